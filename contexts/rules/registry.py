@@ -1,0 +1,198 @@
+"""The one rule registry: each primitive's reverse, forward and sparsity rules side by side.
+
+Conventions (every context relies on them):
+
+- Keys: a function, builtin or ufunc is its own key; a method of a C type (`list.append`,
+  `np.ndarray.sum` reached as a bound method) is keyed by `(type, name)`. `key_of` computes it.
+- Reverse, static form (preferred, no closure per call): `adjoint(dy, y, *args, **kwargs)` returns a tuple
+  with one cotangent per positional argument (`None` = zero / not differentiable). Keyword arguments are
+  never differentiated. The engine stores `y`, `args` and `kwargs` and calls it in the reverse pass.
+- Reverse, closure form (ChainRules' rrule): `rrule(*args, **kwargs) -> (y, pullback)`, with
+  `pullback(dy) -> tuple` as above. Use it when the pullback needs intermediates of the primal.
+  Name the pullback `<fn>_pullback`.
+- Forward: `frule(tangents, *args, **kwargs) -> (y, dy)` with one tangent per positional argument
+  (`None` = zero). Tangents may carry a leading "chunk" of directions only where a rule says so.
+- Sparsity: `srule(*args, **kwargs)` on sparsity tracers; written by the sparsity context, which also
+  reads `kind` (`"elementwise"`, `"linear"`, `"reduction"`, `"nondiff"`, ...) to derive most patterns.
+- Complex numbers follow Zygote's convention: for y = f(z) holomorphic, the pullback is dy * conj(f'(z));
+  the gradient of a real loss l at z = x + iy is dl/dx + i dl/dy.
+- Rules use generic arithmetic (`contexts.rules.generic`) so Fractions stay exact and ufloats keep their
+  uncertainty; a rule never converts its inputs to float.
+
+Registration after a function was already differentiated takes effect at once: engines look rules up
+when a call executes, never bake them into generated code.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+__all__ = ["Registry", "Rule", "registry", "key_of", "call_key"]
+
+_BUILTIN_METHOD = types.BuiltinMethodType  # also the type of bound methods of C types
+
+
+def key_of(fn: Any) -> Any:
+    """The registry key of a callable: itself, or `(type, name)` for a bound method of a C type."""
+    if type(fn) is _BUILTIN_METHOD:
+        owner = fn.__self__
+        if owner is not None and not isinstance(owner, types.ModuleType):
+            return (type(owner), fn.__name__)
+    elif type(fn) is types.MethodWrapperType:  # e.g. (1.0).__add__
+        return (type(fn.__self__), fn.__name__)
+    return fn
+
+
+@dataclass
+class Rule:
+    """Everything known about one primitive."""
+
+    fn: Any
+    adjoint: Callable | None = None
+    rrule: Callable | None = None
+    frule: Callable | None = None
+    srule: Callable | None = None
+    kind: str | None = None
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def nondifferentiable(self) -> bool:
+        return self.kind == "nondiff"
+
+
+class Registry:
+    """Rules keyed by primitive. One instance, `registry`, is shared by every context."""
+
+    def __init__(self) -> None:
+        self.rules: dict[Any, Rule] = {}
+        self.version = 0  # bumped on every registration, for anyone who caches lookups
+
+    # -- lookup --------------------------------------------------------------------------------
+    def get(self, fn: Any) -> Rule | None:
+        try:
+            return self.rules.get(key_of(fn))
+        except TypeError:  # unhashable callable
+            return None
+
+    def __contains__(self, fn: Any) -> bool:
+        return self.get(fn) is not None
+
+    def _rule(self, key: Any) -> Rule:
+        rule = self.rules.get(key)
+        if rule is None:
+            rule = self.rules[key] = Rule(fn=key)
+        self.version += 1
+        return rule
+
+    # -- registration decorators --------------------------------------------------------------
+    def _setter(self, attr: str, fns: tuple, kind: str | None) -> Callable:
+        def register(impl: Callable) -> Callable:
+            for fn in fns:
+                rule = self._rule(fn if isinstance(fn, tuple) else key_of(fn))
+                setattr(rule, attr, impl)
+                if kind is not None:
+                    rule.kind = kind
+            return impl
+        return register
+
+    def adjoint(self, *fns: Any, kind: str | None = None) -> Callable:
+        """Register `adj(dy, y, *args, **kwargs) -> cotangents` for each of fns."""
+        return self._setter("adjoint", fns, kind)
+
+    def rrule(self, *fns: Any, kind: str | None = None) -> Callable:
+        """Register `rrule(*args, **kwargs) -> (y, pullback)` for each of fns."""
+        return self._setter("rrule", fns, kind)
+
+    def frule(self, *fns: Any, kind: str | None = None) -> Callable:
+        """Register `frule(tangents, *args, **kwargs) -> (y, dy)` for each of fns."""
+        return self._setter("frule", fns, kind)
+
+    def srule(self, *fns: Any, kind: str | None = None) -> Callable:
+        """Register a sparsity rule for each of fns."""
+        return self._setter("srule", fns, kind)
+
+    def set_kind(self, kind: str, *fns: Any, **meta: Any) -> None:
+        for fn in fns:
+            rule = self._rule(fn if isinstance(fn, tuple) else key_of(fn))
+            rule.kind = kind
+            rule.meta.update(meta)
+
+    # -- helpers for the common shapes ----------------------------------------------------------
+    def nondifferentiable(self, *fns: Any) -> None:
+        """fns have zero derivative everywhere they are defined (floor, sign, comparisons, len, ...)."""
+        for fn in fns:
+            rule = self._rule(fn if isinstance(fn, tuple) else key_of(fn))
+            rule.kind = "nondiff"
+            rule.adjoint = _nondiff_adjoint
+            rule.frule = _nondiff_frule(fn)
+
+    def elementwise(self, fn: Any, *partials: Callable, name: str | None = None) -> None:
+        """fn(x1, ..., xn) acts elementwise; `partials[i](y, *args)` is dy/dx_i at the primal point
+        (written with `contexts.rules.generic` so it works for every numeric type).
+
+        Builds the adjoint (dy * conj(partial), broadcasting undone by `unbroadcast`) and the frule.
+        """
+        from . import generic  # late: generic imports numpy lazily
+
+        label = name or getattr(fn, "__name__", "fn")
+
+        def adjoint(dy, y, *args, **kwargs):
+            return tuple(
+                None if p is None else generic.unbroadcast(generic.mul(dy, generic.conj(p(y, *args))), a)
+                for p, a in zip(partials, args))
+
+        def frule(tangents, *args, **kwargs):
+            y = fn(*args, **kwargs)
+            dy = None
+            for p, a, t in zip(partials, args, tangents):
+                if t is None or p is None:
+                    continue
+                term = generic.mul(t, p(y, *args))
+                dy = term if dy is None else dy + term
+            return y, (generic.zeros_like(y) if dy is None else dy)
+
+        adjoint.__name__ = adjoint.__qualname__ = f"{label}_adjoint"
+        frule.__name__ = frule.__qualname__ = f"{label}_frule"
+        rule = self._rule(key_of(fn))
+        rule.adjoint, rule.frule, rule.kind = adjoint, frule, "elementwise"
+        rule.meta["partials"] = partials
+
+    def linear(self, fn: Any, transpose: Callable, name: str | None = None) -> None:
+        """fn is linear in its first argument; `transpose(dy, y, *args, **kwargs)` is its adjoint map.
+        The frule applies fn itself to the tangent."""
+        label = name or getattr(fn, "__name__", "fn")
+
+        def adjoint(dy, y, *args, **kwargs):
+            return (transpose(dy, y, *args, **kwargs),) + (None,) * (len(args) - 1)
+
+        def frule(tangents, *args, **kwargs):
+            y = fn(*args, **kwargs)
+            t = tangents[0] if tangents else None
+            return y, (None if t is None else fn(t, *args[1:], **kwargs))
+
+        adjoint.__name__ = adjoint.__qualname__ = f"{label}_adjoint"
+        frule.__name__ = frule.__qualname__ = f"{label}_frule"
+        rule = self._rule(key_of(fn))
+        rule.adjoint, rule.frule, rule.kind = adjoint, frule, "linear"
+
+
+def _nondiff_adjoint(dy, y, *args, **kwargs):
+    return (None,) * len(args)
+
+
+def call_key(key: Any, args: tuple, kwargs: dict) -> Any:
+    """Call the primitive a key stands for; a `(type, name)` key takes the object as first argument."""
+    if isinstance(key, tuple):
+        return getattr(args[0], key[1])(*args[1:], **kwargs)
+    return key(*args, **kwargs)
+
+
+def _nondiff_frule(fn):
+    def nondiff_frule(tangents, *args, **kwargs):
+        return call_key(fn, args, kwargs), None
+    return nondiff_frule
+
+
+registry = Registry()

@@ -1,0 +1,292 @@
+"""From a code object to its syntax tree, and from a rewritten tree back to a function.
+
+Invariant: a twin made here shares the original's globals (live), closure cells, defaults, kwdefaults,
+name and qualname, and keeps the original file name and line numbers; the original function object and
+its `__code__` are never touched.
+
+Why the AST and not bytecode: the AST is stable across CPython 3.11-3.14 while bytecode calling
+conventions change in every release, and a rewritten tree can be shown to a person (`ast.unparse`).
+"""
+
+from __future__ import annotations
+
+import __future__ as _future
+import ast
+import copy
+import linecache
+import sys
+import types
+from dataclasses import dataclass
+from typing import Callable
+
+from .errors import SourceUnavailable
+
+__all__ = ["FunctionSource", "get_source", "compile_twin", "make_function", "unwrap_callable"]
+
+_FUTURE_FLAGS = 0
+for _name in _future.all_feature_names:
+    _FUTURE_FLAGS |= getattr(_future, _name).compiler_flag
+
+_FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+@dataclass(frozen=True)
+class FunctionSource:
+    """The parsed definition of one code object: a private deep copy of its tree, decorators removed."""
+
+    code: types.CodeType
+    tree: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+    filename: str
+    class_name: str | None  # the class whose body defined it, for private-name mangling
+
+    @property
+    def is_lambda(self) -> bool:
+        return isinstance(self.tree, ast.Lambda)
+
+    def fresh_tree(self):
+        """A deep copy of the definition, safe for a pass to rewrite in place."""
+        return copy.deepcopy(self.tree)
+
+    def as_function_def(self) -> ast.FunctionDef | ast.AsyncFunctionDef:
+        """The definition as a `def` (a lambda becomes `def <lambda>(...): return body`)."""
+        tree = self.fresh_tree()
+        if not isinstance(tree, ast.Lambda):
+            return tree
+        ret = ast.Return(value=tree.body)
+        ast.copy_location(ret, tree.body)
+        fdef = ast.FunctionDef(name="<lambda>", args=tree.args, body=[ret], decorator_list=[],
+                               returns=None, type_comment=None)
+        return ast.copy_location(fdef, tree)
+
+
+# -- finding the definition ----------------------------------------------------------------------
+
+_module_cache: dict[str, tuple[tuple[str, ...], dict[int, list]]] = {}
+
+
+def _definitions_by_line(filename: str, module_globals=None) -> dict[int, list]:
+    lines = linecache.getlines(filename, module_globals)
+    if not lines:
+        raise SourceUnavailable(f"no source for {filename!r}")
+    key = tuple(lines)
+    cached = _module_cache.get(filename)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    try:
+        module = ast.parse("".join(lines), filename)
+    except SyntaxError as e:
+        raise SourceUnavailable(f"the source of {filename!r} does not parse: {e}") from e
+    index: dict[int, list] = {}
+    _index_definitions(module, [], index)
+    _module_cache[filename] = (key, index)
+    return index
+
+
+def _index_definitions(node, classes: list[str | None], index: dict[int, list]) -> None:
+    """Index every function/lambda node by the line its code object reports as first, with its class."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.ClassDef):
+            _index_definitions(child, classes + [child.name], index)
+            continue
+        if isinstance(child, _FUNCTION_NODES):
+            first = child.lineno
+            if not isinstance(child, ast.Lambda) and child.decorator_list:
+                first = min(first, min(d.lineno for d in child.decorator_list))
+            cls = classes[-1] if classes else None
+            index.setdefault(first, []).append((child, cls))
+            # Mangling follows the nearest enclosing class, through any functions in between.
+            _index_definitions(child, classes, index)
+            continue
+        _index_definitions(child, classes, index)
+
+
+def _arg_names(args: ast.arguments) -> tuple[str, ...]:
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    if args.vararg:
+        names.append(args.vararg.arg)
+    if args.kwarg:
+        names.append(args.kwarg.arg)
+    return tuple(names)
+
+
+def _code_arg_names(code: types.CodeType) -> tuple[str, ...]:
+    n = code.co_argcount + code.co_kwonlyargcount
+    n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
+    return code.co_varnames[:n]
+
+
+def _mangle(name: str, cls: str | None) -> str:
+    if cls is None or not name.startswith("__") or name.endswith("__") or "." in name:
+        return name
+    stripped = cls.lstrip("_")
+    return f"_{stripped}{name}" if stripped else name
+
+
+def _positions_span(code: types.CodeType):
+    pts = [((l, c), (el, ec)) for l, el, c, ec in code.co_positions()
+           if l is not None and c is not None and (c, ec) != (0, 0)]  # (0, 0): RESUME and friends
+    return (min(p[0] for p in pts), max(p[1] for p in pts)) if pts else None
+
+
+def _node_contains(node, span) -> bool:
+    lo, hi = span
+    return (node.lineno, node.col_offset) <= lo and hi <= (node.end_lineno, node.end_col_offset)
+
+
+def _match(code: types.CodeType, candidates: list):
+    arg_names = _code_arg_names(code)
+    want_lambda = code.co_name == "<lambda>"
+    fits = []
+    for node, cls in candidates:
+        if isinstance(node, ast.Lambda) != want_lambda:
+            continue
+        if not want_lambda and node.name != code.co_name:
+            continue
+        if tuple(_mangle(a, cls) for a in _arg_names(node.args)) != arg_names:
+            continue
+        fits.append((node, cls))
+    if len(fits) > 1 and want_lambda:
+        span = _positions_span(code)
+        inside = [(n, c) for n, c in fits if span and _node_contains(n, span)]
+        # The innermost lambda holding every position of the code is the one (an outer lambda's
+        # code also covers the inner lambda, but the inner one is smaller).
+        inside.sort(key=lambda nc: (nc[0].end_lineno - nc[0].lineno, nc[0].end_col_offset - nc[0].col_offset))
+        fits = inside[:1] or fits
+    return fits[0] if len(fits) == 1 else None
+
+
+_source_cache: dict[types.CodeType, FunctionSource | SourceUnavailable] = {}
+
+
+def get_source(code: types.CodeType, module_globals=None) -> FunctionSource:
+    """The definition behind `code`, or `SourceUnavailable` naming why it cannot be had."""
+    found = _source_cache.get(code)
+    if found is None:
+        try:
+            found = _find_source(code, module_globals)
+        except SourceUnavailable as e:
+            found = e
+        _source_cache[code] = found
+    if isinstance(found, SourceUnavailable):
+        raise found
+    return found
+
+
+def _find_source(code: types.CodeType, module_globals) -> FunctionSource:
+    where = f"{code.co_qualname} ({code.co_filename}:{code.co_firstlineno})"
+    if code.co_name.startswith("<") and code.co_name != "<lambda>":
+        raise SourceUnavailable(f"{where} is a {code.co_name} code object, not a function")
+    index = _definitions_by_line(code.co_filename, module_globals)
+    hit = _match(code, index.get(code.co_firstlineno, []))
+    if hit is None:
+        raise SourceUnavailable(
+            f"the source of {where} does not match its code object (edited since import, or ambiguous)")
+    node, cls = hit
+    tree = copy.deepcopy(node)
+    if not isinstance(tree, ast.Lambda):
+        tree.decorator_list = []
+    _strip_annotations(tree)
+    return FunctionSource(code=code, tree=tree, filename=code.co_filename, class_name=cls)
+
+
+def _strip_annotations(tree) -> None:
+    """Annotations and default expressions are evaluated at `def` time; the twin takes them from the
+    original function object, so they are dropped from the tree (defaults become `None`)."""
+    args = tree.args
+    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if a is not None:
+            a.annotation = None
+    args.defaults = [ast.copy_location(ast.Constant(None), d) for d in args.defaults]
+    args.kw_defaults = [None if d is None else ast.copy_location(ast.Constant(None), d)
+                        for d in args.kw_defaults]
+    if not isinstance(tree, ast.Lambda):
+        tree.returns = None
+
+
+# -- compiling a rewritten definition --------------------------------------------------------------
+
+def compile_twin(source: FunctionSource, tree, extra_freevars: tuple[str, ...] = (),
+                 prelude: list[ast.stmt] | None = None) -> types.CodeType:
+    """Compile a rewritten definition to a code object whose free variables are the original's plus
+    `extra_freevars` (cells a pass fills with its helpers; name them `__x__` so they are never mangled).
+
+    The definition is compiled inside a factory function that declares those free variables, inside a
+    class of the original's class name when there is one, so private names are mangled as the compiler
+    would have mangled them. `prelude` statements are placed in the factory before the definition.
+    """
+    code = source.code
+    line, end = tree.lineno, tree.end_lineno
+    freevars = tuple(dict.fromkeys(code.co_freevars + tuple(extra_freevars)))
+    decls = [ast.Assign(targets=[ast.Name(id=v, ctx=ast.Store())], value=ast.Constant(None),
+                        **_at(line)) for v in freevars]
+    if isinstance(tree, ast.Lambda):
+        inner = [ast.Return(value=tree, lineno=line, col_offset=0, end_lineno=end, end_col_offset=0)]
+    else:
+        inner = [tree]
+    body = decls + list(prelude or []) + inner
+    factory = ast.FunctionDef(name="__overdub_factory__", args=_no_args(), body=body, decorator_list=[],
+                              returns=None, type_comment=None, lineno=line, col_offset=0,
+                              end_lineno=end, end_col_offset=0)
+    top: ast.stmt = factory
+    if source.class_name:
+        top = ast.ClassDef(name=source.class_name, bases=[], keywords=[], body=[factory],
+                           decorator_list=[], lineno=line, col_offset=0, end_lineno=end, end_col_offset=0)
+    module = ast.Module(body=[top], type_ignores=[])
+    ast.fix_missing_locations(module)
+    flags = code.co_flags & _FUTURE_FLAGS
+    module_code = compile(module, source.filename, "exec", flags=flags, dont_inherit=True)
+    factory_code = _only_code(module_code)
+    if source.class_name:
+        factory_code = _only_code(factory_code)
+    twin = _only_code(factory_code, name=code.co_name)
+    return twin.replace(co_qualname=code.co_qualname)
+
+
+def _at(line: int) -> dict:
+    return dict(lineno=line, col_offset=0, end_lineno=line, end_col_offset=0)
+
+
+def _no_args() -> ast.arguments:
+    return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                         kwarg=None, defaults=[])
+
+
+def _only_code(code: types.CodeType, name: str | None = None) -> types.CodeType:
+    subs = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    if name is not None and len(subs) > 1:
+        subs = [c for c in subs if c.co_name == name] or subs
+    return subs[-1]
+
+
+def make_function(twin_code: types.CodeType, fn: types.FunctionType,
+                  helper_cells: dict[str, types.CellType]) -> types.FunctionType:
+    """A function object running `twin_code` with fn's globals, cells, defaults, name and qualname."""
+    own = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    closure = tuple(own[v] if v in own else helper_cells[v] for v in twin_code.co_freevars)
+    twin = types.FunctionType(twin_code, fn.__globals__, fn.__name__, fn.__defaults__, closure or None)
+    twin.__kwdefaults__ = fn.__kwdefaults__
+    twin.__qualname__ = fn.__qualname__
+    twin.__module__ = fn.__module__
+    twin.__dict__.update(fn.__dict__)
+    twin.__wrapped_original__ = fn
+    return twin
+
+
+def unwrap_callable(obj) -> tuple[types.FunctionType | None, tuple, dict]:
+    """(plain function, leading bound args, bound kwargs) that calling `obj` amounts to, or
+    (None, (), {}) when obj is not a pure-Python callable this layer can patch."""
+    if isinstance(obj, types.FunctionType):
+        return obj, (), {}
+    if isinstance(obj, types.MethodType):
+        fn, pre, kw = unwrap_callable(obj.__func__)
+        return fn, pre + (obj.__self__,), kw
+    return None, (), {}
+
+
+def source_lines(code: types.CodeType) -> list[str]:
+    """The original source lines of a code object (empty when not available)."""
+    return linecache.getlines(code.co_filename)
+
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    raise ImportError("overdub needs Python 3.11 or newer")
