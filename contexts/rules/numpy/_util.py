@@ -1,0 +1,118 @@
+"""Helpers shared by the numpy rule modules: undoing broadcasting, matching dtypes, registering
+linear functions under both their function and method keys.
+
+Invariant: every cotangent returned by a numpy rule has the shape of its primal and a dtype that
+follows the primal's (float32 stays float32, a real primal gets a real cotangent).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from ..generic import unbroadcast, zeros_like
+from ..registry import call_key, registry
+
+__all__ = ["unbroadcast", "zeros_like", "sum_to_shape", "add_at", "match_primal", "normalize_axis",
+           "register_linear", "tangent_or_zero"]
+
+
+def sum_to_shape(g: np.ndarray, shape: tuple) -> np.ndarray:
+    """Sum `g` down to `shape` (the reverse of broadcasting `shape` up to `g.shape`)."""
+    g = np.asarray(g)
+    if g.shape == tuple(shape):
+        return g
+    extra = g.ndim - len(shape)
+    if extra > 0:
+        g = g.sum(axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g.reshape(shape)
+
+
+def add_at(shape: tuple, dtype: Any, idx: Any, values: Any) -> np.ndarray:
+    """Zeros of `shape` with `values` scattered at `idx`, repeated indices accumulating (np.add.at)."""
+    out = np.zeros(shape, dtype=dtype)
+    np.add.at(out, idx, values)
+    return out
+
+
+def match_primal(g: Any, x: Any) -> Any:
+    """The cotangent `g` brought to the type of primal `x`: same dtype for arrays (real part for a real
+    primal), a Python scalar (sum) for a Python scalar, None stays None."""
+    if g is None:
+        return None
+    if isinstance(x, np.ndarray):
+        g = np.asarray(g)
+        if np.iscomplexobj(g) and not np.iscomplexobj(x):
+            g = g.real
+        if g.shape != x.shape:
+            g = sum_to_shape(g, x.shape)
+        if g.dtype != x.dtype and np.issubdtype(x.dtype, np.inexact):
+            g = g.astype(x.dtype, copy=False)
+        return g
+    if isinstance(x, np.generic):
+        g = np.asarray(g)
+        if np.iscomplexobj(g) and not np.iscomplexobj(x):
+            g = g.real
+        return x.dtype.type(g.sum()) if np.issubdtype(x.dtype, np.inexact) else g.sum()[()]
+    if isinstance(x, (float, int, complex)) and not isinstance(x, bool):
+        if isinstance(g, (np.ndarray, np.generic)):
+            total = np.sum(g)
+            if isinstance(x, complex):
+                return complex(total)
+            return float(total.real if np.iscomplexobj(total) else total)
+        return g
+    if isinstance(x, (list, tuple)):
+        return type(x)(match_primal(gi, xi) for gi, xi in zip(g, x))
+    return g
+
+
+def normalize_axis(axis: Any, ndim: int) -> Any:
+    """axis (int, tuple or None) with negative entries made non-negative; None stays None."""
+    if axis is None:
+        return None
+    if isinstance(axis, (tuple, list)):
+        return tuple(a % ndim if ndim else 0 for a in axis)
+    return axis % ndim if ndim else 0
+
+
+def tangent_or_zero(t: Any, x: Any) -> Any:
+    """A tangent where None (structural zero) is replaced by zeros of x's shape."""
+    return np.zeros_like(np.asarray(x)) if t is None else t
+
+
+def register_linear(keys: Iterable[Any], fn: Callable, transpose: Callable, name: str,
+                    n_diff: int = 1) -> None:
+    """Register a map linear in its first argument under each key (function or `(type, name)` method key).
+
+    `fn(x, *rest, **kw)` computes it; `transpose(dy, y, x, *rest, **kw)` is the adjoint map, its result
+    is brought to x's dtype. Other positional arguments get a None cotangent; the frule applies `fn`
+    to the tangent.
+    """
+    def adjoint(dy, y, x, *rest, **kwargs):
+        return (match_primal(transpose(dy, y, x, *rest, **kwargs), x),) + (None,) * len(rest)
+
+    def frule(tangents, x, *rest, **kwargs):
+        y = fn(x, *rest, **kwargs)
+        t = tangents[0] if tangents else None
+        return y, (None if t is None else fn(t, *rest, **kwargs))
+
+    adjoint.__name__ = adjoint.__qualname__ = f"{name}_adjoint"
+    frule.__name__ = frule.__qualname__ = f"{name}_frule"
+    for key in keys:
+        registry.adjoint(key, kind="linear")(adjoint)
+        registry.frule(key, kind="linear")(frule)
+
+
+def method_caller(name: str) -> Callable:
+    """`f(x, *args, **kw) = x.<name>(*args, **kw)`, for applying a method to a tangent array."""
+    def call(x, *args, **kwargs):
+        return getattr(np.asarray(x) if not hasattr(x, name) else x, name)(*args, **kwargs)
+    call.__name__ = call.__qualname__ = f"ndarray_{name}"
+    return call
+
+
+_ = call_key  # re-exported for rule modules that apply a key to tangents
