@@ -1,0 +1,507 @@
+"""Linear-algebra rules: products (matmul, dot, tensordot, einsum, outer, inner), trace/diag, and
+`numpy.linalg` (inv, det, slogdet, solve, cholesky, eigh, svd).
+
+Every adjoint has the static form `adj(dy, y, *args, **kwargs) -> tuple`, one cotangent per positional
+argument, brought to the primal's shape and dtype by `match_primal` (batch broadcasting undone).
+Complex arguments follow Zygote's convention: the pullback of a holomorphic map multiplies by the
+conjugate Jacobian, so products pair `dy` with `conj` of the other factor.
+Decompositions that read one triangle (cholesky, eigh) return the gradient of exactly that function:
+nonzero only on the triangle LAPACK reads, so finite differences in any direction agree.
+
+>>> import numpy as np
+>>> from contexts.rules.registry import registry
+>>> a, b = np.eye(2), np.array([1.0, 2.0])
+>>> registry.get(np.matmul).adjoint(np.ones(2), a @ b, a, b)[1]
+array([1., 1.])
+"""
+
+from __future__ import annotations
+
+import operator
+import string
+
+import numpy as np
+
+from ..registry import registry
+from ._util import match_primal
+
+__all__ = ["matmul_adjoint", "tensordot_adjoint", "einsum_adjoint", "trace_place", "diag_place"]
+
+
+def _conj(x):
+    """conj for complex arrays, the array itself otherwise (no copy)."""
+    return np.conj(x) if np.iscomplexobj(x) else x
+
+
+def _mT(x):
+    """Transpose of the last two axes (a view)."""
+    return np.swapaxes(x, -1, -2)
+
+
+def _mH(x):
+    """Conjugate transpose of the last two axes."""
+    return _conj(np.swapaxes(x, -1, -2))
+
+
+def _add(a, b):
+    """a + b with None as zero."""
+    return b if a is None else a if b is None else a + b
+
+
+# -- matmul ----------------------------------------------------------------------------------------
+
+def matmul_adjoint(dy, y, a, b, **kwargs):
+    """Pullback of a @ b for 1-D, 2-D and batched operands; vector cases use broadcast multiplies."""
+    a_, b_, dy = np.asarray(a), np.asarray(b), np.asarray(dy)
+    ca, cb = _conj(a_), _conj(b_)
+    if a_.ndim == 1 and b_.ndim == 1:
+        da, db = dy * cb, ca * dy
+    elif b_.ndim == 1:
+        da = dy[..., :, None] * cb
+        db = np.matmul(dy[..., None, :], ca)[..., 0, :]
+    elif a_.ndim == 1:
+        da = np.matmul(cb, dy[..., :, None])[..., 0]
+        db = ca[:, None] * dy[..., None, :]
+    else:
+        da = np.matmul(dy, _mT(cb))
+        db = np.matmul(_mT(ca), dy)
+    return match_primal(da, a), match_primal(db, b)
+
+
+def _bilinear_frule(fn):
+    """frule of a map bilinear in its first two arguments: d(a*b) = da*b + a*db."""
+    def frule(tangents, a, b, *rest, **kwargs):
+        ta, tb = (tuple(tangents) + (None, None))[:2]
+        y = fn(a, b, *rest, **kwargs)
+        dy = None
+        if ta is not None:
+            dy = fn(ta, b, *rest, **kwargs)
+        if tb is not None:
+            dy = _add(dy, fn(a, tb, *rest, **kwargs))
+        return y, dy
+    frule.__name__ = frule.__qualname__ = f"{getattr(fn, '__name__', 'product')}_frule"
+    return frule
+
+
+for _key in (operator.matmul, np.matmul, (np.ndarray, "__matmul__")):
+    registry.adjoint(_key, kind="bilinear")(matmul_adjoint)
+registry.frule(operator.matmul, np.matmul)(_bilinear_frule(np.matmul))
+registry.frule((np.ndarray, "__matmul__"))(_bilinear_frule(np.matmul))
+
+
+# -- tensordot, dot, inner, outer ------------------------------------------------------------------
+
+def _tensordot_axes(axes, nda, ndb):
+    """tensordot's `axes` argument as two lists of non-negative axes."""
+    if isinstance(axes, (int, np.integer)):
+        return list(range(nda - axes, nda)), list(range(axes))
+    axes_a, axes_b = axes
+    axes_a = [axes_a] if isinstance(axes_a, (int, np.integer)) else list(axes_a)
+    axes_b = [axes_b] if isinstance(axes_b, (int, np.integer)) else list(axes_b)
+    return [ax % nda for ax in axes_a], [ax % ndb for ax in axes_b]
+
+
+def _tensordot_cotangents(dy, a, b, axes_a, axes_b):
+    """Cotangents of tensordot(a, b, (axes_a, axes_b)), each as another tensordot plus a transpose."""
+    free_a = [i for i in range(a.ndim) if i not in axes_a]
+    free_b = [i for i in range(b.ndim) if i not in axes_b]
+    nfa, nfb = len(free_a), len(free_b)
+    dy = np.asarray(dy)
+    da = np.tensordot(dy, _conj(b), axes=(list(range(nfa, nfa + nfb)), free_b))
+    order_a = free_a + [axes_a[j] for j in np.argsort(axes_b)]
+    da = np.transpose(da, np.argsort(order_a))
+    db = np.tensordot(_conj(a), dy, axes=(free_a, list(range(nfa))))
+    order_b = [axes_b[j] for j in np.argsort(axes_a)] + free_b
+    db = np.transpose(db, np.argsort(order_b))
+    return da, db
+
+
+def tensordot_adjoint(dy, y, a, b, axes=2):
+    """Pullback of np.tensordot(a, b, axes) for int and pair-of-sequences axes."""
+    a_, b_ = np.asarray(a), np.asarray(b)
+    axes_a, axes_b = _tensordot_axes(axes, a_.ndim, b_.ndim)
+    da, db = _tensordot_cotangents(dy, a_, b_, axes_a, axes_b)
+    return match_primal(da, a), match_primal(db, b), None
+
+
+def _tensordot_pos_adjoint(dy, y, a, b, *rest, **kwargs):
+    """tensordot's adjoint with axes given positionally or by keyword."""
+    cts = tensordot_adjoint(dy, y, a, b, *rest, **kwargs)
+    return cts[:2 + len(rest)]
+
+
+registry.adjoint(np.tensordot, kind="bilinear")(_tensordot_pos_adjoint)
+registry.frule(np.tensordot)(_bilinear_frule(np.tensordot))
+
+
+def _scalar_product_cotangents(dy, a, b):
+    """Cotangents of a * b when one of them is 0-d (dot and inner of a scalar)."""
+    return match_primal(dy * _conj(np.asarray(b)), a), match_primal(_conj(np.asarray(a)) * dy, b)
+
+
+def dot_adjoint(dy, y, a, b, *rest, **kwargs):
+    """Pullback of np.dot / ndarray.dot: scalar, matrix (as matmul) and N-D (as tensordot) forms."""
+    a_, b_ = np.asarray(a), np.asarray(b)
+    if a_.ndim == 0 or b_.ndim == 0:
+        return _scalar_product_cotangents(dy, a, b) + (None,) * len(rest)
+    if a_.ndim <= 2 and b_.ndim <= 2:
+        return matmul_adjoint(dy, y, a, b) + (None,) * len(rest)
+    da, db = _tensordot_cotangents(dy, a_, b_, [a_.ndim - 1], [max(b_.ndim - 2, 0)])
+    return (match_primal(da, a), match_primal(db, b)) + (None,) * len(rest)
+
+
+def inner_adjoint(dy, y, a, b):
+    """Pullback of np.inner (contraction of the last axes)."""
+    a_, b_ = np.asarray(a), np.asarray(b)
+    if a_.ndim == 0 or b_.ndim == 0:
+        return _scalar_product_cotangents(dy, a, b)
+    da, db = _tensordot_cotangents(dy, a_, b_, [a_.ndim - 1], [b_.ndim - 1])
+    return match_primal(da, a), match_primal(db, b)
+
+
+def outer_adjoint(dy, y, a, b, *rest, **kwargs):
+    """Pullback of np.outer (inputs flattened): matrix-vector products with dy."""
+    a_, b_, dy = np.asarray(a), np.asarray(b), np.asarray(dy)
+    da = (dy @ _conj(b_.ravel())).reshape(a_.shape)
+    db = (_conj(a_.ravel()) @ dy).reshape(b_.shape)
+    return (match_primal(da, a), match_primal(db, b)) + (None,) * len(rest)
+
+
+registry.adjoint(np.dot, (np.ndarray, "dot"), kind="bilinear")(dot_adjoint)
+registry.frule(np.dot)(_bilinear_frule(np.dot))
+registry.frule((np.ndarray, "dot"))(_bilinear_frule(np.dot))
+registry.adjoint(np.inner, kind="bilinear")(inner_adjoint)
+registry.frule(np.inner)(_bilinear_frule(np.inner))
+registry.adjoint(np.outer, kind="bilinear")(outer_adjoint)
+registry.frule(np.outer)(_bilinear_frule(np.outer))
+
+
+# -- einsum ----------------------------------------------------------------------------------------
+
+def _parse_einsum(subscripts, shapes):
+    """Explicit subscripts (ellipses replaced by unused letters, implicit output made explicit)."""
+    subscripts = subscripts.replace(" ", "")
+    lhs, arrow, out = subscripts.partition("->")
+    ins = lhs.split(",")
+    unused = [c for c in string.ascii_letters if c not in subscripts]
+    n_ell = max((len(shape) - (len(s) - 3) for s, shape in zip(ins, shapes) if "..." in s), default=0)
+    ell = "".join(unused[:n_ell])
+    expanded = []
+    for s, shape in zip(ins, shapes):
+        if "..." in s:
+            k = len(shape) - (len(s) - 3)
+            s = s.replace("...", ell[n_ell - k:] if k else "")
+        expanded.append(s)
+    if not arrow:
+        letters = "".join(expanded)
+        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1 and c not in ell))
+    else:
+        out = out.replace("...", ell)
+    return expanded, out
+
+
+def _einsum_operand_cotangent(dy, out, ins, operands, i, x, optimize):
+    """Cotangent of operand i: einsum of dy with the other operands, broadcast over letters only
+    operand i has and placed on the diagonal where operand i repeats a letter."""
+    target = ins[i]
+    unique = "".join(dict.fromkeys(target))
+    others = [k for k in range(len(ins)) if k != i]
+    known = set(out).union(*(ins[k] for k in others))
+    present = "".join(c for c in unique if c in known)
+    spec = ",".join([out] + [ins[k] for k in others]) + "->" + present
+    g = np.einsum(spec, dy, *(_conj(operands[k]) for k in others), optimize=optimize)
+    if present != unique:
+        sizes = dict(zip(target, x.shape))
+        g = np.expand_dims(g, [unique.index(c) for c in unique if c not in known])
+        g = np.broadcast_to(g, [sizes[c] for c in unique])
+    if unique == target:
+        return g
+    xbar = np.zeros(x.shape, dtype=np.result_type(g, x))
+    np.einsum(f"{target}->{unique}", xbar)[...] = g  # a writeable view of the diagonal
+    return xbar
+
+
+def einsum_adjoint(dy, y, subscripts, *operands, optimize=False, **kwargs):
+    """Pullback of np.einsum(subscripts, *operands): each operand's cotangent is another einsum."""
+    if not isinstance(subscripts, str):
+        raise NotImplementedError("einsum rule: only the string-subscripts form is supported")
+    arrays = [np.asarray(op) for op in operands]
+    ins, out = _parse_einsum(subscripts, [a.shape for a in arrays])
+    dy = np.asarray(dy)
+    cts = [match_primal(_einsum_operand_cotangent(dy, out, ins, arrays, i, arrays[i], optimize), op)
+           for i, op in enumerate(operands)]
+    return (None, *cts)
+
+
+def einsum_frule(tangents, subscripts, *operands, **kwargs):
+    """einsum is multilinear: the tangent sums one einsum per operand with a tangent."""
+    y = np.einsum(subscripts, *operands, **kwargs)
+    dy = None
+    for i, t in enumerate(tangents[1:]):
+        if t is not None:
+            ops = list(operands)
+            ops[i] = t
+            dy = _add(dy, np.einsum(subscripts, *ops, **kwargs))
+    return y, dy
+
+
+registry.adjoint(np.einsum, kind="multilinear")(einsum_adjoint)
+registry.frule(np.einsum)(einsum_frule)
+
+
+# -- trace, diag, diagonal -------------------------------------------------------------------------
+
+def _bind(args, kwargs, names, defaults):
+    """Values of optional parameters given positionally (args) or by keyword."""
+    values = list(defaults)
+    for j, v in enumerate(args[: len(names)]):
+        values[j] = v
+    for j, name in enumerate(names):
+        if name in kwargs:
+            values[j] = kwargs[name]
+    return values
+
+
+def trace_place(dy, shape, dtype, offset=0, axis1=0, axis2=1):
+    """Zeros of `shape` with dy written on the `offset` diagonal of axes (axis1, axis2)."""
+    xbar = np.zeros(shape, dtype=dtype)
+    view = np.moveaxis(xbar, (axis1, axis2), (-2, -1))
+    n1, n2 = view.shape[-2:]
+    k = max(0, min(n1 + min(offset, 0), n2 - max(offset, 0)))
+    idx = np.arange(k)
+    view[..., idx + max(-offset, 0), idx + max(offset, 0)] = dy
+    return xbar
+
+
+def trace_adjoint(dy, y, a, *rest, **kwargs):
+    """Pullback of np.trace / ndarray.trace: dy broadcast along the traced diagonal."""
+    offset, axis1, axis2 = _bind(rest, kwargs, ("offset", "axis1", "axis2"), (0, 0, 1))
+    a_ = np.asarray(a)
+    dy = np.asarray(dy)[..., None]
+    return (match_primal(trace_place(dy, a_.shape, np.result_type(dy, a_), offset, axis1, axis2), a),
+            *(None,) * len(rest))
+
+
+def diagonal_adjoint(dy, y, a, *rest, **kwargs):
+    """Pullback of np.diagonal / ndarray.diagonal: dy written back on the diagonal."""
+    offset, axis1, axis2 = _bind(rest, kwargs, ("offset", "axis1", "axis2"), (0, 0, 1))
+    a_ = np.asarray(a)
+    dy = np.asarray(dy)
+    return (match_primal(trace_place(dy, a_.shape, np.result_type(dy, a_), offset, axis1, axis2), a),
+            *(None,) * len(rest))
+
+
+def diag_place(dy, shape, k):
+    """Cotangent of np.diag(v, k) for a 2-D v of `shape`: dy on the k-th diagonal of zeros."""
+    return trace_place(dy, shape, np.asarray(dy).dtype, k, 0, 1)
+
+
+def diag_adjoint(dy, y, v, *rest, **kwargs):
+    """Pullback of np.diag: extraction for a 1-D v (it built a matrix), placement for a 2-D v."""
+    (k,) = _bind(rest, kwargs, ("k",), (0,))
+    v_ = np.asarray(v)
+    dv = np.diagonal(np.asarray(dy), k).copy() if v_.ndim == 1 else diag_place(dy, v_.shape, k)
+    return (match_primal(dv, v), *(None,) * len(rest))
+
+
+def _linear_frule(fn):
+    """frule of a map linear in its first argument: fn applied to the tangent."""
+    def frule(tangents, x, *rest, **kwargs):
+        t = tangents[0] if tangents else None
+        return fn(x, *rest, **kwargs), (None if t is None else fn(t, *rest, **kwargs))
+    frule.__name__ = frule.__qualname__ = f"{getattr(fn, '__name__', 'linear')}_frule"
+    return frule
+
+
+def _method(name):
+    """fn(x, *args) = np.asarray(x).<name>(*args): apply an ndarray method to a tangent."""
+    def call(x, *args, **kwargs):
+        return getattr(np.asarray(x), name)(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+registry.adjoint(np.trace, (np.ndarray, "trace"), kind="linear")(trace_adjoint)
+registry.frule(np.trace)(_linear_frule(np.trace))
+registry.frule((np.ndarray, "trace"))(_linear_frule(_method("trace")))
+registry.adjoint(np.diagonal, (np.ndarray, "diagonal"), kind="linear")(diagonal_adjoint)
+registry.frule(np.diagonal)(_linear_frule(np.diagonal))
+registry.frule((np.ndarray, "diagonal"))(_linear_frule(_method("diagonal")))
+registry.adjoint(np.diag, kind="linear")(diag_adjoint)
+registry.frule(np.diag)(_linear_frule(np.diag))
+
+
+# -- numpy.linalg ----------------------------------------------------------------------------------
+
+def inv_adjoint(dy, y, a):
+    """Pullback of inv: -Y^H dY Y^H."""
+    yh = _mH(y)
+    return (match_primal(-(yh @ np.asarray(dy) @ yh), a),)
+
+
+def inv_frule(tangents, a):
+    y = np.linalg.inv(a)
+    t = tangents[0]
+    return y, (None if t is None else -(y @ t @ y))
+
+
+def det_adjoint(dy, y, a):
+    """Pullback of det: dy * conj(det) * inv(A)^H."""
+    scale = (np.asarray(dy) * _conj(np.asarray(y)))[..., None, None]
+    return (match_primal(scale * _mH(np.linalg.inv(a)), a),)
+
+
+def det_frule(tangents, a):
+    y = np.linalg.det(a)
+    t = tangents[0]
+    if t is None:
+        return y, None
+    return y, y * np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)
+
+
+def slogdet_adjoint(dy, y, a):
+    """Pullback of slogdet through logabsdet (the sign is piecewise constant for real A)."""
+    dlog = dy[1] if isinstance(dy, (tuple, list)) else dy
+    if dlog is None:
+        return (None,)
+    dlog = np.real(np.asarray(dlog))[..., None, None]
+    return (match_primal(dlog * _mH(np.linalg.inv(a)), a),)
+
+
+def slogdet_frule(tangents, a):
+    y = np.linalg.slogdet(a)
+    t = tangents[0]
+    if t is None:
+        return y, None
+    dlog = np.real(np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1))
+    return y, (np.zeros_like(y[0]), dlog)
+
+
+def solve_adjoint(dy, y, a, b):
+    """Pullback of solve(A, b): db = solve(A^H, dy), dA = -db x^H (b a vector only when 1-D)."""
+    dy = np.asarray(dy)
+    x = np.asarray(y)
+    if np.ndim(b) == 1:
+        db = np.linalg.solve(_mH(np.asarray(a)), dy[..., None])[..., 0]
+        da = -db[..., :, None] * _conj(x)[..., None, :]
+    else:
+        db = np.linalg.solve(_mH(np.asarray(a)), dy)
+        da = -(db @ _mH(x))
+    return match_primal(da, a), match_primal(db, b)
+
+
+def solve_frule(tangents, a, b):
+    x = np.linalg.solve(a, b)
+    ta, tb = tangents
+    rhs = None if tb is None else tb
+    if ta is not None:
+        ax = ta @ x if np.ndim(b) > 1 else (ta @ x[..., None])[..., 0]
+        rhs = -ax if rhs is None else rhs - ax
+    if rhs is None:
+        return x, None
+    if np.ndim(b) == 1:
+        return x, np.linalg.solve(a, rhs[..., None])[..., 0]
+    return x, np.linalg.solve(a, rhs)
+
+
+registry.adjoint(np.linalg.inv)(inv_adjoint)
+registry.frule(np.linalg.inv)(inv_frule)
+registry.adjoint(np.linalg.det)(det_adjoint)
+registry.frule(np.linalg.det)(det_frule)
+registry.adjoint(np.linalg.slogdet)(slogdet_adjoint)
+registry.frule(np.linalg.slogdet)(slogdet_frule)
+registry.adjoint(np.linalg.solve)(solve_adjoint)
+registry.frule(np.linalg.solve)(solve_frule)
+
+
+def _lower_gradient(g):
+    """Gradient of a function that reads only the lower triangle of A, from the gradient g of the
+    same function of the Hermitian matrix: off-diagonal entries count twice, the upper triangle never."""
+    n = g.shape[-1]
+    full = g + _mH(g)
+    out = np.tril(full, -1)
+    idx = np.arange(n)
+    out[..., idx, idx] = np.real(g[..., idx, idx]) if not np.iscomplexobj(out) else \
+        np.real(g[..., idx, idx]) + 0j
+    return out
+
+
+def _hermitian_from_lower(t):
+    """The Hermitian matrix a lower-triangle-reading routine sees for input t."""
+    low = np.tril(t, -1)
+    n = t.shape[-1]
+    out = low + _mH(low)
+    idx = np.arange(n)
+    out[..., idx, idx] = np.real(t[..., idx, idx]) if not np.iscomplexobj(t) else t[..., idx, idx].real + 0j
+    return out
+
+
+def _phi(x):
+    """Lower triangle with the diagonal halved."""
+    out = np.tril(x)
+    idx = np.arange(x.shape[-1])
+    out[..., idx, idx] *= 0.5
+    return out
+
+
+def cholesky_adjoint(dy, y, a, **kwargs):
+    """Pullback of cholesky (lower, reads A's lower triangle): S = L^-H phi(L^H dL) L^-1."""
+    if kwargs.get("upper", False):
+        raise NotImplementedError("cholesky rule: only upper=False is supported")
+    L = np.asarray(y)
+    inner = _phi(_mH(L) @ np.asarray(dy))
+    s = np.linalg.solve(_mH(L), _mH(np.linalg.solve(_mH(L), _mH(inner))))
+    return (match_primal(_lower_gradient(s), a),)
+
+
+def cholesky_frule(tangents, a, **kwargs):
+    L = np.linalg.cholesky(a, **kwargs)
+    t = tangents[0]
+    if t is None:
+        return L, None
+    sym = _hermitian_from_lower(np.asarray(t))
+    x = np.linalg.solve(L, _mH(np.linalg.solve(L, _mH(sym))))  # L^-1 dA L^-H
+    return L, L @ _phi(x)
+
+
+def _eig_gaps(w):
+    """F[i, j] = 1 / (w_j - w_i) off the diagonal, 0 on it."""
+    diff = w[..., None, :] - w[..., :, None]
+    n = w.shape[-1]
+    eye = np.eye(n, dtype=bool)
+    with np.errstate(divide="ignore"):
+        return np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, diff))
+
+
+def eigh_adjoint(dy, y, a, *rest, **kwargs):
+    """Pullback of eigh(A) = (w, V): V (diag(dw) + F * (V^H dV)) V^H, restricted to the triangle read."""
+    if _bind(rest, kwargs, ("UPLO",), ("L",))[0] != "L":
+        raise NotImplementedError("eigh rule: only UPLO='L' is supported")
+    w, v = y
+    dw, dv = (tuple(dy) + (None, None))[:2]
+    vh = _mH(v)
+    middle = np.zeros(v.shape, dtype=np.result_type(v, w))
+    idx = np.arange(w.shape[-1])
+    if dw is not None:
+        middle[..., idx, idx] = dw
+    if dv is not None:
+        middle = middle + _eig_gaps(w) * (vh @ np.asarray(dv))
+    g = v @ middle @ vh
+    return (match_primal(_lower_gradient(g), a), *(None,) * len(rest))
+
+
+def eigh_frule(tangents, a, UPLO="L"):
+    w, v = np.linalg.eigh(a, UPLO)
+    t = tangents[0]
+    if t is None:
+        return (w, v), None
+    p = _mH(v) @ _hermitian_from_lower(np.asarray(t)) @ v
+    dw = np.real(np.diagonal(p, axis1=-2, axis2=-1)).copy()
+    dv = v @ (_eig_gaps(w) * p)
+    return (w, v), (dw, dv)
+
+
+registry.adjoint(np.linalg.cholesky)(cholesky_adjoint)
+registry.frule(np.linalg.cholesky)(cholesky_frule)
+registry.adjoint(np.linalg.eigh)(eigh_adjoint)
+registry.frule(np.linalg.eigh)(eigh_frule)
