@@ -11,11 +11,22 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from overdub.errors import OverdubError
+
 from ..generic import unbroadcast, zeros_like
 from ..registry import call_key, registry
 
-__all__ = ["unbroadcast", "zeros_like", "sum_to_shape", "add_at", "match_primal", "normalize_axis",
+__all__ = ["UnsupportedCase", "unbroadcast", "zeros_like", "sum_to_shape", "add_at", "match_primal", "normalize_axis",
            "register_linear", "tangent_or_zero"]
+
+
+class UnsupportedCase(OverdubError, NotImplementedError):
+    """A numpy rule was reached with arguments it does not differentiate (e.g. eigh with UPLO='U')."""
+
+
+def unsupported(fn_name: str, case: str, fix: str) -> UnsupportedCase:
+    """The error a rule raises for a case it does not cover."""
+    return UnsupportedCase(f"the rule for {fn_name} does not differentiate {case}", fix=fix)
 
 
 def sum_to_shape(g: np.ndarray, shape: tuple) -> np.ndarray:

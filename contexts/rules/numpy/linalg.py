@@ -23,7 +23,7 @@ import string
 import numpy as np
 
 from ..registry import registry
-from ._util import match_primal
+from ._util import match_primal, unsupported
 
 __all__ = ["matmul_adjoint", "tensordot_adjoint", "einsum_adjoint", "trace_place", "diag_place"]
 
@@ -224,7 +224,8 @@ def _einsum_operand_cotangent(dy, out, ins, operands, i, x, optimize):
 def einsum_adjoint(dy, y, subscripts, *operands, optimize=False, **kwargs):
     """Pullback of np.einsum(subscripts, *operands): each operand's cotangent is another einsum."""
     if not isinstance(subscripts, str):
-        raise NotImplementedError("einsum rule: only the string-subscripts form is supported")
+        raise unsupported("np.einsum", "the interleaved (operand, sublist) form",
+                          "write the subscripts as a string: np.einsum('ij,jk->ik', a, b)")
     arrays = [np.asarray(op) for op in operands]
     ins, out = _parse_einsum(subscripts, [a.shape for a in arrays])
     dy = np.asarray(dy)
@@ -447,7 +448,8 @@ def _phi(x):
 def cholesky_adjoint(dy, y, a, **kwargs):
     """Pullback of cholesky (lower, reads A's lower triangle): S = L^-H phi(L^H dL) L^-1."""
     if kwargs.get("upper", False):
-        raise NotImplementedError("cholesky rule: only upper=False is supported")
+        raise unsupported("np.linalg.cholesky", "upper=True",
+                          "use the lower factor: np.linalg.cholesky(a).T.conj()")
     L = np.asarray(y)
     inner = _phi(_mH(L) @ np.asarray(dy))
     s = np.linalg.solve(_mH(L), _mH(np.linalg.solve(_mH(L), _mH(inner))))
@@ -476,7 +478,7 @@ def _eig_gaps(w):
 def eigh_adjoint(dy, y, a, *rest, **kwargs):
     """Pullback of eigh(A) = (w, V): V (diag(dw) + F * (V^H dV)) V^H, restricted to the triangle read."""
     if _bind(rest, kwargs, ("UPLO",), ("L",))[0] != "L":
-        raise NotImplementedError("eigh rule: only UPLO='L' is supported")
+        raise unsupported("np.linalg.eigh", "UPLO='U'", "pass the transposed matrix with UPLO='L'")
     w, v = y
     dw, dv = (tuple(dy) + (None, None))[:2]
     vh = _mH(v)
@@ -505,3 +507,80 @@ registry.adjoint(np.linalg.cholesky)(cholesky_adjoint)
 registry.frule(np.linalg.cholesky)(cholesky_frule)
 registry.adjoint(np.linalg.eigh)(eigh_adjoint)
 registry.frule(np.linalg.eigh)(eigh_frule)
+
+
+def _svd_flags(rest, kwargs):
+    """(full_matrices, compute_uv) of an svd call."""
+    full, compute_uv, _ = _bind(rest, kwargs, ("full_matrices", "compute_uv", "hermitian"),
+                                (True, True, False))
+    return full, compute_uv
+
+
+def svd_adjoint(dy, y, a, *rest, **kwargs):
+    """Pullback of svd (real A; vectors with full_matrices=False or square A), after Townsend (2016):
+    U (F*(U^T dU - dU^T U) S + diag(dS) + S F*(V^T dV - dV^T V)) V^T plus the projections onto the
+    complements of U and V for rectangular A."""
+    a_ = np.asarray(a)
+    if np.iscomplexobj(a_):
+        raise unsupported("np.linalg.svd", "complex matrices", "split real and imaginary parts")
+    full, compute_uv = _svd_flags(rest, kwargs)
+    nones = (None,) * len(rest)
+    if not compute_uv:
+        u, _, vh = np.linalg.svd(a_, full_matrices=False)
+        return (match_primal((u * np.asarray(dy)[..., None, :]) @ vh, a), *nones)
+    u, s, vh = y
+    du, ds, dvh = (tuple(dy) + (None, None, None))[:3]
+    m, n = a_.shape[-2:]
+    k = min(m, n)
+    if full and m != n and (du is not None or dvh is not None):
+        raise unsupported("np.linalg.svd", "singular vectors with full_matrices=True for a non-square matrix",
+                          "call np.linalg.svd(a, full_matrices=False)")
+    u, vh = u[..., :, :k], vh[..., :k, :]
+    du = None if du is None else np.asarray(du)[..., :, :k]
+    dvh = None if dvh is None else np.asarray(dvh)[..., :k, :]
+    v = _mT(vh)
+    f = _eig_gaps(s ** 2)
+    middle = np.zeros(s.shape + (k,), dtype=a_.dtype if a_.dtype.kind == "f" else float)
+    idx = np.arange(k)
+    if ds is not None:
+        middle[..., idx, idx] = ds
+    extra = 0.0
+    if du is not None:
+        utgu = _mT(u) @ du
+        middle = middle + (f * (utgu - _mT(utgu))) * s[..., None, :]
+        if m > n:
+            extra = extra + (du - u @ utgu) / s[..., None, :] @ vh
+    if dvh is not None:
+        dv = _mT(dvh)
+        vtgv = _mT(v) @ dv
+        middle = middle + s[..., :, None] * (f * (vtgv - _mT(vtgv)))
+        if m < n:
+            extra = extra + u @ _mT((dv - v @ vtgv) / s[..., None, :])
+    return (match_primal(u @ middle @ vh + extra, a), *nones)
+
+
+def svd_frule(tangents, a, *rest, **kwargs):
+    full, compute_uv = _svd_flags(rest, kwargs)
+    y = np.linalg.svd(a, *rest, **kwargs)
+    t = tangents[0]
+    if t is None:
+        return y, None
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    v = _mT(vh)
+    p = _mT(u) @ t @ v
+    ds = np.diagonal(p, axis1=-2, axis2=-1).copy()
+    if not compute_uv:
+        return y, ds
+    m, n = np.shape(a)[-2:]
+    if full and m != n:
+        raise unsupported("np.linalg.svd", "singular vectors with full_matrices=True for a non-square matrix",
+                          "call np.linalg.svd(a, full_matrices=False)")
+    f = _eig_gaps(s ** 2)
+    ps, sp = p * s[..., None, :], s[..., :, None] * p
+    du = u @ (f * (ps + _mT(ps))) + (t @ v - u @ p) / s[..., None, :]
+    dv = v @ (f * (sp + _mT(sp))) + (_mT(t) @ u - v @ _mT(p)) / s[..., None, :]
+    return y, (du, ds, _mT(dv))
+
+
+registry.adjoint(np.linalg.svd)(svd_adjoint)
+registry.frule(np.linalg.svd)(svd_frule)
