@@ -1,0 +1,26 @@
+"""numpy (and scipy.special) rules, one module per domain; importing this package registers them all.
+
+- `ufuncs`: elementwise ufuncs, `clip`, `where`, `real`/`imag`/`angle`, `sinc`, non-differentiable ones.
+- `reductions`: `sum`, `mean`, `prod`, `max`/`min`, `var`/`std`, `cumsum`/`cumprod`, `nansum`/`nanmean`,
+  `np.linalg.norm`, and the matching ndarray methods.
+- `scipy_special`: `logsumexp`, `expit`, `logit`, `erf`, `gammaln`, `xlogy`, ... (only if scipy imports).
+- `linalg`, `shapes`, `indexing`: matmul and linear algebra, reshaping/joining, indexing.
+
+Attributes are not calls: `x.T` reaches the rules as `(np.ndarray, 'transpose')` only when called.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from . import reductions, ufuncs
+
+__all__ = ["ufuncs", "reductions"]
+
+for _name in ("linalg", "shapes", "indexing", "scipy_special"):
+    try:  # written in parallel; scipy is optional
+        globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
+        __all__.append(_name)
+    except ImportError as e:
+        if e.name not in (f"{__name__}.{_name}", "scipy", "scipy.special"):
+            raise

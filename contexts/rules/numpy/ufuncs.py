@@ -1,0 +1,411 @@
+"""Rules for numpy's elementwise ufuncs and their elementwise cousins (`np.clip`, `np.where`, `np.real`,
+`np.imag`, `np.angle`, `np.sinc`), reverse and forward side by side.
+
+Conventions shared by every rule here:
+- Cotangents follow their primal (`_util.match_primal`): broadcasting undone, float32 stays float32,
+  a real primal gets a real cotangent, a Python float gets a Python float.
+- Integer and boolean arguments (Python ints, int/bool arrays) get a `None` cotangent, as in JAX: they
+  have no tangent space, and most are constants (`x ** 2`, `2 * x`) whose cotangent would cost a full
+  pass over the data. Differentiate at `3.0`, not `3`.
+- Complex numbers follow Zygote: a holomorphic f gets `dy * conj(f'(z))`; real-valued functions of a
+  complex argument (`abs`, `angle`, `real`, `imag`) return `dl/dx + i dl/dy`.
+- The ufunc keyword `where=` masks the cotangents; other ufunc keywords (`dtype=`, `casting=`) only
+  change the result's type, which `match_primal` undoes.
+- Ties of `maximum`/`minimum`/`fmax`/`fmin` split the cotangent evenly between both arguments
+  (the subgradient in the middle, as for `np.max`), so `maximum(x, x)` has gradient 1.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from ..generic import conj
+from ..registry import registry
+from ._util import match_primal
+
+__all__ = ["ufunc_rule", "inexact"]
+
+
+def inexact(x: Any) -> bool:
+    """x can carry a cotangent: a float/complex/object scalar or array, a list of them; not an int or bool."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype.kind in "fcO"
+    return x is not None and not isinstance(x, int)
+
+
+def _fit(t: Any, y: Any) -> Any:
+    """A tangent broadcast to the shape of the primal output y (partials may be scalars)."""
+    shape = np.shape(y)
+    if t is None or np.shape(t) == shape:
+        return t
+    return np.array(np.broadcast_to(t, shape))
+
+
+def _safe_div(n: Any, d: Any) -> Any:
+    """n / d with 0 where d == 0 (the limit used for |x| at 0, hypot at the origin, ...)."""
+    return n / np.where(d == 0, 1, d)
+
+
+def _masked(g: Any, where: Any) -> Any:
+    """Cotangent g with zeros where the ufunc's `where=` mask is False."""
+    return g if where is True else np.where(where, g, 0)
+
+
+def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nout: int = 1) -> None:
+    """Register adjoint and frule of an elementwise fn from its partial derivatives.
+
+    `partials[i](y, *args)` is d y / d args[i] at the primal point (holomorphic for complex), `None`
+    where the argument is not differentiable. With `nout > 1` (modf, frexp) only the first output is
+    differentiable. Example:
+
+    >>> import numpy as np
+    >>> from contexts.rules.registry import registry
+    >>> ufunc_rule(np.sin, lambda y, x: np.cos(x))
+    >>> float(registry.get(np.sin).adjoint(1.0, np.sin(0.0), 0.0)[0])
+    1.0
+    """
+    label = name or getattr(fn, "__name__", "fn")
+    nin = len(partials)
+
+    def adjoint(dy, y, *args, **kwargs):
+        if nout > 1:
+            dy, y = dy[0] if dy is not None else None, y[0]
+        if dy is None:
+            return (None,) * len(args)
+        mask = kwargs.get("where", True)
+        operands = args[:nin]
+        cts = tuple(
+            None if p is None or not inexact(a)
+            else match_primal(_masked(dy * conj(p(y, *operands)), mask), a)
+            for p, a in zip(partials, operands))
+        return cts + (None,) * (len(args) - len(cts))
+
+    def frule(tangents, *args, **kwargs):
+        out = fn(*args, **kwargs)
+        y = out[0] if nout > 1 else out
+        operands = args[:nin]
+        dy = None
+        for p, t in zip(partials, tangents):
+            if t is None or p is None:
+                continue
+            term = t * p(y, *operands)
+            dy = term if dy is None else dy + term
+        dy = _fit(_masked(dy, kwargs.get("where", True)) if dy is not None else None, y)
+        return out, ((dy,) + (None,) * (nout - 1) if nout > 1 else dy)
+
+    adjoint.__name__ = adjoint.__qualname__ = f"{label}_adjoint"
+    frule.__name__ = frule.__qualname__ = f"{label}_frule"
+    registry.adjoint(fn, kind="elementwise")(adjoint)
+    registry.frule(fn, kind="elementwise")(frule)
+    registry.set_kind("elementwise", fn, partials=partials)
+
+
+def _rules(*keys: Any, kind: str = "elementwise") -> Callable:
+    """Class-free pairing: `@_rules(np.f)` on a function returning (adjoint, frule) registers both."""
+    def register(make: Callable) -> Callable:
+        adjoint, frule = make()
+        for key in keys:
+            registry.adjoint(key, kind=kind)(adjoint)
+            registry.frule(key, kind=kind)(frule)
+        return make
+    return register
+
+
+# -- linear ufuncs: the cotangent is a transposed map of dy ------------------------------------------
+
+@_rules(np.add, kind="linear")
+def _add():
+    def add_adjoint(dy, y, a, b, *rest, **kwargs):
+        if dy is None:
+            return (None, None) + (None,) * len(rest)
+        dy = _masked(dy, kwargs.get("where", True))
+        return (match_primal(dy, a) if inexact(a) else None,
+                match_primal(dy, b) if inexact(b) else None) + (None,) * len(rest)
+
+    def add_frule(tangents, a, b, *rest, **kwargs):
+        y = np.add(a, b, *rest, **kwargs)
+        ta, tb = tangents[0], tangents[1]
+        dy = tb if ta is None else ta if tb is None else ta + tb
+        return y, _fit(_masked(dy, kwargs.get("where", True)) if dy is not None else None, y)
+    return add_adjoint, add_frule
+
+
+@_rules(np.subtract, kind="linear")
+def _subtract():
+    def subtract_adjoint(dy, y, a, b, *rest, **kwargs):
+        if dy is None:
+            return (None, None) + (None,) * len(rest)
+        dy = _masked(dy, kwargs.get("where", True))
+        return (match_primal(dy, a) if inexact(a) else None,
+                match_primal(-dy, b) if inexact(b) else None) + (None,) * len(rest)
+
+    def subtract_frule(tangents, a, b, *rest, **kwargs):
+        y = np.subtract(a, b, *rest, **kwargs)
+        ta, tb = tangents[0], tangents[1]
+        dy = (None if tb is None else -tb) if ta is None else ta if tb is None else ta - tb
+        return y, _fit(_masked(dy, kwargs.get("where", True)) if dy is not None else None, y)
+    return subtract_adjoint, subtract_frule
+
+
+def _unary_linear(fn: Any, forward: Callable, transpose: Callable, label: str, *keys: Any) -> None:
+    """Register a unary linear map: the frule applies `forward` to the tangent, the adjoint `transpose`."""
+    def adjoint(dy, y, x, *rest, **kwargs):
+        if dy is None or not inexact(x):
+            return (None,) * (1 + len(rest))
+        return (match_primal(_masked(transpose(dy), kwargs.get("where", True)), x),) + (None,) * len(rest)
+
+    def frule(tangents, x, *rest, **kwargs):
+        y = fn(x, *rest, **kwargs)
+        t = tangents[0] if tangents else None
+        return y, (None if t is None else _masked(forward(t), kwargs.get("where", True)))
+
+    adjoint.__name__ = adjoint.__qualname__ = f"{label}_adjoint"
+    frule.__name__ = frule.__qualname__ = f"{label}_frule"
+    for key in (fn,) + keys:
+        registry.adjoint(key, kind="linear")(adjoint)
+        registry.frule(key, kind="linear")(frule)
+
+
+_DEG = 180.0 / math.pi
+_unary_linear(np.negative, np.negative, np.negative, "negative")
+_unary_linear(np.positive, np.positive, np.positive, "positive")
+_unary_linear(np.conjugate, np.conjugate, np.conjugate, "conjugate",
+              (np.ndarray, "conj"), (np.ndarray, "conjugate"))
+_unary_linear(np.deg2rad, np.deg2rad, np.deg2rad, "deg2rad")
+_unary_linear(np.radians, np.radians, np.radians, "radians")
+_unary_linear(np.rad2deg, np.rad2deg, np.rad2deg, "rad2deg")
+_unary_linear(np.degrees, np.degrees, np.degrees, "degrees")
+_unary_linear(np.real, np.real, lambda dy: np.real(dy), "real")
+
+# -- arithmetic ---------------------------------------------------------------------------------------
+
+
+def _dpower_base(y, x, p):
+    """d x**p / dx = p x**(p-1), taken as 0 where p == 0 (so 0**0 has derivative 0, not nan)."""
+    if np.ndim(p) == 0 and not isinstance(p, np.ndarray):
+        if p == 2:
+            return 2 * x
+        return p * x ** (p - 1) if p != 0 else np.zeros_like(y)
+    return p * x ** np.where(p == 0, 1, p - 1)
+
+
+def _dpower_exponent(y, x, p):
+    """d x**p / dp = x**p log x, taken as 0 where x == 0 (nan for a negative real base)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return y * np.log(np.where(x == 0, 1, x))
+
+
+ufunc_rule(np.multiply, lambda y, a, b: b, lambda y, a, b: a, name="multiply")
+ufunc_rule(np.divide, lambda y, a, b: 1 / b, lambda y, a, b: -y / b, name="divide")
+ufunc_rule(np.power, _dpower_base, _dpower_exponent, name="power")
+ufunc_rule(np.float_power, _dpower_base, _dpower_exponent, name="float_power")
+ufunc_rule(np.reciprocal, lambda y, x: -y * y, name="reciprocal")
+ufunc_rule(np.square, lambda y, x: 2 * x, name="square")
+ufunc_rule(np.sqrt, lambda y, x: 0.5 / y, name="sqrt")
+ufunc_rule(np.cbrt, lambda y, x: 1 / (3 * y * y), name="cbrt")
+ufunc_rule(np.fmod, lambda y, a, b: 1.0, lambda y, a, b: -np.trunc(a / b), name="fmod")
+ufunc_rule(np.remainder, lambda y, a, b: 1.0, lambda y, a, b: -np.floor_divide(a, b), name="remainder")
+ufunc_rule(np.ldexp, lambda y, x, e: np.ldexp(np.ones_like(y), e), None, name="ldexp")
+ufunc_rule(np.copysign, lambda y, a, b: np.sign(a) * np.sign(y), None, name="copysign")
+ufunc_rule(np.modf, lambda y, x: 1.0, name="modf", nout=2)
+ufunc_rule(np.frexp, lambda y, x: np.ldexp(np.ones_like(y), -np.frexp(x)[1]), name="frexp", nout=2)
+
+# -- exponentials and logarithms ----------------------------------------------------------------------
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+ufunc_rule(np.exp, lambda y, x: y, name="exp")
+ufunc_rule(np.exp2, lambda y, x: _LN2 * y, name="exp2")
+ufunc_rule(np.expm1, lambda y, x: y + 1, name="expm1")
+ufunc_rule(np.log, lambda y, x: 1 / x, name="log")
+ufunc_rule(np.log2, lambda y, x: 1 / (_LN2 * x), name="log2")
+ufunc_rule(np.log10, lambda y, x: 1 / (_LN10 * x), name="log10")
+ufunc_rule(np.log1p, lambda y, x: 1 / (1 + x), name="log1p")
+ufunc_rule(np.logaddexp, lambda y, a, b: np.exp(a - y), lambda y, a, b: np.exp(b - y), name="logaddexp")
+ufunc_rule(np.logaddexp2, lambda y, a, b: np.exp2(a - y), lambda y, a, b: np.exp2(b - y),
+           name="logaddexp2")
+
+# -- trigonometric and hyperbolic -----------------------------------------------------------------------
+ufunc_rule(np.sin, lambda y, x: np.cos(x), name="sin")
+ufunc_rule(np.cos, lambda y, x: -np.sin(x), name="cos")
+ufunc_rule(np.tan, lambda y, x: 1 + y * y, name="tan")
+ufunc_rule(np.arcsin, lambda y, x: 1 / np.sqrt(1 - x * x), name="arcsin")
+ufunc_rule(np.arccos, lambda y, x: -1 / np.sqrt(1 - x * x), name="arccos")
+ufunc_rule(np.arctan, lambda y, x: 1 / (1 + x * x), name="arctan")
+ufunc_rule(np.sinh, lambda y, x: np.cosh(x), name="sinh")
+ufunc_rule(np.cosh, lambda y, x: np.sinh(x), name="cosh")
+ufunc_rule(np.tanh, lambda y, x: 1 - y * y, name="tanh")
+ufunc_rule(np.arcsinh, lambda y, x: 1 / np.sqrt(x * x + 1), name="arcsinh")
+ufunc_rule(np.arccosh, lambda y, x: 1 / (np.sqrt(x - 1) * np.sqrt(x + 1)), name="arccosh")
+ufunc_rule(np.arctanh, lambda y, x: 1 / (1 - x * x), name="arctanh")
+ufunc_rule(np.arctan2, lambda y, a, b: _safe_div(b, a * a + b * b),
+           lambda y, a, b: _safe_div(-a, a * a + b * b), name="arctan2")
+ufunc_rule(np.hypot, lambda y, a, b: _safe_div(a, y), lambda y, a, b: _safe_div(b, y), name="hypot")
+
+
+def _dsinc(y, x):
+    """d sinc(x)/dx = (cos(pi x) - sinc(x)) / x; the numerator vanishes at 0, so dividing by 1 there gives 0."""
+    return (np.cos(math.pi * x) - y) / np.where(x == 0, 1, x)
+
+
+ufunc_rule(np.sinc, _dsinc, name="sinc")
+
+# -- maximum, minimum: ties split evenly --------------------------------------------------------------
+
+
+def _tie_weight(y, mine, other):
+    """1 where `mine` alone produced y, 1/2 where both did (a tie), 0 elsewhere; in y's float dtype."""
+    hit = mine == y
+    w = np.where(hit, np.where(other == y, 0.5, 1.0), 0.0)
+    dtype = np.result_type(y)
+    return w.astype(dtype, copy=False) if dtype.kind in "fc" else w
+
+
+for _fn in (np.maximum, np.minimum, np.fmax, np.fmin):
+    ufunc_rule(_fn, lambda y, a, b: _tie_weight(y, a, b), lambda y, a, b: _tie_weight(y, b, a),
+               name=_fn.__name__)
+
+# -- absolute value and the real-valued functions of a complex argument -------------------------------
+
+
+@_rules(np.absolute, np.fabs, (np.ndarray, "__abs__"))
+def _absolute():
+    def absolute_adjoint(dy, y, x, *rest, **kwargs):
+        if dy is None or not inexact(x):
+            return (None,) * (1 + len(rest))
+        g = dy * _safe_div(x, y) if np.iscomplexobj(x) else dy * np.sign(x)
+        return (match_primal(_masked(g, kwargs.get("where", True)), x),) + (None,) * len(rest)
+
+    def absolute_frule(tangents, x, *rest, **kwargs):
+        y = np.absolute(x, *rest, **kwargs)
+        t = tangents[0]
+        if t is None:
+            return y, None
+        dy = np.real(np.conj(x) * t) / np.where(y == 0, 1, y) if np.iscomplexobj(x) else t * np.sign(x)
+        return y, _masked(dy, kwargs.get("where", True))
+    return absolute_adjoint, absolute_frule
+
+
+@_rules(np.imag, kind="linear")
+def _imag():
+    def imag_adjoint(dy, y, x):
+        if dy is None or not np.iscomplexobj(x):
+            return (None,)
+        return (match_primal(1j * dy, x),)
+
+    def imag_frule(tangents, x):
+        t = tangents[0]
+        return np.imag(x), (None if t is None else np.imag(t))
+    return imag_adjoint, imag_frule
+
+
+@_rules(np.angle)
+def _angle():
+    def angle_adjoint(dy, y, z, *rest, **kwargs):
+        deg = rest[0] if rest else kwargs.get("deg", False)
+        if dy is None or not np.iscomplexobj(z):
+            return (None,) * (1 + len(rest))
+        g = dy * _safe_div(1j * z, np.real(z * np.conj(z)))
+        return (match_primal(g * _DEG if deg else g, z),) + (None,) * len(rest)
+
+    def angle_frule(tangents, z, *rest, **kwargs):
+        deg = rest[0] if rest else kwargs.get("deg", False)
+        y, t = np.angle(z, deg), tangents[0]
+        if t is None or not np.iscomplexobj(z):
+            return y, None
+        dy = _safe_div(np.imag(np.conj(z) * t), np.real(z * np.conj(z)))
+        return y, dy * _DEG if deg else dy
+    return angle_adjoint, angle_frule
+
+
+# -- clip and where: the cotangent is routed, not scaled ----------------------------------------------
+
+def _clip_bounds(args, kwargs):
+    """(lo, hi, lo_positional, hi_positional) of an np.clip / ndarray.clip call."""
+    lo = args[1] if len(args) > 1 else kwargs.get("a_min", kwargs.get("min"))
+    hi = args[2] if len(args) > 2 else kwargs.get("a_max", kwargs.get("max"))
+    return lo, hi
+
+
+@_rules(np.clip, (np.ndarray, "clip"))
+def _clip():
+    def clip_adjoint(dy, y, *args, **kwargs):
+        n = len(args)
+        if dy is None:
+            return (None,) * n
+        a = args[0]
+        lo, hi = _clip_bounds(args, kwargs)
+        below = np.less(a, lo) if lo is not None else False
+        above = np.greater(a, hi) if hi is not None else False
+        outside = below | above
+        cts = [match_primal(np.where(outside, 0, dy), a) if inexact(a) else None]
+        if n > 1:
+            cts.append(match_primal(np.where(below, dy, 0), lo) if inexact(lo) else None)
+        if n > 2:
+            cts.append(match_primal(np.where(above & ~below, dy, 0), hi) if inexact(hi) else None)
+        return tuple(cts) + (None,) * (n - len(cts))
+
+    def clip_frule(tangents, *args, **kwargs):
+        a = args[0]
+        y = np.clip(*args, **kwargs)
+        lo, hi = _clip_bounds(args, kwargs)
+        ta = tangents[0] if tangents[0] is not None else 0.0
+        tlo = tangents[1] if len(tangents) > 1 and tangents[1] is not None else 0.0
+        thi = tangents[2] if len(tangents) > 2 and tangents[2] is not None else 0.0
+        below = np.less(a, lo) if lo is not None else False
+        above = np.greater(a, hi) if hi is not None else False
+        dy = np.where(below, tlo, np.where(above, thi, ta))
+        return y, _fit(dy.astype(np.result_type(y), copy=False) if np.result_type(y).kind == "f" else dy, y)
+    return clip_adjoint, clip_frule
+
+
+@_rules(np.where)
+def _where():
+    def where_adjoint(dy, y, cond, *branches):
+        if dy is None or not branches:
+            return (None,) * (1 + len(branches))
+        x, z = branches
+        return (None,
+                match_primal(np.where(cond, dy, 0), x) if inexact(x) else None,
+                match_primal(np.where(cond, 0, dy), z) if inexact(z) else None)
+
+    def where_frule(tangents, cond, *branches):
+        y = np.where(cond, *branches)
+        if not branches or (tangents[1] is None and tangents[2] is None):
+            return y, None
+        tx = 0.0 if tangents[1] is None else tangents[1]
+        tz = 0.0 if tangents[2] is None else tangents[2]
+        return y, _fit(np.where(cond, tx, tz), y)
+    return where_adjoint, where_frule
+
+
+# -- zero derivative everywhere they are defined --------------------------------------------------------
+
+registry.nondifferentiable(
+    np.sign, np.floor, np.ceil, np.rint, np.trunc, np.fix, np.round, np.around, (np.ndarray, "round"),
+    np.floor_divide, np.spacing, np.nextafter, np.heaviside, np.signbit,
+    np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
+    np.logical_and, np.logical_or, np.logical_xor, np.logical_not,
+    np.isfinite, np.isinf, np.isnan, np.isnat, np.isclose, np.allclose, np.array_equal,
+    np.isreal, np.iscomplex, np.isrealobj, np.iscomplexobj, np.isneginf, np.isposinf,
+    np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.bitwise_count, np.invert,
+    np.left_shift, np.right_shift, np.gcd, np.lcm,
+)
+
+
+@_rules(np.divmod)
+def _divmod():
+    def divmod_adjoint(dy, y, a, b, *rest, **kwargs):
+        dr = dy[1] if dy is not None else None
+        if dr is None:
+            return (None, None) + (None,) * len(rest)
+        return (match_primal(dr, a) if inexact(a) else None,
+                match_primal(-dr * y[0], b) if inexact(b) else None) + (None,) * len(rest)
+
+    def divmod_frule(tangents, a, b, *rest, **kwargs):
+        q, r = y = np.divmod(a, b, *rest, **kwargs)
+        ta, tb = tangents[0], tangents[1]
+        dr = _fit(ta if tb is None else (0 if ta is None else ta) - tb * q, r)
+        return y, (None, dr)
+    return divmod_adjoint, divmod_frule
