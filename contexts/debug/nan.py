@@ -1,0 +1,138 @@
+"""`NaNContext`: stop at the first operation that turns finite inputs into NaN or Inf.
+
+Invariant: an operation is blamed only when its result holds a NaN/Inf and none of its inputs (arguments,
+and the object a bound method belongs to) held one; operations that only move values (attribute and item
+reads, iteration, unpacking, building containers) and comparisons are never blamed.
+"""
+
+from __future__ import annotations
+
+import cmath
+import decimal
+import math
+import numbers
+
+import numpy as np
+
+import overdub
+from overdub.errors import OverdubError
+
+from ._show import callable_name, short_repr
+
+__all__ = ["NaNContext", "NaNError"]
+
+ALL_KINDS = frozenset({"call", "binop", "unaryop", "compare", "getitem", "setitem", "delitem", "getattr",
+                       "setattr", "delattr", "iter", "unpack", "build", "augop"})
+_COMPUTING = frozenset({"call", "binop", "unaryop", "augop"})
+_MAX_ITEMS = 64  # containers longer than this are checked on their first items only
+
+
+class NaNError(OverdubError):
+    """An operation produced NaN or Inf from finite inputs. `site`, `fn`, `args`, `result` say which."""
+
+    def __init__(self, site, fn, args: tuple, kwargs: dict, result):
+        self.site, self.fn, self.args_, self.kwargs, self.result = site, fn, args, kwargs, result
+        operands = ", ".join([short_repr(a) for a in args] + [f"{k}={short_repr(v)}" for k, v in kwargs.items()])
+        op = site.op if site is not None else callable_name(fn)
+        bad = "NaN" if _has(result, _is_nan) else "Inf"
+        super().__init__(
+            f"{op!s} produced {bad} ({short_repr(result)}) from finite operands ({operands})",
+            where=str(site) if site is not None else callable_name(fn),
+            fix="check the operands at this line (a division by zero, log or sqrt of a non-positive number, "
+                "an overflow?); guard the operation or clamp its inputs")
+
+
+class NaNContext(overdub.Context):
+    """Raise `NaNError` at the first operation (call, arithmetic, ...) whose result holds a NaN or Inf
+    (float, complex, Decimal, numpy scalar or array, or a tuple/list of these) although its inputs were
+    all finite. The error names the operation, its operands and the user's file:line.
+
+    >>> def variance_ratio(xs):
+    ...     return (xs[0] - xs[1]) / (xs[0] - xs[0])
+    >>> try:
+    ...     NaNContext().run(variance_ratio, [1.0, 2.0])
+    ... except ZeroDivisionError:
+    ...     pass    # plain floats raise; numpy values produce inf instead:
+    >>> try:
+    ...     NaNContext().run(variance_ratio, np.array([1.0, 2.0]))
+    ... except NaNError as e:
+    ...     print(e.what.split(" from")[0])
+    / produced Inf (inf)
+    """
+
+    intercepts = ALL_KINDS
+
+    def overdub(self, site, fn, /, *args, **kwargs):
+        if overdub.is_recursable(fn):
+            result = self.recurse(fn, *args, **kwargs)
+        else:
+            result = self.primitive(fn, *args, **kwargs)
+        kind = site.kind if site is not None else "call"
+        if kind in _COMPUTING and _has(result, _not_finite) and _fresh(fn, args, kwargs):
+            raise NaNError(site, fn, args, kwargs, result)
+        return result
+
+    def run(self, fn, /, *args, **kwargs):
+        """Run `fn(*args, **kwargs)` under this context; raises `NaNError` at the first NaN/Inf made."""
+        with self:
+            return self.overdub(None, fn, *args, **kwargs)
+
+
+def _fresh(fn, args: tuple, kwargs: dict) -> bool:
+    """Were the inputs all finite, with at least one number among them (so `float('nan')` is a
+    deliberate constant, not a fault)?"""
+    inputs = list(args) + list(kwargs.values())
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and not isinstance(owner, type) and type(owner).__name__ != "module":
+        inputs.append(owner)  # x.mean() reads x
+    if any(_has(v, _not_finite) for v in inputs):
+        return False
+    return any(_has(v, _is_number) for v in inputs)
+
+
+def _has(value, test, depth: int = 0) -> bool:
+    """Does `value`, or an item of a (shallowly nested) list/tuple/dict in it, pass `test`?"""
+    if test(value):
+        return True
+    if depth < 2 and isinstance(value, (list, tuple)):
+        return any(_has(v, test, depth + 1) for v in value[:_MAX_ITEMS])
+    if depth < 2 and isinstance(value, dict):
+        return any(_has(v, test, depth + 1) for v in list(value.values())[:_MAX_ITEMS])
+    return False
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (numbers.Number, np.ndarray, np.generic, decimal.Decimal)) \
+        and not isinstance(value, bool)
+
+
+def _not_finite(value) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, complex):
+        return not cmath.isfinite(value)
+    if isinstance(value, decimal.Decimal):
+        return not value.is_finite()
+    if isinstance(value, (np.ndarray, np.generic)):
+        return _numpy_not_finite(value)
+    nominal = getattr(value, "nominal_value", None)  # uncertainties' ufloat
+    if isinstance(nominal, float):
+        return not math.isfinite(nominal)
+    return False
+
+
+def _is_nan(value) -> bool:
+    if isinstance(value, (float, complex)):
+        return cmath.isnan(value)
+    if isinstance(value, decimal.Decimal):
+        return value.is_nan()
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "fc":
+        return bool(np.isnan(value).any())
+    nominal = getattr(value, "nominal_value", None)
+    return isinstance(nominal, float) and math.isnan(nominal)
+
+
+def _numpy_not_finite(value) -> bool:
+    if value.dtype.kind not in "fc":  # ints, bools, strings, objects: nothing to check
+        return False
+    return not bool(np.isfinite(value).all())

@@ -1,0 +1,97 @@
+"""Functions the debugging contexts are tested on; kept in their own module so their lines are stable."""
+
+import math
+
+import numpy as np
+
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def fails(x):
+    return 1 / x
+
+
+def calls_fails(x):
+    try:
+        return fails(x)
+    except ZeroDivisionError:
+        return -1.0
+
+
+def norm2(xs):
+    total = 0.0
+    for x in xs:
+        total += square(x)
+    return math.sqrt(total)
+
+
+def square(x):
+    return x * x
+
+
+class Account:
+    def __init__(self, balance):
+        self.balance = balance
+
+    def deposit(self, amount, *, fee=0):
+        self.balance = self.balance + amount - fee
+        return self.balance
+
+
+def with_defaults(a, b=2, *rest, scale=1, **extra):
+    return (a + b + sum(rest)) * scale + len(extra)
+
+
+def countdown(n):
+    while n > 0:
+        yield n
+        n -= 1
+
+
+def overflow(x):
+    big = x * 1e300
+    bigger = big * 1e300          # MARK the first Inf
+    return bigger - bigger
+
+
+def log_ratio(a, b):
+    ratio = np.float64(a) / b
+    return np.log(ratio)          # MARK log(0) = -inf
+
+
+def sqrt_all(xs):
+    arr = np.asarray(xs, dtype=float)
+    return np.sqrt(arr)           # MARK sqrt of a negative entry
+
+
+def already_nan(x):
+    return x + 1.0
+
+
+def deliberate_nan(x):
+    missing = float("nan")
+    return x if x > 0 else missing
+
+
+def compares_to_inf(x):
+    return x < math.inf
+
+
+def numpy_work(xs):
+    arr = np.asarray(xs)
+    total = np.sum(arr)
+    mean = arr.mean()
+    return np.sin(total) + mean
+
+
+def line_of(fn, marker="# MARK"):
+    """The line number of the first source line of fn containing `marker`."""
+    import inspect
+    lines, start = inspect.getsourcelines(fn)
+    return start + next(i for i, text in enumerate(lines) if marker in text)
+
+
+def echo(x):
+    return x

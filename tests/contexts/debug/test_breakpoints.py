@@ -1,0 +1,128 @@
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from contexts.debug import breakpoint_on
+from overdub.errors import OverdubError
+
+from . import _subjects as s
+
+
+@pytest.fixture
+def frames(monkeypatch):
+    """Install a breakpoint hook that records (function name, line, locals) of the frame that called it."""
+    seen = []
+
+    def recorder(*args, **kwargs):
+        frame = sys._getframe(1)
+        seen.append((frame.f_code.co_name, frame.f_lineno, dict(frame.f_locals), frame.f_code.co_filename))
+
+    monkeypatch.setattr(sys, "breakpointhook", recorder)
+    return seen
+
+
+def body_line(fn):
+    import inspect
+    lines, start = inspect.getsourcelines(fn)
+    return start + 1  # the functions under test have a one-line signature and no docstring
+
+
+def test_breaks_at_every_call_with_the_callee_frame(frames):
+    ctx = breakpoint_on(s.fib)
+    assert ctx.run(s.fib, 4) == 3
+    assert ctx.hits == 9 == len(frames)  # fib(4) makes 9 calls of fib
+    assert [f[2] for f in frames] == [{"n": n} for n in (4, 3, 2, 1, 0, 1, 2, 1, 0)]
+    for name, line, _, filename in frames:
+        assert name == "fib" and line == body_line(s.fib) and filename == s.__file__
+
+
+def test_condition_filters_calls(frames):
+    ctx = breakpoint_on(s.fib, condition=lambda n: n == 2)
+    assert ctx.run(s.fib, 5) == 5
+    assert [f[2] for f in frames] == [{"n": 2}] * 3
+    assert ctx.hits == 3
+
+
+def test_only_the_target_breaks_and_the_caller_is_untouched(frames):
+    ctx = breakpoint_on(s.square)
+    assert ctx.run(s.norm2, [3.0, 4.0]) == 5.0
+    assert [(f[0], f[2]) for f in frames] == [("square", {"x": 3.0}), ("square", {"x": 4.0})]
+    # the caller's own locals are not visible in (or changed by) the breaking frame
+    assert s.norm2([3.0, 4.0]) == 5.0
+
+
+def test_methods_keywords_defaults_and_varargs(frames):
+    acct = s.Account(10)
+    ctx = breakpoint_on(s.Account.deposit, condition=lambda self, amount, fee=0: amount > 1)
+    assert ctx.run(lambda: [acct.deposit(1), acct.deposit(5, fee=2)]) == [11, 14]
+    assert len(frames) == 1
+    name, _, local, _ = frames[0]
+    assert name == "deposit" and local == {"self": acct, "amount": 5, "fee": 2}
+
+    frames.clear()
+    assert breakpoint_on(s.with_defaults).run(s.with_defaults, 1, 2, 3, scale=2, z=0) == 13
+    assert frames[0][2] == {"a": 1, "b": 2, "rest": (3,), "scale": 2, "extra": {"z": 0}}
+    frames.clear()
+    assert breakpoint_on(s.with_defaults).run(s.with_defaults, 1) == 3
+    assert frames[0][2] == {"a": 1, "b": 2, "rest": (), "scale": 1, "extra": {}}
+
+
+def test_generator_breaks_when_its_body_starts(frames):
+    ctx = breakpoint_on(s.countdown)
+    gen = ctx.run(s.countdown, 3)
+    assert frames == []
+    with ctx:
+        assert list(gen) == [3, 2, 1]
+    assert [f[2] for f in frames] == [{"n": 3}]
+
+
+def test_no_break_outside_the_context(frames):
+    breakpoint_on(s.fib)
+    assert s.fib(4) == 3
+    assert frames == []
+
+
+def test_builtin_target_is_refused():
+    with pytest.raises(OverdubError, match="not a Python function"):
+        breakpoint_on(len)
+
+
+HOOK_MODULE = """
+import sys
+def hook(*args, **kwargs):
+    frame = sys._getframe(1)
+    print("BREAK", frame.f_code.co_name, frame.f_lineno, sorted(frame.f_locals.items()))
+"""
+
+SCRIPT = """
+from contexts.debug import breakpoint_on
+from tests.contexts.debug import _subjects as s
+print("RESULT", breakpoint_on(s.fib, condition=lambda n: n >= 2).run(s.fib, 3))
+"""
+
+
+def _run_script(tmp_path, breakpoint_env):
+    (tmp_path / "myhook.py").write_text(textwrap.dedent(HOOK_MODULE))
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    env = dict(os.environ, PYTHONBREAKPOINT=breakpoint_env,
+               PYTHONPATH=os.pathsep.join([str(tmp_path), repo, os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=repo, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_pythonbreakpoint_is_honoured(tmp_path):
+    line = body_line(s.fib)
+    assert _run_script(tmp_path, "myhook.hook") == [
+        f"BREAK fib {line} [('n', 3)]",
+        f"BREAK fib {line} [('n', 2)]",
+        "RESULT 2",
+    ]
+
+
+def test_pythonbreakpoint_zero_disables_breaks(tmp_path):
+    assert _run_script(tmp_path, "0") == ["RESULT 2"]

@@ -1,0 +1,94 @@
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from contexts.debug import NaNContext, NaNError
+from overdub.errors import OverdubError
+
+from . import _subjects as s
+
+
+@pytest.fixture(autouse=True)
+def quiet_numpy():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+def test_float_overflow_is_caught_at_its_line():
+    assert math.isnan(s.overflow(1.0))  # without the context the NaN just flows out
+    with pytest.raises(NaNError) as info:
+        NaNContext().run(s.overflow, 1.0)
+    e = info.value
+    assert isinstance(e, OverdubError)
+    assert e.site.lineno == s.line_of(s.overflow) and e.site.filename == s.__file__
+    assert e.site.kind == "binop" and e.site.op == "*"
+    assert e.args_ == (1e300, 1e300) and e.result == math.inf
+    text = str(e)
+    assert "produced Inf" in text and "1e+300, 1e+300" in text
+    assert f"{s.__file__}:{s.line_of(s.overflow)}" in text
+    assert "possible fix" in text
+
+
+def test_numpy_scalar_call():
+    with pytest.raises(NaNError) as info:
+        NaNContext().run(s.log_ratio, 0.0, 2.0)
+    e = info.value
+    assert e.site.lineno == s.line_of(s.log_ratio) and e.site.kind == "call"
+    assert e.fn is np.log and e.result == -np.inf
+    assert "0.0" in str(e)
+
+
+def test_numpy_array_nan():
+    with pytest.raises(NaNError) as info:
+        NaNContext().run(s.sqrt_all, [4.0, -1.0, 9.0])
+    e = info.value
+    assert e.site.lineno == s.line_of(s.sqrt_all) and e.fn is np.sqrt
+    assert "produced NaN" in str(e)
+    assert np.isnan(e.result[1])
+
+
+def test_finite_runs_return_the_same_result():
+    assert NaNContext().run(s.sqrt_all, [4.0, 9.0]).tolist() == [2.0, 3.0]
+    assert NaNContext().run(s.overflow, 1e-300) == s.overflow(1e-300)
+    assert NaNContext().run(s.norm2, [3.0, 4.0]) == 5.0
+
+
+def test_nan_inputs_are_not_blamed():
+    assert math.isnan(NaNContext().run(s.already_nan, math.nan))
+    assert NaNContext().run(s.already_nan, np.array([np.inf])).tolist() == [np.inf]
+
+
+def test_constants_and_comparisons_are_not_blamed():
+    assert math.isnan(NaNContext().run(s.deliberate_nan, -1.0))
+    assert NaNContext().run(s.compares_to_inf, 3.0) is True
+
+
+def test_complex_results():
+    def f(z):
+        return z * 1e300 * 1e300
+
+    with pytest.raises(NaNError, match="produced"):
+        NaNContext().run(f, complex(1.0, 1.0))
+
+
+def test_inside_nested_calls_the_innermost_operation_is_blamed():
+    def outer(xs):
+        return s.sqrt_all(xs).sum()
+
+    with pytest.raises(NaNError) as info:
+        NaNContext().run(outer, [1.0, -4.0])
+    assert info.value.site.function == "sqrt_all"
+
+
+def test_third_party_numpy_python_code():
+    # np.linalg.norm is pure Python around C kernels; the overflow happens inside it.
+    def f(x):
+        return np.linalg.norm(np.array([x, x]))
+
+    assert np.isinf(f(1e300))
+    with pytest.raises(NaNError) as info:
+        NaNContext().run(f, 1e300)
+    assert info.value.site.filename != __file__  # blamed inside numpy, not at our call
