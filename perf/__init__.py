@@ -1,0 +1,1 @@
+"""Benchmarks of overdub against hand-written gradients and peers (`python perf/run.py`)."""

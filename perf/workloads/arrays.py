@@ -1,0 +1,162 @@
+"""Array workloads: numpy code where BLAS and ufuncs do the work and AD overhead can be amortised."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from perf.workloads import Workload
+
+SEED = 20190101
+
+
+def make_logsumexp(xp):
+    """log(sum(exp(x))), shifted by max(x) for stability."""
+
+    def logsumexp(x):
+        m = xp.max(x)
+        return m + xp.log(xp.sum(xp.exp(x - m)))
+
+    return logsumexp
+
+
+def logsumexp_gradient(x):
+    """Hand-written: softmax(x)."""
+    e = np.exp(x - x.max())
+    e /= e.sum()
+    return (e,)
+
+
+def logsumexp_workload(n: int = 100) -> Workload:
+    """Table 4's `logsumexp` of a length-n vector."""
+    x = np.random.default_rng(SEED).standard_normal(n)
+    return Workload(
+        name="logsumexp",
+        description=f"`m + log(sum(exp(x - m)))`, `m = max(x)`, x of length {n}",
+        make=make_logsumexp,
+        params=(x,),
+        data={},
+        hand_gradient=logsumexp_gradient,
+        closed_form=lambda x: (np.exp(x) / np.exp(x).sum(),),
+        sizes={"n": n},
+    )
+
+
+def make_logistic(xp, x, t):
+    """Binary cross-entropy of sigmoid(W x + b) against 0/1 targets t: the paper's `loss(σ.(W*x .+ b))`."""
+
+    def logistic(W, b):
+        p = 1 / (1 + xp.exp(-(W @ x + b)))
+        return -xp.sum(t * xp.log(p) + (1 - t) * xp.log(1 - p))
+
+    return logistic
+
+
+def make_logistic_gradient(x, t):
+    """Hand-written: dL/dz = p - t; dW is the outer product (dz, x), by broadcasting."""
+
+    def logistic_gradient(W, b):
+        z = W @ x
+        z += b
+        np.negative(z, out=z)
+        np.exp(z, out=z)
+        z += 1
+        dz = np.reciprocal(z, out=z)
+        dz -= t
+        return dz[:, None] * x, dz
+
+    return logistic_gradient
+
+
+def logistic_regression_workload(n_out: int = 10, n_in: int = 100) -> Workload:
+    """Table 4's logistic regression: W n_out x n_in, b n_out, one input x of length n_in."""
+    rng = np.random.default_rng(SEED + 1)
+    W = rng.standard_normal((n_out, n_in)) / np.sqrt(n_in)
+    b = 0.1 * rng.standard_normal(n_out)
+    x = rng.standard_normal(n_in)
+    t = (rng.random(n_out) < 0.5).astype(float)
+
+    def closed_form(W, b):
+        dz = 1 / (1 + np.exp(-(W @ x + b))) - t
+        return np.outer(dz, x), dz
+
+    return Workload(
+        name="logistic",
+        description=f"logistic regression, W {n_out}x{n_in}, b {n_out}, x {n_in}: "
+                    "sigmoid + binary cross-entropy against 0/1 targets (the paper's `σ.(W*x .+ b)`)",
+        make=make_logistic,
+        params=(W, b),
+        data={"x": x, "t": t},
+        hand_gradient=make_logistic_gradient(x, t),
+        closed_form=closed_form,
+        sizes={"n_out": n_out, "n_in": n_in},
+    )
+
+
+def make_mlp(xp, X, Y):
+    """2-layer perceptron, tanh hidden layer, mean softmax cross-entropy; one example per column of X."""
+
+    def mlp(W1, b1, W2, b2):
+        h = xp.tanh(W1 @ X + b1)
+        z = W2 @ h + b2
+        m = xp.max(z, axis=0, keepdims=True)
+        logp = z - m - xp.log(xp.sum(xp.exp(z - m), axis=0, keepdims=True))
+        return -xp.sum(Y * logp) / X.shape[1]
+
+    return mlp
+
+
+def make_mlp_gradient(X, Y):
+    """Hand-written backpropagation; at batch 1 the outer products are broadcast multiplies, not GEMMs."""
+    batch = X.shape[1]
+    outer = (lambda u, v: u * v.T) if batch == 1 else (lambda u, v: u @ v.T)
+    colsum = (lambda u: u) if batch == 1 else (lambda u: u.sum(axis=1, keepdims=True))
+
+    def mlp_gradient(W1, b1, W2, b2):
+        a = W1 @ X
+        a += b1
+        h = np.tanh(a, out=a)
+        z = W2 @ h
+        z += b2
+        z -= z.max(axis=0, keepdims=True)
+        p = np.exp(z, out=z)
+        p /= p.sum(axis=0, keepdims=True)
+        p -= Y
+        dz = p
+        dz *= 1 / batch
+        dh = W2.T @ dz
+        dh *= 1 - h * h
+        return outer(dh, X), colsum(dh), outer(dz, h), colsum(dz)
+
+    return mlp_gradient
+
+
+def mlp_workload(n_in: int = 784, n_hidden: int = 300, n_out: int = 10, batch: int = 1) -> Workload:
+    """Table 4's 2-layer MNIST MLP (784-300-10) on a batch of `batch` random images."""
+    rng = np.random.default_rng(SEED + 2 + batch)
+    W1 = rng.standard_normal((n_hidden, n_in)) / np.sqrt(n_in)
+    b1 = 0.1 * rng.standard_normal((n_hidden, 1))
+    W2 = rng.standard_normal((n_out, n_hidden)) / np.sqrt(n_hidden)
+    b2 = 0.1 * rng.standard_normal((n_out, 1))
+    X = rng.random((n_in, batch))
+    Y = np.zeros((n_out, batch))
+    Y[rng.integers(0, n_out, batch), np.arange(batch)] = 1.0
+
+    def closed_form(W1, b1, W2, b2):
+        h = np.tanh(W1 @ X + b1)
+        z = W2 @ h + b2
+        p = np.exp(z) / np.exp(z).sum(axis=0)
+        dz = (p - Y) / batch
+        dh = (W2.T @ dz) * (1 - h ** 2)
+        return (np.einsum("ib,jb->ij", dh, X), dh.sum(axis=1, keepdims=True),
+                np.einsum("ib,jb->ij", dz, h), dz.sum(axis=1, keepdims=True))
+
+    return Workload(
+        name=f"mlp{batch}",
+        description=f"2-layer MLP {n_in}-{n_hidden}-{n_out}, tanh, softmax cross-entropy, batch {batch}",
+        make=make_mlp,
+        params=(W1, b1, W2, b2),
+        data={"X": X, "Y": Y},
+        hand_gradient=make_mlp_gradient(X, Y),
+        closed_form=closed_form,
+        sizes={"n_in": n_in, "n_hidden": n_hidden, "n_out": n_out, "batch": batch},
+    )
