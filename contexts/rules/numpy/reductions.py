@@ -1,0 +1,444 @@
+"""Rules for numpy reductions and scans: `sum`, `mean`, `prod`, `max`/`min` (and `amax`, `amin`,
+`nanmax`, `nanmin`, `ptp`), `var`/`std`, `cumsum`/`cumprod`, `nansum`/`nanmean`, `np.linalg.norm`, and
+the ndarray methods `x.sum()`, `x.mean()`, `x.prod()`, `x.max()`, `x.min()`, `x.var()`, `x.std()`,
+`x.cumsum()`, `x.cumprod()` (numpy 2 has no `x.ptp()`; `np.ptp` is covered).
+
+Every axis form is accepted (None, int, negative, tuple; positional or keyword), with `keepdims`, `ddof`
+(or `correction`), `where=` masks, and `initial=`. Ties of max/min (and of the inf-norms) split the
+cotangent evenly between the tied entries. `prod` is exact with zeros in the input: one zero gets the
+product of the others, several zeros give zero, without dividing by zero.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..registry import registry
+from ._util import match_primal, normalize_axis
+from .ufuncs import inexact
+
+__all__ = ["reduction_rule"]
+
+_NoValue = np._NoValue
+
+
+def _given(v: Any, default: Any) -> Any:
+    """v unless it is numpy's "argument not given" marker."""
+    return default if v is _NoValue else v
+
+
+def _axes(axis: Any, ndim: int) -> tuple:
+    """The reduced axes as a sorted tuple of non-negative ints (all axes for None)."""
+    if axis is None:
+        return tuple(range(ndim))
+    axis = normalize_axis(axis, ndim)
+    return tuple(sorted(axis)) if isinstance(axis, tuple) else (axis,)
+
+
+def _expand(g: Any, ndim: int, axis: Any, keepdims: Any) -> Any:
+    """A reduction's output-shaped g with the reduced axes back as length-1 axes (broadcasts against x)."""
+    if _given(keepdims, False) or ndim == 0:
+        return g
+    return np.expand_dims(g, _axes(axis, ndim))
+
+
+def _spread(g: Any, x: np.ndarray) -> np.ndarray:
+    """g broadcast to a fresh writable array of x's shape, in the cotangent dtype of x."""
+    if np.iscomplexobj(g) and not np.iscomplexobj(x):
+        g = np.real(g)
+    dtype = x.dtype if x.dtype.kind in "fc" else np.result_type(g, 1.0)
+    out = np.empty(x.shape, dtype=dtype)
+    out[...] = g
+    return out
+
+
+def _mask(g: Any, where: Any) -> Any:
+    """g with zeros where a `where=` mask is False."""
+    return g if _given(where, True) is True else np.where(where, g, 0)
+
+
+def _count(x: np.ndarray, axis: Any, where: Any) -> Any:
+    """How many entries each output of a reduction over `axis` averages (respecting a where= mask)."""
+    where = _given(where, True)
+    if where is not True:
+        return np.sum(np.broadcast_to(where, x.shape), axis=axis, keepdims=True)
+    return int(np.prod([x.shape[i] for i in _axes(axis, x.ndim)], dtype=np.int64))
+
+
+def reduction_rule(fn: Any, params: tuple, grad: Callable, jvp: Callable, *keys: Any,
+                   kind: str = "reduction") -> None:
+    """Register fn (and method keys) from `grad(dy, y, x, **p)` (the cotangent of x) and
+    `jvp(t, y, x, **p)` (the tangent of y), where p binds `params`, the names of fn's arguments after x,
+    from positional and keyword arguments. Other positional arguments get a None cotangent. Example:
+
+    >>> import numpy as np
+    >>> from contexts.rules.registry import registry
+    >>> float(registry.get(np.sum).adjoint(2.0, 6.0, np.ones(3))[0][1])
+    2.0
+    """
+    label = getattr(fn, "__name__", "fn")
+
+    def adjoint(dy, y, x, *rest, **kwargs):
+        if dy is None or not inexact(x):
+            return (None,) * (1 + len(rest))
+        p = dict(zip(params, rest), **kwargs)
+        return (match_primal(grad(dy, y, np.asarray(x), **p), x),) + (None,) * len(rest)
+
+    def frule(tangents, x, *rest, **kwargs):
+        y = fn(x, *rest, **kwargs)
+        t = tangents[0] if tangents else None
+        if t is None:
+            return y, None
+        p = dict(zip(params, rest), **kwargs)
+        return y, jvp(t, y, np.asarray(x), **p)
+
+    adjoint.__name__ = adjoint.__qualname__ = f"{label}_adjoint"
+    frule.__name__ = frule.__qualname__ = f"{label}_frule"
+    for key in (fn,) + keys:
+        registry.adjoint(key, kind=kind)(adjoint)
+        registry.frule(key, kind=kind)(frule)
+
+
+_SUM = ("axis", "dtype", "out", "keepdims", "initial", "where")
+_MEAN = ("axis", "dtype", "out", "keepdims")
+_MAX = ("axis", "out", "keepdims", "initial", "where")
+_VAR = ("axis", "dtype", "out", "ddof", "keepdims")
+_SCAN = ("axis", "dtype", "out")
+
+
+def _method(name: str) -> tuple:
+    return (np.ndarray, name)
+
+
+# -- sum, mean: linear ------------------------------------------------------------------------------------
+
+def _sum_grad(dy, y, x, axis=None, keepdims=False, where=True, **_):
+    return _mask(_spread(_expand(dy, x.ndim, axis, keepdims), x), where)
+
+
+def _sum_jvp(t, y, x, axis=None, keepdims=False, where=True, **_):
+    return np.sum(t, axis=axis, keepdims=_given(keepdims, False), where=_given(where, True))
+
+
+def _mean_grad(dy, y, x, axis=None, keepdims=False, where=True, **_):
+    return _sum_grad(dy, y, x, axis, keepdims, where) / _count(x, axis, where)
+
+
+def _mean_jvp(t, y, x, axis=None, keepdims=False, where=True, **_):
+    return np.mean(t, axis=axis, keepdims=_given(keepdims, False), where=_given(where, True))
+
+
+reduction_rule(np.sum, _SUM, _sum_grad, _sum_jvp, _method("sum"), kind="linear")
+reduction_rule(np.mean, _MEAN, _mean_grad, _mean_jvp, _method("mean"), kind="linear")
+
+
+def _nan_free(x):
+    return ~np.isnan(x) if x.dtype.kind in "fc" else True
+
+
+def _nansum_grad(dy, y, x, axis=None, keepdims=False, where=True, **_):
+    return _mask(_sum_grad(dy, y, x, axis, keepdims), np.logical_and(_nan_free(x), _given(where, True)))
+
+
+def _nansum_jvp(t, y, x, axis=None, keepdims=False, where=True, **_):
+    return _sum_jvp(np.where(_nan_free(x), t, 0), y, x, axis, keepdims, where)
+
+
+def _nanmean_grad(dy, y, x, axis=None, keepdims=False, where=True, **_):
+    keep = np.logical_and(_nan_free(x), _given(where, True))
+    return _mask(_sum_grad(dy, y, x, axis, keepdims), keep) / np.maximum(_count(x, axis, keep), 1)
+
+
+def _nanmean_jvp(t, y, x, axis=None, keepdims=False, where=True, **_):
+    keep = np.logical_and(_nan_free(x), _given(where, True))
+    total = np.sum(np.where(keep, t, 0), axis=axis, keepdims=True)
+    return _reduced(total / np.maximum(_count(x, axis, keep), 1), x.ndim, axis, keepdims)
+
+
+def _reduced(g, ndim, axis, keepdims):
+    """A keepdims-shaped reduction result squeezed as the caller asked."""
+    if _given(keepdims, False):
+        return g
+    return np.squeeze(g, axis=_axes(axis, ndim)) if ndim else g
+
+
+reduction_rule(np.nansum, _SUM, _nansum_grad, _nansum_jvp)
+reduction_rule(np.nanmean, _MEAN, _nanmean_grad, _nanmean_jvp)
+
+# -- prod: exact with zeros -----------------------------------------------------------------------------
+
+
+def _exclusive_products(x: np.ndarray, axes: tuple) -> np.ndarray:
+    """For each entry, the product of the other entries of its reduced slice (no division; zeros exact)."""
+    k = len(axes)
+    moved = np.moveaxis(x, axes, tuple(range(x.ndim - k, x.ndim)))
+    flat = moved.reshape(moved.shape[:x.ndim - k] + (-1,))
+    ones = np.ones(flat.shape[:-1] + (1,), dtype=flat.dtype)
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return np.moveaxis((left * right).reshape(moved.shape), tuple(range(x.ndim - k, x.ndim)), axes)
+
+
+def _prod_partials(y, x, axis, keepdims):
+    """d prod / d x_i = prod of the other entries of x_i's slice, shape of x."""
+    if x.ndim == 0:
+        return np.ones_like(x)
+    if np.all(x != 0):
+        return _expand(y, x.ndim, axis, keepdims) / x
+    return _exclusive_products(x, _axes(axis, x.ndim))
+
+
+def _prod_grad(dy, y, x, axis=None, keepdims=False, where=True, **_):
+    if _given(where, True) is not True:
+        x = np.where(where, x, 1)
+    g = _expand(dy, x.ndim, axis, keepdims) * np.conj(_prod_partials(y, x, axis, keepdims))
+    return _mask(g, where)
+
+
+def _prod_jvp(t, y, x, axis=None, keepdims=False, where=True, **_):
+    if _given(where, True) is not True:
+        x, t = np.where(where, x, 1), np.where(where, t, 0)
+    return np.sum(t * _prod_partials(y, x, axis, keepdims), axis=axis, keepdims=_given(keepdims, False))
+
+
+reduction_rule(np.prod, _SUM, _prod_grad, _prod_jvp, _method("prod"))
+
+# -- max, min: ties split evenly --------------------------------------------------------------------------
+
+
+def _extremum_weights(y, x, axis, keepdims):
+    """1/k on each of the k entries of a slice equal to its extremum y (NaN counts as equal to NaN)."""
+    ye = _expand(y, x.ndim, axis, keepdims)
+    hit = x == ye
+    if x.dtype.kind in "fc" and np.isnan(y).any():
+        hit |= np.isnan(x) & np.isnan(ye)
+    count = np.sum(hit, axis=axis, keepdims=True)
+    w = hit / np.maximum(count, 1)
+    return w.astype(x.dtype, copy=False) if x.dtype.kind == "f" else w
+
+
+def _extremum_grad(dy, y, x, axis=None, keepdims=False, where=True, **_):
+    return _mask(_expand(dy, x.ndim, axis, keepdims) * _extremum_weights(y, x, axis, keepdims), where)
+
+
+def _extremum_jvp(t, y, x, axis=None, keepdims=False, where=True, **_):
+    w = _mask(_extremum_weights(y, x, axis, keepdims), where)
+    return np.sum(t * w, axis=axis, keepdims=_given(keepdims, False))
+
+
+for _fn, _name in ((np.max, "max"), (np.min, "min"), (np.amax, None), (np.amin, None),
+                   (np.nanmax, None), (np.nanmin, None)):
+    reduction_rule(_fn, _MAX, _extremum_grad, _extremum_jvp, *((_method(_name),) if _name else ()))
+
+
+def _ptp_grad(dy, y, x, axis=None, keepdims=False, **_):
+    hi, lo = np.max(x, axis=axis, keepdims=True), np.min(x, axis=axis, keepdims=True)
+    w = _extremum_weights(hi, x, axis, True) - _extremum_weights(lo, x, axis, True)
+    return _expand(dy, x.ndim, axis, keepdims) * w
+
+
+def _ptp_jvp(t, y, x, axis=None, keepdims=False, **_):
+    return np.sum(t * _ptp_grad(1.0, y, x, axis, True), axis=axis, keepdims=_given(keepdims, False))
+
+
+reduction_rule(np.ptp, ("axis", "out", "keepdims"), _ptp_grad, _ptp_jvp)
+
+# -- var, std ----------------------------------------------------------------------------------------
+
+
+def _centered(x, axis, where, mean):
+    """x minus its mean over axis (kept dims), the mean given by the caller if it passed one."""
+    m = _given(mean, None)
+    if m is None:
+        m = np.mean(x, axis=axis, keepdims=True, where=_given(where, True))
+    return x - m
+
+
+def _dof(x, axis, where, ddof, correction):
+    return _count(x, axis, where) - _given(correction, _given(ddof, 0))
+
+
+def _var_grad(dy, y, x, axis=None, ddof=0, keepdims=False, where=True, mean=_NoValue,
+              correction=_NoValue, **_):
+    scale = 2 / _dof(x, axis, where, ddof, correction)
+    return _mask(_expand(dy, x.ndim, axis, keepdims) * scale * _centered(x, axis, where, mean), where)
+
+
+def _var_jvp(t, y, x, axis=None, ddof=0, keepdims=False, where=True, mean=_NoValue,
+             correction=_NoValue, **_):
+    c = _mask(np.real(np.conj(_centered(x, axis, where, mean)) * t), where)
+    total = np.sum(c, axis=axis, keepdims=True) * (2 / _dof(x, axis, where, ddof, correction))
+    return _reduced(total, x.ndim, axis, keepdims)
+
+
+def _half_over(y):
+    """1 / (2 std), 0 where std == 0 (the subgradient at a constant slice)."""
+    return np.where(y == 0, 0, 0.5 / np.where(y == 0, 1, y))
+
+
+def _std_grad(dy, y, x, **p):
+    return _var_grad(dy * _half_over(y), y, x, **p)
+
+
+def _std_jvp(t, y, x, **p):
+    return _var_jvp(t, y, x, **p) * _half_over(y)
+
+
+reduction_rule(np.var, _VAR, _var_grad, _var_jvp, _method("var"))
+reduction_rule(np.std, _VAR, _std_grad, _std_jvp, _method("std"))
+
+# -- cumsum, cumprod ----------------------------------------------------------------------------------
+
+
+def _scan_axis(x, axis):
+    """(x as scanned, axis): numpy scans a flattened x when axis is None."""
+    return (x.reshape(-1), 0) if axis is None else (x, normalize_axis(axis, x.ndim))
+
+
+def _reverse_cumsum(g, axis):
+    return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+
+
+def _cumsum_grad(dy, y, x, axis=None, **_):
+    _, ax = _scan_axis(x, axis)
+    return _reverse_cumsum(np.asarray(dy), ax).reshape(x.shape)
+
+
+def _cumsum_jvp(t, y, x, axis=None, **_):
+    return np.cumsum(t, axis=axis)
+
+
+reduction_rule(np.cumsum, _SCAN, _cumsum_grad, _cumsum_jvp, _method("cumsum"), kind="linear")
+
+
+def _first_zero(xs, ax):
+    """Masks along ax of the entries before a slice's first zero, and of that first zero itself."""
+    is_zero = xs == 0
+    has = is_zero.any(axis=ax, keepdims=True)
+    z = np.where(has, np.argmax(is_zero, axis=ax, keepdims=True), xs.shape[ax])
+    pos = np.arange(xs.shape[ax]).reshape((-1,) + (1,) * (xs.ndim - 1 - ax))
+    return pos < z, pos == z
+
+
+def _cumprod_grad(dy, y, x, axis=None, **_):
+    xs, ax = _scan_axis(x, axis)
+    ys, dys = np.conj(y), np.asarray(dy).reshape(xs.shape)
+    if np.all(xs != 0):
+        g = _reverse_cumsum(dys * ys, ax) / np.conj(xs)
+    else:  # before the first zero the no-zero formula holds; at it, the product of the others; after it, 0
+        before, at = _first_zero(xs, ax)
+        y_skip = np.conj(np.cumprod(np.where(at, 1, xs), axis=ax))
+        g = np.where(before, _reverse_cumsum(dys * ys, ax) / np.conj(np.where(before, xs, 1)),
+                     np.where(at, _reverse_cumsum(dys * y_skip, ax), 0))
+    return g.reshape(x.shape)
+
+
+def _cumprod_jvp(t, y, x, axis=None, **_):
+    xs, ax = _scan_axis(x, axis)
+    ts = np.asarray(t).reshape(xs.shape)
+    if np.all(xs != 0):
+        return y * np.cumsum(ts / xs, axis=ax)
+    before, at = _first_zero(xs, ax)
+    y_skip = np.cumprod(np.where(at, 1, xs), axis=ax)
+    t_at = np.sum(np.where(at, ts, 0), axis=ax, keepdims=True)
+    reached = np.cumsum(at, axis=ax) > 0
+    return np.where(before, y * np.cumsum(np.where(before, ts / np.where(before, xs, 1), 0), axis=ax),
+                    np.where(reached, t_at * y_skip, 0))
+
+
+reduction_rule(np.cumprod, _SCAN, _cumprod_grad, _cumprod_jvp, _method("cumprod"))
+
+# -- not differentiable ----------------------------------------------------------------------------------
+
+registry.nondifferentiable(
+    np.argmax, np.argmin, np.nanargmax, np.nanargmin, np.all, np.any, np.count_nonzero,
+    _method("argmax"), _method("argmin"), _method("all"), _method("any"),
+)
+
+# -- np.linalg.norm --------------------------------------------------------------------------------------
+
+
+def _phase(x):
+    """d|x|/dx in Zygote's convention: sign(x) for real x, x/|x| for complex (0 at 0)."""
+    if np.iscomplexobj(x):
+        r = np.abs(x)
+        return x / np.where(r == 0, 1, r)
+    return np.sign(x)
+
+
+def _split_ties(v, axis, pick):
+    """Weights 1/k on the k entries of v equal to pick(v) along axis (kept dims)."""
+    hit = v == pick(v, axis=axis, keepdims=True)
+    return hit / np.sum(hit, axis=axis, keepdims=True)
+
+
+def _norm_axes(x, ord, axis):
+    """(reduced axes, is_matrix_norm) of np.linalg.norm(x, ord, axis)."""
+    if axis is None:
+        if ord is None or x.ndim == 1:
+            return tuple(range(x.ndim)), False
+        return (0, 1), True
+    axes = normalize_axis(axis if isinstance(axis, (tuple, list)) else (axis,), x.ndim)
+    return tuple(axes), len(axes) == 2
+
+
+def _vector_norm_gradient(x, ye, ord, axes):
+    """d ||x||_ord / dx along the reduced axes, ye the norm broadcastable against x."""
+    safe = np.where(ye == 0, 1, ye)
+    if ord is None or ord == 2:
+        return np.where(ye == 0, 0, x / safe)
+    if ord == 0:
+        return np.zeros(x.shape, dtype=np.result_type(ye))
+    if ord == 1:
+        return _phase(x)
+    if ord in (np.inf, -np.inf):
+        a = np.abs(x)
+        hit = a == ye
+        return _phase(x) * (hit / np.maximum(np.sum(hit, axis=axes, keepdims=True), 1))
+    a = np.abs(x)
+    return np.where(ye == 0, 0, _phase(x) * (a / safe) ** (ord - 1))
+
+
+def _matrix_norm_gradient(xm, ord):
+    """d ||X||_ord / dX for matrices in the last two axes of xm (stacked)."""
+    if ord in (None, "fro"):
+        y = np.sqrt(np.sum(np.abs(xm) ** 2, axis=(-2, -1), keepdims=True))
+        return np.where(y == 0, 0, xm / np.where(y == 0, 1, y))
+    if ord in ("nuc", 2, -2):
+        u, _, vh = np.linalg.svd(xm, full_matrices=False)
+        if ord == "nuc":
+            return u @ vh
+        k = 0 if ord == 2 else -1
+        return u[..., :, k, None] * vh[..., k, None, :]
+    if ord in (1, -1):  # extreme column sum
+        pick = np.max if ord == 1 else np.min
+        return _phase(xm) * _split_ties(np.sum(np.abs(xm), axis=-2), -1, pick)[..., None, :]
+    if ord in (np.inf, -np.inf):  # extreme row sum
+        pick = np.max if ord == np.inf else np.min
+        return _phase(xm) * _split_ties(np.sum(np.abs(xm), axis=-1), -1, pick)[..., :, None]
+    raise ValueError(f"invalid norm order {ord!r} for matrices")
+
+
+def _norm_gradient(y, x, ord, axis, keepdims):
+    """(G, reduced axes): G = d norm / dx, the shape of x, for a unit cotangent."""
+    axes, matrix = _norm_axes(x, ord, axis)
+    if matrix:
+        xm = np.moveaxis(x, axes, (-2, -1))
+        return np.moveaxis(_matrix_norm_gradient(xm, ord), (-2, -1), axes), axes
+    ye = y if keepdims else np.expand_dims(y, axes)
+    return _vector_norm_gradient(x, ye, ord, axes), axes
+
+
+def _norm_grad(dy, y, x, ord=None, axis=None, keepdims=False):
+    g, axes = _norm_gradient(y, x, ord, axis, keepdims)
+    return (dy if keepdims else np.expand_dims(dy, axes)) * g
+
+
+def _norm_jvp(t, y, x, ord=None, axis=None, keepdims=False):
+    g, axes = _norm_gradient(y, x, ord, axis, keepdims)
+    return np.sum(np.real(np.conj(g) * t), axis=axes, keepdims=keepdims)
+
+
+reduction_rule(np.linalg.norm, ("ord", "axis", "keepdims"), _norm_grad, _norm_jvp)
