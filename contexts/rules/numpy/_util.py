@@ -40,7 +40,7 @@ def sum_to_shape(g: np.ndarray, shape: tuple) -> np.ndarray:
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
     if axes:
         g = g.sum(axis=axes, keepdims=True)
-    return g.reshape(shape)
+    return np.asarray(g).reshape(shape)  # a full reduction gives a numpy scalar; keep 0-d arrays arrays
 
 
 def add_at(shape: tuple, dtype: Any, idx: Any, values: Any) -> np.ndarray:
