@@ -4,12 +4,17 @@ How: a call of `fn` does not recurse into fn's patched twin directly but into a 
 compiled from fn's own definition (same name, file, argument names and defaults, line numbers) whose body
 is two statements placed on the line of fn's first statement: `sys.breakpointhook()`, then the call of
 the patched twin with the same arguments. So the hook runs with a frame of fn current whose locals are
-the call's arguments, `PYTHONBREAKPOINT` is honoured (the hook is looked up on `sys` at each break), the
-caller is untouched, and everything fn does still runs under the context (recursive calls break too).
-In pdb, `step` enters the body of fn.
+exactly the call's arguments, `PYTHONBREAKPOINT` is honoured (the hook is looked up on `sys` at each
+break), the caller is untouched, and everything fn does still runs under the context (recursive calls
+break too). In pdb, `step` enters the body of fn.
+
+The two helpers the breaking twin needs are globals, not closure cells, so they do not show among the
+frame's locals: the twin's globals are a copy of fn's module globals taken at the break, plus the helpers
+(a dict subclass falling back to the live module would not do: the debugger's `eval` ignores
+`__missing__`). The twin's only statements read the helpers, so the copy changes nothing fn does.
 
 Invariant: the breaking twin forwards exactly the arguments it received; without a break it is never
-used, and the original function is never modified.
+used, and neither the original function nor its module is modified.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from typing import Callable
 
 import overdub
 from overdub.errors import OverdubError, describe
-from overdub.source import compile_twin, get_source, make_function
+from overdub.source import compile_twin, get_source
 
 from ._show import callable_name
 
@@ -64,7 +69,7 @@ class BreakpointContext(overdub.Context):
                     "builtin or C extension function")
         self.target, self.condition = plain, condition
         self.hits = 0
-        self._twin_code: types.CodeType | None = None
+        self._twin_codes: dict[types.CodeType, types.CodeType] = {}  # fn's code -> breaking twin's
 
     def overdub(self, site, fn, /, *args, **kwargs):
         plain, pre, pre_kw = _unwrap(fn)
@@ -85,11 +90,14 @@ class BreakpointContext(overdub.Context):
 
     def _breaking_twin(self, plain: types.FunctionType) -> types.FunctionType:
         """A function like `plain` that calls the breakpoint hook, then `self.recurse(plain, ...)`."""
-        if self._twin_code is None or plain.__code__ is not self.target.__code__:
-            self._twin_code = _breaking_code(plain.__code__)
-        recurse = functools.partial(self.recurse, plain)
-        cells = {"__od_sys__": types.CellType(sys), "__od_recurse__": types.CellType(recurse)}
-        return make_function(self._twin_code, plain, cells)
+        code = self._twin_codes.get(plain.__code__)
+        if code is None:
+            code = self._twin_codes[plain.__code__] = _breaking_code(plain.__code__)
+        namespace = dict(plain.__globals__, __od_sys__=sys,
+                         __od_recurse__=functools.partial(self.recurse, plain))
+        twin = types.FunctionType(code, namespace, plain.__name__, plain.__defaults__)
+        twin.__kwdefaults__, twin.__qualname__ = plain.__kwdefaults__, plain.__qualname__
+        return twin
 
 
 def _unwrap(fn) -> tuple[types.FunctionType | None, tuple, dict]:
@@ -121,7 +129,9 @@ def _breaking_code(code: types.CodeType) -> types.CodeType:
     forward = ast.Call(func=ast.Name("__od_recurse__", ast.Load(), **at), args=_forwarded_args(tree.args, at),
                        keywords=_forwarded_keywords(tree.args, at), **at)
     tree.body = [call_hook] + _return_of(forward, code, at)
-    return compile_twin(source, tree, extra_freevars=("__od_sys__", "__od_recurse__"))
+    code = compile_twin(source, tree)
+    assert not code.co_freevars, code.co_freevars  # the body names only the two helper globals
+    return code
 
 
 def _forwarded_args(args: ast.arguments, at: dict) -> list[ast.expr]:

@@ -2,7 +2,9 @@
 
 Invariant: an operation is blamed only when its result holds a NaN/Inf and none of its inputs (arguments,
 and the object a bound method belongs to) held one; operations that only move values (attribute and item
-reads, iteration, unpacking, building containers) and comparisons are never blamed.
+reads, iteration, unpacking, building containers) and comparisons are never blamed, nor are calls of
+Python functions the context recursed into (their own operations were checked one by one, so a NaN they
+return came from a deliberate constant such as `float("nan")`).
 """
 
 from __future__ import annotations
@@ -64,9 +66,8 @@ class NaNContext(overdub.Context):
 
     def overdub(self, site, fn, /, *args, **kwargs):
         if overdub.is_recursable(fn):
-            result = self.recurse(fn, *args, **kwargs)
-        else:
-            result = self.primitive(fn, *args, **kwargs)
+            return self.recurse(fn, *args, **kwargs)
+        result = self.primitive(fn, *args, **kwargs)
         kind = site.kind if site is not None else "call"
         if kind in _COMPUTING and _has(result, _not_finite) and _fresh(fn, args, kwargs):
             raise NaNError(site, fn, args, kwargs, result)

@@ -79,6 +79,19 @@ def test_generator_breaks_when_its_body_starts(frames):
     assert [f[2] for f in frames] == [{"n": 3}]
 
 
+def test_the_break_frame_sees_module_globals_and_no_helpers(monkeypatch):
+    seen = {}
+
+    def recorder():
+        frame = sys._getframe(1)
+        seen["locals"] = dict(frame.f_locals)
+        seen["square"] = eval("square", frame.f_globals, frame.f_locals)  # as pdb evaluates `p square`
+
+    monkeypatch.setattr(sys, "breakpointhook", recorder)
+    breakpoint_on(s.norm2).run(s.norm2, [3.0])
+    assert seen == {"locals": {"xs": [3.0]}, "square": s.square}
+
+
 def test_no_break_outside_the_context(frames):
     breakpoint_on(s.fib)
     assert s.fib(4) == 3

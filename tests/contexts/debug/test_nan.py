@@ -83,12 +83,26 @@ def test_inside_nested_calls_the_innermost_operation_is_blamed():
     assert info.value.site.function == "sqrt_all"
 
 
-def test_third_party_numpy_python_code():
-    # np.linalg.norm is pure Python around C kernels; the overflow happens inside it.
-    def f(x):
-        return np.linalg.norm(np.array([x, x]))
+def test_stdlib_code_is_blamed_at_its_own_line():
+    import colorsys
+    import inspect
 
-    assert np.isinf(f(1e300))
+    def f(r, g, b):
+        return colorsys.rgb_to_hsv(r, g, b)
+
     with pytest.raises(NaNError) as info:
-        NaNContext().run(f, 1e300)
-    assert info.value.site.filename != __file__  # blamed inside numpy, not at our call
+        NaNContext().run(f, 1e308, -1e308, 0.0)
+    site = info.value.site
+    lines, start = inspect.getsourcelines(colorsys.rgb_to_hsv)
+    assert site.filename == colorsys.__file__ and site.function == "rgb_to_hsv"
+    assert "maxc-minc" in lines[site.lineno - start] and site.op == "-"
+
+
+def test_numpy_python_code_is_blamed_inside_numpy():
+    # np.kaiser is plain Python; i0 of a large beta overflows, then inf / inf is NaN.
+    assert np.isnan(np.kaiser(4, 1000.0)).any()
+    with pytest.raises(NaNError) as info:
+        NaNContext().run(np.kaiser, 4, 1000.0)
+    site = info.value.site
+    assert "numpy" in site.filename and site.filename != __file__
+    assert "produced Inf" in str(info.value)  # the overflow, not the later NaN
