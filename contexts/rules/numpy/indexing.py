@@ -95,6 +95,8 @@ def setitem_adjoint(dx: np.ndarray, x_old_part: Any, idx: Any, v: Any, inplace: 
     part = dx[idx]
     if not (is_basic_index(idx) or _is_mask(idx)):
         part = part * _last_write_mask(dx.shape, idx)
+    elif inplace:
+        part = part.copy()  # a view of dx, about to be zeroed
     dv = match_primal(part, v) if _inexact(v) else None
     dx_before = dx if inplace else dx.copy()
     dx_before[idx] = 0
