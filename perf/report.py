@@ -1,0 +1,226 @@
+"""RESULTS.md and ratios.png from measured times: medians, noise, ratios to primal, hand and peers, aims.
+
+>>> r = Results(quick=True)
+>>> r.values["sincos/primal"] = [1e-6, 2e-6, 3e-6]
+>>> r.values["sincos/hand"] = [2e-6, 4e-6, 6e-6]
+>>> r.ratio("sincos/hand", "sincos/primal")
+2.0
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perf.workloads.methods import METHODS, PEERS
+
+__all__ = ["Results", "AIMS", "format_time", "write_report", "machine_info"]
+
+# (label, numerator, denominator, kind, bound): kind "at most" means numerator/denominator <= bound;
+# "at least" means denominator/numerator >= bound (how many times faster the numerator is).
+AIMS = (
+    ("loop gradient vs primal", "loop/overdub", "loop/primal", "at most", 10.0),
+    ("sincos: faster than autograd by", "sincos/overdub", "sincos/autograd", "at least", 10.0),
+    ("logsumexp vs hand-written", "logsumexp/overdub", "logsumexp/hand", "at most", 2.5),
+    ("logistic regression vs hand-written", "logistic/overdub", "logistic/hand", "at most", 2.0),
+    ("MLP batch 1 vs hand-written", "mlp1/overdub", "mlp1/hand", "at most", 1.5),
+    ("MLP batch 64 vs hand-written", "mlp64/overdub", "mlp64/hand", "at most", 1.1),
+)
+
+
+@dataclass
+class Results:
+    """Everything one run measured: seconds per call for each benchmark name, and each method's status.
+
+    Workload benchmarks are named `workload/method`; benchmarks of other suites `suite:name`.
+    """
+
+    quick: bool
+    values: dict[str, list[float]] = field(default_factory=dict)
+    status: dict[str, str] = field(default_factory=dict)  # name -> "ok", "missing", "failed: ...", ...
+    details: dict[str, str] = field(default_factory=dict)  # name -> why it is missing
+    workloads: list = field(default_factory=list)  # perf.workloads.Workload, in report order
+    suites: dict[str, str] = field(default_factory=dict)  # suite -> "ok" or why it has no numbers
+    metadata: dict[str, str] = field(default_factory=dict)  # from the timing processes (BLAS, ...)
+    command: str = ""
+
+    def median(self, name: str) -> float | None:
+        v = self.values.get(name)
+        return statistics.median(v) if v else None
+
+    def ratio(self, name: str, baseline: str) -> float | None:
+        a, b = self.median(name), self.median(baseline)
+        return a / b if a is not None and b else None
+
+
+def format_time(seconds: float | None) -> str:
+    """'12.3 µs' style, three significant digits."""
+    if seconds is None:
+        return "—"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if seconds >= scale or unit == "ns":
+            return f"{seconds / scale:.3g} {unit}"
+    raise AssertionError("unreachable")
+
+
+def _format_ratio(r: float | None) -> str:
+    if r is None:
+        return "—"
+    return f"{r:.3g}×" if r < 1000 else f"{r:,.0f}×"
+
+
+# -- machine ---------------------------------------------------------------------------------------
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def machine_info(metadata: dict[str, str]) -> list[tuple[str, str]]:
+    """(label, value) rows describing the machine, the interpreter, numpy, BLAS and the peers."""
+    import numpy
+
+    return [
+        ("CPU", f"{_cpu_model()}, {os.cpu_count()} logical cores"),
+        ("OS", platform.platform()),
+        ("Python", platform.python_version() + f" ({platform.python_implementation()})"),
+        ("numpy", numpy.__version__),
+        ("BLAS in the timing processes (threadpoolctl)", metadata.get("blas", "unknown")),
+        ("OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE there", metadata.get("openblas_env", "unknown")),
+        ("peers", ", ".join(f"{d} {_version(d)}" for d in ("autograd", "torch", "jax", "jaxlib"))),
+        ("pyperf", _version("pyperf")),
+    ]
+
+
+# -- tables ----------------------------------------------------------------------------------------
+
+def _workload_rows(results: Results, w) -> list[str]:
+    rows = []
+    for method in METHODS:
+        name = f"{w.name}/{method}"
+        status = results.status.get(name, "not run")
+        values = results.values.get(name)
+        if status != "ok" or not values:
+            shown = status if status != "missing" else "missing"
+            rows.append(f"| {w.name} | {method} | {shown} |" + " |" * (4 + len(PEERS)))
+            continue
+        ratios = [results.ratio(name, f"{w.name}/{base}") for base in ("primal", "hand") + PEERS]
+        noise = f"{format_time(min(values))} – {format_time(max(values))}"
+        rows.append(f"| {w.name} | {method} | {format_time(results.median(name))} | {noise} | "
+                    + " | ".join(_format_ratio(r) for r in ratios) + " |")
+    return rows
+
+
+def times_table(results: Results) -> list[str]:
+    """One row per workload and method: median, min–max, and the median's ratio to each baseline."""
+    head = ["workload", "method", "median", "min – max", "÷ primal", "÷ hand"] + [f"÷ {p}" for p in PEERS]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 2 + "---:|" * (len(head) - 2)]
+    for w in results.workloads:
+        lines += _workload_rows(results, w)
+    return lines
+
+
+def aims_table(results: Results) -> list[str]:
+    lines = ["| aim | bound | measured | met |", "|---|---:|---:|---|"]
+    for label, num, den, kind, bound in AIMS:
+        r = results.ratio(num, den)
+        if r is None:
+            lines.append(f"| {label} | {kind} {bound:g}× | — | not measured |")
+            continue
+        value = r if kind == "at most" else 1 / r
+        met = value <= bound if kind == "at most" else value >= bound
+        lines.append(f"| {label} | {kind} {bound:g}× | {value:.3g}× | {'yes' if met else 'no'} |")
+    return lines
+
+
+def suites_tables(results: Results) -> list[str]:
+    lines = []
+    for suite, state in results.suites.items():
+        lines += ["", f"### {suite}", ""]
+        names = [n for n in results.values if n.startswith(suite + ":")]
+        if state != "ok" or not names:
+            lines.append(f"No numbers: {state}.")
+            continue
+        lines += ["| benchmark | median | min – max |", "|---|---:|---:|"]
+        for n in names:
+            v = results.values[n]
+            lines.append(f"| {n.split(':', 1)[1]} | {format_time(statistics.median(v))} | "
+                         f"{format_time(min(v))} – {format_time(max(v))} |")
+    return lines
+
+
+def markdown(results: Results) -> str:
+    """The whole RESULTS.md."""
+    kind = "QUICK smoke run (small sizes, few loops: not for comparison)" if results.quick else "full run"
+    out = ["# overdub benchmark results", "",
+           f"{kind}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: `{results.command}`.",
+           "Times are per gradient (per call for `primal`); ratios are of medians; BLAS, OpenMP, torch "
+           "and XLA are pinned to one thread for every method. See perf/README.md.", "",
+           "## Machine", "", "| | |", "|---|---|"]
+    out += [f"| {k} | {v} |" for k, v in machine_info(results.metadata)]
+    out += ["", "## Workloads", ""]
+    out += [f"- **{w.name}**: {w.description}" for w in results.workloads]
+    out += ["", "## Times and ratios", ""] + times_table(results)
+    missing = {n: d for n, d in results.details.items() if results.status.get(n) == "missing"}
+    if missing:
+        out += ["", "Missing: " + "; ".join(sorted({f"{n.split('/')[1]} ({d})" for n, d in missing.items()}))]
+    out += ["", "## Aims", ""] + aims_table(results)
+    if results.suites:
+        out += ["", "## Other suites"] + suites_tables(results)
+    return "\n".join(out) + "\n"
+
+
+# -- chart -----------------------------------------------------------------------------------------
+
+def bar_chart(results: Results, path: Path) -> None:
+    """Grouped bars, log scale: each gradient method's median over the primal's, and over the hand's."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [w.name for w in results.workloads]
+    fig, axes = plt.subplots(2, 1, figsize=(10, 8), sharex=True)
+    for ax, base in zip(axes, ("primal", "hand")):
+        methods = [m for m in METHODS if m not in ("primal", base)]
+        width = 0.8 / len(methods)
+        for i, m in enumerate(methods):
+            ratios = [results.ratio(f"{n}/{m}", f"{n}/{base}") for n in names]
+            xs = [k + (i - (len(methods) - 1) / 2) * width for k in range(len(names))]
+            ax.bar(xs, [r or float("nan") for r in ratios], width, label=m)
+        if any(results.ratio(f"{n}/{m}", f"{n}/{base}") for n in names for m in methods):
+            ax.set_yscale("log")
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_ylabel(f"time ÷ {base} (log)")
+        ax.legend(fontsize="small", ncol=len(methods))
+    axes[-1].set_xticks(range(len(names)), names)
+    axes[0].set_title("gradient time relative to the primal (top) and to the hand-written gradient (bottom)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write_report(results: Results, out_dir: Path) -> str:
+    """Write RESULTS.md and ratios.png into `out_dir`; return the markdown."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    text = markdown(results)
+    (out_dir / "RESULTS.md").write_text(text)
+    bar_chart(results, out_dir / "ratios.png")
+    return text
