@@ -1,0 +1,27 @@
+"""Sparsity detection (SparseConnectivityTracer.jl's idea on overdub) and sparse Jacobians.
+
+Tracers carry, per element, the set of inputs (and for Hessians the input pairs) it depends on, as a
+vectorised pattern; operators and numpy work by overloading, other calls through `SparsityContext` and
+the `srule`s in the shared registry (`contexts/sparsity/rules.py`).
+
+>>> import numpy as np
+>>> from contexts.sparsity import jacobian_sparsity, sparse_jacobian
+>>> f = lambda x: x[2:] - 2 * x[1:-1] + x[:-2]
+>>> jacobian_sparsity(f, np.zeros(5)).nnz
+9
+"""
+
+from .api import color_columns, hessian_sparsity, jacobian_sparsity, plot_sparsity, sparse_jacobian
+from .ops import dense
+from .pattern import Pattern
+from .tracer import NoSparsityRule, TracedBranchError, Tracer
+
+__all__ = ["jacobian_sparsity", "hessian_sparsity", "sparse_jacobian", "color_columns", "plot_sparsity",
+           "SparsityContext", "Tracer", "Pattern", "TracedBranchError", "NoSparsityRule", "dense"]
+
+
+def __getattr__(name):
+    if name == "SparsityContext":  # needs the core; imported on first use
+        from .context import SparsityContext
+        return SparsityContext
+    raise AttributeError(name)

@@ -1,0 +1,72 @@
+"""The sparsity context: calls that cannot know about tracers (math.sin, C functions, constructors) get
+their sparsity rule; pure-Python callees are recursed into; operators are left to the tracers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import overdub
+
+from contexts.rules.registry import registry
+
+from . import rules
+from .ops import derive, has_tracer
+from .tracer import NoSparsityRule, Tracer
+
+__all__ = ["SparsityContext"]
+
+_OWN = ("contexts.sparsity",)
+
+
+def _own(fn: Any) -> bool:
+    """fn belongs to the tracer machinery (a Tracer method, a rule): call it, never patch it."""
+    module = getattr(fn, "__module__", None) or ""
+    return module.startswith(_OWN) or isinstance(getattr(fn, "__self__", None), Tracer)
+
+
+class SparsityContext(overdub.Context):
+    """Runs a function on sparsity tracers; usually reached through `jacobian_sparsity`.
+
+    >>> import math, numpy as np
+    >>> from contexts.sparsity import jacobian_sparsity
+    >>> jacobian_sparsity(lambda x: [math.sin(x[0]), x[1] * x[2]], np.ones(3)).toarray().astype(int)
+    array([[1, 0, 0],
+           [0, 1, 1]])
+    """
+
+    intercepts = frozenset({"call"})
+
+    def overdub(self, site, fn, *args, **kwargs):
+        if _own(fn):
+            return fn(*args, **kwargs)
+        rule = registry.get(fn)
+        traced = has_tracer(args, kwargs)
+        if rule is not None and rule.srule is not None and (traced or fn in rules.ALWAYS):
+            return rule.srule(*args, **kwargs)
+        if overdub.is_recursable(fn):
+            return self.recurse(fn, *args, **kwargs)
+        if not traced:
+            return fn(*args, **kwargs)
+        return self._traced_primitive(site, rule, fn, args, kwargs)
+
+    def _traced_primitive(self, site, rule, fn, args, kwargs):
+        """A C function reached with tracers and no srule: numpy protocols, then the rule's kind."""
+        try:
+            return fn(*args, **kwargs)
+        except NoSparsityRule:
+            if rule is not None:
+                result = derive(rule, fn, args, kwargs)
+                if result is not NotImplemented:
+                    return result
+            raise
+        except (TypeError, ValueError) as e:
+            if rule is not None:
+                result = derive(rule, fn, args, kwargs)
+                if result is not NotImplemented:
+                    return result
+            name = getattr(fn, "__qualname__", None) or repr(fn)
+            raise NoSparsityRule(
+                f"no sparsity rule for {name}, reached with traced inputs ({type(e).__name__}: {e})",
+                where=str(site),
+                fix=f"register one with `registry.srule({name})` (see contexts/sparsity/rules.py), or the "
+                    "conservative contexts.sparsity.dense") from e

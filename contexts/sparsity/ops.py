@@ -1,0 +1,317 @@
+"""Tracer operations built from the three moves, and the numpy protocol entry points.
+
+`apply_ufunc` / `apply_array_function` are what `Tracer.__array_ufunc__` / `__array_function__` call: they
+look the function up in the shared registry (`srule`), fall back to the function's Python implementation
+(run under the active sparsity context), then to what the rule's `kind` implies.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from typing import Any, Callable
+
+import numpy as np
+
+from contexts.rules.registry import registry
+
+from .pattern import Pattern
+from .tracer import (LINEAR, NONDIFF, NoSparsityRule, Spec, Tracer, _H, _index_map, _known_primals, _ncols,
+                     _primal, _shape, as_tracer, elementwise, reduce, restructure, user_site)
+
+__all__ = ["apply_ufunc", "apply_array_function", "matmul", "cumulative", "dense", "derive",
+           "has_tracer", "probe_shape"]
+
+
+def has_tracer(args, kwargs=None) -> bool:
+    """Whether a tracer occurs in args/kwargs (looking one level into lists and tuples)."""
+    for a in (*args, *(kwargs or {}).values()):
+        if isinstance(a, Tracer):
+            return True
+        if isinstance(a, (list, tuple)) and any(isinstance(b, Tracer) or
+                                                (isinstance(b, (list, tuple)) and has_tracer(b))
+                                                for b in a):
+            return True
+    return False
+
+
+def _substitute(x: Any, fill: Callable) -> Any:
+    if isinstance(x, Tracer):
+        return x.primal if x.primal is not None else fill(x.shape)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_substitute(v, fill) for v in x)
+    return x
+
+
+def probe_shape(fn: Callable, args: tuple, kwargs: dict) -> tuple:
+    """Shape of fn's result, from a run on the known primals (ones where they are unknown)."""
+    sub = _substitute(args, lambda s: np.ones(s))
+    return np.shape(fn(*sub, **{k: _substitute(v, lambda s: np.ones(s)) for k, v in kwargs.items()}))
+
+
+def _tracers_in(x: Any) -> list[Tracer]:
+    if isinstance(x, Tracer):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return [t for v in x for t in _tracers_in(v)]
+    if isinstance(x, dict):
+        return [t for v in x.values() for t in _tracers_in(v)]
+    return []
+
+
+def dense(fn: Callable, args: tuple, kwargs: dict, linear: bool = False) -> Tracer:
+    """Conservative: every output element depends on every input element of every traced argument.
+
+    Register it for a C function the detector does not know, e.g.
+    `registry.srule(my_c_fn)(lambda *a, **k: dense(my_c_fn, a, k))`.
+    """
+    tracers = _tracers_in((args, kwargs))
+    primals = _substitute(args, lambda s: None)
+    known = all(t.primal is not None for t in tracers)
+    y = fn(*primals, **{k: _substitute(v, lambda s: None) for k, v in kwargs.items()}) if known else None
+    shape = np.shape(y) if known else probe_shape(fn, args, kwargs)
+    n = _ncols(tracers)
+    order = max((t.order for t in tracers), default=0)
+    if n is None:
+        return Tracer(shape, None, None, y, order)
+    size = math.prod(shape)
+    union = Pattern.vstack([t.P for t in tracers if t.P is not None]).any_rows()
+    P = union.gather(np.zeros(size, np.int64))
+    H = None
+    if order == 2:
+        hs = Pattern.vstack([_H(t, n) for t in tracers]).any_rows()
+        if not linear:
+            hs = hs.union(union.cross(union))
+        H = hs.gather(np.zeros(size, np.int64))
+    return Tracer(shape, P, H, y, order)
+
+
+def derive(rule, fn: Callable, args: tuple, kwargs: dict):
+    """The pattern that a rule's `kind` implies, or NotImplemented when the kind says nothing."""
+    kind = getattr(rule, "kind", None)
+    if kind == "elementwise":
+        partials = rule.meta.get("partials")
+        first = None if partials is None else tuple(p is not None for p in partials)
+        return elementwise(fn, Spec(first=first), args, kwargs)
+    if kind == "nondiff":
+        primals = _known_primals(args)
+        if primals is not None:
+            return fn(*primals, **kwargs)
+        return Tracer(probe_shape(fn, args, kwargs), None, None, None, 0)
+    if kind in ("linear", "reduction", "bilinear"):
+        return dense(fn, args, kwargs, linear=(kind == "linear"))
+    return NotImplemented
+
+
+def _active_context():
+    try:
+        import overdub
+        from .context import SparsityContext
+    except ImportError:  # the core is not importable: run implementations directly
+        return None
+    ctx = overdub.current()
+    return ctx if isinstance(ctx, SparsityContext) else None
+
+
+def _no_rule(fn: Callable, e: Exception | None = None) -> NoSparsityRule:
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+    module = getattr(fn, "__module__", None) or ""
+    return NoSparsityRule(
+        f"no sparsity rule for {module + '.' if module else ''}{name}, reached with traced inputs"
+        + (f" ({type(e).__name__}: {e})" if e is not None else ""),
+        where=user_site(3),
+        fix=f"register one: `@registry.srule({name})` in contexts/sparsity/rules.py, or the conservative "
+            f"`registry.srule({name})(lambda *a, **k: contexts.sparsity.dense({name}, a, k))`")
+
+
+# -- numpy protocols ------------------------------------------------------------------------------------
+
+_LINEAR_REDUCE = {np.add: True, np.subtract: True, np.maximum: "max", np.minimum: "min",
+                  np.fmax: "max", np.fmin: "min"}
+
+
+def apply_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
+    out = kwargs.pop("out", None)
+    if method == "__call__":
+        rule = registry.get(ufunc)
+        if ufunc is np.matmul:
+            result = matmul(*inputs)
+        elif rule is not None and rule.srule is not None:
+            result = rule.srule(*inputs, **kwargs)
+        else:  # any ufunc is elementwise: conservative in every argument
+            result = elementwise(ufunc, Spec(), inputs, kwargs)
+    elif method == "reduce":
+        axis = kwargs.get("axis", 0)
+        keepdims = kwargs.get("keepdims", False)
+        result = reduce(inputs[0], axis, keepdims, _LINEAR_REDUCE.get(ufunc, False),
+                        lambda p, axis, keepdims: ufunc.reduce(p, axis=axis, keepdims=keepdims))
+    elif method == "accumulate":
+        result = cumulative(inputs[0], kwargs.get("axis", 0), ufunc in (np.add, np.subtract),
+                            lambda p, axis: ufunc.accumulate(p, axis=axis))
+    elif method == "outer":
+        a, b = inputs
+        a2 = _reshape(a, _shape(a) + (1,) * len(_shape(b)))
+        result = apply_ufunc(ufunc, "__call__", (a2, b), kwargs)
+    else:
+        raise _no_rule(getattr(ufunc, method))
+    if out is not None:
+        target = out[0] if isinstance(out, tuple) else out
+        if not isinstance(target, Tracer):
+            raise NoSparsityRule(f"{ufunc.__name__}(..., out=<ndarray>) writes traced values into a plain "
+                                 "array", where=user_site(3),
+                                 fix="allocate the output with np.zeros/np.empty inside the traced "
+                                     "function (they give tracers), or drop out=")
+        target[...] = result
+        return target
+    return result
+
+
+def apply_array_function(func, args: tuple, kwargs: dict):
+    rule = registry.get(func)
+    if rule is not None and rule.srule is not None:
+        return rule.srule(*args, **kwargs)
+    impl = getattr(func, "_implementation", None)
+    if isinstance(impl, types.FunctionType):
+        ctx = _active_context()
+        return ctx.recurse(impl, *args, **kwargs) if ctx is not None else impl(*args, **kwargs)
+    if rule is not None:
+        result = derive(rule, func, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    raise _no_rule(func)
+
+
+# -- composite operations ---------------------------------------------------------------------------------
+
+
+def _reshape(x, shape):
+    return x.reshape(shape) if isinstance(x, Tracer) else np.reshape(x, shape)
+
+
+def matmul(a, b):
+    """a @ b as the broadcast product summed over the contracted axis (structural zeros of constant
+    operands are honoured by `multiply`)."""
+    sa, sb = _shape(a), _shape(b)
+    if not sa or not sb:
+        return np.multiply(a, b)
+    a2 = _reshape(a, (1,) + sa) if len(sa) == 1 else a
+    b2 = _reshape(b, sb + (1,)) if len(sb) == 1 else b
+    sa2, sb2 = _shape(a2), _shape(b2)
+    prod = np.multiply(_reshape(a2, sa2 + (1,)), _reshape(b2, sb2[:-2] + (1,) + sb2[-2:]))
+    out = reduce(prod, -2, False, True, np.sum)
+    if len(sa) == 1:
+        out = out.squeeze(-2)
+    if len(sb) == 1:
+        out = out.squeeze(-1)
+    primals = _known_primals((a, b))
+    out.primal = None if primals is None else np.matmul(*primals)
+    return out
+
+
+def cumulative(t, axis, linear: bool, primal_fn: Callable = None) -> Tracer:
+    """Running reductions (cumsum, cumprod): element k along axis depends on elements 0..k."""
+    t = as_tracer(t)
+    if axis is None:
+        t, axis = t.ravel(), 0
+    axis = axis % t.ndim
+    moved = np.moveaxis(_index_map(t.shape), axis, -1)
+    m = moved.shape[-1]
+    k = np.arange(m)
+    lower_out, lower_src = np.nonzero(k[:, None] >= k[None, :])          # (out position, src position)
+    lead = moved.reshape(-1, m)
+    out_rows = lead[:, lower_out].ravel()
+    src_rows = lead[:, lower_src].ravel()
+    y = None
+    if t.primal is not None:
+        y = primal_fn(t.primal, axis=axis) if primal_fn else np.cumsum(t.primal, axis=axis)
+    if t.P is None:
+        return Tracer(t.shape, None, None, y, t.order)
+    P = t.P.combine(out_rows, src_rows, t.size)
+    H = None
+    if t.order == 2:
+        H = _H(t, t.P.ncols).combine(out_rows, src_rows, t.size)
+        if not linear:
+            H = H.union(P.cross(P))
+    return Tracer(t.shape, P, H, y, t.order)
+
+
+def concatenate(arrays, axis=0, **kw) -> Tracer:
+    arrays = list(arrays)
+    if axis is None:
+        arrays, axis = [np.ravel(a) if not isinstance(a, Tracer) else a.ravel() for a in arrays], 0
+    return restructure(arrays, lambda *xs: np.concatenate(xs, axis=axis))
+
+
+def stack(arrays, axis=0, **kw) -> Tracer:
+    return restructure(list(arrays), lambda *xs: np.stack(xs, axis=axis))
+
+
+def array(obj, dtype=None, *, copy=True, **kw):
+    """np.array / np.asarray of tracers, or of nested lists holding tracers."""
+    if isinstance(obj, Tracer):
+        return obj.copy() if copy else obj
+    if isinstance(obj, (list, tuple)) and has_tracer((obj,)):
+        return stack([array(o, copy=False) for o in obj])
+    return np.array(obj, dtype=dtype, copy=copy)
+
+
+def _select_where(args, primals, shape):
+    cond = primals[0]
+    if cond is None:
+        return None
+    cond = np.broadcast_to(np.asarray(cond, bool), shape)
+    return [None, cond, ~cond]
+
+
+WHERE = Spec(first=(False, True, True), second="none", select=_select_where)
+
+
+def where(cond, x=None, y=None):
+    if x is None and y is None:
+        return np.nonzero(as_tracer(cond)._concrete("np.where(condition)"))
+    return elementwise(np.where, WHERE, (cond, x, y))
+
+
+def _select_clip(args, primals, shape):
+    a, lo, hi = primals
+    if a is None:
+        return None
+    low = np.zeros(shape, bool) if lo is None else np.broadcast_to(a < lo, shape)
+    high = np.zeros(shape, bool) if hi is None else np.broadcast_to(a > hi, shape)
+    return [~(low | high), low, high]
+
+
+CLIP = Spec(second="none", select=_select_clip)
+
+
+def clip(a, a_min=None, a_max=None, **kw):
+    lo = -np.inf if a_min is None else a_min
+    hi = np.inf if a_max is None else a_max
+    return elementwise(np.clip, CLIP, (a, lo, hi))
+
+
+def diff(a, n=1, axis=-1, **kw):
+    a = as_tracer(a)
+    axis = axis % a.ndim
+    for _ in range(n):
+        hi = tuple(slice(1, None) if d == axis else slice(None) for d in range(a.ndim))
+        lo = tuple(slice(None, -1) if d == axis else slice(None) for d in range(a.ndim))
+        a = a[hi] - a[lo]
+    return a
+
+
+def pad(a, pad_width, mode="constant", **kw):
+    if mode not in ("constant", "edge", "reflect", "symmetric", "wrap", "empty"):
+        return dense(np.pad, (a, pad_width), {"mode": mode, **kw}, linear=True)
+    if mode in ("constant", "empty"):
+        return restructure([a], lambda i: np.pad(i, pad_width, constant_values=-1),
+                           lambda p: np.pad(p, pad_width, mode, **kw))
+    return restructure([a], lambda i: np.pad(i, pad_width, mode, **kw))
+
+
+def _like(fill):
+    def like(a, dtype=None, *args, shape=None, **kw):
+        shape = _shape(a) if shape is None else shape
+        value = fill(shape, *args)
+        return Tracer(np.shape(value), None, None, value.astype(dtype) if dtype else value, 0)
+    return like

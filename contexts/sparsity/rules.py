@@ -1,0 +1,349 @@
+"""Sparsity rules (`srule`) in the shared registry: numpy ufuncs and functions, `math`, builtins.
+
+A rule receives the call's arguments (some of them tracers) and returns a tracer. Most are one line on
+top of the three moves in `tracer.py`: elementwise functions name which partials can be nonzero (`Spec`),
+shape functions apply themselves to index arrays (`restructure`), reductions name their axis (`reduce`).
+Functions without a rule fall back on what their `kind` implies (see `ops.derive`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import math
+
+import numpy as np
+
+from contexts.rules.registry import registry
+
+from . import ops
+from .tracer import (LINEAR, NONDIFF, Spec, Tracer, _primal, _shape, as_tracer, constant_tracer, elementwise,
+                     reduce, restructure)
+
+__all__ = ["SPECS", "CONSTRUCTORS", "ALWAYS"]
+
+# -- elementwise specs -------------------------------------------------------------------------------------
+
+
+def _mul_select(args, primals, shape):
+    """x * c with a constant c: no dependency where c is exactly zero."""
+    masks = [None, None]
+    for i, j in ((0, 1), (1, 0)):
+        other = args[j]
+        if (not isinstance(other, Tracer) or other.is_constant) and primals[j] is not None:
+            masks[i] = np.broadcast_to(np.asarray(primals[j]) != 0, shape)
+    return None if masks[0] is None and masks[1] is None else masks
+
+
+def _minmax_select(greater: bool):
+    def select(args, primals, shape):
+        a, b = primals
+        if a is None or b is None:
+            return None
+        first = np.broadcast_to(np.asarray(a >= b if greater else a <= b), shape)
+        return [first, ~first]
+    return select
+
+
+NONLINEAR = Spec()
+SPECS: dict = {
+    np.add: LINEAR, np.subtract: LINEAR, np.negative: LINEAR, np.positive: LINEAR,
+    np.conjugate: LINEAR, np.deg2rad: LINEAR, np.rad2deg: LINEAR, np.radians: LINEAR, np.degrees: LINEAR,
+    np.absolute: LINEAR, np.fabs: LINEAR,                      # second derivative zero almost everywhere
+    np.multiply: Spec(second=frozenset({(0, 1)}), select=_mul_select),
+    np.true_divide: Spec(second=frozenset({(0, 1), (1, 1)})),
+    np.remainder: LINEAR, np.fmod: LINEAR,
+    np.copysign: Spec(first=(True, False), second="none"),
+    np.ldexp: Spec(first=(True, False), second="none"),
+    np.maximum: Spec(second="none", select=_minmax_select(True)),
+    np.fmax: Spec(second="none", select=_minmax_select(True)),
+    np.minimum: Spec(second="none", select=_minmax_select(False)),
+    np.fmin: Spec(second="none", select=_minmax_select(False)),
+}
+_NONDIFF_UFUNCS = (
+    np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal, np.logical_and,
+    np.logical_or, np.logical_xor, np.logical_not, np.isnan, np.isinf, np.isfinite, np.signbit, np.sign,
+    np.floor, np.ceil, np.trunc, np.rint, np.floor_divide, np.heaviside, np.spacing, np.bitwise_and,
+    np.bitwise_or, np.bitwise_xor, np.invert)
+SPECS.update({u: NONDIFF for u in _NONDIFF_UFUNCS})
+
+
+def _register_elementwise(fn, spec: Spec) -> None:
+    def srule(*args, **kwargs):
+        return elementwise(fn, spec, args, kwargs)
+    srule.__name__ = srule.__qualname__ = f"{getattr(fn, '__name__', 'fn')}_srule"
+    registry.srule(fn)(srule)
+    registry.rules[fn].meta["sparsity_spec"] = spec
+
+
+for _ufunc, _spec in SPECS.items():
+    _register_elementwise(_ufunc, _spec)
+
+# -- math / builtins scalars -------------------------------------------------------------------------------
+
+_MATH_NONLINEAR = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
+                   "atanh", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt",
+                   "erf", "erfc", "gamma", "lgamma", "pow", "atan2", "hypot")
+for _name in _MATH_NONLINEAR:
+    if hasattr(math, _name):
+        _register_elementwise(getattr(math, _name), NONLINEAR)
+for _fn in (math.fabs, math.degrees, math.radians, math.fmod, builtins.abs):
+    _register_elementwise(_fn, LINEAR)
+_register_elementwise(math.copysign, SPECS[np.copysign])
+_register_elementwise(builtins.pow, NONLINEAR)
+
+
+def _concrete_call(fn):
+    """A piecewise-constant function of a traced value: its value is needed, its derivative is zero."""
+    def srule(*args, **kwargs):
+        return fn(*(as_tracer(a)._concrete(f"{fn.__name__}()") if isinstance(a, Tracer) else a
+                    for a in args), **kwargs)
+    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
+    registry.srule(fn)(srule)
+
+
+for _fn in (math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, builtins.int,
+            builtins.round, builtins.bool):
+    _concrete_call(_fn)
+
+
+@registry.srule(builtins.float, builtins.complex)
+def float_srule(x=0.0, *rest):
+    """float(t) keeps the tracer (a conversion does not change dependencies)."""
+    return x if isinstance(x, Tracer) else float(x)
+
+
+def _fold(select_fn, reduce_kind):
+    def srule(*args, key=None, **kwargs):
+        if key is not None:  # compares by key: needs the values
+            return getattr(builtins, reduce_kind)(*(_concrete_all(a) for a in args), key=key, **kwargs)
+        if len(args) == 1:
+            (items,) = args
+            if isinstance(items, Tracer):
+                return reduce(items, 0, False, reduce_kind, getattr(np, reduce_kind))
+            items = list(items)
+        else:
+            items = list(args)
+        return functools.reduce(select_fn, items)
+    srule.__name__ = srule.__qualname__ = f"{reduce_kind}_srule"
+    return srule
+
+
+def _concrete_all(x):
+    return as_tracer(x)._concrete("max/min with key=") if isinstance(x, Tracer) else x
+
+
+registry.srule(builtins.max)(_fold(np.maximum, "max"))
+registry.srule(builtins.min)(_fold(np.minimum, "min"))
+
+
+@registry.srule(builtins.sum, math.fsum)
+def sum_srule(items, start=0):
+    if isinstance(items, Tracer):
+        return reduce(items, 0, False, True, np.sum) + start
+    total = start
+    for item in items:
+        total = total + item
+    return total
+
+
+@registry.srule(math.prod)
+def prod_srule(items, *, start=1):
+    total = start
+    for item in items:
+        total = total * item
+    return total
+
+
+# -- numpy reductions ---------------------------------------------------------------------------------------
+
+
+def _reduction(fn, linear):
+    def srule(a, axis=None, *args, keepdims=False, **kwargs):
+        if not isinstance(a, Tracer):
+            a = ops.array(a)
+            if not isinstance(a, Tracer):
+                return fn(a, axis, *args, keepdims=keepdims, **kwargs)
+        return reduce(a, axis, keepdims, linear,
+                      lambda p, axis, keepdims: fn(p, axis=axis, keepdims=keepdims, **kwargs))
+    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
+    registry.srule(fn)(srule)
+
+
+for _fn, _linear in ((np.sum, True), (np.mean, True), (np.nansum, True), (np.nanmean, True),
+                     (np.prod, False), (np.max, "max"), (np.min, "min"), (np.amax, "max"),
+                     (np.amin, "min"), (np.nanmax, "max"), (np.nanmin, "min"), (np.std, False),
+                     (np.var, False)):
+    _reduction(_fn, _linear)
+
+
+@registry.srule(np.linalg.norm)
+def norm_srule(x, ord=None, axis=None, keepdims=False):
+    x = as_tracer(x)
+    if axis is None and x.ndim == 2 and ord not in (None, "fro"):
+        return ops.dense(np.linalg.norm, (x,), {"ord": ord})
+    linear = "max" if ord in (np.inf, -np.inf) else False
+    return reduce(x, axis, keepdims, linear,
+                  lambda p, axis, keepdims: np.linalg.norm(p, ord, axis, keepdims))
+
+
+@registry.srule(np.cumsum)
+def cumsum_srule(a, axis=None, dtype=None, out=None):
+    return ops.cumulative(a, axis, True, np.cumsum)
+
+
+@registry.srule(np.cumprod)
+def cumprod_srule(a, axis=None, dtype=None, out=None):
+    return ops.cumulative(a, axis, False, np.cumprod)
+
+
+@registry.srule(np.trace)
+def trace_srule(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    return reduce(as_tracer(a).diagonal(offset, axis1, axis2), -1, False, True, np.sum)
+
+
+# -- shapes and indexing ------------------------------------------------------------------------------------
+
+
+def _structural(fn, name=None):
+    """fn(a, *args, **kwargs) only moves elements of a: apply it to index arrays."""
+    def srule(a, *args, **kwargs):
+        return restructure([a], lambda i: fn(i, *args, **kwargs))
+    srule.__name__ = srule.__qualname__ = f"{name or fn.__name__}_srule"
+    registry.srule(fn)(srule)
+
+
+for _fn in (np.reshape, np.ravel, np.transpose, np.swapaxes, np.moveaxis, np.squeeze, np.expand_dims,
+            np.broadcast_to, np.flip, np.fliplr, np.flipud, np.roll, np.rot90, np.atleast_1d,
+            np.atleast_2d, np.atleast_3d, np.diag, np.diagonal, np.tile, np.repeat,
+            np.take_along_axis, np.real, np.copy, np.ascontiguousarray, np.asfortranarray, np.matrix_transpose
+            if hasattr(np, "matrix_transpose") else np.transpose):
+    _structural(_fn)
+
+
+@registry.srule(np.take)
+def take_srule(a, indices, axis=None, **kw):
+    return as_tracer(a).take(indices, axis)
+
+
+def _triangle(fn):
+    def srule(m, k=0):
+        return restructure([m], lambda i: np.where(fn(np.ones(i.shape, bool), k), i, -1),
+                           lambda p: fn(p, k))
+    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
+    registry.srule(fn)(srule)
+
+
+_triangle(np.triu)
+_triangle(np.tril)
+
+
+@registry.srule(np.concatenate)
+def concatenate_srule(arrays, axis=0, out=None, **kw):
+    return ops.concatenate(arrays, axis)
+
+
+@registry.srule(np.stack)
+def stack_srule(arrays, axis=0, out=None, **kw):
+    return ops.stack(arrays, axis)
+
+
+@registry.srule(np.hstack)
+def hstack_srule(tup, **kw):
+    arrays = [np.atleast_1d(a) for a in tup]
+    return ops.concatenate(arrays, 0 if _shape(arrays[0]) and len(_shape(arrays[0])) == 1 else 1)
+
+
+@registry.srule(np.vstack, np.row_stack if hasattr(np, "row_stack") else np.vstack)
+def vstack_srule(tup, **kw):
+    return ops.concatenate([np.atleast_2d(a) for a in tup], 0)
+
+
+@registry.srule(np.column_stack)
+def column_stack_srule(tup):
+    arrays = [a if len(_shape(a)) >= 2 else np.reshape(a, (-1, 1)) for a in tup]
+    return ops.concatenate(arrays, 1)
+
+
+@registry.srule(np.append)
+def append_srule(arr, values, axis=None):
+    return ops.concatenate([arr, values], axis)
+
+
+registry.srule(np.where)(ops.where)
+registry.srule(np.clip)(ops.clip)
+registry.srule(np.diff)(ops.diff)
+registry.srule(np.pad)(ops.pad)
+
+
+@registry.srule(np.dot, np.matmul, np.inner)
+def dot_srule(a, b, out=None):
+    if len(_shape(a)) > 2 or len(_shape(b)) > 2:
+        return ops.dense(np.dot, (a, b), {})
+    return ops.matmul(a, b)
+
+
+@registry.srule(np.outer)
+def outer_srule(a, b, out=None):
+    return np.multiply(np.ravel(a)[:, None] if not isinstance(a, Tracer) else a.ravel()[:, None],
+                       np.ravel(b)[None, :] if not isinstance(b, Tracer) else b.ravel()[None, :])
+
+
+@registry.srule(np.vdot)
+def vdot_srule(a, b):
+    return ops.matmul(np.ravel(a) if not isinstance(a, Tracer) else a.ravel(),
+                      np.ravel(b) if not isinstance(b, Tracer) else b.ravel())
+
+
+for _fn in (np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.pinv, np.linalg.eigvalsh,
+            np.linalg.cholesky):
+    registry.srule(_fn)(functools.partial(lambda fn, *a, **k: ops.dense(fn, a, k), _fn))
+
+
+@registry.srule(np.shape)
+def shape_srule(a):
+    return _shape(a)
+
+
+@registry.srule(np.ndim)
+def ndim_srule(a):
+    return len(_shape(a))
+
+
+@registry.srule(np.size)
+def size_srule(a, axis=None):
+    return as_tracer(a).size if axis is None else _shape(a)[axis]
+
+
+@registry.srule(np.result_type)
+def result_type_srule(*args):
+    return np.result_type(*(a.dtype if isinstance(a, Tracer) else a for a in args))
+
+
+registry.srule(np.iscomplexobj)(lambda x: False if isinstance(x, Tracer) else np.iscomplexobj(x))
+registry.srule(np.isrealobj)(lambda x: True if isinstance(x, Tracer) else np.isrealobj(x))
+registry.srule(np.isscalar)(lambda x: False if isinstance(x, Tracer) else np.isscalar(x))
+
+# -- construction: arrays built inside the function become tracers, so they can take traced values -----
+
+registry.srule(np.array)(ops.array)
+registry.srule(np.asarray, np.asanyarray)(lambda a, dtype=None, *args, **kw: ops.array(a, dtype, copy=False))
+
+for _fn, _fill in ((np.zeros_like, np.zeros), (np.ones_like, np.ones), (np.empty_like, np.zeros),
+                   (np.full_like, np.full)):
+    registry.srule(_fn)(ops._like(_fill))
+
+
+def _constructor(fn):
+    def srule(*args, **kwargs):
+        return constant_tracer(fn(*args, **kwargs))
+    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
+    registry.srule(fn)(srule)
+
+
+for _fn in (np.zeros, np.ones, np.empty, np.full):
+    _constructor(_fn)
+
+CONSTRUCTORS = frozenset({np.zeros, np.ones, np.empty, np.full})
+"""Rules the context applies even when no argument is a tracer."""
+ALWAYS = CONSTRUCTORS

@@ -1,0 +1,536 @@
+"""Sparsity tracers: array-shaped values that carry which inputs each element depends on.
+
+A `Tracer` has a shape, a first-order `Pattern` (one row per element, C order, columns = inputs), for
+Hessians a second-order `Pattern` (columns = input pairs `i * n + j`, i <= j), and optionally its primal
+value. Local mode gives inputs their primal, global mode does not; values built from constants alone keep
+their primal in both modes, so only branches on input-dependent values fail in global mode.
+
+Every operation is one of three shapes, implemented here once:
+- `elementwise(fn, spec, args)`: broadcasting; `spec` says which arguments have nonzero first partials
+  and which pairs nonzero second partials;
+- `restructure(tracers, index_fn)`: moves elements (indexing, reshape, transpose, concatenate, ...),
+  computed by applying the same numpy function to arrays of element indices;
+- `reduce(t, axis, linear)`: each output element depends on a group of input elements.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from overdub.errors import OverdubError
+
+from .pattern import Pattern
+
+__all__ = ["Tracer", "Spec", "TracedBranchError", "NoSparsityRule", "elementwise", "restructure",
+           "reduce", "is_tracer", "constant_tracer"]
+
+
+class TracedBranchError(OverdubError):
+    """A value that depends on the inputs was needed as a concrete Python value in global mode."""
+
+
+class NoSparsityRule(OverdubError):
+    """A primitive was reached with tracers and has no sparsity rule."""
+
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_CORE = os.path.join(os.path.dirname(os.path.dirname(_HERE)), "overdub")
+
+
+def user_site(depth: int = 2) -> str:
+    """file:line in function of the innermost frame outside overdub and this package."""
+    frame = sys._getframe(depth)
+    while frame is not None:
+        fname = os.path.abspath(frame.f_code.co_filename)
+        if not (fname.startswith(_HERE) or fname.startswith(_CORE)):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_qualname}"
+        frame = frame.f_back
+    return "<unknown>"
+
+
+def _index_map(shape: tuple) -> np.ndarray:
+    return np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
+
+
+def is_tracer(x: Any) -> bool:
+    return isinstance(x, Tracer)
+
+
+def _shape(x: Any) -> tuple:
+    return x.shape if isinstance(x, Tracer) else np.shape(x)
+
+
+def _primal(x: Any) -> Any:
+    return x.primal if isinstance(x, Tracer) else x
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How an elementwise function's outputs depend on its arguments.
+
+    first: per argument, whether its first partial can be nonzero (None = every argument);
+    second: 'all' (every pair of active arguments), 'none', or a frozenset of index pairs (i, j), i <= j;
+    select: optional `select(args, primals, shape) -> per-argument boolean masks or None` that drops
+            dependencies known to be zero at this point (local mode: the branch `maximum` took).
+    """
+
+    first: tuple | None = None
+    second: Any = "all"
+    select: Callable | None = None
+
+    def active(self, i: int) -> bool:
+        return self.first is None or (i < len(self.first) and self.first[i])
+
+    def pairs(self, active: list[int]):
+        if self.second == "none":
+            return []
+        if self.second == "all":
+            return [(a, b) for k, a in enumerate(active) for b in active[k:]]
+        return [(a, b) for a, b in self.second if a in active and b in active]
+
+
+class Tracer:
+    """An array (or scalar, shape ()) whose elements know the inputs they depend on.
+
+    >>> import numpy as np
+    >>> from contexts.sparsity import jacobian_sparsity
+    >>> jacobian_sparsity(lambda x: x[1:] * x[:-1], np.ones(3)).toarray().astype(int)
+    array([[1, 1, 0],
+           [0, 1, 1]])
+    """
+
+    __slots__ = ("shape", "P", "H", "primal", "order")
+    __array_priority__ = 1000
+    __hash__ = None  # like ndarray
+
+    def __init__(self, shape: tuple, P: Pattern | None, H: Pattern | None = None, primal: Any = None,
+                 order: int = 0):
+        self.shape = tuple(shape)
+        self.P, self.H, self.primal, self.order = P, H, primal, order
+
+    # -- array attributes --------------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def dtype(self):
+        return np.result_type(self.primal) if self.primal is not None else np.dtype(np.float64)
+
+    @property
+    def is_constant(self) -> bool:
+        return self.P is None or self.P.nnz == 0
+
+    def __repr__(self) -> str:
+        deps = 0 if self.P is None else self.P.nnz
+        value = "" if self.primal is None else f", primal={self.primal!r}"
+        return f"Tracer(shape={self.shape}, dependencies={deps}{value})"
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tracer")
+        return (self[i] for i in range(self.shape[0]))
+
+    # -- concrete values: allowed only when known --------------------------------------------------
+    def _concrete(self, what: str):
+        if self.primal is None:
+            raise TracedBranchError(
+                f"{what} of a value that depends on the inputs: global sparsity detection has no "
+                "primal values to decide it",
+                where=user_site(3),
+                fix="use mode='local' (the pattern at one point, following the branches taken there), "
+                    "or write the branch with np.where so both sides are traced")
+        return self.primal
+
+    def __bool__(self) -> bool:
+        return bool(self._concrete("a branch (bool)"))
+
+    def __index__(self) -> int:
+        return int(np.asarray(self._concrete("an integer index")).item())
+
+    def __int__(self) -> int:
+        return int(self._concrete("int()"))
+
+    def __float__(self) -> float:
+        if not self.is_constant:
+            raise TracedBranchError(
+                "float() of a value that depends on the inputs would drop its dependencies",
+                where=user_site(2),
+                fix="the function converting it needs a sparsity rule: registry.srule(fn)")
+        return float(self._concrete("float()"))
+
+    def __complex__(self) -> complex:
+        return complex(self.__float__())
+
+    def __array__(self, dtype=None, copy=None):
+        if self.is_constant and self.primal is not None:
+            return np.asarray(self.primal, dtype=dtype)
+        raise NoSparsityRule(
+            "a sparsity tracer was converted to a plain numpy array, which would drop its dependencies",
+            where=user_site(2),
+            fix="the numpy or C function doing it needs a sparsity rule: "
+                "contexts.rules.registry.registry.srule(fn)")
+
+    def item(self):
+        return self.__float__() if self.size == 1 else self._concrete("item()")
+
+    def tolist(self):
+        return [t.tolist() for t in self] if self.ndim else self
+
+    # -- numpy protocols -----------------------------------------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from .ops import apply_ufunc
+        return apply_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .ops import apply_array_function
+        return apply_array_function(func, args, kwargs)
+
+    # -- operators -----------------------------------------------------------------------------------
+    def __add__(self, o): return np.add(self, o)
+    def __radd__(self, o): return np.add(o, self)
+    def __sub__(self, o): return np.subtract(self, o)
+    def __rsub__(self, o): return np.subtract(o, self)
+    def __mul__(self, o): return np.multiply(self, o)
+    def __rmul__(self, o): return np.multiply(o, self)
+    def __truediv__(self, o): return np.true_divide(self, o)
+    def __rtruediv__(self, o): return np.true_divide(o, self)
+    def __floordiv__(self, o): return np.floor_divide(self, o)
+    def __rfloordiv__(self, o): return np.floor_divide(o, self)
+    def __mod__(self, o): return np.remainder(self, o)
+    def __rmod__(self, o): return np.remainder(o, self)
+    def __pow__(self, o): return np.power(self, o)
+    def __rpow__(self, o): return np.power(o, self)
+    def __matmul__(self, o): return np.matmul(self, o)
+    def __rmatmul__(self, o): return np.matmul(o, self)
+    def __neg__(self): return np.negative(self)
+    def __pos__(self): return self
+    def __abs__(self): return np.absolute(self)
+    def __lt__(self, o): return np.less(self, o)
+    def __le__(self, o): return np.less_equal(self, o)
+    def __gt__(self, o): return np.greater(self, o)
+    def __ge__(self, o): return np.greater_equal(self, o)
+    def __eq__(self, o): return np.equal(self, o)
+    def __ne__(self, o): return np.not_equal(self, o)
+    def __round__(self, ndigits=None): return np.round(self, ndigits or 0)
+    def __divmod__(self, o): return np.floor_divide(self, o), np.remainder(self, o)
+
+    # -- indexing ------------------------------------------------------------------------------------
+    def __getitem__(self, key):
+        key = _concrete_key(key)
+        return restructure([self], lambda i: i[key])
+
+    def __setitem__(self, key, value) -> None:
+        key = _concrete_key(key)
+        targets = np.asarray(_index_map(self.shape)[key])
+        rows = np.arange(self.size, dtype=np.int64)
+        vshape = _shape(value)
+        if isinstance(value, Tracer) and value.P is not None:
+            src = np.broadcast_to(_index_map(vshape), targets.shape).ravel() + self.size
+            rows[targets.ravel()] = src
+            n = value.P.ncols
+            self.P = Pattern.vstack([_P(self, n), value.P]).gather(rows)
+            self.order = max(self.order, value.order)
+            if self.order == 2:
+                self.H = Pattern.vstack([_H(self, n), _H(value, n)]).gather(rows)
+        elif self.P is not None:
+            rows[targets.ravel()] = -1
+            self.P = self.P.gather(rows)
+            self.H = None if self.H is None else self.H.gather(rows)
+        vprimal = _primal(value)
+        if self.primal is not None and vprimal is not None:
+            primal = np.array(self.primal, copy=True)
+            primal[key] = vprimal
+            self.primal = primal
+        else:
+            self.primal = None
+
+    # -- methods (as ndarray) -------------------------------------------------------------------------
+    def reshape(self, *shape, order="C"):
+        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        return restructure([self], lambda i: i.reshape(shape, order=order))
+
+    def ravel(self, order="C"):
+        return restructure([self], lambda i: i.ravel(order))
+
+    flatten = ravel
+
+    def transpose(self, *axes):
+        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        return restructure([self], lambda i: i.transpose(*axes))
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    @property
+    def real(self):
+        return self
+
+    @property
+    def imag(self):
+        return elementwise(np.imag, NONDIFF, (self,))
+
+    def squeeze(self, axis=None):
+        return restructure([self], lambda i: i.squeeze(axis))
+
+    def swapaxes(self, a, b):
+        return restructure([self], lambda i: i.swapaxes(a, b))
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return restructure([self], lambda i: i.diagonal(offset, axis1, axis2))
+
+    def repeat(self, repeats, axis=None):
+        return restructure([self], lambda i: i.repeat(repeats, axis))
+
+    def take(self, indices, axis=None):
+        return restructure([self], lambda i: i.take(_concrete_key(indices), axis))
+
+    def copy(self, order="C"):
+        return Tracer(self.shape, self.P, self.H, None if self.primal is None else np.copy(self.primal),
+                      self.order)
+
+    def astype(self, dtype, **kwargs):
+        primal = None if self.primal is None else np.asarray(self.primal).astype(dtype, **kwargs)
+        if np.issubdtype(np.dtype(dtype), np.integer) or np.dtype(dtype) == bool:
+            return Tracer(self.shape, None, None, primal, 0)
+        return Tracer(self.shape, self.P, self.H, primal, self.order)
+
+    def conj(self):
+        return self
+
+    conjugate = conj
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        return reduce(self, axis, keepdims, True, np.sum)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        return reduce(self, axis, keepdims, True, np.mean)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        return reduce(self, axis, keepdims, False, np.prod)
+
+    def max(self, axis=None, out=None, keepdims=False, **kw):
+        return reduce(self, axis, keepdims, "max", np.max)
+
+    def min(self, axis=None, out=None, keepdims=False, **kw):
+        return reduce(self, axis, keepdims, "min", np.min)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+        return reduce(self, axis, keepdims, False, lambda p, axis, keepdims: np.std(p, axis, ddof=ddof,
+                                                                                   keepdims=keepdims))
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+        return reduce(self, axis, keepdims, False, lambda p, axis, keepdims: np.var(p, axis, ddof=ddof,
+                                                                                   keepdims=keepdims))
+
+    def any(self, axis=None, out=None, keepdims=False, **kw):
+        return _nondiff_reduce(self, axis, keepdims, np.any)
+
+    def all(self, axis=None, out=None, keepdims=False, **kw):
+        return _nondiff_reduce(self, axis, keepdims, np.all)
+
+    def argmax(self, axis=None, **kw):
+        return np.argmax(self._concrete("argmax"), axis=axis)
+
+    def argmin(self, axis=None, **kw):
+        return np.argmin(self._concrete("argmin"), axis=axis)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        from .ops import cumulative
+        return cumulative(self, axis, True, np.cumsum)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        from .ops import cumulative
+        return cumulative(self, axis, False, np.cumprod)
+
+    def dot(self, other):
+        return np.dot(self, other)
+
+    def clip(self, a_min=None, a_max=None, **kw):
+        return np.clip(self, a_min, a_max)
+
+    def round(self, decimals=0):
+        return np.round(self, decimals)
+
+    def nonzero(self):
+        return np.nonzero(self._concrete("nonzero()"))
+
+
+# -- helpers on patterns -------------------------------------------------------------------------------
+
+
+def _P(t: Any, n: int) -> Pattern:
+    """t's first-order pattern, an empty one of n columns when it has none."""
+    P = t.P if isinstance(t, Tracer) else None
+    return P if P is not None else Pattern.empty(math.prod(_shape(t)), n)
+
+
+def _H(t: Any, n: int) -> Pattern:
+    H = t.H if isinstance(t, Tracer) else None
+    return H if H is not None else Pattern.empty(math.prod(_shape(t)), n * n)
+
+
+def _ncols(tracers) -> int | None:
+    for t in tracers:
+        if isinstance(t, Tracer) and t.P is not None:
+            return t.P.ncols
+    return None
+
+
+def _concrete_key(key):
+    """An index with every tracer in it replaced by its (known) primal."""
+    if isinstance(key, Tracer):
+        return key._concrete("indexing with a value")
+    if isinstance(key, tuple):
+        return tuple(_concrete_key(k) for k in key)
+    if isinstance(key, list) and any(isinstance(k, Tracer) for k in key):
+        return [_concrete_key(k) for k in key]
+    return key
+
+
+def constant_tracer(value: Any) -> Tracer:
+    """A tracer for a constant array: no dependencies, primal known (so it can take traced values)."""
+    value = np.array(value)
+    return Tracer(value.shape, None, None, value, 0)
+
+
+def _known_primals(args) -> list | None:
+    primals = [_primal(a) for a in args]
+    return None if any(p is None for p in primals) else primals
+
+
+# -- the three moves -------------------------------------------------------------------------------------
+
+
+def elementwise(fn: Callable, spec: Spec, args: tuple, kwargs: dict | None = None) -> Tracer:
+    """fn applied elementwise (with broadcasting) to args, some of them tracers."""
+    kwargs = kwargs or {}
+    primals = _known_primals(args)
+    if primals is not None:
+        y = fn(*primals, **kwargs)
+        shape = np.shape(y)
+    else:
+        y, shape = None, np.broadcast_shapes(*(_shape(a) for a in args))
+    order = max((a.order for a in args if isinstance(a, Tracer)), default=0)
+    active = [i for i, a in enumerate(args)
+              if isinstance(a, Tracer) and a.P is not None and a.P.nnz and spec.active(i)]
+    if not active:
+        return Tracer(shape, None, None, y, 0 if order == 0 else order)
+    masks = spec.select(args, [_primal(a) for a in args], shape) if spec.select else None
+    size = math.prod(shape)
+    rows = {}
+    for i in active:
+        r = np.broadcast_to(_index_map(args[i].shape), shape).ravel()
+        if masks is not None and masks[i] is not None:
+            r = np.where(np.broadcast_to(masks[i], shape).ravel(), r, -1)
+        rows[i] = r
+    gathered = {i: args[i].P.gather(rows[i]) for i in active}
+    P = gathered[active[0]].union(*(gathered[i] for i in active[1:]))
+    H = None
+    if order == 2:
+        n = P.ncols
+        parts = [_H(args[i], n).gather(rows[i]) for i in active]
+        parts += [gathered[a].cross(gathered[b]) for a, b in spec.pairs(active)]
+        H = parts[0].union(*parts[1:]) if parts else Pattern.empty(size, n * n)
+    return Tracer(shape, P, H, y, order)
+
+
+def restructure(args: list, index_fn: Callable, primal_fn: Callable | None = None) -> Tracer:
+    """Move elements: `index_fn(*index_arrays)` does to element indices what the op does to values.
+
+    Constants among args take index -1 (no dependencies). `primal_fn(*primals)` (default index_fn) gives
+    the value when every primal is known.
+    """
+    n = _ncols(args)
+    offsets, maps, patterns, hpatterns = 0, [], [], []
+    order = max((a.order for a in args if isinstance(a, Tracer)), default=0)
+    for a in args:
+        shape = _shape(a)
+        if n is not None and isinstance(a, Tracer) and a.P is not None:
+            maps.append(_index_map(shape) + offsets)
+            offsets += math.prod(shape)
+            patterns.append(a.P)
+            if order == 2:
+                hpatterns.append(_H(a, n))
+        else:
+            maps.append(np.full(shape, -1, dtype=np.int64))
+    idx = np.asarray(index_fn(*maps))
+    primals = _known_primals(args)
+    y = None if primals is None else (primal_fn or index_fn)(*primals)
+    if n is None:
+        return Tracer(idx.shape, None, None, y, order)
+    rows = idx.ravel()
+    P = Pattern.vstack(patterns).gather(rows)
+    H = Pattern.vstack(hpatterns).gather(rows) if order == 2 else None
+    return Tracer(idx.shape, P, H, y, order)
+
+
+def _axes(axis, ndim: int) -> tuple:
+    if axis is None:
+        return tuple(range(ndim))
+    axis = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return tuple(int(a) % ndim for a in axis)
+
+
+def reduce(t: Tracer, axis, keepdims: bool, linear, primal_fn: Callable) -> Tracer:
+    """Each output element depends on the group of elements reduced into it.
+
+    linear: True (sum, mean), False (second derivatives between all group members), or "max"/"min"
+    (first order only; in local mode only the selected element counts).
+    """
+    t = as_tracer(t)
+    axes = _axes(axis, t.ndim)
+    y = None if t.primal is None else np.asarray(primal_fn(t.primal, axis=axis, keepdims=keepdims))
+    kept = [d for d in range(t.ndim) if d not in axes]
+    out_core = tuple(t.shape[d] for d in kept)
+    shape = tuple(1 if d in axes else t.shape[d] for d in range(t.ndim)) if keepdims else out_core
+    if y is not None and y.ndim == 0:
+        y = y[()]
+    if t.P is None:
+        return Tracer(shape, None, None, y, t.order)
+    groups = np.transpose(_index_map(t.shape), kept + list(axes)).reshape(math.prod(out_core), -1)
+    if linear in ("max", "min") and t.primal is not None and groups.shape[1] > 0:
+        values = np.asarray(t.primal).ravel()[groups]
+        pick = np.argmax(values, axis=1) if linear == "max" else np.argmin(values, axis=1)
+        src = groups[np.arange(len(groups)), pick]
+        P = t.P.gather(src)
+        H = None if t.order < 2 else _H(t, t.P.ncols).gather(src)
+        return Tracer(shape, P, H, y, t.order)
+    out_rows = np.repeat(np.arange(len(groups)), groups.shape[1])
+    P = t.P.combine(out_rows, groups.ravel(), len(groups))
+    H = None
+    if t.order == 2:
+        H = _H(t, t.P.ncols).combine(out_rows, groups.ravel(), len(groups))
+        if linear is False:
+            H = H.union(P.cross(P))
+    return Tracer(shape, P, H, y, t.order)
+
+
+def _nondiff_reduce(t: Tracer, axis, keepdims, fn) -> Tracer:
+    y = None if t.primal is None else fn(t.primal, axis=axis, keepdims=keepdims)
+    shape = np.shape(fn(np.zeros(t.shape), axis=axis, keepdims=keepdims))
+    return Tracer(shape, None, None, y, t.order)
+
+
+def as_tracer(x: Any) -> Tracer:
+    return x if isinstance(x, Tracer) else constant_tracer(x)
+
+
+LINEAR = Spec(second="none")
+NONDIFF = Spec(first=())
