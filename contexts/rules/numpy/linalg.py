@@ -584,3 +584,86 @@ def svd_frule(tangents, a, *rest, **kwargs):
 
 registry.adjoint(np.linalg.svd)(svd_adjoint)
 registry.frule(np.linalg.svd)(svd_frule)
+
+
+# -- the gufuncs vecdot, matvec, vecmat (numpy >= 2) -------------------------------------------------
+
+def _check_default_axes(name, kwargs):
+    if "axes" in kwargs or kwargs.get("axis", -1) != -1:
+        raise unsupported(f"np.{name}", "the axes=/axis= keywords", "move the axis last with np.moveaxis")
+
+
+def vecdot_adjoint(dy, y, a, b, **kwargs):
+    """Pullback of vecdot(a, b) = sum(conj(a) * b, axis=-1): da = b conj(dy), db = a dy."""
+    _check_default_axes("vecdot", kwargs)
+    dy = np.asarray(dy)[..., None]
+    return match_primal(np.asarray(b) * _conj(dy), a), match_primal(np.asarray(a) * dy, b)
+
+
+def matvec_adjoint(dy, y, a, v, **kwargs):
+    """Pullback of matvec(A, v) = A @ v per batch: dA = dy conj(v)^T (broadcast), dv = A^H dy."""
+    _check_default_axes("matvec", kwargs)
+    dy = np.asarray(dy)
+    da = dy[..., :, None] * _conj(np.asarray(v))[..., None, :]
+    dv = np.matmul(dy[..., None, :], _conj(np.asarray(a)))[..., 0, :]
+    return match_primal(da, a), match_primal(dv, v)
+
+
+def vecmat_adjoint(dy, y, v, a, **kwargs):
+    """Pullback of vecmat(v, A) = conj(v) @ A per batch: dv = A conj(dy), dA = v dy^T (broadcast)."""
+    _check_default_axes("vecmat", kwargs)
+    dy = np.asarray(dy)
+    dv = np.matmul(np.asarray(a), _conj(dy)[..., :, None])[..., 0]
+    da = np.asarray(v)[..., :, None] * dy[..., None, :]
+    return match_primal(dv, v), match_primal(da, a)
+
+
+for _fn, _adj in [(np.vecdot, vecdot_adjoint), (np.linalg.vecdot, vecdot_adjoint),
+                  (np.matvec, matvec_adjoint), (np.vecmat, vecmat_adjoint)]:
+    registry.adjoint(_fn, kind="bilinear")(_adj)
+    registry.frule(_fn)(_bilinear_frule(_fn))
+
+
+# -- numpy.linalg's array-API spellings (Python wrappers: a rule is faster than recursing) -----------
+
+def _last_two_axes_adjoint(dy, y, x, **kwargs):
+    """Pullback of np.linalg.trace/diagonal, which act on the last two axes."""
+    x_ = np.asarray(x)
+    dy = np.asarray(dy)
+    if np.ndim(y) == x_.ndim - 2:  # trace: one value per matrix
+        dy = dy[..., None]
+    placed = trace_place(dy, x_.shape, np.result_type(dy, x_), kwargs.get("offset", 0), -2, -1)
+    return (match_primal(placed, x),)
+
+
+def eigvalsh_adjoint(dy, y, a, *rest, **kwargs):
+    """Pullback of eigvalsh: eigh's with no eigenvector cotangent."""
+    return eigh_adjoint((dy, None), np.linalg.eigh(a, *rest, **kwargs), a, *rest, **kwargs)
+
+
+def eigvalsh_frule(tangents, a, *rest, **kwargs):
+    (w, _), tangent = eigh_frule(tangents, a, *rest, **kwargs)
+    return w, (None if tangent is None else tangent[0])
+
+
+def svdvals_adjoint(dy, y, x):
+    return svd_adjoint(dy, y, x, compute_uv=False)
+
+
+def svdvals_frule(tangents, x):
+    return svd_frule(tangents, x, compute_uv=False)
+
+
+registry.adjoint(np.linalg.matmul, kind="bilinear")(matmul_adjoint)
+registry.frule(np.linalg.matmul)(_bilinear_frule(np.matmul))
+registry.adjoint(np.linalg.tensordot, kind="bilinear")(_tensordot_pos_adjoint)
+registry.frule(np.linalg.tensordot)(_bilinear_frule(np.linalg.tensordot))
+registry.adjoint(np.linalg.outer, kind="bilinear")(outer_adjoint)
+registry.frule(np.linalg.outer)(_bilinear_frule(np.linalg.outer))
+for _fn in (np.linalg.trace, np.linalg.diagonal):
+    registry.adjoint(_fn, kind="linear")(_last_two_axes_adjoint)
+    registry.frule(_fn)(_linear_frule(_fn))
+registry.adjoint(np.linalg.eigvalsh)(eigvalsh_adjoint)
+registry.frule(np.linalg.eigvalsh)(eigvalsh_frule)
+registry.adjoint(np.linalg.svdvals)(svdvals_adjoint)
+registry.frule(np.linalg.svdvals)(svdvals_frule)

@@ -92,6 +92,19 @@ SPECS = [
       for shape in [(3, 3), (4, 3), (3, 5), (2, 4, 3), (2, 3, 4)]],
     (np.linalg.svd, (R(4, 3),), {"compute_uv": False}, (0,)),
     (np.linalg.svd, (R(3, 3),), {}, (0,)),
+    (np.linalg.svdvals, (R(3, 4),), {}, (0,)),
+    (np.linalg.eigvalsh, (spd(2, 3, 3),), {}, (0,)),
+    *[(fn, (a, b), {}, (0, 1)) for fn in (np.vecdot, np.linalg.vecdot) for a, b in [
+        (R(3), R(3)), (R(2, 3), R(3)), (R(1, 3), R(4, 1, 3)), (C(2, 3), C(2, 3))]],
+    *[(np.matvec, (a, v), {}, (0, 1)) for a, v in [
+        (R(2, 3), R(3)), (R(5, 2, 3), R(3)), (R(2, 3), R(4, 3)), (C(2, 3), C(3))]],
+    *[(np.vecmat, (v, a), {}, (0, 1)) for v, a in [
+        (R(2), R(2, 3)), (R(4, 2), R(2, 3)), (R(2), R(5, 2, 3)), (C(2), C(2, 3))]],
+    (np.linalg.matmul, (R(2, 3), R(3, 4)), {}, (0, 1)),
+    (np.linalg.tensordot, (R(2, 3), R(3, 4)), {"axes": 1}, (0, 1)),
+    (np.linalg.outer, (R(2), R(3)), {}, (0, 1)),
+    (np.linalg.trace, (R(2, 3, 3),), {"offset": 1}, (0,)),
+    (np.linalg.diagonal, (R(2, 3, 4),), {}, (0,)),
 ]
 
 
