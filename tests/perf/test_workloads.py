@@ -1,0 +1,90 @@
+"""The workloads' hand-written gradients against central finite differences, and the method checks."""
+
+import numpy as np
+import pytest
+
+from perf.workloads import make_workloads
+from perf.workloads import methods
+from perf.workloads.methods import Checked, Prepared, Unavailable, check
+
+QUICK = {w.name: w for w in make_workloads(quick=True)}
+FULL = {w.name: w for w in make_workloads(quick=False)}
+
+
+def finite_difference_gradient(f, params, h=1e-6):
+    """Central differences of scalar f with respect to every entry of every parameter."""
+    grads = []
+    for i, p in enumerate(params):
+        if isinstance(p, float):
+            up = list(params); up[i] = p + h
+            dn = list(params); dn[i] = p - h
+            grads.append((f(*up) - f(*dn)) / (2 * h))
+            continue
+        g = np.zeros_like(p)
+        for idx in np.ndindex(p.shape):
+            up, dn = p.copy(), p.copy()
+            up[idx] += h
+            dn[idx] -= h
+            g[idx] = (f(*params[:i], up, *params[i + 1:]) - f(*params[:i], dn, *params[i + 1:])) / (2 * h)
+        grads.append(g)
+    return grads
+
+
+@pytest.mark.parametrize("name", list(QUICK))
+def test_hand_gradient_matches_finite_differences(name):
+    w = QUICK[name]
+    want = finite_difference_gradient(w.primal(), w.params)
+    got = w.hand_gradient(*w.params)
+    assert len(got) == len(want)
+    for g, fd in zip(got, want):
+        np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", list(FULL))
+def test_hand_gradient_matches_closed_form_at_full_size(name):
+    w = FULL[name]
+    for g, c in zip(w.hand_gradient(*w.params), w.closed_form(*w.params)):
+        np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12)
+
+
+def test_hand_gradient_leaves_its_inputs_alone():
+    w = FULL["mlp64"]
+    before = [p.copy() for p in w.params]
+    w.hand_gradient(*w.params)
+    for p, b in zip(w.params, before):
+        np.testing.assert_array_equal(p, b)
+
+
+def test_full_sizes_are_the_papers():
+    assert FULL["loop"].sizes == {"n": 100}
+    assert FULL["logsumexp"].params[0].shape == (100,)
+    W, b = FULL["logistic"].params
+    assert W.shape == (10, 100) and b.shape == (10,)
+    assert [p.shape for p in FULL["mlp1"].params] == [(300, 784), (300, 1), (10, 300), (10, 1)]
+    assert FULL["mlp64"].data["X"].shape == (784, 64)
+
+
+def test_a_wrong_gradient_is_reported_as_mismatch(monkeypatch):
+    w = QUICK["logsumexp"]
+    doubled = (2 * w.hand_gradient(*w.params)[0],)
+    monkeypatch.setitem(methods._BUILDERS, "hand", lambda wl: Prepared(lambda: doubled, lambda: doubled))
+    assert check("hand", w).status.startswith("mismatch: gradient 0")
+
+
+def test_missing_and_failing_methods_are_reported_not_raised(monkeypatch):
+    def unavailable(workload):
+        raise Unavailable("no such package")
+
+    def broken(workload):
+        return Prepared(lambda: 1 / 0, lambda: 1 / 0)
+
+    monkeypatch.setitem(methods._BUILDERS, "autograd", unavailable)
+    monkeypatch.setitem(methods._BUILDERS, "torch", broken)
+    w = QUICK["sincos"]
+    assert check("autograd", w) == Checked("missing", detail="no such package")
+    assert check("torch", w).status == "failed: ZeroDivisionError: division by zero"
+
+
+def test_wrong_number_of_gradients_is_a_mismatch(monkeypatch):
+    monkeypatch.setitem(methods._BUILDERS, "hand", lambda wl: Prepared(lambda: (1.0, 2.0), lambda: (1.0, 2.0)))
+    assert check("hand", QUICK["sincos"]).status == "mismatch: expected 1 gradients, got tuple"
