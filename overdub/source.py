@@ -223,6 +223,10 @@ def compile_twin(source: FunctionSource, tree, extra_freevars: tuple[str, ...] =
         inner = [ast.Return(value=tree, lineno=line, col_offset=0, end_lineno=end, end_col_offset=0)]
     else:
         inner = [tree]
+    if not isinstance(tree, ast.Lambda) and tree.name not in freevars:
+        # Without this the `def` would bind its name in the factory, and a recursive reference to it
+        # inside would become a free variable instead of the global the original reads.
+        decls.insert(0, ast.Global(names=[tree.name], **_at(line)))
     body = decls + list(prelude or []) + inner
     factory = ast.FunctionDef(name="__overdub_factory__", args=_no_args(), body=body, decorator_list=[],
                               returns=None, type_comment=None, lineno=line, col_offset=0,

@@ -1,0 +1,213 @@
+"""Twins of functions, cached per (code object, key) and per function object, for any pass.
+
+A *pass* is a transformation of a function's source into a new code object; the interception pass of
+this package is one (its key is the interception profile), the reverse-AD context's pass is another.
+The API a pass uses:
+
+    twin = overdub.cache.twin_for(fn, key, build)
+
+- `build(source: FunctionSource) -> code` or `-> (code, helper_cells)`: the pass, typically
+  `compile_twin(source, rewritten_tree, extra_freevars=...)`; `helper_cells` maps the extra free variable
+  names to `types.CellType`s. It runs once per (code object, key); a failure in it propagates and
+  nothing is cached.
+- The function twin is made by `source.make_function` once per function object and key, and cached
+  per function object *weakly*: the entry dies with `fn` (the twin itself holds no reference to `fn`;
+  its `__wrapped_original__` is dropped for that reason; `original_of(twin)` answers instead).
+- A function whose `__code__` was replaced gets a fresh twin (entries remember their code object).
+- Code objects nested in a twin (nested defs, lambdas, comprehensions, compiled as part of the parent's
+  twin) are recorded as patched for `key` and carry their original qualnames: `twin_for` on a function
+  made from one returns the function itself. For another key, it is rebuilt from the original source.
+- A function without usable source raises `SourceUnavailable` (remembered per code object).
+
+>>> import overdub.cache, overdub.source
+>>> def sq(x): return x * x
+>>> build = lambda src: overdub.source.compile_twin(src, src.fresh_tree())
+>>> twin = overdub.cache.twin_for(sq, "identity", build)
+>>> twin(3), twin is overdub.cache.twin_for(sq, "identity", build), twin.__code__ is sq.__code__
+(9, True, False)
+"""
+
+from __future__ import annotations
+
+import types
+import weakref
+from typing import Any, Callable, Hashable
+
+from .errors import SourceUnavailable
+from .source import FunctionSource, get_source, make_function
+
+__all__ = ["twin_for", "lookup", "patched_for", "original_code", "original_of", "clear"]
+
+
+class _ByIdentity:
+    """A weak-keyed map by object identity (code objects compare by value, so WeakKeyDictionary would
+    let two equal code objects of different files share an entry); an entry dies with its key."""
+
+    def __init__(self) -> None:
+        self._data: dict[int, tuple] = {}
+
+    def get(self, obj, default=None):
+        entry = self._data.get(id(obj))
+        return entry[1] if entry is not None and entry[0]() is obj else default
+
+    def __setitem__(self, obj, value) -> None:
+        data, ident = self._data, id(obj)
+
+        def forget(ref):
+            if data.get(ident, (None,))[0] is ref:
+                del data[ident]
+
+        data[ident] = (weakref.ref(obj, forget), value)
+
+    def setdefault(self, obj, value):
+        found = self.get(obj, _MISSING)
+        if found is _MISSING:
+            self[obj] = found = value
+        return found
+
+    def clear(self) -> None:
+        self._data.clear()
+
+
+_MISSING = object()
+# original code -> {key: (twin code, helper cells)}; dies with the code object.
+_codes = _ByIdentity()
+# twin code nested in a twin -> (key, original nested code)
+_nested = _ByIdentity()
+# key -> {id(fn): (fn.__code__, twin or None, recursable, weakref to fn)}; None = call fn itself.
+# An entry is removed by the weakref's callback when fn dies, before its id can be reused.
+_tables: dict[Hashable, dict[int, tuple]] = {}
+# twin function -> weakref to its original, for original_of
+_originals = _ByIdentity()
+
+
+def table(key: Hashable) -> dict[int, tuple]:
+    """The per-function table of `key` (shared with the runtime's fast path; see module docstring)."""
+    found = _tables.get(key)
+    if found is None:
+        found = _tables.setdefault(key, {})
+    return found
+
+
+def lookup(fn: types.FunctionType, key: Hashable):
+    """fn's cached entry for key, `(code, twin or None, recursable)`-like tuple, or None if stale/absent."""
+    entry = table(key).get(id(fn))
+    if entry is not None and entry[0] is fn.__code__:
+        return entry
+    return None
+
+
+def twin_for(fn: types.FunctionType, key: Hashable, build: Callable[[FunctionSource], Any]) -> types.FunctionType:
+    """fn's twin for the pass `build` under `key` (cached; see the module docstring).
+
+    >>> import overdub.cache, overdub.source
+    >>> def inc(x): return x + 1
+    >>> overdub.cache.twin_for(inc, "copy", lambda s: overdub.source.compile_twin(s, s.fresh_tree()))(1)
+    2
+    """
+    entry = lookup(fn, key)
+    if entry is None:
+        entry = _insert(fn, key, build)
+    if not entry[2]:
+        get_source(fn.__code__)  # re-raises the remembered SourceUnavailable
+        raise SourceUnavailable(f"{fn.__qualname__} cannot be patched")  # pragma: no cover
+    return entry[1] or fn
+
+
+def _insert(fn, key, build) -> tuple:
+    code = fn.__code__
+    nested = _nested.get(code)
+    try:
+        if nested is not None and nested[0] == key:
+            twin = None  # made from a twin of this very pass: it is its own twin
+        else:
+            original = nested[1] if nested is not None else code
+            twin_code, cells = _twin_code(original, fn, key, build)
+            twin = _function(twin_code, fn, cells)
+        entry_value = (twin, True)
+    except SourceUnavailable:
+        entry_value = (None, False)
+    tab = table(key)
+    ident = id(fn)
+
+    def forget(ref, tab=tab, ident=ident):
+        if tab.get(ident, (None, None, None, None))[3] is ref:
+            del tab[ident]
+
+    entry = (code, *entry_value, weakref.ref(fn, forget))
+    tab[ident] = entry
+    return entry
+
+
+def _twin_code(original: types.CodeType, fn, key, build) -> tuple[types.CodeType, dict]:
+    per_code = _codes.get(original)
+    if per_code is None:
+        per_code = _codes.setdefault(original, {})
+    found = per_code.get(key)
+    if found is None:
+        source = get_source(original, fn.__globals__)
+        built = build(source)
+        code, cells = built if isinstance(built, tuple) else (built, {})
+        code = _adopt_nested(code, original, key)
+        found = per_code[key] = (code, dict(cells))
+    return found
+
+
+def _adopt_nested(twin: types.CodeType, original: types.CodeType, key) -> types.CodeType:
+    """twin with its nested code objects renamed to their originals' qualnames and recorded as patched."""
+    originals = {(c.co_name, c.co_firstlineno): c for c in original.co_consts if isinstance(c, types.CodeType)}
+    consts, changed = list(twin.co_consts), False
+    for i, const in enumerate(consts):
+        if not isinstance(const, types.CodeType):
+            continue
+        orig = originals.get((const.co_name, const.co_firstlineno))
+        if orig is None:
+            continue
+        new = _adopt_nested(const, orig, key).replace(co_qualname=orig.co_qualname)
+        _nested[new] = (key, orig)
+        consts[i], changed = new, True
+    return twin.replace(co_consts=tuple(consts)) if changed else twin
+
+
+def _function(twin_code: types.CodeType, fn: types.FunctionType, cells: dict) -> types.FunctionType:
+    """make_function, with the pass's helper cells taking precedence over same-named cells of fn (fn may
+    itself come from another pass's twin) and without a strong reference back to fn."""
+    twin = make_function(twin_code, fn, cells)
+    twin.__dict__.pop("__wrapped_original__", None)
+    own = fn.__code__.co_freevars
+    if any(v in cells for v in own):
+        closure = tuple(cells.get(v) or c for v, c in zip(twin_code.co_freevars, twin.__closure__ or ()))
+        rebound = types.FunctionType(twin_code, fn.__globals__, fn.__name__, fn.__defaults__, closure or None)
+        rebound.__kwdefaults__, rebound.__qualname__ = fn.__kwdefaults__, fn.__qualname__
+        rebound.__module__ = fn.__module__
+        rebound.__dict__.update(twin.__dict__)
+        twin = rebound
+    _originals[twin] = weakref.ref(fn)
+    return twin
+
+
+def patched_for(code: types.CodeType):
+    """The key a code object nested in a twin was patched for, or None for an original code object."""
+    nested = _nested.get(code)
+    return None if nested is None else nested[0]
+
+
+def original_code(code: types.CodeType) -> types.CodeType:
+    """The original of a code object nested in a twin (code itself when it is an original)."""
+    nested = _nested.get(code)
+    return code if nested is None else nested[1]
+
+
+def original_of(twin: types.FunctionType):
+    """The function a twin made by `twin_for` was made from (None if it died or twin is no twin)."""
+    ref = _originals.get(twin)
+    return ref() if ref is not None else None
+
+
+def clear() -> None:
+    """Forget every cached twin (for tests and after editing source files)."""
+    _codes.clear()
+    _nested.clear()
+    _originals.clear()
+    for tab in _tables.values():
+        tab.clear()

@@ -1,0 +1,246 @@
+"""The interception pass plugged into the cache, the helpers a twin calls, and resolution: what running
+a callable's patched code amounts to.
+
+Resolution (`resolve(fn, key)`) decides recursion versus primitive, once per callable shape:
+plain functions, lambdas and closures -> their twin; bound methods (including classmethods and
+staticmethods reached through attribute access) -> the twin of `__func__` bound to the same `__self__`;
+`functools.partial` -> the resolution of `.func` with the partial's arguments; raw `staticmethod`
+objects -> their function; classes whose metaclass does not override `__call__`, whose `__new__` is
+`object.__new__` and whose `__init__` is pure Python -> `object.__new__` then the twin of `__init__`;
+objects whose type has a pure-Python `__call__` -> that method's twin bound to the object.
+`functools.wraps` wrappers are plain functions: the wrapper is patched and calls what it wraps.
+Everything else is a primitive (None): builtins, C functions and methods, ufuncs, functions without
+source (made by `exec` of a string, generated `__init__`s of dataclasses), overdub's own `ops`.
+`async def` functions and generator functions are recursed into: calling the twin returns a coroutine
+or generator running patched code, which intercepts whenever it runs under an active context.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from typing import Callable, Hashable
+
+from . import cache, ops, sites
+from .errors import SourceUnavailable
+from .source import FunctionSource, compile_twin, get_source
+from .stack import _current
+
+__all__ = ["patch", "is_recursable", "resolve", "instrumented", "profile_key"]
+
+_FunctionType, _MethodType = types.FunctionType, types.MethodType
+_PRIMITIVE_CODES = frozenset(id(f.__code__) for f in ops.PRIMITIVES)
+_opaque_types: set[type] = {types.BuiltinFunctionType, types.MethodWrapperType, types.WrapperDescriptorType,
+                            types.MethodDescriptorType, types.ClassMethodDescriptorType}
+_keys: dict[frozenset, tuple] = {}
+_builders: dict[tuple, Callable] = {}
+_instrumented = cache._ByIdentity()  # original code -> {key: sites.Instrumented}
+
+
+def profile_key(intercepts) -> tuple:
+    """The cache key of the interception pass for a profile (one object per profile)."""
+    profile = sites.normalize_profile(intercepts)
+    key = _keys.get(profile)
+    if key is None:
+        key = _keys.setdefault(profile, ("intercept", profile))
+    return key
+
+
+# -- the helpers a twin calls ----------------------------------------------------------------------
+
+def _make_helpers(site_table: tuple):
+    """`__od_call__` and `__od_op__` for one twin code object; `site_table[sid]` is the Site of sid.
+
+    Lean by design: with no context active a site costs one ContextVar read; a context that overrides
+    none of overdub/prehook/posthook/recurse/primitive (`_od_fast`) recurses through the per-function
+    twin table without entering any method of the context.
+    """
+    get = _current.get
+    opaque = _opaque_types
+
+    def __od_call__(sid, fn, /, *args, **kwargs):
+        ctx = get()
+        if ctx is None:
+            return fn(*args, **kwargs)
+        if ctx._od_fast:
+            kind = type(fn)
+            if kind is _FunctionType:
+                entry = ctx._od_table.get(id(fn))
+                if entry is not None and entry[0] is fn.__code__:
+                    return (entry[1] or fn)(*args, **kwargs)
+            elif kind in opaque:
+                return fn(*args, **kwargs)
+            elif kind is _MethodType:
+                func = fn.__func__
+                entry = ctx._od_table.get(id(func))
+                if entry is not None and entry[0] is func.__code__:
+                    return (entry[1] or func)(fn.__self__, *args, **kwargs)
+            return ctx.recurse(fn, *args, **kwargs)
+        site = site_table[sid]
+        if site.kind in ctx.intercepts:
+            return ctx.overdub(site, fn, *args, **kwargs)
+        return fn(*args, **kwargs)
+
+    def __od_op__(sid, fn, /, *args):
+        ctx = get()
+        if ctx is None or ctx._od_fast:
+            return fn(*args)
+        site = site_table[sid]
+        if site.kind in ctx.intercepts:
+            return ctx.overdub(site, fn, *args)
+        return fn(*args)
+
+    return __od_call__, __od_op__
+
+
+def _builder(key: tuple) -> Callable[[FunctionSource], tuple]:
+    build = _builders.get(key)
+    if build is not None:
+        return build
+    profile = key[1]
+
+    def build(source: FunctionSource):
+        if id(source.code) in _PRIMITIVE_CODES:
+            raise SourceUnavailable(f"{source.code.co_qualname} is one of overdub's primitives")
+        inst = sites.instrument(source, profile)
+        call, op = _make_helpers(inst.sites)
+        cells = {sites.CALL: types.CellType(call), sites.OP: types.CellType(op)}
+        cells.update((name, types.CellType(fn)) for name, fn in inst.operators.items())
+        code = compile_twin(source, inst.tree, extra_freevars=inst.freevars)
+        _instrumented.setdefault(source.code, {})[key] = inst
+        return code, cells
+
+    return _builders.setdefault(key, build)
+
+
+# -- resolution ------------------------------------------------------------------------------------
+
+def _function_twin(fn: types.FunctionType, key: tuple):
+    """fn's twin for key, fn itself when it is already patched code, None when it is opaque."""
+    entry = cache.lookup(fn, key)
+    if entry is None:
+        try:
+            return cache.twin_for(fn, key, _builder(key))
+        except SourceUnavailable:
+            return None
+    return (entry[1] or fn) if entry[2] else None
+
+
+def resolve(fn, key: tuple):
+    """A callable that runs what calling `fn` runs, patched for `key`, or None when fn is a primitive
+    (see the module docstring for the cases)."""
+    kind = type(fn)
+    if kind is _FunctionType:
+        return _function_twin(fn, key)
+    if kind in _opaque_types:
+        return None
+    if kind is _MethodType:
+        target = resolve(fn.__func__, key)
+        return None if target is None else _MethodType(target, fn.__self__)
+    if kind is functools.partial:
+        target = resolve(fn.func, key)
+        return None if target is None else functools.partial(target, *fn.args, **fn.keywords)
+    if kind is staticmethod:
+        return resolve(fn.__func__, key)
+    if isinstance(fn, type):
+        return _instantiation(fn, key)
+    call = getattr(kind, "__call__", None)
+    if type(call) is _FunctionType:
+        target = _function_twin(call, key)
+        return None if target is None else _MethodType(target, fn)
+    if call is None or isinstance(call, (types.WrapperDescriptorType, types.MethodDescriptorType)):
+        _opaque_types.add(kind)  # every instance of a type with a C-level __call__ is a primitive
+    return None
+
+
+def _instantiation(cls: type, key: tuple):
+    if type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__:
+        return None
+    init = cls.__init__
+    if type(init) is not _FunctionType:
+        return None
+    twin = _function_twin(init, key)
+    return None if twin is None else functools.partial(_instantiate, cls, twin)
+
+
+def _instantiate(cls, init, /, *args, **kwargs):
+    """What `type.__call__` does for a class with object's `__new__`, with init the patched `__init__`."""
+    obj = object.__new__(cls)
+    result = init(obj, *args, **kwargs)
+    if result is not None:
+        raise TypeError(f"__init__() should return None, not '{type(result).__name__}'")
+    return obj
+
+
+def is_recursable(fn) -> bool:
+    """True when calling fn runs pure-Python code whose source can be had (a context recurses into it).
+
+    >>> import math, overdub
+    >>> overdub.is_recursable(lambda x: x + 1), overdub.is_recursable(math.sin)
+    (True, False)
+    """
+    target = _target_function(fn)
+    if target is None or id(target.__code__) in _PRIMITIVE_CODES:
+        return False
+    code = target.__code__
+    if cache.patched_for(code) is not None:
+        return True
+    try:
+        get_source(code, target.__globals__)
+    except SourceUnavailable:
+        return False
+    return True
+
+
+def _target_function(fn):
+    """The pure-Python function calling fn enters first, without patching anything (None if none)."""
+    kind = type(fn)
+    if kind is _FunctionType:
+        return fn
+    if kind in (_MethodType, staticmethod):
+        return _target_function(fn.__func__)
+    if kind is functools.partial:
+        return _target_function(fn.func)
+    if isinstance(fn, type):
+        if type(fn).__call__ is not type.__call__ or fn.__new__ is not object.__new__:
+            return None
+        init = fn.__init__
+        return init if type(init) is _FunctionType else None
+    call = getattr(kind, "__call__", None)
+    return call if type(call) is _FunctionType else None
+
+
+def patch(fn, intercepts=frozenset({"call"})):
+    """The patched twin of fn for the interception profile `intercepts` (cached per code object and
+    profile). With no context active the twin runs exactly as fn does.
+
+    >>> import overdub
+    >>> def f(x): return abs(x) + 1
+    >>> twin = overdub.patch(f, {"call", "binop"})
+    >>> twin(-2), twin.__code__ is f.__code__, twin is overdub.patch(f, {"call", "binop"})
+    (3, False, True)
+    """
+    target = resolve(fn, profile_key(intercepts))
+    if target is None:
+        from .errors import describe
+        raise SourceUnavailable(f"{describe(fn)} cannot be patched: it is not pure Python with source",
+                                fix="call it as a primitive; patch only functions defined in .py files")
+    return target
+
+
+def instrumented(fn, intercepts=frozenset({"call"})) -> "sites.Instrumented":
+    """The pass's result (rewritten tree, sites, blocks) for fn's code and profile, patching if needed."""
+    key = profile_key(intercepts)
+    target = _target_function(fn)
+    if target is None:
+        patch(fn, intercepts)  # raises the explanatory error
+    code = cache.original_code(target.__code__)
+    found = _instrumented.get(code, {}).get(key)
+    if found is None:
+        patch(target, intercepts)
+        found = _instrumented.get(code, {}).get(key)
+    if found is None:
+        raise SourceUnavailable(f"{target.__qualname__} was patched from another function's twin",
+                                fix="show the outermost function that defines it")
+    return found
+
