@@ -410,6 +410,17 @@ def constant_tracer(value: Any) -> Tracer:
     return Tracer(value.shape, None, None, value, 0)
 
 
+def _has_tracer(x) -> bool:
+    return isinstance(x, Tracer) or (isinstance(x, (list, tuple)) and any(_has_tracer(v) for v in x))
+
+
+def lift(x: Any) -> Any:
+    """A (nested) list or tuple holding tracers becomes one stacked tracer; anything else is kept."""
+    if isinstance(x, (list, tuple)) and _has_tracer(x):
+        return restructure([lift(v) for v in x], lambda *xs: np.stack(xs))
+    return x
+
+
 def _known_primals(args) -> list | None:
     primals = [_primal(a) for a in args]
     return None if any(p is None for p in primals) else primals
@@ -421,6 +432,7 @@ def _known_primals(args) -> list | None:
 def elementwise(fn: Callable, spec: Spec, args: tuple, kwargs: dict | None = None) -> Tracer:
     """fn applied elementwise (with broadcasting) to args, some of them tracers."""
     kwargs = kwargs or {}
+    args = tuple(lift(a) for a in args)
     primals = _known_primals(args)
     if primals is not None:
         y = fn(*primals, **kwargs)
@@ -457,6 +469,7 @@ def restructure(args: list, index_fn: Callable, primal_fn: Callable | None = Non
     Constants among args take index -1 (no dependencies). `primal_fn(*primals)` (default index_fn) gives
     the value when every primal is known.
     """
+    args = [lift(a) for a in args]
     n = _ncols(args)
     offsets, maps, patterns, hpatterns = 0, [], [], []
     order = max((a.order for a in args if isinstance(a, Tracer)), default=0)

@@ -1,0 +1,143 @@
+"""Jacobian patterns equal the nonzero structure of finite-difference Jacobians at random points."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from contexts.sparsity import TracedBranchError, jacobian_sparsity
+
+from ._fd import fd_jacobian, nonzero
+
+RNG = np.random.default_rng(0)
+A35 = RNG.standard_normal((3, 5))
+SPARSE_A = np.array([[1.0, 0, 0, 2, 0], [0, 0, 3, 0, 0], [0, 4, 0, 0, 5]])
+
+
+def laplacian_1d(u):
+    """A 1-D finite-difference heat equation RHS with Dirichlet ends, written with a result buffer."""
+    du = np.zeros_like(u)
+    du[1:-1] = (u[2:] - 2 * u[1:-1] + u[:-2]) / 0.01
+    du[0] = u[1] - 2 * u[0]
+    du[-1] = u[-2] - 2 * u[-1]
+    return du
+
+
+def loop_pde(u):
+    """The same stencil as a Python loop over scalars."""
+    n = len(u)
+    out = np.zeros(n)
+    for i in range(1, n - 1):
+        out[i] = u[i - 1] - 2.0 * u[i] + u[i + 1] + math.sin(u[i])
+    return out
+
+
+def branchy(x):
+    if x[0] > 1.0:
+        return np.array([x[1] * x[2], x[3]])
+    return np.array([x[0], x[4] ** 2])
+
+
+CASES = {
+    # elementwise
+    "sin_exp": (lambda x: np.sin(x) * np.exp(x[::-1]), 5),
+    "ufunc_mix": (lambda x: np.hypot(x, 2.0) + np.arctan2(x, x[::-1]) - np.log1p(x) / np.sqrt(x), 6),
+    "pow_abs": (lambda x: np.abs(x) ** 1.5 + x ** 2 - 1 / x, 4),
+    "broadcast": (lambda x: (x.reshape(2, 3) * x[:3]).ravel(), 6),
+    "scalar_broadcast": (lambda x: x * x[0], 4),
+    # matmul and friends
+    "matmul_const": (lambda x: A35 @ x, 5),
+    "matmul_sparse_const": (lambda x: SPARSE_A @ x, 5),
+    "matmul_tracer": (lambda x: (x.reshape(2, 3) @ x.reshape(3, 2)).ravel(), 6),
+    "dot_outer": (lambda x: np.concatenate([[np.dot(x, x)], np.outer(x[:2], x[2:]).ravel()]), 4),
+    "rmatmul_vec": (lambda x: x[:3] @ A35, 3),
+    # reductions
+    "sum_axis": (lambda x: x.reshape(3, 4).sum(axis=0), 12),
+    "mean_prod": (lambda x: np.concatenate([x.reshape(2, 3).mean(1), np.prod(x.reshape(2, 3), axis=0)]), 6),
+    "cumsum": (lambda x: np.cumsum(x), 5),
+    "norm_axis": (lambda x: np.linalg.norm(x.reshape(3, 2), axis=1), 6),
+    "total": (lambda x: np.sum(x ** 2), 5),
+    # indexing and shape ops
+    "fancy_index": (lambda x: x[[3, 0, 0, 2]] * x[1], 4),
+    "mask_index": (lambda x: x[np.array([True, False, True, False, True])], 5),
+    "transpose": (lambda x: x.reshape(2, 3).T.ravel() * np.arange(1, 7), 6),
+    "concat_stack": (lambda x: np.stack([np.concatenate([x[:2], [1.0]]), x[1:4]]).ravel(), 5),
+    "roll_flip_pad": (lambda x: np.roll(x, 2) + np.flip(x) + np.pad(x, 1)[1:-1], 5),
+    "diff": (lambda x: np.diff(x, 2), 6),
+    "where_const": (lambda x: np.where(np.arange(5) > 2, x, x ** 2), 5),
+    "setitem": (laplacian_1d, 7),
+    "hstack_vstack": (lambda x: np.vstack([x[:3], np.hstack([x[3:], x[:1]])]).ravel(), 5),
+    "tile_repeat": (lambda x: np.tile(x[:2], 2) * np.repeat(x[2:], 2), 4),
+    # calls through the context
+    "math_scalars": (lambda x: [math.sin(x[0]) * x[1], math.exp(x[2]), math.hypot(x[0], x[3])], 4),
+    "builtins": (lambda x: [abs(x[0]), sum(x[1:3]), float(x[3]) * 2, pow(x[0], 3)], 4),
+    "loop_pde": (loop_pde, 6),
+    "list_output": (lambda x: [x[0] * x[1], x[2]], 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_global_pattern_matches_finite_differences(name):
+    f, n = CASES[name]
+    x = np.random.default_rng(1).uniform(0.5, 1.5, n)
+    P = jacobian_sparsity(f, x)
+    assert isinstance(P, sp.csr_array) and P.dtype == bool
+    expected = nonzero(fd_jacobian(f, x))
+    assert P.shape == expected.shape
+    np.testing.assert_array_equal(P.toarray(), expected)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_local_pattern_matches_finite_differences(name):
+    f, n = CASES[name]
+    x = np.random.default_rng(2).uniform(0.5, 1.5, n)
+    np.testing.assert_array_equal(jacobian_sparsity(f, x, mode="local").toarray(),
+                                  nonzero(fd_jacobian(f, x)))
+
+
+@pytest.mark.parametrize("x0", [2.0, 0.0])
+def test_local_mode_follows_the_branch_taken(x0):
+    x = np.array([x0, 1.1, 1.2, 1.3, 1.4])
+    np.testing.assert_array_equal(jacobian_sparsity(branchy, x, mode="local").toarray(),
+                                  nonzero(fd_jacobian(branchy, x)))
+
+
+def test_global_mode_branch_error_names_user_line():
+    with pytest.raises(TracedBranchError) as info:
+        jacobian_sparsity(branchy, np.ones(5))
+    message = str(info.value)
+    line = branchy.__code__.co_firstlineno + 1
+    assert f"test_jacobian_sparsity.py:{line}" in message
+    assert "mode='local'" in message
+
+
+def test_local_maximum_and_clip_take_one_side():
+    f = lambda x: np.concatenate([np.maximum(x[:2], x[2:]), np.clip(x, 0.8, 1.2)])
+    x = np.array([0.5, 2.0, 1.0, 1.0])
+    local = jacobian_sparsity(f, x, mode="local").toarray()
+    np.testing.assert_array_equal(local, nonzero(fd_jacobian(f, x)))
+    glob = jacobian_sparsity(f, x).toarray()
+    assert (glob >= local).all() and glob.sum() > local.sum()
+
+
+def test_constant_output_and_scalar_input():
+    assert jacobian_sparsity(lambda x: np.ones(3), np.ones(2)).nnz == 0
+    P = jacobian_sparsity(lambda x: [x * 2, 1.0], 3.0)
+    np.testing.assert_array_equal(P.toarray(), [[True], [False]])
+
+
+def test_unknown_mode_is_an_error():
+    from overdub.errors import OverdubError
+    with pytest.raises(OverdubError, match="mode"):
+        jacobian_sparsity(np.sin, np.ones(2), mode="sideways")
+
+
+def test_large_tridiagonal_detection_is_exact():
+    n = 100_000
+    P = jacobian_sparsity(lambda u: u[2:] - 2 * u[1:-1] + u[:-2], np.zeros(n))
+    assert P.shape == (n - 2, n) and P.nnz == 3 * (n - 2)
+    rows, cols = P.nonzero()
+    assert set(np.unique(cols - rows)) == {0, 1, 2}
