@@ -1,0 +1,22 @@
+"""The rules every context shares, one module per domain; importing this package registers them all.
+
+>>> import math
+>>> from contexts.rules import registry
+>>> registry.get(math.sin).kind
+'elementwise'
+"""
+
+from . import builtins as _builtins  # noqa: F401  (imports register rules)
+from . import cmath as _cmath  # noqa: F401
+from . import math as _math  # noqa: F401
+from . import operator as _operator  # noqa: F401
+from . import uncertainties as _uncertainties  # noqa: F401
+from .check import check_rule, numerical_gradient
+from .registry import Registry, Rule, registry
+
+try:  # the numpy rules land separately; the scalar rules work without them
+    from . import numpy as _numpy  # noqa: F401
+except ImportError:  # pragma: no cover
+    _numpy = None
+
+__all__ = ["registry", "Registry", "Rule", "check_rule", "numerical_gradient"]

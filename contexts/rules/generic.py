@@ -7,11 +7,26 @@ complex, `numpy` for arrays and numpy scalars, `uncertainties.umath` for ufloats
 
 from __future__ import annotations
 
+import cmath as _cmath
+import math as _math
 import numbers
+from fractions import Fraction
 
 import numpy as np
+from uncertainties import umath as _umath
+from uncertainties.core import AffineScalarFunc as _UFloat
 
-__all__ = ["add", "mul", "conj", "zeros_like", "unbroadcast", "is_zero"]
+try:  # scipy is optional: it supplies erf/gamma/digamma ufuncs for arrays and array-like values
+    import scipy.special as _special
+except ImportError:  # pragma: no cover - exercised only without scipy
+    _special = None
+
+__all__ = [
+    "add", "mul", "conj", "zeros_like", "unbroadcast", "is_zero", "project", "fit", "is_real", "sign",
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+    "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt", "cbrt",
+    "erf", "erfc", "gamma", "lgamma", "digamma", "floor", "atan2", "hypot", "plain",
+]
 
 
 def add(a, b):
@@ -31,6 +46,8 @@ def mul(a, b):
 
 def conj(x):
     """Complex conjugate; the identity (type kept) for real numbers and real arrays."""
+    if type(x) is float:
+        return x
     if isinstance(x, complex):
         return x.conjugate()
     if isinstance(x, (np.ndarray, np.generic)):
@@ -69,3 +86,241 @@ def unbroadcast(g, like):
         total = g.sum()
         return total.item() if isinstance(like, (float, int, complex)) and total.ndim == 0 else total
     return g
+
+
+# -- real/complex projection -----------------------------------------------------------------------
+
+def is_real(x) -> bool:
+    """True when x can only hold real values (real scalars, ufloats, real-dtype arrays)."""
+    t = type(x)
+    if t is float or t is int or t is Fraction or t is bool:
+        return True
+    if isinstance(x, (np.ndarray, np.generic)):
+        return not np.iscomplexobj(x)
+    return not isinstance(x, complex) and isinstance(x, (numbers.Real, _UFloat))
+
+
+def project(g, like):
+    """The cotangent g made to fit a primal of the type of `like`: the real part for a real primal.
+
+    >>> project(2 + 3j, 1.0), project(2 + 3j, 1j)
+    (2.0, (2+3j))
+    """
+    if g is None or type(g) is float:
+        return g
+    if isinstance(g, (complex, np.complexfloating)) or (isinstance(g, np.ndarray) and g.dtype.kind == "c"):
+        if is_real(like):
+            return g.real
+    return g
+
+
+def fit(g, like):
+    """Cotangent g for the primal `like`: broadcasting undone (`unbroadcast`), then `project`ed.
+
+    >>> fit(np.ones((2, 3)), np.zeros(3)), fit(1 + 2j, 0.5)
+    (array([2., 2., 2.]), 1.0)
+    """
+    if type(g) is float and type(like) is float:
+        return g
+    return project(unbroadcast(g, like), like)
+
+
+# -- type-dispatching math -------------------------------------------------------------------------
+# Each function keeps the kind of its argument: float/int/Fraction -> `math`, complex -> `cmath`,
+# ndarray/np.generic -> numpy, ufloat -> `uncertainties.umath`, anything else (e.g. a forward-mode
+# Dual implementing __array_ufunc__) -> the numpy (or scipy.special) ufunc.
+
+def _dispatch(x, real, cplx, ufunc, ufloat):
+    """Apply the implementation that matches the type of x (the float fast path is done by the caller)."""
+    t = type(x)
+    if t is int or t is Fraction or t is bool:
+        return real(x)
+    if isinstance(x, (np.ndarray, np.generic)) or t is list or t is tuple:
+        return ufunc(x)
+    if isinstance(x, complex):
+        if cplx is None:
+            raise TypeError(f"no complex version of {getattr(real, '__name__', real)}")
+        return cplx(x)
+    if isinstance(x, _UFloat):
+        return ufloat(x)
+    if isinstance(x, numbers.Real):
+        return real(x)
+    return ufunc(x)
+
+
+def _unary(name, real, cplx, ufunc, ufloat=None):
+    """A generic one-argument function named `name`; `ufloat` defaults to `umath.<name>`."""
+    ufloat = ufloat or getattr(_umath, name)
+
+    def generic_fn(x):
+        if type(x) is float:
+            return real(x)
+        return _dispatch(x, real, cplx, ufunc, ufloat)
+
+    generic_fn.__name__ = generic_fn.__qualname__ = name
+    generic_fn.__doc__ = (f"{name}(x) for any numeric type: math, cmath, numpy, umath or a ufunc.\n\n"
+                          f"    >>> {name}(0.5) == __import__('math').{name}(0.5)\n    True\n")
+    return generic_fn
+
+
+def _special_ufunc(name, scalar):
+    """scipy.special.<name> when scipy is there; otherwise `scalar` mapped over an array."""
+    if _special is not None:
+        return getattr(_special, name)
+
+    def fallback(x):
+        if isinstance(x, (np.ndarray, np.generic)):
+            return np.vectorize(scalar, otypes=[float])(x)
+        raise TypeError(f"{name} of {type(x).__name__} needs scipy.special")
+    return fallback
+
+
+def _exp2_real(x):
+    return _math.exp2(x) if hasattr(_math, "exp2") else 2.0 ** x
+
+
+def _cbrt_real(x):
+    return _math.cbrt(x) if hasattr(_math, "cbrt") else _math.copysign(abs(x) ** (1 / 3), x)
+
+
+def _cbrt_ufloat(x):
+    return x ** (1 / 3) if x.nominal_value >= 0 else -((-x) ** (1 / 3))
+
+
+def plain(x):
+    """The plain number behind x for comparisons (a ufloat's nominal value; others unchanged)."""
+    return x.nominal_value if isinstance(x, _UFloat) else x
+
+
+def _log2_ufloat(x):
+    return _umath.log(x) / _math.log(2.0)
+
+
+def _digamma_scalar(x):
+    """psi(x) by reflection, recurrence to x >= 6 and the asymptotic series (|error| < 1e-13);
+    plain arithmetic, so it also works (and differentiates) for ufloats and duals."""
+    if plain(x) < 0.5:
+        return _digamma_scalar(1 - x) - _math.pi / tan(_math.pi * x)
+    shift = 0.0
+    while plain(x) < 6:
+        shift = shift + 1 / x
+        x = x + 1
+    inv2 = 1 / (x * x)
+    series = inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 * (1 / 252 - inv2 * (1 / 240 - inv2 * (
+        1 / 132 - inv2 * (691 / 32760 - inv2 / 12))))))
+    return log(x) - 0.5 / x - series - shift
+
+
+sin = _unary("sin", _math.sin, _cmath.sin, np.sin)
+cos = _unary("cos", _math.cos, _cmath.cos, np.cos)
+tan = _unary("tan", _math.tan, _cmath.tan, np.tan)
+asin = _unary("asin", _math.asin, _cmath.asin, np.arcsin)
+acos = _unary("acos", _math.acos, _cmath.acos, np.arccos)
+atan = _unary("atan", _math.atan, _cmath.atan, np.arctan)
+sinh = _unary("sinh", _math.sinh, _cmath.sinh, np.sinh)
+cosh = _unary("cosh", _math.cosh, _cmath.cosh, np.cosh)
+tanh = _unary("tanh", _math.tanh, _cmath.tanh, np.tanh)
+asinh = _unary("asinh", _math.asinh, _cmath.asinh, np.arcsinh)
+acosh = _unary("acosh", _math.acosh, _cmath.acosh, np.arccosh)
+atanh = _unary("atanh", _math.atanh, _cmath.atanh, np.arctanh)
+exp = _unary("exp", _math.exp, _cmath.exp, np.exp)
+expm1 = _unary("expm1", _math.expm1, None, np.expm1)
+exp2 = _unary("exp2", _exp2_real, None, np.exp2, ufloat=lambda x: 2.0 ** x)
+log1p = _unary("log1p", _math.log1p, None, np.log1p)
+log2 = _unary("log2", _math.log2, None, np.log2, ufloat=_log2_ufloat)
+log10 = _unary("log10", _math.log10, _cmath.log10, np.log10)
+sqrt = _unary("sqrt", _math.sqrt, _cmath.sqrt, np.sqrt)
+cbrt = _unary("cbrt", _cbrt_real, None, np.cbrt, ufloat=_cbrt_ufloat)
+erf = _unary("erf", _math.erf, None, _special_ufunc("erf", _math.erf))
+erfc = _unary("erfc", _math.erfc, None, _special_ufunc("erfc", _math.erfc))
+gamma = _unary("gamma", _math.gamma, None, _special_ufunc("gamma", _math.gamma))
+lgamma = _unary("lgamma", _math.lgamma, None, _special_ufunc("gammaln", _math.lgamma))
+_log_e = _unary("log", _math.log, _cmath.log, np.log)
+
+
+def log(x, base=None):
+    """Natural logarithm (or to `base`) of any numeric type, type kept.
+
+    >>> log(1.0), log(8.0, 2)
+    (0.0, 3.0)
+    """
+    if base is None:
+        return _math.log(x) if type(x) is float else _log_e(x)
+    return _log_e(x) / _log_e(base)
+
+
+def digamma(x):
+    """The digamma function psi = d lgamma/dx, for floats, ufloats, arrays and duals.
+
+    >>> round(digamma(1.0), 12)
+    -0.577215664902
+    """
+    if isinstance(x, (np.ndarray, np.generic)):
+        return _special.digamma(x) if _special is not None else np.vectorize(_digamma_scalar)(x)
+    if isinstance(x, complex):
+        raise TypeError("digamma of a complex number needs scipy.special.psi")
+    return _digamma_scalar(x)
+
+
+def sign(x):
+    """-1, 0 or 1 with the type that keeps rule arithmetic exact (int for real scalars);
+    z/|z| for complex z; np.sign for arrays.
+
+    >>> sign(-2.5), sign(Fraction(0)), sign(3j)
+    (-1, 0, 1j)
+    """
+    if type(x) is float or type(x) is int or type(x) is Fraction:
+        return (x > 0) - (x < 0)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return np.sign(x) if not np.iscomplexobj(x) else np.where(x == 0, 0, x / np.where(x == 0, 1, abs(x)))
+    if isinstance(x, complex):
+        return x / abs(x) if x != 0 else 0j
+    if isinstance(x, _UFloat):
+        x = x.nominal_value
+        return (x > 0) - (x < 0)
+    if isinstance(x, numbers.Real):
+        return (x > 0) - (x < 0)
+    return np.sign(x)
+
+
+def floor(x):
+    """Largest integer <= x: an int for real scalars (exact), np.floor for arrays, the nominal
+    value's floor for ufloats (its derivative is zero anyway).
+
+    >>> floor(-1.5), floor(Fraction(7, 2))
+    (-2, 3)
+    """
+    if isinstance(x, (np.ndarray, np.generic)):
+        return np.floor(x)
+    if isinstance(x, _UFloat):
+        return _math.floor(x.nominal_value)
+    return _math.floor(x)
+
+
+def atan2(y, x):
+    """atan2 for floats, arrays and ufloats.
+
+    >>> atan2(1.0, 1.0) == __import__('math').pi / 4
+    True
+    """
+    if type(y) is float and type(x) is float:
+        return _math.atan2(y, x)
+    if isinstance(y, _UFloat) or isinstance(x, _UFloat):
+        return _umath.atan2(y, x)
+    if isinstance(y, (numbers.Real,)) and isinstance(x, numbers.Real) and not isinstance(y, np.generic):
+        return _math.atan2(y, x)
+    return np.arctan2(y, x)
+
+
+def hypot(*xs):
+    """Euclidean norm of the arguments, computed with generic arithmetic (ufloats, arrays, duals).
+
+    >>> hypot(3.0, 4.0)
+    5.0
+    """
+    if all(type(x) is float for x in xs):
+        return _math.hypot(*xs)
+    total = 0
+    for x in xs:
+        total = total + x * conj(x)
+    return sqrt(total)

@@ -1,0 +1,222 @@
+"""Rules for the numeric builtins: `abs`, `min`, `max`, `sum`, `pow`, `divmod`, `float`, `complex`, and the
+non-differentiable ones (`round`, `int`, `len`, `bool`, ...).
+
+Convention for an iterable argument: its cotangent is a list with one entry per element (`None` for
+zero), and so is its tangent in an frule. Functions that consume an iterable (`min`/`max` of one
+iterable, `sum`) use the closure (rrule) form, because the iterable may be a one-shot generator.
+
+Ties in `min`/`max`: the element Python returns (the first extremal one) gets the whole cotangent.
+
+>>> from contexts.rules import registry
+>>> y, pullback = registry.get(max).rrule([1.0, 3.0, 3.0])
+>>> y, pullback(1.0)
+(3.0, ([None, 1.0, None],))
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import generic
+from .generic import conj, fit, project
+from .operator import _quotient, abs_adjoint, abs_frule, pow_adjoint, pow_frule
+from .registry import registry
+
+__all__: list[str] = []
+
+
+def _one_hot(n: int, i: int | None, dy) -> list:
+    return [dy if j == i else None for j in range(n)]
+
+
+def _chosen(items: list, y) -> int | None:
+    """Index of the element `min`/`max` returned (the first one that is it), None for a default."""
+    return next((j for j, item in enumerate(items) if item is y), None)
+
+
+def _extremum_rrule(select, args, kwargs):
+    if len(args) == 1:  # one iterable (perhaps a generator): materialise it once
+        items = list(args[0])
+        y = select(items, **kwargs)
+    else:
+        items = list(args)
+        y = select(*items, **kwargs)
+    i, n, one_iterable = _chosen(items, y), len(items), len(args) == 1
+
+    def extremum_pullback(dy):
+        cotangents = _one_hot(n, i, dy)
+        return (cotangents,) if one_iterable else tuple(cotangents)
+    extremum_pullback.__name__ = extremum_pullback.__qualname__ = f"{select.__name__}_pullback"
+    return y, extremum_pullback
+
+
+def max_rrule(*args, **kwargs):
+    return _extremum_rrule(builtins.max, args, kwargs)
+
+
+def min_rrule(*args, **kwargs):
+    return _extremum_rrule(builtins.min, args, kwargs)
+
+
+def _extremum_frule(select, tangents, args, kwargs):
+    if len(args) == 1:
+        items = list(args[0])
+        y = select(items, **kwargs)
+        ts = [None] * len(items) if tangents[0] is None else list(tangents[0])
+    else:
+        items, ts = list(args), list(tangents)
+        y = select(*items, **kwargs)
+    i = _chosen(items, y)
+    return y, (None if i is None else ts[i])
+
+
+def max_frule(tangents, *args, **kwargs):
+    return _extremum_frule(builtins.max, tangents, args, kwargs)
+
+
+def min_frule(tangents, *args, **kwargs):
+    return _extremum_frule(builtins.min, tangents, args, kwargs)
+
+
+def _is_seq(x) -> bool:
+    return type(x) is list or type(x) is tuple
+
+
+def _split(dy, parts) -> list:
+    """Cut the cotangent of a concatenation into one list per concatenated sequence."""
+    pieces, pos = [], 0
+    for part in parts:
+        pieces.append(dy[pos:pos + len(part)])
+        pos += len(part)
+    return pieces
+
+
+def sum_rrule(iterable, *start):
+    """sum(iterable[, start]); a sum of lists/tuples (a concatenation) splits the cotangent back."""
+    items = list(iterable)
+    y = builtins.sum(items, *start)
+    parts = list(start) + items  # the order in which sum adds them
+
+    def sum_pullback(dy):
+        if dy is None:
+            cts = [None] * len(parts)
+        elif _is_seq(y):
+            cts = _split(list(dy), parts)
+        else:
+            cts = [fit(dy, x) for x in parts]
+        k = len(start)
+        return (cts[k:],) + tuple(cts[:k])
+    return y, sum_pullback
+
+
+def sum_frule(tangents, iterable, *start):
+    items = list(iterable)
+    y = builtins.sum(items, *start)
+    ts = list(tangents[1:1 + len(start)]) + ([None] * len(items) if tangents[0] is None else list(tangents[0]))
+    parts = list(start) + items
+    if _is_seq(y):
+        return y, [e for x, t in zip(parts, ts) for e in ([None] * len(x) if t is None else list(t))]
+    dy = None
+    for t in ts:
+        dy = generic.add(dy, t)
+    return y, dy
+
+
+def builtin_pow_adjoint(dy, y, x, n, *mod):
+    """pow(x, n) as x ** n; the three-argument (modular, integer) form has no derivative."""
+    if mod:
+        return None, None, None
+    return pow_adjoint(dy, y, x, n)
+
+
+def builtin_pow_frule(tangents, x, n, *mod):
+    if mod:
+        return builtins.pow(x, n, *mod), None
+    return pow_frule(tangents[:2], x, n)
+
+
+def divmod_adjoint(dy, y, a, b):
+    """divmod(a, b) = (a // b, a - b * (a // b)): only the remainder carries a derivative."""
+    dr = None if dy is None else dy[1]
+    if dr is None:
+        return None, None
+    return fit(dr, a), fit(-dr * _quotient(a, b), b)
+
+
+def divmod_frule(tangents, a, b):
+    y = builtins.divmod(a, b)
+    ta, tb = tangents
+    dr = generic.add(ta, None if tb is None else -tb * _quotient(a, b))
+    return y, (None, dr)
+
+
+def _numeric(x) -> bool:
+    return not isinstance(x, (str, bytes, bytearray))
+
+
+def float_adjoint(dy, y, x=0.0):
+    """float(x) is the identity on real numbers; a one-element array gets its cotangent back in shape."""
+    if dy is None or not _numeric(x):
+        return (None,)
+    if isinstance(x, np.ndarray):
+        return (np.full(x.shape, dy, dtype=np.result_type(x.dtype, float)),)
+    return (project(dy, x),)
+
+
+def float_frule(tangents, x=0.0):
+    y = float(x)
+    t = tangents[0] if tangents else None
+    if t is None or not _numeric(x):
+        return y, None
+    return y, project(t.item() if isinstance(t, np.ndarray) else t, y)
+
+
+def complex_adjoint(dy, y, real=0, imag=0):
+    """complex(a, b) = a + i b: da = dy, db = dy * conj(i) (each projected onto its argument's type)."""
+    if dy is None or not _numeric(real):
+        return (None, None)
+    return project(dy, real), project(dy * conj(1j), imag)
+
+
+def complex_frule(tangents, real=0, imag=0):
+    y = complex(real, imag) if _numeric(real) else complex(real)
+    ta = tangents[0] if tangents else None
+    tb = tangents[1] if len(tangents) > 1 else None
+    if not _numeric(real):
+        return y, None
+    return y, generic.add(ta, None if tb is None else 1j * tb)
+
+
+def _positional_adjoint(adjoint):
+    """Trim a rule's cotangents to the number of positional arguments actually passed."""
+    def trimmed(dy, y, *args, **kwargs):
+        return adjoint(dy, y, *args, **kwargs)[:len(args)]
+    trimmed.__name__ = trimmed.__qualname__ = adjoint.__name__
+    return trimmed
+
+
+registry.adjoint(builtins.abs, kind="elementwise")(abs_adjoint)
+registry.frule(builtins.abs)(abs_frule)
+registry.rrule(builtins.max, kind="reduction")(max_rrule)
+registry.frule(builtins.max)(max_frule)
+registry.rrule(builtins.min, kind="reduction")(min_rrule)
+registry.frule(builtins.min)(min_frule)
+registry.rrule(builtins.sum, kind="reduction")(sum_rrule)
+registry.frule(builtins.sum)(sum_frule)
+registry.adjoint(builtins.pow, kind="elementwise")(_positional_adjoint(builtin_pow_adjoint))
+registry.frule(builtins.pow)(builtin_pow_frule)
+registry.adjoint(builtins.divmod, kind="elementwise")(divmod_adjoint)
+registry.frule(builtins.divmod)(divmod_frule)
+registry.adjoint(builtins.float, kind="linear")(_positional_adjoint(float_adjoint))
+registry.frule(builtins.float)(float_frule)
+registry.adjoint(builtins.complex, kind="linear")(_positional_adjoint(complex_adjoint))
+registry.frule(builtins.complex)(complex_frule)
+
+registry.nondifferentiable(
+    builtins.round, builtins.int, builtins.len, builtins.bool, builtins.hash, builtins.id,
+    builtins.isinstance, builtins.issubclass, builtins.callable, builtins.ord, builtins.chr,
+    builtins.bin, builtins.oct, builtins.hex, builtins.format, builtins.repr, builtins.str,
+    builtins.any, builtins.all, builtins.range,
+)

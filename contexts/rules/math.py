@@ -1,0 +1,380 @@
+"""Rules for every function of `math`: each differentiable one has a reverse and a forward rule, the rest
+are marked non-differentiable (a coverage test enumerates `dir(math)`).
+
+Partial derivatives are written with `contexts.rules.generic`, so they are differentiable Python
+themselves (higher-order AD goes through them) and keep exact or uncertain types where the primal allows:
+
+>>> import math
+>>> from contexts.rules import registry
+>>> registry.get(math.sin).adjoint(1.0, math.sin(0.0), 0.0)
+(1.0,)
+
+Conventions at kinks and edges: `fabs`/`copysign` have derivative 0 in x at x == 0; `fmod`/`remainder`
+differentiate as x - n*y with the integer n held fixed; `nextafter(x, y)` as the identity in x; `frexp`
+and `modf` return tuples whose integer parts carry no cotangent. Functions of iterables (`fsum`, `prod`,
+`dist`, `sumprod`) use the closure (rrule) form, because the iterable may be a one-shot generator; their
+cotangent for an iterable is a list with one entry per element.
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import generic as g
+from .generic import fit, plain
+from .operator import pow_dn, pow_dx
+from .registry import registry
+
+__all__ = ["NONDIFFERENTIABLE"]
+
+_LN2, _LN10, _TWO_BY_SQRT_PI = math.log(2.0), math.log(10.0), 2.0 / math.sqrt(math.pi)
+
+
+# -- one-argument functions: partial(y, x) = dy/dx -------------------------------------------------
+
+def sin_partial(y, x):
+    return g.cos(x)
+
+
+def cos_partial(y, x):
+    return -g.sin(x)
+
+
+def tan_partial(y, x):
+    return 1 + y * y
+
+
+def asin_partial(y, x):
+    return 1 / g.sqrt(1 - x * x)
+
+
+def acos_partial(y, x):
+    return -1 / g.sqrt(1 - x * x)
+
+
+def atan_partial(y, x):
+    return 1 / (1 + x * x)
+
+
+def sinh_partial(y, x):
+    return g.cosh(x)
+
+
+def cosh_partial(y, x):
+    return g.sinh(x)
+
+
+def tanh_partial(y, x):
+    return 1 - y * y
+
+
+def asinh_partial(y, x):
+    return 1 / g.sqrt(x * x + 1)
+
+
+def acosh_partial(y, x):
+    return 1 / (g.sqrt(x - 1) * g.sqrt(x + 1))
+
+
+def atanh_partial(y, x):
+    return 1 / (1 - x * x)
+
+
+def exp_partial(y, x):
+    return y
+
+
+def expm1_partial(y, x):
+    return y + 1
+
+
+def exp2_partial(y, x):
+    return y * _LN2
+
+
+def log1p_partial(y, x):
+    return 1 / (1 + x)
+
+
+def log2_partial(y, x):
+    return 1 / (x * _LN2)
+
+
+def log10_partial(y, x):
+    return 1 / (x * _LN10)
+
+
+def sqrt_partial(y, x):
+    return 0.5 / y
+
+
+def cbrt_partial(y, x):
+    return 1 / (3 * y * y)
+
+
+def erf_partial(y, x):
+    return _TWO_BY_SQRT_PI * g.exp(-x * x)
+
+
+def erfc_partial(y, x):
+    return -_TWO_BY_SQRT_PI * g.exp(-x * x)
+
+
+def gamma_partial(y, x):
+    return y * g.digamma(x)
+
+
+def lgamma_partial(y, x):
+    return g.digamma(x)
+
+
+def degrees_partial(y, x):
+    return 180.0 / math.pi
+
+
+def radians_partial(y, x):
+    return math.pi / 180.0
+
+
+def fabs_partial(y, x):
+    return g.sign(x)
+
+
+def nextafter_partial(y, x, towards=None):
+    return 1
+
+
+# -- two-argument functions -----------------------------------------------------------------------
+
+def log_partial_x(y, x, base=None):
+    return 1 / x if base is None else 1 / (x * g.log(base))
+
+
+def log_partial_base(y, x, base=None):
+    return -y / (base * g.log(base))
+
+
+def atan2_partial_y(out, y, x):
+    return x / (x * x + y * y)
+
+
+def atan2_partial_x(out, y, x):
+    return -y / (x * x + y * y)
+
+
+def pow_partial_x(y, x, n):
+    return pow_dx(x, n)
+
+
+def pow_partial_n(y, x, n):
+    return pow_dn(x, n, y)
+
+
+def copysign_partial_x(y, x, s):
+    """|x| with the sign of s: dy/dx = y/x = +-1, and 0 at x == 0."""
+    return 0 * y if plain(x) == 0 else y / x
+
+
+def _whole_quotient(r, x, y, rounding):
+    """The integer n of r = x - n*y (held fixed when differentiating fmod/remainder)."""
+    return rounding(plain((x - r) / y))
+
+
+def fmod_partial_x(r, x, y):
+    return 1
+
+
+def fmod_partial_y(r, x, y):
+    return -_whole_quotient(r, x, y, round)
+
+
+def ldexp_partial_x(y, x, i):
+    return 2.0 ** i
+
+
+def fma_partial_x(out, x, y, z):
+    return y
+
+
+def fma_partial_y(out, x, y, z):
+    return x
+
+
+def fma_partial_z(out, x, y, z):
+    return 1
+
+
+_ELEMENTWISE = {
+    "sin": (sin_partial,), "cos": (cos_partial,), "tan": (tan_partial,),
+    "asin": (asin_partial,), "acos": (acos_partial,), "atan": (atan_partial,),
+    "sinh": (sinh_partial,), "cosh": (cosh_partial,), "tanh": (tanh_partial,),
+    "asinh": (asinh_partial,), "acosh": (acosh_partial,), "atanh": (atanh_partial,),
+    "exp": (exp_partial,), "expm1": (expm1_partial,), "exp2": (exp2_partial,),
+    "log": (log_partial_x, log_partial_base), "log1p": (log1p_partial,), "log2": (log2_partial,),
+    "log10": (log10_partial,), "sqrt": (sqrt_partial,), "cbrt": (cbrt_partial,),
+    "erf": (erf_partial,), "erfc": (erfc_partial,), "gamma": (gamma_partial,), "lgamma": (lgamma_partial,),
+    "degrees": (degrees_partial,), "radians": (radians_partial,), "fabs": (fabs_partial,),
+    "atan2": (atan2_partial_y, atan2_partial_x), "pow": (pow_partial_x, pow_partial_n),
+    "copysign": (copysign_partial_x, None), "fmod": (fmod_partial_x, fmod_partial_y),
+    "remainder": (fmod_partial_x, fmod_partial_y), "ldexp": (ldexp_partial_x, None),
+    "nextafter": (nextafter_partial, None), "fma": (fma_partial_x, fma_partial_y, fma_partial_z),
+}
+"""name -> partial derivatives, shared with the `uncertainties.umath` rules."""
+
+for _name, _partials in _ELEMENTWISE.items():
+    if hasattr(math, _name):  # exp2, cbrt: 3.11; fma: 3.13
+        registry.elementwise(getattr(math, _name), *_partials, name=f"math.{_name}")
+
+
+# -- several arguments, tuples out ---------------------------------------------------------------
+
+def hypot_adjoint(dy, y, *xs):
+    """d hypot / dx_i = x_i / y (0 when all x are 0)."""
+    if dy is None or plain(y) == 0:
+        return (None,) * len(xs)
+    return tuple(fit(dy * x / y, x) for x in xs)
+
+
+def hypot_tangent(tangents, y, xs):
+    """sum_i t_i * x_i / y (None when y == 0 or every tangent is zero)."""
+    if plain(y) == 0:
+        return None
+    dy = None
+    for x, t in zip(xs, tangents):
+        if t is not None:
+            dy = g.add(dy, t * x / y)
+    return dy
+
+
+def hypot_frule(tangents, *xs):
+    y = math.hypot(*xs)
+    return y, hypot_tangent(tangents, y, xs)
+
+
+def frexp_adjoint(dy, y, x):
+    """x = m * 2**e with e held fixed: dx = dm * 2**-e."""
+    dm = dy[0] if dy is not None else None
+    return (None if dm is None else dm * 2.0 ** -y[1],)
+
+
+def frexp_frule(tangents, x, *, _primal=math.frexp):
+    m, e = y = _primal(x)
+    t = tangents[0]
+    return y, (None if t is None else t * 2.0 ** -e, None)
+
+
+def modf_adjoint(dy, y, x):
+    """modf(x) = (x - whole, whole): the fractional part carries the derivative."""
+    return (None if dy is None else dy[0],)
+
+
+def modf_frule(tangents, x, *, _primal=math.modf):
+    return _primal(x), (tangents[0], None)
+
+
+registry.adjoint(math.hypot, kind="elementwise")(hypot_adjoint)
+registry.frule(math.hypot)(hypot_frule)
+registry.adjoint(math.frexp, kind="elementwise")(frexp_adjoint)
+registry.frule(math.frexp)(frexp_frule)
+registry.adjoint(math.modf, kind="elementwise")(modf_adjoint)
+registry.frule(math.modf)(modf_frule)
+
+
+# -- functions of iterables (closure form: the iterable may be a generator) --------------------
+
+def _tangent_list(t, n):
+    return [None] * n if t is None else list(t)
+
+
+def fsum_rrule(iterable, *, _primal=math.fsum):
+    xs = list(iterable)
+
+    def fsum_pullback(dy):
+        return ([dy] * len(xs),)
+    return _primal(xs), fsum_pullback
+
+
+def fsum_frule(tangents, iterable, *, _primal=math.fsum):
+    xs = list(iterable)
+    dy = None
+    for t in _tangent_list(tangents[0], len(xs)):
+        dy = g.add(dy, t)
+    return _primal(xs), dy
+
+
+def _prod_except_each(xs, start):
+    """[start * prod(xs without xs[i]) for each i], by prefix and suffix products (exact with zeros)."""
+    n = len(xs)
+    prefix, suffix = [start] * (n + 1), [1] * (n + 1)
+    for i in range(n):
+        prefix[i + 1] = prefix[i] * xs[i]
+    for i in range(n - 1, -1, -1):
+        suffix[i] = xs[i] * suffix[i + 1]
+    return [prefix[i] * suffix[i + 1] for i in range(n)]
+
+
+def prod_rrule(iterable, *, start=1):
+    xs = list(iterable)
+
+    def prod_pullback(dy):
+        return ([g.mul(dy, g.conj(p)) for p in _prod_except_each(xs, start)],)
+    return math.prod(xs, start=start), prod_pullback
+
+
+def prod_frule(tangents, iterable, *, start=1):
+    xs = list(iterable)
+    dy = None
+    for p, t in zip(_prod_except_each(xs, start), _tangent_list(tangents[0], len(xs))):
+        if t is not None:
+            dy = g.add(dy, t * p)
+    return math.prod(xs, start=start), dy
+
+
+def dist_rrule(p, q):
+    p, q = list(p), list(q)
+    d = math.dist(p, q)
+
+    def dist_pullback(dy):
+        if dy is None or d == 0:
+            return [None] * len(p), [None] * len(q)
+        dp = [dy * (a - b) / d for a, b in zip(p, q)]
+        return dp, [-x for x in dp]
+    return d, dist_pullback
+
+
+def dist_frule(tangents, p, q):
+    p, q = list(p), list(q)
+    d = math.dist(p, q)
+    if d == 0:
+        return d, None
+    dy = None
+    for a, b, ta, tb in zip(p, q, _tangent_list(tangents[0], len(p)), _tangent_list(tangents[1], len(q))):
+        diff = g.add(ta, None if tb is None else -tb)
+        if diff is not None:
+            dy = g.add(dy, diff * (a - b) / d)
+    return d, dy
+
+
+def sumprod_rrule(p, q):
+    p, q = list(p), list(q)
+
+    def sumprod_pullback(dy):
+        return [g.mul(dy, g.conj(b)) for b in q], [g.mul(dy, g.conj(a)) for a in p]
+    return math.sumprod(p, q), sumprod_pullback
+
+
+registry.rrule(math.fsum, kind="reduction")(fsum_rrule)
+registry.frule(math.fsum)(fsum_frule)
+registry.rrule(math.prod, kind="reduction")(prod_rrule)
+registry.frule(math.prod)(prod_frule)
+registry.rrule(math.dist, kind="reduction")(dist_rrule)
+registry.frule(math.dist)(dist_frule)
+if hasattr(math, "sumprod"):  # Python 3.12
+    registry.rrule(math.sumprod, kind="reduction")(sumprod_rrule)
+
+
+NONDIFFERENTIABLE = ("ceil", "floor", "trunc", "isnan", "isinf", "isfinite", "isclose", "factorial",
+                     "comb", "perm", "gcd", "lcm", "isqrt", "ulp")
+"""Piecewise constant, integer-valued or boolean functions of `math`."""
+
+registry.nondifferentiable(*(getattr(math, name) for name in NONDIFFERENTIABLE if hasattr(math, name)))

@@ -1,0 +1,337 @@
+"""Rules for the `operator` module: the arithmetic behind `a + b`, `a ** b`, `-a`, `a += b`, ...
+
+Static adjoint form `adjoint(dy, y, a, b) -> (da, db)` throughout; `generic.fit` undoes numpy
+broadcasting and keeps the cotangent of a real primal real. Complex numbers follow Zygote's convention
+(holomorphic f: `da = dy * conj(df/da)`). All rule arithmetic is generic, so Fractions stay exact and
+ufloats keep their uncertainty:
+
+>>> import operator
+>>> from fractions import Fraction
+>>> from contexts.rules.registry import registry
+>>> x = Fraction(1, 3)
+>>> registry.get(operator.pow).adjoint(Fraction(1), x ** 3, x, 3)[0]
+Fraction(1, 3)
+
+In-place operators (`iadd`, `imul`, ...) have the same maths as the plain ones. For a mutable first
+argument (an ndarray) the engine must hand the adjoint that argument's value from before the operation
+(`rule.meta["inplace"]`); `iadd`/`isub` only read its shape.
+`operator.matmul` and subscripting (`getitem`, ...) live with the numpy rules.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from . import generic
+from .generic import conj, fit, plain, project, sign
+from .registry import registry
+
+__all__ = ["NOT_NUMERIC", "pow_dx", "pow_dn"]
+
+NOT_NUMERIC = frozenset({
+    "attrgetter", "itemgetter", "methodcaller", "call", "getitem", "setitem", "delitem",  # structural
+    "matmul", "imatmul",  # numpy rules
+})
+"""Names in `operator` that are not scalar arithmetic: their rules live elsewhere (or nowhere)."""
+
+
+def _is_seq(x) -> bool:
+    return type(x) is list or type(x) is tuple
+
+
+def _shaped(t, y):
+    """The tangent t broadcast to the shape of an ndarray result y (scalar operands give scalar tangents)."""
+    if t is None or type(y) is not np.ndarray or np.shape(t) == y.shape:
+        return t
+    return np.broadcast_to(t, y.shape).copy()
+
+
+def _zero_seq(n: int) -> list:
+    return [None] * n
+
+
+# -- add, sub (and sequence concatenation) --------------------------------------------------------
+
+def add_adjoint(dy, y, a, b):
+    if dy is None:
+        return None, None
+    if _is_seq(a) and _is_seq(b):
+        dy = list(dy)
+        return dy[:len(a)], dy[len(a):]
+    return fit(dy, a), fit(dy, b)
+
+
+def add_frule(tangents, a, b):
+    ta, tb = tangents
+    if _is_seq(a) and _is_seq(b):
+        return a + b, list(ta or _zero_seq(len(a))) + list(tb or _zero_seq(len(b)))
+    y = a + b
+    return y, _shaped(generic.add(ta, tb), y)
+
+
+def iadd_frule(tangents, a, b):
+    ta, tb = tangents
+    if _is_seq(a) and _is_seq(b):
+        t = list(ta or _zero_seq(len(a))) + list(tb or _zero_seq(len(b)))
+    else:
+        t = generic.add(ta, tb)  # before the operation: a may be mutated
+    y = operator.iadd(a, b)
+    return y, _shaped(t, y)
+
+
+def sub_adjoint(dy, y, a, b):
+    if dy is None:
+        return None, None
+    return fit(dy, a), fit(-dy, b)
+
+
+def _sub_tangent(ta, tb):
+    if tb is None:
+        return ta
+    return -tb if ta is None else ta - tb
+
+
+def sub_frule(tangents, a, b):
+    t = _sub_tangent(*tangents)
+    y = a - b
+    return y, _shaped(t, y)
+
+
+def isub_frule(tangents, a, b):
+    t = _sub_tangent(*tangents)
+    y = operator.isub(a, b)
+    return y, _shaped(t, y)
+
+
+# -- mul, truediv (and sequence repetition) -------------------------------------------------------
+
+def _repeat_adjoint(dy, seq, n):
+    """Cotangent of `seq * n`: each element collects the cotangents of its n copies."""
+    dy, k = list(dy), len(seq)
+    total = [None] * k
+    for i, g in enumerate(dy):
+        total[i % k] = generic.add(total[i % k], g)
+    return total
+
+
+def mul_adjoint(dy, y, a, b):
+    if dy is None:
+        return None, None
+    if type(a) is float and type(b) is float:
+        return dy * b, dy * a
+    if _is_seq(a):
+        return _repeat_adjoint(dy, a, b), None
+    if _is_seq(b):
+        return None, _repeat_adjoint(dy, b, a)
+    return fit(dy * conj(b), a), fit(dy * conj(a), b)
+
+
+def _mul_tangent(ta, tb, a, b):
+    return generic.add(None if ta is None else ta * b, None if tb is None else a * tb)
+
+
+def mul_frule(tangents, a, b):
+    if _is_seq(a) or _is_seq(b):
+        seq, n, t = (a, b, tangents[0]) if _is_seq(a) else (b, a, tangents[1])
+        return a * b, list(t or _zero_seq(len(seq))) * n
+    t = _mul_tangent(*tangents, a, b)
+    y = a * b
+    return y, _shaped(t, y)
+
+
+def imul_frule(tangents, a, b):
+    t = _mul_tangent(*tangents, a, b)
+    y = operator.imul(a, b)
+    return y, _shaped(t, y)
+
+
+def truediv_adjoint(dy, y, a, b):
+    if dy is None:
+        return None, None
+    da = dy / conj(b)
+    return fit(da, a), fit(-da * conj(y), b)
+
+
+def _truediv_tangent(ta, tb, y, b):
+    num = _sub_tangent(ta, None if tb is None else y * tb)
+    return None if num is None else num / b
+
+
+def truediv_frule(tangents, a, b):
+    y = a / b
+    return y, _shaped(_truediv_tangent(*tangents, y, b), y)
+
+
+def itruediv_frule(tangents, a, b):
+    t = _truediv_tangent(*tangents, a / b, b)
+    y = operator.itruediv(a, b)
+    return y, _shaped(t, y)
+
+
+# -- mod (floordiv has zero derivative) -----------------------------------------------------------
+
+def _quotient(a, b):
+    """floor(a / b) as a constant (the derivative of a // b is zero)."""
+    if isinstance(a, generic._UFloat) or isinstance(b, generic._UFloat):
+        return generic.floor(plain(a) / plain(b))
+    return a // b
+
+
+def mod_adjoint(dy, y, a, b):
+    if dy is None:
+        return None, None
+    return fit(dy, a), fit(-dy * _quotient(a, b), b)
+
+
+def _mod_tangent(ta, tb, a, b):
+    return _sub_tangent(ta, None if tb is None else tb * _quotient(a, b))
+
+
+def mod_frule(tangents, a, b):
+    y = a % b
+    return y, _shaped(_mod_tangent(*tangents, a, b), y)
+
+
+def imod_frule(tangents, a, b):
+    t = _mod_tangent(*tangents, a, b)
+    y = operator.imod(a, b)
+    return y, _shaped(t, y)
+
+
+# -- pow --------------------------------------------------------------------------------------------
+
+def _is_array(x) -> bool:
+    return isinstance(x, (np.ndarray, np.generic))
+
+
+def pow_dx(x, n):
+    """d(x**n)/dx = n * x**(n-1), with ChainRules' values at x == 0 for real n >= 0
+    (0 for n == 0 or n > 1, 1 for n == 1, inf for 0 < n < 1): `0**n` never gives 0 * inf.
+
+    >>> pow_dx(0.0, 2), pow_dx(2.0, 3), pow_dx(0.0, 1)
+    (0, 12.0, 1)
+    """
+    if _is_array(x) or _is_array(n):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(n == 0, 0, n * x ** (n - 1)) if _is_array(n) else (0 * x if n == 0 else n * x ** (n - 1))
+    if n == 0:
+        return 0 * x
+    if plain(x) == 0 and generic.is_real(n) and plain(n) > 0:
+        return 1 if plain(n) == 1 else (0 if plain(n) > 1 else math.inf)
+    return n * x ** (n - 1)
+
+
+def pow_dn(x, n, y):
+    """d(x**n)/dn = y * log(x): 0 where x == 0, and with log|x| + i*pi for a negative real x whose
+    power is complex (a real result only needs the real part, log|x|).
+
+    >>> pow_dn(2.0, 3, 8.0) == 8 * __import__("math").log(2.0)
+    True
+    """
+    if _is_array(x) or _is_array(n) or _is_array(y):
+        safe = np.where(x == 0, 1, x)
+        if np.iscomplexobj(x) or np.iscomplexobj(y):
+            return y * np.log(safe.astype(complex))
+        return y * np.log(abs(safe))
+    if plain(x) == 0:
+        return 0 * y
+    if generic.is_real(x) and plain(x) < 0:
+        return y * (generic.log(-x) + 1j * math.pi) if isinstance(y, complex) else y * generic.log(-x)
+    return y * generic.log(x)
+
+
+def pow_adjoint(dy, y, x, n):
+    if dy is None:
+        return None, None
+    return fit(dy * conj(pow_dx(x, n)), x), fit(dy * conj(pow_dn(x, n, y)), n)
+
+
+def _pow_tangent(tx, tn, x, n, y):
+    return generic.add(None if tx is None else tx * pow_dx(x, n),
+                       None if tn is None else tn * pow_dn(x, n, y))
+
+
+def pow_frule(tangents, x, n):
+    y = x ** n
+    return y, _shaped(_pow_tangent(*tangents, x, n, y), y)
+
+
+def ipow_frule(tangents, x, n):
+    t = _pow_tangent(*tangents, x, n, x ** n)
+    y = operator.ipow(x, n)
+    return y, _shaped(t, y)
+
+
+# -- unary --------------------------------------------------------------------------------------------
+
+def neg_adjoint(dy, y, x):
+    return (None if dy is None else -dy,)
+
+
+def neg_frule(tangents, x):
+    t = tangents[0]
+    return -x, (None if t is None else -t)
+
+
+def pos_adjoint(dy, y, x):
+    return (dy,)
+
+
+def pos_frule(tangents, x):
+    return +x, tangents[0]
+
+
+def abs_adjoint(dy, y, x):
+    """|x|: dy * sign(x) for real x (0 at 0); real(dy) * z/|z| for complex z (Zygote)."""
+    if dy is None:
+        return (None,)
+    if type(x) is float:
+        return (dy * ((x > 0) - (x < 0)),)
+    return (fit(project(dy, y) * sign(x), x),)
+
+
+def abs_frule(tangents, x):
+    """d|z| = Re(conj(z/|z|) dz), which is sign(x) dx for real x."""
+    y, t = abs(x), tangents[0]
+    if t is None:
+        return y, None
+    s = sign(x)
+    return y, project(conj(s) * t, y) if not generic.is_real(x) else t * s
+
+
+# -- registration ---------------------------------------------------------------------------------
+
+for _fn, _adj, _frule in [
+    (operator.add, add_adjoint, add_frule), (operator.concat, add_adjoint, add_frule),
+    (operator.iadd, add_adjoint, iadd_frule), (operator.iconcat, add_adjoint, iadd_frule),
+    (operator.sub, sub_adjoint, sub_frule), (operator.isub, sub_adjoint, isub_frule),
+    (operator.mul, mul_adjoint, mul_frule), (operator.imul, mul_adjoint, imul_frule),
+    (operator.truediv, truediv_adjoint, truediv_frule), (operator.itruediv, truediv_adjoint, itruediv_frule),
+    (operator.mod, mod_adjoint, mod_frule), (operator.imod, mod_adjoint, imod_frule),
+    (operator.pow, pow_adjoint, pow_frule), (operator.ipow, pow_adjoint, ipow_frule),
+]:
+    registry.adjoint(_fn, kind="elementwise")(_adj)
+    registry.frule(_fn)(_frule)
+registry.set_kind("elementwise", operator.iadd, operator.isub, operator.iconcat, inplace=True)
+registry.set_kind("elementwise", operator.imul, operator.itruediv, operator.imod, operator.ipow,
+                  inplace=True, needs_value_before=True)
+
+registry.adjoint(operator.neg, kind="linear")(neg_adjoint)
+registry.frule(operator.neg)(neg_frule)
+registry.adjoint(operator.pos, kind="linear")(pos_adjoint)
+registry.frule(operator.pos)(pos_frule)
+registry.adjoint(operator.abs, kind="elementwise")(abs_adjoint)
+registry.frule(operator.abs)(abs_frule)
+
+registry.nondifferentiable(
+    operator.floordiv, operator.ifloordiv,  # piecewise constant
+    operator.lt, operator.le, operator.eq, operator.ne, operator.ge, operator.gt,
+    operator.not_, operator.truth, operator.is_, operator.is_not, operator.contains,
+    operator.countOf, operator.indexOf, operator.index, operator.length_hint,
+    operator.and_, operator.or_, operator.xor, operator.invert, operator.inv,
+    operator.lshift, operator.rshift, operator.iand, operator.ior, operator.ixor,
+    operator.ilshift, operator.irshift,
+)
