@@ -1,0 +1,215 @@
+"""Forward-mode entry points: derivative, jvp, jacfwd/jacobian, hessian, hvp.
+
+Invariant: every entry point creates its own Tag (so nested calls never confuse perturbations) and runs
+f under a fresh ForwardContext; outputs are returned as the user's own types (no Duals leak out unless
+an outer derivative call is perturbing the inputs).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Callable
+
+import numpy as np
+
+from overdub.errors import OverdubError
+
+from .arrays import to_array
+from .context import ForwardContext
+from .dual import Dual, Tag, zero_tangent
+
+__all__ = ["derivative", "jvp", "jacfwd", "jacobian", "hessian", "hvp", "DEFAULT_CHUNK"]
+
+DEFAULT_CHUNK = 16
+"""Tangent directions carried per pass by `jacfwd` (ForwardDiff.jl's chunk size)."""
+
+
+def _run(f: Callable, *args: Any) -> Any:
+    return ForwardContext().run(f, *args)
+
+
+def _tangent_out(y: Any, tag: Tag) -> Any:
+    """The tangent of output y with respect to tag, mirroring y's structure; zero where y is constant."""
+    if type(y) is Dual:
+        if y.tag is tag:
+            return y.tangent
+        if y.tag.order > tag.order:
+            raise OverdubError(
+                "a value perturbed by an inner derivative call escaped it (returned or stored)",
+                fix="return plain values from the function passed to the inner derivative call")
+        return zero_tangent(y, tag)
+    if isinstance(y, (tuple, list)):
+        return type(y)(_tangent_out(v, tag) for v in y)
+    if isinstance(y, dict):
+        return {k: _tangent_out(v, tag) for k, v in y.items()}
+    if y is None or isinstance(y, (str, bool)):
+        return None
+    return zero_tangent(y, tag)
+
+
+def _primal_out(y: Any, tag: Tag) -> Any:
+    """The primal of output y under tag, mirroring y's structure."""
+    if type(y) is Dual and y.tag is tag:
+        return y.value
+    if isinstance(y, (tuple, list)):
+        return type(y)(_primal_out(v, tag) for v in y)
+    if isinstance(y, dict):
+        return {k: _primal_out(v, tag) for k, v in y.items()}
+    return y
+
+
+def _unit(x: Any) -> Any:
+    """The tangent 1 in x's own arithmetic (exact 1 for ints and Fractions)."""
+    if type(x) is Dual:
+        return _unit(x.value)
+    return 1 if isinstance(x, numbers.Rational) else 1.0
+
+
+def _is_array(x: Any) -> bool:
+    return isinstance(x, (np.ndarray, list, tuple)) or (type(x) is Dual and bool(x.shape))
+
+
+def derivative(f: Callable, x: Any) -> Any:
+    """df/dx at scalar x by forward mode; f's output may be a scalar, an array or a tuple of them.
+
+    >>> from fractions import Fraction
+    >>> derivative(lambda x: x**2 + 3*x + 1, Fraction(1, 3))
+    Fraction(11, 3)
+    """
+    if _is_array(x):
+        raise OverdubError("derivative takes a scalar input", fix="use jacfwd(f, x) for arrays")
+    tag = Tag()
+    return _tangent_out(_run(f, Dual(x, _unit(x), tag)), tag)
+
+
+def _seed(x: Any, t: Any) -> Any:
+    if t is None:
+        return x
+    if isinstance(x, np.ndarray) or (type(x) is Dual and x.shape):
+        return np.asarray(t, dtype=np.result_type(float, np.asarray(t).dtype))
+    return t
+
+
+def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+    """(f(*primals), the directional derivative of f along tangents): one forward pass.
+
+    A tangent of None marks a constant argument.
+
+    >>> import numpy as np
+    >>> y, dy = jvp(lambda x, y: x * y, (2.0, 3.0), (1.0, 0.0))
+    >>> (y, dy)
+    (6.0, 3.0)
+    """
+    if len(primals) != len(tangents):
+        raise OverdubError(f"jvp got {len(primals)} primals but {len(tangents)} tangents",
+                           fix="pass one tangent per primal (None for a constant)")
+    tag = Tag()
+    args = [x if t is None else Dual(x, _seed(x, t), tag) for x, t in zip(primals, tangents)]
+    y = _run(f, *args)
+    return _primal_out(y, tag), _tangent_out(y, tag)
+
+
+def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]:
+    """(f(x), J) with J of shape shape(f(x)) + shape(x), `chunk` directions per pass."""
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x, dtype=float)
+    xshape = tuple(getattr(x, "shape", ()))
+    n = int(np.prod(xshape))
+    k = max(1, min(n, chunk or DEFAULT_CHUNK))
+    columns, y0 = [], None
+    for j0 in range(0, n, k):
+        kk = min(k, n - j0)
+        tag = Tag(chunk=kk)
+        seed = np.zeros((kk, n))
+        seed[np.arange(kk), np.arange(j0, j0 + kk)] = 1.0
+        y = _run(f, Dual(x, seed.reshape((kk,) + xshape), tag))
+        if isinstance(y, (list, tuple)):
+            y = to_array(y)
+        y0 = _primal_out(y, tag)
+        columns.append(_tangent_out(y, tag))
+    block = columns[0] if len(columns) == 1 else np.concatenate(columns)
+    yshape = tuple(getattr(y0, "shape", ()))
+    jac = np.reshape(np.moveaxis(block, 0, -1), yshape + xshape) if (yshape or xshape) else block[0]
+    return y0, jac
+
+
+def jacfwd(f: Callable, x: Any, chunk: int | None = None) -> Any:
+    """The Jacobian of f at x by forward mode, `chunk` tangent directions per pass (default
+    `DEFAULT_CHUNK`); shape `shape(f(x)) + shape(x)`.
+
+    >>> import numpy as np
+    >>> jacfwd(lambda x: np.array([x[0] * x[1], np.sin(x[0])]), np.array([0.0, 2.0]))
+    array([[2., 0.],
+           [1., 0.]])
+    """
+    return _value_and_jacfwd(f, x, chunk)[1]
+
+
+def jacobian(f: Callable, x: Any, mode: str = "forward", chunk: int | None = None) -> Any:
+    """The Jacobian of f at x, shape `shape(f(x)) + shape(x)`; `mode="forward"` (columns, best for
+    few inputs) or `"reverse"` (rows through `contexts.ad.pullback`, best for few outputs).
+
+    >>> import numpy as np
+    >>> jacobian(lambda x: x ** 2, np.array([1.0, 3.0]))
+    array([[2., 0.],
+           [0., 6.]])
+    """
+    if mode == "forward":
+        return jacfwd(f, x, chunk)
+    if mode != "reverse":
+        raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="forward" or mode="reverse"')
+    from contexts.ad import pullback
+    y, back = pullback(f, x)
+    y = np.asarray(y)
+    rows = []
+    for i in range(y.size):
+        e = np.zeros(y.size)
+        e[i] = 1.0
+        rows.append(np.asarray(back(e.reshape(y.shape) if y.shape else 1.0)[0]))
+    return np.stack(rows).reshape(y.shape + np.shape(x))
+
+
+def _reverse_gradient():
+    """contexts.ad.gradient, or None while the reverse engine is unavailable."""
+    try:
+        from contexts.ad import gradient
+    except ImportError:
+        return None
+    return gradient
+
+
+def _inner_gradient(f: Callable, inner: str | None) -> Callable:
+    """x -> grad f(x), by reverse mode when available (forward-over-reverse), else by forward mode."""
+    gradient = _reverse_gradient() if inner in (None, "reverse") else None
+    if inner == "reverse" and gradient is None:
+        raise OverdubError("hessian(inner='reverse') needs contexts.ad", fix="use inner='forward'")
+    if gradient is None:
+        def grad_forward(z):
+            return jacfwd(f, z)
+        return grad_forward
+
+    def grad_reverse(z):
+        return gradient(f, z)[0]
+    return grad_reverse
+
+
+def hessian(f: Callable, x: Any, inner: str | None = None, chunk: int | None = None) -> Any:
+    """The Hessian of scalar f at x: forward mode over the reverse-mode gradient (`inner="reverse"`,
+    the default when `contexts.ad` is available) or over a forward-mode gradient (`inner="forward"`).
+
+    >>> import numpy as np
+    >>> hessian(lambda x: x[0] ** 2 * x[1], np.array([1.0, 2.0]), inner="forward")
+    array([[4., 2.],
+           [2., 0.]])
+    """
+    return jacfwd(_inner_gradient(f, inner), x, chunk)
+
+
+def hvp(f: Callable, x: Any, v: Any, inner: str | None = None) -> Any:
+    """The Hessian-vector product H(x) @ v of scalar f in one forward pass over its gradient.
+
+    >>> import numpy as np
+    >>> hvp(lambda x: (x ** 3).sum(), np.array([1.0, 2.0]), np.array([1.0, 0.0]), inner="forward")
+    array([6., 0.])
+    """
+    return jvp(_inner_gradient(f, inner), (x,), (v,))[1]

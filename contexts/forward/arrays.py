@@ -1,0 +1,322 @@
+"""numpy on Duals: `__array_ufunc__` and `__array_function__`, and applying a registry frule to Duals.
+
+Invariant: every function here returns either a plain value (the derivative is zero) or a Dual whose
+tangent has the shape `(k,)*chunked + shape(value)`; operands are never mutated.
+
+What is handled here rather than by the registry: arithmetic ufuncs (they share the Python operators'
+code), the structural maps that define how an array Dual is laid out (reshaping, joining, reductions by
+sum, `zeros_like`), which must know about the chunk axis. Everything else goes to the registry's frules:
+directly for one direction; for a chunk of k directions elementwise rules are vectorised from their
+partials and other rules are applied once per direction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from overdub.errors import OverdubError
+
+from ..rules.registry import registry
+from .dual import (Dual, Tag, d_abs, d_add, d_div, d_mul, d_neg, d_pow, d_sub, fit, make, ndim, pad,
+                   primal, primal_tree, shape, split, top_tag, zero_tangent)
+
+__all__ = ["array_ufunc", "array_function", "apply_frule", "NoForwardRule", "to_array"]
+
+
+class NoForwardRule(OverdubError, TypeError):
+    """A primitive was reached with Duals and nothing knows its derivative."""
+
+
+def _ensure_rules_loaded() -> None:
+    try:
+        import contexts.rules.numpy  # noqa: F401  (registers the numpy rules)
+    except ImportError:  # pragma: no cover - written in parallel
+        pass
+
+
+def no_rule(fn, where: str | None = None) -> NoForwardRule:
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    module = getattr(fn, "__module__", None)
+    full = f"{module}.{name}" if module and module != "builtins" else name
+    return NoForwardRule(
+        f"no forward rule for {full}, reached with dual (perturbed) arguments",
+        where=where,
+        fix=(f"register one: `from contexts.rules.registry import registry` then "
+             f"`@registry.frule({name})` on `def {name.split('.')[-1]}_frule(tangents, *args): return y, dy`"
+             " (or `registry.elementwise(fn, partial, ...)`), or make the function pure Python"))
+
+
+# -- applying rules ------------------------------------------------------------------------------
+
+def per_direction(g, t, tag: Tag):
+    """g applied to the tangent t: directly for one direction, stacked over a chunk of k directions."""
+    if t is None:
+        return None
+    if tag.chunk is None:
+        return g(t)
+    return np.stack([g(t[i]) for i in range(tag.chunk)])
+
+
+def apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
+    """fn(*args, **kwargs) on Duals through rule.frule; `call(frule, tangents, *values)` runs the rule
+    (the context passes one that recurses into it when values are Duals of outer tags)."""
+    values, tangents = [], []
+    for a in args:
+        v, t = split(a, tag)
+        values.append(v)
+        tangents.append(t)
+    run = call or _call
+    if tag.chunk is None:
+        y, dy = run(rule.frule, tangents, values, kwargs)
+        return y if dy is None else make(y, dy, tag)
+    partials = rule.meta.get("partials")
+    if partials is not None and not kwargs:
+        y = fn(*values)
+        d = ndim(y)
+        dy = None
+        for p, v, t in zip(partials, values, tangents):
+            if p is not None and t is not None:
+                term = pad(t, v, d, tag) * p(y, *values)
+                dy = term if dy is None else dy + term
+        return make(y, dy, tag)
+    # one direction at a time: the frule knows nothing about chunks
+    y, dys = None, []
+    for i in range(tag.chunk):
+        y, dy = run(rule.frule, [None if t is None else t[i] for t in tangents], values, kwargs)
+        dys.append(dy)
+    if all(dy is None for dy in dys):
+        return y
+    zero = zero_tangent(y, _ONE)
+    return make(y, np.stack([zero if dy is None else fit(dy, y, _ONE) for dy in dys]), tag)
+
+
+_ONE = Tag()
+
+
+def _call(frule, tangents, values, kwargs):
+    return frule(tangents, *values, **kwargs)
+
+
+# -- ufuncs --------------------------------------------------------------------------------------
+
+_OWN_UFUNCS = {
+    np.add: d_add, np.subtract: d_sub, np.multiply: d_mul, np.true_divide: d_div, np.power: d_pow,
+    np.float_power: d_pow, np.negative: d_neg, np.absolute: d_abs, np.positive: lambda a: a,
+}
+
+
+def array_ufunc(ufunc, method, inputs, kwargs):
+    """Dual.__array_ufunc__: arithmetic ourselves, other ufuncs by their registry rule."""
+    if method == "reduce" and ufunc is np.add:
+        return array_function(np.sum, inputs, kwargs)
+    if method == "accumulate" and ufunc is np.add:
+        return array_function(np.cumsum, inputs, kwargs)
+    if method != "__call__" or kwargs.get("out") is not None:
+        raise OverdubError(
+            f"np.{ufunc.__name__}.{method}(..., out=...) is not supported on Duals",
+            fix="call the ufunc plainly (no `out=`, no ufunc methods such as .at) on dual arrays")
+    own = _OWN_UFUNCS.get(ufunc)
+    if own is not None and not kwargs:
+        return own(*inputs)
+    if ufunc is np.matmul and not kwargs:
+        return multilinear(np.matmul, inputs, {})
+    _ensure_rules_loaded()
+    rule = registry.get(ufunc)
+    if rule is not None and rule.kind == "nondiff":
+        return ufunc(*map(primal, inputs), **kwargs)
+    tag = top_tag(inputs)
+    if rule is None or rule.frule is None:
+        raise no_rule(ufunc)
+    return apply_frule(rule, ufunc, inputs, kwargs, tag)
+
+
+# -- array functions -----------------------------------------------------------------------------
+
+def linear(fn):
+    """A map linear in its first argument: applied to the tangent as to the primal."""
+    def impl(x, *rest, **kwargs):
+        tag = top_tag((x,))
+        xv, xt = split(x, tag)
+        y = fn(xv, *rest, **kwargs)
+        return make(y, per_direction(lambda t: fn(t, *rest, **kwargs), xt, tag), tag)
+    impl.__name__ = f"{getattr(fn, '__name__', 'fn')}_pushforward"
+    return impl
+
+
+def multilinear(fn, args, kwargs):
+    """A map linear in each argument separately (products, dot, matmul, einsum): one term per Dual."""
+    tag = top_tag(args)
+    values = [split(a, tag)[0] for a in args]
+    y = fn(*values, **kwargs)
+    dy = None
+    for j, a in enumerate(args):
+        t = split(a, tag)[1]
+        if t is None:
+            continue
+        def term(tj, j=j):
+            return fn(*values[:j], tj, *values[j + 1:], **kwargs)
+        dy = per_direction(term, t, tag) if dy is None else dy + per_direction(term, t, tag)
+    return make(y, dy, tag)
+
+
+def join(fn):
+    """A map linear in a sequence of arrays (concatenate, stack, ...)."""
+    def impl(arrays, *rest, **kwargs):
+        arrays = list(arrays)
+        tag = top_tag(arrays)
+        values = [split(a, tag)[0] for a in arrays]
+        y = fn(values, *rest, **kwargs)
+        tangents = [split(a, tag)[1] for a in arrays]
+        tangents = [zero_tangent(v, tag) if t is None else t for v, t in zip(values, tangents)]
+        if tag.chunk is None:
+            return make(y, fn(tangents, *rest, **kwargs), tag)
+        dy = np.stack([fn([t[i] for t in tangents], *rest, **kwargs) for i in range(tag.chunk)])
+        return make(y, dy, tag)
+    impl.__name__ = f"{getattr(fn, '__name__', 'fn')}_pushforward"
+    return impl
+
+
+def _reshape(x, newshape=None, order="C", **kwargs):
+    newshape = kwargs.pop("shape", newshape)
+    tag = x.tag
+    y = np.reshape(x.value, newshape, order=order)
+    if tag.chunk is None:
+        return Dual(y, np.reshape(x.tangent, newshape, order=order), tag)
+    if order != "C":
+        return make(y, per_direction(lambda t: np.reshape(t, newshape, order=order), x.tangent, tag), tag)
+    return Dual(y, np.reshape(x.tangent, (tag.chunk,) + y.shape), tag)
+
+
+def _ravel(x, order="C"):
+    return _reshape(x, -1, order=order)
+
+
+def _transpose(x, axes=None):
+    tag = x.tag
+    y = np.transpose(x.value, axes)
+    if tag.chunk is None:
+        return Dual(y, np.transpose(x.tangent, axes), tag)
+    n = ndim(x.value)
+    axes = range(n - 1, -1, -1) if axes is None else [a % n for a in axes]
+    return Dual(y, np.transpose(x.tangent, (0,) + tuple(a + 1 for a in axes)), tag)
+
+
+def _sum(x, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    if out is not None:
+        raise OverdubError("np.sum(..., out=...) is not supported on Duals", fix="drop `out=`")
+    tag = top_tag((x,))
+    if tag is None or type(x) is not Dual:
+        return linear(np.sum)(x, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
+    y = np.sum(x.value, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
+    if tag.chunk is None:
+        return make(y, np.sum(x.tangent, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs), tag)
+    n = ndim(x.value)
+    if axis is None:
+        axis = tuple(range(n))
+    shifted = tuple(a % n + 1 for a in axis) if isinstance(axis, tuple) else axis % n + 1
+    return make(y, np.sum(x.tangent, axis=shifted, dtype=dtype, keepdims=keepdims, **kwargs), tag)
+
+
+def _broadcast_to(x, shape_, subok=False):
+    tag = x.tag
+    y = np.broadcast_to(x.value, shape_)
+    t = pad(x.tangent, x.value, len(y.shape), tag)
+    return Dual(y, np.broadcast_to(t, ((tag.chunk,) if tag.chunk else ()) + y.shape), tag)
+
+
+def _zeros_like_dual(fill):
+    def like(x, *args, **kwargs):
+        tag = x.tag
+        inner = x.value
+        value = like(inner, *args, **kwargs) if type(inner) is Dual else fill(inner, *args, **kwargs)
+        return Dual(value, zero_tangent(value, tag), tag)
+    return like
+
+
+def to_array(obj, dtype=None):
+    """np.array for (nested lists of) Duals: an array Dual, not an object array."""
+    if type(obj) is Dual:
+        out = Dual(to_array(obj.value), to_array(obj.tangent), obj.tag)
+        return out.astype(dtype) if dtype is not None else out
+    if isinstance(obj, (list, tuple)):
+        if not any(type(x) is Dual or isinstance(x, (list, tuple)) for x in obj):
+            return np.asarray(obj, dtype=dtype)
+        return np.stack([to_array(x, dtype) for x in obj]) if obj else np.asarray(obj, dtype=dtype)
+    return np.asarray(obj, dtype=dtype)
+
+
+def has_dual(obj) -> bool:
+    """obj is a Dual or a (nested) list/tuple holding one."""
+    if type(obj) is Dual:
+        return True
+    if isinstance(obj, (list, tuple)):
+        return any(has_dual(x) for x in obj)
+    return False
+
+
+def _on_primal(fn):
+    def impl(*args, **kwargs):
+        return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
+    return impl
+
+
+def _bilinear(fn):
+    def impl(*args, **kwargs):
+        return multilinear(fn, args, kwargs)
+    return impl
+
+
+def _where(cond, *ab):
+    if not ab:
+        return np.where(primal(cond))
+    a, b = ab
+    tag = top_tag((a, b))
+    av, at = split(a, tag)
+    bv, bt = split(b, tag)
+    cond = primal(cond)
+    y = np.where(cond, av, bv)
+    d = ndim(y)
+    at = zero_tangent(av, tag) if at is None else pad(at, av, d, tag)
+    bt = zero_tangent(bv, tag) if bt is None else pad(bt, bv, d, tag)
+    return make(y, np.where(cond, at, bt), tag)
+
+
+OWN_FUNCTIONS = {
+    np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.sum: _sum,
+    np.broadcast_to: _broadcast_to, np.where: _where,
+    np.zeros_like: _zeros_like_dual(np.zeros_like), np.empty_like: _zeros_like_dual(np.zeros_like),
+    np.ones_like: _zeros_like_dual(np.ones_like), np.full_like: _zeros_like_dual(np.full_like),
+    **{fn: linear(fn) for fn in (
+        np.squeeze, np.expand_dims, np.moveaxis, np.swapaxes, np.mean, np.cumsum, np.diff, np.flip,
+        np.fliplr, np.flipud, np.roll, np.trace, np.diagonal, np.diag, np.triu, np.tril, np.tile,
+        np.repeat, np.take, np.real, np.imag, np.atleast_1d, np.atleast_2d, np.copy, np.rot90,
+        np.take_along_axis)},
+    **{fn: join(fn) for fn in (
+        np.concatenate, np.stack, np.hstack, np.vstack, np.column_stack, np.dstack)},
+    **{fn: _bilinear(fn) for fn in (
+        np.dot, np.inner, np.outer, np.tensordot, np.kron, np.cross, np.vdot, np.einsum)},
+    **{fn: _on_primal(fn) for fn in (
+        np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj, np.argmax,
+        np.argmin, np.argsort, np.nonzero, np.count_nonzero, np.isclose, np.allclose, np.array_equal,
+        np.searchsorted, np.may_share_memory, np.shares_memory, np.argwhere, np.flatnonzero)},
+}
+
+
+def array_function(func, args, kwargs):
+    """Dual.__array_function__: our structural maps, else the registry's frule, else recursion into the
+    function's pure-Python implementation under the forward context, else a clear error."""
+    own = OWN_FUNCTIONS.get(func)
+    if own is not None:
+        return own(*args, **kwargs)
+    _ensure_rules_loaded()
+    rule = registry.get(func)
+    if rule is not None and rule.kind == "nondiff":
+        return func(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
+    tag = top_tag(args)
+    if rule is not None and rule.frule is not None and tag is not None:
+        return apply_frule(rule, func, args, kwargs, tag)
+    impl = getattr(func, "_implementation", None)
+    if impl is not None:
+        from .context import run_inside
+        return run_inside(impl, args, kwargs)
+    raise no_rule(func)

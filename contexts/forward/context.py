@@ -1,0 +1,107 @@
+"""The forward-mode context: operators are the Duals' business; calls are ours.
+
+For a call whose positional arguments hold Duals: the registry's frule if there is one (math.sin, C
+functions), else recursion into pure-Python code (Duals flow through control flow, closures, objects),
+else the function itself (builtins such as `max` or `sorted` work on Duals through their operators),
+and if that tries to turn a Dual into a float, a `NoForwardRule` error naming the function and the site.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+import overdub
+
+from ..rules.registry import registry
+from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, to_array
+from .dual import Dual, DualConversionError, top_tag
+
+__all__ = ["ForwardContext", "run_inside"]
+
+_ARRAY_BUILDERS = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asarray_chkfinite}
+_NUMPY_DISPATCHED = (np.ufunc, type(np.sum))  # these reach Dual.__array_ufunc__/__array_function__
+
+
+_ENTRY_MODULES = ("contexts.forward", "contexts.ad", "contexts.sparsity", "contexts.debug", "overdub")
+
+
+def _native(fn) -> bool:
+    """fn handles Duals by itself: numpy's protocols, the operator module, a Dual's own methods, the
+    entry points of the contexts (they run their own context; rules in contexts.rules are recursed)."""
+    module = getattr(fn, "__module__", None) or ""
+    return (isinstance(fn, _NUMPY_DISPATCHED) or module == "_operator"
+            or module.startswith(_ENTRY_MODULES) or type(getattr(fn, "__self__", None)) is Dual)
+
+
+def _convert(kind, x):
+    """float(x) / complex(x) keeping the perturbation: the primal is converted, the tangent too."""
+    if type(x) is not Dual:
+        return kind(x)
+    t = x.tangent
+    if isinstance(t, (numbers.Number, np.generic)) and type(t) is not Dual:
+        t = kind(t)
+    elif type(t) is Dual:
+        t = _convert(kind, t)
+    return Dual(_convert(kind, x.value), t, x.tag)
+
+
+class ForwardContext(overdub.Context):
+    """Runs functions on Duals, handling the calls that cannot know about them.
+
+    >>> import math
+    >>> from contexts.forward import ForwardContext, Dual, Tag
+    >>> t = Tag()
+    >>> y = ForwardContext().run(lambda x: math.sin(x) * x, Dual(0.0, 1.0, t))
+    >>> (y.value, y.tangent)
+    (0.0, 0.0)
+    """
+
+    intercepts = frozenset({"call"})
+
+    def overdub(self, site, fn, *args, **kwargs):
+        tag = top_tag(args) if args else None
+        if tag is None:
+            if fn in _ARRAY_BUILDERS and args and has_dual(args[0]):
+                return to_array(args[0], kwargs.get("dtype"))
+            if overdub.is_recursable(fn) and not _native(fn):
+                return self.recurse(fn, *args, **kwargs)
+            return self._primitive(site, fn, args, kwargs)
+        if _native(fn):
+            return self._primitive(site, fn, args, kwargs)
+        if fn is float or fn is complex:
+            return _convert(fn, args[0])
+        if fn in _ARRAY_BUILDERS:
+            return to_array(args[0], kwargs.get("dtype"))
+        rule = registry.get(fn)
+        if rule is not None and rule.frule is not None:
+            return apply_frule(rule, fn, args, kwargs, tag, call=self._run_rule)
+        if overdub.is_recursable(fn):
+            return self.recurse(fn, *args, **kwargs)
+        return self._primitive(site, fn, args, kwargs)
+
+    def _primitive(self, site, fn, args, kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except NoForwardRule as e:
+            if e.where is not None:
+                raise
+            raise NoForwardRule(e.what, where=str(site), fix=e.fix) from e
+        except DualConversionError as e:
+            raise no_rule(fn, where=str(site)) from e
+
+    def _run_rule(self, frule, tangents, values, kwargs):
+        """A rule reached with Duals of an outer derivative call runs under this context, so the math
+        functions inside the rule are differentiated too (forward over forward)."""
+        if any(type(v) is Dual for v in values) and overdub.is_recursable(frule):
+            return self.recurse(frule, tangents, *values, **kwargs)
+        return frule(tangents, *values, **kwargs)
+
+
+def run_inside(fn, args, kwargs):
+    """Run the pure-Python fn under the active forward context (or a fresh one)."""
+    ctx = overdub.current()
+    if isinstance(ctx, ForwardContext):
+        return ctx.recurse(fn, *args, **kwargs)
+    return ForwardContext().run(fn, *args, **kwargs)

@@ -1,0 +1,554 @@
+"""Dual numbers: a primal value with one tangent (or a chunk of k tangents), tagged by the derivative call
+that created it.
+
+Invariants:
+- `tangent` has the shape of `value` (scalar values: a scalar tangent); with a chunked tag the tangent
+  carries a leading axis of k directions: shape `(k,) + shape(value)`.
+- Tags are ordered by creation: an inner derivative call has a larger `order`, and its Duals are the
+  outermost layer (`Dual(inner, value=Dual(outer, ...), ...)`), so nested forward mode never confuses
+  perturbations (ForwardDiff.jl's tag ordering).
+- Operations never mutate their operands; `__setitem__` on an array Dual is the only mutation.
+"""
+
+from __future__ import annotations
+
+import cmath
+import itertools
+import math
+import numbers
+
+import numpy as np
+
+from overdub.errors import OverdubError
+
+__all__ = ["Tag", "Dual", "DualConversionError", "top_tag", "split", "primal", "make"]
+
+_orders = itertools.count(1)
+
+
+class DualConversionError(OverdubError, TypeError):
+    """A Dual was converted to a plain number (float(), a C function, a float array): the derivative
+    would be lost silently, so we refuse."""
+
+
+class Tag:
+    """The identity of one derivative call. `order` grows with creation; `chunk` is k for a Dual that
+    carries k tangent directions, None for a single direction."""
+
+    __slots__ = ("order", "chunk")
+
+    def __init__(self, chunk: int | None = None):
+        self.order = next(_orders)
+        self.chunk = chunk
+
+    def __repr__(self) -> str:
+        return f"Tag({self.order}{'' if self.chunk is None else f', chunk={self.chunk}'})"
+
+
+# -- helpers shared by every operation -----------------------------------------------------------
+
+def top_tag(xs) -> Tag | None:
+    """The innermost (largest-order) tag among the Duals in xs."""
+    tag = None
+    for x in xs:
+        if type(x) is Dual and (tag is None or x.tag.order > tag.order):
+            tag = x.tag
+    return tag
+
+
+def split(x, tag: Tag):
+    """(primal, tangent) of x with respect to tag; a value not perturbed by tag has tangent None."""
+    if type(x) is Dual and x.tag is tag:
+        return x.value, x.tangent
+    return x, None
+
+
+def primal(x):
+    """The innermost primal value: every perturbation stripped."""
+    while type(x) is Dual:
+        x = x.value
+    return x
+
+
+def ndim(v) -> int:
+    return getattr(v, "ndim", 0) if not isinstance(v, (list, tuple)) else np.ndim(primal_tree(v))
+
+
+def shape(v) -> tuple:
+    return getattr(v, "shape", ())
+
+
+def primal_tree(v):
+    if isinstance(v, (list, tuple)):
+        return type(v)(primal_tree(x) for x in v)
+    return primal(v)
+
+
+def pad(t, v, d_out: int, tag: Tag):
+    """A chunked tangent of value v, reshaped so that it broadcasts against a result of ndim d_out."""
+    if t is None or tag.chunk is None:
+        return t
+    d = ndim(v)
+    if d >= d_out:
+        return t
+    s = shape(t)
+    return t.reshape(s[:1] + (1,) * (d_out - d) + s[1:])
+
+
+def zero_tangent(v, tag: Tag):
+    """A zero tangent for value v under tag (an ndarray, or a Dual of a lower tag when v is one)."""
+    p = primal(v)
+    if tag.chunk is None and not hasattr(v, "shape"):
+        return p * 0 if isinstance(p, numbers.Number) else 0.0
+    dtype = np.result_type(getattr(p, "dtype", float), float)
+    return np.zeros(((tag.chunk,) if tag.chunk else ()) + shape(v), dtype=dtype)
+
+
+def fit(dy, y, tag: Tag):
+    """dy broadcast to the tangent shape of y (a writable copy when broadcasting was needed)."""
+    if dy is None:
+        return zero_tangent(y, tag)
+    ys = getattr(y, "shape", None)
+    if ys is None:
+        return dy
+    want = ((tag.chunk,) + ys) if tag.chunk else ys
+    if shape(dy) == want:
+        return dy
+    if type(dy) is Dual:
+        return np.broadcast_to(dy, want)
+    return np.array(np.broadcast_to(dy, want))
+
+
+def make(y, dy, tag: Tag):
+    """The Dual (y, dy) under tag, its tangent fitted to y's shape; None means a zero tangent."""
+    return Dual(y, fit(dy, y, tag), tag)
+
+
+def _sum(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def _log(v):
+    """log dispatched on type (exact types go through math; ufloats through umath)."""
+    if type(v) is Dual or isinstance(v, (np.ndarray, np.generic)):
+        return np.log(v)
+    if isinstance(v, complex):
+        return cmath.log(v)
+    if isinstance(v, numbers.Real):
+        return math.log(v)
+    from uncertainties import umath
+    return umath.log(v)
+
+
+def _sign(v):
+    if type(v) is Dual or isinstance(v, (np.ndarray, np.generic)):
+        return np.sign(primal(v))
+    return (v > 0) - (v < 0)
+
+
+# -- arithmetic (shared by Python operators and the matching ufuncs) -----------------------------
+
+def d_add(a, b):
+    tag = top_tag((a, b))
+    av, at = split(a, tag)
+    bv, bt = split(b, tag)
+    y = av + bv
+    if tag.chunk:
+        d = ndim(y)
+        at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
+    return make(y, _sum(at, bt), tag)
+
+
+def d_sub(a, b):
+    tag = top_tag((a, b))
+    av, at = split(a, tag)
+    bv, bt = split(b, tag)
+    y = av - bv
+    if tag.chunk:
+        d = ndim(y)
+        at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
+    return make(y, _sum(at, None if bt is None else -bt), tag)
+
+
+def d_mul(a, b):
+    tag = top_tag((a, b))
+    av, at = split(a, tag)
+    bv, bt = split(b, tag)
+    y = av * bv
+    if tag.chunk:
+        d = ndim(y)
+        at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
+    return make(y, _sum(None if at is None else at * bv, None if bt is None else av * bt), tag)
+
+
+def d_div(a, b):
+    tag = top_tag((a, b))
+    av, at = split(a, tag)
+    bv, bt = split(b, tag)
+    y = av / bv
+    if tag.chunk:
+        d = ndim(y)
+        at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
+    num = _sum(at, None if bt is None else -(bt * y))
+    return make(y, None if num is None else num / bv, tag)
+
+
+def d_pow(a, b):
+    tag = top_tag((a, b))
+    av, at = split(a, tag)
+    bv, bt = split(b, tag)
+    y = av ** bv
+    if tag.chunk:
+        d = ndim(y)
+        at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
+    dy = None
+    if at is not None and not (isinstance(bv, numbers.Number) and bv == 0):
+        dy = at * (bv * av ** (bv - 1))
+    if bt is not None:
+        dy = _sum(dy, bt * (y * _log(av)))
+    return make(y, dy, tag)
+
+
+def d_floordiv(a, b):
+    return primal(a) // primal(b)
+
+
+def d_mod(a, b):
+    """a % b = a - b * floor(a / b): tangent at - bt * floor(a / b)."""
+    tag = top_tag((a, b))
+    av, at = split(a, tag)
+    bv, bt = split(b, tag)
+    y = av % bv
+    if tag.chunk:
+        d = ndim(y)
+        at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
+    return make(y, _sum(at, None if bt is None else -(bt * (primal(av) // primal(bv)))), tag)
+
+
+def d_neg(a):
+    return Dual(-a.value, -a.tangent, a.tag)
+
+
+def d_abs(a):
+    s = _sign(a.value)
+    tag = a.tag
+    return Dual(abs(a.value), a.tangent * (pad(s, s, ndim(s) + 1, tag) if tag.chunk else s), tag)
+
+
+# -- the Dual ----------------------------------------------------------------------------------
+
+_CONVERSION_FIX = ("keep the value symbolic (use the Dual itself), call the function under a "
+                   "ForwardContext (e.g. through contexts.forward.derivative) so `float(x)` keeps the "
+                   "derivative, or register a forward rule with `registry.frule(fn)`; build arrays "
+                   "that receive Duals with `np.zeros_like(x)`, not `np.zeros(n)`")
+
+
+class Dual:
+    """A primal `value` perturbed by `tangent` in the direction(s) of `tag`.
+
+    >>> from contexts.forward import Dual, Tag
+    >>> t = Tag(); x = Dual(3.0, 1.0, t)
+    >>> y = x * x + 1
+    >>> (y.value, y.tangent)
+    (10.0, 6.0)
+    """
+
+    __slots__ = ("value", "tangent", "tag")
+    __array_priority__ = 1000
+
+    def __init__(self, value, tangent, tag: Tag):
+        self.value = value
+        self.tangent = tangent
+        self.tag = tag
+
+    def __repr__(self) -> str:
+        return f"Dual({self.value!r}, {self.tangent!r}, {self.tag!r})"
+
+    # arithmetic: a fast path for the common scalar case, else the general shared implementation
+    def __add__(self, other):
+        if type(other) is float and self.tag.chunk is None:
+            return Dual(self.value + other, self.tangent, self.tag)
+        if type(other) is Dual and other.tag is self.tag and self.tag.chunk is None:
+            return Dual(self.value + other.value, self.tangent + other.tangent, self.tag)
+        return d_add(self, other)
+
+    def __radd__(self, other):
+        return d_add(other, self)
+
+    def __sub__(self, other):
+        return d_sub(self, other)
+
+    def __rsub__(self, other):
+        return d_sub(other, self)
+
+    def __mul__(self, other):
+        tag = self.tag
+        if type(other) is Dual:
+            if other.tag is tag and tag.chunk is None:
+                a, b = self.value, other.value
+                return Dual(a * b, self.tangent * b + a * other.tangent, tag)
+        elif type(other) is float or type(other) is int:
+            return Dual(self.value * other, self.tangent * other, tag)
+        return d_mul(self, other)
+
+    def __rmul__(self, other):
+        if type(other) is float or type(other) is int:
+            return Dual(other * self.value, other * self.tangent, self.tag)
+        return d_mul(other, self)
+
+    def __truediv__(self, other):
+        return d_div(self, other)
+
+    def __rtruediv__(self, other):
+        return d_div(other, self)
+
+    def __pow__(self, other):
+        return d_pow(self, other)
+
+    def __rpow__(self, other):
+        return d_pow(other, self)
+
+    def __floordiv__(self, other):
+        return d_floordiv(self, other)
+
+    def __rfloordiv__(self, other):
+        return d_floordiv(other, self)
+
+    def __mod__(self, other):
+        return d_mod(self, other)
+
+    def __rmod__(self, other):
+        return d_mod(other, self)
+
+    def __divmod__(self, other):
+        return d_floordiv(self, other), d_mod(self, other)
+
+    def __rdivmod__(self, other):
+        return d_floordiv(other, self), d_mod(other, self)
+
+    def __matmul__(self, other):
+        return np.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return np.matmul(other, self)
+
+    def __neg__(self):
+        return d_neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return d_abs(self)
+
+    # comparisons, truth and hashing look at the primal only
+    def __lt__(self, other):
+        return primal(self) < primal(other)
+
+    def __le__(self, other):
+        return primal(self) <= primal(other)
+
+    def __gt__(self, other):
+        return primal(self) > primal(other)
+
+    def __ge__(self, other):
+        return primal(self) >= primal(other)
+
+    def __eq__(self, other):
+        return primal(self) == primal(other)
+
+    def __ne__(self, other):
+        return primal(self) != primal(other)
+
+    def __hash__(self):
+        return hash(primal(self))
+
+    def __bool__(self):
+        return bool(primal(self))
+
+    # conversions: integers have zero derivative; float/complex would drop it silently, so refuse
+    def __int__(self):
+        return int(primal(self))
+
+    def __index__(self):
+        return primal(self).__index__()
+
+    def __trunc__(self):
+        return math.trunc(primal(self))
+
+    def __floor__(self):
+        return math.floor(primal(self))
+
+    def __ceil__(self):
+        return math.ceil(primal(self))
+
+    def __round__(self, ndigits=None):
+        return round(primal(self), ndigits)
+
+    def __float__(self):
+        raise DualConversionError(
+            f"float() of a Dual (primal {primal(self)!r}) would drop its derivative",
+            fix=_CONVERSION_FIX)
+
+    def __complex__(self):
+        raise DualConversionError(
+            f"complex() of a Dual (primal {primal(self)!r}) would drop its derivative",
+            fix=_CONVERSION_FIX)
+
+    def __array__(self, dtype=None, copy=None):
+        raise DualConversionError(
+            f"numpy tried to convert a Dual (primal {primal(self)!r}) to a plain array",
+            fix=_CONVERSION_FIX)
+
+    # numpy protocols (implemented in contexts.forward.arrays)
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from .arrays import array_ufunc
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .arrays import array_function
+        return array_function(func, args, kwargs)
+
+    # array-like surface
+    @property
+    def shape(self):
+        return shape(self.value)
+
+    @property
+    def ndim(self):
+        return ndim(self.value)
+
+    @property
+    def size(self):
+        return getattr(self.value, "size", 1)
+
+    @property
+    def dtype(self):
+        return getattr(self.value, "dtype", np.dtype(type(primal(self.value))))
+
+    @property
+    def T(self):
+        return np.transpose(self)
+
+    @property
+    def real(self):
+        return np.real(self)
+
+    @property
+    def imag(self):
+        return np.imag(self)
+
+    def __len__(self):
+        return len(self.value)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self.value)))
+
+    def __getitem__(self, index):
+        tag = self.tag
+        if tag.chunk is None:
+            return Dual(self.value[index], self.tangent[index], tag)
+        if type(index) is not tuple:
+            index = (index,)
+        return Dual(self.value[index], self.tangent[(slice(None),) + index], tag)
+
+    def __setitem__(self, index, item):
+        tag = self.tag
+        if type(item) is Dual and item.tag.order > tag.order:
+            raise OverdubError(
+                "a value perturbed by an inner derivative call was stored into an array of an outer one",
+                fix="create the array inside the inner function, or return the value instead of storing it")
+        v, t = split(item, tag)
+        self.value = assign(self.value, index, v)
+        tindex = index if tag.chunk is None else (slice(None),) + (index if type(index) is tuple else (index,))
+        if t is None:
+            t = 0.0
+        elif tag.chunk:
+            t = pad(t, v, ndim(self.value[index]), tag)
+        self.tangent = assign(self.tangent, tindex, t)
+
+    def reshape(self, *shape_, **kwargs):
+        return np.reshape(self, shape_[0] if len(shape_) == 1 else shape_, **kwargs)
+
+    def ravel(self, order="C"):
+        return np.ravel(self, order=order)
+
+    def flatten(self, order="C"):
+        return np.ravel(self, order=order).copy()
+
+    def transpose(self, *axes):
+        return np.transpose(self, axes[0] if len(axes) == 1 else (axes or None))
+
+    def squeeze(self, axis=None):
+        return np.squeeze(self, axis=axis)
+
+    def sum(self, *args, **kwargs):
+        return np.sum(self, *args, **kwargs)
+
+    def mean(self, *args, **kwargs):
+        return np.mean(self, *args, **kwargs)
+
+    def prod(self, *args, **kwargs):
+        return np.prod(self, *args, **kwargs)
+
+    def cumsum(self, *args, **kwargs):
+        return np.cumsum(self, *args, **kwargs)
+
+    def max(self, *args, **kwargs):
+        return np.max(self, *args, **kwargs)
+
+    def min(self, *args, **kwargs):
+        return np.min(self, *args, **kwargs)
+
+    def dot(self, other):
+        return np.dot(self, other)
+
+    def conj(self):
+        return np.conjugate(self)
+
+    conjugate = conj
+
+    def clip(self, lo=None, hi=None):
+        return np.clip(self, lo, hi)
+
+    def copy(self, order="C"):
+        return Dual(self.value.copy() if hasattr(self.value, "copy") else self.value,
+                    self.tangent.copy() if hasattr(self.tangent, "copy") else self.tangent, self.tag)
+
+    def astype(self, dtype, *args, **kwargs):
+        dtype = np.dtype(dtype)
+        if dtype.kind not in "fc":
+            return primal(self).astype(dtype, *args, **kwargs)
+        return Dual(self.value.astype(dtype, *args, **kwargs),
+                    self.tangent.astype(dtype, *args, **kwargs), self.tag)
+
+    def item(self, *args):
+        value = self.value.item(*args) if hasattr(self.value, "item") else self.value
+        if type(self.value) is Dual:
+            value = self.value.item(*args)
+        tangent = self.tangent
+        if self.tag.chunk:
+            flat = tangent.reshape((self.tag.chunk, -1))
+            tangent = flat[:, np.ravel_multi_index(args, self.shape) if args else 0]
+        elif hasattr(tangent, "item"):
+            tangent = tangent.item(*args) if type(tangent) is not Dual else tangent.item(*args)
+        return Dual(value, tangent, self.tag)
+
+    def tolist(self):
+        if self.ndim == 0:
+            return self.item()
+        return [x.tolist() for x in self]
+
+
+def assign(container, index, item):
+    """container[index] = item, promoting container to a Dual when item is perturbed by a tag it lacks."""
+    if type(item) is Dual and not (type(container) is Dual and container.tag.order >= item.tag.order):
+        container = Dual(container, zero_tangent(container, item.tag), item.tag)
+    if type(container) is np.ndarray and not container.flags.writeable:
+        container = container.copy()
+    container[index] = item
+    return container

@@ -1,0 +1,110 @@
+"""Dual numbers: operators, exact and uncertain types, tags, conversions — checked against closed forms
+and finite differences."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from uncertainties import ufloat
+
+from contexts.forward import Dual, DualConversionError, Tag, derivative, jacfwd
+from overdub.errors import OverdubError
+
+from ._fd import fd_derivative
+
+SCALAR_CASES = [
+    ("poly", lambda x: 3 * x ** 3 - 2 * x + 1),
+    ("div", lambda x: (x + 1) / (x * x + 2)),
+    ("rdiv", lambda x: 2.0 / x - x / 3),
+    ("pow_real", lambda x: x ** 2.5 + 2.0 ** x),
+    ("pow_dual", lambda x: x ** x),
+    ("neg_abs", lambda x: -abs(x - 1.0) + (+x)),
+    ("mod", lambda x: (x * 3.0) % 1.0),
+    ("sub", lambda x: 1 - x - (x - 2)),
+    ("mixed", lambda x: (1 + x) * (x - 3) / (2 - x) ** 2),
+]
+
+
+@pytest.mark.parametrize("name,f", SCALAR_CASES, ids=[c[0] for c in SCALAR_CASES])
+@pytest.mark.parametrize("x", [0.7, 1.3])
+def test_scalar_operators_match_finite_differences(name, f, x):
+    assert derivative(f, x) == pytest.approx(fd_derivative(f, x), rel=1e-6, abs=1e-8)
+
+
+def test_perturbation_confusion():
+    # naive duals give 2.0 here
+    assert derivative(lambda x: x * derivative(lambda y: x + y, 1.0), 1.0) == 1.0
+
+
+def test_forward_over_forward_second_derivatives():
+    assert derivative(lambda x: derivative(lambda z: z ** 3, x), 2.0) == pytest.approx(12.0)
+    # d/dx d/dy (x y^3) = 3 y^2 at y = 2
+    assert derivative(lambda x: derivative(lambda y: x * y ** 3, 2.0), 1.0) == pytest.approx(12.0)
+    third = derivative(lambda a: derivative(lambda b: derivative(lambda c: c ** 4, b), a), 1.5)
+    assert third == pytest.approx(24 * 1.5)
+
+
+def test_fraction_stays_exact():
+    assert derivative(lambda x: x ** 2 + 3 * x + 1, Fraction(1, 3)) == Fraction(11, 3)
+    d = derivative(lambda x: (x + 1) / (x * x), Fraction(1, 2))
+    assert d == Fraction(-20, 1) and isinstance(d, Fraction)  # -(x + 2) / x^3 at 1/2
+
+
+def test_ufloat_keeps_uncertainty():
+    d = derivative(lambda x: x ** 2 + 3 * x + 1, ufloat(1 / 3, 0.01))
+    assert d.nominal_value == pytest.approx(11 / 3)
+    assert d.std_dev == pytest.approx(0.02)
+
+
+def test_comparisons_bool_hash_use_the_primal():
+    t = Tag()
+    a, b = Dual(1.0, 5.0, t), Dual(2.0, -1.0, t)
+    assert a < b and b > 1.5 and a <= 1.0 and a == 1.0 and a != b
+    assert bool(Dual(0.0, 1.0, t)) is False
+    assert hash(a) == hash(1.0)
+    assert int(Dual(2.7, 1.0, t)) == 2 and math.floor(Dual(2.7, 1.0, t)) == 2
+
+
+def test_float_refuses_with_a_fix():
+    with pytest.raises(DualConversionError) as e:
+        float(Dual(1.0, 1.0, Tag()))
+    assert "possible fix" in str(e.value)
+    assert isinstance(e.value, TypeError) and isinstance(e.value, OverdubError)
+
+
+def test_plain_float_arrays_refuse_duals():
+    out = np.zeros(2)
+    with pytest.raises((DualConversionError, ValueError)) as e:  # numpy chains ours under a ValueError
+        out[0] = Dual(1.0, 1.0, Tag())
+    assert isinstance(e.value, DualConversionError) or isinstance(e.value.__cause__, DualConversionError)
+
+
+def test_array_dual_is_vectorised_not_object_array():
+    t = Tag()
+    x = Dual(np.arange(3.0), np.ones(3), t)
+    y = np.sin(x) * x
+    assert type(y) is Dual and y.value.dtype == float and y.tangent.dtype == float
+    np.testing.assert_allclose(y.tangent, np.cos(x.value) * x.value + np.sin(x.value))
+
+
+def test_chunked_dual_broadcasting_matches_columns():
+    f = lambda x: np.exp(x[0]) * np.arange(1.0, 4.0) + x[1] * x / (1 + x[2] ** 2)
+    x = np.array([0.2, -0.4, 0.9])
+    for chunk in (1, 2, 3):
+        np.testing.assert_allclose(jacfwd(f, x, chunk=chunk), _fd_jac(f, x), rtol=1e-6, atol=1e-8)
+
+
+def _fd_jac(f, x):
+    from ._fd import fd_jacobian
+    return fd_jacobian(f, x)
+
+
+def test_setitem_into_zeros_like():
+    def f(x):
+        out = np.zeros_like(x)
+        for i in range(len(x)):
+            out[i] = x[i] ** 2 * x[0]
+        return out
+    x = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(jacfwd(f, x, chunk=2), _fd_jac(f, x), rtol=1e-6, atol=1e-8)
