@@ -101,20 +101,24 @@ def color_columns(pattern) -> np.ndarray:
     Returns the colour (0, 1, ...) of each column; `colors.max() + 1` colours in all.
 
     >>> import scipy.sparse as sp
-    >>> color_columns(sp.diags_array([1, 1, 1], offsets=[-1, 0, 1], shape=(5, 5))).tolist()
+    >>> color_columns(sp.diags_array([1.0, 1.0, 1.0], offsets=[-1, 0, 1], shape=(5, 5))).tolist()
     [0, 1, 2, 0, 1]
     """
     P = sp.csr_array(pattern, dtype=bool)
     conflicts = (P.T @ P).tocsr()
-    indptr, indices = conflicts.indptr, conflicts.indices
+    indptr, neighbours = conflicts.indptr.tolist(), conflicts.indices.tolist()
     n = P.shape[1]
-    colors = np.full(n, -1, dtype=np.int64)
+    colors = [-1] * n
+    forbidden = [-1] * (n + 1)  # forbidden[c] == j: colour c is taken by a neighbour of column j
     for j in range(n):
-        used = colors[indices[indptr[j]:indptr[j + 1]]]
-        used = np.unique(used[used >= 0])
-        # smallest colour not used by a neighbour: first gap in the sorted used colours
-        gaps = np.nonzero(used != np.arange(len(used)))[0]
-        colors[j] = gaps[0] if len(gaps) else len(used)
+        for k in neighbours[indptr[j]:indptr[j + 1]]:
+            if colors[k] >= 0:
+                forbidden[colors[k]] = j
+        c = 0
+        while forbidden[c] == j:
+            c += 1
+        colors[j] = c
+    colors = np.asarray(colors, dtype=np.int64)
     return colors
 
 

@@ -126,7 +126,7 @@ def _no_rule(fn: Callable, e: Exception | None = None) -> NoSparsityRule:
 
 # -- numpy protocols ------------------------------------------------------------------------------------
 
-_LINEAR_REDUCE = {np.add: True, np.subtract: True, np.maximum: "max", np.minimum: "min",
+_LINEAR_REDUCE = {np.add: True, np.subtract: True, np.multiply: "prod", np.maximum: "max", np.minimum: "min",
                   np.fmax: "max", np.fmin: "min"}
 
 

@@ -171,7 +171,7 @@ def _reduction(fn, linear):
 
 
 for _fn, _linear in ((np.sum, True), (np.mean, True), (np.nansum, True), (np.nanmean, True),
-                     (np.prod, False), (np.max, "max"), (np.min, "min"), (np.amax, "max"),
+                     (np.prod, "prod"), (np.max, "max"), (np.min, "min"), (np.amax, "max"),
                      (np.amin, "min"), (np.nanmax, "max"), (np.nanmin, "min"), (np.std, False),
                      (np.var, False)):
     _reduction(_fn, _linear)

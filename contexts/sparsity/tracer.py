@@ -323,7 +323,7 @@ class Tracer:
         return reduce(self, axis, keepdims, True, np.mean)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
-        return reduce(self, axis, keepdims, False, np.prod)
+        return reduce(self, axis, keepdims, "prod", np.prod)
 
     def max(self, axis=None, out=None, keepdims=False, **kw):
         return reduce(self, axis, keepdims, "max", np.max)
@@ -504,8 +504,8 @@ def _axes(axis, ndim: int) -> tuple:
 def reduce(t: Tracer, axis, keepdims: bool, linear, primal_fn: Callable) -> Tracer:
     """Each output element depends on the group of elements reduced into it.
 
-    linear: True (sum, mean), False (second derivatives between all group members), or "max"/"min"
-    (first order only; in local mode only the selected element counts).
+    linear: True (sum, mean), False (second derivatives between all group members), "prod" (between
+    distinct members), or "max"/"min" (first order only; in local mode only the selected element counts).
     """
     t = as_tracer(t)
     axes = _axes(axis, t.ndim)
@@ -530,7 +530,12 @@ def reduce(t: Tracer, axis, keepdims: bool, linear, primal_fn: Callable) -> Trac
     H = None
     if t.order == 2:
         H = _H(t, t.P.ncols).combine(out_rows, groups.ravel(), len(groups))
-        if linear is False:
+        if linear == "prod":  # multilinear: pairs of distinct elements only
+            a, b = np.triu_indices(groups.shape[1], 1)
+            pair_rows = np.repeat(np.arange(len(groups)), len(a))
+            cross = t.P.gather(groups[:, a].ravel()).cross(t.P.gather(groups[:, b].ravel()))
+            H = H.union(cross.combine(pair_rows, np.arange(len(pair_rows)), len(groups)))
+        elif linear is False:
             H = H.union(P.cross(P))
     return Tracer(shape, P, H, y, t.order)
 
