@@ -144,7 +144,7 @@ class Registry:
                 for p, a in zip(partials, args))
 
         def frule(tangents, *args, **kwargs):
-            y = fn(*args, **kwargs)
+            y = call_key(fn, args, kwargs)
             dy = None
             for p, a, t in zip(partials, args, tangents):
                 if t is None or p is None:
@@ -168,9 +168,9 @@ class Registry:
             return (transpose(dy, y, *args, **kwargs),) + (None,) * (len(args) - 1)
 
         def frule(tangents, *args, **kwargs):
-            y = fn(*args, **kwargs)
+            y = call_key(fn, args, kwargs)
             t = tangents[0] if tangents else None
-            return y, (None if t is None else fn(t, *args[1:], **kwargs))
+            return y, (None if t is None else call_key(fn, (t,) + tuple(args[1:]), kwargs))
 
         adjoint.__name__ = adjoint.__qualname__ = f"{label}_adjoint"
         frule.__name__ = frule.__qualname__ = f"{label}_frule"

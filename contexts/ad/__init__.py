@@ -1,0 +1,8 @@
+"""Reverse-mode AD (Zygote's design on plain Python values): see `contexts.ad.api`."""
+
+from .api import (ADContext, NonScalarError, Tangent, gradient, jacobian, pullback, pullback_full,
+                  value_and_gradient, vjp)
+from .runtime import NoRuleError, UnsupportedFunction
+
+__all__ = ["ADContext", "gradient", "pullback", "pullback_full", "value_and_gradient", "jacobian", "vjp",
+           "Tangent", "NoRuleError", "NonScalarError", "UnsupportedFunction"]

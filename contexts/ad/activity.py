@@ -1,0 +1,119 @@
+"""Static activity analysis: which variables of a lowered function can carry a derivative.
+
+Invariant: a variable is active when some assignment to it may depend on an active parameter, a closure
+cell, or a mutable active object (flow-insensitive, conservative fixpoint). Operations whose operands are
+all inactive (loop counters, shapes, flags) are left as plain Python by the code generator and never
+recorded: this is where the speed of the `loop` benchmark comes from.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+__all__ = ["active_names", "NONDIFF_BUILTINS", "free_names"]
+
+# Builtins whose result never carries a derivative (when not shadowed by a global of the module).
+NONDIFF_BUILTINS = frozenset({
+    "range", "len", "isinstance", "issubclass", "type", "int", "bool", "str", "repr", "print", "id", "hash",
+    "hasattr", "callable", "round", "ord", "chr", "format", "bin", "hex", "oct", "any", "all", "super",
+    "object", "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "RuntimeError",
+    "ZeroDivisionError", "StopIteration", "NotImplementedError", "AssertionError", "slice",
+})
+
+
+def free_names(node: ast.AST) -> set[str]:
+    """Names a nested function or lambda reads from its enclosing scopes (approximate: all loads)."""
+    params: set[str] = set()
+    args = node.args
+    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if a is not None:
+            params.add(a.arg)
+    loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return loads - params
+
+
+def _reads(e: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(e) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+class _Activity:
+    def __init__(self, active: set[str], nondiff_globals: frozenset[str]):
+        self.active = set(active)
+        self.nondiff = nondiff_globals
+        self.changed = True
+
+    def mark(self, name: str) -> None:
+        if name not in self.active:
+            self.active.add(name)
+            self.changed = True
+
+    def value_active(self, v: ast.AST) -> bool:
+        a = self.active
+        if isinstance(v, ast.Name):
+            return v.id in a
+        if isinstance(v, ast.Constant) or isinstance(v, (ast.Compare, ast.JoinedStr)):
+            return False
+        if isinstance(v, ast.UnaryOp):
+            return not isinstance(v.op, (ast.Not, ast.Invert)) and self.value_active(v.operand)
+        if isinstance(v, ast.BinOp):
+            return self.value_active(v.left) or self.value_active(v.right)
+        if isinstance(v, ast.Call):
+            if isinstance(v.func, ast.Name) and v.func.id in self.nondiff and v.func.id not in a:
+                return False
+            return any(n in a for n in _reads(v))
+        if isinstance(v, (ast.Lambda, ast.FunctionDef)):
+            return bool(free_names(v) & a)
+        if isinstance(v, ast.Attribute):
+            return self.value_active(v.value)
+        if isinstance(v, ast.Subscript):
+            return self.value_active(v.value)
+        return any(n in a for n in _reads(v))
+
+    def visit(self, stmts: list[ast.stmt]) -> None:
+        for s in stmts:
+            if isinstance(s, ast.Assign):
+                act = self.value_active(s.value)
+                v = s.value
+                # a method call with active arguments may mutate its object (lst.append(x))
+                if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name):
+                    if any(n in self.active for n in _reads(ast.Tuple(elts=v.args + [k.value for k in v.keywords], ctx=ast.Load()))):
+                        self.mark(v.func.value.id)
+                for t in s.targets:
+                    if isinstance(t, ast.Name):
+                        if act:
+                            self.mark(t.id)
+                    elif isinstance(t, (ast.Attribute, ast.Subscript)) and act and isinstance(t.value, ast.Name):
+                        self.mark(t.value.id)  # storing an active value into an object makes it active
+            elif isinstance(s, ast.FunctionDef):
+                if free_names(s) & self.active:
+                    self.mark(s.name)
+            elif isinstance(s, ast.For):
+                if self.value_active(s.iter) and isinstance(s.target, ast.Name):
+                    self.mark(s.target.id)
+                self.visit(s.body)
+                self.visit(s.orelse)
+            elif isinstance(s, (ast.While, ast.If)):
+                self.visit(s.body)
+                self.visit(s.orelse)
+            elif isinstance(s, ast.Try):
+                self.visit(s.body)
+                for h in s.handlers:
+                    self.visit(h.body)
+                self.visit(s.orelse)
+                self.visit(s.finalbody)
+            elif isinstance(s, ast.With):
+                for item in s.items:
+                    if item.optional_vars is not None and self.value_active(item.context_expr):
+                        self.mark(item.optional_vars.id)
+                self.visit(s.body)
+
+
+def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict) -> set[str]:
+    """The active variables of a lowered function, given its active parameters and cells."""
+    nondiff = frozenset(n for n in NONDIFF_BUILTINS if n not in globals_ and hasattr(builtins, n))
+    act = _Activity(active_inputs, nondiff)
+    while act.changed:
+        act.changed = False
+        act.visit(fdef.body)
+    return act.active

@@ -1,0 +1,179 @@
+"""Reverse mode's public API: gradient, pullback, jacobian, vjp and the context that hosts them."""
+
+from __future__ import annotations
+
+import numbers
+from fractions import Fraction
+from typing import Any, Callable
+
+import numpy as np
+
+from overdub import Context
+from overdub.errors import OverdubError
+
+from .runtime import call
+from .structs import Session, Tangent, finalize
+
+__all__ = ["ADContext", "gradient", "pullback", "pullback_full", "value_and_gradient", "jacobian", "vjp",
+           "NonScalarError", "Tangent"]
+
+
+class NonScalarError(OverdubError):
+    """`gradient` of a function whose output is not a real scalar."""
+
+
+class ADContext(Context):
+    """Reverse-mode AD as an overdub context.
+
+    Inside `with ADContext():` (or without it) `gradient(f, *args)` differentiates f. The context's
+    identity separates nested uses: values never carry a tag, the recorded tapes belong to one pullback.
+
+    >>> with ADContext():
+    ...     gradient(lambda x: x * x, 3.0)
+    (6.0,)
+    """
+
+    intercepts = frozenset({"call"})
+
+    def gradient(self, f, *args):
+        return gradient(f, *args)
+
+
+def _where(f) -> str:
+    code = getattr(f, "__code__", None)
+    name = getattr(f, "__qualname__", repr(f))
+    return f"{name} ({code.co_filename}:{code.co_firstlineno})" if code else name
+
+
+def _check_callable(f) -> None:
+    if not callable(f):
+        raise OverdubError(f"expected a function to differentiate, got {type(f).__name__} {f!r}",
+                           fix="pass the function itself: gradient(f, x), not gradient(f(x), x)")
+
+
+def _pullback(f, args, kwargs):
+    _check_callable(f)
+    y, pb = call(-1, f, *args, **kwargs)
+
+    def back(dy):
+        if pb is None:
+            return None, tuple(finalize(None, a) for a in args)
+        S = Session()
+        try:
+            dfn, dargs, _dkw = pb[0](pb, dy, None, S)
+        finally:
+            S.finish()
+        dargs = tuple(dargs) if dargs is not None else (None,) * len(args)
+        return dfn, tuple(finalize(g, a) for g, a in zip(dargs, args))
+
+    return y, back
+
+
+def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
+    """`(y, back)` with y = f(*args) and `back(dy)` the cotangents of the arguments (a tuple).
+
+    >>> y, back = pullback(lambda a, b: a * b, 2.0, 5.0)
+    >>> y, back(1.0)
+    (10.0, (5.0, 2.0))
+    """
+    y, back = _pullback(f, args, {})
+    return y, (lambda dy: back(dy)[1])
+
+
+def pullback_full(f: Callable, *args: Any) -> tuple[Any, Callable]:
+    """Like `pullback`, but `back(dy)` returns `(df, dargs)` — f's own gradient first (closure cells,
+    bound `self`, partial arguments), Zygote's `_pullback`.
+
+    >>> f = (lambda a: (lambda x: x * a))(3.0)
+    >>> y, back = pullback_full(f, 2.0)
+    >>> back(1.0)
+    (Tangent(a=2.0), (3.0,))
+    """
+    return _pullback(f, args, {})
+
+
+def _seed(y):
+    if isinstance(y, bool):
+        raise NonScalarError(f"the function returned a bool ({y!r}); it has no gradient")
+    if isinstance(y, float):
+        return 1.0
+    if isinstance(y, (int, Fraction)):
+        return 1
+    if isinstance(y, complex):
+        raise NonScalarError(f"`gradient` needs a real scalar output, got the complex {y!r}",
+                             fix="differentiate abs(f(x))**2 or the real part, or use `pullback` with a "
+                                 "complex cotangent")
+    if isinstance(y, np.ndarray) and y.ndim == 0 and y.dtype.kind in "fiu":
+        return np.ones((), dtype=y.dtype if y.dtype.kind == "f" else float)
+    if isinstance(y, np.generic) and np.isrealobj(y):
+        return type(y)(1) if y.dtype.kind == "f" else 1.0
+    if isinstance(y, numbers.Real) or type(y).__module__.startswith("uncertainties"):
+        return 1.0
+    if type(y).__name__ == "Dual" or hasattr(y, "__array_ufunc__") and not isinstance(y, np.ndarray):
+        return 1.0
+    shape = getattr(y, "shape", None)
+    raise NonScalarError(
+        f"`gradient` needs a real scalar output, got {type(y).__name__}"
+        + (f" of shape {shape}" if shape is not None else ""),
+        fix="reduce the output to a scalar (e.g. `.sum()`), or use `jacobian` / `pullback` for vector outputs")
+
+
+def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
+    """`(f(*args), gradient(f, *args))` in one pass.
+
+    >>> value_and_gradient(lambda x: x ** 3, 2.0)
+    (8.0, (12.0,))
+    """
+    y, back = _pullback(f, args, {})
+    seed = _seed(y)
+    return y, back(seed)[1]
+
+
+def gradient(f: Callable, *args: Any) -> tuple:
+    """One gradient per argument of a real-scalar function (`None` where nothing is differentiable).
+
+    >>> gradient(lambda x, y: x * y + y, 2.0, 3.0)
+    (3.0, 3.0)
+    """
+    return value_and_gradient(f, *args)[1]
+
+
+def vjp(f: Callable, primals: tuple, cotangents: Any) -> tuple[Any, tuple]:
+    """`(f(*primals), cotangents · J)`: the vector-Jacobian product, one entry per primal.
+
+    >>> vjp(lambda x: [x, 2 * x], (3.0,), [1.0, 1.0])
+    ([3.0, 6.0], (3.0,))
+    """
+    y, back = _pullback(f, tuple(primals), {})
+    return y, back(cotangents)[1]
+
+
+def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
+    """The Jacobian of f at args: for one array/scalar argument an array of shape (outputs, inputs),
+    else a tuple with one block per argument. Reverse mode runs one pullback per output element on one
+    recorded forward pass; `mode="forward"` hands over to forward mode.
+
+    >>> jacobian(lambda x: np.array([x[0] * x[1], x[0]]), np.array([2.0, 3.0]))
+    array([[3., 2.],
+           [1., 0.]])
+    """
+    if mode == "forward":
+        from ..forward import jacfwd
+        return jacfwd(f, *args)
+    if mode != "reverse":
+        raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="reverse" or mode="forward"')
+    y, back = _pullback(f, args, {})
+    yarr = np.asarray(y)
+    flat_y = yarr.reshape(-1)
+    rows = []
+    for i in range(flat_y.size):
+        seed = np.zeros_like(yarr, dtype=float if yarr.dtype.kind != "c" else yarr.dtype)
+        seed.reshape(-1)[i] = 1.0
+        dy = seed if isinstance(y, np.ndarray) else (seed.item() if yarr.ndim == 0 else list(seed))
+        rows.append(back(dy)[1])
+    blocks = []
+    for j, a in enumerate(args):
+        arr = np.asarray(a, dtype=float) if not np.iscomplexobj(a) else np.asarray(a)
+        block = np.stack([np.asarray(r[j] if r[j] is not None else np.zeros_like(arr)).reshape(-1) for r in rows])
+        blocks.append(block.reshape(yarr.shape + arr.shape) if yarr.ndim else block.reshape(arr.shape))
+    return blocks[0] if len(args) == 1 else tuple(blocks)

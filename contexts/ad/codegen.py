@@ -1,0 +1,558 @@
+"""Code generation: from a lowered function to its recording forward twin and its adjoint.
+
+The forward twin is the lowered function itself with three changes: active calls go through
+`__od_call__` (which returns the callee's pullback), active stores into objects go through helpers that
+keep what the reverse pass needs to undo them, and each basic block that holds an active operation ends by
+appending one record `(block id, saved primal values...)` to the call's tape. Inactive statements run as
+plain Python and are never recorded.
+
+The adjoint is one function per code object: it walks the tape backwards and, for each record, runs the
+adjoint of that block — straight-line code generated once, with the paper's box rules for variables (a
+read accumulates into the variable's cotangent, a store takes it and resets it). Cotangent variables are
+named `_od_d_<name>`; `None` is the structural zero. Every generated statement carries the line of the
+user's statement it mirrors.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, field
+
+from .activity import active_names, free_names
+
+__all__ = ["generate", "Generated", "HELPERS"]
+
+# Helper free variables the generated code uses (filled by contexts.ad.runtime).
+HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
+           "__od_seq_adj__", "__od_dict_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
+           "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
+           "__od_enumerate__", "__od_slice_cot__")
+
+_FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
+                ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
+_OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+            ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
+            ast.BitOr: "or_", ast.BitXor: "xor", ast.BitAnd: "and_"}
+
+
+def d(name: str) -> str:
+    return "_od_d_" + name
+
+
+@dataclass
+class Generated:
+    forward: ast.FunctionDef
+    adjoint: ast.FunctionDef
+    active: set
+    params: list
+    blocks: dict = field(default_factory=dict)  # block id -> list of adjoint statements (for printing)
+
+
+def _src(node) -> str:
+    return ast.unparse(node)
+
+
+def _parse(text: str, like: ast.AST) -> list[ast.stmt]:
+    """Parse generated statements and give every node the position of the user's statement `like`."""
+    body = ast.parse(text).body
+    line = getattr(like, "lineno", 1)
+    end = getattr(like, "end_lineno", line) or line
+    for stmt in body:
+        for n in ast.walk(stmt):
+            if "lineno" in n._attributes:
+                n.lineno, n.end_lineno, n.col_offset, n.end_col_offset = line, end, 0, 0
+    return body
+
+
+def _names_in(node) -> list[str]:
+    return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+
+
+class _Gen:
+    def __init__(self, fdef: ast.FunctionDef, active: set[str], params: list[str]):
+        self.fdef = fdef
+        self.active = active
+        self.params = params
+        self.nblocks = 0
+        self.npb = 0
+        self.adjoints: dict[int, list[ast.stmt]] = {}
+        self.adjoint_text: dict[int, str] = {}
+        self.dvars: set[str] = set()
+
+    # -- helpers -------------------------------------------------------------------------------
+    def is_active(self, node) -> bool:
+        return isinstance(node, ast.Name) and node.id in self.active
+
+    def acc(self, name: str, expr: str) -> str:
+        self.dvars.add(name)
+        dn = d(name)
+        return (f"_od_c = {expr}\n"
+                f"{dn} = _od_c if {dn} is None else __od_acc__({dn}, _od_c)\n")
+
+    def take(self, name: str) -> str:
+        self.dvars.add(name)
+        return f"_g = {d(name)}\n{d(name)} = None\n"
+
+    # -- statements ----------------------------------------------------------------------------
+    def body(self, stmts: list[ast.stmt], single: bool = False) -> list[ast.stmt]:
+        """Forward statements for a statement list; records blocks of simple statements."""
+        out: list[ast.stmt] = []
+        run: list[ast.stmt] = []
+
+        def flush(terminator=None):
+            if run:
+                out.extend(self.block(list(run)))
+                run.clear()
+            if terminator is not None:
+                out.append(terminator)
+
+        for s in stmts:
+            if isinstance(s, (ast.If, ast.While, ast.For, ast.Try, ast.With)):
+                flush()
+                out.extend(self.compound(s))
+            elif isinstance(s, (ast.Break, ast.Continue, ast.Raise)):
+                flush(s)
+            else:
+                run.append(s)
+                if isinstance(s, ast.Return) or single:
+                    flush()
+                if isinstance(s, ast.Return):
+                    break  # anything after a return is dead code
+        flush()
+        return out or [ast.copy_location(ast.Pass(), stmts[0] if stmts else self.fdef)]
+
+    def compound(self, s) -> list[ast.stmt]:
+        if isinstance(s, ast.If):
+            s.body = self.body(s.body)
+            s.orelse = self.body(s.orelse) if s.orelse else []
+            return [s]
+        if isinstance(s, ast.While):
+            s.body = self.body(s.body)
+            return [s]
+        if isinstance(s, ast.For):
+            return self.for_loop(s)
+        if isinstance(s, ast.Try):
+            s.body = self.body(s.body, single=True)
+            for h in s.handlers:
+                h.body = self.body(h.body)
+            s.orelse = self.body(s.orelse) if s.orelse else []
+            s.finalbody = self.body(s.finalbody) if s.finalbody else []
+            return [s]
+        if isinstance(s, ast.With):
+            s.body = self.body(s.body)
+            return [s]
+        raise AssertionError(type(s))
+
+    def for_loop(self, s: ast.For) -> list[ast.stmt]:
+        body = self.body(s.body)
+        orelse = self.body(s.orelse) if s.orelse else []
+        if not (self.is_active(s.iter) and self.is_active(s.target)):
+            s.body, s.orelse = body, orelse
+            return [s]
+        # for v in it  ->  for _od_iK, v in __od_enumerate__(it): record (k, it, i); adjoint = it[i] read
+        k = self.new_block()
+        it, v, i = s.iter.id, s.target.id, f"_od_i{k}"
+        head = _parse(f"for {i}, {v} in __od_enumerate__({it}):\n    _od_ta(({k}, {it}, {i}))\n", s)[0]
+        head.body.extend(body)
+        head.orelse = orelse
+        adj = self.take(v) + f"if _g is not None:\n    {d(it)} = __od_getitem_adj__(_od_S, {d(it)}, _g, {it}, {i})\n"
+        self.dvars.add(it)
+        self.set_adjoint(k, [it, i], adj, s)
+        return [head]
+
+    def new_block(self) -> int:
+        self.nblocks += 1
+        return self.nblocks
+
+    def set_adjoint(self, k: int, saved: list[str], parts, like) -> None:
+        """parts: adjoint text, or a list of (text, statement) in reverse order (each keeps its line)."""
+        if isinstance(parts, str):
+            parts = [(parts, like)]
+        unpack = f"_, {', '.join(saved)}{',' if len(saved) == 1 else ''} = _od_rec\n" if saved else ""
+        self.adjoint_text[k] = unpack + "".join(t for t, _ in parts)
+        stmts = _parse(unpack, like) if unpack else []
+        for text, node in parts:
+            stmts.extend(_parse(text, node))
+        self.adjoints[k] = stmts or [ast.copy_location(ast.Pass(), like)]
+
+    # -- one basic block -------------------------------------------------------------------------
+    def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        ops = [(s, self.op_active(s)) for s in stmts]
+        if not any(a for _, a in ops):
+            return stmts
+        k = self.new_block()
+        fwd: list[ast.stmt] = []
+        saved: list[str] = []
+        adj_parts: list[str] = []
+        assigned_later = self._assigned_after(stmts)
+        for idx, (s, act) in enumerate(ops):
+            if not act:
+                fwd.append(s)
+                continue
+            f_stmts, need, adj = self.statement(s)
+            # a saved variable that the block reassigns later is snapshotted before this statement
+            later = assigned_later[idx]
+            renames = {}
+            for n in need:
+                if n in later:
+                    snap = f"_od_s{k}_{idx}_{n}"
+                    fwd.extend(_parse(f"{snap} = {n}\n", s))
+                    renames[n] = snap
+            if renames:
+                f_stmts = [_rename(x, renames) for x in f_stmts]
+                adj = _rename_text(adj, renames)
+                need = [renames.get(n, n) for n in need]
+            fwd.extend(f_stmts)
+            for n in need:
+                if n not in saved:
+                    saved.append(n)
+            adj_parts.append((adj, s))
+        record = _parse(f"_od_ta(({', '.join([str(k)] + saved)},))\n", stmts[-1])
+        if isinstance(fwd[-1], ast.Return):
+            ret = fwd.pop()
+            fwd.extend(record)
+            fwd.append(ret)
+        else:
+            fwd.extend(record)
+        self.set_adjoint(k, saved, list(reversed(adj_parts)), stmts[0])
+        return fwd
+
+    def _assigned_after(self, stmts) -> list[set[str]]:
+        out = []
+        for i in range(len(stmts)):
+            names = set()
+            for s in stmts[i + 1:]:
+                for t in getattr(s, "targets", []):
+                    if isinstance(t, ast.Name):
+                        names.add(t.id)
+                if isinstance(s, ast.FunctionDef):
+                    names.add(s.name)
+            out.append(names)
+        return out
+
+    def op_active(self, s) -> bool:
+        a = self.active
+        if isinstance(s, ast.Return):
+            return self.is_active(s.value)
+        if isinstance(s, ast.Assign):
+            t = s.targets[0]
+            if isinstance(t, ast.Name):
+                return t.id in a
+            return self.is_active(t.value) or self.is_active(s.value)
+        if isinstance(s, ast.FunctionDef):
+            return s.name in a
+        if isinstance(s, ast.Delete):
+            return any(isinstance(t, ast.Subscript) and self.is_active(t.value) for t in s.targets)
+        return False
+
+    # -- one active statement: (forward statements, saved names, adjoint text) -------------------------
+    def statement(self, s):
+        if isinstance(s, ast.Return):
+            return [self._ret(s)], [], self.acc(s.value.id, "_od_dret")
+        if isinstance(s, ast.FunctionDef):
+            return [s], [], self.closure(s.name, s)
+        if isinstance(s, ast.Delete):
+            t = s.targets[0]
+            obj, idx = t.value.id, _src(t.slice)
+            self.npb += 1
+            u = f"_od_u{self.npb}"
+            fwd = _parse(f"{u} = __od_delitem__({obj}, {idx})\n", s)
+            self.dvars.add(obj)
+            adj = f"{d(obj)} = __od_delitem_adj__(_od_S, {d(obj)}, {obj}, {idx}, {u})\n"
+            return fwd, [obj] + _names_in(t.slice) + [u], adj
+        t, v = s.targets[0], s.value
+        if isinstance(t, ast.Attribute):
+            return self.setattr_(s, t, v)
+        if isinstance(t, ast.Subscript):
+            return self.setitem_(s, t, v)
+        name = t.id
+        if isinstance(v, (ast.Name, ast.Constant)):
+            adj = self.take(name) + (self.acc(v.id, "_g") if self.is_active(v) else "")
+            return [s], [], adj
+        if isinstance(v, ast.BinOp):
+            return self.binop(s, name, v)
+        if isinstance(v, ast.UnaryOp):
+            adj = self.take(name)
+            if self.is_active(v.operand):
+                expr = "-_g" if isinstance(v.op, ast.USub) else "_g"
+                adj += f"if _g is not None:\n" + _indent(self.acc(v.operand.id, expr))
+            return [s], [], adj
+        if isinstance(v, ast.Call):
+            return self.call(s, name, v)
+        if isinstance(v, ast.Attribute):
+            obj = v.value.id
+            self.dvars.add(obj)
+            adj = self.take(name) + (f"if _g is not None:\n    {d(obj)} = __od_getattr_adj__(_od_S, {d(obj)}, _g, "
+                                     f"{obj}, {v.attr!r}, {name})\n")
+            return [s], [obj, name], adj
+        if isinstance(v, ast.Subscript):
+            obj = v.value.id
+            self.dvars.add(obj)
+            adj = self.take(name) + (f"if _g is not None:\n    {d(obj)} = __od_getitem_adj__(_od_S, {d(obj)}, _g, "
+                                     f"{obj}, {_src(v.slice)})\n")
+            return [s], [obj] + _names_in(v.slice), adj
+        if isinstance(v, (ast.Tuple, ast.List)):
+            return self.build_seq(s, name, v)
+        if isinstance(v, ast.Dict):
+            return self.build_dict(s, name, v)
+        if isinstance(v, (ast.Lambda,)):
+            return [s], [], self.closure(name, v)
+        return [s], [], self.take(name)  # sets, f-strings...: nothing flows back
+
+    def _ret(self, s):
+        return _parse(f"return {s.value.id}, _od_tape\n", s)[0]
+
+    def binop(self, s, name, v):
+        a, b = v.left, v.right
+        A, B = _src(a), _src(b)
+        act_a, act_b = self.is_active(a), self.is_active(b)
+        need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [name]
+        adj = self.take(name) + "if _g is not None:\n"
+        fast = _FAST_BINOPS.get(type(v.op))
+        generic = (f"_od_ga, _od_gb = __od_binop_adj__({_OPNAMES.get(type(v.op), '?')!r}, _g, {name}, {A}, {B})\n"
+                   + (self.acc(a.id, "_od_ga") if act_a else "") + (self.acc(b.id, "_od_gb") if act_b else ""))
+        if fast is not None:
+            fa, fb = (f.format(a=A, b=B) for f in fast)
+            inline = ((self.acc(a.id, fa) if act_a else "") + (self.acc(b.id, fb) if act_b else "")) or "pass\n"
+            adj += "    if type(_g) is float:\n" + _indent(inline, 8) + "    else:\n" + _indent(generic, 8)
+        else:
+            adj += _indent(generic)
+        return [s], need, adj
+
+    def call(self, s, name, v: ast.Call):
+        self.npb += 1
+        pb = f"_od_pb{self.npb}"
+        mask = 0
+        simple = True
+        for i, a in enumerate(v.args):
+            if isinstance(a, ast.Starred):
+                simple = False
+            elif self.is_active(a):
+                mask |= 1 << i
+        if v.keywords:
+            simple = False
+        if not simple:
+            mask = -1
+        call_src = _src(ast.Call(func=ast.Name(id="__od_call__", ctx=ast.Load()),
+                                 args=[ast.Constant(mask), v.func] + v.args, keywords=v.keywords))
+        fwd = _parse(f"{name}, {pb} = {call_src}\n", s)
+        need = [pb]
+        method_obj = v.func.value.id if isinstance(v.func, ast.Attribute) and self.is_active(v.func.value) else None
+        dself = d(method_obj) if method_obj else "None"
+        if method_obj:
+            self.dvars.add(method_obj)
+        adj = self.take(name) + f"if {pb} is not None:\n    _od_r = {pb}[0]({pb}, _g, {dself}, _od_S)\n"
+        body = ""
+        if method_obj:
+            body += f"{d(method_obj)} = _od_r[0]\n"
+        elif self.is_active(v.func):
+            body += self.acc(v.func.id, "_od_r[0]")
+        offset: str | int = 0
+        for a in v.args:
+            if isinstance(a, ast.Starred):
+                inner = a.value
+                if self.is_active(inner):
+                    need.append(inner.id)
+                    body += self.acc(inner.id, f"__od_slice_cot__(_od_S, _od_r[1], {offset}, {inner.id})")
+                offset = f"{offset} + len({_src(inner)})"
+                if isinstance(inner, ast.Name) and inner.id not in need:
+                    need.append(inner.id)
+                continue
+            if self.is_active(a):
+                body += self.acc(a.id, f"_od_r[1][{offset}]")
+            offset = offset + 1 if isinstance(offset, int) else f"{offset} + 1"
+        for k in v.keywords:
+            if self.is_active(k.value):
+                if k.arg is None:
+                    body += self.acc(k.value.id, "_od_r[2]")
+                else:
+                    body += self.acc(k.value.id, f"_od_r[2].get({k.arg!r}) if _od_r[2] else None")
+        adj += _indent(body or "pass\n")
+        return fwd, need, adj
+
+    def build_seq(self, s, name, v):
+        adj = self.take(name)
+        body = f"_od_gs = __od_seq_adj__(_od_S, _g, {name})\nif _od_gs is not None:\n"
+        inner = ""
+        offset: str | int = 0
+        need = [name]
+        for e in v.elts:
+            if isinstance(e, ast.Starred):
+                x = e.value
+                if self.is_active(x):
+                    inner += self.acc(x.id, f"__od_slice_cot__(_od_S, _od_gs, {offset}, {x.id})")
+                if isinstance(x, ast.Name):
+                    need.append(x.id)
+                offset = f"{offset} + len({_src(x)})"
+                continue
+            if self.is_active(e):
+                inner += self.acc(e.id, f"_od_gs[{offset}]")
+            offset = offset + 1 if isinstance(offset, int) else f"{offset} + 1"
+        adj += body + _indent(inner or "pass\n")
+        return [s], need, adj
+
+    def build_dict(self, s, name, v):
+        adj = self.take(name) + f"_od_gd = __od_dict_adj__(_od_S, _g, {name})\nif _od_gd is not None:\n"
+        inner = ""
+        need = [name]
+        for k, val in zip(v.keys, v.values):
+            if k is None:
+                if self.is_active(val):
+                    inner += self.acc(val.id, "_od_gd")
+                continue
+            if isinstance(k, ast.Name):
+                need.append(k.id)
+            if self.is_active(val):
+                inner += self.acc(val.id, f"_od_gd.get({_src(k)})")
+        adj += _indent(inner or "pass\n")
+        return [s], need, adj
+
+    def closure(self, name, node):
+        adj = self.take(name)
+        inner = ""
+        for n in sorted(free_names(node) & self.active):
+            inner += self.acc(n, f"__od_cell_cot__(_g, {n!r})")
+        return adj + "if _g is not None:\n" + _indent(inner or "pass\n")
+
+    def setattr_(self, s, t, v):
+        obj, attr = t.value.id, t.attr
+        self.npb += 1
+        u = f"_od_u{self.npb}"
+        fwd = _parse(f"{u} = __od_setattr__({obj}, {attr!r}, {_src(v)})\n", s)
+        self.dvars.add(obj)
+        adj = f"{d(obj)}, _od_gv = __od_setattr_adj__(_od_S, {d(obj)}, {obj}, {attr!r}, {u})\n"
+        if self.is_active(v):
+            adj += self.acc(v.id, "_od_gv")
+        return fwd, [obj, u], adj
+
+    def setitem_(self, s, t, v):
+        obj, idx = t.value.id, _src(t.slice)
+        self.npb += 1
+        u = f"_od_u{self.npb}"
+        fwd = _parse(f"{u} = __od_setitem__({obj}, {idx}, {_src(v)})\n", s)
+        self.dvars.add(obj)
+        adj = f"{d(obj)}, _od_gv = __od_setitem_adj__(_od_S, {d(obj)}, {obj}, {idx}, {_src(v)}, {u})\n"
+        if self.is_active(v):
+            adj += self.acc(v.id, "_od_gv")
+        need = [obj] + _names_in(t.slice) + ([v.id] if isinstance(v, ast.Name) else []) + [u]
+        return fwd, need, adj
+
+    # -- the adjoint function -------------------------------------------------------------------
+    def adjoint_function(self, name: str, cells: list[str]) -> ast.FunctionDef:
+        init = "".join(f"{d(n)} = None\n" for n in sorted(self.dvars | set(self.params) | set(cells)))
+        dispatch = _dispatch(sorted(self.adjoints), self.adjoint_text)
+        params = ", ".join(d(p) for p in self.params) + ("," if len(self.params) == 1 else "")
+        cellmap = "{" + ", ".join(f"{c!r}: {d(c)}" for c in cells) + "}"
+        text = (f"def {name}(_od_S, _od_tape, _od_dret):\n" + _indent(init)
+                + "    for _od_rec in reversed(_od_tape):\n        _od_k = _od_rec[0]\n" + _indent(dispatch, 8)
+                + f"    return ({params}), {cellmap}\n")
+        fn = _parse(text, self.fdef)[0]
+        # each block's adjoint keeps the lines of the statements it mirrors
+        _replace_blocks(fn, self.adjoints)
+        return fn
+
+
+def _dispatch(ks: list[int], texts: dict[int, str]) -> str:
+    """A binary if-tree over block ids, so dispatch costs O(log blocks)."""
+    if not ks:
+        return "pass\n"
+    if len(ks) <= 3:
+        out = ""
+        for i, k in enumerate(ks):
+            kw = "if" if i == 0 else "elif"
+            out += f"{kw} _od_k == {k}:\n    __od_block_{k}__\n" if i < len(ks) - 1 or len(ks) == 1 else f"else:\n    __od_block_{k}__\n"
+        return out
+    mid = len(ks) // 2
+    return (f"if _od_k < {ks[mid]}:\n" + _indent(_dispatch(ks[:mid], texts))
+            + "else:\n" + _indent(_dispatch(ks[mid:], texts)))
+
+
+def _replace_blocks(fn: ast.FunctionDef, blocks: dict[int, list[ast.stmt]]) -> None:
+    for node in ast.walk(fn):
+        for field_name in ("body", "orelse"):
+            stmts = getattr(node, field_name, None)
+            if not isinstance(stmts, list):
+                continue
+            new = []
+            for st in stmts:
+                if (isinstance(st, ast.Expr) and isinstance(st.value, ast.Name)
+                        and st.value.id.startswith("__od_block_")):
+                    new.extend(blocks[int(st.value.id[len("__od_block_"):-2])])
+                else:
+                    new.append(st)
+            setattr(node, field_name, new)
+
+
+def _indent(text: str, n: int = 4) -> str:
+    pad = " " * n
+    return "".join(pad + line + "\n" if line.strip() else "\n" for line in text.splitlines())
+
+
+def _rename(node, renames):
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in renames:
+            n.id = renames[n.id]
+    return node
+
+
+def _rename_text(text: str, renames: dict[str, str]) -> str:
+    import re
+    for old, new in renames.items():
+        # primal names only (never the cotangent variables `_od_d_<name>`)
+        text = re.sub(rf"(?<![\w.]){re.escape(old)}(?!\w)", new, text)
+        text = text.replace(d(new), d(old))
+    return text
+
+
+def param_names(fdef: ast.FunctionDef) -> list[str]:
+    a = fdef.args
+    names = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+    if a.vararg:
+        names.append(a.vararg.arg)
+    if a.kwarg:
+        names.append(a.kwarg.arg)
+    return names
+
+
+def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str], globals_: dict,
+             adjoint_name: str) -> Generated:
+    """Forward twin and adjoint of a lowered function for the given active parameters and cells."""
+    lowered = copy.deepcopy(lowered)
+    params = param_names(lowered)
+    active = active_names(lowered, set(active_params) | set(cells), globals_)
+    gen = _Gen(lowered, active, params)
+    body = gen.body(lowered.body)
+    if not (body and isinstance(body[-1], ast.Return)):
+        body.extend(_parse("return None, _od_tape\n", lowered.body[-1] if lowered.body else lowered))
+    prologue = _parse("_od_tape = []\n_od_ta = _od_tape.append\n", lowered)
+    fwd = ast.FunctionDef(name=lowered.name, args=lowered.args, body=prologue + body, decorator_list=[],
+                          returns=None, type_comment=None)
+    ast.copy_location(fwd, lowered)
+    _fix_returns(fwd)
+    adjoint = gen.adjoint_function(adjoint_name, cells)
+    return Generated(forward=fwd, adjoint=adjoint, active=active, params=params, blocks=gen.adjoints)
+
+
+def _fix_returns(fwd: ast.FunctionDef) -> None:
+    """Inactive returns (not rewritten by a block) also hand the tape back."""
+    for node in _walk_own(fwd):
+        if isinstance(node, ast.Return):
+            v = node.value
+            if not (isinstance(v, ast.Tuple) and len(v.elts) == 2 and isinstance(v.elts[1], ast.Name)
+                    and v.elts[1].id == "_od_tape"):
+                node.value = ast.copy_location(ast.Tuple(elts=[v or ast.Constant(None),
+                                                                ast.Name(id="_od_tape", ctx=ast.Load())],
+                                                          ctx=ast.Load()), node)
+                ast.fix_missing_locations(node)
+
+
+def _walk_own(fn):
+    """Nodes of fn, not descending into nested function definitions or lambdas."""
+    stack = list(fn.body)
+    while stack:
+        n = stack.pop()
+        yield n
+        for c in ast.iter_child_nodes(n):
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                stack.append(c)

@@ -1,0 +1,498 @@
+"""Lowering: a function's tree -> AD normal form (a Wengert list with Python's own control flow).
+
+Invariant of the output: every simple statement performs at most one operation on *atoms* (names and
+constants), so each is one site the adjoint can mirror; compound statements keep Python's structured control
+flow (if / while True ... break / for over an atom / try / with), with every condition an atom. Expressions
+with control flow of their own (`and`/`or`, conditional expressions, comprehensions, walrus) become
+statements. Line numbers of the user's code are kept on every generated node.
+
+What is not lowered (the AD context reports it by name and line): `yield`, `await`, `match`, `async`.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass, field
+
+__all__ = ["lower", "Unsupported", "TEMP_PREFIX"]
+
+TEMP_PREFIX = "_od_t"
+
+
+class Unsupported(Exception):
+    """A construct the AD lowering does not handle; carries the node for its line number."""
+
+    def __init__(self, what: str, node: ast.AST):
+        super().__init__(what)
+        self.node = node
+
+
+@dataclass
+class _Lowering:
+    counter: list = field(default_factory=lambda: [0])
+
+    def temp(self) -> str:
+        self.counter[0] += 1
+        return f"{TEMP_PREFIX}{self.counter[0]}"
+
+
+def _name(id_: str, like: ast.AST, store: bool = False) -> ast.Name:
+    return ast.copy_location(ast.Name(id=id_, ctx=ast.Store() if store else ast.Load()), like)
+
+
+def _assign(target: str, value: ast.expr, like: ast.AST) -> ast.Assign:
+    node = ast.Assign(targets=[_name(target, like, store=True)], value=value)
+    return ast.copy_location(node, like)
+
+
+def _loc(node, like):
+    """Give node and every descendant without a position the position of `like`."""
+    for n in ast.walk(node):
+        if "lineno" in n._attributes and not hasattr(n, "lineno"):
+            ast.copy_location(n, like)
+    return node
+
+
+def is_atom(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Name, ast.Constant))
+
+
+class Lowerer:
+    """Turns statements into lists of normal-form statements; `self.out` collects the current list."""
+
+    def __init__(self, state: _Lowering):
+        self.state = state
+
+    # -- statements ------------------------------------------------------------------------------
+    def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for s in stmts:
+            out.extend(self.stmt(s))
+        return out or [ast.copy_location(ast.Pass(), stmts[0]) if stmts else ast.Pass()]
+
+    def stmt(self, s: ast.stmt) -> list[ast.stmt]:
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            raise Unsupported(f"`{type(s).__name__}` statement", s)
+        return method(s)
+
+    def stmt_Expr(self, s):
+        pre: list = []
+        if isinstance(s.value, ast.Constant):
+            return []  # docstrings and bare constants
+        value = self.expr(s.value, pre)
+        if not is_atom(value):
+            pre.append(_assign(self.state.temp(), value, s))
+        return pre
+
+    def stmt_Assign(self, s):
+        pre: list = []
+        value = self.atom(s.value, pre)
+        for target in s.targets:
+            pre.extend(self.store(target, value, s))
+        return pre
+
+    def stmt_AnnAssign(self, s):
+        if s.value is None:
+            return []
+        return self.stmt_Assign(ast.copy_location(ast.Assign(targets=[s.target], value=s.value), s))
+
+    def stmt_AugAssign(self, s):
+        pre: list = []
+        target = s.target
+        if isinstance(target, ast.Name):
+            rhs = self.atom(s.value, pre)
+            op = ast.copy_location(ast.BinOp(left=_name(target.id, s), op=s.op, right=rhs), s)
+            op._od_inplace = True  # `x += y` may mutate x in place (arrays, lists)
+            pre.append(ast.copy_location(ast.Assign(targets=[_name(target.id, s, True)], value=op), s))
+            return pre
+        if isinstance(target, ast.Attribute):
+            obj = self.atom(target.value, pre)
+            cur = self.atom(ast.copy_location(ast.Attribute(value=obj, attr=target.attr, ctx=ast.Load()), s), pre)
+            rhs = self.atom(s.value, pre)
+            new = self.atom(ast.copy_location(ast.BinOp(left=cur, op=s.op, right=rhs), s), pre)
+            pre.append(ast.copy_location(ast.Assign(
+                targets=[ast.copy_location(ast.Attribute(value=obj, attr=target.attr, ctx=ast.Store()), s)],
+                value=new), s))
+            return pre
+        if isinstance(target, ast.Subscript):
+            obj = self.atom(target.value, pre)
+            idx = self.index(target.slice, pre)
+            cur = self.atom(ast.copy_location(ast.Subscript(value=obj, slice=idx, ctx=ast.Load()), s), pre)
+            rhs = self.atom(s.value, pre)
+            opnode = ast.copy_location(ast.BinOp(left=cur, op=s.op, right=rhs), s)
+            opnode._od_inplace = True
+            new = self.atom(opnode, pre)
+            pre.append(ast.copy_location(ast.Assign(
+                targets=[ast.copy_location(ast.Subscript(value=obj, slice=copy.deepcopy(idx), ctx=ast.Store()), s)],
+                value=new), s))
+            return pre
+        raise Unsupported("augmented assignment to this target", s)
+
+    def store(self, target, value, like) -> list[ast.stmt]:
+        """Statements storing atom `value` into an assignment target."""
+        if isinstance(target, ast.Name):
+            return [ast.copy_location(ast.Assign(targets=[_name(target.id, like, True)], value=value), like)]
+        pre: list = []
+        if isinstance(target, ast.Attribute):
+            obj = self.atom(target.value, pre)
+            tgt = ast.copy_location(ast.Attribute(value=obj, attr=target.attr, ctx=ast.Store()), target)
+            pre.append(ast.copy_location(ast.Assign(targets=[tgt], value=value), like))
+            return pre
+        if isinstance(target, ast.Subscript):
+            obj = self.atom(target.value, pre)
+            idx = self.index(target.slice, pre)
+            tgt = ast.copy_location(ast.Subscript(value=obj, slice=idx, ctx=ast.Store()), target)
+            pre.append(ast.copy_location(ast.Assign(targets=[tgt], value=value), like))
+            return pre
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return self.unpack(target.elts, value, like)
+        if isinstance(target, ast.Starred):
+            raise Unsupported("starred assignment target outside a tuple", target)
+        raise Unsupported(f"assignment to {type(target).__name__}", target)
+
+    def unpack(self, elts, value, like) -> list[ast.stmt]:
+        """`a, *b, c = value` -> `_u = __od_unpack__(value, n, star)` then a = _u[0] ..."""
+        star = next((i for i, e in enumerate(elts) if isinstance(e, ast.Starred)), -1)
+        u = self.state.temp()
+        call = ast.Call(func=_name("__od_unpack__", like), args=[value, ast.Constant(len(elts)), ast.Constant(star)],
+                        keywords=[])
+        pre: list = [_assign(u, _loc(call, like), like)]
+        for i, e in enumerate(elts):
+            sub = _loc(ast.Subscript(value=_name(u, like), slice=ast.Constant(i), ctx=ast.Load()), like)
+            item = self.state.temp()
+            pre.append(_assign(item, sub, like))
+            pre.extend(self.store(e.value if isinstance(e, ast.Starred) else e, _name(item, like), like))
+        return pre
+
+    def stmt_Return(self, s):
+        pre: list = []
+        value = ast.Constant(None) if s.value is None else self.atom(s.value, pre)
+        pre.append(ast.copy_location(ast.Return(value=value), s))
+        return pre
+
+    def stmt_If(self, s):
+        pre: list = []
+        test = self.atom(s.test, pre)
+        node = ast.If(test=test, body=self.block(s.body), orelse=self.block(s.orelse) if s.orelse else [])
+        pre.append(ast.copy_location(node, s))
+        return pre
+
+    def stmt_While(self, s):
+        head: list = []
+        test = self.atom(s.test, head)
+        neg = ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=test), s)
+        exit_body = (self.block(s.orelse) if s.orelse else []) + [ast.copy_location(ast.Break(), s)]
+        head.append(ast.copy_location(ast.If(test=neg, body=exit_body, orelse=[]), s))
+        loop = ast.While(test=ast.Constant(True), body=head + self.block(s.body), orelse=[])
+        return [ast.copy_location(loop, s)]
+
+    def stmt_For(self, s):
+        pre: list = []
+        it = self.atom(s.iter, pre)
+        body: list = []
+        if isinstance(s.target, ast.Name):
+            target = _name(s.target.id, s.target, True)
+        else:
+            tmp = self.state.temp()
+            target = _name(tmp, s.target, True)
+            body.extend(self.store(s.target, _name(tmp, s.target), s))
+        body.extend(self.block(s.body))
+        loop = ast.For(target=target, iter=it, body=body, orelse=self.block(s.orelse) if s.orelse else [],
+                       type_comment=None)
+        pre.append(ast.copy_location(loop, s))
+        return pre
+
+    def stmt_Try(self, s):
+        handlers = []
+        for h in s.handlers:
+            handlers.append(ast.copy_location(
+                ast.ExceptHandler(type=h.type, name=h.name, body=self.block(h.body)), h))
+        node = ast.Try(body=self.block(s.body), handlers=handlers,
+                       orelse=self.block(s.orelse) if s.orelse else [],
+                       finalbody=self.block(s.finalbody) if s.finalbody else [])
+        node._od_try = True
+        return [ast.copy_location(node, s)]
+
+    def stmt_With(self, s):
+        pre: list = []
+        items = []
+        for item in s.items:
+            ctx = self.atom(item.context_expr, pre)
+            var = item.optional_vars
+            if var is not None and not isinstance(var, ast.Name):
+                raise Unsupported("`with ... as` a non-name target", s)
+            items.append(ast.withitem(context_expr=ctx, optional_vars=var))
+        pre.append(ast.copy_location(ast.With(items=items, body=self.block(s.body), type_comment=None), s))
+        return pre
+
+    def _keep(self, s):
+        return [s]
+
+    stmt_Pass = stmt_Break = stmt_Continue = stmt_Global = stmt_Nonlocal = _keep
+    stmt_Import = stmt_ImportFrom = stmt_Assert = stmt_ClassDef = _keep
+
+    def stmt_Raise(self, s):
+        return [s]
+
+    def stmt_FunctionDef(self, s):
+        return [s]  # a closure creation; its body is lowered when it is called
+
+    def stmt_Delete(self, s):
+        out: list = []
+        for t in s.targets:
+            if isinstance(t, ast.Subscript):
+                pre: list = []
+                obj = self.atom(t.value, pre)
+                idx = self.index(t.slice, pre)
+                pre.append(ast.copy_location(ast.Delete(targets=[ast.copy_location(
+                    ast.Subscript(value=obj, slice=idx, ctx=ast.Del()), t)]), s))
+                out.extend(pre)
+            else:
+                out.append(ast.copy_location(ast.Delete(targets=[t]), s))
+        return out
+
+    # -- expressions -----------------------------------------------------------------------------
+    def atom(self, e: ast.expr, pre: list) -> ast.expr:
+        """Lower e; return an atom holding its value."""
+        v = self.expr(e, pre)
+        if is_atom(v):
+            return v
+        t = self.state.temp()
+        pre.append(_assign(t, v, e))
+        return _name(t, e)
+
+    def expr(self, e: ast.expr, pre: list) -> ast.expr:
+        """Lower e to one operation on atoms (or an atom), emitting what it needs into pre."""
+        method = getattr(self, "expr_" + type(e).__name__, None)
+        if method is None:
+            raise Unsupported(f"`{type(e).__name__}` expression", e)
+        return method(e, pre)
+
+    def expr_Name(self, e, pre):
+        return ast.copy_location(ast.Name(id=e.id, ctx=ast.Load()), e)
+
+    def expr_Constant(self, e, pre):
+        return e
+
+    def expr_BinOp(self, e, pre):
+        return ast.copy_location(ast.BinOp(left=self.atom(e.left, pre), op=e.op, right=self.atom(e.right, pre)), e)
+
+    def expr_UnaryOp(self, e, pre):
+        return ast.copy_location(ast.UnaryOp(op=e.op, operand=self.atom(e.operand, pre)), e)
+
+    def expr_Compare(self, e, pre):
+        left = self.atom(e.left, pre)
+        if len(e.ops) == 1:
+            return ast.copy_location(ast.Compare(left=left, ops=e.ops, comparators=[self.atom(e.comparators[0], pre)]), e)
+        # a < b < c  ->  t = a < b; if t: t = b < c   (each operand evaluated once, short-circuit kept)
+        result = self.state.temp()
+        cur_left = left
+        body = pre
+        for i, (op, comp) in enumerate(zip(e.ops, e.comparators)):
+            right = self.atom(comp, body)
+            body.append(_assign(result, ast.copy_location(
+                ast.Compare(left=cur_left, ops=[op], comparators=[right]), e), e))
+            if i < len(e.ops) - 1:
+                nxt: list = []
+                body.append(ast.copy_location(ast.If(test=_name(result, e), body=nxt, orelse=[]), e))
+                body, cur_left = nxt, right
+        return _name(result, e)
+
+    def expr_BoolOp(self, e, pre):
+        result = self.state.temp()
+        pre.append(_assign(result, self.atom(e.values[0], pre), e))
+        body = pre
+        for v in e.values[1:]:
+            nxt: list = []
+            test = _name(result, e)
+            if isinstance(e.op, ast.Or):
+                test = ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=test), e)
+            body.append(ast.copy_location(ast.If(test=test, body=nxt, orelse=[]), e))
+            nxt.append(_assign(result, self.atom(v, nxt), e))
+            body = nxt
+        return _name(result, e)
+
+    def expr_IfExp(self, e, pre):
+        result = self.state.temp()
+        test = self.atom(e.test, pre)
+        body: list = []
+        body.append(_assign(result, self.atom(e.body, body), e))
+        orelse: list = []
+        orelse.append(_assign(result, self.atom(e.orelse, orelse), e))
+        pre.append(ast.copy_location(ast.If(test=test, body=body, orelse=orelse), e))
+        return _name(result, e)
+
+    def expr_NamedExpr(self, e, pre):
+        value = self.atom(e.value, pre)
+        pre.append(ast.copy_location(ast.Assign(targets=[_name(e.target.id, e, True)], value=value), e))
+        return _name(e.target.id, e)
+
+    def expr_Call(self, e, pre):
+        if isinstance(e.func, ast.Attribute):  # a method call stays one operation: obj.m(args)
+            obj = self.atom(e.func.value, pre)
+            func = ast.copy_location(ast.Attribute(value=obj, attr=e.func.attr, ctx=ast.Load()), e.func)
+        else:
+            func = self.atom(e.func, pre)
+        args = []
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                args.append(ast.copy_location(ast.Starred(value=self.atom(a.value, pre), ctx=ast.Load()), a))
+            else:
+                args.append(self.atom(a, pre))
+        kws = [ast.copy_location(ast.keyword(arg=k.arg, value=self.atom(k.value, pre)), k) for k in e.keywords]
+        return ast.copy_location(ast.Call(func=func, args=args, keywords=kws), e)
+
+    def expr_Attribute(self, e, pre):
+        return ast.copy_location(ast.Attribute(value=self.atom(e.value, pre), attr=e.attr, ctx=ast.Load()), e)
+
+    def index(self, sl, pre):
+        if isinstance(sl, ast.Slice):
+            parts = [None if p is None else self.atom(p, pre) for p in (sl.lower, sl.upper, sl.step)]
+            return ast.copy_location(ast.Slice(lower=parts[0], upper=parts[1], step=parts[2]), sl)
+        if isinstance(sl, ast.Tuple) and any(isinstance(x, ast.Slice) for x in sl.elts):
+            elts = [self.index(x, pre) for x in sl.elts]
+            return ast.copy_location(ast.Tuple(elts=elts, ctx=ast.Load()), sl)
+        return self.atom(sl, pre)
+
+    def expr_Subscript(self, e, pre):
+        obj = self.atom(e.value, pre)
+        return ast.copy_location(ast.Subscript(value=obj, slice=self.index(e.slice, pre), ctx=ast.Load()), e)
+
+    def _elts(self, elts, pre):
+        out = []
+        for x in elts:
+            if isinstance(x, ast.Starred):
+                out.append(ast.copy_location(ast.Starred(value=self.atom(x.value, pre), ctx=ast.Load()), x))
+            else:
+                out.append(self.atom(x, pre))
+        return out
+
+    def expr_Tuple(self, e, pre):
+        return ast.copy_location(ast.Tuple(elts=self._elts(e.elts, pre), ctx=ast.Load()), e)
+
+    def expr_List(self, e, pre):
+        return ast.copy_location(ast.List(elts=self._elts(e.elts, pre), ctx=ast.Load()), e)
+
+    def expr_Set(self, e, pre):
+        return ast.copy_location(ast.Set(elts=self._elts(e.elts, pre)), e)
+
+    def expr_Dict(self, e, pre):
+        keys, values = [], []
+        for k, v in zip(e.keys, e.values):
+            if k is None:  # {**other}
+                keys.append(None)
+                values.append(self.atom(v, pre))
+            else:
+                keys.append(self.atom(k, pre))
+                values.append(self.atom(v, pre))
+        return ast.copy_location(ast.Dict(keys=keys, values=values), e)
+
+    def expr_JoinedStr(self, e, pre):
+        return e  # strings are never differentiable: kept whole
+
+    def expr_Lambda(self, e, pre):
+        return e  # a closure creation; its body is lowered when it is called
+
+    def expr_Slice(self, e, pre):
+        return self.index(e, pre)
+
+    # comprehensions become loops over fresh names (their own scope is emulated by renaming)
+    def _comprehension(self, e, pre, make, add):
+        result = self.state.temp()
+        pre.append(_assign(result, make(), e))
+        renames: dict[str, str] = {}
+        gens = []
+        for g in e.generators:
+            names = [n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)]
+            for n in names:
+                renames[n] = self.state.temp() + "_" + n
+            gens.append(g)
+        elt_nodes = add(result)  # (list of exprs to evaluate in the innermost body)
+        body_stmts = self._comp_body(e, gens, renames, result, elt_nodes)
+        pre.extend(body_stmts)
+        return _name(result, e)
+
+    def _comp_body(self, e, gens, renames, result, finish):
+        def rename(node):
+            node = copy.deepcopy(node)
+            for n in ast.walk(node):
+                if isinstance(n, ast.Name) and n.id in renames:
+                    n.id = renames[n.id]
+                elif isinstance(n, ast.arg) and n.arg in renames:
+                    pass  # a lambda parameter of the same name shadows: rare, left as is
+            return node
+
+        def build(i):
+            if i == len(gens):
+                return finish(rename)
+            g = gens[i]
+            inner = build(i + 1)
+            for cond in reversed(g.ifs):
+                inner = [ast.copy_location(ast.If(test=rename(cond), body=inner, orelse=[]), cond)]
+            loop = ast.For(target=rename(g.target), iter=rename(g.iter) if i else g.iter, body=inner,
+                           orelse=[], type_comment=None)
+            return [ast.copy_location(loop, e)]
+
+        if any(g.is_async for g in gens):
+            raise Unsupported("async comprehension", e)
+        return self.block(build(0))
+
+    def expr_ListComp(self, e, pre):
+        empty = lambda: ast.copy_location(ast.List(elts=[], ctx=ast.Load()), e)
+        return self._comprehension(e, pre, empty, lambda r: (lambda rn: [self._append_stmt(r, rn(e.elt), e)]))
+
+    expr_GeneratorExp = expr_ListComp  # evaluated eagerly: documented in the README
+
+    def expr_SetComp(self, e, pre):
+        empty = lambda: ast.copy_location(ast.Call(func=_name("set", e), args=[], keywords=[]), e)
+
+        def add(r):
+            def finish(rn):
+                call = ast.Call(func=ast.Attribute(value=_name(r, e), attr="add", ctx=ast.Load()),
+                                args=[rn(e.elt)], keywords=[])
+                return [_loc(ast.Expr(value=call), e)]
+            return finish
+        return self._comprehension(e, pre, empty, add)
+
+    def expr_DictComp(self, e, pre):
+        empty = lambda: ast.copy_location(ast.Dict(keys=[], values=[]), e)
+
+        def add(r):
+            def finish(rn):
+                tgt = ast.Subscript(value=_name(r, e), slice=rn(e.key), ctx=ast.Store())
+                return [_loc(ast.Assign(targets=[tgt], value=rn(e.value)), e)]
+            return finish
+        return self._comprehension(e, pre, empty, add)
+
+    def _append_stmt(self, r, elt, like):
+        call = ast.Call(func=ast.Attribute(value=_name(r, like), attr="append", ctx=ast.Load()), args=[elt], keywords=[])
+        return _loc(ast.Expr(value=call), like)
+
+
+def lower(fdef: ast.FunctionDef) -> ast.FunctionDef:
+    """Return a copy of fdef in AD normal form (nested definitions are left for their own lowering)."""
+    if isinstance(fdef, ast.AsyncFunctionDef):
+        raise Unsupported("async function", fdef)
+    _check_supported_shallow(fdef)
+    lw = Lowerer(_Lowering())
+    out = copy.copy(fdef)
+    out.body = lw.block(fdef.body)
+    return out
+
+
+def _check_supported_shallow(fdef) -> None:
+    """Reject yield/await/match in fdef itself (not in nested definitions)."""
+    stack = list(ast.iter_child_nodes(fdef))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            raise Unsupported("generator function (`yield`)", node)
+        if isinstance(node, ast.Await):
+            raise Unsupported("`await`", node)
+        if isinstance(node, ast.Match):
+            raise Unsupported("`match` statement", node)
+        stack.extend(ast.iter_child_nodes(node))

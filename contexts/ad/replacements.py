@@ -1,0 +1,98 @@
+"""Pure-Python stand-ins for higher-order builtins, differentiated by recursion like user code.
+
+`map(f, xs)` calls f from C, where reverse mode cannot follow it; the stand-ins below do the same work in
+Python (eagerly, returning lists), so the AD context differentiates through f, closures included. They
+are used only inside differentiated code.
+"""
+
+from __future__ import annotations
+
+import functools
+
+__all__ = ["REPLACEMENTS"]
+
+
+def ad_map(f, *iterables):
+    out = []
+    for args in zip(*iterables):
+        out.append(f(*args))
+    return out
+
+
+def ad_filter(f, iterable):
+    out = []
+    for x in iterable:
+        keep = bool(x) if f is None else f(x)
+        if keep:
+            out.append(x)
+    return out
+
+
+def ad_zip(*iterables, strict=False):
+    seqs = [list(s) for s in iterables]
+    n = min((len(s) for s in seqs), default=0)
+    if strict and any(len(s) != n for s in seqs):
+        raise ValueError("zip() arguments have different lengths")
+    out = []
+    for i in range(n):
+        row = []
+        for s in seqs:
+            row.append(s[i])
+        out.append(tuple(row))
+    return out
+
+
+def ad_enumerate(iterable, start=0):
+    out = []
+    i = start
+    for x in iterable:
+        out.append((i, x))
+        i += 1
+    return out
+
+
+def _order(keys, reverse):
+    """The permutation sorting keys (registered as non-differentiable)."""
+    return sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
+
+
+def ad_sorted(iterable, *, key=None, reverse=False):
+    items = list(iterable)
+    keys = [x if key is None else key(x) for x in items]
+    order = _order(keys, reverse)
+    out = []
+    for i in order:
+        out.append(items[i])
+    return out
+
+
+def ad_reversed(seq):
+    items = list(seq)
+    out = []
+    i = len(items) - 1
+    while i >= 0:
+        out.append(items[i])
+        i -= 1
+    return out
+
+
+_NO_INITIAL = object()
+
+
+def ad_reduce(f, iterable, initial=_NO_INITIAL):
+    items = list(iterable)
+    if initial is _NO_INITIAL:
+        if not items:
+            raise TypeError("reduce() of empty iterable with no initial value")
+        acc = items[0]
+        rest = items[1:]
+    else:
+        acc = initial
+        rest = items
+    for x in rest:
+        acc = f(acc, x)
+    return acc
+
+
+REPLACEMENTS = {map: ad_map, filter: ad_filter, zip: ad_zip, enumerate: ad_enumerate, sorted: ad_sorted,
+                reversed: ad_reversed, functools.reduce: ad_reduce}

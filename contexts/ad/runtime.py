@@ -1,0 +1,612 @@
+"""The reverse-mode runtime: `J` (here `call`) for every callee, and the helpers generated code uses.
+
+`call(mask, f, *args, **kwargs) -> (y, pullback)` is Zygote's J: a primitive with a rule runs and keeps what
+its adjoint needs; a pure-Python function runs its recording forward twin and keeps the tape for its adjoint;
+a primitive without a rule reached with differentiable inputs is an error naming it and the user's line.
+A pullback is a tuple `(back, ...)`; `back(pb, dy, dself, S) -> (dfn, dargs, dkwargs)`, where `dfn` is the
+cotangent of the function object (of `self` for a bound method, of the captured cells for a closure) and
+`S` the reverse pass's `Session`.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+import operator
+import sys
+import types
+import weakref
+
+import numpy as np
+
+from overdub.errors import OverdubError, SourceUnavailable
+from overdub.source import compile_twin, get_source
+
+from ..rules import generic
+from ..rules.registry import key_of, registry
+from .codegen import HELPERS, generate
+from .lower import Unsupported, lower
+from .structs import MapBox, SeqBox, Session, Tangent, acc
+
+__all__ = ["call", "NoRuleError", "UnsupportedFunction", "twin_source"]
+
+_MISSING = object()
+
+
+class NoRuleError(OverdubError):
+    """A C function was reached with differentiable inputs and has no rule."""
+
+
+class UnsupportedFunction(OverdubError):
+    """A Python function uses a construct the reverse-mode transform does not handle."""
+
+
+# -- rules ---------------------------------------------------------------------------------------
+
+_rules = registry.rules
+
+
+def _rule_of(f):
+    try:
+        return _rules.get(f) if type(f) is not types.BuiltinMethodType else _rules.get(key_of(f))
+    except TypeError:
+        return None
+
+
+def _static_back(pb, dy, dself, S):
+    _, adj, y, args, kw, is_method = pb
+    if dy is None:
+        return dself, (None,) * (len(args) - is_method), None
+    grads = adj(dy, y, *args, **kw)
+    if is_method:
+        return acc(dself, grads[0]), grads[1:], None
+    return None, grads, None
+
+
+def _mutating_back(pb, dy, dself, S):
+    _, adj, y, args, kw, _ = pb
+    dself, grads = adj(S, dself, dy, y, *args, **kw)
+    return dself, grads, None
+
+
+def _rrule_back(pb, dy, dself, S):
+    _, back, nargs, is_method = pb
+    if dy is None:
+        return dself, (None,) * (nargs - is_method), None
+    grads = back(dy)
+    if is_method:
+        return acc(dself, grads[0]), tuple(grads[1:]), None
+    return None, tuple(grads), None
+
+
+# -- the call: Zygote's J --------------------------------------------------------------------------
+
+def call(mask, f, *args, **kw):
+    """Run f(*args, **kw) recording what its reverse pass needs; return (y, pullback or None)."""
+    rule = _rule_of(f)
+    if rule is not None:
+        is_method = type(f) is types.BuiltinMethodType and isinstance(key_of(f), tuple)
+        full = (f.__self__,) + args if is_method else args
+        if rule.adjoint is not None:
+            y = f(*args, **kw)
+            back = _mutating_back if rule.meta.get("mutating") else _static_back
+            return y, (back, rule.adjoint, y, full, kw, is_method)
+        if rule.rrule is not None:
+            y, back = rule.rrule(*full, **kw)
+            return y, (_rrule_back, back, len(full), is_method)
+        if rule.kind == "nondiff":
+            return f(*args, **kw), None
+    if type(f) is types.FunctionType:
+        return _twin_call(mask, f, (), args, kw)
+    if type(f) is types.MethodType and type(f.__func__) is types.FunctionType:
+        return _twin_call(mask, f.__func__, (f.__self__,), args, kw)
+    return _other_call(mask, f, args, kw)
+
+
+def _other_call(mask, f, args, kw):
+    repl = REPLACEMENTS.get(f) if _hashable(f) else None
+    if repl is not None:
+        return _twin_call(-1, repl, (), args, kw)
+    if isinstance(f, functools.partial):
+        return _partial_call(f, args, kw)
+    if isinstance(f, type):
+        return _construct(f, args, kw)
+    if type(f) is types.MethodType:  # method of a Python class bound to a C callable etc.
+        return call(mask, f.__func__, f.__self__, *args, **kw)
+    cal = getattr(type(f), "__call__", None)
+    if type(cal) is types.FunctionType:
+        y, pb = _twin_call(-1, cal, (f,), args, kw)
+        return y, pb
+    if not _any_differentiable(args, kw):
+        return f(*args, **kw), None
+    raise _no_rule(f)
+
+
+def _hashable(f) -> bool:
+    try:
+        hash(f)
+        return True
+    except TypeError:
+        return False
+
+
+def _any_differentiable(args, kw) -> bool:
+    for a in args + tuple(kw.values()):
+        if isinstance(a, (float, complex, np.ndarray, np.inexact)) and not isinstance(a, bool):
+            if not isinstance(a, np.ndarray) or a.dtype.kind in "fc":
+                return True
+        elif isinstance(a, numbers.Number) and not isinstance(a, (int, bool)):
+            return True
+        elif isinstance(a, (list, tuple)) and a and _any_differentiable(tuple(a), {}):
+            return True
+        elif type(a).__module__.startswith("uncertainties"):
+            return True
+    return False
+
+
+def _no_rule(f) -> NoRuleError:
+    frame = sys._getframe(3)
+    where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})"
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+    module = getattr(f, "__module__", None) or type(f).__module__
+    return NoRuleError(
+        f"no reverse rule for the C function {module}.{name}, reached with differentiable inputs",
+        where=where,
+        fix=("register one: `@contexts.custom_adjoint(fn)` on a function returning (y, pullback), or "
+             f"`contexts.rules.registry.adjoint({name})` with the static form; or wrap the call in "
+             "`stop_gradient` if no gradient should flow through it"))
+
+
+def _partial_call(p, args, kw):
+    y, pb = call(-1, p.func, *p.args, *args, **{**p.keywords, **kw})
+    if pb is None:
+        return y, None
+    return y, (_partial_back, pb, len(p.args), tuple(p.keywords))
+
+
+def _partial_back(pb, dy, dself, S):
+    _, inner, npre, pkw = pb
+    dfn, dargs, dkw = inner[0](inner, dy, None, S)
+    dargs = tuple(dargs) if dargs is not None else ()
+    own = Tangent(func=dfn, args=tuple(dargs[:npre]),
+                  keywords={k: (dkw or {}).get(k) for k in pkw})
+    rest_kw = {k: v for k, v in (dkw or {}).items() if k not in pkw} or None
+    return own, dargs[npre:], rest_kw
+
+
+def _construct(cls, args, kw):
+    init = cls.__init__
+    if cls.__new__ is object.__new__ and type(init) is types.FunctionType:
+        obj = object.__new__(cls)
+        _, pb = _twin_call(-1, init, (obj,), args, kw)
+        return obj, (None if pb is None else (_construct_back, pb))
+    if not _any_differentiable(args, kw):
+        return cls(*args, **kw), None
+    raise _no_rule(cls)
+
+
+def _construct_back(pb, dy, dself, S):
+    inner = pb[1]
+    # the new object's cotangent flows into __init__'s `self`
+    dfn, dargs, dkw = inner[0](inner, None, dy, S)
+    return None, dargs, dkw
+
+
+# -- pure-Python callees: recording twins ------------------------------------------------------------
+
+class _TwinInfo:
+    __slots__ = ("fwd_code", "rev", "argcount", "varargs", "varkw", "names", "cells", "generated")
+
+
+_twins: dict = {}
+
+
+def _active_params(code, mask, npre, nargs, kwnames):
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount
+                             + bool(code.co_flags & 4) + bool(code.co_flags & 8)]
+    if mask == -1:
+        return frozenset(names)
+    act = set(names[:npre])
+    for i in range(nargs):
+        if mask >> i & 1:
+            j = npre + i
+            if j < code.co_argcount:
+                act.add(names[j])
+            elif code.co_flags & 4:
+                act.add(names[code.co_argcount + code.co_kwonlyargcount])
+    return frozenset(act)
+
+
+def _build(fn, active):
+    code = fn.__code__
+    try:
+        src = get_source(code, fn.__globals__)
+    except SourceUnavailable as e:
+        raise NoRuleError(
+            f"cannot differentiate {code.co_qualname}: its source is not available ({e.what})",
+            where=f"{code.co_filename}:{code.co_firstlineno}",
+            fix="register a rule for it (`@contexts.custom_adjoint`) or define it in a file") from e
+    try:
+        fdef = lower(src.as_function_def())
+    except Unsupported as e:
+        line = getattr(e.node, "lineno", code.co_firstlineno)
+        raise UnsupportedFunction(
+            f"reverse mode cannot transform {code.co_qualname}: it uses a {e}",
+            where=f"{code.co_filename}:{line}",
+            fix="give the function a custom adjoint (`@contexts.custom_adjoint`), or rewrite that part") from e
+    cells = [c for c in code.co_freevars if c != "__class__" and not c.startswith("__od_")]
+    gen = generate(fdef, set(active), [c for c in cells], fn.__globals__, f"{code.co_name}__adjoint")
+    fwd_code = compile_twin(src, gen.forward, extra_freevars=HELPERS)
+    rev_code = compile_twin(src, gen.adjoint, extra_freevars=HELPERS)
+    rev_code = rev_code.replace(co_name=f"{code.co_name}__adjoint",
+                                co_qualname=f"{code.co_qualname}.<adjoint>")
+    rev = types.FunctionType(rev_code, fn.__globals__, rev_code.co_name, None,
+                             tuple(_HELPER_CELLS[v] for v in rev_code.co_freevars) or None)
+    info = _TwinInfo()
+    info.fwd_code, info.rev, info.generated = fwd_code, rev, gen
+    info.argcount = code.co_argcount
+    nkw = code.co_kwonlyargcount
+    info.names = gen.params
+    info.varargs = code.co_argcount + nkw if code.co_flags & 4 else -1
+    info.varkw = code.co_argcount + nkw + bool(code.co_flags & 4) if code.co_flags & 8 else -1
+    info.cells = cells
+    return info
+
+
+def twin_info(fn, active):
+    key = (fn.__code__, active)
+    info = _twins.get(key)
+    if info is None:
+        info = _twins[key] = _build(fn, active)
+    return info
+
+
+def _twin_call(mask, fn, pre, args, kw):
+    code = fn.__code__
+    key = (code, mask, len(pre), len(args), tuple(kw) if kw else None)
+    info = _twins.get(key)
+    if info is None:
+        active = _active_params(code, mask, len(pre), len(args), tuple(kw))
+        info = _twins[key] = twin_info(fn, active)
+    fwd_code = info.fwd_code
+    closure = fn.__closure__
+    if fwd_code.co_freevars:
+        own = dict(zip(code.co_freevars, closure or ()))
+        closure = tuple(own[v] if v in own else _HELPER_CELLS[v] for v in fwd_code.co_freevars)
+    fwd = types.FunctionType(fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+    if fn.__kwdefaults__:
+        fwd.__kwdefaults__ = fn.__kwdefaults__
+    y, tape = fwd(*pre, *args, **kw)
+    return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
+
+
+def _twin_back(pb, dy, dself, S):
+    _, info, tape, npre, nargs, kw, fn = pb
+    dparams, dcells = info.rev(S, tape, dy)
+    argcount = info.argcount
+    dargs = []
+    for i in range(npre, npre + nargs):
+        if i < argcount:
+            dargs.append(dparams[i])
+        else:
+            dv = dparams[info.varargs]
+            j = i - argcount
+            dargs.append(dv[j] if dv is not None and j < len(dv) else None)
+    dkw = None
+    if kw:
+        dkw = {}
+        names = info.names
+        for k in kw:
+            if k in names[:len(names)]:
+                idx = names.index(k)
+                if idx != info.varkw and idx != info.varargs:
+                    dkw[k] = dparams[idx]
+                    continue
+            dvk = dparams[info.varkw] if info.varkw >= 0 else None
+            dkw[k] = dvk.get(k) if dvk is not None else None
+    if npre:
+        return acc(dself, dparams[0]), dargs, dkw
+    if any(v is not None for v in dcells.values()):
+        return Tangent(dcells), dargs, dkw
+    return None, dargs, dkw
+
+
+def twin_source(fn, active=None) -> tuple[str, str]:
+    """The generated forward twin and adjoint of fn, as source text (for `show_adjoint`)."""
+    import ast
+    code = fn.__code__
+    if active is None:
+        active = _active_params(code, -1, 0, 0, ())
+    info = twin_info(fn, frozenset(active))
+    return ast.unparse(info.generated.forward), ast.unparse(info.generated.adjoint)
+
+
+# -- helpers used by the generated code -------------------------------------------------------------
+
+def binop_adj(opname, g, y, a, b):
+    """Cotangents of `a <op> b` for the generic (non-float) path."""
+    fa = getattr(type(a), f"__{opname.rstrip('_')}__", None)
+    if type(fa) is types.FunctionType or type(getattr(type(b), f"__r{opname.rstrip('_')}__", None)) is types.FunctionType:
+        return _python_binop_adj(opname, g, a, b)
+    op = getattr(operator, opname)
+    rule = _rules.get(op)
+    if rule is None or rule.adjoint is None:
+        raise NoRuleError(f"no reverse rule for operator.{opname} on {type(a).__name__}, {type(b).__name__}",
+                          fix=f"register one with `registry.adjoint(operator.{opname})`")
+    ga, gb = rule.adjoint(g, y, a, b)
+    return ga, gb
+
+
+def _python_binop_adj(opname, g, a, b):
+    """A user class's operator (`__add__` in Python) is re-run under AD in the reverse pass (its operands
+    are the recorded ones), so its own code is differentiated — recomputation instead of recording."""
+    name = opname.rstrip("_")
+    S = Session()
+    fa = getattr(type(a), f"__{name}__", None)
+    if type(fa) is types.FunctionType:
+        y, pb = _twin_call(-1, fa, (a,), (b,), None)
+        if y is not NotImplemented:
+            if pb is None:
+                return None, None
+            dself, dargs, _ = pb[0](pb, g, None, S)
+            return dself, dargs[0]
+    fb = getattr(type(b), f"__r{name}__")
+    y, pb = _twin_call(-1, fb, (b,), (a,), None)
+    if pb is None:
+        return None, None
+    dself, dargs, _ = pb[0](pb, g, None, S)
+    return dargs[0], dself
+
+
+def getattr_adj(S, dobj, g, obj, attr, result):
+    if type(result) is types.MethodType and result.__self__ is obj:
+        return acc(dobj, g)  # the cotangent of a bound method is that of its object
+    if isinstance(obj, (types.ModuleType, type)):
+        return dobj
+    if isinstance(obj, (np.ndarray, np.generic, complex, float, int)):
+        return acc(dobj, _array_attr_adj(g, obj, attr))
+    prop = getattr(type(obj), attr, None)
+    if isinstance(prop, property) and type(prop.fget) is types.FunctionType:
+        _, pb = _twin_call(-1, prop.fget, (obj,), (), None)
+        if pb is None:
+            return dobj
+        dself, _, _ = pb[0](pb, g, dobj, S)
+        return dself
+    if isinstance(obj, tuple) and hasattr(type(obj), "_fields"):
+        box = S.box(obj, dobj)
+        i = type(obj)._fields.index(attr)
+        box[i] = acc(box[i], g)
+        return box
+    box = S.box(obj, dobj)
+    box[attr] = acc(box.get(attr), g)
+    return box
+
+
+def _array_attr_adj(g, obj, attr):
+    if attr == "T":
+        return np.transpose(g)
+    if attr == "real":
+        return g
+    if attr == "imag":
+        return 1j * g if np.iscomplexobj(obj) or isinstance(obj, complex) else None
+    return None
+
+
+def getitem_adj(S, dobj, g, obj, idx):
+    if isinstance(obj, np.ndarray):
+        rule = _rules.get((np.ndarray, "__getitem__"))
+        if rule is not None and rule.adjoint is not None:
+            return acc(dobj, rule.adjoint(g, None, obj, idx)[0])
+        out = np.zeros(obj.shape, dtype=np.result_type(obj.dtype, np.asarray(g).dtype))
+        np.add.at(out, idx, g)
+        return acc(dobj, out)
+    if isinstance(obj, (list, tuple)):
+        box = S.box(obj, dobj)
+        if isinstance(idx, slice):
+            for j, gj in zip(range(*idx.indices(len(obj))), g):
+                if gj is not None:
+                    box[j] = acc(box[j], gj)
+        else:
+            box[idx] = acc(box[idx], g)
+        return box
+    if isinstance(obj, dict):
+        box = S.box(obj, dobj)
+        box[idx] = acc(box.get(idx), g)
+        return box
+    gi = getattr(type(obj), "__getitem__", None)
+    if type(gi) is types.FunctionType:
+        _, pb = _twin_call(-1, gi, (obj,), (idx,), None)
+        if pb is None:
+            return dobj
+        dself, _, _ = pb[0](pb, g, dobj, S)
+        return dself
+    box = S.box(obj, dobj)
+    if isinstance(box, list) and isinstance(idx, int):
+        if idx >= len(box):
+            box.extend([None] * (idx + 1 - len(box)))
+        box[idx] = acc(box[idx], g)
+    return box
+
+
+def seq_adj(S, g, t):
+    return None if g is None else S.box(t, g)
+
+
+def dict_adj(S, g, t):
+    return None if g is None else S.box(t, g)
+
+
+def cell_cot(g, name):
+    return g.get(name) if isinstance(g, dict) else getattr(g, name, None)
+
+
+def slice_cot(S, gs, offset, x):
+    n = len(x)
+    part = list(gs[offset:offset + n]) if gs is not None else [None] * n
+    part += [None] * (n - len(part))
+    return tuple(part) if isinstance(x, tuple) else SeqBox(part) if isinstance(x, list) else part
+
+
+def setattr_(obj, attr, v):
+    old = obj.__dict__.get(attr, _MISSING) if hasattr(obj, "__dict__") else getattr(obj, attr, _MISSING)
+    setattr(obj, attr, v)
+    return old
+
+
+def _restore_attr(obj, attr, old):
+    if old is _MISSING:
+        try:
+            delattr(obj, attr)
+        except AttributeError:
+            pass
+    else:
+        setattr(obj, attr, old)
+
+
+def setattr_adj(S, dobj, obj, attr, old):
+    box = S.box(obj, dobj)
+    gv = box.pop(attr, None) if isinstance(box, dict) else None
+    new = getattr(obj, attr)
+    _restore_attr(obj, attr, old)
+    S.redo.append((setattr, (obj, attr, new)))
+    return box, gv
+
+
+def setitem(obj, idx, v):
+    if isinstance(obj, np.ndarray):
+        old = np.array(obj[idx], copy=True)
+    elif isinstance(obj, dict):
+        old = obj.get(idx, _MISSING)
+    else:
+        old = obj[idx]
+    obj[idx] = v
+    return old
+
+
+def _restore_item(obj, idx, old):
+    if old is _MISSING:
+        del obj[idx]
+    else:
+        obj[idx] = old
+
+
+def setitem_adj(S, dobj, obj, idx, v, old):
+    if isinstance(obj, np.ndarray):
+        gv = None
+        if dobj is not None:
+            dobj = np.array(dobj, copy=True)
+            gv = generic.unbroadcast(dobj[idx], v) if isinstance(v, np.ndarray) else _scalar_cot(dobj[idx], v)
+            dobj[idx] = 0
+        new = np.array(obj[idx], copy=True)
+        obj[idx] = old
+        S.redo.append((operator.setitem, (obj, idx, new)))
+        return dobj, gv
+    box = S.box(obj, dobj)
+    if isinstance(obj, dict):
+        gv = box.pop(idx, None)
+    elif isinstance(idx, slice):
+        js = list(range(*idx.indices(len(obj))))
+        gv = [box[j] for j in js]
+        for j in js:
+            box[j] = None
+    else:
+        gv = box[idx]
+        box[idx] = None
+    new = obj[idx]
+    _restore_item(obj, idx, old)
+    S.redo.append((operator.setitem, (obj, idx, new)))
+    return box, gv
+
+
+def _scalar_cot(g, v):
+    if isinstance(g, np.ndarray) and g.ndim > 0:
+        g = g.sum()
+    if isinstance(v, float) and isinstance(g, (np.floating, np.ndarray)):
+        return float(g)
+    return g
+
+
+def delitem(obj, idx):
+    old = obj[idx]
+    del obj[idx]
+    return old
+
+
+def delitem_adj(S, dobj, obj, idx, old):
+    box = S.box(obj, dobj)
+    if isinstance(obj, list) and isinstance(idx, int):
+        box.insert(idx if idx >= 0 else len(box) + idx + 1, None)
+        obj.insert(idx if idx >= 0 else len(obj) + idx + 1, old)
+        S.redo.append((operator.delitem, (obj, idx)))
+    elif isinstance(obj, dict):
+        obj[idx] = old
+        S.redo.append((operator.delitem, (obj, idx)))
+    return box
+
+
+def unpack(v, n, star):
+    """`a, *b, c = v` as a tuple of n items (the starred one a list)."""
+    items = tuple(v)
+    if star < 0:
+        if len(items) != n:
+            raise ValueError(f"expected {n} values to unpack, got {len(items)}")
+        return items
+    after = n - star - 1
+    if len(items) < n - 1:
+        raise ValueError(f"not enough values to unpack (expected at least {n - 1}, got {len(items)})")
+    return items[:star] + (list(items[star:len(items) - after]),) + items[len(items) - after:]
+
+
+def unpack_adjoint(dy, y, v, n, star):
+    gs = list(dy) if dy is not None else [None] * n
+    gs += [None] * (n - len(gs))
+    if star >= 0:
+        mid = gs[star]
+        mid = list(mid) if mid is not None else [None] * len(y[star])
+        mid += [None] * (len(y[star]) - len(mid))
+        gs = gs[:star] + mid + gs[star + 1:]
+    if isinstance(v, np.ndarray):
+        out = np.zeros_like(v)
+        for i, g in enumerate(gs):
+            if g is not None:
+                out[i] = g
+        return (out, None, None)
+    if isinstance(v, (list, tuple)):
+        return (type(v)(gs) if isinstance(v, tuple) and not hasattr(v, "_fields") else list(gs), None, None)
+    return (list(gs), None, None)
+
+
+registry.adjoint(unpack)(unpack_adjoint)
+
+
+def enumerate_(it):
+    if isinstance(it, (list, tuple, np.ndarray, range, str)):
+        return enumerate(it)
+    if isinstance(it, dict):
+        return enumerate(it)
+    return enumerate(it)
+
+
+_HELPER_IMPLS = {
+    "__od_call__": call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
+    "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj, "__od_seq_adj__": seq_adj,
+    "__od_dict_adj__": dict_adj, "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
+    "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
+    "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj, "__od_unpack__": unpack,
+    "__od_enumerate__": enumerate_, "__od_slice_cot__": slice_cot,
+}
+assert set(_HELPER_IMPLS) == set(HELPERS)
+_HELPER_CELLS = {k: types.CellType(v) for k, v in _HELPER_IMPLS.items()}
+
+from .replacements import REPLACEMENTS  # noqa: E402  (they are differentiated by `call` itself)
+from .replacements import _order  # noqa: E402
+
+registry.nondifferentiable(_order)
+
+
+def _sequence_adjoint(dy, y, x=()):
+    """list(x) / tuple(x): the cotangent of the copy, mapped back onto x's structure."""
+    return unpack_adjoint(dy, y, x, len(y), -1)[:1]
+
+
+registry.adjoint(list, tuple)(_sequence_adjoint)

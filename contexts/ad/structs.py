@@ -1,0 +1,199 @@
+"""Structured cotangents: boxes for containers and objects, `Tangent` for objects and closures.
+
+Invariant: the cotangent of a mutable or structured object (list, tuple, dict, object, closure) lives in one
+box per object per reverse pass (`Session.box`), so aliases and mutation see one adjoint — the paper's
+"box" rules; numbers and arrays are plain values accumulated by `acc`. `None` is the zero everywhere.
+"""
+
+from __future__ import annotations
+
+import numbers
+import types
+
+import numpy as np
+
+__all__ = ["Tangent", "SeqBox", "MapBox", "Session", "acc", "finalize", "zero_of"]
+
+
+class Tangent(dict):
+    """The gradient of an object (its fields) or of a closure (its captured variables).
+
+    >>> t = Tangent(w=2.0, b=None)
+    >>> (t + Tangent(w=1.0)).w
+    3.0
+    """
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __add__(self, other):
+        if other is None or (isinstance(other, int) and other == 0):
+            return self
+        out = Tangent(self)
+        for k, v in other.items():
+            out[k] = acc(out.get(k), v)
+        return out
+
+    __radd__ = __add__
+
+    def __repr__(self):
+        return "Tangent(" + ", ".join(f"{k}={v!r}" for k, v in self.items()) + ")"
+
+
+class SeqBox(list):
+    """The cotangent of a list or tuple (or a materialised iterable), one entry per element."""
+
+    __slots__ = ()
+
+
+class MapBox(dict):
+    """The cotangent of a dict, keyed like it."""
+
+    __slots__ = ()
+
+
+_NUMERIC = (numbers.Number, np.ndarray, np.generic)
+
+
+def _new_box(obj):
+    if isinstance(obj, (list, tuple)):
+        return SeqBox([None] * len(obj))
+    if isinstance(obj, dict):
+        return MapBox()
+    if isinstance(obj, (types.FunctionType, types.MethodType)) or hasattr(obj, "__dict__"):
+        return Tangent()
+    return SeqBox()
+
+
+def merge_into(box, d):
+    """Add cotangent d into box in place (box is owned by the session)."""
+    if d is None or d is box:
+        return box
+    if isinstance(box, list):
+        if isinstance(d, dict):
+            d = [d.get(i) for i in range(len(box))]
+        for i, x in enumerate(d):
+            if x is None:
+                continue
+            if i >= len(box):
+                box.extend([None] * (i + 1 - len(box)))
+            box[i] = acc(box[i], x)
+        return box
+    items = d.items() if isinstance(d, dict) else vars(d).items() if hasattr(d, "__dict__") else ()
+    for k, v in items:
+        box[k] = acc(box.get(k), v)
+    return box
+
+
+def acc(a, b):
+    """a + b for cotangents: None is zero, boxes merge in place, tuples and dicts elementwise."""
+    if a is None:
+        return b
+    if b is None or a is b:
+        return a
+    ta = type(a)
+    if ta is float and type(b) is float:
+        return a + b
+    if ta is SeqBox or ta is MapBox or ta is Tangent:
+        return merge_into(a, b)
+    tb = type(b)
+    if tb is SeqBox or tb is MapBox or tb is Tangent:
+        return merge_into(b, a)
+    if isinstance(a, tuple) and isinstance(b, (tuple, list)):
+        return tuple(acc(x, y) for x, y in zip(a, b))
+    if isinstance(a, list) and isinstance(b, (tuple, list)):
+        return [acc(x, y) for x, y in zip(a, b)]
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = acc(out.get(k), v)
+        return out
+    return a + b
+
+
+class Session:
+    """State of one reverse pass: the boxes of structured objects and the mutations undone so far."""
+
+    __slots__ = ("boxes", "keep", "redo")
+
+    def __init__(self):
+        self.boxes: dict[int, object] = {}
+        self.keep: list = []   # the objects whose ids key `boxes`, kept alive for the pass
+        self.redo: list = []   # (fn, args) re-applying the mutations the reverse pass undid
+
+    def box(self, obj, d=None):
+        key = id(obj)
+        b = self.boxes.get(key)
+        if b is None:
+            b = self.boxes[key] = _new_box(obj)
+            self.keep.append(obj)
+        if d is not None and d is not b:
+            merge_into(b, d)
+        return b
+
+    def finish(self) -> None:
+        """Re-apply, in forward order, the mutations the reverse pass undid (primal state as after f)."""
+        for fn, args in reversed(self.redo):
+            fn(*args)
+        self.redo.clear()
+
+
+def zero_of(x):
+    """The zero cotangent of a primal value, or None where nothing is differentiable."""
+    if isinstance(x, (bool, str, bytes)) or x is None:
+        return None
+    if isinstance(x, np.ndarray):
+        return np.zeros_like(x) if x.dtype.kind in "fciub" else None
+    if isinstance(x, np.generic):
+        return type(x)(0)
+    if isinstance(x, numbers.Number):
+        return type(x)(0) if isinstance(x, (int, float, complex)) or hasattr(type(x), "denominator") else 0.0
+    if type(x).__module__.startswith("uncertainties"):
+        return 0.0
+    return None
+
+
+def finalize(d, x):
+    """A cotangent shaped like the primal x: containers mirrored, objects as Tangent of their fields."""
+    if isinstance(x, (str, bytes, bool, types.ModuleType, type)) or x is None:
+        return None
+    if isinstance(x, tuple):
+        items = list(d) if isinstance(d, (list, tuple)) else [None] * len(x)
+        items += [None] * (len(x) - len(items))
+        vals = [finalize(g, v) for g, v in zip(items, x)]
+        if hasattr(type(x), "_fields"):  # namedtuple: same type
+            return type(x)(*vals)
+        return tuple(vals)
+    if isinstance(x, list):
+        items = list(d) if isinstance(d, (list, tuple)) else [None] * len(x)
+        items += [None] * (len(x) - len(items))
+        return [finalize(g, v) for g, v in zip(items, x)]
+    if isinstance(x, dict):
+        dd = d if isinstance(d, dict) else {}
+        return {k: finalize(dd.get(k), v) for k, v in x.items()}
+    if isinstance(x, np.ndarray):
+        if d is None:
+            return zero_of(x)
+        d = np.asarray(d)
+        if d.shape != x.shape:
+            d = np.broadcast_to(d, x.shape).copy()
+        if x.dtype.kind in "f" and d.dtype != x.dtype and d.dtype.kind == "f":
+            d = d.astype(x.dtype)
+        return d
+    if isinstance(x, (numbers.Number, np.generic)) or type(x).__module__.startswith("uncertainties"):
+        if d is None:
+            return zero_of(x)
+        if isinstance(x, float) and isinstance(d, np.ndarray) and d.ndim == 0:
+            return d.item()
+        return d
+    if isinstance(x, (types.FunctionType, types.MethodType)):
+        return d if d else None
+    if hasattr(x, "__dict__"):
+        fields = d if isinstance(d, dict) else {}
+        return Tangent({k: finalize(fields.get(k), v) for k, v in vars(x).items()})
+    return d
