@@ -16,8 +16,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..registry import registry
-from ._util import match_primal, normalize_axis
-from .ufuncs import inexact
+from ._util import normalize_axis
+from .ufuncs import inexact, match_primal
 
 __all__ = ["reduction_rule"]
 
@@ -39,17 +39,19 @@ def _axes(axis: Any, ndim: int) -> tuple:
 
 def _expand(g: Any, ndim: int, axis: Any, keepdims: Any) -> Any:
     """A reduction's output-shaped g with the reduced axes back as length-1 axes (broadcasts against x)."""
-    if _given(keepdims, False) or ndim == 0:
-        return g
+    if axis is None or ndim == 0 or _given(keepdims, False):
+        return g  # a full reduction's output is a scalar (or all-ones shape): it broadcasts as it is
     return np.expand_dims(g, _axes(axis, ndim))
+
+
+_F8 = np.dtype(np.float64)
 
 
 def _spread(g: Any, x: np.ndarray) -> np.ndarray:
     """g broadcast to a fresh writable array of x's shape, in the cotangent dtype of x."""
-    if np.iscomplexobj(g) and not np.iscomplexobj(x):
-        g = np.real(g)
-    dtype = x.dtype if x.dtype.kind in "fc" else np.result_type(g, 1.0)
-    out = np.empty(x.shape, dtype=dtype)
+    if x.dtype.kind != "c" and (isinstance(g, complex) or getattr(g, "dtype", _F8).kind == "c"):
+        g = g.real
+    out = np.empty(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else _F8)
     out[...] = g
     return out
 

@@ -16,9 +16,8 @@ import numpy as np
 import scipy.special as sc
 
 from ..registry import registry
-from ._util import match_primal
 from .reductions import _expand, reduction_rule
-from .ufuncs import _safe_div, inexact, ufunc_rule
+from .ufuncs import _safe_div, inexact, match_primal, ufunc_rule
 
 __all__: list[str] = []
 

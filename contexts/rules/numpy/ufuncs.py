@@ -22,11 +22,27 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..generic import conj
 from ..registry import registry
-from ._util import match_primal
+from ._util import match_primal as _match_primal
 
-__all__ = ["ufunc_rule", "inexact"]
+__all__ = ["ufunc_rule", "inexact", "match_primal"]
+
+_ndarray = np.ndarray
+
+
+def match_primal(g: Any, x: Any) -> Any:
+    """`_util.match_primal` with a fast exit when g already has x's type, shape and dtype (the common case)."""
+    if type(g) is _ndarray and type(x) is _ndarray and g.shape == x.shape and g.dtype == x.dtype:
+        return g
+    return _match_primal(g, x)
+
+
+def conj(v: Any) -> Any:
+    """Complex conjugate; v itself (no copy) for real values."""
+    dtype = getattr(v, "dtype", None)
+    if dtype is not None:
+        return v.conjugate() if dtype.kind == "c" else v
+    return v.conjugate() if isinstance(v, complex) else v
 
 
 def inexact(x: Any) -> bool:
@@ -75,13 +91,16 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
             dy, y = dy[0] if dy is not None else None, y[0]
         if dy is None:
             return (None,) * len(args)
-        mask = kwargs.get("where", True)
-        operands = args[:nin]
-        cts = tuple(
-            None if p is None or not inexact(a)
-            else match_primal(_masked(dy * conj(p(y, *operands)), mask), a)
-            for p, a in zip(partials, operands))
-        return cts + (None,) * (len(args) - len(cts))
+        mask = kwargs.get("where", True) if kwargs else True
+        operands = args[:nin] if len(args) > nin else args
+        cts = []
+        for p, a in zip(partials, operands):
+            if p is None or not inexact(a):
+                cts.append(None)
+            else:
+                g = dy * conj(p(y, *operands))
+                cts.append(match_primal(g if mask is True else np.where(mask, g, 0), a))
+        return tuple(cts) + (None,) * (len(args) - len(cts))
 
     def frule(tangents, *args, **kwargs):
         out = fn(*args, **kwargs)
