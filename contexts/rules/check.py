@@ -185,9 +185,11 @@ def _fail(fn, args, kwargs, what, got, want):
 
 # -- the checks ----------------------------------------------------------------------------------
 
-def check_rule(fn: Callable, *args, rtol: float = 1e-6, atol: float = 1e-8, seed: int = 0, **kwargs) -> None:
+def check_rule(fn: Callable, *args, rtol: float = 1e-6, atol: float = 1e-8, seed: int = 0,
+               rule: Rule | None = None, **kwargs) -> None:
     """Check the registered rule of fn at args against finite differences; AssertionError if wrong.
 
+    `rule` checks a Rule object that is not (yet) registered; by default, fn's registered rule.
     Float/complex/array arguments: adjoint (or rrule) and frule with a random (co)tangent.
     Fraction arguments: additionally, Fraction cotangents and tangents must stay Fractions.
     ufloat arguments: the cotangents' nominal values and standard deviations.
@@ -197,7 +199,7 @@ def check_rule(fn: Callable, *args, rtol: float = 1e-6, atol: float = 1e-8, seed
     >>> from fractions import Fraction
     >>> check_rule(operator.truediv, Fraction(1, 3), Fraction(2, 5))
     """
-    rule = registry.get(fn)
+    rule = rule or registry.get(fn)
     if rule is None:
         raise AssertionError(f"no rule registered for {_name(fn)}")
     if rule.nondifferentiable:

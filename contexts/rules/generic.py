@@ -158,8 +158,9 @@ def _unary(name, real, cplx, ufunc, ufloat=None):
         return _dispatch(x, real, cplx, ufunc, ufloat)
 
     generic_fn.__name__ = generic_fn.__qualname__ = name
+    x = 1.5 if name == "acosh" else 0.5
     generic_fn.__doc__ = (f"{name}(x) for any numeric type: math, cmath, numpy, umath or a ufunc.\n\n"
-                          f"    >>> {name}(0.5) == __import__('math').{name}(0.5)\n    True\n")
+                          f"    >>> {name}({x}) == __import__('math').{name}({x})\n    True\n")
     return generic_fn
 
 
