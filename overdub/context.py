@@ -47,15 +47,18 @@ class Context:
 
     # Derived per class in __init_subclass__ (per instance in __enter__ if an instance sets intercepts):
     _od_key: tuple = _patch.profile_key(intercepts)
-    _od_table: dict = {}
     _od_fast: bool = True    # overrides none of overdub/prehook/posthook/recurse/primitive
     _od_hooks: bool = False  # overrides prehook or posthook
+    # fn -> what a site calls for it, for fast contexts; per instance, made on entering and dropped when
+    # the instance leaves the stack, so it keeps no function alive beyond an activation. Within one
+    # activation a function is looked up by identity: a `__code__` replaced meanwhile is seen at the
+    # next activation.
+    _od_fast_table: dict | None = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls.intercepts = normalize_profile(cls.intercepts)
         cls._od_key = _patch.profile_key(cls.intercepts)
-        cls._od_table = _patch.cache.table(cls._od_key)
         overridden = {name for name in _HOOKABLE if getattr(cls, name) is not getattr(Context, name)}
         cls._od_fast = not overridden
         cls._od_hooks = bool(overridden & {"prehook", "posthook"})
@@ -110,7 +113,8 @@ class Context:
         if "intercepts" in vars(self):
             self.intercepts = normalize_profile(self.intercepts)
             self._od_key = _patch.profile_key(self.intercepts)
-            self._od_table = _patch.cache.table(self._od_key)
+        if self._od_fast and self._od_fast_table is None:
+            self._od_fast_table = {}
         if sys.getrecursionlimit() < 5 * _BASE_RECURSION_LIMIT:
             sys.setrecursionlimit(5 * _BASE_RECURSION_LIMIT)
         _stack.set(_stack.get() + (self,))
@@ -127,6 +131,8 @@ class Context:
         rest = stack[:-1]
         _stack.set(rest)
         _current.set(rest[-1] if rest else None)
+        if self._od_fast and not any(ctx is self for ctx in rest):
+            self._od_fast_table = None
         return False
 
 

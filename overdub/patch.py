@@ -48,49 +48,73 @@ def profile_key(intercepts) -> tuple:
 
 # -- the helpers a twin calls ----------------------------------------------------------------------
 
-def _make_helpers(site_table: tuple):
-    """`__od_call__` and `__od_op__` for one twin code object; `site_table[sid]` is the Site of sid.
+def _make_helper(site_table: tuple):
+    """The helper of one twin code object: `helper(sid, fn)` returns what the site must call with its
+    operands; `site_table[sid]` is the Site of sid.
 
-    Lean by design: with no context active a site costs one ContextVar read; a context that overrides
-    none of overdub/prehook/posthook/recurse/primitive (`_od_fast`) recurses through the per-function
-    twin table without entering any method of the context.
+    Lean by design: with no context active it returns fn. A context that overrides none of overdub/
+    prehook/posthook/recurse/primitive has a per-activation table `_od_fast_table` (fn -> what to call:
+    its twin, or fn itself for a primitive); a hit costs one dict lookup and enters no method of the
+    context. Any other context gets `partial(ctx.overdub, site, fn)`.
     """
     get = _current.get
     opaque = _opaque_types
+    partial = functools.partial
 
-    def __od_call__(sid, fn, /, *args, **kwargs):
+    def __od_site__(sid, fn, /):
         ctx = get()
         if ctx is None:
-            return fn(*args, **kwargs)
-        if ctx._od_fast:
-            kind = type(fn)
-            if kind is _FunctionType:
-                entry = ctx._od_table.get(id(fn))
-                if entry is not None and entry[0] is fn.__code__:
-                    return (entry[1] or fn)(*args, **kwargs)
-            elif kind in opaque:
-                return fn(*args, **kwargs)
-            elif kind is _MethodType:
-                func = fn.__func__
-                entry = ctx._od_table.get(id(func))
-                if entry is not None and entry[0] is func.__code__:
-                    return (entry[1] or func)(fn.__self__, *args, **kwargs)
-            return ctx.recurse(fn, *args, **kwargs)
-        site = site_table[sid]
-        if site.kind in ctx.intercepts:
-            return ctx.overdub(site, fn, *args, **kwargs)
-        return fn(*args, **kwargs)
+            return fn
+        table = ctx._od_fast_table
+        if table is None:
+            site = site_table[sid]
+            if site.kind in ctx.intercepts:
+                return partial(ctx.overdub, site, fn)
+            return fn
+        try:
+            target = table.get(fn)
+        except TypeError:  # an unhashable callable
+            target = None
+        if target is not None:
+            return target
+        kind = type(fn)
+        if kind is _MethodType:
+            target = table.get(fn.__func__)
+            if target is not None:
+                return fn if target is fn.__func__ else _MethodType(target, fn.__self__)
+        elif kind in opaque:
+            return fn
+        return _fast_miss(ctx, table, fn)
 
-    def __od_op__(sid, fn, /, *args):
-        ctx = get()
-        if ctx is None or ctx._od_fast:
-            return fn(*args)
-        site = site_table[sid]
-        if site.kind in ctx.intercepts:
-            return ctx.overdub(site, fn, *args)
-        return fn(*args)
+    return __od_site__
 
-    return __od_call__, __od_op__
+
+_FAST_TABLE_LIMIT = 10_000
+
+
+def _fast_miss(ctx, table: dict, fn):
+    """Resolve fn for a fast context and remember it in the context's table when fn is long-lived
+    enough to be a key (functions, classes, builtins not bound to an instance)."""
+    target = resolve(fn, ctx._od_key) or fn
+    kind = type(fn)
+    if kind is _MethodType:
+        func = fn.__func__
+        if type(func) is _FunctionType:
+            _remember(table, func, resolve(func, ctx._od_key) or func)
+    elif kind is _FunctionType or isinstance(fn, type):
+        _remember(table, fn, target)
+    elif kind in _opaque_types and isinstance(getattr(fn, "__self__", None) or types, types.ModuleType):
+        _remember(table, fn, fn)
+    return target
+
+
+def _remember(table: dict, fn, target) -> None:
+    if len(table) >= _FAST_TABLE_LIMIT:
+        table.clear()  # bounded: a long activation creating many closures does not keep them all
+    try:
+        table[fn] = target
+    except TypeError:  # unhashable
+        pass
 
 
 def _builder(key: tuple) -> Callable[[FunctionSource], tuple]:
@@ -103,8 +127,8 @@ def _builder(key: tuple) -> Callable[[FunctionSource], tuple]:
         if id(source.code) in _PRIMITIVE_CODES:
             raise SourceUnavailable(f"{source.code.co_qualname} is one of overdub's primitives")
         inst = sites.instrument(source, profile)
-        call, op = _make_helpers(inst.sites)
-        cells = {sites.CALL: types.CellType(call), sites.OP: types.CellType(op)}
+        helper = types.CellType(_make_helper(inst.sites))
+        cells = {sites.CALL: helper, sites.OP: helper}
         cells.update((name, types.CellType(fn)) for name, fn in inst.operators.items())
         code = compile_twin(source, inst.tree, extra_freevars=inst.freevars)
         _instrumented.setdefault(source.code, {})[key] = inst

@@ -1,13 +1,19 @@
 """Sites, and the pass that routes every intercepted operation of a function through a helper.
 
 `instrument(source, profile)` rewrites a private copy of a function's tree so that each operation whose kind
-is in `profile` calls a helper free variable with a static site id:
+is in `profile` asks a helper free variable, with a static site id, what to call instead:
 
-    f(a, *b, k=c)   ->  __od_call__(7, f, a, *b, k=c)
-    a + b           ->  __od_op__(8, __od_add__, a, b)          (__od_add__ is a cell holding operator.add)
-    a.x             ->  __od_op__(9, __od_getattr__, a, 'x')    (private names mangled by hand)
-    a[i] = v        ->  __od_op__(10, __od_setitem__, a, i, v)
-    a < b < c       ->  (__od_op__(11, lt, a, (__od_t0__ := b)) and __od_op__(12, lt, __od_t0__, c))
+    f(a, *b, k=c)   ->  __od_call__(7, f)(a, *b, k=c)
+    a + b           ->  __od_op__(8, __od_add__)(a, b)          (__od_add__ is a cell holding operator.add)
+    a.x             ->  __od_op__(9, __od_getattr__)(a, 'x')    (private names mangled by hand)
+    a[i] = v        ->  __od_op__(10, __od_setitem__)(a, i, v)
+    a < b < c       ->  __od_op__(11, __od_lt__)(a, (__od_t0__ := b)) and __od_op__(12, __od_lt__)(__od_t0__, c)
+
+Why `helper(sid, fn)(args)` and not `helper(sid, fn, args)`: the call itself stays an ordinary call, so
+CPython inlines Python-to-Python calls (no C recursion, no argument tuple/dict per call) and the helper
+frame is gone before the callee runs; this keeps a calls-only context within ~3x of a plain run on
+call-heavy code and keeps tracebacks and recursion depth as in the original. The price: the active
+context is looked up when the operation starts, before its operands are evaluated.
 
 Sites are numbered in evaluation order (operands before the operation). Every new node takes the position
 of the node it replaces, so tracebacks point at the user's file:line.
@@ -190,11 +196,11 @@ class _Rewriter(ast.NodeTransformer):
         return _name(name, old, ctx)
 
     def op_call(self, node, kind: str, op: str, fn, args: list) -> ast.Call:
-        """`__od_op__(sid, fn, *args)` at node's position."""
+        """`__od_op__(sid, fn)(*args)` at node's position."""
         sid = self.new_site(node, kind, op, fn)
-        call = ast.Call(func=_name(OP, node), args=[_const(sid, node), _name(self.operator_name(fn), node),
-                                                   *args], keywords=[])
-        return _loc(call, node)
+        target = ast.Call(func=_name(OP, node), args=[_const(sid, node), _name(self.operator_name(fn), node)],
+                          keywords=[])
+        return _loc(ast.Call(func=_loc(target, node), args=args, keywords=[]), node)
 
     # -- scopes and blocks ---------------------------------------------------------------------------
     def rewrite_root(self, tree):
@@ -494,8 +500,7 @@ class _Rewriter(ast.NodeTransformer):
         if "call" not in self.profile:
             return node
         sid = self.new_site(node, "call", op)
-        node.args = [_const(sid, node), node.func, *node.args]
-        node.func = _name(CALL, node)
+        node.func = _loc(ast.Call(func=_name(CALL, node), args=[_const(sid, node), node.func], keywords=[]), node)
         return node
 
     def _inspects_frame(self, node) -> bool:
