@@ -114,6 +114,6 @@ def _log_softmax_jvp(t, y, x, axis=None):
     return t - np.sum(np.exp(y) * t, axis=axis, keepdims=True)
 
 
-reduction_rule(sc.softmax, ("axis",), _softmax_grad, _softmax_jvp, kind="along-axis")
-reduction_rule(sc.log_softmax, ("axis",), _log_softmax_grad, _log_softmax_jvp,
-               kind="along-axis")
+# kind "reduction": for sparsity, every output may depend on every input (conservative along `axis`)
+reduction_rule(sc.softmax, ("axis",), _softmax_grad, _softmax_jvp, kind="reduction")
+reduction_rule(sc.log_softmax, ("axis",), _log_softmax_grad, _log_softmax_jvp, kind="reduction")

@@ -31,7 +31,7 @@ _ndarray = np.ndarray
 
 
 def match_primal(g: Any, x: Any) -> Any:
-    """`_util.match_primal` with a fast exit when g already has x's type, shape and dtype (the common case)."""
+    """`_util.match_primal`, exiting at once when g already has x's type, shape and dtype (the usual case)."""
     if type(g) is _ndarray and type(x) is _ndarray and g.shape == x.shape and g.dtype == x.dtype:
         return g
     return _match_primal(g, x)
@@ -264,7 +264,7 @@ ufunc_rule(np.hypot, lambda y, a, b: _safe_div(a, y), lambda y, a, b: _safe_div(
 
 
 def _dsinc(y, x):
-    """d sinc(x)/dx = (cos(pi x) - sinc(x)) / x; the numerator vanishes at 0, so dividing by 1 there gives 0."""
+    """d sinc(x)/dx = (cos(pi x) - sinc(x)) / x; the numerator vanishes at 0, so dividing by 1 there is 0."""
     return (np.cos(math.pi * x) - y) / np.where(x == 0, 1, x)
 
 
