@@ -178,9 +178,11 @@ def _reverse_gradient():
     return gradient
 
 
-def _inner_gradient(f: Callable, inner: str | None) -> Callable:
-    """x -> grad f(x), by reverse mode when available (forward-over-reverse), else by forward mode."""
-    gradient = _reverse_gradient() if inner in (None, "reverse") else None
+def _inner_gradient(f: Callable, inner: str) -> Callable:
+    """x -> grad f(x), by reverse mode (for forward-over-reverse) or by forward mode."""
+    if inner not in ("forward", "reverse"):
+        raise OverdubError(f"unknown inner mode {inner!r}", fix='use inner="forward" or inner="reverse"')
+    gradient = _reverse_gradient() if inner == "reverse" else None
     if inner == "reverse" and gradient is None:
         raise OverdubError("hessian(inner='reverse') needs contexts.ad", fix="use inner='forward'")
     if gradient is None:
@@ -193,9 +195,10 @@ def _inner_gradient(f: Callable, inner: str | None) -> Callable:
     return grad_reverse
 
 
-def hessian(f: Callable, x: Any, inner: str | None = None, chunk: int | None = None) -> Any:
-    """The Hessian of scalar f at x: forward mode over the reverse-mode gradient (`inner="reverse"`,
-    the default when `contexts.ad` is available) or over a forward-mode gradient (`inner="forward"`).
+def hessian(f: Callable, x: Any, inner: str = "forward", chunk: int | None = None) -> Any:
+    """The Hessian of scalar f at x: forward mode over a forward-mode gradient (`inner="forward"`, the
+    default) or over the reverse-mode gradient of `contexts.ad` (`inner="reverse"`, forward-over-reverse:
+    needs reverse rules that accept Duals).
 
     >>> import numpy as np
     >>> hessian(lambda x: x[0] ** 2 * x[1], np.array([1.0, 2.0]), inner="forward")
@@ -205,7 +208,7 @@ def hessian(f: Callable, x: Any, inner: str | None = None, chunk: int | None = N
     return jacfwd(_inner_gradient(f, inner), x, chunk)
 
 
-def hvp(f: Callable, x: Any, v: Any, inner: str | None = None) -> Any:
+def hvp(f: Callable, x: Any, v: Any, inner: str = "forward") -> Any:
     """The Hessian-vector product H(x) @ v of scalar f in one forward pass over its gradient.
 
     >>> import numpy as np
