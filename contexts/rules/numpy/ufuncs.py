@@ -79,9 +79,11 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
 
     >>> import numpy as np
     >>> from contexts.rules.registry import registry
-    >>> ufunc_rule(np.sin, lambda y, x: np.cos(x))
-    >>> float(registry.get(np.sin).adjoint(1.0, np.sin(0.0), 0.0)[0])
-    1.0
+    >>> def cube(x):
+    ...     return x ** 3
+    >>> ufunc_rule(cube, lambda y, x: 3 * x ** 2)
+    >>> registry.get(cube).adjoint(np.ones(2), cube(np.array([1.0, 2.0])), np.array([1.0, 2.0]))
+    (array([ 3., 12.]),)
     """
     label = name or getattr(fn, "__name__", "fn")
     nin = len(partials)

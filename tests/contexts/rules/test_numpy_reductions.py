@@ -187,3 +187,42 @@ def test_nondifferentiable_reductions_are_marked():
     for f in (np.argmax, np.argmin, np.all, np.any, np.count_nonzero):
         assert registry.get(f).nondifferentiable
     assert registry.rules[M("argmax")].nondifferentiable
+
+
+# -- properties: pullbacks are linear, forward and reverse agree (<dy, J t> both ways) ----------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@st.composite
+def _reduction_calls(draw):
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    ndim = len(shape)
+    axis = draw(st.one_of(st.none(), st.integers(-ndim, ndim - 1),
+                          st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True)
+                          .map(tuple)))
+    key = draw(st.sampled_from([np.sum, np.mean, np.prod, np.max, np.var, np.std, M("sum"), M("min"),
+                                np.linalg.norm, sc.logsumexp]))
+    kwargs = {"axis": axis, "keepdims": draw(st.booleans())}
+    if key is np.linalg.norm and not (axis is None or isinstance(axis, int) or len(axis) <= 2):
+        kwargs["axis"] = axis[:2]
+    seed = draw(st.integers(0, 2**32 - 1))
+    return key, shape, kwargs, seed
+
+
+@settings(max_examples=150, deadline=None)
+@given(_reduction_calls())
+def test_reverse_is_linear_and_agrees_with_forward(call):
+    key, shape, kwargs, seed = call
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0.5, 1.5, shape) * rng.choice([-1.0, 1.0], shape)
+    rule = registry.rules[key] if isinstance(key, tuple) else registry.get(key)
+    y = getattr(x, key[1])(**kwargs) if isinstance(key, tuple) else key(x, **kwargs)
+    dy1, dy2 = rng.standard_normal(np.shape(y)), rng.standard_normal(np.shape(y))
+    (g1,), (g2,) = rule.adjoint(dy1, y, x, **kwargs), rule.adjoint(dy2, y, x, **kwargs)
+    (g12,) = rule.adjoint(2.0 * dy1 - dy2, y, x, **kwargs)
+    np.testing.assert_allclose(g12, 2.0 * g1 - g2, rtol=1e-9, atol=1e-12)
+    t = rng.standard_normal(shape)
+    _, jt = rule.frule((t,), x, **kwargs)
+    np.testing.assert_allclose(np.sum(g1 * t), np.sum(dy1 * jt), rtol=1e-9, atol=1e-12)

@@ -190,3 +190,29 @@ def test_elementwise_partials_are_exposed_for_other_contexts():
     rule = registry.get(np.sin)
     assert rule.kind == "elementwise"
     assert rule.meta["partials"][0](None, 0.0) == pytest.approx(math.cos(0.0))
+
+
+# -- property: forward and reverse agree under broadcasting (<adj(dy), t> == <dy, frule(t)>) ---------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(BINARY[:-1] + [np.copysign, np.where]), hnp.mutually_broadcastable_shapes(
+    num_shapes=2, max_dims=3, max_side=3), st.integers(0, 2**32 - 1))
+def test_forward_and_reverse_agree_under_broadcasting(key, shapes, seed):
+    rng = np.random.default_rng(seed)
+    a, b = (rng.uniform(0.3, 0.9, s) for s in shapes.input_shapes)
+    args = (a > 0.6, a, b) if key is np.where else (a, b)
+    rule = registry.get(key)
+    y = key(*args)
+    dy = rng.standard_normal(np.shape(y))
+    ts = tuple(None if np.asarray(v).dtype == bool else rng.standard_normal(np.shape(v)) for v in args)
+    cts = rule.adjoint(dy, y, *args)
+    _, jt = rule.frule(ts, *args)
+    lhs = sum(np.sum(c * t) for c, t in zip(cts, ts) if c is not None and t is not None)
+    np.testing.assert_allclose(lhs, np.sum(dy * jt), rtol=1e-9, atol=1e-12)
+    for c, v in zip(cts, args):
+        assert c is None or np.shape(c) == np.shape(v)
