@@ -70,6 +70,7 @@ class _ByIdentity:
 
 
 _MISSING = object()
+_CO_ITERABLE_COROUTINE = 0x100
 # original code -> {key: (twin code, helper cells)}; dies with the code object.
 _codes = _ByIdentity()
 # twin code nested in a twin -> (key, original nested code)
@@ -149,6 +150,8 @@ def _twin_code(original: types.CodeType, fn, key, build) -> tuple[types.CodeType
         built = build(source)
         code, cells = built if isinstance(built, tuple) else (built, {})
         code = _adopt_nested(code, original, key)
+        # `types.coroutine` marks generator code as awaitable by a flag the source does not show.
+        code = code.replace(co_flags=code.co_flags | (original.co_flags & _CO_ITERABLE_COROUTINE))
         found = per_code[key] = (code, dict(cells))
     return found
 

@@ -6,6 +6,9 @@ Cassette's vocabulary: a site calls `ctx.overdub(site, fn, *args, **kwargs)`; th
 site kinds they need in `intercepts`; twins are specialised per profile, so a calls-only context pays
 only per call.
 
+All methods take their own arguments positionally only (`/`), so the user's keyword arguments can be
+called anything; overriding methods should do the same.
+
 Activation: `with ctx:` pushes ctx on a stack held in a `contextvars.ContextVar`, so each thread and
 asyncio task has its own; only the innermost active context intercepts. Leaving a context that is not
 the innermost raises `ContextStackError` and changes nothing. Entering an instance that is already
@@ -64,7 +67,7 @@ class Context:
         cls._od_hooks = bool(overridden & {"prehook", "posthook"})
 
     # -- what sites call ---------------------------------------------------------------------------
-    def overdub(self, site: Site, fn: Callable, *args, **kwargs) -> Any:
+    def overdub(self, site: Site, fn: Callable, /, *args, **kwargs) -> Any:
         """What every intercepted site calls: prehook; recurse or primitive; posthook."""
         hooks = self._od_hooks
         if hooks:
@@ -77,25 +80,25 @@ class Context:
             self.posthook(site, result, fn, *args, **kwargs)
         return result
 
-    def recurse(self, fn: Callable, *args, **kwargs) -> Any:
+    def recurse(self, fn: Callable, /, *args, **kwargs) -> Any:
         """Run the patched twin of fn under this context (fn itself via `primitive` if it has none)."""
         target = _patch.resolve(fn, self._od_key)
         if target is None:
             return self.primitive(fn, *args, **kwargs)
         return target(*args, **kwargs)
 
-    def primitive(self, fn: Callable, *args, **kwargs) -> Any:
+    def primitive(self, fn: Callable, /, *args, **kwargs) -> Any:
         """Run a primitive; the default calls it."""
         return fn(*args, **kwargs)
 
-    def prehook(self, site: Site, fn: Callable, *args, **kwargs) -> None:
+    def prehook(self, site: Site, fn: Callable, /, *args, **kwargs) -> None:
         """Observe an operation before it runs (default: nothing)."""
 
-    def posthook(self, site: Site, result: Any, fn: Callable, *args, **kwargs) -> None:
+    def posthook(self, site: Site, result: Any, fn: Callable, /, *args, **kwargs) -> None:
         """Observe an operation and its result after it ran (default: nothing)."""
 
     # -- activation -------------------------------------------------------------------------------------
-    def run(self, fn: Callable, *args, **kwargs) -> Any:
+    def run(self, fn: Callable, /, *args, **kwargs) -> Any:
         """Run `fn(*args, **kwargs)` with this context active; return its result.
 
         >>> import overdub

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import operator
 
-__all__ = ["in_", "not_in", "build_list", "build_tuple", "build_set", "build_dict", "unpack",
+__all__ = ["hide_helpers", "in_", "not_in", "build_list", "build_tuple", "build_set", "build_dict", "unpack",
            "BINOPS", "UNARYOPS", "CMPOPS", "AUGOPS", "PRIMITIVES"]
 
 
@@ -73,6 +73,14 @@ def unpack(value, before: int, after: int | None = None):
     return (*head, rest, *tail)
 
 
+def hide_helpers(namespace):
+    """`locals()`/`vars()`/`dir()` of a twin without the pass's own names (`__od_*__`)."""
+    hidden = lambda name: name.startswith("__od_") and name.endswith("__")  # noqa: E731
+    if isinstance(namespace, dict):
+        return {k: v for k, v in namespace.items() if not hidden(k)}
+    return [name for name in namespace if not hidden(name)]
+
+
 BINOPS = {
     ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub), ast.Mult: ("*", operator.mul),
     ast.MatMult: ("@", operator.matmul), ast.Div: ("/", operator.truediv),
@@ -106,4 +114,4 @@ BUILDERS = {ast.List: ("list", build_list), ast.Tuple: ("tuple", build_tuple),
             ast.Set: ("set", build_set), ast.Dict: ("dict", build_dict)}
 
 # Pure-Python functions of this module that contexts treat as primitives (never recursed into).
-PRIMITIVES = frozenset({in_, not_in, build_list, build_tuple, build_set, build_dict, unpack})
+PRIMITIVES = frozenset({hide_helpers, in_, not_in, build_list, build_tuple, build_set, build_dict, unpack})

@@ -21,7 +21,8 @@ of the node it replaces, so tracebacks point at the user's file:line.
 Left alone, by design: short-circuit `and`/`or` and `x if c else y` (operands are still rewritten); match
 patterns; annotations; `yield from`/`await`; and calls that inspect the caller's frame, decided by name at
 the call site: `locals()`, `globals()`, `vars()`, `dir()`, `eval`/`exec` without namespaces, `breakpoint()`,
-`sys._getframe()`, `inspect.currentframe()`. Zero-argument `super()` becomes `super(__class__, <first
+`sys._getframe()`, `inspect.currentframe()` (the results of `locals()`, `vars()` and `dir()` are filtered
+of the pass's own `__od_*__` names). Zero-argument `super()` becomes `super(__class__, <first
 argument>)` and is then an ordinary call. Chained comparisons and augmented assignment to subscripts use
 temporaries `__od_tN__`; where a temporary cannot live (class bodies, comprehension iterables) those
 operations are left as they are. Only a single top-level tuple/list target of `=` counts as an unpack;
@@ -490,6 +491,9 @@ class _Rewriter(ast.NodeTransformer):
         if self._inspects_frame(node):
             node.args = [self.visit(a) for a in node.args]
             node.keywords = [self.visit(k) for k in node.keywords]
+            if isinstance(func, ast.Name) and func.id in ("locals", "vars", "dir"):
+                hide = _name(self.operator_name(ops.hide_helpers), node)
+                return _loc(ast.Call(func=hide, args=[node], keywords=[]), node)
             return node
         if isinstance(func, ast.Name) and func.id == "super" and not node.args and not node.keywords:
             node.args = [_name("__class__", node), _loc(copy.deepcopy(self.first_args[-1]), node)]
