@@ -221,9 +221,59 @@ _ELEMENTWISE = {
 }
 """name -> partial derivatives, shared with the `uncertainties.umath` rules."""
 
+
+
+def register_elementwise(fn, partials, name):
+    """`registry.elementwise(fn, *partials)` plus a fast path for float arguments and cotangents
+    (real functions of reals: no broadcasting to undo, nothing to conjugate)."""
+    registry.elementwise(fn, *partials, name=name)
+    rule = registry.get(fn)
+    generic_adjoint, generic_frule = rule.adjoint, rule.frule
+    if len(partials) == 1:
+        (partial,) = partials
+
+        def adjoint(dy, y, x):
+            if type(dy) is float and type(x) is float:
+                return (dy * partial(y, x),)
+            return generic_adjoint(dy, y, x)
+
+        def frule(tangents, x):
+            t = tangents[0]
+            if type(t) is float and type(x) is float:
+                y = fn(x)
+                return y, t * partial(y, x)
+            return generic_frule(tangents, x)
+    elif len(partials) == 2:
+        first, second = partials
+
+        def adjoint(dy, y, *args, **kwargs):
+            if type(dy) is float and len(args) == 2 and type(args[0]) is float and type(args[1]) is float:
+                return (None if first is None else dy * first(y, *args, **kwargs),
+                        None if second is None else dy * second(y, *args, **kwargs))
+            if type(dy) is float and len(args) == 1 and type(args[0]) is float:  # log(x)
+                return (dy * first(y, *args, **kwargs),)
+            return generic_adjoint(dy, y, *args, **kwargs)
+
+        def frule(tangents, *args, **kwargs):
+            if len(args) == 2 and type(args[0]) is float and type(args[1]) is float \
+                    and type(tangents[0]) is float and type(tangents[1]) is float:
+                y = fn(*args, **kwargs)
+                dy = 0.0
+                for partial, t in zip(partials, tangents):
+                    if partial is not None:
+                        dy = dy + t * partial(y, *args, **kwargs)
+                return y, dy
+            return generic_frule(tangents, *args, **kwargs)
+    else:
+        adjoint, frule = generic_adjoint, generic_frule
+    adjoint.__name__ = adjoint.__qualname__ = generic_adjoint.__name__
+    frule.__name__ = frule.__qualname__ = generic_frule.__name__
+    rule.adjoint, rule.frule = adjoint, frule
+
+
 for _name, _partials in _ELEMENTWISE.items():
     if hasattr(math, _name):  # exp2, cbrt: 3.11; fma: 3.13
-        registry.elementwise(getattr(math, _name), *_partials, name=f"math.{_name}")
+        register_elementwise(getattr(math, _name), _partials, f"math.{_name}")
 
 
 # -- several arguments, tuples out ---------------------------------------------------------------

@@ -56,6 +56,8 @@ def _zero_seq(n: int) -> list:
 # -- add, sub (and sequence concatenation) --------------------------------------------------------
 
 def add_adjoint(dy, y, a, b):
+    if type(dy) is float and type(a) is float and type(b) is float:
+        return dy, dy
     if dy is None:
         return None, None
     if _is_seq(a) and _is_seq(b):
@@ -66,6 +68,8 @@ def add_adjoint(dy, y, a, b):
 
 def add_frule(tangents, a, b):
     ta, tb = tangents
+    if type(ta) is float and type(tb) is float and type(a) is float and type(b) is float:
+        return a + b, ta + tb
     if _is_seq(a) and _is_seq(b):
         return a + b, list(ta or _zero_seq(len(a))) + list(tb or _zero_seq(len(b)))
     y = a + b
@@ -83,6 +87,8 @@ def iadd_frule(tangents, a, b):
 
 
 def sub_adjoint(dy, y, a, b):
+    if type(dy) is float and type(a) is float and type(b) is float:
+        return dy, -dy
     if dy is None:
         return None, None
     return fit(dy, a), fit(-dy, b)
@@ -118,10 +124,10 @@ def _repeat_adjoint(dy, seq, n):
 
 
 def mul_adjoint(dy, y, a, b):
+    if type(dy) is float and type(a) is float and type(b) is float:
+        return dy * b, dy * a
     if dy is None:
         return None, None
-    if type(a) is float and type(b) is float:
-        return dy * b, dy * a
     if _is_seq(a):
         return _repeat_adjoint(dy, a, b), None
     if _is_seq(b):
@@ -134,6 +140,9 @@ def _mul_tangent(ta, tb, a, b):
 
 
 def mul_frule(tangents, a, b):
+    ta, tb = tangents
+    if type(ta) is float and type(tb) is float and type(a) is float and type(b) is float:
+        return a * b, ta * b + a * tb
     if _is_seq(a) or _is_seq(b):
         seq, n, t = (a, b, tangents[0]) if _is_seq(a) else (b, a, tangents[1])
         return a * b, list(t or _zero_seq(len(seq))) * n
@@ -149,6 +158,9 @@ def imul_frule(tangents, a, b):
 
 
 def truediv_adjoint(dy, y, a, b):
+    if type(dy) is float and type(a) is float and type(b) is float:
+        da = dy / b
+        return da, -da * y
     if dy is None:
         return None, None
     da = dy / conj(b)
@@ -244,6 +256,8 @@ def pow_dn(x, n, y):
 
 
 def pow_adjoint(dy, y, x, n):
+    if type(dy) is float and type(x) is float and x > 0 and (type(n) is int or type(n) is float):
+        return dy * n * x ** (n - 1), dy * y * math.log(x)
     if dy is None:
         return None, None
     return fit(dy * conj(pow_dx(x, n)), x), fit(dy * conj(pow_dn(x, n, y)), n)

@@ -18,14 +18,14 @@ from __future__ import annotations
 from uncertainties import umath
 
 from .math import _ELEMENTWISE, NONDIFFERENTIABLE, frexp_adjoint, frexp_frule, fsum_frule, fsum_rrule
-from .math import hypot_adjoint, hypot_tangent, modf_adjoint, modf_frule
+from .math import hypot_adjoint, hypot_tangent, modf_adjoint, modf_frule, register_elementwise
 from .registry import registry
 
 __all__: list[str] = []
 
 for _name, _partials in _ELEMENTWISE.items():
     if hasattr(umath, _name):
-        registry.elementwise(getattr(umath, _name), *_partials, name=f"umath.{_name}")
+        register_elementwise(getattr(umath, _name), _partials, f"umath.{_name}")
 
 
 def umath_hypot_frule(tangents, *xs):
