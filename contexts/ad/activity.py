@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-__all__ = ["active_names", "NONDIFF_BUILTINS", "free_names"]
+__all__ = ["active_names", "NONDIFF_BUILTINS", "free_names", "nonlocal_writes"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({
@@ -31,6 +31,19 @@ def free_names(node: ast.AST) -> set[str]:
             params.add(a.arg)
     loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     return loads - params
+
+
+def nonlocal_writes(fdef) -> set[str]:
+    """Names a nested function declares `nonlocal` (its own body, not deeper definitions)."""
+    out: set[str] = set()
+    stack = list(fdef.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Nonlocal):
+            out.update(n.names)
+        elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
+    return out
 
 
 def _reads(e: ast.AST) -> set[str]:
@@ -88,6 +101,8 @@ class _Activity:
             elif isinstance(s, ast.FunctionDef):
                 if free_names(s) & self.active:
                     self.mark(s.name)
+                    for n in nonlocal_writes(s):  # state the closure writes back
+                        self.mark(n)
             elif isinstance(s, ast.For):
                 if self.value_active(s.iter) and isinstance(s.target, ast.Name):
                     self.mark(s.target.id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import sys
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -51,16 +52,34 @@ def _check_callable(f) -> None:
                            fix="pass the function itself: gradient(f, x), not gradient(f(x), x)")
 
 
+class _deeper_recursion:
+    """Each level of user recursion costs the forward twin three frames and the adjoint two: allow the
+    user's own recursion depth (Python's limit) three times over while differentiating."""
+
+    def __enter__(self):
+        self.old = sys.getrecursionlimit()
+        if self.old < 3 * _BASE_LIMIT:
+            sys.setrecursionlimit(3 * _BASE_LIMIT)
+
+    def __exit__(self, *exc):
+        sys.setrecursionlimit(self.old)
+
+
+_BASE_LIMIT = sys.getrecursionlimit()
+
+
 def _pullback(f, args, kwargs):
     _check_callable(f)
-    y, pb = call(-1, f, *args, **kwargs)
+    with _deeper_recursion():
+        y, pb = call(-1, f, *args, **kwargs)
 
     def back(dy):
         if pb is None:
             return None, tuple(finalize(None, a) for a in args)
         S = Session()
         try:
-            dfn, dargs, _dkw = pb[0](pb, dy, None, S)
+            with _deeper_recursion():
+                dfn, dargs, _dkw = pb[0](pb, dy, None, S)
         finally:
             S.finish()
         dargs = tuple(dargs) if dargs is not None else (None,) * len(args)

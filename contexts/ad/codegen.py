@@ -19,7 +19,7 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-from .activity import active_names, free_names
+from .activity import active_names, free_names, nonlocal_writes
 
 __all__ = ["generate", "Generated", "HELPERS"]
 
@@ -65,6 +65,16 @@ def _parse(text: str, like: ast.AST) -> list[ast.stmt]:
     return body
 
 
+def _idx(node) -> str:
+    """An index as an expression usable as a call argument (`1:` becomes `slice(1, None, None)`)."""
+    if isinstance(node, ast.Slice):
+        parts = [("None" if p is None else _src(p)) for p in (node.lower, node.upper, node.step)]
+        return f"slice({', '.join(parts)})"
+    if isinstance(node, ast.Tuple):
+        return "(" + "".join(_idx(e) + ", " for e in node.elts) + ")"
+    return _src(node)
+
+
 def _names_in(node) -> list[str]:
     return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
 
@@ -79,6 +89,9 @@ class _Gen:
         self.adjoints: dict[int, list[ast.stmt]] = {}
         self.adjoint_text: dict[int, str] = {}
         self.dvars: set[str] = set()
+        # nested functions that write variables of this one (`nonlocal`): name -> those variables
+        self.writers = {n.name: nonlocal_writes(n) for n in ast.walk(fdef)
+                        if isinstance(n, ast.FunctionDef) and n is not fdef and nonlocal_writes(n)}
 
     # -- helpers -------------------------------------------------------------------------------
     def is_active(self, node) -> bool:
@@ -254,7 +267,7 @@ class _Gen:
             return [s], [], self.closure(s.name, s)
         if isinstance(s, ast.Delete):
             t = s.targets[0]
-            obj, idx = t.value.id, _src(t.slice)
+            obj, idx = t.value.id, _idx(t.slice)
             self.npb += 1
             u = f"_od_u{self.npb}"
             fwd = _parse(f"{u} = __od_delitem__({obj}, {idx})\n", s)
@@ -290,7 +303,7 @@ class _Gen:
             obj = v.value.id
             self.dvars.add(obj)
             adj = self.take(name) + (f"if _g is not None:\n    {d(obj)} = __od_getitem_adj__(_od_S, {d(obj)}, _g, "
-                                     f"{obj}, {_src(v.slice)})\n")
+                                     f"{obj}, {_idx(v.slice)})\n")
             return [s], [obj] + _names_in(v.slice), adj
         if isinstance(v, (ast.Tuple, ast.List)):
             return self.build_seq(s, name, v)
@@ -342,10 +355,22 @@ class _Gen:
         dself = d(method_obj) if method_obj else "None"
         if method_obj:
             self.dvars.add(method_obj)
-        adj = self.take(name) + f"if {pb} is not None:\n    _od_r = {pb}[0]({pb}, _g, {dself}, _od_S)\n"
+        written = sorted(self.writers.get(v.func.id, ())) if isinstance(v.func, ast.Name) else []
+        pre = ""
+        if written:
+            # the cotangents of variables the callee writes (nonlocal) flow into it and come back
+            self.dvars.update(written)
+            dself = "_od_cin"
+            pre = ("_od_cin = {" + ", ".join(f"{n!r}: {d(n)}" for n in written) + "}\n"
+                   + "".join(f"{d(n)} = None\n" for n in written))
+        adj = self.take(name) + pre + f"if {pb} is not None:\n    _od_r = {pb}[0]({pb}, _g, {dself}, _od_S)\n"
         body = ""
         if method_obj:
             body += f"{d(method_obj)} = _od_r[0]\n"
+        elif written:
+            body += "".join(f"{d(n)} = __od_cell_cot__(_od_r[0], {n!r})\n" for n in written)
+            if self.is_active(v.func):
+                body += self.acc(v.func.id, f"__od_cell_cot__(_od_r[0], None, {tuple(written)!r})")
         elif self.is_active(v.func):
             body += self.acc(v.func.id, "_od_r[0]")
         offset: str | int = 0
@@ -427,7 +452,7 @@ class _Gen:
         return fwd, [obj, u], adj
 
     def setitem_(self, s, t, v):
-        obj, idx = t.value.id, _src(t.slice)
+        obj, idx = t.value.id, _idx(t.slice)
         self.npb += 1
         u = f"_od_u{self.npb}"
         fwd = _parse(f"{u} = __od_setitem__({obj}, {idx}, {_src(v)})\n", s)
@@ -441,13 +466,16 @@ class _Gen:
     # -- the adjoint function -------------------------------------------------------------------
     def adjoint_function(self, name: str, cells: list[str]) -> ast.FunctionDef:
         init = "".join(f"{d(n)} = None\n" for n in sorted(self.dvars | set(self.params) | set(cells)))
+        init += "".join(f"{d(c)} = _od_dcells.get({c!r})\n" for c in cells) and (
+            "if _od_dcells is not None:\n" + _indent("".join(f"{d(c)} = _od_dcells.get({c!r})\n" for c in cells)))
         dispatch = _dispatch(sorted(self.adjoints), self.adjoint_text)
         params = ", ".join(d(p) for p in self.params) + ("," if len(self.params) == 1 else "")
         cellmap = "{" + ", ".join(f"{c!r}: {d(c)}" for c in cells) + "}"
-        text = (f"def {name}(_od_S, _od_tape, _od_dret):\n" + _indent(init)
+        text = ("def _od_adjoint(_od_S, _od_tape, _od_dret, _od_dcells=None):\n" + _indent(init)
                 + "    for _od_rec in reversed(_od_tape):\n        _od_k = _od_rec[0]\n" + _indent(dispatch, 8)
                 + f"    return ({params}), {cellmap}\n")
         fn = _parse(text, self.fdef)[0]
+        fn.name = name  # may be `<lambda>__adjoint`: fine for compile, not for the parser
         # each block's adjoint keeps the lines of the statements it mirrors
         _replace_blocks(fn, self.adjoints)
         return fn

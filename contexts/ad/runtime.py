@@ -282,7 +282,7 @@ def _twin_call(mask, fn, pre, args, kw):
 
 def _twin_back(pb, dy, dself, S):
     _, info, tape, npre, nargs, kw, fn = pb
-    dparams, dcells = info.rev(S, tape, dy)
+    dparams, dcells = info.rev(S, tape, dy, dself if not npre else None)
     argcount = info.argcount
     dargs = []
     for i in range(npre, npre + nargs):
@@ -436,7 +436,14 @@ def dict_adj(S, g, t):
     return None if g is None else S.box(t, g)
 
 
-def cell_cot(g, name):
+def cell_cot(g, name, strip=()):
+    """The cotangent of captured variable `name` in a closure's cotangent g; with name None, g without
+    the variables in `strip` (those already handed back to the caller)."""
+    if name is None:
+        if not isinstance(g, dict):
+            return g
+        rest = Tangent({k: v for k, v in g.items() if k not in strip})
+        return rest if any(v is not None for v in rest.values()) else None
     return g.get(name) if isinstance(g, dict) else getattr(g, name, None)
 
 

@@ -1,0 +1,158 @@
+"""Reverse mode through Python's control flow, closures, recursion and higher-order functions."""
+
+import functools
+import math
+
+import pytest
+
+from contexts.ad import gradient, pullback_full
+
+from ._helpers import assert_grad_fd
+
+
+def power_loop(x, n):
+    r = 1.0
+    i = 0
+    while i < n:
+        r = r * x
+        i += 1
+    return r
+
+
+def branches(x, y):
+    if x > 1.0:
+        z = x * y
+    elif x > 0.0:
+        z = x + y * y
+    else:
+        z = -x
+    return z * 2.0 if y > 0 else z - y
+
+
+def loops(x, xs):
+    s = 0.0
+    for i in range(4):
+        if i == 1:
+            continue
+        s += x ** i
+        if s > 100:
+            break
+    for v in xs:
+        s = s + v * x
+    return s
+
+
+def early_return(x):
+    for i in range(10):
+        if x * i > 3.0:
+            return x * i
+    return -x
+
+
+def _raises(x):
+    if x > 0.5:
+        raise ValueError("too big")
+    return x * 3.0
+
+
+def try_except(x):
+    try:
+        y = _raises(x)
+    except ValueError:
+        y = x * x
+    finally:
+        x = x + 0.0
+    return y + x
+
+
+def short_circuit(x, y):
+    a = (x > 0 and y) or x
+    b = x if (y < 0 or x) else y
+    return a * b + (x if x > y else y)
+
+
+@pytest.mark.parametrize("f,args", [
+    (power_loop, (1.3, 7)),
+    (branches, (1.5, 2.0)), (branches, (0.5, 2.0)), (branches, (-0.5, 2.0)), (branches, (0.5, -2.0)),
+    (loops, (1.1, [1.0, 2.0, 3.0])), (loops, (3.0, [1.0])),
+    (early_return, (0.7,)), (early_return, (0.1,)),
+    (try_except, (0.3,)), (try_except, (0.9,)),
+    (short_circuit, (1.5, 2.0)), (short_circuit, (-1.5, 2.0)),
+])
+def test_control_flow_matches_finite_differences(f, args):
+    assert_grad_fd(f, *args)
+
+
+def test_power_loop_closed_form():
+    assert gradient(power_loop, 2.0, 5) == (80.0, 0)
+
+
+def fib_like(x, n):
+    return x if n <= 1 else fib_like(x, n - 1) + x * fib_like(x, n - 2) * 0.5
+
+
+def is_even(x, n):
+    return x if n == 0 else is_odd(x * 1.001, n - 1)
+
+
+def is_odd(x, n):
+    return x * 2.0 if n == 0 else is_even(x, n - 1)
+
+
+def deep(x, n):
+    return x if n == 0 else math.sin(deep(x, n - 1)) * 0.5 + x * 0.01
+
+
+def test_recursion():
+    assert_grad_fd(fib_like, 0.9, 8)
+    assert_grad_fd(is_even, 0.9, 500)
+    assert_grad_fd(deep, 0.9, 500)
+
+
+def test_closures_and_nonlocal():
+    def make(a):
+        def f(x):
+            return x * a + a * a
+        return f
+
+    def outer(x):
+        total = 0.0
+
+        def add(v):
+            nonlocal total
+            total = total + v * x
+        add(2.0)
+        add(x)
+        return total
+    assert_grad_fd(lambda x: make(x)(3.0) + make(2.0)(x), 1.5)
+    assert_grad_fd(outer, 1.5)
+
+
+def test_closure_gradient_is_the_hidden_zeroth_argument():
+    f = (lambda a: (lambda x: x * a))(3.0)
+    y, back = pullback_full(f, 2.0)
+    df, dx = back(1.0)
+    assert y == 6.0 and dx == (3.0,) and df["a"] == 2.0
+
+
+def test_higher_order_functions():
+    def f(x):
+        ys = list(map(lambda v: v * x, [1.0, 2.0, 3.0]))
+        zs = list(filter(lambda v: v > 2.5, ys))
+        s = sorted([x * 3.0, x * x, 1.0], key=lambda v: -v)
+        r = functools.reduce(lambda a, b: a * b, [x, x + 1.0, 2.0])
+        g = sum(v * v for v in ys)
+        d = {k: v * x for k, v in zip("ab", [1.0, 2.0])}
+        return sum(zs) + s[0] * 2.0 + s[1] + r + g + d["b"] + sum([y * 2 for y in ys if y > 1.5])
+    assert_grad_fd(f, 1.3)
+    assert_grad_fd(f, 0.7)
+
+
+def test_nested_and_lambdas():
+    def f(x):
+        sq = lambda v: v * v
+        def cube(v):
+            return sq(v) * v
+        return cube(x) + sq(x) + (lambda a, b=2.0: a * b)(x)
+    assert gradient(f, 2.0) == (3 * 4.0 + 2 * 2.0 + 2.0,)
+
