@@ -1,4 +1,4 @@
-"""Rules for the numeric builtins: `abs`, `min`, `max`, `sum`, `pow`, `divmod`, `float`, `complex`, and the
+"""Rules for the numeric builtins: `abs`, `min`, `max`, `sum`, `sorted`, `pow`, `divmod`, `float`, `complex`, and the
 non-differentiable ones (`round`, `int`, `len`, `bool`, ...).
 
 Convention for an iterable argument: its cotangent is a list with one entry per element (`None` for
@@ -124,6 +124,29 @@ def sum_frule(tangents, iterable, *start):
     return y, dy
 
 
+def sorted_rrule(iterable, *, key=None, reverse=False):
+    """sorted() is a permutation: each element's cotangent is the cotangent of its sorted position."""
+    items = list(iterable)
+    order = builtins.sorted(range(len(items)), key=lambda i: items[i] if key is None else key(items[i]),
+                            reverse=reverse)  # stable like sorted(items), so the same permutation
+
+    def sorted_pullback(dy):
+        cts = [None] * len(items)
+        if dy is not None:
+            for position, i in enumerate(order):
+                cts[i] = dy[position]
+        return (cts,)
+    return [items[i] for i in order], sorted_pullback
+
+
+def sorted_frule(tangents, iterable, *, key=None, reverse=False):
+    items = list(iterable)
+    ts = [None] * len(items) if tangents[0] is None else list(tangents[0])
+    order = builtins.sorted(range(len(items)), key=lambda i: items[i] if key is None else key(items[i]),
+                            reverse=reverse)
+    return [items[i] for i in order], [ts[i] for i in order]
+
+
 def builtin_pow_adjoint(dy, y, x, n, *mod):
     """pow(x, n) as x ** n; the three-argument (modular, integer) form has no derivative."""
     if mod:
@@ -203,6 +226,8 @@ registry.rrule(builtins.max, kind="reduction")(max_rrule)
 registry.frule(builtins.max)(max_frule)
 registry.rrule(builtins.min, kind="reduction")(min_rrule)
 registry.frule(builtins.min)(min_frule)
+registry.rrule(builtins.sorted, kind="permutation")(sorted_rrule)
+registry.frule(builtins.sorted)(sorted_frule)
 registry.rrule(builtins.sum, kind="reduction")(sum_rrule)
 registry.frule(builtins.sum)(sum_frule)
 registry.adjoint(builtins.pow, kind="elementwise")(_positional_adjoint(builtin_pow_adjoint))

@@ -76,6 +76,8 @@ def unbroadcast(g, like):
         if g.shape == like.shape:
             return g
         extra = g.ndim - like.ndim
+        if extra < 0:  # a cotangent broadcast implicitly (e.g. a scalar): spread it out
+            return np.broadcast_to(g, like.shape).copy()
         if extra > 0:
             g = g.sum(axis=tuple(range(extra)))
         axes = tuple(i for i, n in enumerate(like.shape) if n == 1 and g.shape[i] != 1)

@@ -59,6 +59,13 @@ def test_sum_generator_start_and_concatenation():
     assert cts[0].shape == (3,) and cts[1] == 3.0
 
 
+def test_sorted_is_a_permutation():
+    y, (cts,) = pullback(sorted, [10.0, 20.0, 30.0], (x for x in [2.0, -1.0, 2.0]))
+    assert y == [-1.0, 2.0, 2.0] and cts == [20.0, 10.0, 30.0]  # stable: the first 2.0 stays first
+    y, (cts,) = pullback(sorted, [10.0, 20.0, 30.0], [2.0, -3.0, 1.0], key=abs, reverse=True)
+    assert y == [-3.0, 2.0, 1.0] and cts == [20.0, 10.0, 30.0]
+
+
 def test_pow_three_arguments_is_not_differentiable():
     assert adjoint(pow, 1.0, 3, 4, 5) == (None, None, None)
     assert adjoint(pow, 1.0, 3.0, 2) == (6.0, pytest.approx(9 * math.log(3)))
@@ -103,6 +110,10 @@ def test_abs_at_zero_and_of_complex():
     assert adjoint(abs, 1.0, 0.0) == (0,)
     assert adjoint(abs, 2.0, 3 + 4j) == (pytest.approx(2 * (3 + 4j) / 5),)
     np.testing.assert_array_equal(adjoint(operator.abs, np.ones(3), np.array([-1.0, 0.0, 2.0]))[0], [-1, 0, 1])
+
+
+def test_scalar_cotangent_of_an_array_is_spread():
+    np.testing.assert_array_equal(generic.unbroadcast(2.0, np.zeros((2, 2))), np.full((2, 2), 2.0))
 
 
 def test_sequences():

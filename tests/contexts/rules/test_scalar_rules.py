@@ -65,6 +65,7 @@ SPECS = [
     (builtins.max, (0.3, 1.7, -2.0)), (builtins.max, ([0.3, 1.7, -2.0],)),
     (builtins.min, (0.3, 1.7, -2.0)), (builtins.min, ([0.3, 1.7, -2.0],), {"key": abs}),
     (builtins.sum, ([0.3, 1.7, Z],)), (builtins.sum, ([0.3, 1.7], 2.0)), (builtins.sum, ([A, B],)),
+    (builtins.sorted, ([0.3, -1.7, 2.0],)), (builtins.sorted, ([0.3, -1.7, 2.0],), {"key": abs}),
     (builtins.pow, (1.3, 2.7)), (builtins.divmod, (5.3, 1.7)), (builtins.divmod, (-5.3, 1.7)),
     (builtins.float, (0.3,)), (builtins.float, (np.array(0.3),)),
     (builtins.complex, (0.3,)), (builtins.complex, (0.3, 1.7)), (builtins.complex, (Z, W)),
