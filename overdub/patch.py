@@ -7,7 +7,9 @@ staticmethods reached through attribute access) -> the twin of `__func__` bound 
 `functools.partial` -> the resolution of `.func` with the partial's arguments; raw `staticmethod`
 objects -> their function; classes whose metaclass does not override `__call__`, whose `__new__` is
 `object.__new__` and whose `__init__` is pure Python -> `object.__new__` then the twin of `__init__`;
-objects whose type has a pure-Python `__call__` -> that method's twin bound to the object.
+objects whose type has a pure-Python `__call__` -> that method's twin bound to the object; numpy-style
+`__array_function__` dispatchers (numpy's public functions) -> their pure-Python `_implementation`
+when no argument overrides `__array_function__` (recognised by attributes; numpy is never imported).
 `functools.wraps` wrappers are plain functions: the wrapper is patched and calls what it wraps.
 Everything else is a primitive (None): builtins, C functions and methods, ufuncs, functions without
 source (made by `exec` of a string, generated `__init__`s of dataclasses), overdub's own `ops`.
@@ -18,6 +20,7 @@ or generator running patched code, which intercepts whenever it runs under an ac
 from __future__ import annotations
 
 import functools
+import sys
 import types
 from typing import Callable, Hashable
 
@@ -101,7 +104,7 @@ def _fast_miss(ctx, table: dict, fn):
         func = fn.__func__
         if type(func) is _FunctionType:
             _remember(table, func, resolve(func, ctx._od_key) or func)
-    elif kind is _FunctionType or isinstance(fn, type):
+    elif kind is _FunctionType or isinstance(fn, type) or _array_function_implementation(fn) is not None:
         _remember(table, fn, target)
     elif kind in _opaque_types and isinstance(getattr(fn, "__self__", None) or types, types.ModuleType):
         _remember(table, fn, fn)
@@ -172,9 +175,37 @@ def resolve(fn, key: tuple):
     if type(call) is _FunctionType:
         target = _function_twin(call, key)
         return None if target is None else _MethodType(target, fn)
+    implementation = _array_function_implementation(fn)
+    if implementation is not None:
+        target = _function_twin(implementation, key)
+        return None if target is None else functools.partial(_array_function_call, fn, target)
     if call is None or isinstance(call, (types.WrapperDescriptorType, types.MethodDescriptorType)):
-        _opaque_types.add(kind)  # every instance of a type with a C-level __call__ is a primitive
+        if not hasattr(fn, "_implementation"):
+            _opaque_types.add(kind)  # every instance of a type with a C-level __call__ is a primitive
     return None
+
+
+def _array_function_implementation(fn):
+    """The pure-Python implementation behind a numpy `__array_function__` dispatcher (numpy's public
+    functions are such C objects, with `_implementation` and `__wrapped__`), or None."""
+    implementation = getattr(fn, "_implementation", None)
+    if type(implementation) is _FunctionType and getattr(fn, "__wrapped__", None) is implementation:
+        return implementation
+    return None
+
+
+def _array_function_call(dispatcher, implementation, /, *args, **kwargs):
+    """What calling a numpy dispatcher does: if an argument (or an element of a list/tuple argument)
+    overrides `__array_function__`, numpy dispatches (a primitive call); otherwise the patched
+    implementation runs. numpy is loaded already (the dispatcher comes from it); the core never
+    imports it."""
+    default = sys.modules["numpy"].ndarray.__array_function__
+    for arg in (*args, *kwargs.values()):
+        inner = arg if type(arg) in (list, tuple) else ()
+        for value in (arg, *inner):
+            if getattr(type(value), "__array_function__", default) is not default:
+                return dispatcher(*args, **kwargs)
+    return implementation(*args, **kwargs)
 
 
 def _instantiation(cls: type, key: tuple):
@@ -231,7 +262,7 @@ def _target_function(fn):
         init = fn.__init__
         return init if type(init) is _FunctionType else None
     call = getattr(kind, "__call__", None)
-    return call if type(call) is _FunctionType else None
+    return call if type(call) is _FunctionType else _array_function_implementation(fn)
 
 
 def patch(fn, intercepts=frozenset({"call"})):
