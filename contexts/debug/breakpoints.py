@@ -2,11 +2,11 @@
 
 How: a call of `fn` does not recurse into fn's patched twin directly but into a *breaking twin*, a function
 compiled from fn's own definition (same name, file, argument names and defaults, line numbers) whose body
-is two statements placed on the line of fn's first statement: `sys.breakpointhook()`, then the call of
-the patched twin with the same arguments. So the hook runs with a frame of fn current whose locals are
+is two statements placed on the line of fn's first statement: `sys.breakpointhook()`, then a call of
+fn's patched twin (`overdub.patch`) with the same arguments. So the hook runs with a frame of fn current whose locals are
 exactly the call's arguments, `PYTHONBREAKPOINT` is honoured (the hook is looked up on `sys` at each
 break), the caller is untouched, and everything fn does still runs under the context (recursive calls
-break too). In pdb, `step` enters the body of fn.
+break too). In pdb, `step` goes straight into the body of fn (the patched twin keeps fn's lines).
 
 The two helpers the breaking twin needs are globals, not closure cells, so they do not show among the
 frame's locals: the twin's globals are a copy of fn's module globals taken at the break, plus the helpers
@@ -89,12 +89,12 @@ class BreakpointContext(overdub.Context):
             return self.overdub(None, fn, *args, **kwargs)
 
     def _breaking_twin(self, plain: types.FunctionType) -> types.FunctionType:
-        """A function like `plain` that calls the breakpoint hook, then `self.recurse(plain, ...)`."""
+        """A function like `plain` that calls the breakpoint hook, then plain's patched twin."""
         code = self._twin_codes.get(plain.__code__)
         if code is None:
             code = self._twin_codes[plain.__code__] = _breaking_code(plain.__code__)
         namespace = dict(plain.__globals__, __od_sys__=sys,
-                         __od_recurse__=functools.partial(self.recurse, plain))
+                         __od_twin__=overdub.patch(plain, self.intercepts))
         twin = types.FunctionType(code, namespace, plain.__name__, plain.__defaults__)
         twin.__kwdefaults__, twin.__qualname__ = plain.__kwdefaults__, plain.__qualname__
         return twin
@@ -126,7 +126,7 @@ def _breaking_code(code: types.CodeType) -> types.CodeType:
     hook = ast.Attribute(value=ast.Name("__od_sys__", ast.Load(), **at), attr="breakpointhook",
                          ctx=ast.Load(), **at)
     call_hook = ast.Expr(ast.Call(func=hook, args=[], keywords=[], **at), **at)
-    forward = ast.Call(func=ast.Name("__od_recurse__", ast.Load(), **at), args=_forwarded_args(tree.args, at),
+    forward = ast.Call(func=ast.Name("__od_twin__", ast.Load(), **at), args=_forwarded_args(tree.args, at),
                        keywords=_forwarded_keywords(tree.args, at), **at)
     tree.body = [call_hook] + _return_of(forward, code, at)
     code = compile_twin(source, tree)

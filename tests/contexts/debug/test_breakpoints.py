@@ -117,13 +117,13 @@ print("RESULT", breakpoint_on(s.fib, condition=lambda n: n >= 2).run(s.fib, 3))
 """
 
 
-def _run_script(tmp_path, breakpoint_env):
+def _run_script(tmp_path, breakpoint_env, script=SCRIPT, stdin=None):
     (tmp_path / "myhook.py").write_text(textwrap.dedent(HOOK_MODULE))
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     env = dict(os.environ, PYTHONBREAKPOINT=breakpoint_env,
                PYTHONPATH=os.pathsep.join([str(tmp_path), repo, os.environ.get("PYTHONPATH", "")]))
-    done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=repo, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", script], env=env, cwd=repo, capture_output=True,
+                          text=True, timeout=60, input=stdin)
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 
@@ -139,3 +139,19 @@ def test_pythonbreakpoint_is_honoured(tmp_path):
 
 def test_pythonbreakpoint_zero_disables_breaks(tmp_path):
     assert _run_script(tmp_path, "0") == ["RESULT 2"]
+
+
+PDB_SCRIPT = """
+from contexts.debug import breakpoint_on
+from tests.contexts.debug import _subjects as s
+print("RESULT", breakpoint_on(s.square, condition=lambda x: x > 3).run(s.norm2, [3.0, 4.0]))
+"""
+
+
+def test_real_pdb_stops_in_the_callee_and_steps_through_its_body(tmp_path):
+    commands = "args\nstep\np x * 10\ncontinue\n"
+    out = "\n".join(_run_script(tmp_path, "pdb.set_trace", PDB_SCRIPT, commands))
+    assert "square()" in out and "x = 4.0" in out  # stopped in square(4.0), its argument visible
+    assert "x = 3.0" not in out                     # the condition skipped square(3.0)
+    assert "-> return x * x" in out and "40.0" in out  # `step` reached square's body
+    assert out.rstrip().endswith("RESULT 5.0")
