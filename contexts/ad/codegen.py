@@ -328,7 +328,8 @@ class _Gen:
         if fast is not None:
             fa, fb = (f.format(a=A, b=B) for f in fast)
             inline = ((self.acc(a.id, fa) if act_a else "") + (self.acc(b.id, fb) if act_b else "")) or "pass\n"
-            adj += "    if type(_g) is float:\n" + _indent(inline, 8) + "    else:\n" + _indent(generic, 8)
+            # a float result means real scalar operands: the inline partials need no conj or unbroadcast
+            adj += f"    if type(_g) is float and type({name}) is float:\n" + _indent(inline, 8) + "    else:\n" + _indent(generic, 8)
         else:
             adj += _indent(generic)
         return [s], need, adj

@@ -31,6 +31,7 @@ from .structs import MapBox, SeqBox, Session, Tangent, acc
 __all__ = ["call", "NoRuleError", "UnsupportedFunction", "twin_source"]
 
 _MISSING = object()
+_NOKW: dict = {}  # never mutated
 
 
 class NoRuleError(OverdubError):
@@ -325,9 +326,11 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 
 def binop_adj(opname, g, y, a, b):
     """Cotangents of `a <op> b` for the generic (non-float) path."""
-    fa = getattr(type(a), f"__{opname.rstrip('_')}__", None)
-    if type(fa) is types.FunctionType or type(getattr(type(b), f"__r{opname.rstrip('_')}__", None)) is types.FunctionType:
-        return _python_binop_adj(opname, g, a, b)
+    if not (isinstance(a, _KNOWN) and isinstance(b, _KNOWN)):
+        fa = getattr(type(a), f"__{opname.rstrip('_')}__", None)
+        fb = getattr(type(b), f"__r{opname.rstrip('_')}__", None)
+        if type(fa) is types.FunctionType or type(fb) is types.FunctionType:
+            return _python_binop_adj(opname, g, a, b)
     op = getattr(operator, opname)
     rule = _rules.get(op)
     if rule is None or rule.adjoint is None:
@@ -337,6 +340,15 @@ def binop_adj(opname, g, y, a, b):
     return ga, gb
 
 
+# numbers (Fraction's operators are Python code, but mathematically plain) and arrays use the rules
+_KNOWN = (numbers.Number, np.ndarray, np.generic, list, tuple, str)
+try:
+    from uncertainties.core import AffineScalarFunc as _UFloat
+    _KNOWN += (_UFloat,)
+except ImportError:  # pragma: no cover
+    pass
+
+
 def _python_binop_adj(opname, g, a, b):
     """A user class's operator (`__add__` in Python) is re-run under AD in the reverse pass (its operands
     are the recorded ones), so its own code is differentiated — recomputation instead of recording."""
@@ -344,14 +356,14 @@ def _python_binop_adj(opname, g, a, b):
     S = Session()
     fa = getattr(type(a), f"__{name}__", None)
     if type(fa) is types.FunctionType:
-        y, pb = _twin_call(-1, fa, (a,), (b,), None)
+        y, pb = _twin_call(-1, fa, (a,), (b,), _NOKW)
         if y is not NotImplemented:
             if pb is None:
                 return None, None
             dself, dargs, _ = pb[0](pb, g, None, S)
             return dself, dargs[0]
     fb = getattr(type(b), f"__r{name}__")
-    y, pb = _twin_call(-1, fb, (b,), (a,), None)
+    y, pb = _twin_call(-1, fb, (b,), (a,), _NOKW)
     if pb is None:
         return None, None
     dself, dargs, _ = pb[0](pb, g, None, S)
@@ -367,7 +379,7 @@ def getattr_adj(S, dobj, g, obj, attr, result):
         return acc(dobj, _array_attr_adj(g, obj, attr))
     prop = getattr(type(obj), attr, None)
     if isinstance(prop, property) and type(prop.fget) is types.FunctionType:
-        _, pb = _twin_call(-1, prop.fget, (obj,), (), None)
+        _, pb = _twin_call(-1, prop.fget, (obj,), (), _NOKW)
         if pb is None:
             return dobj
         dself, _, _ = pb[0](pb, g, dobj, S)
@@ -415,7 +427,7 @@ def getitem_adj(S, dobj, g, obj, idx):
         return box
     gi = getattr(type(obj), "__getitem__", None)
     if type(gi) is types.FunctionType:
-        _, pb = _twin_call(-1, gi, (obj,), (idx,), None)
+        _, pb = _twin_call(-1, gi, (obj,), (idx,), _NOKW)
         if pb is None:
             return dobj
         dself, _, _ = pb[0](pb, g, dobj, S)
