@@ -206,8 +206,16 @@ def d_pow(a, b):
         d = ndim(y)
         at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
     dy = None
-    if at is not None and not (isinstance(bv, numbers.Number) and bv == 0):
-        dy = at * (bv * av ** (bv - 1))
+    if at is not None:
+        if type(bv) is int or type(bv) is float:  # the common constant exponents, cheaply
+            if bv == 2:
+                dy = at * (2 * av)
+            elif bv == 1:
+                dy = at
+            elif bv != 0:
+                dy = at * (bv * av ** (bv - 1))
+        elif not (isinstance(bv, numbers.Number) and bv == 0):
+            dy = at * (bv * av ** (bv - 1))
     if bt is not None:
         dy = _sum(dy, bt * (y * _log(av)))
     return make(y, dy, tag)
@@ -542,6 +550,11 @@ class Dual:
         if self.ndim == 0:
             return self.item()
         return [x.tolist() for x in self]
+
+
+# A Dual is a numeric leaf for code that asks (reverse mode's cotangent structures, `numbers` checks):
+# it is never a container to recurse into.
+numbers.Number.register(Dual)
 
 
 def assign(container, index, item):
