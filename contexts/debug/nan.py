@@ -13,6 +13,7 @@ import cmath
 import decimal
 import math
 import numbers
+import types
 
 import numpy as np
 
@@ -26,6 +27,7 @@ __all__ = ["NaNContext", "NaNError"]
 ALL_KINDS = frozenset({"call", "binop", "unaryop", "compare", "getitem", "setitem", "delitem", "getattr",
                        "setattr", "delattr", "iter", "unpack", "build", "augop"})
 _COMPUTING = frozenset({"call", "binop", "unaryop", "augop"})
+_MUTABLE = (np.ndarray, list, dict)
 _MAX_ITEMS = 64  # containers longer than this are checked on their first items only
 
 
@@ -67,9 +69,13 @@ class NaNContext(overdub.Context):
     def overdub(self, site, fn, /, *args, **kwargs):
         if overdub.is_recursable(fn):
             return self.recurse(fn, *args, **kwargs)
+        inputs = _inputs(fn, args, kwargs)
+        # An in-place operation (`a *= 1e300`, `np.exp(a, out=a)`) changes its inputs: judge mutable
+        # inputs before it runs. Immutable ones can wait until a non-finite result makes it matter.
+        fresh = _fresh(inputs) if any(isinstance(v, _MUTABLE) for v in inputs) else None
         result = self.primitive(fn, *args, **kwargs)
         kind = site.kind if site is not None else "call"
-        if kind in _COMPUTING and _has(result, _not_finite) and _fresh(fn, args, kwargs):
+        if kind in _COMPUTING and _has(result, _not_finite) and (_fresh(inputs) if fresh is None else fresh):
             raise NaNError(site, fn, args, kwargs, result)
         return result
 
@@ -79,13 +85,18 @@ class NaNContext(overdub.Context):
             return self.overdub(None, fn, *args, **kwargs)
 
 
-def _fresh(fn, args: tuple, kwargs: dict) -> bool:
+def _inputs(fn, args: tuple, kwargs: dict) -> list:
+    """What an operation reads: its arguments and, for a bound method, the object (`x.mean()` reads x)."""
+    inputs = [*args, *kwargs.values()]
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and not isinstance(owner, (type, types.ModuleType)):
+        inputs.append(owner)
+    return inputs
+
+
+def _fresh(inputs: list) -> bool:
     """Were the inputs all finite, with at least one number among them (so `float('nan')` is a
     deliberate constant, not a fault)?"""
-    inputs = list(args) + list(kwargs.values())
-    owner = getattr(fn, "__self__", None)
-    if owner is not None and not isinstance(owner, type) and type(owner).__name__ != "module":
-        inputs.append(owner)  # x.mean() reads x
     if any(_has(v, _not_finite) for v in inputs):
         return False
     return any(_has(v, _is_number) for v in inputs)

@@ -86,6 +86,17 @@ def numpy_work(xs):
     return np.sin(total) + mean
 
 
+def scale_in_place(arr):
+    arr *= 1e300
+    arr *= 1e300                  # MARK
+    return arr
+
+
+def exp_in_place(arr):
+    np.exp(arr, out=arr)          # MARK
+    return arr
+
+
 def line_of(fn, marker="# MARK"):
     """The line number of the first source line of fn containing `marker`."""
     import inspect

@@ -50,6 +50,15 @@ def test_numpy_array_nan():
     assert np.isnan(e.result[1])
 
 
+def test_in_place_operations_are_judged_on_their_inputs_before():
+    with pytest.raises(NaNError) as info:
+        NaNContext().run(s.scale_in_place, np.array([1.0, 2.0]))
+    assert info.value.site.lineno == s.line_of(s.scale_in_place) and info.value.site.kind == "augop"
+    with pytest.raises(NaNError) as info:
+        NaNContext().run(s.exp_in_place, np.array([1.0, 1000.0]))
+    assert info.value.site.lineno == s.line_of(s.exp_in_place) and info.value.fn is np.exp
+
+
 def test_finite_runs_return_the_same_result():
     assert NaNContext().run(s.sqrt_all, [4.0, 9.0]).tolist() == [2.0, 3.0]
     assert NaNContext().run(s.overflow, 1e-300) == s.overflow(1e-300)
