@@ -114,6 +114,7 @@ class Instrumented:
     sites: tuple[Site, ...]
     blocks: tuple[Block, ...]
     operators: dict[str, Any]  # helper free variable name -> operator function
+    view: Any = None  # the StaticView, built on first request (overdub.view)
 
     @property
     def freevars(self) -> tuple[str, ...]:
