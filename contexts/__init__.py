@@ -1,0 +1,38 @@
+"""The contexts built on the overdub core: reverse mode (`ad`), forward mode (`forward`), sparsity
+detection (`sparsity`) and debugging (`debug`), sharing one rule registry (`rules`).
+
+>>> from contexts import ADContext, gradient
+>>> with ADContext():
+...     gradient(lambda x, y: x * y, 2.0, 3.0)
+(3.0, 2.0)
+"""
+
+from importlib import import_module
+
+from .ad import (ADContext, NoRuleError, NonScalarError, Tangent, UnsupportedFunction, gradient, jacobian,
+                 pullback, pullback_full, value_and_gradient, vjp)
+from .ad.custom import adjoint, checkpoint, custom_adjoint, hook, nestlevel, stop_gradient
+from .rules import check_rule, numerical_gradient, registry
+
+_LAZY = {
+    "forward": ["ForwardContext", "Dual", "derivative", "jvp", "jacfwd", "hessian", "hvp", "forwarddiff"],
+    "sparsity": ["SparsityContext", "jacobian_sparsity", "hessian_sparsity", "sparse_jacobian",
+                 "color_columns", "plot_sparsity"],
+    "debug": ["TraceContext", "breakpoint_on", "NaNContext", "NaNError", "CountContext"],
+}
+_WHERE = {name: mod for mod, names in _LAZY.items() for name in names}
+
+__all__ = ["ADContext", "gradient", "pullback", "pullback_full", "value_and_gradient", "jacobian", "vjp",
+           "Tangent", "NoRuleError", "NonScalarError", "UnsupportedFunction", "custom_adjoint", "adjoint", "hook",
+           "checkpoint", "nestlevel", "stop_gradient", "registry", "check_rule", "numerical_gradient",
+           *_WHERE]
+
+
+def __getattr__(name):
+    """Forward mode, sparsity and debugging load on first use."""
+    mod = _WHERE.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'contexts' has no attribute {name!r}")
+    value = getattr(import_module(f".{mod}", __name__), name)
+    globals()[name] = value
+    return value

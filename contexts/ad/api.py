@@ -12,6 +12,7 @@ import numpy as np
 from overdub import Context
 from overdub.errors import OverdubError
 
+from .custom import _Nest
 from .runtime import call
 from .structs import Session, Tangent, finalize
 
@@ -70,7 +71,7 @@ _BASE_LIMIT = sys.getrecursionlimit()
 
 def _pullback(f, args, kwargs):
     _check_callable(f)
-    with _deeper_recursion():
+    with _deeper_recursion(), _Nest():
         y, pb = call(-1, f, *args, **kwargs)
 
     def back(dy):
