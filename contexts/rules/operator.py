@@ -349,3 +349,74 @@ registry.nondifferentiable(
     operator.lshift, operator.rshift, operator.iand, operator.ior, operator.ixor,
     operator.ilshift, operator.irshift,
 )
+
+
+# -- the same rules for the slot methods of float, int and complex -----------------------------------
+# `float.__pow__(a, b)` (as uncertainties' ops call it) is keyed by the slot wrapper, and `(1.0).__pow__`
+# by `(float, "__pow__")`; both take (self, other). A reflected method `__rpow__(self, other)` is
+# `other ** self`. A slot returning NotImplemented gets no cotangents.
+
+def _slot_adjoint(adjoint, reflected):
+    """The adjoint of a binary slot method, from the adjoint of its operator function."""
+    def slot_adjoint(dy, y, a, b):
+        if y is NotImplemented:
+            return None, None
+        if reflected:
+            db, da = adjoint(dy, y, b, a)
+            return da, db
+        return adjoint(dy, y, a, b)
+    slot_adjoint.__name__ = slot_adjoint.__qualname__ = f"{'r' if reflected else ''}{adjoint.__name__}"
+    return slot_adjoint
+
+
+def _slot_frule(frule, reflected):
+    def slot_frule(tangents, a, b):
+        if reflected:
+            return frule(tangents[::-1], b, a)
+        return frule(tangents, a, b)
+    slot_frule.__name__ = slot_frule.__qualname__ = f"{'r' if reflected else ''}{frule.__name__}"
+    return slot_frule
+
+
+def conjugate_adjoint(dy, y, x):
+    return (None if dy is None else conj(dy),)
+
+
+def conjugate_frule(tangents, x):
+    t = tangents[0]
+    return x.conjugate(), (None if t is None else conj(t))
+
+
+_BINARY_SLOTS = {"add": (add_adjoint, add_frule), "sub": (sub_adjoint, sub_frule),
+                 "mul": (mul_adjoint, mul_frule), "truediv": (truediv_adjoint, truediv_frule),
+                 "mod": (mod_adjoint, mod_frule), "pow": (pow_adjoint, pow_frule)}
+_UNARY_SLOTS = {"neg": (neg_adjoint, neg_frule), "pos": (pos_adjoint, pos_frule),
+                "abs": (abs_adjoint, abs_frule), "float": (pos_adjoint, pos_frule),
+                "complex": (pos_adjoint, pos_frule)}
+_NONDIFF_SLOTS = ("floordiv", "rfloordiv", "divmod", "rdivmod", "int", "index", "trunc", "floor", "ceil",
+                  "round", "bool", "eq", "ne", "lt", "le", "gt", "ge", "hash")
+
+
+def _register_slots(cls):
+    def both(name):
+        return [getattr(cls, name), (cls, name)]
+
+    for op, (adjoint, frule) in _BINARY_SLOTS.items():
+        for name, reflected in ((f"__{op}__", False), (f"__r{op}__", True)):
+            if hasattr(cls, name):
+                registry.adjoint(*both(name), kind="elementwise")(_slot_adjoint(adjoint, reflected))
+                registry.frule(*both(name))(_slot_frule(frule, reflected))
+    for op, (adjoint, frule) in _UNARY_SLOTS.items():
+        name = f"__{op}__"
+        if hasattr(cls, name):
+            registry.adjoint(*both(name), kind="elementwise")(adjoint)
+            if op not in ("float", "complex"):
+                registry.frule(*both(name))(frule)
+    registry.adjoint(*both("conjugate"), kind="linear")(conjugate_adjoint)
+    registry.frule(*both("conjugate"))(conjugate_frule)
+    registry.nondifferentiable(*[key for op in _NONDIFF_SLOTS if hasattr(cls, f"__{op}__")
+                                 for key in both(f"__{op}__")])
+
+
+for _cls in (float, int, complex):
+    _register_slots(_cls)

@@ -164,3 +164,10 @@ def test_design_example_by_hand():
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
+
+
+def test_slot_methods_bound_and_unbound():
+    assert registry.get((1.5).__mul__).adjoint(1.0, 3.0, 1.5, 2.0) == (2.0, 1.5)
+    assert registry.get(float.__add__).adjoint(1.0, NotImplemented, 1.5, "x") == (None, None)
+    assert registry.get(float.__rsub__).adjoint(1.0, 0.5, 1.5, 2.0) == (-1.0, 1.0)  # 2.0 - 1.5
+    assert registry.get(float.__floor__).nondifferentiable

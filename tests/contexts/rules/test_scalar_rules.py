@@ -69,6 +69,11 @@ SPECS = [
     (builtins.pow, (1.3, 2.7)), (builtins.divmod, (5.3, 1.7)), (builtins.divmod, (-5.3, 1.7)),
     (builtins.float, (0.3,)), (builtins.float, (np.array(0.3),)),
     (builtins.complex, (0.3,)), (builtins.complex, (0.3, 1.7)), (builtins.complex, (Z, W)),
+    # slot methods of float/int/complex (as called by Python-level numeric code such as uncertainties)
+    (float.__pow__, (1.3, 2.7)), (float.__rpow__, (1.3, 2.7)), (float.__rsub__, (1.3, 2.7)),
+    (float.__rtruediv__, (1.3, 2.7)), (float.__mul__, (1.3, 2.7)), (complex.__rtruediv__, (Z, 2.7)),
+    (complex.__add__, (Z, W)), (float.__neg__, (1.3,)), (float.__abs__, (-2.0,)), (complex.conjugate, (Z,)),
+    (float.__mod__, (5.3, 1.7)), (float.__rmod__, (1.7, 5.3)),
     # uncertainties.umath on floats
     (umath.sin, (0.3,)), (umath.log, (0.3, 2.5)), (umath.hypot, (0.3, 1.7)), (umath.fsum, ([0.3, 1.7],)),
     (umath.atan2, (0.3, -1.7)), (umath.pow, (1.3, 2.7)),
