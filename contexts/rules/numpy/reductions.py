@@ -210,23 +210,31 @@ reduction_rule(np.prod, _SUM, _prod_grad, _prod_jvp, _method("prod"))
 # -- max, min: ties split evenly --------------------------------------------------------------------------
 
 
-def _extremum_weights(y, x, axis, keepdims):
-    """1/k on each of the k entries of a slice equal to its extremum y (NaN counts as equal to NaN)."""
+def _extremum_weights(y, x, axis, keepdims, plain=True):
+    """1/k on each of the k entries of a slice equal to its extremum y (NaN counts as equal to NaN).
+
+    `plain` (no `initial=`, no `where=`): every slice then holds its extremum, so as many hits as
+    outputs and no NaN means no ties, and the boolean hits are the weights (the common, fast case)."""
     ye = _expand(y, x.ndim, axis, keepdims)
     hit = x == ye
-    if x.dtype.kind in "fc" and np.isnan(y).any():
+    has_nan = x.dtype.kind in "fc" and bool(np.isnan(y).any())
+    if plain and not has_nan and np.count_nonzero(hit) == np.size(y):
+        return hit
+    if has_nan:
         hit |= np.isnan(x) & np.isnan(ye)
     count = np.sum(hit, axis=axis, keepdims=True)
     w = hit / np.maximum(count, 1)
     return w.astype(x.dtype, copy=False) if x.dtype.kind == "f" else w
 
 
-def _extremum_grad(dy, y, x, axis=None, keepdims=False, where=True, **_):
-    return _mask(_expand(dy, x.ndim, axis, keepdims) * _extremum_weights(y, x, axis, keepdims), where)
+def _extremum_grad(dy, y, x, axis=None, keepdims=False, where=True, initial=_NoValue, **_):
+    plain = initial is _NoValue and _given(where, True) is True
+    return _mask(_expand(dy, x.ndim, axis, keepdims) * _extremum_weights(y, x, axis, keepdims, plain), where)
 
 
-def _extremum_jvp(t, y, x, axis=None, keepdims=False, where=True, **_):
-    w = _mask(_extremum_weights(y, x, axis, keepdims), where)
+def _extremum_jvp(t, y, x, axis=None, keepdims=False, where=True, initial=_NoValue, **_):
+    plain = initial is _NoValue and _given(where, True) is True
+    w = _mask(_extremum_weights(y, x, axis, keepdims, plain), where)
     return np.sum(t * w, axis=axis, keepdims=_given(keepdims, False))
 
 
@@ -237,7 +245,7 @@ for _fn, _name in ((np.max, "max"), (np.min, "min"), (np.amax, None), (np.amin, 
 
 def _ptp_grad(dy, y, x, axis=None, keepdims=False, **_):
     hi, lo = np.max(x, axis=axis, keepdims=True), np.min(x, axis=axis, keepdims=True)
-    w = _extremum_weights(hi, x, axis, True) - _extremum_weights(lo, x, axis, True)
+    w = _extremum_weights(hi, x, axis, True, False) - _extremum_weights(lo, x, axis, True, False)
     return _expand(dy, x.ndim, axis, keepdims) * w
 
 
