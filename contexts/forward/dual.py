@@ -242,9 +242,7 @@ def d_neg(a):
 
 
 def d_abs(a):
-    s = _sign(a.value)
-    tag = a.tag
-    return Dual(abs(a.value), a.tangent * (pad(s, s, ndim(s) + 1, tag) if tag.chunk else s), tag)
+    return Dual(abs(a.value), a.tangent * _sign(a.value), a.tag)  # sign broadcasts over a chunk axis
 
 
 # -- the Dual ----------------------------------------------------------------------------------
@@ -546,11 +544,25 @@ class Dual:
             tangent = tangent.item(*args) if type(tangent) is not Dual else tangent.item(*args)
         return Dual(value, tangent, self.tag)
 
+    def __getattr__(self, name):
+        """Other ndarray methods (`x.std()`, `x.any()`, ...) as the numpy function of the same name."""
+        if name in _NDARRAY_METHODS and hasattr(self.value, name):
+            fn = getattr(np, name)
+
+            def method(*args, **kwargs):
+                return fn(self, *args, **kwargs)
+            method.__name__ = name
+            return method
+        raise AttributeError(f"'Dual' object has no attribute {name!r}")
+
     def tolist(self):
         if self.ndim == 0:
             return self.item()
         return [x.tolist() for x in self]
 
+
+_NDARRAY_METHODS = frozenset(name for name in dir(np.ndarray)
+                             if not name.startswith("_") and callable(getattr(np, name, None)))
 
 # A Dual is a numeric leaf for code that asks (reverse mode's cotangent structures, `numbers` checks):
 # it is never a container to recurse into.

@@ -1,0 +1,63 @@
+"""numpy on Duals (one direction and chunks): every Jacobian against central finite differences."""
+
+import cmath
+import math
+
+import numpy as np
+import pytest
+
+from contexts.forward import derivative, jacfwd
+
+from ._fd import fd_derivative, fd_jacobian
+
+CASES = {
+    "max": lambda x: np.max(x * x[::-1]),
+    "prod": lambda x: np.prod(x),
+    "solve": lambda x: np.linalg.solve(np.outer(x, x) + np.eye(4), x),
+    "sort": lambda x: np.sort(x) * np.arange(4),
+    "var": lambda x: np.var(x),
+    "std_method": lambda x: x.std(),
+    "maximum": lambda x: np.maximum(x, 0.4),
+    "abs": lambda x: np.abs(x),
+    "where": lambda x: np.where(x > 1, x ** 2, -x),
+    "clip": lambda x: np.clip(x, 0, 1.6),
+    "matmul": lambda x: x.reshape(2, 2) @ x.reshape(2, 2).T,
+    "einsum": lambda x: np.einsum("i,i->", x, x),
+    "mean_axis": lambda x: x.reshape(2, 2).mean(axis=0),
+    "sum_axis_keepdims": lambda x: np.sum(x.reshape(2, 2) ** 2, axis=1, keepdims=True),
+    "logsumexp": lambda x: np.log(np.sum(np.exp(x - np.max(x)))) + np.max(x),
+    "builtin_max_min": lambda x: max(x[0], x[1]) * min(x[2], x[3]),
+    "sum_generator": lambda x: sum(v * v for v in x),
+    "math_hypot": lambda x: math.hypot(x[0], x[1]),
+    "item": lambda x: x[1].item() * 2,
+    "tolist": lambda x: np.array(x.tolist()) * 2,
+    "dot": lambda x: x.dot(x),
+    "det": lambda x: np.linalg.det(x.reshape(2, 2)),
+    "frobenius": lambda x: np.linalg.norm(x.reshape(2, 2)),
+    "cumprod": lambda x: np.cumprod(x),
+    "transpose": lambda x: x.reshape(2, 2).T.ravel(),
+    "float_call": lambda x: float(x[0]) * x,
+    "stack_scalars": lambda x: np.stack([x[0] * x[1], x[2], 3.0]),
+    "broadcast_scalar_dual": lambda x: x[0] * np.arange(3.0) + x[1],
+    "mixed_ndim": lambda x: x.reshape(2, 2) * x[:2] + x[3],
+    "fancy_index": lambda x: x[[0, 2, 2]] * x[np.array([True, False, True, False])].sum(),
+    "ufunc_rule": lambda x: np.tanh(x) + np.arctan2(x, 1.5) + np.log1p(x ** 2),
+}
+X = np.array([0.5, 1.5, -0.3, 2.0])
+
+
+@pytest.mark.parametrize("chunk", [None, 1, 3])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_numpy_jacobian(name, chunk):
+    f = CASES[name]
+    np.testing.assert_allclose(jacfwd(f, X, chunk=chunk), fd_jacobian(f, X), rtol=1e-5, atol=1e-6)
+
+
+def test_math_inside_forward_over_forward():
+    g = lambda x: derivative(lambda y: math.sin(x * y) + math.exp(y) * x, 1.0)
+    assert derivative(g, 0.5) == pytest.approx(fd_derivative(g, 0.5), rel=1e-6)
+
+
+def test_complex_holomorphic():
+    z = 1 + 2j
+    assert derivative(lambda z: z ** 2 + cmath.sin(z), z) == pytest.approx(2 * z + cmath.cos(z))
