@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable
 
 import numpy as np
@@ -88,7 +87,7 @@ def hessian_sparsity(f: Callable, x: Any, mode: str = "global") -> sp.csr_array:
     """
     y, n = _trace(f, x, mode, 2)
     _, H = _output_patterns(y, n, 2)
-    keys = np.unique(H.indices)
+    keys = H.any_rows().indices
     i, j = np.divmod(keys, n)
     rows, cols = np.concatenate([i, j]), np.concatenate([j, i])
     return sp.csr_array((np.ones(len(rows), bool), (rows, cols)), shape=(n, n))
@@ -173,7 +172,7 @@ def plot_sparsity(pattern, path, title: str | None = None, markersize: float | N
 
     P = sp.csr_array(pattern)
     fig, ax = plt.subplots(figsize=(6, 6 * min(3.0, max(0.3, P.shape[0] / max(P.shape[1], 1)))))
-    ax.spy(P, markersize=markersize or max(0.5, min(6.0, 300 / math.sqrt(max(P.nnz, 1)))))
+    ax.spy(P, markersize=markersize or max(0.2, min(6.0, 150 / max(P.shape))))
     ax.set_title(title or f"{P.shape[0]} x {P.shape[1]}, {P.nnz} nonzeros")
     fig.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(fig)

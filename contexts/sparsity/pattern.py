@@ -52,8 +52,12 @@ class Pattern:
         rows = np.asarray(rows, _INT)
         cols = np.asarray(cols, _INT)
         if nrows * ncols < 2**62:
-            keys = np.unique(rows * ncols + cols)
-            rows, cols = np.divmod(keys, ncols)
+            # timsort merges the already-sorted runs that unions concatenate; np.unique is far slower
+            keys = np.sort(rows * ncols + cols, kind="stable")
+            keep = np.empty(len(keys), bool)
+            keep[0] = True
+            np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+            rows, cols = np.divmod(keys[keep], ncols)
         else:  # keys would overflow int64: sort the pairs instead
             order = np.lexsort((cols, rows))
             rows, cols = rows[order], cols[order]
