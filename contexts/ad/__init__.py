@@ -6,3 +6,5 @@ from .runtime import NoRuleError, UnsupportedFunction
 
 __all__ = ["ADContext", "gradient", "pullback", "pullback_full", "value_and_gradient", "jacobian", "vjp",
            "Tangent", "NoRuleError", "NonScalarError", "UnsupportedFunction"]
+
+from . import nested as _nested  # noqa: E402,F401  (registers the rule for gradient itself)

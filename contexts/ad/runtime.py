@@ -89,7 +89,10 @@ def call(mask, f, *args, **kw):
         is_method = type(f) is types.BuiltinMethodType and isinstance(key_of(f), tuple)
         full = (f.__self__,) + args if is_method else args
         if rule.adjoint is not None:
-            y = f(*args, **kw)
+            try:
+                y = f(*args, **kw)
+            except TypeError:
+                y = _on_duals(rule, f, args, kw)  # higher order: forward-mode duals through a C function
             back = _mutating_back if rule.meta.get("mutating") else _static_back
             return y, (back, rule.adjoint, y, full, kw, is_method)
         if rule.rrule is not None:
@@ -102,6 +105,16 @@ def call(mask, f, *args, **kw):
     if type(f) is types.MethodType and type(f.__func__) is types.FunctionType:
         return _twin_call(mask, f.__func__, (f.__self__,), args, kw)
     return _other_call(mask, f, args, kw)
+
+
+def _on_duals(rule, f, args, kw):
+    """f(*args) when some args are forward-mode duals (forward-over-reverse): through f's frule."""
+    from ..forward.arrays import apply_frule
+    from ..forward.dual import top_tag
+    tag = top_tag(tuple(args) + tuple(kw.values()))
+    if tag is None or rule.frule is None:
+        raise
+    return apply_frule(rule, f, args, kw, tag)
 
 
 def _other_call(mask, f, args, kw):

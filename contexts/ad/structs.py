@@ -94,13 +94,15 @@ def acc(a, b):
     """a + b for cotangents: None is zero, boxes merge in place, tuples and dicts elementwise."""
     if a is None:
         return b
-    if b is None or a is b:
+    if b is None:
         return a
     ta = type(a)
     if ta is float and type(b) is float:
         return a + b
     if ta is SeqBox or ta is MapBox or ta is Tangent:
-        return merge_into(a, b)
+        # the same box reached twice is already merged; the same number twice (a rule returning
+        # dy for two arguments, x + x) must still be added
+        return a if a is b else merge_into(a, b)
     tb = type(b)
     if tb is SeqBox or tb is MapBox or tb is Tangent:
         return merge_into(b, a)

@@ -1,0 +1,85 @@
+"""Higher-order reverse mode: the rule for `gradient` itself, by forward-over-reverse.
+
+Differentiating x -> gradient(f, x) needs, for a cotangent v of that gradient, the product H v (and, for a
+closure f, the mixed derivative with respect to its captured variables, which by symmetry of second
+derivatives is the directional derivative of f's full gradient along v). Both come from one reverse pass
+of f run on forward-mode duals x + εv: the reverse engine is type-generic, so its rules and generated
+adjoints carry the duals through. This keeps the AD machinery itself out of the outer transformation
+(Zygote differentiates its own generated code instead; Python's AD runtime is not pure enough for that).
+"""
+
+from __future__ import annotations
+
+from .api import _pullback, _seed, gradient, value_and_gradient
+from .structs import Tangent
+from ..rules.registry import registry
+
+__all__ = []
+
+
+def _tangent_part(x, tag):
+    from ..forward.dual import Dual
+    if type(x) is Dual:
+        return x.tangent if x.tag is tag else None
+    if isinstance(x, Tangent):
+        out = Tangent({k: _tangent_part(v, tag) for k, v in x.items()})
+        return out if any(v is not None for v in out.values()) else None
+    if isinstance(x, dict):
+        return {k: _tangent_part(v, tag) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(_tangent_part(v, tag) for v in x) if not hasattr(x, "_fields") else type(x)(
+            *(_tangent_part(v, tag) for v in x))
+    return None
+
+
+def _primal_part(x, tag):
+    from ..forward.dual import Dual
+    if type(x) is Dual and x.tag is tag:
+        return x.value
+    return x
+
+
+def _second_order_pullback(f, args, v):
+    """(cotangent of f, cotangents of args) of x -> gradient(f, x) for the cotangent v."""
+    from ..forward.dual import Dual, Tag
+    tag = Tag()
+    duals = tuple(a if t is None else Dual(a, t, tag) for a, t in zip(args, v))
+    y, back = _pullback(f, duals, {})
+    dfn, dargs = back(_seed(_primal_part(y, tag)))
+    return _tangent_part(dfn, tag), tuple(_like(_tangent_part(g, tag), a) for g, a in zip(dargs, args))
+
+
+def _like(g, a):
+    """A numpy scalar cotangent of a Python float argument is given back as a float."""
+    if isinstance(a, float) and hasattr(g, "dtype") and getattr(g, "ndim", 1) == 0:
+        return float(g)
+    return g
+
+
+def gradient_rrule(f, *args):
+    g = gradient(f, *args)
+
+    def gradient_pullback(dg):
+        if dg is None:
+            return (None,) * (len(args) + 1)
+        dfn, dargs = _second_order_pullback(f, args, tuple(dg))
+        return (dfn, *dargs)
+    return g, gradient_pullback
+
+
+def value_and_gradient_rrule(f, *args):
+    y, g = value_and_gradient(f, *args)
+
+    def value_and_gradient_pullback(dout):
+        dy, dg = dout if dout is not None else (None, None)
+        dfn, dargs = (None, (None,) * len(args))
+        if dg is not None:
+            dfn, dargs = _second_order_pullback(f, args, tuple(dg))
+        if dy is not None:  # the value's own cotangent: dy * gradient
+            dargs = tuple(a if gi is None else (gi * dy if a is None else a + gi * dy) for a, gi in zip(dargs, g))
+        return (dfn, *dargs)
+    return (y, g), value_and_gradient_pullback
+
+
+registry.rrule(gradient)(gradient_rrule)
+registry.rrule(value_and_gradient)(value_and_gradient_rrule)
