@@ -10,6 +10,7 @@ cotangent of the function object (of `self` for a bound method, of the captured 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import numbers
 import operator
@@ -191,12 +192,41 @@ def _partial_back(pb, dy, dself, S):
 def _construct(cls, args, kw):
     init = cls.__init__
     if cls.__new__ is object.__new__ and type(init) is types.FunctionType:
-        obj = object.__new__(cls)
-        _, pb = _twin_call(-1, init, (obj,), args, kw)
-        return obj, (None if pb is None else (_construct_back, pb))
+        if _has_source(init):
+            obj = object.__new__(cls)
+            _, pb = _twin_call(-1, init, (obj,), args, kw)
+            return obj, (None if pb is None else (_construct_back, pb))
+        if dataclasses.is_dataclass(cls):  # generated __init__: fields in, fields out
+            names = [f.name for f in dataclasses.fields(cls) if f.init]
+            return cls(*args, **kw), (_fields_back, names, len(args), tuple(kw))
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # namedtuple
+        return cls(*args, **kw), (_fields_back, list(cls._fields), len(args), tuple(kw))
     if not _any_differentiable(args, kw):
         return cls(*args, **kw), None
     raise _no_rule(cls)
+
+
+def _has_source(fn) -> bool:
+    try:
+        get_source(fn.__code__, fn.__globals__)
+        return True
+    except SourceUnavailable:
+        return False
+
+
+def _fields_back(pb, dy, dself, S):
+    """Cotangents of the arguments of a record type's generated constructor: its fields' cotangents."""
+    _, names, nargs, kwnames = pb
+    if dy is None:
+        return None, (None,) * nargs, None
+    if isinstance(dy, (list, tuple)):
+        fields = dict(zip(names, dy))
+    elif isinstance(dy, dict):
+        fields = dy
+    else:
+        fields = {n: getattr(dy, n, None) for n in names}
+    dargs = tuple(fields.get(n) for n in names[:nargs])
+    return None, dargs, {k: fields.get(k) for k in kwnames} or None
 
 
 def _construct_back(pb, dy, dself, S):

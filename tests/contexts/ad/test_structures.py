@@ -148,3 +148,12 @@ def test_context_manager_form():
     with ADContext():
         assert gradient(lambda x: math.sin(x) * x, 1.0) == pytest.approx(
             (math.cos(1.0) + math.sin(1.0),))
+
+
+def test_constructing_records_inside_differentiated_code():
+    def f(x):
+        p = Params(x * 2.0, b=x * x)
+        q = Point(p.w, p.b + 1.0)
+        m = Model(q.x, q.y)
+        return m(3.0) + p.b
+    assert_grad_fd(f, 0.7)
