@@ -8,7 +8,7 @@ Originals are never modified; twins are cached per code object and profile.
 >>> class Count(overdub.Context):
 ...     intercepts = frozenset({"call", "binop"})
 ...     def __init__(self): self.n = 0
-...     def prehook(self, site, fn, *args, **kwargs): self.n += 1
+...     def prehook(self, site, fn, /, *args, **kwargs): self.n += 1
 >>> ctx = Count()
 >>> ctx.run(lambda x: abs(x) * 2 + 1, -3), ctx.n
 (7, 3)

@@ -39,11 +39,11 @@ class Context:
     >>> import math, overdub
     >>> class Calls(overdub.Context):
     ...     def __init__(self): self.seen = []
-    ...     def prehook(self, site, fn, *args, **kwargs): self.seen.append(site.op)
+    ...     def prehook(self, site, fn, /, *args, **kwargs): self.seen.append(site.op)
     >>> def f(x): return math.sqrt(abs(x))
     >>> ctx = Calls()
     >>> ctx.run(f, -4.0), ctx.seen
-    (2.0, ['math.sqrt', 'abs'])
+    (2.0, ['abs', 'math.sqrt'])
     """
 
     intercepts: frozenset[str] = frozenset({"call"})
@@ -68,11 +68,16 @@ class Context:
 
     # -- what sites call ---------------------------------------------------------------------------
     def overdub(self, site: Site, fn: Callable, /, *args, **kwargs) -> Any:
-        """What every intercepted site calls: prehook; recurse or primitive; posthook."""
+        """What every intercepted site calls: prehook; recurse or primitive; posthook.
+
+        An intercepted `getattr` of a `property` with a pure-Python getter recurses into the getter.
+        """
         hooks = self._od_hooks
         if hooks:
             self.prehook(site, fn, *args, **kwargs)
-        if _patch.resolve(fn, self._od_key) is not None:
+        if fn is getattr and len(args) == 2 and (getter := _patch.property_getter(*args)) is not None:
+            result = self.recurse(getter, args[0])  # a pure-Python property: recurse into its getter
+        elif _patch.resolve(fn, self._od_key) is not None:
             result = self.recurse(fn, *args, **kwargs)
         else:
             result = self.primitive(fn, *args, **kwargs)

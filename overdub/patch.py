@@ -29,7 +29,7 @@ from .errors import SourceUnavailable
 from .source import FunctionSource, compile_twin, get_source
 from .stack import _current
 
-__all__ = ["patch", "is_recursable", "resolve", "instrumented", "profile_key"]
+__all__ = ["patch", "is_recursable", "resolve", "instrumented", "profile_key", "property_getter"]
 
 _FunctionType, _MethodType = types.FunctionType, types.MethodType
 _PRIMITIVE_CODES = frozenset(id(f.__code__) for f in ops.PRIMITIVES)
@@ -208,6 +208,22 @@ def _array_function_call(dispatcher, implementation, /, *args, **kwargs):
     return implementation(*args, **kwargs)
 
 
+def property_getter(obj, name):
+    """The pure-Python getter of the `property` that `getattr(obj, name)` would run, or None."""
+    if type(name) is not str:
+        return None
+    for klass in type(obj).__mro__:
+        attr = klass.__dict__.get(name, _MISSING)
+        if attr is not _MISSING:
+            if type(attr) is property and type(attr.fget) is _FunctionType:
+                return attr.fget
+            return None
+    return None
+
+
+_MISSING = object()
+
+
 def _instantiation(cls: type, key: tuple):
     if type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__:
         return None
@@ -293,7 +309,9 @@ def instrumented(fn, intercepts=frozenset({"call"})) -> "sites.Instrumented":
     found = _instrumented.get(code, {}).get(key)
     if found is None:
         patch(target, intercepts)
-        found = _instrumented.get(code, {}).get(key)
+        # The pass ran on the FunctionSource of an equal code object if one was seen first.
+        found = (_instrumented.get(code, {}).get(key)
+                 or _instrumented.get(get_source(code, target.__globals__).code, {}).get(key))
     if found is None:
         raise SourceUnavailable(f"{target.__qualname__} was patched from another function's twin",
                                 fix="show the outermost function that defines it")

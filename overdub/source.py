@@ -155,18 +155,19 @@ def _match(code: types.CodeType, candidates: list):
     return fits[0] if len(fits) == 1 else None
 
 
-_source_cache: dict[types.CodeType, FunctionSource | SourceUnavailable] = {}
+_source_cache: dict[tuple, FunctionSource | SourceUnavailable] = {}
 
 
 def get_source(code: types.CodeType, module_globals=None) -> FunctionSource:
     """The definition behind `code`, or `SourceUnavailable` naming why it cannot be had."""
-    found = _source_cache.get(code)
+    key = (code, code.co_filename)  # code objects compare equal across files; their sources do not
+    found = _source_cache.get(key)
     if found is None:
         try:
             found = _find_source(code, module_globals)
         except SourceUnavailable as e:
             found = e
-        _source_cache[code] = found
+        _source_cache[key] = found
     if isinstance(found, SourceUnavailable):
         raise found
     return found

@@ -80,7 +80,7 @@ def view(fn, intercepts=None) -> StaticView:
     >>> def f(x):
     ...     return abs(x) + 1
     >>> print(overdub.view(f, {"call", "binop"}).table().splitlines()[2].split("  #")[0])
-      %0 = call abs(x)  -> @1
+      %0 = call global abs(x)  -> @1
     """
     from .patch import instrumented
     inst = instrumented(fn, KINDS if intercepts is None else intercepts)

@@ -136,6 +136,13 @@ def test_private_names_under_attribute_interception():
     assert ("setattr", "setattr .__x") in ops and ("getattr", "getattr .__x") in ops
 
 
+def test_property_getter_is_recursed_into_when_attributes_are_intercepted():
+    d = Derived(2)
+    rec = Recorder(["call", "getattr"])
+    assert rec.run(lambda: d.prop) == d.prop == 20
+    assert rec.ops[:3] == [("getattr", "getattr .prop"), ("getattr", "getattr .value"), ("call", "self.value")]
+
+
 def test_bound_method_and_property_values():
     d = Derived(2)
     rec = Recorder(["call"])
