@@ -7,9 +7,9 @@
 
 from .api import DEFAULT_CHUNK, derivative, hessian, hvp, jacfwd, jacobian, jvp
 from .arrays import NoForwardRule
-from .context import ForwardContext
+from .context import ForwardContext, pushforward
 from .dual import Dual, DualConversionError, Tag
 from .mixed import forwarddiff
 
 __all__ = ["derivative", "jvp", "jacfwd", "jacobian", "hessian", "hvp", "forwarddiff",
-           "ForwardContext", "Dual", "Tag", "NoForwardRule", "DualConversionError", "DEFAULT_CHUNK"]
+           "ForwardContext", "pushforward", "Dual", "Tag", "NoForwardRule", "DualConversionError", "DEFAULT_CHUNK"]

@@ -108,3 +108,14 @@ def test_setitem_into_zeros_like():
         return out
     x = np.array([1.0, 2.0, 3.0])
     np.testing.assert_allclose(jacfwd(f, x, chunk=2), _fd_jac(f, x), rtol=1e-6, atol=1e-8)
+
+
+def test_pushforward_outside_a_context():
+    from contexts.forward import pushforward
+    t = Tag()
+    y = pushforward(math.exp, Dual(0.5, 2.0, t))
+    assert y.value == pytest.approx(math.exp(0.5)) and y.tangent == pytest.approx(2 * math.exp(0.5))
+    inner = Tag()
+    nested = pushforward(math.sin, Dual(Dual(0.3, 1.0, t), 1.0, inner))  # d2/dx2 sin via the rule's own code
+    assert nested.tangent.tangent == pytest.approx(-math.sin(0.3))
+    assert pushforward(len, [1, 2]) == 2
