@@ -89,6 +89,8 @@ class ForwardContext(overdub.Context):
                 raise
             raise NoForwardRule(e.what, where=str(site), fix=e.fix) from e
         except DualConversionError as e:
+            if (getattr(fn, "__module__", None) or "").startswith(_ENTRY_MODULES):
+                raise  # another engine met a Dual deep inside: its own message says where
             raise no_rule(fn, where=str(site)) from e
 
     def _run_rule(self, frule, tangents, values, kwargs):
