@@ -18,8 +18,14 @@ _repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 6
 _repr.maxlevel = 3
 
 
+_PLAIN = (int, float, bool, type(None), complex)
+
+
 def short_repr(value, limit: int = 60) -> str:
     """A one-line repr of `value` cut to about `limit` characters; arrays show shape and dtype when big."""
+    if type(value) in _PLAIN:  # the common case, fast
+        text = repr(value)
+        return text if len(text) <= limit else text[: limit - 3] + "..."
     try:
         text = _array_repr(value) or _repr.repr(value)
     except Exception:  # a broken __repr__ must not break the program being debugged

@@ -54,7 +54,8 @@ class CountContext(overdub.Context):
         self.calls: Counter = Counter()
 
     def overdub(self, site, fn, /, *args, **kwargs):
-        recursable = overdub.is_recursable(fn)
+        # Sites of other kinds stand for operator functions, never recursed into.
+        recursable = (site is None or site.kind == "call") and overdub.is_recursable(fn)
         category, op = _classify(site, fn, recursable)
         where = site.function if site is not None else "<run>"
         counts = self.counts.get(where)

@@ -64,14 +64,14 @@ class NaNContext(overdub.Context):
     intercepts = ALL_KINDS
 
     def overdub(self, site, fn, /, *args, **kwargs):
-        if overdub.is_recursable(fn):
+        kind = site.kind if site is not None else "call"
+        if kind == "call" and overdub.is_recursable(fn):  # other kinds stand for operator functions
             return self.recurse(fn, *args, **kwargs)
         inputs = _inputs(fn, args, kwargs)
         # An in-place operation (`a *= 1e300`, `np.exp(a, out=a)`) changes its inputs: judge mutable
         # inputs before it runs. Immutable ones can wait until a non-finite result makes it matter.
         fresh = _fresh(inputs) if any(isinstance(v, _MUTABLE) for v in inputs) else None
         result = self.primitive(fn, *args, **kwargs)
-        kind = site.kind if site is not None else "call"
         if kind in _COMPUTING and _has(result, _not_finite) and (_fresh(inputs) if fresh is None else fresh):
             raise NaNError(site, fn, args, kwargs, result)
         return result

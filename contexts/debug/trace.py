@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
@@ -18,7 +19,7 @@ from ._show import callable_module, callable_name, short_repr, unbound_function
 __all__ = ["TraceContext", "CallNode"]
 
 
-@dataclass
+@dataclass(slots=True)
 class CallNode:
     """One recorded call: who was called with what, what came back (or was raised) and how long it took."""
 
@@ -91,6 +92,7 @@ class TraceContext(overdub.Context):
         self.roots: list[CallNode] = []
         self._open: list[CallNode] = []
         self._depth = 0
+        self._names: dict = {}
 
     # -- interception ------------------------------------------------------------------------------
     def overdub(self, site, fn, /, *args, **kwargs):
@@ -103,7 +105,7 @@ class TraceContext(overdub.Context):
 
     def _call(self, site, fn, args, kwargs):
         """Run one call (recursing into pure Python), recording it when the filters keep it."""
-        recursable = overdub.is_recursable(fn)
+        recursable = (site is None or site.kind == "call") and overdub.is_recursable(fn)
         if not recursable and not self.primitives:
             return self.primitive(fn, *args, **kwargs)
         run = self.recurse if recursable else self.primitive
@@ -114,10 +116,10 @@ class TraceContext(overdub.Context):
                 return run(fn, *args, **kwargs)
             finally:
                 self._depth = depth
-        node = CallNode(function=callable_name(fn), module=callable_module(fn),
-                        args=[short_repr(a) for a in args],
-                        kwargs={k: short_repr(v) for k, v in kwargs.items()},
-                        depth=depth, site=_site_text(site))
+        name, module = self._names_of(fn)
+        node = CallNode(name, module, [short_repr(a) for a in args],
+                        {k: short_repr(v) for k, v in kwargs.items()} if kwargs else {},
+                        depth, None if site is None else f"{site.filename}:{site.lineno}")
         (self._open[-1].children if self._open else self.roots).append(node)
         self._open.append(node)
         self._depth = depth + 1
@@ -133,6 +135,17 @@ class TraceContext(overdub.Context):
             self._depth = depth
         node.result = short_repr(result)
         return result
+
+    def _names_of(self, fn) -> tuple[str, str]:
+        """(qualname, module) of a callable, cached per code object for Python functions and methods."""
+        plain = fn.__func__ if type(fn) is types.MethodType else fn
+        code = getattr(plain, "__code__", None) if type(plain) is types.FunctionType else None
+        found = self._names.get(code) if code is not None else None
+        if found is None:
+            found = (callable_name(fn), callable_module(fn))
+            if code is not None:
+                self._names[code] = found
+        return found
 
     def _keeps(self, fn, depth: int) -> bool:
         if self.max_depth is not None and depth > self.max_depth:
@@ -220,10 +233,6 @@ def _function_filter(functions) -> Callable[[Any], bool] | None:
         return any(fn is o or fn == o for o in objects)
 
     return keeps
-
-
-def _site_text(site) -> str | None:
-    return None if site is None else f"{site.filename}:{site.lineno}"
 
 
 def _ms(seconds: float) -> str:
