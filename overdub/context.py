@@ -52,6 +52,7 @@ class Context:
     _od_key: tuple = _patch.profile_key(intercepts)
     _od_fast: bool = True    # overrides none of overdub/prehook/posthook/recurse/primitive
     _od_hooks: bool = False  # overrides prehook or posthook
+    _od_own_recurse: bool = False  # overrides recurse
     # fn -> what a site calls for it, for fast contexts; per instance, made on entering and dropped when
     # the instance leaves the stack, so it keeps no function alive beyond an activation. Within one
     # activation a function is looked up by identity: a `__code__` replaced meanwhile is seen at the
@@ -65,6 +66,7 @@ class Context:
         overridden = {name for name in _HOOKABLE if getattr(cls, name) is not getattr(Context, name)}
         cls._od_fast = not overridden
         cls._od_hooks = bool(overridden & {"prehook", "posthook"})
+        cls._od_own_recurse = "recurse" in overridden
 
     # -- what sites call ---------------------------------------------------------------------------
     def overdub(self, site: Site, fn: Callable, /, *args, **kwargs) -> Any:
@@ -77,10 +79,12 @@ class Context:
             self.prehook(site, fn, *args, **kwargs)
         if fn is getattr and len(args) == 2 and (getter := _patch.property_getter(*args)) is not None:
             result = self.recurse(getter, args[0])  # a pure-Python property: recurse into its getter
-        elif _patch.resolve(fn, self._od_key) is not None:
+        elif (target := _patch.resolve(fn, self._od_key)) is None:
+            result = self.primitive(fn, *args, **kwargs)
+        elif self._od_own_recurse:
             result = self.recurse(fn, *args, **kwargs)
         else:
-            result = self.primitive(fn, *args, **kwargs)
+            result = target(*args, **kwargs)  # what the default recurse would do, resolved once
         if hooks:
             self.posthook(site, result, fn, *args, **kwargs)
         return result
