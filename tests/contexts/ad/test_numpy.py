@@ -1,0 +1,376 @@
+"""Gradients through ordinary numpy code, each checked against central finite differences.
+
+The functions below are written the way a user writes numpy (no wrapper module, no AD-specific calls);
+`gradient` must agree with `numerical_gradient` (4th-order central differences, arrays elementwise).
+In-place mutation inside the differentiated code (`x[i] = v`, `x += y`, `out=`, `np.add.at`) is checked
+the same way: the engine must reverse each mutation so earlier pullbacks see the values they captured.
+"""
+
+import numpy as np
+import pytest
+
+from contexts import Tangent, gradient, value_and_gradient
+from contexts.rules.check import numerical_gradient
+
+from ._helpers import assert_grad_fd
+
+rng = np.random.default_rng(4)
+A = rng.normal(size=(3, 4))
+B = rng.normal(size=(4, 2))
+V3 = rng.normal(size=3)
+V4 = rng.normal(size=4)
+POS = rng.uniform(0.5, 2.0, size=(3, 4))
+T = rng.normal(size=(2, 3, 4))
+
+
+# --- elementwise ufuncs and broadcasting -----------------------------------------------------------
+
+def smooth_mix(x, y):
+    return np.sum(np.sin(x) * y + np.exp(y) / (1.0 + x ** 2) - np.tanh(x - y) * np.log1p(x * x))
+
+
+def broadcast_column(x, c):
+    return np.sum(np.hypot(x, c[:, None]) + np.arctan2(x, 1.0 + c[:, None] ** 2))
+
+
+def scalar_and_array(s, x):
+    return np.sum(np.maximum(x, 0.1) * s + np.sqrt(np.abs(x) + s) - np.logaddexp(x, s))
+
+
+def rowwise_softmax_entropy(x):
+    z = x - np.max(x, axis=1, keepdims=True)
+    p = np.exp(z) / np.sum(np.exp(z), axis=1, keepdims=True)
+    return -np.sum(p * np.log(p))
+
+
+@pytest.mark.parametrize("f, args", [
+    (smooth_mix, (A, V4)),
+    (broadcast_column, (A, V3)),
+    (scalar_and_array, (0.7, A)),
+    (rowwise_softmax_entropy, (A,)),
+    (lambda x: np.sum(np.where(x > 0, x ** 3, -x) * np.clip(x, -0.5, 0.5)), (A,)),
+    (lambda x: np.sum(np.cbrt(x) + np.expm1(x) + np.reciprocal(x) + np.arcsinh(x) * np.cosh(x)), (POS,)),
+], ids=["ufuncs_mixed", "broadcast_column", "python_scalar_with_array", "softmax_entropy", "where_clip",
+        "exp_log_family"])
+def test_elementwise_with_broadcasting(f, args):
+    assert_grad_fd(f, *args)
+
+
+# --- reductions -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("f", [
+    lambda x: np.sum(np.sum(x, axis=0) ** 2),
+    lambda x: np.sum(np.mean(x, axis=1, keepdims=True) * x),
+    lambda x: np.sum(np.prod(x, axis=(0, 2)) ** 2),
+    lambda x: np.sum(np.var(x, axis=-1, ddof=1)) + np.sum(np.std(x, axis=(0, 1), keepdims=True) * x),
+    lambda x: np.sum(np.max(x, axis=1) ** 2) + np.sum(np.min(x, axis=2, keepdims=True) * x),
+    lambda x: np.sum(np.cumsum(x, axis=1) * np.cumprod(x, axis=2)),
+    lambda x: x.mean() * x.sum(axis=(1, 2)).prod(),
+], ids=["sum_axis0", "mean_keepdims", "prod_axis_tuple", "var_std_ddof", "max_min", "cumsum_cumprod",
+        "methods"])
+def test_reductions_axis_keepdims(f):
+    assert_grad_fd(f, T)
+
+
+# --- linear algebra ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("f, args", [
+    (lambda a, b: np.sum(np.tanh(a @ b)), (A, B)),
+    (lambda a, v: np.sum((a @ v) ** 2), (A, V4)),
+    (lambda v, a: np.sum(np.sin(v @ a)), (V3, A)),
+    (lambda v, w: v @ w, (V4, V4 + 1.0)),
+    (lambda a, b: np.sum(np.dot(a, b) ** 2) + np.dot(a[0], b[:, 1]), (A, B)),
+    (lambda t, b: np.sum(np.matmul(t, b) ** 2), (T, B)),
+    (lambda a, b: np.einsum("ij,jk->", a, b) + np.sum(np.einsum("ij,jk->ik", a, b) ** 2), (A, B)),
+    (lambda t, a: np.sum(np.einsum("bij,ij->b", t, a) ** 3) + np.einsum("ii", a[:, :3]), (T, A)),
+], ids=["matmul_2d", "matmul_matvec", "matmul_vecmat", "matmul_inner", "dot", "matmul_batched", "einsum",
+        "einsum_batch_trace"])
+def test_linear_algebra(f, args):
+    assert_grad_fd(f, *args)
+
+
+# --- shapes -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("f", [
+    lambda x: np.sum(np.reshape(x, (4, 3)) * np.arange(12).reshape(4, 3)),
+    lambda x: np.sum(np.transpose(x) @ x) + np.sum(np.ravel(x) ** 3),
+    lambda x: np.sum(np.concatenate([x, x ** 2], axis=1) * np.arange(8)),
+    lambda x: np.sum(np.stack([x, np.sin(x)], axis=-1)[..., 1] * x),
+    lambda x: np.sum(np.expand_dims(x, 0).squeeze() * np.flip(x, axis=1)),
+    lambda x: np.sum(np.roll(x, 1, axis=0) * x) + np.sum(np.tile(x, (2, 1))[4:] ** 2),
+    lambda x: np.sum(np.pad(x, 1) ** 2 * 0.5) + np.sum(np.sort(x, axis=1) * np.arange(4)),
+], ids=["reshape", "transpose_ravel", "concatenate", "stack", "expand_squeeze_flip", "roll_tile", "pad_sort"])
+def test_shapes(f):
+    assert_grad_fd(f, A)
+
+
+# --- indexing ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("f", [
+    lambda x: np.sum(x[1, :3] * x[:, 2]) + x[2, 3] * x[0, 0],
+    lambda x: np.sum(x[::-1, ::-2] ** 2 * np.arange(6).reshape(3, 2)),
+    lambda x: np.sum(x[..., 1:3] * x[None, 0, ..., None, 0]),
+    lambda x: np.sum(x[[0, 0, 2, 0], :] ** 2),
+    lambda x: np.sum(x[[0, 2, 2], [1, 1, 3]] ** 3),
+    lambda x: np.sum(x[x > 0] ** 3) + np.sum(x[:, np.array([True, False, True, True])]),
+    lambda x: x[-1, -1] * x[-2][-3],
+], ids=["basic", "negative_steps", "ellipsis_and_none", "integer_array_repeats", "paired_integer_arrays",
+        "boolean_masks", "negative_indices"])
+def test_indexing(f):
+    assert_grad_fd(f, A)
+
+
+def test_repeated_integer_indices_accumulate_exactly():
+    (g,) = gradient(lambda x: np.sum(x[[1, 1, 1, 0]]), np.zeros(3))
+    np.testing.assert_array_equal(g, [1.0, 3.0, 0.0])
+
+
+def test_array_of_python_scalars():
+    def f(a, b):
+        v = np.array([a, b, a * b])
+        return np.sum(v ** 2 * np.array([1.0, 3.0, 0.5]))
+    ga, gb = assert_grad_fd(f, 1.5, -0.7)
+    assert ga == pytest.approx(2 * 1.5 + 0.5 * 2 * 1.5 * 0.49)
+
+
+def test_nested_lists_to_array():
+    assert_grad_fd(lambda a, b: np.sum(np.array([[a, 2.0], [b, a]]) @ np.array([a, b])), 0.3, 1.7)
+
+
+# --- ndarray methods --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("f", [
+    lambda x: x.sum() * x.max(),
+    lambda x: np.sum(x.dot(x.T)),
+    lambda x: x.reshape(2, 6)[1].sum() + x.reshape(-1)[0] ** 2,
+    lambda x: np.sum(x.astype(np.float64) ** 2) + np.sum(x.astype(np.float32)).item() * 0.0,
+    lambda x: (x.copy() * x).sum(),
+    lambda x: np.sum(x.T[1] * x.T[2]) + x.ravel().prod(),
+    lambda x: x.mean(axis=0).std() + x.cumsum(axis=1).sum() + x.clip(-0.5, 0.5).sum(),
+    lambda x: x.transpose(1, 0).flatten().dot(np.arange(12)) + x.squeeze().trace(),
+], ids=["sum_max", "dot", "reshape", "astype", "copy", "T_ravel_prod", "mean_std_cumsum_clip",
+        "transpose_flatten_trace"])
+def test_ndarray_methods(f):
+    assert_grad_fd(f, A)
+
+
+# --- 0-d arrays, numpy scalars, dtypes -------------------------------------------------------------
+
+def test_zero_dimensional_array():
+    x = np.array(0.3)
+    (g,) = assert_grad_fd(lambda a: np.sin(a) * a + np.sum(a ** 3), x)
+    assert isinstance(g, np.ndarray) and g.shape == ()
+
+
+def test_numpy_scalar_input():
+    (g,) = gradient(lambda a: np.sin(a) * a, np.float64(0.3))
+    assert g == pytest.approx(np.cos(0.3) * 0.3 + np.sin(0.3))
+
+
+def test_numpy_scalars_from_indexing_mix_with_python_floats():
+    assert_grad_fd(lambda x: float(x[0]) * x[1] + 2.0 * x[2] ** 2 - np.float64(3.0) * x[0], V3)
+
+
+@pytest.mark.xfail(strict=True, reason="engine: methods of numpy scalars (np.float64.sum/.mean/.max/.reshape/"
+                   ".astype) give a silent zero gradient")
+def test_method_of_numpy_scalar():
+    assert_grad_fd(lambda a: (a * a).sum() + a[0].max() * a[1], np.array([2.0, 3.0]))
+
+
+@pytest.mark.xfail(strict=True, reason="engine: method on the 0-d result of a 0-d array op ((a*a).sum() with "
+                   "a 0-d) gives a silent zero gradient")
+def test_method_on_zero_dimensional_result():
+    assert_grad_fd(lambda a: (a * a).sum(), np.array(2.0))
+
+
+@pytest.mark.xfail(strict=True, reason="engine: ndarray.item()/.tolist() drop the gradient silently "
+                   "(common in user code: loss.item())")
+def test_item_and_tolist():
+    assert_grad_fd(lambda a: a[0].item() * a[1] + a.tolist()[2] * a[2], V3)
+
+
+@pytest.mark.xfail(strict=True, reason="engine: float constants are taken as differentiable inputs of C "
+                   "functions without a rule: np.arange(3.0) / np.linspace(0.0, 1.0, 3) raise NoRuleError")
+def test_float_constants_into_array_constructors():
+    assert_grad_fd(lambda x: np.sum(x * np.arange(3.0) + x * np.linspace(0.0, 1.0, 3)), V3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dtype_preserved(dtype):
+    x = A.astype(dtype)
+    (g,) = gradient(lambda a: np.sum(np.tanh(a) @ a.T), x)
+    assert g.dtype == dtype
+    want = numerical_gradient(lambda a: np.sum(np.tanh(a) @ a.T), A)[0]
+    np.testing.assert_allclose(g, want, rtol=1e-3 if dtype == np.float32 else 1e-6, atol=1e-4)
+
+
+def test_float32_scalar_stays_float32():
+    (g,) = gradient(lambda a: a * a * 3.0, np.float32(2.0))
+    assert isinstance(g, np.float32) and g == 12.0
+
+
+def test_complex_arrays_follow_zygote_convention():
+    z = rng.normal(size=3) + 1j * rng.normal(size=3)
+    w = rng.normal(size=3) + 1j * rng.normal(size=3)
+    assert_grad_fd(lambda a: np.sum(np.abs(a * a + 1j) ** 2), z)
+    assert_grad_fd(lambda a, b: np.real(np.sum(a * np.conj(b))) + np.sum(np.abs(np.exp(a)) ** 2), z, w)
+    assert_grad_fd(lambda a: np.sum((a @ a.conj()).real) + np.imag(np.sum(a ** 2)), z)
+
+
+def test_complex_closed_form():
+    z = np.array([1 + 2j, 3 - 1j])
+    (g,) = gradient(lambda a: np.sum(np.abs(a) ** 2), z)
+    np.testing.assert_allclose(g, 2 * z)  # d|z|^2 = 2x + 2iy
+
+
+def test_structured_gradient_of_object_holding_arrays():
+    class Affine:
+        def __init__(self):
+            self.W, self.b, self.name = A.copy(), V3.copy(), "affine"
+
+    def loss(m, x):
+        return np.sum((m.W @ x + m.b) ** 2)
+
+    model, x = Affine(), V4
+    (g, gx) = gradient(loss, model, x)
+    r = A @ x + V3
+    assert isinstance(g, Tangent) and g.name is None
+    np.testing.assert_allclose(g.W, 2 * np.outer(r, x))
+    np.testing.assert_allclose(g.b, 2 * r)
+    np.testing.assert_allclose(gx, 2 * A.T @ r)
+
+
+# --- in-place mutation inside differentiated code ---------------------------------------------------
+
+def set_element_from_input(x):
+    y = x.copy()
+    y[1] = x[0] * 3.0
+    y[-1] = np.sin(y[1])
+    return np.sum(y * y * x)
+
+
+def set_mask_to_constant(x):
+    y = x * 2.0
+    y[y > 0] = 1.0
+    return np.sum(y * x)
+
+
+def set_mask_from_array(x):
+    y = x.copy()
+    y[x > 0] = np.exp(x[x > 0])
+    return np.sum(y ** 2)
+
+
+def set_element_into_zeros(x):
+    y = np.zeros(4)
+    y[2] = x[0] * x[1]
+    y[0] = x[2]
+    return np.sum(np.cumsum(y) ** 2)
+
+
+def iadd_array(x, c):
+    y = x * 1.0
+    y += c
+    return np.sum(y ** 2)
+
+
+def iadd_then_use_input(x):
+    s = x.copy()
+    total = np.sum(s ** 2)
+    s += 1.0
+    return total + np.sum(s ** 3)
+
+
+@pytest.mark.parametrize("f, args", [
+    (set_element_from_input, (V4,)),
+    (set_mask_to_constant, (V4,)),
+    (set_mask_from_array, (V4,)),
+    (set_element_into_zeros, (V3,)),
+    (iadd_array, (A, V4)),
+    (iadd_then_use_input, (V4,)),
+], ids=["x[i]=v", "x[mask]=const", "x[mask]=array", "zeros[i]=v", "x+=y", "mutate_after_use"])
+def test_in_place_mutation(f, args):
+    assert_grad_fd(f, *args)
+
+
+def test_input_array_is_not_mutated_by_differentiation():
+    x = V4.copy()
+    gradient(set_element_from_input, x)
+    np.testing.assert_array_equal(x, V4)
+
+
+def set_slice_from_array(x):
+    y = x.copy()
+    y[0:2] = x[1:3] * 2.0
+    return np.sum(y ** 2)
+
+
+def set_row_from_array(m):
+    y = m.copy()
+    y[1] = m[0] * 3.0
+    return np.sum(y * y)
+
+
+def imul_array(x, c):
+    y = x * 2.0
+    y *= c
+    return np.sum(y ** 2)
+
+
+def imul_by_own_input(x):
+    y = x * 2.0
+    y *= x
+    return np.sum(y)
+
+
+def add_at_repeated(x):
+    acc = np.zeros(3)
+    np.add.at(acc, [0, 0, 2], x[:3] * x[1])
+    return np.sum(acc ** 2)
+
+
+def ufunc_out_fresh(x, c):
+    y = np.empty_like(x)
+    np.multiply(x, c, out=y)
+    return np.sum(y ** 2)
+
+
+def ufunc_out_aliased(x):
+    y = np.sin(x)
+    np.sin(y, out=y)
+    return np.sum(y)
+
+
+_MUTATION_XFAIL = [
+    pytest.param(set_slice_from_array, (V4,), id="x[a:b]=array", marks=pytest.mark.xfail(
+        strict=True, reason="engine: assigning an array through a basic (slice/row) index drops the value's "
+                            "gradient")),
+    pytest.param(set_row_from_array, (A,), id="x[i]=row", marks=pytest.mark.xfail(
+        strict=True, reason="engine: assigning an array through a basic (slice/row) index drops the value's "
+                            "gradient")),
+    pytest.param(imul_array, (A, V4), id="x*=y", marks=pytest.mark.xfail(
+        strict=True, reason="engine: the pullback of `y *= c` sees the mutated y instead of the y it captured")),
+    pytest.param(imul_by_own_input, (V4,), id="x*=x_input", marks=pytest.mark.xfail(
+        strict=True, reason="engine: the pullback of `y *= c` sees the mutated y instead of the y it captured")),
+    pytest.param(add_at_repeated, (V4,), id="np.add.at", marks=pytest.mark.xfail(
+        strict=True, reason="engine: no reverse rule for ufunc.at (NoRuleError)")),
+    pytest.param(ufunc_out_fresh, (A, V4), id="out=fresh", marks=pytest.mark.xfail(
+        strict=True, reason="engine: ufunc with out= into a fresh array gives a zero gradient")),
+    pytest.param(ufunc_out_aliased, (V4,), id="out=aliased", marks=pytest.mark.xfail(
+        strict=True, reason="engine: ufunc with out= aliasing its input loses the inner derivative")),
+]
+
+
+@pytest.mark.parametrize("f, args", _MUTATION_XFAIL)
+def test_in_place_mutation_known_failures(f, args):
+    assert_grad_fd(f, *args)
+
+
+def test_mutation_closed_form():
+    def f(x):
+        y = x.copy()
+        y[0] = x[1] ** 2   # overwrites x[0]'s contribution
+        return np.sum(y)
+    value, (g,) = value_and_gradient(f, np.array([5.0, 3.0]))
+    assert value == 12.0
+    np.testing.assert_array_equal(g, [0.0, 7.0])
