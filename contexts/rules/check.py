@@ -165,7 +165,12 @@ def _same_primal(a, b) -> bool:
 
 
 def pullback_of(rule: Rule, fn, dy, args, kwargs, y=None) -> tuple:
-    """The cotangents a rule gives for dy, whichever reverse form (adjoint or rrule) it has."""
+    """The cotangents a rule gives for dy, whichever reverse form (adjoint or rrule) it has.
+
+    >>> import contexts.rules
+    >>> pullback_of(registry.get(max), max, 1.0, ([1.0, 5.0],), {})
+    ([None, 1.0],)
+    """
     if rule.adjoint is not None:
         return tuple(rule.adjoint(dy, fn(*args, **kwargs) if y is None else y, *args, **kwargs))
     if rule.rrule is not None:

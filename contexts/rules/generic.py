@@ -93,7 +93,11 @@ def unbroadcast(g, like):
 # -- real/complex projection -----------------------------------------------------------------------
 
 def is_real(x) -> bool:
-    """True when x can only hold real values (real scalars, ufloats, real-dtype arrays)."""
+    """True when x can only hold real values (real scalars, ufloats, real-dtype arrays).
+
+    >>> is_real(1.5), is_real(Fraction(1, 3)), is_real(np.zeros(2, complex)), is_real(1j)
+    (True, True, False, False)
+    """
     t = type(x)
     if t is float or t is int or t is Fraction or t is bool:
         return True
@@ -191,7 +195,12 @@ def _cbrt_ufloat(x):
 
 
 def plain(x):
-    """The plain number behind x for comparisons (a ufloat's nominal value; others unchanged)."""
+    """The plain number behind x for comparisons (a ufloat's nominal value; others unchanged).
+
+    >>> from uncertainties import ufloat
+    >>> plain(ufloat(2.0, 0.1)), plain(Fraction(1, 2))
+    (2.0, Fraction(1, 2))
+    """
     return x.nominal_value if isinstance(x, _UFloat) else x
 
 

@@ -25,7 +25,7 @@ from .generic import fit, plain
 from .operator import pow_dn, pow_dx
 from .registry import registry
 
-__all__ = ["NONDIFFERENTIABLE"]
+__all__ = ["NONDIFFERENTIABLE", "register_elementwise"]
 
 _LN2, _LN10, _TWO_BY_SQRT_PI = math.log(2.0), math.log(10.0), 2.0 / math.sqrt(math.pi)
 
@@ -225,7 +225,17 @@ _ELEMENTWISE = {
 
 def register_elementwise(fn, partials, name):
     """`registry.elementwise(fn, *partials)` plus a fast path for float arguments and cotangents
-    (real functions of reals: no broadcasting to undo, nothing to conjugate)."""
+    (real functions of reals: no broadcasting to undo, nothing to conjugate).
+
+    >>> import math
+    >>> def softplus(x):
+    ...     return math.log1p(math.exp(x))
+    >>> def softplus_partial(y, x):
+    ...     return 1 / (1 + g.exp(-x))
+    >>> register_elementwise(softplus, (softplus_partial,), "softplus")
+    >>> registry.get(softplus).adjoint(2.0, softplus(0.0), 0.0)
+    (1.0,)
+    """
     registry.elementwise(fn, *partials, name=name)
     rule = registry.get(fn)
     generic_adjoint, generic_frule = rule.adjoint, rule.frule
