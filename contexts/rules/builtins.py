@@ -21,7 +21,7 @@ import numpy as np
 
 from . import generic
 from .generic import conj, fit, project
-from .operator import _quotient, abs_adjoint, abs_frule, pow_adjoint, pow_frule
+from .operator import floor_quotient, abs_adjoint, abs_frule, pow_adjoint, pow_frule
 from .registry import registry
 
 __all__: list[str] = []
@@ -165,13 +165,13 @@ def divmod_adjoint(dy, y, a, b):
     dr = None if dy is None else dy[1]
     if dr is None:
         return None, None
-    return fit(dr, a), fit(-dr * _quotient(a, b), b)
+    return fit(dr, a), fit(-dr * floor_quotient(a, b), b)
 
 
 def divmod_frule(tangents, a, b):
     y = builtins.divmod(a, b)
     ta, tb = tangents
-    dr = generic.add(ta, None if tb is None else -tb * _quotient(a, b))
+    dr = generic.add(ta, None if tb is None else -tb * floor_quotient(a, b))
     return y, (None, dr)
 
 

@@ -29,7 +29,7 @@ from . import generic
 from .generic import conj, fit, plain, project, sign
 from .registry import registry
 
-__all__ = ["NOT_NUMERIC", "pow_dx", "pow_dn"]
+__all__ = ["NOT_NUMERIC", "pow_dx", "pow_dn", "floor_quotient"]
 
 NOT_NUMERIC = frozenset({
     "attrgetter", "itemgetter", "methodcaller", "call", "getitem", "setitem", "delitem",  # structural
@@ -185,8 +185,13 @@ def itruediv_frule(tangents, a, b):
 
 # -- mod (floordiv has zero derivative) -----------------------------------------------------------
 
-def _quotient(a, b):
-    """floor(a / b) as a constant (the derivative of a // b is zero)."""
+def floor_quotient(a, b):
+    """floor(a / b), held constant when differentiating `a % b` (the derivative of a // b is zero);
+    ufloats use their nominal values (their `//` is deprecated).
+
+    >>> floor_quotient(7.5, 2.0), floor_quotient(-7.5, 2.0)
+    (3.0, -4.0)
+    """
     if isinstance(a, generic._UFloat) or isinstance(b, generic._UFloat):
         return generic.floor(plain(a) / plain(b))
     return a // b
@@ -195,11 +200,11 @@ def _quotient(a, b):
 def mod_adjoint(dy, y, a, b):
     if dy is None:
         return None, None
-    return fit(dy, a), fit(-dy * _quotient(a, b), b)
+    return fit(dy, a), fit(-dy * floor_quotient(a, b), b)
 
 
 def _mod_tangent(ta, tb, a, b):
-    return _sub_tangent(ta, None if tb is None else tb * _quotient(a, b))
+    return _sub_tangent(ta, None if tb is None else tb * floor_quotient(a, b))
 
 
 def mod_frule(tangents, a, b):
