@@ -235,6 +235,21 @@ def cumulative(t, axis, linear: bool, primal_fn: Callable = None) -> Tracer:
     return Tracer(t.shape, P, H, y, t.order)
 
 
+def take_along(t, indices, axis) -> Tracer:
+    return restructure([t], lambda i: np.take_along_axis(i, indices, axis))
+
+
+def along_axis(t, axis, linear, primal: Any = None) -> Tracer:
+    """Every element depends on every element of its line along axis (sort, softmax, ...)."""
+    t = as_tracer(t)
+    if axis is None:
+        t, axis = t.ravel(), 0
+    r = reduce(t, axis, True, linear, lambda p, axis, keepdims: np.sum(p, axis, keepdims=keepdims))
+    out = restructure([r], lambda i: np.broadcast_to(i, t.shape))
+    out.primal = primal
+    return out
+
+
 def concatenate(arrays, axis=0, **kw) -> Tracer:
     arrays = list(arrays)
     if axis is None:
@@ -252,7 +267,7 @@ def array(obj, dtype=None, *, copy=True, **kw):
         return obj.copy() if copy else obj
     if isinstance(obj, (list, tuple)) and has_tracer((obj,)):
         return stack([array(o, copy=False) for o in obj])
-    return np.array(obj, dtype=dtype, copy=copy)
+    return np.array(obj, dtype=dtype) if copy else np.asarray(obj, dtype=dtype)
 
 
 def _select_where(args, primals, shape):

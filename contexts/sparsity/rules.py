@@ -17,7 +17,7 @@ import numpy as np
 from contexts.rules.registry import registry
 
 from . import ops
-from .tracer import (LINEAR, NONDIFF, Spec, Tracer, _primal, _shape, as_tracer, constant_tracer, elementwise,
+from .tracer import (LINEAR, NONDIFF, Spec, Tracer, _shape, as_tracer, constant_tracer, elementwise,
                      reduce, restructure)
 
 __all__ = ["SPECS", "CONSTRUCTORS", "ALWAYS"]
@@ -323,6 +323,54 @@ def result_type_srule(*args):
 registry.srule(np.iscomplexobj)(lambda x: False if isinstance(x, Tracer) else np.iscomplexobj(x))
 registry.srule(np.isrealobj)(lambda x: True if isinstance(x, Tracer) else np.isrealobj(x))
 registry.srule(np.isscalar)(lambda x: False if isinstance(x, Tracer) else np.isscalar(x))
+
+@registry.srule(np.sort)
+def sort_srule(a, axis=-1, kind=None, order=None, **kw):
+    a = as_tracer(a)
+    if a.primal is not None:  # local: the permutation taken here
+        return ops.take_along(a, np.argsort(a.primal, axis=axis, kind=kind), axis)
+    return ops.along_axis(a, axis, True)
+
+
+registry.srule(np.round, np.around)(
+    lambda a, decimals=0, out=None: elementwise(np.round, NONDIFF, (a,), {"decimals": decimals}))
+registry.srule(np.nan_to_num)(
+    lambda x, copy=True, nan=0.0, posinf=None, neginf=None: elementwise(np.nan_to_num, LINEAR, (x,)))
+
+
+@registry.srule(np.broadcast_arrays)
+def broadcast_arrays_srule(*args, subok=False):
+    shape = np.broadcast_shapes(*(_shape(a) for a in args))
+    return tuple(restructure([a], lambda i: np.broadcast_to(i, shape)) for a in args)
+
+
+for _fn in (np.einsum, np.interp, np.convolve, np.correlate, np.kron, np.tensordot):
+    registry.srule(_fn)(functools.partial(lambda fn, *a, **k: ops.dense(fn, a, k), _fn))
+
+try:
+    import scipy.special as _sc
+except ImportError:  # pragma: no cover
+    _sc = None
+if _sc is not None:
+    @registry.srule(_sc.logsumexp)
+    def logsumexp_srule(a, axis=None, b=None, keepdims=False, return_sign=False):
+        t = as_tracer(a) if b is None else np.exp(a) * b
+        primals = ops._known_primals((a, b)) if b is not None else ops._known_primals((a,))
+        y = None if primals is None else _sc.logsumexp(*primals[:1], axis=axis, b=b if b is None else
+                                                        primals[1], keepdims=keepdims)
+        out = reduce(t, axis, keepdims, False, lambda p, axis, keepdims: np.sum(p, axis, keepdims=keepdims))
+        out.primal = y
+        return (out, np.sign(y) if y is not None else 1.0) if return_sign else out
+
+    def _softmax_like(fn):
+        def srule(x, axis=None):
+            x = as_tracer(x)
+            return ops.along_axis(x, axis, False, None if x.primal is None else fn(x.primal, axis=axis))
+        srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
+        registry.srule(fn)(srule)
+
+    _softmax_like(_sc.softmax)
+    _softmax_like(_sc.log_softmax)
 
 # -- construction: arrays built inside the function become tracers, so they can take traced values -----
 

@@ -95,6 +95,18 @@ class Spec:
         return [(a, b) for a, b in self.second if a in active and b in active]
 
 
+class _Flags:
+    """What library code asks of `a.flags` (tracers are written through setitem, never aliased)."""
+    writeable = c_contiguous = owndata = aligned = True
+    f_contiguous = False
+
+    def __getitem__(self, key):
+        return getattr(self, key.lower())
+
+
+_FLAGS = _Flags()
+
+
 class Tracer:
     """An array (or scalar, shape ()) whose elements know the inputs they depend on.
 
@@ -105,14 +117,26 @@ class Tracer:
            [0, 1, 1]])
     """
 
-    __slots__ = ("shape", "P", "H", "primal", "order")
+    __slots__ = ("_shape", "P", "H", "primal", "order")
     __array_priority__ = 1000
     __hash__ = None  # like ndarray
 
     def __init__(self, shape: tuple, P: Pattern | None, H: Pattern | None = None, primal: Any = None,
                  order: int = 0):
-        self.shape = tuple(shape)
+        self._shape = tuple(shape)
         self.P, self.H, self.primal, self.order = P, H, primal, order
+
+    @property
+    def shape(self) -> tuple:
+        return self._shape
+
+    @shape.setter
+    def shape(self, shape) -> None:
+        """`a.shape = ...` reshapes in place, as for ndarray (rows stay in C order)."""
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        self._shape = np.empty(self._shape, dtype=np.bool_).reshape(shape).shape
+        if self.primal is not None:
+            self.primal = np.reshape(self.primal, self._shape)
 
     # -- array attributes --------------------------------------------------------------------
     @property
@@ -135,6 +159,19 @@ class Tracer:
         deps = 0 if self.P is None else self.P.nnz
         value = "" if self.primal is None else f", primal={self.primal!r}"
         return f"Tracer(shape={self.shape}, dependencies={deps}{value})"
+
+    def __getattr__(self, name: str):
+        # a constant (no dependencies, primal known) lends the rest of ndarray's API from its primal,
+        # so library code that builds arrays with np.zeros and fills them (`.flat`, `.fill`) still runs
+        if name.startswith("__") or self.primal is None or not self.is_constant:
+            raise AttributeError(f"sparsity tracers have no attribute {name!r}")
+        return getattr(self.primal, name)
+
+    @property
+    def flags(self):
+        if self.primal is not None and self.is_constant and isinstance(self.primal, np.ndarray):
+            return self.primal.flags
+        return _FLAGS
 
     def __len__(self) -> int:
         if not self.shape:
@@ -230,9 +267,31 @@ class Tracer:
     def __round__(self, ndigits=None): return np.round(self, ndigits or 0)
     def __divmod__(self, o): return np.floor_divide(self, o), np.remainder(self, o)
 
+    # in place, as ndarray: every name bound to this tracer sees the update
+    def _inplace(self, ufunc, o):
+        self[...] = ufunc(self, o)
+        return self
+
+    def __iadd__(self, o): return self._inplace(np.add, o)
+    def __isub__(self, o): return self._inplace(np.subtract, o)
+    def __imul__(self, o): return self._inplace(np.multiply, o)
+    def __itruediv__(self, o): return self._inplace(np.true_divide, o)
+    def __ipow__(self, o): return self._inplace(np.power, o)
+
     # -- indexing ------------------------------------------------------------------------------------
     def __getitem__(self, key):
         key = _concrete_key(key)
+        if type(key) is int and len(self._shape) == 1 and self.order < 2:  # the scalar-loop fast path
+            n = self._shape[0]
+            if not -n <= key < n:
+                raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
+            primal = None if self.primal is None else self.primal[key]
+            if self.P is None:
+                return Tracer((), None, None, primal, self.order)
+            row = key % n
+            lo, hi = self.P.indptr[row], self.P.indptr[row + 1]
+            P = Pattern(np.array([0, hi - lo]), self.P.indices[lo:hi], self.P.ncols)
+            return Tracer((), P, None, primal, self.order)
         return restructure([self], lambda i: i[key])
 
     def __setitem__(self, key, value) -> None:
@@ -366,7 +425,7 @@ class Tracer:
         return np.clip(self, a_min, a_max)
 
     def round(self, decimals=0):
-        return np.round(self, decimals)
+        return elementwise(np.round, NONDIFF, (self,), {"decimals": decimals})
 
     def nonzero(self):
         return np.nonzero(self._concrete("nonzero()"))
@@ -445,6 +504,12 @@ def elementwise(fn: Callable, spec: Spec, args: tuple, kwargs: dict | None = Non
     if not active:
         return Tracer(shape, None, None, y, 0 if order == 0 else order)
     masks = spec.select(args, [_primal(a) for a in args], shape) if spec.select else None
+    if not shape and order < 2 and masks is None:  # scalars: one row each, merged directly
+        if len(active) == 1:
+            return Tracer(shape, args[active[0]].P, None, y, order)
+        cols = np.unique(np.concatenate([args[i].P.indices for i in active]))
+        return Tracer(shape, Pattern(np.array([0, len(cols)]), cols, args[active[0]].P.ncols), None, y,
+                      order)
     size = math.prod(shape)
     rows = {}
     for i in active:
