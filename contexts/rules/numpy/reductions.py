@@ -1,5 +1,5 @@
 """Rules for numpy reductions and scans: `sum`, `mean`, `prod`, `max`/`min` (and `amax`, `amin`,
-`nanmax`, `nanmin`, `ptp`), `var`/`std`, `cumsum`/`cumprod`, `nansum`/`nanmean`, `np.linalg.norm`, and
+`nanmax`, `nanmin`, `ptp`), `var`/`std` (and `nanvar`/`nanstd`), `cumsum`/`cumprod`, `nansum`/`nanmean`, `np.linalg.norm`, and
 the ndarray methods `x.sum()`, `x.mean()`, `x.prod()`, `x.max()`, `x.min()`, `x.var()`, `x.std()`,
 `x.cumsum()`, `x.cumprod()` (numpy 2 has no `x.ptp()`; `np.ptp` is covered).
 
@@ -298,6 +298,18 @@ def _std_jvp(t, y, x, **p):
 
 reduction_rule(np.var, _VAR, _var_grad, _var_jvp, _method("var"))
 reduction_rule(np.std, _VAR, _std_grad, _std_jvp, _method("std"))
+
+
+def _skip_nan(moment: Callable) -> Callable:
+    """The nan-variant of a var/std rule: NaNs join the entries a `where=` mask leaves out."""
+    def nan_moment(d, y, x, where=True, **p):
+        return moment(d, y, x, where=np.logical_and(_nan_free(x), _given(where, True)), **p)
+    nan_moment.__name__ = f"nan{moment.__name__.lstrip('_')}"
+    return nan_moment
+
+
+reduction_rule(np.nanvar, _VAR, _skip_nan(_var_grad), _skip_nan(_var_jvp))
+reduction_rule(np.nanstd, _VAR, _skip_nan(_std_grad), _skip_nan(_std_jvp))
 
 # -- cumsum, cumprod ----------------------------------------------------------------------------------
 

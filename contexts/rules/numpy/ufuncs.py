@@ -401,6 +401,19 @@ def _where():
     return where_adjoint, where_frule
 
 
+@_rules(np.nan_to_num)
+def _nan_to_num():
+    def nan_to_num_adjoint(dy, y, x, *rest, **kwargs):
+        if dy is None or not inexact(x):
+            return (None,) * (1 + len(rest))
+        return (match_primal(np.where(np.isfinite(x), dy, 0), x),) + (None,) * len(rest)
+
+    def nan_to_num_frule(tangents, x, *rest, **kwargs):
+        y, t = np.nan_to_num(x, *rest, **kwargs), tangents[0]
+        return y, (None if t is None else np.where(np.isfinite(x), t, 0))
+    return nan_to_num_adjoint, nan_to_num_frule
+
+
 # -- zero derivative everywhere they are defined --------------------------------------------------------
 
 registry.nondifferentiable(

@@ -33,6 +33,13 @@ def with_zeros(x, *where):
     return x
 
 
+def with_nans(x, *where):
+    x = x.copy()
+    for idx in where:
+        x[idx] = np.nan
+    return x
+
+
 def M(name):
     return (np.ndarray, name)
 
@@ -72,6 +79,8 @@ SPECS = [
     (np.cumsum, (X3, 2), {}, (0,)),
     (np.nansum, (with_zeros(X3, (0, 1, 1)) + np.where(X3 > 1.2, np.nan, 0),), {"axis": 1}, (0,)),
     (np.nanmean, (X3 + np.where(X3 > 1.0, np.nan, 0),), {"axis": 2}, (0,)),
+    *[(f, (with_nans(X3, (0, 1, 1), (1, 2, 3)),), kw, (0,)) for f in (np.nanvar, np.nanstd)
+      for kw in ({}, {"axis": 1, "ddof": 1}, {"axis": (0, 2), "keepdims": True})],
     (np.ptp, (X3,), {"axis": 1}, (0,)),
     (np.ptp, (X3,), {}, (0,)),
     # complex inputs (Zygote's convention; var/std of complex are real)

@@ -75,6 +75,7 @@ SPECS = [
     ((np.ndarray, "clip"), (R(2, 3),), {"max": 0.1}, (0,)),
     ((np.ndarray, "conj"), (C(3),), {}, (0,)),
     (np.where, (R(2, 3) > 0, R(2, 3), R(3)), {}, (1, 2)),
+    (np.nan_to_num, (np.array([0.3, np.nan, np.inf, -0.2]),), {}, (0,)),
     (np.where, (R(3) > 0, 0.5, R(2, 3)), {}, (1, 2)),
     (np.where, (R(2, 3) > 0, C(3), C(2, 3)), {}, (1, 2)),
 ]
