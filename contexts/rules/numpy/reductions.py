@@ -1,7 +1,7 @@
 """Rules for numpy reductions and scans: `sum`, `mean`, `prod`, `max`/`min` (and `amax`, `amin`,
-`nanmax`, `nanmin`, `ptp`), `var`/`std` (and `nanvar`/`nanstd`), `cumsum`/`cumprod`, `nansum`/`nanmean`, `np.linalg.norm`, and
-the ndarray methods `x.sum()`, `x.mean()`, `x.prod()`, `x.max()`, `x.min()`, `x.var()`, `x.std()`,
-`x.cumsum()`, `x.cumprod()` (numpy 2 has no `x.ptp()`; `np.ptp` is covered).
+`nanmax`, `nanmin`, `ptp`), `var`/`std` (and `nanvar`/`nanstd`), `cumsum`/`cumprod`, `nansum`/`nanmean`,
+`np.linalg.norm`, and the ndarray methods `x.sum()`, `x.mean()`, `x.prod()`, `x.max()`, `x.min()`,
+`x.var()`, `x.std()`, `x.cumsum()`, `x.cumprod()` (numpy 2 has no `x.ptp()`; `np.ptp` is covered).
 
 Every axis form is accepted (None, int, negative, tuple; positional or keyword), with `keepdims`, `ddof`
 (or `correction`), `where=` masks, and `initial=`. Ties of max/min (and of the inf-norms) split the
