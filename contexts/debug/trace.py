@@ -25,7 +25,7 @@ class CallNode:
 
     function: str                    # qualname of the callee
     module: str                      # the callee's module
-    args: list[str]                  # short reprs of the positional arguments
+    args: list[str]                  # short reprs of the positional arguments (`self` first for a method)
     kwargs: dict[str, str]           # short reprs of the keyword arguments
     depth: int                       # number of enclosing calls in the run (the root call has depth 0)
     site: str | None = None          # "file:line" of the call in the caller's source (None for the root)
@@ -117,7 +117,11 @@ class TraceContext(overdub.Context):
             finally:
                 self._depth = depth
         name, module = self._names_of(fn)
-        node = CallNode(name, module, [short_repr(a) for a in args],
+        shown = args
+        owner = getattr(fn, "__self__", None)
+        if owner is not None and type(owner) is not types.ModuleType:  # x.method(a) reads as method(x, a)
+            shown = (owner, *args)
+        node = CallNode(name, module, [short_repr(a) for a in shown],
                         {k: short_repr(v) for k, v in kwargs.items()} if kwargs else {},
                         depth, None if site is None else f"{site.filename}:{site.lineno}")
         (self._open[-1].children if self._open else self.roots).append(node)

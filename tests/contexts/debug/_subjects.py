@@ -35,6 +35,9 @@ class Account:
     def __init__(self, balance):
         self.balance = balance
 
+    def __repr__(self):
+        return f"Account({self.balance})"
+
     def deposit(self, amount, *, fee=0):
         self.balance = self.balance + amount - fee
         return self.balance

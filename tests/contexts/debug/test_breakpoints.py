@@ -151,7 +151,7 @@ print("RESULT", breakpoint_on(s.square, condition=lambda x: x > 3).run(s.norm2, 
 def test_real_pdb_stops_in_the_callee_and_steps_through_its_body(tmp_path):
     commands = "args\nstep\np x * 10\ncontinue\n"
     out = "\n".join(_run_script(tmp_path, "pdb.set_trace", PDB_SCRIPT, commands))
-    assert "square()" in out and "x = 4.0" in out  # stopped in square(4.0), its argument visible
-    assert "x = 3.0" not in out                     # the condition skipped square(3.0)
-    assert "-> return x * x" in out and "40.0" in out  # `step` reached square's body
-    assert out.rstrip().endswith("RESULT 5.0")
+    assert "square()" in out and "x = 4.0" in out, out  # stopped in square(4.0), its argument visible
+    assert "x = 3.0" not in out, out                     # the condition skipped square(3.0)
+    assert "-> return x * x" in out and "40.0" in out, out  # `step` reached square's body
+    assert out.rstrip().endswith("RESULT 5.0"), out

@@ -66,6 +66,7 @@ def test_methods_keywords_and_defaults():
     assert ctx.run(acct.deposit, 5, fee=1) == 14
     assert ctx.roots[0].function == "Account.deposit"
     assert ctx.roots[0].kwargs == {"fee": "1"}
+    assert ctx.roots[0].args == ["Account(10)", "5"]  # the bound object shows as the first argument
     ctx = TraceContext()
     assert ctx.run(s.with_defaults, 1, 2, 3, scale=2, z=0) == 13
     assert ctx.roots[0].call_text() == "with_defaults(1, 2, 3, scale=2, z=0)"
@@ -95,6 +96,9 @@ def test_primitives_are_recorded_on_request():
     assert names.count("square") == 2 and "sqrt" in names
     sqrt = next(c for c in ctx.roots[0].children if c.function == "sqrt")
     assert sqrt.args == ["25.0"] and sqrt.result == "5.0" and sqrt.module == "math"
+    ctx = TraceContext(primitives=True)
+    ctx.run(lambda xs: xs.index(3), [1, 3])
+    assert ctx.roots[0].children[0].call_text() == "list.index([1, 3], 3)"
     plain = TraceContext()
     plain.run(s.norm2, [3.0, 4.0])
     assert [c.function for c in plain.roots[0].children] == ["square", "square"]
