@@ -12,7 +12,7 @@ import numpy as np
 from overdub import Context
 from overdub.errors import OverdubError
 
-from .custom import _Nest
+from .custom import _level
 from .runtime import call
 from .structs import Session, Tangent, finalize
 
@@ -53,39 +53,53 @@ def _check_callable(f) -> None:
                            fix="pass the function itself: gradient(f, x), not gradient(f(x), x)")
 
 
-class _deeper_recursion:
-    """Each level of user recursion costs the forward twin three frames and the adjoint two: allow the
-    user's own recursion depth (Python's limit) three times over while differentiating."""
-
-    def __enter__(self):
-        self.old = sys.getrecursionlimit()
-        if self.old < 3 * _BASE_LIMIT:
-            sys.setrecursionlimit(3 * _BASE_LIMIT)
-
-    def __exit__(self, *exc):
-        sys.setrecursionlimit(self.old)
-
-
+# Each level of user recursion costs the forward twin three frames and the adjoint two: while
+# differentiating, allow the user's own recursion depth (Python's limit) three times over.
 _BASE_LIMIT = sys.getrecursionlimit()
+_DEEP = 3 * _BASE_LIMIT
+
+
+def _record(f, args, kwargs):
+    """Run f's recording forward pass: (y, pullback)."""
+    if not callable(f):
+        _check_callable(f)
+    limit = sys.getrecursionlimit()
+    if limit < _DEEP:
+        sys.setrecursionlimit(_DEEP)
+    token = _level.set(_level.get() + 1)
+    try:
+        return call(-1, f, *args, **kwargs)
+    finally:
+        _level.reset(token)
+        if limit < _DEEP:
+            sys.setrecursionlimit(limit)
+
+
+def _reverse(pb, dy, args):
+    """Run a recorded pullback: (cotangent of f, cotangents of args shaped like args)."""
+    if pb is None:
+        return None, tuple(finalize(None, a) for a in args)
+    S = Session()
+    limit = sys.getrecursionlimit()
+    if limit < _DEEP:
+        sys.setrecursionlimit(_DEEP)
+    try:
+        dfn, dargs, _dkw = pb[0](pb, dy, None, S)
+    finally:
+        if S.redo:
+            S.finish()
+        if limit < _DEEP:
+            sys.setrecursionlimit(limit)
+    if dargs is None:
+        return dfn, tuple(finalize(None, a) for a in args)
+    return dfn, tuple(finalize(g, a) for g, a in zip(dargs, args))
 
 
 def _pullback(f, args, kwargs):
-    _check_callable(f)
-    with _deeper_recursion(), _Nest():
-        y, pb = call(-1, f, *args, **kwargs)
+    y, pb = _record(f, args, kwargs)
 
     def back(dy):
-        if pb is None:
-            return None, tuple(finalize(None, a) for a in args)
-        S = Session()
-        try:
-            with _deeper_recursion():
-                dfn, dargs, _dkw = pb[0](pb, dy, None, S)
-        finally:
-            S.finish()
-        dargs = tuple(dargs) if dargs is not None else (None,) * len(args)
-        return dfn, tuple(finalize(g, a) for g, a in zip(dargs, args))
-
+        return _reverse(pb, dy, args)
     return y, back
 
 
@@ -113,6 +127,8 @@ def pullback_full(f: Callable, *args: Any) -> tuple[Any, Callable]:
 
 
 def _seed(y):
+    if type(y) is float:
+        return 1.0
     if isinstance(y, bool):
         raise NonScalarError(f"the function returned a bool ({y!r}); it has no gradient")
     if isinstance(y, float):
@@ -144,9 +160,8 @@ def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
     >>> value_and_gradient(lambda x: x ** 3, 2.0)
     (8.0, (12.0,))
     """
-    y, back = _pullback(f, args, {})
-    seed = _seed(y)
-    return y, back(seed)[1]
+    y, pb = _record(f, args, {})
+    return y, _reverse(pb, _seed(y), args)[1]
 
 
 def gradient(f: Callable, *args: Any) -> tuple:

@@ -75,6 +75,10 @@ def _idx(node) -> str:
     return _src(node)
 
 
+def _targets(s) -> set[str]:
+    return {t.id for t in getattr(s, "targets", []) if isinstance(t, ast.Name)}
+
+
 def _names_in(node) -> list[str]:
     return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
 
@@ -89,6 +93,8 @@ class _Gen:
         self.adjoints: dict[int, list[ast.stmt]] = {}
         self.adjoint_text: dict[int, str] = {}
         self.dvars: set[str] = set()
+        self._later: set[str] = set()
+        self._results: list[str] = []
         # nested functions that write variables of this one (`nonlocal`): name -> those variables
         self.writers = {n.name: nonlocal_writes(n) for n in ast.walk(fdef)
                         if isinstance(n, ast.FunctionDef) and n is not fdef and nonlocal_writes(n)}
@@ -101,7 +107,9 @@ class _Gen:
         self.dvars.add(name)
         dn = d(name)
         return (f"_od_c = {expr}\n"
-                f"{dn} = _od_c if {dn} is None else __od_acc__({dn}, _od_c)\n")
+                f"if {dn} is None:\n    {dn} = _od_c\n"
+                f"elif type({dn}) is float and type(_od_c) is float:\n    {dn} = {dn} + _od_c\n"
+                f"else:\n    {dn} = __od_acc__({dn}, _od_c)\n")
 
     def take(self, name: str) -> str:
         self.dvars.add(name)
@@ -203,9 +211,11 @@ class _Gen:
             if not act:
                 fwd.append(s)
                 continue
+            self._later = assigned_later[idx]
+            self._results = []
             f_stmts, need, adj = self.statement(s)
-            # a saved variable that the block reassigns later is snapshotted before this statement
-            later = assigned_later[idx]
+            # a saved variable that this statement or a later one in the block reassigns is snapshotted
+            later = assigned_later[idx] | (_targets(s) & set(_names_in(getattr(s, "value", s))))
             renames = {}
             for n in need:
                 if n in later:
@@ -217,7 +227,7 @@ class _Gen:
                 adj = _rename_text(adj, renames)
                 need = [renames.get(n, n) for n in need]
             fwd.extend(f_stmts)
-            for n in need:
+            for n in need + self._results:
                 if n not in saved:
                     saved.append(n)
             adj_parts.append((adj, s))
@@ -320,16 +330,31 @@ class _Gen:
         a, b = v.left, v.right
         A, B = _src(a), _src(b)
         act_a, act_b = self.is_active(a), self.is_active(b)
-        need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [name]
+        operands = [x.id for x in (a, b) if isinstance(x, ast.Name)]
+        # the result is kept for rules that use it (a / b, a ** b) unless the block overwrites it;
+        # then the generic path recomputes it
+        keep_y = name not in operands and name not in self._later
+        need = operands
+        if keep_y:
+            self._results.append(name)  # saved as is: it is the value after this statement
         adj = self.take(name) + "if _g is not None:\n"
-        fast = _FAST_BINOPS.get(type(v.op))
-        generic = (f"_od_ga, _od_gb = __od_binop_adj__({_OPNAMES.get(type(v.op), '?')!r}, _g, {name}, {A}, {B})\n"
+        generic = (f"_od_ga, _od_gb = __od_binop_adj__({_OPNAMES.get(type(v.op), '?')!r}, _g, "
+                   f"{name if keep_y else 'None'}, {A}, {B})\n"
                    + (self.acc(a.id, "_od_ga") if act_a else "") + (self.acc(b.id, "_od_gb") if act_b else ""))
+        fast = _FAST_BINOPS.get(type(v.op))
         if fast is not None:
             fa, fb = (f.format(a=A, b=B) for f in fast)
             inline = ((self.acc(a.id, fa) if act_a else "") + (self.acc(b.id, fb) if act_b else "")) or "pass\n"
-            # a float result means real scalar operands: the inline partials need no conj or unbroadcast
-            adj += f"    if type(_g) is float and type({name}) is float:\n" + _indent(inline, 8) + "    else:\n" + _indent(generic, 8)
+            # a float cotangent means a scalar result (nothing to unbroadcast); products and quotients
+            # also need real operands (nothing to conjugate)
+            test = "type(_g) is float"
+            if isinstance(v.op, (ast.Mult, ast.Div)):
+                for x in (a, b):
+                    if isinstance(x, ast.Name):
+                        test += f" and type({x.id}) is float"
+                    elif not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
+                        test += " and False"
+            adj += f"    if {test}:\n" + _indent(inline, 8) + "    else:\n" + _indent(generic, 8)
         else:
             adj += _indent(generic)
         return [s], need, adj

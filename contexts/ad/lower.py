@@ -88,6 +88,11 @@ class Lowerer:
 
     def stmt_Assign(self, s):
         pre: list = []
+        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            # `x = a * b` stays one statement (no temporary in between): fewer stores, shorter adjoints
+            value = self.expr(s.value, pre)
+            pre.append(ast.copy_location(ast.Assign(targets=[_name(s.targets[0].id, s, True)], value=value), s))
+            return pre
         value = self.atom(s.value, pre)
         for target in s.targets:
             pre.extend(self.store(target, value, s))

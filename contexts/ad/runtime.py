@@ -48,11 +48,21 @@ class UnsupportedFunction(OverdubError):
 _rules = registry.rules
 
 
+_BUILTIN = types.BuiltinMethodType  # also the type of builtin functions such as math.sin
+
+
 def _rule_of(f):
+    """(rule, is_method) for f; is_method when the rule is keyed by (type, name) of a bound C method."""
     try:
-        return _rules.get(f) if type(f) is not types.BuiltinMethodType else _rules.get(key_of(f))
-    except TypeError:
-        return None
+        rule = _rules.get(f)
+    except TypeError:  # unhashable callable
+        return None, False
+    if rule is not None or type(f) is not _BUILTIN:
+        return rule, False
+    key = key_of(f)
+    if type(key) is tuple:
+        return _rules.get(key), True
+    return None, False
 
 
 def _static_back(pb, dy, dself, S):
@@ -85,9 +95,8 @@ def _rrule_back(pb, dy, dself, S):
 
 def call(mask, f, *args, **kw):
     """Run f(*args, **kw) recording what its reverse pass needs; return (y, pullback or None)."""
-    rule = _rule_of(f)
+    rule, is_method = _rule_of(f)
     if rule is not None:
-        is_method = type(f) is types.BuiltinMethodType and isinstance(key_of(f), tuple)
         full = (f.__self__,) + args if is_method else args
         if rule.adjoint is not None:
             try:
@@ -375,6 +384,8 @@ def binop_adj(opname, g, y, a, b):
         if type(fa) is types.FunctionType or type(fb) is types.FunctionType:
             return _python_binop_adj(opname, g, a, b)
     op = getattr(operator, opname)
+    if y is None:
+        y = op(a, b)  # the block overwrote the result: recompute it for the rule
     rule = _rules.get(op)
     if rule is None or rule.adjoint is None:
         raise NoRuleError(f"no reverse rule for operator.{opname} on {type(a).__name__}, {type(b).__name__}",

@@ -138,10 +138,19 @@ class Registry:
 
         label = name or getattr(fn, "__name__", "fn")
 
-        def adjoint(dy, y, *args, **kwargs):
-            return tuple(
-                None if p is None else generic.unbroadcast(generic.mul(dy, generic.conj(p(y, *args))), a)
-                for p, a in zip(partials, args))
+        if len(partials) == 1:
+            (p1,) = partials
+
+            def adjoint(dy, y, *args, **kwargs):
+                a = args[0]
+                if type(dy) is float and type(a) is float:  # the scalar hot path
+                    return (dy * p1(y, a),)
+                return (generic.unbroadcast(generic.mul(dy, generic.conj(p1(y, *args))), a),)
+        else:
+            def adjoint(dy, y, *args, **kwargs):
+                return tuple(
+                    None if p is None else generic.unbroadcast(generic.mul(dy, generic.conj(p(y, *args))), a)
+                    for p, a in zip(partials, args))
 
         def frule(tangents, *args, **kwargs):
             y = call_key(fn, args, kwargs)
