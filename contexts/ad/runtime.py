@@ -127,10 +127,17 @@ def _on_duals(rule, f, args, kw):
     return apply_frule(rule, f, args, kw, tag)
 
 
+_DISPATCHER = type(np.diff)  # numpy's array-function dispatchers wrap a Python implementation
+
+
 def _other_call(mask, f, args, kw):
     repl = REPLACEMENTS.get(f) if _hashable(f) else None
     if repl is not None:
         return _twin_call(-1, repl, (), args, kw)
+    if type(f) is _DISPATCHER:
+        impl = f._implementation
+        if type(impl) is types.FunctionType:
+            return _twin_call(mask, impl, (), args, kw)
     if isinstance(f, functools.partial):
         return _partial_call(f, args, kw)
     if isinstance(f, type):

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import importlib
 
-from . import reductions, ufuncs
+from . import creation, reductions, ufuncs
 
-__all__ = ["ufuncs", "reductions"]
+__all__ = ["ufuncs", "reductions", "creation"]
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special"):
     try:  # written in parallel; scipy is optional
