@@ -26,10 +26,9 @@ import types
 from typing import Callable
 
 import overdub
+from overdub.cache import original_code
 from overdub.errors import OverdubError, describe
 from overdub.source import compile_twin, get_source
-
-from ._show import callable_name
 
 __all__ = ["BreakpointContext", "breakpoint_on"]
 
@@ -73,15 +72,25 @@ class BreakpointContext(overdub.Context):
 
     def overdub(self, site, fn, /, *args, **kwargs):
         plain, pre, pre_kw = _unwrap(fn)
-        if plain is not None and plain.__code__ is self.target.__code__:
-            args, kwargs = pre + args, {**pre_kw, **kwargs}
-            if self.condition is None or self.condition(*args, **kwargs):
-                self.hits += 1
-                return self._breaking_twin(plain)(*args, **kwargs)
-            return self.recurse(plain, *args, **kwargs)
-        if overdub.is_recursable(fn):
-            return self.recurse(fn, *args, **kwargs)
-        return self.primitive(fn, *args, **kwargs)
+        if plain is not None and self._is_target(plain):
+            return self._call_target(plain, (*pre, *args), {**pre_kw, **kwargs})
+        init = _plain_init(fn)
+        if init is not None and self._is_target(init):  # `Cls(...)` with a breakpoint on Cls.__init__
+            obj = object.__new__(fn)
+            if self._call_target(init, (obj, *args), kwargs) is not None:
+                raise TypeError(f"__init__() should return None, not '{type(obj).__name__}'")
+            return obj
+        return super().overdub(site, fn, *args, **kwargs)
+
+    def _is_target(self, plain: types.FunctionType) -> bool:
+        # Closures made inside patched code run a copy of the original's code: compare originals.
+        return original_code(plain.__code__) is original_code(self.target.__code__)
+
+    def _call_target(self, plain: types.FunctionType, args: tuple, kwargs: dict):
+        if self.condition is None or self.condition(*args, **kwargs):
+            self.hits += 1
+            return self._breaking_twin(plain)(*args, **kwargs)
+        return self.recurse(plain, *args, **kwargs)
 
     def run(self, fn, /, *args, **kwargs):
         """Run `fn(*args, **kwargs)` under this context; the root call breaks too if it is the target."""
@@ -90,9 +99,10 @@ class BreakpointContext(overdub.Context):
 
     def _breaking_twin(self, plain: types.FunctionType) -> types.FunctionType:
         """A function like `plain` that calls the breakpoint hook, then plain's patched twin."""
-        code = self._twin_codes.get(plain.__code__)
+        original = original_code(plain.__code__)
+        code = self._twin_codes.get(original)
         if code is None:
-            code = self._twin_codes[plain.__code__] = _breaking_code(plain.__code__)
+            code = self._twin_codes[original] = _breaking_code(original)
         namespace = dict(plain.__globals__, __od_sys__=sys,
                          __od_twin__=overdub.patch(plain, self.intercepts))
         twin = types.FunctionType(code, namespace, plain.__name__, plain.__defaults__)
@@ -113,6 +123,14 @@ def _unwrap(fn) -> tuple[types.FunctionType | None, tuple, dict]:
         else:
             break
     return None, (), {}
+
+
+def _plain_init(cls) -> types.FunctionType | None:
+    """The Python `__init__` that calling cls amounts to after `object.__new__`, or None."""
+    if not isinstance(cls, type) or type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__:
+        return None
+    init = cls.__init__
+    return init if type(init) is types.FunctionType else None
 
 
 def _breaking_code(code: types.CodeType) -> types.CodeType:

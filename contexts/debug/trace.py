@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 import overdub
+from overdub.cache import original_code
 
 from ._show import callable_module, callable_name, short_repr, unbound_function
 
@@ -223,13 +224,13 @@ def _function_filter(functions) -> Callable[[Any], bool] | None:
         if isinstance(f, str):
             names.add(f)
         elif unbound_function(f) is not None:
-            codes.add(unbound_function(f).__code__)
+            codes.add(original_code(unbound_function(f).__code__))
         else:
             objects.append(f)
 
     def keeps(fn) -> bool:
         plain = unbound_function(fn)
-        if plain is not None and plain.__code__ in codes:
+        if plain is not None and original_code(plain.__code__) in codes:  # closures made in patched code too
             return True
         name = callable_name(fn)
         if name in names or name.rsplit(".", 1)[-1] in names:

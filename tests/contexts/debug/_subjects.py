@@ -109,3 +109,28 @@ def line_of(fn, marker="# MARK"):
 
 def echo(x):
     return x
+
+
+def make_adder(k):
+    def add(x):
+        return x + k
+    return add
+
+
+class Shapes:
+    count = 0
+
+    @classmethod
+    def make(cls, n):
+        return [cls.area(i) for i in range(n)]
+
+    @staticmethod
+    def area(side):
+        return side * side
+
+
+async def async_double(x):
+    return 2 * x
+
+
+halve = lambda x: x / 2  # noqa: E731

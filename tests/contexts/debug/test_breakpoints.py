@@ -155,3 +155,38 @@ def test_real_pdb_stops_in_the_callee_and_steps_through_its_body(tmp_path):
     assert "x = 3.0" not in out, out                     # the condition skipped square(3.0)
     assert "-> return x * x" in out and "40.0" in out, out  # `step` reached square's body
     assert out.rstrip().endswith("RESULT 5.0"), out
+
+
+def test_closures_lambdas_static_and_class_methods(frames):
+    add3 = s.make_adder(3)
+    assert breakpoint_on(add3).run(lambda: add3(1) + s.make_adder(5)(1)) == 10
+    # both closures share add's code, so both break; each frame sees only its own argument
+    assert [(f[0], f[2]) for f in frames] == [("add", {"x": 1}), ("add", {"x": 1})]
+
+    frames.clear()
+    assert breakpoint_on(s.halve).run(lambda: s.halve(8) + 1) == 5.0
+    assert [(f[0], f[2]) for f in frames] == [("<lambda>", {"x": 8})]
+
+    frames.clear()
+    assert breakpoint_on(s.Shapes.area, condition=lambda side: side == 2).run(s.Shapes.make, 3) == [0, 1, 4]
+    assert [(f[0], f[2]) for f in frames] == [("area", {"side": 2})]
+
+    frames.clear()
+    assert breakpoint_on(s.Shapes.make).run(lambda: s.Shapes.make(2)) == [0, 1]
+    assert [(f[0], f[2]) for f in frames] == [("make", {"cls": s.Shapes, "n": 2})]
+
+
+def test_calling_a_class_breaks_in_its_init(frames):
+    ctx = breakpoint_on(s.Account.__init__)
+    acct = ctx.run(lambda: s.Account(7))
+    assert isinstance(acct, s.Account) and acct.balance == 7
+    (name, _, local, _), = frames
+    assert name == "__init__" and set(local) == {"self", "balance"} and local["balance"] == 7
+
+
+def test_coroutines_break_when_they_start(frames):
+    import asyncio
+
+    ctx = breakpoint_on(s.async_double)
+    assert ctx.run(lambda: asyncio.run(s.async_double(21))) == 42
+    assert [(f[0], f[2]) for f in frames] == [("async_double", {"x": 21})]

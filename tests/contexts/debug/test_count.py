@@ -1,6 +1,5 @@
 import colorsys
 
-import numpy as np
 
 from contexts.debug import CountContext
 

@@ -89,6 +89,15 @@ def test_function_filter_reparents_kept_calls():
     assert [c.function for c in ctx.roots[0].children] == ["square", "square"]
 
 
+def test_function_filter_matches_closures_made_under_the_context():
+    def user():
+        return s.make_adder(1)(1) + s.make_adder(2)(2)
+
+    ctx = TraceContext(functions=[s.make_adder(0)])
+    assert ctx.run(user) == 6
+    assert [n.call_text() for n in ctx.roots] == ["make_adder.<locals>.add(1)", "make_adder.<locals>.add(2)"]
+
+
 def test_primitives_are_recorded_on_request():
     ctx = TraceContext(primitives=True)
     assert ctx.run(s.norm2, [3.0, 4.0]) == 5.0
