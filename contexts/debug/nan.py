@@ -63,6 +63,10 @@ class NaNContext(overdub.Context):
 
     intercepts = ALL_KINDS
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.error: NaNError | None = None  # the first NaNError raised, even if user code caught it
+
     def overdub(self, site, fn, /, *args, **kwargs):
         kind = site.kind if site is not None else "call"
         if kind == "call" and overdub.is_recursable(fn):  # other kinds stand for operator functions
@@ -73,13 +77,28 @@ class NaNContext(overdub.Context):
         fresh = _fresh(inputs) if any(isinstance(v, _MUTABLE) for v in inputs) else None
         result = self.primitive(fn, *args, **kwargs)
         if kind in _COMPUTING and _has(result, _not_finite) and (_fresh(inputs) if fresh is None else fresh):
-            raise NaNError(site, fn, args, kwargs, result)
+            error = NaNError(site, fn, args, kwargs, result)
+            if self.error is None:
+                self.error = error
+            raise error
         return result
 
     def run(self, fn, /, *args, **kwargs):
-        """Run `fn(*args, **kwargs)` under this context; raises `NaNError` at the first NaN/Inf made."""
+        """Run `fn(*args, **kwargs)` under this context; raises `NaNError` at the first NaN/Inf made,
+        also when the code run caught it (`except Exception:`) and went on."""
+        self.error = None
         with self:
-            return self.overdub(None, fn, *args, **kwargs)
+            try:
+                result = self.overdub(None, fn, *args, **kwargs)
+            except NaNError:
+                raise
+            except BaseException as e:
+                if self.error is not None:
+                    raise self.error from e
+                raise
+        if self.error is not None:
+            raise self.error
+        return result
 
 
 def _inputs(fn, args: tuple, kwargs: dict) -> list:

@@ -134,3 +134,10 @@ async def async_double(x):
 
 
 halve = lambda x: x / 2  # noqa: E731
+
+
+def swallows(x):
+    try:
+        return overflow(x)
+    except Exception:
+        return 0.0

@@ -32,6 +32,14 @@ def test_float_overflow_is_caught_at_its_line():
     assert "possible fix" in text
 
 
+def test_an_error_caught_by_user_code_is_still_reported():
+    ctx = NaNContext()
+    with pytest.raises(NaNError) as info:
+        ctx.run(s.swallows, 1.0)
+    assert info.value is ctx.error and info.value.site.lineno == s.line_of(s.overflow)
+    assert NaNContext().run(s.swallows, 1e-300) == s.overflow(1e-300)
+
+
 def test_numpy_scalar_call():
     with pytest.raises(NaNError) as info:
         NaNContext().run(s.log_ratio, 0.0, 2.0)
