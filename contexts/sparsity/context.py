@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import overdub
+from overdub.errors import OverdubError
 
 from contexts.rules.registry import registry
 
@@ -53,17 +54,13 @@ class SparsityContext(overdub.Context):
         """A C function reached with tracers and no srule: numpy protocols, then the rule's kind."""
         try:
             return fn(*args, **kwargs)
-        except NoSparsityRule:
+        except Exception as e:  # noqa: BLE001 - any failure of a C function on tracers means "no rule"
             if rule is not None:
                 result = derive(rule, fn, args, kwargs)
                 if result is not NotImplemented:
                     return result
-            raise
-        except (TypeError, ValueError) as e:
-            if rule is not None:
-                result = derive(rule, fn, args, kwargs)
-                if result is not NotImplemented:
-                    return result
+            if isinstance(e, OverdubError):
+                raise
             name = getattr(fn, "__qualname__", None) or repr(fn)
             raise NoSparsityRule(
                 f"no sparsity rule for {name}, reached with traced inputs ({type(e).__name__}: {e})",

@@ -98,7 +98,10 @@ def derive(rule, fn: Callable, args: tuple, kwargs: dict):
         if primals is not None:
             return fn(*primals, **kwargs)
         return Tracer(probe_shape(fn, args, kwargs), None, None, None, 0)
-    if kind in ("linear", "reduction", "bilinear"):
+    if kind == "along-axis" and "axis" in kwargs:
+        primals = _known_primals(args)
+        return along_axis(args[0], kwargs["axis"], False, None if primals is None else fn(*primals, **kwargs))
+    if kind in ("linear", "reduction", "bilinear", "multilinear", "along-axis"):
         return dense(fn, args, kwargs, linear=(kind == "linear"))
     return NotImplemented
 
@@ -136,6 +139,8 @@ def apply_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
         rule = registry.get(ufunc)
         if ufunc is np.matmul:
             result = matmul(*inputs)
+        elif ufunc.signature is not None and (rule is None or rule.srule is None):
+            result = dense(ufunc, inputs, kwargs)  # a gufunc (linalg kernels): not elementwise
         elif rule is not None and rule.srule is not None:
             result = rule.srule(*inputs, **kwargs)
         else:  # any ufunc is elementwise: conservative in every argument

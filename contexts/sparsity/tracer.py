@@ -205,10 +205,12 @@ class Tracer:
 
     def __float__(self) -> float:
         if not self.is_constant:
-            raise TracedBranchError(
-                "float() of a value that depends on the inputs would drop its dependencies",
+            raise NoSparsityRule(
+                "a function converted a value that depends on the inputs to float, which would drop its "
+                "dependencies (a C function without a sparsity rule?)",
                 where=user_site(2),
-                fix="the function converting it needs a sparsity rule: registry.srule(fn)")
+                fix="register a rule for the function called on this line: "
+                    "`contexts.rules.registry.registry.srule(fn)`, or the conservative contexts.sparsity.dense")
         return float(self._concrete("float()"))
 
     def __complex__(self) -> complex:
@@ -222,6 +224,9 @@ class Tracer:
             where=user_site(2),
             fix="the numpy or C function doing it needs a sparsity rule: "
                 "contexts.rules.registry.registry.srule(fn)")
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        return array
 
     def item(self):
         return self.__float__() if self.size == 1 else self._concrete("item()")

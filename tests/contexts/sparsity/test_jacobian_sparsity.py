@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import scipy.special as sc
 
 from contexts.sparsity import TracedBranchError, jacobian_sparsity
 
@@ -33,6 +34,15 @@ def loop_pde(u):
     for i in range(1, n - 1):
         out[i] = u[i - 1] - 2.0 * u[i] + u[i + 1] + math.sin(u[i])
     return out
+
+
+def inplace(x):
+    y = np.zeros(4)
+    alias = y
+    y += x[::-1]
+    y[0] *= x[1]
+    alias[3] /= x[1]
+    return alias
 
 
 def branchy(x):
@@ -76,7 +86,37 @@ CASES = {
     "builtins": (lambda x: [abs(x[0]), sum(x[1:3]), float(x[3]) * 2, pow(x[0], 3)], 4),
     "loop_pde": (loop_pde, 6),
     "list_output": (lambda x: [x[0] * x[1], x[2]], 3),
+    # library code run unchanged, in-place updates
+    "meshgrid": (lambda x: np.meshgrid(x[:2], x[2:])[0].ravel() * np.meshgrid(x[:2], x[2:])[1].ravel(), 5),
+    "logsumexp_softmax": (lambda x: np.concatenate([[sc.logsumexp(x[:3])], sc.softmax(x[3:])]), 6),
+    "solve_with_eye": (lambda x: np.linalg.solve(np.eye(3) + 0.1, x[:3]) * x[3], 4),
+    "inplace_ops": (inplace, 4),
 }
+
+
+def locally_sorted(x):
+    return np.sort(x) * np.arange(1.0, 6.0)
+
+
+GLOBAL_SUPERSET = {
+    # global mode over-approximates (the permutation is not known); local mode is exact
+    "sort": (locally_sorted, 5),
+    "argmax_index": (lambda x: x[np.argmax(x)] * x[0], 4),
+    "max_builtin": (lambda x: [max(x[0], x[1]), min(x[2], x[3])], 4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GLOBAL_SUPERSET))
+def test_global_covers_local_equals_finite_differences(name):
+    f, n = GLOBAL_SUPERSET[name]
+    x = np.random.default_rng(5).uniform(0.5, 1.5, n)
+    expected = nonzero(fd_jacobian(f, x))
+    np.testing.assert_array_equal(jacobian_sparsity(f, x, mode="local").toarray(), expected)
+    try:
+        glob = jacobian_sparsity(f, x).toarray()
+    except TracedBranchError:
+        return  # needs the values (argmax): global mode refuses, which is also sound
+    assert (glob >= expected).all()
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -141,3 +181,40 @@ def test_large_tridiagonal_detection_is_exact():
     assert P.shape == (n - 2, n) and P.nnz == 3 * (n - 2)
     rows, cols = P.nonzero()
     assert set(np.unique(cols - rows)) == {0, 1, 2}
+
+
+def test_c_function_without_rule_names_the_line():
+    import struct
+
+    from contexts.sparsity import NoSparsityRule
+
+    def f(x):
+        return struct.unpack("d", struct.pack("d", x[0]))[0]
+
+    with pytest.raises(NoSparsityRule) as info:
+        jacobian_sparsity(f, np.ones(2))
+    assert f"test_jacobian_sparsity.py:{f.__code__.co_firstlineno + 1}" in str(info.value)
+    assert "srule" in str(info.value)
+
+
+def test_unknown_ufunc_is_elementwise_and_user_srule_is_used():
+    from contexts.rules.registry import registry
+
+    opaque = np.frompyfunc(math.sin, 1, 1)  # a ufunc the detector knows nothing about
+    np.testing.assert_array_equal(jacobian_sparsity(lambda x: opaque(x[::-1]), np.ones(3)).toarray(),
+                                  np.eye(3)[::-1] > 0)
+    f = lambda x: np.linalg.eigvals(x.reshape(2, 2))
+    x = np.arange(1.0, 5.0)  # local mode: eigvals checks np.isfinite(a).all() first
+    assert jacobian_sparsity(f, x, mode="local").nnz == 8  # no rule: the gufunc inside is dense
+    registry.srule(np.linalg.eigvals)(lambda a: np.diagonal(a) * 1.0)  # a (deliberately odd) user rule
+    try:
+        P = jacobian_sparsity(f, x)
+    finally:
+        registry.rules[np.linalg.eigvals].srule = None
+    np.testing.assert_array_equal(P.toarray(), [[1, 0, 0, 0], [0, 0, 0, 1]])
+
+
+def test_gufunc_is_not_treated_as_elementwise():
+    f = lambda x: np.linalg.det(x.reshape(2, 2)) * np.ones(1)
+    P = jacobian_sparsity(f, np.arange(1.0, 5.0))
+    assert P.toarray().all()
