@@ -27,7 +27,7 @@ __all__ = ["generate", "Generated", "HELPERS"]
 HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
            "__od_seq_adj__", "__od_dict_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
-           "__od_enumerate__", "__od_slice_cot__")
+           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -326,7 +326,24 @@ class _Gen:
     def _ret(self, s):
         return _parse(f"return {s.value.id}, _od_tape\n", s)[0]
 
+    def inplace(self, s, name, v):
+        """`x op= y` on an active x: arrays are updated in place (aliases see it) and the old value is
+        kept so the reverse pass can restore it; other values are rebound as usual."""
+        a, b = v.left, v.right
+        A, B = _src(a), _src(b)
+        opname = _OPNAMES.get(type(v.op), "?")
+        self.npb += 1
+        u = f"_od_u{self.npb}"
+        fwd = _parse(f"{name}, {u} = __od_iop__({opname!r}, {A}, {B})\n", s)
+        need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [u]
+        adj = (self.take(name) + f"_od_ga, _od_gb = __od_iop_adj__(_od_S, {opname!r}, _g, {A}, {B}, {u})\n"
+               + (self.acc(a.id, "_od_ga") if self.is_active(a) else "")
+               + (self.acc(b.id, "_od_gb") if self.is_active(b) else ""))
+        return fwd, need, adj
+
     def binop(self, s, name, v):
+        if getattr(v, "_od_inplace", False) and isinstance(v.left, ast.Name) and v.left.id == name:
+            return self.inplace(s, name, v)
         a, b = v.left, v.right
         A, B = _src(a), _src(b)
         act_a, act_b = self.is_active(a), self.is_active(b)

@@ -667,13 +667,34 @@ def enumerate_(it):
     return enumerate(it)
 
 
+def iop(opname, a, b):
+    """`a op= b`: in place for arrays (returning the old value for the reverse pass), else rebinding."""
+    if type(a) is np.ndarray:
+        old = a.copy()
+        getattr(operator, "i" + opname.rstrip("_"))(a, b)
+        return a, old
+    return getattr(operator, opname)(a, b), None
+
+
+def iop_adj(S, opname, g, a, b, old):
+    if old is not None:  # undo the in-place update so earlier adjoints see the values they captured
+        new = a.copy()
+        a[...] = old
+        S.redo.append((operator.setitem, (a, Ellipsis, new)))
+        a = old
+    if g is None:
+        return None, None
+    return binop_adj(opname, g, None, a, b)
+
+
 _HELPER_IMPLS = {
     "__od_call__": call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
     "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj, "__od_seq_adj__": seq_adj,
     "__od_dict_adj__": dict_adj, "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj, "__od_unpack__": unpack,
-    "__od_enumerate__": enumerate_, "__od_slice_cot__": slice_cot,
+    "__od_enumerate__": enumerate_, "__od_slice_cot__": slice_cot, "__od_iop__": iop,
+    "__od_iop_adj__": iop_adj,
 }
 assert set(_HELPER_IMPLS) == set(HELPERS)
 _HELPER_CELLS = {k: types.CellType(v) for k, v in _HELPER_IMPLS.items()}

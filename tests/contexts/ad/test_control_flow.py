@@ -156,3 +156,9 @@ def test_nested_and_lambdas():
         return cube(x) + sq(x) + (lambda a, b=2.0: a * b)(x)
     assert gradient(f, 2.0) == (3 * 4.0 + 2 * 2.0 + 2.0,)
 
+
+
+def test_one_value_used_twice_accumulates_twice():
+    assert gradient(lambda x: x + x, 1.5) == (2.0,)
+    assert gradient(lambda x: x * x, 1.5) == (3.0,)
+    assert gradient(lambda xs: xs[0] + xs[0], [1.5]) == ([2.0],)
