@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
+from typing import Iterable
 
 import overdub
 
 from ._show import callable_module, callable_name
-from .nan import ALL_KINDS
 
 __all__ = ["CountContext", "CATEGORIES"]
 
@@ -43,9 +43,9 @@ class CountContext(overdub.Context):
     (15, 14, 7)
     """
 
-    intercepts = ALL_KINDS
+    intercepts = overdub.KINDS
 
-    def __init__(self, kinds: frozenset[str] | None = None):
+    def __init__(self, kinds: Iterable[str] | None = None):
         super().__init__()
         if kinds is not None:  # count fewer kinds of operation, at less cost
             self.intercepts = frozenset(kinds)

@@ -24,8 +24,6 @@ from ._show import callable_name, short_repr
 
 __all__ = ["NaNContext", "NaNError"]
 
-ALL_KINDS = frozenset({"call", "binop", "unaryop", "compare", "getitem", "setitem", "delitem", "getattr",
-                       "setattr", "delattr", "iter", "unpack", "build", "augop"})
 _COMPUTING = frozenset({"call", "binop", "unaryop", "augop"})
 _MUTABLE = (np.ndarray, list, dict)
 _MAX_ITEMS = 64  # containers longer than this are checked on their first items only
@@ -61,7 +59,7 @@ class NaNContext(overdub.Context):
     np.log produced Inf (-inf) from finite operands (0.0)
     """
 
-    intercepts = ALL_KINDS
+    intercepts = overdub.KINDS
 
     def __init__(self) -> None:
         super().__init__()

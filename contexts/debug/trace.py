@@ -65,6 +65,10 @@ class TraceContext(overdub.Context):
     `primitives=True` also records calls of builtins and C functions. A recorded call whose caller was
     filtered out hangs under its nearest recorded ancestor.
 
+    One instance records one thread's calls. Calls of a generator function are recorded when the
+    generator is made; the calls its body makes while iterated under the context hang under whatever
+    call is running then.
+
     >>> def fib(n):
     ...     return n if n < 2 else fib(n - 1) + fib(n - 2)
     >>> ctx = TraceContext()
