@@ -119,7 +119,7 @@ def _check() -> None:
         assert ctx.run(fifty_lines, [1, 2, None, 30, -4]) == fifty_lines([1, 2, None, 30, -4])
 
 
-def patch_time(fn, loops: int, cold: bool = False) -> float:
+def patch_time(loops: int, fn, cold: bool = False) -> float:
     """Seconds for `loops` first-call patches of fn (calls only), caches emptied before each."""
     elapsed = 0.0
     for _ in range(loops):
@@ -177,7 +177,7 @@ def _quick() -> None:
         plain.setdefault(label, t)
         print(f"{name:24s} {t * 1e3:10.3f} ms  {t / plain[label]:6.2f}x plain")
     for name, fn, cold in PATCHES:
-        t = min(patch_time(fn, 20, cold) / 20 for _ in range(3))
+        t = min(patch_time(20, fn, cold) / 20 for _ in range(3))
         print(f"{name:24s} {t * 1e3:10.3f} ms")
 
 
