@@ -30,6 +30,9 @@ only_colorsys.run(spread, colors)
 print("\ncolorsys calls:", len(list(only_colorsys.nodes())))
 
 # JSON for tools, DOT for pictures (`dot -Tsvg calls.dot > calls.svg` if Graphviz is installed).
-path = os.path.join(tempfile.mkdtemp(), "calls.dot")
-trace.to_dot(path)
-print(f"{len(trace.to_json())} characters of JSON; DOT graph written to {path}")
+print(f"\n{len(trace.to_json())} characters of JSON; the DOT graph begins:")
+with tempfile.TemporaryDirectory() as folder:
+    path = os.path.join(folder, "calls.dot")
+    trace.to_dot(path)
+    with open(path) as f:
+        print("".join(f.readlines()[:4]), end="")

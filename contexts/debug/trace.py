@@ -32,7 +32,8 @@ class CallNode:
     site: str | None = None          # "file:line" of the call in the caller's source (None for the root)
     result: str | None = None        # short repr of the return value
     exception: str | None = None     # short repr of the exception the call raised
-    duration: float = 0.0            # seconds, including the context's own overhead in callees
+    duration: float = 0.0            # seconds, including the context's overhead (and the one-time
+                                     # patching of functions met for the first time) in callees
     children: list["CallNode"] = field(default_factory=list)
 
     def call_text(self) -> str:
