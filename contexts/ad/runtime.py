@@ -49,6 +49,7 @@ _rules = registry.rules
 
 
 _BUILTIN = types.BuiltinMethodType  # also the type of builtin functions such as math.sin
+_WRAPPER = types.MethodWrapperType  # (1.0).__mul__
 
 
 def _rule_of(f):
@@ -57,7 +58,7 @@ def _rule_of(f):
         rule = _rules.get(f)
     except TypeError:  # unhashable callable
         return None, False
-    if rule is not None or type(f) is not _BUILTIN:
+    if rule is not None or (type(f) is not _BUILTIN and type(f) is not _WRAPPER):
         return rule, False
     key = key_of(f)
     if type(key) is tuple:
@@ -112,8 +113,13 @@ def call(mask, f, *args, **kw):
             return f(*args, **kw), None
     if type(f) is types.FunctionType:
         return _twin_call(mask, f, (), args, kw)
-    if type(f) is types.MethodType and type(f.__func__) is types.FunctionType:
-        return _twin_call(mask, f.__func__, (f.__self__,), args, kw)
+    if type(f) is types.MethodType:
+        func = f.__func__
+        if _hashable(func) and func in _rules:  # a rule given to the method's function
+            y, pb = call(-1, func, f.__self__, *args, **kw)
+            return y, (None if pb is None else (_bound_back, pb))
+        if type(func) is types.FunctionType:
+            return _twin_call(mask, func, (f.__self__,), args, kw)
     return _other_call(mask, f, args, kw)
 
 
@@ -128,6 +134,14 @@ def _on_duals(rule, f, args, kw):
 
 
 _DISPATCHER = type(np.diff)  # numpy's array-function dispatchers wrap a Python implementation
+
+
+def _bound_back(pb, dy, dself, S):
+    """A bound method's pullback from its function's: `self`'s cotangent is the method's own."""
+    inner = pb[1]
+    _, dargs, dkw = inner[0](inner, dy, None, S)
+    dargs = tuple(dargs) if dargs is not None else ()
+    return acc(dself, dargs[0] if dargs else None), dargs[1:], dkw
 
 
 def _other_call(mask, f, args, kw):

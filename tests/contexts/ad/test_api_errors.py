@@ -207,3 +207,16 @@ def test_million_operation_loop_completes():
             i += 1
         return s
     assert gradient(f, 1.0) == (1_000_000.0,)
+
+
+def test_rule_on_a_method_applies_to_bound_calls():
+    class Scaler:
+        def __init__(self, k):
+            self.k = k
+
+        def apply(self, x):
+            return self.k * x
+
+    custom_adjoint(Scaler.apply)(lambda self, x: (self.apply(x), lambda dy: (None, dy * 100.0)))
+    assert gradient(lambda x: Scaler(2.0).apply(x), 1.0) == (100.0,)
+    assert gradient(lambda x: (1.5).__mul__(x) + x.__rmul__(2.0), 1.0) == (3.5,)
