@@ -3,10 +3,11 @@
 How: a call of `fn` does not recurse into fn's patched twin directly but into a *breaking twin*, a function
 compiled from fn's own definition (same name, file, argument names and defaults, line numbers) whose body
 is two statements placed on the line of fn's first statement: `sys.breakpointhook()`, then a call of
-fn's patched twin (`overdub.patch`) with the same arguments. So the hook runs with a frame of fn current whose locals are
-exactly the call's arguments, `PYTHONBREAKPOINT` is honoured (the hook is looked up on `sys` at each
-break), the caller is untouched, and everything fn does still runs under the context (recursive calls
-break too). In pdb, `step` goes straight into the body of fn (the patched twin keeps fn's lines).
+fn's patched twin (`overdub.patch`) with the same arguments. So the hook runs with a frame of fn
+current whose locals are exactly the call's arguments, `PYTHONBREAKPOINT` is honoured (the hook is
+looked up on `sys` at each break), the caller is untouched, and everything fn does still runs under the
+context (recursive calls break too). In pdb, `step` goes straight into the body of fn (the patched twin
+keeps fn's lines).
 
 The two helpers the breaking twin needs are globals, not closure cells, so they do not show among the
 frame's locals: the twin's globals are a copy of fn's module globals taken at the break, plus the helpers
@@ -77,8 +78,9 @@ class BreakpointContext(overdub.Context):
         init = _plain_init(fn)
         if init is not None and self._is_target(init):  # `Cls(...)` with a breakpoint on Cls.__init__
             obj = object.__new__(fn)
-            if self._call_target(init, (obj, *args), kwargs) is not None:
-                raise TypeError(f"__init__() should return None, not '{type(obj).__name__}'")
+            result = self._call_target(init, (obj, *args), kwargs)
+            if result is not None:
+                raise TypeError(f"__init__() should return None, not '{type(result).__name__}'")
             return obj
         return super().overdub(site, fn, *args, **kwargs)
 
@@ -127,7 +129,9 @@ def _unwrap(fn) -> tuple[types.FunctionType | None, tuple, dict]:
 
 def _plain_init(cls) -> types.FunctionType | None:
     """The Python `__init__` that calling cls amounts to after `object.__new__`, or None."""
-    if not isinstance(cls, type) or type(cls).__call__ is not type.__call__ or cls.__new__ is not object.__new__:
+    if not isinstance(cls, type) or type(cls).__call__ is not type.__call__:
+        return None
+    if cls.__new__ is not object.__new__:
         return None
     init = cls.__init__
     return init if type(init) is types.FunctionType else None
@@ -160,7 +164,8 @@ def _forwarded_args(args: ast.arguments, at: dict) -> list[ast.expr]:
 
 
 def _forwarded_keywords(args: ast.arguments, at: dict) -> list[ast.keyword]:
-    keywords = [ast.keyword(arg=a.arg, value=ast.Name(a.arg, ast.Load(), **at), **at) for a in args.kwonlyargs]
+    keywords = [ast.keyword(arg=a.arg, value=ast.Name(a.arg, ast.Load(), **at), **at)
+                for a in args.kwonlyargs]
     if args.kwarg:
         keywords.append(ast.keyword(arg=None, value=ast.Name(args.kwarg.arg, ast.Load(), **at), **at))
     return keywords

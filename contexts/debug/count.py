@@ -99,7 +99,8 @@ class CountContext(overdub.Context):
         widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
 
         def line(cells):
-            return "  ".join([cells[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(cells[1:], widths[1:])])
+            numbers = [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
+            return "  ".join([cells[0].ljust(widths[0])] + numbers)
 
         text = [line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in body]
         if self.calls:

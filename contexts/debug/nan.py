@@ -34,7 +34,8 @@ class NaNError(OverdubError):
 
     def __init__(self, site, fn, args: tuple, kwargs: dict, result):
         self.site, self.fn, self.args_, self.kwargs, self.result = site, fn, args, kwargs, result
-        operands = ", ".join([short_repr(a) for a in args] + [f"{k}={short_repr(v)}" for k, v in kwargs.items()])
+        operands = ", ".join([short_repr(a) for a in args]
+                             + [f"{k}={short_repr(v)}" for k, v in kwargs.items()])
         op = site.op if site is not None else callable_name(fn)
         bad = "NaN" if _has(result, _is_nan) else "Inf"
         super().__init__(
