@@ -1,4 +1,5 @@
 import doctest
+import sys
 import warnings
 
 import pytest
@@ -9,7 +10,8 @@ from contexts.debug import _show, breakpoints, count, nan, trace
 
 @pytest.mark.parametrize("module", [contexts.debug, _show, breakpoints, count, nan, trace],
                          ids=lambda m: m.__name__)
-def test_docstring_examples_run(module):
+def test_docstring_examples_run(module, monkeypatch):
+    monkeypatch.setattr(sys, "breakpointhook", sys.breakpointhook)  # restored even if an example fails
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
