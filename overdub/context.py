@@ -25,7 +25,7 @@ from typing import Any, Callable
 from . import patch as _patch
 from .errors import ContextStackError, OverdubError
 from .sites import Site, normalize_profile
-from .stack import _current, _stack
+from .stack import _current, _route, _stack
 
 __all__ = ["Context"]
 
@@ -131,6 +131,7 @@ class Context:
             sys.setrecursionlimit(5 * _BASE_RECURSION_LIMIT)
         _stack.set(_stack.get() + (self,))
         _current.set(self)
+        _route.set(self._od_fast_table)
         return self
 
     def __exit__(self, *exc_info) -> bool:
@@ -143,6 +144,7 @@ class Context:
         rest = stack[:-1]
         _stack.set(rest)
         _current.set(rest[-1] if rest else None)
+        _route.set(rest[-1]._od_fast_table if rest else None)
         if self._od_fast and not any(ctx is self for ctx in rest):
             self._od_fast_table = None
         return False

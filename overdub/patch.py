@@ -27,7 +27,7 @@ from typing import Callable, Hashable
 from . import cache, ops, sites
 from .errors import SourceUnavailable
 from .source import FunctionSource, compile_twin, get_source
-from .stack import _current
+from .stack import _current, _route
 
 __all__ = ["patch", "is_recursable", "resolve", "instrumented", "profile_key", "property_getter"]
 
@@ -56,38 +56,39 @@ def _make_helper(site_table: tuple):
     operands; `site_table[sid]` is the Site of sid.
 
     Lean by design: with no context active it returns fn. A context that overrides none of overdub/
-    prehook/posthook/recurse/primitive has a per-activation table `_od_fast_table` (fn -> what to call:
+    prehook/posthook/recurse/primitive has a per-activation table (`_od_fast_table`, published in the
+    `stack._route` ContextVar while it is innermost: fn -> what to call:
     its twin, or fn itself for a primitive); a hit costs one dict lookup and enters no method of the
     context. Any other context gets `partial(ctx.overdub, site, fn)`.
     """
-    get = _current.get
+    get, route = _current.get, _route.get
     opaque = _opaque_types
     partial = functools.partial
 
     def __od_site__(sid, fn, /):
+        table = route()
+        if table is not None:  # a fast context is innermost
+            try:
+                target = table.get(fn)
+            except TypeError:  # an unhashable callable
+                target = None
+            if target is not None:
+                return target
+            kind = type(fn)
+            if kind is _MethodType:
+                target = table.get(fn.__func__)
+                if target is not None:
+                    return fn if target is fn.__func__ else _MethodType(target, fn.__self__)
+            elif kind in opaque:
+                return fn
+            return _fast_miss(get(), table, fn)
         ctx = get()
         if ctx is None:
             return fn
-        table = ctx._od_fast_table
-        if table is None:
-            site = site_table[sid]
-            if site.kind in ctx.intercepts:
-                return partial(ctx.overdub, site, fn)
-            return fn
-        try:
-            target = table.get(fn)
-        except TypeError:  # an unhashable callable
-            target = None
-        if target is not None:
-            return target
-        kind = type(fn)
-        if kind is _MethodType:
-            target = table.get(fn.__func__)
-            if target is not None:
-                return fn if target is fn.__func__ else _MethodType(target, fn.__self__)
-        elif kind in opaque:
-            return fn
-        return _fast_miss(ctx, table, fn)
+        site = site_table[sid]
+        if site.kind in ctx.intercepts:
+            return partial(ctx.overdub, site, fn)
+        return fn
 
     return __od_site__
 

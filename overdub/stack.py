@@ -1,7 +1,8 @@
 """The stack of active contexts, one per thread and asyncio task (`contextvars`).
 
-Invariant: `_current` always holds the last element of `_stack` (or None when it is empty); both are set
-together, only by `Context.__enter__`/`__exit__`.
+Invariant: `_current` always holds the last element of `_stack` (or None when it is empty), and `_route`
+that context's fast table when it is a fast context (else None); all three are set together, only by
+`Context.__enter__`/`__exit__`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ __all__ = ["current", "active"]
 
 _stack: contextvars.ContextVar[tuple] = contextvars.ContextVar("overdub_stack", default=())
 _current: contextvars.ContextVar = contextvars.ContextVar("overdub_current", default=None)
+_route: contextvars.ContextVar = contextvars.ContextVar("overdub_route", default=None)
 
 
 def current():
