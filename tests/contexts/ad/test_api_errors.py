@@ -220,3 +220,19 @@ def test_rule_on_a_method_applies_to_bound_calls():
     custom_adjoint(Scaler.apply)(lambda self, x: (self.apply(x), lambda dy: (None, dy * 100.0)))
     assert gradient(lambda x: Scaler(2.0).apply(x), 1.0) == (100.0,)
     assert gradient(lambda x: (1.5).__mul__(x) + x.__rmul__(2.0), 1.0) == (3.5,)
+
+
+def test_show_adjoint_prints_blocks_with_user_lines():
+    from contexts import show_adjoint
+
+    def f(x, n):
+        r = 1.0
+        for _ in range(n):
+            r = r * x
+        return r
+    text = show_adjoint(f, active=["x"])
+    first_line = f.__code__.co_firstlineno
+    assert "active arguments: x" in text and "forward twin:" in text
+    assert f"(line {first_line + 3})" in text          # the block of `r = r * x`
+    assert "_od_ta((" in text and "_od_d_x" in text    # records and cotangent variables
+    assert "i = i + 1" not in text                     # nothing recorded for the loop counter
