@@ -218,7 +218,7 @@ def run_suites(names, results: Results, args, out_dir: Path) -> None:
             continue
         out = out_dir / f"results-{suite}.json"
         out.unlink(missing_ok=True)
-        error = _run_child(_pyperf_cmd(suite, out, "--processes", str(args.rounds),
+        error = _run_child(_pyperf_cmd(suite, out, "--processes", str(min(args.rounds, 3)),
                                        "--values", str(args.values)), timeout=1800)
         _load(out, results, prefix=f"{suite}:")
         results.suites[suite] = f"failed: {error}" if error else "ok"

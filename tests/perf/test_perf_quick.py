@@ -14,7 +14,7 @@ TIME = r"[0-9.]+ (?:ns|µs|ms|s)"
 
 def test_quick_run_produces_numbers(tmp_path):
     proc = subprocess.run([sys.executable, str(RUN_PY), "--quick", "--out-dir", str(tmp_path)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=300)  # ~15 s on an idle machine
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     text = (tmp_path / "RESULTS.md").read_text()
     assert (tmp_path / "ratios.png").stat().st_size > 0
