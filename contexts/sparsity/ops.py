@@ -16,8 +16,8 @@ import numpy as np
 from contexts.rules.registry import registry
 
 from .pattern import Pattern
-from .tracer import (LINEAR, NONDIFF, NoSparsityRule, Spec, Tracer, _H, _index_map, _known_primals, _ncols,
-                     _primal, _shape, as_tracer, elementwise, reduce, restructure, user_site)
+from .moves import Spec, _H, _known_primals, _ncols, as_tracer, elementwise, reduce, restructure
+from .tracer import NoSparsityRule, Tracer, _index_map, _shape, user_site
 
 __all__ = ["apply_ufunc", "apply_array_function", "matmul", "cumulative", "dense", "derive",
            "has_tracer", "probe_shape"]

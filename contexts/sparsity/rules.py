@@ -17,8 +17,8 @@ import numpy as np
 from contexts.rules.registry import registry
 
 from . import ops
-from .tracer import (LINEAR, NONDIFF, Spec, Tracer, _shape, as_tracer, constant_tracer, elementwise,
-                     reduce, restructure)
+from .moves import LINEAR, NONDIFF, Spec, as_tracer, constant_tracer, elementwise, reduce, restructure
+from .tracer import Tracer, _shape
 
 __all__ = ["SPECS", "CONSTRUCTORS", "ALWAYS"]
 

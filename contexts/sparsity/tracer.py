@@ -5,12 +5,7 @@ Hessians a second-order `Pattern` (columns = input pairs `i * n + j`, i <= j), a
 value. Local mode gives inputs their primal, global mode does not; values built from constants alone keep
 their primal in both modes, so only branches on input-dependent values fail in global mode.
 
-Every operation is one of three shapes, implemented here once:
-- `elementwise(fn, spec, args)`: broadcasting; `spec` says which arguments have nonzero first partials
-  and which pairs nonzero second partials;
-- `restructure(tracers, index_fn)`: moves elements (indexing, reshape, transpose, concatenate, ...),
-  computed by applying the same numpy function to arrays of element indices;
-- `reduce(t, axis, linear)`: each output element depends on a group of input elements.
+Every operation is one of the three moves in `moves.py` (elementwise, restructure, reduce).
 """
 
 from __future__ import annotations
@@ -18,8 +13,7 @@ from __future__ import annotations
 import math
 import os
 import sys
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -27,8 +21,7 @@ from overdub.errors import OverdubError
 
 from .pattern import Pattern
 
-__all__ = ["Tracer", "Spec", "TracedBranchError", "NoSparsityRule", "elementwise", "restructure",
-           "reduce", "is_tracer", "constant_tracer"]
+__all__ = ["Tracer", "TracedBranchError", "NoSparsityRule", "is_tracer", "user_site"]
 
 
 class TracedBranchError(OverdubError):
@@ -68,31 +61,6 @@ def _shape(x: Any) -> tuple:
 
 def _primal(x: Any) -> Any:
     return x.primal if isinstance(x, Tracer) else x
-
-
-@dataclass(frozen=True)
-class Spec:
-    """How an elementwise function's outputs depend on its arguments.
-
-    first: per argument, whether its first partial can be nonzero (None = every argument);
-    second: 'all' (every pair of active arguments), 'none', or a frozenset of index pairs (i, j), i <= j;
-    select: optional `select(args, primals, shape) -> per-argument boolean masks or None` that drops
-            dependencies known to be zero at this point (local mode: the branch `maximum` took).
-    """
-
-    first: tuple | None = None
-    second: Any = "all"
-    select: Callable | None = None
-
-    def active(self, i: int) -> bool:
-        return self.first is None or (i < len(self.first) and self.first[i])
-
-    def pairs(self, active: list[int]):
-        if self.second == "none":
-            return []
-        if self.second == "all":
-            return [(a, b) for k, a in enumerate(active) for b in active[k:]]
-        return [(a, b) for a, b in self.second if a in active and b in active]
 
 
 class _Flags:
@@ -297,7 +265,7 @@ class Tracer:
             lo, hi = self.P.indptr[row], self.P.indptr[row + 1]
             P = Pattern(np.array([0, hi - lo]), self.P.indices[lo:hi], self.P.ncols)
             return Tracer((), P, None, primal, self.order)
-        return restructure([self], lambda i: i[key])
+        return _moves.restructure([self], lambda i: i[key])
 
     def __setitem__(self, key, value) -> None:
         key = _concrete_key(key)
@@ -308,10 +276,10 @@ class Tracer:
             src = np.broadcast_to(_index_map(vshape), targets.shape).ravel() + self.size
             rows[targets.ravel()] = src
             n = value.P.ncols
-            self.P = Pattern.vstack([_P(self, n), value.P]).gather(rows)
+            self.P = Pattern.vstack([_moves._P(self, n), value.P]).gather(rows)
             self.order = max(self.order, value.order)
             if self.order == 2:
-                self.H = Pattern.vstack([_H(self, n), _H(value, n)]).gather(rows)
+                self.H = Pattern.vstack([_moves._H(self, n), _moves._H(value, n)]).gather(rows)
         elif self.P is not None:
             rows[targets.ravel()] = -1
             self.P = self.P.gather(rows)
@@ -327,16 +295,16 @@ class Tracer:
     # -- methods (as ndarray) -------------------------------------------------------------------------
     def reshape(self, *shape, order="C"):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return restructure([self], lambda i: i.reshape(shape, order=order))
+        return _moves.restructure([self], lambda i: i.reshape(shape, order=order))
 
     def ravel(self, order="C"):
-        return restructure([self], lambda i: i.ravel(order))
+        return _moves.restructure([self], lambda i: i.ravel(order))
 
     flatten = ravel
 
     def transpose(self, *axes):
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
-        return restructure([self], lambda i: i.transpose(*axes))
+        return _moves.restructure([self], lambda i: i.transpose(*axes))
 
     @property
     def T(self):
@@ -348,22 +316,22 @@ class Tracer:
 
     @property
     def imag(self):
-        return elementwise(np.imag, NONDIFF, (self,))
+        return _moves.elementwise(np.imag, _moves.NONDIFF, (self,))
 
     def squeeze(self, axis=None):
-        return restructure([self], lambda i: i.squeeze(axis))
+        return _moves.restructure([self], lambda i: i.squeeze(axis))
 
     def swapaxes(self, a, b):
-        return restructure([self], lambda i: i.swapaxes(a, b))
+        return _moves.restructure([self], lambda i: i.swapaxes(a, b))
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
-        return restructure([self], lambda i: i.diagonal(offset, axis1, axis2))
+        return _moves.restructure([self], lambda i: i.diagonal(offset, axis1, axis2))
 
     def repeat(self, repeats, axis=None):
-        return restructure([self], lambda i: i.repeat(repeats, axis))
+        return _moves.restructure([self], lambda i: i.repeat(repeats, axis))
 
     def take(self, indices, axis=None):
-        return restructure([self], lambda i: i.take(_concrete_key(indices), axis))
+        return _moves.restructure([self], lambda i: i.take(_concrete_key(indices), axis))
 
     def copy(self, order="C"):
         return Tracer(self.shape, self.P, self.H, None if self.primal is None else np.copy(self.primal),
@@ -381,33 +349,33 @@ class Tracer:
     conjugate = conj
 
     def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
-        return reduce(self, axis, keepdims, True, np.sum)
+        return _moves.reduce(self, axis, keepdims, True, np.sum)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
-        return reduce(self, axis, keepdims, True, np.mean)
+        return _moves.reduce(self, axis, keepdims, True, np.mean)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
-        return reduce(self, axis, keepdims, "prod", np.prod)
+        return _moves.reduce(self, axis, keepdims, "prod", np.prod)
 
     def max(self, axis=None, out=None, keepdims=False, **kw):
-        return reduce(self, axis, keepdims, "max", np.max)
+        return _moves.reduce(self, axis, keepdims, "max", np.max)
 
     def min(self, axis=None, out=None, keepdims=False, **kw):
-        return reduce(self, axis, keepdims, "min", np.min)
+        return _moves.reduce(self, axis, keepdims, "min", np.min)
 
     def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
-        return reduce(self, axis, keepdims, False, lambda p, axis, keepdims: np.std(p, axis, ddof=ddof,
+        return _moves.reduce(self, axis, keepdims, False, lambda p, axis, keepdims: np.std(p, axis, ddof=ddof,
                                                                                    keepdims=keepdims))
 
     def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
-        return reduce(self, axis, keepdims, False, lambda p, axis, keepdims: np.var(p, axis, ddof=ddof,
+        return _moves.reduce(self, axis, keepdims, False, lambda p, axis, keepdims: np.var(p, axis, ddof=ddof,
                                                                                    keepdims=keepdims))
 
     def any(self, axis=None, out=None, keepdims=False, **kw):
-        return _nondiff_reduce(self, axis, keepdims, np.any)
+        return _moves._nondiff_reduce(self, axis, keepdims, np.any)
 
     def all(self, axis=None, out=None, keepdims=False, **kw):
-        return _nondiff_reduce(self, axis, keepdims, np.all)
+        return _moves._nondiff_reduce(self, axis, keepdims, np.all)
 
     def argmax(self, axis=None, **kw):
         return np.argmax(self._concrete("argmax"), axis=axis)
@@ -430,31 +398,10 @@ class Tracer:
         return np.clip(self, a_min, a_max)
 
     def round(self, decimals=0):
-        return elementwise(np.round, NONDIFF, (self,), {"decimals": decimals})
+        return _moves.elementwise(np.round, _moves.NONDIFF, (self,), {"decimals": decimals})
 
     def nonzero(self):
         return np.nonzero(self._concrete("nonzero()"))
-
-
-# -- helpers on patterns -------------------------------------------------------------------------------
-
-
-def _P(t: Any, n: int) -> Pattern:
-    """t's first-order pattern, an empty one of n columns when it has none."""
-    P = t.P if isinstance(t, Tracer) else None
-    return P if P is not None else Pattern.empty(math.prod(_shape(t)), n)
-
-
-def _H(t: Any, n: int) -> Pattern:
-    H = t.H if isinstance(t, Tracer) else None
-    return H if H is not None else Pattern.empty(math.prod(_shape(t)), n * n)
-
-
-def _ncols(tracers) -> int | None:
-    for t in tracers:
-        if isinstance(t, Tracer) and t.P is not None:
-            return t.P.ncols
-    return None
 
 
 def _concrete_key(key):
@@ -468,157 +415,4 @@ def _concrete_key(key):
     return key
 
 
-def constant_tracer(value: Any) -> Tracer:
-    """A tracer for a constant array: no dependencies, primal known (so it can take traced values)."""
-    value = np.array(value)
-    return Tracer(value.shape, None, None, value, 0)
-
-
-def _has_tracer(x) -> bool:
-    return isinstance(x, Tracer) or (isinstance(x, (list, tuple)) and any(_has_tracer(v) for v in x))
-
-
-def lift(x: Any) -> Any:
-    """A (nested) list or tuple holding tracers becomes one stacked tracer; anything else is kept."""
-    if isinstance(x, (list, tuple)) and _has_tracer(x):
-        return restructure([lift(v) for v in x], lambda *xs: np.stack(xs))
-    return x
-
-
-def _known_primals(args) -> list | None:
-    primals = [_primal(a) for a in args]
-    return None if any(p is None for p in primals) else primals
-
-
-# -- the three moves -------------------------------------------------------------------------------------
-
-
-def elementwise(fn: Callable, spec: Spec, args: tuple, kwargs: dict | None = None) -> Tracer:
-    """fn applied elementwise (with broadcasting) to args, some of them tracers."""
-    kwargs = kwargs or {}
-    args = tuple(lift(a) for a in args)
-    primals = _known_primals(args)
-    if primals is not None:
-        y = fn(*primals, **kwargs)
-        shape = np.shape(y)
-    else:
-        y, shape = None, np.broadcast_shapes(*(_shape(a) for a in args))
-    order = max((a.order for a in args if isinstance(a, Tracer)), default=0)
-    active = [i for i, a in enumerate(args)
-              if isinstance(a, Tracer) and a.P is not None and a.P.nnz and spec.active(i)]
-    if not active:
-        return Tracer(shape, None, None, y, 0 if order == 0 else order)
-    masks = spec.select(args, [_primal(a) for a in args], shape) if spec.select else None
-    if not shape and order < 2 and masks is None:  # scalars: one row each, merged directly
-        if len(active) == 1:
-            return Tracer(shape, args[active[0]].P, None, y, order)
-        cols = np.unique(np.concatenate([args[i].P.indices for i in active]))
-        return Tracer(shape, Pattern(np.array([0, len(cols)]), cols, args[active[0]].P.ncols), None, y,
-                      order)
-    size = math.prod(shape)
-    rows = {}
-    for i in active:
-        r = np.broadcast_to(_index_map(args[i].shape), shape).ravel()
-        if masks is not None and masks[i] is not None:
-            r = np.where(np.broadcast_to(masks[i], shape).ravel(), r, -1)
-        rows[i] = r
-    gathered = {i: args[i].P.gather(rows[i]) for i in active}
-    P = gathered[active[0]].union(*(gathered[i] for i in active[1:]))
-    H = None
-    if order == 2:
-        n = P.ncols
-        parts = [_H(args[i], n).gather(rows[i]) for i in active]
-        parts += [gathered[a].cross(gathered[b]) for a, b in spec.pairs(active)]
-        H = parts[0].union(*parts[1:]) if parts else Pattern.empty(size, n * n)
-    return Tracer(shape, P, H, y, order)
-
-
-def restructure(args: list, index_fn: Callable, primal_fn: Callable | None = None) -> Tracer:
-    """Move elements: `index_fn(*index_arrays)` does to element indices what the op does to values.
-
-    Constants among args take index -1 (no dependencies). `primal_fn(*primals)` (default index_fn) gives
-    the value when every primal is known.
-    """
-    args = [lift(a) for a in args]
-    n = _ncols(args)
-    offsets, maps, patterns, hpatterns = 0, [], [], []
-    order = max((a.order for a in args if isinstance(a, Tracer)), default=0)
-    for a in args:
-        shape = _shape(a)
-        if n is not None and isinstance(a, Tracer) and a.P is not None:
-            maps.append(_index_map(shape) + offsets)
-            offsets += math.prod(shape)
-            patterns.append(a.P)
-            if order == 2:
-                hpatterns.append(_H(a, n))
-        else:
-            maps.append(np.full(shape, -1, dtype=np.int64))
-    idx = np.asarray(index_fn(*maps))
-    primals = _known_primals(args)
-    y = None if primals is None else (primal_fn or index_fn)(*primals)
-    if n is None:
-        return Tracer(idx.shape, None, None, y, order)
-    rows = idx.ravel()
-    P = Pattern.vstack(patterns).gather(rows)
-    H = Pattern.vstack(hpatterns).gather(rows) if order == 2 else None
-    return Tracer(idx.shape, P, H, y, order)
-
-
-def _axes(axis, ndim: int) -> tuple:
-    if axis is None:
-        return tuple(range(ndim))
-    axis = axis if isinstance(axis, (tuple, list)) else (axis,)
-    return tuple(int(a) % ndim for a in axis)
-
-
-def reduce(t: Tracer, axis, keepdims: bool, linear, primal_fn: Callable) -> Tracer:
-    """Each output element depends on the group of elements reduced into it.
-
-    linear: True (sum, mean), False (second derivatives between all group members), "prod" (between
-    distinct members), or "max"/"min" (first order only; in local mode only the selected element counts).
-    """
-    t = as_tracer(t)
-    axes = _axes(axis, t.ndim)
-    y = None if t.primal is None else np.asarray(primal_fn(t.primal, axis=axis, keepdims=keepdims))
-    kept = [d for d in range(t.ndim) if d not in axes]
-    out_core = tuple(t.shape[d] for d in kept)
-    shape = tuple(1 if d in axes else t.shape[d] for d in range(t.ndim)) if keepdims else out_core
-    if y is not None and y.ndim == 0:
-        y = y[()]
-    if t.P is None:
-        return Tracer(shape, None, None, y, t.order)
-    groups = np.transpose(_index_map(t.shape), kept + list(axes)).reshape(math.prod(out_core), -1)
-    if linear in ("max", "min") and t.primal is not None and groups.shape[1] > 0:
-        values = np.asarray(t.primal).ravel()[groups]
-        pick = np.argmax(values, axis=1) if linear == "max" else np.argmin(values, axis=1)
-        src = groups[np.arange(len(groups)), pick]
-        P = t.P.gather(src)
-        H = None if t.order < 2 else _H(t, t.P.ncols).gather(src)
-        return Tracer(shape, P, H, y, t.order)
-    out_rows = np.repeat(np.arange(len(groups)), groups.shape[1])
-    P = t.P.combine(out_rows, groups.ravel(), len(groups))
-    H = None
-    if t.order == 2:
-        H = _H(t, t.P.ncols).combine(out_rows, groups.ravel(), len(groups))
-        if linear == "prod":  # multilinear: pairs of distinct elements only
-            a, b = np.triu_indices(groups.shape[1], 1)
-            pair_rows = np.repeat(np.arange(len(groups)), len(a))
-            cross = t.P.gather(groups[:, a].ravel()).cross(t.P.gather(groups[:, b].ravel()))
-            H = H.union(cross.combine(pair_rows, np.arange(len(pair_rows)), len(groups)))
-        elif linear is False:
-            H = H.union(P.cross(P))
-    return Tracer(shape, P, H, y, t.order)
-
-
-def _nondiff_reduce(t: Tracer, axis, keepdims, fn) -> Tracer:
-    y = None if t.primal is None else fn(t.primal, axis=axis, keepdims=keepdims)
-    shape = np.shape(fn(np.zeros(t.shape), axis=axis, keepdims=keepdims))
-    return Tracer(shape, None, None, y, t.order)
-
-
-def as_tracer(x: Any) -> Tracer:
-    return x if isinstance(x, Tracer) else constant_tracer(x)
-
-
-LINEAR = Spec(second="none")
-NONDIFF = Spec(first=())
+from . import moves as _moves  # noqa: E402  (moves builds Tracers: imported last to break the cycle)
