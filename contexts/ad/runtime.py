@@ -39,6 +39,10 @@ class NoRuleError(OverdubError):
     """A C function was reached with differentiable inputs and has no rule."""
 
 
+class NoSource(NoRuleError):
+    """A Python function whose source cannot be had (made by `exec`, or edited since import)."""
+
+
 class UnsupportedFunction(OverdubError):
     """A Python function uses a construct the reverse-mode transform does not handle."""
 
@@ -296,7 +300,7 @@ def _build(fn, active):
     try:
         src = get_source(code, fn.__globals__)
     except SourceUnavailable as e:
-        raise NoRuleError(
+        raise NoSource(
             f"cannot differentiate {code.co_qualname}: its source is not available ({e.what})",
             where=f"{code.co_filename}:{code.co_firstlineno}",
             fix="register a rule for it (`@contexts.custom_adjoint`) or define it in a file") from e
@@ -327,6 +331,59 @@ def _build(fn, active):
     return info
 
 
+def _leaves(x, depth=0):
+    if depth < 3 and isinstance(x, (list, tuple)):
+        for v in x:
+            yield from _leaves(v, depth + 1)
+    elif depth < 3 and isinstance(x, dict):
+        for v in x.values():
+            yield from _leaves(v, depth + 1)
+    else:
+        yield x
+
+
+def _opaque_call(fn, args, kw, err):
+    """A function without source (e.g. made by `exec`) runs as a primitive. It is differentiable only
+    when every differentiable value it returns is one of its inputs, passed through (argument parsers such
+    as scipy.stats' `_parse_args`): cotangents are then routed back by identity. Anything else is the
+    NoSource error, which names the function."""
+    y = fn(*args, **kw)
+    inputs = {id(v): i for i, v in enumerate(_leaves(tuple(args) + tuple(kw.values())))}
+    for leaf in _leaves(y):
+        if _any_differentiable((leaf,), {}) and id(leaf) not in inputs:
+            raise err
+    return y, (_opaque_back, y, args, kw)
+
+
+def _opaque_back(pb, dy, dself, S):
+    _, y, args, kw = pb
+    cots: dict[int, object] = {}
+
+    def walk(v, g, depth=0):
+        if g is None:
+            return
+        if depth < 3 and isinstance(v, (list, tuple)) and isinstance(g, (list, tuple)):
+            for vi, gi in zip(v, g):
+                walk(vi, gi, depth + 1)
+        elif depth < 3 and isinstance(v, dict) and isinstance(g, dict):
+            for k, vi in v.items():
+                walk(vi, g.get(k), depth + 1)
+        else:
+            cots[id(v)] = acc(cots.get(id(v)), g)
+
+    walk(y, dy)
+
+    def back(v, depth=0):
+        if depth < 3 and isinstance(v, (list, tuple)):
+            return type(v)(back(x, depth + 1) for x in v) if not hasattr(v, "_fields") else None
+        if depth < 3 and isinstance(v, dict):
+            return {k: back(x, depth + 1) for k, x in v.items()}
+        return cots.get(id(v))
+
+    dargs = tuple(back(a) for a in args)
+    return None, dargs, ({k: back(v) for k, v in kw.items()} if kw else None)
+
+
 def twin_info(fn, active):
     key = (fn.__code__, active)
     info = _twins.get(key)
@@ -341,7 +398,10 @@ def _twin_call(mask, fn, pre, args, kw):
     info = _twins.get(key)
     if info is None:
         active = _active_params(code, mask, len(pre), len(args), tuple(kw))
-        info = _twins[key] = twin_info(fn, active)
+        try:
+            info = _twins[key] = twin_info(fn, active)
+        except NoSource as e:
+            return _opaque_call(fn, pre + tuple(args), kw, e)
     fwd_code = info.fwd_code
     closure = fn.__closure__
     if fwd_code.co_freevars:
@@ -640,7 +700,7 @@ def delitem_adj(S, dobj, obj, idx, old):
 
 def unpack(v, n, star):
     """`a, *b, c = v` as a tuple of n items (the starred one a list)."""
-    items = tuple(v)
+    items = tuple([*v])  # always a new object: `tuple(t)` would be t itself, and boxes go by identity
     if star < 0:
         if len(items) != n:
             raise ValueError(f"expected {n} values to unpack, got {len(items)}")
@@ -721,7 +781,23 @@ registry.nondifferentiable(_order)
 
 def _sequence_adjoint(dy, y, x=()):
     """list(x) / tuple(x): the cotangent of the copy, mapped back onto x's structure."""
+    if y is x:  # tuple(t) is t: one object, one cotangent box
+        return (dy,)
     return unpack_adjoint(dy, y, x, len(y), -1)[:1]
 
 
 registry.adjoint(list, tuple)(_sequence_adjoint)
+
+
+def _iter_adjoint(dy, y, x, *sentinel):
+    """iter(x): the iterator's cotangent (one entry per element drawn by a for loop) mapped onto x."""
+    if dy is None or sentinel:
+        return (None,) * (1 + len(sentinel))
+    if isinstance(x, (list, tuple, np.ndarray)):
+        n = len(x)
+        gs = list(dy)[:n] + [None] * max(0, n - len(dy))
+        return unpack_adjoint(gs, tuple(x), x, n, -1)[:1]
+    return (None,)
+
+
+registry.adjoint(iter)(_iter_adjoint)

@@ -84,8 +84,10 @@ def unbroadcast(g, like):
         if axes:
             g = g.sum(axis=axes, keepdims=True)
         return g.reshape(like.shape)
-    if isinstance(g, np.ndarray) and not isinstance(like, (np.ndarray, np.generic)):
-        total = g.sum()
+    if isinstance(g, np.ndarray) and g.ndim > 0 and not isinstance(like, np.ndarray):
+        total = g.sum()  # a scalar operand broadcast against an array
+        if isinstance(like, np.generic):
+            return total
         return total.item() if isinstance(like, (float, int, complex)) and total.ndim == 0 else total
     return g
 
