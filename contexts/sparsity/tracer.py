@@ -312,7 +312,8 @@ class Tracer:
 
     @property
     def real(self):
-        return self
+        primal = None if self.primal is None else np.real(self.primal)
+        return Tracer(self._shape, self.P, self.H, primal, self.order)
 
     @property
     def imag(self):
