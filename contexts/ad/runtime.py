@@ -66,7 +66,10 @@ def _rule_of(f):
         return rule, False
     key = key_of(f)
     if type(key) is tuple:
-        return _rules.get(key), True
+        rule = _rules.get(key)
+        if rule is None and issubclass(key[0], np.generic):  # numpy scalars act as 0-d arrays
+            rule = _rules.get((np.ndarray, key[1])) or _rules.get((np.generic, key[1]))
+        return rule, True
     return None, False
 
 
