@@ -22,6 +22,10 @@ ITER_BUG = pytest.mark.xfail(
     strict=True,
     reason="engine: unpacking/iterating a user object whose __iter__ is Python code (`L, a, b = lab`) "
            "drops its cotangent silently (gradient 0); see test_unpacking_an_object_with_python_iter")
+ITER_AND_SQRT_BUGS = pytest.mark.xfail(
+    strict=True,
+    reason="engine: as ITER_BUG, and then sqrt's adjoint raises ZeroDivisionError at sqrt(0) although its "
+           "cotangent is 0 (one chroma is 0: ΔH' = 2·sqrt(C1'·C2')·sin(Δh'/2)); see test_sqrt_at_zero_...")
 
 
 def central_differences(f, *x, h):
@@ -108,7 +112,7 @@ def test_delta_e_2000_gradient_wrt_both_colours_and_weights():
                       *lab1, *lab2, 2.0, h=1e-5)
 
 
-@ITER_BUG
+@ITER_AND_SQRT_BUGS
 def test_delta_e_2000_gradient_next_to_an_achromatic_colour():
     """C1' == 0: the lightness and the chromatic colour's coordinates still have a derivative."""
     grey = cd.Lab(50.0, 0.0, 0.0)
@@ -123,8 +127,8 @@ RGB_POINTS = {
 }
 
 
-@ITER_BUG
-@pytest.mark.parametrize("name", RGB_POINTS)
+@pytest.mark.parametrize("name", [pytest.param(name, marks=ITER_AND_SQRT_BUGS if ref == "#000000" else ITER_BUG)
+                                  for name, (_, ref) in RGB_POINTS.items()])
 def test_delta_e_2000_gradient_wrt_rgb(name):
     rgb, ref_hex = RGB_POINTS[name]
     ref = cd.Colour.from_hex(ref_hex)
@@ -213,3 +217,11 @@ def test_builtin_getattr_on_an_object():
     def f(x):
         return getattr(_Pair(x, 2.0), "x") * 2.0
     assert gradient(f, 3.0) == (2.0,)
+
+
+@pytest.mark.xfail(strict=True, raises=ZeroDivisionError,
+                   reason="engine: sqrt's adjoint computes dy * 0.5 / y and raises at y == 0 even when dy == 0")
+def test_sqrt_at_zero_with_a_zero_cotangent():
+    def f(x):
+        return 2 * math.sqrt(0.0 * x) * math.sin(0.0) + x     # the shape of ΔH' when one chroma is 0
+    assert gradient(f, 2.0) == (1.0,)
