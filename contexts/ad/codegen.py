@@ -27,7 +27,7 @@ __all__ = ["generate", "Generated", "HELPERS"]
 HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
            "__od_seq_adj__", "__od_dict_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
-           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__")
+           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -171,16 +171,24 @@ class _Gen:
         if not (self.is_active(s.iter) and self.is_active(s.target)):
             s.body, s.orelse = body, orelse
             return [s]
-        # for v in it  ->  for _od_iK, v in __od_enumerate__(it): record (k, it, i); adjoint = it[i] read
+        # for v in it  ->  _od_itJ = iter(it) (a recorded call: user classes' __iter__ is differentiated)
+        #                  for _od_iK, v in enumerate(_od_itJ): record (k, _od_itJ, i); adjoint: it[i] read
+        j = self.new_block()
+        it, v = s.iter.id, s.target.id
+        itv, pb = f"_od_it{j}", f"_od_pbit{j}"
+        pre = _parse(f"{itv}, {pb} = __od_call__(-1, __od_iter__, {it})\n_od_ta(({j}, {pb}))\n", s)
+        self.dvars.update((it, itv))
+        adj0 = (self.take(itv) + f"if {pb} is not None:\n    _od_r = {pb}[0]({pb}, _g, None, _od_S)\n"
+                + _indent(self.acc(it, "_od_r[1][0]")))
+        self.set_adjoint(j, [pb], adj0, s)
         k = self.new_block()
-        it, v, i = s.iter.id, s.target.id, f"_od_i{k}"
-        head = _parse(f"for {i}, {v} in __od_enumerate__({it}):\n    _od_ta(({k}, {it}, {i}))\n", s)[0]
+        i = f"_od_i{k}"
+        head = _parse(f"for {i}, {v} in __od_enumerate__({itv}):\n    _od_ta(({k}, {itv}, {i}))\n", s)[0]
         head.body.extend(body)
         head.orelse = orelse
-        adj = self.take(v) + f"if _g is not None:\n    {d(it)} = __od_getitem_adj__(_od_S, {d(it)}, _g, {it}, {i})\n"
-        self.dvars.add(it)
-        self.set_adjoint(k, [it, i], adj, s)
-        return [head]
+        adj = self.take(v) + f"if _g is not None:\n    {d(itv)} = __od_getitem_adj__(_od_S, {d(itv)}, _g, {itv}, {i})\n"
+        self.set_adjoint(k, [itv, i], adj, s)
+        return pre + [head]
 
     def new_block(self) -> int:
         self.nblocks += 1
@@ -514,7 +522,9 @@ class _Gen:
         dispatch = _dispatch(sorted(self.adjoints), self.adjoint_text)
         params = ", ".join(d(p) for p in self.params) + ("," if len(self.params) == 1 else "")
         cellmap = "{" + ", ".join(f"{c!r}: {d(c)}" for c in cells) + "}"
-        text = ("def _od_adjoint(_od_S, _od_tape, _od_dret, _od_dcells=None):\n" + _indent(init)
+        if self.params:  # the cotangent of `self` after a method call flows in (mutated objects)
+            init += f"if _od_dself is not None:\n    {d(self.params[0])} = _od_dself\n"
+        text = ("def _od_adjoint(_od_S, _od_tape, _od_dret, _od_dcells=None, _od_dself=None):\n" + _indent(init)
                 + "    for _od_rec in reversed(_od_tape):\n        _od_k = _od_rec[0]\n" + _indent(dispatch, 8)
                 + f"    return ({params}), {cellmap}\n")
         fn = _parse(text, self.fdef)[0]

@@ -107,6 +107,8 @@ def call(mask, f, *args, **kw):
     if rule is not None:
         full = (f.__self__,) + args if is_method else args
         if rule.adjoint is not None:
+            if rule.meta.get("iterates") and type(getattr(type(args[0]), "__iter__", None)) is types.FunctionType:
+                return _iterate_user(f, args)
             try:
                 y = f(*args, **kw)
             except TypeError:
@@ -149,6 +151,34 @@ def _bound_back(pb, dy, dself, S):
     _, dargs, dkw = inner[0](inner, dy, None, S)
     dargs = tuple(dargs) if dargs is not None else ()
     return acc(dself, dargs[0] if dargs else None), dargs[1:], dkw
+
+
+def _iterate_user(f, args):
+    """iter/list/tuple/unpacking of an object whose class defines `__iter__` in Python: that method is
+    differentiated like any other, and the drawn items' cotangents flow back through it."""
+    v = args[0]
+    it, pb = _twin_call(-1, type(v).__iter__, (v,), (), _NOKW)
+    items = list(it)
+    if f is iter:
+        y = iter(items)
+    elif f is unpack:
+        y = unpack(items, *args[1:])
+    else:
+        y = f(items)
+    return y, (_user_iter_back, pb, f, y, args[1:])
+
+
+def _user_iter_back(pb, dy, dself, S):
+    _, inner, f, y, rest = pb
+    if dy is None or inner is None:
+        return None, (None,) * (1 + len(rest)), None
+    gs = list(dy)
+    if f is unpack and rest[1] >= 0:  # flatten the starred part back to one entry per item
+        star = rest[1]
+        mid = list(gs[star]) if gs[star] is not None else [None] * len(y[star])
+        gs = gs[:star] + mid + gs[star + 1:]
+    dv, _, _ = inner[0](inner, SeqBox(gs), None, S)
+    return None, (dv,) + (None,) * len(rest), None
 
 
 def _other_call(mask, f, args, kw):
@@ -321,7 +351,7 @@ def _build(fn, active):
     rev_code = compile_twin(src, gen.adjoint, extra_freevars=HELPERS)
     rev_code = rev_code.replace(co_name=f"{code.co_name}__adjoint",
                                 co_qualname=f"{code.co_qualname}.<adjoint>")
-    rev = types.FunctionType(rev_code, fn.__globals__, rev_code.co_name, None,
+    rev = types.FunctionType(rev_code, fn.__globals__, rev_code.co_name, (None, None),
                              tuple(_HELPER_CELLS[v] for v in rev_code.co_freevars) or None)
     info = _TwinInfo()
     info.fwd_code, info.rev, info.generated = fwd_code, rev, gen
@@ -419,7 +449,10 @@ def _twin_call(mask, fn, pre, args, kw):
 
 def _twin_back(pb, dy, dself, S):
     _, info, tape, npre, nargs, kw, fn = pb
-    dparams, dcells = info.rev(S, tape, dy, dself if not npre else None)
+    if npre:  # a method: self's cotangent after the call flows in, the total before it comes out
+        dparams, dcells = info.rev(S, tape, dy, None, dself)
+    else:
+        dparams, dcells = info.rev(S, tape, dy, dself)
     argcount = info.argcount
     dargs = []
     for i in range(npre, npre + nargs):
@@ -442,7 +475,7 @@ def _twin_back(pb, dy, dself, S):
             dvk = dparams[info.varkw] if info.varkw >= 0 else None
             dkw[k] = dvk.get(k) if dvk is not None else None
     if npre:
-        return acc(dself, dparams[0]), dargs, dkw
+        return dparams[0], dargs, dkw
     if any(v is not None for v in dcells.values()):
         return Tangent(dcells), dargs, dkw
     return None, dargs, dkw
@@ -734,6 +767,7 @@ def unpack_adjoint(dy, y, v, n, star):
 
 
 registry.adjoint(unpack)(unpack_adjoint)
+registry.rules[unpack].meta["iterates"] = True
 
 
 def enumerate_(it):
@@ -771,7 +805,7 @@ _HELPER_IMPLS = {
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj, "__od_unpack__": unpack,
     "__od_enumerate__": enumerate_, "__od_slice_cot__": slice_cot, "__od_iop__": iop,
-    "__od_iop_adj__": iop_adj,
+    "__od_iop_adj__": iop_adj, "__od_iter__": iter,
 }
 assert set(_HELPER_IMPLS) == set(HELPERS)
 _HELPER_CELLS = {k: types.CellType(v) for k, v in _HELPER_IMPLS.items()}
@@ -790,6 +824,7 @@ def _sequence_adjoint(dy, y, x=()):
 
 
 registry.adjoint(list, tuple)(_sequence_adjoint)
+registry.rules[list].meta["iterates"] = registry.rules[tuple].meta["iterates"] = True
 
 
 def _iter_adjoint(dy, y, x, *sentinel):
@@ -804,3 +839,15 @@ def _iter_adjoint(dy, y, x, *sentinel):
 
 
 registry.adjoint(iter)(_iter_adjoint)
+registry.rules[iter].meta["iterates"] = True
+
+
+def _getattr_adjoint(S, dself, dy, y, obj, name, *default):
+    """The builtin getattr(obj, name): as the attribute read `obj.name` (into the pass's boxes)."""
+    if dy is None:
+        return dself, (None, None) + (None,) * len(default)
+    return dself, (getattr_adj(S, None, dy, obj, name, y), None) + (None,) * len(default)
+
+
+registry.adjoint(getattr)(_getattr_adjoint)
+registry.rules[getattr].meta["mutating"] = True
