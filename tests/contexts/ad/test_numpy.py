@@ -171,9 +171,6 @@ def test_numpy_scalars_from_indexing_mix_with_python_floats():
     assert_grad_fd(lambda x: float(x[0]) * x[1] + 2.0 * x[2] ** 2 - np.float64(3.0) * x[0], V3)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: a numpy scalar operand of an operator with an array (s * x, "
-                   "t[0] * x, s + x) gets an array-shaped gradient instead of the sum (ValueError when it is an "
-                   "element of a differentiated array)")
 @pytest.mark.parametrize("f, args", [
     (lambda s, x: np.sum(s * x), (np.float64(2.0), V3)),
     (lambda t, x: np.sum(t[0] * x + x * t[1]), (V4, V3)),
@@ -184,20 +181,14 @@ def test_numpy_scalar_operand_with_array(f, args):
     assert np.shape(got[0]) == np.shape(args[0])
 
 
-@pytest.mark.xfail(strict=True, reason="engine: methods of numpy scalars (np.float64.sum/.mean/.max/.reshape/"
-                   ".astype) give a silent zero gradient")
 def test_method_of_numpy_scalar():
     assert_grad_fd(lambda a: (a * a).sum() + a[0].max() * a[1], np.array([2.0, 3.0]))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: method on the 0-d result of a 0-d array op ((a*a).sum() with "
-                   "a 0-d) gives a silent zero gradient")
 def test_method_on_zero_dimensional_result():
     assert_grad_fd(lambda a: (a * a).sum(), np.array(2.0))
 
 
-@pytest.mark.xfail(strict=True, reason="engine: ndarray.item()/.tolist() drop the gradient silently "
-                   "(common in user code: loss.item())")
 def test_item_and_tolist():
     assert_grad_fd(lambda a: a[0].item() * a[1] + a.tolist()[2] * a[2], V3)
 
