@@ -1,0 +1,14 @@
+"""Every docstring example of reverse mode and the top-level package runs and prints what it says."""
+
+import doctest
+
+import pytest
+
+import contexts
+from contexts.ad import api, custom, show, structs
+
+
+@pytest.mark.parametrize("module", [contexts, api, custom, show, structs], ids=lambda m: m.__name__)
+def test_docstring_examples_run(module):
+    failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert failed == 0 and attempted > 0
