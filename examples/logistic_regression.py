@@ -34,8 +34,7 @@ print("gradient at w = 0 matches the closed form X.T @ (p - y) / n")
 first = nll(w, b, X, y)
 for step in range(201):
     gw, gb, _, _ = gradient(nll, w, b, X, y)
-    w = w - 0.5 * gw
-    b = float(b - 0.5 * gb)  # a np.float64 b currently gets an array-shaped gradient (engine bug, reported)
+    w, b = w - 0.5 * gw, b - 0.5 * gb
     if step % 50 == 0:
         print(f"step {step:3d}  nll {nll(w, b, X, y):.4f}  accuracy {accuracy(w, b, X, y):.2f}")
 

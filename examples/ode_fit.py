@@ -11,8 +11,7 @@ from contexts import gradient
 
 
 def oscillator(t, state, k, c):
-    x = state[0]   # not `x, v = state[0], state[1]`: tuple assignment doubles gradients (engine bug,
-    v = state[1]   # reported; tests/contexts/ad/test_third_party_numeric.py::test_rk4_with_tuple_assignment)
+    x, v = state[0], state[1]
     return np.array([v, -k * x - c * v])
 
 
