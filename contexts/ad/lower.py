@@ -343,7 +343,7 @@ class Lowerer:
         args = []
         for a in e.args:
             if isinstance(a, ast.Starred):
-                args.append(ast.copy_location(ast.Starred(value=self.atom(a.value, pre), ctx=ast.Load()), a))
+                args.append(ast.copy_location(ast.Starred(value=self._sized(a.value, pre), ctx=ast.Load()), a))
             else:
                 args.append(self.atom(a, pre))
         kws = [ast.copy_location(ast.keyword(arg=k.arg, value=self.atom(k.value, pre)), k) for k in e.keywords]
@@ -365,11 +365,18 @@ class Lowerer:
         obj = self.atom(e.value, pre)
         return ast.copy_location(ast.Subscript(value=obj, slice=self.index(e.slice, pre), ctx=ast.Load()), e)
 
+    def _sized(self, e, pre):
+        """`*e` spread: e as a tuple (so its pieces can be counted in the reverse pass)."""
+        if isinstance(e, (ast.List, ast.Tuple)):
+            return self.atom(e, pre)
+        call = _loc(ast.Call(func=ast.Name(id="__od_tuple__", ctx=ast.Load()), args=[e], keywords=[]), e)
+        return self.atom(call, pre)
+
     def _elts(self, elts, pre):
         out = []
         for x in elts:
             if isinstance(x, ast.Starred):
-                out.append(ast.copy_location(ast.Starred(value=self.atom(x.value, pre), ctx=ast.Load()), x))
+                out.append(ast.copy_location(ast.Starred(value=self._sized(x.value, pre), ctx=ast.Load()), x))
             else:
                 out.append(self.atom(x, pre))
         return out
@@ -480,10 +487,76 @@ def lower(fdef: ast.FunctionDef) -> ast.FunctionDef:
     """Return a copy of fdef in AD normal form (nested definitions are left for their own lowering)."""
     if isinstance(fdef, ast.AsyncFunctionDef):
         raise Unsupported("async function", fdef)
+    if _is_generator(fdef):
+        fdef = _eager_generator(fdef)
     _check_supported_shallow(fdef)
     lw = Lowerer(_Lowering())
     out = copy.copy(fdef)
     out.body = lw.block(fdef.body)
+    return out
+
+
+def _own_nodes(fdef):
+    """The nodes of fdef's own body, not of nested definitions."""
+    stack = list(fdef.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _is_generator(fdef) -> bool:
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fdef))
+
+
+class _Eager(ast.NodeTransformer):
+    """yield e -> _od_yields.append(e); yield from it -> a loop of appends; return -> the list's iterator."""
+
+    def visit_FunctionDef(self, node):
+        return node  # nested definitions keep their own semantics
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+    def visit_Expr(self, node):
+        v = node.value
+        if isinstance(v, ast.Yield):
+            arg = v.value or ast.Constant(None)
+            return _loc(ast.Expr(value=ast.Call(func=ast.Attribute(value=ast.Name(id="_od_yields", ctx=ast.Load()),
+                                                                   attr="append", ctx=ast.Load()),
+                                                args=[arg], keywords=[])), node)
+        if isinstance(v, ast.YieldFrom):
+            body = ast.Expr(value=ast.Call(func=ast.Attribute(value=ast.Name(id="_od_yields", ctx=ast.Load()),
+                                                              attr="append", ctx=ast.Load()),
+                                           args=[ast.Name(id="_od_yielded", ctx=ast.Load())], keywords=[]))
+            loop = ast.For(target=ast.Name(id="_od_yielded", ctx=ast.Store()), iter=v.value, body=[body],
+                           orelse=[], type_comment=None)
+            return _loc(loop, node)
+        return self.generic_visit(node)
+
+    def visit_Return(self, node):
+        return _loc(ast.Return(value=_yields_iterator()), node)
+
+    def visit_Yield(self, node):
+        raise Unsupported("`yield` used as a value (generator.send)", node)
+
+    visit_YieldFrom = visit_Yield
+
+
+def _yields_iterator():
+    return ast.Call(func=ast.Name(id="__od_iter__", ctx=ast.Load()),
+                    args=[ast.Name(id="_od_yields", ctx=ast.Load())], keywords=[])
+
+
+def _eager_generator(fdef):
+    """A generator function as an eager one returning an iterator over what it yields: what reverse mode
+    differentiates (documented: the body runs to completion when the generator is created)."""
+    out = copy.deepcopy(fdef)
+    body = [_Eager().visit(s) for s in out.body]
+    start = _loc(ast.Assign(targets=[ast.Name(id="_od_yields", ctx=ast.Store())], value=ast.List(elts=[], ctx=ast.Load())),
+                 fdef.body[0])
+    end = _loc(ast.Return(value=_yields_iterator()), fdef.body[-1])
+    out.body = [start] + body + [end]
     return out
 
 

@@ -817,7 +817,7 @@ _HELPER_IMPLS = {
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj, "__od_unpack__": unpack,
     "__od_enumerate__": enumerate_, "__od_slice_cot__": slice_cot, "__od_iop__": iop,
-    "__od_iop_adj__": iop_adj, "__od_iter__": iter,
+    "__od_iop_adj__": iop_adj, "__od_iter__": iter, "__od_tuple__": tuple,
 }
 assert set(_HELPER_IMPLS) == set(HELPERS)
 _HELPER_CELLS = {k: types.CellType(v) for k, v in _HELPER_IMPLS.items()}
@@ -843,6 +843,8 @@ def _iter_adjoint(dy, y, x, *sentinel):
     """iter(x): the iterator's cotangent (one entry per element drawn by a for loop) mapped onto x."""
     if dy is None or sentinel:
         return (None,) * (1 + len(sentinel))
+    if y is x:  # iter() of an iterator is the iterator itself: one object, one cotangent box
+        return (dy,)
     if isinstance(x, (list, tuple, np.ndarray)):
         n = len(x)
         gs = list(dy)[:n] + [None] * max(0, n - len(dy))

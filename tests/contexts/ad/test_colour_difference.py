@@ -190,9 +190,7 @@ class _GenPair(_Pair):
         yield self.y
 
 
-@pytest.mark.parametrize("cls", [_Pair, pytest.param(_GenPair, marks=pytest.mark.xfail(
-    strict=True, raises=Exception, reason="reverse mode does not transform generator functions (an __iter__ "
-    "written with yield raises UnsupportedFunction naming it)"))])
+@pytest.mark.parametrize("cls", [_Pair, _GenPair])
 def test_unpacking_an_object_with_python_iter(cls):
     def f(x):
         a, b = cls(x, 2.0)

@@ -162,3 +162,31 @@ def test_one_value_used_twice_accumulates_twice():
     assert gradient(lambda x: x + x, 1.5) == (2.0,)
     assert gradient(lambda x: x * x, 1.5) == (3.0,)
     assert gradient(lambda xs: xs[0] + xs[0], [1.5]) == ([2.0],)
+
+
+def _scaled(xs, k):
+    for x in xs:
+        if x > 0:
+            yield x * k
+    yield from (k * k, k)
+
+
+def _pair(k):
+    yield k
+    yield k * k
+
+
+def test_generator_functions():
+    def f(k):
+        return sum(_scaled([1.0, -2.0, 3.0], k)) + sum(v * v for v in _pair(k)) + max(_pair(k * 0.5))
+    assert_grad_fd(f, 2.5)
+    assert_grad_fd(f, 0.3)
+
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+        def __iter__(self):
+            yield self.a
+            yield self.b
+    assert_grad_fd(lambda x: (lambda a, b: a * b)(*Pair(x, 3.0)) + list(Pair(x, x))[1], 1.5)
