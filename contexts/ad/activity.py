@@ -51,8 +51,9 @@ def _reads(e: ast.AST) -> set[str]:
 
 
 class _Activity:
-    def __init__(self, active: set[str], nondiff_globals: frozenset[str]):
+    def __init__(self, active: set[str], nondiff_globals: frozenset[str], locals_: set[str]):
         self.active = set(active)
+        self.locals = locals_
         self.nondiff = nondiff_globals
         self.changed = True
 
@@ -89,9 +90,16 @@ class _Activity:
                 act = self.value_active(s.value)
                 v = s.value
                 # a method call with active arguments may mutate its object (lst.append(x))
-                if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name):
-                    if any(n in self.active for n in _reads(ast.Tuple(elts=v.args + [k.value for k in v.keywords], ctx=ast.Load()))):
-                        self.mark(v.func.value.id)
+                if isinstance(v, ast.Call) and self.value_active(v):
+                    # a call with active inputs may store them into its mutable arguments (np.add.at(acc,
+                    # ...), lst.append(x), helper(lst, x), out=...): those become active too
+                    operands = [a.value if isinstance(a, ast.Starred) else a for a in v.args]
+                    operands += [k.value for k in v.keywords]
+                    if isinstance(v.func, ast.Attribute):
+                        operands.append(v.func.value)
+                    for a in operands:
+                        if isinstance(a, ast.Name) and a.id in self.locals:  # globals (modules) excluded
+                            self.mark(a.id)
                 for t in s.targets:
                     if isinstance(t, ast.Name):
                         if act:
@@ -127,7 +135,10 @@ class _Activity:
 def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict) -> set[str]:
     """The active variables of a lowered function, given its active parameters and cells."""
     nondiff = frozenset(n for n in NONDIFF_BUILTINS if n not in globals_ and hasattr(builtins, n))
-    act = _Activity(active_inputs, nondiff)
+    locals_ = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    a = fdef.args
+    locals_ |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
+    act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs))
     while act.changed:
         act.changed = False
         act.visit(fdef.body)

@@ -414,6 +414,16 @@ class _Gen:
             dself = "_od_cin"
             pre = ("_od_cin = {" + ", ".join(f"{n!r}: {d(n)}" for n in written) + "}\n"
                    + "".join(f"{d(n)} = None\n" for n in written))
+        # calls that may mutate array arguments in place see the cotangents the caller holds for them
+        out_kw = next((k.value for k in v.keywords if k.arg == "out"), None)
+        if isinstance(v.func, ast.Attribute) or out_kw is not None:
+            ins = [d(a.id) if self.is_active(a) else "None" for a in v.args if not isinstance(a, ast.Starred)]
+            self.dvars.update(a.id for a in v.args if self.is_active(a))
+            pre += f"_od_S.dins = ({''.join(x + ', ' for x in ins)})\n"
+        if out_kw is not None:
+            if self.is_active(out_kw):
+                self.dvars.add(out_kw.id)
+            pre += f"_od_S.dout = {d(out_kw.id) if self.is_active(out_kw) else 'None'}\n"
         adj = self.take(name) + pre + f"if {pb} is not None:\n    _od_r = {pb}[0]({pb}, _g, {dself}, _od_S)\n"
         body = ""
         if method_obj:

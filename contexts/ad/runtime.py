@@ -115,6 +115,8 @@ def _rrule_back(pb, dy, dself, S):
 
 def call(mask, f, *args, **kw):
     """Run f(*args, **kw) recording what its reverse pass needs; return (y, pullback or None)."""
+    if kw and "out" in kw and type(kw["out"]) is np.ndarray:
+        return _out_call(f, args, kw)
     rule, is_method = _rule_of(f)
     if rule is not None:
         full = (f.__self__,) + args if is_method else args
@@ -191,6 +193,33 @@ def _user_iter_back(pb, dy, dself, S):
         gs = gs[:star] + mid + gs[star + 1:]
     dv, _, _ = inner[0](inner, SeqBox(gs), None, S)
     return None, (dv,) + (None,) * len(rest), None
+
+
+def _out_call(f, args, kw):
+    """`f(..., out=a)`: computed into a new array, then written into a (numpy returns a); the reverse
+    pass restores a's old values and takes the cotangent a's variable holds as f's output's."""
+    out = kw["out"]
+    old = out.copy()
+    rest = {k: v for k, v in kw.items() if k != "out"}
+    y, pb = call(-1, f, *args, **rest)
+    out[...] = y
+    return out, (_out_back, pb, out, old)
+
+
+def _out_back(pb, dy, dself, S):
+    _, inner, out, old = pb
+    dout, S.dout = S.dout, None
+    total = acc(dy, dout)
+    new = out.copy()
+    out[...] = old
+    S.redo.append((operator.setitem, (out, Ellipsis, new)))
+    if inner is None or total is None:
+        dfn, dargs, dkw = None, None, None
+    else:
+        dfn, dargs, dkw = inner[0](inner, total, dself, S)
+    dkw = dict(dkw or {})
+    dkw["out"] = None if dout is None else -dout  # its values before the call were overwritten
+    return dfn, dargs, dkw
 
 
 def _other_call(mask, f, args, kw):
@@ -697,7 +726,8 @@ def setitem_adj(S, dobj, obj, idx, v, old):
         gv = None
         if dobj is not None:
             dobj = np.array(dobj, copy=True)
-            gv = generic.unbroadcast(dobj[idx], v) if isinstance(v, np.ndarray) else _scalar_cot(dobj[idx], v)
+            part = np.array(dobj[idx], copy=True)  # not a view: dobj[idx] is zeroed next
+            gv = generic.unbroadcast(part, v) if isinstance(v, np.ndarray) else _scalar_cot(part, v)
             dobj[idx] = 0
         new = np.array(obj[idx], copy=True)
         obj[idx] = old
@@ -865,3 +895,23 @@ def _getattr_adjoint(S, dself, dy, y, obj, name, *default):
 
 registry.adjoint(getattr)(_getattr_adjoint)
 registry.rules[getattr].meta["mutating"] = True
+
+
+def _ufunc_at_adjoint(S, dself, dy, y, ufunc, x, idx, v=None):
+    """`ufunc.at(x, idx, v)` in place: x's cotangent passes through (add/subtract), v's is gathered from
+    it at idx (each repeated index once more); the primal update is undone for earlier adjoints."""
+    if ufunc not in (np.add, np.subtract):
+        raise NoRuleError(f"no reverse rule for {ufunc.__name__}.at", fix="use np.add.at or an explicit loop")
+    dx = S.dins[0] if S.dins else None
+    sign = 1.0 if ufunc is np.add else -1.0
+    np.subtract.at(x, idx, v) if ufunc is np.add else np.add.at(x, idx, v)
+    S.redo.append((ufunc.at, (x, idx, v)))
+    dv = None
+    if dx is not None and v is not None:
+        g = np.asarray(dx)[idx] * sign
+        dv = generic.unbroadcast(g, v) if isinstance(v, np.ndarray) else _scalar_cot(g, v)
+    return dself, (None, None, dv)
+
+
+registry.adjoint((np.ufunc, "at"))(_ufunc_at_adjoint)
+registry.rules[(np.ufunc, "at")].meta["mutating"] = True

@@ -121,12 +121,16 @@ def acc(a, b):
 class Session:
     """State of one reverse pass: the boxes of structured objects and the mutations undone so far."""
 
-    __slots__ = ("boxes", "keep", "redo")
+    __slots__ = ("boxes", "keep", "redo", "dins", "dout")
 
     def __init__(self):
         self.boxes: dict[int, object] = {}
         self.keep: list = []   # the objects whose ids key `boxes`, kept alive for the pass
         self.redo: list = []   # (fn, args) re-applying the mutations the reverse pass undid
+        # for calls that may mutate array arguments in place (ufunc.at, out=): the cotangents the caller
+        # holds for the call's positional arguments and its `out=` array, set just before the pullback
+        self.dins: tuple = ()
+        self.dout = None
 
     def box(self, obj, d=None):
         key = id(obj)

@@ -345,24 +345,11 @@ def ufunc_out_aliased(x):
     return np.sum(y)
 
 
-_MUTATION_XFAIL = [
-    pytest.param(set_slice_from_array, (V4,), id="x[a:b]=array", marks=pytest.mark.xfail(
-        strict=True, reason="engine: assigning an array through a basic (slice/row) index drops the value's "
-                            "gradient")),
-    pytest.param(set_row_from_array, (A,), id="x[i]=row", marks=pytest.mark.xfail(
-        strict=True, reason="engine: assigning an array through a basic (slice/row) index drops the value's "
-                            "gradient")),
-    pytest.param(add_at_repeated, (V4,), id="np.add.at", marks=pytest.mark.xfail(
-        strict=True, reason="engine: no reverse rule for ufunc.at (NoRuleError)")),
-    pytest.param(ufunc_out_fresh, (A, V4), id="out=fresh", marks=pytest.mark.xfail(
-        strict=True, reason="engine: ufunc with out= into a fresh array gives a zero gradient")),
-    pytest.param(ufunc_out_aliased, (V4,), id="out=aliased", marks=pytest.mark.xfail(
-        strict=True, reason="engine: ufunc with out= aliasing its input loses the inner derivative")),
-]
-
-
-@pytest.mark.parametrize("f, args", _MUTATION_XFAIL)
-def test_in_place_mutation_known_failures(f, args):
+@pytest.mark.parametrize("f, args", [
+    (set_slice_from_array, (V4,)), (set_row_from_array, (A,)), (add_at_repeated, (V4,)),
+    (ufunc_out_fresh, (A, V4)), (ufunc_out_aliased, (V4,)),
+], ids=["x[a:b]=array", "x[i]=row", "np.add.at", "out=fresh", "out=aliased"])
+def test_in_place_mutation_through_calls(f, args):
     assert_grad_fd(f, *args)
 
 

@@ -157,3 +157,16 @@ def test_constructing_records_inside_differentiated_code():
         m = Model(q.x, q.y)
         return m(3.0) + p.b
     assert_grad_fd(f, 0.7)
+
+
+def _append_scaled(lst, v, k):
+    lst.append(v * k)
+
+
+def test_helper_that_mutates_a_list_argument():
+    def f(x):
+        out = []
+        _append_scaled(out, x, 3.0)
+        _append_scaled(out, x * x, 2.0)
+        return out[0] + out[1]
+    assert_grad_fd(f, 1.3)
