@@ -154,14 +154,45 @@ def _seed(y):
         fix="reduce the output to a scalar (e.g. `.sum()`), or use `jacobian` / `pullback` for vector outputs")
 
 
+def _value_and_gradient(f, args):
+    """Both passes under one raised recursion limit (the hot path of `gradient`)."""
+    if not callable(f):
+        _check_callable(f)
+    limit = sys.getrecursionlimit()
+    if limit < _DEEP:
+        sys.setrecursionlimit(_DEEP)
+    try:
+        token = _level.set(_level.get() + 1)
+        try:
+            y, pb = call(-1, f, *args)
+        finally:
+            _level.reset(token)
+        seed = 1.0 if type(y) is float else _seed(y)
+        if pb is None:
+            return y, tuple(finalize(None, a) for a in args)
+        S = Session()
+        try:
+            dargs = pb[0](pb, seed, None, S)[1]
+        finally:
+            if S.redo:
+                S.finish()
+    finally:
+        if limit < _DEEP:
+            sys.setrecursionlimit(limit)
+    if dargs is None:
+        return y, tuple(finalize(None, a) for a in args)
+    if len(args) == 1:
+        return y, (finalize(dargs[0], args[0]),)
+    return y, tuple([finalize(g, a) for g, a in zip(dargs, args)])
+
+
 def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
     """`(f(*args), gradient(f, *args))` in one pass.
 
     >>> value_and_gradient(lambda x: x ** 3, 2.0)
     (8.0, (12.0,))
     """
-    y, pb = _record(f, args, {})
-    return y, _reverse(pb, _seed(y), args)[1]
+    return _value_and_gradient(f, args)
 
 
 def gradient(f: Callable, *args: Any) -> tuple:
@@ -170,7 +201,7 @@ def gradient(f: Callable, *args: Any) -> tuple:
     >>> gradient(lambda x, y: x * y + y, 2.0, 3.0)
     (3.0, 3.0)
     """
-    return value_and_gradient(f, *args)[1]
+    return _value_and_gradient(f, args)[1]
 
 
 def vjp(f: Callable, primals: tuple, cotangents: Any) -> tuple[Any, tuple]:

@@ -36,6 +36,10 @@ _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
             ast.BitOr: "or_", ast.BitXor: "xor", ast.BitAnd: "and_"}
 
 
+# methods whose rules mutate an array argument in place and read its cotangent from the session
+_MUTATING_METHODS = frozenset({"at", "copyto", "place", "put", "putmask", "fill", "sort", "partition"})
+
+
 def d(name: str) -> str:
     return "_od_d_" + name
 
@@ -93,6 +97,7 @@ class _Gen:
         self.adjoints: dict[int, list[ast.stmt]] = {}
         self.adjoint_text: dict[int, str] = {}
         self.dvars: set[str] = set()
+        self.single_use = _single_use_temps(fdef)
         self._later: set[str] = set()
         self._results: list[str] = []
         # nested functions that write variables of this one (`nonlocal`): name -> those variables
@@ -106,6 +111,8 @@ class _Gen:
     def acc(self, name: str, expr: str) -> str:
         self.dvars.add(name)
         dn = d(name)
+        if name in self.single_use:  # its one reader is the only contribution: nothing to add to
+            return f"{dn} = {expr}\n"
         return (f"_od_c = {expr}\n"
                 f"if {dn} is None:\n    {dn} = _od_c\n"
                 f"elif type({dn}) is float and type(_od_c) is float:\n    {dn} = {dn} + _od_c\n"
@@ -416,7 +423,7 @@ class _Gen:
                    + "".join(f"{d(n)} = None\n" for n in written))
         # calls that may mutate array arguments in place see the cotangents the caller holds for them
         out_kw = next((k.value for k in v.keywords if k.arg == "out"), None)
-        if isinstance(v.func, ast.Attribute) or out_kw is not None:
+        if (isinstance(v.func, ast.Attribute) and v.func.attr in _MUTATING_METHODS) or out_kw is not None:
             ins = [d(a.id) if self.is_active(a) else "None" for a in v.args if not isinstance(a, ast.Starred)]
             self.dvars.update(a.id for a in v.args if self.is_active(a))
             pre += f"_od_S.dins = ({''.join(x + ', ' for x in ins)})\n"
@@ -542,6 +549,26 @@ class _Gen:
         # each block's adjoint keeps the lines of the statements it mirrors
         _replace_blocks(fn, self.adjoints)
         return fn
+
+
+def _single_use_temps(fdef) -> set[str]:
+    """Temporaries stored once and read once: their cotangent has a single contribution."""
+    from .lower import TEMP_PREFIX
+    loads: dict[str, int] = {}
+    stores: dict[str, int] = {}
+    stack = list(fdef.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Name) and n.id.startswith(TEMP_PREFIX):
+            table = stores if isinstance(n.ctx, ast.Store) else loads
+            table[n.id] = table.get(n.id, 0) + 1
+        if not isinstance(n, (ast.FunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
+        elif isinstance(n, ast.FunctionDef):  # a nested function reading a temp counts as many reads
+            for m in ast.walk(n):
+                if isinstance(m, ast.Name):
+                    loads[m.id] = loads.get(m.id, 0) + 2
+    return {t for t, k in stores.items() if k == 1 and loads.get(t, 0) == 1}
 
 
 def _dispatch(ks: list[int], texts: dict[int, str]) -> str:

@@ -78,7 +78,7 @@ def _static_back(pb, dy, dself, S):
     if dy is None:
         return dself, (None,) * (len(args) - is_method), None
     try:
-        grads = adj(dy, y, *args, **kw)
+        grads = adj(dy, y, *args, **kw) if kw else adj(dy, y, *args)
     except TypeError:  # forward-over-reverse: the rule met forward-mode duals it cannot convert
         grads = _adjoint_on_duals(adj, dy, y, args, kw)
     if is_method:
@@ -117,17 +117,27 @@ def call(mask, f, *args, **kw):
     """Run f(*args, **kw) recording what its reverse pass needs; return (y, pullback or None)."""
     if kw and "out" in kw and type(kw["out"]) is np.ndarray:
         return _out_call(f, args, kw)
-    rule, is_method = _rule_of(f)
+    try:
+        rule = _rules.get(f)
+    except TypeError:  # unhashable callable
+        rule = None
+    is_method = False
+    if rule is None:
+        tf = type(f)
+        if tf is types.FunctionType:
+            return _twin_call(mask, f, (), args, kw)
+        if tf is _BUILTIN or tf is _WRAPPER:
+            rule, is_method = _rule_of(f)
     if rule is not None:
         full = (f.__self__,) + args if is_method else args
         if rule.adjoint is not None:
-            if rule.meta.get("iterates") and type(getattr(type(args[0]), "__iter__", None)) is types.FunctionType:
+            if rule.iterates and type(getattr(type(args[0]), "__iter__", None)) is types.FunctionType:
                 return _iterate_user(f, args)
             try:
                 y = f(*args, **kw)
             except TypeError:
                 y = _on_duals(rule, f, args, kw)  # higher order: forward-mode duals through a C function
-            back = _mutating_back if rule.meta.get("mutating") else _static_back
+            back = _mutating_back if rule.mutating else _static_back
             return y, (back, rule.adjoint, y, full, kw, is_method)
         if rule.rrule is not None:
             y, back = rule.rrule(*full, **kw)
@@ -495,6 +505,8 @@ def _twin_back(pb, dy, dself, S):
     else:
         dparams, dcells = info.rev(S, tape, dy, dself)
     argcount = info.argcount
+    if not npre and not kw and nargs == argcount == len(dparams) and not dcells:
+        return None, dparams, None  # the common case: every parameter passed by position
     dargs = []
     for i in range(npre, npre + nargs):
         if i < argcount:
@@ -809,7 +821,7 @@ def unpack_adjoint(dy, y, v, n, star):
 
 
 registry.adjoint(unpack)(unpack_adjoint)
-registry.rules[unpack].meta["iterates"] = True
+registry.rules[unpack].iterates = True
 
 
 def enumerate_(it):
@@ -866,7 +878,7 @@ def _sequence_adjoint(dy, y, x=()):
 
 
 registry.adjoint(list, tuple)(_sequence_adjoint)
-registry.rules[list].meta["iterates"] = registry.rules[tuple].meta["iterates"] = True
+registry.rules[list].iterates = registry.rules[tuple].iterates = True
 
 
 def _iter_adjoint(dy, y, x, *sentinel):
@@ -883,7 +895,7 @@ def _iter_adjoint(dy, y, x, *sentinel):
 
 
 registry.adjoint(iter)(_iter_adjoint)
-registry.rules[iter].meta["iterates"] = True
+registry.rules[iter].iterates = True
 
 
 def _getattr_adjoint(S, dself, dy, y, obj, name, *default):
@@ -894,7 +906,7 @@ def _getattr_adjoint(S, dself, dy, y, obj, name, *default):
 
 
 registry.adjoint(getattr)(_getattr_adjoint)
-registry.rules[getattr].meta["mutating"] = True
+registry.rules[getattr].mutating = True
 
 
 def _ufunc_at_adjoint(S, dself, dy, y, ufunc, x, idx, v=None):
@@ -914,4 +926,4 @@ def _ufunc_at_adjoint(S, dself, dy, y, ufunc, x, idx, v=None):
 
 
 registry.adjoint((np.ufunc, "at"))(_ufunc_at_adjoint)
-registry.rules[(np.ufunc, "at")].meta["mutating"] = True
+registry.rules[(np.ufunc, "at")].mutating = True

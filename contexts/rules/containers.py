@@ -20,7 +20,7 @@ def mutating(*keys):
     def register(adj):
         registry.adjoint(*keys)(adj)
         for k in keys:
-            registry.rules[k].meta["mutating"] = True
+            registry.rules[k].mutating = True
         return adj
     return register
 

@@ -56,6 +56,8 @@ class Rule:
     srule: Callable | None = None
     kind: str | None = None
     meta: dict = field(default_factory=dict)
+    mutating: bool = False  # the adjoint takes (S, dself, dy, y, *args): it undoes an in-place change
+    iterates: bool = False  # the primitive iterates its first argument (a Python __iter__ is differentiated)
 
     @property
     def nondifferentiable(self) -> bool:
