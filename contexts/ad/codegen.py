@@ -98,6 +98,8 @@ class _Gen:
         self.adjoint_text: dict[int, str] = {}
         self.dvars: set[str] = set()
         self.single_use = _single_use_temps(fdef)
+        self.depth = 0  # loop nesting while generating, and per block: blocks in loops are tested first
+        self.depth_of: dict[int, int] = {}
         self._later: set[str] = set()
         self._results: list[str] = []
         # nested functions that write variables of this one (`nonlocal`): name -> those variables
@@ -108,10 +110,10 @@ class _Gen:
     def is_active(self, node) -> bool:
         return isinstance(node, ast.Name) and node.id in self.active
 
-    def acc(self, name: str, expr: str) -> str:
+    def acc(self, name: str, expr: str, fresh: bool = False) -> str:
         self.dvars.add(name)
         dn = d(name)
-        if name in self.single_use:  # its one reader is the only contribution: nothing to add to
+        if fresh or name in self.single_use:  # its one reader is the only contribution: nothing to add to
             return f"{dn} = {expr}\n"
         return (f"_od_c = {expr}\n"
                 f"if {dn} is None:\n    {dn} = _od_c\n"
@@ -156,7 +158,10 @@ class _Gen:
             s.orelse = self.body(s.orelse) if s.orelse else []
             return [s]
         if isinstance(s, ast.While):
+            self.depth += 1
             s.body = self.body(s.body)
+            self.depth -= 1
+            s.orelse = self.body(s.orelse) if s.orelse else []
             return [s]
         if isinstance(s, ast.For):
             return self.for_loop(s)
@@ -173,7 +178,9 @@ class _Gen:
         raise AssertionError(type(s))
 
     def for_loop(self, s: ast.For) -> list[ast.stmt]:
+        self.depth += 1
         body = self.body(s.body)
+        self.depth -= 1
         orelse = self.body(s.orelse) if s.orelse else []
         if not (self.is_active(s.iter) and self.is_active(s.target)):
             s.body, s.orelse = body, orelse
@@ -188,7 +195,9 @@ class _Gen:
         adj0 = (self.take(itv) + f"if {pb} is not None:\n    _od_r = {pb}[0]({pb}, _g, None, _od_S)\n"
                 + _indent(self.acc(it, "_od_r[1][0]")))
         self.set_adjoint(j, [pb], adj0, s)
+        self.depth += 1
         k = self.new_block()
+        self.depth -= 1
         i = f"_od_i{k}"
         head = _parse(f"for {i}, {v} in __od_enumerate__({itv}):\n    _od_ta(({k}, {itv}, {i}))\n", s)[0]
         head.body.extend(body)
@@ -199,6 +208,7 @@ class _Gen:
 
     def new_block(self) -> int:
         self.nblocks += 1
+        self.depth_of[self.nblocks] = self.depth
         return self.nblocks
 
     def set_adjoint(self, k: int, saved: list[str], parts, like) -> None:
@@ -376,16 +386,22 @@ class _Gen:
         fast = _FAST_BINOPS.get(type(v.op))
         if fast is not None:
             fa, fb = (f.format(a=A, b=B) for f in fast)
-            inline = ((self.acc(a.id, fa) if act_a else "") + (self.acc(b.id, fb) if act_b else "")) or "pass\n"
-            # a float cotangent means a scalar result (nothing to unbroadcast); products and quotients
-            # also need real operands (nothing to conjugate)
+            # `r = r * x`: r's cotangent was just taken (None), so its contribution is assigned directly
+            fresh_a = act_a and a.id == name and not (act_b and b.id == name)
+            fresh_b = act_b and b.id == name and not (act_a and a.id == name)
+            inline = ((self.acc(a.id, fa, fresh_a) if act_a else "")
+                      + (self.acc(b.id, fb, fresh_b) if act_b else "")) or "pass\n"
+            # sums need a scalar result (nothing to unbroadcast: a float cotangent says so); products and
+            # quotients need real scalar operands (nothing to unbroadcast or conjugate)
             test = "type(_g) is float"
             if isinstance(v.op, (ast.Mult, ast.Div)):
+                test = "True"
                 for x in (a, b):
                     if isinstance(x, ast.Name):
                         test += f" and type({x.id}) is float"
                     elif not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
                         test += " and False"
+                test = test.replace("True and ", "")
             adj += f"    if {test}:\n" + _indent(inline, 8) + "    else:\n" + _indent(generic, 8)
         else:
             adj += _indent(generic)
@@ -536,7 +552,8 @@ class _Gen:
         init = "".join(f"{d(n)} = None\n" for n in sorted(self.dvars | set(self.params) | set(cells)))
         init += "".join(f"{d(c)} = _od_dcells.get({c!r})\n" for c in cells) and (
             "if _od_dcells is not None:\n" + _indent("".join(f"{d(c)} = _od_dcells.get({c!r})\n" for c in cells)))
-        dispatch = _dispatch(sorted(self.adjoints), self.adjoint_text)
+        hot = sorted(self.adjoints, key=lambda k: (-self.depth_of.get(k, 0), k))
+        dispatch = _dispatch(hot if len(hot) <= 3 else sorted(self.adjoints), self.adjoint_text)
         params = ", ".join(d(p) for p in self.params) + ("," if len(self.params) == 1 else "")
         cellmap = "{" + ", ".join(f"{c!r}: {d(c)}" for c in cells) + "}"
         if self.params:  # the cotangent of `self` after a method call flows in (mutated objects)

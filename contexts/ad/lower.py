@@ -186,7 +186,14 @@ class Lowerer:
 
     def stmt_While(self, s):
         head: list = []
-        test = self.atom(s.test, head)
+        test = self.expr(s.test, head)
+        if not head:  # `while i < n:` needs no statements to evaluate: it stays a native loop test
+            loop = ast.While(test=test, body=self.block(s.body), orelse=self.block(s.orelse) if s.orelse else [])
+            return [ast.copy_location(loop, s)]
+        if not is_atom(test):
+            t = self.state.temp()
+            head.append(_assign(t, test, s))
+            test = _name(t, s)
         neg = ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=test), s)
         exit_body = (self.block(s.orelse) if s.orelse else []) + [ast.copy_location(ast.Break(), s)]
         head.append(ast.copy_location(ast.If(test=neg, body=exit_body, orelse=[]), s))
