@@ -381,7 +381,7 @@ class _Gen:
             self._results.append(name)  # saved as is: it is the value after this statement
         adj = self.take(name) + "if _g is not None:\n"
         generic = (f"_od_ga, _od_gb = __od_binop_adj__({_OPNAMES.get(type(v.op), '?')!r}, _g, "
-                   f"{name if keep_y else 'None'}, {A}, {B})\n"
+                   f"{name if keep_y else 'None'}, {A}, {B}, {int(act_a) | 2 * int(act_b)})\n"
                    + (self.acc(a.id, "_od_ga") if act_a else "") + (self.acc(b.id, "_od_gb") if act_b else ""))
         fast = _FAST_BINOPS.get(type(v.op))
         if fast is not None:

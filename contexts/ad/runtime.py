@@ -546,8 +546,35 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 
 # -- helpers used by the generated code -------------------------------------------------------------
 
-def binop_adj(opname, g, y, a, b):
-    """Cotangents of `a <op> b` for the generic (non-float) path."""
+_NDARRAY = np.ndarray
+_SCALARS = (float, int)
+
+
+def _same_real_array(x, g, needed) -> bool:
+    """x is a real array of g's shape, or a Python scalar whose cotangent is not wanted (a wanted one
+    would have to be summed)."""
+    t = type(x)
+    if t is _NDARRAY:
+        return x.shape == g.shape and x.dtype.kind == "f"
+    return not needed and (t is float or t is int)
+
+
+def binop_adj(opname, g, y, a, b, need=3):
+    """Cotangents of `a <op> b` for the generic (non-float) path; `need` says which operands are active
+    (1: a, 2: b), so arrays are only computed for those."""
+    if (type(g) is _NDARRAY and g.dtype.kind == "f" and _same_real_array(a, g, need & 1)
+            and _same_real_array(b, g, need & 2)):
+        # real arrays of the result's shape (or Python scalars): no broadcasting to undo, nothing to
+        # conjugate — the common numpy case, without the generic rule's checks
+        if opname == "add":
+            return g, g
+        if opname == "sub":
+            return g, (-g if need & 2 else None)
+        if opname == "mul":
+            return (g * b if need & 1 else None), (g * a if need & 2 else None)
+        if opname == "truediv":
+            ga = g / b
+            return (ga if need & 1 else None), (-ga * a / b if need & 2 else None)
     if not (isinstance(a, _KNOWN) and isinstance(b, _KNOWN)):
         fa = getattr(type(a), f"__{opname.rstrip('_')}__", None)
         fb = getattr(type(b), f"__r{opname.rstrip('_')}__", None)
