@@ -188,8 +188,9 @@ def suites_tables(results: Results) -> list[str]:
     for suite, state in results.suites.items():
         lines += ["", f"### {suite}", ""]
         names = [n for n in results.values if n.startswith(suite + ":")]
-        if state != "ok" or not names:
-            lines.append(f"No numbers: {state}.")
+        if state != "ok":
+            lines += [f"{'Incomplete' if names else 'No numbers'}: {state}.", ""]
+        if not names:
             continue
         lines += ["| benchmark | median | min – max | ratio |", "|---|---:|---:|---|"]
         for n in names:
@@ -238,7 +239,7 @@ def bar_chart(results: Results, path: Path) -> None:
         for i, m in enumerate(methods):
             ratios = [results.ratio(f"{n}/{m}", f"{n}/{base}") for n in names]
             xs = [k + (i - (len(methods) - 1) / 2) * width for k in range(len(names))]
-            ax.bar(xs, [r or float("nan") for r in ratios], width, label=m)
+            ax.bar(xs, [r or float("nan") for r in ratios], width, label=m, color=f"C{METHODS.index(m)}")
         if any(results.ratio(f"{n}/{m}", f"{n}/{base}") for n in names for m in methods):
             ax.set_yscale("log")
         ax.axhline(1.0, color="black", linewidth=0.8)
@@ -249,6 +250,35 @@ def bar_chart(results: Results, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def summary_table(results: Results) -> list[str]:
+    """Medians only, one row per workload, one column per method (for the README)."""
+    lines = ["| workload | " + " | ".join(METHODS) + " |", "|---|" + "---:|" * len(METHODS)]
+    for w in results.workloads:
+        cells = []
+        for m in METHODS:
+            name = f"{w.name}/{m}"
+            ok = results.status.get(name) == "ok" and results.values.get(name)
+            cells.append(format_time(results.median(name)) if ok else results.status.get(name, "—").split(":")[0])
+        lines.append(f"| {w.name} | " + " | ".join(cells) + " |")
+    return lines
+
+
+LATEST_BEGIN, LATEST_END = "<!-- latest numbers: written by perf/run.py -->", "<!-- end of latest numbers -->"
+
+
+def update_readme(results: Results, readme: Path) -> None:
+    """Replace the README's block between the LATEST markers with this run's medians and aims."""
+    text = readme.read_text()
+    if LATEST_BEGIN not in text or LATEST_END not in text:
+        return
+    head, rest = text.split(LATEST_BEGIN, 1)
+    tail = rest.split(LATEST_END, 1)[1]
+    block = [LATEST_BEGIN, "", f"{time.strftime('%Y-%m-%d', time.gmtime())}, `{results.command}`; "
+             f"{_cpu_model()}; BLAS: {results.metadata.get('blas', 'unknown')}. Medians per call:", ""]
+    block += summary_table(results) + [""] + aims_table(results) + ["", LATEST_END]
+    readme.write_text(head + "\n".join(block) + tail)
 
 
 def write_report(results: Results, out_dir: Path) -> str:

@@ -35,12 +35,13 @@ import argparse  # noqa: E402
 import importlib  # noqa: E402
 import json  # noqa: E402
 import shlex  # noqa: E402
+import shutil  # noqa: E402
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import types  # noqa: E402
 
-from perf.report import Results, write_report  # noqa: E402
+from perf.report import Results, update_readme, write_report  # noqa: E402
 from perf.workloads import make_workloads  # noqa: E402
 from perf.workloads.methods import METHODS, check, prepare  # noqa: E402
 
@@ -178,10 +179,9 @@ def _load(path: Path, results: Results, prefix: str = "") -> None:
                 results.metadata[key] = str(meta[key])
 
 
-def measure_with_pyperf(plan: list[dict], results: Results, args, out_dir: Path) -> None:
+def measure_with_pyperf(plan: list[dict], results: Results, args, raw_dir: Path) -> None:
     """`args.rounds` pyperf masters, one worker per benchmark each, methods rotating between rounds."""
-    out = out_dir / "results.json"
-    out.unlink(missing_ok=True)
+    out = raw_dir / "results.json"
     with tempfile.TemporaryDirectory(prefix="overdub-perf-") as tmp:
         for r in range(args.rounds):
             plan_file = Path(tmp) / f"plan{r}.json"
@@ -202,7 +202,7 @@ def measure_with_pyperf(plan: list[dict], results: Results, args, out_dir: Path)
 
 # -- suites written by others -------------------------------------------------------------------------
 
-def run_suites(names, results: Results, args, out_dir: Path) -> None:
+def run_suites(names, results: Results, args, raw_dir: Path) -> None:
     """Run each suite `perf/<name>.py` (its `run(runner)`): in this process (quick) or with pyperf."""
     for suite in names:
         if not (PERF_DIR / f"{suite}.py").exists():
@@ -216,8 +216,7 @@ def run_suites(names, results: Results, args, out_dir: Path) -> None:
             except Exception as e:  # another helper's suite failing is reported, not fatal
                 results.suites[suite] = f"failed: {type(e).__name__}: {e}"
             continue
-        out = out_dir / f"results-{suite}.json"
-        out.unlink(missing_ok=True)
+        out = raw_dir / f"results-{suite}.json"
         error = _run_child(_pyperf_cmd(suite, out, "--processes", str(min(args.rounds, 3)),
                                        "--values", str(args.values)), timeout=1800)
         _load(out, results, prefix=f"{suite}:")
@@ -277,10 +276,42 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--rounds", type=int, default=5, help="pyperf worker processes per benchmark (full run)")
     p.add_argument("--values", type=int, default=None, help="timed values per process (default 3; quick 5)")
     p.add_argument("--only", default="", help="comma-separated workloads and suites to run (default: all)")
-    p.add_argument("--out-dir", type=Path, default=PERF_DIR, help="where RESULTS.md and ratios.png go")
+    p.add_argument("--out-dir", type=Path, default=None,
+                   help="where RESULTS.md, ratios.png and the raw JSON go (default: perf/ for a complete "
+                        "full run; for --quick and --only runs, overdub-perf in the temporary directory, "
+                        "so that they never overwrite the committed results)")
+    p.add_argument("--report-only", action="store_true",
+                   help="measure nothing: write the report again from OUT_DIR/results-run.json")
     args = p.parse_args(argv)
     args.values = args.values or (5 if args.quick else 3)
+    if args.out_dir is None:
+        partial = args.quick or args.only
+        args.out_dir = Path(tempfile.gettempdir()) / "overdub-perf" if partial else PERF_DIR
     return args
+
+
+def save(results: Results, path: Path) -> None:
+    """Everything measured, as JSON, so that `--report-only` can write the report again."""
+    state = {k: v for k, v in vars(results).items() if k != "workloads"}
+    state["workloads"] = [w.name for w in results.workloads]
+    path.write_text(json.dumps(state, indent=1))
+
+
+def load(path: Path) -> Results:
+    """The inverse of `save`."""
+    state = json.loads(path.read_text())
+    names = state.pop("workloads")
+    results = Results(**state)
+    results.workloads = [w for w in make_workloads(results.quick) if w.name in names]
+    return results
+
+
+def finish(results: Results, args) -> None:
+    """Write RESULTS.md and ratios.png (and the README's latest numbers, for a full run into perf/)."""
+    print(write_report(results, args.out_dir))
+    complete = not results.quick and {w.name for w in results.workloads} == {w.name for w in make_workloads()}
+    if complete and args.out_dir.resolve() == PERF_DIR:
+        update_readme(results, PERF_DIR / "README.md")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -289,6 +320,9 @@ def main(argv: list[str] | None = None) -> int:
         pyperf_main(argv)
         return 0
     args = parse_args(argv)
+    if args.report_only:
+        finish(load(args.out_dir / "results-run.json"), args)
+        return 0
     only = {s for s in args.only.split(",") if s}
     args.out_dir.mkdir(parents=True, exist_ok=True)
     limit_threads()
@@ -298,12 +332,17 @@ def main(argv: list[str] | None = None) -> int:
     print("checking every method against the hand-written gradient:", flush=True)
     plan = check_all(workloads, results, target=0.001 if args.quick else 0.05)
     print("timing:", flush=True)
-    if args.quick:
-        measure_in_process(plan, results, args.values)
-    else:
-        measure_with_pyperf(plan, results, args, args.out_dir)
-    run_suites([s for s in SUITES if not only or s in only], results, args, args.out_dir)
-    print(write_report(results, args.out_dir))
+    with tempfile.TemporaryDirectory(prefix="overdub-perf-raw-") as raw:
+        if args.quick:
+            measure_in_process(plan, results, args.values)
+        else:
+            measure_with_pyperf(plan, results, args, Path(raw))
+        run_suites([s for s in SUITES if not only or s in only], results, args, Path(raw))
+        for f in Path(raw).glob("*.json"):  # pyperf's own files, for `python -m pyperf stats`
+            shutil.copy(f, args.out_dir / f.name)
+    save(results, args.out_dir / "results-run.json")
+    finish(results, args)
+    print(f"written: {args.out_dir / 'RESULTS.md'}, {args.out_dir / 'ratios.png'}")
     return 0
 
 

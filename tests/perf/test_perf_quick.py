@@ -24,3 +24,10 @@ def test_quick_run_produces_numbers(tmp_path):
             row = rf"^\| {re.escape(w.name)} \| {method} \| ({TIME}) \| ({TIME}) – ({TIME}) \|"
             assert re.search(row, text, re.M), f"no numbers for {w.name}/{method}"
     assert text in proc.stdout  # printed too
+
+    (tmp_path / "RESULTS.md").unlink()
+    again = subprocess.run([sys.executable, str(RUN_PY), "--report-only", "--out-dir", str(tmp_path)],
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr[-2000:]
+    table = lambda t: t[t.index("## Times and ratios"):]  # noqa: E731  (the header has the time of day)
+    assert table((tmp_path / "RESULTS.md").read_text()) == table(text)
