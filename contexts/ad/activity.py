@@ -132,13 +132,15 @@ class _Activity:
                 self.visit(s.body)
 
 
-def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict) -> set[str]:
-    """The active variables of a lowered function, given its active parameters and cells."""
+def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
+                 freevars: tuple = ()) -> set[str]:
+    """The active variables of a lowered function, given its active parameters and cells (`freevars`: the
+    captured variables, which become active when the function stores active values into them)."""
     nondiff = frozenset(n for n in NONDIFF_BUILTINS if n not in globals_ and hasattr(builtins, n))
     locals_ = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     a = fdef.args
     locals_ |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
-    act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs))
+    act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars))
     while act.changed:
         act.changed = False
         act.visit(fdef.body)

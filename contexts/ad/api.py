@@ -59,8 +59,8 @@ _BASE_LIMIT = sys.getrecursionlimit()
 _DEEP = 3 * _BASE_LIMIT
 
 
-def _record(f, args, kwargs):
-    """Run f's recording forward pass: (y, pullback)."""
+def _record(f, args, kwargs, full=True):
+    """Run f's recording forward pass: (y, pullback); `full` also records f's own gradient (its cells)."""
     if not callable(f):
         _check_callable(f)
     limit = sys.getrecursionlimit()
@@ -68,7 +68,7 @@ def _record(f, args, kwargs):
         sys.setrecursionlimit(_DEEP)
     token = _level.set(_level.get() + 1)
     try:
-        return call(-1, f, *args, **kwargs)
+        return call(-1 if full else -2, f, *args, **kwargs)
     finally:
         _level.reset(token)
         if limit < _DEEP:
@@ -95,8 +95,8 @@ def _reverse(pb, dy, args):
     return dfn, tuple(finalize(g, a) for g, a in zip(dargs, args))
 
 
-def _pullback(f, args, kwargs):
-    y, pb = _record(f, args, kwargs)
+def _pullback(f, args, kwargs, full=True):
+    y, pb = _record(f, args, kwargs, full)
 
     def back(dy):
         return _reverse(pb, dy, args)
@@ -110,7 +110,7 @@ def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
     >>> y, back(1.0)
     (10.0, (5.0, 2.0))
     """
-    y, back = _pullback(f, args, {})
+    y, back = _pullback(f, args, {}, full=False)
     return y, (lambda dy: back(dy)[1])
 
 
@@ -164,7 +164,7 @@ def _value_and_gradient(f, args):
     try:
         token = _level.set(_level.get() + 1)
         try:
-            y, pb = call(-1, f, *args)
+            y, pb = call(-2, f, *args)  # -2: f's own gradient (its cells) is not wanted
         finally:
             _level.reset(token)
         seed = 1.0 if type(y) is float else _seed(y)
@@ -210,7 +210,7 @@ def vjp(f: Callable, primals: tuple, cotangents: Any) -> tuple[Any, tuple]:
     >>> vjp(lambda x: [x, 2 * x], (3.0,), [1.0, 1.0])
     ([3.0, 6.0], (3.0,))
     """
-    y, back = _pullback(f, tuple(primals), {})
+    y, back = _pullback(f, tuple(primals), {}, full=False)
     return y, back(cotangents)[1]
 
 
@@ -228,7 +228,7 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
         return jacfwd(f, *args)
     if mode != "reverse":
         raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="reverse" or mode="forward"')
-    y, back = _pullback(f, args, {})
+    y, back = _pullback(f, args, {}, full=False)
     yarr = np.asarray(y)
     flat_y = yarr.reshape(-1)
     rows = []

@@ -651,11 +651,11 @@ def param_names(fdef: ast.FunctionDef) -> list[str]:
 
 
 def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str], globals_: dict,
-             adjoint_name: str) -> Generated:
+             adjoint_name: str, freevars: tuple = ()) -> Generated:
     """Forward twin and adjoint of a lowered function for the given active parameters and cells."""
     lowered = copy.deepcopy(lowered)
     params = param_names(lowered)
-    active = active_names(lowered, set(active_params) | set(cells), globals_)
+    active = active_names(lowered, set(active_params) | set(cells), globals_, freevars)
     gen = _Gen(lowered, active, params)
     body = gen.body(lowered.body)
     if not (body and isinstance(body[-1], ast.Return)):

@@ -33,6 +33,7 @@ __all__ = ["call", "NoRuleError", "UnsupportedFunction", "twin_source"]
 
 _MISSING = object()
 _NOKW: dict = {}  # never mutated
+_NO_CELLS = frozenset({"<no cells>"})  # in an activity key: captured variables are constants
 
 
 class NoRuleError(OverdubError):
@@ -368,6 +369,8 @@ def _active_params(code, mask, npre, nargs, kwnames):
                              + bool(code.co_flags & 4) + bool(code.co_flags & 8)]
     if mask == -1:
         return frozenset(names)
+    if mask == -2:  # every argument, but not the closure's cells: the caller wants no gradient for f
+        return frozenset(names) | _NO_CELLS
     act = set(names[:npre])
     for i in range(nargs):
         if mask >> i & 1:
@@ -396,8 +399,11 @@ def _build(fn, active):
             f"reverse mode cannot transform {code.co_qualname}: it uses a {e}",
             where=f"{code.co_filename}:{line}",
             fix="give the function a custom adjoint (`@contexts.custom_adjoint`), or rewrite that part") from e
-    cells = [c for c in code.co_freevars if c != "__class__" and not c.startswith("__od_")]
-    gen = generate(fdef, set(active), [c for c in cells], fn.__globals__, f"{code.co_name}__adjoint")
+    cells = [] if _NO_CELLS <= active else [
+        c for c in code.co_freevars if c != "__class__" and not c.startswith("__od_")]
+    active = active - _NO_CELLS
+    freevars = tuple(c for c in code.co_freevars if c != "__class__" and not c.startswith("__od_"))
+    gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars)
     fwd_code = compile_twin(src, gen.forward, extra_freevars=HELPERS)
     rev_code = compile_twin(src, gen.adjoint, extra_freevars=HELPERS)
     rev_code = rev_code.replace(co_name=f"{code.co_name}__adjoint",
@@ -575,6 +581,16 @@ def binop_adj(opname, g, y, a, b, need=3):
         if opname == "truediv":
             ga = g / b
             return (ga if need & 1 else None), (-ga * a / b if need & 2 else None)
+    if (opname == "matmul" and type(g) is _NDARRAY and type(a) is _NDARRAY and type(b) is _NDARRAY
+            and a.ndim == 2 and b.ndim == 2 and a.dtype.kind == b.dtype.kind == "f"):
+        # matrix products: only the active operands' products, and outer products (an inner dimension
+        # of 1) as broadcast multiplies, which BLAS does slowly
+        ga = gb = None
+        if need & 1:
+            ga = g * b.T if g.shape[1] == 1 else g @ b.T
+        if need & 2:
+            gb = a.T * g if a.shape[0] == 1 else a.T @ g
+        return ga, gb
     if not (isinstance(a, _KNOWN) and isinstance(b, _KNOWN)):
         fa = getattr(type(a), f"__{opname.rstrip('_')}__", None)
         fb = getattr(type(b), f"__r{opname.rstrip('_')}__", None)
