@@ -27,6 +27,7 @@ from ..rules import generic
 from ..rules.registry import key_of, registry
 from .codegen import HELPERS, generate
 from .lower import Unsupported, lower
+from ..forward.dual import Dual as _Dual
 from .structs import MapBox, SeqBox, Session, Tangent, acc
 
 __all__ = ["call", "NoRuleError", "UnsupportedFunction", "twin_source"]
@@ -149,6 +150,8 @@ def call(mask, f, *args, **kw):
         return _twin_call(mask, f, (), args, kw)
     if type(f) is types.MethodType:
         func = f.__func__
+        if type(f.__self__) is _Dual:  # forward-over-reverse: a dual array's method is numpy's
+            return _dual_method_call(f, args, kw)
         if _hashable(func) and func in _rules:  # a rule given to the method's function
             y, pb = call(-1, func, f.__self__, *args, **kw)
             return y, (None if pb is None else (_bound_back, pb))
@@ -231,6 +234,18 @@ def _out_back(pb, dy, dself, S):
     dkw = dict(dkw or {})
     dkw["out"] = None if dout is None else -dout  # its values before the call were overwritten
     return dfn, dargs, dkw
+
+
+def _dual_method_call(f, args, kw):
+    """x.sum() etc. on a forward-mode dual array: run it, and differentiate it with the ndarray method's
+    rule (whose adjoint then runs on duals, under ForwardContext when it must)."""
+    rule = _rules.get((np.ndarray, f.__name__))
+    y = f(*args, **kw)
+    if rule is None or rule.adjoint is None:
+        if rule is not None and rule.kind == "nondiff":
+            return y, None
+        raise _no_rule(f)
+    return y, (_static_back, rule.adjoint, y, (f.__self__,) + args, kw, True)
 
 
 def _other_call(mask, f, args, kw):
@@ -591,6 +606,8 @@ def binop_adj(opname, g, y, a, b, need=3):
         if need & 2:
             gb = a.T * g if a.shape[0] == 1 else a.T @ g
         return ga, gb
+    if type(a) is _Dual or type(b) is _Dual or type(g) is _Dual:
+        return _dual_binop_adj(opname, g, y, a, b, need)
     if not (isinstance(a, _KNOWN) and isinstance(b, _KNOWN)):
         fa = getattr(type(a), f"__{opname.rstrip('_')}__", None)
         fb = getattr(type(b), f"__r{opname.rstrip('_')}__", None)
@@ -614,6 +631,46 @@ try:
     _KNOWN += (_UFloat,)
 except ImportError:  # pragma: no cover
     pass
+
+
+def _dual_fit(g, like):
+    """g summed down to the shape of `like` (numpy broadcasting undone), for forward-mode dual values."""
+    if g is None:
+        return None
+    gs, ls = np.shape(g), np.shape(like)
+    if gs == ls:
+        return g
+    extra = len(gs) - len(ls)
+    if extra > 0:
+        g = np.sum(g, axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(ls) if n == 1 and np.shape(g)[i] != 1)
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    return g
+
+
+def _dual_binop_adj(opname, g, y, a, b, need):
+    """Elementwise and matrix-product adjoints on forward-mode duals (forward-over-reverse Hessians):
+    plain formulas, which the duals carry through."""
+    if opname == "matmul":
+        ga = g @ np.transpose(b) if need & 1 else None
+        gb = np.transpose(a) @ g if need & 2 else None
+        return ga, gb
+    if opname == "add":
+        ga, gb = g, g
+    elif opname == "sub":
+        ga, gb = g, -g
+    elif opname == "mul":
+        ga, gb = g * b, g * a
+    elif opname == "truediv":
+        ga = g / b
+        gb = -ga * a / b
+    elif opname == "pow":
+        ga = g * b * a ** (b - 1)
+        gb = g * (a ** b) * np.log(a) if need & 2 else None
+    else:
+        raise NoRuleError(f"no reverse rule for operator.{opname} on forward-mode duals")
+    return (_dual_fit(ga, a) if need & 1 else None), (_dual_fit(gb, b) if need & 2 else None)
 
 
 def _python_binop_adj(opname, g, a, b):
@@ -672,6 +729,10 @@ def _array_attr_adj(g, obj, attr):
 
 
 def getitem_adj(S, dobj, g, obj, idx):
+    if type(obj) is _Dual:  # forward-over-reverse: scatter into a dual array of zeros
+        out = np.zeros_like(obj)
+        out[idx] = out[idx] + g
+        return acc(dobj, out)
     if isinstance(obj, np.ndarray):
         rule = _rules.get((np.ndarray, "__getitem__"))
         if rule is not None and rule.adjoint is not None:

@@ -195,10 +195,10 @@ def _inner_gradient(f: Callable, inner: str) -> Callable:
     return grad_reverse
 
 
-def hessian(f: Callable, x: Any, inner: str = "forward", chunk: int | None = None) -> Any:
-    """The Hessian of scalar f at x: forward mode over a forward-mode gradient (`inner="forward"`, the
-    default) or over the reverse-mode gradient of `contexts.ad` (`inner="reverse"`, forward-over-reverse:
-    needs reverse rules that accept Duals).
+def hessian(f: Callable, x: Any, inner: str = "reverse", chunk: int | None = None) -> Any:
+    """The Hessian of scalar f at x: forward mode over the reverse-mode gradient of `contexts.ad`
+    (`inner="reverse"`, the default: forward-over-reverse, one reverse pass per chunk of directions) or
+    over a forward-mode gradient (`inner="forward"`).
 
     >>> import numpy as np
     >>> hessian(lambda x: x[0] ** 2 * x[1], np.array([1.0, 2.0]), inner="forward")
@@ -208,7 +208,7 @@ def hessian(f: Callable, x: Any, inner: str = "forward", chunk: int | None = Non
     return jacfwd(_inner_gradient(f, inner), x, chunk)
 
 
-def hvp(f: Callable, x: Any, v: Any, inner: str = "forward") -> Any:
+def hvp(f: Callable, x: Any, v: Any, inner: str = "reverse") -> Any:
     """The Hessian-vector product H(x) @ v of scalar f in one forward pass over its gradient.
 
     >>> import numpy as np

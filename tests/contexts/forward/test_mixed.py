@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contexts.forward import derivative, forwarddiff, hessian, jacfwd, jvp
+from contexts.forward import derivative, forwarddiff, hessian, hvp, jacfwd, jvp
 from contexts.rules.registry import registry
 
 from ._fd import fd_derivative, fd_hessian, fd_jacobian
@@ -68,13 +68,16 @@ def test_forward_agrees_with_reverse_and_fd(f):
     assert d == pytest.approx(gradient(f, x)[0], rel=1e-12)
 
 
-@pytest.mark.xfail(strict=False, reason="forward-over-reverse needs contexts.ad to treat Duals as numeric "
-                   "leaves (not objects to recurse into) and reverse rules that do not call np.asarray")
 def test_hessian_forward_over_reverse():
     reverse_gradient()
     f = lambda x: np.sum(np.sin(x) * x ** 2) + x[0] * x[1]
     x = np.array([0.3, -0.5, 0.9])
     np.testing.assert_allclose(hessian(f, x, inner="reverse"), fd_hessian(f, x), rtol=1e-5, atol=1e-6)
+    from scipy.optimize import rosen, rosen_hess
+    z = np.linspace(-1.0, 1.5, 10)
+    np.testing.assert_allclose(hessian(rosen, z), rosen_hess(z), rtol=1e-10, atol=1e-8)
+    v = np.arange(10.0)
+    np.testing.assert_allclose(hvp(rosen, z, v), rosen_hess(z) @ v, rtol=1e-10, atol=1e-8)
 
 
 finite = st.floats(-2.0, 2.0, allow_nan=False)
