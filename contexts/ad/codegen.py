@@ -439,7 +439,8 @@ class _Gen:
                    + "".join(f"{d(n)} = None\n" for n in written))
         # calls that may mutate array arguments in place see the cotangents the caller holds for them
         out_kw = next((k.value for k in v.keywords if k.arg == "out"), None)
-        if (isinstance(v.func, ast.Attribute) and v.func.attr in _MUTATING_METHODS) or out_kw is not None:
+        callee = v.func.attr if isinstance(v.func, ast.Attribute) else v.func.id if isinstance(v.func, ast.Name) else ""
+        if callee in _MUTATING_METHODS or out_kw is not None:
             ins = [d(a.id) if self.is_active(a) else "None" for a in v.args if not isinstance(a, ast.Starred)]
             self.dvars.update(a.id for a in v.args if self.is_active(a))
             pre += f"_od_S.dins = ({''.join(x + ', ' for x in ins)})\n"

@@ -97,6 +97,12 @@ def _adjoint_on_duals(adj, dy, y, args, kw):
     return ForwardContext().run(adj, dy, y, *args, **kw)
 
 
+def _inplace_back(pb, dy, dself, S):
+    _, back, is_method = pb
+    dself, deltas = back(S, dy, dself)
+    return dself, deltas, None
+
+
 def _mutating_back(pb, dy, dself, S):
     _, adj, y, args, kw, _ = pb
     dself, grads = adj(S, dself, dy, y, *args, **kw)
@@ -141,6 +147,9 @@ def call(mask, f, *args, **kw):
                 y = _on_duals(rule, f, args, kw)  # higher order: forward-mode duals through a C function
             back = _mutating_back if rule.mutating else _static_back
             return y, (back, rule.adjoint, y, full, kw, is_method)
+        if rule.inplace is not None:
+            y, back = rule.inplace(*full, **kw)
+            return y, (_inplace_back, back, is_method)
         if rule.rrule is not None:
             y, back = rule.rrule(*full, **kw)
             return y, (_rrule_back, back, len(full), is_method)
@@ -294,7 +303,10 @@ def _any_differentiable(args, kw) -> bool:
 
 
 def _no_rule(f) -> NoRuleError:
-    frame = sys._getframe(3)
+    frame = sys._getframe(1)
+    here = __file__.rsplit("/", 1)[0]
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(here):
+        frame = frame.f_back  # the user's (or library's) line, not the engine's
     where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})"
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
     module = getattr(f, "__module__", None) or type(f).__module__
@@ -447,7 +459,7 @@ def _leaves(x, depth=0):
         yield x
 
 
-def _opaque_call(fn, args, kw, err):
+def _opaque_call(fn, args, kw, err, npre=0):
     """A function without source (e.g. made by `exec`) runs as a primitive. It is differentiable only
     when every differentiable value it returns is one of its inputs, passed through (argument parsers such
     as scipy.stats' `_parse_args`): cotangents are then routed back by identity. Anything else is the
@@ -457,11 +469,11 @@ def _opaque_call(fn, args, kw, err):
     for leaf in _leaves(y):
         if _any_differentiable((leaf,), {}) and id(leaf) not in inputs:
             raise err
-    return y, (_opaque_back, y, args, kw)
+    return y, (_opaque_back, y, args, kw, npre)
 
 
 def _opaque_back(pb, dy, dself, S):
-    _, y, args, kw = pb
+    _, y, args, kw, npre = pb
     cots: dict[int, object] = {}
 
     def walk(v, g, depth=0):
@@ -486,7 +498,10 @@ def _opaque_back(pb, dy, dself, S):
         return cots.get(id(v))
 
     dargs = tuple(back(a) for a in args)
-    return None, dargs, ({k: back(v) for k, v in kw.items()} if kw else None)
+    dkw = {k: back(v) for k, v in kw.items()} if kw else None
+    if npre:  # a bound method: its object's cotangent is the method's own
+        return acc(dself, dargs[0]), dargs[npre:], dkw
+    return None, dargs, dkw
 
 
 def twin_info(fn, active):
@@ -506,7 +521,7 @@ def _twin_call(mask, fn, pre, args, kw):
         try:
             info = _twins[key] = twin_info(fn, active)
         except NoSource as e:
-            return _opaque_call(fn, pre + tuple(args), kw, e)
+            return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
     fwd_code = info.fwd_code
     closure = fn.__closure__
     if fwd_code.co_freevars:

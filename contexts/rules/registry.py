@@ -57,6 +57,10 @@ class Rule:
     kind: str | None = None
     meta: dict = field(default_factory=dict)
     mutating: bool = False  # the adjoint takes (S, dself, dy, y, *args): it undoes an in-place change
+    # for primitives that overwrite an array argument in place: `inplace(*args, **kw) -> (y, back)` runs
+    # the primitive keeping what it overwrote; `back(S, dy, dself) -> (dself, cotangent deltas per
+    # argument)` reads the cotangents the caller holds for the arguments from `S.dins`
+    inplace: Callable | None = None
     iterates: bool = False  # the primitive iterates its first argument (a Python __iter__ is differentiated)
 
     @property

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import importlib
 
-from . import conversion, creation, reductions, ufuncs
+from . import conversion, creation, inplace, reductions, ufuncs
 
-__all__ = ["ufuncs", "reductions", "creation", "conversion"]
+__all__ = ["ufuncs", "reductions", "creation", "conversion", "inplace"]
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special"):
     try:  # written in parallel; scipy is optional

@@ -416,3 +416,49 @@ registry.nondifferentiable(
     np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like, np.argsort, np.nonzero,
     np.flatnonzero, np.argwhere, np.searchsorted, np.indices, (np.ndarray, "argsort"),
     (np.ndarray, "nonzero"))
+
+
+# -- broadcast_arrays ----------------------------------------------------------------------------
+
+@registry.adjoint(np.broadcast_arrays)
+def broadcast_arrays_adjoint(dy, y, *args, subok=False):
+    """Each output is its input broadcast: its cotangent summed back to the input's shape."""
+    from ..generic import unbroadcast
+    gs = list(dy) if dy is not None else [None] * len(args)
+    return tuple(None if g is None else (unbroadcast(np.asarray(g), np.asarray(a)) if isinstance(a, np.ndarray)
+                                         else np.sum(g)) for g, a in zip(gs, args))
+
+
+@registry.frule(np.broadcast_arrays)
+def broadcast_arrays_frule(tangents, *args, subok=False):
+    ys = np.broadcast_arrays(*args, subok=subok)
+    shape = ys[0].shape if ys else ()
+    return ys, tuple(None if t is None else np.broadcast_to(t, shape) for t in tangents)
+
+
+def _many_arrays(fn):
+    """atleast_Nd(a, b, ...) returns one array per argument: each cotangent reshaped to its argument."""
+    rule = registry.rules[fn]
+    one_adjoint, one_frule = rule.adjoint, rule.frule
+
+    def adjoint(dy, y, *args):
+        if len(args) == 1:
+            return one_adjoint(dy, y, *args)
+        gs = list(dy) if dy is not None else [None] * len(args)
+        return tuple(None if g is None else (np.reshape(g, np.shape(a)) if isinstance(a, np.ndarray)
+                                             else np.asarray(g).reshape(np.shape(a))[()])
+                     for g, a in zip(gs, args))
+
+    def frule(tangents, *args):
+        if len(args) == 1:
+            return one_frule(tangents, *args)
+        ys = fn(*args)
+        return ys, tuple(None if t is None else np.reshape(t, np.shape(y)) for t, y in zip(tangents, ys))
+
+    adjoint.__name__ = f"{fn.__name__}_adjoint"
+    frule.__name__ = f"{fn.__name__}_frule"
+    rule.adjoint, rule.frule = adjoint, frule
+
+
+for _fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
+    _many_arrays(_fn)

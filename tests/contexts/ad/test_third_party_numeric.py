@@ -117,8 +117,6 @@ def test_rosen_matches_rosen_der():
     np.testing.assert_allclose(g, scipy.optimize.rosen_der(x), rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no reverse rule for ndarray.fill (scipy.stats' rv_continuous"
-                   ".logpdf fills its output array): NoRuleError")
 def test_norm_logpdf():
     x, m, s = X5, 0.3, 1.7
     gx, gm, gs = gradient(lambda x, m, s: np.sum(scipy.stats.norm.logpdf(x, loc=m, scale=s)), x, m, s)

@@ -1,0 +1,104 @@
+"""numpy primitives that overwrite an array argument: `copyto`, `place`, `putmask`, `ndarray.fill`.
+
+Their rules use the registry's `inplace` form: the forward keeps the values it overwrites, and the reverse
+pass (reading the cotangent the caller holds for the array from `S.dins`) gives the overwriting values
+their cotangent, zeroes the array's where it was overwritten (as a delta to add), and restores the old
+values for earlier adjoints (the redo puts the new ones back after the pass).
+"""
+
+import operator
+
+import numpy as np
+
+from ..generic import unbroadcast
+from ..registry import registry
+
+
+def _inplace(*fns):
+    def register(impl):
+        for fn in fns:
+            registry._rule(fn).inplace = impl
+        return impl
+    return register
+
+
+def _restore(S, arr, old):
+    new = arr.copy()
+    arr[...] = old
+    S.redo.append((operator.setitem, (arr, Ellipsis, new)))
+
+
+def _held(S, i):
+    return S.dins[i] if len(S.dins) > i else None
+
+
+@_inplace(np.copyto)
+def copyto_inplace(dst, src, casting="same_kind", where=True):
+    old = dst.copy()
+    np.copyto(dst, src, casting=casting, where=where)
+
+    def copyto_back(S, dy, dself):
+        _restore(S, dst, old)
+        d = _held(S, 0)
+        if d is None:
+            return dself, (None, None)
+        written = np.broadcast_to(np.asarray(where, dtype=bool), dst.shape)
+        dsrc = np.where(written, d, 0.0)
+        return dself, (-dsrc, unbroadcast(dsrc, src) if isinstance(src, np.ndarray) else dsrc.sum())
+    return None, copyto_back
+
+
+@_inplace(np.place)
+def place_inplace(arr, mask, vals):
+    old = arr.copy()
+    np.place(arr, mask, vals)
+
+    def place_back(S, dy, dself):
+        _restore(S, arr, old)
+        d = _held(S, 0)
+        if d is None:
+            return dself, (None, None, None)
+        m = np.asarray(mask, dtype=bool)
+        picked = np.asarray(d)[m]
+        vals_arr = np.asarray(vals)
+        dvals = np.zeros(vals_arr.size, dtype=np.result_type(picked, float))
+        if vals_arr.size:
+            np.add.at(dvals, np.arange(picked.size) % vals_arr.size, picked)
+        dvals = dvals.reshape(vals_arr.shape) if isinstance(vals, np.ndarray) else (
+            dvals.item() if vals_arr.ndim == 0 else list(dvals))
+        return dself, (-np.where(m, d, 0.0), None, dvals)
+    return None, place_back
+
+
+@_inplace(np.putmask)
+def putmask_inplace(a, mask, values):
+    old = a.copy()
+    np.putmask(a, mask, values)
+
+    def putmask_back(S, dy, dself):
+        _restore(S, a, old)
+        d = _held(S, 0)
+        if d is None:
+            return dself, (None, None, None)
+        m = np.broadcast_to(np.asarray(mask, dtype=bool), a.shape)
+        v = np.asarray(values)
+        flat = np.flatnonzero(m)
+        dv = np.zeros(v.size, dtype=np.result_type(d, float))
+        np.add.at(dv, flat % v.size, np.asarray(d).reshape(-1)[flat])
+        dv = dv.reshape(v.shape) if isinstance(values, np.ndarray) else (dv.item() if v.ndim == 0 else list(dv))
+        return dself, (-np.where(m, d, 0.0), None, dv)
+    return None, putmask_back
+
+
+@_inplace((np.ndarray, "fill"))
+def fill_inplace(self, value):
+    old = self.copy()
+    self.fill(value)
+
+    def fill_back(S, dy, dself):
+        _restore(S, self, old)
+        if dself is None:
+            return None, (None,)
+        total = np.sum(dself)
+        return np.zeros_like(dself), (total.item() if isinstance(value, float) else total,)
+    return None, fill_back
