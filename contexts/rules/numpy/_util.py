@@ -127,3 +127,14 @@ def method_caller(name: str) -> Callable:
 
 
 _ = call_key  # re-exported for rule modules that apply a key to tangents
+
+
+def bind(args, kwargs, names, defaults):
+    """Values of optional parameters given positionally (args) or by keyword."""
+    values = list(defaults)
+    for j, v in enumerate(args[: len(names)]):
+        values[j] = v
+    for j, name in enumerate(names):
+        if name in kwargs:
+            values[j] = kwargs[name]
+    return values

@@ -32,6 +32,17 @@ def _held(S, i):
     return S.dins[i] if len(S.dins) > i else None
 
 
+def _cycled_cotangent(picked, positions, values):
+    """The cotangent of `values` when position k of the written array received values[k % len(values)]."""
+    v = np.asarray(values)
+    dv = np.zeros(v.size, dtype=np.result_type(picked, float))
+    if v.size:
+        np.add.at(dv, positions % v.size, picked)
+    if isinstance(values, np.ndarray):
+        return dv.reshape(v.shape)
+    return dv.item() if v.ndim == 0 else list(dv)
+
+
 @_inplace(np.copyto)
 def copyto_inplace(dst, src, casting="same_kind", where=True):
     old = dst.copy()
@@ -60,13 +71,7 @@ def place_inplace(arr, mask, vals):
             return dself, (None, None, None)
         m = np.asarray(mask, dtype=bool)
         picked = np.asarray(d)[m]
-        vals_arr = np.asarray(vals)
-        dvals = np.zeros(vals_arr.size, dtype=np.result_type(picked, float))
-        if vals_arr.size:
-            np.add.at(dvals, np.arange(picked.size) % vals_arr.size, picked)
-        dvals = dvals.reshape(vals_arr.shape) if isinstance(vals, np.ndarray) else (
-            dvals.item() if vals_arr.ndim == 0 else list(dvals))
-        return dself, (-np.where(m, d, 0.0), None, dvals)
+        return dself, (-np.where(m, d, 0.0), None, _cycled_cotangent(picked, np.arange(picked.size), vals))
     return None, place_back
 
 
@@ -81,12 +86,8 @@ def putmask_inplace(a, mask, values):
         if d is None:
             return dself, (None, None, None)
         m = np.broadcast_to(np.asarray(mask, dtype=bool), a.shape)
-        v = np.asarray(values)
         flat = np.flatnonzero(m)
-        dv = np.zeros(v.size, dtype=np.result_type(d, float))
-        np.add.at(dv, flat % v.size, np.asarray(d).reshape(-1)[flat])
-        dv = dv.reshape(v.shape) if isinstance(values, np.ndarray) else (dv.item() if v.ndim == 0 else list(dv))
-        return dself, (-np.where(m, d, 0.0), None, dv)
+        return dself, (-np.where(m, d, 0.0), None, _cycled_cotangent(np.asarray(d).reshape(-1)[flat], flat, values))
     return None, putmask_back
 
 

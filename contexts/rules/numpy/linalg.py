@@ -23,7 +23,7 @@ import string
 import numpy as np
 
 from ..registry import registry
-from ._util import match_primal, unsupported
+from ._util import bind as _bind, match_primal, unsupported
 
 __all__ = ["matmul_adjoint", "tensordot_adjoint", "einsum_adjoint", "trace_place", "diag_place"]
 
@@ -252,15 +252,6 @@ registry.frule(np.einsum)(einsum_frule)
 
 # -- trace, diag, diagonal -------------------------------------------------------------------------
 
-def _bind(args, kwargs, names, defaults):
-    """Values of optional parameters given positionally (args) or by keyword."""
-    values = list(defaults)
-    for j, v in enumerate(args[: len(names)]):
-        values[j] = v
-    for j, name in enumerate(names):
-        if name in kwargs:
-            values[j] = kwargs[name]
-    return values
 
 
 def trace_place(dy, shape, dtype, offset=0, axis1=0, axis2=1):

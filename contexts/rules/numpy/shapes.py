@@ -19,20 +19,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import registry
-from ._util import match_primal, register_linear, sum_to_shape, unsupported
+from ._util import bind as _bind, match_primal, register_linear, sum_to_shape, unsupported
 
 __all__ = ["split_cotangent", "sort_permutation"]
 
 
-def _bind(args, kwargs, names, defaults):
-    """Values of optional parameters given positionally (args) or by keyword."""
-    values = list(defaults)
-    for j, v in enumerate(args[: len(names)]):
-        values[j] = v
-    for j, name in enumerate(names):
-        if name in kwargs:
-            values[j] = kwargs[name]
-    return values
 
 
 def _method(name):
