@@ -190,3 +190,23 @@ def test_generator_functions():
             yield self.a
             yield self.b
     assert_grad_fd(lambda x: (lambda a, b: a * b)(*Pair(x, 3.0)) + list(Pair(x, x))[1], 1.5)
+
+
+def _scaled_sum(*xs, scale=1.0, **extra):
+    total = 0.0
+    for v in xs:
+        total = total + v * scale
+    return total + extra.get("bias", 0.0) * scale
+
+
+def _kwonly(x, *, k=2.0):
+    return x ** k
+
+
+def test_keyword_star_and_double_star_arguments():
+    def f(x, y):
+        args = (x, y * 2.0)
+        opts = {"bias": x * y}
+        return (_scaled_sum(*args, scale=y, **opts) + _kwonly(x, k=3.0) + _kwonly(y)
+                + _scaled_sum(x, y, scale=x))
+    assert_grad_fd(f, 1.3, 0.7)
