@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import importlib
 
-from . import conversion, creation, inplace, reductions, ufuncs
+from . import conversion, creation, inplace, interpolation, reductions, ufuncs
 
-__all__ = ["ufuncs", "reductions", "creation", "conversion", "inplace"]
+__all__ = ["ufuncs", "reductions", "creation", "conversion", "inplace", "interpolation"]
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special"):
     try:  # written in parallel; scipy is optional

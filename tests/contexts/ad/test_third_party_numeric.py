@@ -61,7 +61,6 @@ def test_trapezoid():
     assert_grad_fd(lambda y, t: np.trapezoid(y ** 2, t), X5, t)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no reverse rule for numpy.interp (compiled_interp): NoRuleError")
 def test_interp():
     xp = np.linspace(0.0, 1.0, 6)
     fp = np.sin(3 * xp)

@@ -154,3 +154,12 @@ def test_slogdet_with_only_the_sign_cotangent_is_zero():
 def test_unsupported_cases_say_so(call):
     with pytest.raises(UnsupportedCase, match="possible fix"):
         call()
+
+
+def test_interp_rule_against_finite_differences():
+    from contexts.rules.check import check_rule
+    x = np.array([0.3, 1.7, 2.2, -1.0, 5.0])
+    xp = np.array([0.0, 1.0, 2.5, 4.0])
+    fp = np.array([1.0, -2.0, 0.5, 3.0])
+    check_rule(np.interp, x, xp, fp)
+    check_rule(np.interp, 1.3, xp, fp)

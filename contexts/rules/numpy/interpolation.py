@@ -1,0 +1,66 @@
+"""`np.interp`: piecewise-linear interpolation, differentiable in x and in the sample values fp."""
+
+import numpy as np
+
+from ..registry import registry
+
+
+def _segments(x, xp):
+    """Left sample index and weight of the right sample for each x (clamped at the ends)."""
+    x = np.asarray(x, dtype=float)
+    xp = np.asarray(xp, dtype=float)
+    i = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, len(xp) - 2)
+    width = xp[i + 1] - xp[i]
+    w = np.clip((x - xp[i]) / width, 0.0, 1.0)
+    return i, w, width
+
+
+@registry.adjoint(np.interp)
+def interp_adjoint(dy, y, x, xp, fp, left=None, right=None, period=None):
+    if period is not None:
+        raise NotImplementedError("the reverse rule of np.interp does not cover period=")
+    fp_arr = np.asarray(fp, dtype=float)
+    if len(fp_arr) < 2:
+        return None, None, np.sum(dy) if dy is not None else None
+    i, w, width = _segments(x, xp)
+    g = np.asarray(dy, dtype=float) * np.ones_like(w)
+    xa = np.asarray(x, dtype=float)
+    xpa = np.asarray(xp, dtype=float)
+    inside = (xa >= xpa[0]) & (xa <= xpa[-1])
+    slope = (fp_arr[i + 1] - fp_arr[i]) / width
+    dx = np.where(inside, g * slope, 0.0)
+    dfp = np.zeros_like(fp_arr)
+    below, above = xa < xpa[0], xa > xpa[-1]
+    if left is None:
+        np.add.at(dfp, 0, np.sum(np.where(below, g, 0.0)))
+    if right is None:
+        np.add.at(dfp, len(fp_arr) - 1, np.sum(np.where(above, g, 0.0)))
+    np.add.at(dfp, i, np.where(inside, g * (1 - w), 0.0))
+    np.add.at(dfp, i + 1, np.where(inside, g * w, 0.0))
+    dxp = np.zeros_like(xpa)  # moving a sample moves the line through it
+    np.add.at(dxp, i, np.where(inside, g * slope * (w - 1), 0.0))
+    np.add.at(dxp, i + 1, np.where(inside, -g * slope * w, 0.0))
+    dx = dx if isinstance(x, np.ndarray) else float(dx)
+    return dx, (dxp if isinstance(xp, np.ndarray) else list(dxp)), (dfp if isinstance(fp, np.ndarray) else list(dfp))
+
+
+@registry.frule(np.interp)
+def interp_frule(tangents, x, xp, fp, left=None, right=None, period=None):
+    y = np.interp(x, xp, fp, left=left, right=right, period=period)
+    tx, txp, tfp = (list(tangents) + [None, None, None])[:3]
+    i, w, width = _segments(x, xp)
+    xa, xpa = np.asarray(x, dtype=float), np.asarray(xp, dtype=float)
+    inside = (xa >= xpa[0]) & (xa <= xpa[-1])
+    fp_arr = np.asarray(fp, dtype=float)
+    dy = np.zeros_like(w)
+    if tx is not None:
+        dy = dy + np.where(inside, np.asarray(tx) * (fp_arr[i + 1] - fp_arr[i]) / width, 0.0)
+    if tfp is not None:
+        t = np.asarray(tfp, dtype=float)
+        dy = dy + np.where(inside, t[i] * (1 - w) + t[i + 1] * w,
+                           np.where(xa < xpa[0], t[0] if left is None else 0.0, t[-1] if right is None else 0.0))
+    if txp is not None:
+        t = np.asarray(txp, dtype=float)
+        slope = (fp_arr[i + 1] - fp_arr[i]) / width
+        dy = dy + np.where(inside, slope * ((w - 1) * t[i] - w * t[i + 1]), 0.0)
+    return y, (dy if np.ndim(y) else float(dy))
