@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Benchmark overdub against hand-written gradients and its peers; write perf/RESULTS.md and perf/ratios.png.
 
-    python perf/run.py              # full run: pyperf worker processes, methods interleaved, ~5 min
+    python perf/run.py              # full run: pyperf worker processes, methods interleaved, ~9 min
     python perf/run.py --quick      # smoke run in one process: small sizes, few loops, ~15 s
     python perf/run.py --only loop,mlp64 --rounds 3
 
