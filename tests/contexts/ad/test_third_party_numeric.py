@@ -66,7 +66,8 @@ def test_interp():
     fp = np.sin(3 * xp)
     t = np.array([0.13, 0.55, 0.91])
     gt, gfp = gradient(lambda t, fp: np.sum(np.interp(t, xp, fp)), t, fp)
-    np.testing.assert_allclose(gt, np.interp(t, xp[:-1] + 0.1, np.diff(fp) / 0.2))  # slope of each segment
+    segment = np.searchsorted(xp, t) - 1
+    np.testing.assert_allclose(gt, (np.diff(fp) / 0.2)[segment])  # the slope of the segment holding t
     assert_grad_fd(lambda t, fp: np.sum(np.interp(t, xp, fp) ** 2), t, fp)
 
 
