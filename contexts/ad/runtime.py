@@ -385,7 +385,8 @@ def _construct_back(pb, dy, dself, S):
 # -- pure-Python callees: recording twins ------------------------------------------------------------
 
 class _TwinInfo:
-    __slots__ = ("fwd_code", "rev", "argcount", "varargs", "varkw", "names", "cells", "generated")
+    __slots__ = ("fwd_code", "rev", "argcount", "varargs", "varkw", "names", "cells", "generated",
+                 "helper_closure")
 
 
 _twins: dict = {}
@@ -439,6 +440,8 @@ def _build(fn, active):
                              tuple(_HELPER_CELLS[v] for v in rev_code.co_freevars) or None)
     info = _TwinInfo()
     info.fwd_code, info.rev, info.generated = fwd_code, rev, gen
+    info.helper_closure = (tuple(_HELPER_CELLS[v] for v in fwd_code.co_freevars)
+                           if not code.co_freevars else None) or None
     info.argcount = code.co_argcount
     nkw = code.co_kwonlyargcount
     info.names = gen.params
@@ -524,8 +527,10 @@ def _twin_call(mask, fn, pre, args, kw):
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
     fwd_code = info.fwd_code
     closure = fn.__closure__
-    if fwd_code.co_freevars:
-        own = dict(zip(code.co_freevars, closure or ()))
+    if closure is None:
+        closure = info.helper_closure  # the same cells for every function object of this code
+    elif fwd_code.co_freevars:
+        own = dict(zip(code.co_freevars, closure))
         closure = tuple(own[v] if v in own else _HELPER_CELLS[v] for v in fwd_code.co_freevars)
     fwd = types.FunctionType(fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     if fn.__kwdefaults__:
