@@ -324,7 +324,7 @@ class _Gen:
             adj = self.take(name)
             if self.is_active(v.operand):
                 expr = "-_g" if isinstance(v.op, ast.USub) else "_g"
-                adj += f"if _g is not None:\n" + _indent(self.acc(v.operand.id, expr))
+                adj += "if _g is not None:\n" + _indent(self.acc(v.operand.id, expr))
             return [s], [], adj
         if isinstance(v, ast.Call):
             return self.call(s, name, v)

@@ -1,0 +1,427 @@
+"""The functions the generated forward twins and adjoints call (`__od_xxx__` cells).
+
+Invariant: each takes primal values saved on the tape and the cotangents the generated code holds, and
+returns the updated cotangents; structured cotangents go through the reverse pass's `Session` boxes, and
+every mutation undone here for earlier adjoints is registered for redo in `S.redo`.
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+import types
+
+import numpy as np
+
+from ..forward.dual import Dual as _Dual
+from ..rules import generic
+from ..rules.registry import registry
+from . import runtime
+from .codegen import HELPERS
+from .structs import SeqBox, Session, Tangent, acc
+
+__all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack", "unpack_adjoint"]
+
+_MISSING = object()
+_NOKW: dict = {}  # never mutated
+_rules = registry.rules
+
+
+_NDARRAY = np.ndarray
+_SCALARS = (float, int)
+
+
+def _same_real_array(x, g, needed) -> bool:
+    """x is a real array of g's shape, or a Python scalar whose cotangent is not wanted (a wanted one
+    would have to be summed)."""
+    t = type(x)
+    if t is _NDARRAY:
+        return x.shape == g.shape and x.dtype.kind == "f"
+    return not needed and (t is float or t is int)
+
+
+def binop_adj(opname, g, y, a, b, need=3):
+    """Cotangents of `a <op> b` for the generic (non-float) path; `need` says which operands are active
+    (1: a, 2: b), so arrays are only computed for those."""
+    if (type(g) is _NDARRAY and g.dtype.kind == "f" and _same_real_array(a, g, need & 1)
+            and _same_real_array(b, g, need & 2)):
+        # real arrays of the result's shape (or Python scalars): no broadcasting to undo, nothing to
+        # conjugate — the common numpy case, without the generic rule's checks
+        if opname == "add":
+            return g, g
+        if opname == "sub":
+            return g, (-g if need & 2 else None)
+        if opname == "mul":
+            return (g * b if need & 1 else None), (g * a if need & 2 else None)
+        if opname == "truediv":
+            ga = g / b
+            return (ga if need & 1 else None), (-ga * a / b if need & 2 else None)
+    if (opname == "matmul" and type(g) is _NDARRAY and type(a) is _NDARRAY and type(b) is _NDARRAY
+            and a.ndim == 2 and b.ndim == 2 and a.dtype.kind == b.dtype.kind == "f"):
+        # matrix products: only the active operands' products, and outer products (an inner dimension
+        # of 1) as broadcast multiplies, which BLAS does slowly
+        ga = gb = None
+        if need & 1:
+            ga = g * b.T if g.shape[1] == 1 else g @ b.T
+        if need & 2:
+            gb = a.T * g if a.shape[0] == 1 else a.T @ g
+        return ga, gb
+    if type(a) is _Dual or type(b) is _Dual or type(g) is _Dual:
+        return _dual_binop_adj(opname, g, y, a, b, need)
+    if not (isinstance(a, _KNOWN) and isinstance(b, _KNOWN)):
+        fa = getattr(type(a), f"__{opname.rstrip('_')}__", None)
+        fb = getattr(type(b), f"__r{opname.rstrip('_')}__", None)
+        if type(fa) is types.FunctionType or type(fb) is types.FunctionType:
+            return _python_binop_adj(opname, g, a, b)
+    op = getattr(operator, opname)
+    if y is None:
+        y = op(a, b)  # the block overwrote the result: recompute it for the rule
+    rule = _rules.get(op)
+    if rule is None or rule.adjoint is None:
+        raise runtime.NoRuleError(f"no reverse rule for operator.{opname} on {type(a).__name__}, {type(b).__name__}",
+                          fix=f"register one with `registry.adjoint(operator.{opname})`")
+    ga, gb = rule.adjoint(g, y, a, b)
+    return ga, gb
+
+
+# numbers (Fraction's operators are Python code, but mathematically plain) and arrays use the rules
+_KNOWN = (numbers.Number, np.ndarray, np.generic, list, tuple, str)
+try:
+    from uncertainties.core import AffineScalarFunc as _UFloat
+    _KNOWN += (_UFloat,)
+except ImportError:  # pragma: no cover
+    pass
+
+
+def _dual_fit(g, like):
+    """g summed down to the shape of `like` (numpy broadcasting undone), for forward-mode dual values."""
+    if g is None:
+        return None
+    gs, ls = np.shape(g), np.shape(like)
+    if gs == ls:
+        return g
+    extra = len(gs) - len(ls)
+    if extra > 0:
+        g = np.sum(g, axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(ls) if n == 1 and np.shape(g)[i] != 1)
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    return g
+
+
+def _dual_binop_adj(opname, g, y, a, b, need):
+    """Elementwise and matrix-product adjoints on forward-mode duals (forward-over-reverse Hessians):
+    plain formulas, which the duals carry through."""
+    if opname == "matmul":
+        ga = g @ np.transpose(b) if need & 1 else None
+        gb = np.transpose(a) @ g if need & 2 else None
+        return ga, gb
+    if opname == "add":
+        ga, gb = g, g
+    elif opname == "sub":
+        ga, gb = g, -g
+    elif opname == "mul":
+        ga, gb = g * b, g * a
+    elif opname == "truediv":
+        ga = g / b
+        gb = -ga * a / b
+    elif opname == "pow":
+        ga = g * b * a ** (b - 1)
+        gb = g * (a ** b) * np.log(a) if need & 2 else None
+    else:
+        raise runtime.NoRuleError(f"no reverse rule for operator.{opname} on forward-mode duals")
+    return (_dual_fit(ga, a) if need & 1 else None), (_dual_fit(gb, b) if need & 2 else None)
+
+
+def _python_binop_adj(opname, g, a, b):
+    """A user class's operator (`__add__` in Python) is re-run under AD in the reverse pass (its operands
+    are the recorded ones), so its own code is differentiated — recomputation instead of recording."""
+    name = opname.rstrip("_")
+    S = Session()
+    fa = getattr(type(a), f"__{name}__", None)
+    if type(fa) is types.FunctionType:
+        y, pb = runtime._twin_call(-1, fa, (a,), (b,), _NOKW)
+        if y is not NotImplemented:
+            if pb is None:
+                return None, None
+            dself, dargs, _ = pb[0](pb, g, None, S)
+            return dself, dargs[0]
+    fb = getattr(type(b), f"__r{name}__")
+    y, pb = runtime._twin_call(-1, fb, (b,), (a,), _NOKW)
+    if pb is None:
+        return None, None
+    dself, dargs, _ = pb[0](pb, g, None, S)
+    return dargs[0], dself
+
+
+def getattr_adj(S, dobj, g, obj, attr, result):
+    if type(result) is types.MethodType and result.__self__ is obj:
+        return acc(dobj, g)  # the cotangent of a bound method is that of its object
+    if isinstance(obj, (types.ModuleType, type)):
+        return dobj
+    if isinstance(obj, (np.ndarray, np.generic, complex, float, int)):
+        return acc(dobj, _array_attr_adj(g, obj, attr))
+    prop = getattr(type(obj), attr, None)
+    if isinstance(prop, property) and type(prop.fget) is types.FunctionType:
+        _, pb = runtime._twin_call(-1, prop.fget, (obj,), (), _NOKW)
+        if pb is None:
+            return dobj
+        dself, _, _ = pb[0](pb, g, dobj, S)
+        return dself
+    if isinstance(obj, tuple) and hasattr(type(obj), "_fields"):
+        box = S.box(obj, dobj)
+        i = type(obj)._fields.index(attr)
+        box[i] = acc(box[i], g)
+        return box
+    box = S.box(obj, dobj)
+    box[attr] = acc(box.get(attr), g)
+    return box
+
+
+def _array_attr_adj(g, obj, attr):
+    if attr == "T":
+        return np.transpose(g)
+    if attr == "real":
+        return g
+    if attr == "imag":
+        return 1j * g if np.iscomplexobj(obj) or isinstance(obj, complex) else None
+    return None
+
+
+def getitem_adj(S, dobj, g, obj, idx):
+    if type(obj) is _Dual:  # forward-over-reverse: scatter into a dual array of zeros
+        out = np.zeros_like(obj)
+        out[idx] = out[idx] + g
+        return acc(dobj, out)
+    if isinstance(obj, np.ndarray):
+        rule = _rules.get((np.ndarray, "__getitem__"))
+        if rule is not None and rule.adjoint is not None:
+            return acc(dobj, rule.adjoint(g, None, obj, idx)[0])
+        out = np.zeros(obj.shape, dtype=np.result_type(obj.dtype, np.asarray(g).dtype))
+        np.add.at(out, idx, g)
+        return acc(dobj, out)
+    if isinstance(obj, (list, tuple)):
+        box = S.box(obj, dobj)
+        if isinstance(idx, slice):
+            for j, gj in zip(range(*idx.indices(len(obj))), g):
+                if gj is not None:
+                    box[j] = acc(box[j], gj)
+        else:
+            box[idx] = acc(box[idx], g)
+        return box
+    if isinstance(obj, dict):
+        box = S.box(obj, dobj)
+        box[idx] = acc(box.get(idx), g)
+        return box
+    gi = getattr(type(obj), "__getitem__", None)
+    if type(gi) is types.FunctionType:
+        _, pb = runtime._twin_call(-1, gi, (obj,), (idx,), _NOKW)
+        if pb is None:
+            return dobj
+        dself, _, _ = pb[0](pb, g, dobj, S)
+        return dself
+    box = S.box(obj, dobj)
+    if isinstance(box, list) and isinstance(idx, int):
+        if idx >= len(box):
+            box.extend([None] * (idx + 1 - len(box)))
+        box[idx] = acc(box[idx], g)
+    return box
+
+
+def seq_adj(S, g, t):
+    return None if g is None else S.box(t, g)
+
+
+def dict_adj(S, g, t):
+    return None if g is None else S.box(t, g)
+
+
+def cell_cot(g, name, strip=()):
+    """The cotangent of captured variable `name` in a closure's cotangent g; with name None, g without
+    the variables in `strip` (those already handed back to the caller)."""
+    if name is None:
+        if not isinstance(g, dict):
+            return g
+        rest = Tangent({k: v for k, v in g.items() if k not in strip})
+        return rest if any(v is not None for v in rest.values()) else None
+    return g.get(name) if isinstance(g, dict) else getattr(g, name, None)
+
+
+def slice_cot(S, gs, offset, x):
+    n = len(x)
+    part = list(gs[offset:offset + n]) if gs is not None else [None] * n
+    part += [None] * (n - len(part))
+    return tuple(part) if isinstance(x, tuple) else SeqBox(part) if isinstance(x, list) else part
+
+
+def setattr_(obj, attr, v):
+    old = obj.__dict__.get(attr, _MISSING) if hasattr(obj, "__dict__") else getattr(obj, attr, _MISSING)
+    setattr(obj, attr, v)
+    return old
+
+
+def _restore_attr(obj, attr, old):
+    if old is _MISSING:
+        try:
+            delattr(obj, attr)
+        except AttributeError:
+            pass
+    else:
+        setattr(obj, attr, old)
+
+
+def setattr_adj(S, dobj, obj, attr, old):
+    box = S.box(obj, dobj)
+    gv = box.pop(attr, None) if isinstance(box, dict) else None
+    new = getattr(obj, attr)
+    _restore_attr(obj, attr, old)
+    S.redo.append((setattr, (obj, attr, new)))
+    return box, gv
+
+
+def setitem(obj, idx, v):
+    if isinstance(obj, np.ndarray):
+        old = np.array(obj[idx], copy=True)
+    elif isinstance(obj, dict):
+        old = obj.get(idx, _MISSING)
+    else:
+        old = obj[idx]
+    obj[idx] = v
+    return old
+
+
+def _restore_item(obj, idx, old):
+    if old is _MISSING:
+        del obj[idx]
+    else:
+        obj[idx] = old
+
+
+def setitem_adj(S, dobj, obj, idx, v, old):
+    if isinstance(obj, np.ndarray):
+        gv = None
+        if dobj is not None:
+            dobj = np.array(dobj, copy=True)
+            part = np.array(dobj[idx], copy=True)  # not a view: dobj[idx] is zeroed next
+            gv = generic.unbroadcast(part, v) if isinstance(v, np.ndarray) else _scalar_cot(part, v)
+            dobj[idx] = 0
+        new = np.array(obj[idx], copy=True)
+        obj[idx] = old
+        S.redo.append((operator.setitem, (obj, idx, new)))
+        return dobj, gv
+    box = S.box(obj, dobj)
+    if isinstance(obj, dict):
+        gv = box.pop(idx, None)
+    elif isinstance(idx, slice):
+        js = list(range(*idx.indices(len(obj))))
+        gv = [box[j] for j in js]
+        for j in js:
+            box[j] = None
+    else:
+        gv = box[idx]
+        box[idx] = None
+    new = obj[idx]
+    _restore_item(obj, idx, old)
+    S.redo.append((operator.setitem, (obj, idx, new)))
+    return box, gv
+
+
+def _scalar_cot(g, v):
+    if isinstance(g, np.ndarray) and g.ndim > 0:
+        g = g.sum()
+    if isinstance(v, float) and isinstance(g, (np.floating, np.ndarray)):
+        return float(g)
+    return g
+
+
+def delitem(obj, idx):
+    old = obj[idx]
+    del obj[idx]
+    return old
+
+
+def delitem_adj(S, dobj, obj, idx, old):
+    box = S.box(obj, dobj)
+    if isinstance(obj, list) and isinstance(idx, int):
+        box.insert(idx if idx >= 0 else len(box) + idx + 1, None)
+        obj.insert(idx if idx >= 0 else len(obj) + idx + 1, old)
+        S.redo.append((operator.delitem, (obj, idx)))
+    elif isinstance(obj, dict):
+        obj[idx] = old
+        S.redo.append((operator.delitem, (obj, idx)))
+    return box
+
+
+def unpack(v, n, star):
+    """`a, *b, c = v` as a tuple of n items (the starred one a list)."""
+    items = tuple([*v])  # always a new object: `tuple(t)` would be t itself, and boxes go by identity
+    if star < 0:
+        if len(items) != n:
+            raise ValueError(f"expected {n} values to unpack, got {len(items)}")
+        return items
+    after = n - star - 1
+    if len(items) < n - 1:
+        raise ValueError(f"not enough values to unpack (expected at least {n - 1}, got {len(items)})")
+    return items[:star] + (list(items[star:len(items) - after]),) + items[len(items) - after:]
+
+
+def unpack_adjoint(dy, y, v, n, star):
+    gs = list(dy) if dy is not None else [None] * n
+    gs += [None] * (n - len(gs))
+    if star >= 0:
+        mid = gs[star]
+        mid = list(mid) if mid is not None else [None] * len(y[star])
+        mid += [None] * (len(y[star]) - len(mid))
+        gs = gs[:star] + mid + gs[star + 1:]
+    if isinstance(v, np.ndarray):
+        out = np.zeros_like(v)
+        for i, g in enumerate(gs):
+            if g is not None:
+                out[i] = g
+        return (out, None, None)
+    if isinstance(v, (list, tuple)):
+        return (type(v)(gs) if isinstance(v, tuple) and not hasattr(v, "_fields") else list(gs), None, None)
+    return (list(gs), None, None)
+
+
+
+
+def enumerate_(it):
+    if isinstance(it, (list, tuple, np.ndarray, range, str)):
+        return enumerate(it)
+    if isinstance(it, dict):
+        return enumerate(it)
+    return enumerate(it)
+
+
+def iop(opname, a, b):
+    """`a op= b`: in place for arrays (returning the old value for the reverse pass), else rebinding."""
+    if type(a) is np.ndarray:
+        old = a.copy()
+        getattr(operator, "i" + opname.rstrip("_"))(a, b)
+        return a, old
+    return getattr(operator, opname)(a, b), None
+
+
+def iop_adj(S, opname, g, a, b, old):
+    if old is not None:  # undo the in-place update so earlier adjoints see the values they captured
+        new = a.copy()
+        a[...] = old
+        S.redo.append((operator.setitem, (a, Ellipsis, new)))
+        a = old
+    if g is None:
+        return None, None
+    return binop_adj(opname, g, None, a, b)
+
+
+HELPER_IMPLS = {
+    "__od_call__": runtime.call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
+    "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj, "__od_seq_adj__": seq_adj,
+    "__od_dict_adj__": dict_adj, "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
+    "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
+    "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj, "__od_unpack__": unpack,
+    "__od_enumerate__": enumerate_, "__od_slice_cot__": slice_cot, "__od_iop__": iop,
+    "__od_iop_adj__": iop_adj, "__od_iter__": iter, "__od_tuple__": tuple,
+}
+assert set(HELPER_IMPLS) == set(HELPERS)
+HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

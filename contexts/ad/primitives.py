@@ -1,0 +1,76 @@
+"""Rules the reverse-mode engine provides itself: unpacking, list/tuple/iter (a user class's Python
+`__iter__` is differentiated), the builtin getattr, ufunc.at, and the replacements' helper."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import generic
+from ..rules.registry import registry
+from .helpers import _scalar_cot, getattr_adj, unpack, unpack_adjoint
+from .runtime import NoRuleError
+
+registry.adjoint(unpack)(unpack_adjoint)
+registry.rules[unpack].iterates = True
+from .replacements import _order
+
+registry.nondifferentiable(_order)
+
+
+def _sequence_adjoint(dy, y, x=()):
+    """list(x) / tuple(x): the cotangent of the copy, mapped back onto x's structure."""
+    if y is x:  # tuple(t) is t: one object, one cotangent box
+        return (dy,)
+    return unpack_adjoint(dy, y, x, len(y), -1)[:1]
+
+
+registry.adjoint(list, tuple)(_sequence_adjoint)
+registry.rules[list].iterates = registry.rules[tuple].iterates = True
+
+
+def _iter_adjoint(dy, y, x, *sentinel):
+    """iter(x): the iterator's cotangent (one entry per element drawn by a for loop) mapped onto x."""
+    if dy is None or sentinel:
+        return (None,) * (1 + len(sentinel))
+    if y is x:  # iter() of an iterator is the iterator itself: one object, one cotangent box
+        return (dy,)
+    if isinstance(x, (list, tuple, np.ndarray)):
+        n = len(x)
+        gs = list(dy)[:n] + [None] * max(0, n - len(dy))
+        return unpack_adjoint(gs, tuple(x), x, n, -1)[:1]
+    return (None,)
+
+
+registry.adjoint(iter)(_iter_adjoint)
+registry.rules[iter].iterates = True
+
+
+def _getattr_adjoint(S, dself, dy, y, obj, name, *default):
+    """The builtin getattr(obj, name): as the attribute read `obj.name` (into the pass's boxes)."""
+    if dy is None:
+        return dself, (None, None) + (None,) * len(default)
+    return dself, (getattr_adj(S, None, dy, obj, name, y), None) + (None,) * len(default)
+
+
+registry.adjoint(getattr)(_getattr_adjoint)
+registry.rules[getattr].mutating = True
+
+
+def _ufunc_at_adjoint(S, dself, dy, y, ufunc, x, idx, v=None):
+    """`ufunc.at(x, idx, v)` in place: x's cotangent passes through (add/subtract), v's is gathered from
+    it at idx (each repeated index once more); the primal update is undone for earlier adjoints."""
+    if ufunc not in (np.add, np.subtract):
+        raise NoRuleError(f"no reverse rule for {ufunc.__name__}.at", fix="use np.add.at or an explicit loop")
+    dx = S.dins[0] if S.dins else None
+    sign = 1.0 if ufunc is np.add else -1.0
+    np.subtract.at(x, idx, v) if ufunc is np.add else np.add.at(x, idx, v)
+    S.redo.append((ufunc.at, (x, idx, v)))
+    dv = None
+    if dx is not None and v is not None:
+        g = np.asarray(dx)[idx] * sign
+        dv = generic.unbroadcast(g, v) if isinstance(v, np.ndarray) else _scalar_cot(g, v)
+    return dself, (None, None, dv)
+
+
+registry.adjoint((np.ufunc, "at"))(_ufunc_at_adjoint)
+registry.rules[(np.ufunc, "at")].mutating = True
