@@ -171,3 +171,15 @@ def test_two_threads_do_not_see_each_others_context():
     assert set(results["bb"][1]) == {("binop", "+")} and len(results["bb"][1]) == 400
     assert results["a"][2] and results["bb"][2]
     assert overdub.current() is None
+
+
+def test_recursion_limit_is_restored_when_the_last_context_is_left():
+    import sys
+    import overdub
+    before = sys.getrecursionlimit()
+    with overdub.Context():
+        assert sys.getrecursionlimit() >= before
+        with overdub.Context():
+            pass
+        assert sys.getrecursionlimit() >= before
+    assert sys.getrecursionlimit() == before
