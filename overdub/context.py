@@ -14,7 +14,8 @@ asyncio task has its own; only the innermost active context intercepts. Leaving 
 the innermost raises `ContextStackError` and changes nothing. Entering an instance that is already
 active is allowed and re-entrant: it is pushed again and must be left again (`with ctx: ctx.run(f)` works).
 While any context is active the recursion limit is at least 5x the limit at import, because every
-intercepted call adds up to four frames of machinery to the user's one.
+intercepted call adds up to four frames of machinery to the user's one; leaving the last context restores
+the limit the program had.
 """
 
 from __future__ import annotations
