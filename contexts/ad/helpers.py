@@ -15,6 +15,7 @@ import numpy as np
 
 from ..forward.dual import Dual as _Dual
 from ..rules import generic
+from ..rules.operator import pow_dx
 from ..rules.registry import registry
 from . import runtime
 from .codegen import HELPERS
@@ -68,6 +69,8 @@ def binop_adj(opname, g, y, a, b, need=3):
         return ga, gb
     if type(a) is _Dual or type(b) is _Dual or type(g) is _Dual:
         return _dual_binop_adj(opname, g, y, a, b, need)
+    if opname == "pow" and not need & 2:  # x ** n with a constant exponent: d/dx only
+        return generic.fit(g * generic.conj(pow_dx(a, b)), a), None
     if not (isinstance(a, _KNOWN) and isinstance(b, _KNOWN)):
         fa = getattr(type(a), f"__{opname.rstrip('_')}__", None)
         fb = getattr(type(b), f"__r{opname.rstrip('_')}__", None)

@@ -88,7 +88,9 @@ def unbroadcast(g, like):
         total = g.sum()  # a scalar operand broadcast against an array
         if isinstance(like, np.generic):
             return total
-        return total.item() if isinstance(like, (float, int, complex)) and total.ndim == 0 else total
+        if isinstance(like, (float, int, complex)) and getattr(total, "ndim", None) == 0:
+            return total.item()
+        return total  # (a ufloat, for an object array of them)
     return g
 
 

@@ -61,8 +61,8 @@ def match_primal(g: Any, x: Any) -> Any:
             g = g.real
         if g.shape != x.shape:
             g = sum_to_shape(g, x.shape)
-        if g.dtype != x.dtype and np.issubdtype(x.dtype, np.inexact):
-            g = g.astype(x.dtype, copy=False)
+        if g.dtype != x.dtype and np.issubdtype(x.dtype, np.inexact) and g.dtype.kind != "O":
+            g = g.astype(x.dtype, copy=False)  # (object cotangents, e.g. ufloats, stay objects)
         return g
     if isinstance(x, np.generic):
         g = np.asarray(g)

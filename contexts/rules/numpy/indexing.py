@@ -57,7 +57,7 @@ def getitem_cotangent(dy: Any, shape: tuple, dtype: Any, idx: Any) -> np.ndarray
 def getitem_adjoint(dy, y, x, idx):
     """Cotangent of x[idx]: dy scattered back into zeros shaped like x."""
     x_ = np.asarray(x)
-    if not np.issubdtype(x_.dtype, np.inexact):
+    if x_.dtype.kind not in "fcO":  # integer and bool arrays carry no derivative; object arrays may
         return None, None
     return match_primal(getitem_cotangent(dy, x_.shape, x_.dtype, idx), x), None
 

@@ -15,6 +15,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..generic import conj
+
 from ..registry import registry
 from ._util import normalize_axis
 from .ufuncs import inexact, match_primal
@@ -49,9 +51,9 @@ _F8 = np.dtype(np.float64)
 
 def _spread(g: Any, x: np.ndarray) -> np.ndarray:
     """g broadcast to a fresh writable array of x's shape, in the cotangent dtype of x."""
-    if x.dtype.kind != "c" and (isinstance(g, complex) or getattr(g, "dtype", _F8).kind == "c"):
+    if x.dtype.kind != "c" and (isinstance(g, complex) or getattr(getattr(g, "dtype", None), "kind", "f") == "c"):
         g = g.real
-    out = np.empty(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else _F8)
+    out = np.empty(x.shape, dtype=x.dtype if x.dtype.kind in "fcO" else _F8)  # object arrays: ufloats...
     out[...] = g
     return out
 
@@ -195,7 +197,7 @@ def _prod_partials(y, x, axis, keepdims):
 def _prod_grad(dy, y, x, axis=None, keepdims=False, where=True, **_):
     if _given(where, True) is not True:
         x = np.where(where, x, 1)
-    g = _expand(dy, x.ndim, axis, keepdims) * np.conj(_prod_partials(y, x, axis, keepdims))
+    g = _expand(dy, x.ndim, axis, keepdims) * conj(_prod_partials(y, x, axis, keepdims))
     return _mask(g, where)
 
 
@@ -278,7 +280,7 @@ def _var_grad(dy, y, x, axis=None, ddof=0, keepdims=False, where=True, mean=_NoV
 
 def _var_jvp(t, y, x, axis=None, ddof=0, keepdims=False, where=True, mean=_NoValue,
              correction=_NoValue, **_):
-    c = _mask(np.real(np.conj(_centered(x, axis, where, mean)) * t), where)
+    c = _mask(np.real(conj(_centered(x, axis, where, mean)) * t), where)
     total = np.sum(c, axis=axis, keepdims=True) * (2 / _dof(x, axis, where, ddof, correction))
     return _reduced(total, x.ndim, axis, keepdims)
 
@@ -346,13 +348,13 @@ def _first_zero(xs, ax):
 
 def _cumprod_grad(dy, y, x, axis=None, **_):
     xs, ax = _scan_axis(x, axis)
-    ys, dys = np.conj(y), np.asarray(dy).reshape(xs.shape)
+    ys, dys = conj(y), np.asarray(dy).reshape(xs.shape)
     if np.all(xs != 0):
-        g = _reverse_cumsum(dys * ys, ax) / np.conj(xs)
+        g = _reverse_cumsum(dys * ys, ax) / conj(xs)
     else:  # before the first zero the no-zero formula holds; at it, the product of the others; after it, 0
         before, at = _first_zero(xs, ax)
-        y_skip = np.conj(np.cumprod(np.where(at, 1, xs), axis=ax))
-        g = np.where(before, _reverse_cumsum(dys * ys, ax) / np.conj(np.where(before, xs, 1)),
+        y_skip = conj(np.cumprod(np.where(at, 1, xs), axis=ax))
+        g = np.where(before, _reverse_cumsum(dys * ys, ax) / conj(np.where(before, xs, 1)),
                      np.where(at, _reverse_cumsum(dys * y_skip, ax), 0))
     return g.reshape(x.shape)
 
@@ -460,7 +462,7 @@ def _norm_grad(dy, y, x, ord=None, axis=None, keepdims=False):
 
 def _norm_jvp(t, y, x, ord=None, axis=None, keepdims=False):
     g, axes = _norm_gradient(y, x, ord, axis, keepdims)
-    return np.sum(np.real(np.conj(g) * t), axis=axes, keepdims=keepdims)
+    return np.sum(np.real(conj(g) * t), axis=axes, keepdims=keepdims)
 
 
 reduction_rule(np.linalg.norm, ("ord", "axis", "keepdims"), _norm_grad, _norm_jvp)
