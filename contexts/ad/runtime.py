@@ -81,9 +81,12 @@ def _static_back(pb, dy, dself, S):
         grads = adj(dy, y, *args, **kw) if kw else adj(dy, y, *args)
     except TypeError:  # forward-over-reverse: the rule met forward-mode duals it cannot convert
         grads = _adjoint_on_duals(adj, dy, y, args, kw)
+    dkw = None
+    if kw and len(grads) == len(args) + 1 and type(grads[-1]) is dict:  # keyword cotangents
+        grads, dkw = grads[:-1], grads[-1]
     if is_method:
-        return acc(dself, grads[0]), grads[1:], None
-    return None, grads, None
+        return acc(dself, grads[0]), grads[1:], dkw
+    return None, grads, dkw
 
 
 def _adjoint_on_duals(adj, dy, y, args, kw):

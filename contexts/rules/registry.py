@@ -6,7 +6,8 @@ Conventions (every context relies on them):
   `np.ndarray.sum` reached as a bound method) is keyed by `(type, name)`. `key_of` computes it.
 - Reverse, static form (preferred, no closure per call): `adjoint(dy, y, *args, **kwargs)` returns a tuple
   with one cotangent per positional argument (`None` = zero / not differentiable). Keyword arguments are
-  never differentiated. The engine stores `y`, `args` and `kwargs` and calls it in the reverse pass.
+  not differentiated, unless the tuple carries one more, trailing, element: a dict of keyword cotangents
+  (`{"b": db}`). The engine stores `y`, `args` and `kwargs` and calls it in the reverse pass.
 - Reverse, closure form (ChainRules' rrule): `rrule(*args, **kwargs) -> (y, pullback)`, with
   `pullback(dy) -> tuple` as above. Use it when the pullback needs intermediates of the primal.
   Name the pullback `<fn>_pullback`.

@@ -70,7 +70,10 @@ def _logsumexp_adjoint(dy, y, *args, **kwargs):
     cts = [match_primal(dye * wa, args[0]) if inexact(args[0]) else None, None]
     if len(args) > 2:
         cts.append(match_primal(dye * wb, b) if inexact(b) else None)
-    return tuple(cts[:len(args)]) + (None,) * (len(args) - len(cts))
+    out = tuple(cts[:len(args)]) + (None,) * (len(args) - len(cts))
+    if "b" in kwargs and inexact(b):  # the scale passed by keyword: a keyword cotangent (a trailing dict)
+        return out + ({"b": match_primal(dye * wb, b)},)
+    return out
 
 
 def _logsumexp_frule(tangents, *args, **kwargs):
