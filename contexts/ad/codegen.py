@@ -37,7 +37,8 @@ _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
 
 
 # methods whose rules mutate an array argument in place and read its cotangent from the session
-_MUTATING_METHODS = frozenset({"at", "copyto", "place", "put", "putmask", "fill", "sort", "partition"})
+_MUTATING_METHODS = frozenset({"at", "copyto", "place", "put", "putmask", "fill", "sort", "partition", "heappush",
+                               "heappop", "heapify", "heapreplace", "heappushpop", "shuffle"})
 
 
 def d(name: str) -> str:

@@ -8,6 +8,9 @@ the primal (so earlier adjoints see the container as it was when they ran), and 
 
 from __future__ import annotations
 
+import heapq
+import random
+
 import numpy as np
 
 from .registry import registry
@@ -165,3 +168,54 @@ def dict_setdefault_adjoint(S, dself, dy, y, self, key, default=None):
     if dy is not None:
         box[key] = dy if box.get(key) is None else box[key] + dy
     return box, (None, None)
+
+
+# -- C functions that reorder a list in place (heapq, list.sort, random.shuffle) ------------------
+# They run as they are; the reverse pass maps the list's cotangent box from the order after the call
+# back to the order before it by the identity of the elements, restores the old order (redone after the
+# pass) and gives an item pushed in (or popped out) its cotangent.
+
+def _reorder_back(S, heap, before, after, item, dself, is_method):
+    box = S.box(heap, dself if is_method else (S.dins[0] if S.dins else None))
+    after_cots = list(box) + [None] * (len(after) - len(box))
+    by_id: dict[int, list] = {}
+    for obj, g in zip(after, after_cots):
+        by_id.setdefault(id(obj), []).append(g)
+    moved = [by_id[id(obj)].pop() if by_id.get(id(obj)) else None for obj in before]
+    ditem = None
+    if item is not None and by_id.get(id(item)):
+        ditem = by_id[id(item)].pop()  # the pushed item's place after the call
+    box[:] = moved
+    heap[:] = before
+    S.redo.append((list.__setitem__, (heap, slice(None), after)))
+    return box, ditem
+
+
+def _reordering(fn, pushes: bool, pops: bool, is_method: bool = False):
+    def inplace(heap, *args, **kwargs):
+        before = list(heap)
+        y = fn(heap, *args, **kwargs)
+        after = list(heap)
+        item = args[0] if pushes and args else None
+
+        def reorder_back(S, dy, dself):
+            box, ditem = _reorder_back(S, heap, before, after, item, dself, is_method)
+            if pops and dy is not None:  # the popped item's cotangent goes back to its old place
+                for i, obj in enumerate(before):
+                    if obj is y and box[i] is None:
+                        box[i] = dy
+                        break
+            rest = (ditem,) + (None,) * (len(args) - 1) if args else ()
+            if is_method:
+                return box, rest
+            return None, (None,) + rest
+        return y, reorder_back
+    inplace.__name__ = f"{getattr(fn, '__name__', 'reorder')}_inplace"
+    return inplace
+
+
+for _fn, _push, _pop in [(heapq.heappush, True, False), (heapq.heappop, False, True), (heapq.heapify, False, False),
+                         (heapq.heapreplace, True, True), (heapq.heappushpop, True, True),
+                         (random.shuffle, False, False)]:
+    registry._rule(_fn).inplace = _reordering(_fn, _push, _pop)
+registry._rule((list, "sort")).inplace = _reordering(list.sort, False, False, is_method=True)

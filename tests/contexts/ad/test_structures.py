@@ -170,3 +170,21 @@ def test_helper_that_mutates_a_list_argument():
         _append_scaled(out, x * x, 2.0)
         return out[0] + out[1]
     assert_grad_fd(f, 1.3)
+
+
+def test_lists_reordered_by_c_functions():
+    import heapq
+    import random
+
+    def f(x, y):
+        h = []
+        heapq.heappush(h, (3, x))
+        heapq.heappush(h, (1, y * 2.0))
+        heapq.heappush(h, (2, x * y))
+        first = heapq.heappop(h)
+        lst = [x * 3.0, y, x * x]
+        lst.sort()
+        r = [x, 2.0 * y, x + y]
+        random.Random(4).shuffle(r)
+        return first[1] * h[0][1] + h[1][1] + lst[0] * 2.0 + lst[2] + r[0] * r[1] - r[2]
+    assert_grad_fd(f, 1.3, 0.7)
