@@ -61,8 +61,9 @@ def is_atom(node: ast.AST) -> bool:
 class Lowerer:
     """Turns statements into lists of normal-form statements; `self.out` collects the current list."""
 
-    def __init__(self, state: _Lowering):
+    def __init__(self, state: _Lowering, first_param: str | None = None):
         self.state = state
+        self.first_param = first_param
 
     # -- statements ------------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
@@ -342,6 +343,12 @@ class Lowerer:
         return _name(e.target.id, e)
 
     def expr_Call(self, e, pre):
+        if (isinstance(e.func, ast.Name) and e.func.id == "super" and not e.args and not e.keywords
+                and self.first_param):
+            # zero-argument super() reads its caller's frame: made explicit, as the core does
+            e = _loc(ast.Call(func=e.func, args=[ast.Name(id="__class__", ctx=ast.Load()),
+                                                 ast.Name(id=self.first_param, ctx=ast.Load())],
+                              keywords=[]), e)
         if isinstance(e.func, ast.Attribute):  # a method call stays one operation: obj.m(args)
             obj = self.atom(e.func.value, pre)
             func = ast.copy_location(ast.Attribute(value=obj, attr=e.func.attr, ctx=ast.Load()), e.func)
@@ -497,7 +504,9 @@ def lower(fdef: ast.FunctionDef) -> ast.FunctionDef:
     if _is_generator(fdef):
         fdef = _eager_generator(fdef)
     _check_supported_shallow(fdef)
-    lw = Lowerer(_Lowering())
+    a = fdef.args
+    positional = a.posonlyargs + a.args
+    lw = Lowerer(_Lowering(), positional[0].arg if positional else None)
     out = copy.copy(fdef)
     out.body = lw.block(fdef.body)
     return out

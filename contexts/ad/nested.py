@@ -39,13 +39,14 @@ def _primal_part(x, tag):
     return x
 
 
-def _second_order_pullback(f, args, v):
-    """(cotangent of f, cotangents of args) of x -> gradient(f, x) for the cotangent v."""
+def _second_order_pullback(f, args, v, dy=None):
+    """(cotangent of f, cotangents of args) of x -> gradient(f, x) for the cotangent v: one reverse pass
+    of f (with output cotangent dy, the seed by default) on duals x + εv."""
     from ..forward.dual import Dual, Tag
     tag = Tag()
     duals = tuple(a if t is None else Dual(a, t, tag) for a, t in zip(args, v))
     y, back = _pullback(f, duals, {})
-    dfn, dargs = back(_seed(_primal_part(y, tag)))
+    dfn, dargs = back(_seed(_primal_part(y, tag)) if dy is None else dy)
     return _tangent_part(dfn, tag), tuple(_like(_tangent_part(g, tag), a) for g, a in zip(dargs, args))
 
 
@@ -81,5 +82,28 @@ def value_and_gradient_rrule(f, *args):
     return (y, g), value_and_gradient_pullback
 
 
+def derivative_rrule(f, x):
+    """Reverse mode through forward mode's `derivative(f, x)` = f'(x): for an output cotangent v, the
+    cotangents are v·f''(x) for x and ∂/∂cells (v·f'(x)) for f — one reverse pass of f on x + ε, with v
+    as its output cotangent (mixed partials commute)."""
+    from ..forward import derivative
+    d = derivative(f, x)
+
+    def derivative_pullback(v):
+        if v is None:
+            return None, None
+        dfn, (dx,) = _second_order_pullback(f, (x,), (1.0 if not isinstance(x, int) else 1,), dy=v)
+        return dfn, dx
+    return d, derivative_pullback
+
+
 registry.rrule(gradient)(gradient_rrule)
 registry.rrule(value_and_gradient)(value_and_gradient_rrule)
+
+
+def _register_forward_rules():
+    from ..forward import derivative
+    registry.rrule(derivative)(derivative_rrule)
+
+
+_register_forward_rules()

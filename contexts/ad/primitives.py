@@ -74,3 +74,9 @@ def _ufunc_at_adjoint(S, dself, dy, y, ufunc, x, idx, v=None):
 
 registry.adjoint((np.ufunc, "at"))(_ufunc_at_adjoint)
 registry.rules[(np.ufunc, "at")].mutating = True
+
+@registry.frule(unpack)
+def unpack_frule(tangents, v, n, star):
+    """The tangent of an unpacking is the same unpacking of the tangent (forward mode's tangent twins)."""
+    t = tangents[0] if tangents else None
+    return unpack(v, n, star), (None if t is None else unpack(t, n, star))

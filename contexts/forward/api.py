@@ -12,11 +12,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+import overdub
 from overdub.errors import OverdubError
 
 from .arrays import to_array
 from .context import ForwardContext
 from .dual import Dual, Tag, zero_tangent
+from .tangent import NotTransformable, tangent_jvp
 
 __all__ = ["derivative", "jvp", "jacfwd", "jacobian", "hessian", "hvp", "DEFAULT_CHUNK"]
 
@@ -78,8 +80,45 @@ def derivative(f: Callable, x: Any) -> Any:
     """
     if _is_array(x):
         raise OverdubError("derivative takes a scalar input", fix="use jacfwd(f, x) for arrays")
+    fast = _by_tangent_twin(f, (x,), (_unit(x),))
+    if fast is not None:
+        return fast[1]
     tag = Tag()
     return _tangent_out(_run(f, Dual(x, _unit(x), tag)), tag)
+
+
+def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
+    """(y, dy) by f's tangent twin (tangent.py), or None when only duals can do it."""
+    if (any(type(x) is Dual for x in primals) or any(type(t) is Dual for t in tangents)
+            or isinstance(overdub.current(), ForwardContext)):
+        return None  # an outer derivative is perturbing values (maybe in closures): its duals carry the tags
+    try:
+        y, dy = tangent_jvp(f, primals, tangents)
+    except NotTransformable:
+        return None
+    return y, _zero_tangent_of(y) if (type(dy) is int and dy == 0) else _fill_zeros(dy, y)
+
+
+def _zero_tangent_of(y: Any) -> Any:
+    """The zero tangent of an output, mirroring its structure (None where nothing is differentiable)."""
+    if isinstance(y, (tuple, list)):
+        return type(y)(_zero_tangent_of(v) for v in y)
+    if isinstance(y, dict):
+        return {k: _zero_tangent_of(v) for k, v in y.items()}
+    if y is None or isinstance(y, (str, bool)):
+        return None
+    if isinstance(y, np.ndarray):
+        return np.zeros(y.shape, dtype=np.result_type(y.dtype, float))
+    return y * 0
+
+
+def _fill_zeros(dy: Any, y: Any) -> Any:
+    """dy with its structural zeros (the int 0 of the tangent twin) made zeros of y's parts."""
+    if type(dy) is int and dy == 0 and not isinstance(y, (int, bool)):
+        return _zero_tangent_of(y)
+    if isinstance(dy, (tuple, list)) and isinstance(y, (tuple, list)):
+        return type(y)(_fill_zeros(d, v) for d, v in zip(dy, y))
+    return dy
 
 
 def _seed(x: Any, t: Any) -> Any:
@@ -103,6 +142,10 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     if len(primals) != len(tangents):
         raise OverdubError(f"jvp got {len(primals)} primals but {len(tangents)} tangents",
                            fix="pass one tangent per primal (None for a constant)")
+    fast = _by_tangent_twin(f, tuple(primals), tuple(None if t is None else _seed(x, t)
+                                                   for x, t in zip(primals, tangents)))
+    if fast is not None:
+        return fast
     tag = Tag()
     args = [x if t is None else Dual(x, _seed(x, t), tag) for x, t in zip(primals, tangents)]
     y = _run(f, *args)

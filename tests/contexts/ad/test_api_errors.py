@@ -245,3 +245,10 @@ def test_show_adjoint_prints_blocks_with_user_lines():
     assert f"(line {first_line + 3})" in text          # the block of `r = r * x`
     assert "_od_ta((" in text and "_od_d_x" in text    # records and cotangent variables
     assert "i = i + 1" not in text                     # nothing recorded for the loop counter
+
+
+def test_forward_derivative_inside_reverse_mode():
+    from contexts.forward import derivative
+    # d/da of f'(1) where f(y) = a * y**3 (f'(1) = 3a) and of f'(a) (= 3a**3): closed forms
+    assert gradient(lambda a: derivative(lambda y: a * y ** 3, 1.0), 2.0) == pytest.approx((3.0,))
+    assert gradient(lambda a: derivative(lambda y: a * y ** 3, a), 2.0) == pytest.approx((9 * 4.0,))

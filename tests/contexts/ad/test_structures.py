@@ -188,3 +188,23 @@ def test_lists_reordered_by_c_functions():
         random.Random(4).shuffle(r)
         return first[1] * h[0][1] + h[1][1] + lst[0] * 2.0 + lst[2] + r[0] * r[1] - r[2]
     assert_grad_fd(f, 1.3, 0.7)
+
+
+class _Base:
+    def __init__(self, w):
+        self.w = w
+
+    def f(self, x):
+        return self.w * x
+
+
+class _Child(_Base):
+    def __init__(self, w):
+        super().__init__(w * 2.0)
+
+    def f(self, x):
+        return super().f(x) + x * x
+
+
+def test_zero_argument_super():
+    assert gradient(lambda x, w: _Child(w).f(x), 1.5, 0.5) == (4.0, 3.0)
