@@ -252,6 +252,15 @@ def _zero(t) -> bool:
     return t is None or (type(t) is int and t == 0)
 
 
+def _nz(dy):
+    """A rule's tangent with its Nones (the registry's zero) made the twins' zero, 0."""
+    if dy is None:
+        return 0
+    if type(dy) is tuple or type(dy) is list:
+        return type(dy)(_nz(t) for t in dy)
+    return dy
+
+
 def fd_call(f, args, tans, kw, kwtans):
     """(f(*args, **kw), its tangent) given the arguments' tangents (0 for zero)."""
     if all(_zero(t) for t in tans) and all(_zero(t) for t in kwtans.values()):
@@ -262,7 +271,7 @@ def fd_call(f, args, tans, kw, kwtans):
         rule = None
     if rule is not None and rule.frule is not None and all(_zero(t) for t in kwtans.values()):
         y, dy = rule.frule(tuple(None if _zero(t) else t for t in tans), *args, **kw)
-        return y, (0 if dy is None else dy)
+        return y, _nz(dy)
     if rule is not None and rule.kind == "nondiff":
         return f(*args, **kw), 0
     if rule is None and type(f) is types.FunctionType and all(_zero(t) for t in kwtans.values()):
@@ -288,7 +297,7 @@ def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     rule = registry.rules.get(key_of(method)) if type(method) is types.BuiltinMethodType else None
     if rule is not None and rule.frule is not None and all(_zero(t) for t in kwtans.values()):
         y, dy = rule.frule((tobj, *(None if _zero(t) else t for t in tans)), obj, *args, **kw)
-        return y, (0 if dy is None else dy)
+        return y, _nz(dy)
     return _through_duals(lambda o, *a, **k: getattr(o, name)(*a, **k), (obj, *args), (tobj, *tans), kw, kwtans)
 
 
@@ -329,8 +338,7 @@ def _through_duals(f, args, tans, kw, kwtans):
     dargs = [a if _zero(t) else Dual(a, t, tag) for a, t in zip(args, tans)]
     dkw = {k: (v if _zero(kwtans.get(k)) else Dual(v, kwtans[k], tag)) for k, v in kw.items()}
     y = _run(f, *dargs, **dkw)
-    dy = _tangent_out(y, tag)
-    return _primal_out(y, tag), (0 if dy is None else dy)
+    return _primal_out(y, tag), _nz(_tangent_out(y, tag))
 
 
 def fd_getitem(t, idx):
