@@ -637,7 +637,7 @@ def _rename_text(text: str, renames: dict[str, str]) -> str:
     import re
     for old, new in renames.items():
         # primal names only (never the cotangent variables `_od_d_<name>`)
-        text = re.sub(rf"(?<![\w.]){re.escape(old)}(?!\w)", new, text)
+        text = re.sub(rf"(?<![\w.'\"]){re.escape(old)}(?![\w'\"])", new, text)  # not in string literals
         text = text.replace(d(new), d(old))
     return text
 

@@ -208,3 +208,15 @@ class _Child(_Base):
 
 def test_zero_argument_super():
     assert gradient(lambda x, w: _Child(w).f(x), 1.5, 0.5) == (4.0, 3.0)
+
+
+def test_a_variable_named_like_an_attribute_it_reads():
+    class Box:
+        def __init__(self, x):
+            self.x = x
+
+    def f(x):
+        o = Box(x)
+        x = o.x * x          # x is reassigned in the statement that reads the attribute 'x'
+        return x + o.x
+    assert_grad_fd(f, 3.0)
