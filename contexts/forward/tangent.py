@@ -22,6 +22,8 @@ from overdub.errors import SourceUnavailable
 from overdub.source import compile_twin, get_source
 
 from ..ad.activity import active_names
+from ..ad.codegen import _idx as _index
+from ..ad.codegen import _parse
 from ..ad.lower import Unsupported, lower
 from ..rules.registry import key_of, registry
 
@@ -37,25 +39,6 @@ class NotTransformable(Exception):
 
 def T(name: str) -> str:
     return "_od_f_" + name
-
-
-def _parse(text: str, like) -> list[ast.stmt]:
-    body = ast.parse(text).body
-    line = getattr(like, "lineno", 1)
-    for stmt in body:
-        for n in ast.walk(stmt):
-            if "lineno" in n._attributes:
-                n.lineno, n.end_lineno, n.col_offset, n.end_col_offset = line, line, 0, 0
-    return body
-
-
-def _index(node) -> str:
-    if isinstance(node, ast.Slice):
-        parts = ["None" if p is None else ast.unparse(p) for p in (node.lower, node.upper, node.step)]
-        return f"slice({', '.join(parts)})"
-    if isinstance(node, ast.Tuple):
-        return "(" + "".join(_index(e) + ", " for e in node.elts) + ")"
-    return ast.unparse(node)
 
 
 class _Tangents:
