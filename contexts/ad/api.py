@@ -96,6 +96,7 @@ def _reverse(pb, dy, args):
 
 
 def _pullback(f, args, kwargs, full=True):
+    args = _promote(args)
     y, pb = _record(f, args, kwargs, full)
 
     def back(dy):
@@ -154,10 +155,19 @@ def _seed(y):
         fix="reduce the output to a scalar (e.g. `.sum()`), or use `jacobian` / `pullback` for vector outputs")
 
 
+def _promote(args: tuple) -> tuple:
+    """Integer arrays are differentiated as float arrays (numpy's integer arithmetic has no tangent
+    space; Python ints stay exact)."""
+    if any(type(a) is np.ndarray and a.dtype.kind in "iu" for a in args):
+        return tuple(a.astype(float) if type(a) is np.ndarray and a.dtype.kind in "iu" else a for a in args)
+    return args
+
+
 def _value_and_gradient(f, args):
     """Both passes under one raised recursion limit (the hot path of `gradient`)."""
     if not callable(f):
         _check_callable(f)
+    args = _promote(args)
     limit = sys.getrecursionlimit()
     if limit < _DEEP:
         sys.setrecursionlimit(_DEEP)

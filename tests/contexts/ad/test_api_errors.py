@@ -252,3 +252,9 @@ def test_forward_derivative_inside_reverse_mode():
     # d/da of f'(1) where f(y) = a * y**3 (f'(1) = 3a) and of f'(a) (= 3a**3): closed forms
     assert gradient(lambda a: derivative(lambda y: a * y ** 3, 1.0), 2.0) == pytest.approx((3.0,))
     assert gradient(lambda a: derivative(lambda y: a * y ** 3, a), 2.0) == pytest.approx((9 * 4.0,))
+
+
+def test_integer_arrays_are_differentiated_as_floats():
+    (g,) = gradient(lambda x: (x * x).sum(), np.array([1, 2, 3]))
+    np.testing.assert_array_equal(g, [2.0, 4.0, 6.0])
+    assert gradient(lambda x: x * x, 3) == (6,)  # Python ints stay exact
