@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import sys
 import types
-from typing import Callable, Hashable
+from typing import Callable
 
 from . import cache, ops, sites
 from .errors import SourceUnavailable

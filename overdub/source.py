@@ -17,8 +17,6 @@ import linecache
 import sys
 import types
 from dataclasses import dataclass
-from typing import Callable
-
 from .errors import SourceUnavailable
 
 __all__ = ["FunctionSource", "get_source", "compile_twin", "make_function", "unwrap_callable"]

@@ -389,14 +389,6 @@ def unpack_adjoint(dy, y, v, n, star):
 
 
 
-def enumerate_(it):
-    if isinstance(it, (list, tuple, np.ndarray, range, str)):
-        return enumerate(it)
-    if isinstance(it, dict):
-        return enumerate(it)
-    return enumerate(it)
-
-
 def iop(opname, a, b):
     """`a op= b`: in place for arrays (returning the old value for the reverse pass), else rebinding."""
     if type(a) is np.ndarray:
@@ -423,7 +415,7 @@ HELPER_IMPLS = {
     "__od_dict_adj__": dict_adj, "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj, "__od_unpack__": unpack,
-    "__od_enumerate__": enumerate_, "__od_slice_cot__": slice_cot, "__od_iop__": iop,
+    "__od_enumerate__": enumerate, "__od_slice_cot__": slice_cot, "__od_iop__": iop,
     "__od_iop_adj__": iop_adj, "__od_iter__": iter, "__od_tuple__": tuple,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
