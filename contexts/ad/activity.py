@@ -119,6 +119,9 @@ class _Activity:
             elif isinstance(s, (ast.While, ast.If)):
                 self.visit(s.body)
                 self.visit(s.orelse)
+            elif isinstance(s, ast.Match):
+                for case in s.cases:
+                    self.visit(case.body)
             elif isinstance(s, ast.Try):
                 self.visit(s.body)
                 for h in s.handlers:

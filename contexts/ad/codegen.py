@@ -20,6 +20,7 @@ import copy
 from dataclasses import dataclass, field
 
 from .activity import active_names, free_names, nonlocal_writes
+from .lower import Unsupported
 
 __all__ = ["generate", "Generated", "HELPERS"]
 
@@ -139,7 +140,7 @@ class _Gen:
                 out.append(terminator)
 
         for s in stmts:
-            if isinstance(s, (ast.If, ast.While, ast.For, ast.Try, ast.With)):
+            if isinstance(s, (ast.If, ast.While, ast.For, ast.Try, ast.With, ast.Match)):
                 flush()
                 out.extend(self.compound(s))
             elif isinstance(s, (ast.Break, ast.Continue, ast.Raise)):
@@ -154,6 +155,12 @@ class _Gen:
         return out or [ast.copy_location(ast.Pass(), stmts[0] if stmts else self.fdef)]
 
     def compound(self, s) -> list[ast.stmt]:
+        if isinstance(s, ast.Match):
+            if self.is_active(s.subject):
+                raise Unsupported("`match` on a differentiated value", s)
+            for case in s.cases:
+                case.body = self.body(case.body)
+            return [s]
         if isinstance(s, ast.If):
             s.body = self.body(s.body)
             s.orelse = self.body(s.orelse) if s.orelse else []

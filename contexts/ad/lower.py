@@ -240,6 +240,17 @@ class Lowerer:
         pre.append(ast.copy_location(ast.With(items=items, body=self.block(s.body), type_comment=None), s))
         return pre
 
+    def stmt_Match(self, s):
+        """`match subject:` keeps its cases (patterns and guards run natively); their bodies are lowered.
+        Reverse mode refuses an active subject (its pattern bindings would carry gradients unseen)."""
+        pre: list = []
+        subject = self.atom(s.subject, pre)
+        cases = [ast.copy_location(ast.match_case(pattern=c.pattern, guard=c.guard, body=self.block(c.body)), c)
+                 for c in s.cases]
+        node = ast.copy_location(ast.Match(subject=subject, cases=cases), s)
+        pre.append(node)
+        return pre
+
     def _keep(self, s):
         return [s]
 
@@ -587,6 +598,4 @@ def _check_supported_shallow(fdef) -> None:
             raise Unsupported("generator function (`yield`)", node)
         if isinstance(node, ast.Await):
             raise Unsupported("`await`", node)
-        if isinstance(node, ast.Match):
-            raise Unsupported("`match` statement", node)
         stack.extend(ast.iter_child_nodes(node))

@@ -432,7 +432,14 @@ def _build(fn, active):
         c for c in code.co_freevars if c != "__class__" and not c.startswith("__od_")]
     active = active - _NO_CELLS
     freevars = tuple(c for c in code.co_freevars if c != "__class__" and not c.startswith("__od_"))
-    gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars)
+    try:
+        gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars)
+    except Unsupported as e:
+        line = getattr(e.node, "lineno", code.co_firstlineno)
+        raise UnsupportedFunction(
+            f"reverse mode cannot transform {code.co_qualname}: it uses a {e}",
+            where=f"{code.co_filename}:{line}",
+            fix="give the function a custom adjoint (`@contexts.custom_adjoint`), or rewrite that part") from e
     fwd_code = compile_twin(src, gen.forward, extra_freevars=HELPERS)
     rev_code = compile_twin(src, gen.adjoint, extra_freevars=HELPERS)
     rev_code = rev_code.replace(co_name=f"{code.co_name}__adjoint",
@@ -516,12 +523,29 @@ def twin_info(fn, active):
     return info
 
 
+_CONSTANT_TYPES = (str, bytes, bool, type(None), types.ModuleType, type)
+
+
+def _constants(args) -> int:
+    """Bits of the arguments that can never carry a derivative (strings, flags, None, modules, types)."""
+    bits = 0
+    for i, a in enumerate(args):
+        if isinstance(a, _CONSTANT_TYPES):
+            bits |= 1 << i
+    return bits
+
+
 def _twin_call(mask, fn, pre, args, kw):
     code = fn.__code__
-    key = (code, mask, len(pre), len(args), tuple(kw) if kw else None)
+    constant = _constants(args) if mask < 0 else 0  # `gradient(f, x, "mode")`: "mode" is no input
+    key = (code, mask, len(pre), len(args), tuple(kw) if kw else None, constant)
     info = _twins.get(key)
     if info is None:
         active = _active_params(code, mask, len(pre), len(args), tuple(kw))
+        if constant:
+            names = code.co_varnames
+            active = active - {names[len(pre) + i] for i in range(len(args))
+                               if constant >> i & 1 and len(pre) + i < code.co_argcount}
         try:
             info = _twins[key] = twin_info(fn, active)
         except NoSource as e:

@@ -26,7 +26,7 @@ def uses_async(x):
 
 
 def uses_match(x):
-    match x:
+    match x:  # a match on the differentiated value itself
         case 1.0:
             return 0.0
         case _:

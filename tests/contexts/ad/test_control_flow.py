@@ -210,3 +210,38 @@ def test_keyword_star_and_double_star_arguments():
         return (_scaled_sum(*args, scale=y, **opts) + _kwonly(x, k=3.0) + _kwonly(y)
                 + _scaled_sum(x, y, scale=x))
     assert_grad_fd(f, 1.3, 0.7)
+
+
+def _shaped(x, mode):
+    match mode:
+        case "square":
+            y = x * x
+        case "cube" | "third":
+            y = x * x * x
+        case {"scale": k} if k > 0:
+            y = x * k
+        case _:
+            y = -x
+    return y * 2.0
+
+
+_SCALE = {"scale": 5.0}
+
+
+def _match_on_value(x):
+    match x:
+        case 1.0:
+            return 0.0
+        case _:
+            return x
+
+
+def test_match_on_flags_and_string_arguments():
+    assert gradient(_shaped, 3.0, "square") == (12.0, None)
+    assert gradient(_shaped, 3.0, "third") == (54.0, None)
+    assert gradient(lambda x: _shaped(x, _SCALE), 3.0) == (10.0,)
+    assert gradient(_shaped, 3.0, "other") == (-2.0, None)
+    import pytest
+    from contexts import UnsupportedFunction
+    with pytest.raises(UnsupportedFunction, match="match"):
+        gradient(_match_on_value, 2.0)
