@@ -107,6 +107,17 @@ class _Gen:
         # nested functions that write variables of this one (`nonlocal`): name -> those variables
         self.writers = {n.name: nonlocal_writes(n) for n in ast.walk(fdef)
                         if isinstance(n, ast.FunctionDef) and n is not fdef and nonlocal_writes(n)}
+        # closures made here, by name -> the variables of this function they read: a direct call routes
+        # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
+        own = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        own |= set(params)
+        self.readers: dict[str, set[str]] = {}
+        for n in ast.walk(fdef):
+            if isinstance(n, ast.FunctionDef) and n is not fdef:
+                self.readers[n.name] = (free_names(n) & own) - self.writers.get(n.name, set())
+            elif (isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
+                  and isinstance(n.targets[0], ast.Name)):
+                self.readers[n.targets[0].id] = free_names(n.value) & own
 
     # -- helpers -------------------------------------------------------------------------------
     def is_active(self, node) -> bool:
@@ -460,12 +471,14 @@ class _Gen:
         body = ""
         if method_obj:
             body += f"{d(method_obj)} = _od_r[0]\n"
-        elif written:
+        else:
+            read = sorted(self.readers.get(v.func.id, set()) & self.active) if isinstance(v.func, ast.Name) else []
             body += "".join(f"{d(n)} = __od_cell_cot__(_od_r[0], {n!r})\n" for n in written)
+            body += "".join(self.acc(n, f"__od_cell_cot__(_od_r[0], {n!r})") for n in read)
+            handled = tuple(written) + tuple(read)
             if self.is_active(v.func):
-                body += self.acc(v.func.id, f"__od_cell_cot__(_od_r[0], None, {tuple(written)!r})")
-        elif self.is_active(v.func):
-            body += self.acc(v.func.id, "_od_r[0]")
+                rest = f"__od_cell_cot__(_od_r[0], None, {handled!r})" if handled else "_od_r[0]"
+                body += self.acc(v.func.id, rest)
         offset: str | int = 0
         for a in v.args:
             if isinstance(a, ast.Starred):

@@ -245,3 +245,28 @@ def test_match_on_flags_and_string_arguments():
     from contexts import UnsupportedFunction
     with pytest.raises(UnsupportedFunction, match="match"):
         gradient(_match_on_value, 2.0)
+
+
+def test_closures_see_the_binding_current_at_each_call():
+    def f(x):
+        a = x
+        g = lambda v: v * a
+        r1 = g(2.0)
+        a = x * 3.0  # g reads the new binding from here on (Python's cells are late-bound)
+        r2 = g(1.0)
+
+        def h():
+            return a * a
+        a = a + 1.0
+        return r1 + r2 + h()
+
+    def k(x):
+        scale = 1.0
+        fn = lambda v: v * scale
+        total = 0.0
+        for _ in range(3):
+            scale = scale * x
+            total = total + fn(x)
+        return total
+    assert_grad_fd(f, 1.5)
+    assert_grad_fd(k, 1.2)
