@@ -88,7 +88,14 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
     label = name or getattr(fn, "__name__", "fn")
     nin = len(partials)
 
+    first = partials[0] if partials else None
+
     def adjoint(dy, y, *args, **kwargs):
+        if nin == 1 and nout == 1 and first is not None and len(args) == 1 and not kwargs:
+            a = args[0]  # the hot case: a real array and its cotangent, same shape and dtype
+            if (type(a) is np.ndarray and type(dy) is np.ndarray and a.dtype.kind == "f"
+                    and dy.dtype == a.dtype and dy.shape == a.shape and a.ndim):
+                return (dy * first(y, a),)
         if nout > 1:
             dy, y = dy[0] if dy is not None else None, y[0]
         if dy is None:
