@@ -158,8 +158,9 @@ def _seed(y):
 def _promote(args: tuple) -> tuple:
     """Integer arrays are differentiated as float arrays (numpy's integer arithmetic has no tangent
     space; Python ints stay exact)."""
-    if any(type(a) is np.ndarray and a.dtype.kind in "iu" for a in args):
-        return tuple(a.astype(float) if type(a) is np.ndarray and a.dtype.kind in "iu" else a for a in args)
+    for a in args:
+        if type(a) is np.ndarray and a.dtype.kind in "iu":
+            return tuple(a.astype(float) if type(a) is np.ndarray and a.dtype.kind in "iu" else a for a in args)
     return args
 
 

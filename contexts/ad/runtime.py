@@ -529,9 +529,11 @@ _CONSTANT_TYPES = (str, bytes, bool, type(None), types.ModuleType, type)
 def _constants(args) -> int:
     """Bits of the arguments that can never carry a derivative (strings, flags, None, modules, types)."""
     bits = 0
-    for i, a in enumerate(args):
-        if isinstance(a, _CONSTANT_TYPES):
+    i = 0
+    for a in args:
+        if type(a) is not float and isinstance(a, _CONSTANT_TYPES):
             bits |= 1 << i
+        i += 1
     return bits
 
 
