@@ -16,6 +16,7 @@ import numbers
 import operator
 import sys
 import types
+import weakref
 
 import numpy as np
 
@@ -387,7 +388,7 @@ def _construct_back(pb, dy, dself, S):
 
 class _TwinInfo:
     __slots__ = ("fwd_code", "rev", "argcount", "varargs", "varkw", "names", "cells", "generated",
-                 "helper_closure")
+                 "helper_closure", "recent")
 
 
 _twins: dict = {}
@@ -448,6 +449,7 @@ def _build(fn, active):
                              tuple(_HELPER_CELLS[v] for v in rev_code.co_freevars) or None)
     info = _TwinInfo()
     info.fwd_code, info.rev, info.generated = fwd_code, rev, gen
+    info.recent = {}
     info.helper_closure = (tuple(_HELPER_CELLS[v] for v in fwd_code.co_freevars)
                            if not code.co_freevars else None) or None
     info.argcount = code.co_argcount
@@ -552,18 +554,32 @@ def _twin_call(mask, fn, pre, args, kw):
             info = _twins[key] = twin_info(fn, active)
         except NoSource as e:
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
+    recent = info.recent.get(id(fn))
+    if recent is not None and recent[0]() is fn and recent[1] is fn.__defaults__:
+        fwd = recent[2]  # the same function object as a recent call: its twin function is ready
+    else:
+        fwd = _twin_function(info, fn)
+    y, tape = fwd(*pre, *args, **kw)
+    return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
+
+
+def _twin_function(info, fn):
+    """The forward twin as a function object of fn (its globals, cells and defaults), remembered for the
+    few function objects last used (bounded: closures made in a loop do not pile up)."""
     fwd_code = info.fwd_code
     closure = fn.__closure__
     if closure is None:
         closure = info.helper_closure  # the same cells for every function object of this code
     elif fwd_code.co_freevars:
-        own = dict(zip(code.co_freevars, closure))
+        own = dict(zip(fn.__code__.co_freevars, closure))
         closure = tuple(own[v] if v in own else _HELPER_CELLS[v] for v in fwd_code.co_freevars)
     fwd = types.FunctionType(fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     if fn.__kwdefaults__:
         fwd.__kwdefaults__ = fn.__kwdefaults__
-    y, tape = fwd(*pre, *args, **kw)
-    return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
+    if len(info.recent) >= 8:
+        info.recent.clear()
+    info.recent[id(fn)] = (weakref.ref(fn), fn.__defaults__, fwd)  # weak: no dead function kept alive
+    return fwd
 
 
 def _twin_back(pb, dy, dself, S):
