@@ -28,7 +28,7 @@ __all__ = ["generate", "Generated", "HELPERS"]
 HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
            "__od_seq_adj__", "__od_dict_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
-           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__")
+           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__", "__od_ndarray__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -105,6 +105,7 @@ class _Gen:
         self._later: set[str] = set()
         self._results: list[str] = []
         # nested functions that write variables of this one (`nonlocal`): name -> those variables
+        self.aliases = _copy_groups(fdef)
         self.writers = {n.name: nonlocal_writes(n) for n in ast.walk(fdef)
                         if isinstance(n, ast.FunctionDef) and n is not fdef and nonlocal_writes(n)}
         # closures made here, by name -> the variables of this function they read: a direct call routes
@@ -378,12 +379,30 @@ class _Gen:
         opname = _OPNAMES.get(type(v.op), "?")
         self.npb += 1
         u = f"_od_u{self.npb}"
-        fwd = _parse(f"{name}, {u} = __od_iop__({opname!r}, {A}, {B})\n", s)
-        need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [u]
-        adj = (self.take(name) + f"_od_ga, _od_gb = __od_iop_adj__(_od_S, {opname!r}, _g, {A}, {B}, {u})\n"
+        flags_fwd, merge, flags = self.alias_merge(name, s)
+        fwd = flags_fwd + _parse(f"{name}, {u} = __od_iop__({opname!r}, {A}, {B})\n", s)
+        need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [u] + flags
+        adj = (merge + self.take(name) + f"_od_ga, _od_gb = __od_iop_adj__(_od_S, {opname!r}, _g, {A}, {B}, {u})\n"
                + (self.acc(a.id, "_od_ga") if self.is_active(a) else "")
                + (self.acc(b.id, "_od_gb") if self.is_active(b) else ""))
         return fwd, need, adj
+
+    def alias_merge(self, name: str, s) -> tuple[list[ast.stmt], str, list[str]]:
+        """For an in-place change of the array in `name`: the other variables bound to the same array at
+        that moment (`alias = name` earlier) hold cotangents of it too. The forward notes which are
+        (flags saved on the tape); the adjoint adds their cotangents to name's before undoing the change."""
+        aliases = sorted(n for n in self.aliases.get(name, ()) if n in self.active)
+        fwd: list[ast.stmt] = []
+        text, flags = "", []
+        for n in aliases:
+            self.npb += 1
+            flag = f"_od_a{self.npb}"
+            fwd += _parse(f"try:\n    {flag} = type({name}) is __od_ndarray__ and {n} is {name}\n"
+                          f"except NameError:\n    {flag} = False\n", s)
+            self.dvars.update((n, name))
+            text += f"if {flag}:\n    {d(name)} = __od_acc__({d(name)}, {d(n)})\n    {d(n)} = None\n"
+            flags.append(flag)
+        return fwd, text, flags
 
     def binop(self, s, name, v):
         if getattr(v, "_od_inplace", False) and isinstance(v.left, ast.Name) and v.left.id == name:
@@ -561,12 +580,13 @@ class _Gen:
         obj, idx = t.value.id, _idx(t.slice)
         self.npb += 1
         u = f"_od_u{self.npb}"
-        fwd = _parse(f"{u} = __od_setitem__({obj}, {idx}, {_src(v)})\n", s)
+        flags_fwd, merge, flags = self.alias_merge(obj, s)
+        fwd = flags_fwd + _parse(f"{u} = __od_setitem__({obj}, {idx}, {_src(v)})\n", s)
         self.dvars.add(obj)
-        adj = f"{d(obj)}, _od_gv = __od_setitem_adj__(_od_S, {d(obj)}, {obj}, {idx}, {_src(v)}, {u})\n"
+        adj = merge + f"{d(obj)}, _od_gv = __od_setitem_adj__(_od_S, {d(obj)}, {obj}, {idx}, {_src(v)}, {u})\n"
         if self.is_active(v):
             adj += self.acc(v.id, "_od_gv")
-        need = [obj] + _names_in(t.slice) + ([v.id] if isinstance(v, ast.Name) else []) + [u]
+        need = [obj] + _names_in(t.slice) + ([v.id] if isinstance(v, ast.Name) else []) + [u] + flags
         return fwd, need, adj
 
     # -- the adjoint function -------------------------------------------------------------------
@@ -588,6 +608,29 @@ class _Gen:
         # each block's adjoint keeps the lines of the statements it mirrors
         _replace_blocks(fn, self.adjoints)
         return fn
+
+
+def _copy_groups(fdef) -> dict[str, set[str]]:
+    """Names joined by plain copies (`b = a`): each name's group, without itself."""
+    parent: dict[str, str] = {}
+
+    def root(x):
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+    for n in ast.walk(fdef):
+        if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                and isinstance(n.value, ast.Name)):
+            parent[root(n.targets[0].id)] = root(n.value.id)
+    groups: dict[str, set[str]] = {}
+    for x in list(parent):
+        groups.setdefault(root(x), set()).add(x)
+    out: dict[str, set[str]] = {}
+    for r, members in groups.items():
+        members = members | {r}
+        for m in members:
+            out[m] = members - {m}
+    return out
 
 
 def _single_use_temps(fdef) -> set[str]:

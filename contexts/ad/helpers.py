@@ -416,7 +416,7 @@ HELPER_IMPLS = {
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj, "__od_unpack__": unpack,
     "__od_enumerate__": enumerate, "__od_slice_cot__": slice_cot, "__od_iop__": iop,
-    "__od_iop_adj__": iop_adj, "__od_iter__": iter, "__od_tuple__": tuple,
+    "__od_iop_adj__": iop_adj, "__od_iter__": iter, "__od_tuple__": tuple, "__od_ndarray__": np.ndarray,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

@@ -361,3 +361,21 @@ def test_mutation_closed_form():
     value, (g,) = value_and_gradient(f, np.array([5.0, 3.0]))
     assert value == 12.0
     np.testing.assert_array_equal(g, [0.0, 7.0])
+
+
+def test_aliases_of_an_array_mutated_in_place():
+    def f(x, v):
+        z = x * 1.0
+        alias = z          # the same array: it sees every change below
+        z += v
+        z *= 2.0
+        w = z
+        w[0] = v[1] * 3.0
+        return np.sum(alias * z) + np.sum(w)
+
+    def g(s):              # floats are values, not arrays: rebinding does not touch the alias
+        t = s
+        s += 1.0
+        return t * s
+    assert_grad_fd(f, np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0]))
+    assert_grad_fd(g, 2.0)
