@@ -421,19 +421,11 @@ def _build(fn, active):
             f"cannot differentiate {code.co_qualname}: its source is not available ({e.what})",
             where=f"{code.co_filename}:{code.co_firstlineno}",
             fix="register a rule for it (`@contexts.custom_adjoint`) or define it in a file") from e
+    freevars = tuple(c for c in code.co_freevars if c != "__class__" and not c.startswith("__od_"))
+    cells = [] if _NO_CELLS <= active else list(freevars)
+    active = active - _NO_CELLS
     try:
         fdef = lower(src.as_function_def())
-    except Unsupported as e:
-        line = getattr(e.node, "lineno", code.co_firstlineno)
-        raise UnsupportedFunction(
-            f"reverse mode cannot transform {code.co_qualname}: it uses a {e}",
-            where=f"{code.co_filename}:{line}",
-            fix="give the function a custom adjoint (`@contexts.custom_adjoint`), or rewrite that part") from e
-    cells = [] if _NO_CELLS <= active else [
-        c for c in code.co_freevars if c != "__class__" and not c.startswith("__od_")]
-    active = active - _NO_CELLS
-    freevars = tuple(c for c in code.co_freevars if c != "__class__" and not c.startswith("__od_"))
-    try:
         gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars)
     except Unsupported as e:
         line = getattr(e.node, "lineno", code.co_firstlineno)
