@@ -1,4 +1,21 @@
-"""Reverse-mode AD (Zygote's design on plain Python values): see `contexts.ad.api`."""
+"""Reverse-mode AD: Zygote's design on plain Python values.
+
+How the pieces fit (each module's docstring states its invariant):
+
+- `lower`      a function's tree -> Wengert list with Python's control flow (one operation per statement).
+- `activity`   which variables can carry a derivative, per code object and set of active arguments.
+- `codegen`    the recording forward twin (one tape record per executed active block) and the adjoint
+               (each block's adjoint generated once, replayed backwards over the tape; box rules).
+- `runtime`    Zygote's J (`call`): rules, recursion into twins, constructors, partials, opaque functions.
+- `helpers`    what generated code calls (structured cotangents, mutation undone and redone).
+- `primitives` rules the engine provides itself (unpacking, iteration, getattr, ufunc.at).
+- `structs`    cotangent boxes per object, `Tangent`, the reverse pass's `Session`.
+- `api`, `custom`, `nested`, `show`   the public functions, custom adjoints, higher order, printing.
+
+>>> from contexts.ad import gradient
+>>> gradient(lambda x, n: x ** n, 2.0, 3)
+(12.0, 5.545177444479562)
+"""
 
 from .api import (ADContext, NonScalarError, Tangent, gradient, jacobian, pullback, pullback_full,
                   value_and_gradient, vjp)

@@ -5,10 +5,11 @@ import doctest
 import pytest
 
 import contexts
+import contexts.ad
 from contexts.ad import api, custom, show, structs
 
 
-@pytest.mark.parametrize("module", [contexts, api, custom, show, structs], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [contexts, contexts.ad, api, custom, show, structs], ids=lambda m: m.__name__)
 def test_docstring_examples_run(module):
     failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert failed == 0 and attempted > 0
