@@ -128,7 +128,7 @@ class Context:
             self.intercepts = normalize_profile(self.intercepts)
             self._od_key = _patch.profile_key(self.intercepts)
         if self._od_fast and self._od_fast_table is None:
-            self._od_fast_table = {}
+            self._od_fast_table = _patch.FastTable(self)
         _deeper_while_active(+1)
         _stack.set(_stack.get() + (self,))
         _current.set(self)

@@ -62,26 +62,15 @@ def _make_helper(site_table: tuple):
     context. Any other context gets `partial(ctx.overdub, site, fn)`.
     """
     get, route = _current.get, _route.get
-    opaque = _opaque_types
     partial = functools.partial
 
     def __od_site__(sid, fn, /):
         table = route()
-        if table is not None:  # a fast context is innermost
+        if table is not None:  # a fast context is innermost: a hit is one C-level subscript
             try:
-                target = table.get(fn)
+                return table[fn]  # a miss runs FastTable.__missing__
             except TypeError:  # an unhashable callable
-                target = None
-            if target is not None:
-                return target
-            kind = type(fn)
-            if kind is _MethodType:
-                target = table.get(fn.__func__)
-                if target is not None:
-                    return fn if target is fn.__func__ else _MethodType(target, fn.__self__)
-            elif kind in opaque:
-                return fn
-            return _fast_miss(get(), table, fn)
+                return _fast_miss(get(), table, fn)
         ctx = get()
         if ctx is None:
             return fn
@@ -94,6 +83,28 @@ def _make_helper(site_table: tuple):
 
 
 _FAST_TABLE_LIMIT = 10_000
+
+
+class FastTable(dict):
+    """A fast context's per-activation table, fn -> what a site calls for it. A miss resolves fn (a bound
+    method through its function's entry, a builtin as itself, else its twin) and remembers what is
+    long-lived enough to be a key."""
+
+    __slots__ = ("ctx",)
+
+    def __init__(self, ctx):
+        super().__init__()
+        self.ctx = ctx
+
+    def __missing__(self, fn):
+        kind = type(fn)
+        if kind is _MethodType:
+            target = self.get(fn.__func__)
+            if target is not None:
+                return fn if target is fn.__func__ else _MethodType(target, fn.__self__)
+        elif kind in _opaque_types:
+            return fn
+        return _fast_miss(self.ctx, self, fn)
 
 
 def _fast_miss(ctx, table: dict, fn):
