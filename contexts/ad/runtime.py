@@ -172,13 +172,11 @@ def call(mask, f, *args, **kw):
 
 
 def _on_duals(rule, f, args, kw):
-    """f(*args) when some args are forward-mode duals (forward-over-reverse): through f's frule."""
-    from ..forward.arrays import apply_frule
-    from ..forward.dual import top_tag
-    tag = top_tag(tuple(args) + tuple(kw.values()))
-    if tag is None or rule.frule is None:
+    """f(*args) when some args are forward-mode duals (forward-over-reverse): forward mode's pushforward."""
+    from ..forward.context import pushforward
+    if rule.frule is None or not any(type(a) is _Dual for a in tuple(args) + tuple(kw.values())):
         raise
-    return apply_frule(rule, f, args, kw, tag)
+    return pushforward(f, *args, **kw)
 
 
 _DISPATCHER = type(np.diff)  # numpy's array-function dispatchers wrap a Python implementation

@@ -70,13 +70,9 @@ class ForwardContext(overdub.Context):
             return self._primitive(site, fn, args, kwargs)
         if _native(fn):
             return self._primitive(site, fn, args, kwargs)
-        if fn is float or fn is complex:
-            return _convert(fn, args[0])
-        if fn in _ARRAY_BUILDERS:
-            return to_array(args[0], kwargs.get("dtype"))
-        rule = registry.get(fn)
-        if rule is not None and rule.frule is not None:
-            return apply_frule(rule, fn, args, kwargs, tag, call=self._run_rule)
+        y = _known(fn, args, kwargs, tag, self._run_rule)
+        if y is not _UNKNOWN:
+            return y
         if overdub.is_recursable(fn):
             return self.recurse(fn, *args, **kwargs)
         return self._primitive(site, fn, args, kwargs)
@@ -119,17 +115,29 @@ def pushforward(fn, *args, **kwargs):
     >>> (y.value, y.tangent)
     (0.0, 2.0)
     """
-    tag = top_tag(args) if args else None
+    tag = top_tag(tuple(args) + tuple(kwargs.values())) if args or kwargs else None
     if tag is None or _native(fn):
         return fn(*args, **kwargs)
+    y = _known(fn, args, kwargs, tag, _run_rule_plain)
+    if y is not _UNKNOWN:
+        return y
+    return ForwardContext().run(fn, *args, **kwargs) if overdub.is_recursable(fn) else fn(*args, **kwargs)
+
+
+_UNKNOWN = object()
+
+
+def _known(fn, args, kwargs, tag, run_rule):
+    """fn on Duals when forward mode knows it without running its code (conversions, array builders,
+    an frule), else _UNKNOWN."""
     if fn is float or fn is complex:
         return _convert(fn, args[0])
     if fn in _ARRAY_BUILDERS:
         return to_array(args[0], kwargs.get("dtype"))
     rule = registry.get(fn)
     if rule is not None and rule.frule is not None:
-        return apply_frule(rule, fn, args, kwargs, tag, call=_run_rule_plain)
-    return ForwardContext().run(fn, *args, **kwargs) if overdub.is_recursable(fn) else fn(*args, **kwargs)
+        return apply_frule(rule, fn, args, kwargs, tag, call=run_rule)
+    return _UNKNOWN
 
 
 def _run_rule_plain(frule, tangents, values, kwargs):

@@ -25,7 +25,7 @@ from ..ad.activity import active_names
 from ..ad.codegen import _idx as _index
 from ..ad.codegen import _parse
 from ..ad.lower import Unsupported, lower
-from ..rules.registry import key_of, registry
+from ..rules.registry import registry
 
 __all__ = ["NotTransformable", "tangent_jvp"]
 
@@ -244,20 +244,23 @@ def _nz(dy):
     return dy
 
 
+def _by_frule(rule, args, tans, kw):
+    """(y, tangent) through a rule's frule (the registry's None zero in, the twins' 0 zero out)."""
+    y, dy = rule.frule(tuple(None if _zero(t) else t for t in tans), *args, **kw)
+    return y, _nz(dy)
+
+
 def fd_call(f, args, tans, kw, kwtans):
     """(f(*args, **kw), its tangent) given the arguments' tangents (0 for zero)."""
-    if all(_zero(t) for t in tans) and all(_zero(t) for t in kwtans.values()):
+    plain_kw = all(_zero(t) for t in kwtans.values())
+    if plain_kw and all(_zero(t) for t in tans):
         return f(*args, **kw), 0
-    try:
-        rule = registry.rules.get(f) or (registry.rules.get(key_of(f)) if type(f) is types.BuiltinMethodType else None)
-    except TypeError:
-        rule = None
-    if rule is not None and rule.frule is not None and all(_zero(t) for t in kwtans.values()):
-        y, dy = rule.frule(tuple(None if _zero(t) else t for t in tans), *args, **kw)
-        return y, _nz(dy)
+    rule = registry.get(f)
+    if rule is not None and rule.frule is not None and plain_kw:
+        return _by_frule(rule, args, tans, kw)
     if rule is not None and rule.kind == "nondiff":
         return f(*args, **kw), 0
-    if rule is None and type(f) is types.FunctionType and all(_zero(t) for t in kwtans.values()):
+    if rule is None and type(f) is types.FunctionType and plain_kw:
         active = frozenset(n for n, t in zip(f.__code__.co_varnames, tans) if not _zero(t))
         try:
             code = tangent_twin(f, active)
@@ -277,10 +280,9 @@ def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
         return fd_call(method, args, tans, kw, kwtans)
     if type(method) is types.MethodType and type(method.__func__) is types.FunctionType:
         return fd_call(method.__func__, (obj, *args), (tobj, *tans), kw, kwtans)
-    rule = registry.rules.get(key_of(method)) if type(method) is types.BuiltinMethodType else None
+    rule = registry.get(method)  # a C type's method: keyed (type, name), the object first
     if rule is not None and rule.frule is not None and all(_zero(t) for t in kwtans.values()):
-        y, dy = rule.frule((tobj, *(None if _zero(t) else t for t in tans)), obj, *args, **kw)
-        return y, _nz(dy)
+        return _by_frule(rule, (obj, *args), (tobj, *tans), kw)
     return _through_duals(lambda o, *a, **k: getattr(o, name)(*a, **k), (obj, *args), (tobj, *tans), kw, kwtans)
 
 
