@@ -97,7 +97,6 @@ class _Gen:
         self.nblocks = 0
         self.npb = 0
         self.adjoints: dict[int, list[ast.stmt]] = {}
-        self.adjoint_text: dict[int, str] = {}
         self.dvars: set[str] = set()
         self.single_use = _single_use_temps(fdef)
         self.depth = 0  # loop nesting while generating, and per block: blocks in loops are tested first
@@ -236,7 +235,6 @@ class _Gen:
         if isinstance(parts, str):
             parts = [(parts, like)]
         unpack = f"_, {', '.join(saved)}{',' if len(saved) == 1 else ''} = _od_rec\n" if saved else ""
-        self.adjoint_text[k] = unpack + "".join(t for t, _ in parts)
         stmts = _parse(unpack, like) if unpack else []
         for text, node in parts:
             stmts.extend(_parse(text, node))
@@ -595,7 +593,7 @@ class _Gen:
         init += "".join(f"{d(c)} = _od_dcells.get({c!r})\n" for c in cells) and (
             "if _od_dcells is not None:\n" + _indent("".join(f"{d(c)} = _od_dcells.get({c!r})\n" for c in cells)))
         hot = sorted(self.adjoints, key=lambda k: (-self.depth_of.get(k, 0), k))
-        dispatch = _dispatch(hot if len(hot) <= 3 else sorted(self.adjoints), self.adjoint_text)
+        dispatch = _dispatch(hot if len(hot) <= 3 else sorted(self.adjoints))
         params = ", ".join(d(p) for p in self.params) + ("," if len(self.params) == 1 else "")
         cellmap = "{" + ", ".join(f"{c!r}: {d(c)}" for c in cells) + "}"
         if self.params:  # the cotangent of `self` after a method call flows in (mutated objects)
@@ -653,7 +651,7 @@ def _single_use_temps(fdef) -> set[str]:
     return {t for t, k in stores.items() if k == 1 and loads.get(t, 0) == 1}
 
 
-def _dispatch(ks: list[int], texts: dict[int, str]) -> str:
+def _dispatch(ks: list[int]) -> str:
     """A binary if-tree over block ids, so dispatch costs O(log blocks)."""
     if not ks:
         return "pass\n"
@@ -664,8 +662,8 @@ def _dispatch(ks: list[int], texts: dict[int, str]) -> str:
             out += f"{kw} _od_k == {k}:\n    __od_block_{k}__\n" if i < len(ks) - 1 or len(ks) == 1 else f"else:\n    __od_block_{k}__\n"
         return out
     mid = len(ks) // 2
-    return (f"if _od_k < {ks[mid]}:\n" + _indent(_dispatch(ks[:mid], texts))
-            + "else:\n" + _indent(_dispatch(ks[mid:], texts)))
+    return (f"if _od_k < {ks[mid]}:\n" + _indent(_dispatch(ks[:mid]))
+            + "else:\n" + _indent(_dispatch(ks[mid:])))
 
 
 def _replace_blocks(fn: ast.FunctionDef, blocks: dict[int, list[ast.stmt]]) -> None:

@@ -30,18 +30,6 @@ def nestlevel() -> int:
     return _level.get()
 
 
-class _Nest:
-    """Marks one recording pass (used by the API around the forward pass)."""
-
-    __slots__ = ("token",)
-
-    def __enter__(self):
-        self.token = _level.set(_level.get() + 1)
-
-    def __exit__(self, *exc):
-        _level.reset(self.token)
-
-
 def custom_adjoint(fn: Callable) -> Callable[[Callable], Callable]:
     """Give any function — yours or a third party's, registered from outside without editing it — a
     custom adjoint: the decorated function is its rrule, returning `(y, pullback)` with `pullback(dy)`

@@ -76,7 +76,9 @@ def _rule_of(f):
 
 def _static_back(pb, dy, dself, S):
     _, adj, y, args, kw, is_method = pb
-    if dy is None:
+    if dy is None or (type(dy) is float and dy == 0.0):
+        # a zero cotangent gives zero cotangents: rules are not evaluated where they may be singular
+        # (sqrt at 0 times sin(0) in colour science: 0 * inf would be nan)
         return dself, (None,) * (len(args) - is_method), None
     try:
         grads = adj(dy, y, *args, **kw) if kw else adj(dy, y, *args)

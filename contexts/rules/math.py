@@ -439,15 +439,3 @@ NONDIFFERENTIABLE = ("ceil", "floor", "trunc", "isnan", "isinf", "isfinite", "is
 
 registry.nondifferentiable(*(getattr(math, name) for name in NONDIFFERENTIABLE if hasattr(math, name)))
 
-
-def _sqrt_adjoint_at_zero(adjoint):
-    """sqrt'(0) is infinite; a zero cotangent reaching sqrt(0) (common: sqrt(a*b) * sin(0) in colour
-    science) must give a zero gradient, not ZeroDivisionError. A nonzero one gives inf, as maths says."""
-    def sqrt_adjoint(dy, y, x):
-        if type(y) is float and y == 0.0:
-            return (0.0 if dy == 0 else math.copysign(math.inf, dy),)
-        return adjoint(dy, y, x)
-    return sqrt_adjoint
-
-
-registry.rules[math.sqrt].adjoint = _sqrt_adjoint_at_zero(registry.rules[math.sqrt].adjoint)
