@@ -54,8 +54,16 @@ def getitem_cotangent(dy: Any, shape: tuple, dtype: Any, idx: Any) -> np.ndarray
     return dx
 
 
+_FLOAT_COTANGENTS = (float, np.float64, np.float32)
+
+
 def getitem_adjoint(dy, y, x, idx):
     """Cotangent of x[idx]: dy scattered back into zeros shaped like x."""
+    if (type(x) is np.ndarray and x.dtype.kind == "f" and (type(idx) is int or type(idx) is slice)
+            and (type(dy) in _FLOAT_COTANGENTS or type(dy) is np.ndarray and dy.dtype.kind == "f")):
+        dx = np.zeros(x.shape, x.dtype)  # the hot case: a real array read at an int or a slice
+        dx[idx] = dy
+        return dx, None
     x_ = np.asarray(x)
     if x_.dtype.kind not in "fcO":  # integer and bool arrays carry no derivative; object arrays may
         return None, None

@@ -47,10 +47,16 @@ def _expand(g: Any, ndim: int, axis: Any, keepdims: Any) -> Any:
 
 
 _F8 = np.dtype(np.float64)
+_f8 = np.float64
+_ndarray = np.ndarray
 
 
 def _spread(g: Any, x: np.ndarray) -> np.ndarray:
     """g broadcast to a fresh writable array of x's shape, in the cotangent dtype of x."""
+    if (type(g) is float or type(g) is _f8) and x.dtype.kind == "f":
+        out = np.empty(x.shape, x.dtype)  # the hot case: a real scalar filling a real array
+        out.fill(g)
+        return out
     if x.dtype.kind != "c" and (isinstance(g, complex) or getattr(getattr(g, "dtype", None), "kind", "f") == "c"):
         g = g.real
     out = np.empty(x.shape, dtype=x.dtype if x.dtype.kind in "fcO" else _F8)  # object arrays: ufloats...
@@ -85,6 +91,8 @@ def reduction_rule(fn: Any, params: tuple, grad: Callable, jvp: Callable, *keys:
     label = getattr(fn, "__name__", "fn")
 
     def adjoint(dy, y, x, *rest, **kwargs):
+        if not rest and not kwargs and type(x) is _ndarray and x.dtype.kind == "f" and dy is not None:
+            return (match_primal(grad(dy, y, x), x),)  # the hot case: a real array, no options
         if dy is None or not inexact(x):
             return (None,) * (1 + len(rest))
         p = dict(zip(params, rest), **kwargs)
@@ -219,8 +227,11 @@ def _extremum_weights(y, x, axis, keepdims, plain=True):
     outputs and no NaN means no ties, and the boolean hits are the weights (the common, fast case)."""
     ye = _expand(y, x.ndim, axis, keepdims)
     hit = x == ye
-    has_nan = x.dtype.kind in "fc" and bool(np.isnan(y).any())
-    if plain and not has_nan and np.count_nonzero(hit) == np.size(y):
+    if type(y) is _f8:
+        has_nan = y != y  # a full reduction's scalar: no ufunc call
+    else:
+        has_nan = x.dtype.kind in "fc" and bool(np.isnan(y).any())
+    if plain and not has_nan and np.count_nonzero(hit) == (y.size if type(y) is _ndarray else 1):
         return hit
     if has_nan:
         hit |= np.isnan(x) & np.isnan(ye)
@@ -231,6 +242,11 @@ def _extremum_weights(y, x, axis, keepdims, plain=True):
 
 def _extremum_grad(dy, y, x, axis=None, keepdims=False, where=True, initial=_NoValue, **_):
     plain = initial is _NoValue and _given(where, True) is True
+    if plain and type(y) is _f8 and y == y and (type(dy) is float or type(dy) is _f8) and x.dtype.kind == "f":
+        hit = x == y  # the hot case, a real array's extremum: dy shared by its k occurrences
+        out = np.zeros(x.shape, x.dtype)
+        out[hit] = dy / int(np.count_nonzero(hit))
+        return out
     return _mask(_expand(dy, x.ndim, axis, keepdims) * _extremum_weights(y, x, axis, keepdims, plain), where)
 
 

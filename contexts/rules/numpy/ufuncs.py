@@ -28,6 +28,7 @@ from ._util import match_primal as _match_primal
 __all__ = ["ufunc_rule", "inexact", "match_primal"]
 
 _ndarray = np.ndarray
+_f8 = np.float64
 
 
 def match_primal(g: Any, x: Any) -> Any:
@@ -93,9 +94,18 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
     def adjoint(dy, y, *args, **kwargs):
         if nin == 1 and nout == 1 and first is not None and len(args) == 1 and not kwargs:
             a = args[0]  # the hot case: a real array and its cotangent, same shape and dtype
-            if (type(a) is np.ndarray and type(dy) is np.ndarray and a.dtype.kind == "f"
-                    and dy.dtype == a.dtype and dy.shape == a.shape and a.ndim):
-                return (dy * first(y, a),)
+            ta = type(a)
+            if ta is np.ndarray:
+                if (type(dy) is np.ndarray and a.dtype.kind == "f" and dy.dtype == a.dtype
+                        and dy.shape == a.shape and a.ndim):
+                    return (dy * first(y, a),)
+            elif (ta is _f8 or ta is float) and (type(dy) is float or type(dy) is _f8):
+                g = dy * first(y, a)  # a real scalar (a reduction's result, say): the type of a back
+                tg = type(g)
+                if tg is ta:
+                    return (g,)
+                if tg is float or tg is _f8:
+                    return (ta(g),)
         if nout > 1:
             dy, y = dy[0] if dy is not None else None, y[0]
         if dy is None:
