@@ -32,41 +32,115 @@ _NDARRAY = np.ndarray
 _SCALARS = (float, int)
 
 
-def _same_real_array(x, g, needed) -> bool:
-    """x is a real array of g's shape, or a Python scalar whose cotangent is not wanted (a wanted one
-    would have to be summed)."""
-    t = type(x)
-    if t is _NDARRAY:
-        return x.shape == g.shape and x.dtype.kind == "f"
-    return not needed and (t is float or t is int)
+_F8 = np.float64
+_REAL_SCALARS = frozenset({float, int, _F8})
+_FAST_BINOPS = frozenset({"add", "sub", "mul", "truediv"})
+_add_reduce = np.add.reduce
 
 
 def binop_adj(opname, g, y, a, b, need=3):
     """Cotangents of `a <op> b` for the generic (non-float) path; `need` says which operands are active
     (1: a, 2: b), so arrays are only computed for those."""
-    if (type(g) is _NDARRAY and g.dtype.kind == "f" and _same_real_array(a, g, need & 1)
-            and _same_real_array(b, g, need & 2)):
-        # real arrays of the result's shape (or Python scalars): no broadcasting to undo, nothing to
-        # conjugate — the common numpy case, without the generic rule's checks
-        if opname == "add":
-            return g, g
-        if opname == "sub":
-            return g, (-g if need & 2 else None)
-        if opname == "mul":
-            return (g * b if need & 1 else None), (g * a if need & 2 else None)
-        if opname == "truediv":
-            ga = g / b
-            return (ga if need & 1 else None), (-ga * a / b if need & 2 else None)
-    if (opname == "matmul" and type(g) is _NDARRAY and type(a) is _NDARRAY and type(b) is _NDARRAY
-            and a.ndim == 2 and b.ndim == 2 and a.dtype.kind == b.dtype.kind == "f"):
-        # matrix products: only the active operands' products, and outer products (an inner dimension
-        # of 1) as broadcast multiplies, which BLAS does slowly
+    tg = type(g)
+    if (tg is float or tg is _F8) and opname in _FAST_BINOPS:
+        ta, tb = type(a), type(b)
+        if ((ta is float or ta is _F8 or ta is int and not need & 1)
+                and (tb is float or tb is _F8 or tb is int and not need & 2)):
+            # real scalars, Python's or numpy's (a reduction's result): each cotangent of its operand's type
+            if opname == "add":
+                ga = gb = g
+            elif opname == "sub":
+                ga, gb = g, -g
+            elif opname == "mul":
+                ga, gb = g * b, g * a
+            else:
+                ga = g / b
+                gb = -ga * (a / b if y is None else y) if need & 2 else None
+            if need & 1:
+                if type(ga) is not ta:
+                    ga = ta(ga)
+            else:
+                ga = None
+            if need & 2:
+                if type(gb) is not tb:
+                    gb = tb(gb)
+            else:
+                gb = None
+            return ga, gb
+    if tg is _NDARRAY and g.dtype.kind == "f" and opname in _FAST_BINOPS:
+        # real arrays of the result's shape and real scalars: no broadcasting to undo but a scalar's sum,
+        # nothing to conjugate — the common numpy case, without the generic rule's checks
+        # each operand: an array of g's dtype (sa: of its shape, else broadcast, its cotangent summed
+        # down), or a real scalar (its cotangent the sum); a wanted int's cotangent takes the rule
+        ta, tb = type(a), type(b)
+        sa = ta is _NDARRAY and a.dtype == g.dtype
+        sb = tb is _NDARRAY and b.dtype == g.dtype
+        if ((sa or ta in _REAL_SCALARS and (ta is not int or not need & 1))
+                and (sb or tb in _REAL_SCALARS and (tb is not int or not need & 2))):
+            if sa and a.shape != g.shape:
+                sa = None
+            if sb and b.shape != g.shape:
+                sb = None
+            ga = gb = None
+            if opname == "add":
+                ga = gb = g
+            elif opname == "sub":
+                ga = g
+                if need & 2:
+                    gb = -g
+            elif opname == "mul":
+                if need & 1:
+                    ga = g * b
+                if need & 2:
+                    gb = g * a
+            else:  # truediv: d(a/b)/db = -y/b
+                ga = g / b
+                if need & 2:
+                    gb = ga * (a / b if y is None else y)
+                    np.negative(gb, out=gb)
+            if need & 1:
+                if sa is None:
+                    ga = generic.unbroadcast(ga, a)
+                elif not sa:
+                    ga = _add_reduce(ga, None)
+                    if ta is float:
+                        ga = float(ga)
+            else:
+                ga = None
+            if need & 2:
+                if sb is None:
+                    gb = generic.unbroadcast(gb, b)
+                elif not sb:
+                    gb = _add_reduce(gb, None)
+                    if tb is float:
+                        gb = float(gb)
+            return ga, gb
+    if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype.kind == "f"
+            and a.dtype == b.dtype == getattr(g, "dtype", None) and a.ndim <= 2 and b.ndim <= 2):
+        # real matrix and vector products: only the active operands' products, and outer products
+        # (an inner dimension of 1, a vector's cotangent against a vector) as broadcast multiplies,
+        # which BLAS does slowly
         ga = gb = None
-        if need & 1:
-            ga = g * b.T if g.shape[1] == 1 else g @ b.T
-        if need & 2:
-            gb = a.T * g if a.shape[0] == 1 else a.T @ g
-        return ga, gb
+        if a.ndim == 2 and b.ndim == 2 and type(g) is _NDARRAY:
+            if need & 1:
+                ga = g * b.T if g.shape[1] == 1 else g @ b.T
+            if need & 2:
+                gb = a.T * g if a.shape[0] == 1 else a.T @ g
+            return ga, gb
+        if a.ndim == 2 and type(g) is _NDARRAY:  # matrix @ vector
+            if need & 1:
+                ga = g[:, None] * b
+            if need & 2:
+                gb = g @ a
+            return ga, gb
+        if b.ndim == 2 and type(g) is _NDARRAY:  # vector @ matrix
+            if need & 1:
+                ga = b @ g
+            if need & 2:
+                gb = a[:, None] * g
+            return ga, gb
+        if a.ndim == 1 and b.ndim == 1 and (type(g) is float or type(g) is np.float64):  # inner product
+            return (g * b if need & 1 else None), (g * a if need & 2 else None)
     if type(a) is _Dual or type(b) is _Dual or type(g) is _Dual:
         return _dual_binop_adj(opname, g, y, a, b, need)
     if opname == "pow" and not need & 2:  # x ** n with a constant exponent: d/dx only

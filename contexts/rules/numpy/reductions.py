@@ -91,8 +91,8 @@ def reduction_rule(fn: Any, params: tuple, grad: Callable, jvp: Callable, *keys:
     label = getattr(fn, "__name__", "fn")
 
     def adjoint(dy, y, x, *rest, **kwargs):
-        if not rest and not kwargs and type(x) is _ndarray and x.dtype.kind == "f" and dy is not None:
-            return (match_primal(grad(dy, y, x), x),)  # the hot case: a real array, no options
+        if not rest and type(x) is _ndarray and x.dtype.kind == "f" and dy is not None:
+            return (match_primal(grad(dy, y, x, **kwargs), x),)  # the hot case: a real array, options by name
         if dy is None or not inexact(x):
             return (None,) * (1 + len(rest))
         p = dict(zip(params, rest), **kwargs)

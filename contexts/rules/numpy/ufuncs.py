@@ -98,7 +98,12 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
             if ta is np.ndarray:
                 if (type(dy) is np.ndarray and a.dtype.kind == "f" and dy.dtype == a.dtype
                         and dy.shape == a.shape and a.ndim):
-                    return (dy * first(y, a),)
+                    p = first(y, a)
+                    if (type(p) is np.ndarray and p is not y and p is not a and p.base is None
+                            and p.shape == dy.shape and p.dtype == dy.dtype):
+                        p *= dy  # the partials here return fresh arrays (or y): reuse it, no allocation
+                        return (p,)
+                    return (dy * p,)
             elif (ta is _f8 or ta is float) and (type(dy) is float or type(dy) is _f8):
                 g = dy * first(y, a)  # a real scalar (a reduction's result, say): the type of a back
                 tg = type(g)
