@@ -278,7 +278,13 @@ ufunc_rule(np.arccos, lambda y, x: -1 / np.sqrt(1 - x * x), name="arccos")
 ufunc_rule(np.arctan, lambda y, x: 1 / (1 + x * x), name="arctan")
 ufunc_rule(np.sinh, lambda y, x: np.cosh(x), name="sinh")
 ufunc_rule(np.cosh, lambda y, x: np.sinh(x), name="cosh")
-ufunc_rule(np.tanh, lambda y, x: 1 - y * y, name="tanh")
+def _dtanh(y, x):
+    """1 - y**2, in one fresh array (square is numpy's fastest product)."""
+    p = np.square(y)
+    return np.subtract(1, p, out=p) if type(p) is np.ndarray else 1 - p
+
+
+ufunc_rule(np.tanh, _dtanh, name="tanh")
 ufunc_rule(np.arcsinh, lambda y, x: 1 / np.sqrt(x * x + 1), name="arcsinh")
 ufunc_rule(np.arccosh, lambda y, x: 1 / (np.sqrt(x - 1) * np.sqrt(x + 1)), name="arccosh")
 ufunc_rule(np.arctanh, lambda y, x: 1 / (1 - x * x), name="arctanh")
