@@ -25,7 +25,8 @@ class Workload:
 
     `make(xp, **data)` returns the loss as a function of `params` only; `hand_gradient(*params)`
     returns one gradient per parameter (numpy/float), written as fast as we can write it;
-    `closed_form`, where given, is an independent formula the tests check both against.
+    `closed_form`, where given, is an independent formula the tests check both against;
+    `floor_gradient`, where given, is the lower bound of operation-by-operation reverse mode.
     """
 
     name: str
@@ -37,6 +38,10 @@ class Workload:
     closed_form: Callable[..., tuple] | None = None
     sizes: dict[str, int] = field(default_factory=dict)
     scalar: bool = False  # written against `math` (floats) rather than numpy
+    # the adjoint program a perfect operation-by-operation reverse mode would run, written out by hand:
+    # the primal's own calls, then one adjoint statement per primal operation, no algebra across them
+    # and no overhead. No tape-based or source-to-source AD that does not fuse operations can be faster.
+    floor_gradient: Callable[..., tuple] | None = None
 
     def primal(self, xp: Any = None) -> Callable:
         """The loss in namespace `xp` (default: `math` or `numpy`), closed over this workload's data."""

@@ -26,6 +26,27 @@ def logsumexp_gradient(x):
     return (e,)
 
 
+def logsumexp_floor(x):
+    """The op-by-op adjoint of `make_logsumexp(np)`: what a zero-overhead reverse mode would run."""
+    m = np.max(x)
+    t1 = x - m
+    t2 = np.exp(t1)
+    t3 = np.sum(t2)
+    t4 = np.log(t3)
+    _ = m + t4
+    d_m = d_t4 = 1.0  # y = m + t4
+    d_t3 = d_t4 / t3  # t4 = log(t3)
+    d_t2 = np.empty(t2.shape)  # t3 = sum(t2)
+    d_t2.fill(d_t3)
+    d_t1 = d_t2 * t2  # t2 = exp(t1)
+    d_x = d_t1  # t1 = x - m
+    d_m = d_m - d_t1.sum()
+    hit = x == m  # m = max(x): the cotangent shared by the maxima
+    d_max = np.zeros(x.shape)
+    d_max[hit] = d_m / int(np.count_nonzero(hit))
+    return (d_x + d_max,)
+
+
 def logsumexp_workload(n: int = 100) -> Workload:
     """Table 4's `logsumexp` of a length-n vector."""
     x = np.random.default_rng(SEED).standard_normal(n)
@@ -38,6 +59,7 @@ def logsumexp_workload(n: int = 100) -> Workload:
         hand_gradient=logsumexp_gradient,
         closed_form=lambda x: (np.exp(x) / np.exp(x).sum(),),
         sizes={"n": n},
+        floor_gradient=logsumexp_floor,
     )
 
 
@@ -67,6 +89,44 @@ def make_logistic_gradient(x, t):
     return logistic_gradient
 
 
+def make_logistic_floor(x, t):
+    """The op-by-op adjoint of `make_logistic(np, x, t)` (x and t are constants)."""
+
+    def logistic_floor(W, b):
+        t1 = W @ x
+        t2 = t1 + b
+        t3 = -t2
+        t4 = np.exp(t3)
+        t5 = 1 + t4
+        p = 1 / t5
+        t6 = np.log(p)
+        t7 = t * t6
+        t8 = 1 - t
+        t9 = 1 - p
+        t10 = np.log(t9)
+        t11 = t8 * t10
+        t12 = t7 + t11
+        t13 = np.sum(t12)
+        _ = -t13
+        d_t13 = -1.0
+        d_t12 = np.empty(t12.shape)  # t13 = sum(t12)
+        d_t12.fill(d_t13)
+        d_t7 = d_t11 = d_t12  # t12 = t7 + t11
+        d_t10 = d_t11 * t8  # t11 = t8 * t10
+        d_t9 = d_t10 / t9  # t10 = log(t9)
+        d_p = -d_t9  # t9 = 1 - p
+        d_t6 = d_t7 * t  # t7 = t * t6
+        d_p = d_p + d_t6 / p  # t6 = log(p)
+        d_t5 = -d_p * p / t5  # p = 1 / t5
+        d_t4 = d_t5  # t5 = 1 + t4
+        d_t3 = d_t4 * t4  # t4 = exp(t3)
+        d_t2 = -d_t3  # t3 = -t2
+        d_t1 = d_b = d_t2  # t2 = t1 + b
+        return d_t1[:, None] * x, d_b  # t1 = W @ x: the outer product by broadcasting
+
+    return logistic_floor
+
+
 def logistic_regression_workload(n_out: int = 10, n_in: int = 100) -> Workload:
     """Table 4's logistic regression: W n_out x n_in, b n_out, one input x of length n_in."""
     rng = np.random.default_rng(SEED + 1)
@@ -89,6 +149,7 @@ def logistic_regression_workload(n_out: int = 10, n_in: int = 100) -> Workload:
         hand_gradient=make_logistic_gradient(x, t),
         closed_form=closed_form,
         sizes={"n_out": n_out, "n_in": n_in},
+        floor_gradient=make_logistic_floor(x, t),
     )
 
 
@@ -130,6 +191,55 @@ def make_mlp_gradient(X, Y):
     return mlp_gradient
 
 
+def make_mlp_floor(X, Y):
+    """The op-by-op adjoint of `make_mlp(np, X, Y)` (outer products at batch 1 by broadcasting, as the
+    hand-written gradient does them)."""
+    batch = X.shape[1]
+    outer = (lambda u, v: u * v.T) if batch == 1 else (lambda u, v: u @ v.T)
+
+    def mlp_floor(W1, b1, W2, b2):
+        t1 = W1 @ X
+        t2 = t1 + b1
+        h = np.tanh(t2)
+        t3 = W2 @ h
+        z = t3 + b2
+        m = np.max(z, axis=0, keepdims=True)
+        t4 = z - m
+        t5 = z - m
+        t6 = np.exp(t5)
+        t7 = np.sum(t6, axis=0, keepdims=True)
+        t8 = np.log(t7)
+        logp = t4 - t8
+        t9 = Y * logp
+        t10 = np.sum(t9)
+        t11 = -t10
+        _ = t11 / batch
+        d_t10 = -(1.0 / batch)  # y = -t10 / batch
+        d_t9 = np.empty(t9.shape)  # t10 = sum(t9)
+        d_t9.fill(d_t10)
+        d_logp = d_t9 * Y  # t9 = Y * logp
+        d_t4 = d_logp  # logp = t4 - t8
+        d_t8 = -d_logp.sum(axis=0, keepdims=True)
+        d_t7 = d_t8 / t7  # t8 = log(t7)
+        d_t6 = np.empty(t6.shape)  # t7 = sum(t6, axis=0, keepdims=True)
+        d_t6[...] = d_t7
+        d_t5 = d_t6 * t6  # t6 = exp(t5)
+        d_z = d_t5 + d_t4  # t5 = z - m, t4 = z - m
+        d_m = -d_t5.sum(axis=0, keepdims=True) - d_t4.sum(axis=0, keepdims=True)
+        hit = z == m  # m = max(z, axis=0): the cotangent shared by each column's maxima
+        d_z = d_z + hit * (d_m / hit.sum(axis=0, keepdims=True))
+        d_t3 = d_z  # z = t3 + b2
+        d_b2 = d_z.sum(axis=1, keepdims=True)
+        d_W2 = outer(d_t3, h)  # t3 = W2 @ h
+        d_h = W2.T @ d_t3
+        d_t2 = d_h * (1 - h * h)  # h = tanh(t2)
+        d_t1 = d_t2  # t2 = t1 + b1
+        d_b1 = d_t2.sum(axis=1, keepdims=True)
+        return outer(d_t1, X), d_b1, d_W2, d_b2  # t1 = W1 @ X
+
+    return mlp_floor
+
+
 def mlp_workload(n_in: int = 784, n_hidden: int = 300, n_out: int = 10, batch: int = 1) -> Workload:
     """Table 4's 2-layer MNIST MLP (784-300-10) on a batch of `batch` random images."""
     rng = np.random.default_rng(SEED + 2 + batch)
@@ -159,4 +269,5 @@ def mlp_workload(n_in: int = 784, n_hidden: int = 300, n_out: int = 10, batch: i
         hand_gradient=make_mlp_gradient(X, Y),
         closed_form=closed_form,
         sizes={"n_in": n_in, "n_hidden": n_hidden, "n_out": n_out, "batch": batch},
+        floor_gradient=make_mlp_floor(X, Y),
     )

@@ -1,4 +1,5 @@
-"""The ways of computing each workload: primal, hand-written gradient, overdub and the peers.
+"""The ways of computing each workload: primal, hand-written gradient, the floor of operation-by-operation
+reverse mode (where written out), overdub and the peers.
 
 `check(method, workload)` builds a method, runs it once and compares its gradient with the hand-written
 one; only a method whose status is "ok" is timed. A peer that is not installed is "missing", one that
@@ -21,7 +22,7 @@ import numpy as np
 __all__ = ["METHODS", "PEERS", "Prepared", "Checked", "Unavailable", "prepare", "check"]
 
 PEERS = ("autograd", "torch", "jax", "jax.jit")
-METHODS = ("primal", "hand", "overdub") + PEERS
+METHODS = ("primal", "hand", "floor", "overdub") + PEERS
 
 
 class Unavailable(Exception):
@@ -112,6 +113,14 @@ def _hand(workload) -> Prepared:
     return Prepared(call, call)
 
 
+def _floor(workload) -> Prepared:
+    g, params = workload.floor_gradient, workload.params
+    if g is None:
+        raise Unavailable("no operation-by-operation adjoint is written out for this workload")
+    call = lambda: g(*params)  # noqa: E731
+    return Prepared(call, call)
+
+
 def _overdub(workload) -> Prepared:
     try:
         from contexts.ad import gradient
@@ -175,6 +184,7 @@ def _jax(workload, jit: bool = False) -> Prepared:
 _BUILDERS: dict[str, Callable[[Any], Prepared]] = {
     "primal": _primal,
     "hand": _hand,
+    "floor": _floor,
     "overdub": _overdub,
     "autograd": _autograd,
     "torch": _torch,

@@ -47,6 +47,35 @@ def test_hand_gradient_matches_closed_form_at_full_size(name):
         np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12)
 
 
+FLOORS = [name for name, w in FULL.items() if w.floor_gradient is not None]
+
+
+def test_every_array_workload_has_its_floor():
+    assert FLOORS == ["logsumexp", "logistic", "mlp1", "mlp64"]
+
+
+@pytest.mark.parametrize("name", [name for name, w in QUICK.items() if w.floor_gradient is not None])
+def test_floor_gradient_matches_finite_differences(name):
+    w = QUICK[name]
+    want = finite_difference_gradient(w.primal(), w.params)
+    for g, fd in zip(w.floor_gradient(*w.params), want, strict=True):
+        np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", FLOORS)
+def test_floor_gradient_matches_closed_form_at_full_size(name):
+    w = FULL[name]
+    for g, c in zip(w.floor_gradient(*w.params), w.closed_form(*w.params), strict=True):
+        np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12)
+
+
+def test_floor_gradient_shares_the_cotangent_among_tied_maxima():
+    w = FULL["logsumexp"]
+    x = np.array([1.0, 3.0, 3.0, 0.5])  # two maxima: the max's cotangent splits, the total is exact
+    want = np.exp(x) / np.exp(x).sum()
+    np.testing.assert_allclose(w.floor_gradient(x)[0], want, rtol=1e-12)
+
+
 def test_hand_gradient_leaves_its_inputs_alone():
     w = FULL["mlp64"]
     before = [p.copy() for p in w.params]
