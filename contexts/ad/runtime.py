@@ -145,8 +145,9 @@ def call(mask, f, *args, **kw):
         if rule.adjoint is not None:
             if rule.iterates and type(getattr(type(args[0]), "__iter__", None)) is types.FunctionType:
                 return _iterate_user(f, args)
+            impl = rule.impl
             try:
-                y = f(*args, **kw)
+                y = f(*args, **kw) if impl is None else impl(*args, **kw)
             except TypeError:
                 y = _on_duals(rule, f, args, kw)  # higher order: forward-mode duals through a C function
             back = _mutating_back if rule.mutating else _static_back

@@ -63,6 +63,9 @@ class Rule:
     # argument)` reads the cotangents the caller holds for the arguments from `S.dins`
     inplace: Callable | None = None
     iterates: bool = False  # the primitive iterates its first argument (a Python __iter__ is differentiated)
+    # a faster implementation with fn's results, for engines that run the primitive themselves (numpy's
+    # reductions skip their Python wrapper on plain arrays)
+    impl: Callable | None = None
 
     @property
     def nondifferentiable(self) -> bool:

@@ -261,6 +261,28 @@ for _fn, _name in ((np.max, "max"), (np.min, "min"), (np.amax, None), (np.amin, 
     reduction_rule(_fn, _MAX, _extremum_grad, _extremum_jvp, *((_method(_name),) if _name else ()))
 
 
+_PLAIN_OPTIONS = frozenset({"axis", "keepdims"})
+
+
+def _direct(fn: Callable, ufunc: np.ufunc) -> Callable:
+    """fn (np.sum, np.max, ...) on a plain ndarray as the `ufunc.reduce` call numpy's wrapper makes, without
+    the wrapper (a microsecond on small arrays); any other argument goes to fn itself."""
+    reduce = ufunc.reduce
+
+    def impl(a, *rest, **kwargs):
+        if type(a) is _ndarray and not rest and (not kwargs or kwargs.keys() <= _PLAIN_OPTIONS):
+            return reduce(a, kwargs.get("axis"), None, None, keepdims=kwargs.get("keepdims", False))
+        return fn(a, *rest, **kwargs)
+
+    impl.__name__ = impl.__qualname__ = f"{fn.__name__}_direct"
+    return impl
+
+
+for _fn, _ufunc in ((np.sum, np.add), (np.prod, np.multiply), (np.max, np.maximum), (np.amax, np.maximum),
+                    (np.min, np.minimum), (np.amin, np.minimum)):
+    registry.rules[_fn].impl = _direct(_fn, _ufunc)
+
+
 def _ptp_grad(dy, y, x, axis=None, keepdims=False, **_):
     hi, lo = np.max(x, axis=axis, keepdims=True), np.min(x, axis=axis, keepdims=True)
     w = _extremum_weights(hi, x, axis, True, False) - _extremum_weights(lo, x, axis, True, False)

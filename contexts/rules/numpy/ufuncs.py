@@ -71,12 +71,15 @@ def _masked(g: Any, where: Any) -> Any:
     return g if where is True else np.where(where, g, 0)
 
 
-def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nout: int = 1) -> None:
+def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nout: int = 1,
+               hot: Callable | None = None) -> None:
     """Register adjoint and frule of an elementwise fn from its partial derivatives.
 
     `partials[i](y, *args)` is d y / d args[i] at the primal point (holomorphic for complex), `None`
     where the argument is not differentiable. With `nout > 1` (modf, frexp) only the first output is
-    differentiable. Example:
+    differentiable. A unary fn may give `hot(dy, y, x)`, the cotangent `dy * partial(y, x)` in one
+    function, for a real array x and its cotangent dy of one shape and dtype (the common case, with
+    fewer temporaries); it returns a fresh array. Example:
 
     >>> import numpy as np
     >>> from contexts.rules.registry import registry
@@ -98,6 +101,8 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
             if ta is np.ndarray:
                 if (type(dy) is np.ndarray and a.dtype.kind == "f" and dy.dtype == a.dtype
                         and dy.shape == a.shape and a.ndim):
+                    if hot is not None:
+                        return (hot(dy, y, a),)
                     p = first(y, a)
                     if (type(p) is np.ndarray and p is not y and p is not a and p.base is None
                             and p.shape == dy.shape and p.dtype == dy.dtype):
@@ -155,6 +160,47 @@ def _rules(*keys: Any, kind: str = "elementwise") -> Callable:
             registry.frule(key, kind=kind)(frule)
         return make
     return register
+
+
+# -- hot cotangents: dy * partial for real arrays, in place in one fresh temporary ------------------------
+
+def _times(partial: Callable, negate: bool = False) -> Callable:
+    """hot(dy, y, x) = dy * partial(x) (negated), for partials that are a ufunc of x."""
+    def hot(dy, y, x):
+        r = partial(x)
+        r *= dy
+        return np.negative(r, out=r) if negate else r
+    return hot
+
+
+def _hot_reciprocal(dy, y, x):
+    r = np.square(y)
+    r *= dy
+    return np.negative(r, out=r)
+
+
+def _hot_square(dy, y, x):
+    r = x * dy
+    r *= 2
+    return r
+
+
+def _hot_expm1(dy, y, x):
+    r = y + 1
+    r *= dy
+    return r
+
+
+def _hot_log1p(dy, y, x):
+    r = x + 1
+    return np.divide(dy, r, out=r)
+
+
+def _hot_tanh(dy, y, x):
+    r = np.square(y)
+    np.subtract(1, r, out=r)
+    r *= dy
+    return r
 
 
 # -- linear ufuncs: the cotangent is a transposed map of dy ------------------------------------------
@@ -245,9 +291,9 @@ ufunc_rule(np.multiply, lambda y, a, b: b, lambda y, a, b: a, name="multiply")
 ufunc_rule(np.divide, lambda y, a, b: 1 / b, lambda y, a, b: -y / b, name="divide")
 ufunc_rule(np.power, _dpower_base, _dpower_exponent, name="power")
 ufunc_rule(np.float_power, _dpower_base, _dpower_exponent, name="float_power")
-ufunc_rule(np.reciprocal, lambda y, x: -y * y, name="reciprocal")
-ufunc_rule(np.square, lambda y, x: 2 * x, name="square")
-ufunc_rule(np.sqrt, lambda y, x: 0.5 / y, name="sqrt")
+ufunc_rule(np.reciprocal, lambda y, x: -y * y, name="reciprocal", hot=_hot_reciprocal)
+ufunc_rule(np.square, lambda y, x: 2 * x, name="square", hot=_hot_square)
+ufunc_rule(np.sqrt, lambda y, x: 0.5 / y, name="sqrt", hot=lambda dy, y, x: (0.5 * dy) / y)
 ufunc_rule(np.cbrt, lambda y, x: 1 / (3 * y * y), name="cbrt")
 ufunc_rule(np.fmod, lambda y, a, b: 1.0, lambda y, a, b: -np.trunc(a / b), name="fmod")
 ufunc_rule(np.remainder, lambda y, a, b: 1.0, lambda y, a, b: -np.floor_divide(a, b), name="remainder")
@@ -258,33 +304,33 @@ ufunc_rule(np.frexp, lambda y, x: np.ldexp(np.ones_like(y), -np.frexp(x)[1]), na
 
 # -- exponentials and logarithms ----------------------------------------------------------------------
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
-ufunc_rule(np.exp, lambda y, x: y, name="exp")
+ufunc_rule(np.exp, lambda y, x: y, name="exp", hot=lambda dy, y, x: dy * y)
 ufunc_rule(np.exp2, lambda y, x: _LN2 * y, name="exp2")
-ufunc_rule(np.expm1, lambda y, x: y + 1, name="expm1")
-ufunc_rule(np.log, lambda y, x: 1 / x, name="log")
+ufunc_rule(np.expm1, lambda y, x: y + 1, name="expm1", hot=_hot_expm1)
+ufunc_rule(np.log, lambda y, x: 1 / x, name="log", hot=lambda dy, y, x: dy / x)
 ufunc_rule(np.log2, lambda y, x: 1 / (_LN2 * x), name="log2")
 ufunc_rule(np.log10, lambda y, x: 1 / (_LN10 * x), name="log10")
-ufunc_rule(np.log1p, lambda y, x: 1 / (1 + x), name="log1p")
+ufunc_rule(np.log1p, lambda y, x: 1 / (1 + x), name="log1p", hot=_hot_log1p)
 ufunc_rule(np.logaddexp, lambda y, a, b: np.exp(a - y), lambda y, a, b: np.exp(b - y), name="logaddexp")
 ufunc_rule(np.logaddexp2, lambda y, a, b: np.exp2(a - y), lambda y, a, b: np.exp2(b - y),
            name="logaddexp2")
 
 # -- trigonometric and hyperbolic -----------------------------------------------------------------------
-ufunc_rule(np.sin, lambda y, x: np.cos(x), name="sin")
-ufunc_rule(np.cos, lambda y, x: -np.sin(x), name="cos")
+ufunc_rule(np.sin, lambda y, x: np.cos(x), name="sin", hot=_times(np.cos))
+ufunc_rule(np.cos, lambda y, x: -np.sin(x), name="cos", hot=_times(np.sin, negate=True))
 ufunc_rule(np.tan, lambda y, x: 1 + y * y, name="tan")
 ufunc_rule(np.arcsin, lambda y, x: 1 / np.sqrt(1 - x * x), name="arcsin")
 ufunc_rule(np.arccos, lambda y, x: -1 / np.sqrt(1 - x * x), name="arccos")
 ufunc_rule(np.arctan, lambda y, x: 1 / (1 + x * x), name="arctan")
-ufunc_rule(np.sinh, lambda y, x: np.cosh(x), name="sinh")
-ufunc_rule(np.cosh, lambda y, x: np.sinh(x), name="cosh")
+ufunc_rule(np.sinh, lambda y, x: np.cosh(x), name="sinh", hot=_times(np.cosh))
+ufunc_rule(np.cosh, lambda y, x: np.sinh(x), name="cosh", hot=_times(np.sinh))
 def _dtanh(y, x):
     """1 - y**2, in one fresh array (square is numpy's fastest product)."""
     p = np.square(y)
     return np.subtract(1, p, out=p) if type(p) is np.ndarray else 1 - p
 
 
-ufunc_rule(np.tanh, _dtanh, name="tanh")
+ufunc_rule(np.tanh, _dtanh, name="tanh", hot=_hot_tanh)
 ufunc_rule(np.arcsinh, lambda y, x: 1 / np.sqrt(x * x + 1), name="arcsinh")
 ufunc_rule(np.arccosh, lambda y, x: 1 / (np.sqrt(x - 1) * np.sqrt(x + 1)), name="arccosh")
 ufunc_rule(np.arctanh, lambda y, x: 1 / (1 - x * x), name="arctanh")
