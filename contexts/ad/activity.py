@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-__all__ = ["active_names", "NONDIFF_BUILTINS", "free_names", "nonlocal_writes"]
+__all__ = ["active_names", "NONDIFF_BUILTINS", "free_names", "nonlocal_writes", "view_groups"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({
@@ -50,17 +50,89 @@ def _reads(e: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(e) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+def _viewed(e: ast.AST) -> set[str]:
+    """The variables whose object the value of e may share memory with: `y` of `y`, `y[i]`, `y.T`,
+    `y.reshape(...)`, `np.reshape(y, ...)` (arithmetic makes new objects)."""
+    if isinstance(e, ast.Name):
+        return {e.id}
+    if isinstance(e, (ast.Subscript, ast.Attribute)):
+        return _viewed(e.value)
+    if isinstance(e, ast.Call):
+        out = set(_viewed(e.func.value)) if isinstance(e.func, ast.Attribute) else set()
+        for a in e.args:
+            out |= _viewed(a.value if isinstance(a, ast.Starred) else a)
+        for k in e.keywords:
+            out |= _viewed(k.value)
+        return out
+    if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
+        return set().union(*(_viewed(x.value if isinstance(x, ast.Starred) else x) for x in e.elts))
+    if isinstance(e, ast.Dict):
+        return set().union(*(_viewed(x) for x in e.values))
+    return set()
+
+
+def view_groups(fdef: ast.FunctionDef) -> dict[str, set[str]]:
+    """Each variable's group of variables whose objects may share memory with its own (views of one
+    array, containers holding it, results of calls on it): connected by assignments `a = <view of b>`,
+    stores `b[i] = a` / `b.f = a`, calls (result and arguments) and loops over b. A name outside every
+    group shares memory with no other variable."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def join(a: str, names: set[str]) -> None:
+        for b in names:
+            parent[root(b)] = root(a)
+
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Assign):
+            viewed = _viewed(n.value)
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    join(t.id, viewed)
+                elif isinstance(t, (ast.Subscript, ast.Attribute)):
+                    base = t.value
+                    while isinstance(base, (ast.Subscript, ast.Attribute)):
+                        base = base.value
+                    if isinstance(base, ast.Name):
+                        join(base.id, viewed)
+        elif isinstance(n, ast.For) and isinstance(n.target, ast.Name):
+            join(n.target.id, _viewed(n.iter))
+    groups: dict[str, set[str]] = {}
+    for x in list(parent):
+        groups.setdefault(root(x), set()).add(x)
+    return {x: members for members in groups.values() if len(members) > 1 for x in members}
+
+
 class _Activity:
-    def __init__(self, active: set[str], nondiff_globals: frozenset[str], locals_: set[str]):
+    def __init__(self, active: set[str], nondiff_globals: frozenset[str], locals_: set[str],
+                 sources: dict[str, set[str]]):
         self.active = set(active)
         self.locals = locals_
         self.nondiff = nondiff_globals
+        self.sources = sources
         self.changed = True
 
     def mark(self, name: str) -> None:
         if name not in self.active:
             self.active.add(name)
             self.changed = True
+
+    def mark_changed(self, name: str) -> None:
+        """name's object receives an active value in place: it, and every variable it may be a view of
+        (those it was computed from: `v = y[1:3]` shares y's memory), become active."""
+        todo, seen = [name], {name}
+        while todo:
+            n = todo.pop()
+            self.mark(n)
+            for m in self.sources.get(n, ()):
+                if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
 
     def value_active(self, v: ast.AST) -> bool:
         a = self.active
@@ -99,13 +171,15 @@ class _Activity:
                         operands.append(v.func.value)
                     for a in operands:
                         if isinstance(a, ast.Name) and a.id in self.locals:  # globals (modules) excluded
-                            self.mark(a.id)
+                            self.mark_changed(a.id)
                 for t in s.targets:
                     if isinstance(t, ast.Name):
                         if act:
+                            if getattr(v, "_od_inplace", False):  # `t op= active`, in place for arrays
+                                self.mark_changed(t.id)
                             self.mark(t.id)
                     elif isinstance(t, (ast.Attribute, ast.Subscript)) and act and isinstance(t.value, ast.Name):
-                        self.mark(t.value.id)  # storing an active value into an object makes it active
+                        self.mark_changed(t.value.id)  # storing an active value into an object makes it active
             elif isinstance(s, ast.FunctionDef):
                 if free_names(s) & self.active:
                     self.mark(s.name)
@@ -143,7 +217,14 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     locals_ = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     a = fdef.args
     locals_ |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
-    act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars))
+    loop_vars = {n.target.id for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
+    sources: dict[str, set[str]] = {}
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    sources.setdefault(t.id, set()).update(_viewed(n.value) & locals_ - loop_vars)
+    act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources)
     while act.changed:
         act.changed = False
         act.visit(fdef.body)

@@ -19,7 +19,7 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-from .activity import active_names, free_names, nonlocal_writes
+from .activity import active_names, free_names, nonlocal_writes, view_groups
 from .lower import Unsupported
 
 __all__ = ["generate", "Generated", "HELPERS"]
@@ -28,7 +28,8 @@ __all__ = ["generate", "Generated", "HELPERS"]
 HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
            "__od_seq_adj__", "__od_dict_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
-           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__", "__od_ndarray__")
+           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__", "__od_ndarray__",
+           "__od_views__", "__od_bound__", "__od_views_merge__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -44,6 +45,17 @@ _MUTATING_METHODS = frozenset({"at", "copyto", "place", "put", "putmask", "fill"
 
 def d(name: str) -> str:
     return "_od_d_" + name
+
+
+def _changed_array(callee: str, v: ast.Call, out_kw):
+    """The argument a call changes in place (`out=`, `np.add.at(a, ...)`, `a.fill(...)`), if any."""
+    if out_kw is not None:
+        return out_kw
+    if callee in ("at", "copyto", "place", "put", "putmask") and v.args:
+        return v.args[0]
+    if callee in ("fill", "sort", "partition") and isinstance(v.func, ast.Attribute):
+        return v.func.value
+    return None
 
 
 @dataclass
@@ -105,6 +117,8 @@ class _Gen:
         self._results: list[str] = []
         # nested functions that write variables of this one (`nonlocal`): name -> those variables
         self.aliases = _copy_groups(fdef)
+        self.view_groups = view_groups(fdef)
+        self.bound_before = _bound_before(fdef, params)
         self.writers = {n.name: nonlocal_writes(n) for n in ast.walk(fdef)
                         if isinstance(n, ast.FunctionDef) and n is not fdef and nonlocal_writes(n)}
         # closures made here, by name -> the variables of this function they read: a direct call routes
@@ -400,7 +414,29 @@ class _Gen:
             self.dvars.update((n, name))
             text += f"if {flag}:\n    {d(name)} = __od_acc__({d(name)}, {d(n)})\n    {d(n)} = None\n"
             flags.append(flag)
-        return fwd, text, flags
+        vfwd, vtext, vflags = self.view_merge(name, s, set(aliases))
+        return fwd + vfwd, text + vtext, flags + vflags
+
+    def view_merge(self, name: str, s, skip: set[str] = frozenset()) -> tuple[list[ast.stmt], str, list[str]]:
+        """For an in-place change of the array in `name`: other variables may hold arrays sharing memory
+        with it (`v = y[1:3]`, `y.T`, `y.reshape(...)`). The forward notes which and where (None, the
+        common case, when none does); the adjoint moves their cotangents for the shared elements into
+        name's before the change is undone."""
+        bound = self.bound_before.get(id(s))
+        others = sorted(n for n in self.view_groups.get(name, ()) if n in self.active and n != name
+                        and n not in skip and (bound is None or n in bound))
+        if not others:
+            return [], "", []
+        self.npb += 1
+        flag = f"_od_v{self.npb}"
+        fwd = _parse(f"try:\n    {flag} = __od_views__({name}, {', '.join(others)})\n"
+                     f"except NameError:\n"
+                     f"    {flag} = __od_views__({name}, *__od_bound__(locals(), {tuple(others)!r}))\n", s)
+        self.dvars.update(others + [name])
+        douts = ", ".join(d(n) for n in others) + ("," if len(others) == 1 else "")
+        text = (f"if {flag} is not None:\n    {d(name)}, ({douts}) = "
+                f"__od_views_merge__({flag}, {d(name)}, ({douts}))\n")
+        return fwd, text, [flag]
 
     def binop(self, s, name, v):
         if getattr(v, "_od_inplace", False) and isinstance(v.left, ast.Name) and v.left.id == name:
@@ -459,7 +495,7 @@ class _Gen:
             mask = -1
         call_src = _src(ast.Call(func=ast.Name(id="__od_call__", ctx=ast.Load()),
                                  args=[ast.Constant(mask), v.func] + v.args, keywords=v.keywords))
-        fwd = _parse(f"{name}, {pb} = {call_src}\n", s)
+        fwd_call = _parse(f"{name}, {pb} = {call_src}\n", s)
         need = [pb]
         method_obj = v.func.value.id if isinstance(v.func, ast.Attribute) and self.is_active(v.func.value) else None
         dself = d(method_obj) if method_obj else "None"
@@ -476,6 +512,12 @@ class _Gen:
         # calls that may mutate array arguments in place see the cotangents the caller holds for them
         out_kw = next((k.value for k in v.keywords if k.arg == "out"), None)
         callee = v.func.attr if isinstance(v.func, ast.Attribute) else v.func.id if isinstance(v.func, ast.Name) else ""
+        changed = _changed_array(callee, v, out_kw)
+        view_fwd: list[ast.stmt] = []
+        if changed is not None and self.is_active(changed):
+            view_fwd, merge, flags = self.view_merge(changed.id, s)
+            pre += merge
+            need += flags
         if callee in _MUTATING_METHODS or out_kw is not None:
             ins = [d(a.id) if self.is_active(a) else "None" for a in v.args if not isinstance(a, ast.Starred)]
             self.dvars.update(a.id for a in v.args if self.is_active(a))
@@ -517,7 +559,7 @@ class _Gen:
                 else:
                     body += self.acc(k.value.id, f"_od_r[2].get({k.arg!r}) if _od_r[2] else None")
         adj += _indent(body or "pass\n")
-        return fwd, need, adj
+        return view_fwd + fwd_call, need, adj
 
     def build_seq(self, s, name, v):
         adj = self.take(name)
@@ -606,6 +648,40 @@ class _Gen:
         # each block's adjoint keeps the lines of the statements it mirrors
         _replace_blocks(fn, self.adjoints)
         return fn
+
+
+def _bound_before(fdef, params) -> dict[int, set[str]]:
+    """For each statement (by id): the variables that may be bound when it runs (assigned before it, or
+    anywhere in a loop around it, or parameters and cells)."""
+    out: dict[int, set[str]] = {}
+
+    def stores(node) -> set[str]:
+        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+    def walk(stmts, bound: set[str]) -> None:
+        for st in stmts:
+            out[id(st)] = set(bound)
+            if isinstance(st, (ast.For, ast.While)):
+                inner = bound | stores(st)
+                walk(st.body, inner)
+                walk(st.orelse, inner)
+            elif isinstance(st, ast.If):
+                walk(st.body, set(bound))
+                walk(st.orelse, set(bound))
+            elif isinstance(st, (ast.With, ast.Try)):
+                walk(st.body, set(bound))
+                for h in getattr(st, "handlers", ()):
+                    walk(h.body, set(bound))
+                walk(getattr(st, "orelse", []), set(bound))
+                walk(getattr(st, "finalbody", []), set(bound))
+            elif isinstance(st, ast.Match):
+                for case in st.cases:
+                    walk(case.body, set(bound))
+            bound |= stores(st)
+    free = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}  # cells and globals: bound throughout
+    walk(fdef.body, set(params) | (free - {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
+                                             and isinstance(n.ctx, ast.Store)}))
+    return out
 
 
 def _copy_groups(fdef) -> dict[str, set[str]]:

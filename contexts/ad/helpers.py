@@ -483,6 +483,65 @@ def iop_adj(S, opname, g, a, b, old):
     return binop_adj(opname, g, None, a, b)
 
 
+# -- arrays sharing memory: an in-place change seen through every view -----------------------------
+
+def _addresses(a):
+    """The byte address of each element of the array a (views of one buffer share addresses)."""
+    addr = np.asarray(a.__array_interface__["data"][0], dtype=np.intp)
+    for k, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        shape = [1] * a.ndim
+        shape[k] = n
+        addr = addr + (np.arange(n, dtype=np.intp) * stride).reshape(shape)
+    return np.broadcast_to(addr, a.shape)
+
+
+def views(a, *others):
+    """For an in-place change of the array a: the positions among `others` of arrays sharing elements
+    with it, each with both arrays' element addresses; None when there are none (the common case, cheap:
+    arrays that are not views are told apart by identity of their memory at once)."""
+    if type(a) is not np.ndarray:
+        return None
+    found = None
+    for j, n in enumerate(others):
+        if (type(n) is np.ndarray and n is not a and (a.base is not None or n.base is not None)
+                and np.may_share_memory(a, n)):
+            if n.itemsize != a.itemsize:
+                raise runtime.UnsupportedFunction(
+                    "reverse mode cannot differentiate an in-place change of an array seen through a view "
+                    f"of another dtype ({a.dtype} and {n.dtype} share memory)",
+                    fix="copy the view (`.copy()`) before changing it, or change the array itself")
+            addr_a, addr_n = _addresses(a), _addresses(n)
+            if np.isin(addr_n, addr_a).any():
+                found = (found or []) + [(j, addr_a, addr_n)]
+    return found
+
+
+def bound(scope, names):
+    """The values of `names` in a frame's locals, None for those not bound yet."""
+    return tuple(scope.get(n) for n in names)
+
+
+def views_merge(found, da, douts):
+    """Before undoing an in-place change of array a: the cotangents other variables hold for elements
+    they share with a move into a's (the memory's cotangent is then all in a's; each view's own adjoint
+    routes what stays with it)."""
+    douts = list(douts)
+    for j, addr_a, addr_n in found:
+        dn = douts[j]
+        if dn is None:
+            continue
+        dn = np.broadcast_to(np.asarray(dn), addr_n.shape)
+        shared = np.isin(addr_n, addr_a)
+        order = np.argsort(addr_a, axis=None)
+        sorted_a = addr_a.reshape(-1)[order]
+        pos = np.searchsorted(sorted_a, addr_n[shared])  # where each shared element of n sits in a
+        flat = np.zeros(addr_a.size, dtype=np.result_type(dn, np.float64 if dn.dtype.kind in "biu" else dn))
+        np.add.at(flat, order[pos], dn[shared])
+        da = acc(da, flat.reshape(addr_a.shape))
+        douts[j] = np.where(shared, 0, dn)
+    return da, tuple(douts)
+
+
 HELPER_IMPLS = {
     "__od_call__": runtime.call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
     "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj, "__od_seq_adj__": seq_adj,
@@ -491,6 +550,7 @@ HELPER_IMPLS = {
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj, "__od_unpack__": unpack,
     "__od_enumerate__": enumerate, "__od_slice_cot__": slice_cot, "__od_iop__": iop,
     "__od_iop_adj__": iop_adj, "__od_iter__": iter, "__od_tuple__": tuple, "__od_ndarray__": np.ndarray,
+    "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

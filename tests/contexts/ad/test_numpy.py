@@ -379,3 +379,116 @@ def test_aliases_of_an_array_mutated_in_place():
         return t * s
     assert_grad_fd(f, np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0]))
     assert_grad_fd(g, 2.0)
+
+
+# -- in-place changes seen through views: every variable sharing the memory sees them -------------------
+
+def view_changed(x):
+    y = x * 1.0
+    v = y[1:3]
+    v *= 3.0          # changes y too
+    return np.sum(y ** 2)
+
+
+def view_assigned_into_zeros(x):
+    y = np.zeros(4)   # a constant, until a view of it receives x
+    v = y[:2]
+    v[:] = x[:2] * 2.0
+    return np.sum(y * y)
+
+
+def base_changed_view_read(x):
+    y = x * 1.0
+    v = y[1:3]
+    y *= 2.0          # v sees it
+    return np.sum(v * v)
+
+
+def transpose_view_changed(x):
+    A = np.outer(x, x)
+    t = A.T
+    t[0] *= x[1]
+    return np.sum(A * A)
+
+
+def rows_changed_in_a_loop(x):
+    A = np.outer(x, np.ones(3))
+    for i in range(len(x)):
+        row = A[i]
+        row *= x[i]
+    return np.sum(A ** 2)
+
+
+def overlapping_views(x):
+    y = x * 1.0
+    a = y[0:3]
+    b = y[1:4]
+    a *= a            # b shares two of a's elements
+    return np.sum(b * b) + np.sum(y)
+
+
+def reshaped_view_changed(x):
+    y = x * 1.0
+    m = y.reshape(2, 2)
+    m[0, :] += m[1, :]
+    return np.sum(y ** 3)
+
+
+def add_at_into_view(x):
+    y = x * 1.0
+    v = y[1:]
+    np.add.at(v, [0, 0, 2], x[:3] * x[1])
+    return np.sum(y ** 2)
+
+
+def out_into_view(x):
+    y = x * 1.0
+    v = y[1:3]
+    np.multiply(v, x[0], out=v)
+    return np.sum(y ** 2)
+
+
+def fill_view(x):
+    y = x * 2.0
+    v = y[::2]
+    v.fill(x[1])
+    return np.sum(y ** 2)
+
+
+def copyto_view(x):
+    y = x * 2.0
+    v = y[2:]
+    np.copyto(v, x[:2] ** 2)
+    return np.sum(y ** 3)
+
+
+@pytest.mark.parametrize("f", [view_changed, view_assigned_into_zeros, base_changed_view_read,
+                               transpose_view_changed, rows_changed_in_a_loop, overlapping_views,
+                               reshaped_view_changed, add_at_into_view, out_into_view, fill_view, copyto_view],
+                         ids=lambda f: f.__name__)
+def test_in_place_change_through_a_view(f):
+    assert_grad_fd(f, np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+def test_view_closed_form():
+    def f(x):
+        y = x.copy()
+        v = y[:1]
+        v *= x[1]     # y[0] = x0 * x1
+        return y[0] + y[1]
+    np.testing.assert_allclose(gradient(f, np.array([3.0, 5.0]))[0], [5.0, 4.0])
+
+
+def test_views_leave_their_arrays_as_the_function_left_them():
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    seen = {}
+
+    def f(x):
+        y = x * 1.0
+        v = y[1:3]
+        v *= 3.0
+        seen["y"] = y
+        return np.sum(y ** 2)
+    gradient(f, x)
+    np.testing.assert_array_equal(seen["y"], [1.0, 6.0, 9.0, 4.0])
+    np.testing.assert_array_equal(x, [1.0, 2.0, 3.0, 4.0])
