@@ -147,6 +147,12 @@ def _sign(v):
 
 # -- arithmetic (shared by Python operators and the matching ufuncs) -----------------------------
 
+def _own(t):
+    """A tangent passed on unchanged to a new value: copied when it is an array, so that tangents share
+    memory exactly where values do (an in-place change of one value must not reach another's tangent)."""
+    return t.copy() if type(t) is np.ndarray else t
+
+
 def d_add(a, b):
     tag = top_tag((a, b))
     av, at = split(a, tag)
@@ -155,7 +161,7 @@ def d_add(a, b):
     if tag.chunk:
         d = ndim(y)
         at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
-    return make(y, _sum(at, bt), tag)
+    return make(y, _sum(at, bt) if at is not None and bt is not None else _own(at if bt is None else bt), tag)
 
 
 def d_sub(a, b):
@@ -166,7 +172,7 @@ def d_sub(a, b):
     if tag.chunk:
         d = ndim(y)
         at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
-    return make(y, _sum(at, None if bt is None else -bt), tag)
+    return make(y, _sum(at, -bt) if at is not None and bt is not None else _own(at) if bt is None else -bt, tag)
 
 
 def d_mul(a, b):
@@ -272,7 +278,7 @@ class Dual:
     # arithmetic: a fast path for the common scalar case, else the general shared implementation
     def __add__(self, other):
         if type(other) is float and self.tag.chunk is None:
-            return Dual(self.value + other, self.tangent, self.tag)
+            return Dual(self.value + other, _own(self.tangent), self.tag)
         if type(other) is Dual and other.tag is self.tag and self.tag.chunk is None:
             return Dual(self.value + other.value, self.tangent + other.tangent, self.tag)
         return d_add(self, other)
@@ -339,6 +345,39 @@ class Dual:
 
     def __neg__(self):
         return d_neg(self)
+
+    # in place: an array's value and tangent are both overwritten, so every view of it sees the change
+    # (tangents share memory exactly where values do); other values are rebound, as Python does
+    def __iadd__(self, other):
+        return self._update(self + other)
+
+    def __isub__(self, other):
+        return self._update(self - other)
+
+    def __imul__(self, other):
+        return self._update(self * other)
+
+    def __itruediv__(self, other):
+        return self._update(self / other)
+
+    def __ipow__(self, other):
+        return self._update(self ** other)
+
+    def __imatmul__(self, other):
+        return self._update(self @ other)
+
+    def _update(self, result):
+        value = self.value
+        if (type(value) is not np.ndarray or type(result) is not Dual or result.tag is not self.tag
+                or np.shape(result.value) != value.shape):
+            return result
+        np.copyto(value, result.value, casting="same_kind")  # numpy's in-place casting rule
+        tangent = self.tangent
+        if type(tangent) is np.ndarray and tangent.flags.writeable and np.shape(result.tangent) == tangent.shape:
+            tangent[...] = result.tangent
+        else:
+            self.tangent = np.array(result.tangent, dtype=tangent.dtype if type(tangent) is np.ndarray else None)
+        return self
 
     def __pos__(self):
         return self

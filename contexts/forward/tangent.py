@@ -21,7 +21,7 @@ import types
 from overdub.errors import SourceUnavailable
 from overdub.source import compile_twin, get_source
 
-from ..ad.activity import active_names
+from ..ad.activity import active_names, view_groups
 from ..ad.codegen import _idx as _index
 from ..ad.codegen import _parse
 from ..ad.lower import Unsupported, lower
@@ -44,8 +44,9 @@ def T(name: str) -> str:
 class _Tangents:
     """Rewrites a lowered function's statements into primal-and-tangent statements."""
 
-    def __init__(self, active: set[str]):
+    def __init__(self, active: set[str], groups: dict[str, set[str]] | None = None):
         self.active = active
+        self.groups = groups or {}  # variables whose arrays may share memory (activity.view_groups)
 
     def t(self, atom) -> str | None:
         """The tangent of an atom as source text, or None for a zero tangent."""
@@ -101,6 +102,10 @@ class _Tangents:
         name = target.id
         if name not in self.active:
             return [s]
+        if getattr(v, "_od_inplace", False) and self.groups.get(name):
+            # `x op= y` changes an array in place, and every variable viewing it: tangents kept by name
+            # would miss that; dual numbers carry the tangent with the array's memory
+            raise NotTransformable("an in-place change of an array other variables may view")
         tangent = self.tangent_of(name, v, s)
         if tangent is None:  # the statement computes its own tangent (a call)
             return self.call(s, name, v)
@@ -208,7 +213,7 @@ def _build(fn, active):
     except (SourceUnavailable, Unsupported) as e:
         raise NotTransformable(str(e)) from e
     act = active_names(fdef, set(active), fn.__globals__)
-    body = _Tangents(act).block(fdef.body)
+    body = _Tangents(act, view_groups(fdef)).block(fdef.body)
     params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
     prologue = "".join(f"{T(p)} = _od_tans[{i}] if len(_od_tans) > {i} else 0\n" for i, p in enumerate(params)
                        if p in act)

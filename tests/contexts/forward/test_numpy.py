@@ -61,3 +61,65 @@ def test_math_inside_forward_over_forward():
 def test_complex_holomorphic():
     z = 1 + 2j
     assert derivative(lambda z: z ** 2 + cmath.sin(z), z) == pytest.approx(2 * z + cmath.cos(z))
+
+
+# -- in-place changes: tangents share memory exactly where values do -----------------------------------
+
+def _view_changed(x):
+    y = x * 1.0
+    v = y[1:3]
+    v *= 3.0          # changes y too
+    return y ** 2
+
+
+def _base_changed_view_read(x):
+    y = x * 1.0
+    v = y[1:3]
+    y *= 2.0          # v sees it
+    return v * v
+
+
+def _rows_changed_in_a_loop(x):
+    A = np.outer(x, np.ones(3))
+    for i in range(len(x)):
+        row = A[i]
+        row *= x[i]
+    return A ** 2
+
+
+def _overlapping_views(x):
+    y = x * 1.0
+    a = y[0:3]
+    b = y[1:4]
+    a *= a
+    return b * b + np.sum(y)
+
+
+def _scale(row, s):
+    row *= s
+
+
+def _view_changed_by_a_callee(x):
+    y = x * 1.0
+    _scale(y[1:3], x[0])
+    return y * y
+
+
+def _stored_into_a_copy(x):
+    y = x + 1.0       # its tangent is not x's: storing into y leaves x's alone
+    y[0] = 5.0
+    return x * 2.0 + y
+
+
+def _iadd_after_a_constant_shift(x):
+    y = x + 1.0
+    y += x * x
+    return np.concatenate([x, y])
+
+
+@pytest.mark.parametrize("f", [_view_changed, _base_changed_view_read, _rows_changed_in_a_loop,
+                               _overlapping_views, _view_changed_by_a_callee, _stored_into_a_copy,
+                               _iadd_after_a_constant_shift], ids=lambda f: f.__name__.strip("_"))
+def test_in_place_changes_through_views_and_copies(f):
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_allclose(jacfwd(f, x), fd_jacobian(f, x), rtol=1e-6, atol=1e-8)
