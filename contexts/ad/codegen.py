@@ -29,7 +29,8 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_seq_adj__", "__od_dict_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__", "__od_ndarray__",
-           "__od_views__", "__od_bound__", "__od_views_merge__")
+           "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__", "__od_call_views__",
+           "__od_call_merge__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -45,6 +46,9 @@ _MUTATING_METHODS = frozenset({"at", "copyto", "place", "put", "putmask", "fill"
 
 def d(name: str) -> str:
     return "_od_d_" + name
+
+
+ENTRY = "_od_in_"  # prefix of the parameters' entry copies
 
 
 def _changed_array(callee: str, v: ast.Call, out_kw):
@@ -65,6 +69,7 @@ class Generated:
     active: set
     params: list
     blocks: dict = field(default_factory=dict)  # block id -> list of adjoint statements (for printing)
+    entry: dict = field(default_factory=dict)  # positional parameter index -> its entry copy (active)
 
 
 def _src(node) -> str:
@@ -118,6 +123,7 @@ class _Gen:
         # nested functions that write variables of this one (`nonlocal`): name -> those variables
         self.aliases = _copy_groups(fdef)
         self.view_groups = view_groups(fdef)
+        self.entry: dict[int, str] = {}
         self.bound_before = _bound_before(fdef, params)
         self.writers = {n.name: nonlocal_writes(n) for n in ast.walk(fdef)
                         if isinstance(n, ast.FunctionDef) and n is not fdef and nonlocal_writes(n)}
@@ -348,7 +354,7 @@ class _Gen:
             return self.setitem_(s, t, v)
         name = t.id
         if isinstance(v, (ast.Name, ast.Constant)):
-            adj = self.take(name) + (self.acc(v.id, "_g") if self.is_active(v) else "")
+            adj = self.take(name) + ("if _g is not None:\n" + _indent(self.acc(v.id, "_g")) if self.is_active(v) else "")
             return [s], [], adj
         if isinstance(v, ast.BinOp):
             return self.binop(s, name, v)
@@ -526,7 +532,14 @@ class _Gen:
             if self.is_active(out_kw):
                 self.dvars.add(out_kw.id)
             pre += f"_od_S.dout = {d(out_kw.id) if self.is_active(out_kw) else 'None'}\n"
-        adj = self.take(name) + pre + f"if {pb} is not None:\n    _od_r = {pb}[0]({pb}, _g, {dself}, _od_S)\n"
+        # a Python callee may change array arguments in place: the forward notices a change during the
+        # call (a counter) and notes which arguments are arrays and which other variables view them; the
+        # adjoint then hands the cotangents it holds for them (with those views') to the callee, whose
+        # returned cotangents are then their whole ones
+        handed_fwd, handed_in, handed_out = self.handed(s, pb, v)
+        adj = (self.take(name) + pre + f"if {pb} is not None:\n" + _indent(handed_in)
+               + f"    _od_r = {pb}[0]({pb}, _g, {dself}, _od_S)\n" + _indent(handed_out))
+        need += [w for w in (handed_fwd and [f"_od_w{self.npb}"])]
         body = ""
         if method_obj:
             body += f"{d(method_obj)} = _od_r[0]\n"
@@ -559,7 +572,42 @@ class _Gen:
                 else:
                     body += self.acc(k.value.id, f"_od_r[2].get({k.arg!r}) if _od_r[2] else None")
         adj += _indent(body or "pass\n")
+        if handed_fwd:
+            fwd_call = handed_fwd[:1] + fwd_call + handed_fwd[1:]
         return view_fwd + fwd_call, need, adj
+
+    def handed(self, s, pb: str, v: ast.Call) -> tuple[list[ast.stmt], str, str]:
+        """Forward statements and adjoint text (before and after the pullback) for a call whose callee may
+        change its array arguments in place; nothing for calls without active positional arguments."""
+        if any(isinstance(a, ast.Starred) for a in v.args):
+            return [], "", ""
+        names: list[str | None] = []
+        for a in v.args:
+            names.append(a.id if self.is_active(a) and a.id not in names else None)
+        if not any(names):
+            return [], "", ""
+        k = self.npb
+        c, w = f"_od_c{k}", f"_od_w{k}"
+        bound = self.bound_before.get(id(s))
+        args = {n for n in names if n}
+        others = sorted({m for n in args for m in self.view_groups.get(n, ())
+                         if m in self.active and m not in args and (bound is None or m in bound)})
+        values = "(" + "".join(f"{n or 'None'}, " for n in names) + ")"
+        listed = "(" + "".join(f"{m}, " for m in others) + ")"
+        fwd = [_parse(f"{c} = __od_changes__[0]\n", s)[0]] + _parse(
+            f"if __od_changes__[0] == {c}:\n    {w} = None\nelse:\n"
+            f"    try:\n        {w} = __od_call_views__({pb}, {values}, {listed})\n"
+            f"    except NameError:\n"
+            f"        {w} = __od_call_views__({pb}, {values}, __od_bound__(locals(), {tuple(others)!r}))\n", s)
+        self.dvars.update(args | set(others))
+        dargs = "(" + "".join(f"{d(n) if n else 'None'}, " for n in names) + ")"
+        douts = "(" + "".join(f"{d(m)}, " for m in others) + ")"
+        targets = "(" + "".join(f"{d(n) if n else '_'}, " for n in names) + ")"
+        before = (f"if {w} is not None:\n    {targets}, {douts if others else '_'}, _od_p = "
+                  f"__od_call_merge__({w}, {dargs}, {douts})\n    _od_S.dargs_in = ({pb}, _od_p)\n")
+        after = (f"if {w} is not None:\n    _od_S.dargs_in = None\n    _od_m = _od_S.took\n    _od_S.took = 0\n"
+                 + "".join(f"    if _od_m & {1 << i}:\n        {d(n)} = None\n" for i, n in enumerate(names) if n))
+        return fwd, before, after
 
     def build_seq(self, s, name, v):
         adj = self.take(name)
@@ -640,7 +688,13 @@ class _Gen:
         cellmap = "{" + ", ".join(f"{c!r}: {d(c)}" for c in cells) + "}"
         if self.params:  # the cotangent of `self` after a method call flows in (mutated objects)
             init += f"if _od_dself is not None:\n    {d(self.params[0])} = _od_dself\n"
-        text = ("def _od_adjoint(_od_S, _od_tape, _od_dret, _od_dcells=None, _od_dself=None):\n" + _indent(init)
+        if self.entry:  # array arguments changed in place: their cotangents after the call flow in
+            init += "if _od_dins is not None:\n" + "".join(
+                f"    {d(name)} = _od_dins[{j}]\n" for j, name in sorted(self.entry.items()))
+            self.dvars.update(self.entry.values())
+            init = "".join(f"{d(n)} = None\n" for n in sorted(self.entry.values())) + init
+        text = ("def _od_adjoint(_od_S, _od_tape, _od_dret, _od_dcells=None, _od_dself=None, _od_dins=None):\n"
+                + _indent(init)
                 + "    for _od_rec in reversed(_od_tape):\n        _od_k = _od_rec[0]\n" + _indent(dispatch, 8)
                 + f"    return ({params}), {cellmap}\n")
         fn = _parse(text, self.fdef)[0]
@@ -794,8 +848,19 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     """Forward twin and adjoint of a lowered function for the given active parameters and cells."""
     lowered = copy.deepcopy(lowered)
     params = param_names(lowered)
+    # each positional parameter's value on entry, kept under a name of its own: when a caller's array
+    # argument was changed in place, the cotangent the caller holds for it after the call flows in there
+    # (`_od_dins`), and the in-place changes inside see it as an alias of the parameter
+    positional = [x.arg for x in lowered.args.posonlyargs + lowered.args.args]
+    if not _may_change_arrays(lowered, positional):
+        positional = []
+    lowered.body[:0] = [ast.copy_location(ast.Assign(targets=[ast.Name(id=ENTRY + p, ctx=ast.Store())],
+                                                     value=ast.Name(id=p, ctx=ast.Load())), lowered)
+                        for p in positional]
+    ast.fix_missing_locations(lowered)
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars)
     gen = _Gen(lowered, active, params)
+    gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}
     body = gen.body(lowered.body)
     if not (body and isinstance(body[-1], ast.Return)):
         body.extend(_parse("return None, _od_tape\n", lowered.body[-1] if lowered.body else lowered))
@@ -805,7 +870,32 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     ast.copy_location(fwd, lowered)
     _fix_returns(fwd)
     adjoint = gen.adjoint_function(adjoint_name, cells)
-    return Generated(forward=fwd, adjoint=adjoint, active=active, params=params, blocks=gen.adjoints)
+    return Generated(forward=fwd, adjoint=adjoint, active=active, params=params, blocks=gen.adjoints,
+                     entry=gen.entry)
+
+
+def _may_change_arrays(fdef: ast.FunctionDef, params: list[str]) -> bool:
+    """Whether running fdef may change an argument in place: it has calls (a callee may), or in-place
+    statements (`x op= y`, `x[i] = v`, `x.f = v`) on a variable that may share memory with a parameter."""
+    groups = None
+    for n in _walk_own(fdef):
+        if isinstance(n, ast.Call):
+            return True
+        target = None
+        if isinstance(n, ast.Assign):
+            t = n.targets[0]
+            if getattr(n.value, "_od_inplace", False) and isinstance(t, ast.Name):
+                target = t.id
+            elif isinstance(t, (ast.Subscript, ast.Attribute)):
+                while isinstance(t, (ast.Subscript, ast.Attribute)):
+                    t = t.value
+                target = t.id if isinstance(t, ast.Name) else ""
+        if target is not None:
+            if groups is None:
+                groups = view_groups(fdef)
+            if target in params or not target or groups.get(target, set()) & set(params):
+                return True
+    return False
 
 
 def _fix_returns(fwd: ast.FunctionDef) -> None:

@@ -19,7 +19,7 @@ from ..rules.operator import pow_dx
 from ..rules.registry import registry
 from . import runtime
 from .codegen import HELPERS
-from .structs import SeqBox, Session, Tangent, acc
+from .structs import CHANGES, SeqBox, Session, Tangent, acc
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack", "unpack_adjoint"]
 
@@ -358,6 +358,7 @@ def setattr_adj(S, dobj, obj, attr, old):
 
 def setitem(obj, idx, v):
     if isinstance(obj, np.ndarray):
+        CHANGES[0] += 1
         old = np.array(obj[idx], copy=True)
     elif isinstance(obj, dict):
         old = obj.get(idx, _MISSING)
@@ -466,6 +467,7 @@ def unpack_adjoint(dy, y, v, n, star):
 def iop(opname, a, b):
     """`a op= b`: in place for arrays (returning the old value for the reverse pass), else rebinding."""
     if type(a) is np.ndarray:
+        CHANGES[0] += 1
         old = a.copy()
         getattr(operator, "i" + opname.rstrip("_"))(a, b)
         return a, old
@@ -495,15 +497,20 @@ def _addresses(a):
     return np.broadcast_to(addr, a.shape)
 
 
-def views(a, *others):
+def views(a, *others, same=False):
     """For an in-place change of the array a: the positions among `others` of arrays sharing elements
     with it, each with both arrays' element addresses; None when there are none (the common case, cheap:
-    arrays that are not views are told apart by identity of their memory at once)."""
+    arrays that are not views are told apart by identity of their memory at once). With `same`, a itself
+    among others counts too (addresses None: all of it)."""
     if type(a) is not np.ndarray:
         return None
     found = None
     for j, n in enumerate(others):
-        if (type(n) is np.ndarray and n is not a and (a.base is not None or n.base is not None)
+        if n is a:
+            if same:
+                found = (found or []) + [(j, None, None)]
+            continue
+        if (type(n) is np.ndarray and (a.base is not None or n.base is not None)
                 and np.may_share_memory(a, n)):
             if n.itemsize != a.itemsize:
                 raise runtime.UnsupportedFunction(
@@ -530,6 +537,9 @@ def views_merge(found, da, douts):
         dn = douts[j]
         if dn is None:
             continue
+        if addr_a is None:  # the same array
+            da, douts[j] = acc(da, dn), None
+            continue
         dn = np.broadcast_to(np.asarray(dn), addr_n.shape)
         shared = np.isin(addr_n, addr_a)
         order = np.argsort(addr_a, axis=None)
@@ -542,6 +552,30 @@ def views_merge(found, da, douts):
     return da, tuple(douts)
 
 
+def call_views(pb, args, others):
+    """After a call that changed arrays in place: None if the callee is not a Python function (its rule
+    handles its arguments), else which arguments are arrays and, for each, the `others` sharing memory
+    with it (as `views` gives them)."""
+    if pb is None or pb[0] is not runtime._twin_back:
+        return None
+    arrays = tuple(type(a) is np.ndarray for a in args)
+    if not any(arrays):
+        return None
+    shared = [(i, views(a, *others, same=True)) for i, a in enumerate(args) if arrays[i] and others]
+    return arrays, [(i, found) for i, found in shared if found]
+
+
+def call_merge(w, dargs, douts):
+    """Before the pullback of such a call: the views' cotangents for memory an argument shares move into
+    the argument's; returns the arguments' and views' cotangents and those handed to the callee (its
+    array arguments')."""
+    arrays, shared = w
+    dargs = list(dargs)
+    for i, found in shared:
+        dargs[i], douts = views_merge(found, dargs[i], douts)
+    return tuple(dargs), douts, tuple(g if is_array else None for g, is_array in zip(dargs, arrays))
+
+
 HELPER_IMPLS = {
     "__od_call__": runtime.call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
     "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj, "__od_seq_adj__": seq_adj,
@@ -551,6 +585,7 @@ HELPER_IMPLS = {
     "__od_enumerate__": enumerate, "__od_slice_cot__": slice_cot, "__od_iop__": iop,
     "__od_iop_adj__": iop_adj, "__od_iter__": iter, "__od_tuple__": tuple, "__od_ndarray__": np.ndarray,
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
+    "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

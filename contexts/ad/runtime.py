@@ -27,7 +27,7 @@ from ..rules.registry import key_of, registry
 from .codegen import HELPERS, generate
 from .lower import Unsupported, lower
 from ..forward.dual import Dual as _Dual
-from .structs import SeqBox, Tangent, acc
+from .structs import CHANGES, SeqBox, Tangent, acc
 
 __all__ = ["call", "NoRuleError", "UnsupportedFunction", "twin_source"]
 
@@ -150,9 +150,12 @@ def call(mask, f, *args, **kw):
                 y = f(*args, **kw) if impl is None else impl(*args, **kw)
             except TypeError:
                 y = _on_duals(rule, f, args, kw)  # higher order: forward-mode duals through a C function
-            back = _mutating_back if rule.mutating else _static_back
-            return y, (back, rule.adjoint, y, full, kw, is_method)
+            if rule.mutating:
+                CHANGES[0] += 1
+                return y, (_mutating_back, rule.adjoint, y, full, kw, is_method)
+            return y, (_static_back, rule.adjoint, y, full, kw, is_method)
         if rule.inplace is not None:
+            CHANGES[0] += 1
             y, back = rule.inplace(*full, **kw)
             return y, (_inplace_back, back, is_method)
         if rule.rrule is not None:
@@ -224,6 +227,7 @@ def _user_iter_back(pb, dy, dself, S):
 def _out_call(f, args, kw):
     """`f(..., out=a)`: computed into a new array, then written into a (numpy returns a); the reverse
     pass restores a's old values and takes the cotangent a's variable holds as f's output's."""
+    CHANGES[0] += 1
     out = kw["out"]
     old = out.copy()
     rest = {k: v for k, v in kw.items() if k != "out"}
@@ -389,7 +393,7 @@ def _construct_back(pb, dy, dself, S):
 
 class _TwinInfo:
     __slots__ = ("fwd_code", "rev", "argcount", "varargs", "varkw", "names", "cells", "generated",
-                 "helper_closure", "recent")
+                 "helper_closure", "recent", "entry")
 
 
 _twins: dict = {}
@@ -438,7 +442,7 @@ def _build(fn, active):
     rev_code = compile_twin(src, gen.adjoint, extra_freevars=HELPERS)
     rev_code = rev_code.replace(co_name=f"{code.co_name}__adjoint",
                                 co_qualname=f"{code.co_qualname}.<adjoint>")
-    rev = types.FunctionType(rev_code, fn.__globals__, rev_code.co_name, (None, None),
+    rev = types.FunctionType(rev_code, fn.__globals__, rev_code.co_name, (None, None, None),
                              tuple(_HELPER_CELLS[v] for v in rev_code.co_freevars) or None)
     info = _TwinInfo()
     info.fwd_code, info.rev, info.generated = fwd_code, rev, gen
@@ -451,6 +455,7 @@ def _build(fn, active):
     info.varargs = code.co_argcount + nkw if code.co_flags & 4 else -1
     info.varkw = code.co_argcount + nkw + bool(code.co_flags & 4) if code.co_flags & 8 else -1
     info.cells = cells
+    info.entry = frozenset(gen.entry)
     return info
 
 
@@ -577,10 +582,26 @@ def _twin_function(info, fn):
 
 def _twin_back(pb, dy, dself, S):
     _, info, tape, npre, nargs, kw, fn = pb
+    dins, took = None, 0
+    handed = S.dargs_in
+    if handed is not None and handed[0] is pb:
+        # the call changed arrays in place: the cotangents the caller holds for its array arguments after
+        # the call flow in (to the parameters' entry values), and come back as their whole cotangents
+        S.dargs_in = None
+        entry = info.entry
+        dins = [None] * info.argcount
+        for i, g in enumerate(handed[1]):
+            if g is not None and npre + i in entry:
+                dins[npre + i] = g
+                took |= 1 << i
+        if not took:
+            dins = None
     if npre:  # a method: self's cotangent after the call flows in, the total before it comes out
-        dparams, dcells = info.rev(S, tape, dy, None, dself)
+        dparams, dcells = info.rev(S, tape, dy, None, dself, dins)
     else:
-        dparams, dcells = info.rev(S, tape, dy, dself)
+        dparams, dcells = info.rev(S, tape, dy, dself, None, dins)
+    if took:
+        S.took = took
     argcount = info.argcount
     if not npre and not kw and nargs == argcount == len(dparams) and not dcells:
         return None, dparams, None  # the common case: every parameter passed by position

@@ -118,10 +118,15 @@ def acc(a, b):
     return a + b
 
 
+# how many in-place changes of arrays the forward passes have made: a caller compares it around a call
+# to know whether the callee may have changed its array arguments
+CHANGES = [0]
+
+
 class Session:
     """State of one reverse pass: the boxes of structured objects and the mutations undone so far."""
 
-    __slots__ = ("boxes", "keep", "redo", "dins", "dout")
+    __slots__ = ("boxes", "keep", "redo", "dins", "dout", "dargs_in", "took")
 
     def __init__(self):
         self.boxes: dict[int, object] = {}
@@ -131,6 +136,11 @@ class Session:
         # holds for the call's positional arguments and its `out=` array, set just before the pullback
         self.dins: tuple = ()
         self.dout = None
+        # for calls of Python functions that changed arrays in place: (pullback, the cotangents the caller
+        # holds for the positional arguments after the call), taken by that pullback, which then marks in
+        # `took` (bit i: argument i) the ones whose returned cotangent is their whole one
+        self.dargs_in = None
+        self.took = 0
 
     def box(self, obj, d=None):
         key = id(obj)

@@ -492,3 +492,76 @@ def test_views_leave_their_arrays_as_the_function_left_them():
     gradient(f, x)
     np.testing.assert_array_equal(seen["y"], [1.0, 6.0, 9.0, 4.0])
     np.testing.assert_array_equal(x, [1.0, 2.0, 3.0, 4.0])
+
+
+# -- arrays changed in place by the functions they are passed to --------------------------------------
+
+def _scale_(y, s):
+    y *= s
+
+
+def _set_first_(y, v):
+    y[0] = v
+
+
+def _scale_twice_(y, s):   # changes its argument through another function
+    _scale_(y, s)
+    _scale_(y, s)
+
+
+def _normalize_rows_(A):
+    for i in range(A.shape[0]):
+        row = A[i]
+        row /= np.sum(row ** 2) ** 0.5
+
+
+def callee_scales_argument(x):
+    y = x * 1.0
+    _scale_(y, x[0])
+    return np.sum(y * y)
+
+
+def callee_sets_an_element(x):
+    y = x * 1.0
+    _set_first_(y, x[1] ** 2)
+    return np.sum(y ** 3)
+
+
+def callee_changes_a_view(x):
+    y = x * 1.0
+    _scale_(y[1:3], x[0])
+    return np.sum(y * y)
+
+
+def callee_changes_through_a_callee(x):
+    y = x + 0.5
+    _scale_twice_(y, x[3])
+    return np.sum(y ** 2)
+
+
+def callee_normalizes_rows(x):
+    A = np.outer(x, x[:3]) + 1.0
+    _normalize_rows_(A)
+    return np.sum(A * np.arange(12.0).reshape(4, 3))
+
+
+def argument_read_after_a_change(x):
+    y = x * 2.0
+    before = np.sum(y)      # read before the callee changes y
+    _scale_(y, x[2])
+    return before * np.sum(y)
+
+
+@pytest.mark.parametrize("f", [callee_scales_argument, callee_sets_an_element, callee_changes_a_view,
+                               callee_changes_through_a_callee, callee_normalizes_rows,
+                               argument_read_after_a_change], ids=lambda f: f.__name__)
+def test_arrays_changed_in_place_by_callees(f):
+    assert_grad_fd(f, np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+def test_callee_change_closed_form():
+    def f(x):
+        y = x.copy()
+        _scale_(y, x[0])           # y = x0 * x
+        return y[1]                # x0 * x1
+    np.testing.assert_allclose(gradient(f, np.array([3.0, 5.0]))[0], [5.0, 3.0])
