@@ -278,18 +278,23 @@ class _Gen:
             self._results = []
             f_stmts, need, adj = self.statement(s)
             # a saved variable that this statement or a later one in the block reassigns is snapshotted
-            later = assigned_later[idx] | (_targets(s) & set(_names_in(getattr(s, "value", s))))
-            renames = {}
+            read = set(_names_in(getattr(s, "value", s)))
+            later = assigned_later[idx] | (_targets(s) & read)
+            renames, after = {}, []
             for n in need:
                 if n in later:
                     snap = f"_od_s{k}_{idx}_{n}"
-                    fwd.extend(_parse(f"{snap} = {n}\n", s))
+                    if n in _targets(s) and n not in read:  # the statement's own result: kept after it
+                        after.extend(_parse(f"{snap} = {n}\n", s))
+                    else:
+                        fwd.extend(_parse(f"{snap} = {n}\n", s))
+                        f_stmts = [_rename(x, {n: snap}) for x in f_stmts]
                     renames[n] = snap
             if renames:
-                f_stmts = [_rename(x, renames) for x in f_stmts]
                 adj = _rename_text(adj, renames)
                 need = [renames.get(n, n) for n in need]
             fwd.extend(f_stmts)
+            fwd.extend(after)
             for n in need + self._results:
                 if n not in saved:
                     saved.append(n)
