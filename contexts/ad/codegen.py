@@ -440,13 +440,13 @@ class _Gen:
             return [], "", []
         self.npb += 1
         flag = f"_od_v{self.npb}"
-        fwd = _parse(f"try:\n    {flag} = __od_views__({name}, {', '.join(others)})\n"
+        fwd = _parse(f"try:\n    {flag} = __od_views__({name}, {', '.join(others)}, same=True)\n"
                      f"except NameError:\n"
-                     f"    {flag} = __od_views__({name}, *__od_bound__(locals(), {tuple(others)!r}))\n", s)
+                     f"    {flag} = __od_views__({name}, *__od_bound__(locals(), {tuple(others)!r}), same=True)\n", s)
         self.dvars.update(others + [name])
         douts = ", ".join(d(n) for n in others) + ("," if len(others) == 1 else "")
         text = (f"if {flag} is not None:\n    {d(name)}, ({douts}) = "
-                f"__od_views_merge__({flag}, {d(name)}, ({douts}))\n")
+                f"__od_views_merge__({flag}, {d(name)}, ({douts}), _od_S)\n")
         return fwd, text, [flag]
 
     def binop(self, s, name, v):
@@ -609,7 +609,7 @@ class _Gen:
         douts = "(" + "".join(f"{d(m)}, " for m in others) + ")"
         targets = "(" + "".join(f"{d(n) if n else '_'}, " for n in names) + ")"
         before = (f"if {w} is not None:\n    {targets}, {douts if others else '_'}, _od_p = "
-                  f"__od_call_merge__({w}, {dargs}, {douts})\n    _od_S.dargs_in = ({pb}, _od_p)\n")
+                  f"__od_call_merge__({w}, {dargs}, {douts}, _od_S)\n    _od_S.dargs_in = ({pb}, _od_p)\n")
         after = (f"if {w} is not None:\n    _od_S.dargs_in = None\n    _od_m = _od_S.took\n    _od_S.took = 0\n"
                  + "".join(f"    if _od_m & {1 << i}:\n        {d(n)} = None\n" for i, n in enumerate(names) if n))
         return fwd, before, after

@@ -19,6 +19,7 @@ from ..rules.operator import pow_dx
 from ..rules.registry import registry
 from . import runtime
 from .codegen import HELPERS
+from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from .structs import CHANGES, SeqBox, Session, Tangent, acc
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack", "unpack_adjoint"]
@@ -381,6 +382,9 @@ def setitem_adj(S, dobj, obj, idx, v, old):
         if dobj is not None:
             dobj = np.array(dobj, copy=True)
             part = np.array(dobj[idx], copy=True)  # not a view: dobj[idx] is zeroed next
+            if not is_basic_index(idx) and not (type(idx) is np.ndarray and idx.dtype == bool):
+                # an advanced index repeating a position: the last write wins, the others pass nothing
+                part = part * last_write_mask(dobj.shape, np.asarray(idx) if type(idx) is list else idx)
             gv = generic.unbroadcast(part, v) if isinstance(v, np.ndarray) else _scalar_cot(part, v)
             dobj[idx] = 0
         new = np.array(obj[idx], copy=True)
@@ -510,6 +514,12 @@ def views(a, *others, same=False):
             if same:
                 found = (found or []) + [(j, None, None)]
             continue
+        if type(n) in _CONTAINERS or (type(n) is not np.ndarray and hasattr(n, "__dict__")
+                                      and not isinstance(n, _NOT_HOLDERS)):
+            keys = _keys_holding(n, a)
+            if keys:
+                found = (found or []) + [(j, _HELD, (n, keys))]
+            continue
         if (type(n) is np.ndarray and (a.base is not None or n.base is not None)
                 and np.may_share_memory(a, n)):
             if n.itemsize != a.itemsize:
@@ -528,13 +538,38 @@ def bound(scope, names):
     return tuple(scope.get(n) for n in names)
 
 
-def views_merge(found, da, douts):
+_CONTAINERS = (list, tuple, dict)
+_NOT_HOLDERS = (types.ModuleType, type, types.FunctionType, types.MethodType, types.BuiltinFunctionType)
+_HELD = object()  # in a `views` entry: a container or object holding the array itself
+
+
+def _keys_holding(n, a):
+    """The indices, keys or field names under which container or object n holds the object a itself."""
+    if type(n) is dict:
+        return [k for k, v in n.items() if v is a]
+    if type(n) in (list, tuple):
+        return [k for k, v in enumerate(n) if v is a]
+    return [k for k, v in vars(n).items() if v is a]
+
+
+def views_merge(found, da, douts, S=None):
     """Before undoing an in-place change of array a: the cotangents other variables hold for elements
     they share with a move into a's (the memory's cotangent is then all in a's; each view's own adjoint
-    routes what stays with it)."""
+    routes what stays with it), and so do those of containers' and objects' entries holding a."""
     douts = list(douts)
     for j, addr_a, addr_n in found:
         dn = douts[j]
+        if addr_a is _HELD:
+            if S is None:
+                continue
+            holder, keys = addr_n
+            box = douts[j] = S.box(holder, dn)
+            for key in keys:
+                g = box.get(key) if isinstance(box, dict) else (box[key] if key < len(box) else None)
+                if g is not None:
+                    da = acc(da, g)
+                    box[key] = None
+            continue
         if dn is None:
             continue
         if addr_a is None:  # the same array
@@ -565,14 +600,14 @@ def call_views(pb, args, others):
     return arrays, [(i, found) for i, found in shared if found]
 
 
-def call_merge(w, dargs, douts):
+def call_merge(w, dargs, douts, S):
     """Before the pullback of such a call: the views' cotangents for memory an argument shares move into
     the argument's; returns the arguments' and views' cotangents and those handed to the callee (its
     array arguments')."""
     arrays, shared = w
     dargs = list(dargs)
     for i, found in shared:
-        dargs[i], douts = views_merge(found, dargs[i], douts)
+        dargs[i], douts = views_merge(found, dargs[i], douts, S)
     return tuple(dargs), douts, tuple(g if is_array else None for g, is_array in zip(dargs, arrays))
 
 

@@ -104,6 +104,13 @@ class Lowerer:
             return []
         return self.stmt_Assign(ast.copy_location(ast.Assign(targets=[s.target], value=s.value), s))
 
+    @staticmethod
+    def _inplace(cur: ast.Name, op: ast.operator, rhs: ast.expr, s) -> ast.Assign:
+        """`cur op= rhs` as an assignment marked in place."""
+        node = ast.copy_location(ast.BinOp(left=_name(cur.id, s), op=op, right=rhs), s)
+        node._od_inplace = True
+        return ast.copy_location(ast.Assign(targets=[_name(cur.id, s, True)], value=node), s)
+
     def stmt_AugAssign(self, s):
         pre: list = []
         target = s.target
@@ -113,26 +120,26 @@ class Lowerer:
             op._od_inplace = True  # `x += y` may mutate x in place (arrays, lists)
             pre.append(ast.copy_location(ast.Assign(targets=[_name(target.id, s, True)], value=op), s))
             return pre
+        # `obj.f op= v` and `obj[i] op= v` are Python's `t = obj.f; t op= v; obj.f = t`: the item is changed
+        # in place when it can be (an array, a list), then stored back
         if isinstance(target, ast.Attribute):
             obj = self.atom(target.value, pre)
             cur = self.atom(ast.copy_location(ast.Attribute(value=obj, attr=target.attr, ctx=ast.Load()), s), pre)
             rhs = self.atom(s.value, pre)
-            new = self.atom(ast.copy_location(ast.BinOp(left=cur, op=s.op, right=rhs), s), pre)
+            pre.append(self._inplace(cur, s.op, rhs, s))
             pre.append(ast.copy_location(ast.Assign(
                 targets=[ast.copy_location(ast.Attribute(value=obj, attr=target.attr, ctx=ast.Store()), s)],
-                value=new), s))
+                value=_name(cur.id, s)), s))
             return pre
         if isinstance(target, ast.Subscript):
             obj = self.atom(target.value, pre)
             idx = self.index(target.slice, pre)
             cur = self.atom(ast.copy_location(ast.Subscript(value=obj, slice=idx, ctx=ast.Load()), s), pre)
             rhs = self.atom(s.value, pre)
-            opnode = ast.copy_location(ast.BinOp(left=cur, op=s.op, right=rhs), s)
-            opnode._od_inplace = True
-            new = self.atom(opnode, pre)
+            pre.append(self._inplace(cur, s.op, rhs, s))
             pre.append(ast.copy_location(ast.Assign(
                 targets=[ast.copy_location(ast.Subscript(value=obj, slice=copy.deepcopy(idx), ctx=ast.Store()), s)],
-                value=new), s))
+                value=_name(cur.id, s)), s))
             return pre
         raise Unsupported("augmented assignment to this target", s)
 

@@ -282,6 +282,12 @@ def _other_call(mask, f, args, kw):
     if type(cal) is types.FunctionType:
         y, pb = _twin_call(-1, cal, (f,), args, kw)
         return y, pb
+    owner = getattr(f, "__self__", None) if type(f) is _BUILTIN or type(f) is _WRAPPER else None
+    if owner is not None and not isinstance(owner, types.ModuleType):
+        args = (owner,) + tuple(args)  # a C method of a differentiable object (`y.sort()`) needs a rule too
+        if not _any_differentiable(args, kw):
+            return f(*args[1:], **kw), None
+        raise _no_rule(f)
     if not _any_differentiable(args, kw):
         return f(*args, **kw), None
     raise _no_rule(f)

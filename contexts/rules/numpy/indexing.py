@@ -22,7 +22,7 @@ import numpy as np
 from ..registry import registry
 from ._util import match_primal, register_linear
 
-__all__ = ["is_basic_index", "getitem_cotangent", "setitem_adjoint"]
+__all__ = ["is_basic_index", "getitem_cotangent", "setitem_adjoint", "last_write_mask"]
 
 
 def is_basic_index(idx: Any) -> bool:
@@ -102,7 +102,7 @@ def setitem_adjoint(dx: np.ndarray, x_old_part: Any, idx: Any, v: Any, inplace: 
         idx = np.asarray(idx)
     part = dx[idx]
     if not (is_basic_index(idx) or _is_mask(idx)):
-        part = part * _last_write_mask(dx.shape, idx)
+        part = part * last_write_mask(dx.shape, idx)
     elif inplace:
         part = part.copy()  # a view of dx, about to be zeroed
     dv = match_primal(part, v) if _inexact(v) else None
@@ -111,7 +111,7 @@ def setitem_adjoint(dx: np.ndarray, x_old_part: Any, idx: Any, v: Any, inplace: 
     return dx_before, dv
 
 
-def _last_write_mask(shape, idx):
+def last_write_mask(shape, idx):
     """1 where an element of x[idx] is the last write to its position, 0 where a later one overwrites it."""
     ids = np.full(shape, -1, dtype=np.intp)
     target = ids[idx]

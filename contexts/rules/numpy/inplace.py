@@ -1,4 +1,5 @@
-"""numpy primitives that overwrite an array argument: `copyto`, `place`, `putmask`, `ndarray.fill`.
+"""numpy primitives that overwrite an array argument: `copyto`, `place`, `putmask`, `ndarray.fill`,
+`ndarray.sort`.
 
 Their rules use the registry's `inplace` form: the forward keeps the values it overwrites, and the reverse
 pass (reading the cotangent the caller holds for the array from `S.dins`) gives the overwriting values
@@ -103,3 +104,25 @@ def fill_inplace(self, value):
         total = np.sum(dself)
         return np.zeros_like(dself), (total.item() if isinstance(value, float) else total,)
     return None, fill_back
+
+
+@_inplace((np.ndarray, "sort"))
+def sort_inplace(self, axis=-1, kind=None, order=None):
+    """`a.sort()`: each element's cotangent follows it to its sorted position (ties keep a stable order,
+    one subgradient among equals)."""
+    if order is not None:
+        self.sort(axis=axis, kind=kind, order=order)  # structured arrays carry no derivative
+        return None, lambda S, dy, dself: (dself, ())
+    old = self.copy()
+    perm = np.argsort(self, axis=axis, kind="stable")
+    self.sort(axis=axis, kind=kind)
+
+    def sort_back(S, dy, dself):
+        _restore(S, self, old)
+        if dself is None:
+            return None, ()
+        d = np.broadcast_to(np.asarray(dself), self.shape)
+        before = np.empty(self.shape, dtype=d.dtype)
+        np.put_along_axis(before, perm, d, axis=axis)
+        return before, ()
+    return None, sort_back

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from contexts import Tangent, gradient, value_and_gradient
+from contexts.ad.runtime import NoRuleError
 from contexts.rules.check import numerical_gradient
 
 from ._helpers import assert_grad_fd
@@ -565,3 +566,66 @@ def test_callee_change_closed_form():
         _scale_(y, x[0])           # y = x0 * x
         return y[1]                # x0 * x1
     np.testing.assert_allclose(gradient(f, np.array([3.0, 5.0]))[0], [5.0, 3.0])
+
+
+# -- arrays held by containers and objects, changed in place -------------------------------------------
+
+class _Buffer:
+    def __init__(self, a):
+        self.a = a
+
+
+def array_in_a_dict_changed(x):
+    y = x * 1.0
+    d = {"a": y}
+    y *= 2.0                 # d["a"] is y
+    return np.sum(d["a"] ** 2)
+
+
+def array_in_a_list_changed_by_item(x):
+    y = x * 1.0
+    lst = [y, x]
+    lst[0] *= x              # Python: lst[0].__imul__(x), in place: y changes
+    return np.sum(y ** 2)
+
+
+def array_field_changed_through_a_name(x):
+    b = _Buffer(x * 1.0)
+    a = b.a
+    a *= 3.0
+    return np.sum(b.a ** 2)
+
+
+def field_changed_in_place(x):
+    b = _Buffer(x * 2.0)
+    keep = b.a
+    b.a += x                 # keep is b.a: it sees the change
+    return np.sum(keep * x)
+
+
+def repeated_index_iadd(x):
+    y = x * 1.0
+    y[[0, 0, 2]] += x[:3]    # numpy: the last write to y[0] wins
+    return np.sum(y ** 2)
+
+
+def sorted_in_place(x):
+    y = x * np.array([3.0, 1.1, 2.0, 0.5])
+    y.sort()
+    return np.sum(y * np.arange(4.0))
+
+
+@pytest.mark.parametrize("f", [array_in_a_dict_changed, array_in_a_list_changed_by_item,
+                               array_field_changed_through_a_name, field_changed_in_place,
+                               repeated_index_iadd, sorted_in_place], ids=lambda f: f.__name__)
+def test_arrays_held_and_changed_in_place(f):
+    assert_grad_fd(f, np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+def test_a_c_method_of_a_differentiated_array_without_a_rule_is_an_error():
+    def f(x):
+        y = x * 1.0
+        y.partition(2)       # no rule: refusing beats a silently wrong gradient
+        return np.sum(y * np.arange(4.0))
+    with pytest.raises(NoRuleError, match="partition"):
+        gradient(f, np.array([4.0, 1.0, 3.0, 2.0]))
