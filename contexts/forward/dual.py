@@ -366,6 +366,25 @@ class Dual:
     def __imatmul__(self, other):
         return self._update(self @ other)
 
+    def sort(self, axis=-1, kind=None, order=None):
+        """In place, as ndarray.sort: each tangent moves with its value (ties in a stable order)."""
+        value = self.value
+        perm = np.argsort(value, axis=axis, kind="stable")
+        value[...] = np.take_along_axis(value, perm, axis=axis)
+        tangent = self.tangent
+        if type(tangent) is np.ndarray:
+            chunked = self.tag.chunk is not None
+            ax = axis % value.ndim + 1 if chunked else axis
+            tangent[...] = np.take_along_axis(tangent, perm[None] if chunked else perm, axis=ax)
+
+    def fill(self, item):
+        """In place, as ndarray.fill."""
+        v, t = split(item, self.tag)
+        self.value.fill(v)
+        if type(self.tangent) is np.ndarray:
+            self.tangent[...] = 0.0 if t is None else (np.reshape(t, (-1,) + (1,) * self.value.ndim)
+                                                        if self.tag.chunk is not None else t)
+
     def _update(self, result):
         value = self.value
         if (type(value) is not np.ndarray or type(result) is not Dual or result.tag is not self.tag

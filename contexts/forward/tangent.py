@@ -286,6 +286,9 @@ def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     if type(method) is types.MethodType and type(method.__func__) is types.FunctionType:
         return fd_call(method.__func__, (obj, *args), (tobj, *tans), kw, kwtans)
     rule = registry.get(method)  # a C type's method: keyed (type, name), the object first
+    if rule is not None and (rule.inplace is not None or rule.mutating):
+        # it changes the object in place (a.sort(), a.fill(v)): duals carry the tangent with the memory
+        raise NotTransformable(f"{type(obj).__name__}.{name} changes an active object in place")
     if rule is not None and rule.frule is not None and all(_zero(t) for t in kwtans.values()):
         return _by_frule(rule, (obj, *args), (tobj, *tans), kw)
     return _through_duals(lambda o, *a, **k: getattr(o, name)(*a, **k), (obj, *args), (tobj, *tans), kw, kwtans)

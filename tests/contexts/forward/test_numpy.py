@@ -123,3 +123,23 @@ def _iadd_after_a_constant_shift(x):
 def test_in_place_changes_through_views_and_copies(f):
     x = np.array([1.0, 2.0, 3.0, 4.0])
     np.testing.assert_allclose(jacfwd(f, x), fd_jacobian(f, x), rtol=1e-6, atol=1e-8)
+
+
+def _sorted_in_place(x):
+    y = x * np.array([3.0, 1.1, 2.0, 0.5])
+    y.sort()
+    return y * np.arange(4.0)
+
+
+def _filled_view(x):
+    y = x * 2.0
+    v = y[::2]
+    v.fill(x[1])
+    return y ** 2
+
+
+@pytest.mark.parametrize("chunk", [None, 2])
+@pytest.mark.parametrize("f", [_sorted_in_place, _filled_view], ids=lambda f: f.__name__.strip("_"))
+def test_c_methods_changing_an_array_in_place(f, chunk):
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_allclose(jacfwd(f, x, chunk=chunk), fd_jacobian(f, x), rtol=1e-6, atol=1e-8)
