@@ -104,8 +104,8 @@ def binop_adj(opname, g, y, a, b, need=3):
                     ga = generic.unbroadcast(ga, a)
                 elif not sa:
                     ga = _add_reduce(ga, None)
-                    if ta is float:
-                        ga = float(ga)
+                    if ta is not type(ga) and ta is not int:
+                        ga = ta(ga)  # a Python float's is a float, a float64's a float64
             else:
                 ga = None
             if need & 2:
@@ -113,8 +113,8 @@ def binop_adj(opname, g, y, a, b, need=3):
                     gb = generic.unbroadcast(gb, b)
                 elif not sb:
                     gb = _add_reduce(gb, None)
-                    if tb is float:
-                        gb = float(gb)
+                    if tb is not type(gb) and tb is not int:
+                        gb = tb(gb)
             return ga, gb
     if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype.kind == "f"
             and a.dtype == b.dtype == getattr(g, "dtype", None) and a.ndim <= 2 and b.ndim <= 2):

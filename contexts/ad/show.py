@@ -25,6 +25,9 @@ def show_adjoint(f: Callable, active: Iterable[str] | None = None) -> str:
     adjoint of f (...), active arguments: x
     """
     fn = getattr(f, "__func__", f)
+    if isinstance(active, str) or (active is not None and not all(isinstance(a, str) for a in active)):
+        raise TypeError("show_adjoint's `active` is the names of the differentiated parameters "
+                        f"(e.g. ['x']), not {active!r}")
     code = fn.__code__
     act = frozenset(active) if active is not None else _active_params(code, -1, 0, 0, ())
     info = twin_info(fn, act)

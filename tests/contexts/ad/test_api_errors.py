@@ -258,3 +258,15 @@ def test_integer_arrays_are_differentiated_as_floats():
     (g,) = gradient(lambda x: (x * x).sum(), np.array([1, 2, 3]))
     np.testing.assert_array_equal(g, [2.0, 4.0, 6.0])
     assert gradient(lambda x: x * x, 3) == (6,)  # Python ints stay exact
+
+
+def test_show_adjoint_wants_parameter_names():
+    import numpy as np
+    from contexts import show_adjoint
+
+    def f(x):
+        return x * 2.0
+    with pytest.raises(TypeError, match="names of the differentiated parameters"):
+        show_adjoint(f, np.ones(3))
+    with pytest.raises(TypeError, match="names"):
+        show_adjoint(f, "x")

@@ -629,3 +629,14 @@ def test_a_c_method_of_a_differentiated_array_without_a_rule_is_an_error():
         return np.sum(y * np.arange(4.0))
     with pytest.raises(NoRuleError, match="partition"):
         gradient(f, np.array([4.0, 1.0, 3.0, 2.0]))
+
+
+def test_a_scalar_operand_keeps_its_type_against_a_float32_array():
+    def f(x, s):
+        return np.sum(x * s)
+    x = np.array([1.0, 2.0, 3.0], dtype=np.float32)
+    gx, gs = gradient(f, x, np.float64(2.0))
+    assert gx.dtype == np.float32 and type(gs) is np.float64
+    np.testing.assert_allclose(gs, 6.0)
+    gx, gs = gradient(f, x, 2.0)
+    assert type(gs) is float and gs == pytest.approx(6.0)
