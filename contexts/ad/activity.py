@@ -171,7 +171,7 @@ class _Activity:
                         operands.append(v.func.value)
                     for a in operands:
                         if isinstance(a, ast.Name) and a.id in self.locals:  # globals (modules) excluded
-                            self.mark_changed(a.id)
+                            self.mark(a.id)  # (not what it views: that would make shapes active)
                 for t in s.targets:
                     if isinstance(t, ast.Name):
                         if act:

@@ -158,6 +158,37 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
         x = np.asarray(x, dtype=float)
     xshape = tuple(getattr(x, "shape", ()))
     n = int(np.prod(xshape))
+    try:
+        return _jacfwd_by_duals(f, x, xshape, n, chunk)
+    except (OverdubError, ValueError) as e:
+        # duals cannot enter a plain array the function made (`y = np.zeros(n); y[i] = ...`, `v += ...`):
+        # one tangent-twin pass per column, where the twin can take the function
+        try:
+            by_columns = _jacfwd_by_tangent_twin(f, x, xshape, n)
+        except Exception:  # the twin met what duals met: the duals' error says it better
+            by_columns = None
+        if by_columns is None:
+            raise e
+        return by_columns
+
+
+def _jacfwd_by_tangent_twin(f: Callable, x: Any, xshape: tuple, n: int):
+    """(f(x), J) by n tangent-twin passes, or None when the twin cannot take f."""
+    columns, y0 = [], None
+    for j in range(n):
+        e = np.zeros(n)
+        e[j] = 1.0
+        out = _by_tangent_twin(f, (x,), (e.reshape(xshape) if xshape else 1.0,))
+        if out is None:
+            return None
+        y0, dy = out
+        columns.append(np.asarray(dy, dtype=float))
+    yshape = tuple(np.shape(y0))
+    jac = np.stack(columns, axis=-1) if columns else np.zeros(yshape + (0,))
+    return y0, jac.reshape(yshape + xshape)
+
+
+def _jacfwd_by_duals(f: Callable, x: Any, xshape: tuple, n: int, chunk: int | None):
     k = max(1, min(n, chunk or DEFAULT_CHUNK))
     columns, y0 = [], None
     for j0 in range(0, n, k):

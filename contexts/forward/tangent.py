@@ -18,6 +18,8 @@ import ast
 import sys
 import types
 
+import numpy as np
+
 from overdub.errors import SourceUnavailable
 from overdub.source import compile_twin, get_source
 
@@ -30,6 +32,7 @@ from ..rules.registry import registry
 __all__ = ["NotTransformable", "tangent_jvp"]
 
 HELPERS = ("__fd_call__", "__fd_mcall__", "__fd_getitem__", "__fd_attr__", "__fd_pow__", "__fd_matmul__",
+           "__fd_setitem__", "__fd_sync__", "__fd_bound__",
            "__od_unpack__", "__od_iter__", "__od_tuple__")  # the last three: what the lowering emits
 
 
@@ -96,20 +99,38 @@ class _Tangents:
     def assign(self, s: ast.Assign) -> list[ast.stmt]:
         target, v = s.targets[0], s.value
         if not isinstance(target, ast.Name):
-            if self.t(target.value) is not None or self.t(v) is not None:
-                raise NotTransformable("storing into an active object")
-            return [s]
+            if self.t(target.value) is None and self.t(v) is None:
+                return [s]
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                # `y[i] = v`: y's tangent gets v's at i (a new tangent: another variable's may be y's)
+                y = target.value.id
+                return (_parse(f"{T(y)} = __fd_setitem__({y}, {self.t(target.value) or 0}, "
+                               f"{_index(target.slice)}, {self.t(v) or 0})\n", s) + [s] + self.sync(y, s))
+            raise NotTransformable("storing into an active object")
         name = target.id
         if name not in self.active:
             return [s]
-        if getattr(v, "_od_inplace", False) and self.groups.get(name):
-            # `x op= y` changes an array in place, and every variable viewing it: tangents kept by name
-            # would miss that; dual numbers carry the tangent with the array's memory
-            raise NotTransformable("an in-place change of an array other variables may view")
         tangent = self.tangent_of(name, v, s)
         if tangent is None:  # the statement computes its own tangent (a call)
             return self.call(s, name, v)
-        return _parse(f"{T(name)} = {tangent}\n", s) + [s]
+        out = _parse(f"{T(name)} = {tangent}\n", s) + [s]
+        if getattr(v, "_od_inplace", False):  # `x op= y` changes an array in place: its views see it
+            out += self.sync(name, s)
+        return out
+
+    def sync(self, name: str, s) -> list[ast.stmt]:
+        """After an in-place change of the array in `name`: the variables that may view its memory (their
+        static group) get tangents that agree with its new one where they share elements (checked at
+        run time; nothing happens for arrays that are not views of each other)."""
+        members = sorted(m for m in self.groups.get(name, ()) if m != name and m in self.active)
+        if not members:
+            return []
+        values = "(" + "".join(f"{m}, " for m in members) + ")"
+        tans = "(" + "".join(f"{T(m)}, " for m in members) + ")"
+        return _parse(f"try:\n    {tans} = __fd_sync__({name}, {T(name)}, {values}, {tans})\n"
+                      f"except NameError:\n"
+                      f"    {tans} = __fd_sync__({name}, {T(name)}, *__fd_bound__(locals(), "
+                      f"{tuple(members)!r}, {tuple(T(m) for m in members)!r}))\n", s)
 
     def tangent_of(self, name, v, s) -> str | None:
         t = self.t
@@ -137,6 +158,8 @@ class _Tangents:
                 return "0"
             if v.attr in ("T", "real", "imag"):
                 return f"__fd_attr__({ta}, {v.attr!r})"
+            if v.attr in _NONDIFF_ATTRIBUTES:
+                return "0"
             raise NotTransformable(f"the attribute .{v.attr} of an active value")
         if isinstance(v, (ast.Compare, ast.JoinedStr)):
             return "0"
@@ -207,6 +230,9 @@ def tangent_twin(fn: types.FunctionType, active: frozenset):
 
 def _build(fn, active):
     code = fn.__code__
+    if str(fn.__globals__.get("__name__", "")).startswith("contexts."):
+        # the library's own functions: its derivative calls nest by tags on duals, its rules are primitives
+        raise NotTransformable(f"{code.co_qualname} belongs to contexts")
     try:
         src = get_source(code, fn.__globals__)
         fdef = lower(src.as_function_def())
@@ -259,6 +285,8 @@ def fd_call(f, args, tans, kw, kwtans):
     """(f(*args, **kw), its tangent) given the arguments' tangents (0 for zero)."""
     plain_kw = all(_zero(t) for t in kwtans.values())
     if plain_kw and all(_zero(t) for t in tans):
+        return f(*args, **kw), 0
+    if f is getattr and len(args) >= 2 and args[1] in _NONDIFF_ATTRIBUTES:  # getattr(x, "shape", ())
         return f(*args, **kw), 0
     rule = registry.get(f)
     if rule is not None and rule.frule is not None and plain_kw:
@@ -342,6 +370,63 @@ def fd_attr(t, attr):
     return 0 if _zero(t) else getattr(t, attr)
 
 
+_NONDIFF_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
+
+
+def fd_setitem(y, ty, idx, tv):
+    """The tangent of container y after `y[idx] = v`: ty with tv at idx, as a new array, list or dict."""
+    if _zero(ty) and _zero(tv):
+        return 0
+    if type(y) is np.ndarray:
+        kind = np.result_type(y.dtype, getattr(tv, "dtype", float), float)
+        new = np.zeros(y.shape, kind) if _zero(ty) else np.array(np.broadcast_to(ty, y.shape), dtype=kind)
+        new[idx] = 0 if _zero(tv) else tv
+        return new
+    if type(y) is list:
+        new = [0] * len(y) if _zero(ty) else list(ty)
+        if isinstance(idx, slice):
+            tv = [0] * len(range(*idx.indices(len(y)))) if _zero(tv) else list(tv)
+        new[idx] = tv
+        return new
+    if type(y) is dict:
+        new = {} if _zero(ty) else dict(ty)
+        new[idx] = tv
+        return new
+    raise NotTransformable(f"storing into a {type(y).__name__}")
+
+
+def fd_sync(x, tx, members, tans):
+    """After an in-place change of array x (tangent tx): the tangents of `members` (arrays that may view
+    x's memory) with tx's values where they share elements with x."""
+    if type(x) is not np.ndarray:
+        return tans
+    out = list(tans)
+    for j, m in enumerate(members):
+        if m is x:
+            out[j] = tx
+        elif (type(m) is np.ndarray and (x.base is not None or m.base is not None)
+              and np.may_share_memory(x, m)):
+            from ..ad.helpers import _addresses
+            addr_x, addr_m = _addresses(x), _addresses(m)
+            shared = np.isin(addr_m, addr_x)
+            if not shared.any():
+                continue
+            kind = np.result_type(m.dtype, float)
+            tm = out[j]
+            new = np.zeros(m.shape, kind) if _zero(tm) else np.array(np.broadcast_to(tm, m.shape), dtype=kind)
+            order = np.argsort(addr_x, axis=None)
+            pos = order[np.searchsorted(addr_x.reshape(-1)[order], addr_m[shared])]
+            src = np.zeros(x.size, kind) if _zero(tx) else np.broadcast_to(tx, x.shape).reshape(-1)
+            new[shared] = src[pos]
+            out[j] = new
+    return tuple(out)
+
+
+def fd_bound(scope, names, tangent_names):
+    """`fd_sync`'s members and tangents from a frame's locals, None and 0 for those not bound yet."""
+    return tuple(scope.get(n) for n in names), tuple(scope.get(t, 0) for t in tangent_names)
+
+
 def fd_pow(a, b, ta, tb):
     """The tangent of a ** b."""
     from ..rules.operator import pow_dn, pow_dx
@@ -377,6 +462,7 @@ def _cells() -> dict:
         _CELLS.update((name, types.CellType(fn)) for name, fn in {
             "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
             "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
+            "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
             **_lowering_helpers()}.items())
     return _CELLS
 

@@ -143,3 +143,33 @@ def _filled_view(x):
 def test_c_methods_changing_an_array_in_place(f, chunk):
     x = np.array([1.0, 2.0, 3.0, 4.0])
     np.testing.assert_allclose(jacfwd(f, x, chunk=chunk), fd_jacobian(f, x), rtol=1e-6, atol=1e-8)
+
+
+# -- whole programs that change arrays in place (duals, or the tangent twin column by column) ----------
+
+from ..ad.test_in_place_programs import (convolution_by_slices, euler_into_preallocated_rows,  # noqa: E402
+                                         gram_schmidt, leapfrog, normalize_columns, welford_variance)
+
+_PROGRAMS = [(convolution_by_slices, (3, 3)), (euler_into_preallocated_rows, (2,)), (gram_schmidt, (4, 3)),
+             (normalize_columns, (5, 3)), (welford_variance, (6, 3))]
+
+
+@pytest.mark.parametrize("f, shape", _PROGRAMS, ids=lambda v: getattr(v, "__name__", ""))
+def test_in_place_programs_by_jacfwd(f, shape):
+    x = np.random.default_rng(1).standard_normal(shape) * 0.5 + (1.0 if f is euler_into_preallocated_rows else 0)
+    np.testing.assert_allclose(jacfwd(f, x), fd_jacobian(f, x), rtol=1e-5, atol=1e-7)
+
+
+def test_in_place_program_by_derivative():
+    assert derivative(leapfrog, 1.3) == pytest.approx(fd_derivative(leapfrog, 1.3), rel=1e-6)
+
+
+def test_storing_into_a_plain_array_by_the_tangent_twin():
+    def f(x):
+        y = np.zeros(4)
+        y[2] = x[0] * x[1]
+        v = y[:2]
+        v[:] = x[:2] * 2.0       # a view of y: y sees it, and so does y's tangent
+        return y ** 2
+    x = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(jacfwd(f, x), fd_jacobian(f, x), rtol=1e-6, atol=1e-8)
