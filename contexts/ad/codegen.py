@@ -598,12 +598,9 @@ class _Gen:
         others = sorted({m for n in args for m in self.view_groups.get(n, ())
                          if m in self.active and m not in args and (bound is None or m in bound)})
         values = "(" + "".join(f"{n or 'None'}, " for n in names) + ")"
-        listed = "(" + "".join(f"{m}, " for m in others) + ")"
-        fwd = [_parse(f"{c} = __od_changes__[0]\n", s)[0]] + _parse(
-            f"if __od_changes__[0] == {c}:\n    {w} = None\nelse:\n"
-            f"    try:\n        {w} = __od_call_views__({pb}, {values}, {listed})\n"
-            f"    except NameError:\n"
-            f"        {w} = __od_call_views__({pb}, {values}, __od_bound__(locals(), {tuple(others)!r}))\n", s)
+        others_now = f"__od_bound__(locals(), {tuple(others)!r})" if others else "()"
+        fwd = _parse(f"{c} = __od_changes__[0]\n", s) + _parse(
+            f"{w} = None if __od_changes__[0] == {c} else __od_call_views__({pb}, {values}, {others_now})\n", s)
         self.dvars.update(args | set(others))
         dargs = "(" + "".join(f"{d(n) if n else 'None'}, " for n in names) + ")"
         douts = "(" + "".join(f"{d(m)}, " for m in others) + ")"

@@ -625,9 +625,9 @@ def test_arrays_held_and_changed_in_place(f):
 def test_a_c_method_of_a_differentiated_array_without_a_rule_is_an_error():
     def f(x):
         y = x * 1.0
-        y.partition(2)       # no rule: refusing beats a silently wrong gradient
+        y.put([0, 2], x[:2])  # no rule: refusing beats a silently wrong gradient
         return np.sum(y * np.arange(4.0))
-    with pytest.raises(NoRuleError, match="partition"):
+    with pytest.raises(NoRuleError, match="put"):
         gradient(f, np.array([4.0, 1.0, 3.0, 2.0]))
 
 
