@@ -51,14 +51,18 @@ def d(name: str) -> str:
 ENTRY = "_od_in_"  # prefix of the parameters' entry copies
 
 
-def _changed_array(callee: str, v: ast.Call, out_kw):
-    """The argument a call changes in place (`out=`, `np.add.at(a, ...)`, `a.fill(...)`), if any."""
+def _changed_array(callee: str, v: ast.Call, out_kw, is_active):
+    """The argument a call changes in place (`out=`, `np.add.at(a, ...)`, `a.fill(...)`, `a.put(...)`),
+    if any: a method's object when it is a differentiated value, else the first argument."""
     if out_kw is not None:
         return out_kw
-    if callee in ("at", "copyto", "place", "put", "putmask") and v.args:
+    method_of = v.func.value if isinstance(v.func, ast.Attribute) and is_active(v.func.value) else None
+    if callee in ("copyto", "place", "put", "putmask"):
+        return method_of if method_of is not None else (v.args[0] if v.args else None)
+    if callee == "at" and v.args:
         return v.args[0]
-    if callee in ("fill", "sort", "partition") and isinstance(v.func, ast.Attribute):
-        return v.func.value
+    if callee in ("fill", "sort", "partition"):
+        return method_of
     return None
 
 
@@ -523,7 +527,7 @@ class _Gen:
         # calls that may mutate array arguments in place see the cotangents the caller holds for them
         out_kw = next((k.value for k in v.keywords if k.arg == "out"), None)
         callee = v.func.attr if isinstance(v.func, ast.Attribute) else v.func.id if isinstance(v.func, ast.Name) else ""
-        changed = _changed_array(callee, v, out_kw)
+        changed = _changed_array(callee, v, out_kw, self.is_active)
         view_fwd: list[ast.stmt] = []
         if changed is not None and self.is_active(changed):
             view_fwd, merge, flags = self.view_merge(changed.id, s)
