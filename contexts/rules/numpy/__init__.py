@@ -4,7 +4,9 @@
 - `reductions`: `sum`, `mean`, `prod`, `max`/`min`, `var`/`std`, `cumsum`/`cumprod`, `nansum`/`nanmean`,
   `np.linalg.norm`, and the matching ndarray methods.
 - `scipy_special`: `logsumexp`, `expit`, `logit`, `erf`, `gammaln`, `xlogy`, ... (only if scipy imports).
+- `scipy_linalg`: the LAPACK routines under `solve_triangular`, `cholesky`, `cho_factor`, `cho_solve`.
 - `linalg`, `shapes`, `indexing`: matmul and linear algebra, reshaping/joining, indexing.
+- `convolution`: the C kernels under `np.correlate` and `np.convolve`.
 
 Attributes are not calls: `x.T` reaches the rules as `(np.ndarray, 'transpose')` only when called.
 """
@@ -13,14 +15,14 @@ from __future__ import annotations
 
 import importlib
 
-from . import conversion, creation, inplace, interpolation, reductions, ufuncs
+from . import conversion, convolution, creation, inplace, interpolation, reductions, ufuncs
 
-__all__ = ["ufuncs", "reductions", "creation", "conversion", "inplace", "interpolation"]
+__all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "inplace", "interpolation"]
 
-for _name in ("linalg", "shapes", "indexing", "scipy_special"):
+for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)
     except ImportError as e:
-        if e.name not in (f"{__name__}.{_name}", "scipy", "scipy.special"):
+        if e.name not in (f"{__name__}.{_name}", "scipy", "scipy.special", "scipy.linalg"):
             raise

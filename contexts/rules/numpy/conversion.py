@@ -1,8 +1,10 @@
-"""Leaving numpy: `x.item()`, `x.tolist()`; methods of numpy scalars use the ndarray rules."""
+"""Leaving numpy: `x.item()`, `x.tolist()`; methods of numpy scalars use the ndarray rules. Casts: numpy's
+inexact scalar types called as functions (`np.float64(x)`, `x.dtype.type(v)`) and `ndarray.__array_wrap__`."""
 
 import numpy as np
 
 from ..registry import registry
+from ._util import match_primal
 
 
 @registry.adjoint((np.ndarray, "item"), (np.generic, "item"))
@@ -27,3 +29,53 @@ def tolist_adjoint(dy, y, self):
 def scalar_method_rule(scalar_type, name):
     """The rule for a method of a numpy scalar: the ndarray method's rule (scalars act as 0-d arrays)."""
     return registry.rules.get((np.ndarray, name))
+
+
+# -- numpy scalar types called as functions (np.float64(x), x.dtype.type(v)) and __array_wrap__ ----------
+
+_INEXACT_SCALARS = (np.float16, np.float32, np.float64, np.longdouble, np.complex64, np.complex128,
+                    np.clongdouble)
+
+
+def scalar_type_adjoint(dy, y, x=0.0, *rest, **kwargs):
+    """np.float64(x) and friends: a cast, so x's cotangent is dy brought back to x's type and shape (an
+    array argument gives an array: np.float64(array) casts elementwise)."""
+    if dy is None or isinstance(x, (str, bytes)) or not _carries_derivative(x):
+        return (None,) * (1 + len(rest))
+    return (match_primal(dy, x),) + (None,) * len(rest)
+
+
+def _carries_derivative(x) -> bool:
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.dtype.kind in "fcO"
+    if isinstance(x, (list, tuple)):
+        return any(_carries_derivative(e) for e in x)
+    return isinstance(x, (float, complex)) or not isinstance(x, (int, bool, type(None)))
+
+
+def _scalar_type_frule(scalar_type):
+    def frule(tangents, x=0.0, *rest, **kwargs):
+        y = scalar_type(x, *rest, **kwargs)
+        t = tangents[0] if tangents else None
+        if t is None or not np.issubdtype(np.result_type(y), np.inexact):
+            return y, None
+        return y, scalar_type(t)
+    frule.__name__ = frule.__qualname__ = f"{scalar_type.__name__}_frule"
+    return frule
+
+
+for _type in _INEXACT_SCALARS:
+    registry.adjoint(_type, kind="linear")(scalar_type_adjoint)
+    registry.frule(_type, kind="linear")(_scalar_type_frule(_type))
+
+
+@registry.adjoint((np.ndarray, "__array_wrap__"), kind="linear")
+def array_wrap_adjoint(dy, y, self, array, *rest, **kwargs):
+    """self.__array_wrap__(array): array viewed as self's type; self only lends its type."""
+    return (None, match_primal(dy, array) if _carries_derivative(array) else None) + (None,) * len(rest)
+
+
+@registry.frule((np.ndarray, "__array_wrap__"), kind="linear")
+def array_wrap_frule(tangents, self, array, *rest, **kwargs):
+    t = tangents[1] if len(tangents) > 1 else None
+    return self.__array_wrap__(array, *rest, **kwargs), t

@@ -5,7 +5,7 @@ import numpy as np
 from ..registry import registry
 
 registry.nondifferentiable(
-    np.arange, np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.indices, np.meshgrid,
+    np.arange, np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.indices,
     np.random.default_rng, np.random.seed, np.random.rand, np.random.randn, np.random.random,
     np.random.uniform, np.random.normal, np.isclose, np.allclose, np.array_equal, np.argmax, np.argmin,
     np.count_nonzero, np.unique, np.histogram, np.digitize, np.bincount, np.iscomplexobj, np.isrealobj,

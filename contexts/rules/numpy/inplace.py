@@ -1,5 +1,5 @@
 """numpy primitives that overwrite an array argument: `copyto`, `place`, `putmask`, `ndarray.fill`,
-`ndarray.sort`.
+`ndarray.sort`, `ndarray.partition`.
 
 Their rules use the registry's `inplace` form: the forward keeps the values it overwrites, and the reverse
 pass (reading the cotangent the caller holds for the array from `S.dins`) gives the overwriting values
@@ -126,3 +126,27 @@ def sort_inplace(self, axis=-1, kind=None, order=None):
         np.put_along_axis(before, perm, d, axis=axis)
         return before, ()
     return None, sort_back
+
+
+@_inplace((np.ndarray, "partition"))
+def partition_inplace(self, kth, axis=-1, kind="introselect", order=None):
+    """`a.partition(kth)` (np.partition, np.median, np.percentile): each element's cotangent follows it to
+    where the partition put it. The permutation is read off numpy's own result (its sorted order matched
+    with the input's, so equal values pair up in a stable order: one subgradient among equals)."""
+    if order is not None:
+        self.partition(kth, axis=axis, kind=kind, order=order)  # structured arrays carry no derivative
+        return None, lambda S, dy, dself: (dself, (None,))
+    old = self.copy()
+    self.partition(kth, axis=axis, kind=kind)
+    source = np.empty(self.shape, dtype=np.intp)  # source[..., p, ...]: where the value now at p was
+    np.put_along_axis(source, np.argsort(self, axis=axis, kind="stable"),
+                      np.argsort(old, axis=axis, kind="stable"), axis=axis)
+
+    def partition_back(S, dy, dself):
+        _restore(S, self, old)
+        if dself is None:
+            return None, (None,)
+        before = np.empty(self.shape, dtype=np.result_type(dself, self))
+        np.put_along_axis(before, source, np.broadcast_to(np.asarray(dself), self.shape), axis=axis)
+        return before, (None,)
+    return None, partition_back

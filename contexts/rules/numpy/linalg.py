@@ -1,5 +1,5 @@
 """Linear-algebra rules: products (matmul, dot, tensordot, einsum, outer, inner), trace/diag, and
-`numpy.linalg` (inv, det, slogdet, solve, cholesky, eigh, svd).
+`numpy.linalg` (inv, det, slogdet, solve, cholesky, eigh, svd, qr, and the gufunc under lstsq).
 
 Every adjoint has the static form `adj(dy, y, *args, **kwargs) -> tuple`, one cotangent per positional
 argument, brought to the primal's shape and dtype by `match_primal` (batch broadcasting undone).
@@ -21,6 +21,7 @@ import operator
 import string
 
 import numpy as np
+from numpy.linalg import _umath_linalg  # the gufunc under np.linalg.lstsq is keyed by itself
 
 from ..registry import registry
 from ._util import bind as _bind, match_primal, unsupported
@@ -658,3 +659,161 @@ registry.adjoint(np.linalg.eigvalsh)(eigvalsh_adjoint)
 registry.frule(np.linalg.eigvalsh)(eigvalsh_frule)
 registry.adjoint(np.linalg.svdvals)(svdvals_adjoint)
 registry.frule(np.linalg.svdvals)(svdvals_frule)
+
+
+# -- least squares: the gufunc under np.linalg.lstsq (and np.polyfit) -------------------------------------
+
+def _real_only(name, *arrays):
+    if any(np.iscomplexobj(a) for a in arrays):
+        raise unsupported(name, "complex matrices", "split real and imaginary parts")
+
+
+def lstsq_adjoint(dy, y, a, b, rcond, **kwargs):
+    """Pullback of `_umath_linalg.lstsq(a, b, rcond) = (x, resids, rank, s)`, x = pinv(A) b at a constant
+    rank (Golub and Pereyra's derivative of the pseudo-inverse): with Bbar = pinv(A)^T Xbar,
+    Abar = -Bbar X^T + (B - A X)(pinv(A) Bbar)^T + pinv(A)^T X (Xbar - pinv(A) A Xbar)^T; the residuals
+    |B - A X|^2 (full column rank, m > n) and the singular values add their own terms."""
+    _real_only("np.linalg.lstsq", a, b)
+    dx, dres, _, ds = (tuple(dy) + (None,) * 4)[:4]
+    a_, b_ = np.asarray(a), np.asarray(b)
+    x, _, rank, _ = y
+    da = db = None
+    if dx is not None or dres is not None:
+        p = np.linalg.pinv(a_, rcond=rcond)  # gelsd's cutoff: singular values <= rcond * s_max are zero
+        r = b_ - a_ @ x
+    if dx is not None:
+        dx = np.asarray(dx)
+        db = _mT(p) @ dx
+        da = -(db @ _mT(x)) + r @ _mT(p @ db) + (_mT(p) @ x) @ _mT(dx - p @ (a_ @ dx))
+    m, n = a_.shape[-2:]
+    if dres is not None and m > n and np.all(rank == n):
+        g = 2 * r * np.asarray(dres)[..., None, :]  # d|r_j|^2 = 2 r_j . (db_j - dA x_j), as A^T r = 0
+        db, da = _add(db, g), _add(da, -(g @ _mT(x)))
+    if ds is not None:
+        u, _, vh = np.linalg.svd(a_, full_matrices=False)
+        da = _add(da, (u * np.asarray(ds)[..., None, :]) @ vh)
+    return match_primal(da, a), match_primal(db, b), None
+
+
+def lstsq_frule(tangents, a, b, rcond, **kwargs):
+    _real_only("np.linalg.lstsq", a, b)
+    y = x, resids, rank, s = _umath_linalg.lstsq(a, b, rcond, **kwargs)
+    ta, tb = (tuple(tangents) + (None, None))[:2]
+    if ta is None and tb is None:
+        return y, None
+    a_, b_ = np.asarray(a), np.asarray(b)
+    p = np.linalg.pinv(a_, rcond=rcond)
+    r = b_ - a_ @ x
+    dx = 0.0 if tb is None else p @ tb
+    dr = 0.0 if tb is None else tb
+    ds = np.zeros_like(s)
+    if ta is not None:
+        ta = np.asarray(ta)
+        eye_m, eye_n = np.eye(a_.shape[-2]), np.eye(a_.shape[-1])
+        dp = (-(p @ ta @ p) + p @ _mT(p) @ _mT(ta) @ (eye_m - a_ @ p)
+              + (eye_n - p @ a_) @ _mT(ta) @ _mT(p) @ p)
+        dx = dx + dp @ b_
+        dr = dr - ta @ x
+        u, _, vh = np.linalg.svd(a_, full_matrices=False)
+        ds = np.diagonal(_mT(u) @ ta @ _mT(vh), axis1=-2, axis2=-1).copy()
+    m, n = a_.shape[-2:]
+    dres = 2 * np.sum(r * dr, axis=-2) if m > n and np.all(rank == n) else np.zeros_like(resids)
+    return y, (dx, dres, None, ds)
+
+
+registry.adjoint(_umath_linalg.lstsq)(lstsq_adjoint)
+registry.frule(_umath_linalg.lstsq)(lstsq_frule)
+
+
+# -- QR: a rule for np.linalg.qr itself (its C kernels return LAPACK's Householder form, updated in place) ---
+
+def _right_solve_upper_t(x, r):
+    """x R^-T for upper-triangular R (a solve, not an inverse)."""
+    return _mT(np.linalg.solve(r, _mT(x)))
+
+
+def _qr_tall_cotangent(q, r, dq, dr):
+    """Cotangent of A = QR (m >= n, reduced) after TensorFlow's QrGrad:
+    Q (dR + tril(Q^T dQ - dQ^T Q + R dR^T - dR R^T) R^-T) + (dQ - Q Q^T dQ) R^-T."""
+    dq = np.zeros_like(q) if dq is None else np.asarray(dq)
+    dr = np.zeros_like(r) if dr is None else np.asarray(dr)
+    qdq = _mT(q) @ dq
+    rdr = r @ _mT(dr)
+    low = np.tril(qdq - _mT(qdq) + rdr - _mT(rdr))
+    return q @ (dr + _right_solve_upper_t(low, r)) + _right_solve_upper_t(dq - q @ qdq, r)
+
+
+def _qr_parts(y, mode, a):
+    """(Q, R) of a qr call's result, R cut to the reduced shape."""
+    if mode == "r":
+        return np.linalg.qr(a)
+    q, r = y
+    k = min(np.shape(a)[-2:])
+    return q[..., :, :k], r[..., :k, :]
+
+
+def qr_adjoint(dy, y, a, *rest, **kwargs):
+    """Pullback of np.linalg.qr(a, mode) for real matrices, modes 'reduced', 'r', and 'complete' where Q
+    is determined (m <= n, or no cotangent of Q). A wide matrix A = Q [U V] splits as in TensorFlow:
+    the square part's cotangent with dQ + V dV^T, and Q dV for the rest."""
+    (mode,) = _bind(rest, kwargs, ("mode",), ("reduced",))
+    _real_only("np.linalg.qr", a)
+    if mode not in ("reduced", "complete", "r"):
+        raise unsupported("np.linalg.qr", f"mode={mode!r}", "use mode='reduced' or mode='r'")
+    dq, dr = (None, dy) if mode == "r" else (tuple(dy) + (None, None))[:2]
+    a_ = np.asarray(a)
+    m, n = a_.shape[-2:]
+    if mode == "complete" and m > n and dq is not None:
+        raise unsupported("np.linalg.qr", "Q of mode='complete' for a tall matrix (its extra columns are "
+                          "not unique)", "use mode='reduced'")
+    q, r = _qr_parts(y, mode, a_)
+    k = min(m, n)
+    if dr is not None:
+        dr = np.asarray(dr)[..., :k, :]
+    if dq is not None:
+        dq = np.asarray(dq)[..., :, :k]
+    if m >= n:
+        g = _qr_tall_cotangent(q, r, dq, dr)
+    else:
+        u, v = r[..., :, :m], r[..., :, m:]
+        du = None if dr is None else dr[..., :, :m]
+        dv = np.zeros_like(v) if dr is None else dr[..., :, m:]
+        dq_total = a_[..., :, m:] @ _mT(dv) + (0.0 if dq is None else dq)
+        g = np.concatenate([_qr_tall_cotangent(q, u, dq_total, du), q @ dv], axis=-1)
+    return (match_primal(g, a), *(None,) * len(rest))
+
+
+def _qr_tall_tangent(q, r, t):
+    """(dQ, dR) of A = QR (m >= n) along dA = t, as in JAX's qr_jvp_rule."""
+    t_rinv = _right_solve_upper_t(t, _mT(r))  # t R^-1
+    qt_t_rinv = _mT(q) @ t_rinv
+    low = np.tril(qt_t_rinv, -1)
+    omega = low - _mT(low)
+    return q @ (omega - qt_t_rinv) + t_rinv, (qt_t_rinv - omega) @ r
+
+
+def qr_frule(tangents, a, *rest, **kwargs):
+    (mode,) = _bind(rest, kwargs, ("mode",), ("reduced",))
+    y = np.linalg.qr(a, *rest, **kwargs)
+    t = tangents[0] if tangents else None
+    if t is None:
+        return y, None
+    _real_only("np.linalg.qr", a)
+    a_, t = np.asarray(a), np.asarray(t)
+    m, n = a_.shape[-2:]
+    q, r = _qr_parts(y, mode, a_)
+    if m >= n:
+        dq, dr = _qr_tall_tangent(q, r, t)
+    else:
+        dq, du = _qr_tall_tangent(q, r[..., :, :m], t[..., :, :m])
+        dv = _mT(q) @ (t[..., :, m:] - dq @ r[..., :, m:])
+        dr = np.concatenate([du, dv], axis=-1)
+    if mode == "r":
+        return y, dr
+    if mode == "complete" and m > n:
+        raise unsupported("np.linalg.qr", "mode='complete' for a tall matrix", "use mode='reduced'")
+    return y, (dq, dr)
+
+
+registry.adjoint(np.linalg.qr)(qr_adjoint)
+registry.frule(np.linalg.qr)(qr_frule)

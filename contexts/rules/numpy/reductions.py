@@ -1,7 +1,8 @@
 """Rules for numpy reductions and scans: `sum`, `mean`, `prod`, `max`/`min` (and `amax`, `amin`,
 `nanmax`, `nanmin`, `ptp`), `var`/`std` (and `nanvar`/`nanstd`), `cumsum`/`cumprod`, `nansum`/`nanmean`,
-`np.linalg.norm`, and the ndarray methods `x.sum()`, `x.mean()`, `x.prod()`, `x.max()`, `x.min()`,
-`x.var()`, `x.std()`, `x.cumsum()`, `x.cumprod()` (numpy 2 has no `x.ptp()`; `np.ptp` is covered).
+`np.linalg.norm`, `ufunc.accumulate` (add, subtract, multiply, maximum, minimum), and the ndarray methods
+`x.sum()`, `x.mean()`, `x.prod()`, `x.max()`, `x.min()`, `x.var()`, `x.std()`, `x.cumsum()`,
+`x.cumprod()` (numpy 2 has no `x.ptp()`; `np.ptp` is covered).
 
 Every axis form is accepted (None, int, negative, tuple; positional or keyword), with `keepdims`, `ddof`
 (or `correction`), `where=` masks, and `initial=`. Ties of max/min (and of the inf-norms) split the
@@ -18,7 +19,7 @@ import numpy as np
 from ..generic import conj
 
 from ..registry import registry
-from ._util import normalize_axis
+from ._util import bind as _bind, normalize_axis, unsupported
 from .ufuncs import inexact, match_primal
 
 __all__ = ["reduction_rule"]
@@ -411,6 +412,76 @@ def _cumprod_jvp(t, y, x, axis=None, **_):
 
 
 reduction_rule(np.cumprod, _SCAN, _cumprod_grad, _cumprod_jvp, _method("cumprod"))
+
+# -- ufunc.accumulate: the scans as ufunc methods (np.multiply.accumulate in np.vander, ...) -------------
+
+
+def _extremum_sources(y, xs, ax):
+    """For maximum/minimum.accumulate, the index along ax of the entry that set each running extremum
+    (the latest entry equal to it: a tie takes the later one, a subgradient)."""
+    pos = np.arange(xs.shape[ax]).reshape((-1,) + (1,) * (xs.ndim - 1 - ax))
+    return np.maximum.accumulate(np.where(xs == y, pos, 0), axis=ax)
+
+
+def _running_extremum_grad(dy, y, xs, ax):
+    """Each output's cotangent added to the entry that set its running extremum."""
+    index = list(np.indices(xs.shape, sparse=True))
+    index[ax] = _extremum_sources(y, xs, ax)
+    g = np.zeros(xs.shape, dtype=np.result_type(dy, xs))
+    np.add.at(g, tuple(index), dy)
+    return g
+
+
+def _scan_grad(ufunc, dy, y, x, axis):
+    """Cotangent of ufunc.accumulate(x, axis) for add, subtract, multiply, maximum and minimum."""
+    xs, ax = np.asarray(x), normalize_axis(axis, np.ndim(x))
+    dy = np.asarray(dy)
+    if ufunc is np.add:
+        return _reverse_cumsum(dy, ax)
+    if ufunc is np.subtract:  # y_i = x_0 - x_1 - ... - x_i
+        g = -_reverse_cumsum(dy, ax)
+        first = (slice(None),) * ax + (0,)
+        g[first] = -g[first]
+        return g
+    if ufunc is np.multiply:
+        return _cumprod_grad(dy, y, xs, ax)
+    if ufunc in (np.maximum, np.minimum, np.fmax, np.fmin):
+        return _running_extremum_grad(dy, y, xs, ax)
+    raise unsupported(f"np.{ufunc.__name__}.accumulate", "this ufunc", "write the scan with np.cumsum/np.cumprod")
+
+
+def _accumulate_args(args, kwargs):
+    """The axis of ufunc.accumulate(array, axis=0, dtype=None, out=None)."""
+    (axis,) = _bind(args, kwargs, ("axis",), (0,))
+    return axis
+
+
+@registry.adjoint((np.ufunc, "accumulate"), kind="linear")
+def accumulate_adjoint(dy, y, ufunc, x, *rest, **kwargs):
+    """Pullback of ufunc.accumulate(x, axis, dtype, out) (add, subtract, multiply, maximum, minimum)."""
+    nones = (None,) * len(rest)
+    if dy is None or not inexact(x):
+        return (None, None) + nones
+    axis = _accumulate_args(rest, kwargs)
+    return (None, match_primal(_scan_grad(ufunc, dy, y, x, axis), x)) + nones
+
+
+@registry.frule((np.ufunc, "accumulate"), kind="linear")
+def accumulate_frule(tangents, ufunc, x, *rest, **kwargs):
+    y = ufunc.accumulate(x, *rest, **kwargs)
+    t = tangents[1] if len(tangents) > 1 else None
+    if t is None:
+        return y, None
+    axis = normalize_axis(_accumulate_args(rest, kwargs), np.ndim(x))
+    t = np.asarray(t)
+    if ufunc in (np.add, np.subtract):
+        return y, ufunc.accumulate(t, axis)
+    if ufunc is np.multiply:
+        return y, _cumprod_jvp(t, y, np.asarray(x), axis)
+    if ufunc in (np.maximum, np.minimum, np.fmax, np.fmin):
+        return y, np.take_along_axis(t, _extremum_sources(y, np.asarray(x), axis), axis)
+    raise unsupported(f"np.{ufunc.__name__}.accumulate", "this ufunc", "write the scan with np.cumsum/np.cumprod")
+
 
 # -- not differentiable ----------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Rules for scipy.special: `logsumexp`, `softmax`, `log_softmax` and the elementwise special functions
 (`expit`, `log_expit`, `logit`, `erf`, `erfc`, `erfinv`, `erfcinv`, `ndtr`, `log_ndtr`, `gamma`,
-`gammaln`, `digamma`, `xlogy`, `xlog1py`). Importing it without scipy installed raises ImportError,
+`gammaln`, `digamma`, `poch`, `xlogy`, `xlog1py`). Importing it without scipy installed raises ImportError,
 which `contexts.rules.numpy` tolerates.
 
 `logsumexp(a, axis, b, keepdims, return_sign)`: every axis form; the scale `b` gets a cotangent when
@@ -38,6 +38,8 @@ ufunc_rule(sc.gammaln, lambda y, x: sc.digamma(x), name="gammaln")
 ufunc_rule(sc.digamma, lambda y, x: sc.polygamma(1, x), name="digamma")
 ufunc_rule(sc.xlogy, lambda y, x, z: np.log(z), lambda y, x, z: _safe_div(x, z), name="xlogy")
 ufunc_rule(sc.xlog1py, lambda y, x, z: np.log1p(z), lambda y, x, z: _safe_div(x, 1 + z), name="xlog1py")
+ufunc_rule(sc.poch, lambda y, z, m: y * (sc.digamma(z + m) - sc.digamma(z)), lambda y, z, m: y * sc.digamma(z + m),
+           name="poch")  # poch(z, m) = gamma(z + m) / gamma(z)
 
 
 # -- logsumexp ----------------------------------------------------------------------------------------------

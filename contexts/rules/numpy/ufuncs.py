@@ -423,6 +423,15 @@ def _clip_bounds(args, kwargs):
     return lo, hi
 
 
+def _clip_sides(a, lo, hi):
+    """(below, above): where clip = minimum(maximum(a, lo), hi) takes lo, and where it takes hi (also
+    where lo > hi, which numpy does not check: the result is hi there)."""
+    below = np.less(a, lo) if lo is not None else False
+    if hi is None:
+        return below, False
+    return below, np.greater(a if lo is None else np.maximum(a, lo), hi)
+
+
 @_rules(np.clip, (np.ndarray, "clip"))
 def _clip():
     def clip_adjoint(dy, y, *args, **kwargs):
@@ -431,14 +440,12 @@ def _clip():
             return (None,) * n
         a = args[0]
         lo, hi = _clip_bounds(args, kwargs)
-        below = np.less(a, lo) if lo is not None else False
-        above = np.greater(a, hi) if hi is not None else False
-        outside = below | above
-        cts = [match_primal(np.where(outside, 0, dy), a) if inexact(a) else None]
+        below, above = _clip_sides(a, lo, hi)
+        cts = [match_primal(np.where(below | above, 0, dy), a) if inexact(a) else None]
         if n > 1:
-            cts.append(match_primal(np.where(below, dy, 0), lo) if inexact(lo) else None)
+            cts.append(match_primal(np.where(below & ~above, dy, 0), lo) if inexact(lo) else None)
         if n > 2:
-            cts.append(match_primal(np.where(above & ~below, dy, 0), hi) if inexact(hi) else None)
+            cts.append(match_primal(np.where(above, dy, 0), hi) if inexact(hi) else None)
         return tuple(cts) + (None,) * (n - len(cts))
 
     def clip_frule(tangents, *args, **kwargs):
@@ -448,9 +455,8 @@ def _clip():
         ta = tangents[0] if tangents[0] is not None else 0.0
         tlo = tangents[1] if len(tangents) > 1 and tangents[1] is not None else 0.0
         thi = tangents[2] if len(tangents) > 2 and tangents[2] is not None else 0.0
-        below = np.less(a, lo) if lo is not None else False
-        above = np.greater(a, hi) if hi is not None else False
-        dy = np.where(below, tlo, np.where(above, thi, ta))
+        below, above = _clip_sides(a, lo, hi)
+        dy = np.where(above, thi, np.where(below, tlo, ta))
         return y, _fit(dy.astype(np.result_type(y), copy=False) if np.result_type(y).kind == "f" else dy, y)
     return clip_adjoint, clip_frule
 

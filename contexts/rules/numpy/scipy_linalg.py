@@ -1,0 +1,184 @@
+"""Rules for the LAPACK routines under scipy.linalg's triangular and Cholesky solvers (real types):
+`?trtrs` (`solve_triangular`), `?potrf` (`cholesky`, `cho_factor`) and `?potrs` (`cho_solve`).
+scipy's Python code around them (argument checks, transposing C-ordered input) is differentiated as
+written. Importing it without scipy installed raises ImportError, which `contexts.rules.numpy` tolerates.
+
+Each routine reads one triangle of its matrix argument, and its rule is the gradient of exactly that
+function: zero on the triangle it never reads, so finite differences in any direction agree.
+`potrf(a, clean=0)` (what `cho_factor` asks for) leaves `a`'s own entries in the other triangle of its
+result, and passes their cotangent through.
+
+>>> import numpy as np, scipy.linalg
+>>> from contexts import gradient
+>>> l = np.array([[2.0, 0.0], [1.0, 4.0]])
+>>> gradient(lambda b: np.sum(scipy.linalg.solve_triangular(l, b, lower=True)), np.ones(2))[0]
+array([0.375, 0.25 ])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg.lapack as lapack
+
+from ..registry import registry
+from ._util import bind as _bind, match_primal, unsupported
+from .linalg import cholesky_adjoint, cholesky_frule
+
+__all__: list[str] = []
+
+
+def _outer(u, v):
+    """u v^T for vectors (one right-hand side) or matrices (several)."""
+    return np.multiply.outer(u, v) if u.ndim == 1 else u @ v.T
+
+
+def _triangle(a, lower, k=0):
+    """The triangle of `a` a routine reads: lower (tril) or upper (triu), `k` off the diagonal."""
+    return np.tril(a, -k) if lower else np.triu(a, k)
+
+
+def _real(name, *arrays):
+    if any(np.iscomplexobj(a) for a in arrays):
+        raise unsupported(name, "complex matrices", "split real and imaginary parts")
+
+
+# -- trtrs: op(T) x = b, T triangular ---------------------------------------------------------------------
+
+_TRTRS = ("lower", "trans", "unitdiag")
+
+
+def _op_triangle(a, lower, trans, unitdiag):
+    """op(T) for trtrs: T the triangle read (unit diagonal if asked), transposed for trans = 1 or 2."""
+    t = _triangle(np.asarray(a), lower)
+    if unitdiag:
+        np.fill_diagonal(t, 1)
+    return t.T if trans else t
+
+
+def trtrs_adjoint(dy, y, a, b, *rest, **kwargs):
+    """Pullback of `x, info = ?trtrs(a, b, lower, trans, unitdiag)`: bbar = op(T)^-T xbar, and
+    -bbar x^T (transposed back for trans) on the triangle read (off the diagonal for unitdiag)."""
+    lower, trans, unitdiag = _bind(rest, kwargs, _TRTRS, (0, 0, 0))
+    _real("scipy.linalg.solve_triangular", a, b)
+    dx = dy[0] if dy is not None else None
+    nones = (None,) * len(rest)
+    if dx is None:
+        return (None, None) + nones
+    op = _op_triangle(a, lower, trans, unitdiag)
+    db = np.linalg.solve(op.T, np.asarray(dx))
+    da_op = -_outer(db, y[0])
+    da = _triangle(da_op.T if trans else da_op, lower, 1 if unitdiag else 0)
+    return (match_primal(da, a), match_primal(db, b)) + nones
+
+
+def _trtrs_frule(fn):
+    def trtrs_frule(tangents, a, b, *rest, **kwargs):
+        y = fn(a, b, *rest, **kwargs)
+        ta, tb = (tuple(tangents) + (None, None))[:2]
+        if ta is None and tb is None:
+            return y, None
+        lower, trans, unitdiag = _bind(rest, kwargs, _TRTRS, (0, 0, 0))
+        _real("scipy.linalg.solve_triangular", a, b)
+        rhs = np.zeros_like(y[0]) if tb is None else np.asarray(tb, dtype=y[0].dtype)
+        if ta is not None:
+            dt = _triangle(np.asarray(ta), lower, 1 if unitdiag else 0)
+            rhs = rhs - (dt.T if trans else dt) @ y[0]
+        return y, (np.linalg.solve(_op_triangle(a, lower, trans, unitdiag), rhs), None)
+    return trtrs_frule
+
+
+# -- potrf: the Cholesky factor in one triangle -----------------------------------------------------------
+
+_POTRF = ("lower", "clean")
+
+
+def potrf_adjoint(dy, y, a, *rest, **kwargs):
+    """Pullback of `c, info = ?potrf(a, lower, clean)`: the Cholesky factor's pullback (the lower one of
+    a^T for an upper factor), plus, for clean=0, the other triangle's cotangent passed through."""
+    lower, clean = _bind(rest, kwargs, _POTRF, (0, 1))
+    _real("scipy.linalg.cholesky", a)
+    dc = dy[0] if dy is not None else None
+    nones = (None,) * len(rest)
+    if dc is None:
+        return (None,) + nones
+    a_, c, dc = np.asarray(a), y[0], np.asarray(dc)
+    if lower:
+        (da,) = cholesky_adjoint(np.tril(dc), np.tril(c), a_)
+    else:
+        (da,) = cholesky_adjoint(np.triu(dc).T, np.triu(c).T, a_.T)
+        da = da.T
+    if not clean:
+        da = da + _triangle(dc, not lower, 1)
+    return (match_primal(da, a),) + nones
+
+
+def _potrf_frule(fn):
+    def potrf_frule(tangents, a, *rest, **kwargs):
+        y = fn(a, *rest, **kwargs)
+        t = tangents[0] if tangents else None
+        if t is None:
+            return y, None
+        lower, clean = _bind(rest, kwargs, _POTRF, (0, 1))
+        _real("scipy.linalg.cholesky", a)
+        a_, t = np.asarray(a), np.asarray(t)
+        if lower:
+            _, dc = cholesky_frule((t,), a_)
+        else:
+            _, dc = cholesky_frule((t.T,), a_.T)
+            dc = dc.T
+        if not clean:
+            dc = dc + _triangle(t, not lower, 1)
+        return y, (dc.astype(y[0].dtype, copy=False), None)
+    return potrf_frule
+
+
+# -- potrs: A x = b with A = L L^T (or U^T U) from potrf's factor ------------------------------------------
+
+def _factor(c, lower):
+    """(F, A): the factor potrs reads from c and the matrix it stands for."""
+    f = _triangle(np.asarray(c), lower)
+    return f, (f @ f.T if lower else f.T @ f)
+
+
+def potrs_adjoint(dy, y, c, b, *rest, **kwargs):
+    """Pullback of `x, info = ?potrs(c, b, lower)`: bbar = A^-1 xbar, Abar = -bbar x^T, and through
+    A = L L^T the factor's cotangent tril((Abar + Abar^T) L) (triu(U (Abar + Abar^T)) for A = U^T U)."""
+    (lower,) = _bind(rest, kwargs, ("lower",), (0,))
+    _real("scipy.linalg.cho_solve", c, b)
+    dx = dy[0] if dy is not None else None
+    nones = (None,) * len(rest)
+    if dx is None:
+        return (None, None) + nones
+    f, a = _factor(c, lower)
+    db = np.linalg.solve(a, np.asarray(dx))
+    da = -_outer(db, y[0])
+    sym = da + da.T
+    dc = np.tril(sym @ f) if lower else np.triu(f @ sym)
+    return (match_primal(dc, c), match_primal(db, b)) + nones
+
+
+def _potrs_frule(fn):
+    def potrs_frule(tangents, c, b, *rest, **kwargs):
+        y = fn(c, b, *rest, **kwargs)
+        tc, tb = (tuple(tangents) + (None, None))[:2]
+        if tc is None and tb is None:
+            return y, None
+        (lower,) = _bind(rest, kwargs, ("lower",), (0,))
+        _real("scipy.linalg.cho_solve", c, b)
+        f, a = _factor(c, lower)
+        rhs = np.zeros_like(y[0]) if tb is None else np.asarray(tb, dtype=y[0].dtype)
+        if tc is not None:
+            df = _triangle(np.asarray(tc), lower)
+            da = df @ f.T + f @ df.T if lower else df.T @ f + f.T @ df
+            rhs = rhs - da @ y[0]
+        return y, (np.linalg.solve(a, rhs), None)
+    return potrs_frule
+
+
+for _prefix in ("s", "d"):
+    for _name, _adjoint, _make_frule in (("trtrs", trtrs_adjoint, _trtrs_frule),
+                                         ("potrf", potrf_adjoint, _potrf_frule),
+                                         ("potrs", potrs_adjoint, _potrs_frule)):
+        _fn = getattr(lapack, _prefix + _name)
+        registry.adjoint(_fn)(_adjoint)
+        registry.frule(_fn)(_make_frule(_fn))
