@@ -50,18 +50,20 @@ def _reads(e: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(e) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def _viewed(e: ast.AST) -> set[str]:
+def _viewed(e: ast.AST, strict: bool = False) -> set[str]:
     """The variables whose object the value of e may share memory with: `y` of `y`, `y[i]`, `y.T`,
-    `y.reshape(...)`, `np.reshape(y, ...)` (arithmetic makes new objects)."""
+    `y.reshape(...)`, `np.reshape(y, ...)` (arithmetic makes new objects). A call may return a view of any
+    argument; `strict` keeps only its object and first argument (`y.reshape(...)`, `np.asarray(y)`), as
+    activity needs: the others of `np.arange(0, n, dtype=t)` would make shapes and dtypes active."""
     if isinstance(e, ast.Name):
         return {e.id}
     if isinstance(e, (ast.Subscript, ast.Attribute)):
-        return _viewed(e.value)
+        return _viewed(e.value, strict)
     if isinstance(e, ast.Call):
-        out = set(_viewed(e.func.value)) if isinstance(e.func, ast.Attribute) else set()
-        for a in e.args:
-            out |= _viewed(a.value if isinstance(a, ast.Starred) else a)
-        for k in e.keywords:
+        out = set(_viewed(e.func.value, strict)) if isinstance(e.func, ast.Attribute) else set()
+        for a in e.args[:1] if strict else e.args:
+            out |= _viewed(a.value if isinstance(a, ast.Starred) else a, strict)
+        for k in () if strict else e.keywords:
             out |= _viewed(k.value)
         return out
     if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
@@ -223,7 +225,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 if isinstance(t, ast.Name):
-                    sources.setdefault(t.id, set()).update(_viewed(n.value) & locals_ - loop_vars)
+                    sources.setdefault(t.id, set()).update(_viewed(n.value, strict=True) & locals_ - loop_vars)
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources)
     while act.changed:
         act.changed = False

@@ -49,6 +49,7 @@ def d(name: str) -> str:
 
 
 ENTRY = "_od_in_"  # prefix of the parameters' entry copies
+KW_ACTIVE = 1 << 60  # in a call's mask: some keyword argument is differentiated (all are taken to be)
 
 
 def _changed_array(callee: str, v: ast.Call, out_kw, is_active):
@@ -444,6 +445,7 @@ class _Gen:
             return [], "", []
         self.npb += 1
         flag = f"_od_v{self.npb}"
+        self.single_use.discard(name)  # the merge adds to its cotangent: the statement's own must add too
         fwd = _parse(f"try:\n    {flag} = __od_views__({name}, {', '.join(others)}, same=True)\n"
                      f"except NameError:\n"
                      f"    {flag} = __od_views__({name}, *__od_bound__(locals(), {tuple(others)!r}), same=True)\n", s)
@@ -504,8 +506,10 @@ class _Gen:
                 simple = False
             elif self.is_active(a):
                 mask |= 1 << i
-        if v.keywords:
+        if any(k.arg is None for k in v.keywords):  # **kwargs: which are differentiated is not known
             simple = False
+        elif any(self.is_active(k.value) for k in v.keywords):
+            mask |= KW_ACTIVE  # the positional bits hold; every keyword argument counts as differentiated
         if not simple:
             mask = -1
         call_src = _src(ast.Call(func=ast.Name(id="__od_call__", ctx=ast.Load()),
@@ -597,6 +601,7 @@ class _Gen:
             return [], "", ""
         k = self.npb
         c, w = f"_od_c{k}", f"_od_w{k}"
+        self.single_use.difference_update(n for n in names if n)  # merged into before the call's own
         bound = self.bound_before.get(id(s))
         args = {n for n in names if n}
         others = sorted({m for n in args for m in self.view_groups.get(n, ())

@@ -20,7 +20,7 @@ from ..rules.registry import registry
 from . import runtime
 from .codegen import HELPERS
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
-from .structs import CHANGES, SeqBox, Session, Tangent, acc
+from .structs import CHANGES, SeqBox, Session, Tangent, acc, fields_of, has_fields
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack", "unpack_adjoint"]
 
@@ -514,7 +514,7 @@ def views(a, *others, same=False):
             if same:
                 found = (found or []) + [(j, None, None)]
             continue
-        if type(n) in _CONTAINERS or (type(n) is not np.ndarray and hasattr(n, "__dict__")
+        if type(n) in _CONTAINERS or (type(n) is not np.ndarray and has_fields(n)
                                       and not isinstance(n, _NOT_HOLDERS)):
             keys = _keys_holding(n, a)
             if keys:
@@ -549,7 +549,7 @@ def _keys_holding(n, a):
         return [k for k, v in n.items() if v is a]
     if type(n) in (list, tuple):
         return [k for k, v in enumerate(n) if v is a]
-    return [k for k, v in vars(n).items() if v is a]
+    return [k for k, v in fields_of(n).items() if v is a]
 
 
 def views_merge(found, da, douts, S=None):

@@ -24,7 +24,7 @@ from overdub.errors import OverdubError, SourceUnavailable
 from overdub.source import compile_twin, get_source
 
 from ..rules.registry import key_of, registry
-from .codegen import HELPERS, generate
+from .codegen import HELPERS, KW_ACTIVE, generate
 from .lower import Unsupported, lower
 from ..forward.dual import Dual as _Dual
 from .structs import CHANGES, SeqBox, Tangent, acc
@@ -231,24 +231,31 @@ def _out_call(f, args, kw):
     out = kw["out"]
     old = out.copy()
     rest = {k: v for k, v in kw.items() if k != "out"}
+    # a ufunc's `where=`: out keeps its values where it is False (a reduction's `where=` is its own)
+    where = rest.pop("where", True) if isinstance(f, np.ufunc) else True
+    if where is not True:
+        where = np.broadcast_to(where, out.shape)
     y, pb = call(-1, f, *args, **rest)
-    out[...] = y
-    return out, (_out_back, pb, out, old)
+    np.copyto(out, y, where=where)
+    return out, (_out_back, pb, out, old, where)
 
 
 def _out_back(pb, dy, dself, S):
-    _, inner, out, old = pb
+    _, inner, out, old, where = pb
     dout, S.dout = S.dout, None
     total = acc(dy, dout)
     new = out.copy()
     out[...] = old
     S.redo.append((operator.setitem, (out, Ellipsis, new)))
+    if where is not True and total is not None:
+        total = np.where(where, total, 0.0)  # only the written elements came from f
     if inner is None or total is None:
         dfn, dargs, dkw = None, None, None
     else:
         dfn, dargs, dkw = inner[0](inner, total, dself, S)
     dkw = dict(dkw or {})
-    dkw["out"] = None if dout is None else -dout  # its values before the call were overwritten
+    if dout is not None:  # its values before the call were overwritten (where written)
+        dkw["out"] = -dout if where is True else np.where(where, -dout, 0.0)
     return dfn, dargs, dkw
 
 
@@ -282,13 +289,13 @@ def _other_call(mask, f, args, kw):
     if type(cal) is types.FunctionType:
         y, pb = _twin_call(-1, cal, (f,), args, kw)
         return y, pb
+    # only the arguments the caller differentiates count (mask >= 0 says which): constants such as the
+    # 0.0 and 1.0 of `np.linspace(0.0, 1.0, len(x))` do not make a call differentiable
+    checked = tuple(a for i, a in enumerate(args) if mask >> i & 1) if mask >= 0 else tuple(args)
     owner = getattr(f, "__self__", None) if type(f) is _BUILTIN or type(f) is _WRAPPER else None
     if owner is not None and not isinstance(owner, types.ModuleType):
-        args = (owner,) + tuple(args)  # a C method of a differentiable object (`y.sort()`) needs a rule too
-        if not _any_differentiable(args, kw):
-            return f(*args[1:], **kw), None
-        raise _no_rule(f)
-    if not _any_differentiable(args, kw):
+        checked = (owner,) + checked  # a C method of a differentiable object (`y.sort()`) needs a rule too
+    if not _any_differentiable(checked, kw if mask < 0 or mask & KW_ACTIVE else _NOKW):
         return f(*args, **kw), None
     raise _no_rule(f)
 
@@ -420,6 +427,13 @@ def _active_params(code, mask, npre, nargs, kwnames):
                 act.add(names[j])
             elif code.co_flags & 4:
                 act.add(names[code.co_argcount + code.co_kwonlyargcount])
+    if mask & KW_ACTIVE:  # the keyword arguments: their parameters, or the **kwargs one
+        positional = names[:code.co_argcount + code.co_kwonlyargcount]
+        for k in kwnames:
+            if k in positional:
+                act.add(k)
+            elif code.co_flags & 8:
+                act.add(names[-1])
     return frozenset(act)
 
 

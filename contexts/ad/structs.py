@@ -65,9 +65,26 @@ def _new_box(obj):
         return SeqBox([None] * len(obj))
     if isinstance(obj, dict):
         return MapBox()
-    if isinstance(obj, (types.FunctionType, types.MethodType)) or hasattr(obj, "__dict__"):
+    if isinstance(obj, (types.FunctionType, types.MethodType)) or has_fields(obj):
         return Tangent()
     return SeqBox()
+
+
+def has_fields(obj) -> bool:
+    """An object with named fields: a `__dict__` or `__slots__` (not a number, array or container)."""
+    return hasattr(obj, "__dict__") or bool(getattr(type(obj), "__slots__", None)) and not isinstance(
+        obj, (numbers.Number, np.ndarray, np.generic, list, tuple, dict, str, bytes))
+
+
+def fields_of(obj) -> dict:
+    """An object's fields by name: its `__dict__`, and the `__slots__` of its class and bases that are set."""
+    out = dict(vars(obj)) if hasattr(obj, "__dict__") else {}
+    for cls in type(obj).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in ("__dict__", "__weakref__") and hasattr(obj, name):
+                out[name] = getattr(obj, name)
+    return out
 
 
 def merge_into(box, d):
@@ -84,7 +101,7 @@ def merge_into(box, d):
                 box.extend([None] * (i + 1 - len(box)))
             box[i] = acc(box[i], x)
         return box
-    items = d.items() if isinstance(d, dict) else vars(d).items() if hasattr(d, "__dict__") else ()
+    items = d.items() if isinstance(d, dict) else fields_of(d).items() if has_fields(d) else ()
     for k, v in items:
         box[k] = acc(box.get(k), v)
     return box
@@ -213,7 +230,7 @@ def finalize(d, x):
         return d
     if isinstance(x, (types.FunctionType, types.MethodType)):
         return d if d else None
-    if hasattr(x, "__dict__"):
+    if has_fields(x):
         fields = d if isinstance(d, dict) else {}
-        return Tangent({k: finalize(fields.get(k), v) for k, v in vars(x).items()})
+        return Tangent({k: finalize(fields.get(k), v) for k, v in fields_of(x).items()})
     return d

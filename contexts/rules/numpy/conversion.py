@@ -79,3 +79,41 @@ def array_wrap_adjoint(dy, y, self, array, *rest, **kwargs):
 def array_wrap_frule(tangents, self, array, *rest, **kwargs):
     t = tangents[1] if len(tangents) > 1 else None
     return self.__array_wrap__(array, *rest, **kwargs), t
+
+
+# -- numpy's _array_converter: inputs in, as arrays out, results wrapped back (np.linspace, np.delete, ...) --
+
+from numpy._core._multiarray_umath import _array_converter  # noqa: E402
+
+
+@registry.rrule(_array_converter, kind="linear")
+def array_converter_rrule(*args):
+    """The converter holds its inputs; its cotangent (from `as_arrays`) is one cotangent per input."""
+    conv = _array_converter(*args)
+
+    def array_converter_pullback(dconv):
+        d = tuple(dconv) if isinstance(dconv, (tuple, list)) else (None,) * len(args)
+        return tuple(None if g is None or not _carries_derivative(a) else match_primal(g, a)
+                     for g, a in zip(d, args))
+    return conv, array_converter_pullback
+
+
+@registry.adjoint((_array_converter, "as_arrays"), kind="linear")
+def as_arrays_adjoint(dy, y, conv, **kwargs):
+    """The arrays' cotangents become the converter's (one per input)."""
+    return (tuple(dy) if dy is not None else None,)
+
+
+@registry.adjoint((_array_converter, "wrap"), kind="linear")
+def wrap_adjoint(dy, y, conv, arr, *rest, **kwargs):
+    """`conv.wrap(arr)`: arr as the inputs' type (a scalar for scalar inputs): its cotangent passes."""
+    return (None, None if dy is None else match_primal(dy, arr)) + (None,) * len(rest)
+
+
+@registry.frule((_array_converter, "wrap"), kind="linear")
+def wrap_frule(tangents, conv, arr, *rest, **kwargs):
+    t = tangents[1] if len(tangents) > 1 else None
+    return conv.wrap(arr, *rest, **kwargs), t
+
+
+registry.nondifferentiable((_array_converter, "result_type"))

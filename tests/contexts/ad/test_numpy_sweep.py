@@ -6,8 +6,6 @@ must agree with central finite differences. The functions are numpy's and scipy'
 differentiated as written, with rules only where they drop into C. A few cases run in float32, whose
 gradient must stay float32. The rules the sweep reaches that have a forward rule are also checked
 directly (`check_rule`: adjoint and frule against finite differences).
-
-Cases marked xfail are engine problems, not missing rules: each reason names the construct.
 """
 
 import functools
@@ -51,8 +49,7 @@ VALS2D = np.array([[0.3, -1.2, 2.1, 0.7, -0.5], [1.9, 0.2, -0.8, 1.1, 0.45], [-0
 
 @functools.lru_cache(maxsize=None)
 def _weights(shape):
-    """Fixed random weights for an output of `shape`, made once per shape. Cached, reverse mode runs it as
-    an opaque C call of an integer tuple; a plain call would meet the SHAPE_FLOATS engine problem below."""
+    """Fixed random weights for an output of `shape`, made once per shape."""
     return np.random.default_rng(sum(shape) * 31 + len(shape)).uniform(0.5, 1.5, size=shape)
 
 
@@ -61,20 +58,10 @@ def wsum(y):
     return np.sum(y * _weights(np.shape(y)))
 
 
-def case(name, f, *args, engine=None):
-    """One sweep case; `engine` names an engine problem that keeps it failing (a strict xfail)."""
-    marks = () if engine is None else pytest.mark.xfail(strict=True, reason=engine)
-    return pytest.param(f, args, id=name, marks=marks)
+def case(name, f, *args):
+    """One sweep case."""
+    return pytest.param(f, args, id=name)
 
-
-OUT_VIEW = ("engine: out= given a view expression (out=v[:, 1:], out=c.real) loses the cotangent of the "
-            "viewed array; bound to a name first it is right")
-OUT_WHERE = ("engine: out= together with where= overwrites the entries where= leaves alone (wrong value "
-             "and gradient); np.quantile's _lerp does this")
-SLOTS = ("engine: an attribute of an object with __slots__ and no __dict__ gets a SeqBox cotangent "
-         "(AttributeError: 'SeqBox' object has no attribute 'get'); scipy's xpx.at does this")
-SHAPE_FLOATS = ("engine: a value derived from a differentiated array's shape (x.shape, x.shape[0]) makes a "
-                "call active, and a C function reached with it and float constants raises NoRuleError")
 
 
 def _qr(a, mode="reduced"):
@@ -147,8 +134,8 @@ PRODUCTS = [
     case("einsum_broadcast", lambda a, v: wsum(np.einsum("ij,j->ij", a, v)), A34, B4),
     case("einsum_ellipsis", lambda t, b: wsum(np.einsum("...ij,jk->...ik", t, b)), A34.reshape(1, 3, 4), A45),
     case("einsum_repeated_and_outer", lambda a: wsum(np.einsum("ii,j->ij", a, a[0])), M3),
-    case("vander", lambda x: wsum(np.vander(x, 4)), V5, engine=OUT_VIEW),
-    case("vander_increasing", lambda x: wsum(np.vander(x, increasing=True)), V5, engine=OUT_VIEW),
+    case("vander", lambda x: wsum(np.vander(x, 4)), V5),
+    case("vander_increasing", lambda x: wsum(np.vander(x, increasing=True)), V5),
     case("meshgrid", _meshgrid, V3, V5),
     case("meshgrid_ij", _meshgrid_ij, V3, V5),
     case("meshgrid_sparse", lambda x, y: wsum(sum(np.meshgrid(x, y, sparse=True))), V3, V5),
@@ -167,19 +154,19 @@ STATISTICS = [
     case("percentile", lambda x: np.percentile(x, 30.0), VALS),
     case("percentile_axis", lambda x: wsum(np.percentile(x, [20.0, 65.0], axis=1)), VALS2D),
     case("quantile_axis0", lambda x: wsum(np.quantile(x, 0.4, axis=0, method="linear")), VALS2D),
-    case("quantile_several", lambda x: wsum(np.quantile(x, [0.1, 0.5, 0.85])), VALS, engine=OUT_WHERE),
+    case("quantile_several", lambda x: wsum(np.quantile(x, [0.1, 0.5, 0.85])), VALS),
     case("cov", lambda x: wsum(np.cov(x)), DATA),
     case("cov_rowvar_ddof", lambda x: wsum(np.cov(x, rowvar=False, ddof=0)), A45),
     case("cov_aweights", lambda x, w: wsum(np.cov(x, aweights=w)), DATA, POS6),
-    case("corrcoef", lambda x: wsum(np.corrcoef(x)), DATA, engine=OUT_VIEW),
-    case("corrcoef_pair", lambda x, y: wsum(np.corrcoef(x, y)), V6, DATA[0], engine=OUT_VIEW),
+    case("corrcoef", lambda x: wsum(np.corrcoef(x)), DATA),
+    case("corrcoef_pair", lambda x, y: wsum(np.corrcoef(x, y)), V6, DATA[0]),
 ]
 
 POLYNOMIALS = [
     case("polyval", lambda p, x: wsum(np.polyval(p, x)), POLY, V5),
     case("polyfit_y", lambda y: wsum(np.polyfit(GRID6, y, 2)), V6),
     case("polyfit_weighted", lambda y, w: wsum(np.polyfit(GRID6, y, 3, w=w)), V6, POS6),
-    case("polyfit_x", lambda x, y: wsum(np.polyfit(x, y, 2)), GRID6, V6, engine=OUT_VIEW),  # via np.vander
+    case("polyfit_x", lambda x, y: wsum(np.polyfit(x, y, 2)), GRID6, V6),  # via np.vander
     case("interp_x", lambda x: wsum(np.interp(x, XP, FP)), XQ),
     case("interp_x_fp", lambda x, fp: wsum(np.interp(x, XP, fp)), XQ, FP),
 ]
@@ -259,8 +246,8 @@ SCIPY = [
     case("norm_logpdf", lambda x, m, s: wsum(scipy.stats.norm.logpdf(x, m, s)), V5, 0.3, 1.7),
     case("norm_pdf", lambda x: wsum(scipy.stats.norm.pdf(x)), V5),
     case("norm_cdf", lambda x, s: wsum(scipy.stats.norm.cdf(x, scale=s)), V5, 1.3),
-    case("t_logpdf", lambda x: wsum(scipy.stats.t.logpdf(x, 4.5)), V5, engine=SLOTS),
-    case("t_logpdf_df", lambda x, df: wsum(scipy.stats.t.logpdf(x, df)), V5, 4.5, engine=SLOTS),
+    case("t_logpdf", lambda x: wsum(scipy.stats.t.logpdf(x, 4.5)), V5),
+    case("t_logpdf_df", lambda x, df: wsum(scipy.stats.t.logpdf(x, df)), V5, 4.5),
     case("scipy_trapezoid", lambda y, x: scipy.integrate.trapezoid(y, x), V6, GRID6),
     case("simpson", lambda y: scipy.integrate.simpson(y, dx=0.25), V5),
     case("simpson_x", lambda y, x: scipy.integrate.simpson(y, x=x), V6, GRID6),
@@ -269,8 +256,8 @@ SCIPY = [
 ]
 
 CONSTANTS_SHAPED_LIKE_INPUTS = [
-    case("linspace_num_from_shape", lambda x: wsum(x * np.linspace(0.0, 1.0, x.shape[0])), V5, engine=SHAPE_FLOATS),
-    case("random_weights_from_shape", _random_weights_from_shape, V5, engine=SHAPE_FLOATS),
+    case("linspace_num_from_shape", lambda x: wsum(x * np.linspace(0.0, 1.0, x.shape[0])), V5),
+    case("random_weights_from_shape", _random_weights_from_shape, V5),
 ]
 
 FLOAT32 = [

@@ -220,3 +220,23 @@ def test_a_variable_named_like_an_attribute_it_reads():
         x = o.x * x          # x is reassigned in the statement that reads the attribute 'x'
         return x + o.x
     assert_grad_fd(f, 3.0)
+
+
+class _Slotted:
+    __slots__ = ("w", "b")
+
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    def __call__(self, x):
+        return self.w * x + self.b
+
+
+def test_objects_with_slots():
+    import numpy as np
+    from contexts import gradient
+    (g,) = gradient(lambda x: np.sum(_Slotted(x * 3.0, 1.0)(x)), np.array([1.0, 2.0]))
+    np.testing.assert_allclose(g, [6.0, 12.0])          # d/dx of 3x * x + 1
+    (t,) = gradient(lambda m: m(2.0) ** 2, _Slotted(1.5, 0.5))
+    assert t.w == pytest.approx(2 * 3.5 * 2.0) and t.b == pytest.approx(2 * 3.5)
