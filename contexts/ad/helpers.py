@@ -509,19 +509,22 @@ def views(a, *others, same=False):
     if type(a) is not np.ndarray:
         return None
     found = None
+    abase = a.base
     for j, n in enumerate(others):
+        tn = type(n)
+        if tn in _PLAIN:  # numbers, strings, None: they hold no array
+            continue
         if n is a:
             if same:
                 found = (found or []) + [(j, None, None)]
             continue
-        if type(n) in _CONTAINERS or (type(n) is not np.ndarray and has_fields(n)
-                                      and not isinstance(n, _NOT_HOLDERS)):
-            keys = _keys_holding(n, a)
-            if keys:
-                found = (found or []) + [(j, _HELD, (n, keys))]
+        if tn is not np.ndarray:
+            if tn in _CONTAINERS or (has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
+                keys = _keys_holding(n, a)
+                if keys:
+                    found = (found or []) + [(j, _HELD, (n, keys))]
             continue
-        if (type(n) is np.ndarray and (a.base is not None or n.base is not None)
-                and np.may_share_memory(a, n)):
+        if (abase is not None or n.base is not None) and np.may_share_memory(a, n):
             if n.itemsize != a.itemsize:
                 raise runtime.UnsupportedFunction(
                     "reverse mode cannot differentiate an in-place change of an array seen through a view "
@@ -539,6 +542,8 @@ def bound(scope, names):
 
 
 _CONTAINERS = (list, tuple, dict)
+_PLAIN = frozenset({int, float, complex, bool, str, bytes, type(None), np.float64, np.float32, np.int64,
+                    np.intp, np.bool_, slice, range, types.ModuleType})
 _NOT_HOLDERS = (types.ModuleType, type, types.FunctionType, types.MethodType, types.BuiltinFunctionType)
 _HELD = object()  # in a `views` entry: a container or object holding the array itself
 
