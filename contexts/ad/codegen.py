@@ -552,7 +552,8 @@ class _Gen:
         handed_fwd, handed_in, handed_out = self.handed(s, pb, v)
         adj = (self.take(name) + pre + f"if {pb} is not None:\n" + _indent(handed_in)
                + f"    _od_r = {pb}[0]({pb}, _g, {dself}, _od_S)\n" + _indent(handed_out))
-        need += [w for w in (handed_fwd and [f"_od_w{self.npb}"])]
+        if handed_fwd:
+            need.append(f"_od_w{self.npb}")
         body = ""
         if method_obj:
             body += f"{d(method_obj)} = _od_r[0]\n"
