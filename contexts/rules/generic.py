@@ -71,6 +71,10 @@ def unbroadcast(g, like):
     """Sum g down to the shape of `like` (undo numpy broadcasting); scalars `like` get a scalar back."""
     if g is None:
         return None
+    if type(g) is np.ndarray and type(like) is np.ndarray and g.ndim == like.ndim:
+        shape = like.shape  # the hot case: kept axes of length 1, summed in one reduction
+        axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
+        return np.add.reduce(g, axis=axes, keepdims=True) if axes else g
     if isinstance(like, np.ndarray):
         g = np.asarray(g)
         if g.shape == like.shape:
