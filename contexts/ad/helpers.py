@@ -271,6 +271,24 @@ def getitem_adj(S, dobj, g, obj, idx):
         out = np.zeros_like(obj)
         out[idx] = out[idx] + g
         return acc(dobj, out)
+    if (type(obj) is _NDARRAY and type(idx) is int and (type(g) is float or type(g) is _F8)
+            and obj.dtype.kind == "f"):
+        # an element read (`x[i]` in a loop): its cotangent is added in place to an array the session
+        # made for x and nobody else holds, instead of a new array per read (which is quadratic)
+        own = S.scatter.get(id(obj))
+        if own is not None and own[1] is dobj:
+            dobj[idx] += g
+            return dobj
+        if dobj is None:
+            acc_ = np.zeros(obj.shape, obj.dtype)
+        elif type(dobj) is _NDARRAY and dobj.shape == obj.shape and dobj.dtype == obj.dtype:
+            acc_ = dobj.copy()
+        else:
+            acc_ = None
+        if acc_ is not None:
+            acc_[idx] += g
+            S.scatter[id(obj)] = (obj, acc_)
+            return acc_
     if isinstance(obj, np.ndarray):
         rule = _rules.get((np.ndarray, "__getitem__"))
         if rule is not None and rule.adjoint is not None:

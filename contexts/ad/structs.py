@@ -143,7 +143,7 @@ CHANGES = [0]
 class Session:
     """State of one reverse pass: the boxes of structured objects and the mutations undone so far."""
 
-    __slots__ = ("boxes", "keep", "redo", "dins", "dout", "dargs_in", "took")
+    __slots__ = ("boxes", "keep", "redo", "dins", "dout", "dargs_in", "took", "scatter")
 
     def __init__(self):
         self.boxes: dict[int, object] = {}
@@ -158,6 +158,9 @@ class Session:
         # `took` (bit i: argument i) the ones whose returned cotangent is their whole one
         self.dargs_in = None
         self.took = 0
+        # id(array) -> (array, the cotangent array element reads of it accumulate into in place): made by
+        # the session, held by one cotangent variable at a time (a read that finds another starts anew)
+        self.scatter: dict[int, tuple] = {}
 
     def box(self, obj, d=None):
         key = id(obj)

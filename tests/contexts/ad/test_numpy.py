@@ -640,3 +640,66 @@ def test_a_scalar_operand_keeps_its_type_against_a_float32_array():
     np.testing.assert_allclose(gs, 6.0)
     gx, gs = gradient(f, x, 2.0)
     assert type(gs) is float and gs == pytest.approx(6.0)
+
+
+# -- element reads in loops: cotangents accumulate in place, in linear time -------------------------------
+
+def _reads_through_an_alias(x):
+    y = x
+    s = 0.0
+    for i in range(len(x)):
+        s = s + x[i] * y[i] + y[i]
+    return s
+
+
+def _reads_of_a_shifted_copy(x):
+    z = x + 0.0          # z's cotangent flows to x unchanged: they must not share an accumulator
+    s = 0.0
+    for i in range(len(x)):
+        s = s + z[i] * x[i] ** 2
+    return s + np.sum(z * z)
+
+
+def _reads_of_a_rebound_array(x):
+    s = 0.0
+    for _ in range(3):
+        x = x * 1.5
+        for i in range(len(x)):
+            s = s + x[i] ** 2
+    return s
+
+
+def _reads_mixed_with_whole_uses(x):
+    w = x * 2.0
+    s = np.sum(w) + w[0] * w[1]
+    for i in range(len(w)):
+        s = s + w[i]
+    return s + np.sum(w ** 2)
+
+
+def _reads_through_a_list_and_a_view(x):
+    lst = [x * 1.0, x]
+    a = x[:2]
+    s = 0.0
+    for i in range(len(x)):
+        s = s + lst[0][i] * lst[1][i]
+    for i in range(2):
+        s = s + a[i] * x[i]
+    return s
+
+
+@pytest.mark.parametrize("f", [_reads_through_an_alias, _reads_of_a_shifted_copy, _reads_of_a_rebound_array,
+                               _reads_mixed_with_whole_uses, _reads_through_a_list_and_a_view],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_element_reads_in_loops(f):
+    assert_grad_fd(f, np.array([0.3, 1.2, -0.7, 2.0]))
+
+
+def test_element_reads_of_a_long_array_closed_form():
+    def f(x):
+        s = 0.0
+        for i in range(len(x)):
+            s = s + x[i] * x[i]
+        return s
+    x = np.linspace(-1.0, 1.0, 5000)
+    np.testing.assert_allclose(gradient(f, x)[0], 2 * x)
