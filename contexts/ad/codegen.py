@@ -40,7 +40,8 @@ _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
 
 
 # methods whose rules mutate an array argument in place and read its cotangent from the session
-_MUTATING_METHODS = frozenset({"at", "copyto", "place", "put", "putmask", "fill", "sort", "partition", "heappush",
+_MUTATING_METHODS = frozenset({"at", "copyto", "place", "put", "putmask", "fill_diagonal", "fill", "sort",
+                               "partition", "heappush",
                                "heappop", "heapify", "heapreplace", "heappushpop", "shuffle"})
 
 
@@ -58,7 +59,7 @@ def _changed_array(callee: str, v: ast.Call, out_kw, is_active):
     if out_kw is not None:
         return out_kw
     method_of = v.func.value if isinstance(v.func, ast.Attribute) and is_active(v.func.value) else None
-    if callee in ("copyto", "place", "put", "putmask"):
+    if callee in ("copyto", "place", "put", "putmask", "fill_diagonal"):
         return method_of if method_of is not None else (v.args[0] if v.args else None)
     if callee == "at" and v.args:
         return v.args[0]

@@ -259,14 +259,32 @@ def getattr_adj(S, dobj, g, obj, attr, result):
 def _array_attr_adj(g, obj, attr):
     if attr == "T":
         return np.transpose(g)
+    if attr == "mT":
+        return np.swapaxes(g, -1, -2)
+    if attr == "flat":  # a flat array in C order, as the iterator walks
+        return np.reshape(g, np.shape(obj))
     if attr == "real":
         return g
     if attr == "imag":
         return 1j * g if np.iscomplexobj(obj) or isinstance(obj, complex) else None
-    return None
+    if attr in _CONSTANT_ATTRS:
+        return None
+    raise runtime.UnsupportedFunction(
+        f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__}",
+        fix="compute it with a numpy function instead, or give it a rule")
+
+
+# attributes of arrays and numbers that carry no derivative
+_CONSTANT_ATTRS = frozenset({"shape", "ndim", "size", "dtype", "strides", "itemsize", "nbytes", "flags",
+                             "ctypes", "data", "numerator", "denominator", "device", "__class__"})
 
 
 def getitem_adj(S, dobj, g, obj, idx):
+    if type(obj) is np.flatiter:  # `x.flat[i]`: the flat iterator's cotangent is a flat array of x's size
+        base = obj.base
+        out = np.zeros(base.size, dtype=np.result_type(base.dtype, np.asarray(g).dtype, float))
+        np.add.at(out, np.arange(base.size)[idx], g)
+        return acc(dobj, out)
     if type(obj) is _Dual:  # forward-over-reverse: scatter into a dual array of zeros
         out = np.zeros_like(obj)
         out[idx] = out[idx] + g
@@ -376,6 +394,11 @@ def setattr_adj(S, dobj, obj, attr, old):
 
 
 def setitem(obj, idx, v):
+    if type(obj) is np.flatiter:
+        raise runtime.UnsupportedFunction(
+            "reverse mode does not differentiate assignments through `x.flat`",
+            fix="assign through an index of x (`x[np.unravel_index(i, x.shape)] = v`), or through "
+                "`x.reshape(-1)` of a contiguous x")
     if isinstance(obj, np.ndarray):
         CHANGES[0] += 1
         old = np.array(obj[idx], copy=True)

@@ -150,3 +150,23 @@ def partition_inplace(self, kth, axis=-1, kind="introselect", order=None):
         np.put_along_axis(before, source, np.broadcast_to(np.asarray(dself), self.shape), axis=axis)
         return before, (None,)
     return None, partition_back
+
+
+@_inplace(np.fill_diagonal)
+def fill_diagonal_inplace(a, val, wrap=False):
+    """np.fill_diagonal(a, val): the diagonal's old values get no cotangent; `val` (cycled along the
+    diagonal, as numpy does) gets the diagonal's."""
+    old = a.copy()
+    written = np.zeros(a.shape, dtype=bool)
+    np.fill_diagonal(written, True, wrap=wrap)
+    np.fill_diagonal(a, val, wrap=wrap)
+
+    def fill_diagonal_back(S, dy, dself):
+        _restore(S, a, old)
+        d = _held(S, 0)
+        if d is None:
+            return dself, (None, None)
+        d = np.broadcast_to(np.asarray(d), a.shape)
+        picked = d.reshape(-1)[np.flatnonzero(written)]  # in the order numpy writes them
+        return dself, (-np.where(written, d, 0.0), _cycled_cotangent(picked, np.arange(picked.size), val))
+    return None, fill_diagonal_back

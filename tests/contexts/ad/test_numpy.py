@@ -703,3 +703,53 @@ def test_element_reads_of_a_long_array_closed_form():
         return s
     x = np.linspace(-1.0, 1.0, 5000)
     np.testing.assert_allclose(gradient(f, x)[0], 2 * x)
+
+
+# -- flat iterators, matrix transposes, fill_diagonal, unknown array attributes ----------------------------
+
+def _flat_reads(x):
+    y = x * 2.0
+    return y.flat[1] * y.flat[2] + np.sum(y.flat[::2])
+
+
+def _matrix_transpose(x):
+    A = np.outer(x[:2], x[1:])
+    return np.sum(A.mT * np.arange(6.0).reshape(3, 2))
+
+
+def _fill_diagonal(x):
+    A = np.outer(x, x)
+    np.fill_diagonal(A, x)
+    return np.sum(A ** 2)
+
+
+def _fill_diagonal_cycled(x):
+    A = np.outer(x, x[:3])
+    np.fill_diagonal(A, x[:2] * 3.0, wrap=True)
+    return np.sum(A ** 2)
+
+
+@pytest.mark.parametrize("f", [_flat_reads, _matrix_transpose, _fill_diagonal, _fill_diagonal_cycled],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_array_attributes_and_fill_diagonal(f):
+    assert_grad_fd(f, np.array([0.3, 1.2, -0.7, 2.0]))
+
+
+def test_writes_through_flat_are_refused_with_a_fix():
+    from contexts.ad.runtime import UnsupportedFunction
+
+    def f(x):
+        y = x * 1.0
+        y.flat[1] = x[0] ** 2
+        return np.sum(y ** 2)
+    with pytest.raises(UnsupportedFunction, match="unravel_index"):
+        gradient(f, np.array([1.0, 2.0]))
+
+
+def test_an_array_attribute_without_a_derivative_rule_is_refused():
+    from contexts.ad.runtime import UnsupportedFunction
+
+    def f(x):
+        return np.sum(x.base * 1.0)   # .base: where the memory came from, not a value to differentiate
+    with pytest.raises(UnsupportedFunction, match=r"\.base"):
+        gradient(f, np.arange(4.0)[1:])
