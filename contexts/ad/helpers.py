@@ -20,7 +20,7 @@ from ..rules.registry import registry
 from . import runtime
 from .codegen import HELPERS
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
-from .structs import CHANGES, SeqBox, Session, Tangent, acc, fields_of, has_fields
+from .structs import CHANGES, TICKS, SeqBox, Session, Tangent, acc, fields_of, has_fields
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack", "unpack_adjoint"]
 
@@ -400,7 +400,7 @@ def setitem(obj, idx, v):
             fix="assign through an index of x (`x[np.unravel_index(i, x.shape)] = v`), or through "
                 "`x.reshape(-1)` of a contiguous x")
     if isinstance(obj, np.ndarray):
-        CHANGES[0] += 1
+        CHANGES[0] = next(TICKS)
         old = np.array(obj[idx], copy=True)
     elif isinstance(obj, dict):
         old = obj.get(idx, _MISSING)
@@ -512,7 +512,7 @@ def unpack_adjoint(dy, y, v, n, star):
 def iop(opname, a, b):
     """`a op= b`: in place for arrays (returning the old value for the reverse pass), else rebinding."""
     if type(a) is np.ndarray:
-        CHANGES[0] += 1
+        CHANGES[0] = next(TICKS)
         old = a.copy()
         getattr(operator, "i" + opname.rstrip("_"))(a, b)
         return a, old

@@ -27,7 +27,7 @@ from ..rules.registry import key_of, registry
 from .codegen import HELPERS, KW_ACTIVE, generate
 from .lower import Unsupported, lower
 from ..forward.dual import Dual as _Dual
-from .structs import CHANGES, SeqBox, Tangent, acc
+from .structs import CHANGES, TICKS, SeqBox, Tangent, acc
 
 __all__ = ["call", "NoRuleError", "UnsupportedFunction", "twin_source"]
 
@@ -151,11 +151,11 @@ def call(mask, f, *args, **kw):
             except TypeError:
                 y = _on_duals(rule, f, args, kw)  # higher order: forward-mode duals through a C function
             if rule.mutating:
-                CHANGES[0] += 1
+                CHANGES[0] = next(TICKS)
                 return y, (_mutating_back, rule.adjoint, y, full, kw, is_method)
             return y, (_static_back, rule.adjoint, y, full, kw, is_method)
         if rule.inplace is not None:
-            CHANGES[0] += 1
+            CHANGES[0] = next(TICKS)
             y, back = rule.inplace(*full, **kw)
             return y, (_inplace_back, back, is_method)
         if rule.rrule is not None:
@@ -227,7 +227,7 @@ def _user_iter_back(pb, dy, dself, S):
 def _out_call(f, args, kw):
     """`f(..., out=a)`: computed into a new array, then written into a (numpy returns a); the reverse
     pass restores a's old values and takes the cotangent a's variable holds as f's output's."""
-    CHANGES[0] += 1
+    CHANGES[0] = next(TICKS)
     out = kw["out"]
     old = out.copy()
     rest = {k: v for k, v in kw.items() if k != "out"}

@@ -7,6 +7,7 @@ box per object per reverse pass (`Session.box`), so aliases and mutation see one
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import types
 
@@ -135,8 +136,10 @@ def acc(a, b):
     return a + b
 
 
-# how many in-place changes of arrays the forward passes have made: a caller compares it around a call
-# to know whether the callee may have changed its array arguments
+# a stamp of the last in-place change of an array by a forward pass: a caller compares it around a call to
+# know whether the callee may have changed its array arguments. Each change stores a new stamp (`next` is
+# atomic), so threads racing to store one still leave a value no earlier reader saw.
+TICKS = itertools.count(1)
 CHANGES = [0]
 
 
