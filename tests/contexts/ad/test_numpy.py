@@ -753,3 +753,17 @@ def test_an_array_attribute_without_a_derivative_rule_is_refused():
         return np.sum(x.base * 1.0)   # .base: where the memory came from, not a value to differentiate
     with pytest.raises(UnsupportedFunction, match=r"\.base"):
         gradient(f, np.arange(4.0)[1:])
+
+
+def test_in_place_callees_differentiate_correctly_from_several_threads():
+    from concurrent.futures import ThreadPoolExecutor
+    xs = [np.array([1.0, 2.0, 3.0, 4.0]) * (1 + k / 10) for k in range(8)]
+    want = [numerical_gradient(callee_changes_a_view, x)[0] for x in xs]
+
+    def run(k):
+        return [gradient(callee_changes_a_view, xs[k])[0] for _ in range(20)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(run, range(8)))
+    for got, w in zip(results, want):
+        for g in got:
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-7)
