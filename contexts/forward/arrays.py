@@ -111,10 +111,16 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         return array_function(np.sum, inputs, kwargs)
     if method == "accumulate" and ufunc is np.add:
         return array_function(np.cumsum, inputs, kwargs)
-    if method != "__call__" or kwargs.get("out") is not None:
+    out = kwargs.get("out")
+    if method == "__call__" and out is not None:
+        return _into_out(ufunc, inputs, kwargs, out)
+    if method == "at" and ufunc in (np.add, np.subtract) and type(inputs[0]) is Dual:
+        return _add_at(ufunc, *inputs)
+    if method != "__call__":
         raise OverdubError(
-            f"np.{ufunc.__name__}.{method}(..., out=...) is not supported on Duals",
-            fix="call the ufunc plainly (no `out=`, no ufunc methods such as .at) on dual arrays")
+            f"np.{ufunc.__name__}.{method}(...) is not supported on dual arrays (only add.at and subtract.at "
+            "into a dual array)",
+            fix="call the ufunc plainly on dual arrays, or accumulate into a dual array")
     own = _OWN_UFUNCS.get(ufunc)
     if own is not None and not kwargs:
         return own(*inputs)
@@ -128,6 +134,40 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     if rule is None or rule.frule is None:
         raise no_rule(ufunc)
     return apply_frule(rule, ufunc, inputs, kwargs, tag)
+
+
+def _into_out(ufunc, inputs, kwargs, out):
+    """`ufunc(..., out=o)` with o a dual array: computed plainly, then written into o's value and tangent
+    (where `where=` allows), so o's views see it. A plain o cannot hold a tangent: refused."""
+    o = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if type(o) is not Dual or type(o.value) is not np.ndarray:
+        raise OverdubError(
+            f"np.{ufunc.__name__}(..., out=...) into an array without a tangent, on dual arguments",
+            fix="assign the result (`y = np.f(...)`) instead of writing into `out=`")
+    rest = {k: v for k, v in kwargs.items() if k not in ("out", "where")}
+    result = array_ufunc(ufunc, "__call__", inputs, rest)
+    where = kwargs.get("where", True)
+    if where is True:
+        return o._update(result)
+    mask = np.broadcast_to(where, o.value.shape)
+    merged = Dual(np.where(mask, result.value, o.value), np.where(mask, result.tangent, o.tangent)
+                  if o.tag.chunk is None else np.where(mask[None], result.tangent, o.tangent), o.tag)
+    return o._update(merged)
+
+
+def _add_at(ufunc, a, idx, b=None):
+    """`np.add.at(a, idx, b)` / `np.subtract.at` on a dual array: the same unbuffered update on the value
+    and on the tangent (one more leading axis with chunks)."""
+    tag = a.tag
+    bv, bt = split(b, tag) if type(b) is Dual else (b, None)
+    ufunc.at(a.value, idx, primal(bv))
+    if bt is not None:
+        if tag.chunk is None:
+            ufunc.at(a.tangent, idx, bt)
+        else:
+            tidx = (slice(None),) + (idx if type(idx) is tuple else (idx,))
+            ufunc.at(a.tangent, tidx, bt)
+    return None
 
 
 # -- array functions -----------------------------------------------------------------------------
@@ -281,7 +321,27 @@ def _where(cond, *ab):
     return make(y, np.where(cond, at, bt), tag)
 
 
+def _copyto(dst, src, casting="same_kind", where=True):
+    """np.copyto into a dual array: its value and tangent, so its views see the change."""
+    if type(dst) is not Dual:
+        raise OverdubError("np.copyto of dual values into an array without a tangent",
+                           fix="assign instead (`dst = np.where(mask, src, dst)`)")
+    tag = dst.tag
+    sv, st = split(src, tag)
+    value = dst.value.copy()
+    np.copyto(value, primal(sv), casting=casting, where=where)
+    tangent = np.array(dst.tangent, dtype=float, copy=True)
+    t = 0.0 if st is None else st
+    if tag.chunk is None:
+        np.copyto(tangent, t, where=where)
+    else:
+        np.copyto(tangent, pad(t, sv, ndim(value), tag) if st is not None else 0.0,
+                  where=np.broadcast_to(where, value.shape)[None])
+    dst._update(Dual(value, tangent, tag))
+
+
 OWN_FUNCTIONS = {
+    np.copyto: _copyto,
     np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.sum: _sum,
     np.broadcast_to: _broadcast_to, np.where: _where,
     np.zeros_like: _zeros_like_dual(np.zeros_like), np.empty_like: _zeros_like_dual(np.zeros_like),

@@ -173,3 +173,38 @@ def test_storing_into_a_plain_array_by_the_tangent_twin():
         return y ** 2
     x = np.array([1.0, 2.0, 3.0])
     np.testing.assert_allclose(jacfwd(f, x), fd_jacobian(f, x), rtol=1e-6, atol=1e-8)
+
+
+def _ufunc_out_into_a_view(x):
+    y = x * 1.0
+    v = y[1:3]
+    np.multiply(v, x[0], out=v)
+    return y ** 2
+
+
+def _ufunc_out_with_where(x):
+    y = x * 2.0
+    np.subtract(x, 1.0, out=y, where=np.array([True, False, True, False]))
+    return y * np.array([1.0, 10.0, 100.0, 1000.0])
+
+
+def _add_at_into_a_view(x):
+    y = x * 1.0
+    v = y[1:]
+    np.add.at(v, [0, 0, 2], x[:3] * x[1])
+    return y ** 2
+
+
+def _copyto_a_view(x):
+    y = x * 2.0
+    v = y[2:]
+    np.copyto(v, x[:2] ** 2)
+    return y ** 3
+
+
+@pytest.mark.parametrize("chunk", [None, 2])
+@pytest.mark.parametrize("f", [_ufunc_out_into_a_view, _ufunc_out_with_where, _add_at_into_a_view,
+                               _copyto_a_view], ids=lambda f: f.__name__.strip("_"))
+def test_numpy_writing_into_dual_arrays(f, chunk):
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_allclose(jacfwd(f, x, chunk=chunk), fd_jacobian(f, x), rtol=1e-6, atol=1e-8)
