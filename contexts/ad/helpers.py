@@ -39,6 +39,16 @@ _FAST_BINOPS = frozenset({"add", "sub", "mul", "truediv"})
 _add_reduce = np.add.reduce
 
 
+def _to_operand(g, x, fits):
+    """A result-shaped cotangent g brought to operand x: summed down to a broadcast array's shape
+    (`fits` None), or to one number of x's type for a real scalar (a Python float's is a float)."""
+    if fits is None:
+        return generic.unbroadcast(g, x)
+    g = _add_reduce(g, None)
+    tx = type(x)
+    return g if tx is type(g) or tx is int else tx(g)
+
+
 def binop_adj(opname, g, y, a, b, need=3):
     """Cotangents of `a <op> b` for the generic (non-float) path; `need` says which operands are active
     (1: a, 2: b), so arrays are only computed for those."""
@@ -99,23 +109,8 @@ def binop_adj(opname, g, y, a, b, need=3):
                 if need & 2:
                     gb = ga * (a / b if y is None else y)
                     np.negative(gb, out=gb)
-            if need & 1:
-                if sa is None:
-                    ga = generic.unbroadcast(ga, a)
-                elif not sa:
-                    ga = _add_reduce(ga, None)
-                    if ta is not type(ga) and ta is not int:
-                        ga = ta(ga)  # a Python float's is a float, a float64's a float64
-            else:
-                ga = None
-            if need & 2:
-                if sb is None:
-                    gb = generic.unbroadcast(gb, b)
-                elif not sb:
-                    gb = _add_reduce(gb, None)
-                    if tb is not type(gb) and tb is not int:
-                        gb = tb(gb)
-            return ga, gb
+            return ((ga if sa else _to_operand(ga, a, sa)) if need & 1 else None,
+                    (gb if sb else _to_operand(gb, b, sb)) if need & 2 else None)
     if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype.kind == "f"
             and a.dtype == b.dtype == getattr(g, "dtype", None) and a.ndim <= 2 and b.ndim <= 2):
         # real matrix and vector products: only the active operands' products, and outer products
