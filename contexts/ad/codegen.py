@@ -28,9 +28,9 @@ __all__ = ["generate", "Generated", "HELPERS"]
 HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
            "__od_seq_adj__", "__od_dict_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
-           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__", "__od_ndarray__",
-           "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__", "__od_call_views__",
-           "__od_call_merge__")
+           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__",
+           "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
+           "__od_call_views__", "__od_call_merge__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -69,6 +69,7 @@ def _changed_array(callee: str, v: ast.Call, out_kw, is_active):
 
 
 @dataclass
+
 class Generated:
     forward: ast.FunctionDef
     adjoint: ast.FunctionDef
@@ -492,6 +493,9 @@ class _Gen:
                     elif not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
                         test += " and False"
                 test = test.replace("True and ", "")
+            arrays = _real_array_test(v.op, a, b, act_a, act_b)
+            if arrays:
+                test = f"{test} or {arrays}"
             adj += f"    if {test}:\n" + _indent(inline, 8) + "    else:\n" + _indent(generic, 8)
         else:
             adj += _indent(generic)
@@ -933,3 +937,23 @@ def _walk_own(fn):
         for c in ast.iter_child_nodes(n):
             if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
                 stack.append(c)
+
+
+def _real_array_test(op: ast.operator, a: ast.expr, b: ast.expr, act_a: bool, act_b: bool) -> str:
+    """For `a + b`, `a - b`, `a * b`: the test under which the float formulas of `_FAST_BINOPS` hold for
+    arrays too — a float64 result cotangent, each active operand a float64 array of its shape (no
+    broadcasting to undo), and a product's other operand real. '' where it cannot hold."""
+    if not isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
+        return ""
+    parts = ["type(_g) is __od_ndarray__", "_g.dtype is __od_f8__"]
+    for x, active in ((a, act_a), (b, act_b)):
+        if isinstance(x, ast.Name):
+            if active:
+                parts.append(f"type({x.id}) is __od_ndarray__ and {x.id}.dtype is __od_f8__ "
+                             f"and {x.id}.shape == _g.shape")
+            elif isinstance(op, ast.Mult):  # it multiplies the other's cotangent: real, of any broadcast shape
+                parts.append(f"(type({x.id}) is __od_ndarray__ and {x.id}.dtype is __od_f8__ "
+                             f"or type({x.id}) is float or type({x.id}) is int)")
+        elif not isinstance(x, ast.Constant) or not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
+            return ""
+    return "(" + " and ".join(parts) + ")"

@@ -66,6 +66,10 @@ class Rule:
     # a faster implementation with fn's results, for engines that run the primitive themselves (numpy's
     # reductions skip their Python wrapper on plain arrays)
     impl: Callable | None = None
+    # `hot(dy, y, x)`: the cotangent of a one-argument primitive's float64 array x, for a cotangent dy of x's
+    # shape and dtype (the common case), which engines may call instead of `adjoint`; registering another
+    # adjoint drops it
+    hot: Callable | None = None
 
     @property
     def nondifferentiable(self) -> bool:
@@ -102,6 +106,8 @@ class Registry:
             for fn in fns:
                 rule = self._rule(fn if isinstance(fn, tuple) else key_of(fn))
                 setattr(rule, attr, impl)
+                if attr == "adjoint":
+                    rule.hot = None  # it was the old adjoint's fast case
                 if kind is not None:
                     rule.kind = kind
             return impl

@@ -149,6 +149,8 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
     registry.adjoint(fn, kind="elementwise")(adjoint)
     registry.frule(fn, kind="elementwise")(frule)
     registry.set_kind("elementwise", fn, partials=partials)
+    if hot is not None and nin == 1 and nout == 1:
+        registry.rules[fn].hot = hot
 
 
 def _rules(*keys: Any, kind: str = "elementwise") -> Callable:

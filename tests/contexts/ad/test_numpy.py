@@ -767,3 +767,41 @@ def test_in_place_callees_differentiate_correctly_from_several_threads():
     for got, w in zip(results, want):
         for g in got:
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-7)
+
+
+# --- the engine's fast paths take only their exact case ------------------------------------------------
+# Same-shape float64 operands of `+ - *` and one-argument ufuncs on float64 arrays skip the general rules;
+# every neighbouring case (broadcasting, complex, float32, ints, 0-d) must still reach them.
+
+C34 = A + 1j * rng.normal(size=(3, 4))
+
+
+@pytest.mark.parametrize("f, args", [
+    (lambda x, y: np.sum((x + y) * (x - y) * x), (A, POS)),                    # same shapes: the fast path
+    (lambda x, y: np.sum(x * y - y), (A, V4)),                                 # y broadcast: summed down
+    (lambda x: np.sum(np.real(x * C34)), (A,)),                                # complex constant operand
+    (lambda x: np.sum(x * A.astype(np.float32)), (A,)),                        # float32 constant operand
+    (lambda x: np.sum(x * np.arange(12).reshape(3, 4)), (A,)),                 # int constant operand
+    (lambda x: np.sum(np.exp(x) * 3 - np.tanh(x) + 2.0 * np.log(x)), (POS,)),  # hot one-argument rules
+    (lambda x: float(np.exp(x[0, 0]) * np.log(x[1, 1])), (POS,)),              # numpy scalars
+    (lambda x: np.sum(np.exp(x).astype(np.float32) * x), (A,)),                # float32 cotangent of exp
+], ids=["same-shape", "broadcast", "complex", "float32", "int", "hot-ufuncs", "scalars", "f32-cotangent"])
+def test_fast_paths_agree_with_finite_differences(f, args):
+    got = assert_grad_fd(f, *args, rtol=1e-4, atol=1e-3 if "float32" in f.__code__.co_names else 1e-7)
+    for g, a in zip(got, args):
+        assert g.shape == a.shape and g.dtype == a.dtype
+
+
+def test_a_registered_adjoint_replaces_the_hot_case():
+    from contexts.rules.registry import registry
+    rule = registry.rules[np.exp]
+    adjoint, hot = rule.adjoint, rule.hot
+    try:
+        registry.adjoint(np.exp)(lambda dy, y, x: (dy * 2.0,))  # deliberately not exp's derivative
+        assert rule.hot is None
+        g, = gradient(lambda x: np.sum(np.exp(x)), V3)
+        np.testing.assert_allclose(g, np.full(3, 2.0))
+    finally:
+        rule.adjoint, rule.hot = adjoint, hot
+    g, = gradient(lambda x: np.sum(np.exp(x)), V3)
+    np.testing.assert_allclose(g, np.exp(V3))
