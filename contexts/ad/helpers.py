@@ -98,7 +98,9 @@ def binop_adj(opname, g, y, a, b, need=3):
             elif opname == "sub":
                 ga = g
                 if need & 2:
-                    gb = -g
+                    # negated after being summed down to b: the smaller array
+                    gb = -(g if sb else _to_operand(g, b, sb))
+                    sb = True
             elif opname == "mul":
                 if need & 1:
                     ga = g * b

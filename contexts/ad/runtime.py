@@ -56,6 +56,7 @@ _rules = registry.rules
 _BUILTIN = types.BuiltinMethodType  # also the type of builtin functions such as math.sin
 _NDARRAY = np.ndarray
 _F8 = np.dtype(np.float64)
+_PLAIN_OPTIONS = frozenset({"axis", "keepdims"})
 _WRAPPER = types.MethodWrapperType  # (1.0).__mul__
 
 
@@ -100,6 +101,16 @@ def _hot_back(pb, dy, dself, S):
     if type(dy) is _NDARRAY and dy.dtype is _F8 and dy.shape == x.shape:
         return None, (hot(dy, y, x),), None
     return _static_back((None, adj, y, (x,), None, False), dy, dself, S)
+
+
+def _hot_reduce_back(pb, dy, dself, S):
+    """A reduction's pullback on a float64 array: its `hot_reduce` cotangent where dy is the usual one."""
+    _, hot, y, x, adj, kw = pb
+    if dy is not None:
+        g = hot(dy, y, x, **kw) if kw else hot(dy, y, x)
+        if g is not None:
+            return None, (g,), None
+    return _static_back((None, adj, y, (x,), kw, False), dy, dself, S)
 
 
 def _adjoint_on_duals(adj, dy, y, args, kw):
@@ -163,9 +174,11 @@ def call(mask, f, *args, **kw):
             if rule.mutating:
                 CHANGES[0] = next(TICKS)
                 return y, (_mutating_back, rule.adjoint, y, full, kw, is_method)
-            if (rule.hot is not None and not kw and not is_method and len(args) == 1
-                    and type(args[0]) is _NDARRAY and args[0].dtype is _F8 and args[0].ndim):
-                return y, (_hot_back, rule.hot, y, args[0], rule.adjoint)
+            if len(args) == 1 and not is_method and type(args[0]) is _NDARRAY and args[0].dtype is _F8:
+                if rule.hot is not None and not kw and args[0].ndim:
+                    return y, (_hot_back, rule.hot, y, args[0], rule.adjoint)
+                if rule.hot_reduce is not None and (not kw or kw.keys() <= _PLAIN_OPTIONS):
+                    return y, (_hot_reduce_back, rule.hot_reduce, y, args[0], rule.adjoint, kw)
             return y, (_static_back, rule.adjoint, y, full, kw, is_method)
         if rule.inplace is not None:
             CHANGES[0] = next(TICKS)

@@ -70,6 +70,9 @@ class Rule:
     # shape and dtype (the common case), which engines may call instead of `adjoint`; registering another
     # adjoint drops it
     hot: Callable | None = None
+    # `hot_reduce(dy, y, x, axis=None, keepdims=False)`: the same for a reduction of a float64 array x with
+    # at most those options, or None where dy is not the usual case (the engine then calls `adjoint`)
+    hot_reduce: Callable | None = None
 
     @property
     def nondifferentiable(self) -> bool:
@@ -107,7 +110,7 @@ class Registry:
                 rule = self._rule(fn if isinstance(fn, tuple) else key_of(fn))
                 setattr(rule, attr, impl)
                 if attr == "adjoint":
-                    rule.hot = None  # it was the old adjoint's fast case
+                    rule.hot = rule.hot_reduce = None  # they were the old adjoint's fast cases
                 if kind is not None:
                     rule.kind = kind
             return impl

@@ -284,6 +284,67 @@ for _fn, _ufunc in ((np.sum, np.add), (np.prod, np.multiply), (np.max, np.maximu
     registry.rules[_fn].impl = _direct(_fn, _ufunc)
 
 
+# -- the hot cases of sum and max/min: a float64 array, at most `axis` (None or an int) and `keepdims` ----
+
+_F8D = np.dtype(np.float64)
+
+
+def _kept(g: np.ndarray, x: np.ndarray, axis: Any) -> Any:
+    """g (reduced over the int `axis` without keepdims) with that axis back as length 1; None otherwise."""
+    if type(axis) is not int or not -x.ndim <= axis < x.ndim:
+        return None
+    shape = list(x.shape)
+    shape[axis] = 1
+    return g.reshape(shape)
+
+
+def _sum_hot(dy, y, x, axis=None, keepdims=False):
+    """sum's cotangent: dy spread over x's shape (None: not the hot case)."""
+    t = type(dy)
+    if t is float or t is _f8:
+        out = np.empty(x.shape, _F8D)
+        out.fill(dy)
+        return out
+    if t is not _ndarray or dy.dtype is not _F8D:
+        return None
+    if axis is not None and not keepdims:
+        dy = _kept(dy, x, axis)
+        if dy is None:
+            return None
+    out = np.empty(x.shape, _F8D)
+    out[...] = dy
+    return out
+
+
+def _extremum_hot(dy, y, x, axis=None, keepdims=False):
+    """max's (min's) cotangent: dy shared by each slice's k equal extrema (None: not the hot case, or a
+    NaN extremum, which the general rule handles)."""
+    if axis is None and not keepdims:
+        if type(y) is _f8 and y == y and (type(dy) is float or type(dy) is _f8):
+            hit = x == y
+            out = np.zeros(x.shape, _F8D)
+            out[hit] = dy / int(np.count_nonzero(hit))
+            return out
+        return None
+    if type(dy) is not _ndarray or dy.dtype is not _F8D or type(y) is not _ndarray:
+        return None
+    if not keepdims:
+        y, dy = _kept(y, x, axis), _kept(dy, x, axis)
+        if y is None:
+            return None
+    total = np.add.reduce(y, None)
+    if total != total:
+        return None  # NaN among the extrema (or inf - inf)
+    hit = x == y
+    if np.count_nonzero(hit) == y.size:
+        return hit * dy  # one extremum per slice: no ties
+    return hit * (dy / np.add.reduce(hit, axis, None, None, True))
+
+
+for _fn in (np.sum, np.max, np.amax, np.min, np.amin):
+    registry.rules[_fn].hot_reduce = _sum_hot if _fn is np.sum else _extremum_hot
+
+
 def _ptp_grad(dy, y, x, axis=None, keepdims=False, **_):
     hi, lo = np.max(x, axis=axis, keepdims=True), np.min(x, axis=axis, keepdims=True)
     w = _extremum_weights(hi, x, axis, True, False) - _extremum_weights(lo, x, axis, True, False)

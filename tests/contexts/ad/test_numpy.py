@@ -805,3 +805,27 @@ def test_a_registered_adjoint_replaces_the_hot_case():
         rule.adjoint, rule.hot = adjoint, hot
     g, = gradient(lambda x: np.sum(np.exp(x)), V3)
     np.testing.assert_allclose(g, np.exp(V3))
+
+
+@pytest.mark.parametrize("reduce", [np.sum, np.max, np.min, np.amax])
+@pytest.mark.parametrize("axis, keepdims", [(None, False), (None, True), (0, False), (1, True), (-1, False),
+                                            ((0, 1), False), (0, True)])
+def test_reductions_with_plain_options_agree_with_finite_differences(reduce, axis, keepdims):
+    w = rng.normal(size=np.shape(reduce(T, axis=axis, keepdims=keepdims)))
+    assert_grad_fd(lambda x: np.sum(reduce(x, axis=axis, keepdims=keepdims) * w), T)
+
+
+@pytest.mark.parametrize("axis, keepdims", [(None, False), (0, True), (1, False)])
+def test_tied_maxima_share_the_cotangent_evenly(axis, keepdims):
+    x = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])
+    g, = gradient(lambda x: np.sum(np.max(x, axis=axis, keepdims=keepdims)), x)
+    hit = x == np.max(x, axis=axis, keepdims=True)
+    np.testing.assert_allclose(g, hit / hit.sum(axis=axis, keepdims=True))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_a_nan_maximum_takes_the_whole_cotangent(axis):
+    x = np.array([[1.0, np.nan], [4.0, 2.0]])
+    g, = gradient(lambda x: np.sum(np.max(x, axis=axis)), x)  # np.max propagates the NaN
+    want = {None: [[0, 1], [0, 0]], 0: [[0, 1], [1, 0]], 1: [[0, 1], [1, 0]]}[axis]
+    np.testing.assert_array_equal(g, want)
