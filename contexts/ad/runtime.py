@@ -577,7 +577,8 @@ def _constants(args) -> int:
     bits = 0
     i = 0
     for a in args:
-        if type(a) is not float and isinstance(a, _CONSTANT_TYPES):
+        ta = type(a)
+        if ta is not float and ta is not _NDARRAY and isinstance(a, _CONSTANT_TYPES):
             bits |= 1 << i
         i += 1
     return bits

@@ -15,6 +15,8 @@ import numpy as np
 
 __all__ = ["Tangent", "SeqBox", "MapBox", "Session", "acc", "finalize", "zero_of"]
 
+_NDARRAY = np.ndarray
+
 
 class Tangent(dict):
     """The gradient of an object (its fields) or of a closure (its captured variables).
@@ -115,7 +117,7 @@ def acc(a, b):
     if b is None:
         return a
     ta = type(a)
-    if ta is float and type(b) is float:
+    if ta is float and type(b) is float or ta is _NDARRAY and type(b) is _NDARRAY:
         return a + b
     if ta is SeqBox or ta is MapBox or ta is Tangent:
         # the same box reached twice is already merged; the same number twice (a rule returning

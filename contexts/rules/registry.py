@@ -46,7 +46,7 @@ def key_of(fn: Any) -> Any:
     return fn
 
 
-@dataclass
+@dataclass(slots=True)  # slots: the engines read a rule's fields on every call
 class Rule:
     """Everything known about one primitive."""
 
