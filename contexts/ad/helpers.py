@@ -39,11 +39,22 @@ _FAST_BINOPS = frozenset({"add", "sub", "mul", "truediv"})
 _add_reduce = np.add.reduce
 
 
+_SUMMED_AXES: dict = {}  # (result shape, operand shape) -> the axes a broadcast operand's cotangent sums
+
+
 def _to_operand(g, x, fits):
     """A result-shaped cotangent g brought to operand x: summed down to a broadcast array's shape
     (`fits` None), or to one number of x's type for a real scalar (a Python float's is a float)."""
     if fits is None:
-        return generic.unbroadcast(g, x)
+        key = (g.shape, x.shape)
+        axes = _SUMMED_AXES.get(key)
+        if axes is None:
+            if g.ndim != x.ndim:
+                return generic.unbroadcast(g, x)
+            if len(_SUMMED_AXES) > 4096:
+                _SUMMED_AXES.clear()
+            axes = _SUMMED_AXES[key] = tuple(i for i, n in enumerate(x.shape) if n == 1 and g.shape[i] != 1)
+        return _add_reduce(g, axes, None, None, True) if axes else g
     g = _add_reduce(g, None)
     tx = type(x)
     return g if tx is type(g) or tx is int else tx(g)
@@ -113,8 +124,8 @@ def binop_adj(opname, g, y, a, b, need=3):
                     np.negative(gb, out=gb)
             return ((ga if sa else _to_operand(ga, a, sa)) if need & 1 else None,
                     (gb if sb else _to_operand(gb, b, sb)) if need & 2 else None)
-    if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype.kind == "f"
-            and a.dtype == b.dtype == getattr(g, "dtype", None) and a.ndim <= 2 and b.ndim <= 2):
+    if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype is b.dtype
+            and a.dtype.kind == "f" and a.dtype is getattr(g, "dtype", None) and a.ndim <= 2 and b.ndim <= 2):
         # real matrix and vector products: only the active operands' products, and outer products
         # (an inner dimension of 1, a vector's cotangent against a vector) as broadcast multiplies,
         # which BLAS does slowly
