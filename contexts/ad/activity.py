@@ -73,6 +73,22 @@ def _viewed(e: ast.AST, strict: bool = False) -> set[str]:
     return set()
 
 
+# ndarray methods whose result is a view of the object (its elements, not a new array)
+_VIEW_METHODS = frozenset({"reshape", "view", "ravel", "transpose", "swapaxes", "squeeze", "diagonal"})
+
+
+def _view_of(e: ast.AST) -> set[str]:
+    """The variables the value of e is a view of, for certain: `y`, `y[1:3]`, `y.T`, `y.real`,
+    `y.reshape(...)` — not the arguments of calls, which would include shapes (`np.arange(n)`)."""
+    if isinstance(e, ast.Name):
+        return {e.id}
+    if isinstance(e, (ast.Subscript, ast.Attribute)):
+        return _view_of(e.value)
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in _VIEW_METHODS:
+        return _view_of(e.func.value)
+    return set()
+
+
 def view_groups(fdef: ast.FunctionDef) -> dict[str, set[str]]:
     """Each variable's group of variables whose objects may share memory with its own (views of one
     array, containers holding it, results of calls on it): connected by assignments `a = <view of b>`,
@@ -112,11 +128,12 @@ def view_groups(fdef: ast.FunctionDef) -> dict[str, set[str]]:
 
 class _Activity:
     def __init__(self, active: set[str], nondiff_globals: frozenset[str], locals_: set[str],
-                 sources: dict[str, set[str]]):
+                 sources: dict[str, set[str]], views: dict[str, set[str]]):
         self.active = set(active)
         self.locals = locals_
         self.nondiff = nondiff_globals
         self.sources = sources
+        self.views = views
         self.changed = True
 
     def mark(self, name: str) -> None:
@@ -133,6 +150,18 @@ class _Activity:
             self.mark(n)
             for m in self.sources.get(n, ()):
                 if m not in seen:
+                    seen.add(m)
+                    todo.append(m)
+
+    def mark_argument(self, name: str) -> None:
+        """name is an argument of a call with active inputs, which may store them into it in place: it, and
+        the arrays it is certainly a view of (`helper(z[1:3], x)` fills z), become active."""
+        todo, seen = [name], {name}
+        while todo:
+            n = todo.pop()
+            self.mark(n)
+            for m in self.views.get(n, ()):
+                if m not in seen and m in self.locals:
                     seen.add(m)
                     todo.append(m)
 
@@ -173,7 +202,7 @@ class _Activity:
                         operands.append(v.func.value)
                     for a in operands:
                         if isinstance(a, ast.Name) and a.id in self.locals:  # globals (modules) excluded
-                            self.mark(a.id)  # (not what it views: that would make shapes active)
+                            self.mark_argument(a.id)
                 for t in s.targets:
                     if isinstance(t, ast.Name):
                         if act:
@@ -221,12 +250,14 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     locals_ |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
     loop_vars = {n.target.id for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
     sources: dict[str, set[str]] = {}
+    views: dict[str, set[str]] = {}
     for n in ast.walk(fdef):
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 if isinstance(t, ast.Name):
                     sources.setdefault(t.id, set()).update(_viewed(n.value, strict=True) & locals_ - loop_vars)
-    act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources)
+                    views.setdefault(t.id, set()).update(_view_of(n.value) - {t.id})
+    act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     while act.changed:
         act.changed = False
         act.visit(fdef.body)

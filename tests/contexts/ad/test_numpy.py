@@ -553,9 +553,55 @@ def argument_read_after_a_change(x):
     return before * np.sum(y)
 
 
+def _fill_(v, x):
+    v[:] = x[:2] * 3.0
+
+
+def _row_step_(row, x, k):
+    row[:] = np.sin(x * k)
+
+
+def _fill_tail_(v, x):  # fills a view of its argument through another function
+    _fill_(v[1:], x)
+
+
+def callee_fills_a_view_of_a_constant(x):
+    z = np.zeros(4)           # constant until the callee fills part of it
+    _fill_(z[1:3], x)
+    return np.sum(z * z)
+
+
+def callee_fills_rows_of_a_constant(x):
+    Z = np.zeros((3, x.size))
+    for k in range(3):
+        _row_step_(Z[k], x, k + 1.0)
+    return np.sum(Z ** 2 * np.arange(1.0, x.size + 1))
+
+
+def callee_fills_a_transposed_column(x):
+    Z = np.zeros((2, 2))
+    _fill_(Z.T[0], x)         # Z[:, 0]
+    return np.sum(Z * Z * np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+def callee_fills_a_reshaped_row(x):
+    z = np.zeros(4)
+    _fill_(z.reshape(2, 2)[1], x)
+    return np.sum(np.cumsum(z) ** 2)
+
+
+def callee_fills_through_a_callee(x):
+    z = np.ones(5)
+    _fill_tail_(z[1:4], x)
+    return np.sum(z ** 3)
+
+
 @pytest.mark.parametrize("f", [callee_scales_argument, callee_sets_an_element, callee_changes_a_view,
                                callee_changes_through_a_callee, callee_normalizes_rows,
-                               argument_read_after_a_change], ids=lambda f: f.__name__)
+                               argument_read_after_a_change, callee_fills_a_view_of_a_constant,
+                               callee_fills_rows_of_a_constant, callee_fills_a_transposed_column,
+                               callee_fills_a_reshaped_row, callee_fills_through_a_callee],
+                         ids=lambda f: f.__name__)
 def test_arrays_changed_in_place_by_callees(f):
     assert_grad_fd(f, np.array([1.0, 2.0, 3.0, 4.0]))
 
