@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import threading
 import types
 
 import numpy as np
@@ -32,7 +33,7 @@ from ..rules.registry import registry
 __all__ = ["NotTransformable", "tangent_jvp"]
 
 HELPERS = ("__fd_call__", "__fd_mcall__", "__fd_getitem__", "__fd_attr__", "__fd_pow__", "__fd_matmul__",
-           "__fd_setitem__", "__fd_sync__", "__fd_bound__",
+           "__fd_setitem__", "__fd_sync__", "__fd_bound__", "__fd_moved__", "__fd_args_back__",
            "__od_unpack__", "__od_iter__", "__od_tuple__")  # the last three: what the lowering emits
 
 
@@ -47,9 +48,12 @@ def T(name: str) -> str:
 class _Tangents:
     """Rewrites a lowered function's statements into primal-and-tangent statements."""
 
-    def __init__(self, active: set[str], groups: dict[str, set[str]] | None = None):
+    def __init__(self, active: set[str], groups: dict[str, set[str]] | None = None, handed: str = ""):
         self.active = active
         self.groups = groups or {}  # variables whose arrays may share memory (activity.view_groups)
+        # the statement that hands the caller the tangents of parameters whose arrays this function may
+        # change in place, in parameter order (None where not), before every return
+        self.handed = handed
 
     def t(self, atom) -> str | None:
         """The tangent of an atom as source text, or None for a zero tangent."""
@@ -85,7 +89,7 @@ class _Tangents:
             s.body = self.block(s.body)
             return [s]
         if isinstance(s, ast.Return):
-            return _parse(f"return {ast.unparse(s.value)}, {self.t(s.value) or 0}\n", s)
+            return _parse(f"{self.handed}return {ast.unparse(s.value)}, {self.t(s.value) or 0}\n", s)
         if isinstance(s, ast.Assign):
             return self.assign(s)
         if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
@@ -113,10 +117,13 @@ class _Tangents:
         tangent = self.tangent_of(name, v, s)
         if tangent is None:  # the statement computes its own tangent (a call)
             return self.call(s, name, v)
-        out = _parse(f"{T(name)} = {tangent}\n", s) + [s]
-        if getattr(v, "_od_inplace", False):  # `x op= y` changes an array in place: its views see it
-            out += self.sync(name, s)
-        return out
+        if getattr(v, "_od_inplace", False):
+            # `x op= y` is Python's in-place operator (an array changes in place, so its views and the
+            # caller see it; a number is rebound), and the variables viewing x follow its tangent
+            aug = ast.copy_location(ast.AugAssign(target=ast.Name(id=name, ctx=ast.Store()), op=v.op,
+                                                  value=v.right), s)
+            return _parse(f"{T(name)} = {tangent}\n", s) + [aug] + self.sync(name, s)
+        return _parse(f"{T(name)} = {tangent}\n", s) + [s]
 
     def sync(self, name: str, s) -> list[ast.stmt]:
         """After an in-place change of the array in `name`: the variables that may view its memory (their
@@ -207,7 +214,23 @@ class _Tangents:
         else:
             text = (f"{name}, {T(name)} = __fd_call__({ast.unparse(v.func)}, ({args}), ({tans}), "
                     f"{{{kw}}}, {{{kwt}}})\n")
+            return _parse(text, s) + self.taken_back(v, s)
         return _parse(text, s)
+
+    def taken_back(self, v: ast.Call, s) -> list[ast.stmt]:
+        """After a call: the tangents of array arguments the callee changed in place (`fill_(z[1:3], x)`),
+        handed back by its tangent twin, replace the caller's, and the variables viewing them follow."""
+        at = [(i, a.id) for i, a in enumerate(v.args) if isinstance(a, ast.Name) and a.id in self.active]
+        if not at:
+            return []
+        text = (f"if __fd_moved__.args is not None:\n"
+                f"    _od_mv = __fd_args_back__({tuple(i for i, _ in at)!r}, ({''.join(f'{a}, ' for _, a in at)}))\n")
+        out = _parse(text, s)
+        for k, (_, a) in enumerate(at):
+            inner = _parse(f"if _od_mv[{k}] is not None:\n    {T(a)} = _od_mv[{k}]\n", s)
+            inner[0].body += self.sync(a, s)
+            out[0].body.append(inner[0])
+        return out
 
 
 _cache: dict = {}
@@ -239,16 +262,64 @@ def _build(fn, active):
     except (SourceUnavailable, Unsupported) as e:
         raise NotTransformable(str(e)) from e
     act = active_names(fdef, set(active), fn.__globals__)
-    body = _Tangents(act, view_groups(fdef)).block(fdef.body)
+    groups = view_groups(fdef)
     params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
+    changed = _changed_in_place(fdef, groups)
+    handed = [p if p in act and p in changed else None for p in params]
+    hand = (f"__fd_moved__.args = ({''.join(f'{T(p)}, ' if p else 'None, ' for p in handed)})\n"
+            if any(handed) else "")
+    body = _Tangents(act, groups, hand).block(fdef.body)
     prologue = "".join(f"{T(p)} = _od_tans[{i}] if len(_od_tans) > {i} else 0\n" for i, p in enumerate(params)
                        if p in act)
     if not (body and isinstance(body[-1], ast.Return)):
-        body += _parse("return None, 0\n", fdef.body[-1])
+        body += _parse(f"{hand}return None, 0\n", fdef.body[-1])
     fdef.body = _parse(prologue, fdef) + body if prologue else body
     fdef.args.posonlyargs.insert(0, ast.arg(arg="_od_tans"))
     ast.fix_missing_locations(fdef)
     return compile_twin(src, fdef, extra_freevars=HELPERS)
+
+
+def _changed_in_place(fdef, groups: dict[str, set[str]]) -> set[str]:
+    """The variables whose arrays the function may change in place and never rebinds: stored into
+    (`v[i] = ...`, `v.f = ...`), updated (`v += ...`), or handed to a call that may change them — with the
+    variables that may view the same memory."""
+    changed: set[str] = set()
+    rebound: set[str] = set()
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, (ast.Subscript, ast.Attribute)):
+                    base = t.value
+                    while isinstance(base, (ast.Subscript, ast.Attribute)):
+                        base = base.value
+                    if isinstance(base, ast.Name):
+                        changed.add(base.id)
+                elif isinstance(t, ast.Name):
+                    (changed if getattr(n.value, "_od_inplace", False) else rebound).add(t.id)
+        elif isinstance(n, ast.Call):
+            changed.update(a.id for a in n.args if isinstance(a, ast.Name))
+        elif isinstance(n, (ast.For, ast.AugAssign)) and isinstance(n.target, ast.Name):
+            rebound.add(n.target.id)
+    for name in list(changed):
+        changed |= groups.get(name, set())
+    return changed - rebound
+
+
+class _Moved(threading.local):
+    """The tangents a tangent twin hands back for its parameters (None: nothing), read by its caller right
+    after the call; per thread."""
+    args = None
+
+
+_MOVED = _Moved()
+
+
+def fd_args_back(positions: tuple, values: tuple) -> tuple:
+    """The tangents handed back for the arguments at `positions` (None where there is none, or where the
+    value is not an array: numbers are never changed in place), taking them."""
+    moved, _MOVED.args = _MOVED.args, None
+    return tuple(moved[i] if i < len(moved) and type(v) is np.ndarray else None
+                 for i, v in zip(positions, values))
 
 
 def make_twin(fn, twin_code, cells):
@@ -282,7 +353,9 @@ def _by_frule(rule, args, tans, kw):
 
 
 def fd_call(f, args, tans, kw, kwtans):
-    """(f(*args, **kw), its tangent) given the arguments' tangents (0 for zero)."""
+    """(f(*args, **kw), its tangent) given the arguments' tangents (0 for zero). The tangents of array
+    arguments f changed in place come back through `_MOVED` (`fd_args_back`)."""
+    _MOVED.args = None
     plain_kw = all(_zero(t) for t in kwtans.values())
     if plain_kw and all(_zero(t) for t in tans):
         return f(*args, **kw), 0
@@ -306,6 +379,13 @@ def fd_call(f, args, tans, kw, kwtans):
 
 def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     """obj.name(*args, **kw) and its tangent; the object's own tangent is `tobj`."""
+    try:
+        return _fd_mcall(obj, name, tobj, args, tans, kw, kwtans)
+    finally:
+        _MOVED.args = None  # a method's handed-back tangents are not taken (duals carry its object's)
+
+
+def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     method = getattr(obj, name)
     if type(obj) is list and name in _LIST_MUTATORS:
         return _list_method(obj, name, tobj, args, tans, kw)
@@ -359,7 +439,12 @@ def _through_duals(f, args, tans, kw, kwtans):
     dargs = [a if _zero(t) else Dual(a, t, tag) for a, t in zip(args, tans)]
     dkw = {k: (v if _zero(kwtans.get(k)) else Dual(v, kwtans[k], tag)) for k, v in kw.items()}
     y = _run(f, *dargs, **dkw)
-    return _primal_out(y, tag), _nz(_tangent_out(y, tag))
+    # a dual argument changed in place keeps its tangent array up to date, unless it had to replace it
+    moved = tuple(d.tangent if type(d) is Dual and d.tangent is not t and type(t) is np.ndarray else None
+                  for d, t in zip(dargs, tans))
+    out = _primal_out(y, tag), _nz(_tangent_out(y, tag))
+    _MOVED.args = moved if any(m is not None for m in moved) else None
+    return out
 
 
 def fd_getitem(t, idx):
@@ -463,6 +548,7 @@ def _cells() -> dict:
             "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
             "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
             "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
+            "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back,
             **_lowering_helpers()}.items())
     return _CELLS
 

@@ -208,3 +208,85 @@ def _copyto_a_view(x):
 def test_numpy_writing_into_dual_arrays(f, chunk):
     x = np.array([1.0, 2.0, 3.0, 4.0])
     np.testing.assert_allclose(jacfwd(f, x, chunk=chunk), fd_jacobian(f, x), rtol=1e-6, atol=1e-8)
+
+
+# -- arrays changed in place by the functions they are passed to ----------------------------------------
+# `jvp` and `derivative` try the tangent twin first: a callee's in-place change must reach the caller's
+# value (Python's `x op= y`) and its tangent (handed back by the callee's twin), including arrays the
+# caller only made (`out = np.empty_like(x); fill(x, out)`, an ODE right-hand side writing `dydt`).
+
+from ..ad import test_numpy as _reverse_cases  # noqa: E402
+
+_CALLEE_CASES = [getattr(_reverse_cases, n) for n in (
+    "callee_scales_argument", "callee_sets_an_element", "callee_changes_a_view",
+    "callee_changes_through_a_callee", "callee_normalizes_rows", "argument_read_after_a_change",
+    "callee_fills_a_view_of_a_constant", "callee_fills_rows_of_a_constant", "callee_fills_a_transposed_column",
+    "callee_fills_a_reshaped_row", "callee_fills_through_a_callee")]
+
+
+def _square_into(x, out):
+    out[:] = x * x
+
+
+def _output_argument(x):
+    out = np.empty_like(x)
+    _square_into(x, out)
+    return np.sum(out * np.arange(1.0, x.size + 1))
+
+
+def _oscillator(t, y, dydt):
+    dydt[0] = y[1]
+    dydt[1] = -y[0] * (1.0 + t)
+
+
+def _ode_right_hand_side(x):
+    d = np.zeros(2)
+    _oscillator(0.5, x[:2], d)
+    return np.sum(d * d) + x[2] * d[1]
+
+
+def _halve(s):
+    s *= 0.5       # a number: rebound here, the caller's is unchanged
+    return s
+
+
+def _number_argument_not_changed(x):
+    s = x[0] * 3.0
+    h = _halve(s)
+    return np.sum(x) * s + h
+
+
+def _rebinds_then_stores(y):
+    y = y * 2.0    # a new array: storing into it leaves the caller's alone
+    y[0] = 7.0
+    return y
+
+
+def _argument_rebound_by_the_callee(x):
+    y = x * 1.0
+    z = _rebinds_then_stores(y)
+    return np.sum(y * y) + np.sum(z * x)
+
+
+_FORWARD_CASES = _CALLEE_CASES + [_output_argument, _ode_right_hand_side, _number_argument_not_changed,
+                                  _argument_rebound_by_the_callee]
+
+
+@pytest.mark.parametrize("f", _FORWARD_CASES, ids=lambda f: f.__name__.strip("_"))
+def test_arrays_changed_by_callees_by_jvp_and_jacfwd(f):
+    from contexts.forward import jvp
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    v = np.array([0.3, -0.5, 0.7, 1.1])
+    want = fd_jacobian(f, x)
+    y, t = jvp(f, (x,), (v,))
+    np.testing.assert_allclose(y, f(x), rtol=1e-12)
+    np.testing.assert_allclose(t, want @ v, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-6, atol=1e-8)
+
+
+def test_scaling_by_a_callee_by_derivative():
+    def f(s):
+        y = np.array([1.0, 2.0]) * s
+        _scale(y, s)       # y = s^2 [1, 2]
+        return np.sum(y)   # 3 s^2
+    assert derivative(f, 1.5) == pytest.approx(9.0)
