@@ -92,8 +92,9 @@ def _view_of(e: ast.AST) -> set[str]:
 def view_groups(fdef: ast.FunctionDef) -> dict[str, set[str]]:
     """Each variable's group of variables whose objects may share memory with its own (views of one
     array, containers holding it, results of calls on it): connected by assignments `a = <view of b>`,
-    stores `b[i] = a` / `b.f = a`, calls (result and arguments) and loops over b. A name outside every
-    group shares memory with no other variable."""
+    stores `b[i] = a` / `b.f = a`, calls (result and arguments) and loops over b; the parameters form one
+    group (a caller may pass views of one array). A name outside every group shares memory with no other
+    variable."""
     parent: dict[str, str] = {}
 
     def root(x: str) -> str:
@@ -120,6 +121,12 @@ def view_groups(fdef: ast.FunctionDef) -> dict[str, set[str]]:
                         join(base.id, viewed)
         elif isinstance(n, ast.For) and isinstance(n.target, ast.Name):
             join(n.target.id, _viewed(n.iter))
+    # the caller may pass one array twice, or an array and a view of it (`f(y, y[1:])`): the parameters may
+    # share memory with each other
+    a = fdef.args
+    params = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+    if len(params) > 1:
+        join(params[0], set(params[1:]))
     groups: dict[str, set[str]] = {}
     for x in list(parent):
         groups.setdefault(root(x), set()).add(x)

@@ -596,11 +596,39 @@ def callee_fills_through_a_callee(x):
     return np.sum(z ** 3)
 
 
+def _double_first_read_second(a, b):
+    a *= 2.0
+    return np.sum(b * b)
+
+
+def _read_second_set_first(a, b):
+    before = np.sum(b ** 3)
+    a[1:] = a[:-1] * 3.0
+    return before + np.sum(b)
+
+
+def callee_changes_an_argument_another_views(x):
+    y = x * 1.0
+    return _double_first_read_second(y, y[1:])     # one array, two names in the callee
+
+
+def callee_gets_one_array_twice(x):
+    y = x + 1.0
+    return _double_first_read_second(y, y)
+
+
+def callee_sets_what_another_argument_reads(x):
+    y = x * 2.0
+    return _read_second_set_first(y, y[::2]) + np.sum(y * x)
+
+
 @pytest.mark.parametrize("f", [callee_scales_argument, callee_sets_an_element, callee_changes_a_view,
                                callee_changes_through_a_callee, callee_normalizes_rows,
                                argument_read_after_a_change, callee_fills_a_view_of_a_constant,
                                callee_fills_rows_of_a_constant, callee_fills_a_transposed_column,
-                               callee_fills_a_reshaped_row, callee_fills_through_a_callee],
+                               callee_fills_a_reshaped_row, callee_fills_through_a_callee,
+                               callee_changes_an_argument_another_views, callee_gets_one_array_twice,
+                               callee_sets_what_another_argument_reads],
                          ids=lambda f: f.__name__)
 def test_arrays_changed_in_place_by_callees(f):
     assert_grad_fd(f, np.array([1.0, 2.0, 3.0, 4.0]))

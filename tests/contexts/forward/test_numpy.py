@@ -221,7 +221,8 @@ _CALLEE_CASES = [getattr(_reverse_cases, n) for n in (
     "callee_scales_argument", "callee_sets_an_element", "callee_changes_a_view",
     "callee_changes_through_a_callee", "callee_normalizes_rows", "argument_read_after_a_change",
     "callee_fills_a_view_of_a_constant", "callee_fills_rows_of_a_constant", "callee_fills_a_transposed_column",
-    "callee_fills_a_reshaped_row", "callee_fills_through_a_callee")]
+    "callee_fills_a_reshaped_row", "callee_fills_through_a_callee", "callee_changes_an_argument_another_views",
+    "callee_gets_one_array_twice", "callee_sets_what_another_argument_reads")]
 
 
 def _square_into(x, out):
