@@ -26,8 +26,8 @@ DEFAULT_CHUNK = 16
 """Tangent directions carried per pass by `jacfwd` (ForwardDiff.jl's chunk size)."""
 
 
-def _run(f: Callable, *args: Any) -> Any:
-    return ForwardContext().run(f, *args)
+def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
+    return ForwardContext().run(f, *args, **kwargs)
 
 
 def _tangent_out(y: Any, tag: Tag) -> Any:

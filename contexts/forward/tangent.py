@@ -33,7 +33,7 @@ from ..rules.registry import registry
 __all__ = ["NotTransformable", "tangent_jvp"]
 
 HELPERS = ("__fd_call__", "__fd_mcall__", "__fd_getitem__", "__fd_attr__", "__fd_pow__", "__fd_matmul__",
-           "__fd_setitem__", "__fd_sync__", "__fd_bound__", "__fd_moved__", "__fd_args_back__",
+           "__fd_setitem__", "__fd_sync__", "__fd_bound__", "__fd_moved__", "__fd_args_back__", "__fd_out__",
            "__od_unpack__", "__od_iter__", "__od_tuple__")  # the last three: what the lowering emits
 
 
@@ -211,11 +211,22 @@ class _Tangents:
             obj = v.func.value
             text = (f"{name}, {T(name)} = __fd_mcall__({ast.unparse(obj)}, {v.func.attr!r}, {t(obj) or 0}, "
                     f"({args}), ({tans}), {{{kw}}}, {{{kwt}}})\n")
+            return _parse(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
         else:
             text = (f"{name}, {T(name)} = __fd_call__({ast.unparse(v.func)}, ({args}), ({tans}), "
                     f"{{{kw}}}, {{{kwt}}})\n")
-            return _parse(text, s) + self.taken_back(v, s)
-        return _parse(text, s)
+            return _parse(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
+
+    def written_out(self, v: ast.Call, name: str, s) -> list[ast.stmt]:
+        """After `f(..., out=o)`: o's tangent is the result's where f wrote (all of o, or its `where=`),
+        and the variables viewing o follow."""
+        out = next((k.value for k in v.keywords if k.arg == "out"), None)
+        if not isinstance(out, ast.Name) or out.id not in self.active or name not in self.active:
+            return []
+        where = next((ast.unparse(k.value) for k in v.keywords if k.arg == "where"), "True")
+        o = out.id
+        return (_parse(f"{T(o)} = __fd_out__({o}, {name}, {T(name)}, {T(o)}, {where})\n", s)
+                + self.sync(o, s))
 
     def taken_back(self, v: ast.Call, s) -> list[ast.stmt]:
         """After a call: the tangents of array arguments the callee changed in place (`fill_(z[1:3], x)`),
@@ -382,7 +393,8 @@ def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     try:
         return _fd_mcall(obj, name, tobj, args, tans, kw, kwtans)
     finally:
-        _MOVED.args = None  # a method's handed-back tangents are not taken (duals carry its object's)
+        if not _zero(tobj):
+            _MOVED.args = None  # the method of an active object had it first: not the caller's positions
 
 
 def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
@@ -429,22 +441,58 @@ def _through_duals(f, args, tans, kw, kwtans):
     """The general mechanism: f on duals under ForwardContext (objects, mutation, C functions, ...)."""
     from .api import _primal_out, _run, _tangent_out
     from .dual import Dual, Tag
-    if type(f) is types.BuiltinFunctionType or (isinstance(f, type) and f.__module__ in _C_MODULES):
+    # a primitive that writes into an argument (np.copyto, ufunc.at: the duals know how) may write perturbed
+    # values into a plain float array: that argument gets a zero tangent to write them into
+    rule = registry.get(f)
+    writes = rule is not None and (rule.inplace is not None or rule.mutating)
+    if not writes and (type(f) is types.BuiltinFunctionType
+                       or (isinstance(f, type) and f.__module__ in _C_MODULES)):
         from .arrays import no_rule  # a C callable with no frule: duals would only be refused by it
         frame = sys._getframe(1)
         while frame.f_back is not None and frame.f_code.co_filename == __file__:
             frame = frame.f_back
         raise no_rule(f, where=f"{frame.f_code.co_filename}:{frame.f_lineno}")
     tag = Tag()
-    dargs = [a if _zero(t) else Dual(a, t, tag) for a, t in zip(args, tans)]
-    dkw = {k: (v if _zero(kwtans.get(k)) else Dual(v, kwtans[k], tag)) for k, v in kw.items()}
+    # the duals get copies of array tangents: the twin's tangents may be shared between variables whose
+    # values are not (`y = x + 1` takes x's tangent as it is), so a change in place must not reach them.
+    # The tangent of an argument the call changed in place is handed back to the caller instead.
+    dargs = [Dual(a, _fresh(t), tag) if not _zero(t) else
+             Dual(a, np.zeros(a.shape), tag) if writes and type(a) is np.ndarray and a.dtype.kind == "f" else a
+             for a, t in zip(args, tans)]
+    dkw = {k: (v if _zero(kwtans.get(k)) else Dual(v, _fresh(kwtans[k]), tag)) for k, v in kw.items()}
     y = _run(f, *dargs, **dkw)
-    # a dual argument changed in place keeps its tangent array up to date, unless it had to replace it
-    moved = tuple(d.tangent if type(d) is Dual and d.tangent is not t and type(t) is np.ndarray else None
-                  for d, t in zip(dargs, tans))
+    moved = tuple(_changed_tangent(d, t) for d, t in zip(dargs, tans))
     out = _primal_out(y, tag), _nz(_tangent_out(y, tag))
     _MOVED.args = moved if any(m is not None for m in moved) else None
     return out
+
+
+def _fresh(t):
+    return t.copy() if type(t) is np.ndarray else t
+
+
+def _changed_tangent(d, t):
+    """The tangent of a dual argument after the call, where the call changed it (None where not)."""
+    from .dual import Dual
+    if type(d) is not Dual or type(d.tangent) is not np.ndarray:
+        return None
+    if type(t) is np.ndarray:
+        return None if np.array_equal(d.tangent, t) else d.tangent
+    return d.tangent if d.tangent.any() else None
+
+
+def fd_out(out, y, ty, tout, where):
+    """The tangent of array `out` after a call wrote its result y (numpy returns out itself) into it:
+    y's tangent where written, out's old tangent elsewhere."""
+    if y is not out or type(out) is not np.ndarray:
+        return tout
+    if where is True:
+        return ty
+    if _zero(ty) and _zero(tout):
+        return 0
+    kind = np.result_type(out.dtype, float)
+    return np.where(where, np.zeros(out.shape, kind) if _zero(ty) else ty,
+                    np.zeros(out.shape, kind) if _zero(tout) else tout)
 
 
 def fd_getitem(t, idx):
@@ -548,7 +596,7 @@ def _cells() -> dict:
             "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
             "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
             "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
-            "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back,
+            "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back, "__fd_out__": fd_out,
             **_lowering_helpers()}.items())
     return _CELLS
 

@@ -291,3 +291,70 @@ def test_scaling_by_a_callee_by_derivative():
         _scale(y, s)       # y = s^2 [1, 2]
         return np.sum(y)   # 3 s^2
     assert derivative(f, 1.5) == pytest.approx(9.0)
+
+
+# -- numpy writing perturbed values into plain arrays the function made -----------------------------------
+
+def _out_into_a_plain_array(x):
+    out = np.zeros(4)
+    np.multiply(x, 3.0, out=out)
+    return out * x
+
+
+def _out_where_into_a_plain_array(x):
+    out = np.full(4, 2.0)
+    np.multiply(x, x, out=out, where=np.array([True, False, True, False]))
+    return out * x
+
+
+def _out_into_a_view_of_a_plain_array(x):
+    out = np.zeros(5)
+    np.sin(x[:3], out=out[1:4])
+    return out ** 2
+
+
+def _out_is_the_input(x):
+    y = x * 2.0
+    np.exp(y, out=y)
+    return y + x
+
+
+def _out_where_into_a_perturbed_array(x):
+    y = x + 1.0          # y's tangent starts as x's: changing y's must leave x's alone
+    np.multiply(y, x, out=y, where=x > 2.5)
+    return np.concatenate([y * y, x])
+
+
+def _add_at_into_a_plain_array(x):
+    acc = np.zeros(3)
+    np.add.at(acc, np.array([0, 2, 0, 1]), x)
+    return acc ** 2
+
+
+def _subtract_at_into_a_plain_array(x):
+    acc = np.ones(3)
+    np.subtract.at(acc, np.array([1, 1, 2, 0]), x * x)
+    return acc * x[:3]
+
+
+def _copyto_a_plain_array(x):
+    out = np.zeros(4)
+    np.copyto(out, x * x)
+    return out * out
+
+
+@pytest.mark.parametrize("f", [_out_into_a_plain_array, _out_where_into_a_plain_array,
+                               _out_into_a_view_of_a_plain_array, _out_is_the_input,
+                               _out_where_into_a_perturbed_array, _add_at_into_a_plain_array,
+                               _subtract_at_into_a_plain_array, _copyto_a_plain_array],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(f):
+    from contexts.forward import jvp
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    v = np.array([0.3, -0.5, 0.7, 1.1])
+    want = fd_jacobian(f, x)
+    y, t = jvp(f, (x,), (v,))
+    np.testing.assert_allclose(y, f(x), rtol=1e-12)
+    np.testing.assert_allclose(t, want @ v, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, x, chunk=2), want, rtol=1e-6, atol=1e-8)
