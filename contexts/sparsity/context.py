@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 import overdub
 from overdub.errors import OverdubError
 
@@ -25,6 +27,25 @@ def _own(fn: Any) -> bool:
     return module.startswith(_OWN) or isinstance(getattr(fn, "__self__", None), Tracer)
 
 
+def _into_out(site, fn, result, out, where):
+    """`fn(..., out=o)`: the result written into o (a tracer; where `where=` allows), which is returned."""
+    target = out[0] if isinstance(out, tuple) else out
+    if not isinstance(target, Tracer):
+        if isinstance(result, Tracer) and not result.is_constant:
+            name = getattr(fn, "__qualname__", None) or repr(fn)
+            raise NoSparsityRule(f"{name}(..., out=<ndarray>) writes traced values into a plain array",
+                                 where=str(site),
+                                 fix="allocate the output with np.zeros/np.empty inside the traced function "
+                                     "(they give tracers), or drop out=")
+        target[...] = result.primal if isinstance(result, Tracer) else result
+        return out
+    if where is True:
+        target[...] = result
+    else:
+        target[...] = np.where(where, result, target)
+    return out
+
+
 class SparsityContext(overdub.Context):
     """Runs a function on sparsity tracers; usually reached through `jacobian_sparsity`.
 
@@ -40,9 +61,14 @@ class SparsityContext(overdub.Context):
     def overdub(self, site, fn, *args, **kwargs):
         if _own(fn):
             return fn(*args, **kwargs)
+        if isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ == "at" and not kwargs:
+            return rules.ufunc_at(fn.__self__, *args)
         rule = registry.get(fn)
         traced = has_tracer(args, kwargs)
         if rule is not None and rule.srule is not None and (traced or fn in rules.ALWAYS):
+            if kwargs.get("out") is not None:
+                rest = {k: v for k, v in kwargs.items() if k not in ("out", "where")}
+                return _into_out(site, fn, rule.srule(*args, **rest), kwargs["out"], kwargs.get("where", True))
             return rule.srule(*args, **kwargs)
         if overdub.is_recursable(fn):
             return self.recurse(fn, *args, **kwargs)

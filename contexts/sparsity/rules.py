@@ -17,10 +17,11 @@ import numpy as np
 from contexts.rules.registry import registry
 
 from . import ops
-from .moves import LINEAR, NONDIFF, Spec, as_tracer, constant_tracer, elementwise, reduce, restructure
-from .tracer import Tracer, _shape
+from .moves import LINEAR, NONDIFF, Spec, _H, _P, as_tracer, constant_tracer, elementwise, reduce, restructure
+from .pattern import Pattern
+from .tracer import NoSparsityRule, Tracer, _index_map, _shape, user_site
 
-__all__ = ["SPECS", "CONSTRUCTORS", "ALWAYS"]
+__all__ = ["SPECS", "CONSTRUCTORS", "ALWAYS", "ufunc_at"]
 
 # -- elementwise specs -------------------------------------------------------------------------------------
 
@@ -395,3 +396,43 @@ for _fn in (np.zeros, np.ones, np.empty, np.full):
 CONSTRUCTORS = frozenset({np.zeros, np.ones, np.empty, np.full})
 """Rules the context applies even when no argument is a tracer."""
 ALWAYS = CONSTRUCTORS
+
+
+# -- ufunc.at: unbuffered in-place updates (np.add.at(acc, idx, vals)) ------------------------------------
+
+def ufunc_at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
+    """`ufunc.at(a, indices, b)` on a tracer a: each indexed element of a (repeated indices each time)
+    depends on what it did and on the b elements updating it. Second order: linear ufuncs only."""
+    traced_b = isinstance(b, Tracer) and not b.is_constant
+    if not isinstance(a, Tracer):
+        if traced_b:
+            raise NoSparsityRule(f"{ufunc.__name__}.at writes traced values into a plain array",
+                                 where=user_site(3),
+                                 fix="allocate it with np.zeros/np.empty inside the traced function")
+        ufunc.at(a, indices, *(() if b is None else (b.primal if isinstance(b, Tracer) else b,)))
+        return None
+    positions = np.asarray(_index_map(a.shape)[indices]).ravel()
+    n = next((t.P.ncols for t in (a, b) if isinstance(t, Tracer) and t.P is not None), None)
+    if n is not None and b is not None:
+        pos_shape = np.asarray(_index_map(a.shape)[indices]).shape
+        src = np.broadcast_to(_index_map(_shape(b)), pos_shape).ravel()
+        rows = np.arange(a.size, dtype=np.int64)
+        out_rows = np.concatenate([rows, positions])
+        src_rows = np.concatenate([rows, a.size + np.arange(positions.size, dtype=np.int64)])
+        order = max(a.order, b.order if isinstance(b, Tracer) else 0)
+        a.P = Pattern.vstack([_P(a, n), _P(b, n).gather(src)]).combine(out_rows, src_rows, a.size)
+        if order == 2:
+            if ufunc not in (np.add, np.subtract):
+                raise NoSparsityRule(f"no second-order sparsity rule for {ufunc.__name__}.at",
+                                     where=user_site(3), fix="use a linear update (np.add.at) or dense")
+            a.H = Pattern.vstack([_H(a, n), _H(b, n).gather(src)]).combine(out_rows, src_rows, a.size)
+        a.order = order
+    bp = None if b is None else (b.primal if isinstance(b, Tracer) else b)
+    if a.primal is not None and (b is None or bp is not None):
+        new = np.array(a.primal, copy=True)
+        ufunc.at(new, indices, *(() if b is None else (bp,)))
+        a.primal = new
+    else:
+        a.primal = None
+    return None
+

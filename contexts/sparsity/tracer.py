@@ -51,6 +51,20 @@ def _index_map(shape: tuple) -> np.ndarray:
     return np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
 
 
+class _Reshape:
+    """A view's `v.shape = shape`, as a step of its chain of keys."""
+
+    def __init__(self, shape: tuple):
+        self.shape = shape
+
+
+def _is_basic(key: Any) -> bool:
+    """numpy's basic indexing (ints, slices, Ellipsis, None): the result is a view."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(p is None or p is Ellipsis or isinstance(p, slice)
+               or (isinstance(p, (int, np.integer)) and not isinstance(p, (bool, np.bool_))) for p in parts)
+
+
 def is_tracer(x: Any) -> bool:
     return isinstance(x, Tracer)
 
@@ -85,14 +99,124 @@ class Tracer:
            [0, 1, 1]])
     """
 
-    __slots__ = ("_shape", "P", "H", "primal", "order")
+    # a view (`z[1:3]`, `Z[k]`: numpy's basic indexing) has no state of its own: `_view` is (base, rows),
+    # its elements' rows in the base tracer, which its reads and writes go through, so that a function
+    # filling a view (`fill(z[1:3], x)`) fills z
+    __slots__ = ("_shape", "_P", "_H", "_primal", "_order", "_view", "_seen")
     __array_priority__ = 1000
     __hash__ = None  # like ndarray
 
     def __init__(self, shape: tuple, P: Pattern | None, H: Pattern | None = None, primal: Any = None,
                  order: int = 0):
         self._shape = tuple(shape)
-        self.P, self.H, self.primal, self.order = P, H, primal, order
+        self._P, self._H, self._primal, self._order = P, H, primal, order
+        self._view = None
+        self._seen = (None, None, None, None)  # a view's last (root P, its rows, root H, its rows)
+
+    @classmethod
+    def view_of(cls, base: "Tracer", key: Any) -> "Tracer":
+        """The tracer viewing `base[key]` (basic indexing): its elements are rows `rows` of the root tracer,
+        its primal the root's primal indexed by `keys` in turn (a numpy view of it)."""
+        if base._view is None:
+            root, rows, keys = base, _index_map(base.shape)[key], (key,)
+        else:
+            root, rows, keys = base._view[0], base._view[1][key], base._view[2] + (key,)
+        t = cls(rows.shape, None)
+        t._view = (root, rows, keys)
+        return t
+
+    # state: a view's is its base's, read and written at its rows
+    @property
+    def P(self) -> Pattern | None:
+        if self._view is None:
+            return self._P
+        base, rows, _ = self._view
+        if base._P is None:
+            return None
+        seen = self._seen
+        if seen[0] is not base._P:  # patterns are never changed in place: a new root pattern is a change
+            self._seen = seen = (base._P, base._P.gather(rows.reshape(-1)), seen[2], seen[3])
+        return seen[1]
+
+    @P.setter
+    def P(self, P) -> None:
+        if self._view is None:
+            self._P = P
+            return
+        base, rows, _ = self._view
+        if P is None and base._P is None:
+            return
+        n = (P if P is not None else base._P).ncols
+        gather = np.arange(base.size, dtype=np.int64)
+        gather[rows.reshape(-1)] = base.size + np.arange(rows.size, dtype=np.int64)
+        own = P if P is not None else Pattern.empty(rows.size, n)
+        base._P = Pattern.vstack([base._P if base._P is not None else Pattern.empty(base.size, n), own]
+                                 ).gather(gather)
+
+    @property
+    def H(self) -> Pattern | None:
+        if self._view is None:
+            return self._H
+        base, rows, _ = self._view
+        if base._H is None:
+            return None
+        seen = self._seen
+        if seen[2] is not base._H:
+            self._seen = seen = (seen[0], seen[1], base._H, base._H.gather(rows.reshape(-1)))
+        return seen[3]
+
+    @H.setter
+    def H(self, H) -> None:
+        if self._view is None:
+            self._H = H
+            return
+        base, rows, _ = self._view
+        if H is None:
+            if base._H is not None:  # the view's elements lose their second-order dependencies
+                keep = np.arange(base.size, dtype=np.int64)
+                keep[rows.reshape(-1)] = -1
+                base._H = base._H.gather(keep)
+            return
+        gather = np.arange(base.size, dtype=np.int64)
+        gather[rows.reshape(-1)] = base.size + np.arange(rows.size, dtype=np.int64)
+        old = base._H if base._H is not None else Pattern.empty(base.size, H.ncols)
+        base._H = Pattern.vstack([old, H]).gather(gather)
+
+    @property
+    def primal(self) -> Any:
+        if self._view is None:
+            return self._primal
+        base, _, keys = self._view
+        p = base._primal
+        if p is None:
+            return None
+        for k in keys:  # a numpy view of the root's primal
+            p = np.reshape(p, k.shape) if type(k) is _Reshape else np.asarray(p)[k]
+        return p
+
+    @primal.setter
+    def primal(self, primal) -> None:
+        if self._view is None:
+            self._primal = primal
+            return
+        base, rows, _ = self._view
+        if primal is None:
+            base._primal = None
+        elif base._primal is not None:
+            new = np.array(base._primal, copy=True)
+            new.reshape(-1)[rows.reshape(-1)] = np.broadcast_to(primal, rows.shape).reshape(-1)
+            base._primal = new
+
+    @property
+    def order(self) -> int:
+        return self._order if self._view is None else self._view[0]._order
+
+    @order.setter
+    def order(self, order: int) -> None:
+        if self._view is None:
+            self._order = order
+        else:
+            self._view[0]._order = order
 
     @property
     def shape(self) -> tuple:
@@ -102,6 +226,12 @@ class Tracer:
     def shape(self, shape) -> None:
         """`a.shape = ...` reshapes in place, as for ndarray (rows stay in C order)."""
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if self._view is not None:  # a view reshaped: the same rows of its base, in the new shape
+            base, rows, keys = self._view
+            rows = rows.reshape(shape)
+            self._view = (base, rows, keys + (_Reshape(rows.shape),))
+            self._shape = rows.shape
+            return
         self._shape = np.empty(self._shape, dtype=np.bool_).reshape(shape).shape
         if self.primal is not None:
             self.primal = np.reshape(self.primal, self._shape)
@@ -265,6 +395,8 @@ class Tracer:
             lo, hi = self.P.indptr[row], self.P.indptr[row + 1]
             P = Pattern(np.array([0, hi - lo]), self.P.indices[lo:hi], self.P.ncols)
             return Tracer((), P, None, primal, self.order)
+        if _is_basic(key) and np.ndim(_index_map(self.shape)[key]):
+            return Tracer.view_of(self, key)  # numpy's basic indexing gives a view
         return _moves.restructure([self], lambda i: i[key])
 
     def __setitem__(self, key, value) -> None:

@@ -218,3 +218,71 @@ def test_gufunc_is_not_treated_as_elementwise():
     f = lambda x: np.linalg.det(x.reshape(2, 2)) * np.ones(1)
     P = jacobian_sparsity(f, np.arange(1.0, 5.0))
     assert P.toarray().all()
+
+
+# -- views, out= and ufunc.at: writes that reach an array through another name ----------------------------
+
+def _fill_(v, x):
+    v[:] = x[:2] * 3.0
+
+
+def _rhs_(t, y, dydt):
+    dydt[0] = y[1]
+    dydt[1] = -y[0] * y[2]
+    dydt[2] = y[2] ** 2
+
+
+def _view_filled_by_a_callee(x):
+    z = np.zeros(4)
+    _fill_(z[1:3], x)
+    return z * 2.0
+
+
+def _rows_filled_through_views(x):
+    Z = np.zeros((3, 2))
+    for k in range(3):
+        row = Z[k]
+        row[:] = x[k] * x[(k + 1) % 3]
+    return Z
+
+
+def _view_of_a_view_updated_in_place(x):
+    z = np.zeros(5)
+    w = z[1:]
+    v = w[::2]
+    v += x[:2]
+    return z
+
+
+def _ode_into_an_output_argument(x):
+    d = np.zeros(3)
+    _rhs_(0.0, x, d)
+    return d
+
+
+def _ufunc_out(x):
+    out = np.zeros(3)
+    np.multiply(x, 3.0, out=out)
+    return out
+
+
+def _ufunc_out_where(x):
+    out = np.ones(3)
+    np.multiply(x, x[::-1], out=out, where=np.array([True, False, True]))
+    return out
+
+
+def _add_at(x):
+    acc = np.zeros(3)
+    np.add.at(acc, np.array([0, 2, 0]), x)
+    return acc
+
+
+@pytest.mark.parametrize("f", [_view_filled_by_a_callee, _rows_filled_through_views,
+                               _view_of_a_view_updated_in_place, _ode_into_an_output_argument, _ufunc_out,
+                               _ufunc_out_where, _add_at], ids=lambda f: f.__name__.strip("_"))
+@pytest.mark.parametrize("mode", ["global", "local"])
+def test_writes_through_other_names_are_followed(f, mode):
+    x = np.random.default_rng(2).uniform(0.5, 1.5, 3)
+    P = jacobian_sparsity(f, x, mode=mode)
+    np.testing.assert_array_equal(P.toarray(), nonzero(fd_jacobian(f, x)))
