@@ -17,8 +17,8 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from ..rules.registry import registry
-from .dual import (Dual, Tag, d_abs, d_add, d_div, d_mul, d_neg, d_pow, d_sub, fit, make, ndim, pad,
-                   primal, primal_tree, shape, split, top_tag, zero_tangent)
+from .dual import (Dual, DualConversionError, Tag, d_abs, d_add, d_div, d_mul, d_neg, d_pow, d_sub, fit,
+                   make, ndim, pad, primal, primal_tree, shape, split, top_tag, zero_tangent)
 
 __all__ = ["array_ufunc", "array_function", "apply_frule", "NoForwardRule", "to_array"]
 
@@ -362,9 +362,25 @@ OWN_FUNCTIONS = {
 }
 
 
+def write_out(fn, y, out):
+    """`fn(..., out=o)` computed as y without it: y written into o, value and tangent; o returned. A plain
+    o cannot take a perturbed y (refused, as a plain array refuses duals)."""
+    target = out[0] if isinstance(out, tuple) else out
+    if type(target) is not Dual and has_dual(y):
+        raise DualConversionError(
+            f"{getattr(fn, '__qualname__', fn)}(..., out=...) writes dual values into an array without a tangent",
+            fix="assign the result (`y = f(...)`) instead of writing into `out=`")
+    target[...] = y
+    return out
+
+
 def array_function(func, args, kwargs):
     """Dual.__array_function__: our structural maps, else the registry's frule, else recursion into the
-    function's pure-Python implementation under the forward context, else a clear error."""
+    function's pure-Python implementation under the forward context, else a clear error. An `out=` is
+    written after the fact (the rules compute new values)."""
+    if kwargs.get("out") is not None:
+        return write_out(func, array_function(func, args, {k: v for k, v in kwargs.items() if k != "out"}),
+                         kwargs["out"])
     own = OWN_FUNCTIONS.get(func)
     if own is not None:
         return own(*args, **kwargs)

@@ -15,7 +15,7 @@ import numpy as np
 import overdub
 
 from ..rules.registry import registry
-from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, to_array
+from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, to_array, write_out
 from .dual import Dual, DualConversionError, top_tag
 
 __all__ = ["ForwardContext", "run_inside", "pushforward"]
@@ -136,6 +136,9 @@ def _known(fn, args, kwargs, tag, run_rule):
         return to_array(args[0], kwargs.get("dtype"))
     rule = registry.get(fn)
     if rule is not None and rule.frule is not None:
+        if kwargs.get("out") is not None and not isinstance(fn, np.ufunc):  # (ufuncs write out= themselves)
+            rest = {k: v for k, v in kwargs.items() if k != "out"}
+            return write_out(fn, apply_frule(rule, fn, args, rest, tag, call=run_rule), kwargs["out"])
         return apply_frule(rule, fn, args, kwargs, tag, call=run_rule)
     return _UNKNOWN
 

@@ -358,3 +358,43 @@ def test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(f):
     np.testing.assert_allclose(t, want @ v, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(jacfwd(f, x, chunk=2), want, rtol=1e-6, atol=1e-8)
+
+
+def _cumsum_into_out(x):
+    out = np.empty(4)
+    np.cumsum(x * x, out=out)
+    return out * x
+
+
+def _cumsum_into_a_dual_out(x):
+    out = x * 1.0
+    np.cumsum(x[::-1], out=out)
+    return out * out
+
+
+def _rows_changed_by_iteration(x):
+    A = np.outer(x, x[:2]) + 1.0
+    for row in A:
+        row *= 2.0
+    return A
+
+
+def _transposed_view_stored_into(x):
+    A = np.zeros((2, 3))
+    A.T[0] = x[:2]
+    A.T[2] = x[1:3] * 3
+    return A
+
+
+def _ravel_view_stored_into(x):
+    A = np.outer(x, x) * 1.0
+    r = A.ravel()  # a view of contiguous A
+    r[::5] = 0.0
+    return A
+
+
+@pytest.mark.parametrize("f", [_cumsum_into_out, _cumsum_into_a_dual_out, _rows_changed_by_iteration,
+                               _transposed_view_stored_into, _ravel_view_stored_into],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_numpy_functions_writing_out_and_views_by_jvp_and_jacfwd(f):
+    test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(f)
