@@ -51,13 +51,6 @@ def _index_map(shape: tuple) -> np.ndarray:
     return np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
 
 
-class _Reshape:
-    """A view's `v.shape = shape`, as a step of its chain of keys."""
-
-    def __init__(self, shape: tuple):
-        self.shape = shape
-
-
 def _is_basic(key: Any) -> bool:
     """numpy's basic indexing (ints, slices, Ellipsis, None): the result is a view."""
     parts = key if isinstance(key, tuple) else (key,)
@@ -113,16 +106,20 @@ class Tracer:
         self._view = None
         self._seen = (None, None, None, None)  # a view's last (root P, its rows, root H, its rows)
 
-    @classmethod
-    def view_of(cls, base: "Tracer", key: Any) -> "Tracer":
-        """The tracer viewing `base[key]` (basic indexing): its elements are rows `rows` of the root tracer,
-        its primal the root's primal indexed by `keys` in turn (a numpy view of it)."""
-        if base._view is None:
-            root, rows, keys = base, _index_map(base.shape)[key], (key,)
+    def _view_by(self, op) -> "Tracer":
+        """op(self) (a numpy operation: basic indexing, transpose, reshape, ...) as a view tracer where
+        numpy's op would return a view, else as a copy. The view's elements are rows `rows` of the root
+        tracer (op applied to the index map: numpy decides view or copy there just as for values), its
+        primal the root's primal with the ops applied in turn (a numpy view of it)."""
+        if self._view is None:
+            root, rows, ops = self, _index_map(self.shape), ()
         else:
-            root, rows, keys = base._view[0], base._view[1][key], base._view[2] + (key,)
-        t = cls(rows.shape, None)
-        t._view = (root, rows, keys)
+            root, rows, ops = self._view
+        new = op(rows)
+        if not (isinstance(new, np.ndarray) and new.ndim and np.may_share_memory(new, rows)):
+            return _moves.restructure([self], op)
+        t = Tracer(new.shape, None)
+        t._view = (root, new, ops + (op,))
         return t
 
     # state: a view's is its base's, read and written at its rows
@@ -186,12 +183,13 @@ class Tracer:
     def primal(self) -> Any:
         if self._view is None:
             return self._primal
-        base, _, keys = self._view
+        base, _, ops = self._view
         p = base._primal
         if p is None:
             return None
-        for k in keys:  # a numpy view of the root's primal
-            p = np.reshape(p, k.shape) if type(k) is _Reshape else np.asarray(p)[k]
+        p = np.asarray(p)
+        for op in ops:  # a numpy view of the root's primal
+            p = op(p)
         return p
 
     @primal.setter
@@ -227,9 +225,9 @@ class Tracer:
         """`a.shape = ...` reshapes in place, as for ndarray (rows stay in C order)."""
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if self._view is not None:  # a view reshaped: the same rows of its base, in the new shape
-            base, rows, keys = self._view
+            base, rows, ops = self._view
             rows = rows.reshape(shape)
-            self._view = (base, rows, keys + (_Reshape(rows.shape),))
+            self._view = (base, rows, ops + (lambda a, shape=rows.shape: a.reshape(shape),))
             self._shape = rows.shape
             return
         self._shape = np.empty(self._shape, dtype=np.bool_).reshape(shape).shape
@@ -395,8 +393,8 @@ class Tracer:
             lo, hi = self.P.indptr[row], self.P.indptr[row + 1]
             P = Pattern(np.array([0, hi - lo]), self.P.indices[lo:hi], self.P.ncols)
             return Tracer((), P, None, primal, self.order)
-        if _is_basic(key) and np.ndim(_index_map(self.shape)[key]):
-            return Tracer.view_of(self, key)  # numpy's basic indexing gives a view
+        if _is_basic(key):
+            return self._view_by(lambda a: a[key])  # numpy's basic indexing gives a view
         return _moves.restructure([self], lambda i: i[key])
 
     def __setitem__(self, key, value) -> None:
@@ -427,16 +425,17 @@ class Tracer:
     # -- methods (as ndarray) -------------------------------------------------------------------------
     def reshape(self, *shape, order="C"):
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return _moves.restructure([self], lambda i: i.reshape(shape, order=order))
+        return self._view_by(lambda i: i.reshape(shape, order=order))  # a view where numpy's is
 
     def ravel(self, order="C"):
-        return _moves.restructure([self], lambda i: i.ravel(order))
+        return self._view_by(lambda i: i.ravel(order))
 
-    flatten = ravel
+    def flatten(self, order="C"):
+        return _moves.restructure([self], lambda i: i.flatten(order))  # always a copy
 
     def transpose(self, *axes):
         axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
-        return _moves.restructure([self], lambda i: i.transpose(*axes))
+        return self._view_by(lambda i: i.transpose(*axes))
 
     @property
     def T(self):
@@ -452,10 +451,10 @@ class Tracer:
         return _moves.elementwise(np.imag, _moves.NONDIFF, (self,))
 
     def squeeze(self, axis=None):
-        return _moves.restructure([self], lambda i: i.squeeze(axis))
+        return self._view_by(lambda i: i.squeeze(axis))
 
     def swapaxes(self, a, b):
-        return _moves.restructure([self], lambda i: i.swapaxes(a, b))
+        return self._view_by(lambda i: i.swapaxes(a, b))
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
         return _moves.restructure([self], lambda i: i.diagonal(offset, axis1, axis2))

@@ -278,9 +278,34 @@ def _add_at(x):
     return acc
 
 
+def _transposed_view_stored_into(x):
+    A = np.zeros((2, 3))
+    A.T[0] = x[:2]
+    A.transpose()[2] = x[1:] * 3.0
+    return A
+
+
+def _ravel_and_reshape_views_stored_into(x):
+    A = np.outer(x, x) * 1.0
+    B = A.reshape(9)[3:6]    # a view of the middle row
+    B *= x[0]
+    r = A.ravel()            # contiguous: a view
+    r[::4] = 0.0             # the diagonal no longer depends on x
+    return A
+
+
+def _copies_stay_copies(x):
+    A = np.zeros((3, 3))
+    A.T.ravel()[0] = x[0]    # ravel of a transposed view copies: A is not written
+    A.flatten()[4] = x[1]    # always a copy
+    return A + x[2]
+
+
 @pytest.mark.parametrize("f", [_view_filled_by_a_callee, _rows_filled_through_views,
                                _view_of_a_view_updated_in_place, _ode_into_an_output_argument, _ufunc_out,
-                               _ufunc_out_where, _add_at], ids=lambda f: f.__name__.strip("_"))
+                               _ufunc_out_where, _add_at, _transposed_view_stored_into,
+                               _ravel_and_reshape_views_stored_into, _copies_stay_copies],
+                         ids=lambda f: f.__name__.strip("_"))
 @pytest.mark.parametrize("mode", ["global", "local"])
 def test_writes_through_other_names_are_followed(f, mode):
     x = np.random.default_rng(2).uniform(0.5, 1.5, 3)
