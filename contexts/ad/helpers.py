@@ -401,15 +401,31 @@ def setattr_adj(S, dobj, obj, attr, old):
     return box, gv
 
 
+def _is_array(obj) -> bool:
+    """An ndarray, or (forward over reverse) a dual array: stored into element by element."""
+    return isinstance(obj, np.ndarray) or type(obj) is _Dual and bool(obj.shape)
+
+
+def _copy(x):
+    """A copy of an array (or a dual array's value and tangent), never a view."""
+    return np.array(x, copy=True) if type(x) is not _Dual else np.copy(x)
+
+
 def setitem(obj, idx, v):
     if type(obj) is np.flatiter:
         raise runtime.UnsupportedFunction(
             "reverse mode does not differentiate assignments through `x.flat`",
             fix="assign through an index of x (`x[np.unravel_index(i, x.shape)] = v`), or through "
                 "`x.reshape(-1)` of a contiguous x")
-    if isinstance(obj, np.ndarray):
+    if _is_array(obj):
         CHANGES[0] = next(TICKS)
-        old = np.array(obj[idx], copy=True)
+        old = _copy(obj[idx])
+        if type(obj) is not _Dual and type(v) is _Dual:
+            raise runtime.UnsupportedFunction(
+                "forward over reverse (hessian, hvp) stores a perturbed value into an array that has no "
+                "tangent",
+                fix="make the array from the input so it carries one: `np.zeros_like(x, shape=...)`, "
+                    "`x * 0.0`, `x.copy()`")
     elif isinstance(obj, dict):
         old = obj.get(idx, _MISSING)
     else:
@@ -426,17 +442,17 @@ def _restore_item(obj, idx, old):
 
 
 def setitem_adj(S, dobj, obj, idx, v, old):
-    if isinstance(obj, np.ndarray):
+    if _is_array(obj):
         gv = None
         if dobj is not None:
-            dobj = np.array(dobj, copy=True)
-            part = np.array(dobj[idx], copy=True)  # not a view: dobj[idx] is zeroed next
+            dobj = _copy(dobj)
+            part = _copy(dobj[idx])  # not a view: dobj[idx] is zeroed next
             if not is_basic_index(idx) and not (type(idx) is np.ndarray and idx.dtype == bool):
                 # an advanced index repeating a position: the last write wins, the others pass nothing
                 part = part * last_write_mask(dobj.shape, np.asarray(idx) if type(idx) is list else idx)
-            gv = generic.unbroadcast(part, v) if isinstance(v, np.ndarray) else _scalar_cot(part, v)
+            gv = generic.unbroadcast(part, v) if _is_array(v) else _scalar_cot(part, v)
             dobj[idx] = 0
-        new = np.array(obj[idx], copy=True)
+        new = _copy(obj[idx])
         obj[idx] = old
         S.redo.append((operator.setitem, (obj, idx, new)))
         return dobj, gv

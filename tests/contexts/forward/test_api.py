@@ -172,3 +172,29 @@ def test_jacobian_modes():
     np.testing.assert_allclose(jacobian(f, x), [[3.0, 2.0], [0.0, 27.0]])
     reverse_engine()
     np.testing.assert_allclose(jacobian(f, x, mode="reverse"), [[3.0, 2.0], [0.0, 27.0]])
+
+
+# -- forward over reverse through stores into arrays ---------------------------------------------------
+
+def _stores_into_an_array_made_from_x(x):
+    z = np.zeros_like(x, shape=4)          # carries a tangent under forward over reverse
+    z[1:3] = x[:2] ** 2
+    z[0] = x[2] * x[0]
+    return np.sum(z * z) + z[1] * x[1]
+
+
+def test_hessian_through_stores_into_an_array_made_from_the_input():
+    x = np.array([1.3, -0.7, 2.1])
+    np.testing.assert_allclose(hessian(_stores_into_an_array_made_from_x, x),
+                               fd_hessian(_stores_into_an_array_made_from_x, x), rtol=1e-4, atol=1e-4)
+
+
+def test_hessian_storing_into_a_plain_array_says_how_to_fix_it():
+    from contexts.ad.runtime import UnsupportedFunction
+
+    def f(x):
+        z = np.zeros(4)
+        z[1:3] = x[:2] ** 2
+        return np.sum(z * z)
+    with pytest.raises(UnsupportedFunction, match="zeros_like"):
+        hessian(f, np.array([1.3, -0.7, 2.1]))
