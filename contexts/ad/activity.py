@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-__all__ = ["active_names", "NONDIFF_BUILTINS", "free_names", "nonlocal_writes", "view_groups"]
+__all__ = ["active_names", "NONDIFF_BUILTINS", "captured_stores", "free_names", "nonlocal_writes", "view_groups"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({
@@ -44,6 +44,28 @@ def nonlocal_writes(fdef) -> set[str]:
         elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(ast.iter_child_nodes(n))
     return out
+
+
+def captured_stores(fdef) -> set[str]:
+    """Variables of the enclosing function a nested function changes in place without rebinding them
+    (`out[i] = v`, `buf.f = v`, `out[i] += v`: a captured array or object), in its own body."""
+    local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    a = fdef.args
+    local |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
+    out: set[str] = set()
+    stack = list(fdef.body)
+    while stack:
+        n = stack.pop()
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AugAssign) else []
+        for t in targets:
+            if isinstance(t, (ast.Subscript, ast.Attribute)):
+                while isinstance(t, (ast.Subscript, ast.Attribute)):
+                    t = t.value
+                if isinstance(t, ast.Name) and t.id not in local:
+                    out.add(t.id)
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
+    return out - nonlocal_writes(fdef)
 
 
 def _reads(e: ast.AST) -> set[str]:
@@ -141,6 +163,7 @@ class _Activity:
         self.nondiff = nondiff_globals
         self.sources = sources
         self.views = views
+        self.closure_stores: dict[str, set[str]] = {}
         self.changed = True
 
     def mark(self, name: str) -> None:
@@ -210,6 +233,11 @@ class _Activity:
                     for a in operands:
                         if isinstance(a, ast.Name) and a.id in self.locals:  # globals (modules) excluded
                             self.mark_argument(a.id)
+                    # a closure made here that changes captured arrays in place (`out[i] = v`) changes them
+                    if isinstance(v.func, ast.Name):
+                        for n in self.closure_stores.get(v.func.id, ()):
+                            if n in self.locals:
+                                self.mark_changed(n)
                 for t in s.targets:
                     if isinstance(t, ast.Name):
                         if act:
@@ -265,6 +293,8 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
                     sources.setdefault(t.id, set()).update(_viewed(n.value, strict=True) & locals_ - loop_vars)
                     views.setdefault(t.id, set()).update(_view_of(n.value) - {t.id})
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
+    act.closure_stores = {n.name: captured_stores(n) for n in ast.walk(fdef)
+                          if isinstance(n, ast.FunctionDef) and n is not fdef}
     while act.changed:
         act.changed = False
         act.visit(fdef.body)

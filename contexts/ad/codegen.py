@@ -19,7 +19,7 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-from .activity import active_names, free_names, nonlocal_writes, view_groups
+from .activity import active_names, captured_stores, free_names, nonlocal_writes, view_groups
 from .lower import Unsupported
 
 __all__ = ["generate", "Generated", "HELPERS"]
@@ -132,8 +132,10 @@ class _Gen:
         self.view_groups = view_groups(fdef)
         self.entry: dict[int, str] = {}
         self.bound_before = _bound_before(fdef, params)
-        self.writers = {n.name: nonlocal_writes(n) for n in ast.walk(fdef)
-                        if isinstance(n, ast.FunctionDef) and n is not fdef and nonlocal_writes(n)}
+        # (rebound with `nonlocal`, or changed in place: `out[i] = v` on a captured array)
+        self.writers = {n.name: nonlocal_writes(n) | captured_stores(n) for n in ast.walk(fdef)
+                        if isinstance(n, ast.FunctionDef) and n is not fdef
+                        and (nonlocal_writes(n) or captured_stores(n))}
         # closures made here, by name -> the variables of this function they read: a direct call routes
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
         own = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}

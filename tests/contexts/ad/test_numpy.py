@@ -622,13 +622,45 @@ def callee_sets_what_another_argument_reads(x):
     return _read_second_set_first(y, y[::2]) + np.sum(y * x)
 
 
+def closure_fills_a_captured_array(x):
+    out = np.zeros(3)
+
+    def put(i, v):
+        out[i] = v
+    for i in range(3):
+        put(i, x[i] * x[(i + 1) % 3])
+    return np.sum(out ** 2)
+
+
+def closure_accumulates_into_a_captured_array(x):
+    out = np.zeros(2)
+
+    def add(i, v):
+        out[i] += v * v
+    for k in range(4):
+        add(k % 2, x[k])
+    return np.sum(out ** 2)
+
+
+def closure_fills_rows_of_a_captured_matrix(x):
+    out = np.zeros((2, 4))
+
+    def fill_row(r, v):
+        out[r] = v
+    fill_row(0, x * 2.0)
+    fill_row(1, x ** 2)
+    return np.sum(out * out)
+
+
 @pytest.mark.parametrize("f", [callee_scales_argument, callee_sets_an_element, callee_changes_a_view,
                                callee_changes_through_a_callee, callee_normalizes_rows,
                                argument_read_after_a_change, callee_fills_a_view_of_a_constant,
                                callee_fills_rows_of_a_constant, callee_fills_a_transposed_column,
                                callee_fills_a_reshaped_row, callee_fills_through_a_callee,
                                callee_changes_an_argument_another_views, callee_gets_one_array_twice,
-                               callee_sets_what_another_argument_reads],
+                               callee_sets_what_another_argument_reads, closure_fills_a_captured_array,
+                               closure_accumulates_into_a_captured_array,
+                               closure_fills_rows_of_a_captured_matrix],
                          ids=lambda f: f.__name__)
 def test_arrays_changed_in_place_by_callees(f):
     assert_grad_fd(f, np.array([1.0, 2.0, 3.0, 4.0]))
