@@ -537,6 +537,8 @@ def fd_sync(x, tx, members, tans):
     for j, m in enumerate(members):
         if m is x:
             out[j] = tx
+        elif type(m) is list or type(m) is tuple or type(m) is dict:
+            out[j] = _sync_container(x, tx, m, out[j])
         elif (type(m) is np.ndarray and (x.base is not None or m.base is not None)
               and np.may_share_memory(x, m)):
             from ..ad.helpers import _addresses
@@ -553,6 +555,28 @@ def fd_sync(x, tx, members, tans):
             new[shared] = src[pos]
             out[j] = new
     return tuple(out)
+
+
+def _sync_container(x, tx, m, tm):
+    """The tangent of a list, tuple or dict m after an in-place change of array x (tangent tx): its items
+    that are x or share memory with it get tangents that agree with tx (a new container where any does)."""
+    keys = list(m) if type(m) is dict else range(len(m))
+    new = None
+    for k in keys:
+        item = m[k]
+        if type(item) is not np.ndarray and type(item) not in (list, tuple, dict):
+            continue
+        old = 0 if _zero(tm) else (tm.get(k, 0) if type(tm) is dict else tm[k])
+        (t,) = fd_sync(x, tx, (item,), (old,)) if type(item) is np.ndarray else (
+            _sync_container(x, tx, item, old),)
+        if t is not old:
+            if new is None:
+                new = (dict(tm) if type(tm) is dict else list(tm)) if not _zero(tm) else (
+                    {} if type(m) is dict else [0] * len(m))
+            new[k] = t
+    if new is None:
+        return tm
+    return tuple(new) if type(m) is tuple else new
 
 
 def fd_bound(scope, names, tangent_names):

@@ -393,8 +393,24 @@ def _ravel_view_stored_into(x):
     return A
 
 
+def _arrays_in_a_list_stored_into(x):
+    L = [np.zeros(2), np.zeros(2)]
+    L[0][1] = x[0] ** 2
+    L[1][:] = x[1:3]
+    row = L[1]
+    row *= x[3]
+    return np.concatenate([L[0], L[1] ** 3])
+
+
+def _arrays_in_a_tuple_stored_into(x):
+    T = (np.ones(2), np.zeros(3))
+    T[1][::2] = x[:2] * x[3]
+    return T[1] * x[:3] + np.sum(T[0])
+
+
 @pytest.mark.parametrize("f", [_cumsum_into_out, _cumsum_into_a_dual_out, _rows_changed_by_iteration,
-                               _transposed_view_stored_into, _ravel_view_stored_into],
+                               _transposed_view_stored_into, _ravel_view_stored_into,
+                               _arrays_in_a_list_stored_into, _arrays_in_a_tuple_stored_into],
                          ids=lambda f: f.__name__.strip("_"))
 def test_numpy_functions_writing_out_and_views_by_jvp_and_jacfwd(f):
     test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(f)
