@@ -159,6 +159,10 @@ class _Tangents:
                 raise NotTransformable("a starred element")
             items = "".join(f"{t(e) or 0}, " for e in v.elts)
             return f"({items})" if isinstance(v, ast.Tuple) else f"[{items}]"
+        if isinstance(v, ast.Dict):
+            if any(k is None for k in v.keys):
+                raise NotTransformable("a dict display unpacking another")
+            return "{" + ", ".join(f"{ast.unparse(k)}: {t(e) or 0}" for k, e in zip(v.keys, v.values)) + "}"
         if isinstance(v, ast.Attribute):
             ta = t(v.value)
             if ta is None:
@@ -496,7 +500,9 @@ def fd_out(out, y, ty, tout, where):
 
 
 def fd_getitem(t, idx):
-    return 0 if _zero(t) else t[idx]
+    if _zero(t):
+        return 0
+    return t.get(idx, 0) if type(t) is dict else t[idx]  # a dict's tangent holds its active items only
 
 
 def fd_attr(t, attr):

@@ -414,3 +414,14 @@ def _arrays_in_a_tuple_stored_into(x):
                          ids=lambda f: f.__name__.strip("_"))
 def test_numpy_functions_writing_out_and_views_by_jvp_and_jacfwd(f):
     test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(f)
+
+
+def _arrays_in_a_dict_stored_into(x):
+    d = {"a": np.ones(3), "b": np.zeros(2), "c": x[3]}
+    d["a"][::2] = x[:2] * x[2]
+    d["b"][1] = d["c"] ** 2
+    return np.concatenate([d["a"] ** 2, d["b"]]) * d["c"]
+
+
+def test_arrays_in_a_dict_stored_into_by_jvp_and_jacfwd():
+    test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(_arrays_in_a_dict_stored_into)
