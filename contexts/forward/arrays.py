@@ -340,8 +340,27 @@ def _copyto(dst, src, casting="same_kind", where=True):
     dst._update(Dual(value, tangent, tag))
 
 
+def _put(a, ind, v, mode="raise"):
+    """np.put (and a.put) into a dual array: its value and tangent (each direction's, in chunks)."""
+    if type(a) is not Dual:
+        raise OverdubError("np.put of dual values into an array without a tangent",
+                           fix="assign instead (`a[np.unravel_index(ind, a.shape)] = v`)")
+    tag = a.tag
+    sv, st = split(v, tag)
+    value = a.value.copy()
+    np.put(value, ind, primal(sv), mode=mode)
+    tangent = np.array(a.tangent, dtype=float, copy=True)
+    if tag.chunk is None:
+        np.put(tangent, ind, 0.0 if st is None else st, mode=mode)
+    else:
+        t = np.broadcast_to(pad(st, sv, ndim(sv), tag), (tag.chunk,) + np.shape(sv)) if st is not None else None
+        for k in range(tag.chunk):
+            np.put(tangent[k], ind, 0.0 if t is None else t[k], mode=mode)
+    a._update(Dual(value, tangent, tag))
+
+
 OWN_FUNCTIONS = {
-    np.copyto: _copyto,
+    np.copyto: _copyto, np.put: _put,
     np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.sum: _sum,
     np.broadcast_to: _broadcast_to, np.where: _where,
     np.zeros_like: _zeros_like_dual(np.zeros_like), np.empty_like: _zeros_like_dual(np.zeros_like),

@@ -362,8 +362,16 @@ def _nz(dy):
 
 
 def _by_frule(rule, args, tans, kw):
-    """(y, tangent) through a rule's frule (the registry's None zero in, the twins' 0 zero out)."""
-    y, dy = rule.frule(tuple(None if _zero(t) else t for t in tans), *args, **kw)
+    """(y, tangent) through a rule's frule (the registry's None zero in, the twins' 0 zero out). An
+    `out=` of a function other than a ufunc is written after the fact: such frules compute new values
+    (passing it on would write the tangent into it too)."""
+    tangents = tuple(None if _zero(t) else t for t in tans)
+    out = kw.get("out")
+    if out is not None and not isinstance(rule.fn, np.ufunc):
+        y, dy = rule.frule(tangents, *args, **{k: v for k, v in kw.items() if k != "out"})
+        (out[0] if isinstance(out, tuple) else out)[...] = y
+        return out, _nz(dy)
+    y, dy = rule.frule(tangents, *args, **kw)
     return y, _nz(dy)
 
 
@@ -460,15 +468,20 @@ def _through_duals(f, args, tans, kw, kwtans):
     # the duals get copies of array tangents: the twin's tangents may be shared between variables whose
     # values are not (`y = x + 1` takes x's tangent as it is), so a change in place must not reach them.
     # The tangent of an argument the call changed in place is handed back to the caller instead.
-    dargs = [Dual(a, _fresh(t), tag) if not _zero(t) else
+    dargs = [Dual(a, _fresh(t), tag) if not _all_zero(t) else
              Dual(a, np.zeros(a.shape), tag) if writes and type(a) is np.ndarray and a.dtype.kind == "f" else a
              for a, t in zip(args, tans)]
-    dkw = {k: (v if _zero(kwtans.get(k)) else Dual(v, _fresh(kwtans[k]), tag)) for k, v in kw.items()}
+    dkw = {k: (v if _all_zero(kwtans.get(k)) else Dual(v, _fresh(kwtans[k]), tag)) for k, v in kw.items()}
     y = _run(f, *dargs, **dkw)
     moved = tuple(_changed_tangent(d, t) for d, t in zip(dargs, tans))
     out = _primal_out(y, tag), _nz(_tangent_out(y, tag))
     _MOVED.args = moved if any(m is not None for m in moved) else None
     return out
+
+
+def _all_zero(t) -> bool:
+    """A zero tangent, also a list or tuple of them (a constant `[0, 2]` has one of zeros)."""
+    return _zero(t) or (type(t) is list or type(t) is tuple) and all(_all_zero(e) for e in t)
 
 
 def _fresh(t):

@@ -1,5 +1,5 @@
-"""numpy primitives that overwrite an array argument: `copyto`, `place`, `putmask`, `ndarray.fill`,
-`ndarray.sort`, `ndarray.partition`.
+"""numpy primitives that overwrite an array argument: `copyto`, `place`, `putmask`, `ndarray.put` (so
+`np.put`), `ndarray.fill`, `ndarray.sort`, `ndarray.partition`.
 
 Their rules use the registry's `inplace` form: the forward keeps the values it overwrites, and the reverse
 pass (reading the cotangent the caller holds for the array from `S.dins`) gives the overwriting values
@@ -90,6 +90,53 @@ def putmask_inplace(a, mask, values):
         flat = np.flatnonzero(m)
         return dself, (-np.where(m, d, 0.0), None, _cycled_cotangent(np.asarray(d).reshape(-1)[flat], flat, values))
     return None, putmask_back
+
+
+def _put_split(a, ind, v, mode, d):
+    """For `a.put(ind, v, mode)` and a cotangent d of a after it: (d with the written positions zeroed,
+    v's cotangent). Flat positions are wrapped or clipped by mode, v repeats as needed, and where a position
+    is written twice the last write wins."""
+    n = a.size
+    idx = np.asarray(ind).reshape(-1)
+    pos = idx % n if mode == "wrap" else np.clip(idx, 0, n - 1) if mode == "clip" else np.where(idx < 0, idx + n, idx)
+    last = np.zeros(pos.size, dtype=bool)
+    _, first_from_end = np.unique(pos[::-1], return_index=True)
+    last[pos.size - 1 - first_from_end] = True
+    d = np.array(d, dtype=np.result_type(d, float), copy=True)
+    picked = np.where(last, d.reshape(-1)[pos], 0.0)
+    d.reshape(-1)[pos] = 0.0
+    return d, _cycled_cotangent(picked, np.arange(pos.size), v)
+
+
+@_inplace((np.ndarray, "put"))
+def put_method_inplace(self, ind, v, *rest, **kw):
+    """`a.put(ind, v, mode)`: the object's cotangent comes and goes as dself."""
+    old = self.copy()
+    self.put(ind, v, *rest, **kw)
+
+    def put_back(S, dy, dself):
+        _restore(S, self, old)
+        if dself is None:
+            return None, (None, None) + (None,) * len(rest)
+        d, dv = _put_split(self, ind, v, rest[0] if rest else kw.get("mode", "raise"), dself)
+        return d, (None, dv) + (None,) * len(rest)
+    return None, put_back
+
+
+@_inplace(np.put)
+def put_inplace(a, ind, v, mode="raise"):
+    """`np.put(a, ind, v, mode)`: a rule of its own, as numpy's put calls the method through a variable."""
+    old = a.copy()
+    np.put(a, ind, v, mode=mode)
+
+    def put_back(S, dy, dself):
+        _restore(S, a, old)
+        d = _held(S, 0)
+        if d is None:
+            return dself, (None, None, None)
+        kept, dv = _put_split(a, ind, v, mode, d)
+        return dself, (kept - d, None, dv)
+    return None, put_back
 
 
 @_inplace((np.ndarray, "fill"))

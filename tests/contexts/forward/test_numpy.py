@@ -425,3 +425,34 @@ def _arrays_in_a_dict_stored_into(x):
 
 def test_arrays_in_a_dict_stored_into_by_jvp_and_jacfwd():
     test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(_arrays_in_a_dict_stored_into)
+
+
+def _dot_into_out(x):
+    A = np.arange(8.0).reshape(2, 4) / 7.0
+    out = np.zeros(2)
+    np.dot(A, x * x, out=out)
+    return out * x[0]
+
+
+def _einsum_into_out(x):
+    out = np.zeros(())
+    np.einsum("i,i->", x, x, out=out)
+    return out * x
+
+
+def _put_into_a_plain_array(x):
+    a = np.zeros(5)
+    np.put(a, [0, 2, 7, 2], x[:2] * x[2], mode="wrap")
+    return a * x[0]
+
+
+def _put_method_into_a_dual_array(x):
+    a = x * 1.0
+    a.put([1, 3, 1], x[[2, 0, 3]] ** 2)
+    return a * a
+
+
+@pytest.mark.parametrize("f", [_dot_into_out, _einsum_into_out, _put_into_a_plain_array,
+                               _put_method_into_a_dual_array], ids=lambda f: f.__name__.strip("_"))
+def test_more_numpy_writes_by_jvp_and_jacfwd(f):
+    test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(f)

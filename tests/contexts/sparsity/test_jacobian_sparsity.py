@@ -311,3 +311,18 @@ def test_writes_through_other_names_are_followed(f, mode):
     x = np.random.default_rng(2).uniform(0.5, 1.5, 3)
     P = jacobian_sparsity(f, x, mode=mode)
     np.testing.assert_array_equal(P.toarray(), nonzero(fd_jacobian(f, x)))
+
+
+def _put_into_an_array(x):
+    a = np.zeros(5)
+    np.put(a, [0, 2, 7, 2], x[:2] * x[2], mode="wrap")
+    b = x * 1.0
+    b.put([1, 1], x[[2, 0]] ** 2)      # the last write wins
+    return np.concatenate([a, b])
+
+
+@pytest.mark.parametrize("mode", ["global", "local"])
+def test_put_is_followed(mode):
+    x = np.random.default_rng(3).uniform(0.5, 1.5, 3)
+    P = jacobian_sparsity(_put_into_an_array, x, mode=mode)
+    np.testing.assert_array_equal(P.toarray(), nonzero(fd_jacobian(_put_into_an_array, x)))
