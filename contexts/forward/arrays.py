@@ -340,27 +340,26 @@ def _copyto(dst, src, casting="same_kind", where=True):
     dst._update(Dual(value, tangent, tag))
 
 
-def _put(a, ind, v, mode="raise"):
-    """np.put (and a.put) into a dual array: its value and tangent (each direction's, in chunks)."""
-    if type(a) is not Dual:
-        raise OverdubError("np.put of dual values into an array without a tangent",
-                           fix="assign instead (`a[np.unravel_index(ind, a.shape)] = v`)")
-    tag = a.tag
-    sv, st = split(v, tag)
-    value = a.value.copy()
-    np.put(value, ind, primal(sv), mode=mode)
-    tangent = np.array(a.tangent, dtype=float, copy=True)
-    if tag.chunk is None:
-        np.put(tangent, ind, 0.0 if st is None else st, mode=mode)
-    else:
-        t = np.broadcast_to(pad(st, sv, ndim(sv), tag), (tag.chunk,) + np.shape(sv)) if st is not None else None
-        for k in range(tag.chunk):
-            np.put(tangent[k], ind, 0.0 if t is None else t[k], mode=mode)
-    a._update(Dual(value, tangent, tag))
+def _store(fn):
+    """np.put, np.place, np.putmask, np.fill_diagonal on dual arrays: the store they amount to
+    (`rules.numpy.inplace.as_store`), into the dual target's value and tangent."""
+    from ..rules.numpy.inplace import as_store
+
+    def store(*args, **kwargs):
+        target, index, values = as_store(fn, args, kwargs)
+        if type(target) is not Dual:
+            if has_dual(values):
+                raise OverdubError(f"np.{fn.__name__} of dual values into an array without a tangent",
+                                   fix="make the array from the input (`np.zeros_like(x)`), or assign")
+            return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
+        target[index] = values
+        return None
+    store.__name__ = fn.__name__
+    return store
 
 
 OWN_FUNCTIONS = {
-    np.copyto: _copyto, np.put: _put,
+    np.copyto: _copyto, **{fn: _store(fn) for fn in (np.put, np.place, np.putmask, np.fill_diagonal)},
     np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.sum: _sum,
     np.broadcast_to: _broadcast_to, np.where: _where,
     np.zeros_like: _zeros_like_dual(np.zeros_like), np.empty_like: _zeros_like_dual(np.zeros_like),

@@ -10,6 +10,7 @@ import numpy as np
 import overdub
 from overdub.errors import OverdubError
 
+from contexts.rules.numpy.inplace import as_store
 from contexts.rules.registry import registry
 
 from . import rules
@@ -25,6 +26,9 @@ def _own(fn: Any) -> bool:
     """fn belongs to the tracer machinery (a Tracer method, a rule): call it, never patch it."""
     module = getattr(fn, "__module__", None) or ""
     return module.startswith(_OWN) or isinstance(getattr(fn, "__self__", None), Tracer)
+
+
+_STORES = frozenset({np.copyto, np.place, np.putmask, np.put, np.fill_diagonal})
 
 
 def _into_out(site, fn, result, out, where):
@@ -63,6 +67,15 @@ class SparsityContext(overdub.Context):
             return fn(*args, **kwargs)
         if isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ == "at" and not kwargs:
             return rules.ufunc_at(fn.__self__, *args)
+        if fn in _STORES:  # np.copyto, np.place, np.putmask, np.put, np.fill_diagonal: one store
+            target, index, values = as_store(fn, args, kwargs)
+            if isinstance(target, Tracer):
+                target[index] = values
+                return None
+            if has_tracer((values,), {}):
+                raise NoSparsityRule(f"np.{fn.__name__} writes traced values into a plain array",
+                                     where=str(site), fix="allocate it with np.zeros/np.empty inside the traced "
+                                                          "function (they give tracers)")
         rule = registry.get(fn)
         traced = has_tracer(args, kwargs)
         if rule is not None and rule.srule is not None and (traced or fn in rules.ALWAYS):

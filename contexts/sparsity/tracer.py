@@ -423,13 +423,10 @@ class Tracer:
             self.primal = None
 
     def put(self, ind, v, mode="raise") -> None:
-        """`a.put(ind, v, mode)` (and np.put): flat positions receive v, repeated as needed."""
-        n = self.size
-        idx = np.asarray(ind).reshape(-1)
-        pos = idx % n if mode == "wrap" else np.clip(idx, 0, n - 1) if mode == "clip" else np.where(idx < 0, idx + n, idx)
-        cycled = np.arange(pos.size) % max(1, math.prod(_shape(v)))
-        values = v.reshape(-1)[cycled] if isinstance(v, Tracer) else np.asarray(v).reshape(-1)[cycled]
-        self[np.unravel_index(pos, self.shape)] = values
+        """`a.put(ind, v, mode)`: the store it amounts to (flat positions, v repeated as needed)."""
+        from contexts.rules.numpy.inplace import as_store
+        _, index, values = as_store(np.put, (self, ind, v, mode), {})
+        self[index] = values
 
     # -- methods (as ndarray) -------------------------------------------------------------------------
     def reshape(self, *shape, order="C"):

@@ -92,13 +92,22 @@ def putmask_inplace(a, mask, values):
     return None, putmask_back
 
 
+def _put_positions(n: int, ind, mode: str) -> np.ndarray:
+    """The flat positions put writes in an array of n elements: indices wrapped, clipped or made
+    non-negative as `mode` says."""
+    idx = np.asarray(ind).reshape(-1)
+    if mode == "wrap":
+        return idx % n
+    if mode == "clip":
+        return np.clip(idx, 0, n - 1)
+    return np.where(idx < 0, idx + n, idx)
+
+
 def _put_split(a, ind, v, mode, d):
     """For `a.put(ind, v, mode)` and a cotangent d of a after it: (d with the written positions zeroed,
     v's cotangent). Flat positions are wrapped or clipped by mode, v repeats as needed, and where a position
     is written twice the last write wins."""
-    n = a.size
-    idx = np.asarray(ind).reshape(-1)
-    pos = idx % n if mode == "wrap" else np.clip(idx, 0, n - 1) if mode == "clip" else np.where(idx < 0, idx + n, idx)
+    pos = _put_positions(a.size, ind, mode)
     last = np.zeros(pos.size, dtype=bool)
     _, first_from_end = np.unique(pos[::-1], return_index=True)
     last[pos.size - 1 - first_from_end] = True
@@ -217,3 +226,56 @@ def fill_diagonal_inplace(a, val, wrap=False):
         picked = d.reshape(-1)[np.flatnonzero(written)]  # in the order numpy writes them
         return dself, (-np.where(written, d, 0.0), _cycled_cotangent(picked, np.arange(picked.size), val))
     return None, fill_diagonal_back
+
+
+# -- the same primitives as one store `target[index] = values`, for engines whose values are their own
+#    array types (forward mode's duals, sparsity tracers): each engine then does the store itself
+
+def _cycled(values, count: int):
+    """values (an array-like of any engine's type) flattened and repeated to count items, as numpy's
+    put/place/fill_diagonal repeat a short `values`."""
+    return _cycled_at(values, np.arange(count))
+
+
+def _flat_positions(shape, positions):
+    return np.unravel_index(np.asarray(positions, dtype=np.int64), shape)
+
+
+def as_store(fn, args: tuple, kwargs: dict):
+    """(target, index, values) such that `target[index] = values` does what fn(*args, **kwargs) does, for
+    np.copyto, np.place, np.putmask, np.put and np.fill_diagonal; None for anything else."""
+    def bind(names, defaults):
+        got = dict(zip(names, args), **kwargs)
+        return [got.get(n, defaults.get(n)) for n in names]
+    if fn is np.copyto:
+        dst, src, _, where = bind(("dst", "src", "casting", "where"), {"where": True})
+        if where is True:
+            return dst, Ellipsis, src
+        return dst, Ellipsis, np.where(where, src, dst)
+    if fn is np.place:
+        arr, mask, vals = bind(("arr", "mask", "vals"), {})
+        m = np.asarray(mask, dtype=bool)
+        return arr, m, _cycled(vals, int(m.sum()))
+    if fn is np.putmask:
+        a, mask, values = bind(("a", "mask", "values"), {})
+        m = np.broadcast_to(np.asarray(mask, dtype=bool), a.shape)
+        flat = np.flatnonzero(m)
+        return a, m, _cycled_at(values, flat)
+    if fn is np.put:
+        a, ind, v, mode = bind(("a", "ind", "v", "mode"), {"mode": "raise"})
+        pos = _put_positions(int(np.prod(a.shape)), ind, mode)
+        return a, _flat_positions(a.shape, pos), _cycled(v, pos.size)
+    if fn is np.fill_diagonal:
+        a, val, wrap = bind(("a", "val", "wrap"), {"wrap": False})
+        marks = np.zeros(a.shape, dtype=bool)
+        np.fill_diagonal(marks, True, wrap=wrap)
+        pos = np.flatnonzero(marks)
+        return a, _flat_positions(a.shape, pos), _cycled(val, pos.size)
+    return None
+
+
+def _cycled_at(values, flat_positions):
+    """values repeated by flat position (putmask: position p of the array takes values[p % len(values)])."""
+    n = max(1, int(np.prod(values.shape if hasattr(values, "shape") else np.shape(values))))
+    flat = values.reshape(-1) if hasattr(values, "reshape") else np.asarray(values).reshape(-1)
+    return flat[np.asarray(flat_positions) % n]

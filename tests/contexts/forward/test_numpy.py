@@ -456,3 +456,34 @@ def _put_method_into_a_dual_array(x):
                                _put_method_into_a_dual_array], ids=lambda f: f.__name__.strip("_"))
 def test_more_numpy_writes_by_jvp_and_jacfwd(f):
     test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(f)
+
+
+def _place_into_a_plain_array(x):
+    a = np.ones(4)
+    np.place(a, np.array([True, False, True, True]), x[1:3] ** 2)   # 3 places, 2 values: repeated
+    return a * x[0]
+
+
+def _putmask_into_a_dual_array(x):
+    a = x.copy()
+    np.putmask(a, np.array([True, False, True, False]), x[::-1] * 2.0)
+    return a * a
+
+
+def _fill_diagonal_of_a_plain_matrix(x):
+    A = np.zeros((3, 3))
+    np.fill_diagonal(A, x[:2] ** 2)      # 3 diagonal entries, 2 values: repeated
+    return (A @ x[:3]).ravel()
+
+
+def _copyto_with_where(x):
+    a = np.ones(4)
+    np.copyto(a, x * x, where=np.array([True, False, True, True]))
+    return a * x
+
+
+@pytest.mark.parametrize("f", [_place_into_a_plain_array, _putmask_into_a_dual_array,
+                               _fill_diagonal_of_a_plain_matrix, _copyto_with_where],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_numpy_stores_by_jvp_and_jacfwd(f):
+    test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(f)

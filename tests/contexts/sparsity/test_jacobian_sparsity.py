@@ -326,3 +326,22 @@ def test_put_is_followed(mode):
     x = np.random.default_rng(3).uniform(0.5, 1.5, 3)
     P = jacobian_sparsity(_put_into_an_array, x, mode=mode)
     np.testing.assert_array_equal(P.toarray(), nonzero(fd_jacobian(_put_into_an_array, x)))
+
+
+def _numpy_stores(x):
+    a = np.ones(4)
+    np.place(a, np.array([True, False, True, True]), x[1:3] ** 2)
+    b = np.zeros(4)
+    np.putmask(b, np.array([True, False, True, False]), x[::-1] * 2.0)
+    A = np.zeros((3, 3))
+    np.fill_diagonal(A, x[:2] ** 2)
+    c = np.ones(3)
+    np.copyto(c, x * x, where=np.array([True, False, True]))
+    return np.concatenate([a, b, A.ravel(), c])
+
+
+@pytest.mark.parametrize("mode", ["global", "local"])
+def test_numpy_stores_are_followed(mode):
+    x = np.random.default_rng(4).uniform(0.5, 1.5, 3)
+    P = jacobian_sparsity(_numpy_stores, x, mode=mode)
+    np.testing.assert_array_equal(P.toarray(), nonzero(fd_jacobian(_numpy_stores, x)))
