@@ -136,6 +136,8 @@ def _known(fn, args, kwargs, tag, run_rule):
         return to_array(args[0], kwargs.get("dtype"))
     rule = registry.get(fn)
     if rule is not None and rule.frule is not None:
+        if isinstance(getattr(fn, "__self__", None), np.ufunc):
+            args = (fn.__self__, *args)  # ufunc.accumulate's rule takes the ufunc first
         if kwargs.get("out") is not None and not isinstance(fn, np.ufunc):  # (ufuncs write out= themselves)
             rest = {k: v for k, v in kwargs.items() if k != "out"}
             return write_out(fn, apply_frule(rule, fn, args, rest, tag, call=run_rule), kwargs["out"])

@@ -468,6 +468,9 @@ class Dual:
         from .arrays import array_ufunc
         return array_ufunc(ufunc, method, inputs, kwargs)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        return array  # numpy's wrappers (linalg's `_makearray`) hand results back as they are
+
     def __array_function__(self, func, types, args, kwargs):
         from .arrays import array_function
         return array_function(func, args, kwargs)

@@ -386,6 +386,8 @@ def fd_call(f, args, tans, kw, kwtans):
         return f(*args, **kw), 0
     rule = registry.get(f)
     if rule is not None and rule.frule is not None and plain_kw:
+        if isinstance(getattr(f, "__self__", None), np.ufunc):  # ufunc.accumulate's rule takes the ufunc
+            return _by_frule(rule, (f.__self__, *args), (0, *tans), kw)
         return _by_frule(rule, args, tans, kw)
     if rule is not None and rule.kind == "nondiff":
         return f(*args, **kw), 0

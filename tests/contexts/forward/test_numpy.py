@@ -487,3 +487,23 @@ def _copyto_with_where(x):
                          ids=lambda f: f.__name__.strip("_"))
 def test_numpy_stores_by_jvp_and_jacfwd(f):
     test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(f)
+
+
+_M34 = np.array([[1.0, 2.0, 0.5, -1.0], [0.3, -0.7, 1.1, 2.0], [1.5, 0.2, -0.4, 0.9]])
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: np.add.accumulate(x * x),
+    lambda x: np.multiply.accumulate(x + 2.0),
+    lambda x: np.maximum.accumulate(x * np.array([1.0, -2.0, 3.0, 0.5])),
+    lambda x: np.linalg.pinv(_M34 * x).ravel(),                     # numpy's wrappers: __array_wrap__
+    lambda x: np.linalg.lstsq(_M34.T * x[:, None], x ** 2, rcond=None)[0],
+    lambda x: np.polyfit(np.arange(4.0), x ** 2, 2),
+], ids=["add_accumulate", "multiply_accumulate", "maximum_accumulate", "pinv", "lstsq", "polyfit"])
+def test_ufunc_methods_and_wrapped_linear_algebra_by_jvp_and_jacfwd(f):
+    from contexts.forward import jvp
+    x = np.array([1.3, -0.7, 2.1, 0.4])
+    v = np.array([0.3, -0.5, 0.7, 1.1])
+    want = fd_jacobian(f, x)
+    np.testing.assert_allclose(jvp(f, (x,), (v,))[1], want @ v, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-5, atol=1e-7)
