@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 import builtins
 
-__all__ = ["active_names", "NONDIFF_BUILTINS", "captured_stores", "free_names", "nonlocal_writes", "view_groups"]
+__all__ = ["active_names", "NONDIFF_BUILTINS", "captured_stores", "free_names", "nonlocal_writes",
+           "view_groups"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({

@@ -69,7 +69,6 @@ def _changed_array(callee: str, v: ast.Call, out_kw, is_active):
 
 
 @dataclass
-
 class Generated:
     forward: ast.FunctionDef
     adjoint: ast.FunctionDef

@@ -688,7 +688,8 @@ HELPER_IMPLS = {
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj, "__od_unpack__": unpack,
     "__od_enumerate__": enumerate, "__od_slice_cot__": slice_cot, "__od_iop__": iop,
-    "__od_iop_adj__": iop_adj, "__od_iter__": iter, "__od_tuple__": tuple, "__od_ndarray__": np.ndarray, "__od_f8__": np.dtype(np.float64),
+    "__od_iop_adj__": iop_adj, "__od_iter__": iter, "__od_tuple__": tuple, "__od_ndarray__": np.ndarray,
+    "__od_f8__": np.dtype(np.float64),
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
 }

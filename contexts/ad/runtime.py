@@ -23,7 +23,7 @@ import numpy as np
 from overdub.errors import OverdubError, SourceUnavailable
 from overdub.source import compile_twin, get_source
 
-from ..rules.registry import key_of, registry
+from ..rules.registry import HOT_REDUCE_OPTIONS, key_of, registry
 from .codegen import HELPERS, KW_ACTIVE, generate
 from .lower import Unsupported, lower
 from ..forward.dual import Dual as _Dual
@@ -56,7 +56,6 @@ _rules = registry.rules
 _BUILTIN = types.BuiltinMethodType  # also the type of builtin functions such as math.sin
 _NDARRAY = np.ndarray
 _F8 = np.dtype(np.float64)
-_PLAIN_OPTIONS = frozenset({"axis", "keepdims"})
 _WRAPPER = types.MethodWrapperType  # (1.0).__mul__
 
 
@@ -177,7 +176,7 @@ def call(mask, f, *args, **kw):
             if len(args) == 1 and not is_method and type(args[0]) is _NDARRAY and args[0].dtype is _F8:
                 if rule.hot is not None and not kw and args[0].ndim:
                     return y, (_hot_back, rule.hot, y, args[0], rule.adjoint)
-                if rule.hot_reduce is not None and (not kw or kw.keys() <= _PLAIN_OPTIONS):
+                if rule.hot_reduce is not None and (not kw or kw.keys() <= HOT_REDUCE_OPTIONS):
                     return y, (_hot_reduce_back, rule.hot_reduce, y, args[0], rule.adjoint, kw)
             return y, (_static_back, rule.adjoint, y, full, kw, is_method)
         if rule.inplace is not None:

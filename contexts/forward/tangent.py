@@ -238,8 +238,8 @@ class _Tangents:
         at = [(i, a.id) for i, a in enumerate(v.args) if isinstance(a, ast.Name) and a.id in self.active]
         if not at:
             return []
-        text = (f"if __fd_moved__.args is not None:\n"
-                f"    _od_mv = __fd_args_back__({tuple(i for i, _ in at)!r}, ({''.join(f'{a}, ' for _, a in at)}))\n")
+        positions, names = tuple(i for i, _ in at), "".join(f"{a}, " for _, a in at)
+        text = f"if __fd_moved__.args is not None:\n    _od_mv = __fd_args_back__({positions!r}, ({names}))\n"
         out = _parse(text, s)
         for k, (_, a) in enumerate(at):
             inner = _parse(f"if _od_mv[{k}] is not None:\n    {T(a)} = _od_mv[{k}]\n", s)

@@ -47,6 +47,10 @@ def key_of(fn: Any) -> Any:
 
 
 @dataclass(slots=True)  # slots: the engines read a rule's fields on every call
+# the keyword options with which a reduction may take its `hot_reduce` case
+HOT_REDUCE_OPTIONS = frozenset({"axis", "keepdims"})
+
+
 class Rule:
     """Everything known about one primitive."""
 
@@ -71,7 +75,8 @@ class Rule:
     # adjoint drops it
     hot: Callable | None = None
     # `hot_reduce(dy, y, x, axis=None, keepdims=False)`: the same for a reduction of a float64 array x with
-    # at most those options, or None where dy is not the usual case (the engine then calls `adjoint`)
+    # at most those options (HOT_REDUCE_OPTIONS), or None where dy is not the usual case (the engine then
+    # calls `adjoint`)
     hot_reduce: Callable | None = None
 
     @property

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..generic import conj
 
-from ..registry import registry
+from ..registry import HOT_REDUCE_OPTIONS, registry
 from ._util import bind as _bind, normalize_axis, unsupported
 from .ufuncs import inexact, match_primal
 
@@ -262,7 +262,7 @@ for _fn, _name in ((np.max, "max"), (np.min, "min"), (np.amax, None), (np.amin, 
     reduction_rule(_fn, _MAX, _extremum_grad, _extremum_jvp, *((_method(_name),) if _name else ()))
 
 
-_PLAIN_OPTIONS = frozenset({"axis", "keepdims"})
+_PLAIN_OPTIONS = HOT_REDUCE_OPTIONS  # the options a reduction is done directly (and pulled back hot) with
 
 
 def _direct(fn: Callable, ufunc: np.ufunc) -> Callable:
