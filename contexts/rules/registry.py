@@ -46,11 +46,11 @@ def key_of(fn: Any) -> Any:
     return fn
 
 
-@dataclass(slots=True)  # slots: the engines read a rule's fields on every call
 # the keyword options with which a reduction may take its `hot_reduce` case
 HOT_REDUCE_OPTIONS = frozenset({"axis", "keepdims"})
 
 
+@dataclass(slots=True)  # slots: the engines read a rule's fields on every call
 class Rule:
     """Everything known about one primitive."""
 
