@@ -123,61 +123,52 @@ class Tracer:
         return t
 
     # state: a view's is its base's, read and written at its rows
-    @property
-    def P(self) -> Pattern | None:
-        if self._view is None:
-            return self._P
+    def _view_pattern(self, slot: str, k: int) -> Pattern | None:
+        """The pattern `slot` ("_P" or "_H") of a view: its rows of the root's, gathered once per root
+        pattern (patterns are never changed in place: a new root pattern is a change); `k` is the slot's
+        place in the `_seen` cache."""
         base, rows, _ = self._view
-        if base._P is None:
+        root = getattr(base, slot)
+        if root is None:
             return None
         seen = self._seen
-        if seen[0] is not base._P:  # patterns are never changed in place: a new root pattern is a change
-            self._seen = seen = (base._P, base._P.gather(rows.reshape(-1)), seen[2], seen[3])
-        return seen[1]
+        if seen[k] is not root:
+            seen = list(seen)
+            seen[k], seen[k + 1] = root, root.gather(rows.reshape(-1))
+            self._seen = seen = tuple(seen)
+        return seen[k + 1]
+
+    def _write_view_pattern(self, slot: str, own: Pattern | None, ncols: int) -> None:
+        """A view's rows of the root's pattern `slot` replaced by `own` (None: no dependencies)."""
+        base, rows, _ = self._view
+        root = getattr(base, slot)
+        gather = np.arange(base.size, dtype=np.int64)
+        gather[rows.reshape(-1)] = base.size + np.arange(rows.size, dtype=np.int64)
+        own = own if own is not None else Pattern.empty(rows.size, ncols)
+        root = root if root is not None else Pattern.empty(base.size, ncols)
+        setattr(base, slot, Pattern.vstack([root, own]).gather(gather))
+
+    @property
+    def P(self) -> Pattern | None:
+        return self._P if self._view is None else self._view_pattern("_P", 0)
 
     @P.setter
     def P(self, P) -> None:
         if self._view is None:
             self._P = P
-            return
-        base, rows, _ = self._view
-        if P is None and base._P is None:
-            return
-        n = (P if P is not None else base._P).ncols
-        gather = np.arange(base.size, dtype=np.int64)
-        gather[rows.reshape(-1)] = base.size + np.arange(rows.size, dtype=np.int64)
-        own = P if P is not None else Pattern.empty(rows.size, n)
-        base._P = Pattern.vstack([base._P if base._P is not None else Pattern.empty(base.size, n), own]
-                                 ).gather(gather)
+        elif P is not None or self._view[0]._P is not None:
+            self._write_view_pattern("_P", P, (P if P is not None else self._view[0]._P).ncols)
 
     @property
     def H(self) -> Pattern | None:
-        if self._view is None:
-            return self._H
-        base, rows, _ = self._view
-        if base._H is None:
-            return None
-        seen = self._seen
-        if seen[2] is not base._H:
-            self._seen = seen = (seen[0], seen[1], base._H, base._H.gather(rows.reshape(-1)))
-        return seen[3]
+        return self._H if self._view is None else self._view_pattern("_H", 2)
 
     @H.setter
     def H(self, H) -> None:
         if self._view is None:
             self._H = H
-            return
-        base, rows, _ = self._view
-        if H is None:
-            if base._H is not None:  # the view's elements lose their second-order dependencies
-                keep = np.arange(base.size, dtype=np.int64)
-                keep[rows.reshape(-1)] = -1
-                base._H = base._H.gather(keep)
-            return
-        gather = np.arange(base.size, dtype=np.int64)
-        gather[rows.reshape(-1)] = base.size + np.arange(rows.size, dtype=np.int64)
-        old = base._H if base._H is not None else Pattern.empty(base.size, H.ncols)
-        base._H = Pattern.vstack([old, H]).gather(gather)
+        elif H is not None or self._view[0]._H is not None:
+            self._write_view_pattern("_H", H, (H if H is not None else self._view[0]._H).ncols)
 
     @property
     def primal(self) -> Any:

@@ -275,6 +275,11 @@ _FORWARD_CASES = _CALLEE_CASES + [_output_argument, _ode_right_hand_side, _numbe
 
 @pytest.mark.parametrize("f", _FORWARD_CASES, ids=lambda f: f.__name__.strip("_"))
 def test_arrays_changed_by_callees_by_jvp_and_jacfwd(f):
+    _check_by_jvp_and_jacfwd(f)
+
+
+def _check_by_jvp_and_jacfwd(f):
+    """jvp's value and tangent, and jacfwd (also in chunks of 2 directions), against finite differences."""
     from contexts.forward import jvp
     x = np.array([1.0, 2.0, 3.0, 4.0])
     v = np.array([0.3, -0.5, 0.7, 1.1])
@@ -283,6 +288,7 @@ def test_arrays_changed_by_callees_by_jvp_and_jacfwd(f):
     np.testing.assert_allclose(y, f(x), rtol=1e-12)
     np.testing.assert_allclose(t, want @ v, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, x, chunk=2), want, rtol=1e-6, atol=1e-8)
 
 
 def test_scaling_by_a_callee_by_derivative():
@@ -349,15 +355,7 @@ def _copyto_a_plain_array(x):
                                _subtract_at_into_a_plain_array, _copyto_a_plain_array],
                          ids=lambda f: f.__name__.strip("_"))
 def test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(f):
-    from contexts.forward import jvp
-    x = np.array([1.0, 2.0, 3.0, 4.0])
-    v = np.array([0.3, -0.5, 0.7, 1.1])
-    want = fd_jacobian(f, x)
-    y, t = jvp(f, (x,), (v,))
-    np.testing.assert_allclose(y, f(x), rtol=1e-12)
-    np.testing.assert_allclose(t, want @ v, rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(jacfwd(f, x, chunk=2), want, rtol=1e-6, atol=1e-8)
+    _check_by_jvp_and_jacfwd(f)
 
 
 def _cumsum_into_out(x):
@@ -413,7 +411,7 @@ def _arrays_in_a_tuple_stored_into(x):
                                _arrays_in_a_list_stored_into, _arrays_in_a_tuple_stored_into],
                          ids=lambda f: f.__name__.strip("_"))
 def test_numpy_functions_writing_out_and_views_by_jvp_and_jacfwd(f):
-    test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(f)
+    _check_by_jvp_and_jacfwd(f)
 
 
 def _arrays_in_a_dict_stored_into(x):
@@ -424,7 +422,7 @@ def _arrays_in_a_dict_stored_into(x):
 
 
 def test_arrays_in_a_dict_stored_into_by_jvp_and_jacfwd():
-    test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(_arrays_in_a_dict_stored_into)
+    _check_by_jvp_and_jacfwd(_arrays_in_a_dict_stored_into)
 
 
 def _dot_into_out(x):
@@ -455,7 +453,7 @@ def _put_method_into_a_dual_array(x):
 @pytest.mark.parametrize("f", [_dot_into_out, _einsum_into_out, _put_into_a_plain_array,
                                _put_method_into_a_dual_array], ids=lambda f: f.__name__.strip("_"))
 def test_more_numpy_writes_by_jvp_and_jacfwd(f):
-    test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(f)
+    _check_by_jvp_and_jacfwd(f)
 
 
 def _place_into_a_plain_array(x):
@@ -486,7 +484,7 @@ def _copyto_with_where(x):
                                _fill_diagonal_of_a_plain_matrix, _copyto_with_where],
                          ids=lambda f: f.__name__.strip("_"))
 def test_numpy_stores_by_jvp_and_jacfwd(f):
-    test_numpy_writing_into_plain_arrays_by_jvp_and_jacfwd(f)
+    _check_by_jvp_and_jacfwd(f)
 
 
 _M34 = np.array([[1.0, 2.0, 0.5, -1.0], [0.3, -0.7, 1.1, 2.0], [1.5, 0.2, -0.4, 0.9]])
