@@ -15,6 +15,7 @@ mode uses (code generated once per code object) brings it to a few times.
 from __future__ import annotations
 
 import ast
+import inspect
 import sys
 import threading
 import types
@@ -286,6 +287,9 @@ def _build(fn, active):
     body = _Tangents(act, groups, hand).block(fdef.body)
     prologue = "".join(f"{T(p)} = _od_tans[{i}] if len(_od_tans) > {i} else 0\n" for i, p in enumerate(params)
                        if p in act)
+    star = fdef.args.vararg
+    if star is not None and star.arg in act:  # `*args`: the tangents of the positional arguments past params
+        prologue += f"{T(star.arg)} = tuple(_od_tans[{len(params)}:])\n"
     if not (body and isinstance(body[-1], ast.Return)):
         body += _parse(f"{hand}return None, 0\n", fdef.body[-1])
     fdef.body = _parse(prologue, fdef) + body if prologue else body
@@ -392,7 +396,7 @@ def fd_call(f, args, tans, kw, kwtans):
     if rule is not None and rule.kind == "nondiff":
         return f(*args, **kw), 0
     if rule is None and type(f) is types.FunctionType and plain_kw:
-        active = frozenset(n for n, t in zip(f.__code__.co_varnames, tans) if not _zero(t))
+        active = _active_params(f.__code__, tans)
         try:
             code = tangent_twin(f, active)
         except NotTransformable:
@@ -476,7 +480,9 @@ def _through_duals(f, args, tans, kw, kwtans):
     dkw = {k: (v if _all_zero(kwtans.get(k)) else Dual(v, _fresh(kwtans[k]), tag)) for k, v in kw.items()}
     y = _run(f, *dargs, **dkw)
     moved = tuple(_changed_tangent(d, t) for d, t in zip(dargs, tans))
-    out = _primal_out(y, tag), _nz(_tangent_out(y, tag))
+    from .arrays import has_dual
+    # (a result holding no dual has tangent zero: a module, a function, a shape)
+    out = _primal_out(y, tag), (_nz(_tangent_out(y, tag)) if has_dual(y) else 0)
     _MOVED.args = moved if any(m is not None for m in moved) else None
     return out
 
@@ -646,11 +652,21 @@ def _cells() -> dict:
     return _CELLS
 
 
+def _active_params(code, tans: tuple) -> frozenset:
+    """The parameters given a nonzero tangent by position: the positional ones, then `*args` for the rest
+    (keyword-only parameters are never filled by position)."""
+    n = code.co_argcount
+    active = {name for name, t in zip(code.co_varnames[:n], tans) if not _zero(t)}
+    if len(tans) > n and code.co_flags & inspect.CO_VARARGS and any(not _zero(t) for t in tans[n:]):
+        active.add(code.co_varnames[n + code.co_kwonlyargcount])
+    return frozenset(active)
+
+
 def tangent_jvp(f, primals: tuple, tangents: tuple):
     """(f(*primals), its tangent) by the tangent twin; NotTransformable when f is out of its reach."""
     if type(f) is not types.FunctionType:
         raise NotTransformable("not a plain function")
     tans = tuple(0 if t is None else t for t in tangents)
-    active = frozenset(n for n, t in zip(f.__code__.co_varnames, tans) if not _zero(t))
+    active = _active_params(f.__code__, tans)
     code = tangent_twin(f, active)
     return make_twin(f, code, _cells())(tans, *primals)

@@ -505,3 +505,34 @@ def test_ufunc_methods_and_wrapped_linear_algebra_by_jvp_and_jacfwd(f):
     want = fd_jacobian(f, x)
     np.testing.assert_allclose(jvp(f, (x,), (v,))[1], want @ v, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-5, atol=1e-7)
+
+
+# -- callees with *args and keyword-only parameters: tangents follow positions --------------------------
+
+def _weighted_squares(*arrays, scale):
+    total = 0.0
+    for a in arrays:
+        total = total + np.sum(a * a)
+    return scale * total
+
+
+def _first_times_rest(a, *rest):
+    return a * rest[0] + rest[1]
+
+
+def _through_star_args(x):
+    return _weighted_squares(x, x[:2] * 3.0, scale=2.0) + _first_times_rest(x[0], x[1], x[2] ** 2)
+
+
+def test_callees_with_star_args_by_jvp_and_jacfwd():
+    _check_by_jvp_and_jacfwd(_through_star_args)
+
+
+def test_rosen_by_jvp_matches_rosen_der():
+    import scipy.optimize
+    from contexts.forward import jvp
+    x = np.array([1.3, -0.7, 2.1, 0.4])
+    v = np.array([0.3, -0.5, 0.7, 1.1])
+    y, t = jvp(scipy.optimize.rosen, (x,), (v,))   # scipy's array-API code: *args, keyword-only xp
+    assert y == pytest.approx(scipy.optimize.rosen(x))
+    assert t == pytest.approx(scipy.optimize.rosen_der(x) @ v, rel=1e-12)
