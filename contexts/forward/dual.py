@@ -368,8 +368,15 @@ class Dual:
 
     def sort(self, axis=-1, kind=None, order=None):
         """In place, as ndarray.sort: each tangent moves with its value (ties in a stable order)."""
+        self._permute(np.argsort(self.value, axis=axis, kind="stable"), axis)
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
+        """In place, as ndarray.partition (np.partition, median, percentile call it): each tangent moves
+        with its value."""
+        self._permute(np.argpartition(self.value, kth, axis=axis, kind=kind), axis)
+
+    def _permute(self, perm, axis):
         value = self.value
-        perm = np.argsort(value, axis=axis, kind="stable")
         value[...] = np.take_along_axis(value, perm, axis=axis)
         tangent = self.tangent
         if type(tangent) is np.ndarray:

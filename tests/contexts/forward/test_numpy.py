@@ -536,3 +536,14 @@ def test_rosen_by_jvp_matches_rosen_der():
     y, t = jvp(scipy.optimize.rosen, (x,), (v,))   # scipy's array-API code: *args, keyword-only xp
     assert y == pytest.approx(scipy.optimize.rosen(x))
     assert t == pytest.approx(scipy.optimize.rosen_der(x) @ v, rel=1e-12)
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: np.median(x * np.array([1.0, -2.0, 3.0, 0.5])),
+    lambda x: np.percentile(x ** 3, [25.0, 60.0]),
+    lambda x: np.quantile(np.outer(x, x[:3]) + x[:3], 0.4, axis=0),
+    lambda x: np.partition(x * np.array([3.0, -1.0, 2.0, 0.1]), 2),
+], ids=["median", "percentile", "quantile_axis", "partition"])
+def test_order_statistics_by_jvp_and_jacfwd(f):
+    """numpy's median/percentile/quantile partition a copy in place: each tangent moves with its value."""
+    _check_by_jvp_and_jacfwd(f)
