@@ -290,6 +290,10 @@ def _build(fn, active):
     star = fdef.args.vararg
     if star is not None and star.arg in act:  # `*args`: the tangents of the positional arguments past params
         prologue += f"{T(star.arg)} = tuple(_od_tans[{len(params)}:])\n"
+    # keyword arguments reach a twin only unperturbed (fd_call): their tangents start as zero
+    for a in fdef.args.kwonlyargs + ([fdef.args.kwarg] if fdef.args.kwarg is not None else []):
+        if a.arg in act:
+            prologue += f"{T(a.arg)} = 0\n"
     if not (body and isinstance(body[-1], ast.Return)):
         body += _parse(f"{hand}return None, 0\n", fdef.body[-1])
     fdef.body = _parse(prologue, fdef) + body if prologue else body

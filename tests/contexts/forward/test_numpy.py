@@ -547,3 +547,17 @@ def test_rosen_by_jvp_matches_rosen_der():
 def test_order_statistics_by_jvp_and_jacfwd(f):
     """numpy's median/percentile/quantile partition a copy in place: each tangent moves with its value."""
     _check_by_jvp_and_jacfwd(f)
+
+
+def _scaled(a, *, scale=None, offset=None):
+    if scale is None:          # a keyword-only parameter bound, to a perturbed value, in one branch only
+        scale = np.sum(a) / a.size
+    return a * scale + (0.0 if offset is None else offset)
+
+
+def _through_keyword_only_defaults(x):
+    return _scaled(x) + _scaled(x[::-1], scale=3.0) * x[0]
+
+
+def test_callees_with_keyword_only_defaults_by_jvp_and_jacfwd():
+    _check_by_jvp_and_jacfwd(_through_keyword_only_defaults)
