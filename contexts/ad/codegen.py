@@ -132,9 +132,8 @@ class _Gen:
         self.entry: dict[int, str] = {}
         self.bound_before = _bound_before(fdef, params)
         # (rebound with `nonlocal`, or changed in place: `out[i] = v` on a captured array)
-        self.writers = {n.name: nonlocal_writes(n) | captured_stores(n) for n in ast.walk(fdef)
-                        if isinstance(n, ast.FunctionDef) and n is not fdef
-                        and (nonlocal_writes(n) or captured_stores(n))}
+        self.writers = {n.name: w for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef
+                        if (w := nonlocal_writes(n) | captured_stores(n))}
         # closures made here, by name -> the variables of this function they read: a direct call routes
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
         own = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}

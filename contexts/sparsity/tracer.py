@@ -138,10 +138,13 @@ class Tracer:
             self._seen = seen = tuple(seen)
         return seen[k + 1]
 
-    def _write_view_pattern(self, slot: str, own: Pattern | None, ncols: int) -> None:
+    def _write_view_pattern(self, slot: str, own: Pattern | None) -> None:
         """A view's rows of the root's pattern `slot` replaced by `own` (None: no dependencies)."""
         base, rows, _ = self._view
         root = getattr(base, slot)
+        if own is None and root is None:
+            return
+        ncols = (own if own is not None else root).ncols
         gather = np.arange(base.size, dtype=np.int64)
         gather[rows.reshape(-1)] = base.size + np.arange(rows.size, dtype=np.int64)
         own = own if own is not None else Pattern.empty(rows.size, ncols)
@@ -156,8 +159,8 @@ class Tracer:
     def P(self, P) -> None:
         if self._view is None:
             self._P = P
-        elif P is not None or self._view[0]._P is not None:
-            self._write_view_pattern("_P", P, (P if P is not None else self._view[0]._P).ncols)
+        else:
+            self._write_view_pattern("_P", P)
 
     @property
     def H(self) -> Pattern | None:
@@ -167,8 +170,8 @@ class Tracer:
     def H(self, H) -> None:
         if self._view is None:
             self._H = H
-        elif H is not None or self._view[0]._H is not None:
-            self._write_view_pattern("_H", H, (H if H is not None else self._view[0]._H).ncols)
+        else:
+            self._write_view_pattern("_H", H)
 
     @property
     def primal(self) -> Any:
