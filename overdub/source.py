@@ -189,8 +189,8 @@ def _find_source(code: types.CodeType, module_globals) -> FunctionSource:
 
 
 def _strip_annotations(tree) -> None:
-    """Annotations and default expressions are evaluated at `def` time; the twin takes them from the
-    original function object, so they are dropped from the tree (defaults become `None`)."""
+    """Annotations, type parameters and default expressions are evaluated at `def` time; the twin takes
+    them from the original function object, so they are dropped from the tree (defaults become `None`)."""
     args = tree.args
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
         if a is not None:
@@ -200,6 +200,10 @@ def _strip_annotations(tree) -> None:
                         for d in args.kw_defaults]
     if not isinstance(tree, ast.Lambda):
         tree.returns = None
+        # PEP 695 type parameters (3.12+) would wrap the definition in an annotation scope of its own; the
+        # body reaches them as free variables of the original code object, which the twin keeps
+        if getattr(tree, "type_params", None):
+            tree.type_params = []
 
 
 # -- compiling a rewritten definition --------------------------------------------------------------

@@ -423,6 +423,17 @@ def sumprod_rrule(p, q):
     return math.sumprod(p, q), sumprod_pullback
 
 
+def sumprod_frule(tangents, p, q):
+    p, q = list(p), list(q)
+    dy = None
+    for a, b, ta, tb in zip(p, q, _tangent_list(tangents[0], len(p)), _tangent_list(tangents[1], len(q))):
+        if ta is not None:
+            dy = g.add(dy, ta * b)
+        if tb is not None:
+            dy = g.add(dy, a * tb)
+    return math.sumprod(p, q), dy
+
+
 registry.rrule(math.fsum, kind="reduction")(fsum_rrule)
 registry.frule(math.fsum)(fsum_frule)
 registry.rrule(math.prod, kind="reduction")(prod_rrule)
@@ -431,6 +442,7 @@ registry.rrule(math.dist, kind="reduction")(dist_rrule)
 registry.frule(math.dist)(dist_frule)
 if hasattr(math, "sumprod"):  # Python 3.12
     registry.rrule(math.sumprod, kind="reduction")(sumprod_rrule)
+    registry.frule(math.sumprod)(sumprod_frule)
 
 
 NONDIFFERENTIABLE = ("ceil", "floor", "trunc", "isnan", "isinf", "isfinite", "isclose", "factorial",

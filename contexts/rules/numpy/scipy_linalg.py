@@ -182,3 +182,108 @@ for _prefix in ("s", "d"):
         _fn = getattr(lapack, _prefix + _name)
         registry.adjoint(_fn)(_adjoint)
         registry.frule(_fn)(_make_frule(_fn))
+
+
+# -- scipy >= 1.18: the batched LAPACK kernels behind cholesky, solve and inv -----------------------------
+# `_batched_linalg._cholesky(a, lower, overwrite_a, clean)`, `_solve(a, b, structure, lower, transposed,
+# overwrite_a, overwrite_b)` and `_inv(a, structure, overwrite_a, lower)` return `(result, errors)` and loop
+# over leading batch axes. Cholesky reads one triangle (potrf's rule, per matrix); solve and inv are
+# differentiated for a general matrix (`assume_a=None` or "general": structure -1 or 0, where every entry is
+# read); a structure that reads one triangle or the diagonal is refused rather than given a dense gradient.
+
+_GENERAL = (-1, 0)
+
+
+def _per_matrix(fn, *arrays):
+    """fn applied to each matrix of a batch (leading axes), results stacked; 2-D arrays directly."""
+    if arrays[0].ndim == 2:
+        return fn(*arrays)
+    batch = arrays[0].shape[:-2]
+    out = [fn(*(a[i] for a in arrays)) for i in np.ndindex(batch)]
+    return np.stack(out).reshape(batch + out[0].shape)
+
+
+def batched_cholesky_adjoint(dy, y, a, lower=False, overwrite_a=False, clean=True):
+    dc = dy[0] if dy is not None else None
+    if dc is None:
+        return (None, None, None, None)
+    da = _per_matrix(lambda dc_, c_, a_: potrf_adjoint((dc_, None), (c_, 0), a_, lower, clean)[0],
+                     np.asarray(dc), y[0], np.asarray(a))
+    return (match_primal(da, a), None, None, None)
+
+
+def _general(name, structure):
+    if structure not in _GENERAL:
+        raise unsupported(name, f"assume_a with structure code {structure} (one triangle or the diagonal read)",
+                          "call it with assume_a=None or 'general'")
+
+
+def batched_solve_adjoint(dy, y, a, b, structure=-1, lower=False, transposed=False, *rest):
+    _general("scipy.linalg.solve", structure)
+    dx = dy[0] if dy is not None else None
+    if dx is None:
+        return (None,) * (4 + len(rest) + 3)
+    a_ = np.asarray(a)
+    op = np.swapaxes(a_, -1, -2) if transposed else a_
+    db = np.linalg.solve(np.swapaxes(op, -1, -2).conj(), np.asarray(dx))
+    da = -(db @ np.swapaxes(y[0], -1, -2).conj())
+    if transposed:
+        da = np.swapaxes(da, -1, -2)
+    return (match_primal(da, a), match_primal(db, b)) + (None,) * (5 + len(rest))
+
+
+def batched_inv_adjoint(dy, y, a, structure=-1, *rest):
+    _general("scipy.linalg.inv", structure)
+    dx = dy[0] if dy is not None else None
+    if dx is None:
+        return (None,) * (2 + len(rest))
+    yh = np.swapaxes(y[0], -1, -2).conj()
+    return (match_primal(-(yh @ np.asarray(dx) @ yh), a),) + (None,) * (1 + len(rest))
+
+
+def _batched_frules(fns):
+    def cholesky_frule(tangents, a, lower=False, *rest):
+        y = fns._cholesky(a, lower, *rest)
+        t = tangents[0] if tangents else None
+        if t is None:
+            return y, None
+        clean = rest[1] if len(rest) > 1 else True
+
+        def one(a_, t_):
+            return _potrf_frule(lapack.dpotrf)((t_,), a_, lower, clean)[1][0]
+        return y, (_per_matrix(one, np.asarray(a), np.asarray(t)).astype(y[0].dtype, copy=False), None)
+
+    def solve_frule(tangents, a, b, structure=-1, lower=False, transposed=False, *rest):
+        _general("scipy.linalg.solve", structure)
+        y = fns._solve(a, b, structure, lower, transposed, *rest)
+        ta, tb = (tuple(tangents) + (None, None))[:2]
+        if ta is None and tb is None:
+            return y, None
+        a_ = np.asarray(a)
+        op = np.swapaxes(a_, -1, -2) if transposed else a_
+        rhs = np.zeros_like(y[0]) if tb is None else np.asarray(tb)
+        if ta is not None:
+            rhs = rhs - (np.swapaxes(ta, -1, -2) if transposed else np.asarray(ta)) @ y[0]
+        return y, (np.linalg.solve(op, rhs), None)
+
+    def inv_frule(tangents, a, structure=-1, *rest):
+        _general("scipy.linalg.inv", structure)
+        y = fns._inv(a, structure, *rest)
+        t = tangents[0] if tangents else None
+        return y, (None if t is None else (-(y[0] @ np.asarray(t) @ y[0]), None))
+    return {"_cholesky": cholesky_frule, "_solve": solve_frule, "_inv": inv_frule}
+
+
+try:
+    from scipy.linalg import _batched_linalg
+except ImportError:  # scipy < 1.18 calls the LAPACK wrappers above directly
+    _batched_linalg = None
+if _batched_linalg is not None:
+    _frules = _batched_frules(_batched_linalg)
+    for _name, _adjoint in (("_cholesky", batched_cholesky_adjoint), ("_solve", batched_solve_adjoint),
+                            ("_inv", batched_inv_adjoint)):
+        _fn = getattr(_batched_linalg, _name, None)
+        if _fn is None:  # scipy 1.17 batches some kernels only
+            continue
+        registry.adjoint(_fn)(_adjoint)
+        registry.frule(_fn)(_frules[_name])

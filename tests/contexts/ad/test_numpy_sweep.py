@@ -212,6 +212,9 @@ LINEAR_ALGEBRA = [
     case("cholesky_scipy_lower", lambda s: wsum(scipy.linalg.cholesky(s, lower=True)), S3),
     case("cho_solve", _cho_solve, S3, V3),
     case("cho_solve_lower", lambda s, b: _cho_solve(s, b, lower=True), S3, A34),
+    case("solve_scipy", lambda a, b: wsum(scipy.linalg.solve(a, b)), M3, V3),
+    case("solve_scipy_transposed", lambda a, b: wsum(scipy.linalg.solve(a, b, transposed=True)), M3, A34),
+    case("inv_scipy", lambda a: wsum(scipy.linalg.inv(a)), M3),
 ]
 
 SELECTION = [
