@@ -13,9 +13,11 @@ from __future__ import annotations
 import __future__ as _future
 import ast
 import copy
+import dis
 import linecache
 import sys
 import types
+import weakref
 from dataclasses import dataclass
 from .errors import SourceUnavailable
 
@@ -185,7 +187,72 @@ def _find_source(code: types.CodeType, module_globals) -> FunctionSource:
     if not isinstance(tree, ast.Lambda):
         tree.decorator_list = []
     _strip_annotations(tree)
-    return FunctionSource(code=code, tree=tree, filename=code.co_filename, class_name=cls)
+    found = FunctionSource(code=code, tree=tree, filename=code.co_filename, class_name=cls)
+    # pytest compiles test modules with their asserts rewritten: their code cannot match the text, which
+    # is what pytest compiled (the marker is the rewriter's global)
+    rewritten = module_globals is not None and "@pytest_ar" in module_globals
+    if not rewritten and code not in _twin_codes and not _compiles_to(found, code):
+        raise SourceUnavailable(
+            f"the source of {where} in the file today does not compile to the code that runs (the file "
+            "changed since it was imported): re-import the module (importlib.reload) so both agree")
+    return found
+
+
+def _compiles_to(source: FunctionSource, code: types.CodeType) -> bool:
+    """The definition found, compiled as its twin will be (same free variables, class, future flags),
+    gives the bytecode, names and constants of `code` itself: the file may have been edited since import
+    without moving the definition, and a twin must never run text other than the code it stands for."""
+    try:
+        compiled = compile_twin(source, source.fresh_tree())
+    except SyntaxError:
+        return False
+    return _same_code(compiled, code)
+
+
+def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
+    """The same program: names, constants (nested code objects compared the same way) and the operations
+    that decide what it computes. Not compared: how calls and attribute loads are encoded, which differs
+    between patch releases of one CPython (the stdlib's .pyc files may come from another), line numbers,
+    qualnames and the nesting flag (the twin is compiled inside a factory)."""
+    if (a.co_names, a.co_varnames, a.co_freevars, a.co_cellvars, a.co_argcount, a.co_kwonlyargcount,
+            a.co_posonlyargcount) != (b.co_names, b.co_varnames, b.co_freevars, b.co_cellvars,
+                                      b.co_argcount, b.co_kwonlyargcount, b.co_posonlyargcount):
+        return False
+    if len(a.co_consts) != len(b.co_consts) or _operations(a) != _operations(b):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts):
+        if isinstance(x, types.CodeType) and isinstance(y, types.CodeType):
+            if not _same_code(x, y):
+                return False
+        elif type(x) is not type(y) or repr(x) != repr(y):  # repr tells 0.0 from -0.0
+            return False
+    return True
+
+
+_DECISIVE = frozenset({"BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "UNARY_NEGATIVE", "UNARY_NOT",
+                       "UNARY_INVERT", "BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR", "STORE_ATTR",
+                       "STORE_GLOBAL", "STORE_DEREF", "LOAD_DEREF", "LOAD_CONST", "RETURN_VALUE",
+                       "RETURN_CONST", "YIELD_VALUE", "LOAD_GLOBAL", "STORE_NAME"})
+
+
+def _operations(code: types.CodeType) -> list:
+    """The operations of `code` that decide its result, with their operands' names and constants."""
+    out = []
+    for ins in dis.get_instructions(code):
+        op = ins.opname
+        if op.startswith(("LOAD_FAST", "STORE_FAST")):  # super-instructions (3.13) hold two names
+            names = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+            out.extend((op[:4], n) for n in names)
+        elif op in _DECISIVE:
+            arg = ins.argval
+            if op in ("BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP"):
+                arg = ins.argrepr
+            elif isinstance(arg, types.CodeType):  # compared by _same_code itself
+                arg = arg.co_name
+            elif op != "LOAD_GLOBAL":
+                arg = repr(arg)
+            out.append((op, arg))
+    return out
 
 
 def _strip_annotations(tree) -> None:
@@ -245,8 +312,21 @@ def compile_twin(source: FunctionSource, tree, extra_freevars: tuple[str, ...] =
     factory_code = _only_code(module_code)
     if source.class_name:
         factory_code = _only_code(factory_code)
-    twin = _only_code(factory_code, name=code.co_name)
-    return twin.replace(co_qualname=code.co_qualname)
+    twin = _only_code(factory_code, name=code.co_name).replace(co_qualname=code.co_qualname)
+    _remember_twin(twin)
+    return twin
+
+
+_twin_codes: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()
+
+
+def _remember_twin(code: types.CodeType) -> None:
+    """Code compiled here, nested code objects included: a pass asking for the source of a function made
+    by a twin (a nested def or lambda) gets the original's definition, not a check against its own text."""
+    _twin_codes.add(code)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _remember_twin(c)
 
 
 def _at(line: int) -> dict:
