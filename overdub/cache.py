@@ -34,39 +34,11 @@ import weakref
 from typing import Any, Callable, Hashable
 
 from .errors import SourceUnavailable
+from . import source as _source
 from .source import FunctionSource, get_source, make_function
+from .weak import ByIdentity as _ByIdentity
 
 __all__ = ["twin_for", "lookup", "patched_for", "original_code", "original_of", "clear"]
-
-
-class _ByIdentity:
-    """A weak-keyed map by object identity (code objects compare by value, so WeakKeyDictionary would
-    let two equal code objects of different files share an entry); an entry dies with its key."""
-
-    def __init__(self) -> None:
-        self._data: dict[int, tuple] = {}
-
-    def get(self, obj, default=None):
-        entry = self._data.get(id(obj))
-        return entry[1] if entry is not None and entry[0]() is obj else default
-
-    def __setitem__(self, obj, value) -> None:
-        data, ident = self._data, id(obj)
-
-        def forget(ref):
-            if data.get(ident, (None,))[0] is ref:
-                del data[ident]
-
-        data[ident] = (weakref.ref(obj, forget), value)
-
-    def setdefault(self, obj, value):
-        found = self.get(obj, _MISSING)
-        if found is _MISSING:
-            self[obj] = found = value
-        return found
-
-    def clear(self) -> None:
-        self._data.clear()
 
 
 _MISSING = object()
@@ -214,3 +186,4 @@ def clear() -> None:
     _originals.clear()
     for tab in _tables.values():
         tab.clear()
+    _source.clear()

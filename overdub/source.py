@@ -18,8 +18,11 @@ import linecache
 import sys
 import types
 import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
+
 from .errors import SourceUnavailable
+from .weak import ByIdentity
 
 __all__ = ["FunctionSource", "get_source", "compile_twin", "make_function", "unwrap_callable"]
 
@@ -61,7 +64,10 @@ class FunctionSource:
 
 # -- finding the definition ----------------------------------------------------------------------
 
-_module_cache: dict[str, tuple[tuple[str, ...], dict[int, list]]] = {}
+# file name -> (its lines, definitions by first line): the most recently used files only (a module's
+# tree is large; a process patching functions of many files must not keep every one)
+_module_cache: OrderedDict[str, tuple[tuple[str, ...], dict[int, list]]] = OrderedDict()
+_MODULES_KEPT = 32
 
 
 def _definitions_by_line(filename: str, module_globals=None) -> dict[int, list]:
@@ -71,6 +77,7 @@ def _definitions_by_line(filename: str, module_globals=None) -> dict[int, list]:
     key = tuple(lines)
     cached = _module_cache.get(filename)
     if cached is not None and cached[0] == key:
+        _module_cache.move_to_end(filename)
         return cached[1]
     try:
         module = ast.parse("".join(lines), filename)
@@ -79,6 +86,9 @@ def _definitions_by_line(filename: str, module_globals=None) -> dict[int, list]:
     index: dict[int, list] = {}
     _index_definitions(module, [], index)
     _module_cache[filename] = (key, index)
+    _module_cache.move_to_end(filename)
+    while len(_module_cache) > _MODULES_KEPT:
+        _module_cache.popitem(last=False)
     return index
 
 
@@ -155,22 +165,30 @@ def _match(code: types.CodeType, candidates: list):
     return fits[0] if len(fits) == 1 else None
 
 
-_source_cache: dict[tuple, FunctionSource | SourceUnavailable] = {}
+# code object (by identity: equal code objects of two files are two entries) -> (tree, class name) or the
+# SourceUnavailable; an entry dies with its code object (the value holds no reference to it)
+_source_cache = ByIdentity()
 
 
 def get_source(code: types.CodeType, module_globals=None) -> FunctionSource:
     """The definition behind `code`, or `SourceUnavailable` naming why it cannot be had."""
-    key = (code, code.co_filename)  # code objects compare equal across files; their sources do not
-    found = _source_cache.get(key)
+    found = _source_cache.get(code)
     if found is None:
         try:
-            found = _find_source(code, module_globals)
+            src = _find_source(code, module_globals)
+            found = (src.tree, src.class_name)
         except SourceUnavailable as e:
             found = e
-        _source_cache[key] = found
+        _source_cache[code] = found
     if isinstance(found, SourceUnavailable):
         raise found
-    return found
+    return FunctionSource(code=code, tree=found[0], filename=code.co_filename, class_name=found[1])
+
+
+def clear() -> None:
+    """Forget the parsed files and definitions (`overdub.cache.clear()` calls this)."""
+    _source_cache.clear()
+    _module_cache.clear()
 
 
 def _find_source(code: types.CodeType, module_globals) -> FunctionSource:
