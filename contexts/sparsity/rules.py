@@ -19,7 +19,7 @@ from contexts.rules.registry import registry
 from . import ops
 from .moves import LINEAR, NONDIFF, Spec, _H, _P, as_tracer, constant_tracer, elementwise, reduce, restructure
 from .pattern import Pattern
-from .tracer import NoSparsityRule, Tracer, _index_map, _shape, user_site
+from .tracer import IndexTracer, NoSparsityRule, Tracer, _index_map, _shape, user_site
 
 __all__ = ["SPECS", "CONSTRUCTORS", "ALWAYS", "ufunc_at"]
 
@@ -217,7 +217,7 @@ def _structural(fn, name=None):
 for _fn in (np.reshape, np.ravel, np.transpose, np.swapaxes, np.moveaxis, np.squeeze, np.expand_dims,
             np.broadcast_to, np.flip, np.fliplr, np.flipud, np.roll, np.rot90, np.atleast_1d,
             np.atleast_2d, np.atleast_3d, np.diag, np.diagonal, np.tile, np.repeat,
-            np.take_along_axis, np.real, np.copy, np.ascontiguousarray, np.asfortranarray, np.matrix_transpose
+            np.real, np.copy, np.ascontiguousarray, np.asfortranarray, np.matrix_transpose
             if hasattr(np, "matrix_transpose") else np.transpose):
     _structural(_fn)
 
@@ -324,6 +324,43 @@ def result_type_srule(*args):
 registry.srule(np.iscomplexobj)(lambda x: False if isinstance(x, Tracer) else np.iscomplexobj(x))
 registry.srule(np.isrealobj)(lambda x: True if isinstance(x, Tracer) else np.isrealobj(x))
 registry.srule(np.isscalar)(lambda x: False if isinstance(x, Tracer) else np.isscalar(x))
+
+def _indices(fn):
+    """Integer results computed from traced values (argsort, argmax): no dependencies; in global mode
+    of unknown value (an `IndexTracer`: indexing with it is conservative)."""
+    def srule(*args, **kwargs):
+        primals = ops._known_primals(args)
+        if primals is not None:
+            return fn(*primals, **{k: v.primal if isinstance(v, Tracer) else v for k, v in kwargs.items()})
+        return IndexTracer(ops.probe_shape(fn, args, kwargs), None)
+    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
+    registry.srule(fn)(srule)
+
+
+for _fn in (np.argsort, np.argmax, np.argmin, np.argpartition, np.nanargmax, np.nanargmin, np.searchsorted,
+            np.digitize):
+    _indices(_fn)
+
+
+@registry.srule(np.take_along_axis)
+def take_along_axis_srule(arr, indices, axis=-1):
+    if isinstance(indices, Tracer) and indices.primal is None:
+        # unknown positions along axis: an element may be any element of its line
+        line = reduce(as_tracer(arr), axis, True, True, lambda p, axis, keepdims: p)
+        return restructure([line], lambda i: np.broadcast_to(i, _shape(indices)) if axis is not None
+                           else np.broadcast_to(i.reshape(()), _shape(indices)))
+    if isinstance(indices, Tracer):
+        indices = indices.primal
+    return restructure([arr], lambda i: np.take_along_axis(i, indices, axis))
+
+
+@registry.srule(np.partition)
+def partition_srule(a, kth, axis=-1, kind="introselect", order=None):
+    """Conservative along axis in both modes: the order of the elements around kth is numpy's choice."""
+    a = as_tracer(a)
+    primal = None if a.primal is None else np.partition(a.primal, kth, axis=axis)
+    return ops.along_axis(a, axis, True, primal)
+
 
 @registry.srule(np.sort)
 def sort_srule(a, axis=-1, kind=None, order=None, **kw):
