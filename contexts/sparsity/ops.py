@@ -276,9 +276,7 @@ def take_along(t, indices, axis) -> Tracer:
 
 def along_axis(t, axis, linear, primal: Any = None) -> Tracer:
     """Every element depends on every element of its line along axis (sort, softmax, ...)."""
-    t = as_tracer(t)
-    if axis is None:
-        t, axis = t.ravel(), 0
+    t = as_tracer(t)  # axis None: every element depends on every element (same shape)
     r = reduce(t, axis, True, linear, lambda p, axis, keepdims: np.sum(p, axis, keepdims=keepdims))
     out = restructure([r], lambda i: np.broadcast_to(i, t.shape))
     out.primal = primal

@@ -178,13 +178,56 @@ for _fn, _linear in ((np.sum, True), (np.mean, True), (np.nansum, True), (np.nan
     _reduction(_fn, _linear)
 
 
+def _nan_reduction(fn, linear):
+    """nan-skipping reductions: numpy's own code takes the scalar path for a non-ndarray (it would drop
+    the tracer), so they get rules; skipping NaNs only removes dependencies, so the plain pattern is sound."""
+    def srule(a, axis=None, *args, keepdims=False, **kwargs):
+        a = as_tracer(a)
+        return reduce(a, axis, keepdims, linear,
+                      lambda p, axis, keepdims: fn(p, axis=axis, keepdims=keepdims, **kwargs))
+    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
+    registry.srule(fn)(srule)
+
+
+for _fn, _linear in ((np.nanstd, False), (np.nanvar, False), (np.nanprod, "prod")):
+    _nan_reduction(_fn, _linear)
+
+
+def _nan_order_statistic(fn):
+    """nanmedian, nanpercentile, nanquantile: conservative along the axis (which elements are picked
+    depends on the values); piecewise linear, so no second-order pairs."""
+    def srule(a, *args, axis=None, keepdims=False, **kwargs):
+        a = as_tracer(a)
+        return reduce(a, axis, keepdims, True,
+                      lambda p, axis, keepdims: fn(p, *args, axis=axis, keepdims=keepdims, **kwargs))
+    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
+    registry.srule(fn)(srule)
+
+
+for _fn in (np.nanmedian, np.nanpercentile, np.nanquantile):
+    _nan_order_statistic(_fn)
+
+
+@registry.srule(np.nancumsum)
+def nancumsum_srule(a, axis=None, dtype=None, out=None):
+    return ops.cumulative(a, axis, True, np.nancumsum)
+
+
+@registry.srule(np.nancumprod)
+def nancumprod_srule(a, axis=None, dtype=None, out=None):
+    return ops.cumulative(a, axis, False, np.nancumprod)
+
+
 @registry.srule(np.linalg.norm)
 def norm_srule(x, ord=None, axis=None, keepdims=False):
     x = as_tracer(x)
     if axis is None and x.ndim == 2 and ord not in (None, "fro"):
         return ops.dense(np.linalg.norm, (x,), {"ord": ord})
-    linear = "max" if ord in (np.inf, -np.inf) else False
-    return reduce(x, axis, keepdims, linear,
+    if ord in (np.inf, -np.inf):  # the largest (smallest) |x|: local mode picks it by |x|, not x
+        return reduce(np.abs(x), axis, keepdims, "max" if ord == np.inf else "min",
+                      lambda p, axis, keepdims: np.max(p, axis, keepdims=keepdims) if ord == np.inf
+                      else np.min(p, axis, keepdims=keepdims))
+    return reduce(x, axis, keepdims, False,
                   lambda p, axis, keepdims: np.linalg.norm(p, ord, axis, keepdims))
 
 
@@ -277,10 +320,20 @@ registry.srule(np.diff)(ops.diff)
 registry.srule(np.pad)(ops.pad)
 
 
-@registry.srule(np.dot, np.matmul, np.inner)
+@registry.srule(np.dot, np.matmul)
 def dot_srule(a, b, out=None):
     if len(_shape(a)) > 2 or len(_shape(b)) > 2:
         return ops.dense(np.dot, (a, b), {})
+    return ops.matmul(a, b)
+
+
+@registry.srule(np.inner)
+def inner_srule(a, b):
+    """Sum over the last axes of both: a @ b.T for matrices (not a @ b)."""
+    if len(_shape(a)) > 2 or len(_shape(b)) > 2:
+        return ops.dense(np.inner, (a, b), {})
+    if len(_shape(b)) == 2:
+        b = as_tracer(b).T
     return ops.matmul(a, b)
 
 
@@ -358,6 +411,8 @@ def take_along_axis_srule(arr, indices, axis=-1):
 def partition_srule(a, kth, axis=-1, kind="introselect", order=None):
     """Conservative along axis in both modes: the order of the elements around kth is numpy's choice."""
     a = as_tracer(a)
+    if axis is None:
+        a, axis = a.ravel(), 0
     primal = None if a.primal is None else np.partition(a.primal, kth, axis=axis)
     return ops.along_axis(a, axis, True, primal)
 
@@ -365,6 +420,8 @@ def partition_srule(a, kth, axis=-1, kind="introselect", order=None):
 @registry.srule(np.sort)
 def sort_srule(a, axis=-1, kind=None, order=None, **kw):
     a = as_tracer(a)
+    if axis is None:
+        a, axis = a.ravel(), 0
     if a.primal is not None:  # local: the permutation taken here
         return ops.take_along(a, np.argsort(a.primal, axis=axis, kind=kind), axis)
     return ops.along_axis(a, axis, True)
