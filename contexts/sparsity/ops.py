@@ -162,6 +162,8 @@ _OVERWRITING_GUFUNCS = ("qr_r_raw",)  # numpy.linalg kernels that write their re
 
 def apply_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     out = kwargs.pop("out", None)
+    if out is Ellipsis or (isinstance(out, tuple) and len(out) == 1 and out[0] is Ellipsis):
+        out = None  # numpy 2: out=... asks for an array result
     if method == "__call__":
         rule = registry.get(ufunc)
         if ufunc is np.matmul:
@@ -192,6 +194,9 @@ def apply_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     if out is not None:
         target = out[0] if isinstance(out, tuple) else out
         if not isinstance(target, Tracer):
+            if isinstance(result, Tracer) and result.is_constant and result.primal is not None:
+                target[...] = result.primal
+                return out
             raise NoSparsityRule(f"{ufunc.__name__}(..., out=<ndarray>) writes traced values into a plain "
                                  "array", where=user_site(3),
                                  fix="allocate the output with np.zeros/np.empty inside the traced "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 import math
 
 import numpy as np
@@ -193,19 +194,33 @@ for _fn, _linear in ((np.nanstd, False), (np.nanvar, False), (np.nanprod, "prod"
     _nan_reduction(_fn, _linear)
 
 
-def _nan_order_statistic(fn):
-    """nanmedian, nanpercentile, nanquantile: conservative along the axis (which elements are picked
-    depends on the values); piecewise linear, so no second-order pairs."""
-    def srule(a, *args, axis=None, keepdims=False, **kwargs):
-        a = as_tracer(a)
-        return reduce(a, axis, keepdims, True,
-                      lambda p, axis, keepdims: fn(p, *args, axis=axis, keepdims=keepdims, **kwargs))
+def _order_statistic(fn):
+    """median, percentile, quantile (and nan-): conservative along the axis (which elements are picked
+    depends on the values; numpy's code branches on them); piecewise linear, so no second-order pairs.
+    Several q give a leading axis."""
+    signature = inspect.signature(fn)
+
+    def srule(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        a = as_tracer(bound.arguments["a"])
+        axis, keepdims = bound.arguments.get("axis"), bool(bound.arguments.get("keepdims", False))
+        if bound.arguments.get("out") is not None or "weights" in bound.arguments:
+            return ops.dense(fn, args, kwargs, linear=True)
+        red = reduce(a, axis, keepdims, True, lambda p, axis, keepdims: p)
+        q = bound.arguments.get("q")
+        lead = np.shape(q.primal if isinstance(q, Tracer) else q) if q is not None else ()
+        out = restructure([red], lambda i: np.broadcast_to(i, lead + i.shape))
+        primals = ops._known_primals(args) if all(not isinstance(v, Tracer) or v.primal is not None
+                                                  for v in kwargs.values()) else None
+        out.primal = None if primals is None else fn(*primals, **{k: v.primal if isinstance(v, Tracer) else v
+                                                                   for k, v in kwargs.items()})
+        return out
     srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
     registry.srule(fn)(srule)
 
 
-for _fn in (np.nanmedian, np.nanpercentile, np.nanquantile):
-    _nan_order_statistic(_fn)
+for _fn in (np.median, np.percentile, np.quantile, np.nanmedian, np.nanpercentile, np.nanquantile):
+    _order_statistic(_fn)
 
 
 @registry.srule(np.nancumsum)
@@ -350,7 +365,8 @@ def vdot_srule(a, b):
 
 
 for _fn in (np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.pinv, np.linalg.eigvalsh,
-            np.linalg.cholesky):
+            np.linalg.cholesky, np.linalg.svd, np.linalg.eigh, np.linalg.eig, np.linalg.eigvals,
+            np.linalg.qr, np.linalg.slogdet, np.linalg.lstsq):  # (tuples: every output dense)
     registry.srule(_fn)(functools.partial(lambda fn, *a, **k: ops.dense(fn, a, k), _fn))
 
 

@@ -125,7 +125,7 @@ class Tracer:
         else:
             root, rows, ops = self._view
         new = op(rows)
-        if not (isinstance(new, np.ndarray) and new.ndim and np.may_share_memory(new, rows)):
+        if not (isinstance(new, np.ndarray) and np.may_share_memory(new, rows)):
             return _moves.restructure([self], op)
         t = Tracer(new.shape, None)
         t._view = (root, new, ops + (op,))
@@ -425,14 +425,7 @@ class Tracer:
         if _unknown_index(key):
             # the elements written are unknown: each may keep its value or take any of value's
             np.asarray(_index_map(self.shape)[_probe_key(key)])  # numpy's checks of the key
-            if isinstance(value, Tracer) and value.P is not None:
-                spread = _moves.spread([value], self.shape)
-                n = value.P.ncols
-                self.P = _moves._P(self, n).union(spread.P)
-                self.order = max(self.order, value.order)
-                if self.order == 2:
-                    self.H = _moves._H(self, n).union(_moves._H(spread, n))
-            self.primal = None
+            self.store_anywhere(value)
             return
         key = _concrete_key(key)
         targets = np.asarray(_index_map(self.shape)[key])
@@ -458,8 +451,23 @@ class Tracer:
         else:
             self.primal = None
 
+    def store_anywhere(self, value) -> None:
+        """A store of value at positions that are not known (global mode: `t[np.argsort(x)] = v`,
+        `np.place(t, x > 0, v)`): each element keeps its dependencies and gains all of value's."""
+        if isinstance(value, Tracer) and value.P is not None:
+            spread = _moves.spread([value], self.shape)
+            n = value.P.ncols
+            self.P = _moves._P(self, n).union(spread.P)
+            self.order = max(self.order, value.order)
+            if self.order == 2:
+                self.H = _moves._H(self, n).union(_moves._H(spread, n))
+        self.primal = None
+
     def put(self, ind, v, mode="raise") -> None:
         """`a.put(ind, v, mode)`: the store it amounts to (flat positions, v repeated as needed)."""
+        if isinstance(ind, Tracer) and ind.primal is None:
+            self.store_anywhere(v)
+            return
         from contexts.rules.numpy.inplace import as_store
         _, index, values = as_store(np.put, (self, ind, v, mode), {})
         self[index] = values
