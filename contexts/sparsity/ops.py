@@ -251,8 +251,8 @@ def matmul(a, b):
 def cumulative(t, axis, linear: bool, primal_fn: Callable = None) -> Tracer:
     """Running reductions (cumsum, cumprod): element k along axis depends on elements 0..k."""
     t = as_tracer(t)
-    if axis is None:
-        t, axis = t.ravel(), 0
+    if axis is None or t.ndim == 0:  # numpy: a scalar's running sum has shape (1,)
+        t, axis = t.reshape(-1).copy(), 0
     axis = axis % t.ndim
     moved = np.moveaxis(_index_map(t.shape), axis, -1)
     m = moved.shape[-1]

@@ -158,6 +158,11 @@ class Tracer:
         gather[rows.reshape(-1)] = base.size + np.arange(rows.size, dtype=np.int64)
         own = own if own is not None else Pattern.empty(rows.size, ncols)
         root = root if root is not None else Pattern.empty(base.size, ncols)
+        if not base.shape:
+            # a view of a shape-() tracer: numpy's would be a view of a 0-d array but a copy of a numpy
+            # scalar (what reductions and indexing give), which tracers do not tell apart: both kept
+            setattr(base, slot, root.union(own))
+            return
         setattr(base, slot, Pattern.vstack([root, own]).gather(gather))
 
     @property
@@ -201,7 +206,7 @@ class Tracer:
             self._primal = primal
             return
         base, rows, _ = self._view
-        if primal is None:
+        if primal is None or not base.shape:  # (a shape-() base: written or not, see above)
             base._primal = None
         elif base._primal is not None:
             new = np.array(base._primal, copy=True)

@@ -211,7 +211,8 @@ def _jac_seen(f, x):
 
 
 def _hess_seen(f, x, w):
-    return _nz(fd_hess(f, x, w, 1e-3), 1e-5) & _nz(fd_hess(f, x, w, 3e-4), 1e-5)
+    return _nz(fd_hess(f, x, w, 1e-3), 1e-5) & _nz(fd_hess(f, x, w, 3e-4), 1e-5) & \
+        _nz(fd_hess(f, x, w, 1e-4), 1e-5)
 
 
 def check(f, shape, rng):
