@@ -50,6 +50,16 @@ def _into_out(site, fn, result, out, where):
     return out
 
 
+# the stores whose positions come from an argument (mask or indices), and their parameter names
+_STORE_TARGET = {np.place: "arr", np.putmask: "a", np.put: "a", np.copyto: "dst", np.fill_diagonal: "a"}
+_STORE_WHERE = {np.place: "mask", np.putmask: "mask", np.put: "ind"}
+_STORE_VALUES = {np.place: "vals", np.putmask: "values", np.put: "v"}
+
+
+def _value(a):
+    return a.primal if isinstance(a, Tracer) else a
+
+
 class SparsityContext(overdub.Context):
     """Runs a function on sparsity tracers; usually reached through `jacobian_sparsity`.
 
@@ -68,6 +78,18 @@ class SparsityContext(overdub.Context):
         if isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ == "at" and not kwargs:
             return rules.ufunc_at(fn.__self__, *args)
         if fn in _STORES:  # np.copyto, np.place, np.putmask, np.put, np.fill_diagonal: one store
+            if not any(isinstance(a, Tracer) and not (a.is_constant and a.primal is not None)
+                       for a in (*args, *kwargs.values())):
+                # constants only (np.zeros inside numpy's own code): numpy's store on the values
+                return fn(*(_value(a) for a in args), **{k: _value(v) for k, v in kwargs.items()})
+            where = args[1] if len(args) > 1 else kwargs.get(_STORE_WHERE.get(fn, ""))
+            target = args[0] if args else kwargs.get(_STORE_TARGET.get(fn, ""))
+            if (fn in _STORE_WHERE and isinstance(where, Tracer) and where.primal is None
+                    and isinstance(target, Tracer)):
+                # global mode, positions depending on the inputs: each element may take any value
+                values = args[2] if len(args) > 2 else kwargs.get(_STORE_VALUES[fn])
+                target.store_anywhere(values)
+                return None
             target, index, values = as_store(fn, args, kwargs)
             if isinstance(target, Tracer):
                 target[index] = values
@@ -76,6 +98,8 @@ class SparsityContext(overdub.Context):
                 raise NoSparsityRule(f"np.{fn.__name__} writes traced values into a plain array",
                                      where=str(site), fix="allocate it with np.zeros/np.empty inside the traced "
                                                           "function (they give tracers)")
+        if kwargs.get("out", None) is Ellipsis:  # numpy 2: out=... asks for an array, not a scalar
+            kwargs = {k: v for k, v in kwargs.items() if k != "out"}
         rule = registry.get(fn)
         traced = has_tracer(args, kwargs)
         if rule is not None and rule.srule is not None and (traced or fn in rules.ALWAYS):

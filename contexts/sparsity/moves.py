@@ -19,7 +19,7 @@ from .pattern import Pattern
 from .tracer import Tracer, _index_map, _primal, _shape
 
 __all__ = ["Spec", "LINEAR", "NONDIFF", "elementwise", "restructure", "reduce", "lift", "as_tracer",
-           "constant_tracer"]
+           "constant_tracer", "spread"]
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ def restructure(args: list, index_fn: Callable, primal_fn: Callable | None = Non
 
 
 def _axes(axis, ndim: int) -> tuple:
-    if axis is None:
+    if axis is None or ndim == 0:
         return tuple(range(ndim))
     axis = axis if isinstance(axis, (tuple, list)) else (axis,)
     return tuple(int(a) % ndim for a in axis)
@@ -209,6 +209,21 @@ def reduce(t: Tracer, axis, keepdims: bool, linear, primal_fn: Callable) -> Trac
         elif linear is False:
             H = H.union(P.cross(P))
     return Tracer(shape, P, H, y, t.order)
+
+
+def spread(tracers: list, shape: tuple) -> Tracer:
+    """Every element of a result of `shape` may be any element of the tracers (a selection whose
+    positions are unknown): the union of all their rows, first and second order (a selection is linear)."""
+    tracers = [t for t in tracers if isinstance(t, Tracer)]
+    n = _ncols(tracers)
+    order = max((t.order for t in tracers), default=0)
+    if n is None:
+        return Tracer(shape, None, None, None, order)
+    size = math.prod(shape)
+    zeros = np.zeros(size, np.int64)
+    P = Pattern.vstack([_P(t, n) for t in tracers]).any_rows().gather(zeros)
+    H = Pattern.vstack([_H(t, n) for t in tracers]).any_rows().gather(zeros) if order == 2 else None
+    return Tracer(shape, P, H, None, order)
 
 
 def _nondiff_reduce(t: Tracer, axis, keepdims, fn) -> Tracer:

@@ -43,10 +43,24 @@ def _substitute(x: Any, fill: Callable) -> Any:
     return x
 
 
+def _probe_fill(shape: tuple) -> np.ndarray:
+    """A stand-in value for a tracer whose value is unknown: ones, and for matrices ones plus a large
+    diagonal (nonsingular, symmetric positive definite: what inv, solve, cholesky, eigh need)."""
+    value = np.ones(shape)
+    if len(shape) >= 2:
+        value = value + np.eye(shape[-2], shape[-1]) * max(shape[-2:])
+    return value
+
+
+def probe_value(fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """fn's result on the known primals (stand-ins where they are unknown), for its shape(s)."""
+    sub = _substitute(args, _probe_fill)
+    return fn(*sub, **{k: _substitute(v, _probe_fill) for k, v in kwargs.items()})
+
+
 def probe_shape(fn: Callable, args: tuple, kwargs: dict) -> tuple:
-    """Shape of fn's result, from a run on the known primals (ones where they are unknown)."""
-    sub = _substitute(args, lambda s: np.ones(s))
-    return np.shape(fn(*sub, **{k: _substitute(v, lambda s: np.ones(s)) for k, v in kwargs.items()}))
+    """Shape of fn's result, from a run on the known primals (stand-ins where they are unknown)."""
+    return np.shape(probe_value(fn, args, kwargs))
 
 
 def _tracers_in(x: Any) -> list[Tracer]:
@@ -59,8 +73,10 @@ def _tracers_in(x: Any) -> list[Tracer]:
     return []
 
 
-def dense(fn: Callable, args: tuple, kwargs: dict, linear: bool = False) -> Tracer:
+def dense(fn: Callable, args: tuple, kwargs: dict, linear: bool = False):
     """Conservative: every output element depends on every input element of every traced argument.
+    A function with several outputs (a tuple: np.linalg.svd, eigh, multi-output gufuncs) gets a tuple
+    (of the same type) of such tracers.
 
     Register it for a C function the detector does not know, e.g.
     `registry.srule(my_c_fn)(lambda *a, **k: dense(my_c_fn, a, k))`.
@@ -68,22 +84,30 @@ def dense(fn: Callable, args: tuple, kwargs: dict, linear: bool = False) -> Trac
     tracers = _tracers_in((args, kwargs))
     primals = _substitute(args, lambda s: None)
     known = all(t.primal is not None for t in tracers)
-    y = fn(*primals, **{k: _substitute(v, lambda s: None) for k, v in kwargs.items()}) if known else None
-    shape = np.shape(y) if known else probe_shape(fn, args, kwargs)
+    y = fn(*primals, **{k: _substitute(v, lambda s: None) for k, v in kwargs.items()}) if known \
+        else probe_value(fn, args, kwargs)
     n = _ncols(tracers)
     order = max((t.order for t in tracers), default=0)
-    if n is None:
-        return Tracer(shape, None, None, y, order)
-    size = math.prod(shape)
-    union = Pattern.vstack([t.P for t in tracers if t.P is not None]).any_rows()
-    P = union.gather(np.zeros(size, np.int64))
-    H = None
-    if order == 2:
-        hs = Pattern.vstack([_H(t, n) for t in tracers]).any_rows()
-        if not linear:
-            hs = hs.union(union.cross(union))
-        H = hs.gather(np.zeros(size, np.int64))
-    return Tracer(shape, P, H, y, order)
+    P = H = None
+    if n is not None:
+        P = Pattern.vstack([t.P for t in tracers if t.P is not None]).any_rows()
+        if order == 2:
+            H = Pattern.vstack([_H(t, n) for t in tracers]).any_rows()
+            if not linear:
+                H = H.union(P.cross(P))
+
+    def one(value):
+        shape = np.shape(value)
+        if P is None:
+            return Tracer(shape, None, None, value if known else None, order)
+        zeros = np.zeros(math.prod(shape), np.int64)
+        return Tracer(shape, P.gather(zeros), None if H is None else H.gather(zeros),
+                      value if known else None, order)
+
+    if isinstance(y, tuple):
+        items = [one(v) for v in y]
+        return type(y)(*items) if hasattr(y, "_fields") else tuple(items)
+    return one(y)
 
 
 def derive(rule, fn: Callable, args: tuple, kwargs: dict):
@@ -133,14 +157,22 @@ _LINEAR_REDUCE = {np.add: True, np.subtract: True, np.multiply: "prod", np.maxim
                   np.fmax: "max", np.fmin: "min"}
 
 
+_OVERWRITING_GUFUNCS = ("qr_r_raw",)  # numpy.linalg kernels that write their result into their input too
+
+
 def apply_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     out = kwargs.pop("out", None)
+    if out is Ellipsis or (isinstance(out, tuple) and len(out) == 1 and out[0] is Ellipsis):
+        out = None  # numpy 2: out=... asks for an array result
     if method == "__call__":
         rule = registry.get(ufunc)
         if ufunc is np.matmul:
             result = matmul(*inputs)
         elif ufunc.signature is not None and (rule is None or rule.srule is None):
             result = dense(ufunc, inputs, kwargs)  # a gufunc (linalg kernels): not elementwise
+            if ufunc.__name__.startswith(_OVERWRITING_GUFUNCS) and isinstance(inputs[0], Tracer):
+                # it also overwrites its first input (np.linalg.qr's Householder factorisation in place)
+                inputs[0][...] = dense(np.positive, (inputs[0],), {})
         elif rule is not None and rule.srule is not None:
             result = rule.srule(*inputs, **kwargs)
         else:  # any ufunc is elementwise: conservative in every argument
@@ -162,6 +194,9 @@ def apply_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     if out is not None:
         target = out[0] if isinstance(out, tuple) else out
         if not isinstance(target, Tracer):
+            if isinstance(result, Tracer) and result.is_constant and result.primal is not None:
+                target[...] = result.primal
+                return out
             raise NoSparsityRule(f"{ufunc.__name__}(..., out=<ndarray>) writes traced values into a plain "
                                  "array", where=user_site(3),
                                  fix="allocate the output with np.zeros/np.empty inside the traced "
@@ -216,8 +251,8 @@ def matmul(a, b):
 def cumulative(t, axis, linear: bool, primal_fn: Callable = None) -> Tracer:
     """Running reductions (cumsum, cumprod): element k along axis depends on elements 0..k."""
     t = as_tracer(t)
-    if axis is None:
-        t, axis = t.ravel(), 0
+    if axis is None or t.ndim == 0:  # numpy: a scalar's running sum has shape (1,)
+        t, axis = t.reshape(-1).copy(), 0
     axis = axis % t.ndim
     moved = np.moveaxis(_index_map(t.shape), axis, -1)
     m = moved.shape[-1]
@@ -246,9 +281,7 @@ def take_along(t, indices, axis) -> Tracer:
 
 def along_axis(t, axis, linear, primal: Any = None) -> Tracer:
     """Every element depends on every element of its line along axis (sort, softmax, ...)."""
-    t = as_tracer(t)
-    if axis is None:
-        t, axis = t.ravel(), 0
+    t = as_tracer(t)  # axis None: every element depends on every element (same shape)
     r = reduce(t, axis, True, linear, lambda p, axis, keepdims: np.sum(p, axis, keepdims=keepdims))
     out = restructure([r], lambda i: np.broadcast_to(i, t.shape))
     out.primal = primal

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 import math
 
 import numpy as np
@@ -19,7 +20,7 @@ from contexts.rules.registry import registry
 from . import ops
 from .moves import LINEAR, NONDIFF, Spec, _H, _P, as_tracer, constant_tracer, elementwise, reduce, restructure
 from .pattern import Pattern
-from .tracer import NoSparsityRule, Tracer, _index_map, _shape, user_site
+from .tracer import IndexTracer, NoSparsityRule, Tracer, _index_map, _shape, user_site
 
 __all__ = ["SPECS", "CONSTRUCTORS", "ALWAYS", "ufunc_at"]
 
@@ -178,13 +179,70 @@ for _fn, _linear in ((np.sum, True), (np.mean, True), (np.nansum, True), (np.nan
     _reduction(_fn, _linear)
 
 
+def _nan_reduction(fn, linear):
+    """nan-skipping reductions: numpy's own code takes the scalar path for a non-ndarray (it would drop
+    the tracer), so they get rules; skipping NaNs only removes dependencies, so the plain pattern is sound."""
+    def srule(a, axis=None, *args, keepdims=False, **kwargs):
+        a = as_tracer(a)
+        return reduce(a, axis, keepdims, linear,
+                      lambda p, axis, keepdims: fn(p, axis=axis, keepdims=keepdims, **kwargs))
+    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
+    registry.srule(fn)(srule)
+
+
+for _fn, _linear in ((np.nanstd, False), (np.nanvar, False), (np.nanprod, "prod")):
+    _nan_reduction(_fn, _linear)
+
+
+def _order_statistic(fn):
+    """median, percentile, quantile (and nan-): conservative along the axis (which elements are picked
+    depends on the values; numpy's code branches on them); piecewise linear, so no second-order pairs.
+    Several q give a leading axis."""
+    signature = inspect.signature(fn)
+
+    def srule(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        a = as_tracer(bound.arguments["a"])
+        axis, keepdims = bound.arguments.get("axis"), bool(bound.arguments.get("keepdims", False))
+        if bound.arguments.get("out") is not None or "weights" in bound.arguments:
+            return ops.dense(fn, args, kwargs, linear=True)
+        red = reduce(a, axis, keepdims, True, lambda p, axis, keepdims: p)
+        q = bound.arguments.get("q")
+        lead = np.shape(q.primal if isinstance(q, Tracer) else q) if q is not None else ()
+        out = restructure([red], lambda i: np.broadcast_to(i, lead + i.shape))
+        primals = ops._known_primals(args) if all(not isinstance(v, Tracer) or v.primal is not None
+                                                  for v in kwargs.values()) else None
+        out.primal = None if primals is None else fn(*primals, **{k: v.primal if isinstance(v, Tracer) else v
+                                                                   for k, v in kwargs.items()})
+        return out
+    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
+    registry.srule(fn)(srule)
+
+
+for _fn in (np.median, np.percentile, np.quantile, np.nanmedian, np.nanpercentile, np.nanquantile):
+    _order_statistic(_fn)
+
+
+@registry.srule(np.nancumsum)
+def nancumsum_srule(a, axis=None, dtype=None, out=None):
+    return ops.cumulative(a, axis, True, np.nancumsum)
+
+
+@registry.srule(np.nancumprod)
+def nancumprod_srule(a, axis=None, dtype=None, out=None):
+    return ops.cumulative(a, axis, False, np.nancumprod)
+
+
 @registry.srule(np.linalg.norm)
 def norm_srule(x, ord=None, axis=None, keepdims=False):
     x = as_tracer(x)
     if axis is None and x.ndim == 2 and ord not in (None, "fro"):
         return ops.dense(np.linalg.norm, (x,), {"ord": ord})
-    linear = "max" if ord in (np.inf, -np.inf) else False
-    return reduce(x, axis, keepdims, linear,
+    if ord in (np.inf, -np.inf):  # the largest (smallest) |x|: local mode picks it by |x|, not x
+        return reduce(np.abs(x), axis, keepdims, "max" if ord == np.inf else "min",
+                      lambda p, axis, keepdims: np.max(p, axis, keepdims=keepdims) if ord == np.inf
+                      else np.min(p, axis, keepdims=keepdims))
+    return reduce(x, axis, keepdims, False,
                   lambda p, axis, keepdims: np.linalg.norm(p, ord, axis, keepdims))
 
 
@@ -217,7 +275,7 @@ def _structural(fn, name=None):
 for _fn in (np.reshape, np.ravel, np.transpose, np.swapaxes, np.moveaxis, np.squeeze, np.expand_dims,
             np.broadcast_to, np.flip, np.fliplr, np.flipud, np.roll, np.rot90, np.atleast_1d,
             np.atleast_2d, np.atleast_3d, np.diag, np.diagonal, np.tile, np.repeat,
-            np.take_along_axis, np.real, np.copy, np.ascontiguousarray, np.asfortranarray, np.matrix_transpose
+            np.real, np.copy, np.ascontiguousarray, np.asfortranarray, np.matrix_transpose
             if hasattr(np, "matrix_transpose") else np.transpose):
     _structural(_fn)
 
@@ -277,10 +335,20 @@ registry.srule(np.diff)(ops.diff)
 registry.srule(np.pad)(ops.pad)
 
 
-@registry.srule(np.dot, np.matmul, np.inner)
+@registry.srule(np.dot, np.matmul)
 def dot_srule(a, b, out=None):
     if len(_shape(a)) > 2 or len(_shape(b)) > 2:
         return ops.dense(np.dot, (a, b), {})
+    return ops.matmul(a, b)
+
+
+@registry.srule(np.inner)
+def inner_srule(a, b):
+    """Sum over the last axes of both: a @ b.T for matrices (not a @ b)."""
+    if len(_shape(a)) > 2 or len(_shape(b)) > 2:
+        return ops.dense(np.inner, (a, b), {})
+    if len(_shape(b)) == 2:
+        b = as_tracer(b).T
     return ops.matmul(a, b)
 
 
@@ -297,7 +365,8 @@ def vdot_srule(a, b):
 
 
 for _fn in (np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.pinv, np.linalg.eigvalsh,
-            np.linalg.cholesky):
+            np.linalg.cholesky, np.linalg.svd, np.linalg.eigh, np.linalg.eig, np.linalg.eigvals,
+            np.linalg.qr, np.linalg.slogdet, np.linalg.lstsq):  # (tuples: every output dense)
     registry.srule(_fn)(functools.partial(lambda fn, *a, **k: ops.dense(fn, a, k), _fn))
 
 
@@ -325,9 +394,50 @@ registry.srule(np.iscomplexobj)(lambda x: False if isinstance(x, Tracer) else np
 registry.srule(np.isrealobj)(lambda x: True if isinstance(x, Tracer) else np.isrealobj(x))
 registry.srule(np.isscalar)(lambda x: False if isinstance(x, Tracer) else np.isscalar(x))
 
+def _indices(fn):
+    """Integer results computed from traced values (argsort, argmax): no dependencies; in global mode
+    of unknown value (an `IndexTracer`: indexing with it is conservative)."""
+    def srule(*args, **kwargs):
+        primals = ops._known_primals(args)
+        if primals is not None:
+            return fn(*primals, **{k: v.primal if isinstance(v, Tracer) else v for k, v in kwargs.items()})
+        return IndexTracer(ops.probe_shape(fn, args, kwargs), None)
+    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
+    registry.srule(fn)(srule)
+
+
+for _fn in (np.argsort, np.argmax, np.argmin, np.argpartition, np.nanargmax, np.nanargmin, np.searchsorted,
+            np.digitize):
+    _indices(_fn)
+
+
+@registry.srule(np.take_along_axis)
+def take_along_axis_srule(arr, indices, axis=-1):
+    if isinstance(indices, Tracer) and indices.primal is None:
+        # unknown positions along axis: an element may be any element of its line
+        line = reduce(as_tracer(arr), axis, True, True, lambda p, axis, keepdims: p)
+        return restructure([line], lambda i: np.broadcast_to(i, _shape(indices)) if axis is not None
+                           else np.broadcast_to(i.reshape(()), _shape(indices)))
+    if isinstance(indices, Tracer):
+        indices = indices.primal
+    return restructure([arr], lambda i: np.take_along_axis(i, indices, axis))
+
+
+@registry.srule(np.partition)
+def partition_srule(a, kth, axis=-1, kind="introselect", order=None):
+    """Conservative along axis in both modes: the order of the elements around kth is numpy's choice."""
+    a = as_tracer(a)
+    if axis is None:
+        a, axis = a.ravel(), 0
+    primal = None if a.primal is None else np.partition(a.primal, kth, axis=axis)
+    return ops.along_axis(a, axis, True, primal)
+
+
 @registry.srule(np.sort)
 def sort_srule(a, axis=-1, kind=None, order=None, **kw):
     a = as_tracer(a)
+    if axis is None:
+        a, axis = a.ravel(), 0
     if a.primal is not None:  # local: the permutation taken here
         return ops.take_along(a, np.argsort(a.primal, axis=axis, kind=kind), axis)
     return ops.along_axis(a, axis, True)

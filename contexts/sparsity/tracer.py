@@ -21,7 +21,8 @@ from overdub.errors import OverdubError
 
 from .pattern import Pattern
 
-__all__ = ["Tracer", "TracedBranchError", "NoSparsityRule", "is_tracer", "user_site"]
+__all__ = ["Tracer", "IndexTracer", "TracedBranchError", "NoSparsityRule", "NoSparsityMethod", "is_tracer",
+           "user_site"]
 
 
 class TracedBranchError(OverdubError):
@@ -30,6 +31,14 @@ class TracedBranchError(OverdubError):
 
 class NoSparsityRule(OverdubError):
     """A primitive was reached with tracers and has no sparsity rule."""
+
+
+class NoSparsityMethod(NoSparsityRule, AttributeError):
+    """An ndarray method or attribute tracers do not have. Also an AttributeError, so that library code
+    probing for it (`getattr(a, "argsort", None)`, `hasattr`) takes its fallback as for any object."""
+
+
+_NDARRAY_NAMES = frozenset(name for name in dir(np.ndarray) if not name.startswith("__"))
 
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -116,7 +125,7 @@ class Tracer:
         else:
             root, rows, ops = self._view
         new = op(rows)
-        if not (isinstance(new, np.ndarray) and new.ndim and np.may_share_memory(new, rows)):
+        if not (isinstance(new, np.ndarray) and np.may_share_memory(new, rows)):
             return _moves.restructure([self], op)
         t = Tracer(new.shape, None)
         t._view = (root, new, ops + (op,))
@@ -149,6 +158,11 @@ class Tracer:
         gather[rows.reshape(-1)] = base.size + np.arange(rows.size, dtype=np.int64)
         own = own if own is not None else Pattern.empty(rows.size, ncols)
         root = root if root is not None else Pattern.empty(base.size, ncols)
+        if not base.shape:
+            # a view of a shape-() tracer: numpy's would be a view of a 0-d array but a copy of a numpy
+            # scalar (what reductions and indexing give), which tracers do not tell apart: both kept
+            setattr(base, slot, root.union(own))
+            return
         setattr(base, slot, Pattern.vstack([root, own]).gather(gather))
 
     @property
@@ -192,7 +206,7 @@ class Tracer:
             self._primal = primal
             return
         base, rows, _ = self._view
-        if primal is None:
+        if primal is None or not base.shape:  # (a shape-() base: written or not, see above)
             base._primal = None
         elif base._primal is not None:
             new = np.array(base._primal, copy=True)
@@ -254,6 +268,11 @@ class Tracer:
         # a constant (no dependencies, primal known) lends the rest of ndarray's API from its primal,
         # so library code that builds arrays with np.zeros and fills them (`.flat`, `.fill`) still runs
         if name.startswith("__") or self.primal is None or not self.is_constant:
+            if name in _NDARRAY_NAMES:
+                raise NoSparsityMethod(
+                    f"sparsity tracers have no ndarray attribute {name!r} (no sparsity rule for it)",
+                    where=user_site(2),
+                    fix=f"call the numpy function (np.{name}(a, ...)) if it has a rule, or register one")
             raise AttributeError(f"sparsity tracers have no attribute {name!r}")
         return getattr(self.primal, name)
 
@@ -362,9 +381,22 @@ class Tracer:
     def __round__(self, ndigits=None): return np.round(self, ndigits or 0)
     def __divmod__(self, o): return np.floor_divide(self, o), np.remainder(self, o)
 
+    def __invert__(self): return np.invert(self)
+    def __and__(self, o): return np.bitwise_and(self, o)
+    def __rand__(self, o): return np.bitwise_and(o, self)
+    def __or__(self, o): return np.bitwise_or(self, o)
+    def __ror__(self, o): return np.bitwise_or(o, self)
+    def __xor__(self, o): return np.bitwise_xor(self, o)
+    def __rxor__(self, o): return np.bitwise_xor(o, self)
+
     # in place, as ndarray: every name bound to this tracer sees the update
     def _inplace(self, ufunc, o):
-        self[...] = ufunc(self, o)
+        result = ufunc(self, o)
+        if not self.shape and self._view is None:
+            # a scalar (what indexing and reductions give, numpy scalars in numpy) is immutable:
+            # `s *= e` rebinds s, whatever shape the result has, and leaves other names of s alone
+            return result
+        self[...] = result
         return self
 
     def __iadd__(self, o): return self._inplace(np.add, o)
@@ -375,6 +407,9 @@ class Tracer:
 
     # -- indexing ------------------------------------------------------------------------------------
     def __getitem__(self, key):
+        if _unknown_index(key):  # global mode, indices computed from the inputs (x[np.argsort(x)])
+            shape = np.asarray(_index_map(self.shape)[_probe_key(key)]).shape
+            return _moves.spread([self], shape)
         key = _concrete_key(key)
         if type(key) is int and len(self._shape) == 1 and self.order < 2:  # the scalar-loop fast path
             n = self._shape[0]
@@ -392,6 +427,11 @@ class Tracer:
         return _moves.restructure([self], lambda i: i[key])
 
     def __setitem__(self, key, value) -> None:
+        if _unknown_index(key):
+            # the elements written are unknown: each may keep its value or take any of value's
+            np.asarray(_index_map(self.shape)[_probe_key(key)])  # numpy's checks of the key
+            self.store_anywhere(value)
+            return
         key = _concrete_key(key)
         targets = np.asarray(_index_map(self.shape)[key])
         rows = np.arange(self.size, dtype=np.int64)
@@ -416,8 +456,23 @@ class Tracer:
         else:
             self.primal = None
 
+    def store_anywhere(self, value) -> None:
+        """A store of value at positions that are not known (global mode: `t[np.argsort(x)] = v`,
+        `np.place(t, x > 0, v)`): each element keeps its dependencies and gains all of value's."""
+        if isinstance(value, Tracer) and value.P is not None:
+            spread = _moves.spread([value], self.shape)
+            n = value.P.ncols
+            self.P = _moves._P(self, n).union(spread.P)
+            self.order = max(self.order, value.order)
+            if self.order == 2:
+                self.H = _moves._H(self, n).union(_moves._H(spread, n))
+        self.primal = None
+
     def put(self, ind, v, mode="raise") -> None:
         """`a.put(ind, v, mode)`: the store it amounts to (flat positions, v repeated as needed)."""
+        if isinstance(ind, Tracer) and ind.primal is None:
+            self.store_anywhere(v)
+            return
         from contexts.rules.numpy.inplace import as_store
         _, index, values = as_store(np.put, (self, ind, v, mode), {})
         self[index] = values
@@ -463,6 +518,8 @@ class Tracer:
         return _moves.restructure([self], lambda i: i.repeat(repeats, axis))
 
     def take(self, indices, axis=None):
+        if _unknown_index(indices):
+            return _moves.spread([self], np.take(_index_map(self.shape), _probe_key(indices), axis).shape)
         return _moves.restructure([self], lambda i: i.take(_concrete_key(indices), axis))
 
     def copy(self, order="C"):
@@ -510,10 +567,26 @@ class Tracer:
         return _moves._nondiff_reduce(self, axis, keepdims, np.all)
 
     def argmax(self, axis=None, **kw):
-        return np.argmax(self._concrete("argmax"), axis=axis)
+        return np.argmax(self, axis=axis, **kw)
 
     def argmin(self, axis=None, **kw):
-        return np.argmin(self._concrete("argmin"), axis=axis)
+        return np.argmin(self, axis=axis, **kw)
+
+    def argsort(self, axis=-1, kind=None, order=None, **kw):
+        return np.argsort(self, axis=axis, kind=kind)
+
+    def argpartition(self, kth, axis=-1, kind="introselect", order=None):
+        return np.argpartition(self, kth, axis=axis)
+
+    # in place, as ndarray
+    def sort(self, axis=-1, kind=None, order=None, **kw) -> None:
+        self[...] = np.sort(self, axis=axis, kind=kind)
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None) -> None:
+        self[...] = np.partition(self, kth, axis=axis)
+
+    def fill(self, value) -> None:
+        self[...] = value
 
     def cumsum(self, axis=None, dtype=None, out=None):
         from .ops import cumulative
@@ -534,6 +607,37 @@ class Tracer:
 
     def nonzero(self):
         return np.nonzero(self._concrete("nonzero()"))
+
+
+class IndexTracer(Tracer):
+    """Integer indices computed from traced values in global mode (np.argsort(x), np.argmax(x)): no
+    dependencies, values unknown. Indexing with them is conservative: an element picked may be any
+    element of the array indexed; anything needing their values raises `TracedBranchError`."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self):
+        return np.dtype(np.intp)
+
+
+def _unknown_index(key) -> bool:
+    if isinstance(key, IndexTracer):
+        return key.primal is None
+    if isinstance(key, (tuple, list)):
+        return any(_unknown_index(k) for k in key)
+    return False
+
+
+def _probe_key(key):
+    """key with every unknown index replaced by zeros of its shape (for the shape of the result)."""
+    if isinstance(key, IndexTracer) and key.primal is None:
+        return np.zeros(key.shape, np.intp)
+    if isinstance(key, tuple):
+        return tuple(_probe_key(k) for k in key)
+    if isinstance(key, list) and _unknown_index(key):
+        return [_probe_key(k) for k in key]
+    return _concrete_key(key)
 
 
 def _concrete_key(key):
