@@ -19,7 +19,7 @@ SQ = {1: "np.outer($a, $b) * 0.2", 2: "($a @ $b.T) * 0.1"}
 # an SPD ($m, $m) matrix from $a
 SPD = {1: "np.outer($a, $a) * 0.2 + $diag", 2: "($a @ $a.T) * 0.1 + $diag"}
 # a ($m,) vector as a column that broadcasts against $S
-COL = {1: "{}", 2: "{}[:, None]"}
+COL = {1: "({})", 2: "({})[:, None]"}
 
 
 def lin(feature, make):

@@ -10,6 +10,7 @@ Each mode imports the program's module afresh, so modes never see each other's m
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import math
 import os
@@ -105,7 +106,8 @@ def _dir():
 
 
 def write(prog: Program) -> str:
-    path = os.path.join(_dir(), f"fz_{prog.suite}_{prog.seed}_{prog.index}.py")
+    digest = hashlib.sha1(prog.source.encode()).hexdigest()[:10]
+    path = os.path.join(_dir(), f"fz_{prog.suite}_{prog.seed}_{prog.index}_{digest}.py")
     if not os.path.exists(path):
         with open(path, "w") as fh:
             fh.write(prog.source)
@@ -314,10 +316,7 @@ def run_mode(mode: str, prog: Program, ref: Reference, eng: Engines) -> Result:
                 ok = _check(expected, got, R1, A1) and _check(ref.y, y, 1e-9, 1e-9 * ref.scale)
             elif mode == "derivative":
                 x0, d0 = inputs[0], prog.direction[0]
-                if scalar:
-                    got = eng.derivative(lambda s: f(x0 + s * d0, *rest), 0.0)
-                else:
-                    got = eng.derivative(lambda s: f(x0 + s * d0, *rest), 0.0)
+                got = eng.derivative(lambda s: f(x0 + s * d0, *rest), 0.0)
                 ok = _check(expected, got, R1, A1)
             elif mode == "jacfwd":
                 if scalar:
@@ -350,7 +349,16 @@ def run_mode(mode: str, prog: Program, ref: Reference, eng: Engines) -> Result:
         return Result(mode, "crash", expected, None, _one_line(e, tb=True), time.perf_counter() - t0)
     finally:
         unload(mod)
-    return Result(mode, "right" if ok else "wrong", expected, got, "", time.perf_counter() - t0)
+    note = ""
+    if not ok:
+        gshape, eshape = np.shape(got if mode != "gradient" else flat), np.shape(expected)
+        if mode in ("jacfwd", "hessian") and np.size(got) != np.size(expected):
+            note = f"shape {gshape} where {eshape} was expected"
+        elif mode.startswith("sparsity"):
+            note = "the pattern misses entries where the finite-difference Jacobian is nonzero"
+        elif mode == "gradient" and none:
+            note = "a gradient is None where finite differences are nonzero"
+    return Result(mode, "right" if ok else "wrong", expected, got, note, time.perf_counter() - t0)
 
 
 def _one_line(e: BaseException, tb: bool = False) -> str:
