@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 
@@ -54,6 +55,18 @@ def _fmt(v, width=600):
     return text if len(text) < width else text[:width] + " ..."
 
 
+def failure_class(r) -> str:
+    """The result's mode, status and error with the program's own names and paths blanked, so that
+    failures with one cause group together."""
+    e = r.error
+    e = re.sub(r"\[[^\]]*fz_\w+\.py:\d+ in (\w+)\]", r"[in the program's \1]", e)
+    e = re.sub(r"_fuzz_\d+_fz_\w+?\.", "", e)
+    e = re.sub(r"\b(_od_f_)?_?[A-Za-z]+\d+\b", lambda m: re.sub(r"\d+$", "N", m.group(0)), e)
+    e = re.sub(r"(primal|array)\(?[-\d.\[\], e+]*.*", r"\1 ...", e)
+    e = re.sub(r"primal np\.float64\(.*", "primal ...", e)
+    return f"{r.mode:15} {r.status:7} {e[:150]}"
+
+
 def failure_report(prog, r) -> str:
     out = [f"--- {r.status.upper()} in mode {r.mode}: {prog.suite} seed {prog.seed} index {prog.index} "
            f"(features: {', '.join(prog.features)})",
@@ -99,7 +112,7 @@ def main(argv=None) -> int:
     bad = 0
     for suite in suites:
         counts, invalid, nprog, shown, t0 = {}, 0, 0, 0, time.perf_counter()
-        failures = []
+        failures, classes = [], {}
         for _, _, out in run([suite], a.n, a.seed, modes, feats, a.index, a.jobs):
             nprog += 1
             if out.invalid:
@@ -110,6 +123,10 @@ def main(argv=None) -> int:
             for r in out.results:
                 counts.setdefault(r.mode, {}).setdefault(r.status, 0)
                 counts[r.mode][r.status] += 1
+                if r.status in ("wrong", "crash", "refused"):
+                    key = failure_class(r)
+                    n0, first = classes.get(key, (0, out.prog.command([r.mode])))
+                    classes[key] = (n0 + 1, first)
                 if r.status in ("wrong", "crash") or (a.show_refused and r.status == "refused"):
                     bad += r.status != "refused"
                     if shown < a.show_failures:
@@ -119,6 +136,11 @@ def main(argv=None) -> int:
                     print(f"{r.mode}: {r.status} {r.error}")
         for text in failures:
             print(text, end="\n\n")
+        if classes and a.index is None:
+            print(f"failure classes of suite {suite} (count, mode, status, error; first program):")
+            for key, (c, first) in sorted(classes.items(), key=lambda kv: (kv[0].split()[1] == "refused", -kv[1][0])):
+                print(f"{c:6} {key}\n         {first}")
+            print()
         print(table(counts, modes, invalid, nprog, suite, time.perf_counter() - t0), end="\n\n")
         sys.stdout.flush()
     return 1 if bad else 0

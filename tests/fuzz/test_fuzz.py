@@ -17,9 +17,9 @@ import pytest
 from overdub.errors import OverdubError
 
 from . import gen, runner
-from .__main__ import failure_report, main
+from .__main__ import failure_class, failure_report, main
 
-SLICE = {"scalar": (0, 120), "numpy": (0, 40)}   # (seed, number of programs)
+SLICE = {"scalar": (0, 300), "numpy": (0, 120)}   # (seed, number of programs)
 MAX_REPORTS = 12
 
 
@@ -28,20 +28,26 @@ def test_no_silent_wrong_derivative(suite):
     np_err = np.seterr(all="ignore")
     try:
         seed, n = SLICE[suite]
-        failures, nbad = [], 0
+        failures, nbad, classes = [], 0, {}
         for i in range(n):
             prog = gen.generate(suite, seed, i)
             out = runner.run_program(prog)
             for r in out.results:
                 if r.status in ("wrong", "crash"):
                     nbad += 1
+                    key = failure_class(r)
+                    c, first = classes.get(key, (0, prog.command([r.mode])))
+                    classes[key] = (c + 1, first)
                     if len(failures) < MAX_REPORTS:
                         failures.append(failure_report(prog, r))
     finally:
         np.seterr(**np_err)
     if nbad:
-        pytest.fail(f"{nbad} wrong or crashing (program, mode) pairs in {suite} seed {seed} programs 0..{n - 1}; "
-                    f"the first {len(failures)}:\n\n" + "\n\n".join(failures), pytrace=False)
+        summary = "\n".join(f"{c:5} {key}\n        {first}" for key, (c, first)
+                            in sorted(classes.items(), key=lambda kv: -kv[1][0]))
+        pytest.fail(f"{nbad} wrong or crashing (program, mode) pairs in {suite} seed {seed} programs 0..{n - 1}.\n"
+                    f"By cause (count, mode, status, error; a program that shows it):\n{summary}\n\n"
+                    f"The first {len(failures)} in full:\n\n" + "\n\n".join(failures), pytrace=False)
 
 
 # --- the generator -------------------------------------------------------------------------------------
