@@ -90,12 +90,14 @@ def main(argv=None) -> int:
     ap.add_argument("--modes", default=",".join(runner.MODES), help="comma-separated; default all: "
                     + ",".join(runner.MODES))
     ap.add_argument("--features", default=None,
-                    help="comma-separated template features; scalar: " + ",".join(gen.features("scalar"))
+                    help="comma-separated template features or template names (--list-templates); scalar: " + ",".join(gen.features("scalar"))
                     + "; numpy: " + ",".join(gen.features("numpy")))
     ap.add_argument("--show-failures", type=int, default=5, help="print up to K wrong/crash programs")
     ap.add_argument("--show-refused", action="store_true", help="also print refusals (with --show-failures)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--print-source", action="store_true", help="print the program(s) and exit")
+    ap.add_argument("--list-templates", action="store_true",
+                    help="list the templates by name (usable in --features) and exit")
     a = ap.parse_args(argv)
     suites = list(gen.SUITES) if a.suite == "all" else [a.suite]
     modes = [m.strip() for m in a.modes.split(",") if m.strip()]
@@ -103,6 +105,12 @@ def main(argv=None) -> int:
         if m not in runner.MODES:
             ap.error(f"unknown mode {m!r}")
     feats = [x.strip() for x in a.features.split(",")] if a.features else None
+    if a.list_templates:
+        for s in suites:
+            for name, (_, body, _) in zip(gen.template_names(s), gen.TEMPLATES[s]):
+                text = body if isinstance(body, str) else next(iter(body.values()))
+                print(f"{s:7} {name:14} " + " | ".join(ln.strip() for ln in text.splitlines())[:110])
+        return 0
     if a.print_source:
         for s in suites:
             for i in ([a.index] if a.index is not None else range(a.n)):

@@ -33,6 +33,20 @@ def features(suite: str) -> list[str]:
     return sorted({feat for feat, _, _ in TEMPLATES[suite]})
 
 
+def template_names(suite: str) -> list[str]:
+    """One name per template, `feature.k` (the k-th template of that feature), in template order; a
+    name works in --features like a feature, selecting that one template."""
+    seen, names = {}, []
+    for feat, _, _ in TEMPLATES[suite]:
+        seen[feat] = seen.get(feat, 0) + 1
+        names.append(f"{feat}.{seen[feat]}")
+    return names
+
+
+def _wanted(name: str, feats) -> bool:
+    return feats is None or name in feats or name.split(".")[0] in feats
+
+
 @dataclass
 class Program:
     suite: str
@@ -41,7 +55,7 @@ class Program:
     source: str
     inputs: tuple            # floats (scalar) or float64 arrays (numpy)
     direction: tuple         # a tangent per input, for jvp and derivative
-    features: list = field(default_factory=list)
+    features: list = field(default_factory=list)   # the templates used, by name (gen.template_names)
     features_filter: tuple | None = None
 
     @property
@@ -88,8 +102,8 @@ class _Body:
 
 
 def _choose(rng: random.Random, suite: str, nd: int, feats) -> tuple:
-    pool = [tpl for tpl in TEMPLATES[suite]
-            if (feats is None or tpl[0] in feats) and (not isinstance(tpl[1], dict) or nd in tpl[1])]
+    pool = [(name, *tpl) for tpl, name in zip(TEMPLATES[suite], template_names(suite))
+            if _wanted(name, feats) and (not isinstance(tpl[1], dict) or nd in tpl[1])]
     if not pool:
         raise ValueError(f"no {suite} template has features {feats}")
     return rng.choice(pool)
@@ -114,8 +128,8 @@ def generate(suite: str, seed: int, index: int, feats=None) -> Program:
     nt = rng.choice([1, 2, 2, 3, 3, 4, 5])
     m = shape[0] if shape else 0
     for _ in range(nt):
-        feat, text, helpers = _choose(rng, suite, nd, feats)
-        used.append(feat)
+        name, _, text, helpers = _choose(rng, suite, nd, feats)
+        used.append(name)
         if isinstance(text, dict):
             text = text[nd]
         extra = {}
