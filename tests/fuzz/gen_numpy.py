@@ -187,3 +187,30 @@ t("python", """\
 $t1 = {'w': $a, 'v': $b}
 $t1['w'] = $t1['w'] * $K
 $r = $t1['w'] + $t1['v']""")
+
+# --- more numpy --------------------------------------------------------------------------------------
+t("ufunc", "$r = np.clip($a, 0.2, $K + 0.8) * $b + np.hypot($a, $b) + np.arctan2($a, 1.0 + $b * $b)")
+t("reduce", {1: "$r = $a * np.trace(np.outer($a, $b)) * 0.1 + np.diff(np.concatenate([[0.0], $b]))",
+             2: "$r = $a * np.trace($a @ $b.T) * 0.1 + np.diff($b, axis=1, prepend=0.0)"})
+t("view", "$r = np.roll($a, 1) * $b + np.flip($a)")
+t("view", {1: "$r = np.tile($a[:1], $m) + np.repeat($b[::$m], $m)[:$m]",
+           2: "$r = np.tile($a[:1], (3, 1)) + np.repeat($b[:, :1], 4, axis=1)"})
+t("linalg", {1: "$r = $a * np.sum(np.triu(np.outer($a, $b))) * 0.1 + np.diag(np.outer($a, $b))",
+             2: "$r = $a * np.sum(np.triu($a @ $b.T)) * 0.1 + $b"})
+t("inplace", """\
+$t1 = np.zeros($S)
+np.add.at($t1, [0, 0, 1], $a[[0, 1, 2]])
+$r = $t1 + $b""")
+t("inplace", """\
+$t1 = $a.copy()
+$t1[$t1 > 100.0] = 0.0
+$t1[0] = $t1[0] * $K + $b[-1]
+$r = $t1""")
+t("python", """\
+$t1 = [np.sin($a), np.cos($b)]
+$r = np.array($t1).sum(axis=0) + np.asarray($a) * $K""")
+t("python", """\
+def $t1($t2):
+    return $t2 * $K + np.tanh($t2)
+$r = $t1($a) + sum($t1($t3) for $t3 in [$b])""")
+t("reduce", "$r = $a * np.sum($b ** 2, axis=0, keepdims=True) * 0.1 + $a.max(axis=0) * 0.1")

@@ -424,3 +424,79 @@ def _sa$u(*args):
 t("kwargs", "$r = _kwf$u(p=$a, q=$b) + _kwf$u(**{'p': $b})", """\
 def _kwf$u(**kw):
     return kw['p'] * kw.get('q', 1.0)""")
+
+# --- more of the language ------------------------------------------------------------------------------
+t("control", """\
+$r = $a
+$t1 = 0
+while $t1 < $N:
+    $t1 += 1
+    if $t1 == $M:
+        continue
+    $r = $r * 0.5 + $b * $K
+else:
+    $r += 0.1""")
+t("control", "$r = $a * $K if 0.0 < $b < 100.0 else $b")
+t("control", """\
+$r = 0.0
+for $t1 in range($N):
+    try:
+        if $t1 == $M:
+            raise KeyError($t1)
+        $r += $a * ($t1 + 1) * 0.2
+    except KeyError:
+        continue""")
+t("class", "$r = _Call$u($K)($a) + _Call$u.twice($b) + _Call$u.make($a).k", """\
+class _Call$u:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, v):
+        return self.k * v * v
+
+    @staticmethod
+    def twice(v):
+        return 2.0 * v
+
+    @classmethod
+    def make(cls, v):
+        return cls(v * 0.5)""")
+t("class", """\
+$t1 = _Pt$u($a)
+$t1.x += $b
+$t1.x *= $K
+$r = $t1.x + getattr($t1, 'x') * 0.1""", """\
+class _Pt$u:
+    def __init__(self, x):
+        self.x = x""")
+t("list", "$r = min([($a, 1.0), ($b, 2.0)], key=lambda $t1: $t1[1])[0] + sum([$a, $b], 0.5)")
+t("list", """\
+$t1 = [($K, $a), (0.1, $b)]
+$t1.sort(key=lambda $t2: $t2[0])
+$r = $t1[0][1] * $t1[1][1]""")
+t("list", """\
+$r = 0.0
+for $t1, $t2 in enumerate(reversed([$a, $b]), start=1):
+    $r += $t1 * $t2""")
+t("dict", "$r = sum($t2 * $K for $t1, $t2 in {'a': $a, 'b': $b}.items() if $t1 != 'z')")
+t("dict", """\
+$t1 = {'a': [$a], 'b': [$b]}
+$t1['a'].append($b * $K)
+$r = sum($t1['a']) + $t1['b'][0]""")
+t("closure", """\
+def $t1(*$t2, **$t3):
+    return sum($t2) * $t3.get('w', 1.0)
+def $t4(*$t2, **$t3):
+    return $t1(*$t2, **$t3)
+$r = $t4($a, $b, w=$K)""")
+t("closure", """\
+def $t1($t2):
+    return $t2 * $a, $t2 + $b
+$t3, $t4 = $t1($K)
+$r = $t3 * $t4""")
+t("tuple", "$r = isinstance($a, float) * $a + (len(($a, $b)) - 1) * $b")
+t("math", "$r = math.fsum([$a, $b * $K]) + math.copysign($a, 1.0) * math.erf($b * 0.5)")
+t("global", """\
+_CNT$u[0] += 1
+$r = $a * $K + $b""", """\
+_CNT$u = [0]""")
