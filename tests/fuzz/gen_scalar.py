@@ -1,0 +1,502 @@
+"""Templates of the `scalar` suite: each turns one or more float variables ($a, $b, $c) into a new one ($r).
+
+A template is (feature, body, helpers): `body` is the code inside `f` (dedented), `helpers` module-level
+code (classes, helper functions, globals). `$t1`..`$t4` are fresh local names, `$u` a suffix unique to
+the instance (for module-level names), `$K`, `$K2`, `$K3` constants in [0.3, 0.9], `$N` an int in 2..4,
+`$M` an int in 0..2. Each body keeps values of order one when its inputs are of order one.
+"""
+
+T = []
+
+
+def t(feature, body, *helpers):
+    T.append((feature, body, helpers))
+
+
+# --- math --------------------------------------------------------------------------------------------
+t("math", "$r = math.sin($a) * $K + math.cos($b)")
+t("math", "$r = math.exp(math.tanh($a)) - $K * $b")
+t("math", "$r = math.log(1.0 + $a * $a) + math.sqrt($K + $b * $b)")
+t("math", "$r = math.hypot($a, $K) * math.tanh($b)")
+t("math", "$r = math.pow($K + $a * $a, 0.7) + math.atan2($b, 2.0 + math.cos($a))")
+t("math", "$r = $a ** 2 * $K - $b ** 3 * 0.1 + $a / (1.0 + $b * $b)")
+t("math", "$r = abs($a) * $b + pow($a * $a + 1.0, 0.5) - +$b")
+t("math", "$r = math.sin($a) ** 2 + math.cos($a) * math.exp(-$b * $b)")
+
+# --- control flow ------------------------------------------------------------------------------------
+t("control", """\
+if $a > $K:
+    $r = $a * $b
+elif $a < -$K:
+    $r = math.sin($b) + $a
+else:
+    $r = $a - $b * $K2""")
+t("control", """\
+$r = $a
+$t1 = 0
+while $t1 < $N:
+    $r = $r * $K + math.sin($b) * 0.1
+    $t1 += 1""")
+t("control", """\
+$r = 0.0
+for $t1 in range($N + 2):
+    if $t1 == $M:
+        continue
+    if $t1 > $N:
+        break
+    $r += math.sin($a + $t1) * 0.3 * $b""")
+t("control", """\
+$r = 1.0
+for $t1 in [$a, $b, $K]:
+    $r = $r * 0.5 + $t1""")
+t("control", """\
+$r = 0.0
+$t2 = 0
+while True:
+    $t2 += 1
+    $r += $a * $K ** $t2
+    if $t2 >= $N:
+        break""")
+t("ternary", "$r = $a * $K if $b > $K2 else $b - $a")
+t("boolop", "$r = ($a > $K and $a * $b) or ($b + $K)")
+t("boolop", "$r = (False or $a * 2.0) + (None or $b) * (1.0 and $K)")
+t("walrus", "$r = ($t1 := $a * $K) + $t1 * $b")
+t("walrus", """\
+if ($t1 := math.sin($a)) > 0.0:
+    $r = $t1 * $b
+else:
+    $r = $t1 + $b""")
+
+# --- tuples ------------------------------------------------------------------------------------------
+t("tuple", """\
+$t1 = ($a, $b, $K)
+$t2, $t3, $t4 = $t1
+$r = $t2 * $t3 + $t4""")
+t("tuple", """\
+$t1, *$t2 = ($a, $b, $K, $a * $b)
+$r = $t1 + sum($t2) * 0.5""")
+t("tuple", """\
+$t1, $t2 = $a, $b
+$t1, $t2 = $t2, $t1 * $K
+$r = $t1 - $t2""")
+t("tuple", """\
+*$t1, $t2 = [$a, $b, $c]
+$r = $t2 * len($t1) + $t1[0]""")
+
+# --- lists -------------------------------------------------------------------------------------------
+t("list", """\
+$t1 = [$a]
+$t1.append($b * $K)
+$t1.insert(0, $a * $b)
+$t1.extend([$b, 1.0])
+$t2 = $t1.pop()
+$r = sum($t1) + $t2 * $t1.pop(0)""")
+t("list", """\
+$t1 = [$a, $b * $K, $a * $b + 0.1]
+$t1.sort(key=lambda $t2: -$t2)
+$r = $t1[0] * 0.5 + $t1[-1]""")
+t("list", """\
+$t1 = [$a, $b, $a * $b, $K]
+$r = sum($t1[1:3]) + $t1[::-1][0] * 0.5 + $t1[-2:][0]""")
+t("list", "$r = sum([$t1 * $t1 for $t1 in ($a, $b) if $t1 > -100.0])")
+t("list", "$r = max($a, $b * $K) + min([$a, $b]) + sorted([$a, $b, $K])[1]")
+t("list", "$r = sum($t1 * $t2 for $t1, $t2 in zip([$a, $b], [$K, $K2]))")
+t("list", """\
+$r = 0.0
+for $t1, $t2 in enumerate([$a, $b, $K]):
+    $r += ($t1 + 1) * $t2""")
+t("list", """\
+$t1 = [$a, $b]
+$r = $t1[$t1.index($t1[1])] * 2.0 + list(reversed($t1))[0]""")
+t("list", """\
+$t1 = [$a * $K, $b]
+$t1[0] += $b
+$t1[1] *= $a
+$r = $t1[0] + $t1[1]""")
+t("list", "$r = sum(sorted([$a, $b * $K, $c], key=abs)[:2])")
+t("iter", "$r = next(iter([$a, $b])) * $K + iter([$b]).__next__()")
+t("iter", """\
+$t1 = iter([$a, $b, $c])
+$r = next($t1) + next($t1) * $K + next($t1, 0.0)""")
+
+# --- dicts -------------------------------------------------------------------------------------------
+t("dict", """\
+$t1 = {'p': $a, 'q': $b}
+$t2 = {**$t1, 'q': $a * $K}
+$r = $t2['p'] + $t2['q'] * $t1['q']""")
+t("dict", """\
+$t1 = {}
+$t1['a'] = $a
+$t1['b'] = $b * $K
+$t1.update(c=$a * $b)
+$r = $t1['a'] + $t1['c'] + $t1['b']""")
+t("dict", """\
+$t1 = {'a': $a}
+$t1.update([('b', $b)])
+$t1.update({'c': $K * $a})
+$r = sum($t1.values())""")
+t("dict", """\
+$t1 = {'a': $a}
+$t1.setdefault('b', $b)
+$t1.setdefault('a', 100.0)
+$t2 = $t1.pop('a')
+$r = $t2 * $t1.get('b', 0.0) + $t1.get('z', $K)""")
+t("dict", """\
+$t1 = dict(a=$a, b=$b)
+$r = 0.0
+for $t2 in $t1:
+    $r += $t1[$t2] * $K
+for $t2, $t3 in $t1.items():
+    $r += $t3 * $t3""")
+t("dict", """\
+$t1 = {$t2: $t3 * $K for $t2, $t3 in zip('ab', [$a, $b])}
+$r = $t1['a'] - $t1['b']""")
+t("dict", """\
+$t1 = _D$u(a=$a, b=$b)
+$t1['c'] = $a * $b
+$r = $t1.total()""", """\
+class _D$u(dict):
+    def total(self):
+        return sum(self.values())""")
+t("dict", """\
+$t1 = _kw$u(p=$a, q=$b)
+$r = $t1['p'] * $t1['q'] + $t1['z']""", """\
+def _kw$u(**kw):
+    return {**kw, 'z': 1.0}""")
+t("dict", """\
+$t1 = {'x': $a, 'y': $b}
+$t2 = {}
+$t2.update($t1)
+$t2['x'] *= $K
+$r = $t2['x'] + $t1['x'] + $t2['y']""")
+t("set", """\
+$t1 = {1, 2, 3}
+$r = $a * len($t1) if 2 in $t1 else $b""")
+
+# --- classes -----------------------------------------------------------------------------------------
+t("class", "$r = _P$u($a, $b).val() + _P$u($a).val()", """\
+class _P$u:
+    def __init__(self, a, b=0.5):
+        self.a = a
+        self.b = b
+
+    def val(self):
+        return self.a * self.b + math.sin(self.a)""")
+t("class", "$r = _Q$u($a).sq + $b", """\
+class _Q$u:
+    def __init__(self, v):
+        self.__v = v
+
+    @property
+    def sq(self):
+        return self.__v * self.__v""")
+t("class", """\
+$t1 = _S$u($a, $b)
+$t1.p = $t1.p * $K
+$r = $t1.p + $t1.q""", """\
+class _S$u:
+    __slots__ = ('p', 'q')
+
+    def __init__(self, p, q):
+        self.p = p
+        self.q = q""")
+t("class", "$r = _Der$u($a, $b).f()", """\
+class _Base$u:
+    def __init__(self, a):
+        self.a = a
+
+    def f(self):
+        return self.a * 2.0
+
+
+class _Der$u(_Base$u):
+    def __init__(self, a, b):
+        super().__init__(a)
+        self.b = b
+
+    def f(self):
+        return super().f() + self.b * self.a""")
+t("class", """\
+$t1 = _V$u($a, $b) + _V$u($b, $K) * $a
+$r = $t1.x * $t1.y""", """\
+class _V$u:
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+    def __add__(self, o):
+        return _V$u(self.x + o.x, self.y + o.y)
+
+    def __mul__(self, k):
+        return _V$u(self.x * k, self.y * k)""")
+t("class", "$r = _DC$u($a, $b).s() + _DC$u($a).s()", """\
+@dataclass
+class _DC$u:
+    p: float
+    q: float = 0.5
+
+    def s(self):
+        return self.p * self.q""")
+t("class", "$r = _H$u($a).f($b)", """\
+class _H$u:
+    def __init__(self, k):
+        self.f = lambda y: k * y""")
+t("class", """\
+$t1 = _Acc$u()
+$t1.add($a)
+$t1.add($b * $K)
+$r = $t1.total""", """\
+class _Acc$u:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, v):
+        self.total += v * v""")
+
+# --- closures, recursion, lambdas, functools, operator -------------------------------------------------
+t("closure", """\
+def $t1($t2):
+    return $t2 * $a + $b
+$r = $t1($K) + $t1($a)""")
+t("closure", """\
+def $t1($t2):
+    return $t2 * $t2 + 1.0
+$r = $t1($a)""")
+t("closure", """\
+$t1 = 0.0
+def $t2($t3):
+    nonlocal $t1
+    $t1 += $t3 * $t3
+$t2($a)
+$t2($b)
+$r = $t1""")
+t("closure", """\
+$t1 = lambda $t2, $t3=$a: $t2 * $t3 + $b
+$r = $t1($b) + $t1($b, $K)""")
+t("closure", """\
+def $t1($t2):
+    return $a if $t2 == 0 else $a * 0.5 + $t1($t2 - 1) * $K
+$r = $t1($N)""")
+t("closure", """\
+def $t1($t2):
+    def $t3($t4):
+        return $t4 * $t2 + $a
+    return $t3
+$r = $t1($b)($K)""")
+t("recursion", "$r = _pw$u(math.tanh($a), $N) + $b", """\
+def _pw$u(t, n):
+    return 1.0 if n == 0 else t * _pw$u(t, n - 1)""")
+t("lambda", """\
+$t1 = lambda $t2: $t2 * $t2
+$r = $t1($a) + (lambda $t3, $t4: $t3 - $t4)($b, $a)""")
+t("functools", "$r = functools.partial(_lin$u, $a, w=$K)($b)", """\
+def _lin$u(p, q, w=1.0):
+    return p * w + q""")
+t("functools", "$r = functools.reduce(lambda $t1, $t2: $t1 * 0.5 + $t2, [$a, $b, $K], 0.0)")
+t("functools", """\
+@functools.lru_cache(maxsize=None)
+def $t1($t2):
+    return $a * $t2 + $b
+$r = $t1(2) + $t1(2) + $t1(1)""")
+t("operator", "$r = operator.add(operator.mul($a, $K), operator.neg($b)) + operator.truediv($a, 2.0)")
+t("operator", "$r = operator.itemgetter(1)([$a, $b]) * operator.attrgetter('real')($a)")
+
+# --- generators --------------------------------------------------------------------------------------
+t("generator", "$r = sum(_gen$u($a, $N)) * 0.2 + $b", """\
+def _gen$u(p, n):
+    for i in range(n):
+        yield p * (i + 1)""")
+t("generator", "$r = sum(_gen2$u($a, $b))", """\
+def _gen1$u(p):
+    yield p
+    yield p * p
+
+
+def _gen2$u(p, q):
+    yield from _gen1$u(p)
+    yield q""")
+t("generator", """\
+$t1 = _acc$u()
+next($t1)
+$t1.send($a)
+$r = $t1.send($b * $K)""", """\
+def _acc$u():
+    total = 0.0
+    while True:
+        t = yield total
+        total += t""")
+t("generator", "$r = sum($t1 * $K for $t1 in ($a, $b)) + max($t2 for $t2 in [$a, $c])")
+
+# --- exceptions, with, match -------------------------------------------------------------------------
+t("exception", """\
+try:
+    $t1 = [$a, $b][5]
+except IndexError:
+    $t1 = $a * $K
+finally:
+    $t2 = $b
+$r = $t1 + $t2""")
+t("exception", """\
+$t1 = {'a': $a}
+try:
+    $r = $t1['zz']
+except KeyError:
+    $r = $b * $t1['a']""")
+t("exception", """\
+try:
+    $r = $a * $b
+    if $N > 100:
+        raise ValueError('never')
+except ValueError:
+    $r = 0.0
+else:
+    $r += $K""")
+t("with", """\
+with _Ctx$u($a) as $t1:
+    $r = $t1 * $b""", """\
+class _Ctx$u:
+    def __init__(self, s):
+        self.s = s
+
+    def __enter__(self):
+        return self.s * 2.0
+
+    def __exit__(self, *exc):
+        return False""")
+t("match", """\
+match $N:
+    case 2:
+        $r = $a * $b
+    case 3:
+        $r = $a + $b
+    case _:
+        $r = $b * $K""")
+t("match", """\
+match ($a, $b):
+    case ($t1, $t2) if $t1 > 100.0:
+        $r = $t1
+    case ($t1, $t2):
+        $r = $t1 * $t2 + $K""")
+t("match", """\
+match [$a, $b, 1.0]:
+    case [$t1, *$t2]:
+        $r = $t1 + sum($t2)""")
+t("match", """\
+match {'k': $a, 'j': $b}:
+    case {'k': $t1}:
+        $r = $t1 * $K""")
+
+# --- globals, *args, **kwargs ------------------------------------------------------------------------
+t("global", """\
+_GL$u[0] = $a
+_GL$u[1] = $b * $K
+$r = _gsum$u()""", """\
+_GL$u = [0.0, 0.0]
+
+
+def _gsum$u():
+    return _GL$u[0] + _GL$u[1] * _GL$u[0]""")
+t("global", """\
+_gset$u($a)
+$r = _GV$u + $b""", """\
+_GV$u = 0.0
+
+
+def _gset$u(t):
+    global _GV$u
+    _GV$u = t * 0.5""")
+t("global", """\
+global _GW$u
+_GW$u = $a * $b
+$r = _gread$u()""", """\
+_GW$u = 1.0
+
+
+def _gread$u():
+    return _GW$u + 1.0""")
+t("global", """\
+_GD$u['w'] = $a
+$r = _GD$u['w'] * _GD$u['c']""", """\
+_GD$u = {'c': 0.75}""")
+t("args", "$r = _sa$u($a, $b, $K) + _sa$u(*[$a, $b])", """\
+def _sa$u(*args):
+    return sum(t * t for t in args)""")
+t("kwargs", "$r = _kwf$u(p=$a, q=$b) + _kwf$u(**{'p': $b})", """\
+def _kwf$u(**kw):
+    return kw['p'] * kw.get('q', 1.0)""")
+
+# --- more of the language ------------------------------------------------------------------------------
+t("control", """\
+$r = $a
+$t1 = 0
+while $t1 < $N:
+    $t1 += 1
+    if $t1 == $M:
+        continue
+    $r = $r * 0.5 + $b * $K
+else:
+    $r += 0.1""")
+t("control", "$r = $a * $K if 0.0 < $b < 100.0 else $b")
+t("control", """\
+$r = 0.0
+for $t1 in range($N):
+    try:
+        if $t1 == $M:
+            raise KeyError($t1)
+        $r += $a * ($t1 + 1) * 0.2
+    except KeyError:
+        continue""")
+t("class", "$r = _Call$u($K)($a) + _Call$u.twice($b) + _Call$u.make($a).k", """\
+class _Call$u:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, v):
+        return self.k * v * v
+
+    @staticmethod
+    def twice(v):
+        return 2.0 * v
+
+    @classmethod
+    def make(cls, v):
+        return cls(v * 0.5)""")
+t("class", """\
+$t1 = _Pt$u($a)
+$t1.x += $b
+$t1.x *= $K
+$r = $t1.x + getattr($t1, 'x') * 0.1""", """\
+class _Pt$u:
+    def __init__(self, x):
+        self.x = x""")
+t("list", "$r = min([($a, 1.0), ($b, 2.0)], key=lambda $t1: $t1[1])[0] + sum([$a, $b], 0.5)")
+t("list", """\
+$t1 = [($K, $a), (0.1, $b)]
+$t1.sort(key=lambda $t2: $t2[0])
+$r = $t1[0][1] * $t1[1][1]""")
+t("list", """\
+$r = 0.0
+for $t1, $t2 in enumerate(reversed([$a, $b]), start=1):
+    $r += $t1 * $t2""")
+t("dict", "$r = sum($t2 * $K for $t1, $t2 in {'a': $a, 'b': $b}.items() if $t1 != 'z')")
+t("dict", """\
+$t1 = {'a': [$a], 'b': [$b]}
+$t1['a'].append($b * $K)
+$r = sum($t1['a']) + $t1['b'][0]""")
+t("closure", """\
+def $t1(*$t2, **$t3):
+    return sum($t2) * $t3.get('w', 1.0)
+def $t4(*$t2, **$t3):
+    return $t1(*$t2, **$t3)
+$r = $t4($a, $b, w=$K)""")
+t("closure", """\
+def $t1($t2):
+    return $t2 * $a, $t2 + $b
+$t3, $t4 = $t1($K)
+$r = $t3 * $t4""")
+t("tuple", "$r = isinstance($a, float) * $a + (len(($a, $b)) - 1) * $b")
+t("math", "$r = math.fsum([$a, $b * $K]) + math.copysign($a, 1.0) * math.erf($b * 0.5)")
+t("global", """\
+_CNT$u[0] += 1
+$r = $a * $K + $b""", """\
+_CNT$u = [0]""")
