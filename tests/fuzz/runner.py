@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import math
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -94,23 +95,14 @@ def _main_thread():
 
 # --- loading programs --------------------------------------------------------------------------------
 
-_DIR = None
 _count = 0
 
 
-def _dir():
-    global _DIR
-    if _DIR is None:
-        _DIR = tempfile.mkdtemp(prefix="overdub_fuzz_")
-    return _DIR
-
-
-def write(prog: Program) -> str:
+def write(prog: Program, directory: str) -> str:
     digest = hashlib.sha1(prog.source.encode()).hexdigest()[:10]
-    path = os.path.join(_dir(), f"fz_{prog.suite}_{prog.seed}_{prog.index}_{digest}.py")
-    if not os.path.exists(path):
-        with open(path, "w") as fh:
-            fh.write(prog.source)
+    path = os.path.join(directory, f"fz_{prog.suite}_{prog.seed}_{prog.index}_{digest}.py")
+    with open(path, "w") as fh:
+        fh.write(prog.source)
     return path
 
 
@@ -381,7 +373,14 @@ class ProgramOutcome:
 
 def run_program(prog: Program, modes=MODES, eng: Engines | None = None) -> ProgramOutcome:
     eng = eng or Engines()
-    path = write(prog)
+    directory = tempfile.mkdtemp(prefix="overdub_fuzz_")
+    try:
+        return _run_program(prog, modes, eng, write(prog, directory))
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _run_program(prog, modes, eng, path) -> ProgramOutcome:
     try:
         with _limit(MODE_TIME_LIMIT):
             ref = Reference(prog, path)
