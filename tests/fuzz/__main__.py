@@ -78,8 +78,8 @@ def failure_class(r) -> str:
     e = re.sub(r"\[[^\]]*fz_\w+\.py:\d+ in (\w+)\]", r"[in the program's \1]", e)
     e = re.sub(r"_fuzz_\d+_fz_\w+?\.", "", e)
     e = re.sub(r"(?<![A-Za-z0-9])(_od_f_)?_?[A-Za-z]+\d+(?![0-9])", lambda m: re.sub(r"\d+$", "N", m.group(0)), e)
-    e = re.sub(r"(primal|array)\(?[-\d.\[\], e+]*.*", r"\1 ...", e)
-    e = re.sub(r"primal np\.float64\(.*", "primal ...", e)
+    e = re.sub(r"\(primal .*?(?= to a plain| would drop|$)", "(primal ...)", e)
+    e = re.sub(r"array\(.*", "array(...)", e)
     return f"{r.mode:15} {r.status:7} {e[:150]}"
 
 

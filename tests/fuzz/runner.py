@@ -347,7 +347,9 @@ def run_mode(mode: str, prog: Program, ref: Reference, eng: Engines) -> Result:
         if mode in ("jacfwd", "hessian") and np.size(got) != np.size(expected):
             note = f"shape {gshape} where {eshape} was expected"
         elif mode.startswith("sparsity"):
-            note = "the pattern misses entries where the finite-difference Jacobian is nonzero"
+            note = (f"pattern of shape {np.shape(got)} where {np.shape(expected)} was expected"
+                    if np.shape(got) != np.shape(expected) else
+                    "the pattern misses entries where the finite-difference Jacobian is nonzero")
         elif mode == "gradient" and none:
             note = "a gradient is None where finite differences are nonzero"
     return Result(mode, "right" if ok else "wrong", expected, got, note, time.perf_counter() - t0)
