@@ -362,8 +362,18 @@ def _one_line(e: BaseException, tb: bool = False) -> str:
         frames = traceback.extract_tb(e.__traceback__)
         if frames:
             fr = frames[-1]
-            text += f"  [{os.path.relpath(fr.filename) if not fr.filename.startswith('<') else fr.filename}:{fr.lineno} in {fr.name}]"
+            text += f"  [{_short(fr.filename)}:{fr.lineno} in {fr.name}]"
     return text
+
+
+def _short(path: str) -> str:
+    """A frame's file for messages: relative to the repository, from site-packages on, or its name."""
+    if path.startswith("<"):
+        return path
+    if "site-packages" + os.sep in path:
+        return path.split("site-packages" + os.sep, 1)[1]
+    rel = os.path.relpath(path)
+    return os.path.basename(path) if rel.startswith("..") else rel
 
 
 @dataclass
