@@ -193,9 +193,6 @@ class Reference:
     def F(self, v):
         return self.f(*self.unpack(v))
 
-    def Fv(self, v):
-        return self.fv(*self.unpack(v))
-
     def _stable(self, key, compute, rtol, atol):
         if key not in self._cache:
             a, b = compute(1e-5 if key != "hess" else 1e-3), compute(1e-6 if key != "hess" else 1e-4)
