@@ -19,7 +19,7 @@ from overdub.errors import OverdubError
 from . import gen, runner
 from .__main__ import failure_class, failure_report, main, run
 
-SLICE = {"scalar": (0, 500), "numpy": (0, 200)}   # (seed, number of programs)
+SLICE = {"scalar": (0, 400), "numpy": (0, 200)}   # (seed, number of programs)
 MAX_REPORTS = 12
 
 
