@@ -23,6 +23,7 @@ SLICE = {"scalar": (0, 400), "numpy": (0, 200)}   # (seed, number of programs)
 MAX_REPORTS = 12
 
 
+@pytest.mark.fuzz
 @pytest.mark.parametrize("suite", sorted(SLICE))
 def test_no_silent_wrong_derivative(suite):
     seed, n = SLICE[suite]
