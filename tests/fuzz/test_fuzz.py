@@ -150,3 +150,14 @@ def test_cli_runs_one_program(capsys):
     main(["--suite", "scalar", "--n", "2", "--modes", "primal,gradient", "--show-failures", "0"])
     out = capsys.readouterr().out
     assert "suite scalar: 2 programs" in out and "gradient" in out
+
+
+def test_a_hanging_engine_is_a_crash(monkeypatch):
+    import time
+    monkeypatch.setattr(runner, "MODE_TIME_LIMIT", 0.3)
+
+    def hangs(*a, **k):
+        time.sleep(5)
+
+    res = runner.run_program(_prog(), modes=("gradient",), eng=runner.Engines(gradient=hangs))
+    assert res.results[0].status == "crash" and "time-out" in res.results[0].error
