@@ -75,7 +75,7 @@ def failure_class(r) -> str:
     """The result's mode, status and error with the program's own names and paths blanked, so that
     failures with one cause group together."""
     e = r.error
-    e = re.sub(r"\[fz_\w+\.py:\d+ in (\w+)\]", r"[in the program's \1]", e)
+    e = re.sub(r"\[fz_\w+\.py:\d+ in ([^\]]+)\]", r"[in the program's \1]", e)
     e = re.sub(r"_fuzz_\d+_fz_\w+?\.", "", e)
     e = re.sub(r"(?<![A-Za-z0-9])(_od_f_)?_?[A-Za-z]+\d+(?![0-9])", lambda m: re.sub(r"\d+$", "N", m.group(0)), e)
     e = re.sub(r"\(primal .*?(?= to a plain| would drop|$)", "(primal ...)", e)
