@@ -25,18 +25,34 @@ def _init_worker():
     np.seterr(all="ignore")
 
 
-def run(suites, n, seed, modes, feats=None, index=None, jobs=1, progress=None):
-    """Yields (suite, index, ProgramOutcome) for every program, in order per suite."""
+# Each program leaves twins of its functions in the engines' caches (about 2 MB a program): workers are
+# replaced after this many programs, so memory stays bounded however many programs run.
+RECYCLE = 40
+
+
+def _preload():
+    """Import the engines and scipy once in the parent, so that forked workers start warm."""
+    import contexts.ad  # noqa: F401
+    import contexts.forward  # noqa: F401
+    import contexts.sparsity  # noqa: F401
+    import scipy.special  # noqa: F401
+    import scipy.stats  # noqa: F401
+
+
+def run(suites, n, seed, modes, feats=None, index=None, jobs=1):
+    """Yields (suite, index, ProgramOutcome) for every program, in order, in `jobs` worker processes
+    (one program only: in this process)."""
     jobs_list = [(s, seed, i, feats, modes) for s in suites
                  for i in ([index] if index is not None else range(n))]
-    if jobs <= 1:
+    if len(jobs_list) == 1:
         _init_worker()
-        for j in jobs_list:
-            yield _work(j)
+        yield _work(jobs_list[0])
         return
     import multiprocessing as mp
-    with mp.get_context("fork").Pool(jobs, initializer=_init_worker, maxtasksperchild=200) as pool:
-        yield from pool.imap(_work, jobs_list, chunksize=4)
+    _preload()
+    method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+    with mp.get_context(method).Pool(max(1, jobs), initializer=_init_worker, maxtasksperchild=RECYCLE) as pool:
+        yield from pool.imap(_work, jobs_list, chunksize=1)
 
 
 def table(counts: dict, modes, invalid: int, nprog: int, suite: str, seconds: float) -> str:
@@ -59,11 +75,11 @@ def failure_class(r) -> str:
     """The result's mode, status and error with the program's own names and paths blanked, so that
     failures with one cause group together."""
     e = r.error
-    e = re.sub(r"\[[^\]]*fz_\w+\.py:\d+ in (\w+)\]", r"[in the program's \1]", e)
+    e = re.sub(r"\[fz_\w+\.py:\d+ in ([^\]]+)\]", r"[in the program's \1]", e)
     e = re.sub(r"_fuzz_\d+_fz_\w+?\.", "", e)
-    e = re.sub(r"\b(_od_f_)?_?[A-Za-z]+\d+\b", lambda m: re.sub(r"\d+$", "N", m.group(0)), e)
-    e = re.sub(r"(primal|array)\(?[-\d.\[\], e+]*.*", r"\1 ...", e)
-    e = re.sub(r"primal np\.float64\(.*", "primal ...", e)
+    e = re.sub(r"(?<![A-Za-z0-9])(_od_f_)?_?[A-Za-z]+\d+(?![0-9])", lambda m: re.sub(r"\d+$", "N", m.group(0)), e)
+    e = re.sub(r"\(primal .*?(?= to a plain| would drop|$)", "(primal ...)", e)
+    e = re.sub(r"array\(.*", "array(...)", e)
     return f"{r.mode:15} {r.status:7} {e[:150]}"
 
 

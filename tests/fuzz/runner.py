@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import math
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -31,7 +32,7 @@ from .gen import Program
 MODES = ("primal", "gradient", "derivative", "jvp", "jacfwd", "hessian", "sparsity", "sparsity_local")
 STATUSES = ("right", "wrong", "refused", "crash", "skip")
 
-MODE_TIME_LIMIT = 20.0     # seconds per mode, then `crash` (time-out)
+MODE_TIME_LIMIT = 60.0     # seconds per mode, then `crash` (time-out; generous: the machine may be loaded)
 PRIMAL_TIME_LIMIT = 1.0    # a program whose plain call is slower is skipped
 
 
@@ -94,23 +95,14 @@ def _main_thread():
 
 # --- loading programs --------------------------------------------------------------------------------
 
-_DIR = None
 _count = 0
 
 
-def _dir():
-    global _DIR
-    if _DIR is None:
-        _DIR = tempfile.mkdtemp(prefix="overdub_fuzz_")
-    return _DIR
-
-
-def write(prog: Program) -> str:
+def write(prog: Program, directory: str) -> str:
     digest = hashlib.sha1(prog.source.encode()).hexdigest()[:10]
-    path = os.path.join(_dir(), f"fz_{prog.suite}_{prog.seed}_{prog.index}_{digest}.py")
-    if not os.path.exists(path):
-        with open(path, "w") as fh:
-            fh.write(prog.source)
+    path = os.path.join(directory, f"fz_{prog.suite}_{prog.seed}_{prog.index}_{digest}.py")
+    with open(path, "w") as fh:
+        fh.write(prog.source)
     return path
 
 
@@ -200,9 +192,6 @@ class Reference:
 
     def F(self, v):
         return self.f(*self.unpack(v))
-
-    def Fv(self, v):
-        return self.fv(*self.unpack(v))
 
     def _stable(self, key, compute, rtol, atol):
         if key not in self._cache:
@@ -355,7 +344,9 @@ def run_mode(mode: str, prog: Program, ref: Reference, eng: Engines) -> Result:
         if mode in ("jacfwd", "hessian") and np.size(got) != np.size(expected):
             note = f"shape {gshape} where {eshape} was expected"
         elif mode.startswith("sparsity"):
-            note = "the pattern misses entries where the finite-difference Jacobian is nonzero"
+            note = (f"pattern of shape {np.shape(got)} where {np.shape(expected)} was expected"
+                    if np.shape(got) != np.shape(expected) else
+                    "the pattern misses entries where the finite-difference Jacobian is nonzero")
         elif mode == "gradient" and none:
             note = "a gradient is None where finite differences are nonzero"
     return Result(mode, "right" if ok else "wrong", expected, got, note, time.perf_counter() - t0)
@@ -368,8 +359,18 @@ def _one_line(e: BaseException, tb: bool = False) -> str:
         frames = traceback.extract_tb(e.__traceback__)
         if frames:
             fr = frames[-1]
-            text += f"  [{os.path.relpath(fr.filename) if not fr.filename.startswith('<') else fr.filename}:{fr.lineno} in {fr.name}]"
+            text += f"  [{_short(fr.filename)}:{fr.lineno} in {fr.name}]"
     return text
+
+
+def _short(path: str) -> str:
+    """A frame's file for messages: relative to the repository, from site-packages on, or its name."""
+    if path.startswith("<"):
+        return path
+    if "site-packages" + os.sep in path:
+        return path.split("site-packages" + os.sep, 1)[1]
+    rel = os.path.relpath(path)
+    return os.path.basename(path) if rel.startswith("..") else rel
 
 
 @dataclass
@@ -381,7 +382,14 @@ class ProgramOutcome:
 
 def run_program(prog: Program, modes=MODES, eng: Engines | None = None) -> ProgramOutcome:
     eng = eng or Engines()
-    path = write(prog)
+    directory = tempfile.mkdtemp(prefix="overdub_fuzz_")
+    try:
+        return _run_program(prog, modes, eng, write(prog, directory))
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _run_program(prog, modes, eng, path) -> ProgramOutcome:
     try:
         with _limit(MODE_TIME_LIMIT):
             ref = Reference(prog, path)

@@ -17,31 +17,27 @@ import pytest
 from overdub.errors import OverdubError
 
 from . import gen, runner
-from .__main__ import failure_class, failure_report, main
+from .__main__ import failure_class, failure_report, main, run
 
-SLICE = {"scalar": (0, 300), "numpy": (0, 120)}   # (seed, number of programs)
+SLICE = {"scalar": (0, 400), "numpy": (0, 200)}   # (seed, number of programs)
 MAX_REPORTS = 12
 
 
+@pytest.mark.fuzz
 @pytest.mark.parametrize("suite", sorted(SLICE))
 def test_no_silent_wrong_derivative(suite):
-    np_err = np.seterr(all="ignore")
-    try:
-        seed, n = SLICE[suite]
-        failures, nbad, classes = [], 0, {}
-        for i in range(n):
-            prog = gen.generate(suite, seed, i)
-            out = runner.run_program(prog)
-            for r in out.results:
-                if r.status in ("wrong", "crash"):
-                    nbad += 1
-                    key = failure_class(r)
-                    c, first = classes.get(key, (0, prog.command([r.mode])))
-                    classes[key] = (c + 1, first)
-                    if len(failures) < MAX_REPORTS:
-                        failures.append(failure_report(prog, r))
-    finally:
-        np.seterr(**np_err)
+    seed, n = SLICE[suite]
+    failures, nbad, classes = [], 0, {}
+    for _, _, out in run([suite], n, seed, runner.MODES):  # in a worker process, replaced now and then
+        prog = out.prog
+        for r in out.results:
+            if r.status in ("wrong", "crash"):
+                nbad += 1
+                key = failure_class(r)
+                c, first = classes.get(key, (0, prog.command([r.mode])))
+                classes[key] = (c + 1, first)
+                if len(failures) < MAX_REPORTS:
+                    failures.append(failure_report(prog, r))
     if nbad:
         summary = "\n".join(f"{c:5} {key}\n        {first}" for key, (c, first)
                             in sorted(classes.items(), key=lambda kv: -kv[1][0]))
@@ -154,3 +150,14 @@ def test_cli_runs_one_program(capsys):
     main(["--suite", "scalar", "--n", "2", "--modes", "primal,gradient", "--show-failures", "0"])
     out = capsys.readouterr().out
     assert "suite scalar: 2 programs" in out and "gradient" in out
+
+
+def test_a_hanging_engine_is_a_crash(monkeypatch):
+    import time
+    monkeypatch.setattr(runner, "MODE_TIME_LIMIT", 0.3)
+
+    def hangs(*a, **k):
+        time.sleep(5)
+
+    res = runner.run_program(_prog(), modes=("gradient",), eng=runner.Engines(gradient=hangs))
+    assert res.results[0].status == "crash" and "time-out" in res.results[0].error
