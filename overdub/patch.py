@@ -103,7 +103,8 @@ class FastTable(dict):
             if target is not None:
                 return fn if target is fn.__func__ else _MethodType(target, fn.__self__)
         elif kind in _opaque_types:
-            if isinstance(getattr(fn, "__self__", None) or types, types.ModuleType):
+            owner = getattr(fn, "__self__", None)
+            if owner is None or isinstance(owner, types.ModuleType):
                 self[fn] = fn  # a module's builtin (max, math.sin): long-lived, so a hit next time
             return fn
         return _fast_miss(self.ctx, self, fn)

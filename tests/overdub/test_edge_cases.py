@@ -92,3 +92,24 @@ def test_lambda_defaults_and_keyword_only():
 def test_docstring_examples(module):
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0
+
+
+def _array_methods(x):
+    y = x.copy()
+    return (y * x.sum()).sum() + x.reshape(2, 2).T.sum()
+
+
+def _falsy_owner_methods(x):
+    acc = []
+    acc.append(x)          # a method of an empty (falsy) list
+    zero = 0.0
+    return acc[0] + zero.__add__(x) + (0).__add__(1)
+
+
+def test_methods_of_falsy_or_array_owners_run_under_a_context():
+    """A bound method is a module's builtin only when its owner is a module: an array owner (whose truth
+    value raises) or a falsy one (an empty list, 0.0) is an instance."""
+    import numpy as np
+    x = np.arange(4.0)
+    assert overdub.Context().run(_array_methods, x) == _array_methods(x)
+    assert overdub.Context().run(_falsy_owner_methods, 2.0) == _falsy_owner_methods(2.0)
