@@ -16,9 +16,9 @@ import overdub
 from overdub.errors import OverdubError
 
 from .arrays import to_array
-from .context import ForwardContext
+from .context import ForwardContext, _vectorized
 from .dual import Dual, Tag, zero_tangent
-from .tangent import NotTransformable, tangent_jvp
+from .tangent import NotTransformable, _dual_free, tangent_jvp
 
 __all__ = ["derivative", "jvp", "jacfwd", "jacobian", "hessian", "hvp", "DEFAULT_CHUNK"]
 
@@ -27,7 +27,11 @@ DEFAULT_CHUNK = 16
 
 
 def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
-    return ForwardContext().run(f, *args, **kwargs)
+    ctx = ForwardContext()
+    if isinstance(f, np.vectorize):
+        with ctx:
+            return _vectorized(f, args, kwargs, ctx.recurse)
+    return ctx.run(f, *args, **kwargs)
 
 
 def _tangent_out(y: Any, tag: Tag) -> Any:
@@ -94,6 +98,8 @@ def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
         return None  # an outer derivative is perturbing values (maybe in closures): its duals carry the tags
     try:
         y, dy = tangent_jvp(f, primals, tangents)
+        if not _dual_free(y):  # a dual escaped the calls the twin made on duals (a generator resumed later)
+            raise NotTransformable("a dual in the result")
     except NotTransformable:
         return None
     return y, _zero_tangent_of(y) if (type(dy) is int and dy == 0) else _fill_zeros(dy, y)

@@ -15,6 +15,8 @@ mode uses (code generated once per code object) brings it to a few times.
 from __future__ import annotations
 
 import ast
+import collections
+import functools
 import inspect
 import sys
 import threading
@@ -38,8 +40,10 @@ HELPERS = ("__fd_call__", "__fd_mcall__", "__fd_getitem__", "__fd_attr__", "__fd
            "__od_unpack__", "__od_iter__", "__od_tuple__")  # the last three: what the lowering emits
 
 
-class NotTransformable(Exception):
-    """The function uses something the tangent transform does not cover; use duals instead."""
+class NotTransformable(BaseException):
+    """The function uses something the tangent transform does not cover; use duals instead. Raised also
+    while a twin runs (a value whose perturbation the twin cannot follow): a BaseException, so that the
+    user's `except Exception:` never takes it for one of its own errors."""
 
 
 def T(name: str) -> str:
@@ -88,6 +92,12 @@ class _Tangents:
             return [s]
         if isinstance(s, ast.With):
             s.body = self.block(s.body)
+            return [s]
+        if isinstance(s, ast.Match):
+            if self.t(s.subject) is not None and any(_binds(c.pattern) for c in s.cases):
+                raise NotTransformable("a match pattern binding parts of an active value")
+            for c in s.cases:
+                c.body = self.block(c.body)
             return [s]
         if isinstance(s, ast.Return):
             return _parse(f"{self.handed}return {ast.unparse(s.value)}, {self.t(s.value) or 0}\n", s)
@@ -267,6 +277,12 @@ def tangent_twin(fn: types.FunctionType, active: frozenset):
     return found
 
 
+def _binds(pattern) -> bool:
+    """A match pattern binds names (`case [a, b]:`, `case {"k": v}:`, `case P(x=v):`, `case _ as v:`)."""
+    return any(isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name is not None
+               or isinstance(n, ast.MatchMapping) and n.rest is not None for n in ast.walk(pattern))
+
+
 def _build(fn, active):
     code = fn.__code__
     if str(fn.__globals__.get("__name__", "")).startswith("contexts."):
@@ -274,9 +290,14 @@ def _build(fn, active):
         raise NotTransformable(f"{code.co_qualname} belongs to contexts")
     try:
         src = get_source(code, fn.__globals__)
-        fdef = lower(src.as_function_def())
+        original = src.as_function_def()
+        fdef = lower(original)
     except (SourceUnavailable, Unsupported) as e:
         raise NotTransformable(str(e)) from e
+    if any(isinstance(n, (ast.Nonlocal, ast.Global)) for n in ast.walk(original)):
+        # a value written to a cell or a global (here or by a nested function) leaves this function's
+        # variables, and with it its tangent: duals carry their tangents wherever values go
+        raise NotTransformable("a nonlocal or global variable written")
     act = active_names(fdef, set(active), fn.__globals__)
     groups = view_groups(fdef)
     params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
@@ -339,10 +360,13 @@ _MOVED = _Moved()
 
 def fd_args_back(positions: tuple, values: tuple) -> tuple:
     """The tangents handed back for the arguments at `positions` (None where there is none, or where the
-    value is not an array: numbers are never changed in place), taking them."""
+    value is not an array, list or dict: numbers are never changed in place), taking them."""
     moved, _MOVED.args = _MOVED.args, None
-    return tuple(moved[i] if i < len(moved) and type(v) is np.ndarray else None
+    return tuple(moved[i] if i < len(moved) and type(v) in _MUTABLE else None
                  for i, v in zip(positions, values))
+
+
+_MUTABLE = (np.ndarray, list, dict)  # the values whose tangents follow changes in place
 
 
 def make_twin(fn, twin_code, cells):
@@ -392,6 +416,7 @@ def fd_call(f, args, tans, kw, kwtans):
         return f(*args, **kw), 0
     if f is getattr and len(args) >= 2 and args[1] in _NONDIFF_ATTRIBUTES:  # getattr(x, "shape", ())
         return f(*args, **kw), 0
+    f = uncached(f)
     rule = registry.get(f)
     if rule is not None and rule.frule is not None and plain_kw:
         if isinstance(getattr(f, "__self__", None), np.ufunc):  # ufunc.accumulate's rule takes the ufunc
@@ -436,7 +461,6 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     return _through_duals(lambda o, *a, **k: getattr(o, name)(*a, **k), (obj, *args), (tobj, *tans), kw, kwtans)
 
 
-_C_MODULES = frozenset({"array", "builtins", "_collections", "itertools", "math", "cmath"})
 _LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop"})
 
 
@@ -460,35 +484,162 @@ def _list_method(obj, name, tobj, args, tans, kw):
 
 
 def _through_duals(f, args, tans, kw, kwtans):
-    """The general mechanism: f on duals under ForwardContext (objects, mutation, C functions, ...)."""
+    """The general mechanism: f on duals under ForwardContext (objects, mutation, C functions, ...).
+
+    The twin follows tangents of numbers, arrays and plain lists, tuples and dicts of them only: a call
+    that leaves duals anywhere else (in an object it returns, an iterator, a closure, an argument it
+    changed in place) raises NotTransformable, and the caller's derivative runs on duals from the start."""
     from .api import _primal_out, _run, _tangent_out
-    from .dual import Dual, Tag
+    from .dual import Dual, DualConversionError, Tag
+    f = uncached(f)
     # a primitive that writes into an argument (np.copyto, ufunc.at: the duals know how) may write perturbed
     # values into a plain float array: that argument gets a zero tangent to write them into
     rule = registry.get(f)
     writes = rule is not None and (rule.inplace is not None or rule.mutating)
-    if not writes and (type(f) is types.BuiltinFunctionType
-                       or (isinstance(f, type) and f.__module__ in _C_MODULES)):
-        from .arrays import no_rule  # a C callable with no frule: duals would only be refused by it
-        frame = sys._getframe(1)
-        while frame.f_back is not None and frame.f_code.co_filename == __file__:
-            frame = frame.f_back
-        raise no_rule(f, where=f"{frame.f_code.co_filename}:{frame.f_lineno}")
     tag = Tag()
     # the duals get copies of array tangents: the twin's tangents may be shared between variables whose
     # values are not (`y = x + 1` takes x's tangent as it is), so a change in place must not reach them.
     # The tangent of an argument the call changed in place is handed back to the caller instead.
-    dargs = [Dual(a, _fresh(t), tag) if not _all_zero(t) else
+    made: list = []  # (a container of duals made for the call, the items it was given)
+    dargs = [_dualize(a, t, tag, made) if not _all_zero(t) else
              Dual(a, np.zeros(a.shape), tag) if writes and type(a) is np.ndarray and a.dtype.kind == "f" else a
              for a, t in zip(args, tans)]
-    dkw = {k: (v if _all_zero(kwtans.get(k)) else Dual(v, _fresh(kwtans[k]), tag)) for k, v in kw.items()}
-    y = _run(f, *dargs, **dkw)
+    dkw = {k: (v if _all_zero(kwtans.get(k)) else _dualize(v, kwtans[k], tag, made)) for k, v in kw.items()}
+    try:
+        y = _run(f, *dargs, **dkw)
+    except DualConversionError as e:
+        import overdub
+        if overdub.is_recursable(f):
+            raise
+        from .arrays import no_rule  # a C callable with no frule met a dual
+        frame = sys._getframe(1)
+        while frame.f_back is not None and frame.f_code.co_filename == __file__:
+            frame = frame.f_back
+        raise no_rule(f, where=f"{frame.f_code.co_filename}:{frame.f_lineno}") from e
+    if any(not _same_items(c, items) for c, items in made):
+        raise NotTransformable("a call changed a container holding active values in place")
+    if not all(_dual_free(a) for a, t in zip(args, tans) if _all_zero(t)) or not _dual_free(
+            getattr(f, "__self__", None)) or not all(_dual_free(v) for k, v in kw.items()
+                                                     if _all_zero(kwtans.get(k))):
+        raise NotTransformable("a call stored active values into an argument")
+    if not _splittable(y):
+        raise NotTransformable(f"a call returned a {type(y).__name__} that may hold active values")
     moved = tuple(_changed_tangent(d, t) for d, t in zip(dargs, tans))
     from .arrays import has_dual
     # (a result holding no dual has tangent zero: a module, a function, a shape)
     out = _primal_out(y, tag), (_nz(_tangent_out(y, tag)) if has_dual(y) else 0)
     _MOVED.args = moved if any(m is not None for m in moved) else None
     return out
+
+
+def uncached(f):
+    """f without its functools.lru_cache / cache wrapper: a perturbed call must never be served the value
+    cached for its primal (a dual hashes and compares as its primal does)."""
+    while True:
+        if isinstance(f, functools._lru_cache_wrapper):
+            f = f.__wrapped__
+        elif type(f) is types.MethodType and isinstance(f.__func__, functools._lru_cache_wrapper):
+            f = types.MethodType(f.__func__.__wrapped__, f.__self__)
+        else:
+            return f
+
+
+def _dualize(a, t, tag, made: list):
+    """a perturbed by tangent t as duals: a plain list, tuple or dict of values becomes a new one of duals
+    (remembered in `made`, to check that the call left it alone); any other value one dual."""
+    from .dual import Dual
+    if type(a) is list or type(a) is tuple:
+        if (type(t) is list or type(t) is tuple) and len(t) == len(a):
+            items = [_dualize(v, tv, tag, made) if not _all_zero(tv) else v for v, tv in zip(a, t)]
+            out = type(a)(items)
+            made.append((out, items))
+            return out
+    elif type(a) is dict:
+        if type(t) is dict:
+            out = {k: (_dualize(v, t[k], tag, made) if not _all_zero(t.get(k)) else v) for k, v in a.items()}
+            made.append((out, list(out.values())))
+            return out
+    return Dual(a, _fresh(t), tag)
+
+
+def _same_items(c, items) -> bool:
+    return len(c) == len(items) and all(u is v for u, v in zip(c.values() if type(c) is dict else c, items))
+
+
+_LEAVES = (int, float, complex, bool, str, bytes, type(None), np.generic, types.ModuleType, type,
+           types.BuiltinFunctionType, np.dtype, range, slice, type(Ellipsis))
+# where the C objects of the standard library that hold Python values but show none of them live
+_OPAQUE_MODULES = frozenset({"builtins", "itertools", "_collections", "_operator", "operator", "_functools"})
+
+
+def _dual_free(v, seen=None, budget=None) -> bool:
+    """v certainly holds no dual: walked through containers, objects' fields, closures and partials;
+    iterators, generators and the like of the standard library (which may hold anything) are not."""
+    from .dual import Dual
+    if isinstance(v, _LEAVES) and type(v) is not Dual:
+        return True
+    if type(v) is Dual:
+        return False
+    if seen is None:
+        seen, budget = set(), [100000]
+    if id(v) in seen:
+        return True
+    seen.add(id(v))
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False  # too big to tell
+    if type(v) is np.ndarray:
+        return v.dtype != object or all(_dual_free(e, seen, budget) for e in v.flat)
+    parts: list = []
+    if isinstance(v, (list, tuple, set, frozenset)):
+        parts.extend(v)
+    elif isinstance(v, dict):
+        parts.extend(v.values())
+        parts.extend(v.keys())
+    elif type(v) is types.FunctionType:
+        parts.extend(c.cell_contents for c in v.__closure__ or () if _has_contents(c))
+        parts.extend(v.__defaults__ or ())
+        parts.extend((v.__kwdefaults__ or {}).values())
+        return all(_dual_free(p, seen, budget) for p in parts)
+    elif type(v) is types.MethodType:
+        parts += [v.__self__, v.__func__]
+    elif isinstance(v, functools.partial):
+        parts += [v.func, *v.args, *v.keywords.values()]
+    elif isinstance(v, collections.deque):
+        parts.extend(v)
+    elif (type(v).__module__ in _OPAQUE_MODULES and type(v) is not object) or isinstance(
+            v, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
+        return False  # an iterator, a generator, map(...), itemgetter(...): may hold anything
+    d = getattr(v, "__dict__", None)
+    if type(d) is dict:
+        parts.extend(d.values())
+    for cls in type(v).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if hasattr(v, name):
+                parts.append(getattr(v, name))
+    return all(_dual_free(p, seen, budget) for p in parts)
+
+
+def _has_contents(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _splittable(y) -> bool:
+    """Output y's duals can all be taken apart into primal and tangent (`api._primal_out`): they sit in
+    plain lists, tuples and dicts, nowhere else."""
+    from .dual import Dual
+    if type(y) is Dual:
+        return True
+    if type(y) is list or type(y) is tuple:
+        return all(_splittable(e) for e in y)
+    if type(y) is dict:
+        return all(_splittable(e) for e in y.values()) and all(_dual_free(k) for k in y)
+    return _dual_free(y)
 
 
 def _all_zero(t) -> bool:
@@ -560,17 +711,18 @@ def fd_setitem(y, ty, idx, tv):
 
 
 def fd_sync(x, tx, members, tans):
-    """After an in-place change of array x (tangent tx): the tangents of `members` (arrays that may view
-    x's memory) with tx's values where they share elements with x."""
-    if type(x) is not np.ndarray:
+    """After an in-place change of x (tangent tx): the tangents of `members` (values that may share x's
+    memory) made to agree with tx: where a member is x itself or holds it (a list, tuple or dict, also
+    nested), and, for an array x, where a member array shares elements with it."""
+    if type(x) is not np.ndarray and type(x) is not list and type(x) is not dict:
         return tans
     out = list(tans)
     for j, m in enumerate(members):
         if m is x:
             out[j] = tx
         elif type(m) is list or type(m) is tuple or type(m) is dict:
-            out[j] = _sync_container(x, tx, m, out[j])
-        elif (type(m) is np.ndarray and (x.base is not None or m.base is not None)
+            out[j] = _sync_container(x, tx, m, out[j], set())
+        elif (type(x) is np.ndarray and type(m) is np.ndarray and (x.base is not None or m.base is not None)
               and np.may_share_memory(x, m)):
             from ..ad.helpers import _addresses
             addr_x, addr_m = _addresses(x), _addresses(m)
@@ -588,9 +740,13 @@ def fd_sync(x, tx, members, tans):
     return tuple(out)
 
 
-def _sync_container(x, tx, m, tm):
-    """The tangent of a list, tuple or dict m after an in-place change of array x (tangent tx): its items
-    that are x or share memory with it get tangents that agree with tx (a new container where any does)."""
+def _sync_container(x, tx, m, tm, seen: set):
+    """The tangent of a list, tuple or dict m after an in-place change of x (tangent tx): its items that
+    are x, hold it, or (arrays) share memory with it get tangents that agree with tx (a new container
+    where any does)."""
+    if id(m) in seen:
+        return tm
+    seen.add(id(m))
     keys = list(m) if type(m) is dict else range(len(m))
     new = None
     for k in keys:
@@ -598,8 +754,12 @@ def _sync_container(x, tx, m, tm):
         if type(item) is not np.ndarray and type(item) not in (list, tuple, dict):
             continue
         old = 0 if _zero(tm) else (tm.get(k, 0) if type(tm) is dict else tm[k])
-        (t,) = fd_sync(x, tx, (item,), (old,)) if type(item) is np.ndarray else (
-            _sync_container(x, tx, item, old),)
+        if item is x:
+            t = tx
+        elif type(item) is np.ndarray:
+            (t,) = fd_sync(x, tx, (item,), (old,))
+        else:
+            t = _sync_container(x, tx, item, old, seen)
         if t is not old:
             if new is None:
                 new = (dict(tm) if type(tm) is dict else list(tm)) if not _zero(tm) else (

@@ -1,0 +1,317 @@
+"""Forward mode's soundness: values whose perturbation the tangent twin cannot follow (aliased containers,
+cells, objects, iterators, caches) go through duals, never give a wrong derivative or leak a Dual.
+Every case by `derivative` and `jvp` against central finite differences."""
+
+import copy
+import dataclasses
+import functools
+import operator
+
+import numpy as np
+import pytest
+
+from contexts.forward import Dual, derivative, jacfwd, jvp
+
+from ._fd import fd_derivative, fd_jacobian
+
+X = 0.7
+
+
+# -- containers aliased by another name: a store through one is seen through the other ----------------
+
+def alias_write(x):
+    a = [0.0, 1.0]
+    b = a
+    b[0] = x * x
+    return a[0]
+
+
+def alias_dict(x):
+    a = {"k": 1.0}
+    b = a
+    b["k"] = x * x
+    return a["k"] * 2
+
+
+def _set_first(lst, v):
+    lst[0] = v
+
+
+def alias_call(x):
+    a = [0.0, 1.0]
+    _set_first(a, x * x)
+    return a[0] + a[1]
+
+
+def nested_inner(x):
+    a = [[0.0, 1.0], [2.0]]
+    b = a[0]
+    b[0] = x * x
+    return a[0][0] + a[1][0]
+
+
+def nested_outer(x):
+    a = [0.0, 1.0]
+    c = [a, 3.0]
+    a[0] = x * x
+    return c[0][0] * c[1]
+
+
+def nested_store(x):
+    a = [[0.0, 1.0]]
+    b = a[0]
+    a[0][1] = x * 3
+    return b[1]
+
+
+def object_list(x):
+    class Box:
+        def __init__(self):
+            self.items = [0.0]
+    o = Box()
+    lst = o.items
+    lst[0] = x * x
+    return o.items[0]
+
+
+def copied(x):
+    a = [x, 1.0]
+    b = copy.copy(a)
+    b[1] = x * x
+    return a[1] + b[1] + b[0]
+
+
+# -- objects, methods, partials ------------------------------------------------------------------------
+
+def dictsub(x):
+    class R(dict):
+        pass
+    return R(a=x * x)["a"]
+
+
+def method_self(x):
+    class A:
+        def __init__(self, a):
+            self.a = a
+
+        def m(self, y):
+            return self.a * y
+    return A(x).m(x)
+
+
+def partial_mul(x):
+    return functools.partial(operator.mul, x)(3.0)
+
+
+def private_name(x):
+    class A:
+        def __init__(self, v):
+            self.__v = v
+
+        def get(self):
+            return self.__v * 2
+    return A(x).get()
+
+
+def prop(x):
+    class A:
+        def __init__(self, v):
+            self._v = v
+
+        @property
+        def sq(self):
+            return self._v * self._v
+    return A(x).sq
+
+
+@dataclasses.dataclass
+class _Point:
+    a: float
+    b: float = 2.0
+
+
+def dataclass_(x):
+    p = _Point(x)
+    p.b = p.b * x
+    return p.a * p.b
+
+
+class _Slotted:
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = v
+
+
+def slots(x):
+    s = _Slotted(x)
+    return s.v ** 3
+
+
+class _Static:
+    @staticmethod
+    def sq(t):
+        return t * t
+
+
+def static(x):
+    return _Static.sq(x) + _Static().sq(x)
+
+
+def init_default(x):
+    class A:
+        def __init__(self, a, b=2.0):
+            self.a = a
+            self.b = b
+    o = A(x)
+    return o.a * o.b
+
+
+# -- iterators, generators, closures -----------------------------------------------------------------
+
+def next_iter(x):
+    lst = [x * 2, x]
+    return next(iter(lst))
+
+
+def genexpr(x):
+    return sum(t * t for t in [x, 2 * x])
+
+
+def reduce_(x):
+    return functools.reduce(lambda a, b: a * b, [x, x, 2.0])
+
+
+def sorted_key(x):
+    return sorted([x, -x * x, 3.0], key=lambda t: -t)[1]
+
+
+def map_filter(x):
+    k = x * 2
+    return sum(filter(lambda t: t > 0, map(lambda t: t * k, [1.0, 2.0, -1.0])))
+
+
+def nonlocal_acc(x):
+    acc = 0.0
+
+    def add(v):
+        nonlocal acc
+        acc = acc + v
+    add(x)
+    add(x * x)
+    return acc
+
+
+def gen_send(x):
+    def g():
+        y = yield 1.0
+        yield y * y
+    it = g()
+    next(it)
+    return it.send(x)
+
+
+def gen_yield_from(x):
+    def inner():
+        yield x * x
+        return x * 3
+
+    def outer():
+        r = yield from inner()
+        yield r
+    return sum(outer())
+
+
+def gen_later(x):
+    def g(v):
+        yield v
+        yield v * v
+    it = g(x)
+    next(it)
+    return next(it)
+
+
+_G = []
+
+
+def global_list(x):
+    _G.clear()
+    _G.append(x * x)
+    return _G[0]
+
+
+def dict_methods(x):
+    d = {"a": x, "b": 2.0}
+    return sum(d.values()) + d.get("a") * d.pop("a") + len(d)
+
+
+def kwargs_display(x):
+    def f(**kw):
+        d = {**kw, "c": 1.0}
+        return d["a"] * d["c"]
+    return f(a=x * x)
+
+
+# -- language constructs and caches -------------------------------------------------------------------
+
+def match_class(x):
+    match x:
+        case float():
+            return x * x
+    return 0.0
+
+
+def match_capture(x):
+    match [x, 2.0]:
+        case [a, b]:
+            return a * b
+    return 0.0
+
+
+def vectorize(x):
+    return float(np.vectorize(lambda t: t * t)(np.array([x, 2 * x])).sum())
+
+
+def lru(x):
+    @functools.lru_cache
+    def sq(t):
+        return t * t
+    return sq(0.7) + sq(x)
+
+
+@functools.cache
+def _cube(t):
+    return t ** 3
+
+
+def cache_global(x):
+    _cube(0.7)
+    return _cube(x)
+
+
+def divmod_(x):
+    return divmod(x, 0.3)[1] + divmod(x * 3, 2)[1]
+
+
+CASES = [alias_write, alias_dict, alias_call, nested_inner, nested_outer, nested_store, object_list, copied,
+         dictsub, method_self, partial_mul, private_name, prop, dataclass_, slots, static, init_default,
+         next_iter, genexpr, reduce_, sorted_key, map_filter, nonlocal_acc, gen_send, gen_yield_from,
+         gen_later, global_list, dict_methods, kwargs_display, match_class, match_capture, vectorize, lru,
+         cache_global, divmod_]
+
+
+def _plain(v):
+    assert type(v) is not Dual, f"a Dual leaked: {v!r}"
+    return v
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["derivative", "jvp"])
+def test_against_finite_differences(f, mode):
+    want = fd_derivative(f, X)
+    if mode == "derivative":
+        got = derivative(f, X)
+    else:
+        y, got = jvp(f, (X,), (1.0,))
+        assert _plain(y) == pytest.approx(f(X))
+    assert _plain(got) == pytest.approx(want, rel=1e-6, abs=1e-8)
