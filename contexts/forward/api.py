@@ -7,13 +7,16 @@ an outer derivative call is perturbing the inputs).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
+import types
 from typing import Any, Callable
 
 import numpy as np
 
 import overdub
-from overdub.errors import OverdubError
+from overdub.errors import OverdubError, describe
 
 from .arrays import to_array
 from .context import ForwardContext, _vectorized
@@ -36,6 +39,7 @@ def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
 
 def _tangent_out(y: Any, tag: Tag) -> Any:
     """The tangent of output y with respect to tag, mirroring y's structure; zero where y is constant."""
+    _lazy(y)
     if type(y) is Dual:
         if y.tag is tag:
             return y.tangent
@@ -75,6 +79,32 @@ def _is_array(x: Any) -> bool:
     return isinstance(x, (np.ndarray, list, tuple)) or (type(x) is Dual and bool(x.shape))
 
 
+def _entry(api: Callable) -> Callable:
+    """An entry point that refuses async functions (their coroutine would be differentiated as a constant)
+    and never lets a StopIteration of f escape (an enclosing `map` or generator would end silently)."""
+    @functools.wraps(api)
+    def entry(f, *args, **kwargs):
+        if inspect.iscoroutinefunction(f) or inspect.isasyncgenfunction(f):
+            raise OverdubError(f"{describe(f)} is an async function: forward mode does not run coroutines",
+                               fix="differentiate a plain function computing the same value")
+        try:
+            return api(f, *args, **kwargs)
+        except StopIteration as e:
+            raise OverdubError(f"{describe(f)} raised StopIteration while differentiated",
+                               fix="catch it inside the function (an exhausted iterator: next(it, default))") from e
+    return entry
+
+
+def _lazy(y: Any) -> None:
+    """Refuse an output that is a coroutine or a generator: its values are not computed yet."""
+    if isinstance(y, (types.CoroutineType, types.GeneratorType, types.AsyncGeneratorType)):
+        if isinstance(y, types.CoroutineType):
+            y.close()  # (never awaited, on purpose)
+        raise OverdubError(f"the function returned a {type(y).__name__}, whose values are computed later",
+                           fix="return the values (list(gen), or run the coroutine) from the function")
+
+
+@_entry
 def derivative(f: Callable, x: Any) -> Any:
     """df/dx at scalar x by forward mode; f's output may be a scalar, an array or a tuple of them.
 
@@ -107,6 +137,7 @@ def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
 
 def _zero_tangent_of(y: Any) -> Any:
     """The zero tangent of an output, mirroring its structure (None where nothing is differentiable)."""
+    _lazy(y)
     if isinstance(y, (tuple, list)):
         return type(y)(_zero_tangent_of(v) for v in y)
     if isinstance(y, dict):
@@ -135,6 +166,7 @@ def _seed(x: Any, t: Any) -> Any:
     return t
 
 
+@_entry
 def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     """(f(*primals), the directional derivative of f along tangents): one forward pass.
 
@@ -158,6 +190,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     return _primal_out(y, tag), _tangent_out(y, tag)
 
 
+@_entry
 def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]:
     """(f(x), J) with J of shape shape(f(x)) + shape(x), `chunk` directions per pass."""
     if isinstance(x, (list, tuple)):

@@ -15,6 +15,7 @@ mode uses (code generated once per code object) brings it to a few times.
 from __future__ import annotations
 
 import ast
+import builtins
 import collections
 import functools
 import inspect
@@ -53,8 +54,12 @@ def T(name: str) -> str:
 class _Tangents:
     """Rewrites a lowered function's statements into primal-and-tangent statements."""
 
-    def __init__(self, active: set[str], groups: dict[str, set[str]] | None = None, handed: str = ""):
+    def __init__(self, active: set[str], groups: dict[str, set[str]] | None = None, handed: str = "",
+                 outside: frozenset = frozenset()):
         self.active = active
+        # variables that may name an object from outside the call other than a parameter (a global list,
+        # a captured dict): a store of an active value into it would leave its tangent behind
+        self.outside = outside
         self.groups = groups or {}  # variables whose arrays may share memory (activity.view_groups)
         # the statement that hands the caller the tangents of parameters whose arrays this function may
         # change in place, in parameter order (None where not), before every return
@@ -116,6 +121,8 @@ class _Tangents:
         if not isinstance(target, ast.Name):
             if self.t(target.value) is None and self.t(v) is None:
                 return [s]
+            if isinstance(target.value, ast.Name) and target.value.id in self.outside:
+                raise NotTransformable(f"storing an active value into {target.value.id}, a global or captured object")
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
                 # `y[i] = v`: y's tangent gets v's at i (a new tangent: another variable's may be y's)
                 y = target.value.id
@@ -305,7 +312,7 @@ def _build(fn, active):
     handed = [p if p in act and p in changed else None for p in params]
     hand = (f"__fd_moved__.args = ({''.join(f'{T(p)}, ' if p else 'None, ' for p in handed)})\n"
             if any(handed) else "")
-    body = _Tangents(act, groups, hand).block(fdef.body)
+    body = _Tangents(act, groups, hand, _outside(fdef, fn)).block(fdef.body)
     prologue = "".join(f"{T(p)} = _od_tans[{i}] if len(_od_tans) > {i} else 0\n" for i, p in enumerate(params)
                        if p in act)
     star = fdef.args.vararg
@@ -321,6 +328,46 @@ def _build(fn, active):
     fdef.args.posonlyargs.insert(0, ast.arg(arg="_od_tans"))
     ast.fix_missing_locations(fdef)
     return compile_twin(src, fdef, extra_freevars=HELPERS)
+
+
+def _outside(fdef, fn) -> frozenset:
+    """The variables that may name a mutable object the function did not make nor receive as a parameter:
+    globals and captured variables (modules, functions and classes aside), and the locals assigned from
+    them (`g = GLOBAL_LIST`, `d = cfg["sub"]`)."""
+    a = fdef.args
+    params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
+    stored = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    inert = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, np.ufunc, int, float,
+             complex, str, bool, type(None), functools.partial)
+
+    def mutable_outside(name: str) -> bool:
+        if name in params or name in stored:
+            return False
+        if name in cells:
+            try:
+                value = cells[name].cell_contents
+            except ValueError:
+                return True
+        elif name in fn.__globals__:
+            value = fn.__globals__[name]
+        else:
+            return not hasattr(builtins, name)
+        return not isinstance(value, inert)
+
+    from ..ad.activity import _viewed
+    found = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+             and mutable_outside(n.id)}
+    changed = True
+    while changed:
+        changed = False
+        for n in ast.walk(fdef):
+            if isinstance(n, ast.Assign) and _viewed(n.value, strict=True) & found:
+                for t in n.targets:
+                    if isinstance(t, ast.Name) and t.id not in found:
+                        found.add(t.id)
+                        changed = True
+    return frozenset(found)
 
 
 def _changed_in_place(fdef, groups: dict[str, set[str]]) -> set[str]:
@@ -525,9 +572,8 @@ def _through_duals(f, args, tans, kw, kwtans):
     if not _splittable(y):
         raise NotTransformable(f"a call returned a {type(y).__name__} that may hold active values")
     moved = tuple(_changed_tangent(d, t) for d, t in zip(dargs, tans))
-    from .arrays import has_dual
     # (a result holding no dual has tangent zero: a module, a function, a shape)
-    out = _primal_out(y, tag), (_nz(_tangent_out(y, tag)) if has_dual(y) else 0)
+    out = _primal_out(y, tag), (0 if _dual_free(y) else _nz(_tangent_out(y, tag)))
     _MOVED.args = moved if any(m is not None for m in moved) else None
     return out
 

@@ -240,6 +240,35 @@ def global_list(x):
     return _G[0]
 
 
+_GL = [0.0]
+_GD = {}
+
+
+def global_store(x):
+    _GL[0] = x * x
+    _GD["k"] = _GL[0] * 3
+    return _helper_reads_globals()
+
+
+def _helper_reads_globals():
+    return _GL[0] + _GD["k"]
+
+
+def alias_of_global(x):
+    g = _GL
+    g[0] = x * 5
+    return _GL[0] * x
+
+
+def closure_store(x):
+    buf = [0.0]
+
+    def put(v):
+        buf[0] = v
+    put(x * x)
+    return buf[0]
+
+
 def dict_methods(x):
     d = {"a": x, "b": 2.0}
     return sum(d.values()) + d.get("a") * d.pop("a") + len(d)
@@ -250,6 +279,14 @@ def kwargs_display(x):
         d = {**kw, "c": 1.0}
         return d["a"] * d["c"]
     return f(a=x * x)
+
+
+def _spread(**kw):
+    return {"z": 1.0, **kw}
+
+
+def kwargs_returned(x):
+    return _spread(a=x)["a"] * x
 
 
 # -- language constructs and caches -------------------------------------------------------------------
@@ -296,7 +333,8 @@ def divmod_(x):
 CASES = [alias_write, alias_dict, alias_call, nested_inner, nested_outer, nested_store, object_list, copied,
          dictsub, method_self, partial_mul, private_name, prop, dataclass_, slots, static, init_default,
          next_iter, genexpr, reduce_, sorted_key, map_filter, nonlocal_acc, gen_send, gen_yield_from,
-         gen_later, global_list, dict_methods, kwargs_display, match_class, match_capture, vectorize, lru,
+         gen_later, global_list, global_store, alias_of_global, closure_store, dict_methods, kwargs_display,
+         kwargs_returned, match_class, match_capture, vectorize, lru,
          cache_global, divmod_]
 
 
@@ -315,3 +353,65 @@ def test_against_finite_differences(f, mode):
         y, got = jvp(f, (X,), (1.0,))
         assert _plain(y) == pytest.approx(f(X))
     assert _plain(got) == pytest.approx(want, rel=1e-6, abs=1e-8)
+
+
+# -- array functions, also by jacfwd (chunks of directions) ---------------------------------------------
+
+def slogdet(v):
+    a = np.array([[v[0], 1.0], [0.5, v[1]]])
+    return np.linalg.slogdet(a)[1]
+
+
+def divmods(v):
+    return np.array([divmod(v[0], 0.3)[1], divmod(v[1] * 2, 1.0)[0] + divmod(v[1], 2)[1]])
+
+
+def vectorized(v):
+    return np.vectorize(lambda t, s: np.sin(t) * s)(v, np.array([[1.0], [2.0]]))
+
+
+def array_alias(v):
+    rows = [np.zeros(2), np.ones(2)]
+    r = rows[0]
+    r[1] = v[0] * v[1]
+    return rows[0] + rows[1] * v
+
+
+@pytest.mark.parametrize("f", [slogdet, divmods, vectorized, array_alias], ids=lambda f: f.__name__)
+def test_arrays_against_finite_differences(f):
+    v = np.array([0.7, 3.1])
+    want = fd_jacobian(f, v)
+    np.testing.assert_allclose(jacfwd(f, v), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, v, chunk=1), want, rtol=1e-6, atol=1e-8)
+    d = np.array([0.3, -1.0])
+    y, dy = jvp(f, (v,), (d,))
+    np.testing.assert_allclose(dy, (want.reshape(-1, 2) @ d).reshape(np.shape(y)), rtol=1e-6, atol=1e-8)
+
+
+# -- what forward mode refuses ------------------------------------------------------------------------
+
+def _exhausted(x):
+    return next(iter([])) * x
+
+
+def test_stop_iteration_never_escapes():
+    # a StopIteration leaving derivative would end an enclosing map silently (returning [])
+    from overdub.errors import OverdubError
+    for call in (lambda x: derivative(_exhausted, x), lambda x: jvp(_exhausted, (x,), (1.0,)),
+                 lambda x: jacfwd(lambda v: _exhausted(v[0]), np.array([x]))):
+        with pytest.raises(OverdubError, match="StopIteration"):
+            list(map(call, [X]))
+
+
+async def _coroutine(x):
+    return x * x
+
+
+def test_async_refused():
+    from overdub.errors import OverdubError
+    with pytest.raises(OverdubError, match="async"):
+        derivative(_coroutine, X)
+    with pytest.raises(OverdubError, match="async"):
+        jvp(_coroutine, (X,), (1.0,))
+    with pytest.raises(OverdubError, match="coroutine"):
+        derivative(lambda x: _coroutine(x), X)
