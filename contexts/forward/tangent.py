@@ -36,7 +36,7 @@ from ..rules.registry import registry
 
 __all__ = ["NotTransformable", "tangent_jvp"]
 
-HELPERS = ("__fd_call__", "__fd_mcall__", "__fd_getitem__", "__fd_attr__", "__fd_pow__", "__fd_matmul__",
+HELPERS = ("__fd_cat__", "__fd_call__", "__fd_mcall__", "__fd_getitem__", "__fd_attr__", "__fd_pow__", "__fd_matmul__",
            "__fd_setitem__", "__fd_sync__", "__fd_bound__", "__fd_moved__", "__fd_args_back__", "__fd_out__",
            "__od_unpack__", "__od_iter__", "__od_tuple__")  # the last three: what the lowering emits
 
@@ -85,6 +85,10 @@ class _Tangents:
         if isinstance(s, ast.For):
             if self.t(s.iter) is not None:
                 raise NotTransformable("a loop over an active sequence")
+            if any(isinstance(n, ast.Name) and n.id in self.active for n in ast.walk(s.target)):
+                # the loop variable is rebound to active values or changed in place: its items' tangents
+                # would have to come from the sequence's, item by item
+                raise NotTransformable("an active loop variable")
             s.body = self.block(s.body)
             s.orelse = self.block(s.orelse) if s.orelse else []
             return [s]
@@ -200,11 +204,21 @@ class _Tangents:
         op = type(v.op)
         if ta is None and tb is None:
             return "0"
-        if op in (ast.Add, ast.Sub):
-            sign = "+" if op is ast.Add else "-"
+        if op is ast.Add:
+            # lists and tuples concatenate: a tangent of 0 (a container made by a call) or an inactive
+            # operand stands for zeros of that operand's length, which __fd_cat__ writes out
             if ta and tb:
-                return f"{ta} {sign} {tb}"
-            return ta if ta else (tb if op is ast.Add else f"-{tb}")
+                return f"({ta} + {tb} if type({ta}) is type({tb}) else __fd_cat__({a}, {b}, {ta}, {tb}))"
+            other, t = (v.right, ta) if ta else (v.left, tb)
+            if isinstance(other, ast.Constant):
+                return t
+            o = ast.unparse(other)
+            return (f"({t} if type({o}) is not list and type({o}) is not tuple "
+                    f"else __fd_cat__({a}, {b}, {ta or 0}, {tb or 0}))")
+        if op is ast.Sub:
+            if ta and tb:
+                return f"{ta} - {tb}"
+            return ta if ta else f"-{tb}"
         if op is ast.Mult:
             terms = ([f"{ta} * {b}"] if ta else []) + ([f"{a} * {tb}"] if tb else [])
             return " + ".join(terms)
@@ -821,6 +835,20 @@ def fd_bound(scope, names, tangent_names):
     return tuple(scope.get(n) for n in names), tuple(scope.get(t, 0) for t in tangent_names)
 
 
+def fd_cat(a, b, ta, tb):
+    """The tangent of a + b where the tangents' types differ or one is a zero: for lists and tuples (or a
+    tuple made into a list's tail) the tangents concatenated, zeros standing for a zero tangent's items."""
+    if type(a) in (list, tuple) and type(b) in (list, tuple):
+        pa = [0] * len(a) if _all_zero(ta) else list(ta)
+        pb = [0] * len(b) if _all_zero(tb) else list(tb)
+        return type(a + b)(pa + pb)
+    if _zero(ta):
+        return tb
+    if _zero(tb):
+        return ta
+    return ta + tb
+
+
 def fd_pow(a, b, ta, tb):
     """The tangent of a ** b."""
     from ..rules.operator import pow_dn, pow_dx
@@ -854,7 +882,7 @@ def _cells() -> dict:
     contexts.ad, which imports this package)."""
     if not _CELLS:
         _CELLS.update((name, types.CellType(fn)) for name, fn in {
-            "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
+            "__fd_cat__": fd_cat, "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
             "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
             "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
             "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back, "__fd_out__": fd_out,

@@ -81,6 +81,74 @@ def copied(x):
     return a[1] + b[1] + b[0]
 
 
+def loop_alias(x):
+    rows = [[0.0], [1.0]]
+    for row in rows:
+        row[0] = row[0] + x
+    return rows[0][0] * rows[1][0]
+
+
+def loop_rebound(x):
+    s = 0.0
+    for v in [1.0, 2.0]:
+        v = v * x
+        s = s + v
+    return s
+
+
+def repeated_inner(x):
+    a = [[0.0, 0.0]] * 2
+    a[0][0] = x * x
+    return a[1][0]
+
+
+def dict_of_lists(x):
+    d = {"k": [0.0]}
+    lst = d["k"]
+    lst[0] = x * x
+    return d["k"][0]
+
+
+def deep_copied(x):
+    a = [[x, 1.0]]
+    b = copy.deepcopy(a)
+    b[0][1] = x * x
+    return a[0][1] + b[0][1] + b[0][0]
+
+
+def concatenated(x):
+    lst = [x]
+    m = [2.0] + lst + [x * x]
+    t = (1.0,) + (x,)
+    return m[0] + m[1] * 3 + m[2] + t[0] + t[1] * 5
+
+
+def extended_in_place(x):
+    lst = list()
+    lst += [x]
+    b = lst
+    b += [x * x]
+    return lst[0] + lst[1]
+
+
+def _fill(out, v):
+    for i in range(len(out)):
+        out[i] = v * i
+
+
+def filled_by_callee(x):
+    o = [0.0] * 3
+    _fill(o, x)
+    return o[2]
+
+
+def sorted_in_place(x):
+    lst = [3.0, x * x, x]
+    lst.sort()
+    lst.reverse()
+    return lst[0] + lst[2] * 2
+
+
 # -- objects, methods, partials ------------------------------------------------------------------------
 
 def dictsub(x):
@@ -331,6 +399,8 @@ def divmod_(x):
 
 
 CASES = [alias_write, alias_dict, alias_call, nested_inner, nested_outer, nested_store, object_list, copied,
+         loop_alias, loop_rebound, repeated_inner, dict_of_lists, deep_copied, concatenated, extended_in_place,
+         filled_by_callee, sorted_in_place,
          dictsub, method_self, partial_mul, private_name, prop, dataclass_, slots, static, init_default,
          next_iter, genexpr, reduce_, sorted_key, map_filter, nonlocal_acc, gen_send, gen_yield_from,
          gen_later, global_list, global_store, alias_of_global, closure_store, dict_methods, kwargs_display,
