@@ -49,12 +49,23 @@ def _tangent_out(y: Any, tag: Tag) -> Any:
                 fix="return plain values from the function passed to the inner derivative call")
         return zero_tangent(y, tag)
     if isinstance(y, (tuple, list)):
-        return type(y)(_tangent_out(v, tag) for v in y)
+        return _rebuilt(y, [_tangent_out(v, tag) for v in y])
     if isinstance(y, dict):
         return {k: _tangent_out(v, tag) for k, v in y.items()}
     if y is None or isinstance(y, (str, bool)):
         return None
+    if not _dual_free(y):
+        raise OverdubError(f"the function returned an object of type {type(y).__name__} holding perturbed "
+                           "values, whose tangent forward mode cannot take apart",
+                           fix="return numbers, arrays, or lists, tuples and dicts of them")
     return zero_tangent(y, tag)
+
+
+def _rebuilt(y, items: list):
+    """A list or tuple of y's type (a named tuple too) holding items."""
+    if type(y) is list or type(y) is tuple:
+        return type(y)(items)
+    return type(y)(*items) if hasattr(y, "_fields") else type(y)(items)
 
 
 def _primal_out(y: Any, tag: Tag) -> Any:
@@ -62,7 +73,7 @@ def _primal_out(y: Any, tag: Tag) -> Any:
     if type(y) is Dual and y.tag is tag:
         return y.value
     if isinstance(y, (tuple, list)):
-        return type(y)(_primal_out(v, tag) for v in y)
+        return _rebuilt(y, [_primal_out(v, tag) for v in y])
     if isinstance(y, dict):
         return {k: _primal_out(v, tag) for k, v in y.items()}
     return y
@@ -139,7 +150,7 @@ def _zero_tangent_of(y: Any) -> Any:
     """The zero tangent of an output, mirroring its structure (None where nothing is differentiable)."""
     _lazy(y)
     if isinstance(y, (tuple, list)):
-        return type(y)(_zero_tangent_of(v) for v in y)
+        return _rebuilt(y, [_zero_tangent_of(v) for v in y])
     if isinstance(y, dict):
         return {k: _zero_tangent_of(v) for k, v in y.items()}
     if y is None or isinstance(y, (str, bool)):
@@ -154,7 +165,9 @@ def _fill_zeros(dy: Any, y: Any) -> Any:
     if type(dy) is int and dy == 0 and not isinstance(y, (int, bool)):
         return _zero_tangent_of(y)
     if isinstance(dy, (tuple, list)) and isinstance(y, (tuple, list)):
-        return type(y)(_fill_zeros(d, v) for d, v in zip(dy, y))
+        return _rebuilt(y, [_fill_zeros(d, v) for d, v in zip(dy, y)])
+    if type(dy) is dict and isinstance(y, dict):
+        return {k: _fill_zeros(dy.get(k, 0), v) for k, v in y.items()}
     return dy
 
 

@@ -131,7 +131,8 @@ class _Tangents:
                 # `y[i] = v`: y's tangent gets v's at i (a new tangent: another variable's may be y's)
                 y = target.value.id
                 return (_parse(f"{T(y)} = __fd_setitem__({y}, {self.t(target.value) or 0}, "
-                               f"{_index(target.slice)}, {self.t(v) or 0})\n", s) + [s] + self.sync(y, s))
+                               f"{_index(target.slice)}, {self.t(v) or 0}, {ast.unparse(v)})\n", s)
+                        + [s] + self.sync(y, s))
             raise NotTransformable("storing into an active object")
         name = target.id
         if name not in self.active:
@@ -748,7 +749,7 @@ def fd_attr(t, attr):
 _NONDIFF_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
 
 
-def fd_setitem(y, ty, idx, tv):
+def fd_setitem(y, ty, idx, tv, v=None):
     """The tangent of container y after `y[idx] = v`: ty with tv at idx, as a new array, list or dict."""
     if _zero(ty) and _zero(tv):
         return 0
@@ -759,8 +760,10 @@ def fd_setitem(y, ty, idx, tv):
         return new
     if type(y) is list:
         new = [0] * len(y) if _zero(ty) else list(ty)
-        if isinstance(idx, slice):
-            tv = [0] * len(range(*idx.indices(len(y)))) if _zero(tv) else list(tv)
+        if isinstance(idx, slice):  # (the slice may take more or fewer items than it replaces)
+            if not hasattr(v, "__len__"):
+                raise NotTransformable("a slice of a list assigned from an iterator")
+            tv = [0] * len(v) if _zero(tv) else list(tv)
         new[idx] = tv
         return new
     if type(y) is dict:

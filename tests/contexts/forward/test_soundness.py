@@ -2,6 +2,7 @@
 cells, objects, iterators, caches) go through duals, never give a wrong derivative or leak a Dual.
 Every case by `derivative` and `jvp` against central finite differences."""
 
+import collections
 import copy
 import dataclasses
 import functools
@@ -147,6 +148,13 @@ def sorted_in_place(x):
     lst.sort()
     lst.reverse()
     return lst[0] + lst[2] * 2
+
+
+def slice_assigned(x):
+    lst = [x, 1.0]
+    lst[1:] = [2.0, 3.0, 4.0]
+    lst[:1] = [x * x, 5.0]
+    return lst[0] + lst[4] * 10 + sum(lst)
 
 
 # -- objects, methods, partials ------------------------------------------------------------------------
@@ -400,7 +408,7 @@ def divmod_(x):
 
 CASES = [alias_write, alias_dict, alias_call, nested_inner, nested_outer, nested_store, object_list, copied,
          loop_alias, loop_rebound, repeated_inner, dict_of_lists, deep_copied, concatenated, extended_in_place,
-         filled_by_callee, sorted_in_place,
+         filled_by_callee, sorted_in_place, slice_assigned,
          dictsub, method_self, partial_mul, private_name, prop, dataclass_, slots, static, init_default,
          next_iter, genexpr, reduce_, sorted_key, map_filter, nonlocal_acc, gen_send, gen_yield_from,
          gen_later, global_list, global_store, alias_of_global, closure_store, dict_methods, kwargs_display,
@@ -456,6 +464,33 @@ def test_arrays_against_finite_differences(f):
     d = np.array([0.3, -1.0])
     y, dy = jvp(f, (v,), (d,))
     np.testing.assert_allclose(dy, (want.reshape(-1, 2) @ d).reshape(np.shape(y)), rtol=1e-6, atol=1e-8)
+
+
+# -- outputs: structures are mirrored, objects holding perturbed values refused -----------------------
+
+_Pair = collections.namedtuple("_Pair", "a b")
+
+
+def test_named_tuple_output():
+    y, dy = jvp(lambda x: _Pair(x, {"k": [x * x, 1.0]}), (X,), (1.0,))
+    assert type(y) is _Pair and type(dy) is _Pair
+    assert dy.a == pytest.approx(1.0) and dy.b["k"] == [pytest.approx(2 * X), 0.0]
+    assert derivative(lambda x: _Pair(x, 3 * x), X) == (pytest.approx(1.0), pytest.approx(3.0))
+
+
+class _Holder:
+    def __init__(self, v):
+        self.v = v
+
+
+@pytest.mark.parametrize("make", [lambda x: _Holder(x * x), lambda x: _Point(x), lambda x: {x * 2}],
+                         ids=["object", "dataclass", "set"])
+def test_output_object_holding_perturbed_values_refused(make):
+    from overdub.errors import OverdubError
+    with pytest.raises(OverdubError, match="holding perturbed values"):
+        derivative(make, X)
+    with pytest.raises(OverdubError, match="holding perturbed values"):
+        jvp(make, (X,), (1.0,))
 
 
 # -- what forward mode refuses ------------------------------------------------------------------------
