@@ -115,6 +115,9 @@ class _Tangents:
         if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
             if isinstance(s, ast.FunctionDef) and s.name in self.active:
                 raise NotTransformable("a closure over active values")
+            if isinstance(s, ast.ClassDef) and any(isinstance(n, ast.Name) and n.id in self.active
+                                                   for n in ast.walk(s)):
+                raise NotTransformable("a class whose body or methods use active values")
             return [s]
         if isinstance(s, ast.Delete) and any(isinstance(t, ast.Subscript) and self.t(t.value) for t in s.targets):
             raise NotTransformable("deleting from an active container")
@@ -123,7 +126,10 @@ class _Tangents:
     def assign(self, s: ast.Assign) -> list[ast.stmt]:
         target, v = s.targets[0], s.value
         if not isinstance(target, ast.Name):
-            if self.t(target.value) is None and self.t(v) is None:
+            # an active key (checked when the store runs: a dict's keys have no tangent; an index has none)
+            key = isinstance(target, ast.Subscript) and any(isinstance(n, ast.Name) and n.id in self.active
+                                                            for n in ast.walk(target.slice))
+            if self.t(target.value) is None and self.t(v) is None and not key:
                 return [s]
             if isinstance(target.value, ast.Name) and target.value.id in self.outside:
                 raise NotTransformable(f"storing an active value into {target.value.id}, a global or captured object")
@@ -185,6 +191,8 @@ class _Tangents:
         if isinstance(v, ast.Dict):
             if any(k is None for k in v.keys):
                 raise NotTransformable("a dict display unpacking another")
+            if any(t(k) is not None for k in v.keys):
+                raise NotTransformable("an active value as a key")
             return "{" + ", ".join(f"{ast.unparse(k)}: {t(e) or 0}" for k, e in zip(v.keys, v.values)) + "}"
         if isinstance(v, ast.Attribute):
             ta = t(v.value)
@@ -751,6 +759,8 @@ _NONDIFF_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "
 
 def fd_setitem(y, ty, idx, tv, v=None):
     """The tangent of container y after `y[idx] = v`: ty with tv at idx, as a new array, list or dict."""
+    if type(y) is not np.ndarray and type(y) is not list and isinstance(idx, (float, complex, np.inexact)):
+        raise NotTransformable("a number as a key")  # perturbed maybe: duals carry it in the key
     if _zero(ty) and _zero(tv):
         return 0
     if type(y) is np.ndarray:

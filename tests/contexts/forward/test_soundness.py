@@ -234,6 +234,49 @@ def static(x):
     return _Static.sq(x) + _Static().sq(x)
 
 
+def local_class(x):
+    y = x * x
+
+    class A:
+        k = x * 3
+
+        def m(self):
+            return x * 2
+
+        @staticmethod
+        def s():
+            return y
+    return A.k + A().m() + A.s()
+
+
+def cached_method(x):
+    class C:
+        @functools.lru_cache
+        def f(self, t):
+            return t * t
+
+        @functools.cached_property
+        def g(self):
+            return self.f(x) * 2
+    c = C()
+    c.f(0.7)
+    return c.f(x) + c.g
+
+
+def namespace(x):
+    import types
+    ns = types.SimpleNamespace(a=x)
+    ns.b = ns.a * 3
+    return ns.b
+
+
+def float_key(x):
+    d = {}
+    d[x] = 1.0
+    e = {x * 2: 1.0}
+    return list(d)[0] * 2 + list(e)[0]
+
+
 def init_default(x):
     class A:
         def __init__(self, a, b=2.0):
@@ -409,7 +452,7 @@ def divmod_(x):
 CASES = [alias_write, alias_dict, alias_call, nested_inner, nested_outer, nested_store, object_list, copied,
          loop_alias, loop_rebound, repeated_inner, dict_of_lists, deep_copied, concatenated, extended_in_place,
          filled_by_callee, sorted_in_place, slice_assigned,
-         dictsub, method_self, partial_mul, private_name, prop, dataclass_, slots, static, init_default,
+         dictsub, method_self, partial_mul, private_name, local_class, cached_method, namespace, float_key, prop, dataclass_, slots, static, init_default,
          next_iter, genexpr, reduce_, sorted_key, map_filter, nonlocal_acc, gen_send, gen_yield_from,
          gen_later, global_list, global_store, alias_of_global, closure_store, dict_methods, kwargs_display,
          kwargs_returned, match_class, match_capture, vectorize, lru,
