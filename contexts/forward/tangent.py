@@ -100,6 +100,9 @@ class _Tangents:
             s.finalbody = self.block(s.finalbody) if s.finalbody else []
             return [s]
         if isinstance(s, ast.With):
+            if any(isinstance(n, ast.Name) and n.id in self.active
+                   for i in s.items if i.optional_vars is not None for n in ast.walk(i.optional_vars)):
+                raise NotTransformable("`with ... as` an active value")  # (its tangent: the __enter__'s)
             s.body = self.block(s.body)
             return [s]
         if isinstance(s, ast.Match):
@@ -385,12 +388,40 @@ def _outside(fdef, fn) -> frozenset:
     while changed:
         changed = False
         for n in ast.walk(fdef):
-            if isinstance(n, ast.Assign) and _viewed(n.value, strict=True) & found:
+            if isinstance(n, ast.Assign) and not _fresh_copy(n.value, fn.__globals__) and _viewed(n.value, strict=True) & found:
                 for t in n.targets:
                     if isinstance(t, ast.Name) and t.id not in found:
                         found.add(t.id)
                         changed = True
     return frozenset(found)
+
+
+_COPIES = frozenset({"list", "dict", "tuple", "set", "sorted", "np.array", "numpy.array", "np.copy", "copy.copy",
+                     "copy.deepcopy", "deepcopy"})
+_COPY_METHODS = frozenset({"copy", "astype", "tolist", "flatten"})
+
+
+# numpy functions whose result may be (or hold) a view of an argument
+_NUMPY_VIEWS = frozenset({"asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "reshape", "ravel",
+                          "transpose", "swapaxes", "moveaxis", "rollaxis", "squeeze", "expand_dims", "diagonal",
+                          "real", "imag", "broadcast_to", "broadcast_arrays", "atleast_1d", "atleast_2d",
+                          "atleast_3d", "split", "array_split", "hsplit", "vsplit", "dsplit", "matrix_transpose",
+                          "permute_dims", "flip", "fliplr", "flipud", "rot90", "unstack", "require", "view"})
+
+
+def _fresh_copy(e, globals_: dict) -> bool:
+    """e makes a new object from its argument (`G.copy()`, `list(G)`, `np.zeros_like(G)`, `np.concatenate`):
+    a store into it reaches no one else."""
+    if not isinstance(e, ast.Call):
+        return False
+    f = e.func
+    if isinstance(f, ast.Attribute):
+        if f.attr in _COPY_METHODS:
+            return True
+        module = globals_.get(f.value.id) if isinstance(f.value, ast.Name) else None
+        if isinstance(module, types.ModuleType) and module.__name__.split(".")[0] == "numpy":
+            return f.attr not in _NUMPY_VIEWS
+    return ast.unparse(f) in _COPIES
 
 
 def _changed_in_place(fdef, groups: dict[str, set[str]]) -> set[str]:
@@ -463,11 +494,22 @@ def _nz(dy):
     return dy
 
 
+def _registry_zeros(t, a):
+    """A twin's tangent of argument a for an frule: a zero (0) is the registry's None; inside a list or
+    tuple (the tangent of `[W, v]` for np.concatenate) a zero of an array item is zeros of its shape."""
+    if _zero(t):
+        return None
+    if (type(t) is list or type(t) is tuple) and (type(a) is list or type(a) is tuple) and len(a) == len(t):
+        return type(t)(np.zeros(e.shape, np.result_type(e.dtype, float)) if _zero(d) and type(e) is np.ndarray
+                       else d if _zero(d) else _registry_zeros(d, e) for d, e in zip(t, a))
+    return t
+
+
 def _by_frule(rule, args, tans, kw):
     """(y, tangent) through a rule's frule (the registry's None zero in, the twins' 0 zero out). An
     `out=` of a function other than a ufunc is written after the fact: such frules compute new values
     (passing it on would write the tangent into it too)."""
-    tangents = tuple(None if _zero(t) else t for t in tans)
+    tangents = tuple(_registry_zeros(t, a) for t, a in zip(tans, args))
     out = kw.get("out")
     if out is not None and not isinstance(rule.fn, np.ufunc):
         y, dy = rule.frule(tangents, *args, **{k: v for k, v in kw.items() if k != "out"})

@@ -408,6 +408,23 @@ def kwargs_returned(x):
     return _spread(a=x)["a"] * x
 
 
+class _Scaled:
+    def __init__(self, v):
+        self.v = v
+
+    def __enter__(self):
+        return self.v * 2
+
+    def __exit__(self, *exc):
+        return False
+
+
+def with_as(x):
+    with _Scaled(x) as y:
+        z = y * y
+    return z
+
+
 # -- language constructs and caches -------------------------------------------------------------------
 
 def match_class(x):
@@ -456,7 +473,7 @@ CASES = [alias_write, alias_dict, alias_call, nested_inner, nested_outer, nested
          next_iter, genexpr, reduce_, sorted_key, map_filter, nonlocal_acc, gen_send, gen_yield_from,
          gen_later, global_list, global_store, alias_of_global, closure_store, dict_methods, kwargs_display,
          kwargs_returned, match_class, match_capture, vectorize, lru,
-         cache_global, divmod_]
+         cache_global, divmod_, with_as]
 
 
 def _plain(v):
@@ -498,7 +515,21 @@ def array_alias(v):
     return rows[0] + rows[1] * v
 
 
-@pytest.mark.parametrize("f", [slogdet, divmods, vectorized, array_alias], ids=lambda f: f.__name__)
+_W = np.array([1.0, 2.0, 3.0])
+
+
+def global_copied(v):
+    # copies of a global array are the function's own: the tangent twin takes them
+    out = _W.copy()
+    out[0] = v[0] * v[1]
+    both = np.concatenate([_W, v])
+    both[1] = v[1] ** 2
+    stacked = np.stack([np.ones(2), v * v])
+    return out[:2] + both[:2] + stacked[1]
+
+
+@pytest.mark.parametrize("f", [slogdet, divmods, vectorized, array_alias, global_copied],
+                         ids=lambda f: f.__name__)
 def test_arrays_against_finite_differences(f):
     v = np.array([0.7, 3.1])
     want = fd_jacobian(f, v)
