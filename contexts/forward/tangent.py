@@ -36,7 +36,7 @@ from ..rules.registry import registry
 
 __all__ = ["NotTransformable", "tangent_jvp"]
 
-HELPERS = ("__fd_cat__", "__fd_call__", "__fd_mcall__", "__fd_getitem__", "__fd_attr__", "__fd_pow__", "__fd_matmul__",
+HELPERS = ("__fd_cat__", "__fd_list__", "__fd_tuple__", "__fd_call__", "__fd_mcall__", "__fd_getitem__", "__fd_attr__", "__fd_pow__", "__fd_matmul__",
            "__fd_setitem__", "__fd_sync__", "__fd_bound__", "__fd_moved__", "__fd_args_back__", "__fd_out__",
            "__od_unpack__", "__od_iter__", "__od_tuple__")  # the last three: what the lowering emits
 
@@ -220,12 +220,12 @@ class _Tangents:
             # lists and tuples concatenate: a tangent of 0 (a container made by a call) or an inactive
             # operand stands for zeros of that operand's length, which __fd_cat__ writes out
             if ta and tb:
-                return f"({ta} + {tb} if type({ta}) is type({tb}) else __fd_cat__({a}, {b}, {ta}, {tb}))"
+                return f"({ta} + {tb} if {ta}.__class__ is {tb}.__class__ else __fd_cat__({a}, {b}, {ta}, {tb}))"
             other, t = (v.right, ta) if ta else (v.left, tb)
             if isinstance(other, ast.Constant):
                 return t
             o = ast.unparse(other)
-            return (f"({t} if type({o}) is not list and type({o}) is not tuple "
+            return (f"({t} if {o}.__class__ is not __fd_list__ and {o}.__class__ is not __fd_tuple__ "
                     f"else __fd_cat__({a}, {b}, {ta or 0}, {tb or 0}))")
         if op is ast.Sub:
             if ta and tb:
@@ -937,7 +937,7 @@ def _cells() -> dict:
     contexts.ad, which imports this package)."""
     if not _CELLS:
         _CELLS.update((name, types.CellType(fn)) for name, fn in {
-            "__fd_cat__": fd_cat, "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
+            "__fd_cat__": fd_cat, "__fd_list__": list, "__fd_tuple__": tuple, "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
             "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
             "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
             "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back, "__fd_out__": fd_out,
