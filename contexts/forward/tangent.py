@@ -60,6 +60,7 @@ class _Tangents:
         # variables that may name an object from outside the call other than a parameter (a global list,
         # a captured dict): a store of an active value into it would leave its tangent behind
         self.outside = outside
+        self.unfollowed: frozenset = frozenset()  # (set by _build: see _unfollowed)
         self.groups = groups or {}  # variables whose arrays may share memory (activity.view_groups)
         # the statement that hands the caller the tangents of parameters whose arrays this function may
         # change in place, in parameter order (None where not), before every return
@@ -278,10 +279,13 @@ class _Tangents:
 
     def taken_back(self, v: ast.Call, s) -> list[ast.stmt]:
         """After a call: the tangents of array arguments the callee changed in place (`fill_(z[1:3], x)`),
-        handed back by its tangent twin, replace the caller's, and the variables viewing them follow."""
-        at = [(i, a.id) for i, a in enumerate(v.args) if isinstance(a, ast.Name) and a.id in self.active]
-        if not at:
-            return []
+        handed back by its tangent twin, replace the caller's, and the variables viewing them follow. A
+        tangent handed back for an argument the caller does not follow (a global list, a keyword
+        argument) raises NotTransformable: the change would be lost."""
+        if not any(self.t(a) is not None for a in v.args) and not any(self.t(k.value) for k in v.keywords):
+            return []  # (no active argument: the callee had nothing to hand back)
+        at = [(i, a.id) for i, a in enumerate(v.args) if isinstance(a, ast.Name) and a.id in self.active
+              and a.id not in self.outside and a.id not in self.unfollowed]
         positions, names = tuple(i for i, _ in at), "".join(f"{a}, " for _, a in at)
         text = f"if __fd_moved__.args is not None:\n    _od_mv = __fd_args_back__({positions!r}, ({names}))\n"
         out = _parse(text, s)
@@ -338,7 +342,9 @@ def _build(fn, active):
     handed = [p if p in act and p in changed else None for p in params]
     hand = (f"__fd_moved__.args = ({''.join(f'{T(p)}, ' if p else 'None, ' for p in handed)})\n"
             if any(handed) else "")
-    body = _Tangents(act, groups, hand, _outside(fdef, fn)).block(fdef.body)
+    tangents = _Tangents(act, groups, hand, _outside(fdef, fn))
+    tangents.unfollowed = _unfollowed(fdef, act)
+    body = tangents.block(fdef.body)
     prologue = "".join(f"{T(p)} = _od_tans[{i}] if len(_od_tans) > {i} else 0\n" for i, p in enumerate(params)
                        if p in act)
     star = fdef.args.vararg
@@ -394,6 +400,35 @@ def _outside(fdef, fn) -> frozenset:
                         found.add(t.id)
                         changed = True
     return frozenset(found)
+
+
+def _unfollowed(fdef, act: set[str]) -> frozenset:
+    """The variables naming an object that an inactive variable may also reach (`t = cont["k"]` where
+    `cont = {"k": loc}` and loc is inactive): a change to it in place by a callee cannot be followed."""
+    from ..ad.activity import _view_of
+    held: dict[str, set[str]] = {}
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Assign):
+            v = n.value
+            names = (set().union(*(_view_of(e) for e in v.elts)) if isinstance(v, (ast.List, ast.Tuple))
+                     else set().union(*(_view_of(e) for e in v.values if e is not None))
+                     if isinstance(v, ast.Dict) else _view_of(v))
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    held.setdefault(t.id, set()).update(names - {t.id})
+    out = set()
+    for name in held:
+        todo, seen = [name], {name}
+        while todo:
+            m = todo.pop()
+            if m not in act and m in held:  # an inactive local reaching the object
+                out.add(name)
+                break
+            for k in held.get(m, ()):
+                if k not in seen:
+                    seen.add(k)
+                    todo.append(k)
+    return frozenset(out)
 
 
 _COPIES = frozenset({"list", "dict", "tuple", "set", "sorted", "np.array", "numpy.array", "np.copy", "copy.copy",
@@ -463,8 +498,15 @@ def fd_args_back(positions: tuple, values: tuple) -> tuple:
     """The tangents handed back for the arguments at `positions` (None where there is none, or where the
     value is not an array, list or dict: numbers are never changed in place), taking them."""
     moved, _MOVED.args = _MOVED.args, None
+    if any(i not in positions and not _no_change(t) for i, t in enumerate(moved)):
+        raise NotTransformable("a call changed an argument the caller does not follow (a global, a keyword)")
     return tuple(moved[i] if i < len(moved) and type(v) in _MUTABLE else None
                  for i, v in zip(positions, values))
+
+
+def _no_change(t) -> bool:
+    """A handed-back tangent that leaves an unfollowed argument as the caller sees it: none, or zeros."""
+    return t is None or _all_zero(t) or (type(t) is np.ndarray and not t.any())
 
 
 _MUTABLE = (np.ndarray, list, dict)  # the values whose tangents follow changes in place

@@ -137,6 +137,34 @@ def _fill(out, v):
         out[i] = v * i
 
 
+_GLIST = [0.0]
+
+
+class _Shelf:
+    pass
+
+
+_SHELF = _Shelf()
+_SHELF.items = [0.0]
+
+
+def global_filled_by_callee(x):
+    _set_first(_GLIST, x * x)
+    return _GLIST[0] * 2
+
+
+def attribute_filled_by_callee(x):
+    _set_first(_SHELF.items, x * 3)
+    return _SHELF.items[0] * x
+
+
+def held_filled_by_callee(x):
+    loc = [0.0]
+    cont = {"k": loc}
+    _set_first(cont["k"], x * x)
+    return loc[0]
+
+
 def filled_by_callee(x):
     o = [0.0] * 3
     _fill(o, x)
@@ -468,7 +496,8 @@ def divmod_(x):
 
 CASES = [alias_write, alias_dict, alias_call, nested_inner, nested_outer, nested_store, object_list, copied,
          loop_alias, loop_rebound, repeated_inner, dict_of_lists, deep_copied, concatenated, extended_in_place,
-         filled_by_callee, sorted_in_place, slice_assigned,
+         filled_by_callee, global_filled_by_callee, attribute_filled_by_callee, held_filled_by_callee,
+         sorted_in_place, slice_assigned,
          dictsub, method_self, partial_mul, private_name, local_class, cached_method, namespace, float_key, prop, dataclass_, slots, static, init_default,
          next_iter, genexpr, reduce_, sorted_key, map_filter, nonlocal_acc, gen_send, gen_yield_from,
          gen_later, global_list, global_store, alias_of_global, closure_store, dict_methods, kwargs_display,
