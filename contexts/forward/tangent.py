@@ -630,8 +630,8 @@ def _list_method(obj, name, tobj, args, tans, kw):
     elif name == "insert":
         tobj.insert(args[0], tans[1])
     elif name == "extend":
-        t = tans[0]
-        tobj.extend(list(t) if not _zero(t) else [0] * (len(obj) - len(tobj)))
+        t = tans[0]  # (a dict extends by its keys, which have no tangent)
+        tobj.extend(list(t) if not _zero(t) and type(args[0]) is not dict else [0] * (len(obj) - len(tobj)))
     else:  # pop
         return y, tobj.pop(*args)
     return y, 0
@@ -719,8 +719,9 @@ def _same_items(c, items) -> bool:
     return len(c) == len(items) and all(u is v for u, v in zip(c.values() if type(c) is dict else c, items))
 
 
-_LEAVES = (int, float, complex, bool, str, bytes, type(None), np.generic, types.ModuleType, type,
-           types.BuiltinFunctionType, np.dtype, range, slice, type(Ellipsis))
+_LEAVES = (int, float, complex, bool, str, bytes, bytearray, memoryview, type(None), np.generic,
+           types.ModuleType, type, types.BuiltinFunctionType, np.dtype, range, slice, type(Ellipsis),
+           type(NotImplemented))
 # where the C objects of the standard library that hold Python values but show none of them live
 _OPAQUE_MODULES = frozenset({"builtins", "itertools", "_collections", "_operator", "operator", "_functools"})
 
@@ -760,17 +761,22 @@ def _dual_free(v, seen=None, budget=None) -> bool:
         parts += [v.func, *v.args, *v.keywords.values()]
     elif isinstance(v, collections.deque):
         parts.extend(v)
+    elif isinstance(v, BaseException):
+        parts.extend(v.args)
     elif (type(v).__module__ in _OPAQUE_MODULES and type(v) is not object) or isinstance(
             v, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
         return False  # an iterator, a generator, map(...), itemgetter(...): may hold anything
-    d = getattr(v, "__dict__", None)
-    if type(d) is dict:
-        parts.extend(d.values())
-    for cls in type(v).__mro__:
-        slots = cls.__dict__.get("__slots__", ())
-        for name in (slots,) if isinstance(slots, str) else slots:
-            if hasattr(v, name):
-                parts.append(getattr(v, name))
+    try:
+        d = getattr(v, "__dict__", None)
+        if type(d) is dict:
+            parts.extend(d.values())
+        for cls in type(v).__mro__:
+            slots = cls.__dict__.get("__slots__", ())
+            for name in (slots,) if isinstance(slots, str) else slots:
+                if hasattr(v, name):
+                    parts.append(getattr(v, name))
+    except Exception:  # an object whose fields cannot be read plainly: it may hold anything
+        return False
     return all(_dual_free(p, seen, budget) for p in parts)
 
 
