@@ -102,7 +102,8 @@ def _entry(api: Callable) -> Callable:
             return api(f, *args, **kwargs)
         except StopIteration as e:
             raise OverdubError(f"{describe(f)} raised StopIteration while differentiated",
-                               fix="catch it inside the function (an exhausted iterator: next(it, default))") from e
+                               fix="catch it inside the function (next(it, default) for an iterator that may "
+                                   "be exhausted)") from e
     return entry
 
 

@@ -97,7 +97,8 @@ def _like(y: tuple, items: list) -> tuple:
 def _stacked(y, dys: list, tag: Tag):
     """The Dual of y from its tangents in each of the chunk's directions (a tuple of Duals for a tuple y)."""
     if isinstance(y, tuple) and any(isinstance(dy, tuple) for dy in dys):
-        return _like(y, [_stacked(yi, [None if dy is None else dy[k] for dy in dys], tag) for k, yi in enumerate(y)])
+        return _like(y, [_stacked(yi, [None if dy is None else dy[k] for dy in dys], tag)
+                         for k, yi in enumerate(y)])
     if all(dy is None for dy in dys):
         return y
     zero = zero_tangent(y, _ONE)

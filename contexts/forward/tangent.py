@@ -36,8 +36,9 @@ from ..rules.registry import registry
 
 __all__ = ["NotTransformable", "tangent_jvp"]
 
-HELPERS = ("__fd_cat__", "__fd_list__", "__fd_tuple__", "__fd_call__", "__fd_mcall__", "__fd_getitem__", "__fd_attr__", "__fd_pow__", "__fd_matmul__",
-           "__fd_setitem__", "__fd_sync__", "__fd_bound__", "__fd_moved__", "__fd_args_back__", "__fd_out__",
+HELPERS = ("__fd_cat__", "__fd_list__", "__fd_tuple__", "__fd_call__", "__fd_mcall__", "__fd_getitem__",
+           "__fd_attr__", "__fd_pow__", "__fd_matmul__", "__fd_setitem__", "__fd_sync__", "__fd_bound__",
+           "__fd_moved__", "__fd_args_back__", "__fd_out__",
            "__od_unpack__", "__od_iter__", "__od_tuple__")  # the last three: what the lowering emits
 
 
@@ -136,7 +137,7 @@ class _Tangents:
             if self.t(target.value) is None and self.t(v) is None and not key:
                 return [s]
             if isinstance(target.value, ast.Name) and target.value.id in self.outside:
-                raise NotTransformable(f"storing an active value into {target.value.id}, a global or captured object")
+                raise NotTransformable(f"storing into {target.value.id}, a global or captured object")
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
                 # `y[i] = v`: y's tangent gets v's at i (a new tangent: another variable's may be y's)
                 y = target.value.id
@@ -394,7 +395,8 @@ def _outside(fdef, fn) -> frozenset:
     while changed:
         changed = False
         for n in ast.walk(fdef):
-            if isinstance(n, ast.Assign) and not _fresh_copy(n.value, fn.__globals__) and _viewed(n.value, strict=True) & found:
+            if (isinstance(n, ast.Assign) and not _fresh_copy(n.value, fn.__globals__)
+                    and _viewed(n.value, strict=True) & found):
                 for t in n.targets:
                     if isinstance(t, ast.Name) and t.id not in found:
                         found.add(t.id)
@@ -431,8 +433,8 @@ def _unfollowed(fdef, act: set[str]) -> frozenset:
     return frozenset(out)
 
 
-_COPIES = frozenset({"list", "dict", "tuple", "set", "sorted", "np.array", "numpy.array", "np.copy", "copy.copy",
-                     "copy.deepcopy", "deepcopy"})
+_COPIES = frozenset({"list", "dict", "tuple", "set", "sorted", "np.array", "numpy.array", "np.copy",
+                     "copy.copy", "copy.deepcopy", "deepcopy"})
 _COPY_METHODS = frozenset({"copy", "astype", "tolist", "flatten"})
 
 
@@ -985,7 +987,8 @@ def _cells() -> dict:
     contexts.ad, which imports this package)."""
     if not _CELLS:
         _CELLS.update((name, types.CellType(fn)) for name, fn in {
-            "__fd_cat__": fd_cat, "__fd_list__": list, "__fd_tuple__": tuple, "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
+            "__fd_cat__": fd_cat, "__fd_list__": list, "__fd_tuple__": tuple,
+            "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
             "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
             "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
             "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back, "__fd_out__": fd_out,
