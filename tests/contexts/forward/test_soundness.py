@@ -453,6 +453,16 @@ def with_as(x):
     return z
 
 
+def swallowing(x):
+    # the tangent twin gives up on `out` at run time: the user's handler must not take that for its error
+    out = list()
+    try:
+        out.append(x * x)
+        return out[0] * 2
+    except Exception:
+        return 0.0
+
+
 # -- language constructs and caches -------------------------------------------------------------------
 
 def match_class(x):
@@ -503,7 +513,7 @@ CASES = [alias_write, alias_dict, alias_call, nested_inner, nested_outer, nested
          next_iter, genexpr, reduce_, sorted_key, map_filter, nonlocal_acc, gen_send, gen_yield_from,
          gen_later, global_list, global_store, alias_of_global, closure_store, dict_methods, kwargs_display,
          kwargs_returned, match_class, match_capture, vectorize, lru,
-         cache_global, divmod_, with_as]
+         cache_global, divmod_, with_as, swallowing]
 
 
 def _plain(v):
