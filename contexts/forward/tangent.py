@@ -38,7 +38,7 @@ __all__ = ["NotTransformable", "tangent_jvp"]
 
 HELPERS = ("__fd_cat__", "__fd_list__", "__fd_tuple__", "__fd_call__", "__fd_mcall__", "__fd_getitem__",
            "__fd_attr__", "__fd_pow__", "__fd_matmul__", "__fd_setitem__", "__fd_sync__", "__fd_bound__",
-           "__fd_moved__", "__fd_args_back__", "__fd_out__",
+           "__fd_moved__", "__fd_args_back__", "__fd_out__", "__fd_giveup__",
            "__od_unpack__", "__od_iter__", "__od_tuple__")  # the last three: what the lowering emits
 
 
@@ -124,6 +124,10 @@ class _Tangents:
                                                    for n in ast.walk(s)):
                 raise NotTransformable("a class whose body or methods use active values")
             return [s]
+        if isinstance(s, ast.Raise) and any(isinstance(n, ast.Name) and n.id in self.active for n in ast.walk(s)):
+            # an exception carries its arguments to a handler (`except E as e: e.args[0]`) without their
+            # tangents: when it is raised, the call reruns on duals (which raise it again, perturbed)
+            return _parse("raise __fd_giveup__('an exception made from active values')\n", s)
         if isinstance(s, ast.Delete) and any(isinstance(t, ast.Subscript) and self.t(t.value) for t in s.targets):
             raise NotTransformable("deleting from an active container")
         return [s]
@@ -992,6 +996,7 @@ def _cells() -> dict:
             "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
             "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
             "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back, "__fd_out__": fd_out,
+            "__fd_giveup__": NotTransformable,
             **_lowering_helpers()}.items())
     return _CELLS
 

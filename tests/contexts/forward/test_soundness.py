@@ -463,6 +463,26 @@ def swallowing(x):
         return 0.0
 
 
+def exception_args(x):
+    try:
+        raise ValueError(x * 2)
+    except ValueError as e:
+        return e.args[0] * x
+
+
+def _checked(x):
+    if x < 0:
+        raise ValueError(f"negative: {x}")
+    return x * x
+
+
+def test_raise_on_a_path_not_taken_keeps_the_tangent_twin():
+    from contexts.forward.tangent import tangent_jvp
+    assert tangent_jvp(_checked, (X,), (1.0,))[1] == pytest.approx(2 * X)
+    with pytest.raises(ValueError, match="negative"):
+        derivative(_checked, -X)
+
+
 # -- language constructs and caches -------------------------------------------------------------------
 
 def match_class(x):
@@ -513,7 +533,7 @@ CASES = [alias_write, alias_dict, alias_call, nested_inner, nested_outer, nested
          next_iter, genexpr, reduce_, sorted_key, map_filter, nonlocal_acc, gen_send, gen_yield_from,
          gen_later, global_list, global_store, alias_of_global, closure_store, dict_methods, kwargs_display,
          kwargs_returned, match_class, match_capture, vectorize, lru,
-         cache_global, divmod_, with_as, swallowing]
+         cache_global, divmod_, with_as, swallowing, exception_args]
 
 
 def _plain(v):
