@@ -7,18 +7,21 @@ an outer derivative call is perturbing the inputs).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
+import types
 from typing import Any, Callable
 
 import numpy as np
 
 import overdub
-from overdub.errors import OverdubError
+from overdub.errors import OverdubError, describe
 
 from .arrays import to_array
-from .context import ForwardContext
+from .context import ForwardContext, _vectorized
 from .dual import Dual, Tag, zero_tangent
-from .tangent import NotTransformable, tangent_jvp
+from .tangent import NotTransformable, _dual_free, tangent_jvp
 
 __all__ = ["derivative", "jvp", "jacfwd", "jacobian", "hessian", "hvp", "DEFAULT_CHUNK"]
 
@@ -27,11 +30,16 @@ DEFAULT_CHUNK = 16
 
 
 def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
-    return ForwardContext().run(f, *args, **kwargs)
+    ctx = ForwardContext()
+    if isinstance(f, np.vectorize):
+        with ctx:
+            return _vectorized(f, args, kwargs, ctx.recurse)
+    return ctx.run(f, *args, **kwargs)
 
 
 def _tangent_out(y: Any, tag: Tag) -> Any:
     """The tangent of output y with respect to tag, mirroring y's structure; zero where y is constant."""
+    _lazy(y)
     if type(y) is Dual:
         if y.tag is tag:
             return y.tangent
@@ -41,12 +49,23 @@ def _tangent_out(y: Any, tag: Tag) -> Any:
                 fix="return plain values from the function passed to the inner derivative call")
         return zero_tangent(y, tag)
     if isinstance(y, (tuple, list)):
-        return type(y)(_tangent_out(v, tag) for v in y)
+        return _rebuilt(y, [_tangent_out(v, tag) for v in y])
     if isinstance(y, dict):
         return {k: _tangent_out(v, tag) for k, v in y.items()}
     if y is None or isinstance(y, (str, bool)):
         return None
+    if not _dual_free(y):
+        raise OverdubError(f"the function returned an object of type {type(y).__name__} holding perturbed "
+                           "values, whose tangent forward mode cannot take apart",
+                           fix="return numbers, arrays, or lists, tuples and dicts of them")
     return zero_tangent(y, tag)
+
+
+def _rebuilt(y, items: list):
+    """A list or tuple of y's type (a named tuple too) holding items."""
+    if type(y) is list or type(y) is tuple:
+        return type(y)(items)
+    return type(y)(*items) if hasattr(y, "_fields") else type(y)(items)
 
 
 def _primal_out(y: Any, tag: Tag) -> Any:
@@ -54,7 +73,7 @@ def _primal_out(y: Any, tag: Tag) -> Any:
     if type(y) is Dual and y.tag is tag:
         return y.value
     if isinstance(y, (tuple, list)):
-        return type(y)(_primal_out(v, tag) for v in y)
+        return _rebuilt(y, [_primal_out(v, tag) for v in y])
     if isinstance(y, dict):
         return {k: _primal_out(v, tag) for k, v in y.items()}
     return y
@@ -71,6 +90,33 @@ def _is_array(x: Any) -> bool:
     return isinstance(x, (np.ndarray, list, tuple)) or (type(x) is Dual and bool(x.shape))
 
 
+def _entry(api: Callable) -> Callable:
+    """An entry point that refuses async functions (their coroutine would be differentiated as a constant)
+    and never lets a StopIteration of f escape (an enclosing `map` or generator would end silently)."""
+    @functools.wraps(api)
+    def entry(f, *args, **kwargs):
+        if inspect.iscoroutinefunction(f) or inspect.isasyncgenfunction(f):
+            raise OverdubError(f"{describe(f)} is an async function: forward mode does not run coroutines",
+                               fix="differentiate a plain function computing the same value")
+        try:
+            return api(f, *args, **kwargs)
+        except StopIteration as e:
+            raise OverdubError(f"{describe(f)} raised StopIteration while differentiated",
+                               fix="catch it inside the function (next(it, default) for an iterator that may "
+                                   "be exhausted)") from e
+    return entry
+
+
+def _lazy(y: Any) -> None:
+    """Refuse an output that is a coroutine or a generator: its values are not computed yet."""
+    if isinstance(y, (types.CoroutineType, types.GeneratorType, types.AsyncGeneratorType)):
+        if isinstance(y, types.CoroutineType):
+            y.close()  # (never awaited, on purpose)
+        raise OverdubError(f"the function returned a {type(y).__name__}, whose values are computed later",
+                           fix="return the values (list(gen), or run the coroutine) from the function")
+
+
+@_entry
 def derivative(f: Callable, x: Any) -> Any:
     """df/dx at scalar x by forward mode; f's output may be a scalar, an array or a tuple of them.
 
@@ -94,6 +140,8 @@ def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
         return None  # an outer derivative is perturbing values (maybe in closures): its duals carry the tags
     try:
         y, dy = tangent_jvp(f, primals, tangents)
+        if not _dual_free(y):  # a dual escaped the calls the twin made on duals (a generator resumed later)
+            raise NotTransformable("a dual in the result")
     except NotTransformable:
         return None
     return y, _zero_tangent_of(y) if (type(dy) is int and dy == 0) else _fill_zeros(dy, y)
@@ -101,8 +149,9 @@ def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
 
 def _zero_tangent_of(y: Any) -> Any:
     """The zero tangent of an output, mirroring its structure (None where nothing is differentiable)."""
+    _lazy(y)
     if isinstance(y, (tuple, list)):
-        return type(y)(_zero_tangent_of(v) for v in y)
+        return _rebuilt(y, [_zero_tangent_of(v) for v in y])
     if isinstance(y, dict):
         return {k: _zero_tangent_of(v) for k, v in y.items()}
     if y is None or isinstance(y, (str, bool)):
@@ -117,7 +166,9 @@ def _fill_zeros(dy: Any, y: Any) -> Any:
     if type(dy) is int and dy == 0 and not isinstance(y, (int, bool)):
         return _zero_tangent_of(y)
     if isinstance(dy, (tuple, list)) and isinstance(y, (tuple, list)):
-        return type(y)(_fill_zeros(d, v) for d, v in zip(dy, y))
+        return _rebuilt(y, [_fill_zeros(d, v) for d, v in zip(dy, y)])
+    if type(dy) is dict and isinstance(y, dict):
+        return {k: _fill_zeros(dy.get(k, 0), v) for k, v in y.items()}
     return dy
 
 
@@ -129,6 +180,7 @@ def _seed(x: Any, t: Any) -> Any:
     return t
 
 
+@_entry
 def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     """(f(*primals), the directional derivative of f along tangents): one forward pass.
 
@@ -152,6 +204,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     return _primal_out(y, tag), _tangent_out(y, tag)
 
 
+@_entry
 def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]:
     """(f(x), J) with J of shape shape(f(x)) + shape(x), `chunk` directions per pass."""
     if isinstance(x, (list, tuple)):

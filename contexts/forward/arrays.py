@@ -68,6 +68,8 @@ def apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     run = call or _call
     if tag.chunk is None:
         y, dy = run(rule.frule, tangents, values, kwargs)
+        if isinstance(y, tuple) and isinstance(dy, tuple) and len(y) == len(dy):  # several outputs: one Dual each
+            return _like(y, [yi if di is None else make(yi, di, tag) for yi, di in zip(y, dy)])
         return y if dy is None else make(y, dy, tag)
     partials = rule.meta.get("partials")
     if partials is not None and not kwargs:
@@ -84,6 +86,19 @@ def apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     for i in range(tag.chunk):
         y, dy = run(rule.frule, [None if t is None else t[i] for t in tangents], values, kwargs)
         dys.append(dy)
+    return _stacked(y, dys, tag)
+
+
+def _like(y: tuple, items: list) -> tuple:
+    """A tuple of y's type (a named tuple such as slogdet's result) holding items."""
+    return tuple(items) if type(y) is tuple else type(y)(*items)
+
+
+def _stacked(y, dys: list, tag: Tag):
+    """The Dual of y from its tangents in each of the chunk's directions (a tuple of Duals for a tuple y)."""
+    if isinstance(y, tuple) and any(isinstance(dy, tuple) for dy in dys):
+        return _like(y, [_stacked(yi, [None if dy is None else dy[k] for dy in dys], tag)
+                         for k, yi in enumerate(y)])
     if all(dy is None for dy in dys):
         return y
     zero = zero_tangent(y, _ONE)

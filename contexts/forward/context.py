@@ -17,6 +17,7 @@ import overdub
 from ..rules.registry import registry
 from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, to_array, write_out
 from .dual import Dual, DualConversionError, top_tag
+from .tangent import uncached
 
 __all__ = ["ForwardContext", "run_inside", "pushforward"]
 
@@ -70,6 +71,9 @@ class ForwardContext(overdub.Context):
             return self._primitive(site, fn, args, kwargs)
         if _native(fn):
             return self._primitive(site, fn, args, kwargs)
+        fn = uncached(fn)  # a cache would serve the value of the primal, unperturbed
+        if isinstance(fn, np.vectorize):
+            return _vectorized(fn, args, kwargs, self.recurse)
         y = _known(fn, args, kwargs, tag, self._run_rule)
         if y is not _UNKNOWN:
             return y
@@ -118,6 +122,9 @@ def pushforward(fn, *args, **kwargs):
     tag = top_tag(tuple(args) + tuple(kwargs.values())) if args or kwargs else None
     if tag is None or _native(fn):
         return fn(*args, **kwargs)
+    fn = uncached(fn)
+    if isinstance(fn, np.vectorize):
+        return ForwardContext().run(_vectorized, fn, args, kwargs, run_inside)
     y = _known(fn, args, kwargs, tag, _run_rule_plain)
     if y is not _UNKNOWN:
         return y
@@ -125,6 +132,20 @@ def pushforward(fn, *args, **kwargs):
 
 
 _UNKNOWN = object()
+
+
+def _vectorized(vec, args, kwargs, call):
+    """np.vectorize(pyfunc)(*args) on Duals: pyfunc on each element's Dual (numpy's own loop turns its
+    inputs into object arrays, which Duals refuse), the results stacked as one array Dual."""
+    if kwargs or vec.signature is not None or vec.excluded:
+        raise NoForwardRule("np.vectorize with keyword arguments, `excluded` or `signature` on duals",
+                            fix="call the function on the elements in a loop, or use numpy's ufuncs")
+    shape = np.broadcast_shapes(*(np.shape(a) for a in args))
+    full = [np.broadcast_to(a, shape) if np.shape(a) != shape else a for a in args]
+    out = [call(vec.pyfunc, *(a[i] if shape else a for a in full)) for i in np.ndindex(shape)]
+    if not shape:
+        return out[0]
+    return np.reshape(to_array(out), shape)
 
 
 def _known(fn, args, kwargs, tag, run_rule):

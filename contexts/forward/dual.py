@@ -588,6 +588,14 @@ class Dual:
         return Dual(self.value.copy() if hasattr(self.value, "copy") else self.value,
                     self.tangent.copy() if hasattr(self.tangent, "copy") else self.tangent, self.tag)
 
+    def __copy__(self):
+        return Dual(self.value, self.tangent, self.tag)
+
+    def __deepcopy__(self, memo):
+        """A copy of value and tangent under the same tag (a tag is an identity: never copied)."""
+        import copy
+        return Dual(copy.deepcopy(self.value, memo), copy.deepcopy(self.tangent, memo), self.tag)
+
     def astype(self, dtype, *args, **kwargs):
         dtype = np.dtype(dtype)
         if dtype.kind not in "fc":

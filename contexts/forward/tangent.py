@@ -15,6 +15,9 @@ mode uses (code generated once per code object) brings it to a few times.
 from __future__ import annotations
 
 import ast
+import builtins
+import collections
+import functools
 import inspect
 import sys
 import threading
@@ -33,13 +36,16 @@ from ..rules.registry import registry
 
 __all__ = ["NotTransformable", "tangent_jvp"]
 
-HELPERS = ("__fd_call__", "__fd_mcall__", "__fd_getitem__", "__fd_attr__", "__fd_pow__", "__fd_matmul__",
-           "__fd_setitem__", "__fd_sync__", "__fd_bound__", "__fd_moved__", "__fd_args_back__", "__fd_out__",
+HELPERS = ("__fd_cat__", "__fd_list__", "__fd_tuple__", "__fd_call__", "__fd_mcall__", "__fd_getitem__",
+           "__fd_attr__", "__fd_pow__", "__fd_matmul__", "__fd_setitem__", "__fd_sync__", "__fd_bound__",
+           "__fd_moved__", "__fd_args_back__", "__fd_out__", "__fd_giveup__",
            "__od_unpack__", "__od_iter__", "__od_tuple__")  # the last three: what the lowering emits
 
 
-class NotTransformable(Exception):
-    """The function uses something the tangent transform does not cover; use duals instead."""
+class NotTransformable(BaseException):
+    """The function uses something the tangent transform does not cover; use duals instead. Raised also
+    while a twin runs (a value whose perturbation the twin cannot follow): a BaseException, so that the
+    user's `except Exception:` never takes it for one of its own errors."""
 
 
 def T(name: str) -> str:
@@ -49,8 +55,13 @@ def T(name: str) -> str:
 class _Tangents:
     """Rewrites a lowered function's statements into primal-and-tangent statements."""
 
-    def __init__(self, active: set[str], groups: dict[str, set[str]] | None = None, handed: str = ""):
+    def __init__(self, active: set[str], groups: dict[str, set[str]] | None = None, handed: str = "",
+                 outside: frozenset = frozenset()):
         self.active = active
+        # variables that may name an object from outside the call other than a parameter (a global list,
+        # a captured dict): a store of an active value into it would leave its tangent behind
+        self.outside = outside
+        self.unfollowed: frozenset = frozenset()  # (set by _build: see _unfollowed)
         self.groups = groups or {}  # variables whose arrays may share memory (activity.view_groups)
         # the statement that hands the caller the tangents of parameters whose arrays this function may
         # change in place, in parameter order (None where not), before every return
@@ -76,6 +87,10 @@ class _Tangents:
         if isinstance(s, ast.For):
             if self.t(s.iter) is not None:
                 raise NotTransformable("a loop over an active sequence")
+            if any(isinstance(n, ast.Name) and n.id in self.active for n in ast.walk(s.target)):
+                # the loop variable is rebound to active values or changed in place: its items' tangents
+                # would have to come from the sequence's, item by item
+                raise NotTransformable("an active loop variable")
             s.body = self.block(s.body)
             s.orelse = self.block(s.orelse) if s.orelse else []
             return [s]
@@ -87,7 +102,16 @@ class _Tangents:
             s.finalbody = self.block(s.finalbody) if s.finalbody else []
             return [s]
         if isinstance(s, ast.With):
+            if any(isinstance(n, ast.Name) and n.id in self.active
+                   for i in s.items if i.optional_vars is not None for n in ast.walk(i.optional_vars)):
+                raise NotTransformable("`with ... as` an active value")  # (its tangent: the __enter__'s)
             s.body = self.block(s.body)
+            return [s]
+        if isinstance(s, ast.Match):
+            if self.t(s.subject) is not None and any(_binds(c.pattern) for c in s.cases):
+                raise NotTransformable("a match pattern binding parts of an active value")
+            for c in s.cases:
+                c.body = self.block(c.body)
             return [s]
         if isinstance(s, ast.Return):
             return _parse(f"{self.handed}return {ast.unparse(s.value)}, {self.t(s.value) or 0}\n", s)
@@ -96,7 +120,14 @@ class _Tangents:
         if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
             if isinstance(s, ast.FunctionDef) and s.name in self.active:
                 raise NotTransformable("a closure over active values")
+            if isinstance(s, ast.ClassDef) and any(isinstance(n, ast.Name) and n.id in self.active
+                                                   for n in ast.walk(s)):
+                raise NotTransformable("a class whose body or methods use active values")
             return [s]
+        if isinstance(s, ast.Raise) and any(isinstance(n, ast.Name) and n.id in self.active for n in ast.walk(s)):
+            # an exception carries its arguments to a handler (`except E as e: e.args[0]`) without their
+            # tangents: when it is raised, the call reruns on duals (which raise it again, perturbed)
+            return _parse("raise __fd_giveup__('an exception made from active values')\n", s)
         if isinstance(s, ast.Delete) and any(isinstance(t, ast.Subscript) and self.t(t.value) for t in s.targets):
             raise NotTransformable("deleting from an active container")
         return [s]
@@ -104,13 +135,19 @@ class _Tangents:
     def assign(self, s: ast.Assign) -> list[ast.stmt]:
         target, v = s.targets[0], s.value
         if not isinstance(target, ast.Name):
-            if self.t(target.value) is None and self.t(v) is None:
+            # an active key (checked when the store runs: a dict's keys have no tangent; an index has none)
+            key = isinstance(target, ast.Subscript) and any(isinstance(n, ast.Name) and n.id in self.active
+                                                            for n in ast.walk(target.slice))
+            if self.t(target.value) is None and self.t(v) is None and not key:
                 return [s]
+            if isinstance(target.value, ast.Name) and target.value.id in self.outside:
+                raise NotTransformable(f"storing into {target.value.id}, a global or captured object")
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
                 # `y[i] = v`: y's tangent gets v's at i (a new tangent: another variable's may be y's)
                 y = target.value.id
                 return (_parse(f"{T(y)} = __fd_setitem__({y}, {self.t(target.value) or 0}, "
-                               f"{_index(target.slice)}, {self.t(v) or 0})\n", s) + [s] + self.sync(y, s))
+                               f"{_index(target.slice)}, {self.t(v) or 0}, {ast.unparse(v)})\n", s)
+                        + [s] + self.sync(y, s))
             raise NotTransformable("storing into an active object")
         name = target.id
         if name not in self.active:
@@ -163,6 +200,8 @@ class _Tangents:
         if isinstance(v, ast.Dict):
             if any(k is None for k in v.keys):
                 raise NotTransformable("a dict display unpacking another")
+            if any(t(k) is not None for k in v.keys):
+                raise NotTransformable("an active value as a key")
             return "{" + ", ".join(f"{ast.unparse(k)}: {t(e) or 0}" for k, e in zip(v.keys, v.values)) + "}"
         if isinstance(v, ast.Attribute):
             ta = t(v.value)
@@ -183,11 +222,21 @@ class _Tangents:
         op = type(v.op)
         if ta is None and tb is None:
             return "0"
-        if op in (ast.Add, ast.Sub):
-            sign = "+" if op is ast.Add else "-"
+        if op is ast.Add:
+            # lists and tuples concatenate: a tangent of 0 (a container made by a call) or an inactive
+            # operand stands for zeros of that operand's length, which __fd_cat__ writes out
             if ta and tb:
-                return f"{ta} {sign} {tb}"
-            return ta if ta else (tb if op is ast.Add else f"-{tb}")
+                return f"({ta} + {tb} if {ta}.__class__ is {tb}.__class__ else __fd_cat__({a}, {b}, {ta}, {tb}))"
+            other, t = (v.right, ta) if ta else (v.left, tb)
+            if isinstance(other, ast.Constant):
+                return t
+            o = ast.unparse(other)
+            return (f"({t} if {o}.__class__ is not __fd_list__ and {o}.__class__ is not __fd_tuple__ "
+                    f"else __fd_cat__({a}, {b}, {ta or 0}, {tb or 0}))")
+        if op is ast.Sub:
+            if ta and tb:
+                return f"{ta} - {tb}"
+            return ta if ta else f"-{tb}"
         if op is ast.Mult:
             terms = ([f"{ta} * {b}"] if ta else []) + ([f"{a} * {tb}"] if tb else [])
             return " + ".join(terms)
@@ -235,10 +284,13 @@ class _Tangents:
 
     def taken_back(self, v: ast.Call, s) -> list[ast.stmt]:
         """After a call: the tangents of array arguments the callee changed in place (`fill_(z[1:3], x)`),
-        handed back by its tangent twin, replace the caller's, and the variables viewing them follow."""
-        at = [(i, a.id) for i, a in enumerate(v.args) if isinstance(a, ast.Name) and a.id in self.active]
-        if not at:
-            return []
+        handed back by its tangent twin, replace the caller's, and the variables viewing them follow. A
+        tangent handed back for an argument the caller does not follow (a global list, a keyword
+        argument) raises NotTransformable: the change would be lost."""
+        if not any(self.t(a) is not None for a in v.args) and not any(self.t(k.value) for k in v.keywords):
+            return []  # (no active argument: the callee had nothing to hand back)
+        at = [(i, a.id) for i, a in enumerate(v.args) if isinstance(a, ast.Name) and a.id in self.active
+              and a.id not in self.outside and a.id not in self.unfollowed]
         positions, names = tuple(i for i, _ in at), "".join(f"{a}, " for _, a in at)
         text = f"if __fd_moved__.args is not None:\n    _od_mv = __fd_args_back__({positions!r}, ({names}))\n"
         out = _parse(text, s)
@@ -267,6 +319,12 @@ def tangent_twin(fn: types.FunctionType, active: frozenset):
     return found
 
 
+def _binds(pattern) -> bool:
+    """A match pattern binds names (`case [a, b]:`, `case {"k": v}:`, `case P(x=v):`, `case _ as v:`)."""
+    return any(isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name is not None
+               or isinstance(n, ast.MatchMapping) and n.rest is not None for n in ast.walk(pattern))
+
+
 def _build(fn, active):
     code = fn.__code__
     if str(fn.__globals__.get("__name__", "")).startswith("contexts."):
@@ -274,9 +332,14 @@ def _build(fn, active):
         raise NotTransformable(f"{code.co_qualname} belongs to contexts")
     try:
         src = get_source(code, fn.__globals__)
-        fdef = lower(src.as_function_def())
+        original = src.as_function_def()
+        fdef = lower(original)
     except (SourceUnavailable, Unsupported) as e:
         raise NotTransformable(str(e)) from e
+    if any(isinstance(n, (ast.Nonlocal, ast.Global)) for n in ast.walk(original)):
+        # a value written to a cell or a global (here or by a nested function) leaves this function's
+        # variables, and with it its tangent: duals carry their tangents wherever values go
+        raise NotTransformable("a nonlocal or global variable written")
     act = active_names(fdef, set(active), fn.__globals__)
     groups = view_groups(fdef)
     params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
@@ -284,7 +347,9 @@ def _build(fn, active):
     handed = [p if p in act and p in changed else None for p in params]
     hand = (f"__fd_moved__.args = ({''.join(f'{T(p)}, ' if p else 'None, ' for p in handed)})\n"
             if any(handed) else "")
-    body = _Tangents(act, groups, hand).block(fdef.body)
+    tangents = _Tangents(act, groups, hand, _outside(fdef, fn))
+    tangents.unfollowed = _unfollowed(fdef, act)
+    body = tangents.block(fdef.body)
     prologue = "".join(f"{T(p)} = _od_tans[{i}] if len(_od_tans) > {i} else 0\n" for i, p in enumerate(params)
                        if p in act)
     star = fdef.args.vararg
@@ -300,6 +365,104 @@ def _build(fn, active):
     fdef.args.posonlyargs.insert(0, ast.arg(arg="_od_tans"))
     ast.fix_missing_locations(fdef)
     return compile_twin(src, fdef, extra_freevars=HELPERS)
+
+
+def _outside(fdef, fn) -> frozenset:
+    """The variables that may name a mutable object the function did not make nor receive as a parameter:
+    globals and captured variables (modules, functions and classes aside), and the locals assigned from
+    them (`g = GLOBAL_LIST`, `d = cfg["sub"]`)."""
+    a = fdef.args
+    params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
+    stored = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    inert = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, np.ufunc, int, float,
+             complex, str, bool, type(None), functools.partial)
+
+    def mutable_outside(name: str) -> bool:
+        if name in params or name in stored:
+            return False
+        if name in cells:
+            try:
+                value = cells[name].cell_contents
+            except ValueError:
+                return True
+        elif name in fn.__globals__:
+            value = fn.__globals__[name]
+        else:
+            return not hasattr(builtins, name)
+        return not isinstance(value, inert)
+
+    from ..ad.activity import _viewed
+    found = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+             and mutable_outside(n.id)}
+    changed = True
+    while changed:
+        changed = False
+        for n in ast.walk(fdef):
+            if (isinstance(n, ast.Assign) and not _fresh_copy(n.value, fn.__globals__)
+                    and _viewed(n.value, strict=True) & found):
+                for t in n.targets:
+                    if isinstance(t, ast.Name) and t.id not in found:
+                        found.add(t.id)
+                        changed = True
+    return frozenset(found)
+
+
+def _unfollowed(fdef, act: set[str]) -> frozenset:
+    """The variables naming an object that an inactive variable may also reach (`t = cont["k"]` where
+    `cont = {"k": loc}` and loc is inactive): a change to it in place by a callee cannot be followed."""
+    from ..ad.activity import _view_of
+    held: dict[str, set[str]] = {}
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Assign):
+            v = n.value
+            names = (set().union(*(_view_of(e) for e in v.elts)) if isinstance(v, (ast.List, ast.Tuple))
+                     else set().union(*(_view_of(e) for e in v.values if e is not None))
+                     if isinstance(v, ast.Dict) else _view_of(v))
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    held.setdefault(t.id, set()).update(names - {t.id})
+    out = set()
+    for name in held:
+        todo, seen = [name], {name}
+        while todo:
+            m = todo.pop()
+            if m not in act and m in held:  # an inactive local reaching the object
+                out.add(name)
+                break
+            for k in held.get(m, ()):
+                if k not in seen:
+                    seen.add(k)
+                    todo.append(k)
+    return frozenset(out)
+
+
+_COPIES = frozenset({"list", "dict", "tuple", "set", "sorted", "np.array", "numpy.array", "np.copy",
+                     "copy.copy", "copy.deepcopy", "deepcopy"})
+_COPY_METHODS = frozenset({"copy", "astype", "tolist", "flatten"})
+
+
+# numpy functions whose result may be (or hold) a view of an argument
+_NUMPY_VIEWS = frozenset({"asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "reshape", "ravel",
+                          "transpose", "swapaxes", "moveaxis", "rollaxis", "squeeze", "expand_dims", "diagonal",
+                          "real", "imag", "broadcast_to", "broadcast_arrays", "atleast_1d", "atleast_2d",
+                          "atleast_3d", "split", "array_split", "hsplit", "vsplit", "dsplit", "matrix_transpose",
+                          "permute_dims", "flip", "fliplr", "flipud", "rot90", "unstack", "require", "view"})
+
+
+def _fresh_copy(e, globals_: dict) -> bool:
+    """e makes a new object from its argument (`G.copy()`, `list(G)`, `np.zeros_like(G)`, `np.concatenate`):
+    a store into it reaches no one else."""
+    if not isinstance(e, ast.Call):
+        return False
+    f = e.func
+    if isinstance(f, ast.Attribute):
+        if f.attr in _COPY_METHODS:
+            return True
+        module = globals_.get(f.value.id) if isinstance(f.value, ast.Name) else None
+        if isinstance(module, types.ModuleType) and module.__name__.split(".")[0] == "numpy":
+            return f.attr not in _NUMPY_VIEWS
+    return ast.unparse(f) in _COPIES
 
 
 def _changed_in_place(fdef, groups: dict[str, set[str]]) -> set[str]:
@@ -339,10 +502,20 @@ _MOVED = _Moved()
 
 def fd_args_back(positions: tuple, values: tuple) -> tuple:
     """The tangents handed back for the arguments at `positions` (None where there is none, or where the
-    value is not an array: numbers are never changed in place), taking them."""
+    value is not an array, list or dict: numbers are never changed in place), taking them."""
     moved, _MOVED.args = _MOVED.args, None
-    return tuple(moved[i] if i < len(moved) and type(v) is np.ndarray else None
+    if any(i not in positions and not _no_change(t) for i, t in enumerate(moved)):
+        raise NotTransformable("a call changed an argument the caller does not follow (a global, a keyword)")
+    return tuple(moved[i] if i < len(moved) and type(v) in _MUTABLE else None
                  for i, v in zip(positions, values))
+
+
+def _no_change(t) -> bool:
+    """A handed-back tangent that leaves an unfollowed argument as the caller sees it: none, or zeros."""
+    return t is None or _all_zero(t) or (type(t) is np.ndarray and not t.any())
+
+
+_MUTABLE = (np.ndarray, list, dict)  # the values whose tangents follow changes in place
 
 
 def make_twin(fn, twin_code, cells):
@@ -369,11 +542,22 @@ def _nz(dy):
     return dy
 
 
+def _registry_zeros(t, a):
+    """A twin's tangent of argument a for an frule: a zero (0) is the registry's None; inside a list or
+    tuple (the tangent of `[W, v]` for np.concatenate) a zero of an array item is zeros of its shape."""
+    if _zero(t):
+        return None
+    if (type(t) is list or type(t) is tuple) and (type(a) is list or type(a) is tuple) and len(a) == len(t):
+        return type(t)(np.zeros(e.shape, np.result_type(e.dtype, float)) if _zero(d) and type(e) is np.ndarray
+                       else d if _zero(d) else _registry_zeros(d, e) for d, e in zip(t, a))
+    return t
+
+
 def _by_frule(rule, args, tans, kw):
     """(y, tangent) through a rule's frule (the registry's None zero in, the twins' 0 zero out). An
     `out=` of a function other than a ufunc is written after the fact: such frules compute new values
     (passing it on would write the tangent into it too)."""
-    tangents = tuple(None if _zero(t) else t for t in tans)
+    tangents = tuple(_registry_zeros(t, a) for t, a in zip(tans, args))
     out = kw.get("out")
     if out is not None and not isinstance(rule.fn, np.ufunc):
         y, dy = rule.frule(tangents, *args, **{k: v for k, v in kw.items() if k != "out"})
@@ -392,6 +576,7 @@ def fd_call(f, args, tans, kw, kwtans):
         return f(*args, **kw), 0
     if f is getattr and len(args) >= 2 and args[1] in _NONDIFF_ATTRIBUTES:  # getattr(x, "shape", ())
         return f(*args, **kw), 0
+    f = uncached(f)
     rule = registry.get(f)
     if rule is not None and rule.frule is not None and plain_kw:
         if isinstance(getattr(f, "__self__", None), np.ufunc):  # ufunc.accumulate's rule takes the ufunc
@@ -436,7 +621,6 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     return _through_duals(lambda o, *a, **k: getattr(o, name)(*a, **k), (obj, *args), (tobj, *tans), kw, kwtans)
 
 
-_C_MODULES = frozenset({"array", "builtins", "_collections", "itertools", "math", "cmath"})
 _LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop"})
 
 
@@ -452,43 +636,175 @@ def _list_method(obj, name, tobj, args, tans, kw):
     elif name == "insert":
         tobj.insert(args[0], tans[1])
     elif name == "extend":
-        t = tans[0]
-        tobj.extend(list(t) if not _zero(t) else [0] * (len(obj) - len(tobj)))
+        t = tans[0]  # (a dict extends by its keys, which have no tangent)
+        tobj.extend(list(t) if not _zero(t) and type(args[0]) is not dict else [0] * (len(obj) - len(tobj)))
     else:  # pop
         return y, tobj.pop(*args)
     return y, 0
 
 
 def _through_duals(f, args, tans, kw, kwtans):
-    """The general mechanism: f on duals under ForwardContext (objects, mutation, C functions, ...)."""
+    """The general mechanism: f on duals under ForwardContext (objects, mutation, C functions, ...).
+
+    The twin follows tangents of numbers, arrays and plain lists, tuples and dicts of them only: a call
+    that leaves duals anywhere else (in an object it returns, an iterator, a closure, an argument it
+    changed in place) raises NotTransformable, and the caller's derivative runs on duals from the start."""
     from .api import _primal_out, _run, _tangent_out
-    from .dual import Dual, Tag
+    from .dual import Dual, DualConversionError, Tag
+    f = uncached(f)
     # a primitive that writes into an argument (np.copyto, ufunc.at: the duals know how) may write perturbed
     # values into a plain float array: that argument gets a zero tangent to write them into
     rule = registry.get(f)
     writes = rule is not None and (rule.inplace is not None or rule.mutating)
-    if not writes and (type(f) is types.BuiltinFunctionType
-                       or (isinstance(f, type) and f.__module__ in _C_MODULES)):
-        from .arrays import no_rule  # a C callable with no frule: duals would only be refused by it
-        frame = sys._getframe(1)
-        while frame.f_back is not None and frame.f_code.co_filename == __file__:
-            frame = frame.f_back
-        raise no_rule(f, where=f"{frame.f_code.co_filename}:{frame.f_lineno}")
     tag = Tag()
     # the duals get copies of array tangents: the twin's tangents may be shared between variables whose
     # values are not (`y = x + 1` takes x's tangent as it is), so a change in place must not reach them.
     # The tangent of an argument the call changed in place is handed back to the caller instead.
-    dargs = [Dual(a, _fresh(t), tag) if not _all_zero(t) else
+    made: list = []  # (a container of duals made for the call, the items it was given)
+    dargs = [_dualize(a, t, tag, made) if not _all_zero(t) else
              Dual(a, np.zeros(a.shape), tag) if writes and type(a) is np.ndarray and a.dtype.kind == "f" else a
              for a, t in zip(args, tans)]
-    dkw = {k: (v if _all_zero(kwtans.get(k)) else Dual(v, _fresh(kwtans[k]), tag)) for k, v in kw.items()}
-    y = _run(f, *dargs, **dkw)
+    dkw = {k: (v if _all_zero(kwtans.get(k)) else _dualize(v, kwtans[k], tag, made)) for k, v in kw.items()}
+    try:
+        y = _run(f, *dargs, **dkw)
+    except DualConversionError as e:
+        import overdub
+        if overdub.is_recursable(f):
+            raise
+        from .arrays import no_rule  # a C callable with no frule met a dual
+        frame = sys._getframe(1)
+        while frame.f_back is not None and frame.f_code.co_filename == __file__:
+            frame = frame.f_back
+        raise no_rule(f, where=f"{frame.f_code.co_filename}:{frame.f_lineno}") from e
+    if any(not _same_items(c, items) for c, items in made):
+        raise NotTransformable("a call changed a container holding active values in place")
+    if not all(_dual_free(a) for a, t in zip(args, tans) if _all_zero(t)) or not _dual_free(
+            getattr(f, "__self__", None)) or not all(_dual_free(v) for k, v in kw.items()
+                                                     if _all_zero(kwtans.get(k))):
+        raise NotTransformable("a call stored active values into an argument")
+    if not _splittable(y):
+        raise NotTransformable(f"a call returned a {type(y).__name__} that may hold active values")
     moved = tuple(_changed_tangent(d, t) for d, t in zip(dargs, tans))
-    from .arrays import has_dual
     # (a result holding no dual has tangent zero: a module, a function, a shape)
-    out = _primal_out(y, tag), (_nz(_tangent_out(y, tag)) if has_dual(y) else 0)
+    out = _primal_out(y, tag), (0 if _dual_free(y) else _nz(_tangent_out(y, tag)))
     _MOVED.args = moved if any(m is not None for m in moved) else None
     return out
+
+
+def uncached(f):
+    """f without its functools.lru_cache / cache wrapper: a perturbed call must never be served the value
+    cached for its primal (a dual hashes and compares as its primal does)."""
+    while True:
+        if isinstance(f, functools._lru_cache_wrapper):
+            f = f.__wrapped__
+        elif type(f) is types.MethodType and isinstance(f.__func__, functools._lru_cache_wrapper):
+            f = types.MethodType(f.__func__.__wrapped__, f.__self__)
+        else:
+            return f
+
+
+def _dualize(a, t, tag, made: list):
+    """a perturbed by tangent t as duals: a plain list, tuple or dict of values becomes a new one of duals
+    (remembered in `made`, to check that the call left it alone); any other value one dual."""
+    from .dual import Dual
+    if type(a) is list or type(a) is tuple:
+        if (type(t) is list or type(t) is tuple) and len(t) == len(a):
+            items = [_dualize(v, tv, tag, made) if not _all_zero(tv) else v for v, tv in zip(a, t)]
+            out = type(a)(items)
+            made.append((out, items))
+            return out
+    elif type(a) is dict:
+        if type(t) is dict:
+            out = {k: (_dualize(v, t[k], tag, made) if not _all_zero(t.get(k)) else v) for k, v in a.items()}
+            made.append((out, list(out.values())))
+            return out
+    return Dual(a, _fresh(t), tag)
+
+
+def _same_items(c, items) -> bool:
+    return len(c) == len(items) and all(u is v for u, v in zip(c.values() if type(c) is dict else c, items))
+
+
+_LEAVES = (int, float, complex, bool, str, bytes, bytearray, memoryview, type(None), np.generic,
+           types.ModuleType, type, types.BuiltinFunctionType, np.dtype, range, slice, type(Ellipsis),
+           type(NotImplemented))
+# where the C objects of the standard library that hold Python values but show none of them live
+_OPAQUE_MODULES = frozenset({"builtins", "itertools", "_collections", "_operator", "operator", "_functools"})
+
+
+def _dual_free(v, seen=None, budget=None) -> bool:
+    """v certainly holds no dual: walked through containers, objects' fields, closures and partials;
+    iterators, generators and the like of the standard library (which may hold anything) are not."""
+    from .dual import Dual
+    if isinstance(v, _LEAVES) and type(v) is not Dual:
+        return True
+    if type(v) is Dual:
+        return False
+    if seen is None:
+        seen, budget = set(), [100000]
+    if id(v) in seen:
+        return True
+    seen.add(id(v))
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False  # too big to tell
+    if type(v) is np.ndarray:
+        return v.dtype != object or all(_dual_free(e, seen, budget) for e in v.flat)
+    parts: list = []
+    if isinstance(v, (list, tuple, set, frozenset)):
+        parts.extend(v)
+    elif isinstance(v, dict):
+        parts.extend(v.values())
+        parts.extend(v.keys())
+    elif type(v) is types.FunctionType:
+        parts.extend(c.cell_contents for c in v.__closure__ or () if _has_contents(c))
+        parts.extend(v.__defaults__ or ())
+        parts.extend((v.__kwdefaults__ or {}).values())
+        return all(_dual_free(p, seen, budget) for p in parts)
+    elif type(v) is types.MethodType:
+        parts += [v.__self__, v.__func__]
+    elif isinstance(v, functools.partial):
+        parts += [v.func, *v.args, *v.keywords.values()]
+    elif isinstance(v, collections.deque):
+        parts.extend(v)
+    elif isinstance(v, BaseException):
+        parts.extend(v.args)
+    elif (type(v).__module__ in _OPAQUE_MODULES and type(v) is not object) or isinstance(
+            v, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
+        return False  # an iterator, a generator, map(...), itemgetter(...): may hold anything
+    try:
+        d = getattr(v, "__dict__", None)
+        if type(d) is dict:
+            parts.extend(d.values())
+        for cls in type(v).__mro__:
+            slots = cls.__dict__.get("__slots__", ())
+            for name in (slots,) if isinstance(slots, str) else slots:
+                if hasattr(v, name):
+                    parts.append(getattr(v, name))
+    except Exception:  # an object whose fields cannot be read plainly: it may hold anything
+        return False
+    return all(_dual_free(p, seen, budget) for p in parts)
+
+
+def _has_contents(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _splittable(y) -> bool:
+    """Output y's duals can all be taken apart into primal and tangent (`api._primal_out`): they sit in
+    plain lists, tuples and dicts, nowhere else."""
+    from .dual import Dual
+    if type(y) is Dual:
+        return True
+    if type(y) is list or type(y) is tuple:
+        return all(_splittable(e) for e in y)
+    if type(y) is dict:
+        return all(_splittable(e) for e in y.values()) and all(_dual_free(k) for k in y)
+    return _dual_free(y)
 
 
 def _all_zero(t) -> bool:
@@ -537,8 +853,10 @@ def fd_attr(t, attr):
 _NONDIFF_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
 
 
-def fd_setitem(y, ty, idx, tv):
+def fd_setitem(y, ty, idx, tv, v=None):
     """The tangent of container y after `y[idx] = v`: ty with tv at idx, as a new array, list or dict."""
+    if type(y) is not np.ndarray and type(y) is not list and isinstance(idx, (float, complex, np.inexact)):
+        raise NotTransformable("a number as a key")  # perturbed maybe: duals carry it in the key
     if _zero(ty) and _zero(tv):
         return 0
     if type(y) is np.ndarray:
@@ -548,8 +866,10 @@ def fd_setitem(y, ty, idx, tv):
         return new
     if type(y) is list:
         new = [0] * len(y) if _zero(ty) else list(ty)
-        if isinstance(idx, slice):
-            tv = [0] * len(range(*idx.indices(len(y)))) if _zero(tv) else list(tv)
+        if isinstance(idx, slice):  # (the slice may take more or fewer items than it replaces)
+            if not hasattr(v, "__len__"):
+                raise NotTransformable("a slice of a list assigned from an iterator")
+            tv = [0] * len(v) if _zero(tv) else list(tv)
         new[idx] = tv
         return new
     if type(y) is dict:
@@ -560,17 +880,18 @@ def fd_setitem(y, ty, idx, tv):
 
 
 def fd_sync(x, tx, members, tans):
-    """After an in-place change of array x (tangent tx): the tangents of `members` (arrays that may view
-    x's memory) with tx's values where they share elements with x."""
-    if type(x) is not np.ndarray:
+    """After an in-place change of x (tangent tx): the tangents of `members` (values that may share x's
+    memory) made to agree with tx: where a member is x itself or holds it (a list, tuple or dict, also
+    nested), and, for an array x, where a member array shares elements with it."""
+    if type(x) is not np.ndarray and type(x) is not list and type(x) is not dict:
         return tans
     out = list(tans)
     for j, m in enumerate(members):
         if m is x:
             out[j] = tx
         elif type(m) is list or type(m) is tuple or type(m) is dict:
-            out[j] = _sync_container(x, tx, m, out[j])
-        elif (type(m) is np.ndarray and (x.base is not None or m.base is not None)
+            out[j] = _sync_container(x, tx, m, out[j], set())
+        elif (type(x) is np.ndarray and type(m) is np.ndarray and (x.base is not None or m.base is not None)
               and np.may_share_memory(x, m)):
             from ..ad.helpers import _addresses
             addr_x, addr_m = _addresses(x), _addresses(m)
@@ -588,9 +909,13 @@ def fd_sync(x, tx, members, tans):
     return tuple(out)
 
 
-def _sync_container(x, tx, m, tm):
-    """The tangent of a list, tuple or dict m after an in-place change of array x (tangent tx): its items
-    that are x or share memory with it get tangents that agree with tx (a new container where any does)."""
+def _sync_container(x, tx, m, tm, seen: set):
+    """The tangent of a list, tuple or dict m after an in-place change of x (tangent tx): its items that
+    are x, hold it, or (arrays) share memory with it get tangents that agree with tx (a new container
+    where any does)."""
+    if id(m) in seen:
+        return tm
+    seen.add(id(m))
     keys = list(m) if type(m) is dict else range(len(m))
     new = None
     for k in keys:
@@ -598,8 +923,12 @@ def _sync_container(x, tx, m, tm):
         if type(item) is not np.ndarray and type(item) not in (list, tuple, dict):
             continue
         old = 0 if _zero(tm) else (tm.get(k, 0) if type(tm) is dict else tm[k])
-        (t,) = fd_sync(x, tx, (item,), (old,)) if type(item) is np.ndarray else (
-            _sync_container(x, tx, item, old),)
+        if item is x:
+            t = tx
+        elif type(item) is np.ndarray:
+            (t,) = fd_sync(x, tx, (item,), (old,))
+        else:
+            t = _sync_container(x, tx, item, old, seen)
         if t is not old:
             if new is None:
                 new = (dict(tm) if type(tm) is dict else list(tm)) if not _zero(tm) else (
@@ -613,6 +942,20 @@ def _sync_container(x, tx, m, tm):
 def fd_bound(scope, names, tangent_names):
     """`fd_sync`'s members and tangents from a frame's locals, None and 0 for those not bound yet."""
     return tuple(scope.get(n) for n in names), tuple(scope.get(t, 0) for t in tangent_names)
+
+
+def fd_cat(a, b, ta, tb):
+    """The tangent of a + b where the tangents' types differ or one is a zero: for lists and tuples (or a
+    tuple made into a list's tail) the tangents concatenated, zeros standing for a zero tangent's items."""
+    if type(a) in (list, tuple) and type(b) in (list, tuple):
+        pa = [0] * len(a) if _all_zero(ta) else list(ta)
+        pb = [0] * len(b) if _all_zero(tb) else list(tb)
+        return type(a + b)(pa + pb)
+    if _zero(ta):
+        return tb
+    if _zero(tb):
+        return ta
+    return ta + tb
 
 
 def fd_pow(a, b, ta, tb):
@@ -648,10 +991,12 @@ def _cells() -> dict:
     contexts.ad, which imports this package)."""
     if not _CELLS:
         _CELLS.update((name, types.CellType(fn)) for name, fn in {
+            "__fd_cat__": fd_cat, "__fd_list__": list, "__fd_tuple__": tuple,
             "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
             "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
             "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
             "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back, "__fd_out__": fd_out,
+            "__fd_giveup__": NotTransformable,
             **_lowering_helpers()}.items())
     return _CELLS
 
