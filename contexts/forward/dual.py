@@ -431,7 +431,12 @@ class Dual:
         return primal(self) != primal(other)
 
     def __hash__(self):
-        return hash(primal(self))
+        # A perturbed value as a dict key or set member: the lookup is a step function of the value, and a
+        # hit on an entry made from a plain value (a memo table) would serve it without its derivative
+        raise DualConversionError(
+            f"a perturbed value (primal {primal(self)!r}) was used as a dict key or set member",
+            fix="key the table by something not differentiated (an index, a rounded copy through "
+                "`contexts.stop_gradient`), or differentiate the function the table caches")
 
     def __bool__(self):
         return bool(primal(self))
