@@ -23,14 +23,17 @@ NONDIFF_BUILTINS = frozenset({
 })
 
 
-def free_names(node: ast.AST) -> set[str]:
-    """Names a nested function or lambda reads from its enclosing scopes (approximate: all loads)."""
+def free_names(node: ast.AST, defaults: bool = True) -> set[str]:
+    """Names a nested function or lambda reads from its enclosing scopes (approximate: all loads); with
+    `defaults` False only its captured variables (the body's), not the names its default values,
+    decorators and annotations read when it is made."""
     params: set[str] = set()
     args = node.args
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
         if a is not None:
             params.add(a.arg)
-    loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    parts = [node] if defaults else node.body if isinstance(node.body, list) else [node.body]
+    loads = {n.id for p in parts for n in ast.walk(p) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     return loads - params
 
 
@@ -165,6 +168,7 @@ class _Activity:
         self.sources = sources
         self.views = views
         self.closure_stores: dict[str, set[str]] = {}
+        self.closure_writes: dict[str, set[str]] = {}
         self.changed = True
 
     def mark(self, name: str) -> None:
@@ -239,6 +243,8 @@ class _Activity:
                         for n in self.closure_stores.get(v.func.id, ()):
                             if n in self.locals:
                                 self.mark_changed(n)
+                        for n in self.closure_writes.get(v.func.id, ()):  # `nonlocal acc; acc = acc + v`
+                            self.mark(n)
                 for t in s.targets:
                     if isinstance(t, ast.Name):
                         if act:
@@ -295,6 +301,8 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
                     views.setdefault(t.id, set()).update(_view_of(n.value) - {t.id})
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     act.closure_stores = {n.name: captured_stores(n) for n in ast.walk(fdef)
+                          if isinstance(n, ast.FunctionDef) and n is not fdef}
+    act.closure_writes = {n.name: nonlocal_writes(n) for n in ast.walk(fdef)
                           if isinstance(n, ast.FunctionDef) and n is not fdef}
     while act.changed:
         act.changed = False

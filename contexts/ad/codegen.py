@@ -141,10 +141,10 @@ class _Gen:
         self.readers: dict[str, set[str]] = {}
         for n in ast.walk(fdef):
             if isinstance(n, ast.FunctionDef) and n is not fdef:
-                self.readers[n.name] = (free_names(n) & own) - self.writers.get(n.name, set())
+                self.readers[n.name] = (free_names(n, False) & own) - self.writers.get(n.name, set())
             elif (isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
                   and isinstance(n.targets[0], ast.Name)):
-                self.readers[n.targets[0].id] = free_names(n.value) & own
+                self.readers[n.targets[0].id] = free_names(n.value, False) & own
 
     # -- helpers -------------------------------------------------------------------------------
     def is_active(self, node) -> bool:
@@ -666,8 +666,16 @@ class _Gen:
     def closure(self, name, node):
         adj = self.take(name)
         inner = ""
-        for n in sorted(free_names(node) & self.active):
+        for n in sorted(free_names(node, False) & self.active):
             inner += self.acc(n, f"__od_cell_cot__(_g, {n!r})")
+        # default values: their cotangents are the made function's `__defaults__` / `__kwdefaults__` ones
+        args = node.args
+        for i, x in enumerate(args.defaults):
+            if self.is_active(x):
+                inner += self.acc(x.id, f"__od_cell_cot__(_g, ('__defaults__', {i}))")
+        for a, x in zip(args.kwonlyargs, args.kw_defaults):
+            if x is not None and self.is_active(x):
+                inner += self.acc(x.id, f"__od_cell_cot__(_g, ('__kwdefaults__', {a.arg!r}))")
         return adj + "if _g is not None:\n" + _indent(inner or "pass\n")
 
     def setattr_(self, s, t, v):
@@ -930,12 +938,13 @@ def _fix_returns(fwd: ast.FunctionDef) -> None:
 
 def _walk_own(fn):
     """Nodes of fn, not descending into nested function definitions or lambdas."""
-    stack = list(fn.body)
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    stack = [n for n in fn.body if not isinstance(n, nested)]
     while stack:
         n = stack.pop()
         yield n
         for c in ast.iter_child_nodes(n):
-            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            if not isinstance(c, nested):
                 stack.append(c)
 
 

@@ -268,7 +268,15 @@ class Lowerer:
         return [s]
 
     def stmt_FunctionDef(self, s):
-        return [s]  # a closure creation; its body is lowered when it is called
+        pre: list = []
+        self._defaults(s.args, pre)
+        return pre + [s]  # a closure creation; its body is lowered when it is called
+
+    def _defaults(self, args: ast.arguments, pre: list) -> None:
+        """A definition's default values, evaluated where it is made, as atoms: their cotangents (the
+        made function's `__defaults__`/`__kwdefaults__`) flow back to them."""
+        args.defaults = [self.atom(x, pre) for x in args.defaults]
+        args.kw_defaults = [None if x is None else self.atom(x, pre) for x in args.kw_defaults]
 
     def stmt_Delete(self, s):
         out: list = []
@@ -437,6 +445,7 @@ class Lowerer:
         return e  # strings are never differentiable: kept whole
 
     def expr_Lambda(self, e, pre):
+        self._defaults(e.args, pre)
         return e  # a closure creation; its body is lowered when it is called
 
     def expr_Slice(self, e, pre):
