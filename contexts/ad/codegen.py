@@ -517,14 +517,23 @@ class _Gen:
             mask |= KW_ACTIVE  # the positional bits hold; every keyword argument counts as differentiated
         if not simple:
             mask = -1
-        call_src = _src(ast.Call(func=ast.Name(id="__od_call__", ctx=ast.Load()),
-                                 args=[ast.Constant(mask), v.func] + v.args, keywords=v.keywords))
-        fwd_call = _parse(f"{name}, {pb} = {call_src}\n", s)
-        need = [pb]
         method_obj = v.func.value.id if isinstance(v.func, ast.Attribute) and self.is_active(v.func.value) else None
-        dself = d(method_obj) if method_obj else "None"
+        func = v.func
+        fetch: list[ast.stmt] = []
+        if method_obj:
+            # `obj.m(...)`: a method bound to obj (its pullback's first cotangent is obj's), or a function,
+            # closure, partial or callable object stored on obj (its cotangent is that of obj's attribute)
+            fn_var = f"_od_f{self.npb}"
+            fetch = _parse(f"{fn_var} = {_src(v.func)}\n", s)
+            func = ast.Name(id=fn_var, ctx=ast.Load())
+        call_src = _src(ast.Call(func=ast.Name(id="__od_call__", ctx=ast.Load()),
+                                 args=[ast.Constant(mask), func] + v.args, keywords=v.keywords))
+        fwd_call = fetch + _parse(f"{name}, {pb} = {call_src}\n", s)
+        need = [pb]
+        dself = f"({d(method_obj)} if _od_own else None)" if method_obj else "None"
         if method_obj:
             self.dvars.add(method_obj)
+            need += [fn_var, method_obj]
         written = sorted(self.writers.get(v.func.id, ())) if isinstance(v.func, ast.Name) else []
         pre = ""
         if written:
@@ -555,13 +564,17 @@ class _Gen:
         # adjoint then hands the cotangents it holds for them (with those views') to the callee, whose
         # returned cotangents are then their whole ones
         handed_fwd, handed_in, handed_out = self.handed(s, pb, v)
+        if method_obj:
+            pre += f"_od_own = getattr({fn_var}, '__self__', None) is {method_obj}\n"
         adj = (self.take(name) + pre + f"if {pb} is not None:\n" + _indent(handed_in)
                + f"    _od_r = {pb}[0]({pb}, _g, {dself}, _od_S)\n" + _indent(handed_out))
         if handed_fwd:
             need.append(f"_od_w{self.npb}")
         body = ""
         if method_obj:
-            body += f"{d(method_obj)} = _od_r[0]\n"
+            body += (f"if _od_own:\n    {d(method_obj)} = _od_r[0]\nelif _od_r[0] is not None:\n"
+                     f"    {d(method_obj)} = __od_getattr_adj__(_od_S, {d(method_obj)}, _od_r[0], {method_obj}, "
+                     f"{v.func.attr!r}, {fn_var})\n")
         else:
             read = sorted(self.readers.get(v.func.id, set()) & self.active) if isinstance(v.func, ast.Name) else []
             body += "".join(f"{d(n)} = __od_cell_cot__(_od_r[0], {n!r})\n" for n in written)

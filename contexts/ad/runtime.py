@@ -306,10 +306,17 @@ def _other_call(mask, f, args, kw):
             return _twin_call(mask, impl, (), args, kw)
     if isinstance(f, functools.partial):
         return _partial_call(f, args, kw)
+    if f is functools.partial:
+        return _make_partial(args, kw)
+    if type(f) is _LRU_CACHE:  # differentiated through the function itself: a cached value has no pullback
+        return call(mask, f.__wrapped__, *args, **kw)
     if isinstance(f, type):
         return _construct(f, args, kw)
     if type(f) is types.MethodType:  # method of a Python class bound to a C callable etc.
-        return call(mask, f.__func__, f.__self__, *args, **kw)
+        # the object becomes the first argument: the caller's bits move up one, the object's is set
+        shifted = mask if mask < 0 else (mask & ~KW_ACTIVE) << 1 | 1 | (mask & KW_ACTIVE)
+        y, pb = call(shifted, f.__func__, f.__self__, *args, **kw)
+        return y, (None if pb is None else (_bound_back, pb))
     cal = getattr(type(f), "__call__", None)
     if type(cal) is types.FunctionType:
         y, pb = _twin_call(-1, cal, (f,), args, kw)
@@ -368,6 +375,33 @@ def _partial_call(p, args, kw):
     if pb is None:
         return y, None
     return y, (_partial_back, pb, len(p.args), tuple(p.keywords))
+
+
+_LRU_CACHE = functools._lru_cache_wrapper
+
+
+def _make_partial(args, kw):
+    """`functools.partial(f, *args, **kw)`: its cotangent (`_partial_back`'s Tangent of func, args and
+    keywords) flows back to what it was made of (a partial of a partial is flattened by Python)."""
+    p = functools.partial(*args, **kw)
+    return p, (_make_partial_back, p, args, tuple(kw))
+
+
+def _make_partial_back(pb, dy, dself, S):
+    _, p, args, kwnames = pb
+    if dy is None:
+        return None, (None,) * len(args), None
+    dfunc, dargs, dkws = dy.get("func"), dy.get("args") or (), dy.get("keywords") or {}
+    inner = args[0]
+    if p.func is not inner:  # partial(partial(f, a), b): the inner partial holds f and a
+        n = len(inner.args)
+        dinner = Tangent(func=dfunc, args=tuple(dargs[:n]),
+                         keywords={k: dkws.get(k) for k in inner.keywords if k not in kwnames})
+        dargs = dargs[n:]
+    else:
+        dinner = dfunc
+    dargs = tuple(dargs) + (None,) * (len(args) - 1 - len(dargs))
+    return None, (dinner,) + dargs, {k: dkws.get(k) for k in kwnames} or None
 
 
 def _partial_back(pb, dy, dself, S):

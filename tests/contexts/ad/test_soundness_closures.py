@@ -89,7 +89,73 @@ def kwargs_spread(x):
     return g(a=x)
 
 
-CASES = [rec_inner, mutual_inner, nonlocal_acc, nonlocal_in_loop, default_arg, default_def,
+def closure_on_obj(x):
+    class S:
+        def __init__(self, f):
+            self.f = f
+
+        def run(self, y):
+            return self.f(y)
+    k = x
+    s = S(lambda y: k * y)
+    return s.run(3.0)
+
+
+def bound_method_on_obj(x):
+    class A:
+        def __init__(self, v):
+            self.v = v
+
+        def m(self, t):
+            return self.v * t
+
+    class B:
+        def __init__(self, f):
+            self.f = f
+    return B(A(x).m).f(2.0)
+
+
+def partial_mul(x):
+    return functools.partial(operator.mul, x)(3.0)
+
+
+def partial_kw(x):
+    def g(a, b, c=1.0):
+        return a * b + c
+    return functools.partial(g, x, c=x * x)(3.0)
+
+
+def partial_nested(x):
+    def g(a, b, c):
+        return a * b * c
+    return functools.partial(functools.partial(g, x), 2.0)(x)
+
+
+def partial_nested_kw(x):
+    def g(a, b=1.0, c=1.0):
+        return a * b + c
+    return functools.partial(functools.partial(g, b=x), c=x * x)(3.0)
+
+
+def lru(x):
+    @functools.lru_cache
+    def sq(t):
+        return t * t
+    return sq(2.0) + sq(x)
+
+
+def lru_method(x):
+    class A:
+        @functools.lru_cache
+        def sq(self, t):
+            return t * t
+    a = A()
+    a.sq(x)  # a plain value cached for x must not be served to a differentiated call
+    return a.sq(x)
+
+
+CASES = [closure_on_obj, bound_method_on_obj, partial_mul, partial_kw, partial_nested, partial_nested_kw,
+         lru, lru_method, rec_inner, mutual_inner, nonlocal_acc, nonlocal_in_loop, default_arg, default_def,
          default_overridden, private_name, nested_def_noclosure, kwargs_spread]
 
 
