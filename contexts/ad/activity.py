@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 import builtins
 
-__all__ = ["active_names", "NONDIFF_BUILTINS", "captured_stores", "free_names", "nonlocal_writes",
-           "view_groups"]
+__all__ = ["active_names", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
+           "nonlocal_writes", "view_groups"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({
@@ -70,6 +70,55 @@ def captured_stores(fdef) -> set[str]:
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(ast.iter_child_nodes(n))
     return out - nonlocal_writes(fdef)
+
+
+def closure_hazards(fdef, params) -> tuple[set[str], set[str]]:
+    """(variables of fdef that are bound more than once, or in a loop, or written by nested functions;
+    names of closures made in fdef that escape: read other than as the callee of a call in fdef's own
+    body, or rebound)."""
+    binds: dict[str, int] = {p: 1 for p in params}
+    loops = (ast.For, ast.While, ast.AsyncFor)
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    callees: set[int] = set()
+    loads: list[ast.Name] = []
+
+    def walk(node, in_loop: bool) -> None:
+        for c in ast.iter_child_nodes(node):
+            if isinstance(c, ast.Name):
+                if isinstance(c.ctx, ast.Store):
+                    binds[c.id] = binds.get(c.id, 0) + (2 if in_loop else 1)
+                else:
+                    loads.append(c)
+            elif isinstance(c, nested):
+                if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    binds[c.name] = binds.get(c.name, 0) + (2 if in_loop else 1)
+                for n in nonlocal_writes(c) if isinstance(c, ast.FunctionDef) else ():
+                    binds[n] = binds.get(n, 0) + 2
+                loads.extend(n for n in ast.walk(c) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+                continue
+            if isinstance(c, ast.Call) and isinstance(c.func, ast.Name):
+                callees.add(id(c.func))
+            walk(c, in_loop or isinstance(c, loops))
+    walk(fdef, False)
+    unstable = {n for n, k in binds.items() if k > 1}
+    escaping = {n.id for n in loads if id(n) not in callees} | unstable
+    return unstable, escaping
+
+
+def differentiable_writes(fdef) -> set[str]:
+    """The `nonlocal` variables a nested function sets from something other than themselves and constants
+    (`acc = acc + v`, not the counter `n += 1`)."""
+    names = nonlocal_writes(fdef)
+    out: set[str] = set()
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Name) and t.id in names and _reads(n.value) - {t.id}:
+                    out.add(t.id)
+        elif (isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id in names
+              and not isinstance(n.value, ast.Constant)):
+            out.add(n.target.id)
+    return out
 
 
 def _reads(e: ast.AST) -> set[str]:
@@ -304,7 +353,24 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
                           if isinstance(n, ast.FunctionDef) and n is not fdef}
     act.closure_writes = {n.name: nonlocal_writes(n) for n in ast.walk(fdef)
                           if isinstance(n, ast.FunctionDef) and n is not fdef}
+    # a closure passed on or stored that sets a captured variable from its inputs: that variable may
+    # be differentiated (the code generator refuses it: its cotangent cannot be routed back)
+    _, escaping = closure_hazards(fdef, [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs])
+    for n in _own_defs(fdef):
+        if n.name in escaping and (written := differentiable_writes(n)):
+            act.active |= written | {n.name}
     while act.changed:
         act.changed = False
         act.visit(fdef.body)
     return act.active
+
+
+def _own_defs(fdef):
+    """The function definitions in fdef's own body (not deeper)."""
+    stack = list(fdef.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.FunctionDef):
+            yield n
+        elif not isinstance(n, (ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))

@@ -19,7 +19,8 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-from .activity import active_names, captured_stores, free_names, nonlocal_writes, view_groups
+from .activity import (active_names, captured_stores, closure_hazards, free_names, nonlocal_writes,
+                       view_groups)
 from .lower import Unsupported
 
 __all__ = ["generate", "Generated", "HELPERS"]
@@ -138,6 +139,7 @@ class _Gen:
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
         own = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         own |= set(params)
+        self.unstable, self.escaping = closure_hazards(fdef, params)
         self.readers: dict[str, set[str]] = {}
         for n in ast.walk(fdef):
             if isinstance(n, ast.FunctionDef) and n is not fdef:
@@ -145,6 +147,8 @@ class _Gen:
             elif (isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
                   and isinstance(n.targets[0], ast.Name)):
                 self.readers[n.targets[0].id] = free_names(n.value, False) & own
+        for name in self.escaping:  # rebound (`g = deco(g)`): a call of `name` may not call the closure
+            self.readers.pop(name, None)
 
     # -- helpers -------------------------------------------------------------------------------
     def is_active(self, node) -> bool:
@@ -178,6 +182,8 @@ class _Gen:
                 out.append(terminator)
 
         for s in stmts:
+            if isinstance(s, ast.ClassDef):
+                self.check_class(s)
             if isinstance(s, (ast.If, ast.While, ast.For, ast.Try, ast.With, ast.Match)):
                 flush()
                 out.extend(self.compound(s))
@@ -349,6 +355,7 @@ class _Gen:
         if isinstance(s, ast.Return):
             return [self._ret(s)], [], self.acc(s.value.id, "_od_dret")
         if isinstance(s, ast.FunctionDef):
+            self.check_closure(s.name, s)
             return [s], [], self.closure(s.name, s)
         if isinstance(s, ast.Delete):
             t = s.targets[0]
@@ -395,6 +402,7 @@ class _Gen:
         if isinstance(v, ast.Dict):
             return self.build_dict(s, name, v)
         if isinstance(v, (ast.Lambda,)):
+            self.check_closure(name, v)
             return [s], [], self.closure(name, v)
         return [s], [], self.take(name)  # sets, f-strings...: nothing flows back
 
@@ -675,6 +683,39 @@ class _Gen:
                 inner += self.acc(val.id, f"_od_gd.get({_src(k)})")
         adj += _indent(inner or "pass\n")
         return [s], need, adj
+
+    def check_class(self, node: ast.ClassDef) -> None:
+        """A class made here whose methods (or body, or defaults) read a differentiated variable: its
+        methods' cells are not differentiated through (they are reached through the class), refused."""
+        stores = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        params = {a.arg for n in ast.walk(node) if isinstance(n, ast.arguments)
+                  for a in n.posonlyargs + n.args + n.kwonlyargs + [n.vararg, n.kwarg] if a is not None}
+        loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        read = sorted((loads - stores - params) & self.active)
+        if read:
+            raise Unsupported(
+                f"class `{node.name}` defined here whose body reads the differentiated variable `{read[0]}` "
+                f"(pass it to the constructor instead: `self.{read[0]} = {read[0]}`)", node)
+
+    def check_closure(self, name, node) -> None:
+        """A closure's cells are read when it is called, so its cotangent belongs to the variables'
+        bindings at the call: direct calls by name route it there (`readers`). A closure that escapes
+        (stored, passed, returned, decorated) hands it back where it was made, which is right only for
+        variables bound once before: refused otherwise, as is an escaping closure writing `nonlocal`s."""
+        if name not in self.escaping:
+            return
+        written = sorted(nonlocal_writes(node) & self.active) if isinstance(node, ast.FunctionDef) else []
+        late = sorted(free_names(node, False) & self.active & self.unstable - set(written))
+        name = "lambda" if name.startswith("_od_") else f"`{name}`"
+        if written:
+            raise Unsupported(
+                f"closure {name} that is passed on or stored, writing the differentiated variable "
+                f"`{written[0]}` (`nonlocal`) (call it directly by name, or return the value instead)", node)
+        if late:
+            raise Unsupported(
+                f"closure {name} that is passed on or stored, reading `{late[0]}`, a differentiated variable "
+                f"assigned more than once (or in a loop): its cell is read when the closure is called "
+                f"(bind it when the closure is made: `lambda t, {late[0]}={late[0]}: ...`)", node)
 
     def closure(self, name, node):
         adj = self.take(name)

@@ -269,8 +269,16 @@ class Lowerer:
 
     def stmt_FunctionDef(self, s):
         pre: list = []
+        decorators = [self.atom(x, pre) for x in s.decorator_list]
         self._defaults(s.args, pre)
-        return pre + [s]  # a closure creation; its body is lowered when it is called
+        if s.decorator_list:  # its code object's first line stays the first decorator's (finds its source)
+            s.lineno = min(s.lineno, *(x.lineno for x in s.decorator_list))
+        s.decorator_list = []
+        pre.append(s)  # a closure creation; its body is lowered when it is called
+        for x in reversed(decorators):  # `@deco def g` is `g = deco(g)`: the decorated value is differentiated
+            call = ast.copy_location(ast.Call(func=x, args=[_name(s.name, s)], keywords=[]), s)
+            pre.append(_assign(s.name, call, s))
+        return pre
 
     def _defaults(self, args: ast.arguments, pre: list) -> None:
         """A definition's default values, evaluated where it is made, as atoms: their cotangents (the
@@ -457,8 +465,13 @@ class Lowerer:
         pre.append(_assign(result, make(), e))
         renames: dict[str, str] = {}
         gens = []
+        inner = {n.id for f in ast.walk(e) if isinstance(f, (ast.Lambda, ast.FunctionDef))
+                 for n in ast.walk(f) if isinstance(n, ast.Name)}
         for g in e.generators:
             names = [n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)]
+            if inner & set(names):  # the renamed variable would not be the closure's cell
+                raise Unsupported(f"lambda inside a comprehension reading its variable `{sorted(inner & set(names))[0]}` "
+                                  "(write it as a for loop)", e)
             for n in names:
                 renames[n] = self.state.temp() + "_" + n
             gens.append(g)

@@ -7,7 +7,7 @@ import operator
 
 import pytest
 
-from contexts.ad import gradient, pullback
+from contexts.ad import UnsupportedFunction, gradient, pullback
 
 from ._helpers import assert_grad_fd
 
@@ -154,7 +154,103 @@ def lru_method(x):
     return a.sq(x)
 
 
-CASES = [closure_on_obj, bound_method_on_obj, partial_mul, partial_kw, partial_nested, partial_nested_kw,
+def closures_in_containers(x):
+    fs = [lambda t: t * x, lambda t: t + x * x]
+    d = {"a": lambda t: t * x}
+    return fs[0](2.0) + fs[1](1.0) + d["a"](3.0)
+
+
+def static_and_class_methods(x):
+    class A:
+        k = 2.0
+
+        @staticmethod
+        def s(t):
+            return t * t
+
+        @classmethod
+        def c(cls, t):
+            return cls.k * t
+    return A.s(x) + A.c(x) + A().s(x) + A().c(x)
+
+
+def closures_over_loop_variable(x):
+    fs = []
+    for i in range(3):
+        fs.append(lambda t, i=i: t * i * x)
+    return sum(f(1.0) for f in fs)
+
+
+def lambda_returned(x):
+    def make(k):
+        return lambda t: t * k
+    return make(x)(3.0)
+
+
+def user_decorator(x):
+    def deco(f):
+        @functools.wraps(f)
+        def w(*a):
+            return 2 * f(*a)
+        return w
+
+    @deco
+    def g(t):
+        return t * x
+    return g(3.0)
+
+
+def reduce_closure(x):
+    return functools.reduce(lambda a, b: a * b + x, [1.0, 2.0, 3.0], x)
+
+
+def property_and_call(x):
+    class A:
+        def __init__(self, v):
+            self._v = v
+
+        @property
+        def sq(self):
+            return self._v * self._v
+
+        def __call__(self, t):
+            return self._v * t
+    a = A(x)
+    return a.sq + a(3.0)
+
+
+def private_method(x):
+    class A:
+        def __init__(self, v):
+            self.__v = v
+
+        def __sq(self):
+            return self.__v ** 2
+
+        def get(self):
+            return self.__sq()
+    return A(x).get()
+
+
+def default_is_closure(x):
+    inner = lambda t: t * x  # noqa: E731
+
+    def g(t, f=inner):
+        return f(t)
+    return g(3.0)
+
+
+def rebound_after_direct_call(x):
+    k = x
+    g = lambda t: t * k  # noqa: E731
+    a = g(1.0)
+    k = x * x
+    return a + g(1.0)
+
+
+CASES = [closures_in_containers, static_and_class_methods, closures_over_loop_variable, lambda_returned,
+         user_decorator, reduce_closure, property_and_call, private_method, default_is_closure,
+         rebound_after_direct_call, closure_on_obj, bound_method_on_obj, partial_mul, partial_kw, partial_nested, partial_nested_kw,
          lru, lru_method, rec_inner, mutual_inner, nonlocal_acc, nonlocal_in_loop, default_arg, default_def,
          default_overridden, private_name, nested_def_noclosure, kwargs_spread]
 
@@ -169,3 +265,84 @@ def test_pullback_matches_gradient(f):
     y, back = pullback(f, X)
     assert y == pytest.approx(f(X))
     assert back(1.0)[0] == pytest.approx(gradient(f, X)[0])
+
+
+def class_reads_input(x):
+    class A:
+        def get(self):
+            return x * 2
+    return A().get()
+
+
+def method_default_from_input(x):
+    class A:
+        def m(self, t, s=x):
+            return t * s
+    return A().m(2.0)
+
+
+def nonlocal_writer_passed_on(x):
+    acc = 0.0
+
+    def add(v):
+        nonlocal acc
+        acc = acc + v
+    list(map(add, [x, x * x]))
+    return acc
+
+
+def nonlocal_writer_stored(x):
+    acc = 0.0
+
+    def add(v):
+        nonlocal acc
+        acc = acc + v
+    for f in [add]:
+        f(x)
+    return acc
+
+
+def stored_closure_rebound(x):
+    k = 2.0
+    fs = [lambda t: t * k]
+    k = x
+    return fs[0](1.0)
+
+
+def stored_closure_in_loop(x):
+    fs = []
+    for i in range(3):
+        k = x * i
+        fs.append(lambda t: t * k)
+    return fs[0](1.0)
+
+
+def decorated_closure_rebound(x):
+    def deco(f):
+        return lambda *a: 2 * f(*a)
+    k = 1.0
+
+    @deco
+    def g(t):
+        return t * k
+    k = x
+    return g(3.0)
+
+
+def lambda_in_comprehension(x):
+    gs = [lambda t: t * i * x for i in range(3)]
+    return gs[0](1.0)
+
+
+REFUSED = [(lambda_in_comprehension, "comprehension reading its variable `i`"), (class_reads_input, "class `A`"), (method_default_from_input, "class `A`"),
+           (nonlocal_writer_passed_on, "writing the differentiated variable `acc`"),
+           (nonlocal_writer_stored, "writing the differentiated variable `acc`"),
+           (stored_closure_rebound, "reading `k`"), (stored_closure_in_loop, "reading `k`"),
+           (decorated_closure_rebound, "reading `k`")]
+
+
+@pytest.mark.parametrize("f, message", REFUSED, ids=lambda v: getattr(v, "__name__", ""))
+def test_refused_where_a_cotangent_cannot_be_routed(f, message):
+    """Each of these returned a silent zero or a wrong value: now a clear refusal naming the construct."""
+    with pytest.raises(UnsupportedFunction, match=message.replace("`", ".")):
+        gradient(f, X)
