@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from .activity import (active_names, captured_stores, closure_hazards, free_names, nonlocal_writes,
                        view_groups)
-from .lower import Unsupported
+from .lower import Unsupported, _is_generator
 
 __all__ = ["generate", "Generated", "HELPERS"]
 
@@ -702,18 +702,27 @@ class _Gen:
         bindings at the call: direct calls by name route it there (`readers`). A closure that escapes
         (stored, passed, returned, decorated) hands it back where it was made, which is right only for
         variables bound once before: refused otherwise, as is an escaping closure writing `nonlocal`s."""
-        if name not in self.escaping:
+        # a generator runs eagerly here: it reads its cells when made, Python when resumed
+        generator = isinstance(node, ast.FunctionDef) and _is_generator(node)
+        if name not in self.escaping and not generator:
             return
+        kind = "a generator (run eagerly when made)" if generator else "passed on or stored"
+        changed = sorted(free_names(node, False) & self.active & _changed_in_place(self.fdef)) if generator else []
+        if changed:
+            raise Unsupported(
+                f"generator {name} reading `{changed[0]}`, which this function changes in place: reverse mode "
+                f"runs generators eagerly, so it would read the value before the changes "
+                f"(build the list of values first, or pass them as arguments)", node)
         written = sorted(nonlocal_writes(node) & self.active) if isinstance(node, ast.FunctionDef) else []
         late = sorted(free_names(node, False) & self.active & self.unstable - set(written))
         name = "lambda" if name.startswith("_od_") else f"`{name}`"
         if written:
             raise Unsupported(
-                f"closure {name} that is passed on or stored, writing the differentiated variable "
+                f"closure {name} that is {kind}, writing the differentiated variable "
                 f"`{written[0]}` (`nonlocal`) (call it directly by name, or return the value instead)", node)
         if late:
             raise Unsupported(
-                f"closure {name} that is passed on or stored, reading `{late[0]}`, a differentiated variable "
+                f"closure {name} that is {kind}, reading `{late[0]}`, a differentiated variable "
                 f"assigned more than once (or in a loop): its cell is read when the closure is called "
                 f"(bind it when the closure is made: `lambda t, {late[0]}={late[0]}: ...`)", node)
 
@@ -814,6 +823,23 @@ def _bound_before(fdef, params) -> dict[int, set[str]]:
     free = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}  # cells and globals: bound throughout
     walk(fdef.body, set(params) | (free - {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
                                              and isinstance(n.ctx, ast.Store)}))
+    return out
+
+
+def _changed_in_place(fdef) -> set[str]:
+    """Variables fdef changes in place: `v[i] = ...`, `v.f = ...`, `v[i] += ...`, `v += ...`."""
+    out: set[str] = set()
+    for n in ast.walk(fdef):
+        if not isinstance(n, (ast.Assign, ast.AugAssign)):
+            continue
+        inplace = isinstance(n, ast.AugAssign) or getattr(n.value, "_od_inplace", False)
+        for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
+            if isinstance(t, ast.Name) and not inplace:
+                continue  # a rebinding, not a change
+            while isinstance(t, (ast.Subscript, ast.Attribute)):
+                t = t.value
+            if isinstance(t, ast.Name):
+                out.add(t.id)
     return out
 
 

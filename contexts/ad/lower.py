@@ -612,7 +612,15 @@ def _eager_generator(fdef):
     start = _loc(ast.Assign(targets=[ast.Name(id="_od_yields", ctx=ast.Store())], value=ast.List(elts=[], ctx=ast.Load())),
                  fdef.body[0])
     end = _loc(ast.Return(value=_yields_iterator()), fdef.body[-1])
-    out.body = [start] + body + [end]
+    # PEP 479: a StopIteration escaping a generator's body is a RuntimeError (else it would end a loop
+    # around the generator's consumer silently)
+    guard = ast.parse("try:\n    pass\nexcept StopIteration as _od_stop:\n"
+                      "    raise RuntimeError('generator raised StopIteration') from _od_stop\n").body[0]
+    for n in ast.walk(guard):
+        if "lineno" in n._attributes:
+            ast.copy_location(n, fdef.body[0])
+    guard.body = body + [end]
+    out.body = [start, guard]
     return out
 
 

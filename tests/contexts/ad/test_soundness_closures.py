@@ -346,3 +346,84 @@ def test_refused_where_a_cotangent_cannot_be_routed(f, message):
     """Each of these returned a silent zero or a wrong value: now a clear refusal naming the construct."""
     with pytest.raises(UnsupportedFunction, match=message.replace("`", ".")):
         gradient(f, X)
+
+
+def generator_reading_changed_state(x):
+    state = [x]
+
+    def gen():
+        for _ in range(3):
+            yield state[0]
+    out = 0.0
+    for v in gen():
+        state[0] = state[0] * 2
+        out += v
+    return out
+
+
+def generator_reading_rebound_cell(x):
+    k = x
+
+    def gen():
+        for _ in range(3):
+            yield k
+    out = 0.0
+    for v in gen():
+        k = k * 2
+        out += v
+    return out
+
+
+def generator_send(x):
+    def g():
+        v = yield 1.0
+        yield v * x
+    it = g()
+    next(it)
+    return it.send(2.0)
+
+
+@pytest.mark.parametrize("f, message", [
+    (generator_reading_changed_state, "generator gen reading `state`"),
+    (generator_reading_rebound_cell, "generator .run eagerly when made., reading `k`"),
+    (generator_send, "used as a value")], ids=lambda v: getattr(v, "__name__", ""))
+def test_generators_refused_where_eager_evaluation_would_differ(f, message):
+    with pytest.raises(UnsupportedFunction, match=message.replace("`", ".")):
+        gradient(f, X)
+
+
+def generator_with_closure(x):
+    def sub():
+        yield x
+        yield x * x
+
+    def gen():
+        yield from sub()
+        yield 1.0
+    return sum(gen())
+
+
+def test_generators_that_read_stable_values():
+    assert_grad_fd(generator_with_closure, X)
+
+
+def stops_in_generator(x):
+    def gen():
+        it = iter([x])
+        while True:
+            yield next(it) * 2  # PEP 479: a RuntimeError when the generator is resumed after x
+    return sum(gen())
+
+
+def stops(x):
+    return next(iter([])) + x
+
+
+def test_stop_iteration_never_escapes_gradient():
+    """A StopIteration leaving gradient would silently end a `map` around it (here: an empty list)."""
+    with pytest.raises(RuntimeError, match="generator raised StopIteration"):
+        list(map(lambda v: gradient(stops_in_generator, v), [0.5, 0.7]))
+    for run in (lambda v: gradient(stops, v), lambda v: pullback(stops, v)):
+        with pytest.raises(Exception, match="raised StopIteration") as info:
+            list(map(run, [0.5, 0.7]))
+        assert not isinstance(info.value, StopIteration)
