@@ -754,6 +754,17 @@ def _twin_back(pb, dy, dself, S):
     if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None):
         dcells = _default_cots(fn, dparams, npre + nargs, kw or _NOKW, dcells)
     if npre:
+        if dcells and fn.__qualname__.rpartition(".")[0].endswith("<locals>") and any(
+                v is not None for v in dcells.values()):
+            # a closure bound to an object by hand (`types.MethodType(lambda self, t: t * x, obj)`): the
+            # bound method's cotangent is its object's, so its captured variables' would be lost (a
+            # method of a class made in a function is checked where the class is made)
+            raise UnsupportedFunction(
+                f"reverse mode cannot differentiate {fn.__qualname__} bound as a method: it is a closure, "
+                f"and its captured variables ({', '.join(k for k, v in dcells.items() if v is not None)}) "
+                "carry a gradient",
+                where=f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}",
+                fix="pass those values as arguments, or store them on the object")
         return dparams[0], dargs, dkw
     if any(v is not None for v in dcells.values()):
         if any(type(v) is Tangent for v in dcells.values()):

@@ -427,3 +427,18 @@ def test_stop_iteration_never_escapes_gradient():
         with pytest.raises(Exception, match="raised StopIteration") as info:
             list(map(run, [0.5, 0.7]))
         assert not isinstance(info.value, StopIteration)
+
+
+def closure_bound_by_hand(x):
+    import types
+
+    class O:
+        v = 1.0
+    o = O()
+    o.g = types.MethodType(lambda self, t: t * x * self.v, o)
+    return o.g(2.0)
+
+
+def test_closure_bound_as_method_is_refused():
+    with pytest.raises(UnsupportedFunction, match="bound as a method: it is a closure"):
+        gradient(closure_bound_by_hand, X)
