@@ -74,8 +74,8 @@ def captured_stores(fdef) -> set[str]:
 
 def closure_hazards(fdef, params) -> tuple[set[str], set[str]]:
     """(variables of fdef that are bound more than once, or in a loop, or written by nested functions;
-    names of closures made in fdef that escape: read other than as the callee of a call in fdef's own
-    body, or rebound)."""
+    names of closures made in fdef that escape: read in fdef's own body other than as a call's callee, or
+    rebound)."""
     binds: dict[str, int] = {p: 1 for p in params}
     loops = (ast.For, ast.While, ast.AsyncFor)
     nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -94,7 +94,11 @@ def closure_hazards(fdef, params) -> tuple[set[str], set[str]]:
                     binds[c.name] = binds.get(c.name, 0) + (2 if in_loop else 1)
                 for n in nonlocal_writes(c) if isinstance(c, ast.FunctionDef) else ():
                     binds[n] = binds.get(n, 0) + 2
-                loads.extend(n for n in ast.walk(c) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+                # a name read inside a nested function is one of its cells: its cotangent comes back
+                # with that function's (routed where that function is called or made)
+                if isinstance(c, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):  # made here
+                    made = c.args.defaults + c.args.kw_defaults + getattr(c, "decorator_list", [])
+                    loads.extend(n for d in made if d is not None for n in ast.walk(d) if isinstance(n, ast.Name))
                 continue
             if isinstance(c, ast.Call) and isinstance(c.func, ast.Name):
                 callees.add(id(c.func))

@@ -138,7 +138,7 @@ class _Gen:
         # closures made here, by name -> the variables of this function they read: a direct call routes
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
         own = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        own |= set(params)
+        own |= set(params) | {n.name for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef}
         self.unstable, self.escaping = closure_hazards(fdef, params)
         self.readers: dict[str, set[str]] = {}
         for n in ast.walk(fdef):
@@ -355,7 +355,7 @@ class _Gen:
         if isinstance(s, ast.Return):
             return [self._ret(s)], [], self.acc(s.value.id, "_od_dret")
         if isinstance(s, ast.FunctionDef):
-            self.check_closure(s.name, s)
+            self.check_closure(s.name, s, s)
             return [s], [], self.closure(s.name, s)
         if isinstance(s, ast.Delete):
             t = s.targets[0]
@@ -402,7 +402,7 @@ class _Gen:
         if isinstance(v, ast.Dict):
             return self.build_dict(s, name, v)
         if isinstance(v, (ast.Lambda,)):
-            self.check_closure(name, v)
+            self.check_closure(name, v, s)
             return [s], [], self.closure(name, v)
         return [s], [], self.take(name)  # sets, f-strings...: nothing flows back
 
@@ -697,7 +697,7 @@ class _Gen:
                 f"class `{node.name}` defined here whose body reads the differentiated variable `{read[0]}` "
                 f"(pass it to the constructor instead: `self.{read[0]} = {read[0]}`)", node)
 
-    def check_closure(self, name, node) -> None:
+    def check_closure(self, name, node, stmt) -> None:
         """A closure's cells are read when it is called, so its cotangent belongs to the variables'
         bindings at the call: direct calls by name route it there (`readers`). A closure that escapes
         (stored, passed, returned, decorated) hands it back where it was made, which is right only for
@@ -714,7 +714,9 @@ class _Gen:
                 f"runs generators eagerly, so it would read the value before the changes "
                 f"(build the list of values first, or pass them as arguments)", node)
         written = sorted(nonlocal_writes(node) & self.active) if isinstance(node, ast.FunctionDef) else []
-        late = sorted(free_names(node, False) & self.active & self.unstable - set(written))
+        bound = self.bound_before.get(id(stmt))
+        free = free_names(node, False) & self.active - set(written) - {name}
+        late = sorted(n for n in free if n in self.unstable or (bound is not None and n not in bound))
         name = "lambda" if name.startswith("_od_") else f"`{name}`"
         if written:
             raise Unsupported(
@@ -723,7 +725,7 @@ class _Gen:
         if late:
             raise Unsupported(
                 f"closure {name} that is {kind}, reading `{late[0]}`, a differentiated variable "
-                f"assigned more than once (or in a loop): its cell is read when the closure is called "
+                f"assigned more than once, in a loop or after it: its cell is read when the closure is called "
                 f"(bind it when the closure is made: `lambda t, {late[0]}={late[0]}: ...`)", node)
 
     def closure(self, name, node):
@@ -798,7 +800,8 @@ def _bound_before(fdef, params) -> dict[int, set[str]]:
     out: dict[int, set[str]] = {}
 
     def stores(node) -> set[str]:
-        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        return ({n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                | {n.name for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.ClassDef))})
 
     def walk(stmts, bound: set[str]) -> None:
         for st in stmts:
@@ -821,8 +824,7 @@ def _bound_before(fdef, params) -> dict[int, set[str]]:
                     walk(case.body, set(bound))
             bound |= stores(st)
     free = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}  # cells and globals: bound throughout
-    walk(fdef.body, set(params) | (free - {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
-                                             and isinstance(n.ctx, ast.Store)}))
+    walk(fdef.body, set(params) | (free - set().union(*(stores(st) for st in fdef.body))))
     return out
 
 

@@ -248,7 +248,23 @@ def rebound_after_direct_call(x):
     return a + g(1.0)
 
 
-CASES = [closures_in_containers, static_and_class_methods, closures_over_loop_variable, lambda_returned,
+def direct_call_bound_after(x):
+    def g(t):
+        return t * k
+    k = x * x
+    return g(2.0)
+
+
+def direct_call_reading_later_function(x):
+    def a(t):
+        return b(t) * 2
+
+    def b(t):
+        return t * x
+    return a(1.0)
+
+
+CASES = [direct_call_bound_after, direct_call_reading_later_function, closures_in_containers, static_and_class_methods, closures_over_loop_variable, lambda_returned,
          user_decorator, reduce_closure, property_and_call, private_method, default_is_closure,
          rebound_after_direct_call, closure_on_obj, bound_method_on_obj, partial_mul, partial_kw, partial_nested, partial_nested_kw,
          lru, lru_method, rec_inner, mutual_inner, nonlocal_acc, nonlocal_in_loop, default_arg, default_def,
@@ -334,7 +350,24 @@ def lambda_in_comprehension(x):
     return gs[0](1.0)
 
 
-REFUSED = [(lambda_in_comprehension, "comprehension reading its variable `i`"), (class_reads_input, "class `A`"), (method_default_from_input, "class `A`"),
+def stored_closure_bound_after(x):
+    g = lambda t: t * k  # noqa: E731
+    k = x
+    fs = [g]
+    return fs[0](2.0)
+
+
+def passed_closure_reading_later_function(x):
+    def a(t):
+        return b(t) * 2
+
+    def b(t):
+        return t * x
+    return list(map(a, [1.0]))[0]
+
+
+REFUSED = [(stored_closure_bound_after, "reading `k`"), (passed_closure_reading_later_function, "reading `b`"),
+           (lambda_in_comprehension, "comprehension reading its variable `i`"), (class_reads_input, "class `A`"), (method_default_from_input, "class `A`"),
            (nonlocal_writer_passed_on, "writing the differentiated variable `acc`"),
            (nonlocal_writer_stored, "writing the differentiated variable `acc`"),
            (stored_closure_rebound, "reading `k`"), (stored_closure_in_loop, "reading `k`"),
