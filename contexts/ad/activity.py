@@ -17,7 +17,7 @@ __all__ = ["active_names", "NONDIFF_BUILTINS", "captured_stores", "closure_hazar
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({
     "range", "len", "isinstance", "issubclass", "type", "int", "bool", "str", "repr", "print", "id", "hash",
-    "hasattr", "callable", "round", "ord", "chr", "format", "bin", "hex", "oct", "any", "all", "super",
+    "hasattr", "callable", "round", "ord", "chr", "format", "bin", "hex", "oct", "any", "all",
     "object", "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "RuntimeError",
     "ZeroDivisionError", "StopIteration", "NotImplementedError", "AssertionError", "slice",
 })

@@ -308,6 +308,8 @@ def _other_call(mask, f, args, kw):
         return _partial_call(f, args, kw)
     if f is functools.partial:
         return _make_partial(args, kw)
+    if f is super and len(args) == 2:  # super(cls, obj): its cotangent is obj's
+        return super(*args), (_super_back,)
     if type(f) is _LRU_CACHE:  # differentiated through the function itself: a cached value has no pullback
         return call(mask, f.__wrapped__, *args, **kw)
     if isinstance(f, type):
@@ -378,6 +380,10 @@ def _partial_call(p, args, kw):
 
 
 _LRU_CACHE = functools._lru_cache_wrapper
+
+
+def _super_back(pb, dy, dself, S):
+    return None, (None, dy), None
 
 
 def _make_partial(args, kw):

@@ -475,3 +475,28 @@ def closure_bound_by_hand(x):
 def test_closure_bound_as_method_is_refused():
     with pytest.raises(UnsupportedFunction, match="bound as a method: it is a closure"):
         gradient(closure_bound_by_hand, X)
+
+
+class _Base:
+    def __init__(self, v):
+        self.v = v
+
+    def val(self, t):
+        return self.v * t
+
+
+class _Child(_Base):
+    def __init__(self, v):
+        super().__init__(v * 2)
+
+    def val(self, t):
+        return super().val(t) + self.v
+
+
+def through_super(x):
+    return _Child(x).val(3.0)
+
+
+def test_methods_reached_through_super():
+    """`super().m()` on a differentiated object: its cotangent flows back to the object (was dropped)."""
+    assert_grad_fd(through_super, X)
