@@ -75,7 +75,7 @@ def captured_stores(fdef) -> set[str]:
 def closure_hazards(fdef, params) -> tuple[set[str], set[str]]:
     """(variables of fdef that are bound more than once, or in a loop, or written by nested functions;
     names of closures made in fdef that escape: read in fdef's own body other than as a call's callee, or
-    rebound)."""
+    bound otherwise too)."""
     binds: dict[str, int] = {p: 1 for p in params}
     loops = (ast.For, ast.While, ast.AsyncFor)
     nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -105,7 +105,12 @@ def closure_hazards(fdef, params) -> tuple[set[str], set[str]]:
             walk(c, in_loop or isinstance(c, loops))
     walk(fdef, False)
     unstable = {n for n, k in binds.items() if k > 1}
-    escaping = {n.id for n in loads if id(n) not in callees} | unstable
+    # bound other than by making a closure (`g = deco(g)`, `g = other`): a call of it may call another
+    made = {id(t) for n in ast.walk(fdef) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
+            for t in n.targets}
+    rebound = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+               and id(n) not in made}
+    escaping = {n.id for n in loads if id(n) not in callees} | rebound
     return unstable, escaping
 
 

@@ -264,7 +264,19 @@ def direct_call_reading_later_function(x):
     return a(1.0)
 
 
-CASES = [direct_call_bound_after, direct_call_reading_later_function, closures_in_containers, static_and_class_methods, closures_over_loop_variable, lambda_returned,
+def closures_made_and_called_in_loop(x):
+    total = 0.0
+    for i in range(3):
+        k = x * (i + 1)
+
+        def g(t):
+            return t * k
+        h = lambda t: t * k * k  # noqa: E731
+        total += g(1.0) + h(1.0)
+    return total
+
+
+CASES = [closures_made_and_called_in_loop, direct_call_bound_after, direct_call_reading_later_function, closures_in_containers, static_and_class_methods, closures_over_loop_variable, lambda_returned,
          user_decorator, reduce_closure, property_and_call, private_method, default_is_closure,
          rebound_after_direct_call, closure_on_obj, bound_method_on_obj, partial_mul, partial_kw, partial_nested, partial_nested_kw,
          lru, lru_method, rec_inner, mutual_inner, nonlocal_acc, nonlocal_in_loop, default_arg, default_def,
