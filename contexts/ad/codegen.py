@@ -141,12 +141,15 @@ class _Gen:
         own |= set(params) | {n.name for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef}
         self.unstable, self.escaping = closure_hazards(fdef, params)
         self.readers: dict[str, set[str]] = {}
+        self.made: dict[str, ast.AST] = {}  # closures made here, by name
         for n in ast.walk(fdef):
             if isinstance(n, ast.FunctionDef) and n is not fdef:
+                self.made[n.name] = n
                 self.readers[n.name] = (free_names(n, False) & own) - self.writers.get(n.name, set())
             elif (isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
                   and isinstance(n.targets[0], ast.Name)):
                 self.readers[n.targets[0].id] = free_names(n.value, False) & own
+                self.made[n.targets[0].id] = n.value
         for name in self.escaping:  # rebound (`g = deco(g)`): a call of `name` may not call the closure
             self.readers.pop(name, None)
 
@@ -589,7 +592,8 @@ class _Gen:
         else:
             read = sorted(self.readers.get(v.func.id, set()) & self.active) if isinstance(v.func, ast.Name) else []
             body += "".join(f"{d(n)} = __od_cell_cot__(_od_r[0], {n!r})\n" for n in written)
-            body += "".join(self.acc(n, f"__od_cell_cot__(_od_r[0], {n!r})") for n in read)
+            seen = {v.func.id} if isinstance(v.func, ast.Name) else set()
+            body += "".join(self.route(n, f"__od_cell_cot__(_od_r[0], {n!r})", seen) for n in read)
             handled = tuple(written) + tuple(read)
             if self.is_active(v.func):
                 rest = f"__od_cell_cot__(_od_r[0], None, {handled!r})" if handled else "_od_r[0]"
@@ -687,6 +691,31 @@ class _Gen:
         adj += _indent(inner or "pass\n")
         return [s], need, adj
 
+    def route(self, name: str, expr: str, seen: set[str]) -> str:
+        """Adjoint text adding cotangent `expr` to variable `name`, read by a closure called here; when
+        `name` is itself a closure made here and called only by name (`def h(): return g(1.0)`), its
+        own captured variables get their parts now, at their bindings of this moment, as `g` reads them."""
+        inner = sorted(self.readers.get(name, set()) & self.active - seen)
+        if name in seen or not inner:
+            return self.acc(name, expr)
+        seen = seen | {name}
+        self.npb += 1
+        c = f"_od_cc{self.npb}"
+        text = f"{c} = {expr}\n"
+        text += "".join(self.route(m, f"__od_cell_cot__({c}, {m!r})", seen) for m in inner)
+        return text + self.acc(name, f"__od_cell_cot__({c}, None, {tuple(inner)!r})")
+
+    def reach(self, node) -> set[str]:
+        """The variables a closure reads, also through the closures made here that it reads."""
+        out, todo = set(), [node]
+        while todo:
+            n = todo.pop()
+            for m in free_names(n, False) - out:
+                out.add(m)
+                if m in self.made:
+                    todo.append(self.made[m])
+        return out
+
     def check_class(self, node: ast.ClassDef) -> None:
         """A class made here whose methods (or body, or defaults) read a differentiated variable: its
         methods' cells are not differentiated through (they are reached through the class), refused."""
@@ -718,7 +747,7 @@ class _Gen:
                 f"(build the list of values first, or pass them as arguments)", node)
         written = sorted(nonlocal_writes(node) & self.active) if isinstance(node, ast.FunctionDef) else []
         bound = self.bound_before.get(id(stmt))
-        free = free_names(node, False) & self.active - set(written) - {name}
+        free = self.reach(node) & self.active - set(written) - {name}
         late = sorted(n for n in free if n in self.unstable or (bound is not None and n not in bound))
         name = "lambda" if name.startswith("_od_") else f"`{name}`"
         if written:

@@ -276,7 +276,19 @@ def closures_made_and_called_in_loop(x):
     return total
 
 
-CASES = [closures_made_and_called_in_loop, direct_call_bound_after, direct_call_reading_later_function, closures_in_containers, static_and_class_methods, closures_over_loop_variable, lambda_returned,
+def inner_closure_through_called_closure(x):
+    k = 2.0
+
+    def g(t):
+        return t * k
+
+    def h():
+        return g(1.0) + list(map(g, [2.0]))[0]
+    k = x
+    return h()
+
+
+CASES = [inner_closure_through_called_closure, closures_made_and_called_in_loop, direct_call_bound_after, direct_call_reading_later_function, closures_in_containers, static_and_class_methods, closures_over_loop_variable, lambda_returned,
          user_decorator, reduce_closure, property_and_call, private_method, default_is_closure,
          rebound_after_direct_call, closure_on_obj, bound_method_on_obj, partial_mul, partial_kw, partial_nested, partial_nested_kw,
          lru, lru_method, rec_inner, mutual_inner, nonlocal_acc, nonlocal_in_loop, default_arg, default_def,
@@ -378,7 +390,20 @@ def passed_closure_reading_later_function(x):
     return list(map(a, [1.0]))[0]
 
 
-REFUSED = [(stored_closure_bound_after, "reading `k`"), (passed_closure_reading_later_function, "reading `b`"),
+def passed_closure_reading_rebound_through_inner(x):
+    k = 2.0
+
+    def g(t):
+        return t * k
+
+    def h(t):
+        return g(t)
+    k = x
+    return list(map(h, [1.0]))[0]
+
+
+REFUSED = [(passed_closure_reading_rebound_through_inner, "closure `h`.*reading `k`"),
+           (stored_closure_bound_after, "reading `k`"), (passed_closure_reading_later_function, "reading `b`"),
            (lambda_in_comprehension, "comprehension reading its variable `i`"), (class_reads_input, "class `A`"), (method_default_from_input, "class `A`"),
            (nonlocal_writer_passed_on, "writing the differentiated variable `acc`"),
            (nonlocal_writer_stored, "writing the differentiated variable `acc`"),
