@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from .errors import SourceUnavailable
 from .weak import ByIdentity
 
-__all__ = ["FunctionSource", "get_source", "compile_twin", "make_function", "unwrap_callable"]
+__all__ = ["FunctionSource", "get_source", "compile_twin", "make_function", "unwrap_callable", "mangle_private"]
 
 _FUTURE_FLAGS = 0
 for _name in _future.all_feature_names:
@@ -130,6 +130,32 @@ def _mangle(name: str, cls: str | None) -> str:
         return name
     stripped = cls.lstrip("_")
     return f"_{stripped}{name}" if stripped else name
+
+
+def mangle_private(tree, cls: str | None):
+    """Mangle the private names (`self.__x`, `__x`, `f(__k=...)`) of a definition from the body of class
+    `cls` as the compiler does there, in place: a pass that turns names into strings (`setattr(obj, "__x",
+    v)`) compiles outside the class and must see `_Cls__x`. Nested classes are left to the compiler."""
+    if cls is None:
+        return tree
+    stack = [tree]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Attribute):
+            n.attr = _mangle(n.attr, cls)
+        elif isinstance(n, ast.Name):
+            n.id = _mangle(n.id, cls)
+        elif isinstance(n, ast.arg):
+            n.arg = _mangle(n.arg, cls)
+        elif isinstance(n, ast.keyword) and n.arg is not None:
+            n.arg = _mangle(n.arg, cls)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            n.names = [_mangle(x, cls) for x in n.names]
+        elif isinstance(n, ast.FunctionDef) and n is not tree:
+            n.name = _mangle(n.name, cls)
+        if not (isinstance(n, ast.ClassDef) and n is not tree):
+            stack.extend(ast.iter_child_nodes(n))
+    return tree
 
 
 def _positions_span(code: types.CodeType):

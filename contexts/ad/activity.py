@@ -11,26 +11,29 @@ from __future__ import annotations
 import ast
 import builtins
 
-__all__ = ["active_names", "NONDIFF_BUILTINS", "captured_stores", "free_names", "nonlocal_writes",
-           "view_groups"]
+__all__ = ["active_names", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
+           "nonlocal_writes", "view_groups"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({
     "range", "len", "isinstance", "issubclass", "type", "int", "bool", "str", "repr", "print", "id", "hash",
-    "hasattr", "callable", "round", "ord", "chr", "format", "bin", "hex", "oct", "any", "all", "super",
+    "hasattr", "callable", "round", "ord", "chr", "format", "bin", "hex", "oct", "any", "all",
     "object", "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "RuntimeError",
     "ZeroDivisionError", "StopIteration", "NotImplementedError", "AssertionError", "slice",
 })
 
 
-def free_names(node: ast.AST) -> set[str]:
-    """Names a nested function or lambda reads from its enclosing scopes (approximate: all loads)."""
+def free_names(node: ast.AST, defaults: bool = True) -> set[str]:
+    """Names a nested function or lambda reads from its enclosing scopes (approximate: all loads); with
+    `defaults` False only its captured variables (the body's), not the names its default values,
+    decorators and annotations read when it is made."""
     params: set[str] = set()
     args = node.args
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
         if a is not None:
             params.add(a.arg)
-    loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    parts = [node] if defaults else node.body if isinstance(node.body, list) else [node.body]
+    loads = {n.id for p in parts for n in ast.walk(p) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     return loads - params
 
 
@@ -67,6 +70,64 @@ def captured_stores(fdef) -> set[str]:
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(ast.iter_child_nodes(n))
     return out - nonlocal_writes(fdef)
+
+
+def closure_hazards(fdef, params) -> tuple[set[str], set[str]]:
+    """(variables of fdef that are bound more than once, or in a loop, or written by nested functions;
+    names of closures made in fdef that escape: read in fdef's own body other than as a call's callee, or
+    bound otherwise too)."""
+    binds: dict[str, int] = {p: 1 for p in params}
+    loops = (ast.For, ast.While, ast.AsyncFor)
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    callees: set[int] = set()
+    loads: list[ast.Name] = []
+
+    def walk(node, in_loop: bool) -> None:
+        for c in ast.iter_child_nodes(node):
+            if isinstance(c, ast.Name):
+                if isinstance(c.ctx, ast.Store):
+                    binds[c.id] = binds.get(c.id, 0) + (2 if in_loop else 1)
+                else:
+                    loads.append(c)
+            elif isinstance(c, nested):
+                if isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    binds[c.name] = binds.get(c.name, 0) + (2 if in_loop else 1)
+                for n in nonlocal_writes(c) if isinstance(c, ast.FunctionDef) else ():
+                    binds[n] = binds.get(n, 0) + 2
+                # a name read inside a nested function is one of its cells: its cotangent comes back
+                # with that function's (routed where that function is called or made)
+                if isinstance(c, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):  # made here
+                    made = c.args.defaults + c.args.kw_defaults + getattr(c, "decorator_list", [])
+                    loads.extend(n for d in made if d is not None for n in ast.walk(d) if isinstance(n, ast.Name))
+                continue
+            if isinstance(c, ast.Call) and isinstance(c.func, ast.Name):
+                callees.add(id(c.func))
+            walk(c, in_loop or isinstance(c, loops))
+    walk(fdef, False)
+    unstable = {n for n, k in binds.items() if k > 1}
+    # bound other than by making a closure (`g = deco(g)`, `g = other`): a call of it may call another
+    made = {id(t) for n in ast.walk(fdef) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
+            for t in n.targets}
+    rebound = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+               and id(n) not in made}
+    escaping = {n.id for n in loads if id(n) not in callees} | rebound
+    return unstable, escaping
+
+
+def differentiable_writes(fdef) -> set[str]:
+    """The `nonlocal` variables a nested function sets from something other than themselves and constants
+    (`acc = acc + v`, not the counter `n += 1`)."""
+    names = nonlocal_writes(fdef)
+    out: set[str] = set()
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Name) and t.id in names and _reads(n.value) - {t.id}:
+                    out.add(t.id)
+        elif (isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id in names
+              and not isinstance(n.value, ast.Constant)):
+            out.add(n.target.id)
+    return out
 
 
 def _reads(e: ast.AST) -> set[str]:
@@ -165,6 +226,7 @@ class _Activity:
         self.sources = sources
         self.views = views
         self.closure_stores: dict[str, set[str]] = {}
+        self.closure_writes: dict[str, set[str]] = {}
         self.changed = True
 
     def mark(self, name: str) -> None:
@@ -239,6 +301,8 @@ class _Activity:
                         for n in self.closure_stores.get(v.func.id, ()):
                             if n in self.locals:
                                 self.mark_changed(n)
+                        for n in self.closure_writes.get(v.func.id, ()):  # `nonlocal acc; acc = acc + v`
+                            self.mark(n)
                 for t in s.targets:
                     if isinstance(t, ast.Name):
                         if act:
@@ -296,7 +360,26 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     act.closure_stores = {n.name: captured_stores(n) for n in ast.walk(fdef)
                           if isinstance(n, ast.FunctionDef) and n is not fdef}
+    act.closure_writes = {n.name: nonlocal_writes(n) for n in ast.walk(fdef)
+                          if isinstance(n, ast.FunctionDef) and n is not fdef}
+    # a closure passed on or stored that sets a captured variable from its inputs: that variable may
+    # be differentiated (the code generator refuses it: its cotangent cannot be routed back)
+    _, escaping = closure_hazards(fdef, [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs])
+    for n in _own_defs(fdef):
+        if n.name in escaping and (written := differentiable_writes(n)):
+            act.active |= written | {n.name}
     while act.changed:
         act.changed = False
         act.visit(fdef.body)
     return act.active
+
+
+def _own_defs(fdef):
+    """The function definitions in fdef's own body (not deeper)."""
+    stack = list(fdef.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.FunctionDef):
+            yield n
+        elif not isinstance(n, (ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))

@@ -59,6 +59,14 @@ _BASE_LIMIT = sys.getrecursionlimit()
 _DEEP = 3 * _BASE_LIMIT
 
 
+def _stopped(f) -> OverdubError:
+    """A StopIteration leaving the differentiated code: passed on, it would silently end a loop or `map`
+    around the call to `gradient` (as PEP 479 turns it into a RuntimeError leaving a generator)."""
+    return OverdubError("the differentiated function raised StopIteration (an exhausted iterator's `next`)"
+                        + (f" in {_where(f)}" if f is not None else " in its reverse pass"),
+                        fix="give `next` a default (`next(it, None)`) or catch StopIteration inside the function")
+
+
 def _record(f, args, kwargs, full=True):
     """Run f's recording forward pass: (y, pullback); `full` also records f's own gradient (its cells)."""
     if not callable(f):
@@ -69,6 +77,8 @@ def _record(f, args, kwargs, full=True):
     token = _level.set(_level.get() + 1)
     try:
         return call(-1 if full else -2, f, *args, **kwargs)
+    except StopIteration as e:
+        raise _stopped(f) from e
     finally:
         _level.reset(token)
         if limit < _DEEP:
@@ -85,6 +95,8 @@ def _reverse(pb, dy, args):
         sys.setrecursionlimit(_DEEP)
     try:
         dfn, dargs, _dkw = pb[0](pb, dy, None, S)
+    except StopIteration as e:
+        raise _stopped(None) from e
     finally:
         if S.redo:
             S.finish()
@@ -187,6 +199,8 @@ def _value_and_gradient(f, args):
         finally:
             if S.redo:
                 S.finish()
+    except StopIteration as e:
+        raise _stopped(f) from e
     finally:
         if limit < _DEEP:
             sys.setrecursionlimit(limit)

@@ -19,8 +19,9 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-from .activity import active_names, captured_stores, free_names, nonlocal_writes, view_groups
-from .lower import Unsupported
+from .activity import (active_names, captured_stores, closure_hazards, free_names, nonlocal_writes,
+                       view_groups)
+from .lower import Unsupported, _is_generator
 
 __all__ = ["generate", "Generated", "HELPERS"]
 
@@ -137,14 +138,20 @@ class _Gen:
         # closures made here, by name -> the variables of this function they read: a direct call routes
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
         own = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        own |= set(params)
+        own |= set(params) | {n.name for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef}
+        self.unstable, self.escaping = closure_hazards(fdef, params)
         self.readers: dict[str, set[str]] = {}
+        self.made: dict[str, ast.AST] = {}  # closures made here, by name
         for n in ast.walk(fdef):
             if isinstance(n, ast.FunctionDef) and n is not fdef:
-                self.readers[n.name] = (free_names(n) & own) - self.writers.get(n.name, set())
+                self.made[n.name] = n
+                self.readers[n.name] = (free_names(n, False) & own) - self.writers.get(n.name, set())
             elif (isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
                   and isinstance(n.targets[0], ast.Name)):
-                self.readers[n.targets[0].id] = free_names(n.value) & own
+                self.readers[n.targets[0].id] = free_names(n.value, False) & own
+                self.made[n.targets[0].id] = n.value
+        for name in self.escaping:  # rebound (`g = deco(g)`): a call of `name` may not call the closure
+            self.readers.pop(name, None)
 
     # -- helpers -------------------------------------------------------------------------------
     def is_active(self, node) -> bool:
@@ -178,6 +185,8 @@ class _Gen:
                 out.append(terminator)
 
         for s in stmts:
+            if isinstance(s, ast.ClassDef):
+                self.check_class(s)
             if isinstance(s, (ast.If, ast.While, ast.For, ast.Try, ast.With, ast.Match)):
                 flush()
                 out.extend(self.compound(s))
@@ -349,6 +358,7 @@ class _Gen:
         if isinstance(s, ast.Return):
             return [self._ret(s)], [], self.acc(s.value.id, "_od_dret")
         if isinstance(s, ast.FunctionDef):
+            self.check_closure(s.name, s, s)
             return [s], [], self.closure(s.name, s)
         if isinstance(s, ast.Delete):
             t = s.targets[0]
@@ -395,6 +405,7 @@ class _Gen:
         if isinstance(v, ast.Dict):
             return self.build_dict(s, name, v)
         if isinstance(v, (ast.Lambda,)):
+            self.check_closure(name, v, s)
             return [s], [], self.closure(name, v)
         return [s], [], self.take(name)  # sets, f-strings...: nothing flows back
 
@@ -517,14 +528,23 @@ class _Gen:
             mask |= KW_ACTIVE  # the positional bits hold; every keyword argument counts as differentiated
         if not simple:
             mask = -1
-        call_src = _src(ast.Call(func=ast.Name(id="__od_call__", ctx=ast.Load()),
-                                 args=[ast.Constant(mask), v.func] + v.args, keywords=v.keywords))
-        fwd_call = _parse(f"{name}, {pb} = {call_src}\n", s)
-        need = [pb]
         method_obj = v.func.value.id if isinstance(v.func, ast.Attribute) and self.is_active(v.func.value) else None
-        dself = d(method_obj) if method_obj else "None"
+        func = v.func
+        fetch: list[ast.stmt] = []
+        if method_obj:
+            # `obj.m(...)`: a method bound to obj (its pullback's first cotangent is obj's), or a function,
+            # closure, partial or callable object stored on obj (its cotangent is that of obj's attribute)
+            fn_var = f"_od_f{self.npb}"
+            fetch = _parse(f"{fn_var} = {_src(v.func)}\n", s)
+            func = ast.Name(id=fn_var, ctx=ast.Load())
+        call_src = _src(ast.Call(func=ast.Name(id="__od_call__", ctx=ast.Load()),
+                                 args=[ast.Constant(mask), func] + v.args, keywords=v.keywords))
+        fwd_call = fetch + _parse(f"{name}, {pb} = {call_src}\n", s)
+        need = [pb]
+        dself = f"({d(method_obj)} if _od_own else None)" if method_obj else "None"
         if method_obj:
             self.dvars.add(method_obj)
+            need += [fn_var, method_obj]
         written = sorted(self.writers.get(v.func.id, ())) if isinstance(v.func, ast.Name) else []
         pre = ""
         if written:
@@ -555,17 +575,25 @@ class _Gen:
         # adjoint then hands the cotangents it holds for them (with those views') to the callee, whose
         # returned cotangents are then their whole ones
         handed_fwd, handed_in, handed_out = self.handed(s, pb, v)
+        if method_obj:
+            # (a method reached through `super()` is bound to super's object; the name `super` here would
+            # give the adjoint a `__class__` cell)
+            pre += (f"_od_own = getattr({fn_var}, '__self__', None) is "
+                    f"({method_obj}.__self__ if type({method_obj}).__name__ == 'super' else {method_obj})\n")
         adj = (self.take(name) + pre + f"if {pb} is not None:\n" + _indent(handed_in)
                + f"    _od_r = {pb}[0]({pb}, _g, {dself}, _od_S)\n" + _indent(handed_out))
         if handed_fwd:
             need.append(f"_od_w{self.npb}")
         body = ""
         if method_obj:
-            body += f"{d(method_obj)} = _od_r[0]\n"
+            body += (f"if _od_own:\n    {d(method_obj)} = _od_r[0]\nelif _od_r[0] is not None:\n"
+                     f"    {d(method_obj)} = __od_getattr_adj__(_od_S, {d(method_obj)}, _od_r[0], {method_obj}, "
+                     f"{v.func.attr!r}, {fn_var})\n")
         else:
             read = sorted(self.readers.get(v.func.id, set()) & self.active) if isinstance(v.func, ast.Name) else []
             body += "".join(f"{d(n)} = __od_cell_cot__(_od_r[0], {n!r})\n" for n in written)
-            body += "".join(self.acc(n, f"__od_cell_cot__(_od_r[0], {n!r})") for n in read)
+            seen = {v.func.id} if isinstance(v.func, ast.Name) else set()
+            body += "".join(self.route(n, f"__od_cell_cot__(_od_r[0], {n!r})", seen) for n in read)
             handled = tuple(written) + tuple(read)
             if self.is_active(v.func):
                 rest = f"__od_cell_cot__(_od_r[0], None, {handled!r})" if handled else "_od_r[0]"
@@ -663,11 +691,88 @@ class _Gen:
         adj += _indent(inner or "pass\n")
         return [s], need, adj
 
+    def route(self, name: str, expr: str, seen: set[str]) -> str:
+        """Adjoint text adding cotangent `expr` to variable `name`, read by a closure called here; when
+        `name` is itself a closure made here and called only by name (`def h(): return g(1.0)`), its
+        own captured variables get their parts now, at their bindings of this moment, as `g` reads them."""
+        inner = sorted(self.readers.get(name, set()) & self.active - seen)
+        if name in seen or not inner:
+            return self.acc(name, expr)
+        seen = seen | {name}
+        self.npb += 1
+        c = f"_od_cc{self.npb}"
+        text = f"{c} = {expr}\n"
+        text += "".join(self.route(m, f"__od_cell_cot__({c}, {m!r})", seen) for m in inner)
+        return text + self.acc(name, f"__od_cell_cot__({c}, None, {tuple(inner)!r})")
+
+    def reach(self, node) -> set[str]:
+        """The variables a closure reads, also through the closures made here that it reads."""
+        out, todo = set(), [node]
+        while todo:
+            n = todo.pop()
+            for m in free_names(n, False) - out:
+                out.add(m)
+                if m in self.made:
+                    todo.append(self.made[m])
+        return out
+
+    def check_class(self, node: ast.ClassDef) -> None:
+        """A class made here whose methods (or body, or defaults) read a differentiated variable: its
+        methods' cells are not differentiated through (they are reached through the class), refused."""
+        stores = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        params = {a.arg for n in ast.walk(node) if isinstance(n, ast.arguments)
+                  for a in n.posonlyargs + n.args + n.kwonlyargs + [n.vararg, n.kwarg] if a is not None}
+        loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        read = sorted((loads - stores - params) & self.active)
+        if read:
+            raise Unsupported(
+                f"class `{node.name}` defined here whose body reads the differentiated variable `{read[0]}` "
+                f"(pass it to the constructor instead: `self.{read[0]} = {read[0]}`)", node)
+
+    def check_closure(self, name, node, stmt) -> None:
+        """A closure's cells are read when it is called, so its cotangent belongs to the variables'
+        bindings at the call: direct calls by name route it there (`readers`). A closure that escapes
+        (stored, passed, returned, decorated) hands it back where it was made, which is right only for
+        variables bound once before: refused otherwise, as is an escaping closure writing `nonlocal`s."""
+        # a generator runs eagerly here: it reads its cells when made, Python when resumed
+        generator = isinstance(node, ast.FunctionDef) and _is_generator(node)
+        if name not in self.escaping and not generator:
+            return
+        kind = "a generator (run eagerly when made)" if generator else "passed on or stored"
+        changed = sorted(free_names(node, False) & self.active & _changed_in_place(self.fdef)) if generator else []
+        if changed:
+            raise Unsupported(
+                f"generator {name} reading `{changed[0]}`, which this function changes in place: reverse mode "
+                f"runs generators eagerly, so it would read the value before the changes "
+                f"(build the list of values first, or pass them as arguments)", node)
+        written = sorted(nonlocal_writes(node) & self.active) if isinstance(node, ast.FunctionDef) else []
+        bound = self.bound_before.get(id(stmt))
+        free = self.reach(node) & self.active - set(written) - {name}
+        late = sorted(n for n in free if n in self.unstable or (bound is not None and n not in bound))
+        name = "lambda" if name.startswith("_od_") else f"`{name}`"
+        if written:
+            raise Unsupported(
+                f"closure {name} that is {kind}, writing the differentiated variable "
+                f"`{written[0]}` (`nonlocal`) (call it directly by name, or return the value instead)", node)
+        if late:
+            raise Unsupported(
+                f"closure {name} that is {kind}, reading `{late[0]}`, a differentiated variable "
+                f"assigned more than once, in a loop or after it: its cell is read when the closure is called "
+                f"(bind it when the closure is made: `lambda t, {late[0]}={late[0]}: ...`)", node)
+
     def closure(self, name, node):
         adj = self.take(name)
         inner = ""
-        for n in sorted(free_names(node) & self.active):
+        for n in sorted(free_names(node, False) & self.active):
             inner += self.acc(n, f"__od_cell_cot__(_g, {n!r})")
+        # default values: their cotangents are the made function's `__defaults__` / `__kwdefaults__` ones
+        args = node.args
+        for i, x in enumerate(args.defaults):
+            if self.is_active(x):
+                inner += self.acc(x.id, f"__od_cell_cot__(_g, ('__defaults__', {i}))")
+        for a, x in zip(args.kwonlyargs, args.kw_defaults):
+            if x is not None and self.is_active(x):
+                inner += self.acc(x.id, f"__od_cell_cot__(_g, ('__kwdefaults__', {a.arg!r}))")
         return adj + "if _g is not None:\n" + _indent(inner or "pass\n")
 
     def setattr_(self, s, t, v):
@@ -727,7 +832,8 @@ def _bound_before(fdef, params) -> dict[int, set[str]]:
     out: dict[int, set[str]] = {}
 
     def stores(node) -> set[str]:
-        return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        return ({n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                | {n.name for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.ClassDef))})
 
     def walk(stmts, bound: set[str]) -> None:
         for st in stmts:
@@ -750,8 +856,24 @@ def _bound_before(fdef, params) -> dict[int, set[str]]:
                     walk(case.body, set(bound))
             bound |= stores(st)
     free = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}  # cells and globals: bound throughout
-    walk(fdef.body, set(params) | (free - {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
-                                             and isinstance(n.ctx, ast.Store)}))
+    walk(fdef.body, set(params) | (free - set().union(*(stores(st) for st in fdef.body))))
+    return out
+
+
+def _changed_in_place(fdef) -> set[str]:
+    """Variables fdef changes in place: `v[i] = ...`, `v.f = ...`, `v[i] += ...`, `v += ...`."""
+    out: set[str] = set()
+    for n in ast.walk(fdef):
+        if not isinstance(n, (ast.Assign, ast.AugAssign)):
+            continue
+        inplace = isinstance(n, ast.AugAssign) or getattr(n.value, "_od_inplace", False)
+        for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
+            if isinstance(t, ast.Name) and not inplace:
+                continue  # a rebinding, not a change
+            while isinstance(t, (ast.Subscript, ast.Attribute)):
+                t = t.value
+            if isinstance(t, ast.Name):
+                out.add(t.id)
     return out
 
 
@@ -930,12 +1052,13 @@ def _fix_returns(fwd: ast.FunctionDef) -> None:
 
 def _walk_own(fn):
     """Nodes of fn, not descending into nested function definitions or lambdas."""
-    stack = list(fn.body)
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    stack = [n for n in fn.body if not isinstance(n, nested)]
     while stack:
         n = stack.pop()
         yield n
         for c in ast.iter_child_nodes(n):
-            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            if not isinstance(c, nested):
                 stack.append(c)
 
 

@@ -366,6 +366,11 @@ def cell_cot(g, name, strip=()):
             return g
         rest = Tangent({k: v for k, v in g.items() if k not in strip})
         return rest if any(v is not None for v in rest.values()) else None
+    if type(name) is tuple:  # ('__defaults__', i) or ('__kwdefaults__', name): a default value's
+        part = cell_cot(g, name[0])
+        if part is None:
+            return None
+        return part.get(name[1]) if isinstance(part, dict) else part[name[1]]
     return g.get(name) if isinstance(g, dict) else getattr(g, name, None)
 
 

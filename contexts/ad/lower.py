@@ -268,7 +268,23 @@ class Lowerer:
         return [s]
 
     def stmt_FunctionDef(self, s):
-        return [s]  # a closure creation; its body is lowered when it is called
+        pre: list = []
+        decorators = [self.atom(x, pre) for x in s.decorator_list]
+        self._defaults(s.args, pre)
+        if s.decorator_list:  # its code object's first line stays the first decorator's (finds its source)
+            s.lineno = min(s.lineno, *(x.lineno for x in s.decorator_list))
+        s.decorator_list = []
+        pre.append(s)  # a closure creation; its body is lowered when it is called
+        for x in reversed(decorators):  # `@deco def g` is `g = deco(g)`: the decorated value is differentiated
+            call = ast.copy_location(ast.Call(func=x, args=[_name(s.name, s)], keywords=[]), s)
+            pre.append(_assign(s.name, call, s))
+        return pre
+
+    def _defaults(self, args: ast.arguments, pre: list) -> None:
+        """A definition's default values, evaluated where it is made, as atoms: their cotangents (the
+        made function's `__defaults__`/`__kwdefaults__`) flow back to them."""
+        args.defaults = [self.atom(x, pre) for x in args.defaults]
+        args.kw_defaults = [None if x is None else self.atom(x, pre) for x in args.kw_defaults]
 
     def stmt_Delete(self, s):
         out: list = []
@@ -437,6 +453,7 @@ class Lowerer:
         return e  # strings are never differentiable: kept whole
 
     def expr_Lambda(self, e, pre):
+        self._defaults(e.args, pre)
         return e  # a closure creation; its body is lowered when it is called
 
     def expr_Slice(self, e, pre):
@@ -448,8 +465,13 @@ class Lowerer:
         pre.append(_assign(result, make(), e))
         renames: dict[str, str] = {}
         gens = []
+        inner = {n.id for f in ast.walk(e) if isinstance(f, (ast.Lambda, ast.FunctionDef))
+                 for n in ast.walk(f) if isinstance(n, ast.Name)}
         for g in e.generators:
             names = [n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)]
+            if inner & set(names):  # the renamed variable would not be the closure's cell
+                raise Unsupported(f"lambda inside a comprehension reading its variable `{sorted(inner & set(names))[0]}` "
+                                  "(write it as a for loop)", e)
             for n in names:
                 renames[n] = self.state.temp() + "_" + n
             gens.append(g)
@@ -590,7 +612,15 @@ def _eager_generator(fdef):
     start = _loc(ast.Assign(targets=[ast.Name(id="_od_yields", ctx=ast.Store())], value=ast.List(elts=[], ctx=ast.Load())),
                  fdef.body[0])
     end = _loc(ast.Return(value=_yields_iterator()), fdef.body[-1])
-    out.body = [start] + body + [end]
+    # PEP 479: a StopIteration escaping a generator's body is a RuntimeError (else it would end a loop
+    # around the generator's consumer silently)
+    guard = ast.parse("try:\n    pass\nexcept StopIteration as _od_stop:\n"
+                      "    raise RuntimeError('generator raised StopIteration') from _od_stop\n").body[0]
+    for n in ast.walk(guard):
+        if "lineno" in n._attributes:
+            ast.copy_location(n, fdef.body[0])
+    guard.body = body + [end]
+    out.body = [start, guard]
     return out
 
 

@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 
 from overdub.errors import OverdubError, SourceUnavailable
-from overdub.source import compile_twin, get_source
+from overdub.source import compile_twin, get_source, mangle_private
 
 from ..rules.registry import HOT_REDUCE_OPTIONS, key_of, registry
 from .codegen import HELPERS, KW_ACTIVE, generate
@@ -306,10 +306,19 @@ def _other_call(mask, f, args, kw):
             return _twin_call(mask, impl, (), args, kw)
     if isinstance(f, functools.partial):
         return _partial_call(f, args, kw)
+    if f is functools.partial:
+        return _make_partial(args, kw)
+    if f is super and len(args) == 2:  # super(cls, obj): its cotangent is obj's
+        return super(*args), (_super_back,)
+    if type(f) is _LRU_CACHE:  # differentiated through the function itself: a cached value has no pullback
+        return call(mask, f.__wrapped__, *args, **kw)
     if isinstance(f, type):
         return _construct(f, args, kw)
     if type(f) is types.MethodType:  # method of a Python class bound to a C callable etc.
-        return call(mask, f.__func__, f.__self__, *args, **kw)
+        # the object becomes the first argument: the caller's bits move up one, the object's is set
+        shifted = mask if mask < 0 else (mask & ~KW_ACTIVE) << 1 | 1 | (mask & KW_ACTIVE)
+        y, pb = call(shifted, f.__func__, f.__self__, *args, **kw)
+        return y, (None if pb is None else (_bound_back, pb))
     cal = getattr(type(f), "__call__", None)
     if type(cal) is types.FunctionType:
         y, pb = _twin_call(-1, cal, (f,), args, kw)
@@ -368,6 +377,37 @@ def _partial_call(p, args, kw):
     if pb is None:
         return y, None
     return y, (_partial_back, pb, len(p.args), tuple(p.keywords))
+
+
+_LRU_CACHE = functools._lru_cache_wrapper
+
+
+def _super_back(pb, dy, dself, S):
+    return None, (None, dy), None
+
+
+def _make_partial(args, kw):
+    """`functools.partial(f, *args, **kw)`: its cotangent (`_partial_back`'s Tangent of func, args and
+    keywords) flows back to what it was made of (a partial of a partial is flattened by Python)."""
+    p = functools.partial(*args, **kw)
+    return p, (_make_partial_back, p, args, tuple(kw))
+
+
+def _make_partial_back(pb, dy, dself, S):
+    _, p, args, kwnames = pb
+    if dy is None:
+        return None, (None,) * len(args), None
+    dfunc, dargs, dkws = dy.get("func"), dy.get("args") or (), dy.get("keywords") or {}
+    inner = args[0]
+    if p.func is not inner:  # partial(partial(f, a), b): the inner partial holds f and a
+        n = len(inner.args)
+        dinner = Tangent(func=dfunc, args=tuple(dargs[:n]),
+                         keywords={k: dkws.get(k) for k in inner.keywords if k not in kwnames})
+        dargs = dargs[n:]
+    else:
+        dinner = dfunc
+    dargs = tuple(dargs) + (None,) * (len(args) - 1 - len(dargs))
+    return None, (dinner,) + dargs, {k: dkws.get(k) for k in kwnames} or None
 
 
 def _partial_back(pb, dy, dself, S):
@@ -475,7 +515,7 @@ def _build(fn, active):
     cells = [] if _NO_CELLS <= active else list(freevars)
     active = active - _NO_CELLS
     try:
-        fdef = lower(src.as_function_def())
+        fdef = lower(mangle_private(src.as_function_def(), src.class_name))
         gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars)
     except Unsupported as e:
         line = getattr(e.node, "lineno", code.co_firstlineno)
@@ -586,7 +626,10 @@ def _constants(args) -> int:
 def _twin_call(mask, fn, pre, args, kw):
     code = fn.__code__
     constant = _constants(args) if mask < 0 else 0  # `gradient(f, x, "mode")`: "mode" is no input
-    key = (code, mask, len(pre), len(args), tuple(kw) if kw else None, constant)
+    defaulted = None
+    if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None) and mask != -2:
+        defaulted = _defaulted(fn, len(pre) + len(args), kw)
+    key = (code, mask, len(pre), len(args), tuple(kw) if kw else None, constant, defaulted)
     info = _twins.get(key)
     if info is None:
         active = _active_params(code, mask, len(pre), len(args), tuple(kw))
@@ -594,6 +637,8 @@ def _twin_call(mask, fn, pre, args, kw):
             names = code.co_varnames
             active = active - {names[len(pre) + i] for i in range(len(args))
                                if constant >> i & 1 and len(pre) + i < code.co_argcount}
+        if defaulted:  # parameters left to defaults that may hold differentiated values
+            active = active | defaulted
         try:
             info = _twins[key] = twin_info(fn, active)
         except NoSource as e:
@@ -605,6 +650,47 @@ def _twin_call(mask, fn, pre, args, kw):
         fwd = _twin_function(info, fn)
     y, tape = fwd(*pre, *args, **kw)
     return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
+
+
+_NOT_DIFFERENTIABLE_DEFAULTS = (str, bytes, bool, int, type(None), types.ModuleType, type, _BUILTIN)
+
+
+def _defaulted(fn, npassed, kw) -> frozenset | None:
+    """The parameters of fn a call passing `npassed` positional arguments and `kw` leaves to defaults
+    that may hold differentiated values (a lambda's `s=x`, a closure as a default): fn's own gradient
+    (the hidden zeroth argument) then holds their cotangents, in its `__defaults__`/`__kwdefaults__`."""
+    code = fn.__code__
+    out = []
+    d = fn.__defaults__ or ()
+    first = code.co_argcount - len(d)
+    for j in range(max(npassed, first), code.co_argcount):
+        name = code.co_varnames[j]
+        if name not in kw and not isinstance(d[j - first], _NOT_DIFFERENTIABLE_DEFAULTS):
+            out.append(name)
+    for name, v in (fn.__kwdefaults__ or {}).items():
+        if name not in kw and not isinstance(v, _NOT_DIFFERENTIABLE_DEFAULTS):
+            out.append(name)
+    return frozenset(out) or None
+
+
+def _default_cots(fn, dparams, npassed, kw, dcells):
+    """dcells with the cotangents of the defaults a call used (`__defaults__`, `__kwdefaults__`)."""
+    code = fn.__code__
+    d = fn.__defaults__ or ()
+    first = code.co_argcount - len(d)
+    dd = [None] * len(d)
+    for j in range(max(npassed, first), code.co_argcount):
+        if code.co_varnames[j] not in kw:
+            dd[j - first] = dparams[j]
+    names = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+    dk = {n: dparams[code.co_argcount + i] for i, n in enumerate(names)
+          if n not in kw and n in (fn.__kwdefaults__ or {})}
+    out = dict(dcells)
+    if any(g is not None for g in dd):
+        out["__defaults__"] = tuple(dd)
+    if any(g is not None for g in dk.values()):
+        out["__kwdefaults__"] = dk
+    return out
 
 
 def _twin_function(info, fn):
@@ -671,11 +757,78 @@ def _twin_back(pb, dy, dself, S):
                     continue
             dvk = dparams[info.varkw] if info.varkw >= 0 else None
             dkw[k] = dvk.get(k) if dvk is not None else None
+    if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None):
+        dcells = _default_cots(fn, dparams, npre + nargs, kw or _NOKW, dcells)
     if npre:
+        if dcells and fn.__qualname__.rpartition(".")[0].endswith("<locals>") and any(
+                v is not None for v in dcells.values()):
+            # a closure bound to an object by hand (`types.MethodType(lambda self, t: t * x, obj)`): the
+            # bound method's cotangent is its object's, so its captured variables' would be lost (a
+            # method of a class made in a function is checked where the class is made)
+            raise UnsupportedFunction(
+                f"reverse mode cannot differentiate {fn.__qualname__} bound as a method: it is a closure, "
+                f"and its captured variables ({', '.join(k for k, v in dcells.items() if v is not None)}) "
+                "carry a gradient",
+                where=f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}",
+                fix="pass those values as arguments, or store them on the object")
         return dparams[0], dargs, dkw
     if any(v is not None for v in dcells.values()):
+        if any(type(v) is Tangent for v in dcells.values()):
+            dcells = _shared_cells(fn, dcells)
         return Tangent(dcells), dargs, dkw
     return None, dargs, dkw
+
+
+def _shared_cells(fn, dcells):
+    """fn's cell cotangents, where a cell holding a closure over fn's own cells (an inner function that
+    calls itself, or two that call each other) has that closure's cotangent — a Tangent of its cells,
+    some of them the very cells of fn: those parts move to fn's entries (matched by cell identity), so a
+    caller reading fn's cotangent by cell name sees every contribution."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    own = {id(c): n for n, c in cells.items()}
+    out, kept = dict(dcells), {}
+    todo = [n for n, v in dcells.items() if type(v) is Tangent]
+    while todo:
+        n = todo.pop()
+        v, g = out.get(n), _cell_function(cells.get(n))
+        if type(v) is not Tangent or g is None:
+            continue
+        out[n] = None
+        rest = _split_cells(g, v, own, out, todo, cells)
+        if rest is not None:
+            kept[n] = acc(kept.get(n), rest)
+    for n, r in kept.items():
+        out[n] = acc(out.get(n), r)
+    return out
+
+
+def _cell_function(cell):
+    try:
+        g = cell.cell_contents
+    except (AttributeError, ValueError):  # no cell, or an empty one
+        return None
+    return g if type(g) is types.FunctionType and g.__closure__ else None
+
+
+def _split_cells(g, t, own, out, todo, cells):
+    """Move the parts of g's cotangent t that belong to cells in `own` into `out`; return the rest."""
+    rest = {}
+    for name, c in zip(g.__code__.co_freevars, g.__closure__):
+        v = t.get(name)
+        if v is None:
+            continue
+        k = own.get(id(c))
+        if k is not None:
+            out[k] = acc(out.get(k), v)
+            if type(v) is Tangent:
+                todo.append(k)
+            continue
+        inner = _cell_function(c)
+        if inner is not None and type(v) is Tangent:
+            v = _split_cells(inner, v, own, out, todo, cells)
+        if v is not None:
+            rest[name] = v
+    return Tangent(rest) if rest else None
 
 
 def twin_source(fn, active=None) -> tuple[str, str]:
