@@ -681,13 +681,26 @@ def call_merge(w, dargs, douts, S):
     return tuple(dargs), douts, tuple(g if is_array else None for g, is_array in zip(dargs, arrays))
 
 
+_LIST_ITER = type(iter([]))
+
+
+def enumerate_at(it):
+    """The loop `for v in it` as (position, item) pairs: positions in it's sequence, so a loop over a
+    partly consumed list iterator (`next(it)` first) puts each item's cotangent at its own place."""
+    if type(it) is _LIST_ITER or type(it) in runtime.POSITIONED:
+        r = it.__reduce__()
+        if len(r) == 3 and r[2]:
+            return enumerate(it, r[2])
+    return enumerate(it)
+
+
 HELPER_IMPLS = {
     "__od_call__": runtime.call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
     "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj, "__od_seq_adj__": seq_adj,
     "__od_dict_adj__": dict_adj, "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj, "__od_unpack__": unpack,
-    "__od_enumerate__": enumerate, "__od_slice_cot__": slice_cot, "__od_iop__": iop,
+    "__od_enumerate__": enumerate_at, "__od_slice_cot__": slice_cot, "__od_iop__": iop,
     "__od_iop_adj__": iop_adj, "__od_iter__": iter, "__od_tuple__": tuple, "__od_ndarray__": np.ndarray,
     "__od_f8__": np.dtype(np.float64),
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,

@@ -94,5 +94,16 @@ def ad_reduce(f, iterable, initial=_NO_INITIAL):
     return acc
 
 
-REPLACEMENTS = {map: ad_map, filter: ad_filter, zip: ad_zip, enumerate: ad_enumerate, sorted: ad_sorted,
+def ad_next(it, *default):
+    """next(it[, default]) as the iterator's own `__next__`, which reverse mode follows (a Python class's
+    is differentiated, a list iterator's has a rule; other C iterators are refused by name)."""
+    try:
+        return it.__next__()
+    except StopIteration:
+        if default:
+            return default[0]
+        raise
+
+
+REPLACEMENTS = {next: ad_next, map: ad_map, filter: ad_filter, zip: ad_zip, enumerate: ad_enumerate, sorted: ad_sorted,
                 reversed: ad_reversed, functools.reduce: ad_reduce}

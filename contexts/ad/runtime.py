@@ -14,6 +14,7 @@ import dataclasses
 import functools
 import numbers
 import operator
+import re
 import sys
 import types
 import weakref
@@ -27,7 +28,7 @@ from ..rules.registry import HOT_REDUCE_OPTIONS, key_of, registry
 from .codegen import HELPERS, KW_ACTIVE, generate
 from .lower import Unsupported, lower
 from ..forward.dual import Dual as _Dual
-from .structs import CHANGES, TICKS, SeqBox, Tangent, acc
+from .structs import CHANGES, TICKS, SeqBox, Tangent, acc, fields_of, has_fields
 
 __all__ = ["call", "NoRuleError", "UnsupportedFunction", "twin_source"]
 
@@ -161,6 +162,8 @@ def call(mask, f, *args, **kw):
         if tf is _BUILTIN or tf is _WRAPPER:
             rule, is_method = _rule_of(f)
     if rule is not None:
+        if rule.iterates and args and type(args[0]) in POSITIONED and f is not iter:
+            return _iterate_positioned(f, args, kw)
         full = (f.__self__,) + args if is_method else args
         if rule.adjoint is not None:
             if rule.iterates and type(getattr(type(args[0]), "__iter__", None)) is types.FunctionType:
@@ -249,6 +252,34 @@ def _user_iter_back(pb, dy, dself, S):
     return None, (dv,) + (None,) * len(rest), None
 
 
+def _iterate_positioned(f, args, kw):
+    """list/tuple/sum/min/max/unpacking of a list, tuple or array iterator (perhaps partly consumed):
+    run on the items left, whose cotangents go to their positions in the iterator's box."""
+    it = args[0]
+    pos = position(it)
+    items = list(it)
+    y, pb = call(-1, f, items, *args[1:], **kw)
+    if pb is None:
+        return y, None
+    return y, (_positioned_back, pb, it, max(pos, 0))
+
+
+def _positioned_back(pb, dy, dself, S):
+    _, inner, it, pos = pb
+    dfn, dargs, dkw = inner[0](inner, dy, dself, S)
+    dargs = tuple(dargs) if dargs is not None else (None,)
+    box = S.box(it)
+    gs = dargs[0]
+    if gs is not None:
+        gs = list(gs)
+        if pos + len(gs) > len(box):
+            box.extend([None] * (pos + len(gs) - len(box)))
+        for j, g in enumerate(gs):
+            if g is not None:
+                box[pos + j] = acc(box[pos + j], g)
+    return dfn, (box,) + dargs[1:], dkw
+
+
 def _out_call(f, args, kw):
     """`f(..., out=a)`: computed into a new array, then written into a (numpy returns a); the reverse
     pass restores a's old values and takes the cotangent a's variable holds as f's output's."""
@@ -334,17 +365,71 @@ def _hashable(f) -> bool:
 
 
 def _any_differentiable(args, kw) -> bool:
-    for a in args + tuple(kw.values()):
-        if isinstance(a, (float, complex, np.ndarray, np.inexact)) and not isinstance(a, bool):
-            if not isinstance(a, np.ndarray) or a.dtype.kind in "fc":
-                return True
-        elif isinstance(a, numbers.Number) and not isinstance(a, (int, bool)):
+    """Whether some value may carry a derivative. Sound: a value is constant only when it is of a type
+    known to carry none (ints, strings, flags, types, modules, integer arrays...) or a container or
+    object all of whose parts are; anything else (object arrays, foreign array types, iterators, C
+    objects the engine does not know) may, so a C function without a rule reached with it is refused."""
+    for a in args:
+        if _may_differ(a, 0):
             return True
-        elif isinstance(a, (list, tuple)) and a and _any_differentiable(tuple(a), {}):
-            return True
-        elif type(a).__module__.startswith("uncertainties"):
+    for a in kw.values():
+        if _may_differ(a, 0):
             return True
     return False
+
+
+# types whose values never carry a derivative (C objects included: random generators, patterns...)
+_CONSTANT_LEAVES = frozenset({bool, int, str, bytes, bytearray, type(None), type(Ellipsis), slice, range,
+                              types.ModuleType, np.dtype, np.bool_, types.BuiltinFunctionType,
+                              type(NotImplemented), np.random.Generator, np.random.RandomState,
+                              type(re.compile("")), type(len.__call__)})
+_CONSTANT_KINDS = (type, np.integer, np.bool_, np.dtype, np.random.BitGenerator, np.random.Generator,
+                   np.random.RandomState, str, bytes, int)
+_DIFF_LEAVES = frozenset({float, complex, np.float64, np.float32, np.complex128})
+_DICT_VIEWS = (type({}.values()), type({}.items()), type({}.keys()))
+
+
+def _may_differ(a, depth) -> bool:
+    ta = type(a)
+    if ta in _DIFF_LEAVES:
+        return True
+    if ta in _CONSTANT_LEAVES or isinstance(a, _CONSTANT_KINDS):
+        return False
+    if isinstance(a, np.ndarray):
+        kind = a.dtype.kind
+        if kind in "biuUSmMV":
+            return False
+        if kind == "O" and depth < 4 and a.size <= 64:
+            return any(_may_differ(v, depth + 1) for v in a.flat)
+        return True
+    if isinstance(a, (numbers.Number, np.generic)):  # Fraction, Decimal, numpy floats...
+        return not isinstance(a, numbers.Integral)
+    if depth >= 6:
+        return True  # too deep to look into: it may hold one
+    if isinstance(a, (list, tuple, set, frozenset)):
+        return any(_may_differ(v, depth + 1) for v in a)
+    if isinstance(a, dict):
+        return any(_may_differ(v, depth + 1) for v in a.values())
+    if isinstance(a, _DICT_VIEWS):
+        m = getattr(a, "mapping", None)
+        return m is None or _may_differ(m, depth + 1)
+    if ta is types.FunctionType:
+        cells = a.__closure__ or ()
+        return any(_may_differ(_cell_value(c), depth + 1) for c in cells)
+    if ta is types.MethodType or ta is _BUILTIN or ta is _WRAPPER:
+        return _may_differ(getattr(a, "__self__", None), depth + 1)
+    if isinstance(a, functools.partial):
+        return _may_differ((a.func, a.args, a.keywords), depth + 1)
+    if has_fields(a) and not isinstance(a, BaseException):
+        return any(_may_differ(v, depth + 1) for v in fields_of(a).values())
+    return True  # a type the engine does not know: it may carry one
+
+
+def _cell_value(c):
+    try:
+        return c.cell_contents
+    except ValueError:  # an empty cell
+        return None
 
 
 def _no_rule(f) -> NoRuleError:
@@ -381,6 +466,8 @@ def _partial_back(pb, dy, dself, S):
 
 
 def _construct(cls, args, kw):
+    if cls is super:  # a proxy: the methods reached through it are differentiated with their object
+        return cls(*args, **kw), None
     init = cls.__init__
     if cls.__new__ is object.__new__ and type(init) is types.FunctionType:
         if _has_source(init):
@@ -695,3 +782,4 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 from .helpers import HELPER_CELLS as _HELPER_CELLS, unpack  # noqa: E402
 from .replacements import REPLACEMENTS  # noqa: E402  (they are differentiated by `call` itself)
 from . import primitives as _primitives  # noqa: E402,F401
+from .primitives import POSITIONED, position  # noqa: E402
