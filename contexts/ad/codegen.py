@@ -30,7 +30,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
-           "__od_call_views__", "__od_call_merge__")
+           "__od_call_views__", "__od_call_merge__", "__od_match_guard__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -194,10 +194,12 @@ class _Gen:
 
     def compound(self, s) -> list[ast.stmt]:
         if isinstance(s, ast.Match):
-            if self.is_active(s.subject):
-                raise Unsupported("`match` on a differentiated value", s)
             for case in s.cases:
                 case.body = self.body(case.body)
+            if self.is_active(s.subject):
+                # its pattern bindings would carry derivatives unseen: refused when the subject's value
+                # may carry one (a dict of constants read from a module global does not)
+                return _parse(f"__od_match_guard__({s.subject.id})\n", s) + [s]
             return [s]
         if isinstance(s, ast.If):
             s.body = self.body(s.body)

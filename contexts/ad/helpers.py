@@ -681,6 +681,19 @@ def call_merge(w, dargs, douts, S):
     return tuple(dargs), douts, tuple(g if is_array else None for g, is_array in zip(dargs, arrays))
 
 
+def match_guard(subject):
+    """Before a `match` on a value the analysis could not prove constant: refused if it may carry a
+    derivative (its pattern bindings would carry it unseen)."""
+    if runtime._any_differentiable((subject,), _NOKW):
+        import sys
+        frame = sys._getframe(1)
+        raise runtime.UnsupportedFunction(
+            "reverse mode cannot transform a `match` on a differentiated value",
+            where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})",
+            fix="give the function a custom adjoint (`@contexts.custom_adjoint`), or rewrite that part "
+                "with `if` tests")
+
+
 _LIST_ITER = type(iter([]))
 
 
@@ -705,6 +718,7 @@ HELPER_IMPLS = {
     "__od_f8__": np.dtype(np.float64),
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
+    "__od_match_guard__": match_guard,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

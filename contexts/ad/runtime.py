@@ -52,6 +52,7 @@ class UnsupportedFunction(OverdubError):
 # -- rules ---------------------------------------------------------------------------------------
 
 _rules = registry.rules
+_BASE_CONTAINERS = (list, dict, tuple)
 
 
 _BUILTIN = types.BuiltinMethodType  # also the type of builtin functions such as math.sin
@@ -73,6 +74,12 @@ def _rule_of(f):
         rule = _rules.get(key)
         if rule is None and issubclass(key[0], np.generic):  # numpy scalars act as 0-d arrays
             rule = _rules.get((np.ndarray, key[1])) or _rules.get((np.generic, key[1]))
+        elif rule is None and issubclass(key[0], _BASE_CONTAINERS):
+            # a C method a subclass inherits (`Result(dict)`, OrderedDict, defaultdict): the base's rule
+            for base in key[0].__mro__[1:]:
+                rule = _rules.get((base, key[1]))
+                if rule is not None:
+                    break
         return rule, True
     return None, False
 
@@ -124,8 +131,10 @@ def _adjoint_on_duals(adj, dy, y, args, kw):
 
 def _inplace_back(pb, dy, dself, S):
     _, back, is_method = pb
-    dself, deltas = back(S, dy, dself)
-    return dself, deltas, None
+    r = back(S, dy, dself)
+    if len(r) == 3:  # keyword cotangents too
+        return r
+    return r[0], r[1], None
 
 
 def _mutating_back(pb, dy, dself, S):
@@ -479,6 +488,15 @@ def _construct(cls, args, kw):
             return cls(*args, **kw), (_fields_back, names, len(args), tuple(kw))
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # namedtuple
         return cls(*args, **kw), (_fields_back, list(cls._fields), len(args), tuple(kw))
+    base = dict if issubclass(cls, dict) else list if issubclass(cls, list) else None
+    if base is not None and cls.__new__ is base.__new__:
+        if init is base.__init__:  # `class Result(dict)`: built as the base is
+            y = cls(*args, **kw)
+            return y, (_static_back, _rules[base].adjoint, y, args, kw, False)
+        if type(init) is types.FunctionType and _has_source(init):  # its own __init__, differentiated
+            obj = base.__new__(cls)
+            _, pb = _twin_call(-1, init, (obj,), args, kw)
+            return obj, (None if pb is None else (_construct_back, pb))
     if not _any_differentiable(args, kw):
         return cls(*args, **kw), None
     raise _no_rule(cls)

@@ -246,5 +246,5 @@ registry.nondifferentiable(
     builtins.round, builtins.int, builtins.len, builtins.bool, builtins.hash, builtins.id,
     builtins.isinstance, builtins.issubclass, builtins.callable, builtins.ord, builtins.chr,
     builtins.bin, builtins.oct, builtins.hex, builtins.format, builtins.repr, builtins.str,
-    builtins.any, builtins.all, builtins.range,
+    builtins.any, builtins.all, builtins.range, builtins.type,
 )
