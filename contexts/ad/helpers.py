@@ -154,6 +154,11 @@ def binop_adj(opname, g, y, a, b, need=3):
         return _dual_binop_adj(opname, g, y, a, b, need)
     if opname == "pow" and not need & 2:  # x ** n with a constant exponent: d/dx only
         return generic.fit(g * generic.conj(pow_dx(a, b)), a), None
+    if opname == "or_" and isinstance(a, dict) and isinstance(b, dict):  # a | b: b's entries win
+        gd = g if isinstance(g, dict) else {}
+        ga = {k: gd[k] for k in a if k not in b and gd.get(k) is not None} or None
+        gb = {k: gd[k] for k in b if gd.get(k) is not None} or None
+        return (ga if need & 1 else None), (gb if need & 2 else None)
     if not (isinstance(a, _KNOWN) and isinstance(b, _KNOWN)):
         fa = getattr(type(a), f"__{opname.rstrip('_')}__", None)
         fb = getattr(type(b), f"__r{opname.rstrip('_')}__", None)
@@ -358,6 +363,24 @@ def dict_adj(S, g, t):
     return None if g is None else S.box(t, g)
 
 
+def dict_parts(gd, parts):
+    """The cotangents of a dict display's entries `{k: v, **m, ...}` (parts: (is_spread, key or mapping)
+    in order) from the dict's cotangent gd: a key's cotangent goes to its last write only."""
+    out = [None] * len(parts)
+    seen = set()
+    for i in range(len(parts) - 1, -1, -1):
+        spread, p = parts[i]
+        if spread:
+            keys = list(p.keys())
+            out[i] = {k: gd[k] for k in keys if k not in seen and gd.get(k) is not None} or None
+            seen.update(keys)
+        else:
+            if p not in seen:
+                out[i] = gd.get(p)
+            seen.add(p)
+    return out
+
+
 def cell_cot(g, name, strip=()):
     """The cotangent of captured variable `name` in a closure's cotangent g; with name None, g without
     the variables in `strip` (those already handed back to the caller)."""
@@ -377,7 +400,10 @@ def slice_cot(S, gs, offset, x):
 
 
 def setattr_(obj, attr, v):
-    old = obj.__dict__.get(attr, _MISSING) if hasattr(obj, "__dict__") else getattr(obj, attr, _MISSING)
+    if hasattr(obj, "__dict__") and type(getattr(type(obj), attr, None)) is not types.MemberDescriptorType:
+        old = obj.__dict__.get(attr, _MISSING)
+    else:  # a slot (perhaps of a base class of a class with a __dict__)
+        old = getattr(obj, attr, _MISSING)
     setattr(obj, attr, v)
     return old
 
@@ -533,17 +559,45 @@ def unpack_adjoint(dy, y, v, n, star):
 
 
 
+class _Snapshot(tuple):
+    """What `a op= b` on a list or dict changed in place: (a's contents before)."""
+
+
 def iop(opname, a, b):
-    """`a op= b`: in place for arrays (returning the old value for the reverse pass), else rebinding."""
+    """`a op= b`: in place for arrays, lists (`+=`) and dicts (`|=`) (returning what the reverse pass
+    needs to undo it), else rebinding."""
     if type(a) is np.ndarray:
         CHANGES[0] = next(TICKS)
         old = a.copy()
         getattr(operator, "i" + opname.rstrip("_"))(a, b)
         return a, old
+    if (opname == "add" and isinstance(a, list)) or (opname == "or_" and isinstance(a, dict)):
+        old = _Snapshot((a.copy(),))
+        return getattr(operator, "i" + opname.rstrip("_"))(a, b), old
     return getattr(operator, opname)(a, b), None
 
 
 def iop_adj(S, opname, g, a, b, old):
+    if type(old) is _Snapshot:  # a list extended or a dict updated in place: undone, then redone
+        before = old[0]
+        box = S.box(a, g)
+        if isinstance(a, list):
+            n = len(before)
+            items = list(box[n:len(a)]) + [None] * max(0, len(a) - max(n, len(box)))
+            del box[n:]
+            added = a[n:]
+            del a[n:]
+            S.redo.append((list.extend, (a, added)))
+            gb = items if any(x is not None for x in items) else None
+            if gb is not None and isinstance(b, tuple):
+                gb = tuple(gb)
+        else:
+            new = dict(a)
+            gb = {k: box.pop(k) for k in b if box.get(k) is not None} or None
+            a.clear()
+            a.update(before)
+            S.redo.append((dict.update, (a, new)))
+        return box, gb
     if old is not None:  # undo the in-place update so earlier adjoints see the values they captured
         new = a.copy()
         a[...] = old
@@ -718,7 +772,7 @@ HELPER_IMPLS = {
     "__od_f8__": np.dtype(np.float64),
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
-    "__od_match_guard__": match_guard,
+    "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

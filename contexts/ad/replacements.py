@@ -94,6 +94,23 @@ def ad_reduce(f, iterable, initial=_NO_INITIAL):
     return acc
 
 
+def ad_vectorize(vec, *args):
+    """A call of `np.vectorize(f)` (no signature, no excluded arguments): f applied element by element in
+    Python, so reverse mode differentiates f (numpy calls it from C, where it cannot follow)."""
+    import numpy as np
+    arrays = [np.asarray(a) for a in args]
+    shape = np.broadcast_shapes(*[a.shape for a in arrays])
+    flats = [np.broadcast_to(a, shape).reshape(-1) for a in arrays]
+    n = 1
+    for k in shape:
+        n = n * k
+    out = []
+    for i in range(n):
+        out.append(vec.pyfunc(*[f[i] for f in flats]))
+    res = np.array(out, dtype=vec.otypes[0] if vec.otypes else None)
+    return res.reshape(shape)
+
+
 def ad_next(it, *default):
     """next(it[, default]) as the iterator's own `__next__`, which reverse mode follows (a Python class's
     is differentiated, a list iterator's has a rule; other C iterators are refused by name)."""

@@ -302,11 +302,11 @@ def _out_call(f, args, kw):
         where = np.broadcast_to(where, out.shape)
     y, pb = call(-1, f, *args, **rest)
     np.copyto(out, y, where=where)
-    return out, (_out_back, pb, out, old, where)
+    return out, (_out_back, pb, out, old, where, len(args))
 
 
 def _out_back(pb, dy, dself, S):
-    _, inner, out, old, where = pb
+    _, inner, out, old, where, nargs = pb
     dout, S.dout = S.dout, None
     total = acc(dy, dout)
     new = out.copy()
@@ -314,8 +314,8 @@ def _out_back(pb, dy, dself, S):
     S.redo.append((operator.setitem, (out, Ellipsis, new)))
     if where is not True and total is not None:
         total = np.where(where, total, 0.0)  # only the written elements came from f
-    if inner is None or total is None:
-        dfn, dargs, dkw = None, None, None
+    if inner is None or total is None:  # nothing read the result: no cotangent for the arguments
+        dfn, dargs, dkw = None, (None,) * nargs, None
     else:
         dfn, dargs, dkw = inner[0](inner, total, dself, S)
     dkw = dict(dkw or {})
@@ -346,6 +346,9 @@ def _other_call(mask, f, args, kw):
             return _twin_call(mask, impl, (), args, kw)
     if isinstance(f, functools.partial):
         return _partial_call(f, args, kw)
+    if isinstance(f, np.vectorize) and f.signature is None and not f.excluded and not kw:
+        y, pb = _twin_call(-1, ad_vectorize, (), (f,) + args, _NOKW)
+        return y, (_vectorize_back, pb)
     if isinstance(f, type):
         return _construct(f, args, kw)
     if type(f) is types.MethodType:  # method of a Python class bound to a C callable etc.
@@ -363,6 +366,13 @@ def _other_call(mask, f, args, kw):
     if not _any_differentiable(checked, kw if mask < 0 or mask & KW_ACTIVE else _NOKW):
         return f(*args, **kw), None
     raise _no_rule(f)
+
+
+def _vectorize_back(pb, dy, dself, S):
+    inner = pb[1]
+    _, dargs, _ = inner[0](inner, dy, None, S)
+    dargs = tuple(dargs) if dargs is not None else ()
+    return dargs[0] if dargs else None, dargs[1:], None  # the vectorize object's, then the arguments'
 
 
 def _hashable(f) -> bool:
@@ -477,6 +487,10 @@ def _partial_back(pb, dy, dself, S):
 def _construct(cls, args, kw):
     if cls is super:  # a proxy: the methods reached through it are differentiated with their object
         return cls(*args, **kw), None
+    if cls.__module__.startswith("uncertainties") and _any_differentiable(args, kw):
+        # ufloats are numbers to reverse mode (rules take them whole); one built from a differentiated
+        # value would be taken apart into fields by the code reading it: refused, never half right
+        raise _no_rule(cls)
     init = cls.__init__
     if cls.__new__ is object.__new__ and type(init) is types.FunctionType:
         if _has_source(init):
@@ -798,6 +812,6 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 
 # the functions generated code calls, and the rules the engine itself provides (they need `call`)
 from .helpers import HELPER_CELLS as _HELPER_CELLS, unpack  # noqa: E402
-from .replacements import REPLACEMENTS  # noqa: E402  (they are differentiated by `call` itself)
+from .replacements import REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
 from . import primitives as _primitives  # noqa: E402,F401
 from .primitives import POSITIONED, position  # noqa: E402

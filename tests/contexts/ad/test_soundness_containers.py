@@ -307,7 +307,64 @@ def global_list_through_functions(x):
     return _last() * x
 
 
-CASES = [dict_update_keywords, dict_update_pairs, dict_update_overwrites, dict_setdefault_new,
+def dict_spread_overwritten(x):
+    D = {"q": x * 5, "a": x}
+    E = {**D, "q": x}
+    F = {"a": x * 7, **D}
+    return E["q"] + E["a"] + F["a"] * 2
+
+
+def dict_duplicate_keys(x):
+    k1, k2 = "a", "a"
+    D = {k1: x * 5, k2: x * x}
+    return D["a"]
+
+
+def dict_union(x):
+    D = {"a": x, "b": x * 9} | {"b": x * x}
+    E = D
+    D |= {"c": 3 * x}
+    return D["a"] + D["b"] + E["c"]
+
+
+def list_in_place_concat(x):
+    a = [x]
+    b = a
+    a += [x * x]
+    c = [x] + [x * 3]
+    for i in range(2):
+        c += [x * i]
+    return b[1] + a[0] * 2 + c[1] + c[3]
+
+
+class _Slotted:
+    __slots__ = ("a",)
+
+
+class _SlottedChild(_Slotted):
+    pass
+
+
+def slot_assigned_twice(x):
+    o = _SlottedChild()
+    o.a = x
+    o.a = o.a * x
+    return o.a
+
+
+def vectorized(x):
+    sq = np.vectorize(lambda t: t * t)
+    return float(sq(np.array([x, 2 * x])).sum()) + float(np.vectorize(lambda a, b: a * b)(x, [[1.0], [2.0]]).sum())
+
+
+def out_into_unused_view(x):
+    a = np.empty(2)
+    np.multiply(x, 2.0, out=a[:])
+    return x * 3
+
+
+CASES = [dict_spread_overwritten, dict_duplicate_keys, dict_union, list_in_place_concat, slot_assigned_twice,
+         vectorized, out_into_unused_view, dict_update_keywords, dict_update_pairs, dict_update_overwrites, dict_setdefault_new,
          dict_setdefault_existing, dict_values_loop, dict_items_loop, dict_keys_loop, dict_values_builtins,
          dict_zip_keys_values, dict_get_pop_del, dict_popitem, dict_clear, dict_constructor, dict_fromkeys,
          dict_from_zip, ordered_dict, default_dict, dict_subclass, dict_subclass_own_init, nested_containers,
@@ -347,10 +404,14 @@ def test_object_array_reaching_a_c_function_is_refused():
         gradient(f, X)
 
 
-class _Foreign:
-    """A value of a type the engine does not know, holding a differentiated number."""
+def test_ufloat_made_from_a_differentiated_value_is_refused():
+    unumpy = pytest.importorskip("uncertainties.unumpy")
 
-    __slots__ = ("v",)
+    def f(x):
+        a = unumpy.uarray([x, 2 * x], [0.1, 0.1])
+        return unumpy.nominal_values(unumpy.sin(a))[0]
+    with pytest.raises(NoRuleError, match="Variable"):
+        gradient(f, X)
 
 
 def test_unknown_iterator_reaching_next_is_refused():
