@@ -398,6 +398,9 @@ class _Gen:
             return self.build_dict(s, name, v)
         if isinstance(v, (ast.Lambda,)):
             return [s], [], self.closure(name, v)
+        if isinstance(v, ast.Set) and any(self.is_active(e) for e in v.elts):
+            # a set's members carry no cotangent back: refused when they may carry a derivative
+            return [s] + _parse(f"__od_match_guard__({name}, 'a set of')\n", s), [], self.take(name)
         return [s], [], self.take(name)  # sets, f-strings...: nothing flows back
 
     def _ret(self, s):

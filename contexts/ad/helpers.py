@@ -264,9 +264,32 @@ def getattr_adj(S, dobj, g, obj, attr, result):
         i = type(obj)._fields.index(attr)
         box[i] = acc(box[i], g)
         return box
+    ga = getattr(type(obj), "__getattr__", None)
+    if prop is None and type(ga) is types.FunctionType and attr not in fields_of(obj):
+        # found by the class's own __getattr__ (scipy's OptimizeResult reads its keys): differentiated
+        _, pb = runtime._twin_call(-1, ga, (obj,), (attr,), _NOKW)
+        if pb is None:
+            return dobj
+        dself, _, _ = pb[0](pb, g, dobj, S)
+        return dself
+    _check_container_field(obj, attr)
     box = S.box(obj, dobj)
     box[attr] = acc(box.get(attr), g)
     return box
+
+
+def _check_container_field(obj, attr):
+    """A list or dict subclass's own attribute shares the cotangent box of its items: refused where the
+    two cannot be told apart (a list's box is indexed by position; a dict's by key, here also `attr`)."""
+    if isinstance(obj, (list, tuple)) or (isinstance(obj, dict) and attr in obj):
+        import sys
+        frame = sys._getframe(2)  # the adjoint of the user's function, at the user's line
+        kind = "dict" if isinstance(obj, dict) else "list"
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__} "
+            f"(a {kind} subclass whose items carry derivatives too)",
+            where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})",
+            fix="keep that value in a variable or a plain object of its own")
 
 
 def _array_attr_adj(g, obj, attr):
@@ -419,6 +442,7 @@ def _restore_attr(obj, attr, old):
 
 
 def setattr_adj(S, dobj, obj, attr, old):
+    _check_container_field(obj, attr)
     box = S.box(obj, dobj)
     gv = box.pop(attr, None) if isinstance(box, dict) else None
     new = getattr(obj, attr)
@@ -735,17 +759,17 @@ def call_merge(w, dargs, douts, S):
     return tuple(dargs), douts, tuple(g if is_array else None for g, is_array in zip(dargs, arrays))
 
 
-def match_guard(subject):
-    """Before a `match` on a value the analysis could not prove constant: refused if it may carry a
-    derivative (its pattern bindings would carry it unseen)."""
+def match_guard(subject, what="a `match` on"):  # what: "a `match` on", "a set of"
+    """Before a `match` on a value (or a set display of values) the analysis could not prove constant:
+    refused if it may carry a derivative (pattern bindings and set members would carry it unseen)."""
     if runtime._any_differentiable((subject,), _NOKW):
         import sys
         frame = sys._getframe(1)
         raise runtime.UnsupportedFunction(
-            "reverse mode cannot transform a `match` on a differentiated value",
+            f"reverse mode cannot transform {what} differentiated values",
             where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})",
             fix="give the function a custom adjoint (`@contexts.custom_adjoint`), or rewrite that part "
-                "with `if` tests")
+                "(`if` tests for a match, a list for a set)")
 
 
 _LIST_ITER = type(iter([]))

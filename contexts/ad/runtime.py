@@ -171,8 +171,12 @@ def call(mask, f, *args, **kw):
         if tf is _BUILTIN or tf is _WRAPPER:
             rule, is_method = _rule_of(f)
     if rule is not None:
-        if rule.iterates and args and type(args[0]) in POSITIONED and f is not iter:
-            return _iterate_positioned(f, args, kw)
+        if rule.iterates and args:
+            t0 = type(args[0])
+            if t0 in POSITIONED and f is not iter:
+                return _iterate_positioned(f, args, kw)
+            if t0 in VIEWS:
+                return _iterate_view(f, args, kw)
         full = (f.__self__,) + args if is_method else args
         if rule.adjoint is not None:
             if rule.iterates and type(getattr(type(args[0]), "__iter__", None)) is types.FunctionType:
@@ -287,6 +291,36 @@ def _positioned_back(pb, dy, dself, S):
             if g is not None:
                 box[pos + j] = acc(box[pos + j], g)
     return dfn, (box,) + dargs[1:], dkw
+
+
+def _iterate_view(f, args, kw):
+    """iter/list/sum/min/max/unpacking of a dict's values or items view: run on its items now, whose
+    cotangents go to the dict's entries under the keys it has now (a view sees later changes)."""
+    view = args[0]
+    keys = list(view.mapping.keys())
+    items = list(view)
+    g = iter if f is iter else f
+    y, pb = call(-1, g, items, *args[1:], **kw)
+    if pb is None:
+        return y, None
+    return y, (_view_back, pb, None, keys, isinstance(view, VIEWS_ITEMS))
+
+
+def _view_back(pb, dy, dself, S):
+    """The items' cotangents as the view's: a dict by key (the view's own rule passes it to the dict)."""
+    _, inner, mapping, keys, pairs = pb
+    dfn, dargs, dkw = inner[0](inner, dy, dself, S)
+    dargs = tuple(dargs) if dargs is not None else (None,)
+    gs = dargs[0]
+    dview = None
+    if gs is not None:
+        dview = {}
+        for k, g in zip(keys, list(gs)):
+            if pairs:
+                g = g[1] if g is not None and len(g) > 1 else None
+            if g is not None:
+                dview[k] = g
+    return dfn, (dview or None,) + dargs[1:], dkw
 
 
 def _out_call(f, args, kw):
@@ -815,3 +849,6 @@ from .helpers import HELPER_CELLS as _HELPER_CELLS, unpack  # noqa: E402
 from .replacements import REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
 from . import primitives as _primitives  # noqa: E402,F401
 from .primitives import POSITIONED, position  # noqa: E402
+
+VIEWS_ITEMS = (type({}.items()), type(__import__("collections").OrderedDict().items()))
+VIEWS = frozenset((type({}.values()), type(__import__("collections").OrderedDict().values())) + VIEWS_ITEMS)

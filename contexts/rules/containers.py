@@ -135,6 +135,8 @@ def dict_get_adjoint(dy, y, self, key, default=None):
 def dict_values_adjoint(dy, y, self):
     if dy is None:
         return (None,)
+    if isinstance(dy, dict):  # by key already (the items were drawn when the dict had those keys)
+        return (dict(dy),)
     gs = list(dy)
     return ({k: g for k, g in zip(self, gs) if g is not None},)
 
@@ -143,6 +145,8 @@ def dict_values_adjoint(dy, y, self):
 def dict_items_adjoint(dy, y, self):
     if dy is None:
         return (None,)
+    if isinstance(dy, dict):  # by key already
+        return (dict(dy),)
     out = {}
     for k, pair in zip(self, list(dy)):
         if pair is not None and pair[1] is not None:

@@ -8,7 +8,7 @@ import copy
 import numpy as np
 import pytest
 
-from contexts.ad import NoRuleError, gradient
+from contexts.ad import NoRuleError, UnsupportedFunction, gradient
 
 from ._helpers import assert_grad_fd
 
@@ -151,6 +151,25 @@ class Built(dict):
     def __init__(self, scale, **kw):
         super().__init__(**kw)
         self["scaled"] = kw["v"] * scale
+
+
+class Computed(dict):
+    def __getattr__(self, name):
+        if name == "double":
+            return self["v"] * 2
+        raise AttributeError(name)
+
+
+def dict_subclass_computed_attribute(x):
+    r = Computed(v=x * x)
+    return r.double
+
+
+def dict_views_consumed(x):
+    D = {"a": x, "b": x * x}
+    (k1, v1), (k2, v2) = D.items()
+    E = {k: v * 2 for k, v in D.items()}
+    return v1 + 3 * v2 + E["b"] + max(*D.values()) + sorted(D.items(), key=lambda kv: kv[1])[0][1]
 
 
 def dict_subclass(x):
@@ -363,7 +382,7 @@ def out_into_unused_view(x):
     return x * 3
 
 
-CASES = [dict_spread_overwritten, dict_duplicate_keys, dict_union, list_in_place_concat, slot_assigned_twice,
+CASES = [dict_subclass_computed_attribute, dict_views_consumed, dict_spread_overwritten, dict_duplicate_keys, dict_union, list_in_place_concat, slot_assigned_twice,
          vectorized, out_into_unused_view, dict_update_keywords, dict_update_pairs, dict_update_overwrites, dict_setdefault_new,
          dict_setdefault_existing, dict_values_loop, dict_items_loop, dict_keys_loop, dict_values_builtins,
          dict_zip_keys_values, dict_get_pop_del, dict_popitem, dict_clear, dict_constructor, dict_fromkeys,
@@ -402,6 +421,27 @@ def test_object_array_reaching_a_c_function_is_refused():
         return float(np.frompyfunc(lambda t: t * t, 1, 1)(a).sum())
     with pytest.raises(NoRuleError, match="test_soundness_containers.py"):
         gradient(f, X)
+
+
+class _Scaled(list):
+    pass
+
+
+def test_attribute_of_a_list_subclass_is_refused():
+    def f(x):
+        a = _Scaled([x])
+        a.scale = x * 3
+        return a.scale * a[0]
+    with pytest.raises(UnsupportedFunction, match="attribute .scale"):
+        gradient(f, X)
+
+
+def test_set_of_differentiated_values_is_refused():
+    def f(x):
+        return sum({x, x * x})
+    with pytest.raises(UnsupportedFunction, match="set of"):
+        gradient(f, X)
+    assert gradient(lambda x: x * len({"a", "b"}), X) == (2.0,)
 
 
 def test_ufloat_made_from_a_differentiated_value_is_refused():
