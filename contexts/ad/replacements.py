@@ -1,8 +1,9 @@
 """Pure-Python stand-ins for higher-order builtins, differentiated by recursion like user code.
 
 `map(f, xs)` calls f from C, where reverse mode cannot follow it; the stand-ins below do the same work in
-Python (eagerly, returning lists), so the AD context differentiates through f, closures included. They
-are used only inside differentiated code.
+Python (eagerly, returning an iterator over a list where Python returns an iterator: `next` works on it),
+so the AD context differentiates through f, closures included. They are used only inside differentiated
+code.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ def ad_map(f, *iterables):
     out = []
     for args in zip(*iterables):
         out.append(f(*args))
-    return out
+    return iter(out)
 
 
 def ad_filter(f, iterable):
@@ -25,7 +26,7 @@ def ad_filter(f, iterable):
         keep = bool(x) if f is None else f(x)
         if keep:
             out.append(x)
-    return out
+    return iter(out)
 
 
 def ad_zip(*iterables, strict=False):
@@ -39,7 +40,7 @@ def ad_zip(*iterables, strict=False):
         for s in seqs:
             row.append(s[i])
         out.append(tuple(row))
-    return out
+    return iter(out)
 
 
 def ad_enumerate(iterable, start=0):
@@ -48,7 +49,7 @@ def ad_enumerate(iterable, start=0):
     for x in iterable:
         out.append((i, x))
         i += 1
-    return out
+    return iter(out)
 
 
 def _order(keys, reverse):
@@ -73,7 +74,7 @@ def ad_reversed(seq):
     while i >= 0:
         out.append(items[i])
         i -= 1
-    return out
+    return iter(out)
 
 
 _NO_INITIAL = object()

@@ -463,6 +463,9 @@ def _may_differ(a, depth) -> bool:
         return any(_may_differ(v, depth + 1) for v in a)
     if isinstance(a, dict):
         return any(_may_differ(v, depth + 1) for v in a.values())
+    if ta in POSITIONED:  # a list, tuple or array iterator: what it iterates
+        r = a.__reduce__()
+        return bool(r[1]) and _may_differ(r[1][0], depth + 1)
     if isinstance(a, _DICT_VIEWS):
         m = getattr(a, "mapping", None)
         return m is None or _may_differ(m, depth + 1)
@@ -539,6 +542,9 @@ def _construct(cls, args, kw):
     base = dict if issubclass(cls, dict) else list if issubclass(cls, list) else None
     if base is not None and cls.__new__ is base.__new__:
         if init is base.__init__:  # `class Result(dict)`: built as the base is
+            if base is dict:
+                y, back = new_dict(cls, args, kw)
+                return y, (_inplace_back, back, False)
             y = cls(*args, **kw)
             return y, (_static_back, _rules[base].adjoint, y, args, kw, False)
         if type(init) is types.FunctionType and _has_source(init):  # its own __init__, differentiated
@@ -628,7 +634,7 @@ def _build(fn, active):
     cells = [] if _NO_CELLS <= active else list(freevars)
     active = active - _NO_CELLS
     try:
-        fdef = lower(src.as_function_def())
+        fdef = lower(src.as_function_def(), iterators=True)
         gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars)
     except Unsupported as e:
         line = getattr(e.node, "lineno", code.co_firstlineno)
@@ -849,6 +855,7 @@ from .helpers import HELPER_CELLS as _HELPER_CELLS, unpack  # noqa: E402
 from .replacements import REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
 from . import primitives as _primitives  # noqa: E402,F401
 from .primitives import POSITIONED, position  # noqa: E402
+from ..rules.containers import new_dict  # noqa: E402
 
 VIEWS_ITEMS = (type({}.items()), type(__import__("collections").OrderedDict().items()))
 VIEWS = frozenset((type({}.values()), type(__import__("collections").OrderedDict().values())) + VIEWS_ITEMS)

@@ -210,14 +210,19 @@ def _route(gs, writes, other, nargs):
     return ((dother,) if nargs else ()), gk
 
 
-def _dict_new_adjoint(dy, y, *args, **kw):
-    """dict(mapping or pairs, **kw): each stored value's cotangent goes to where it came from."""
-    writes, items = _writes(args, kw)
-    pos, gk = _route(dy, writes, items, len(args))
-    return pos + (gk,)
+def new_dict(cls, args, kw):
+    """`cls(mapping or pairs, **kw)` for dict or a subclass that keeps dict's constructor: built empty,
+    then filled as `update` does (the pairs are drawn now: an iterator is consumed once)."""
+    y = cls()
+    _, back = dict_update_inplace(y, *args, **kw)
+
+    def dict_new_back(S, dy, dself):
+        _, pos, gk = back(S, dy, None)
+        return None, pos, gk
+    return y, dict_new_back
 
 
-registry.adjoint(dict)(_dict_new_adjoint)
+registry._rule(dict).inplace = lambda *args, **kw: new_dict(dict, args, kw)
 
 
 def _fromkeys_adjoint(dy, y, cls, keys, value=None):

@@ -261,6 +261,15 @@ def builtin_iteration(x):
     return s + sum(map(lambda t: t * 3, a)) + sorted(a)[0]
 
 
+def next_of_lazy_builtins(x):
+    a, b = next(zip([x, x * x], [1.0, 2.0]))
+    m = map(lambda t: t * 3, [x, x * x])
+    next(m)
+    g = (t * 2 for t in [x, x * x])
+    i, v = next(enumerate([x * 2, x]))
+    return a * b + next(m) + next(g) + v + sum(t * t for t in [x, 2 * x]) + next(reversed([x, x * x]))
+
+
 # -- copies --------------------------------------------------------------------------------------------
 
 class Obj:
@@ -382,15 +391,16 @@ def out_into_unused_view(x):
     return x * 3
 
 
-CASES = [dict_subclass_computed_attribute, dict_views_consumed, dict_spread_overwritten, dict_duplicate_keys, dict_union, list_in_place_concat, slot_assigned_twice,
-         vectorized, out_into_unused_view, dict_update_keywords, dict_update_pairs, dict_update_overwrites, dict_setdefault_new,
+CASES = [dict_subclass_computed_attribute, dict_views_consumed, dict_spread_overwritten, dict_duplicate_keys,
+         dict_union, list_in_place_concat, slot_assigned_twice, vectorized, out_into_unused_view,
+         dict_update_keywords, dict_update_pairs, dict_update_overwrites, dict_setdefault_new,
          dict_setdefault_existing, dict_values_loop, dict_items_loop, dict_keys_loop, dict_values_builtins,
          dict_zip_keys_values, dict_get_pop_del, dict_popitem, dict_clear, dict_constructor, dict_fromkeys,
          dict_from_zip, ordered_dict, default_dict, dict_subclass, dict_subclass_own_init, nested_containers,
          list_subclass, list_remove, list_clear, next_of_iter, iter_dunder_next, next_twice_then_default,
-         next_then_loop, next_then_list, next_of_dict_values, builtin_iteration, copy_of_containers,
-         deepcopy_of_containers, copy_of_object, deepcopy_of_object, global_list, global_dict,
-         global_list_through_functions]
+         next_then_loop, next_then_list, next_of_dict_values, builtin_iteration, next_of_lazy_builtins,
+         copy_of_containers, deepcopy_of_containers, copy_of_object, deepcopy_of_object, global_list,
+         global_dict, global_list_through_functions]
 
 
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
