@@ -379,11 +379,12 @@ def getitem_adj(S, dobj, g, obj, idx):
 
 
 def seq_adj(S, g, t):
-    return None if g is None else S.box(t, g)
+    """A list or tuple display's cotangent: its box (which may hold cotangents no variable carries)."""
+    return S.boxes.get(id(t)) if g is None else S.box(t, g)
 
 
 def dict_adj(S, g, t):
-    return None if g is None else S.box(t, g)
+    return S.boxes.get(id(t)) if g is None else S.box(t, g)
 
 
 def dict_parts(gd, parts):

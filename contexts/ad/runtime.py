@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import numbers
 import operator
 import re
@@ -297,30 +298,31 @@ def _iterate_view(f, args, kw):
     """iter/list/sum/min/max/unpacking of a dict's values or items view: run on its items now, whose
     cotangents go to the dict's entries under the keys it has now (a view sees later changes)."""
     view = args[0]
-    keys = list(view.mapping.keys())
+    mapping = next(m for m in gc.get_referents(view) if isinstance(m, dict))  # `.mapping` is a proxy
+    keys = list(mapping.keys())
     items = list(view)
     g = iter if f is iter else f
     y, pb = call(-1, g, items, *args[1:], **kw)
     if pb is None:
         return y, None
-    return y, (_view_back, pb, None, keys, isinstance(view, VIEWS_ITEMS))
+    return y, (_view_back, pb, mapping, keys, isinstance(view, VIEWS_ITEMS))
 
 
 def _view_back(pb, dy, dself, S):
-    """The items' cotangents as the view's: a dict by key (the view's own rule passes it to the dict)."""
+    """The items' cotangents go into the dict's box now, under the keys it had when they were drawn (so
+    the reverse of a later change of the dict sees them)."""
     _, inner, mapping, keys, pairs = pb
     dfn, dargs, dkw = inner[0](inner, dy, dself, S)
     dargs = tuple(dargs) if dargs is not None else (None,)
     gs = dargs[0]
-    dview = None
     if gs is not None:
-        dview = {}
+        box = S.box(mapping)
         for k, g in zip(keys, list(gs)):
             if pairs:
                 g = g[1] if g is not None and len(g) > 1 else None
             if g is not None:
-                dview[k] = g
-    return dfn, (dview or None,) + dargs[1:], dkw
+                box[k] = acc(box.get(k), g)
+    return dfn, (None,) + dargs[1:], dkw
 
 
 def _out_call(f, args, kw):

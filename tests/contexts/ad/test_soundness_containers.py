@@ -172,6 +172,17 @@ def dict_views_consumed(x):
     return v1 + 3 * v2 + E["b"] + max(*D.values()) + sorted(D.items(), key=lambda kv: kv[1])[0][1]
 
 
+def dict_view_after_changes(x):
+    D = dict(a=x)
+    vs = D.values()
+    D["b"] = x * x
+    D["a"] = x * 5
+    E = {"a": x}
+    ws = E.values()
+    E["a"] = E["a"] * x
+    return sum(vs) + sum(ws) * 3
+
+
 def dict_subclass(x):
     R = Result(fun=x * x, x=x)
     return R.fun + R["x"]
@@ -391,7 +402,7 @@ def out_into_unused_view(x):
     return x * 3
 
 
-CASES = [dict_subclass_computed_attribute, dict_views_consumed, dict_spread_overwritten, dict_duplicate_keys,
+CASES = [dict_view_after_changes, dict_subclass_computed_attribute, dict_views_consumed, dict_spread_overwritten, dict_duplicate_keys,
          dict_union, list_in_place_concat, slot_assigned_twice, vectorized, out_into_unused_view,
          dict_update_keywords, dict_update_pairs, dict_update_overwrites, dict_setdefault_new,
          dict_setdefault_existing, dict_values_loop, dict_items_loop, dict_keys_loop, dict_values_builtins,
