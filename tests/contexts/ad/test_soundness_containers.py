@@ -4,6 +4,7 @@ as a constant)."""
 
 import collections
 import copy
+import heapq
 
 import numpy as np
 import pytest
@@ -402,7 +403,47 @@ def out_into_unused_view(x):
     return x * 3
 
 
-CASES = [dict_view_after_changes, dict_subclass_computed_attribute, dict_views_consumed, dict_spread_overwritten, dict_duplicate_keys,
+class _History:
+    def __init__(self):
+        self.hist = []
+
+    def add(self, v):
+        self.hist.append(v)
+
+
+def object_holding_a_list(x):
+    h = _History()
+    h.add(x * x)
+    h.add(x)
+    return h.hist[-2] + h.hist[-1] * 2
+
+
+GD2 = {}
+GH = []
+
+
+def global_pop_del_heap(x):
+    GL.append(x * x)
+    GD2["a"] = x
+    GD2["b"] = x * x
+    del GD2["a"]
+    GH.clear()
+    heapq.heappush(GH, x * x)
+    heapq.heappush(GH, x)
+    return GL.pop() + GD2["b"] + heapq.heappop(GH) * 3 + GH[0]
+
+
+def views_through_builtins(x):
+    D = {"a": x, "b": x * x}
+    E = {"a": 2.0, "b": 3.0}
+    s = sum(a * b for a, b in zip(D.values(), E.values())) + sum(map(lambda v: v * 2, D.values()))
+    for i, (k, v) in enumerate(D.items()):
+        s = s + i * v
+    return s + sum(D.values(), x) + tuple(D.values())[1]
+
+
+CASES = [object_holding_a_list, global_pop_del_heap, views_through_builtins, dict_view_after_changes,
+         dict_subclass_computed_attribute, dict_views_consumed, dict_spread_overwritten, dict_duplicate_keys,
          dict_union, list_in_place_concat, slot_assigned_twice, vectorized, out_into_unused_view,
          dict_update_keywords, dict_update_pairs, dict_update_overwrites, dict_setdefault_new,
          dict_setdefault_existing, dict_values_loop, dict_items_loop, dict_keys_loop, dict_values_builtins,
