@@ -185,8 +185,8 @@ def _reads_state(fn, depth: int = 0) -> bool:
             if type(v) is types.FunctionType:
                 if depth < 3 and _reads_state(v, depth + 1):
                     found = True
-            elif not isinstance(v, _NOT_STATE) and not callable(v) and (changed is None or name in changed) and (
-                    isinstance(v, _SHARED_CONTAINERS) or changed is not None or hasattr(v, "__dict__")):
+            elif (not isinstance(v, _NOT_STATE) and not callable(v) and (changed is None or name in changed)
+                  and (isinstance(v, _SHARED_CONTAINERS) or changed is not None or hasattr(v, "__dict__"))):
                 found = True
             if found:
                 break

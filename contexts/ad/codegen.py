@@ -30,7 +30,8 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
-           "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__")
+           "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
+           "__od_enumerate_at__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -247,7 +248,9 @@ class _Gen:
         k = self.new_block()
         self.depth -= 1
         i = f"_od_i{k}"
-        head = _parse(f"for {i}, {v} in __od_enumerate__({itv}):\n    _od_ta(({k}, {itv}, {i}))\n", s)[0]
+        # a loop over an iterator already drawn from (`next(it)` first) numbers its items from there
+        items = f"(__od_enumerate_at__({itv}) if {itv} is {it} else __od_enumerate__({itv}))"
+        head = _parse(f"for {i}, {v} in {items}:\n    _od_ta(({k}, {itv}, {i}))\n", s)[0]
         head.body.extend(body)
         head.orelse = orelse
         adj = self.take(v) + f"if _g is not None:\n    {d(itv)} = __od_getitem_adj__(_od_S, {d(itv)}, _g, {itv}, {i})\n"
@@ -662,7 +665,8 @@ class _Gen:
         overwrites = None in v.keys or (len(v.keys) > 1 and (len(consts) < len(v.keys)
                                                              or len(set(map(repr, consts))) < len(consts)))
         if overwrites:
-            parts = ", ".join(f"({k is None}, {_src(val if k is None else k)})" for k, val in zip(v.keys, v.values))
+            parts = ", ".join(f"({k is None}, {_src(val if k is None else k)})"
+                              for k, val in zip(v.keys, v.values))
             inner += f"_od_gp = __od_dict_parts__(_od_gd, ({parts},))\n"
         for i, (k, val) in enumerate(zip(v.keys, v.values)):
             for x in ((val,) if k is None else (k,)):

@@ -29,14 +29,8 @@ registry.adjoint(list, tuple)(_sequence_adjoint)
 registry.rules[list].iterates = registry.rules[tuple].iterates = True
 
 
-# dict views: iterated over a list of their items (a list iterator knows its position; `next` needs it)
+# dict views (their consumers go through runtime._iterate_view, which draws their items as a list)
 DICT_VIEWS = (type({}.values()), type({}.items()))
-
-
-def _iter_impl(x, *sentinel):
-    if isinstance(x, DICT_VIEWS) and not sentinel:
-        return iter(list(x))
-    return iter(x, *sentinel)
 
 
 def _iter_adjoint(dy, y, x, *sentinel):
@@ -56,7 +50,6 @@ def _iter_adjoint(dy, y, x, *sentinel):
 
 registry.adjoint(iter)(_iter_adjoint)
 registry.rules[iter].iterates = True
-registry.rules[iter].impl = _iter_impl
 
 # iterators whose position in their sequence is known (`__reduce__` gives it): `next` and loops over a
 # partly consumed one put each drawn item's cotangent at its position in the iterator's box

@@ -123,5 +123,6 @@ def ad_next(it, *default):
         raise
 
 
-REPLACEMENTS = {next: ad_next, map: ad_map, filter: ad_filter, zip: ad_zip, enumerate: ad_enumerate, sorted: ad_sorted,
+REPLACEMENTS = {next: ad_next, map: ad_map, filter: ad_filter, zip: ad_zip, enumerate: ad_enumerate,
+                sorted: ad_sorted,
                 reversed: ad_reversed, functools.reduce: ad_reduce}
