@@ -10,6 +10,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
+import functools
+import os
+import types
+
+import numpy as np
 
 __all__ = ["active_names", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
            "nonlocal_writes", "view_groups"]
@@ -217,6 +223,42 @@ def view_groups(fdef: ast.FunctionDef) -> dict[str, set[str]]:
     return {x: members for members in groups.values() if len(members) > 1 for x in members}
 
 
+_state_readers: dict = {}  # code object -> whether it (or a function it calls by name) reads changed state
+
+
+def _reads_state(fn, depth: int = 0) -> bool:
+    """Whether calling the Python function fn may read module state that code may change (a function
+    without differentiated arguments may still return derivatives through it: `cache[-1]`)."""
+    code = fn.__code__
+    hit = _state_readers.get(code)
+    if hit is not None:
+        return hit
+    _state_readers[code] = False  # recursion
+    g = fn.__globals__
+    changed = _module_changes(g)
+    found = False
+    codes = [code] + [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    for c in codes:
+        for name in c.co_names:
+            if name not in g:
+                continue
+            v = g[name]
+            if type(v) is types.FunctionType:
+                if depth < 3 and _reads_state(v, depth + 1):
+                    found = True
+            elif (not isinstance(v, _NOT_STATE) and not callable(v) and (changed is None or name in changed)
+                  and (isinstance(v, _SHARED_CONTAINERS) or changed is not None or hasattr(v, "__dict__"))):
+                found = True
+            if found:
+                break
+        if found:
+            break
+    if len(_state_readers) > 4096:
+        _state_readers.clear()
+    _state_readers[code] = found
+    return found
+
+
 class _Activity:
     def __init__(self, active: set[str], nondiff_globals: frozenset[str], locals_: set[str],
                  sources: dict[str, set[str]], views: dict[str, set[str]]):
@@ -227,6 +269,7 @@ class _Activity:
         self.views = views
         self.closure_stores: dict[str, set[str]] = {}
         self.closure_writes: dict[str, set[str]] = {}
+        self.state_readers: set[str] = set()
         self.changed = True
 
     def mark(self, name: str) -> None:
@@ -271,6 +314,8 @@ class _Activity:
         if isinstance(v, ast.Call):
             if isinstance(v.func, ast.Name) and v.func.id in self.nondiff and v.func.id not in a:
                 return False
+            if isinstance(v.func, ast.Name) and v.func.id in self.state_readers:
+                return True  # it may return what an earlier call stored into module state
             return any(n in a for n in _reads(v))
         if isinstance(v, (ast.Lambda, ast.FunctionDef)):
             return bool(free_names(v) & a)
@@ -340,6 +385,91 @@ class _Activity:
                 self.visit(s.body)
 
 
+_SHARED_CONTAINERS = (list, dict, set, collections.deque, np.ndarray)
+_NOT_STATE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+              functools.partial)
+# methods that change their object in place (lists, dicts, sets, deques, arrays)
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update",
+                       "setdefault", "add", "discard", "sort", "reverse", "appendleft", "extendleft",
+                       "rotate", "fill", "put", "itemset", "resize", "partition", "__setitem__",
+                       "__delitem__", "__iadd__", "__ior__"})
+_module_state: dict = {}  # module file -> (its mtime, the globals its code may change)
+
+
+def _changed_globals(tree: ast.AST) -> set[str]:
+    """The module-level names a module's code may change: stored into (`G[k] = v`, `G.f = v`, `del G[k]`),
+    changed by a mutating method (`G.append(v)`), written as `out=G`, or rebound after `global G`."""
+    out: set[str] = set()
+
+    def base(t):
+        while isinstance(t, (ast.Subscript, ast.Attribute)):
+            t = t.value
+        return t.id if isinstance(t, ast.Name) else None
+
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = n.targets if isinstance(n, (ast.Assign, ast.Delete)) else [n.target]
+            for t in targets:
+                if isinstance(t, (ast.Subscript, ast.Attribute)) and base(t):
+                    out.add(base(t))
+        elif isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Attribute) and f.attr in _MUTATORS and base(f.value):
+                out.add(base(f.value))
+            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) and base(f.value):
+                out.add(base(f.value))  # `G.obj.method(...)`: a method of an object held by G
+            for k in n.keywords:
+                if k.arg == "out" and base(k.value):
+                    out.add(base(k.value))
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            declared = {g for st in ast.walk(n) if isinstance(st, ast.Global) for g in st.names}
+            for st in ast.walk(n):
+                if isinstance(st, ast.Name) and isinstance(st.ctx, ast.Store) and st.id in declared:
+                    out.add(st.id)
+    return out
+
+
+def _module_changes(globals_: dict) -> set[str] | None:
+    """The globals of a module that its own code may change (None when its source cannot be read: then
+    every mutable global counts as changed)."""
+    path = globals_.get("__file__")
+    if not isinstance(path, str):
+        return None
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        return None
+    hit = _module_state.get(path)
+    if hit is not None and hit[0] == mtime:
+        return hit[1]
+    try:
+        with open(path, encoding="utf-8") as fh:
+            changed = _changed_globals(ast.parse(fh.read()))
+    except (OSError, SyntaxError, ValueError):
+        changed = None
+    _module_state[path] = (mtime, changed)
+    return changed
+
+
+def mutable_globals(fdef, locals_: set[str], globals_: dict) -> set[str]:
+    """The module globals fdef reads that hold state its module's code (this function or another) may
+    change with differentiated values: containers, arrays and objects stored into, changed by their
+    methods, or rebound by `global`. Values read from them may carry derivatives: they are active."""
+    names = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+             and n.id not in locals_ and n.id in globals_}
+    if not names:
+        return set()
+    changed = _module_changes(globals_)
+    out = set()
+    for name in names:
+        v = globals_[name]
+        if changed is not None and name not in changed or isinstance(v, _NOT_STATE) or callable(v):
+            continue
+        if isinstance(v, _SHARED_CONTAINERS) or changed is not None or hasattr(v, "__dict__"):
+            out.add(name)
+    return out
+
+
 def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
                  freevars: tuple = ()) -> set[str]:
     """The active variables of a lowered function, given its active parameters and cells (`freevars`: the
@@ -348,6 +478,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     locals_ = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     a = fdef.args
     locals_ |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
+    active_inputs = set(active_inputs) | mutable_globals(fdef, locals_, globals_)
     loop_vars = {n.target.id for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
     sources: dict[str, set[str]] = {}
     views: dict[str, set[str]] = {}
@@ -368,6 +499,11 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     for n in _own_defs(fdef):
         if n.name in escaping and (written := differentiable_writes(n)):
             act.active |= written | {n.name}
+    for n in ast.walk(fdef):  # global Python functions called here that read changeable module state
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in locals_:
+            fn = globals_.get(n.func.id)
+            if type(fn) is types.FunctionType and _reads_state(fn):
+                act.state_readers.add(n.func.id)
     while act.changed:
         act.changed = False
         act.visit(fdef.body)

@@ -31,7 +31,8 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
-           "__od_call_views__", "__od_call_merge__")
+           "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
+           "__od_enumerate_at__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -203,10 +204,12 @@ class _Gen:
 
     def compound(self, s) -> list[ast.stmt]:
         if isinstance(s, ast.Match):
-            if self.is_active(s.subject):
-                raise Unsupported("`match` on a differentiated value", s)
             for case in s.cases:
                 case.body = self.body(case.body)
+            if self.is_active(s.subject):
+                # its pattern bindings would carry derivatives unseen: refused when the subject's value
+                # may carry one (a dict of constants read from a module global does not)
+                return _parse(f"__od_match_guard__({s.subject.id})\n", s) + [s]
             return [s]
         if isinstance(s, ast.If):
             s.body = self.body(s.body)
@@ -254,7 +257,9 @@ class _Gen:
         k = self.new_block()
         self.depth -= 1
         i = f"_od_i{k}"
-        head = _parse(f"for {i}, {v} in __od_enumerate__({itv}):\n    _od_ta(({k}, {itv}, {i}))\n", s)[0]
+        # a loop over an iterator already drawn from (`next(it)` first) numbers its items from there
+        items = f"(__od_enumerate_at__({itv}) if {itv} is {it} else __od_enumerate__({itv}))"
+        head = _parse(f"for {i}, {v} in {items}:\n    _od_ta(({k}, {itv}, {i}))\n", s)[0]
         head.body.extend(body)
         head.orelse = orelse
         adj = self.take(v) + f"if _g is not None:\n    {d(itv)} = __od_getitem_adj__(_od_S, {d(itv)}, _g, {itv}, {i})\n"
@@ -407,6 +412,9 @@ class _Gen:
         if isinstance(v, (ast.Lambda,)):
             self.check_closure(name, v, s)
             return [s], [], self.closure(name, v)
+        if isinstance(v, ast.Set) and any(self.is_active(e) for e in v.elts):
+            # a set's members carry no cotangent back: refused when they may carry a derivative
+            return [s] + _parse(f"__od_match_guard__({name}, 'a set of')\n", s), [], self.take(name)
         return [s], [], self.take(name)  # sets, f-strings...: nothing flows back
 
     def _ret(self, s):
@@ -679,14 +687,26 @@ class _Gen:
         adj = self.take(name) + f"_od_gd = __od_dict_adj__(_od_S, _g, {name})\nif _od_gd is not None:\n"
         inner = ""
         need = [name]
-        for k, val in zip(v.keys, v.values):
-            if k is None:
-                if self.is_active(val):
-                    inner += self.acc(val.id, "_od_gd")
+        consts = [k.value for k in v.keys if isinstance(k, ast.Constant)]
+        # a later entry (or `**spread`) may overwrite an earlier key: each value's cotangent is then that of
+        # the key's last write, found at run time
+        overwrites = None in v.keys or (len(v.keys) > 1 and (len(consts) < len(v.keys)
+                                                             or len(set(map(repr, consts))) < len(consts)))
+        if overwrites:
+            parts = ", ".join(f"({k is None}, {_src(val if k is None else k)})"
+                              for k, val in zip(v.keys, v.values))
+            inner += f"_od_gp = __od_dict_parts__(_od_gd, ({parts},))\n"
+        for i, (k, val) in enumerate(zip(v.keys, v.values)):
+            for x in ((val,) if k is None else (k,)):
+                if isinstance(x, ast.Name) and (overwrites or k is not None):
+                    need.append(x.id)
+            if not self.is_active(val):
                 continue
-            if isinstance(k, ast.Name):
-                need.append(k.id)
-            if self.is_active(val):
+            if overwrites:
+                inner += self.acc(val.id, f"_od_gp[{i}]")
+            elif k is None:
+                inner += self.acc(val.id, "_od_gd")
+            else:
                 inner += self.acc(val.id, f"_od_gd.get({_src(k)})")
         adj += _indent(inner or "pass\n")
         return [s], need, adj

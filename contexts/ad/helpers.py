@@ -154,6 +154,11 @@ def binop_adj(opname, g, y, a, b, need=3):
         return _dual_binop_adj(opname, g, y, a, b, need)
     if opname == "pow" and not need & 2:  # x ** n with a constant exponent: d/dx only
         return generic.fit(g * generic.conj(pow_dx(a, b)), a), None
+    if opname == "or_" and isinstance(a, dict) and isinstance(b, dict):  # a | b: b's entries win
+        gd = g if isinstance(g, dict) else {}
+        ga = {k: gd[k] for k in a if k not in b and gd.get(k) is not None} or None
+        gb = {k: gd[k] for k in b if gd.get(k) is not None} or None
+        return (ga if need & 1 else None), (gb if need & 2 else None)
     if not (isinstance(a, _KNOWN) and isinstance(b, _KNOWN)):
         fa = getattr(type(a), f"__{opname.rstrip('_')}__", None)
         fb = getattr(type(b), f"__r{opname.rstrip('_')}__", None)
@@ -259,9 +264,32 @@ def getattr_adj(S, dobj, g, obj, attr, result):
         i = type(obj)._fields.index(attr)
         box[i] = acc(box[i], g)
         return box
+    ga = getattr(type(obj), "__getattr__", None)
+    if prop is None and type(ga) is types.FunctionType and attr not in fields_of(obj):
+        # found by the class's own __getattr__ (scipy's OptimizeResult reads its keys): differentiated
+        _, pb = runtime._twin_call(-1, ga, (obj,), (attr,), _NOKW)
+        if pb is None:
+            return dobj
+        dself, _, _ = pb[0](pb, g, dobj, S)
+        return dself
+    _check_container_field(obj, attr)
     box = S.box(obj, dobj)
     box[attr] = acc(box.get(attr), g)
     return box
+
+
+def _check_container_field(obj, attr):
+    """A list or dict subclass's own attribute shares the cotangent box of its items: refused where the
+    two cannot be told apart (a list's box is indexed by position; a dict's by key, here also `attr`)."""
+    if isinstance(obj, (list, tuple)) or (isinstance(obj, dict) and attr in obj):
+        import sys
+        frame = sys._getframe(2)  # the adjoint of the user's function, at the user's line
+        kind = "dict" if isinstance(obj, dict) else "list"
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__} "
+            f"(a {kind} subclass whose items carry derivatives too)",
+            where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})",
+            fix="keep that value in a variable or a plain object of its own")
 
 
 def _array_attr_adj(g, obj, attr):
@@ -351,11 +379,30 @@ def getitem_adj(S, dobj, g, obj, idx):
 
 
 def seq_adj(S, g, t):
-    return None if g is None else S.box(t, g)
+    """A list or tuple display's cotangent: its box (which may hold cotangents no variable carries)."""
+    return S.boxes.get(id(t)) if g is None else S.box(t, g)
 
 
 def dict_adj(S, g, t):
-    return None if g is None else S.box(t, g)
+    return S.boxes.get(id(t)) if g is None else S.box(t, g)
+
+
+def dict_parts(gd, parts):
+    """The cotangents of a dict display's entries `{k: v, **m, ...}` (parts: (is_spread, key or mapping)
+    in order) from the dict's cotangent gd: a key's cotangent goes to its last write only."""
+    out = [None] * len(parts)
+    seen = set()
+    for i in range(len(parts) - 1, -1, -1):
+        spread, p = parts[i]
+        if spread:
+            keys = list(p.keys())
+            out[i] = {k: gd[k] for k in keys if k not in seen and gd.get(k) is not None} or None
+            seen.update(keys)
+        else:
+            if p not in seen:
+                out[i] = gd.get(p)
+            seen.add(p)
+    return out
 
 
 def cell_cot(g, name, strip=()):
@@ -382,7 +429,10 @@ def slice_cot(S, gs, offset, x):
 
 
 def setattr_(obj, attr, v):
-    old = obj.__dict__.get(attr, _MISSING) if hasattr(obj, "__dict__") else getattr(obj, attr, _MISSING)
+    if hasattr(obj, "__dict__") and type(getattr(type(obj), attr, None)) is not types.MemberDescriptorType:
+        old = obj.__dict__.get(attr, _MISSING)
+    else:  # a slot (perhaps of a base class of a class with a __dict__)
+        old = getattr(obj, attr, _MISSING)
     setattr(obj, attr, v)
     return old
 
@@ -398,6 +448,7 @@ def _restore_attr(obj, attr, old):
 
 
 def setattr_adj(S, dobj, obj, attr, old):
+    _check_container_field(obj, attr)
     box = S.box(obj, dobj)
     gv = box.pop(attr, None) if isinstance(box, dict) else None
     new = getattr(obj, attr)
@@ -538,17 +589,45 @@ def unpack_adjoint(dy, y, v, n, star):
 
 
 
+class _Snapshot(tuple):
+    """What `a op= b` on a list or dict changed in place: (a's contents before)."""
+
+
 def iop(opname, a, b):
-    """`a op= b`: in place for arrays (returning the old value for the reverse pass), else rebinding."""
+    """`a op= b`: in place for arrays, lists (`+=`) and dicts (`|=`) (returning what the reverse pass
+    needs to undo it), else rebinding."""
     if type(a) is np.ndarray:
         CHANGES[0] = next(TICKS)
         old = a.copy()
         getattr(operator, "i" + opname.rstrip("_"))(a, b)
         return a, old
+    if (opname == "add" and isinstance(a, list)) or (opname == "or_" and isinstance(a, dict)):
+        old = _Snapshot((a.copy(),))
+        return getattr(operator, "i" + opname.rstrip("_"))(a, b), old
     return getattr(operator, opname)(a, b), None
 
 
 def iop_adj(S, opname, g, a, b, old):
+    if type(old) is _Snapshot:  # a list extended or a dict updated in place: undone, then redone
+        before = old[0]
+        box = S.box(a, g)
+        if isinstance(a, list):
+            n = len(before)
+            items = list(box[n:len(a)]) + [None] * max(0, len(a) - max(n, len(box)))
+            del box[n:]
+            added = a[n:]
+            del a[n:]
+            S.redo.append((list.extend, (a, added)))
+            gb = items if any(x is not None for x in items) else None
+            if gb is not None and isinstance(b, tuple):
+                gb = tuple(gb)
+        else:
+            new = dict(a)
+            gb = {k: box.pop(k) for k in b if box.get(k) is not None} or None
+            a.clear()
+            a.update(before)
+            S.redo.append((dict.update, (a, new)))
+        return box, gb
     if old is not None:  # undo the in-place update so earlier adjoints see the values they captured
         new = a.copy()
         a[...] = old
@@ -686,17 +765,45 @@ def call_merge(w, dargs, douts, S):
     return tuple(dargs), douts, tuple(g if is_array else None for g, is_array in zip(dargs, arrays))
 
 
+def match_guard(subject, what="a `match` on"):  # what: "a `match` on", "a set of"
+    """Before a `match` on a value (or a set display of values) the analysis could not prove constant:
+    refused if it may carry a derivative (pattern bindings and set members would carry it unseen)."""
+    if runtime._any_differentiable((subject,), _NOKW):
+        import sys
+        frame = sys._getframe(1)
+        raise runtime.UnsupportedFunction(
+            f"reverse mode cannot transform {what} differentiated values",
+            where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})",
+            fix="give the function a custom adjoint (`@contexts.custom_adjoint`), or rewrite that part "
+                "(`if` tests for a match, a list for a set)")
+
+
+_LIST_ITER = type(iter([]))
+
+
+def enumerate_at(it):
+    """The loop `for v in it` as (position, item) pairs: positions in it's sequence, so a loop over a
+    partly consumed list iterator (`next(it)` first) puts each item's cotangent at its own place."""
+    if type(it) is _LIST_ITER or type(it) in runtime.POSITIONED:
+        r = it.__reduce__()
+        if len(r) == 3 and r[2]:
+            return enumerate(it, r[2])
+    return enumerate(it)
+
+
 HELPER_IMPLS = {
     "__od_call__": runtime.call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
     "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj, "__od_seq_adj__": seq_adj,
     "__od_dict_adj__": dict_adj, "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj, "__od_unpack__": unpack,
-    "__od_enumerate__": enumerate, "__od_slice_cot__": slice_cot, "__od_iop__": iop,
+    "__od_enumerate__": enumerate, "__od_enumerate_at__": enumerate_at, "__od_slice_cot__": slice_cot,
+    "__od_iop__": iop,
     "__od_iop_adj__": iop_adj, "__od_iter__": iter, "__od_tuple__": tuple, "__od_ndarray__": np.ndarray,
     "__od_f8__": np.dtype(np.float64),
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
+    "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

@@ -61,9 +61,10 @@ def is_atom(node: ast.AST) -> bool:
 class Lowerer:
     """Turns statements into lists of normal-form statements; `self.out` collects the current list."""
 
-    def __init__(self, state: _Lowering, first_param: str | None = None):
+    def __init__(self, state: _Lowering, first_param: str | None = None, iterators: bool = False):
         self.state = state
         self.first_param = first_param
+        self.iterators = iterators
 
     # -- statements ------------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
@@ -509,7 +510,13 @@ class Lowerer:
         empty = lambda: ast.copy_location(ast.List(elts=[], ctx=ast.Load()), e)
         return self._comprehension(e, pre, empty, lambda r: (lambda rn: [self._append_stmt(r, rn(e.elt), e)]))
 
-    expr_GeneratorExp = expr_ListComp  # evaluated eagerly: documented in the README
+    def expr_GeneratorExp(self, e, pre):
+        """Evaluated eagerly (documented in the README); for reverse mode an iterator over the list (so
+        `next` works), for the others the list itself."""
+        items = self.expr_ListComp(e, pre)
+        if not self.iterators:
+            return items
+        return _loc(ast.Call(func=_name("__od_iter__", e), args=[items], keywords=[]), e)
 
     def expr_SetComp(self, e, pre):
         empty = lambda: ast.copy_location(ast.Call(func=_name("set", e), args=[], keywords=[]), e)
@@ -537,8 +544,9 @@ class Lowerer:
         return _loc(ast.Expr(value=call), like)
 
 
-def lower(fdef: ast.FunctionDef) -> ast.FunctionDef:
-    """Return a copy of fdef in AD normal form (nested definitions are left for their own lowering)."""
+def lower(fdef: ast.FunctionDef, iterators: bool = False) -> ast.FunctionDef:
+    """Return a copy of fdef in AD normal form (nested definitions are left for their own lowering);
+    `iterators`: generator expressions give an iterator over their items (else the list)."""
     if isinstance(fdef, ast.AsyncFunctionDef):
         raise Unsupported("async function", fdef)
     if _is_generator(fdef):
@@ -546,7 +554,7 @@ def lower(fdef: ast.FunctionDef) -> ast.FunctionDef:
     _check_supported_shallow(fdef)
     a = fdef.args
     positional = a.posonlyargs + a.args
-    lw = Lowerer(_Lowering(), positional[0].arg if positional else None)
+    lw = Lowerer(_Lowering(), positional[0].arg if positional else None, iterators)
     out = copy.copy(fdef)
     out.body = lw.block(fdef.body)
     return out

@@ -9,6 +9,7 @@ from ..rules import generic
 from ..rules.registry import registry
 from .helpers import _scalar_cot, getattr_adj, unpack, unpack_adjoint
 from .runtime import NoRuleError
+from .structs import acc
 
 registry.adjoint(unpack)(unpack_adjoint)
 registry.rules[unpack].iterates = True
@@ -28,21 +29,58 @@ registry.adjoint(list, tuple)(_sequence_adjoint)
 registry.rules[list].iterates = registry.rules[tuple].iterates = True
 
 
+# dict views (their consumers go through runtime._iterate_view, which draws their items as a list)
+DICT_VIEWS = (type({}.values()), type({}.items()))
+
+
 def _iter_adjoint(dy, y, x, *sentinel):
-    """iter(x): the iterator's cotangent (one entry per element drawn by a for loop) mapped onto x."""
+    """iter(x): the iterator's cotangent (one entry per element drawn, by its position in x) mapped onto x."""
     if dy is None or sentinel:
         return (None,) * (1 + len(sentinel))
     if y is x:  # iter() of an iterator is the iterator itself: one object, one cotangent box
         return (dy,)
-    if isinstance(x, (list, tuple, np.ndarray)):
+    if isinstance(x, (list, tuple, np.ndarray)) or isinstance(x, DICT_VIEWS):
         n = len(x)
         gs = list(dy)[:n] + [None] * max(0, n - len(dy))
+        if isinstance(x, DICT_VIEWS):
+            return (gs,)  # the view's rule maps positions to keys
         return unpack_adjoint(gs, tuple(x), x, n, -1)[:1]
     return (None,)
 
 
 registry.adjoint(iter)(_iter_adjoint)
 registry.rules[iter].iterates = True
+
+# iterators whose position in their sequence is known (`__reduce__` gives it): `next` and loops over a
+# partly consumed one put each drawn item's cotangent at its position in the iterator's box
+POSITIONED = frozenset({type(iter([])), type(iter(())), type(iter(np.empty(1)))})
+
+
+def position(it) -> int:
+    """How many items the iterator it (of a POSITIONED type) has given; its length when exhausted."""
+    r = it.__reduce__()
+    if len(r) == 3:
+        return r[2]
+    return -1  # exhausted: drawing from it gives nothing
+
+
+def _next_inplace(it):
+    """`it.__next__()` of a list, tuple or array iterator: the item's cotangent goes to its position."""
+    pos = position(it)
+    y = it.__next__()
+
+    def next_back(S, dy, dself):
+        box = S.box(it, dself)
+        if dy is not None:
+            if pos >= len(box):
+                box.extend([None] * (pos + 1 - len(box)))
+            box[pos] = acc(box[pos], dy)
+        return box, ()
+    return y, next_back
+
+
+for _t in POSITIONED:
+    registry._rule((_t, "__next__")).inplace = _next_inplace
 
 
 def _getattr_adjoint(S, dself, dy, y, obj, name, *default):

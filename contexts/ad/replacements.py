@@ -1,8 +1,9 @@
 """Pure-Python stand-ins for higher-order builtins, differentiated by recursion like user code.
 
 `map(f, xs)` calls f from C, where reverse mode cannot follow it; the stand-ins below do the same work in
-Python (eagerly, returning lists), so the AD context differentiates through f, closures included. They
-are used only inside differentiated code.
+Python (eagerly, returning an iterator over a list where Python returns an iterator: `next` works on it),
+so the AD context differentiates through f, closures included. They are used only inside differentiated
+code.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ def ad_map(f, *iterables):
     out = []
     for args in zip(*iterables):
         out.append(f(*args))
-    return out
+    return iter(out)
 
 
 def ad_filter(f, iterable):
@@ -25,7 +26,7 @@ def ad_filter(f, iterable):
         keep = bool(x) if f is None else f(x)
         if keep:
             out.append(x)
-    return out
+    return iter(out)
 
 
 def ad_zip(*iterables, strict=False):
@@ -39,7 +40,7 @@ def ad_zip(*iterables, strict=False):
         for s in seqs:
             row.append(s[i])
         out.append(tuple(row))
-    return out
+    return iter(out)
 
 
 def ad_enumerate(iterable, start=0):
@@ -48,7 +49,7 @@ def ad_enumerate(iterable, start=0):
     for x in iterable:
         out.append((i, x))
         i += 1
-    return out
+    return iter(out)
 
 
 def _order(keys, reverse):
@@ -73,7 +74,7 @@ def ad_reversed(seq):
     while i >= 0:
         out.append(items[i])
         i -= 1
-    return out
+    return iter(out)
 
 
 _NO_INITIAL = object()
@@ -94,5 +95,34 @@ def ad_reduce(f, iterable, initial=_NO_INITIAL):
     return acc
 
 
-REPLACEMENTS = {map: ad_map, filter: ad_filter, zip: ad_zip, enumerate: ad_enumerate, sorted: ad_sorted,
+def ad_vectorize(vec, *args):
+    """A call of `np.vectorize(f)` (no signature, no excluded arguments): f applied element by element in
+    Python, so reverse mode differentiates f (numpy calls it from C, where it cannot follow)."""
+    import numpy as np
+    arrays = [np.asarray(a) for a in args]
+    shape = np.broadcast_shapes(*[a.shape for a in arrays])
+    flats = [np.broadcast_to(a, shape).reshape(-1) for a in arrays]
+    n = 1
+    for k in shape:
+        n = n * k
+    out = []
+    for i in range(n):
+        out.append(vec.pyfunc(*[f[i] for f in flats]))
+    res = np.array(out, dtype=vec.otypes[0] if vec.otypes else None)
+    return res.reshape(shape)
+
+
+def ad_next(it, *default):
+    """next(it[, default]) as the iterator's own `__next__`, which reverse mode follows (a Python class's
+    is differentiated, a list iterator's has a rule; other C iterators are refused by name)."""
+    try:
+        return it.__next__()
+    except StopIteration:
+        if default:
+            return default[0]
+        raise
+
+
+REPLACEMENTS = {next: ad_next, map: ad_map, filter: ad_filter, zip: ad_zip, enumerate: ad_enumerate,
+                sorted: ad_sorted,
                 reversed: ad_reversed, functools.reduce: ad_reduce}

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import numbers
 import operator
+import re
 import sys
 import types
 import weakref
@@ -27,7 +29,7 @@ from ..rules.registry import HOT_REDUCE_OPTIONS, key_of, registry
 from .codegen import HELPERS, KW_ACTIVE, generate
 from .lower import Unsupported, lower
 from ..forward.dual import Dual as _Dual
-from .structs import CHANGES, TICKS, SeqBox, Tangent, acc
+from .structs import CHANGES, TICKS, SeqBox, Tangent, acc, fields_of, has_fields
 
 __all__ = ["call", "NoRuleError", "UnsupportedFunction", "twin_source"]
 
@@ -51,6 +53,7 @@ class UnsupportedFunction(OverdubError):
 # -- rules ---------------------------------------------------------------------------------------
 
 _rules = registry.rules
+_BASE_CONTAINERS = (list, dict, tuple)
 
 
 _BUILTIN = types.BuiltinMethodType  # also the type of builtin functions such as math.sin
@@ -72,6 +75,12 @@ def _rule_of(f):
         rule = _rules.get(key)
         if rule is None and issubclass(key[0], np.generic):  # numpy scalars act as 0-d arrays
             rule = _rules.get((np.ndarray, key[1])) or _rules.get((np.generic, key[1]))
+        elif rule is None and issubclass(key[0], _BASE_CONTAINERS):
+            # a C method a subclass inherits (`Result(dict)`, OrderedDict, defaultdict): the base's rule
+            for base in key[0].__mro__[1:]:
+                rule = _rules.get((base, key[1]))
+                if rule is not None:
+                    break
         return rule, True
     return None, False
 
@@ -123,8 +132,10 @@ def _adjoint_on_duals(adj, dy, y, args, kw):
 
 def _inplace_back(pb, dy, dself, S):
     _, back, is_method = pb
-    dself, deltas = back(S, dy, dself)
-    return dself, deltas, None
+    r = back(S, dy, dself)
+    if len(r) == 3:  # keyword cotangents too
+        return r
+    return r[0], r[1], None
 
 
 def _mutating_back(pb, dy, dself, S):
@@ -161,6 +172,12 @@ def call(mask, f, *args, **kw):
         if tf is _BUILTIN or tf is _WRAPPER:
             rule, is_method = _rule_of(f)
     if rule is not None:
+        if rule.iterates and args:
+            t0 = type(args[0])
+            if t0 in POSITIONED and f is not iter:
+                return _iterate_positioned(f, args, kw)
+            if t0 in VIEWS:
+                return _iterate_view(f, args, kw)
         full = (f.__self__,) + args if is_method else args
         if rule.adjoint is not None:
             if rule.iterates and type(getattr(type(args[0]), "__iter__", None)) is types.FunctionType:
@@ -249,6 +266,65 @@ def _user_iter_back(pb, dy, dself, S):
     return None, (dv,) + (None,) * len(rest), None
 
 
+def _iterate_positioned(f, args, kw):
+    """list/tuple/sum/min/max/unpacking of a list, tuple or array iterator (perhaps partly consumed):
+    run on the items left, whose cotangents go to their positions in the iterator's box."""
+    it = args[0]
+    pos = position(it)
+    items = list(it)
+    y, pb = call(-1, f, items, *args[1:], **kw)
+    if pb is None:
+        return y, None
+    return y, (_positioned_back, pb, it, max(pos, 0))
+
+
+def _positioned_back(pb, dy, dself, S):
+    _, inner, it, pos = pb
+    dfn, dargs, dkw = inner[0](inner, dy, dself, S)
+    dargs = tuple(dargs) if dargs is not None else (None,)
+    box = S.box(it)
+    gs = dargs[0]
+    if gs is not None:
+        gs = list(gs)
+        if pos + len(gs) > len(box):
+            box.extend([None] * (pos + len(gs) - len(box)))
+        for j, g in enumerate(gs):
+            if g is not None:
+                box[pos + j] = acc(box[pos + j], g)
+    return dfn, (box,) + dargs[1:], dkw
+
+
+def _iterate_view(f, args, kw):
+    """iter/list/sum/min/max/unpacking of a dict's values or items view: run on its items now, whose
+    cotangents go to the dict's entries under the keys it has now (a view sees later changes)."""
+    view = args[0]
+    mapping = next(m for m in gc.get_referents(view) if isinstance(m, dict))  # `.mapping` is a proxy
+    keys = list(mapping.keys())
+    items = list(view)
+    g = iter if f is iter else f
+    y, pb = call(-1, g, items, *args[1:], **kw)
+    if pb is None:
+        return y, None
+    return y, (_view_back, pb, mapping, keys, isinstance(view, VIEWS_ITEMS))
+
+
+def _view_back(pb, dy, dself, S):
+    """The items' cotangents go into the dict's box now, under the keys it had when they were drawn (so
+    the reverse of a later change of the dict sees them)."""
+    _, inner, mapping, keys, pairs = pb
+    dfn, dargs, dkw = inner[0](inner, dy, dself, S)
+    dargs = tuple(dargs) if dargs is not None else (None,)
+    gs = dargs[0]
+    if gs is not None:
+        box = S.box(mapping)
+        for k, g in zip(keys, list(gs)):
+            if pairs:
+                g = g[1] if g is not None and len(g) > 1 else None
+            if g is not None:
+                box[k] = acc(box.get(k), g)
+    return dfn, (None,) + dargs[1:], dkw
+
+
 def _out_call(f, args, kw):
     """`f(..., out=a)`: computed into a new array, then written into a (numpy returns a); the reverse
     pass restores a's old values and takes the cotangent a's variable holds as f's output's."""
@@ -262,11 +338,11 @@ def _out_call(f, args, kw):
         where = np.broadcast_to(where, out.shape)
     y, pb = call(-1, f, *args, **rest)
     np.copyto(out, y, where=where)
-    return out, (_out_back, pb, out, old, where)
+    return out, (_out_back, pb, out, old, where, len(args))
 
 
 def _out_back(pb, dy, dself, S):
-    _, inner, out, old, where = pb
+    _, inner, out, old, where, nargs = pb
     dout, S.dout = S.dout, None
     total = acc(dy, dout)
     new = out.copy()
@@ -274,8 +350,8 @@ def _out_back(pb, dy, dself, S):
     S.redo.append((operator.setitem, (out, Ellipsis, new)))
     if where is not True and total is not None:
         total = np.where(where, total, 0.0)  # only the written elements came from f
-    if inner is None or total is None:
-        dfn, dargs, dkw = None, None, None
+    if inner is None or total is None:  # nothing read the result: no cotangent for the arguments
+        dfn, dargs, dkw = None, (None,) * nargs, None
     else:
         dfn, dargs, dkw = inner[0](inner, total, dself, S)
     dkw = dict(dkw or {})
@@ -312,6 +388,9 @@ def _other_call(mask, f, args, kw):
         return super(*args), (_super_back,)
     if type(f) is _LRU_CACHE:  # differentiated through the function itself: a cached value has no pullback
         return call(mask, f.__wrapped__, *args, **kw)
+    if isinstance(f, np.vectorize) and f.signature is None and not f.excluded and not kw:
+        y, pb = _twin_call(-1, ad_vectorize, (), (f,) + args, _NOKW)
+        return y, (_vectorize_back, pb)
     if isinstance(f, type):
         return _construct(f, args, kw)
     if type(f) is types.MethodType:  # method of a Python class bound to a C callable etc.
@@ -331,7 +410,23 @@ def _other_call(mask, f, args, kw):
         checked = (owner,) + checked  # a C method of a differentiable object (`y.sort()`) needs a rule too
     if not _any_differentiable(checked, kw if mask < 0 or mask & KW_ACTIVE else _NOKW):
         return f(*args, **kw), None
+    if f is setattr and _metadata_store(args, kw):
+        return f(*args), None
     raise _no_rule(f)
+
+
+def _metadata_store(args, kw) -> bool:
+    """`setattr(obj, "__name__", "g")` as functools.update_wrapper makes it: a constant stored into a
+    dunder attribute, which no computation reads as a number (an object's fields are its plain names)."""
+    return (not kw and len(args) == 3 and isinstance(args[1], str) and args[1].startswith("__")
+            and args[1].endswith("__") and not _any_differentiable(args[2:], _NOKW))
+
+
+def _vectorize_back(pb, dy, dself, S):
+    inner = pb[1]
+    _, dargs, _ = inner[0](inner, dy, None, S)
+    dargs = tuple(dargs) if dargs is not None else ()
+    return dargs[0] if dargs else None, dargs[1:], None  # the vectorize object's, then the arguments'
 
 
 def _hashable(f) -> bool:
@@ -343,17 +438,74 @@ def _hashable(f) -> bool:
 
 
 def _any_differentiable(args, kw) -> bool:
-    for a in args + tuple(kw.values()):
-        if isinstance(a, (float, complex, np.ndarray, np.inexact)) and not isinstance(a, bool):
-            if not isinstance(a, np.ndarray) or a.dtype.kind in "fc":
-                return True
-        elif isinstance(a, numbers.Number) and not isinstance(a, (int, bool)):
+    """Whether some value may carry a derivative. Sound: a value is constant only when it is of a type
+    known to carry none (ints, strings, flags, types, modules, integer arrays...) or a container or
+    object all of whose parts are; anything else (object arrays, foreign array types, iterators, C
+    objects the engine does not know) may, so a C function without a rule reached with it is refused."""
+    for a in args:
+        if _may_differ(a, 0):
             return True
-        elif isinstance(a, (list, tuple)) and a and _any_differentiable(tuple(a), {}):
-            return True
-        elif type(a).__module__.startswith("uncertainties"):
+    for a in kw.values():
+        if _may_differ(a, 0):
             return True
     return False
+
+
+# types whose values never carry a derivative (C objects included: random generators, patterns...)
+_CONSTANT_LEAVES = frozenset({bool, int, str, bytes, bytearray, type(None), type(Ellipsis), slice, range,
+                              types.ModuleType, np.dtype, np.bool_, types.BuiltinFunctionType,
+                              type(NotImplemented), np.random.Generator, np.random.RandomState,
+                              type(re.compile("")), type(len.__call__)})
+_CONSTANT_KINDS = (type, np.integer, np.bool_, np.dtype, np.random.BitGenerator, np.random.Generator,
+                   np.random.RandomState, str, bytes, int)
+_DIFF_LEAVES = frozenset({float, complex, np.float64, np.float32, np.complex128})
+_DICT_VIEWS = (type({}.values()), type({}.items()), type({}.keys()))
+
+
+def _may_differ(a, depth) -> bool:
+    ta = type(a)
+    if ta in _DIFF_LEAVES:
+        return True
+    if ta in _CONSTANT_LEAVES or isinstance(a, _CONSTANT_KINDS):
+        return False
+    if isinstance(a, np.ndarray):
+        kind = a.dtype.kind
+        if kind in "biuUSmMV":
+            return False
+        if kind == "O" and depth < 4 and a.size <= 64:
+            return any(_may_differ(v, depth + 1) for v in a.flat)
+        return True
+    if isinstance(a, (numbers.Number, np.generic)):  # Fraction, Decimal, numpy floats...
+        return not isinstance(a, numbers.Integral)
+    if depth >= 6:
+        return True  # too deep to look into: it may hold one
+    if isinstance(a, (list, tuple, set, frozenset)):
+        return any(_may_differ(v, depth + 1) for v in a)
+    if isinstance(a, dict):
+        return any(_may_differ(v, depth + 1) for v in a.values())
+    if ta in POSITIONED:  # a list, tuple or array iterator: what it iterates
+        r = a.__reduce__()
+        return bool(r[1]) and _may_differ(r[1][0], depth + 1)
+    if isinstance(a, _DICT_VIEWS):
+        m = getattr(a, "mapping", None)
+        return m is None or _may_differ(m, depth + 1)
+    if ta is types.FunctionType:
+        cells = a.__closure__ or ()
+        return any(_may_differ(_cell_value(c), depth + 1) for c in cells)
+    if ta is types.MethodType or ta is _BUILTIN or ta is _WRAPPER:
+        return _may_differ(getattr(a, "__self__", None), depth + 1)
+    if isinstance(a, functools.partial):
+        return _may_differ((a.func, a.args, a.keywords), depth + 1)
+    if has_fields(a) and not isinstance(a, BaseException):
+        return any(_may_differ(v, depth + 1) for v in fields_of(a).values())
+    return True  # a type the engine does not know: it may carry one
+
+
+def _cell_value(c):
+    try:
+        return c.cell_contents
+    except ValueError:  # an empty cell
+        return None
 
 
 def _no_rule(f) -> NoRuleError:
@@ -421,6 +573,12 @@ def _partial_back(pb, dy, dself, S):
 
 
 def _construct(cls, args, kw):
+    if cls is super:  # a proxy: the methods reached through it are differentiated with their object
+        return cls(*args, **kw), None
+    if cls.__module__.startswith("uncertainties") and _any_differentiable(args, kw):
+        # ufloats are numbers to reverse mode (rules take them whole); one built from a differentiated
+        # value would be taken apart into fields by the code reading it: refused, never half right
+        raise _no_rule(cls)
     init = cls.__init__
     if cls.__new__ is object.__new__ and type(init) is types.FunctionType:
         if _has_source(init):
@@ -432,6 +590,18 @@ def _construct(cls, args, kw):
             return cls(*args, **kw), (_fields_back, names, len(args), tuple(kw))
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # namedtuple
         return cls(*args, **kw), (_fields_back, list(cls._fields), len(args), tuple(kw))
+    base = dict if issubclass(cls, dict) else list if issubclass(cls, list) else None
+    if base is not None and cls.__new__ is base.__new__:
+        if init is base.__init__:  # `class Result(dict)`: built as the base is
+            if base is dict:
+                y, back = new_dict(cls, args, kw)
+                return y, (_inplace_back, back, False)
+            y = cls(*args, **kw)
+            return y, (_static_back, _rules[base].adjoint, y, args, kw, False)
+        if type(init) is types.FunctionType and _has_source(init):  # its own __init__, differentiated
+            obj = base.__new__(cls)
+            _, pb = _twin_call(-1, init, (obj,), args, kw)
+            return obj, (None if pb is None else (_construct_back, pb))
     if not _any_differentiable(args, kw):
         return cls(*args, **kw), None
     raise _no_rule(cls)
@@ -515,7 +685,7 @@ def _build(fn, active):
     cells = [] if _NO_CELLS <= active else list(freevars)
     active = active - _NO_CELLS
     try:
-        fdef = lower(mangle_private(src.as_function_def(), src.class_name))
+        fdef = lower(mangle_private(src.as_function_def(), src.class_name), iterators=True)
         gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars)
     except Unsupported as e:
         line = getattr(e.node, "lineno", code.co_firstlineno)
@@ -846,5 +1016,10 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 
 # the functions generated code calls, and the rules the engine itself provides (they need `call`)
 from .helpers import HELPER_CELLS as _HELPER_CELLS, unpack  # noqa: E402
-from .replacements import REPLACEMENTS  # noqa: E402  (they are differentiated by `call` itself)
+from .replacements import REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
 from . import primitives as _primitives  # noqa: E402,F401
+from .primitives import POSITIONED, position  # noqa: E402
+from ..rules.containers import new_dict  # noqa: E402
+
+VIEWS_ITEMS = (type({}.items()), type(__import__("collections").OrderedDict().items()))
+VIEWS = frozenset((type({}.values()), type(__import__("collections").OrderedDict().values())) + VIEWS_ITEMS)

@@ -341,6 +341,12 @@ def _build(fn, active):
         # variables, and with it its tangent: duals carry their tangents wherever values go
         raise NotTransformable("a nonlocal or global variable written")
     act = active_names(fdef, set(active), fn.__globals__)
+    local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local |= {x.arg for x in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    if any(n in fn.__globals__ and n not in local for n in act):
+        # a module global the module's code changes may hold perturbed values (activity says so): its
+        # tangent lives outside this function, where duals carry it
+        raise NotTransformable("a changeable module global read")
     groups = view_groups(fdef)
     params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
     changed = _changed_in_place(fdef, groups)

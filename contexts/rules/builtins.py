@@ -239,9 +239,12 @@ registry.frule(builtins.float)(float_frule)
 registry.adjoint(builtins.complex, kind="linear")(_positional_adjoint(complex_adjoint))
 registry.frule(builtins.complex)(complex_frule)
 
+for _fn in (builtins.sum, builtins.min, builtins.max, builtins.sorted):  # iterate their first argument
+    registry.rules[_fn].iterates = True
+
 registry.nondifferentiable(
     builtins.round, builtins.int, builtins.len, builtins.bool, builtins.hash, builtins.id,
     builtins.isinstance, builtins.issubclass, builtins.callable, builtins.ord, builtins.chr,
     builtins.bin, builtins.oct, builtins.hex, builtins.format, builtins.repr, builtins.str,
-    builtins.any, builtins.all, builtins.range,
+    builtins.any, builtins.all, builtins.range, builtins.type,
 )

@@ -8,7 +8,9 @@ the primal (so earlier adjoints see the container as it was when they ran), and 
 
 from __future__ import annotations
 
+import copy
 import heapq
+import numbers
 import random
 
 import numpy as np
@@ -26,6 +28,22 @@ def mutating(*keys):
             registry.rules[k].mutating = True
         return adj
     return register
+
+
+def _inplace(*keys):
+    """Register `inplace(*args, **kw) -> (y, back)` for each (type, method name) key; `back(S, dy, dself)`
+    returns (dself, positional cotangents[, keyword cotangents])."""
+    def register(fn):
+        for k in keys:
+            registry._rule(k).inplace = fn
+        return fn
+    return register
+
+
+def acc(a, b):
+    """Cotangent accumulation (the reverse engine's, which merges boxes)."""
+    from ..ad.structs import acc as _acc
+    return _acc(a, b)
 
 
 def _structure_like(gs, x):
@@ -95,12 +113,7 @@ def list_reverse_adjoint(S, dself, dy, y, self):
     return box, ()
 
 
-@mutating((list, "clear"))
-def list_clear_adjoint(S, dself, dy, y, self):
-    raise NotImplementedError("list.clear inside differentiated code is not supported; build a new list")
-
-
-@registry.adjoint((list, "copy"), (dict, "copy"))
+@registry.adjoint((list, "copy"), (dict, "copy"), list.copy, dict.copy)
 def copy_adjoint(dy, y, self):
     if isinstance(self, dict):
         return (dict(dy) if dy is not None else None,)
@@ -122,6 +135,8 @@ def dict_get_adjoint(dy, y, self, key, default=None):
 def dict_values_adjoint(dy, y, self):
     if dy is None:
         return (None,)
+    if isinstance(dy, dict):  # by key already (the items were drawn when the dict had those keys)
+        return (dict(dy),)
     gs = list(dy)
     return ({k: g for k, g in zip(self, gs) if g is not None},)
 
@@ -130,6 +145,8 @@ def dict_values_adjoint(dy, y, self):
 def dict_items_adjoint(dy, y, self):
     if dy is None:
         return (None,)
+    if isinstance(dy, dict):  # by key already
+        return (dict(dy),)
     out = {}
     for k, pair in zip(self, list(dy)):
         if pair is not None and pair[1] is not None:
@@ -138,17 +155,6 @@ def dict_items_adjoint(dy, y, self):
 
 
 _MISSING = object()
-
-
-@mutating((dict, "update"))
-def dict_update_adjoint(S, dself, dy, y, self, other=(), **kw):
-    box = S.box(self, dself)
-    pairs = dict(other, **kw)
-    gother = {}
-    for k in pairs:
-        gother[k] = box.pop(k, None)
-    S.redo.append((dict.update, (self, pairs)))
-    return box, ((gother if isinstance(other, dict) else None),)
 
 
 @mutating((dict, "pop"))
@@ -162,12 +168,247 @@ def dict_pop_adjoint(S, dself, dy, y, self, key, default=_MISSING):
     return box, (None, None)
 
 
-@mutating((dict, "setdefault"))
-def dict_setdefault_adjoint(S, dself, dy, y, self, key, default=None):
-    box = S.box(self, dself)
+def _writes(args, kw):
+    """The (key, value, source) writes of `dict(...)` / `d.update(...)` in order: source ("m", key) for a
+    mapping's entry, ("p", i) for the i-th pair of an iterable, ("k", name) for a keyword; and the pairs
+    materialised (an iterable may be a one-shot generator)."""
+    out = []
+    other = args[0] if args else ()
+    if hasattr(other, "keys"):
+        for k in other.keys():
+            out.append((k, other[k], ("m", k)))
+        items = other
+    else:
+        items = [tuple(p) for p in other]
+        for i, (k, v) in enumerate(items):
+            out.append((k, v, ("p", i)))
+    for k, v in kw.items():
+        out.append((k, v, ("k", k)))
+    return out, items
+
+
+def _route(gs, writes, other, nargs):
+    """Cotangents gs (key -> cotangent of the value stored there) of the writes back to their sources:
+    (cotangents of the positional argument, of the keywords); the last write of a key wins."""
+    last = {}
+    for k, _, src in writes:
+        last[k] = src
+    gm, gp, gk = {}, None, {}
+    for k, src in last.items():
+        g = gs.get(k) if gs is not None else None
+        if g is None:
+            continue
+        if src[0] == "m":
+            gm[src[1]] = g
+        elif src[0] == "p":
+            if gp is None:
+                gp = [None] * len(other)
+            gp[src[1]] = (None, g)
+        else:
+            gk[src[1]] = g
+    dother = (gm or None) if hasattr(other, "keys") else gp
+    return ((dother,) if nargs else ()), gk
+
+
+def new_dict(cls, args, kw):
+    """`cls(mapping or pairs, **kw)` for dict or a subclass that keeps dict's constructor: built empty,
+    then filled as `update` does (the pairs are drawn now: an iterator is consumed once)."""
+    y = cls()
+    _, back = dict_update_inplace(y, *args, **kw)
+
+    def dict_new_back(S, dy, dself):
+        _, pos, gk = back(S, dy, None)
+        return None, pos, gk
+    return y, dict_new_back
+
+
+registry._rule(dict).inplace = lambda *args, **kw: new_dict(dict, args, kw)
+
+
+def _fromkeys_adjoint(dy, y, cls, keys, value=None):
+    """dict.fromkeys(keys, v) (a class method): v is stored under every key; its cotangent is their sum."""
+    g = None
     if dy is not None:
-        box[key] = dy if box.get(key) is None else box[key] + dy
-    return box, (None, None)
+        for k in y:
+            g = acc(g, dy.get(k))
+    return None, None, g
+
+
+registry.adjoint((type, "fromkeys"))(_fromkeys_adjoint)
+
+
+@_inplace((dict, "update"))
+def dict_update_inplace(self, *args, **kw):
+    """d.update(mapping or pairs, **kw) in place: the old values are kept so the reverse pass restores
+    them; each new value's cotangent goes to its source (the last write of a key wins)."""
+    writes, items = _writes(args, kw)
+    old = {k: dict.get(self, k, _MISSING) for k, _, _ in writes}
+    for k, v, _ in writes:
+        dict.__setitem__(self, k, v)  # as dict.update does: a subclass's own __setitem__ is not called
+    new = {k: dict.__getitem__(self, k) for k in old}
+
+    def update_back(S, dy, dself):
+        box = S.box(self, dself)
+        gs = {k: box.pop(k, None) for k in old}
+        for k, o in old.items():
+            if o is _MISSING:
+                dict.__delitem__(self, k)
+            else:
+                dict.__setitem__(self, k, o)
+        S.redo.append((dict.update, (self, new)))
+        pos, gk = _route(gs, writes, items, len(args))
+        return box, pos, gk
+    return None, update_back
+
+
+registry._rule((dict, "__init__")).inplace = dict_update_inplace  # `super().__init__(**kw)` in a subclass
+
+
+@_inplace((list, "__init__"))
+def list_init_inplace(self, *args):
+    """list.__init__(self[, iterable]) (`super().__init__(items)` in a subclass): replaces the contents."""
+    old = list(self)
+    items = list(args[0]) if args else []
+    list.__init__(self, items)
+
+    def init_back(S, dy, dself):
+        box = S.box(self, dself)
+        gs = list(box[:len(items)]) + [None] * (len(items) - len(box))
+        box[:] = [None] * len(old)
+        list.__init__(self, old)
+        S.redo.append((list.__init__, (self, items)))
+        return box, ((gs if any(g is not None for g in gs) else None),) if args else ()
+    return None, init_back
+
+
+@_inplace((dict, "setdefault"))
+def dict_setdefault_inplace(self, key, default=None):
+    """d.setdefault(k, v): the value at k (a new one: v, stored) is also the result."""
+    had = key in self
+    y = self.setdefault(key, default)
+
+    def setdefault_back(S, dy, dself):
+        box = S.box(self, dself)
+        if had:
+            if dy is not None:
+                box[key] = acc(box.get(key), dy)
+            return box, (None, None)
+        g = acc(box.pop(key, None), dy)
+        del self[key]
+        S.redo.append((dict.__setitem__, (self, key, y)))
+        return box, (None, g)
+    return y, setdefault_back
+
+
+@mutating((dict, "popitem"))
+def dict_popitem_adjoint(S, dself, dy, y, self):
+    box = S.box(self, dself)
+    k, v = y
+    self[k] = v
+    if dy is not None and dy[1] is not None:
+        box[k] = acc(box.get(k), dy[1])
+    S.redo.append((dict.popitem, (self,)))
+    return box, ()
+
+
+@_inplace((list, "clear"), (dict, "clear"))
+def clear_inplace(self):
+    """l.clear() / d.clear(): what was there is kept and restored for the earlier adjoints."""
+    old = self.copy()
+    self.clear()
+
+    def clear_back(S, dy, dself):
+        box = S.box(self, dself)
+        if isinstance(self, dict):
+            box.clear()
+            self.update(old)
+        else:
+            box[:] = [None] * len(old)
+            self[:] = old
+        S.redo.append((type(self).clear, (self,)))
+        return box, ()
+    return None, clear_back
+
+
+@_inplace((list, "remove"))
+def list_remove_inplace(self, v):
+    """l.remove(v): the removed item (found by equality) gets no cotangent from after the call."""
+    i = self.index(v)
+    item = self[i]
+    del self[i]
+
+    def remove_back(S, dy, dself):
+        box = S.box(self, dself)
+        box.insert(i, None)
+        self.insert(i, item)
+        S.redo.append((list.pop, (self, i)))
+        return box, (None,)
+    return None, remove_back
+
+
+# -- copy.copy and copy.deepcopy of containers, arrays, numbers and plain objects -----------------
+
+def _plain(g, deep):
+    """A cotangent as plain values (a copy's boxes belong to the copy; deep: all the way down)."""
+    from ..ad.structs import Tangent
+    if isinstance(g, dict):
+        out = {k: (_plain(v, deep) if deep else v) for k, v in g.items()}
+        return Tangent(out) if isinstance(g, Tangent) else out
+    if isinstance(g, list):
+        return [(_plain(v, deep) if deep else v) for v in g]
+    if isinstance(g, tuple):
+        return tuple((_plain(v, deep) if deep else v) for v in g)
+    return g
+
+
+def _plain_object(x) -> bool:
+    """An object copied field by field by `copy` (no `__copy__`, `__deepcopy__`, `__reduce__` or state
+    methods of its own)."""
+    t = type(x)
+    return (hasattr(x, "__dict__") or bool(getattr(t, "__slots__", None))) and not any(
+        getattr(t, m, None) is not getattr(object, m, None)
+        for m in ("__reduce_ex__", "__reduce__", "__getstate__", "__setstate__")) and not (
+        hasattr(t, "__copy__") or hasattr(t, "__deepcopy__"))
+
+
+def _copy_checked(x, deep, depth=0):
+    from ..ad.structs import has_fields, fields_of
+    if isinstance(x, (list, tuple, set, frozenset)) and type(x) in (list, tuple, set, frozenset):
+        items = x
+    elif type(x) is dict:
+        items = x.values()
+    elif isinstance(x, (np.ndarray, numbers.Number, str, bytes, type(None), bool)):
+        return
+    elif has_fields(x) and _plain_object(x):
+        items = fields_of(x).values()
+    else:
+        from ..ad.runtime import NoRuleError
+        raise NoRuleError(f"reverse mode copies lists, tuples, dicts, arrays, numbers and plain objects, "
+                          f"not a {type(x).__name__} (it has its own copy protocol)",
+                          fix="give the copy a custom adjoint, or build the copy by hand")
+    if deep and depth < 50:
+        for v in items:
+            _copy_checked(v, deep, depth + 1)
+
+
+def _copy_rule(deep):
+    fn = copy.deepcopy if deep else copy.copy
+
+    def copy_inplace(x, *rest):
+        _copy_checked(x, deep)
+        y = fn(x, *rest)
+
+        def copy_back(S, dy, dself):
+            if y is x or dy is None:
+                return None, (dy,) + (None,) * len(rest)
+            box = S.box(y, dy) if not isinstance(y, (np.ndarray, numbers.Number)) else dy
+            return None, (_plain(box, deep),) + (None,) * len(rest)
+        return y, copy_back
+    registry._rule(fn).inplace = copy_inplace
+
+
+_copy_rule(False)
+_copy_rule(True)
 
 
 # -- C functions that reorder a list in place (heapq, list.sort, random.shuffle) ------------------
