@@ -295,7 +295,10 @@ def getitem_adj(S, dobj, g, obj, idx):
         return acc(dobj, out)
     if type(obj) is _Dual:  # forward-over-reverse: scatter into a dual array of zeros
         out = np.zeros_like(obj)
-        out[idx] = out[idx] + g
+        if obj.shape:
+            np.add.at(out, idx, g)  # unbuffered: a position read twice (`x[[0, 0]]`) gets both cotangents
+        else:
+            out[idx] = out[idx] + g
         return acc(dobj, out)
     if (type(obj) is _NDARRAY and type(idx) is int and (type(g) is float or type(g) is _F8)
             and obj.dtype.kind == "f"):
@@ -533,6 +536,19 @@ def unpack_adjoint(dy, y, v, n, star):
 
 
 
+def _bottom(x):
+    """The innermost value of a forward-mode dual (x itself for other values)."""
+    while type(x) is _Dual:
+        x = x.value
+    return x
+
+
+def mutable(x) -> bool:
+    """An array changed in place by `x op= y`: an ndarray, or (forward over reverse) a dual array, whose
+    value and tangent are both overwritten in place (so its aliases and views see the change)."""
+    return type(x) is np.ndarray or (type(x) is _Dual and type(_bottom(x)) is np.ndarray)
+
+
 def iop(opname, a, b):
     """`a op= b`: in place for arrays (returning the old value for the reverse pass), else rebinding."""
     if type(a) is np.ndarray:
@@ -540,12 +556,22 @@ def iop(opname, a, b):
         old = a.copy()
         getattr(operator, "i" + opname.rstrip("_"))(a, b)
         return a, old
+    if type(a) is _Dual and type(_bottom(a)) is np.ndarray:
+        CHANGES[0] = next(TICKS)
+        old = a.copy()
+        out = getattr(operator, "i" + opname.rstrip("_"))(a, b)
+        if out is a:
+            return a, old
+        raise runtime.UnsupportedFunction(
+            f"forward over reverse (hessian, hvp): an in-place `{opname}` on an array could not be done in "
+            "place on its dual (perturbed) value",
+            fix="write `x = x op y` instead of `x op= y`, or compute the array without changing it in place")
     return getattr(operator, opname)(a, b), None
 
 
 def iop_adj(S, opname, g, a, b, old):
     if old is not None:  # undo the in-place update so earlier adjoints see the values they captured
-        new = a.copy()
+        new = a.copy()  # (a dual array's value and tangent both)
         a[...] = old
         S.redo.append((operator.setitem, (a, Ellipsis, new)))
         a = old
@@ -572,7 +598,10 @@ def views(a, *others, same=False):
     arrays that are not views are told apart by identity of their memory at once). With `same`, a itself
     among others counts too (addresses None: all of it)."""
     if type(a) is not np.ndarray:
-        return None
+        if type(a) is not _Dual or type(_bottom(a)) is not np.ndarray:
+            return None
+        # forward over reverse: a dual array's tangents share memory exactly where its values do
+        return _dual_views(a, others, same)
     found = None
     abase = a.base
     for j, n in enumerate(others):
@@ -583,6 +612,9 @@ def views(a, *others, same=False):
             if same:
                 found = (found or []) + [(j, None, None)]
             continue
+        if tn is _Dual:
+            n = _bottom(n)
+            tn = type(n)
         if tn is not np.ndarray:
             if tn in _CONTAINERS or (has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
                 keys = _keys_holding(n, a)
@@ -599,6 +631,13 @@ def views(a, *others, same=False):
             if np.isin(addr_n, addr_a).any():
                 found = (found or []) + [(j, addr_a, addr_n)]
     return found
+
+
+def _dual_views(a, others, same):
+    """`views` for a dual array a: the arrays at the bottom of a and of the dual others compared."""
+    base = _bottom(a)
+    bottoms = [base if n is a else (_bottom(n) if type(n) is _Dual else n) for n in others]
+    return views(base, *[n if type(n) is not _Dual else None for n in bottoms], same=same)
 
 
 def bound(scope, names):
@@ -645,12 +684,16 @@ def views_merge(found, da, douts, S=None):
         if addr_a is None:  # the same array
             da, douts[j] = acc(da, dn), None
             continue
-        dn = np.broadcast_to(np.asarray(dn), addr_n.shape)
+        dual = type(dn) is _Dual or type(da) is _Dual
+        dn = np.broadcast_to(dn if type(dn) is _Dual else np.asarray(dn), addr_n.shape)
         shared = np.isin(addr_n, addr_a)
         order = np.argsort(addr_a, axis=None)
         sorted_a = addr_a.reshape(-1)[order]
         pos = np.searchsorted(sorted_a, addr_n[shared])  # where each shared element of n sits in a
-        flat = np.zeros(addr_a.size, dtype=np.result_type(dn, np.float64 if dn.dtype.kind in "biu" else dn))
+        if dual:  # forward over reverse: the cotangents are dual arrays, gathered into a dual array
+            flat = np.zeros_like(dn if type(dn) is _Dual else da, shape=(addr_a.size,))
+        else:
+            flat = np.zeros(addr_a.size, dtype=np.result_type(dn, np.float64 if dn.dtype.kind in "biu" else dn))
         np.add.at(flat, order[pos], dn[shared])
         da = acc(da, flat.reshape(addr_a.shape))
         douts[j] = np.where(shared, 0, dn)
@@ -663,7 +706,7 @@ def call_views(pb, args, others):
     with it (as `views` gives them)."""
     if pb is None or pb[0] is not runtime._twin_back:
         return None
-    arrays = tuple(type(a) is np.ndarray for a in args)
+    arrays = tuple(mutable(a) for a in args)
     if not any(arrays):
         return None
     shared = [(i, views(a, *others, same=True)) for i, a in enumerate(args) if arrays[i] and others]
@@ -692,6 +735,7 @@ HELPER_IMPLS = {
     "__od_f8__": np.dtype(np.float64),
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
+    "__od_mutable__": mutable,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

@@ -18,7 +18,8 @@ from overdub.errors import OverdubError
 
 from ..rules.registry import registry
 from .dual import (Dual, DualConversionError, Tag, d_abs, d_add, d_div, d_mul, d_neg, d_pow, d_sub, fit,
-                   make, ndim, pad, primal, primal_tree, shape, split, top_tag, zero_tangent)
+                   make, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
+                   zero_tangent)
 
 __all__ = ["array_ufunc", "array_function", "apply_frule", "NoForwardRule", "to_array"]
 
@@ -176,6 +177,8 @@ def linear(fn):
     """A map linear in its first argument: applied to the tangent as to the primal."""
     def impl(x, *rest, **kwargs):
         tag = top_tag((x,))
+        if type(x) is Dual:
+            share_tangent(x)
         xv, xt = split(x, tag)
         y = fn(xv, *rest, **kwargs)
         return make(y, per_direction(lambda t: fn(t, *rest, **kwargs), xt, tag), tag)
@@ -218,6 +221,7 @@ def join(fn):
 
 def _reshape(x, newshape=None, order="C", **kwargs):
     newshape = kwargs.pop("shape", newshape)
+    share_tangent(x)
     tag = x.tag
     y = np.reshape(x.value, newshape, order=order)
     if tag.chunk is None:
@@ -232,6 +236,7 @@ def _ravel(x, order="C"):
 
 
 def _transpose(x, axes=None):
+    share_tangent(x)
     tag = x.tag
     y = np.transpose(x.value, axes)
     if tag.chunk is None:
@@ -316,8 +321,8 @@ def _where(cond, *ab):
     cond = primal(cond)
     y = np.where(cond, av, bv)
     d = ndim(y)
-    at = zero_tangent(av, tag) if at is None else pad(at, av, d, tag)
-    bt = zero_tangent(bv, tag) if bt is None else pad(bt, bv, d, tag)
+    at = pad(zero_tangent(av, tag) if at is None else at, av, d, tag)
+    bt = pad(zero_tangent(bv, tag) if bt is None else bt, bv, d, tag)
     return make(y, np.where(cond, at, bt), tag)
 
 

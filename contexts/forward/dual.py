@@ -394,6 +394,8 @@ class Dual:
 
     def _update(self, result):
         value = self.value
+        if type(value) is Dual and type(result) is Dual and result.tag is self.tag:
+            return self._update_nested(result)
         if (type(value) is not np.ndarray or type(result) is not Dual or result.tag is not self.tag
                 or np.shape(result.value) != value.shape):
             return result
@@ -403,6 +405,29 @@ class Dual:
             tangent[...] = result.tangent
         else:
             self.tangent = np.array(result.tangent, dtype=tangent.dtype if type(tangent) is np.ndarray else None)
+        return self
+
+    def _update_nested(self, result):
+        """_update of an array perturbed by an outer derivative too (nested duals: jacfwd(jacfwd(f)),
+        hessian(inner="forward")): value and tangent are written through, so views and aliases see it."""
+        value = self.value
+        if type(primal(value)) is not np.ndarray or np.shape(result.value) != value.shape:
+            return result
+        value[...] = result.value
+        tangent, new = self.tangent, result.tangent
+        if type(tangent) is Dual:
+            tangent[...] = new
+        elif type(tangent) is np.ndarray and tangent.flags.writeable and type(new) is not Dual:
+            tangent[...] = new
+        elif type(tangent) is np.ndarray and tangent.base is None:
+            # nothing views this tangent (views of nested duals take a perturbed tangent): rebinding it
+            # is seen by every alias of this Dual
+            self.tangent = new.copy() if type(new) is Dual else np.array(new, dtype=float)
+        else:
+            raise OverdubError(
+                "an in-place change of a view perturbed by nested derivative calls could not reach the "
+                "array it views",
+                fix="compute the new array without changing the view in place (`y = y * s`)")
         return self
 
     def __pos__(self):
@@ -519,6 +544,7 @@ class Dual:
 
     def __getitem__(self, index):
         tag = self.tag
+        share_tangent(self)
         if tag.chunk is None:
             return Dual(self.value[index], self.tangent[index], tag)
         if type(index) is not tuple:
@@ -630,6 +656,15 @@ _NDARRAY_METHODS = frozenset(name for name in dir(np.ndarray)
 # A Dual is a numeric leaf for code that asks (reverse mode's cotangent structures, `numbers` checks):
 # it is never a container to recurse into.
 numbers.Number.register(Dual)
+
+
+def share_tangent(x):
+    """Before a view of x is taken: a dual x whose value is perturbed by an outer derivative call while its
+    tangent is not gets a zero outer perturbation on its tangent, so that an in-place change through the
+    view that perturbs the tangent reaches x's tangent too (tangents share memory where values do)."""
+    v = x.value
+    if type(v) is Dual and type(x.tangent) is np.ndarray:
+        x.tangent = Dual(x.tangent, zero_tangent(x.tangent, v.tag), v.tag)
 
 
 def assign(container, index, item):

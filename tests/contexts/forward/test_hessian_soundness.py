@@ -1,0 +1,147 @@
+"""hessian / hvp (forward over reverse: reverse mode run on duals), hessian(inner="forward") and
+jacfwd(jacfwd(f)) on in-place numpy code, duplicate fancy reads, integer inputs and numpy/scipy functions
+whose reverse rules used to drop or refuse duals. Every case against second-order central differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from contexts.forward import hessian, hvp, jacfwd
+
+from ._fd import fd_hessian
+
+X = np.array([0.7, -1.3, 0.4, 1.9])
+V = np.array([0.3, -0.5, 1.1, 0.2])
+
+MODES = {
+    "hessian": lambda f, x: hessian(f, x),
+    "hvp": lambda f, x: hvp(f, x, V.reshape(np.shape(x))),
+    "hessian_inner_forward": lambda f, x: hessian(f, x, inner="forward"),
+    "jacfwd_jacfwd": lambda f, x: jacfwd(lambda z: jacfwd(f, z), x),
+}
+
+
+def check(f, mode, x=X, rtol=1e-4, atol=1e-5):
+    x = np.array(x, dtype=float)
+    want = fd_hessian(f, x)
+    if mode == "hvp":
+        want = (want.reshape(x.size, x.size) @ V[:x.size]).reshape(x.shape)
+    got = MODES[mode](f, x.copy())
+    np.testing.assert_allclose(np.asarray(got, dtype=float), want, rtol=rtol, atol=atol)
+
+
+# -- in-place numpy code ---------------------------------------------------------------------------
+
+def _scale_(y, s):
+    y *= s
+
+
+def _fill_(y, e):
+    y[...] = e
+
+
+INPLACE = {
+    "slice_store": lambda x: _sq_sum(_set(np.zeros(4) + x, slice(None), np.sin(x) * x)),
+    "ellipsis_store": lambda x: (_set(x * 1.0, Ellipsis, np.exp(x)) ** 2).sum(),
+    "mutated_view": lambda x: _mutated_view(x),
+    "mutated_view_in_loop": lambda x: _mutated_view_loop(x),
+    "mutated_reshaped_view": lambda x: _mutated_reshaped(x),
+    "mutated_transposed_view": lambda x: _mutated_transposed(x),
+    "alias": lambda x: _alias(x),
+    "inplace_helper": lambda x: _helper(x),
+    "inplace_helper_on_view": lambda x: _helper_view(x),
+    "store_helper": lambda x: _store_helper(x),
+    "self_update": lambda x: _self_update(x),
+}
+
+
+def _set(t, idx, e):
+    t[idx] = e
+    return t
+
+
+def _sq_sum(t):
+    return (t * t).sum()
+
+
+def _mutated_view(x):
+    t = x * 2.0
+    v = t[1:]
+    v *= x[:3]
+    return (t * t).sum()
+
+
+def _mutated_view_loop(x):
+    t = x * 1.5
+    for i in range(3):
+        v = t[i:i + 2]
+        v += x[i] * x[i + 1]
+    return (t ** 3).sum()
+
+
+def _mutated_reshaped(x):
+    t = x + 1.0
+    m = t.reshape(2, 2)
+    m *= x.reshape(2, 2)
+    return (t ** 2).sum()
+
+
+def _mutated_transposed(x):
+    t = (x * 1.0).reshape(2, 2)
+    tt = t.T
+    tt[0] *= x[2:]
+    return (t ** 3).sum()
+
+
+def _alias(x):
+    t = x + 0.0
+    u = t
+    u += x * x
+    return (t ** 3).sum()
+
+
+def _helper(x):
+    t = x * 1.0
+    _scale_(t, x)
+    return (t ** 2).sum()
+
+
+def _helper_view(x):
+    t = x * 1.0
+    _scale_(t[:2], x[2:])
+    return (t ** 3).sum()
+
+
+def _store_helper(x):
+    t = x * 1.0
+    _fill_(t, np.sin(x))
+    return (t * x).sum()
+
+
+def _self_update(x):
+    t = x * x
+    t -= 0.5 * t * x
+    return (t ** 2).sum()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", INPLACE)
+def test_inplace(name, mode):
+    check(INPLACE[name], mode)
+
+
+# -- duplicate fancy reads -------------------------------------------------------------------------
+
+FANCY = {
+    "repeated_index": lambda x: (x[[0, 0, 1]] ** 3).sum(),
+    "two_repeated_reads": lambda x: (x[[0, 0, 1]] * x[[1, 1, 2]]).sum(),
+    "repeated_array_index": lambda x: (np.sin(x[np.array([3, 3, 3, 0])]) * x[0]).sum(),
+    "repeated_2d": lambda x: (x.reshape(2, 2)[[1, 1], [0, 0]] ** 3).sum(),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", FANCY)
+def test_duplicate_fancy_reads(name, mode):
+    check(FANCY[name], mode)
