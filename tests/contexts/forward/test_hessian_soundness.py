@@ -145,3 +145,17 @@ FANCY = {
 @pytest.mark.parametrize("name", FANCY)
 def test_duplicate_fancy_reads(name, mode):
     check(FANCY[name], mode)
+
+
+# -- integer inputs: differentiated as float64 arrays in every mode ---------------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+def test_integer_array_input_is_promoted(mode):
+    def f(x):
+        return (x ** 3 * np.sin(x)).sum() + x[0] * x[1]
+    xi = np.array([1, 2, -3, 4])
+    got = MODES[mode](f, xi)
+    want = fd_hessian(f, xi.astype(float))
+    if mode == "hvp":
+        want = want @ V
+    np.testing.assert_allclose(np.asarray(got, dtype=float), want, rtol=1e-4, atol=1e-5)
