@@ -524,7 +524,9 @@ def unpack_adjoint(dy, y, v, n, star):
         mid += [None] * (len(y[star]) - len(mid))
         gs = gs[:star] + mid + gs[star + 1:]
     if isinstance(v, np.ndarray):
-        out = np.zeros_like(v)
+        duals = [g for g in gs if type(g) is _Dual]
+        # forward over reverse: the items' cotangents are duals, gathered into a dual array
+        out = np.zeros_like(duals[0], shape=v.shape) if duals else np.zeros_like(v)
         for i, g in enumerate(gs):
             if g is not None:
                 out[i] = g

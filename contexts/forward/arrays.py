@@ -69,6 +69,8 @@ def apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     run = call or _call
     if tag.chunk is None:
         y, dy = run(rule.frule, tangents, values, kwargs)
+        if dy is not None and isinstance(y, (tuple, list)) and isinstance(dy, (tuple, list)):
+            return _outputs(y, [make(yj, dj, tag) if dj is not None else yj for yj, dj in zip(y, dy)])
         return y if dy is None else make(y, dy, tag)
     partials = rule.meta.get("partials")
     if partials is not None and not kwargs:
@@ -87,14 +89,37 @@ def apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
         dys.append(dy)
     if all(dy is None for dy in dys):
         return y
+    if isinstance(y, (tuple, list)):  # several outputs (eigh, qr, svd): each stacks its own directions
+        return _outputs(y, [_stacked(yj, [None if dy is None else dy[j] for dy in dys], tag)
+                            for j, yj in enumerate(y)])
+    return _stacked(y, dys, tag)
+
+
+def _stacked(y, dys, tag):
+    """The Dual of y whose chunk of tangents are the directions dys (None: zero)."""
+    if all(dy is None for dy in dys):
+        return y
     zero = zero_tangent(y, _ONE)
     return make(y, np.stack([zero if dy is None else fit(dy, y, _ONE) for dy in dys]), tag)
+
+
+def _outputs(y, items):
+    """items as the sequence type of y (a named tuple such as EighResult keeps its fields)."""
+    return type(y)(*items) if hasattr(y, "_fields") else type(y)(items)
 
 
 _ONE = Tag()
 
 
 def _call(frule, tangents, values, kwargs):
+    """A rule reached with Duals of an outer derivative call (nested forward mode: the values are Duals
+    themselves) runs under the forward context, so the numpy functions inside the rule (`np.asarray`,
+    math) take and differentiate those Duals too (as ForwardContext._run_rule does for intercepted calls)."""
+    if any(type(v) is Dual for v in values):
+        import overdub
+        if overdub.is_recursable(frule):
+            from .context import run_inside
+            return run_inside(frule, (tangents, *values), kwargs)
     return frule(tangents, *values, **kwargs)
 
 
@@ -181,9 +206,55 @@ def linear(fn):
             share_tangent(x)
         xv, xt = split(x, tag)
         y = fn(xv, *rest, **kwargs)
+        if tag is not None and tag.chunk is not None and xt is not None and _is_view_of(y, xv):
+            t = _chunk_view(lambda t: fn(t, *rest, **kwargs), xt)
+            if t is not None:
+                return Dual(y, t, tag)
         return make(y, per_direction(lambda t: fn(t, *rest, **kwargs), xt, tag), tag)
     impl.__name__ = f"{getattr(fn, '__name__', 'fn')}_pushforward"
     return impl
+
+
+def _is_view_of(y, x) -> bool:
+    y, x = primal(y), primal(x)
+    return type(y) is np.ndarray and type(x) is np.ndarray and np.shares_memory(y, x)
+
+
+def _chunk_view(g, t):
+    """g (a map whose result is a view of its argument) applied to each direction of the chunked tangent
+    t, as one view of t: the directions are equally strided slices of t, so their views differ only by
+    t's leading stride. None when g's result is not a view of its argument. Without this the tangent
+    would be a stacked copy, and an in-place change through the view would not reach t. A dual t (nested
+    derivatives) gets views of its value and of its tangent (both directions axes, with a chunk)."""
+    if type(t) is Dual:
+        value = _chunk_view(g, t.value)
+        if value is None or t.tangent is None:
+            return None
+        if t.tag.chunk is None:
+            tangent = _chunk_view(g, t.tangent)
+        else:
+            tangent = _chunk_view(lambda u: _chunk_view(g, u), t.tangent)
+        return None if tangent is None else Dual(value, tangent, t.tag)
+    if type(t) is not np.ndarray:
+        return None
+    r0 = g(t[0])
+    if type(r0) is not np.ndarray or not np.shares_memory(r0, t):
+        return None
+    root = t
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not root.flags.c_contiguous:
+        return None
+    start = root.__array_interface__["data"][0]
+    offset = r0.__array_interface__["data"][0] - start
+    try:
+        view = np.ndarray((t.shape[0],) + r0.shape, t.dtype, buffer=root, offset=offset,
+                          strides=(t.strides[0],) + r0.strides)
+    except (ValueError, TypeError):
+        return None
+    if not view.flags.writeable or t.shape[0] > 1 and not np.array_equal(view[1], g(t[1])):
+        return None
+    return view
 
 
 def multilinear(fn, args, kwargs):
@@ -260,6 +331,34 @@ def _sum(x, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
         axis = tuple(range(n))
     shifted = tuple(a % n + 1 for a in axis) if isinstance(axis, tuple) else axis % n + 1
     return make(y, np.sum(x.tangent, axis=shifted, dtype=dtype, keepdims=keepdims, **kwargs), tag)
+
+
+def _shifted(axes, n):
+    """Axes of a value of ndim n as axes of its chunked tangent (one leading axis of directions)."""
+    if isinstance(axes, (tuple, list)):
+        return type(axes)(a % n + 1 for a in axes)
+    return axes % n + 1
+
+
+def _axes_map(fn, *names):
+    """fn (moveaxis, swapaxes, squeeze, expand_dims, flip) on a dual array: with a chunk of tangents,
+    the same call on the tangents with the axes shifted past the directions axis, so that the result's
+    tangent is a view where its value is one (an in-place change through it reaches the original's
+    tangent; stacking per direction would copy)."""
+    plain = linear(fn)
+
+    def impl(x, *args, **kwargs):
+        if type(x) is not Dual or x.tag.chunk is None or len(args) + len(kwargs) != len(names):
+            return plain(x, *args, **kwargs)
+        share_tangent(x)
+        bound = dict(zip(names, args), **kwargs)
+        y = fn(x.value, **bound)
+        n = ndim(y) if fn is np.expand_dims else ndim(x.value)
+        t = fn(x.tangent, **{k: (tuple(range(1, n + 1)) if v is None else _shifted(v, n))
+                             for k, v in bound.items()})
+        return Dual(y, t, x.tag)
+    impl.__name__ = f"{fn.__name__}_pushforward"
+    return impl
 
 
 def _broadcast_to(x, shape_, subok=False):
@@ -367,10 +466,13 @@ OWN_FUNCTIONS = {
     np.copyto: _copyto, **{fn: _store(fn) for fn in (np.put, np.place, np.putmask, np.fill_diagonal)},
     np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.sum: _sum,
     np.broadcast_to: _broadcast_to, np.where: _where,
+    np.moveaxis: _axes_map(np.moveaxis, "source", "destination"),
+    np.swapaxes: _axes_map(np.swapaxes, "axis1", "axis2"),
+    np.flip: _axes_map(np.flip, "axis"), np.expand_dims: _axes_map(np.expand_dims, "axis"),
     np.zeros_like: _zeros_like_dual(np.zeros_like), np.empty_like: _zeros_like_dual(np.zeros_like),
     np.ones_like: _zeros_like_dual(np.ones_like), np.full_like: _zeros_like_dual(np.full_like),
     **{fn: linear(fn) for fn in (
-        np.squeeze, np.expand_dims, np.moveaxis, np.swapaxes, np.mean, np.cumsum, np.diff, np.flip,
+        np.squeeze, np.mean, np.cumsum, np.diff,
         np.fliplr, np.flipud, np.roll, np.trace, np.diagonal, np.diag, np.triu, np.tril, np.tile,
         np.repeat, np.take, np.real, np.imag, np.atleast_1d, np.atleast_2d, np.copy, np.rot90,
         np.take_along_axis)},

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import registry
-from ._util import bind as _bind, match_primal, register_linear, sum_to_shape, unsupported
+from ._util import bind as _bind, match_primal, register_linear, sum_to_shape, unsupported, zeros
 
 __all__ = ["split_cotangent", "sort_permutation"]
 
@@ -156,7 +156,7 @@ def repeat_transpose(dy, y, a, repeats, *rest, **kwargs):
     repeats = np.asarray(repeats)
     starts = np.concatenate(([0], np.cumsum(repeats)[:-1]))
     nonzero = repeats > 0
-    out = np.zeros(a_.shape, dtype=np.result_type(dy, a_))
+    out = zeros(a_.shape, np.result_type(dy, a_), dy)
     if nonzero.any():
         sums = np.add.reduceat(dy, starts[nonzero], axis=axis)
         index = [slice(None)] * a_.ndim

@@ -159,3 +159,51 @@ def test_integer_array_input_is_promoted(mode):
     if mode == "hvp":
         want = want @ V
     np.testing.assert_allclose(np.asarray(got, dtype=float), want, rtol=1e-4, atol=1e-5)
+
+
+# -- numpy functions whose reverse rules (run on duals) or forward rules (on nested duals) crashed --------
+
+def _m(x):
+    return x.reshape(2, 2)
+
+
+FUNCTIONS = {
+    "norm": lambda x: np.linalg.norm(x) ** 3,
+    "norm_1_inf": lambda x: np.linalg.norm(x, 1) ** 2 + np.linalg.norm(x, np.inf) ** 2,
+    "norm_axis0": lambda x: (np.linalg.norm(_m(x), axis=0) ** 3).sum(),
+    "norm_ord1_axis1": lambda x: (np.linalg.norm(_m(x), ord=1, axis=1) ** 2).sum(),
+    "norm_inf_axis1": lambda x: (np.linalg.norm(_m(x), ord=np.inf, axis=1) ** 2).sum(),
+    "norm_ord2_axis1": lambda x: (np.linalg.norm(_m(x), ord=2, axis=1) ** 3).sum(),
+    "norm_fro": lambda x: np.linalg.norm(_m(x)) ** 3,
+    "mean_keepdims": lambda x: (x.mean(keepdims=True) * x).sum(),
+    "mean_axis_keepdims": lambda x: (_m(x).mean(axis=1, keepdims=True) * _m(x) ** 2).sum(),
+    "polyval_constant_coefficients": lambda x: np.polyval([1.0, -2.0, 3.0], x).sum() * x[0],
+    "svd_values": lambda x: np.linalg.svd(_m(x), compute_uv=False).sum() ** 2,
+    "eigh": lambda x: (np.linalg.eigh(_m(x) + _m(x).T)[0] ** 3).sum(),
+    "eigh_vectors": lambda x: (np.linalg.eigh(_m(x) + _m(x).T + np.diag([0.0, 3.0]))[1][0] * x[:2]).sum(),
+    "qr_r_diagonal": lambda x: (np.diag(np.linalg.qr(_m(x))[1]) ** 3).sum(),
+    "squeezed_view_mutated": lambda x: _squeezed(x),
+    "flipped_view_mutated": lambda x: _flipped(x),
+}
+
+
+def _squeezed(x):
+    t = x * 1.0
+    v = np.squeeze(t.reshape(1, 4))
+    v *= x
+    return (t ** 3).sum()
+
+
+def _flipped(x):
+    t = x * 1.0
+    w = np.flip(t)
+    w += x ** 2
+    v = np.moveaxis(t.reshape(2, 2), 0, 1)
+    v[0] *= x[:2]
+    return (t ** 3).sum()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_functions(name, mode):
+    check(FUNCTIONS[name], mode)
