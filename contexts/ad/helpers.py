@@ -295,10 +295,10 @@ def getitem_adj(S, dobj, g, obj, idx):
         return acc(dobj, out)
     if type(obj) is _Dual:  # forward-over-reverse: scatter into a dual array of zeros
         out = np.zeros_like(obj)
-        if obj.shape:
-            np.add.at(out, idx, g)  # unbuffered: a position read twice (`x[[0, 0]]`) gets both cotangents
-        else:
+        if is_basic_index(idx):
             out[idx] = out[idx] + g
+        else:  # unbuffered: a position read twice (`x[[0, 0]]`) gets both cotangents
+            np.add.at(out, np.asarray(idx) if type(idx) is list else idx, g)
         return acc(dobj, out)
     if (type(obj) is _NDARRAY and type(idx) is int and (type(g) is float or type(g) is _F8)
             and obj.dtype.kind == "f"):

@@ -147,8 +147,8 @@ def _rrule_back(pb, dy, dself, S):
 
 def call(mask, f, *args, **kw):
     """Run f(*args, **kw) recording what its reverse pass needs; return (y, pullback or None)."""
-    if kw and "out" in kw and type(kw["out"]) is np.ndarray:
-        return _out_call(f, args, kw)
+    if kw and "out" in kw and (type(kw["out"]) is np.ndarray or type(kw["out"]) is _Dual):
+        return _out_call(f, args, kw)  # (a dual array, forward over reverse, is changed in place too)
     try:
         rule = _rules.get(f)
     except TypeError:  # unhashable callable
@@ -279,7 +279,11 @@ def _out_back(pb, dy, dself, S):
     else:
         dfn, dargs, dkw = inner[0](inner, total, dself, S)
     dkw = dict(dkw or {})
-    if dout is not None:  # its values before the call were overwritten (where written)
+    if where is not True and dy is not None:
+        # where not written, out keeps its old values: their cotangent (the result's there, whether the
+        # caller holds it as out's or as the result's: `s = np.divide(1, s, where=m, out=s)`) is out's
+        dkw["out"] = np.where(where, 0.0 if dout is None else -dout, dy)
+    elif dout is not None:  # its values before the call were overwritten (where written)
         dkw["out"] = -dout if where is True else np.where(where, -dout, 0.0)
     return dfn, dargs, dkw
 

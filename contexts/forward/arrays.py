@@ -166,7 +166,7 @@ def _into_out(ufunc, inputs, kwargs, out):
     """`ufunc(..., out=o)` with o a dual array: computed plainly, then written into o's value and tangent
     (where `where=` allows), so o's views see it. A plain o cannot hold a tangent: refused."""
     o = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-    if type(o) is not Dual or type(o.value) is not np.ndarray:
+    if type(o) is not Dual or type(primal(o)) is not np.ndarray:
         raise OverdubError(
             f"np.{ufunc.__name__}(..., out=...) into an array without a tangent, on dual arguments",
             fix="assign the result (`y = np.f(...)`) instead of writing into `out=`")
@@ -361,6 +361,17 @@ def _axes_map(fn, *names):
     return impl
 
 
+def _each(fn):
+    """np.atleast_1d and kin: each argument on its own (a list of results for several, as numpy's)."""
+    one = linear(fn)
+
+    def impl(*arys):
+        outs = [one(a) if type(a) is Dual else fn(a) for a in arys]
+        return outs[0] if len(outs) == 1 else outs
+    impl.__name__ = f"{fn.__name__}_pushforward"
+    return impl
+
+
 def _broadcast_to(x, shape_, subok=False):
     tag = x.tag
     y = np.broadcast_to(x.value, shape_)
@@ -466,6 +477,7 @@ OWN_FUNCTIONS = {
     np.copyto: _copyto, **{fn: _store(fn) for fn in (np.put, np.place, np.putmask, np.fill_diagonal)},
     np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.sum: _sum,
     np.broadcast_to: _broadcast_to, np.where: _where,
+    **{fn: _each(fn) for fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d)},
     np.moveaxis: _axes_map(np.moveaxis, "source", "destination"),
     np.swapaxes: _axes_map(np.swapaxes, "axis1", "axis2"),
     np.flip: _axes_map(np.flip, "axis"), np.expand_dims: _axes_map(np.expand_dims, "axis"),
@@ -474,7 +486,7 @@ OWN_FUNCTIONS = {
     **{fn: linear(fn) for fn in (
         np.squeeze, np.mean, np.cumsum, np.diff,
         np.fliplr, np.flipud, np.roll, np.trace, np.diagonal, np.diag, np.triu, np.tril, np.tile,
-        np.repeat, np.take, np.real, np.imag, np.atleast_1d, np.atleast_2d, np.copy, np.rot90,
+        np.repeat, np.take, np.real, np.imag, np.copy, np.rot90,
         np.take_along_axis)},
     **{fn: join(fn) for fn in (
         np.concatenate, np.stack, np.hstack, np.vstack, np.column_stack, np.dstack)},

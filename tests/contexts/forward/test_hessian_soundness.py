@@ -207,3 +207,56 @@ def _flipped(x):
 @pytest.mark.parametrize("name", FUNCTIONS)
 def test_functions(name, mode):
     check(FUNCTIONS[name], mode)
+
+
+def _pinv_sum(x):
+    return (np.linalg.pinv(_m(x)) ** 2).sum()
+
+
+def _divide_out_where(x):
+    s = x * 1.0
+    large = np.abs(x) > 0.5
+    s = np.divide(1.0, s, where=large, out=s)
+    return (s ** 2 * x).sum()
+
+
+def _atleast_several(x):
+    a, b = np.atleast_1d(x, 2.0)
+    return (a ** 2 * b).sum() + (np.atleast_2d(x) ** 3).sum()
+
+
+MORE = {"pinv": _pinv_sum, "divide_out_where_in_place": _divide_out_where, "atleast_several": _atleast_several}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", MORE)
+def test_more_functions(name, mode):
+    check(MORE[name], mode)
+
+
+# -- refused, never wrong: a plain array made inside f cannot hold a perturbed value ------------------
+
+def _copyto_plain(x):
+    t = np.empty(4)
+    np.copyto(t, x * x)
+    return (t * x).sum()
+
+
+def _store_plain(x):
+    t = np.zeros(4)
+    t[1:3] = x[:2] * x[2:]
+    return (t * x).sum()
+
+
+def _imul_plain(x):
+    t = np.ones(4)
+    t *= x
+    return (t ** 3).sum()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f", [_copyto_plain, _store_plain, _imul_plain], ids=["copyto", "store", "imul"])
+def test_plain_array_receiving_a_perturbed_value_is_refused(f, mode):
+    from overdub.errors import OverdubError
+    with pytest.raises(OverdubError):
+        MODES[mode](f, X.copy())
