@@ -292,6 +292,10 @@ def _dual_method_call(f, args, kw):
     """x.sum() etc. on a forward-mode dual array: run it, and differentiate it with the ndarray method's
     rule (whose adjoint then runs on duals, under ForwardContext when it must)."""
     rule = _rules.get((np.ndarray, f.__name__))
+    if rule is not None and rule.adjoint is None and rule.inplace is not None:  # x.sort(), x.fill(v)
+        CHANGES[0] = next(TICKS)
+        y, back = rule.inplace(f.__self__, *args, **kw)
+        return y, (_inplace_back, back, True)
     y = f(*args, **kw)
     if rule is None or rule.adjoint is None:
         if rule is not None and rule.kind == "nondiff":

@@ -185,8 +185,20 @@ def _add_at(ufunc, a, idx, b=None):
     """`np.add.at(a, idx, b)` / `np.subtract.at` on a dual array: the same unbuffered update on the value
     and on the tangent (one more leading axis with chunks)."""
     tag = a.tag
+    if type(b) is Dual and b.tag.order > tag.order:
+        raise OverdubError(
+            f"np.{ufunc.__name__}.at of a value perturbed by an inner derivative call into an array of an outer one",
+            fix="create the array inside the inner function, or return the value instead of storing it")
     bv, bt = split(b, tag) if type(b) is Dual else (b, None)
-    ufunc.at(a.value, idx, primal(bv))
+    if type(bv) is Dual and type(a.value) is not Dual:
+        raise OverdubError(f"np.{ufunc.__name__}.at of values perturbed by an outer derivative call into an "
+                           "array that only an inner one perturbs", fix="make the array from the input (`x * 0.0`)")
+    ufunc.at(a.value, idx, bv)  # (nested derivatives: the value's own update, at every level)
+    if type(bt) is Dual and type(a.tangent) is np.ndarray:
+        share_tangent(a)  # the tangent takes an outer perturbation before it receives one
+        if type(a.tangent) is not Dual:
+            raise OverdubError(f"np.{ufunc.__name__}.at: the tangent of the array cannot take the update",
+                               fix="accumulate into a new array (`a = a + np.bincount(...)`)")
     if bt is not None:
         if tag.chunk is None:
             ufunc.at(a.tangent, idx, bt)
@@ -442,7 +454,17 @@ def _copyto(dst, src, casting="same_kind", where=True):
         raise OverdubError("np.copyto of dual values into an array without a tangent",
                            fix="assign instead (`dst = np.where(mask, src, dst)`)")
     tag = dst.tag
+    if type(src) is Dual and src.tag.order > tag.order:
+        raise OverdubError(
+            "a value perturbed by an inner derivative call was copied into an array of an outer one",
+            fix="create the array inside the inner function, or return the value instead of storing it")
+    if type(dst.value) is Dual:  # nested derivatives: the merged values, written through both levels
+        dst._update(np.where(where, src, dst))
+        return
     sv, st = split(src, tag)
+    if type(sv) is Dual:
+        raise OverdubError("np.copyto of values perturbed by an outer derivative call into an array that "
+                           "only an inner one perturbs", fix="make the array from the input (`x * 0.0`)")
     value = dst.value.copy()
     np.copyto(value, primal(sv), casting=casting, where=where)
     tangent = np.array(dst.tangent, dtype=float, copy=True)

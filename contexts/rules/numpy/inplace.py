@@ -56,7 +56,8 @@ def copyto_inplace(dst, src, casting="same_kind", where=True):
             return dself, (None, None)
         written = np.broadcast_to(np.asarray(where, dtype=bool), dst.shape)
         dsrc = np.where(written, d, 0.0)
-        return dself, (-dsrc, unbroadcast(dsrc, src) if isinstance(src, np.ndarray) else dsrc.sum())
+        array = isinstance(src, np.ndarray) or np.ndim(src) and type(src).__name__ == "Dual"  # (forward over reverse)
+        return dself, (-dsrc, unbroadcast(dsrc, src) if array else dsrc.sum())
     return None, copyto_back
 
 
@@ -177,6 +178,9 @@ def sort_inplace(self, axis=-1, kind=None, order=None):
         _restore(S, self, old)
         if dself is None:
             return None, ()
+        if type(dself).__name__ == "Dual":  # forward over reverse: gathered by the inverse permutation
+            return np.take_along_axis(np.broadcast_to(dself, self.shape), np.argsort(perm, axis=axis),
+                                      axis=axis), ()
         d = np.broadcast_to(np.asarray(dself), self.shape)
         before = np.empty(self.shape, dtype=d.dtype)
         np.put_along_axis(before, perm, d, axis=axis)

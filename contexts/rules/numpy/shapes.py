@@ -309,6 +309,9 @@ def sort_adjoint(dy, y, a, *rest, **kwargs):
     flat = a_.ravel() if axis is None else a_
     ax = 0 if axis is None else axis
     perm = sort_permutation(flat, ax)
+    if type(dy).__name__ == "Dual":  # forward over reverse: gathered by the inverse permutation
+        da = np.take_along_axis(np.broadcast_to(dy, flat.shape), np.argsort(perm, axis=ax), axis=ax)
+        return (match_primal(da.reshape(a_.shape), a), *(None,) * len(rest))
     da = np.empty(flat.shape, dtype=np.result_type(dy, a_))
     np.put_along_axis(da, perm, np.asarray(dy), ax)
     return (match_primal(da.reshape(a_.shape), a), *(None,) * len(rest))

@@ -260,3 +260,66 @@ def test_plain_array_receiving_a_perturbed_value_is_refused(f, mode):
     from overdub.errors import OverdubError
     with pytest.raises(OverdubError):
         MODES[mode](f, X.copy())
+
+
+# -- neighbours: in-place numpy primitives and methods on dual arrays --------------------------------
+
+def _add_at(x):
+    t = x * 1.0
+    np.add.at(t, [0, 0, 1], x[:3] ** 2)
+    return (t ** 2).sum()
+
+
+def _sorts(x):
+    t = x * 1.0
+    t.sort()
+    return (t * np.arange(1.0, 5.0)).sum() ** 2 + (np.sort(x) * np.arange(4)).sum() ** 2
+
+
+def _fill(x):
+    y = x * 1.0
+    y.fill(2.0)
+    y[0] = x[0]
+    return (y * x).sum() ** 2
+
+
+def _copyto_where(x):
+    t = x * 1.0
+    np.copyto(t, x ** 3, where=x > 0)
+    return (t ** 2).sum()
+
+
+def _copyto_dual(x):
+    t = np.zeros_like(x)
+    np.copyto(t, x * x)
+    return (t * x).sum()
+
+
+def _method_on_object(x):
+    class Box:
+        def __init__(self, a):
+            self.a = a
+
+        def scale_(self, s):
+            self.a *= s
+    b = Box(x * 1.0)
+    b.scale_(x)
+    return (b.a ** 2).sum()
+
+
+def _masked_update(x):
+    t = x * 1.0
+    t[x > 0] *= 2.0
+    t[[0, 2]] += x[[1, 3]] ** 2
+    return (t ** 3).sum()
+
+
+NEIGHBOURS = {"add_at": _add_at, "sort": _sorts, "fill": _fill, "copyto_where": _copyto_where,
+              "copyto_into_dual": _copyto_dual, "method_on_object": _method_on_object,
+              "masked_update": _masked_update}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", NEIGHBOURS)
+def test_inplace_primitives(name, mode):
+    check(NEIGHBOURS[name], mode)
