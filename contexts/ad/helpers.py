@@ -199,8 +199,17 @@ def _dual_binop_adj(opname, g, y, a, b, need):
     """Elementwise and matrix-product adjoints on forward-mode duals (forward-over-reverse Hessians):
     plain formulas, which the duals carry through."""
     if opname == "matmul":
-        ga = g @ np.transpose(b) if need & 1 else None
-        gb = np.transpose(a) @ g if need & 2 else None
+        da, db = np.ndim(a), np.ndim(b)
+        if da == 1 and db == 1:  # inner product
+            return (g * b if need & 1 else None), (g * a if need & 2 else None)
+        if db == 1:  # matrix @ vector
+            return (_dual_fit(np.expand_dims(g, -1) * b, a) if need & 1 else None), (
+                _dual_fit(np.swapaxes(a, -1, -2) @ np.expand_dims(g, -1), b[..., None])[..., 0] if need & 2 else None)
+        if da == 1:  # vector @ matrix
+            return (_dual_fit(b @ np.expand_dims(g, -1), a[..., None])[..., 0] if need & 1 else None), (
+                _dual_fit(np.expand_dims(a, -1) * np.expand_dims(g, -2), b) if need & 2 else None)
+        ga = _dual_fit(g @ np.swapaxes(b, -1, -2), a) if need & 1 else None
+        gb = _dual_fit(np.swapaxes(a, -1, -2) @ g, b) if need & 2 else None
         return ga, gb
     if opname == "add":
         ga, gb = g, g

@@ -379,7 +379,7 @@ class Dual:
         value = self.value
         value[...] = np.take_along_axis(value, perm, axis=axis)
         tangent = self.tangent
-        if type(tangent) is np.ndarray:
+        if type(tangent) is np.ndarray or type(tangent) is Dual:  # (a dual tangent: nested derivatives)
             chunked = self.tag.chunk is not None
             ax = axis % value.ndim + 1 if chunked else axis
             tangent[...] = np.take_along_axis(tangent, perm[None] if chunked else perm, axis=ax)
@@ -388,7 +388,7 @@ class Dual:
         """In place, as ndarray.fill."""
         v, t = split(item, self.tag)
         self.value.fill(v)
-        if type(self.tangent) is np.ndarray:
+        if type(self.tangent) is np.ndarray or type(self.tangent) is Dual:
             self.tangent[...] = 0.0 if t is None else (np.reshape(t, (-1,) + (1,) * self.value.ndim)
                                                         if self.tag.chunk is not None else t)
 

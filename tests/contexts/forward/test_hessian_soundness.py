@@ -323,3 +323,34 @@ NEIGHBOURS = {"add_at": _add_at, "sort": _sorts, "fill": _fill, "copyto_where": 
 @pytest.mark.parametrize("name", NEIGHBOURS)
 def test_inplace_primitives(name, mode):
     check(NEIGHBOURS[name], mode)
+
+
+def _sort_after_view(x):
+    t = x * 1.0
+    v = t[1:]
+    v *= x[:3]
+    t.sort()
+    return (t * x).sum() + (v ** 2).sum()
+
+
+def _fill_after_view(x):
+    t = x * 1.0
+    v = t[:2]
+    t.fill(0.5)
+    v += x[2:] ** 2
+    return (t ** 3 * x).sum()
+
+
+def _matmul_vectors(x):
+    m = x.reshape(2, 2)
+    return (x @ x) * x.sum() + ((m @ x[:2]) ** 2).sum() + ((x[2:] @ m) ** 3).sum()
+
+
+MORE_NEIGHBOURS = {"sort_after_view": _sort_after_view, "fill_after_view": _fill_after_view,
+                   "matmul_vectors": _matmul_vectors}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", MORE_NEIGHBOURS)
+def test_more_neighbours(name, mode):
+    check(MORE_NEIGHBOURS[name], mode)
