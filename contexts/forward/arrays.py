@@ -516,7 +516,7 @@ OWN_FUNCTIONS = {
         np.dot, np.inner, np.outer, np.tensordot, np.kron, np.cross, np.vdot, np.einsum)},
     **{fn: _on_primal(fn) for fn in (
         np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj, np.argmax,
-        np.argmin, np.argsort, np.nonzero, np.count_nonzero, np.isclose, np.allclose, np.array_equal,
+        np.argmin, np.argsort, np.argpartition, np.nonzero, np.count_nonzero, np.isclose, np.allclose, np.array_equal,
         np.searchsorted, np.may_share_memory, np.shares_memory, np.argwhere, np.flatnonzero)},
 }
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import cmath
 import itertools
+import types
 import math
 import numbers
 
@@ -525,6 +526,11 @@ class Dual:
         return getattr(self.value, "dtype", np.dtype(type(primal(self.value))))
 
     @property
+    def flags(self):
+        """The primal array's flags (numpy's Python code asks for contiguity, e.g. np.kron)."""
+        return primal(self).flags
+
+    @property
     def T(self):
         return np.transpose(self)
 
@@ -638,10 +644,12 @@ class Dual:
         if name in _NDARRAY_METHODS and hasattr(self.value, name):
             fn = getattr(np, name)
 
-            def method(*args, **kwargs):
-                return fn(self, *args, **kwargs)
-            method.__name__ = name
-            return method
+            def method(this, *args, **kwargs):
+                return fn(this, *args, **kwargs)
+            method.__name__ = method.__qualname__ = name
+            # a bound method of the Dual (as ndarray's are of the array): reverse mode run on duals
+            # differentiates `x.repeat(2)` by the ndarray method's rule, x's cotangent its own
+            return types.MethodType(method, self)
         raise AttributeError(f"'Dual' object has no attribute {name!r}")
 
     def tolist(self):

@@ -206,6 +206,9 @@ def partition_inplace(self, kth, axis=-1, kind="introselect", order=None):
         _restore(S, self, old)
         if dself is None:
             return None, (None,)
+        if type(dself).__name__ == "Dual":  # forward over reverse: gathered by the inverse permutation
+            return np.take_along_axis(np.broadcast_to(dself, self.shape), np.argsort(source, axis=axis),
+                                      axis=axis), (None,)
         before = np.empty(self.shape, dtype=np.result_type(dself, self))
         np.put_along_axis(before, source, np.broadcast_to(np.asarray(dself), self.shape), axis=axis)
         return before, (None,)

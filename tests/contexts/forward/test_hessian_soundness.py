@@ -354,3 +354,27 @@ MORE_NEIGHBOURS = {"sort_after_view": _sort_after_view, "fill_after_view": _fill
 @pytest.mark.parametrize("name", MORE_NEIGHBOURS)
 def test_more_neighbours(name, mode):
     check(MORE_NEIGHBOURS[name], mode)
+
+
+LIBRARY = {
+    "repeat_method": lambda x: (x[:2].repeat(2) * x).sum() ** 2,
+    "repeat_axis": lambda x: (_m(x).sum(axis=0, keepdims=True).repeat(2, axis=0).ravel() * x).sum() ** 2,
+    "median": lambda x: np.median(x) * (x ** 2).sum(),
+    "interp": lambda x: (np.interp(x, [-2.0, 0.0, 2.0], [1.0, 0.5, 3.0]) * x ** 2).sum(),
+    "kron": lambda x: (np.kron(x[:2], x[2:]) ** 2).sum(),
+    "list_of_arrays_mutated": lambda x: _list_mutated(x),
+}
+
+
+def _list_mutated(x):
+    t = x * 1.0
+    lst = [t, x ** 2]
+    lst[1] *= x
+    t = lst[0] + lst[1]
+    return (t ** 3).sum()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", LIBRARY)
+def test_library_functions(name, mode):
+    check(LIBRARY[name], mode)
