@@ -664,12 +664,15 @@ _HELD = object()  # in a `views` entry: a container or object holding the array 
 
 
 def _keys_holding(n, a):
-    """The indices, keys or field names under which container or object n holds the object a itself."""
+    """The indices, keys or field names under which container or object n holds the object a itself (or,
+    forward over reverse, a dual array whose innermost array is a)."""
     if type(n) is dict:
-        return [k for k, v in n.items() if v is a]
-    if type(n) in (list, tuple):
-        return [k for k, v in enumerate(n) if v is a]
-    return [k for k, v in fields_of(n).items() if v is a]
+        items = n.items()
+    elif type(n) in (list, tuple):
+        items = enumerate(n)
+    else:
+        items = fields_of(n).items()
+    return [k for k, v in items if v is a or type(v) is _Dual and _bottom(v) is a]
 
 
 def views_merge(found, da, douts, S=None):

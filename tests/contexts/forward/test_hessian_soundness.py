@@ -378,3 +378,21 @@ def _list_mutated(x):
 @pytest.mark.parametrize("name", LIBRARY)
 def test_library_functions(name, mode):
     check(LIBRARY[name], mode)
+
+
+def _dict_held(x):
+    d = {"t": x * 1.0}
+    d["t"][0] *= x[1]
+    return (d["t"] ** 3).sum()
+
+
+def _list_held(x):
+    d = [x * 1.0]
+    d[0][1:3] *= x[:2]
+    return (d[0] ** 3).sum()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f", [_dict_held, _list_held], ids=["dict", "list"])
+def test_array_held_by_a_container_changed_in_place(f, mode):
+    check(f, mode)
