@@ -4,6 +4,8 @@ whose reverse rules used to drop or refuse duals. Every case against second-orde
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -396,3 +398,25 @@ def _list_held(x):
 @pytest.mark.parametrize("f", [_dict_held, _list_held], ids=["dict", "list"])
 def test_array_held_by_a_container_changed_in_place(f, mode):
     check(f, mode)
+
+
+def _scalar_loop(x):
+    y = np.zeros_like(x)
+    for i in range(4):
+        y[i] = x[i] ** 2 + (y[i - 1] if i else 0.0) * x[i]
+    return (y ** 2).sum()
+
+
+SCALAR_CODE = {
+    "math_functions": lambda x: math.sin(x[0]) * math.exp(x[1]) + math.sqrt(x[2] ** 2 + 1) * x[3],
+    "builtin_sum_max_min": lambda x: sum(x ** 3) + max(x) * min(x),
+    "array_from_list_of_elements": lambda x: (np.array([x[0] ** 2, x[1] * x[2], x[3]]) ** 2).sum(),
+    "asarray_of_list": lambda x: (np.asarray([x[0], x[1] ** 2]) @ np.asarray([x[2], x[3]])) ** 2,
+    "element_loop": _scalar_loop,
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", SCALAR_CODE)
+def test_scalar_code(name, mode):
+    check(SCALAR_CODE[name], mode)
