@@ -420,3 +420,34 @@ SCALAR_CODE = {
 @pytest.mark.parametrize("name", SCALAR_CODE)
 def test_scalar_code(name, mode):
     check(SCALAR_CODE[name], mode)
+
+
+def _putmask(x):
+    t = x + 0.0
+    np.putmask(t, x < 0, t ** 3 / (1 + x ** 2))
+    return (t ** 3).sum()
+
+
+def _place(x):
+    t = x + 0.0
+    np.place(t, x > 0, (x ** 2)[:2])
+    return (t ** 3).sum()
+
+
+def _put(x):
+    t = x + 0.0
+    np.put(t, [0, 3], (x ** 2)[:2])
+    t.put([1], x[2] ** 3)
+    return (t ** 3).sum()
+
+
+def _fill_diagonal(x):
+    t = x + 0.0
+    np.fill_diagonal(t.reshape(2, 2), x[:2] ** 2)
+    return (t ** 3).sum()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f", [_putmask, _place, _put, _fill_diagonal], ids=["putmask", "place", "put", "fill_diagonal"])
+def test_numpy_stores_into_dual_arrays(f, mode):
+    check(f, mode)
