@@ -147,7 +147,7 @@ def _rrule_back(pb, dy, dself, S):
 
 def call(mask, f, *args, **kw):
     """Run f(*args, **kw) recording what its reverse pass needs; return (y, pullback or None)."""
-    if kw and "out" in kw and (type(kw["out"]) is np.ndarray or type(kw["out"]) is _Dual):
+    if kw and "out" in kw and (type(kw["out"]) is np.ndarray or _dual_array(kw["out"])):
         return _out_call(f, args, kw)  # (a dual array, forward over reverse, is changed in place too)
     try:
         rule = _rules.get(f)
@@ -200,6 +200,13 @@ def call(mask, f, *args, **kw):
         if type(func) is types.FunctionType:
             return _twin_call(mask, func, (f.__self__,), args, kw)
     return _other_call(mask, f, args, kw)
+
+
+def _dual_array(x) -> bool:
+    """x is a forward-mode dual whose innermost value is an ndarray (changed in place as one)."""
+    while type(x) is _Dual:
+        x = x.value
+    return type(x) is np.ndarray
 
 
 def _on_duals(rule, f, args, kw):
@@ -263,11 +270,11 @@ def _out_call(f, args, kw):
         where = np.broadcast_to(where, out.shape)
     y, pb = call(-1, f, *args, **rest)
     np.copyto(out, y, where=where)
-    return out, (_out_back, pb, out, old, where)
+    return out, (_out_back, pb, out, old, where, len(args))
 
 
 def _out_back(pb, dy, dself, S):
-    _, inner, out, old, where = pb
+    _, inner, out, old, where, nargs = pb
     dout, S.dout = S.dout, None
     total = acc(dy, dout)
     new = out.copy()
@@ -275,8 +282,8 @@ def _out_back(pb, dy, dself, S):
     S.redo.append((operator.setitem, (out, Ellipsis, new)))
     if where is not True and total is not None:
         total = np.where(where, total, 0.0)  # only the written elements came from f
-    if inner is None or total is None:
-        dfn, dargs, dkw = None, None, None
+    if inner is None or total is None:  # (nothing flows to f's arguments: one None each)
+        dfn, dargs, dkw = None, (None,) * nargs, None
     else:
         dfn, dargs, dkw = inner[0](inner, total, dself, S)
     dkw = dict(dkw or {})

@@ -33,3 +33,16 @@ def test_out_where_gradient(f):
     h = 1e-6
     want = np.array([(f(X + h * e) - f(X - h * e)) / (2 * h) for e in np.eye(4)])
     np.testing.assert_allclose(gradient(f, X.copy())[0], want, rtol=1e-6, atol=1e-8)
+
+
+def out_then_rebound(x):
+    t = x.copy()
+    np.clip(t, -1.0, 1.0, out=t)  # its result unused, and t rebound below: no cotangent reaches the call
+    t = x * 2.0
+    return np.sum(t * t * x)
+
+
+def test_out_call_whose_result_gets_no_cotangent():
+    h = 1e-6
+    want = np.array([(out_then_rebound(X + h * e) - out_then_rebound(X - h * e)) / (2 * h) for e in np.eye(4)])
+    np.testing.assert_allclose(gradient(out_then_rebound, X.copy())[0], want, rtol=1e-6, atol=1e-8)

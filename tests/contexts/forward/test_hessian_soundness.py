@@ -451,3 +451,24 @@ def _fill_diagonal(x):
 @pytest.mark.parametrize("f", [_putmask, _place, _put, _fill_diagonal], ids=["putmask", "place", "put", "fill_diagonal"])
 def test_numpy_stores_into_dual_arrays(f, mode):
     check(f, mode)
+
+
+def _convolve(x):
+    return (np.convolve(x, x ** 2) ** 2).sum() + (np.correlate(x, x[:2] ** 3, "same") ** 2).sum()
+
+
+def _percentile(x):
+    return np.percentile(x, 40) * (x ** 2).sum()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_convolve(mode):
+    check(_convolve, mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_percentile_between_samples_is_refused(mode):
+    # numpy's interpolation writes into a 0-d array with out= and where=, which a dual cannot follow
+    from overdub.errors import OverdubError
+    with pytest.raises(OverdubError):
+        MODES[mode](_percentile, X.copy())
