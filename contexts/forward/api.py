@@ -180,7 +180,7 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
         except Exception:  # the twin met what duals met: the duals' error says it better
             by_columns = None
         if by_columns is None:
-            raise e
+            _reraise_located(e, f)
         return by_columns
 
 
@@ -273,12 +273,39 @@ def _inner_gradient(f: Callable, inner: str) -> Callable:
         raise OverdubError("hessian(inner='reverse') needs contexts.ad", fix="use inner='forward'")
     if gradient is None:
         def grad_forward(z):
-            return jacfwd(f, z)
+            try:
+                return jacfwd(f, z)
+            except OverdubError as e:
+                _reraise_located(e, f)
         return grad_forward
 
     def grad_reverse(z):
-        return gradient(f, z)[0]
+        try:
+            return gradient(f, z)[0]
+        except OverdubError as e:
+            _reraise_located(e, f)
     return grad_reverse
+
+
+def _reraise_located(e: Exception, f: Callable):
+    """Raise e, said to have happened in f run on dual numbers when it is ours and does not say where."""
+    located = _located(e, f)
+    if located is e:
+        raise e
+    raise located from e
+
+
+def _located(e: Exception, f: Callable) -> Exception:
+    if not isinstance(e, OverdubError) or e.where:
+        return e
+    from overdub.errors import describe
+    fix = (e.fix + "; " if e.fix else "") + (
+        "if the array is made inside a library function (scipy.stats fills an `np.empty`), give that "
+        "function a rule (`registry.rrule`/`registry.frule`)")
+    try:
+        return type(e)(e.what, where=f"{describe(f)}, run on dual numbers", fix=fix)
+    except TypeError:  # an error type with its own constructor: as it is
+        return e
 
 
 def hessian(f: Callable, x: Any, inner: str = "reverse", chunk: int | None = None) -> Any:

@@ -472,3 +472,14 @@ def test_percentile_between_samples_is_refused(mode):
     from overdub.errors import OverdubError
     with pytest.raises(OverdubError):
         MODES[mode](_percentile, X.copy())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_library_function_filling_a_plain_array_is_refused_naming_the_function(mode):
+    import scipy.stats
+    from overdub.errors import OverdubError
+
+    def logpdf_sum(x):
+        return scipy.stats.norm.logpdf(x).sum()
+    with pytest.raises(OverdubError, match="logpdf_sum"):
+        MODES[mode](logpdf_sum, X.copy())
