@@ -32,7 +32,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
-           "__od_enumerate_at__")
+           "__od_enumerate_at__", "__od_mutable__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -446,7 +446,7 @@ class _Gen:
         for n in aliases:
             self.npb += 1
             flag = f"_od_a{self.npb}"
-            fwd += _parse(f"try:\n    {flag} = type({name}) is __od_ndarray__ and {n} is {name}\n"
+            fwd += _parse(f"try:\n    {flag} = {n} is {name} and __od_mutable__({name})\n"
                           f"except NameError:\n    {flag} = False\n", s)
             self.dvars.update((n, name))
             text += f"if {flag}:\n    {d(name)} = __od_acc__({d(name)}, {d(n)})\n    {d(n)} = None\n"

@@ -204,8 +204,17 @@ def _dual_binop_adj(opname, g, y, a, b, need):
     """Elementwise and matrix-product adjoints on forward-mode duals (forward-over-reverse Hessians):
     plain formulas, which the duals carry through."""
     if opname == "matmul":
-        ga = g @ np.transpose(b) if need & 1 else None
-        gb = np.transpose(a) @ g if need & 2 else None
+        da, db = np.ndim(a), np.ndim(b)
+        if da == 1 and db == 1:  # inner product
+            return (g * b if need & 1 else None), (g * a if need & 2 else None)
+        if db == 1:  # matrix @ vector
+            return (_dual_fit(np.expand_dims(g, -1) * b, a) if need & 1 else None), (
+                _dual_fit(np.swapaxes(a, -1, -2) @ np.expand_dims(g, -1), b[..., None])[..., 0] if need & 2 else None)
+        if da == 1:  # vector @ matrix
+            return (_dual_fit(b @ np.expand_dims(g, -1), a[..., None])[..., 0] if need & 1 else None), (
+                _dual_fit(np.expand_dims(a, -1) * np.expand_dims(g, -2), b) if need & 2 else None)
+        ga = _dual_fit(g @ np.swapaxes(b, -1, -2), a) if need & 1 else None
+        gb = _dual_fit(np.swapaxes(a, -1, -2) @ g, b) if need & 2 else None
         return ga, gb
     if opname == "add":
         ga, gb = g, g
@@ -323,7 +332,10 @@ def getitem_adj(S, dobj, g, obj, idx):
         return acc(dobj, out)
     if type(obj) is _Dual:  # forward-over-reverse: scatter into a dual array of zeros
         out = np.zeros_like(obj)
-        out[idx] = out[idx] + g
+        if is_basic_index(idx):
+            out[idx] = out[idx] + g
+        else:  # unbuffered: a position read twice (`x[[0, 0]]`) gets both cotangents
+            np.add.at(out, np.asarray(idx) if type(idx) is list else idx, g)
         return acc(dobj, out)
     if (type(obj) is _NDARRAY and type(idx) is int and (type(g) is float or type(g) is _F8)
             and obj.dtype.kind == "f"):
@@ -577,7 +589,9 @@ def unpack_adjoint(dy, y, v, n, star):
         mid += [None] * (len(y[star]) - len(mid))
         gs = gs[:star] + mid + gs[star + 1:]
     if isinstance(v, np.ndarray):
-        out = np.zeros_like(v)
+        duals = [g for g in gs if type(g) is _Dual]
+        # forward over reverse: the items' cotangents are duals, gathered into a dual array
+        out = np.zeros_like(duals[0], shape=v.shape) if duals else np.zeros_like(v)
         for i, g in enumerate(gs):
             if g is not None:
                 out[i] = g
@@ -593,6 +607,19 @@ class _Snapshot(tuple):
     """What `a op= b` on a list or dict changed in place: (a's contents before)."""
 
 
+def _bottom(x):
+    """The innermost value of a forward-mode dual (x itself for other values)."""
+    while type(x) is _Dual:
+        x = x.value
+    return x
+
+
+def mutable(x) -> bool:
+    """An array changed in place by `x op= y`: an ndarray, or (forward over reverse) a dual array, whose
+    value and tangent are both overwritten in place (so its aliases and views see the change)."""
+    return type(x) is np.ndarray or (type(x) is _Dual and type(_bottom(x)) is np.ndarray)
+
+
 def iop(opname, a, b):
     """`a op= b`: in place for arrays, lists (`+=`) and dicts (`|=`) (returning what the reverse pass
     needs to undo it), else rebinding."""
@@ -601,6 +628,16 @@ def iop(opname, a, b):
         old = a.copy()
         getattr(operator, "i" + opname.rstrip("_"))(a, b)
         return a, old
+    if type(a) is _Dual and type(_bottom(a)) is np.ndarray:
+        CHANGES[0] = next(TICKS)
+        old = a.copy()
+        out = getattr(operator, "i" + opname.rstrip("_"))(a, b)
+        if out is a:
+            return a, old
+        raise runtime.UnsupportedFunction(
+            f"forward over reverse (hessian, hvp): an in-place `{opname}` on an array could not be done in "
+            "place on its dual (perturbed) value",
+            fix="write `x = x op y` instead of `x op= y`, or compute the array without changing it in place")
     if (opname == "add" and isinstance(a, list)) or (opname == "or_" and isinstance(a, dict)):
         old = _Snapshot((a.copy(),))
         return getattr(operator, "i" + opname.rstrip("_"))(a, b), old
@@ -629,7 +666,7 @@ def iop_adj(S, opname, g, a, b, old):
             S.redo.append((dict.update, (a, new)))
         return box, gb
     if old is not None:  # undo the in-place update so earlier adjoints see the values they captured
-        new = a.copy()
+        new = a.copy()  # (a dual array's value and tangent both)
         a[...] = old
         S.redo.append((operator.setitem, (a, Ellipsis, new)))
         a = old
@@ -656,7 +693,10 @@ def views(a, *others, same=False):
     arrays that are not views are told apart by identity of their memory at once). With `same`, a itself
     among others counts too (addresses None: all of it)."""
     if type(a) is not np.ndarray:
-        return None
+        if type(a) is not _Dual or type(_bottom(a)) is not np.ndarray:
+            return None
+        # forward over reverse: a dual array's tangents share memory exactly where its values do
+        return _dual_views(a, others, same)
     found = None
     abase = a.base
     for j, n in enumerate(others):
@@ -667,6 +707,9 @@ def views(a, *others, same=False):
             if same:
                 found = (found or []) + [(j, None, None)]
             continue
+        if tn is _Dual:
+            n = _bottom(n)
+            tn = type(n)
         if tn is not np.ndarray:
             if tn in _CONTAINERS or (has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
                 keys = _keys_holding(n, a)
@@ -685,6 +728,13 @@ def views(a, *others, same=False):
     return found
 
 
+def _dual_views(a, others, same):
+    """`views` for a dual array a: the arrays at the bottom of a and of the dual others compared."""
+    base = _bottom(a)
+    bottoms = [base if n is a else (_bottom(n) if type(n) is _Dual else n) for n in others]
+    return views(base, *[n if type(n) is not _Dual else None for n in bottoms], same=same)
+
+
 def bound(scope, names):
     """The values of `names` in a frame's locals, None for those not bound yet."""
     return tuple(scope.get(n) for n in names)
@@ -698,12 +748,15 @@ _HELD = object()  # in a `views` entry: a container or object holding the array 
 
 
 def _keys_holding(n, a):
-    """The indices, keys or field names under which container or object n holds the object a itself."""
+    """The indices, keys or field names under which container or object n holds the object a itself (or,
+    forward over reverse, a dual array whose innermost array is a)."""
     if type(n) is dict:
-        return [k for k, v in n.items() if v is a]
-    if type(n) in (list, tuple):
-        return [k for k, v in enumerate(n) if v is a]
-    return [k for k, v in fields_of(n).items() if v is a]
+        items = n.items()
+    elif type(n) in (list, tuple):
+        items = enumerate(n)
+    else:
+        items = fields_of(n).items()
+    return [k for k, v in items if v is a or type(v) is _Dual and _bottom(v) is a]
 
 
 def views_merge(found, da, douts, S=None):
@@ -729,12 +782,16 @@ def views_merge(found, da, douts, S=None):
         if addr_a is None:  # the same array
             da, douts[j] = acc(da, dn), None
             continue
-        dn = np.broadcast_to(np.asarray(dn), addr_n.shape)
+        dual = type(dn) is _Dual or type(da) is _Dual
+        dn = np.broadcast_to(dn if type(dn) is _Dual else np.asarray(dn), addr_n.shape)
         shared = np.isin(addr_n, addr_a)
         order = np.argsort(addr_a, axis=None)
         sorted_a = addr_a.reshape(-1)[order]
         pos = np.searchsorted(sorted_a, addr_n[shared])  # where each shared element of n sits in a
-        flat = np.zeros(addr_a.size, dtype=np.result_type(dn, np.float64 if dn.dtype.kind in "biu" else dn))
+        if dual:  # forward over reverse: the cotangents are dual arrays, gathered into a dual array
+            flat = np.zeros_like(dn if type(dn) is _Dual else da, shape=(addr_a.size,))
+        else:
+            flat = np.zeros(addr_a.size, dtype=np.result_type(dn, np.float64 if dn.dtype.kind in "biu" else dn))
         np.add.at(flat, order[pos], dn[shared])
         da = acc(da, flat.reshape(addr_a.shape))
         douts[j] = np.where(shared, 0, dn)
@@ -747,7 +804,7 @@ def call_views(pb, args, others):
     with it (as `views` gives them)."""
     if pb is None or pb[0] is not runtime._twin_back:
         return None
-    arrays = tuple(type(a) is np.ndarray for a in args)
+    arrays = tuple(mutable(a) for a in args)
     if not any(arrays):
         return None
     shared = [(i, views(a, *others, same=True)) for i, a in enumerate(args) if arrays[i] and others]
@@ -804,6 +861,7 @@ HELPER_IMPLS = {
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts,
+    "__od_mutable__": mutable,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

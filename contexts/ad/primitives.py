@@ -105,8 +105,10 @@ def _ufunc_at_adjoint(S, dself, dy, y, ufunc, x, idx, v=None):
     S.redo.append((ufunc.at, (x, idx, v)))
     dv = None
     if dx is not None and v is not None:
-        g = np.asarray(dx)[idx] * sign
-        dv = generic.unbroadcast(g, v) if isinstance(v, np.ndarray) else _scalar_cot(g, v)
+        dual = type(dx).__name__ == "Dual" or type(v).__name__ == "Dual"  # forward over reverse
+        g = (dx if dual else np.asarray(dx))[np.asarray(idx) if type(idx) is list else idx] * sign
+        dv = generic.unbroadcast(g, v) if isinstance(v, np.ndarray) or dual and np.ndim(v) else (
+            np.sum(g) if dual else _scalar_cot(g, v))
     return dself, (None, None, dv)
 
 

@@ -158,8 +158,8 @@ def _rrule_back(pb, dy, dself, S):
 
 def call(mask, f, *args, **kw):
     """Run f(*args, **kw) recording what its reverse pass needs; return (y, pullback or None)."""
-    if kw and "out" in kw and type(kw["out"]) is np.ndarray:
-        return _out_call(f, args, kw)
+    if kw and "out" in kw and (type(kw["out"]) is np.ndarray or _dual_array(kw["out"])):
+        return _out_call(f, args, kw)  # (a dual array, forward over reverse, is changed in place too)
     try:
         rule = _rules.get(f)
     except TypeError:  # unhashable callable
@@ -219,11 +219,19 @@ def call(mask, f, *args, **kw):
     return _other_call(mask, f, args, kw)
 
 
+def _dual_array(x) -> bool:
+    """x is a forward-mode dual whose innermost value is an ndarray (changed in place as one)."""
+    while type(x) is _Dual:
+        x = x.value
+    return type(x) is np.ndarray
+
+
 def _on_duals(rule, f, args, kw):
     """f(*args) when some args are forward-mode duals (forward-over-reverse): forward mode's pushforward."""
+    from ..forward.arrays import has_dual
     from ..forward.context import pushforward
-    if rule.frule is None or not any(type(a) is _Dual for a in tuple(args) + tuple(kw.values())):
-        raise
+    if rule.frule is None or not any(has_dual(a) for a in tuple(args) + tuple(kw.values())):
+        raise  # (has_dual: also a list of duals, `np.array([x[0] ** 2, x[1]])`)
     return pushforward(f, *args, **kw)
 
 
@@ -355,7 +363,11 @@ def _out_back(pb, dy, dself, S):
     else:
         dfn, dargs, dkw = inner[0](inner, total, dself, S)
     dkw = dict(dkw or {})
-    if dout is not None:  # its values before the call were overwritten (where written)
+    if where is not True and dy is not None:
+        # where not written, out keeps its old values: their cotangent (the result's there, whether the
+        # caller holds it as out's or as the result's: `s = np.divide(1, s, where=m, out=s)`) is out's
+        dkw["out"] = np.where(where, 0.0 if dout is None else -dout, dy)
+    elif dout is not None:  # its values before the call were overwritten (where written)
         dkw["out"] = -dout if where is True else np.where(where, -dout, 0.0)
     return dfn, dargs, dkw
 
@@ -364,6 +376,10 @@ def _dual_method_call(f, args, kw):
     """x.sum() etc. on a forward-mode dual array: run it, and differentiate it with the ndarray method's
     rule (whose adjoint then runs on duals, under ForwardContext when it must)."""
     rule = _rules.get((np.ndarray, f.__name__))
+    if rule is not None and rule.adjoint is None and rule.inplace is not None:  # x.sort(), x.fill(v)
+        CHANGES[0] = next(TICKS)
+        y, back = rule.inplace(f.__self__, *args, **kw)
+        return y, (_inplace_back, back, True)
     y = f(*args, **kw)
     if rule is None or rule.adjoint is None:
         if rule is not None and rule.kind == "nondiff":
@@ -412,6 +428,8 @@ def _other_call(mask, f, args, kw):
         return f(*args, **kw), None
     if f is setattr and _metadata_store(args, kw):
         return f(*args), None
+    if f is type and len(args) == 1 and not kw:  # a value's type carries no derivative (not a rule: forward
+        return type(args[0]), None                # mode must see a dual's own type inside its rules)
     raise _no_rule(f)
 
 

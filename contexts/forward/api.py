@@ -29,6 +29,16 @@ DEFAULT_CHUNK = 16
 """Tangent directions carried per pass by `jacfwd` (ForwardDiff.jl's chunk size)."""
 
 
+def _float_input(x: Any) -> Any:
+    """The input policy of every mode (as `contexts.ad.gradient`'s): an integer numpy array is
+    differentiated as the float64 array of the same values (numpy's integer arithmetic has no tangent
+    space, and an integer array cannot hold a dual or a derivative); Python ints and Fractions stay exact
+    scalars."""
+    if type(x) is np.ndarray and x.dtype.kind in "iu":
+        return x.astype(np.float64)
+    return x
+
+
 def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
     ctx = ForwardContext()
     if isinstance(f, np.vectorize):
@@ -194,6 +204,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     if len(primals) != len(tangents):
         raise OverdubError(f"jvp got {len(primals)} primals but {len(tangents)} tangents",
                            fix="pass one tangent per primal (None for a constant)")
+    primals = tuple(x if t is None else _float_input(x) for x, t in zip(primals, tangents))
     fast = _by_tangent_twin(f, tuple(primals), tuple(None if t is None else _seed(x, t)
                                                    for x, t in zip(primals, tangents)))
     if fast is not None:
@@ -209,6 +220,7 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
     """(f(x), J) with J of shape shape(f(x)) + shape(x), `chunk` directions per pass."""
     if isinstance(x, (list, tuple)):
         x = np.asarray(x, dtype=float)
+    x = _float_input(x)
     xshape = tuple(getattr(x, "shape", ()))
     n = int(np.prod(xshape))
     try:
@@ -221,7 +233,7 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
         except Exception:  # the twin met what duals met: the duals' error says it better
             by_columns = None
         if by_columns is None:
-            raise e
+            _reraise_located(e, f)
         return by_columns
 
 
@@ -314,12 +326,39 @@ def _inner_gradient(f: Callable, inner: str) -> Callable:
         raise OverdubError("hessian(inner='reverse') needs contexts.ad", fix="use inner='forward'")
     if gradient is None:
         def grad_forward(z):
-            return jacfwd(f, z)
+            try:
+                return jacfwd(f, z)
+            except OverdubError as e:
+                _reraise_located(e, f)
         return grad_forward
 
     def grad_reverse(z):
-        return gradient(f, z)[0]
+        try:
+            return gradient(f, z)[0]
+        except OverdubError as e:
+            _reraise_located(e, f)
     return grad_reverse
+
+
+def _reraise_located(e: Exception, f: Callable):
+    """Raise e, said to have happened in f run on dual numbers when it is ours and does not say where."""
+    located = _located(e, f)
+    if located is e:
+        raise e
+    raise located from e
+
+
+def _located(e: Exception, f: Callable) -> Exception:
+    if not isinstance(e, OverdubError) or e.where:
+        return e
+    from overdub.errors import describe
+    fix = (e.fix + "; " if e.fix else "") + (
+        "if the array is made inside a library function (scipy.stats fills an `np.empty`), give that "
+        "function a rule (`registry.rrule`/`registry.frule`)")
+    try:
+        return type(e)(e.what, where=f"{describe(f)}, run on dual numbers", fix=fix)
+    except TypeError:  # an error type with its own constructor: as it is
+        return e
 
 
 def hessian(f: Callable, x: Any, inner: str = "reverse", chunk: int | None = None) -> Any:
@@ -327,19 +366,23 @@ def hessian(f: Callable, x: Any, inner: str = "reverse", chunk: int | None = Non
     (`inner="reverse"`, the default: forward-over-reverse, one reverse pass per chunk of directions) or
     over a forward-mode gradient (`inner="forward"`).
 
+    Integer inputs: an integer numpy array is differentiated as the float64 array of its values (as by
+    `gradient`, `jvp` and `jacfwd`); a Python int stays an exact scalar.
+
     >>> import numpy as np
     >>> hessian(lambda x: x[0] ** 2 * x[1], np.array([1.0, 2.0]), inner="forward")
     array([[4., 2.],
            [2., 0.]])
     """
-    return jacfwd(_inner_gradient(f, inner), x, chunk)
+    return jacfwd(_inner_gradient(f, inner), _float_input(x), chunk)
 
 
 def hvp(f: Callable, x: Any, v: Any, inner: str = "reverse") -> Any:
-    """The Hessian-vector product H(x) @ v of scalar f in one forward pass over its gradient.
+    """The Hessian-vector product H(x) @ v of scalar f in one forward pass over its gradient (an integer
+    array x is differentiated as the float64 array of its values, as by `hessian`).
 
     >>> import numpy as np
     >>> hvp(lambda x: (x ** 3).sum(), np.array([1.0, 2.0]), np.array([1.0, 0.0]), inner="forward")
     array([6., 0.])
     """
-    return jvp(_inner_gradient(f, inner), (x,), (v,))[1]
+    return jvp(_inner_gradient(f, inner), (_float_input(x),), (v,))[1]

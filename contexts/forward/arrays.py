@@ -18,7 +18,8 @@ from overdub.errors import OverdubError
 
 from ..rules.registry import registry
 from .dual import (Dual, DualConversionError, Tag, d_abs, d_add, d_div, d_mul, d_neg, d_pow, d_sub, fit,
-                   make, ndim, pad, primal, primal_tree, shape, split, top_tag, zero_tangent)
+                   make, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
+                   zero_tangent)
 
 __all__ = ["array_ufunc", "array_function", "apply_frule", "NoForwardRule", "to_array"]
 
@@ -68,11 +69,12 @@ def apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     run = call or _call
     if tag.chunk is None:
         y, dy = run(rule.frule, tangents, values, kwargs)
-        if isinstance(y, tuple) and isinstance(dy, tuple) and len(y) == len(dy):  # several outputs: one Dual each
-            return _like(y, [yi if di is None else make(yi, di, tag) for yi, di in zip(y, dy)])
+        if dy is not None and isinstance(y, (tuple, list)) and isinstance(dy, (tuple, list)):
+            return _outputs(y, [make(yj, dj, tag) if dj is not None else yj for yj, dj in zip(y, dy)])
         return y if dy is None else make(y, dy, tag)
     partials = rule.meta.get("partials")
-    if partials is not None and not kwargs:
+    if partials is not None and not kwargs and not any(type(v) is Dual for v in values):
+        # (values perturbed by an outer derivative call: the frule runs under the context, below)
         y = fn(*values)
         d = ndim(y)
         dy = None
@@ -86,29 +88,45 @@ def apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     for i in range(tag.chunk):
         y, dy = run(rule.frule, [None if t is None else t[i] for t in tangents], values, kwargs)
         dys.append(dy)
+    return _chunked(y, dys, tag)
+
+
+def _chunked(y, dys: list, tag: Tag):
+    """y with the tangents of each of the chunk's directions: several outputs (a tuple, or a named tuple
+    such as slogdet's or eigh's result) each stack their own directions."""
+    if all(dy is None for dy in dys):
+        return y
+    if isinstance(y, (tuple, list)) and any(isinstance(dy, (tuple, list)) for dy in dys):
+        return _outputs(y, [_chunked(yj, [None if dy is None else dy[j] for dy in dys], tag)
+                            for j, yj in enumerate(y)])
     return _stacked(y, dys, tag)
 
 
-def _like(y: tuple, items: list) -> tuple:
-    """A tuple of y's type (a named tuple such as slogdet's result) holding items."""
-    return tuple(items) if type(y) is tuple else type(y)(*items)
-
-
-def _stacked(y, dys: list, tag: Tag):
-    """The Dual of y from its tangents in each of the chunk's directions (a tuple of Duals for a tuple y)."""
-    if isinstance(y, tuple) and any(isinstance(dy, tuple) for dy in dys):
-        return _like(y, [_stacked(yi, [None if dy is None else dy[k] for dy in dys], tag)
-                         for k, yi in enumerate(y)])
+def _stacked(y, dys, tag):
+    """The Dual of y whose chunk of tangents are the directions dys (None: zero)."""
     if all(dy is None for dy in dys):
         return y
     zero = zero_tangent(y, _ONE)
     return make(y, np.stack([zero if dy is None else fit(dy, y, _ONE) for dy in dys]), tag)
 
 
+def _outputs(y, items):
+    """items as the sequence type of y (a named tuple such as EighResult keeps its fields)."""
+    return type(y)(*items) if hasattr(y, "_fields") else type(y)(items)
+
+
 _ONE = Tag()
 
 
 def _call(frule, tangents, values, kwargs):
+    """A rule reached with Duals of an outer derivative call (nested forward mode: the values are Duals
+    themselves) runs under the forward context, so the numpy functions inside the rule (`np.asarray`,
+    math) take and differentiate those Duals too (as ForwardContext._run_rule does for intercepted calls)."""
+    if any(type(v) is Dual for v in values):
+        import overdub
+        if overdub.is_recursable(frule):
+            from .context import run_inside
+            return run_inside(frule, (tangents, *values), kwargs)
     return frule(tangents, *values, **kwargs)
 
 
@@ -155,7 +173,7 @@ def _into_out(ufunc, inputs, kwargs, out):
     """`ufunc(..., out=o)` with o a dual array: computed plainly, then written into o's value and tangent
     (where `where=` allows), so o's views see it. A plain o cannot hold a tangent: refused."""
     o = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-    if type(o) is not Dual or type(o.value) is not np.ndarray:
+    if type(o) is not Dual or type(primal(o)) is not np.ndarray:
         raise OverdubError(
             f"np.{ufunc.__name__}(..., out=...) into an array without a tangent, on dual arguments",
             fix="assign the result (`y = np.f(...)`) instead of writing into `out=`")
@@ -174,8 +192,20 @@ def _add_at(ufunc, a, idx, b=None):
     """`np.add.at(a, idx, b)` / `np.subtract.at` on a dual array: the same unbuffered update on the value
     and on the tangent (one more leading axis with chunks)."""
     tag = a.tag
+    if type(b) is Dual and b.tag.order > tag.order:
+        raise OverdubError(
+            f"np.{ufunc.__name__}.at of a value perturbed by an inner derivative call into an array of an outer one",
+            fix="create the array inside the inner function, or return the value instead of storing it")
     bv, bt = split(b, tag) if type(b) is Dual else (b, None)
-    ufunc.at(a.value, idx, primal(bv))
+    if type(bv) is Dual and type(a.value) is not Dual:
+        raise OverdubError(f"np.{ufunc.__name__}.at of values perturbed by an outer derivative call into an "
+                           "array that only an inner one perturbs", fix="make the array from the input (`x * 0.0`)")
+    ufunc.at(a.value, idx, bv)  # (nested derivatives: the value's own update, at every level)
+    if type(bt) is Dual and type(a.tangent) is np.ndarray:
+        share_tangent(a)  # the tangent takes an outer perturbation before it receives one
+        if type(a.tangent) is not Dual:
+            raise OverdubError(f"np.{ufunc.__name__}.at: the tangent of the array cannot take the update",
+                               fix="accumulate into a new array (`a = a + np.bincount(...)`)")
     if bt is not None:
         if tag.chunk is None:
             ufunc.at(a.tangent, idx, bt)
@@ -191,11 +221,59 @@ def linear(fn):
     """A map linear in its first argument: applied to the tangent as to the primal."""
     def impl(x, *rest, **kwargs):
         tag = top_tag((x,))
+        if type(x) is Dual:
+            share_tangent(x)
         xv, xt = split(x, tag)
         y = fn(xv, *rest, **kwargs)
+        if tag is not None and tag.chunk is not None and xt is not None and _is_view_of(y, xv):
+            t = _chunk_view(lambda t: fn(t, *rest, **kwargs), xt)
+            if t is not None:
+                return Dual(y, t, tag)
         return make(y, per_direction(lambda t: fn(t, *rest, **kwargs), xt, tag), tag)
     impl.__name__ = f"{getattr(fn, '__name__', 'fn')}_pushforward"
     return impl
+
+
+def _is_view_of(y, x) -> bool:
+    y, x = primal(y), primal(x)
+    return type(y) is np.ndarray and type(x) is np.ndarray and np.shares_memory(y, x)
+
+
+def _chunk_view(g, t):
+    """g (a map whose result is a view of its argument) applied to each direction of the chunked tangent
+    t, as one view of t: the directions are equally strided slices of t, so their views differ only by
+    t's leading stride. None when g's result is not a view of its argument. Without this the tangent
+    would be a stacked copy, and an in-place change through the view would not reach t. A dual t (nested
+    derivatives) gets views of its value and of its tangent (both directions axes, with a chunk)."""
+    if type(t) is Dual:
+        value = _chunk_view(g, t.value)
+        if value is None or t.tangent is None:
+            return None
+        if t.tag.chunk is None:
+            tangent = _chunk_view(g, t.tangent)
+        else:
+            tangent = _chunk_view(lambda u: _chunk_view(g, u), t.tangent)
+        return None if tangent is None else Dual(value, tangent, t.tag)
+    if type(t) is not np.ndarray:
+        return None
+    r0 = g(t[0])
+    if type(r0) is not np.ndarray or not np.shares_memory(r0, t):
+        return None
+    root = t
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not root.flags.c_contiguous:
+        return None
+    start = root.__array_interface__["data"][0]
+    offset = r0.__array_interface__["data"][0] - start
+    try:
+        view = np.ndarray((t.shape[0],) + r0.shape, t.dtype, buffer=root, offset=offset,
+                          strides=(t.strides[0],) + r0.strides)
+    except (ValueError, TypeError):
+        return None
+    if not view.flags.writeable or t.shape[0] > 1 and not np.array_equal(view[1], g(t[1])):
+        return None
+    return view
 
 
 def multilinear(fn, args, kwargs):
@@ -233,6 +311,7 @@ def join(fn):
 
 def _reshape(x, newshape=None, order="C", **kwargs):
     newshape = kwargs.pop("shape", newshape)
+    share_tangent(x)
     tag = x.tag
     y = np.reshape(x.value, newshape, order=order)
     if tag.chunk is None:
@@ -247,6 +326,7 @@ def _ravel(x, order="C"):
 
 
 def _transpose(x, axes=None):
+    share_tangent(x)
     tag = x.tag
     y = np.transpose(x.value, axes)
     if tag.chunk is None:
@@ -270,6 +350,45 @@ def _sum(x, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
         axis = tuple(range(n))
     shifted = tuple(a % n + 1 for a in axis) if isinstance(axis, tuple) else axis % n + 1
     return make(y, np.sum(x.tangent, axis=shifted, dtype=dtype, keepdims=keepdims, **kwargs), tag)
+
+
+def _shifted(axes, n):
+    """Axes of a value of ndim n as axes of its chunked tangent (one leading axis of directions)."""
+    if isinstance(axes, (tuple, list)):
+        return type(axes)(a % n + 1 for a in axes)
+    return axes % n + 1
+
+
+def _axes_map(fn, *names):
+    """fn (moveaxis, swapaxes, squeeze, expand_dims, flip) on a dual array: with a chunk of tangents,
+    the same call on the tangents with the axes shifted past the directions axis, so that the result's
+    tangent is a view where its value is one (an in-place change through it reaches the original's
+    tangent; stacking per direction would copy)."""
+    plain = linear(fn)
+
+    def impl(x, *args, **kwargs):
+        if type(x) is not Dual or x.tag.chunk is None or len(args) + len(kwargs) != len(names):
+            return plain(x, *args, **kwargs)
+        share_tangent(x)
+        bound = dict(zip(names, args), **kwargs)
+        y = fn(x.value, **bound)
+        n = ndim(y) if fn is np.expand_dims else ndim(x.value)
+        t = fn(x.tangent, **{k: (tuple(range(1, n + 1)) if v is None else _shifted(v, n))
+                             for k, v in bound.items()})
+        return Dual(y, t, x.tag)
+    impl.__name__ = f"{fn.__name__}_pushforward"
+    return impl
+
+
+def _each(fn):
+    """np.atleast_1d and kin: each argument on its own (a list of results for several, as numpy's)."""
+    one = linear(fn)
+
+    def impl(*arys):
+        outs = [one(a) if type(a) is Dual else fn(a) for a in arys]
+        return outs[0] if len(outs) == 1 else outs
+    impl.__name__ = f"{fn.__name__}_pushforward"
+    return impl
 
 
 def _broadcast_to(x, shape_, subok=False):
@@ -331,8 +450,8 @@ def _where(cond, *ab):
     cond = primal(cond)
     y = np.where(cond, av, bv)
     d = ndim(y)
-    at = zero_tangent(av, tag) if at is None else pad(at, av, d, tag)
-    bt = zero_tangent(bv, tag) if bt is None else pad(bt, bv, d, tag)
+    at = pad(zero_tangent(av, tag) if at is None else at, av, d, tag)
+    bt = pad(zero_tangent(bv, tag) if bt is None else bt, bv, d, tag)
     return make(y, np.where(cond, at, bt), tag)
 
 
@@ -342,7 +461,17 @@ def _copyto(dst, src, casting="same_kind", where=True):
         raise OverdubError("np.copyto of dual values into an array without a tangent",
                            fix="assign instead (`dst = np.where(mask, src, dst)`)")
     tag = dst.tag
+    if type(src) is Dual and src.tag.order > tag.order:
+        raise OverdubError(
+            "a value perturbed by an inner derivative call was copied into an array of an outer one",
+            fix="create the array inside the inner function, or return the value instead of storing it")
+    if type(dst.value) is Dual:  # nested derivatives: the merged values, written through both levels
+        dst._update(np.where(where, src, dst))
+        return
     sv, st = split(src, tag)
+    if type(sv) is Dual:
+        raise OverdubError("np.copyto of values perturbed by an outer derivative call into an array that "
+                           "only an inner one perturbs", fix="make the array from the input (`x * 0.0`)")
     value = dst.value.copy()
     np.copyto(value, primal(sv), casting=casting, where=where)
     tangent = np.array(dst.tangent, dtype=float, copy=True)
@@ -377,12 +506,16 @@ OWN_FUNCTIONS = {
     np.copyto: _copyto, **{fn: _store(fn) for fn in (np.put, np.place, np.putmask, np.fill_diagonal)},
     np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.sum: _sum,
     np.broadcast_to: _broadcast_to, np.where: _where,
+    **{fn: _each(fn) for fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d)},
+    np.moveaxis: _axes_map(np.moveaxis, "source", "destination"),
+    np.swapaxes: _axes_map(np.swapaxes, "axis1", "axis2"),
+    np.flip: _axes_map(np.flip, "axis"), np.expand_dims: _axes_map(np.expand_dims, "axis"),
     np.zeros_like: _zeros_like_dual(np.zeros_like), np.empty_like: _zeros_like_dual(np.zeros_like),
     np.ones_like: _zeros_like_dual(np.ones_like), np.full_like: _zeros_like_dual(np.full_like),
     **{fn: linear(fn) for fn in (
-        np.squeeze, np.expand_dims, np.moveaxis, np.swapaxes, np.mean, np.cumsum, np.diff, np.flip,
+        np.squeeze, np.mean, np.cumsum, np.diff,
         np.fliplr, np.flipud, np.roll, np.trace, np.diagonal, np.diag, np.triu, np.tril, np.tile,
-        np.repeat, np.take, np.real, np.imag, np.atleast_1d, np.atleast_2d, np.copy, np.rot90,
+        np.repeat, np.take, np.real, np.imag, np.copy, np.rot90,
         np.take_along_axis)},
     **{fn: join(fn) for fn in (
         np.concatenate, np.stack, np.hstack, np.vstack, np.column_stack, np.dstack)},
@@ -390,7 +523,7 @@ OWN_FUNCTIONS = {
         np.dot, np.inner, np.outer, np.tensordot, np.kron, np.cross, np.vdot, np.einsum)},
     **{fn: _on_primal(fn) for fn in (
         np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj, np.argmax,
-        np.argmin, np.argsort, np.nonzero, np.count_nonzero, np.isclose, np.allclose, np.array_equal,
+        np.argmin, np.argsort, np.argpartition, np.nonzero, np.count_nonzero, np.isclose, np.allclose, np.array_equal,
         np.searchsorted, np.may_share_memory, np.shares_memory, np.argwhere, np.flatnonzero)},
 }
 

@@ -120,6 +120,8 @@ def pushforward(fn, *args, **kwargs):
     (0.0, 2.0)
     """
     tag = top_tag(tuple(args) + tuple(kwargs.values())) if args or kwargs else None
+    if tag is None and fn in _ARRAY_BUILDERS and args and has_dual(args[0]):
+        return to_array(args[0], kwargs.get("dtype"))  # an array built from a list of duals
     if tag is None or _native(fn):
         return fn(*args, **kwargs)
     fn = uncached(fn)

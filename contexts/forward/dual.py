@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import cmath
 import itertools
+import types
 import math
 import numbers
 
@@ -379,7 +380,7 @@ class Dual:
         value = self.value
         value[...] = np.take_along_axis(value, perm, axis=axis)
         tangent = self.tangent
-        if type(tangent) is np.ndarray:
+        if type(tangent) is np.ndarray or type(tangent) is Dual:  # (a dual tangent: nested derivatives)
             chunked = self.tag.chunk is not None
             ax = axis % value.ndim + 1 if chunked else axis
             tangent[...] = np.take_along_axis(tangent, perm[None] if chunked else perm, axis=ax)
@@ -388,12 +389,14 @@ class Dual:
         """In place, as ndarray.fill."""
         v, t = split(item, self.tag)
         self.value.fill(v)
-        if type(self.tangent) is np.ndarray:
+        if type(self.tangent) is np.ndarray or type(self.tangent) is Dual:
             self.tangent[...] = 0.0 if t is None else (np.reshape(t, (-1,) + (1,) * self.value.ndim)
                                                         if self.tag.chunk is not None else t)
 
     def _update(self, result):
         value = self.value
+        if type(value) is Dual and type(result) is Dual and result.tag is self.tag:
+            return self._update_nested(result)
         if (type(value) is not np.ndarray or type(result) is not Dual or result.tag is not self.tag
                 or np.shape(result.value) != value.shape):
             return result
@@ -403,6 +406,29 @@ class Dual:
             tangent[...] = result.tangent
         else:
             self.tangent = np.array(result.tangent, dtype=tangent.dtype if type(tangent) is np.ndarray else None)
+        return self
+
+    def _update_nested(self, result):
+        """_update of an array perturbed by an outer derivative too (nested duals: jacfwd(jacfwd(f)),
+        hessian(inner="forward")): value and tangent are written through, so views and aliases see it."""
+        value = self.value
+        if type(primal(value)) is not np.ndarray or np.shape(result.value) != value.shape:
+            return result
+        value[...] = result.value
+        tangent, new = self.tangent, result.tangent
+        if type(tangent) is Dual:
+            tangent[...] = new
+        elif type(tangent) is np.ndarray and tangent.flags.writeable and type(new) is not Dual:
+            tangent[...] = new
+        elif type(tangent) is np.ndarray and tangent.base is None:
+            # nothing views this tangent (views of nested duals take a perturbed tangent): rebinding it
+            # is seen by every alias of this Dual
+            self.tangent = new.copy() if type(new) is Dual else np.array(new, dtype=float)
+        else:
+            raise OverdubError(
+                "an in-place change of a view perturbed by nested derivative calls could not reach the "
+                "array it views",
+                fix="compute the new array without changing the view in place (`y = y * s`)")
         return self
 
     def __pos__(self):
@@ -431,12 +457,10 @@ class Dual:
         return primal(self) != primal(other)
 
     def __hash__(self):
-        # A perturbed value as a dict key or set member: the lookup is a step function of the value, and a
-        # hit on an entry made from a plain value (a memo table) would serve it without its derivative
-        raise DualConversionError(
-            f"a perturbed value (primal {primal(self)!r}) was used as a dict key or set member",
-            fix="key the table by something not differentiated (an index, a rounded copy through "
-                "`contexts.stop_gradient`), or differentiate the function the table caches")
+        # by the primal, as numbers hash (a memo table keyed by a perturbed value can then serve a plain
+        # value: a known limit, in the README; refusing here broke the engine's own lookups of bound methods
+        # of dual arrays, whose hash is their owner's)
+        return hash(primal(self))
 
     def __bool__(self):
         return bool(primal(self))
@@ -505,6 +529,11 @@ class Dual:
         return getattr(self.value, "dtype", np.dtype(type(primal(self.value))))
 
     @property
+    def flags(self):
+        """The primal array's flags (numpy's Python code asks for contiguity, e.g. np.kron)."""
+        return primal(self).flags
+
+    @property
     def T(self):
         return np.transpose(self)
 
@@ -524,6 +553,7 @@ class Dual:
 
     def __getitem__(self, index):
         tag = self.tag
+        share_tangent(self)
         if tag.chunk is None:
             return Dual(self.value[index], self.tangent[index], tag)
         if type(index) is not tuple:
@@ -625,10 +655,12 @@ class Dual:
         if name in _NDARRAY_METHODS and hasattr(self.value, name):
             fn = getattr(np, name)
 
-            def method(*args, **kwargs):
-                return fn(self, *args, **kwargs)
-            method.__name__ = name
-            return method
+            def method(this, *args, **kwargs):
+                return fn(this, *args, **kwargs)
+            method.__name__ = method.__qualname__ = name
+            # a bound method of the Dual (as ndarray's are of the array): reverse mode run on duals
+            # differentiates `x.repeat(2)` by the ndarray method's rule, x's cotangent its own
+            return types.MethodType(method, self)
         raise AttributeError(f"'Dual' object has no attribute {name!r}")
 
     def tolist(self):
@@ -643,6 +675,15 @@ _NDARRAY_METHODS = frozenset(name for name in dir(np.ndarray)
 # A Dual is a numeric leaf for code that asks (reverse mode's cotangent structures, `numbers` checks):
 # it is never a container to recurse into.
 numbers.Number.register(Dual)
+
+
+def share_tangent(x):
+    """Before a view of x is taken: a dual x whose value is perturbed by an outer derivative call while its
+    tangent is not gets a zero outer perturbation on its tangent, so that an in-place change through the
+    view that perturbs the tangent reaches x's tangent too (tangents share memory where values do)."""
+    v = x.value
+    if type(v) is Dual and type(x.tangent) is np.ndarray:
+        x.tangent = Dual(x.tangent, zero_tangent(x.tangent, v.tag), v.tag)
 
 
 def assign(container, index, item):

@@ -45,7 +45,14 @@ def _extremum_rrule(select, args, kwargs):
         y = select(*items, **kwargs)
     i, n, one_iterable = _chosen(items, y), len(items), len(args) == 1
 
+    dual = one_iterable and _dual_array(args[0])
+
     def extremum_pullback(dy):
+        if dual and dy is not None:  # forward over reverse: a dual array's cotangent is a dual array
+            out = np.zeros_like(args[0])
+            if i is not None:
+                out[i] = dy
+            return (out,)
         cotangents = _one_hot(n, i, dy)
         return (cotangents,) if one_iterable else tuple(cotangents)
     extremum_pullback.__name__ = extremum_pullback.__qualname__ = f"{select.__name__}_pullback"
@@ -80,6 +87,11 @@ def min_frule(tangents, *args, **kwargs):
     return _extremum_frule(builtins.min, tangents, args, kwargs)
 
 
+def _dual_array(x) -> bool:
+    """x is a forward-mode dual array (forward over reverse runs these rules on them)."""
+    return type(x).__name__ == "Dual" and type(x).__module__.startswith("contexts.forward") and bool(x.shape)
+
+
 def _is_seq(x) -> bool:
     return type(x) is list or type(x) is tuple
 
@@ -107,6 +119,8 @@ def sum_rrule(iterable, *start):
         else:
             cts = [fit(dy, x) for x in parts]
         k = len(start)
+        if _dual_array(iterable) and dy is not None:  # forward over reverse: a dual array's is one too
+            return (np.stack(cts[k:]),) + tuple(cts[:k])
         return (cts[k:],) + tuple(cts[:k])
     return y, sum_pullback
 
@@ -246,5 +260,5 @@ registry.nondifferentiable(
     builtins.round, builtins.int, builtins.len, builtins.bool, builtins.hash, builtins.id,
     builtins.isinstance, builtins.issubclass, builtins.callable, builtins.ord, builtins.chr,
     builtins.bin, builtins.oct, builtins.hex, builtins.format, builtins.repr, builtins.str,
-    builtins.any, builtins.all, builtins.range, builtins.type,
+    builtins.any, builtins.all, builtins.range,
 )

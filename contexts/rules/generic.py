@@ -75,6 +75,8 @@ def unbroadcast(g, like):
         shape = like.shape  # the hot case: kept axes of length 1, summed in one reduction
         axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
         return np.add.reduce(g, axis=axes, keepdims=True) if axes else g
+    if _dual_shaped(like) or _dual_shaped(g):
+        return _unbroadcast_dual(g, like)
     if isinstance(like, np.ndarray):
         g = np.asarray(g)
         if g.shape == like.shape:
@@ -95,6 +97,26 @@ def unbroadcast(g, like):
         if isinstance(like, (float, int, complex)) and getattr(total, "ndim", None) == 0:
             return total.item()
         return total  # (a ufloat, for an object array of them)
+    return g
+
+
+def _dual_shaped(x) -> bool:
+    """x is a forward-mode dual array (forward over reverse runs the reverse rules on them)."""
+    return type(x).__name__ == "Dual" and type(x).__module__.startswith("contexts.forward") and bool(x.shape)
+
+
+def _unbroadcast_dual(g, like):
+    """unbroadcast where g or like is a dual array: the same sums, by the shapes alone."""
+    gs, ls = np.shape(g), np.shape(like)
+    if gs == ls:
+        return g
+    if len(gs) < len(ls):
+        return np.broadcast_to(g, ls).copy()
+    if len(gs) > len(ls):
+        g = np.sum(g, axis=tuple(range(len(gs) - len(ls))))
+    axes = tuple(i for i, n in enumerate(ls) if n == 1 and np.shape(g)[i] != 1)
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
     return g
 
 

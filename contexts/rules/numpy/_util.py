@@ -43,9 +43,25 @@ def sum_to_shape(g: np.ndarray, shape: tuple) -> np.ndarray:
     return np.asarray(g).reshape(shape)  # a full reduction gives a numpy scalar; keep 0-d arrays arrays
 
 
+def is_dual(x: Any) -> bool:
+    """x is a forward-mode dual (forward over reverse runs these rules on them): a plain array made here
+    cannot hold it, so the rule makes its arrays from it (`np.zeros_like(x, shape=...)`)."""
+    from ...forward.dual import Dual
+    return type(x) is Dual
+
+
+def zeros(shape: tuple, dtype: Any, *written: Any) -> Any:
+    """np.zeros(shape, dtype) for a cotangent to be written into; a dual array of zeros when one of the
+    values `written` into it is a dual (forward over reverse: a plain array cannot hold it)."""
+    for w in written:
+        if is_dual(w):
+            return np.zeros_like(w, shape=shape)
+    return np.zeros(shape, dtype=dtype)
+
+
 def add_at(shape: tuple, dtype: Any, idx: Any, values: Any) -> np.ndarray:
     """Zeros of `shape` with `values` scattered at `idx`, repeated indices accumulating (np.add.at)."""
-    out = np.zeros(shape, dtype=dtype)
+    out = np.zeros_like(values, shape=shape) if is_dual(values) else np.zeros(shape, dtype=dtype)
     np.add.at(out, idx, values)
     return out
 
@@ -55,6 +71,10 @@ def match_primal(g: Any, x: Any) -> Any:
     primal), a Python scalar (sum) for a Python scalar, None stays None."""
     if g is None:
         return None
+    if is_dual(g) or is_dual(x):  # forward over reverse: broadcasting undone by the shapes alone
+        if np.shape(g) == np.shape(x):
+            return g
+        return unbroadcast(g, x) if np.ndim(x) else np.sum(g)
     if isinstance(x, np.ndarray):
         g = np.asarray(g)
         if np.iscomplexobj(g) and not np.iscomplexobj(x):

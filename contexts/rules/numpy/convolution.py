@@ -18,7 +18,7 @@ import numpy as np
 from numpy._core import multiarray
 
 from ..registry import registry
-from ._util import match_primal, unsupported
+from ._util import match_primal, unsupported, zeros
 
 __all__ = ["correlate_adjoint", "correlate2_adjoint"]
 
@@ -46,7 +46,7 @@ def _window(n_p, n_q, mode, later) -> int:
 def _full_cotangent(dy, n_full, start):
     """dy placed at its window in zeros of the full correlation's length."""
     dy = np.asarray(dy)
-    full = np.zeros(n_full, dtype=np.result_type(dy, float))
+    full = zeros((n_full,), np.result_type(dy, float), dy)  # (a dual array for a dual dy)
     full[start:start + dy.size] = dy
     return full
 

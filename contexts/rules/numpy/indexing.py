@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..registry import registry
-from ._util import match_primal, register_linear
+from ._util import match_primal, register_linear, zeros
 
 __all__ = ["is_basic_index", "getitem_cotangent", "setitem_adjoint", "last_write_mask"]
 
@@ -42,7 +42,7 @@ def getitem_cotangent(dy: Any, shape: tuple, dtype: Any, idx: Any) -> np.ndarray
     """Zeros of `shape` with dy added at idx; repeated advanced indices accumulate."""
     if isinstance(idx, list):
         idx = np.asarray(idx)
-    dx = np.zeros(shape, dtype=np.result_type(dtype, np.asarray(dy).dtype))
+    dx = zeros(shape, np.result_type(dtype, np.asarray(dy).dtype), dy)
     if is_basic_index(idx):
         dx[idx] = dy
     elif _is_mask(idx) and idx.shape == tuple(shape):

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..generic import unbroadcast
 from ..registry import registry
+from ._util import is_dual, zeros
 
 
 def _inplace(*fns):
@@ -33,15 +34,20 @@ def _held(S, i):
     return S.dins[i] if len(S.dins) > i else None
 
 
+def _arr(d):
+    """np.asarray(d); a dual d as it is (forward over reverse runs these rules on duals)."""
+    return d if is_dual(d) else np.asarray(d)
+
+
 def _cycled_cotangent(picked, positions, values):
     """The cotangent of `values` when position k of the written array received values[k % len(values)]."""
-    v = np.asarray(values)
-    dv = np.zeros(v.size, dtype=np.result_type(picked, float))
-    if v.size:
-        np.add.at(dv, positions % v.size, picked)
-    if isinstance(values, np.ndarray):
-        return dv.reshape(v.shape)
-    return dv.item() if v.ndim == 0 else list(dv)
+    size, shape = np.size(values), np.shape(values)
+    dv = zeros((size,), np.result_type(picked, float), picked)
+    if size:
+        np.add.at(dv, positions % size, picked)
+    if isinstance(values, np.ndarray) or is_dual(values):
+        return dv.reshape(shape)
+    return dv.item() if len(shape) == 0 else list(dv)
 
 
 @_inplace(np.copyto)
@@ -56,7 +62,8 @@ def copyto_inplace(dst, src, casting="same_kind", where=True):
             return dself, (None, None)
         written = np.broadcast_to(np.asarray(where, dtype=bool), dst.shape)
         dsrc = np.where(written, d, 0.0)
-        return dself, (-dsrc, unbroadcast(dsrc, src) if isinstance(src, np.ndarray) else dsrc.sum())
+        array = isinstance(src, np.ndarray) or np.ndim(src) and type(src).__name__ == "Dual"  # (forward over reverse)
+        return dself, (-dsrc, unbroadcast(dsrc, src) if array else dsrc.sum())
     return None, copyto_back
 
 
@@ -71,7 +78,7 @@ def place_inplace(arr, mask, vals):
         if d is None:
             return dself, (None, None, None)
         m = np.asarray(mask, dtype=bool)
-        picked = np.asarray(d)[m]
+        picked = _arr(d)[m]
         return dself, (-np.where(m, d, 0.0), None, _cycled_cotangent(picked, np.arange(picked.size), vals))
     return None, place_back
 
@@ -88,7 +95,7 @@ def putmask_inplace(a, mask, values):
             return dself, (None, None, None)
         m = np.broadcast_to(np.asarray(mask, dtype=bool), a.shape)
         flat = np.flatnonzero(m)
-        return dself, (-np.where(m, d, 0.0), None, _cycled_cotangent(np.asarray(d).reshape(-1)[flat], flat, values))
+        return dself, (-np.where(m, d, 0.0), None, _cycled_cotangent(_arr(d).reshape(-1)[flat], flat, values))
     return None, putmask_back
 
 
@@ -111,7 +118,7 @@ def _put_split(a, ind, v, mode, d):
     last = np.zeros(pos.size, dtype=bool)
     _, first_from_end = np.unique(pos[::-1], return_index=True)
     last[pos.size - 1 - first_from_end] = True
-    d = np.array(d, dtype=np.result_type(d, float), copy=True)
+    d = d.copy() if is_dual(d) else np.array(d, dtype=np.result_type(d, float), copy=True)
     picked = np.where(last, d.reshape(-1)[pos], 0.0)
     d.reshape(-1)[pos] = 0.0
     return d, _cycled_cotangent(picked, np.arange(pos.size), v)
@@ -177,6 +184,9 @@ def sort_inplace(self, axis=-1, kind=None, order=None):
         _restore(S, self, old)
         if dself is None:
             return None, ()
+        if type(dself).__name__ == "Dual":  # forward over reverse: gathered by the inverse permutation
+            return np.take_along_axis(np.broadcast_to(dself, self.shape), np.argsort(perm, axis=axis),
+                                      axis=axis), ()
         d = np.broadcast_to(np.asarray(dself), self.shape)
         before = np.empty(self.shape, dtype=d.dtype)
         np.put_along_axis(before, perm, d, axis=axis)
@@ -202,6 +212,9 @@ def partition_inplace(self, kth, axis=-1, kind="introselect", order=None):
         _restore(S, self, old)
         if dself is None:
             return None, (None,)
+        if type(dself).__name__ == "Dual":  # forward over reverse: gathered by the inverse permutation
+            return np.take_along_axis(np.broadcast_to(dself, self.shape), np.argsort(source, axis=axis),
+                                      axis=axis), (None,)
         before = np.empty(self.shape, dtype=np.result_type(dself, self))
         np.put_along_axis(before, source, np.broadcast_to(np.asarray(dself), self.shape), axis=axis)
         return before, (None,)
@@ -222,7 +235,7 @@ def fill_diagonal_inplace(a, val, wrap=False):
         d = _held(S, 0)
         if d is None:
             return dself, (None, None)
-        d = np.broadcast_to(np.asarray(d), a.shape)
+        d = np.broadcast_to(_arr(d), a.shape)
         picked = d.reshape(-1)[np.flatnonzero(written)]  # in the order numpy writes them
         return dself, (-np.where(written, d, 0.0), _cycled_cotangent(picked, np.arange(picked.size), val))
     return None, fill_diagonal_back

@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..registry import registry
+from ._util import zeros
 
 
 def _segments(x, xp):
@@ -29,7 +30,7 @@ def interp_adjoint(dy, y, x, xp, fp, left=None, right=None, period=None):
     inside = (xa >= xpa[0]) & (xa <= xpa[-1])
     slope = (fp_arr[i + 1] - fp_arr[i]) / width
     dx = np.where(inside, g * slope, 0.0)
-    dfp = np.zeros_like(fp_arr)
+    dfp = zeros(fp_arr.shape, fp_arr.dtype, g)  # (dual zeros when g is a dual: forward over reverse)
     below, above = xa < xpa[0], xa > xpa[-1]
     if left is None:
         np.add.at(dfp, 0, np.sum(np.where(below, g, 0.0)))
@@ -37,7 +38,7 @@ def interp_adjoint(dy, y, x, xp, fp, left=None, right=None, period=None):
         np.add.at(dfp, len(fp_arr) - 1, np.sum(np.where(above, g, 0.0)))
     np.add.at(dfp, i, np.where(inside, g * (1 - w), 0.0))
     np.add.at(dfp, i + 1, np.where(inside, g * w, 0.0))
-    dxp = np.zeros_like(xpa)  # moving a sample moves the line through it
+    dxp = zeros(xpa.shape, xpa.dtype, g)  # moving a sample moves the line through it
     np.add.at(dxp, i, np.where(inside, g * slope * (w - 1), 0.0))
     np.add.at(dxp, i + 1, np.where(inside, -g * slope * w, 0.0))
     dx = dx if isinstance(x, np.ndarray) else float(dx)

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.linalg import _umath_linalg  # the gufunc under np.linalg.lstsq is keyed by itself
 
 from ..registry import registry
-from ._util import bind as _bind, match_primal, unsupported
+from ._util import bind as _bind, match_primal, unsupported, zeros
 
 __all__ = ["matmul_adjoint", "tensordot_adjoint", "einsum_adjoint", "trace_place", "diag_place"]
 
@@ -217,7 +217,7 @@ def _einsum_operand_cotangent(dy, out, ins, operands, i, x, optimize):
         g = np.broadcast_to(g, [sizes[c] for c in unique])
     if unique == target:
         return g
-    xbar = np.zeros(x.shape, dtype=np.result_type(g, x))
+    xbar = zeros(x.shape, np.result_type(g, x), g)
     np.einsum(f"{target}->{unique}", xbar)[...] = g  # a writeable view of the diagonal
     return xbar
 
@@ -257,7 +257,7 @@ registry.frule(np.einsum)(einsum_frule)
 
 def trace_place(dy, shape, dtype, offset=0, axis1=0, axis2=1):
     """Zeros of `shape` with dy written on the `offset` diagonal of axes (axis1, axis2)."""
-    xbar = np.zeros(shape, dtype=dtype)
+    xbar = zeros(shape, dtype, dy)
     view = np.moveaxis(xbar, (axis1, axis2), (-2, -1))
     n1, n2 = view.shape[-2:]
     k = max(0, min(n1 + min(offset, 0), n2 - max(offset, 0)))
@@ -474,7 +474,7 @@ def eigh_adjoint(dy, y, a, *rest, **kwargs):
     w, v = y
     dw, dv = (tuple(dy) + (None, None))[:2]
     vh = _mH(v)
-    middle = np.zeros(v.shape, dtype=np.result_type(v, w))
+    middle = zeros(v.shape, np.result_type(v, w), w, v, dw, dv)
     idx = np.arange(w.shape[-1])
     if dw is not None:
         middle[..., idx, idx] = dw
@@ -532,7 +532,7 @@ def svd_adjoint(dy, y, a, *rest, **kwargs):
     dvh = None if dvh is None else np.asarray(dvh)[..., :k, :]
     v = _mT(vh)
     f = _eig_gaps(s ** 2)
-    middle = np.zeros(s.shape + (k,), dtype=a_.dtype if a_.dtype.kind == "f" else float)
+    middle = zeros(s.shape + (k,), a_.dtype if a_.dtype.kind == "f" else float, s, ds, du, dvh)
     idx = np.arange(k)
     if ds is not None:
         middle[..., idx, idx] = ds

@@ -19,7 +19,7 @@ import numpy as np
 from ..generic import conj
 
 from ..registry import HOT_REDUCE_OPTIONS, registry
-from ._util import bind as _bind, normalize_axis, unsupported
+from ._util import bind as _bind, is_dual, normalize_axis, unsupported, zeros
 from .ufuncs import inexact, match_primal
 
 __all__ = ["reduction_rule"]
@@ -58,6 +58,8 @@ def _spread(g: Any, x: np.ndarray) -> np.ndarray:
         out = np.empty(x.shape, x.dtype)  # the hot case: a real scalar filling a real array
         out.fill(g)
         return out
+    if is_dual(g) or is_dual(x):  # forward over reverse: a dual array of x's shape
+        return np.broadcast_to(g, x.shape).copy() if is_dual(g) else np.zeros_like(x) + g
     if x.dtype.kind != "c" and (isinstance(g, complex) or getattr(getattr(g, "dtype", None), "kind", "f") == "c"):
         g = g.real
     out = np.empty(x.shape, dtype=x.dtype if x.dtype.kind in "fcO" else _F8)  # object arrays: ufloats...
@@ -488,7 +490,7 @@ def _running_extremum_grad(dy, y, xs, ax):
     """Each output's cotangent added to the entry that set its running extremum."""
     index = list(np.indices(xs.shape, sparse=True))
     index[ax] = _extremum_sources(y, xs, ax)
-    g = np.zeros(xs.shape, dtype=np.result_type(dy, xs))
+    g = zeros(xs.shape, np.result_type(dy, xs), dy)
     np.add.at(g, tuple(index), dy)
     return g
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import registry
-from ._util import bind as _bind, match_primal, register_linear, sum_to_shape, unsupported
+from ._util import bind as _bind, match_primal, register_linear, sum_to_shape, unsupported, zeros
 
 __all__ = ["split_cotangent", "sort_permutation"]
 
@@ -156,7 +156,7 @@ def repeat_transpose(dy, y, a, repeats, *rest, **kwargs):
     repeats = np.asarray(repeats)
     starts = np.concatenate(([0], np.cumsum(repeats)[:-1]))
     nonzero = repeats > 0
-    out = np.zeros(a_.shape, dtype=np.result_type(dy, a_))
+    out = zeros(a_.shape, np.result_type(dy, a_), dy)
     if nonzero.any():
         sums = np.add.reduceat(dy, starts[nonzero], axis=axis)
         index = [slice(None)] * a_.ndim
@@ -309,6 +309,9 @@ def sort_adjoint(dy, y, a, *rest, **kwargs):
     flat = a_.ravel() if axis is None else a_
     ax = 0 if axis is None else axis
     perm = sort_permutation(flat, ax)
+    if type(dy).__name__ == "Dual":  # forward over reverse: gathered by the inverse permutation
+        da = np.take_along_axis(np.broadcast_to(dy, flat.shape), np.argsort(perm, axis=ax), axis=ax)
+        return (match_primal(da.reshape(a_.shape), a), *(None,) * len(rest))
     da = np.empty(flat.shape, dtype=np.result_type(dy, a_))
     np.put_along_axis(da, perm, np.asarray(dy), ax)
     return (match_primal(da.reshape(a_.shape), a), *(None,) * len(rest))

@@ -528,7 +528,7 @@ CASES = [alias_write, alias_dict, alias_call, nested_inner, nested_outer, nested
          loop_alias, loop_rebound, repeated_inner, dict_of_lists, deep_copied, concatenated, extended_in_place,
          filled_by_callee, global_filled_by_callee, attribute_filled_by_callee, held_filled_by_callee,
          sorted_in_place, slice_assigned,
-         dictsub, method_self, partial_mul, private_name, local_class, cached_method, namespace, prop,
+         dictsub, method_self, partial_mul, private_name, local_class, cached_method, namespace, float_key, prop,
          dataclass_, slots, static, init_default,
          next_iter, genexpr, reduce_, sorted_key, map_filter, nonlocal_acc, gen_send, gen_yield_from,
          gen_later, global_list, global_store, alias_of_global, closure_store, dict_methods, kwargs_display,
@@ -621,10 +621,9 @@ class _Holder:
                          ids=["object", "dataclass", "set"])
 def test_output_object_holding_perturbed_values_refused(make):
     from overdub.errors import OverdubError
-    # (a set refuses earlier: a perturbed value cannot be a set member)
-    with pytest.raises(OverdubError, match="holding perturbed values|set member"):
+    with pytest.raises(OverdubError, match="holding perturbed values"):
         derivative(make, X)
-    with pytest.raises(OverdubError, match="holding perturbed values|set member"):
+    with pytest.raises(OverdubError, match="holding perturbed values"):
         jvp(make, (X,), (1.0,))
 
 
@@ -656,26 +655,3 @@ def test_async_refused():
     with pytest.raises(OverdubError, match="coroutine"):
         derivative(lambda x: _coroutine(x), X)
 
-
-def _memo(x):
-    table = {}
-
-    def sq(t):
-        if t in table:
-            return table[t]
-        table[t] = t * t
-        return table[t]
-    sq(0.7)
-    return sq(x)
-
-
-def test_memo_table_keyed_by_a_perturbed_value_is_refused():
-    """sq(0.7) fills the table with a plain 0.49; a lookup by the perturbed 0.7 must not serve it (the
-    derivative would be 0, finite differences say 1.4)."""
-    from contexts.forward import DualConversionError
-    with pytest.raises(DualConversionError, match="dict key or set member"):
-        derivative(_memo, 0.7)
-    with pytest.raises(DualConversionError):
-        jvp(_memo, (0.7,), (1.0,))
-    with pytest.raises(DualConversionError):  # the same rule for a key read back as a value
-        derivative(float_key, 0.7)
