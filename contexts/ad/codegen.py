@@ -128,6 +128,9 @@ class _Gen:
         self.depth_of: dict[int, int] = {}
         self._later: set[str] = set()
         self._results: list[str] = []
+        # names this function declares `global`: a differentiated value stored there leaves the function's
+        # variables, and reverse mode cannot route its cotangent back from where the module reads it
+        self.globals_declared = {n for g in ast.walk(fdef) if isinstance(g, ast.Global) for n in g.names}
         # nested functions that write variables of this one (`nonlocal`): name -> those variables
         self.aliases = _copy_groups(fdef)
         self.view_groups = view_groups(fdef)
@@ -231,6 +234,12 @@ class _Gen:
             s.finalbody = self.body(s.finalbody) if s.finalbody else []
             return [s]
         if isinstance(s, ast.With):
+            for item in s.items:
+                if item.optional_vars is not None and (self.is_active(item.optional_vars)
+                                                       or self.is_active(item.context_expr)):
+                    raise Unsupported("`with ... as` on a differentiated context manager (the value of its "
+                                      "`__enter__` is not differentiated); call `__enter__`/`__exit__` "
+                                      "explicitly or compute the value outside the `with`", s)
             s.body = self.body(s.body)
             return [s]
         raise AssertionError(type(s))
@@ -360,6 +369,10 @@ class _Gen:
 
     # -- one active statement: (forward statements, saved names, adjoint text) -------------------------
     def statement(self, s):
+        if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id in self.globals_declared
+                                             for t in s.targets):
+            raise Unsupported("differentiated value stored into a module global (`global` statement); "
+                              "pass it as an argument or return it instead", s)
         if isinstance(s, ast.Return):
             return [self._ret(s)], [], self.acc(s.value.id, "_od_dret")
         if isinstance(s, ast.FunctionDef):

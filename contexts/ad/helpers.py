@@ -368,12 +368,13 @@ def getitem_adj(S, dobj, g, obj, idx):
             for j, gj in zip(range(*idx.indices(len(obj))), g):
                 if gj is not None:
                     box[j] = acc(box[j], gj)
-        else:
+        elif not _into_child(S, box, obj[idx], idx, g):
             box[idx] = acc(box[idx], g)
         return box
     if isinstance(obj, dict):
         box = S.box(obj, dobj)
-        box[idx] = acc(box.get(idx), g)
+        if not _into_child(S, box, obj[idx], idx, g):
+            box[idx] = acc(box.get(idx), g)
         return box
     gi = getattr(type(obj), "__getitem__", None)
     if type(gi) is types.FunctionType:
@@ -388,6 +389,20 @@ def getitem_adj(S, dobj, g, obj, idx):
             box.extend([None] * (idx + 1 - len(box)))
         box[idx] = acc(box[idx], g)
     return box
+
+
+def _into_child(S, box, child, idx, g) -> bool:
+    """A list or dict read out of a container (`t['a']`, `rows[0]`) keeps its cotangent in its own box,
+    where the adjoints of its own changes (`t['a'].append(v)`) look for it; the parent's entry is that
+    box. False for any other element."""
+    if type(child) is not list and type(child) is not dict:
+        return False
+    cb = S.box(child, g)
+    old = box.get(idx) if hasattr(box, "get") else box[idx]
+    if old is not None and old is not cb:
+        S.box(child, old)
+    box[idx] = cb
+    return True
 
 
 def seq_adj(S, g, t):
