@@ -13,6 +13,9 @@ import types
 
 import numpy as np
 
+# (forward mode depends on nothing of reverse mode: no cycle)
+from ..forward.dual import Dual as _Dual
+
 __all__ = ["Tangent", "SeqBox", "MapBox", "Session", "acc", "finalize", "zero_of"]
 
 _NDARRAY = np.ndarray
@@ -192,6 +195,11 @@ def zero_of(x):
         return np.zeros_like(x) if x.dtype.kind in "fciub" else None
     if isinstance(x, np.generic):
         return type(x)(0)
+    if type(x) is _Dual:  # forward over reverse: the zero of the value's shape (a dual array's too)
+        v = x
+        while type(v) is _Dual:
+            v = v.value
+        return np.zeros(np.shape(v)) if np.shape(v) else 0.0
     if isinstance(x, numbers.Number):
         return type(x)(0) if isinstance(x, (int, float, complex)) or hasattr(type(x), "denominator") else 0.0
     if type(x).__module__.startswith("uncertainties"):

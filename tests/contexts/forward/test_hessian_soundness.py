@@ -483,3 +483,15 @@ def test_library_function_filling_a_plain_array_is_refused_naming_the_function(m
         return scipy.stats.norm.logpdf(x).sum()
     with pytest.raises(OverdubError, match="logpdf_sum"):
         MODES[mode](logpdf_sum, X.copy())
+
+
+@pytest.mark.parametrize("shape", [(4,), (3, 4)])
+def test_hessian_of_a_function_not_reading_x_is_square_zero(shape):
+    """f ignores x: its Hessian is zeros of shape x.shape * 2 (the gradient of a dual input was the scalar
+    0.0, and the Hessian came out with x's shape)."""
+    c = np.array([0.2, 0.3, 0.4, 0.5])
+    f = lambda x: (c * c).sum()  # noqa: E731
+    x = np.ones(shape)
+    for h in (hessian(f, x), hessian(f, x, inner="forward")):
+        assert np.shape(h) == shape * 2 and not np.any(h)
+    assert np.shape(hvp(f, x, np.ones(shape))) == shape
