@@ -554,9 +554,23 @@ def _registry_zeros(t, a):
     if _zero(t):
         return None
     if (type(t) is list or type(t) is tuple) and (type(a) is list or type(a) is tuple) and len(a) == len(t):
-        return type(t)(np.zeros(e.shape, np.result_type(e.dtype, float)) if _zero(d) and type(e) is np.ndarray
-                       else d if _zero(d) else _registry_zeros(d, e) for d, e in zip(t, a))
+        return type(t)(_zeros_of(e, d) if _zero(d) else _registry_zeros(d, e) for d, e in zip(t, a))
     return t
+
+
+def _zeros_of(e, d):
+    """Zeros shaped like an item e of a list argument (an array, or a nested list of numbers such as the
+    `[0.0]` of `np.concatenate([[0.0], v])`); d (the twins' 0) for a scalar or a ragged item."""
+    if type(e) is np.ndarray:
+        return np.zeros(e.shape, np.result_type(e.dtype, float))
+    if type(e) is list or type(e) is tuple:
+        try:
+            arr = np.asarray(e)
+        except ValueError:
+            return d
+        if arr.dtype != object:
+            return np.zeros(arr.shape, np.result_type(arr.dtype, float))
+    return d
 
 
 def _by_frule(rule, args, tans, kw):
