@@ -38,7 +38,7 @@ __all__ = ["NotTransformable", "tangent_jvp"]
 
 HELPERS = ("__fd_cat__", "__fd_list__", "__fd_tuple__", "__fd_call__", "__fd_mcall__", "__fd_getitem__",
            "__fd_attr__", "__fd_pow__", "__fd_matmul__", "__fd_setitem__", "__fd_sync__", "__fd_bound__",
-           "__fd_moved__", "__fd_args_back__", "__fd_out__", "__fd_giveup__",
+           "__fd_moved__", "__fd_args_back__", "__fd_out__", "__fd_giveup__", "__fd_star__",
            "__od_unpack__", "__od_iter__", "__od_tuple__")  # the last three: what the lowering emits
 
 
@@ -255,21 +255,26 @@ class _Tangents:
 
     def call(self, s, name, v: ast.Call) -> list[ast.stmt]:
         t = self.t
-        if any(isinstance(a, ast.Starred) for a in v.args) or any(k.arg is None for k in v.keywords):
-            raise NotTransformable("a starred call")
-        args = "".join(ast.unparse(a) + ", " for a in v.args)
-        tans = "".join(f"{t(a) or 0}, " for a in v.args)
+        if any(k.arg is None for k in v.keywords):
+            raise NotTransformable("a call with **")
+        # `f(x, *rest)`: rest, made a tuple once, passes its items' tangents (zeros when inactive)
+        stars = [(f"_od_s_{name}_{i}", a) for i, a in enumerate(v.args) if isinstance(a, ast.Starred)]
+        pre = _parse("".join(f"{n} = __fd_tuple__({ast.unparse(a.value)})\n" for n, a in stars), s)
+        starred = dict((id(a), n) for n, a in stars)
+        args = "".join(f"*{starred[id(a)]}, " if id(a) in starred else ast.unparse(a) + ", " for a in v.args)
+        tans = "".join(f"*__fd_star__({starred[id(a)]}, {t(a.value) or 0}), " if id(a) in starred
+                       else f"{t(a) or 0}, " for a in v.args)
         kw = ", ".join(f"{k.arg!r}: {ast.unparse(k.value)}" for k in v.keywords)
         kwt = ", ".join(f"{k.arg!r}: {t(k.value) or 0}" for k in v.keywords)
         if isinstance(v.func, ast.Attribute):
             obj = v.func.value
             text = (f"{name}, {T(name)} = __fd_mcall__({ast.unparse(obj)}, {v.func.attr!r}, {t(obj) or 0}, "
                     f"({args}), ({tans}), {{{kw}}}, {{{kwt}}})\n")
-            return _parse(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
+            return pre + _parse(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
         else:
             text = (f"{name}, {T(name)} = __fd_call__({ast.unparse(v.func)}, ({args}), ({tans}), "
                     f"{{{kw}}}, {{{kwt}}})\n")
-            return _parse(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
+            return pre + _parse(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
 
     def written_out(self, v: ast.Call, name: str, s) -> list[ast.stmt]:
         """After `f(..., out=o)`: o's tangent is the result's where f wrote (all of o, or its `where=`),
@@ -289,8 +294,9 @@ class _Tangents:
         argument) raises NotTransformable: the change would be lost."""
         if not any(self.t(a) is not None for a in v.args) and not any(self.t(k.value) for k in v.keywords):
             return []  # (no active argument: the callee had nothing to hand back)
-        at = [(i, a.id) for i, a in enumerate(v.args) if isinstance(a, ast.Name) and a.id in self.active
-              and a.id not in self.outside and a.id not in self.unfollowed]
+        before_star = next((i for i, a in enumerate(v.args) if isinstance(a, ast.Starred)), len(v.args))
+        at = [(i, a.id) for i, a in enumerate(v.args[:before_star]) if isinstance(a, ast.Name)
+              and a.id in self.active and a.id not in self.outside and a.id not in self.unfollowed]
         positions, names = tuple(i for i, _ in at), "".join(f"{a}, " for _, a in at)
         text = f"if __fd_moved__.args is not None:\n    _od_mv = __fd_args_back__({positions!r}, ({names}))\n"
         out = _parse(text, s)
@@ -571,6 +577,15 @@ def _zeros_of(e, d):
         if arr.dtype != object:
             return np.zeros(arr.shape, np.result_type(arr.dtype, float))
     return d
+
+
+def fd_star(items: tuple, t) -> tuple:
+    """The tangents of the items of `*seq` in a call (items: tuple(seq)); t: the tangent of seq."""
+    if _zero(t):
+        return (0,) * len(items)
+    if type(t) not in (list, tuple, np.ndarray) or len(t) != len(items):
+        raise NotTransformable("a starred argument whose items' tangents are not known")
+    return tuple(t)
 
 
 def _by_frule(rule, args, tans, kw):
@@ -1016,7 +1031,7 @@ def _cells() -> dict:
             "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
             "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
             "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back, "__fd_out__": fd_out,
-            "__fd_giveup__": NotTransformable,
+            "__fd_giveup__": NotTransformable, "__fd_star__": fd_star,
             **_lowering_helpers()}.items())
     return _CELLS
 

@@ -39,3 +39,32 @@ def stack_f(x):
 def test_concatenate_with_a_list_item():
     check_all_modes(concat_f, concat_fv)
     check_all_modes(stack_f, concat_fv)
+
+
+# -- 2. a perturbed value stored into a plain np.zeros array ------------------------------------------
+
+def fill_zeros(x, *rest):
+    t = np.zeros((3,))
+    t[1] = x[1]
+    t[0] = x[0] * x[2]
+    return np.sum(np.sin(t + x)) + sum(rest)
+
+
+def test_store_into_plain_zeros_through_a_starred_call():
+    """The tangent twin takes `f(x, *rest)` (rest inactive or active), so the store works."""
+    rest = (0.25,)
+    g = lambda s: fill_zeros(X + s * D, *rest)
+    assert np.isclose(derivative(g, 0.0), fd_derivative(g, 0.0), rtol=1e-6)
+    h = lambda s: fill_zeros(*(X + s * D, s * s, 3.0 * s))
+    assert np.isclose(derivative(h, 0.5), fd_derivative(h, 0.5), rtol=1e-6)
+    k = lambda a: np.array([fill_zeros(a, *rest), fill_zeros(*[a * a])])
+    assert np.allclose(jacfwd(k, X), fd_jacobian(k, X), rtol=1e-6, atol=1e-8)
+
+
+def test_store_into_plain_zeros_on_duals_is_refused_by_line():
+    """Where only dual numbers can run the function (here a `**` call), numpy's 'setting an array
+    element with a sequence' becomes a DualConversionError naming the line and the fix."""
+    from contexts.forward import DualConversionError
+    kw = {}
+    with pytest.raises(DualConversionError, match=r"(?s)plain float array.*test_fuzz_crash_classes.py:\d+.*zeros_like"):
+        derivative(lambda s: fill_zeros(X + s * D, **kw), 0.0)
