@@ -32,7 +32,7 @@ from ..ad.activity import active_names, view_groups
 from ..ad.codegen import _idx as _index
 from ..ad.codegen import _parse
 from ..ad.lower import Unsupported, lower
-from ..rules.registry import registry
+from ..rules.registry import key_of, registry
 
 __all__ = ["NotTransformable", "tangent_jvp"]
 
@@ -613,9 +613,15 @@ def fd_call(f, args, tans, kw, kwtans):
         return f(*args, **kw), 0
     f = uncached(f)
     rule = registry.get(f)
-    if rule is not None and rule.frule is not None and plain_kw:
-        if isinstance(getattr(f, "__self__", None), np.ufunc):  # ufunc.accumulate's rule takes the ufunc
+    if rule is not None and isinstance(key_of(f), tuple):  # a C type's bound method: keyed (type, name)
+        if rule.kind == "nondiff":
+            return f(*args, **kw), 0
+        if not isinstance(f.__self__, np.ufunc):  # (ufunc.accumulate: the ufunc is a constant)
+            # its object's tangent is not known here (`g = x.sum; g()`): duals carry it
+            raise NotTransformable("a bound method of a C type called by name")
+        if rule.frule is not None and plain_kw:
             return _by_frule(rule, (f.__self__, *args), (0, *tans), kw)
+    if rule is not None and rule.frule is not None and plain_kw:
         return _by_frule(rule, args, tans, kw)
     if rule is not None and rule.kind == "nondiff":
         return f(*args, **kw), 0
@@ -643,7 +649,8 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     method = getattr(obj, name)
     if type(obj) is list and name in _LIST_MUTATORS:
         return _list_method(obj, name, tobj, args, tans, kw)
-    if _zero(tobj):
+    if _zero(tobj) and (not isinstance(key_of(method), tuple) or isinstance(obj, np.ufunc)
+                        or all(_zero(t) for t in tans) and all(_zero(t) for t in kwtans.values())):
         return fd_call(method, args, tans, kw, kwtans)
     if type(method) is types.MethodType and type(method.__func__) is types.FunctionType:
         return fd_call(method.__func__, (obj, *args), (tobj, *tans), kw, kwtans)

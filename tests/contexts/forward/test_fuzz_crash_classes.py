@@ -1,6 +1,8 @@
 """Crash classes the program fuzzer found in forward mode (derivative, jvp, jacfwd, hessian), each
 reduced to a few lines and checked against central finite differences."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -68,3 +70,29 @@ def test_store_into_plain_zeros_on_duals_is_refused_by_line():
     kw = {}
     with pytest.raises(DualConversionError, match=r"(?s)plain float array.*test_fuzz_crash_classes.py:\d+.*zeros_like"):
         derivative(lambda s: fill_zeros(X + s * D, **kw), 0.0)
+
+
+# -- 3. a bound method of a C type with a rule keyed (type, name): list.index, list.count, ndarray.sum --
+
+def methods_f(a, b):
+    t = [b, a * b]
+    i = t.index(t[1])
+    g = t.count
+    return t[i] * 2.0 + g(t[0]) * b + math.sin((a, b).index(b) * a)
+
+
+def sum_by_name(x):
+    g = x.sum
+    return g() * x[0]
+
+
+def test_c_type_bound_methods():
+    v = np.array([0.8, 0.55])
+    f = lambda w: methods_f(w[0], w[1])
+    expected = fd_jacobian(f, v)
+    y, dy = jvp(methods_f, (0.8, 0.55), (1.0, 2.0))
+    assert np.isclose(dy, expected @ [1.0, 2.0], rtol=1e-6)
+    assert np.isclose(derivative(lambda s: methods_f(0.8 + s, 0.55 + 2 * s), 0.0), expected @ [1.0, 2.0])
+    assert np.allclose(jacfwd(f, v), expected, rtol=1e-6)
+    assert np.allclose(hessian(f, v), fd_hessian(f, v), rtol=1e-4, atol=1e-5)
+    check_all_modes(sum_by_name, lambda x: sum_by_name(x) * x)
