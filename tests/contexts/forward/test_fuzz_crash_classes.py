@@ -96,3 +96,42 @@ def test_c_type_bound_methods():
     assert np.allclose(jacfwd(f, v), expected, rtol=1e-6)
     assert np.allclose(hessian(f, v), fd_hessian(f, v), rtol=1e-4, atol=1e-5)
     check_all_modes(sum_by_name, lambda x: sum_by_name(x) * x)
+
+
+# -- 4. hessian (forward over reverse) through a class's Python operators with a dual operand ---------
+
+class _V2:
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+    def __add__(self, o):
+        return _V2(self.x + o.x, self.y + o.y)
+
+    def __mul__(self, k):
+        return _V2(self.x * k, self.y * k)
+
+    def __rmul__(self, k):
+        return _V2(k * self.x, self.y * k * k)
+
+    def __truediv__(self, k):
+        return _V2(self.x / k, self.y / (k + 1.0))
+
+
+def vector_class_f(v):
+    a, b = v[0], v[1]
+    t = _V2(a, b * a) + _V2(b, 0.5) * a
+    u = b * t + t / (a * b)
+    return t.x * t.y + u.x * u.y
+
+
+@pytest.mark.parametrize("mode", ["hessian", "jacfwd", "jvp"])
+def test_class_operators_with_a_dual_operand(mode):
+    v = np.array([0.54, 0.8])
+    if mode == "hessian":
+        assert np.allclose(hessian(vector_class_f, v), fd_hessian(vector_class_f, v), rtol=1e-4, atol=1e-5)
+    elif mode == "jacfwd":
+        assert np.allclose(jacfwd(vector_class_f, v), fd_jacobian(vector_class_f, v), rtol=1e-6)
+    else:
+        _, dy = jvp(vector_class_f, (v,), (np.array([1.0, -0.5]),))
+        assert np.isclose(dy, fd_jacobian(vector_class_f, v) @ [1.0, -0.5], rtol=1e-6)
