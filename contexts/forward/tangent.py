@@ -38,7 +38,7 @@ __all__ = ["NotTransformable", "tangent_jvp"]
 
 HELPERS = ("__fd_cat__", "__fd_list__", "__fd_tuple__", "__fd_call__", "__fd_mcall__", "__fd_getitem__",
            "__fd_attr__", "__fd_pow__", "__fd_matmul__", "__fd_setitem__", "__fd_sync__", "__fd_bound__",
-           "__fd_moved__", "__fd_args_back__", "__fd_out__", "__fd_giveup__", "__fd_star__",
+           "__fd_moved__", "__fd_args_back__", "__fd_out__", "__fd_giveup__", "__fd_star__", "__fd_bc__",
            "__od_unpack__", "__od_iter__", "__od_tuple__")  # the last three: what the lowering emits
 
 
@@ -231,12 +231,12 @@ class _Tangents:
             if isinstance(other, ast.Constant):
                 return t
             o = ast.unparse(other)
-            return (f"({t} if {o}.__class__ is not __fd_list__ and {o}.__class__ is not __fd_tuple__ "
-                    f"else __fd_cat__({a}, {b}, {ta or 0}, {tb or 0}))")
+            return (f"(__fd_bc__({t}, {o}) if {o}.__class__ is not __fd_list__ and {o}.__class__ is not "
+                    f"__fd_tuple__ else __fd_cat__({a}, {b}, {ta or 0}, {tb or 0}))")
         if op is ast.Sub:
             if ta and tb:
                 return f"{ta} - {tb}"
-            return ta if ta else f"-{tb}"
+            return f"__fd_bc__({ta}, {b})" if ta else f"-__fd_bc__({tb}, {a})"
         if op is ast.Mult:
             terms = ([f"{ta} * {b}"] if ta else []) + ([f"{a} * {tb}"] if tb else [])
             return " + ".join(terms)
@@ -577,6 +577,16 @@ def _zeros_of(e, d):
         if arr.dtype != object:
             return np.zeros(arr.shape, np.result_type(arr.dtype, float))
     return d
+
+
+def fd_bc(t, other):
+    """The tangent t of `a + other` (other inactive) broadcast to the result's shape: a scalar or smaller
+    array added to a larger constant array has a tangent in every entry of the result."""
+    shape = getattr(other, "shape", None)
+    if not shape or not isinstance(t, (np.ndarray, np.generic, float, int, complex)):
+        return t
+    full = np.broadcast_shapes(np.shape(t), shape)
+    return t if full == np.shape(t) else np.broadcast_to(t, full).copy()
 
 
 def fd_star(items: tuple, t) -> tuple:
@@ -1038,7 +1048,7 @@ def _cells() -> dict:
             "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
             "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
             "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back, "__fd_out__": fd_out,
-            "__fd_giveup__": NotTransformable, "__fd_star__": fd_star,
+            "__fd_giveup__": NotTransformable, "__fd_star__": fd_star, "__fd_bc__": fd_bc,
             **_lowering_helpers()}.items())
     return _CELLS
 

@@ -135,3 +135,23 @@ def test_class_operators_with_a_dual_operand(mode):
     else:
         _, dy = jvp(vector_class_f, (v,), (np.array([1.0, -0.5]),))
         assert np.isclose(dy, fd_jacobian(vector_class_f, v) @ [1.0, -0.5], rtol=1e-6)
+
+
+# -- the tangent twin: an active scalar or small array plus an inactive larger array -----------------
+# (silently wrong before: the tangent kept the small shape, so a sum over the result counted it once)
+
+def add_inactive_wider(x, w):
+    v = x @ x * 0.1 + w
+    u = (x[0] - w) * 2.0
+    return np.sum(v) + np.sum(u * u)
+
+
+def test_active_plus_wider_inactive_array():
+    w = np.array([1.0, 0.5, 2.0, 0.25])
+    x = np.array([0.4, 0.5])
+    g = lambda a: add_inactive_wider(a, w)
+    expected = fd_jacobian(g, x)
+    _, dy = jvp(add_inactive_wider, (x, w), (np.array([1.0, -2.0]), None))
+    assert np.isclose(dy, expected @ [1.0, -2.0], rtol=1e-6)
+    assert np.isclose(derivative(lambda s: add_inactive_wider(x + s * np.array([1.0, -2.0]), w), 0.0),
+                      expected @ [1.0, -2.0], rtol=1e-6)
