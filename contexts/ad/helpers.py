@@ -150,7 +150,7 @@ def binop_adj(opname, g, y, a, b, need=3):
             return ga, gb
         if a.ndim == 1 and b.ndim == 1 and (type(g) is float or type(g) is np.float64):  # inner product
             return (g * b if need & 1 else None), (g * a if need & 2 else None)
-    if type(a) is _Dual or type(b) is _Dual or type(g) is _Dual:
+    if (type(a) is _Dual or type(b) is _Dual or type(g) is _Dual) and not _user_operand(opname, a, b):
         return _dual_binop_adj(opname, g, y, a, b, need)
     if opname == "pow" and not need & 2:  # x ** n with a constant exponent: d/dx only
         return generic.fit(g * generic.conj(pow_dx(a, b)), a), None
@@ -182,6 +182,15 @@ try:
     _KNOWN += (_UFloat,)
 except ImportError:  # pragma: no cover
     pass
+
+
+def _user_operand(opname, a, b) -> bool:
+    """a or b (not a forward-mode dual) has the operator as Python code (a class's `__mul__`): its twin
+    differentiates it, also when the other operand is a dual."""
+    name = opname.rstrip("_")
+    return any(type(v) is not _Dual and not isinstance(v, _KNOWN)
+               and type(getattr(type(v), f"__{n}__", None)) is types.FunctionType
+               for v, n in ((a, name), (b, "r" + name)))
 
 
 def _dual_fit(g, like):

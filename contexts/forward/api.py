@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import numbers
+import os
 import types
 from typing import Any, Callable
 
@@ -20,7 +21,7 @@ from overdub.errors import OverdubError, describe
 
 from .arrays import to_array
 from .context import ForwardContext, _vectorized
-from .dual import Dual, Tag, zero_tangent
+from .dual import Dual, DualConversionError, Tag, zero_tangent
 from .tangent import NotTransformable, _dual_free, tangent_jvp
 
 __all__ = ["derivative", "jvp", "jacfwd", "jacobian", "hessian", "hvp", "DEFAULT_CHUNK"]
@@ -41,10 +42,43 @@ def _float_input(x: Any) -> Any:
 
 def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
     ctx = ForwardContext()
-    if isinstance(f, np.vectorize):
-        with ctx:
-            return _vectorized(f, args, kwargs, ctx.recurse)
-    return ctx.run(f, *args, **kwargs)
+    try:
+        if isinstance(f, np.vectorize):
+            with ctx:
+                return _vectorized(f, args, kwargs, ctx.recurse)
+        return ctx.run(f, *args, **kwargs)
+    except (ValueError, TypeError) as e:
+        if isinstance(e, OverdubError) or not _from_conversion(e):
+            raise
+        raise DualConversionError(
+            f"a perturbed value was stored into a plain float array ({type(e).__name__}: {e})",
+            where=_user_line(e, f),
+            fix="build the array from the input so it carries the derivative: `np.zeros_like(x)` (with "
+                "shape=... if needed), `x * 0.0`, `x.copy()`, not `np.zeros(n)`/`np.empty(n)`") from e
+
+
+def _from_conversion(e: BaseException) -> bool:
+    """e was raised by numpy because a Dual refused to become a float (`t[i] = dual`, t a float array)."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, DualConversionError):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def _user_line(e: BaseException, f: Callable) -> str:
+    """file:line of the innermost frame of e outside overdub, its contexts and numpy (f if none)."""
+    ours = tuple(os.path.dirname(p) + os.sep for p in (overdub.__file__, os.path.dirname(__file__), np.__file__))
+    where = None
+    tb = e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not code.co_filename.startswith(ours):
+            where = f"{code.co_name} ({code.co_filename}:{tb.tb_lineno})"
+        tb = tb.tb_next
+    return where or describe(f)
 
 
 def _tangent_out(y: Any, tag: Tag) -> Any:

@@ -295,7 +295,7 @@ def multilinear(fn, args, kwargs):
 def join(fn):
     """A map linear in a sequence of arrays (concatenate, stack, ...)."""
     def impl(arrays, *rest, **kwargs):
-        arrays = [to_array(a) if type(a) is not Dual and has_dual(a) else a for a in arrays]
+        arrays = [a if type(a) is Dual else to_array(a) if has_dual(a) else np.asarray(a) for a in arrays]
         tag = top_tag(arrays)
         values = [split(a, tag)[0] for a in arrays]
         y = fn(values, *rest, **kwargs)

@@ -14,7 +14,7 @@ import numpy as np
 
 import overdub
 
-from ..rules.registry import registry
+from ..rules.registry import key_of, registry
 from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, to_array, write_out
 from .dual import Dual, DualConversionError, top_tag
 from .tangent import uncached
@@ -159,8 +159,8 @@ def _known(fn, args, kwargs, tag, run_rule):
         return to_array(args[0], kwargs.get("dtype"))
     rule = registry.get(fn)
     if rule is not None and rule.frule is not None:
-        if isinstance(getattr(fn, "__self__", None), np.ufunc):
-            args = (fn.__self__, *args)  # ufunc.accumulate's rule takes the ufunc first
+        if isinstance(key_of(fn), tuple):
+            args = (fn.__self__, *args)  # a C type's bound method (list.index, ufunc.accumulate): the object first
         if kwargs.get("out") is not None and not isinstance(fn, np.ufunc):  # (ufuncs write out= themselves)
             rest = {k: v for k, v in kwargs.items() if k != "out"}
             return write_out(fn, apply_frule(rule, fn, args, rest, tag, call=run_rule), kwargs["out"])

@@ -255,6 +255,18 @@ _CONVERSION_FIX = ("keep the value symbolic (use the Dual itself), call the func
                    "that receive Duals with `np.zeros_like(x)`, not `np.zeros(n)`")
 
 
+def _defers(other, reflected: str) -> bool:
+    """A Dual's operator leaves `dual op other` to other's reflected operator when other's class writes it
+    in Python (a small vector class's `__rmul__`): that code runs on the dual, as it would on a float."""
+    if type(other) in _PLAIN or type(other) is Dual or isinstance(other, _KNOWN_OPERANDS):
+        return False
+    return type(getattr(type(other), reflected, None)) is types.FunctionType
+
+
+_PLAIN = frozenset({float, int, bool, complex})
+_KNOWN_OPERANDS = (numbers.Number, np.ndarray, np.generic, list, tuple)
+
+
 class Dual:
     """A primal `value` perturbed by `tangent` in the direction(s) of `tag`.
 
@@ -282,12 +294,16 @@ class Dual:
             return Dual(self.value + other, _own(self.tangent), self.tag)
         if type(other) is Dual and other.tag is self.tag and self.tag.chunk is None:
             return Dual(self.value + other.value, self.tangent + other.tangent, self.tag)
+        if _defers(other, "__radd__"):
+            return NotImplemented
         return d_add(self, other)
 
     def __radd__(self, other):
         return d_add(other, self)
 
     def __sub__(self, other):
+        if _defers(other, "__rsub__"):
+            return NotImplemented
         return d_sub(self, other)
 
     def __rsub__(self, other):
@@ -301,6 +317,8 @@ class Dual:
                 return Dual(a * b, self.tangent * b + a * other.tangent, tag)
         elif type(other) is float or type(other) is int:
             return Dual(self.value * other, self.tangent * other, tag)
+        elif _defers(other, "__rmul__"):
+            return NotImplemented
         return d_mul(self, other)
 
     def __rmul__(self, other):
@@ -309,24 +327,32 @@ class Dual:
         return d_mul(other, self)
 
     def __truediv__(self, other):
+        if _defers(other, "__rtruediv__"):
+            return NotImplemented
         return d_div(self, other)
 
     def __rtruediv__(self, other):
         return d_div(other, self)
 
     def __pow__(self, other):
+        if _defers(other, "__rpow__"):
+            return NotImplemented
         return d_pow(self, other)
 
     def __rpow__(self, other):
         return d_pow(other, self)
 
     def __floordiv__(self, other):
+        if _defers(other, "__rfloordiv__"):
+            return NotImplemented
         return d_floordiv(self, other)
 
     def __rfloordiv__(self, other):
         return d_floordiv(other, self)
 
     def __mod__(self, other):
+        if _defers(other, "__rmod__"):
+            return NotImplemented
         return d_mod(self, other)
 
     def __rmod__(self, other):
@@ -339,6 +365,8 @@ class Dual:
         return d_floordiv(other, self), d_mod(other, self)
 
     def __matmul__(self, other):
+        if _defers(other, "__rmatmul__"):
+            return NotImplemented
         return np.matmul(self, other)
 
     def __rmatmul__(self, other):

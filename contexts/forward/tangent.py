@@ -32,13 +32,13 @@ from ..ad.activity import active_names, view_groups
 from ..ad.codegen import _idx as _index
 from ..ad.codegen import _parse
 from ..ad.lower import Unsupported, lower
-from ..rules.registry import registry
+from ..rules.registry import key_of, registry
 
 __all__ = ["NotTransformable", "tangent_jvp"]
 
 HELPERS = ("__fd_cat__", "__fd_list__", "__fd_tuple__", "__fd_call__", "__fd_mcall__", "__fd_getitem__",
            "__fd_attr__", "__fd_pow__", "__fd_matmul__", "__fd_setitem__", "__fd_sync__", "__fd_bound__",
-           "__fd_moved__", "__fd_args_back__", "__fd_out__", "__fd_giveup__",
+           "__fd_moved__", "__fd_args_back__", "__fd_out__", "__fd_giveup__", "__fd_star__", "__fd_bc__",
            "__od_unpack__", "__od_iter__", "__od_tuple__")  # the last three: what the lowering emits
 
 
@@ -231,12 +231,12 @@ class _Tangents:
             if isinstance(other, ast.Constant):
                 return t
             o = ast.unparse(other)
-            return (f"({t} if {o}.__class__ is not __fd_list__ and {o}.__class__ is not __fd_tuple__ "
-                    f"else __fd_cat__({a}, {b}, {ta or 0}, {tb or 0}))")
+            return (f"(__fd_bc__({t}, {o}) if {o}.__class__ is not __fd_list__ and {o}.__class__ is not "
+                    f"__fd_tuple__ else __fd_cat__({a}, {b}, {ta or 0}, {tb or 0}))")
         if op is ast.Sub:
             if ta and tb:
                 return f"{ta} - {tb}"
-            return ta if ta else f"-{tb}"
+            return f"__fd_bc__({ta}, {b})" if ta else f"-__fd_bc__({tb}, {a})"
         if op is ast.Mult:
             terms = ([f"{ta} * {b}"] if ta else []) + ([f"{a} * {tb}"] if tb else [])
             return " + ".join(terms)
@@ -255,21 +255,26 @@ class _Tangents:
 
     def call(self, s, name, v: ast.Call) -> list[ast.stmt]:
         t = self.t
-        if any(isinstance(a, ast.Starred) for a in v.args) or any(k.arg is None for k in v.keywords):
-            raise NotTransformable("a starred call")
-        args = "".join(ast.unparse(a) + ", " for a in v.args)
-        tans = "".join(f"{t(a) or 0}, " for a in v.args)
+        if any(k.arg is None for k in v.keywords):
+            raise NotTransformable("a call with **")
+        # `f(x, *rest)`: rest, made a tuple once, passes its items' tangents (zeros when inactive)
+        stars = [(f"_od_s_{name}_{i}", a) for i, a in enumerate(v.args) if isinstance(a, ast.Starred)]
+        pre = _parse("".join(f"{n} = __fd_tuple__({ast.unparse(a.value)})\n" for n, a in stars), s)
+        starred = dict((id(a), n) for n, a in stars)
+        args = "".join(f"*{starred[id(a)]}, " if id(a) in starred else ast.unparse(a) + ", " for a in v.args)
+        tans = "".join(f"*__fd_star__({starred[id(a)]}, {t(a.value) or 0}), " if id(a) in starred
+                       else f"{t(a) or 0}, " for a in v.args)
         kw = ", ".join(f"{k.arg!r}: {ast.unparse(k.value)}" for k in v.keywords)
         kwt = ", ".join(f"{k.arg!r}: {t(k.value) or 0}" for k in v.keywords)
         if isinstance(v.func, ast.Attribute):
             obj = v.func.value
             text = (f"{name}, {T(name)} = __fd_mcall__({ast.unparse(obj)}, {v.func.attr!r}, {t(obj) or 0}, "
                     f"({args}), ({tans}), {{{kw}}}, {{{kwt}}})\n")
-            return _parse(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
+            return pre + _parse(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
         else:
             text = (f"{name}, {T(name)} = __fd_call__({ast.unparse(v.func)}, ({args}), ({tans}), "
                     f"{{{kw}}}, {{{kwt}}})\n")
-            return _parse(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
+            return pre + _parse(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
 
     def written_out(self, v: ast.Call, name: str, s) -> list[ast.stmt]:
         """After `f(..., out=o)`: o's tangent is the result's where f wrote (all of o, or its `where=`),
@@ -289,8 +294,9 @@ class _Tangents:
         argument) raises NotTransformable: the change would be lost."""
         if not any(self.t(a) is not None for a in v.args) and not any(self.t(k.value) for k in v.keywords):
             return []  # (no active argument: the callee had nothing to hand back)
-        at = [(i, a.id) for i, a in enumerate(v.args) if isinstance(a, ast.Name) and a.id in self.active
-              and a.id not in self.outside and a.id not in self.unfollowed]
+        before_star = next((i for i, a in enumerate(v.args) if isinstance(a, ast.Starred)), len(v.args))
+        at = [(i, a.id) for i, a in enumerate(v.args[:before_star]) if isinstance(a, ast.Name)
+              and a.id in self.active and a.id not in self.outside and a.id not in self.unfollowed]
         positions, names = tuple(i for i, _ in at), "".join(f"{a}, " for _, a in at)
         text = f"if __fd_moved__.args is not None:\n    _od_mv = __fd_args_back__({positions!r}, ({names}))\n"
         out = _parse(text, s)
@@ -554,9 +560,42 @@ def _registry_zeros(t, a):
     if _zero(t):
         return None
     if (type(t) is list or type(t) is tuple) and (type(a) is list or type(a) is tuple) and len(a) == len(t):
-        return type(t)(np.zeros(e.shape, np.result_type(e.dtype, float)) if _zero(d) and type(e) is np.ndarray
-                       else d if _zero(d) else _registry_zeros(d, e) for d, e in zip(t, a))
+        return type(t)(_zeros_of(e, d) if _zero(d) else _registry_zeros(d, e) for d, e in zip(t, a))
     return t
+
+
+def _zeros_of(e, d):
+    """Zeros shaped like an item e of a list argument (an array, or a nested list of numbers such as the
+    `[0.0]` of `np.concatenate([[0.0], v])`); d (the twins' 0) for a scalar or a ragged item."""
+    if type(e) is np.ndarray:
+        return np.zeros(e.shape, np.result_type(e.dtype, float))
+    if type(e) is list or type(e) is tuple:
+        try:
+            arr = np.asarray(e)
+        except ValueError:
+            return d
+        if arr.dtype != object:
+            return np.zeros(arr.shape, np.result_type(arr.dtype, float))
+    return d
+
+
+def fd_bc(t, other):
+    """The tangent t of `a + other` (other inactive) broadcast to the result's shape: a scalar or smaller
+    array added to a larger constant array has a tangent in every entry of the result."""
+    shape = getattr(other, "shape", None)
+    if not shape or not isinstance(t, (np.ndarray, np.generic, float, int, complex)):
+        return t
+    full = np.broadcast_shapes(np.shape(t), shape)
+    return t if full == np.shape(t) else np.broadcast_to(t, full).copy()
+
+
+def fd_star(items: tuple, t) -> tuple:
+    """The tangents of the items of `*seq` in a call (items: tuple(seq)); t: the tangent of seq."""
+    if _zero(t):
+        return (0,) * len(items)
+    if type(t) not in (list, tuple, np.ndarray) or len(t) != len(items):
+        raise NotTransformable("a starred argument whose items' tangents are not known")
+    return tuple(t)
 
 
 def _by_frule(rule, args, tans, kw):
@@ -584,9 +623,15 @@ def fd_call(f, args, tans, kw, kwtans):
         return f(*args, **kw), 0
     f = uncached(f)
     rule = registry.get(f)
-    if rule is not None and rule.frule is not None and plain_kw:
-        if isinstance(getattr(f, "__self__", None), np.ufunc):  # ufunc.accumulate's rule takes the ufunc
+    if rule is not None and isinstance(key_of(f), tuple):  # a C type's bound method: keyed (type, name)
+        if rule.kind == "nondiff":
+            return f(*args, **kw), 0
+        if not isinstance(f.__self__, np.ufunc):  # (ufunc.accumulate: the ufunc is a constant)
+            # its object's tangent is not known here (`g = x.sum; g()`): duals carry it
+            raise NotTransformable("a bound method of a C type called by name")
+        if rule.frule is not None and plain_kw:
             return _by_frule(rule, (f.__self__, *args), (0, *tans), kw)
+    if rule is not None and rule.frule is not None and plain_kw:
         return _by_frule(rule, args, tans, kw)
     if rule is not None and rule.kind == "nondiff":
         return f(*args, **kw), 0
@@ -614,7 +659,8 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     method = getattr(obj, name)
     if type(obj) is list and name in _LIST_MUTATORS:
         return _list_method(obj, name, tobj, args, tans, kw)
-    if _zero(tobj):
+    if _zero(tobj) and (not isinstance(key_of(method), tuple) or isinstance(obj, np.ufunc)
+                        or all(_zero(t) for t in tans) and all(_zero(t) for t in kwtans.values())):
         return fd_call(method, args, tans, kw, kwtans)
     if type(method) is types.MethodType and type(method.__func__) is types.FunctionType:
         return fd_call(method.__func__, (obj, *args), (tobj, *tans), kw, kwtans)
@@ -1002,7 +1048,7 @@ def _cells() -> dict:
             "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
             "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
             "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back, "__fd_out__": fd_out,
-            "__fd_giveup__": NotTransformable,
+            "__fd_giveup__": NotTransformable, "__fd_star__": fd_star, "__fd_bc__": fd_bc,
             **_lowering_helpers()}.items())
     return _CELLS
 
