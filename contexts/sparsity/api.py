@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from overdub.errors import OverdubError
 
 from .pattern import Pattern
-from .tracer import Tracer
+from .tracer import NoSparsityRule, Tracer
 
 __all__ = ["jacobian_sparsity", "hessian_sparsity", "color_columns", "sparse_jacobian", "plot_sparsity"]
 
@@ -30,7 +30,29 @@ def _trace(f: Callable, x: Any, mode: str, order: int) -> tuple[Any, int]:
     if primal is not None and primal.ndim == 0:
         primal = primal[()]
     t = Tracer(x.shape, Pattern.identity(n), H, primal, order)
-    return SparsityContext().run(f, t), n
+    try:
+        return SparsityContext().run(f, t), n
+    except ValueError as e:
+        if "setting an array element with a sequence" not in str(e):
+            raise
+        # numpy's words for a tracer stored into a plain float array the function made (`np.zeros(n)`)
+        raise NoSparsityRule(
+            f"{getattr(f, '__qualname__', f)!s} stored a traced value into a plain numpy array it made, "
+            "which cannot hold the value's dependencies",
+            where=_user_line(e, f),
+            fix="make that array from the input (`np.zeros_like(x)`, `x * 0.0`, `x.copy()`), not `np.zeros(n)`"
+        ) from e
+
+
+def _user_line(e: BaseException, f: Callable) -> str | None:
+    """file:line of the innermost frame of e in f's own file (where the store happened)."""
+    filename = getattr(getattr(f, "__code__", None), "co_filename", None)
+    tb, found = e.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            found = f"{filename}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return found
 
 
 def _flatten(y: Any) -> list:

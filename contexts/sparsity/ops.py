@@ -343,9 +343,18 @@ def clip(a, a_min=None, a_max=None, **kw):
     return elementwise(np.clip, CLIP, (a, lo, hi))
 
 
-def diff(a, n=1, axis=-1, **kw):
+def diff(a, n=1, axis=-1, prepend=None, append=None, **kw):
     a = as_tracer(a)
     axis = axis % a.ndim
+    if prepend is not None or append is not None:  # numpy concatenates them first (a scalar as one slice)
+        parts = []
+        for extra in (prepend, a, append):
+            if extra is None:
+                continue
+            if extra is not a and np.ndim(extra) == 0:
+                extra = np.broadcast_to(extra, a.shape[:axis] + (1,) + a.shape[axis + 1:])
+            parts.append(extra)
+        a = concatenate(parts, axis=axis)
     for _ in range(n):
         hi = tuple(slice(1, None) if d == axis else slice(None) for d in range(a.ndim))
         lo = tuple(slice(None, -1) if d == axis else slice(None) for d in range(a.ndim))

@@ -247,3 +247,19 @@ def put_argsort(x):
 def test_stores_at_traced_positions(f, mode):
     assert_sound_jacobian(f, X5, mode)
     assert_sound_hessian(f, X5, mode)
+
+
+@pytest.mark.parametrize("mode", ["global", "local"])
+def test_diff_with_prepend_and_append(mode):
+    """np.diff's prepend/append were ignored (a pattern with too few rows, or a crash on 2-D input)."""
+    from contexts.sparsity import jacobian_sparsity
+    f1 = lambda v: np.diff(v, prepend=0.0, append=[1.0, 2.0])  # noqa: E731
+    want = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1], [0, 0, 0, 1], [0, 0, 0, 0]], bool)
+    assert (jacobian_sparsity(f1, np.ones(4), mode=mode).toarray().astype(bool) == want).all()
+    f2 = lambda x: np.diff(x, axis=1, prepend=0.0).ravel()  # noqa: E731
+    got = jacobian_sparsity(f2, np.ones((3, 4)), mode=mode).toarray().astype(bool)
+    x = np.random.default_rng(0).uniform(0.5, 1.5, (3, 4))
+    jac = np.array([(f2(x + h * e.reshape(3, 4)) - f2(x - h * e.reshape(3, 4))) / (2 * h)
+                    for h in [1e-6] for e in np.eye(12)]).T
+    assert got.shape == (12, 12) and not (np.abs(jac) > 1e-6)[~got].any()
+
