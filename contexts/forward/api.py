@@ -368,16 +368,9 @@ def _inner_gradient(f: Callable, inner: str) -> Callable:
 
     def grad_reverse(z):
         try:
-            g = gradient(f, z)[0]
+            return gradient(f, z)[0]  # (a dual z's zero is of its value's shape: structs.zero_of)
         except OverdubError as e:
             _reraise_located(e, f)
-        if g is None:  # f does not depend on z: a zero gradient of z's shape (so the Hessian is n x n)
-            v = z
-            while type(v) is Dual:
-                v = v.value
-            shape = np.shape(v)
-            return np.zeros(shape) if shape else 0.0
-        return g
     return grad_reverse
 
 
