@@ -17,7 +17,7 @@ import types
 
 import numpy as np
 
-__all__ = ["active_names", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
+__all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
            "nonlocal_writes", "view_groups"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
@@ -27,6 +27,31 @@ NONDIFF_BUILTINS = frozenset({
     "object", "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "RuntimeError",
     "ZeroDivisionError", "StopIteration", "NotImplementedError", "AssertionError", "slice",
 })
+
+
+def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevars: tuple = ()) -> None:
+    """`isinstance(a, float)`, `type(a)`, `len(a)`, `str(a)`... of an active value, whose result carries no
+    derivative, ask their question of its primal (`__od_primal__`): under a derivative of a derivative the value
+    is a forward-mode dual, and the answer must be the one the plain call gets. Both transformers run it."""
+    local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local |= {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs
+              + [fdef.args.vararg, fdef.args.kwarg] if a is not None} | set(freevars)
+    asks = {n for n in NONDIFF_BUILTINS if n not in globals_ and n not in local}
+    for node in _own_nodes(fdef):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in asks
+                and any(isinstance(a, ast.Name) and a.id in active for a in node.args)):
+            node.args = [ast.copy_location(ast.Call(ast.Name("__od_primal__", ast.Load()), [a], []), a)
+                         if isinstance(a, ast.Name) and a.id in active else a for a in node.args]
+
+
+def _own_nodes(fn):
+    """Nodes of fn, not descending into nested functions, lambdas and classes (scopes of their own)."""
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    stack = [n for n in fn.body if not isinstance(n, nested)]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, nested))
 
 
 def free_names(node: ast.AST, defaults: bool = True) -> set[str]:

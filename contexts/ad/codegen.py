@@ -19,7 +19,7 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-from .activity import (active_names, captured_stores, closure_hazards, free_names, nonlocal_writes,
+from .activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names, nonlocal_writes,
                        view_groups)
 from .lower import Unsupported, _is_generator
 
@@ -32,7 +32,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
-           "__od_enumerate_at__", "__od_mutable__")
+           "__od_enumerate_at__", "__od_mutable__", "__od_primal__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -1031,6 +1031,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
                         for p in positional]
     ast.fix_missing_locations(lowered)
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars)
+    ask_primals(lowered, active, globals_, freevars)
     gen = _Gen(lowered, active, params)
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}
     body = gen.body(lowered.body)

@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 
-from ..forward.dual import Dual as _Dual
+from ..forward.dual import Dual as _Dual, primal
 from ..rules import generic
 from ..rules.operator import pow_dx
 from ..rules.registry import registry
@@ -885,7 +885,7 @@ HELPER_IMPLS = {
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts,
-    "__od_mutable__": mutable,
+    "__od_mutable__": mutable, "__od_primal__": primal,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

@@ -10,6 +10,7 @@ cotangent of the function object (of `self` for a bound method, of the captured 
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import functools
 import gc
@@ -27,8 +28,9 @@ from overdub.source import compile_twin, get_source, mangle_private
 
 from ..rules.registry import HOT_REDUCE_OPTIONS, key_of, registry
 from .codegen import HELPERS, KW_ACTIVE, generate
+from .activity import NONDIFF_BUILTINS
 from .lower import Unsupported, lower
-from ..forward.dual import Dual as _Dual
+from ..forward.dual import Dual as _Dual, primal as _primal
 from .structs import CHANGES, TICKS, SeqBox, Tangent, acc, fields_of, has_fields
 
 __all__ = ["call", "NoRuleError", "UnsupportedFunction", "twin_source"]
@@ -183,6 +185,10 @@ def call(mask, f, *args, **kw):
             if rule.iterates and type(getattr(type(args[0]), "__iter__", None)) is types.FunctionType:
                 return _iterate_user(f, args)
             impl = rule.impl
+            if rule.kind == "nondiff" and f in _ASK_PRIMAL and _any_dual(args, kw):
+                # forward over reverse: a question about a value (isinstance, len, str) is asked of its
+                # primal, as the tangent twin asks it, never of the dual that carries it
+                return f(*map(_primal, args), **{k: _primal(v) for k, v in kw.items()}), None
             try:
                 y = f(*args, **kw) if impl is None else impl(*args, **kw)
             except TypeError:
@@ -217,6 +223,17 @@ def call(mask, f, *args, **kw):
         if type(func) is types.FunctionType:
             return _twin_call(mask, func, (f.__self__,), args, kw)
     return _other_call(mask, f, args, kw)
+
+
+# builtins whose answer is a question about a value (not a value like it, as np.zeros_like's)
+_ASK_PRIMAL = frozenset(getattr(builtins, n) for n in NONDIFF_BUILTINS if callable(getattr(builtins, n, None)))
+
+
+def _any_dual(args, kw) -> bool:
+    for a in args:
+        if type(a) is _Dual:
+            return True
+    return any(type(v) is _Dual for v in kw.values()) if kw else False
 
 
 def _dual_array(x) -> bool:
@@ -429,7 +446,8 @@ def _other_call(mask, f, args, kw):
     if f is setattr and _metadata_store(args, kw):
         return f(*args), None
     if f is type and len(args) == 1 and not kw:  # a value's type carries no derivative (not a rule: forward
-        return type(args[0]), None                # mode must see a dual's own type inside its rules)
+        return type(_primal(args[0])), None        # mode must see a dual's own type inside its rules); a
+                                                  # dual's is its primal's, as in the tangent twin
     raise _no_rule(f)
 
 

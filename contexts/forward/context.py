@@ -9,6 +9,7 @@ and if that tries to turn a Dual into a float, a `NoForwardRule` error naming th
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
 
@@ -16,7 +17,7 @@ import overdub
 
 from ..rules.registry import key_of, registry
 from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, to_array, write_out
-from .dual import Dual, DualConversionError, top_tag
+from .dual import Dual, DualConversionError, primal, top_tag
 from .tangent import uncached
 
 __all__ = ["ForwardContext", "run_inside", "pushforward"]
@@ -25,6 +26,7 @@ _ARRAY_BUILDERS = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np
 _NUMPY_DISPATCHED = (np.ufunc, type(np.sum))  # these reach Dual.__array_ufunc__/__array_function__
 
 
+_RULES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # contexts/
 _ENTRY_MODULES = ("contexts.forward", "contexts.ad", "contexts.sparsity", "contexts.debug", "overdub")
 
 
@@ -71,6 +73,10 @@ class ForwardContext(overdub.Context):
             return self._primitive(site, fn, args, kwargs)
         if _native(fn):
             return self._primitive(site, fn, args, kwargs)
+        if fn is type and len(args) == 1 and not kwargs and not site.filename.startswith(_RULES_DIR):
+            # a perturbed value's type is its primal's in the user's code, as the other modes see it
+            # (`type(a) is float`); the rules, run here on duals (forward over reverse), see the dual
+            return type(primal(args[0]))
         fn = uncached(fn)  # a cache would serve the value of the primal, unperturbed
         if isinstance(fn, np.vectorize):
             return _vectorized(fn, args, kwargs, self.recurse)

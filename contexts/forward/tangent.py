@@ -28,7 +28,7 @@ import numpy as np
 from overdub.errors import SourceUnavailable
 from overdub.source import compile_twin, get_source
 
-from ..ad.activity import active_names, view_groups
+from ..ad.activity import active_names, ask_primals, view_groups
 from ..ad.codegen import _idx as _index
 from ..ad.codegen import _parse
 from ..ad.lower import Unsupported, lower
@@ -39,7 +39,7 @@ __all__ = ["NotTransformable", "tangent_jvp"]
 HELPERS = ("__fd_cat__", "__fd_list__", "__fd_tuple__", "__fd_call__", "__fd_mcall__", "__fd_getitem__",
            "__fd_attr__", "__fd_pow__", "__fd_matmul__", "__fd_setitem__", "__fd_sync__", "__fd_bound__",
            "__fd_moved__", "__fd_args_back__", "__fd_out__", "__fd_giveup__", "__fd_star__", "__fd_bc__",
-           "__od_unpack__", "__od_iter__", "__od_tuple__")  # the last three: what the lowering emits
+           "__od_unpack__", "__od_iter__", "__od_tuple__", "__od_primal__")  # the last four: the lowering's
 
 
 class NotTransformable(BaseException):
@@ -347,6 +347,7 @@ def _build(fn, active):
         # variables, and with it its tangent: duals carry their tangents wherever values go
         raise NotTransformable("a nonlocal or global variable written")
     act = active_names(fdef, set(active), fn.__globals__)
+    ask_primals(fdef, act, fn.__globals__, tuple(fn.__code__.co_freevars))
     local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     local |= {x.arg for x in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
     if any(n in fn.__globals__ and n not in local for n in act):
@@ -1032,7 +1033,8 @@ def fd_matmul(a, b, ta, tb):
 
 def _lowering_helpers():
     from ..ad.helpers import unpack
-    return {"__od_unpack__": unpack, "__od_iter__": iter, "__od_tuple__": tuple}
+    from .dual import primal
+    return {"__od_unpack__": unpack, "__od_iter__": iter, "__od_tuple__": tuple, "__od_primal__": primal}
 
 
 _CELLS: dict = {}

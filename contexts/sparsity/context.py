@@ -15,7 +15,7 @@ from contexts.rules.registry import registry
 
 from . import rules
 from .ops import derive, has_tracer
-from .tracer import NoSparsityRule, Tracer
+from .tracer import NoSparsityRule, TracedBranchError, Tracer
 
 __all__ = ["SparsityContext"]
 
@@ -50,6 +50,32 @@ def _into_out(site, fn, result, out, where):
     return out
 
 
+# what a 0-d value may be when its primal is unknown: a numpy scalar or a 0-d array, real or complex
+_SCALAR_STAND_INS = (np.float64(0.0), np.array(0.0), np.complex128(0.0), np.array(0j))
+
+
+def _isinstance(site, t: Tracer, cls) -> bool:
+    """isinstance(t, cls) as the value t stands for would answer it. Questions about arrays
+    (`isinstance(a, np.ndarray)`, which numpy's own code asks) keep the tracer's answer, False: a tracer
+    goes through numpy's generic path (`np.asarray(a)`). Questions about numbers (`isinstance(v, float)`)
+    get the answer of the value: of its primal when known, else the one all its possible types agree on,
+    else a refusal, never a guess."""
+    if isinstance(np.empty(0), cls):
+        return isinstance(t, cls)
+    if t.shape:
+        return False  # an array is none of the number types
+    if t.primal is not None:
+        return isinstance(t.primal, cls)
+    answers = {isinstance(v, cls) for v in _SCALAR_STAND_INS}
+    if len(answers) == 1:
+        return answers.pop()
+    raise TracedBranchError(
+        f"isinstance(value, {getattr(cls, '__name__', cls)}) of a value that depends on the inputs: global "
+        "sparsity detection does not know whether it is a numpy scalar or a 0-d array, real or complex",
+        where=str(site),
+        fix="use mode='local' (the value's type at one point decides it)")
+
+
 # the stores whose positions come from an argument (mask or indices), and their parameter names
 _STORE_TARGET = {np.place: "arr", np.putmask: "a", np.put: "a", np.copyto: "dst", np.fill_diagonal: "a"}
 _STORE_WHERE = {np.place: "mask", np.putmask: "mask", np.put: "ind"}
@@ -75,6 +101,8 @@ class SparsityContext(overdub.Context):
     def overdub(self, site, fn, *args, **kwargs):
         if _own(fn):
             return fn(*args, **kwargs)
+        if fn is isinstance and len(args) == 2 and type(args[0]) is Tracer and not kwargs:
+            return _isinstance(site, *args)
         if isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ == "at" and not kwargs:
             return rules.ufunc_at(fn.__self__, *args)
         if fn in _STORES:  # np.copyto, np.place, np.putmask, np.put, np.fill_diagonal: one store
