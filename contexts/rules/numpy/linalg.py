@@ -578,6 +578,46 @@ registry.adjoint(np.linalg.svd)(svd_adjoint)
 registry.frule(np.linalg.svd)(svd_frule)
 
 
+def _eye_minus(x, y):
+    """I - x @ y, batched."""
+    xy = x @ y
+    return np.eye(xy.shape[-1], dtype=np.result_type(xy.dtype, float)) - xy
+
+
+def pinv_adjoint(dy, y, a, *rest, **kwargs):
+    """Pullback of the pseudo-inverse P = pinv(A) at a constant rank (Golub and Pereyra): from
+    dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P,
+    Abar = -P^H Pbar P^H + (I - A P) Pbar^H P P^H + P^H P Pbar^H (I - P A). Written without singular values,
+    so it holds at a rank-deficient A (numpy's own pinv divides by them) and under forward over reverse."""
+    hermitian = _pinv_hermitian(rest, kwargs)
+    a_, p, g = np.asarray(a), y, np.asarray(dy)
+    if hermitian:
+        a_ = _hermitian_from_lower(a_)
+    ph, gh = _mH(p), _mH(g)
+    da = -(ph @ g @ ph) + _eye_minus(a_, p) @ gh @ p @ ph + ph @ p @ gh @ _eye_minus(p, a_)
+    return (match_primal(_lower_gradient(da) if hermitian else da, a), *(None,) * len(rest))
+
+
+def pinv_frule(tangents, a, *rest, **kwargs):
+    p = np.linalg.pinv(a, *rest, **kwargs)
+    t = tangents[0]
+    if t is None:
+        return p, None
+    a_, t = np.asarray(a), np.asarray(t)
+    if _pinv_hermitian(rest, kwargs):  # numpy reads the lower triangle (eigh)
+        a_, t = _hermitian_from_lower(a_), _hermitian_from_lower(t)
+    ph, th = _mH(p), _mH(t)
+    return p, -(p @ t @ p) + p @ ph @ th @ _eye_minus(a_, p) + _eye_minus(p, a_) @ th @ ph @ p
+
+
+def _pinv_hermitian(rest, kwargs) -> bool:
+    return bool(_bind(rest, kwargs, ("rcond", "hermitian"), (None, False))[1])
+
+
+registry.adjoint(np.linalg.pinv)(pinv_adjoint)
+registry.frule(np.linalg.pinv)(pinv_frule)
+
+
 # -- the gufuncs vecdot, matvec, vecmat (numpy >= 2) -------------------------------------------------
 
 def _check_default_axes(name, kwargs):

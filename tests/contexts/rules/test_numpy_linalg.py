@@ -93,6 +93,9 @@ SPECS = [
     (np.linalg.svd, (R(4, 3),), {"compute_uv": False}, (0,)),
     (np.linalg.svd, (R(3, 3),), {}, (0,)),
     (np.linalg.svdvals, (R(3, 4),), {}, (0,)),
+    *[(np.linalg.pinv, (a,), {}, (0,)) for a in (R(3, 4), R(4, 3), R(3, 3), R(2, 3, 5), C(3, 2))],
+    (np.linalg.pinv, (spd(3, 3),), {"hermitian": True}, (0,)),
+    (np.linalg.pinv, (R(4, 3), 1e-10), {}, (0,)),
     (np.linalg.eigvalsh, (spd(2, 3, 3),), {}, (0,)),
     *[(fn, (a, b), {}, (0, 1)) for fn in (np.vecdot, np.linalg.vecdot) for a, b in [
         (R(3), R(3)), (R(2, 3), R(3)), (R(1, 3), R(4, 1, 3)), (C(2, 3), C(2, 3))]],
