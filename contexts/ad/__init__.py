@@ -2,9 +2,8 @@
 
 How the pieces fit (each module's docstring states its invariant):
 
-- `lower`      a function's tree -> Wengert list with Python's control flow (one operation per statement).
-- `activity`   which variables can carry a derivative, per code object and set of active arguments.
-- `codegen`    the recording forward twin (one tape record per executed active block) and the adjoint
+- `codegen`    from the lowered form (`contexts.lowered`: lowering and activity, shared with forward mode)
+               to the recording forward twin (one tape record per executed active block) and the adjoint
                (each block's adjoint generated once, replayed backwards over the tape; box rules).
 - `runtime`    Zygote's J (`call`): rules, recursion into twins, constructors, partials, opaque functions.
 - `helpers`    what generated code calls (structured cotangents, mutation undone and redone).

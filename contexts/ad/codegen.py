@@ -19,9 +19,10 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-from .activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names, nonlocal_writes,
-                       view_groups)
-from .lower import Unsupported, _is_generator
+from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names,
+                                nonlocal_writes, view_groups)
+from ..lowered.emit import index_arg, parse_at
+from ..lowered.lower import TEMP_PREFIX, Unsupported, is_generator
 
 __all__ = ["generate", "Generated", "HELPERS"]
 
@@ -82,28 +83,6 @@ class Generated:
 
 def _src(node) -> str:
     return ast.unparse(node)
-
-
-def _parse(text: str, like: ast.AST) -> list[ast.stmt]:
-    """Parse generated statements and give every node the position of the user's statement `like`."""
-    body = ast.parse(text).body
-    line = getattr(like, "lineno", 1)
-    end = getattr(like, "end_lineno", line) or line
-    for stmt in body:
-        for n in ast.walk(stmt):
-            if "lineno" in n._attributes:
-                n.lineno, n.end_lineno, n.col_offset, n.end_col_offset = line, end, 0, 0
-    return body
-
-
-def _idx(node) -> str:
-    """An index as an expression usable as a call argument (`1:` becomes `slice(1, None, None)`)."""
-    if isinstance(node, ast.Slice):
-        parts = [("None" if p is None else _src(p)) for p in (node.lower, node.upper, node.step)]
-        return f"slice({', '.join(parts)})"
-    if isinstance(node, ast.Tuple):
-        return "(" + "".join(_idx(e) + ", " for e in node.elts) + ")"
-    return _src(node)
 
 
 def _targets(s) -> set[str]:
@@ -212,7 +191,7 @@ class _Gen:
             if self.is_active(s.subject):
                 # its pattern bindings would carry derivatives unseen: refused when the subject's value
                 # may carry one (a dict of constants read from a module global does not)
-                return _parse(f"__od_match_guard__({s.subject.id})\n", s) + [s]
+                return parse_at(f"__od_match_guard__({s.subject.id})\n", s) + [s]
             return [s]
         if isinstance(s, ast.If):
             s.body = self.body(s.body)
@@ -257,7 +236,7 @@ class _Gen:
         j = self.new_block()
         it, v = s.iter.id, s.target.id
         itv, pb = f"_od_it{j}", f"_od_pbit{j}"
-        pre = _parse(f"{itv}, {pb} = __od_call__(-1, __od_iter__, {it})\n_od_ta(({j}, {pb}))\n", s)
+        pre = parse_at(f"{itv}, {pb} = __od_call__(-1, __od_iter__, {it})\n_od_ta(({j}, {pb}))\n", s)
         self.dvars.update((it, itv))
         adj0 = (self.take(itv) + f"if {pb} is not None:\n    _od_r = {pb}[0]({pb}, _g, None, _od_S)\n"
                 + _indent(self.acc(it, "_od_r[1][0]")))
@@ -268,7 +247,7 @@ class _Gen:
         i = f"_od_i{k}"
         # a loop over an iterator already drawn from (`next(it)` first) numbers its items from there
         items = f"(__od_enumerate_at__({itv}) if {itv} is {it} else __od_enumerate__({itv}))"
-        head = _parse(f"for {i}, {v} in {items}:\n    _od_ta(({k}, {itv}, {i}))\n", s)[0]
+        head = parse_at(f"for {i}, {v} in {items}:\n    _od_ta(({k}, {itv}, {i}))\n", s)[0]
         head.body.extend(body)
         head.orelse = orelse
         adj = self.take(v) + f"if _g is not None:\n    {d(itv)} = __od_getitem_adj__(_od_S, {d(itv)}, _g, {itv}, {i})\n"
@@ -285,9 +264,9 @@ class _Gen:
         if isinstance(parts, str):
             parts = [(parts, like)]
         unpack = f"_, {', '.join(saved)}{',' if len(saved) == 1 else ''} = _od_rec\n" if saved else ""
-        stmts = _parse(unpack, like) if unpack else []
+        stmts = parse_at(unpack, like) if unpack else []
         for text, node in parts:
-            stmts.extend(_parse(text, node))
+            stmts.extend(parse_at(text, node))
         self.adjoints[k] = stmts or [ast.copy_location(ast.Pass(), like)]
 
     # -- one basic block -------------------------------------------------------------------------
@@ -315,9 +294,9 @@ class _Gen:
                 if n in later:
                     snap = f"_od_s{k}_{idx}_{n}"
                     if n in _targets(s) and n not in read:  # the statement's own result: kept after it
-                        after.extend(_parse(f"{snap} = {n}\n", s))
+                        after.extend(parse_at(f"{snap} = {n}\n", s))
                     else:
-                        fwd.extend(_parse(f"{snap} = {n}\n", s))
+                        fwd.extend(parse_at(f"{snap} = {n}\n", s))
                         f_stmts = [_rename(x, {n: snap}) for x in f_stmts]
                     renames[n] = snap
             if renames:
@@ -329,7 +308,7 @@ class _Gen:
                 if n not in saved:
                     saved.append(n)
             adj_parts.append((adj, s))
-        record = _parse(f"_od_ta(({', '.join([str(k)] + saved)},))\n", stmts[-1])
+        record = parse_at(f"_od_ta(({', '.join([str(k)] + saved)},))\n", stmts[-1])
         if isinstance(fwd[-1], ast.Return):
             ret = fwd.pop()
             fwd.extend(record)
@@ -380,10 +359,10 @@ class _Gen:
             return [s], [], self.closure(s.name, s)
         if isinstance(s, ast.Delete):
             t = s.targets[0]
-            obj, idx = t.value.id, _idx(t.slice)
+            obj, idx = t.value.id, index_arg(t.slice)
             self.npb += 1
             u = f"_od_u{self.npb}"
-            fwd = _parse(f"{u} = __od_delitem__({obj}, {idx})\n", s)
+            fwd = parse_at(f"{u} = __od_delitem__({obj}, {idx})\n", s)
             self.dvars.add(obj)
             adj = f"{d(obj)} = __od_delitem_adj__(_od_S, {d(obj)}, {obj}, {idx}, {u})\n"
             return fwd, [obj] + _names_in(t.slice) + [u], adj
@@ -416,7 +395,7 @@ class _Gen:
             obj = v.value.id
             self.dvars.add(obj)
             adj = self.take(name) + (f"if _g is not None:\n    {d(obj)} = __od_getitem_adj__(_od_S, {d(obj)}, _g, "
-                                     f"{obj}, {_idx(v.slice)})\n")
+                                     f"{obj}, {index_arg(v.slice)})\n")
             return [s], [obj] + _names_in(v.slice), adj
         if isinstance(v, (ast.Tuple, ast.List)):
             return self.build_seq(s, name, v)
@@ -427,11 +406,11 @@ class _Gen:
             return [s], [], self.closure(name, v)
         if isinstance(v, ast.Set) and any(self.is_active(e) for e in v.elts):
             # a set's members carry no cotangent back: refused when they may carry a derivative
-            return [s] + _parse(f"__od_match_guard__({name}, 'a set of')\n", s), [], self.take(name)
+            return [s] + parse_at(f"__od_match_guard__({name}, 'a set of')\n", s), [], self.take(name)
         return [s], [], self.take(name)  # sets, f-strings...: nothing flows back
 
     def _ret(self, s):
-        return _parse(f"return {s.value.id}, _od_tape\n", s)[0]
+        return parse_at(f"return {s.value.id}, _od_tape\n", s)[0]
 
     def inplace(self, s, name, v):
         """`x op= y` on an active x: arrays are updated in place (aliases see it) and the old value is
@@ -442,7 +421,7 @@ class _Gen:
         self.npb += 1
         u = f"_od_u{self.npb}"
         flags_fwd, merge, flags = self.alias_merge(name, s)
-        fwd = flags_fwd + _parse(f"{name}, {u} = __od_iop__({opname!r}, {A}, {B})\n", s)
+        fwd = flags_fwd + parse_at(f"{name}, {u} = __od_iop__({opname!r}, {A}, {B})\n", s)
         need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [u] + flags
         adj = (merge + self.take(name) + f"_od_ga, _od_gb = __od_iop_adj__(_od_S, {opname!r}, _g, {A}, {B}, {u})\n"
                + (self.acc(a.id, "_od_ga") if self.is_active(a) else "")
@@ -459,7 +438,7 @@ class _Gen:
         for n in aliases:
             self.npb += 1
             flag = f"_od_a{self.npb}"
-            fwd += _parse(f"try:\n    {flag} = {n} is {name} and __od_mutable__({name})\n"
+            fwd += parse_at(f"try:\n    {flag} = {n} is {name} and __od_mutable__({name})\n"
                           f"except NameError:\n    {flag} = False\n", s)
             self.dvars.update((n, name))
             text += f"if {flag}:\n    {d(name)} = __od_acc__({d(name)}, {d(n)})\n    {d(n)} = None\n"
@@ -480,7 +459,7 @@ class _Gen:
         self.npb += 1
         flag = f"_od_v{self.npb}"
         self.single_use.discard(name)  # the merge adds to its cotangent: the statement's own must add too
-        fwd = _parse(f"try:\n    {flag} = __od_views__({name}, {', '.join(others)}, same=True)\n"
+        fwd = parse_at(f"try:\n    {flag} = __od_views__({name}, {', '.join(others)}, same=True)\n"
                      f"except NameError:\n"
                      f"    {flag} = __od_views__({name}, *__od_bound__(locals(), {tuple(others)!r}), same=True)\n", s)
         self.dvars.update(others + [name])
@@ -556,11 +535,11 @@ class _Gen:
             # `obj.m(...)`: a method bound to obj (its pullback's first cotangent is obj's), or a function,
             # closure, partial or callable object stored on obj (its cotangent is that of obj's attribute)
             fn_var = f"_od_f{self.npb}"
-            fetch = _parse(f"{fn_var} = {_src(v.func)}\n", s)
+            fetch = parse_at(f"{fn_var} = {_src(v.func)}\n", s)
             func = ast.Name(id=fn_var, ctx=ast.Load())
         call_src = _src(ast.Call(func=ast.Name(id="__od_call__", ctx=ast.Load()),
                                  args=[ast.Constant(mask), func] + v.args, keywords=v.keywords))
-        fwd_call = fetch + _parse(f"{name}, {pb} = {call_src}\n", s)
+        fwd_call = fetch + parse_at(f"{name}, {pb} = {call_src}\n", s)
         need = [pb]
         dself = f"({d(method_obj)} if _od_own else None)" if method_obj else "None"
         if method_obj:
@@ -663,7 +642,7 @@ class _Gen:
                          if m in self.active and m not in args and (bound is None or m in bound)})
         values = "(" + "".join(f"{n or 'None'}, " for n in names) + ")"
         others_now = f"__od_bound__(locals(), {tuple(others)!r})" if others else "()"
-        fwd = _parse(f"{c} = __od_changes__[0]\n", s) + _parse(
+        fwd = parse_at(f"{c} = __od_changes__[0]\n", s) + parse_at(
             f"{w} = None if __od_changes__[0] == {c} else __od_call_views__({pb}, {values}, {others_now})\n", s)
         self.dvars.update(args | set(others))
         dargs = "(" + "".join(f"{d(n) if n else 'None'}, " for n in names) + ")"
@@ -768,7 +747,7 @@ class _Gen:
         (stored, passed, returned, decorated) hands it back where it was made, which is right only for
         variables bound once before: refused otherwise, as is an escaping closure writing `nonlocal`s."""
         # a generator runs eagerly here: it reads its cells when made, Python when resumed
-        generator = isinstance(node, ast.FunctionDef) and _is_generator(node)
+        generator = isinstance(node, ast.FunctionDef) and is_generator(node)
         if name not in self.escaping and not generator:
             return
         kind = "a generator (run eagerly when made)" if generator else "passed on or stored"
@@ -812,7 +791,7 @@ class _Gen:
         obj, attr = t.value.id, t.attr
         self.npb += 1
         u = f"_od_u{self.npb}"
-        fwd = _parse(f"{u} = __od_setattr__({obj}, {attr!r}, {_src(v)})\n", s)
+        fwd = parse_at(f"{u} = __od_setattr__({obj}, {attr!r}, {_src(v)})\n", s)
         self.dvars.add(obj)
         adj = f"{d(obj)}, _od_gv = __od_setattr_adj__(_od_S, {d(obj)}, {obj}, {attr!r}, {u})\n"
         if self.is_active(v):
@@ -820,11 +799,11 @@ class _Gen:
         return fwd, [obj, u], adj
 
     def setitem_(self, s, t, v):
-        obj, idx = t.value.id, _idx(t.slice)
+        obj, idx = t.value.id, index_arg(t.slice)
         self.npb += 1
         u = f"_od_u{self.npb}"
         flags_fwd, merge, flags = self.alias_merge(obj, s)
-        fwd = flags_fwd + _parse(f"{u} = __od_setitem__({obj}, {idx}, {_src(v)})\n", s)
+        fwd = flags_fwd + parse_at(f"{u} = __od_setitem__({obj}, {idx}, {_src(v)})\n", s)
         self.dvars.add(obj)
         adj = merge + f"{d(obj)}, _od_gv = __od_setitem_adj__(_od_S, {d(obj)}, {obj}, {idx}, {_src(v)}, {u})\n"
         if self.is_active(v):
@@ -852,7 +831,7 @@ class _Gen:
                 + _indent(init)
                 + "    for _od_rec in reversed(_od_tape):\n        _od_k = _od_rec[0]\n" + _indent(dispatch, 8)
                 + f"    return ({params}), {cellmap}\n")
-        fn = _parse(text, self.fdef)[0]
+        fn = parse_at(text, self.fdef)[0]
         fn.name = name  # may be `<lambda>__adjoint`: fine for compile, not for the parser
         # each block's adjoint keeps the lines of the statements it mirrors
         _replace_blocks(fn, self.adjoints)
@@ -935,7 +914,6 @@ def _copy_groups(fdef) -> dict[str, set[str]]:
 
 def _single_use_temps(fdef) -> set[str]:
     """Temporaries stored once and read once: their cotangent has a single contribution."""
-    from .lower import TEMP_PREFIX
     loads: dict[str, int] = {}
     stores: dict[str, int] = {}
     stack = list(fdef.body)
@@ -1036,8 +1014,8 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}
     body = gen.body(lowered.body)
     if not (body and isinstance(body[-1], ast.Return)):
-        body.extend(_parse("return None, _od_tape\n", lowered.body[-1] if lowered.body else lowered))
-    prologue = _parse("_od_tape = []\n_od_ta = _od_tape.append\n", lowered)
+        body.extend(parse_at("return None, _od_tape\n", lowered.body[-1] if lowered.body else lowered))
+    prologue = parse_at("_od_tape = []\n_od_ta = _od_tape.append\n", lowered)
     fwd = ast.FunctionDef(name=lowered.name, args=lowered.args, body=prologue + body, decorator_list=[],
                           returns=None, type_comment=None)
     ast.copy_location(fwd, lowered)

@@ -19,10 +19,11 @@ from ..rules.operator import pow_dx
 from ..rules.registry import registry
 from . import runtime
 from .codegen import HELPERS
+from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from .structs import CHANGES, TICKS, SeqBox, Session, Tangent, acc, fields_of, has_fields
 
-__all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack", "unpack_adjoint"]
+__all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
 
 _MISSING = object()
 _NOKW: dict = {}  # never mutated
@@ -591,19 +592,6 @@ def delitem_adj(S, dobj, obj, idx, old):
     return box
 
 
-def unpack(v, n, star):
-    """`a, *b, c = v` as a tuple of n items (the starred one a list)."""
-    items = tuple([*v])  # always a new object: `tuple(t)` would be t itself, and boxes go by identity
-    if star < 0:
-        if len(items) != n:
-            raise ValueError(f"expected {n} values to unpack, got {len(items)}")
-        return items
-    after = n - star - 1
-    if len(items) < n - 1:
-        raise ValueError(f"not enough values to unpack (expected at least {n - 1}, got {len(items)})")
-    return items[:star] + (list(items[star:len(items) - after]),) + items[len(items) - after:]
-
-
 def unpack_adjoint(dy, y, v, n, star):
     gs = list(dy) if dy is not None else [None] * n
     gs += [None] * (n - len(gs))
@@ -701,16 +689,6 @@ def iop_adj(S, opname, g, a, b, old):
 
 # -- arrays sharing memory: an in-place change seen through every view -----------------------------
 
-def _addresses(a):
-    """The byte address of each element of the array a (views of one buffer share addresses)."""
-    addr = np.asarray(a.__array_interface__["data"][0], dtype=np.intp)
-    for k, (n, stride) in enumerate(zip(a.shape, a.strides)):
-        shape = [1] * a.ndim
-        shape[k] = n
-        addr = addr + (np.arange(n, dtype=np.intp) * stride).reshape(shape)
-    return np.broadcast_to(addr, a.shape)
-
-
 def views(a, *others, same=False):
     """For an in-place change of the array a: the positions among `others` of arrays sharing elements
     with it, each with both arrays' element addresses; None when there are none (the common case, cheap:
@@ -746,7 +724,7 @@ def views(a, *others, same=False):
                     "reverse mode cannot differentiate an in-place change of an array seen through a view "
                     f"of another dtype ({a.dtype} and {n.dtype} share memory)",
                     fix="copy the view (`.copy()`) before changing it, or change the array itself")
-            addr_a, addr_n = _addresses(a), _addresses(n)
+            addr_a, addr_n = addresses(a), addresses(n)
             if np.isin(addr_n, addr_a).any():
                 found = (found or []) + [(j, addr_a, addr_n)]
     return found
@@ -877,15 +855,15 @@ HELPER_IMPLS = {
     "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj, "__od_seq_adj__": seq_adj,
     "__od_dict_adj__": dict_adj, "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
-    "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj, "__od_unpack__": unpack,
+    "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj,
     "__od_enumerate__": enumerate, "__od_enumerate_at__": enumerate_at, "__od_slice_cot__": slice_cot,
     "__od_iop__": iop,
-    "__od_iop_adj__": iop_adj, "__od_iter__": iter, "__od_tuple__": tuple, "__od_ndarray__": np.ndarray,
+    "__od_iop_adj__": iop_adj, "__od_ndarray__": np.ndarray,
     "__od_f8__": np.dtype(np.float64),
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts,
-    "__od_mutable__": mutable, "__od_primal__": primal,
+    "__od_mutable__": mutable, "__od_primal__": primal, **LOWERING_HELPERS,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

@@ -7,7 +7,8 @@ import numpy as np
 
 from ..rules import generic
 from ..rules.registry import registry
-from .helpers import _scalar_cot, getattr_adj, unpack, unpack_adjoint
+from ..lowered.runtime import unpack
+from .helpers import _scalar_cot, getattr_adj, unpack_adjoint
 from .runtime import NoRuleError
 from .structs import acc
 

@@ -28,8 +28,9 @@ from overdub.source import compile_twin, get_source, mangle_private
 
 from ..rules.registry import HOT_REDUCE_OPTIONS, key_of, registry
 from .codegen import HELPERS, KW_ACTIVE, generate
-from .activity import NONDIFF_BUILTINS
-from .lower import Unsupported, lower
+from ..lowered.activity import NONDIFF_BUILTINS
+from ..lowered.lower import Unsupported, lower
+from ..lowered.runtime import unpack
 from ..forward.dual import Dual as _Dual, primal as _primal
 from .structs import CHANGES, TICKS, SeqBox, Tangent, acc, fields_of, has_fields
 
@@ -1051,7 +1052,7 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 
 
 # the functions generated code calls, and the rules the engine itself provides (they need `call`)
-from .helpers import HELPER_CELLS as _HELPER_CELLS, unpack  # noqa: E402
+from .helpers import HELPER_CELLS as _HELPER_CELLS  # noqa: E402
 from .replacements import REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
 from . import primitives as _primitives  # noqa: E402,F401
 from .primitives import POSITIONED, position  # noqa: E402

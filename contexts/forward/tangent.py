@@ -28,10 +28,10 @@ import numpy as np
 from overdub.errors import SourceUnavailable
 from overdub.source import compile_twin, get_source
 
-from ..ad.activity import active_names, ask_primals, view_groups
-from ..ad.codegen import _idx as _index
-from ..ad.codegen import _parse
-from ..ad.lower import Unsupported, lower
+from ..lowered.activity import active_names, ask_primals, view_groups, view_of, viewed
+from ..lowered.emit import index_arg, parse_at
+from ..lowered.lower import Unsupported, lower
+from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.registry import key_of, registry
 
 __all__ = ["NotTransformable", "tangent_jvp"]
@@ -114,7 +114,7 @@ class _Tangents:
                 c.body = self.block(c.body)
             return [s]
         if isinstance(s, ast.Return):
-            return _parse(f"{self.handed}return {ast.unparse(s.value)}, {self.t(s.value) or 0}\n", s)
+            return parse_at(f"{self.handed}return {ast.unparse(s.value)}, {self.t(s.value) or 0}\n", s)
         if isinstance(s, ast.Assign):
             return self.assign(s)
         if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
@@ -127,7 +127,7 @@ class _Tangents:
         if isinstance(s, ast.Raise) and any(isinstance(n, ast.Name) and n.id in self.active for n in ast.walk(s)):
             # an exception carries its arguments to a handler (`except E as e: e.args[0]`) without their
             # tangents: when it is raised, the call reruns on duals (which raise it again, perturbed)
-            return _parse("raise __fd_giveup__('an exception made from active values')\n", s)
+            return parse_at("raise __fd_giveup__('an exception made from active values')\n", s)
         if isinstance(s, ast.Delete) and any(isinstance(t, ast.Subscript) and self.t(t.value) for t in s.targets):
             raise NotTransformable("deleting from an active container")
         return [s]
@@ -145,8 +145,8 @@ class _Tangents:
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
                 # `y[i] = v`: y's tangent gets v's at i (a new tangent: another variable's may be y's)
                 y = target.value.id
-                return (_parse(f"{T(y)} = __fd_setitem__({y}, {self.t(target.value) or 0}, "
-                               f"{_index(target.slice)}, {self.t(v) or 0}, {ast.unparse(v)})\n", s)
+                return (parse_at(f"{T(y)} = __fd_setitem__({y}, {self.t(target.value) or 0}, "
+                               f"{index_arg(target.slice)}, {self.t(v) or 0}, {ast.unparse(v)})\n", s)
                         + [s] + self.sync(y, s))
             raise NotTransformable("storing into an active object")
         name = target.id
@@ -160,8 +160,8 @@ class _Tangents:
             # caller see it; a number is rebound), and the variables viewing x follow its tangent
             aug = ast.copy_location(ast.AugAssign(target=ast.Name(id=name, ctx=ast.Store()), op=v.op,
                                                   value=v.right), s)
-            return _parse(f"{T(name)} = {tangent}\n", s) + [aug] + self.sync(name, s)
-        return _parse(f"{T(name)} = {tangent}\n", s) + [s]
+            return parse_at(f"{T(name)} = {tangent}\n", s) + [aug] + self.sync(name, s)
+        return parse_at(f"{T(name)} = {tangent}\n", s) + [s]
 
     def sync(self, name: str, s) -> list[ast.stmt]:
         """After an in-place change of the array in `name`: the variables that may view its memory (their
@@ -172,7 +172,7 @@ class _Tangents:
             return []
         values = "(" + "".join(f"{m}, " for m in members) + ")"
         tans = "(" + "".join(f"{T(m)}, " for m in members) + ")"
-        return _parse(f"try:\n    {tans} = __fd_sync__({name}, {T(name)}, {values}, {tans})\n"
+        return parse_at(f"try:\n    {tans} = __fd_sync__({name}, {T(name)}, {values}, {tans})\n"
                       f"except NameError:\n"
                       f"    {tans} = __fd_sync__({name}, {T(name)}, *__fd_bound__(locals(), "
                       f"{tuple(members)!r}, {tuple(T(m) for m in members)!r}))\n", s)
@@ -191,7 +191,7 @@ class _Tangents:
             return None
         if isinstance(v, ast.Subscript):
             ta = t(v.value)
-            return f"__fd_getitem__({ta}, {_index(v.slice)})" if ta else "0"
+            return f"__fd_getitem__({ta}, {index_arg(v.slice)})" if ta else "0"
         if isinstance(v, (ast.Tuple, ast.List)):
             if any(isinstance(e, ast.Starred) for e in v.elts):
                 raise NotTransformable("a starred element")
@@ -259,7 +259,7 @@ class _Tangents:
             raise NotTransformable("a call with **")
         # `f(x, *rest)`: rest, made a tuple once, passes its items' tangents (zeros when inactive)
         stars = [(f"_od_s_{name}_{i}", a) for i, a in enumerate(v.args) if isinstance(a, ast.Starred)]
-        pre = _parse("".join(f"{n} = __fd_tuple__({ast.unparse(a.value)})\n" for n, a in stars), s)
+        pre = parse_at("".join(f"{n} = __fd_tuple__({ast.unparse(a.value)})\n" for n, a in stars), s)
         starred = dict((id(a), n) for n, a in stars)
         args = "".join(f"*{starred[id(a)]}, " if id(a) in starred else ast.unparse(a) + ", " for a in v.args)
         tans = "".join(f"*__fd_star__({starred[id(a)]}, {t(a.value) or 0}), " if id(a) in starred
@@ -270,11 +270,11 @@ class _Tangents:
             obj = v.func.value
             text = (f"{name}, {T(name)} = __fd_mcall__({ast.unparse(obj)}, {v.func.attr!r}, {t(obj) or 0}, "
                     f"({args}), ({tans}), {{{kw}}}, {{{kwt}}})\n")
-            return pre + _parse(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
+            return pre + parse_at(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
         else:
             text = (f"{name}, {T(name)} = __fd_call__({ast.unparse(v.func)}, ({args}), ({tans}), "
                     f"{{{kw}}}, {{{kwt}}})\n")
-            return pre + _parse(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
+            return pre + parse_at(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
 
     def written_out(self, v: ast.Call, name: str, s) -> list[ast.stmt]:
         """After `f(..., out=o)`: o's tangent is the result's where f wrote (all of o, or its `where=`),
@@ -284,7 +284,7 @@ class _Tangents:
             return []
         where = next((ast.unparse(k.value) for k in v.keywords if k.arg == "where"), "True")
         o = out.id
-        return (_parse(f"{T(o)} = __fd_out__({o}, {name}, {T(name)}, {T(o)}, {where})\n", s)
+        return (parse_at(f"{T(o)} = __fd_out__({o}, {name}, {T(name)}, {T(o)}, {where})\n", s)
                 + self.sync(o, s))
 
     def taken_back(self, v: ast.Call, s) -> list[ast.stmt]:
@@ -299,9 +299,9 @@ class _Tangents:
               and a.id in self.active and a.id not in self.outside and a.id not in self.unfollowed]
         positions, names = tuple(i for i, _ in at), "".join(f"{a}, " for _, a in at)
         text = f"if __fd_moved__.args is not None:\n    _od_mv = __fd_args_back__({positions!r}, ({names}))\n"
-        out = _parse(text, s)
+        out = parse_at(text, s)
         for k, (_, a) in enumerate(at):
-            inner = _parse(f"if _od_mv[{k}] is not None:\n    {T(a)} = _od_mv[{k}]\n", s)
+            inner = parse_at(f"if _od_mv[{k}] is not None:\n    {T(a)} = _od_mv[{k}]\n", s)
             inner[0].body += self.sync(a, s)
             out[0].body.append(inner[0])
         return out
@@ -373,8 +373,8 @@ def _build(fn, active):
         if a.arg in act:
             prologue += f"{T(a.arg)} = 0\n"
     if not (body and isinstance(body[-1], ast.Return)):
-        body += _parse(f"{hand}return None, 0\n", fdef.body[-1])
-    fdef.body = _parse(prologue, fdef) + body if prologue else body
+        body += parse_at(f"{hand}return None, 0\n", fdef.body[-1])
+    fdef.body = parse_at(prologue, fdef) + body if prologue else body
     fdef.args.posonlyargs.insert(0, ast.arg(arg="_od_tans"))
     ast.fix_missing_locations(fdef)
     return compile_twin(src, fdef, extra_freevars=HELPERS)
@@ -405,7 +405,6 @@ def _outside(fdef, fn) -> frozenset:
             return not hasattr(builtins, name)
         return not isinstance(value, inert)
 
-    from ..ad.activity import _viewed
     found = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
              and mutable_outside(n.id)}
     changed = True
@@ -413,7 +412,7 @@ def _outside(fdef, fn) -> frozenset:
         changed = False
         for n in ast.walk(fdef):
             if (isinstance(n, ast.Assign) and not _fresh_copy(n.value, fn.__globals__)
-                    and _viewed(n.value, strict=True) & found):
+                    and viewed(n.value, strict=True) & found):
                 for t in n.targets:
                     if isinstance(t, ast.Name) and t.id not in found:
                         found.add(t.id)
@@ -424,14 +423,13 @@ def _outside(fdef, fn) -> frozenset:
 def _unfollowed(fdef, act: set[str]) -> frozenset:
     """The variables naming an object that an inactive variable may also reach (`t = cont["k"]` where
     `cont = {"k": loc}` and loc is inactive): a change to it in place by a callee cannot be followed."""
-    from ..ad.activity import _view_of
     held: dict[str, set[str]] = {}
     for n in ast.walk(fdef):
         if isinstance(n, ast.Assign):
             v = n.value
-            names = (set().union(*(_view_of(e) for e in v.elts)) if isinstance(v, (ast.List, ast.Tuple))
-                     else set().union(*(_view_of(e) for e in v.values if e is not None))
-                     if isinstance(v, ast.Dict) else _view_of(v))
+            names = (set().union(*(view_of(e) for e in v.elts)) if isinstance(v, (ast.List, ast.Tuple))
+                     else set().union(*(view_of(e) for e in v.values if e is not None))
+                     if isinstance(v, ast.Dict) else view_of(v))
             for t in n.targets:
                 if isinstance(t, ast.Name):
                     held.setdefault(t.id, set()).update(names - {t.id})
@@ -946,8 +944,7 @@ def fd_sync(x, tx, members, tans):
             out[j] = _sync_container(x, tx, m, out[j], set())
         elif (type(x) is np.ndarray and type(m) is np.ndarray and (x.base is not None or m.base is not None)
               and np.may_share_memory(x, m)):
-            from ..ad.helpers import _addresses
-            addr_x, addr_m = _addresses(x), _addresses(m)
+            addr_x, addr_m = addresses(x), addresses(m)
             shared = np.isin(addr_m, addr_x)
             if not shared.any():
                 continue
@@ -1032,17 +1029,15 @@ def fd_matmul(a, b, ta, tb):
 
 
 def _lowering_helpers():
-    from ..ad.helpers import unpack
     from .dual import primal
-    return {"__od_unpack__": unpack, "__od_iter__": iter, "__od_tuple__": tuple, "__od_primal__": primal}
+    return {**LOWERING_HELPERS, "__od_primal__": primal}
 
 
 _CELLS: dict = {}
 
 
 def _cells() -> dict:
-    """The helper cells of every tangent twin (made on first use: the lowering's helpers live in
-    contexts.ad, which imports this package)."""
+    """The helper cells of every tangent twin (made on first use)."""
     if not _CELLS:
         _CELLS.update((name, types.CellType(fn)) for name, fn in {
             "__fd_cat__": fd_cat, "__fd_list__": list, "__fd_tuple__": tuple,

@@ -18,7 +18,7 @@ import types
 import numpy as np
 
 __all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
-           "nonlocal_writes", "view_groups"]
+           "nonlocal_writes", "view_groups", "viewed", "view_of"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({
@@ -165,7 +165,7 @@ def _reads(e: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(e) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def _viewed(e: ast.AST, strict: bool = False) -> set[str]:
+def viewed(e: ast.AST, strict: bool = False) -> set[str]:
     """The variables whose object the value of e may share memory with: `y` of `y`, `y[i]`, `y.T`,
     `y.reshape(...)`, `np.reshape(y, ...)` (arithmetic makes new objects). A call may return a view of any
     argument; `strict` keeps only its object and first argument (`y.reshape(...)`, `np.asarray(y)`), as
@@ -173,18 +173,18 @@ def _viewed(e: ast.AST, strict: bool = False) -> set[str]:
     if isinstance(e, ast.Name):
         return {e.id}
     if isinstance(e, (ast.Subscript, ast.Attribute)):
-        return _viewed(e.value, strict)
+        return viewed(e.value, strict)
     if isinstance(e, ast.Call):
-        out = set(_viewed(e.func.value, strict)) if isinstance(e.func, ast.Attribute) else set()
+        out = set(viewed(e.func.value, strict)) if isinstance(e.func, ast.Attribute) else set()
         for a in e.args[:1] if strict else e.args:
-            out |= _viewed(a.value if isinstance(a, ast.Starred) else a, strict)
+            out |= viewed(a.value if isinstance(a, ast.Starred) else a, strict)
         for k in () if strict else e.keywords:
-            out |= _viewed(k.value)
+            out |= viewed(k.value)
         return out
     if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
-        return set().union(*(_viewed(x.value if isinstance(x, ast.Starred) else x) for x in e.elts))
+        return set().union(*(viewed(x.value if isinstance(x, ast.Starred) else x) for x in e.elts))
     if isinstance(e, ast.Dict):
-        return set().union(*(_viewed(x) for x in e.values))
+        return set().union(*(viewed(x) for x in e.values))
     return set()
 
 
@@ -192,15 +192,15 @@ def _viewed(e: ast.AST, strict: bool = False) -> set[str]:
 _VIEW_METHODS = frozenset({"reshape", "view", "ravel", "transpose", "swapaxes", "squeeze", "diagonal"})
 
 
-def _view_of(e: ast.AST) -> set[str]:
+def view_of(e: ast.AST) -> set[str]:
     """The variables the value of e is a view of, for certain: `y`, `y[1:3]`, `y.T`, `y.real`,
     `y.reshape(...)` — not the arguments of calls, which would include shapes (`np.arange(n)`)."""
     if isinstance(e, ast.Name):
         return {e.id}
     if isinstance(e, (ast.Subscript, ast.Attribute)):
-        return _view_of(e.value)
+        return view_of(e.value)
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in _VIEW_METHODS:
-        return _view_of(e.func.value)
+        return view_of(e.func.value)
     return set()
 
 
@@ -224,18 +224,18 @@ def view_groups(fdef: ast.FunctionDef) -> dict[str, set[str]]:
 
     for n in ast.walk(fdef):
         if isinstance(n, ast.Assign):
-            viewed = _viewed(n.value)
+            shared = viewed(n.value)
             for t in n.targets:
                 if isinstance(t, ast.Name):
-                    join(t.id, viewed)
+                    join(t.id, shared)
                 elif isinstance(t, (ast.Subscript, ast.Attribute)):
                     base = t.value
                     while isinstance(base, (ast.Subscript, ast.Attribute)):
                         base = base.value
                     if isinstance(base, ast.Name):
-                        join(base.id, viewed)
+                        join(base.id, shared)
         elif isinstance(n, ast.For) and isinstance(n.target, ast.Name):
-            join(n.target.id, _viewed(n.iter))
+            join(n.target.id, viewed(n.iter))
     # the caller may pass one array twice, or an array and a view of it (`f(y, y[1:])`): the parameters may
     # share memory with each other
     a = fdef.args
@@ -511,8 +511,8 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 if isinstance(t, ast.Name):
-                    sources.setdefault(t.id, set()).update(_viewed(n.value, strict=True) & locals_ - loop_vars)
-                    views.setdefault(t.id, set()).update(_view_of(n.value) - {t.id})
+                    sources.setdefault(t.id, set()).update(viewed(n.value, strict=True) & locals_ - loop_vars)
+                    views.setdefault(t.id, set()).update(view_of(n.value) - {t.id})
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     act.closure_stores = {n.name: captured_stores(n) for n in ast.walk(fdef)
                           if isinstance(n, ast.FunctionDef) and n is not fdef}

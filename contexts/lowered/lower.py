@@ -15,7 +15,7 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-__all__ = ["lower", "Unsupported", "TEMP_PREFIX"]
+__all__ = ["lower", "Unsupported", "TEMP_PREFIX", "is_atom", "is_generator"]
 
 TEMP_PREFIX = "_od_t"
 
@@ -549,7 +549,7 @@ def lower(fdef: ast.FunctionDef, iterators: bool = False) -> ast.FunctionDef:
     `iterators`: generator expressions give an iterator over their items (else the list)."""
     if isinstance(fdef, ast.AsyncFunctionDef):
         raise Unsupported("async function", fdef)
-    if _is_generator(fdef):
+    if is_generator(fdef):
         fdef = _eager_generator(fdef)
     _check_supported_shallow(fdef)
     a = fdef.args
@@ -570,7 +570,7 @@ def _own_nodes(fdef):
             stack.extend(ast.iter_child_nodes(node))
 
 
-def _is_generator(fdef) -> bool:
+def is_generator(fdef) -> bool:
     return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fdef))
 
 
