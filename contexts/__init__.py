@@ -1,5 +1,7 @@
 """The contexts built on the overdub core: reverse mode (`ad`), forward mode (`forward`), sparsity
-detection (`sparsity`) and debugging (`debug`), sharing one rule registry (`rules`).
+detection (`sparsity`) and debugging (`debug`), sharing one rule registry (`rules`) and one lowered form
+(`lowered`); `compose` combines the modes (`hessian`, `hvp`). Layers, each importing only those before it:
+core, rules, lowered, forward, ad, compositions (this package, `compose`).
 
 >>> from contexts import ADContext, gradient
 >>> with ADContext():
@@ -15,7 +17,8 @@ from .ad.custom import adjoint, checkpoint, custom_adjoint, hook, nestlevel, sto
 from .rules import check_rule, numerical_gradient, registry
 
 _LAZY = {
-    "forward": ["ForwardContext", "Dual", "derivative", "jvp", "jacfwd", "hessian", "hvp", "forwarddiff"],
+    "forward": ["ForwardContext", "Dual", "derivative", "jvp", "jacfwd", "forwarddiff"],
+    "compose": ["hessian", "hvp"],
     "sparsity": ["SparsityContext", "jacobian_sparsity", "hessian_sparsity", "sparse_jacobian",
                  "color_columns", "plot_sparsity"],
     "debug": ["TraceContext", "breakpoint_on", "NaNContext", "NaNError", "CountContext"],

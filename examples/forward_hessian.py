@@ -4,7 +4,7 @@ hand-written Rosenbrock Hessian."""
 import numpy as np
 from scipy.optimize import rosen, rosen_hess
 
-from contexts.forward import hessian, hvp
+from contexts import hessian, hvp
 
 x = np.linspace(-1.0, 1.5, 10)
 h = hessian(rosen, x)

@@ -48,7 +48,7 @@ def _reverse_jacobians() -> dict:
     missing or fails on `curve` is left out."""
     out = {}
     try:
-        from contexts.forward import jacobian
+        from contexts.compose import jacobian
         reverse = lambda p: jacobian(curve, p, mode="reverse")  # noqa: E731
         reverse(np.array([1.0, 0.5, 3.0]))
         out["jac3x1000/reverse"] = reverse
@@ -87,7 +87,8 @@ def cases():
     """(name, function, argument) for every benchmark, each checked once before timing."""
     from scipy.optimize import rosen, rosen_hess
 
-    from contexts.forward import derivative, hessian, jacfwd
+    from contexts.compose import hessian
+    from contexts.forward import derivative, jacfwd
 
     x_loop = 1.001
     p = np.array([1.0, 0.5, 3.0])

@@ -3,13 +3,15 @@
 >>> from contexts.forward import derivative
 >>> derivative(lambda x: x * derivative(lambda y: x + y, 1.0), 1.0)   # no perturbation confusion
 1.0
+
+It imports nothing of reverse mode: `hessian` and `hvp` (forward over reverse) live in `contexts.compose`.
 """
 
-from .api import DEFAULT_CHUNK, derivative, hessian, hvp, jacfwd, jacobian, jvp
+from .api import DEFAULT_CHUNK, derivative, jacfwd, jvp
 from .arrays import NoForwardRule
 from .context import ForwardContext, pushforward
 from .dual import Dual, DualConversionError, Tag
 from .mixed import forwarddiff
 
-__all__ = ["derivative", "jvp", "jacfwd", "jacobian", "hessian", "hvp", "forwarddiff",
+__all__ = ["derivative", "jvp", "jacfwd", "forwarddiff",
            "ForwardContext", "pushforward", "Dual", "Tag", "NoForwardRule", "DualConversionError", "DEFAULT_CHUNK"]

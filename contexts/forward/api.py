@@ -1,4 +1,4 @@
-"""Forward-mode entry points: derivative, jvp, jacfwd/jacobian, hessian, hvp.
+"""Forward-mode entry points: derivative, jvp, jacfwd (`contexts.compose` combines them with reverse mode).
 
 Invariant: every entry point creates its own Tag (so nested calls never confuse perturbations) and runs
 f under a fresh ForwardContext; outputs are returned as the user's own types (no Duals leak out unless
@@ -24,13 +24,13 @@ from .context import ForwardContext, _vectorized
 from .dual import Dual, DualConversionError, Tag, zero_tangent
 from .tangent import NotTransformable, _dual_free, tangent_jvp
 
-__all__ = ["derivative", "jvp", "jacfwd", "jacobian", "hessian", "hvp", "DEFAULT_CHUNK"]
+__all__ = ["derivative", "jvp", "jacfwd", "DEFAULT_CHUNK"]
 
 DEFAULT_CHUNK = 16
 """Tangent directions carried per pass by `jacfwd` (ForwardDiff.jl's chunk size)."""
 
 
-def _float_input(x: Any) -> Any:
+def float_input(x: Any) -> Any:
     """The input policy of every mode (as `contexts.ad.gradient`'s): an integer numpy array is
     differentiated as the float64 array of the same values (numpy's integer arithmetic has no tangent
     space, and an integer array cannot hold a dual or a derivative); Python ints and Fractions stay exact
@@ -238,7 +238,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     if len(primals) != len(tangents):
         raise OverdubError(f"jvp got {len(primals)} primals but {len(tangents)} tangents",
                            fix="pass one tangent per primal (None for a constant)")
-    primals = tuple(x if t is None else _float_input(x) for x, t in zip(primals, tangents))
+    primals = tuple(x if t is None else float_input(x) for x, t in zip(primals, tangents))
     fast = _by_tangent_twin(f, tuple(primals), tuple(None if t is None else _seed(x, t)
                                                    for x, t in zip(primals, tangents)))
     if fast is not None:
@@ -254,7 +254,7 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
     """(f(x), J) with J of shape shape(f(x)) + shape(x), `chunk` directions per pass."""
     if isinstance(x, (list, tuple)):
         x = np.asarray(x, dtype=float)
-    x = _float_input(x)
+    x = float_input(x)
     xshape = tuple(getattr(x, "shape", ()))
     n = int(np.prod(xshape))
     try:
@@ -267,7 +267,7 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
         except Exception:  # the twin met what duals met: the duals' error says it better
             by_columns = None
         if by_columns is None:
-            _reraise_located(e, f)
+            reraise_located(e, f)
         return by_columns
 
 
@@ -318,63 +318,7 @@ def jacfwd(f: Callable, x: Any, chunk: int | None = None) -> Any:
     return _value_and_jacfwd(f, x, chunk)[1]
 
 
-def jacobian(f: Callable, x: Any, mode: str = "forward", chunk: int | None = None) -> Any:
-    """The Jacobian of f at x, shape `shape(f(x)) + shape(x)`; `mode="forward"` (columns, best for
-    few inputs) or `"reverse"` (rows through `contexts.ad.pullback`, best for few outputs).
-
-    >>> import numpy as np
-    >>> jacobian(lambda x: x ** 2, np.array([1.0, 3.0]))
-    array([[2., 0.],
-           [0., 6.]])
-    """
-    if mode == "forward":
-        return jacfwd(f, x, chunk)
-    if mode != "reverse":
-        raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="forward" or mode="reverse"')
-    from contexts.ad import pullback
-    y, back = pullback(f, x)
-    y = np.asarray(y)
-    rows = []
-    for i in range(y.size):
-        e = np.zeros(y.size)
-        e[i] = 1.0
-        rows.append(np.asarray(back(e.reshape(y.shape) if y.shape else 1.0)[0]))
-    return np.stack(rows).reshape(y.shape + np.shape(x))
-
-
-def _reverse_gradient():
-    """contexts.ad.gradient, or None while the reverse engine is unavailable."""
-    try:
-        from contexts.ad import gradient
-    except ImportError:
-        return None
-    return gradient
-
-
-def _inner_gradient(f: Callable, inner: str) -> Callable:
-    """x -> grad f(x), by reverse mode (for forward-over-reverse) or by forward mode."""
-    if inner not in ("forward", "reverse"):
-        raise OverdubError(f"unknown inner mode {inner!r}", fix='use inner="forward" or inner="reverse"')
-    gradient = _reverse_gradient() if inner == "reverse" else None
-    if inner == "reverse" and gradient is None:
-        raise OverdubError("hessian(inner='reverse') needs contexts.ad", fix="use inner='forward'")
-    if gradient is None:
-        def grad_forward(z):
-            try:
-                return jacfwd(f, z)
-            except OverdubError as e:
-                _reraise_located(e, f)
-        return grad_forward
-
-    def grad_reverse(z):
-        try:
-            return gradient(f, z)[0]  # (a dual z's zero is of its value's shape: structs.zero_of)
-        except OverdubError as e:
-            _reraise_located(e, f)
-    return grad_reverse
-
-
-def _reraise_located(e: Exception, f: Callable):
+def reraise_located(e: Exception, f: Callable):
     """Raise e, said to have happened in f run on dual numbers when it is ours and does not say where."""
     located = _located(e, f)
     if located is e:
@@ -393,30 +337,3 @@ def _located(e: Exception, f: Callable) -> Exception:
         return type(e)(e.what, where=f"{describe(f)}, run on dual numbers", fix=fix)
     except TypeError:  # an error type with its own constructor: as it is
         return e
-
-
-def hessian(f: Callable, x: Any, inner: str = "reverse", chunk: int | None = None) -> Any:
-    """The Hessian of scalar f at x: forward mode over the reverse-mode gradient of `contexts.ad`
-    (`inner="reverse"`, the default: forward-over-reverse, one reverse pass per chunk of directions) or
-    over a forward-mode gradient (`inner="forward"`).
-
-    Integer inputs: an integer numpy array is differentiated as the float64 array of its values (as by
-    `gradient`, `jvp` and `jacfwd`); a Python int stays an exact scalar.
-
-    >>> import numpy as np
-    >>> hessian(lambda x: x[0] ** 2 * x[1], np.array([1.0, 2.0]), inner="forward")
-    array([[4., 2.],
-           [2., 0.]])
-    """
-    return jacfwd(_inner_gradient(f, inner), _float_input(x), chunk)
-
-
-def hvp(f: Callable, x: Any, v: Any, inner: str = "reverse") -> Any:
-    """The Hessian-vector product H(x) @ v of scalar f in one forward pass over its gradient (an integer
-    array x is differentiated as the float64 array of its values, as by `hessian`).
-
-    >>> import numpy as np
-    >>> hvp(lambda x: (x ** 3).sum(), np.array([1.0, 2.0]), np.array([1.0, 0.0]), inner="forward")
-    array([6., 0.])
-    """
-    return jvp(_inner_gradient(f, inner), (_float_input(x),), (v,))[1]

@@ -42,7 +42,8 @@ class Engines:
     def __init__(self, **overrides):
         import overdub
         from contexts.ad import gradient
-        from contexts.forward import derivative, hessian, jacfwd, jvp
+        from contexts.forward import derivative, jacfwd, jvp
+        from contexts.compose import hessian
         from contexts.sparsity import jacobian_sparsity
         self.gradient, self.derivative, self.jvp, self.jacfwd = gradient, derivative, jvp, jacfwd
         self.hessian, self.jacobian_sparsity = hessian, jacobian_sparsity

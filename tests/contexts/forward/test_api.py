@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import scipy.optimize
 
-from contexts.forward import NoForwardRule, derivative, hessian, hvp, jacfwd, jacobian, jvp
+from contexts.compose import hessian, hvp, jacobian
+from contexts.forward import NoForwardRule, derivative, jacfwd, jvp
 
 from ._fd import fd_derivative, fd_hessian, fd_jacobian
 

@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from contexts.forward import derivative, hessian, jacfwd, jvp
+from contexts.compose import hessian
+from contexts.forward import derivative, jacfwd, jvp
 
 from ._fd import fd_derivative, fd_hessian, fd_jacobian
 

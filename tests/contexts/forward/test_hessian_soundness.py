@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from contexts.forward import hessian, hvp, jacfwd
+from contexts.compose import hessian, hvp
+from contexts.forward import jacfwd
 
 from ._fd import fd_hessian
 

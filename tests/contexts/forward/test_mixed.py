@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contexts.forward import derivative, forwarddiff, hessian, hvp, jacfwd, jvp
+from contexts.compose import hessian, hvp
+from contexts.forward import derivative, forwarddiff, jacfwd, jvp
 from contexts.rules.registry import registry
 
 from ._fd import fd_derivative, fd_hessian, fd_jacobian

@@ -1,0 +1,94 @@
+"""Derivatives that compose the two modes: forward over reverse (`hessian`, `hvp`) and a Jacobian by
+either mode (`jacobian`).
+
+They sit above both `contexts.forward` and `contexts.ad` (neither mode imports the other's entry points:
+reverse mode runs on forward mode's `Dual`s, forward mode knows nothing of reverse mode).
+
+>>> import numpy as np
+>>> from contexts import hessian
+>>> hessian(lambda x: x[0] ** 2 * x[1], np.array([1.0, 2.0]))
+array([[4., 2.],
+       [2., 0.]])
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+from overdub.errors import OverdubError
+
+from .ad import gradient, pullback
+from .forward.api import float_input, jacfwd, jvp, reraise_located
+
+__all__ = ["hessian", "hvp", "jacobian"]
+
+
+def jacobian(f: Callable, x: Any, mode: str = "forward", chunk: int | None = None) -> Any:
+    """The Jacobian of f at x, shape `shape(f(x)) + shape(x)`; `mode="forward"` (columns, best for
+    few inputs) or `"reverse"` (rows through `contexts.ad.pullback`, best for few outputs).
+
+    >>> import numpy as np
+    >>> jacobian(lambda x: x ** 2, np.array([1.0, 3.0]))
+    array([[2., 0.],
+           [0., 6.]])
+    """
+    if mode == "forward":
+        return jacfwd(f, x, chunk)
+    if mode != "reverse":
+        raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="forward" or mode="reverse"')
+    y, back = pullback(f, x)
+    y = np.asarray(y)
+    rows = []
+    for i in range(y.size):
+        e = np.zeros(y.size)
+        e[i] = 1.0
+        rows.append(np.asarray(back(e.reshape(y.shape) if y.shape else 1.0)[0]))
+    return np.stack(rows).reshape(y.shape + np.shape(x))
+
+
+def _inner_gradient(f: Callable, inner: str) -> Callable:
+    """x -> grad f(x), by reverse mode (for forward-over-reverse) or by forward mode."""
+    if inner not in ("forward", "reverse"):
+        raise OverdubError(f"unknown inner mode {inner!r}", fix='use inner="forward" or inner="reverse"')
+    if inner == "forward":
+        def grad_forward(z):
+            try:
+                return jacfwd(f, z)
+            except OverdubError as e:
+                reraise_located(e, f)
+        return grad_forward
+
+    def grad_reverse(z):
+        try:
+            return gradient(f, z)[0]  # (a dual z's zero is of its value's shape: structs.zero_of)
+        except OverdubError as e:
+            reraise_located(e, f)
+    return grad_reverse
+
+
+def hessian(f: Callable, x: Any, inner: str = "reverse", chunk: int | None = None) -> Any:
+    """The Hessian of scalar f at x: forward mode over the reverse-mode gradient of `contexts.ad`
+    (`inner="reverse"`, the default: forward-over-reverse, one reverse pass per chunk of directions) or
+    over a forward-mode gradient (`inner="forward"`).
+
+    Integer inputs: an integer numpy array is differentiated as the float64 array of its values (as by
+    `gradient`, `jvp` and `jacfwd`); a Python int stays an exact scalar.
+
+    >>> import numpy as np
+    >>> hessian(lambda x: x[0] ** 2 * x[1], np.array([1.0, 2.0]), inner="forward")
+    array([[4., 2.],
+           [2., 0.]])
+    """
+    return jacfwd(_inner_gradient(f, inner), float_input(x), chunk)
+
+
+def hvp(f: Callable, x: Any, v: Any, inner: str = "reverse") -> Any:
+    """The Hessian-vector product H(x) @ v of scalar f in one forward pass over its gradient (an integer
+    array x is differentiated as the float64 array of its values, as by `hessian`).
+
+    >>> import numpy as np
+    >>> hvp(lambda x: (x ** 3).sum(), np.array([1.0, 2.0]), np.array([1.0, 0.0]), inner="forward")
+    array([6., 0.])
+    """
+    return jvp(_inner_gradient(f, inner), (float_input(x),), (v,))[1]
