@@ -8,7 +8,7 @@ How the pieces fit (each module's docstring states its invariant):
 - `runtime`    Zygote's J (`call`): rules, recursion into twins, constructors, partials, opaque functions.
 - `helpers`    what generated code calls (structured cotangents, mutation undone and redone).
 - `primitives` rules the engine provides itself (unpacking, iteration, getattr, ufunc.at).
-- `structs`    cotangent boxes per object, `Tangent`, the reverse pass's `Session`.
+- `structs`    the reverse pass's `Session` (one cotangent box per object), zeros, final cotangent shapes.
 - `api`, `custom`, `nested`, `show`   the public functions, custom adjoints, higher order, printing.
 
 >>> from contexts.ad import gradient
@@ -18,7 +18,8 @@ How the pieces fit (each module's docstring states its invariant):
 
 from .api import (ADContext, NonScalarError, Tangent, gradient, jacobian, pullback, pullback_full,
                   value_and_gradient, vjp)
-from .runtime import NoRuleError, UnsupportedFunction
+from ..rules.registry import NoRuleError
+from .runtime import UnsupportedFunction
 from .show import show_adjoint
 
 __all__ = ["ADContext", "gradient", "pullback", "pullback_full", "value_and_gradient", "jacobian", "vjp",

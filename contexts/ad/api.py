@@ -14,7 +14,8 @@ from overdub.errors import OverdubError
 
 from .custom import _level
 from .runtime import call
-from .structs import Session, Tangent, finalize
+from ..rules.cotangents import Tangent
+from .structs import Session, finalize
 
 __all__ = ["ADContext", "gradient", "pullback", "pullback_full", "value_and_gradient", "jacobian", "vjp",
            "NonScalarError", "Tangent"]

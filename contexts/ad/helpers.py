@@ -21,7 +21,9 @@ from . import runtime
 from .codegen import HELPERS
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
-from .structs import CHANGES, TICKS, SeqBox, Session, Tangent, acc, fields_of, has_fields
+from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
+from ..rules.registry import NoRuleError
+from .structs import CHANGES, TICKS, Session
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
 
@@ -170,7 +172,7 @@ def binop_adj(opname, g, y, a, b, need=3):
         y = op(a, b)  # the block overwrote the result: recompute it for the rule
     rule = _rules.get(op)
     if rule is None or rule.adjoint is None:
-        raise runtime.NoRuleError(f"no reverse rule for operator.{opname} on {type(a).__name__}, {type(b).__name__}",
+        raise NoRuleError(f"no reverse rule for operator.{opname} on {type(a).__name__}, {type(b).__name__}",
                           fix=f"register one with `registry.adjoint(operator.{opname})`")
     ga, gb = rule.adjoint(g, y, a, b)
     return ga, gb
@@ -239,7 +241,7 @@ def _dual_binop_adj(opname, g, y, a, b, need):
         ga = g * b * a ** (b - 1)
         gb = g * (a ** b) * np.log(a) if need & 2 else None
     else:
-        raise runtime.NoRuleError(f"no reverse rule for operator.{opname} on forward-mode duals")
+        raise NoRuleError(f"no reverse rule for operator.{opname} on forward-mode duals")
     return (_dual_fit(ga, a) if need & 1 else None), (_dual_fit(gb, b) if need & 2 else None)
 
 

@@ -11,7 +11,7 @@ adjoints carry the duals through. This keeps the AD machinery itself out of the 
 from __future__ import annotations
 
 from .api import _pullback, _seed, gradient, value_and_gradient
-from .structs import Tangent
+from ..rules.cotangents import Tangent
 from ..rules.registry import registry
 
 __all__ = []

@@ -9,8 +9,8 @@ from ..rules import generic
 from ..rules.registry import registry
 from ..lowered.runtime import unpack
 from .helpers import _scalar_cot, getattr_adj, unpack_adjoint
-from .runtime import NoRuleError
-from .structs import acc
+from ..rules.cotangents import acc
+from ..rules.registry import NoRuleError
 
 registry.adjoint(unpack)(unpack_adjoint)
 registry.rules[unpack].iterates = True

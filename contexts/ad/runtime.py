@@ -26,23 +26,20 @@ import numpy as np
 from overdub.errors import OverdubError, SourceUnavailable
 from overdub.source import compile_twin, get_source, mangle_private
 
-from ..rules.registry import HOT_REDUCE_OPTIONS, key_of, registry
+from ..rules.registry import HOT_REDUCE_OPTIONS, NoRuleError, key_of, registry
 from .codegen import HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
 from ..lowered.runtime import unpack
 from ..forward.dual import Dual as _Dual, primal as _primal
-from .structs import CHANGES, TICKS, SeqBox, Tangent, acc, fields_of, has_fields
+from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
+from .structs import CHANGES, TICKS
 
-__all__ = ["call", "NoRuleError", "UnsupportedFunction", "twin_source"]
+__all__ = ["call", "UnsupportedFunction", "twin_source"]
 
 _MISSING = object()
 _NOKW: dict = {}  # never mutated
 _NO_CELLS = frozenset({"<no cells>"})  # in an activity key: captured variables are constants
-
-
-class NoRuleError(OverdubError):
-    """A C function was reached with differentiable inputs and has no rule."""
 
 
 class NoSource(NoRuleError):

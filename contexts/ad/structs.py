@@ -1,8 +1,9 @@
-"""Structured cotangents: boxes for containers and objects, `Tangent` for objects and closures.
+"""The reverse pass's state: one cotangent box per structured object (`Session`), zeros and final shapes.
 
 Invariant: the cotangent of a mutable or structured object (list, tuple, dict, object, closure) lives in one
 box per object per reverse pass (`Session.box`), so aliases and mutation see one adjoint — the paper's
-"box" rules; numbers and arrays are plain values accumulated by `acc`. `None` is the zero everywhere.
+"box" rules; the boxes and `acc` themselves are the rules' cotangent values (`contexts.rules.cotangents`).
+`None` is the zero everywhere.
 """
 
 from __future__ import annotations
@@ -15,55 +16,9 @@ import numpy as np
 
 # (forward mode depends on nothing of reverse mode: no cycle)
 from ..forward.dual import Dual as _Dual
+from ..rules.cotangents import MapBox, SeqBox, Tangent, fields_of, has_fields, merge_into
 
-__all__ = ["Tangent", "SeqBox", "MapBox", "Session", "acc", "finalize", "zero_of"]
-
-_NDARRAY = np.ndarray
-
-
-class Tangent(dict):
-    """The gradient of an object (its fields) or of a closure (its captured variables).
-
-    >>> t = Tangent(w=2.0, b=None)
-    >>> (t + Tangent(w=1.0)).w
-    3.0
-    """
-
-    __slots__ = ()
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __add__(self, other):
-        if other is None or (isinstance(other, int) and other == 0):
-            return self
-        out = Tangent(self)
-        for k, v in other.items():
-            out[k] = acc(out.get(k), v)
-        return out
-
-    __radd__ = __add__
-
-    def __repr__(self):
-        return "Tangent(" + ", ".join(f"{k}={v!r}" for k, v in self.items()) + ")"
-
-
-class SeqBox(list):
-    """The cotangent of a list or tuple (or a materialised iterable), one entry per element."""
-
-    __slots__ = ()
-
-
-class MapBox(dict):
-    """The cotangent of a dict, keyed like it."""
-
-    __slots__ = ()
-
-
-_NUMERIC = (numbers.Number, np.ndarray, np.generic)
+__all__ = ["Session", "finalize", "zero_of", "TICKS", "CHANGES"]
 
 
 def _new_box(obj):
@@ -74,71 +29,6 @@ def _new_box(obj):
     if isinstance(obj, (types.FunctionType, types.MethodType)) or has_fields(obj):
         return Tangent()
     return SeqBox()
-
-
-def has_fields(obj) -> bool:
-    """An object with named fields: a `__dict__` or `__slots__` (not a number, array or container)."""
-    return hasattr(obj, "__dict__") or bool(getattr(type(obj), "__slots__", None)) and not isinstance(
-        obj, (numbers.Number, np.ndarray, np.generic, list, tuple, dict, str, bytes))
-
-
-def fields_of(obj) -> dict:
-    """An object's fields by name: its `__dict__`, and the `__slots__` of its class and bases that are set."""
-    out = dict(vars(obj)) if hasattr(obj, "__dict__") else {}
-    for cls in type(obj).__mro__:
-        slots = cls.__dict__.get("__slots__", ())
-        for name in (slots,) if isinstance(slots, str) else slots:
-            if name not in ("__dict__", "__weakref__") and hasattr(obj, name):
-                out[name] = getattr(obj, name)
-    return out
-
-
-def merge_into(box, d):
-    """Add cotangent d into box in place (box is owned by the session)."""
-    if d is None or d is box:
-        return box
-    if isinstance(box, list):
-        if isinstance(d, dict):
-            d = [d.get(i) for i in range(len(box))]
-        for i, x in enumerate(d):
-            if x is None:
-                continue
-            if i >= len(box):
-                box.extend([None] * (i + 1 - len(box)))
-            box[i] = acc(box[i], x)
-        return box
-    items = d.items() if isinstance(d, dict) else fields_of(d).items() if has_fields(d) else ()
-    for k, v in items:
-        box[k] = acc(box.get(k), v)
-    return box
-
-
-def acc(a, b):
-    """a + b for cotangents: None is zero, boxes merge in place, tuples and dicts elementwise."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    ta = type(a)
-    if ta is float and type(b) is float or ta is _NDARRAY and type(b) is _NDARRAY:
-        return a + b
-    if ta is SeqBox or ta is MapBox or ta is Tangent:
-        # the same box reached twice is already merged; the same number twice (a rule returning
-        # dy for two arguments, x + x) must still be added
-        return a if a is b else merge_into(a, b)
-    tb = type(b)
-    if tb is SeqBox or tb is MapBox or tb is Tangent:
-        return merge_into(b, a)
-    if isinstance(a, tuple) and isinstance(b, (tuple, list)):
-        return tuple(acc(x, y) for x, y in zip(a, b))
-    if isinstance(a, list) and isinstance(b, (tuple, list)):
-        return [acc(x, y) for x, y in zip(a, b)]
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = dict(a)
-        for k, v in b.items():
-            out[k] = acc(out.get(k), v)
-        return out
-    return a + b
 
 
 # a stamp of the last in-place change of an array by a forward pass: a caller compares it around a call to

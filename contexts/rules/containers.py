@@ -15,7 +15,8 @@ import random
 
 import numpy as np
 
-from .registry import registry
+from .cotangents import Tangent, acc, fields_of, has_fields
+from .registry import NoRuleError, registry
 
 __all__ = ["mutating"]
 
@@ -38,12 +39,6 @@ def _inplace(*keys):
             registry._rule(k).inplace = fn
         return fn
     return register
-
-
-def acc(a, b):
-    """Cotangent accumulation (the reverse engine's, which merges boxes)."""
-    from ..ad.structs import acc as _acc
-    return _acc(a, b)
 
 
 def _structure_like(gs, x):
@@ -350,7 +345,6 @@ def list_remove_inplace(self, v):
 
 def _plain(g, deep):
     """A cotangent as plain values (a copy's boxes belong to the copy; deep: all the way down)."""
-    from ..ad.structs import Tangent
     if isinstance(g, dict):
         out = {k: (_plain(v, deep) if deep else v) for k, v in g.items()}
         return Tangent(out) if isinstance(g, Tangent) else out
@@ -372,7 +366,6 @@ def _plain_object(x) -> bool:
 
 
 def _copy_checked(x, deep, depth=0):
-    from ..ad.structs import has_fields, fields_of
     if isinstance(x, (list, tuple, set, frozenset)) and type(x) in (list, tuple, set, frozenset):
         items = x
     elif type(x) is dict:
@@ -382,7 +375,6 @@ def _copy_checked(x, deep, depth=0):
     elif has_fields(x) and _plain_object(x):
         items = fields_of(x).values()
     else:
-        from ..ad.runtime import NoRuleError
         raise NoRuleError(f"reverse mode copies lists, tuples, dicts, arrays, numbers and plain objects, "
                           f"not a {type(x).__name__} (it has its own copy protocol)",
                           fix="give the copy a custom adjoint, or build the copy by hand")

@@ -30,7 +30,14 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["Registry", "Rule", "registry", "key_of", "call_key"]
+from overdub.errors import OverdubError
+
+__all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "NoRuleError"]
+
+
+class NoRuleError(OverdubError):
+    """A C function was reached with differentiable inputs and has no rule."""
+
 
 _BUILTIN_METHOD = types.BuiltinMethodType  # also the type of bound methods of C types
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from contexts import Tangent, gradient, value_and_gradient
-from contexts.ad.runtime import NoRuleError
+from contexts.ad import NoRuleError
 from contexts.rules.check import numerical_gradient
 
 from ._helpers import assert_grad_fd

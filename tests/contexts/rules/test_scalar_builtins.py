@@ -12,7 +12,7 @@ from uncertainties import ufloat
 
 import contexts.rules
 from contexts.rules import builtins as builtin_rules
-from contexts.rules import check, cmath as cmath_rules, generic
+from contexts.rules import check, cmath as cmath_rules, cotangents, generic
 from contexts.rules import math as math_rules, operator as operator_rules, uncertainties as umath_rules
 from contexts.rules.registry import registry
 
@@ -160,7 +160,7 @@ def test_design_example_by_hand():
 # -- doctests of the rule modules ----------------------------------------------------------------
 
 @pytest.mark.parametrize("module", [contexts.rules, generic, operator_rules, math_rules, cmath_rules,
-                                    builtin_rules, umath_rules, check])
+                                    builtin_rules, umath_rules, check, cotangents])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
