@@ -9,8 +9,9 @@ code.
 from __future__ import annotations
 
 import functools
+import operator
 
-__all__ = ["REPLACEMENTS"]
+__all__ = ["REPLACEMENTS", "GETTERS"]
 
 
 def ad_map(f, *iterables):
@@ -122,6 +123,30 @@ def ad_next(it, *default):
             return default[0]
         raise
 
+
+def ad_itemgetter(items, obj):
+    """`operator.itemgetter(*items)(obj)` as the subscripts it stands for."""
+    if len(items) == 1:
+        return obj[items[0]]
+    out = []
+    for i in items:
+        out.append(obj[i])
+    return tuple(out)
+
+
+def ad_attrgetter(names, obj):
+    """`operator.attrgetter(*names)(obj)` as the attribute reads it stands for (dotted names followed)."""
+    out = []
+    for name in names:
+        v = obj
+        for part in name.split("."):
+            v = getattr(v, part)
+        out.append(v)
+    return out[0] if len(names) == 1 else tuple(out)
+
+
+# a callable of these types stands for the function beside it, given its items (`__reduce__`'s)
+GETTERS = {operator.itemgetter: ad_itemgetter, operator.attrgetter: ad_attrgetter}
 
 REPLACEMENTS = {next: ad_next, map: ad_map, filter: ad_filter, zip: ad_zip, enumerate: ad_enumerate,
                 sorted: ad_sorted,

@@ -11,6 +11,7 @@ cotangent of the function object (of `self` for a bound method, of the captured 
 from __future__ import annotations
 
 import builtins
+import collections.abc
 import dataclasses
 import functools
 import gc
@@ -130,6 +131,18 @@ def _adjoint_on_duals(adj, dy, y, args, kw):
     return ForwardContext().run(adj, dy, y, *args, **kw)
 
 
+def _rrule_on_duals(rrule, args, kw):
+    """An rrule and its pullback run under forward mode, whose rules take the duals (`math.fsum` of a
+    list of them). Not retried when an argument is an iterator the first try may have drawn from."""
+    from ..forward.arrays import has_dual
+    from ..forward.context import ForwardContext
+    values = tuple(args) + tuple(kw.values())
+    if not any(has_dual(a) for a in values) or any(isinstance(a, collections.abc.Iterator) for a in values):
+        raise
+    y, back = ForwardContext().run(rrule, *args, **kw)
+    return y, lambda dy: ForwardContext().run(back, dy)
+
+
 def _inplace_back(pb, dy, dself, S):
     _, back, is_method = pb
     r = back(S, dy, dself)
@@ -205,7 +218,12 @@ def call(mask, f, *args, **kw):
             y, back = rule.inplace(*full, **kw)
             return y, (_inplace_back, back, is_method)
         if rule.rrule is not None:
-            y, back = rule.rrule(*full, **kw)
+            if rule.kind == "reduction" and full and isinstance(full[0], collections.abc.Iterator):
+                full = (list(full[0]),) + full[1:]  # drawn once here (the rule would): a retry sees it all
+            try:
+                y, back = rule.rrule(*full, **kw)
+            except TypeError:  # forward over reverse: the rule's primal call met duals (`math.fsum`)
+                y, back = _rrule_on_duals(rule.rrule, full, kw)
             return y, (_rrule_back, back, len(full), is_method)
         if rule.kind == "nondiff":
             return f(*args, **kw), None
@@ -411,6 +429,9 @@ def _other_call(mask, f, args, kw):
         impl = f._implementation
         if type(impl) is types.FunctionType:
             return _twin_call(mask, impl, (), args, kw)
+    getter = GETTERS.get(type(f))
+    if getter is not None and len(args) == 1 and not kw:
+        return _twin_call(-1, getter, (), (f.__reduce__()[1],) + args, kw)
     if isinstance(f, functools.partial):
         return _partial_call(f, args, kw)
     if f is functools.partial:
@@ -609,6 +630,8 @@ def _partial_back(pb, dy, dself, S):
 def _construct(cls, args, kw):
     if cls is super:  # a proxy: the methods reached through it are differentiated with their object
         return cls(*args, **kw), None
+    if cls is _LRU_CACHE and len(args) == 4 and not kw:  # functools.lru_cache around a function: called, it
+        return _cached(*args), (_cached_back,)           # is differentiated through the function itself
     if cls.__module__.startswith("uncertainties") and _any_differentiable(args, kw):
         # ufloats are numbers to reverse mode (rules take them whole); one built from a differentiated
         # value would be taken apart into fields by the code reading it: refused, never half right
@@ -662,6 +685,15 @@ def _fields_back(pb, dy, dself, S):
         fields = {n: getattr(dy, n, None) for n in names}
     dargs = tuple(fields.get(n) for n in names[:nargs])
     return None, dargs, {k: fields.get(k) for k in kwnames} or None
+
+
+def _cached(fn, maxsize, typed, info):
+    return _LRU_CACHE(fn, maxsize, typed, info)
+
+
+def _cached_back(pb, dy, dself, S):
+    """The wrapper's cotangent is its function's (what its calls credited to the closure's cells)."""
+    return None, (dy, None, None, None), None
 
 
 def _construct_back(pb, dy, dself, S):
@@ -1050,7 +1082,7 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 
 # the functions generated code calls, and the rules the engine itself provides (they need `call`)
 from .helpers import HELPER_CELLS as _HELPER_CELLS  # noqa: E402
-from .replacements import REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
+from .replacements import GETTERS, REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
 from . import primitives as _primitives  # noqa: E402,F401
 from .primitives import POSITIONED, position  # noqa: E402
 from ..rules.containers import new_dict  # noqa: E402

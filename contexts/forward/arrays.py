@@ -61,9 +61,15 @@ def per_direction(g, t, tag: Tag):
 def apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     """fn(*args, **kwargs) on Duals through rule.frule; `call(frule, tangents, *values)` runs the rule
     (the context passes one that recurses into it when values are Duals of outer tags)."""
-    values, tangents = [], []
+    values, tangents, sequences = [], [], False
     for a in args:
         v, t = split(a, tag)
+        if t is None and type(a) in (list, tuple) and any(type(x) is Dual and x.tag is tag for x in a):
+            # a sequence of duals (`math.fsum([u, v])`): its values and a sequence of their tangents, as
+            # the tangent twin hands a sequence's tangent to the rule
+            parts = [split(x, tag) for x in a]
+            v, t = type(a)(p[0] for p in parts), _Seq(p[1] for p in parts)
+            sequences = True
         values.append(v)
         tangents.append(t)
     run = call or _call
@@ -73,7 +79,7 @@ def apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
             return _outputs(y, [make(yj, dj, tag) if dj is not None else yj for yj, dj in zip(y, dy)])
         return y if dy is None else make(y, dy, tag)
     partials = rule.meta.get("partials")
-    if partials is not None and not kwargs and not any(type(v) is Dual for v in values):
+    if partials is not None and not kwargs and not sequences and not any(type(v) is Dual for v in values):
         # (values perturbed by an outer derivative call: the frule runs under the context, below)
         y = fn(*values)
         d = ndim(y)
@@ -86,9 +92,20 @@ def apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     # one direction at a time: the frule knows nothing about chunks
     y, dys = None, []
     for i in range(tag.chunk):
-        y, dy = run(rule.frule, [None if t is None else t[i] for t in tangents], values, kwargs)
+        y, dy = run(rule.frule, [None if t is None else _direction(t, i) for t in tangents], values, kwargs)
         dys.append(dy)
     return _chunked(y, dys, tag)
+
+
+class _Seq(list):
+    """The tangents of a sequence argument's elements (None where unperturbed), one per element."""
+
+
+def _direction(t, i):
+    """Direction i of a chunked tangent (of each element's, for a sequence argument's)."""
+    if type(t) is _Seq:
+        return [None if e is None else e[i] for e in t]
+    return t[i]
 
 
 def _chunked(y, dys: list, tag: Tag):

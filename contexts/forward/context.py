@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import types
 
 import numpy as np
 
@@ -70,7 +71,18 @@ class ForwardContext(overdub.Context):
                 return to_array(args[0], kwargs.get("dtype"))
             if overdub.is_recursable(fn) and not _native(fn):
                 return self.recurse(fn, *args, **kwargs)
-            return self._primitive(site, fn, args, kwargs)
+            if args and type(args[0]) is types.GeneratorType and _consumes(fn):
+                args = (list(args[0]),) + args[1:]  # `math.fsum(u * k for k in ks)`: all of it, in order
+            inner = _sequence_tag(args)
+            if inner is None or _native(fn):
+                return self._primitive(site, fn, args, kwargs)
+            try:  # max, min, sorted return the duals themselves: the C function, as ever
+                return fn(*args, **kwargs)
+            except DualConversionError:  # `math.fsum([u, v])`: its rule takes the sequence apart
+                y = _known(uncached(fn), args, kwargs, inner, self._run_rule)
+                if y is _UNKNOWN:
+                    raise no_rule(fn, where=str(site)) from None
+                return y
         if _native(fn):
             return self._primitive(site, fn, args, kwargs)
         if fn is type and len(args) == 1 and not kwargs and not site.filename.startswith(_RULES_DIR):
@@ -102,7 +114,7 @@ class ForwardContext(overdub.Context):
     def _run_rule(self, frule, tangents, values, kwargs):
         """A rule reached with Duals of an outer derivative call runs under this context, so the math
         functions inside the rule are differentiated too (forward over forward)."""
-        if any(type(v) is Dual for v in values) and overdub.is_recursable(frule):
+        if any(has_dual(v) for v in values) and overdub.is_recursable(frule):  # (a list of duals too)
             return self.recurse(frule, tangents, *values, **kwargs)
         return frule(tangents, *values, **kwargs)
 
@@ -142,6 +154,17 @@ def pushforward(fn, *args, **kwargs):
 _UNKNOWN = object()
 
 
+def _consumes(fn) -> bool:
+    """fn reads the whole of its first argument, an iterable (math.fsum, math.prod, sum, min, sorted)."""
+    rule = registry.get(fn)
+    return rule is not None and (rule.kind == "reduction" or rule.iterates)
+
+
+def _sequence_tag(args):
+    """The top tag of the duals held by list or tuple arguments (one level down), or None."""
+    return top_tag([x for a in args if type(a) in (list, tuple) for x in a])
+
+
 def _vectorized(vec, args, kwargs, call):
     """np.vectorize(pyfunc)(*args) on Duals: pyfunc on each element's Dual (numpy's own loop turns its
     inputs into object arrays, which Duals refuse), the results stacked as one array Dual."""
@@ -176,6 +199,6 @@ def _known(fn, args, kwargs, tag, run_rule):
 
 def _run_rule_plain(frule, tangents, values, kwargs):
     """A rule on Duals of an outer tag runs under a fresh forward context (see ForwardContext._run_rule)."""
-    if any(type(v) is Dual for v in values) and overdub.is_recursable(frule):
+    if any(has_dual(v) for v in values) and overdub.is_recursable(frule):
         return ForwardContext().run(frule, tangents, *values, **kwargs)
     return frule(tangents, *values, **kwargs)
