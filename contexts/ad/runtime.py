@@ -431,7 +431,8 @@ def _other_call(mask, f, args, kw):
             return _twin_call(mask, impl, (), args, kw)
     getter = GETTERS.get(type(f))
     if getter is not None and len(args) == 1 and not kw:
-        return _twin_call(-1, getter, (), (f.__reduce__()[1],) + args, kw)
+        y, pb = _twin_call(-1, getter, (), (f.__reduce__()[1],) + args, kw)
+        return y, (None if pb is None else (_getter_back, pb))
     if isinstance(f, functools.partial):
         return _partial_call(f, args, kw)
     if f is functools.partial:
@@ -475,6 +476,12 @@ def _metadata_store(args, kw) -> bool:
     dunder attribute, which no computation reads as a number (an object's fields are its plain names)."""
     return (not kw and len(args) == 3 and isinstance(args[1], str) and args[1].startswith("__")
             and args[1].endswith("__") and not _any_differentiable(args[2:], _NOKW))
+
+
+def _getter_back(pb, dy, dself, S):
+    inner = pb[1]
+    _, dargs, _ = inner[0](inner, dy, None, S)
+    return None, tuple(dargs)[1:] if dargs is not None else (None,), None  # (the items' own dropped)
 
 
 def _vectorize_back(pb, dy, dself, S):

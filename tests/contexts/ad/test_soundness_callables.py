@@ -41,7 +41,8 @@ def getters(x, y):
     t = [x, y * x, 3.0]
     u, w = operator.itemgetter(0, 1)(t)
     a, bb = operator.attrgetter("a", "b.b")(_P(x * y, _P(y, x)))
-    return operator.itemgetter(1)(t) * u + w + operator.itemgetter("q")({"q": x * x}) + a * bb
+    plain = operator.attrgetter("real")(x) * y + operator.itemgetter(1)((y, x)) * x  # numbers, a tuple
+    return operator.itemgetter(1)(t) * u + w + operator.itemgetter("q")({"q": x * x}) + a * bb + plain
 
 
 def _gen(p, n):
