@@ -16,7 +16,7 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
-from ..rules.registry import registry
+from ..rules.registry import MissingRule, registry
 from .dual import (Dual, DualConversionError, Tag, d_abs, d_add, d_div, d_mul, d_neg, d_pow, d_sub, fit,
                    make, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
                    zero_tangent)
@@ -24,7 +24,7 @@ from .dual import (Dual, DualConversionError, Tag, d_abs, d_add, d_div, d_mul, d
 __all__ = ["array_ufunc", "array_function", "apply_frule", "NoForwardRule", "to_array"]
 
 
-class NoForwardRule(OverdubError, TypeError):
+class NoForwardRule(MissingRule, TypeError):
     """A primitive was reached with Duals and nothing knows its derivative."""
 
 

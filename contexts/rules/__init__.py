@@ -13,11 +13,11 @@ from . import math as _math  # noqa: F401
 from . import operator as _operator  # noqa: F401
 from . import uncertainties as _uncertainties  # noqa: F401
 from .check import check_rule, numerical_gradient
-from .registry import Registry, Rule, registry
+from .registry import MissingRule, Registry, Rule, registry
 
 try:  # the numpy rules land separately; the scalar rules work without them
     from . import numpy as _numpy  # noqa: F401
 except ImportError:  # pragma: no cover
     _numpy = None
 
-__all__ = ["registry", "Registry", "Rule", "check_rule", "numerical_gradient"]
+__all__ = ["registry", "Registry", "Rule", "MissingRule", "check_rule", "numerical_gradient"]

@@ -32,11 +32,17 @@ from typing import Any, Callable
 
 from overdub.errors import OverdubError
 
-__all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "NoRuleError"]
+__all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "MissingRule", "NoRuleError"]
 
 
-class NoRuleError(OverdubError):
-    """A C function was reached with differentiable inputs and has no rule."""
+class MissingRule(OverdubError):
+    """A primitive was reached with values its transformation must follow, and the registry has no rule of
+    that transformation for it. One base for every mode, so that `except MissingRule` catches reverse
+    mode's `NoRuleError`, forward mode's `NoForwardRule` and sparsity's `NoSparsityRule` alike."""
+
+
+class NoRuleError(MissingRule):
+    """Reverse mode: a C function was reached with differentiable inputs and has no rule."""
 
 
 _BUILTIN_METHOD = types.BuiltinMethodType  # also the type of bound methods of C types

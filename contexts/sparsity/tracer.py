@@ -19,6 +19,8 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
+from contexts.rules.registry import MissingRule
+
 from .pattern import Pattern
 
 __all__ = ["Tracer", "IndexTracer", "TracedBranchError", "NoSparsityRule", "NoSparsityMethod", "is_tracer",
@@ -29,7 +31,7 @@ class TracedBranchError(OverdubError):
     """A value that depends on the inputs was needed as a concrete Python value in global mode."""
 
 
-class NoSparsityRule(OverdubError):
+class NoSparsityRule(MissingRule):
     """A primitive was reached with tracers and has no sparsity rule."""
 
 
