@@ -13,6 +13,7 @@ from overdub import Context
 from overdub.errors import OverdubError
 
 from .custom import _level
+from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT
 from .runtime import call
 from ..rules.cotangents import Tangent
 from .structs import Session, finalize
@@ -77,7 +78,7 @@ def _record(f, args, kwargs, full=True):
         sys.setrecursionlimit(_DEEP)
     token = _level.set(_level.get() + 1)
     try:
-        return call(-1 if full else -2, f, *args, **kwargs)
+        return call(EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, *args, **kwargs)
     except StopIteration as e:
         raise _stopped(f) from e
     finally:
@@ -188,7 +189,7 @@ def _value_and_gradient(f, args):
     try:
         token = _level.set(_level.get() + 1)
         try:
-            y, pb = call(-2, f, *args)  # -2: f's own gradient (its cells) is not wanted
+            y, pb = call(ARGUMENTS_ONLY, f, *args)  # f's own gradient (its cells) is not wanted
         finally:
             _level.reset(token)
         seed = 1.0 if type(y) is float else _seed(y)

@@ -53,7 +53,11 @@ def d(name: str) -> str:
 
 
 ENTRY = "_od_in_"  # prefix of the parameters' entry copies
-KW_ACTIVE = 1 << 60  # in a call's mask: some keyword argument is differentiated (all are taken to be)
+# A call's mask says which arguments the caller differentiates: bit i for positional argument i, and
+KW_ACTIVE = 1 << 60  # some keyword argument is differentiated (all are then taken to be).
+# Two negative masks are whole policies rather than bits:
+EVERY_ARGUMENT = -1  # every argument may carry a derivative, and so may the function itself (its cells)
+ARGUMENTS_ONLY = -2  # every argument, but no gradient is wanted for the function (`gradient(f, x)`)
 
 
 def _changed_array(callee: str, v: ast.Call, out_kw, is_active):
@@ -236,7 +240,7 @@ class _Gen:
         j = self.new_block()
         it, v = s.iter.id, s.target.id
         itv, pb = f"_od_it{j}", f"_od_pbit{j}"
-        pre = parse_at(f"{itv}, {pb} = __od_call__(-1, __od_iter__, {it})\n_od_ta(({j}, {pb}))\n", s)
+        pre = parse_at(f"{itv}, {pb} = __od_call__({EVERY_ARGUMENT}, __od_iter__, {it})\n_od_ta(({j}, {pb}))\n", s)
         self.dvars.update((it, itv))
         adj0 = (self.take(itv) + f"if {pb} is not None:\n    _od_r = {pb}[0]({pb}, _g, None, _od_S)\n"
                 + _indent(self.acc(it, "_od_r[1][0]")))
@@ -527,7 +531,7 @@ class _Gen:
         elif any(self.is_active(k.value) for k in v.keywords):
             mask |= KW_ACTIVE  # the positional bits hold; every keyword argument counts as differentiated
         if not simple:
-            mask = -1
+            mask = EVERY_ARGUMENT
         method_obj = v.func.value.id if isinstance(v.func, ast.Attribute) and self.is_active(v.func.value) else None
         func = v.func
         fetch: list[ast.stmt] = []

@@ -120,12 +120,13 @@ def checkpoint(f: Callable, *args: Any) -> Any:
 
 
 def _checkpoint_rrule(f, *args):
+    from .codegen import EVERY_ARGUMENT
     from .runtime import call
     y = f(*args)
 
     def checkpoint_pullback(dy):
         from .structs import Session
-        _, pb = call(-1, f, *args)
+        _, pb = call(EVERY_ARGUMENT, f, *args)
         if pb is None:
             return (None,) * (len(args) + 1)
         S = Session()

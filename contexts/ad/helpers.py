@@ -18,7 +18,7 @@ from ..rules import generic
 from ..rules.operator import pow_dx
 from ..rules.registry import registry
 from . import runtime
-from .codegen import HELPERS
+from .codegen import EVERY_ARGUMENT, HELPERS
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
@@ -252,14 +252,14 @@ def _python_binop_adj(opname, g, a, b):
     S = Session()
     fa = getattr(type(a), f"__{name}__", None)
     if type(fa) is types.FunctionType:
-        y, pb = runtime._twin_call(-1, fa, (a,), (b,), _NOKW)
+        y, pb = runtime._twin_call(EVERY_ARGUMENT, fa, (a,), (b,), _NOKW)
         if y is not NotImplemented:
             if pb is None:
                 return None, None
             dself, dargs, _ = pb[0](pb, g, None, S)
             return dself, dargs[0]
     fb = getattr(type(b), f"__r{name}__")
-    y, pb = runtime._twin_call(-1, fb, (b,), (a,), _NOKW)
+    y, pb = runtime._twin_call(EVERY_ARGUMENT, fb, (b,), (a,), _NOKW)
     if pb is None:
         return None, None
     dself, dargs, _ = pb[0](pb, g, None, S)
@@ -275,7 +275,7 @@ def getattr_adj(S, dobj, g, obj, attr, result):
         return acc(dobj, _array_attr_adj(g, obj, attr))
     prop = getattr(type(obj), attr, None)
     if isinstance(prop, property) and type(prop.fget) is types.FunctionType:
-        _, pb = runtime._twin_call(-1, prop.fget, (obj,), (), _NOKW)
+        _, pb = runtime._twin_call(EVERY_ARGUMENT, prop.fget, (obj,), (), _NOKW)
         if pb is None:
             return dobj
         dself, _, _ = pb[0](pb, g, dobj, S)
@@ -288,7 +288,7 @@ def getattr_adj(S, dobj, g, obj, attr, result):
     ga = getattr(type(obj), "__getattr__", None)
     if prop is None and type(ga) is types.FunctionType and attr not in fields_of(obj):
         # found by the class's own __getattr__ (scipy's OptimizeResult reads its keys): differentiated
-        _, pb = runtime._twin_call(-1, ga, (obj,), (attr,), _NOKW)
+        _, pb = runtime._twin_call(EVERY_ARGUMENT, ga, (obj,), (attr,), _NOKW)
         if pb is None:
             return dobj
         dself, _, _ = pb[0](pb, g, dobj, S)
@@ -390,7 +390,7 @@ def getitem_adj(S, dobj, g, obj, idx):
         return box
     gi = getattr(type(obj), "__getitem__", None)
     if type(gi) is types.FunctionType:
-        _, pb = runtime._twin_call(-1, gi, (obj,), (idx,), _NOKW)
+        _, pb = runtime._twin_call(EVERY_ARGUMENT, gi, (obj,), (idx,), _NOKW)
         if pb is None:
             return dobj
         dself, _, _ = pb[0](pb, g, dobj, S)

@@ -28,7 +28,7 @@ from overdub.errors import OverdubError, SourceUnavailable
 from overdub.source import compile_twin, get_source, mangle_private
 
 from ..rules.registry import HOT_REDUCE_OPTIONS, NoRuleError, key_of, registry
-from .codegen import HELPERS, KW_ACTIVE, generate
+from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
 from ..lowered.runtime import unpack
@@ -234,7 +234,7 @@ def call(mask, f, *args, **kw):
         if type(f.__self__) is _Dual:  # forward-over-reverse: a dual array's method is numpy's
             return _dual_method_call(f, args, kw)
         if _hashable(func) and func in _rules:  # a rule given to the method's function
-            y, pb = call(-1, func, f.__self__, *args, **kw)
+            y, pb = call(EVERY_ARGUMENT, func, f.__self__, *args, **kw)
             return y, (None if pb is None else (_bound_back, pb))
         if type(func) is types.FunctionType:
             return _twin_call(mask, func, (f.__self__,), args, kw)
@@ -283,7 +283,7 @@ def _iterate_user(f, args):
     """iter/list/tuple/unpacking of an object whose class defines `__iter__` in Python: that method is
     differentiated like any other, and the drawn items' cotangents flow back through it."""
     v = args[0]
-    it, pb = _twin_call(-1, type(v).__iter__, (v,), (), _NOKW)
+    it, pb = _twin_call(EVERY_ARGUMENT, type(v).__iter__, (v,), (), _NOKW)
     items = list(it)
     if f is iter:
         y = iter(items)
@@ -313,7 +313,7 @@ def _iterate_positioned(f, args, kw):
     it = args[0]
     pos = position(it)
     items = list(it)
-    y, pb = call(-1, f, items, *args[1:], **kw)
+    y, pb = call(EVERY_ARGUMENT, f, items, *args[1:], **kw)
     if pb is None:
         return y, None
     return y, (_positioned_back, pb, it, max(pos, 0))
@@ -343,7 +343,7 @@ def _iterate_view(f, args, kw):
     keys = list(mapping.keys())
     items = list(view)
     g = iter if f is iter else f
-    y, pb = call(-1, g, items, *args[1:], **kw)
+    y, pb = call(EVERY_ARGUMENT, g, items, *args[1:], **kw)
     if pb is None:
         return y, None
     return y, (_view_back, pb, mapping, keys, isinstance(view, VIEWS_ITEMS))
@@ -377,7 +377,7 @@ def _out_call(f, args, kw):
     where = rest.pop("where", True) if isinstance(f, np.ufunc) else True
     if where is not True:
         where = np.broadcast_to(where, out.shape)
-    y, pb = call(-1, f, *args, **rest)
+    y, pb = call(EVERY_ARGUMENT, f, *args, **rest)
     np.copyto(out, y, where=where)
     return out, (_out_back, pb, out, old, where, len(args))
 
@@ -424,14 +424,14 @@ def _dual_method_call(f, args, kw):
 def _other_call(mask, f, args, kw):
     repl = REPLACEMENTS.get(f) if _hashable(f) else None
     if repl is not None:
-        return _twin_call(-1, repl, (), args, kw)
+        return _twin_call(EVERY_ARGUMENT, repl, (), args, kw)
     if type(f) is _DISPATCHER:
         impl = f._implementation
         if type(impl) is types.FunctionType:
             return _twin_call(mask, impl, (), args, kw)
     getter = GETTERS.get(type(f))
     if getter is not None and len(args) == 1 and not kw:
-        y, pb = _twin_call(-1, getter, (), (f.__reduce__()[1],) + args, kw)
+        y, pb = _twin_call(EVERY_ARGUMENT, getter, (), (f.__reduce__()[1],) + args, kw)
         return y, (None if pb is None else (_getter_back, pb))
     if isinstance(f, functools.partial):
         return _partial_call(f, args, kw)
@@ -442,7 +442,7 @@ def _other_call(mask, f, args, kw):
     if type(f) is _LRU_CACHE:  # differentiated through the function itself: a cached value has no pullback
         return call(mask, f.__wrapped__, *args, **kw)
     if isinstance(f, np.vectorize) and f.signature is None and not f.excluded and not kw:
-        y, pb = _twin_call(-1, ad_vectorize, (), (f,) + args, _NOKW)
+        y, pb = _twin_call(EVERY_ARGUMENT, ad_vectorize, (), (f,) + args, _NOKW)
         return y, (_vectorize_back, pb)
     if isinstance(f, type):
         return _construct(f, args, kw)
@@ -453,7 +453,7 @@ def _other_call(mask, f, args, kw):
         return y, (None if pb is None else (_bound_back, pb))
     cal = getattr(type(f), "__call__", None)
     if type(cal) is types.FunctionType:
-        y, pb = _twin_call(-1, cal, (f,), args, kw)
+        y, pb = _twin_call(EVERY_ARGUMENT, cal, (f,), args, kw)
         return y, pb
     # only the arguments the caller differentiates count (mask >= 0 says which): constants such as the
     # 0.0 and 1.0 of `np.linspace(0.0, 1.0, len(x))` do not make a call differentiable
@@ -587,7 +587,7 @@ def _no_rule(f) -> NoRuleError:
 
 
 def _partial_call(p, args, kw):
-    y, pb = call(-1, p.func, *p.args, *args, **{**p.keywords, **kw})
+    y, pb = call(EVERY_ARGUMENT, p.func, *p.args, *args, **{**p.keywords, **kw})
     if pb is None:
         return y, None
     return y, (_partial_back, pb, len(p.args), tuple(p.keywords))
@@ -647,7 +647,7 @@ def _construct(cls, args, kw):
     if cls.__new__ is object.__new__ and type(init) is types.FunctionType:
         if _has_source(init):
             obj = object.__new__(cls)
-            _, pb = _twin_call(-1, init, (obj,), args, kw)
+            _, pb = _twin_call(EVERY_ARGUMENT, init, (obj,), args, kw)
             return obj, (None if pb is None else (_construct_back, pb))
         if dataclasses.is_dataclass(cls):  # generated __init__: fields in, fields out
             names = [f.name for f in dataclasses.fields(cls) if f.init]
@@ -664,7 +664,7 @@ def _construct(cls, args, kw):
             return y, (_static_back, _rules[base].adjoint, y, args, kw, False)
         if type(init) is types.FunctionType and _has_source(init):  # its own __init__, differentiated
             obj = base.__new__(cls)
-            _, pb = _twin_call(-1, init, (obj,), args, kw)
+            _, pb = _twin_call(EVERY_ARGUMENT, init, (obj,), args, kw)
             return obj, (None if pb is None else (_construct_back, pb))
     if not _any_differentiable(args, kw):
         return cls(*args, **kw), None
@@ -723,9 +723,9 @@ _twins: dict = {}
 def _active_params(code, mask, npre, nargs, kwnames):
     names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount
                              + bool(code.co_flags & 4) + bool(code.co_flags & 8)]
-    if mask == -1:
+    if mask == EVERY_ARGUMENT:
         return frozenset(names)
-    if mask == -2:  # every argument, but not the closure's cells: the caller wants no gradient for f
+    if mask == ARGUMENTS_ONLY:  # every argument, but not the closure's cells: the caller wants no gradient for f
         return frozenset(names) | _NO_CELLS
     act = set(names[:npre])
     for i in range(nargs):
@@ -1079,7 +1079,7 @@ def twin_source(fn, active=None) -> tuple[str, str]:
     import ast
     code = fn.__code__
     if active is None:
-        active = _active_params(code, -1, 0, 0, ())
+        active = _active_params(code, EVERY_ARGUMENT, 0, 0, ())
     info = twin_info(fn, frozenset(active))
     return ast.unparse(info.generated.forward), ast.unparse(info.generated.adjoint)
 

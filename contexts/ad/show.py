@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Iterable
 
+from .codegen import EVERY_ARGUMENT
 from .runtime import _active_params, twin_info
 
 __all__ = ["show_adjoint"]
@@ -29,7 +30,7 @@ def show_adjoint(f: Callable, active: Iterable[str] | None = None) -> str:
         raise TypeError("show_adjoint's `active` is the names of the differentiated parameters "
                         f"(e.g. ['x']), not {active!r}")
     code = fn.__code__
-    act = frozenset(active) if active is not None else _active_params(code, -1, 0, 0, ())
+    act = frozenset(active) if active is not None else _active_params(code, EVERY_ARGUMENT, 0, 0, ())
     info = twin_info(fn, act)
     gen = info.generated
     out = [f"adjoint of {code.co_qualname} ({code.co_filename}:{code.co_firstlineno}), "
