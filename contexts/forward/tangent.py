@@ -151,16 +151,14 @@ class _Tangents:
             raise NotTransformable("storing into an active object")
         name = target.id
         if name not in self.active:
-            return [s]
+            return [_in_place(s) if getattr(v, "_od_inplace", False) else s]
         tangent = self.tangent_of(name, v, s)
         if tangent is None:  # the statement computes its own tangent (a call)
             return self.call(s, name, v)
         if getattr(v, "_od_inplace", False):
             # `x op= y` is Python's in-place operator (an array changes in place, so its views and the
             # caller see it; a number is rebound), and the variables viewing x follow its tangent
-            aug = ast.copy_location(ast.AugAssign(target=ast.Name(id=name, ctx=ast.Store()), op=v.op,
-                                                  value=v.right), s)
-            return parse_at(f"{T(name)} = {tangent}\n", s) + [aug] + self.sync(name, s)
+            return parse_at(f"{T(name)} = {tangent}\n", s) + [_in_place(s)] + self.sync(name, s)
         return parse_at(f"{T(name)} = {tangent}\n", s) + [s]
 
     def sync(self, name: str, s) -> list[ast.stmt]:
@@ -234,8 +232,8 @@ class _Tangents:
             return (f"(__fd_bc__({t}, {o}) if {o}.__class__ is not __fd_list__ and {o}.__class__ is not "
                     f"__fd_tuple__ else __fd_cat__({a}, {b}, {ta or 0}, {tb or 0}))")
         if op is ast.Sub:
-            if ta and tb:
-                return f"{ta} - {tb}"
+            if ta and tb:  # (a zero tangent on one side: the other's, in the shape of the difference)
+                return f"({ta} - {tb} if {ta}.__class__ is {tb}.__class__ else __fd_cat__({a}, {b}, {ta}, -{tb}))"
             return f"__fd_bc__({ta}, {b})" if ta else f"-__fd_bc__({tb}, {a})"
         if op is ast.Mult:
             terms = ([f"{ta} * {b}"] if ta else []) + ([f"{a} * {tb}"] if tb else [])
@@ -306,6 +304,15 @@ class _Tangents:
             out[0].body.append(inner[0])
         return out
 
+
+def _in_place(s: ast.Assign) -> ast.AugAssign:
+    """The lowered `x = x op y` marked in place as Python's `x op= y` again: an array changes in place,
+    so the variables sharing it (`b = a; b += c` changes a) see it, active or not."""
+    return ast.copy_location(ast.AugAssign(target=ast.Name(id=s.targets[0].id, ctx=ast.Store()),
+                                           op=s.value.op, value=s.value.right), s)
+
+
+_SCALARS = frozenset({int, float, complex, np.float64, np.float32, np.int64, np.int32, np.complex128, np.bool_})
 
 _cache: dict = {}
 
@@ -541,7 +548,9 @@ def make_twin(fn, twin_code, cells):
 # -- the helpers the tangent twins call ------------------------------------------------------------
 
 def _zero(t) -> bool:
-    return t is None or (type(t) is int and t == 0)
+    """The twins' zero tangent: 0, None, or a scalar zero it became by arithmetic (`0 * 0.346` is 0.0),
+    which stands for zeros of any shape as 0 does (never a tangent to index or transpose)."""
+    return t is None or (type(t) in _SCALARS and t == 0)
 
 
 def _nz(dy):
@@ -1001,10 +1010,10 @@ def fd_cat(a, b, ta, tb):
         pa = [0] * len(a) if _all_zero(ta) else list(ta)
         pb = [0] * len(b) if _all_zero(tb) else list(tb)
         return type(a + b)(pa + pb)
-    if _zero(ta):
-        return tb
+    if _zero(ta):  # a + b has b's tangent, in the shape of the sum (a scalar's, over an array a)
+        return fd_bc(tb, a)
     if _zero(tb):
-        return ta
+        return fd_bc(ta, b)
     return ta + tb
 
 

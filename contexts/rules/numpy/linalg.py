@@ -24,7 +24,7 @@ import numpy as np
 from numpy.linalg import _umath_linalg  # the gufunc under np.linalg.lstsq is keyed by itself
 
 from ..registry import registry
-from ._util import bind as _bind, match_primal, unsupported, zeros
+from ._util import bind as _bind, is_dual, match_primal, unsupported, zeros
 
 __all__ = ["matmul_adjoint", "tensordot_adjoint", "einsum_adjoint", "trace_place", "diag_place"]
 
@@ -531,6 +531,8 @@ def svd_adjoint(dy, y, a, *rest, **kwargs):
     du = None if du is None else np.asarray(du)[..., :, :k]
     dvh = None if dvh is None else np.asarray(dvh)[..., :k, :]
     v = _mT(vh)
+    if du is not None or dvh is not None:
+        _vectors_differentiable(s, m, n)
     f = _eig_gaps(s ** 2)
     middle = zeros(s.shape + (k,), a_.dtype if a_.dtype.kind == "f" else float, s, ds, du, dvh)
     idx = np.arange(k)
@@ -551,6 +553,26 @@ def svd_adjoint(dy, y, a, *rest, **kwargs):
     return (match_primal(u @ middle @ vh + extra, a), *nones)
 
 
+def _vectors_differentiable(s, m, n):
+    """Singular vectors have a derivative only where the singular values are nonzero (for a rectangular
+    matrix) and distinct: the formulas divide by s and by s_i^2 - s_j^2. Refused there, never a number
+    built from a division by rounding noise (a rank-deficient matrix: use np.linalg.pinv or svdvals)."""
+    while is_dual(s):
+        s = s.value
+    s = np.asarray(s)
+    if s.size == 0:
+        return
+    top = np.max(s, axis=-1, keepdims=True)
+    tol = max(m, n) * np.finfo(float).eps * np.where(top > 0, top, 1.0)
+    gaps = np.abs(s[..., :, None] ** 2 - s[..., None, :] ** 2)
+    k = s.shape[-1]
+    near = gaps[..., ~np.eye(k, dtype=bool)] <= (tol * np.maximum(top, 1.0)).reshape(tol.shape[:-1] + (1,))
+    if (m != n and np.any(s <= tol)) or np.any(near):
+        raise unsupported("np.linalg.svd", "singular vectors at a zero or repeated singular value (they have no "
+                          "derivative there)", "for a rank-deficient matrix use np.linalg.pinv or the singular "
+                          "values alone (np.linalg.svd(a, compute_uv=False) to first order)")
+
+
 def svd_frule(tangents, a, *rest, **kwargs):
     full, compute_uv = _svd_flags(rest, kwargs)
     y = np.linalg.svd(a, *rest, **kwargs)
@@ -567,6 +589,7 @@ def svd_frule(tangents, a, *rest, **kwargs):
     if full and m != n:
         raise unsupported("np.linalg.svd", "singular vectors with full_matrices=True for a non-square matrix",
                           "call np.linalg.svd(a, full_matrices=False)")
+    _vectors_differentiable(s, m, n)
     f = _eig_gaps(s ** 2)
     ps, sp = p * s[..., None, :], s[..., :, None] * p
     du = u @ (f * (ps + _mT(ps))) + (t @ v - u @ p) / s[..., None, :]
