@@ -225,7 +225,7 @@ def directional(f: Callable, args, tangents, h: float = 1e-6):
     mirrors f's output with lists for tuples; its integer and bool leaves are None.
     """
     def shifted(sign):
-        return _numeric(f(*(_axpy(a, t, sign * h) for a, t in zip(args, tangents))))
+        return _numeric(f(*(_axpy(a, t, sign * h) for a, t in zip(args, tangents, strict=True))))
     return _difference(shifted(+1), shifted(-1), h)
 
 
