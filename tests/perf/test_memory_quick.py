@@ -4,6 +4,10 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.perf  # not in the default run: python -m pytest -m perf
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 

@@ -6,7 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from perf.workloads import make_workloads
+
+pytestmark = pytest.mark.perf  # not in the default run: python -m pytest -m perf
 
 RUN_PY = Path(__file__).resolve().parents[2] / "perf" / "run.py"
 TIME = r"[0-9.]+ (?:ns|µs|ms|s)"

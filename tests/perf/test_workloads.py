@@ -6,38 +6,20 @@ import pytest
 from perf.workloads import make_workloads
 from perf.workloads import methods
 from perf.workloads.methods import Checked, Prepared, Unavailable, check
+from tests import fd
 
 QUICK = {w.name: w for w in make_workloads(quick=True)}
 FULL = {w.name: w for w in make_workloads(quick=False)}
 
 
-def finite_difference_gradient(f, params, h=1e-6):
-    """Central differences of scalar f with respect to every entry of every parameter."""
-    grads = []
-    for i, p in enumerate(params):
-        if isinstance(p, float):
-            up = list(params); up[i] = p + h
-            dn = list(params); dn[i] = p - h
-            grads.append((f(*up) - f(*dn)) / (2 * h))
-            continue
-        g = np.zeros_like(p)
-        for idx in np.ndindex(p.shape):
-            up, dn = p.copy(), p.copy()
-            up[idx] += h
-            dn[idx] -= h
-            g[idx] = (f(*params[:i], up, *params[i + 1:]) - f(*params[:i], dn, *params[i + 1:])) / (2 * h)
-        grads.append(g)
-    return grads
-
-
 @pytest.mark.parametrize("name", list(QUICK))
 def test_hand_gradient_matches_finite_differences(name):
     w = QUICK[name]
-    want = finite_difference_gradient(w.primal(), w.params)
+    want = fd.gradient(w.primal(), *w.params, h=1e-6, order=2)
     got = w.hand_gradient(*w.params)
     assert len(got) == len(want)
-    for g, fd in zip(got, want):
-        np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7)
+    for g, fd_value in zip(got, want):
+        np.testing.assert_allclose(g, fd_value, rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("name", list(FULL))
@@ -57,9 +39,9 @@ def test_every_array_workload_has_its_floor():
 @pytest.mark.parametrize("name", [name for name, w in QUICK.items() if w.floor_gradient is not None])
 def test_floor_gradient_matches_finite_differences(name):
     w = QUICK[name]
-    want = finite_difference_gradient(w.primal(), w.params)
-    for g, fd in zip(w.floor_gradient(*w.params), want, strict=True):
-        np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7)
+    want = fd.gradient(w.primal(), *w.params, h=1e-6, order=2)
+    for g, fd_value in zip(w.floor_gradient(*w.params), want, strict=True):
+        np.testing.assert_allclose(g, fd_value, rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("name", FLOORS)

@@ -13,7 +13,7 @@ from contexts import (NoRuleError, NonScalarError, UnsupportedFunction, adjoint,
                       gradient, hook, jacobian, nestlevel, pullback, registry, stop_gradient,
                       value_and_gradient)
 
-from ._helpers import assert_grad_fd
+from tests.fd import assert_grad_fd
 
 
 async def _coroutine(x):

@@ -7,7 +7,7 @@ import pytest
 
 from contexts.ad import gradient, pullback_full
 
-from ._helpers import assert_grad_fd
+from tests.fd import assert_grad_fd
 
 
 def power_loop(x, n):

@@ -4,7 +4,7 @@ changed through views — differentiated unchanged and checked against central f
 import numpy as np
 import pytest
 
-from ._helpers import assert_grad_fd
+from tests.fd import assert_grad_fd
 
 
 def leapfrog(k):

@@ -1,7 +1,7 @@
 """Gradients through ordinary numpy code, each checked against central finite differences.
 
 The functions below are written the way a user writes numpy (no wrapper module, no AD-specific calls);
-`gradient` must agree with `numerical_gradient` (4th-order central differences, arrays elementwise).
+`gradient` must agree with `tests.fd.gradient` (4th-order central differences, arrays elementwise).
 In-place mutation inside the differentiated code (`x[i] = v`, `x += y`, `out=`, `np.add.at`) is checked
 the same way: the engine must reverse each mutation so earlier pullbacks see the values they captured.
 """
@@ -11,9 +11,9 @@ import pytest
 
 from contexts import Tangent, gradient, value_and_gradient
 from contexts.ad import NoRuleError
-from contexts.rules.check import numerical_gradient
 
-from ._helpers import assert_grad_fd
+from tests import fd
+from tests.fd import assert_grad_fd
 
 rng = np.random.default_rng(4)
 A = rng.normal(size=(3, 4))
@@ -203,7 +203,7 @@ def test_dtype_preserved(dtype):
     x = A.astype(dtype)
     (g,) = gradient(lambda a: np.sum(np.tanh(a) @ a.T), x)
     assert g.dtype == dtype
-    want = numerical_gradient(lambda a: np.sum(np.tanh(a) @ a.T), A)[0]
+    want = fd.gradient(lambda a: np.sum(np.tanh(a) @ a.T), A)[0]
     np.testing.assert_allclose(g, want, rtol=1e-3 if dtype == np.float32 else 1e-6, atol=1e-4)
 
 
@@ -864,7 +864,7 @@ def test_an_array_attribute_without_a_derivative_rule_is_refused():
 def test_in_place_callees_differentiate_correctly_from_several_threads():
     from concurrent.futures import ThreadPoolExecutor
     xs = [np.array([1.0, 2.0, 3.0, 4.0]) * (1 + k / 10) for k in range(8)]
-    want = [numerical_gradient(callee_changes_a_view, x)[0] for x in xs]
+    want = [fd.gradient(callee_changes_a_view, x)[0] for x in xs]
 
     def run(k):
         return [gradient(callee_changes_a_view, xs[k])[0] for _ in range(20)]

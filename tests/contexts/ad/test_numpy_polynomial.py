@@ -8,7 +8,7 @@ from numpy.polynomial import hermite as H
 from numpy.polynomial import legendre as L
 from numpy.polynomial import polynomial as P
 
-from ._helpers import assert_grad_fd
+from tests.fd import assert_grad_fd
 
 COEF = np.array([0.5, -1.2, 0.8, 0.3])
 X = np.linspace(-0.9, 0.9, 5)

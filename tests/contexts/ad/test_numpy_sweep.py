@@ -24,7 +24,7 @@ from scipy.linalg import lapack
 from contexts.rules.check import check_rule
 from contexts.rules.registry import registry
 
-from ._helpers import assert_grad_fd
+from tests.fd import assert_grad_fd
 
 rng = np.random.default_rng(20240611)
 

@@ -7,7 +7,7 @@ import pytest
 
 from contexts import gradient
 
-from ._helpers import assert_grad_fd
+from tests.fd import assert_grad_fd
 
 UNARY = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "atanh", "exp",
          "expm1", "log", "log1p", "log2", "log10", "sqrt", "erf", "erfc", "gamma", "lgamma", "fabs",

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from contexts import derivative, gradient, hessian, jacfwd, jvp
+from tests import fd
 
 X = np.array([0.7, 1.3])
 
@@ -59,24 +60,16 @@ def sums_of_iterables(x, y):
 FUNCTIONS = [cached_closures, getters, sums_of_iterables]
 
 
-def fd_grad(f, v, h=1e-6):
-    return np.array([(f(*(v + h * e)) - f(*(v - h * e))) / (2 * h) for e in np.eye(len(v))])
-
-
-def fd_hess(f, v, h=1e-4):
-    return np.array([(fd_grad(f, v + h * e) - fd_grad(f, v - h * e)) / (2 * h) for e in np.eye(len(v))])
-
-
 @pytest.mark.parametrize("f", FUNCTIONS)
 def test_every_mode(f):
-    want = fd_grad(f, X)
+    want = np.array(fd.gradient(f, *X, h=1e-6, order=2))
     np.testing.assert_allclose(gradient(f, *X), want, rtol=1e-6)
     np.testing.assert_allclose(jvp(f, tuple(X), (1.0, -0.4))[1], want @ [1.0, -0.4], rtol=1e-6)
     np.testing.assert_allclose(derivative(lambda s: f(X[0] + s, X[1] - 0.4 * s), 0.0), want @ [1.0, -0.4],
                                rtol=1e-6)
     packed = lambda v: f(v[0], v[1])  # noqa: E731
     np.testing.assert_allclose(jacfwd(packed, X), want, rtol=1e-6)
-    np.testing.assert_allclose(hessian(packed, X), fd_hess(f, X), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(hessian(packed, X), fd.hessian(lambda v: f(*v), X), rtol=1e-4, atol=1e-5)
 
 
 def selections_and_sums(x, y):
@@ -86,7 +79,7 @@ def selections_and_sums(x, y):
 @pytest.mark.parametrize("f", FUNCTIONS + [selections_and_sums])
 def test_second_order_by_forward_over_forward(f):
     packed = lambda v: f(v[0], v[1])  # noqa: E731
-    want = fd_hess(f, X)
+    want = fd.hessian(lambda v: f(*v), X)
     np.testing.assert_allclose(hessian(packed, X, inner="forward"), want, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(jacfwd(lambda z: jacfwd(packed, z), X), want, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(hessian(packed, X), want, rtol=1e-4, atol=1e-5)

@@ -9,7 +9,7 @@ import pytest
 
 from contexts.ad import NoRuleError, UnsupportedFunction, gradient, pullback
 
-from ._helpers import assert_grad_fd
+from tests.fd import assert_grad_fd
 
 X = 0.7
 

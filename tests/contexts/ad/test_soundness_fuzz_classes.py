@@ -8,7 +8,7 @@ import pytest
 from contexts import UnsupportedFunction, gradient
 from contexts.forward import derivative
 
-from ._helpers import assert_grad_fd
+from tests.fd import assert_grad_fd
 
 
 def held_list_appended(x):

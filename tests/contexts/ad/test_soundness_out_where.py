@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from contexts.ad import gradient
+from tests import fd
 
 X = np.array([0.7, -1.3, 0.4, 1.9])
 
@@ -30,8 +31,7 @@ def not_bound(x):
 
 @pytest.mark.parametrize("f", [rebound, other_name, not_bound])
 def test_out_where_gradient(f):
-    h = 1e-6
-    want = np.array([(f(X + h * e) - f(X - h * e)) / (2 * h) for e in np.eye(4)])
+    want = fd.gradient(f, X, h=1e-6, order=2)[0]
     np.testing.assert_allclose(gradient(f, X.copy())[0], want, rtol=1e-6, atol=1e-8)
 
 
@@ -43,6 +43,5 @@ def out_then_rebound(x):
 
 
 def test_out_call_whose_result_gets_no_cotangent():
-    h = 1e-6
-    want = np.array([(out_then_rebound(X + h * e) - out_then_rebound(X - h * e)) / (2 * h) for e in np.eye(4)])
+    want = fd.gradient(out_then_rebound, X, h=1e-6, order=2)[0]
     np.testing.assert_allclose(gradient(out_then_rebound, X.copy())[0], want, rtol=1e-6, atol=1e-8)

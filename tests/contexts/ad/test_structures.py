@@ -12,9 +12,9 @@ import pytest
 from uncertainties import ufloat, umath
 
 from contexts.ad import ADContext, Tangent, gradient, pullback, vjp
-from contexts.rules.check import numerical_gradient
 
-from ._helpers import assert_grad_fd
+from tests import fd
+from tests.fd import assert_grad_fd
 
 Point = namedtuple("Point", "x y")
 

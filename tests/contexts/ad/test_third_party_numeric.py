@@ -20,9 +20,9 @@ from numpy.polynomial import chebyshev
 from uncertainties import ufloat
 
 from contexts import gradient, value_and_gradient
-from contexts.rules.check import numerical_gradient
 
-from ._helpers import assert_grad_fd
+from tests import fd
+from tests.fd import assert_grad_fd
 
 rng = np.random.default_rng(11)
 X5 = rng.normal(size=5)
@@ -199,8 +199,8 @@ def _assert_ufloat_gradient(f, g):
     # an element no output depends on may come back as a plain zero: nominal 0, no uncertainty
     nominal = np.array([getattr(v, "nominal_value", v) for v in g], dtype=float)
     std = np.array([getattr(v, "std_dev", 0.0) for v in g])
-    np.testing.assert_allclose(nominal, numerical_gradient(f, NOMINAL)[0], rtol=1e-6, atol=1e-10)
-    hess = np.array([numerical_gradient(lambda x, i=i: numerical_gradient(f, x)[0][i], NOMINAL)[0]
+    np.testing.assert_allclose(nominal, fd.gradient(f, NOMINAL)[0], rtol=1e-6, atol=1e-10)
+    hess = np.array([fd.gradient(lambda x, i=i: fd.gradient(f, x)[0][i], NOMINAL)[0]
                      for i in range(3)])
     np.testing.assert_allclose(std, np.sqrt(((hess * SIGMA) ** 2).sum(axis=1)), rtol=1e-4, atol=1e-9)
 

@@ -13,7 +13,7 @@ import scipy.optimize
 from contexts.compose import hessian, hvp, jacobian
 from contexts.forward import NoForwardRule, derivative, jacfwd, jvp
 
-from ._fd import fd_derivative, fd_hessian, fd_jacobian
+from tests import fd
 
 
 def reverse_engine():
@@ -57,27 +57,27 @@ def test_control_flow_loop():
 
 @pytest.mark.parametrize("x", [0.3, 1.7])
 def test_branches_and_math_functions(x):
-    assert derivative(branchy, x) == pytest.approx(fd_derivative(branchy, x), rel=1e-6)
+    assert derivative(branchy, x) == pytest.approx(fd.derivative(branchy, x), rel=1e-6)
 
 
 def test_objects_and_closures():
     p = Polynomial([1.0, -2.0, 0.5, 3.0])
-    assert derivative(p, 0.7) == pytest.approx(fd_derivative(p, 0.7), rel=1e-6)
+    assert derivative(p, 0.7) == pytest.approx(fd.derivative(p, 0.7), rel=1e-6)
 
     def make_scaled(a):
         def scaled(x):
             return a * math.cos(x) + sum(x ** k for k in range(3))
         return scaled
     g = make_scaled(2.5)
-    assert derivative(g, 0.4) == pytest.approx(fd_derivative(g, 0.4), rel=1e-6)
+    assert derivative(g, 0.4) == pytest.approx(fd.derivative(g, 0.4), rel=1e-6)
 
 
 def test_colorsys_unchanged():
     f = lambda r: np.array(colorsys.rgb_to_hsv(r[0], r[1], r[2]))
     x = np.array([0.2, 0.5, 0.9])
-    np.testing.assert_allclose(jacfwd(f, x), fd_jacobian(f, x), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, x), fd.jacobian(f, x), rtol=1e-5, atol=1e-8)
     assert derivative(lambda g: colorsys.rgb_to_hsv(0.2, g, 0.9)[0], 0.5) == pytest.approx(
-        fd_derivative(lambda g: colorsys.rgb_to_hsv(0.2, g, 0.9)[0], 0.5), rel=1e-6)
+        fd.derivative(lambda g: colorsys.rgb_to_hsv(0.2, g, 0.9)[0], 0.5), rel=1e-6)
 
 
 def test_numpy_linalg_norm():
@@ -112,14 +112,14 @@ def test_mlp_loss_hessian_matches_finite_differences(mlp_problem):
     f = lambda t: mlp_loss(t, inputs, targets)
     h = hessian(f, theta, inner="forward")
     np.testing.assert_allclose(h, h.T, atol=1e-12)
-    np.testing.assert_allclose(h, fd_hessian(f, theta), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(h, fd.hessian(f, theta), rtol=1e-4, atol=1e-5)
 
 
 def test_hvp_is_hessian_times_vector(mlp_problem):
     theta, inputs, targets = mlp_problem
     f = lambda t: mlp_loss(t, inputs, targets)
     v = np.linspace(-1, 1, 20)
-    np.testing.assert_allclose(hvp(f, theta, v, inner="forward"), fd_hessian(f, theta) @ v,
+    np.testing.assert_allclose(hvp(f, theta, v, inner="forward"), fd.hessian(f, theta) @ v,
                                rtol=1e-4, atol=1e-5)
 
 
@@ -127,7 +127,7 @@ def test_hvp_is_hessian_times_vector(mlp_problem):
 def test_jacfwd_chunks_agree_with_finite_differences(chunk):
     f = lambda x: np.concatenate([np.sin(x) * x.sum(), np.cumsum(x ** 2)[::2], [np.prod(x[:3])]])
     x = np.linspace(0.1, 0.9, 7)
-    np.testing.assert_allclose(jacfwd(f, x, chunk=chunk), fd_jacobian(f, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, x, chunk=chunk), fd.jacobian(f, x), rtol=1e-6, atol=1e-8)
 
 
 def test_jacfwd_matrix_input_and_output():
@@ -135,7 +135,7 @@ def test_jacfwd_matrix_input_and_output():
     a = np.arange(6.0).reshape(3, 2) / 5
     jac = jacfwd(f, a, chunk=4)
     assert jac.shape == (2, 2, 3, 2)
-    np.testing.assert_allclose(jac, fd_jacobian(f, a), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jac, fd.jacobian(f, a), rtol=1e-6, atol=1e-8)
 
 
 def test_jvp_several_arguments():
@@ -187,7 +187,7 @@ def _stores_into_an_array_made_from_x(x):
 def test_hessian_through_stores_into_an_array_made_from_the_input():
     x = np.array([1.3, -0.7, 2.1])
     np.testing.assert_allclose(hessian(_stores_into_an_array_made_from_x, x),
-                               fd_hessian(_stores_into_an_array_made_from_x, x), rtol=1e-4, atol=1e-4)
+                               fd.hessian(_stores_into_an_array_made_from_x, x), rtol=1e-4, atol=1e-4)
 
 
 def test_hessian_storing_into_a_plain_array_says_how_to_fix_it():

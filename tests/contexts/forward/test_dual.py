@@ -11,7 +11,7 @@ from uncertainties import ufloat
 from contexts.forward import Dual, DualConversionError, Tag, derivative, jacfwd
 from overdub.errors import OverdubError
 
-from ._fd import fd_derivative
+from tests import fd
 
 SCALAR_CASES = [
     ("poly", lambda x: 3 * x ** 3 - 2 * x + 1),
@@ -29,7 +29,7 @@ SCALAR_CASES = [
 @pytest.mark.parametrize("name,f", SCALAR_CASES, ids=[c[0] for c in SCALAR_CASES])
 @pytest.mark.parametrize("x", [0.7, 1.3])
 def test_scalar_operators_match_finite_differences(name, f, x):
-    assert derivative(f, x) == pytest.approx(fd_derivative(f, x), rel=1e-6, abs=1e-8)
+    assert derivative(f, x) == pytest.approx(fd.derivative(f, x), rel=1e-6, abs=1e-8)
 
 
 def test_perturbation_confusion():
@@ -92,12 +92,7 @@ def test_chunked_dual_broadcasting_matches_columns():
     f = lambda x: np.exp(x[0]) * np.arange(1.0, 4.0) + x[1] * x / (1 + x[2] ** 2)
     x = np.array([0.2, -0.4, 0.9])
     for chunk in (1, 2, 3):
-        np.testing.assert_allclose(jacfwd(f, x, chunk=chunk), _fd_jac(f, x), rtol=1e-6, atol=1e-8)
-
-
-def _fd_jac(f, x):
-    from ._fd import fd_jacobian
-    return fd_jacobian(f, x)
+        np.testing.assert_allclose(jacfwd(f, x, chunk=chunk), fd.jacobian(f, x), rtol=1e-6, atol=1e-8)
 
 
 def test_setitem_into_zeros_like():
@@ -107,7 +102,7 @@ def test_setitem_into_zeros_like():
             out[i] = x[i] ** 2 * x[0]
         return out
     x = np.array([1.0, 2.0, 3.0])
-    np.testing.assert_allclose(jacfwd(f, x, chunk=2), _fd_jac(f, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, x, chunk=2), fd.jacobian(f, x), rtol=1e-6, atol=1e-8)
 
 
 def test_pushforward_outside_a_context():

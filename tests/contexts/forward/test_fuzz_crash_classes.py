@@ -9,7 +9,7 @@ import pytest
 from contexts.compose import hessian
 from contexts.forward import derivative, jacfwd, jvp
 
-from ._fd import fd_derivative, fd_hessian, fd_jacobian
+from tests import fd
 
 X = np.array([0.4, 0.5, 0.7])
 D = np.array([1.0, -2.0, 0.5])
@@ -17,12 +17,12 @@ D = np.array([1.0, -2.0, 0.5])
 
 def check_all_modes(f, fv, x=X, d=D):
     """f (vector -> float) through jvp, derivative and hessian, fv (vector -> vector) through jacfwd."""
-    expected = float(fd_derivative(lambda s: f(x + s * d), 0.0))
+    expected = float(fd.derivative(lambda s: f(x + s * d), 0.0))
     y, dy = jvp(f, (x,), (d,))
     assert np.isclose(y, f(x)) and np.isclose(dy, expected, rtol=1e-6, atol=1e-8)
     assert np.isclose(derivative(lambda s: f(x + s * d), 0.0), expected, rtol=1e-6, atol=1e-8)
-    assert np.allclose(jacfwd(fv, x), fd_jacobian(fv, x), rtol=1e-6, atol=1e-8)
-    assert np.allclose(hessian(f, x), fd_hessian(f, x), rtol=1e-4, atol=1e-5)
+    assert np.allclose(jacfwd(fv, x), fd.jacobian(fv, x), rtol=1e-6, atol=1e-8)
+    assert np.allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-4, atol=1e-5)
 
 
 # -- 1. np.concatenate of a Python list holding a plain list beside a perturbed array ---------------
@@ -57,11 +57,11 @@ def test_store_into_plain_zeros_through_a_starred_call():
     """The tangent twin takes `f(x, *rest)` (rest inactive or active), so the store works."""
     rest = (0.25,)
     g = lambda s: fill_zeros(X + s * D, *rest)
-    assert np.isclose(derivative(g, 0.0), fd_derivative(g, 0.0), rtol=1e-6)
+    assert np.isclose(derivative(g, 0.0), fd.derivative(g, 0.0), rtol=1e-6)
     h = lambda s: fill_zeros(*(X + s * D, s * s, 3.0 * s))
-    assert np.isclose(derivative(h, 0.5), fd_derivative(h, 0.5), rtol=1e-6)
+    assert np.isclose(derivative(h, 0.5), fd.derivative(h, 0.5), rtol=1e-6)
     k = lambda a: np.array([fill_zeros(a, *rest), fill_zeros(*[a * a])])
-    assert np.allclose(jacfwd(k, X), fd_jacobian(k, X), rtol=1e-6, atol=1e-8)
+    assert np.allclose(jacfwd(k, X), fd.jacobian(k, X), rtol=1e-6, atol=1e-8)
 
 
 def test_store_into_plain_zeros_on_duals_is_refused_by_line():
@@ -90,12 +90,12 @@ def sum_by_name(x):
 def test_c_type_bound_methods():
     v = np.array([0.8, 0.55])
     f = lambda w: methods_f(w[0], w[1])
-    expected = fd_jacobian(f, v)
+    expected = fd.jacobian(f, v)
     y, dy = jvp(methods_f, (0.8, 0.55), (1.0, 2.0))
     assert np.isclose(dy, expected @ [1.0, 2.0], rtol=1e-6)
     assert np.isclose(derivative(lambda s: methods_f(0.8 + s, 0.55 + 2 * s), 0.0), expected @ [1.0, 2.0])
     assert np.allclose(jacfwd(f, v), expected, rtol=1e-6)
-    assert np.allclose(hessian(f, v), fd_hessian(f, v), rtol=1e-4, atol=1e-5)
+    assert np.allclose(hessian(f, v), fd.hessian(f, v), rtol=1e-4, atol=1e-5)
     check_all_modes(sum_by_name, lambda x: sum_by_name(x) * x)
 
 
@@ -130,12 +130,12 @@ def vector_class_f(v):
 def test_class_operators_with_a_dual_operand(mode):
     v = np.array([0.54, 0.8])
     if mode == "hessian":
-        assert np.allclose(hessian(vector_class_f, v), fd_hessian(vector_class_f, v), rtol=1e-4, atol=1e-5)
+        assert np.allclose(hessian(vector_class_f, v), fd.hessian(vector_class_f, v), rtol=1e-4, atol=1e-5)
     elif mode == "jacfwd":
-        assert np.allclose(jacfwd(vector_class_f, v), fd_jacobian(vector_class_f, v), rtol=1e-6)
+        assert np.allclose(jacfwd(vector_class_f, v), fd.jacobian(vector_class_f, v), rtol=1e-6)
     else:
         _, dy = jvp(vector_class_f, (v,), (np.array([1.0, -0.5]),))
-        assert np.isclose(dy, fd_jacobian(vector_class_f, v) @ [1.0, -0.5], rtol=1e-6)
+        assert np.isclose(dy, fd.jacobian(vector_class_f, v) @ [1.0, -0.5], rtol=1e-6)
 
 
 # -- the tangent twin: an active scalar or small array plus an inactive larger array -----------------
@@ -151,7 +151,7 @@ def test_active_plus_wider_inactive_array():
     w = np.array([1.0, 0.5, 2.0, 0.25])
     x = np.array([0.4, 0.5])
     g = lambda a: add_inactive_wider(a, w)
-    expected = fd_jacobian(g, x)
+    expected = fd.jacobian(g, x)
     _, dy = jvp(add_inactive_wider, (x, w), (np.array([1.0, -2.0]), None))
     assert np.isclose(dy, expected @ [1.0, -2.0], rtol=1e-6)
     assert np.isclose(derivative(lambda s: add_inactive_wider(x + s * np.array([1.0, -2.0]), w), 0.0),

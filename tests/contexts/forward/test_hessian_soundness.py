@@ -12,7 +12,7 @@ import pytest
 from contexts.compose import hessian, hvp
 from contexts.forward import jacfwd
 
-from ._fd import fd_hessian
+from tests import fd
 
 X = np.array([0.7, -1.3, 0.4, 1.9])
 V = np.array([0.3, -0.5, 1.1, 0.2])
@@ -27,7 +27,7 @@ MODES = {
 
 def check(f, mode, x=X, rtol=1e-4, atol=1e-5):
     x = np.array(x, dtype=float)
-    want = fd_hessian(f, x)
+    want = fd.hessian(f, x)
     if mode == "hvp":
         want = (want.reshape(x.size, x.size) @ V[:x.size]).reshape(x.shape)
     got = MODES[mode](f, x.copy())
@@ -158,7 +158,7 @@ def test_integer_array_input_is_promoted(mode):
         return (x ** 3 * np.sin(x)).sum() + x[0] * x[1]
     xi = np.array([1, 2, -3, 4])
     got = MODES[mode](f, xi)
-    want = fd_hessian(f, xi.astype(float))
+    want = fd.hessian(f, xi.astype(float))
     if mode == "hvp":
         want = want @ V
     np.testing.assert_allclose(np.asarray(got, dtype=float), want, rtol=1e-4, atol=1e-5)

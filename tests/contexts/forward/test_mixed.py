@@ -12,7 +12,7 @@ from contexts.compose import hessian, hvp
 from contexts.forward import derivative, forwarddiff, jacfwd, jvp
 from contexts.rules.registry import registry
 
-from ._fd import fd_derivative, fd_hessian, fd_jacobian
+from tests import fd
 
 T = np.linspace(0.0, 2.0, 50)
 
@@ -41,7 +41,7 @@ def test_forwarddiff_rrule_pullback_is_transposed_jacobian():
     dy = np.cos(np.arange(50.0))
     dfn, dp = pullback(dy)
     assert dfn is None
-    np.testing.assert_allclose(dp, fd_jacobian(trajectory, p).T @ dy, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dp, fd.jacobian(trajectory, p).T @ dy, rtol=1e-6, atol=1e-8)
 
 
 def test_forwarddiff_rrule_scalar_input():
@@ -53,7 +53,7 @@ def test_forwarddiff_inside_reverse_mode():
     gradient = reverse_gradient()
     loss = lambda p: np.sum(forwarddiff(trajectory, p) ** 2)
     p = np.array([1.0, 0.5, 3.0])
-    np.testing.assert_allclose(gradient(loss, p)[0], fd_jacobian(loss, p), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gradient(loss, p)[0], fd.jacobian(loss, p), rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("f", [
@@ -64,7 +64,7 @@ def test_forwarddiff_inside_reverse_mode():
 def test_forward_agrees_with_reverse_and_fd(f):
     x = 0.7
     d = derivative(f, x)
-    assert d == pytest.approx(fd_derivative(f, x), rel=1e-6)
+    assert d == pytest.approx(fd.derivative(f, x), rel=1e-6)
     gradient = reverse_gradient()
     assert d == pytest.approx(gradient(f, x)[0], rel=1e-12)
 
@@ -73,7 +73,7 @@ def test_hessian_forward_over_reverse():
     reverse_gradient()
     f = lambda x: np.sum(np.sin(x) * x ** 2) + x[0] * x[1]
     x = np.array([0.3, -0.5, 0.9])
-    np.testing.assert_allclose(hessian(f, x, inner="reverse"), fd_hessian(f, x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(hessian(f, x, inner="reverse"), fd.hessian(f, x), rtol=1e-5, atol=1e-6)
     from scipy.optimize import rosen, rosen_hess
     z = np.linspace(-1.0, 1.5, 10)
     np.testing.assert_allclose(hessian(rosen, z), rosen_hess(z), rtol=1e-10, atol=1e-8)

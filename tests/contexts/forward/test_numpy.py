@@ -8,7 +8,7 @@ import pytest
 
 from contexts.forward import derivative, jacfwd
 
-from ._fd import fd_derivative, fd_jacobian
+from tests import fd
 
 CASES = {
     "max": lambda x: np.max(x * x[::-1]),
@@ -50,12 +50,12 @@ X = np.array([0.5, 1.5, -0.3, 2.0])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_numpy_jacobian(name, chunk):
     f = CASES[name]
-    np.testing.assert_allclose(jacfwd(f, X, chunk=chunk), fd_jacobian(f, X), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(jacfwd(f, X, chunk=chunk), fd.jacobian(f, X), rtol=1e-5, atol=1e-6)
 
 
 def test_math_inside_forward_over_forward():
     g = lambda x: derivative(lambda y: math.sin(x * y) + math.exp(y) * x, 1.0)
-    assert derivative(g, 0.5) == pytest.approx(fd_derivative(g, 0.5), rel=1e-6)
+    assert derivative(g, 0.5) == pytest.approx(fd.derivative(g, 0.5), rel=1e-6)
 
 
 def test_complex_holomorphic():
@@ -122,7 +122,7 @@ def _iadd_after_a_constant_shift(x):
                                _iadd_after_a_constant_shift], ids=lambda f: f.__name__.strip("_"))
 def test_in_place_changes_through_views_and_copies(f):
     x = np.array([1.0, 2.0, 3.0, 4.0])
-    np.testing.assert_allclose(jacfwd(f, x), fd_jacobian(f, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, x), fd.jacobian(f, x), rtol=1e-6, atol=1e-8)
 
 
 def _sorted_in_place(x):
@@ -142,7 +142,7 @@ def _filled_view(x):
 @pytest.mark.parametrize("f", [_sorted_in_place, _filled_view], ids=lambda f: f.__name__.strip("_"))
 def test_c_methods_changing_an_array_in_place(f, chunk):
     x = np.array([1.0, 2.0, 3.0, 4.0])
-    np.testing.assert_allclose(jacfwd(f, x, chunk=chunk), fd_jacobian(f, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, x, chunk=chunk), fd.jacobian(f, x), rtol=1e-6, atol=1e-8)
 
 
 # -- whole programs that change arrays in place (duals, or the tangent twin column by column) ----------
@@ -157,11 +157,11 @@ _PROGRAMS = [(convolution_by_slices, (3, 3)), (euler_into_preallocated_rows, (2,
 @pytest.mark.parametrize("f, shape", _PROGRAMS, ids=lambda v: getattr(v, "__name__", ""))
 def test_in_place_programs_by_jacfwd(f, shape):
     x = np.random.default_rng(1).standard_normal(shape) * 0.5 + (1.0 if f is euler_into_preallocated_rows else 0)
-    np.testing.assert_allclose(jacfwd(f, x), fd_jacobian(f, x), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(jacfwd(f, x), fd.jacobian(f, x), rtol=1e-5, atol=1e-7)
 
 
 def test_in_place_program_by_derivative():
-    assert derivative(leapfrog, 1.3) == pytest.approx(fd_derivative(leapfrog, 1.3), rel=1e-6)
+    assert derivative(leapfrog, 1.3) == pytest.approx(fd.derivative(leapfrog, 1.3), rel=1e-6)
 
 
 def test_storing_into_a_plain_array_by_the_tangent_twin():
@@ -172,7 +172,7 @@ def test_storing_into_a_plain_array_by_the_tangent_twin():
         v[:] = x[:2] * 2.0       # a view of y: y sees it, and so does y's tangent
         return y ** 2
     x = np.array([1.0, 2.0, 3.0])
-    np.testing.assert_allclose(jacfwd(f, x), fd_jacobian(f, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, x), fd.jacobian(f, x), rtol=1e-6, atol=1e-8)
 
 
 def _ufunc_out_into_a_view(x):
@@ -207,7 +207,7 @@ def _copyto_a_view(x):
                                _copyto_a_view], ids=lambda f: f.__name__.strip("_"))
 def test_numpy_writing_into_dual_arrays(f, chunk):
     x = np.array([1.0, 2.0, 3.0, 4.0])
-    np.testing.assert_allclose(jacfwd(f, x, chunk=chunk), fd_jacobian(f, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, x, chunk=chunk), fd.jacobian(f, x), rtol=1e-6, atol=1e-8)
 
 
 # -- arrays changed in place by the functions they are passed to ----------------------------------------
@@ -283,7 +283,7 @@ def _check_by_jvp_and_jacfwd(f):
     from contexts.forward import jvp
     x = np.array([1.0, 2.0, 3.0, 4.0])
     v = np.array([0.3, -0.5, 0.7, 1.1])
-    want = fd_jacobian(f, x)
+    want = fd.jacobian(f, x)
     y, t = jvp(f, (x,), (v,))
     np.testing.assert_allclose(y, f(x), rtol=1e-12)
     np.testing.assert_allclose(t, want @ v, rtol=1e-6, atol=1e-8)
@@ -502,7 +502,7 @@ def test_ufunc_methods_and_wrapped_linear_algebra_by_jvp_and_jacfwd(f):
     from contexts.forward import jvp
     x = np.array([1.3, -0.7, 2.1, 0.4])
     v = np.array([0.3, -0.5, 0.7, 1.1])
-    want = fd_jacobian(f, x)
+    want = fd.jacobian(f, x)
     np.testing.assert_allclose(jvp(f, (x,), (v,))[1], want @ v, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-5, atol=1e-7)
 

@@ -9,7 +9,7 @@ import pytest
 
 from contexts import gradient, hessian, jacfwd, jvp
 
-from ._fd import fd_hessian, fd_jacobian
+from tests import fd
 
 
 def tiled(x):  # rank 2, 3 x 4
@@ -35,7 +35,7 @@ CASES = [(tiled, np.array([[0.68, 1.48, 1.45, 1.17], [0.37, 1.07, 0.83, 1.15], [
 
 @pytest.mark.parametrize("f, x", CASES, ids=[c[0].__name__ for c in CASES])
 def test_first_order(f, x):
-    want = fd_jacobian(f, x)
+    want = fd.jacobian(f, x)
     np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-5, atol=1e-7)
     d = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
     np.testing.assert_allclose(jvp(f, (x,), (d,))[1], np.sum(want * d), rtol=1e-5, atol=1e-7)
@@ -45,6 +45,6 @@ def test_first_order(f, x):
 @pytest.mark.parametrize("inner", ["reverse", "forward"])
 @pytest.mark.parametrize("f, x", CASES, ids=[c[0].__name__ for c in CASES])
 def test_hessian(f, x, inner):
-    want = fd_hessian(f, x)
+    want = fd.hessian(f, x)
     got = hessian(f, x, inner=inner)
     np.testing.assert_allclose(np.reshape(got, want.shape), want, rtol=2e-3, atol=2e-3 * np.abs(want).max())

@@ -13,7 +13,7 @@ import pytest
 
 from contexts.forward import Dual, derivative, jacfwd, jvp
 
-from ._fd import fd_derivative, fd_jacobian
+from tests import fd
 
 X = 0.7
 
@@ -544,7 +544,7 @@ def _plain(v):
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("mode", ["derivative", "jvp"])
 def test_against_finite_differences(f, mode):
-    want = fd_derivative(f, X)
+    want = fd.derivative(f, X)
     if mode == "derivative":
         got = derivative(f, X)
     else:
@@ -592,7 +592,7 @@ def global_copied(v):
                          ids=lambda f: f.__name__)
 def test_arrays_against_finite_differences(f):
     v = np.array([0.7, 3.1])
-    want = fd_jacobian(f, v)
+    want = fd.jacobian(f, v)
     np.testing.assert_allclose(jacfwd(f, v), want, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(jacfwd(f, v, chunk=1), want, rtol=1e-6, atol=1e-8)
     d = np.array([0.3, -1.0])

@@ -9,7 +9,7 @@ import pytest
 from contexts.forward import derivative, jvp
 from contexts.forward.tangent import NotTransformable, tangent_jvp
 
-from ._fd import fd_derivative
+from tests import fd
 
 
 def power(x, n):
@@ -58,7 +58,7 @@ def with_closure(x):
 @pytest.mark.parametrize("f, x", [(lambda x: power(x, 7), 1.1), (mixed, 0.4), (mixed, 1.3), (arrays, 0.3)])
 def test_tangent_twin_matches_finite_differences(f, x):
     y, dy = tangent_jvp(f, (x,), (1.0,))
-    assert y == pytest.approx(f(x)) and dy == pytest.approx(fd_derivative(f, x), rel=1e-6)
+    assert y == pytest.approx(f(x)) and dy == pytest.approx(fd.derivative(f, x), rel=1e-6)
     assert derivative(f, x) == pytest.approx(dy, rel=1e-12)
 
 
@@ -66,7 +66,7 @@ def test_tangent_twin_matches_finite_differences(f, x):
 def test_what_the_twin_does_not_cover_falls_back_to_duals(f):
     with pytest.raises(NotTransformable):
         tangent_jvp(f, (0.7,), (1.0,))
-    assert derivative(f, 0.7) == pytest.approx(fd_derivative(f, 0.7), rel=1e-6)
+    assert derivative(f, 0.7) == pytest.approx(fd.derivative(f, 0.7), rel=1e-6)
 
 
 def test_exact_types_and_structured_outputs():
@@ -79,4 +79,4 @@ def test_calls_into_objects_go_through_duals():
     def f(x):
         return with_object(x) * 2.0  # f is covered; its callee is not: the call runs on duals
     y, dy = tangent_jvp(f, (0.7,), (1.0,))
-    assert dy == pytest.approx(fd_derivative(f, 0.7), rel=1e-6)
+    assert dy == pytest.approx(fd.derivative(f, 0.7), rel=1e-6)

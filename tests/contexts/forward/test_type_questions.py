@@ -12,7 +12,7 @@ from contexts import derivative, gradient, hessian, jacfwd, jvp
 from contexts.sparsity import jacobian_sparsity
 from contexts.sparsity.tracer import TracedBranchError
 
-from ._fd import fd_derivative, fd_hessian, fd_jacobian
+from tests import fd
 
 
 def by_isinstance(x):
@@ -42,7 +42,7 @@ FUNCTIONS = [by_isinstance, by_type, by_text]
 
 @pytest.mark.parametrize("f", FUNCTIONS)
 def test_first_order(f):
-    want = fd_jacobian(f, X)
+    want = fd.jacobian(f, X)
     np.testing.assert_allclose(gradient(f, X)[0], want, rtol=1e-6)
     np.testing.assert_allclose(jvp(f, (X,), (np.array([1.0, -0.3]),))[1], want @ [1.0, -0.3], rtol=1e-6)
     np.testing.assert_allclose(jacfwd(f, X), want, rtol=1e-6)
@@ -51,18 +51,18 @@ def test_first_order(f):
 @pytest.mark.parametrize("inner", ["reverse", "forward"])
 @pytest.mark.parametrize("f", FUNCTIONS)
 def test_hessian(f, inner):
-    np.testing.assert_allclose(hessian(f, X, inner=inner), fd_hessian(f, X), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(hessian(f, X, inner=inner), fd.hessian(f, X), rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("f", FUNCTIONS)
 def test_jacfwd_of_jacfwd(f):
-    np.testing.assert_allclose(jacfwd(lambda z: jacfwd(f, z), X), fd_hessian(f, X), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(jacfwd(lambda z: jacfwd(f, z), X), fd.hessian(f, X), rtol=1e-4, atol=1e-5)
 
 
 def test_python_float_scalar_in_every_second_order_mode():
     # d2/dt2 (t^2 + t^3) = 2 + 6t: both branches are taken by the plain call on a float
     want = 2.0 + 6.0 * 1.5
-    assert np.isclose(derivative(scalar_types, 1.5), fd_derivative(scalar_types, 1.5), rtol=1e-6)
+    assert np.isclose(derivative(scalar_types, 1.5), fd.derivative(scalar_types, 1.5), rtol=1e-6)
     assert np.isclose(hessian(scalar_types, 1.5), want)
     assert np.isclose(hessian(scalar_types, 1.5, inner="forward"), want)
     assert np.isclose(derivative(lambda t: derivative(scalar_types, t), 1.5), want)
@@ -76,7 +76,7 @@ def _pattern_input(x):
 def test_sparsity_local_follows_the_primal_type():
     x = np.array([1.5, 2.0, 3.0])
     got = jacobian_sparsity(_pattern_input, x, mode="local").toarray()
-    assert (got == (np.abs(fd_jacobian(_pattern_input, x)) > 0)).all()
+    assert (got == (np.abs(fd.jacobian(_pattern_input, x)) > 0)).all()
 
 
 def test_sparsity_global_refuses_a_type_it_cannot_know():

@@ -6,7 +6,7 @@ import pytest
 from contexts.rules.numpy.indexing import is_basic_index, setitem_adjoint
 from contexts.rules.registry import registry
 
-from ._fd import check_rule
+from tests.fd import check_rule
 
 _rng = np.random.default_rng(5)
 

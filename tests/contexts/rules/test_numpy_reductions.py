@@ -7,7 +7,7 @@ import pytest
 import contexts.rules.numpy  # noqa: F401  (registers every numpy rule)
 from contexts.rules.registry import registry
 
-from ._fd import check_rule
+from tests.fd import check_rule
 
 sc = pytest.importorskip("scipy.special")
 

@@ -7,7 +7,7 @@ import contexts.rules.numpy.shapes  # noqa: F401  (registers the rules)
 from contexts.rules.numpy._util import UnsupportedCase
 from contexts.rules.registry import registry
 
-from ._fd import check_rule
+from tests.fd import check_rule
 
 _rng = np.random.default_rng(4)
 

@@ -9,7 +9,7 @@ import pytest
 import contexts.rules.numpy  # noqa: F401  (registers every numpy rule)
 from contexts.rules.registry import registry
 
-from ._fd import check_rule
+from tests.fd import check_rule
 
 _rng = np.random.default_rng(20261122)
 

@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from contexts.sparsity import NoSparsityRule, TracedBranchError, hessian_sparsity, jacobian_sparsity
+from tests import fd
 
 UNARY = ["np.sin({a})", "np.exp({a} / 4)", "np.tanh({a})", "np.abs({a})", "np.sqrt({a} * {a} + 1)",
          "np.log1p({a} * {a})", "{a} ** 2", "{a} ** 3", "-{a}", "np.cos({a}) * 2", "np.square({a})",
@@ -177,27 +178,11 @@ def _flat(y):
 
 
 def fd_jac(f, x, h):
-    cols = []
-    for j in range(x.size):
-        e = np.zeros(x.size)
-        e[j] = h
-        e = e.reshape(x.shape)
-        cols.append((_flat(f(x + e)) - _flat(f(x - e))) / (2 * h))
-    return np.stack(cols, 1)
+    return fd.jacobian(f, x, h=h, matrix=True)
 
 
 def fd_hess(f, x, w, h):
-    n = x.size
-    shape = x.shape
-    g = lambda z: float(w @ _flat(f(z.reshape(shape))))
-    x = x.ravel()
-    E = np.eye(n) * h
-    H = np.zeros((n, n))
-    for i in range(n):
-        for j in range(i, n):
-            H[i, j] = H[j, i] = (g(x + E[i] + E[j]) - g(x + E[i] - E[j]) - g(x - E[i] + E[j])
-                                 + g(x - E[i] - E[j])) / (4 * h * h)
-    return H
+    return fd.hessian(lambda z: float(w @ _flat(f(z))), x, h=h, matrix=True)
 
 
 def _nz(M, tol):

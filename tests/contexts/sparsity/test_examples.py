@@ -32,11 +32,12 @@ def test_brusselator_pattern_colouring_and_solution():
     P = out["pattern"].toarray()
     # each equation couples its own species at 5 stencil points and the other species at its point
     assert (P.sum(axis=1) == 6).all()
-    from tests.contexts.sparsity._fd import fd_jacobian, nonzero
+    from tests import fd
+    from tests.contexts.sparsity._pattern import nonzero
     rhs = lambda s: brusselator.rhs(0.0, s, N)
     x = np.random.default_rng(0).uniform(0.5, 2.0, 2 * N * N)  # the initial state has exact zeros
-    np.testing.assert_array_equal(P, nonzero(fd_jacobian(rhs, x), 1e-9))
-    J = fd_jacobian(rhs, brusselator.initial_state(N))
+    np.testing.assert_array_equal(P, nonzero(fd.jacobian(rhs, x, matrix=True), 1e-9))
+    J = fd.jacobian(rhs, brusselator.initial_state(N), matrix=True)
     np.testing.assert_allclose(out["jacobian"].toarray(), J, atol=1e-6 * np.abs(J).max())
     assert out["ncolors"] <= 10
     assert out["solution"].status == 0

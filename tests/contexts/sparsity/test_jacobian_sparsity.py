@@ -11,7 +11,9 @@ import scipy.special as sc
 
 from contexts.sparsity import TracedBranchError, jacobian_sparsity
 
-from ._fd import fd_jacobian, nonzero
+from tests import fd
+
+from ._pattern import nonzero
 
 RNG = np.random.default_rng(0)
 A35 = RNG.standard_normal((3, 5))
@@ -110,7 +112,7 @@ GLOBAL_SUPERSET = {
 def test_global_covers_local_equals_finite_differences(name):
     f, n = GLOBAL_SUPERSET[name]
     x = np.random.default_rng(5).uniform(0.5, 1.5, n)
-    expected = nonzero(fd_jacobian(f, x))
+    expected = nonzero(fd.jacobian(f, x, matrix=True))
     np.testing.assert_array_equal(jacobian_sparsity(f, x, mode="local").toarray(), expected)
     try:
         glob = jacobian_sparsity(f, x).toarray()
@@ -125,7 +127,7 @@ def test_global_pattern_matches_finite_differences(name):
     x = np.random.default_rng(1).uniform(0.5, 1.5, n)
     P = jacobian_sparsity(f, x)
     assert isinstance(P, sp.csr_array) and P.dtype == bool
-    expected = nonzero(fd_jacobian(f, x))
+    expected = nonzero(fd.jacobian(f, x, matrix=True))
     assert P.shape == expected.shape
     np.testing.assert_array_equal(P.toarray(), expected)
 
@@ -135,14 +137,14 @@ def test_local_pattern_matches_finite_differences(name):
     f, n = CASES[name]
     x = np.random.default_rng(2).uniform(0.5, 1.5, n)
     np.testing.assert_array_equal(jacobian_sparsity(f, x, mode="local").toarray(),
-                                  nonzero(fd_jacobian(f, x)))
+                                  nonzero(fd.jacobian(f, x, matrix=True)))
 
 
 @pytest.mark.parametrize("x0", [2.0, 0.0])
 def test_local_mode_follows_the_branch_taken(x0):
     x = np.array([x0, 1.1, 1.2, 1.3, 1.4])
     np.testing.assert_array_equal(jacobian_sparsity(branchy, x, mode="local").toarray(),
-                                  nonzero(fd_jacobian(branchy, x)))
+                                  nonzero(fd.jacobian(branchy, x, matrix=True)))
 
 
 def test_global_mode_branch_error_names_user_line():
@@ -158,7 +160,7 @@ def test_local_maximum_and_clip_take_one_side():
     f = lambda x: np.concatenate([np.maximum(x[:2], x[2:]), np.clip(x, 0.8, 1.2)])
     x = np.array([0.5, 2.0, 1.0, 1.0])
     local = jacobian_sparsity(f, x, mode="local").toarray()
-    np.testing.assert_array_equal(local, nonzero(fd_jacobian(f, x)))
+    np.testing.assert_array_equal(local, nonzero(fd.jacobian(f, x, matrix=True)))
     glob = jacobian_sparsity(f, x).toarray()
     assert (glob >= local).all() and glob.sum() > local.sum()
 
@@ -310,7 +312,7 @@ def _copies_stay_copies(x):
 def test_writes_through_other_names_are_followed(f, mode):
     x = np.random.default_rng(2).uniform(0.5, 1.5, 3)
     P = jacobian_sparsity(f, x, mode=mode)
-    np.testing.assert_array_equal(P.toarray(), nonzero(fd_jacobian(f, x)))
+    np.testing.assert_array_equal(P.toarray(), nonzero(fd.jacobian(f, x, matrix=True)))
 
 
 def _put_into_an_array(x):
@@ -325,7 +327,7 @@ def _put_into_an_array(x):
 def test_put_is_followed(mode):
     x = np.random.default_rng(3).uniform(0.5, 1.5, 3)
     P = jacobian_sparsity(_put_into_an_array, x, mode=mode)
-    np.testing.assert_array_equal(P.toarray(), nonzero(fd_jacobian(_put_into_an_array, x)))
+    np.testing.assert_array_equal(P.toarray(), nonzero(fd.jacobian(_put_into_an_array, x, matrix=True)))
 
 
 def _numpy_stores(x):
@@ -344,4 +346,4 @@ def _numpy_stores(x):
 def test_numpy_stores_are_followed(mode):
     x = np.random.default_rng(4).uniform(0.5, 1.5, 3)
     P = jacobian_sparsity(_numpy_stores, x, mode=mode)
-    np.testing.assert_array_equal(P.toarray(), nonzero(fd_jacobian(_numpy_stores, x)))
+    np.testing.assert_array_equal(P.toarray(), nonzero(fd.jacobian(_numpy_stores, x, matrix=True)))

@@ -10,7 +10,9 @@ from hypothesis import given, settings, strategies as st
 from contexts.forward import jacfwd
 from contexts.sparsity import color_columns, jacobian_sparsity, plot_sparsity, sparse_jacobian
 
-from ._fd import fd_jacobian, nonzero
+from tests import fd
+
+from ._pattern import nonzero
 
 
 def heat(u):
@@ -27,7 +29,7 @@ def test_sparse_jacobian_equals_dense(n):
     J, info = sparse_jacobian(heat, x, full_output=True)
     assert isinstance(J, sp.csr_array) and info["ncolors"] == 3
     np.testing.assert_allclose(J.toarray(), jacfwd(heat, x), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(J.toarray(), fd_jacobian(heat, x), atol=1e-6)
+    np.testing.assert_allclose(J.toarray(), fd.jacobian(heat, x, matrix=True), atol=1e-6)
 
 
 def test_sparse_jacobian_of_2d_output_with_given_pattern():
@@ -86,6 +88,6 @@ def test_pattern_covers_every_nonzero(program, seed):
 
     x = np.random.default_rng(seed).uniform(-2, 2, n)
     P = jacobian_sparsity(f, x).toarray()
-    J = fd_jacobian(f, x)
+    J = fd.jacobian(f, x, matrix=True)
     assert not (nonzero(J, 1e-6) & ~P).any()
     assert (jacobian_sparsity(f, x, mode="local").toarray() <= P).all()
