@@ -11,7 +11,7 @@ import pytest
 
 from contexts import derivative, jacfwd, jvp
 
-from ._fd import fd_derivative
+from tests import fd
 
 _rng = np.random.default_rng(500)
 X0, X1 = _rng.random((3, 4)) + 0.3, _rng.random((3, 4)) + 0.3
@@ -49,7 +49,7 @@ def bool_weights(x0, x1):
 @pytest.mark.parametrize("f", [alias_in_place, dict_of_mixed, scalar_plus_array, bool_weights])
 def test_derivative_along_one_argument(f):
     g = lambda s: f(X0 + s * D0, X1)  # noqa: E731
-    want = fd_derivative(g, 0.0)
+    want = fd.derivative(g, 0.0)
     np.testing.assert_allclose(derivative(g, 0.0), want, rtol=1e-6)
     np.testing.assert_allclose(jvp(f, (X0, X1), (D0, np.zeros_like(X1)))[1], want, rtol=1e-6)
     np.testing.assert_allclose(jacfwd(lambda a: f(a, X1), X0).ravel() @ D0.ravel(), want, rtol=1e-6)
