@@ -26,7 +26,7 @@ from typing import Callable
 
 from . import cache, ops, sites
 from .errors import SourceUnavailable
-from .source import FunctionSource, compile_twin, get_source
+from .source import FunctionSource, compile_twin, get_source, is_opaque
 from .stack import _current, _route
 
 __all__ = ["patch", "is_recursable", "resolve", "instrumented", "profile_key", "property_getter"]
@@ -269,6 +269,8 @@ def is_recursable(fn) -> bool:
     if target is None or id(target.__code__) in _PRIMITIVE_CODES:
         return False
     code = target.__code__
+    if is_opaque(code):  # another pass's twin (reverse mode's recording twin): run as it is
+        return False
     if cache.patched_for(code) is not None:
         return True
     try:

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from .errors import SourceUnavailable
 from .weak import ByIdentity
 
-__all__ = ["FunctionSource", "get_source", "compile_twin", "make_function", "unwrap_callable", "mangle_private"]
+__all__ = ["FunctionSource", "get_source", "compile_twin", "make_function", "unwrap_callable", "mangle_private",
+           "is_opaque"]
 
 _FUTURE_FLAGS = 0
 for _name in _future.all_feature_names:
@@ -320,13 +321,17 @@ def _strip_annotations(tree) -> None:
 # -- compiling a rewritten definition --------------------------------------------------------------
 
 def compile_twin(source: FunctionSource, tree, extra_freevars: tuple[str, ...] = (),
-                 prelude: list[ast.stmt] | None = None) -> types.CodeType:
+                 prelude: list[ast.stmt] | None = None, opaque: bool = False) -> types.CodeType:
     """Compile a rewritten definition to a code object whose free variables are the original's plus
     `extra_freevars` (cells a pass fills with its helpers; name them `__x__` so they are never mangled).
 
     The definition is compiled inside a factory function that declares those free variables, inside a
     class of the original's class name when there is one, so private names are mangled as the compiler
     would have mangled them. `prelude` statements are placed in the factory before the definition.
+
+    `opaque`: the twin computes something other than its source (a derivative pass's recording twin
+    returning `(y, tape)`): no context may recurse into it by its source (`is_opaque`); it runs as a
+    primitive under an observing context.
     """
     code = source.code
     line, end = tree.lineno, tree.end_lineno
@@ -358,7 +363,17 @@ def compile_twin(source: FunctionSource, tree, extra_freevars: tuple[str, ...] =
         factory_code = _only_code(factory_code)
     twin = _only_code(factory_code, name=code.co_name).replace(co_qualname=code.co_qualname)
     _remember_twin(twin)
+    if opaque:
+        _opaque_codes.add(twin)
     return twin
+
+
+_opaque_codes: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()
+
+
+def is_opaque(code: types.CodeType) -> bool:
+    """code is a twin compiled `opaque` by a pass: its source is not what it runs."""
+    return code in _opaque_codes
 
 
 _twin_codes: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()

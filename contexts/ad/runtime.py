@@ -766,8 +766,8 @@ def _build(fn, active):
             f"reverse mode cannot transform {code.co_qualname}: it uses a {e}",
             where=f"{code.co_filename}:{line}",
             fix="give the function a custom adjoint (`@contexts.custom_adjoint`), or rewrite that part") from e
-    fwd_code = compile_twin(src, gen.forward, extra_freevars=HELPERS)
-    rev_code = compile_twin(src, gen.adjoint, extra_freevars=HELPERS)
+    fwd_code = compile_twin(src, gen.forward, extra_freevars=HELPERS, opaque=True)
+    rev_code = compile_twin(src, gen.adjoint, extra_freevars=HELPERS, opaque=True)
     rev_code = rev_code.replace(co_name=f"{code.co_name}__adjoint",
                                 co_qualname=f"{code.co_qualname}.<adjoint>")
     rev = types.FunctionType(rev_code, fn.__globals__, rev_code.co_name, (None, None, None),

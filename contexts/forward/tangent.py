@@ -384,7 +384,7 @@ def _build(fn, active):
     fdef.body = parse_at(prologue, fdef) + body if prologue else body
     fdef.args.posonlyargs.insert(0, ast.arg(arg="_od_tans"))
     ast.fix_missing_locations(fdef)
-    return compile_twin(src, fdef, extra_freevars=HELPERS)
+    return compile_twin(src, fdef, extra_freevars=HELPERS, opaque=True)
 
 
 def _outside(fdef, fn) -> frozenset:
