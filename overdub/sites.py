@@ -408,6 +408,9 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_Match(self, node):
         node.subject = self.visit(node.subject)
+        if "call" in self.profile and any(isinstance(n, ast.MatchClass)
+                                          for case in node.cases for n in ast.walk(case.pattern)):
+            node.subject = self.op_call(node.subject, "call", "match", ops.class_match, [node.subject])
         for case in node.cases:  # patterns are not expressions: left alone
             self.new_block(case.pattern, "case")
             if case.guard is not None:

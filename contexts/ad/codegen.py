@@ -192,7 +192,8 @@ class _Gen:
         if isinstance(s, ast.Match):
             for case in s.cases:
                 case.body = self.body(case.body)
-            if self.is_active(s.subject):
+            if self.is_active(s.subject) and (not getattr(s, "_od_rebound", False)
+                                              or getattr(s, "_od_class_patterns", True)):
                 # its pattern bindings would carry derivatives unseen: refused when the subject's value
                 # may carry one (a dict of constants read from a module global does not)
                 return parse_at(f"__od_match_guard__({s.subject.id})\n", s) + [s]

@@ -444,6 +444,8 @@ def _other_call(mask, f, args, kw):
     if isinstance(f, np.vectorize) and f.signature is None and not f.excluded and not kw:
         y, pb = _twin_call(EVERY_ARGUMENT, ad_vectorize, (), (f,) + args, _NOKW)
         return y, (_vectorize_back, pb)
+    if f is type and len(args) == 1 and not kw:  # a value's type carries no derivative (a dual's: its
+        return type(_primal(args[0])), None        # primal's, as in the tangent twin)
     if isinstance(f, type):
         return _construct(f, args, kw)
     if type(f) is types.MethodType:  # method of a Python class bound to a C callable etc.
@@ -465,9 +467,6 @@ def _other_call(mask, f, args, kw):
         return f(*args, **kw), None
     if f is setattr and _metadata_store(args, kw):
         return f(*args), None
-    if f is type and len(args) == 1 and not kw:  # a value's type carries no derivative (not a rule: forward
-        return type(_primal(args[0])), None        # mode must see a dual's own type inside its rules); a
-                                                  # dual's is its primal's, as in the tangent twin
     raise _no_rule(f)
 
 

@@ -65,6 +65,13 @@ class ForwardContext(overdub.Context):
     intercepts = frozenset({"call"})
 
     def overdub(self, site, fn, *args, **kwargs):
+        if fn is overdub.ops.class_match:
+            if not _holds_dual(args[0]):
+                return args[0]
+            raise NoForwardRule("a `match` with class patterns on a perturbed value (Python's isinstance "
+                                "would answer for the dual, not its value)", where=str(site),
+                                fix="test the value with `if isinstance(...)` / `if` chains, or match on a "
+                                    "value that is not differentiated")
         tag = top_tag(args) if args else None
         if tag is None:
             if fn in _ARRAY_BUILDERS and args and has_dual(args[0]):
@@ -158,6 +165,20 @@ def _consumes(fn) -> bool:
     """fn reads the whole of its first argument, an iterable (math.fsum, math.prod, sum, min, sorted)."""
     rule = registry.get(fn)
     return rule is not None and (rule.kind == "reduction" or rule.iterates)
+
+
+def _holds_dual(x, depth: int = 3) -> bool:
+    """x is a dual or holds one in a list, tuple, dict or an object's fields (a match subject's parts)."""
+    if type(x) is Dual:
+        return True
+    if depth == 0:
+        return False
+    if isinstance(x, (list, tuple)):
+        return any(_holds_dual(v, depth - 1) for v in x)
+    if isinstance(x, dict):
+        return any(_holds_dual(v, depth - 1) for v in x.values())
+    fields = getattr(x, "__dict__", None)
+    return isinstance(fields, dict) and any(_holds_dual(v, depth - 1) for v in fields.values())
 
 
 def _sequence_tag(args):

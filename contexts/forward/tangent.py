@@ -108,7 +108,8 @@ class _Tangents:
             s.body = self.block(s.body)
             return [s]
         if isinstance(s, ast.Match):
-            if self.t(s.subject) is not None and any(_binds(c.pattern) for c in s.cases):
+            if (self.t(s.subject) is not None and not getattr(s, "_od_rebound", False)
+                    and any(_binds(c.pattern) for c in s.cases)):
                 raise NotTransformable("a match pattern binding parts of an active value")
             for c in s.cases:
                 c.body = self.block(c.body)

@@ -41,6 +41,77 @@ def _name(id_: str, like: ast.AST, store: bool = False) -> ast.Name:
     return ast.copy_location(ast.Name(id=id_, ctx=ast.Store() if store else ast.Load()), like)
 
 
+# classes whose single positional pattern matches the subject itself (`case float(v):`), as in Python
+_SELF_MATCHING = frozenset({"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set",
+                            "str", "tuple"})
+
+
+def _pattern_reads(p: ast.pattern, path: ast.expr) -> list[tuple[str, ast.expr]] | None:
+    """The capture names of pattern p matched against the value at `path`, each with the read of that
+    value it binds; None when a capture's read cannot be written (an `|` binding names, `**rest`)."""
+    def at(node):
+        return ast.copy_location(node, p)
+    if isinstance(p, (ast.MatchValue, ast.MatchSingleton)):
+        return []
+    if isinstance(p, ast.MatchAs):
+        inner = [] if p.pattern is None else _pattern_reads(p.pattern, path)
+        return None if inner is None else inner + ([(p.name, path)] if p.name else [])
+    if isinstance(p, ast.MatchOr):
+        return [] if not any(isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name
+                             for n in ast.walk(p)) else None
+    if isinstance(p, ast.MatchSequence):
+        star = next((i for i, q in enumerate(p.patterns) if isinstance(q, ast.MatchStar)), None)
+        after = 0 if star is None else len(p.patterns) - star - 1
+        out: list = []
+        for i, q in enumerate(p.patterns):
+            if isinstance(q, ast.MatchStar):
+                if q.name:
+                    part = at(ast.Slice(lower=ast.Constant(i), upper=ast.Constant(-after) if after else None))
+                    sub = at(ast.Subscript(value=path, slice=part, ctx=ast.Load()))
+                    out.append((q.name, at(ast.Call(func=at(ast.Name("list", ast.Load())), args=[sub],
+                                                    keywords=[]))))
+                continue
+            index = i if star is None or i < star else i - len(p.patterns)
+            inner = _pattern_reads(q, at(ast.Subscript(value=path, slice=at(ast.Constant(index)),
+                                                       ctx=ast.Load())))
+            if inner is None:
+                return None
+            out += inner
+        return out
+    if isinstance(p, ast.MatchMapping):
+        if p.rest is not None:
+            return None
+        out = []
+        for key, q in zip(p.keys, p.patterns):
+            inner = _pattern_reads(q, at(ast.Subscript(value=path, slice=key, ctx=ast.Load())))
+            if inner is None:
+                return None
+            out += inner
+        return out
+    if isinstance(p, ast.MatchClass):
+        out = []
+        cls = p.cls.id if isinstance(p.cls, ast.Name) else None
+        for i, q in enumerate(p.patterns):
+            if cls in _SELF_MATCHING and len(p.patterns) == 1:
+                value = path
+            else:  # getattr(subject, type(subject).__match_args__[i])
+                names = at(ast.Attribute(value=at(ast.Call(func=at(ast.Name("type", ast.Load())), args=[path],
+                                                           keywords=[])), attr="__match_args__", ctx=ast.Load()))
+                attr = at(ast.Subscript(value=names, slice=at(ast.Constant(i)), ctx=ast.Load()))
+                value = at(ast.Call(func=at(ast.Name("getattr", ast.Load())), args=[path, attr], keywords=[]))
+            inner = _pattern_reads(q, value)
+            if inner is None:
+                return None
+            out += inner
+        for attr, q in zip(p.kwd_attrs, p.kwd_patterns):
+            inner = _pattern_reads(q, at(ast.Attribute(value=path, attr=attr, ctx=ast.Load())))
+            if inner is None:
+                return None
+            out += inner
+        return out
+    return None
+
+
 def _assign(target: str, value: ast.expr, like: ast.AST) -> ast.Assign:
     node = ast.Assign(targets=[_name(target, like, store=True)], value=value)
     return ast.copy_location(node, like)
@@ -249,13 +320,27 @@ class Lowerer:
         return pre
 
     def stmt_Match(self, s):
-        """`match subject:` keeps its cases (patterns and guards run natively); their bodies are lowered.
-        Reverse mode refuses an active subject (its pattern bindings would carry gradients unseen)."""
+        """`match subject:` keeps its cases (patterns and guards run natively, so control flow is Python's);
+        each case body starts by binding its capture names again from the subject by the reads they stand
+        for (`case (a, *r):` binds `a = subject[0]`, `r = list(subject[1:])`; `case P(x=v):` binds
+        `v = subject.x`), which every transformer follows as any read. The node is marked `_od_rebound`
+        when every case could be; an `|` pattern binding names cannot (which alternative matched is not
+        known here), and transformers then refuse an active subject."""
         pre: list = []
         subject = self.atom(s.subject, pre)
-        cases = [ast.copy_location(ast.match_case(pattern=c.pattern, guard=c.guard, body=self.block(c.body)), c)
-                 for c in s.cases]
+        cases, rebound = [], True
+        for c in s.cases:
+            binds = _pattern_reads(c.pattern, subject)
+            rebound = rebound and binds is not None
+            again = [ast.copy_location(ast.Assign(targets=[_name(n, c.pattern, True)], value=e), c.pattern)
+                     for n, e in binds or ()]
+            cases.append(ast.copy_location(
+                ast.match_case(pattern=c.pattern, guard=c.guard, body=self.block(again + c.body)), c))
         node = ast.copy_location(ast.Match(subject=subject, cases=cases), s)
+        node._od_rebound = rebound
+        # a class pattern asks isinstance natively: of a forward-mode dual (a derivative of a derivative)
+        # it answers for the dual, not its value, so a transformer running on duals refuses such a match
+        node._od_class_patterns = any(isinstance(n, ast.MatchClass) for c in s.cases for n in ast.walk(c.pattern))
         pre.append(node)
         return pre
 

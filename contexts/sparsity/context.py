@@ -101,6 +101,10 @@ class SparsityContext(overdub.Context):
     def overdub(self, site, fn, *args, **kwargs):
         if _own(fn):
             return fn(*args, **kwargs)
+        if fn is overdub.ops.class_match and has_tracer(args, kwargs):
+            raise TracedBranchError("a `match` with class patterns on a value that depends on the inputs "
+                                    "(Python's isinstance would answer for the tracer)", where=str(site),
+                                    fix="test the value with `if isinstance(...)` chains instead")
         if fn is isinstance and len(args) == 2 and type(args[0]) is Tracer and not kwargs:
             return _isinstance(site, *args)
         if isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ == "at" and not kwargs:

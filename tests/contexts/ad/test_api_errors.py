@@ -118,9 +118,21 @@ def test_non_scalar_output():
         gradient(lambda z: z * z, 1j)
 
 
+def uses_match_with_alternatives(x):
+    match (x, 2.0):
+        case (a, 1.0) | (1.0, a):  # which alternative bound `a` is not known statically
+            return a * 3.0
+        case _:
+            return x * 2.0
+
+
+def test_match_on_a_differentiated_value():
+    assert gradient(uses_match, 3.0) == (2.0,)  # value patterns only: control flow
+
+
 def test_unsupported_construct_names_line():
     with pytest.raises(UnsupportedFunction, match="match") as e:
-        gradient(uses_match, 3.0)
+        gradient(uses_match_with_alternatives, 3.0)
     assert "test_api_errors.py" in str(e.value) and "possible fix" in str(e.value)
 
 
