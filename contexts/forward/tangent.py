@@ -25,6 +25,7 @@ import types
 
 import numpy as np
 
+from overdub import depth as _depth
 from overdub.errors import SourceUnavailable
 from overdub.source import compile_twin, get_source
 
@@ -1067,4 +1068,9 @@ def tangent_jvp(f, primals: tuple, tangents: tuple):
     tans = tuple(0 if t is None else t for t in tangents)
     active = _active_params(f.__code__, tans)
     code = tangent_twin(f, active)
-    return make_twin(f, code, _cells())(tans, *primals)
+    twin = make_twin(f, code, _cells())
+    _depth.enter()
+    try:
+        return twin(tans, *primals)
+    finally:
+        _depth.leave()
