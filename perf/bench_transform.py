@@ -33,15 +33,16 @@ _serial = itertools.count()
 
 def straight_line(n: int):
     """A new function of n assignments, from a file of its own (so its source exists)."""
-    lines = ["import math", "", "def f(x):", "    v0 = x"]
+    k = next(_serial)  # in the name too: no cache may take it for an earlier one
+    lines = ["import math", "", f"def f_{k}(x):", "    v0 = x"]
     lines += [f"    v{i} = v{i - 1} * math.sin(x) + x" for i in range(1, n)]
     lines += [f"    return v{n - 1}"]
-    path = os.path.join(_DIR, f"straight_{n}_{next(_serial)}.py")
+    path = os.path.join(_DIR, f"straight_{n}_{k}.py")
     with open(path, "w") as fh:
         fh.write("\n".join(lines) + "\n")
     namespace: dict = {}
     exec(compile("\n".join(lines) + "\n", path, "exec"), namespace)
-    return namespace["f"]
+    return namespace[f"f_{k}"]
 
 
 MODES = {
