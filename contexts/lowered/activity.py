@@ -18,6 +18,7 @@ import types
 import numpy as np
 
 import overdub.cache
+from overdub.source import AST_LOCK
 from overdub.weak import ByIdentity
 
 __all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
@@ -530,7 +531,10 @@ def _module_changes(globals_: dict) -> set[str] | None:
         return hit[1]
     try:
         with open(path, encoding="utf-8") as fh:
-            changed = _changed_globals(ast.parse(fh.read()))
+            text = fh.read()
+        with AST_LOCK:
+            tree = ast.parse(text)
+        changed = _changed_globals(tree)
     except (OSError, SyntaxError, ValueError):
         changed = None
     _module_state[path] = (mtime, changed)

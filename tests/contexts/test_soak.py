@@ -79,3 +79,64 @@ def test_threads_with_nested_contexts_agree_with_closed_forms():
     assert sys.getrecursionlimit() == limit
     import overdub
     assert overdub.current() is None
+
+
+def test_threads_building_twins_while_the_collector_runs(tmp_path):
+    """Twins built in several threads at once while garbage collections run Python callbacks: CPython
+    before 3.12.1 shares the AST converters' depth counter between threads ("SystemError: AST
+    constructor recursion depth mismatch"), so every conversion is serialised (overdub.source.AST_LOCK)."""
+    import gc
+    import weakref
+
+    class Junk:
+        pass
+
+    def callback(ref):
+        sum(range(20))  # Python code run by the collector, letting another thread in
+
+    def make(k):
+        path = tmp_path / f"twin_{k}.py"
+        path.write_text(f"import math\n\ndef f_{k}(x):\n    y = x * {k + 1}.0\n"
+                        + "".join(f"    y = y * math.sin(x) + x * {j}.0\n" for j in range(12))
+                        + "    return y\n")
+        namespace = {}
+        exec(compile(path.read_text(), str(path), "exec"), namespace)
+        return namespace[f"f_{k}"]
+
+    def closed(k, x):
+        y, d = x * (k + 1), float(k + 1)
+        for j in range(12):
+            y, d = y * math.sin(x) + x * j, d * math.sin(x) + y * math.cos(x) + j
+        return d
+
+    errors: list = []
+
+    def worker(first):
+        try:
+            for k in range(first, first + 12):
+                keep = []
+                for _ in range(100):
+                    j = Junk()
+                    j.self = j
+                    keep.append(weakref.ref(j, callback))
+                del j
+                f = make(k)
+                for got in (gradient(f, 0.4)[0], derivative(f, 0.4)):
+                    if abs(got - closed(k, 0.4)) > 1e-9 * max(1.0, abs(closed(k, 0.4))):
+                        errors.append((k, got))
+        except BaseException as e:
+            errors.append(repr(e))
+
+    thresholds, interval = gc.get_threshold(), sys.getswitchinterval()
+    gc.set_threshold(50, 1, 1)
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=worker, args=(100 * i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        gc.set_threshold(*thresholds)
+        sys.setswitchinterval(interval)
+    assert not errors, errors[:5]
