@@ -38,7 +38,7 @@ from . import source as _source
 from .source import FunctionSource, get_source, make_function
 from .weak import ByIdentity as _ByIdentity
 
-__all__ = ["twin_for", "lookup", "patched_for", "original_code", "original_of", "clear"]
+__all__ = ["twin_for", "lookup", "patched_for", "original_code", "original_of", "clear", "on_clear"]
 
 
 _MISSING = object()
@@ -179,11 +179,25 @@ def original_of(twin: types.FunctionType):
     return ref() if ref is not None else None
 
 
+_clearers: list[Callable[[], None]] = []
+
+
+def on_clear(clear_fn: Callable[[], None]) -> Callable[[], None]:
+    """Register a pass's own cache to be emptied by `clear()` (returns clear_fn)."""
+    if clear_fn not in _clearers:
+        _clearers.append(clear_fn)
+    return clear_fn
+
+
 def clear() -> None:
-    """Forget every cached twin (for tests and after editing source files)."""
+    """Forget every cached twin, of this package and of every pass that registered its caches with
+    `on_clear` (the contexts' reverse, tangent and activity caches): for tests, after editing source
+    files, or to free the memory at once (entries keyed by code objects also go when their code does)."""
     _codes.clear()
     _nested.clear()
     _originals.clear()
     for tab in _tables.values():
         tab.clear()
     _source.clear()
+    for clear_fn in list(_clearers):
+        clear_fn()

@@ -21,9 +21,9 @@ the limit the program had.
 from __future__ import annotations
 
 import sys
-import threading
 from typing import Any, Callable
 
+from . import depth as _depth
 from . import patch as _patch
 from .errors import ContextStackError, OverdubError
 from .sites import Site, normalize_profile
@@ -32,7 +32,6 @@ from .stack import _current, _route, _stack
 __all__ = ["Context"]
 
 _HOOKABLE = ("overdub", "prehook", "posthook", "recurse", "primitive")
-_BASE_RECURSION_LIMIT = sys.getrecursionlimit()
 
 
 class Context:
@@ -129,7 +128,7 @@ class Context:
             self._od_key = _patch.profile_key(self.intercepts)
         if self._od_fast and self._od_fast_table is None:
             self._od_fast_table = _patch.FastTable(self)
-        _deeper_while_active(+1)
+        _depth.enter()
         _stack.set(_stack.get() + (self,))
         _current.set(self)
         _route.set(self._od_fast_table)
@@ -146,31 +145,10 @@ class Context:
         _stack.set(rest)
         _current.set(rest[-1] if rest else None)
         _route.set(rest[-1]._od_fast_table if rest else None)
-        _deeper_while_active(-1)
+        _depth.leave()
         if self._od_fast and not any(ctx is self for ctx in rest):
             self._od_fast_table = None
         return False
-
-
-_limit_lock = threading.Lock()
-_activations = 0          # active contexts in all threads
-_saved_limit: int | None = None
-
-
-def _deeper_while_active(step: int) -> None:
-    """While any context is active (in any thread) the recursion limit is at least 5x the limit at import;
-    when the last one is left, the limit the program had is restored (no state left behind)."""
-    global _activations, _saved_limit
-    with _limit_lock:
-        _activations += step
-        if step > 0 and _activations == 1:
-            _saved_limit = sys.getrecursionlimit()
-            if _saved_limit < 5 * _BASE_RECURSION_LIMIT:
-                sys.setrecursionlimit(5 * _BASE_RECURSION_LIMIT)
-        elif step < 0 and _activations == 0 and _saved_limit is not None:
-            if sys.getrecursionlimit() == max(_saved_limit, 5 * _BASE_RECURSION_LIMIT):
-                sys.setrecursionlimit(_saved_limit)  # unless the program changed it meanwhile
-            _saved_limit = None
 
 
 def describe_context(ctx) -> str:

@@ -16,6 +16,7 @@ import copy
 import dis
 import linecache
 import sys
+import threading
 import types
 import weakref
 from collections import OrderedDict
@@ -25,7 +26,13 @@ from .errors import SourceUnavailable
 from .weak import ByIdentity
 
 __all__ = ["FunctionSource", "get_source", "compile_twin", "make_function", "unwrap_callable", "mangle_private",
-           "is_opaque"]
+           "is_opaque", "AST_LOCK"]
+
+# Held while this package and the contexts turn text into trees or trees into code (`ast.parse`,
+# `compile` of a tree): CPython before 3.12.1 keeps the AST converters' recursion depth in per-interpreter
+# state, so two threads converting at once (a garbage collection in one lets the other run) fail with
+# "SystemError: AST constructor recursion depth mismatch" (gh-106905). Reentrant: a pass may nest.
+AST_LOCK = threading.RLock()
 
 _FUTURE_FLAGS = 0
 for _name in _future.all_feature_names:
@@ -81,7 +88,8 @@ def _definitions_by_line(filename: str, module_globals=None) -> dict[int, list]:
         _module_cache.move_to_end(filename)
         return cached[1]
     try:
-        module = ast.parse("".join(lines), filename)
+        with AST_LOCK:
+            module = ast.parse("".join(lines), filename)
     except SyntaxError as e:
         raise SourceUnavailable(f"the source of {filename!r} does not parse: {e}") from e
     index: dict[int, list] = {}
@@ -357,7 +365,8 @@ def compile_twin(source: FunctionSource, tree, extra_freevars: tuple[str, ...] =
     module = ast.Module(body=[top], type_ignores=[])
     ast.fix_missing_locations(module)
     flags = code.co_flags & _FUTURE_FLAGS
-    module_code = compile(module, source.filename, "exec", flags=flags, dont_inherit=True)
+    with AST_LOCK:
+        module_code = compile(module, source.filename, "exec", flags=flags, dont_inherit=True)
     factory_code = _only_code(module_code)
     if source.class_name:
         factory_code = _only_code(factory_code)

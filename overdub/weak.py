@@ -1,10 +1,19 @@
-"""A weak-keyed map by object identity, for caches keyed by code objects."""
+"""Weak maps by object identity, for caches keyed by code objects: an entry dies with its object.
+
+- `ByIdentity`: a map from objects (held weakly) to values.
+- `OwnedEntries`: a plain dict (`.data`, for the hot path: a lookup is the dict's own `get`) whose entries
+  each belong to an owner object held weakly; keys name the owner by `id(owner)`, and all of an owner's
+  entries are removed when it dies (before its id can be reused).
+
+A value must not refer to its key or owner (nor to something holding it, such as a function's globals),
+or the entry keeps itself alive.
+"""
 
 from __future__ import annotations
 
 import weakref
 
-__all__ = ["ByIdentity"]
+__all__ = ["ByIdentity", "OwnedEntries"]
 
 
 class ByIdentity:
@@ -33,8 +42,58 @@ class ByIdentity:
             self[obj] = found = value
         return found
 
+    def __len__(self) -> int:
+        return len(self._data)
+
     def clear(self) -> None:
         self._data.clear()
+
+
+class OwnedEntries:
+    """A plain dict `data` whose entries belong to owners held weakly: `put(owner, key, value)` stores
+    `data[key] = value` and removes it when `owner` dies; `key` should contain `id(owner)`.
+
+    >>> import types
+    >>> code = compile("1", "<doc>", "eval")
+    >>> table = OwnedEntries()
+    >>> table.put(code, (id(code), "x"), 42)
+    >>> table.data.get((id(code), "x"))
+    42
+    >>> del code
+    >>> table.data
+    {}
+    """
+
+    def __init__(self) -> None:
+        self.data: dict = {}
+        self._owners: dict[int, tuple] = {}  # id(owner) -> (weakref to it, its keys)
+
+    def put(self, owner, key, value) -> None:
+        owners, data, ident = self._owners, self.data, id(owner)
+        found = owners.get(ident)
+        if found is None or found[0]() is not owner:
+            if found is not None:  # a dead owner of the same id whose callback has not run yet
+                for k in found[1]:
+                    data.pop(k, None)
+
+            def forget(ref):
+                entry = owners.get(ident)
+                if entry is not None and entry[0] is ref:
+                    del owners[ident]
+                    for k in entry[1]:
+                        data.pop(k, None)
+
+            found = owners[ident] = (weakref.ref(owner, forget), [])
+        found[1].append(key)
+        data[key] = value
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def clear(self) -> None:
+        """Drop every entry (in place: `data` stays the same dict)."""
+        self.data.clear()
+        self._owners.clear()
 
 
 _MISSING = object()

@@ -44,6 +44,10 @@ AIMS = (
      "bench_forward:jac3x1000/reverse", "at least", 10.0),
     ("sparsity: detecting a tridiagonal pattern, n = 1e5", "bench_sparsity:sparsity/detect/tridiagonal_1e5",
      None, "seconds", 1.0),
+    ("transform: first gradient of a 500-line function", "bench_transform:transform/gradient_500", None,
+     "seconds", 1.0),
+    ("transform: first derivative of a 500-line function", "bench_transform:transform/derivative_500", None,
+     "seconds", 1.0),
     ("sparsity: sparse Jacobian, faster than dense by (n = 1e4)", "bench_sparsity:sparsity/jacobian/sparse_n10000",
      "bench_sparsity:sparsity/jacobian/dense_n10000", "at least", 100.0),
 )

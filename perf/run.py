@@ -45,7 +45,7 @@ from perf.report import Results, update_readme, write_report  # noqa: E402
 from perf.workloads import make_workloads  # noqa: E402
 from perf.workloads.methods import METHODS, check, prepare  # noqa: E402
 
-SUITES = ("bench_core", "bench_forward", "bench_sparsity")  # perf/<suite>.py, each with run(runner)
+SUITES = ("bench_core", "bench_forward", "bench_sparsity", "bench_transform")  # perf/<suite>.py, each with run(runner)
 PERF_DIR = RUN_PY.parent
 
 

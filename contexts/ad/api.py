@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import numbers
-import sys
 from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
 
 from overdub import Context
+from overdub import depth as _depth
 from overdub.errors import OverdubError
 
 from .custom import _level
@@ -56,9 +56,7 @@ def _check_callable(f) -> None:
 
 
 # Each level of user recursion costs the forward twin three frames and the adjoint two: while
-# differentiating, allow the user's own recursion depth (Python's limit) three times over.
-_BASE_LIMIT = sys.getrecursionlimit()
-_DEEP = 3 * _BASE_LIMIT
+# differentiating, the recursion limit is raised from the user's own (overdub.depth, shared by threads).
 
 
 def _stopped(f) -> OverdubError:
@@ -73,9 +71,7 @@ def _record(f, args, kwargs, full=True):
     """Run f's recording forward pass: (y, pullback); `full` also records f's own gradient (its cells)."""
     if not callable(f):
         _check_callable(f)
-    limit = sys.getrecursionlimit()
-    if limit < _DEEP:
-        sys.setrecursionlimit(_DEEP)
+    _depth.enter()
     token = _level.set(_level.get() + 1)
     try:
         return call(EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, *args, **kwargs)
@@ -83,8 +79,7 @@ def _record(f, args, kwargs, full=True):
         raise _stopped(f) from e
     finally:
         _level.reset(token)
-        if limit < _DEEP:
-            sys.setrecursionlimit(limit)
+        _depth.leave()
 
 
 def _reverse(pb, dy, args):
@@ -92,9 +87,7 @@ def _reverse(pb, dy, args):
     if pb is None:
         return None, tuple(finalize(None, a) for a in args)
     S = Session()
-    limit = sys.getrecursionlimit()
-    if limit < _DEEP:
-        sys.setrecursionlimit(_DEEP)
+    _depth.enter()
     try:
         dfn, dargs, _dkw = pb[0](pb, dy, None, S)
     except StopIteration as e:
@@ -102,8 +95,7 @@ def _reverse(pb, dy, args):
     finally:
         if S.redo:
             S.finish()
-        if limit < _DEEP:
-            sys.setrecursionlimit(limit)
+        _depth.leave()
     if dargs is None:
         return dfn, tuple(finalize(None, a) for a in args)
     return dfn, tuple(finalize(g, a) for g, a in zip(dargs, args))
@@ -183,9 +175,7 @@ def _value_and_gradient(f, args):
     if not callable(f):
         _check_callable(f)
     args = _promote(args)
-    limit = sys.getrecursionlimit()
-    if limit < _DEEP:
-        sys.setrecursionlimit(_DEEP)
+    _depth.enter()
     try:
         token = _level.set(_level.get() + 1)
         try:
@@ -204,8 +194,7 @@ def _value_and_gradient(f, args):
     except StopIteration as e:
         raise _stopped(f) from e
     finally:
-        if limit < _DEEP:
-            sys.setrecursionlimit(limit)
+        _depth.leave()
     if dargs is None:
         return y, tuple(finalize(None, a) for a in args)
     if len(args) == 1:

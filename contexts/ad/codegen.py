@@ -20,7 +20,7 @@ import copy
 from dataclasses import dataclass, field
 
 from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names,
-                                nonlocal_writes, view_groups)
+                                fresh_calls, nonlocal_writes, view_groups)
 from ..lowered.emit import index_arg, parse_at
 from ..lowered.lower import TEMP_PREFIX, Unsupported, is_generator
 
@@ -97,8 +97,30 @@ def _names_in(node) -> list[str]:
     return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
 
 
+class _AssignedAfter:
+    """`name in it`: whether a statement after the `index`-th of its block assigns name."""
+    __slots__ = ("last", "index")
+
+    def __init__(self, last: dict[str, int], index: int):
+        self.last, self.index = last, index
+
+    def __contains__(self, name) -> bool:
+        return self.last.get(name, -1) > self.index
+
+
+class _Either:
+    """`name in it`: name is in a or in b."""
+    __slots__ = ("a", "b")
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def __contains__(self, name) -> bool:
+        return name in self.a or name in self.b
+
+
 class _Gen:
-    def __init__(self, fdef: ast.FunctionDef, active: set[str], params: list[str]):
+    def __init__(self, fdef: ast.FunctionDef, active: set[str], params: list[str], fresh: set[int] = frozenset()):
         self.fdef = fdef
         self.active = active
         self.params = params
@@ -109,14 +131,14 @@ class _Gen:
         self.single_use = _single_use_temps(fdef)
         self.depth = 0  # loop nesting while generating, and per block: blocks in loops are tested first
         self.depth_of: dict[int, int] = {}
-        self._later: set[str] = set()
+        self._later: set[str] | _AssignedAfter = set()
         self._results: list[str] = []
         # names this function declares `global`: a differentiated value stored there leaves the function's
         # variables, and reverse mode cannot route its cotangent back from where the module reads it
         self.globals_declared = {n for g in ast.walk(fdef) if isinstance(g, ast.Global) for n in g.names}
         # nested functions that write variables of this one (`nonlocal`): name -> those variables
         self.aliases = _copy_groups(fdef)
-        self.view_groups = view_groups(fdef)
+        self.view_groups = view_groups(fdef, fresh)
         self.entry: dict[int, str] = {}
         self.bound_before = _bound_before(fdef, params)
         # (rebound with `nonlocal`, or changed in place: `out[i] = v` on a captured array)
@@ -293,7 +315,7 @@ class _Gen:
             f_stmts, need, adj = self.statement(s)
             # a saved variable that this statement or a later one in the block reassigns is snapshotted
             read = set(_names_in(getattr(s, "value", s)))
-            later = assigned_later[idx] | (_targets(s) & read)
+            later = _Either(assigned_later[idx], _targets(s) & read)
             renames, after = {}, []
             for n in need:
                 if n in later:
@@ -323,18 +345,17 @@ class _Gen:
         self.set_adjoint(k, saved, list(reversed(adj_parts)), stmts[0])
         return fwd
 
-    def _assigned_after(self, stmts) -> list[set[str]]:
-        out = []
-        for i in range(len(stmts)):
-            names = set()
-            for s in stmts[i + 1:]:
-                for t in getattr(s, "targets", []):
-                    if isinstance(t, ast.Name):
-                        names.add(t.id)
-                if isinstance(s, ast.FunctionDef):
-                    names.add(s.name)
-            out.append(names)
-        return out
+    def _assigned_after(self, stmts) -> list["_AssignedAfter"]:
+        """Per statement, the names a later statement of the block assigns (as a membership test: the
+        sets themselves would take time and memory quadratic in the block's length)."""
+        last: dict[str, int] = {}
+        for i, s in enumerate(stmts):
+            for t in getattr(s, "targets", []):
+                if isinstance(t, ast.Name):
+                    last[t.id] = i
+            if isinstance(s, ast.FunctionDef):
+                last[s.name] = i
+        return [_AssignedAfter(last, i) for i in range(len(stmts))]
 
     def op_active(self, s) -> bool:
         a = self.active
@@ -1015,7 +1036,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     ast.fix_missing_locations(lowered)
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars)
     ask_primals(lowered, active, globals_, freevars)
-    gen = _Gen(lowered, active, params)
+    gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars))
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}
     body = gen.body(lowered.body)
     if not (body and isinstance(body[-1], ast.Return)):

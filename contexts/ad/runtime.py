@@ -19,6 +19,7 @@ import numbers
 import operator
 import re
 import sys
+import dis as _dis
 import types
 import weakref
 
@@ -26,6 +27,8 @@ import numpy as np
 
 from overdub.errors import OverdubError, SourceUnavailable
 from overdub.source import compile_twin, get_source, mangle_private
+import overdub.cache
+from overdub.weak import OwnedEntries
 
 from ..rules.registry import HOT_REDUCE_OPTIONS, NoRuleError, key_of, registry
 from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
@@ -61,6 +64,7 @@ _BUILTIN = types.BuiltinMethodType  # also the type of builtin functions such as
 _NDARRAY = np.ndarray
 _F8 = np.dtype(np.float64)
 _WRAPPER = types.MethodWrapperType  # (1.0).__mul__
+_FunctionType = types.FunctionType
 
 
 def _rule_of(f):
@@ -712,11 +716,16 @@ def _construct_back(pb, dy, dself, S):
 # -- pure-Python callees: recording twins ------------------------------------------------------------
 
 class _TwinInfo:
-    __slots__ = ("fwd_code", "rev", "argcount", "varargs", "varkw", "names", "cells", "generated",
-                 "helper_closure", "recent", "entry")
+    __slots__ = ("fwd_code", "rev_code", "rev_closure", "rev", "argcount", "varargs", "varkw", "names", "cells",
+                 "generated", "helper_closure", "closure_plan", "entry")
 
 
-_twins: dict = {}
+# (id(code), call shape...) -> _TwinInfo, an entry removed when its code object dies. An info holds code
+# objects and cells only, nothing of the function's (its globals would keep a generated function, and so
+# the entry, alive): the twin and adjoint functions are made per call from fn's globals and cells.
+_twins = OwnedEntries()
+_twin_map = _twins.data
+overdub.cache.on_clear(_twins.clear)
 
 
 def _active_params(code, mask, npre, nargs, kwnames):
@@ -744,7 +753,7 @@ def _active_params(code, mask, npre, nargs, kwnames):
     return frozenset(act)
 
 
-def _build(fn, active):
+def _build(fn, active, keep_generated=False):
     code = fn.__code__
     try:
         src = get_source(code, fn.__globals__)
@@ -769,13 +778,20 @@ def _build(fn, active):
     rev_code = compile_twin(src, gen.adjoint, extra_freevars=HELPERS, opaque=True)
     rev_code = rev_code.replace(co_name=f"{code.co_name}__adjoint",
                                 co_qualname=f"{code.co_qualname}.<adjoint>")
-    rev = types.FunctionType(rev_code, fn.__globals__, rev_code.co_name, (None, None, None),
-                             tuple(_HELPER_CELLS[v] for v in rev_code.co_freevars) or None)
     info = _TwinInfo()
-    info.fwd_code, info.rev, info.generated = fwd_code, rev, gen
-    info.recent = {}
+    info.fwd_code, info.rev_code = fwd_code, rev_code
+    info.rev_closure = tuple(_HELPER_CELLS[v] for v in rev_code.co_freevars) or None
+    # An adjoint that reads no global of fn's module (its code reads builtins only) is made once, on
+    # builtins alone; one reading fn's globals is made per call (a cached one would keep them alive).
+    info.rev = None
+    if _global_names(rev_code) <= _ADJOINT_BUILTINS and not _ADJOINT_BUILTINS & fn.__globals__.keys():
+        info.rev = types.FunctionType(rev_code, _BUILTINS_ONLY, None, (None, None, None), info.rev_closure)
+    info.generated = gen if keep_generated else None  # its trees are large: kept for `show_adjoint` only
     info.helper_closure = (tuple(_HELPER_CELLS[v] for v in fwd_code.co_freevars)
                            if not code.co_freevars else None) or None
+    # the twin's cells: fn's own (by their index in fn's closure) or the helpers'
+    info.closure_plan = tuple(code.co_freevars.index(v) if v in code.co_freevars else _HELPER_CELLS[v]
+                              for v in fwd_code.co_freevars) or None
     info.argcount = code.co_argcount
     nkw = code.co_kwonlyargcount
     info.names = gen.params
@@ -784,6 +800,32 @@ def _build(fn, active):
     info.cells = cells
     info.entry = frozenset(gen.entry)
     return info
+
+
+_ADJOINT_BUILTINS = frozenset({"reversed", "type", "float", "int", "getattr", "slice", "len"})
+_BUILTINS_ONLY = {"__builtins__": builtins}
+_GLOBAL_OPS = {_dis.opmap[n]: n for n in ("LOAD_GLOBAL", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_NAME")}
+_EXTENDED_ARG = _dis.opmap["EXTENDED_ARG"]
+
+
+def _global_names(code) -> set:
+    """The global names code (and the code nested in it) reads or writes (a scan of its bytecode:
+    `dis.get_instructions` takes seconds on a long function)."""
+    out = set()
+    raw, names, ext = code.co_code, code.co_names, 0
+    for i in range(0, len(raw), 2):
+        op, arg = raw[i], raw[i + 1] | ext
+        if op == _EXTENDED_ARG:
+            ext = arg << 8
+            continue
+        ext = 0
+        name = _GLOBAL_OPS.get(op)
+        if name is not None:
+            out.add(names[arg >> 1 if name == "LOAD_GLOBAL" else arg])
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _global_names(c)
+    return out
 
 
 def _leaves(x, depth=0):
@@ -843,11 +885,8 @@ def _opaque_back(pb, dy, dself, S):
 
 
 def twin_info(fn, active):
-    key = (fn.__code__, active)
-    info = _twins.get(key)
-    if info is None:
-        info = _twins[key] = _build(fn, active)
-    return info
+    """fn's twin for the given active parameters, with its generated trees (for printing; not cached)."""
+    return _build(fn, active, keep_generated=True)
 
 
 _CONSTANT_TYPES = (str, bytes, bool, type(None), types.ModuleType, type)
@@ -871,8 +910,8 @@ def _twin_call(mask, fn, pre, args, kw):
     defaulted = None
     if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None) and mask != -2:
         defaulted = _defaulted(fn, len(pre) + len(args), kw)
-    key = (code, mask, len(pre), len(args), tuple(kw) if kw else None, constant, defaulted)
-    info = _twins.get(key)
+    key = (id(code), mask, len(pre), len(args), tuple(kw) if kw else None, constant, defaulted)
+    info = _twin_map.get(key)
     if info is None:
         active = _active_params(code, mask, len(pre), len(args), tuple(kw))
         if constant:
@@ -882,14 +921,20 @@ def _twin_call(mask, fn, pre, args, kw):
         if defaulted:  # parameters left to defaults that may hold differentiated values
             active = active | defaulted
         try:
-            info = _twins[key] = twin_info(fn, active)
+            info = _twin_map.get((id(code), active))
+            if info is None:
+                info = _build(fn, active)
+                _twins.put(code, (id(code), active), info)
+            _twins.put(code, key, info)
         except NoSource as e:
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
-    recent = info.recent.get(id(fn))
-    if recent is not None and recent[0]() is fn and recent[1] is fn.__defaults__:
-        fwd = recent[2]  # the same function object as a recent call: its twin function is ready
+    closure = fn.__closure__
+    if closure is None:
+        fwd = _FunctionType(info.fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, info.helper_closure)
+        if fn.__kwdefaults__:
+            fwd.__kwdefaults__ = fn.__kwdefaults__
     else:
-        fwd = _twin_function(info, fn)
+        fwd = _twin_function(info, fn, closure)
     y, tape = fwd(*pre, *args, **kw)
     return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
 
@@ -935,22 +980,15 @@ def _default_cots(fn, dparams, npassed, kw, dcells):
     return out
 
 
-def _twin_function(info, fn):
-    """The forward twin as a function object of fn (its globals, cells and defaults), remembered for the
-    few function objects last used (bounded: closures made in a loop do not pile up)."""
-    fwd_code = info.fwd_code
-    closure = fn.__closure__
-    if closure is None:
-        closure = info.helper_closure  # the same cells for every function object of this code
-    elif fwd_code.co_freevars:
-        own = dict(zip(fn.__code__.co_freevars, closure))
-        closure = tuple(own[v] if v in own else _HELPER_CELLS[v] for v in fwd_code.co_freevars)
-    fwd = types.FunctionType(fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+def _twin_function(info, fn, closure):
+    """The forward twin as a function of fn (its globals, cells and defaults), made per call (as cheap as
+    looking one up, and no cache keeps fn's globals alive)."""
+    plan = info.closure_plan
+    if plan is not None:
+        closure = tuple([closure[p] if p.__class__ is int else p for p in plan])
+    fwd = _FunctionType(info.fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     if fn.__kwdefaults__:
         fwd.__kwdefaults__ = fn.__kwdefaults__
-    if len(info.recent) >= 8:
-        info.recent.clear()
-    info.recent[id(fn)] = (weakref.ref(fn), fn.__defaults__, fwd)  # weak: no dead function kept alive
     return fwd
 
 
@@ -970,10 +1008,13 @@ def _twin_back(pb, dy, dself, S):
                 took |= 1 << i
         if not took:
             dins = None
+    rev = info.rev
+    if rev is None:
+        rev = _FunctionType(info.rev_code, fn.__globals__, None, (None, None, None), info.rev_closure)
     if npre:  # a method: self's cotangent after the call flows in, the total before it comes out
-        dparams, dcells = info.rev(S, tape, dy, None, dself, dins)
+        dparams, dcells = rev(S, tape, dy, None, dself, dins)
     else:
-        dparams, dcells = info.rev(S, tape, dy, dself, None, dins)
+        dparams, dcells = rev(S, tape, dy, dself, None, dins)
     if took:
         S.took = took
     argcount = info.argcount

@@ -25,10 +25,13 @@ import types
 
 import numpy as np
 
+from overdub import depth as _depth
 from overdub.errors import SourceUnavailable
 from overdub.source import compile_twin, get_source
+import overdub.cache
+from overdub.weak import OwnedEntries
 
-from ..lowered.activity import active_names, ask_primals, view_groups, view_of, viewed
+from ..lowered.activity import active_names, ask_primals, fresh_calls, view_groups, view_of, viewed
 from ..lowered.emit import index_arg, parse_at
 from ..lowered.lower import Unsupported, lower
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
@@ -315,21 +318,27 @@ def _in_place(s: ast.Assign) -> ast.AugAssign:
 
 _SCALARS = frozenset({int, float, complex, np.float64, np.float32, np.int64, np.int32, np.complex128, np.bool_})
 
-_cache: dict = {}
+# (id(code), active parameters) -> the twin's code or the NotTransformable; removed when the code dies
+_cache = OwnedEntries()
+_cache_map = _cache.data
+overdub.cache.on_clear(_cache.clear)
 
 
 def tangent_twin(fn: types.FunctionType, active: frozenset):
     """The tangent twin's code of fn for the given active parameters (cached), or NotTransformable."""
-    key = (fn.__code__, active)
-    found = _cache.get(key)
+    code = fn.__code__
+    key = (id(code), active)
+    found = _cache_map.get(key)
     if found is None:
         try:
             found = _build(fn, active)
         except NotTransformable as e:
-            found = e
-        _cache[key] = found
+            found = NotTransformable(*e.args)  # without e's traceback: its frames hold fn
+        _cache.put(code, key, found)
     if isinstance(found, NotTransformable):
-        raise found
+        # a fresh exception each time: re-raising the cached one would grow its traceback by the frames of
+        # every call (their locals included), and keep them alive with the cache entry
+        raise NotTransformable(*found.args) from None
     return found
 
 
@@ -362,7 +371,7 @@ def _build(fn, active):
         # a module global the module's code changes may hold perturbed values (activity says so): its
         # tangent lives outside this function, where duals carry it
         raise NotTransformable("a changeable module global read")
-    groups = view_groups(fdef)
+    groups = view_groups(fdef, fresh_calls(fdef, fn.__globals__, tuple(fn.__code__.co_freevars)))
     params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
     changed = _changed_in_place(fdef, groups)
     handed = [p if p in act and p in changed else None for p in params]
@@ -1077,4 +1086,9 @@ def tangent_jvp(f, primals: tuple, tangents: tuple):
     tans = tuple(0 if t is None else t for t in tangents)
     active = _active_params(f.__code__, tans)
     code = tangent_twin(f, active)
-    return make_twin(f, code, _cells())(tans, *primals)
+    twin = make_twin(f, code, _cells())
+    _depth.enter()
+    try:
+        return twin(tans, *primals)
+    finally:
+        _depth.leave()

@@ -17,8 +17,12 @@ import types
 
 import numpy as np
 
+import overdub.cache
+from overdub.source import AST_LOCK
+from overdub.weak import ByIdentity
+
 __all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
-           "nonlocal_writes", "view_groups", "viewed", "view_of"]
+           "fresh_calls", "nonlocal_writes", "view_groups", "viewed", "view_of"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({
@@ -204,12 +208,67 @@ def view_of(e: ast.AST) -> set[str]:
     return set()
 
 
-def view_groups(fdef: ast.FunctionDef) -> dict[str, set[str]]:
+_FRESH_MODULES = frozenset({"math", "cmath"})
+_FRESH_BUILTINS = frozenset({float, int, complex, bool, len})
+
+
+def fresh_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> set[int]:
+    """The ids of the calls `name(...)` / `module.name(...)` in fdef whose result shares no memory with
+    their arguments, by the callee the name finds now in globals_ (or builtins): a function of `math` or
+    `cmath`, `float`/`int`/`complex`/`bool`/`len`, or a numpy ufunc given no output (`out=` or more
+    positional arguments than its inputs). A name bound in the function (or captured) is never resolved.
+    Resolving module globals at transform time is what activity does for `ask_primals` too."""
+    local = set(freevars)
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            local.add(n.id)
+        elif isinstance(n, ast.arg):
+            local.add(n.arg)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            local.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            local.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            local.update(n.names)
+    builtins_ = globals_.get("__builtins__", builtins)
+    builtins_ = builtins_ if isinstance(builtins_, dict) else vars(builtins_)
+
+    def resolve(e):
+        if isinstance(e, ast.Name):
+            if e.id in local:
+                return None
+            return globals_[e.id] if e.id in globals_ else builtins_.get(e.id)
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name):
+            module = resolve(e.value)
+            if isinstance(module, types.ModuleType):
+                return vars(module).get(e.attr)  # (no module __getattr__: it may have effects)
+        return None
+
+    out = set()
+    for n in ast.walk(fdef):
+        if not isinstance(n, ast.Call) or any(isinstance(a, ast.Starred) for a in n.args):
+            continue
+        fn = resolve(n.func)
+        if fn is None:
+            continue
+        if type(fn) is types.BuiltinFunctionType and getattr(fn, "__module__", None) in _FRESH_MODULES:
+            out.add(id(n))
+        elif isinstance(fn, type) and fn in _FRESH_BUILTINS or fn is len:
+            out.add(id(n))
+        elif (isinstance(fn, np.ufunc) and len(n.args) <= fn.nin
+              and all(k.arg is not None and k.arg != "out" for k in n.keywords)):
+            out.add(id(n))
+    return out
+
+
+def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset()) -> dict[str, set[str]]:
     """Each variable's group of variables whose objects may share memory with its own (views of one
     array, containers holding it, results of calls on it): connected by assignments `a = <view of b>`,
     stores `b[i] = a` / `b.f = a`, calls (result and arguments) and loops over b; the parameters form one
     group (a caller may pass views of one array). A name outside every group shares memory with no other
-    variable."""
+    variable. `fresh`: the ids of calls known to return new objects (`fresh_calls`), whose results join
+    no group (without it, every `math.sin(x)` would join x's group, and the code following each call's
+    group would grow with the function's length: quadratic)."""
     parent: dict[str, str] = {}
 
     def root(x: str) -> str:
@@ -224,7 +283,7 @@ def view_groups(fdef: ast.FunctionDef) -> dict[str, set[str]]:
 
     for n in ast.walk(fdef):
         if isinstance(n, ast.Assign):
-            shared = viewed(n.value)
+            shared = set() if id(n.value) in fresh else viewed(n.value)
             for t in n.targets:
                 if isinstance(t, ast.Name):
                     join(t.id, shared)
@@ -248,7 +307,8 @@ def view_groups(fdef: ast.FunctionDef) -> dict[str, set[str]]:
     return {x: members for members in groups.values() if len(members) > 1 for x in members}
 
 
-_state_readers: dict = {}  # code object -> whether it (or a function it calls by name) reads changed state
+# code object (weakly) -> whether it (or a function it calls by name) reads changed state
+_state_readers = ByIdentity()
 
 
 def _reads_state(fn, depth: int = 0) -> bool:
@@ -419,6 +479,8 @@ _MUTATORS = frozenset({"append", "extend", "insert", "pop", "popitem", "remove",
                        "rotate", "fill", "put", "itemset", "resize", "partition", "__setitem__",
                        "__delitem__", "__iadd__", "__ior__"})
 _module_state: dict = {}  # module file -> (its mtime, the globals its code may change)
+overdub.cache.on_clear(_state_readers.clear)
+overdub.cache.on_clear(_module_state.clear)
 
 
 def _changed_globals(tree: ast.AST) -> set[str]:
@@ -469,7 +531,10 @@ def _module_changes(globals_: dict) -> set[str] | None:
         return hit[1]
     try:
         with open(path, encoding="utf-8") as fh:
-            changed = _changed_globals(ast.parse(fh.read()))
+            text = fh.read()
+        with AST_LOCK:
+            tree = ast.parse(text)
+        changed = _changed_globals(tree)
     except (OSError, SyntaxError, ValueError):
         changed = None
     _module_state[path] = (mtime, changed)

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import ast
 
+from overdub.source import AST_LOCK
+
 __all__ = ["parse_at", "index_arg"]
 
 
 def parse_at(text: str, like: ast.AST) -> list[ast.stmt]:
     """Parse generated statements and give every node the position of the user's statement `like`."""
-    body = ast.parse(text).body
+    with AST_LOCK:
+        body = ast.parse(text).body
     line = getattr(like, "lineno", 1)
     end = getattr(like, "end_lineno", line) or line
     for stmt in body:

@@ -15,6 +15,8 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
+from overdub.source import AST_LOCK
+
 __all__ = ["lower", "Unsupported", "TEMP_PREFIX", "is_atom", "is_generator"]
 
 TEMP_PREFIX = "_od_t"
@@ -707,8 +709,9 @@ def _eager_generator(fdef):
     end = _loc(ast.Return(value=_yields_iterator()), fdef.body[-1])
     # PEP 479: a StopIteration escaping a generator's body is a RuntimeError (else it would end a loop
     # around the generator's consumer silently)
-    guard = ast.parse("try:\n    pass\nexcept StopIteration as _od_stop:\n"
-                      "    raise RuntimeError('generator raised StopIteration') from _od_stop\n").body[0]
+    with AST_LOCK:
+        guard = ast.parse("try:\n    pass\nexcept StopIteration as _od_stop:\n"
+                          "    raise RuntimeError('generator raised StopIteration') from _od_stop\n").body[0]
     for n in ast.walk(guard):
         if "lineno" in n._attributes:
             ast.copy_location(n, fdef.body[0])

@@ -1,0 +1,89 @@
+"""Transform time: the first call of `gradient`, `derivative` and `jacobian_sparsity` on a generated
+straight-line function of 100, 250, 500 and 1,000 lines (`v{i} = v{i-1} * math.sin(x) + x`), each call on
+a function just written to its own file (its source parsed, its twin built, nothing cached). Issue 17:
+quadratic in length before (500 lines: gradient 5.4 s, derivative 4.3 s); aim: at most 1 s at 500 lines
+for `gradient` and `derivative`, time linear in length.
+
+    python perf/bench_transform.py --quick            # a table, measured in this process
+    python perf/bench_transform.py -o transform.json  # pyperf
+    python perf/run.py --only bench_transform         # with the other suites (perf/run.py calls run())
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make `contexts` importable from the checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from contexts import derivative, gradient, jacobian_sparsity  # noqa: E402
+
+LENGTHS = (100, 250, 500, 1000)
+QUICK_LENGTHS = (100, 250)
+_DIR = tempfile.mkdtemp(prefix="overdub_bench_transform_")
+_serial = itertools.count()
+
+
+def straight_line(n: int):
+    """A new function of n assignments, from a file of its own (so its source exists)."""
+    k = next(_serial)  # in the name too: no cache may take it for an earlier one
+    lines = ["import math", "", f"def f_{k}(x):", "    v0 = x"]
+    lines += [f"    v{i} = v{i - 1} * math.sin(x) + x" for i in range(1, n)]
+    lines += [f"    return v{n - 1}"]
+    path = os.path.join(_DIR, f"straight_{n}_{k}.py")
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    namespace: dict = {}
+    exec(compile("\n".join(lines) + "\n", path, "exec"), namespace)
+    return namespace[f"f_{k}"]
+
+
+MODES = {
+    "gradient": lambda f: gradient(f, 0.3),
+    "derivative": lambda f: derivative(f, 0.3),
+    "jacobian_sparsity": lambda f: jacobian_sparsity(lambda v: np.array([f(v[0])]), np.ones(1)),
+}
+
+
+def first_call_time(loops: int, mode: str, n: int) -> float:
+    """Seconds for `loops` first calls, each on a new function."""
+    elapsed = 0.0
+    for _ in range(loops):
+        f = straight_line(n)
+        start = time.perf_counter()
+        MODES[mode](f)
+        elapsed += time.perf_counter() - start
+    return elapsed
+
+
+def run(runner) -> None:
+    """Register every benchmark with a pyperf-like runner (`bench_time_func`)."""
+    quick = bool(getattr(getattr(runner, "args", None), "quick", False))
+    MODES["gradient"](straight_line(5))  # imports and rules loaded outside the timings
+    for n in QUICK_LENGTHS if quick else LENGTHS:
+        for mode in MODES:
+            runner.bench_time_func(f"transform/{mode}_{n}", first_call_time, mode, n)
+
+
+def _quick() -> None:
+    MODES["gradient"](straight_line(5))
+    lengths = LENGTHS if "--long" in sys.argv else (100, 250, 500)
+    print(f"{'lines':>6s}" + "".join(f"{m:>20s}" for m in MODES))
+    for n in lengths:
+        times = [min(first_call_time(1, m, n) for _ in range(2)) for m in MODES]
+        print(f"{n:6d}" + "".join(f"{t:19.3f}s" for t in times), flush=True)
+
+
+if __name__ == "__main__":
+    if "--quick" in sys.argv:
+        _quick()
+    else:
+        import pyperf
+        run(pyperf.Runner())

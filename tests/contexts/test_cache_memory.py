@@ -1,0 +1,88 @@
+"""Memory of the twin caches (issue 17): an entry dies with its function's code object, and
+`overdub.cache.clear()` empties every cache of every mode."""
+
+from __future__ import annotations
+
+import gc
+import linecache
+import math
+import tracemalloc
+
+import pytest
+
+import overdub.cache
+from contexts import derivative, gradient, hessian, jvp
+
+N = 300
+MODES = {
+    "gradient": lambda f: gradient(f, 1.5)[0],
+    "derivative": lambda f: derivative(f, 1.5),
+    "jvp": lambda f: jvp(f, (1.5,), (1.0,))[1],
+    "hessian": lambda f: hessian(f, 1.5),
+}
+
+
+def _generated(tmp_path, n, tag):
+    """n functions f_i(x) = (i+1) x^2 + sin(x) x (with a loop), each exec'd from its own file so that its
+    source exists, in its own namespace (as code generators such as sympy's lambdify make them)."""
+    fns = []
+    for i in range(n):
+        path = tmp_path / f"gen_{tag}_{i}.py"
+        path.write_text(f"import math\n\ndef f_{i}(x):\n    y = x * {i + 1}.0\n    for k in range(2):\n"
+                        f"        y = y + math.sin(x) * k\n    return y * x\n")
+        namespace = {}
+        exec(compile(path.read_text(), str(path), "exec"), namespace)
+        fns.append((i, namespace[f"f_{i}"]))
+    return fns
+
+
+def _closed_form(mode, i, x=1.5):
+    if mode == "hessian":
+        return 2 * (i + 1) + 2 * math.cos(x) - x * math.sin(x)
+    return 2 * (i + 1) * x + math.sin(x) + x * math.cos(x)
+
+
+def _traced():
+    gc.collect()
+    linecache.clearcache()
+    return tracemalloc.get_traced_memory()[0]
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_memory_returns_when_the_functions_go(tmp_path, mode):
+    for i, f in _generated(tmp_path, 3, "warm"):  # the modules and rules loaded, the source caches full
+        MODES[mode](f)
+    tracemalloc.start()
+    try:
+        base = _traced()
+        fns = _generated(tmp_path, N, "n")
+        for i, f in fns:
+            assert MODES[mode](f) == pytest.approx(_closed_form(mode, i), rel=1e-12)
+        del fns, i, f
+        retained = _traced() - base
+    finally:
+        tracemalloc.stop()
+    assert retained < 10_000 * N, f"{retained / N:.0f} bytes retained per function"
+
+
+def test_clear_empties_every_cache_and_gradients_still_work(tmp_path):
+    from contexts.ad import runtime
+    from contexts.forward import tangent
+    from contexts.lowered import activity
+    fns = _generated(tmp_path, 20, "c")
+    tracemalloc.start()
+    try:
+        base = _traced()
+        for i, f in fns:
+            gradient(f, 1.5), derivative(f, 1.5)
+        assert len(runtime._twins) and len(tangent._cache)
+        grown = _traced() - base
+        overdub.cache.clear()
+        after = _traced() - base
+    finally:
+        tracemalloc.stop()
+    assert not len(runtime._twins) and not len(tangent._cache) and not len(activity._state_readers)
+    assert after < grown / 4, (after, grown)  # the functions themselves are still alive
+    for i, f in fns:
+        assert gradient(f, 1.5)[0] == pytest.approx(_closed_form("gradient", i), rel=1e-12)
+        assert derivative(f, 1.5) == pytest.approx(_closed_form("derivative", i), rel=1e-12)
