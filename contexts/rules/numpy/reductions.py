@@ -387,17 +387,22 @@ def _var_jvp(t, y, x, axis=None, ddof=0, keepdims=False, where=True, mean=_NoVal
     return _reduced(total, x.ndim, axis, keepdims)
 
 
-def _half_over(y):
-    """1 / (2 std), 0 where std == 0 (the subgradient at a constant slice)."""
-    return np.where(y == 0, 0, 0.5 / np.where(y == 0, 1, y))
+def _half_over(y, x, axis=None, keepdims=False, **_):
+    """1 / (2 std), 0 where the slice is constant (the subgradient there). Constant up to rounding
+    counts: entries computed alike may differ in their last bit, and 1 / std of that noise times the
+    centred noise is a number of order one with no meaning (std at the scale of eps * max|x|)."""
+    scale = np.max(np.abs(x), axis=axis, keepdims=True) if np.ndim(x) else np.abs(x)
+    scale = _reduced(scale, np.ndim(x), axis, keepdims) if np.ndim(x) else scale
+    flat = np.abs(y) <= 64 * np.finfo(float).eps * scale
+    return np.where(flat, 0, 0.5 / np.where(flat, 1, y))
 
 
 def _std_grad(dy, y, x, **p):
-    return _var_grad(dy * _half_over(y), y, x, **p)
+    return _var_grad(dy * _half_over(y, x, **p), y, x, **p)
 
 
 def _std_jvp(t, y, x, **p):
-    return _var_jvp(t, y, x, **p) * _half_over(y)
+    return _var_jvp(t, y, x, **p) * _half_over(y, x, **p)
 
 
 reduction_rule(np.var, _VAR, _var_grad, _var_jvp, _method("var"))

@@ -53,3 +53,20 @@ def test_derivative_along_one_argument(f):
     np.testing.assert_allclose(derivative(g, 0.0), want, rtol=1e-6)
     np.testing.assert_allclose(jvp(f, (X0, X1), (D0, np.zeros_like(X1)))[1], want, rtol=1e-6)
     np.testing.assert_allclose(jacfwd(lambda a: f(a, X1), X0).ravel() @ D0.ravel(), want, rtol=1e-6)
+
+
+def _constant_slice(x):
+    v = np.tile(x[:1], 3) + np.repeat(x[::3], 3)[:3]   # three equal entries, whatever x is
+    w = v * 0.606 + np.tanh(v)
+    return np.std(w + sum(t * 0.606 + np.tanh(t) for t in [v])) * 5.0 + np.sum(np.sin(w)) + x[1]
+
+
+def test_std_of_a_slice_constant_up_to_rounding():
+    # std(w) is 0 for every x: its derivative is 0, not 1 / (2 * rounding noise) times noise
+    x = np.array([0.690869, 0.857325, 0.301259])
+    v = 2 * x[0]
+    w = v * 0.606 + np.tanh(v)
+    want = np.array([3 * np.cos(w) * 2 * (0.606 + 1 - np.tanh(v) ** 2), 1.0, 0.0])
+    from contexts import gradient
+    np.testing.assert_allclose(gradient(_constant_slice, x)[0], want, rtol=1e-9)
+    np.testing.assert_allclose(jacfwd(_constant_slice, x), want, rtol=1e-9)
