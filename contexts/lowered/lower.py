@@ -83,35 +83,35 @@ def _pattern_reads(p: ast.pattern, path: ast.expr) -> list[tuple[str, ast.expr]]
     if isinstance(p, ast.MatchMapping):
         if p.rest is not None:
             return None
-        out = []
-        for key, q in zip(p.keys, p.patterns):
-            inner = _pattern_reads(q, at(ast.Subscript(value=path, slice=key, ctx=ast.Load())))
-            if inner is None:
-                return None
-            out += inner
-        return out
+        return _joined((q, at(ast.Subscript(value=path, slice=key, ctx=ast.Load())))
+                       for key, q in zip(p.keys, p.patterns))
     if isinstance(p, ast.MatchClass):
-        out = []
         cls = p.cls.id if isinstance(p.cls, ast.Name) else None
+        parts = []
         for i, q in enumerate(p.patterns):
             if cls in _SELF_MATCHING and len(p.patterns) == 1:
-                value = path
+                parts.append((q, path))
             else:  # getattr(subject, type(subject).__match_args__[i])
                 names = at(ast.Attribute(value=at(ast.Call(func=at(ast.Name("type", ast.Load())), args=[path],
                                                            keywords=[])), attr="__match_args__", ctx=ast.Load()))
                 attr = at(ast.Subscript(value=names, slice=at(ast.Constant(i)), ctx=ast.Load()))
-                value = at(ast.Call(func=at(ast.Name("getattr", ast.Load())), args=[path, attr], keywords=[]))
-            inner = _pattern_reads(q, value)
-            if inner is None:
-                return None
-            out += inner
-        for attr, q in zip(p.kwd_attrs, p.kwd_patterns):
-            inner = _pattern_reads(q, at(ast.Attribute(value=path, attr=attr, ctx=ast.Load())))
-            if inner is None:
-                return None
-            out += inner
-        return out
+                parts.append((q, at(ast.Call(func=at(ast.Name("getattr", ast.Load())), args=[path, attr],
+                                             keywords=[]))))
+        parts += [(q, at(ast.Attribute(value=path, attr=attr, ctx=ast.Load())))
+                  for attr, q in zip(p.kwd_attrs, p.kwd_patterns)]
+        return _joined(parts)
     return None
+
+
+def _joined(parts) -> list[tuple[str, ast.expr]] | None:
+    """The reads of several (sub-pattern, path) parts, or None when one has none."""
+    out: list = []
+    for q, path in parts:
+        inner = _pattern_reads(q, path)
+        if inner is None:
+            return None
+        out += inner
+    return out
 
 
 def _assign(target: str, value: ast.expr, like: ast.AST) -> ast.Assign:
