@@ -64,6 +64,14 @@ def split(x, tag: Tag):
     return x, None
 
 
+def _brief(v) -> str:
+    """A value for an error message: an array by shape and dtype (its repr costs more than the error,
+    which callers often catch to take another path)."""
+    if isinstance(v, np.ndarray) and v.size > 4:
+        return f"array of shape {v.shape}, {v.dtype}"
+    return repr(v)
+
+
 def primal(x):
     """The innermost primal value: every perturbation stripped."""
     while type(x) is Dual:
@@ -514,17 +522,17 @@ class Dual:
 
     def __float__(self):
         raise DualConversionError(
-            f"float() of a Dual (primal {primal(self)!r}) would drop its derivative",
+            f"float() of a Dual (primal {_brief(primal(self))}) would drop its derivative",
             fix=_CONVERSION_FIX)
 
     def __complex__(self):
         raise DualConversionError(
-            f"complex() of a Dual (primal {primal(self)!r}) would drop its derivative",
+            f"complex() of a Dual (primal {_brief(primal(self))}) would drop its derivative",
             fix=_CONVERSION_FIX)
 
     def __array__(self, dtype=None, copy=None):
         raise DualConversionError(
-            f"numpy tried to convert a Dual (primal {primal(self)!r}) to a plain array",
+            f"numpy tried to convert a Dual (primal {_brief(primal(self))}) to a plain array",
             fix=_CONVERSION_FIX)
 
     # numpy protocols (implemented in contexts.forward.arrays)
