@@ -57,6 +57,13 @@ def test_user_recursion_up_to_the_users_own_limit(mode):
     assert got == pytest.approx(CLOSED[mode](0.5, 2000), rel=1e-9)
 
 
+# CPython 3.12 bounds the C stack apart from the recursion limit (about 1,500 C-level calls, fixed, not
+# raised by sys.setrecursionlimit): an interception context calls each user frame through C, so there
+# deep recursion under a context ends near 400 levels whatever the limit (3.11 and 3.13 have no such bound)
+_C_BOUNDED = sys.version_info[:2] == (3, 12)
+
+
+@pytest.mark.skipif(_C_BOUNDED, reason="CPython 3.12's fixed C recursion bound (see above)")
 def test_user_recursion_under_a_context_and_in_sparsity():
     import numpy as np
     with _UserLimit(3000):
