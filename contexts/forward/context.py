@@ -65,7 +65,7 @@ class ForwardContext(overdub.Context):
     intercepts = frozenset({"call"})
 
     def overdub(self, site, fn, *args, **kwargs):
-        if fn is overdub.ops.class_match:
+        if fn is _CLASS_MATCH:
             if not _holds_dual(args[0]):
                 return args[0]
             raise NoForwardRule("a `match` with class patterns on a perturbed value (Python's isinstance "
@@ -80,16 +80,7 @@ class ForwardContext(overdub.Context):
                 return self.recurse(fn, *args, **kwargs)
             if args and type(args[0]) is types.GeneratorType and _consumes(fn):
                 args = (list(args[0]),) + args[1:]  # `math.fsum(u * k for k in ks)`: all of it, in order
-            inner = _sequence_tag(args)
-            if inner is None or _native(fn):
-                return self._primitive(site, fn, args, kwargs)
-            try:  # max, min, sorted return the duals themselves: the C function, as ever
-                return fn(*args, **kwargs)
-            except DualConversionError:  # `math.fsum([u, v])`: its rule takes the sequence apart
-                y = _known(uncached(fn), args, kwargs, inner, self._run_rule)
-                if y is _UNKNOWN:
-                    raise no_rule(fn, where=str(site)) from None
-                return y
+            return self._primitive(site, fn, args, kwargs)
         if _native(fn):
             return self._primitive(site, fn, args, kwargs)
         if fn is type and len(args) == 1 and not kwargs and not site.filename.startswith(_RULES_DIR):
@@ -116,7 +107,13 @@ class ForwardContext(overdub.Context):
         except DualConversionError as e:
             if (getattr(fn, "__module__", None) or "").startswith(_ENTRY_MODULES):
                 raise  # another engine met a Dual deep inside: its own message says where
-            raise no_rule(fn, where=str(site)) from e
+            # duals inside a list or tuple argument (`math.fsum([u, v])`): the rule takes the sequence
+            # apart. Only after the C function refused them: max, min, sorted return the duals themselves
+            inner = None if _native(fn) else _sequence_tag(args)
+            y = _UNKNOWN if inner is None else _known(uncached(fn), args, kwargs, inner, self._run_rule)
+            if y is _UNKNOWN:
+                raise no_rule(fn, where=str(site)) from e
+            return y
 
     def _run_rule(self, frule, tangents, values, kwargs):
         """A rule reached with Duals of an outer derivative call runs under this context, so the math
@@ -159,6 +156,7 @@ def pushforward(fn, *args, **kwargs):
 
 
 _UNKNOWN = object()
+_CLASS_MATCH = overdub.ops.class_match
 
 
 def _consumes(fn) -> bool:

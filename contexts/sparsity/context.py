@@ -28,6 +28,7 @@ def _own(fn: Any) -> bool:
     return module.startswith(_OWN) or isinstance(getattr(fn, "__self__", None), Tracer)
 
 
+_CLASS_MATCH = overdub.ops.class_match
 _STORES = frozenset({np.copyto, np.place, np.putmask, np.put, np.fill_diagonal})
 
 
@@ -101,7 +102,7 @@ class SparsityContext(overdub.Context):
     def overdub(self, site, fn, *args, **kwargs):
         if _own(fn):
             return fn(*args, **kwargs)
-        if fn is overdub.ops.class_match and has_tracer(args, kwargs):
+        if fn is _CLASS_MATCH and has_tracer(args, kwargs):
             raise TracedBranchError("a `match` with class patterns on a value that depends on the inputs "
                                     "(Python's isinstance would answer for the tracer)", where=str(site),
                                     fix="test the value with `if isinstance(...)` chains instead")
