@@ -6,10 +6,15 @@ it under a context. While any transformed code runs, in any thread, the limit is
 times the user's limit (plus `MARGIN` for the machinery's own frames); it is restored when the last such
 run ends, unless the program changed it meanwhile.
 
-The process-wide limit is one number, so it is reference-counted under a lock: the first `enter` raises
-it, the last `leave` restores it. Restoring per call instead lets one thread lower the limit under
-another thread's deep stack, which CPython 3.11 answers with a fatal error (abort) and 3.12+ with a
-RecursionError.
+The process-wide limit is one number, so runs are counted across threads: the first `enter` raises it,
+the last `leave` restores it. Restoring per call instead lets one thread lower the limit under another
+thread's deep stack, which CPython 3.11 answers with a fatal error (abort) and 3.12+ with a
+RecursionError. The count is a list (`append` and `pop` are atomic under the GIL), not a lock: the
+pair of calls surrounds every `gradient`, and two lock round trips cost more than the rest of a small
+function's gradient grew by in a whole release (issue 12's 5% budget). The one interleaving a lock would
+exclude — a run starting in another thread while the last one restores — is closed by looking again
+after restoring: the limit goes back up if a run started meanwhile. Until it does, that new run is no
+deeper than where it started, below the program's own limit.
 
 - The user's limit is read when the first run starts; if the program sets a new limit while runs are
   active (in another thread or inside the function), an `enter` seeing it takes it as the user's new
@@ -30,51 +35,42 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import threading
 
 __all__ = ["FACTOR", "MARGIN", "enter", "leave", "deeper", "active"]
 
 FACTOR = 4     # frames allowed per frame of the user's limit (the deepest twin needs about 3)
 MARGIN = 250   # for the machinery's own frames around the user's outermost call
 
-_lock = threading.Lock()
-_active = 0            # runs in progress, all threads
-_user: int = 0         # the program's limit, to restore when the last run ends
-_ours: int | None = None  # the limit set here (None: not changed)
+_runs: list[None] = []  # one entry per run in progress, all threads
+_user: int = 0          # the program's limit, to restore when the last run ends
+_ours: int | None = None  # the limit set here (None: never set)
 
 
-def enter(_acquire=_lock.acquire, _release=_lock.release, _get=sys.getrecursionlimit,
-          _set=sys.setrecursionlimit) -> None:
+def enter(_append=_runs.append, _get=sys.getrecursionlimit, _set=sys.setrecursionlimit) -> None:
     """A run of transformed code starts: make sure the limit has room for it."""
-    global _active, _user, _ours
-    _acquire()
-    try:
-        _active += 1
-        limit = _get()
-        if limit != _ours:  # the first run (or a limit left raised), or the program set one meanwhile
-            _user = limit
-            _ours = FACTOR * limit + MARGIN
-            _set(_ours)
-    finally:
-        _release()
+    global _user, _ours
+    _append(None)
+    limit = _get()
+    if limit != _ours:  # the first run (or the last one restored it), or the program set one meanwhile
+        _user = limit
+        _ours = FACTOR * limit + MARGIN
+        _set(_ours)
 
 
-def leave(_acquire=_lock.acquire, _release=_lock.release, _get=sys.getrecursionlimit,
-          _set=sys.setrecursionlimit) -> None:
+def leave(_pop=_runs.pop, _get=sys.getrecursionlimit, _set=sys.setrecursionlimit) -> None:
     """A run ends: the last one restores the program's limit (unless the program changed it)."""
-    global _active, _ours
-    _acquire()
+    _pop()
+    if _runs:
+        return
+    ours = _ours
+    if _get() != ours:  # the program set its own limit meanwhile: leave it alone
+        return
     try:
-        _active -= 1
-        if not _active:
-            if _get() == _ours:
-                try:
-                    _set(_user)
-                except RecursionError:  # this thread is deeper than the program's limit: keep ours
-                    return
-            _ours = None
-    finally:
-        _release()
+        _set(_user)
+    except RecursionError:  # this thread is deeper than the program's limit: keep ours
+        return
+    if _runs:  # another thread started a run since the test above: give it its room back
+        _set(ours)
 
 
 @contextlib.contextmanager
@@ -89,4 +85,4 @@ def deeper():
 
 def active() -> int:
     """How many runs are in progress (all threads)."""
-    return _active
+    return len(_runs)
