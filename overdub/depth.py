@@ -52,8 +52,9 @@ def enter(_append=_runs.append, _get=sys.getrecursionlimit, _set=sys.setrecursio
     _append(None)
     limit = _get()
     if limit != _ours:  # the first run (or the last one restored it), or the program set one meanwhile
-        _user = limit
-        _ours = FACTOR * limit + MARGIN
+        if limit != _user:
+            _user = limit
+            _ours = FACTOR * limit + MARGIN
         _set(_ours)
 
 

@@ -789,9 +789,7 @@ def _build(fn, active, keep_generated=False):
     info.generated = gen if keep_generated else None  # its trees are large: kept for `show_adjoint` only
     info.helper_closure = (tuple(_HELPER_CELLS[v] for v in fwd_code.co_freevars)
                            if not code.co_freevars else None) or None
-    # the twin's cells: fn's own (by their index in fn's closure) or the helpers'
-    info.closure_plan = tuple(code.co_freevars.index(v) if v in code.co_freevars else _HELPER_CELLS[v]
-                              for v in fwd_code.co_freevars) or None
+    info.closure_plan = _closure_plan(code.co_freevars, fwd_code.co_freevars)
     info.argcount = code.co_argcount
     nkw = code.co_kwonlyargcount
     info.names = gen.params
@@ -800,6 +798,23 @@ def _build(fn, active, keep_generated=False):
     info.cells = cells
     info.entry = frozenset(gen.entry)
     return info
+
+
+def _closure_plan(own: tuple, wanted: tuple):
+    """How the twin's cells are picked per call: `(pick, helpers)`, the twin's closure being
+    `pick(fn.__closure__ + helpers)` — fn's own cells by their index, the helpers' after them (one
+    C-level itemgetter: the twin function is made per call)."""
+    if not wanted:
+        return None
+    idx, helpers = [], []
+    for v in wanted:
+        if v in own:
+            idx.append(own.index(v))
+        else:
+            idx.append(len(own) + len(helpers))
+            helpers.append(_HELPER_CELLS[v])
+    pick = operator.itemgetter(*idx) if len(idx) > 1 else (lambda cells, i=idx[0]: (cells[i],))
+    return pick, tuple(helpers)
 
 
 _ADJOINT_BUILTINS = frozenset({"reversed", "type", "float", "int", "getattr", "slice", "len"})
@@ -928,13 +943,18 @@ def _twin_call(mask, fn, pre, args, kw):
             _twins.put(code, key, info)
         except NoSource as e:
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
+    # The forward twin as a function of fn (its globals, cells and defaults), made per call: as cheap as
+    # looking one up, and no cache keeps fn's globals or cells alive.
     closure = fn.__closure__
     if closure is None:
-        fwd = _FunctionType(info.fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, info.helper_closure)
-        if fn.__kwdefaults__:
-            fwd.__kwdefaults__ = fn.__kwdefaults__
+        closure = info.helper_closure
     else:
-        fwd = _twin_function(info, fn, closure)
+        plan = info.closure_plan
+        if plan is not None:
+            closure = plan[0](closure + plan[1])
+    fwd = _FunctionType(info.fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+    if fn.__kwdefaults__:
+        fwd.__kwdefaults__ = fn.__kwdefaults__
     y, tape = fwd(*pre, *args, **kw)
     return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
 
@@ -978,18 +998,6 @@ def _default_cots(fn, dparams, npassed, kw, dcells):
     if any(g is not None for g in dk.values()):
         out["__kwdefaults__"] = dk
     return out
-
-
-def _twin_function(info, fn, closure):
-    """The forward twin as a function of fn (its globals, cells and defaults), made per call (as cheap as
-    looking one up, and no cache keeps fn's globals alive)."""
-    plan = info.closure_plan
-    if plan is not None:
-        closure = tuple([closure[p] if p.__class__ is int else p for p in plan])
-    fwd = _FunctionType(info.fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
-    if fn.__kwdefaults__:
-        fwd.__kwdefaults__ = fn.__kwdefaults__
-    return fwd
 
 
 def _twin_back(pb, dy, dself, S):
