@@ -187,9 +187,13 @@ def _dispatch(x, real, cplx, ufunc, ufloat):
     return ufunc(x)
 
 
+FLOAT_FORMS: dict = {}  # name -> the function a generic one applies to a float (math's)
+
+
 def _unary(name, real, cplx, ufunc, ufloat=None):
     """A generic one-argument function named `name`; `ufloat` defaults to `umath.<name>`."""
     ufloat = ufloat or getattr(_umath, name)
+    FLOAT_FORMS[name] = real
 
     def generic_fn(x):
         if type(x) is float:
