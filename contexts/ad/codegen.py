@@ -287,13 +287,14 @@ class _Gen:
         return self.nblocks
 
     def set_adjoint(self, k: int, saved: list[str], parts, like) -> None:
-        """parts: adjoint text, or a list of (text, statement) in reverse order (each keeps its line)."""
+        """parts: adjoint text, or a list of (text or statements, statement) in reverse order (each keeps its
+        statement's line)."""
         if isinstance(parts, str):
             parts = [(parts, like)]
         unpack = f"_, {', '.join(saved)}{',' if len(saved) == 1 else ''} = _od_rec\n" if saved else ""
         stmts = parse_at(unpack, like) if unpack else []
-        for text, node in parts:
-            stmts.extend(parse_at(text, node))
+        for part, node in parts:
+            stmts.extend(parse_at(part, node) if isinstance(part, str) else part)
         self.adjoints[k] = stmts or [ast.copy_location(ast.Pass(), like)]
 
     # -- one basic block -------------------------------------------------------------------------
@@ -304,7 +305,7 @@ class _Gen:
         k = self.new_block()
         fwd: list[ast.stmt] = []
         saved: list[str] = []
-        adj_parts: list[str] = []
+        adj_parts: list = []
         assigned_later = self._assigned_after(stmts)
         for idx, (s, act) in enumerate(ops):
             if not act:
@@ -326,8 +327,9 @@ class _Gen:
                         fwd.extend(parse_at(f"{snap} = {n}\n", s))
                         f_stmts = [_rename(x, {n: snap}) for x in f_stmts]
                     renames[n] = snap
-            if renames:
-                adj = _rename_text(adj, renames)
+            adj = parse_at(adj, s)
+            if renames:  # the adjoint reads (and restores) the snapshots (never the cotangents, `_od_d_<n>`)
+                adj = [_rename(x, renames, loads_only=False) for x in adj]
                 need = [renames.get(n, n) for n in need]
             fwd.extend(f_stmts)
             fwd.extend(after)
@@ -993,20 +995,12 @@ def _indent(text: str, n: int = 4) -> str:
     return "".join(pad + line + "\n" if line.strip() else "\n" for line in text.splitlines())
 
 
-def _rename(node, renames):
+def _rename(node, renames, loads_only=True):
+    """node with its variables renamed (reads only, or every use); in place."""
     for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in renames:
+        if isinstance(n, ast.Name) and n.id in renames and (not loads_only or isinstance(n.ctx, ast.Load)):
             n.id = renames[n.id]
     return node
-
-
-def _rename_text(text: str, renames: dict[str, str]) -> str:
-    import re
-    for old, new in renames.items():
-        # primal names only (never the cotangent variables `_od_d_<name>`)
-        text = re.sub(rf"(?<![\w.'\"]){re.escape(old)}(?![\w'\"])", new, text)  # not in string literals
-        text = text.replace(d(new), d(old))
-    return text
 
 
 def param_names(fdef: ast.FunctionDef) -> list[str]:
