@@ -33,7 +33,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
-           "__od_enumerate_at__", "__od_mutable__", "__od_primal__")
+           "__od_enumerate_at__", "__od_mutable__", "__od_primal__", "__od_attr_dropped__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -416,8 +416,10 @@ class _Gen:
         if isinstance(v, ast.Attribute):
             obj = v.value.id
             self.dvars.add(obj)
+            # (a read whose value carried nothing back is still checked: the inside of a number carries none)
             adj = self.take(name) + (f"if _g is not None:\n    {d(obj)} = __od_getattr_adj__(_od_S, {d(obj)}, _g, "
-                                     f"{obj}, {v.attr!r}, {name})\n")
+                                     f"{obj}, {v.attr!r}, {name})\n"
+                                     f"else:\n    __od_attr_dropped__({obj}, {v.attr!r})\n")
             return [s], [obj, name], adj
         if isinstance(v, ast.Subscript):
             obj = v.value.id

@@ -180,9 +180,11 @@ def binop_adj(opname, g, y, a, b, need=3):
 
 # numbers (Fraction's operators are Python code, but mathematically plain) and arrays use the rules
 _KNOWN = (numbers.Number, np.ndarray, np.generic, list, tuple, str)
+_KNOWN_NUMBERS = (numbers.Number,)
 try:
     from uncertainties.core import AffineScalarFunc as _UFloat
     _KNOWN += (_UFloat,)
+    _KNOWN_NUMBERS += (_UFloat,)
 except ImportError:  # pragma: no cover
     pass
 
@@ -269,6 +271,8 @@ def _python_binop_adj(opname, g, a, b):
 def getattr_adj(S, dobj, g, obj, attr, result):
     if type(result) is types.MethodType and result.__self__ is obj:
         return acc(dobj, g)  # the cotangent of a bound method is that of its object
+    if _whole_number(type(obj)) and attr not in _NUMBER_PARTS:
+        _representation_read(obj, attr)
     if isinstance(obj, (types.ModuleType, type)):
         return dobj
     if isinstance(obj, (np.ndarray, np.generic, complex, float, int)):
@@ -297,6 +301,40 @@ def getattr_adj(S, dobj, g, obj, attr, result):
     box = S.box(obj, dobj)
     box[attr] = acc(box.get(attr), g)
     return box
+
+
+# Numbers the engine differentiates as a whole (their operators go to the rules) but whose inside is
+# Python: a Fraction's `_numerator`, an mpmath mpf's `_mpf_` mantissa, a ufloat's `_nominal_value`.
+# Their parts are integers or plain floats that carry no derivative, so code computing with the parts
+# (mpmath's own functions, `Fraction(x.numerator, x.denominator)`) would return a constant: refused.
+_NUMBER_PARTS = frozenset({"real", "imag", "conjugate", "__class__"})
+_WHOLE: dict = {}
+
+
+def _whole_number(t) -> bool:
+    known = _WHOLE.get(t)
+    if known is None:
+        known = _WHOLE[t] = (issubclass(t, _KNOWN_NUMBERS) and t is not _Dual  # (a dual's attributes are its own)
+                             and not issubclass(t, (float, complex, int, np.generic, numbers.Integral)))
+    return known
+
+
+def _representation_read(obj, attr, result=None):
+    """Refuse reading the inside of a differentiated number (see _NUMBER_PARTS); the adjoint of
+    `v = obj.attr` calls it where v carried no cotangent back, getattr_adj where it did."""
+    if type(result) is types.MethodType and result.__self__ is obj or not _whole_number(type(obj)) \
+            or attr in _NUMBER_PARTS:
+        return
+    import sys
+    frame = sys._getframe(1)  # the adjoint of the function reading it, at its line
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})" if frame else None
+    raise runtime.UnsupportedFunction(
+        f"reverse mode cannot differentiate through .{attr} of a {type(obj).__name__}: it reads the inside "
+        f"of a differentiated number (integers or plain floats that carry no derivative), so what is "
+        f"computed from it would come out constant", where=where,
+        fix=f"give the function that computes with it a rule (`contexts.custom_adjoint`), or pass floats")
 
 
 def _check_container_field(obj, attr):
@@ -854,7 +892,7 @@ def enumerate_at(it):
 
 HELPER_IMPLS = {
     "__od_call__": runtime.call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
-    "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj, "__od_seq_adj__": seq_adj,
+    "__od_getattr_adj__": getattr_adj, "__od_attr_dropped__": _representation_read, "__od_getitem_adj__": getitem_adj, "__od_seq_adj__": seq_adj,
     "__od_dict_adj__": dict_adj, "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj,

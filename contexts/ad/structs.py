@@ -125,8 +125,11 @@ def finalize(d, x):
         d = np.asarray(d)
         if d.shape != x.shape:
             d = np.broadcast_to(d, x.shape).copy()
-        if x.dtype.kind in "f" and d.dtype != x.dtype and d.dtype.kind == "f":
-            d = d.astype(x.dtype)
+        if x.dtype.kind in "f" and d.dtype != x.dtype and d.dtype.kind in "fO":
+            try:  # (an object cotangent: the array went through `astype(object)`; plain floats by now)
+                d = d.astype(x.dtype)
+            except (TypeError, ValueError):
+                pass
         return d
     if isinstance(x, (numbers.Number, np.generic)) or type(x).__module__.startswith("uncertainties"):
         if d is None:

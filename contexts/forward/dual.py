@@ -32,6 +32,12 @@ class DualConversionError(OverdubError, TypeError):
     would be lost silently, so we refuse."""
 
 
+class DualAttributeError(OverdubError, AttributeError):
+    """Code read an attribute a perturbed value does not have as a dual: most often the inside of a number
+    (a Fraction's `numerator`, an mpmath mpf's `_mpf_`), which carries no tangent. Still an AttributeError,
+    so `hasattr` and `getattr(x, name, default)` answer as before."""
+
+
 class Tag:
     """The identity of one derivative call. `order` grows with creation; `chunk` is k for a Dual that
     carries k tangent directions, None for a single direction."""
@@ -669,7 +675,10 @@ class Dual:
 
     def astype(self, dtype, *args, **kwargs):
         dtype = np.dtype(dtype)
-        if dtype.kind not in "fc":
+        if dtype.kind == "O":  # numbers as objects would leave the tangent behind
+            raise DualConversionError(f"a perturbed array cast with .astype(object) would lose its tangent",
+                                      fix="keep the array's float dtype while it is differentiated")
+        if dtype.kind not in "fc":  # ints, bools, strings: piecewise constant
             return primal(self).astype(dtype, *args, **kwargs)
         return Dual(self.value.astype(dtype, *args, **kwargs),
                     self.tangent.astype(dtype, *args, **kwargs), self.tag)
@@ -697,7 +706,13 @@ class Dual:
             # a bound method of the Dual (as ndarray's are of the array): reverse mode run on duals
             # differentiates `x.repeat(2)` by the ndarray method's rule, x's cotangent its own
             return types.MethodType(method, self)
-        raise AttributeError(f"'Dual' object has no attribute {name!r}")
+        if name in Dual.__slots__:  # read before it was set (a context observing the constructor)
+            raise AttributeError(name)
+        raise DualAttributeError(
+            f"forward mode cannot read .{name} of a perturbed {self.value.__class__.__name__}: a dual number has "
+            f"no such attribute (if it is the inside of a number, it carries no tangent)",
+            fix="give the function reading it a forward rule (`contexts.rules.registry.frule(fn)`), or compute with "
+                "the value's arithmetic and functions that have rules")
 
     def tolist(self):
         if self.ndim == 0:

@@ -67,6 +67,14 @@ def add_at(shape: tuple, dtype: Any, idx: Any, values: Any) -> np.ndarray:
     return out
 
 
+def may_carry(x: Any) -> bool:
+    """x may carry a derivative: a float or complex, or an array or nested list whose dtype is inexact or
+    object (Fractions, ufloats, duals: values numpy holds as objects); never ints or bools."""
+    if isinstance(x, (float, complex)):
+        return True
+    return np.asarray(x).dtype.kind in "fcO"
+
+
 def match_primal(g: Any, x: Any) -> Any:
     """The cotangent `g` brought to the type of primal `x`: same dtype for arrays (real part for a real
     primal), a Python scalar (sum) for a Python scalar, None stays None."""

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..registry import registry
-from ._util import match_primal, register_linear, zeros
+from ._util import match_primal, may_carry, register_linear, zeros
 
 __all__ = ["is_basic_index", "getitem_cotangent", "setitem_adjoint", "last_write_mask"]
 
@@ -105,7 +105,7 @@ def setitem_adjoint(dx: np.ndarray, x_old_part: Any, idx: Any, v: Any, inplace: 
         part = part * last_write_mask(dx.shape, idx)
     elif inplace:
         part = part.copy()  # a view of dx, about to be zeroed
-    dv = match_primal(part, v) if _inexact(v) else None
+    dv = match_primal(part, v) if may_carry(v) else None
     dx_before = dx if inplace else dx.copy()
     dx_before[idx] = 0
     return dx_before, dv
@@ -120,9 +120,6 @@ def last_write_mask(shape, idx):
     return (ids[idx] == order).astype(np.int8)
 
 
-def _inexact(v) -> bool:
-    """Whether v can carry a derivative."""
-    return isinstance(v, (float, complex)) or np.issubdtype(np.asarray(v).dtype, np.inexact)
 
 
 # -- take, take_along_axis, tril/triu ---------------------------------------------------------------

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import registry
-from ._util import bind as _bind, match_primal, register_linear, sum_to_shape, unsupported, zeros
+from ._util import bind as _bind, match_primal, may_carry, register_linear, sum_to_shape, unsupported, zeros
 
 __all__ = ["split_cotangent", "sort_permutation"]
 
@@ -354,12 +354,7 @@ def array_adjoint(dy, y, obj, *rest, **kwargs):
     """Cotangent of np.array/np.asarray(obj): a list for a list of scalars or arrays."""
     if isinstance(obj, (list, tuple)):
         return (_nested_cotangent(np.asarray(dy), obj), *(None,) * len(rest))
-    return (match_primal(np.asarray(dy), obj) if _inexact(obj) else None, *(None,) * len(rest))
-
-
-def _inexact(obj):
-    """Whether obj can carry a derivative (float or complex, not int or bool)."""
-    return np.issubdtype(np.asarray(obj).dtype, np.inexact) or isinstance(obj, (float, complex))
+    return (match_primal(np.asarray(dy), obj) if may_carry(obj) else None, *(None,) * len(rest))
 
 
 def _array_frule(fn):
@@ -382,7 +377,7 @@ for _fn in (np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfort
 
 def astype_adjoint(dy, y, x, *rest, **kwargs):
     """Cotangent of x.astype(dtype): dy cast back to x's dtype; none for an integer x or result."""
-    if not (_inexact(x) and np.issubdtype(np.asarray(y).dtype, np.inexact)):
+    if not (may_carry(x) and may_carry(y)):
         return (None, *(None,) * len(rest))
     return (match_primal(np.asarray(dy), x), *(None,) * len(rest))
 
@@ -390,7 +385,7 @@ def astype_adjoint(dy, y, x, *rest, **kwargs):
 def astype_frule(tangents, x, *rest, **kwargs):
     y = x.astype(*rest, **kwargs)
     t = tangents[0] if tangents else None
-    if t is None or not np.issubdtype(y.dtype, np.inexact):
+    if t is None or not may_carry(y):
         return y, None
     return y, np.asarray(t).astype(y.dtype)
 
