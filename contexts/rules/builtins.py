@@ -271,6 +271,13 @@ registry.nondifferentiable(
 # int() of a differentiated float that is a nonzero integer: int() jumps there (no derivative), and code
 # that takes a float's digits apart (`m, e = math.frexp(x)`, then `int(m * 2**53)`, as mpmath's
 # `from_float` does) would otherwise lose the derivative silently: the integer carries the whole value.
+# Where the tangent is known (forward mode's duals) every such jump with a derivative is refused; where it
+# is not (reverse mode, a statically active argument) only a float of magnitude 2**52 or more, which is
+# always an integer, so that int() converts it exactly: a workspace size computed as a float from
+# differentiated inputs (LAPACK's `lwork`) is a small integer with no derivative.
+_EXACT = 2.0 ** 52
+
+
 class IntegerJump(OverdubError, ValueError):
     """int() met a differentiated value exactly at one of its jumps."""
 
@@ -287,8 +294,11 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 _ENGINE = (os.path.join(_ROOT, "contexts") + os.sep, os.path.join(_ROOT, "overdub") + os.sep)
 
 
-def _check_int(x, tangent=True):
-    if tangent is None or not isinstance(x, (float, np.floating)) or x == 0 or not float(x).is_integer():
+def _check_int(x, known: bool = False):
+    """Refuse int(x) of a differentiated x at a jump: any nonzero integer when x is known to carry a
+    derivative (`known`), else one of magnitude 2**52 or more."""
+    if not isinstance(x, (float, np.floating)) or x == 0 or not float(x).is_integer() or (
+            not known and abs(x) < _EXACT):
         return
     raise IntegerJump(
         f"int() of a differentiated float that is exactly an integer ({float(x)!r}): int() jumps there, "
@@ -305,8 +315,8 @@ def _int_impl(x=0, *base):
 
 def _int_frule(tangents, x=0, *base):
     t = tangents[0] if tangents else None
-    if t is not None and not (isinstance(t, (int, float)) and t == 0):
-        _check_int(x)
+    if t is not None and np.any(t):
+        _check_int(x, known=True)
     return int(x, *base), None
 
 
