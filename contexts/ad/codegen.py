@@ -33,7 +33,8 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
-           "__od_enumerate_at__", "__od_mutable__", "__od_primal__", "__od_attr_dropped__")
+           "__od_enumerate_at__", "__od_mutable__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
+           "__od_locals__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -414,13 +415,16 @@ class _Gen:
         if isinstance(v, ast.Call):
             return self.call(s, name, v)
         if isinstance(v, ast.Attribute):
+            # a property's getter (a lazy cache: `if self._c is None: self._c = ...`) runs its twin here,
+            # so what it reads and writes is recorded now; its pullback is kept for the adjoint
             obj = v.value.id
             self.dvars.add(obj)
-            # (a read whose value carried nothing back is still checked: the inside of a number carries none)
-            adj = self.take(name) + (f"if _g is not None:\n    {d(obj)} = __od_getattr_adj__(_od_S, {d(obj)}, _g, "
-                                     f"{obj}, {v.attr!r}, {name})\n"
-                                     f"else:\n    __od_attr_dropped__({obj}, {v.attr!r})\n")
-            return [s], [obj, name], adj
+            self.npb += 1
+            pb = f"_od_pb{self.npb}"
+            fwd = parse_at(f"{name}, {pb} = __od_getattr__({obj}, {v.attr!r})\n", s)
+            adj = self.take(name) + (f"if _g is not None or {pb} is not None:\n    {d(obj)} = __od_getattr_adj__("
+                                     f"_od_S, {d(obj)}, _g, {obj}, {v.attr!r}, {name}, {pb})\n")
+            return fwd, [obj, name, pb], adj
         if isinstance(v, ast.Subscript):
             obj = v.value.id
             self.dvars.add(obj)
@@ -491,7 +495,7 @@ class _Gen:
         self.single_use.discard(name)  # the merge adds to its cotangent: the statement's own must add too
         fwd = parse_at(f"try:\n    {flag} = __od_views__({name}, {', '.join(others)}, same=True)\n"
                      f"except NameError:\n"
-                     f"    {flag} = __od_views__({name}, *__od_bound__(locals(), {tuple(others)!r}), same=True)\n", s)
+                     f"    {flag} = __od_views__({name}, *__od_bound__(__od_locals__(), {tuple(others)!r}), same=True)\n", s)
         self.dvars.update(others + [name])
         douts = ", ".join(d(n) for n in others) + ("," if len(others) == 1 else "")
         text = (f"if {flag} is not None:\n    {d(name)}, ({douts}) = "
@@ -671,7 +675,7 @@ class _Gen:
         others = sorted({m for n in args for m in self.view_groups.get(n, ())
                          if m in self.active and m not in args and (bound is None or m in bound)})
         values = "(" + "".join(f"{n or 'None'}, " for n in names) + ")"
-        others_now = f"__od_bound__(locals(), {tuple(others)!r})" if others else "()"
+        others_now = f"__od_bound__(__od_locals__(), {tuple(others)!r})" if others else "()"
         fwd = parse_at(f"{c} = __od_changes__[0]\n", s) + parse_at(
             f"{w} = None if __od_changes__[0] == {c} else __od_call_views__({pb}, {values}, {others_now})\n", s)
         self.dvars.update(args | set(others))

@@ -7,6 +7,7 @@ every mutation undone here for earlier adjoints is registered for redo in `S.red
 
 from __future__ import annotations
 
+import functools
 import numbers
 import operator
 import types
@@ -268,11 +269,48 @@ def _python_binop_adj(opname, g, a, b):
     return dargs[0], dself
 
 
-def getattr_adj(S, dobj, g, obj, attr, result):
+def getattr_(obj, attr):
+    """`obj.attr` in the forward sweep, as (value, pullback or None). A property or
+    `functools.cached_property` whose getter is a Python function runs its twin now: what the getter
+    reads and writes (a lazy cache `if self._c is None: self._c = ...`) is recorded at this point, where
+    re-running it in the reverse pass would find the cache filled and lose the derivative."""
+    if _whole_number(type(obj)) and attr not in _NUMBER_PARTS:
+        _representation_read(obj, attr, getattr(obj, attr))
+    prop = getattr(type(obj), attr, None)
+    if prop is None or isinstance(obj, (types.ModuleType, type)) or type(obj) is _Dual:
+        return getattr(obj, attr), None  # (a dual's properties are the engine's own: read as they are)
+    if isinstance(prop, property):
+        if type(prop.fget) is not types.FunctionType:
+            return getattr(obj, attr), None
+        try:
+            return runtime._twin_call(EVERY_ARGUMENT, prop.fget, (obj,), (), _NOKW)
+        except AttributeError:  # Python's own fallback: the class's __getattr__ (re-run in the adjoint)
+            if getattr(type(obj), "__getattr__", None) is None:
+                raise
+            return getattr(obj, attr), None
+    if (type(prop) is functools.cached_property and type(prop.func) is types.FunctionType
+            and attr == prop.attrname and attr not in getattr(obj, "__dict__", (attr,))):
+        y, pb = runtime._twin_call(EVERY_ARGUMENT, prop.func, (obj,), (), _NOKW)
+        old = setattr_(obj, attr, y)  # the cache, stored as cached_property does: undone in the reverse pass
+        return y, (_CACHED, pb, old)
+    return getattr(obj, attr), None
+
+
+_CACHED = object()  # a pullback's mark: a cached_property's first read, which also stored the value
+
+
+def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
+    if type(pb) is tuple and pb[0] is _CACHED:  # later reads' cotangents of the cached value join g
+        _, pb, old = pb
+        dobj, gv = setattr_adj(S, dobj, obj, attr, old)
+        if pb is None:
+            return dobj
+        g = acc(g, gv)
+    if pb:  # a property's getter run in the forward sweep (None: read as it was; False: not known)
+        dobj, _, _ = pb[0](pb, g, dobj, S)
+        return dobj
     if type(result) is types.MethodType and result.__self__ is obj:
         return acc(dobj, g)  # the cotangent of a bound method is that of its object
-    if _whole_number(type(obj)) and attr not in _NUMBER_PARTS:
-        _representation_read(obj, attr)
     if isinstance(obj, (types.ModuleType, type)):
         return dobj
     if isinstance(obj, (np.ndarray, np.generic, complex, float, int)):
@@ -319,14 +357,13 @@ def _whole_number(t) -> bool:
     return known
 
 
-def _representation_read(obj, attr, result=None):
-    """Refuse reading the inside of a differentiated number (see _NUMBER_PARTS); the adjoint of
-    `v = obj.attr` calls it where v carried no cotangent back, getattr_adj where it did."""
-    if type(result) is types.MethodType and result.__self__ is obj or not _whole_number(type(obj)) \
-            or attr in _NUMBER_PARTS:
+def _representation_read(obj, attr, result):
+    """Refuse reading the inside of a differentiated number (see _NUMBER_PARTS) where the forward sweep
+    reads `obj.attr` (a bound method is not its inside: its call goes to the rules)."""
+    if type(result) is types.MethodType and result.__self__ is obj:
         return
     import sys
-    frame = sys._getframe(1)  # the adjoint of the function reading it, at its line
+    frame = sys._getframe(1)  # the twin of the function reading it, at its line
     while frame is not None and frame.f_code.co_filename == __file__:
         frame = frame.f_back
     where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})" if frame else None
@@ -892,7 +929,7 @@ def enumerate_at(it):
 
 HELPER_IMPLS = {
     "__od_call__": runtime.call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
-    "__od_getattr_adj__": getattr_adj, "__od_attr_dropped__": _representation_read, "__od_getitem_adj__": getitem_adj, "__od_seq_adj__": seq_adj,
+    "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj, "__od_seq_adj__": seq_adj,
     "__od_dict_adj__": dict_adj, "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj,
@@ -903,7 +940,7 @@ HELPER_IMPLS = {
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts,
-    "__od_mutable__": mutable, "__od_primal__": primal, **LOWERING_HELPERS,
+    "__od_mutable__": mutable, "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

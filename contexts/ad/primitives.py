@@ -8,7 +8,7 @@ import numpy as np
 from ..rules import generic
 from ..rules.registry import registry
 from ..lowered.runtime import unpack
-from .helpers import _scalar_cot, getattr_adj, unpack_adjoint
+from .helpers import _scalar_cot, getattr_, getattr_adj, unpack_adjoint
 from ..rules.cotangents import acc
 from ..rules.registry import NoRuleError
 
@@ -84,14 +84,25 @@ for _t in POSITIONED:
     registry._rule((_t, "__next__")).inplace = _next_inplace
 
 
-def _getattr_adjoint(S, dself, dy, y, obj, name, *default):
-    """The builtin getattr(obj, name): as the attribute read `obj.name` (into the pass's boxes)."""
-    if dy is None:
-        return dself, (None, None) + (None,) * len(default)
-    return dself, (getattr_adj(S, None, dy, obj, name, y), None) + (None,) * len(default)
+def _getattr_inplace(obj, name, *default):
+    """The builtin getattr(obj, name): as the attribute read `obj.name` (a property's getter runs its
+    twin now; the cotangent goes into the pass's boxes)."""
+    try:
+        y, pb = getattr_(obj, name)
+    except AttributeError:
+        if not default:
+            raise
+        y, pb = default[0], None
+        return y, lambda S, dy, dself: (dself, (None, None, dy))
+
+    def getattr_back(S, dy, dself):
+        if dy is None and pb is None:
+            return dself, (None, None) + (None,) * len(default)
+        return dself, (getattr_adj(S, None, dy, obj, name, y, pb), None) + (None,) * len(default)
+    return y, getattr_back
 
 
-registry.adjoint(getattr)(_getattr_adjoint)
+registry._rule(getattr).inplace = _getattr_inplace
 registry.rules[getattr].mutating = True
 
 

@@ -509,6 +509,9 @@ class Dual:
 
     # conversions: integers have zero derivative; float/complex would drop it silently, so refuse
     def __int__(self):
+        from ..rules.builtins import _check_int  # at a jump of int() with a derivative: refused
+        if np.any(primal(self.tangent)):
+            _check_int(primal(self), known=True)
         return int(primal(self))
 
     def __index__(self):

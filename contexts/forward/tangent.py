@@ -42,7 +42,9 @@ __all__ = ["NotTransformable", "tangent_jvp"]
 HELPERS = ("__fd_cat__", "__fd_list__", "__fd_tuple__", "__fd_call__", "__fd_mcall__", "__fd_getitem__",
            "__fd_attr__", "__fd_pow__", "__fd_matmul__", "__fd_setitem__", "__fd_sync__", "__fd_bound__",
            "__fd_moved__", "__fd_args_back__", "__fd_out__", "__fd_giveup__", "__fd_star__", "__fd_bc__",
-           "__od_unpack__", "__od_iter__", "__od_tuple__", "__od_primal__")  # the last four: the lowering's
+           # the lowering's:
+           "__od_unpack__", "__od_iter__", "__od_tuple__", "__od_primal__", "__od_int_arg__",
+           "__od_locals__")
 
 
 class NotTransformable(BaseException):
@@ -176,7 +178,7 @@ class _Tangents:
         tans = "(" + "".join(f"{T(m)}, " for m in members) + ")"
         return parse_at(f"try:\n    {tans} = __fd_sync__({name}, {T(name)}, {values}, {tans})\n"
                       f"except NameError:\n"
-                      f"    {tans} = __fd_sync__({name}, {T(name)}, *__fd_bound__(locals(), "
+                      f"    {tans} = __fd_sync__({name}, {T(name)}, *__fd_bound__(__od_locals__(), "
                       f"{tuple(members)!r}, {tuple(T(m) for m in members)!r}))\n", s)
 
     def tangent_of(self, name, v, s) -> str | None:

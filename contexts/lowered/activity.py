@@ -46,6 +46,9 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                 and any(isinstance(a, ast.Name) and a.id in active for a in node.args)):
             node.args = [ast.copy_location(ast.Call(ast.Name("__od_primal__", ast.Load()), [a], []), a)
                          if isinstance(a, ast.Name) and a.id in active else a for a in node.args]
+            if node.func.id == "int" and node.args:  # refused at a jump of int() (`__od_int_arg__`)
+                node.args[0] = ast.copy_location(ast.Call(ast.Name("__od_int_arg__", ast.Load()), [node.args[0]], []),
+                                                 node.args[0])
 
 
 def _own_nodes(fn):

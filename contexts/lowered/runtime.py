@@ -1,6 +1,7 @@
 """What code built from the lowered form calls at run time, the same in every mode.
 
-The lowering emits calls of `__od_unpack__`, `__od_iter__` and `__od_tuple__` (bound by `HELPERS`) and of
+The lowering emits calls of `__od_unpack__`, `__od_iter__`, `__od_tuple__` and `__od_int_arg__` (bound by
+`HELPERS`, with `__od_locals__`, the builtin `locals` under a name no parameter shadows) and of
 `__od_primal__` (bound by each mode to the primal of its own values). `addresses` is the memory fact the
 modes share: which elements of two arrays are one element seen through two views.
 """
@@ -35,4 +36,13 @@ def addresses(a):
     return np.broadcast_to(addr, a.shape)
 
 
-HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_tuple__": tuple}
+def int_arg(x):
+    """The argument of `int(a)` for an active `a` (its primal): refused where int() jumps (a float that is
+    a nonzero integer), where the integer would carry the value and drop its derivative."""
+    from ..rules.builtins import _check_int
+    _check_int(x)
+    return x
+
+
+HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
+           "__od_locals__": locals}  # (locals() by a name of its own: a parameter may be called `locals`)

@@ -16,8 +16,12 @@ Ties in `min`/`max`: the element Python returns (the first extremal one) gets th
 from __future__ import annotations
 
 import builtins
+import os
+import sys
 
 import numpy as np
+
+from overdub.errors import OverdubError
 
 from . import generic
 from .generic import conj, fit, project
@@ -262,3 +266,59 @@ registry.nondifferentiable(
     builtins.bin, builtins.oct, builtins.hex, builtins.format, builtins.repr, builtins.str,
     builtins.any, builtins.all, builtins.range,
 )
+
+
+# int() of a differentiated float that is a nonzero integer: int() jumps there (no derivative), and code
+# that takes a float's digits apart (`m, e = math.frexp(x)`, then `int(m * 2**53)`, as mpmath's
+# `from_float` does) would otherwise lose the derivative silently: the integer carries the whole value.
+# Where the tangent is known (forward mode's duals) every such jump with a derivative is refused; where it
+# is not (reverse mode, a statically active argument) only a float of magnitude 2**52 or more, which is
+# always an integer, so that int() converts it exactly: a workspace size computed as a float from
+# differentiated inputs (LAPACK's `lwork`) is a small integer with no derivative.
+_EXACT = 2.0 ** 52
+
+
+class IntegerJump(OverdubError, ValueError):
+    """int() met a differentiated value exactly at one of its jumps."""
+
+
+def _user_line() -> str | None:
+    """`function (file:line)` of the innermost frame outside the engine (the code that called int())."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_ENGINE):
+        frame = frame.f_back
+    return None if frame is None else f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})"
+
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_ENGINE = (os.path.join(_ROOT, "contexts") + os.sep, os.path.join(_ROOT, "overdub") + os.sep)
+
+
+def _check_int(x, known: bool = False):
+    """Refuse int(x) of a differentiated x at a jump: any nonzero integer when x is known to carry a
+    derivative (`known`), else one of magnitude 2**52 or more."""
+    if not isinstance(x, (float, np.floating)) or x == 0 or not float(x).is_integer() or (
+            not known and abs(x) < _EXACT):
+        return
+    raise IntegerJump(
+        f"int() of a differentiated float that is exactly an integer ({float(x)!r}): int() jumps there, "
+        "so its derivative does not exist, and the integer would carry the value without its derivative "
+        "(a float's digits taken apart, as `int(math.frexp(x)[0] * 2**53)`, mpmath's conversion of floats)",
+        fix="keep the value a float (`math.floor`/`np.trunc` keep the type), or treat the function as a "
+            "primitive with a rule (`@contexts.custom_adjoint`)", where=_user_line())
+
+
+def _int_impl(x=0, *base):
+    _check_int(x)
+    return int(x, *base)
+
+
+def _int_frule(tangents, x=0, *base):
+    t = tangents[0] if tangents else None
+    if t is not None and np.any(t):
+        _check_int(x, known=True)
+    return int(x, *base), None
+
+
+registry.rules[builtins.int].impl = _int_impl
+registry.rules[builtins.int].frule = _int_frule

@@ -1,0 +1,808 @@
+"""The functions of the third-party suite: real functions of packages from PyPI, called unchanged.
+
+Each `Case` names its package (the import name `pytest.importorskip` takes), a label, and `build()`, which
+imports the package and returns `(f, x)`: `f` takes one float or float array `x` and returns a float or a
+float array. The test (`test_thirdparty.py`) and the table (`perf/thirdparty.py`) both run `check()`:
+reverse mode is `contexts.value_and_gradient` (scalar output) or `contexts.vjp` and `contexts.jacobian`
+(array output); forward mode is `contexts.jvp` and `contexts.derivative` (float x) or `contexts.jacfwd`
+(array x). Both are compared with the central differences of `tests/fd.py`, and the primal under the
+engine with the plain call.
+
+`reverse` / `forward` say what each mode does today: None when it is right, else `Refused(error type,
+class of failure)` — the test is then an xfail that must raise that error (strict: a fix turns it into
+a failure, to be moved to right).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from tests import fd
+
+
+@dataclass(frozen=True)
+class Refused:
+    error: type | tuple
+    reason: str
+
+
+@dataclass
+class Case:
+    package: str                       # import name, for pytest.importorskip
+    name: str                          # label in the table
+    build: Callable[[], tuple[Callable, Any]]
+    reverse: Refused | None = None
+    forward: Refused | None = None
+    rtol: float = 1e-5
+    atol: float = 1e-7
+    dist: str = field(default="")      # the PyPI name when it differs from the import name
+
+    @property
+    def id(self) -> str:
+        return f"{self.package}:{self.name}"
+
+
+CASES: list[Case] = []
+
+
+def case(package, name, reverse=None, forward=None, **kw):
+    """Decorator: register build() as a case."""
+    def register(build):
+        CASES.append(Case(package, name, build, reverse, forward, **kw))
+        return build
+    return register
+
+
+def R(error: str, reason: str) -> Refused:
+    """Refused with the error type of that name: the engine's, or a builtin one (a crash inside the
+    library, noted as such in the reason)."""
+    import builtins
+
+    import contexts
+    from contexts import forward
+    from contexts.rules import builtins as rules_builtins
+    from overdub import errors
+    for module in (contexts, forward, rules_builtins, errors, builtins):
+        if hasattr(module, error):
+            return Refused(getattr(module, error), reason)
+    raise LookupError(error)
+
+
+# -- checking -----------------------------------------------------------------------------------
+
+def _leaks(value) -> bool:
+    """Whether an engine object (a Dual, an object array) is in a result that should be numbers."""
+    if isinstance(value, (list, tuple)):
+        return any(_leaks(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return value.dtype == object
+    return not isinstance(value, (float, int, np.floating, np.integer, complex, np.complexfloating))
+
+
+def _close(got, want, case: Case, what: str):
+    if _leaks(got):
+        raise AssertionError(f"{case.id} {what}: not plain numbers: {type(got).__name__} {got!r}")
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    assert got.shape == want.shape, f"{case.id} {what}: shape {got.shape} != {want.shape}"
+    scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
+    np.testing.assert_allclose(got, want, rtol=case.rtol, atol=case.atol * scale, err_msg=f"{case.id} {what}")
+
+
+def _primal(got, plain, case: Case, mode: str):
+    if _leaks(got):
+        raise AssertionError(f"{case.id} {mode} primal: not plain numbers: {got!r}")
+    np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(plain, dtype=float), rtol=1e-12,
+                               atol=1e-300, err_msg=f"{case.id} {mode} primal")
+
+
+def check_reverse(case: Case, f, x):
+    from contexts import jacobian, value_and_gradient, vjp
+    plain = f(x)
+    if np.ndim(plain) == 0:
+        value, (g,) = value_and_gradient(f, x)
+        _primal(value, plain, case, "reverse")
+        _close(g, fd.gradient(f, x)[0], case, "gradient")
+    else:
+        ct = np.linspace(0.5, 1.5, np.size(plain)).reshape(np.shape(plain))
+        value, _ = vjp(f, (x,), ct)
+        _primal(value, plain, case, "reverse")
+        _close(jacobian(f, x), fd.jacobian(f, x, matrix=True), case, "jacobian")
+
+
+def check_forward(case: Case, f, x):
+    from contexts import derivative, jacfwd, jvp
+    plain = f(x)
+    t = 1.0 if np.ndim(x) == 0 else np.linspace(0.3, 1.1, np.size(x)).reshape(np.shape(x))
+    value, dy = jvp(f, (x,), (t,))
+    _primal(value, plain, case, "forward")
+    _close(dy, fd.directional(f, (x,), (t,)), case, "jvp")
+    if np.ndim(x) == 0:
+        _close(derivative(f, x), fd.derivative(f, x), case, "derivative")
+    else:
+        _close(jacfwd(f, x), fd.jacobian(f, x), case, "jacfwd")
+
+
+CHECKS = {"reverse": check_reverse, "forward": check_forward}
+
+
+def expected(case: Case, mode: str) -> Refused | None:
+    return case.reverse if mode == "reverse" else case.forward
+
+
+def _imp(name):
+    return importlib.import_module(name)
+
+
+# ===============================================================================================
+# scipy.integrate: ODE solvers, parameters through args=, quadrature
+# ===============================================================================================
+
+def _lotka(t, y, a, b):
+    return [a * y[0] - b * y[0] * y[1], b * y[0] * y[1] - y[1]]
+
+
+def _solve(method, p, y0=(1.0, 0.5)):
+    integrate = _imp("scipy.integrate")
+    sol = integrate.solve_ivp(_lotka, (0.0, 1.0), list(y0), method=method, args=(p[0], p[1]),
+                              rtol=1e-10, atol=1e-12)
+    return sol.y[:, -1]
+
+
+@case("scipy", "integrate.solve_ivp RK45, args=",
+      reverse=R('UnsupportedFunction', "ODE solvers: a lambda in a comprehension (solve_ivp's events)"),
+      forward=R('DualConversionError', 'ODE solvers: np.asarray of duals'))
+def _():
+    return (lambda p: _solve("RK45", p)), np.array([1.1, 0.4])
+
+
+@case("scipy", "integrate.solve_ivp RK23, y0",
+      reverse=R('UnsupportedFunction', "ODE solvers: a lambda in a comprehension (solve_ivp's events)"),
+      forward=R('DualConversionError', 'ODE solvers: np.asarray of duals'))
+def _():
+    integrate = _imp("scipy.integrate")
+
+    def f(y0):
+        sol = integrate.solve_ivp(lambda t, y: -0.5 * y + np.sin(y), (0.0, 1.0), y0, method="RK23",
+                                  rtol=1e-10, atol=1e-12)
+        return sol.y[:, -1]
+    return f, np.array([0.3, 0.8])
+
+
+@case("scipy", "integrate.solve_ivp DOP853, args=",
+      reverse=R('UnsupportedFunction', "ODE solvers: a lambda in a comprehension (solve_ivp's events)"),
+      forward=R('DualConversionError', 'ODE solvers: np.asarray of duals'))
+def _():
+    return (lambda p: _solve("DOP853", p)), np.array([0.9, 0.6])
+
+
+@case("scipy", "integrate.quad",
+      reverse=R('NoRuleError', 'missing C rule: QUADPACK'),
+      forward=R('NoForwardRule', 'missing C rule: QUADPACK'))
+def _():
+    integrate = _imp("scipy.integrate")
+    return (lambda a: integrate.quad(lambda t: np.exp(-a * t * t), 0.0, 1.0)[0]), 0.7
+
+
+@case("scipy", "integrate.simpson")
+def _():
+    integrate = _imp("scipy.integrate")
+    t = np.linspace(0.0, 1.0, 9)
+    return (lambda y: integrate.simpson(y ** 2, x=t)), np.linspace(0.2, 1.0, 9)
+
+
+# ===============================================================================================
+# scipy.interpolate
+# ===============================================================================================
+
+_KNOTS = np.linspace(0.0, 2.0, 7)
+_AT = np.array([0.15, 0.7, 1.33, 1.9])
+
+
+@case("scipy", "interpolate.CubicSpline (data)",
+      reverse=R('NoRuleError', 'missing C rule: LAPACK gtsv'),
+      forward=R('DualConversionError', 'array-API dispatch: np.asarray of duals'))
+def _():
+    interpolate = _imp("scipy.interpolate")
+    return (lambda y: interpolate.CubicSpline(_KNOTS, y)(_AT)), np.sin(_KNOTS) + 1.5
+
+
+@case("scipy", "interpolate.interp1d linear (data)")
+def _():
+    interpolate = _imp("scipy.interpolate")
+    return (lambda y: interpolate.interp1d(_KNOTS, y)(_AT)), np.cos(_KNOTS)
+
+
+@case("scipy", "interpolate.PchipInterpolator (data)",
+      reverse=R('NoRuleError', 'missing C rule: piecewise-polynomial evaluation'),
+      forward=R('DualConversionError', 'array-API dispatch: np.asarray of duals'))
+def _():
+    interpolate = _imp("scipy.interpolate")
+    return (lambda y: interpolate.PchipInterpolator(_KNOTS, y)(_AT)), np.exp(_KNOTS / 2)
+
+
+@case("scipy", "interpolate.BarycentricInterpolator (point)")
+def _():
+    interpolate = _imp("scipy.interpolate")
+    p = interpolate.BarycentricInterpolator(_KNOTS, np.sin(_KNOTS))
+    return (lambda t: p(t)), 0.83
+
+
+@case("scipy", "interpolate.lagrange (data)",
+      reverse=R('NoRuleError', 'missing rule: np.trim_zeros (no source)'),
+      forward=R('NoForwardRule', 'missing rule: np.trim_zeros'))
+def _():
+    interpolate = _imp("scipy.interpolate")
+    k = _KNOTS[:4]
+    return (lambda y: interpolate.lagrange(k, y)(0.77)), np.array([1.0, 0.5, -0.3, 0.2])
+
+
+# ===============================================================================================
+# scipy.stats: distributions' logpdf/cdf, frozen distributions
+# ===============================================================================================
+
+@case("scipy", "stats.norm.logpdf (loc, scale)",
+      forward=R('DualConversionError', 'array-API dispatch (xp_promote): np.asarray of duals'))
+def _():
+    stats = _imp("scipy.stats")
+    data = np.array([0.3, -1.2, 2.0])
+    return (lambda p: np.sum(stats.norm.logpdf(data, loc=p[0], scale=p[1]))), np.array([0.2, 1.4])
+
+
+@case("scipy", "stats.norm(...).cdf frozen",
+      reverse=R('NoRuleError', 'introspection: inspect.signature'),
+      forward=R('DualConversionError', 'array-API dispatch (xp_promote): np.asarray of duals'))
+def _():
+    stats = _imp("scipy.stats")
+    return (lambda p: stats.norm(p[0], p[1]).cdf(0.4)), np.array([0.1, 0.8])
+
+
+@case("scipy", "stats.t.logpdf (x)",
+      forward=R('DualConversionError', 'array-API dispatch (xp_promote): np.asarray of duals'))
+def _():
+    stats = _imp("scipy.stats")
+    return (lambda x: np.sum(stats.t.logpdf(x, 4.5))), np.array([0.3, -0.9, 1.7])
+
+
+@case("scipy", "stats.gamma.logpdf (x, a)",
+      forward=R('DualConversionError', 'array-API dispatch (xp_promote): np.asarray of duals'))
+def _():
+    stats = _imp("scipy.stats")
+    return (lambda p: stats.gamma.logpdf(p[0], p[1])), np.array([1.3, 2.2])
+
+
+@case("scipy", "stats.multivariate_normal.logpdf",
+      reverse=R('NoRuleError', 'missing C rule: LAPACK syevr'))
+def _():
+    stats = _imp("scipy.stats")
+    cov = np.array([[1.0, 0.3], [0.3, 0.8]])
+    return (lambda m: stats.multivariate_normal.logpdf(np.array([0.2, -0.4]), mean=m, cov=cov)), \
+        np.array([0.1, 0.3])
+
+
+# ===============================================================================================
+# scipy.special: the functions the registry has rules for
+# ===============================================================================================
+
+@case("scipy", "special.gammaln + digamma")
+def _():
+    special = _imp("scipy.special")
+    return (lambda x: np.sum(special.gammaln(x) * special.digamma(x))), np.array([0.7, 1.9, 3.2])
+
+
+@case("scipy", "special.logsumexp (b=)")
+def _():
+    special = _imp("scipy.special")
+    return (lambda x: special.logsumexp(x, b=np.array([0.5, 1.0, 2.0]))), np.array([0.1, -0.4, 0.9])
+
+
+@case("scipy", "special.erf / ndtr / expit")
+def _():
+    special = _imp("scipy.special")
+    return (lambda x: special.erf(x) * special.ndtr(2 * x) + special.expit(x) ** 2), 0.35
+
+
+@case("scipy", "special.softmax, xlogy")
+def _():
+    special = _imp("scipy.special")
+    return (lambda x: np.sum(special.xlogy(x, special.softmax(x) + 1.0))), np.array([0.3, 1.1, -0.6])
+
+
+# ===============================================================================================
+# filterpy: Kalman filters (objects holding state, updated in place)
+# ===============================================================================================
+
+def _kalman(kalman, dt=0.1):
+    kf = kalman.KalmanFilter(dim_x=2, dim_z=1)
+    kf.F = np.array([[1.0, dt], [0.0, 1.0]])
+    kf.H = np.array([[1.0, 0.0]])
+    kf.P = np.eye(2) * 0.5
+    kf.R = np.array([[0.2]])
+    kf.Q = np.eye(2) * 0.01
+    return kf
+
+
+@case("filterpy", "KalmanFilter predict/update (measurements)")
+def _():
+    kalman = _imp("filterpy.kalman")
+
+    def f(zs):
+        kf = _kalman(kalman)
+        kf.x = np.array([0.0, 1.0])
+        for z in zs:
+            kf.predict()
+            kf.update(z)
+        return kf.x
+    return f, np.array([0.11, 0.19, 0.32])
+
+
+@case("filterpy", "KalmanFilter log_likelihood (initial state)",
+      reverse=R('NoRuleError', 'missing C rule: LAPACK syevr (multivariate_normal)'),
+      forward=R('DualConversionError', 'np.asarray of duals'))
+def _():
+    kalman = _imp("filterpy.kalman")
+
+    def f(x0):
+        kf = _kalman(kalman)
+        kf.x = x0
+        total = 0.0
+        for z in (0.12, 0.2, 0.29):
+            kf.predict()
+            kf.update(z)
+            total = total + kf.log_likelihood
+        return total
+    return f, np.array([0.05, 0.9])
+
+
+@case("filterpy", "kalman.predict/update functions")
+def _():
+    kalman = _imp("filterpy.kalman")
+    F = np.array([[1.0, 0.1], [0.0, 1.0]])
+    H = np.array([[1.0, 0.0]])
+
+    def f(x0):
+        x, P = kalman.predict(x0, np.eye(2), F, np.eye(2) * 0.01)
+        x, P = kalman.update(x, P, np.array([0.3]), np.array([[0.2]]), H)
+        return x
+    return f, np.array([0.2, 0.7])
+
+
+@case("filterpy", "UnscentedKalmanFilter predict/update",
+      forward=R('DualConversionError', 'np.asarray of duals'))
+def _():
+    kalman = _imp("filterpy.kalman")
+
+    def f(zs):
+        points = kalman.MerweScaledSigmaPoints(2, alpha=0.3, beta=2.0, kappa=1.0)
+        ukf = kalman.UnscentedKalmanFilter(dim_x=2, dim_z=1, dt=0.1, points=points,
+                                           fx=lambda x, dt: np.array([x[0] + dt * np.sin(x[1]), x[1]]),
+                                           hx=lambda x: x[:1])
+        ukf.x = np.array([0.0, 1.0])
+        ukf.R *= 0.2
+        ukf.Q *= 0.01
+        for z in zs:
+            ukf.predict()
+            ukf.update(np.array([z]))
+        return ukf.x
+    return f, np.array([0.1, 0.18])
+
+
+@case("filterpy", "stats.logpdf / mahalanobis",
+      reverse=R('NoRuleError', 'missing C rule: LAPACK syevr'))
+def _():
+    stats = _imp("filterpy.stats")
+    cov = np.array([[1.0, 0.2], [0.2, 0.5]])
+    return (lambda x: stats.logpdf(x, np.array([0.1, 0.2]), cov) + stats.mahalanobis(x, np.zeros(2), cov)), \
+        np.array([0.4, -0.3])
+
+
+# ===============================================================================================
+# scikit-learn: kernels
+# ===============================================================================================
+
+_XK = np.array([[0.1, 0.5], [1.2, -0.3], [0.7, 0.9]])
+
+
+@case("sklearn", "metrics.pairwise.rbf_kernel", dist="scikit-learn",
+      reverse=R('NoRuleError', 'introspection: inspect.signature (parameter validation)'))
+def _():
+    pairwise = _imp("sklearn.metrics.pairwise")
+    return (lambda x: pairwise.rbf_kernel(x.reshape(1, 2), _XK, gamma=0.7).ravel()), np.array([0.3, 0.2])
+
+
+@case("sklearn", "metrics.pairwise.polynomial_kernel", dist="scikit-learn",
+      reverse=R('NoRuleError', 'introspection: inspect.signature (parameter validation)'))
+def _():
+    pairwise = _imp("sklearn.metrics.pairwise")
+    return (lambda x: pairwise.polynomial_kernel(x.reshape(1, 2), _XK, degree=3, coef0=1.0).ravel()), \
+        np.array([0.3, 0.2])
+
+
+@case("sklearn", "metrics.pairwise.laplacian_kernel", dist="scikit-learn",
+      reverse=R('NoRuleError', 'introspection: inspect.signature (parameter validation)'),
+      forward=R('NoForwardRule', 'missing C rule: scipy.spatial.distance.cdist'))
+def _():
+    pairwise = _imp("sklearn.metrics.pairwise")
+    return (lambda x: pairwise.laplacian_kernel(x.reshape(1, 2), _XK, gamma=0.5).ravel()), np.array([0.3, 0.2])
+
+
+@case("sklearn", "gaussian_process.kernels.Matern", dist="scikit-learn",
+      reverse=R('UnsupportedFunction', 'a closure reading a reassigned variable'),
+      forward=R('NoForwardRule', 'missing C rule: scipy.spatial.distance.cdist'))
+def _():
+    kernels = _imp("sklearn.gaussian_process.kernels")
+    k = kernels.Matern(length_scale=0.8, nu=2.5)
+    return (lambda x: k(x.reshape(1, 2), _XK).ravel()), np.array([0.3, 0.2])
+
+
+@case("sklearn", "gaussian_process.kernels.RBF + WhiteKernel diag", dist="scikit-learn",
+      reverse=R('NoRuleError', 'missing C rule: scipy.spatial.distance.pdist'),
+      forward=R('TypeError', 'crash: an unhashable kernel object as a cache key'))
+def _():
+    kernels = _imp("sklearn.gaussian_process.kernels")
+    k = kernels.RBF(length_scale=1.3) + kernels.WhiteKernel(0.1)
+    return (lambda x: np.sum(k(x.reshape(3, 2)))), _XK.ravel().copy()
+
+
+# ===============================================================================================
+# astropy: cosmology, models, coordinates' functions
+# ===============================================================================================
+
+@case("astropy", "cosmology FlatLambdaCDM.comoving_distance",
+      reverse=R('NoRuleError', 'missing C rule: scipy.special.hyp2f1'),
+      forward=R('NoForwardRule', 'missing C rule: scipy.special.hyp2f1'))
+def _():
+    cosmology = _imp("astropy.cosmology")
+    cosmo = cosmology.FlatLambdaCDM(H0=70.0, Om0=0.3)
+    return (lambda z: cosmo.comoving_distance(z).value), 0.5
+
+
+@case("astropy", "cosmology FlatLambdaCDM.efunc")
+def _():
+    cosmology = _imp("astropy.cosmology")
+    cosmo = cosmology.FlatLambdaCDM(H0=70.0, Om0=0.3)
+    return (lambda z: cosmo.efunc(z)), 0.8
+
+
+@case("astropy", "modeling Gaussian1D.evaluate")
+def _():
+    models = _imp("astropy.modeling.models")
+    t = np.array([0.1, 0.5, 1.4])
+    return (lambda p: models.Gaussian1D.evaluate(t, p[0], p[1], p[2])), np.array([1.5, 0.4, 0.7])
+
+
+@case("astropy", "coordinates angular_separation")
+def _():
+    coordinates = _imp("astropy.coordinates")
+    return (lambda p: coordinates.angular_separation(p[0], p[1], 0.4, 0.2)), np.array([0.9, -0.3])
+
+
+@case("astropy", "stats biweight_location")
+def _():
+    stats = _imp("astropy.stats")
+    return (lambda x: stats.biweight_location(x)), np.array([0.3, 1.1, 0.8, 2.0, 0.45])
+
+
+# ===============================================================================================
+# colour-science
+# ===============================================================================================
+
+@case("colour", "XYZ_to_Lab", dist="colour-science",
+      reverse=R('ValueError', 'crash: np.asarray of 0-d differentiated values'))
+def _():
+    colour = _imp("colour")
+    return (lambda xyz: colour.XYZ_to_Lab(xyz)), np.array([0.2, 0.3, 0.25])
+
+
+@case("colour", "delta_E CIE 2000", dist="colour-science",
+      reverse=R('NoRuleError', 'introspection: inspect.signature (filter_kwargs)'),
+      forward=R('OverdubError', 'np.copyto of duals'))
+def _():
+    colour = _imp("colour")
+    return (lambda lab: colour.delta_E(lab, np.array([52.0, 10.0, -8.0]), method="CIE 2000")), \
+        np.array([50.0, 12.0, -5.0])
+
+
+@case("colour", "sRGB_to_XYZ", dist="colour-science",
+      reverse=R('NoRuleError', 'no source: collections.abc Mapping.keys'))
+def _():
+    colour = _imp("colour")
+    return (lambda rgb: colour.sRGB_to_XYZ(rgb)), np.array([0.4, 0.6, 0.2])
+
+
+@case("colour", "xy_to_CCT McCamy", dist="colour-science")
+def _():
+    colour = _imp("colour")
+    return (lambda xy: colour.xy_to_CCT(xy, method="McCamy 1992")), np.array([0.31, 0.33])
+
+
+# ===============================================================================================
+# sympy: generated code (lambdify to numpy)
+# ===============================================================================================
+
+@case("sympy", "lambdify scalar expression")
+def _():
+    sympy = _imp("sympy")
+    a, b = sympy.symbols("a b")
+    g = sympy.lambdify((a, b), sympy.exp(-a * b) * sympy.sin(a) + sympy.sqrt(1 + b ** 2), "numpy")
+    return (lambda p: g(p[0], p[1])), np.array([0.6, 1.3])
+
+
+@case("sympy", "lambdify matrix (Jacobian of a map)")
+def _():
+    sympy = _imp("sympy")
+    a, b = sympy.symbols("a b")
+    m = sympy.Matrix([a ** 2 * b, sympy.cos(a) + b]).jacobian([a, b])
+    g = sympy.lambdify((a, b), m, "numpy")
+    return (lambda p: g(p[0], p[1]).ravel()), np.array([0.6, 1.3])
+
+
+@case("sympy", "lambdify special functions (gamma, erf)")
+def _():
+    sympy = _imp("sympy")
+    a = sympy.symbols("a")
+    g = sympy.lambdify(a, sympy.loggamma(a) + sympy.erf(a / 2), ["scipy", "numpy"])
+    return (lambda x: g(x)), 1.7
+
+
+@case("sympy", "lambdify Piecewise / Max",
+      forward=R('OverdubError', 'np.copyto of duals (np.select)'))
+def _():
+    sympy = _imp("sympy")
+    a = sympy.symbols("a")
+    g = sympy.lambdify(a, sympy.Piecewise((a ** 2, a < 1), (2 * a - 1, True)) + sympy.Max(a, 0.5), "numpy")
+    return (lambda x: np.sum(g(x))), np.array([0.3, 1.7])
+
+
+# ===============================================================================================
+# pandas
+# ===============================================================================================
+
+@case("pandas", "Series arithmetic + sum",
+      reverse=R('NoRuleError', 'pandas Series of differentiated arrays'),
+      forward=R('DualConversionError', 'pandas Series of differentiated arrays'))
+def _():
+    pd = _imp("pandas")
+    return (lambda x: float((pd.Series(x) * 2.0 + 1.0).sum())), np.array([0.3, 0.8, 1.1])
+
+
+@case("pandas", "DataFrame column ops to_numpy",
+      reverse=R('NoRuleError', 'pandas DataFrame of differentiated arrays'),
+      forward=R('DualConversionError', 'pandas DataFrame of differentiated arrays'))
+def _():
+    pd = _imp("pandas")
+
+    def f(x):
+        df = pd.DataFrame({"a": x, "b": x ** 2})
+        return (df["a"] * df["b"]).to_numpy()
+    return f, np.array([0.3, 0.8, 1.1])
+
+
+@case("pandas", "Series.rolling mean",
+      reverse=R('NoRuleError', 'pandas Series of differentiated arrays'),
+      forward=R('Exception', 'crash: pandas DataError on an object Series of duals'))
+def _():
+    pd = _imp("pandas")
+    return (lambda x: pd.Series(x).rolling(2).mean().to_numpy()[1:]), np.array([0.3, 0.8, 1.1, 0.4])
+
+
+@case("pandas", "Series.ewm mean",
+      reverse=R('NoRuleError', 'pandas Series of differentiated arrays'),
+      forward=R('Exception', 'crash: pandas DataError on an object Series of duals'))
+def _():
+    pd = _imp("pandas")
+    return (lambda x: pd.Series(x).ewm(alpha=0.4).mean().to_numpy()), np.array([0.3, 0.8, 1.1])
+
+
+# ===============================================================================================
+# lmfit: line shapes
+# ===============================================================================================
+
+_T = np.array([-0.5, 0.2, 0.9])
+
+
+@case("lmfit", "lineshapes.gaussian")
+def _():
+    ls = _imp("lmfit.lineshapes")
+    return (lambda p: ls.gaussian(_T, p[0], p[1], p[2])), np.array([1.2, 0.1, 0.6])
+
+
+@case("lmfit", "lineshapes.lorentzian")
+def _():
+    ls = _imp("lmfit.lineshapes")
+    return (lambda p: ls.lorentzian(_T, p[0], p[1], p[2])), np.array([1.2, 0.1, 0.6])
+
+
+@case("lmfit", "lineshapes.pvoigt")
+def _():
+    ls = _imp("lmfit.lineshapes")
+    return (lambda p: ls.pvoigt(_T, p[0], p[1], p[2], p[3])), np.array([1.2, 0.1, 0.6, 0.3])
+
+
+@case("lmfit", "lineshapes.skewed_gaussian")
+def _():
+    ls = _imp("lmfit.lineshapes")
+    return (lambda p: ls.skewed_gaussian(_T, p[0], p[1], p[2], p[3])), np.array([1.2, 0.1, 0.6, 0.5])
+
+
+@case("lmfit", "lineshapes.step erf")
+def _():
+    ls = _imp("lmfit.lineshapes")
+    return (lambda p: ls.step(_T, p[0], p[1], p[2], form="erf")), np.array([1.2, 0.1, 0.6])
+
+
+# ===============================================================================================
+# fluids: chemical-engineering correlations in pure-Python floats
+# ===============================================================================================
+
+@case("fluids", "core.Reynolds")
+def _():
+    fluids = _imp("fluids")
+    return (lambda p: fluids.Reynolds(V=p[0], D=p[1], rho=1000.0, mu=1e-3)), np.array([2.5, 0.1])
+
+
+@case("fluids", "friction.Colebrook",
+      reverse=R('UnsupportedFunction', 'a closure reading a reassigned variable'),
+      forward=R('NoForwardRule', 'missing C rule: scipy.special.lambertw'))
+def _():
+    fluids = _imp("fluids")
+    return (lambda re: fluids.friction.Colebrook(re, 1e-4)), 1.0e5
+
+
+@case("fluids", "friction.Clamond")
+def _():
+    fluids = _imp("fluids")
+    return (lambda re: fluids.friction.Clamond(re, 1e-4)), 1.0e5
+
+
+@case("fluids", "drag.drag_sphere (Re)")
+def _():
+    fluids = _imp("fluids")
+    return (lambda re: fluids.drag.drag_sphere(re)), 120.0
+
+
+@case("fluids", "core.Prandtl / Nusselt")
+def _():
+    fluids = _imp("fluids")
+    return (lambda p: fluids.core.Prandtl(Cp=p[0], k=p[1], mu=1e-3) * fluids.core.Nusselt(h=p[1], L=0.2, k=0.6)), \
+        np.array([4180.0, 0.6])
+
+
+# ===============================================================================================
+# geographiclib: geodesics on the ellipsoid (pure Python floats)
+# ===============================================================================================
+
+@case("geographiclib", "Geodesic.Inverse s12")
+def _():
+    geodesic = _imp("geographiclib.geodesic")
+    g = geodesic.Geodesic.WGS84
+    return (lambda p: g.Inverse(p[0], p[1], -33.9, 151.2)["s12"] / 1e6), np.array([40.6, -73.8])
+
+
+@case("geographiclib", "Geodesic.Direct lat2/lon2")
+def _():
+    geodesic = _imp("geographiclib.geodesic")
+    g = geodesic.Geodesic.WGS84
+
+    def f(p):
+        r = g.Direct(40.6, -73.8, p[0], p[1])
+        return np.array([r["lat2"], r["lon2"]])
+    return f, np.array([51.0, 5.0e6])
+
+
+@case("geographiclib", "Geodesic.Inverse azi1")
+def _():
+    geodesic = _imp("geographiclib.geodesic")
+    g = geodesic.Geodesic.WGS84
+    return (lambda lat: g.Inverse(lat, 10.0, 48.0, 20.0)["azi1"]), 41.0
+
+
+@case("geographiclib", "Geodesic.Inverse area S12")
+def _():
+    geodesic = _imp("geographiclib.geodesic")
+    g = geodesic.Geodesic.WGS84
+    return (lambda lat: g.Inverse(lat, 10.0, 48.0, 20.0, geodesic.Geodesic.AREA)["S12"] / 1e12), 41.0
+
+
+# ===============================================================================================
+# transforms3d: rotations
+# ===============================================================================================
+
+@case("transforms3d", "euler.euler2mat")
+def _():
+    t3 = _imp("transforms3d")
+    return (lambda a: t3.euler.euler2mat(a[0], a[1], a[2]).ravel()), np.array([0.3, -0.4, 1.1])
+
+
+@case("transforms3d", "quaternions.quat2mat")
+def _():
+    t3 = _imp("transforms3d")
+    return (lambda q: t3.quaternions.quat2mat(q).ravel()), np.array([0.9, 0.1, -0.3, 0.2])
+
+
+@case("transforms3d", "euler.mat2euler")
+def _():
+    t3 = _imp("transforms3d")
+    return (lambda a: np.array(t3.euler.mat2euler(t3.euler.euler2mat(a[0], a[1], a[2]), "szyx"))), \
+        np.array([0.3, -0.4, 1.1])
+
+
+@case("transforms3d", "axangles.axangle2mat")
+def _():
+    t3 = _imp("transforms3d")
+    return (lambda p: t3.axangles.axangle2mat(p[:3], p[3]).ravel()), np.array([0.2, 0.5, 0.8, 0.7])
+
+
+@case("transforms3d", "quaternions.qmult + qinverse")
+def _():
+    t3 = _imp("transforms3d")
+    return (lambda q: t3.quaternions.qmult(q, t3.quaternions.qinverse(q[::-1]))), np.array([0.9, 0.1, -0.3, 0.2])
+
+
+# ===============================================================================================
+# properscoring: forecast scores
+# ===============================================================================================
+
+@case("properscoring", "crps_gaussian (mu, sig)")
+def _():
+    ps = _imp("properscoring")
+    return (lambda p: ps.crps_gaussian(0.4, p[0], p[1])), np.array([0.1, 0.7])
+
+
+@case("properscoring", "crps_ensemble (members)")
+def _():
+    ps = _imp("properscoring")
+    return (lambda e: ps.crps_ensemble(0.4, e)), np.array([0.1, 0.7, -0.2, 0.55])
+
+
+@case("properscoring", "crps_ensemble weighted")
+def _():
+    ps = _imp("properscoring")
+    return (lambda w: ps.crps_ensemble(0.4, np.array([0.1, 0.7, -0.2]), weights=w)), np.array([0.3, 0.5, 0.2])
+
+
+@case("properscoring", "crps_quadrature (mu)",
+      reverse=R('NoRuleError', 'introspection: inspect.signature (frozen distribution)'),
+      forward=R('NoForwardRule', 'np.vectorize of a Python function'))
+def _():
+    ps = _imp("properscoring")
+    stats = _imp("scipy.stats")
+    return (lambda mu: ps.crps_quadrature(0.4, stats.norm(mu, 1.0))), 0.1
+
+
+# ===============================================================================================
+# mpmath: arbitrary precision in pure Python
+# ===============================================================================================
+
+@case("mpmath", "mpmath.sin / exp on floats",
+      reverse=R('IntegerJump', "a float's digits taken apart (mpf)"),
+      forward=R('IntegerJump', "a float's digits taken apart (mpf)"))
+def _():
+    mpmath = _imp("mpmath")
+    return (lambda x: float(mpmath.sin(x) * mpmath.exp(x))), 0.7
+
+
+@case("mpmath", "mpmath.quad",
+      reverse=R('UnsupportedFunction', 'a closure reading a reassigned variable'),
+      forward=R('NotImplementedError', 'crash: mpf in a dual'))
+def _():
+    mpmath = _imp("mpmath")
+    return (lambda a: float(mpmath.quad(lambda t: mpmath.exp(-a * t), [0, 1]))), 0.7
+
+
+@case("mpmath", "mpmath.besselj",
+      reverse=R('UnsupportedFunction', 'a closure reading a reassigned variable'),
+      forward=R('IntegerJump', "a float's digits taken apart (mpf)"))
+def _():
+    mpmath = _imp("mpmath")
+    return (lambda x: float(mpmath.besselj(1, x))), 0.7
+
+
+@case("mpmath", "mpmath.findroot",
+      reverse=R('IntegerJump', "a float's digits taken apart (mpf)"))
+def _():
+    mpmath = _imp("mpmath")
+    return (lambda a: float(mpmath.findroot(lambda t: t ** 3 - a, 1.0))), 2.0
