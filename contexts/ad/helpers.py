@@ -274,7 +274,13 @@ def getattr_(obj, attr):
     `functools.cached_property` whose getter is a Python function runs its twin now: what the getter
     reads and writes (a lazy cache `if self._c is None: self._c = ...`) is recorded at this point, where
     re-running it in the reverse pass would find the cache filled and lose the derivative."""
-    if _whole_number(type(obj)) and attr not in _NUMBER_PARTS:
+    t = type(obj)
+    if t in _C_LEVEL:  # attributes in C (an array's .T, a dual's own): nothing to run as a twin
+        return getattr(obj, attr), None
+    own = getattr(obj, "__dict__", None)
+    if type(own) is dict and attr in own:  # the instance's own value (a property stores elsewhere)
+        return getattr(obj, attr), None
+    if _whole_number(t) and attr not in _NUMBER_PARTS:
         _representation_read(obj, attr, getattr(obj, attr))
     prop = getattr(type(obj), attr, None)
     if prop is None or isinstance(obj, (types.ModuleType, type)) or type(obj) is _Dual:
@@ -296,6 +302,8 @@ def getattr_(obj, attr):
     return getattr(obj, attr), None
 
 
+_C_LEVEL = frozenset({np.ndarray, _Dual, float, complex, int, bool, np.float64, np.float32, np.complex128,
+                      np.int64, np.bool_})
 _CACHED = object()  # a pullback's mark: a cached_property's first read, which also stored the value
 
 
@@ -346,15 +354,13 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
 # Their parts are integers or plain floats that carry no derivative, so code computing with the parts
 # (mpmath's own functions, `Fraction(x.numerator, x.denominator)`) would return a constant: refused.
 _NUMBER_PARTS = frozenset({"real", "imag", "conjugate", "__class__"})
-_WHOLE: dict = {}
 
 
 def _whole_number(t) -> bool:
-    known = _WHOLE.get(t)
-    if known is None:
-        known = _WHOLE[t] = (issubclass(t, _KNOWN_NUMBERS) and t is not _Dual  # (a dual's attributes are its own)
-                             and not issubclass(t, (float, complex, int, np.generic, numbers.Integral)))
-    return known
+    """(Not cached: a cache keyed by type would keep classes made at run time alive; the attribute reads
+    that reach here, of slots and class attributes, are the rare ones.)"""
+    return (issubclass(t, _KNOWN_NUMBERS) and t is not _Dual  # (a dual's attributes are its own)
+            and not issubclass(t, (float, complex, int, np.generic, numbers.Integral)))
 
 
 def _representation_read(obj, attr, result):
