@@ -16,28 +16,25 @@ from __future__ import annotations
 import cmath
 
 from .generic import conj, project
+from .math import _ELEMENTWISE as _REAL_PARTIALS
 from .registry import registry
 
 __all__ = ["NONDIFFERENTIABLE"]
 
-_LN10 = cmath.log(10.0)
 
-
-def sin_derivative(y, z):
-    return cmath.cos(z)
-
-
-def cos_derivative(y, z):
-    return -cmath.sin(z)
-
-
-def tan_derivative(y, z):
-    return 1 + y * y
+def _on_complex(partial):
+    """math's partial of the same function (rules/math.py, the one declaration): its `g` functions
+    dispatch on type, so at x + 0j they are cmath's (a real x is x + 0j, as cmath takes it)."""
+    def derivative(y, z):
+        return partial(y, complex(z) if type(z) is float or type(z) is int else z)
+    derivative.__name__ = derivative.__qualname__ = partial.__name__
+    return derivative
 
 
 def _sqrt_one_minus_square(z):
-    """sqrt(1 - z) * sqrt(1 + z), the branch cmath's asin/acos use; -(z - 1) keeps the sign of a zero
-    imaginary part, so a real z on the cut |z| > 1 gets the side cmath evaluates."""
+    """sqrt(1 - z) * sqrt(1 + z), the branch cmath's asin/acos use (not math's sqrt(1 - z * z), which
+    differs across the cuts); -(z - 1) keeps the sign of a zero imaginary part, so a real z on the cut
+    |z| > 1 gets the side cmath evaluates."""
     if not isinstance(z, complex):
         z = complex(z)  # a real x is x + 0j, as cmath takes it
     return cmath.sqrt(-(z - 1)) * cmath.sqrt(1 + z)
@@ -49,46 +46,6 @@ def asin_derivative(y, z):
 
 def acos_derivative(y, z):
     return -1 / _sqrt_one_minus_square(z)
-
-
-def atan_derivative(y, z):
-    return 1 / (1 + z * z)
-
-
-def sinh_derivative(y, z):
-    return cmath.cosh(z)
-
-
-def cosh_derivative(y, z):
-    return cmath.sinh(z)
-
-
-def tanh_derivative(y, z):
-    return 1 - y * y
-
-
-def asinh_derivative(y, z):
-    return 1 / cmath.sqrt(z * z + 1)
-
-
-def acosh_derivative(y, z):
-    return 1 / (cmath.sqrt(z - 1) * cmath.sqrt(z + 1))
-
-
-def atanh_derivative(y, z):
-    return 1 / (1 - z * z)
-
-
-def exp_derivative(y, z):
-    return y
-
-
-def log10_derivative(y, z):
-    return 1 / (z * _LN10)
-
-
-def sqrt_derivative(y, z):
-    return 0.5 / y
 
 
 def _holomorphic(fn, derivative, name):
@@ -106,13 +63,11 @@ def _holomorphic(fn, derivative, name):
     registry.frule(fn)(frule)
 
 
-for _name, _derivative in [
-    ("sin", sin_derivative), ("cos", cos_derivative), ("tan", tan_derivative),
-    ("asin", asin_derivative), ("acos", acos_derivative), ("atan", atan_derivative),
-    ("sinh", sinh_derivative), ("cosh", cosh_derivative), ("tanh", tanh_derivative),
-    ("asinh", asinh_derivative), ("acosh", acosh_derivative), ("atanh", atanh_derivative),
-    ("exp", exp_derivative), ("log10", log10_derivative), ("sqrt", sqrt_derivative),
-]:
+_DERIVATIVES = {name: _on_complex(_REAL_PARTIALS[name][0])
+                for name in ("sin", "cos", "tan", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+                             "exp", "log10", "sqrt")}
+_DERIVATIVES.update(asin=asin_derivative, acos=acos_derivative)
+for _name, _derivative in _DERIVATIVES.items():
     _holomorphic(getattr(cmath, _name), _derivative, f"cmath.{_name}")
 
 
