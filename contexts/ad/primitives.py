@@ -13,7 +13,7 @@ from ..rules.cotangents import acc
 from ..rules.registry import NoRuleError
 
 registry.adjoint(unpack)(unpack_adjoint)
-registry.rules[unpack].iterates = True
+registry.set(unpack, iterates=True)
 from .replacements import _order
 
 registry.nondifferentiable(_order)
@@ -27,7 +27,7 @@ def _sequence_adjoint(dy, y, x=()):
 
 
 registry.adjoint(list, tuple)(_sequence_adjoint)
-registry.rules[list].iterates = registry.rules[tuple].iterates = True
+registry.set(list, tuple, iterates=True)
 
 
 # dict views (their consumers go through runtime._iterate_view, which draws their items as a list)
@@ -50,7 +50,7 @@ def _iter_adjoint(dy, y, x, *sentinel):
 
 
 registry.adjoint(iter)(_iter_adjoint)
-registry.rules[iter].iterates = True
+registry.set(iter, iterates=True)
 
 # iterators whose position in their sequence is known (`__reduce__` gives it): `next` and loops over a
 # partly consumed one put each drawn item's cotangent at its position in the iterator's box
@@ -81,7 +81,7 @@ def _next_inplace(it):
 
 
 for _t in POSITIONED:
-    registry._rule((_t, "__next__")).inplace = _next_inplace
+    registry.set((_t, "__next__"), inplace=_next_inplace)
 
 
 def _getattr_inplace(obj, name, *default):
@@ -102,8 +102,7 @@ def _getattr_inplace(obj, name, *default):
     return y, getattr_back
 
 
-registry._rule(getattr).inplace = _getattr_inplace
-registry.rules[getattr].mutating = True
+registry.set(getattr, inplace=_getattr_inplace, mutating=True)
 
 
 def _ufunc_at_adjoint(S, dself, dy, y, ufunc, x, idx, v=None):
@@ -125,7 +124,7 @@ def _ufunc_at_adjoint(S, dself, dy, y, ufunc, x, idx, v=None):
 
 
 registry.adjoint((np.ufunc, "at"))(_ufunc_at_adjoint)
-registry.rules[(np.ufunc, "at")].mutating = True
+registry.set((np.ufunc, "at"), mutating=True)
 
 @registry.frule(unpack)
 def unpack_frule(tangents, v, n, star):

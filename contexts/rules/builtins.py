@@ -258,7 +258,7 @@ registry.adjoint(builtins.complex, kind="linear")(_positional_adjoint(complex_ad
 registry.frule(builtins.complex)(complex_frule)
 
 for _fn in (builtins.sum, builtins.min, builtins.max, builtins.sorted):  # iterate their first argument
-    registry.rules[_fn].iterates = True
+    registry.set(_fn, iterates=True)
 
 registry.nondifferentiable(
     builtins.round, builtins.int, builtins.len, builtins.bool, builtins.hash, builtins.id,
@@ -320,5 +320,4 @@ def _int_frule(tangents, x=0, *base):
     return int(x, *base), None
 
 
-registry.rules[builtins.int].impl = _int_impl
-registry.rules[builtins.int].frule = _int_frule
+registry.set(builtins.int, impl=_int_impl, frule=_int_frule)

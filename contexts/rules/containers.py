@@ -26,7 +26,7 @@ def mutating(*keys):
     def register(adj):
         registry.adjoint(*keys)(adj)
         for k in keys:
-            registry.rules[k].mutating = True
+            registry.set(k, mutating=True)
         return adj
     return register
 
@@ -36,7 +36,7 @@ def _inplace(*keys):
     returns (dself, positional cotangents[, keyword cotangents])."""
     def register(fn):
         for k in keys:
-            registry._rule(k).inplace = fn
+            registry.set(k, inplace=fn)
         return fn
     return register
 
@@ -217,7 +217,7 @@ def new_dict(cls, args, kw):
     return y, dict_new_back
 
 
-registry._rule(dict).inplace = lambda *args, **kw: new_dict(dict, args, kw)
+registry.set(dict, inplace=lambda *args, **kw: new_dict(dict, args, kw))
 
 
 def _fromkeys_adjoint(dy, y, cls, keys, value=None):
@@ -256,7 +256,7 @@ def dict_update_inplace(self, *args, **kw):
     return None, update_back
 
 
-registry._rule((dict, "__init__")).inplace = dict_update_inplace  # `super().__init__(**kw)` in a subclass
+registry.set((dict, "__init__"), inplace=dict_update_inplace)  # `super().__init__(**kw)` in a subclass
 
 
 @_inplace((list, "__init__"))
@@ -396,7 +396,7 @@ def _copy_rule(deep):
             box = S.box(y, dy) if not isinstance(y, (np.ndarray, numbers.Number)) else dy
             return None, (_plain(box, deep),) + (None,) * len(rest)
         return y, copy_back
-    registry._rule(fn).inplace = copy_inplace
+    registry.set(fn, inplace=copy_inplace)
 
 
 _copy_rule(False)
@@ -450,5 +450,5 @@ def _reordering(fn, pushes: bool, pops: bool, is_method: bool = False):
 for _fn, _push, _pop in [(heapq.heappush, True, False), (heapq.heappop, False, True), (heapq.heapify, False, False),
                          (heapq.heapreplace, True, True), (heapq.heappushpop, True, True),
                          (random.shuffle, False, False)]:
-    registry._rule(_fn).inplace = _reordering(_fn, _push, _pop)
-registry._rule((list, "sort")).inplace = _reordering(list.sort, False, False, is_method=True)
+    registry.set(_fn, inplace=_reordering(_fn, _push, _pop))
+registry.set((list, "sort"), inplace=_reordering(list.sort, False, False, is_method=True))

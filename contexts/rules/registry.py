@@ -150,6 +150,18 @@ class Registry:
         """Register a sparsity rule for each of fns."""
         return self._setter("srule", fns, kind)
 
+    def set(self, *fns: Any, **fields: Any) -> None:
+        """Set fields of the rules of fns, made if missing: the engine-facing ones of `Rule` (`mutating`,
+        `inplace`, `iterates`, `impl`, `hot`, `hot_reduce`, ...), so that no module reaches into
+        `rules` to change one. `registry.set(list.append, mutating=True)`."""
+        unknown = fields.keys() - Rule.__dataclass_fields__.keys()
+        if unknown:
+            raise TypeError(f"a Rule has no field {', '.join(sorted(unknown))}")
+        for fn in fns:
+            rule = self._rule(fn if isinstance(fn, tuple) else key_of(fn))
+            for name, value in fields.items():
+                setattr(rule, name, value)
+
     def set_kind(self, kind: str, *fns: Any, **meta: Any) -> None:
         for fn in fns:
             rule = self._rule(fn if isinstance(fn, tuple) else key_of(fn))

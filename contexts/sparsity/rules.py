@@ -75,7 +75,7 @@ def _register_elementwise(fn, spec: Spec) -> None:
         return elementwise(fn, spec, args, kwargs)
     srule.__name__ = srule.__qualname__ = f"{getattr(fn, '__name__', 'fn')}_srule"
     registry.srule(fn)(srule)
-    registry.rules[fn].meta["sparsity_spec"] = spec
+    registry.get(fn).meta["sparsity_spec"] = spec
 
 
 for _ufunc, _spec in SPECS.items():

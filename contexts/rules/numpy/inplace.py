@@ -19,7 +19,7 @@ from ._util import is_dual, zeros
 def _inplace(*fns):
     def register(impl):
         for fn in fns:
-            registry._rule(fn).inplace = impl
+            registry.set(fn, inplace=impl)
         return impl
     return register
 

@@ -283,7 +283,7 @@ def _direct(fn: Callable, ufunc: np.ufunc) -> Callable:
 
 for _fn, _ufunc in ((np.sum, np.add), (np.prod, np.multiply), (np.max, np.maximum), (np.amax, np.maximum),
                     (np.min, np.minimum), (np.amin, np.minimum)):
-    registry.rules[_fn].impl = _direct(_fn, _ufunc)
+    registry.set(_fn, impl=_direct(_fn, _ufunc))
 
 
 # -- the hot cases of sum and max/min: a float64 array, at most `axis` (None or an int) and `keepdims` ----
@@ -344,7 +344,7 @@ def _extremum_hot(dy, y, x, axis=None, keepdims=False):
 
 
 for _fn in (np.sum, np.max, np.amax, np.min, np.amin):
-    registry.rules[_fn].hot_reduce = _sum_hot if _fn is np.sum else _extremum_hot
+    registry.set(_fn, hot_reduce=_sum_hot if _fn is np.sum else _extremum_hot)
 
 
 def _ptp_grad(dy, y, x, axis=None, keepdims=False, **_):

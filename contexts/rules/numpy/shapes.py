@@ -427,7 +427,7 @@ def broadcast_arrays_frule(tangents, *args, subok=False):
 
 def _many_arrays(fn):
     """atleast_Nd(a, b, ...) returns one array per argument: each cotangent reshaped to its argument."""
-    rule = registry.rules[fn]
+    rule = registry.get(fn)
     one_adjoint, one_frule = rule.adjoint, rule.frule
 
     def adjoint(dy, y, *args):

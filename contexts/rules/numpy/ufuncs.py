@@ -150,7 +150,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
     registry.frule(fn, kind="elementwise")(frule)
     registry.set_kind("elementwise", fn, partials=partials)
     if hot is not None and nin == 1 and nout == 1:
-        registry.rules[fn].hot = hot
+        registry.set(fn, hot=hot)
 
 
 def _rules(*keys: Any, kind: str = "elementwise") -> Callable:
