@@ -14,6 +14,7 @@ from overdub.errors import OverdubError
 
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT
+from .observe import observed_entry, observer
 from .runtime import call
 from ..rules.cotangents import Tangent
 from .structs import Session, finalize
@@ -74,6 +75,9 @@ def _record(f, args, kwargs, full=True):
     _depth.enter()
     token = _level.set(_level.get() + 1)
     try:
+        obs = observer()
+        if obs is not None:
+            return observed_entry(obs, EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, args, kwargs)
         return call(EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, *args, **kwargs)
     except StopIteration as e:
         raise _stopped(f) from e
@@ -179,7 +183,11 @@ def _value_and_gradient(f, args):
     try:
         token = _level.set(_level.get() + 1)
         try:
-            y, pb = call(ARGUMENTS_ONLY, f, *args)  # f's own gradient (its cells) is not wanted
+            obs = observer()
+            if obs is None:
+                y, pb = call(ARGUMENTS_ONLY, f, *args)  # f's own gradient (its cells) is not wanted
+            else:  # a debugging context or ADContext(check=True) sees every operation
+                y, pb = observed_entry(obs, ARGUMENTS_ONLY, f, args, {})
         finally:
             _level.reset(token)
         seed = 1.0 if type(y) is float else _seed(y)

@@ -12,7 +12,7 @@ from typing import Iterable
 
 import overdub
 
-from ._show import callable_module, callable_name
+from ._show import callable_module, callable_name, is_engine
 
 __all__ = ["CountContext", "CATEGORIES"]
 
@@ -55,7 +55,7 @@ class CountContext(overdub.Context):
 
     def overdub(self, site, fn, /, *args, **kwargs):
         # Sites of other kinds stand for operator functions, never recursed into.
-        recursable = (site is None or site.kind == "call") and overdub.is_recursable(fn)
+        recursable = (site is None or site.kind == "call") and overdub.is_recursable(fn) and not is_engine(fn)
         category, op = _classify(site, fn, recursable)
         where = site.function if site is not None else "<run>"
         counts = self.counts.get(where)
@@ -69,10 +69,30 @@ class CountContext(overdub.Context):
             return self.recurse(fn, *args, **kwargs)
         return self.primitive(fn, *args, **kwargs)
 
+    def observe_derivative(self, op, run):
+        """Count an operation of a derivative (`contexts.ad.observe`) under its user function; those of the
+        backward pass under `function [adjoint]`."""
+        where = op.site.function + (" [adjoint]" if op.adjoint else "")
+        counts = self.counts.get(where)
+        if counts is None:
+            counts = self.counts[where] = Counter()
+            self.ops[where] = Counter()
+        if op.recursed:
+            category = "python calls"
+            if not op.adjoint:
+                self.calls[op.site.op] += 1
+        elif op.site.kind == "binop":
+            category = "arithmetic"
+        else:
+            category = "numpy calls" if _is_numpy(op.fn, callable_module(op.fn)) else "other calls"
+        counts[category] += 1
+        self.ops[where][op.site.op] += 1
+        return run()
+
     def run(self, fn, /, *args, **kwargs):
         """Run `fn(*args, **kwargs)` under this context, counting the root call in `calls` only."""
         with self:
-            if overdub.is_recursable(fn):
+            if overdub.is_recursable(fn) and not is_engine(fn):
                 self.calls[callable_name(fn)] += 1
                 return self.recurse(fn, *args, **kwargs)
             return self.primitive(fn, *args, **kwargs)
