@@ -21,6 +21,7 @@ import numpy as np
 import overdub
 from overdub.errors import OverdubError
 
+from ._blind import Observing
 from ._show import callable_name, is_engine, short_repr
 
 __all__ = ["NaNContext", "NaNError"]
@@ -57,7 +58,7 @@ class NaNError(OverdubError):
         super().__init__(what, where=str(site) if site is not None else callable_name(fn), fix=fix)
 
 
-class NaNContext(overdub.Context):
+class NaNContext(Observing, overdub.Context):
     """Raise `NaNError` at the first operation (call, arithmetic, ...) whose result holds a NaN or Inf
     (float, complex, Decimal, numpy scalar or array, or a tuple/list of these) although its inputs were
     all finite. The error names the operation, its operands and the user's file:line.
@@ -79,6 +80,7 @@ class NaNContext(overdub.Context):
         self.error: NaNError | None = None  # the first NaNError raised, even if user code caught it
 
     def overdub(self, site, fn, /, *args, **kwargs):
+        self.seen += 1
         kind = site.kind if site is not None else "call"
         if kind == "call" and overdub.is_recursable(fn) and not is_engine(fn):  # (other kinds stand for
             return self.recurse(fn, *args, **kwargs)                            # operator functions)
@@ -94,6 +96,7 @@ class NaNContext(overdub.Context):
     def observe_derivative(self, op, run):
         """An operation of a derivative's forward or backward pass (`contexts.ad.observe`): its result, or
         NaNError when it made the first NaN/Inf (an adjoint: from finite cotangent and operands)."""
+        self.seen += 1
         inputs = [*op.args, *op.kwargs.values()] + ([op.cotangent] if op.adjoint else [])
         state = _state(inputs) if any(isinstance(v, _MUTABLE) for v in inputs) else None
         result = run()

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Iterator
 import overdub
 from overdub.cache import original_code
 
+from ._blind import Observing
 from ._show import callable_module, callable_name, is_engine, short_repr, unbound_function
 
 __all__ = ["TraceContext", "CallNode"]
@@ -57,7 +58,7 @@ class CallNode:
                 "children": [c.to_dict() for c in self.children]}
 
 
-class TraceContext(overdub.Context):
+class TraceContext(Observing, overdub.Context):
     """Record the tree of calls a function makes, including calls inside third-party code.
 
     Filters choose what is recorded (not what runs): `modules` keeps calls of functions whose module is
@@ -111,6 +112,7 @@ class TraceContext(overdub.Context):
 
     def _call(self, site, fn, args, kwargs):
         """Run one call (recursing into pure Python), recording it when the filters keep it."""
+        self.seen += 1
         recursable = (site is None or site.kind == "call") and overdub.is_recursable(fn)
         engine = recursable and is_engine(fn)  # recorded, run as a primitive: it reports the user's calls
         if not recursable and not self.primitives:
@@ -150,6 +152,7 @@ class TraceContext(overdub.Context):
     def observe_derivative(self, op, run):
         """A call of a user function in a derivative (`contexts.ad.observe`), recorded like any call; the
         backward pass records `adjoint of f(cotangent)`. Primitives only with `primitives=True`."""
+        self.seen += 1
         if not op.recursed and not self.primitives:
             return run()
         depth = self._depth
