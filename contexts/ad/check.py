@@ -67,10 +67,10 @@ class RuleCheck:
             if abs(got - want) > _RTOL * max(abs(got), abs(want)) + _ATOL:
                 name = _rule_name(op, rule)
                 if np.ndim(x) == 0:
-                    values = f"the rule gives {got / v!r}, finite differences {want / v!r}"
+                    values = f"the rule gives {got / v:.8g}, finite differences {want / v:.8g}"
                 else:
-                    values = (f"along a random direction v the rule's cotangent gives <g, v> = {got!r}, "
-                              f"finite differences {want!r} (rule's cotangent {_short(g)})")
+                    values = (f"along a random direction v the rule's cotangent gives <g, v> = {got:.8g}, "
+                              f"finite differences {want:.8g} (rule's cotangent {_short(g)})")
                 raise RuleCheckError(
                     f"{name} disagrees with finite differences at this line: for argument {i}, {values} "
                     f"(operands {', '.join(_short(a) for a in op.args)}, cotangent dy = {_short(op.cotangent)})",

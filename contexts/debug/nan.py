@@ -46,7 +46,8 @@ class NaNError(OverdubError):
         bad = "NaN" if _has(result, _is_nan) else "Inf"
         source = "finite" if finite_inputs else "NaN-free"
         if adjoint:
-            what = (f"the adjoint of {op!s} (backward pass) produced {bad} ({short_repr(result)}) from the "
+            shown = result[0] if isinstance(result, tuple) and len(result) == 1 else result
+            what = (f"the adjoint of {op!s} (backward pass) produced {bad} ({short_repr(shown)}) from the "
                     f"{source} cotangent {short_repr(cotangent)}; primal operands ({operands})")
             fix = ("the derivative of this operation is singular at these operands (sqrt or log at 0, "
                    "a division by zero, inf * 0?); keep its inputs away from the singularity, or give it "
