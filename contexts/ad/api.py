@@ -14,6 +14,7 @@ from overdub.errors import OverdubError
 
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT
+from .observe import observed_entry, observer
 from .runtime import call
 from ..rules.cotangents import Tangent
 from .structs import Session, finalize
@@ -27,17 +28,54 @@ class NonScalarError(OverdubError):
 
 
 class ADContext(Context):
-    """Reverse-mode AD as an overdub context.
+    """Reverse-mode AD as an overdub context, and the scope of its options.
 
     Inside `with ADContext():` (or without it) `gradient(f, *args)` differentiates f. The context's
     identity separates nested uses: values never carry a tag, the recorded tapes belong to one pullback.
 
+    `check=True`: every rule a derivative uses inside the block (registered rules, binary operators,
+    custom adjoints from `contexts.custom_adjoint`/`adjoint`) is checked against central finite differences
+    at its actual operands and cotangent the first time the block uses it; a wrong one raises
+    `RuleCheckError` naming the rule, the user's line, the rule's and the finite-difference values. The
+    option holds for the block only (a context variable: each thread and asyncio task has its own, and a
+    nested `ADContext(check=False)` turns it off inside); outside such a block it costs nothing.
+
     >>> with ADContext():
     ...     gradient(lambda x: x * x, 3.0)
     (6.0,)
+    >>> from contexts import custom_adjoint
+    >>> def cube(x): return x ** 3
+    >>> @custom_adjoint(cube)
+    ... def cube_rrule(x): return cube(x), lambda dy: (dy * 2 * x ** 2,)   # wrong: 3 x^2
+    >>> with ADContext(check=True):
+    ...     gradient(lambda x: cube(x) + x, 2.0)
+    Traceback (most recent call last):
+    contexts.ad.check.RuleCheckError: the rule for cube (cube_rrule) disagrees with finite differences ...
     """
 
     intercepts = frozenset({"call"})
+
+    def __init__(self, *, check: bool = False):
+        super().__init__()
+        self.check = check
+        self._tokens: list = []
+
+    def __enter__(self) -> "ADContext":
+        from .check import RuleCheck
+        from .observe import _check
+        self._tokens.append(_check.set(RuleCheck() if self.check else None))
+        try:
+            return super().__enter__()
+        except BaseException:
+            _check.reset(self._tokens.pop())
+            raise
+
+    def __exit__(self, *exc_info) -> bool:
+        from .observe import _check
+        try:
+            return super().__exit__(*exc_info)
+        finally:
+            _check.reset(self._tokens.pop())
 
     def gradient(self, f, *args):
         return gradient(f, *args)
@@ -74,6 +112,9 @@ def _record(f, args, kwargs, full=True):
     _depth.enter()
     token = _level.set(_level.get() + 1)
     try:
+        obs = observer()
+        if obs is not None:
+            return observed_entry(obs, EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, args, kwargs)
         return call(EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, *args, **kwargs)
     except StopIteration as e:
         raise _stopped(f) from e
@@ -179,7 +220,11 @@ def _value_and_gradient(f, args):
     try:
         token = _level.set(_level.get() + 1)
         try:
-            y, pb = call(ARGUMENTS_ONLY, f, *args)  # f's own gradient (its cells) is not wanted
+            obs = observer()
+            if obs is None:
+                y, pb = call(ARGUMENTS_ONLY, f, *args)  # f's own gradient (its cells) is not wanted
+            else:  # a debugging context or ADContext(check=True) sees every operation
+                y, pb = observed_entry(obs, ARGUMENTS_ONLY, f, args, {})
         finally:
             _level.reset(token)
         seed = 1.0 if type(y) is float else _seed(y)

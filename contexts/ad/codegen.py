@@ -34,7 +34,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_mutable__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
-           "__od_locals__")
+           "__od_locals__", "__od_binop__")
 
 _FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
                 ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
@@ -121,8 +121,12 @@ class _Either:
 
 
 class _Gen:
-    def __init__(self, fdef: ast.FunctionDef, active: set[str], params: list[str], fresh: set[int] = frozenset()):
+    def __init__(self, fdef: ast.FunctionDef, active: set[str], params: list[str], fresh: set[int] = frozenset(),
+                 observed: bool = False):
         self.fdef = fdef
+        # observed (`contexts.ad.observe`): active binary operations run through `__od_binop__` and their
+        # adjoints through `__od_binop_adj__` (no inlined fast path), so an observer sees each with its line
+        self.observed = observed
         self.active = active
         self.params = params
         self.nblocks = 0
@@ -520,6 +524,10 @@ class _Gen:
                    f"{name if keep_y else 'None'}, {A}, {B}, {int(act_a) | 2 * int(act_b)})\n"
                    + (self.acc(a.id, "_od_ga") if act_a else "") + (self.acc(b.id, "_od_gb") if act_b else ""))
         fast = _FAST_BINOPS.get(type(v.op))
+        if self.observed:
+            opname = _OPNAMES.get(type(v.op), "?")
+            fwd = parse_at(f"{name} = __od_binop__({opname!r}, {A}, {B})\n", s)
+            return fwd, need, adj + _indent(generic)
         if fast is not None:
             fa, fb = (f.format(a=A, b=B) for f in fast)
             # `r = r * x`: r's cotangent was just taken (None), so its contribution is assigned directly
@@ -1020,8 +1028,9 @@ def param_names(fdef: ast.FunctionDef) -> list[str]:
 
 
 def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str], globals_: dict,
-             adjoint_name: str, freevars: tuple = ()) -> Generated:
-    """Forward twin and adjoint of a lowered function for the given active parameters and cells."""
+             adjoint_name: str, freevars: tuple = (), observed: bool = False) -> Generated:
+    """Forward twin and adjoint of a lowered function for the given active parameters and cells
+    (`observed`: binary operations through helpers an observer sees, `contexts.ad.observe`)."""
     lowered = copy.deepcopy(lowered)
     params = param_names(lowered)
     # each positional parameter's value on entry, kept under a name of its own: when a caller's array
@@ -1036,7 +1045,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     ast.fix_missing_locations(lowered)
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars)
     ask_primals(lowered, active, globals_, freevars)
-    gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars))
+    gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed)
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}
     body = gen.body(lowered.body)
     if not (body and isinstance(body[-1], ast.Return)):

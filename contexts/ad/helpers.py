@@ -18,7 +18,7 @@ from ..forward.dual import Dual as _Dual, primal
 from ..rules import generic
 from ..rules.operator import pow_dx
 from ..rules.registry import registry
-from . import runtime
+from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
@@ -887,6 +887,8 @@ def call_views(pb, args, others):
     """After a call that changed arrays in place: None if the callee is not a Python function (its rule
     handles its arguments), else which arguments are arrays and, for each, the `others` sharing memory
     with it (as `views` gives them)."""
+    if pb is not None and pb[0] is observe._observed_back:
+        pb = pb[1]
     if pb is None or pb[0] is not runtime._twin_back:
         return None
     arrays = tuple(mutable(a) for a in args)
@@ -947,6 +949,11 @@ HELPER_IMPLS = {
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts,
     "__od_mutable__": mutable, "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
+    "__od_binop__": observe.plain_binop,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}
+# the helpers of observed twins (contexts.ad.observe): the same, but for the three that report
+OBSERVED_CELLS = {**HELPER_CELLS, "__od_call__": types.CellType(observe.observed_call),
+                  "__od_binop__": types.CellType(observe.observed_binop),
+                  "__od_binop_adj__": types.CellType(observe.observed_binop_adj)}

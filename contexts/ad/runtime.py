@@ -42,6 +42,7 @@ from .structs import CHANGES, TICKS
 __all__ = ["call", "UnsupportedFunction", "twin_source"]
 
 _MISSING = object()
+_OBSERVED = object()  # in a twin's cache key: an observed twin (contexts.ad.observe)
 _NOKW: dict = {}  # never mutated
 _NO_CELLS = frozenset({"<no cells>"})  # in an activity key: captured variables are constants
 
@@ -753,7 +754,7 @@ def _active_params(code, mask, npre, nargs, kwnames):
     return frozenset(act)
 
 
-def _build(fn, active, keep_generated=False):
+def _build(fn, active, keep_generated=False, observed=False):
     code = fn.__code__
     try:
         src = get_source(code, fn.__globals__)
@@ -767,7 +768,7 @@ def _build(fn, active, keep_generated=False):
     active = active - _NO_CELLS
     try:
         fdef = lower(mangle_private(src.as_function_def(), src.class_name), iterators=True)
-        gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars)
+        gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars, observed)
     except Unsupported as e:
         line = getattr(e.node, "lineno", code.co_firstlineno)
         raise UnsupportedFunction(
@@ -778,18 +779,19 @@ def _build(fn, active, keep_generated=False):
     rev_code = compile_twin(src, gen.adjoint, extra_freevars=HELPERS, opaque=True)
     rev_code = rev_code.replace(co_name=f"{code.co_name}__adjoint",
                                 co_qualname=f"{code.co_qualname}.<adjoint>")
+    table = _OBSERVED_CELLS if observed else _HELPER_CELLS
     info = _TwinInfo()
     info.fwd_code, info.rev_code = fwd_code, rev_code
-    info.rev_closure = tuple(_HELPER_CELLS[v] for v in rev_code.co_freevars) or None
+    info.rev_closure = tuple(table[v] for v in rev_code.co_freevars) or None
     # An adjoint that reads no global of fn's module (its code reads builtins only) is made once, on
     # builtins alone; one reading fn's globals is made per call (a cached one would keep them alive).
     info.rev = None
     if _global_names(rev_code) <= _ADJOINT_BUILTINS and not _ADJOINT_BUILTINS & fn.__globals__.keys():
         info.rev = types.FunctionType(rev_code, _BUILTINS_ONLY, None, (None, None, None), info.rev_closure)
     info.generated = gen if keep_generated else None  # its trees are large: kept for `show_adjoint` only
-    info.helper_closure = (tuple(_HELPER_CELLS[v] for v in fwd_code.co_freevars)
+    info.helper_closure = (tuple(table[v] for v in fwd_code.co_freevars)
                            if not code.co_freevars else None) or None
-    info.closure_plan = _closure_plan(code.co_freevars, fwd_code.co_freevars)
+    info.closure_plan = _closure_plan(code.co_freevars, fwd_code.co_freevars, table)
     info.argcount = code.co_argcount
     nkw = code.co_kwonlyargcount
     info.names = gen.params
@@ -800,7 +802,7 @@ def _build(fn, active, keep_generated=False):
     return info
 
 
-def _closure_plan(own: tuple, wanted: tuple):
+def _closure_plan(own: tuple, wanted: tuple, table: dict):
     """How the twin's cells are picked per call: `(pick, helpers)`, the twin's closure being
     `pick(fn.__closure__ + helpers)` — fn's own cells by their index, the helpers' after them (one
     C-level itemgetter: the twin function is made per call)."""
@@ -812,7 +814,7 @@ def _closure_plan(own: tuple, wanted: tuple):
             idx.append(own.index(v))
         else:
             idx.append(len(own) + len(helpers))
-            helpers.append(_HELPER_CELLS[v])
+            helpers.append(table[v])
     pick = operator.itemgetter(*idx) if len(idx) > 1 else (lambda cells, i=idx[0]: (cells[i],))
     return pick, tuple(helpers)
 
@@ -919,13 +921,15 @@ def _constants(args) -> int:
     return bits
 
 
-def _twin_call(mask, fn, pre, args, kw):
+def _twin_call(mask, fn, pre, args, kw, observed=False):
     code = fn.__code__
     constant = _constants(args) if mask < 0 else 0  # `gradient(f, x, "mode")`: "mode" is no input
     defaulted = None
     if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None) and mask != -2:
         defaulted = _defaulted(fn, len(pre) + len(args), kw)
     key = (id(code), mask, len(pre), len(args), tuple(kw) if kw else None, constant, defaulted)
+    if observed:  # (contexts.ad.observe) observed twins are cached apart
+        key = (key, _OBSERVED)
     info = _twin_map.get(key)
     if info is None:
         active = _active_params(code, mask, len(pre), len(args), tuple(kw))
@@ -936,10 +940,10 @@ def _twin_call(mask, fn, pre, args, kw):
         if defaulted:  # parameters left to defaults that may hold differentiated values
             active = active | defaulted
         try:
-            info = _twin_map.get((id(code), active))
+            info = _twin_map.get((id(code), active, observed))
             if info is None:
-                info = _build(fn, active)
-                _twins.put(code, (id(code), active), info)
+                info = _build(fn, active, observed=observed)
+                _twins.put(code, (id(code), active, observed), info)
             _twins.put(code, key, info)
         except NoSource as e:
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
@@ -1136,7 +1140,7 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 
 
 # the functions generated code calls, and the rules the engine itself provides (they need `call`)
-from .helpers import HELPER_CELLS as _HELPER_CELLS  # noqa: E402
+from .helpers import HELPER_CELLS as _HELPER_CELLS, OBSERVED_CELLS as _OBSERVED_CELLS  # noqa: E402
 from .replacements import GETTERS, REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
 from . import primitives as _primitives  # noqa: E402,F401
 from .primitives import POSITIONED, position  # noqa: E402

@@ -9,7 +9,7 @@ import functools
 import reprlib
 import types
 
-__all__ = ["short_repr", "callable_name", "callable_module", "unbound_function"]
+__all__ = ["short_repr", "callable_name", "callable_module", "unbound_function", "is_engine"]
 
 _repr = reprlib.Repr()
 _repr.maxstring = 40
@@ -85,3 +85,17 @@ def callable_module(fn) -> str:
     if not isinstance(module, str):
         module = getattr(type(fn), "__module__", "")
     return module or ""
+
+
+# The packages of the derivative engines: the debugging contexts run their functions as primitives (their
+# code is machinery, not the user's); reverse mode reports the user's operations instead
+# (`contexts.ad.observe`). Named, not imported: this layer sits on the core alone.
+_ENGINES = ("contexts.ad", "contexts.forward", "contexts.compose", "contexts.sparsity", "contexts.lowered",
+            "contexts.rules")
+
+
+def is_engine(fn) -> bool:
+    """Is fn a function of a derivative engine (`gradient`, `jvp`, `jacobian_sparsity`, their helpers)?"""
+    module = callable_module(fn)
+    return module.startswith(_ENGINES) and (module in _ENGINES or module.startswith(
+        tuple(e + "." for e in _ENGINES)))

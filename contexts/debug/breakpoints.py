@@ -31,6 +31,8 @@ from overdub.cache import original_code
 from overdub.errors import OverdubError, describe
 from overdub.source import compile_twin, get_source
 
+from ._blind import Observing
+
 __all__ = ["BreakpointContext", "breakpoint_on"]
 
 
@@ -53,7 +55,7 @@ def breakpoint_on(fn: Callable, condition: Callable[..., bool] | None = None) ->
     return BreakpointContext(fn, condition)
 
 
-class BreakpointContext(overdub.Context):
+class BreakpointContext(Observing, overdub.Context):
     """Break at entry of `target` (see `breakpoint_on`). `hits` counts the breaks taken so far."""
 
     intercepts = frozenset({"call"})
@@ -72,6 +74,7 @@ class BreakpointContext(overdub.Context):
         self._twin_codes: dict[types.CodeType, types.CodeType] = {}  # fn's code -> breaking twin's
 
     def overdub(self, site, fn, /, *args, **kwargs):
+        self.seen += 1
         plain, pre, pre_kw = _unwrap(fn)
         if plain is not None and self._is_target(plain):
             return self._call_target(plain, (*pre, *args), {**pre_kw, **kwargs})

@@ -12,7 +12,8 @@ from typing import Iterable
 
 import overdub
 
-from ._show import callable_module, callable_name
+from ._blind import Observing
+from ._show import callable_module, callable_name, is_engine
 
 __all__ = ["CountContext", "CATEGORIES"]
 
@@ -25,7 +26,7 @@ _CATEGORY_OF_KIND = {"binop": "arithmetic", "unaryop": "arithmetic", "augop": "a
                      "delattr": "attribute", "iter": "other", "unpack": "other", "build": "other"}
 
 
-class CountContext(overdub.Context):
+class CountContext(Observing, overdub.Context):
     """Count the operations each function performs: calls (of pure Python, of numpy, of anything else),
     arithmetic, comparisons, subscripts, attribute accesses and the rest.
 
@@ -54,8 +55,9 @@ class CountContext(overdub.Context):
         self.calls: Counter = Counter()
 
     def overdub(self, site, fn, /, *args, **kwargs):
+        self.seen += 1
         # Sites of other kinds stand for operator functions, never recursed into.
-        recursable = (site is None or site.kind == "call") and overdub.is_recursable(fn)
+        recursable = (site is None or site.kind == "call") and overdub.is_recursable(fn) and not is_engine(fn)
         category, op = _classify(site, fn, recursable)
         where = site.function if site is not None else "<run>"
         counts = self.counts.get(where)
@@ -69,10 +71,32 @@ class CountContext(overdub.Context):
             return self.recurse(fn, *args, **kwargs)
         return self.primitive(fn, *args, **kwargs)
 
+    def observe_derivative(self, op, run):
+        """Count an operation of a derivative (`contexts.ad.observe`) under its user function; those of the
+        backward pass under `function [adjoint]`."""
+        self.seen += 1
+        where = op.site.function + (" [adjoint]" if op.adjoint else "")
+        counts = self.counts.get(where)
+        if counts is None:
+            counts = self.counts[where] = Counter()
+            self.ops[where] = Counter()
+        if op.recursed:
+            category = "python calls"
+            if not op.adjoint:
+                self.calls[op.site.op] += 1
+        elif op.site.kind == "binop":
+            category = "arithmetic"
+        else:
+            category = "numpy calls" if _is_numpy(op.fn, callable_module(op.fn)) else "other calls"
+        counts[category] += 1
+        self.ops[where][op.site.op] += 1
+        return run()
+
     def run(self, fn, /, *args, **kwargs):
         """Run `fn(*args, **kwargs)` under this context, counting the root call in `calls` only."""
         with self:
-            if overdub.is_recursable(fn):
+            self.seen += 1
+            if overdub.is_recursable(fn) and not is_engine(fn):
                 self.calls[callable_name(fn)] += 1
                 return self.recurse(fn, *args, **kwargs)
             return self.primitive(fn, *args, **kwargs)

@@ -1,7 +1,8 @@
-"""`NaNContext`: stop at the first operation that turns finite inputs into NaN or Inf.
+"""`NaNContext`: stop at the first operation that turns finite inputs into NaN or Inf, or inputs without
+NaN into NaN (`inf - inf`, `0 * inf`), in plain code and in both passes of a derivative.
 
 Invariant: an operation is blamed only when its result holds a NaN/Inf and none of its inputs (arguments,
-and the object a bound method belongs to) held one; operations that only move values (attribute and item
+and the object a bound method belongs to) held one, or its result holds a NaN and none of its inputs did; operations that only move values (attribute and item
 reads, iteration, unpacking, building containers) and comparisons are never blamed, nor are calls of
 Python functions the context recursed into (their own operations were checked one by one, so a NaN they
 return came from a deliberate constant such as `float("nan")`).
@@ -20,7 +21,8 @@ import numpy as np
 import overdub
 from overdub.errors import OverdubError
 
-from ._show import callable_name, short_repr
+from ._blind import Observing
+from ._show import callable_name, is_engine, short_repr
 
 __all__ = ["NaNContext", "NaNError"]
 
@@ -30,22 +32,34 @@ _MAX_ITEMS = 64  # containers longer than this are checked on their first items 
 
 
 class NaNError(OverdubError):
-    """An operation produced NaN or Inf from finite inputs. `site`, `fn`, `args`, `result` say which."""
+    """An operation produced NaN or Inf from finite inputs (or NaN from inputs without NaN). `site`, `fn`,
+    `args`, `result` say which; for the adjoint of an operation in a derivative's backward pass, `adjoint`
+    is True and `cotangent` holds the incoming cotangent (`args` the operation's primal operands)."""
 
-    def __init__(self, site, fn, args: tuple, kwargs: dict, result):
+    def __init__(self, site, fn, args: tuple, kwargs: dict, result, *, adjoint: bool = False,
+                 cotangent=None, finite_inputs: bool = True):
         self.site, self.fn, self.args_, self.kwargs, self.result = site, fn, args, kwargs, result
+        self.adjoint, self.cotangent = adjoint, cotangent
         operands = ", ".join([short_repr(a) for a in args]
                              + [f"{k}={short_repr(v)}" for k, v in kwargs.items()])
         op = site.op if site is not None else callable_name(fn)
         bad = "NaN" if _has(result, _is_nan) else "Inf"
-        super().__init__(
-            f"{op!s} produced {bad} ({short_repr(result)}) from finite operands ({operands})",
-            where=str(site) if site is not None else callable_name(fn),
-            fix="check the operands at this line (a division by zero, log or sqrt of a non-positive number, "
-                "an overflow?); guard the operation or clamp its inputs")
+        source = "finite" if finite_inputs else "NaN-free"
+        if adjoint:
+            shown = result[0] if isinstance(result, tuple) and len(result) == 1 else result
+            what = (f"the adjoint of {op!s} (backward pass) produced {bad} ({short_repr(shown)}) from the "
+                    f"{source} cotangent {short_repr(cotangent)}; primal operands ({operands})")
+            fix = ("the derivative of this operation is singular at these operands (sqrt or log at 0, "
+                   "a division by zero, inf * 0?); keep its inputs away from the singularity, or give it "
+                   "a custom adjoint (`contexts.custom_adjoint`)")
+        else:
+            what = f"{op!s} produced {bad} ({short_repr(result)}) from {source} operands ({operands})"
+            fix = ("check the operands at this line (a division by zero, log or sqrt of a non-positive number, "
+                   "an overflow, inf - inf, 0 * inf?); guard the operation or clamp its inputs")
+        super().__init__(what, where=str(site) if site is not None else callable_name(fn), fix=fix)
 
 
-class NaNContext(overdub.Context):
+class NaNContext(Observing, overdub.Context):
     """Raise `NaNError` at the first operation (call, arithmetic, ...) whose result holds a NaN or Inf
     (float, complex, Decimal, numpy scalar or array, or a tuple/list of these) although its inputs were
     all finite. The error names the operation, its operands and the user's file:line.
@@ -67,20 +81,40 @@ class NaNContext(overdub.Context):
         self.error: NaNError | None = None  # the first NaNError raised, even if user code caught it
 
     def overdub(self, site, fn, /, *args, **kwargs):
+        self.seen += 1
         kind = site.kind if site is not None else "call"
-        if kind == "call" and overdub.is_recursable(fn):  # other kinds stand for operator functions
-            return self.recurse(fn, *args, **kwargs)
+        if kind == "call" and overdub.is_recursable(fn) and not is_engine(fn):  # (other kinds stand for
+            return self.recurse(fn, *args, **kwargs)                            # operator functions)
         inputs = _inputs(fn, args, kwargs)
         # An in-place operation (`a *= 1e300`, `np.exp(a, out=a)`) changes its inputs: judge mutable
         # inputs before it runs. Immutable ones can wait until a non-finite result makes it matter.
-        fresh = _fresh(inputs) if any(isinstance(v, _MUTABLE) for v in inputs) else None
+        state = _state(inputs) if any(isinstance(v, _MUTABLE) for v in inputs) else None
         result = self.primitive(fn, *args, **kwargs)
-        if kind in _COMPUTING and _has(result, _not_finite) and (_fresh(inputs) if fresh is None else fresh):
-            error = NaNError(site, fn, args, kwargs, result)
+        if kind in _COMPUTING and _has(result, _not_finite):
+            self._judge(site, fn, args, kwargs, result, _state(inputs) if state is None else state)
+        return result
+
+    def observe_derivative(self, op, run):
+        """An operation of a derivative's forward or backward pass (`contexts.ad.observe`): its result, or
+        NaNError when it made the first NaN/Inf (an adjoint: from finite cotangent and operands)."""
+        self.seen += 1
+        inputs = [*op.args, *op.kwargs.values()] + ([op.cotangent] if op.adjoint else [])
+        state = _state(inputs) if any(isinstance(v, _MUTABLE) for v in inputs) else None
+        result = run()
+        if not op.recursed and _has(result, _not_finite):
+            self._judge(op.site, op.fn, op.args, op.kwargs, result, _state(inputs) if state is None else state,
+                        adjoint=op.adjoint, cotangent=op.cotangent)
+        return result
+
+    def _judge(self, site, fn, args, kwargs, result, state, **adjoint) -> None:
+        """Raise NaNError if `result` (not finite) is a first: Inf or NaN from finite inputs, or NaN from
+        inputs holding none (`inf - inf`, `0 * inf`), as jax_debug_nans reports them."""
+        finite, nan_free = state
+        if finite or (nan_free and _has(result, _is_nan)):
+            error = NaNError(site, fn, args, kwargs, result, finite_inputs=finite, **adjoint)
             if self.error is None:
                 self.error = error
             raise error
-        return result
 
     def run(self, fn, /, *args, **kwargs):
         """Run `fn(*args, **kwargs)` under this context; raises `NaNError` at the first NaN/Inf made,
@@ -109,12 +143,14 @@ def _inputs(fn, args: tuple, kwargs: dict) -> list:
     return inputs
 
 
-def _fresh(inputs: list) -> bool:
-    """Were the inputs all finite, with at least one number among them (so `float('nan')` is a
-    deliberate constant, not a fault)?"""
-    if any(_has(v, _not_finite) for v in inputs):
-        return False
-    return any(_has(v, _is_number) for v in inputs)
+def _state(inputs: list) -> tuple[bool, bool]:
+    """(all finite, none NaN) of the inputs, each requiring at least one number among them (so
+    `float('nan')` is a deliberate constant, not a fault)."""
+    if not any(_has(v, _is_number) for v in inputs):
+        return False, False
+    if any(_has(v, _is_nan) for v in inputs):
+        return False, False
+    return not any(_has(v, _not_finite) for v in inputs), True
 
 
 def _has(value, test, depth: int = 0) -> bool:

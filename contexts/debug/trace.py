@@ -15,7 +15,8 @@ from typing import Any, Callable, Iterable, Iterator
 import overdub
 from overdub.cache import original_code
 
-from ._show import callable_module, callable_name, short_repr, unbound_function
+from ._blind import Observing
+from ._show import callable_module, callable_name, is_engine, short_repr, unbound_function
 
 __all__ = ["TraceContext", "CallNode"]
 
@@ -57,7 +58,7 @@ class CallNode:
                 "children": [c.to_dict() for c in self.children]}
 
 
-class TraceContext(overdub.Context):
+class TraceContext(Observing, overdub.Context):
     """Record the tree of calls a function makes, including calls inside third-party code.
 
     Filters choose what is recorded (not what runs): `modules` keeps calls of functions whose module is
@@ -111,10 +112,12 @@ class TraceContext(overdub.Context):
 
     def _call(self, site, fn, args, kwargs):
         """Run one call (recursing into pure Python), recording it when the filters keep it."""
+        self.seen += 1
         recursable = (site is None or site.kind == "call") and overdub.is_recursable(fn)
+        engine = recursable and is_engine(fn)  # recorded, run as a primitive: it reports the user's calls
         if not recursable and not self.primitives:
             return self.primitive(fn, *args, **kwargs)
-        run = self.recurse if recursable else self.primitive
+        run = self.recurse if recursable and not engine else self.primitive
         depth = self._depth
         if not self._keeps(fn, depth):
             self._depth = depth + 1
@@ -136,6 +139,33 @@ class TraceContext(overdub.Context):
         start = time.perf_counter()
         try:
             result = run(fn, *args, **kwargs)
+        except BaseException as e:
+            node.exception = short_repr(e)
+            raise
+        finally:
+            node.duration = time.perf_counter() - start
+            self._open.pop()
+            self._depth = depth
+        node.result = short_repr(result)
+        return result
+
+    def observe_derivative(self, op, run):
+        """A call of a user function in a derivative (`contexts.ad.observe`), recorded like any call; the
+        backward pass records `adjoint of f(cotangent)`. Primitives only with `primitives=True`."""
+        self.seen += 1
+        if not op.recursed and not self.primitives:
+            return run()
+        depth = self._depth
+        shown = ([short_repr(op.cotangent)] if op.adjoint else [short_repr(a) for a in op.args])
+        kwargs = {} if op.adjoint else {k: short_repr(v) for k, v in op.kwargs.items()}
+        name = f"adjoint of {op.site.op}" if op.adjoint else op.site.op
+        node = CallNode(name, op.site.filename, shown, kwargs, depth, f"{op.site.filename}:{op.site.lineno}")
+        (self._open[-1].children if self._open else self.roots).append(node)
+        self._open.append(node)
+        self._depth = depth + 1
+        start = time.perf_counter()
+        try:
+            result = run()
         except BaseException as e:
             node.exception = short_repr(e)
             raise

@@ -141,3 +141,26 @@ def swallows(x):
         return overflow(x)
     except Exception:
         return 0.0
+
+
+def sqrt_times_zero(x):
+    root = np.sqrt(x)             # MARK sqrt's adjoint at 0: 0.5 * 0 / 0
+    return (root * 0.0).sum()
+
+
+def calls_sqrt_times_zero(x):
+    return sqrt_times_zero(x) + (x * 2.0).sum()
+
+
+
+def inf_minus_inf(a, b):
+    return a - b                  # MARK inf - inf
+
+
+def zero_times_inf(a, b):
+    return a * b                  # MARK 0 * inf
+
+
+def scaled_by_zero(x, c):
+    scaled = x * c                # MARK the adjoint: 0 * inf
+    return np.sum(np.minimum(scaled, 1.0))

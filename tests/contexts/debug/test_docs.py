@@ -5,10 +5,10 @@ import warnings
 import pytest
 
 import contexts.debug
-from contexts.debug import _show, breakpoints, count, nan, trace
+from contexts.debug import _blind, _show, breakpoints, count, nan, trace
 
 
-@pytest.mark.parametrize("module", [contexts.debug, _show, breakpoints, count, nan, trace],
+@pytest.mark.parametrize("module", [contexts.debug, _blind, _show, breakpoints, count, nan, trace],
                          ids=lambda m: m.__name__)
 def test_docstring_examples_run(module, monkeypatch):
     monkeypatch.setattr(sys, "breakpointhook", sys.breakpointhook)  # restored even if an example fails
