@@ -14,7 +14,8 @@ from overdub.errors import OverdubError
 
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT
-from .observe import observed_entry, observer
+from overdub.stack import _stack
+from .observe import _check as _checking, observed_entry, observer
 from .runtime import call
 from ..rules.cotangents import Tangent
 from .structs import Session, finalize
@@ -220,7 +221,7 @@ def _value_and_gradient(f, args):
     try:
         token = _level.set(_level.get() + 1)
         try:
-            obs = observer()
+            obs = observer() if _checking.get() is not None or _stack.get() else None  # (the common case: no call)
             if obs is None:
                 y, pb = call(ARGUMENTS_ONLY, f, *args)  # f's own gradient (its cells) is not wanted
             else:  # a debugging context or ADContext(check=True) sees every operation
