@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import types
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -11,14 +12,16 @@ import numpy as np
 from overdub import Context
 from overdub import depth as _depth
 from overdub.errors import OverdubError
+from overdub.stack import _stack
 
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT
-from overdub.stack import _stack
 from .observe import _check as _checking, observed_entry, observer
-from .runtime import call
+from .runtime import _NOKW, _rules, _twin_call, call
 from ..rules.cotangents import Tangent
 from .structs import Session, finalize
+
+_FunctionType = types.FunctionType
 
 __all__ = ["ADContext", "gradient", "pullback", "pullback_full", "value_and_gradient", "jacobian", "vjp",
            "NonScalarError", "Tangent"]
@@ -222,8 +225,11 @@ def _value_and_gradient(f, args):
         token = _level.set(_level.get() + 1)
         try:
             obs = observer() if _checking.get() is not None or _stack.get() else None  # (the common case: no call)
-            if obs is None:
-                y, pb = call(ARGUMENTS_ONLY, f, *args)  # f's own gradient (its cells) is not wanted
+            if obs is None:  # f's own gradient (its cells) is not wanted
+                if type(f) is _FunctionType and _rules.get(f) is None:  # (`call`'s first case, inline)
+                    y, pb = _twin_call(ARGUMENTS_ONLY, f, (), args, _NOKW)
+                else:
+                    y, pb = call(ARGUMENTS_ONLY, f, *args)
             else:  # a debugging context or ADContext(check=True) sees every operation
                 y, pb = observed_entry(obs, ARGUMENTS_ONLY, f, args, {})
         finally:
