@@ -219,7 +219,8 @@ def _value_and_gradient(f, args):
     """Both passes under one raised recursion limit (the hot path of `gradient`)."""
     if not callable(f):
         _check_callable(f)
-    args = _promote(args)
+    if len(args) != 1 or type(args[0]) is not float:  # (one float: nothing to promote)
+        args = _promote(args)
     _depth.enter()
     try:
         token = _level.set(_level.get() + 1)
@@ -250,7 +251,10 @@ def _value_and_gradient(f, args):
     if dargs is None:
         return y, tuple(finalize(None, a) for a in args)
     if len(args) == 1:
-        return y, (finalize(dargs[0], args[0]),)
+        g = dargs[0]
+        if type(g) is float and type(args[0]) is float:  # (finalize's first case, inline)
+            return y, (g,)
+        return y, (finalize(g, args[0]),)
     return y, tuple([finalize(g, a) for g, a in zip(dargs, args)])
 
 
