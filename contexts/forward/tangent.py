@@ -1056,21 +1056,25 @@ def _lowering_helpers():
     return {**LOWERING_HELPERS, "__od_primal__": primal}
 
 
-_CELLS: dict = {}
+_CELLS: dict | None = None
 
 
 def _cells() -> dict:
-    """The helper cells of every tangent twin (made on first use)."""
-    if not _CELLS:
-        _CELLS.update((name, types.CellType(fn)) for name, fn in {
+    """The helper cells of every tangent twin (made on first use, then published whole: a thread must
+    never see the dict half filled)."""
+    global _CELLS
+    cells = _CELLS
+    if cells is None:
+        cells = {name: types.CellType(fn) for name, fn in {
             "__fd_cat__": fd_cat, "__fd_list__": list, "__fd_tuple__": tuple,
             "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
             "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
             "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
             "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back, "__fd_out__": fd_out,
             "__fd_giveup__": NotTransformable, "__fd_star__": fd_star, "__fd_bc__": fd_bc,
-            **_lowering_helpers()}.items())
-    return _CELLS
+            **_lowering_helpers()}.items()}
+        _CELLS = cells
+    return cells
 
 
 def _active_params(code, tans: tuple) -> frozenset:
