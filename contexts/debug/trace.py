@@ -133,12 +133,17 @@ class TraceContext(Observing, overdub.Context):
         node = CallNode(name, module, [short_repr(a) for a in shown],
                         {k: short_repr(v) for k, v in kwargs.items()} if kwargs else {},
                         depth, None if site is None else f"{site.filename}:{site.lineno}")
+        return self._timed(node, depth, run, fn, *args, **kwargs)
+
+    def _timed(self, node, depth, run, *args, **kwargs):
+        """run(*args, **kwargs) as node's call: opened under the current node, timed, its result or
+        exception recorded."""
         (self._open[-1].children if self._open else self.roots).append(node)
         self._open.append(node)
         self._depth = depth + 1
         start = time.perf_counter()
         try:
-            result = run(fn, *args, **kwargs)
+            result = run(*args, **kwargs)
         except BaseException as e:
             node.exception = short_repr(e)
             raise
@@ -160,21 +165,7 @@ class TraceContext(Observing, overdub.Context):
         kwargs = {} if op.adjoint else {k: short_repr(v) for k, v in op.kwargs.items()}
         name = f"adjoint of {op.site.op}" if op.adjoint else op.site.op
         node = CallNode(name, op.site.filename, shown, kwargs, depth, f"{op.site.filename}:{op.site.lineno}")
-        (self._open[-1].children if self._open else self.roots).append(node)
-        self._open.append(node)
-        self._depth = depth + 1
-        start = time.perf_counter()
-        try:
-            result = run()
-        except BaseException as e:
-            node.exception = short_repr(e)
-            raise
-        finally:
-            node.duration = time.perf_counter() - start
-            self._open.pop()
-            self._depth = depth
-        node.result = short_repr(result)
-        return result
+        return self._timed(node, depth, run)
 
     def _names_of(self, fn) -> tuple[str, str]:
         """(qualname, module) of a callable, cached per code object for Python functions and methods."""
