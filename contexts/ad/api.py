@@ -12,6 +12,7 @@ from overdub import Context
 from overdub import depth as _depth
 from overdub.errors import OverdubError
 
+from ..rules.frames import entry_error
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT
 from .runtime import call
@@ -77,6 +78,11 @@ def _record(f, args, kwargs, full=True):
         return call(EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, *args, **kwargs)
     except StopIteration as e:
         raise _stopped(f) from e
+    except Exception as e:
+        err = entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
+        if err is e:
+            raise
+        raise err
     finally:
         _level.reset(token)
         _depth.leave()
@@ -92,6 +98,11 @@ def _reverse(pb, dy, args):
         dfn, dargs, _dkw = pb[0](pb, dy, None, S)
     except StopIteration as e:
         raise _stopped(None) from e
+    except Exception as e:
+        err = entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
+        if err is e:
+            raise
+        raise err
     finally:
         if S.redo:
             S.finish()
@@ -193,6 +204,11 @@ def _value_and_gradient(f, args):
                 S.finish()
     except StopIteration as e:
         raise _stopped(f) from e
+    except Exception as e:
+        err = entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
+        if err is e:
+            raise
+        raise err
     finally:
         _depth.leave()
     if dargs is None:
