@@ -716,8 +716,8 @@ class Dual:
 
     conjugate = conj
 
-    def clip(self, lo=None, hi=None):
-        return np.clip(self, lo, hi)
+    def clip(self, lo=None, hi=None, out=None, **kwargs):
+        return np.clip(self, lo, hi, out=out, **kwargs) if out is not None else np.clip(self, lo, hi, **kwargs)
 
     def copy(self, order="C"):
         return Dual(self.value.copy() if hasattr(self.value, "copy") else self.value,

@@ -624,6 +624,8 @@ def _by_frule(rule, args, tans, kw):
     """(y, tangent) through a rule's frule (the registry's None zero in, the twins' 0 zero out). An
     `out=` of a function other than a ufunc is written after the fact: such frules compute new values
     (passing it on would write the tangent into it too)."""
+    if isinstance(rule.fn, np.ufunc) and len(args) > rule.fn.nin:  # `np.exp(x, buf)`: duals write buf
+        raise NotTransformable("an output array passed by position")
     if len(args) > 2 and not isinstance(rule.fn, np.ufunc):  # an output given by position: duals write it
         fn = getattr(np, rule.fn[1], None) if isinstance(rule.fn, tuple) and rule.fn[0] is np.ndarray else rule.fn
         pos = out_position(fn) if type(fn) is type(np.sum) else -1

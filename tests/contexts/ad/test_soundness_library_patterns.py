@@ -105,6 +105,18 @@ def _add_into(x):
     return np.sum(k * k)
 
 
+def _method_clip_into(x):
+    k = x * 2.0
+    k.clip(0.0, 1.0, k)
+    return np.sum(k * x)
+
+
+def _exp_into_plain(x):
+    buf = np.empty(2)
+    np.exp(x, buf)
+    return np.sum(buf * x)
+
+
 def _sum_into(x):
     a = np.outer(x, x)
     o = np.empty(2)
@@ -122,22 +134,26 @@ def _dot_into(x):
 XV = np.array([0.3, 0.8])
 
 
-@pytest.mark.parametrize("f", [_exp_into, _clip_into, _add_into, _sum_into, _dot_into])
+@pytest.mark.parametrize("f", [_exp_into, _clip_into, _add_into, _method_clip_into, _sum_into, _dot_into,
+                               _exp_into_plain])
 def test_positional_out_refused_in_reverse_mode(f):
     with pytest.raises(UnsupportedFunction, match="by position"):
         gradient(f, XV)
 
 
-@pytest.mark.parametrize("f", [_exp_into, _clip_into, _add_into])
+@pytest.mark.parametrize("f", [_exp_into, _clip_into, _add_into, _method_clip_into])
 def test_positional_out_in_forward_mode(f):
     np.testing.assert_allclose(jacfwd(f, XV), fd.gradient(f, XV)[0], rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.parametrize("f", [_sum_into, _dot_into])
+@pytest.mark.parametrize("f", [_sum_into, _dot_into, _exp_into_plain])
 def test_positional_out_into_a_plain_array_refused_in_forward_mode(f):
+    from contexts import jvp
     from overdub.errors import OverdubError
     with pytest.raises(OverdubError):  # a plain o cannot hold the tangent: refused, never the primal's
         jacfwd(f, XV)
+    with pytest.raises(OverdubError):
+        jvp(f, (XV,), (np.ones(2),))
 
 
 def test_keyword_out_still_differentiated():
