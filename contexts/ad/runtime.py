@@ -729,7 +729,10 @@ def _construct(cls, args, kw):
             return obj, (None if pb is None else (_construct_back, pb))
         if dataclasses.is_dataclass(cls):  # generated __init__: fields in, fields out
             names = [f.name for f in dataclasses.fields(cls) if f.init]
-            return cls(*args, **kw), (_fields_back, names, len(args), tuple(kw))
+            obj = cls(*args, **kw)
+            if getattr(cls, "__post_init__", None) is not None and _any_differentiable(args, kw):
+                _check_post_init(cls, obj, dict(zip(names, args), **kw))
+            return obj, (_fields_back, names, len(args), tuple(kw))
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # namedtuple
         return cls(*args, **kw), (_fields_back, list(cls._fields), len(args), tuple(kw))
     base = dict if issubclass(cls, dict) else list if issubclass(cls, list) else None
@@ -755,6 +758,25 @@ def _has_source(fn) -> bool:
         return True
     except SourceUnavailable:
         return False
+
+
+def _check_post_init(cls, obj, passed):
+    """A dataclass's generated `__init__` runs natively, its `__post_init__` too: the cotangents of its
+    fields go to the arguments as passed, so a field it computes or changes from them (a frozen class's
+    `object.__setattr__(self, "b", 2 * self.a)`) would lose its derivative: refused."""
+    for name, value in fields_of(obj).items():
+        if name in passed:
+            changed = value is not passed[name] and (_may_differ(value, 0) or _may_differ(passed[name], 0))
+        else:
+            changed = _may_differ(value, 0)
+        if changed:
+            post = cls.__post_init__
+            code = getattr(post, "__code__", None)
+            raise UnsupportedFunction(
+                f"reverse mode cannot differentiate {cls.__qualname__}(...): its __post_init__ sets the field "
+                f"{name!r} from differentiated values, natively (the generated __init__ has no source)",
+                where=f"{code.co_filename}:{code.co_firstlineno}" if code is not None else None,
+                fix="compute that field in a property or a method, or give the class a hand-written __init__")
 
 
 def _fields_back(pb, dy, dself, S):

@@ -258,3 +258,48 @@ def test_signature_with_a_float_default_is_refused_not_crashed():
         return m.w * x
     with pytest.raises(MissingRule, match="mappingproxy"):
         gradient(f, X)
+
+
+# -- a dataclass's __post_init__ (run natively with its generated __init__) -------------------------------
+
+import dataclasses  # noqa: E402
+
+
+@dataclasses.dataclass(frozen=True)
+class _Derived:
+    a: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "b", self.a * 2.0)  # a field computed from a differentiated one
+
+
+@dataclasses.dataclass
+class _Rescaled:
+    a: float
+
+    def __post_init__(self):
+        self.a = self.a * 3.0
+
+
+@dataclasses.dataclass
+class _Validated:
+    a: float
+    n: int = 3
+
+    def __post_init__(self):
+        if self.a < -10:
+            raise ValueError("out of range")
+
+
+@pytest.mark.parametrize("f", [lambda x: _Derived(x).b * x, lambda x: _Rescaled(x).a * x])
+def test_post_init_computing_fields_is_refused(f):
+    with pytest.raises(UnsupportedFunction, match="__post_init__"):
+        gradient(f, X)
+    assert derivative(f, X) == pytest.approx(fd.derivative(f, X), rel=1e-7)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_post_init_validating_only(mode):
+    def f(x):
+        return _Validated(x * 2.0).a * x
+    assert MODES[mode](f, X) == pytest.approx(_want(mode, f), rel=_tol(mode))
