@@ -18,8 +18,9 @@ from .context import Context
 from .errors import ContextStackError, OverdubError, SourceUnavailable
 from .patch import is_recursable, patch
 from .sites import KINDS, Block, Site
+from .source import opaque
 from .stack import active, current
 from .view import StaticView, show, view
 
 __all__ = ["Context", "Site", "Block", "KINDS", "current", "active", "patch", "is_recursable", "show",
-           "view", "StaticView", "OverdubError", "SourceUnavailable", "ContextStackError"]
+           "view", "StaticView", "opaque", "OverdubError", "SourceUnavailable", "ContextStackError"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["OverdubError", "SourceUnavailable", "ContextStackError"]
+__all__ = ["OverdubError", "SourceUnavailable", "MarkedOpaque", "ContextStackError", "hidden"]
 
 
 class OverdubError(Exception):
@@ -22,6 +22,10 @@ class SourceUnavailable(OverdubError):
     """The source of a function cannot be had (or no longer matches its code); it runs opaque."""
 
 
+class MarkedOpaque(SourceUnavailable):
+    """The function (or its module) was marked `overdub.opaque` by the user: it runs as a primitive."""
+
+
 class ContextStackError(OverdubError):
     """A context was left out of order, or used in a way the stack does not allow."""
 
@@ -34,3 +38,25 @@ def describe(fn) -> str:
         module = getattr(fn, "__module__", None)
         return f"{module}.{name}" if module else name
     return f"{name} ({code.co_filename}:{code.co_firstlineno})"
+
+
+def hidden(e: BaseException) -> "OverdubError | None":
+    """The OverdubError that library code caught and turned into an error of its own (pandas'
+    `except TypeError: raise DataError("No numeric types to aggregate") from err`), found in e's chain of
+    causes and contexts, with a note on what the library raised; None if e is ours or holds none. For the
+    entry points, on their exception path: the user reads the refusal that says what to do."""
+    if isinstance(e, OverdubError):
+        return None
+    seen, inner = {id(e)}, e.__cause__ or e.__context__
+    while inner is not None and id(inner) not in seen:
+        if isinstance(inner, OverdubError):
+            tb = e.__traceback__
+            while tb is not None and tb.tb_next is not None:
+                tb = tb.tb_next
+            at = f" (at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})" if tb is not None else ""
+            inner.add_note(f"library code caught this error and raised {type(e).__module__}."
+                           f"{type(e).__qualname__}: {e}{at} instead")
+            return inner
+        seen.add(id(inner))
+        inner = inner.__cause__ or inner.__context__
+    return None

@@ -15,6 +15,7 @@ import ast
 import copy
 import dis
 import linecache
+import os
 import sys
 import threading
 import types
@@ -22,11 +23,11 @@ import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from .errors import SourceUnavailable
+from .errors import MarkedOpaque, SourceUnavailable
 from .weak import ByIdentity
 
 __all__ = ["FunctionSource", "get_source", "compile_twin", "make_function", "unwrap_callable", "mangle_private",
-           "is_opaque", "AST_LOCK"]
+           "is_opaque", "AST_LOCK", "opaque", "marked_opaque"]
 
 # Held while this package and the contexts turn text into trees or trees into code (`ast.parse`,
 # `compile` of a tree): CPython before 3.12.1 keeps the AST converters' recursion depth in per-interpreter
@@ -80,6 +81,13 @@ _MODULES_KEPT = 32
 
 def _definitions_by_line(filename: str, module_globals=None) -> dict[int, list]:
     lines = linecache.getlines(filename, module_globals)
+    if not lines and filename.startswith("<frozen ") and isinstance(module_globals, dict):
+        # a frozen standard-library module (`_collections_abc`, `posixpath`, `codecs` in 3.11+): its code
+        # names `<frozen name>`, its module the .py file it was frozen from
+        path = module_globals.get("__file__")
+        if (isinstance(path, str) and path.endswith(".py")
+                and filename == f"<frozen {os.path.basename(path)[:-3]}>"):
+            lines = linecache.getlines(path)
     if not lines:
         raise SourceUnavailable(f"no source for {filename!r}")
     key = tuple(lines)
@@ -207,6 +215,8 @@ _source_cache = ByIdentity()
 
 def get_source(code: types.CodeType, module_globals=None) -> FunctionSource:
     """The definition behind `code`, or `SourceUnavailable` naming why it cannot be had."""
+    if _marked_codes or _marked_modules:
+        _check_marked(code, module_globals)
     found = _source_cache.get(code)
     if found is None:
         try:
@@ -218,6 +228,70 @@ def get_source(code: types.CodeType, module_globals=None) -> FunctionSource:
     if isinstance(found, SourceUnavailable):
         raise found
     return FunctionSource(code=code, tree=found[0], filename=code.co_filename, class_name=found[1])
+
+
+# -- the user's opt-out: functions and modules every context runs as opaque primitives -----------------
+
+_marked_codes: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()
+_marked_modules: set = set()
+
+
+def opaque(*targets):
+    """Run each target as an opaque primitive in every context: no context recurses into its source (a
+    transformation then needs a rule for it, or refuses it by name). A target is a function (or a method,
+    `functools.partial`, a callable object's `__call__`), a module, or a module's name (its submodules
+    too). Returns the first target, so it can decorate a function. `overdub.cache.clear()` is called:
+    twins made before see the change.
+
+    >>> import overdub
+    >>> @overdub.opaque
+    ... def scale(x): return 2 * x
+    >>> overdub.is_recursable(scale)
+    False
+    """
+    for target in targets:
+        if isinstance(target, str):
+            _marked_modules.add(target)
+        elif isinstance(target, types.ModuleType):
+            _marked_modules.add(target.__name__)
+        else:
+            fn = target
+            while not isinstance(fn, types.FunctionType):
+                inner = (getattr(fn, "__func__", None) or getattr(fn, "func", None)
+                         or getattr(type(fn), "__call__", None))
+                if inner is None or inner is fn or not callable(inner):
+                    raise TypeError(f"overdub.opaque needs a function, a module or a module name, got "
+                                    f"{type(target).__name__}")
+                fn = inner
+            _marked_codes.add(fn.__code__)
+    from . import cache
+    cache.clear()
+    return targets[0] if targets else None
+
+
+def marked_opaque(fn) -> bool:
+    """fn (a function, method, partial or callable object) was marked `opaque`, or its module was."""
+    if not (_marked_codes or _marked_modules):
+        return False
+    for _ in range(4):
+        if isinstance(fn, types.FunctionType):
+            try:
+                _check_marked(fn.__code__, fn.__globals__)
+            except MarkedOpaque:
+                return True
+            return False
+        fn = getattr(fn, "__func__", None) or getattr(fn, "func", None) or getattr(type(fn), "__call__", None)
+    return False
+
+
+def _check_marked(code: types.CodeType, module_globals) -> None:
+    module = (module_globals or {}).get("__name__") if isinstance(module_globals, dict) else None
+    marked = code in _marked_codes
+    if not marked and module is not None and _marked_modules:
+        marked = any(module == m or module.startswith(m + ".") for m in _marked_modules)
+    if marked:
+        raise MarkedOpaque(f"{code.co_qualname} ({code.co_filename}:{code.co_firstlineno}) is marked opaque "
+                           f"(`overdub.opaque`)")
 
 
 def clear() -> None:

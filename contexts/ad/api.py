@@ -14,6 +14,7 @@ from overdub import depth as _depth
 from overdub.errors import OverdubError
 from overdub.stack import _stack
 
+from ..rules.frames import entry_error
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
@@ -122,6 +123,11 @@ def _record(f, args, kwargs, full=True):
         return call(EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, *args, **kwargs)
     except StopIteration as e:
         raise _stopped(f) from e
+    except Exception as e:
+        err = entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
+        if err is e:
+            raise
+        raise err
     finally:
         _level.reset(token)
         _depth.leave()
@@ -137,6 +143,11 @@ def _reverse(pb, dy, args):
         dfn, dargs, _dkw = pb[0](pb, dy, None, S)
     except StopIteration as e:
         raise _stopped(None) from e
+    except Exception as e:
+        err = entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
+        if err is e:
+            raise
+        raise err
     finally:
         if S.redo:
             S.finish()
@@ -246,6 +257,11 @@ def _value_and_gradient(f, args):
                 S.finish()
     except StopIteration as e:
         raise _stopped(f) from e
+    except Exception as e:
+        err = entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
+        if err is e:
+            raise
+        raise err
     finally:
         _depth.leave()
     if dargs is None:

@@ -619,9 +619,10 @@ class _Gen:
         handed_fwd, handed_in, handed_out = self.handed(s, pb, v)
         if method_obj:
             # (a method reached through `super()` is bound to super's object; the name `super` here would
-            # give the adjoint a `__class__` cell)
+            # give the adjoint a `__class__` cell, and the builtin `type` may be a local of the adjoint: the
+            # function read an attribute of `type` itself, which the adjoint restores under that name)
             pre += (f"_od_own = getattr({fn_var}, '__self__', None) is "
-                    f"({method_obj}.__self__ if type({method_obj}).__name__ == 'super' else {method_obj})\n")
+                    f"({method_obj}.__self__ if {method_obj}.__class__.__name__ == 'super' else {method_obj})\n")
         adj = (self.take(name) + pre + f"if {pb} is not None:\n" + _indent(handed_in)
                + f"    _od_r = {pb}[0]({pb}, _g, {dself}, _od_S)\n" + _indent(handed_out))
         if handed_fwd:

@@ -22,9 +22,9 @@ from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
-from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
+from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields, merge_into
 from ..rules.registry import NoRuleError
-from .structs import CHANGES, TICKS, Session
+from .structs import CHANGES, TICKS, Session, remember_instance_dict
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
 
@@ -285,6 +285,11 @@ def getattr_(obj, attr):
     prop = getattr(type(obj), attr, None)
     if prop is None or isinstance(obj, (types.ModuleType, type)) or type(obj) is _Dual:
         return getattr(obj, attr), None  # (a dual's properties are the engine's own: read as they are)
+    if attr == "__dict__":
+        d = getattr(obj, attr)
+        if type(d) is dict and not remember_instance_dict(obj, d) and runtime._may_differ(obj, 0):
+            _instance_dict_read(obj)
+        return d, None
     if isinstance(prop, property):
         if type(prop.fget) is not types.FunctionType:
             return getattr(obj, attr), None
@@ -323,6 +328,11 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
         return dobj
     if isinstance(obj, (np.ndarray, np.generic, complex, float, int)):
         return acc(dobj, _array_attr_adj(g, obj, attr))
+    if attr == "__dict__" and type(result) is dict:  # the object's own fields: one box (structs.Session.box)
+        box = S.box(obj, dobj)
+        if g is not None and g is not box:
+            merge_into(box, g)
+        return box
     prop = getattr(type(obj), attr, None)
     if isinstance(prop, property) and type(prop.fget) is types.FunctionType:
         _, pb = runtime._twin_call(EVERY_ARGUMENT, prop.fget, (obj,), (), _NOKW)
@@ -378,6 +388,21 @@ def _representation_read(obj, attr, result):
         f"of a differentiated number (integers or plain floats that carry no derivative), so what is "
         f"computed from it would come out constant", where=where,
         fix=f"give the function that computes with it a rule (`contexts.custom_adjoint`), or pass floats")
+
+
+def _instance_dict_read(obj):
+    """Refuse `obj.__dict__` of an object holding differentiated values that cannot be remembered weakly
+    (see structs.INSTANCE_DICTS): the dict's cotangent would be apart from the object's fields."""
+    import sys
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})" if frame else None
+    raise runtime.UnsupportedFunction(
+        f"reverse mode does not differentiate through the __dict__ of a {type(obj).__name__} holding "
+        f"differentiated values", where=where,
+        fix="read and write its attributes by name (`getattr(obj, name)`, `setattr`), or give the function "
+            "a rule (`contexts.custom_adjoint`)")
 
 
 def _check_container_field(obj, attr):
@@ -448,7 +473,7 @@ def getitem_adj(S, dobj, g, obj, idx):
             acc_[idx] += g
             S.scatter[id(obj)] = (obj, acc_)
             return acc_
-    if isinstance(obj, np.ndarray):
+    if isinstance(obj, (np.ndarray, np.number)):  # a numpy scalar too: `y[np.newaxis]`, `y[()]`, `y[...]`
         rule = _rules.get((np.ndarray, "__getitem__"))
         if rule is not None and rule.adjoint is not None:
             return acc(dobj, rule.adjoint(g, None, obj, idx)[0])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import collections.abc
+import contextlib
 import dataclasses
 import functools
 import gc
@@ -25,16 +26,18 @@ import weakref
 
 import numpy as np
 
-from overdub.errors import OverdubError, SourceUnavailable
+from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
 from overdub.source import compile_twin, get_source, mangle_private
 import overdub.cache
 from overdub.weak import OwnedEntries
 
+from ..rules.frames import note_transformed
 from ..rules.registry import HOT_REDUCE_OPTIONS, NoRuleError, key_of, registry
 from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
 from ..lowered.runtime import unpack
+from ..forward.arrays import out_position as _forward_out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
 from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
 from .structs import CHANGES, TICKS
@@ -176,7 +179,18 @@ def _rrule_back(pb, dy, dself, S):
 
 def call(mask, f, *args, **kw):
     """Run f(*args, **kw) recording what its reverse pass needs; return (y, pullback or None)."""
-    if kw and "out" in kw and (type(kw["out"]) is np.ndarray or _dual_array(kw["out"])):
+    kind = f.__class__
+    if kind is _UFUNC:
+        if len(args) > f.nin:  # `np.exp(K, K)`: the output given by position
+            args, kw = _positional_out(f, args, kw)
+        elif kw and type(kw.get("out")) is tuple and len(kw["out"]) == 1:
+            kw = {**kw, "out": kw["out"][0]}  # out=(a,)
+    elif kind is _DISPATCHER and len(args) > 2 and len(args) > _out_position(f) >= 0 \
+            and args[_out_position(f)] is not None:  # `np.clip(K, 0, 1, K)`, `np.dot(a, b, o)`
+        _positional_out(f, args, kw, by_name=True)
+    if (kw and "out" in kw and (type(kw["out"]) is np.ndarray or _dual_array(kw["out"]))
+            and kind is not _FunctionType):
+        # numpy's `out=` (a Python function taking one is differentiated as written: it passes it on)
         return _out_call(f, args, kw)  # (a dual array, forward over reverse, is changed in place too)
     try:
         rule = _rules.get(f)
@@ -189,6 +203,8 @@ def call(mask, f, *args, **kw):
             return _twin_call(mask, f, (), args, kw)
         if tf is _BUILTIN or tf is _WRAPPER:
             rule, is_method = _rule_of(f)
+            if is_method and len(args) > 1 and isinstance(f.__self__, np.ndarray):
+                _method_out(f, args)
     if rule is not None:
         if rule.iterates and args:
             t0 = type(args[0])
@@ -243,7 +259,23 @@ def call(mask, f, *args, **kw):
             return y, (None if pb is None else (_bound_back, pb))
         if type(func) is types.FunctionType:
             return _twin_call(mask, func, (f.__self__,), args, kw)
+    if type(f) is _METHOD_DESCRIPTOR and args and isinstance(args[0], f.__objclass__):
+        # `dict.get(d, key, default)` (inspect's static getattr): the C method bound to its object, whose
+        # rule is keyed (type, name); the object's cotangent comes back as the first argument's
+        shifted = mask if mask < 0 else (mask & ~KW_ACTIVE) >> 1 | (mask & KW_ACTIVE)
+        y, pb = call(shifted, f.__get__(args[0]), *args[1:], **kw)
+        return y, (None if pb is None else (_unbound_back, pb))
     return _other_call(mask, f, args, kw)
+
+
+_METHOD_DESCRIPTOR = types.MethodDescriptorType
+
+
+def _unbound_back(pb, dy, dself, S):
+    """A C method called through its class (`dict.get(d, k)`): the bound method's cotangent is d's."""
+    inner = pb[1]
+    dobj, dargs, dkw = inner[0](inner, dy, None, S)
+    return dself, (dobj,) + (tuple(dargs) if dargs is not None else ()), dkw
 
 
 # builtins whose answer is a question about a value (not a value like it, as np.zeros_like's)
@@ -371,6 +403,38 @@ def _view_back(pb, dy, dself, S):
     return dfn, (None,) + dargs[1:], dkw
 
 
+_UFUNC = np.ufunc
+
+
+_DISPATCHER = type(np.sum)
+_out_position = _forward_out_position
+
+
+def _method_out(f, args):
+    """`a.sum(0, None, o)`, `a.clip(0, 1, a)`: an ndarray method's output given by position, refused (see
+    _positional_out); its position is that of numpy's function of the same name, less the array."""
+    fn = getattr(np, f.__name__, None)
+    if fn is not None and fn.__class__ is _DISPATCHER:
+        pos = _out_position(fn) - 1
+        if len(args) > pos >= 0 and args[pos] is not None:
+            _positional_out(f, args, {}, by_name=True)
+
+
+def _positional_out(f, args, kw, by_name=False):
+    """A ufunc's outputs passed by position (`np.exp(K, K)`): refused. The transform sees the call as one
+    reading its arguments, not writing into one, so the array's cotangent before and after the call would
+    be one (sklearn's laplacian_kernel gave the gradient of -gamma * d, not of exp(-gamma * d))."""
+    outs = () if by_name else args[f.nin:]
+    if not by_name and all(o is None for o in outs):
+        return args[:f.nin], kw
+    import sys
+    frame = sys._getframe(2)
+    where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})"
+    raise UnsupportedFunction(
+        f"reverse mode does not differentiate np.{f.__name__} writing into an output array passed by position",
+        where=where, fix=f"pass it by keyword (`np.{f.__name__}(..., out=a)`), or assign the result")
+
+
 def _out_call(f, args, kw):
     """`f(..., out=a)`: computed into a new array, then written into a (numpy returns a); the reverse
     pass restores a's old values and takes the cotangent a's variable holds as f's output's."""
@@ -449,6 +513,11 @@ def _other_call(mask, f, args, kw):
     if isinstance(f, np.vectorize) and f.signature is None and not f.excluded and not kw:
         y, pb = _twin_call(EVERY_ARGUMENT, ad_vectorize, (), (f,) + args, _NOKW)
         return y, (_vectorize_back, pb)
+    if (f is vars and len(args) == 1 or f is object.__getattribute__ and len(args) == 2
+            and args[1] == "__dict__") and not kw and not isinstance(args[0], (type, types.ModuleType)):
+        # an object's `__dict__` (inspect's static getattr reads it so): the attribute read, whose dict
+        # shares the object's cotangent box
+        return call(mask if mask < 0 else mask & 1, getattr, args[0], "__dict__")
     if f is type and len(args) == 1 and not kw:  # a value's type carries no derivative (a dual's: its
         return type(_primal(args[0])), None        # primal's, as in the tangent twin)
     if isinstance(f, type):
@@ -469,6 +538,10 @@ def _other_call(mask, f, args, kw):
     if owner is not None and not isinstance(owner, types.ModuleType):
         checked = (owner,) + checked  # a C method of a differentiable object (`y.sort()`) needs a rule too
     if not _any_differentiable(checked, kw if mask < 0 or mask & KW_ACTIVE else _NOKW):
+        return f(*args, **kw), None
+    if owner is not None and type(f) is _WRAPPER and getattr(owner, "__objclass__", None) is type:
+        # `type.__dict__["__mro__"].__get__(obj)` (inspect's static getattr): a class's metadata, or
+        # TypeError for an object that is not a class — never a number
         return f(*args, **kw), None
     if f is setattr and _metadata_store(args, kw):
         return f(*args), None
@@ -547,7 +620,7 @@ def _may_differ(a, depth) -> bool:
         return True  # too deep to look into: it may hold one
     if isinstance(a, (list, tuple, set, frozenset)):
         return any(_may_differ(v, depth + 1) for v in a)
-    if isinstance(a, dict):
+    if isinstance(a, dict) or ta is types.MappingProxyType:  # (a read-only view: what it shows)
         return any(_may_differ(v, depth + 1) for v in a.values())
     if ta in POSITIONED:  # a list, tuple or array iterator: what it iterates
         r = a.__reduce__()
@@ -647,6 +720,8 @@ def _construct(cls, args, kw):
         # ufloats are numbers to reverse mode (rules take them whole); one built from a differentiated
         # value would be taken apart into fields by the code reading it: refused, never half right
         raise _no_rule(cls)
+    if issubclass(cls, _GENERATOR_CM) and len(args) == 3 and not kw:
+        return _generator_cm(cls, *args), None
     init = cls.__init__
     if cls.__new__ is object.__new__ and type(init) is types.FunctionType:
         if _has_source(init):
@@ -655,7 +730,10 @@ def _construct(cls, args, kw):
             return obj, (None if pb is None else (_construct_back, pb))
         if dataclasses.is_dataclass(cls):  # generated __init__: fields in, fields out
             names = [f.name for f in dataclasses.fields(cls) if f.init]
-            return cls(*args, **kw), (_fields_back, names, len(args), tuple(kw))
+            obj = cls(*args, **kw)
+            if getattr(cls, "__post_init__", None) is not None and _any_differentiable(args, kw):
+                _check_post_init(cls, obj, dict(zip(names, args), **kw))
+            return obj, (_fields_back, names, len(args), tuple(kw))
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # namedtuple
         return cls(*args, **kw), (_fields_back, list(cls._fields), len(args), tuple(kw))
     base = dict if issubclass(cls, dict) else list if issubclass(cls, list) else None
@@ -683,6 +761,25 @@ def _has_source(fn) -> bool:
         return False
 
 
+def _check_post_init(cls, obj, passed):
+    """A dataclass's generated `__init__` runs natively, its `__post_init__` too: the cotangents of its
+    fields go to the arguments as passed, so a field it computes or changes from them (a frozen class's
+    `object.__setattr__(self, "b", 2 * self.a)`) would lose its derivative: refused."""
+    for name, value in fields_of(obj).items():
+        if name in passed:
+            changed = value is not passed[name] and (_may_differ(value, 0) or _may_differ(passed[name], 0))
+        else:
+            changed = _may_differ(value, 0)
+        if changed:
+            post = cls.__post_init__
+            code = getattr(post, "__code__", None)
+            raise UnsupportedFunction(
+                f"reverse mode cannot differentiate {cls.__qualname__}(...): its __post_init__ sets the field "
+                f"{name!r} from differentiated values, natively (the generated __init__ has no source)",
+                where=f"{code.co_filename}:{code.co_firstlineno}" if code is not None else None,
+                fix="compute that field in a property or a method, or give the class a hand-written __init__")
+
+
 def _fields_back(pb, dy, dself, S):
     """Cotangents of the arguments of a record type's generated constructor: its fields' cotangents."""
     _, names, nargs, kwnames = pb
@@ -705,6 +802,26 @@ def _cached(fn, maxsize, typed, info):
 def _cached_back(pb, dy, dself, S):
     """The wrapper's cotangent is its function's (what its calls credited to the closure's cells)."""
     return None, (dy, None, None, None), None
+
+
+_GENERATOR_CM = contextlib._GeneratorContextManagerBase
+
+
+def _generator_cm(cls, func, args, kwds):
+    """A `@contextlib.contextmanager` made: `with` calls its `__enter__`/`__exit__` natively, so its
+    generator must be a real one, run natively (a twin's generator runs eagerly: the code after `yield`,
+    restoring a setting, would run before the body). Its arguments must then carry no derivative: what it
+    computes from them, natively, would come out constant."""
+    if _any_differentiable((args, kwds), {}) or _may_differ(func, 0):
+        code = getattr(func, "__code__", None)
+        raise UnsupportedFunction(
+            f"reverse mode does not differentiate through the context manager "
+            f"{getattr(func, '__qualname__', func)} called with differentiated arguments (its generator runs "
+            f"natively, around the body of the `with`)",
+            where=f"{code.co_filename}:{code.co_firstlineno}" if code is not None else None,
+            fix="pass it values that are not differentiated, or compute the differentiated part inside the "
+                "`with` body")
+    return cls(func, args, kwds)
 
 
 def _construct_back(pb, dy, dself, S):
@@ -758,6 +875,13 @@ def _build(fn, active, keep_generated=False, observed=False):
     code = fn.__code__
     try:
         src = get_source(code, fn.__globals__)
+    except MarkedOpaque as e:
+        raise NoSource(
+            f"no reverse rule for {code.co_qualname}, marked opaque (`contexts.opaque`), reached with "
+            f"differentiable inputs",
+            where=f"{code.co_filename}:{code.co_firstlineno}",
+            fix=f"give it a rule (`@contexts.custom_adjoint({code.co_name})` or `contexts.rules.registry"
+                f".adjoint`), or stop marking it opaque") from e
     except SourceUnavailable as e:
         raise NoSource(
             f"cannot differentiate {code.co_qualname}: its source is not available ({e.what})",
@@ -861,7 +985,10 @@ def _opaque_call(fn, args, kw, err, npre=0):
     when every differentiable value it returns is one of its inputs, passed through (argument parsers such
     as scipy.stats' `_parse_args`): cotangents are then routed back by identity. Anything else is the
     NoSource error, which names the function."""
-    y = fn(*args, **kw)
+    try:
+        y = fn(*args, **kw)
+    except OverdubError as e:  # (forward over reverse: a dual met in its native code) refused as it
+        raise err from e
     inputs = {id(v): i for i, v in enumerate(_leaves(tuple(args) + tuple(kw.values())))}
     for leaf in _leaves(y):
         if _any_differentiable((leaf,), {}) and id(leaf) not in inputs:
@@ -959,7 +1086,11 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
     fwd = _FunctionType(info.fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     if fn.__kwdefaults__:
         fwd.__kwdefaults__ = fn.__kwdefaults__
-    y, tape = fwd(*pre, *args, **kw)
+    try:
+        y, tape = fwd(*pre, *args, **kw)
+    except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
+        note_transformed(e, fn, "reverse mode (its recording pass)")
+        raise
     return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
 
 
@@ -1023,10 +1154,14 @@ def _twin_back(pb, dy, dself, S):
     rev = info.rev
     if rev is None:
         rev = _FunctionType(info.rev_code, fn.__globals__, None, (None, None, None), info.rev_closure)
-    if npre:  # a method: self's cotangent after the call flows in, the total before it comes out
-        dparams, dcells = rev(S, tape, dy, None, dself, dins)
-    else:
-        dparams, dcells = rev(S, tape, dy, dself, None, dins)
+    try:
+        if npre:  # a method: self's cotangent after the call flows in, the total before it comes out
+            dparams, dcells = rev(S, tape, dy, None, dself, dins)
+        else:
+            dparams, dcells = rev(S, tape, dy, dself, None, dins)
+    except Exception as e:
+        note_transformed(e, fn, "reverse mode (its reverse pass)")
+        raise
     if took:
         S.took = took
     argcount = info.argcount

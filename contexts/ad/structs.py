@@ -9,6 +9,7 @@ box per object per reverse pass (`Session.box`), so aliases and mutation see one
 from __future__ import annotations
 
 import itertools
+import weakref
 import numbers
 import types
 
@@ -19,6 +20,38 @@ from ..forward.dual import Dual as _Dual
 from ..rules.cotangents import MapBox, SeqBox, Tangent, fields_of, has_fields, merge_into
 
 __all__ = ["Session", "finalize", "zero_of", "TICKS", "CHANGES"]
+
+
+# the instance dicts read as `obj.__dict__` by a recording (`self.__dict__.update(kw)`), by the dict's
+# id: the object (weakly) whose fields they are. The reverse pass gives such a dict the object's box, so a
+# value stored or read through the dict and read or stored as an attribute has one cotangent
+INSTANCE_DICTS: dict = {}
+
+
+def remember_instance_dict(obj, d) -> bool:
+    """Remember d as obj's `__dict__`; False when obj cannot be referred to weakly (then not remembered)."""
+    key = id(d)
+    known = INSTANCE_DICTS.get(key)
+    if known is not None and known() is obj:
+        return True
+    try:
+        INSTANCE_DICTS[key] = weakref.ref(obj, lambda _, key=key: INSTANCE_DICTS.pop(key, None))
+    except TypeError:  # (a class with `__slots__` holding "__dict__" but not "__weakref__")
+        return False
+    return True
+
+
+def instance_dict_owner(d):
+    """The object whose `__dict__` d is (as remembered by a recording), or None."""
+    if type(d) is not dict:
+        return None
+    known = INSTANCE_DICTS.get(id(d))
+    if known is None:
+        return None
+    owner = known()
+    if owner is None or getattr(owner, "__dict__", None) is not d:
+        return None
+    return owner
 
 
 def _new_box(obj):
@@ -64,7 +97,11 @@ class Session:
         key = id(obj)
         b = self.boxes.get(key)
         if b is None:
-            b = self.boxes[key] = _new_box(obj)
+            owner = instance_dict_owner(obj) if INSTANCE_DICTS else None
+            if owner is not None:  # an object's `__dict__`: one box with the object's fields
+                b = self.boxes[key] = self.box(owner)
+            else:
+                b = self.boxes[key] = _new_box(obj)
             self.keep.append(obj)
         if d is not None and d is not b:
             merge_into(b, d)

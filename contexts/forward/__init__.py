@@ -10,8 +10,8 @@ It imports nothing of reverse mode: `hessian` and `hvp` (forward over reverse) l
 from .api import DEFAULT_CHUNK, derivative, jacfwd, jvp
 from .arrays import NoForwardRule
 from .context import ForwardContext, pushforward
-from .dual import Dual, DualConversionError, Tag
+from .dual import Dual, DualConversionError, DualInsideError, Tag
 from .mixed import forwarddiff
 
 __all__ = ["derivative", "jvp", "jacfwd", "forwarddiff",
-           "ForwardContext", "pushforward", "Dual", "Tag", "NoForwardRule", "DualConversionError", "DEFAULT_CHUNK"]
+           "ForwardContext", "pushforward", "Dual", "Tag", "NoForwardRule", "DualConversionError", "DualInsideError", "DEFAULT_CHUNK"]

@@ -19,9 +19,11 @@ import numpy as np
 import overdub
 from overdub.errors import OverdubError, describe
 
+from ..rules.frames import entry_error, name_user_lines
+
 from .arrays import to_array
 from .context import ForwardContext, _vectorized
-from .dual import Dual, DualConversionError, Tag, zero_tangent
+from .dual import SWALLOWED, Dual, DualConversionError, Tag, swallowed, zero_tangent
 from .tangent import NotTransformable, _dual_free, tangent_jvp
 
 __all__ = ["derivative", "jvp", "jacfwd", "DEFAULT_CHUNK"]
@@ -153,6 +155,17 @@ def _entry(api: Callable) -> Callable:
             raise OverdubError(f"{describe(f)} raised StopIteration while differentiated",
                                fix="catch it inside the function (next(it, default) for an iterator that may "
                                    "be exhausted)") from e
+        except Exception as e:
+            err = swallowed(e)  # a failure after `hasattr(dual, "_mpf_")` answered False
+            if err is not None:
+                name_user_lines(err, e)
+                raise err from e
+            err = entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
+            if err is e:
+                raise
+            raise err
+        finally:
+            SWALLOWED.clear()
     return entry
 
 

@@ -557,10 +557,36 @@ def write_out(fn, y, out):
     return out
 
 
+_OUT_POSITIONS: dict = {}
+
+
+def out_position(f) -> int:
+    """The position of a numpy function's `out` parameter (-1 if it has none), from its signature."""
+    pos = _OUT_POSITIONS.get(f)
+    if pos is None:
+        import inspect
+        pos = -1
+        for target in (getattr(f, "_implementation", f), f):  # (a C implementation: the dispatcher's text)
+            try:
+                params = list(inspect.signature(target).parameters.values())
+            except (TypeError, ValueError):
+                continue
+            pos = next((i for i, p in enumerate(params) if p.name == "out"
+                        and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)), -1)
+            break
+        _OUT_POSITIONS[f] = pos
+    return pos
+
+
 def array_function(func, args, kwargs):
     """Dual.__array_function__: our structural maps, else the registry's frule, else recursion into the
     function's pure-Python implementation under the forward context, else a clear error. An `out=` is
     written after the fact (the rules compute new values)."""
+    if len(args) > 2 and "out" not in kwargs:  # `np.clip(K, 0, 1, K)`: the output given by position
+        pos = out_position(func)
+        if len(args) > pos >= 0 and args[pos] is not None:
+            kwargs = {**kwargs, "out": args[pos]}
+            args = args[:pos] + args[pos + 1:]
     if kwargs.get("out") is not None:
         return write_out(func, array_function(func, args, {k: v for k, v in kwargs.items() if k != "out"}),
                          kwargs["out"])

@@ -15,16 +15,24 @@ import types
 import numpy as np
 
 import overdub
+from overdub.errors import OverdubError
+from overdub.source import marked_opaque
+
+from ..rules.frames import note_transformed
 
 from ..rules.registry import key_of, registry
-from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, to_array, write_out
+from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, out_position, to_array, write_out
 from .dual import Dual, DualConversionError, primal, top_tag
 from .tangent import uncached
 
 __all__ = ["ForwardContext", "run_inside", "pushforward"]
 
 _ARRAY_BUILDERS = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asarray_chkfinite}
-_NUMPY_DISPATCHED = (np.ufunc, type(np.sum))  # these reach Dual.__array_ufunc__/__array_function__
+# looked up by identity: a callable object may be unhashable (a class defining __eq__ only, as
+# scikit-learn's kernels do), and `fn in a_set` would raise TypeError
+_ARRAY_BUILDER_IDS = frozenset(map(id, _ARRAY_BUILDERS))
+_DISPATCHER = type(np.sum)
+_NUMPY_DISPATCHED = (np.ufunc, _DISPATCHER)  # these reach Dual.__array_ufunc__/__array_function__
 
 
 _RULES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # contexts/
@@ -65,39 +73,52 @@ class ForwardContext(overdub.Context):
     intercepts = frozenset({"call"})
 
     def overdub(self, site, fn, *args, **kwargs):
-        if fn is _CLASS_MATCH:
-            if not _holds_dual(args[0]):
-                return args[0]
-            raise NoForwardRule("a `match` with class patterns on a perturbed value (Python's isinstance "
-                                "would answer for the dual, not its value)", where=str(site),
-                                fix="test the value with `if isinstance(...)` / `if` chains, or match on a "
-                                    "value that is not differentiated")
-        tag = top_tag(args) if args else None
-        if tag is None:
-            if fn in _ARRAY_BUILDERS and args and has_dual(args[0]):
-                return to_array(args[0], kwargs.get("dtype"))
-            if overdub.is_recursable(fn) and not _native(fn):
+        try:
+            if fn is _CLASS_MATCH:
+                if not _holds_dual(args[0]):
+                    return args[0]
+                raise NoForwardRule("a `match` with class patterns on a perturbed value (Python's isinstance "
+                                    "would answer for the dual, not its value)", where=str(site),
+                                    fix="test the value with `if isinstance(...)` / `if` chains, or match on a "
+                                        "value that is not differentiated")
+            tag = top_tag(args) if args else None
+            if tag is None:
+                if id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
+                    return to_array(args[0], kwargs.get("dtype"))
+                if overdub.is_recursable(fn) and not _native(fn):
+                    return self.recurse(fn, *args, **kwargs)
+                if args and type(args[0]) is types.GeneratorType and _consumes(fn):
+                    args = (list(args[0]),) + args[1:]  # `math.fsum(u * k for k in ks)`: all of it, in order
+                return self._primitive(site, fn, args, kwargs)
+            if _native(fn):
+                return self._primitive(site, fn, args, kwargs)
+            if fn is type and len(args) == 1 and not kwargs and not site.filename.startswith(_RULES_DIR):
+                # a perturbed value's type is its primal's in the user's code, as the other modes see it
+                # (`type(a) is float`); the rules, run here on duals (forward over reverse), see the dual
+                return type(primal(args[0]))
+            fn = uncached(fn)  # a cache would serve the value of the primal, unperturbed
+            if isinstance(fn, np.vectorize):
+                return _vectorized(fn, args, kwargs, self.recurse)
+            y = _known(fn, args, kwargs, tag, self._run_rule)
+            if y is not _UNKNOWN:
+                return y
+            if overdub.is_recursable(fn):
                 return self.recurse(fn, *args, **kwargs)
-            if args and type(args[0]) is types.GeneratorType and _consumes(fn):
-                args = (list(args[0]),) + args[1:]  # `math.fsum(u * k for k in ks)`: all of it, in order
-            return self._primitive(site, fn, args, kwargs)
-        if _native(fn):
-            return self._primitive(site, fn, args, kwargs)
-        if fn is type and len(args) == 1 and not kwargs and not site.filename.startswith(_RULES_DIR):
-            # a perturbed value's type is its primal's in the user's code, as the other modes see it
-            # (`type(a) is float`); the rules, run here on duals (forward over reverse), see the dual
-            return type(primal(args[0]))
-        fn = uncached(fn)  # a cache would serve the value of the primal, unperturbed
-        if isinstance(fn, np.vectorize):
-            return _vectorized(fn, args, kwargs, self.recurse)
-        y = _known(fn, args, kwargs, tag, self._run_rule)
-        if y is not _UNKNOWN:
-            return y
-        if overdub.is_recursable(fn):
-            return self.recurse(fn, *args, **kwargs)
-        return self._primitive(site, fn, args, kwargs)
+            if marked_opaque(fn):  # the user's opt-out: a rule (found above), or refused by name
+                raise no_rule(fn, where=str(site))
+            return self._primitive(site, fn, args, kwargs, perturbed=True)
+        except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
+            if not e.__dict__.get("_overdub_noted") and overdub.is_recursable(fn):
+                note_transformed(e, fn, "forward mode")
+            raise
 
-    def _primitive(self, site, fn, args, kwargs):
+    def primitive(self, fn, /, *args, **kwargs):
+        """A function the context does not recurse into, entered by `run` (the tangent twins' calls)."""
+        if marked_opaque(fn) and (has_dual(args) or has_dual(list(kwargs.values()))):
+            raise no_rule(fn)
+        return fn(*args, **kwargs)
+
+    def _primitive(self, site, fn, args, kwargs, perturbed=False):
         try:
             return fn(*args, **kwargs)
         except NoForwardRule as e:
@@ -114,6 +135,13 @@ class ForwardContext(overdub.Context):
             if y is _UNKNOWN:
                 raise no_rule(fn, where=str(site)) from e
             return y
+        except TypeError as e:
+            if not perturbed or isinstance(e, OverdubError):
+                raise
+            # a class or C function without a rule refused the duals in its own words (mpmath's
+            # `mpf(x)`: "cannot create mpf from Dual(...)"): the refusal says which, and where. Still a
+            # TypeError, for a library that catches one to try another way
+            raise no_rule(fn, where=str(site)) from e
 
     def _run_rule(self, frule, tangents, values, kwargs):
         """A rule reached with Duals of an outer derivative call runs under this context, so the math
@@ -142,7 +170,7 @@ def pushforward(fn, *args, **kwargs):
     (0.0, 2.0)
     """
     tag = top_tag(tuple(args) + tuple(kwargs.values())) if args or kwargs else None
-    if tag is None and fn in _ARRAY_BUILDERS and args and has_dual(args[0]):
+    if tag is None and id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
         return to_array(args[0], kwargs.get("dtype"))  # an array built from a list of duals
     if tag is None or _native(fn):
         return fn(*args, **kwargs)
@@ -203,12 +231,20 @@ def _known(fn, args, kwargs, tag, run_rule):
     an frule), else _UNKNOWN."""
     if fn is float or fn is complex:
         return _convert(fn, args[0])
-    if fn in _ARRAY_BUILDERS:
+    if id(fn) in _ARRAY_BUILDER_IDS:
         return to_array(args[0], kwargs.get("dtype"))
     rule = registry.get(fn)
     if rule is not None and rule.frule is not None:
-        if isinstance(key_of(fn), tuple):
+        key = key_of(fn)
+        if isinstance(key, tuple):
             args = (fn.__self__, *args)  # a C type's bound method (list.index, ufunc.accumulate): the object first
+        if len(args) > 2 and "out" not in kwargs and not isinstance(fn, np.ufunc):
+            # `np.clip(K, 0, 1, K)`, `a.sum(0, None, o)`: the output given by position, written as out=
+            named = getattr(np, key[1], None) if isinstance(key, tuple) and key[0] is np.ndarray else fn
+            pos = out_position(named) if type(named) is _DISPATCHER else -1
+            if len(args) > pos >= 0 and args[pos] is not None:
+                kwargs = {**kwargs, "out": args[pos]}
+                args = args[:pos] + args[pos + 1:]
         if kwargs.get("out") is not None and not isinstance(fn, np.ufunc):  # (ufuncs write out= themselves)
             rest = {k: v for k, v in kwargs.items() if k != "out"}
             return write_out(fn, apply_frule(rule, fn, args, rest, tag, call=run_rule), kwargs["out"])

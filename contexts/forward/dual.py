@@ -14,15 +14,19 @@ from __future__ import annotations
 
 import cmath
 import itertools
+import sys
 import types
 import math
 import numbers
+import os
 
 import numpy as np
 
+from ..rules.frames import is_engine, outside_engine
+
 from overdub.errors import OverdubError
 
-__all__ = ["Tag", "Dual", "DualConversionError", "top_tag", "split", "primal", "make"]
+__all__ = ["Tag", "Dual", "DualConversionError", "DualInsideError", "top_tag", "split", "primal", "make"]
 
 _orders = itertools.count(1)
 
@@ -36,6 +40,57 @@ class DualAttributeError(OverdubError, AttributeError):
     """Code read an attribute a perturbed value does not have as a dual: most often the inside of a number
     (a Fraction's `numerator`, an mpmath mpf's `_mpf_`), which carries no tangent. Still an AttributeError,
     so `hasattr` and `getattr(x, name, default)` answer as before."""
+
+
+_NUMPY_VALUES = (np.ndarray, np.generic)  # their other attributes are metadata (`.device`, `.flags`), not insides
+
+
+class DualInsideError(OverdubError):
+    """Code read an attribute that the perturbed value has but its dual does not give (the inside of a
+    number: an mpmath mpf's `_mpf_`), which carries no tangent; `hasattr` answered False, and the same
+    function then failed (mpmath's `exp` raised NotImplementedError("exp of a mpf")). Raised by the entry
+    points in place of that failure (`swallowed`)."""
+
+
+SWALLOWED: list = []  # [(frame, attribute, type name)]: the last read of a number's inside answered False
+
+
+def _conversion_site() -> str | None:
+    """`name (file:line)` of the code converting a dual: the first frame outside the engine and numpy."""
+    frame = sys._getframe(2)
+    while frame is not None and (is_engine(frame.f_code.co_filename)
+                                 or frame.f_code.co_filename.startswith(_NUMPY_DIR)):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    code = frame.f_code
+    return f"{getattr(code, 'co_qualname', code.co_name)} ({code.co_filename}:{frame.f_lineno})"
+
+
+_NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
+
+
+def swallowed(e: BaseException) -> "DualInsideError | None":
+    """A DualInsideError for e when e was raised in the frame whose read of a number's inside was answered
+    False (the frame is the one innermost in e's traceback); else None."""
+    if not SWALLOWED or isinstance(e, OverdubError):
+        return None
+    frame, name, kind = SWALLOWED.pop()
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None or tb.tb_frame is not frame:
+        return None
+    where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{tb.tb_lineno})" if hasattr(
+        frame.f_code, "co_qualname") else f"{frame.f_code.co_filename}:{tb.tb_lineno}"
+    err = DualInsideError(
+        f"forward mode cannot read .{name} of a perturbed {kind}: the value has it, but it is the inside of the "
+        f"number and carries no tangent, so the dual answered that it has no .{name} and the function failed "
+        f"({type(e).__name__}: {e})", where=where,
+        fix="give the function a forward rule (`contexts.rules.registry.frule(fn)`), or compute with the "
+            "value's arithmetic and functions that have rules")
+    err.__cause__ = e
+    return err
 
 
 class Tag:
@@ -532,17 +587,17 @@ class Dual:
     def __float__(self):
         raise DualConversionError(
             f"float() of a Dual (primal {_brief(primal(self))}) would drop its derivative",
-            fix=_CONVERSION_FIX)
+            where=_conversion_site(), fix=_CONVERSION_FIX)
 
     def __complex__(self):
         raise DualConversionError(
             f"complex() of a Dual (primal {_brief(primal(self))}) would drop its derivative",
-            fix=_CONVERSION_FIX)
+            where=_conversion_site(), fix=_CONVERSION_FIX)
 
     def __array__(self, dtype=None, copy=None):
         raise DualConversionError(
             f"numpy tried to convert a Dual (primal {_brief(primal(self))}) to a plain array",
-            fix=_CONVERSION_FIX)
+            where=_conversion_site(), fix=_CONVERSION_FIX)
 
     # numpy protocols (implemented in contexts.forward.arrays)
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -661,8 +716,8 @@ class Dual:
 
     conjugate = conj
 
-    def clip(self, lo=None, hi=None):
-        return np.clip(self, lo, hi)
+    def clip(self, lo=None, hi=None, out=None, **kwargs):
+        return np.clip(self, lo, hi, out=out, **kwargs) if out is not None else np.clip(self, lo, hi, **kwargs)
 
     def copy(self, order="C"):
         return Dual(self.value.copy() if hasattr(self.value, "copy") else self.value,
@@ -711,6 +766,11 @@ class Dual:
             return types.MethodType(method, self)
         if name in Dual.__slots__:  # read before it was set (a context observing the constructor)
             raise AttributeError(name)
+        if not name.startswith("__") and not isinstance(self.value, _NUMPY_VALUES) and hasattr(self.value, name):
+            # the inside of a number (an mpf's `_mpf_`): `hasattr` answers False, as for a foreign type (mpmath's
+            # operators then return NotImplemented and the dual's reflected one computes). Remembered, so that
+            # an error the same library frame raises next ("exp of a mpf") is reported as this read
+            SWALLOWED[:] = [(outside_engine(sys._getframe(1)), name, type(self.value).__name__)]
         raise DualAttributeError(
             f"forward mode cannot read .{name} of a perturbed {self.value.__class__.__name__}: a dual number has "
             f"no such attribute (if it is the inside of a number, it carries no tangent)",

@@ -26,11 +26,13 @@ import types
 import numpy as np
 
 from overdub import depth as _depth
-from overdub.errors import SourceUnavailable
+from overdub.errors import OverdubError, SourceUnavailable
 from overdub.source import compile_twin, get_source
 import overdub.cache
 from overdub.weak import OwnedEntries
 
+from ..rules.frames import note_transformed
+from .arrays import out_position
 from ..lowered.activity import active_names, ask_primals, fresh_calls, view_groups, view_of, viewed
 from ..lowered.emit import index_arg, parse_at
 from ..lowered.lower import Unsupported, lower
@@ -622,6 +624,13 @@ def _by_frule(rule, args, tans, kw):
     """(y, tangent) through a rule's frule (the registry's None zero in, the twins' 0 zero out). An
     `out=` of a function other than a ufunc is written after the fact: such frules compute new values
     (passing it on would write the tangent into it too)."""
+    if isinstance(rule.fn, np.ufunc) and len(args) > rule.fn.nin:  # `np.exp(x, buf)`: duals write buf
+        raise NotTransformable("an output array passed by position")
+    if len(args) > 2 and not isinstance(rule.fn, np.ufunc):  # an output given by position: duals write it
+        fn = getattr(np, rule.fn[1], None) if isinstance(rule.fn, tuple) and rule.fn[0] is np.ndarray else rule.fn
+        pos = out_position(fn) if type(fn) is type(np.sum) else -1
+        if len(args) > pos >= 0 and args[pos] is not None:
+            raise NotTransformable("an output array passed by position")
     tangents = tuple(_registry_zeros(t, a) for t, a in zip(tans, args))
     out = kw.get("out")
     if out is not None and not isinstance(rule.fn, np.ufunc):
@@ -662,7 +671,11 @@ def fd_call(f, args, tans, kw, kwtans):
         except NotTransformable:
             pass
         else:
-            return make_twin(f, code, _cells())(tuple(tans), *args, **kw)
+            try:
+                return make_twin(f, code, _cells())(tuple(tans), *args, **kw)
+            except Exception as e:  # (free when nothing is raised) a library function's error says so
+                note_transformed(e, f, "forward mode (its tangent twin)")
+                raise
     return _through_duals(f, args, tans, kw, kwtans)
 
 
@@ -739,11 +752,11 @@ def _through_duals(f, args, tans, kw, kwtans):
     dkw = {k: (v if _all_zero(kwtans.get(k)) else _dualize(v, kwtans[k], tag, made)) for k, v in kw.items()}
     try:
         y = _run(f, *dargs, **dkw)
-    except DualConversionError as e:
+    except TypeError as e:  # a DualConversionError, or the callable's own words ("cannot create mpf from Dual")
         import overdub
-        if overdub.is_recursable(f):
+        if overdub.is_recursable(f) or isinstance(e, OverdubError) and not isinstance(e, DualConversionError):
             raise
-        from .arrays import no_rule  # a C callable with no frule met a dual
+        from .arrays import no_rule  # a C callable (or a class) with no frule met a dual
         frame = sys._getframe(1)
         while frame.f_back is not None and frame.f_code.co_filename == __file__:
             frame = frame.f_back

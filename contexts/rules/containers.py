@@ -8,6 +8,7 @@ the primal (so earlier adjoints see the container as it was when they ran), and 
 
 from __future__ import annotations
 
+import collections
 import copy
 import heapq
 import numbers
@@ -218,6 +219,25 @@ def new_dict(cls, args, kw):
 
 
 registry.set(dict, inplace=lambda *args, **kw: new_dict(dict, args, kw))
+
+
+def new_ordered_dict(*args, **kw):
+    """`OrderedDict(mapping or pairs, **kw)` (inspect's Signature keeps its parameters in one): filled by
+    its own `__setitem__` (dict's would bypass its order); each value's cotangent goes to its source."""
+    writes, items = _writes(args, kw)
+    y = collections.OrderedDict()
+    for k, v, _ in writes:
+        y[k] = v
+
+    def ordered_dict_new_back(S, dy, dself):
+        box = S.box(y, dy)
+        gs = {k: box.pop(k, None) for k in y}
+        pos, gk = _route(gs, writes, items, len(args))
+        return None, pos, gk
+    return y, ordered_dict_new_back
+
+
+registry._rule(collections.OrderedDict).inplace = new_ordered_dict
 
 
 def _fromkeys_adjoint(dy, y, cls, keys, value=None):

@@ -60,9 +60,27 @@ class MapBox(dict):
 
 
 def has_fields(obj) -> bool:
-    """An object with named fields: a `__dict__` or `__slots__` (not a number, array or container)."""
-    return hasattr(obj, "__dict__") or bool(getattr(type(obj), "__slots__", None)) and not isinstance(
+    """An object with named fields: a `__dict__` or `__slots__` (not a number, array or container) — the
+    slots of any class of its MRO (a subclass declaring `__slots__ = ()`, as collections.abc's views do)."""
+    return hasattr(obj, "__dict__") or _slotted(type(obj)) and not isinstance(
         obj, (numbers.Number, np.ndarray, np.generic, list, tuple, dict, str, bytes))
+
+
+_SLOTTED: dict = {}
+
+
+def _slotted(t) -> bool:
+    known = _SLOTTED.get(t)
+    if known is None:
+        known = False
+        for cls in t.__mro__:
+            slots = cls.__dict__.get("__slots__", ())
+            if slots:
+                known = True
+                break
+        if len(_SLOTTED) < 4096:
+            _SLOTTED[t] = known
+    return known
 
 
 def fields_of(obj) -> dict:

@@ -30,6 +30,7 @@ def _own(fn: Any) -> bool:
 
 _CLASS_MATCH = overdub.ops.class_match
 _STORES = frozenset({np.copyto, np.place, np.putmask, np.put, np.fill_diagonal})
+_STORE_IDS = frozenset(map(id, _STORES))  # by identity: a callable object may be unhashable (__eq__ only)
 
 
 def _into_out(site, fn, result, out, where):
@@ -110,7 +111,7 @@ class SparsityContext(overdub.Context):
             return _isinstance(site, *args)
         if isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ == "at" and not kwargs:
             return rules.ufunc_at(fn.__self__, *args)
-        if fn in _STORES:  # np.copyto, np.place, np.putmask, np.put, np.fill_diagonal: one store
+        if id(fn) in _STORE_IDS:  # np.copyto, np.place, np.putmask, np.put, np.fill_diagonal: one store
             if not any(isinstance(a, Tracer) and not (a.is_constant and a.primal is not None)
                        for a in (*args, *kwargs.values())):
                 # constants only (np.zeros inside numpy's own code): numpy's store on the values

@@ -1,5 +1,5 @@
 """Rules for scipy.special: `logsumexp`, `softmax`, `log_softmax` and the elementwise special functions
-(`expit`, `log_expit`, `logit`, `erf`, `erfc`, `erfinv`, `erfcinv`, `ndtr`, `log_ndtr`, `gamma`,
+(`expit`, `log_expit`, `logit`, `erf`, `erfc`, `erfinv`, `erfcinv`, `ndtr`, `log_ndtr`, `gamma`, `lambertw`,
 `gammaln`, `digamma`, `poch`, `xlogy`, `xlog1py`). Importing it without scipy installed raises ImportError,
 which `contexts.rules.numpy` tolerates.
 
@@ -122,3 +122,27 @@ def _log_softmax_jvp(t, y, x, axis=None):
 # kind "reduction": for sparsity, every output may depend on every input (conservative along `axis`)
 reduction_rule(sc.softmax, ("axis",), _softmax_grad, _softmax_jvp, kind="reduction")
 reduction_rule(sc.log_softmax, ("axis",), _log_softmax_grad, _log_softmax_jvp, kind="reduction")
+
+
+# -- lambertw (a Python function around the `_lambertw` ufunc): W'(z) = W / (z (1 + W)), 1 at z = 0 -----
+
+def _lambertw_partial(w, z):
+    z = np.asarray(z)
+    safe = np.where(z == 0, 1.0, z)
+    return np.where(z == 0, 1.0 + 0.0 * w, w / (safe * (1.0 + w)))
+
+
+def _lambertw_adjoint(dy, y, z, *rest, **kwargs):
+    if dy is None or not inexact(z):
+        return (None,) * (1 + len(rest))
+    return (match_primal(dy * np.conj(_lambertw_partial(y, z)), z),) + (None,) * len(rest)
+
+
+def _lambertw_frule(tangents, z, *rest, **kwargs):
+    y = sc.lambertw(z, *rest, **kwargs)
+    t = tangents[0] if tangents else None
+    return y, (None if t is None else _lambertw_partial(y, z) * t)
+
+
+registry.adjoint(sc.lambertw)(_lambertw_adjoint)
+registry.frule(sc.lambertw)(_lambertw_frule)

@@ -1,0 +1,161 @@
+"""Frames for messages: the engine's own frames (overdub's core and the contexts) are skipped, library
+frames (site-packages, the standard library) told from the user's.
+
+>>> import sys
+>>> from contexts.rules.frames import is_engine
+>>> is_engine(__file__), is_engine(sys.__file__ if hasattr(sys, "__file__") else "x.py")
+(True, False)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+
+import overdub
+import overdub.errors
+
+__all__ = ["is_engine", "is_user", "outside_engine", "user_chain", "note_transformed", "name_user_lines",
+           "entry_error"]
+
+_ENGINE = (os.path.dirname(os.path.abspath(overdub.__file__)) + os.sep,  # overdub/ and contexts/
+           os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep)
+_LIBRARY = tuple({os.path.abspath(p) + os.sep for key in ("stdlib", "platstdlib", "purelib", "platlib")
+                  if (p := sysconfig.get_paths().get(key))})
+
+
+def is_engine(filename: str) -> bool:
+    return filename.startswith(_ENGINE)
+
+
+def is_user(filename: str) -> bool:
+    """A file of the user's: not the engine's, not installed (site-packages, dist-packages, the standard
+    library), not generated (`<string>`, `<lambda>` sources)."""
+    return (not filename.startswith(_ENGINE) and not filename.startswith(_LIBRARY)
+            and "site-packages" not in filename and "dist-packages" not in filename
+            and not filename.startswith("<"))
+
+
+def outside_engine(frame):
+    """frame, or the first frame outward of it that is not the engine's (None if there is none)."""
+    while frame is not None and frame.f_code.co_filename.startswith(_ENGINE):
+        frame = frame.f_back
+    return frame
+
+
+def user_chain(frames, limit: int = 3) -> list[str]:
+    """`file:line in name` of the user's frames among `frames` (innermost first), at most `limit`."""
+    out = []
+    for frame, line in frames:
+        code = frame.f_code
+        if is_user(code.co_filename):
+            name = getattr(code, "co_qualname", code.co_name)
+            out.append(f"{code.co_filename}:{line} in {name}")
+            if len(out) == limit:
+                break
+    return out
+
+
+# -- messages about exceptions that leave library code ------------------------------------------------
+
+_CONTROL_FLOW = (StopIteration, StopAsyncIteration, GeneratorExit)
+
+
+def note_transformed(e: BaseException, fn, mode: str) -> None:
+    """Called where an exception leaves a twin (the first twin it leaves decides, once per exception):
+    when that twin is a library function's and e is not one of the engine's errors, add a note that overdub
+    was transforming it, in which mode, the user's lines that led there, and how to run it as a primitive."""
+    try:
+        if e.__dict__.get("_overdub_noted"):
+            return
+        e._overdub_noted = True
+    except AttributeError:  # an exception type without a __dict__
+        return
+    code = _code_of(fn)
+    if code is None or isinstance(e, (overdub.OverdubError, *_CONTROL_FLOW)) or is_user(code.co_filename):
+        return
+    name = getattr(code, "co_qualname", code.co_name)
+    module = getattr(fn, "__module__", None) or ""
+    if "<" in name:  # a nested function or lambda: reachable through its module only
+        how = f"`contexts.opaque({module!r})`" if module else "`contexts.opaque(fn)`"
+    else:
+        how = (f"`contexts.opaque({module + '.' if module else ''}{name})`"
+               + (f" (or `contexts.opaque({module!r})`)" if module else ""))
+    note = (f"overdub was differentiating {name} ({code.co_filename}:{code.co_firstlineno}) in {mode} when "
+            f"this was raised. If it comes from the transform (a differentiated value where the library "
+            f"expects a plain number or array), run the function as a primitive with {how} and give it a "
+            f"rule (`contexts.custom_adjoint`, `contexts.rules.registry.frule`), or do not differentiate its "
+            f"inputs")
+    chain = user_chain(_stack(sys._getframe(1)))
+    if chain:
+        note += "\n  reached from " + " <- ".join(chain)
+    e.add_note(note)
+
+
+def _code_of(fn):
+    """The code object calling fn runs first (a method's function, a class's __init__, a callable
+    object's __call__), or None."""
+    for _ in range(4):
+        code = getattr(fn, "__code__", None)
+        if code is not None:
+            return code
+        if isinstance(fn, type):
+            fn = fn.__dict__.get("__init__") or getattr(fn, "__new__", None)
+        else:
+            fn = getattr(fn, "__func__", None) or getattr(fn, "func", None) or getattr(type(fn), "__call__", None)
+        if fn is None:
+            return None
+    return None
+
+
+def _stack(frame):
+    while frame is not None:
+        yield frame, frame.f_lineno
+        frame = frame.f_back
+
+
+def _traceback(tb):
+    """(frame, line) of a traceback, innermost first."""
+    out = []
+    while tb is not None:
+        out.append((tb.tb_frame, tb.tb_lineno))
+        tb = tb.tb_next
+    return out[::-1]
+
+
+def name_user_lines(e: BaseException, *more) -> None:
+    """An engine error met inside library code (its message names the library's line) also names the
+    user's lines that led there, innermost first, from e's traceback (and those of `more`, the
+    exceptions it travelled with). Once per error; nothing when the message names the user's line."""
+    if not isinstance(e, overdub.OverdubError) or getattr(e, "_overdub_reached", False):
+        return
+    try:
+        e._overdub_reached = True
+    except AttributeError:
+        return
+    frames, seen = [], set()
+    for x in (e, *more):
+        for frame, line in _traceback(x.__traceback__):
+            if id(frame) not in seen:
+                seen.add(id(frame))
+                frames.append((frame, line))
+    chain = user_chain(frames)
+    if not chain:
+        return
+    text = str(e)
+    first = chain[0].rsplit(" in ", 1)[0]  # file:line
+    if first in text:
+        return
+    e.args = (text + "\n  reached from " + " <- ".join(chain),) + e.args[1:]
+
+
+def entry_error(e: BaseException) -> BaseException:
+    """What an entry point raises for e leaving it: the engine's refusal a library caught and turned into
+    its own error (`overdub.errors.hidden`), or e; an engine error names the user's lines that led there."""
+    inner = overdub.errors.hidden(e)
+    if inner is not None:
+        name_user_lines(inner, e)
+        return inner
+    name_user_lines(e)
+    return e

@@ -1,0 +1,110 @@
+"""Messages about errors met inside library code: an exception a library function raises while it is
+transformed carries one note naming that function, the mode, the user's lines and `contexts.opaque`; an
+engine refusal met inside library code also names the user's lines that led there; a DualConversionError
+names the function and line that converted the dual.
+
+The "library" is a module written into a `site-packages` directory (what tells library code from the
+user's: installed code, outside the engine)."""
+
+import importlib
+import sys
+import textwrap
+
+import pytest
+
+from contexts import derivative, gradient
+from overdub.errors import OverdubError
+
+LIBRARY = '''
+import math
+
+def check(x):
+    if x > 0.2:
+        raise ValueError("out of range")
+    return x * 2.0
+
+def outer(x):
+    return check(x) + 1.0
+
+def stored(x):
+    return math.floor(math.fsum([x]) * 0.0) + float(x)
+
+def formatted(x):
+    return float("%.6f" % x) * x
+
+def packed(x):
+    import array
+    return array.array("d", [x])[0] * x
+'''
+
+MODES = {"reverse": lambda f, x: gradient(f, x)[0], "forward": derivative}
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    root = tmp_path_factory.mktemp("env") / "site-packages"
+    root.mkdir()
+    (root / "_od_fake_lib.py").write_text(textwrap.dedent(LIBRARY))
+    sys.path.insert(0, str(root))
+    try:
+        yield importlib.import_module("_od_fake_lib")
+    finally:
+        sys.path.remove(str(root))
+        sys.modules.pop("_od_fake_lib", None)
+
+
+def _user(lib):
+    def user(x):
+        return lib.outer(x) * x  # the user's line
+    return user
+
+
+def _ours(notes):
+    return [n for n in notes if n.startswith("overdub was differentiating")]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_library_exception_gets_one_note(lib, mode):
+    with pytest.raises(ValueError, match="out of range") as e:
+        MODES[mode](_user(lib), 0.5)
+    notes = _ours(getattr(e.value, "__notes__", []))
+    assert len(notes) == 1, notes  # once per exception, not once per library frame
+    note = notes[0]
+    assert "check (" in note and "_od_fake_lib.py:" in note
+    assert ("reverse mode" if mode == "reverse" else "forward mode") in note
+    assert "contexts.opaque(_od_fake_lib.check)" in note
+    assert f"{__file__}:" in note and "in " in note.split("reached from", 1)[1]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_user_exception_gets_no_note(mode):
+    def user(x):
+        if x > 0.2:
+            raise ValueError("mine")
+        return x
+
+    with pytest.raises(ValueError, match="mine") as e:
+        MODES[mode](lambda x: user(x) * x, 0.5)
+    assert not _ours(getattr(e.value, "__notes__", []))
+
+
+def test_dual_conversion_names_function_and_line(lib):
+    from contexts.forward import DualConversionError
+    with pytest.raises(DualConversionError) as e:
+        derivative(lambda x: lib.formatted(x), 0.5)
+    text = str(e.value)
+    assert "formatted (" in text and "_od_fake_lib.py:" in text  # where the dual was converted
+    assert f"{__file__}:" in text  # and the user's line that led there
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_refusal_in_library_names_the_users_line(lib, mode):
+    from contexts.rules.registry import MissingRule
+
+    def user(x):
+        return lib.packed(x * 2.0)
+    with pytest.raises(MissingRule) as e:
+        MODES[mode](user, 0.5)
+    text = str(e.value)
+    assert "_od_fake_lib.py:" in text  # the library's line
+    assert "reached from" in text and f"{__file__}:" in text and "user" in text.split("reached from")[1]
