@@ -56,17 +56,21 @@ def _traced():
 def test_memory_returns_when_the_functions_go(tmp_path, mode):
     for i, f in _generated(tmp_path, 3, "warm"):  # the modules and rules loaded, the source caches full
         MODES[mode](f)
+    # Two batches, the smaller retention judged: a leak retains in both, while a cache of the engine or the
+    # interpreter that happens to grow its table during one batch (a dict resize, order-dependent) does not.
+    retained = []
     tracemalloc.start()
     try:
-        base = _traced()
-        fns = _generated(tmp_path, N, "n")
-        for i, f in fns:
-            assert MODES[mode](f) == pytest.approx(_closed_form(mode, i), rel=1e-12)
-        del fns, i, f
-        retained = _traced() - base
+        for batch in ("n", "m"):
+            base = _traced()
+            fns = _generated(tmp_path, N, batch)
+            for i, f in fns:
+                assert MODES[mode](f) == pytest.approx(_closed_form(mode, i), rel=1e-12)
+            del fns, i, f
+            retained.append(_traced() - base)
     finally:
         tracemalloc.stop()
-    assert retained < 10_000 * N, f"{retained / N:.0f} bytes retained per function"
+    assert min(retained) < 10_000 * N, f"{[r // N for r in retained]} bytes retained per function"
 
 
 def test_clear_empties_every_cache_and_gradients_still_work(tmp_path):
