@@ -124,10 +124,7 @@ def _record(f, args, kwargs, full=True):
     except StopIteration as e:
         raise _stopped(f) from e
     except Exception as e:
-        err = entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
-        if err is e:
-            raise
-        raise err
+        raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
     finally:
         _level.reset(token)
         _depth.leave()
@@ -144,10 +141,7 @@ def _reverse(pb, dy, args):
     except StopIteration as e:
         raise _stopped(None) from e
     except Exception as e:
-        err = entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
-        if err is e:
-            raise
-        raise err
+        raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
     finally:
         if S.redo:
             S.finish()
@@ -258,10 +252,7 @@ def _value_and_gradient(f, args):
     except StopIteration as e:
         raise _stopped(f) from e
     except Exception as e:
-        err = entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
-        if err is e:
-            raise
-        raise err
+        raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
     finally:
         _depth.leave()
     if dargs is None:

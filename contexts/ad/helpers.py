@@ -282,9 +282,9 @@ def getattr_(obj, attr):
         return getattr(obj, attr), None
     if _whole_number(t) and attr not in _NUMBER_PARTS:
         _representation_read(obj, attr, getattr(obj, attr))
-    prop = getattr(type(obj), attr, None)
-    if prop is None or isinstance(obj, (types.ModuleType, type)) or type(obj) is _Dual:
-        return getattr(obj, attr), None  # (a dual's properties are the engine's own: read as they are)
+    prop = getattr(t, attr, None)
+    if prop is None or isinstance(obj, (types.ModuleType, type)):
+        return getattr(obj, attr), None
     if attr == "__dict__":
         d = getattr(obj, attr)
         if type(d) is dict and not remember_instance_dict(obj, d) and runtime._may_differ(obj, 0):
@@ -369,8 +369,17 @@ _NUMBER_PARTS = frozenset({"real", "imag", "conjugate", "__class__"})
 def _whole_number(t) -> bool:
     """(Not cached: a cache keyed by type would keep classes made at run time alive; the attribute reads
     that reach here, of slots and class attributes, are the rare ones.)"""
-    return (issubclass(t, _KNOWN_NUMBERS) and t is not _Dual  # (a dual's attributes are its own)
+    return (issubclass(t, _KNOWN_NUMBERS)  # (a dual never reaches here: getattr_ reads its attributes at once)
             and not issubclass(t, (float, complex, int, np.generic, numbers.Integral)))
+
+
+def _reader() -> str | None:
+    """`function (file:line)` of the innermost frame outside this module: the twin that read the value."""
+    import sys
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    return f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})" if frame else None
 
 
 def _representation_read(obj, attr, result):
@@ -378,11 +387,7 @@ def _representation_read(obj, attr, result):
     reads `obj.attr` (a bound method is not its inside: its call goes to the rules)."""
     if type(result) is types.MethodType and result.__self__ is obj:
         return
-    import sys
-    frame = sys._getframe(1)  # the twin of the function reading it, at its line
-    while frame is not None and frame.f_code.co_filename == __file__:
-        frame = frame.f_back
-    where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})" if frame else None
+    where = _reader()
     raise runtime.UnsupportedFunction(
         f"reverse mode cannot differentiate through .{attr} of a {type(obj).__name__}: it reads the inside "
         f"of a differentiated number (integers or plain floats that carry no derivative), so what is "
@@ -393,11 +398,7 @@ def _representation_read(obj, attr, result):
 def _instance_dict_read(obj):
     """Refuse `obj.__dict__` of an object holding differentiated values that cannot be remembered weakly
     (see structs.INSTANCE_DICTS): the dict's cotangent would be apart from the object's fields."""
-    import sys
-    frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename == __file__:
-        frame = frame.f_back
-    where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})" if frame else None
+    where = _reader()
     raise runtime.UnsupportedFunction(
         f"reverse mode does not differentiate through the __dict__ of a {type(obj).__name__} holding "
         f"differentiated values", where=where,

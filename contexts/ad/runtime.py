@@ -185,9 +185,10 @@ def call(mask, f, *args, **kw):
             args, kw = _positional_out(f, args, kw)
         elif kw and type(kw.get("out")) is tuple and len(kw["out"]) == 1:
             kw = {**kw, "out": kw["out"][0]}  # out=(a,)
-    elif kind is _DISPATCHER and len(args) > 2 and len(args) > _out_position(f) >= 0 \
-            and args[_out_position(f)] is not None:  # `np.clip(K, 0, 1, K)`, `np.dot(a, b, o)`
-        _positional_out(f, args, kw, by_name=True)
+    elif kind is _DISPATCHER and len(args) > 2:  # `np.clip(K, 0, 1, K)`, `np.dot(a, b, o)`
+        pos = _out_position(f)
+        if len(args) > pos >= 0 and args[pos] is not None:
+            _positional_out(f, args, kw, by_name=True)
     if (kw and "out" in kw and (type(kw["out"]) is np.ndarray or _dual_array(kw["out"]))
             and kind is not _FunctionType):
         # numpy's `out=` (a Python function taking one is differentiated as written: it passes it on)

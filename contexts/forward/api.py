@@ -160,10 +160,7 @@ def _entry(api: Callable) -> Callable:
             if err is not None:
                 name_user_lines(err, e)
                 raise err from e
-            err = entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
-            if err is e:
-                raise
-            raise err
+            raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
         finally:
             SWALLOWED.clear()
     return entry

@@ -63,10 +63,9 @@ def test_real_part_of_a_fraction_is_differentiated():
 def test_mpmath_function_refused(mode):
     mpmath = pytest.importorskip("mpmath")
     x = mpmath.mpf("0.5")
-    with pytest.raises(Exception) as e:
+    with pytest.raises(OverdubError) as e:  # reverse: the read of the mantissa; forward: the dual's
         MODES[mode](lambda t: mpmath.exp(t) * t, x)
-    # reverse: the read of the mantissa; forward: mpmath itself rejects the dual it meets
-    assert isinstance(e.value, (OverdubError, NotImplementedError))
+    assert "_mpf_" in str(e.value)
 
 
 # -- object arrays of differentiable numbers --------------------------------------------------------
