@@ -1,0 +1,145 @@
+"""Generated code as trees: the constructors every transformer builds its statements with.
+
+A transformer never writes code as text to parse back: it builds `ast` nodes with these functions and
+places them at the user's statement with `at`. Arguments that stand for expressions take a node (used as
+given: the caller copies a user node it also keeps elsewhere) or a string, which names a variable:
+
+    at([assign(("y", "pb"), call("__od_call__", 1, attr("math", "sin"), "x"))], stmt)
+
+builds `y, pb = __od_call__(1, math.sin, x)` on the line of `stmt`. Plain Python values other than
+strings (`1`, `None`, a tuple of strings meant as a constant) go through `const`.
+
+Why trees and not text: text generation re-parses the user's own expressions (unparsed to be pasted in),
+costs a parse per generated statement (most of a long function's build time), and lets a generated name
+collide with a pasted expression's text; a tree is checked by construction and costs one allocation per node.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Iterable, Sequence
+
+__all__ = ["Node", "load", "store", "const", "call", "attr", "item", "tuple_", "list_", "assign", "expr_stmt",
+           "if_", "is_", "is_not", "is_none", "not_none", "and_", "or_", "not_", "binop", "compare", "at",
+           "user"]
+
+Node = ast.expr | str
+
+
+def load(x: Node) -> ast.expr:
+    """An expression: a string is the variable of that name, a node is used as given."""
+    return ast.Name(id=x, ctx=ast.Load()) if isinstance(x, str) else x
+
+
+def store(x: Node | Sequence[Node]) -> ast.expr:
+    """An assignment target: a name, a tuple of targets (nested tuples unpack), or a node (an attribute or
+    subscript, given with a Store context)."""
+    if isinstance(x, str):
+        return ast.Name(id=x, ctx=ast.Store())
+    if isinstance(x, (tuple, list)):
+        return ast.Tuple(elts=[store(e) for e in x], ctx=ast.Store())
+    return x
+
+
+def const(v) -> ast.Constant:
+    """A constant: numbers, strings, None, booleans, Ellipsis, and tuples of them (one Constant, as the
+    compiler folds it)."""
+    return ast.Constant(value=v)
+
+
+def user(node: ast.expr) -> ast.expr:
+    """A copy of a user's expression, to be placed in generated code while the original stays where it is
+    (an atom, a name or a constant, in the common case: copied without the generic deep copy)."""
+    if isinstance(node, ast.Name):
+        return ast.Name(id=node.id, ctx=ast.Load())
+    if isinstance(node, ast.Constant):
+        return ast.Constant(value=node.value, kind=node.kind)
+    return copy.deepcopy(node)
+
+
+def call(func: Node, *args: Node, **kwargs: Node) -> ast.Call:
+    """`func(*args, **kwargs)`; an argument given as an `ast.Starred` is spread, a keyword named `**` (pass
+    it through a dict: `**{"**": x}`) is `**x`."""
+    keywords = [ast.keyword(arg=None if k == "**" else k, value=load(v)) for k, v in kwargs.items()]
+    return ast.Call(func=load(func), args=[load(a) for a in args], keywords=keywords)
+
+
+def attr(value: Node, name: str) -> ast.Attribute:
+    return ast.Attribute(value=load(value), attr=name, ctx=ast.Load())
+
+
+def item(value: Node, index: Node | int) -> ast.Subscript:
+    """`value[index]`; an int index is a constant."""
+    index = const(index) if isinstance(index, int) else load(index)
+    return ast.Subscript(value=load(value), slice=index, ctx=ast.Load())
+
+
+def tuple_(elts: Iterable[Node]) -> ast.Tuple:
+    return ast.Tuple(elts=[load(e) for e in elts], ctx=ast.Load())
+
+
+def list_(elts: Iterable[Node]) -> ast.List:
+    return ast.List(elts=[load(e) for e in elts], ctx=ast.Load())
+
+
+def assign(target: Node | Sequence[Node], value: Node) -> ast.Assign:
+    """`target = value`; a tuple of targets unpacks (`a, b = value`)."""
+    return ast.Assign(targets=[store(target)], value=load(value))
+
+
+def expr_stmt(value: Node) -> ast.Expr:
+    return ast.Expr(value=load(value))
+
+
+def if_(test: Node, body: list[ast.stmt], orelse: list[ast.stmt] | None = None) -> ast.If:
+    return ast.If(test=load(test), body=body or [ast.Pass()], orelse=orelse or [])
+
+
+def compare(a: Node, op: ast.cmpop, b: Node) -> ast.Compare:
+    return ast.Compare(left=load(a), ops=[op], comparators=[load(b)])
+
+
+def is_(a: Node, b: Node) -> ast.Compare:
+    return compare(a, ast.Is(), b)
+
+
+def is_not(a: Node, b: Node) -> ast.Compare:
+    return compare(a, ast.IsNot(), b)
+
+
+def is_none(x: Node) -> ast.Compare:
+    return is_(x, const(None))
+
+
+def not_none(x: Node) -> ast.Compare:
+    return is_not(x, const(None))
+
+
+def and_(*xs: Node) -> ast.expr:
+    """`a and b and ...` (one operand: itself)."""
+    return load(xs[0]) if len(xs) == 1 else ast.BoolOp(op=ast.And(), values=[load(x) for x in xs])
+
+
+def or_(*xs: Node) -> ast.expr:
+    return load(xs[0]) if len(xs) == 1 else ast.BoolOp(op=ast.Or(), values=[load(x) for x in xs])
+
+
+def not_(x: Node) -> ast.UnaryOp:
+    return ast.UnaryOp(op=ast.Not(), operand=load(x))
+
+
+def binop(a: Node, op: ast.operator, b: Node) -> ast.BinOp:
+    return ast.BinOp(left=load(a), op=op, right=load(b))
+
+
+def at(stmts: list[ast.stmt], like: ast.AST) -> list[ast.stmt]:
+    """Give every node of stmts the position of the user's statement `like` (tracebacks through generated
+    code point at the user's line), and return stmts."""
+    line = getattr(like, "lineno", 1)
+    end = getattr(like, "end_lineno", line) or line
+    for stmt in stmts:
+        for n in ast.walk(stmt):
+            if "lineno" in n._attributes:
+                n.lineno, n.end_lineno, n.col_offset, n.end_col_offset = line, end, 0, 0
+    return stmts
