@@ -21,7 +21,7 @@ import copy
 from collections.abc import Iterable, Sequence
 
 __all__ = ["Node", "load", "store", "const", "call", "attr", "item", "tuple_", "list_", "assign", "expr_stmt",
-           "if_", "is_", "is_not", "is_none", "not_none", "and_", "or_", "not_", "binop", "compare", "at",
+           "if_", "is_", "is_not", "is_none", "not_none", "and_", "or_", "not_", "binop", "compare", "at", "index_value",
            "user"]
 
 Node = ast.expr | str
@@ -143,3 +143,13 @@ def at(stmts: list[ast.stmt], like: ast.AST) -> list[ast.stmt]:
             if "lineno" in n._attributes:
                 n.lineno, n.end_lineno, n.col_offset, n.end_col_offset = line, end, 0, 0
     return stmts
+
+
+def index_value(node: ast.expr) -> ast.expr:
+    """An index as a value usable as a call argument (`a[1:]`'s index becomes `slice(1, None, None)`), a copy
+    of the user's nodes."""
+    if isinstance(node, ast.Slice):
+        return call("slice", *(const(None) if p is None else user(p) for p in (node.lower, node.upper, node.step)))
+    if isinstance(node, ast.Tuple):
+        return tuple_(index_value(e) for e in node.elts)
+    return user(node)
