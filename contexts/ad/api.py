@@ -143,8 +143,7 @@ def _reverse(pb, dy, args):
     except Exception as e:
         raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
     finally:
-        if S.redo:
-            S.finish()
+        S.finish()
         _depth.leave()
     if dargs is None:
         return dfn, tuple(finalize(None, a) for a in args)
@@ -247,8 +246,7 @@ def _value_and_gradient(f, args):
         try:
             dargs = pb[0](pb, seed, None, S)[1]
         finally:
-            if S.redo:
-                S.finish()
+            S.finish()
     except StopIteration as e:
         raise _stopped(f) from e
     except Exception as e:

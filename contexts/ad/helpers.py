@@ -2,7 +2,7 @@
 
 Invariant: each takes primal values saved on the tape and the cotangents the generated code holds, and
 returns the updated cotangents; structured cotangents go through the reverse pass's `Session` boxes, and
-every mutation undone here for earlier adjoints is registered for redo in `S.redo`.
+every mutation undone here for earlier adjoints is registered for redo with `S.redo(fn, *args)`.
 """
 
 from __future__ import annotations
@@ -599,7 +599,7 @@ def setattr_adj(S, dobj, obj, attr, old):
     gv = box.pop(attr, None) if isinstance(box, dict) else None
     new = getattr(obj, attr)
     _restore_attr(obj, attr, old)
-    S.redo.append((setattr, (obj, attr, new)))
+    S.redo(setattr, obj, attr, new)
     return box, gv
 
 
@@ -656,7 +656,7 @@ def setitem_adj(S, dobj, obj, idx, v, old):
             dobj[idx] = 0
         new = _copy(obj[idx])
         obj[idx] = old
-        S.redo.append((operator.setitem, (obj, idx, new)))
+        S.redo(operator.setitem, obj, idx, new)
         return dobj, gv
     box = S.box(obj, dobj)
     if isinstance(obj, dict):
@@ -671,7 +671,7 @@ def setitem_adj(S, dobj, obj, idx, v, old):
         box[idx] = None
     new = obj[idx]
     _restore_item(obj, idx, old)
-    S.redo.append((operator.setitem, (obj, idx, new)))
+    S.redo(operator.setitem, obj, idx, new)
     return box, gv
 
 
@@ -694,10 +694,10 @@ def delitem_adj(S, dobj, obj, idx, old):
     if isinstance(obj, list) and isinstance(idx, int):
         box.insert(idx if idx >= 0 else len(box) + idx + 1, None)
         obj.insert(idx if idx >= 0 else len(obj) + idx + 1, old)
-        S.redo.append((operator.delitem, (obj, idx)))
+        S.redo(operator.delitem, obj, idx)
     elif isinstance(obj, dict):
         obj[idx] = old
-        S.redo.append((operator.delitem, (obj, idx)))
+        S.redo(operator.delitem, obj, idx)
     return box
 
 
@@ -775,7 +775,7 @@ def iop_adj(S, opname, g, a, b, old):
             del box[n:]
             added = a[n:]
             del a[n:]
-            S.redo.append((list.extend, (a, added)))
+            S.redo(list.extend, a, added)
             gb = items if any(x is not None for x in items) else None
             if gb is not None and isinstance(b, tuple):
                 gb = tuple(gb)
@@ -784,12 +784,12 @@ def iop_adj(S, opname, g, a, b, old):
             gb = {k: box.pop(k) for k in b if box.get(k) is not None} or None
             a.clear()
             a.update(before)
-            S.redo.append((dict.update, (a, new)))
+            S.redo(dict.update, a, new)
         return box, gb
     if old is not None:  # undo the in-place update so earlier adjoints see the values they captured
         new = a.copy()  # (a dual array's value and tangent both)
         a[...] = old
-        S.redo.append((operator.setitem, (a, Ellipsis, new)))
+        S.redo(operator.setitem, a, Ellipsis, new)
         a = old
     if g is None:
         return None, None

@@ -110,10 +110,10 @@ def _ufunc_at_adjoint(S, dself, dy, y, ufunc, x, idx, v=None):
     it at idx (each repeated index once more); the primal update is undone for earlier adjoints."""
     if ufunc not in (np.add, np.subtract):
         raise NoRuleError(f"no reverse rule for {ufunc.__name__}.at", fix="use np.add.at or an explicit loop")
-    dx = S.dins[0] if S.dins else None
+    dx = S.held(0)
     sign = 1.0 if ufunc is np.add else -1.0
     np.subtract.at(x, idx, v) if ufunc is np.add else np.add.at(x, idx, v)
-    S.redo.append((ufunc.at, (x, idx, v)))
+    S.redo(ufunc.at, x, idx, v)
     dv = None
     if dx is not None and v is not None:
         dual = type(dx).__name__ == "Dual" or type(v).__name__ == "Dual"  # forward over reverse

@@ -454,11 +454,11 @@ def _out_call(f, args, kw):
 
 def _out_back(pb, dy, dself, S):
     _, inner, out, old, where, nargs = pb
-    dout, S.dout = S.dout, None
+    dout = S.held_out()
     total = acc(dy, dout)
     new = out.copy()
     out[...] = old
-    S.redo.append((operator.setitem, (out, Ellipsis, new)))
+    S.redo(operator.setitem, out, Ellipsis, new)
     if where is not True and total is not None:
         total = np.where(where, total, 0.0)  # only the written elements came from f
     if inner is None or total is None:  # nothing read the result: no cotangent for the arguments

@@ -72,14 +72,22 @@ CHANGES = [0]
 
 
 class Session:
-    """State of one reverse pass: the boxes of structured objects and the mutations undone so far."""
+    """State of one reverse pass: the boxes of structured objects and the mutations undone so far.
 
-    __slots__ = ("boxes", "keep", "redo", "dins", "dout", "dargs_in", "took", "scatter")
+    Rules that change an object in place (`list.append`, `np.add.at`, `np.copyto`) take the session as
+    their first argument and use only its public part, `contexts.rules.cotangents.UndoSession`:
+    `box(obj, d)` (the one cotangent box of obj this pass), `redo(fn, *args)` (the rule has undone a
+    change for earlier adjoints; `fn(*args)` re-applies it when the pass ends), `held(i)` and
+    `held_out()` (the cotangents the caller holds for the call's positional argument i and its `out=`
+    array). The rest is the engine's: generated adjoints set `dins`, `dout`, `dargs_in` and read `took`.
+    """
+
+    __slots__ = ("boxes", "keep", "_redo", "dins", "dout", "dargs_in", "took", "scatter")
 
     def __init__(self):
         self.boxes: dict[int, object] = {}
         self.keep: list = []   # the objects whose ids key `boxes`, kept alive for the pass
-        self.redo: list = []   # (fn, args) re-applying the mutations the reverse pass undid
+        self._redo: list = []  # (fn, args) re-applying the mutations the reverse pass undid
         # for calls that may mutate array arguments in place (ufunc.at, out=): the cotangents the caller
         # holds for the call's positional arguments and its `out=` array, set just before the pullback
         self.dins: tuple = ()
@@ -92,6 +100,21 @@ class Session:
         # id(array) -> (array, the cotangent array element reads of it accumulate into in place): made by
         # the session, held by one cotangent variable at a time (a read that finds another starts anew)
         self.scatter: dict[int, tuple] = {}
+
+    def redo(self, fn, *args) -> None:
+        """A change the reverse pass has undone (for the adjoints before it): `fn(*args)` re-applies it
+        when the pass ends, so the primal state is as the function left it."""
+        self._redo.append((fn, args))
+
+    def held(self, i: int):
+        """The cotangent the caller holds for positional argument i of the call being pulled back (an
+        array the call changed in place), or None."""
+        return self.dins[i] if len(self.dins) > i else None
+
+    def held_out(self):
+        """The cotangent the caller holds for the call's `out=` array, taken: a second read gets None."""
+        d, self.dout = self.dout, None
+        return d
 
     def box(self, obj, d=None):
         key = id(obj)
@@ -109,9 +132,11 @@ class Session:
 
     def finish(self) -> None:
         """Re-apply, in forward order, the mutations the reverse pass undid (primal state as after f)."""
-        for fn, args in reversed(self.redo):
+        if not self._redo:
+            return
+        for fn, args in reversed(self._redo):
             fn(*args)
-        self.redo.clear()
+        self._redo.clear()
 
 
 def zero_of(x):

@@ -60,7 +60,7 @@ def list_append_adjoint(S, dself, dy, y, self, v):
     box = S.box(self, dself)
     gv = box.pop() if box else None
     self.pop()
-    S.redo.append((list.append, (self, v)))
+    S.redo(list.append, self, v)
     return box, (gv,)
 
 
@@ -74,7 +74,7 @@ def list_extend_adjoint(S, dself, dy, y, self, items):
     del box[-n:]
     added = self[-n:]
     del self[-n:]
-    S.redo.append((list.extend, (self, added)))
+    S.redo(list.extend, self, added)
     return box, (_structure_like(gs, items),)
 
 
@@ -85,7 +85,7 @@ def list_insert_adjoint(S, dself, dy, y, self, i, v):
     pos = min(max(i + n - 1 if i < 0 else i, 0), n - 1)
     gv = box.pop(pos)
     self.pop(pos)
-    S.redo.append((list.insert, (self, i, v)))
+    S.redo(list.insert, self, i, v)
     return box, (None, gv)
 
 
@@ -96,7 +96,7 @@ def list_pop_adjoint(S, dself, dy, y, self, i=-1):
     pos = i + n if i < 0 else i
     box.insert(pos, dy)
     self.insert(pos, y)
-    S.redo.append((list.pop, (self, pos)))
+    S.redo(list.pop, self, pos)
     return box, (None,)
 
 
@@ -105,7 +105,7 @@ def list_reverse_adjoint(S, dself, dy, y, self):
     box = S.box(self, dself)
     box.reverse()
     self.reverse()
-    S.redo.append((list.reverse, (self,)))
+    S.redo(list.reverse, self)
     return box, ()
 
 
@@ -160,7 +160,7 @@ def dict_pop_adjoint(S, dself, dy, y, self, key, default=_MISSING):
         return box, (None, dy)
     box[key] = dy
     self[key] = y
-    S.redo.append((dict.pop, (self, key)))
+    S.redo(dict.pop, self, key)
     return box, (None, None)
 
 
@@ -270,7 +270,7 @@ def dict_update_inplace(self, *args, **kw):
                 dict.__delitem__(self, k)
             else:
                 dict.__setitem__(self, k, o)
-        S.redo.append((dict.update, (self, new)))
+        S.redo(dict.update, self, new)
         pos, gk = _route(gs, writes, items, len(args))
         return box, pos, gk
     return None, update_back
@@ -291,7 +291,7 @@ def list_init_inplace(self, *args):
         gs = list(box[:len(items)]) + [None] * (len(items) - len(box))
         box[:] = [None] * len(old)
         list.__init__(self, old)
-        S.redo.append((list.__init__, (self, items)))
+        S.redo(list.__init__, self, items)
         return box, ((gs if any(g is not None for g in gs) else None),) if args else ()
     return None, init_back
 
@@ -310,7 +310,7 @@ def dict_setdefault_inplace(self, key, default=None):
             return box, (None, None)
         g = acc(box.pop(key, None), dy)
         del self[key]
-        S.redo.append((dict.__setitem__, (self, key, y)))
+        S.redo(dict.__setitem__, self, key, y)
         return box, (None, g)
     return y, setdefault_back
 
@@ -322,7 +322,7 @@ def dict_popitem_adjoint(S, dself, dy, y, self):
     self[k] = v
     if dy is not None and dy[1] is not None:
         box[k] = acc(box.get(k), dy[1])
-    S.redo.append((dict.popitem, (self,)))
+    S.redo(dict.popitem, self)
     return box, ()
 
 
@@ -340,7 +340,7 @@ def clear_inplace(self):
         else:
             box[:] = [None] * len(old)
             self[:] = old
-        S.redo.append((type(self).clear, (self,)))
+        S.redo(type(self).clear, self)
         return box, ()
     return None, clear_back
 
@@ -356,7 +356,7 @@ def list_remove_inplace(self, v):
         box = S.box(self, dself)
         box.insert(i, None)
         self.insert(i, item)
-        S.redo.append((list.pop, (self, i)))
+        S.redo(list.pop, self, i)
         return box, (None,)
     return None, remove_back
 
@@ -429,7 +429,7 @@ _copy_rule(True)
 # pass) and gives an item pushed in (or popped out) its cotangent.
 
 def _reorder_back(S, heap, before, after, item, dself, is_method):
-    box = S.box(heap, dself if is_method else (S.dins[0] if S.dins else None))
+    box = S.box(heap, dself if is_method else (S.held(0)))
     after_cots = list(box) + [None] * (len(after) - len(box))
     by_id: dict[int, list] = {}
     for obj, g in zip(after, after_cots):
@@ -440,7 +440,7 @@ def _reorder_back(S, heap, before, after, item, dself, is_method):
         ditem = by_id[id(item)].pop()  # the pushed item's place after the call
     box[:] = moved
     heap[:] = before
-    S.redo.append((list.__setitem__, (heap, slice(None), after)))
+    S.redo(list.__setitem__, heap, slice(None), after)
     return box, ditem
 
 

@@ -9,10 +9,42 @@ numbers and arrays are plain values added by `acc`.
 from __future__ import annotations
 
 import numbers
+from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Tangent", "SeqBox", "MapBox", "acc", "merge_into", "has_fields", "fields_of"]
+__all__ = ["Tangent", "SeqBox", "MapBox", "acc", "merge_into", "has_fields", "fields_of", "UndoSession"]
+
+
+@runtime_checkable
+class UndoSession(Protocol):
+    """What a rule that changes an object in place may ask of the reverse pass it runs in (its first
+    argument, `S`): the whole of its contract with the engine.
+
+    A mutating rule's adjoint runs after everything the function did later has been undone: it undoes its
+    own change (so earlier adjoints see the values they saw forward), registers the change again with
+    `redo` (the primal state after the pass is as the function left it), and adds into `box(obj)` the
+    cotangents of the object's parts. `list.append`'s adjoint, in full:
+
+        box = S.box(self, dself)             # the list's cotangent, one box per object for the pass
+        dv = box.pop() if box else None      # the appended element's cotangent leaves with it
+        self.pop()                           # undone for the adjoints before
+        S.redo(list.append, self, v)         # and done again after the pass
+        return box, (dv,)
+    """
+
+    def box(self, obj: Any, d: Any = None) -> Any:
+        """obj's cotangent box for this pass (a `SeqBox`, `MapBox` or `Tangent`), with d merged in."""
+
+    def redo(self, fn: Callable, *args: Any) -> None:
+        """Re-apply a change this rule has undone, `fn(*args)`, when the pass ends."""
+
+    def held(self, i: int) -> Any:
+        """The cotangent the caller holds for the call's positional argument i (an array changed in
+        place), or None."""
+
+    def held_out(self) -> Any:
+        """The cotangent the caller holds for the call's `out=` array (taken: once per call), or None."""
 
 _NDARRAY = np.ndarray
 

@@ -74,10 +74,11 @@ class Rule:
     srule: Callable | None = None
     kind: str | None = None
     meta: dict = field(default_factory=dict)
-    mutating: bool = False  # the adjoint takes (S, dself, dy, y, *args): it undoes an in-place change
+    # the adjoint takes (S, dself, dy, y, *args): it undoes an in-place change (S: `cotangents.UndoSession`)
+    mutating: bool = False
     # for primitives that overwrite an array argument in place: `inplace(*args, **kw) -> (y, back)` runs
     # the primitive keeping what it overwrote; `back(S, dy, dself) -> (dself, cotangent deltas per
-    # argument)` reads the cotangents the caller holds for the arguments from `S.dins`
+    # argument)` reads the cotangents the caller holds for the arguments with `S.held(i)`
     inplace: Callable | None = None
     iterates: bool = False  # the primitive iterates its first argument (a Python __iter__ is differentiated)
     # a faster implementation with fn's results, for engines that run the primitive themselves (numpy's

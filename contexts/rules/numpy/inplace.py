@@ -2,7 +2,7 @@
 `np.put`), `ndarray.fill`, `ndarray.sort`, `ndarray.partition`.
 
 Their rules use the registry's `inplace` form: the forward keeps the values it overwrites, and the reverse
-pass (reading the cotangent the caller holds for the array from `S.dins`) gives the overwriting values
+pass (reading the cotangent the caller holds for the array with `S.held(i)`) gives the overwriting values
 their cotangent, zeroes the array's where it was overwritten (as a delta to add), and restores the old
 values for earlier adjoints (the redo puts the new ones back after the pass).
 """
@@ -27,11 +27,7 @@ def _inplace(*fns):
 def _restore(S, arr, old):
     new = arr.copy()
     arr[...] = old
-    S.redo.append((operator.setitem, (arr, Ellipsis, new)))
-
-
-def _held(S, i):
-    return S.dins[i] if len(S.dins) > i else None
+    S.redo(operator.setitem, arr, Ellipsis, new)
 
 
 def _arr(d):
@@ -57,7 +53,7 @@ def copyto_inplace(dst, src, casting="same_kind", where=True):
 
     def copyto_back(S, dy, dself):
         _restore(S, dst, old)
-        d = _held(S, 0)
+        d = S.held(0)
         if d is None:
             return dself, (None, None)
         written = np.broadcast_to(np.asarray(where, dtype=bool), dst.shape)
@@ -74,7 +70,7 @@ def place_inplace(arr, mask, vals):
 
     def place_back(S, dy, dself):
         _restore(S, arr, old)
-        d = _held(S, 0)
+        d = S.held(0)
         if d is None:
             return dself, (None, None, None)
         m = np.asarray(mask, dtype=bool)
@@ -90,7 +86,7 @@ def putmask_inplace(a, mask, values):
 
     def putmask_back(S, dy, dself):
         _restore(S, a, old)
-        d = _held(S, 0)
+        d = S.held(0)
         if d is None:
             return dself, (None, None, None)
         m = np.broadcast_to(np.asarray(mask, dtype=bool), a.shape)
@@ -147,7 +143,7 @@ def put_inplace(a, ind, v, mode="raise"):
 
     def put_back(S, dy, dself):
         _restore(S, a, old)
-        d = _held(S, 0)
+        d = S.held(0)
         if d is None:
             return dself, (None, None, None)
         kept, dv = _put_split(a, ind, v, mode, d)
@@ -232,7 +228,7 @@ def fill_diagonal_inplace(a, val, wrap=False):
 
     def fill_diagonal_back(S, dy, dself):
         _restore(S, a, old)
-        d = _held(S, 0)
+        d = S.held(0)
         if d is None:
             return dself, (None, None)
         d = np.broadcast_to(_arr(d), a.shape)
