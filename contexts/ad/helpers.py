@@ -16,7 +16,7 @@ import numpy as np
 
 from ..forward.dual import Dual as _Dual, primal
 from ..rules import generic
-from ..rules.operator import pow_dx
+from ..rules.operator import DERIVATIVES, pow_dx
 from ..rules.registry import registry
 from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
@@ -73,15 +73,11 @@ def binop_adj(opname, g, y, a, b, need=3):
         if ((ta is float or ta is _F8 or ta is int and not need & 1)
                 and (tb is float or tb is _F8 or tb is int and not need & 2)):
             # real scalars, Python's or numpy's (a reduction's result): each cotangent of its operand's type
-            if opname == "add":
-                ga = gb = g
-            elif opname == "sub":
-                ga, gb = g, -g
-            elif opname == "mul":
-                ga, gb = g * b, g * a
-            else:
-                ga = g / b
-                gb = -ga * (a / b if y is None else y) if need & 2 else None
+            da, db = DERIVATIVES[opname]
+            if y is None and opname == "truediv" and need & 2:
+                y = a / b
+            ga = da(g, a, b, y) if need & 1 else None
+            gb = db(g, a, b, y) if need & 2 else None
             if need & 1:
                 if type(ga) is not ta:
                     ga = ta(ga)
@@ -107,25 +103,18 @@ def binop_adj(opname, g, y, a, b, need=3):
                 sa = None
             if sb and b.shape != g.shape:
                 sb = None
-            ga = gb = None
-            if opname == "add":
-                ga = gb = g
-            elif opname == "sub":
-                ga = g
-                if need & 2:
-                    # negated after being summed down to b: the smaller array
-                    gb = -(g if sb else _to_operand(g, b, sb))
-                    sb = True
-            elif opname == "mul":
-                if need & 1:
-                    ga = g * b
-                if need & 2:
-                    gb = g * a
-            else:  # truediv: d(a/b)/db = -y/b
-                ga = g / b
-                if need & 2:
-                    gb = ga * (a / b if y is None else y)
-                    np.negative(gb, out=gb)
+            # the declared maps (linear, elementwise: for a broadcast operand, `sub`'s negation is applied
+            # after g is summed down to it, on the smaller array)
+            da, db = DERIVATIVES[opname]
+            if y is None and opname == "truediv" and need & 2:
+                y = a / b
+            ga = da(g, a, b, y) if need & 1 else None
+            gb = None
+            if need & 2:
+                if opname == "sub" and not sb:
+                    gb, sb = db(_to_operand(g, b, sb), a, b, y), True
+                else:
+                    gb = db(g, a, b, y)
             return ((ga if sa else _to_operand(ga, a, sa)) if need & 1 else None,
                     (gb if sb else _to_operand(gb, b, sb)) if need & 2 else None)
     if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype is b.dtype

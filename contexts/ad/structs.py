@@ -12,6 +12,7 @@ import itertools
 import weakref
 import numbers
 import types
+from fractions import Fraction
 
 import numpy as np
 
@@ -198,6 +199,8 @@ def finalize(d, x):
             return zero_of(x)
         if isinstance(x, float) and isinstance(d, np.ndarray) and d.ndim == 0:
             return d.item()
+        if type(d) is int and isinstance(x, Fraction):  # `x + y`'s exact 1: Fraction in, Fraction out
+            return Fraction(d)
         return d
     if isinstance(x, (types.FunctionType, types.MethodType)):
         return d if d else None

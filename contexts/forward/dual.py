@@ -195,6 +195,7 @@ def make(y, dy, tag: Tag):
 
 
 from ..rules.generic import add as _sum  # noqa: E402  (None is the zero tangent)
+from ..rules.operator import mul_da, mul_db, truediv_da, truediv_db  # noqa: E402  (declared once)
 
 
 def _log(v):
@@ -253,7 +254,8 @@ def d_mul(a, b):
     if tag.chunk:
         d = ndim(y)
         at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
-    return make(y, _sum(None if at is None else at * bv, None if bt is None else av * bt), tag)
+    return make(y, _sum(None if at is None else mul_da(at, av, bv, y), None if bt is None else mul_db(bt, av, bv, y)),
+                tag)
 
 
 def d_div(a, b):
@@ -264,8 +266,8 @@ def d_div(a, b):
     if tag.chunk:
         d = ndim(y)
         at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
-    num = _sum(at, None if bt is None else -(bt * y))
-    return make(y, None if num is None else num / bv, tag)
+    return make(y, _sum(None if at is None else truediv_da(at, av, bv, y),
+                        None if bt is None else truediv_db(bt, av, bv, y)), tag)
 
 
 def d_pow(a, b):

@@ -29,7 +29,7 @@ from . import generic
 from .generic import conj, fit, plain, project, sign
 from .registry import registry
 
-__all__ = ["NOT_NUMERIC", "pow_dx", "pow_dn", "floor_quotient"]
+__all__ = ["NOT_NUMERIC", "DERIVATIVES", "pow_dx", "pow_dn", "floor_quotient"]
 
 NOT_NUMERIC = frozenset({
     "attrgetter", "itemgetter", "methodcaller", "call", "getitem", "setitem", "delitem",  # structural
@@ -51,6 +51,50 @@ def _shaped(t, y):
 
 def _zero_seq(n: int) -> list:
     return [None] * n
+
+
+# -- the derivatives of + - * /, declared once --------------------------------------------------------
+# `DERIVATIVES[name] = (da, db)`: the change of `y = a <op> b` for a change t of a (`da(t, a, b, y)`) or
+# of b (`db`), a linear map of t that keeps the operands' order (`a * t`: products need not commute).
+# Every form of these operators' derivatives is made from the two functions:
+# - forward: the tangent `da(ta, ...) + db(tb, ...)` (the frules below, `contexts.forward.dual`'s
+#   arithmetic, and the tangent twin, which inlines the functions' expressions);
+# - reverse: at real scalars and same-shape real arrays the cotangents are the same maps of the result's
+#   cotangent g (the adjoints' float case, `binop_adj`, and the reverse twin's inlined fast path, which
+#   inlines them too); complex numbers conjugate the operands, broadcasting is undone (the adjoints).
+# Each function is one `return` of one expression of its parameters, so that code generators can inline
+# it (`contexts.lowered.build.inline`); a generator without y at hand passes the expression `a / b`.
+
+def add_da(t, a, b, y):
+    return t
+
+
+def add_db(t, a, b, y):
+    return t
+
+
+def sub_db(t, a, b, y):
+    return -t
+
+
+def mul_da(t, a, b, y):
+    return t * b
+
+
+def mul_db(t, a, b, y):
+    return a * t
+
+
+def truediv_da(t, a, b, y):
+    return t / b
+
+
+def truediv_db(t, a, b, y):
+    return -(t / b) * y  # -(t * a) / (b * b), without overflowing b * b
+
+
+DERIVATIVES = {"add": (add_da, add_db), "sub": (add_da, sub_db), "mul": (mul_da, mul_db),
+               "truediv": (truediv_da, truediv_db)}
 
 
 # -- add, sub (and sequence concatenation) --------------------------------------------------------
@@ -88,10 +132,10 @@ def iadd_frule(tangents, a, b):
 
 def sub_adjoint(dy, y, a, b):
     if type(dy) is float and type(a) is float and type(b) is float:
-        return dy, -dy
+        return dy, sub_db(dy, a, b, y)
     if dy is None:
         return None, None
-    return fit(dy, a), fit(-dy, b)
+    return fit(dy, a), fit(sub_db(dy, a, b, y), b)
 
 
 def _sub_tangent(ta, tb):
@@ -125,24 +169,26 @@ def _repeat_adjoint(dy, seq, n):
 
 def mul_adjoint(dy, y, a, b):
     if type(dy) is float and type(a) is float and type(b) is float:
-        return dy * b, dy * a
+        return mul_da(dy, a, b, y), mul_db(dy, a, b, y)
     if dy is None:
         return None, None
     if _is_seq(a):
         return _repeat_adjoint(dy, a, b), None
     if _is_seq(b):
         return None, _repeat_adjoint(dy, b, a)
-    return fit(dy * conj(b), a), fit(dy * conj(a), b)
+    ca, cb = conj(a), conj(b)
+    return fit(mul_da(dy, ca, cb, None), a), fit(mul_db(dy, ca, cb, None), b)
 
 
 def _mul_tangent(ta, tb, a, b):
-    return generic.add(None if ta is None else ta * b, None if tb is None else a * tb)
+    return generic.add(None if ta is None else mul_da(ta, a, b, None),
+                       None if tb is None else mul_db(tb, a, b, None))
 
 
 def mul_frule(tangents, a, b):
     ta, tb = tangents
     if type(ta) is float and type(tb) is float and type(a) is float and type(b) is float:
-        return a * b, ta * b + a * tb
+        return a * b, mul_da(ta, a, b, None) + mul_db(tb, a, b, None)
     if _is_seq(a) or _is_seq(b):
         seq, n, t = (a, b, tangents[0]) if _is_seq(a) else (b, a, tangents[1])
         return a * b, list(t or _zero_seq(len(seq))) * n
@@ -159,26 +205,25 @@ def imul_frule(tangents, a, b):
 
 def truediv_adjoint(dy, y, a, b):
     if type(dy) is float and type(a) is float and type(b) is float:
-        da = dy / b
-        return da, -da * y
+        return truediv_da(dy, a, b, y), truediv_db(dy, a, b, y)
     if dy is None:
         return None, None
-    da = dy / conj(b)
-    return fit(da, a), fit(-da * conj(y), b)
+    ca, cb, cy = conj(a), conj(b), conj(y)
+    return fit(truediv_da(dy, ca, cb, cy), a), fit(truediv_db(dy, ca, cb, cy), b)
 
 
-def _truediv_tangent(ta, tb, y, b):
-    num = _sub_tangent(ta, None if tb is None else y * tb)
-    return None if num is None else num / b
+def _truediv_tangent(ta, tb, a, b, y):
+    return generic.add(None if ta is None else truediv_da(ta, a, b, y),
+                       None if tb is None else truediv_db(tb, a, b, y))
 
 
 def truediv_frule(tangents, a, b):
     y = a / b
-    return y, _shaped(_truediv_tangent(*tangents, y, b), y)
+    return y, _shaped(_truediv_tangent(*tangents, a, b, y), y)
 
 
 def itruediv_frule(tangents, a, b):
-    t = _truediv_tangent(*tangents, a / b, b)
+    t = _truediv_tangent(*tangents, a, b, a / b)
     y = operator.itruediv(a, b)
     return y, _shaped(t, y)
 
