@@ -18,7 +18,8 @@ from ..rules.frames import entry_error
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
-from .runtime import _NOKW, _rules, _twin_call, call
+from . import runtime as _runtime
+from .runtime import _NOKW, _rules, _twin_call, call, override_rules, restore_rules
 from ..rules.cotangents import Tangent
 from .structs import Session, finalize
 
@@ -41,9 +42,18 @@ class ADContext(Context):
     `check=True`: every rule a derivative uses inside the block (registered rules, binary operators,
     custom adjoints from `contexts.custom_adjoint`/`adjoint`) is checked against central finite differences
     at its actual operands and cotangent the first time the block uses it; a wrong one raises
-    `RuleCheckError` naming the rule, the user's line, the rule's and the finite-difference values. The
-    option holds for the block only (a context variable: each thread and asyncio task has its own, and a
-    nested `ADContext(check=False)` turns it off inside); outside such a block it costs nothing.
+    `RuleCheckError` naming the rule, the user's line, the rule's and the finite-difference values.
+
+    `rules={fn: rrule}`: inside the block, reverse mode differentiates fn (any callable: a C function, a
+    library's or your own Python function, a method's function) by `rrule`, of `custom_adjoint`'s form
+    (`rrule(*args, **kwargs) -> (y, pullback)`, `pullback(dy)` one cotangent per argument) — a
+    straight-through estimator, clipped or stabilised gradients for one computation, without changing
+    the registry for the rest of the program. Forward mode (`jvp`, `derivative`) keeps fn's registered
+    rule; `hessian` differentiates the given pullback. Nested blocks add to the outer one's rules.
+
+    Both options hold for the block only (context variables: each thread and asyncio task has its own, and
+    a nested `ADContext(check=False)` turns checking off inside); outside such blocks they cost nothing
+    (rules: one test per call while a block is open in any thread).
 
     >>> with ADContext():
     ...     gradient(lambda x: x * x, 3.0)
@@ -56,34 +66,64 @@ class ADContext(Context):
     ...     gradient(lambda x: cube(x) + x, 2.0)
     Traceback (most recent call last):
     contexts.ad.check.RuleCheckError: the rule for cube (cube_rrule) disagrees with finite differences ...
+    >>> import math
+    >>> def straight_through(x): return math.floor(x), lambda dy: (dy,)
+    >>> with ADContext(rules={math.floor: straight_through}):
+    ...     gradient(lambda x: math.floor(x) * x, 2.5)
+    (4.5,)
+    >>> gradient(lambda x: math.floor(x) * x, 2.5)   # outside the block: floor's own zero derivative
+    (2.0,)
     """
 
     intercepts = frozenset({"call"})
 
-    def __init__(self, *, check: bool = False):
+    def __init__(self, *, check: bool = False, rules: dict | None = None):
         super().__init__()
         self.check = check
+        self.rules = _checked_rules(rules)
         self._tokens: list = []
 
     def __enter__(self) -> "ADContext":
         from .check import RuleCheck
         from .observe import _check
-        self._tokens.append(_check.set(RuleCheck() if self.check else None))
+        tokens = (_check.set(RuleCheck() if self.check else None),
+                  override_rules(self.rules) if self.rules else None)
+        self._tokens.append(tokens)
         try:
             return super().__enter__()
         except BaseException:
-            _check.reset(self._tokens.pop())
+            self._reset(self._tokens.pop())
             raise
 
     def __exit__(self, *exc_info) -> bool:
-        from .observe import _check
         try:
             return super().__exit__(*exc_info)
         finally:
-            _check.reset(self._tokens.pop())
+            self._reset(self._tokens.pop())
+
+    @staticmethod
+    def _reset(tokens) -> None:
+        from .observe import _check
+        check, rules = tokens
+        if rules is not None:
+            restore_rules(rules)
+        _check.reset(check)
 
     def gradient(self, f, *args):
         return gradient(f, *args)
+
+
+def _checked_rules(rules) -> dict:
+    if rules is None:
+        return {}
+    if not isinstance(rules, dict):
+        raise TypeError(f"ADContext(rules=...) takes a dict {{function: rrule}}, got {type(rules).__name__}")
+    for fn, rrule in rules.items():
+        if not callable(fn) or not callable(rrule):
+            bad = fn if not callable(fn) else rrule
+            raise TypeError(f"ADContext(rules=...): {bad!r} is not callable (each entry maps a function to "
+                            f"its rrule, `rrule(*args) -> (y, pullback)`)")
+    return dict(rules)
 
 
 def _where(f) -> str:
@@ -231,7 +271,8 @@ def _value_and_gradient(f, args):
         try:
             obs = observer() if _checking.get() is not None or _stack.get() else None  # (the common case: no call)
             if obs is None:  # f's own gradient (its cells) is not wanted
-                if type(f) is _FunctionType and _rules.get(f) is None:  # (`call`'s first case, inline)
+                if type(f) is _FunctionType and _rules.get(f) is None and not _runtime._overriding:
+                    # (`call`'s first case, inline)
                     y, pb = _twin_call(ARGUMENTS_ONLY, f, (), args, _NOKW)
                 else:
                     y, pb = call(ARGUMENTS_ONLY, f, *args)

@@ -119,10 +119,11 @@ def _name_of(f) -> str:
 
 
 def _observed(obs, site, mask, f, args, kw):
+    from . import runtime
     from .runtime import _rule_of, _twin_call, call
     kind = type(f)
     recursed = False
-    if "out" not in kw:
+    if "out" not in kw and not (runtime._overriding and runtime.given_rule(f, args) is not None):
         if kind is types.FunctionType and _rule_of(f)[0] is None:
             recursed = True
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import collections.abc
 import contextlib
+import contextvars
 import dataclasses
 import functools
 import gc
@@ -20,6 +21,7 @@ import numbers
 import operator
 import re
 import sys
+import threading
 import dis as _dis
 import types
 import weakref
@@ -175,10 +177,65 @@ def _rrule_back(pb, dy, dself, S):
     return None, tuple(grads), None
 
 
+# -- rules an ADContext block gives: `ADContext(rules={fn: rrule})` ------------------------------------
+
+_overrides: contextvars.ContextVar = contextvars.ContextVar("overdub_ad_rules", default=None)
+_overriding = 0  # blocks giving rules, open in any thread: while none is, `call` pays one test
+_overriding_lock = threading.Lock()
+
+
+def override_rules(rules: dict):
+    """Give, in the calling context (thread, task) until `restore_rules(token)`, fn the rrule
+    `rules[fn]` (a bound method whose function is a key: that rule, its object passed first)."""
+    global _overriding
+    outer = _overrides.get()
+    token = _overrides.set(rules if outer is None else {**outer, **rules})
+    with _overriding_lock:
+        _overriding += 1
+    return token
+
+
+def restore_rules(token) -> None:
+    global _overriding
+    _overrides.reset(token)
+    with _overriding_lock:
+        _overriding -= 1
+
+
+def given_rule(f, args: tuple):
+    """(the rrule the enclosing block gives f, its arguments: a bound method's object first), or None."""
+    rules = _overrides.get()
+    if rules is None:
+        return None
+    try:
+        rrule = rules.get(f)
+    except TypeError:  # an unhashable callable
+        return None
+    if rrule is not None:
+        return rrule, args
+    if type(f) is types.MethodType and f.__func__ in rules:
+        return rules[f.__func__], (f.__self__,) + args
+    return None
+
+
+def _overridden_call(f, args, kw):
+    """(y, pullback) by the rule the enclosing block gives f, or None where it gives none."""
+    given = given_rule(f, args)
+    if given is None:
+        return None
+    rrule, full = given
+    y, back = rrule(*full, **kw)
+    return y, (_rrule_back, back, len(full), full is not args)
+
+
 # -- the call: Zygote's J --------------------------------------------------------------------------
 
 def call(mask, f, *args, **kw):
     """Run f(*args, **kw) recording what its reverse pass needs; return (y, pullback or None)."""
+    if _overriding:
+        given = _overridden_call(f, args, kw)
+        if given is not None:
+            return given
     kind = f.__class__
     if kind is _UFUNC:
         if len(args) > f.nin:  # `np.exp(K, K)`: the output given by position
