@@ -98,3 +98,20 @@ def test_a_lazy_import_against_the_order_is_found():
     found = imported(ast.parse("import importlib\nimportlib.import_module('contexts.ad.runtime')\n"),
                      "contexts.rules.containers", is_package=False)
     assert [layer(t) for _, t in found] == [None, "ad"]
+
+
+# what the contexts may use of the core: its public package, the pass API for transformers that generate
+# code of their own, its errors and the operations its hooks receive
+CORE_API = {"overdub", "overdub.passes", "overdub.errors", "overdub.ops"}
+
+
+@pytest.mark.parametrize("path", _modules("contexts"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_contexts_use_the_core_through_its_api(path):
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    is_package = parts[-1] == "__init__"
+    module = ".".join(parts[:-1] if is_package else parts)
+    reached = [f"{rel}.py:{line} imports {target}" for line, target in imported(ast.parse(path.read_text()),
+                                                                                module, is_package)
+               if layer(target) == "overdub" and target not in CORE_API]
+    assert reached == [], "use overdub.passes (the pass API) instead"

@@ -10,9 +10,8 @@ from typing import Any, Callable
 import numpy as np
 
 from overdub import Context
-from overdub import depth as _depth
+from overdub.passes import context_stack as _stack, depth as _depth
 from overdub.errors import OverdubError
-from overdub.stack import _stack
 
 from ..rules.frames import entry_error
 from .custom import _level

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from overdub import Site
-from overdub.stack import _stack
+from overdub.passes import context_stack as _stack
 
 __all__ = ["DerivativeOp", "observer", "observed_entry"]
 

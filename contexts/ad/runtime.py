@@ -29,9 +29,7 @@ import weakref
 import numpy as np
 
 from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
-from overdub.source import compile_twin, get_source, mangle_private
-import overdub.cache
-from overdub.weak import OwnedEntries
+from overdub.passes import OwnedEntries, compile_twin, get_source, mangle_private, on_clear
 
 from ..rules.frames import note_transformed
 from ..rules.registry import HOT_REDUCE_OPTIONS, NoRuleError, key_of, registry
@@ -901,7 +899,7 @@ class _TwinInfo:
 # the entry, alive): the twin and adjoint functions are made per call from fn's globals and cells.
 _twins = OwnedEntries()
 _twin_map = _twins.data
-overdub.cache.on_clear(_twins.clear)
+on_clear(_twins.clear)
 
 
 def _active_params(code, mask, npre, nargs, kwnames):

@@ -27,9 +27,8 @@ import types
 from typing import Callable
 
 import overdub
-from overdub.cache import original_code
+from overdub.passes import compile_twin, get_source, original_code
 from overdub.errors import OverdubError, describe
-from overdub.source import compile_twin, get_source
 
 from ._blind import Observing
 

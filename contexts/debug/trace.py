@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 import overdub
-from overdub.cache import original_code
+from overdub.passes import original_code
 
 from ._blind import Observing
 from ._show import callable_module, callable_name, is_engine, short_repr, unbound_function

@@ -16,7 +16,7 @@ import numpy as np
 
 import overdub
 from overdub.errors import OverdubError
-from overdub.source import marked_opaque
+from overdub.passes import marked_opaque
 
 from ..rules.frames import note_transformed
 

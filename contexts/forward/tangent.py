@@ -25,11 +25,8 @@ import types
 
 import numpy as np
 
-from overdub import depth as _depth
 from overdub.errors import OverdubError, SourceUnavailable
-from overdub.source import compile_twin, get_source
-import overdub.cache
-from overdub.weak import OwnedEntries
+from overdub.passes import OwnedEntries, compile_twin, depth as _depth, get_source, on_clear
 
 from ..rules.frames import note_transformed
 from .arrays import out_position
@@ -325,7 +322,7 @@ _SCALARS = frozenset({int, float, complex, np.float64, np.float32, np.int64, np.
 # (id(code), active parameters) -> the twin's code or the NotTransformable; removed when the code dies
 _cache = OwnedEntries()
 _cache_map = _cache.data
-overdub.cache.on_clear(_cache.clear)
+on_clear(_cache.clear)
 
 
 def tangent_twin(fn: types.FunctionType, active: frozenset):

@@ -17,9 +17,7 @@ import types
 
 import numpy as np
 
-import overdub.cache
-from overdub.source import AST_LOCK
-from overdub.weak import ByIdentity
+from overdub.passes import AST_LOCK, ByIdentity, on_clear
 
 __all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
            "fresh_calls", "nonlocal_writes", "view_groups", "viewed", "view_of"]
@@ -482,8 +480,8 @@ _MUTATORS = frozenset({"append", "extend", "insert", "pop", "popitem", "remove",
                        "rotate", "fill", "put", "itemset", "resize", "partition", "__setitem__",
                        "__delitem__", "__iadd__", "__ior__"})
 _module_state: dict = {}  # module file -> (its mtime, the globals its code may change)
-overdub.cache.on_clear(_state_readers.clear)
-overdub.cache.on_clear(_module_state.clear)
+on_clear(_state_readers.clear)
+on_clear(_module_state.clear)
 
 
 def _changed_globals(tree: ast.AST) -> set[str]:

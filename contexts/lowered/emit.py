@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from overdub.source import AST_LOCK
+from overdub.passes import AST_LOCK
 
 __all__ = ["parse_at", "index_arg"]
 

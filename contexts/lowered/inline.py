@@ -19,7 +19,7 @@ import ast
 import copy
 import functools
 
-from overdub.source import get_source
+from overdub.passes import get_source
 
 from .build import const, load, user
 

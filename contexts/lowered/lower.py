@@ -15,7 +15,7 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-from overdub.source import AST_LOCK
+from overdub.passes import AST_LOCK
 
 __all__ = ["lower", "Unsupported", "TEMP_PREFIX", "is_atom", "is_generator"]
 

@@ -10,7 +10,7 @@ import ast
 import copy
 from typing import Callable, Iterable
 
-from overdub.source import get_source, mangle_private
+from overdub.passes import get_source, mangle_private
 
 from .activity import active_names
 from .lower import lower

@@ -1,0 +1,35 @@
+"""The pass API: what a transformer built on the core uses besides `Context`.
+
+The core's own contexts need nothing of this: `Context.run` patches, caches and recurses for them. A
+context that generates code of its own (reverse mode's recording twin and adjoint, forward mode's
+tangent twin, the debugger's breakpoint twins) uses the same services the core's patching does, and
+only these, so that sources, caches, the recursion limit and thread safety work alike in every mode:
+
+- Source: `get_source(code, globals)` finds the definition behind a code object (checked against the
+  compiled code: a file edited since import is refused, never run), as a `FunctionSource`;
+  `mangle_private` renames `self.__x` as the compiler did; `AST_LOCK` must be held around every
+  text-to-tree and tree-to-code conversion (CPython 3.11 shares the converters' depth counter between
+  threads).
+- Compiling: `compile_twin(source, tree, extra_freevars, ...)` compiles a rewritten definition as a
+  closure over the original's globals and cells (`make_function` binds it to a function's).
+- Caches: `OwnedEntries` and `ByIdentity` are tables keyed by a code object's identity whose entries die
+  with it (twins never keep a user's function alive); `on_clear(fn)` joins a table to `clear()`, which
+  empties every twin cache of every context; `original_code(code)` maps a patched twin's code back to its
+  original.
+- `depth.enter()` / `depth.leave()` (or `with depth.deeper():`) raise the recursion limit while
+  transformed code runs, counted across threads.
+- `context_stack` is the context variable holding the active contexts (`overdub.active()` copies it;
+  a hot path may test `context_stack.get()` for emptiness instead).
+- `marked_opaque(fn)`: whether the user opted fn out of every transform (`overdub.opaque`).
+"""
+
+from . import depth
+from .cache import clear, on_clear, original_code
+from .source import (AST_LOCK, FunctionSource, compile_twin, get_source, make_function, mangle_private,
+                     marked_opaque)
+from .stack import _stack as context_stack
+from .weak import ByIdentity, OwnedEntries
+
+__all__ = ["get_source", "FunctionSource", "mangle_private", "AST_LOCK", "compile_twin", "make_function",
+           "OwnedEntries", "ByIdentity", "on_clear", "clear", "original_code", "depth", "context_stack",
+           "marked_opaque"]
