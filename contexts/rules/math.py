@@ -25,7 +25,7 @@ from . import generic as g
 from .generic import fit, plain
 from .operator import pow_dn, pow_dx
 from .registry import registry
-from .sparsity_specs import CONCRETE, NONLINEAR, Custom, elementwise_spec
+from .sparsity_specs import CONCRETE, DENSE, NONLINEAR, Custom, elementwise_spec
 
 __all__ = ["NONDIFFERENTIABLE", "register_elementwise"]
 
@@ -466,6 +466,8 @@ registry.frule(math.dist)(dist_frule)
 if hasattr(math, "sumprod"):  # Python 3.12
     registry.rrule(math.sumprod, kind="reduction")(sumprod_rrule)
     registry.frule(math.sumprod)(sumprod_frule)
+    registry.sparsity(DENSE, math.sumprod)
+registry.sparsity(DENSE, math.dist)  # conservative: every pair of coordinates
 
 
 NONDIFFERENTIABLE = ("ceil", "floor", "trunc", "isnan", "isinf", "isfinite", "isclose", "factorial",

@@ -15,7 +15,7 @@ so the vocabulary lives here and holds no tracer code:
 - `INDICES`: integer results computed from values (argsort): no dependencies, of unknown value in global mode;
 - `CONSTRUCTOR`: builds an array from no traced value (np.zeros): the result is a tracer, so it can take
   traced values later;
-- `Custom(where)`: the rule is code on tracers, in `contexts/sparsity/<where>`; the spec says so in one line.
+- `Custom(where)`: the rule is code on tracers, in `contexts/sparsity/<file>`; the spec says so in one line.
 
 >>> import math
 >>> from contexts.rules import registry
@@ -111,8 +111,9 @@ class Constructor:
 
 @dataclass(frozen=True)
 class Custom:
-    """The rule is code on tracers: a function in `contexts/sparsity/<where>`, registered with
-    `registry.srule`."""
+    """The rule is code on tracers, registered with `registry.srule` by the sparsity package: `where`
+    names its file under `contexts/sparsity/` and what it does that a spec cannot say
+    (`Custom("rules.py: a tracer, or an iterable of values")`)."""
 
     where: str = "rules.py"
 

@@ -164,5 +164,6 @@ class SparsityContext(overdub.Context):
             raise NoSparsityRule(
                 f"no sparsity rule for {name}, reached with traced inputs ({type(e).__name__}: {e})",
                 where=str(site),
-                fix=f"register one with `registry.srule({name})` (see contexts/sparsity/rules.py), or the "
-                    "conservative contexts.sparsity.dense") from e
+                fix=f"declare one: `registry.sparsity(spec, {name})` with a spec of "
+                    "contexts/rules/sparsity_specs.py (`DENSE` is conservative), or code on tracers with "
+                    f"`registry.srule({name})`") from e

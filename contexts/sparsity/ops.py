@@ -78,8 +78,8 @@ def dense(fn: Callable, args: tuple, kwargs: dict, linear: bool = False):
     A function with several outputs (a tuple: np.linalg.svd, eigh, multi-output gufuncs) gets a tuple
     (of the same type) of such tracers.
 
-    Register it for a C function the detector does not know, e.g.
-    `registry.srule(my_c_fn)(lambda *a, **k: dense(my_c_fn, a, k))`.
+    Declare it for a C function the detector does not know: `registry.sparsity(DENSE, my_c_fn)` (the
+    spec of contexts/rules/sparsity_specs.py that calls this).
     """
     tracers = _tracers_in((args, kwargs))
     primals = _substitute(args, lambda s: None)
@@ -147,8 +147,9 @@ def _no_rule(fn: Callable, e: Exception | None = None) -> NoSparsityRule:
         f"no sparsity rule for {module + '.' if module else ''}{name}, reached with traced inputs"
         + (f" ({type(e).__name__}: {e})" if e is not None else ""),
         where=user_site(3),
-        fix=f"register one: `@registry.srule({name})` in contexts/sparsity/rules.py, or the conservative "
-            f"`registry.srule({name})(lambda *a, **k: contexts.sparsity.dense({name}, a, k))`")
+        fix=f"declare one beside its other rules: `registry.sparsity(spec, {name})` with a spec of "
+            "contexts/rules/sparsity_specs.py (`DENSE` is conservative), or code on tracers with "
+            f"`@registry.srule({name})`")
 
 
 # -- numpy protocols ------------------------------------------------------------------------------------
