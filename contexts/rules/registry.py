@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 from overdub.errors import OverdubError
 
-from .sparsity_specs import Custom
+from .sparsity_specs import Custom, SparsitySpec
 
 __all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "MissingRule", "NoRuleError"]
 
@@ -77,7 +77,7 @@ class Rule:
     rrule: Callable | None = None
     frule: Callable | None = None
     srule: Callable | None = None  # sparsity as code on tracers; wins over `sparsity`
-    sparsity: Any = None  # sparsity as data: a spec of `contexts.rules.sparsity_specs`
+    sparsity: SparsitySpec | None = None  # sparsity as data: a spec of `contexts.rules.sparsity_specs`
     kind: str | None = None
     meta: dict = field(default_factory=dict)
     mutating: bool = False  # the adjoint takes (S, dself, dy, y, *args): it undoes an in-place change
@@ -156,10 +156,13 @@ class Registry:
         """Register a sparsity rule, code on tracers, for each of fns (it wins over a declared spec)."""
         return self._setter("srule", fns, kind)
 
-    def sparsity(self, spec: Any, *fns: Any) -> None:
+    def sparsity(self, spec: SparsitySpec, *fns: Any) -> None:
         """Declare what sparsity detection does with fns: a spec of `contexts.rules.sparsity_specs`
         (`registry.sparsity(LINEAR, np.add)`). A spec other than `Custom` drops an `srule` registered
         before, so that the last declaration takes effect."""
+        if not isinstance(spec, SparsitySpec):
+            raise TypeError("a sparsity spec is one of contexts.rules.sparsity_specs (LINEAR, "
+                            f"Reduction(...), STRUCTURAL, DENSE, ...), not {spec!r}")
         for fn in fns:
             rule = self._rule(fn if isinstance(fn, tuple) else key_of(fn))
             rule.sparsity = spec

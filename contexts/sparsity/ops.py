@@ -1,8 +1,9 @@
 """Tracer operations built from the three moves, and the numpy protocol entry points.
 
 `apply_ufunc` / `apply_array_function` are what `Tracer.__array_ufunc__` / `__array_function__` call: they
-look the function up in the shared registry (its `srule` or declared spec), fall back to the function's Python implementation
-(run under the active sparsity context), then to what the rule's `kind` implies.
+look the function up in the shared registry (its `srule` or declared spec, `interpret.sparsity_rule`),
+fall back to the function's Python implementation (run under the active sparsity context), then to what
+the rule's `kind` implies.
 """
 
 from __future__ import annotations

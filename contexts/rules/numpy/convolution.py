@@ -112,4 +112,5 @@ registry.adjoint(multiarray.correlate2, kind="bilinear")(correlate2_adjoint)
 registry.frule(multiarray.correlate2, kind="bilinear")(_bilinear_frule(multiarray.correlate2))
 registry.adjoint(multiarray.correlate, kind="bilinear")(correlate_adjoint)
 registry.frule(multiarray.correlate, kind="bilinear")(_bilinear_frule(multiarray.correlate))
-registry.sparsity(DENSE, np.convolve, np.correlate, multiarray.correlate2, multiarray.correlate)  # conservative
+# sparsity: conservative (the band of a convolution is not worked out)
+registry.sparsity(DENSE, np.convolve, np.correlate, multiarray.correlate2, multiarray.correlate)

@@ -92,8 +92,8 @@ def test_custom_specs_have_their_code():
                if isinstance(rule.sparsity, Custom) and rule.srule is None]
     assert not no_code
     undeclared = [key for key, rule in registry.rules.items()
-                  if rule.srule is not None and getattr(rule.srule, "__module__", "").startswith("contexts.sparsity")
-                  and not isinstance(rule.sparsity, Custom)]
+                  if rule.srule is not None and not isinstance(rule.sparsity, Custom)
+                  and getattr(rule.srule, "__module__", "").startswith("contexts.sparsity")]
     assert not undeclared
 
 
@@ -108,3 +108,18 @@ def test_a_declared_spec_decides(spec, pairs):
     x = np.array([0.5, -1.0, 2.0])
     assert (jacobian_sparsity(lambda v: softplus(v) * 2.0, x).toarray() == np.eye(3, dtype=bool)).all()
     assert hessian_sparsity(lambda v: np.sum(softplus(v)), x).nnz == 3 * pairs
+
+
+def test_a_spec_must_be_one_of_the_vocabulary():
+    with pytest.raises(TypeError, match="sparsity_specs"):
+        registry.sparsity("linear", np.add)
+    assert registry.get(np.add).sparsity == LINEAR
+
+
+def test_docstring_examples():
+    import doctest
+
+    import contexts.rules.sparsity_specs
+
+    result = doctest.testmod(contexts.rules.sparsity_specs)
+    assert result.failed == 0 and result.attempted > 0
