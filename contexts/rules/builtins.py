@@ -27,6 +27,7 @@ from . import generic
 from .generic import conj, fit, project
 from .operator import floor_quotient, abs_adjoint, abs_frule, pow_adjoint, pow_frule
 from .registry import registry
+from .sparsity_specs import CONCRETE, LINEAR, NONLINEAR, Custom
 
 __all__: list[str] = []
 
@@ -266,6 +267,14 @@ registry.nondifferentiable(
     builtins.bin, builtins.oct, builtins.hex, builtins.format, builtins.repr, builtins.str,
     builtins.any, builtins.all, builtins.range,
 )
+
+# sparsity (contexts/rules/sparsity_specs.py)
+registry.sparsity(LINEAR, builtins.abs)  # piecewise linear: no second derivative
+registry.sparsity(NONLINEAR, builtins.pow)
+registry.sparsity(CONCRETE, builtins.int, builtins.round, builtins.bool)
+registry.sparsity(Custom("rules.py: a tracer, or an iterable of values"), builtins.max, builtins.min,
+                  builtins.sum)
+registry.sparsity(Custom("rules.py: float(t) keeps the tracer"), builtins.float, builtins.complex)
 
 
 # int() of a differentiated float that is a nonzero integer: int() jumps there (no derivative), and code

@@ -18,6 +18,7 @@ import cmath
 from .generic import conj, project
 from .math import _ELEMENTWISE as _REAL_PARTIALS
 from .registry import registry
+from .sparsity_specs import NONLINEAR
 
 __all__ = ["NONDIFFERENTIABLE"]
 
@@ -164,3 +165,7 @@ NONDIFFERENTIABLE = ("isclose", "isfinite", "isinf", "isnan")
 """Boolean functions of `cmath`."""
 
 registry.nondifferentiable(*(getattr(cmath, name) for name in NONDIFFERENTIABLE))
+
+# sparsity: elementwise in every argument (a tracer stands for a real value; `polar`, a pair, has none)
+registry.sparsity(NONLINEAR, *(getattr(cmath, name) for name in _DERIVATIVES), cmath.log, cmath.phase,
+                  cmath.rect)

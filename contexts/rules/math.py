@@ -25,6 +25,7 @@ from . import generic as g
 from .generic import fit, plain
 from .operator import pow_dn, pow_dx
 from .registry import registry
+from .sparsity_specs import CONCRETE, DENSE, NONLINEAR, Custom, elementwise_spec
 
 __all__ = ["NONDIFFERENTIABLE", "register_elementwise"]
 
@@ -225,6 +226,10 @@ _ELEMENTWISE = {
 }
 """name -> partial derivatives, shared with the `uncertainties.umath` rules."""
 
+_PIECEWISE_LINEAR = frozenset({"fabs", "degrees", "radians", "fmod", "copysign"})
+"""Sparsity: no second derivative (no Hessian pairs); the other elementwise functions have every pair of
+their differentiable arguments (`elementwise_spec`)."""
+
 
 
 def _on_floats(partial):
@@ -299,6 +304,7 @@ def register_elementwise(fn, partials, name):
 for _name, _partials in _ELEMENTWISE.items():
     if hasattr(math, _name):  # exp2, cbrt: 3.11; fma: 3.13
         register_elementwise(getattr(math, _name), _partials, f"math.{_name}")
+        registry.sparsity(elementwise_spec(_partials, linear=_name in _PIECEWISE_LINEAR), getattr(math, _name))
 
 
 # -- several arguments, tuples out ---------------------------------------------------------------
@@ -349,6 +355,7 @@ def modf_frule(tangents, x, *, _primal=math.modf):
 
 registry.adjoint(math.hypot, kind="elementwise")(hypot_adjoint)
 registry.frule(math.hypot)(hypot_frule)
+registry.sparsity(NONLINEAR, math.hypot)
 registry.adjoint(math.frexp, kind="elementwise")(frexp_adjoint)
 registry.frule(math.frexp)(frexp_frule)
 registry.adjoint(math.modf, kind="elementwise")(modf_adjoint)
@@ -453,11 +460,14 @@ registry.rrule(math.fsum, kind="reduction")(fsum_rrule)
 registry.frule(math.fsum)(fsum_frule)
 registry.rrule(math.prod, kind="reduction")(prod_rrule)
 registry.frule(math.prod)(prod_frule)
+registry.sparsity(Custom("rules.py: a tracer, or an iterable of scalars"), math.fsum, math.prod)
 registry.rrule(math.dist, kind="reduction")(dist_rrule)
 registry.frule(math.dist)(dist_frule)
 if hasattr(math, "sumprod"):  # Python 3.12
     registry.rrule(math.sumprod, kind="reduction")(sumprod_rrule)
     registry.frule(math.sumprod)(sumprod_frule)
+    registry.sparsity(DENSE, math.sumprod)
+registry.sparsity(DENSE, math.dist)  # conservative: every pair of coordinates
 
 
 NONDIFFERENTIABLE = ("ceil", "floor", "trunc", "isnan", "isinf", "isfinite", "isclose", "factorial",
@@ -465,4 +475,5 @@ NONDIFFERENTIABLE = ("ceil", "floor", "trunc", "isnan", "isinf", "isfinite", "is
 """Piecewise constant, integer-valued or boolean functions of `math`."""
 
 registry.nondifferentiable(*(getattr(math, name) for name in NONDIFFERENTIABLE if hasattr(math, name)))
+registry.sparsity(CONCRETE, math.ceil, math.floor, math.trunc, math.isnan, math.isinf, math.isfinite)
 

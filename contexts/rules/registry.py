@@ -13,8 +13,11 @@ Conventions (every context relies on them):
   Name the pullback `<fn>_pullback`.
 - Forward: `frule(tangents, *args, **kwargs) -> (y, dy)` with one tangent per positional argument
   (`None` = zero). Tangents may carry a leading "chunk" of directions only where a rule says so.
-- Sparsity: `srule(*args, **kwargs)` on sparsity tracers; written by the sparsity context, which also
-  reads `kind` (`"elementwise"`, `"linear"`, `"reduction"`, `"nondiff"`, ...) to derive most patterns.
+- Sparsity: a spec (`contexts.rules.sparsity_specs`: `LINEAR`, `Reduction(...)`, `STRUCTURAL`, ...), data
+  declared beside the primitive's other rules with `registry.sparsity(spec, *fns)` and interpreted by
+  `contexts.sparsity`; or, where the rule is code on tracers, an `srule(*args, **kwargs)` registered by the
+  sparsity package (the domain file then declares `Custom(...)`, naming where the code is). Without
+  either, the sparsity context derives what it can from `kind`.
 - Complex numbers follow Zygote's convention: for y = f(z) holomorphic, the pullback is dy * conj(f'(z));
   the gradient of a real loss l at z = x + iy is dl/dx + i dl/dy.
 - Rules use generic arithmetic (`contexts.rules.generic`) so Fractions stay exact and ufloats keep their
@@ -31,6 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from overdub.errors import OverdubError
+
+from .sparsity_specs import Custom, SparsitySpec
 
 __all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "MissingRule", "NoRuleError"]
 
@@ -71,7 +76,8 @@ class Rule:
     adjoint: Callable | None = None
     rrule: Callable | None = None
     frule: Callable | None = None
-    srule: Callable | None = None
+    srule: Callable | None = None  # sparsity as code on tracers; wins over `sparsity`
+    sparsity: SparsitySpec | None = None  # sparsity as data: a spec of `contexts.rules.sparsity_specs`
     kind: str | None = None
     meta: dict = field(default_factory=dict)
     # the adjoint takes (S, dself, dy, y, *args): it undoes an in-place change (S: `cotangents.UndoSession`)
@@ -148,8 +154,21 @@ class Registry:
         return self._setter("frule", fns, kind)
 
     def srule(self, *fns: Any, kind: str | None = None) -> Callable:
-        """Register a sparsity rule for each of fns."""
+        """Register a sparsity rule, code on tracers, for each of fns (it wins over a declared spec)."""
         return self._setter("srule", fns, kind)
+
+    def sparsity(self, spec: SparsitySpec, *fns: Any) -> None:
+        """Declare what sparsity detection does with fns: a spec of `contexts.rules.sparsity_specs`
+        (`registry.sparsity(LINEAR, np.add)`). A spec other than `Custom` drops an `srule` registered
+        before, so that the last declaration takes effect."""
+        if not isinstance(spec, SparsitySpec):
+            raise TypeError("a sparsity spec is one of contexts.rules.sparsity_specs (LINEAR, "
+                            f"Reduction(...), STRUCTURAL, DENSE, ...), not {spec!r}")
+        for fn in fns:
+            rule = self._rule(fn if isinstance(fn, tuple) else key_of(fn))
+            rule.sparsity = spec
+            if not isinstance(spec, Custom):
+                rule.srule = None
 
     def set(self, *fns: Any, **fields: Any) -> None:
         """Set fields of the rules of fns, made if missing: the engine-facing ones of `Rule` (`mutating`,

@@ -2,13 +2,15 @@
 
 Tracers carry, per element, the set of inputs (and for Hessians the input pairs) it depends on, as a
 vectorised pattern; operators and numpy work by overloading, other calls through `SparsityContext` and
-the `srule`s in the shared registry (`contexts/sparsity/rules.py`).
+the shared registry: each primitive's sparsity spec is declared beside its derivatives in the domain files
+of `contexts/rules` (data: `contexts/rules/sparsity_specs.py`, carried out by `interpret.py`), or, where
+it is code on tracers, is an `srule` in `rules.py`.
 
 Limits (each raises a clear error or is conservative, never silently wrong):
 - global mode has no values: a branch, an integer index or `np.isfinite(x).all()` check on an
   input-dependent value raises `TracedBranchError` (use mode="local");
-- a C function with no rule raises `NoSparsityRule` naming the line; `dense` is a conservative rule
-  for it; gufuncs (linalg kernels), einsum, interp, convolve are dense by default;
+- a C function with no rule raises `NoSparsityRule` naming the line; `registry.sparsity(DENSE, fn)` is
+  a conservative rule for it; gufuncs (linalg kernels), einsum, interp, convolve are dense by default;
 - arrays made inside the function with np.zeros/ones/empty/full become tracers so they can receive
   traced values; views of traced arrays are copies (writing through a view does not reach the base);
 - `isinstance(x, np.ndarray)` is False for a tracer; `np.r_`/`np.c_` are not supported;

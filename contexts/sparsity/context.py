@@ -14,6 +14,7 @@ from contexts.rules.numpy.inplace import as_store
 from contexts.rules.registry import registry
 
 from . import rules
+from .interpret import always, sparsity_rule
 from .ops import derive, has_tracer
 from .tracer import NoSparsityRule, TracedBranchError, Tracer
 
@@ -136,11 +137,12 @@ class SparsityContext(overdub.Context):
             kwargs = {k: v for k, v in kwargs.items() if k != "out"}
         rule = registry.get(fn)
         traced = has_tracer(args, kwargs)
-        if rule is not None and rule.srule is not None and (traced or fn in rules.ALWAYS):
+        srule = sparsity_rule(rule, fn)
+        if srule is not None and (traced or always(rule)):
             if kwargs.get("out") is not None:
                 rest = {k: v for k, v in kwargs.items() if k not in ("out", "where")}
-                return _into_out(site, fn, rule.srule(*args, **rest), kwargs["out"], kwargs.get("where", True))
-            return rule.srule(*args, **kwargs)
+                return _into_out(site, fn, srule(*args, **rest), kwargs["out"], kwargs.get("where", True))
+            return srule(*args, **kwargs)
         if overdub.is_recursable(fn):
             return self.recurse(fn, *args, **kwargs)
         if not traced:
@@ -162,5 +164,6 @@ class SparsityContext(overdub.Context):
             raise NoSparsityRule(
                 f"no sparsity rule for {name}, reached with traced inputs ({type(e).__name__}: {e})",
                 where=str(site),
-                fix=f"register one with `registry.srule({name})` (see contexts/sparsity/rules.py), or the "
-                    "conservative contexts.sparsity.dense") from e
+                fix=f"declare one: `registry.sparsity(spec, {name})` with a spec of "
+                    "contexts/rules/sparsity_specs.py (`DENSE` is conservative), or code on tracers with "
+                    f"`registry.srule({name})`") from e

@@ -1,7 +1,7 @@
 """The three moves every tracer operation is made of, and the helpers they share.
 
-- `elementwise(fn, spec, args)`: broadcasting; `spec` says which arguments have nonzero first partials
-  and which pairs nonzero second partials;
+- `elementwise(fn, spec, args)`: broadcasting; `spec` (an `Elementwise` of contexts/rules/sparsity_specs.py)
+  says which arguments have nonzero first partials and which pairs nonzero second partials;
 - `restructure(tracers, index_fn)`: moves elements (indexing, reshape, transpose, concatenate, ...),
   computed by applying the same numpy function to arrays of element indices;
 - `reduce(t, axis, linear)`: each output element depends on a group of input elements.
@@ -10,42 +10,17 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
+from contexts.rules.sparsity_specs import LINEAR, NONDIFF, Elementwise
+
 from .pattern import Pattern
 from .tracer import Tracer, _index_map, _primal, _shape
 
-__all__ = ["Spec", "LINEAR", "NONDIFF", "elementwise", "restructure", "reduce", "lift", "as_tracer",
+__all__ = ["Elementwise", "LINEAR", "NONDIFF", "elementwise", "restructure", "reduce", "lift", "as_tracer",
            "constant_tracer", "spread"]
-
-
-@dataclass(frozen=True)
-class Spec:
-    """How an elementwise function's outputs depend on its arguments.
-
-    first: per argument, whether its first partial can be nonzero (None = every argument);
-    second: 'all' (every pair of active arguments), 'none', or a frozenset of index pairs (i, j), i <= j;
-    select: optional `select(args, primals, shape) -> per-argument boolean masks or None` that drops
-            dependencies known to be zero at this point (local mode: the branch `maximum` took).
-    """
-
-    first: tuple | None = None
-    second: Any = "all"
-    select: Callable | None = None
-
-    def active(self, i: int) -> bool:
-        return self.first is None or (i < len(self.first) and self.first[i])
-
-    def pairs(self, active: list[int]):
-        if self.second == "none":
-            return []
-        if self.second == "all":
-            return [(a, b) for k, a in enumerate(active) for b in active[k:]]
-        return [(a, b) for a, b in self.second if a in active and b in active]
-
 
 
 # -- helpers on patterns -------------------------------------------------------------------------------
@@ -94,7 +69,7 @@ def _known_primals(args) -> list | None:
 # -- the three moves -------------------------------------------------------------------------------------
 
 
-def elementwise(fn: Callable, spec: Spec, args: tuple, kwargs: dict | None = None) -> Tracer:
+def elementwise(fn: Callable, spec: Elementwise, args: tuple, kwargs: dict | None = None) -> Tracer:
     """fn applied elementwise (with broadcasting) to args, some of them tracers."""
     kwargs = kwargs or {}
     args = tuple(lift(a) for a in args)
@@ -109,7 +84,10 @@ def elementwise(fn: Callable, spec: Spec, args: tuple, kwargs: dict | None = Non
               if isinstance(a, Tracer) and a.P is not None and a.P.nnz and spec.active(i)]
     if not active:
         return Tracer(shape, None, None, y, 0 if order == 0 else order)
-    masks = spec.select(args, [_primal(a) for a in args], shape) if spec.select else None
+    masks = None
+    if spec.select is not None:
+        constant = [not isinstance(a, Tracer) or a.is_constant for a in args]
+        masks = spec.select([_primal(a) for a in args], constant, shape)
     if not shape and order < 2 and masks is None:  # scalars: one row each, merged directly
         if len(active) == 1:
             return Tracer(shape, args[active[0]].P, None, y, order)
@@ -235,6 +213,3 @@ def _nondiff_reduce(t: Tracer, axis, keepdims, fn) -> Tracer:
 def as_tracer(x: Any) -> Tracer:
     return x if isinstance(x, Tracer) else constant_tracer(x)
 
-
-LINEAR = Spec(second="none")
-NONDIFF = Spec(first=())

@@ -1,8 +1,9 @@
 """Tracer operations built from the three moves, and the numpy protocol entry points.
 
 `apply_ufunc` / `apply_array_function` are what `Tracer.__array_ufunc__` / `__array_function__` call: they
-look the function up in the shared registry (`srule`), fall back to the function's Python implementation
-(run under the active sparsity context), then to what the rule's `kind` implies.
+look the function up in the shared registry (its `srule` or declared spec, `interpret.sparsity_rule`),
+fall back to the function's Python implementation (run under the active sparsity context), then to what
+the rule's `kind` implies.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from contexts.rules.registry import registry
 
 from .pattern import Pattern
-from .moves import Spec, _H, _known_primals, _ncols, as_tracer, elementwise, reduce, restructure
+from .moves import Elementwise, _H, _known_primals, _ncols, as_tracer, elementwise, reduce, restructure
 from .tracer import NoSparsityRule, Tracer, _index_map, _shape, user_site
 
 __all__ = ["apply_ufunc", "apply_array_function", "matmul", "cumulative", "dense", "derive",
@@ -78,8 +79,8 @@ def dense(fn: Callable, args: tuple, kwargs: dict, linear: bool = False):
     A function with several outputs (a tuple: np.linalg.svd, eigh, multi-output gufuncs) gets a tuple
     (of the same type) of such tracers.
 
-    Register it for a C function the detector does not know, e.g.
-    `registry.srule(my_c_fn)(lambda *a, **k: dense(my_c_fn, a, k))`.
+    Declare it for a C function the detector does not know: `registry.sparsity(DENSE, my_c_fn)` (the
+    spec of contexts/rules/sparsity_specs.py that calls this).
     """
     tracers = _tracers_in((args, kwargs))
     primals = _substitute(args, lambda s: None)
@@ -116,7 +117,7 @@ def derive(rule, fn: Callable, args: tuple, kwargs: dict):
     if kind == "elementwise":
         partials = rule.meta.get("partials")
         first = None if partials is None else tuple(p is not None for p in partials)
-        return elementwise(fn, Spec(first=first), args, kwargs)
+        return elementwise(fn, Elementwise(first=first), args, kwargs)
     if kind == "nondiff":
         primals = _known_primals(args)
         if primals is not None:
@@ -147,8 +148,9 @@ def _no_rule(fn: Callable, e: Exception | None = None) -> NoSparsityRule:
         f"no sparsity rule for {module + '.' if module else ''}{name}, reached with traced inputs"
         + (f" ({type(e).__name__}: {e})" if e is not None else ""),
         where=user_site(3),
-        fix=f"register one: `@registry.srule({name})` in contexts/sparsity/rules.py, or the conservative "
-            f"`registry.srule({name})(lambda *a, **k: contexts.sparsity.dense({name}, a, k))`")
+        fix=f"declare one beside its other rules: `registry.sparsity(spec, {name})` with a spec of "
+            "contexts/rules/sparsity_specs.py (`DENSE` is conservative), or code on tracers with "
+            f"`@registry.srule({name})`")
 
 
 # -- numpy protocols ------------------------------------------------------------------------------------
@@ -165,18 +167,18 @@ def apply_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     if out is Ellipsis or (isinstance(out, tuple) and len(out) == 1 and out[0] is Ellipsis):
         out = None  # numpy 2: out=... asks for an array result
     if method == "__call__":
-        rule = registry.get(ufunc)
+        srule = _interpret.sparsity_rule(registry.get(ufunc), ufunc)
         if ufunc is np.matmul:
             result = matmul(*inputs)
-        elif ufunc.signature is not None and (rule is None or rule.srule is None):
+        elif ufunc.signature is not None and srule is None:
             result = dense(ufunc, inputs, kwargs)  # a gufunc (linalg kernels): not elementwise
             if ufunc.__name__.startswith(_OVERWRITING_GUFUNCS) and isinstance(inputs[0], Tracer):
                 # it also overwrites its first input (np.linalg.qr's Householder factorisation in place)
                 inputs[0][...] = dense(np.positive, (inputs[0],), {})
-        elif rule is not None and rule.srule is not None:
-            result = rule.srule(*inputs, **kwargs)
+        elif srule is not None:
+            result = srule(*inputs, **kwargs)
         else:  # any ufunc is elementwise: conservative in every argument
-            result = elementwise(ufunc, Spec(), inputs, kwargs)
+            result = elementwise(ufunc, Elementwise(), inputs, kwargs)
     elif method == "reduce":
         axis = kwargs.get("axis", 0)
         keepdims = kwargs.get("keepdims", False)
@@ -208,8 +210,9 @@ def apply_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
 
 def apply_array_function(func, args: tuple, kwargs: dict):
     rule = registry.get(func)
-    if rule is not None and rule.srule is not None:
-        return rule.srule(*args, **kwargs)
+    srule = _interpret.sparsity_rule(rule, func)
+    if srule is not None:
+        return srule(*args, **kwargs)
     impl = getattr(func, "_implementation", None)
     if isinstance(impl, types.FunctionType):
         ctx = _active_context()
@@ -308,7 +311,7 @@ def array(obj, dtype=None, *, copy=True, **kw):
     return np.array(obj, dtype=dtype) if copy else np.asarray(obj, dtype=dtype)
 
 
-def _select_where(args, primals, shape):
+def _select_where(primals, constant, shape):
     cond = primals[0]
     if cond is None:
         return None
@@ -316,7 +319,7 @@ def _select_where(args, primals, shape):
     return [None, cond, ~cond]
 
 
-WHERE = Spec(first=(False, True, True), second="none", select=_select_where)
+WHERE = Elementwise(first=(False, True, True), second="none", select=_select_where)
 
 
 def where(cond, x=None, y=None):
@@ -325,7 +328,7 @@ def where(cond, x=None, y=None):
     return elementwise(np.where, WHERE, (cond, x, y))
 
 
-def _select_clip(args, primals, shape):
+def _select_clip(primals, constant, shape):
     a, lo, hi = primals
     if a is None:
         return None
@@ -334,7 +337,7 @@ def _select_clip(args, primals, shape):
     return [~(low | high), low, high]
 
 
-CLIP = Spec(second="none", select=_select_clip)
+CLIP = Elementwise(second="none", select=_select_clip)
 
 
 def clip(a, a_min=None, a_max=None, **kw):
@@ -377,3 +380,6 @@ def _like(fill):
         value = fill(shape, *args)
         return Tracer(np.shape(value), None, None, value.astype(dtype) if dtype else value, 0)
     return like
+
+
+from . import interpret as _interpret  # noqa: E402  (it applies specs with these operations: imported last)

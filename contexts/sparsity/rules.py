@@ -1,9 +1,13 @@
-"""Sparsity rules (`srule`) in the shared registry: numpy ufuncs and functions, `math`, builtins.
+"""The sparsity rules that are code on tracers (`srule`s in the shared registry).
 
-A rule receives the call's arguments (some of them tracers) and returns a tracer. Most are one line on
-top of the three moves in `tracer.py`: elementwise functions name which partials can be nonzero (`Spec`),
-shape functions apply themselves to index arrays (`restructure`), reductions name their axis (`reduce`).
-Functions without a rule fall back on what their `kind` implies (see `ops.derive`).
+Most primitives' sparsity is data, declared beside their derivatives in the domain files of
+`contexts/rules` (`registry.sparsity(LINEAR, np.add)`, interpreted by `interpret.py`). The ones here take
+apart their arguments in ways a spec cannot say: Python iterables of tracers (`sum`, `max`), several
+arrays joined (`np.concatenate`), a selection taken at the point in local mode (`np.sort`), a reduction
+of a derived array (`np.trace`, `logsumexp`), answers about shapes and types (`np.shape`). Each domain
+file declares them `Custom("rules.py: ...")`, so that a reader of `contexts/rules` sees where they are;
+`tests/contexts/sparsity/test_specs.py` checks the two agree. Functions with neither fall back on what
+their `kind` implies (see `ops.derive`).
 """
 
 from __future__ import annotations
@@ -18,95 +22,13 @@ import numpy as np
 from contexts.rules.registry import registry
 
 from . import ops
-from .moves import LINEAR, NONDIFF, Spec, _H, _P, as_tracer, constant_tracer, elementwise, reduce, restructure
+from .moves import _H, _P, as_tracer, reduce, restructure
 from .pattern import Pattern
-from .tracer import IndexTracer, NoSparsityRule, Tracer, _index_map, _shape, user_site
+from .tracer import NoSparsityRule, Tracer, _index_map, _shape, user_site
 
-__all__ = ["SPECS", "CONSTRUCTORS", "ALWAYS", "ufunc_at"]
+__all__ = ["ufunc_at"]
 
-# -- elementwise specs -------------------------------------------------------------------------------------
-
-
-def _mul_select(args, primals, shape):
-    """x * c with a constant c: no dependency where c is exactly zero."""
-    masks = [None, None]
-    for i, j in ((0, 1), (1, 0)):
-        other = args[j]
-        if (not isinstance(other, Tracer) or other.is_constant) and primals[j] is not None:
-            masks[i] = np.broadcast_to(np.asarray(primals[j]) != 0, shape)
-    return None if masks[0] is None and masks[1] is None else masks
-
-
-def _minmax_select(greater: bool):
-    def select(args, primals, shape):
-        a, b = primals
-        if a is None or b is None:
-            return None
-        first = np.broadcast_to(np.asarray(a >= b if greater else a <= b), shape)
-        return [first, ~first]
-    return select
-
-
-NONLINEAR = Spec()
-SPECS: dict = {
-    np.add: LINEAR, np.subtract: LINEAR, np.negative: LINEAR, np.positive: LINEAR,
-    np.conjugate: LINEAR, np.deg2rad: LINEAR, np.rad2deg: LINEAR, np.radians: LINEAR, np.degrees: LINEAR,
-    np.absolute: LINEAR, np.fabs: LINEAR,                      # second derivative zero almost everywhere
-    np.multiply: Spec(second=frozenset({(0, 1)}), select=_mul_select),
-    np.true_divide: Spec(second=frozenset({(0, 1), (1, 1)})),
-    np.remainder: LINEAR, np.fmod: LINEAR,
-    np.copysign: Spec(first=(True, False), second="none"),
-    np.ldexp: Spec(first=(True, False), second="none"),
-    np.maximum: Spec(second="none", select=_minmax_select(True)),
-    np.fmax: Spec(second="none", select=_minmax_select(True)),
-    np.minimum: Spec(second="none", select=_minmax_select(False)),
-    np.fmin: Spec(second="none", select=_minmax_select(False)),
-}
-_NONDIFF_UFUNCS = (
-    np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal, np.logical_and,
-    np.logical_or, np.logical_xor, np.logical_not, np.isnan, np.isinf, np.isfinite, np.signbit, np.sign,
-    np.floor, np.ceil, np.trunc, np.rint, np.floor_divide, np.heaviside, np.spacing, np.bitwise_and,
-    np.bitwise_or, np.bitwise_xor, np.invert)
-SPECS.update({u: NONDIFF for u in _NONDIFF_UFUNCS})
-
-
-def _register_elementwise(fn, spec: Spec) -> None:
-    def srule(*args, **kwargs):
-        return elementwise(fn, spec, args, kwargs)
-    srule.__name__ = srule.__qualname__ = f"{getattr(fn, '__name__', 'fn')}_srule"
-    registry.srule(fn)(srule)
-    registry.get(fn).meta["sparsity_spec"] = spec
-
-
-for _ufunc, _spec in SPECS.items():
-    _register_elementwise(_ufunc, _spec)
-
-# -- math / builtins scalars -------------------------------------------------------------------------------
-
-_MATH_NONLINEAR = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
-                   "atanh", "exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "cbrt",
-                   "erf", "erfc", "gamma", "lgamma", "pow", "atan2", "hypot")
-for _name in _MATH_NONLINEAR:
-    if hasattr(math, _name):
-        _register_elementwise(getattr(math, _name), NONLINEAR)
-for _fn in (math.fabs, math.degrees, math.radians, math.fmod, builtins.abs):
-    _register_elementwise(_fn, LINEAR)
-_register_elementwise(math.copysign, SPECS[np.copysign])
-_register_elementwise(builtins.pow, NONLINEAR)
-
-
-def _concrete_call(fn):
-    """A piecewise-constant function of a traced value: its value is needed, its derivative is zero."""
-    def srule(*args, **kwargs):
-        return fn(*(as_tracer(a)._concrete(f"{fn.__name__}()") if isinstance(a, Tracer) else a
-                    for a in args), **kwargs)
-    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
-    registry.srule(fn)(srule)
-
-
-for _fn in (math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, builtins.int,
-            builtins.round, builtins.bool):
-    _concrete_call(_fn)
+# -- builtins and math: a tracer, or Python values holding tracers ---------------------------------------
 
 
 @registry.srule(builtins.float, builtins.complex)
@@ -160,40 +82,6 @@ def prod_srule(items, *, start=1):
 # -- numpy reductions ---------------------------------------------------------------------------------------
 
 
-def _reduction(fn, linear):
-    def srule(a, axis=None, *args, keepdims=False, **kwargs):
-        if not isinstance(a, Tracer):
-            a = ops.array(a)
-            if not isinstance(a, Tracer):
-                return fn(a, axis, *args, keepdims=keepdims, **kwargs)
-        return reduce(a, axis, keepdims, linear,
-                      lambda p, axis, keepdims: fn(p, axis=axis, keepdims=keepdims, **kwargs))
-    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
-    registry.srule(fn)(srule)
-
-
-for _fn, _linear in ((np.sum, True), (np.mean, True), (np.nansum, True), (np.nanmean, True),
-                     (np.prod, "prod"), (np.max, "max"), (np.min, "min"), (np.amax, "max"),
-                     (np.amin, "min"), (np.nanmax, "max"), (np.nanmin, "min"), (np.std, False),
-                     (np.var, False)):
-    _reduction(_fn, _linear)
-
-
-def _nan_reduction(fn, linear):
-    """nan-skipping reductions: numpy's own code takes the scalar path for a non-ndarray (it would drop
-    the tracer), so they get rules; skipping NaNs only removes dependencies, so the plain pattern is sound."""
-    def srule(a, axis=None, *args, keepdims=False, **kwargs):
-        a = as_tracer(a)
-        return reduce(a, axis, keepdims, linear,
-                      lambda p, axis, keepdims: fn(p, axis=axis, keepdims=keepdims, **kwargs))
-    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
-    registry.srule(fn)(srule)
-
-
-for _fn, _linear in ((np.nanstd, False), (np.nanvar, False), (np.nanprod, "prod")):
-    _nan_reduction(_fn, _linear)
-
-
 def _order_statistic(fn):
     """median, percentile, quantile (and nan-): conservative along the axis (which elements are picked
     depends on the values; numpy's code branches on them); piecewise linear, so no second-order pairs.
@@ -223,16 +111,6 @@ for _fn in (np.median, np.percentile, np.quantile, np.nanmedian, np.nanpercentil
     _order_statistic(_fn)
 
 
-@registry.srule(np.nancumsum)
-def nancumsum_srule(a, axis=None, dtype=None, out=None):
-    return ops.cumulative(a, axis, True, np.nancumsum)
-
-
-@registry.srule(np.nancumprod)
-def nancumprod_srule(a, axis=None, dtype=None, out=None):
-    return ops.cumulative(a, axis, False, np.nancumprod)
-
-
 @registry.srule(np.linalg.norm)
 def norm_srule(x, ord=None, axis=None, keepdims=False):
     x = as_tracer(x)
@@ -246,38 +124,12 @@ def norm_srule(x, ord=None, axis=None, keepdims=False):
                   lambda p, axis, keepdims: np.linalg.norm(p, ord, axis, keepdims))
 
 
-@registry.srule(np.cumsum)
-def cumsum_srule(a, axis=None, dtype=None, out=None):
-    return ops.cumulative(a, axis, True, np.cumsum)
-
-
-@registry.srule(np.cumprod)
-def cumprod_srule(a, axis=None, dtype=None, out=None):
-    return ops.cumulative(a, axis, False, np.cumprod)
-
-
 @registry.srule(np.trace)
 def trace_srule(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return reduce(as_tracer(a).diagonal(offset, axis1, axis2), -1, False, True, np.sum)
 
 
 # -- shapes and indexing ------------------------------------------------------------------------------------
-
-
-def _structural(fn, name=None):
-    """fn(a, *args, **kwargs) only moves elements of a: apply it to index arrays."""
-    def srule(a, *args, **kwargs):
-        return restructure([a], lambda i: fn(i, *args, **kwargs))
-    srule.__name__ = srule.__qualname__ = f"{name or fn.__name__}_srule"
-    registry.srule(fn)(srule)
-
-
-for _fn in (np.reshape, np.ravel, np.transpose, np.swapaxes, np.moveaxis, np.squeeze, np.expand_dims,
-            np.broadcast_to, np.flip, np.fliplr, np.flipud, np.roll, np.rot90, np.atleast_1d,
-            np.atleast_2d, np.atleast_3d, np.diag, np.diagonal, np.tile, np.repeat,
-            np.real, np.copy, np.ascontiguousarray, np.asfortranarray, np.matrix_transpose
-            if hasattr(np, "matrix_transpose") else np.transpose):
-    _structural(_fn)
 
 
 @registry.srule(np.take)
@@ -364,12 +216,6 @@ def vdot_srule(a, b):
                       np.ravel(b) if not isinstance(b, Tracer) else b.ravel())
 
 
-for _fn in (np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.pinv, np.linalg.eigvalsh,
-            np.linalg.cholesky, np.linalg.svd, np.linalg.eigh, np.linalg.eig, np.linalg.eigvals,
-            np.linalg.qr, np.linalg.slogdet, np.linalg.lstsq):  # (tuples: every output dense)
-    registry.srule(_fn)(functools.partial(lambda fn, *a, **k: ops.dense(fn, a, k), _fn))
-
-
 @registry.srule(np.shape)
 def shape_srule(a):
     return _shape(a)
@@ -390,25 +236,19 @@ def result_type_srule(*args):
     return np.result_type(*(a.dtype if isinstance(a, Tracer) else a for a in args))
 
 
-registry.srule(np.iscomplexobj)(lambda x: False if isinstance(x, Tracer) else np.iscomplexobj(x))
-registry.srule(np.isrealobj)(lambda x: True if isinstance(x, Tracer) else np.isrealobj(x))
-registry.srule(np.isscalar)(lambda x: False if isinstance(x, Tracer) else np.isscalar(x))
-
-def _indices(fn):
-    """Integer results computed from traced values (argsort, argmax): no dependencies; in global mode
-    of unknown value (an `IndexTracer`: indexing with it is conservative)."""
-    def srule(*args, **kwargs):
-        primals = ops._known_primals(args)
-        if primals is not None:
-            return fn(*primals, **{k: v.primal if isinstance(v, Tracer) else v for k, v in kwargs.items()})
-        return IndexTracer(ops.probe_shape(fn, args, kwargs), None)
-    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
-    registry.srule(fn)(srule)
+@registry.srule(np.iscomplexobj)
+def iscomplexobj_srule(x):
+    return False if isinstance(x, Tracer) else np.iscomplexobj(x)
 
 
-for _fn in (np.argsort, np.argmax, np.argmin, np.argpartition, np.nanargmax, np.nanargmin, np.searchsorted,
-            np.digitize):
-    _indices(_fn)
+@registry.srule(np.isrealobj)
+def isrealobj_srule(x):
+    return True if isinstance(x, Tracer) else np.isrealobj(x)
+
+
+@registry.srule(np.isscalar)
+def isscalar_srule(x):
+    return False if isinstance(x, Tracer) else np.isscalar(x)
 
 
 @registry.srule(np.take_along_axis)
@@ -443,20 +283,11 @@ def sort_srule(a, axis=-1, kind=None, order=None, **kw):
     return ops.along_axis(a, axis, True)
 
 
-registry.srule(np.round, np.around)(
-    lambda a, decimals=0, out=None: elementwise(np.round, NONDIFF, (a,), {"decimals": decimals}))
-registry.srule(np.nan_to_num)(
-    lambda x, copy=True, nan=0.0, posinf=None, neginf=None: elementwise(np.nan_to_num, LINEAR, (x,)))
-
-
 @registry.srule(np.broadcast_arrays)
 def broadcast_arrays_srule(*args, subok=False):
     shape = np.broadcast_shapes(*(_shape(a) for a in args))
     return tuple(restructure([a], lambda i: np.broadcast_to(i, shape)) for a in args)
 
-
-for _fn in (np.einsum, np.interp, np.convolve, np.correlate, np.kron, np.tensordot):
-    registry.srule(_fn)(functools.partial(lambda fn, *a, **k: ops.dense(fn, a, k), _fn))
 
 try:
     import scipy.special as _sc
@@ -486,26 +317,17 @@ if _sc is not None:
 # -- construction: arrays built inside the function become tracers, so they can take traced values -----
 
 registry.srule(np.array)(ops.array)
-registry.srule(np.asarray, np.asanyarray)(lambda a, dtype=None, *args, **kw: ops.array(a, dtype, copy=False))
+
+
+@registry.srule(np.asarray, np.asanyarray)
+def asarray_srule(a, dtype=None, *args, **kw):
+    return ops.array(a, dtype, copy=False)
+
+
 
 for _fn, _fill in ((np.zeros_like, np.zeros), (np.ones_like, np.ones), (np.empty_like, np.zeros),
                    (np.full_like, np.full)):
     registry.srule(_fn)(ops._like(_fill))
-
-
-def _constructor(fn):
-    def srule(*args, **kwargs):
-        return constant_tracer(fn(*args, **kwargs))
-    srule.__name__ = srule.__qualname__ = f"{fn.__name__}_srule"
-    registry.srule(fn)(srule)
-
-
-for _fn in (np.zeros, np.ones, np.empty, np.full):
-    _constructor(_fn)
-
-CONSTRUCTORS = frozenset({np.zeros, np.ones, np.empty, np.full})
-"""Rules the context applies even when no argument is a tracer."""
-ALWAYS = CONSTRUCTORS
 
 
 # -- ufunc.at: unbuffered in-place updates (np.add.at(acc, idx, vals)) ------------------------------------

@@ -320,8 +320,9 @@ class Tracer:
                 "a function converted a value that depends on the inputs to float, which would drop its "
                 "dependencies (a C function without a sparsity rule?)",
                 where=user_site(2),
-                fix="register a rule for the function called on this line: "
-                    "`contexts.rules.registry.registry.srule(fn)`, or the conservative contexts.sparsity.dense")
+                fix="declare the sparsity of the function called on this line: "
+                    "`registry.sparsity(spec, fn)` (contexts/rules/sparsity_specs.py; `DENSE` is "
+                    "conservative), or code on tracers with `registry.srule(fn)`")
         return float(self._concrete("float()"))
 
     def __complex__(self) -> complex:
@@ -333,8 +334,8 @@ class Tracer:
         raise NoSparsityRule(
             "a sparsity tracer was converted to a plain numpy array, which would drop its dependencies",
             where=user_site(2),
-            fix="the numpy or C function doing it needs a sparsity rule: "
-                "contexts.rules.registry.registry.srule(fn)")
+            fix="the numpy or C function doing it needs a sparsity spec: `registry.sparsity(spec, fn)` "
+                "(contexts/rules/sparsity_specs.py), or code on tracers with `registry.srule(fn)`")
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
         return array

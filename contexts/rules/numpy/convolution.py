@@ -18,6 +18,7 @@ import numpy as np
 from numpy._core import multiarray
 
 from ..registry import registry
+from ..sparsity_specs import DENSE
 from ._util import match_primal, unsupported, zeros
 
 __all__ = ["correlate_adjoint", "correlate2_adjoint"]
@@ -111,3 +112,5 @@ registry.adjoint(multiarray.correlate2, kind="bilinear")(correlate2_adjoint)
 registry.frule(multiarray.correlate2, kind="bilinear")(_bilinear_frule(multiarray.correlate2))
 registry.adjoint(multiarray.correlate, kind="bilinear")(correlate_adjoint)
 registry.frule(multiarray.correlate, kind="bilinear")(_bilinear_frule(multiarray.correlate))
+# sparsity: conservative (the band of a convolution is not worked out)
+registry.sparsity(DENSE, np.convolve, np.correlate, multiarray.correlate2, multiarray.correlate)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..registry import registry
+from ..sparsity_specs import Custom
 from ._util import match_primal, may_carry, register_linear, zeros
 
 __all__ = ["is_basic_index", "getitem_cotangent", "setitem_adjoint", "last_write_mask"]
@@ -168,3 +169,5 @@ register_linear([(np.ndarray, "take")], _take_method, take_transpose, "ndarray_t
 register_linear([np.take_along_axis], np.take_along_axis, take_along_axis_transpose, "take_along_axis")
 register_linear([np.tril], np.tril, tril_transpose, "tril")
 register_linear([np.triu], np.triu, triu_transpose, "triu")
+registry.sparsity(Custom("rules.py: traced indices are conservative along axis"), np.take, np.take_along_axis)
+registry.sparsity(Custom("rules.py: the triangle kept, the rest no dependency"), np.tril, np.triu)

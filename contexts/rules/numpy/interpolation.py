@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..registry import registry
+from ..sparsity_specs import DENSE
 from ._util import zeros
 
 
@@ -65,3 +66,6 @@ def interp_frule(tangents, x, xp, fp, left=None, right=None, period=None):
         slope = (fp_arr[i + 1] - fp_arr[i]) / width
         dy = dy + np.where(inside, slope * ((w - 1) * t[i] - w * t[i + 1]), 0.0)
     return y, (dy if np.ndim(y) else float(dy))
+
+
+registry.sparsity(DENSE, np.interp)  # conservative: which segment each x falls in is not worked out

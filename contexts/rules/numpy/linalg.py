@@ -24,6 +24,7 @@ import numpy as np
 from numpy.linalg import _umath_linalg  # the gufunc under np.linalg.lstsq is keyed by itself
 
 from ..registry import registry
+from ..sparsity_specs import DENSE, STRUCTURAL, Custom
 from ._util import bind as _bind, is_dual, match_primal, unsupported, zeros
 
 __all__ = ["matmul_adjoint", "tensordot_adjoint", "einsum_adjoint", "trace_place", "diag_place"]
@@ -880,3 +881,16 @@ def qr_frule(tangents, a, *rest, **kwargs):
 
 registry.adjoint(np.linalg.qr)(qr_adjoint)
 registry.frule(np.linalg.qr)(qr_frule)
+
+
+# -- sparsity (contexts/rules/sparsity_specs.py) ------------------------------------------------------
+
+registry.sparsity(Custom("rules.py: a broadcast product summed over the contracted axis"), np.matmul,
+                  np.dot, np.inner, np.outer, np.vdot)
+registry.sparsity(Custom("rules.py: the sum of the diagonal"), np.trace)
+registry.sparsity(STRUCTURAL, np.diagonal, np.diag)
+registry.sparsity(DENSE, np.einsum, np.tensordot, np.kron)
+# the factorisations and solvers: every output (each of a tuple) from every input element
+registry.sparsity(DENSE, np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.pinv, np.linalg.eigvalsh,
+                  np.linalg.cholesky, np.linalg.svd, np.linalg.eigh, np.linalg.eig, np.linalg.eigvals,
+                  np.linalg.qr, np.linalg.slogdet, np.linalg.lstsq)

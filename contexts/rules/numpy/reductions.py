@@ -19,6 +19,7 @@ import numpy as np
 from ..generic import conj
 
 from ..registry import HOT_REDUCE_OPTIONS, registry
+from ..sparsity_specs import INDICES, Cumulative, Custom, Reduction
 from ._util import bind as _bind, is_dual, normalize_axis, unsupported, zeros
 from .ufuncs import inexact, match_primal
 
@@ -643,3 +644,20 @@ def _norm_jvp(t, y, x, ord=None, axis=None, keepdims=False):
 
 
 reduction_rule(np.linalg.norm, ("ord", "axis", "keepdims"), _norm_grad, _norm_jvp)
+
+
+# -- sparsity (contexts/rules/sparsity_specs.py) ------------------------------------------------------
+
+registry.sparsity(Reduction(linear=True), np.sum, np.mean, np.nansum, np.nanmean)
+registry.sparsity(Reduction(linear="prod"), np.prod, np.nanprod)
+registry.sparsity(Reduction(linear="max"), np.max, np.amax, np.nanmax)
+registry.sparsity(Reduction(linear="min"), np.min, np.amin, np.nanmin)
+registry.sparsity(Reduction(linear=False), np.std, np.var, np.nanstd, np.nanvar)
+registry.sparsity(Cumulative(linear=True), np.cumsum, np.nancumsum)
+registry.sparsity(Cumulative(linear=False), np.cumprod, np.nancumprod)
+registry.sparsity(INDICES, np.argmax, np.argmin, np.nanargmax, np.nanargmin)
+# (no reverse rules: reverse mode runs numpy's Python for them) conservative along the axis, as the
+# elements picked depend on the values; several q give a leading axis
+registry.sparsity(Custom("rules.py: order statistics"), np.median, np.percentile, np.quantile, np.nanmedian,
+                  np.nanpercentile, np.nanquantile)
+registry.sparsity(Custom("rules.py: matrix norms dense, the inf-norm picks by |x|"), np.linalg.norm)

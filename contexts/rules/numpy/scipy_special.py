@@ -16,6 +16,7 @@ import numpy as np
 import scipy.special as sc
 
 from ..registry import registry
+from ..sparsity_specs import Custom
 from .reductions import _expand, reduction_rule
 from .ufuncs import _safe_div, inexact, match_primal, ufunc_rule
 
@@ -97,6 +98,7 @@ def _logsumexp_frule(tangents, *args, **kwargs):
 
 registry.adjoint(sc.logsumexp, kind="reduction")(_logsumexp_adjoint)
 registry.frule(sc.logsumexp, kind="reduction")(_logsumexp_frule)
+registry.sparsity(Custom("rules.py: a reduction of exp(a) * b"), sc.logsumexp)
 _logsumexp_adjoint.__name__ = _logsumexp_adjoint.__qualname__ = "logsumexp_adjoint"
 _logsumexp_frule.__name__ = _logsumexp_frule.__qualname__ = "logsumexp_frule"
 
@@ -122,6 +124,7 @@ def _log_softmax_jvp(t, y, x, axis=None):
 # kind "reduction": for sparsity, every output may depend on every input (conservative along `axis`)
 reduction_rule(sc.softmax, ("axis",), _softmax_grad, _softmax_jvp, kind="reduction")
 reduction_rule(sc.log_softmax, ("axis",), _log_softmax_grad, _log_softmax_jvp, kind="reduction")
+registry.sparsity(Custom("rules.py: each element from its whole line along axis"), sc.softmax, sc.log_softmax)
 
 
 # -- lambertw (a Python function around the `_lambertw` ufunc): W'(z) = W / (z (1 + W)), 1 at z = 0 -----

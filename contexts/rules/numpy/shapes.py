@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import registry
+from ..sparsity_specs import INDICES, STRUCTURAL, Custom
 from ._util import bind as _bind, match_primal, may_carry, register_linear, sum_to_shape, unsupported, zeros
 
 __all__ = ["split_cotangent", "sort_permutation"]
@@ -451,3 +452,23 @@ def _many_arrays(fn):
 
 for _fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d):
     _many_arrays(_fn)
+
+
+# -- sparsity (contexts/rules/sparsity_specs.py) ------------------------------------------------------
+# the shape functions move elements: applied to an array of element indices they say where each goes
+
+registry.sparsity(STRUCTURAL, np.reshape, np.ravel, np.squeeze, np.expand_dims, np.broadcast_to,
+                  np.transpose, np.matrix_transpose, np.swapaxes, np.moveaxis, np.flip, np.fliplr, np.flipud,
+                  np.roll, np.rot90, np.tile, np.repeat, np.copy, np.ascontiguousarray, np.asfortranarray,
+                  np.atleast_1d, np.atleast_2d, np.atleast_3d)
+registry.sparsity(Custom("rules.py/ops.py: several arrays joined"), np.concatenate, np.stack, np.hstack,
+                  np.vstack, np.column_stack, np.append, *([np.row_stack] if hasattr(np, "row_stack") else []))
+registry.sparsity(Custom("ops.py: constant padding takes no dependency"), np.pad)
+registry.sparsity(Custom("ops.py: arrays of tracers stacked"), np.array, np.asarray, np.asanyarray)
+registry.sparsity(Custom("rules.py: one tracer per argument"), np.broadcast_arrays)
+registry.sparsity(Custom("rules.py: the permutation at the point, or the whole line along axis"), np.sort,
+                  np.partition)
+registry.sparsity(Custom("ops.py: differences along axis, prepend/append joined first"), np.diff)
+registry.sparsity(INDICES, np.argsort, np.argpartition, np.searchsorted)
+registry.sparsity(Custom("rules.py: shapes and types of tracers"), np.shape, np.ndim, np.size, np.result_type,
+                  np.iscomplexobj, np.isrealobj, np.isscalar)

@@ -23,6 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..registry import registry
+from ..sparsity_specs import LINEAR, NONDIFF, STRUCTURAL, Custom, Elementwise
 from ._util import match_primal as _match_primal
 
 __all__ = ["ufunc_rule", "inexact", "match_primal"]
@@ -525,3 +526,47 @@ def _divmod():
         dr = _fit(ta if tb is None else (0 if ta is None else ta) - tb * q, r)
         return y, (None, dr)
     return divmod_adjoint, divmod_frule
+
+
+# -- sparsity (contexts/rules/sparsity_specs.py) ------------------------------------------------------
+# A ufunc without a declared spec is elementwise in every argument, with every second-order pair (the
+# sparsity package's default for ufuncs); the declarations below say where fewer partials are nonzero.
+
+def _product_select(primals, constant, shape):
+    """x * c with a constant c: no dependency where c is exactly zero."""
+    masks = [None, None]
+    for i, j in ((0, 1), (1, 0)):
+        if constant[j] and primals[j] is not None:
+            masks[i] = np.broadcast_to(np.asarray(primals[j]) != 0, shape)
+    return None if masks[0] is None and masks[1] is None else masks
+
+
+def _taken_select(greater: bool):
+    """maximum/minimum at a known point: each element depends on the argument it took."""
+    def select(primals, constant, shape):
+        a, b = primals
+        if a is None or b is None:
+            return None
+        first = np.broadcast_to(np.asarray(a >= b if greater else a <= b), shape)
+        return [first, ~first]
+    return select
+
+
+registry.sparsity(LINEAR, np.add, np.subtract, np.negative, np.positive, np.conjugate, np.deg2rad,
+                  np.rad2deg, np.radians, np.degrees)
+registry.sparsity(STRUCTURAL, np.real)
+registry.sparsity(Elementwise(first=(True,), second="none"), np.nan_to_num)
+registry.sparsity(LINEAR, np.absolute, np.fabs, np.remainder, np.fmod)  # piecewise linear
+registry.sparsity(Elementwise(second=frozenset({(0, 1)}), select=_product_select), np.multiply)
+registry.sparsity(Elementwise(second=frozenset({(0, 1), (1, 1)})), np.divide)
+registry.sparsity(Elementwise(first=(True, False), second="none"), np.copysign, np.ldexp)
+registry.sparsity(Elementwise(second="none", select=_taken_select(True)), np.maximum, np.fmax)
+registry.sparsity(Elementwise(second="none", select=_taken_select(False)), np.minimum, np.fmin)
+registry.sparsity(NONDIFF, np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
+                  np.logical_and, np.logical_or, np.logical_xor, np.logical_not, np.isnan, np.isinf,
+                  np.isfinite, np.signbit, np.sign, np.floor, np.ceil, np.trunc, np.rint, np.floor_divide,
+                  np.heaviside, np.spacing, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert,
+                  np.round, np.around)
+registry.sparsity(Custom("ops.py: np.where(cond) alone is np.nonzero; the branch taken in local mode"),
+                  np.where)
+registry.sparsity(Custom("ops.py: bounds given as None; the side taken in local mode"), np.clip)
