@@ -18,7 +18,7 @@ import cmath
 from .generic import conj, project
 from .math import _ELEMENTWISE as _REAL_PARTIALS
 from .registry import registry
-from .sparsity_specs import NONLINEAR
+from .sparsity_specs import NONLINEAR, Custom
 
 __all__ = ["NONDIFFERENTIABLE"]
 
@@ -166,6 +166,7 @@ NONDIFFERENTIABLE = ("isclose", "isfinite", "isinf", "isnan")
 
 registry.nondifferentiable(*(getattr(cmath, name) for name in NONDIFFERENTIABLE))
 
-# sparsity: elementwise in every argument (a tracer stands for a real value; `polar`, a pair, has none)
+# sparsity: elementwise in every argument (a tracer stands for a real value); `polar`, a pair, is code
 registry.sparsity(NONLINEAR, *(getattr(cmath, name) for name in _DERIVATIVES), cmath.log, cmath.phase,
                   cmath.rect)
+registry.sparsity(Custom("rules.py: a pair out, each part elementwise"), cmath.polar)

@@ -360,6 +360,7 @@ registry.adjoint(math.frexp, kind="elementwise")(frexp_adjoint)
 registry.frule(math.frexp)(frexp_frule)
 registry.adjoint(math.modf, kind="elementwise")(modf_adjoint)
 registry.frule(math.modf)(modf_frule)
+registry.sparsity(Custom("rules.py: a pair out, each part elementwise"), math.frexp, math.modf)
 
 
 # -- functions of iterables (closure form: the iterable may be a generator) --------------------

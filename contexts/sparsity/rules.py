@@ -13,6 +13,7 @@ their `kind` implies (see `ops.derive`).
 from __future__ import annotations
 
 import builtins
+import cmath
 import functools
 import inspect
 import math
@@ -21,8 +22,10 @@ import numpy as np
 
 from contexts.rules.registry import registry
 
+from contexts.rules.sparsity_specs import LINEAR, NONDIFF, NONLINEAR
+
 from . import ops
-from .moves import _H, _P, as_tracer, reduce, restructure
+from .moves import _H, _P, as_tracer, elementwise, reduce, restructure
 from .pattern import Pattern
 from .tracer import NoSparsityRule, Tracer, _index_map, _shape, user_site
 
@@ -59,6 +62,20 @@ def _concrete_all(x):
 
 registry.srule(builtins.max)(_fold(np.maximum, "max"))
 registry.srule(builtins.min)(_fold(np.minimum, "min"))
+
+
+def _pair(parts, specs, name: str):
+    """The sparsity rule of a one-argument function returning a pair (`frexp`, `modf`, `polar`): each part
+    elementwise in the argument by its spec (`parts(v)` computes both on known values, arrays too)."""
+    def srule(x):
+        return tuple(elementwise(lambda v, i=i: parts(v)[i], spec, (x,)) for i, spec in enumerate(specs))
+    srule.__name__ = srule.__qualname__ = f"{name}_srule"
+    return srule
+
+
+registry.srule(math.frexp)(_pair(np.frexp, (NONLINEAR, NONDIFF), "frexp"))    # (x / 2**e, e)
+registry.srule(math.modf)(_pair(np.modf, (LINEAR, NONDIFF), "modf"))          # (x - whole, whole)
+registry.srule(cmath.polar)(_pair(lambda v: (np.abs(v), np.angle(v)), (NONLINEAR, NONLINEAR), "polar"))
 
 
 @registry.srule(builtins.sum, math.fsum)

@@ -41,9 +41,6 @@ def _generic(key, rule) -> str | None:
 WITHOUT = {
     sorted: "compares its items: runs on the tracers (comparisons need values: local mode)",
     divmod: "the tracer's own __divmod__ answers",
-    math.frexp: "a pair out: the kind's fallback (elementwise, conservative)",
-    math.modf: "a pair out: the kind's fallback (elementwise, conservative)",
-    cmath.polar: "a pair out: the kind's fallback (elementwise, conservative)",
     list: "a container: tracers pass through as values",
     tuple: "a container: tracers pass through as values",
     iter: "iteration: tracers pass through as values",
@@ -123,3 +120,19 @@ def test_docstring_examples():
 
     result = doctest.testmod(contexts.rules.sparsity_specs)
     assert result.failed == 0 and result.attempted > 0
+
+
+@pytest.mark.parametrize("mode", ["global", "local"])
+def test_functions_returning_pairs(mode):
+    """frexp, modf, polar: each part of the pair elementwise in the argument (an integer part: none)."""
+    from contexts import hessian_sparsity, jacobian_sparsity
+
+    def f(x):
+        return np.array([math.frexp(x[0])[0], math.frexp(x[1])[1] * 1.0 + x[2],
+                         math.modf(x[0])[0] * x[1], math.modf(x[1])[1], cmath.polar(x[2])[0]])
+
+    J = jacobian_sparsity(f, np.array([1.5, 2.5, 0.5]), mode=mode).toarray().astype(int)
+    np.testing.assert_array_equal(J, [[1, 0, 0], [0, 0, 1], [1, 1, 0], [0, 0, 0], [0, 0, 1]])
+    H = hessian_sparsity(lambda x: math.modf(x[0])[0] * x[1] + cmath.polar(x[2])[0] ** 2, np.ones(3) * 0.5,
+                         mode=mode).toarray().astype(int)
+    np.testing.assert_array_equal(H, [[0, 1, 0], [1, 0, 0], [0, 0, 1]])
