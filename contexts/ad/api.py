@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import types
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -230,6 +231,8 @@ def _seed(y):
         return 1.0
     if isinstance(y, (int, Fraction)):
         return 1
+    if isinstance(y, Decimal):
+        return Decimal(1)
     if isinstance(y, complex):
         raise NonScalarError(f"`gradient` needs a real scalar output, got the complex {y!r}",
                              fix="differentiate abs(f(x))**2 or the real part, or use `pullback` with a "
@@ -240,6 +243,8 @@ def _seed(y):
         return type(y)(1) if y.dtype.kind == "f" else 1.0
     if isinstance(y, numbers.Real) or type(y).__module__.startswith("uncertainties"):
         return 1.0
+    if type(y).__name__ == "Dual" and np.ndim(y.value) == 0:  # forward over reverse: the primal's own 1
+        return _seed(y.value)
     if type(y).__name__ == "Dual" or hasattr(y, "__array_ufunc__") and not isinstance(y, np.ndarray):
         return 1.0
     shape = getattr(y, "shape", None)

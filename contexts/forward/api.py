@@ -7,6 +7,7 @@ an outer derivative call is perturbing the inputs).
 
 from __future__ import annotations
 
+import decimal
 import functools
 import inspect
 import numbers
@@ -129,7 +130,26 @@ def _unit(x: Any) -> Any:
     """The tangent 1 in x's own arithmetic (exact 1 for ints and Fractions)."""
     if type(x) is Dual:
         return _unit(x.value)
+    if isinstance(x, decimal.Decimal):
+        return decimal.Decimal(1)
     return 1 if isinstance(x, numbers.Rational) else 1.0
+
+
+def _exact_scalar(x: Any) -> bool:
+    """A Python number of its own exact arithmetic (int, Fraction, Decimal; also as the value of an outer
+    derivative's dual): derivatives stay in it."""
+    while type(x) is Dual:
+        x = x.value
+    return isinstance(x, (numbers.Rational, decimal.Decimal)) and not isinstance(x, (bool, np.generic))
+
+
+def _value_and_derivative(f: Callable, x: Any) -> tuple[Any, Any]:
+    fast = _by_tangent_twin(f, (x,), (_unit(x),))
+    if fast is not None:
+        return fast
+    tag = Tag()
+    y = _run(f, Dual(x, _unit(x), tag))
+    return _primal_out(y, tag), _tangent_out(y, tag)
 
 
 def _is_array(x: Any) -> bool:
@@ -185,11 +205,7 @@ def derivative(f: Callable, x: Any) -> Any:
     """
     if _is_array(x):
         raise OverdubError("derivative takes a scalar input", fix="use jacfwd(f, x) for arrays")
-    fast = _by_tangent_twin(f, (x,), (_unit(x),))
-    if fast is not None:
-        return fast[1]
-    tag = Tag()
-    return _tangent_out(_run(f, Dual(x, _unit(x), tag)), tag)
+    return _value_and_derivative(f, x)[1]
 
 
 def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
@@ -270,6 +286,8 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
     if isinstance(x, (list, tuple)):
         x = np.asarray(x, dtype=float)
     x = float_input(x)
+    if _exact_scalar(x):  # one direction in x's own arithmetic (the float64 seeds below would lose it)
+        return _value_and_derivative(f, x)
     xshape = tuple(getattr(x, "shape", ()))
     n = int(np.prod(xshape))
     try:

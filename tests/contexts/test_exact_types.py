@@ -1,0 +1,50 @@
+"""Exact types stay exact in every mode: Fraction and Decimal in, Fraction and Decimal out, for gradient,
+derivative, jacfwd, hessian and hvp (closed forms, compared exactly); what a mode cannot do in the type's
+arithmetic (a Decimal method without a rule) is refused by name."""
+
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from contexts import derivative, gradient, hessian, jacfwd
+from contexts.rules.registry import NoRuleError
+from overdub.errors import OverdubError
+
+
+def f(x):
+    return x ** 3 / (x + 1) - 2 * x
+
+
+def f1(x):  # (2x^3 + 3x^2) / (x + 1)^2 - 2
+    return (2 * x ** 3 + 3 * x ** 2) / (x + 1) ** 2 - 2
+
+
+def f2(x):  # 2x (x^2 + 3x + 3) / (x + 1)^3
+    return 2 * x * (x ** 2 + 3 * x + 3) / (x + 1) ** 3
+
+
+@pytest.mark.parametrize("x", [Fraction(1, 3), Fraction(-7, 2), Decimal("0.5"), Decimal("2.25")],
+                         ids=["F(1,3)", "F(-7,2)", "D(0.5)", "D(2.25)"])
+def test_every_mode_in_the_argument_arithmetic(x):
+    kind = type(x)
+    results = {"gradient": gradient(f, x)[0], "derivative": derivative(f, x), "jacfwd": jacfwd(f, x),
+               "hessian": hessian(f, x), "hessian_forward": hessian(f, x, inner="forward")}
+    for mode, got in results.items():
+        assert type(got) is kind, (mode, got)
+    for mode in ("gradient", "derivative", "jacfwd"):
+        assert results[mode] == f1(x) if kind is Fraction else abs(results[mode] - f1(x)) < Decimal("1e-24")
+    for mode in ("hessian", "hessian_forward"):
+        assert results[mode] == f2(x) if kind is Fraction else abs(results[mode] - f2(x)) < Decimal("1e-24")
+
+
+def test_two_fractions():
+    x, y = Fraction(1, 3), Fraction(1, 2)
+    assert gradient(lambda a, b: a * b / (a + b), x, y) == (y * y / (x + y) ** 2, x * x / (x + y) ** 2)
+
+
+def test_a_decimal_method_without_a_rule_is_refused_by_name():
+    with pytest.raises(NoRuleError, match="Decimal.sqrt"):
+        gradient(lambda x: x.sqrt() * x, Decimal(2))
+    with pytest.raises(OverdubError, match="sqrt"):
+        derivative(lambda x: x.sqrt() * x, Decimal(2))
