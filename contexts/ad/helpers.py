@@ -143,7 +143,11 @@ def binop_adj(opname, g, y, a, b, need=3):
             return ga, gb
         if a.ndim == 1 and b.ndim == 1 and (type(g) is float or type(g) is np.float64):  # inner product
             return (g * b if need & 1 else None), (g * a if need & 2 else None)
-    if (type(a) is _Dual or type(b) is _Dual or type(g) is _Dual) and not _user_operand(opname, a, b):
+    if not (isinstance(a, _KNOWN) and isinstance(b, _KNOWN)) and _user_operand(opname, a, b):
+        # an operator in Python code (a class's `__pow__`): differentiated as that code, before any
+        # shortcut that assumes numbers
+        return _python_binop_adj(opname, g, a, b)
+    if type(a) is _Dual or type(b) is _Dual or type(g) is _Dual:
         return _dual_binop_adj(opname, g, y, a, b, need)
     if opname == "pow" and not need & 2:  # x ** n with a constant exponent: d/dx only
         return generic.fit(g * generic.conj(pow_dx(a, b)), a), None
@@ -152,11 +156,6 @@ def binop_adj(opname, g, y, a, b, need=3):
         ga = {k: gd[k] for k in a if k not in b and gd.get(k) is not None} or None
         gb = {k: gd[k] for k in b if gd.get(k) is not None} or None
         return (ga if need & 1 else None), (gb if need & 2 else None)
-    if not (isinstance(a, _KNOWN) and isinstance(b, _KNOWN)):
-        fa = getattr(type(a), f"__{opname.rstrip('_')}__", None)
-        fb = getattr(type(b), f"__r{opname.rstrip('_')}__", None)
-        if type(fa) is types.FunctionType or type(fb) is types.FunctionType:
-            return _python_binop_adj(opname, g, a, b)
     op = getattr(operator, opname)
     if y is None:
         y = op(a, b)  # the block overwrote the result: recompute it for the rule

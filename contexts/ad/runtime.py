@@ -71,6 +71,27 @@ _WRAPPER = types.MethodWrapperType  # (1.0).__mul__
 _FunctionType = types.FunctionType
 
 
+_PLAIN_OPERANDS = (numbers.Number, np.ndarray, np.generic, str, bytes, bool, type(None))
+
+
+def _objects_of_classes(args: tuple, reduction: bool) -> bool:
+    """Whether an argument (or, for a reduction, an item of its iterable) is an object of a class of its
+    own: not a number, array or string, nor a forward-mode dual (its operators are the derivative's)."""
+    for i, a in enumerate(args):
+        if isinstance(a, _PLAIN_OPERANDS) or type(a) is _Dual:
+            continue
+        if i == 0 and reduction and type(a) in (list, tuple):
+            if any(not isinstance(v, _PLAIN_OPERANDS) and type(v) is not _Dual for v in a):
+                return True
+            continue
+        if i == 0 and reduction:  # an iterator: its items are seen when drawn (by the rule)
+            continue
+        if type(a) in (list, tuple):
+            continue
+        return True
+    return False
+
+
 def _rule_of(f):
     """(rule, is_method) for f; is_method when the rule is keyed by (type, name) of a bound C method."""
     try:
@@ -262,6 +283,9 @@ def call(mask, f, *args, **kw):
             if is_method and len(args) > 1 and isinstance(f.__self__, np.ndarray):
                 _method_out(f, args)
     if rule is not None:
+        if rule.python is not None and _objects_of_classes(args, rule.kind == "reduction"):
+            # an operand's special methods are its class's own code: they are what the primitive runs
+            return _twin_call(mask, rule.python, (), args, kw)
         if rule.iterates and args:
             t0 = type(args[0])
             if t0 in POSITIONED and f is not iter:
@@ -297,6 +321,8 @@ def call(mask, f, *args, **kw):
         if rule.rrule is not None:
             if rule.kind == "reduction" and full and isinstance(full[0], collections.abc.Iterator):
                 full = (list(full[0]),) + full[1:]  # drawn once here (the rule would): a retry sees it all
+                if rule.python is not None and _objects_of_classes(full, True):
+                    return _twin_call(mask, rule.python, (), full, kw)
             try:
                 y, back = rule.rrule(*full, **kw)
             except TypeError:  # forward over reverse: the rule's primal call met duals (`math.fsum`)
@@ -806,7 +832,40 @@ def _construct(cls, args, kw):
             return obj, (None if pb is None else (_construct_back, pb))
     if not _any_differentiable(args, kw):
         return cls(*args, **kw), None
+    new = cls.__new__
+    if type(new) is types.FunctionType and type(cls).__call__ is type.__call__ and _has_source(new):
+        return _construct_by_new(cls, new, args, kw)
     raise _no_rule(cls)
+
+
+def _construct_by_new(cls, new, args, kw):
+    """`cls(*args)` for a class with a Python `__new__` (pint's quantities), as `type.__call__` runs it:
+    `__new__`'s twin makes the object, then, if it is a cls, `__init__`'s twin (object's: nothing) fills it.
+    The object's cotangent flows back through __init__ into __new__; the arguments' add up."""
+    obj, pb_new = _twin_call(EVERY_ARGUMENT, new, (cls,), args, kw)
+    pb_init = None
+    if isinstance(obj, cls):
+        init = type(obj).__init__
+        if type(init) is types.FunctionType and _has_source(init):
+            _, pb_init = _twin_call(EVERY_ARGUMENT, init, (obj,), args, kw)
+        elif init is not object.__init__:
+            raise _no_rule(cls)  # a C __init__ taking the differentiated arguments
+    if pb_new is None and pb_init is None:
+        return obj, None
+    return obj, (_new_back, pb_new, pb_init)
+
+
+def _new_back(pb, dy, dself, S):
+    _, pb_new, pb_init = pb
+    dobj, dargs, dkw = dy, None, None
+    if pb_init is not None:  # (the object's cotangent before __init__ ran, and its arguments')
+        dobj, dargs, dkw = pb_init[0](pb_init, None, dy, S)
+    if pb_new is not None:
+        _, dargs_new, dkw_new = pb_new[0](pb_new, dobj, None, S)
+        dargs = dargs_new if dargs is None else tuple(acc(a, b) for a, b in zip(dargs, dargs_new))
+        if dkw_new:
+            dkw = dkw_new if not dkw else {k: acc(dkw.get(k), dkw_new.get(k)) for k in dkw.keys() | dkw_new.keys()}
+    return None, dargs, dkw
 
 
 def _has_source(fn) -> bool:

@@ -330,3 +330,31 @@ def _int_frule(tangents, x=0, *base):
 
 
 registry.set(builtins.int, impl=_int_impl, frule=_int_frule)
+
+
+# -- the builtins as Python code, for objects of other classes (see operator.py's `py_add`) --------------
+
+def py_sum(iterable, start=0):
+    for item in iterable:
+        start = start + item
+    return start
+
+
+def py_abs(x):
+    return type(x).__abs__(x)
+
+
+def py_float(x=0.0):
+    y = type(x).__float__(x)
+    if type(y) is not float and not (isinstance(y, float) or type(y).__name__ == "Dual"):
+        raise TypeError(f"{type(x).__name__}.__float__ returned non-float (type {type(y).__name__})")
+    return y
+
+
+def py_pow(base, exp, mod=None):
+    return base ** exp if mod is None else type(base).__pow__(base, exp, mod)
+
+
+for _fn, _form in [(builtins.sum, py_sum), (builtins.abs, py_abs), (builtins.float, py_float),
+                   (builtins.pow, py_pow)]:
+    registry.set(_fn, python=_form)

@@ -470,3 +470,87 @@ def _register_slots(cls):
 
 for _cls in (float, int, complex):
     _register_slots(_cls)
+
+
+# -- the operators as Python code, for operands of other classes ---------------------------------------
+# `operator.mul(a, b)` on an object of a class with its own `__mul__` means that method, whatever it
+# computes: the numeric rules above would be wrong for it (a cotangent of its fields is no number). The
+# engines differentiate these forms instead (`Rule.python`), which run the operands' own methods.
+
+def py_add(a, b):
+    return a + b
+
+
+def py_sub(a, b):
+    return a - b
+
+
+def py_mul(a, b):
+    return a * b
+
+
+def py_truediv(a, b):
+    return a / b
+
+
+def py_floordiv(a, b):
+    return a // b
+
+
+def py_mod(a, b):
+    return a % b
+
+
+def py_pow(a, b):
+    return a ** b
+
+
+def py_matmul(a, b):
+    return a @ b
+
+
+def py_iadd(a, b):
+    a += b
+    return a
+
+
+def py_isub(a, b):
+    a -= b
+    return a
+
+
+def py_imul(a, b):
+    a *= b
+    return a
+
+
+def py_itruediv(a, b):
+    a /= b
+    return a
+
+
+def py_ipow(a, b):
+    a **= b
+    return a
+
+
+def py_neg(a):
+    return type(a).__neg__(a)
+
+
+def py_pos(a):
+    return type(a).__pos__(a)
+
+
+def py_abs(a):
+    return type(a).__abs__(a)
+
+
+for _fn, _form in [
+    (operator.add, py_add), (operator.sub, py_sub), (operator.mul, py_mul), (operator.truediv, py_truediv),
+    (operator.floordiv, py_floordiv), (operator.mod, py_mod), (operator.pow, py_pow),
+    (operator.matmul, py_matmul), (operator.iadd, py_iadd), (operator.isub, py_isub),
+    (operator.imul, py_imul), (operator.itruediv, py_itruediv), (operator.ipow, py_ipow),
+    (operator.neg, py_neg), (operator.pos, py_pos), (operator.abs, py_abs),
+]:
+    registry.set(_fn, python=_form)

@@ -98,6 +98,10 @@ class Rule:
     # at most those options (HOT_REDUCE_OPTIONS), or None where dy is not the usual case (the engine then
     # calls `adjoint`)
     hot_reduce: Callable | None = None
+    # the primitive as Python code (`operator.mul` is `a * b`, `builtins.abs` is `type(x).__abs__(x)`): what
+    # engines differentiate instead of the numeric rules when an operand is an object of a class whose
+    # special methods are its own (they may mean anything, not arithmetic)
+    python: Callable | None = None
 
     @property
     def nondifferentiable(self) -> bool:

@@ -1,0 +1,86 @@
+"""Objects whose special methods are their class's own code (`__mul__`, `__add__`, `__abs__`, `__float__`,
+`__pow__`, `__new__`): the primitives that call them (`operator.mul`, `sum`, `abs`, `float`, `pow`, a class
+call) mean that code, not arithmetic. Reverse mode used the numeric rules on them: `sum` of such objects and
+`float(obj)` gave silently wrong gradients, `operator.mul`, `abs`, `**` crashed. Closed forms and forward
+mode's derivative (duals run the methods themselves) agree."""
+
+import functools
+import operator
+
+import pytest
+
+from contexts import derivative, gradient
+
+
+class V:
+    """Operators that are not arithmetic: each scales by its own constant."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __mul__(self, o):
+        return V(self.x * (o.x if isinstance(o, V) else o) * 3)
+
+    __rmul__ = __mul__
+
+    def __add__(self, o):
+        return V(self.x + (o.x if isinstance(o, V) else o) * 5)
+
+    __radd__ = __add__
+
+    def __abs__(self):
+        return V(self.x * 11)
+
+    def __float__(self):
+        return self.x * 2
+
+    def __pow__(self, n):
+        return V(self.x * n * 13)
+
+
+class Made:
+    """A class with its own `__new__` (as pint's quantities): the object is made there."""
+
+    def __new__(cls, value, scale=1.0):
+        obj = object.__new__(cls)
+        obj.value = value * scale
+        return obj
+
+    def doubled(self):
+        return 2.0 * self.value
+
+
+class MadeAndInit(Made):
+    def __init__(self, value, scale=1.0):
+        self.extra = value * value
+
+
+CASES = {
+    # f(x), df/dx at x = 1.5
+    "operator.mul": (lambda x: operator.mul(V(x), V(x)).x, lambda x: 6 * x),
+    "reduce(mul)": (lambda x: functools.reduce(operator.mul, [V(x), V(x), V(2.0)]).x, lambda x: 36 * x),
+    "sum with start": (lambda x: sum([V(x), V(x)], V(0.0)).x, lambda x: 10.0),
+    "sum of a list": (lambda x: sum([V(x), V(x)]).x, lambda x: 6.0),
+    "sum of a generator": (lambda x: sum(V(x) for _ in range(2)).x, lambda x: 6.0),
+    "abs": (lambda x: abs(V(x)).x, lambda x: 11.0),
+    "operator.abs": (lambda x: operator.abs(V(x)).x, lambda x: 11.0),
+    "float": (lambda x: float(V(x)), lambda x: 2.0),
+    "**": (lambda x: (V(x) ** 2).x, lambda x: 26.0),
+    "pow": (lambda x: pow(V(x), 2).x, lambda x: 26.0),
+    "operator.add": (lambda x: operator.add(V(x), 1.0).x, lambda x: 1.0),
+    "__new__": (lambda x: Made(x, 3.0).doubled(), lambda x: 6.0),
+    "__new__ and __init__": (lambda x: (lambda m: m.doubled() + m.extra)(MadeAndInit(x, 3.0)),
+                             lambda x: 6.0 + 2 * x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_reverse_mode_runs_the_class_own_methods(name):
+    f, df = CASES[name]
+    assert gradient(f, 1.5)[0] == pytest.approx(df(1.5), rel=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - {"float"}))
+def test_forward_mode_agrees(name):
+    f, df = CASES[name]
+    assert derivative(f, 1.5) == pytest.approx(df(1.5), rel=1e-12)
