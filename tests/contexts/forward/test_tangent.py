@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from contexts.forward import derivative, jvp
-from contexts.forward.tangent import NotTransformable, tangent_jvp
+from contexts.forward.tangent import NotTransformable
+from contexts.forward.tangent_runtime import tangent_jvp
 
 from tests import fd
 
