@@ -11,8 +11,9 @@ Why this is not DESIGN §3's overloading alone: a `Dual` multiply costs ~400 ns 
 the float multiply, so a scalar loop differentiated by duals runs ~20x its primal; the same idea reverse
 mode uses (code generated once per code object) brings it to a few times.
 
-This module is the generator (`tangent_twin`: the twin's code for a function and its active parameters);
-the helpers the generated code calls, and `tangent_jvp` that runs a twin, are `tangent_runtime`'s.
+This module is the generator (`tangent_twin`: the twin's code for a function and its active parameters,
+every generated statement built as a tree by `lowered.build` and placed at the user's line); the helpers
+the generated code calls, and `tangent_jvp` that runs a twin, are `tangent_runtime`'s.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ import overdub.cache
 from overdub.weak import OwnedEntries
 
 from ..lowered.activity import active_names, ask_primals, fresh_calls, view_groups, view_of, viewed
-from ..lowered.emit import index_arg, parse_at
+from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, compare, const, dict_, if_, if_exp,
+                             index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
+                             starred, try_except, tuple_, user)
 from ..lowered.lower import Unsupported, lower
 
 __all__ = ["NotTransformable", "tangent_twin"]
@@ -50,30 +53,43 @@ class NotTransformable(BaseException):
     user's `except Exception:` never takes it for one of its own errors."""
 
 
-def T(name: str) -> str:
+def tangent_name(name: str) -> str:
+    """The variable holding the tangent of variable `name` in a twin."""
     return "_od_f_" + name
 
 
 class _Tangents:
     """Rewrites a lowered function's statements into primal-and-tangent statements."""
 
-    def __init__(self, active: set[str], groups: dict[str, set[str]] | None = None, handed: str = "",
-                 outside: frozenset = frozenset()):
+    def __init__(self, active: set[str], groups: dict[str, set[str]] | None = None,
+                 handed: tuple[str | None, ...] = (), outside: frozenset = frozenset()):
         self.active = active
         # variables that may name an object from outside the call other than a parameter (a global list,
         # a captured dict): a store of an active value into it would leave its tangent behind
         self.outside = outside
         self.unfollowed: frozenset = frozenset()  # (set by _build: see _unfollowed)
         self.groups = groups or {}  # variables whose arrays may share memory (activity.view_groups)
-        # the statement that hands the caller the tangents of parameters whose arrays this function may
-        # change in place, in parameter order (None where not), before every return
+        # the parameters whose tangents this function hands its caller before every return (their arrays
+        # may change in place), in parameter order, None where not; none at all: nothing handed
         self.handed = handed
 
-    def t(self, atom) -> str | None:
-        """The tangent of an atom as source text, or None for a zero tangent."""
+    def tangent_var(self, atom) -> str | None:
+        """The variable holding an atom's tangent, or None for a zero tangent."""
         if isinstance(atom, ast.Name) and atom.id in self.active:
-            return T(atom.id)
+            return tangent_name(atom.id)
         return None
+
+    def tangent(self, atom) -> ast.expr:
+        """An atom's tangent as an expression: its tangent variable, or 0."""
+        var = self.tangent_var(atom)
+        return const(0) if var is None else load(var)
+
+    def hand_back(self) -> list[ast.stmt]:
+        """`__fd_moved__.args = (<tangents of the parameters changed in place>)`, or nothing."""
+        if not any(self.handed):
+            return []
+        tangents = tuple_(const(None) if p is None else tangent_name(p) for p in self.handed)
+        return [assign(attr_store("__fd_moved__", "args"), tangents)]
 
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
@@ -82,87 +98,89 @@ class _Tangents:
         return out or [ast.copy_location(ast.Pass(), stmts[0] if stmts else ast.Pass())]
 
     def stmt(self, s) -> list[ast.stmt]:
-        if isinstance(s, (ast.If, ast.While)):
-            s.body = self.block(s.body)
-            s.orelse = self.block(s.orelse) if s.orelse else []
+        if isinstance(s, (ast.If, ast.While, ast.For, ast.Try, ast.With, ast.Match)):
+            self.compound(s)
             return [s]
+        if isinstance(s, ast.Return):
+            return at(self.hand_back() + [return_(tuple_([user(s.value), self.tangent(s.value)]))], s)
+        if isinstance(s, ast.Assign):
+            return self.assignment(s)
+        if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
+            if isinstance(s, ast.FunctionDef) and s.name in self.active:
+                raise NotTransformable("a closure over active values")
+            if isinstance(s, ast.ClassDef) and self.uses_active(s):
+                raise NotTransformable("a class whose body or methods use active values")
+            return [s]
+        if isinstance(s, ast.Raise) and self.uses_active(s):
+            # an exception carries its arguments to a handler (`except E as e: e.args[0]`) without their
+            # tangents: when it is raised, the call reruns on duals (which raise it again, perturbed)
+            return at([raise_(call("__fd_giveup__", const("an exception made from active values")))], s)
+        if isinstance(s, ast.Delete) and any(isinstance(t, ast.Subscript) and self.tangent_var(t.value)
+                                             for t in s.targets):
+            raise NotTransformable("deleting from an active container")
+        return [s]
+
+    def uses_active(self, node) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in self.active for n in ast.walk(node))
+
+    def compound(self, s) -> None:
+        """The blocks of a compound statement rewritten in place (after checking what its head binds)."""
         if isinstance(s, ast.For):
-            if self.t(s.iter) is not None:
+            if self.tangent_var(s.iter) is not None:
                 raise NotTransformable("a loop over an active sequence")
-            if any(isinstance(n, ast.Name) and n.id in self.active for n in ast.walk(s.target)):
+            if self.uses_active(s.target):
                 # the loop variable is rebound to active values or changed in place: its items' tangents
                 # would have to come from the sequence's, item by item
                 raise NotTransformable("an active loop variable")
-            s.body = self.block(s.body)
-            s.orelse = self.block(s.orelse) if s.orelse else []
-            return [s]
-        if isinstance(s, ast.Try):
-            s.body = self.block(s.body)
-            for h in s.handlers:
-                h.body = self.block(h.body)
-            s.orelse = self.block(s.orelse) if s.orelse else []
-            s.finalbody = self.block(s.finalbody) if s.finalbody else []
-            return [s]
-        if isinstance(s, ast.With):
-            if any(isinstance(n, ast.Name) and n.id in self.active
-                   for i in s.items if i.optional_vars is not None for n in ast.walk(i.optional_vars)):
+        elif isinstance(s, ast.With):
+            if any(i.optional_vars is not None and self.uses_active(i.optional_vars) for i in s.items):
                 raise NotTransformable("`with ... as` an active value")  # (its tangent: the __enter__'s)
-            s.body = self.block(s.body)
-            return [s]
-        if isinstance(s, ast.Match):
-            if (self.t(s.subject) is not None and not getattr(s, "_od_rebound", False)
+        elif isinstance(s, ast.Match):
+            if (self.tangent_var(s.subject) is not None and not getattr(s, "_od_rebound", False)
                     and any(_binds(c.pattern) for c in s.cases)):
                 raise NotTransformable("a match pattern binding parts of an active value")
             for c in s.cases:
                 c.body = self.block(c.body)
-            return [s]
-        if isinstance(s, ast.Return):
-            return parse_at(f"{self.handed}return {ast.unparse(s.value)}, {self.t(s.value) or 0}\n", s)
-        if isinstance(s, ast.Assign):
-            return self.assign(s)
-        if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
-            if isinstance(s, ast.FunctionDef) and s.name in self.active:
-                raise NotTransformable("a closure over active values")
-            if isinstance(s, ast.ClassDef) and any(isinstance(n, ast.Name) and n.id in self.active
-                                                   for n in ast.walk(s)):
-                raise NotTransformable("a class whose body or methods use active values")
-            return [s]
-        if isinstance(s, ast.Raise) and any(isinstance(n, ast.Name) and n.id in self.active for n in ast.walk(s)):
-            # an exception carries its arguments to a handler (`except E as e: e.args[0]`) without their
-            # tangents: when it is raised, the call reruns on duals (which raise it again, perturbed)
-            return parse_at("raise __fd_giveup__('an exception made from active values')\n", s)
-        if isinstance(s, ast.Delete) and any(isinstance(t, ast.Subscript) and self.t(t.value) for t in s.targets):
-            raise NotTransformable("deleting from an active container")
-        return [s]
+            return
+        s.body = self.block(s.body)
+        for h in getattr(s, "handlers", ()):
+            h.body = self.block(h.body)
+        if getattr(s, "orelse", None):
+            s.orelse = self.block(s.orelse)
+        if getattr(s, "finalbody", None):
+            s.finalbody = self.block(s.finalbody)
 
-    def assign(self, s: ast.Assign) -> list[ast.stmt]:
+    def assignment(self, s: ast.Assign) -> list[ast.stmt]:
         target, v = s.targets[0], s.value
         if not isinstance(target, ast.Name):
-            # an active key (checked when the store runs: a dict's keys have no tangent; an index has none)
-            key = isinstance(target, ast.Subscript) and any(isinstance(n, ast.Name) and n.id in self.active
-                                                            for n in ast.walk(target.slice))
-            if self.t(target.value) is None and self.t(v) is None and not key:
-                return [s]
-            if isinstance(target.value, ast.Name) and target.value.id in self.outside:
-                raise NotTransformable(f"storing into {target.value.id}, a global or captured object")
-            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                # `y[i] = v`: y's tangent gets v's at i (a new tangent: another variable's may be y's)
-                y = target.value.id
-                return (parse_at(f"{T(y)} = __fd_setitem__({y}, {self.t(target.value) or 0}, "
-                               f"{index_arg(target.slice)}, {self.t(v) or 0}, {ast.unparse(v)})\n", s)
-                        + [s] + self.sync(y, s))
-            raise NotTransformable("storing into an active object")
+            return self.store_into(s, target, v)
         name = target.id
         if name not in self.active:
             return [_in_place(s) if getattr(v, "_od_inplace", False) else s]
-        tangent = self.tangent_of(name, v, s)
+        tangent = self.tangent_of(v)
         if tangent is None:  # the statement computes its own tangent (a call)
-            return self.call(s, name, v)
+            return self.call_with_tangent(s, name, v)
+        tangent_stmt = at([assign(tangent_name(name), tangent)], s)
         if getattr(v, "_od_inplace", False):
             # `x op= y` is Python's in-place operator (an array changes in place, so its views and the
             # caller see it; a number is rebound), and the variables viewing x follow its tangent
-            return parse_at(f"{T(name)} = {tangent}\n", s) + [_in_place(s)] + self.sync(name, s)
-        return parse_at(f"{T(name)} = {tangent}\n", s) + [s]
+            return tangent_stmt + [_in_place(s)] + self.sync(name, s)
+        return tangent_stmt + [s]
+
+    def store_into(self, s: ast.Assign, target, v) -> list[ast.stmt]:
+        """`y[i] = v` or `o.f = v`: y's tangent gets v's at i (a new tangent: another variable's may be y's)."""
+        # an active key (checked when the store runs: a dict's keys have no tangent; an index has none)
+        key = isinstance(target, ast.Subscript) and self.uses_active(target.slice)
+        if self.tangent_var(target.value) is None and self.tangent_var(v) is None and not key:
+            return [s]
+        if isinstance(target.value, ast.Name) and target.value.id in self.outside:
+            raise NotTransformable(f"storing into {target.value.id}, a global or captured object")
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+            raise NotTransformable("storing into an active object")
+        y = target.value.id
+        new_tangent = call("__fd_setitem__", y, self.tangent(target.value), index_value(target.slice),
+                           self.tangent(v), user(v))
+        return at([assign(tangent_name(y), new_tangent)], s) + [s] + self.sync(y, s)
 
     def sync(self, name: str, s) -> list[ast.stmt]:
         """After an in-place change of the array in `name`: the variables that may view its memory (their
@@ -171,111 +189,123 @@ class _Tangents:
         members = sorted(m for m in self.groups.get(name, ()) if m != name and m in self.active)
         if not members:
             return []
-        values = "(" + "".join(f"{m}, " for m in members) + ")"
-        tans = "(" + "".join(f"{T(m)}, " for m in members) + ")"
-        return parse_at(f"try:\n    {tans} = __fd_sync__({name}, {T(name)}, {values}, {tans})\n"
-                      f"except NameError:\n"
-                      f"    {tans} = __fd_sync__({name}, {T(name)}, *__fd_bound__(__od_locals__(), "
-                      f"{tuple(members)!r}, {tuple(T(m) for m in members)!r}))\n", s)
+        tangents = [tangent_name(m) for m in members]
+        in_scope = call("__fd_sync__", name, tangent_name(name), tuple_(members), tuple_(tangents))
+        # (a member not bound yet: the frame's locals give None and 0 for it)
+        bound = call("__fd_bound__", call("__od_locals__"), tuple_(const(m) for m in members),
+                     tuple_(const(t) for t in tangents))
+        from_locals = call("__fd_sync__", name, tangent_name(name), starred(bound))
+        return at([try_except([assign(tangents, in_scope)], "NameError", [assign(tangents, from_locals)])], s)
 
-    def tangent_of(self, name, v, s) -> str | None:
-        t = self.t
+    def tangent_of(self, v) -> ast.expr | None:
+        """The tangent of the value v of an assignment, or None for a call (which computes its own)."""
         if isinstance(v, (ast.Name, ast.Constant)):
-            return t(v) or "0"
+            return self.tangent(v)
         if isinstance(v, ast.UnaryOp):
             if isinstance(v.op, ast.USub):
-                return f"-{t(v.operand)}" if t(v.operand) else "0"
-            return t(v.operand) or "0" if isinstance(v.op, ast.UAdd) else "0"
+                var = self.tangent_var(v.operand)
+                return neg(var) if var else const(0)
+            return self.tangent(v.operand) if isinstance(v.op, ast.UAdd) else const(0)
         if isinstance(v, ast.BinOp):
-            return self.binop(v)
+            return self.operator_tangent(v)
         if isinstance(v, ast.Call):
             return None
         if isinstance(v, ast.Subscript):
-            ta = t(v.value)
-            return f"__fd_getitem__({ta}, {index_arg(v.slice)})" if ta else "0"
+            var = self.tangent_var(v.value)
+            return call("__fd_getitem__", var, index_value(v.slice)) if var else const(0)
         if isinstance(v, (ast.Tuple, ast.List)):
             if any(isinstance(e, ast.Starred) for e in v.elts):
                 raise NotTransformable("a starred element")
-            items = "".join(f"{t(e) or 0}, " for e in v.elts)
-            return f"({items})" if isinstance(v, ast.Tuple) else f"[{items}]"
+            return (tuple_ if isinstance(v, ast.Tuple) else list_)(self.tangent(e) for e in v.elts)
         if isinstance(v, ast.Dict):
             if any(k is None for k in v.keys):
                 raise NotTransformable("a dict display unpacking another")
-            if any(t(k) is not None for k in v.keys):
+            if any(self.tangent_var(k) is not None for k in v.keys):
                 raise NotTransformable("an active value as a key")
-            return "{" + ", ".join(f"{ast.unparse(k)}: {t(e) or 0}" for k, e in zip(v.keys, v.values)) + "}"
+            return dict_((user(k) for k in v.keys), (self.tangent(e) for e in v.values))
         if isinstance(v, ast.Attribute):
-            ta = t(v.value)
-            if ta is None:
-                return "0"
-            if v.attr in ("T", "real", "imag"):
-                return f"__fd_attr__({ta}, {v.attr!r})"
-            if v.attr in _NONDIFF_ATTRIBUTES:
-                return "0"
-            raise NotTransformable(f"the attribute .{v.attr} of an active value")
+            return self.attribute_tangent(v)
         if isinstance(v, (ast.Compare, ast.JoinedStr)):
-            return "0"
+            return const(0)
         raise NotTransformable(f"a {type(v).__name__} on active values")
 
-    def binop(self, v: ast.BinOp) -> str:
-        a, b = ast.unparse(v.left), ast.unparse(v.right)
-        ta, tb = self.t(v.left), self.t(v.right)
+    def attribute_tangent(self, v: ast.Attribute) -> ast.expr:
+        var = self.tangent_var(v.value)
+        if var is None or v.attr in _NONDIFF_ATTRIBUTES:
+            return const(0)
+        if v.attr in ("T", "real", "imag"):
+            return call("__fd_attr__", var, const(v.attr))
+        raise NotTransformable(f"the attribute .{v.attr} of an active value")
+
+    def operator_tangent(self, v: ast.BinOp) -> ast.expr:
+        """The tangent of `a op b` (a and b atoms), by the operator's rule."""
+        a, b = v.left, v.right
+        ta, tb = self.tangent_var(a), self.tangent_var(b)
         op = type(v.op)
         if ta is None and tb is None:
-            return "0"
+            return const(0)
         if op is ast.Add:
-            # lists and tuples concatenate: a tangent of 0 (a container made by a call) or an inactive
-            # operand stands for zeros of that operand's length, which __fd_cat__ writes out
-            if ta and tb:
-                return f"({ta} + {tb} if {ta}.__class__ is {tb}.__class__ else __fd_cat__({a}, {b}, {ta}, {tb}))"
-            other, t = (v.right, ta) if ta else (v.left, tb)
-            if isinstance(other, ast.Constant):
-                return t
-            o = ast.unparse(other)
-            return (f"(__fd_bc__({t}, {o}) if {o}.__class__ is not __fd_list__ and {o}.__class__ is not "
-                    f"__fd_tuple__ else __fd_cat__({a}, {b}, {ta or 0}, {tb or 0}))")
+            return self.sum_tangent(a, b, ta, tb)
         if op is ast.Sub:
             if ta and tb:  # (a zero tangent on one side: the other's, in the shape of the difference)
-                return f"({ta} - {tb} if {ta}.__class__ is {tb}.__class__ else __fd_cat__({a}, {b}, {ta}, -{tb}))"
-            return f"__fd_bc__({ta}, {b})" if ta else f"-__fd_bc__({tb}, {a})"
-        if op is ast.Mult:
-            terms = ([f"{ta} * {b}"] if ta else []) + ([f"{a} * {tb}"] if tb else [])
-            return " + ".join(terms)
+                return if_exp(_same_class(ta, tb), binop(ta, ast.Sub(), tb),
+                              call("__fd_cat__", user(a), user(b), ta, neg(tb)))
+            return call("__fd_bc__", ta, user(b)) if ta else neg(call("__fd_bc__", tb, user(a)))
+        if op is ast.Mult:  # the product rule, without its zero terms
+            terms = ([binop(ta, ast.Mult(), user(b))] if ta else []) + ([binop(user(a), ast.Mult(), tb)] if tb else [])
+            return binop(terms[0], ast.Add(), terms[1]) if len(terms) == 2 else terms[0]
         if op is ast.Div:
-            if tb is None:
-                return f"{ta} / {b}"
-            num = f"{ta} * {b} - {a} * {tb}" if ta else f"-({a} * {tb})"
-            return f"({num}) / ({b} * {b})"
+            return self.quotient_tangent(a, b, ta, tb)
         if op is ast.Pow:
-            return f"__fd_pow__({a}, {b}, {ta or 0}, {tb or 0})"
+            return call("__fd_pow__", user(a), user(b), self.tangent(a), self.tangent(b))
         if op is ast.MatMult:
-            return f"__fd_matmul__({a}, {b}, {ta or 0}, {tb or 0})"
+            return call("__fd_matmul__", user(a), user(b), self.tangent(a), self.tangent(b))
         if op is ast.FloorDiv:
-            return "0"
+            return const(0)
         raise NotTransformable(f"the operator {op.__name__} on active values")
 
-    def call(self, s, name, v: ast.Call) -> list[ast.stmt]:
-        t = self.t
+    def sum_tangent(self, a, b, ta: str | None, tb: str | None) -> ast.expr:
+        """The tangent of `a + b`. Lists and tuples concatenate: a tangent of 0 (a container made by a call)
+        or an inactive operand stands for zeros of that operand's length, which __fd_cat__ writes out."""
+        if ta and tb:
+            return if_exp(_same_class(ta, tb), binop(ta, ast.Add(), tb), call("__fd_cat__", user(a), user(b), ta, tb))
+        other, t = (b, ta) if ta else (a, tb)
+        if isinstance(other, ast.Constant):
+            return load(t)
+        not_sequence = and_(is_not(attr(user(other), "__class__"), "__fd_list__"),
+                            is_not(attr(user(other), "__class__"), "__fd_tuple__"))
+        return if_exp(not_sequence, call("__fd_bc__", t, user(other)),
+                      call("__fd_cat__", user(a), user(b), self.tangent(a), self.tangent(b)))
+
+    def quotient_tangent(self, a, b, ta: str | None, tb: str | None) -> ast.expr:
+        """The tangent of `a / b`: `(ta * b - a * tb) / (b * b)`, without its zero terms."""
+        if tb is None:
+            return binop(ta, ast.Div(), user(b))
+        a_tb = binop(user(a), ast.Mult(), tb)
+        numerator = binop(binop(ta, ast.Mult(), user(b)), ast.Sub(), a_tb) if ta else neg(a_tb)
+        return binop(numerator, ast.Div(), binop(user(b), ast.Mult(), user(b)))
+
+    def call_with_tangent(self, s, name, v: ast.Call) -> list[ast.stmt]:
+        """`name, tangent = __fd_call__(f, args, tangents, kw, kw tangents)` (`__fd_mcall__` for a method),
+        then the tangents of the arguments the callee changed in place."""
         if any(k.arg is None for k in v.keywords):
             raise NotTransformable("a call with **")
         # `f(x, *rest)`: rest, made a tuple once, passes its items' tangents (zeros when inactive)
-        stars = [(f"_od_s_{name}_{i}", a) for i, a in enumerate(v.args) if isinstance(a, ast.Starred)]
-        pre = parse_at("".join(f"{n} = __fd_tuple__({ast.unparse(a.value)})\n" for n, a in stars), s)
-        starred = dict((id(a), n) for n, a in stars)
-        args = "".join(f"*{starred[id(a)]}, " if id(a) in starred else ast.unparse(a) + ", " for a in v.args)
-        tans = "".join(f"*__fd_star__({starred[id(a)]}, {t(a.value) or 0}), " if id(a) in starred
-                       else f"{t(a) or 0}, " for a in v.args)
-        kw = ", ".join(f"{k.arg!r}: {ast.unparse(k.value)}" for k in v.keywords)
-        kwt = ", ".join(f"{k.arg!r}: {t(k.value) or 0}" for k in v.keywords)
+        stars = {id(a): f"_od_s_{name}_{i}" for i, a in enumerate(v.args) if isinstance(a, ast.Starred)}
+        spread = [assign(stars[id(a)], call("__fd_tuple__", user(a.value))) for a in v.args if id(a) in stars]
+        args = tuple_(starred(stars[id(a)]) if id(a) in stars else user(a) for a in v.args)
+        tangents = tuple_(starred(call("__fd_star__", stars[id(a)], self.tangent(a.value))) if id(a) in stars
+                          else self.tangent(a) for a in v.args)
+        kw = dict_((const(k.arg) for k in v.keywords), (user(k.value) for k in v.keywords))
+        kw_tangents = dict_((const(k.arg) for k in v.keywords), (self.tangent(k.value) for k in v.keywords))
         if isinstance(v.func, ast.Attribute):
             obj = v.func.value
-            text = (f"{name}, {T(name)} = __fd_mcall__({ast.unparse(obj)}, {v.func.attr!r}, {t(obj) or 0}, "
-                    f"({args}), ({tans}), {{{kw}}}, {{{kwt}}})\n")
-            return pre + parse_at(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
+            value = call("__fd_mcall__", user(obj), const(v.func.attr), self.tangent(obj), args, tangents, kw,
+                         kw_tangents)
         else:
-            text = (f"{name}, {T(name)} = __fd_call__({ast.unparse(v.func)}, ({args}), ({tans}), "
-                    f"{{{kw}}}, {{{kwt}}})\n")
-            return pre + parse_at(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
+            value = call("__fd_call__", user(v.func), args, tangents, kw, kw_tangents)
+        return (at(spread + [assign((name, tangent_name(name)), value)], s) + self.taken_back(v, s)
+                + self.written_out(v, name, s))
 
     def written_out(self, v: ast.Call, name: str, s) -> list[ast.stmt]:
         """After `f(..., out=o)`: o's tangent is the result's where f wrote (all of o, or its `where=`),
@@ -283,29 +313,32 @@ class _Tangents:
         out = next((k.value for k in v.keywords if k.arg == "out"), None)
         if not isinstance(out, ast.Name) or out.id not in self.active or name not in self.active:
             return []
-        where = next((ast.unparse(k.value) for k in v.keywords if k.arg == "where"), "True")
+        where = next((user(k.value) for k in v.keywords if k.arg == "where"), const(True))
         o = out.id
-        return (parse_at(f"{T(o)} = __fd_out__({o}, {name}, {T(name)}, {T(o)}, {where})\n", s)
-                + self.sync(o, s))
+        new_tangent = call("__fd_out__", o, name, tangent_name(name), tangent_name(o), where)
+        return at([assign(tangent_name(o), new_tangent)], s) + self.sync(o, s)
 
     def taken_back(self, v: ast.Call, s) -> list[ast.stmt]:
         """After a call: the tangents of array arguments the callee changed in place (`fill_(z[1:3], x)`),
         handed back by its tangent twin, replace the caller's, and the variables viewing them follow. A
         tangent handed back for an argument the caller does not follow (a global list, a keyword
         argument) raises NotTransformable: the change would be lost."""
-        if not any(self.t(a) is not None for a in v.args) and not any(self.t(k.value) for k in v.keywords):
+        if not any(self.tangent_var(a) is not None for a in v.args) and not any(
+                self.tangent_var(k.value) for k in v.keywords):
             return []  # (no active argument: the callee had nothing to hand back)
         before_star = next((i for i, a in enumerate(v.args) if isinstance(a, ast.Starred)), len(v.args))
-        at = [(i, a.id) for i, a in enumerate(v.args[:before_star]) if isinstance(a, ast.Name)
-              and a.id in self.active and a.id not in self.outside and a.id not in self.unfollowed]
-        positions, names = tuple(i for i, _ in at), "".join(f"{a}, " for _, a in at)
-        text = f"if __fd_moved__.args is not None:\n    _od_mv = __fd_args_back__({positions!r}, ({names}))\n"
-        out = parse_at(text, s)
-        for k, (_, a) in enumerate(at):
-            inner = parse_at(f"if _od_mv[{k}] is not None:\n    {T(a)} = _od_mv[{k}]\n", s)
-            inner[0].body += self.sync(a, s)
-            out[0].body.append(inner[0])
-        return out
+        followed = [(i, a.id) for i, a in enumerate(v.args[:before_star]) if isinstance(a, ast.Name)
+                    and a.id in self.active and a.id not in self.outside and a.id not in self.unfollowed]
+        take = assign("_od_mv", call("__fd_args_back__", tuple_(const(i) for i, _ in followed),
+                                     tuple_(a for _, a in followed)))
+        replace = [if_(not_none(item("_od_mv", k)), [assign(tangent_name(a), item("_od_mv", k))] + self.sync(a, s))
+                   for k, (_, a) in enumerate(followed)]
+        return at([if_(not_none(attr("__fd_moved__", "args")), [take] + replace)], s)
+
+
+def _same_class(ta: str, tb: str) -> ast.expr:
+    """`ta.__class__ is tb.__class__`: two tangents of one kind (adding lists concatenates them)."""
+    return is_(attr(ta, "__class__"), attr(tb, "__class__"))
 
 
 def _in_place(s: ast.Assign) -> ast.AugAssign:
@@ -346,6 +379,33 @@ def _binds(pattern) -> bool:
 
 
 def _build(fn, active):
+    fdef, src = _lowered(fn)
+    act = active_names(fdef, set(active), fn.__globals__)
+    ask_primals(fdef, act, fn.__globals__, tuple(fn.__code__.co_freevars))
+    local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local |= {x.arg for x in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    if any(n in fn.__globals__ and n not in local for n in act):
+        # a module global the module's code changes may hold perturbed values (activity says so): its
+        # tangent lives outside this function, where duals carry it
+        raise NotTransformable("a changeable module global read")
+    groups = view_groups(fdef, fresh_calls(fdef, fn.__globals__, tuple(fn.__code__.co_freevars)))
+    params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
+    changed = _changed_in_place(fdef, groups)
+    handed = tuple(p if p in act and p in changed else None for p in params)
+    tangents = _Tangents(act, groups, handed, _outside(fdef, fn))
+    tangents.unfollowed = _unfollowed(fdef, act)
+    body = tangents.block(fdef.body)
+    if not (body and isinstance(body[-1], ast.Return)):
+        body += at(tangents.hand_back() + [return_(tuple_([const(None), const(0)]))], fdef.body[-1])
+    prologue = _prologue(fdef.args, params, act)
+    fdef.body = at(prologue, fdef) + body if prologue else body
+    fdef.args.posonlyargs.insert(0, ast.arg(arg="_od_tans"))
+    ast.fix_missing_locations(fdef)
+    return compile_twin(src, fdef, extra_freevars=HELPERS, opaque=True)
+
+
+def _lowered(fn):
+    """fn's lowered function definition and its source, or NotTransformable."""
     code = fn.__code__
     if str(fn.__globals__.get("__name__", "")).startswith("contexts."):
         # the library's own functions: its derivative calls nest by tags on duals, its rules are primitives
@@ -360,38 +420,23 @@ def _build(fn, active):
         # a value written to a cell or a global (here or by a nested function) leaves this function's
         # variables, and with it its tangent: duals carry their tangents wherever values go
         raise NotTransformable("a nonlocal or global variable written")
-    act = active_names(fdef, set(active), fn.__globals__)
-    ask_primals(fdef, act, fn.__globals__, tuple(fn.__code__.co_freevars))
-    local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    local |= {x.arg for x in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
-    if any(n in fn.__globals__ and n not in local for n in act):
-        # a module global the module's code changes may hold perturbed values (activity says so): its
-        # tangent lives outside this function, where duals carry it
-        raise NotTransformable("a changeable module global read")
-    groups = view_groups(fdef, fresh_calls(fdef, fn.__globals__, tuple(fn.__code__.co_freevars)))
-    params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
-    changed = _changed_in_place(fdef, groups)
-    handed = [p if p in act and p in changed else None for p in params]
-    hand = (f"__fd_moved__.args = ({''.join(f'{T(p)}, ' if p else 'None, ' for p in handed)})\n"
-            if any(handed) else "")
-    tangents = _Tangents(act, groups, hand, _outside(fdef, fn))
-    tangents.unfollowed = _unfollowed(fdef, act)
-    body = tangents.block(fdef.body)
-    prologue = "".join(f"{T(p)} = _od_tans[{i}] if len(_od_tans) > {i} else 0\n" for i, p in enumerate(params)
-                       if p in act)
-    star = fdef.args.vararg
+    return fdef, src
+
+
+def _prologue(args: ast.arguments, params: list[str], act: set[str]) -> list[ast.stmt]:
+    """The tangents of the active parameters, from the twin's first argument `_od_tans` (the positional
+    arguments' tangents; missing ones are zero)."""
+    out = [assign(tangent_name(p), if_exp(compare(call("len", "_od_tans"), ast.Gt(), const(i)),
+                                          item("_od_tans", i), const(0)))
+           for i, p in enumerate(params) if p in act]
+    star = args.vararg
     if star is not None and star.arg in act:  # `*args`: the tangents of the positional arguments past params
-        prologue += f"{T(star.arg)} = tuple(_od_tans[{len(params)}:])\n"
+        out.append(assign(tangent_name(star.arg), call("tuple", item("_od_tans", slice_(const(len(params)))))))
     # keyword arguments reach a twin only unperturbed (fd_call): their tangents start as zero
-    for a in fdef.args.kwonlyargs + ([fdef.args.kwarg] if fdef.args.kwarg is not None else []):
+    for a in args.kwonlyargs + ([args.kwarg] if args.kwarg is not None else []):
         if a.arg in act:
-            prologue += f"{T(a.arg)} = 0\n"
-    if not (body and isinstance(body[-1], ast.Return)):
-        body += parse_at(f"{hand}return None, 0\n", fdef.body[-1])
-    fdef.body = parse_at(prologue, fdef) + body if prologue else body
-    fdef.args.posonlyargs.insert(0, ast.arg(arg="_od_tans"))
-    ast.fix_missing_locations(fdef)
-    return compile_twin(src, fdef, extra_freevars=HELPERS, opaque=True)
+            out.append(assign(tangent_name(a.arg), const(0)))
+    return out
 
 
 def _outside(fdef, fn) -> frozenset:
@@ -487,7 +532,17 @@ def _fresh_copy(e, globals_: dict) -> bool:
         module = globals_.get(f.value.id) if isinstance(f.value, ast.Name) else None
         if isinstance(module, types.ModuleType) and module.__name__.split(".")[0] == "numpy":
             return f.attr not in _NUMPY_VIEWS
-    return ast.unparse(f) in _COPIES
+    return _dotted(f) in _COPIES
+
+
+def _dotted(e) -> str | None:
+    """`np.array` for the expression np.array (names and attributes only), else None."""
+    if isinstance(e, ast.Name):
+        return e.id
+    if isinstance(e, ast.Attribute):
+        base = _dotted(e.value)
+        return None if base is None else f"{base}.{e.attr}"
+    return None
 
 
 def _changed_in_place(fdef, groups: dict[str, set[str]]) -> set[str]:
