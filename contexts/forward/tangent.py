@@ -399,8 +399,7 @@ def _build(fn, active):
         body += at(tangents.hand_back() + [return_(tuple_([const(None), const(0)]))], fdef.body[-1])
     prologue = _prologue(fdef.args, params, act)
     fdef.body = at(prologue, fdef) + body if prologue else body
-    fdef.args.posonlyargs.insert(0, ast.arg(arg="_od_tans"))
-    ast.fix_missing_locations(fdef)
+    fdef.args.posonlyargs.insert(0, ast.arg(arg="_od_tans"))  # (compile_twin gives it the def's position)
     return compile_twin(src, fdef, extra_freevars=HELPERS, opaque=True)
 
 
