@@ -168,7 +168,8 @@ class _Tangents:
         return tangent_stmt + [s]
 
     def store_into(self, s: ast.Assign, target, v) -> list[ast.stmt]:
-        """`y[i] = v` or `o.f = v`: y's tangent gets v's at i (a new tangent: another variable's may be y's)."""
+        """`y[i] = v`: y's tangent gets v's at i (a new tangent: another variable's may be y's); a store
+        of an active value into an object's attribute, or into a global or captured object, is refused."""
         # an active key (checked when the store runs: a dict's keys have no tangent; an index has none)
         key = isinstance(target, ast.Subscript) and self.uses_active(target.slice)
         if self.tangent_var(target.value) is None and self.tangent_var(v) is None and not key:
