@@ -25,7 +25,8 @@ from ..rules.frames import entry_error, name_user_lines
 from .arrays import to_array
 from .context import ForwardContext, _vectorized
 from .dual import SWALLOWED, Dual, DualConversionError, Tag, swallowed, zero_tangent
-from .tangent import NotTransformable, _dual_free, tangent_jvp
+from .tangent import NotTransformable
+from .tangent_runtime import _dual_free, tangent_jvp
 
 __all__ = ["derivative", "jvp", "jacfwd", "DEFAULT_CHUNK"]
 
@@ -209,7 +210,7 @@ def derivative(f: Callable, x: Any) -> Any:
 
 
 def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
-    """(y, dy) by f's tangent twin (tangent.py), or None when only duals can do it."""
+    """(y, dy) by f's tangent twin (tangent.py, tangent_runtime.py), or None when only duals can do it."""
     if (any(type(x) is Dual for x in primals) or any(type(t) is Dual for t in tangents)
             or isinstance(overdub.current(), ForwardContext)):
         return None  # an outer derivative is perturbing values (maybe in closures): its duals carry the tags

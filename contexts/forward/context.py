@@ -23,7 +23,7 @@ from ..rules.frames import note_transformed
 from ..rules.registry import key_of, registry
 from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, out_position, to_array, write_out
 from .dual import Dual, DualConversionError, primal, top_tag
-from .tangent import uncached
+from .tangent_runtime import uncached
 
 __all__ = ["ForwardContext", "run_inside", "pushforward"]
 

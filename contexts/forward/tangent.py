@@ -10,34 +10,33 @@ the general mechanism. A function the transform cannot take at all makes `deriva
 Why this is not DESIGN §3's overloading alone: a `Dual` multiply costs ~400 ns in Python against ~20 ns for
 the float multiply, so a scalar loop differentiated by duals runs ~20x its primal; the same idea reverse
 mode uses (code generated once per code object) brings it to a few times.
+
+This module is the generator (`tangent_twin`: the twin's code for a function and its active parameters,
+every generated statement built as a tree by `lowered.build` and placed at the user's line); the helpers
+the generated code calls, and `tangent_jvp` that runs a twin, are `tangent_runtime`'s.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-import collections
 import functools
-import inspect
-import sys
-import threading
 import types
 
 import numpy as np
 
-from overdub.errors import OverdubError, SourceUnavailable
-from overdub.passes import OwnedEntries, compile_twin, depth as _depth, get_source, on_clear
+from overdub.errors import SourceUnavailable
+from overdub.passes import OwnedEntries, compile_twin, get_source, on_clear
 
-from ..rules.frames import note_transformed
-from .arrays import out_position
 from ..lowered.activity import active_names, ask_primals, fresh_calls, view_groups, view_of, viewed
-from ..lowered.emit import index_arg, parse_at
+from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, compare, const, dict_, if_, if_exp,
+                             index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
+                             starred, try_except, tuple_, user)
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
-from ..rules.registry import key_of, registry
 
-__all__ = ["NotTransformable", "tangent_jvp"]
+__all__ = ["NotTransformable", "tangent_twin"]
 
+# the helpers every twin reads as free variables (bound by tangent_runtime._cells)
 HELPERS = ("__fd_cat__", "__fd_list__", "__fd_tuple__", "__fd_call__", "__fd_mcall__", "__fd_getitem__",
            "__fd_attr__", "__fd_pow__", "__fd_matmul__", "__fd_setitem__", "__fd_sync__", "__fd_bound__",
            "__fd_moved__", "__fd_args_back__", "__fd_out__", "__fd_giveup__", "__fd_star__", "__fd_bc__",
@@ -52,30 +51,43 @@ class NotTransformable(BaseException):
     user's `except Exception:` never takes it for one of its own errors."""
 
 
-def T(name: str) -> str:
+def tangent_name(name: str) -> str:
+    """The variable holding the tangent of variable `name` in a twin."""
     return "_od_f_" + name
 
 
 class _Tangents:
     """Rewrites a lowered function's statements into primal-and-tangent statements."""
 
-    def __init__(self, active: set[str], groups: dict[str, set[str]] | None = None, handed: str = "",
-                 outside: frozenset = frozenset()):
+    def __init__(self, active: set[str], groups: dict[str, set[str]] | None = None,
+                 handed: tuple[str | None, ...] = (), outside: frozenset = frozenset()):
         self.active = active
         # variables that may name an object from outside the call other than a parameter (a global list,
         # a captured dict): a store of an active value into it would leave its tangent behind
         self.outside = outside
         self.unfollowed: frozenset = frozenset()  # (set by _build: see _unfollowed)
         self.groups = groups or {}  # variables whose arrays may share memory (activity.view_groups)
-        # the statement that hands the caller the tangents of parameters whose arrays this function may
-        # change in place, in parameter order (None where not), before every return
+        # the parameters whose tangents this function hands its caller before every return (their arrays
+        # may change in place), in parameter order, None where not; none at all: nothing handed
         self.handed = handed
 
-    def t(self, atom) -> str | None:
-        """The tangent of an atom as source text, or None for a zero tangent."""
+    def tangent_var(self, atom) -> str | None:
+        """The variable holding an atom's tangent, or None for a zero tangent."""
         if isinstance(atom, ast.Name) and atom.id in self.active:
-            return T(atom.id)
+            return tangent_name(atom.id)
         return None
+
+    def tangent(self, atom) -> ast.expr:
+        """An atom's tangent as an expression: its tangent variable, or 0."""
+        var = self.tangent_var(atom)
+        return const(0) if var is None else load(var)
+
+    def hand_back(self) -> list[ast.stmt]:
+        """`__fd_moved__.args = (<tangents of the parameters changed in place>)`, or nothing."""
+        if not any(self.handed):
+            return []
+        tangents = tuple_(const(None) if p is None else tangent_name(p) for p in self.handed)
+        return [assign(attr_store("__fd_moved__", "args"), tangents)]
 
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
@@ -84,87 +96,90 @@ class _Tangents:
         return out or [ast.copy_location(ast.Pass(), stmts[0] if stmts else ast.Pass())]
 
     def stmt(self, s) -> list[ast.stmt]:
-        if isinstance(s, (ast.If, ast.While)):
-            s.body = self.block(s.body)
-            s.orelse = self.block(s.orelse) if s.orelse else []
+        if isinstance(s, (ast.If, ast.While, ast.For, ast.Try, ast.With, ast.Match)):
+            self.compound(s)
             return [s]
+        if isinstance(s, ast.Return):
+            return at(self.hand_back() + [return_(tuple_([user(s.value), self.tangent(s.value)]))], s)
+        if isinstance(s, ast.Assign):
+            return self.assignment(s)
+        if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
+            if isinstance(s, ast.FunctionDef) and s.name in self.active:
+                raise NotTransformable("a closure over active values")
+            if isinstance(s, ast.ClassDef) and self.uses_active(s):
+                raise NotTransformable("a class whose body or methods use active values")
+            return [s]
+        if isinstance(s, ast.Raise) and self.uses_active(s):
+            # an exception carries its arguments to a handler (`except E as e: e.args[0]`) without their
+            # tangents: when it is raised, the call reruns on duals (which raise it again, perturbed)
+            return at([raise_(call("__fd_giveup__", const("an exception made from active values")))], s)
+        if isinstance(s, ast.Delete) and any(isinstance(t, ast.Subscript) and self.tangent_var(t.value)
+                                             for t in s.targets):
+            raise NotTransformable("deleting from an active container")
+        return [s]
+
+    def uses_active(self, node) -> bool:
+        return any(isinstance(n, ast.Name) and n.id in self.active for n in ast.walk(node))
+
+    def compound(self, s) -> None:
+        """The blocks of a compound statement rewritten in place (after checking what its head binds)."""
         if isinstance(s, ast.For):
-            if self.t(s.iter) is not None:
+            if self.tangent_var(s.iter) is not None:
                 raise NotTransformable("a loop over an active sequence")
-            if any(isinstance(n, ast.Name) and n.id in self.active for n in ast.walk(s.target)):
+            if self.uses_active(s.target):
                 # the loop variable is rebound to active values or changed in place: its items' tangents
                 # would have to come from the sequence's, item by item
                 raise NotTransformable("an active loop variable")
-            s.body = self.block(s.body)
-            s.orelse = self.block(s.orelse) if s.orelse else []
-            return [s]
-        if isinstance(s, ast.Try):
-            s.body = self.block(s.body)
-            for h in s.handlers:
-                h.body = self.block(h.body)
-            s.orelse = self.block(s.orelse) if s.orelse else []
-            s.finalbody = self.block(s.finalbody) if s.finalbody else []
-            return [s]
-        if isinstance(s, ast.With):
-            if any(isinstance(n, ast.Name) and n.id in self.active
-                   for i in s.items if i.optional_vars is not None for n in ast.walk(i.optional_vars)):
+        elif isinstance(s, ast.With):
+            if any(i.optional_vars is not None and self.uses_active(i.optional_vars) for i in s.items):
                 raise NotTransformable("`with ... as` an active value")  # (its tangent: the __enter__'s)
-            s.body = self.block(s.body)
-            return [s]
-        if isinstance(s, ast.Match):
-            if (self.t(s.subject) is not None and not getattr(s, "_od_rebound", False)
+        elif isinstance(s, ast.Match):
+            if (self.tangent_var(s.subject) is not None and not getattr(s, "_od_rebound", False)
                     and any(_binds(c.pattern) for c in s.cases)):
                 raise NotTransformable("a match pattern binding parts of an active value")
             for c in s.cases:
                 c.body = self.block(c.body)
-            return [s]
-        if isinstance(s, ast.Return):
-            return parse_at(f"{self.handed}return {ast.unparse(s.value)}, {self.t(s.value) or 0}\n", s)
-        if isinstance(s, ast.Assign):
-            return self.assign(s)
-        if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
-            if isinstance(s, ast.FunctionDef) and s.name in self.active:
-                raise NotTransformable("a closure over active values")
-            if isinstance(s, ast.ClassDef) and any(isinstance(n, ast.Name) and n.id in self.active
-                                                   for n in ast.walk(s)):
-                raise NotTransformable("a class whose body or methods use active values")
-            return [s]
-        if isinstance(s, ast.Raise) and any(isinstance(n, ast.Name) and n.id in self.active for n in ast.walk(s)):
-            # an exception carries its arguments to a handler (`except E as e: e.args[0]`) without their
-            # tangents: when it is raised, the call reruns on duals (which raise it again, perturbed)
-            return parse_at("raise __fd_giveup__('an exception made from active values')\n", s)
-        if isinstance(s, ast.Delete) and any(isinstance(t, ast.Subscript) and self.t(t.value) for t in s.targets):
-            raise NotTransformable("deleting from an active container")
-        return [s]
+            return
+        s.body = self.block(s.body)
+        for h in getattr(s, "handlers", ()):
+            h.body = self.block(h.body)
+        if getattr(s, "orelse", None):
+            s.orelse = self.block(s.orelse)
+        if getattr(s, "finalbody", None):
+            s.finalbody = self.block(s.finalbody)
 
-    def assign(self, s: ast.Assign) -> list[ast.stmt]:
+    def assignment(self, s: ast.Assign) -> list[ast.stmt]:
         target, v = s.targets[0], s.value
         if not isinstance(target, ast.Name):
-            # an active key (checked when the store runs: a dict's keys have no tangent; an index has none)
-            key = isinstance(target, ast.Subscript) and any(isinstance(n, ast.Name) and n.id in self.active
-                                                            for n in ast.walk(target.slice))
-            if self.t(target.value) is None and self.t(v) is None and not key:
-                return [s]
-            if isinstance(target.value, ast.Name) and target.value.id in self.outside:
-                raise NotTransformable(f"storing into {target.value.id}, a global or captured object")
-            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                # `y[i] = v`: y's tangent gets v's at i (a new tangent: another variable's may be y's)
-                y = target.value.id
-                return (parse_at(f"{T(y)} = __fd_setitem__({y}, {self.t(target.value) or 0}, "
-                               f"{index_arg(target.slice)}, {self.t(v) or 0}, {ast.unparse(v)})\n", s)
-                        + [s] + self.sync(y, s))
-            raise NotTransformable("storing into an active object")
+            return self.store_into(s, target, v)
         name = target.id
         if name not in self.active:
             return [_in_place(s) if getattr(v, "_od_inplace", False) else s]
-        tangent = self.tangent_of(name, v, s)
+        tangent = self.tangent_of(v)
         if tangent is None:  # the statement computes its own tangent (a call)
-            return self.call(s, name, v)
+            return self.call_with_tangent(s, name, v)
+        tangent_stmt = at([assign(tangent_name(name), tangent)], s)
         if getattr(v, "_od_inplace", False):
             # `x op= y` is Python's in-place operator (an array changes in place, so its views and the
             # caller see it; a number is rebound), and the variables viewing x follow its tangent
-            return parse_at(f"{T(name)} = {tangent}\n", s) + [_in_place(s)] + self.sync(name, s)
-        return parse_at(f"{T(name)} = {tangent}\n", s) + [s]
+            return tangent_stmt + [_in_place(s)] + self.sync(name, s)
+        return tangent_stmt + [s]
+
+    def store_into(self, s: ast.Assign, target, v) -> list[ast.stmt]:
+        """`y[i] = v`: y's tangent gets v's at i (a new tangent: another variable's may be y's); a store
+        of an active value into an object's attribute, or into a global or captured object, is refused."""
+        # an active key (checked when the store runs: a dict's keys have no tangent; an index has none)
+        key = isinstance(target, ast.Subscript) and self.uses_active(target.slice)
+        if self.tangent_var(target.value) is None and self.tangent_var(v) is None and not key:
+            return [s]
+        if isinstance(target.value, ast.Name) and target.value.id in self.outside:
+            raise NotTransformable(f"storing into {target.value.id}, a global or captured object")
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+            raise NotTransformable("storing into an active object")
+        y = target.value.id
+        new_tangent = call("__fd_setitem__", y, self.tangent(target.value), index_value(target.slice),
+                           self.tangent(v), user(v))
+        return at([assign(tangent_name(y), new_tangent)], s) + [s] + self.sync(y, s)
 
     def sync(self, name: str, s) -> list[ast.stmt]:
         """After an in-place change of the array in `name`: the variables that may view its memory (their
@@ -173,111 +188,123 @@ class _Tangents:
         members = sorted(m for m in self.groups.get(name, ()) if m != name and m in self.active)
         if not members:
             return []
-        values = "(" + "".join(f"{m}, " for m in members) + ")"
-        tans = "(" + "".join(f"{T(m)}, " for m in members) + ")"
-        return parse_at(f"try:\n    {tans} = __fd_sync__({name}, {T(name)}, {values}, {tans})\n"
-                      f"except NameError:\n"
-                      f"    {tans} = __fd_sync__({name}, {T(name)}, *__fd_bound__(__od_locals__(), "
-                      f"{tuple(members)!r}, {tuple(T(m) for m in members)!r}))\n", s)
+        tangents = [tangent_name(m) for m in members]
+        in_scope = call("__fd_sync__", name, tangent_name(name), tuple_(members), tuple_(tangents))
+        # (a member not bound yet: the frame's locals give None and 0 for it)
+        bound = call("__fd_bound__", call("__od_locals__"), tuple_(const(m) for m in members),
+                     tuple_(const(t) for t in tangents))
+        from_locals = call("__fd_sync__", name, tangent_name(name), starred(bound))
+        return at([try_except([assign(tangents, in_scope)], "NameError", [assign(tangents, from_locals)])], s)
 
-    def tangent_of(self, name, v, s) -> str | None:
-        t = self.t
+    def tangent_of(self, v) -> ast.expr | None:
+        """The tangent of the value v of an assignment, or None for a call (which computes its own)."""
         if isinstance(v, (ast.Name, ast.Constant)):
-            return t(v) or "0"
+            return self.tangent(v)
         if isinstance(v, ast.UnaryOp):
             if isinstance(v.op, ast.USub):
-                return f"-{t(v.operand)}" if t(v.operand) else "0"
-            return t(v.operand) or "0" if isinstance(v.op, ast.UAdd) else "0"
+                var = self.tangent_var(v.operand)
+                return neg(var) if var else const(0)
+            return self.tangent(v.operand) if isinstance(v.op, ast.UAdd) else const(0)
         if isinstance(v, ast.BinOp):
-            return self.binop(v)
+            return self.operator_tangent(v)
         if isinstance(v, ast.Call):
             return None
         if isinstance(v, ast.Subscript):
-            ta = t(v.value)
-            return f"__fd_getitem__({ta}, {index_arg(v.slice)})" if ta else "0"
+            var = self.tangent_var(v.value)
+            return call("__fd_getitem__", var, index_value(v.slice)) if var else const(0)
         if isinstance(v, (ast.Tuple, ast.List)):
             if any(isinstance(e, ast.Starred) for e in v.elts):
                 raise NotTransformable("a starred element")
-            items = "".join(f"{t(e) or 0}, " for e in v.elts)
-            return f"({items})" if isinstance(v, ast.Tuple) else f"[{items}]"
+            return (tuple_ if isinstance(v, ast.Tuple) else list_)(self.tangent(e) for e in v.elts)
         if isinstance(v, ast.Dict):
             if any(k is None for k in v.keys):
                 raise NotTransformable("a dict display unpacking another")
-            if any(t(k) is not None for k in v.keys):
+            if any(self.tangent_var(k) is not None for k in v.keys):
                 raise NotTransformable("an active value as a key")
-            return "{" + ", ".join(f"{ast.unparse(k)}: {t(e) or 0}" for k, e in zip(v.keys, v.values)) + "}"
+            return dict_((user(k) for k in v.keys), (self.tangent(e) for e in v.values))
         if isinstance(v, ast.Attribute):
-            ta = t(v.value)
-            if ta is None:
-                return "0"
-            if v.attr in ("T", "real", "imag"):
-                return f"__fd_attr__({ta}, {v.attr!r})"
-            if v.attr in _NONDIFF_ATTRIBUTES:
-                return "0"
-            raise NotTransformable(f"the attribute .{v.attr} of an active value")
+            return self.attribute_tangent(v)
         if isinstance(v, (ast.Compare, ast.JoinedStr)):
-            return "0"
+            return const(0)
         raise NotTransformable(f"a {type(v).__name__} on active values")
 
-    def binop(self, v: ast.BinOp) -> str:
-        a, b = ast.unparse(v.left), ast.unparse(v.right)
-        ta, tb = self.t(v.left), self.t(v.right)
+    def attribute_tangent(self, v: ast.Attribute) -> ast.expr:
+        var = self.tangent_var(v.value)
+        if var is None or v.attr in _NONDIFF_ATTRIBUTES:
+            return const(0)
+        if v.attr in ("T", "real", "imag"):
+            return call("__fd_attr__", var, const(v.attr))
+        raise NotTransformable(f"the attribute .{v.attr} of an active value")
+
+    def operator_tangent(self, v: ast.BinOp) -> ast.expr:
+        """The tangent of `a op b` (a and b atoms), by the operator's rule."""
+        a, b = v.left, v.right
+        ta, tb = self.tangent_var(a), self.tangent_var(b)
         op = type(v.op)
         if ta is None and tb is None:
-            return "0"
+            return const(0)
         if op is ast.Add:
-            # lists and tuples concatenate: a tangent of 0 (a container made by a call) or an inactive
-            # operand stands for zeros of that operand's length, which __fd_cat__ writes out
-            if ta and tb:
-                return f"({ta} + {tb} if {ta}.__class__ is {tb}.__class__ else __fd_cat__({a}, {b}, {ta}, {tb}))"
-            other, t = (v.right, ta) if ta else (v.left, tb)
-            if isinstance(other, ast.Constant):
-                return t
-            o = ast.unparse(other)
-            return (f"(__fd_bc__({t}, {o}) if {o}.__class__ is not __fd_list__ and {o}.__class__ is not "
-                    f"__fd_tuple__ else __fd_cat__({a}, {b}, {ta or 0}, {tb or 0}))")
+            return self.sum_tangent(a, b, ta, tb)
         if op is ast.Sub:
             if ta and tb:  # (a zero tangent on one side: the other's, in the shape of the difference)
-                return f"({ta} - {tb} if {ta}.__class__ is {tb}.__class__ else __fd_cat__({a}, {b}, {ta}, -{tb}))"
-            return f"__fd_bc__({ta}, {b})" if ta else f"-__fd_bc__({tb}, {a})"
-        if op is ast.Mult:
-            terms = ([f"{ta} * {b}"] if ta else []) + ([f"{a} * {tb}"] if tb else [])
-            return " + ".join(terms)
+                return if_exp(_same_class(ta, tb), binop(ta, ast.Sub(), tb),
+                              call("__fd_cat__", user(a), user(b), ta, neg(tb)))
+            return call("__fd_bc__", ta, user(b)) if ta else neg(call("__fd_bc__", tb, user(a)))
+        if op is ast.Mult:  # the product rule, without its zero terms
+            terms = ([binop(ta, ast.Mult(), user(b))] if ta else []) + ([binop(user(a), ast.Mult(), tb)] if tb else [])
+            return binop(terms[0], ast.Add(), terms[1]) if len(terms) == 2 else terms[0]
         if op is ast.Div:
-            if tb is None:
-                return f"{ta} / {b}"
-            num = f"{ta} * {b} - {a} * {tb}" if ta else f"-({a} * {tb})"
-            return f"({num}) / ({b} * {b})"
+            return self.quotient_tangent(a, b, ta, tb)
         if op is ast.Pow:
-            return f"__fd_pow__({a}, {b}, {ta or 0}, {tb or 0})"
+            return call("__fd_pow__", user(a), user(b), self.tangent(a), self.tangent(b))
         if op is ast.MatMult:
-            return f"__fd_matmul__({a}, {b}, {ta or 0}, {tb or 0})"
+            return call("__fd_matmul__", user(a), user(b), self.tangent(a), self.tangent(b))
         if op is ast.FloorDiv:
-            return "0"
+            return const(0)
         raise NotTransformable(f"the operator {op.__name__} on active values")
 
-    def call(self, s, name, v: ast.Call) -> list[ast.stmt]:
-        t = self.t
+    def sum_tangent(self, a, b, ta: str | None, tb: str | None) -> ast.expr:
+        """The tangent of `a + b`. Lists and tuples concatenate: a tangent of 0 (a container made by a call)
+        or an inactive operand stands for zeros of that operand's length, which __fd_cat__ writes out."""
+        if ta and tb:
+            return if_exp(_same_class(ta, tb), binop(ta, ast.Add(), tb), call("__fd_cat__", user(a), user(b), ta, tb))
+        other, t = (b, ta) if ta else (a, tb)
+        if isinstance(other, ast.Constant):
+            return load(t)
+        not_sequence = and_(is_not(attr(user(other), "__class__"), "__fd_list__"),
+                            is_not(attr(user(other), "__class__"), "__fd_tuple__"))
+        return if_exp(not_sequence, call("__fd_bc__", t, user(other)),
+                      call("__fd_cat__", user(a), user(b), self.tangent(a), self.tangent(b)))
+
+    def quotient_tangent(self, a, b, ta: str | None, tb: str | None) -> ast.expr:
+        """The tangent of `a / b`: `(ta * b - a * tb) / (b * b)`, without its zero terms."""
+        if tb is None:
+            return binop(ta, ast.Div(), user(b))
+        a_tb = binop(user(a), ast.Mult(), tb)
+        numerator = binop(binop(ta, ast.Mult(), user(b)), ast.Sub(), a_tb) if ta else neg(a_tb)
+        return binop(numerator, ast.Div(), binop(user(b), ast.Mult(), user(b)))
+
+    def call_with_tangent(self, s, name, v: ast.Call) -> list[ast.stmt]:
+        """`name, tangent = __fd_call__(f, args, tangents, kw, kw tangents)` (`__fd_mcall__` for a method),
+        then the tangents of the arguments the callee changed in place."""
         if any(k.arg is None for k in v.keywords):
             raise NotTransformable("a call with **")
         # `f(x, *rest)`: rest, made a tuple once, passes its items' tangents (zeros when inactive)
-        stars = [(f"_od_s_{name}_{i}", a) for i, a in enumerate(v.args) if isinstance(a, ast.Starred)]
-        pre = parse_at("".join(f"{n} = __fd_tuple__({ast.unparse(a.value)})\n" for n, a in stars), s)
-        starred = dict((id(a), n) for n, a in stars)
-        args = "".join(f"*{starred[id(a)]}, " if id(a) in starred else ast.unparse(a) + ", " for a in v.args)
-        tans = "".join(f"*__fd_star__({starred[id(a)]}, {t(a.value) or 0}), " if id(a) in starred
-                       else f"{t(a) or 0}, " for a in v.args)
-        kw = ", ".join(f"{k.arg!r}: {ast.unparse(k.value)}" for k in v.keywords)
-        kwt = ", ".join(f"{k.arg!r}: {t(k.value) or 0}" for k in v.keywords)
+        stars = {id(a): f"_od_s_{name}_{i}" for i, a in enumerate(v.args) if isinstance(a, ast.Starred)}
+        spread = [assign(stars[id(a)], call("__fd_tuple__", user(a.value))) for a in v.args if id(a) in stars]
+        args = tuple_(starred(stars[id(a)]) if id(a) in stars else user(a) for a in v.args)
+        tangents = tuple_(starred(call("__fd_star__", stars[id(a)], self.tangent(a.value))) if id(a) in stars
+                          else self.tangent(a) for a in v.args)
+        kw = dict_((const(k.arg) for k in v.keywords), (user(k.value) for k in v.keywords))
+        kw_tangents = dict_((const(k.arg) for k in v.keywords), (self.tangent(k.value) for k in v.keywords))
         if isinstance(v.func, ast.Attribute):
             obj = v.func.value
-            text = (f"{name}, {T(name)} = __fd_mcall__({ast.unparse(obj)}, {v.func.attr!r}, {t(obj) or 0}, "
-                    f"({args}), ({tans}), {{{kw}}}, {{{kwt}}})\n")
-            return pre + parse_at(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
+            value = call("__fd_mcall__", user(obj), const(v.func.attr), self.tangent(obj), args, tangents, kw,
+                         kw_tangents)
         else:
-            text = (f"{name}, {T(name)} = __fd_call__({ast.unparse(v.func)}, ({args}), ({tans}), "
-                    f"{{{kw}}}, {{{kwt}}})\n")
-            return pre + parse_at(text, s) + self.taken_back(v, s) + self.written_out(v, name, s)
+            value = call("__fd_call__", user(v.func), args, tangents, kw, kw_tangents)
+        return (at(spread + [assign((name, tangent_name(name)), value)], s) + self.taken_back(v, s)
+                + self.written_out(v, name, s))
 
     def written_out(self, v: ast.Call, name: str, s) -> list[ast.stmt]:
         """After `f(..., out=o)`: o's tangent is the result's where f wrote (all of o, or its `where=`),
@@ -285,29 +312,32 @@ class _Tangents:
         out = next((k.value for k in v.keywords if k.arg == "out"), None)
         if not isinstance(out, ast.Name) or out.id not in self.active or name not in self.active:
             return []
-        where = next((ast.unparse(k.value) for k in v.keywords if k.arg == "where"), "True")
+        where = next((user(k.value) for k in v.keywords if k.arg == "where"), const(True))
         o = out.id
-        return (parse_at(f"{T(o)} = __fd_out__({o}, {name}, {T(name)}, {T(o)}, {where})\n", s)
-                + self.sync(o, s))
+        new_tangent = call("__fd_out__", o, name, tangent_name(name), tangent_name(o), where)
+        return at([assign(tangent_name(o), new_tangent)], s) + self.sync(o, s)
 
     def taken_back(self, v: ast.Call, s) -> list[ast.stmt]:
         """After a call: the tangents of array arguments the callee changed in place (`fill_(z[1:3], x)`),
         handed back by its tangent twin, replace the caller's, and the variables viewing them follow. A
         tangent handed back for an argument the caller does not follow (a global list, a keyword
         argument) raises NotTransformable: the change would be lost."""
-        if not any(self.t(a) is not None for a in v.args) and not any(self.t(k.value) for k in v.keywords):
+        if not any(self.tangent_var(a) is not None for a in v.args) and not any(
+                self.tangent_var(k.value) for k in v.keywords):
             return []  # (no active argument: the callee had nothing to hand back)
         before_star = next((i for i, a in enumerate(v.args) if isinstance(a, ast.Starred)), len(v.args))
-        at = [(i, a.id) for i, a in enumerate(v.args[:before_star]) if isinstance(a, ast.Name)
-              and a.id in self.active and a.id not in self.outside and a.id not in self.unfollowed]
-        positions, names = tuple(i for i, _ in at), "".join(f"{a}, " for _, a in at)
-        text = f"if __fd_moved__.args is not None:\n    _od_mv = __fd_args_back__({positions!r}, ({names}))\n"
-        out = parse_at(text, s)
-        for k, (_, a) in enumerate(at):
-            inner = parse_at(f"if _od_mv[{k}] is not None:\n    {T(a)} = _od_mv[{k}]\n", s)
-            inner[0].body += self.sync(a, s)
-            out[0].body.append(inner[0])
-        return out
+        followed = [(i, a.id) for i, a in enumerate(v.args[:before_star]) if isinstance(a, ast.Name)
+                    and a.id in self.active and a.id not in self.outside and a.id not in self.unfollowed]
+        take = assign("_od_mv", call("__fd_args_back__", tuple_(const(i) for i, _ in followed),
+                                     tuple_(a for _, a in followed)))
+        replace = [if_(not_none(item("_od_mv", k)), [assign(tangent_name(a), item("_od_mv", k))] + self.sync(a, s))
+                   for k, (_, a) in enumerate(followed)]
+        return at([if_(not_none(attr("__fd_moved__", "args")), [take] + replace)], s)
+
+
+def _same_class(ta: str, tb: str) -> ast.expr:
+    """`ta.__class__ is tb.__class__`: two tangents of one kind (adding lists concatenates them)."""
+    return is_(attr(ta, "__class__"), attr(tb, "__class__"))
 
 
 def _in_place(s: ast.Assign) -> ast.AugAssign:
@@ -316,8 +346,6 @@ def _in_place(s: ast.Assign) -> ast.AugAssign:
     return ast.copy_location(ast.AugAssign(target=ast.Name(id=s.targets[0].id, ctx=ast.Store()),
                                            op=s.value.op, value=s.value.right), s)
 
-
-_SCALARS = frozenset({int, float, complex, np.float64, np.float32, np.int64, np.int32, np.complex128, np.bool_})
 
 # (id(code), active parameters) -> the twin's code or the NotTransformable; removed when the code dies
 _cache = OwnedEntries()
@@ -350,6 +378,32 @@ def _binds(pattern) -> bool:
 
 
 def _build(fn, active):
+    fdef, src = _lowered(fn)
+    act = active_names(fdef, set(active), fn.__globals__)
+    ask_primals(fdef, act, fn.__globals__, tuple(fn.__code__.co_freevars))
+    local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local |= {x.arg for x in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    if any(n in fn.__globals__ and n not in local for n in act):
+        # a module global the module's code changes may hold perturbed values (activity says so): its
+        # tangent lives outside this function, where duals carry it
+        raise NotTransformable("a changeable module global read")
+    groups = view_groups(fdef, fresh_calls(fdef, fn.__globals__, tuple(fn.__code__.co_freevars)))
+    params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
+    changed = _changed_in_place(fdef, groups)
+    handed = tuple(p if p in act and p in changed else None for p in params)
+    tangents = _Tangents(act, groups, handed, _outside(fdef, fn))
+    tangents.unfollowed = _unfollowed(fdef, act)
+    body = tangents.block(fdef.body)
+    if not (body and isinstance(body[-1], ast.Return)):
+        body += at(tangents.hand_back() + [return_(tuple_([const(None), const(0)]))], fdef.body[-1])
+    prologue = _prologue(fdef.args, params, act)
+    fdef.body = at(prologue, fdef) + body if prologue else body
+    fdef.args.posonlyargs.insert(0, ast.arg(arg="_od_tans"))  # (compile_twin gives it the def's position)
+    return compile_twin(src, fdef, extra_freevars=HELPERS, opaque=True)
+
+
+def _lowered(fn):
+    """fn's lowered function definition and its source, or NotTransformable."""
     code = fn.__code__
     if str(fn.__globals__.get("__name__", "")).startswith("contexts."):
         # the library's own functions: its derivative calls nest by tags on duals, its rules are primitives
@@ -364,38 +418,23 @@ def _build(fn, active):
         # a value written to a cell or a global (here or by a nested function) leaves this function's
         # variables, and with it its tangent: duals carry their tangents wherever values go
         raise NotTransformable("a nonlocal or global variable written")
-    act = active_names(fdef, set(active), fn.__globals__)
-    ask_primals(fdef, act, fn.__globals__, tuple(fn.__code__.co_freevars))
-    local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    local |= {x.arg for x in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
-    if any(n in fn.__globals__ and n not in local for n in act):
-        # a module global the module's code changes may hold perturbed values (activity says so): its
-        # tangent lives outside this function, where duals carry it
-        raise NotTransformable("a changeable module global read")
-    groups = view_groups(fdef, fresh_calls(fdef, fn.__globals__, tuple(fn.__code__.co_freevars)))
-    params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
-    changed = _changed_in_place(fdef, groups)
-    handed = [p if p in act and p in changed else None for p in params]
-    hand = (f"__fd_moved__.args = ({''.join(f'{T(p)}, ' if p else 'None, ' for p in handed)})\n"
-            if any(handed) else "")
-    tangents = _Tangents(act, groups, hand, _outside(fdef, fn))
-    tangents.unfollowed = _unfollowed(fdef, act)
-    body = tangents.block(fdef.body)
-    prologue = "".join(f"{T(p)} = _od_tans[{i}] if len(_od_tans) > {i} else 0\n" for i, p in enumerate(params)
-                       if p in act)
-    star = fdef.args.vararg
+    return fdef, src
+
+
+def _prologue(args: ast.arguments, params: list[str], act: set[str]) -> list[ast.stmt]:
+    """The tangents of the active parameters, from the twin's first argument `_od_tans` (the positional
+    arguments' tangents; missing ones are zero)."""
+    out = [assign(tangent_name(p), if_exp(compare(call("len", "_od_tans"), ast.Gt(), const(i)),
+                                          item("_od_tans", i), const(0)))
+           for i, p in enumerate(params) if p in act]
+    star = args.vararg
     if star is not None and star.arg in act:  # `*args`: the tangents of the positional arguments past params
-        prologue += f"{T(star.arg)} = tuple(_od_tans[{len(params)}:])\n"
+        out.append(assign(tangent_name(star.arg), call("tuple", item("_od_tans", slice_(const(len(params)))))))
     # keyword arguments reach a twin only unperturbed (fd_call): their tangents start as zero
-    for a in fdef.args.kwonlyargs + ([fdef.args.kwarg] if fdef.args.kwarg is not None else []):
+    for a in args.kwonlyargs + ([args.kwarg] if args.kwarg is not None else []):
         if a.arg in act:
-            prologue += f"{T(a.arg)} = 0\n"
-    if not (body and isinstance(body[-1], ast.Return)):
-        body += parse_at(f"{hand}return None, 0\n", fdef.body[-1])
-    fdef.body = parse_at(prologue, fdef) + body if prologue else body
-    fdef.args.posonlyargs.insert(0, ast.arg(arg="_od_tans"))
-    ast.fix_missing_locations(fdef)
-    return compile_twin(src, fdef, extra_freevars=HELPERS, opaque=True)
+            out.append(assign(tangent_name(a.arg), const(0)))
+    return out
 
 
 def _outside(fdef, fn) -> frozenset:
@@ -491,7 +530,17 @@ def _fresh_copy(e, globals_: dict) -> bool:
         module = globals_.get(f.value.id) if isinstance(f.value, ast.Name) else None
         if isinstance(module, types.ModuleType) and module.__name__.split(".")[0] == "numpy":
             return f.attr not in _NUMPY_VIEWS
-    return ast.unparse(f) in _COPIES
+    return _dotted(f) in _COPIES
+
+
+def _dotted(e) -> str | None:
+    """`np.array` for the expression np.array (names and attributes only), else None."""
+    if isinstance(e, ast.Name):
+        return e.id
+    if isinstance(e, ast.Attribute):
+        base = _dotted(e.value)
+        return None if base is None else f"{base}.{e.attr}"
+    return None
 
 
 def _changed_in_place(fdef, groups: dict[str, set[str]]) -> set[str]:
@@ -520,593 +569,4 @@ def _changed_in_place(fdef, groups: dict[str, set[str]]) -> set[str]:
     return changed - rebound
 
 
-class _Moved(threading.local):
-    """The tangents a tangent twin hands back for its parameters (None: nothing), read by its caller right
-    after the call; per thread."""
-    args = None
-
-
-_MOVED = _Moved()
-
-
-def fd_args_back(positions: tuple, values: tuple) -> tuple:
-    """The tangents handed back for the arguments at `positions` (None where there is none, or where the
-    value is not an array, list or dict: numbers are never changed in place), taking them."""
-    moved, _MOVED.args = _MOVED.args, None
-    if any(i not in positions and not _no_change(t) for i, t in enumerate(moved)):
-        raise NotTransformable("a call changed an argument the caller does not follow (a global, a keyword)")
-    return tuple(moved[i] if i < len(moved) and type(v) in _MUTABLE else None
-                 for i, v in zip(positions, values))
-
-
-def _no_change(t) -> bool:
-    """A handed-back tangent that leaves an unfollowed argument as the caller sees it: none, or zeros."""
-    return t is None or _all_zero(t) or (type(t) is np.ndarray and not t.any())
-
-
-_MUTABLE = (np.ndarray, list, dict)  # the values whose tangents follow changes in place
-
-
-def make_twin(fn, twin_code, cells):
-    closure = fn.__closure__
-    own = dict(zip(fn.__code__.co_freevars, closure or ()))
-    cl = tuple(own[v] if v in own else cells[v] for v in twin_code.co_freevars)
-    twin = types.FunctionType(twin_code, fn.__globals__, fn.__name__, fn.__defaults__, cl or None)
-    twin.__kwdefaults__ = fn.__kwdefaults__
-    return twin
-
-
-# -- the helpers the tangent twins call ------------------------------------------------------------
-
-def _zero(t) -> bool:
-    """The twins' zero tangent: 0, None, or a scalar zero it became by arithmetic (`0 * 0.346` is 0.0),
-    which stands for zeros of any shape as 0 does (never a tangent to index or transpose)."""
-    return t is None or (type(t) in _SCALARS and t == 0)
-
-
-def _nz(dy):
-    """A rule's tangent with its Nones (the registry's zero) made the twins' zero, 0."""
-    if dy is None:
-        return 0
-    if type(dy) is tuple or type(dy) is list:
-        return type(dy)(_nz(t) for t in dy)
-    return dy
-
-
-def _registry_zeros(t, a):
-    """A twin's tangent of argument a for an frule: a zero (0) is the registry's None; inside a list or
-    tuple (the tangent of `[W, v]` for np.concatenate) a zero of an array item is zeros of its shape."""
-    if _zero(t):
-        return None
-    if (type(t) is list or type(t) is tuple) and (type(a) is list or type(a) is tuple) and len(a) == len(t):
-        return type(t)(_zeros_of(e, d) if _zero(d) else _registry_zeros(d, e) for d, e in zip(t, a))
-    return t
-
-
-def _zeros_of(e, d):
-    """Zeros shaped like an item e of a list argument (an array, or a nested list of numbers such as the
-    `[0.0]` of `np.concatenate([[0.0], v])`); d (the twins' 0) for a scalar or a ragged item."""
-    if type(e) is np.ndarray:
-        return np.zeros(e.shape, np.result_type(e.dtype, float))
-    if type(e) is list or type(e) is tuple:
-        try:
-            arr = np.asarray(e)
-        except ValueError:
-            return d
-        if arr.dtype != object:
-            return np.zeros(arr.shape, np.result_type(arr.dtype, float))
-    return d
-
-
-def fd_bc(t, other):
-    """The tangent t of `a + other` (other inactive) broadcast to the result's shape: a scalar or smaller
-    array added to a larger constant array has a tangent in every entry of the result."""
-    shape = getattr(other, "shape", None)
-    if not shape or not isinstance(t, (np.ndarray, np.generic, float, int, complex)):
-        return t
-    full = np.broadcast_shapes(np.shape(t), shape)
-    return t if full == np.shape(t) else np.broadcast_to(t, full).copy()
-
-
-def fd_star(items: tuple, t) -> tuple:
-    """The tangents of the items of `*seq` in a call (items: tuple(seq)); t: the tangent of seq."""
-    if _zero(t):
-        return (0,) * len(items)
-    if type(t) not in (list, tuple, np.ndarray) or len(t) != len(items):
-        raise NotTransformable("a starred argument whose items' tangents are not known")
-    return tuple(t)
-
-
-def _by_frule(rule, args, tans, kw):
-    """(y, tangent) through a rule's frule (the registry's None zero in, the twins' 0 zero out). An
-    `out=` of a function other than a ufunc is written after the fact: such frules compute new values
-    (passing it on would write the tangent into it too)."""
-    if isinstance(rule.fn, np.ufunc) and len(args) > rule.fn.nin:  # `np.exp(x, buf)`: duals write buf
-        raise NotTransformable("an output array passed by position")
-    if len(args) > 2 and not isinstance(rule.fn, np.ufunc):  # an output given by position: duals write it
-        fn = getattr(np, rule.fn[1], None) if isinstance(rule.fn, tuple) and rule.fn[0] is np.ndarray else rule.fn
-        pos = out_position(fn) if type(fn) is type(np.sum) else -1
-        if len(args) > pos >= 0 and args[pos] is not None:
-            raise NotTransformable("an output array passed by position")
-    tangents = tuple(_registry_zeros(t, a) for t, a in zip(tans, args))
-    out = kw.get("out")
-    if out is not None and not isinstance(rule.fn, np.ufunc):
-        y, dy = rule.frule(tangents, *args, **{k: v for k, v in kw.items() if k != "out"})
-        (out[0] if isinstance(out, tuple) else out)[...] = y
-        return out, _nz(dy)
-    y, dy = rule.frule(tangents, *args, **kw)
-    return y, _nz(dy)
-
-
-def fd_call(f, args, tans, kw, kwtans):
-    """(f(*args, **kw), its tangent) given the arguments' tangents (0 for zero). The tangents of array
-    arguments f changed in place come back through `_MOVED` (`fd_args_back`)."""
-    _MOVED.args = None
-    plain_kw = all(_zero(t) for t in kwtans.values())
-    if plain_kw and all(_zero(t) for t in tans):
-        return f(*args, **kw), 0
-    if f is getattr and len(args) >= 2 and args[1] in _NONDIFF_ATTRIBUTES:  # getattr(x, "shape", ())
-        return f(*args, **kw), 0
-    f = uncached(f)
-    rule = registry.get(f)
-    if rule is not None and isinstance(key_of(f), tuple):  # a C type's bound method: keyed (type, name)
-        if rule.kind == "nondiff":
-            return f(*args, **kw), 0
-        if not isinstance(f.__self__, np.ufunc):  # (ufunc.accumulate: the ufunc is a constant)
-            # its object's tangent is not known here (`g = x.sum; g()`): duals carry it
-            raise NotTransformable("a bound method of a C type called by name")
-        if rule.frule is not None and plain_kw:
-            return _by_frule(rule, (f.__self__, *args), (0, *tans), kw)
-    if rule is not None and rule.frule is not None and plain_kw:
-        return _by_frule(rule, args, tans, kw)
-    if rule is not None and rule.kind == "nondiff":
-        return f(*args, **kw), 0
-    if rule is None and type(f) is types.FunctionType and plain_kw:
-        active = _active_params(f.__code__, tans)
-        try:
-            code = tangent_twin(f, active)
-        except NotTransformable:
-            pass
-        else:
-            try:
-                return make_twin(f, code, _cells())(tuple(tans), *args, **kw)
-            except Exception as e:  # (free when nothing is raised) a library function's error says so
-                note_transformed(e, f, "forward mode (its tangent twin)")
-                raise
-    return _through_duals(f, args, tans, kw, kwtans)
-
-
-def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
-    """obj.name(*args, **kw) and its tangent; the object's own tangent is `tobj`."""
-    try:
-        return _fd_mcall(obj, name, tobj, args, tans, kw, kwtans)
-    finally:
-        if not _zero(tobj):
-            _MOVED.args = None  # the method of an active object had it first: not the caller's positions
-
-
-def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
-    method = getattr(obj, name)
-    if type(obj) is list and name in _LIST_MUTATORS:
-        return _list_method(obj, name, tobj, args, tans, kw)
-    if _zero(tobj) and (not isinstance(key_of(method), tuple) or isinstance(obj, np.ufunc)
-                        or all(_zero(t) for t in tans) and all(_zero(t) for t in kwtans.values())):
-        return fd_call(method, args, tans, kw, kwtans)
-    if type(method) is types.MethodType and type(method.__func__) is types.FunctionType:
-        return fd_call(method.__func__, (obj, *args), (tobj, *tans), kw, kwtans)
-    rule = registry.get(method)  # a C type's method: keyed (type, name), the object first
-    if rule is not None and (rule.inplace is not None or rule.mutating):
-        # it changes the object in place (a.sort(), a.fill(v)): duals carry the tangent with the memory
-        raise NotTransformable(f"{type(obj).__name__}.{name} changes an active object in place")
-    if rule is not None and rule.frule is not None and all(_zero(t) for t in kwtans.values()):
-        return _by_frule(rule, (obj, *args), (tobj, *tans), kw)
-    return _through_duals(lambda o, *a, **k: getattr(o, name)(*a, **k), (obj, *args), (tobj, *tans), kw, kwtans)
-
-
-_LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop"})
-
-
-def _list_method(obj, name, tobj, args, tans, kw):
-    """A list mutated in place: its tangent list (built alongside it) gets the same change."""
-    if type(tobj) is not list:
-        if all(_zero(t) for t in tans):
-            return getattr(obj, name)(*args, **kw), 0
-        raise NotTransformable("a list without a tangent list received active values")
-    y = getattr(obj, name)(*args, **kw)
-    if name == "append":
-        tobj.append(tans[0])
-    elif name == "insert":
-        tobj.insert(args[0], tans[1])
-    elif name == "extend":
-        t = tans[0]  # (a dict extends by its keys, which have no tangent)
-        tobj.extend(list(t) if not _zero(t) and type(args[0]) is not dict else [0] * (len(obj) - len(tobj)))
-    else:  # pop
-        return y, tobj.pop(*args)
-    return y, 0
-
-
-def _through_duals(f, args, tans, kw, kwtans):
-    """The general mechanism: f on duals under ForwardContext (objects, mutation, C functions, ...).
-
-    The twin follows tangents of numbers, arrays and plain lists, tuples and dicts of them only: a call
-    that leaves duals anywhere else (in an object it returns, an iterator, a closure, an argument it
-    changed in place) raises NotTransformable, and the caller's derivative runs on duals from the start."""
-    from .api import _primal_out, _run, _tangent_out
-    from .dual import Dual, DualConversionError, Tag
-    f = uncached(f)
-    # a primitive that writes into an argument (np.copyto, ufunc.at: the duals know how) may write perturbed
-    # values into a plain float array: that argument gets a zero tangent to write them into
-    rule = registry.get(f)
-    writes = rule is not None and (rule.inplace is not None or rule.mutating)
-    tag = Tag()
-    # the duals get copies of array tangents: the twin's tangents may be shared between variables whose
-    # values are not (`y = x + 1` takes x's tangent as it is), so a change in place must not reach them.
-    # The tangent of an argument the call changed in place is handed back to the caller instead.
-    made: list = []  # (a container of duals made for the call, the items it was given)
-    dargs = [_dualize(a, t, tag, made) if not _all_zero(t) else
-             Dual(a, np.zeros(a.shape), tag) if writes and type(a) is np.ndarray and a.dtype.kind == "f" else a
-             for a, t in zip(args, tans)]
-    dkw = {k: (v if _all_zero(kwtans.get(k)) else _dualize(v, kwtans[k], tag, made)) for k, v in kw.items()}
-    try:
-        y = _run(f, *dargs, **dkw)
-    except TypeError as e:  # a DualConversionError, or the callable's own words ("cannot create mpf from Dual")
-        import overdub
-        if overdub.is_recursable(f) or isinstance(e, OverdubError) and not isinstance(e, DualConversionError):
-            raise
-        from .arrays import no_rule  # a C callable (or a class) with no frule met a dual
-        frame = sys._getframe(1)
-        while frame.f_back is not None and frame.f_code.co_filename == __file__:
-            frame = frame.f_back
-        raise no_rule(f, where=f"{frame.f_code.co_filename}:{frame.f_lineno}") from e
-    if any(not _same_items(c, items) for c, items in made):
-        raise NotTransformable("a call changed a container holding active values in place")
-    if not all(_dual_free(a) for a, t in zip(args, tans) if _all_zero(t)) or not _dual_free(
-            getattr(f, "__self__", None)) or not all(_dual_free(v) for k, v in kw.items()
-                                                     if _all_zero(kwtans.get(k))):
-        raise NotTransformable("a call stored active values into an argument")
-    if not _splittable(y):
-        raise NotTransformable(f"a call returned a {type(y).__name__} that may hold active values")
-    moved = tuple(_changed_tangent(d, t) for d, t in zip(dargs, tans))
-    # (a result holding no dual has tangent zero: a module, a function, a shape)
-    out = _primal_out(y, tag), (0 if _dual_free(y) else _nz(_tangent_out(y, tag)))
-    _MOVED.args = moved if any(m is not None for m in moved) else None
-    return out
-
-
-def uncached(f):
-    """f without its functools.lru_cache / cache wrapper: a perturbed call must never be served the value
-    cached for its primal (a dual hashes and compares as its primal does)."""
-    while True:
-        if isinstance(f, functools._lru_cache_wrapper):
-            f = f.__wrapped__
-        elif type(f) is types.MethodType and isinstance(f.__func__, functools._lru_cache_wrapper):
-            f = types.MethodType(f.__func__.__wrapped__, f.__self__)
-        else:
-            return f
-
-
-def _dualize(a, t, tag, made: list):
-    """a perturbed by tangent t as duals: a plain list, tuple or dict of values becomes a new one of duals
-    (remembered in `made`, to check that the call left it alone); any other value one dual."""
-    from .dual import Dual
-    if type(a) is list or type(a) is tuple:
-        if (type(t) is list or type(t) is tuple) and len(t) == len(a):
-            items = [_dualize(v, tv, tag, made) if not _all_zero(tv) else v for v, tv in zip(a, t)]
-            out = type(a)(items)
-            made.append((out, items))
-            return out
-    elif type(a) is dict:
-        if type(t) is dict:
-            out = {k: (_dualize(v, t[k], tag, made) if not _all_zero(t.get(k)) else v) for k, v in a.items()}
-            made.append((out, list(out.values())))
-            return out
-    return Dual(a, _fresh(t), tag)
-
-
-def _same_items(c, items) -> bool:
-    return len(c) == len(items) and all(u is v for u, v in zip(c.values() if type(c) is dict else c, items))
-
-
-_LEAVES = (int, float, complex, bool, str, bytes, bytearray, memoryview, type(None), np.generic,
-           types.ModuleType, type, types.BuiltinFunctionType, np.dtype, range, slice, type(Ellipsis),
-           type(NotImplemented))
-# where the C objects of the standard library that hold Python values but show none of them live
-_OPAQUE_MODULES = frozenset({"builtins", "itertools", "_collections", "_operator", "operator", "_functools"})
-
-
-def _dual_free(v, seen=None, budget=None) -> bool:
-    """v certainly holds no dual: walked through containers, objects' fields, closures and partials;
-    iterators, generators and the like of the standard library (which may hold anything) are not."""
-    if type(v) is float:  # the common answer, before the import below
-        return True
-    from .dual import Dual
-    if isinstance(v, _LEAVES) and type(v) is not Dual:
-        return True
-    if type(v) is Dual:
-        return False
-    if seen is None:
-        seen, budget = set(), [100000]
-    if id(v) in seen:
-        return True
-    seen.add(id(v))
-    budget[0] -= 1
-    if budget[0] < 0:
-        return False  # too big to tell
-    if type(v) is np.ndarray:
-        return v.dtype != object or all(_dual_free(e, seen, budget) for e in v.flat)
-    parts: list = []
-    if isinstance(v, (list, tuple, set, frozenset)):
-        parts.extend(v)
-    elif isinstance(v, dict):
-        parts.extend(v.values())
-        parts.extend(v.keys())
-    elif type(v) is types.FunctionType:
-        parts.extend(c.cell_contents for c in v.__closure__ or () if _has_contents(c))
-        parts.extend(v.__defaults__ or ())
-        parts.extend((v.__kwdefaults__ or {}).values())
-        return all(_dual_free(p, seen, budget) for p in parts)
-    elif type(v) is types.MethodType:
-        parts += [v.__self__, v.__func__]
-    elif isinstance(v, functools.partial):
-        parts += [v.func, *v.args, *v.keywords.values()]
-    elif isinstance(v, collections.deque):
-        parts.extend(v)
-    elif isinstance(v, BaseException):
-        parts.extend(v.args)
-    elif (type(v).__module__ in _OPAQUE_MODULES and type(v) is not object) or isinstance(
-            v, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
-        return False  # an iterator, a generator, map(...), itemgetter(...): may hold anything
-    try:
-        d = getattr(v, "__dict__", None)
-        if type(d) is dict:
-            parts.extend(d.values())
-        for cls in type(v).__mro__:
-            slots = cls.__dict__.get("__slots__", ())
-            for name in (slots,) if isinstance(slots, str) else slots:
-                if hasattr(v, name):
-                    parts.append(getattr(v, name))
-    except Exception:  # an object whose fields cannot be read plainly: it may hold anything
-        return False
-    return all(_dual_free(p, seen, budget) for p in parts)
-
-
-def _has_contents(cell) -> bool:
-    try:
-        cell.cell_contents
-    except ValueError:
-        return False
-    return True
-
-
-def _splittable(y) -> bool:
-    """Output y's duals can all be taken apart into primal and tangent (`api._primal_out`): they sit in
-    plain lists, tuples and dicts, nowhere else."""
-    from .dual import Dual
-    if type(y) is Dual:
-        return True
-    if type(y) is list or type(y) is tuple:
-        return all(_splittable(e) for e in y)
-    if type(y) is dict:
-        return all(_splittable(e) for e in y.values()) and all(_dual_free(k) for k in y)
-    return _dual_free(y)
-
-
-def _all_zero(t) -> bool:
-    """A zero tangent, also a list or tuple of them (a constant `[0, 2]` has one of zeros)."""
-    return _zero(t) or (type(t) is list or type(t) is tuple) and all(_all_zero(e) for e in t)
-
-
-def _fresh(t):
-    return t.copy() if type(t) is np.ndarray else t
-
-
-def _changed_tangent(d, t):
-    """The tangent of a dual argument after the call, where the call changed it (None where not)."""
-    from .dual import Dual
-    if type(d) is not Dual or type(d.tangent) is not np.ndarray:
-        return None
-    if type(t) is np.ndarray:
-        return None if np.array_equal(d.tangent, t) else d.tangent
-    return d.tangent if d.tangent.any() else None
-
-
-def fd_out(out, y, ty, tout, where):
-    """The tangent of array `out` after a call wrote its result y (numpy returns out itself) into it:
-    y's tangent where written, out's old tangent elsewhere."""
-    if y is not out or type(out) is not np.ndarray:
-        return tout
-    if where is True:
-        return ty
-    if _zero(ty) and _zero(tout):
-        return 0
-    kind = np.result_type(out.dtype, float)
-    return np.where(where, np.zeros(out.shape, kind) if _zero(ty) else ty,
-                    np.zeros(out.shape, kind) if _zero(tout) else tout)
-
-
-def fd_getitem(t, idx):
-    if _zero(t):
-        return 0
-    return t.get(idx, 0) if type(t) is dict else t[idx]  # a dict's tangent holds its active items only
-
-
-def fd_attr(t, attr):
-    return 0 if _zero(t) else getattr(t, attr)
-
-
 _NONDIFF_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
-
-
-def fd_setitem(y, ty, idx, tv, v=None):
-    """The tangent of container y after `y[idx] = v`: ty with tv at idx, as a new array, list or dict."""
-    if type(y) is not np.ndarray and type(y) is not list and isinstance(idx, (float, complex, np.inexact)):
-        raise NotTransformable("a number as a key")  # perturbed maybe: duals carry it in the key
-    if _zero(ty) and _zero(tv):
-        return 0
-    if type(y) is np.ndarray:
-        kind = np.result_type(y.dtype, getattr(tv, "dtype", float), float)
-        new = np.zeros(y.shape, kind) if _zero(ty) else np.array(np.broadcast_to(ty, y.shape), dtype=kind)
-        new[idx] = 0 if _zero(tv) else tv
-        return new
-    if type(y) is list:
-        new = [0] * len(y) if _zero(ty) else list(ty)
-        if isinstance(idx, slice):  # (the slice may take more or fewer items than it replaces)
-            if not hasattr(v, "__len__"):
-                raise NotTransformable("a slice of a list assigned from an iterator")
-            tv = [0] * len(v) if _zero(tv) else list(tv)
-        new[idx] = tv
-        return new
-    if type(y) is dict:
-        new = {} if _zero(ty) else dict(ty)
-        new[idx] = tv
-        return new
-    raise NotTransformable(f"storing into a {type(y).__name__}")
-
-
-def fd_sync(x, tx, members, tans):
-    """After an in-place change of x (tangent tx): the tangents of `members` (values that may share x's
-    memory) made to agree with tx: where a member is x itself or holds it (a list, tuple or dict, also
-    nested), and, for an array x, where a member array shares elements with it."""
-    if type(x) is not np.ndarray and type(x) is not list and type(x) is not dict:
-        return tans
-    out = list(tans)
-    for j, m in enumerate(members):
-        if m is x:
-            out[j] = tx
-        elif type(m) is list or type(m) is tuple or type(m) is dict:
-            out[j] = _sync_container(x, tx, m, out[j], set())
-        elif (type(x) is np.ndarray and type(m) is np.ndarray and (x.base is not None or m.base is not None)
-              and np.may_share_memory(x, m)):
-            addr_x, addr_m = addresses(x), addresses(m)
-            shared = np.isin(addr_m, addr_x)
-            if not shared.any():
-                continue
-            kind = np.result_type(m.dtype, float)
-            tm = out[j]
-            new = np.zeros(m.shape, kind) if _zero(tm) else np.array(np.broadcast_to(tm, m.shape), dtype=kind)
-            order = np.argsort(addr_x, axis=None)
-            pos = order[np.searchsorted(addr_x.reshape(-1)[order], addr_m[shared])]
-            src = np.zeros(x.size, kind) if _zero(tx) else np.broadcast_to(tx, x.shape).reshape(-1)
-            new[shared] = src[pos]
-            out[j] = new
-    return tuple(out)
-
-
-def _sync_container(x, tx, m, tm, seen: set):
-    """The tangent of a list, tuple or dict m after an in-place change of x (tangent tx): its items that
-    are x, hold it, or (arrays) share memory with it get tangents that agree with tx (a new container
-    where any does)."""
-    if id(m) in seen:
-        return tm
-    seen.add(id(m))
-    keys = list(m) if type(m) is dict else range(len(m))
-    new = None
-    for k in keys:
-        item = m[k]
-        if type(item) is not np.ndarray and type(item) not in (list, tuple, dict):
-            continue
-        old = 0 if _zero(tm) else (tm.get(k, 0) if type(tm) is dict else tm[k])
-        if item is x:
-            t = tx
-        elif type(item) is np.ndarray:
-            (t,) = fd_sync(x, tx, (item,), (old,))
-        else:
-            t = _sync_container(x, tx, item, old, seen)
-        if t is not old:
-            if new is None:
-                new = (dict(tm) if type(tm) is dict else list(tm)) if not _zero(tm) else (
-                    {} if type(m) is dict else [0] * len(m))
-            new[k] = t
-    if new is None:
-        return tm
-    return tuple(new) if type(m) is tuple else new
-
-
-def fd_bound(scope, names, tangent_names):
-    """`fd_sync`'s members and tangents from a frame's locals, None and 0 for those not bound yet."""
-    return tuple(scope.get(n) for n in names), tuple(scope.get(t, 0) for t in tangent_names)
-
-
-def fd_cat(a, b, ta, tb):
-    """The tangent of a + b where the tangents' types differ or one is a zero: for lists and tuples (or a
-    tuple made into a list's tail) the tangents concatenated, zeros standing for a zero tangent's items."""
-    if type(a) in (list, tuple) and type(b) in (list, tuple):
-        pa = [0] * len(a) if _all_zero(ta) else list(ta)
-        pb = [0] * len(b) if _all_zero(tb) else list(tb)
-        return type(a + b)(pa + pb)
-    if _zero(ta):  # a + b has b's tangent, in the shape of the sum (a scalar's, over an array a)
-        return fd_bc(tb, a)
-    if _zero(tb):
-        return fd_bc(ta, b)
-    return ta + tb
-
-
-def fd_pow(a, b, ta, tb):
-    """The tangent of a ** b."""
-    from ..rules.operator import pow_dn, pow_dx
-    out = 0
-    if not _zero(ta):
-        out = ta * pow_dx(a, b)
-    if not _zero(tb):
-        out = out + tb * pow_dn(a, b, a ** b)
-    return out
-
-
-def fd_matmul(a, b, ta, tb):
-    out = 0
-    if not _zero(ta):
-        out = ta @ b
-    if not _zero(tb):
-        out = out + a @ tb
-    return out
-
-
-def _lowering_helpers():
-    from .dual import primal
-    return {**LOWERING_HELPERS, "__od_primal__": primal}
-
-
-_CELLS: dict | None = None
-
-
-def _cells() -> dict:
-    """The helper cells of every tangent twin (made on first use, then published whole: a thread must
-    never see the dict half filled)."""
-    global _CELLS
-    cells = _CELLS
-    if cells is None:
-        cells = {name: types.CellType(fn) for name, fn in {
-            "__fd_cat__": fd_cat, "__fd_list__": list, "__fd_tuple__": tuple,
-            "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
-            "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
-            "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
-            "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back, "__fd_out__": fd_out,
-            "__fd_giveup__": NotTransformable, "__fd_star__": fd_star, "__fd_bc__": fd_bc,
-            **_lowering_helpers()}.items()}
-        _CELLS = cells
-    return cells
-
-
-def _active_params(code, tans: tuple) -> frozenset:
-    """The parameters given a nonzero tangent by position: the positional ones, then `*args` for the rest
-    (keyword-only parameters are never filled by position)."""
-    n = code.co_argcount
-    active = {name for name, t in zip(code.co_varnames[:n], tans) if not _zero(t)}
-    if len(tans) > n and code.co_flags & inspect.CO_VARARGS and any(not _zero(t) for t in tans[n:]):
-        active.add(code.co_varnames[n + code.co_kwonlyargcount])
-    return frozenset(active)
-
-
-def tangent_jvp(f, primals: tuple, tangents: tuple):
-    """(f(*primals), its tangent) by the tangent twin; NotTransformable when f is out of its reach."""
-    if type(f) is not types.FunctionType:
-        raise NotTransformable("not a plain function")
-    tans = tuple(0 if t is None else t for t in tangents)
-    active = _active_params(f.__code__, tans)
-    code = tangent_twin(f, active)
-    twin = make_twin(f, code, _cells())
-    _depth.enter()
-    try:
-        return twin(tans, *primals)
-    finally:
-        _depth.leave()

@@ -153,3 +153,53 @@ def index_value(node: ast.expr) -> ast.expr:
     if isinstance(node, ast.Tuple):
         return tuple_(index_value(e) for e in node.elts)
     return user(node)
+
+
+# -- added for forward mode's tangent twin (contexts/forward/tangent.py) --------------------------------
+
+__all__ += ["neg", "if_exp", "dict_", "starred", "slice_", "attr_store", "return_", "raise_", "try_except"]
+
+
+def neg(x: Node) -> ast.UnaryOp:
+    """`-x`."""
+    return ast.UnaryOp(op=ast.USub(), operand=load(x))
+
+
+def if_exp(test: Node, body: Node, orelse: Node) -> ast.IfExp:
+    """`body if test else orelse`."""
+    return ast.IfExp(test=load(test), body=load(body), orelse=load(orelse))
+
+
+def dict_(keys: Iterable[Node], values: Iterable[Node]) -> ast.Dict:
+    """`{k: v, ...}`, keys and values in pairs."""
+    return ast.Dict(keys=[load(k) for k in keys], values=[load(v) for v in values])
+
+
+def starred(x: Node) -> ast.Starred:
+    """`*x`, spread into a call's arguments or a tuple."""
+    return ast.Starred(value=load(x), ctx=ast.Load())
+
+
+def slice_(lower: Node | None = None, upper: Node | None = None, step: Node | None = None) -> ast.Slice:
+    """`lower:upper:step`, a subscript's index (`item(x, slice_(const(1)))` is `x[1:]`)."""
+    return ast.Slice(lower=None if lower is None else load(lower), upper=None if upper is None else load(upper),
+                     step=None if step is None else load(step))
+
+
+def attr_store(value: Node, name: str) -> ast.Attribute:
+    """`value.name` as an assignment target."""
+    return ast.Attribute(value=load(value), attr=name, ctx=ast.Store())
+
+
+def return_(value: Node | None) -> ast.Return:
+    return ast.Return(value=None if value is None else load(value))
+
+
+def raise_(exc: Node) -> ast.Raise:
+    return ast.Raise(exc=load(exc), cause=None)
+
+
+def try_except(body: list[ast.stmt], error: Node, handler: list[ast.stmt]) -> ast.Try:
+    """`try: body` `except error: handler`."""
+    return ast.Try(body=body, handlers=[ast.ExceptHandler(type=load(error), name=None, body=handler)],
+                   orelse=[], finalbody=[])

@@ -477,7 +477,7 @@ def _checked(x):
 
 
 def test_raise_on_a_path_not_taken_keeps_the_tangent_twin():
-    from contexts.forward.tangent import tangent_jvp
+    from contexts.forward.tangent_runtime import tangent_jvp
     assert tangent_jvp(_checked, (X,), (1.0,))[1] == pytest.approx(2 * X)
     with pytest.raises(ValueError, match="negative"):
         derivative(_checked, -X)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from contexts.forward import derivative, jvp
-from contexts.forward.tangent import NotTransformable, tangent_jvp
+from contexts.forward.tangent import NotTransformable
+from contexts.forward.tangent_runtime import tangent_jvp
 
 from tests import fd
 
@@ -80,3 +81,32 @@ def test_calls_into_objects_go_through_duals():
         return with_object(x) * 2.0  # f is covered; its callee is not: the call runs on duals
     y, dy = tangent_jvp(f, (0.7,), (1.0,))
     assert dy == pytest.approx(fd.derivative(f, 0.7), rel=1e-6)
+
+
+def with_lines(x, y):
+    a = x * y
+    b = math.sin(a) / x
+    c = [a, b]
+    c[0] = b - a
+    return c[0] + x ** 2
+
+
+def failing_at_line_3(x):
+    d = x - x
+    return x / d
+
+
+def test_the_twin_keeps_the_user_lines():
+    from contexts.forward.tangent import tangent_twin
+    first = with_lines.__code__.co_firstlineno
+    lines = {line for _, _, line in tangent_twin(with_lines, frozenset({"x"})).co_lines() if line is not None}
+    assert lines <= set(range(first, first + 6)) and set(range(first + 1, first + 6)) <= lines
+    assert derivative(lambda x: with_lines(x, 0.4), 0.7) == pytest.approx(
+        fd.derivative(lambda x: with_lines(x, 0.4), 0.7), rel=1e-6)
+
+
+def test_an_error_in_the_twin_points_at_the_user_line():
+    with pytest.raises(ZeroDivisionError) as e:
+        derivative(failing_at_line_3, 0.5)
+    frames = [f for f in e.traceback if f.name == "failing_at_line_3"]
+    assert frames and frames[-1].lineno + 1 == failing_at_line_3.__code__.co_firstlineno + 2

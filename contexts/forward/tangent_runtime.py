@@ -1,0 +1,618 @@
+"""The runtime of forward mode's tangent twins: the helpers their generated code calls (`__fd_call__` is
+`fd_call`, ...), and `tangent_jvp`, which builds a twin (`tangent.tangent_twin`) and runs it.
+
+Invariant: a tangent is a plain value (a number, an array, a list, tuple or dict of them) or the twins'
+zero, 0; a value the twin cannot follow raises NotTransformable, and the caller's derivative runs on
+duals instead (`api.py`).
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import inspect
+import sys
+import threading
+import types
+
+import numpy as np
+
+from overdub.passes import depth as _depth
+from overdub.errors import OverdubError
+
+from ..rules.frames import note_transformed
+from .arrays import out_position
+from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
+from ..rules.registry import key_of, registry
+from .tangent import _NONDIFF_ATTRIBUTES, NotTransformable, tangent_twin
+
+__all__ = ["tangent_jvp", "fd_call", "fd_mcall", "make_twin", "uncached"]
+
+_SCALARS = frozenset({int, float, complex, np.float64, np.float32, np.int64, np.int32, np.complex128, np.bool_})
+
+
+class _Moved(threading.local):
+    """The tangents a tangent twin hands back for its parameters (None: nothing), read by its caller right
+    after the call; per thread."""
+    args = None
+
+
+_MOVED = _Moved()
+
+
+def fd_args_back(positions: tuple, values: tuple) -> tuple:
+    """The tangents handed back for the arguments at `positions` (None where there is none, or where the
+    value is not an array, list or dict: numbers are never changed in place), taking them."""
+    moved, _MOVED.args = _MOVED.args, None
+    if any(i not in positions and not _no_change(t) for i, t in enumerate(moved)):
+        raise NotTransformable("a call changed an argument the caller does not follow (a global, a keyword)")
+    return tuple(moved[i] if i < len(moved) and type(v) in _MUTABLE else None
+                 for i, v in zip(positions, values))
+
+
+def _no_change(t) -> bool:
+    """A handed-back tangent that leaves an unfollowed argument as the caller sees it: none, or zeros."""
+    return t is None or _all_zero(t) or (type(t) is np.ndarray and not t.any())
+
+
+_MUTABLE = (np.ndarray, list, dict)  # the values whose tangents follow changes in place
+
+
+def make_twin(fn, twin_code, cells):
+    closure = fn.__closure__
+    own = dict(zip(fn.__code__.co_freevars, closure or ()))
+    cl = tuple(own[v] if v in own else cells[v] for v in twin_code.co_freevars)
+    twin = types.FunctionType(twin_code, fn.__globals__, fn.__name__, fn.__defaults__, cl or None)
+    twin.__kwdefaults__ = fn.__kwdefaults__
+    return twin
+
+
+def _zero(t) -> bool:
+    """The twins' zero tangent: 0, None, or a scalar zero it became by arithmetic (`0 * 0.346` is 0.0),
+    which stands for zeros of any shape as 0 does (never a tangent to index or transpose)."""
+    return t is None or (type(t) in _SCALARS and t == 0)
+
+
+def _nz(dy):
+    """A rule's tangent with its Nones (the registry's zero) made the twins' zero, 0."""
+    if dy is None:
+        return 0
+    if type(dy) is tuple or type(dy) is list:
+        return type(dy)(_nz(t) for t in dy)
+    return dy
+
+
+def _registry_zeros(t, a):
+    """A twin's tangent of argument a for an frule: a zero (0) is the registry's None; inside a list or
+    tuple (the tangent of `[W, v]` for np.concatenate) a zero of an array item is zeros of its shape."""
+    if _zero(t):
+        return None
+    if (type(t) is list or type(t) is tuple) and (type(a) is list or type(a) is tuple) and len(a) == len(t):
+        return type(t)(_zeros_of(e, d) if _zero(d) else _registry_zeros(d, e) for d, e in zip(t, a))
+    return t
+
+
+def _zeros_of(e, d):
+    """Zeros shaped like an item e of a list argument (an array, or a nested list of numbers such as the
+    `[0.0]` of `np.concatenate([[0.0], v])`); d (the twins' 0) for a scalar or a ragged item."""
+    if type(e) is np.ndarray:
+        return np.zeros(e.shape, np.result_type(e.dtype, float))
+    if type(e) is list or type(e) is tuple:
+        try:
+            arr = np.asarray(e)
+        except ValueError:
+            return d
+        if arr.dtype != object:
+            return np.zeros(arr.shape, np.result_type(arr.dtype, float))
+    return d
+
+
+def fd_bc(t, other):
+    """The tangent t of `a + other` (other inactive) broadcast to the result's shape: a scalar or smaller
+    array added to a larger constant array has a tangent in every entry of the result."""
+    shape = getattr(other, "shape", None)
+    if not shape or not isinstance(t, (np.ndarray, np.generic, float, int, complex)):
+        return t
+    full = np.broadcast_shapes(np.shape(t), shape)
+    return t if full == np.shape(t) else np.broadcast_to(t, full).copy()
+
+
+def fd_star(items: tuple, t) -> tuple:
+    """The tangents of the items of `*seq` in a call (items: tuple(seq)); t: the tangent of seq."""
+    if _zero(t):
+        return (0,) * len(items)
+    if type(t) not in (list, tuple, np.ndarray) or len(t) != len(items):
+        raise NotTransformable("a starred argument whose items' tangents are not known")
+    return tuple(t)
+
+
+def _by_frule(rule, args, tans, kw):
+    """(y, tangent) through a rule's frule (the registry's None zero in, the twins' 0 zero out). An
+    `out=` of a function other than a ufunc is written after the fact: such frules compute new values
+    (passing it on would write the tangent into it too)."""
+    if isinstance(rule.fn, np.ufunc) and len(args) > rule.fn.nin:  # `np.exp(x, buf)`: duals write buf
+        raise NotTransformable("an output array passed by position")
+    if len(args) > 2 and not isinstance(rule.fn, np.ufunc):  # an output given by position: duals write it
+        fn = getattr(np, rule.fn[1], None) if isinstance(rule.fn, tuple) and rule.fn[0] is np.ndarray else rule.fn
+        pos = out_position(fn) if type(fn) is type(np.sum) else -1
+        if len(args) > pos >= 0 and args[pos] is not None:
+            raise NotTransformable("an output array passed by position")
+    tangents = tuple(_registry_zeros(t, a) for t, a in zip(tans, args))
+    out = kw.get("out")
+    if out is not None and not isinstance(rule.fn, np.ufunc):
+        y, dy = rule.frule(tangents, *args, **{k: v for k, v in kw.items() if k != "out"})
+        (out[0] if isinstance(out, tuple) else out)[...] = y
+        return out, _nz(dy)
+    y, dy = rule.frule(tangents, *args, **kw)
+    return y, _nz(dy)
+
+
+def fd_call(f, args, tans, kw, kwtans):
+    """(f(*args, **kw), its tangent) given the arguments' tangents (0 for zero). The tangents of array
+    arguments f changed in place come back through `_MOVED` (`fd_args_back`)."""
+    _MOVED.args = None
+    plain_kw = all(_zero(t) for t in kwtans.values())
+    if plain_kw and all(_zero(t) for t in tans):
+        return f(*args, **kw), 0
+    if f is getattr and len(args) >= 2 and args[1] in _NONDIFF_ATTRIBUTES:  # getattr(x, "shape", ())
+        return f(*args, **kw), 0
+    f = uncached(f)
+    rule = registry.get(f)
+    if rule is not None and isinstance(key_of(f), tuple):  # a C type's bound method: keyed (type, name)
+        if rule.kind == "nondiff":
+            return f(*args, **kw), 0
+        if not isinstance(f.__self__, np.ufunc):  # (ufunc.accumulate: the ufunc is a constant)
+            # its object's tangent is not known here (`g = x.sum; g()`): duals carry it
+            raise NotTransformable("a bound method of a C type called by name")
+        if rule.frule is not None and plain_kw:
+            return _by_frule(rule, (f.__self__, *args), (0, *tans), kw)
+    if rule is not None and rule.frule is not None and plain_kw:
+        return _by_frule(rule, args, tans, kw)
+    if rule is not None and rule.kind == "nondiff":
+        return f(*args, **kw), 0
+    if rule is None and type(f) is types.FunctionType and plain_kw:
+        active = _active_params(f.__code__, tans)
+        try:
+            code = tangent_twin(f, active)
+        except NotTransformable:
+            pass
+        else:
+            try:
+                return make_twin(f, code, _cells())(tuple(tans), *args, **kw)
+            except Exception as e:  # (free when nothing is raised) a library function's error says so
+                note_transformed(e, f, "forward mode (its tangent twin)")
+                raise
+    return _through_duals(f, args, tans, kw, kwtans)
+
+
+def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
+    """obj.name(*args, **kw) and its tangent; the object's own tangent is `tobj`."""
+    try:
+        return _fd_mcall(obj, name, tobj, args, tans, kw, kwtans)
+    finally:
+        if not _zero(tobj):
+            _MOVED.args = None  # the method of an active object had it first: not the caller's positions
+
+
+def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
+    method = getattr(obj, name)
+    if type(obj) is list and name in _LIST_MUTATORS:
+        return _list_method(obj, name, tobj, args, tans, kw)
+    if _zero(tobj) and (not isinstance(key_of(method), tuple) or isinstance(obj, np.ufunc)
+                        or all(_zero(t) for t in tans) and all(_zero(t) for t in kwtans.values())):
+        return fd_call(method, args, tans, kw, kwtans)
+    if type(method) is types.MethodType and type(method.__func__) is types.FunctionType:
+        return fd_call(method.__func__, (obj, *args), (tobj, *tans), kw, kwtans)
+    rule = registry.get(method)  # a C type's method: keyed (type, name), the object first
+    if rule is not None and (rule.inplace is not None or rule.mutating):
+        # it changes the object in place (a.sort(), a.fill(v)): duals carry the tangent with the memory
+        raise NotTransformable(f"{type(obj).__name__}.{name} changes an active object in place")
+    if rule is not None and rule.frule is not None and all(_zero(t) for t in kwtans.values()):
+        return _by_frule(rule, (obj, *args), (tobj, *tans), kw)
+    return _through_duals(lambda o, *a, **k: getattr(o, name)(*a, **k), (obj, *args), (tobj, *tans), kw, kwtans)
+
+
+_LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop"})
+
+
+def _list_method(obj, name, tobj, args, tans, kw):
+    """A list mutated in place: its tangent list (built alongside it) gets the same change."""
+    if type(tobj) is not list:
+        if all(_zero(t) for t in tans):
+            return getattr(obj, name)(*args, **kw), 0
+        raise NotTransformable("a list without a tangent list received active values")
+    y = getattr(obj, name)(*args, **kw)
+    if name == "append":
+        tobj.append(tans[0])
+    elif name == "insert":
+        tobj.insert(args[0], tans[1])
+    elif name == "extend":
+        t = tans[0]  # (a dict extends by its keys, which have no tangent)
+        tobj.extend(list(t) if not _zero(t) and type(args[0]) is not dict else [0] * (len(obj) - len(tobj)))
+    else:  # pop
+        return y, tobj.pop(*args)
+    return y, 0
+
+
+def _through_duals(f, args, tans, kw, kwtans):
+    """The general mechanism: f on duals under ForwardContext (objects, mutation, C functions, ...).
+
+    The twin follows tangents of numbers, arrays and plain lists, tuples and dicts of them only: a call
+    that leaves duals anywhere else (in an object it returns, an iterator, a closure, an argument it
+    changed in place) raises NotTransformable, and the caller's derivative runs on duals from the start."""
+    from .api import _primal_out, _run, _tangent_out
+    from .dual import Dual, DualConversionError, Tag
+    f = uncached(f)
+    # a primitive that writes into an argument (np.copyto, ufunc.at: the duals know how) may write perturbed
+    # values into a plain float array: that argument gets a zero tangent to write them into
+    rule = registry.get(f)
+    writes = rule is not None and (rule.inplace is not None or rule.mutating)
+    tag = Tag()
+    # the duals get copies of array tangents: the twin's tangents may be shared between variables whose
+    # values are not (`y = x + 1` takes x's tangent as it is), so a change in place must not reach them.
+    # The tangent of an argument the call changed in place is handed back to the caller instead.
+    made: list = []  # (a container of duals made for the call, the items it was given)
+    dargs = [_dualize(a, t, tag, made) if not _all_zero(t) else
+             Dual(a, np.zeros(a.shape), tag) if writes and type(a) is np.ndarray and a.dtype.kind == "f" else a
+             for a, t in zip(args, tans)]
+    dkw = {k: (v if _all_zero(kwtans.get(k)) else _dualize(v, kwtans[k], tag, made)) for k, v in kw.items()}
+    try:
+        y = _run(f, *dargs, **dkw)
+    except TypeError as e:  # a DualConversionError, or the callable's own words ("cannot create mpf from Dual")
+        import overdub
+        if overdub.is_recursable(f) or isinstance(e, OverdubError) and not isinstance(e, DualConversionError):
+            raise
+        from .arrays import no_rule  # a C callable (or a class) with no frule met a dual
+        frame = sys._getframe(1)
+        while frame.f_back is not None and frame.f_code.co_filename == __file__:
+            frame = frame.f_back
+        raise no_rule(f, where=f"{frame.f_code.co_filename}:{frame.f_lineno}") from e
+    if any(not _same_items(c, items) for c, items in made):
+        raise NotTransformable("a call changed a container holding active values in place")
+    if not all(_dual_free(a) for a, t in zip(args, tans) if _all_zero(t)) or not _dual_free(
+            getattr(f, "__self__", None)) or not all(_dual_free(v) for k, v in kw.items()
+                                                     if _all_zero(kwtans.get(k))):
+        raise NotTransformable("a call stored active values into an argument")
+    if not _splittable(y):
+        raise NotTransformable(f"a call returned a {type(y).__name__} that may hold active values")
+    moved = tuple(_changed_tangent(d, t) for d, t in zip(dargs, tans))
+    # (a result holding no dual has tangent zero: a module, a function, a shape)
+    out = _primal_out(y, tag), (0 if _dual_free(y) else _nz(_tangent_out(y, tag)))
+    _MOVED.args = moved if any(m is not None for m in moved) else None
+    return out
+
+
+def uncached(f):
+    """f without its functools.lru_cache / cache wrapper: a perturbed call must never be served the value
+    cached for its primal (a dual hashes and compares as its primal does)."""
+    while True:
+        if isinstance(f, functools._lru_cache_wrapper):
+            f = f.__wrapped__
+        elif type(f) is types.MethodType and isinstance(f.__func__, functools._lru_cache_wrapper):
+            f = types.MethodType(f.__func__.__wrapped__, f.__self__)
+        else:
+            return f
+
+
+def _dualize(a, t, tag, made: list):
+    """a perturbed by tangent t as duals: a plain list, tuple or dict of values becomes a new one of duals
+    (remembered in `made`, to check that the call left it alone); any other value one dual."""
+    from .dual import Dual
+    if type(a) is list or type(a) is tuple:
+        if (type(t) is list or type(t) is tuple) and len(t) == len(a):
+            items = [_dualize(v, tv, tag, made) if not _all_zero(tv) else v for v, tv in zip(a, t)]
+            out = type(a)(items)
+            made.append((out, items))
+            return out
+    elif type(a) is dict:
+        if type(t) is dict:
+            out = {k: (_dualize(v, t[k], tag, made) if not _all_zero(t.get(k)) else v) for k, v in a.items()}
+            made.append((out, list(out.values())))
+            return out
+    return Dual(a, _fresh(t), tag)
+
+
+def _same_items(c, items) -> bool:
+    return len(c) == len(items) and all(u is v for u, v in zip(c.values() if type(c) is dict else c, items))
+
+
+_LEAVES = (int, float, complex, bool, str, bytes, bytearray, memoryview, type(None), np.generic,
+           types.ModuleType, type, types.BuiltinFunctionType, np.dtype, range, slice, type(Ellipsis),
+           type(NotImplemented))
+# where the C objects of the standard library that hold Python values but show none of them live
+_OPAQUE_MODULES = frozenset({"builtins", "itertools", "_collections", "_operator", "operator", "_functools"})
+
+
+def _dual_free(v, seen=None, budget=None) -> bool:
+    """v certainly holds no dual: walked through containers, objects' fields, closures and partials;
+    iterators, generators and the like of the standard library (which may hold anything) are not."""
+    if type(v) is float:  # the common answer, before the import below
+        return True
+    from .dual import Dual
+    if isinstance(v, _LEAVES) and type(v) is not Dual:
+        return True
+    if type(v) is Dual:
+        return False
+    if seen is None:
+        seen, budget = set(), [100000]
+    if id(v) in seen:
+        return True
+    seen.add(id(v))
+    budget[0] -= 1
+    if budget[0] < 0:
+        return False  # too big to tell
+    if type(v) is np.ndarray:
+        return v.dtype != object or all(_dual_free(e, seen, budget) for e in v.flat)
+    parts: list = []
+    if isinstance(v, (list, tuple, set, frozenset)):
+        parts.extend(v)
+    elif isinstance(v, dict):
+        parts.extend(v.values())
+        parts.extend(v.keys())
+    elif type(v) is types.FunctionType:
+        parts.extend(c.cell_contents for c in v.__closure__ or () if _has_contents(c))
+        parts.extend(v.__defaults__ or ())
+        parts.extend((v.__kwdefaults__ or {}).values())
+        return all(_dual_free(p, seen, budget) for p in parts)
+    elif type(v) is types.MethodType:
+        parts += [v.__self__, v.__func__]
+    elif isinstance(v, functools.partial):
+        parts += [v.func, *v.args, *v.keywords.values()]
+    elif isinstance(v, collections.deque):
+        parts.extend(v)
+    elif isinstance(v, BaseException):
+        parts.extend(v.args)
+    elif (type(v).__module__ in _OPAQUE_MODULES and type(v) is not object) or isinstance(
+            v, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
+        return False  # an iterator, a generator, map(...), itemgetter(...): may hold anything
+    try:
+        d = getattr(v, "__dict__", None)
+        if type(d) is dict:
+            parts.extend(d.values())
+        for cls in type(v).__mro__:
+            slots = cls.__dict__.get("__slots__", ())
+            for name in (slots,) if isinstance(slots, str) else slots:
+                if hasattr(v, name):
+                    parts.append(getattr(v, name))
+    except Exception:  # an object whose fields cannot be read plainly: it may hold anything
+        return False
+    return all(_dual_free(p, seen, budget) for p in parts)
+
+
+def _has_contents(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _splittable(y) -> bool:
+    """Output y's duals can all be taken apart into primal and tangent (`api._primal_out`): they sit in
+    plain lists, tuples and dicts, nowhere else."""
+    from .dual import Dual
+    if type(y) is Dual:
+        return True
+    if type(y) is list or type(y) is tuple:
+        return all(_splittable(e) for e in y)
+    if type(y) is dict:
+        return all(_splittable(e) for e in y.values()) and all(_dual_free(k) for k in y)
+    return _dual_free(y)
+
+
+def _all_zero(t) -> bool:
+    """A zero tangent, also a list or tuple of them (a constant `[0, 2]` has one of zeros)."""
+    return _zero(t) or (type(t) is list or type(t) is tuple) and all(_all_zero(e) for e in t)
+
+
+def _fresh(t):
+    return t.copy() if type(t) is np.ndarray else t
+
+
+def _changed_tangent(d, t):
+    """The tangent of a dual argument after the call, where the call changed it (None where not)."""
+    from .dual import Dual
+    if type(d) is not Dual or type(d.tangent) is not np.ndarray:
+        return None
+    if type(t) is np.ndarray:
+        return None if np.array_equal(d.tangent, t) else d.tangent
+    return d.tangent if d.tangent.any() else None
+
+
+def fd_out(out, y, ty, tout, where):
+    """The tangent of array `out` after a call wrote its result y (numpy returns out itself) into it:
+    y's tangent where written, out's old tangent elsewhere."""
+    if y is not out or type(out) is not np.ndarray:
+        return tout
+    if where is True:
+        return ty
+    if _zero(ty) and _zero(tout):
+        return 0
+    kind = np.result_type(out.dtype, float)
+    return np.where(where, np.zeros(out.shape, kind) if _zero(ty) else ty,
+                    np.zeros(out.shape, kind) if _zero(tout) else tout)
+
+
+def fd_getitem(t, idx):
+    if _zero(t):
+        return 0
+    return t.get(idx, 0) if type(t) is dict else t[idx]  # a dict's tangent holds its active items only
+
+
+def fd_attr(t, attr):
+    return 0 if _zero(t) else getattr(t, attr)
+
+
+def fd_setitem(y, ty, idx, tv, v=None):
+    """The tangent of container y after `y[idx] = v`: ty with tv at idx, as a new array, list or dict."""
+    if type(y) is not np.ndarray and type(y) is not list and isinstance(idx, (float, complex, np.inexact)):
+        raise NotTransformable("a number as a key")  # perturbed maybe: duals carry it in the key
+    if _zero(ty) and _zero(tv):
+        return 0
+    if type(y) is np.ndarray:
+        kind = np.result_type(y.dtype, getattr(tv, "dtype", float), float)
+        new = np.zeros(y.shape, kind) if _zero(ty) else np.array(np.broadcast_to(ty, y.shape), dtype=kind)
+        new[idx] = 0 if _zero(tv) else tv
+        return new
+    if type(y) is list:
+        new = [0] * len(y) if _zero(ty) else list(ty)
+        if isinstance(idx, slice):  # (the slice may take more or fewer items than it replaces)
+            if not hasattr(v, "__len__"):
+                raise NotTransformable("a slice of a list assigned from an iterator")
+            tv = [0] * len(v) if _zero(tv) else list(tv)
+        new[idx] = tv
+        return new
+    if type(y) is dict:
+        new = {} if _zero(ty) else dict(ty)
+        new[idx] = tv
+        return new
+    raise NotTransformable(f"storing into a {type(y).__name__}")
+
+
+def fd_sync(x, tx, members, tans):
+    """After an in-place change of x (tangent tx): the tangents of `members` (values that may share x's
+    memory) made to agree with tx: where a member is x itself or holds it (a list, tuple or dict, also
+    nested), and, for an array x, where a member array shares elements with it."""
+    if type(x) is not np.ndarray and type(x) is not list and type(x) is not dict:
+        return tans
+    out = list(tans)
+    for j, m in enumerate(members):
+        if m is x:
+            out[j] = tx
+        elif type(m) is list or type(m) is tuple or type(m) is dict:
+            out[j] = _sync_container(x, tx, m, out[j], set())
+        elif (type(x) is np.ndarray and type(m) is np.ndarray and (x.base is not None or m.base is not None)
+              and np.may_share_memory(x, m)):
+            addr_x, addr_m = addresses(x), addresses(m)
+            shared = np.isin(addr_m, addr_x)
+            if not shared.any():
+                continue
+            kind = np.result_type(m.dtype, float)
+            tm = out[j]
+            new = np.zeros(m.shape, kind) if _zero(tm) else np.array(np.broadcast_to(tm, m.shape), dtype=kind)
+            order = np.argsort(addr_x, axis=None)
+            pos = order[np.searchsorted(addr_x.reshape(-1)[order], addr_m[shared])]
+            src = np.zeros(x.size, kind) if _zero(tx) else np.broadcast_to(tx, x.shape).reshape(-1)
+            new[shared] = src[pos]
+            out[j] = new
+    return tuple(out)
+
+
+def _sync_container(x, tx, m, tm, seen: set):
+    """The tangent of a list, tuple or dict m after an in-place change of x (tangent tx): its items that
+    are x, hold it, or (arrays) share memory with it get tangents that agree with tx (a new container
+    where any does)."""
+    if id(m) in seen:
+        return tm
+    seen.add(id(m))
+    keys = list(m) if type(m) is dict else range(len(m))
+    new = None
+    for k in keys:
+        item = m[k]
+        if type(item) is not np.ndarray and type(item) not in (list, tuple, dict):
+            continue
+        old = 0 if _zero(tm) else (tm.get(k, 0) if type(tm) is dict else tm[k])
+        if item is x:
+            t = tx
+        elif type(item) is np.ndarray:
+            (t,) = fd_sync(x, tx, (item,), (old,))
+        else:
+            t = _sync_container(x, tx, item, old, seen)
+        if t is not old:
+            if new is None:
+                new = (dict(tm) if type(tm) is dict else list(tm)) if not _zero(tm) else (
+                    {} if type(m) is dict else [0] * len(m))
+            new[k] = t
+    if new is None:
+        return tm
+    return tuple(new) if type(m) is tuple else new
+
+
+def fd_bound(scope, names, tangent_names):
+    """`fd_sync`'s members and tangents from a frame's locals, None and 0 for those not bound yet."""
+    return tuple(scope.get(n) for n in names), tuple(scope.get(t, 0) for t in tangent_names)
+
+
+def fd_cat(a, b, ta, tb):
+    """The tangent of a + b where the tangents' types differ or one is a zero: for lists and tuples (or a
+    tuple made into a list's tail) the tangents concatenated, zeros standing for a zero tangent's items."""
+    if type(a) in (list, tuple) and type(b) in (list, tuple):
+        pa = [0] * len(a) if _all_zero(ta) else list(ta)
+        pb = [0] * len(b) if _all_zero(tb) else list(tb)
+        return type(a + b)(pa + pb)
+    if _zero(ta):  # a + b has b's tangent, in the shape of the sum (a scalar's, over an array a)
+        return fd_bc(tb, a)
+    if _zero(tb):
+        return fd_bc(ta, b)
+    return ta + tb
+
+
+def fd_pow(a, b, ta, tb):
+    """The tangent of a ** b."""
+    from ..rules.operator import pow_dn, pow_dx
+    out = 0
+    if not _zero(ta):
+        out = ta * pow_dx(a, b)
+    if not _zero(tb):
+        out = out + tb * pow_dn(a, b, a ** b)
+    return out
+
+
+def fd_matmul(a, b, ta, tb):
+    out = 0
+    if not _zero(ta):
+        out = ta @ b
+    if not _zero(tb):
+        out = out + a @ tb
+    return out
+
+
+def _lowering_helpers():
+    from .dual import primal
+    return {**LOWERING_HELPERS, "__od_primal__": primal}
+
+
+_CELLS: dict | None = None
+
+
+def _cells() -> dict:
+    """The helper cells of every tangent twin (made on first use, then published whole: a thread must
+    never see the dict half filled)."""
+    global _CELLS
+    cells = _CELLS
+    if cells is None:
+        cells = {name: types.CellType(fn) for name, fn in {
+            "__fd_cat__": fd_cat, "__fd_list__": list, "__fd_tuple__": tuple,
+            "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
+            "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
+            "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
+            "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back, "__fd_out__": fd_out,
+            "__fd_giveup__": NotTransformable, "__fd_star__": fd_star, "__fd_bc__": fd_bc,
+            **_lowering_helpers()}.items()}
+        _CELLS = cells
+    return cells
+
+
+def _active_params(code, tans: tuple) -> frozenset:
+    """The parameters given a nonzero tangent by position: the positional ones, then `*args` for the rest
+    (keyword-only parameters are never filled by position)."""
+    n = code.co_argcount
+    active = {name for name, t in zip(code.co_varnames[:n], tans) if not _zero(t)}
+    if len(tans) > n and code.co_flags & inspect.CO_VARARGS and any(not _zero(t) for t in tans[n:]):
+        active.add(code.co_varnames[n + code.co_kwonlyargcount])
+    return frozenset(active)
+
+
+def tangent_jvp(f, primals: tuple, tangents: tuple):
+    """(f(*primals), its tangent) by the tangent twin; NotTransformable when f is out of its reach."""
+    if type(f) is not types.FunctionType:
+        raise NotTransformable("not a plain function")
+    tans = tuple(0 if t is None else t for t in tangents)
+    active = _active_params(f.__code__, tans)
+    code = tangent_twin(f, active)
+    twin = make_twin(f, code, _cells())
+    _depth.enter()
+    try:
+        return twin(tans, *primals)
+    finally:
+        _depth.leave()
