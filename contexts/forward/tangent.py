@@ -32,7 +32,9 @@ from ..lowered.activity import active_names, ask_primals, fresh_calls, view_grou
 from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, compare, const, dict_, if_, if_exp,
                              index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
                              starred, try_except, tuple_, user)
+from ..lowered.inline import inline
 from ..lowered.lower import Unsupported, lower
+from ..rules.operator import DERIVATIVES
 
 __all__ = ["NotTransformable", "tangent_twin"]
 
@@ -250,11 +252,10 @@ class _Tangents:
                 return if_exp(_same_class(ta, tb), binop(ta, ast.Sub(), tb),
                               call("__fd_cat__", user(a), user(b), ta, neg(tb)))
             return call("__fd_bc__", ta, user(b)) if ta else neg(call("__fd_bc__", tb, user(a)))
-        if op is ast.Mult:  # the product rule, without its zero terms
-            terms = ([binop(ta, ast.Mult(), user(b))] if ta else []) + ([binop(user(a), ast.Mult(), tb)] if tb else [])
-            return binop(terms[0], ast.Add(), terms[1]) if len(terms) == 2 else terms[0]
+        if op is ast.Mult:
+            return declared_tangent("mul", a, b, ta, tb)
         if op is ast.Div:
-            return self.quotient_tangent(a, b, ta, tb)
+            return declared_tangent("truediv", a, b, ta, tb)
         if op is ast.Pow:
             return call("__fd_pow__", user(a), user(b), self.tangent(a), self.tangent(b))
         if op is ast.MatMult:
@@ -275,14 +276,6 @@ class _Tangents:
                             is_not(attr(user(other), "__class__"), "__fd_tuple__"))
         return if_exp(not_sequence, call("__fd_bc__", t, user(other)),
                       call("__fd_cat__", user(a), user(b), self.tangent(a), self.tangent(b)))
-
-    def quotient_tangent(self, a, b, ta: str | None, tb: str | None) -> ast.expr:
-        """The tangent of `a / b`: `(ta * b - a * tb) / (b * b)`, without its zero terms."""
-        if tb is None:
-            return binop(ta, ast.Div(), user(b))
-        a_tb = binop(user(a), ast.Mult(), tb)
-        numerator = binop(binop(ta, ast.Mult(), user(b)), ast.Sub(), a_tb) if ta else neg(a_tb)
-        return binop(numerator, ast.Div(), binop(user(b), ast.Mult(), user(b)))
 
     def call_with_tangent(self, s, name, v: ast.Call) -> list[ast.stmt]:
         """`name, tangent = __fd_call__(f, args, tangents, kw, kw tangents)` (`__fd_mcall__` for a method),
@@ -338,6 +331,16 @@ class _Tangents:
 def _same_class(ta: str, tb: str) -> ast.expr:
     """`ta.__class__ is tb.__class__`: two tangents of one kind (adding lists concatenates them)."""
     return is_(attr(ta, "__class__"), attr(tb, "__class__"))
+
+
+def declared_tangent(name: str, a, b, ta: str | None, tb: str | None) -> ast.expr:
+    """`da(ta) + db(tb)` of the operator's derivatives declared once (`contexts.rules.operator.DERIVATIVES`),
+    inlined without their zero terms (the product rule, the quotient rule); the result y, which the
+    quotient's uses, as the expression `a / b` (the tangent is computed before the statement stores it)."""
+    da, db = DERIVATIVES[name]
+    y = binop(user(a), ast.Div(), user(b)) if name == "truediv" else const(None)
+    terms = [inline(d, t=t, a=user(a), b=user(b), y=y) for d, t in ((da, ta), (db, tb)) if t]
+    return terms[0] if len(terms) == 1 else binop(terms[0], ast.Add(), terms[1])
 
 
 def _in_place(s: ast.Assign) -> ast.AugAssign:
