@@ -32,7 +32,7 @@ from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
 from overdub.passes import OwnedEntries, compile_twin, get_source, mangle_private, on_clear
 
 from ..rules.frames import note_transformed
-from ..rules.registry import HOT_REDUCE_OPTIONS, NoRuleError, key_of, registry
+from ..rules.registry import HOT_REDUCE_OPTIONS, NoRuleError, key_of, objects_of_classes, registry
 from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
@@ -69,27 +69,6 @@ _NDARRAY = np.ndarray
 _F8 = np.dtype(np.float64)
 _WRAPPER = types.MethodWrapperType  # (1.0).__mul__
 _FunctionType = types.FunctionType
-
-
-_PLAIN_OPERANDS = (numbers.Number, np.ndarray, np.generic, str, bytes, bool, type(None))
-
-
-def _objects_of_classes(args: tuple, reduction: bool) -> bool:
-    """Whether an argument (or, for a reduction, an item of its iterable) is an object of a class of its
-    own: not a number, array or string, nor a forward-mode dual (its operators are the derivative's)."""
-    for i, a in enumerate(args):
-        if isinstance(a, _PLAIN_OPERANDS) or type(a) is _Dual:
-            continue
-        if i == 0 and reduction and type(a) in (list, tuple):
-            if any(not isinstance(v, _PLAIN_OPERANDS) and type(v) is not _Dual for v in a):
-                return True
-            continue
-        if i == 0 and reduction:  # an iterator: its items are seen when drawn (by the rule)
-            continue
-        if type(a) in (list, tuple):
-            continue
-        return True
-    return False
 
 
 def _rule_of(f):
@@ -283,7 +262,7 @@ def call(mask, f, *args, **kw):
             if is_method and len(args) > 1 and isinstance(f.__self__, np.ndarray):
                 _method_out(f, args)
     if rule is not None:
-        if rule.python is not None and _objects_of_classes(args, rule.kind == "reduction"):
+        if rule.python is not None and objects_of_classes(args, rule.kind == "reduction"):
             # an operand's special methods are its class's own code: they are what the primitive runs
             return _twin_call(mask, rule.python, (), args, kw)
         if rule.iterates and args:
@@ -321,7 +300,7 @@ def call(mask, f, *args, **kw):
         if rule.rrule is not None:
             if rule.kind == "reduction" and full and isinstance(full[0], collections.abc.Iterator):
                 full = (list(full[0]),) + full[1:]  # drawn once here (the rule would): a retry sees it all
-                if rule.python is not None and _objects_of_classes(full, True):
+                if rule.python is not None and objects_of_classes(full, True):
                     return _twin_call(mask, rule.python, (), full, kw)
             try:
                 y, back = rule.rrule(*full, **kw)

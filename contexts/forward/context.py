@@ -20,7 +20,7 @@ from overdub.passes import marked_opaque
 
 from ..rules.frames import note_transformed
 
-from ..rules.registry import key_of, registry
+from ..rules.registry import key_of, objects_of_classes, registry
 from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, out_position, to_array, write_out
 from .dual import Dual, DualConversionError, primal, top_tag
 from .tangent_runtime import uncached
@@ -81,6 +81,9 @@ class ForwardContext(overdub.Context):
                                     "would answer for the dual, not its value)", where=str(site),
                                     fix="test the value with `if isinstance(...)` / `if` chains, or match on a "
                                         "value that is not differentiated")
+            form = _python_form(fn, args)
+            if form is not None:  # an object's special methods are its class's own code: run them
+                return self.recurse(form, *args, **kwargs)
             tag = top_tag(args) if args else None
             if tag is None:
                 if id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
@@ -149,6 +152,17 @@ class ForwardContext(overdub.Context):
         if any(has_dual(v) for v in values) and overdub.is_recursable(frule):  # (a list of duals too)
             return self.recurse(frule, tangents, *values, **kwargs)
         return frule(tangents, *values, **kwargs)
+
+
+def _python_form(fn, args):
+    """`Rule.python` of fn when an argument is an object of a class of its own (`float(obj)` runs
+    `obj.__float__`, `sum(objs)` their `__add__`), else None."""
+    if not args or not objects_of_classes(args, True) or _native(fn):  # (the common case: plain arguments)
+        return None
+    rule = registry.get(fn)
+    if rule is None or rule.python is None:
+        return None
+    return rule.python if objects_of_classes(args, rule.kind == "reduction") else None
 
 
 def run_inside(fn, args, kwargs):

@@ -19,6 +19,7 @@ cotangent for an iterable is a list with one entry per element.
 from __future__ import annotations
 
 import math
+import numbers
 import types
 
 from . import generic as g
@@ -301,10 +302,19 @@ def register_elementwise(fn, partials, name):
     rule.adjoint, rule.frule = adjoint, frule
 
 
+def _through_float(fn):
+    """fn as Python code, for arguments that are objects of classes of their own (`Rule.python`): `math`
+    converts them with their `__float__` first, which is then differentiated as their code."""
+    def through_float(*args):
+        return fn(*[a if isinstance(a, numbers.Number) else float(a) for a in args])
+    return through_float
+
+
 for _name, _partials in _ELEMENTWISE.items():
     if hasattr(math, _name):  # exp2, cbrt: 3.11; fma: 3.13
         register_elementwise(getattr(math, _name), _partials, f"math.{_name}")
         registry.sparsity(elementwise_spec(_partials, linear=_name in _PIECEWISE_LINEAR), getattr(math, _name))
+        registry.set(getattr(math, _name), python=_through_float(getattr(math, _name)))
 
 
 # -- several arguments, tuples out ---------------------------------------------------------------

@@ -29,15 +29,18 @@ when a call executes, never bake them into generated code.
 
 from __future__ import annotations
 
+import numbers
 import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+import numpy as np
 
 from overdub.errors import OverdubError
 
 from .sparsity_specs import Custom, SparsitySpec
 
-__all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "MissingRule", "NoRuleError"]
+__all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "MissingRule", "NoRuleError", "objects_of_classes"]
 
 
 class MissingRule(OverdubError):
@@ -278,3 +281,33 @@ def _nondiff_frule(fn):
 
 
 registry = Registry()
+
+
+_PLAIN_OPERANDS = (numbers.Number, np.ndarray, np.generic, str, bytes, type(None))
+try:  # ufloats are numbers to every rule
+    from uncertainties.core import AffineScalarFunc as _UFloat
+    _PLAIN_OPERANDS += (_UFloat,)
+except ImportError:  # pragma: no cover
+    pass
+
+
+def _plain(v) -> bool:
+    return isinstance(v, _PLAIN_OPERANDS) or type(v).__name__ == "Dual"  # (a dual's operators are the derivative's)
+
+
+def objects_of_classes(args: tuple, reduction: bool = False) -> bool:
+    """Whether an argument is an object of a class of its own (not a number, array, string, container or
+    forward-mode dual), whose special methods the primitive would call: engines then run `Rule.python`.
+    For a reduction, the items of a list or tuple first argument count; an iterator's are not looked at
+    (drawing them would consume it: the engine looks again once it has drawn them)."""
+    for i, a in enumerate(args):
+        if _plain(a):
+            continue
+        if type(a) in (list, tuple):
+            if i == 0 and reduction and not all(_plain(v) for v in a):
+                return True
+            continue
+        if i == 0 and reduction and hasattr(a, "__next__"):
+            continue
+        return True
+    return False
