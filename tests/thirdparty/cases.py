@@ -64,9 +64,10 @@ def R(error: str, reason: str) -> Refused:
 
     import contexts
     from contexts import forward
+    from contexts.forward import dual
     from contexts.rules import builtins as rules_builtins
     from overdub import errors
-    for module in (contexts, forward, rules_builtins, errors, builtins):
+    for module in (contexts, forward, dual, rules_builtins, errors, builtins):
         if hasattr(module, error):
             return Refused(getattr(module, error), reason)
     raise LookupError(error)
@@ -796,3 +797,46 @@ def _():
 def _():
     mpmath = _imp("mpmath")
     return (lambda a: float(mpmath.findroot(lambda t: t ** 3 - a, 1.0))), 2.0
+
+
+# ===============================================================================================
+# pint: physical quantities (objects with their own __new__ and arithmetic in pure Python)
+# ===============================================================================================
+
+_UREG = []
+
+
+def _ureg():
+    if not _UREG:
+        _UREG.append(_imp("pint").UnitRegistry())
+    return _UREG[0]
+
+
+@case("pint", "kinetic energy in units, to joules")
+def _():
+    ureg = _ureg()
+
+    def energy(v):
+        m = 2.0 * ureg.kg
+        speed = v * ureg.meter / ureg.second
+        return (0.5 * m * speed ** 2).to(ureg.joule).magnitude
+    return energy, 3.0
+
+
+@case("pint", "drag force, converted units (km/h, g/cm^3)")
+def _():
+    ureg = _ureg()
+
+    def drag(v):
+        speed = (v * ureg.kilometer / ureg.hour).to(ureg.meter / ureg.second)
+        rho = 0.0012 * ureg.gram / ureg.centimeter ** 3
+        area = 0.5 * ureg.meter ** 2
+        return (0.5 * rho * speed ** 2 * area * 0.3).to(ureg.newton).magnitude
+    return drag, 90.0
+
+
+@case("pint", "a unit parsed from text (ureg('m/s'))",
+      forward=R('DualAttributeError', "a quantity's method read on a dual"))
+def _():
+    ureg = _ureg()
+    return (lambda v: (0.5 * 2.0 * ureg.kg * (v * ureg("m/s")) ** 2).m_as("J")), 3.0
