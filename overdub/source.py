@@ -351,7 +351,7 @@ def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
         if isinstance(x, types.CodeType) and isinstance(y, types.CodeType):
             if not _same_code(x, y):
                 return False
-        elif type(x) is not type(y) or repr(x) != repr(y):  # repr tells 0.0 from -0.0
+        elif type(x) is not type(y) or _constant_key(x) != _constant_key(y):
             return False
     return True
 
@@ -377,9 +377,19 @@ def _operations(code: types.CodeType) -> list:
             elif isinstance(arg, types.CodeType):  # compared by _same_code itself
                 arg = arg.co_name
             elif op != "LOAD_GLOBAL":
-                arg = repr(arg)
+                arg = _constant_key(arg)
             out.append((op, arg))
     return out
+
+
+def _constant_key(value) -> str:
+    """A constant as compared: its repr (which tells 0.0 from -0.0), a frozenset's members in a fixed order
+    (`x in {"a", "b"}` compiles to a frozenset whose iteration order may differ between compilations)."""
+    if type(value) is frozenset:
+        return "frozenset(" + repr(sorted(map(_constant_key, value))) + ")"
+    if type(value) is tuple:
+        return "(" + ", ".join(map(_constant_key, value)) + ",)"
+    return repr(value)
 
 
 def _strip_annotations(tree) -> None:

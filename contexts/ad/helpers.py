@@ -270,7 +270,7 @@ def getattr_(obj, attr):
         return getattr(obj, attr), None
     if _whole_number(t) and attr not in _NUMBER_PARTS:
         _representation_read(obj, attr, getattr(obj, attr))
-    prop = getattr(t, attr, None)
+    prop = _class_attribute(t, attr)
     if prop is None or isinstance(obj, (types.ModuleType, type)):
         return getattr(obj, attr), None
     if attr == "__dict__":
@@ -292,15 +292,35 @@ def getattr_(obj, attr):
         y, pb = runtime._twin_call(EVERY_ARGUMENT, prop.func, (obj,), (), _NOKW)
         old = setattr_(obj, attr, y)  # the cache, stored as cached_property does: undone in the reverse pass
         return y, (_CACHED, pb, old)
+    get = getattr(type(prop), "__get__", None)
+    if type(get) is types.FunctionType and not isinstance(prop, types.FunctionType):
+        # a descriptor of the class's own code (`__get__` reading where its `__set__` stored): its twin runs
+        y, pb = runtime._twin_call(EVERY_ARGUMENT, get, (prop,), (obj, t), _NOKW)
+        return y, (None if pb is None else (_DESCRIBED, pb))
     return getattr(obj, attr), None
+
+
+def _class_attribute(cls, attr):
+    """cls's attribute `attr` as stored (a descriptor itself, not what its `__get__` gives), or None."""
+    for klass in cls.__mro__:
+        found = klass.__dict__.get(attr, _MISSING)
+        if found is not _MISSING:
+            return found
+    return getattr(cls, attr, None)  # (a metaclass's)
 
 
 _C_LEVEL = frozenset({np.ndarray, _Dual, float, complex, int, bool, np.float64, np.float32, np.complex128,
                       np.int64, np.bool_})
 _CACHED = object()  # a pullback's mark: a cached_property's first read, which also stored the value
+_DESCRIBED = object()  # a pullback's mark: a read through a descriptor's Python `__get__`
 
 
 def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
+    if type(pb) is tuple and pb[0] is _DESCRIBED:  # obj was the __get__'s argument
+        pb = pb[1]
+        box = S.box(obj, dobj)
+        _, dargs, _ = pb[0](pb, g, None, S)
+        return S.box(obj, dargs[0]) if dargs[0] is not None else box
     if type(pb) is tuple and pb[0] is _CACHED:  # later reads' cotangents of the cached value join g
         _, pb, old = pb
         dobj, gv = setattr_adj(S, dobj, obj, attr, old)
@@ -562,7 +582,41 @@ def slice_cot(S, gs, offset, x):
     return tuple(part) if isinstance(x, tuple) else SeqBox(part) if isinstance(x, list) else part
 
 
+class _SetByCode:
+    """What `obj.attr = v` left when Python code of obj's class did the store (a property's setter, a
+    descriptor's `__set__`, a class's `__setattr__`): that code's pullback, and where obj's and v's
+    cotangents come back (obj at None: it was the code's `self`)."""
+    __slots__ = ("pb", "obj_at", "v_at")
+
+    def __init__(self, pb, obj_at, v_at: int):
+        self.pb, self.obj_at, self.v_at = pb, obj_at, v_at
+
+
+def _store_code(obj, attr, v):
+    """(function, self, arguments, obj's index among them or None, v's index) of the Python code that runs
+    `obj.attr = v`, or None where Python stores it itself (an instance dict, a slot)."""
+    cls = type(obj)
+    if type(getattr(cls, "__setattr__", None)) is types.FunctionType:
+        return cls.__setattr__, obj, (attr, v), None, 1
+    for klass in cls.__mro__:
+        desc = klass.__dict__.get(attr, _MISSING)
+        if desc is _MISSING:
+            continue
+        if isinstance(desc, property):
+            return (desc.fset, obj, (v,), None, 0) if type(desc.fset) is types.FunctionType else None
+        desc_set = getattr(type(desc), "__set__", None)
+        if type(desc_set) is types.FunctionType:
+            return desc_set, desc, (obj, v), 0, 1
+        return None
+    return None
+
+
 def setattr_(obj, attr, v):
+    code = _store_code(obj, attr, v) if type(obj) not in _C_LEVEL else None
+    if code is not None:  # the class's own code stores it: its twin runs, so what it writes is recorded
+        fn, self_, args, obj_at, v_at = code
+        _, pb = runtime._twin_call(EVERY_ARGUMENT, fn, (self_,), args, _NOKW)
+        return _SetByCode(pb, obj_at, v_at)
     if hasattr(obj, "__dict__") and type(getattr(type(obj), attr, None)) is not types.MemberDescriptorType:
         old = obj.__dict__.get(attr, _MISSING)
     else:  # a slot (perhaps of a base class of a class with a __dict__)
@@ -582,6 +636,17 @@ def _restore_attr(obj, attr, old):
 
 
 def setattr_adj(S, dobj, obj, attr, old):
+    if type(old) is _SetByCode:
+        if old.pb is None:
+            return dobj, None
+        pb = old.pb
+        if old.obj_at is None:  # obj was the code's self: its cotangent after the store flows in
+            dobj, dargs, _ = pb[0](pb, None, dobj, S)
+        else:  # (a descriptor's __set__: obj is an argument; its cotangent after the store is held by S)
+            box = S.box(obj, dobj)
+            _, dargs, _ = pb[0](pb, None, None, S)
+            dobj = acc(box, dargs[old.obj_at])
+        return dobj, dargs[old.v_at]
     _check_container_field(obj, attr)
     box = S.box(obj, dobj)
     gv = box.pop(attr, None) if isinstance(box, dict) else None

@@ -32,7 +32,8 @@ from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
 from overdub.passes import OwnedEntries, compile_twin, get_source, mangle_private, on_clear
 
 from ..rules.frames import note_transformed
-from ..rules.registry import HOT_REDUCE_OPTIONS, NoRuleError, key_of, objects_of_classes, registry
+from ..rules.registry import (HOT_REDUCE_OPTIONS, NoRuleError, array_objects, key_of, objects_of_classes, registry,
+                              through_array)
 from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
@@ -69,6 +70,15 @@ _NDARRAY = np.ndarray
 _F8 = np.dtype(np.float64)
 _WRAPPER = types.MethodWrapperType  # (1.0).__mul__
 _FunctionType = types.FunctionType
+
+
+_PLAIN_TYPES = frozenset({float, int, bool, complex, str, bytes, type(None), np.ndarray, np.float64, np.float32,
+                          np.int64, np.complex128, np.bool_})
+
+
+def _numpy_function(f) -> bool:
+    """f is numpy's (a ufunc, or a function of numpy's modules): it converts other objects to arrays."""
+    return type(f) is _UFUNC or (getattr(f, "__module__", None) or "").startswith("numpy")
 
 
 def _rule_of(f):
@@ -262,9 +272,14 @@ def call(mask, f, *args, **kw):
             if is_method and len(args) > 1 and isinstance(f.__self__, np.ndarray):
                 _method_out(f, args)
     if rule is not None:
-        if rule.python is not None and objects_of_classes(args, rule.kind == "reduction"):
-            # an operand's special methods are its class's own code: they are what the primitive runs
-            return _twin_call(mask, rule.python, (), args, kw)
+        for a in args:  # (the common case: arguments of plain types, one set lookup each)
+            if type(a) not in _PLAIN_TYPES:
+                if rule.python is not None and objects_of_classes(args, rule.kind == "reduction"):
+                    # an operand's special methods are its class's own code: they are what the primitive runs
+                    return _twin_call(mask, rule.python, (), args, kw)
+                if _numpy_function(f) and array_objects(args):  # numpy converts it by its class's __array__
+                    return _twin_call(mask, through_array(f), (), args, kw)
+                break
         if rule.iterates and args:
             t0 = type(args[0])
             if t0 in POSITIONED and f is not iter:

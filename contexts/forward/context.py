@@ -154,11 +154,15 @@ class ForwardContext(overdub.Context):
         return frule(tangents, *values, **kwargs)
 
 
+# forms that make reverse mode record a store or read as a field; duals need no help with them
+_RECORDING_ONLY = (object.__setattr__, object.__getattribute__)
+
+
 def _python_form(fn, args):
     """`Rule.python` of fn when an argument is an object of a class of its own (`float(obj)` runs
     `obj.__float__`, `sum(objs)` their `__add__`), else None."""
-    if not args or not objects_of_classes(args, True) or _native(fn):  # (the common case: plain arguments)
-        return None
+    if not args or not objects_of_classes(args, True) or _native(fn) or fn in _RECORDING_ONLY:
+        return None  # (the common case: plain arguments)
     rule = registry.get(fn)
     if rule is None or rule.python is None:
         return None

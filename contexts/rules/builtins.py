@@ -26,7 +26,7 @@ from overdub.errors import OverdubError
 from . import generic
 from .generic import conj, fit, project
 from .operator import floor_quotient, abs_adjoint, abs_frule, pow_adjoint, pow_frule
-from .registry import registry
+from .registry import NoRuleError, registry
 from .sparsity_specs import CONCRETE, LINEAR, NONLINEAR, Custom
 
 __all__: list[str] = []
@@ -358,3 +358,37 @@ def py_pow(base, exp, mod=None):
 for _fn, _form in [(builtins.sum, py_sum), (builtins.abs, py_abs), (builtins.float, py_float),
                    (builtins.pow, py_pow)]:
     registry.set(_fn, python=_form)
+
+
+def py_object_setattr(obj, name, value):
+    """`object.__setattr__(obj, name, value)` (a class's own `__setattr__` ending in the plain store) on an
+    object with an instance dict: the store into that dict, which reverse mode records as a field. Through
+    a data descriptor of the class it is refused (the descriptor decides where the value goes)."""
+    if not hasattr(obj, "__dict__") or hasattr(type(getattr(type(obj), name, None)), "__set__"):
+        raise NoRuleError(f"object.__setattr__ of {type(obj).__name__}.{name} (a slot or a data descriptor) "
+                          "with a differentiated value",
+                          fix="store it with a plain `self.name = value`, or into the instance dict")
+    obj.__dict__[name] = value
+
+
+registry.set(object.__setattr__, python=py_object_setattr)
+
+
+def py_object_getattribute(obj, name):
+    """`object.__getattribute__(obj, name)`: the instance dict itself, a field in it, or (for a class that
+    does not override attribute access) the plain read, each recorded as reverse mode records reads; other
+    reads of a differentiated object (past an overriding `__getattribute__`) are refused."""
+    if name == "__dict__":
+        return obj.__dict__
+    d = getattr(obj, "__dict__", None)
+    descriptor = hasattr(type(getattr(type(obj), name, None)), "__set__")
+    if type(d) is dict and name in d and not descriptor:
+        return d[name]
+    cls = type(obj)
+    if cls.__getattribute__ is object.__getattribute__ and getattr(cls, "__getattr__", None) is None:
+        return getattr(obj, name)
+    raise NoRuleError(f"object.__getattribute__ of {cls.__name__}.{name}, past the class's own attribute "
+                      "access, on a differentiated object", fix="read it with a plain `obj.name`")
+
+
+registry.set(object.__getattribute__, python=py_object_getattribute)

@@ -472,3 +472,35 @@ for _fn, _push, _pop in [(heapq.heappush, True, False), (heapq.heappop, False, T
                          (random.shuffle, False, False)]:
     registry.set(_fn, inplace=_reordering(_fn, _push, _pop))
 registry.set((list, "sort"), inplace=_reordering(list.sort, False, False, is_method=True))
+
+
+# -- sets: members without a place for a cotangent ------------------------------------------------------
+
+_CONSTANT_MEMBERS = (str, bytes, int, type(None), type(Ellipsis))
+
+
+def _constant_member(m) -> bool:
+    if type(m) is tuple:
+        return all(_constant_member(e) for e in m)
+    return isinstance(m, _CONSTANT_MEMBERS) and not isinstance(m, float)
+
+
+def set_rrule(iterable=(), /, *, _kind=set):
+    """`set(d)` of a dict takes its keys, which carry no cotangent in any mode (nor do strings, ints,
+    tuples of them): a constant. A set of other values (floats, arrays) would drop their derivatives,
+    having no place to carry them back: refused."""
+    if not isinstance(iterable, (dict, type({}.keys()))):
+        iterable = list(iterable)
+        if not all(_constant_member(m) for m in iterable):
+            raise NoRuleError(f"a {_kind.__name__} of values that may carry a derivative (its members have no "
+                              "place to carry it back)",
+                              fix="keep the values in a list or tuple; use a set for keys, names or indices only")
+    return _kind(iterable), lambda dy: (None,)
+
+
+def frozenset_rrule(iterable=(), /):
+    return set_rrule(iterable, _kind=frozenset)
+
+
+registry.rrule(set)(set_rrule)
+registry.rrule(frozenset)(frozenset_rrule)

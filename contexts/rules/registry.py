@@ -307,7 +307,45 @@ def objects_of_classes(args: tuple, reduction: bool = False) -> bool:
             if i == 0 and reduction and not all(_plain(v) for v in a):
                 return True
             continue
-        if i == 0 and reduction and hasattr(a, "__next__"):
+        if i == 0 and reduction and hasattr(type(a), "__next__"):  # (the class: an object may be half made)
             continue
         return True
     return False
+
+
+def _python_array(a) -> bool:
+    """a is an object whose class converts it to an array by Python code (`np.poly1d.__array__`), and which
+    numpy takes by that conversion (no `__array_ufunc__` or `__array_function__` of its own, which numpy
+    would call instead), and which is not being converted right now (an `__array__` calling numpy on its
+    own object)."""
+    cls = type(a)
+    return (type(getattr(cls, "__array__", None)) is types.FunctionType and not isinstance(a, np.ndarray)
+            and getattr(cls, "__array_ufunc__", None) is None and getattr(cls, "__array_function__", None) is None
+            and id(a) not in _converting)
+
+
+_converting: set = set()  # ids of the objects whose __array__ runs (as code) now
+
+
+def _as_array(a):
+    if not _python_array(a):
+        return a
+    _converting.add(id(a))
+    try:
+        return type(a).__array__(a)
+    finally:
+        _converting.discard(id(a))
+
+
+def through_array(fn):
+    """fn as Python code for arguments that numpy converts by their class's `__array__` (a poly1d): the
+    conversions run first, as code the engines differentiate, then fn on arrays; the rules' cotangents for
+    those arguments would be arrays, not cotangents of the objects."""
+    def converted_first(*args, **kwargs):
+        return fn(*[_as_array(a) for a in args], **kwargs)
+    return converted_first
+
+
+def array_objects(args: tuple) -> bool:
+    """Whether an argument is an object whose class converts it to an array by Python code."""
+    return any(_python_array(a) for a in args if not _plain(a) and type(a) not in (list, tuple, dict))

@@ -233,8 +233,7 @@ def _():
 
 
 @case("scipy", "interpolate.lagrange (data)",
-      reverse=R('NoRuleError', 'missing rule: np.trim_zeros (no source)'),
-      forward=R('NoForwardRule', 'missing rule: np.trim_zeros'))
+      forward=R('NoForwardRule', 'missing forward rule: np.convolve of a poly1d'))
 def _():
     interpolate = _imp("scipy.interpolate")
     k = _KNOTS[:4]

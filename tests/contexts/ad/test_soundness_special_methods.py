@@ -92,3 +92,88 @@ def test_math_functions_convert_objects_by_their_float():
     want = 2 * math.cos(3.0) * math.atan2(3.0, 2.0) + math.sin(3.0) * 2 * 2.0 / (9.0 + 4.0)
     assert gradient(f, 1.5)[0] == pytest.approx(want, rel=1e-12)
     assert derivative(f, 1.5) == pytest.approx(want, rel=1e-12)
+
+
+# -- stores and reads through the class's own code ------------------------------------------------------
+
+class Stored:
+    """A property whose setter stores elsewhere, scaled (as numpy's poly1d stores `_coeffs`)."""
+
+    def __init__(self, v):
+        self.s = v
+
+    @property
+    def s(self):
+        return self.__dict__["inner"] * 1.0
+
+    @s.setter
+    def s(self, v):
+        self.__dict__["inner"] = v * 3.0
+
+
+class Scaled:
+    """A descriptor of its own code."""
+
+    def __set_name__(self, owner, name):
+        self.name = "_" + name
+
+    def __get__(self, obj, cls=None):
+        return obj.__dict__[self.name]
+
+    def __set__(self, obj, v):
+        obj.__dict__[self.name] = v * 5.0
+
+
+class Described:
+    d = Scaled()
+
+    def __init__(self, v):
+        self.d = v
+
+
+class Renamed:
+    """A class's own __setattr__ and __getattr__ (a store under another name)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __setattr__(self, k, v):
+        object.__setattr__(self, k + "_", v * 7.0)
+
+    def __getattr__(self, k):
+        return object.__getattribute__(self, k + "_")
+
+
+def _set_later(x):
+    s = Stored(1.0)
+    s.s = x * x
+    return s.s
+
+
+STORES = {
+    "property setter": (lambda x: Stored(x).s * 2.0, lambda x: 6.0),
+    "property setter after construction": (_set_later, lambda x: 6 * x),
+    "descriptor": (lambda x: Described(x).d * 2.0, lambda x: 10.0),
+    "__setattr__ / __getattr__": (lambda x: Renamed(x).v * 2.0, lambda x: 14.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STORES))
+def test_stores_by_the_class_own_code(name):
+    f, df = STORES[name]
+    assert gradient(f, 1.5)[0] == pytest.approx(df(1.5), rel=1e-12)
+    assert derivative(f, 1.5) == pytest.approx(df(1.5), rel=1e-12)
+
+
+def test_numpy_converts_objects_by_their_python_array():
+    """np.poly1d: numpy functions take it through its `__array__` (Python code), and its coefficients
+    through a property setter; scipy's lagrange builds one. Closed forms (before: zero gradients)."""
+    import numpy as np
+    from scipy import interpolate
+    w = np.array([1.0, 2.0, 0.5])
+    np.testing.assert_allclose(gradient(lambda c: np.poly1d(c)(1.5), w)[0], [2.25, 1.5, 1.0])
+    np.testing.assert_allclose(gradient(lambda c: np.polymul(np.poly1d(c), [1.0, -2.0]).coeffs.sum(), w)[0],
+                               [-1.0, -1.0, -1.0])
+    # the Lagrange basis through 0, 1, 2 at 1.5
+    np.testing.assert_allclose(gradient(lambda y: interpolate.lagrange(np.array([0.0, 1.0, 2.0]), y)(1.5), w)[0],
+                               [-0.125, 0.75, 0.375])

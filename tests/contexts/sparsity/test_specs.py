@@ -42,6 +42,8 @@ WITHOUT = {
     sorted: "compares its items: runs on the tracers (comparisons need values: local mode)",
     divmod: "the tracer's own __divmod__ answers",
     list: "a container: tracers pass through as values",
+    set: "its members are keys (a dict's, names): reverse mode refuses differentiated ones",
+    frozenset: "its members are keys (a dict's, names): reverse mode refuses differentiated ones",
     tuple: "a container: tracers pass through as values",
     iter: "iteration: tracers pass through as values",
 }
