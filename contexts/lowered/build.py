@@ -153,3 +153,33 @@ def index_value(node: ast.expr) -> ast.expr:
     if isinstance(node, ast.Tuple):
         return tuple_(index_value(e) for e in node.elts)
     return user(node)
+
+
+# (added for contexts.ad.codegen)
+__all__ += ["ifexp", "dict_", "starred", "neg", "try_except"]
+
+
+def ifexp(test: Node, body: Node, orelse: Node) -> ast.IfExp:
+    """`body if test else orelse`."""
+    return ast.IfExp(test=load(test), body=load(body), orelse=load(orelse))
+
+
+def dict_(keys: Iterable[Node], values: Iterable[Node]) -> ast.Dict:
+    """`{k: v, ...}` (a key None is a `**` spread)."""
+    return ast.Dict(keys=[None if k is None else load(k) for k in keys], values=[load(v) for v in values])
+
+
+def starred(x: Node) -> ast.Starred:
+    """`*x`, a call argument spread."""
+    return ast.Starred(value=load(x), ctx=ast.Load())
+
+
+def neg(x: Node) -> ast.UnaryOp:
+    """`-x`."""
+    return ast.UnaryOp(op=ast.USub(), operand=load(x))
+
+
+def try_except(body: list[ast.stmt], exception: Node, handler: list[ast.stmt]) -> ast.Try:
+    """`try: body / except exception: handler`."""
+    return ast.Try(body=body, handlers=[ast.ExceptHandler(type=load(exception), name=None, body=handler)],
+                   orelse=[], finalbody=[])
