@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names,
                                 fresh_calls, nonlocal_writes, view_groups)
-from ..lowered.build import (Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_, ifexp,
+from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_, ifexp,
                              index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
 from ..lowered.lower import TEMP_PREFIX, Unsupported, is_generator
@@ -72,7 +72,7 @@ def _strings(names) -> ast.Tuple:
 
 def _session(field_name: str) -> ast.Attribute:
     """`_od_S.<field_name>` as an assignment target (the reverse session's slots for in-place calls)."""
-    return ast.Attribute(value=load("_od_S"), attr=field_name, ctx=ast.Store())
+    return ast.Attribute(value=load("_od_S"), attr=field_name, ctx=STORE)
 
 
 def _offset(offset: int | ast.expr) -> ast.expr:

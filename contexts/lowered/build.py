@@ -25,20 +25,23 @@ __all__ = ["Node", "load", "store", "const", "call", "attr", "item", "tuple_", "
            "user"]
 
 Node = ast.expr | str
+# one context object each, shared by every node as the parser shares its own (a new `ast.Load()` per name
+# doubles the objects of a generated tree, and the collector's work with them)
+LOAD, STORE = ast.Load(), ast.Store()
 
 
 def load(x: Node) -> ast.expr:
     """An expression: a string is the variable of that name, a node is used as given."""
-    return ast.Name(id=x, ctx=ast.Load()) if isinstance(x, str) else x
+    return ast.Name(id=x, ctx=LOAD) if isinstance(x, str) else x
 
 
 def store(x: Node | Sequence[Node]) -> ast.expr:
     """An assignment target: a name, a tuple of targets (nested tuples unpack), or a node (an attribute or
     subscript, given with a Store context)."""
     if isinstance(x, str):
-        return ast.Name(id=x, ctx=ast.Store())
+        return ast.Name(id=x, ctx=STORE)
     if isinstance(x, (tuple, list)):
-        return ast.Tuple(elts=[store(e) for e in x], ctx=ast.Store())
+        return ast.Tuple(elts=[store(e) for e in x], ctx=STORE)
     return x
 
 
@@ -52,7 +55,7 @@ def user(node: ast.expr) -> ast.expr:
     """A copy of a user's expression, to be placed in generated code while the original stays where it is
     (an atom, a name or a constant, in the common case: copied without the generic deep copy)."""
     if isinstance(node, ast.Name):
-        return ast.Name(id=node.id, ctx=ast.Load())
+        return ast.Name(id=node.id, ctx=LOAD)
     if isinstance(node, ast.Constant):
         return ast.Constant(value=node.value, kind=node.kind)
     return copy.deepcopy(node)
@@ -66,21 +69,21 @@ def call(func: Node, *args: Node, **kwargs: Node) -> ast.Call:
 
 
 def attr(value: Node, name: str) -> ast.Attribute:
-    return ast.Attribute(value=load(value), attr=name, ctx=ast.Load())
+    return ast.Attribute(value=load(value), attr=name, ctx=LOAD)
 
 
 def item(value: Node, index: Node | int) -> ast.Subscript:
     """`value[index]`; an int index is a constant."""
     index = const(index) if isinstance(index, int) else load(index)
-    return ast.Subscript(value=load(value), slice=index, ctx=ast.Load())
+    return ast.Subscript(value=load(value), slice=index, ctx=LOAD)
 
 
 def tuple_(elts: Iterable[Node]) -> ast.Tuple:
-    return ast.Tuple(elts=[load(e) for e in elts], ctx=ast.Load())
+    return ast.Tuple(elts=[load(e) for e in elts], ctx=LOAD)
 
 
 def list_(elts: Iterable[Node]) -> ast.List:
-    return ast.List(elts=[load(e) for e in elts], ctx=ast.Load())
+    return ast.List(elts=[load(e) for e in elts], ctx=LOAD)
 
 
 def assign(target: Node | Sequence[Node], value: Node) -> ast.Assign:
@@ -138,10 +141,17 @@ def at(stmts: list[ast.stmt], like: ast.AST) -> list[ast.stmt]:
     code point at the user's line), and return stmts."""
     line = getattr(like, "lineno", 1)
     end = getattr(like, "end_lineno", line) or line
-    for stmt in stmts:
-        for n in ast.walk(stmt):
-            if "lineno" in n._attributes:
-                n.lineno, n.end_lineno, n.col_offset, n.end_col_offset = line, end, 0, 0
+    todo = list(stmts)  # (ast.walk's traversal, without its generators: a third faster)
+    while todo:
+        n = todo.pop()
+        if n._attributes:
+            n.lineno, n.end_lineno, n.col_offset, n.end_col_offset = line, end, 0, 0
+        for name in n._fields:
+            v = getattr(n, name, None)
+            if isinstance(v, list):
+                todo.extend(x for x in v if isinstance(x, ast.AST))
+            elif isinstance(v, ast.AST):
+                todo.append(v)
     return stmts
 
 
@@ -156,7 +166,7 @@ def index_value(node: ast.expr) -> ast.expr:
 
 
 # (added for contexts.ad.codegen)
-__all__ += ["ifexp", "dict_", "starred", "neg", "try_except"]
+__all__ += ["LOAD", "STORE", "ifexp", "dict_", "starred", "neg", "try_except"]
 
 
 def ifexp(test: Node, body: Node, orelse: Node) -> ast.IfExp:
@@ -171,7 +181,7 @@ def dict_(keys: Iterable[Node], values: Iterable[Node]) -> ast.Dict:
 
 def starred(x: Node) -> ast.Starred:
     """`*x`, a call argument spread."""
-    return ast.Starred(value=load(x), ctx=ast.Load())
+    return ast.Starred(value=load(x), ctx=LOAD)
 
 
 def neg(x: Node) -> ast.UnaryOp:
