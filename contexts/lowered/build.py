@@ -28,6 +28,9 @@ Node = ast.expr | str
 # one context object each, shared by every node as the parser shares its own (a new `ast.Load()` per name
 # doubles the objects of a generated tree, and the collector's work with them)
 LOAD, STORE = ast.Load(), ast.Store()
+# and one object per operator, for the same reason (`binop(a, ast.Add(), b)` keeps the shared one)
+_OPERATORS = {cls: cls() for kind in (ast.operator, ast.cmpop, ast.boolop, ast.unaryop)
+              for cls in kind.__subclasses__()}
 
 
 def load(x: Node) -> ast.expr:
@@ -100,15 +103,15 @@ def if_(test: Node, body: list[ast.stmt], orelse: list[ast.stmt] | None = None) 
 
 
 def compare(a: Node, op: ast.cmpop, b: Node) -> ast.Compare:
-    return ast.Compare(left=load(a), ops=[op], comparators=[load(b)])
+    return ast.Compare(left=load(a), ops=[_OPERATORS.get(type(op), op)], comparators=[load(b)])
 
 
 def is_(a: Node, b: Node) -> ast.Compare:
-    return compare(a, ast.Is(), b)
+    return compare(a, _OPERATORS[ast.Is], b)
 
 
 def is_not(a: Node, b: Node) -> ast.Compare:
-    return compare(a, ast.IsNot(), b)
+    return compare(a, _OPERATORS[ast.IsNot], b)
 
 
 def is_none(x: Node) -> ast.Compare:
@@ -121,19 +124,19 @@ def not_none(x: Node) -> ast.Compare:
 
 def and_(*xs: Node) -> ast.expr:
     """`a and b and ...` (one operand: itself)."""
-    return load(xs[0]) if len(xs) == 1 else ast.BoolOp(op=ast.And(), values=[load(x) for x in xs])
+    return load(xs[0]) if len(xs) == 1 else ast.BoolOp(op=_OPERATORS[ast.And], values=[load(x) for x in xs])
 
 
 def or_(*xs: Node) -> ast.expr:
-    return load(xs[0]) if len(xs) == 1 else ast.BoolOp(op=ast.Or(), values=[load(x) for x in xs])
+    return load(xs[0]) if len(xs) == 1 else ast.BoolOp(op=_OPERATORS[ast.Or], values=[load(x) for x in xs])
 
 
 def not_(x: Node) -> ast.UnaryOp:
-    return ast.UnaryOp(op=ast.Not(), operand=load(x))
+    return ast.UnaryOp(op=_OPERATORS[ast.Not], operand=load(x))
 
 
 def binop(a: Node, op: ast.operator, b: Node) -> ast.BinOp:
-    return ast.BinOp(left=load(a), op=op, right=load(b))
+    return ast.BinOp(left=load(a), op=_OPERATORS.get(type(op), op), right=load(b))
 
 
 def at(stmts: list[ast.stmt], like: ast.AST) -> list[ast.stmt]:
@@ -186,7 +189,7 @@ def starred(x: Node) -> ast.Starred:
 
 def neg(x: Node) -> ast.UnaryOp:
     """`-x`."""
-    return ast.UnaryOp(op=ast.USub(), operand=load(x))
+    return ast.UnaryOp(op=_OPERATORS[ast.USub], operand=load(x))
 
 
 def try_except(body: list[ast.stmt], exception: Node, handler: list[ast.stmt]) -> ast.Try:
