@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 
 from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names,
                                 fresh_calls, nonlocal_writes, view_groups)
-from ..lowered.emit import index_arg, parse_at
+from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
+                             if_exp, index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
+                             try_except, tuple_, user)
 from ..lowered.lower import TEMP_PREFIX, Unsupported, is_generator
 
 __all__ = ["generate", "Generated", "HELPERS"]
@@ -36,8 +38,6 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_enumerate_at__", "__od_mutable__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__")
 
-_FAST_BINOPS = {ast.Add: ("_g", "_g"), ast.Sub: ("_g", "-_g"), ast.Mult: ("_g * {b}", "_g * {a}"),
-                ast.Div: ("_g / {b}", "-(_g * {a}) / ({b} * {b})")}
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
             ast.BitOr: "or_", ast.BitXor: "xor", ast.BitAnd: "and_"}
@@ -51,6 +51,41 @@ _MUTATING_METHODS = frozenset({"at", "copyto", "place", "put", "putmask", "fill_
 
 def d(name: str) -> str:
     return "_od_d_" + name
+
+
+def _accumulate(dn: str, c: str) -> ast.If:
+    """`dn += c` for cotangents: `c` itself into an empty `dn`, a float sum inline, `__od_acc__` otherwise."""
+    floats = and_(is_(call("type", dn), "float"), is_(call("type", c), "float"))
+    return if_(is_none(dn), [assign(dn, c)],
+               [if_(floats, [assign(dn, binop(dn, ast.Add(), c))], [assign(dn, call("__od_acc__", dn, c))])])
+
+
+def _given(cotangent: str, body: list[ast.stmt]) -> ast.If:
+    """`if cotangent is not None: body`."""
+    return if_(not_none(cotangent), body)
+
+
+def _strings(names) -> ast.Tuple:
+    """A tuple of names as string constants, `('a', 'b')`."""
+    return tuple_(const(n) for n in names)
+
+
+def _session(field_name: str) -> ast.Attribute:
+    """`_od_S.<field_name>` as an assignment target (the reverse session's slots for in-place calls)."""
+    return ast.Attribute(value=load("_od_S"), attr=field_name, ctx=STORE)
+
+
+def _offset(offset: int | ast.expr) -> ast.expr:
+    """A position among a call's or a display's elements (an int, or `n + len(spread) + ...` after a `*spread`),
+    as a new node (the offset itself goes on to build the next one)."""
+    return const(offset) if isinstance(offset, int) else copy.deepcopy(offset)
+
+
+def _after(offset: int | ast.expr, spread: ast.expr | None = None) -> int | ast.expr:
+    """The offset after one more element, or after `*spread`."""
+    if spread is not None:
+        return binop(const(offset) if isinstance(offset, int) else offset, ast.Add(), call("len", user(spread)))
+    return offset + 1 if isinstance(offset, int) else binop(offset, ast.Add(), const(1))
 
 
 ENTRY = "_od_in_"  # prefix of the parameters' entry copies
@@ -84,10 +119,6 @@ class Generated:
     params: list
     blocks: dict = field(default_factory=dict)  # block id -> list of adjoint statements (for printing)
     entry: dict = field(default_factory=dict)  # positional parameter index -> its entry copy (active)
-
-
-def _src(node) -> str:
-    return ast.unparse(node)
 
 
 def _targets(s) -> set[str]:
@@ -171,19 +202,18 @@ class _Gen:
     def is_active(self, node) -> bool:
         return isinstance(node, ast.Name) and node.id in self.active
 
-    def acc(self, name: str, expr: str, fresh: bool = False) -> str:
+    def acc(self, name: str, expr: Node, fresh: bool = False) -> list[ast.stmt]:
+        """Adjoint statements adding cotangent `expr` (a new node, or a variable's name) to name's."""
         self.dvars.add(name)
         dn = d(name)
         if fresh or name in self.single_use:  # its one reader is the only contribution: nothing to add to
-            return f"{dn} = {expr}\n"
-        return (f"_od_c = {expr}\n"
-                f"if {dn} is None:\n    {dn} = _od_c\n"
-                f"elif type({dn}) is float and type(_od_c) is float:\n    {dn} = {dn} + _od_c\n"
-                f"else:\n    {dn} = __od_acc__({dn}, _od_c)\n")
+            return [assign(dn, expr)]
+        return [assign("_od_c", expr), _accumulate(dn, "_od_c")]
 
-    def take(self, name: str) -> str:
+    def take(self, name: str) -> list[ast.stmt]:
+        """Adjoint statements taking name's cotangent into `_g` (a store: the variable's is reset)."""
         self.dvars.add(name)
-        return f"_g = {d(name)}\n{d(name)} = None\n"
+        return [assign("_g", d(name)), assign(d(name), const(None))]
 
     # -- statements ----------------------------------------------------------------------------
     def body(self, stmts: list[ast.stmt], single: bool = False) -> list[ast.stmt]:
@@ -223,7 +253,7 @@ class _Gen:
                                               or getattr(s, "_od_class_patterns", True)):
                 # its pattern bindings would carry derivatives unseen: refused when the subject's value
                 # may carry one (a dict of constants read from a module global does not)
-                return parse_at(f"__od_match_guard__({s.subject.id})\n", s) + [s]
+                return at([expr_stmt(call("__od_match_guard__", s.subject.id))], s) + [s]
             return [s]
         if isinstance(s, ast.If):
             s.body = self.body(s.body)
@@ -268,22 +298,25 @@ class _Gen:
         j = self.new_block()
         it, v = s.iter.id, s.target.id
         itv, pb = f"_od_it{j}", f"_od_pbit{j}"
-        pre = parse_at(f"{itv}, {pb} = __od_call__({EVERY_ARGUMENT}, __od_iter__, {it})\n_od_ta(({j}, {pb}))\n", s)
+        pre = at([assign((itv, pb), call("__od_call__", const(EVERY_ARGUMENT), "__od_iter__", it)),
+                  expr_stmt(call("_od_ta", tuple_([const(j), pb])))], s)
         self.dvars.update((it, itv))
-        adj0 = (self.take(itv) + f"if {pb} is not None:\n    _od_r = {pb}[0]({pb}, _g, None, _od_S)\n"
-                + _indent(self.acc(it, "_od_r[1][0]")))
-        self.set_adjoint(j, [pb], adj0, s)
+        pullback = assign("_od_r", call(item(pb, 0), pb, "_g", const(None), "_od_S"))
+        adj0 = self.take(itv) + [_given(pb, [pullback, *self.acc(it, item(item("_od_r", 1), 0))])]
+        self.set_adjoint(j, [pb], [(adj0, s)], s)
         self.depth += 1
         k = self.new_block()
         self.depth -= 1
         i = f"_od_i{k}"
         # a loop over an iterator already drawn from (`next(it)` first) numbers its items from there
-        items = f"(__od_enumerate_at__({itv}) if {itv} is {it} else __od_enumerate__({itv}))"
-        head = parse_at(f"for {i}, {v} in {items}:\n    _od_ta(({k}, {itv}, {i}))\n", s)[0]
+        items = if_exp(is_(itv, it), call("__od_enumerate_at__", itv), call("__od_enumerate__", itv))
+        head = ast.For(target=store((i, v)), iter=items, body=[expr_stmt(call("_od_ta", tuple_([const(k), itv, i])))],
+                       orelse=[], type_comment=None)
+        at([head], s)
         head.body.extend(body)
         head.orelse = orelse
-        adj = self.take(v) + f"if _g is not None:\n    {d(itv)} = __od_getitem_adj__(_od_S, {d(itv)}, _g, {itv}, {i})\n"
-        self.set_adjoint(k, [itv, i], adj, s)
+        adj = self.take(v) + [_given("_g", [assign(d(itv), call("__od_getitem_adj__", "_od_S", d(itv), "_g", itv, i))])]
+        self.set_adjoint(k, [itv, i], [(adj, s)], s)
         return pre + [head]
 
     def new_block(self) -> int:
@@ -291,15 +324,12 @@ class _Gen:
         self.depth_of[self.nblocks] = self.depth
         return self.nblocks
 
-    def set_adjoint(self, k: int, saved: list[str], parts, like) -> None:
-        """parts: adjoint text, or a list of (text or statements, statement) in reverse order (each keeps its
-        statement's line)."""
-        if isinstance(parts, str):
-            parts = [(parts, like)]
-        unpack = f"_, {', '.join(saved)}{',' if len(saved) == 1 else ''} = _od_rec\n" if saved else ""
-        stmts = parse_at(unpack, like) if unpack else []
+    def set_adjoint(self, k: int, saved: list[str], parts: list[tuple[list[ast.stmt], ast.stmt]], like) -> None:
+        """parts: (adjoint statements, the user's statement they mirror), in reverse order (each is placed
+        on its statement's line)."""
+        stmts = at([assign(("_", *saved), "_od_rec")], like) if saved else []
         for part, node in parts:
-            stmts.extend(parse_at(part, node) if isinstance(part, str) else part)
+            stmts.extend(at(part, node))
         self.adjoints[k] = stmts or [ast.copy_location(ast.Pass(), like)]
 
     # -- one basic block -------------------------------------------------------------------------
@@ -327,12 +357,11 @@ class _Gen:
                 if n in later:
                     snap = f"_od_s{k}_{idx}_{n}"
                     if n in _targets(s) and n not in read:  # the statement's own result: kept after it
-                        after.extend(parse_at(f"{snap} = {n}\n", s))
+                        after.extend(at([assign(snap, n)], s))
                     else:
-                        fwd.extend(parse_at(f"{snap} = {n}\n", s))
+                        fwd.extend(at([assign(snap, n)], s))
                         f_stmts = [_rename(x, {n: snap}) for x in f_stmts]
                     renames[n] = snap
-            adj = parse_at(adj, s)
             if renames:  # the adjoint reads (and restores) the snapshots (never the cotangents, `_od_d_<n>`)
                 adj = [_rename(x, renames, loads_only=False) for x in adj]
                 need = [renames.get(n, n) for n in need]
@@ -342,7 +371,7 @@ class _Gen:
                 if n not in saved:
                     saved.append(n)
             adj_parts.append((adj, s))
-        record = parse_at(f"_od_ta(({', '.join([str(k)] + saved)},))\n", stmts[-1])
+        record = at([expr_stmt(call("_od_ta", tuple_([const(k), *saved])))], stmts[-1])
         if isinstance(fwd[-1], ast.Return):
             ret = fwd.pop()
             fwd.extend(record)
@@ -379,7 +408,7 @@ class _Gen:
             return any(isinstance(t, ast.Subscript) and self.is_active(t.value) for t in s.targets)
         return False
 
-    # -- one active statement: (forward statements, saved names, adjoint text) -------------------------
+    # -- one active statement: (forward statements, saved names, adjoint statements) -------------------
     def statement(self, s):
         if isinstance(s, ast.Assign) and any(isinstance(t, ast.Name) and t.id in self.globals_declared
                                              for t in s.targets):
@@ -392,12 +421,12 @@ class _Gen:
             return [s], [], self.closure(s.name, s)
         if isinstance(s, ast.Delete):
             t = s.targets[0]
-            obj, idx = t.value.id, index_arg(t.slice)
+            obj = t.value.id
             self.npb += 1
             u = f"_od_u{self.npb}"
-            fwd = parse_at(f"{u} = __od_delitem__({obj}, {idx})\n", s)
+            fwd = at([assign(u, call("__od_delitem__", obj, index_value(t.slice)))], s)
             self.dvars.add(obj)
-            adj = f"{d(obj)} = __od_delitem_adj__(_od_S, {d(obj)}, {obj}, {idx}, {u})\n"
+            adj = [assign(d(obj), call("__od_delitem_adj__", "_od_S", d(obj), obj, index_value(t.slice), u))]
             return fwd, [obj] + _names_in(t.slice) + [u], adj
         t, v = s.targets[0], s.value
         if isinstance(t, ast.Attribute):
@@ -406,15 +435,15 @@ class _Gen:
             return self.setitem_(s, t, v)
         name = t.id
         if isinstance(v, (ast.Name, ast.Constant)):
-            adj = self.take(name) + ("if _g is not None:\n" + _indent(self.acc(v.id, "_g")) if self.is_active(v) else "")
+            adj = self.take(name) + ([_given("_g", self.acc(v.id, "_g"))] if self.is_active(v) else [])
             return [s], [], adj
         if isinstance(v, ast.BinOp):
             return self.binop(s, name, v)
         if isinstance(v, ast.UnaryOp):
             adj = self.take(name)
             if self.is_active(v.operand):
-                expr = "-_g" if isinstance(v.op, ast.USub) else "_g"
-                adj += "if _g is not None:\n" + _indent(self.acc(v.operand.id, expr))
+                expr = neg("_g") if isinstance(v.op, ast.USub) else "_g"
+                adj.append(_given("_g", self.acc(v.operand.id, expr)))
             return [s], [], adj
         if isinstance(v, ast.Call):
             return self.call(s, name, v)
@@ -425,15 +454,15 @@ class _Gen:
             self.dvars.add(obj)
             self.npb += 1
             pb = f"_od_pb{self.npb}"
-            fwd = parse_at(f"{name}, {pb} = __od_getattr__({obj}, {v.attr!r})\n", s)
-            adj = self.take(name) + (f"if _g is not None or {pb} is not None:\n    {d(obj)} = __od_getattr_adj__("
-                                     f"_od_S, {d(obj)}, _g, {obj}, {v.attr!r}, {name}, {pb})\n")
+            fwd = at([assign((name, pb), call("__od_getattr__", obj, const(v.attr)))], s)
+            adj = self.take(name) + [if_(or_(not_none("_g"), not_none(pb)), [assign(d(obj), call(
+                "__od_getattr_adj__", "_od_S", d(obj), "_g", obj, const(v.attr), name, pb))])]
             return fwd, [obj, name, pb], adj
         if isinstance(v, ast.Subscript):
             obj = v.value.id
             self.dvars.add(obj)
-            adj = self.take(name) + (f"if _g is not None:\n    {d(obj)} = __od_getitem_adj__(_od_S, {d(obj)}, _g, "
-                                     f"{obj}, {index_arg(v.slice)})\n")
+            adj = self.take(name) + [_given("_g", [assign(d(obj), call(
+                "__od_getitem_adj__", "_od_S", d(obj), "_g", obj, index_value(v.slice)))])]
             return [s], [obj] + _names_in(v.slice), adj
         if isinstance(v, (ast.Tuple, ast.List)):
             return self.build_seq(s, name, v)
@@ -444,47 +473,50 @@ class _Gen:
             return [s], [], self.closure(name, v)
         if isinstance(v, ast.Set) and any(self.is_active(e) for e in v.elts):
             # a set's members carry no cotangent back: refused when they may carry a derivative
-            return [s] + parse_at(f"__od_match_guard__({name}, 'a set of')\n", s), [], self.take(name)
+            return [s] + at([expr_stmt(call("__od_match_guard__", name, const("a set of")))], s), [], self.take(name)
         return [s], [], self.take(name)  # sets, f-strings...: nothing flows back
 
     def _ret(self, s):
-        return parse_at(f"return {s.value.id}, _od_tape\n", s)[0]
+        return at([ast.Return(value=tuple_([s.value.id, "_od_tape"]))], s)[0]
 
     def inplace(self, s, name, v):
         """`x op= y` on an active x: arrays are updated in place (aliases see it) and the old value is
         kept so the reverse pass can restore it; other values are rebound as usual."""
         a, b = v.left, v.right
-        A, B = _src(a), _src(b)
         opname = _OPNAMES.get(type(v.op), "?")
         self.npb += 1
         u = f"_od_u{self.npb}"
         flags_fwd, merge, flags = self.alias_merge(name, s)
-        fwd = flags_fwd + parse_at(f"{name}, {u} = __od_iop__({opname!r}, {A}, {B})\n", s)
+        fwd = flags_fwd + at([assign((name, u), call("__od_iop__", const(opname), user(a), user(b)))], s)
         need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [u] + flags
-        adj = (merge + self.take(name) + f"_od_ga, _od_gb = __od_iop_adj__(_od_S, {opname!r}, _g, {A}, {B}, {u})\n"
-               + (self.acc(a.id, "_od_ga") if self.is_active(a) else "")
-               + (self.acc(b.id, "_od_gb") if self.is_active(b) else ""))
+        adj = (merge + self.take(name)
+               + [assign(("_od_ga", "_od_gb"), call("__od_iop_adj__", "_od_S", const(opname), "_g", user(a), user(b),
+                                                    u))]
+               + (self.acc(a.id, "_od_ga") if self.is_active(a) else [])
+               + (self.acc(b.id, "_od_gb") if self.is_active(b) else []))
         return fwd, need, adj
 
-    def alias_merge(self, name: str, s) -> tuple[list[ast.stmt], str, list[str]]:
+    def alias_merge(self, name: str, s) -> tuple[list[ast.stmt], list[ast.stmt], list[str]]:
         """For an in-place change of the array in `name`: the other variables bound to the same array at
         that moment (`alias = name` earlier) hold cotangents of it too. The forward notes which are
         (flags saved on the tape); the adjoint adds their cotangents to name's before undoing the change."""
         aliases = sorted(n for n in self.aliases.get(name, ()) if n in self.active)
         fwd: list[ast.stmt] = []
-        text, flags = "", []
+        merge: list[ast.stmt] = []
+        flags: list[str] = []
         for n in aliases:
             self.npb += 1
             flag = f"_od_a{self.npb}"
-            fwd += parse_at(f"try:\n    {flag} = {n} is {name} and __od_mutable__({name})\n"
-                          f"except NameError:\n    {flag} = False\n", s)
+            same = assign(flag, and_(is_(n, name), call("__od_mutable__", name)))
+            fwd += at([try_except([same], "NameError", [assign(flag, const(False))])], s)
             self.dvars.update((n, name))
-            text += f"if {flag}:\n    {d(name)} = __od_acc__({d(name)}, {d(n)})\n    {d(n)} = None\n"
+            merge.append(if_(flag, [assign(d(name), call("__od_acc__", d(name), d(n))), assign(d(n), const(None))]))
             flags.append(flag)
-        vfwd, vtext, vflags = self.view_merge(name, s, set(aliases))
-        return fwd + vfwd, text + vtext, flags + vflags
+        vfwd, vmerge, vflags = self.view_merge(name, s, set(aliases))
+        return fwd + vfwd, merge + vmerge, flags + vflags
 
-    def view_merge(self, name: str, s, skip: set[str] = frozenset()) -> tuple[list[ast.stmt], str, list[str]]:
+    def view_merge(self, name: str, s, skip: set[str] = frozenset()
+                   ) -> tuple[list[ast.stmt], list[ast.stmt], list[str]]:
         """For an in-place change of the array in `name`: other variables may hold arrays sharing memory
         with it (`v = y[1:3]`, `y.T`, `y.reshape(...)`). The forward notes which and where (None, the
         common case, when none does); the adjoint moves their cotangents for the shared elements into
@@ -493,24 +525,23 @@ class _Gen:
         others = sorted(n for n in self.view_groups.get(name, ()) if n in self.active and n != name
                         and n not in skip and (bound is None or n in bound))
         if not others:
-            return [], "", []
+            return [], [], []
         self.npb += 1
         flag = f"_od_v{self.npb}"
         self.single_use.discard(name)  # the merge adds to its cotangent: the statement's own must add too
-        fwd = parse_at(f"try:\n    {flag} = __od_views__({name}, {', '.join(others)}, same=True)\n"
-                     f"except NameError:\n"
-                     f"    {flag} = __od_views__({name}, *__od_bound__(__od_locals__(), {tuple(others)!r}), same=True)\n", s)
+        bound_now = starred(call("__od_bound__", call("__od_locals__"), _strings(others)))
+        fwd = at([try_except([assign(flag, call("__od_views__", name, *others, same=const(True)))], "NameError",
+                             [assign(flag, call("__od_views__", name, bound_now, same=const(True)))])], s)
         self.dvars.update(others + [name])
-        douts = ", ".join(d(n) for n in others) + ("," if len(others) == 1 else "")
-        text = (f"if {flag} is not None:\n    {d(name)}, ({douts}) = "
-                f"__od_views_merge__({flag}, {d(name)}, ({douts}), _od_S)\n")
-        return fwd, text, [flag]
+        douts = [d(n) for n in others]
+        merge = [_given(flag, [assign((d(name), douts), call("__od_views_merge__", flag, d(name), tuple_(douts),
+                                                               "_od_S"))])]
+        return fwd, merge, [flag]
 
     def binop(self, s, name, v):
         if getattr(v, "_od_inplace", False) and isinstance(v.left, ast.Name) and v.left.id == name:
             return self.inplace(s, name, v)
         a, b = v.left, v.right
-        A, B = _src(a), _src(b)
         act_a, act_b = self.is_active(a), self.is_active(b)
         operands = [x.id for x in (a, b) if isinstance(x, ast.Name)]
         # the result is kept for rules that use it (a / b, a ** b) unless the block overwrites it;
@@ -519,39 +550,39 @@ class _Gen:
         need = operands
         if keep_y:
             self._results.append(name)  # saved as is: it is the value after this statement
-        adj = self.take(name) + "if _g is not None:\n"
-        generic = (f"_od_ga, _od_gb = __od_binop_adj__({_OPNAMES.get(type(v.op), '?')!r}, _g, "
-                   f"{name if keep_y else 'None'}, {A}, {B}, {int(act_a) | 2 * int(act_b)})\n"
-                   + (self.acc(a.id, "_od_ga") if act_a else "") + (self.acc(b.id, "_od_gb") if act_b else ""))
-        fast = _FAST_BINOPS.get(type(v.op))
+        adj = self.take(name)
+        opname = _OPNAMES.get(type(v.op), "?")
+        generic = ([assign(("_od_ga", "_od_gb"), call("__od_binop_adj__", const(opname), "_g",
+                                                      name if keep_y else const(None), user(a), user(b),
+                                                      const(int(act_a) | 2 * int(act_b))))]
+                   + (self.acc(a.id, "_od_ga") if act_a else []) + (self.acc(b.id, "_od_gb") if act_b else []))
         if self.observed:
-            opname = _OPNAMES.get(type(v.op), "?")
-            fwd = parse_at(f"{name} = __od_binop__({opname!r}, {A}, {B})\n", s)
-            return fwd, need, adj + _indent(generic)
+            fwd = at([assign(name, call("__od_binop__", const(opname), user(a), user(b)))], s)
+            return fwd, need, adj + [_given("_g", generic)]
+        fast = _fast_cotangents(v.op, a, b)
         if fast is not None:
-            fa, fb = (f.format(a=A, b=B) for f in fast)
+            fa, fb = fast
             # `r = r * x`: r's cotangent was just taken (None), so its contribution is assigned directly
             fresh_a = act_a and a.id == name and not (act_b and b.id == name)
             fresh_b = act_b and b.id == name and not (act_a and a.id == name)
-            inline = ((self.acc(a.id, fa, fresh_a) if act_a else "")
-                      + (self.acc(b.id, fb, fresh_b) if act_b else "")) or "pass\n"
+            inline = (self.acc(a.id, fa, fresh_a) if act_a else []) + (self.acc(b.id, fb, fresh_b) if act_b else [])
             # sums need a scalar result (nothing to unbroadcast: a float cotangent says so); products and
             # quotients need real scalar operands (nothing to unbroadcast or conjugate)
-            test = "type(_g) is float"
+            test = is_(call("type", "_g"), "float")
             if isinstance(v.op, (ast.Mult, ast.Div)):
-                test = "True"
+                parts = []
                 for x in (a, b):
                     if isinstance(x, ast.Name):
-                        test += f" and type({x.id}) is float"
+                        parts.append(is_(call("type", x.id), "float"))
                     elif not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
-                        test += " and False"
-                test = test.replace("True and ", "")
+                        parts.append(const(False))
+                test = and_(*parts) if parts else const(True)
             arrays = _real_array_test(v.op, a, b, act_a, act_b)
-            if arrays:
-                test = f"{test} or {arrays}"
-            adj += f"    if {test}:\n" + _indent(inline, 8) + "    else:\n" + _indent(generic, 8)
+            if arrays is not None:
+                test = or_(test, arrays)
+            adj.append(_given("_g", [if_(test, inline, generic)]))
         else:
-            adj += _indent(generic)
+            adj.append(_given("_g", generic))
         return [s], need, adj
 
     def call(self, s, name, v: ast.Call):
@@ -571,30 +602,30 @@ class _Gen:
         if not simple:
             mask = EVERY_ARGUMENT
         method_obj = v.func.value.id if isinstance(v.func, ast.Attribute) and self.is_active(v.func.value) else None
-        func = v.func
+        func = user(v.func)
         fetch: list[ast.stmt] = []
         if method_obj:
             # `obj.m(...)`: a method bound to obj (its pullback's first cotangent is obj's), or a function,
             # closure, partial or callable object stored on obj (its cotangent is that of obj's attribute)
             fn_var = f"_od_f{self.npb}"
-            fetch = parse_at(f"{fn_var} = {_src(v.func)}\n", s)
-            func = ast.Name(id=fn_var, ctx=ast.Load())
-        call_src = _src(ast.Call(func=ast.Name(id="__od_call__", ctx=ast.Load()),
-                                 args=[ast.Constant(mask), func] + v.args, keywords=v.keywords))
-        fwd_call = fetch + parse_at(f"{name}, {pb} = {call_src}\n", s)
+            fetch = at([assign(fn_var, func)], s)
+            func = load(fn_var)
+        recorded = ast.Call(func=load("__od_call__"), args=[const(mask), func, *(user(a) for a in v.args)],
+                            keywords=[ast.keyword(arg=k.arg, value=user(k.value)) for k in v.keywords])
+        fwd_call = fetch + at([assign((name, pb), recorded)], s)
         need = [pb]
-        dself = f"({d(method_obj)} if _od_own else None)" if method_obj else "None"
+        dself: Node = if_exp("_od_own", d(method_obj), const(None)) if method_obj else const(None)
         if method_obj:
             self.dvars.add(method_obj)
             need += [fn_var, method_obj]
         written = sorted(self.writers.get(v.func.id, ())) if isinstance(v.func, ast.Name) else []
-        pre = ""
+        pre: list[ast.stmt] = []
         if written:
             # the cotangents of variables the callee writes (nonlocal) flow into it and come back
             self.dvars.update(written)
             dself = "_od_cin"
-            pre = ("_od_cin = {" + ", ".join(f"{n!r}: {d(n)}" for n in written) + "}\n"
-                   + "".join(f"{d(n)} = None\n" for n in written))
+            pre = ([assign("_od_cin", dict_((const(n) for n in written), (d(n) for n in written)))]
+                   + [assign(d(n), const(None)) for n in written])
         # calls that may mutate array arguments in place see the cotangents the caller holds for them
         out_kw = next((k.value for k in v.keywords if k.arg == "out"), None)
         callee = v.func.attr if isinstance(v.func, ast.Attribute) else v.func.id if isinstance(v.func, ast.Name) else ""
@@ -605,13 +636,13 @@ class _Gen:
             pre += merge
             need += flags
         if callee in _MUTATING_METHODS or out_kw is not None:
-            ins = [d(a.id) if self.is_active(a) else "None" for a in v.args if not isinstance(a, ast.Starred)]
+            ins = [d(a.id) if self.is_active(a) else const(None) for a in v.args if not isinstance(a, ast.Starred)]
             self.dvars.update(a.id for a in v.args if self.is_active(a))
-            pre += f"_od_S.dins = ({''.join(x + ', ' for x in ins)})\n"
+            pre.append(assign(_session("dins"), tuple_(ins)))
         if out_kw is not None:
             if self.is_active(out_kw):
                 self.dvars.add(out_kw.id)
-            pre += f"_od_S.dout = {d(out_kw.id) if self.is_active(out_kw) else 'None'}\n"
+            pre.append(assign(_session("dout"), d(out_kw.id) if self.is_active(out_kw) else const(None)))
         # a Python callee may change array arguments in place: the forward notices a change during the
         # call (a counter) and notes which arguments are arrays and which other variables view them; the
         # adjoint then hands the cotangents it holds for them (with those views') to the callee, whose
@@ -621,61 +652,66 @@ class _Gen:
             # (a method reached through `super()` is bound to super's object; the name `super` here would
             # give the adjoint a `__class__` cell, and the builtin `type` may be a local of the adjoint: the
             # function read an attribute of `type` itself, which the adjoint restores under that name)
-            pre += (f"_od_own = getattr({fn_var}, '__self__', None) is "
-                    f"({method_obj}.__self__ if {method_obj}.__class__.__name__ == 'super' else {method_obj})\n")
-        adj = (self.take(name) + pre + f"if {pb} is not None:\n" + _indent(handed_in)
-               + f"    _od_r = {pb}[0]({pb}, _g, {dself}, _od_S)\n" + _indent(handed_out))
+            is_super = compare(attr(attr(method_obj, "__class__"), "__name__"), ast.Eq(), const("super"))
+            bound_to = if_exp(is_super, attr(method_obj, "__self__"), method_obj)
+            pre.append(assign("_od_own", is_(call("getattr", fn_var, const("__self__"), const(None)), bound_to)))
+        pullback = assign("_od_r", call(item(pb, 0), pb, "_g", dself, "_od_S"))
         if handed_fwd:
             need.append(f"_od_w{self.npb}")
-        body = ""
+        body: list[ast.stmt] = []  # `_od_r[0]` is the callee's own cotangent (cells, or a method's object)
         if method_obj:
-            body += (f"if _od_own:\n    {d(method_obj)} = _od_r[0]\nelif _od_r[0] is not None:\n"
-                     f"    {d(method_obj)} = __od_getattr_adj__(_od_S, {d(method_obj)}, _od_r[0], {method_obj}, "
-                     f"{v.func.attr!r}, {fn_var})\n")
+            via_attr = call("__od_getattr_adj__", "_od_S", d(method_obj), item("_od_r", 0), method_obj,
+                            const(v.func.attr), fn_var)
+            body.append(if_("_od_own", [assign(d(method_obj), item("_od_r", 0))],
+                            [if_(not_none(item("_od_r", 0)), [assign(d(method_obj), via_attr)])]))
         else:
             read = sorted(self.readers.get(v.func.id, set()) & self.active) if isinstance(v.func, ast.Name) else []
-            body += "".join(f"{d(n)} = __od_cell_cot__(_od_r[0], {n!r})\n" for n in written)
+            body += [assign(d(n), call("__od_cell_cot__", item("_od_r", 0), const(n))) for n in written]
             seen = {v.func.id} if isinstance(v.func, ast.Name) else set()
-            body += "".join(self.route(n, f"__od_cell_cot__(_od_r[0], {n!r})", seen) for n in read)
+            for n in read:
+                body += self.route(n, call("__od_cell_cot__", item("_od_r", 0), const(n)), seen)
             handled = tuple(written) + tuple(read)
             if self.is_active(v.func):
-                rest = f"__od_cell_cot__(_od_r[0], None, {handled!r})" if handled else "_od_r[0]"
+                rest = (call("__od_cell_cot__", item("_od_r", 0), const(None), _strings(handled)) if handled
+                        else item("_od_r", 0))
                 body += self.acc(v.func.id, rest)
-        offset: str | int = 0
+        offset: int | ast.expr = 0
         for a in v.args:
             if isinstance(a, ast.Starred):
                 inner = a.value
                 if self.is_active(inner):
                     need.append(inner.id)
-                    body += self.acc(inner.id, f"__od_slice_cot__(_od_S, _od_r[1], {offset}, {inner.id})")
-                offset = f"{offset} + len({_src(inner)})"
+                    body += self.acc(inner.id, call("__od_slice_cot__", "_od_S", item("_od_r", 1), _offset(offset),
+                                                    inner.id))
+                offset = _after(offset, inner)
                 if isinstance(inner, ast.Name) and inner.id not in need:
                     need.append(inner.id)
                 continue
             if self.is_active(a):
-                body += self.acc(a.id, f"_od_r[1][{offset}]")
-            offset = offset + 1 if isinstance(offset, int) else f"{offset} + 1"
+                body += self.acc(a.id, item(item("_od_r", 1), _offset(offset)))
+            offset = _after(offset)
         for k in v.keywords:
             if self.is_active(k.value):
                 if k.arg is None:
-                    body += self.acc(k.value.id, "_od_r[2]")
+                    body += self.acc(k.value.id, item("_od_r", 2))
                 else:
-                    body += self.acc(k.value.id, f"_od_r[2].get({k.arg!r}) if _od_r[2] else None")
-        adj += _indent(body or "pass\n")
+                    by_name = call(attr(item("_od_r", 2), "get"), const(k.arg))
+                    body += self.acc(k.value.id, if_exp(item("_od_r", 2), by_name, const(None)))
+        adj = self.take(name) + pre + [_given(pb, handed_in + [pullback] + handed_out + (body or [ast.Pass()]))]
         if handed_fwd:
             fwd_call = handed_fwd[:1] + fwd_call + handed_fwd[1:]
         return view_fwd + fwd_call, need, adj
 
-    def handed(self, s, pb: str, v: ast.Call) -> tuple[list[ast.stmt], str, str]:
-        """Forward statements and adjoint text (before and after the pullback) for a call whose callee may
-        change its array arguments in place; nothing for calls without active positional arguments."""
+    def handed(self, s, pb: str, v: ast.Call) -> tuple[list[ast.stmt], list[ast.stmt], list[ast.stmt]]:
+        """Forward statements and adjoint statements (before and after the pullback) for a call whose callee
+        may change its array arguments in place; nothing for calls without active positional arguments."""
         if any(isinstance(a, ast.Starred) for a in v.args):
-            return [], "", ""
+            return [], [], []
         names: list[str | None] = []
         for a in v.args:
             names.append(a.id if self.is_active(a) and a.id not in names else None)
         if not any(names):
-            return [], "", ""
+            return [], [], []
         k = self.npb
         c, w = f"_od_c{k}", f"_od_w{k}"
         self.single_use.difference_update(n for n in names if n)  # merged into before the call's own
@@ -683,44 +719,44 @@ class _Gen:
         args = {n for n in names if n}
         others = sorted({m for n in args for m in self.view_groups.get(n, ())
                          if m in self.active and m not in args and (bound is None or m in bound)})
-        values = "(" + "".join(f"{n or 'None'}, " for n in names) + ")"
-        others_now = f"__od_bound__(__od_locals__(), {tuple(others)!r})" if others else "()"
-        fwd = parse_at(f"{c} = __od_changes__[0]\n", s) + parse_at(
-            f"{w} = None if __od_changes__[0] == {c} else __od_call_views__({pb}, {values}, {others_now})\n", s)
+        values = tuple_(n or const(None) for n in names)
+        others_now = call("__od_bound__", call("__od_locals__"), _strings(others)) if others else tuple_([])
+        unchanged = compare(item("__od_changes__", 0), ast.Eq(), c)
+        fwd = at([assign(c, item("__od_changes__", 0)),
+                  assign(w, if_exp(unchanged, const(None), call("__od_call_views__", pb, values, others_now)))], s)
         self.dvars.update(args | set(others))
-        dargs = "(" + "".join(f"{d(n) if n else 'None'}, " for n in names) + ")"
-        douts = "(" + "".join(f"{d(m)}, " for m in others) + ")"
-        targets = "(" + "".join(f"{d(n) if n else '_'}, " for n in names) + ")"
-        before = (f"if {w} is not None:\n    {targets}, {douts if others else '_'}, _od_p = "
-                  f"__od_call_merge__({w}, {dargs}, {douts}, _od_S)\n    _od_S.dargs_in = ({pb}, _od_p)\n")
-        after = (f"if {w} is not None:\n    _od_S.dargs_in = None\n    _od_m = _od_S.took\n    _od_S.took = 0\n"
-                 + "".join(f"    if _od_m & {1 << i}:\n        {d(n)} = None\n" for i, n in enumerate(names) if n))
+        dargs = tuple_(d(n) if n else const(None) for n in names)
+        douts = [d(m) for m in others]
+        targets = (tuple(d(n) if n else "_" for n in names), douts if others else "_", "_od_p")
+        before = [_given(w, [assign(targets, call("__od_call_merge__", w, dargs, tuple_(douts), "_od_S")),
+                             assign(_session("dargs_in"), tuple_([pb, "_od_p"]))])]
+        took = [if_(binop("_od_m", ast.BitAnd(), const(1 << i)), [assign(d(n), const(None))])
+                for i, n in enumerate(names) if n]
+        after = [_given(w, [assign(_session("dargs_in"), const(None)), assign("_od_m", attr("_od_S", "took")),
+                            assign(_session("took"), const(0)), *took])]
         return fwd, before, after
 
     def build_seq(self, s, name, v):
-        adj = self.take(name)
-        body = f"_od_gs = __od_seq_adj__(_od_S, _g, {name})\nif _od_gs is not None:\n"
-        inner = ""
-        offset: str | int = 0
+        inner: list[ast.stmt] = []
+        offset: int | ast.expr = 0
         need = [name]
         for e in v.elts:
             if isinstance(e, ast.Starred):
                 x = e.value
                 if self.is_active(x):
-                    inner += self.acc(x.id, f"__od_slice_cot__(_od_S, _od_gs, {offset}, {x.id})")
+                    inner += self.acc(x.id, call("__od_slice_cot__", "_od_S", "_od_gs", _offset(offset), x.id))
                 if isinstance(x, ast.Name):
                     need.append(x.id)
-                offset = f"{offset} + len({_src(x)})"
+                offset = _after(offset, x)
                 continue
             if self.is_active(e):
-                inner += self.acc(e.id, f"_od_gs[{offset}]")
-            offset = offset + 1 if isinstance(offset, int) else f"{offset} + 1"
-        adj += body + _indent(inner or "pass\n")
+                inner += self.acc(e.id, item("_od_gs", _offset(offset)))
+            offset = _after(offset)
+        adj = self.take(name) + [assign("_od_gs", call("__od_seq_adj__", "_od_S", "_g", name)), _given("_od_gs", inner)]
         return [s], need, adj
 
     def build_dict(self, s, name, v):
-        adj = self.take(name) + f"_od_gd = __od_dict_adj__(_od_S, _g, {name})\nif _od_gd is not None:\n"
-        inner = ""
+        inner: list[ast.stmt] = []
         need = [name]
         consts = [k.value for k in v.keys if isinstance(k, ast.Constant)]
         # a later entry (or `**spread`) may overwrite an earlier key: each value's cotangent is then that of
@@ -728,9 +764,9 @@ class _Gen:
         overwrites = None in v.keys or (len(v.keys) > 1 and (len(consts) < len(v.keys)
                                                              or len(set(map(repr, consts))) < len(consts)))
         if overwrites:
-            parts = ", ".join(f"({k is None}, {_src(val if k is None else k)})"
-                              for k, val in zip(v.keys, v.values))
-            inner += f"_od_gp = __od_dict_parts__(_od_gd, ({parts},))\n"
+            parts = tuple_(tuple_([const(k is None), user(val if k is None else k)])
+                           for k, val in zip(v.keys, v.values))
+            inner.append(assign("_od_gp", call("__od_dict_parts__", "_od_gd", parts)))
         for i, (k, val) in enumerate(zip(v.keys, v.values)):
             for x in ((val,) if k is None else (k,)):
                 if isinstance(x, ast.Name) and (overwrites or k is not None):
@@ -738,16 +774,17 @@ class _Gen:
             if not self.is_active(val):
                 continue
             if overwrites:
-                inner += self.acc(val.id, f"_od_gp[{i}]")
+                inner += self.acc(val.id, item("_od_gp", i))
             elif k is None:
                 inner += self.acc(val.id, "_od_gd")
             else:
-                inner += self.acc(val.id, f"_od_gd.get({_src(k)})")
-        adj += _indent(inner or "pass\n")
+                inner += self.acc(val.id, call(attr("_od_gd", "get"), user(k)))
+        adj = self.take(name) + [assign("_od_gd", call("__od_dict_adj__", "_od_S", "_g", name)),
+                                 _given("_od_gd", inner)]
         return [s], need, adj
 
-    def route(self, name: str, expr: str, seen: set[str]) -> str:
-        """Adjoint text adding cotangent `expr` to variable `name`, read by a closure called here; when
+    def route(self, name: str, expr: ast.expr, seen: set[str]) -> list[ast.stmt]:
+        """Adjoint statements adding cotangent `expr` to variable `name`, read by a closure called here; when
         `name` is itself a closure made here and called only by name (`def h(): return g(1.0)`), its
         own captured variables get their parts now, at their bindings of this moment, as `g` reads them."""
         inner = sorted(self.readers.get(name, set()) & self.active - seen)
@@ -756,9 +793,10 @@ class _Gen:
         seen = seen | {name}
         self.npb += 1
         c = f"_od_cc{self.npb}"
-        text = f"{c} = {expr}\n"
-        text += "".join(self.route(m, f"__od_cell_cot__({c}, {m!r})", seen) for m in inner)
-        return text + self.acc(name, f"__od_cell_cot__({c}, None, {tuple(inner)!r})")
+        out = [assign(c, expr)]
+        for m in inner:
+            out += self.route(m, call("__od_cell_cot__", c, const(m)), seen)
+        return out + self.acc(name, call("__od_cell_cot__", c, const(None), _strings(inner)))
 
     def reach(self, node) -> set[str]:
         """The variables a closure reads, also through the closures made here that it reads."""
@@ -816,39 +854,39 @@ class _Gen:
                 f"(bind it when the closure is made: `lambda t, {late[0]}={late[0]}: ...`)", node)
 
     def closure(self, name, node):
-        adj = self.take(name)
-        inner = ""
+        inner: list[ast.stmt] = []
         for n in sorted(free_names(node, False) & self.active):
-            inner += self.acc(n, f"__od_cell_cot__(_g, {n!r})")
+            inner += self.acc(n, call("__od_cell_cot__", "_g", const(n)))
         # default values: their cotangents are the made function's `__defaults__` / `__kwdefaults__` ones
         args = node.args
         for i, x in enumerate(args.defaults):
             if self.is_active(x):
-                inner += self.acc(x.id, f"__od_cell_cot__(_g, ('__defaults__', {i}))")
+                inner += self.acc(x.id, call("__od_cell_cot__", "_g", tuple_([const("__defaults__"), const(i)])))
         for a, x in zip(args.kwonlyargs, args.kw_defaults):
             if x is not None and self.is_active(x):
-                inner += self.acc(x.id, f"__od_cell_cot__(_g, ('__kwdefaults__', {a.arg!r}))")
-        return adj + "if _g is not None:\n" + _indent(inner or "pass\n")
+                inner += self.acc(x.id, call("__od_cell_cot__", "_g", tuple_([const("__kwdefaults__"), const(a.arg)])))
+        return self.take(name) + [_given("_g", inner)]
 
     def setattr_(self, s, t, v):
-        obj, attr = t.value.id, t.attr
+        obj, field_name = t.value.id, t.attr
         self.npb += 1
         u = f"_od_u{self.npb}"
-        fwd = parse_at(f"{u} = __od_setattr__({obj}, {attr!r}, {_src(v)})\n", s)
+        fwd = at([assign(u, call("__od_setattr__", obj, const(field_name), user(v)))], s)
         self.dvars.add(obj)
-        adj = f"{d(obj)}, _od_gv = __od_setattr_adj__(_od_S, {d(obj)}, {obj}, {attr!r}, {u})\n"
+        adj = [assign((d(obj), "_od_gv"), call("__od_setattr_adj__", "_od_S", d(obj), obj, const(field_name), u))]
         if self.is_active(v):
             adj += self.acc(v.id, "_od_gv")
         return fwd, [obj, u], adj
 
     def setitem_(self, s, t, v):
-        obj, idx = t.value.id, index_arg(t.slice)
+        obj = t.value.id
         self.npb += 1
         u = f"_od_u{self.npb}"
         flags_fwd, merge, flags = self.alias_merge(obj, s)
-        fwd = flags_fwd + parse_at(f"{u} = __od_setitem__({obj}, {idx}, {_src(v)})\n", s)
+        fwd = flags_fwd + at([assign(u, call("__od_setitem__", obj, index_value(t.slice), user(v)))], s)
         self.dvars.add(obj)
-        adj = merge + f"{d(obj)}, _od_gv = __od_setitem_adj__(_od_S, {d(obj)}, {obj}, {idx}, {_src(v)}, {u})\n"
+        adj = merge + [assign((d(obj), "_od_gv"), call("__od_setitem_adj__", "_od_S", d(obj), obj,
+                                                        index_value(t.slice), user(v), u))]
         if self.is_active(v):
             adj += self.acc(v.id, "_od_gv")
         need = [obj] + _names_in(t.slice) + ([v.id] if isinstance(v, ast.Name) else []) + [u] + flags
@@ -856,28 +894,29 @@ class _Gen:
 
     # -- the adjoint function -------------------------------------------------------------------
     def adjoint_function(self, name: str, cells: list[str]) -> ast.FunctionDef:
-        init = "".join(f"{d(n)} = None\n" for n in sorted(self.dvars | set(self.params) | set(cells)))
-        init += "".join(f"{d(c)} = _od_dcells.get({c!r})\n" for c in cells) and (
-            "if _od_dcells is not None:\n" + _indent("".join(f"{d(c)} = _od_dcells.get({c!r})\n" for c in cells)))
+        init = [assign(d(n), const(None)) for n in sorted(self.dvars | set(self.params) | set(cells))]
+        if cells:
+            init.append(_given("_od_dcells", [assign(d(c), call(attr("_od_dcells", "get"), const(c))) for c in cells]))
         hot = sorted(self.adjoints, key=lambda k: (-self.depth_of.get(k, 0), k))
-        dispatch = _dispatch(hot if len(hot) <= 3 else sorted(self.adjoints))
-        params = ", ".join(d(p) for p in self.params) + ("," if len(self.params) == 1 else "")
-        cellmap = "{" + ", ".join(f"{c!r}: {d(c)}" for c in cells) + "}"
         if self.params:  # the cotangent of `self` after a method call flows in (mutated objects)
-            init += f"if _od_dself is not None:\n    {d(self.params[0])} = _od_dself\n"
+            init.append(_given("_od_dself", [assign(d(self.params[0]), "_od_dself")]))
         if self.entry:  # array arguments changed in place: their cotangents after the call flow in
-            init += "if _od_dins is not None:\n" + "".join(
-                f"    {d(name)} = _od_dins[{j}]\n" for j, name in sorted(self.entry.items()))
+            init.append(_given("_od_dins", [assign(d(name), item("_od_dins", j))
+                                            for j, name in sorted(self.entry.items())]))
             self.dvars.update(self.entry.values())
-            init = "".join(f"{d(n)} = None\n" for n in sorted(self.entry.values())) + init
-        text = ("def _od_adjoint(_od_S, _od_tape, _od_dret, _od_dcells=None, _od_dself=None, _od_dins=None):\n"
-                + _indent(init)
-                + "    for _od_rec in reversed(_od_tape):\n        _od_k = _od_rec[0]\n" + _indent(dispatch, 8)
-                + f"    return ({params}), {cellmap}\n")
-        fn = parse_at(text, self.fdef)[0]
-        fn.name = name  # may be `<lambda>__adjoint`: fine for compile, not for the parser
+            init = [assign(d(n), const(None)) for n in sorted(self.entry.values())] + init
+        names = ("_od_S", "_od_tape", "_od_dret", "_od_dcells", "_od_dself", "_od_dins")
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names], vararg=None, kwonlyargs=[],
+                             kw_defaults=[], kwarg=None, defaults=[const(None) for _ in range(3)])
+        records = ast.For(target=store("_od_rec"), iter=call("reversed", "_od_tape"),
+                          body=[assign("_od_k", item("_od_rec", 0))], orelse=[], type_comment=None)
+        cellmap = dict_((const(c) for c in cells), (d(c) for c in cells))
+        cotangents = tuple_([tuple_(d(p) for p in self.params), cellmap])
+        fn = ast.FunctionDef(name=name, args=args, body=init + [records, ast.Return(value=cotangents)],
+                             decorator_list=[], returns=None, type_comment=None)
+        at([fn], self.fdef)
         # each block's adjoint keeps the lines of the statements it mirrors
-        _replace_blocks(fn, self.adjoints)
+        records.body += _dispatch(hot if len(hot) <= 3 else sorted(self.adjoints), self.adjoints, self.fdef)
         return fn
 
 
@@ -974,40 +1013,28 @@ def _single_use_temps(fdef) -> set[str]:
     return {t for t, k in stores.items() if k == 1 and loads.get(t, 0) == 1}
 
 
-def _dispatch(ks: list[int]) -> str:
-    """A binary if-tree over block ids, so dispatch costs O(log blocks)."""
+def _dispatch(ks: list[int], blocks: dict[int, list[ast.stmt]], like) -> list[ast.stmt]:
+    """A binary if-tree over block ids, so dispatch costs O(log blocks); each leaf runs its block's adjoint
+    (whose statements keep their own lines; the tree takes like's)."""
     if not ks:
-        return "pass\n"
-    if len(ks) <= 3:
-        out = ""
-        for i, k in enumerate(ks):
-            kw = "if" if i == 0 else "elif"
-            out += f"{kw} _od_k == {k}:\n    __od_block_{k}__\n" if i < len(ks) - 1 or len(ks) == 1 else f"else:\n    __od_block_{k}__\n"
+        return at([ast.Pass()], like)
+    if len(ks) == 1:
+        return [_branch(compare("_od_k", ast.Eq(), const(ks[0])), blocks[ks[0]], [], like)]
+    if len(ks) <= 3:  # if k1: ... elif k2: ... else: (the last)
+        out = list(blocks[ks[-1]])
+        for k in reversed(ks[:-1]):
+            out = [_branch(compare("_od_k", ast.Eq(), const(k)), blocks[k], out, like)]
         return out
     mid = len(ks) // 2
-    return (f"if _od_k < {ks[mid]}:\n" + _indent(_dispatch(ks[:mid]))
-            + "else:\n" + _indent(_dispatch(ks[mid:])))
+    return [_branch(compare("_od_k", ast.Lt(), const(ks[mid])), _dispatch(ks[:mid], blocks, like),
+                    _dispatch(ks[mid:], blocks, like), like)]
 
 
-def _replace_blocks(fn: ast.FunctionDef, blocks: dict[int, list[ast.stmt]]) -> None:
-    for node in ast.walk(fn):
-        for field_name in ("body", "orelse"):
-            stmts = getattr(node, field_name, None)
-            if not isinstance(stmts, list):
-                continue
-            new = []
-            for st in stmts:
-                if (isinstance(st, ast.Expr) and isinstance(st.value, ast.Name)
-                        and st.value.id.startswith("__od_block_")):
-                    new.extend(blocks[int(st.value.id[len("__od_block_"):-2])])
-                else:
-                    new.append(st)
-            setattr(node, field_name, new)
-
-
-def _indent(text: str, n: int = 4) -> str:
-    pad = " " * n
-    return "".join(pad + line + "\n" if line.strip() else "\n" for line in text.splitlines())
+def _branch(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], like) -> ast.If:
+    """`if test: body else: orelse`, the `if` and its test placed at like (not its branches)."""
+    node = at([ast.If(test=test, body=[], orelse=[])], like)[0]
+    node.body, node.orelse = list(body), orelse
+    return node
 
 
 def _rename(node, renames, loads_only=True):
@@ -1050,8 +1077,9 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}
     body = gen.body(lowered.body)
     if not (body and isinstance(body[-1], ast.Return)):
-        body.extend(parse_at("return None, _od_tape\n", lowered.body[-1] if lowered.body else lowered))
-    prologue = parse_at("_od_tape = []\n_od_ta = _od_tape.append\n", lowered)
+        last = lowered.body[-1] if lowered.body else lowered
+        body.extend(at([ast.Return(value=tuple_([const(None), "_od_tape"]))], last))
+    prologue = at([assign("_od_tape", list_([])), assign("_od_ta", attr("_od_tape", "append"))], lowered)
     fwd = ast.FunctionDef(name=lowered.name, args=lowered.args, body=prologue + body, decorator_list=[],
                           returns=None, type_comment=None)
     ast.copy_location(fwd, lowered)
@@ -1110,21 +1138,38 @@ def _walk_own(fn):
                 stack.append(c)
 
 
-def _real_array_test(op: ast.operator, a: ast.expr, b: ast.expr, act_a: bool, act_b: bool) -> str:
-    """For `a + b`, `a - b`, `a * b`: the test under which the float formulas of `_FAST_BINOPS` hold for
+def _fast_cotangents(op: ast.operator, a: ast.expr, b: ast.expr) -> tuple[ast.expr, ast.expr] | None:
+    """For `a + b`, `a - b`, `a * b`, `a / b` on floats: the cotangents of a and b given the result's `_g`
+    (None for other operators)."""
+    if isinstance(op, ast.Add):
+        return load("_g"), load("_g")
+    if isinstance(op, ast.Sub):
+        return load("_g"), neg("_g")
+    if isinstance(op, ast.Mult):
+        return binop("_g", ast.Mult(), user(b)), binop("_g", ast.Mult(), user(a))
+    if isinstance(op, ast.Div):
+        return (binop("_g", ast.Div(), user(b)),
+                binop(neg(binop("_g", ast.Mult(), user(a))), ast.Div(), binop(user(b), ast.Mult(), user(b))))
+    return None
+
+
+def _real_array_test(op: ast.operator, a: ast.expr, b: ast.expr, act_a: bool, act_b: bool) -> ast.expr | None:
+    """For `a + b`, `a - b`, `a * b`: the test under which the float formulas of `_fast_cotangents` hold for
     arrays too — a float64 result cotangent, each active operand a float64 array of its shape (no
-    broadcasting to undo), and a product's other operand real. '' where it cannot hold."""
+    broadcasting to undo), and a product's other operand real. None where it cannot hold."""
     if not isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
-        return ""
-    parts = ["type(_g) is __od_ndarray__", "_g.dtype is __od_f8__"]
+        return None
+
+    def float64_array(x: str) -> list[ast.expr]:
+        return [is_(call("type", x), "__od_ndarray__"), is_(attr(x, "dtype"), "__od_f8__")]
+    parts = float64_array("_g")
     for x, active in ((a, act_a), (b, act_b)):
         if isinstance(x, ast.Name):
             if active:
-                parts.append(f"type({x.id}) is __od_ndarray__ and {x.id}.dtype is __od_f8__ "
-                             f"and {x.id}.shape == _g.shape")
+                parts += float64_array(x.id) + [compare(attr(x.id, "shape"), ast.Eq(), attr("_g", "shape"))]
             elif isinstance(op, ast.Mult):  # it multiplies the other's cotangent: real, of any broadcast shape
-                parts.append(f"(type({x.id}) is __od_ndarray__ and {x.id}.dtype is __od_f8__ "
-                             f"or type({x.id}) is float or type({x.id}) is int)")
+                parts.append(or_(and_(*float64_array(x.id)), is_(call("type", x.id), "float"),
+                                 is_(call("type", x.id), "int")))
         elif not isinstance(x, ast.Constant) or not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
-            return ""
-    return "(" + " and ".join(parts) + ")"
+            return None
+    return and_(*parts)

@@ -25,20 +25,26 @@ __all__ = ["Node", "load", "store", "const", "call", "attr", "item", "tuple_", "
            "user"]
 
 Node = ast.expr | str
+# one context object each, shared by every node as the parser shares its own (a new `ast.Load()` per name
+# doubles the objects of a generated tree, and the collector's work with them)
+LOAD, STORE = ast.Load(), ast.Store()
+# and one object per operator, for the same reason (`binop(a, ast.Add(), b)` keeps the shared one)
+_OPERATORS = {cls: cls() for kind in (ast.operator, ast.cmpop, ast.boolop, ast.unaryop)
+              for cls in kind.__subclasses__()}
 
 
 def load(x: Node) -> ast.expr:
     """An expression: a string is the variable of that name, a node is used as given."""
-    return ast.Name(id=x, ctx=ast.Load()) if isinstance(x, str) else x
+    return ast.Name(id=x, ctx=LOAD) if isinstance(x, str) else x
 
 
 def store(x: Node | Sequence[Node]) -> ast.expr:
     """An assignment target: a name, a tuple of targets (nested tuples unpack), or a node (an attribute or
     subscript, given with a Store context)."""
     if isinstance(x, str):
-        return ast.Name(id=x, ctx=ast.Store())
+        return ast.Name(id=x, ctx=STORE)
     if isinstance(x, (tuple, list)):
-        return ast.Tuple(elts=[store(e) for e in x], ctx=ast.Store())
+        return ast.Tuple(elts=[store(e) for e in x], ctx=STORE)
     return x
 
 
@@ -52,7 +58,7 @@ def user(node: ast.expr) -> ast.expr:
     """A copy of a user's expression, to be placed in generated code while the original stays where it is
     (an atom, a name or a constant, in the common case: copied without the generic deep copy)."""
     if isinstance(node, ast.Name):
-        return ast.Name(id=node.id, ctx=ast.Load())
+        return ast.Name(id=node.id, ctx=LOAD)
     if isinstance(node, ast.Constant):
         return ast.Constant(value=node.value, kind=node.kind)
     return copy.deepcopy(node)
@@ -66,21 +72,21 @@ def call(func: Node, *args: Node, **kwargs: Node) -> ast.Call:
 
 
 def attr(value: Node, name: str) -> ast.Attribute:
-    return ast.Attribute(value=load(value), attr=name, ctx=ast.Load())
+    return ast.Attribute(value=load(value), attr=name, ctx=LOAD)
 
 
 def item(value: Node, index: Node | int) -> ast.Subscript:
     """`value[index]`; an int index is a constant."""
     index = const(index) if isinstance(index, int) else load(index)
-    return ast.Subscript(value=load(value), slice=index, ctx=ast.Load())
+    return ast.Subscript(value=load(value), slice=index, ctx=LOAD)
 
 
 def tuple_(elts: Iterable[Node]) -> ast.Tuple:
-    return ast.Tuple(elts=[load(e) for e in elts], ctx=ast.Load())
+    return ast.Tuple(elts=[load(e) for e in elts], ctx=LOAD)
 
 
 def list_(elts: Iterable[Node]) -> ast.List:
-    return ast.List(elts=[load(e) for e in elts], ctx=ast.Load())
+    return ast.List(elts=[load(e) for e in elts], ctx=LOAD)
 
 
 def assign(target: Node | Sequence[Node], value: Node) -> ast.Assign:
@@ -97,15 +103,15 @@ def if_(test: Node, body: list[ast.stmt], orelse: list[ast.stmt] | None = None) 
 
 
 def compare(a: Node, op: ast.cmpop, b: Node) -> ast.Compare:
-    return ast.Compare(left=load(a), ops=[op], comparators=[load(b)])
+    return ast.Compare(left=load(a), ops=[_OPERATORS.get(type(op), op)], comparators=[load(b)])
 
 
 def is_(a: Node, b: Node) -> ast.Compare:
-    return compare(a, ast.Is(), b)
+    return compare(a, _OPERATORS[ast.Is], b)
 
 
 def is_not(a: Node, b: Node) -> ast.Compare:
-    return compare(a, ast.IsNot(), b)
+    return compare(a, _OPERATORS[ast.IsNot], b)
 
 
 def is_none(x: Node) -> ast.Compare:
@@ -118,19 +124,19 @@ def not_none(x: Node) -> ast.Compare:
 
 def and_(*xs: Node) -> ast.expr:
     """`a and b and ...` (one operand: itself)."""
-    return load(xs[0]) if len(xs) == 1 else ast.BoolOp(op=ast.And(), values=[load(x) for x in xs])
+    return load(xs[0]) if len(xs) == 1 else ast.BoolOp(op=_OPERATORS[ast.And], values=[load(x) for x in xs])
 
 
 def or_(*xs: Node) -> ast.expr:
-    return load(xs[0]) if len(xs) == 1 else ast.BoolOp(op=ast.Or(), values=[load(x) for x in xs])
+    return load(xs[0]) if len(xs) == 1 else ast.BoolOp(op=_OPERATORS[ast.Or], values=[load(x) for x in xs])
 
 
 def not_(x: Node) -> ast.UnaryOp:
-    return ast.UnaryOp(op=ast.Not(), operand=load(x))
+    return ast.UnaryOp(op=_OPERATORS[ast.Not], operand=load(x))
 
 
 def binop(a: Node, op: ast.operator, b: Node) -> ast.BinOp:
-    return ast.BinOp(left=load(a), op=op, right=load(b))
+    return ast.BinOp(left=load(a), op=_OPERATORS.get(type(op), op), right=load(b))
 
 
 def at(stmts: list[ast.stmt], like: ast.AST) -> list[ast.stmt]:
@@ -138,10 +144,17 @@ def at(stmts: list[ast.stmt], like: ast.AST) -> list[ast.stmt]:
     code point at the user's line), and return stmts."""
     line = getattr(like, "lineno", 1)
     end = getattr(like, "end_lineno", line) or line
-    for stmt in stmts:
-        for n in ast.walk(stmt):
-            if "lineno" in n._attributes:
-                n.lineno, n.end_lineno, n.col_offset, n.end_col_offset = line, end, 0, 0
+    todo = list(stmts)  # (ast.walk's traversal, without its generators: a third faster)
+    while todo:
+        n = todo.pop()
+        if n._attributes:
+            n.lineno, n.end_lineno, n.col_offset, n.end_col_offset = line, end, 0, 0
+        for name in n._fields:
+            v = getattr(n, name, None)
+            if isinstance(v, list):
+                todo.extend(x for x in v if isinstance(x, ast.AST))
+            elif isinstance(v, ast.AST):
+                todo.append(v)
     return stmts
 
 
@@ -155,14 +168,15 @@ def index_value(node: ast.expr) -> ast.expr:
     return user(node)
 
 
-# -- added for forward mode's tangent twin (contexts/forward/tangent.py) --------------------------------
+# -- added for the transformers' generators ------------------------------------------------------------
 
-__all__ += ["neg", "if_exp", "dict_", "starred", "slice_", "attr_store", "return_", "raise_", "try_except"]
+__all__ += ["LOAD", "STORE", "neg", "if_exp", "dict_", "starred", "slice_", "attr_store", "return_", "raise_",
+            "try_except"]
 
 
 def neg(x: Node) -> ast.UnaryOp:
     """`-x`."""
-    return ast.UnaryOp(op=ast.USub(), operand=load(x))
+    return ast.UnaryOp(op=_OPERATORS[ast.USub], operand=load(x))
 
 
 def if_exp(test: Node, body: Node, orelse: Node) -> ast.IfExp:
@@ -171,13 +185,13 @@ def if_exp(test: Node, body: Node, orelse: Node) -> ast.IfExp:
 
 
 def dict_(keys: Iterable[Node], values: Iterable[Node]) -> ast.Dict:
-    """`{k: v, ...}`, keys and values in pairs."""
-    return ast.Dict(keys=[load(k) for k in keys], values=[load(v) for v in values])
+    """`{k: v, ...}`, keys and values in pairs (a key None is a `**` spread)."""
+    return ast.Dict(keys=[None if k is None else load(k) for k in keys], values=[load(v) for v in values])
 
 
 def starred(x: Node) -> ast.Starred:
     """`*x`, spread into a call's arguments or a tuple."""
-    return ast.Starred(value=load(x), ctx=ast.Load())
+    return ast.Starred(value=load(x), ctx=LOAD)
 
 
 def slice_(lower: Node | None = None, upper: Node | None = None, step: Node | None = None) -> ast.Slice:
@@ -188,7 +202,7 @@ def slice_(lower: Node | None = None, upper: Node | None = None, step: Node | No
 
 def attr_store(value: Node, name: str) -> ast.Attribute:
     """`value.name` as an assignment target."""
-    return ast.Attribute(value=load(value), attr=name, ctx=ast.Store())
+    return ast.Attribute(value=load(value), attr=name, ctx=STORE)
 
 
 def return_(value: Node | None) -> ast.Return:
@@ -199,7 +213,7 @@ def raise_(exc: Node) -> ast.Raise:
     return ast.Raise(exc=load(exc), cause=None)
 
 
-def try_except(body: list[ast.stmt], error: Node, handler: list[ast.stmt]) -> ast.Try:
-    """`try: body` `except error: handler`."""
-    return ast.Try(body=body, handlers=[ast.ExceptHandler(type=load(error), name=None, body=handler)],
+def try_except(body: list[ast.stmt], exception: Node, handler: list[ast.stmt]) -> ast.Try:
+    """`try: body / except exception: handler`."""
+    return ast.Try(body=body, handlers=[ast.ExceptHandler(type=load(exception), name=None, body=handler)],
                    orelse=[], finalbody=[])
