@@ -24,7 +24,9 @@ from ..lowered.activity import (active_names, ask_primals, captured_stores, clos
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
                              if_exp, index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
+from ..lowered.inline import inline
 from ..lowered.lower import TEMP_PREFIX, Unsupported, is_generator
+from ..rules.operator import DERIVATIVES
 
 __all__ = ["generate", "Generated", "HELPERS"]
 
@@ -559,7 +561,7 @@ class _Gen:
         if self.observed:
             fwd = at([assign(name, call("__od_binop__", const(opname), user(a), user(b)))], s)
             return fwd, need, adj + [_given("_g", generic)]
-        fast = _fast_cotangents(v.op, a, b)
+        fast = _fast_cotangents(v.op, a, b, load(name) if keep_y else binop(user(a), ast.Div(), user(b)))
         if fast is not None:
             fa, fb = fast
             # `r = r * x`: r's cotangent was just taken (None), so its contribution is assigned directly
@@ -1138,19 +1140,18 @@ def _walk_own(fn):
                 stack.append(c)
 
 
-def _fast_cotangents(op: ast.operator, a: ast.expr, b: ast.expr) -> tuple[ast.expr, ast.expr] | None:
-    """For `a + b`, `a - b`, `a * b`, `a / b` on floats: the cotangents of a and b given the result's `_g`
-    (None for other operators)."""
-    if isinstance(op, ast.Add):
-        return load("_g"), load("_g")
-    if isinstance(op, ast.Sub):
-        return load("_g"), neg("_g")
-    if isinstance(op, ast.Mult):
-        return binop("_g", ast.Mult(), user(b)), binop("_g", ast.Mult(), user(a))
-    if isinstance(op, ast.Div):
-        return (binop("_g", ast.Div(), user(b)),
-                binop(neg(binop("_g", ast.Mult(), user(a))), ast.Div(), binop(user(b), ast.Mult(), user(b))))
-    return None
+def _fast_cotangents(op: ast.operator, a: ast.expr, b: ast.expr, y: ast.expr) -> tuple[ast.expr, ast.expr] | None:
+    """For `a + b`, `a - b`, `a * b`, `a / b` on real scalars: the cotangents of a and b given the result's
+    `_g`, the operator's derivatives declared once (`contexts.rules.operator.DERIVATIVES`) inlined; y is
+    the result (the expression `a / b` where the block overwrote it). None for other operators."""
+    name = _DECLARED.get(type(op))
+    if name is None:
+        return None
+    da, db = DERIVATIVES[name]
+    return (inline(da, t="_g", a=user(a), b=user(b), y=y), inline(db, t="_g", a=user(a), b=user(b), y=y))
+
+
+_DECLARED = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv"}
 
 
 def _real_array_test(op: ast.operator, a: ast.expr, b: ast.expr, act_a: bool, act_b: bool) -> ast.expr | None:

@@ -35,7 +35,7 @@ def show_adjoint(f: Callable, active: Iterable[str] | None = None, raw: bool = F
         _, pb1, w1, x, t1, t2 = record
         d_t2 = dret
         d_x += d_t2 * t1
-        d_t1 = d_t2 * x
+        d_t1 = x * d_t2
         _, d_args, _ = pb1(d_t1)
         d_x += d_args[0]
         d_x += d_x_in

@@ -4,7 +4,9 @@ How the pieces fit (each module's docstring states its invariant):
 
 - `lower`      a function's tree -> lowered form (one operation on atoms per statement, control flow kept).
 - `activity`   which variables can carry a derivative; which may share memory (views, containers, closures).
-- `emit`       building code from it: generated statements at the user's line, indices as values.
+- `build`      generated code as trees: the constructors every generator uses, `at` placing statements on
+               the user's line (tracebacks through generated code point at the user's source).
+- `inline`     a declared one-expression formula (a rule's derivative) placed into generated code.
 - `runtime`    what code built from it calls in every mode (`unpack`, element addresses of views).
 - `show`       `show_lowered(f)`: the lowered form as text, one line per statement, active stores marked.
 
