@@ -236,6 +236,20 @@ def _dual_binop_adj(opname, g, y, a, b, need):
     return (_dual_fit(ga, a) if need & 1 else None), (_dual_fit(gb, b) if need & 2 else None)
 
 
+def unary_adj(opname, g, x):
+    """The cotangent of x for `-x` / `+x` (opname 'neg' / 'pos') beyond floats: an object whose class's
+    `__neg__` / `__pos__` is Python code has it re-run under AD (it may compute anything); numbers, arrays
+    and duals: -g / g."""
+    method = getattr(type(x), f"__{opname}__", None)
+    if type(method) is types.FunctionType and not isinstance(x, _KNOWN) and type(x) is not _Dual:
+        _, pb = runtime._twin_call(EVERY_ARGUMENT, method, (x,), (), _NOKW)
+        if pb is None:
+            return None
+        dself, _, _ = pb[0](pb, g, None, Session())
+        return dself
+    return -g if opname == "neg" else g
+
+
 def _python_binop_adj(opname, g, a, b):
     """A user class's operator (`__add__` in Python) is re-run under AD in the reverse pass (its operands
     are the recorded ones), so its own code is differentiated — recomputation instead of recording."""
@@ -1028,7 +1042,7 @@ HELPER_IMPLS = {
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts,
     "__od_mutable__": mutable, "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
-    "__od_binop__": observe.plain_binop,
+    "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

@@ -177,3 +177,23 @@ def test_numpy_converts_objects_by_their_python_array():
     # the Lagrange basis through 0, 1, 2 at 1.5
     np.testing.assert_allclose(gradient(lambda y: interpolate.lagrange(np.array([0.0, 1.0, 2.0]), y)(1.5), w)[0],
                                [-0.125, 0.75, 0.375])
+
+
+class Signed:
+    def __init__(self, x):
+        self.x = x
+
+    def __neg__(self):
+        return Signed(self.x * 7)
+
+    def __pos__(self):
+        return Signed(self.x * 11)
+
+
+@pytest.mark.parametrize("f,df", [(lambda x: (-Signed(x)).x, 7.0), (lambda x: (+Signed(x)).x, 11.0),
+                                  (lambda x: (-(-Signed(x))).x * x, 2 * 49 * 1.5)], ids=["neg", "pos", "twice"])
+def test_unary_operators_of_the_class_own_code(f, df):
+    """`-obj` / `+obj`: the cotangent passed through as for numbers was wrong (+: silently, the class's
+    __pos__ scales) or crashed (-)."""
+    assert gradient(f, 1.5)[0] == pytest.approx(df, rel=1e-12)
+    assert derivative(f, 1.5) == pytest.approx(df, rel=1e-12)
