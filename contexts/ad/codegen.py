@@ -445,12 +445,12 @@ class _Gen:
             adj = self.take(name)
             if self.is_active(v.operand) and isinstance(v.op, (ast.USub, ast.UAdd)):
                 x = v.operand.id
-                # floats inline; other values (arrays, or objects whose class's own __neg__ / __pos__ is
+                # floats and arrays inline; other values (objects whose class's own __neg__ / __pos__ is
                 # differentiated as its code) through the helper
                 plain = neg("_g") if isinstance(v.op, ast.USub) else load("_g")
                 general = call("__od_unary_adj__", const("neg" if isinstance(v.op, ast.USub) else "pos"), "_g", x)
-                adj.append(_given("_g", [if_(is_(call("type", "_g"), "float"), self.acc(x, plain),
-                                             self.acc(x, general))]))
+                number = or_(is_(call("type", x), "float"), is_(call("type", x), "__od_ndarray__"))
+                adj.append(_given("_g", [if_(number, self.acc(x, plain), self.acc(x, general))]))
                 return [s], [x], adj
             return [s], [], adj
         if isinstance(v, ast.Call):

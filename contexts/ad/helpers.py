@@ -113,6 +113,9 @@ def binop_adj(opname, g, y, a, b, need=3):
             if need & 2:
                 if opname == "sub" and not sb:
                     gb, sb = db(_to_operand(g, b, sb), a, b, y), True
+                elif opname == "truediv":  # db's -(t / b) * y, on the quotient g / b, negated in place
+                    gb = (ga if need & 1 else g / b) * y
+                    np.negative(gb, out=gb)
                 else:
                     gb = db(g, a, b, y)
             return ((ga if sa else _to_operand(ga, a, sa)) if need & 1 else None,
