@@ -291,7 +291,8 @@ def _value_and_gradient(f, args):
         try:
             dargs = pb[0](pb, seed, None, S)[1]
         finally:
-            S.finish()
+            if S._redo:  # (the common case: nothing to redo, no call)
+                S.finish()
     except StopIteration as e:
         raise _stopped(f) from e
     except Exception as e:

@@ -38,7 +38,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_mutable__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
-           "__od_locals__", "__od_binop__", "__od_unary_adj__")
+           "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -449,7 +449,7 @@ class _Gen:
                 # differentiated as its code) through the helper
                 plain = neg("_g") if isinstance(v.op, ast.USub) else load("_g")
                 general = call("__od_unary_adj__", const("neg" if isinstance(v.op, ast.USub) else "pos"), "_g", x)
-                number = or_(is_(call("type", x), "float"), is_(call("type", x), "__od_ndarray__"))
+                number = or_(*(is_(call("type", x), kind) for kind in ("float", "__od_ndarray__", "__od_float64__")))
                 adj.append(_given("_g", [if_(number, self.acc(x, plain), self.acc(x, general))]))
                 return [s], [x], adj
             return [s], [], adj

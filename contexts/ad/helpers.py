@@ -287,8 +287,10 @@ def getattr_(obj, attr):
         return getattr(obj, attr), None
     if _whole_number(t) and attr not in _NUMBER_PARTS:
         _representation_read(obj, attr, getattr(obj, attr))
+    if t is _MODULE or isinstance(obj, (types.ModuleType, type)):  # (`np.exp`: the hot case)
+        return getattr(obj, attr), None
     prop = _class_attribute(t, attr)
-    if prop is None or isinstance(obj, (types.ModuleType, type)):
+    if prop is None:
         return getattr(obj, attr), None
     if attr == "__dict__":
         d = getattr(obj, attr)
@@ -315,6 +317,9 @@ def getattr_(obj, attr):
         y, pb = runtime._twin_call(EVERY_ARGUMENT, get, (prop,), (obj, t), _NOKW)
         return y, (None if pb is None else (_DESCRIBED, pb))
     return getattr(obj, attr), None
+
+
+_MODULE = types.ModuleType
 
 
 def _class_attribute(cls, attr):
@@ -1045,7 +1050,7 @@ HELPER_IMPLS = {
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts,
     "__od_mutable__": mutable, "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
-    "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj,
+    "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}
