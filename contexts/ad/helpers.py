@@ -23,7 +23,7 @@ from .codegen import EVERY_ARGUMENT, HELPERS
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields, merge_into
-from ..rules.registry import NoRuleError
+from ..rules.registry import PLAIN_OPERANDS, NoRuleError
 from .structs import CHANGES, TICKS, Session, remember_instance_dict
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
@@ -171,14 +171,8 @@ def binop_adj(opname, g, y, a, b, need=3):
 
 
 # numbers (Fraction's operators are Python code, but mathematically plain) and arrays use the rules
-_KNOWN = (numbers.Number, np.ndarray, np.generic, list, tuple, str)
-_KNOWN_NUMBERS = (numbers.Number,)
-try:
-    from uncertainties.core import AffineScalarFunc as _UFloat
-    _KNOWN += (_UFloat,)
-    _KNOWN_NUMBERS += (_UFloat,)
-except ImportError:  # pragma: no cover
-    pass
+_KNOWN = PLAIN_OPERANDS + (list, tuple)
+_KNOWN_NUMBERS = tuple(t for t in PLAIN_OPERANDS if t not in (np.ndarray, np.generic, str, bytes, type(None)))
 
 
 def _user_operand(opname, a, b) -> bool:

@@ -40,7 +40,8 @@ from overdub.errors import OverdubError
 
 from .sparsity_specs import Custom, SparsitySpec
 
-__all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "MissingRule", "NoRuleError", "objects_of_classes"]
+__all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "MissingRule", "NoRuleError", "objects_of_classes",
+           "PLAIN_OPERANDS"]
 
 
 class MissingRule(OverdubError):
@@ -283,16 +284,17 @@ def _nondiff_frule(fn):
 registry = Registry()
 
 
-_PLAIN_OPERANDS = (numbers.Number, np.ndarray, np.generic, str, bytes, type(None))
+# values every rule takes as they are: numbers (ufloats too), arrays, strings (engines share this notion)
+PLAIN_OPERANDS = (numbers.Number, np.ndarray, np.generic, str, bytes, type(None))
 try:  # ufloats are numbers to every rule
     from uncertainties.core import AffineScalarFunc as _UFloat
-    _PLAIN_OPERANDS += (_UFloat,)
+    PLAIN_OPERANDS += (_UFloat,)
 except ImportError:  # pragma: no cover
     pass
 
 
 def _plain(v) -> bool:
-    return isinstance(v, _PLAIN_OPERANDS) or type(v).__name__ == "Dual"  # (a dual's operators are the derivative's)
+    return isinstance(v, PLAIN_OPERANDS) or type(v).__name__ == "Dual"  # (a dual's operators are the derivative's)
 
 
 def objects_of_classes(args: tuple, reduction: bool = False) -> bool:
