@@ -122,6 +122,37 @@ def _static_back(pb, dy, dself, S):
     return None, grads, dkw
 
 
+_ANY_COUNT = 1 << 30
+
+
+def _plan(rule, f) -> tuple:
+    """Reverse mode's plan for a rule (kept on it: `Rule.plan`), for `call`'s common case — a primitive with
+    an adjoint, called on positional arguments of plain types: `(run, adjoint, at most this many
+    arguments, hot, hot_reduce)`, where run computes f's value (`Rule.impl` or f). Empty where the
+    general path decides: rules that iterate, mutate or have no adjoint, and calls passing numpy's `out`
+    by position (more arguments than the plan takes)."""
+    if rule.adjoint is None or rule.iterates or rule.mutating or rule.kind == "nondiff":
+        plan = ()
+    else:
+        kind = type(f)
+        most = (f.nin if kind is _UFUNC else _out_position(f) % _ANY_COUNT if kind is _DISPATCHER
+                else _ANY_COUNT)
+        plan = (rule.impl or f, rule.adjoint, most, rule.hot, rule.hot_reduce)
+    rule.plan = plan
+    return plan
+
+
+def _plain_back(pb, dy, dself, S):
+    """`_static_back` for the plan's calls: a function (not a method) of positional arguments."""
+    _, adj, y, args = pb
+    if dy is None or (type(dy) is float and dy == 0.0):  # (as `_static_back`: rules not evaluated at zero)
+        return None, (None,) * len(args), None
+    try:
+        return None, adj(dy, y, *args), None
+    except TypeError:  # forward-over-reverse: the rule met forward-mode duals it cannot convert
+        return None, _adjoint_on_duals(adj, dy, y, args, _NOKW), None
+
+
 def _hot_back(pb, dy, dself, S):
     """A one-argument rule's pullback on a float64 array: its `hot` cotangent when dy is the usual one."""
     _, hot, y, x, adj = pb
@@ -244,6 +275,27 @@ def call(mask, f, *args, **kw):
         given = _overridden_call(f, args, kw)
         if given is not None:
             return given
+    elif not kw:  # the common case first: a rule's primitive on positional arguments of plain types
+        try:
+            rule = _rules.get(f)
+        except TypeError:  # unhashable callable
+            rule = None
+        if rule is not None:
+            plan = rule.plan
+            if plan is None:
+                plan = _plan(rule, f)
+            if plan and len(args) <= plan[2]:
+                for a in args:
+                    if type(a) not in _PLAIN_TYPES:
+                        break
+                else:
+                    y = plan[0](*args)
+                    if len(args) == 1 and type(a) is _NDARRAY and a.dtype is _F8:
+                        if plan[3] is not None and a.ndim:
+                            return y, (_hot_back, plan[3], y, a, plan[1])
+                        if plan[4] is not None:
+                            return y, (_hot_reduce_back, plan[4], y, a, plan[1], _NOKW)
+                    return y, (_plain_back, plan[1], y, args)
     kind = f.__class__
     if kind is _UFUNC:
         if len(args) > f.nin:  # `np.exp(K, K)`: the output given by position

@@ -106,6 +106,14 @@ class Rule:
     # engines differentiate instead of the numeric rules when an operand is an object of a class whose
     # special methods are its own (they may mean anything, not arithmetic)
     python: Callable | None = None
+    # a transformation's own compiled form of the fields above, made on first use by the one that uses it
+    # (reverse mode's call plan); setting any field drops it, so a rule changed later is never run stale
+    plan: Any = field(default=None, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name != "plan":
+            object.__setattr__(self, "plan", None)
 
     @property
     def nondifferentiable(self) -> bool:
