@@ -1211,7 +1211,12 @@ def _constants(args) -> int:
 
 def _twin_call(mask, fn, pre, args, kw, observed=False):
     code = fn.__code__
-    constant = _constants(args) if mask < 0 else 0  # `gradient(f, x, "mode")`: "mode" is no input
+    constant = 0
+    if mask < 0:  # `gradient(f, x, "mode")`: "mode" is no input
+        for a in args:
+            if type(a) is not float and type(a) is not _NDARRAY:  # (the common case: no call)
+                constant = _constants(args)
+                break
     defaulted = None
     if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None) and mask != -2:
         defaulted = _defaulted(fn, len(pre) + len(args), kw)
@@ -1248,7 +1253,7 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
     if fn.__kwdefaults__:
         fwd.__kwdefaults__ = fn.__kwdefaults__
     try:
-        y, tape = fwd(*pre, *args, **kw)
+        y, tape = fwd(*args) if not pre and not kw else fwd(*pre, *args, **kw)
     except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
         note_transformed(e, fn, "reverse mode (its recording pass)")
         raise
