@@ -72,15 +72,14 @@ def _masked(g: Any, where: Any) -> Any:
     return g if where is True else np.where(where, g, 0)
 
 
-def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nout: int = 1,
-               hot: Callable | None = None) -> None:
+def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nout: int = 1) -> None:
     """Register adjoint and frule of an elementwise fn from its partial derivatives.
 
     `partials[i](y, *args)` is d y / d args[i] at the primal point (holomorphic for complex), `None`
-    where the argument is not differentiable. With `nout > 1` (modf, frexp) only the first output is
-    differentiable. A unary fn may give `hot(dy, y, x)`, the cotangent `dy * partial(y, x)` in one
-    function, for a real array x and its cotangent dy of one shape and dtype (the common case, with
-    fewer temporaries); it returns a fresh array. Example:
+    where the argument is not differentiable; `OneOver(d)` gives one as a quotient `1 / d(y, *args)`.
+    With `nout > 1` (modf, frexp) only the first output is differentiable. The partials are the one
+    statement of the derivative: the adjoint, the frule and a unary fn's fast cotangent (`Rule.hot`, for
+    a real array and a cotangent of its shape and dtype) are all made from them. Example:
 
     >>> import numpy as np
     >>> from contexts.rules.registry import registry
@@ -94,6 +93,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
     nin = len(partials)
 
     first = partials[0] if partials else None
+    hot = _hot(first) if nin == 1 and nout == 1 and first is not None else None
 
     def adjoint(dy, y, *args, **kwargs):
         if nin == 1 and nout == 1 and first is not None and len(args) == 1 and not kwargs:
@@ -102,14 +102,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
             if ta is np.ndarray:
                 if (type(dy) is np.ndarray and a.dtype.kind == "f" and dy.dtype == a.dtype
                         and dy.shape == a.shape and a.ndim):
-                    if hot is not None:
-                        return (hot(dy, y, a),)
-                    p = first(y, a)
-                    if (type(p) is np.ndarray and p is not y and p is not a and p.base is None
-                            and p.shape == dy.shape and p.dtype == dy.dtype):
-                        p *= dy  # the partials here return fresh arrays (or y): reuse it, no allocation
-                        return (p,)
-                    return (dy * p,)
+                    return (hot(dy, y, a),)
             elif (ta is _f8 or ta is float) and (type(dy) is float or type(dy) is _f8):
                 g = dy * first(y, a)  # a real scalar (a reduction's result, say): the type of a back
                 tg = type(g)
@@ -150,7 +143,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
     registry.adjoint(fn, kind="elementwise")(adjoint)
     registry.frule(fn, kind="elementwise")(frule)
     registry.set_kind("elementwise", fn, partials=partials)
-    if hot is not None and nin == 1 and nout == 1:
+    if hot is not None:
         registry.set(fn, hot=hot)
 
 
@@ -165,45 +158,48 @@ def _rules(*keys: Any, kind: str = "elementwise") -> Callable:
     return register
 
 
-# -- hot cotangents: dy * partial for real arrays, in place in one fresh temporary ------------------------
+# -- the fast cotangent, from the partial: dy * partial for real arrays, in its one fresh temporary -------
 
-def _times(partial: Callable, negate: bool = False) -> Callable:
-    """hot(dy, y, x) = dy * partial(x) (negated), for partials that are a ufunc of x."""
-    def hot(dy, y, x):
-        r = partial(x)
-        r *= dy
-        return np.negative(r, out=r) if negate else r
+class OneOver:
+    """A partial given as a quotient, `1 / denominator(y, *args)` (`log`: `OneOver(lambda y, x: x)`): the
+    fast cotangent is then one division, `dy / denominator`, not a reciprocal and a product."""
+
+    __slots__ = ("denominator",)
+
+    def __init__(self, denominator: Callable) -> None:
+        self.denominator = denominator
+
+    def __call__(self, y, *args):
+        return 1 / self.denominator(y, *args)
+
+
+def _hot(partial: Callable) -> Callable:
+    """`hot(dy, y, x)`: the cotangent `dy * partial(y, x)` of a real array x, for a cotangent dy of its
+    shape and dtype (the common case), written into the partial's own array where it made one for the
+    call (not y, x or a view of them; its shape and dtype: the tests are inline, this runs per call)."""
+    if type(partial) is OneOver:
+        denominator = partial.denominator
+
+        def hot(dy, y, x):
+            d = denominator(y, x)
+            if (type(d) is _ndarray and d is not y and d is not x and d.base is None and d.dtype == dy.dtype
+                    and d.shape == dy.shape):
+                return np.divide(dy, d, out=d)
+            return dy / d
+    else:
+        def hot(dy, y, x):
+            p = partial(y, x)
+            if (type(p) is _ndarray and p is not y and p is not x and p.base is None and p.dtype == dy.dtype
+                    and p.shape == dy.shape):
+                p *= dy
+                return p
+            return dy * p
     return hot
 
 
-def _hot_reciprocal(dy, y, x):
-    r = np.square(y)
-    r *= dy
-    return np.negative(r, out=r)
-
-
-def _hot_square(dy, y, x):
-    r = x * dy
-    r *= 2
-    return r
-
-
-def _hot_expm1(dy, y, x):
-    r = y + 1
-    r *= dy
-    return r
-
-
-def _hot_log1p(dy, y, x):
-    r = x + 1
-    return np.divide(dy, r, out=r)
-
-
-def _hot_tanh(dy, y, x):
-    r = np.square(y)
-    np.subtract(1, r, out=r)
-    r *= dy
-    return r
+def _negated(v):
+    """-v, in v's own memory when it is an array a partial just made (`np.sin(x)` for cos)."""
+    return np.negative(v, out=v) if type(v) is np.ndarray else -v
 
 
 # -- linear ufuncs: the cotangent is a transposed map of dy ------------------------------------------
@@ -294,10 +290,10 @@ ufunc_rule(np.multiply, lambda y, a, b: b, lambda y, a, b: a, name="multiply")
 ufunc_rule(np.divide, lambda y, a, b: 1 / b, lambda y, a, b: -y / b, name="divide")
 ufunc_rule(np.power, _dpower_base, _dpower_exponent, name="power")
 ufunc_rule(np.float_power, _dpower_base, _dpower_exponent, name="float_power")
-ufunc_rule(np.reciprocal, lambda y, x: -y * y, name="reciprocal", hot=_hot_reciprocal)
-ufunc_rule(np.square, lambda y, x: 2 * x, name="square", hot=_hot_square)
-ufunc_rule(np.sqrt, lambda y, x: 0.5 / y, name="sqrt", hot=lambda dy, y, x: (0.5 * dy) / y)
-ufunc_rule(np.cbrt, lambda y, x: 1 / (3 * y * y), name="cbrt")
+ufunc_rule(np.reciprocal, lambda y, x: _negated(np.square(y)), name="reciprocal")
+ufunc_rule(np.square, lambda y, x: 2 * x, name="square")
+ufunc_rule(np.sqrt, OneOver(lambda y, x: 2 * y), name="sqrt")
+ufunc_rule(np.cbrt, OneOver(lambda y, x: 3 * y * y), name="cbrt")
 ufunc_rule(np.fmod, lambda y, a, b: 1.0, lambda y, a, b: -np.trunc(a / b), name="fmod")
 ufunc_rule(np.remainder, lambda y, a, b: 1.0, lambda y, a, b: -np.floor_divide(a, b), name="remainder")
 ufunc_rule(np.ldexp, lambda y, x, e: np.ldexp(np.ones_like(y), e), None, name="ldexp")
@@ -307,36 +303,36 @@ ufunc_rule(np.frexp, lambda y, x: np.ldexp(np.ones_like(y), -np.frexp(x)[1]), na
 
 # -- exponentials and logarithms ----------------------------------------------------------------------
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
-ufunc_rule(np.exp, lambda y, x: y, name="exp", hot=lambda dy, y, x: dy * y)
+ufunc_rule(np.exp, lambda y, x: y, name="exp")
 ufunc_rule(np.exp2, lambda y, x: _LN2 * y, name="exp2")
-ufunc_rule(np.expm1, lambda y, x: y + 1, name="expm1", hot=_hot_expm1)
-ufunc_rule(np.log, lambda y, x: 1 / x, name="log", hot=lambda dy, y, x: dy / x)
-ufunc_rule(np.log2, lambda y, x: 1 / (_LN2 * x), name="log2")
-ufunc_rule(np.log10, lambda y, x: 1 / (_LN10 * x), name="log10")
-ufunc_rule(np.log1p, lambda y, x: 1 / (1 + x), name="log1p", hot=_hot_log1p)
+ufunc_rule(np.expm1, lambda y, x: y + 1, name="expm1")
+ufunc_rule(np.log, OneOver(lambda y, x: x), name="log")
+ufunc_rule(np.log2, OneOver(lambda y, x: _LN2 * x), name="log2")
+ufunc_rule(np.log10, OneOver(lambda y, x: _LN10 * x), name="log10")
+ufunc_rule(np.log1p, OneOver(lambda y, x: 1 + x), name="log1p")
 ufunc_rule(np.logaddexp, lambda y, a, b: np.exp(a - y), lambda y, a, b: np.exp(b - y), name="logaddexp")
 ufunc_rule(np.logaddexp2, lambda y, a, b: np.exp2(a - y), lambda y, a, b: np.exp2(b - y),
            name="logaddexp2")
 
 # -- trigonometric and hyperbolic -----------------------------------------------------------------------
-ufunc_rule(np.sin, lambda y, x: np.cos(x), name="sin", hot=_times(np.cos))
-ufunc_rule(np.cos, lambda y, x: -np.sin(x), name="cos", hot=_times(np.sin, negate=True))
+ufunc_rule(np.sin, lambda y, x: np.cos(x), name="sin")
+ufunc_rule(np.cos, lambda y, x: _negated(np.sin(x)), name="cos")
 ufunc_rule(np.tan, lambda y, x: 1 + y * y, name="tan")
 ufunc_rule(np.arcsin, lambda y, x: 1 / np.sqrt(1 - x * x), name="arcsin")
 ufunc_rule(np.arccos, lambda y, x: -1 / np.sqrt(1 - x * x), name="arccos")
-ufunc_rule(np.arctan, lambda y, x: 1 / (1 + x * x), name="arctan")
-ufunc_rule(np.sinh, lambda y, x: np.cosh(x), name="sinh", hot=_times(np.cosh))
-ufunc_rule(np.cosh, lambda y, x: np.sinh(x), name="cosh", hot=_times(np.sinh))
+ufunc_rule(np.arctan, OneOver(lambda y, x: 1 + x * x), name="arctan")
+ufunc_rule(np.sinh, lambda y, x: np.cosh(x), name="sinh")
+ufunc_rule(np.cosh, lambda y, x: np.sinh(x), name="cosh")
 def _dtanh(y, x):
     """1 - y**2, in one fresh array (square is numpy's fastest product)."""
     p = np.square(y)
     return np.subtract(1, p, out=p) if type(p) is np.ndarray else 1 - p
 
 
-ufunc_rule(np.tanh, _dtanh, name="tanh", hot=_hot_tanh)
+ufunc_rule(np.tanh, _dtanh, name="tanh")
 ufunc_rule(np.arcsinh, lambda y, x: 1 / np.sqrt(x * x + 1), name="arcsinh")
 ufunc_rule(np.arccosh, lambda y, x: 1 / (np.sqrt(x - 1) * np.sqrt(x + 1)), name="arccosh")
-ufunc_rule(np.arctanh, lambda y, x: 1 / (1 - x * x), name="arctanh")
+ufunc_rule(np.arctanh, OneOver(lambda y, x: 1 - x * x), name="arctanh")
 ufunc_rule(np.arctan2, lambda y, a, b: _safe_div(b, a * a + b * b),
            lambda y, a, b: _safe_div(-a, a * a + b * b), name="arctan2")
 ufunc_rule(np.hypot, lambda y, a, b: _safe_div(a, y), lambda y, a, b: _safe_div(b, y), name="hypot")
