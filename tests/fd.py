@@ -11,94 +11,34 @@ hessian(f, x, h=1e-4, matrix=False)    of a scalar f by second-order central dif
 assert_grad_fd(f, *args, rtol, atol)   contexts.gradient(f, *args) equals gradient(f, *args); returns it
 check_rule(key, *args, diff=(0,), ...) a registered rule's adjoint and frule against directional()
 
-Only the last two touch the library (the engine and the rule registry, imported when called); the rest is
-plain numpy. Step sizes are the ones the tests' tolerances were set for: do not change a default.
+`gradient` is the library's shipped finite differences (`contexts.rules.check.numerical_gradient`, plain
+numpy: the one implementation, tested here against closed forms in tests/test_fd.py); only the last two
+touch the engine and the rule registry (imported when called); the rest is plain numpy. Step sizes are
+the ones the tests' tolerances were set for: do not change a default.
 """
 
 from __future__ import annotations
 
-import numbers
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
 __all__ = ["gradient", "derivative", "directional", "jacobian", "hessian", "assert_grad_fd", "check_rule"]
 
-# Central stencils (offset, weight): f'(x) ~ sum(weight * f(x + offset * h)) / h
-_STENCILS = {
-    2: ((-1, -1 / 2), (1, 1 / 2)),
-    4: ((-2, 1 / 12), (-1, -8 / 12), (1, 8 / 12), (2, -1 / 12)),
-}
-
 
 # -- gradients of real scalar functions --------------------------------------------------------
 
-def _differentiable(x) -> bool:
-    """Whether x gets a gradient: floats (and Fractions), complex numbers, inexact arrays, sequences of them."""
-    if isinstance(x, (bool, np.bool_, int, np.integer)):
-        return False
-    if isinstance(x, np.ndarray):
-        return x.dtype.kind in "fc"
-    if isinstance(x, (list, tuple)):
-        return any(_differentiable(e) for e in x)
-    return isinstance(x, numbers.Complex)  # floats, Fractions, complex and numpy scalars
-
-
-def _real(v) -> float:
-    """v as a float; a complex value with a non-negligible imaginary part is an error."""
-    if not isinstance(v, (float, int)):
-        v = complex(v)
-    if isinstance(v, complex):
-        if abs(v.imag) > 1e-12 * max(1.0, abs(v.real)):
-            raise ValueError(f"gradient needs a real-valued function, got {v}")
-        return v.real
-    return float(v)
-
-
-def _slope(evaluate: Callable[[Any], float], x, step, order: int):
-    """d/dt evaluate(x + t * step / |step|) at 0 by the central stencil of that order."""
-    if order == 2:
-        return (evaluate(x + step) - evaluate(x - step)) / (2 * abs(step))
-    return sum(w * evaluate(x + k * step) for k, w in _STENCILS[order]) / abs(step)
-
-
-def _grad(x, evaluate, h, order):
-    """Gradient of the real function `evaluate` at x, shaped like x (None where x is not differentiable)."""
-    if isinstance(x, (list, tuple)):
-        def at(i):
-            return lambda v: evaluate(type(x)(v if j == i else e for j, e in enumerate(x)))
-        return [_grad(e, at(i), h, order) for i, e in enumerate(x)]
-    if not _differentiable(x):
-        return None
-    if isinstance(x, np.ndarray):
-        out = np.zeros(x.shape, dtype=np.result_type(x.dtype, float))
-        for idx in np.ndindex(x.shape):
-            def at_idx(v, idx=idx):
-                z = x.astype(out.dtype)
-                z[idx] = v
-                return evaluate(z)
-            out[idx] = _grad(x[idx].item(), at_idx, h, order)
-        return out
-    if isinstance(x, (complex, np.complexfloating)):  # Zygote's convention: dl/dRe + i dl/dIm
-        z = complex(x)
-        return _slope(evaluate, z, h, order) + 1j * _slope(evaluate, z, 1j * h, order)
-    return _slope(evaluate, float(x), h, order)
-
-
 def gradient(f: Callable, *args, h: float = 1e-3, order: int = 4) -> tuple:
-    """Central-difference gradient of a real scalar f at args, one entry per argument.
+    """Central-difference gradient of a real scalar f at args, one entry per argument: the shipped
+    `contexts.rules.check.numerical_gradient` (plain numpy, no engine), unrounded.
 
     Floats (and Fractions, perturbed as floats) give floats, complex numbers a complex gradient
     dl/dRe + i dl/dIm, inexact arrays arrays of their shape, lists/tuples lists; ints, bools and other
     values None. order=4: the five-point stencil with step h (default 1e-3, accurate to ~1e-10 on smooth
     functions); order=2: (f(x + h) - f(x - h)) / 2h, for tests written against that formula and its step.
     """
-    if order not in _STENCILS:
-        raise ValueError(f"order must be one of {sorted(_STENCILS)}, not {order!r}")
-
-    def at(i):
-        return lambda v: _real(f(*args[:i], v, *args[i + 1:]))
-    return tuple(_grad(a, at(i), h, order) for i, a in enumerate(args))
+    from contexts.rules.check import numerical_gradient
+    return numerical_gradient(f, *args, eps=h, order=order, exact_digits=True)
 
 
 # -- derivatives of vector functions -----------------------------------------------------------

@@ -19,7 +19,7 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
-from ..rules.check import _STENCIL, _inner
+from ..rules.check import _STENCILS, _inner
 
 __all__ = ["RuleCheck", "RuleCheckError"]
 
@@ -93,7 +93,7 @@ def _directional(op, i, x, v, h):
         return None
     if not all(math.isfinite(val) for val in values.values()):
         return None
-    central = sum(c * values[k] for k, c in _STENCIL) / h
+    central = sum(c * values[k] for k, c in _STENCILS[4]) / h
     right, left = (values[1] - values[0]) / h, (values[0] - values[-1]) / h
     if abs(right - left) > 1e-2 * (abs(right) + abs(left)) + 1e-6:
         return None  # a kink (abs at 0, max at a tie) or strong curvature: not verifiable here
