@@ -953,3 +953,17 @@ def test_np_put_and_ndarray_put(mode):
     x = np.array([1.3, -0.7, 2.1, 0.4])
     assert_grad_fd(by_function, x)
     assert_grad_fd(by_method, x)
+
+
+@pytest.mark.parametrize("f", [np.maximum, np.minimum, np.fmax, np.fmin])
+def test_relu_like_extrema_against_finite_differences(f):
+    # an array against a threshold that is itself differentiated (a scalar: its cotangent sums over the
+    # elements that took it), away from ties where the derivative jumps
+    a = rng.normal(size=(6, 5))
+    a[np.abs(a - 0.1) < 0.05] += 0.2
+    w = rng.normal(size=a.shape)
+    assert_grad_fd(lambda a, t: np.sum(f(a, t) * w), a, 0.1)
+    assert_grad_fd(lambda a, t: np.sum(f(t, a) * w), a, 0.1)
+    (g32,) = gradient(lambda a: np.sum(f(a, np.float32(0.0))), a.astype(np.float32))
+    assert g32.dtype == np.float32
+    np.testing.assert_array_equal(g32, (f(a, 0.0) == a).astype(np.float32))
