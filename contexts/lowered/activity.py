@@ -598,7 +598,119 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     while act.changed:
         act.changed = False
         act.visit(fdef.body)
-    return act.active
+    return act.active - steering_only(fdef)
+
+
+# -- variables that only steer: read by comparisons and branch tests, never as values --------------------
+
+_VALUE = None  # a read whose value may reach a result (the default for every read not shown otherwise)
+_STEER = frozenset()  # a read whose value only decides a branch (a comparison's operand, an if's test)
+_DYNAMIC_SCOPE = frozenset({"locals", "vars", "eval", "exec", "globals", "dir"})
+
+
+def steering_only(fdef: ast.FunctionDef) -> set[str]:
+    """The variables of fdef whose every read is a comparison's operand, a branch's test, or the value of
+    a store to another such variable (`n` of `while n > 0: n = n - 1`): no result depends on them except
+    through control flow, so no derivative flows through them and they need not be recorded.
+
+    Conservative: only variables read somewhere (one never read may be held by the engine: reverse mode's
+    entry copies of the parameters), and only parameters and variables stored nothing but arithmetic of
+    variables and constants — not a call's result (the call may have changed something), not `n -= 1`
+    (for an array a change in place). A read anywhere else — a call's argument, an index, a return, a
+    nested function or comprehension — is a value read; nothing qualifies when fdef may see its variables
+    by name (`locals()`, `eval`; reverse mode refuses those). A comparison's result is a bool: a derivative
+    stops there, as everywhere in the lowered form."""
+    for node in _own_nodes(fdef):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _DYNAMIC_SCOPE:
+            return set()
+    a = fdef.args
+    candidates = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
+    excluded: set[str] = set()
+    reads: list[tuple[str, frozenset | None]] = []
+    for st in _statements(fdef.body):
+        if isinstance(st, (ast.If, ast.While)):
+            _reads_of(st.test, _STEER, reads)
+        elif isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) for t in st.targets):
+            targets = frozenset(t.id for t in st.targets)
+            (candidates if _arithmetic(st.value) else excluded).update(targets)
+            _reads_of(st.value, targets, reads)
+        elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):  # its reads are cells
+            excluded.add(st.name)
+            reads.extend((n.id, _VALUE) for n in ast.walk(st) if isinstance(n, ast.Name))
+        else:
+            if isinstance(st, (ast.Global, ast.Nonlocal)):
+                excluded.update(st.names)
+            for child in ast.iter_child_nodes(st):
+                if not isinstance(child, ast.stmt):  # expressions, arguments, handlers, withitems, keywords
+                    for n in ast.walk(child):
+                        if isinstance(n, ast.Name):
+                            (excluded.add if isinstance(n.ctx, ast.Store) else lambda _: None)(n.id)
+                            reads.append((n.id, _VALUE))
+                        elif isinstance(n, ast.ExceptHandler) and n.name:
+                            excluded.add(n.name)
+    # a variable never read keeps its activity: the engines may hold it for themselves (reverse mode's
+    # entry copies of the parameters, the result of a call that changed something)
+    steer = (candidates - excluded) & {name for name, _ in reads}
+    changed = True
+    while changed:
+        changed = False
+        for name, into in reads:
+            if name in steer and (into is _VALUE or not into <= steer):
+                steer.discard(name)
+                changed = True
+    return steer
+
+
+def _arithmetic(e: ast.expr) -> bool:
+    """e is arithmetic, comparisons and conditionals of variables and constants (no call, no item, no
+    attribute, no in-place operator)."""
+    return all(isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.IfExp,
+                              ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.expr_context))
+               and not getattr(n, "_od_inplace", False) for n in ast.walk(e))
+
+
+def _statements(body):
+    """The statements of a body and of the bodies nested in it (not in nested functions or classes)."""
+    for st in body:
+        yield st
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            yield from _statements(getattr(st, field, ()))
+        for handler in getattr(st, "handlers", ()):
+            yield from _statements(handler.body)
+        for case in getattr(st, "cases", ()):
+            yield from _statements(case.body)
+
+
+def _reads_of(e: ast.expr, into, reads: list) -> None:
+    """Each variable e reads, with where its value goes: `into` (the names it is stored to, or a branch)
+    through arithmetic, conditionals and comparisons; a value read (`_VALUE`) under anything else."""
+    if isinstance(e, ast.Name):
+        reads.append((e.id, into))
+    elif isinstance(e, ast.BinOp) and getattr(e, "_od_inplace", False):  # `x += y`: x may change in place
+        for n in ast.walk(e):
+            if isinstance(n, ast.Name):
+                reads.append((n.id, _VALUE))
+    elif isinstance(e, ast.Compare):
+        for operand in [e.left, *e.comparators]:
+            _reads_of(operand, _STEER, reads)
+    elif isinstance(e, ast.UnaryOp):
+        _reads_of(e.operand, _STEER if isinstance(e.op, ast.Not) else into, reads)
+    elif isinstance(e, ast.BinOp):
+        _reads_of(e.left, into, reads)
+        _reads_of(e.right, into, reads)
+    elif isinstance(e, ast.BoolOp):
+        for v in e.values:
+            _reads_of(v, into, reads)
+    elif isinstance(e, ast.IfExp):
+        _reads_of(e.test, _STEER, reads)
+        _reads_of(e.body, into, reads)
+        _reads_of(e.orelse, into, reads)
+    elif not isinstance(e, ast.Constant):
+        for n in ast.walk(e):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                reads.append((n.id, _VALUE))
 
 
 def _own_defs(fdef):

@@ -721,7 +721,9 @@ def _eager_generator(fdef):
 
 
 def _check_supported_shallow(fdef) -> None:
-    """Reject yield/await/match in fdef itself (not in nested definitions)."""
+    """Reject yield/await and reads of the frame by name (`locals()`) in fdef itself (not in nested
+    definitions)."""
+    stored = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     stack = list(ast.iter_child_nodes(fdef))
     while stack:
         node = stack.pop()
@@ -731,4 +733,19 @@ def _check_supported_shallow(fdef) -> None:
             raise Unsupported("generator function (`yield`)", node)
         if isinstance(node, ast.Await):
             raise Unsupported("`await`", node)
+        if isinstance(node, ast.Call) and _reads_frame(node) and node.func.id not in stored:
+            raise Unsupported(f"call `{node.func.id}(...)` that reads the function's variables by name (a "
+                              "transformed function's frame holds other variables: the derivative would not "
+                              "follow them; use the variables themselves)", node)
         stack.extend(ast.iter_child_nodes(node))
+
+
+def _reads_frame(call: ast.Call) -> bool:
+    """`locals()`, `vars()`, `eval(s)`, `exec(s)`: the call reads the caller's local variables by name."""
+    f = call.func
+    if not isinstance(f, ast.Name):
+        return False
+    if f.id == "locals" or (f.id == "vars" and not call.args):
+        return True
+    return f.id in ("eval", "exec") and len(call.args) < 2 and not any(k.arg in ("globals", "locals")
+                                                                        for k in call.keywords)

@@ -1,0 +1,153 @@
+"""Variables that only steer control flow (a loop counter passed as an argument) are not differentiated
+(`contexts.lowered.activity.steering_only`), and nothing that reaches a result through a value is taken
+for one: every gradient here is checked against central differences."""
+
+import numpy as np
+import pytest
+
+from contexts import gradient
+from contexts.lowered import show_lowered
+from contexts.lowered.activity import steering_only
+from contexts.lowered.lower import lower
+from overdub.passes import get_source
+
+from tests.fd import assert_grad_fd
+
+
+def countdown(x, n):
+    r = 1.0
+    while n > 0.5:
+        n = n - 1.0
+        r = r * x
+    return r
+
+
+def test_a_counter_that_only_steers_is_not_recorded():
+    text = show_lowered(countdown)
+    assert "*    " not in next(line for line in text.splitlines() if "n = n - 1" in line)
+    gx, gn = gradient(countdown, 1.01, 7.0)
+    assert gx == pytest.approx(7 * 1.01 ** 6, rel=1e-12)
+    assert gn == 0.0  # piecewise constant in n
+
+
+def closure(x, n):
+    def g():
+        return x * n
+    return g()
+
+
+def through_lambda(x, n):
+    g = lambda: x * n  # noqa: E731
+    return g()
+
+
+def alias(x, n):
+    m = n
+    if m > 0:
+        m = m + 1.0
+    return x * m
+
+
+def generator(x, n):
+    return sum(x * k for k in [n, n])
+
+
+def appended(x, n):
+    out = []
+    out.append(n * x)
+    return out[0] + x
+
+
+def conditional_value(x, n):
+    t = n if x > 0 else 2.0 * n
+    return x * t
+
+
+def indexed(x, n):
+    a = np.array([x, 2 * x])
+    return np.sum(a * n)
+
+
+def compared_then_used(x, n):
+    s = 0.0
+    while n > 1.5:
+        n = n - 1.0
+        s = s + x
+    return s * n
+
+
+def by_explicit_namespace(x, n):
+    return x * n + len(vars(np)) + eval("1.0", {})
+
+
+def in_place(x, acc):
+    acc += [x * x]
+    return x
+
+
+def caller(x):
+    acc = [0.0]
+    in_place(x, acc)
+    return acc[-1] * 3.0
+
+
+@pytest.mark.parametrize("f", [closure, through_lambda, alias, generator, appended, conditional_value, indexed,
+                               compared_then_used, by_explicit_namespace])
+def test_values_read_as_values_stay_differentiated(f):
+    assert_grad_fd(f, 0.7, 2.3)
+
+
+def test_a_list_changed_in_place_by_a_callee_stays_differentiated():
+    assert_grad_fd(caller, 0.7)
+
+
+def _own(x, a):
+    a -= 1.0  # the caller's array, changed in place by a constant
+    return x
+
+
+def array_caller(a):
+    b = a + 0.0  # (the gradient does not change the caller's own array)
+    y = b * b
+    _own(0.0, b)
+    return np.sum(y * b)
+
+
+def test_an_array_changed_in_place_by_a_callee_stays_differentiated():
+    assert_grad_fd(array_caller, np.array([0.3, -1.2, 2.0]))
+
+
+@pytest.mark.parametrize("f, steering", [(countdown, {"n"}), (closure, set()), (alias, set()),
+                                          (compared_then_used, set()), (in_place, set())])
+def test_which_variables_steer(f, steering):
+    fdef = lower(get_source(f.__code__, f.__globals__).as_function_def(), iterators=True)
+    assert steering_only(fdef) & set(f.__code__.co_varnames) == steering  # (the lowered form's own temporaries
+    # that hold a comparison's result steer too)
+
+
+def by_locals(x, n):
+    m = n * 2.0
+    return x * locals()["m"]
+
+
+def by_eval(x, n):
+    m = n
+    return x * eval("m")
+
+
+def by_vars(x, n):
+    m = n
+    return x * vars()["m"]
+
+
+@pytest.mark.parametrize("f", [by_locals, by_eval, by_vars])
+def test_reading_variables_by_name_is_refused_in_reverse_and_right_in_forward(f):
+    # the transformed frame holds other variables than the user's: reverse mode refuses, naming the call;
+    # forward mode runs the function itself on dual numbers
+    from contexts import derivative
+    from contexts.ad import UnsupportedFunction
+    with pytest.raises(UnsupportedFunction, match="reads the function's variables by name"):
+        gradient(f, 0.7, 2.3)
+    want = (f(0.7, 2.3 + 1e-6) - f(0.7, 2.3 - 1e-6)) / 2e-6
+    assert derivative(lambda n: f(0.7, n), 2.3) == pytest.approx(want, rel=1e-6)
+
