@@ -636,18 +636,16 @@ def steering_only(fdef: ast.FunctionDef) -> set[str]:
             _reads_of(st.value, targets, reads)
         elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):  # its reads are cells
             excluded.add(st.name)
-            reads.extend((n.id, _VALUE) for n in ast.walk(st) if isinstance(n, ast.Name))
+            _value_reads(st, reads)
         else:
             if isinstance(st, (ast.Global, ast.Nonlocal)):
                 excluded.update(st.names)
             for child in ast.iter_child_nodes(st):
                 if not isinstance(child, ast.stmt):  # expressions, arguments, handlers, withitems, keywords
-                    for n in ast.walk(child):
-                        if isinstance(n, ast.Name):
-                            (excluded.add if isinstance(n.ctx, ast.Store) else lambda _: None)(n.id)
-                            reads.append((n.id, _VALUE))
-                        elif isinstance(n, ast.ExceptHandler) and n.name:
-                            excluded.add(n.name)
+                    _value_reads(child, reads)
+                    excluded.update(n.id for n in ast.walk(child) if isinstance(n, ast.Name)
+                                    and isinstance(n.ctx, ast.Store))
+                    excluded.update(n.name for n in ast.walk(child) if isinstance(n, ast.ExceptHandler) and n.name)
     # a variable never read keeps its activity: the engines may hold it for themselves (reverse mode's
     # entry copies of the parameters, the result of a call that changed something)
     steer = (candidates - excluded) & {name for name, _ in reads}
@@ -689,9 +687,7 @@ def _reads_of(e: ast.expr, into, reads: list) -> None:
     if isinstance(e, ast.Name):
         reads.append((e.id, into))
     elif isinstance(e, ast.BinOp) and getattr(e, "_od_inplace", False):  # `x += y`: x may change in place
-        for n in ast.walk(e):
-            if isinstance(n, ast.Name):
-                reads.append((n.id, _VALUE))
+        _value_reads(e, reads)
     elif isinstance(e, ast.Compare):
         for operand in [e.left, *e.comparators]:
             _reads_of(operand, _STEER, reads)
@@ -708,9 +704,12 @@ def _reads_of(e: ast.expr, into, reads: list) -> None:
         _reads_of(e.body, into, reads)
         _reads_of(e.orelse, into, reads)
     elif not isinstance(e, ast.Constant):
-        for n in ast.walk(e):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-                reads.append((n.id, _VALUE))
+        _value_reads(e, reads)
+
+
+def _value_reads(node: ast.AST, reads: list) -> None:
+    """Every variable node names (stores too: conservative), as a value read."""
+    reads.extend((n.id, _VALUE) for n in ast.walk(node) if isinstance(n, ast.Name))
 
 
 def _own_defs(fdef):
