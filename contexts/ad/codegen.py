@@ -25,14 +25,14 @@ from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, c
                              if_exp, index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
 from ..lowered.inline import inline
-from ..lowered.lower import TEMP_PREFIX, Unsupported, is_generator
+from ..lowered.lower import TEMP_PREFIX, Unsupported, is_generator, own_nodes, param_names
 from ..rules.operator import DERIVATIVES
 
 __all__ = ["generate", "Generated", "HELPERS"]
 
 # Helper free variables the generated code uses (filled by contexts.ad.runtime).
 HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
-           "__od_seq_adj__", "__od_dict_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
+           "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
@@ -760,7 +760,7 @@ class _Gen:
             if self.is_active(e):
                 inner += self.acc(e.id, item("_od_gs", _offset(offset)))
             offset = _after(offset)
-        adj = self.take(name) + [assign("_od_gs", call("__od_seq_adj__", "_od_S", "_g", name)), _given("_od_gs", inner)]
+        adj = self.take(name) + [assign("_od_gs", call("__od_display_adj__", "_od_S", "_g", name)), _given("_od_gs", inner)]
         return [s], need, adj
 
     def build_dict(self, s, name, v):
@@ -787,7 +787,7 @@ class _Gen:
                 inner += self.acc(val.id, "_od_gd")
             else:
                 inner += self.acc(val.id, call(attr("_od_gd", "get"), user(k)))
-        adj = self.take(name) + [assign("_od_gd", call("__od_dict_adj__", "_od_S", "_g", name)),
+        adj = self.take(name) + [assign("_od_gd", call("__od_display_adj__", "_od_S", "_g", name)),
                                  _given("_od_gd", inner)]
         return [s], need, adj
 
@@ -821,8 +821,7 @@ class _Gen:
         """A class made here whose methods (or body, or defaults) read a differentiated variable: its
         methods' cells are not differentiated through (they are reached through the class), refused."""
         stores = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        params = {a.arg for n in ast.walk(node) if isinstance(n, ast.arguments)
-                  for a in n.posonlyargs + n.args + n.kwonlyargs + [n.vararg, n.kwarg] if a is not None}
+        params = {p for n in ast.walk(node) if isinstance(n, ast.arguments) for p in param_names(n)}
         loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         read = sorted((loads - stores - params) & self.active)
         if read:
@@ -1053,22 +1052,12 @@ def _rename(node, renames, loads_only=True):
     return node
 
 
-def param_names(fdef: ast.FunctionDef) -> list[str]:
-    a = fdef.args
-    names = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
-    if a.vararg:
-        names.append(a.vararg.arg)
-    if a.kwarg:
-        names.append(a.kwarg.arg)
-    return names
-
-
 def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str], globals_: dict,
              adjoint_name: str, freevars: tuple = (), observed: bool = False) -> Generated:
     """Forward twin and adjoint of a lowered function for the given active parameters and cells
     (`observed`: binary operations through helpers an observer sees, `contexts.ad.observe`)."""
     lowered = copy.deepcopy(lowered)
-    params = param_names(lowered)
+    params = param_names(lowered.args)
     # each positional parameter's value on entry, kept under a name of its own: when a caller's array
     # argument was changed in place, the cotangent the caller holds for it after the call flows in there
     # (`_od_dins`), and the in-place changes inside see it as an alias of the parameter
@@ -1101,7 +1090,7 @@ def _may_change_arrays(fdef: ast.FunctionDef, params: list[str]) -> bool:
     """Whether running fdef may change an argument in place: it has calls (a callee may), or in-place
     statements (`x op= y`, `x[i] = v`, `x.f = v`) on a variable that may share memory with a parameter."""
     groups = None
-    for n in _walk_own(fdef):
+    for n in own_nodes(fdef):
         if isinstance(n, ast.Call):
             return True
         target = None
@@ -1123,7 +1112,7 @@ def _may_change_arrays(fdef: ast.FunctionDef, params: list[str]) -> bool:
 
 def _fix_returns(fwd: ast.FunctionDef) -> None:
     """Inactive returns (not rewritten by a block) also hand the tape back."""
-    for node in _walk_own(fwd):
+    for node in own_nodes(fwd):
         if isinstance(node, ast.Return):
             v = node.value
             if not (isinstance(v, ast.Tuple) and len(v.elts) == 2 and isinstance(v.elts[1], ast.Name)
@@ -1132,18 +1121,6 @@ def _fix_returns(fwd: ast.FunctionDef) -> None:
                                                                 ast.Name(id="_od_tape", ctx=ast.Load())],
                                                           ctx=ast.Load()), node)
                 ast.fix_missing_locations(node)
-
-
-def _walk_own(fn):
-    """Nodes of fn, not descending into nested function definitions or lambdas."""
-    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-    stack = [n for n in fn.body if not isinstance(n, nested)]
-    while stack:
-        n = stack.pop()
-        yield n
-        for c in ast.iter_child_nodes(n):
-            if not isinstance(c, nested):
-                stack.append(c)
 
 
 def _fast_cotangents(op: ast.operator, a: ast.expr, b: ast.expr, y: ast.expr) -> tuple[ast.expr, ast.expr] | None:

@@ -76,18 +76,13 @@ def binop_adj(opname, g, y, a, b, need=3):
             da, db = DERIVATIVES[opname]
             if y is None and opname == "truediv" and need & 2:
                 y = a / b
-            ga = da(g, a, b, y) if need & 1 else None
-            gb = db(g, a, b, y) if need & 2 else None
+            ga = gb = None
             if need & 1:
-                if type(ga) is not ta:
-                    ga = ta(ga)
-            else:
-                ga = None
+                ga = da(g, a, b, y)
+                ga = ga if type(ga) is ta else ta(ga)
             if need & 2:
-                if type(gb) is not tb:
-                    gb = tb(gb)
-            else:
-                gb = None
+                gb = db(g, a, b, y)
+                gb = gb if type(gb) is tb else tb(gb)
             return ga, gb
     if tg is _NDARRAY and g.dtype.kind == "f" and opname in _FAST_BINOPS:
         # real arrays of the result's shape and real scalars: no broadcasting to undo but a scalar's sum,
@@ -184,53 +179,53 @@ def _user_operand(opname, a, b) -> bool:
                for v, n in ((a, name), (b, "r" + name)))
 
 
-def _dual_fit(g, like):
-    """g summed down to the shape of `like` (numpy broadcasting undone), for forward-mode dual values."""
-    if g is None:
-        return None
-    gs, ls = np.shape(g), np.shape(like)
-    if gs == ls:
-        return g
-    extra = len(gs) - len(ls)
-    if extra > 0:
-        g = np.sum(g, axis=tuple(range(extra)))
-    axes = tuple(i for i, n in enumerate(ls) if n == 1 and np.shape(g)[i] != 1)
-    if axes:
-        g = np.sum(g, axis=axes, keepdims=True)
-    return g
-
-
 def _dual_binop_adj(opname, g, y, a, b, need):
     """Elementwise and matrix-product adjoints on forward-mode duals (forward-over-reverse Hessians):
     plain formulas, which the duals carry through."""
+    fit = generic.unbroadcast
     if opname == "matmul":
         da, db = np.ndim(a), np.ndim(b)
         if da == 1 and db == 1:  # inner product
             return (g * b if need & 1 else None), (g * a if need & 2 else None)
         if db == 1:  # matrix @ vector
-            return (_dual_fit(np.expand_dims(g, -1) * b, a) if need & 1 else None), (
-                _dual_fit(np.swapaxes(a, -1, -2) @ np.expand_dims(g, -1), b[..., None])[..., 0] if need & 2 else None)
+            return (fit(np.expand_dims(g, -1) * b, a) if need & 1 else None), (
+                fit(np.swapaxes(a, -1, -2) @ np.expand_dims(g, -1), b[..., None])[..., 0] if need & 2 else None)
         if da == 1:  # vector @ matrix
-            return (_dual_fit(b @ np.expand_dims(g, -1), a[..., None])[..., 0] if need & 1 else None), (
-                _dual_fit(np.expand_dims(a, -1) * np.expand_dims(g, -2), b) if need & 2 else None)
-        ga = _dual_fit(g @ np.swapaxes(b, -1, -2), a) if need & 1 else None
-        gb = _dual_fit(np.swapaxes(a, -1, -2) @ g, b) if need & 2 else None
-        return ga, gb
-    if opname == "add":
-        ga, gb = g, g
-    elif opname == "sub":
-        ga, gb = g, -g
-    elif opname == "mul":
-        ga, gb = g * b, g * a
-    elif opname == "truediv":
-        ga = g / b
-        gb = -ga * a / b
-    elif opname == "pow":
+            return (fit(b @ np.expand_dims(g, -1), a[..., None])[..., 0] if need & 1 else None), (
+                fit(np.expand_dims(a, -1) * np.expand_dims(g, -2), b) if need & 2 else None)
+        return (fit(g @ np.swapaxes(b, -1, -2), a) if need & 1 else None), (
+            fit(np.swapaxes(a, -1, -2) @ g, b) if need & 2 else None)
+    if opname == "pow":
         ga = g * b * a ** (b - 1)
         gb = g * (a ** b) * np.log(a) if need & 2 else None
+    elif opname in DERIVATIVES:
+        da, db = DERIVATIVES[opname]
+        ga, gb = da(g, a, b, y), db(g, a, b, a / b if y is None and opname == "truediv" else y)
     else:
         raise NoRuleError(f"no reverse rule for operator.{opname} on forward-mode duals")
-    return (_dual_fit(ga, a) if need & 1 else None), (_dual_fit(gb, b) if need & 2 else None)
+    return (fit(ga, a) if need & 1 else None), (fit(gb, b) if need & 2 else None)
+
+
+def _twin(fn, self_, *args):
+    """Run the twin of Python function `fn(self_, *args)`: (result, pullback or None)."""
+    return runtime._twin_call(EVERY_ARGUMENT, fn, (self_,), args, _NOKW)
+
+
+def _pull(S, pb, g, dself=None):
+    """g pulled back through a twin's pullback: the cotangents (of its self, of its other arguments);
+    (dself, (None, ...)) where the call carried no derivative (pb None)."""
+    if pb is None:
+        return dself, _NONES
+    dself, dargs, _ = pb[0](pb, g, dself, S)
+    return dself, dargs
+
+
+def _rerun_back(S, fn, self_, args, g, dself=None):
+    """Re-run `fn(self_, *args)` (Python code of a class) under AD and pull g back through it."""
+    return _pull(S, _twin(fn, self_, *args)[1], g, dself)
+
+
+_NONES = (None, None, None)
 
 
 def unary_adj(opname, g, x):
@@ -239,11 +234,7 @@ def unary_adj(opname, g, x):
     and duals: -g / g."""
     method = getattr(type(x), f"__{opname}__", None)
     if type(method) is types.FunctionType and not isinstance(x, _KNOWN) and type(x) is not _Dual:
-        _, pb = runtime._twin_call(EVERY_ARGUMENT, method, (x,), (), _NOKW)
-        if pb is None:
-            return None
-        dself, _, _ = pb[0](pb, g, None, Session())
-        return dself
+        return _rerun_back(Session(), method, x, (), g)[0]
     return -g if opname == "neg" else g
 
 
@@ -254,18 +245,12 @@ def _python_binop_adj(opname, g, a, b):
     S = Session()
     fa = getattr(type(a), f"__{name}__", None)
     if type(fa) is types.FunctionType:
-        y, pb = runtime._twin_call(EVERY_ARGUMENT, fa, (a,), (b,), _NOKW)
+        y, pb = _twin(fa, a, b)
         if y is not NotImplemented:
-            if pb is None:
-                return None, None
-            dself, dargs, _ = pb[0](pb, g, None, S)
-            return dself, dargs[0]
-    fb = getattr(type(b), f"__r{name}__")
-    y, pb = runtime._twin_call(EVERY_ARGUMENT, fb, (b,), (a,), _NOKW)
-    if pb is None:
-        return None, None
-    dself, dargs, _ = pb[0](pb, g, None, S)
-    return dargs[0], dself
+            da, dargs = _pull(S, pb, g)
+            return da, dargs[0]
+    db, dargs = _rerun_back(S, getattr(type(b), f"__r{name}__"), b, (a,), g)
+    return dargs[0], db
 
 
 def getattr_(obj, attr):
@@ -295,20 +280,20 @@ def getattr_(obj, attr):
         if type(prop.fget) is not types.FunctionType:
             return getattr(obj, attr), None
         try:
-            return runtime._twin_call(EVERY_ARGUMENT, prop.fget, (obj,), (), _NOKW)
+            return _twin(prop.fget, obj)
         except AttributeError:  # Python's own fallback: the class's __getattr__ (re-run in the adjoint)
             if getattr(type(obj), "__getattr__", None) is None:
                 raise
             return getattr(obj, attr), None
     if (type(prop) is functools.cached_property and type(prop.func) is types.FunctionType
             and attr == prop.attrname and attr not in getattr(obj, "__dict__", (attr,))):
-        y, pb = runtime._twin_call(EVERY_ARGUMENT, prop.func, (obj,), (), _NOKW)
+        y, pb = _twin(prop.func, obj)
         old = setattr_(obj, attr, y)  # the cache, stored as cached_property does: undone in the reverse pass
         return y, (_CACHED, pb, old)
     get = getattr(type(prop), "__get__", None)
     if type(get) is types.FunctionType and not isinstance(prop, types.FunctionType):
         # a descriptor of the class's own code (`__get__` reading where its `__set__` stored): its twin runs
-        y, pb = runtime._twin_call(EVERY_ARGUMENT, get, (prop,), (obj, t), _NOKW)
+        y, pb = _twin(get, prop, obj, t)
         return y, (None if pb is None else (_DESCRIBED, pb))
     return getattr(obj, attr), None
 
@@ -333,9 +318,8 @@ _DESCRIBED = object()  # a pullback's mark: a read through a descriptor's Python
 
 def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
     if type(pb) is tuple and pb[0] is _DESCRIBED:  # obj was the __get__'s argument
-        pb = pb[1]
         box = S.box(obj, dobj)
-        _, dargs, _ = pb[0](pb, g, None, S)
+        _, dargs = _pull(S, pb[1], g)
         return S.box(obj, dargs[0]) if dargs[0] is not None else box
     if type(pb) is tuple and pb[0] is _CACHED:  # later reads' cotangents of the cached value join g
         _, pb, old = pb
@@ -344,8 +328,7 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
             return dobj
         g = acc(g, gv)
     if pb:  # a property's getter run in the forward sweep (None: read as it was; False: not known)
-        dobj, _, _ = pb[0](pb, g, dobj, S)
-        return dobj
+        return _pull(S, pb, g, dobj)[0]
     if type(result) is types.MethodType and result.__self__ is obj:
         return acc(dobj, g)  # the cotangent of a bound method is that of its object
     if isinstance(obj, (types.ModuleType, type)):
@@ -359,11 +342,7 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
         return box
     prop = getattr(type(obj), attr, None)
     if isinstance(prop, property) and type(prop.fget) is types.FunctionType:
-        _, pb = runtime._twin_call(EVERY_ARGUMENT, prop.fget, (obj,), (), _NOKW)
-        if pb is None:
-            return dobj
-        dself, _, _ = pb[0](pb, g, dobj, S)
-        return dself
+        return _rerun_back(S, prop.fget, obj, (), g, dobj)[0]
     if isinstance(obj, tuple) and hasattr(type(obj), "_fields"):
         box = S.box(obj, dobj)
         i = type(obj)._fields.index(attr)
@@ -372,11 +351,7 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
     ga = getattr(type(obj), "__getattr__", None)
     if prop is None and type(ga) is types.FunctionType and attr not in fields_of(obj):
         # found by the class's own __getattr__ (scipy's OptimizeResult reads its keys): differentiated
-        _, pb = runtime._twin_call(EVERY_ARGUMENT, ga, (obj,), (attr,), _NOKW)
-        if pb is None:
-            return dobj
-        dself, _, _ = pb[0](pb, g, dobj, S)
-        return dself
+        return _rerun_back(S, ga, obj, (attr,), g, dobj)[0]
     _check_container_field(obj, attr)
     box = S.box(obj, dobj)
     box[attr] = acc(box.get(attr), g)
@@ -521,11 +496,7 @@ def getitem_adj(S, dobj, g, obj, idx):
         return box
     gi = getattr(type(obj), "__getitem__", None)
     if type(gi) is types.FunctionType:
-        _, pb = runtime._twin_call(EVERY_ARGUMENT, gi, (obj,), (idx,), _NOKW)
-        if pb is None:
-            return dobj
-        dself, _, _ = pb[0](pb, g, dobj, S)
-        return dself
+        return _rerun_back(S, gi, obj, (idx,), g, dobj)[0]
     box = S.box(obj, dobj)
     if isinstance(box, list) and isinstance(idx, int):
         if idx >= len(box):
@@ -548,12 +519,8 @@ def _into_child(S, box, child, idx, g) -> bool:
     return True
 
 
-def seq_adj(S, g, t):
-    """A list or tuple display's cotangent: its box (which may hold cotangents no variable carries)."""
-    return S.boxes.get(id(t)) if g is None else S.box(t, g)
-
-
-def dict_adj(S, g, t):
+def display_adj(S, g, t):
+    """A list, tuple or dict display's cotangent: its box (which may hold cotangents no variable carries)."""
     return S.boxes.get(id(t)) if g is None else S.box(t, g)
 
 
@@ -631,7 +598,7 @@ def setattr_(obj, attr, v):
     code = _store_code(obj, attr, v) if type(obj) not in _C_LEVEL else None
     if code is not None:  # the class's own code stores it: its twin runs, so what it writes is recorded
         fn, self_, args, obj_at, v_at = code
-        _, pb = runtime._twin_call(EVERY_ARGUMENT, fn, (self_,), args, _NOKW)
+        _, pb = _twin(fn, self_, *args)
         return _SetByCode(pb, obj_at, v_at)
     if hasattr(obj, "__dict__") and type(getattr(type(obj), attr, None)) is not types.MemberDescriptorType:
         old = obj.__dict__.get(attr, _MISSING)
@@ -655,13 +622,11 @@ def setattr_adj(S, dobj, obj, attr, old):
     if type(old) is _SetByCode:
         if old.pb is None:
             return dobj, None
-        pb = old.pb
         if old.obj_at is None:  # obj was the code's self: its cotangent after the store flows in
-            dobj, dargs, _ = pb[0](pb, None, dobj, S)
+            dobj, dargs = _pull(S, old.pb, None, dobj)
         else:  # (a descriptor's __set__: obj is an argument; its cotangent after the store is held by S)
             box = S.box(obj, dobj)
-            _, dargs, _ = pb[0](pb, None, None, S)
-            dobj = acc(box, dargs[old.obj_at])
+            dobj = acc(box, (dargs := _pull(S, old.pb, None)[1])[old.obj_at])
         return dobj, dargs[old.v_at]
     _check_container_field(obj, attr)
     box = S.box(obj, dobj)
@@ -1032,8 +997,8 @@ def enumerate_at(it):
 
 HELPER_IMPLS = {
     "__od_call__": runtime.call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
-    "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj, "__od_seq_adj__": seq_adj,
-    "__od_dict_adj__": dict_adj, "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
+    "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj, "__od_display_adj__": display_adj,
+    "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj,
     "__od_enumerate__": enumerate, "__od_enumerate_at__": enumerate_at, "__od_slice_cot__": slice_cot,

@@ -69,6 +69,8 @@ _BUILTIN = types.BuiltinMethodType  # also the type of builtin functions such as
 _NDARRAY = np.ndarray
 _F8 = np.dtype(np.float64)
 _WRAPPER = types.MethodWrapperType  # (1.0).__mul__
+_UFUNC = np.ufunc
+_DISPATCHER = type(np.diff)  # numpy's array-function dispatchers wrap a Python implementation
 _FunctionType = types.FunctionType
 
 
@@ -433,7 +435,6 @@ def _on_duals(rule, f, args, kw):
     return pushforward(f, *args, **kw)
 
 
-_DISPATCHER = type(np.diff)  # numpy's array-function dispatchers wrap a Python implementation
 
 
 def _bound_back(pb, dy, dself, S):
@@ -531,10 +532,6 @@ def _view_back(pb, dy, dself, S):
     return dfn, (None,) + dargs[1:], dkw
 
 
-_UFUNC = np.ufunc
-
-
-_DISPATCHER = type(np.sum)
 _out_position = _forward_out_position
 
 

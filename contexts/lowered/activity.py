@@ -19,6 +19,8 @@ import numpy as np
 
 from overdub.passes import AST_LOCK, ByIdentity, on_clear
 
+from .lower import own_nodes, param_names
+
 __all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
            "fresh_calls", "nonlocal_writes", "view_groups", "viewed", "view_of"]
 
@@ -36,10 +38,9 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
     derivative, ask their question of its primal (`__od_primal__`): under a derivative of a derivative the value
     is a forward-mode dual, and the answer must be the one the plain call gets. Both transformers run it."""
     local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    local |= {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs
-              + [fdef.args.vararg, fdef.args.kwarg] if a is not None} | set(freevars)
+    local |= set(param_names(fdef.args)) | set(freevars)
     asks = {n for n in NONDIFF_BUILTINS if n not in globals_ and n not in local}
-    for node in _own_nodes(fdef):
+    for node in own_nodes(fdef):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in asks
                 and any(isinstance(a, ast.Name) and a.id in active for a in node.args)):
             node.args = [ast.copy_location(ast.Call(ast.Name("__od_primal__", ast.Load()), [a], []), a)
@@ -49,25 +50,11 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                                                  node.args[0])
 
 
-def _own_nodes(fn):
-    """Nodes of fn, not descending into nested functions, lambdas and classes (scopes of their own)."""
-    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-    stack = [n for n in fn.body if not isinstance(n, nested)]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, nested))
-
-
 def free_names(node: ast.AST, defaults: bool = True) -> set[str]:
     """Names a nested function or lambda reads from its enclosing scopes (approximate: all loads); with
     `defaults` False only its captured variables (the body's), not the names its default values,
     decorators and annotations read when it is made."""
-    params: set[str] = set()
-    args = node.args
-    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
-        if a is not None:
-            params.add(a.arg)
+    params = set(param_names(node.args))
     parts = [node] if defaults else node.body if isinstance(node.body, list) else [node.body]
     loads = {n.id for p in parts for n in ast.walk(p) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     return loads - params
@@ -90,8 +77,7 @@ def captured_stores(fdef) -> set[str]:
     """Variables of the enclosing function a nested function changes in place without rebinding them
     (`out[i] = v`, `buf.f = v`, `out[i] += v`: a captured array or object), in its own body."""
     local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    a = fdef.args
-    local |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
+    local |= set(param_names(fdef.args))
     out: set[str] = set()
     stack = list(fdef.body)
     while stack:
@@ -620,7 +606,7 @@ def steering_only(fdef: ast.FunctionDef) -> set[str]:
     nested function or comprehension — is a value read; nothing qualifies when fdef may see its variables
     by name (`locals()`, `eval`; reverse mode refuses those). A comparison's result is a bool: a derivative
     stops there, as everywhere in the lowered form."""
-    for node in _own_nodes(fdef):
+    for node in own_nodes(fdef):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _DYNAMIC_SCOPE:
             return set()
     a = fdef.args

@@ -647,18 +647,26 @@ def lower(fdef: ast.FunctionDef, iterators: bool = False) -> ast.FunctionDef:
     return out
 
 
-def _own_nodes(fdef):
-    """The nodes of fdef's own body, not of nested definitions."""
-    stack = list(fdef.body)
+def own_nodes(fn):
+    """Nodes of fn's own body, not descending into nested functions, lambdas and classes (scopes of their
+    own, not yielded either)."""
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    stack = [n for n in fn.body if not isinstance(n, nested)]
     while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(node))
+        n = stack.pop()
+        yield n
+        stack.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, nested))
+
+
+def param_names(args: ast.arguments) -> list[str]:
+    """A signature's parameter names in the order Python binds them (`co_varnames`' first): positional,
+    keyword-only, `*args`, `**kwargs`."""
+    return [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
+            if a is not None]
 
 
 def is_generator(fdef) -> bool:
-    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fdef))
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(fdef))
 
 
 class _Eager(ast.NodeTransformer):
