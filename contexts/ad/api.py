@@ -16,11 +16,11 @@ from overdub.errors import OverdubError
 
 from ..rules.frames import entry_error
 from .custom import _level
-from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT
+from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
 from . import runtime as _runtime
 from .runtime import _NOKW, _rules, _twin_call, call, override_rules, restore_rules
-from ..rules.cotangents import Tangent
+from ..rules.cotangents import Tangent, fields_of, has_fields
 from .structs import Session, finalize
 
 _FunctionType = types.FunctionType
@@ -263,12 +263,56 @@ def _promote(args: tuple) -> tuple:
     return args
 
 
-def _value_and_gradient(f, args):
+def _wrt_mask(args: tuple, wrt) -> tuple[tuple, int]:
+    """The positions `wrt` names (an int or a sequence of ints) and the mask of the arguments to
+    differentiate: those, and any other container or object that may hold a differentiated value (it may
+    hold a chosen one, or change it), whose gradient is computed and dropped — so each gradient is the one
+    `gradient` without `wrt` gives at that position. An array left out sharing memory with a chosen one
+    is refused: the memory's cotangent would be split between the two."""
+    chosen = (wrt,) if isinstance(wrt, int) and not isinstance(wrt, bool) else tuple(wrt) if isinstance(
+        wrt, (tuple, list, range)) else None
+    n = len(args)
+    if not chosen or any(type(i) is not int or not -n <= i < n for i in chosen):
+        raise OverdubError(f"`wrt` names the arguments to differentiate by position, got {wrt!r} for "
+                           f"{n} argument{'s' * (n != 1)}",
+                           fix="pass an int or a tuple of ints, each from 0 to len(args) - 1: "
+                               "`gradient(f, x, n, wrt=0)`")
+    chosen = tuple(i % n for i in chosen)
+    if len(set(chosen)) < len(chosen):
+        raise OverdubError(f"`wrt` names an argument twice: {wrt!r}", fix="name each argument once")
+    mask = 0
+    for i in chosen:
+        mask |= 1 << i
+    arrays = [i for i in chosen if type(args[i]) is np.ndarray]
+    for j, a in enumerate(args):
+        if mask >> j & 1 or isinstance(a, _IMMUTABLE):
+            continue
+        parts = (a,) if type(a) is np.ndarray else (a.values() if isinstance(a, dict) else a if isinstance(
+            a, (list, tuple)) else fields_of(a).values() if has_fields(a) else ())
+        shared = next((i for i in arrays for p in parts if type(p) is np.ndarray and np.may_share_memory(p, args[i])),
+                      None)
+        if shared is not None:
+            raise OverdubError(
+                f"argument {j}, left out of `wrt`, {'shares memory with' if parts == (a,) else 'holds'} "
+                f"argument {shared}: the gradient of that array would be split between the two",
+                fix=f"pass a copy (`x.copy()`), or choose both (`wrt=({min(shared, j)}, {max(shared, j)})`)")
+        if type(a) is not np.ndarray and _runtime._any_differentiable((a,), _NOKW):
+            mask |= 1 << j
+    return chosen, mask
+
+
+_IMMUTABLE = (numbers.Number, str, bytes, type(None), np.generic)
+
+
+def _value_and_gradient(f, args, wrt=None):
     """Both passes under one raised recursion limit (the hot path of `gradient`)."""
     if not callable(f):
         _check_callable(f)
     if len(args) != 1 or type(args[0]) is not float:  # (one float: nothing to promote)
         args = _promote(args)
+    mask, chosen = ARGUMENTS_ONLY, None
+    if wrt is not None:
+        chosen, mask = _wrt_mask(args, wrt)
     _depth.enter()
     try:
         token = _level.set(_level.get() + 1)
@@ -277,22 +321,23 @@ def _value_and_gradient(f, args):
             if obs is None:  # f's own gradient (its cells) is not wanted
                 if type(f) is _FunctionType and _rules.get(f) is None and not _runtime._overriding:
                     # (`call`'s first case, inline)
-                    y, pb = _twin_call(ARGUMENTS_ONLY, f, (), args, _NOKW)
+                    y, pb = _twin_call(mask if chosen is None else mask | CELLS_CONSTANT, f, (), args, _NOKW)
                 else:
-                    y, pb = call(ARGUMENTS_ONLY, f, *args)
+                    y, pb = call(mask, f, *args)
             else:  # a debugging context or ADContext(check=True) sees every operation
-                y, pb = observed_entry(obs, ARGUMENTS_ONLY, f, args, {})
+                y, pb = observed_entry(obs, mask, f, args, {})
         finally:
             _level.reset(token)
         seed = 1.0 if type(y) is float else _seed(y)
         if pb is None:
-            return y, tuple(finalize(None, a) for a in args)
-        S = Session()
-        try:
-            dargs = pb[0](pb, seed, None, S)[1]
-        finally:
-            if S._redo:  # (the common case: nothing to redo, no call)
-                S.finish()
+            dargs = None
+        else:
+            S = Session()
+            try:
+                dargs = pb[0](pb, seed, None, S)[1]
+            finally:
+                if S._redo:  # (the common case: nothing to redo, no call)
+                    S.finish()
     except StopIteration as e:
         raise _stopped(f) from e
     except Exception as e:
@@ -300,7 +345,9 @@ def _value_and_gradient(f, args):
     finally:
         _depth.leave()
     if dargs is None:
-        return y, tuple(finalize(None, a) for a in args)
+        dargs = (None,) * len(args)
+    if chosen is not None:
+        return y, tuple([finalize(dargs[i], args[i]) for i in chosen])
     if len(args) == 1:
         g = dargs[0]
         if type(g) is float and type(args[0]) is float:  # (finalize's first case, inline)
@@ -309,22 +356,29 @@ def _value_and_gradient(f, args):
     return y, tuple([finalize(g, a) for g, a in zip(dargs, args)])
 
 
-def value_and_gradient(f: Callable, *args: Any) -> tuple[Any, tuple]:
-    """`(f(*args), gradient(f, *args))` in one pass.
+def value_and_gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | None = None) -> tuple[Any, tuple]:
+    """`(f(*args), gradient(f, *args, wrt=wrt))` in one pass.
 
     >>> value_and_gradient(lambda x: x ** 3, 2.0)
     (8.0, (12.0,))
     """
-    return _value_and_gradient(f, args)
+    return _value_and_gradient(f, args, wrt)
 
 
-def gradient(f: Callable, *args: Any) -> tuple:
+def gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | None = None) -> tuple:
     """One gradient per argument of a real-scalar function (`None` where nothing is differentiable).
+
+    `wrt` (JAX's `argnums`) chooses the arguments by position: the gradients of those only, in that
+    order, the others held constant (partial derivatives) — and not differentiated at all, so a counter
+    or a size passed in costs nothing. An argument left out that may share memory with a chosen one (a
+    view of it, a list holding it) is still followed, so changes made through it are seen.
 
     >>> gradient(lambda x, y: x * y + y, 2.0, 3.0)
     (3.0, 3.0)
+    >>> gradient(lambda x, y: x * y + y, 2.0, 3.0, wrt=1)
+    (3.0,)
     """
-    return _value_and_gradient(f, args)[1]
+    return _value_and_gradient(f, args, wrt)[1]
 
 
 def vjp(f: Callable, primals: tuple, cotangents: Any) -> tuple[Any, tuple]:

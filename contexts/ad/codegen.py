@@ -93,6 +93,7 @@ def _after(offset: int | ast.expr, spread: ast.expr | None = None) -> int | ast.
 ENTRY = "_od_in_"  # prefix of the parameters' entry copies
 # A call's mask says which arguments the caller differentiates: bit i for positional argument i, and
 KW_ACTIVE = 1 << 60  # some keyword argument is differentiated (all are then taken to be).
+CELLS_CONSTANT = 1 << 61  # the function's captured variables are constants (`gradient(f, ..., wrt=)`).
 # Two negative masks are whole policies rather than bits:
 EVERY_ARGUMENT = -1  # every argument may carry a derivative, and so may the function itself (its cells)
 ARGUMENTS_ONLY = -2  # every argument, but no gradient is wanted for the function (`gradient(f, x)`)

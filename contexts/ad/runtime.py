@@ -34,7 +34,7 @@ from overdub.passes import OwnedEntries, compile_twin, get_source, mangle_privat
 from ..rules.frames import note_transformed
 from ..rules.registry import (HOT_REDUCE_OPTIONS, NoRuleError, array_objects, key_of, objects_of_classes, registry,
                               through_array)
-from .codegen import ARGUMENTS_ONLY, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
+from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
 from ..lowered.runtime import unpack
@@ -1011,7 +1011,7 @@ def _active_params(code, mask, npre, nargs, kwnames):
         return frozenset(names)
     if mask == ARGUMENTS_ONLY:  # every argument, but not the closure's cells: the caller wants no gradient for f
         return frozenset(names) | _NO_CELLS
-    act = set(names[:npre])
+    act = set(names[:npre]) | (_NO_CELLS if mask & CELLS_CONSTANT else set())
     for i in range(nargs):
         if mask >> i & 1:
             j = npre + i
@@ -1215,7 +1215,8 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
                 constant = _constants(args)
                 break
     defaulted = None
-    if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None) and mask != -2:
+    if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None) and (
+            mask == EVERY_ARGUMENT or mask >= 0 and not mask & CELLS_CONSTANT):  # (f's own gradient wanted)
         defaulted = _defaulted(fn, len(pre) + len(args), kw)
     key = (id(code), mask, len(pre), len(args), tuple(kw) if kw else None, constant, defaulted)
     if observed:  # (contexts.ad.observe) observed twins are cached apart
