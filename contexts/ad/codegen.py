@@ -20,7 +20,7 @@ import copy
 from dataclasses import dataclass, field
 
 from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names,
-                                fresh_calls, nonlocal_writes, view_groups)
+                                fresh_calls, nonlocal_writes, steering_numbers, view_groups)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
                              if_exp, index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
@@ -122,6 +122,7 @@ class Generated:
     params: list
     blocks: dict = field(default_factory=dict)  # block id -> list of adjoint statements (for printing)
     entry: dict = field(default_factory=dict)  # positional parameter index -> its entry copy (active)
+    numbers: frozenset = frozenset()  # parameters that must be bound to numbers (`steering_numbers`)
 
 
 def _targets(s) -> set[str]:
@@ -1054,22 +1055,25 @@ def _rename(node, renames, loads_only=True):
 
 
 def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str], globals_: dict,
-             adjoint_name: str, freevars: tuple = (), observed: bool = False) -> Generated:
+             adjoint_name: str, freevars: tuple = (), observed: bool = False, numbers: bool = False) -> Generated:
     """Forward twin and adjoint of a lowered function for the given active parameters and cells
-    (`observed`: binary operations through helpers an observer sees, `contexts.ad.observe`)."""
+    (`observed`: binary operations through helpers an observer sees, `contexts.ad.observe`; `numbers`:
+    counters changed in place, `n -= 1`, are taken to hold numbers where that makes them steer only — the
+    caller checks `Generated.numbers`, the parameters that must then be bound to numbers)."""
     lowered = copy.deepcopy(lowered)
     params = param_names(lowered.args)
     # each positional parameter's value on entry, kept under a name of its own: when a caller's array
     # argument was changed in place, the cotangent the caller holds for it after the call flows in there
     # (`_od_dins`), and the in-place changes inside see it as an alias of the parameter
     positional = [x.arg for x in lowered.args.posonlyargs + lowered.args.args]
-    if not _may_change_arrays(lowered, positional):
+    held, assumed = steering_numbers(lowered) if numbers else (frozenset(), frozenset())
+    if not _may_change_arrays(lowered, positional, held):
         positional = []
     lowered.body[:0] = [ast.copy_location(ast.Assign(targets=[ast.Name(id=ENTRY + p, ctx=ast.Store())],
                                                      value=ast.Name(id=p, ctx=ast.Load())), lowered)
                         for p in positional]
     ast.fix_missing_locations(lowered)
-    active = active_names(lowered, set(active_params) | set(cells), globals_, freevars)
+    active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held)
     ask_primals(lowered, active, globals_, freevars)
     gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed)
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}
@@ -1084,12 +1088,13 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     _fix_returns(fwd)
     adjoint = gen.adjoint_function(adjoint_name, cells)
     return Generated(forward=fwd, adjoint=adjoint, active=active, params=params, blocks=gen.adjoints,
-                     entry=gen.entry)
+                     entry=gen.entry, numbers=assumed)
 
 
-def _may_change_arrays(fdef: ast.FunctionDef, params: list[str]) -> bool:
+def _may_change_arrays(fdef: ast.FunctionDef, params: list[str], numbers: frozenset) -> bool:
     """Whether running fdef may change an argument in place: it has calls (a callee may), or in-place
-    statements (`x op= y`, `x[i] = v`, `x.f = v`) on a variable that may share memory with a parameter."""
+    statements (`x op= y`, `x[i] = v`, `x.f = v`) on a variable that may share memory with a parameter
+    (not one of `numbers`, which hold numbers)."""
     groups = None
     for n in own_nodes(fdef):
         if isinstance(n, ast.Call):
@@ -1097,7 +1102,7 @@ def _may_change_arrays(fdef: ast.FunctionDef, params: list[str]) -> bool:
         target = None
         if isinstance(n, ast.Assign):
             t = n.targets[0]
-            if getattr(n.value, "_od_inplace", False) and isinstance(t, ast.Name):
+            if getattr(n.value, "_od_inplace", False) and isinstance(t, ast.Name) and t.id not in numbers:
                 target = t.id
             elif isinstance(t, (ast.Subscript, ast.Attribute)):
                 while isinstance(t, (ast.Subscript, ast.Attribute)):

@@ -25,6 +25,8 @@ import threading
 import dis as _dis
 import types
 import weakref
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 
@@ -993,7 +995,7 @@ def _construct_back(pb, dy, dself, S):
 
 class _TwinInfo:
     __slots__ = ("fwd_code", "rev_code", "rev_closure", "rev", "argcount", "varargs", "varkw", "names", "cells",
-                 "generated", "helper_closure", "closure_plan", "entry")
+                 "generated", "helper_closure", "closure_plan", "entry", "numbers", "general", "active")
 
 
 # (id(code), call shape...) -> _TwinInfo, an entry removed when its code object dies. An info holds code
@@ -1029,7 +1031,10 @@ def _active_params(code, mask, npre, nargs, kwnames):
     return frozenset(act)
 
 
-def _build(fn, active, keep_generated=False, observed=False):
+def _build(fn, active, keep_generated=False, observed=False, numbers=True):
+    """fn's twin for the active parameters. With `numbers`, counters changed in place (`n -= 1`) may be
+    taken for numbers (not differentiated: `steering_numbers`): `info.numbers` then holds the positions of
+    the parameters a call must bind to numbers, and `info.general` the twin for calls that do not."""
     code = fn.__code__
     try:
         src = get_source(code, fn.__globals__)
@@ -1050,7 +1055,8 @@ def _build(fn, active, keep_generated=False, observed=False):
     active = active - _NO_CELLS
     try:
         fdef = lower(mangle_private(src.as_function_def(), src.class_name), iterators=True)
-        gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars, observed)
+        gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars, observed,
+                       numbers)
     except Unsupported as e:
         line = getattr(e.node, "lineno", code.co_firstlineno)
         raise UnsupportedFunction(
@@ -1081,6 +1087,10 @@ def _build(fn, active, keep_generated=False, observed=False):
     info.varkw = code.co_argcount + nkw + bool(code.co_flags & 4) if code.co_flags & 8 else -1
     info.cells = cells
     info.entry = frozenset(gen.entry)
+    info.numbers = tuple(code.co_varnames.index(p) for p in gen.numbers) or None
+    info.general, info.active = None, active
+    if info.numbers is not None and any(j >= code.co_argcount for j in info.numbers):
+        info.numbers = (_ANY_COUNT,)  # (a keyword-only parameter: calls take the general twin)
     return info
 
 
@@ -1238,6 +1248,8 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
             _twins.put(code, key, info)
         except NoSource as e:
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
+    if info.numbers is not None and not _numbers_bound(info.numbers, pre, args):
+        info = info.general or _general(info, fn, observed)
     # The forward twin as a function of fn (its globals, cells and defaults), made per call: as cheap as
     # looking one up, and no cache keeps fn's globals or cells alive.
     closure = fn.__closure__
@@ -1256,6 +1268,24 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
         note_transformed(e, fn, "reverse mode (its recording pass)")
         raise
     return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
+
+
+_NUMBERS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64, Fraction, Decimal})
+
+
+def _numbers_bound(positions, pre, args) -> bool:
+    """The parameters at `positions` are passed numbers (immutable: `n -= 1` rebinds them)."""
+    n = len(pre)
+    for j in positions:
+        if j >= n + len(args) or type(pre[j] if j < n else args[j - n]) not in _NUMBERS:
+            return False
+    return True
+
+
+def _general(info, fn, observed):
+    """The twin without the numbers `info` takes for granted, for a call passing something else."""
+    general = info.general = _build(fn, info.active, observed=observed, numbers=False)
+    return general
 
 
 _NOT_DIFFERENTIABLE_DEFAULTS = (str, bytes, bool, int, type(None), types.ModuleType, type, _BUILTIN)

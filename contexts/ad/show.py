@@ -51,7 +51,9 @@ def show_adjoint(f: Callable, active: Iterable[str] | None = None, raw: bool = F
     tidy = (lambda text: text) if raw else _names
     out = [f"adjoint of {code.co_qualname} ({code.co_filename}:{code.co_firstlineno}), "
            f"active arguments: {', '.join(sorted(a for a in act if a in gen.params)) or '-'}",
-           f"active variables: {', '.join(sorted(v for v in gen.active if not v.startswith('_od_')))}",
+           f"active variables: {', '.join(sorted(v for v in gen.active if not v.startswith('_od_')))}"
+           + (f" (for {', '.join(sorted(gen.numbers))} passed numbers; other values: the general twin)"
+              if gen.numbers else ""),
            "", "forward twin:", _indent(ast.unparse(gen.forward) if raw else tidy(_forward(gen.forward))), ""]
     for k in sorted(gen.blocks):
         stmts = gen.blocks[k]

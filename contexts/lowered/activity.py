@@ -22,7 +22,7 @@ from overdub.passes import AST_LOCK, ByIdentity, on_clear
 from .lower import own_nodes, param_names
 
 __all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
-           "fresh_calls", "nonlocal_writes", "view_groups", "viewed", "view_of"]
+           "fresh_calls", "nonlocal_writes", "steering_numbers", "view_groups", "viewed", "view_of"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({
@@ -548,9 +548,10 @@ def mutable_globals(fdef, locals_: set[str], globals_: dict) -> set[str]:
 
 
 def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
-                 freevars: tuple = ()) -> set[str]:
+                 freevars: tuple = (), numbers: frozenset = frozenset()) -> set[str]:
     """The active variables of a lowered function, given its active parameters and cells (`freevars`: the
-    captured variables, which become active when the function stores active values into them)."""
+    captured variables, which become active when the function stores active values into them; `numbers`:
+    variables known to hold numbers, see `numbers_if`)."""
     nondiff = frozenset(n for n in NONDIFF_BUILTINS if n not in globals_ and hasattr(builtins, n))
     locals_ = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     a = fdef.args
@@ -584,7 +585,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     while act.changed:
         act.changed = False
         act.visit(fdef.body)
-    return act.active - steering_only(fdef)
+    return act.active - steering_only(fdef, numbers)
 
 
 # -- variables that only steer: read by comparisons and branch tests, never as values --------------------
@@ -594,7 +595,7 @@ _STEER = frozenset()  # a read whose value only decides a branch (a comparison's
 _DYNAMIC_SCOPE = frozenset({"locals", "vars", "eval", "exec", "globals", "dir"})
 
 
-def steering_only(fdef: ast.FunctionDef) -> set[str]:
+def steering_only(fdef: ast.FunctionDef, numbers: frozenset = frozenset()) -> set[str]:
     """The variables of fdef whose every read is a comparison's operand, a branch's test, or the value of
     a store to another such variable (`n` of `while n > 0: n = n - 1`): no result depends on them except
     through control flow, so no derivative flows through them and they need not be recorded.
@@ -602,24 +603,24 @@ def steering_only(fdef: ast.FunctionDef) -> set[str]:
     Conservative: only variables read somewhere (one never read may be held by the engine: reverse mode's
     entry copies of the parameters), and only parameters and variables stored nothing but arithmetic of
     variables and constants — not a call's result (the call may have changed something), not `n -= 1`
-    (for an array a change in place). A read anywhere else — a call's argument, an index, a return, a
+    (for an array a change in place) unless n is among `numbers` (known to hold numbers, which an in-place
+    operator rebinds: `numbers_if`). A read anywhere else — a call's argument, an index, a return, a
     nested function or comprehension — is a value read; nothing qualifies when fdef may see its variables
     by name (`locals()`, `eval`; reverse mode refuses those). A comparison's result is a bool: a derivative
     stops there, as everywhere in the lowered form."""
     for node in own_nodes(fdef):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _DYNAMIC_SCOPE:
             return set()
-    a = fdef.args
-    candidates = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
+    candidates = set(param_names(fdef.args))
     excluded: set[str] = set()
     reads: list[tuple[str, frozenset | None]] = []
     for st in _statements(fdef.body):
         if isinstance(st, (ast.If, ast.While)):
-            _reads_of(st.test, _STEER, reads)
+            _reads_of(st.test, _STEER, reads, numbers)
         elif isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) for t in st.targets):
             targets = frozenset(t.id for t in st.targets)
-            (candidates if _arithmetic(st.value) else excluded).update(targets)
-            _reads_of(st.value, targets, reads)
+            (candidates if _arithmetic(st.value, numbers) else excluded).update(targets)
+            _reads_of(st.value, targets, reads, numbers)
         elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):  # its reads are cells
             excluded.add(st.name)
             _value_reads(st, reads)
@@ -645,12 +646,52 @@ def steering_only(fdef: ast.FunctionDef) -> set[str]:
     return steer
 
 
-def _arithmetic(e: ast.expr) -> bool:
+def _arithmetic(e: ast.expr, numbers=None) -> bool:
     """e is arithmetic, comparisons and conditionals of variables and constants (no call, no item, no
-    attribute, no in-place operator)."""
+    attribute, no in-place operator but on one of `numbers`; with numbers None, any)."""
     return all(isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.IfExp,
                               ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.expr_context))
-               and not getattr(n, "_od_inplace", False) for n in ast.walk(e))
+               and (numbers is None or not _changes_in_place(n, numbers)) for n in ast.walk(e))
+
+
+def _changes_in_place(e: ast.AST, numbers) -> bool:
+    """e is `x op= y` on a variable that may hold an array (not one of `numbers`): x may change in place."""
+    return getattr(e, "_od_inplace", False) and not (isinstance(e.left, ast.Name) and e.left.id in numbers)
+
+
+def numbers_if(fdef: ast.FunctionDef, roots=None) -> tuple[frozenset, frozenset]:
+    """`(names, params)`: the variables with an in-place operator (`n -= 1`; among `roots` if given) that
+    hold numbers whenever the parameters `params` are bound to numbers on entry — each stored nothing but
+    arithmetic of such variables and constants, and so is each variable those stores read. A number is
+    immutable, so its in-place operator rebinds (`n -= 1` is `n = n - 1`). Whoever relies on `names`
+    checks `params` at run time."""
+    params = set(param_names(fdef.args))
+    stores: dict[str, list] = {}
+    unknown: set[str] = set()  # stored some other way: a loop's target, `with ... as`, a handler's name...
+    inplace: set[str] = set()
+    plain = set()  # the targets of `name = value`
+    for node in own_nodes(fdef):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            plain.add(id(node.targets[0]))
+            stores.setdefault(node.targets[0].id, []).append(node.value)
+            if getattr(node.value, "_od_inplace", False) and isinstance(node.value.left, ast.Name):
+                inplace.add(node.value.left.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            unknown.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            unknown.add(node.name)
+    unknown.update(node.id for node in own_nodes(fdef) if isinstance(node, ast.Name)
+                   and not isinstance(node.ctx, ast.Load) and id(node) not in plain)
+    for n in _own_defs(fdef):  # a nested function rebinding a variable (`nonlocal`) or named like one
+        unknown |= nonlocal_writes(n) | {n.name}
+    names: set[str] = set()
+    assumed: set[str] = set()
+    for root in sorted(inplace if roots is None else inplace & set(roots)):
+        found = _number_closure(root, params, stores, unknown)
+        if found is not None:
+            names |= found[0]
+            assumed |= found[1]
+    return frozenset(names), frozenset(assumed)
 
 
 def _statements(body):
@@ -667,28 +708,55 @@ def _statements(body):
             yield from _statements(case.body)
 
 
-def _reads_of(e: ast.expr, into, reads: list) -> None:
+def steering_numbers(fdef: ast.FunctionDef) -> tuple[frozenset, frozenset]:
+    """`numbers_if` for the variables whose holding numbers makes them steer only (a counter's `n -= 1`),
+    and the parameters that must then be bound to numbers; others changed in place (an array parameter's
+    `W -= g`) are left out, so their values need no check."""
+    names, _ = numbers_if(fdef)
+    gained = steering_only(fdef, names) - steering_only(fdef) if names else set()
+    return numbers_if(fdef, gained) if gained else (frozenset(), frozenset())
+
+
+def _number_closure(root: str, params: set, stores: dict, unknown: set):
+    """(the variables root's value is computed from, the parameters among them), when every store of
+    each is arithmetic; None when one is stored otherwise, or is a cell or a global."""
+    seen, todo = set(), [root]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n in unknown or (n not in params and n not in stores):
+            return None
+        for value in stores.get(n, ()):
+            if not _arithmetic(value):
+                return None
+            todo.extend(m.id for m in ast.walk(value) if isinstance(m, ast.Name))
+    return seen, seen & params
+
+
+def _reads_of(e: ast.expr, into, reads: list, numbers=frozenset()) -> None:
     """Each variable e reads, with where its value goes: `into` (the names it is stored to, or a branch)
     through arithmetic, conditionals and comparisons; a value read (`_VALUE`) under anything else."""
     if isinstance(e, ast.Name):
         reads.append((e.id, into))
-    elif isinstance(e, ast.BinOp) and getattr(e, "_od_inplace", False):  # `x += y`: x may change in place
+    elif isinstance(e, ast.BinOp) and _changes_in_place(e, numbers):  # `x += y` on what may be an array
         _value_reads(e, reads)
     elif isinstance(e, ast.Compare):
         for operand in [e.left, *e.comparators]:
-            _reads_of(operand, _STEER, reads)
+            _reads_of(operand, _STEER, reads, numbers)
     elif isinstance(e, ast.UnaryOp):
-        _reads_of(e.operand, _STEER if isinstance(e.op, ast.Not) else into, reads)
+        _reads_of(e.operand, _STEER if isinstance(e.op, ast.Not) else into, reads, numbers)
     elif isinstance(e, ast.BinOp):
-        _reads_of(e.left, into, reads)
-        _reads_of(e.right, into, reads)
+        _reads_of(e.left, into, reads, numbers)
+        _reads_of(e.right, into, reads, numbers)
     elif isinstance(e, ast.BoolOp):
         for v in e.values:
-            _reads_of(v, into, reads)
+            _reads_of(v, into, reads, numbers)
     elif isinstance(e, ast.IfExp):
-        _reads_of(e.test, _STEER, reads)
-        _reads_of(e.body, into, reads)
-        _reads_of(e.orelse, into, reads)
+        _reads_of(e.test, _STEER, reads, numbers)
+        _reads_of(e.body, into, reads, numbers)
+        _reads_of(e.orelse, into, reads, numbers)
     elif not isinstance(e, ast.Constant):
         _value_reads(e, reads)
 

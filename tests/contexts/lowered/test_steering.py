@@ -151,3 +151,82 @@ def test_reading_variables_by_name_is_refused_in_reverse_and_right_in_forward(f)
     want = (f(0.7, 2.3 + 1e-6) - f(0.7, 2.3 - 1e-6)) / 2e-6
     assert derivative(lambda n: f(0.7, n), 2.3) == pytest.approx(want, rel=1e-6)
 
+
+
+# -- counters changed by in-place operators: `n -= 1` -----------------------------------------------------
+
+def loop_pow(x, n):
+    r = 1.0
+    while n > 0:
+        n -= 1
+        r = r * x
+    return r
+
+
+def copied_counter(x, n):
+    k = n
+    while k > 0.5:
+        k *= 0.5
+        x = x * 1.5
+    return x * x
+
+
+def halving_alias(x, floor):
+    n = x  # an array: `n *= 0.5` changes x itself
+    while np.all(n > floor):
+        n *= 0.5
+    return np.sum(x * x)
+
+
+def halving_argument(x, n):
+    while np.all(n > 1.0):
+        n *= 0.5
+    return np.sum(x * x)
+
+
+def test_a_counter_passed_a_number_steers_only():
+    from contexts import show_adjoint
+    text = show_adjoint(loop_pow)
+    assert "active variables: r, x (for n passed numbers" in text
+    gx, gn = gradient(loop_pow, 1.03, 20)
+    assert gx == pytest.approx(20 * 1.03 ** 19, rel=1e-12)
+    assert gn == 0
+    assert_grad_fd(copied_counter, 0.7, 9.0)
+    assert_grad_fd(copied_counter, 0.7, 9)
+
+
+def test_a_counter_passed_an_array_is_followed():
+    # the same code on arrays changes them in place: the general twin records it
+    x = np.array([5.0, 3.0])
+    # (two halvings: x ends as x / 4; finite differences would perturb the array the function halves)
+    np.testing.assert_allclose(gradient(halving_alias, x.copy(), 1.0)[0], 2 * x * 0.25 ** 2)
+    gx, gn = gradient(halving_argument, np.array([1.0, 2.0]), x.copy())
+    np.testing.assert_allclose(gx, [2.0, 4.0])
+    # one array passed as both: the halving changes x through n
+    y = np.array([5.0, 3.0])
+    gx, gn = gradient(halving_argument, y, y)
+    np.testing.assert_allclose(gx + gn, 2 * np.array([5.0, 3.0]) * 0.25 ** 2)
+    gx, gn = gradient(loop_pow, 1.03, np.array(4.0))  # (the 0-d array counts down in place)
+    assert gx == pytest.approx(4 * 1.03 ** 3, rel=1e-12) and gn == 0.0
+
+
+def _numbers(src: str):
+    import ast
+    from contexts.lowered.activity import numbers_if
+    return numbers_if(lower(ast.parse(src).body[0]))
+
+
+@pytest.mark.parametrize("src, names, params", [
+    ("def f(x, n):\n    while n > 0:\n        n -= 1\n    return x", {"n"}, {"n"}),
+    ("def f(x, n):\n    k = n + 1\n    k -= 1\n    return x", {"k", "n"}, {"n"}),
+    ("def f(x, n):\n    for k in range(n):\n        k -= 1\n    return x", set(), set()),
+    ("def f(x, n):\n    k = len(x)\n    k -= 1\n    return x", set(), set()),
+    ("def f(x, n):\n    global k\n    k = n\n    k -= 1\n    return x", set(), set()),
+    ("def f(x, n):\n    k = n\n    def g():\n        nonlocal k\n        k = x\n    g()\n    k -= 1\n    return x",
+     set(), set()),
+    ("def f(x, n):\n    k = C\n    k -= 1\n    return x", set(), set()),
+])
+def test_which_variables_hold_numbers(src, names, params):
+    got_names, got_params = _numbers(src)
+    assert {n for n in got_names if not n.startswith("_od_")} == names
+    assert set(got_params) == params
