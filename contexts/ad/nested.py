@@ -10,7 +10,7 @@ adjoints carry the duals through. This keeps the AD machinery itself out of the 
 
 from __future__ import annotations
 
-from .api import _pullback, _seed, gradient, value_and_gradient
+from .api import _pullback, _seed, _wrt_mask, gradient, value_and_gradient
 from ..rules.cotangents import Tangent
 from ..rules.registry import registry
 
@@ -57,27 +57,38 @@ def _like(g, a):
     return g
 
 
-def gradient_rrule(f, *args):
-    g = gradient(f, *args)
+def _spread(parts, args, wrt) -> tuple:
+    """One entry per argument from the gradients of those `wrt` chose (None for the others)."""
+    if wrt is None:
+        return tuple(parts)
+    out = [None] * len(args)
+    for i, p in zip(_wrt_mask(args, wrt)[0], parts):
+        out[i] = p
+    return tuple(out)
+
+
+def gradient_rrule(f, *args, wrt=None):
+    g = gradient(f, *args, wrt=wrt)
 
     def gradient_pullback(dg):
         if dg is None:
             return (None,) * (len(args) + 1)
-        dfn, dargs = _second_order_pullback(f, args, tuple(dg))
+        dfn, dargs = _second_order_pullback(f, args, _spread(dg, args, wrt))
         return (dfn, *dargs)
     return g, gradient_pullback
 
 
-def value_and_gradient_rrule(f, *args):
-    y, g = value_and_gradient(f, *args)
+def value_and_gradient_rrule(f, *args, wrt=None):
+    y, g = value_and_gradient(f, *args, wrt=wrt)
 
     def value_and_gradient_pullback(dout):
         dy, dg = dout if dout is not None else (None, None)
         dfn, dargs = (None, (None,) * len(args))
         if dg is not None:
-            dfn, dargs = _second_order_pullback(f, args, tuple(dg))
-        if dy is not None:  # the value's own cotangent: dy * gradient
-            dargs = tuple(a if gi is None else (gi * dy if a is None else a + gi * dy) for a, gi in zip(dargs, g))
+            dfn, dargs = _second_order_pullback(f, args, _spread(dg, args, wrt))
+        if dy is not None:  # the value's own cotangent: dy * gradient (every argument's: wrt's are not all)
+            full = g if wrt is None else gradient(f, *args)
+            dargs = tuple(a if gi is None else (gi * dy if a is None else a + gi * dy) for a, gi in zip(dargs, full))
         return (dfn, *dargs)
     return (y, g), value_and_gradient_pullback
 

@@ -117,3 +117,31 @@ def test_an_array_left_out_sharing_memory_is_refused():
 def test_bad_wrt_is_refused(wrt):
     with pytest.raises(OverdubError, match="wrt"):
         gradient(lambda x, y: x * y, 2.0, 3.0, wrt=wrt)
+
+
+def _inner(x, y):
+    return math.sin(x * y) + x ** 3 * y
+
+
+@pytest.mark.parametrize("wrt", [0, 1, (1, 0)])
+def test_gradient_with_wrt_differentiated_again(wrt):
+    # the outer reverse pass goes through the inner `gradient(..., wrt=)` (forward over reverse)
+    def outer(x, y):
+        g = gradient(_inner, x, y, wrt=wrt)
+        v, gv = value_and_gradient(_inner, x, y, wrt=wrt)
+        return sum(gi * (k + 1) for k, gi in enumerate(g)) + v * gv[0]
+
+    args = (0.6, -1.1)
+    got = gradient(outer, *args)
+    for i in range(2):
+        assert got[i] == pytest.approx(_partial(outer, args, i), rel=1e-6)
+
+
+def test_forward_mode_through_gradient_with_wrt():
+    # the argument left out carries forward mode's perturbation: it is followed, not taken for a constant
+    from contexts import derivative
+    from tests.fd import derivative as fd_derivative
+    chosen = lambda x: gradient(_inner, x, -1.1, wrt=0)[0]  # noqa: E731
+    left_out = lambda y: gradient(_inner, 0.6, y, wrt=0)[0]  # noqa: E731
+    for f, p in ((chosen, 0.6), (left_out, -1.1)):
+        assert derivative(f, p) == pytest.approx(fd_derivative(f, p), rel=1e-7)
