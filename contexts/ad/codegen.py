@@ -37,7 +37,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
-           "__od_enumerate_at__", "__od_mutable__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
+           "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -177,7 +177,6 @@ class _Gen:
         # variables, and reverse mode cannot route its cotangent back from where the module reads it
         self.globals_declared = {n for g in ast.walk(fdef) if isinstance(g, ast.Global) for n in g.names}
         # nested functions that write variables of this one (`nonlocal`): name -> those variables
-        self.aliases = _copy_groups(fdef)
         self.view_groups = view_groups(fdef, fresh)
         self.entry: dict[int, str] = {}
         self.bound_before = _bound_before(fdef, params)
@@ -496,7 +495,7 @@ class _Gen:
         opname = _OPNAMES.get(type(v.op), "?")
         self.npb += 1
         u = f"_od_u{self.npb}"
-        flags_fwd, merge, flags = self.alias_merge(name, s)
+        flags_fwd, merge, flags = self.view_merge(name, s)
         fwd = flags_fwd + at([assign((name, u), call("__od_iop__", const(opname), user(a), user(b)))], s)
         need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [u] + flags
         adj = (merge + self.take(name)
@@ -506,34 +505,14 @@ class _Gen:
                + (self.acc(b.id, "_od_gb") if self.is_active(b) else []))
         return fwd, need, adj
 
-    def alias_merge(self, name: str, s) -> tuple[list[ast.stmt], list[ast.stmt], list[str]]:
-        """For an in-place change of the array in `name`: the other variables bound to the same array at
-        that moment (`alias = name` earlier) hold cotangents of it too. The forward notes which are
-        (flags saved on the tape); the adjoint adds their cotangents to name's before undoing the change."""
-        aliases = sorted(n for n in self.aliases.get(name, ()) if n in self.active)
-        fwd: list[ast.stmt] = []
-        merge: list[ast.stmt] = []
-        flags: list[str] = []
-        for n in aliases:
-            self.npb += 1
-            flag = f"_od_a{self.npb}"
-            same = assign(flag, and_(is_(n, name), call("__od_mutable__", name)))
-            fwd += at([try_except([same], "NameError", [assign(flag, const(False))])], s)
-            self.dvars.update((n, name))
-            merge.append(if_(flag, [assign(d(name), call("__od_acc__", d(name), d(n))), assign(d(n), const(None))]))
-            flags.append(flag)
-        vfwd, vmerge, vflags = self.view_merge(name, s, set(aliases))
-        return fwd + vfwd, merge + vmerge, flags + vflags
-
-    def view_merge(self, name: str, s, skip: set[str] = frozenset()
-                   ) -> tuple[list[ast.stmt], list[ast.stmt], list[str]]:
+    def view_merge(self, name: str, s) -> tuple[list[ast.stmt], list[ast.stmt], list[str]]:
         """For an in-place change of the array in `name`: other variables may hold arrays sharing memory
-        with it (`v = y[1:3]`, `y.T`, `y.reshape(...)`). The forward notes which and where (None, the
+        with it (`v = y[1:3]`, `y.T`, `y.reshape(...)`, the same array: `alias = y`). The forward notes which and where (None, the
         common case, when none does); the adjoint moves their cotangents for the shared elements into
         name's before the change is undone."""
         bound = self.bound_before.get(id(s))
         others = sorted(n for n in self.view_groups.get(name, ()) if n in self.active and n != name
-                        and n not in skip and (bound is None or n in bound))
+                        and (bound is None or n in bound))
         if not others:
             return [], [], []
         self.npb += 1
@@ -891,7 +870,7 @@ class _Gen:
         obj = t.value.id
         self.npb += 1
         u = f"_od_u{self.npb}"
-        flags_fwd, merge, flags = self.alias_merge(obj, s)
+        flags_fwd, merge, flags = self.view_merge(obj, s)
         fwd = flags_fwd + at([assign(u, call("__od_setitem__", obj, index_value(t.slice), user(v)))], s)
         self.dvars.add(obj)
         adj = merge + [assign((d(obj), "_od_gv"), call("__od_setitem_adj__", "_od_S", d(obj), obj,
@@ -977,29 +956,6 @@ def _changed_in_place(fdef) -> set[str]:
                 t = t.value
             if isinstance(t, ast.Name):
                 out.add(t.id)
-    return out
-
-
-def _copy_groups(fdef) -> dict[str, set[str]]:
-    """Names joined by plain copies (`b = a`): each name's group, without itself."""
-    parent: dict[str, str] = {}
-
-    def root(x):
-        while parent.get(x, x) != x:
-            x = parent[x]
-        return x
-    for n in ast.walk(fdef):
-        if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-                and isinstance(n.value, ast.Name)):
-            parent[root(n.targets[0].id)] = root(n.value.id)
-    groups: dict[str, set[str]] = {}
-    for x in list(parent):
-        groups.setdefault(root(x), set()).add(x)
-    out: dict[str, set[str]] = {}
-    for r, members in groups.items():
-        members = members | {r}
-        for m in members:
-            out[m] = members - {m}
     return out
 
 

@@ -1008,7 +1008,7 @@ HELPER_IMPLS = {
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts,
-    "__od_mutable__": mutable, "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
+    "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
     "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)

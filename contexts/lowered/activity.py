@@ -555,7 +555,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     nondiff = frozenset(n for n in NONDIFF_BUILTINS if n not in globals_ and hasattr(builtins, n))
     locals_ = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     a = fdef.args
-    locals_ |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
+    locals_ |= set(param_names(a))
     active_inputs = set(active_inputs) | mutable_globals(fdef, locals_, globals_)
     loop_vars = {n.target.id for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
     sources: dict[str, set[str]] = {}
