@@ -13,7 +13,7 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Tangent", "SeqBox", "MapBox", "acc", "merge_into", "has_fields", "fields_of", "UndoSession"]
+__all__ = ["Tangent", "SeqBox", "MapBox", "Refused", "acc", "merge_into", "has_fields", "fields_of", "UndoSession"]
 
 
 @runtime_checkable
@@ -47,6 +47,31 @@ class UndoSession(Protocol):
         """The cotangent the caller holds for the call's `out=` array (taken: once per call), or None."""
 
 _NDARRAY = np.ndarray
+
+
+class Refused:
+    """The cotangent of an argument a rule knows no derivative in (`registry.NoClosedForm`): dropped, as
+    any cotangent, where the argument is not differentiated; `acc` keeps it (a sum with it is as unknown);
+    every other use (arithmetic, a conversion to a number or an array, a truth test, iteration) raises the
+    rule's `NoDerivative`. Never a zero."""
+
+    __slots__ = ("why",)
+    __array_ufunc__ = None  # numpy defers to the operators below, which refuse
+
+    def __init__(self, why) -> None:
+        self.why = why
+
+    def refuse(self, *args, **kwargs):
+        raise self.why.error()
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = refuse
+    __matmul__ = __rmatmul__ = __pow__ = __rpow__ = __neg__ = __pos__ = __abs__ = refuse
+    __float__ = __complex__ = __int__ = __index__ = __bool__ = __array__ = refuse
+    __iter__ = __len__ = __getitem__ = refuse
+    conjugate = real = imag = property(refuse)
+
+    def __repr__(self) -> str:
+        return f"Refused({self.why.function} in {self.why.argument})"
 
 
 class Tangent(dict):
@@ -147,7 +172,8 @@ def merge_into(box, d):
 
 
 def acc(a, b):
-    """a + b for cotangents: None is zero, boxes merge in place, tuples and dicts elementwise."""
+    """a + b for cotangents: None is zero, boxes merge in place, tuples and dicts elementwise; a sum with
+    a `Refused` cotangent is that (it refuses where it is used)."""
     if a is None:
         return b
     if b is None:
@@ -155,6 +181,10 @@ def acc(a, b):
     ta = type(a)
     if ta is float and type(b) is float or ta is _NDARRAY and type(b) is _NDARRAY:
         return a + b
+    if ta is Refused:
+        return a
+    if type(b) is Refused:
+        return b
     if ta is SeqBox or ta is MapBox or ta is Tangent:
         # the same box reached twice is already merged; the same number twice (a rule returning
         # dy for two arguments, x + x) must still be added

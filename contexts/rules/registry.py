@@ -40,8 +40,8 @@ from overdub.errors import OverdubError
 
 from .sparsity_specs import Custom, SparsitySpec
 
-__all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "MissingRule", "NoRuleError", "objects_of_classes",
-           "PLAIN_OPERANDS"]
+__all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "MissingRule", "NoRuleError", "NoDerivative",
+           "NoClosedForm", "objects_of_classes", "PLAIN_OPERANDS"]
 
 
 class MissingRule(OverdubError):
@@ -52,6 +52,57 @@ class MissingRule(OverdubError):
 
 class NoRuleError(MissingRule):
     """Reverse mode: a C function was reached with differentiable inputs and has no rule."""
+
+
+class NoDerivative(MissingRule):
+    """A primitive was differentiated in an argument its rules know no derivative in (no closed form:
+    hyp2f1's parameters a, b, c; a spline's knots). Every mode refuses it; none returns a zero."""
+
+
+class NoClosedForm:
+    """The partial derivative of an argument that has none the rules can compute, given in place of a
+    partial (`ufunc_rule(sc.hyp2f1, NoClosedForm("scipy.special.hyp2f1", "a"), ..., dz)`).
+
+    Forward mode calls it with the argument's tangent, and it raises `NoDerivative`. Reverse mode cannot
+    tell at the call whether the argument is differentiated (a constant in a variable looks the same), so
+    the adjoint returns `cotangent()`: a value that is dropped where the argument is not differentiated and
+    raises `NoDerivative` on any use (`cotangents.Refused`, ChainRules' `@not_implemented`). For sparsity
+    the argument counts as a dependency (the derivative exists, only its value is unknown here)."""
+
+    __slots__ = ("function", "argument", "position", "fix")
+
+    def __init__(self, function: str, argument: str, position: int | None = None, fix: str | None = None) -> None:
+        self.function, self.argument, self.position = function, argument, position
+        self.fix = fix or f"keep {argument} constant (it is then not differentiated), or differentiate " \
+                          f"{function} in {argument} with contexts.rules.check.numerical_gradient"
+
+    def error(self) -> NoDerivative:
+        return NoDerivative(f"{self.function} has no derivative in its argument {self.argument} that the rules "
+                            f"know (no closed form): it cannot be differentiated in {self.argument}", fix=self.fix)
+
+    def __call__(self, y, *args):
+        """Refuses, unless the argument (at `position`) is an integer: it has no tangent space, as for
+        every rule (the derivative of hyp2f1 in an integer a is not asked for)."""
+        if self.position is not None and self.position < len(args) and _integral(args[self.position]):
+            return 0
+        raise self.error()
+
+    def refuses(self, tangent, value) -> bool:
+        """Forward mode: whether this tangent of the argument asks for the derivative. Not for an integer
+        argument, nor for a plain tangent that is zero everywhere (its term is zero whatever the
+        derivative); a dual tangent (a derivative of a derivative) always does."""
+        if tangent is None or _integral(value):
+            return False
+        if type(tangent) is float or type(tangent) is np.ndarray and tangent.dtype.kind in "fc":
+            return bool(np.any(tangent != 0))
+        return True
+
+    def cotangent(self):
+        from .cotangents import Refused
+        return Refused(self)
+
+    def __repr__(self) -> str:
+        return f"NoClosedForm({self.function!r}, {self.argument!r})"
 
 
 _BUILTIN_METHOD = types.BuiltinMethodType  # also the type of bound methods of C types
@@ -270,6 +321,13 @@ class Registry:
         frule.__name__ = frule.__qualname__ = f"{label}_frule"
         rule = self._rule(key_of(fn))
         rule.adjoint, rule.frule, rule.kind = adjoint, frule, "linear"
+
+
+def _integral(v) -> bool:
+    """v is an integer or boolean (a Python one, or a numpy scalar or array of such a dtype)."""
+    if isinstance(v, (np.ndarray, np.generic)):
+        return v.dtype.kind in "biu"
+    return isinstance(v, int)
 
 
 def _nondiff_adjoint(dy, y, *args, **kwargs):

@@ -7,6 +7,8 @@
 - `scipy_linalg`: the LAPACK routines under `solve_triangular`, `cholesky`, `cho_factor`, `cho_solve`.
 - `linalg`, `shapes`, `indexing`: matmul and linear algebra, reshaping/joining, indexing.
 - `convolution`: the C kernels under `np.correlate` and `np.convolve`.
+- `scipy_banded`: `scipy.linalg.solve_banded`, `solveh_banded` (over ?gtsv, ?gbsv, ?ptsv, ?pbsv).
+- `scipy_splines`: the kernels under PPoly/CubicSpline and BSpline evaluation.
 - `scipy_spatial`: `scipy.spatial.distance.cdist`/`pdist` (euclidean, sqeuclidean) and `squareform`.
 
 Attributes are not calls: `x.T` reaches the rules as `(np.ndarray, 'transpose')` only when called.
@@ -20,10 +22,10 @@ from . import conversion, convolution, creation, inplace, interpolation, reducti
 
 __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "inplace", "interpolation"]
 
-for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_spatial"):
+for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines", "scipy_spatial"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)
     except ImportError as e:
-        if e.name not in (f"{__name__}.{_name}", "scipy", "scipy.special", "scipy.linalg", "scipy.spatial"):
+        if e.name not in (f"{__name__}.{_name}", "scipy", "scipy.special", "scipy.linalg", "scipy.spatial", "scipy.interpolate"):
             raise

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..cotangents import Refused
 from ..registry import registry
 from ..sparsity_specs import INDICES, STRUCTURAL, Custom
 from ._util import bind as _bind, match_primal, may_carry, register_linear, sum_to_shape, unsupported, zeros
@@ -352,7 +353,10 @@ def _nested_tangent(t, obj):
 
 
 def array_adjoint(dy, y, obj, *rest, **kwargs):
-    """Cotangent of np.array/np.asarray(obj): a list for a list of scalars or arrays."""
+    """Cotangent of np.array/np.asarray(obj): a list for a list of scalars or arrays; a `Refused` one (no
+    derivative known) passes through as it is, still refusing wherever it is used."""
+    if type(dy) is Refused:
+        return (dy if may_carry(obj) else None, *(None,) * len(rest))
     if isinstance(obj, (list, tuple)):
         return (_nested_cotangent(np.asarray(dy), obj), *(None,) * len(rest))
     return (match_primal(np.asarray(dy), obj) if may_carry(obj) else None, *(None,) * len(rest))

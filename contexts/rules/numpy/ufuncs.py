@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..registry import registry
+from ..registry import NoClosedForm, registry
 from ..sparsity_specs import LINEAR, NONDIFF, STRUCTURAL, Custom, Elementwise
 from ._util import match_primal as _match_primal
 
@@ -76,8 +76,9 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
     """Register adjoint and frule of an elementwise fn from its partial derivatives.
 
     `partials[i](y, *args)` is d y / d args[i] at the primal point (holomorphic for complex), `None`
-    where the argument is not differentiable; `OneOver(d)` gives one as a quotient `1 / d(y, *args)`.
-    With `nout > 1` (modf, frexp) only the first output is differentiable. The partials are the one
+    where the argument is not differentiable; `OneOver(d)` gives one as a quotient `1 / d(y, *args)`;
+    `registry.NoClosedForm(...)` marks an argument with a derivative the rules cannot compute (refused
+    where it is differentiated, never a zero). With `nout > 1` (modf, frexp) only the first output is differentiable. The partials are the one
     statement of the derivative: the adjoint, the frule and a unary fn's fast cotangent (`Rule.hot`, for
     a real array and a cotangent of its shape and dtype) are all made from them. Example:
 
@@ -120,6 +121,8 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
         for p, a in zip(partials, operands):
             if p is None or not inexact(a):
                 cts.append(None)
+            elif type(p) is NoClosedForm:
+                cts.append(p.cotangent())
             else:
                 g = dy * conj(p(y, *operands))
                 cts.append(match_primal(g if mask is True else np.where(mask, g, 0), a))
@@ -130,8 +133,12 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
         y = out[0] if nout > 1 else out
         operands = args[:nin]
         dy = None
-        for p, t in zip(partials, tangents):
+        for p, t, a in zip(partials, tangents, operands):
             if t is None or p is None:
+                continue
+            if type(p) is NoClosedForm:
+                if p.refuses(t, a):
+                    raise p.error()
                 continue
             term = t * p(y, *operands)
             dy = term if dy is None else dy + term
