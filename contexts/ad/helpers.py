@@ -182,7 +182,7 @@ def _user_operand(opname, a, b) -> bool:
 def _dual_binop_adj(opname, g, y, a, b, need):
     """Elementwise and matrix-product adjoints on forward-mode duals (forward-over-reverse Hessians):
     plain formulas, which the duals carry through."""
-    fit = generic.unbroadcast
+    fit = generic.unbroadcast_by_shape
     if opname == "matmul":
         da, db = np.ndim(a), np.ndim(b)
         if da == 1 and db == 1:  # inner product

@@ -18,7 +18,7 @@ import numpy as np
 
 # (forward mode depends on nothing of reverse mode: no cycle)
 from ..forward.dual import Dual as _Dual
-from ..rules.cotangents import MapBox, SeqBox, Tangent, fields_of, has_fields, merge_into
+from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, fields_of, has_fields, merge_into
 
 __all__ = ["Session", "finalize", "zero_of", "TICKS", "CHANGES"]
 
@@ -168,6 +168,8 @@ def finalize(d, x):
         return d  # the hot case: an array's cotangent, already its shape and dtype
     if isinstance(x, (str, bytes, bool, types.ModuleType, type)) or x is None:
         return None
+    if type(d) is Refused:  # a derivative a rule does not know, asked for: refused, never a number
+        d.refuse()
     if isinstance(x, tuple):
         items = list(d) if isinstance(d, (list, tuple)) else [None] * len(x)
         items += [None] * (len(x) - len(items))

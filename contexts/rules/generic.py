@@ -76,7 +76,7 @@ def unbroadcast(g, like):
         axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
         return np.add.reduce(g, axis=axes, keepdims=True) if axes else g
     if _dual_shaped(like) or _dual_shaped(g):
-        return _unbroadcast_dual(g, like)
+        return unbroadcast_by_shape(g, like)
     if isinstance(like, np.ndarray):
         g = np.asarray(g)
         if g.shape == like.shape:
@@ -105,8 +105,9 @@ def _dual_shaped(x) -> bool:
     return type(x).__name__ == "Dual" and type(x).__module__.startswith("contexts.forward") and bool(x.shape)
 
 
-def _unbroadcast_dual(g, like):
-    """unbroadcast where g or like is a dual array: the same sums, by the shapes alone."""
+def unbroadcast_by_shape(g, like):
+    """unbroadcast where g or like is a forward-mode dual (of any shape): the same sums, by the shapes alone
+    (never converting a dual to an array)."""
     gs, ls = np.shape(g), np.shape(like)
     if gs == ls:
         return g

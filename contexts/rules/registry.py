@@ -73,8 +73,9 @@ class NoClosedForm:
 
     def __init__(self, function: str, argument: str, position: int | None = None, fix: str | None = None) -> None:
         self.function, self.argument, self.position = function, argument, position
-        self.fix = fix or f"keep {argument} constant (it is then not differentiated), or differentiate " \
-                          f"{function} in {argument} with contexts.rules.check.numerical_gradient"
+        self.fix = fix or f"keep {argument} constant (it is then not differentiated; `gradient(f, x, a, wrt=0)` " \
+                          f"leaves an argument of yours out), or differentiate {function} in {argument} with " \
+                          f"contexts.rules.check.numerical_gradient"
 
     def error(self) -> NoDerivative:
         return NoDerivative(f"{self.function} has no derivative in its argument {self.argument} that the rules "

@@ -145,3 +145,18 @@ def test_forward_mode_through_gradient_with_wrt():
     left_out = lambda y: gradient(_inner, 0.6, y, wrt=0)[0]  # noqa: E731
     for f, p in ((chosen, 0.6), (left_out, -1.1)):
         assert derivative(f, p) == pytest.approx(fd_derivative(f, p), rel=1e-7)
+
+
+def test_a_refused_derivative_is_an_error_unless_left_out():
+    # hyp2f1 has no known derivative in its parameter a: asked for, it is an error (never an object or a
+    # zero); left out of `wrt`, the derivative in z is the closed form a*b/c * 2F1(a+1, b+1; c+1; z)
+    sc = pytest.importorskip("scipy.special")
+    from contexts.rules.registry import NoDerivative
+    f = lambda z, a: sc.hyp2f1(a, 1.5, 2.5, z)  # noqa: E731
+    with pytest.raises(NoDerivative, match="wrt"):
+        gradient(f, 0.3, 0.5)
+    with pytest.raises(NoDerivative):
+        gradient(lambda a: sc.hyp2f1(a, 1.5, 2.5, 0.3), 0.5)
+    (gz,) = gradient(f, 0.3, 0.5, wrt=0)
+    assert gz == pytest.approx(0.5 * 1.5 / 2.5 * sc.hyp2f1(1.5, 2.5, 3.5, 0.3), rel=1e-12)
+    assert gz == pytest.approx(_partial(f, (0.3, 0.5), 0), rel=1e-8)
