@@ -7,7 +7,7 @@ raises is "failed: <reason>", one whose gradient differs is "mismatch: <detail>"
 apply to the workload (`overdub.wrt` where there are no constants) "n/a"; none of these crash.
 
 >>> from perf.workloads import make_workloads
->>> check("hand", make_workloads(quick=True)[2]).status
+>>> check("hand", make_workloads(quick=True)[3]).status
 'ok'
 """
 
