@@ -86,3 +86,48 @@ def loop_workload(n: int = 100) -> Workload:
         sizes={"n": n},
         scalar=True,
     )
+
+
+def make_loop_arg(xp):
+    """x**n by a while loop, n an argument written without any annotation, as a user writes it."""
+
+    def loop_pow(x, n):
+        r = 1.0
+        while n > 0:
+            n -= 1
+            r = r * x
+        return r
+
+    return loop_pow
+
+
+def loop_pow_gradient(x, n):
+    """Hand-written adjoint of `make_loop_arg`: the primal values on a stack, then the reverse loop."""
+    stack = []
+    r = 1.0
+    while n > 0:
+        n -= 1
+        stack.append(r)
+        r = r * x
+    dr, dx = 1.0, 0.0
+    while stack:
+        dx += dr * stack.pop()
+        dr = dr * x
+    return (dx,)
+
+
+def loop_arg_workload(n: int = 100) -> Workload:
+    """`loop` with the count passed as a trailing argument: `gradient(loop_pow, x, n)`."""
+    return Workload(
+        name="loop_arg",
+        description=f"`loop_pow(x, n)`: `r = 1.0; while n > 0: n -= 1; r = r * x`, n = {n} passed as an "
+                    "argument (not differentiated; overdub is called as `gradient(loop_pow, x, n)`)",
+        make=make_loop_arg,
+        params=(LOOP_BASE,),
+        data={},
+        hand_gradient=loop_pow_gradient,
+        closed_form=lambda x, n: (n * x ** (n - 1),),
+        sizes={"n": n},
+        scalar=True,
+        constants=(n,),
+    )
