@@ -20,7 +20,7 @@ import numpy as np
 from overdub.passes import AST_LOCK, ByIdentity, on_clear
 
 __all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
-           "fresh_calls", "nonlocal_writes", "view_groups", "viewed", "view_of"]
+           "fresh_calls", "local_names", "nonlocal_writes", "stored_base", "view_groups", "viewed", "view_of"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({
@@ -35,9 +35,7 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
     """`isinstance(a, float)`, `type(a)`, `len(a)`, `str(a)`... of an active value, whose result carries no
     derivative, ask their question of its primal (`__od_primal__`): under a derivative of a derivative the value
     is a forward-mode dual, and the answer must be the one the plain call gets. Both transformers run it."""
-    local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    local |= {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs
-              + [fdef.args.vararg, fdef.args.kwarg] if a is not None} | set(freevars)
+    local = local_names(fdef) | set(freevars)
     asks = {n for n in NONDIFF_BUILTINS if n not in globals_ and n not in local}
     for node in _own_nodes(fdef):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in asks
@@ -47,6 +45,20 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
             if node.func.id == "int" and node.args:  # refused at a jump of int() (`__od_int_arg__`)
                 node.args[0] = ast.copy_location(ast.Call(ast.Name("__od_int_arg__", ast.Load()), [node.args[0]], []),
                                                  node.args[0])
+
+
+def local_names(fdef) -> set[str]:
+    """fdef's variables: its parameters and the names it (or a function defined in it) stores."""
+    a = fdef.args
+    return ({n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            | {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None})
+
+
+def stored_base(target: ast.expr) -> str | None:
+    """The variable whose object a store into `target` changes (v of `v[i].f = ...`), or None."""
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
 
 
 def _own_nodes(fn):
@@ -288,12 +300,8 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset()) -> dict[st
             for t in n.targets:
                 if isinstance(t, ast.Name):
                     join(t.id, shared)
-                elif isinstance(t, (ast.Subscript, ast.Attribute)):
-                    base = t.value
-                    while isinstance(base, (ast.Subscript, ast.Attribute)):
-                        base = base.value
-                    if isinstance(base, ast.Name):
-                        join(base.id, shared)
+                elif isinstance(t, (ast.Subscript, ast.Attribute)) and stored_base(t) is not None:
+                    join(stored_base(t), shared)
         elif isinstance(n, ast.For) and isinstance(n.target, ast.Name):
             join(n.target.id, viewed(n.iter))
     # the caller may pass one array twice, or an array and a view of it (`f(y, y[1:])`): the parameters may
@@ -566,9 +574,8 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     """The active variables of a lowered function, given its active parameters and cells (`freevars`: the
     captured variables, which become active when the function stores active values into them)."""
     nondiff = frozenset(n for n in NONDIFF_BUILTINS if n not in globals_ and hasattr(builtins, n))
-    locals_ = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    locals_ = local_names(fdef)
     a = fdef.args
-    locals_ |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
     active_inputs = set(active_inputs) | mutable_globals(fdef, locals_, globals_)
     loop_vars = {n.target.id for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
     sources: dict[str, set[str]] = {}
