@@ -183,8 +183,7 @@ class _Tangents:
         tangents = [tangent_name(m) for m in members]
         in_scope = call("__fd_sync__", name, tangent_name(name), tuple_(members), tuple_(tangents))
         # (a member not bound yet: the frame's locals give None and 0 for it)
-        bound = call("__fd_bound__", call("__od_locals__"), tuple_(const(m) for m in members),
-                     tuple_(const(t) for t in tangents))
+        bound = call("__fd_bound__", call("__od_locals__"), const(tuple(members)), const(tuple(tangents)))
         from_locals = call("__fd_sync__", name, tangent_name(name), starred(bound))
         return at([try_except([assign(tangents, in_scope)], "NameError", [assign(tangents, from_locals)])], s)
 

@@ -50,16 +50,13 @@ def fd_args_back(positions: tuple, values: tuple) -> tuple:
     moved, _MOVED.args = _MOVED.args, None
     if any(i not in positions and not _no_change(t) for i, t in enumerate(moved)):
         raise NotTransformable("a call changed an argument the caller does not follow (a global, a keyword)")
-    return tuple(moved[i] if i < len(moved) and type(v) in _MUTABLE else None
+    return tuple(moved[i] if i < len(moved) and type(v) in (np.ndarray, list, dict) else None
                  for i, v in zip(positions, values))
 
 
 def _no_change(t) -> bool:
     """A handed-back tangent that leaves an unfollowed argument as the caller sees it: none, or zeros."""
     return _all_zero(t) or (type(t) is np.ndarray and not t.any())
-
-
-_MUTABLE = (np.ndarray, list, dict)  # the values whose tangents follow changes in place
 
 
 def make_twin(fn, twin_code, cells):
@@ -323,10 +320,10 @@ def _dual_free(v, seen=None, budget=None) -> bool:
     iterators, generators and the like of the standard library (which may hold anything) are not."""
     if type(v) is float:  # the common answer
         return True
-    if isinstance(v, _LEAVES) and type(v) is not Dual:
-        return True
     if type(v) is Dual:
         return False
+    if isinstance(v, _LEAVES):
+        return True
     if seen is None:
         seen, budget = set(), [100000]
     if id(v) in seen:
