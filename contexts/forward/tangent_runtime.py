@@ -26,7 +26,7 @@ from ..rules.cotangents import fields_of
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx
 from ..rules.registry import key_of, registry
-from .arrays import no_rule, out_position
+from .arrays import no_rule, out_position, write_out
 from .dual import Dual, DualConversionError, Tag, _own, primal
 from .tangent import _NONDIFF_ATTRIBUTES, NotTransformable, tangent_twin
 
@@ -140,8 +140,7 @@ def _by_frule(rule, args, tans, kw):
     out = kw.get("out")
     if out is not None and not isinstance(rule.fn, np.ufunc):
         y, dy = rule.frule(tangents, *args, **{k: v for k, v in kw.items() if k != "out"})
-        (out[0] if isinstance(out, tuple) else out)[...] = y
-        return out, _nz(dy)
+        return write_out(rule.fn, y, out), _nz(dy)
     y, dy = rule.frule(tangents, *args, **kw)
     return y, _nz(dy)
 
