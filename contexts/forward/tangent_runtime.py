@@ -8,7 +8,6 @@ duals instead (`api.py`).
 
 from __future__ import annotations
 
-import collections
 import functools
 import inspect
 import sys
@@ -22,12 +21,12 @@ from overdub.passes import depth as _depth
 from overdub.errors import OverdubError
 
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
-from ..rules.cotangents import fields_of
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx
 from ..rules.registry import key_of, registry
 from .arrays import no_rule, out_position, write_out
 from .dual import Dual, DualConversionError, Tag, _own, primal
+from .holds import dual_free, splittable
 from .tangent import _NONDIFF_ATTRIBUTES, NotTransformable, tangent_twin
 
 __all__ = ["tangent_jvp", "fd_call", "fd_mcall", "make_twin", "uncached"]
@@ -261,15 +260,15 @@ def _through_duals(f, args, tans, kw, kwtans):
         raise no_rule(f, where=f"{frame.f_code.co_filename}:{frame.f_lineno}") from e
     if any(not _same_items(c, items) for c, items in made):
         raise NotTransformable("a call changed a container holding active values in place")
-    if not all(_dual_free(a) for a, t in zip(args, tans) if _all_zero(t)) or not _dual_free(
-            getattr(f, "__self__", None)) or not all(_dual_free(v) for k, v in kw.items()
+    if not all(dual_free(a) for a, t in zip(args, tans) if _all_zero(t)) or not dual_free(
+            getattr(f, "__self__", None)) or not all(dual_free(v) for k, v in kw.items()
                                                      if _all_zero(kwtans.get(k))):
         raise NotTransformable("a call stored active values into an argument")
-    if not _splittable(y):
+    if not splittable(y):
         raise NotTransformable(f"a call returned a {type(y).__name__} that may hold active values")
     moved = tuple(_changed_tangent(d, t) for d, t in zip(dargs, tans))
     # (a result holding no dual has tangent zero: a module, a function, a shape)
-    out = _primal_out(y, tag), (0 if _dual_free(y) else _nz(_tangent_out(y, tag)))
+    out = _primal_out(y, tag), (0 if dual_free(y) else _nz(_tangent_out(y, tag)))
     _MOVED.args = moved if any(m is not None for m in moved) else None
     return out
 
@@ -305,73 +304,6 @@ def _dualize(a, t, tag, made: list):
 
 def _same_items(c, items) -> bool:
     return len(c) == len(items) and all(u is v for u, v in zip(c.values() if type(c) is dict else c, items))
-
-
-_LEAVES = (int, float, complex, bool, str, bytes, bytearray, memoryview, type(None), np.generic,
-           types.ModuleType, type, types.BuiltinFunctionType, np.dtype, range, slice, type(Ellipsis),
-           type(NotImplemented))
-# where the C objects of the standard library that hold Python values but show none of them live
-_OPAQUE_MODULES = frozenset({"builtins", "itertools", "_collections", "_operator", "operator", "_functools"})
-
-
-def _dual_free(v, seen=None, budget=None) -> bool:
-    """v certainly holds no dual: walked through containers, objects' fields, closures and partials;
-    iterators, generators and the like of the standard library (which may hold anything) are not."""
-    if type(v) is float:  # the common answer
-        return True
-    if type(v) is Dual:
-        return False
-    if isinstance(v, _LEAVES):
-        return True
-    if seen is None:
-        seen, budget = set(), [100000]
-    if id(v) in seen:
-        return True
-    seen.add(id(v))
-    budget[0] -= 1
-    if budget[0] < 0:
-        return False  # too big to tell
-    if type(v) is np.ndarray:
-        return v.dtype != object or all(_dual_free(e, seen, budget) for e in v.flat)
-    parts: list = []
-    if isinstance(v, (list, tuple, set, frozenset, collections.deque)):
-        parts.extend(v)
-    elif isinstance(v, dict):
-        parts += [*v.values(), *v.keys()]
-    elif type(v) is types.FunctionType:  # its cells and defaults (not its attributes)
-        parts += [*(v.__closure__ or ()), *(v.__defaults__ or ()), *(v.__kwdefaults__ or {}).values()]
-        return all(_dual_free(p, seen, budget) for p in parts)
-    elif type(v) is types.CellType:
-        try:
-            parts.append(v.cell_contents)
-        except ValueError:  # (an empty cell)
-            return True
-    elif type(v) is types.MethodType:
-        parts += [v.__self__, v.__func__]
-    elif isinstance(v, functools.partial):
-        parts += [v.func, *v.args, *v.keywords.values()]
-    elif isinstance(v, BaseException):
-        parts.extend(v.args)
-    elif (type(v).__module__ in _OPAQUE_MODULES and type(v) is not object) or isinstance(
-            v, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
-        return False  # an iterator, a generator, map(...), itemgetter(...): may hold anything
-    try:
-        parts.extend(fields_of(v).values())
-    except Exception:  # an object whose fields cannot be read plainly: it may hold anything
-        return False
-    return all(_dual_free(p, seen, budget) for p in parts)
-
-
-def _splittable(y) -> bool:
-    """Output y's duals can all be taken apart into primal and tangent (`api._primal_out`): they sit in
-    plain lists, tuples and dicts, nowhere else."""
-    if type(y) is Dual:
-        return True
-    if type(y) is list or type(y) is tuple:
-        return all(_splittable(e) for e in y)
-    if type(y) is dict:
-        return all(_splittable(e) for e in y.values()) and all(_dual_free(k) for k in y)
-    return _dual_free(y)
 
 
 def _all_zero(t) -> bool:
