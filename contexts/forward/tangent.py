@@ -28,8 +28,8 @@ import numpy as np
 from overdub.errors import SourceUnavailable
 from overdub.passes import OwnedEntries, compile_twin, get_source, on_clear
 
-from ..lowered.activity import (active_names, ask_primals, fresh_calls, local_names, stored_base, view_groups,
-                                view_of, viewed)
+from ..lowered.activity import (active_names, ask_primals, fresh_calls, local_names, name_stores, stored_base,
+                                view_groups, view_of, viewed)
 from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, compare, const, dict_, if_, if_exp,
                              index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
                              starred, try_except, tuple_, user)
@@ -452,9 +452,7 @@ def _outside(fdef, fn) -> frozenset:
 def _unfollowed(fdef, act: set[str]) -> frozenset:
     """The variables naming an object that an inactive variable may also reach (`t = cont["k"]` where
     `cont = {"k": loc}` and loc is inactive): a change to it in place by a callee cannot be followed."""
-    assigned = {t.id for n in ast.walk(fdef) if isinstance(n, ast.Assign) for t in n.targets
-                if isinstance(t, ast.Name)}
-    return _spread(fdef, assigned - act, _held)
+    return _spread(fdef, {name for name, _ in name_stores(fdef)} - act, _held)
 
 
 def _held(v) -> set[str]:
@@ -469,11 +467,8 @@ def _held(v) -> set[str]:
 def _spread(fdef, seeds: set[str], names_of) -> frozenset:
     """seeds, and to a fixpoint every variable assigned a value whose `names_of(value)` meet the set."""
     sources: dict[str, set[str]] = {}
-    for n in ast.walk(fdef):
-        if isinstance(n, ast.Assign):
-            for t in n.targets:
-                if isinstance(t, ast.Name):
-                    sources.setdefault(t.id, set()).update(names_of(n.value))
+    for name, value in name_stores(fdef):
+        sources.setdefault(name, set()).update(names_of(value))
     out = set(seeds)
     while more := {name for name, names in sources.items() if names & out} - out:
         out |= more

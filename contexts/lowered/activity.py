@@ -20,7 +20,8 @@ import numpy as np
 from overdub.passes import AST_LOCK, ByIdentity, on_clear
 
 __all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
-           "fresh_calls", "local_names", "nonlocal_writes", "stored_base", "view_groups", "viewed", "view_of"]
+           "fresh_calls", "local_names", "name_stores", "nonlocal_writes", "stored_base", "view_groups", "viewed",
+           "view_of"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({
@@ -52,6 +53,15 @@ def local_names(fdef) -> set[str]:
     a = fdef.args
     return ({n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
             | {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None})
+
+
+def name_stores(fdef):
+    """(name, value) of each assignment `name = value` in fdef (or a function defined in it)."""
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    yield t.id, n.value
 
 
 def stored_base(target: ast.expr) -> str | None:
@@ -580,12 +590,9 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     loop_vars = {n.target.id for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
     sources: dict[str, set[str]] = {}
     views: dict[str, set[str]] = {}
-    for n in ast.walk(fdef):
-        if isinstance(n, ast.Assign):
-            for t in n.targets:
-                if isinstance(t, ast.Name):
-                    sources.setdefault(t.id, set()).update(viewed(n.value, strict=True) & locals_ - loop_vars)
-                    views.setdefault(t.id, set()).update(view_of(n.value) - {t.id})
+    for name, value in name_stores(fdef):
+        sources.setdefault(name, set()).update(viewed(value, strict=True) & locals_ - loop_vars)
+        views.setdefault(name, set()).update(view_of(value) - {name})
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     act.closure_stores = {n.name: captured_stores(n) for n in ast.walk(fdef)
                           if isinstance(n, ast.FunctionDef) and n is not fdef}
