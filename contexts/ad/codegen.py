@@ -20,7 +20,7 @@ import copy
 from dataclasses import dataclass, field
 
 from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names,
-                                fresh_calls, nonlocal_writes, steering_numbers, view_groups)
+                                fresh_calls, nonlocal_writes, steering_numbers, stored_base, view_groups)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
                              if_exp, index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
@@ -950,12 +950,8 @@ def _changed_in_place(fdef) -> set[str]:
             continue
         inplace = isinstance(n, ast.AugAssign) or getattr(n.value, "_od_inplace", False)
         for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
-            if isinstance(t, ast.Name) and not inplace:
-                continue  # a rebinding, not a change
-            while isinstance(t, (ast.Subscript, ast.Attribute)):
-                t = t.value
-            if isinstance(t, ast.Name):
-                out.add(t.id)
+            if (inplace or not isinstance(t, ast.Name)) and (base := stored_base(t)):  # (not a rebinding)
+                out.add(base)
     return out
 
 
@@ -1061,9 +1057,7 @@ def _may_change_arrays(fdef: ast.FunctionDef, params: list[str], numbers: frozen
             if getattr(n.value, "_od_inplace", False) and isinstance(t, ast.Name) and t.id not in numbers:
                 target = t.id
             elif isinstance(t, (ast.Subscript, ast.Attribute)):
-                while isinstance(t, (ast.Subscript, ast.Attribute)):
-                    t = t.value
-                target = t.id if isinstance(t, ast.Name) else ""
+                target = stored_base(t) or ""
         if target is not None:
             if groups is None:
                 groups = view_groups(fdef)

@@ -26,7 +26,8 @@ from .arrays import to_array
 from .context import ForwardContext, _vectorized
 from .dual import SWALLOWED, Dual, DualConversionError, Tag, swallowed, zero_tangent
 from .tangent import NotTransformable
-from .tangent_runtime import _dual_free, tangent_jvp
+from .holds import dual_free
+from .tangent_runtime import tangent_jvp
 
 __all__ = ["derivative", "jvp", "jacfwd", "DEFAULT_CHUNK"]
 
@@ -102,7 +103,7 @@ def _tangent_out(y: Any, tag: Tag) -> Any:
         return {k: _tangent_out(v, tag) for k, v in y.items()}
     if y is None or isinstance(y, (str, bool)):
         return None
-    if not _dual_free(y):
+    if not dual_free(y):
         raise OverdubError(f"the function returned an object of type {type(y).__name__} holding perturbed "
                            "values, whose tangent forward mode cannot take apart",
                            fix="return numbers, arrays, or lists, tuples and dicts of them")
@@ -216,7 +217,7 @@ def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
         return None  # an outer derivative is perturbing values (maybe in closures): its duals carry the tags
     try:
         y, dy = tangent_jvp(f, primals, tangents)
-        if not _dual_free(y):  # a dual escaped the calls the twin made on duals (a generator resumed later)
+        if not dual_free(y):  # a dual escaped the calls the twin made on duals (a generator resumed later)
             raise NotTransformable("a dual in the result")
     except NotTransformable:
         return None

@@ -28,7 +28,8 @@ import numpy as np
 from overdub.errors import SourceUnavailable
 from overdub.passes import OwnedEntries, compile_twin, get_source, on_clear
 
-from ..lowered.activity import active_names, ask_primals, fresh_calls, view_groups, view_of, viewed
+from ..lowered.activity import (active_names, ask_primals, fresh_calls, local_names, name_stores, stored_base,
+                                view_groups, view_of, viewed)
 from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, compare, const, dict_, if_, if_exp,
                              index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
                              starred, try_except, tuple_, user)
@@ -37,15 +38,6 @@ from ..lowered.lower import Unsupported, lower
 from ..rules.operator import DERIVATIVES
 
 __all__ = ["NotTransformable", "tangent_twin"]
-
-# the helpers every twin reads as free variables (bound by tangent_runtime._cells)
-HELPERS = ("__fd_cat__", "__fd_list__", "__fd_tuple__", "__fd_call__", "__fd_mcall__", "__fd_getitem__",
-           "__fd_attr__", "__fd_pow__", "__fd_matmul__", "__fd_setitem__", "__fd_sync__", "__fd_bound__",
-           "__fd_moved__", "__fd_args_back__", "__fd_out__", "__fd_giveup__", "__fd_star__", "__fd_bc__",
-           # the lowering's:
-           "__od_unpack__", "__od_iter__", "__od_tuple__", "__od_primal__", "__od_int_arg__",
-           "__od_locals__")
-
 
 class NotTransformable(BaseException):
     """The function uses something the tangent transform does not cover; use duals instead. Raised also
@@ -61,23 +53,23 @@ def tangent_name(name: str) -> str:
 class _Tangents:
     """Rewrites a lowered function's statements into primal-and-tangent statements."""
 
-    def __init__(self, active: set[str], groups: dict[str, set[str]] | None = None,
-                 handed: tuple[str | None, ...] = (), outside: frozenset = frozenset()):
+    def __init__(self, fdef: ast.FunctionDef, fn: types.FunctionType, active: set[str]):
         self.active = active
         # variables that may name an object from outside the call other than a parameter (a global list,
         # a captured dict): a store of an active value into it would leave its tangent behind
-        self.outside = outside
-        self.unfollowed: frozenset = frozenset()  # (set by _build: see _unfollowed)
-        self.groups = groups or {}  # variables whose arrays may share memory (activity.view_groups)
+        self.outside = _outside(fdef, fn)
+        self.unfollowed = _unfollowed(fdef, active)
+        # variables whose arrays may share memory
+        self.groups = view_groups(fdef, fresh_calls(fdef, fn.__globals__, tuple(fn.__code__.co_freevars)))
         # the parameters whose tangents this function hands its caller before every return (their arrays
         # may change in place), in parameter order, None where not; none at all: nothing handed
-        self.handed = handed
+        changed = _changed_in_place(fdef, self.groups)
+        self.handed = tuple(a.arg if a.arg in active and a.arg in changed else None
+                            for a in fdef.args.posonlyargs + fdef.args.args)
 
     def tangent_var(self, atom) -> str | None:
         """The variable holding an atom's tangent, or None for a zero tangent."""
-        if isinstance(atom, ast.Name) and atom.id in self.active:
-            return tangent_name(atom.id)
-        return None
+        return tangent_name(atom.id) if isinstance(atom, ast.Name) and atom.id in self.active else None
 
     def tangent(self, atom) -> ast.expr:
         """An atom's tangent as an expression: its tangent variable, or 0."""
@@ -105,12 +97,10 @@ class _Tangents:
             return at(self.hand_back() + [return_(tuple_([user(s.value), self.tangent(s.value)]))], s)
         if isinstance(s, ast.Assign):
             return self.assignment(s)
-        if isinstance(s, (ast.FunctionDef, ast.ClassDef)):
-            if isinstance(s, ast.FunctionDef) and s.name in self.active:
-                raise NotTransformable("a closure over active values")
-            if isinstance(s, ast.ClassDef) and self.uses_active(s):
-                raise NotTransformable("a class whose body or methods use active values")
-            return [s]
+        if isinstance(s, ast.FunctionDef) and s.name in self.active:
+            raise NotTransformable("a closure over active values")
+        if isinstance(s, ast.ClassDef) and self.uses_active(s):
+            raise NotTransformable("a class whose body or methods use active values")
         if isinstance(s, ast.Raise) and self.uses_active(s):
             # an exception carries its arguments to a handler (`except E as e: e.args[0]`) without their
             # tangents: when it is raised, the call reruns on duals (which raise it again, perturbed)
@@ -193,8 +183,7 @@ class _Tangents:
         tangents = [tangent_name(m) for m in members]
         in_scope = call("__fd_sync__", name, tangent_name(name), tuple_(members), tuple_(tangents))
         # (a member not bound yet: the frame's locals give None and 0 for it)
-        bound = call("__fd_bound__", call("__od_locals__"), tuple_(const(m) for m in members),
-                     tuple_(const(t) for t in tangents))
+        bound = call("__fd_bound__", call("__od_locals__"), const(tuple(members)), const(tuple(tangents)))
         from_locals = call("__fd_sync__", name, tangent_name(name), starred(bound))
         return at([try_except([assign(tangents, in_scope)], "NameError", [assign(tangents, from_locals)])], s)
 
@@ -245,13 +234,8 @@ class _Tangents:
         op = type(v.op)
         if ta is None and tb is None:
             return const(0)
-        if op is ast.Add:
-            return self.sum_tangent(a, b, ta, tb)
-        if op is ast.Sub:
-            if ta and tb:  # (a zero tangent on one side: the other's, in the shape of the difference)
-                return if_exp(_same_class(ta, tb), binop(ta, ast.Sub(), tb),
-                              call("__fd_cat__", user(a), user(b), ta, neg(tb)))
-            return call("__fd_bc__", ta, user(b)) if ta else neg(call("__fd_bc__", tb, user(a)))
+        if op is ast.Add or op is ast.Sub:
+            return self.sum_tangent(a, v.op, b, ta, tb)
         if op is ast.Mult:
             return declared_tangent("mul", a, b, ta, tb)
         if op is ast.Div:
@@ -264,11 +248,16 @@ class _Tangents:
             return const(0)
         raise NotTransformable(f"the operator {op.__name__} on active values")
 
-    def sum_tangent(self, a, b, ta: str | None, tb: str | None) -> ast.expr:
-        """The tangent of `a + b`. Lists and tuples concatenate: a tangent of 0 (a container made by a call)
-        or an inactive operand stands for zeros of that operand's length, which __fd_cat__ writes out."""
+    def sum_tangent(self, a, op: ast.Add | ast.Sub, b, ta: str | None, tb: str | None) -> ast.expr:
+        """The tangent of `a + b` or `a - b`; a zero tangent on one side: the other's, in the shape of the
+        result. Lists and tuples concatenate: a tangent of 0 (a container made by a call) or an inactive
+        operand stands for zeros of that operand's length, which __fd_cat__ writes out."""
+        sub = isinstance(op, ast.Sub)
         if ta and tb:
-            return if_exp(_same_class(ta, tb), binop(ta, ast.Add(), tb), call("__fd_cat__", user(a), user(b), ta, tb))
+            return if_exp(_same_class(ta, tb), binop(ta, op, tb),
+                          call("__fd_cat__", user(a), user(b), ta, neg(tb) if sub else tb))
+        if sub:
+            return call("__fd_bc__", ta, user(b)) if ta else neg(call("__fd_bc__", tb, user(a)))
         other, t = (b, ta) if ta else (a, tb)
         if isinstance(other, ast.Constant):
             return load(t)
@@ -315,8 +304,7 @@ class _Tangents:
         handed back by its tangent twin, replace the caller's, and the variables viewing them follow. A
         tangent handed back for an argument the caller does not follow (a global list, a keyword
         argument) raises NotTransformable: the change would be lost."""
-        if not any(self.tangent_var(a) is not None for a in v.args) and not any(
-                self.tangent_var(k.value) for k in v.keywords):
+        if not any(self.tangent_var(a) for a in v.args + [k.value for k in v.keywords]):
             return []  # (no active argument: the callee had nothing to hand back)
         before_star = next((i for i, a in enumerate(v.args) if isinstance(a, ast.Starred)), len(v.args))
         followed = [(i, a.id) for i, a in enumerate(v.args[:before_star]) if isinstance(a, ast.Name)
@@ -384,25 +372,19 @@ def _build(fn, active):
     fdef, src = _lowered(fn)
     act = active_names(fdef, set(active), fn.__globals__)
     ask_primals(fdef, act, fn.__globals__, tuple(fn.__code__.co_freevars))
-    local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    local |= {x.arg for x in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
-    if any(n in fn.__globals__ and n not in local for n in act):
+    if any(n in fn.__globals__ for n in act - local_names(fdef)):
         # a module global the module's code changes may hold perturbed values (activity says so): its
         # tangent lives outside this function, where duals carry it
         raise NotTransformable("a changeable module global read")
-    groups = view_groups(fdef, fresh_calls(fdef, fn.__globals__, tuple(fn.__code__.co_freevars)))
-    params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
-    changed = _changed_in_place(fdef, groups)
-    handed = tuple(p if p in act and p in changed else None for p in params)
-    tangents = _Tangents(act, groups, handed, _outside(fdef, fn))
-    tangents.unfollowed = _unfollowed(fdef, act)
+    tangents = _Tangents(fdef, fn, act)
     body = tangents.block(fdef.body)
     if not (body and isinstance(body[-1], ast.Return)):
         body += at(tangents.hand_back() + [return_(tuple_([const(None), const(0)]))], fdef.body[-1])
-    prologue = _prologue(fdef.args, params, act)
+    prologue = _prologue(fdef.args, act)
     fdef.body = at(prologue, fdef) + body if prologue else body
     fdef.args.posonlyargs.insert(0, ast.arg(arg="_od_tans"))  # (compile_twin gives it the def's position)
-    return compile_twin(src, fdef, extra_freevars=HELPERS, opaque=True)
+    from .tangent_runtime import HELPER_CELLS  # (the runtime imports this module)
+    return compile_twin(src, fdef, extra_freevars=tuple(HELPER_CELLS), opaque=True)
 
 
 def _lowered(fn):
@@ -424,9 +406,10 @@ def _lowered(fn):
     return fdef, src
 
 
-def _prologue(args: ast.arguments, params: list[str], act: set[str]) -> list[ast.stmt]:
+def _prologue(args: ast.arguments, act: set[str]) -> list[ast.stmt]:
     """The tangents of the active parameters, from the twin's first argument `_od_tans` (the positional
     arguments' tangents; missing ones are zero)."""
+    params = [a.arg for a in args.posonlyargs + args.args]
     out = [assign(tangent_name(p), if_exp(compare(call("len", "_od_tans"), ast.Gt(), const(i)),
                                           item("_od_tans", i), const(0)))
            for i, p in enumerate(params) if p in act]
@@ -434,25 +417,21 @@ def _prologue(args: ast.arguments, params: list[str], act: set[str]) -> list[ast
     if star is not None and star.arg in act:  # `*args`: the tangents of the positional arguments past params
         out.append(assign(tangent_name(star.arg), call("tuple", item("_od_tans", slice_(const(len(params)))))))
     # keyword arguments reach a twin only unperturbed (fd_call): their tangents start as zero
-    for a in args.kwonlyargs + ([args.kwarg] if args.kwarg is not None else []):
-        if a.arg in act:
-            out.append(assign(tangent_name(a.arg), const(0)))
-    return out
+    return out + [assign(tangent_name(a.arg), const(0)) for a in args.kwonlyargs + [args.kwarg]
+                  if a is not None and a.arg in act]
 
 
 def _outside(fdef, fn) -> frozenset:
     """The variables that may name a mutable object the function did not make nor receive as a parameter:
     globals and captured variables (modules, functions and classes aside), and the locals assigned from
     them (`g = GLOBAL_LIST`, `d = cfg["sub"]`)."""
-    a = fdef.args
-    params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
-    stored = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local = local_names(fdef)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     inert = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, np.ufunc, int, float,
              complex, str, bool, type(None), functools.partial)
 
     def mutable_outside(name: str) -> bool:
-        if name in params or name in stored:
+        if name in local:
             return False
         if name in cells:
             try:
@@ -467,44 +446,32 @@ def _outside(fdef, fn) -> frozenset:
 
     found = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
              and mutable_outside(n.id)}
-    changed = True
-    while changed:
-        changed = False
-        for n in ast.walk(fdef):
-            if (isinstance(n, ast.Assign) and not _fresh_copy(n.value, fn.__globals__)
-                    and viewed(n.value, strict=True) & found):
-                for t in n.targets:
-                    if isinstance(t, ast.Name) and t.id not in found:
-                        found.add(t.id)
-                        changed = True
-    return frozenset(found)
+    return _spread(fdef, found, lambda v: set() if _fresh_copy(v, fn.__globals__) else viewed(v, strict=True))
 
 
 def _unfollowed(fdef, act: set[str]) -> frozenset:
     """The variables naming an object that an inactive variable may also reach (`t = cont["k"]` where
     `cont = {"k": loc}` and loc is inactive): a change to it in place by a callee cannot be followed."""
-    held: dict[str, set[str]] = {}
-    for n in ast.walk(fdef):
-        if isinstance(n, ast.Assign):
-            v = n.value
-            names = (set().union(*(view_of(e) for e in v.elts)) if isinstance(v, (ast.List, ast.Tuple))
-                     else set().union(*(view_of(e) for e in v.values if e is not None))
-                     if isinstance(v, ast.Dict) else view_of(v))
-            for t in n.targets:
-                if isinstance(t, ast.Name):
-                    held.setdefault(t.id, set()).update(names - {t.id})
-    out = set()
-    for name in held:
-        todo, seen = [name], {name}
-        while todo:
-            m = todo.pop()
-            if m not in act and m in held:  # an inactive local reaching the object
-                out.add(name)
-                break
-            for k in held.get(m, ()):
-                if k not in seen:
-                    seen.add(k)
-                    todo.append(k)
+    return _spread(fdef, {name for name, _ in name_stores(fdef)} - act, _held)
+
+
+def _held(v) -> set[str]:
+    """The variables whose objects the value v holds or views (`[a, b]`, `{"k": a}`, `a[1:]`)."""
+    if isinstance(v, (ast.List, ast.Tuple)):
+        return set().union(*(view_of(e) for e in v.elts))
+    if isinstance(v, ast.Dict):
+        return set().union(*(view_of(e) for e in v.values))
+    return view_of(v)
+
+
+def _spread(fdef, seeds: set[str], names_of) -> frozenset:
+    """seeds, and to a fixpoint every variable assigned a value whose `names_of(value)` meet the set."""
+    sources: dict[str, set[str]] = {}
+    for name, value in name_stores(fdef):
+        sources.setdefault(name, set()).update(names_of(value))
+    out = set(seeds)
+    while more := {name for name, names in sources.items() if names & out} - out:
+        out |= more
     return frozenset(out)
 
 
@@ -533,17 +500,7 @@ def _fresh_copy(e, globals_: dict) -> bool:
         module = globals_.get(f.value.id) if isinstance(f.value, ast.Name) else None
         if isinstance(module, types.ModuleType) and module.__name__.split(".")[0] == "numpy":
             return f.attr not in _NUMPY_VIEWS
-    return _dotted(f) in _COPIES
-
-
-def _dotted(e) -> str | None:
-    """`np.array` for the expression np.array (names and attributes only), else None."""
-    if isinstance(e, ast.Name):
-        return e.id
-    if isinstance(e, ast.Attribute):
-        base = _dotted(e.value)
-        return None if base is None else f"{base}.{e.attr}"
-    return None
+    return ast.unparse(f) in _COPIES
 
 
 def _changed_in_place(fdef, groups: dict[str, set[str]]) -> set[str]:
@@ -555,14 +512,10 @@ def _changed_in_place(fdef, groups: dict[str, set[str]]) -> set[str]:
     for n in ast.walk(fdef):
         if isinstance(n, ast.Assign):
             for t in n.targets:
-                if isinstance(t, (ast.Subscript, ast.Attribute)):
-                    base = t.value
-                    while isinstance(base, (ast.Subscript, ast.Attribute)):
-                        base = base.value
-                    if isinstance(base, ast.Name):
-                        changed.add(base.id)
-                elif isinstance(t, ast.Name):
+                if isinstance(t, ast.Name):
                     (changed if getattr(n.value, "_od_inplace", False) else rebound).add(t.id)
+                elif stored_base(t) is not None:
+                    changed.add(stored_base(t))
         elif isinstance(n, ast.Call):
             changed.update(a.id for a in n.args if isinstance(a, ast.Name))
         elif isinstance(n, (ast.For, ast.AugAssign)) and isinstance(n.target, ast.Name):

@@ -8,7 +8,6 @@ duals instead (`api.py`).
 
 from __future__ import annotations
 
-import collections
 import functools
 import inspect
 import sys
@@ -17,13 +16,17 @@ import types
 
 import numpy as np
 
+import overdub
 from overdub.passes import depth as _depth
 from overdub.errors import OverdubError
 
-from ..rules.frames import note_transformed
-from .arrays import out_position
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
+from ..rules.frames import note_transformed, outside_engine
+from ..rules.operator import pow_dn, pow_dx
 from ..rules.registry import key_of, registry
+from .arrays import no_rule, out_position, write_out
+from .dual import Dual, DualConversionError, Tag, _own, primal
+from .holds import dual_free, splittable
 from .tangent import _NONDIFF_ATTRIBUTES, NotTransformable, tangent_twin
 
 __all__ = ["tangent_jvp", "fd_call", "fd_mcall", "make_twin", "uncached"]
@@ -46,21 +49,18 @@ def fd_args_back(positions: tuple, values: tuple) -> tuple:
     moved, _MOVED.args = _MOVED.args, None
     if any(i not in positions and not _no_change(t) for i, t in enumerate(moved)):
         raise NotTransformable("a call changed an argument the caller does not follow (a global, a keyword)")
-    return tuple(moved[i] if i < len(moved) and type(v) in _MUTABLE else None
+    return tuple(moved[i] if i < len(moved) and type(v) in (np.ndarray, list, dict) else None
                  for i, v in zip(positions, values))
 
 
 def _no_change(t) -> bool:
     """A handed-back tangent that leaves an unfollowed argument as the caller sees it: none, or zeros."""
-    return t is None or _all_zero(t) or (type(t) is np.ndarray and not t.any())
-
-
-_MUTABLE = (np.ndarray, list, dict)  # the values whose tangents follow changes in place
+    return _all_zero(t) or (type(t) is np.ndarray and not t.any())
 
 
 def make_twin(fn, twin_code, cells):
-    closure = fn.__closure__
-    own = dict(zip(fn.__code__.co_freevars, closure or ()))
+    """The function of twin_code for fn: fn's globals, defaults and cells, and the helpers' `cells`."""
+    own = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cl = tuple(own[v] if v in own else cells[v] for v in twin_code.co_freevars)
     twin = types.FunctionType(twin_code, fn.__globals__, fn.__name__, fn.__defaults__, cl or None)
     twin.__kwdefaults__ = fn.__kwdefaults__
@@ -95,14 +95,12 @@ def _registry_zeros(t, a):
 def _zeros_of(e, d):
     """Zeros shaped like an item e of a list argument (an array, or a nested list of numbers such as the
     `[0.0]` of `np.concatenate([[0.0], v])`); d (the twins' 0) for a scalar or a ragged item."""
-    if type(e) is np.ndarray:
-        return np.zeros(e.shape, np.result_type(e.dtype, float))
-    if type(e) is list or type(e) is tuple:
+    if type(e) is np.ndarray or type(e) is list or type(e) is tuple:
         try:
             arr = np.asarray(e)
         except ValueError:
             return d
-        if arr.dtype != object:
+        if arr.dtype != object or type(e) is np.ndarray:
             return np.zeros(arr.shape, np.result_type(arr.dtype, float))
     return d
 
@@ -141,8 +139,7 @@ def _by_frule(rule, args, tans, kw):
     out = kw.get("out")
     if out is not None and not isinstance(rule.fn, np.ufunc):
         y, dy = rule.frule(tangents, *args, **{k: v for k, v in kw.items() if k != "out"})
-        (out[0] if isinstance(out, tuple) else out)[...] = y
-        return out, _nz(dy)
+        return write_out(rule.fn, y, out), _nz(dy)
     y, dy = rule.frule(tangents, *args, **kw)
     return y, _nz(dy)
 
@@ -171,14 +168,13 @@ def fd_call(f, args, tans, kw, kwtans):
     if rule is not None and rule.kind == "nondiff":
         return f(*args, **kw), 0
     if rule is None and type(f) is types.FunctionType and plain_kw:
-        active = _active_params(f.__code__, tans)
         try:
-            code = tangent_twin(f, active)
+            twin = _twin(f, tans)
         except NotTransformable:
             pass
         else:
             try:
-                return make_twin(f, code, _cells())(tuple(tans), *args, **kw)
+                return twin(tuple(tans), *args, **kw)
             except Exception as e:  # (free when nothing is raised) a library function's error says so
                 note_transformed(e, f, "forward mode (its tangent twin)")
                 raise
@@ -240,8 +236,7 @@ def _through_duals(f, args, tans, kw, kwtans):
     The twin follows tangents of numbers, arrays and plain lists, tuples and dicts of them only: a call
     that leaves duals anywhere else (in an object it returns, an iterator, a closure, an argument it
     changed in place) raises NotTransformable, and the caller's derivative runs on duals from the start."""
-    from .api import _primal_out, _run, _tangent_out
-    from .dual import Dual, DualConversionError, Tag
+    from .api import _primal_out, _run, _tangent_out  # (api imports this module)
     f = uncached(f)
     # a primitive that writes into an argument (np.copyto, ufunc.at: the duals know how) may write perturbed
     # values into a plain float array: that argument gets a zero tangent to write them into
@@ -259,25 +254,21 @@ def _through_duals(f, args, tans, kw, kwtans):
     try:
         y = _run(f, *dargs, **dkw)
     except TypeError as e:  # a DualConversionError, or the callable's own words ("cannot create mpf from Dual")
-        import overdub
         if overdub.is_recursable(f) or isinstance(e, OverdubError) and not isinstance(e, DualConversionError):
             raise
-        from .arrays import no_rule  # a C callable (or a class) with no frule met a dual
-        frame = sys._getframe(1)
-        while frame.f_back is not None and frame.f_code.co_filename == __file__:
-            frame = frame.f_back
+        frame = outside_engine(sys._getframe(1))  # a C callable (or a class) with no frule met a dual
         raise no_rule(f, where=f"{frame.f_code.co_filename}:{frame.f_lineno}") from e
     if any(not _same_items(c, items) for c, items in made):
         raise NotTransformable("a call changed a container holding active values in place")
-    if not all(_dual_free(a) for a, t in zip(args, tans) if _all_zero(t)) or not _dual_free(
-            getattr(f, "__self__", None)) or not all(_dual_free(v) for k, v in kw.items()
+    if not all(dual_free(a) for a, t in zip(args, tans) if _all_zero(t)) or not dual_free(
+            getattr(f, "__self__", None)) or not all(dual_free(v) for k, v in kw.items()
                                                      if _all_zero(kwtans.get(k))):
         raise NotTransformable("a call stored active values into an argument")
-    if not _splittable(y):
+    if not splittable(y):
         raise NotTransformable(f"a call returned a {type(y).__name__} that may hold active values")
     moved = tuple(_changed_tangent(d, t) for d, t in zip(dargs, tans))
     # (a result holding no dual has tangent zero: a module, a function, a shape)
-    out = _primal_out(y, tag), (0 if _dual_free(y) else _nz(_tangent_out(y, tag)))
+    out = _primal_out(y, tag), (0 if dual_free(y) else _nz(_tangent_out(y, tag)))
     _MOVED.args = moved if any(m is not None for m in moved) else None
     return out
 
@@ -297,7 +288,6 @@ def uncached(f):
 def _dualize(a, t, tag, made: list):
     """a perturbed by tangent t as duals: a plain list, tuple or dict of values becomes a new one of duals
     (remembered in `made`, to check that the call left it alone); any other value one dual."""
-    from .dual import Dual
     if type(a) is list or type(a) is tuple:
         if (type(t) is list or type(t) is tuple) and len(t) == len(a):
             items = [_dualize(v, tv, tag, made) if not _all_zero(tv) else v for v, tv in zip(a, t)]
@@ -309,95 +299,11 @@ def _dualize(a, t, tag, made: list):
             out = {k: (_dualize(v, t[k], tag, made) if not _all_zero(t.get(k)) else v) for k, v in a.items()}
             made.append((out, list(out.values())))
             return out
-    return Dual(a, _fresh(t), tag)
+    return Dual(a, _own(t), tag)
 
 
 def _same_items(c, items) -> bool:
     return len(c) == len(items) and all(u is v for u, v in zip(c.values() if type(c) is dict else c, items))
-
-
-_LEAVES = (int, float, complex, bool, str, bytes, bytearray, memoryview, type(None), np.generic,
-           types.ModuleType, type, types.BuiltinFunctionType, np.dtype, range, slice, type(Ellipsis),
-           type(NotImplemented))
-# where the C objects of the standard library that hold Python values but show none of them live
-_OPAQUE_MODULES = frozenset({"builtins", "itertools", "_collections", "_operator", "operator", "_functools"})
-
-
-def _dual_free(v, seen=None, budget=None) -> bool:
-    """v certainly holds no dual: walked through containers, objects' fields, closures and partials;
-    iterators, generators and the like of the standard library (which may hold anything) are not."""
-    if type(v) is float:  # the common answer, before the import below
-        return True
-    from .dual import Dual
-    if isinstance(v, _LEAVES) and type(v) is not Dual:
-        return True
-    if type(v) is Dual:
-        return False
-    if seen is None:
-        seen, budget = set(), [100000]
-    if id(v) in seen:
-        return True
-    seen.add(id(v))
-    budget[0] -= 1
-    if budget[0] < 0:
-        return False  # too big to tell
-    if type(v) is np.ndarray:
-        return v.dtype != object or all(_dual_free(e, seen, budget) for e in v.flat)
-    parts: list = []
-    if isinstance(v, (list, tuple, set, frozenset)):
-        parts.extend(v)
-    elif isinstance(v, dict):
-        parts.extend(v.values())
-        parts.extend(v.keys())
-    elif type(v) is types.FunctionType:
-        parts.extend(c.cell_contents for c in v.__closure__ or () if _has_contents(c))
-        parts.extend(v.__defaults__ or ())
-        parts.extend((v.__kwdefaults__ or {}).values())
-        return all(_dual_free(p, seen, budget) for p in parts)
-    elif type(v) is types.MethodType:
-        parts += [v.__self__, v.__func__]
-    elif isinstance(v, functools.partial):
-        parts += [v.func, *v.args, *v.keywords.values()]
-    elif isinstance(v, collections.deque):
-        parts.extend(v)
-    elif isinstance(v, BaseException):
-        parts.extend(v.args)
-    elif (type(v).__module__ in _OPAQUE_MODULES and type(v) is not object) or isinstance(
-            v, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
-        return False  # an iterator, a generator, map(...), itemgetter(...): may hold anything
-    try:
-        d = getattr(v, "__dict__", None)
-        if type(d) is dict:
-            parts.extend(d.values())
-        for cls in type(v).__mro__:
-            slots = cls.__dict__.get("__slots__", ())
-            for name in (slots,) if isinstance(slots, str) else slots:
-                if hasattr(v, name):
-                    parts.append(getattr(v, name))
-    except Exception:  # an object whose fields cannot be read plainly: it may hold anything
-        return False
-    return all(_dual_free(p, seen, budget) for p in parts)
-
-
-def _has_contents(cell) -> bool:
-    try:
-        cell.cell_contents
-    except ValueError:
-        return False
-    return True
-
-
-def _splittable(y) -> bool:
-    """Output y's duals can all be taken apart into primal and tangent (`api._primal_out`): they sit in
-    plain lists, tuples and dicts, nowhere else."""
-    from .dual import Dual
-    if type(y) is Dual:
-        return True
-    if type(y) is list or type(y) is tuple:
-        return all(_splittable(e) for e in y)
-    if type(y) is dict:
-        return all(_splittable(e) for e in y.values()) and all(_dual_free(k) for k in y)
-    return _dual_free(y)
 
 
 def _all_zero(t) -> bool:
@@ -405,13 +311,8 @@ def _all_zero(t) -> bool:
     return _zero(t) or (type(t) is list or type(t) is tuple) and all(_all_zero(e) for e in t)
 
 
-def _fresh(t):
-    return t.copy() if type(t) is np.ndarray else t
-
-
 def _changed_tangent(d, t):
     """The tangent of a dual argument after the call, where the call changed it (None where not)."""
-    from .dual import Dual
     if type(d) is not Dual or type(d.tangent) is not np.ndarray:
         return None
     if type(t) is np.ndarray:
@@ -429,8 +330,7 @@ def fd_out(out, y, ty, tout, where):
     if _zero(ty) and _zero(tout):
         return 0
     kind = np.result_type(out.dtype, float)
-    return np.where(where, np.zeros(out.shape, kind) if _zero(ty) else ty,
-                    np.zeros(out.shape, kind) if _zero(tout) else tout)
+    return np.where(where, _dense(ty, out.shape, kind), _dense(tout, out.shape, kind))
 
 
 def fd_getitem(t, idx):
@@ -451,7 +351,7 @@ def fd_setitem(y, ty, idx, tv, v=None):
         return 0
     if type(y) is np.ndarray:
         kind = np.result_type(y.dtype, getattr(tv, "dtype", float), float)
-        new = np.zeros(y.shape, kind) if _zero(ty) else np.array(np.broadcast_to(ty, y.shape), dtype=kind)
+        new = _dense(ty, y.shape, kind)
         new[idx] = 0 if _zero(tv) else tv
         return new
     if type(y) is list:
@@ -471,53 +371,47 @@ def fd_setitem(y, ty, idx, tv, v=None):
 
 def fd_sync(x, tx, members, tans):
     """After an in-place change of x (tangent tx): the tangents of `members` (values that may share x's
-    memory) made to agree with tx: where a member is x itself or holds it (a list, tuple or dict, also
-    nested), and, for an array x, where a member array shares elements with it."""
+    memory) made to agree with tx (`_synced`)."""
     if type(x) is not np.ndarray and type(x) is not list and type(x) is not dict:
         return tans
-    out = list(tans)
-    for j, m in enumerate(members):
-        if m is x:
-            out[j] = tx
-        elif type(m) is list or type(m) is tuple or type(m) is dict:
-            out[j] = _sync_container(x, tx, m, out[j], set())
-        elif (type(x) is np.ndarray and type(m) is np.ndarray and (x.base is not None or m.base is not None)
-              and np.may_share_memory(x, m)):
-            addr_x, addr_m = addresses(x), addresses(m)
-            shared = np.isin(addr_m, addr_x)
-            if not shared.any():
-                continue
+    return tuple(_synced(x, tx, m, tm, set()) for m, tm in zip(members, tans))
+
+
+def _synced(x, tx, m, tm, seen: set):
+    """The tangent tm of value m after an in-place change of x, made to agree with tx where m is x or holds
+    it (a list, tuple or dict, also nested: a new container where any item changes) and, for arrays, where
+    m shares elements with x; tm itself where nothing changes."""
+    if m is x:
+        return tx
+    if type(m) is list or type(m) is tuple or type(m) is dict:
+        return _sync_container(x, tx, m, tm, seen)
+    if (type(x) is np.ndarray and type(m) is np.ndarray and (x.base is not None or m.base is not None)
+            and np.may_share_memory(x, m)):
+        addr_x, addr_m = addresses(x), addresses(m)
+        shared = np.isin(addr_m, addr_x)
+        if shared.any():
             kind = np.result_type(m.dtype, float)
-            tm = out[j]
-            new = np.zeros(m.shape, kind) if _zero(tm) else np.array(np.broadcast_to(tm, m.shape), dtype=kind)
+            new = _dense(tm, m.shape, kind)
             order = np.argsort(addr_x, axis=None)
             pos = order[np.searchsorted(addr_x.reshape(-1)[order], addr_m[shared])]
             src = np.zeros(x.size, kind) if _zero(tx) else np.broadcast_to(tx, x.shape).reshape(-1)
             new[shared] = src[pos]
-            out[j] = new
-    return tuple(out)
+            return new
+    return tm
 
 
 def _sync_container(x, tx, m, tm, seen: set):
-    """The tangent of a list, tuple or dict m after an in-place change of x (tangent tx): its items that
-    are x, hold it, or (arrays) share memory with it get tangents that agree with tx (a new container
-    where any does)."""
+    """`_synced` for a list, tuple or dict m: its array and container items synced."""
     if id(m) in seen:
         return tm
     seen.add(id(m))
-    keys = list(m) if type(m) is dict else range(len(m))
     new = None
-    for k in keys:
+    for k in (list(m) if type(m) is dict else range(len(m))):
         item = m[k]
         if type(item) is not np.ndarray and type(item) not in (list, tuple, dict):
             continue
         old = 0 if _zero(tm) else (tm.get(k, 0) if type(tm) is dict else tm[k])
-        if item is x:
-            t = tx
-        elif type(item) is np.ndarray:
-            (t,) = fd_sync(x, tx, (item,), (old,))
-        else:
-            t = _sync_container(x, tx, item, old, seen)
+        t = _synced(x, tx, item, old, seen)
         if t is not old:
             if new is None:
                 new = (dict(tm) if type(tm) is dict else list(tm)) if not _zero(tm) else (
@@ -526,6 +420,11 @@ def _sync_container(x, tx, m, tm, seen: set):
     if new is None:
         return tm
     return tuple(new) if type(m) is tuple else new
+
+
+def _dense(t, shape, kind):
+    """A new array of the given shape and dtype holding tangent t (zeros for the twins' 0)."""
+    return np.zeros(shape, kind) if _zero(t) else np.array(np.broadcast_to(t, shape), dtype=kind)
 
 
 def fd_bound(scope, names, tangent_names):
@@ -549,7 +448,6 @@ def fd_cat(a, b, ta, tb):
 
 def fd_pow(a, b, ta, tb):
     """The tangent of a ** b."""
-    from ..rules.operator import pow_dn, pow_dx
     out = 0
     if not _zero(ta):
         out = ta * pow_dx(a, b)
@@ -567,30 +465,17 @@ def fd_matmul(a, b, ta, tb):
     return out
 
 
-def _lowering_helpers():
-    from .dual import primal
-    return {**LOWERING_HELPERS, "__od_primal__": primal}
+# the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
+HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
+    **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_attr, fd_pow, fd_matmul,
+                                           fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc)},
+    "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
+    **LOWERING_HELPERS, "__od_primal__": primal}.items()}
 
 
-_CELLS: dict | None = None
-
-
-def _cells() -> dict:
-    """The helper cells of every tangent twin (made on first use, then published whole: a thread must
-    never see the dict half filled)."""
-    global _CELLS
-    cells = _CELLS
-    if cells is None:
-        cells = {name: types.CellType(fn) for name, fn in {
-            "__fd_cat__": fd_cat, "__fd_list__": list, "__fd_tuple__": tuple,
-            "__fd_call__": fd_call, "__fd_mcall__": fd_mcall, "__fd_getitem__": fd_getitem,
-            "__fd_attr__": fd_attr, "__fd_pow__": fd_pow, "__fd_matmul__": fd_matmul,
-            "__fd_setitem__": fd_setitem, "__fd_sync__": fd_sync, "__fd_bound__": fd_bound,
-            "__fd_moved__": _MOVED, "__fd_args_back__": fd_args_back, "__fd_out__": fd_out,
-            "__fd_giveup__": NotTransformable, "__fd_star__": fd_star, "__fd_bc__": fd_bc,
-            **_lowering_helpers()}.items()}
-        _CELLS = cells
-    return cells
+def _twin(f: types.FunctionType, tans: tuple):
+    """f's tangent twin for the parameters tans perturbs, or NotTransformable."""
+    return make_twin(f, tangent_twin(f, _active_params(f.__code__, tans)), HELPER_CELLS)
 
 
 def _active_params(code, tans: tuple) -> frozenset:
@@ -608,9 +493,7 @@ def tangent_jvp(f, primals: tuple, tangents: tuple):
     if type(f) is not types.FunctionType:
         raise NotTransformable("not a plain function")
     tans = tuple(0 if t is None else t for t in tangents)
-    active = _active_params(f.__code__, tans)
-    code = tangent_twin(f, active)
-    twin = make_twin(f, code, _cells())
+    twin = _twin(f, tans)
     _depth.enter()
     try:
         return twin(tans, *primals)

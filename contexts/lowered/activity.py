@@ -22,7 +22,8 @@ from overdub.passes import AST_LOCK, ByIdentity, on_clear
 from .lower import own_nodes, param_names
 
 __all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
-           "fresh_calls", "nonlocal_writes", "steering_numbers", "view_groups", "viewed", "view_of"]
+           "fresh_calls", "local_names", "name_stores", "nonlocal_writes", "steering_numbers", "stored_base",
+           "view_groups", "viewed", "view_of"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({
@@ -37,8 +38,7 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
     """`isinstance(a, float)`, `type(a)`, `len(a)`, `str(a)`... of an active value, whose result carries no
     derivative, ask their question of its primal (`__od_primal__`): under a derivative of a derivative the value
     is a forward-mode dual, and the answer must be the one the plain call gets. Both transformers run it."""
-    local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    local |= set(param_names(fdef.args)) | set(freevars)
+    local = local_names(fdef) | set(freevars)
     asks = {n for n in NONDIFF_BUILTINS if n not in globals_ and n not in local}
     for node in own_nodes(fdef):
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in asks
@@ -48,6 +48,28 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
             if node.func.id == "int" and node.args:  # refused at a jump of int() (`__od_int_arg__`)
                 node.args[0] = ast.copy_location(ast.Call(ast.Name("__od_int_arg__", ast.Load()), [node.args[0]], []),
                                                  node.args[0])
+
+
+def local_names(fdef) -> set[str]:
+    """fdef's variables: its parameters and the names it (or a function defined in it) stores."""
+    return ({n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            | set(param_names(fdef.args)))
+
+
+def name_stores(fdef):
+    """(name, value) of each assignment `name = value` in fdef (or a function defined in it)."""
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    yield t.id, n.value
+
+
+def stored_base(target: ast.expr) -> str | None:
+    """The variable whose object a store into `target` changes (v of `v[i].f = ...`), or None."""
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else None
 
 
 def free_names(node: ast.AST, defaults: bool = True) -> set[str]:
@@ -76,19 +98,15 @@ def nonlocal_writes(fdef) -> set[str]:
 def captured_stores(fdef) -> set[str]:
     """Variables of the enclosing function a nested function changes in place without rebinding them
     (`out[i] = v`, `buf.f = v`, `out[i] += v`: a captured array or object), in its own body."""
-    local = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    local |= set(param_names(fdef.args))
+    local = local_names(fdef)
     out: set[str] = set()
     stack = list(fdef.body)
     while stack:
         n = stack.pop()
         targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AugAssign) else []
         for t in targets:
-            if isinstance(t, (ast.Subscript, ast.Attribute)):
-                while isinstance(t, (ast.Subscript, ast.Attribute)):
-                    t = t.value
-                if isinstance(t, ast.Name) and t.id not in local:
-                    out.add(t.id)
+            if isinstance(t, (ast.Subscript, ast.Attribute)) and (base := stored_base(t)) and base not in local:
+                out.add(base)
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(ast.iter_child_nodes(n))
     return out - nonlocal_writes(fdef)
@@ -274,12 +292,8 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset()) -> dict[st
             for t in n.targets:
                 if isinstance(t, ast.Name):
                     join(t.id, shared)
-                elif isinstance(t, (ast.Subscript, ast.Attribute)):
-                    base = t.value
-                    while isinstance(base, (ast.Subscript, ast.Attribute)):
-                        base = base.value
-                    if isinstance(base, ast.Name):
-                        join(base.id, shared)
+                elif isinstance(t, (ast.Subscript, ast.Attribute)) and stored_base(t) is not None:
+                    join(stored_base(t), shared)
         elif isinstance(n, ast.For) and isinstance(n.target, ast.Name):
             join(n.target.id, viewed(n.iter))
     # the caller may pass one array twice, or an array and a view of it (`f(y, y[1:])`): the parameters may
@@ -474,12 +488,7 @@ def _changed_globals(tree: ast.AST) -> set[str]:
     """The module-level names a module's code may change: stored into (`G[k] = v`, `G.f = v`, `del G[k]`),
     changed by a mutating method (`G.append(v)`), written as `out=G`, or rebound after `global G`."""
     out: set[str] = set()
-
-    def base(t):
-        while isinstance(t, (ast.Subscript, ast.Attribute)):
-            t = t.value
-        return t.id if isinstance(t, ast.Name) else None
-
+    base = stored_base
     for n in ast.walk(tree):
         if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = n.targets if isinstance(n, (ast.Assign, ast.Delete)) else [n.target]
@@ -553,19 +562,15 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     captured variables, which become active when the function stores active values into them; `numbers`:
     variables known to hold numbers, see `numbers_if`)."""
     nondiff = frozenset(n for n in NONDIFF_BUILTINS if n not in globals_ and hasattr(builtins, n))
-    locals_ = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    locals_ = local_names(fdef)
     a = fdef.args
-    locals_ |= set(param_names(a))
     active_inputs = set(active_inputs) | mutable_globals(fdef, locals_, globals_)
     loop_vars = {n.target.id for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
     sources: dict[str, set[str]] = {}
     views: dict[str, set[str]] = {}
-    for n in ast.walk(fdef):
-        if isinstance(n, ast.Assign):
-            for t in n.targets:
-                if isinstance(t, ast.Name):
-                    sources.setdefault(t.id, set()).update(viewed(n.value, strict=True) & locals_ - loop_vars)
-                    views.setdefault(t.id, set()).update(view_of(n.value) - {t.id})
+    for name, value in name_stores(fdef):
+        sources.setdefault(name, set()).update(viewed(value, strict=True) & locals_ - loop_vars)
+        views.setdefault(name, set()).update(view_of(value) - {name})
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     act.closure_stores = {n.name: captured_stores(n) for n in ast.walk(fdef)
                           if isinstance(n, ast.FunctionDef) and n is not fdef}

@@ -110,3 +110,18 @@ def test_an_error_in_the_twin_points_at_the_user_line():
         derivative(failing_at_line_3, 0.5)
     frames = [f for f in e.traceback if f.name == "failing_at_line_3"]
     assert frames and frames[-1].lineno + 1 == failing_at_line_3.__code__.co_firstlineno + 2
+
+
+rest = [10.0]  # a module global with the name of a `*rest` parameter below
+
+
+def scaled_rest(a, *rest):
+    return a * rest[0] + math.sin(rest[1])
+
+
+def test_vararg_named_like_a_global_is_a_local():
+    """`*rest` is the function's own variable, not the global `rest`: the twin takes it (and is right)."""
+    y, dy = tangent_jvp(scaled_rest, (2.0, 3.0, 0.5), (1.0, 0.5, 2.0))
+    want = fd.derivative(lambda s: scaled_rest(2.0 + s, 3.0 + 0.5 * s, 0.5 + 2.0 * s), 0.0)
+    assert y == scaled_rest(2.0, 3.0, 0.5)
+    assert dy == pytest.approx(want, rel=1e-7)
