@@ -243,8 +243,8 @@ def _seed(y):
         return type(y)(1) if y.dtype.kind == "f" else 1.0
     if isinstance(y, numbers.Real) or type(y).__module__.startswith("uncertainties"):
         return 1.0
-    if type(y).__name__ == "Dual" and np.ndim(y.value) == 0:  # forward over reverse: the primal's own 1
-        return _seed(y.value)
+    if type(y).__name__ == "Dual" and np.ndim(y.primal) == 0:  # forward over reverse: the primal's own 1
+        return _seed(y.primal)
     if type(y).__name__ == "Dual" or hasattr(y, "__array_ufunc__") and not isinstance(y, np.ndarray):
         return 1.0
     shape = getattr(y, "shape", None)

@@ -765,7 +765,7 @@ class _Snapshot(tuple):
 def _bottom(x):
     """The innermost value of a forward-mode dual (x itself for other values)."""
     while type(x) is _Dual:
-        x = x.value
+        x = x.primal
     return x
 
 

@@ -35,7 +35,7 @@ def _tangent_part(x, tag):
 def _primal_part(x, tag):
     from ..forward.dual import Dual
     if type(x) is Dual and x.tag is tag:
-        return x.value
+        return x.primal
     return x
 
 

@@ -424,7 +424,7 @@ def _any_dual(args, kw) -> bool:
 def _dual_array(x) -> bool:
     """x is a forward-mode dual whose innermost value is an ndarray (changed in place as one)."""
     while type(x) is _Dual:
-        x = x.value
+        x = x.primal
     return type(x) is np.ndarray
 
 

@@ -151,7 +151,7 @@ def zero_of(x):
     if type(x) is _Dual:  # forward over reverse: the zero of the value's shape (a dual array's too)
         v = x
         while type(v) is _Dual:
-            v = v.value
+            v = v.primal
         return np.zeros(np.shape(v)) if np.shape(v) else 0.0
     if isinstance(x, numbers.Number):
         return type(x)(0) if isinstance(x, (int, float, complex)) or hasattr(type(x), "denominator") else 0.0

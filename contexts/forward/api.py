@@ -120,7 +120,7 @@ def _rebuilt(y, items: list):
 def _primal_out(y: Any, tag: Tag) -> Any:
     """The primal of output y under tag, mirroring y's structure."""
     if type(y) is Dual and y.tag is tag:
-        return y.value
+        return y.primal
     if isinstance(y, (tuple, list)):
         return _rebuilt(y, [_primal_out(v, tag) for v in y])
     if isinstance(y, dict):
@@ -131,7 +131,7 @@ def _primal_out(y: Any, tag: Tag) -> Any:
 def _unit(x: Any) -> Any:
     """The tangent 1 in x's own arithmetic (exact 1 for ints and Fractions)."""
     if type(x) is Dual:
-        return _unit(x.value)
+        return _unit(x.primal)
     if isinstance(x, decimal.Decimal):
         return decimal.Decimal(1)
     return 1 if isinstance(x, numbers.Rational) else 1.0
@@ -141,7 +141,7 @@ def _exact_scalar(x: Any) -> bool:
     """A Python number of its own exact arithmetic (int, Fraction, Decimal; also as the value of an outer
     derivative's dual): derivatives stay in it."""
     while type(x) is Dual:
-        x = x.value
+        x = x.primal
     return isinstance(x, (numbers.Rational, decimal.Decimal)) and not isinstance(x, (bool, np.generic))
 
 

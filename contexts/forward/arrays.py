@@ -199,8 +199,8 @@ def _into_out(ufunc, inputs, kwargs, out):
     where = kwargs.get("where", True)
     if where is True:
         return o._update(result)
-    mask = np.broadcast_to(where, o.value.shape)
-    merged = Dual(np.where(mask, result.value, o.value), np.where(mask, result.tangent, o.tangent)
+    mask = np.broadcast_to(where, o.primal.shape)
+    merged = Dual(np.where(mask, result.primal, o.primal), np.where(mask, result.tangent, o.tangent)
                   if o.tag.chunk is None else np.where(mask[None], result.tangent, o.tangent), o.tag)
     return o._update(merged)
 
@@ -214,10 +214,10 @@ def _add_at(ufunc, a, idx, b=None):
             f"np.{ufunc.__name__}.at of a value perturbed by an inner derivative call into an array of an outer one",
             fix="create the array inside the inner function, or return the value instead of storing it")
     bv, bt = split(b, tag) if type(b) is Dual else (b, None)
-    if type(bv) is Dual and type(a.value) is not Dual:
+    if type(bv) is Dual and type(a.primal) is not Dual:
         raise OverdubError(f"np.{ufunc.__name__}.at of values perturbed by an outer derivative call into an "
                            "array that only an inner one perturbs", fix="make the array from the input (`x * 0.0`)")
-    ufunc.at(a.value, idx, bv)  # (nested derivatives: the value's own update, at every level)
+    ufunc.at(a.primal, idx, bv)  # (nested derivatives: the value's own update, at every level)
     if type(bt) is Dual and type(a.tangent) is np.ndarray:
         share_tangent(a)  # the tangent takes an outer perturbation before it receives one
         if type(a.tangent) is not Dual:
@@ -263,7 +263,7 @@ def _chunk_view(g, t):
     would be a stacked copy, and an in-place change through the view would not reach t. A dual t (nested
     derivatives) gets views of its value and of its tangent (both directions axes, with a chunk)."""
     if type(t) is Dual:
-        value = _chunk_view(g, t.value)
+        value = _chunk_view(g, t.primal)
         if value is None or t.tangent is None:
             return None
         if t.tag.chunk is None:
@@ -330,7 +330,7 @@ def _reshape(x, newshape=None, order="C", **kwargs):
     newshape = kwargs.pop("shape", newshape)
     share_tangent(x)
     tag = x.tag
-    y = np.reshape(x.value, newshape, order=order)
+    y = np.reshape(x.primal, newshape, order=order)
     if tag.chunk is None:
         return Dual(y, np.reshape(x.tangent, newshape, order=order), tag)
     if order != "C":
@@ -345,10 +345,10 @@ def _ravel(x, order="C"):
 def _transpose(x, axes=None):
     share_tangent(x)
     tag = x.tag
-    y = np.transpose(x.value, axes)
+    y = np.transpose(x.primal, axes)
     if tag.chunk is None:
         return Dual(y, np.transpose(x.tangent, axes), tag)
-    n = ndim(x.value)
+    n = ndim(x.primal)
     axes = range(n - 1, -1, -1) if axes is None else [a % n for a in axes]
     return Dual(y, np.transpose(x.tangent, (0,) + tuple(a + 1 for a in axes)), tag)
 
@@ -359,10 +359,10 @@ def _sum(x, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
     tag = top_tag((x,))
     if tag is None or type(x) is not Dual:
         return linear(np.sum)(x, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
-    y = np.sum(x.value, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
+    y = np.sum(x.primal, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
     if tag.chunk is None:
         return make(y, np.sum(x.tangent, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs), tag)
-    n = ndim(x.value)
+    n = ndim(x.primal)
     if axis is None:
         axis = tuple(range(n))
     shifted = tuple(a % n + 1 for a in axis) if isinstance(axis, tuple) else axis % n + 1
@@ -388,8 +388,8 @@ def _axes_map(fn, *names):
             return plain(x, *args, **kwargs)
         share_tangent(x)
         bound = dict(zip(names, args), **kwargs)
-        y = fn(x.value, **bound)
-        n = ndim(y) if fn is np.expand_dims else ndim(x.value)
+        y = fn(x.primal, **bound)
+        n = ndim(y) if fn is np.expand_dims else ndim(x.primal)
         t = fn(x.tangent, **{k: (tuple(range(1, n + 1)) if v is None else _shifted(v, n))
                              for k, v in bound.items()})
         return Dual(y, t, x.tag)
@@ -410,15 +410,15 @@ def _each(fn):
 
 def _broadcast_to(x, shape_, subok=False):
     tag = x.tag
-    y = np.broadcast_to(x.value, shape_)
-    t = pad(x.tangent, x.value, len(y.shape), tag)
+    y = np.broadcast_to(x.primal, shape_)
+    t = pad(x.tangent, x.primal, len(y.shape), tag)
     return Dual(y, np.broadcast_to(t, ((tag.chunk,) if tag.chunk else ()) + y.shape), tag)
 
 
 def _zeros_like_dual(fill):
     def like(x, *args, **kwargs):
         tag = x.tag
-        inner = x.value
+        inner = x.primal
         value = like(inner, *args, **kwargs) if type(inner) is Dual else fill(inner, *args, **kwargs)
         return Dual(value, zero_tangent(value, tag), tag)
     return like
@@ -427,7 +427,7 @@ def _zeros_like_dual(fill):
 def to_array(obj, dtype=None):
     """np.array for (nested lists of) Duals: an array Dual, not an object array."""
     if type(obj) is Dual:
-        out = Dual(to_array(obj.value), to_array(obj.tangent), obj.tag)
+        out = Dual(to_array(obj.primal), to_array(obj.tangent), obj.tag)
         return out.astype(dtype) if dtype is not None else out
     if isinstance(obj, (list, tuple)):
         if not any(type(x) is Dual or isinstance(x, (list, tuple)) for x in obj):
@@ -482,14 +482,14 @@ def _copyto(dst, src, casting="same_kind", where=True):
         raise OverdubError(
             "a value perturbed by an inner derivative call was copied into an array of an outer one",
             fix="create the array inside the inner function, or return the value instead of storing it")
-    if type(dst.value) is Dual:  # nested derivatives: the merged values, written through both levels
+    if type(dst.primal) is Dual:  # nested derivatives: the merged values, written through both levels
         dst._update(np.where(where, src, dst))
         return
     sv, st = split(src, tag)
     if type(sv) is Dual:
         raise OverdubError("np.copyto of values perturbed by an outer derivative call into an array that "
                            "only an inner one perturbs", fix="make the array from the input (`x * 0.0`)")
-    value = dst.value.copy()
+    value = dst.primal.copy()
     np.copyto(value, primal(sv), casting=casting, where=where)
     tangent = np.array(dst.tangent, dtype=float, copy=True)
     t = 0.0 if st is None else st

@@ -56,7 +56,7 @@ def _convert(kind, x):
         t = kind(t)
     elif type(t) is Dual:
         t = _convert(kind, t)
-    return Dual(_convert(kind, x.value), t, x.tag)
+    return Dual(_convert(kind, x.primal), t, x.tag)
 
 
 class ForwardContext(overdub.Context):
@@ -66,7 +66,7 @@ class ForwardContext(overdub.Context):
     >>> from contexts.forward import ForwardContext, Dual, Tag
     >>> t = Tag()
     >>> y = ForwardContext().run(lambda x: math.sin(x) * x, Dual(0.0, 1.0, t))
-    >>> (y.value, y.tangent)
+    >>> (y.primal, y.tangent)
     (0.0, 0.0)
     """
 
@@ -184,7 +184,7 @@ def pushforward(fn, *args, **kwargs):
     >>> import math
     >>> from contexts.forward import Dual, Tag, pushforward
     >>> y = pushforward(math.sin, Dual(0.0, 2.0, Tag()))
-    >>> (y.value, y.tangent)
+    >>> (y.primal, y.tangent)
     (0.0, 2.0)
     """
     tag = top_tag(tuple(args) + tuple(kwargs.values())) if args or kwargs else None

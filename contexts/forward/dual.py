@@ -121,7 +121,7 @@ def top_tag(xs) -> Tag | None:
 def split(x, tag: Tag):
     """(primal, tangent) of x with respect to tag; a value not perturbed by tag has tangent None."""
     if type(x) is Dual and x.tag is tag:
-        return x.value, x.tangent
+        return x.primal, x.tangent
     return x, None
 
 
@@ -136,7 +136,7 @@ def _brief(v) -> str:
 def primal(x):
     """The innermost primal value: every perturbation stripped."""
     while type(x) is Dual:
-        x = x.value
+        x = x.primal
     return x
 
 
@@ -311,11 +311,11 @@ def d_mod(a, b):
 
 
 def d_neg(a):
-    return Dual(-a.value, -a.tangent, a.tag)
+    return Dual(-a.primal, -a.tangent, a.tag)
 
 
 def d_abs(a):
-    return Dual(abs(a.value), a.tangent * _sign(a.value), a.tag)  # sign broadcasts over a chunk axis
+    return Dual(abs(a.primal), a.tangent * _sign(a.primal), a.tag)  # sign broadcasts over a chunk axis
 
 
 # -- the Dual ----------------------------------------------------------------------------------
@@ -339,32 +339,34 @@ _KNOWN_OPERANDS = (numbers.Number, np.ndarray, np.generic, list, tuple)
 
 
 class Dual:
-    """A primal `value` perturbed by `tangent` in the direction(s) of `tag`.
+    """A `primal` value perturbed by `tangent` in the direction(s) of `tag`. (Not `.value`: libraries read
+    a `.value` to unwrap their own types, astropy's Quantity among them, and would take the primal for
+    the number, silently dropping the tangent.)
 
     >>> from contexts.forward import Dual, Tag
     >>> t = Tag(); x = Dual(3.0, 1.0, t)
     >>> y = x * x + 1
-    >>> (y.value, y.tangent)
+    >>> (y.primal, y.tangent)
     (10.0, 6.0)
     """
 
-    __slots__ = ("value", "tangent", "tag")
+    __slots__ = ("primal", "tangent", "tag")
     __array_priority__ = 1000
 
-    def __init__(self, value, tangent, tag: Tag):
-        self.value = value
+    def __init__(self, primal, tangent, tag: Tag):
+        self.primal = primal
         self.tangent = tangent
         self.tag = tag
 
     def __repr__(self) -> str:
-        return f"Dual({self.value!r}, {self.tangent!r}, {self.tag!r})"
+        return f"Dual({self.primal!r}, {self.tangent!r}, {self.tag!r})"
 
     # arithmetic: a fast path for the common scalar case, else the general shared implementation
     def __add__(self, other):
         if type(other) is float and self.tag.chunk is None:
-            return Dual(self.value + other, _own(self.tangent), self.tag)
+            return Dual(self.primal + other, _own(self.tangent), self.tag)
         if type(other) is Dual and other.tag is self.tag and self.tag.chunk is None:
-            return Dual(self.value + other.value, self.tangent + other.tangent, self.tag)
+            return Dual(self.primal + other.primal, self.tangent + other.tangent, self.tag)
         if _defers(other, "__radd__"):
             return NotImplemented
         return d_add(self, other)
@@ -384,17 +386,17 @@ class Dual:
         tag = self.tag
         if type(other) is Dual:
             if other.tag is tag and tag.chunk is None:
-                a, b = self.value, other.value
+                a, b = self.primal, other.primal
                 return Dual(a * b, self.tangent * b + a * other.tangent, tag)
         elif type(other) is float or type(other) is int:
-            return Dual(self.value * other, self.tangent * other, tag)
+            return Dual(self.primal * other, self.tangent * other, tag)
         elif _defers(other, "__rmul__"):
             return NotImplemented
         return d_mul(self, other)
 
     def __rmul__(self, other):
         if type(other) is float or type(other) is int:
-            return Dual(other * self.value, other * self.tangent, self.tag)
+            return Dual(other * self.primal, other * self.tangent, self.tag)
         return d_mul(other, self)
 
     def __truediv__(self, other):
@@ -468,15 +470,15 @@ class Dual:
 
     def sort(self, axis=-1, kind=None, order=None):
         """In place, as ndarray.sort: each tangent moves with its value (ties in a stable order)."""
-        self._permute(np.argsort(self.value, axis=axis, kind="stable"), axis)
+        self._permute(np.argsort(self.primal, axis=axis, kind="stable"), axis)
 
     def partition(self, kth, axis=-1, kind="introselect", order=None):
         """In place, as ndarray.partition (np.partition, median, percentile call it): each tangent moves
         with its value."""
-        self._permute(np.argpartition(self.value, kth, axis=axis, kind=kind), axis)
+        self._permute(np.argpartition(self.primal, kth, axis=axis, kind=kind), axis)
 
     def _permute(self, perm, axis):
-        value = self.value
+        value = self.primal
         value[...] = np.take_along_axis(value, perm, axis=axis)
         tangent = self.tangent
         if type(tangent) is np.ndarray or type(tangent) is Dual:  # (a dual tangent: nested derivatives)
@@ -487,19 +489,19 @@ class Dual:
     def fill(self, item):
         """In place, as ndarray.fill."""
         v, t = split(item, self.tag)
-        self.value.fill(v)
+        self.primal.fill(v)
         if type(self.tangent) is np.ndarray or type(self.tangent) is Dual:
-            self.tangent[...] = 0.0 if t is None else (np.reshape(t, (-1,) + (1,) * self.value.ndim)
+            self.tangent[...] = 0.0 if t is None else (np.reshape(t, (-1,) + (1,) * self.primal.ndim)
                                                         if self.tag.chunk is not None else t)
 
     def _update(self, result):
-        value = self.value
+        value = self.primal
         if type(value) is Dual and type(result) is Dual and result.tag is self.tag:
             return self._update_nested(result)
         if (type(value) is not np.ndarray or type(result) is not Dual or result.tag is not self.tag
-                or np.shape(result.value) != value.shape):
+                or np.shape(result.primal) != value.shape):
             return result
-        np.copyto(value, result.value, casting="same_kind")  # numpy's in-place casting rule
+        np.copyto(value, result.primal, casting="same_kind")  # numpy's in-place casting rule
         tangent = self.tangent
         if type(tangent) is np.ndarray and tangent.flags.writeable and np.shape(result.tangent) == tangent.shape:
             tangent[...] = result.tangent
@@ -510,10 +512,10 @@ class Dual:
     def _update_nested(self, result):
         """_update of an array perturbed by an outer derivative too (nested duals: jacfwd(jacfwd(f)),
         hessian(inner="forward")): value and tangent are written through, so views and aliases see it."""
-        value = self.value
-        if type(primal(value)) is not np.ndarray or np.shape(result.value) != value.shape:
+        value = self.primal
+        if type(primal(value)) is not np.ndarray or np.shape(result.primal) != value.shape:
             return result
-        value[...] = result.value
+        value[...] = result.primal
         tangent, new = self.tangent, result.tangent
         if type(tangent) is Dual:
             tangent[...] = new
@@ -616,19 +618,19 @@ class Dual:
     # array-like surface
     @property
     def shape(self):
-        return shape(self.value)
+        return shape(self.primal)
 
     @property
     def ndim(self):
-        return ndim(self.value)
+        return ndim(self.primal)
 
     @property
     def size(self):
-        return getattr(self.value, "size", 1)
+        return getattr(self.primal, "size", 1)
 
     @property
     def dtype(self):
-        return getattr(self.value, "dtype", np.dtype(type(primal(self.value))))
+        return getattr(self.primal, "dtype", np.dtype(type(primal(self.primal))))
 
     @property
     def flags(self):
@@ -648,19 +650,19 @@ class Dual:
         return np.imag(self)
 
     def __len__(self):
-        return len(self.value)
+        return len(self.primal)
 
     def __iter__(self):
-        return (self[i] for i in range(len(self.value)))
+        return (self[i] for i in range(len(self.primal)))
 
     def __getitem__(self, index):
         tag = self.tag
         share_tangent(self)
         if tag.chunk is None:
-            return Dual(self.value[index], self.tangent[index], tag)
+            return Dual(self.primal[index], self.tangent[index], tag)
         if type(index) is not tuple:
             index = (index,)
-        return Dual(self.value[index], self.tangent[(slice(None),) + index], tag)
+        return Dual(self.primal[index], self.tangent[(slice(None),) + index], tag)
 
     def __setitem__(self, index, item):
         tag = self.tag
@@ -669,12 +671,12 @@ class Dual:
                 "a value perturbed by an inner derivative call was stored into an array of an outer one",
                 fix="create the array inside the inner function, or return the value instead of storing it")
         v, t = split(item, tag)
-        self.value = assign(self.value, index, v)
+        self.primal = assign(self.primal, index, v)
         tindex = index if tag.chunk is None else (slice(None),) + (index if type(index) is tuple else (index,))
         if t is None:
             t = 0.0
         elif tag.chunk:
-            t = pad(t, v, ndim(self.value[index]), tag)
+            t = pad(t, v, ndim(self.primal[index]), tag)
         self.tangent = assign(self.tangent, tindex, t)
 
     def reshape(self, *shape_, **kwargs):
@@ -722,16 +724,16 @@ class Dual:
         return np.clip(self, lo, hi, out=out, **kwargs) if out is not None else np.clip(self, lo, hi, **kwargs)
 
     def copy(self, order="C"):
-        return Dual(self.value.copy() if hasattr(self.value, "copy") else self.value,
+        return Dual(self.primal.copy() if hasattr(self.primal, "copy") else self.primal,
                     self.tangent.copy() if hasattr(self.tangent, "copy") else self.tangent, self.tag)
 
     def __copy__(self):
-        return Dual(self.value, self.tangent, self.tag)
+        return Dual(self.primal, self.tangent, self.tag)
 
     def __deepcopy__(self, memo):
         """A copy of value and tangent under the same tag (a tag is an identity: never copied)."""
         import copy
-        return Dual(copy.deepcopy(self.value, memo), copy.deepcopy(self.tangent, memo), self.tag)
+        return Dual(copy.deepcopy(self.primal, memo), copy.deepcopy(self.tangent, memo), self.tag)
 
     def astype(self, dtype, *args, **kwargs):
         dtype = np.dtype(dtype)
@@ -740,13 +742,13 @@ class Dual:
                                       fix="keep the array's float dtype while it is differentiated")
         if dtype.kind not in "fc":  # ints, bools, strings: piecewise constant
             return primal(self).astype(dtype, *args, **kwargs)
-        return Dual(self.value.astype(dtype, *args, **kwargs),
+        return Dual(self.primal.astype(dtype, *args, **kwargs),
                     self.tangent.astype(dtype, *args, **kwargs), self.tag)
 
     def item(self, *args):
-        value = self.value.item(*args) if hasattr(self.value, "item") else self.value
-        if type(self.value) is Dual:
-            value = self.value.item(*args)
+        value = self.primal.item(*args) if hasattr(self.primal, "item") else self.primal
+        if type(self.primal) is Dual:
+            value = self.primal.item(*args)
         tangent = self.tangent
         if self.tag.chunk:
             flat = tangent.reshape((self.tag.chunk, -1))
@@ -757,7 +759,7 @@ class Dual:
 
     def __getattr__(self, name):
         """Other ndarray methods (`x.std()`, `x.any()`, ...) as the numpy function of the same name."""
-        if name in _NDARRAY_METHODS and hasattr(self.value, name):
+        if name in _NDARRAY_METHODS and hasattr(self.primal, name):
             fn = getattr(np, name)
 
             def method(this, *args, **kwargs):
@@ -768,13 +770,13 @@ class Dual:
             return types.MethodType(method, self)
         if name in Dual.__slots__:  # read before it was set (a context observing the constructor)
             raise AttributeError(name)
-        if not name.startswith("__") and not isinstance(self.value, _NUMPY_VALUES) and hasattr(self.value, name):
+        if not name.startswith("__") and not isinstance(self.primal, _NUMPY_VALUES) and hasattr(self.primal, name):
             # the inside of a number (an mpf's `_mpf_`): `hasattr` answers False, as for a foreign type (mpmath's
             # operators then return NotImplemented and the dual's reflected one computes). Remembered, so that
             # an error the same library frame raises next ("exp of a mpf") is reported as this read
-            SWALLOWED[:] = [(outside_engine(sys._getframe(1)), name, type(self.value).__name__)]
+            SWALLOWED[:] = [(outside_engine(sys._getframe(1)), name, type(self.primal).__name__)]
         raise DualAttributeError(
-            f"forward mode cannot read .{name} of a perturbed {self.value.__class__.__name__}: a dual number has "
+            f"forward mode cannot read .{name} of a perturbed {self.primal.__class__.__name__}: a dual number has "
             f"no such attribute (if it is the inside of a number, it carries no tangent)",
             fix="give the function reading it a forward rule (`contexts.rules.registry.frule(fn)`), or compute with "
                 "the value's arithmetic and functions that have rules")
@@ -797,7 +799,7 @@ def share_tangent(x):
     """Before a view of x is taken: a dual x whose value is perturbed by an outer derivative call while its
     tangent is not gets a zero outer perturbation on its tangent, so that an in-place change through the
     view that perturbs the tangent reaches x's tangent too (tangents share memory where values do)."""
-    v = x.value
+    v = x.primal
     if type(v) is Dual and type(x.tangent) is np.ndarray:
         x.tangent = Dual(x.tangent, zero_tangent(x.tangent, v.tag), v.tag)
 

@@ -559,7 +559,7 @@ def _vectors_differentiable(s, m, n):
     matrix) and distinct: the formulas divide by s and by s_i^2 - s_j^2. Refused there, never a number
     built from a division by rounding noise (a rank-deficient matrix: use np.linalg.pinv or svdvals)."""
     while is_dual(s):
-        s = s.value
+        s = s.primal
     s = np.asarray(s)
     if s.size == 0:
         return

@@ -84,8 +84,8 @@ def test_array_dual_is_vectorised_not_object_array():
     t = Tag()
     x = Dual(np.arange(3.0), np.ones(3), t)
     y = np.sin(x) * x
-    assert type(y) is Dual and y.value.dtype == float and y.tangent.dtype == float
-    np.testing.assert_allclose(y.tangent, np.cos(x.value) * x.value + np.sin(x.value))
+    assert type(y) is Dual and y.primal.dtype == float and y.tangent.dtype == float
+    np.testing.assert_allclose(y.tangent, np.cos(x.primal) * x.primal + np.sin(x.primal))
 
 
 def test_chunked_dual_broadcasting_matches_columns():
@@ -109,8 +109,28 @@ def test_pushforward_outside_a_context():
     from contexts.forward import pushforward
     t = Tag()
     y = pushforward(math.exp, Dual(0.5, 2.0, t))
-    assert y.value == pytest.approx(math.exp(0.5)) and y.tangent == pytest.approx(2 * math.exp(0.5))
+    assert y.primal == pytest.approx(math.exp(0.5)) and y.tangent == pytest.approx(2 * math.exp(0.5))
     inner = Tag()
     nested = pushforward(math.sin, Dual(Dual(0.3, 1.0, t), 1.0, inner))  # d2/dx2 sin via the rule's own code
     assert nested.tangent.tangent == pytest.approx(-math.sin(0.3))
     assert pushforward(len, [1, 2]) == 2
+
+
+class _Unwrapping:
+    """Unwraps its operands by `.value`, as astropy's Quantity does in `__array_ufunc__`."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __mul__(self, other):
+        return _Unwrapping(self.value * getattr(other, "value", other))
+
+    __rmul__ = __mul__
+
+
+def test_a_library_unwrapping_value_keeps_the_tangent():
+    # a dual's primal is not its `.value`: such code met the primal and returned a derivative of 0
+    from contexts.forward import derivative
+    f = lambda x: (_Unwrapping(3.0) * x).value * x  # noqa: E731
+    assert derivative(f, 0.5) == pytest.approx(6.0 * 0.5, rel=1e-12)
+    assert derivative(f, 0.5) == pytest.approx((f(0.5 + 1e-6) - f(0.5 - 1e-6)) / 2e-6, rel=1e-7)
