@@ -302,8 +302,10 @@ def call(mask, f, *args, **kw):
                     return y, (_plain_back, plan[1], y, args)
     kind = f.__class__
     if kind is _UFUNC:
-        if len(args) > f.nin:  # `np.exp(K, K)`: the output given by position
-            args, kw = _positional_out(f, args, kw)
+        if len(args) > f.nin:  # `np.exp(K, K)`: the output given by position (refused); `np.exp(K, None)`
+            trimmed, kw = _positional_out(f, args, kw)
+            y, pb = call(mask, f, *trimmed, **kw)
+            return y, (None if pb is None else (_padded_back, pb, len(trimmed), len(args) - len(trimmed)))
         elif kw and type(kw.get("out")) is tuple and len(kw["out"]) == 1:
             kw = {**kw, "out": kw["out"][0]}  # out=(a,)
     elif kind is _DISPATCHER and len(args) > 2:  # `np.clip(K, 0, 1, K)`, `np.dot(a, b, o)`
@@ -401,6 +403,14 @@ def call(mask, f, *args, **kw):
 
 
 _METHOD_DESCRIPTOR = types.MethodDescriptorType
+
+
+def _padded_back(pb, dy, dself, S):
+    """A call run without its trailing positional arguments (`np.sin(x, None)`: no output array): their
+    cotangents are None."""
+    _, inner, n, extra = pb
+    dfn, dargs, dkw = inner[0](inner, dy, dself, S)
+    return dfn, (tuple(dargs) if dargs is not None else (None,) * n) + (None,) * extra, dkw
 
 
 def _unbound_back(pb, dy, dself, S):

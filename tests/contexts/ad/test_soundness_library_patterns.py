@@ -156,6 +156,15 @@ def test_positional_out_into_a_plain_array_refused_in_forward_mode(f):
         jvp(f, (XV,), (np.ones(2),))
 
 
+def _none_out(x, out=None):  # scipy's `zeta(x, q, out)` passes its own `out` on, None by default
+    return np.sin(x, out) * np.exp(x, None)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward", "hessian"])
+def test_none_passed_as_the_output_by_position(mode):
+    assert MODES[mode](_none_out, X) == pytest.approx(_want(mode, _none_out), rel=_tol(mode), abs=1e-8)
+
+
 def test_keyword_out_still_differentiated():
     def f(x):
         k = -0.5 * x
