@@ -17,13 +17,14 @@ only these, so that sources, caches, the recursion limit and thread safety work 
   empties every twin cache of every context; `original_code(code)` maps a patched twin's code back to its
   original.
 - `depth.enter()` / `depth.leave()` (or `with depth.deeper():`) raise the recursion limit while
-  transformed code runs, counted across threads.
+  transformed code runs, counted across threads; `collector.paused()` pauses the cyclic garbage
+  collector while a twin is built (its trees' allocations trigger full collections), counted alike.
 - `context_stack` is the context variable holding the active contexts (`overdub.active()` copies it;
   a hot path may test `context_stack.get()` for emptiness instead).
 - `marked_opaque(fn)`: whether the user opted fn out of every transform (`overdub.opaque`).
 """
 
-from . import depth
+from . import collector, depth
 from .cache import clear, on_clear, original_code
 from .source import (AST_LOCK, FunctionSource, compile_twin, get_source, make_function, mangle_private,
                      marked_opaque)
@@ -31,5 +32,5 @@ from .stack import _stack as context_stack
 from .weak import ByIdentity, OwnedEntries
 
 __all__ = ["get_source", "FunctionSource", "mangle_private", "AST_LOCK", "compile_twin", "make_function",
-           "OwnedEntries", "ByIdentity", "on_clear", "clear", "original_code", "depth", "context_stack",
+           "OwnedEntries", "ByIdentity", "on_clear", "clear", "original_code", "depth", "collector", "context_stack",
            "marked_opaque"]

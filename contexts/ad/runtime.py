@@ -31,7 +31,7 @@ from fractions import Fraction
 import numpy as np
 
 from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
-from overdub.passes import OwnedEntries, compile_twin, get_source, mangle_private, on_clear
+from overdub.passes import OwnedEntries, collector, compile_twin, get_source, mangle_private, on_clear
 
 from ..rules.frames import note_transformed
 from ..rules.registry import (HOT_REDUCE_OPTIONS, NoRuleError, array_objects, key_of, objects_of_classes, registry,
@@ -1041,6 +1041,7 @@ def _active_params(code, mask, npre, nargs, kwnames):
     return frozenset(act)
 
 
+@collector.pausing  # (its trees' allocations would trigger full collections: 40% of a long function's build)
 def _build(fn, active, keep_generated=False, observed=False, numbers=True):
     """fn's twin for the active parameters. With `numbers`, counters changed in place (`n -= 1`) may be
     taken for numbers (not differentiated: `steering_numbers`): `info.numbers` then holds the positions of

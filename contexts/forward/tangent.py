@@ -26,7 +26,7 @@ import types
 import numpy as np
 
 from overdub.errors import SourceUnavailable
-from overdub.passes import OwnedEntries, compile_twin, get_source, on_clear
+from overdub.passes import OwnedEntries, collector, compile_twin, get_source, on_clear
 
 from ..lowered.activity import (active_names, ask_primals, fresh_calls, local_names, name_stores, stored_base,
                                 view_groups, view_of, viewed)
@@ -368,6 +368,7 @@ def _binds(pattern) -> bool:
                or isinstance(n, ast.MatchMapping) and n.rest is not None for n in ast.walk(pattern))
 
 
+@collector.pausing  # (see contexts.ad.runtime._build)
 def _build(fn, active):
     fdef, src = _lowered(fn)
     act = active_names(fdef, set(active), fn.__globals__)

@@ -1,0 +1,57 @@
+"""overdub.collector: the cyclic garbage collector paused while twins are built, restored after."""
+
+import gc
+import threading
+
+import pytest
+
+from overdub import collector
+
+
+def test_restored_after_a_failed_build():
+    @collector.pausing
+    def build():
+        assert not gc.isenabled()
+        raise ValueError("no")
+
+    assert gc.isenabled()
+    with pytest.raises(ValueError):
+        build()
+    assert gc.isenabled()
+
+
+def test_a_program_that_disabled_it_keeps_it_disabled():
+    gc.disable()
+    try:
+        with collector.paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_overlapping_builds_in_threads():
+    inside, release = threading.Event(), threading.Event()
+    seen = []
+
+    def long_build():
+        with collector.paused():
+            inside.set()
+            release.wait(5)
+
+    t = threading.Thread(target=long_build)
+    t.start()
+    inside.wait(5)
+    with collector.paused():  # a second build, ending first: the first is still under way
+        pass
+    seen.append(gc.isenabled())
+    release.set()
+    t.join()
+    assert seen == [False] and gc.isenabled()
+
+
+def test_a_gradient_leaves_it_enabled():
+    from contexts import derivative, gradient
+    gradient(lambda x: x * x, 2.0)
+    derivative(lambda x: x * x, 2.0)
+    assert gc.isenabled()
