@@ -447,7 +447,7 @@ def compile_twin(source: FunctionSource, tree, extra_freevars: tuple[str, ...] =
         top = ast.ClassDef(name=source.class_name, bases=[], keywords=[], body=[factory],
                            decorator_list=[], lineno=line, col_offset=0, end_lineno=end, end_col_offset=0)
     module = ast.Module(body=[top], type_ignores=[])
-    ast.fix_missing_locations(module)
+    fix_missing_locations(module)
     flags = code.co_flags & _FUTURE_FLAGS
     with AST_LOCK:
         module_code = compile(module, source.filename, "exec", flags=flags, dont_inherit=True)
@@ -459,6 +459,46 @@ def compile_twin(source: FunctionSource, tree, extra_freevars: tuple[str, ...] =
     if opaque:
         _opaque_codes.add(twin)
     return twin
+
+
+def fix_missing_locations(root: ast.AST) -> None:
+    """`ast.fix_missing_locations`, without its recursion and generators: twice as fast on the trees of
+    long functions' twins, where it took a fifth of the transform (issue 17). A node without a position
+    takes its parent's, as there."""
+    todo = [(root, 1, 0, 1, 0)]
+    pop, push = todo.pop, todo.append
+    while todo:
+        node, line, col, end, end_col = pop()
+        if node._attributes:
+            d = node.__dict__
+            if "lineno" in node._attributes:
+                if "lineno" in d:
+                    line = d["lineno"]
+                else:
+                    node.lineno = line
+            if "end_lineno" in node._attributes:
+                if d.get("end_lineno") is None:
+                    node.end_lineno = end
+                else:
+                    end = d["end_lineno"]
+            if "col_offset" in node._attributes:
+                if "col_offset" in d:
+                    col = d["col_offset"]
+                else:
+                    node.col_offset = col
+            if "end_col_offset" in node._attributes:
+                if d.get("end_col_offset") is None:
+                    node.end_col_offset = end_col
+                else:
+                    end_col = d["end_col_offset"]
+        for name in node._fields:
+            v = getattr(node, name, None)
+            if type(v) is list:
+                for x in v:
+                    if isinstance(x, ast.AST):
+                        push((x, line, col, end, end_col))
+            elif isinstance(v, ast.AST):
+                push((v, line, col, end, end_col))
 
 
 _opaque_codes: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()

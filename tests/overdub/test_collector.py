@@ -55,3 +55,25 @@ def test_a_gradient_leaves_it_enabled():
     gradient(lambda x: x * x, 2.0)
     derivative(lambda x: x * x, 2.0)
     assert gc.isenabled()
+
+
+def test_fix_missing_locations_as_ast_does():
+    # the core's iterative version gives every node the position ast.fix_missing_locations gives it
+    import ast
+    import copy
+    import random
+    from pathlib import Path
+
+    from overdub.source import fix_missing_locations
+    tree = ast.parse(Path(ast.__file__).read_text())
+    rng = random.Random(3)
+    for n in ast.walk(tree):
+        for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if a in n._attributes and rng.random() < 0.3 and hasattr(n, a):
+                delattr(n, a)
+    ours, theirs = copy.deepcopy(tree), copy.deepcopy(tree)
+    fix_missing_locations(ours)
+    ast.fix_missing_locations(theirs)
+    where = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+    assert ([tuple(getattr(n, a, None) for a in where) for n in ast.walk(ours)]
+            == [tuple(getattr(n, a, None) for a in where) for n in ast.walk(theirs)])
