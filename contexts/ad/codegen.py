@@ -1008,11 +1008,10 @@ def _rename(node, renames, loads_only=True):
 
 def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str], globals_: dict,
              adjoint_name: str, freevars: tuple = (), observed: bool = False, numbers: bool = False) -> Generated:
-    """Forward twin and adjoint of a lowered function for the given active parameters and cells
-    (`observed`: binary operations through helpers an observer sees, `contexts.ad.observe`; `numbers`:
+    """Forward twin and adjoint of a lowered function (consumed: its tree is rewritten in place, so give a
+    fresh one) for the given active parameters and cells (`observed`: binary operations through helpers an observer sees, `contexts.ad.observe`; `numbers`:
     counters changed in place, `n -= 1`, are taken to hold numbers where that makes them steer only — the
     caller checks `Generated.numbers`, the parameters that must then be bound to numbers)."""
-    lowered = copy.deepcopy(lowered)
     params = param_names(lowered.args)
     # each positional parameter's value on entry, kept under a name of its own: when a caller's array
     # argument was changed in place, the cotangent the caller holds for it after the call flows in there

@@ -641,13 +641,18 @@ def steering_only(fdef: ast.FunctionDef, numbers: frozenset = frozenset()) -> se
     # a variable never read keeps its activity: the engines may hold it for themselves (reverse mode's
     # entry copies of the parameters, the result of a call that changed something)
     steer = (candidates - excluded) & {name for name, _ in reads}
-    changed = True
-    while changed:
-        changed = False
-        for name, into in reads:
-            if name in steer and (into is _VALUE or not into <= steer):
-                steer.discard(name)
-                changed = True
+    where: dict[str, list] = {}  # name -> where each of its reads goes
+    feeding: dict[str, set[str]] = {}  # name -> the names read into it
+    for name, into in reads:
+        where.setdefault(name, []).append(into)
+        for target in into or ():
+            feeding.setdefault(target, set()).add(name)
+    todo = list(steer)
+    while todo:  # (a worklist: a name leaving makes those read into it look again)
+        name = todo.pop()
+        if name in steer and any(into is _VALUE or not into <= steer for into in where[name]):
+            steer.discard(name)
+            todo.extend(feeding.get(name, ()))
     return steer
 
 
