@@ -735,7 +735,9 @@ def delitem_adj(S, dobj, obj, idx, old):
     return box
 
 
-def unpack_adjoint(dy, y, v, n, star):
+def unpacked_cots(dy, y, n, star) -> list:
+    """The cotangents of the items an unpacking `y = unpack(v, n, star)` drew, one per item: dy's, the
+    starred part's flattened back (Nones where a cotangent is None or short)."""
     gs = list(dy) if dy is not None else [None] * n
     gs += [None] * (n - len(gs))
     if star >= 0:
@@ -743,6 +745,11 @@ def unpack_adjoint(dy, y, v, n, star):
         mid = list(mid) if mid is not None else [None] * len(y[star])
         mid += [None] * (len(y[star]) - len(mid))
         gs = gs[:star] + mid + gs[star + 1:]
+    return gs
+
+
+def unpack_adjoint(dy, y, v, n, star):
+    gs = unpacked_cots(dy, y, n, star)
     if isinstance(v, np.ndarray):
         duals = [g for g in gs if type(g) is _Dual]
         # forward over reverse: the items' cotangents are duals, gathered into a dual array
@@ -762,17 +769,10 @@ class _Snapshot(tuple):
     """What `a op= b` on a list or dict changed in place: (a's contents before)."""
 
 
-def _bottom(x):
-    """The innermost value of a forward-mode dual (x itself for other values)."""
-    while type(x) is _Dual:
-        x = x.primal
-    return x
-
-
 def mutable(x) -> bool:
     """An array changed in place by `x op= y`: an ndarray, or (forward over reverse) a dual array, whose
     value and tangent are both overwritten in place (so its aliases and views see the change)."""
-    return type(x) is np.ndarray or (type(x) is _Dual and type(_bottom(x)) is np.ndarray)
+    return type(x) is np.ndarray or (type(x) is _Dual and type(primal(x)) is np.ndarray)
 
 
 def iop(opname, a, b):
@@ -783,7 +783,7 @@ def iop(opname, a, b):
         old = a.copy()
         getattr(operator, "i" + opname.rstrip("_"))(a, b)
         return a, old
-    if type(a) is _Dual and type(_bottom(a)) is np.ndarray:
+    if type(a) is _Dual and type(primal(a)) is np.ndarray:
         CHANGES[0] = next(TICKS)
         old = a.copy()
         out = getattr(operator, "i" + opname.rstrip("_"))(a, b)
@@ -838,7 +838,7 @@ def views(a, *others, same=False):
     arrays that are not views are told apart by identity of their memory at once). With `same`, a itself
     among others counts too (addresses None: all of it)."""
     if type(a) is not np.ndarray:
-        if type(a) is not _Dual or type(_bottom(a)) is not np.ndarray:
+        if type(a) is not _Dual or type(primal(a)) is not np.ndarray:
             return None
         # forward over reverse: a dual array's tangents share memory exactly where its values do
         return _dual_views(a, others, same)
@@ -853,7 +853,7 @@ def views(a, *others, same=False):
                 found = (found or []) + [(j, None, None)]
             continue
         if tn is _Dual:
-            n = _bottom(n)
+            n = primal(n)
             tn = type(n)
         if tn is not np.ndarray:
             if tn in _CONTAINERS or (has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
@@ -875,8 +875,8 @@ def views(a, *others, same=False):
 
 def _dual_views(a, others, same):
     """`views` for a dual array a: the arrays at the bottom of a and of the dual others compared."""
-    base = _bottom(a)
-    bottoms = [base if n is a else (_bottom(n) if type(n) is _Dual else n) for n in others]
+    base = primal(a)
+    bottoms = [base if n is a else (primal(n) if type(n) is _Dual else n) for n in others]
     return views(base, *[n if type(n) is not _Dual else None for n in bottoms], same=same)
 
 
@@ -901,7 +901,7 @@ def _keys_holding(n, a):
         items = enumerate(n)
     else:
         items = fields_of(n).items()
-    return [k for k, v in items if v is a or type(v) is _Dual and _bottom(v) is a]
+    return [k for k, v in items if v is a or type(v) is _Dual and primal(v) is a]
 
 
 def views_merge(found, da, douts, S=None):

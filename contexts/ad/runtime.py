@@ -312,7 +312,7 @@ def call(mask, f, *args, **kw):
         pos = _out_position(f)
         if len(args) > pos >= 0 and args[pos] is not None:
             _positional_out(f, args, kw, by_name=True)
-    if (kw and "out" in kw and (type(kw["out"]) is np.ndarray or _dual_array(kw["out"]))
+    if (kw and "out" in kw and type(_primal(kw["out"])) is np.ndarray
             and kind is not _FunctionType):
         # numpy's `out=` (a Python function taking one is differentiated as written: it passes it on)
         return _out_call(f, args, kw)  # (a dual array, forward over reverse, is changed in place too)
@@ -405,19 +405,25 @@ def call(mask, f, *args, **kw):
 _METHOD_DESCRIPTOR = types.MethodDescriptorType
 
 
+def _inner_back(pb, dy, dself, S, none=()):
+    """What the pullback `pb[1]` a wrapper's pullback `pb` holds gives: (dfn, dargs as a tuple, `none`
+    where it gives None, dkw). The wrappers below reshuffle it."""
+    inner = pb[1]
+    dfn, dargs, dkw = inner[0](inner, dy, dself, S)
+    return dfn, none if dargs is None else tuple(dargs), dkw
+
+
 def _padded_back(pb, dy, dself, S):
     """A call run without its trailing positional arguments (`np.sin(x, None)`: no output array): their
     cotangents are None."""
-    _, inner, n, extra = pb
-    dfn, dargs, dkw = inner[0](inner, dy, dself, S)
-    return dfn, (tuple(dargs) if dargs is not None else (None,) * n) + (None,) * extra, dkw
+    dfn, dargs, dkw = _inner_back(pb, dy, dself, S, (None,) * pb[2])
+    return dfn, dargs + (None,) * pb[3], dkw
 
 
 def _unbound_back(pb, dy, dself, S):
     """A C method called through its class (`dict.get(d, k)`): the bound method's cotangent is d's."""
-    inner = pb[1]
-    dobj, dargs, dkw = inner[0](inner, dy, None, S)
-    return dself, (dobj,) + (tuple(dargs) if dargs is not None else ()), dkw
+    dobj, dargs, dkw = _inner_back(pb, dy, None, S)
+    return dself, (dobj,) + dargs, dkw
 
 
 # builtins whose answer is a question about a value (not a value like it, as np.zeros_like's)
@@ -429,13 +435,6 @@ def _any_dual(args, kw) -> bool:
         if type(a) is _Dual:
             return True
     return any(type(v) is _Dual for v in kw.values()) if kw else False
-
-
-def _dual_array(x) -> bool:
-    """x is a forward-mode dual whose innermost value is an ndarray (changed in place as one)."""
-    while type(x) is _Dual:
-        x = x.primal
-    return type(x) is np.ndarray
 
 
 def _on_duals(rule, f, args, kw):
@@ -451,9 +450,7 @@ def _on_duals(rule, f, args, kw):
 
 def _bound_back(pb, dy, dself, S):
     """A bound method's pullback from its function's: `self`'s cotangent is the method's own."""
-    inner = pb[1]
-    _, dargs, dkw = inner[0](inner, dy, None, S)
-    dargs = tuple(dargs) if dargs is not None else ()
+    _, dargs, dkw = _inner_back(pb, dy, None, S)
     return acc(dself, dargs[0] if dargs else None), dargs[1:], dkw
 
 
@@ -476,11 +473,7 @@ def _user_iter_back(pb, dy, dself, S):
     _, inner, f, y, rest = pb
     if dy is None or inner is None:
         return None, (None,) * (1 + len(rest)), None
-    gs = list(dy)
-    if f is unpack and rest[1] >= 0:  # flatten the starred part back to one entry per item
-        star = rest[1]
-        mid = list(gs[star]) if gs[star] is not None else [None] * len(y[star])
-        gs = gs[:star] + mid + gs[star + 1:]
+    gs = unpacked_cots(dy, y, *rest) if f is unpack else list(dy)
     dv, _, _ = inner[0](inner, SeqBox(gs), None, S)
     return None, (dv,) + (None,) * len(rest), None
 
@@ -498,9 +491,8 @@ def _iterate_positioned(f, args, kw):
 
 
 def _positioned_back(pb, dy, dself, S):
-    _, inner, it, pos = pb
-    dfn, dargs, dkw = inner[0](inner, dy, dself, S)
-    dargs = tuple(dargs) if dargs is not None else (None,)
+    _, _, it, pos = pb
+    dfn, dargs, dkw = _inner_back(pb, dy, dself, S, (None,))
     box = S.box(it)
     gs = dargs[0]
     if gs is not None:
@@ -530,9 +522,8 @@ def _iterate_view(f, args, kw):
 def _view_back(pb, dy, dself, S):
     """The items' cotangents go into the dict's box now, under the keys it had when they were drawn (so
     the reverse of a later change of the dict sees them)."""
-    _, inner, mapping, keys, pairs = pb
-    dfn, dargs, dkw = inner[0](inner, dy, dself, S)
-    dargs = tuple(dargs) if dargs is not None else (None,)
+    _, _, mapping, keys, pairs = pb
+    dfn, dargs, dkw = _inner_back(pb, dy, dself, S, (None,))
     gs = dargs[0]
     if gs is not None:
         box = S.box(mapping)
@@ -693,15 +684,12 @@ def _metadata_store(args, kw) -> bool:
 
 
 def _getter_back(pb, dy, dself, S):
-    inner = pb[1]
-    _, dargs, _ = inner[0](inner, dy, None, S)
-    return None, tuple(dargs)[1:] if dargs is not None else (None,), None  # (the items' own dropped)
+    _, dargs, _ = _inner_back(pb, dy, None, S, (None, None))
+    return None, dargs[1:], None  # (the items' own dropped)
 
 
 def _vectorize_back(pb, dy, dself, S):
-    inner = pb[1]
-    _, dargs, _ = inner[0](inner, dy, None, S)
-    dargs = tuple(dargs) if dargs is not None else ()
+    _, dargs, _ = _inner_back(pb, dy, None, S)
     return dargs[0] if dargs else None, dargs[1:], None  # the vectorize object's, then the arguments'
 
 
@@ -839,9 +827,8 @@ def _make_partial_back(pb, dy, dself, S):
 
 
 def _partial_back(pb, dy, dself, S):
-    _, inner, npre, pkw = pb
-    dfn, dargs, dkw = inner[0](inner, dy, None, S)
-    dargs = tuple(dargs) if dargs is not None else ()
+    _, _, npre, pkw = pb
+    dfn, dargs, dkw = _inner_back(pb, dy, None, S)
     own = Tangent(func=dfn, args=tuple(dargs[:npre]),
                   keywords={k: (dkw or {}).get(k) for k in pkw})
     rest_kw = {k: v for k, v in (dkw or {}).items() if k not in pkw} or None
@@ -995,10 +982,8 @@ def _generator_cm(cls, func, args, kwds):
 
 
 def _construct_back(pb, dy, dself, S):
-    inner = pb[1]
-    # the new object's cotangent flows into __init__'s `self`
-    dfn, dargs, dkw = inner[0](inner, None, dy, S)
-    return None, dargs, dkw
+    inner = pb[1]  # the new object's cotangent flows into __init__'s `self`
+    return (None,) + inner[0](inner, None, dy, S)[1:]
 
 
 # -- pure-Python callees: recording twins ------------------------------------------------------------
@@ -1148,11 +1133,8 @@ def _global_names(code) -> set:
 
 
 def _leaves(x, depth=0):
-    if depth < 3 and isinstance(x, (list, tuple)):
-        for v in x:
-            yield from _leaves(v, depth + 1)
-    elif depth < 3 and isinstance(x, dict):
-        for v in x.values():
+    if depth < 3 and isinstance(x, (list, tuple, dict)):
+        for v in x.values() if isinstance(x, dict) else x:
             yield from _leaves(v, depth + 1)
     else:
         yield x
@@ -1167,7 +1149,7 @@ def _opaque_call(fn, args, kw, err, npre=0):
         y = fn(*args, **kw)
     except OverdubError as e:  # (forward over reverse: a dual met in its native code) refused as it
         raise err from e
-    inputs = {id(v): i for i, v in enumerate(_leaves(tuple(args) + tuple(kw.values())))}
+    inputs = {id(v) for v in _leaves(tuple(args) + tuple(kw.values()))}
     for leaf in _leaves(y):
         if _any_differentiable((leaf,), {}) and id(leaf) not in inputs:
             raise err
@@ -1479,7 +1461,7 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 
 
 # the functions generated code calls, and the rules the engine itself provides (they need `call`)
-from .helpers import HELPER_CELLS as _HELPER_CELLS, OBSERVED_CELLS as _OBSERVED_CELLS  # noqa: E402
+from .helpers import HELPER_CELLS as _HELPER_CELLS, OBSERVED_CELLS as _OBSERVED_CELLS, unpacked_cots  # noqa: E402
 from .replacements import GETTERS, REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
 from . import primitives as _primitives  # noqa: E402,F401
 from .primitives import POSITIONED, position  # noqa: E402
