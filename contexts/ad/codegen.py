@@ -20,7 +20,7 @@ import copy
 from dataclasses import dataclass, field
 
 from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names,
-                                fresh_calls, nonlocal_writes, steering_numbers, stored_base, view_groups)
+                                fresh_calls, local_names, nonlocal_writes, steering_numbers, stored_base, view_groups)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
                              if_exp, index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
@@ -185,8 +185,7 @@ class _Gen:
                         if (w := nonlocal_writes(n) | captured_stores(n))}
         # closures made here, by name -> the variables of this function they read: a direct call routes
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
-        own = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        own |= set(params) | {n.name for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef}
+        own = local_names(fdef) | {n.name for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef}
         self.unstable, self.escaping = closure_hazards(fdef, params)
         self.readers: dict[str, set[str]] = {}
         self.made: dict[str, ast.AST] = {}  # closures made here, by name
@@ -212,6 +211,11 @@ class _Gen:
         if fresh or name in self.single_use:  # its one reader is the only contribution: nothing to add to
             return [assign(dn, expr)]
         return [assign("_od_c", expr), _accumulate(dn, "_od_c")]
+
+    def fresh(self, prefix: str) -> str:
+        """A new name, `prefix` numbered (the `_od_f` and `_od_w` of a call take its pullback's number)."""
+        self.npb += 1
+        return f"{prefix}{self.npb}"
 
     def take(self, name: str) -> list[ast.stmt]:
         """Adjoint statements taking name's cotangent into `_g` (a store: the variable's is reset)."""
@@ -425,8 +429,7 @@ class _Gen:
         if isinstance(s, ast.Delete):
             t = s.targets[0]
             obj = t.value.id
-            self.npb += 1
-            u = f"_od_u{self.npb}"
+            u = self.fresh("_od_u")
             fwd = at([assign(u, call("__od_delitem__", obj, index_value(t.slice)))], s)
             self.dvars.add(obj)
             adj = [assign(d(obj), call("__od_delitem_adj__", "_od_S", d(obj), obj, index_value(t.slice), u))]
@@ -461,8 +464,7 @@ class _Gen:
             # so what it reads and writes is recorded now; its pullback is kept for the adjoint
             obj = v.value.id
             self.dvars.add(obj)
-            self.npb += 1
-            pb = f"_od_pb{self.npb}"
+            pb = self.fresh("_od_pb")
             fwd = at([assign((name, pb), call("__od_getattr__", obj, const(v.attr)))], s)
             adj = self.take(name) + [if_(or_(not_none("_g"), not_none(pb)), [assign(d(obj), call(
                 "__od_getattr_adj__", "_od_S", d(obj), "_g", obj, const(v.attr), name, pb))])]
@@ -493,8 +495,7 @@ class _Gen:
         kept so the reverse pass can restore it; other values are rebound as usual."""
         a, b = v.left, v.right
         opname = _OPNAMES.get(type(v.op), "?")
-        self.npb += 1
-        u = f"_od_u{self.npb}"
+        u = self.fresh("_od_u")
         flags_fwd, merge, flags = self.view_merge(name, s)
         fwd = flags_fwd + at([assign((name, u), call("__od_iop__", const(opname), user(a), user(b)))], s)
         need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [u] + flags
@@ -515,8 +516,7 @@ class _Gen:
                         and (bound is None or n in bound))
         if not others:
             return [], [], []
-        self.npb += 1
-        flag = f"_od_v{self.npb}"
+        flag = self.fresh("_od_v")
         self.single_use.discard(name)  # the merge adds to its cotangent: the statement's own must add too
         bound_now = starred(call("__od_bound__", call("__od_locals__"), _strings(others)))
         fwd = at([try_except([assign(flag, call("__od_views__", name, *others, same=const(True)))], "NameError",
@@ -575,8 +575,7 @@ class _Gen:
         return [s], need, adj
 
     def call(self, s, name, v: ast.Call):
-        self.npb += 1
-        pb = f"_od_pb{self.npb}"
+        pb = self.fresh("_od_pb")
         mask = 0
         simple = True
         for i, a in enumerate(v.args):
@@ -780,8 +779,7 @@ class _Gen:
         if name in seen or not inner:
             return self.acc(name, expr)
         seen = seen | {name}
-        self.npb += 1
-        c = f"_od_cc{self.npb}"
+        c = self.fresh("_od_cc")
         out = [assign(c, expr)]
         for m in inner:
             out += self.route(m, call("__od_cell_cot__", c, const(m)), seen)
@@ -857,8 +855,7 @@ class _Gen:
 
     def setattr_(self, s, t, v):
         obj, field_name = t.value.id, t.attr
-        self.npb += 1
-        u = f"_od_u{self.npb}"
+        u = self.fresh("_od_u")
         fwd = at([assign(u, call("__od_setattr__", obj, const(field_name), user(v)))], s)
         self.dvars.add(obj)
         adj = [assign((d(obj), "_od_gv"), call("__od_setattr_adj__", "_od_S", d(obj), obj, const(field_name), u))]
@@ -868,8 +865,7 @@ class _Gen:
 
     def setitem_(self, s, t, v):
         obj = t.value.id
-        self.npb += 1
-        u = f"_od_u{self.npb}"
+        u = self.fresh("_od_u")
         flags_fwd, merge, flags = self.view_merge(obj, s)
         fwd = flags_fwd + at([assign(u, call("__od_setitem__", obj, index_value(t.slice), user(v)))], s)
         self.dvars.add(obj)

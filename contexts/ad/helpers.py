@@ -778,16 +778,10 @@ def mutable(x) -> bool:
 def iop(opname, a, b):
     """`a op= b`: in place for arrays, lists (`+=`) and dicts (`|=`) (returning what the reverse pass
     needs to undo it), else rebinding."""
-    if type(a) is np.ndarray:
+    if type(a) is np.ndarray or type(a) is _Dual and type(primal(a)) is np.ndarray:  # (mutable, inline)
         CHANGES[0] = next(TICKS)
-        old = a.copy()
-        getattr(operator, "i" + opname.rstrip("_"))(a, b)
-        return a, old
-    if type(a) is _Dual and type(primal(a)) is np.ndarray:
-        CHANGES[0] = next(TICKS)
-        old = a.copy()
-        out = getattr(operator, "i" + opname.rstrip("_"))(a, b)
-        if out is a:
+        old = a.copy()  # (a dual array's value and tangent both)
+        if getattr(operator, "i" + opname.rstrip("_"))(a, b) is a:  # (an ndarray's always is)
             return a, old
         raise runtime.UnsupportedFunction(
             f"forward over reverse (hessian, hvp): an in-place `{opname}` on an array could not be done in "

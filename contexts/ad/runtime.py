@@ -493,15 +493,8 @@ def _iterate_positioned(f, args, kw):
 def _positioned_back(pb, dy, dself, S):
     _, _, it, pos = pb
     dfn, dargs, dkw = _inner_back(pb, dy, dself, S, (None,))
-    box = S.box(it)
-    gs = dargs[0]
-    if gs is not None:
-        gs = list(gs)
-        if pos + len(gs) > len(box):
-            box.extend([None] * (pos + len(gs) - len(box)))
-        for j, g in enumerate(gs):
-            if g is not None:
-                box[pos + j] = acc(box[pos + j], g)
+    gs = dargs[0]  # (merged into the box at their positions)
+    box = S.box(it, None if gs is None else [None] * pos + list(gs))
     return dfn, (box,) + dargs[1:], dkw
 
 
