@@ -592,20 +592,20 @@ class _Gen:
         method_obj = v.func.value.id if isinstance(v.func, ast.Attribute) and self.is_active(v.func.value) else None
         func = user(v.func)
         fetch: list[ast.stmt] = []
+        need = [pb]
+        dself: Node = const(None)
         if method_obj:
             # `obj.m(...)`: a method bound to obj (its pullback's first cotangent is obj's), or a function,
             # closure, partial or callable object stored on obj (its cotangent is that of obj's attribute)
             fn_var = f"_od_f{self.npb}"
             fetch = at([assign(fn_var, func)], s)
             func = load(fn_var)
+            dself = if_exp("_od_own", d(method_obj), const(None))
+            self.dvars.add(method_obj)
+            need += [fn_var, method_obj]
         recorded = ast.Call(func=load("__od_call__"), args=[const(mask), func, *(user(a) for a in v.args)],
                             keywords=[ast.keyword(arg=k.arg, value=user(k.value)) for k in v.keywords])
         fwd_call = fetch + at([assign((name, pb), recorded)], s)
-        need = [pb]
-        dself: Node = if_exp("_od_own", d(method_obj), const(None)) if method_obj else const(None)
-        if method_obj:
-            self.dvars.add(method_obj)
-            need += [fn_var, method_obj]
         written = sorted(self.writers.get(v.func.id, ())) if isinstance(v.func, ast.Name) else []
         pre: list[ast.stmt] = []
         if written:

@@ -699,13 +699,7 @@ def _any_differentiable(args, kw) -> bool:
     known to carry none (ints, strings, flags, types, modules, integer arrays...) or a container or
     object all of whose parts are; anything else (object arrays, foreign array types, iterators, C
     objects the engine does not know) may, so a C function without a rule reached with it is refused."""
-    for a in args:
-        if _may_differ(a, 0):
-            return True
-    for a in kw.values():
-        if _may_differ(a, 0):
-            return True
-    return False
+    return any(_may_differ(a, 0) for a in args) or any(_may_differ(a, 0) for a in kw.values())
 
 
 # types whose values never carry a derivative (C objects included: random generators, patterns...)
@@ -1192,12 +1186,10 @@ _CONSTANT_TYPES = (str, bytes, bool, type(None), types.ModuleType, type)
 def _constants(args) -> int:
     """Bits of the arguments that can never carry a derivative (strings, flags, None, modules, types)."""
     bits = 0
-    i = 0
-    for a in args:
+    for i, a in enumerate(args):
         ta = type(a)
         if ta is not float and ta is not _NDARRAY and isinstance(a, _CONSTANT_TYPES):
             bits |= 1 << i
-        i += 1
     return bits
 
 
@@ -1269,8 +1261,8 @@ def _numbers_bound(positions, pre, args) -> bool:
 
 def _general(info, fn, observed):
     """The twin without the numbers `info` takes for granted, for a call passing something else."""
-    general = info.general = _build(fn, info.active, observed=observed, numbers=False)
-    return general
+    info.general = _build(fn, info.active, observed=observed, numbers=False)
+    return info.general
 
 
 _NOT_DIFFERENTIABLE_DEFAULTS = (str, bytes, bool, int, type(None), types.ModuleType, type, _BUILTIN)
@@ -1297,18 +1289,14 @@ def _defaulted(fn, npassed, kw) -> frozenset | None:
 def _default_cots(fn, dparams, npassed, kw, dcells):
     """dcells with the cotangents of the defaults a call used (`__defaults__`, `__kwdefaults__`)."""
     code = fn.__code__
-    d = fn.__defaults__ or ()
-    first = code.co_argcount - len(d)
-    dd = [None] * len(d)
-    for j in range(max(npassed, first), code.co_argcount):
-        if code.co_varnames[j] not in kw:
-            dd[j - first] = dparams[j]
-    names = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
-    dk = {n: dparams[code.co_argcount + i] for i, n in enumerate(names)
-          if n not in kw and n in (fn.__kwdefaults__ or {})}
+    n, names = code.co_argcount, code.co_varnames
+    dd = tuple(None if j < npassed or names[j] in kw else dparams[j]
+               for j in range(n - len(fn.__defaults__ or ()), n))
+    dk = {name: dparams[j] for j, name in enumerate(names[n:n + code.co_kwonlyargcount], n)
+          if name not in kw and name in (fn.__kwdefaults__ or {})}
     out = dict(dcells)
     if any(g is not None for g in dd):
-        out["__defaults__"] = tuple(dd)
+        out["__defaults__"] = dd
     if any(g is not None for g in dk.values()):
         out["__kwdefaults__"] = dk
     return out
@@ -1359,7 +1347,7 @@ def _twin_back(pb, dy, dself, S):
         dkw = {}
         names = info.names
         for k in kw:
-            if k in names[:len(names)]:
+            if k in names:
                 idx = names.index(k)
                 if idx != info.varkw and idx != info.varargs:
                     dkw[k] = dparams[idx]
