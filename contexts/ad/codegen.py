@@ -920,18 +920,10 @@ def _bound_before(fdef, params) -> dict[int, set[str]]:
                 inner = bound | stores(st)
                 walk(st.body, inner)
                 walk(st.orelse, inner)
-            elif isinstance(st, ast.If):
-                walk(st.body, set(bound))
-                walk(st.orelse, set(bound))
-            elif isinstance(st, (ast.With, ast.Try)):
-                walk(st.body, set(bound))
-                for h in getattr(st, "handlers", ()):
-                    walk(h.body, set(bound))
-                walk(getattr(st, "orelse", []), set(bound))
-                walk(getattr(st, "finalbody", []), set(bound))
-            elif isinstance(st, ast.Match):
-                for case in st.cases:
-                    walk(case.body, set(bound))
+            elif isinstance(st, (ast.If, ast.With, ast.Try, ast.Match)):  # each branch from what is bound now
+                parts = [getattr(st, f, ()) for f in ("body", "orelse", "finalbody")]
+                for part in parts + [b.body for b in getattr(st, "handlers", []) + getattr(st, "cases", [])]:
+                    walk(part, set(bound))
             bound |= stores(st)
     free = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}  # cells and globals: bound throughout
     walk(fdef.body, set(params) | (free - set().union(*(stores(st) for st in fdef.body))))

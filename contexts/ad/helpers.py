@@ -31,12 +31,7 @@ __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_ad
 _MISSING = object()
 _NOKW: dict = {}  # never mutated
 _rules = registry.rules
-
-
 _NDARRAY = np.ndarray
-_SCALARS = (float, int)
-
-
 _F8 = np.float64
 _REAL_SCALARS = frozenset({float, int, _F8})
 _FAST_BINOPS = frozenset({"add", "sub", "mul", "truediv"})
@@ -761,8 +756,6 @@ def unpack_adjoint(dy, y, v, n, star):
     if isinstance(v, (list, tuple)):
         return (type(v)(gs) if isinstance(v, tuple) and not hasattr(v, "_fields") else list(gs), None, None)
     return (list(gs), None, None)
-
-
 
 
 class _Snapshot(tuple):

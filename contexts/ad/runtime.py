@@ -24,7 +24,6 @@ import sys
 import threading
 import dis as _dis
 import types
-import weakref
 from decimal import Decimal
 from fractions import Fraction
 
@@ -47,7 +46,6 @@ from .structs import CHANGES, TICKS
 
 __all__ = ["call", "UnsupportedFunction", "twin_source"]
 
-_MISSING = object()
 _OBSERVED = object()  # in a twin's cache key: an observed twin (contexts.ad.observe)
 _NOKW: dict = {}  # never mutated
 _NO_CELLS = frozenset({"<no cells>"})  # in an activity key: captured variables are constants
@@ -444,8 +442,6 @@ def _on_duals(rule, f, args, kw):
     if rule.frule is None or not any(has_dual(a) for a in tuple(args) + tuple(kw.values())):
         raise  # (has_dual: also a list of duals, `np.array([x[0] ** 2, x[1]])`)
     return pushforward(f, *args, **kw)
-
-
 
 
 def _bound_back(pb, dy, dself, S):
