@@ -368,7 +368,8 @@ def _whole_number(t) -> bool:
 
 
 def _reader() -> str | None:
-    """`function (file:line)` of the innermost frame outside this module: the twin that read the value."""
+    """`function (file:line)` of the innermost frame outside this module: the generated code (the user's
+    function and line) that called the helper refusing a value."""
     import sys
     frame = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename == __file__:
@@ -404,13 +405,11 @@ def _check_container_field(obj, attr):
     """A list or dict subclass's own attribute shares the cotangent box of its items: refused where the
     two cannot be told apart (a list's box is indexed by position; a dict's by key, here also `attr`)."""
     if isinstance(obj, (list, tuple)) or (isinstance(obj, dict) and attr in obj):
-        import sys
-        frame = sys._getframe(2)  # the adjoint of the user's function, at the user's line
         kind = "dict" if isinstance(obj, dict) else "list"
         raise runtime.UnsupportedFunction(
             f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__} "
             f"(a {kind} subclass whose items carry derivatives too)",
-            where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})",
+            where=_reader(),  # (the adjoint of the user's function, at the user's line)
             fix="keep that value in a variable or a plain object of its own")
 
 
@@ -960,11 +959,8 @@ def match_guard(subject, what="a `match` on"):  # what: "a `match` on", "a set o
     """Before a `match` on a value (or a set display of values) the analysis could not prove constant:
     refused if it may carry a derivative (pattern bindings and set members would carry it unseen)."""
     if runtime._any_differentiable((subject,), _NOKW):
-        import sys
-        frame = sys._getframe(1)
         raise runtime.UnsupportedFunction(
-            f"reverse mode cannot transform {what} differentiated values",
-            where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})",
+            f"reverse mode cannot transform {what} differentiated values", where=_reader(),
             fix="give the function a custom adjoint (`@contexts.custom_adjoint`), or rewrite that part "
                 "(`if` tests for a match, a list for a set)")
 

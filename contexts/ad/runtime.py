@@ -39,7 +39,7 @@ from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
 from ..lowered.runtime import unpack
-from ..forward.arrays import out_position as _forward_out_position
+from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
 from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
 from .structs import CHANGES, TICKS
@@ -456,12 +456,7 @@ def _iterate_user(f, args):
     v = args[0]
     it, pb = _twin_call(EVERY_ARGUMENT, type(v).__iter__, (v,), (), _NOKW)
     items = list(it)
-    if f is iter:
-        y = iter(items)
-    elif f is unpack:
-        y = unpack(items, *args[1:])
-    else:
-        y = f(items)
+    y = unpack(items, *args[1:]) if f is unpack else f(items)  # (iter, list, tuple...)
     return y, (_user_iter_back, pb, f, y, args[1:])
 
 
@@ -501,8 +496,7 @@ def _iterate_view(f, args, kw):
     mapping = next(m for m in gc.get_referents(view) if isinstance(m, dict))  # `.mapping` is a proxy
     keys = list(mapping.keys())
     items = list(view)
-    g = iter if f is iter else f
-    y, pb = call(EVERY_ARGUMENT, g, items, *args[1:], **kw)
+    y, pb = call(EVERY_ARGUMENT, f, items, *args[1:], **kw)
     if pb is None:
         return y, None
     return y, (_view_back, pb, mapping, keys, isinstance(view, VIEWS_ITEMS))
@@ -524,9 +518,6 @@ def _view_back(pb, dy, dself, S):
     return dfn, (None,) + dargs[1:], dkw
 
 
-_out_position = _forward_out_position
-
-
 def _method_out(f, args):
     """`a.sum(0, None, o)`, `a.clip(0, 1, a)`: an ndarray method's output given by position, refused (see
     _positional_out); its position is that of numpy's function of the same name, less the array."""
@@ -544,7 +535,6 @@ def _positional_out(f, args, kw, by_name=False):
     outs = () if by_name else args[f.nin:]
     if not by_name and all(o is None for o in outs):
         return args[:f.nin], kw
-    import sys
     frame = sys._getframe(2)
     where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})"
     raise UnsupportedFunction(
@@ -822,7 +812,7 @@ def _construct(cls, args, kw):
     if cls is super:  # a proxy: the methods reached through it are differentiated with their object
         return cls(*args, **kw), None
     if cls is _LRU_CACHE and len(args) == 4 and not kw:  # functools.lru_cache around a function: called, it
-        return _cached(*args), (_cached_back,)           # is differentiated through the function itself
+        return _LRU_CACHE(*args), (_cached_back,)         # is differentiated through the function itself
     if cls.__module__.startswith("uncertainties") and _any_differentiable(args, kw):
         # ufloats are numbers to reverse mode (rules take them whole); one built from a differentiated
         # value would be taken apart into fields by the code reading it: refused, never half right
@@ -933,10 +923,6 @@ def _fields_back(pb, dy, dself, S):
         fields = {n: getattr(dy, n, None) for n in names}
     dargs = tuple(fields.get(n) for n in names[:nargs])
     return None, dargs, {k: fields.get(k) for k in kwnames} or None
-
-
-def _cached(fn, maxsize, typed, info):
-    return _LRU_CACHE(fn, maxsize, typed, info)
 
 
 def _cached_back(pb, dy, dself, S):
