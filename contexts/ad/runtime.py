@@ -195,11 +195,8 @@ def _rrule_on_duals(rrule, args, kw):
 
 
 def _inplace_back(pb, dy, dself, S):
-    _, back, is_method = pb
-    r = back(S, dy, dself)
-    if len(r) == 3:  # keyword cotangents too
-        return r
-    return r[0], r[1], None
+    r = pb[1](S, dy, dself)
+    return r if len(r) == 3 else (r[0], r[1], None)  # (3: keyword cotangents too)
 
 
 def _mutating_back(pb, dy, dself, S):
@@ -476,9 +473,7 @@ def _iterate_positioned(f, args, kw):
     pos = position(it)
     items = list(it)
     y, pb = call(EVERY_ARGUMENT, f, items, *args[1:], **kw)
-    if pb is None:
-        return y, None
-    return y, (_positioned_back, pb, it, max(pos, 0))
+    return y, (None if pb is None else (_positioned_back, pb, it, max(pos, 0)))
 
 
 def _positioned_back(pb, dy, dself, S):
@@ -497,9 +492,7 @@ def _iterate_view(f, args, kw):
     keys = list(mapping.keys())
     items = list(view)
     y, pb = call(EVERY_ARGUMENT, f, items, *args[1:], **kw)
-    if pb is None:
-        return y, None
-    return y, (_view_back, pb, mapping, keys, isinstance(view, VIEWS_ITEMS))
+    return y, (None if pb is None else (_view_back, pb, mapping, keys, isinstance(view, VIEWS_ITEMS)))
 
 
 def _view_back(pb, dy, dself, S):
@@ -763,9 +756,7 @@ def _no_rule(f) -> NoRuleError:
 
 def _partial_call(p, args, kw):
     y, pb = call(EVERY_ARGUMENT, p.func, *p.args, *args, **{**p.keywords, **kw})
-    if pb is None:
-        return y, None
-    return y, (_partial_back, pb, len(p.args), tuple(p.keywords))
+    return y, (None if pb is None else (_partial_back, pb, len(p.args), tuple(p.keywords)))
 
 
 _LRU_CACHE = functools._lru_cache_wrapper

@@ -44,15 +44,9 @@ def remember_instance_dict(obj, d) -> bool:
 
 def instance_dict_owner(d):
     """The object whose `__dict__` d is (as remembered by a recording), or None."""
-    if type(d) is not dict:
-        return None
-    known = INSTANCE_DICTS.get(id(d))
-    if known is None:
-        return None
-    owner = known()
-    if owner is None or getattr(owner, "__dict__", None) is not d:
-        return None
-    return owner
+    known = INSTANCE_DICTS.get(id(d)) if type(d) is dict else None
+    owner = known() if known is not None else None
+    return owner if owner is not None and getattr(owner, "__dict__", None) is d else None
 
 
 def _new_box(obj):
