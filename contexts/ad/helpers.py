@@ -752,9 +752,7 @@ def unpack_adjoint(dy, y, v, n, star):
             if g is not None:
                 out[i] = g
         return (out, None, None)
-    if isinstance(v, (list, tuple)):
-        return (type(v)(gs) if isinstance(v, tuple) and not hasattr(v, "_fields") else list(gs), None, None)
-    return (list(gs), None, None)
+    return (type(v)(gs) if isinstance(v, tuple) and not hasattr(v, "_fields") else gs, None, None)  # (gs: new)
 
 
 class _Snapshot(tuple):
