@@ -144,17 +144,6 @@ class _AssignedAfter:
         return self.last.get(name, -1) > self.index
 
 
-class _Either:
-    """`name in it`: name is in a or in b."""
-    __slots__ = ("a", "b")
-
-    def __init__(self, a, b):
-        self.a, self.b = a, b
-
-    def __contains__(self, name) -> bool:
-        return name in self.a or name in self.b
-
-
 class _Gen:
     def __init__(self, fdef: ast.FunctionDef, active: set[str], params: list[str], fresh: set[int] = frozenset(),
                  observed: bool = False):
@@ -358,10 +347,10 @@ class _Gen:
             f_stmts, need, adj = self.statement(s)
             # a saved variable that this statement or a later one in the block reassigns is snapshotted
             read = set(_names_in(getattr(s, "value", s)))
-            later = _Either(assigned_later[idx], _targets(s) & read)
+            later, own = assigned_later[idx], _targets(s) & read
             renames, after = {}, []
             for n in need:
-                if n in later:
+                if n in later or n in own:
                     snap = f"_od_s{k}_{idx}_{n}"
                     if n in _targets(s) and n not in read:  # the statement's own result: kept after it
                         after.extend(at([assign(snap, n)], s))
@@ -1009,9 +998,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     held, assumed = steering_numbers(lowered) if numbers else (frozenset(), frozenset())
     if not _may_change_arrays(lowered, positional, held):
         positional = []
-    lowered.body[:0] = [ast.copy_location(ast.Assign(targets=[ast.Name(id=ENTRY + p, ctx=ast.Store())],
-                                                     value=ast.Name(id=p, ctx=ast.Load())), lowered)
-                        for p in positional]
+    lowered.body[:0] = at([assign(ENTRY + p, p) for p in positional], lowered)
     ast.fix_missing_locations(lowered)
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held)
     ask_primals(lowered, active, globals_, freevars)

@@ -298,15 +298,16 @@ def call(mask, f, *args, **kw):
     kind = f.__class__
     if kind is _UFUNC:
         if len(args) > f.nin:  # `np.exp(K, K)`: the output given by position (refused); `np.exp(K, None)`
-            trimmed, kw = _positional_out(f, args, kw)
-            y, pb = call(mask, f, *trimmed, **kw)
-            return y, (None if pb is None else (_padded_back, pb, len(trimmed), len(args) - len(trimmed)))
+            if any(o is not None for o in args[f.nin:]):
+                raise _positional_out(f)
+            y, pb = call(mask, f, *args[:f.nin], **kw)
+            return y, (None if pb is None else (_padded_back, pb, f.nin, len(args) - f.nin))
         elif kw and type(kw.get("out")) is tuple and len(kw["out"]) == 1:
             kw = {**kw, "out": kw["out"][0]}  # out=(a,)
     elif kind is _DISPATCHER and len(args) > 2:  # `np.clip(K, 0, 1, K)`, `np.dot(a, b, o)`
         pos = _out_position(f)
         if len(args) > pos >= 0 and args[pos] is not None:
-            _positional_out(f, args, kw, by_name=True)
+            raise _positional_out(f)
     if (kw and "out" in kw and type(_primal(kw["out"])) is np.ndarray
             and kind is not _FunctionType):
         # numpy's `out=` (a Python function taking one is differentiated as written: it passes it on)
@@ -518,21 +519,18 @@ def _method_out(f, args):
     if fn is not None and fn.__class__ is _DISPATCHER:
         pos = _out_position(fn) - 1
         if len(args) > pos >= 0 and args[pos] is not None:
-            _positional_out(f, args, {}, by_name=True)
+            raise _positional_out(f)
 
 
-def _positional_out(f, args, kw, by_name=False):
-    """A ufunc's outputs passed by position (`np.exp(K, K)`): refused. The transform sees the call as one
+def _positional_out(f) -> UnsupportedFunction:
+    """The refusal of outputs passed by position (`np.exp(K, K)`). The transform sees the call as one
     reading its arguments, not writing into one, so the array's cotangent before and after the call would
     be one (sklearn's laplacian_kernel gave the gradient of -gamma * d, not of exp(-gamma * d))."""
-    outs = () if by_name else args[f.nin:]
-    if not by_name and all(o is None for o in outs):
-        return args[:f.nin], kw
     frame = sys._getframe(2)
-    where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})"
-    raise UnsupportedFunction(
+    return UnsupportedFunction(
         f"reverse mode does not differentiate np.{f.__name__} writing into an output array passed by position",
-        where=where, fix=f"pass it by keyword (`np.{f.__name__}(..., out=a)`), or assign the result")
+        where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})",
+        fix=f"pass it by keyword (`np.{f.__name__}(..., out=a)`), or assign the result")
 
 
 def _out_call(f, args, kw):
