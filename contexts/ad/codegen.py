@@ -20,7 +20,7 @@ import copy
 from dataclasses import dataclass, field
 
 from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names,
-                                fresh_calls, nonlocal_writes, steering_numbers, stored_base, view_groups)
+                                fresh_calls, local_names, nonlocal_writes, steering_numbers, stored_base, view_groups)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
                              if_exp, index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
@@ -144,17 +144,6 @@ class _AssignedAfter:
         return self.last.get(name, -1) > self.index
 
 
-class _Either:
-    """`name in it`: name is in a or in b."""
-    __slots__ = ("a", "b")
-
-    def __init__(self, a, b):
-        self.a, self.b = a, b
-
-    def __contains__(self, name) -> bool:
-        return name in self.a or name in self.b
-
-
 class _Gen:
     def __init__(self, fdef: ast.FunctionDef, active: set[str], params: list[str], fresh: set[int] = frozenset(),
                  observed: bool = False):
@@ -185,8 +174,7 @@ class _Gen:
                         if (w := nonlocal_writes(n) | captured_stores(n))}
         # closures made here, by name -> the variables of this function they read: a direct call routes
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
-        own = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        own |= set(params) | {n.name for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef}
+        own = local_names(fdef) | {n.name for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef}
         self.unstable, self.escaping = closure_hazards(fdef, params)
         self.readers: dict[str, set[str]] = {}
         self.made: dict[str, ast.AST] = {}  # closures made here, by name
@@ -212,6 +200,11 @@ class _Gen:
         if fresh or name in self.single_use:  # its one reader is the only contribution: nothing to add to
             return [assign(dn, expr)]
         return [assign("_od_c", expr), _accumulate(dn, "_od_c")]
+
+    def fresh(self, prefix: str) -> str:
+        """A new name, `prefix` numbered (the `_od_f` and `_od_w` of a call take its pullback's number)."""
+        self.npb += 1
+        return f"{prefix}{self.npb}"
 
     def take(self, name: str) -> list[ast.stmt]:
         """Adjoint statements taking name's cotangent into `_g` (a store: the variable's is reset)."""
@@ -354,10 +347,10 @@ class _Gen:
             f_stmts, need, adj = self.statement(s)
             # a saved variable that this statement or a later one in the block reassigns is snapshotted
             read = set(_names_in(getattr(s, "value", s)))
-            later = _Either(assigned_later[idx], _targets(s) & read)
+            later, own = assigned_later[idx], _targets(s) & read
             renames, after = {}, []
             for n in need:
-                if n in later:
+                if n in later or n in own:
                     snap = f"_od_s{k}_{idx}_{n}"
                     if n in _targets(s) and n not in read:  # the statement's own result: kept after it
                         after.extend(at([assign(snap, n)], s))
@@ -425,8 +418,7 @@ class _Gen:
         if isinstance(s, ast.Delete):
             t = s.targets[0]
             obj = t.value.id
-            self.npb += 1
-            u = f"_od_u{self.npb}"
+            u = self.fresh("_od_u")
             fwd = at([assign(u, call("__od_delitem__", obj, index_value(t.slice)))], s)
             self.dvars.add(obj)
             adj = [assign(d(obj), call("__od_delitem_adj__", "_od_S", d(obj), obj, index_value(t.slice), u))]
@@ -461,8 +453,7 @@ class _Gen:
             # so what it reads and writes is recorded now; its pullback is kept for the adjoint
             obj = v.value.id
             self.dvars.add(obj)
-            self.npb += 1
-            pb = f"_od_pb{self.npb}"
+            pb = self.fresh("_od_pb")
             fwd = at([assign((name, pb), call("__od_getattr__", obj, const(v.attr)))], s)
             adj = self.take(name) + [if_(or_(not_none("_g"), not_none(pb)), [assign(d(obj), call(
                 "__od_getattr_adj__", "_od_S", d(obj), "_g", obj, const(v.attr), name, pb))])]
@@ -493,8 +484,7 @@ class _Gen:
         kept so the reverse pass can restore it; other values are rebound as usual."""
         a, b = v.left, v.right
         opname = _OPNAMES.get(type(v.op), "?")
-        self.npb += 1
-        u = f"_od_u{self.npb}"
+        u = self.fresh("_od_u")
         flags_fwd, merge, flags = self.view_merge(name, s)
         fwd = flags_fwd + at([assign((name, u), call("__od_iop__", const(opname), user(a), user(b)))], s)
         need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [u] + flags
@@ -515,8 +505,7 @@ class _Gen:
                         and (bound is None or n in bound))
         if not others:
             return [], [], []
-        self.npb += 1
-        flag = f"_od_v{self.npb}"
+        flag = self.fresh("_od_v")
         self.single_use.discard(name)  # the merge adds to its cotangent: the statement's own must add too
         bound_now = starred(call("__od_bound__", call("__od_locals__"), _strings(others)))
         fwd = at([try_except([assign(flag, call("__od_views__", name, *others, same=const(True)))], "NameError",
@@ -575,8 +564,7 @@ class _Gen:
         return [s], need, adj
 
     def call(self, s, name, v: ast.Call):
-        self.npb += 1
-        pb = f"_od_pb{self.npb}"
+        pb = self.fresh("_od_pb")
         mask = 0
         simple = True
         for i, a in enumerate(v.args):
@@ -593,20 +581,20 @@ class _Gen:
         method_obj = v.func.value.id if isinstance(v.func, ast.Attribute) and self.is_active(v.func.value) else None
         func = user(v.func)
         fetch: list[ast.stmt] = []
+        need = [pb]
+        dself: Node = const(None)
         if method_obj:
             # `obj.m(...)`: a method bound to obj (its pullback's first cotangent is obj's), or a function,
             # closure, partial or callable object stored on obj (its cotangent is that of obj's attribute)
             fn_var = f"_od_f{self.npb}"
             fetch = at([assign(fn_var, func)], s)
             func = load(fn_var)
+            dself = if_exp("_od_own", d(method_obj), const(None))
+            self.dvars.add(method_obj)
+            need += [fn_var, method_obj]
         recorded = ast.Call(func=load("__od_call__"), args=[const(mask), func, *(user(a) for a in v.args)],
                             keywords=[ast.keyword(arg=k.arg, value=user(k.value)) for k in v.keywords])
         fwd_call = fetch + at([assign((name, pb), recorded)], s)
-        need = [pb]
-        dself: Node = if_exp("_od_own", d(method_obj), const(None)) if method_obj else const(None)
-        if method_obj:
-            self.dvars.add(method_obj)
-            need += [fn_var, method_obj]
         written = sorted(self.writers.get(v.func.id, ())) if isinstance(v.func, ast.Name) else []
         pre: list[ast.stmt] = []
         if written:
@@ -780,8 +768,7 @@ class _Gen:
         if name in seen or not inner:
             return self.acc(name, expr)
         seen = seen | {name}
-        self.npb += 1
-        c = f"_od_cc{self.npb}"
+        c = self.fresh("_od_cc")
         out = [assign(c, expr)]
         for m in inner:
             out += self.route(m, call("__od_cell_cot__", c, const(m)), seen)
@@ -857,8 +844,7 @@ class _Gen:
 
     def setattr_(self, s, t, v):
         obj, field_name = t.value.id, t.attr
-        self.npb += 1
-        u = f"_od_u{self.npb}"
+        u = self.fresh("_od_u")
         fwd = at([assign(u, call("__od_setattr__", obj, const(field_name), user(v)))], s)
         self.dvars.add(obj)
         adj = [assign((d(obj), "_od_gv"), call("__od_setattr_adj__", "_od_S", d(obj), obj, const(field_name), u))]
@@ -868,8 +854,7 @@ class _Gen:
 
     def setitem_(self, s, t, v):
         obj = t.value.id
-        self.npb += 1
-        u = f"_od_u{self.npb}"
+        u = self.fresh("_od_u")
         flags_fwd, merge, flags = self.view_merge(obj, s)
         fwd = flags_fwd + at([assign(u, call("__od_setitem__", obj, index_value(t.slice), user(v)))], s)
         self.dvars.add(obj)
@@ -924,18 +909,10 @@ def _bound_before(fdef, params) -> dict[int, set[str]]:
                 inner = bound | stores(st)
                 walk(st.body, inner)
                 walk(st.orelse, inner)
-            elif isinstance(st, ast.If):
-                walk(st.body, set(bound))
-                walk(st.orelse, set(bound))
-            elif isinstance(st, (ast.With, ast.Try)):
-                walk(st.body, set(bound))
-                for h in getattr(st, "handlers", ()):
-                    walk(h.body, set(bound))
-                walk(getattr(st, "orelse", []), set(bound))
-                walk(getattr(st, "finalbody", []), set(bound))
-            elif isinstance(st, ast.Match):
-                for case in st.cases:
-                    walk(case.body, set(bound))
+            elif isinstance(st, (ast.If, ast.With, ast.Try, ast.Match)):  # each branch from what is bound now
+                parts = [getattr(st, f, ()) for f in ("body", "orelse", "finalbody")]
+                for part in parts + [b.body for b in getattr(st, "handlers", []) + getattr(st, "cases", [])]:
+                    walk(part, set(bound))
             bound |= stores(st)
     free = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}  # cells and globals: bound throughout
     walk(fdef.body, set(params) | (free - set().union(*(stores(st) for st in fdef.body))))
@@ -1020,9 +997,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     held, assumed = steering_numbers(lowered) if numbers else (frozenset(), frozenset())
     if not _may_change_arrays(lowered, positional, held):
         positional = []
-    lowered.body[:0] = [ast.copy_location(ast.Assign(targets=[ast.Name(id=ENTRY + p, ctx=ast.Store())],
-                                                     value=ast.Name(id=p, ctx=ast.Load())), lowered)
-                        for p in positional]
+    lowered.body[:0] = at([assign(ENTRY + p, p) for p in positional], lowered)
     ast.fix_missing_locations(lowered)
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held)
     ask_primals(lowered, active, globals_, freevars)

@@ -31,12 +31,7 @@ __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_ad
 _MISSING = object()
 _NOKW: dict = {}  # never mutated
 _rules = registry.rules
-
-
 _NDARRAY = np.ndarray
-_SCALARS = (float, int)
-
-
 _F8 = np.float64
 _REAL_SCALARS = frozenset({float, int, _F8})
 _FAST_BINOPS = frozenset({"add", "sub", "mul", "truediv"})
@@ -373,7 +368,8 @@ def _whole_number(t) -> bool:
 
 
 def _reader() -> str | None:
-    """`function (file:line)` of the innermost frame outside this module: the twin that read the value."""
+    """`function (file:line)` of the innermost frame outside this module: the generated code (the user's
+    function and line) that called the helper refusing a value."""
     import sys
     frame = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename == __file__:
@@ -409,13 +405,11 @@ def _check_container_field(obj, attr):
     """A list or dict subclass's own attribute shares the cotangent box of its items: refused where the
     two cannot be told apart (a list's box is indexed by position; a dict's by key, here also `attr`)."""
     if isinstance(obj, (list, tuple)) or (isinstance(obj, dict) and attr in obj):
-        import sys
-        frame = sys._getframe(2)  # the adjoint of the user's function, at the user's line
         kind = "dict" if isinstance(obj, dict) else "list"
         raise runtime.UnsupportedFunction(
             f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__} "
             f"(a {kind} subclass whose items carry derivatives too)",
-            where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})",
+            where=_reader(),  # (the adjoint of the user's function, at the user's line)
             fix="keep that value in a variable or a plain object of its own")
 
 
@@ -735,7 +729,9 @@ def delitem_adj(S, dobj, obj, idx, old):
     return box
 
 
-def unpack_adjoint(dy, y, v, n, star):
+def unpacked_cots(dy, y, n, star) -> list:
+    """The cotangents of the items an unpacking `y = unpack(v, n, star)` drew, one per item: dy's, the
+    starred part's flattened back (Nones where a cotangent is None or short)."""
     gs = list(dy) if dy is not None else [None] * n
     gs += [None] * (n - len(gs))
     if star >= 0:
@@ -743,6 +739,11 @@ def unpack_adjoint(dy, y, v, n, star):
         mid = list(mid) if mid is not None else [None] * len(y[star])
         mid += [None] * (len(y[star]) - len(mid))
         gs = gs[:star] + mid + gs[star + 1:]
+    return gs
+
+
+def unpack_adjoint(dy, y, v, n, star):
+    gs = unpacked_cots(dy, y, n, star)
     if isinstance(v, np.ndarray):
         duals = [g for g in gs if type(g) is _Dual]
         # forward over reverse: the items' cotangents are duals, gathered into a dual array
@@ -751,43 +752,26 @@ def unpack_adjoint(dy, y, v, n, star):
             if g is not None:
                 out[i] = g
         return (out, None, None)
-    if isinstance(v, (list, tuple)):
-        return (type(v)(gs) if isinstance(v, tuple) and not hasattr(v, "_fields") else list(gs), None, None)
-    return (list(gs), None, None)
-
-
+    return (type(v)(gs) if isinstance(v, tuple) and not hasattr(v, "_fields") else gs, None, None)  # (gs: new)
 
 
 class _Snapshot(tuple):
     """What `a op= b` on a list or dict changed in place: (a's contents before)."""
 
 
-def _bottom(x):
-    """The innermost value of a forward-mode dual (x itself for other values)."""
-    while type(x) is _Dual:
-        x = x.primal
-    return x
-
-
 def mutable(x) -> bool:
     """An array changed in place by `x op= y`: an ndarray, or (forward over reverse) a dual array, whose
     value and tangent are both overwritten in place (so its aliases and views see the change)."""
-    return type(x) is np.ndarray or (type(x) is _Dual and type(_bottom(x)) is np.ndarray)
+    return type(x) is np.ndarray or (type(x) is _Dual and type(primal(x)) is np.ndarray)
 
 
 def iop(opname, a, b):
     """`a op= b`: in place for arrays, lists (`+=`) and dicts (`|=`) (returning what the reverse pass
     needs to undo it), else rebinding."""
-    if type(a) is np.ndarray:
+    if type(a) is np.ndarray or type(a) is _Dual and type(primal(a)) is np.ndarray:  # (mutable, inline)
         CHANGES[0] = next(TICKS)
-        old = a.copy()
-        getattr(operator, "i" + opname.rstrip("_"))(a, b)
-        return a, old
-    if type(a) is _Dual and type(_bottom(a)) is np.ndarray:
-        CHANGES[0] = next(TICKS)
-        old = a.copy()
-        out = getattr(operator, "i" + opname.rstrip("_"))(a, b)
-        if out is a:
+        old = a.copy()  # (a dual array's value and tangent both)
+        if getattr(operator, "i" + opname.rstrip("_"))(a, b) is a:  # (an ndarray's always is)
             return a, old
         raise runtime.UnsupportedFunction(
             f"forward over reverse (hessian, hvp): an in-place `{opname}` on an array could not be done in "
@@ -838,7 +822,7 @@ def views(a, *others, same=False):
     arrays that are not views are told apart by identity of their memory at once). With `same`, a itself
     among others counts too (addresses None: all of it)."""
     if type(a) is not np.ndarray:
-        if type(a) is not _Dual or type(_bottom(a)) is not np.ndarray:
+        if type(a) is not _Dual or type(primal(a)) is not np.ndarray:
             return None
         # forward over reverse: a dual array's tangents share memory exactly where its values do
         return _dual_views(a, others, same)
@@ -853,7 +837,7 @@ def views(a, *others, same=False):
                 found = (found or []) + [(j, None, None)]
             continue
         if tn is _Dual:
-            n = _bottom(n)
+            n = primal(n)
             tn = type(n)
         if tn is not np.ndarray:
             if tn in _CONTAINERS or (has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
@@ -875,8 +859,8 @@ def views(a, *others, same=False):
 
 def _dual_views(a, others, same):
     """`views` for a dual array a: the arrays at the bottom of a and of the dual others compared."""
-    base = _bottom(a)
-    bottoms = [base if n is a else (_bottom(n) if type(n) is _Dual else n) for n in others]
+    base = primal(a)
+    bottoms = [base if n is a else (primal(n) if type(n) is _Dual else n) for n in others]
     return views(base, *[n if type(n) is not _Dual else None for n in bottoms], same=same)
 
 
@@ -901,7 +885,7 @@ def _keys_holding(n, a):
         items = enumerate(n)
     else:
         items = fields_of(n).items()
-    return [k for k, v in items if v is a or type(v) is _Dual and _bottom(v) is a]
+    return [k for k, v in items if v is a or type(v) is _Dual and primal(v) is a]
 
 
 def views_merge(found, da, douts, S=None):
@@ -973,11 +957,8 @@ def match_guard(subject, what="a `match` on"):  # what: "a `match` on", "a set o
     """Before a `match` on a value (or a set display of values) the analysis could not prove constant:
     refused if it may carry a derivative (pattern bindings and set members would carry it unseen)."""
     if runtime._any_differentiable((subject,), _NOKW):
-        import sys
-        frame = sys._getframe(1)
         raise runtime.UnsupportedFunction(
-            f"reverse mode cannot transform {what} differentiated values",
-            where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})",
+            f"reverse mode cannot transform {what} differentiated values", where=_reader(),
             fix="give the function a custom adjoint (`@contexts.custom_adjoint`), or rewrite that part "
                 "(`if` tests for a match, a list for a set)")
 

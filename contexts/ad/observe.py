@@ -113,7 +113,7 @@ def _name_of(f) -> str:
     module = getattr(f, "__module__", None)
     if module == "numpy" or type(f).__module__ == "numpy" and owner is None:
         name = "np." + name
-    elif module in ("math", "cmath", "operator", "builtins") and module != "builtins":
+    elif module in ("math", "cmath", "operator"):
         name = f"{module}.{name}"
     return name
 
@@ -122,26 +122,18 @@ def _observed(obs, site, mask, f, args, kw):
     from . import runtime
     from .runtime import _rule_of, _twin_call, call
     kind = type(f)
-    recursed = False
+    twin = None  # (function, its object): a Python function whose operations are reported one by one
     if "out" not in kw and not (runtime._overriding and runtime.given_rule(f, args) is not None):
         if kind is types.FunctionType and _rule_of(f)[0] is None:
-            recursed = True
-
-            def forward():
-                return _twin_call(mask, f, (), args, kw, True)
+            twin = f, ()
         elif (kind is types.MethodType and type(f.__func__) is types.FunctionType
               and _rule_of(f.__func__)[0] is None and _rule_of(f)[0] is None):
-            recursed = True
-
-            def forward():
-                return _twin_call(mask, f.__func__, (f.__self__,), args, kw, True)
-    if not recursed:
-        def forward():
-            return call(mask, f, *args, **kw)
+            twin = f.__func__, (f.__self__,)
+    recursed = twin is not None
     out = []
 
     def run():
-        y, pb = forward()
+        y, pb = _twin_call(mask, *twin, args, kw, True) if recursed else call(mask, f, *args, **kw)
         out.append(pb)
         return y
 

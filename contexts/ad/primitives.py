@@ -96,9 +96,8 @@ def _getattr_inplace(obj, name, *default):
         return y, lambda S, dy, dself: (dself, (None, None, dy))
 
     def getattr_back(S, dy, dself):
-        if dy is None and pb is None:
-            return dself, (None, None) + (None,) * len(default)
-        return dself, (getattr_adj(S, None, dy, obj, name, y, pb), None) + (None,) * len(default)
+        dobj = None if dy is None and pb is None else getattr_adj(S, None, dy, obj, name, y, pb)
+        return dself, (dobj, None) + (None,) * len(default)
     return y, getattr_back
 
 

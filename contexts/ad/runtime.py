@@ -24,7 +24,6 @@ import sys
 import threading
 import dis as _dis
 import types
-import weakref
 from decimal import Decimal
 from fractions import Fraction
 
@@ -40,14 +39,13 @@ from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
 from ..lowered.runtime import unpack
-from ..forward.arrays import out_position as _forward_out_position
+from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
 from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
 from .structs import CHANGES, TICKS
 
 __all__ = ["call", "UnsupportedFunction", "twin_source"]
 
-_MISSING = object()
 _OBSERVED = object()  # in a twin's cache key: an observed twin (contexts.ad.observe)
 _NOKW: dict = {}  # never mutated
 _NO_CELLS = frozenset({"<no cells>"})  # in an activity key: captured variables are constants
@@ -197,11 +195,8 @@ def _rrule_on_duals(rrule, args, kw):
 
 
 def _inplace_back(pb, dy, dself, S):
-    _, back, is_method = pb
-    r = back(S, dy, dself)
-    if len(r) == 3:  # keyword cotangents too
-        return r
-    return r[0], r[1], None
+    r = pb[1](S, dy, dself)
+    return r if len(r) == 3 else (r[0], r[1], None)  # (3: keyword cotangents too)
 
 
 def _mutating_back(pb, dy, dself, S):
@@ -303,16 +298,17 @@ def call(mask, f, *args, **kw):
     kind = f.__class__
     if kind is _UFUNC:
         if len(args) > f.nin:  # `np.exp(K, K)`: the output given by position (refused); `np.exp(K, None)`
-            trimmed, kw = _positional_out(f, args, kw)
-            y, pb = call(mask, f, *trimmed, **kw)
-            return y, (None if pb is None else (_padded_back, pb, len(trimmed), len(args) - len(trimmed)))
+            if any(o is not None for o in args[f.nin:]):
+                raise _positional_out(f)
+            y, pb = call(mask, f, *args[:f.nin], **kw)
+            return y, (None if pb is None else (_padded_back, pb, f.nin, len(args) - f.nin))
         elif kw and type(kw.get("out")) is tuple and len(kw["out"]) == 1:
             kw = {**kw, "out": kw["out"][0]}  # out=(a,)
     elif kind is _DISPATCHER and len(args) > 2:  # `np.clip(K, 0, 1, K)`, `np.dot(a, b, o)`
         pos = _out_position(f)
         if len(args) > pos >= 0 and args[pos] is not None:
-            _positional_out(f, args, kw, by_name=True)
-    if (kw and "out" in kw and (type(kw["out"]) is np.ndarray or _dual_array(kw["out"]))
+            raise _positional_out(f)
+    if (kw and "out" in kw and type(_primal(kw["out"])) is np.ndarray
             and kind is not _FunctionType):
         # numpy's `out=` (a Python function taking one is differentiated as written: it passes it on)
         return _out_call(f, args, kw)  # (a dual array, forward over reverse, is changed in place too)
@@ -405,19 +401,25 @@ def call(mask, f, *args, **kw):
 _METHOD_DESCRIPTOR = types.MethodDescriptorType
 
 
+def _inner_back(pb, dy, dself, S, none=()):
+    """What the pullback `pb[1]` a wrapper's pullback `pb` holds gives: (dfn, dargs as a tuple, `none`
+    where it gives None, dkw). The wrappers below reshuffle it."""
+    inner = pb[1]
+    dfn, dargs, dkw = inner[0](inner, dy, dself, S)
+    return dfn, none if dargs is None else tuple(dargs), dkw
+
+
 def _padded_back(pb, dy, dself, S):
     """A call run without its trailing positional arguments (`np.sin(x, None)`: no output array): their
     cotangents are None."""
-    _, inner, n, extra = pb
-    dfn, dargs, dkw = inner[0](inner, dy, dself, S)
-    return dfn, (tuple(dargs) if dargs is not None else (None,) * n) + (None,) * extra, dkw
+    dfn, dargs, dkw = _inner_back(pb, dy, dself, S, (None,) * pb[2])
+    return dfn, dargs + (None,) * pb[3], dkw
 
 
 def _unbound_back(pb, dy, dself, S):
     """A C method called through its class (`dict.get(d, k)`): the bound method's cotangent is d's."""
-    inner = pb[1]
-    dobj, dargs, dkw = inner[0](inner, dy, None, S)
-    return dself, (dobj,) + (tuple(dargs) if dargs is not None else ()), dkw
+    dobj, dargs, dkw = _inner_back(pb, dy, None, S)
+    return dself, (dobj,) + dargs, dkw
 
 
 # builtins whose answer is a question about a value (not a value like it, as np.zeros_like's)
@@ -431,13 +433,6 @@ def _any_dual(args, kw) -> bool:
     return any(type(v) is _Dual for v in kw.values()) if kw else False
 
 
-def _dual_array(x) -> bool:
-    """x is a forward-mode dual whose innermost value is an ndarray (changed in place as one)."""
-    while type(x) is _Dual:
-        x = x.primal
-    return type(x) is np.ndarray
-
-
 def _on_duals(rule, f, args, kw):
     """f(*args) when some args are forward-mode duals (forward-over-reverse): forward mode's pushforward."""
     from ..forward.arrays import has_dual
@@ -447,13 +442,9 @@ def _on_duals(rule, f, args, kw):
     return pushforward(f, *args, **kw)
 
 
-
-
 def _bound_back(pb, dy, dself, S):
     """A bound method's pullback from its function's: `self`'s cotangent is the method's own."""
-    inner = pb[1]
-    _, dargs, dkw = inner[0](inner, dy, None, S)
-    dargs = tuple(dargs) if dargs is not None else ()
+    _, dargs, dkw = _inner_back(pb, dy, None, S)
     return acc(dself, dargs[0] if dargs else None), dargs[1:], dkw
 
 
@@ -463,12 +454,7 @@ def _iterate_user(f, args):
     v = args[0]
     it, pb = _twin_call(EVERY_ARGUMENT, type(v).__iter__, (v,), (), _NOKW)
     items = list(it)
-    if f is iter:
-        y = iter(items)
-    elif f is unpack:
-        y = unpack(items, *args[1:])
-    else:
-        y = f(items)
+    y = unpack(items, *args[1:]) if f is unpack else f(items)  # (iter, list, tuple...)
     return y, (_user_iter_back, pb, f, y, args[1:])
 
 
@@ -476,11 +462,7 @@ def _user_iter_back(pb, dy, dself, S):
     _, inner, f, y, rest = pb
     if dy is None or inner is None:
         return None, (None,) * (1 + len(rest)), None
-    gs = list(dy)
-    if f is unpack and rest[1] >= 0:  # flatten the starred part back to one entry per item
-        star = rest[1]
-        mid = list(gs[star]) if gs[star] is not None else [None] * len(y[star])
-        gs = gs[:star] + mid + gs[star + 1:]
+    gs = unpacked_cots(dy, y, *rest) if f is unpack else list(dy)
     dv, _, _ = inner[0](inner, SeqBox(gs), None, S)
     return None, (dv,) + (None,) * len(rest), None
 
@@ -492,24 +474,14 @@ def _iterate_positioned(f, args, kw):
     pos = position(it)
     items = list(it)
     y, pb = call(EVERY_ARGUMENT, f, items, *args[1:], **kw)
-    if pb is None:
-        return y, None
-    return y, (_positioned_back, pb, it, max(pos, 0))
+    return y, (None if pb is None else (_positioned_back, pb, it, max(pos, 0)))
 
 
 def _positioned_back(pb, dy, dself, S):
-    _, inner, it, pos = pb
-    dfn, dargs, dkw = inner[0](inner, dy, dself, S)
-    dargs = tuple(dargs) if dargs is not None else (None,)
-    box = S.box(it)
-    gs = dargs[0]
-    if gs is not None:
-        gs = list(gs)
-        if pos + len(gs) > len(box):
-            box.extend([None] * (pos + len(gs) - len(box)))
-        for j, g in enumerate(gs):
-            if g is not None:
-                box[pos + j] = acc(box[pos + j], g)
+    _, _, it, pos = pb
+    dfn, dargs, dkw = _inner_back(pb, dy, dself, S, (None,))
+    gs = dargs[0]  # (merged into the box at their positions)
+    box = S.box(it, None if gs is None else [None] * pos + list(gs))
     return dfn, (box,) + dargs[1:], dkw
 
 
@@ -520,19 +492,15 @@ def _iterate_view(f, args, kw):
     mapping = next(m for m in gc.get_referents(view) if isinstance(m, dict))  # `.mapping` is a proxy
     keys = list(mapping.keys())
     items = list(view)
-    g = iter if f is iter else f
-    y, pb = call(EVERY_ARGUMENT, g, items, *args[1:], **kw)
-    if pb is None:
-        return y, None
-    return y, (_view_back, pb, mapping, keys, isinstance(view, VIEWS_ITEMS))
+    y, pb = call(EVERY_ARGUMENT, f, items, *args[1:], **kw)
+    return y, (None if pb is None else (_view_back, pb, mapping, keys, isinstance(view, VIEWS_ITEMS)))
 
 
 def _view_back(pb, dy, dself, S):
     """The items' cotangents go into the dict's box now, under the keys it had when they were drawn (so
     the reverse of a later change of the dict sees them)."""
-    _, inner, mapping, keys, pairs = pb
-    dfn, dargs, dkw = inner[0](inner, dy, dself, S)
-    dargs = tuple(dargs) if dargs is not None else (None,)
+    _, _, mapping, keys, pairs = pb
+    dfn, dargs, dkw = _inner_back(pb, dy, dself, S, (None,))
     gs = dargs[0]
     if gs is not None:
         box = S.box(mapping)
@@ -544,9 +512,6 @@ def _view_back(pb, dy, dself, S):
     return dfn, (None,) + dargs[1:], dkw
 
 
-_out_position = _forward_out_position
-
-
 def _method_out(f, args):
     """`a.sum(0, None, o)`, `a.clip(0, 1, a)`: an ndarray method's output given by position, refused (see
     _positional_out); its position is that of numpy's function of the same name, less the array."""
@@ -554,22 +519,18 @@ def _method_out(f, args):
     if fn is not None and fn.__class__ is _DISPATCHER:
         pos = _out_position(fn) - 1
         if len(args) > pos >= 0 and args[pos] is not None:
-            _positional_out(f, args, {}, by_name=True)
+            raise _positional_out(f)
 
 
-def _positional_out(f, args, kw, by_name=False):
-    """A ufunc's outputs passed by position (`np.exp(K, K)`): refused. The transform sees the call as one
+def _positional_out(f) -> UnsupportedFunction:
+    """The refusal of outputs passed by position (`np.exp(K, K)`). The transform sees the call as one
     reading its arguments, not writing into one, so the array's cotangent before and after the call would
     be one (sklearn's laplacian_kernel gave the gradient of -gamma * d, not of exp(-gamma * d))."""
-    outs = () if by_name else args[f.nin:]
-    if not by_name and all(o is None for o in outs):
-        return args[:f.nin], kw
-    import sys
     frame = sys._getframe(2)
-    where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})"
-    raise UnsupportedFunction(
+    return UnsupportedFunction(
         f"reverse mode does not differentiate np.{f.__name__} writing into an output array passed by position",
-        where=where, fix=f"pass it by keyword (`np.{f.__name__}(..., out=a)`), or assign the result")
+        where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})",
+        fix=f"pass it by keyword (`np.{f.__name__}(..., out=a)`), or assign the result")
 
 
 def _out_call(f, args, kw):
@@ -693,15 +654,12 @@ def _metadata_store(args, kw) -> bool:
 
 
 def _getter_back(pb, dy, dself, S):
-    inner = pb[1]
-    _, dargs, _ = inner[0](inner, dy, None, S)
-    return None, tuple(dargs)[1:] if dargs is not None else (None,), None  # (the items' own dropped)
+    _, dargs, _ = _inner_back(pb, dy, None, S, (None, None))
+    return None, dargs[1:], None  # (the items' own dropped)
 
 
 def _vectorize_back(pb, dy, dself, S):
-    inner = pb[1]
-    _, dargs, _ = inner[0](inner, dy, None, S)
-    dargs = tuple(dargs) if dargs is not None else ()
+    _, dargs, _ = _inner_back(pb, dy, None, S)
     return dargs[0] if dargs else None, dargs[1:], None  # the vectorize object's, then the arguments'
 
 
@@ -718,13 +676,7 @@ def _any_differentiable(args, kw) -> bool:
     known to carry none (ints, strings, flags, types, modules, integer arrays...) or a container or
     object all of whose parts are; anything else (object arrays, foreign array types, iterators, C
     objects the engine does not know) may, so a C function without a rule reached with it is refused."""
-    for a in args:
-        if _may_differ(a, 0):
-            return True
-    for a in kw.values():
-        if _may_differ(a, 0):
-            return True
-    return False
+    return any(_may_differ(a, 0) for a in args) or any(_may_differ(a, 0) for a in kw.values())
 
 
 # types whose values never carry a derivative (C objects included: random generators, patterns...)
@@ -802,9 +754,7 @@ def _no_rule(f) -> NoRuleError:
 
 def _partial_call(p, args, kw):
     y, pb = call(EVERY_ARGUMENT, p.func, *p.args, *args, **{**p.keywords, **kw})
-    if pb is None:
-        return y, None
-    return y, (_partial_back, pb, len(p.args), tuple(p.keywords))
+    return y, (None if pb is None else (_partial_back, pb, len(p.args), tuple(p.keywords)))
 
 
 _LRU_CACHE = functools._lru_cache_wrapper
@@ -839,9 +789,8 @@ def _make_partial_back(pb, dy, dself, S):
 
 
 def _partial_back(pb, dy, dself, S):
-    _, inner, npre, pkw = pb
-    dfn, dargs, dkw = inner[0](inner, dy, None, S)
-    dargs = tuple(dargs) if dargs is not None else ()
+    _, _, npre, pkw = pb
+    dfn, dargs, dkw = _inner_back(pb, dy, None, S)
     own = Tangent(func=dfn, args=tuple(dargs[:npre]),
                   keywords={k: (dkw or {}).get(k) for k in pkw})
     rest_kw = {k: v for k, v in (dkw or {}).items() if k not in pkw} or None
@@ -852,7 +801,7 @@ def _construct(cls, args, kw):
     if cls is super:  # a proxy: the methods reached through it are differentiated with their object
         return cls(*args, **kw), None
     if cls is _LRU_CACHE and len(args) == 4 and not kw:  # functools.lru_cache around a function: called, it
-        return _cached(*args), (_cached_back,)           # is differentiated through the function itself
+        return _LRU_CACHE(*args), (_cached_back,)         # is differentiated through the function itself
     if cls.__module__.startswith("uncertainties") and _any_differentiable(args, kw):
         # ufloats are numbers to reverse mode (rules take them whole); one built from a differentiated
         # value would be taken apart into fields by the code reading it: refused, never half right
@@ -965,10 +914,6 @@ def _fields_back(pb, dy, dself, S):
     return None, dargs, {k: fields.get(k) for k in kwnames} or None
 
 
-def _cached(fn, maxsize, typed, info):
-    return _LRU_CACHE(fn, maxsize, typed, info)
-
-
 def _cached_back(pb, dy, dself, S):
     """The wrapper's cotangent is its function's (what its calls credited to the closure's cells)."""
     return None, (dy, None, None, None), None
@@ -995,10 +940,8 @@ def _generator_cm(cls, func, args, kwds):
 
 
 def _construct_back(pb, dy, dself, S):
-    inner = pb[1]
-    # the new object's cotangent flows into __init__'s `self`
-    dfn, dargs, dkw = inner[0](inner, None, dy, S)
-    return None, dargs, dkw
+    inner = pb[1]  # the new object's cotangent flows into __init__'s `self`
+    return (None,) + inner[0](inner, None, dy, S)[1:]
 
 
 # -- pure-Python callees: recording twins ------------------------------------------------------------
@@ -1149,11 +1092,8 @@ def _global_names(code) -> set:
 
 
 def _leaves(x, depth=0):
-    if depth < 3 and isinstance(x, (list, tuple)):
-        for v in x:
-            yield from _leaves(v, depth + 1)
-    elif depth < 3 and isinstance(x, dict):
-        for v in x.values():
+    if depth < 3 and isinstance(x, (list, tuple, dict)):
+        for v in x.values() if isinstance(x, dict) else x:
             yield from _leaves(v, depth + 1)
     else:
         yield x
@@ -1168,7 +1108,7 @@ def _opaque_call(fn, args, kw, err, npre=0):
         y = fn(*args, **kw)
     except OverdubError as e:  # (forward over reverse: a dual met in its native code) refused as it
         raise err from e
-    inputs = {id(v): i for i, v in enumerate(_leaves(tuple(args) + tuple(kw.values())))}
+    inputs = {id(v) for v in _leaves(tuple(args) + tuple(kw.values()))}
     for leaf in _leaves(y):
         if _any_differentiable((leaf,), {}) and id(leaf) not in inputs:
             raise err
@@ -1218,12 +1158,10 @@ _CONSTANT_TYPES = (str, bytes, bool, type(None), types.ModuleType, type)
 def _constants(args) -> int:
     """Bits of the arguments that can never carry a derivative (strings, flags, None, modules, types)."""
     bits = 0
-    i = 0
-    for a in args:
+    for i, a in enumerate(args):
         ta = type(a)
         if ta is not float and ta is not _NDARRAY and isinstance(a, _CONSTANT_TYPES):
             bits |= 1 << i
-        i += 1
     return bits
 
 
@@ -1295,8 +1233,8 @@ def _numbers_bound(positions, pre, args) -> bool:
 
 def _general(info, fn, observed):
     """The twin without the numbers `info` takes for granted, for a call passing something else."""
-    general = info.general = _build(fn, info.active, observed=observed, numbers=False)
-    return general
+    info.general = _build(fn, info.active, observed=observed, numbers=False)
+    return info.general
 
 
 _NOT_DIFFERENTIABLE_DEFAULTS = (str, bytes, bool, int, type(None), types.ModuleType, type, _BUILTIN)
@@ -1323,18 +1261,14 @@ def _defaulted(fn, npassed, kw) -> frozenset | None:
 def _default_cots(fn, dparams, npassed, kw, dcells):
     """dcells with the cotangents of the defaults a call used (`__defaults__`, `__kwdefaults__`)."""
     code = fn.__code__
-    d = fn.__defaults__ or ()
-    first = code.co_argcount - len(d)
-    dd = [None] * len(d)
-    for j in range(max(npassed, first), code.co_argcount):
-        if code.co_varnames[j] not in kw:
-            dd[j - first] = dparams[j]
-    names = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
-    dk = {n: dparams[code.co_argcount + i] for i, n in enumerate(names)
-          if n not in kw and n in (fn.__kwdefaults__ or {})}
+    n, names = code.co_argcount, code.co_varnames
+    dd = tuple(None if j < npassed or names[j] in kw else dparams[j]
+               for j in range(n - len(fn.__defaults__ or ()), n))
+    dk = {name: dparams[j] for j, name in enumerate(names[n:n + code.co_kwonlyargcount], n)
+          if name not in kw and name in (fn.__kwdefaults__ or {})}
     out = dict(dcells)
     if any(g is not None for g in dd):
-        out["__defaults__"] = tuple(dd)
+        out["__defaults__"] = dd
     if any(g is not None for g in dk.values()):
         out["__kwdefaults__"] = dk
     return out
@@ -1385,7 +1319,7 @@ def _twin_back(pb, dy, dself, S):
         dkw = {}
         names = info.names
         for k in kw:
-            if k in names[:len(names)]:
+            if k in names:
                 idx = names.index(k)
                 if idx != info.varkw and idx != info.varargs:
                     dkw[k] = dparams[idx]
@@ -1480,7 +1414,7 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 
 
 # the functions generated code calls, and the rules the engine itself provides (they need `call`)
-from .helpers import HELPER_CELLS as _HELPER_CELLS, OBSERVED_CELLS as _OBSERVED_CELLS  # noqa: E402
+from .helpers import HELPER_CELLS as _HELPER_CELLS, OBSERVED_CELLS as _OBSERVED_CELLS, unpacked_cots  # noqa: E402
 from .replacements import GETTERS, REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
 from . import primitives as _primitives  # noqa: E402,F401
 from .primitives import POSITIONED, position  # noqa: E402

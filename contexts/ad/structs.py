@@ -17,7 +17,7 @@ from fractions import Fraction
 import numpy as np
 
 # (forward mode depends on nothing of reverse mode: no cycle)
-from ..forward.dual import Dual as _Dual
+from ..forward.dual import Dual as _Dual, primal
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, fields_of, has_fields, merge_into
 
 __all__ = ["Session", "finalize", "zero_of", "TICKS", "CHANGES"]
@@ -44,15 +44,9 @@ def remember_instance_dict(obj, d) -> bool:
 
 def instance_dict_owner(d):
     """The object whose `__dict__` d is (as remembered by a recording), or None."""
-    if type(d) is not dict:
-        return None
-    known = INSTANCE_DICTS.get(id(d))
-    if known is None:
-        return None
-    owner = known()
-    if owner is None or getattr(owner, "__dict__", None) is not d:
-        return None
-    return owner
+    known = INSTANCE_DICTS.get(id(d)) if type(d) is dict else None
+    owner = known() if known is not None else None
+    return owner if owner is not None and getattr(owner, "__dict__", None) is d else None
 
 
 def _new_box(obj):
@@ -149,9 +143,7 @@ def zero_of(x):
     if isinstance(x, np.generic):
         return type(x)(0)
     if type(x) is _Dual:  # forward over reverse: the zero of the value's shape (a dual array's too)
-        v = x
-        while type(v) is _Dual:
-            v = v.primal
+        v = primal(x)
         return np.zeros(np.shape(v)) if np.shape(v) else 0.0
     if isinstance(x, numbers.Number):
         return type(x)(0) if isinstance(x, (int, float, complex)) or hasattr(type(x), "denominator") else 0.0
@@ -170,17 +162,13 @@ def finalize(d, x):
         return None
     if type(d) is Refused:  # a derivative a rule does not know, asked for: refused, never a number
         d.refuse()
-    if isinstance(x, tuple):
+    if isinstance(x, (tuple, list)):
         items = list(d) if isinstance(d, (list, tuple)) else [None] * len(x)
         items += [None] * (len(x) - len(items))
         vals = [finalize(g, v) for g, v in zip(items, x)]
-        if hasattr(type(x), "_fields"):  # namedtuple: same type
-            return type(x)(*vals)
-        return tuple(vals)
-    if isinstance(x, list):
-        items = list(d) if isinstance(d, (list, tuple)) else [None] * len(x)
-        items += [None] * (len(x) - len(items))
-        return [finalize(g, v) for g, v in zip(items, x)]
+        if isinstance(x, list):
+            return vals
+        return type(x)(*vals) if hasattr(type(x), "_fields") else tuple(vals)  # a namedtuple: its type
     if isinstance(x, dict):
         dd = d if isinstance(d, dict) else {}
         return {k: finalize(dd.get(k), v) for k, v in x.items()}
