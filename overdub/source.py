@@ -438,8 +438,8 @@ def compile_twin(source: FunctionSource, tree, extra_freevars: tuple[str, ...] =
         # Without this the `def` would bind its name in the factory, and a recursive reference to it
         # inside would become a free variable instead of the global the original reads.
         decls.insert(0, ast.Global(names=[tree.name], **_at(line)))
-    body = decls + list(prelude or []) + inner
-    factory = ast.FunctionDef(name="__overdub_factory__", args=_no_args(), body=body, decorator_list=[],
+    factory = ast.FunctionDef(name="__overdub_factory__", args=_no_args(), body=decls + list(prelude or []),
+                              decorator_list=[],
                               returns=None, type_comment=None, lineno=line, col_offset=0,
                               end_lineno=end, end_col_offset=0)
     top: ast.stmt = factory
@@ -447,10 +447,18 @@ def compile_twin(source: FunctionSource, tree, extra_freevars: tuple[str, ...] =
         top = ast.ClassDef(name=source.class_name, bases=[], keywords=[], body=[factory],
                            decorator_list=[], lineno=line, col_offset=0, end_lineno=end, end_col_offset=0)
     module = ast.Module(body=[top], type_ignores=[])
+    # positions: the wrapper's here; the twin's own tree is compiled as given first (a generated tree has
+    # them: walking it again took a fifth of a long function's transform), and fixed only if compile
+    # finds a node without one
     fix_missing_locations(module)
+    factory.body += inner
     flags = code.co_flags & _FUTURE_FLAGS
     with AST_LOCK:
-        module_code = compile(module, source.filename, "exec", flags=flags, dont_inherit=True)
+        try:
+            module_code = compile(module, source.filename, "exec", flags=flags, dont_inherit=True)
+        except (TypeError, ValueError):  # `required field "lineno" missing from expr`, a range out of order
+            fix_missing_locations(module)
+            module_code = compile(module, source.filename, "exec", flags=flags, dont_inherit=True)
     factory_code = _only_code(module_code)
     if source.class_name:
         factory_code = _only_code(factory_code)

@@ -77,3 +77,20 @@ def test_fix_missing_locations_as_ast_does():
     where = ("lineno", "col_offset", "end_lineno", "end_col_offset")
     assert ([tuple(getattr(n, a, None) for a in where) for n in ast.walk(ours)]
             == [tuple(getattr(n, a, None) for a in where) for n in ast.walk(theirs)])
+
+
+def test_a_twin_tree_without_positions_still_compiles():
+    # compile_twin compiles the tree as given first and fixes positions only where compile finds none
+    import ast
+
+    from overdub.passes import compile_twin, get_source
+
+    def f(x):
+        return x + 1
+
+    src = get_source(f.__code__, f.__globals__)
+    tree = src.as_function_def()
+    tree.body = [ast.Return(value=ast.BinOp(ast.Name("x", ast.Load()), ast.Mult(), ast.Constant(3)))]
+    code = compile_twin(src, tree)
+    import types
+    assert types.FunctionType(code, f.__globals__)(2) == 6
