@@ -38,7 +38,8 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
-           "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__")
+           "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__",
+           "__od_viewed__", "__od_bare__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -167,6 +168,7 @@ class _Gen:
         self.globals_declared = {n for g in ast.walk(fdef) if isinstance(g, ast.Global) for n in g.names}
         # nested functions that write variables of this one (`nonlocal`): name -> those variables
         self.view_groups = view_groups(fdef, fresh)
+        self.pure_calls = fresh  # calls known to change none of their arguments (`fresh_calls`)
         self.entry: dict[int, str] = {}
         self.bound_before = _bound_before(fdef, params)
         # (rebound with `nonlocal`, or changed in place: `out[i] = v` on a captured array)
@@ -612,14 +614,30 @@ class _Gen:
             view_fwd, merge, flags = self.view_merge(changed.id, s)
             pre += merge
             need += flags
-        if callee in _MUTATING_METHODS or out_kw is not None:
-            ins = [d(a.id) if self.is_active(a) else const(None) for a in v.args if not isinstance(a, ast.Starred)]
+        # (by position, to the primitive's pullback itself: a call spreading its arguments, or reaching the
+        # primitive through a wrapper, hands none, and a primitive asking is refused)
+        handed: list[ast.stmt] = []
+        if not any(isinstance(a, ast.Starred) for a in v.args) and all(k.arg for k in v.keywords) and (
+                callee in _MUTATING_METHODS or out_kw is not None
+                or (id(v) not in self.pure_calls and any(self.is_active(a) for a in v.args))):
             self.dvars.update(a.id for a in v.args if self.is_active(a))
-            pre.append(assign(_session("dins"), tuple_(ins)))
-        if out_kw is not None:
+            ins = tuple_(d(a.id) if self.is_active(a) else const(None) for a in v.args)
+            if changed is None and callee not in _MUTATING_METHODS:  # (a primitive under another name?)
+                bound = self.bound_before.get(id(s))
+                own = {a.id for a in v.args if isinstance(a, ast.Name)} | {name}  # (joined by this call)
+                viewed = sorted(a.id for a in v.args if self.is_active(a) and any(
+                    m in self.active and m not in own and (bound is None or m in bound)
+                    for m in self.view_groups.get(a.id, ())))
+                if viewed:
+                    ins = call("__od_viewed__", _strings([n for n in viewed if not n.startswith("_od_")]
+                                                         or ["temporaries"]))
+            handed.append(assign(_session("dins"), ins if method_obj or isinstance(ins, ast.Call)
+                                 else call("__od_bare__", ins)))
+        if out_kw is not None:  # (by name: whatever else the call spreads)
             if self.is_active(out_kw):
                 self.dvars.add(out_kw.id)
-            pre.append(assign(_session("dout"), d(out_kw.id) if self.is_active(out_kw) else const(None)))
+            handed.append(assign(_session("dout"), tuple_([d(out_kw.id) if self.is_active(out_kw) else const(None)])))
+        held_in = [if_(compare(item(pb, 0), ast.In(), "__od_held_backs__"), handed)] if handed else []
         # a Python callee may change array arguments in place: the forward notices a change during the
         # call (a counter) and notes which arguments are arrays and which other variables view them; the
         # adjoint then hands the cotangents it holds for them (with those views') to the callee, whose
@@ -674,7 +692,8 @@ class _Gen:
                 else:
                     by_name = call(attr(item("_od_r", 2), "get"), const(k.arg))
                     body += self.acc(k.value.id, if_exp(item("_od_r", 2), by_name, const(None)))
-        adj = self.take(name) + pre + [_given(pb, handed_in + [pullback] + handed_out + (body or [ast.Pass()]))]
+        adj = self.take(name) + pre + [_given(pb, handed_in + held_in + [pullback] + handed_out
+                                              + (body or [ast.Pass()]))]
         if handed_fwd:
             fwd_call = handed_fwd[:1] + fwd_call + handed_fwd[1:]
         return view_fwd + fwd_call, need, adj

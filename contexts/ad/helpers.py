@@ -24,7 +24,7 @@ from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields, merge_into
 from ..rules.registry import PLAIN_OPERANDS, NoRuleError
-from .structs import CHANGES, TICKS, Session, remember_instance_dict
+from .structs import CHANGES, TICKS, Bare, Session, Viewed, remember_instance_dict
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
 
@@ -991,6 +991,7 @@ HELPER_IMPLS = {
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts,
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
     "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
+    "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

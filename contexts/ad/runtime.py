@@ -19,6 +19,7 @@ import functools
 import gc
 import numbers
 import operator
+import os
 import re
 import sys
 import threading
@@ -42,7 +43,7 @@ from ..lowered.runtime import unpack
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
 from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
-from .structs import CHANGES, TICKS
+from .structs import CHANGES, TICKS, Bare
 
 __all__ = ["call", "UnsupportedFunction", "twin_source"]
 
@@ -195,14 +196,27 @@ def _rrule_on_duals(rrule, args, kw):
 
 
 def _inplace_back(pb, dy, dself, S):
-    r = pb[1](S, dy, dself)
+    """An in-place rule's pullback (pb: the rule's own back, and the object of a bound method or None)."""
+    if type(S.dins) is Bare and _changes_array(pb[2]):
+        _bare_method(pb[2])
+    try:
+        r = pb[1](S, dy, dself)
+    finally:
+        S.dins = None  # (handed for this call only)
     return r if len(r) == 3 else (r[0], r[1], None)  # (3: keyword cotangents too)
 
 
 def _mutating_back(pb, dy, dself, S):
-    _, adj, y, args, kw, _ = pb
-    dself, grads = adj(S, dself, dy, y, *args, **kw)
+    _, adj, y, args, kw, is_method = pb
+    if is_method and type(S.dins) is Bare and _changes_array(args[0]):
+        _bare_method(args[0])
+    try:
+        dself, grads = adj(S, dself, dy, y, *args, **kw)
+    finally:
+        S.dins = None
     return dself, grads, None
+
+
 
 
 def _rrule_back(pb, dy, dself, S):
@@ -365,7 +379,7 @@ def call(mask, f, *args, **kw):
         if rule.inplace is not None:
             CHANGES[0] = next(TICKS)
             y, back = rule.inplace(*full, **kw)
-            return y, (_inplace_back, back, is_method)
+            return y, (_inplace_back, back, f.__self__ if is_method else None)
         if rule.rrule is not None:
             if rule.kind == "reduction" and full and isinstance(full[0], collections.abc.Iterator):
                 full = (list(full[0]),) + full[1:]  # drawn once here (the rule would): a retry sees it all
@@ -551,6 +565,7 @@ def _out_call(f, args, kw):
 
 def _out_back(pb, dy, dself, S):
     _, inner, out, old, where, nargs = pb
+    S.dins = None  # (handed with dout, read by neither)
     dout = S.held_out()
     total = acc(dy, dout)
     new = out.copy()
@@ -572,6 +587,24 @@ def _out_back(pb, dy, dself, S):
     return dfn, dargs, dkw
 
 
+# the pullbacks that read the cotangents the caller holds for the call's arguments (`Session.held`,
+# `held_out`): the adjoint hands them to these only, when they are the call's own pullback
+HELD_BACKS = frozenset({_inplace_back, _mutating_back, _out_back})
+
+
+def _changes_array(owner) -> bool:
+    return type(owner) is np.ndarray or type(owner) is _Dual
+
+
+def _bare_method(owner):
+    """An array's in-place method called through a variable (`put = a.put; put(...)`): the cotangent the
+    caller holds for the array is not handed to it (only `a.put(...)` hands it), so it is refused."""
+    raise UnsupportedFunction(
+        f"reverse mode does not follow an in-place method of a {type(owner).__name__} called through a "
+        "variable holding the bound method", where=_no_rule_where(),
+        fix="call it on the array (`a.put(...)`), or compute a new array instead of changing one")
+
+
 def _dual_method_call(f, args, kw):
     """x.sum() etc. on a forward-mode dual array: run it, and differentiate it with the ndarray method's
     rule (whose adjoint then runs on duals, under ForwardContext when it must)."""
@@ -579,7 +612,7 @@ def _dual_method_call(f, args, kw):
     if rule is not None and rule.adjoint is None and rule.inplace is not None:  # x.sort(), x.fill(v)
         CHANGES[0] = next(TICKS)
         y, back = rule.inplace(f.__self__, *args, **kw)
-        return y, (_inplace_back, back, True)
+        return y, (_inplace_back, back, f.__self__)
     y = f(*args, **kw)
     if rule is None or rule.adjoint is None:
         if rule is not None and rule.kind == "nondiff":
@@ -736,12 +769,17 @@ def _cell_value(c):
         return None
 
 
-def _no_rule(f) -> NoRuleError:
+def _no_rule_where(within: str = os.path.dirname(os.path.dirname(__file__))) -> str:
+    """`function (file:line)` of the innermost frame outside `within` (the contexts package: the engine
+    and its rules): the user's (or library's) line, or their adjoint's."""
     frame = sys._getframe(1)
-    here = __file__.rsplit("/", 1)[0]
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(here):
-        frame = frame.f_back  # the user's (or library's) line, not the engine's
-    where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})"
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(within):
+        frame = frame.f_back
+    return f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})"
+
+
+def _no_rule(f) -> NoRuleError:
+    where = _no_rule_where(os.path.dirname(__file__))
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
     module = getattr(f, "__module__", None) or type(f).__module__
     return NoRuleError(
@@ -827,7 +865,7 @@ def _construct(cls, args, kw):
         if init is base.__init__:  # `class Result(dict)`: built as the base is
             if base is dict:
                 y, back = new_dict(cls, args, kw)
-                return y, (_inplace_back, back, False)
+                return y, (_inplace_back, back, None)
             y = cls(*args, **kw)
             return y, (_static_back, _rules[base].adjoint, y, args, kw, False)
         if type(init) is types.FunctionType and _has_source(init):  # its own __init__, differentiated

@@ -66,6 +66,25 @@ TICKS = itertools.count(1)
 CHANGES = [0]
 
 
+class Bare(tuple):
+    """The cotangents handed by a call not written `obj.method(...)`: a bound method's object's is not
+    among them (`runtime._bare_method` refuses an array's in-place method called so)."""
+
+
+class Viewed(tuple):
+    """Handed instead of the cotangents when an in-place primitive may be reached under another name
+    while other variables view its array arguments (their names): `held` refuses."""
+
+
+def _not_handed(what: str):
+    from .runtime import UnsupportedFunction, _no_rule_where
+    return UnsupportedFunction(
+        f"reverse mode does not see the cotangent the caller holds for {what}: the call reaches an in-place "
+        f"primitive in a way the adjoint cannot follow", where=_no_rule_where(),
+        fix="call it by its own name with its arguments written out (`np.copyto(a, b)`, `f(x, out=a)`), or "
+            "compute a new array instead of changing one")
+
+
 class Session:
     """State of one reverse pass: the boxes of structured objects and the mutations undone so far.
 
@@ -85,8 +104,8 @@ class Session:
         self._redo: list = []  # (fn, args) re-applying the mutations the reverse pass undid
         # for calls that may mutate array arguments in place (ufunc.at, out=): the cotangents the caller
         # holds for the call's positional arguments and its `out=` array, set just before the pullback
-        self.dins: tuple = ()
-        self.dout = None
+        self.dins = None  # a tuple, set by the adjoint around the pullback; None: not handed
+        self.dout = None  # (the cotangent,) likewise
         # for calls of Python functions that changed arrays in place: (pullback, the cotangents the caller
         # holds for the positional arguments after the call), taken by that pullback, which then marks in
         # `took` (bit i: argument i) the ones whose returned cotangent is their whole one
@@ -103,13 +122,26 @@ class Session:
 
     def held(self, i: int):
         """The cotangent the caller holds for positional argument i of the call being pulled back (an
-        array the call changed in place), or None."""
+        array the call changed in place), or None. Refused where the adjoint could not hand them (the call
+        spreads its arguments, or reaches the primitive through a wrapper): never taken for zero."""
+        if self.dins is None:
+            raise _not_handed("the array it changes in place")
+        if type(self.dins) is Viewed:
+            from .runtime import UnsupportedFunction, _no_rule_where
+            raise UnsupportedFunction(
+                f"reverse mode cannot follow an in-place primitive called under another name while other "
+                f"variables view its array arguments ({', '.join(self.dins)}): which one it changes, and so "
+                f"which views' cotangents to move, is not known here", where=_no_rule_where(),
+                fix="call it by its own name (`np.copyto(a, b)`, `a.put(...)`), or copy the views "
+                    "(`v = a[1:].copy()`)")
         return self.dins[i] if len(self.dins) > i else None
 
     def held_out(self):
-        """The cotangent the caller holds for the call's `out=` array, taken: a second read gets None."""
-        d, self.dout = self.dout, None
-        return d
+        """The cotangent the caller holds for the call's `out=` array, taken: a second read is refused."""
+        given, self.dout = self.dout, None
+        if given is None:
+            raise _not_handed("its `out=` array (passed through **kwargs?)")
+        return given[0]
 
     def box(self, obj, d=None):
         key = id(obj)
