@@ -367,36 +367,24 @@ def _whole_number(t) -> bool:
             and not issubclass(t, (float, complex, int, np.generic, numbers.Integral)))
 
 
-def _reader() -> str | None:
-    """`function (file:line)` of the innermost frame outside this module: the generated code (the user's
-    function and line) that called the helper refusing a value."""
-    import sys
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename == __file__:
-        frame = frame.f_back
-    return f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})" if frame else None
-
-
 def _representation_read(obj, attr, result):
     """Refuse reading the inside of a differentiated number (see _NUMBER_PARTS) where the forward sweep
     reads `obj.attr` (a bound method is not its inside: its call goes to the rules)."""
     if type(result) is types.MethodType and result.__self__ is obj:
         return
-    where = _reader()
     raise runtime.UnsupportedFunction(
         f"reverse mode cannot differentiate through .{attr} of a {type(obj).__name__}: it reads the inside "
         f"of a differentiated number (integers or plain floats that carry no derivative), so what is "
-        f"computed from it would come out constant", where=where,
+        f"computed from it would come out constant", where=runtime._user_line(),
         fix=f"give the function that computes with it a rule (`contexts.custom_adjoint`), or pass floats")
 
 
 def _instance_dict_read(obj):
     """Refuse `obj.__dict__` of an object holding differentiated values that cannot be remembered weakly
     (see structs.INSTANCE_DICTS): the dict's cotangent would be apart from the object's fields."""
-    where = _reader()
     raise runtime.UnsupportedFunction(
         f"reverse mode does not differentiate through the __dict__ of a {type(obj).__name__} holding "
-        f"differentiated values", where=where,
+        f"differentiated values", where=runtime._user_line(),
         fix="read and write its attributes by name (`getattr(obj, name)`, `setattr`), or give the function "
             "a rule (`contexts.custom_adjoint`)")
 
@@ -409,7 +397,7 @@ def _check_container_field(obj, attr):
         raise runtime.UnsupportedFunction(
             f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__} "
             f"(a {kind} subclass whose items carry derivatives too)",
-            where=_reader(),  # (the adjoint of the user's function, at the user's line)
+            where=runtime._user_line(),  # (the adjoint of the user's function, at the user's line)
             fix="keep that value in a variable or a plain object of its own")
 
 
@@ -958,7 +946,7 @@ def match_guard(subject, what="a `match` on"):  # what: "a `match` on", "a set o
     refused if it may carry a derivative (pattern bindings and set members would carry it unseen)."""
     if runtime._any_differentiable((subject,), _NOKW):
         raise runtime.UnsupportedFunction(
-            f"reverse mode cannot transform {what} differentiated values", where=_reader(),
+            f"reverse mode cannot transform {what} differentiated values", where=runtime._user_line(),
             fix="give the function a custom adjoint (`@contexts.custom_adjoint`), or rewrite that part "
                 "(`if` tests for a match, a list for a set)")
 

@@ -33,7 +33,7 @@ import numpy as np
 from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
 from overdub.passes import OwnedEntries, collector, compile_twin, get_source, mangle_private, on_clear
 
-from ..rules.frames import note_transformed
+from ..rules.frames import note_transformed, outside_engine
 from ..rules.registry import (HOT_REDUCE_OPTIONS, NoRuleError, array_objects, key_of, objects_of_classes, registry,
                               through_array)
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
@@ -43,7 +43,7 @@ from ..lowered.runtime import unpack
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
 from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
-from .structs import CHANGES, TICKS, Bare
+from .structs import CHANGES, TICKS, Bare, _not_handed
 
 __all__ = ["call", "UnsupportedFunction", "twin_source"]
 
@@ -197,8 +197,8 @@ def _rrule_on_duals(rrule, args, kw):
 
 def _inplace_back(pb, dy, dself, S):
     """An in-place rule's pullback (pb: the rule's own back, and the object of a bound method or None)."""
-    if type(S.dins) is Bare and _changes_array(pb[2]):
-        _bare_method(pb[2])
+    if type(S.dins) is Bare and isinstance(pb[2], (np.ndarray, _Dual)):
+        raise _not_handed("the array whose method it is, called through a variable holding the bound method")
     try:
         r = pb[1](S, dy, dself)
     finally:
@@ -208,8 +208,8 @@ def _inplace_back(pb, dy, dself, S):
 
 def _mutating_back(pb, dy, dself, S):
     _, adj, y, args, kw, is_method = pb
-    if is_method and type(S.dins) is Bare and _changes_array(args[0]):
-        _bare_method(args[0])
+    if is_method and type(S.dins) is Bare and isinstance(args[0], (np.ndarray, _Dual)):
+        raise _not_handed("the array whose method it is, called through a variable holding the bound method")
     try:
         dself, grads = adj(S, dself, dy, y, *args, **kw)
     finally:
@@ -540,10 +540,9 @@ def _positional_out(f) -> UnsupportedFunction:
     """The refusal of outputs passed by position (`np.exp(K, K)`). The transform sees the call as one
     reading its arguments, not writing into one, so the array's cotangent before and after the call would
     be one (sklearn's laplacian_kernel gave the gradient of -gamma * d, not of exp(-gamma * d))."""
-    frame = sys._getframe(2)
     return UnsupportedFunction(
         f"reverse mode does not differentiate np.{f.__name__} writing into an output array passed by position",
-        where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})",
+        where=_user_line(),
         fix=f"pass it by keyword (`np.{f.__name__}(..., out=a)`), or assign the result")
 
 
@@ -590,19 +589,6 @@ def _out_back(pb, dy, dself, S):
 # the pullbacks that read the cotangents the caller holds for the call's arguments (`Session.held`,
 # `held_out`): the adjoint hands them to these only, when they are the call's own pullback
 HELD_BACKS = frozenset({_inplace_back, _mutating_back, _out_back})
-
-
-def _changes_array(owner) -> bool:
-    return type(owner) is np.ndarray or type(owner) is _Dual
-
-
-def _bare_method(owner):
-    """An array's in-place method called through a variable (`put = a.put; put(...)`): the cotangent the
-    caller holds for the array is not handed to it (only `a.put(...)` hands it), so it is refused."""
-    raise UnsupportedFunction(
-        f"reverse mode does not follow an in-place method of a {type(owner).__name__} called through a "
-        "variable holding the bound method", where=_no_rule_where(),
-        fix="call it on the array (`a.put(...)`), or compute a new array instead of changing one")
 
 
 def _dual_method_call(f, args, kw):
@@ -769,17 +755,15 @@ def _cell_value(c):
         return None
 
 
-def _no_rule_where(within: str = os.path.dirname(os.path.dirname(__file__))) -> str:
-    """`function (file:line)` of the innermost frame outside `within` (the contexts package: the engine
-    and its rules): the user's (or library's) line, or their adjoint's."""
-    frame = sys._getframe(1)
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(within):
-        frame = frame.f_back
-    return f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})"
+def _user_line() -> str | None:
+    """`function (file:line)` of the innermost frame outside the engine (overdub and contexts, rules
+    included): the user's (or a library's) line, or their adjoint's."""
+    frame = outside_engine(sys._getframe(1))
+    return f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})" if frame else None
 
 
 def _no_rule(f) -> NoRuleError:
-    where = _no_rule_where(os.path.dirname(__file__))
+    where = _user_line()
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
     module = getattr(f, "__module__", None) or type(f).__module__
     return NoRuleError(

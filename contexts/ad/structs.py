@@ -76,13 +76,15 @@ class Viewed(tuple):
     while other variables view its array arguments (their names): `held` refuses."""
 
 
-def _not_handed(what: str):
-    from .runtime import UnsupportedFunction, _no_rule_where
+def _not_handed(what: str, viewed=None):
+    from .runtime import UnsupportedFunction, _user_line
+    why = (f"an in-place primitive called under another name while other variables view its array arguments "
+           f"({', '.join(viewed)}): which one it changes, and so which views' cotangents to move, is not known"
+           if viewed else "the call reaches an in-place primitive in a way the adjoint cannot follow")
     return UnsupportedFunction(
-        f"reverse mode does not see the cotangent the caller holds for {what}: the call reaches an in-place "
-        f"primitive in a way the adjoint cannot follow", where=_no_rule_where(),
-        fix="call it by its own name with its arguments written out (`np.copyto(a, b)`, `f(x, out=a)`), or "
-            "compute a new array instead of changing one")
+        f"reverse mode does not see the cotangent the caller holds for {what}: {why}", where=_user_line(),
+        fix="call it by its own name with its arguments written out (`np.copyto(a, b)`, `a.put(...)`, "
+            "`f(x, out=a)`), copy views that must not change (`v = a[1:].copy()`), or compute a new array")
 
 
 class Session:
@@ -124,16 +126,8 @@ class Session:
         """The cotangent the caller holds for positional argument i of the call being pulled back (an
         array the call changed in place), or None. Refused where the adjoint could not hand them (the call
         spreads its arguments, or reaches the primitive through a wrapper): never taken for zero."""
-        if self.dins is None:
-            raise _not_handed("the array it changes in place")
-        if type(self.dins) is Viewed:
-            from .runtime import UnsupportedFunction, _no_rule_where
-            raise UnsupportedFunction(
-                f"reverse mode cannot follow an in-place primitive called under another name while other "
-                f"variables view its array arguments ({', '.join(self.dins)}): which one it changes, and so "
-                f"which views' cotangents to move, is not known here", where=_no_rule_where(),
-                fix="call it by its own name (`np.copyto(a, b)`, `a.put(...)`), or copy the views "
-                    "(`v = a[1:].copy()`)")
+        if self.dins is None or type(self.dins) is Viewed:
+            raise _not_handed("the array it changes in place", self.dins)
         return self.dins[i] if len(self.dins) > i else None
 
     def held_out(self):
