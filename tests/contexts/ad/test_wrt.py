@@ -10,15 +10,8 @@ import contexts
 from contexts import gradient, value_and_gradient
 from overdub.errors import OverdubError
 
+from tests.contexts.lowered.test_steering import loop_pow
 from tests.fd import gradient as fd_gradient
-
-
-def loop_pow(x, n):
-    r = 1.0
-    while n > 0:
-        n -= 1
-        r = r * x
-    return r
 
 
 def _partial(f, args, i):
