@@ -370,8 +370,9 @@ def gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | None = None) 
 
     `wrt` (JAX's `argnums`) chooses the arguments by position: the gradients of those only, in that
     order, the others held constant (partial derivatives) — and not differentiated at all, so a counter
-    or a size passed in costs nothing. An argument left out that may share memory with a chosen one (a
-    view of it, a list holding it) is still followed, so changes made through it are seen.
+    or a size passed in costs nothing. A container or object left out that may hold differentiated values
+    is still followed (each gradient is the one `gradient` without `wrt` gives at its position); an array
+    left out that shares memory with a chosen one, or a container holding such an array, is refused.
 
     >>> gradient(lambda x, y: x * y + y, 2.0, 3.0)
     (3.0, 3.0)

@@ -499,9 +499,9 @@ class _Gen:
 
     def view_merge(self, name: str, s) -> tuple[list[ast.stmt], list[ast.stmt], list[str]]:
         """For an in-place change of the array in `name`: other variables may hold arrays sharing memory
-        with it (`v = y[1:3]`, `y.T`, `y.reshape(...)`, the same array: `alias = y`). The forward notes which and where (None, the
-        common case, when none does); the adjoint moves their cotangents for the shared elements into
-        name's before the change is undone."""
+        with it (`v = y[1:3]`, `y.T`, `y.reshape(...)`, the same array: `alias = y`). The forward notes
+        which and where (None, the common case, when none does); the adjoint moves their cotangents for
+        the shared elements into name's before the change is undone."""
         bound = self.bound_before.get(id(s))
         others = sorted(n for n in self.view_groups.get(name, ()) if n in self.active and n != name
                         and (bound is None or n in bound))

@@ -195,10 +195,16 @@ def _rrule_on_duals(rrule, args, kw):
     return y, lambda dy: ForwardContext().run(back, dy)
 
 
+def _held_for(S, owner) -> None:
+    """Before an in-place rule's pullback: refused where it would read the caller's cotangent of the
+    array whose method it is but the call was not written `a.method(...)` (`structs.Bare`)."""
+    if type(S.dins) is Bare and isinstance(owner, (np.ndarray, _Dual)):
+        raise _not_handed("the array whose method it is, called through a variable holding the bound method")
+
+
 def _inplace_back(pb, dy, dself, S):
     """An in-place rule's pullback (pb: the rule's own back, and the object of a bound method or None)."""
-    if type(S.dins) is Bare and isinstance(pb[2], (np.ndarray, _Dual)):
-        raise _not_handed("the array whose method it is, called through a variable holding the bound method")
+    _held_for(S, pb[2])
     try:
         r = pb[1](S, dy, dself)
     finally:
@@ -208,15 +214,12 @@ def _inplace_back(pb, dy, dself, S):
 
 def _mutating_back(pb, dy, dself, S):
     _, adj, y, args, kw, is_method = pb
-    if is_method and type(S.dins) is Bare and isinstance(args[0], (np.ndarray, _Dual)):
-        raise _not_handed("the array whose method it is, called through a variable holding the bound method")
+    _held_for(S, args[0] if is_method else None)
     try:
         dself, grads = adj(S, dself, dy, y, *args, **kw)
     finally:
         S.dins = None
     return dself, grads, None
-
-
 
 
 def _rrule_back(pb, dy, dself, S):

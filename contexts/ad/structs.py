@@ -68,7 +68,7 @@ CHANGES = [0]
 
 class Bare(tuple):
     """The cotangents handed by a call not written `obj.method(...)`: a bound method's object's is not
-    among them (`runtime._bare_method` refuses an array's in-place method called so)."""
+    among them (`runtime._held_for` refuses an array's in-place method called so)."""
 
 
 class Viewed(tuple):

@@ -635,9 +635,7 @@ def steering_only(fdef: ast.FunctionDef, numbers: frozenset = frozenset()) -> se
             for child in ast.iter_child_nodes(st):
                 if not isinstance(child, ast.stmt):  # expressions, arguments, handlers, withitems, keywords
                     _value_reads(child, reads)
-                    excluded.update(n.id for n in ast.walk(child) if isinstance(n, ast.Name)
-                                    and isinstance(n.ctx, ast.Store))
-                    excluded.update(n.name for n in ast.walk(child) if isinstance(n, ast.ExceptHandler) and n.name)
+                    excluded.update(n for node in ast.walk(child) for n in _binds(node))
     # a variable never read keeps its activity: the engines may hold it for themselves (reverse mode's
     # entry copies of the parameters, the result of a call that changed something)
     steer = (candidates - excluded) & {name for name, _ in reads}
@@ -654,6 +652,18 @@ def steering_only(fdef: ast.FunctionDef, numbers: frozenset = frozenset()) -> se
             steer.discard(name)
             todo.extend(feeding.get(name, ()))
     return steer
+
+
+def _binds(node: ast.AST) -> tuple:
+    """The names node itself binds other than by a plain read: a store or `del`, an `except ... as` name,
+    a `match` pattern's capture."""
+    if isinstance(node, ast.Name):
+        return () if isinstance(node.ctx, ast.Load) else (node.id,)
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return (node.name,) if node.name else ()
+    if isinstance(node, ast.MatchMapping):
+        return (node.rest,) if node.rest else ()
+    return ()
 
 
 def _arithmetic(e: ast.expr, numbers=None) -> bool:
@@ -688,10 +698,7 @@ def numbers_if(fdef: ast.FunctionDef, roots=None) -> tuple[frozenset, frozenset]
                 inplace.add(node.value.left.id)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             unknown.update(node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            unknown.add(node.name)
-    unknown.update(node.id for node in own_nodes(fdef) if isinstance(node, ast.Name)
-                   and not isinstance(node.ctx, ast.Load) and id(node) not in plain)
+    unknown.update(n for node in own_nodes(fdef) if id(node) not in plain for n in _binds(node))
     for n in _own_defs(fdef):  # a nested function rebinding a variable (`nonlocal`) or named like one
         unknown |= nonlocal_writes(n) | {n.name}
     names: set[str] = set()

@@ -225,8 +225,22 @@ def _numbers(src: str):
     ("def f(x, n):\n    k = n\n    def g():\n        nonlocal k\n        k = x\n    g()\n    k -= 1\n    return x",
      set(), set()),
     ("def f(x, n):\n    k = C\n    k -= 1\n    return x", set(), set()),
+    ("def f(x, n):\n    k = n\n    match x:\n        case [k, *r]:\n            pass\n    k -= 1\n    return x",
+     set(), set()),
 ])
+
 def test_which_variables_hold_numbers(src, names, params):
     got_names, got_params = _numbers(src)
     assert {n for n in got_names if not n.startswith("_od_")} == names
     assert set(got_params) == params
+
+
+
+def test_a_match_capture_is_a_store():
+    # (a capture the lowering keeps rebinds the name without an assignment: k may be a dict's rest)
+    import ast
+    from contexts.lowered.activity import numbers_if
+    fdef = lower(ast.parse("def f(x, n):\n    k = n\n    match x:\n        case {**k}:\n            pass\n"
+                           "    while k > 1:\n        k -= 1\n    return x").body[0])
+    assert numbers_if(fdef) == (frozenset(), frozenset())
+    assert "k" not in steering_only(fdef, frozenset({"k", "n"}))
