@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numbers
 import types
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -15,6 +14,7 @@ from overdub.passes import context_stack as _stack, depth as _depth
 from overdub.errors import OverdubError
 
 from ..rules.frames import entry_error
+from ..rules.leaves import Scalar, kind_of
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
@@ -231,9 +231,9 @@ def _seed(y):
         return 1.0
     if isinstance(y, (int, Fraction)):
         return 1
-    if isinstance(y, Decimal):
-        return Decimal(1)
-    if isinstance(y, complex):
+    if isinstance(y, Scalar) and not kind_of(y).complex:  # Decimal, mpmath, sympy: the one of its kind
+        return kind_of(y).one(y)
+    if isinstance(y, complex) or isinstance(y, Scalar):
         raise NonScalarError(f"`gradient` needs a real scalar output, got the complex {y!r}",
                              fix="differentiate abs(f(x))**2 or the real part, or use `pullback` with a "
                                  "complex cotangent")

@@ -328,6 +328,9 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
         return acc(dobj, g)  # the cotangent of a bound method is that of its object
     if isinstance(obj, (types.ModuleType, type)):
         return dobj
+    if not has_fields(obj) and not isinstance(obj, (list, tuple, dict)) and \
+            _class_attribute(type(obj), attr) is result:
+        return dobj  # its class's attribute (the object has no fields): a constant, as a class's own reads are
     if isinstance(obj, (np.ndarray, np.generic, complex, float, int)):
         return acc(dobj, _array_attr_adj(g, obj, attr))
     if attr == "__dict__" and type(result) is dict:  # the object's own fields: one box (structs.Session.box)

@@ -34,6 +34,7 @@ from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
 from overdub.passes import OwnedEntries, collector, compile_twin, get_source, mangle_private, on_clear
 
 from ..rules.frames import note_transformed, outside_engine
+from ..rules.leaves import Scalar
 from ..rules.registry import (HOT_REDUCE_OPTIONS, NoRuleError, array_objects, key_of, objects_of_classes, registry,
                               through_array)
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
@@ -342,6 +343,8 @@ def call(mask, f, *args, **kw):
             rule, is_method = _rule_of(f)
             if is_method and len(args) > 1 and isinstance(f.__self__, np.ndarray):
                 _method_out(f, args)
+        elif registry.families and isinstance(f, type):  # a family's class (sympy's `sin`): made on first use
+            rule = registry.get(f)
     if rule is not None:
         for a in args:  # (the common case: arguments of plain types, one set lookup each)
             if type(a) not in _PLAIN_TYPES:
@@ -404,6 +407,8 @@ def call(mask, f, *args, **kw):
         if _hashable(func) and func in _rules:  # a rule given to the method's function
             y, pb = call(EVERY_ARGUMENT, func, f.__self__, *args, **kw)
             return y, (None if pb is None else (_bound_back, pb))
+        if isinstance(f.__self__, Scalar):  # a registered number's method without a rule: its inside is
+            raise _no_rule(f)                 # no derivative's (contexts.rules.leaves)
         if type(func) is types.FunctionType:
             return _twin_call(mask, func, (f.__self__,), args, kw)
     if type(f) is _METHOD_DESCRIPTOR and args and isinstance(args[0], f.__objclass__):
@@ -727,6 +732,8 @@ def _may_differ(a, depth) -> bool:
         return True
     if isinstance(a, (numbers.Number, np.generic)):  # Fraction, Decimal, numpy floats...
         return not isinstance(a, numbers.Integral)
+    if isinstance(a, Scalar):  # a registered number type (a sympy expression)
+        return True
     if depth >= 6:
         return True  # too deep to look into: it may hold one
     if isinstance(a, (list, tuple, set, frozenset)):

@@ -19,6 +19,7 @@ import numpy as np
 # (forward mode depends on nothing of reverse mode: no cycle)
 from ..forward.dual import Dual as _Dual, primal
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, fields_of, has_fields, merge_into
+from ..rules.leaves import Scalar, kind_of
 
 __all__ = ["Session", "finalize", "zero_of", "TICKS", "CHANGES"]
 
@@ -171,6 +172,8 @@ def zero_of(x):
     if type(x) is _Dual:  # forward over reverse: the zero of the value's shape (a dual array's too)
         v = primal(x)
         return np.zeros(np.shape(v)) if np.shape(v) else 0.0
+    if isinstance(x, Scalar):  # Decimal, mpmath, sympy: the zero of its kind
+        return kind_of(x).zero(x)
     if isinstance(x, numbers.Number):
         return type(x)(0) if isinstance(x, (int, float, complex)) or hasattr(type(x), "denominator") else 0.0
     if type(x).__module__.startswith("uncertainties"):
@@ -210,7 +213,7 @@ def finalize(d, x):
             except (TypeError, ValueError):
                 pass
         return d
-    if isinstance(x, (numbers.Number, np.generic)) or type(x).__module__.startswith("uncertainties"):
+    if isinstance(x, (numbers.Number, np.generic, Scalar)) or type(x).__module__.startswith("uncertainties"):
         if d is None:
             return zero_of(x)
         if isinstance(x, float) and isinstance(d, np.ndarray) and d.ndim == 0:

@@ -21,9 +21,11 @@ import overdub
 from overdub.errors import OverdubError, describe
 
 from ..rules.frames import entry_error, name_user_lines
+from ..rules.leaves import Scalar
+from ..rules.registry import registry
 
 from .arrays import to_array
-from .context import ForwardContext, _vectorized
+from .context import ForwardContext, _known, _vectorized
 from .dual import SWALLOWED, Dual, DualConversionError, Tag, swallowed, zero_tangent
 from .tangent import NotTransformable
 from .holds import dual_free
@@ -51,6 +53,9 @@ def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
         if isinstance(f, np.vectorize):
             with ctx:
                 return _vectorized(f, args, kwargs, ctx.recurse)
+        if args and type(args[0]) is Dual and _own_rule(f):  # a primitive given itself (`mpmath.atan`):
+            with ctx:                                          # its rule, as where it is called
+                return _known(f, args, kwargs, args[0].tag, ctx._run_rule)
         return ctx.run(f, *args, **kwargs)
     except (ValueError, TypeError) as e:
         if isinstance(e, OverdubError) or not _from_conversion(e):
@@ -60,6 +65,17 @@ def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
             where=_user_line(e, f),
             fix="build the array from the input so it carries the derivative: `np.zeros_like(x)` (with "
                 "shape=... if needed), `x * 0.0`, `x.copy()`, not `np.zeros(n)`/`np.empty(n)`") from e
+
+
+_PYTHON_CALLABLES = (types.FunctionType, types.MethodType)
+
+
+def _own_rule(f) -> bool:
+    """f is a Python function (or method) with a forward rule: a primitive, whose rule differentiates it."""
+    if type(f) not in _PYTHON_CALLABLES:
+        return False
+    rule = registry.get(f)
+    return rule is not None and rule.frule is not None
 
 
 def _from_conversion(e: BaseException) -> bool:
@@ -213,7 +229,7 @@ def derivative(f: Callable, x: Any) -> Any:
 def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
     """(y, dy) by f's tangent twin (tangent.py, tangent_runtime.py), or None when only duals can do it."""
     if (any(type(x) is Dual for x in primals) or any(type(t) is Dual for t in tangents)
-            or isinstance(overdub.current(), ForwardContext)):
+            or isinstance(overdub.current(), ForwardContext) or _own_rule(f)):
         return None  # an outer derivative is perturbing values (maybe in closures): its duals carry the tags
     try:
         y, dy = tangent_jvp(f, primals, tangents)
@@ -286,6 +302,9 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
 def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]:
     """(f(x), J) with J of shape shape(f(x)) + shape(x), `chunk` directions per pass."""
     if isinstance(x, (list, tuple)):
+        if x and all(_exact_scalar(v) or isinstance(v, Scalar) for v in x) and not all(
+                type(v) is int for v in x):
+            return _jacfwd_exact(f, x)
         x = np.asarray(x, dtype=float)
     x = float_input(x)
     if _exact_scalar(x):  # one direction in x's own arithmetic (the float64 seeds below would lose it)
@@ -306,6 +325,26 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
         return by_columns
 
 
+def _jacfwd_exact(f: Callable, x: list | tuple) -> tuple[Any, Any]:
+    """(f(x), J) for a list of numbers of an exact or registered kind (Fractions, Decimals, mpmath,
+    sympy): one scalar derivative per element, in the element's own arithmetic (float64 seeds would lose
+    it); J is an object array where the entries are not floats."""
+    columns, y0 = [], None
+    for j in range(len(x)):
+        def column(s, j=j):
+            return f(type(x)((*x[:j], s, *x[j + 1:])))
+        y0, dy = _value_and_derivative(column, x[j])
+        columns.append(np.asarray(dy, dtype=None if _floats(dy) else object))
+    if isinstance(y0, (list, tuple)):
+        y0 = np.asarray(y0, dtype=None if _floats(y0) else object)
+    jac = np.stack(columns, axis=-1)
+    return y0, (jac if jac.ndim else jac[()])
+
+
+def _floats(v) -> bool:
+    return all(isinstance(e, (float, np.floating)) for e in np.ravel(np.asarray(v, dtype=object)))
+
+
 def _jacfwd_by_tangent_twin(f: Callable, x: Any, xshape: tuple, n: int):
     """(f(x), J) by n tangent-twin passes, or None when the twin cannot take f."""
     columns, y0 = [], None
@@ -322,13 +361,16 @@ def _jacfwd_by_tangent_twin(f: Callable, x: Any, xshape: tuple, n: int):
     return y0, jac.reshape(yshape + xshape)
 
 
+_SEED_DTYPES = (np.float32, np.float16, np.longdouble)  # seeds in the input's precision (float32 stays so)
+
+
 def _jacfwd_by_duals(f: Callable, x: Any, xshape: tuple, n: int, chunk: int | None):
     k = max(1, min(n, chunk or DEFAULT_CHUNK))
     columns, y0 = [], None
     for j0 in range(0, n, k):
         kk = min(k, n - j0)
         tag = Tag(chunk=kk)
-        seed = np.zeros((kk, n))
+        seed = np.zeros((kk, n), dtype=x.dtype if getattr(x, "dtype", None) in _SEED_DTYPES else np.float64)
         seed[np.arange(kk), np.arange(j0, j0 + kk)] = 1.0
         y = _run(f, Dual(x, seed.reshape((kk,) + xshape), tag))
         if isinstance(y, (list, tuple)):

@@ -170,7 +170,7 @@ def zero_tangent(v, tag: Tag):
     p = primal(v)
     if tag.chunk is None and not hasattr(v, "shape"):
         return p * 0 if isinstance(p, numbers.Number) else 0.0
-    dtype = np.result_type(getattr(p, "dtype", float), float)
+    dtype = np.result_type(getattr(p, "dtype", np.float64), 0.0)  # (a weak float: float32 stays float32)
     return np.zeros(((tag.chunk,) if tag.chunk else ()) + shape(v), dtype=dtype)
 
 

@@ -12,6 +12,7 @@ from . import containers as _containers  # noqa: F401
 from . import math as _math  # noqa: F401
 from . import operator as _operator  # noqa: F401
 from . import uncertainties as _uncertainties  # noqa: F401
+from . import leaves as _leaves
 from .check import check_rule, numerical_gradient
 from .registry import MissingRule, Registry, Rule, registry
 
@@ -19,5 +20,7 @@ try:  # the numpy rules land separately; the scalar rules work without them
     from . import numpy as _numpy  # noqa: F401
 except ImportError:  # pragma: no cover
     _numpy = None
+
+_leaves.load_domains()  # Decimal now; mpmath's and sympy's rules as soon as the packages are imported
 
 __all__ = ["registry", "Registry", "Rule", "MissingRule", "check_rule", "numerical_gradient"]

@@ -14,6 +14,8 @@ from fractions import Fraction
 
 import numpy as np
 from uncertainties import umath as _umath
+
+from . import leaves as _leaves
 from uncertainties.core import AffineScalarFunc as _UFloat
 
 try:  # scipy is optional: it supplies erf/gamma/digamma ufuncs for arrays and array-like values
@@ -170,13 +172,15 @@ def fit(g, like):
 # ndarray/np.generic -> numpy, ufloat -> `uncertainties.umath`, anything else (e.g. a forward-mode
 # Dual implementing __array_ufunc__) -> the numpy (or scipy.special) ufunc.
 
-def _dispatch(x, real, cplx, ufunc, ufloat):
+def _dispatch(x, real, cplx, ufunc, ufloat, name=None):
     """Apply the implementation that matches the type of x (the float fast path is done by the caller)."""
     t = type(x)
     if t is int or t is Fraction or t is bool:
         return real(x)
     if isinstance(x, (np.ndarray, np.generic)) or t is list or t is tuple:
         return ufunc(x)
+    if isinstance(x, _leaves.Scalar):  # a registered number type: its own function, never a float's
+        return _leaf_math(x, name or getattr(real, "__name__", "?"))(x)
     if isinstance(x, complex):
         if cplx is None:
             raise TypeError(f"no complex version of {getattr(real, '__name__', real)}")
@@ -186,6 +190,17 @@ def _dispatch(x, real, cplx, ufunc, ufloat):
     if isinstance(x, numbers.Real):
         return real(x)
     return ufunc(x)
+
+
+def _leaf_math(x, name):
+    """The function `name` of x's registered kind (`contexts.rules.leaves`), or a TypeError naming what is
+    missing (never a float's function, which would drop the kind's precision or symbols)."""
+    kind = _leaves.kind_of(x)
+    fn = kind.math.get(name) if kind is not None else None
+    if fn is None:
+        raise TypeError(f"{name} of a {type(x).__name__} ({kind.name if kind else '?'} numbers): their kind "
+                        f"registers no {name} (contexts.rules.leaves.register_scalar(..., math=...))")
+    return fn
 
 
 FLOAT_FORMS: dict = {}  # name -> the function a generic one applies to a float (math's)
@@ -199,7 +214,7 @@ def _unary(name, real, cplx, ufunc, ufloat=None):
     def generic_fn(x):
         if type(x) is float:
             return real(x)
-        return _dispatch(x, real, cplx, ufunc, ufloat)
+        return _dispatch(x, real, cplx, ufunc, ufloat, name)
 
     generic_fn.__name__ = generic_fn.__qualname__ = name
     x = 1.5 if name == "acosh" else 0.5
@@ -309,6 +324,8 @@ def digamma(x):
         return _special.digamma(x) if _special is not None else np.vectorize(_digamma_scalar)(x)
     if isinstance(x, complex):
         raise TypeError("digamma of a complex number needs scipy.special.psi")
+    if isinstance(x, _leaves.Scalar):
+        return _leaf_math(x, "digamma")(x)
     return _digamma_scalar(x)
 
 
@@ -328,6 +345,8 @@ def sign(x):
     if isinstance(x, _UFloat):
         x = x.nominal_value
         return (x > 0) - (x < 0)
+    if isinstance(x, _leaves.Scalar):
+        return _leaf_math(x, "sign")(x)
     if isinstance(x, numbers.Real):
         return (x > 0) - (x < 0)
     return np.sign(x)
@@ -357,6 +376,8 @@ def atan2(y, x):
         return _math.atan2(y, x)
     if isinstance(y, _UFloat) or isinstance(x, _UFloat):
         return _umath.atan2(y, x)
+    if isinstance(y, _leaves.Scalar) or isinstance(x, _leaves.Scalar):
+        return _leaf_math(y if isinstance(y, _leaves.Scalar) else x, "atan2")(y, x)
     if isinstance(y, (numbers.Real,)) and isinstance(x, numbers.Real) and not isinstance(y, np.generic):
         return _math.atan2(y, x)
     return np.arctan2(y, x)

@@ -38,6 +38,7 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
+from .leaves import Scalar
 from .sparsity_specs import Custom, SparsitySpec
 
 __all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "MissingRule", "NoRuleError", "NoDerivative",
@@ -178,13 +179,31 @@ class Registry:
     def __init__(self) -> None:
         self.rules: dict[Any, Rule] = {}
         self.version = 0  # bumped on every registration, for anyone who caches lookups
+        self.families: list[tuple[Callable, Callable]] = []  # (test, make): see `family`
 
     # -- lookup --------------------------------------------------------------------------------
     def get(self, fn: Any) -> Rule | None:
         try:
-            return self.rules.get(key_of(fn))
+            rule = self.rules.get(key_of(fn))
         except TypeError:  # unhashable callable
             return None
+        if rule is None and self.families and isinstance(fn, type):
+            return self._of_family(fn)
+        return rule
+
+    def family(self, test: Callable[[type], bool], make: Callable[[type], Rule]) -> None:
+        """Rules for a family of classes too many (or made at run time) to list: the first time a class
+        `cls` with `test(cls)` true is looked up, `make(cls)` gives its rule, which is kept (sympy's
+        expression classes: `sin`, `Pow`, a `Function('f')`, each differentiated symbolically)."""
+        self.families.append((test, make))
+        self.version += 1
+
+    def _of_family(self, cls: type) -> Rule | None:
+        for test, make in self.families:
+            if test(cls):
+                rule = self.rules[cls] = make(cls)
+                return rule
+        return None
 
     def __contains__(self, fn: Any) -> bool:
         return self.get(fn) is not None
@@ -351,8 +370,9 @@ def _nondiff_frule(fn):
 registry = Registry()
 
 
-# values every rule takes as they are: numbers (ufloats too), arrays, strings (engines share this notion)
-PLAIN_OPERANDS = (numbers.Number, np.ndarray, np.generic, str, bytes, type(None))
+# values every rule takes as they are: numbers (ufloats and the number types of `contexts.rules.leaves`
+# too), arrays, strings (engines share this notion)
+PLAIN_OPERANDS = (numbers.Number, np.ndarray, np.generic, str, bytes, type(None), Scalar)
 try:  # ufloats are numbers to every rule
     from uncertainties.core import AffineScalarFunc as _UFloat
     PLAIN_OPERANDS += (_UFloat,)

@@ -1,0 +1,156 @@
+"""Number types of other packages as leaves: values the engines compute with, never code they recurse into.
+
+A number type registered here (Decimal; mpmath's `mpf`/`mpc`; sympy's expressions) is a number to every
+context, as floats are:
+
+- its operators go to the operator rules, its functions to the rules of its domain, and its methods are
+  primitives too: one without a rule is refused (`NoRuleError`), never differentiated through the type's
+  own Python code (whose inside — mpmath's mantissa integers, sympy's argument tuples — carries no
+  derivative, so a derivative computed from it would be silently wrong);
+- `contexts.rules.generic`'s math functions use the type's own (`generic.sin(mpf)` is `mpmath.sin`,
+  keeping its precision; `generic.exp(Symbol)` is `sympy.exp`), so every rule written with them keeps
+  the kind of its arguments;
+- a gradient is seeded with the type's own one, and a zero is the type's own zero.
+
+Registering a type of your own takes a few lines:
+
+>>> from contexts.rules.leaves import register_scalar, kind_of
+>>> class Mod7(int):
+...     pass
+>>> register_scalar(Mod7, name="mod7", one=lambda x: Mod7(1))
+>>> kind_of(Mod7(3)).name, kind_of(Mod7(3)).one(Mod7(3))
+('mod7', 1)
+
+A package's domain is loaded when the package is first imported (`DOMAINS`), so `import contexts` does
+not import sympy: `contexts.rules.sympy` registers sympy's types the moment the user's code imports it.
+"""
+
+from __future__ import annotations
+
+import abc
+import importlib
+import importlib.abc
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+__all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "DOMAINS", "load_domains"]
+
+
+class Scalar(abc.ABC):
+    """The virtual base class of every registered number type: `isinstance(x, Scalar)` is the engines'
+    test (an ABC, so registering a type later is seen by tuples of types built earlier)."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What the engines need of a registered number type."""
+
+    name: str
+    one: Callable[[Any], Any]  # x -> the one of x's kind (a gradient's seed)
+    zero: Callable[[Any], Any]  # x -> the zero of x's kind
+    math: dict = field(default_factory=dict)  # generic name ("sin", "log", ...) -> the type's function
+    complex: bool = False  # a complex type (`gradient` refuses its values as outputs, as Python's complex)
+
+
+_KINDS: dict[type, Kind] = {}
+_BY_TYPE: dict[type, Kind | None] = {}  # exact type -> its kind (subclasses of a registered type)
+
+
+def register_scalar(cls: type, *, name: str, one: Callable | None = None, zero: Callable | None = None,
+                    math: dict | None = None, complex: bool = False) -> None:
+    """Register `cls` (and its subclasses) as a number type: see the module's docstring.
+
+    `one(x)`/`zero(x)` give the one and zero of x's kind (default `type(x)(1)`/`type(x)(0)`); `math` maps
+    the names of `contexts.rules.generic`'s functions ("sin", "exp", "log", "sqrt", ...) to the type's own.
+    Its methods are refused unless their functions have rules (`registry.adjoint(MyNumber.method)`)."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_scalar takes a class, not {cls!r}")
+    Scalar.register(cls)
+    _KINDS[cls] = Kind(name, one or (lambda x: type(x)(1)), zero or (lambda x: type(x)(0)),
+                       dict(math or {}), complex)
+    _BY_TYPE.clear()
+
+
+def kind_of(x) -> Kind | None:
+    """The registered kind of x's type (or of its nearest registered base), or None."""
+    t = type(x)
+    try:
+        return _BY_TYPE[t]
+    except KeyError:
+        pass
+    kind = next((k for cls, k in reversed(_KINDS.items()) if issubclass(t, cls)), None)
+    _BY_TYPE[t] = kind
+    return kind
+
+
+# -- domains loaded with their package -----------------------------------------------------------------
+
+DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy"}
+"""package -> the rules module that registers its types and functions, imported with the package."""
+
+_loaded: set[str] = set()
+
+
+def load_domains() -> None:
+    """Import the domain of every package of `DOMAINS` already imported (and watch for the others)."""
+    for package, module in DOMAINS.items():
+        if package in sys.modules and package not in _loaded and _complete(sys.modules[package]):
+            _loaded.add(package)
+            importlib.import_module(module)
+    if not any(type(f) is _DomainFinder for f in sys.meta_path) and _loaded != DOMAINS.keys():
+        sys.meta_path.insert(0, _DomainFinder())
+
+
+def _complete(module) -> bool:
+    spec = getattr(module, "__spec__", None)
+    return not getattr(spec, "_initializing", False)
+
+
+class _DomainFinder(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: when a package of `DOMAINS` is imported, wraps its loader so that the
+    domain's rules are registered once the package has run."""
+
+    def find_spec(self, name, path, target=None):
+        if name not in DOMAINS or name in _loaded:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            if name not in _loaded:
+                _loaded.add(name)
+                importlib.import_module(DOMAINS[name])
+
+        try:
+            loader.exec_module = exec_module  # an instance attribute: the finder's own loader only
+        except AttributeError:  # pragma: no cover - a loader with slots: load the domain later
+            return spec
+        return spec
+
+
+# -- the standard library's own --------------------------------------------------------------------------
+
+def _register_decimal() -> None:
+    import decimal
+
+    def sign(x):
+        return decimal.Decimal((x > 0) - (x < 0))
+
+    register_scalar(decimal.Decimal, name="decimal", math={
+        "exp": decimal.Decimal.exp, "log": decimal.Decimal.ln, "sqrt": decimal.Decimal.sqrt,
+        "log10": decimal.Decimal.log10, "sign": sign, "fabs": abs})
+
+
+_register_decimal()

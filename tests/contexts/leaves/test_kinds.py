@@ -1,0 +1,62 @@
+"""Numbers keep their kind through every mode: a list of Fractions through jacfwd and hessian (exact
+closed forms), float32 through hessian; a number type registered by the user is a leaf; the domains of
+sympy and mpmath load when those packages are imported, not with contexts."""
+
+import subprocess
+import sys
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from contexts import gradient, hessian, jacfwd
+from contexts.rules.leaves import Scalar, kind_of, register_scalar
+
+
+def test_fraction_list_through_jacfwd_and_hessian_exactly():
+    x = [Fraction(1, 3), Fraction(2)]
+    f = lambda v: v[0] * v[0] * v[1] + v[1] / v[0]  # noqa: E731
+    h = hessian(f, x)
+    a, b = x
+    want = [[2 * b + 2 * b / a ** 3, 2 * a - 1 / a ** 2], [2 * a - 1 / a ** 2, 0]]
+    assert h.dtype == object and all(type(h[i, j]) in (Fraction, int) for i in range(2) for j in range(2))
+    assert h.tolist() == want
+    j = jacfwd(lambda v: [v[0] * v[1], v[0] / v[1]], x)
+    assert j.tolist() == [[b, a], [1 / b, -a / b ** 2]]
+
+
+def test_decimal_list_through_jacfwd():
+    x = [Decimal("1.5"), Decimal("0.25")]
+    j = jacfwd(lambda v: v[0] * v[0] * v[1], x)
+    assert j.tolist() == [2 * x[0] * x[1], x[0] * x[0]] and all(type(e) is Decimal for e in j)
+
+
+def test_float32_through_hessian():
+    x = np.array([1.0, 2.0], np.float32)
+    h = hessian(lambda v: (v * v * v).sum() + v[0] * v[1], x)
+    assert h.dtype == np.float32
+    np.testing.assert_allclose(h, [[6.0, 1.0], [1.0, 12.0]], rtol=1e-6)
+
+
+class Mod(float):
+    """A user's number type (a float with its own name, standing for any)."""
+
+
+def test_a_registered_type_is_a_leaf_with_its_own_one():
+    register_scalar(Mod, name="mod", one=lambda v: Mod(1.0))
+    assert isinstance(Mod(2.0), Scalar) and kind_of(Mod(2.0)).name == "mod"
+    assert gradient(lambda v: v * v * 3, Mod(2.0))[0] == pytest.approx(12.0)
+
+
+def test_register_scalar_takes_a_class():
+    with pytest.raises(TypeError, match="class"):
+        register_scalar(Mod(1.0), name="bad")
+
+
+@pytest.mark.parametrize("package, probe", [("mpmath", "mpmath.exp"), ("sympy", "sympy.Expr.expand")])
+def test_domain_loads_with_its_package_not_before(package, probe):
+    code = (f"import sys, contexts; from contexts.rules import registry; assert '{package}' not in sys.modules; "
+            f"import {package}; import {probe.split('.')[0]}; assert registry.get({probe}) is not None; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr[-2000:]
