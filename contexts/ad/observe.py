@@ -15,6 +15,13 @@ adjoints through `__od_binop_adj__`, no inlined fast paths), whose helpers repor
 call's pullback is wrapped so its adjoint is reported too. Without an observer nothing here runs: the
 twins, caches and hot paths of reverse mode are the plain ones.
 
+Forward mode and sparsity detection are observed the same way, by the same observers: when an observer
+is active their entry points run the user's code under an *observed* engine context (`Observed` before
+`ForwardContext` or `SparsityContext` in the bases), whose patched twins intercept arithmetic too; each
+call and operator of the user's code is reported as a `DerivativeOp` at its own site (forward mode: with
+`tangents`, the operands' incoming tangents, and `split`, which takes a result apart into primal and
+tangent). Operations inside the engines' own code (a rule run on duals) are run, not reported.
+
 Invariant: observing changes no value; each reported operation runs exactly once, when it would run
 unobserved.
 """
@@ -22,7 +29,9 @@ unobserved.
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import operator
+import os
 import sys
 import types
 from dataclasses import dataclass, field
@@ -31,7 +40,7 @@ from typing import Any
 from overdub import Site
 from overdub.passes import context_stack as _stack
 
-__all__ = ["DerivativeOp", "observer", "observed_entry"]
+__all__ = ["DerivativeOp", "Observed", "observer", "observed_entry"]
 
 # the observer of ADContext(check=True) blocks (contexts.ad.check); the observer of the run in progress
 _check: contextvars.ContextVar = contextvars.ContextVar("overdub_ad_check", default=None)
@@ -55,6 +64,8 @@ class DerivativeOp:
     adjoint: bool = False
     cotangent: Any = None
     recursed: bool = False
+    tangents: tuple | None = None  # forward mode: the operands' incoming tangents (None for a constant)
+    split: Any = None              # forward mode: result -> (primal, tangent); tangent None if constant
 
     @property
     def name(self) -> str:
@@ -104,6 +115,11 @@ def _site(kind: str, op: str, depth: int = 2) -> Site:
 
 
 def _name_of(f) -> str:
+    owner = getattr(f, "__self__", None)
+    if getattr(type(owner), "_od_parts", None) is not None:  # a method of a dual: the method of its value
+        while getattr(type(owner), "_od_parts", None) is not None:
+            owner = owner._od_parts()[0]
+        return f"{type(owner).__name__}.{getattr(f, '__name__', '?')}"
     if isinstance(f, types.MethodType):
         return f"{type(f.__self__).__name__}.{f.__func__.__name__}"
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__
@@ -129,6 +145,8 @@ def _observed(obs, site, mask, f, args, kw):
         elif (kind is types.MethodType and type(f.__func__) is types.FunctionType
               and _rule_of(f.__func__)[0] is None and _rule_of(f)[0] is None):
             twin = f.__func__, (f.__self__,)
+        if twin is not None and twin[0].__code__.co_filename.startswith(_ENGINE_DIR):
+            twin = None  # the engines' own code (a method of a dual, forward over reverse): a primitive
     recursed = twin is not None
     out = []
 
@@ -198,3 +216,52 @@ def observed_binop_adj(opname, g, y, a, b, need=3):
 def plain_binop(opname, a, b):
     """`__od_binop__` outside observed twins (never called: only observed twins use the name)."""
     return _OPERATORS[opname][0](a, b)
+
+
+_ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # contexts/
+_REPORTED = frozenset({"call", "binop", "unaryop", "augop"})
+
+
+class Observed:
+    """Mixin before an engine's context class (see the module docstring): every call and operator of the
+    user's code run under it is reported to `self.obs`. A subclass says which calls the engine recurses
+    into (`recurses`) and how an operation's values read (`operation`)."""
+
+    intercepts = _REPORTED
+
+    def __init__(self, obs, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.obs = obs
+
+    def overdub(self, site, fn, /, *args, **kwargs):
+        engine = site.filename.startswith(_ENGINE_DIR)  # the engine's own code (a rule run on duals)
+        if site.kind != "call":
+            if engine:
+                return fn(*args, **kwargs)
+            return self.obs.observe_derivative(self.operation(site, fn, args, kwargs, False),
+                                               lambda: fn(*args, **kwargs))
+        run = super().overdub
+        if engine:
+            return run(site, fn, *args, **kwargs)
+        site = dataclasses.replace(site, op=_name_of(fn))
+        op = self.operation(site, fn, args, kwargs, self.recurses(fn, args, kwargs))
+        return self.obs.observe_derivative(op, lambda: run(site, fn, *args, **kwargs))
+
+    def run(self, fn, /, *args, **kwargs):
+        """`run` of the engine's context, the root call reported as a call of the user's function."""
+        code = getattr(fn, "__code__", None)
+        site = Site(0, "call", _name_of(fn), getattr(code, "co_filename", "<unknown>"),
+                    getattr(code, "co_firstlineno", 0), 0, "<run>", 0)  # (called by the engine)
+        run = super().run
+        if code is not None and code.co_filename.startswith(_ENGINE_DIR):
+            return run(fn, *args, **kwargs)
+        op = self.operation(site, fn, args, kwargs, self.recurses(fn, args, kwargs))
+        return self.obs.observe_derivative(op, lambda: run(fn, *args, **kwargs))
+
+    def recurses(self, fn, args: tuple, kwargs: dict) -> bool:
+        """Does the engine run fn's own code (its operations reported one by one)?"""
+        raise NotImplementedError
+
+    def operation(self, site, fn, args: tuple, kwargs: dict, recursed: bool) -> DerivativeOp:
+        """The reported operation (the values as the engine has them)."""
+        return DerivativeOp(site, fn, args, kwargs, recursed=recursed)

@@ -23,7 +23,8 @@ from overdub.errors import OverdubError, describe
 from ..rules.frames import entry_error, name_user_lines
 
 from .arrays import to_array
-from .context import ForwardContext, _vectorized
+from ..ad.observe import observer
+from .context import ForwardContext, _vectorized, forward_context
 from .dual import SWALLOWED, Dual, DualConversionError, Tag, swallowed, zero_tangent
 from .tangent import NotTransformable
 from .holds import dual_free
@@ -46,7 +47,7 @@ def float_input(x: Any) -> Any:
 
 
 def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
-    ctx = ForwardContext()
+    ctx = forward_context()
     try:
         if isinstance(f, np.vectorize):
             with ctx:
@@ -213,8 +214,10 @@ def derivative(f: Callable, x: Any) -> Any:
 def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
     """(y, dy) by f's tangent twin (tangent.py, tangent_runtime.py), or None when only duals can do it."""
     if (any(type(x) is Dual for x in primals) or any(type(t) is Dual for t in tangents)
-            or isinstance(overdub.current(), ForwardContext)):
-        return None  # an outer derivative is perturbing values (maybe in closures): its duals carry the tags
+            or isinstance(overdub.current(), ForwardContext) or observer() is not None):
+        # an outer derivative is perturbing values (maybe in closures): its duals carry the tags. An
+        # observer (a debugging context, a rule check) sees the user's operations on duals
+        return None
     try:
         y, dy = tangent_jvp(f, primals, tangents)
         if not dual_free(y):  # a dual escaped the calls the twin made on duals (a generator resumed later)
