@@ -23,6 +23,7 @@ from ..rules.frames import note_transformed
 from ..rules.registry import key_of, objects_of_classes, registry
 from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, out_position, to_array, write_out
 from ..ad.observe import DerivativeOp, Observed, observer
+from ..ad.observe import _check as _checking
 from .dual import Dual, DualConversionError, primal, split, top_tag
 from .tangent_runtime import uncached
 
@@ -180,9 +181,16 @@ def _unperturbed(y):
 
 
 def forward_context() -> ForwardContext:
-    """A ForwardContext, observed when a debugging context or a rule check is active (a few ns)."""
+    """A ForwardContext, observed when a debugging context or a rule check is active (a few ns); in an
+    `ADContext(check=True)` block each forward rule is checked the first time it is used (`check.py`)."""
     obs = observer()
-    return ForwardContext() if obs is None else ObservedForwardContext(obs)
+    if obs is None:
+        return ForwardContext()
+    check = _checking.get()
+    if check is not None:  # ADContext(check=True): forward rules are checked too
+        from .check import TangentCheck
+        obs = TangentCheck(check, obs)
+    return ObservedForwardContext(obs)
 
 
 # forms that make reverse mode record a store or read as a field; duals need no help with them
