@@ -130,3 +130,25 @@ def test_count_sees_the_users_operations_in_sparsity_detection():
     pattern = ctx.run(jacobian_sparsity, lambda v: np.array([s.calls_sqrt_times_zero(v), v[1]]), np.ones(2))
     np.testing.assert_array_equal(pattern.toarray(), [[True, True], [False, True]])
     assert ctx.ops["sqrt_times_zero"]["np.sqrt"] == 1 and ctx.ops["calls_sqrt_times_zero"]["sqrt_times_zero"] == 1
+
+
+@pytest.mark.parametrize("entry", ["gradient", "derivative", "jacfwd", "hessian", "jacobian_sparsity"])
+def test_breakpoint_on_a_user_function_inside_a_derivative(entry, monkeypatch):
+    import sys
+
+    from contexts import breakpoint_on, gradient
+    x = np.array([1.0, 4.0])
+    runs = {"gradient": (gradient, x), "derivative": (derivative, np.float64(4.0)), "jacfwd": (jacfwd, x),
+            "hessian": (hessian, x), "jacobian_sparsity": (jacobian_sparsity, x)}
+    api, point = runs[entry]
+    frames = []
+    monkeypatch.setattr(sys, "breakpointhook", lambda: frames.append(sys._getframe(1)))
+    got = breakpoint_on(s.sqrt_times_zero).run(api, s.calls_sqrt_times_zero, point)
+    want = api(s.calls_sqrt_times_zero, point)
+    np.testing.assert_array_equal(np.asarray(got[0] if entry == "gradient" else got.toarray() if
+                                             entry == "jacobian_sparsity" else got), np.asarray(
+        want[0] if entry == "gradient" else want.toarray() if entry == "jacobian_sparsity" else want))
+    assert len(frames) >= 1
+    frame = frames[0]
+    assert frame.f_code.co_name == "sqrt_times_zero" and frame.f_code.co_filename == s.__file__
+    assert set(frame.f_locals) == {"x"}
