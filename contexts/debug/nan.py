@@ -28,7 +28,9 @@ __all__ = ["NaNContext", "NaNError"]
 
 _COMPUTING = frozenset({"call", "binop", "unaryop", "augop"})
 _MUTABLE = (np.ndarray, list, dict)
-_MAX_ITEMS = 64  # containers longer than this are checked on their first items only
+_MAX_ITEMS = 64
+# allocations whose contents are whatever memory held (a NaN there is not computed): never blamed
+_GARBAGE = frozenset(map(id, (np.empty, np.empty_like)))  # containers longer than this are checked on their first items only
 
 
 class NaNError(OverdubError):
@@ -99,7 +101,7 @@ class NaNContext(Observing, overdub.Context):
         # inputs before it runs. Immutable ones can wait until a non-finite result makes it matter.
         state = _state(inputs) if any(isinstance(v, _MUTABLE) for v in inputs) else None
         result = self.primitive(fn, *args, **kwargs)
-        if kind in _COMPUTING and _has(result, _not_finite):
+        if kind in _COMPUTING and id(fn) not in _GARBAGE and _has(result, _not_finite):
             self._judge(site, fn, args, kwargs, result, _state(inputs) if state is None else state)
         return result
 

@@ -23,7 +23,7 @@ from overdub.errors import OverdubError, describe
 from ..rules.frames import entry_error, name_user_lines
 
 from .arrays import to_array
-from ..ad.observe import observer
+from .observe import _check as _checking, observer
 from .context import ForwardContext, _vectorized, forward_context
 from .dual import SWALLOWED, Dual, DualConversionError, Tag, swallowed, zero_tangent
 from .tangent import NotTransformable
@@ -213,8 +213,10 @@ def derivative(f: Callable, x: Any) -> Any:
 
 def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
     """(y, dy) by f's tangent twin (tangent.py, tangent_runtime.py), or None when only duals can do it."""
+    current = overdub.current()
     if (any(type(x) is Dual for x in primals) or any(type(t) is Dual for t in tangents)
-            or isinstance(overdub.current(), ForwardContext) or observer() is not None):
+            or isinstance(current, ForwardContext)
+            or (current is not None or _checking.get() is not None) and observer() is not None):
         # an outer derivative is perturbing values (maybe in closures): its duals carry the tags. An
         # observer (a debugging context, a rule check) sees the user's operations on duals
         return None

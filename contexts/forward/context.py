@@ -22,8 +22,8 @@ from ..rules.frames import note_transformed
 
 from ..rules.registry import key_of, objects_of_classes, registry
 from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, out_position, to_array, write_out
-from ..ad.observe import DerivativeOp, Observed, observer
-from ..ad.observe import _check as _checking
+from .observe import DerivativeOp, Observed, observer
+from .observe import _check as _checking
 from .dual import Dual, DualConversionError, primal, split, top_tag
 from .tangent_runtime import uncached
 

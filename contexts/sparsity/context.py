@@ -10,7 +10,7 @@ import numpy as np
 import overdub
 from overdub.errors import OverdubError
 
-from contexts.ad.observe import Observed, observer
+from contexts.forward.observe import Observed, observer
 from contexts.rules.numpy.inplace import as_store
 from contexts.rules.registry import registry
 
