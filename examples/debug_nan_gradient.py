@@ -1,17 +1,19 @@
-"""Find the line of a NaN gradient: NaNContext over `gradient` names the adjoint that made the first NaN.
+"""Find the line of a NaN gradient: NaNContext over `gradient` names the adjoint that made the first NaN,
+over forward mode (`jvp`, `derivative`, `jacfwd`, `hessian`) the tangent that did.
 
     python examples/debug_nan_gradient.py
 
 A pair potential over particle positions: the energy is finite, but its gradient is NaN. The culprit is
 the distance of each particle to itself: sqrt(0) is fine, its derivative 0.5 / sqrt(0) is not, and the
-mask that drops those pairs multiplies the infinite derivative by zero in the backward pass.
+mask that drops those pairs multiplies the infinite derivative by zero in the backward pass. Forward mode
+meets the same singularity as sqrt's tangent 0 / (2 sqrt(0)); CountContext shows what each pass computed.
 """
 
 import warnings
 
 import numpy as np
 
-from contexts import NaNContext, gradient
+from contexts import CountContext, NaNContext, gradient, jvp
 from contexts.debug import NaNError
 
 
@@ -52,6 +54,17 @@ with warnings.catch_warnings():
         print(f"\nNaNError: {e}\n")
         assert e.adjoint and e.site.function == "distances" and e.site.op == "np.sqrt"
 
+    velocity = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]])
+    rate = jvp(energy, (positions,), (velocity,))[1]     # forward mode: d energy along the velocity
+    print("energy's rate of change =", rate, " <- NaN too")
+    assert np.isnan(rate)
+    try:
+        NaNContext().run(jvp, energy, (positions,), (velocity,))
+        raise SystemExit("NaNContext found nothing")
+    except NaNError as e:
+        print(f"\nNaNError: {e}\n")
+        assert e.tangents is not None and e.site.function == "distances" and e.site.op == "np.sqrt"
+
     fixed = NaNContext().run(gradient, safe_energy, positions)[0]   # no NaN anywhere: no error
     h = 1e-6
     bump = np.zeros_like(positions)
@@ -60,3 +73,9 @@ with warnings.catch_warnings():
     assert np.isclose(fixed[0, 0], fd, rtol=1e-6), (fixed[0, 0], fd)
     assert np.isclose(safe_energy(positions), energy(positions))
     print("with the diagonal kept away from sqrt's singularity:", fixed.round(4).tolist())
+
+    counts = CountContext()
+    counts.run(jvp, safe_energy, (positions,), (velocity,))
+    print("\noperations of the forward-mode derivative, primal and tangent, per function:")
+    print(counts.table())
+    assert counts.ops["safe_distances [tangent]"]["np.sqrt"] == 1

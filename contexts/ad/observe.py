@@ -15,6 +15,13 @@ adjoints through `__od_binop_adj__`, no inlined fast paths), whose helpers repor
 call's pullback is wrapped so its adjoint is reported too. Without an observer nothing here runs: the
 twins, caches and hot paths of reverse mode are the plain ones.
 
+Forward mode and sparsity detection are observed the same way, by the same observers: when an observer
+is active their entry points run the user's code under an *observed* engine context (`Observed` before
+`ForwardContext` or `SparsityContext` in the bases), whose patched twins intercept arithmetic too; each
+call and operator of the user's code is reported as a `DerivativeOp` at its own site (forward mode: with
+`tangents`, the operands' incoming tangents, and `split`, which takes a result apart into primal and
+tangent). Operations inside the engines' own code (a rule run on duals) are run, not reported.
+
 Invariant: observing changes no value; each reported operation runs exactly once, when it would run
 unobserved.
 """
@@ -22,19 +29,21 @@ unobserved.
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import operator
+import os
 import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any
 
 from overdub import Site
-from overdub.passes import context_stack as _stack
 
-__all__ = ["DerivativeOp", "observer", "observed_entry"]
+from ..forward.observe import _ENGINE_DIR, DerivativeOp, Observed, _check, _name_of, observer  # noqa: F401
 
-# the observer of ADContext(check=True) blocks (contexts.ad.check); the observer of the run in progress
-_check: contextvars.ContextVar = contextvars.ContextVar("overdub_ad_check", default=None)
+__all__ = ["DerivativeOp", "Observed", "observer", "observed_entry"]
+
+# the observer of the run in progress (the observer of ADContext(check=True) blocks: forward.observe._check)
 _active: contextvars.ContextVar = contextvars.ContextVar("overdub_ad_observer", default=None)
 
 _OPERATORS = {"add": (operator.add, "+"), "sub": (operator.sub, "-"), "mul": (operator.mul, "*"),
@@ -42,45 +51,6 @@ _OPERATORS = {"add": (operator.add, "+"), "sub": (operator.sub, "-"), "mul": (op
               "mod": (operator.mod, "%"), "pow": (operator.pow, "**"), "matmul": (operator.matmul, "@"),
               "lshift": (operator.lshift, "<<"), "rshift": (operator.rshift, ">>"),
               "or_": (operator.or_, "|"), "xor": (operator.xor, "^"), "and_": (operator.and_, "&")}
-
-
-@dataclass(slots=True)
-class DerivativeOp:
-    """One operation of the user's code seen during a derivative (see the module docstring)."""
-
-    site: Site
-    fn: Any
-    args: tuple
-    kwargs: dict = field(default_factory=dict)
-    adjoint: bool = False
-    cotangent: Any = None
-    recursed: bool = False
-
-    @property
-    def name(self) -> str:
-        return self.site.op
-
-
-def observer():
-    """The observer of a derivative started now, or None (the common case: two context-variable reads)."""
-    check = _check.get()
-    stack = _stack.get()
-    if not stack:
-        return check
-    for ctx in reversed(stack):
-        if getattr(ctx, "observe_derivative", None) is not None:
-            return ctx if check is None else _Both(check, ctx)
-    return check
-
-
-class _Both:
-    """The rule check first, then a debugging context."""
-
-    def __init__(self, check, inner):
-        self.check, self.inner = check, inner
-
-    def observe_derivative(self, op, run):
-        return self.check.observe_derivative(op, lambda: self.inner.observe_derivative(op, run))
 
 
 def observed_entry(obs, mask, f, args, kw):
@@ -103,21 +73,6 @@ def _site(kind: str, op: str, depth: int = 2) -> Site:
     return Site(0, kind, op, code.co_filename, frame.f_lineno, 0, function, 0)
 
 
-def _name_of(f) -> str:
-    if isinstance(f, types.MethodType):
-        return f"{type(f.__self__).__name__}.{f.__func__.__name__}"
-    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__
-    owner = getattr(f, "__self__", None)
-    if owner is not None and not isinstance(owner, types.ModuleType) and "." not in name:
-        name = f"{type(owner).__name__}.{name}"
-    module = getattr(f, "__module__", None)
-    if module == "numpy" or type(f).__module__ == "numpy" and owner is None:
-        name = "np." + name
-    elif module in ("math", "cmath", "operator"):
-        name = f"{module}.{name}"
-    return name
-
-
 def _observed(obs, site, mask, f, args, kw):
     from . import runtime
     from .runtime import _rule_of, _twin_call, call
@@ -129,6 +84,8 @@ def _observed(obs, site, mask, f, args, kw):
         elif (kind is types.MethodType and type(f.__func__) is types.FunctionType
               and _rule_of(f.__func__)[0] is None and _rule_of(f)[0] is None):
             twin = f.__func__, (f.__self__,)
+        if twin is not None and twin[0].__code__.co_filename.startswith(_ENGINE_DIR):
+            twin = None  # the engines' own code (a method of a dual, forward over reverse): a primitive
     recursed = twin is not None
     out = []
 

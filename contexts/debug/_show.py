@@ -11,7 +11,12 @@ import types
 
 __all__ = ["short_repr", "callable_name", "callable_module", "unbound_function", "is_engine"]
 
-_repr = reprlib.Repr()
+class _Repr(reprlib.Repr):
+    def repr_Dual(self, value, level):  # forward mode's dual numbers inside containers (reprlib's hook)
+        return short_repr(value, self.maxother)
+
+
+_repr = _Repr()
 _repr.maxstring = 40
 _repr.maxother = 40
 _repr.maxlist = _repr.maxtuple = _repr.maxdict = _repr.maxset = 6
@@ -26,6 +31,10 @@ def short_repr(value, limit: int = 60) -> str:
     if type(value) in _PLAIN:  # the common case, fast
         text = repr(value)
         return text if len(text) <= limit else text[: limit - 3] + "..."
+    parts = getattr(type(value), "_od_parts", None)  # a dual number of forward mode
+    if parts is not None:
+        primal, tangent = parts(value)
+        return f"{short_repr(primal, limit // 2)} (tangent {short_repr(tangent, limit // 2)})"
     try:
         text = _array_repr(value) or _repr.repr(value)
     except Exception:  # a broken __repr__ must not break the program being debugged

@@ -31,6 +31,7 @@ from overdub.passes import compile_twin, get_source, original_code
 from overdub.errors import OverdubError, describe
 
 from ._blind import Observing
+from ._show import is_engine
 
 __all__ = ["BreakpointContext", "breakpoint_on"]
 
@@ -74,6 +75,8 @@ class BreakpointContext(Observing, overdub.Context):
 
     def overdub(self, site, fn, /, *args, **kwargs):
         self.seen += 1
+        if is_engine(fn):  # a derivative engine: it reports the user's calls (observe_derivative)
+            return self.primitive(fn, *args, **kwargs)
         plain, pre, pre_kw = _unwrap(fn)
         if plain is not None and self._is_target(plain):
             return self._call_target(plain, (*pre, *args), {**pre_kw, **kwargs})
@@ -85,6 +88,20 @@ class BreakpointContext(Observing, overdub.Context):
                 raise TypeError(f"__init__() should return None, not '{type(result).__name__}'")
             return obj
         return super().overdub(site, fn, *args, **kwargs)
+
+    def observe_derivative(self, op, run):
+        """A call of the target in a derivative (`contexts.ad.observe`; forward pass only): the debugger
+        at its first line, with its arguments (forward mode: their primal values) as the frame's locals,
+        before the engine runs the call; stepping on leaves that frame (the engine runs the body)."""
+        self.seen += 1
+        if op.recursed and not op.adjoint:
+            plain, pre, pre_kw = _unwrap(op.fn)
+            if plain is not None and self._is_target(plain) and not plain.__code__.co_flags & _LAZY:
+                args, kwargs = (*pre, *op.args), {**pre_kw, **op.kwargs}
+                if self.condition is None or self.condition(*args, **kwargs):
+                    self.hits += 1
+                    self._breaking_twin(plain, then=_nothing)(*args, **kwargs)
+        return run()
 
     def _is_target(self, plain: types.FunctionType) -> bool:
         # Closures made inside patched code run a copy of the original's code: compare originals.
@@ -101,17 +118,21 @@ class BreakpointContext(Observing, overdub.Context):
         with self:
             return self.overdub(None, fn, *args, **kwargs)
 
-    def _breaking_twin(self, plain: types.FunctionType) -> types.FunctionType:
-        """A function like `plain` that calls the breakpoint hook, then plain's patched twin."""
+    def _breaking_twin(self, plain: types.FunctionType, then=None) -> types.FunctionType:
+        """A function like `plain` that calls the breakpoint hook, then plain's patched twin (or `then`)."""
         original = original_code(plain.__code__)
         code = self._twin_codes.get(original)
         if code is None:
             code = self._twin_codes[original] = _breaking_code(original)
         namespace = dict(plain.__globals__, __od_sys__=sys,
-                         __od_twin__=overdub.patch(plain, self.intercepts))
+                         __od_twin__=overdub.patch(plain, self.intercepts) if then is None else then)
         twin = types.FunctionType(code, namespace, plain.__name__, plain.__defaults__)
         twin.__kwdefaults__, twin.__qualname__ = plain.__kwdefaults__, plain.__qualname__
         return twin
+
+
+def _nothing(*args, **kwargs) -> None:
+    """What a breaking twin runs after the break when the engine runs the call itself."""
 
 
 def _unwrap(fn) -> tuple[types.FunctionType | None, tuple, dict]:
@@ -174,6 +195,7 @@ def _forwarded_keywords(args: ast.arguments, at: dict) -> list[ast.keyword]:
 
 
 _GENERATOR, _COROUTINE, _ASYNC_GENERATOR = 0x20, 0x80, 0x200
+_LAZY = _GENERATOR | _COROUTINE | _ASYNC_GENERATOR
 
 
 def _return_of(call: ast.Call, code: types.CodeType, at: dict) -> list[ast.stmt]:

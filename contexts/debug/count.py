@@ -73,9 +73,16 @@ class CountContext(Observing, overdub.Context):
 
     def observe_derivative(self, op, run):
         """Count an operation of a derivative (`contexts.ad.observe`) under its user function; those of the
-        backward pass under `function [adjoint]`."""
+        backward pass under `function [adjoint]`; in forward mode, an operation on perturbed operands
+        also under `function [tangent]` (its tangent is computed next to it)."""
         self.seen += 1
         where = op.site.function + (" [adjoint]" if op.adjoint else "")
+        self._count_derivative(op, where)
+        if op.tangents is not None and not op.recursed and any(t is not None for t in op.tangents):
+            self._count_derivative(op, op.site.function + " [tangent]")  # forward mode: its tangent too
+        return run()
+
+    def _count_derivative(self, op, where: str) -> None:
         counts = self.counts.get(where)
         if counts is None:
             counts = self.counts[where] = Counter()
@@ -90,7 +97,6 @@ class CountContext(Observing, overdub.Context):
             category = "numpy calls" if _is_numpy(op.fn, callable_module(op.fn)) else "other calls"
         counts[category] += 1
         self.ops[where][op.site.op] += 1
-        return run()
 
     def run(self, fn, /, *args, **kwargs):
         """Run `fn(*args, **kwargs)` under this context, counting the root call in `calls` only."""

@@ -28,18 +28,22 @@ __all__ = ["NaNContext", "NaNError"]
 
 _COMPUTING = frozenset({"call", "binop", "unaryop", "augop"})
 _MUTABLE = (np.ndarray, list, dict)
-_MAX_ITEMS = 64  # containers longer than this are checked on their first items only
+_MAX_ITEMS = 64
+# allocations whose contents are whatever memory held (a NaN there is not computed): never blamed
+_GARBAGE = frozenset(map(id, (np.empty, np.empty_like)))  # containers longer than this are checked on their first items only
 
 
 class NaNError(OverdubError):
     """An operation produced NaN or Inf from finite inputs (or NaN from inputs without NaN). `site`, `fn`,
     `args`, `result` say which; for the adjoint of an operation in a derivative's backward pass, `adjoint`
-    is True and `cotangent` holds the incoming cotangent (`args` the operation's primal operands)."""
+    is True and `cotangent` holds the incoming cotangent (`args` the operation's primal operands); for the
+    tangent of an operation in forward mode, `tangents` holds the operands' incoming tangents (None for a
+    constant operand) and `result` the tangent made."""
 
     def __init__(self, site, fn, args: tuple, kwargs: dict, result, *, adjoint: bool = False,
-                 cotangent=None, finite_inputs: bool = True):
+                 cotangent=None, tangents: tuple | None = None, finite_inputs: bool = True):
         self.site, self.fn, self.args_, self.kwargs, self.result = site, fn, args, kwargs, result
-        self.adjoint, self.cotangent = adjoint, cotangent
+        self.adjoint, self.cotangent, self.tangents = adjoint, cotangent, tangents
         operands = ", ".join([short_repr(a) for a in args]
                              + [f"{k}={short_repr(v)}" for k, v in kwargs.items()])
         op = site.op if site is not None else callable_name(fn)
@@ -52,6 +56,13 @@ class NaNError(OverdubError):
             fix = ("the derivative of this operation is singular at these operands (sqrt or log at 0, "
                    "a division by zero, inf * 0?); keep its inputs away from the singularity, or give it "
                    "a custom adjoint (`contexts.custom_adjoint`)")
+        elif tangents is not None:
+            shown = ", ".join("0" if t is None else short_repr(t) for t in tangents)
+            what = (f"the tangent of {op!s} (forward mode) produced {bad} ({short_repr(result)}) from the "
+                    f"{source} primal operands ({operands}) and incoming tangents ({shown})")
+            fix = ("the derivative of this operation is singular at these operands (sqrt or log at 0, "
+                   "a division by zero, inf * 0?); keep its inputs away from the singularity, or give the "
+                   "function around it a forward rule (`registry.frule`)")
         else:
             what = f"{op!s} produced {bad} ({short_repr(result)}) from {source} operands ({operands})"
             fix = ("check the operands at this line (a division by zero, log or sqrt of a non-positive number, "
@@ -90,7 +101,7 @@ class NaNContext(Observing, overdub.Context):
         # inputs before it runs. Immutable ones can wait until a non-finite result makes it matter.
         state = _state(inputs) if any(isinstance(v, _MUTABLE) for v in inputs) else None
         result = self.primitive(fn, *args, **kwargs)
-        if kind in _COMPUTING and _has(result, _not_finite):
+        if kind in _COMPUTING and id(fn) not in _GARBAGE and _has(result, _not_finite):
             self._judge(site, fn, args, kwargs, result, _state(inputs) if state is None else state)
         return result
 
@@ -98,12 +109,32 @@ class NaNContext(Observing, overdub.Context):
         """An operation of a derivative's forward or backward pass (`contexts.ad.observe`): its result, or
         NaNError when it made the first NaN/Inf (an adjoint: from finite cotangent and operands)."""
         self.seen += 1
+        if op.tangents is not None:
+            return self._forward(op, run)
         inputs = [*op.args, *op.kwargs.values()] + ([op.cotangent] if op.adjoint else [])
         state = _state(inputs) if any(isinstance(v, _MUTABLE) for v in inputs) else None
         result = run()
         if not op.recursed and _has(result, _not_finite):
             self._judge(op.site, op.fn, op.args, op.kwargs, result, _state(inputs) if state is None else state,
                         adjoint=op.adjoint, cotangent=op.cotangent)
+        return result
+
+    def _forward(self, op, run):
+        """An operation of forward mode: NaNError when its primal result is the first NaN/Inf (from primal
+        operands), or its tangent is (from finite or NaN-free primal operands and incoming tangents)."""
+        inputs = _inputs(op.fn, op.args, op.kwargs)
+        tangents = [t for t in op.tangents if t is not None]
+        mutable = any(isinstance(v, _MUTABLE) for v in inputs + tangents)
+        state = (_state(inputs), _state(inputs + tangents)) if mutable else None
+        result = run()
+        if op.recursed:
+            return result
+        y, dy = op.split(result)
+        if _has(y, _not_finite):
+            self._judge(op.site, op.fn, op.args, op.kwargs, y, state[0] if state else _state(inputs))
+        if dy is not None and _has(dy, _not_finite):  # (a primal Inf from Inf operands: its tangent may be first)
+            self._judge(op.site, op.fn, op.args, op.kwargs, dy, state[1] if state else _state(inputs + tangents),
+                        tangents=op.tangents)
         return result
 
     def _judge(self, site, fn, args, kwargs, result, state, **adjoint) -> None:
@@ -161,6 +192,9 @@ def _has(value, test, depth: int = 0) -> bool:
         return any(_has(v, test, depth + 1) for v in value[:_MAX_ITEMS])
     if depth < 2 and isinstance(value, dict):
         return any(_has(v, test, depth + 1) for v in list(value.values())[:_MAX_ITEMS])
+    parts = getattr(type(value), "_od_parts", None)  # a dual number of forward mode: primal and tangent
+    if parts is not None:
+        return any(_has(v, test, depth) for v in parts(value))
     return False
 
 

@@ -165,7 +165,10 @@ class TraceContext(Observing, overdub.Context):
         kwargs = {} if op.adjoint else {k: short_repr(v) for k, v in op.kwargs.items()}
         name = f"adjoint of {op.site.op}" if op.adjoint else op.site.op
         node = CallNode(name, op.site.filename, shown, kwargs, depth, f"{op.site.filename}:{op.site.lineno}")
-        return self._timed(node, depth, run)
+        result = self._timed(node, depth, run)
+        if op.split is not None:  # forward mode: the primal result (its tangent rides along)
+            node.result = short_repr(op.split(result)[0])
+        return result
 
     def _names_of(self, fn) -> tuple[str, str]:
         """(qualname, module) of a callable, cached per code object for Python functions and methods."""

@@ -25,7 +25,8 @@ from ..rules.leaves import Scalar
 from ..rules.registry import registry
 
 from .arrays import to_array
-from .context import ForwardContext, _known, _vectorized
+from .observe import _check as _checking, observer
+from .context import ForwardContext, _known, _vectorized, forward_context
 from .dual import SWALLOWED, Dual, DualConversionError, Tag, swallowed, zero_tangent
 from .tangent import NotTransformable
 from .holds import dual_free
@@ -48,7 +49,7 @@ def float_input(x: Any) -> Any:
 
 
 def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
-    ctx = ForwardContext()
+    ctx = forward_context()
     try:
         if isinstance(f, np.vectorize):
             with ctx:
@@ -228,9 +229,14 @@ def derivative(f: Callable, x: Any) -> Any:
 
 def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
     """(y, dy) by f's tangent twin (tangent.py, tangent_runtime.py), or None when only duals can do it."""
+    current = overdub.current()
     if (any(type(x) is Dual for x in primals) or any(type(t) is Dual for t in tangents)
-            or isinstance(overdub.current(), ForwardContext) or _own_rule(f)):
-        return None  # an outer derivative is perturbing values (maybe in closures): its duals carry the tags
+            or isinstance(current, ForwardContext) or _own_rule(f)
+            or (current is not None or _checking.get() is not None) and observer() is not None):
+        # an outer derivative is perturbing values (maybe in closures): its duals carry the tags. An
+        # observer (a debugging context, a rule check) sees the user's operations on duals. A primitive
+        # given itself (`derivative(mpmath.atan, x)`) is its rule's
+        return None
     try:
         y, dy = tangent_jvp(f, primals, tangents)
         if not dual_free(y):  # a dual escaped the calls the twin made on duals (a generator resumed later)

@@ -22,10 +22,12 @@ from ..rules.frames import note_transformed
 
 from ..rules.registry import key_of, objects_of_classes, registry
 from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, out_position, to_array, write_out
-from .dual import Dual, DualConversionError, primal, top_tag
+from .observe import DerivativeOp, Observed, observer
+from .observe import _check as _checking
+from .dual import Dual, DualConversionError, primal, split, top_tag
 from .tangent_runtime import uncached
 
-__all__ = ["ForwardContext", "run_inside", "pushforward"]
+__all__ = ["ForwardContext", "ObservedForwardContext", "forward_context", "run_inside", "pushforward"]
 
 _ARRAY_BUILDERS = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asarray_chkfinite}
 # looked up by identity: a callable object may be unhashable (a class defining __eq__ only, as
@@ -154,6 +156,43 @@ class ForwardContext(overdub.Context):
         return frule(tangents, *values, **kwargs)
 
 
+class ObservedForwardContext(Observed, ForwardContext):
+    """ForwardContext reporting each operation of the user's code to an observer (`contexts.ad.observe`):
+    the primal operands and incoming tangents of the innermost derivative call perturbing them."""
+
+    def recurses(self, fn, args, kwargs) -> bool:
+        if not overdub.is_recursable(fn) or _native(fn):
+            return False
+        rule = registry.get(fn)
+        return rule is None or rule.frule is None or top_tag(args) is None
+
+    def operation(self, site, fn, args, kwargs, recursed):
+        tag = top_tag(args) if args else None
+        if tag is None:
+            return DerivativeOp(site, fn, args, kwargs, recursed=recursed, tangents=(None,) * len(args),
+                                split=_unperturbed)
+        parts = [split(a, tag) for a in args]
+        return DerivativeOp(site, fn, tuple(p for p, _ in parts), kwargs, recursed=recursed,
+                            tangents=tuple(t for _, t in parts), split=lambda y: split(y, tag))
+
+
+def _unperturbed(y):
+    return y, None
+
+
+def forward_context() -> ForwardContext:
+    """A ForwardContext, observed when a debugging context or a rule check is active (a few ns); in an
+    `ADContext(check=True)` block each forward rule is checked the first time it is used (`check.py`)."""
+    obs = observer()
+    if obs is None:
+        return ForwardContext()
+    check = _checking.get()
+    if check is not None:  # ADContext(check=True): forward rules are checked too
+        from .check import TangentCheck
+        obs = TangentCheck(check, obs)
+    return ObservedForwardContext(obs)
+
+
 # forms that make reverse mode record a store or read as a field; duals need no help with them
 _RECORDING_ONLY = (object.__setattr__, object.__getattribute__)
 
@@ -174,7 +213,7 @@ def run_inside(fn, args, kwargs):
     ctx = overdub.current()
     if isinstance(ctx, ForwardContext):
         return ctx.recurse(fn, *args, **kwargs)
-    return ForwardContext().run(fn, *args, **kwargs)
+    return forward_context().run(fn, *args, **kwargs)
 
 
 def pushforward(fn, *args, **kwargs):
@@ -194,11 +233,11 @@ def pushforward(fn, *args, **kwargs):
         return fn(*args, **kwargs)
     fn = uncached(fn)
     if isinstance(fn, np.vectorize):
-        return ForwardContext().run(_vectorized, fn, args, kwargs, run_inside)
+        return forward_context().run(_vectorized, fn, args, kwargs, run_inside)
     y = _known(fn, args, kwargs, tag, _run_rule_plain)
     if y is not _UNKNOWN:
         return y
-    return ForwardContext().run(fn, *args, **kwargs) if overdub.is_recursable(fn) else fn(*args, **kwargs)
+    return forward_context().run(fn, *args, **kwargs) if overdub.is_recursable(fn) else fn(*args, **kwargs)
 
 
 _UNKNOWN = object()
@@ -273,5 +312,5 @@ def _known(fn, args, kwargs, tag, run_rule):
 def _run_rule_plain(frule, tangents, values, kwargs):
     """A rule on Duals of an outer tag runs under a fresh forward context (see ForwardContext._run_rule)."""
     if any(has_dual(v) for v in values) and overdub.is_recursable(frule):
-        return ForwardContext().run(frule, tangents, *values, **kwargs)
+        return forward_context().run(frule, tangents, *values, **kwargs)
     return frule(tangents, *values, **kwargs)

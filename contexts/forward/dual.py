@@ -361,6 +361,10 @@ class Dual:
     def __repr__(self) -> str:
         return f"Dual({self.primal!r}, {self.tangent!r}, {self.tag!r})"
 
+    def _od_parts(self) -> tuple:
+        """The values a Dual holds, for code that inspects values without knowing Duals (`NaNContext`)."""
+        return self.primal, self.tangent
+
     # arithmetic: a fast path for the common scalar case, else the general shared implementation
     def __add__(self, other):
         if type(other) is float and self.tag.chunk is None:

@@ -19,7 +19,7 @@ _MODES = ("global", "local")
 
 def _trace(f: Callable, x: Any, mode: str, order: int) -> tuple[Any, int]:
     """Run f on a tracer for x under a fresh SparsityContext; (output, number of inputs)."""
-    from .context import SparsityContext
+    from .context import sparsity_context
 
     if mode not in _MODES:
         raise OverdubError(f"unknown sparsity mode {mode!r}", fix='use mode="global" or mode="local"')
@@ -31,7 +31,7 @@ def _trace(f: Callable, x: Any, mode: str, order: int) -> tuple[Any, int]:
         primal = primal[()]
     t = Tracer(x.shape, Pattern.identity(n), H, primal, order)
     try:
-        return SparsityContext().run(f, t), n
+        return sparsity_context().run(f, t), n
     except ValueError as e:
         if "setting an array element with a sequence" not in str(e):
             raise

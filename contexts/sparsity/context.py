@@ -10,6 +10,7 @@ import numpy as np
 import overdub
 from overdub.errors import OverdubError
 
+from contexts.forward.observe import Observed, observer
 from contexts.rules.numpy.inplace import as_store
 from contexts.rules.registry import registry
 
@@ -18,7 +19,7 @@ from .interpret import always, sparsity_rule
 from .ops import derive, has_tracer
 from .tracer import NoSparsityRule, TracedBranchError, Tracer
 
-__all__ = ["SparsityContext"]
+__all__ = ["SparsityContext", "sparsity_context"]
 
 _OWN = ("contexts.sparsity",)
 
@@ -167,3 +168,18 @@ class SparsityContext(overdub.Context):
                 fix=f"declare one: `registry.sparsity(spec, {name})` with a spec of "
                     "contexts/rules/sparsity_specs.py (`DENSE` is conservative), or code on tracers with "
                     f"`registry.srule({name})`") from e
+
+
+class ObservedSparsityContext(Observed, SparsityContext):
+    """SparsityContext reporting each operation of the user's code to an observer (`contexts.ad.observe`);
+    the values are tracers (their dependencies, and in local mode their primal)."""
+
+    def recurses(self, fn, args, kwargs) -> bool:
+        return (not _own(fn) and overdub.is_recursable(fn) and id(fn) not in _STORE_IDS
+                and sparsity_rule(registry.get(fn), fn) is None)
+
+
+def sparsity_context() -> SparsityContext:
+    """A SparsityContext, observed when a debugging context is active."""
+    obs = observer()
+    return SparsityContext() if obs is None else ObservedSparsityContext(obs)
