@@ -65,7 +65,7 @@ class ADContext(Context):
     >>> with ADContext(check=True):
     ...     gradient(lambda x: cube(x) + x, 2.0)
     Traceback (most recent call last):
-    contexts.ad.check.RuleCheckError: the rule for cube (cube_rrule) disagrees with finite differences ...
+    contexts.forward.check.RuleCheckError: the rule for cube (cube_rrule) disagrees with finite differences ...
     >>> import math
     >>> def straight_through(x): return math.floor(x), lambda dy: (dy,)
     >>> with ADContext(rules={math.floor: straight_through}):

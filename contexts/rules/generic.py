@@ -150,6 +150,8 @@ def project(g, like):
     if isinstance(g, (complex, np.complexfloating)) or (isinstance(g, np.ndarray) and g.dtype.kind == "c"):
         if is_real(like):
             return g.real
+    if type(like) is float and isinstance(g, _leaves.Scalar) and _leaves.kind_of(g).name == "mpmath":
+        return float(g.real) if _leaves.kind_of(g).complex else float(g)  # a float's, of a float's kind
     return g
 
 

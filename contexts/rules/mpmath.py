@@ -18,7 +18,8 @@ import mpmath
 from . import math as _math_rules
 from .leaves import register_scalar
 from .math import register_elementwise
-from .registry import registry
+from .registry import NoClosedForm, registry
+from .sparsity_specs import LINEAR, NONLINEAR, elementwise_spec
 
 __all__: list[str] = []
 
@@ -99,8 +100,30 @@ for _name, _partials in {**_math_rules._ELEMENTWISE, **_OWN}.items():
     fn = getattr(mpmath, _name, None)
     if fn is not None:
         register_elementwise(fn, _OWN.get(_name, _partials), f"mpmath.{_name}")
+        registry.sparsity(elementwise_spec(_OWN.get(_name, _partials), linear=_name in ("degrees", "radians", "fabs")),
+                          fn)
 
+def besselj_partial_x(y, n, x, *rest, **kwargs):
+    return (mpmath.besselj(n - 1, x) - mpmath.besselj(n + 1, x)) / 2
+
+
+def besseli_partial_x(y, n, x, *rest, **kwargs):
+    return (mpmath.besseli(n - 1, x) + mpmath.besseli(n + 1, x)) / 2
+
+
+register_elementwise(mpmath.besselj, (NoClosedForm("mpmath.besselj", "n", 0), besselj_partial_x), "mpmath.besselj")
+register_elementwise(mpmath.besseli, (NoClosedForm("mpmath.besseli", "n", 0), besseli_partial_x), "mpmath.besseli")
 registry.adjoint(mpmath.hypot, kind="elementwise")(_math_rules.hypot_adjoint)
+registry.sparsity(NONLINEAR, mpmath.hypot, mpmath.besselj, mpmath.besseli)
+
+
+def _in_kind_of_arguments(adjoint):
+    """An adjoint whose cotangents are of their arguments' kind: a float given to an mpmath function
+    gets a float back (mpmath's own numbers keep theirs)."""
+    def in_kind(dy, y, *args, **kwargs):
+        return tuple(_as_given(g, a) for g, a in zip(adjoint(dy, y, *args, **kwargs), args))
+    in_kind.__name__ = in_kind.__qualname__ = adjoint.__name__
+    return in_kind
 
 
 def mpmath_hypot_frule(tangents, *xs):
@@ -115,7 +138,7 @@ registry.nondifferentiable(mpmath.floor, mpmath.ceil, mpmath.nint, mpmath.sign, 
 
 def _as_given(dy, x):
     """The cotangent of a number converted to mpmath: of the number's own kind (a float's is a float)."""
-    if dy is None or isinstance(x, (mpmath.mpf, mpmath.mpc)):
+    if dy is None or isinstance(x, (mpmath.mpf, mpmath.mpc)) or not isinstance(dy, (mpmath.mpf, mpmath.mpc)):
         return dy
     return complex(dy) if isinstance(x, complex) else float(dy) if isinstance(x, float) else dy
 
@@ -155,6 +178,12 @@ def mpc_adjoint(dy, y, real=0, imag=0, **kwargs):
     return _as_given(mpmath.re(dy), real), _as_given(mpmath.im(dy), imag)
 
 
+registry.sparsity(LINEAR, mpmath.mpmathify, mpmath.mpf, mpmath.mpc)
 registry.frule(mpmath.mpf)(mpf_frule)
 registry.frule(mpmath.mpc)(mpc_frule)
 registry.adjoint(mpmath.mpc, kind="linear")(mpc_adjoint)
+
+
+for _fn in {rule.fn for rule in registry.rules.values() if getattr(rule.fn, "__module__", "") .startswith("mpmath")
+            and rule.adjoint is not None and rule.kind == "elementwise"}:
+    registry.set(_fn, adjoint=_in_kind_of_arguments(registry.get(_fn).adjoint))

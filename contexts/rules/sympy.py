@@ -22,6 +22,7 @@ import sympy as sp
 
 from .leaves import register_scalar
 from .registry import NoDerivative, Rule, registry
+from .sparsity_specs import LINEAR, NONLINEAR
 
 __all__: list[str] = []
 
@@ -52,6 +53,7 @@ for _name in SAME_VALUE:
     _fn = getattr(sp.Expr, _name, None)
     if _fn is not None:
         registry.adjoint(_fn, kind="linear")(same_value_adjoint)
+        registry.sparsity(LINEAR, _fn)
 
 
 def _differentiable(a) -> bool:
@@ -107,7 +109,7 @@ def _make(cls) -> Rule:
 
     adjoint.__name__ = adjoint.__qualname__ = f"{cls.__name__}_adjoint"
     frule.__name__ = frule.__qualname__ = f"{cls.__name__}_frule"
-    return Rule(fn=cls, adjoint=adjoint, frule=frule, kind="symbolic")
+    return Rule(fn=cls, adjoint=adjoint, frule=frule, kind="symbolic", sparsity=NONLINEAR)
 
 
 def _expression_class(cls) -> bool:
@@ -129,5 +131,6 @@ def sympify_frule(tangents, a, *args, **kwargs):
 for _fn in (sp.sympify, sp.S):
     registry.adjoint(_fn, kind="linear")(sympify_adjoint)
     registry.frule(_fn)(sympify_frule)
+    registry.sparsity(LINEAR, _fn)
 # names and integers (`Integer(2.7)` is 2: the derivative of a truncation is 0, as `int`'s)
 registry.nondifferentiable(sp.Symbol, sp.Dummy, sp.Integer, sp.symbols)

@@ -44,7 +44,7 @@ def test_two_fractions():
 
 
 def test_a_decimal_method_without_a_rule_is_refused_by_name():
-    with pytest.raises(NoRuleError, match="Decimal.sqrt"):
-        gradient(lambda x: x.sqrt() * x, Decimal(2))
-    with pytest.raises(OverdubError, match="sqrt"):
-        derivative(lambda x: x.sqrt() * x, Decimal(2))
+    with pytest.raises(NoRuleError, match="Decimal.cbrt|Decimal.fma"):
+        gradient(lambda x: x.fma(x, 1) * x, Decimal(2))
+    with pytest.raises(OverdubError, match="fma"):
+        derivative(lambda x: x.fma(x, 1) * x, Decimal(2))

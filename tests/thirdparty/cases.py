@@ -768,9 +768,7 @@ def _():
 # mpmath: arbitrary precision in pure Python
 # ===============================================================================================
 
-@case("mpmath", "mpmath.sin / exp on floats",
-      reverse=R('IntegerJump', "a float's digits taken apart (mpf)"),
-      forward=R('IntegerJump', "a float's digits taken apart (mpf)"))
+@case("mpmath", "mpmath.sin / exp on floats")
 def _():
     mpmath = _imp("mpmath")
     return (lambda x: float(mpmath.sin(x) * mpmath.exp(x))), 0.7
@@ -784,16 +782,13 @@ def _():
     return (lambda a: float(mpmath.quad(lambda t: mpmath.exp(-a * t), [0, 1]))), 0.7
 
 
-@case("mpmath", "mpmath.besselj",
-      reverse=R('UnsupportedFunction', 'a closure reading a reassigned variable'),
-      forward=R('IntegerJump', "a float's digits taken apart (mpf)"))
+@case("mpmath", "mpmath.besselj")
 def _():
     mpmath = _imp("mpmath")
     return (lambda x: float(mpmath.besselj(1, x))), 0.7
 
 
-@case("mpmath", "mpmath.findroot",
-      reverse=R('IntegerJump', "a float's digits taken apart (mpf)"))
+@case("mpmath", "mpmath.findroot")
 def _():
     mpmath = _imp("mpmath")
     return (lambda a: float(mpmath.findroot(lambda t: t ** 3 - a, 1.0))), 2.0

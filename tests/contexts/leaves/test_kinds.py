@@ -60,3 +60,15 @@ def test_domain_loads_with_its_package_not_before(package, probe):
             f"import {package}; import {probe.split('.')[0]}; assert registry.get({probe}) is not None; print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_decimal_methods_in_decimal_arithmetic(mode):
+    from contexts import derivative
+    f = lambda v: v.sqrt() * v.ln() + v.exp() / v.log10()  # noqa: E731
+    x = Decimal(4)
+    got = gradient(f, x)[0] if mode == "reverse" else derivative(f, x)
+    ln10 = Decimal(10).ln()
+    want = (x.ln() / (2 * x.sqrt()) + x.sqrt() / x
+            + x.exp() / x.log10() - x.exp() / (x.log10() ** 2 * x * ln10))
+    assert type(got) is Decimal and abs(got - want) < Decimal("1e-24")
