@@ -346,6 +346,7 @@ class _Gen:
         k = self.new_block()
         fwd: list[ast.stmt] = []
         saved: list[str] = []
+        kept: set[str] = set()  # (saved's names, for membership: the list's own test was quadratic)
         adj_parts: list = []
         assigned_later = self._assigned_after(stmts)
         for idx, (s, act) in enumerate(ops):
@@ -374,7 +375,8 @@ class _Gen:
             fwd.extend(f_stmts)
             fwd.extend(after)
             for n in need + self._results:
-                if n not in saved:
+                if n not in kept:
+                    kept.add(n)
                     saved.append(n)
             adj_parts.append((adj, s))
         record = at([expr_stmt(call("_od_ta", tuple_([const(k), *saved])))], stmts[-1])
