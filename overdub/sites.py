@@ -40,7 +40,7 @@ from typing import Any
 
 from . import ops
 from .errors import OverdubError
-from .source import FunctionSource
+from .source import _LEAVES, FunctionSource, copy_tree
 
 __all__ = ["Site", "Block", "Instrumented", "instrument", "copy_tree", "KINDS", "normalize_profile"]
 
@@ -127,27 +127,6 @@ def instrument(source: FunctionSource, profile: frozenset) -> Instrumented:
     tree = rewriter.rewrite_root(copy_tree(source.tree))
     return Instrumented(source, profile, tree, tuple(rewriter.sites), tuple(rewriter.blocks),
                         rewriter.operators)
-
-
-# Nodes that carry no children and are never rewritten: shared by copies, not visited.
-_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
-
-
-def copy_tree(node):
-    """A deep copy of a syntax tree (nodes and lists copied, leaves shared), several times faster than
-    `copy.deepcopy`, which dominated patching time."""
-    cls = type(node)
-    new = cls.__new__(cls)
-    state = node.__dict__.copy()  # fields and positions
-    for name in node._fields:
-        value = state.get(name)
-        if type(value) is list:
-            state[name] = [copy_tree(v) if isinstance(v, ast.AST) and not isinstance(v, _LEAVES) else v
-                           for v in value]
-        elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
-            state[name] = copy_tree(value)
-    new.__dict__.update(state)
-    return new
 
 
 def _loc(new, old):

@@ -4,7 +4,7 @@ a function just written to its own file (its source parsed, its twin built, noth
 quadratic in length before (500 lines: gradient 5.4 s, derivative 4.3 s); aim: at most 1 s at 500 lines
 for `gradient` and `derivative`, time linear in length.
 
-    python perf/bench_transform.py --quick            # a table, measured in this process
+    python perf/bench_transform.py --quick            # a table for 250, 500, 1000 lines (--long: and 100)
     python perf/bench_transform.py -o transform.json  # pyperf
     python perf/run.py --only bench_transform         # with the other suites (perf/run.py calls run())
 """
@@ -72,13 +72,20 @@ def run(runner) -> None:
             runner.bench_time_func(f"transform/{mode}_{n}", first_call_time, mode, n)
 
 
+TABLE_LENGTHS = (250, 500, 1000)
+
+
 def _quick() -> None:
+    """A table of first-call times (the best of two, each on a new function) by length, and the growth from
+    500 to 1,000 lines (2.0x: linear in length)."""
     MODES["gradient"](straight_line(5))
-    lengths = LENGTHS if "--long" in sys.argv else (100, 250, 500)
+    lengths = (100,) + TABLE_LENGTHS if "--long" in sys.argv else TABLE_LENGTHS
     print(f"{'lines':>6s}" + "".join(f"{m:>20s}" for m in MODES))
+    rows = {}
     for n in lengths:
-        times = [min(first_call_time(1, m, n) for _ in range(2)) for m in MODES]
-        print(f"{n:6d}" + "".join(f"{t:19.3f}s" for t in times), flush=True)
+        rows[n] = [min(first_call_time(1, m, n) for _ in range(2)) for m in MODES]
+        print(f"{n:6d}" + "".join(f"{t:19.3f}s" for t in rows[n]), flush=True)
+    print(f"{'x2':>6s}" + "".join(f"{b / a:19.2f}x" for a, b in zip(rows[500], rows[1000])))
 
 
 if __name__ == "__main__":

@@ -19,13 +19,14 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
-from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names,
-                                fresh_calls, local_names, nonlocal_writes, steering_numbers, stored_base, view_groups)
+from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names, fresh_calls,
+                                local_names, nonlocal_writes, own_statements, steering_numbers, stored_base,
+                                view_groups)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
                              if_exp, index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
 from ..lowered.inline import inline
-from ..lowered.lower import TEMP_PREFIX, Unsupported, is_generator, own_nodes, param_names
+from ..lowered.lower import TEMP_PREFIX, Unsupported, all_nodes, is_generator, own_nodes, param_names
 from ..rules.operator import DERIVATIVES
 
 __all__ = ["generate", "Generated", "HELPERS"]
@@ -131,7 +132,7 @@ def _targets(s) -> set[str]:
 
 
 def _names_in(node) -> list[str]:
-    return [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    return [n.id for n in all_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
 
 
 class _AssignedAfter:
@@ -165,27 +166,34 @@ class _Gen:
         self._results: list[str] = []
         # names this function declares `global`: a differentiated value stored there leaves the function's
         # variables, and reverse mode cannot route its cotangent back from where the module reads it
-        self.globals_declared = {n for g in ast.walk(fdef) if isinstance(g, ast.Global) for n in g.names}
-        # nested functions that write variables of this one (`nonlocal`): name -> those variables
+        self.globals_declared: set[str] = set()
+        makers: list[ast.AST] = []  # nested definitions and `f = lambda ...` assignments, in the tree's order
+        for n in all_nodes(fdef):  # (one walk for what follows)
+            if isinstance(n, ast.Global):
+                self.globals_declared.update(n.names)
+            elif (isinstance(n, ast.FunctionDef) and n is not fdef
+                  or isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
+                  and isinstance(n.targets[0], ast.Name)):
+                makers.append(n)
+        nested = [n for n in makers if isinstance(n, ast.FunctionDef)]
         self.view_groups = view_groups(fdef, fresh)
         self.pure_calls = fresh  # calls known to change none of their arguments (`fresh_calls`)
         self.entry: dict[int, str] = {}
         self.bound_before = _bound_before(fdef, params)
-        # (rebound with `nonlocal`, or changed in place: `out[i] = v` on a captured array)
-        self.writers = {n.name: w for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef
-                        if (w := nonlocal_writes(n) | captured_stores(n))}
+        # nested functions that write variables of this one: name -> those variables (rebound with
+        # `nonlocal`, or changed in place: `out[i] = v` on a captured array)
+        self.writers = {n.name: w for n in nested if (w := nonlocal_writes(n) | captured_stores(n))}
         # closures made here, by name -> the variables of this function they read: a direct call routes
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
-        own = local_names(fdef) | {n.name for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef}
+        own = local_names(fdef) | {n.name for n in nested}
         self.unstable, self.escaping = closure_hazards(fdef, params)
         self.readers: dict[str, set[str]] = {}
         self.made: dict[str, ast.AST] = {}  # closures made here, by name
-        for n in ast.walk(fdef):
-            if isinstance(n, ast.FunctionDef) and n is not fdef:
+        for n in makers:
+            if isinstance(n, ast.FunctionDef):
                 self.made[n.name] = n
                 self.readers[n.name] = (free_names(n, False) & own) - self.writers.get(n.name, set())
-            elif (isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
-                  and isinstance(n.targets[0], ast.Name)):
+            else:
                 self.readers[n.targets[0].id] = free_names(n.value, False) & own
                 self.made[n.targets[0].id] = n.value
         for name in self.escaping:  # rebound (`g = deco(g)`): a call of `name` may not call the closure
@@ -338,6 +346,7 @@ class _Gen:
         k = self.new_block()
         fwd: list[ast.stmt] = []
         saved: list[str] = []
+        kept: set[str] = set()  # (saved's names, for membership: the list's own test was quadratic)
         adj_parts: list = []
         assigned_later = self._assigned_after(stmts)
         for idx, (s, act) in enumerate(ops):
@@ -366,7 +375,8 @@ class _Gen:
             fwd.extend(f_stmts)
             fwd.extend(after)
             for n in need + self._results:
-                if n not in saved:
+                if n not in kept:
+                    kept.add(n)
                     saved.append(n)
             adj_parts.append((adj, s))
         record = at([expr_stmt(call("_od_ta", tuple_([const(k), *saved])))], stmts[-1])
@@ -807,9 +817,9 @@ class _Gen:
     def check_class(self, node: ast.ClassDef) -> None:
         """A class made here whose methods (or body, or defaults) read a differentiated variable: its
         methods' cells are not differentiated through (they are reached through the class), refused."""
-        stores = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        params = {p for n in ast.walk(node) if isinstance(n, ast.arguments) for p in param_names(n)}
-        loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        stores = {n.id for n in all_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        params = {p for n in all_nodes(node) if isinstance(n, ast.arguments) for p in param_names(n)}
+        loads = {n.id for n in all_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         read = sorted((loads - stores - params) & self.active)
         if read:
             raise Unsupported(
@@ -912,36 +922,72 @@ class _Gen:
         return fn
 
 
-def _bound_before(fdef, params) -> dict[int, set[str]]:
+class _Scope:
+    """Names bound in one straight run of statements (a function's body, a branch, a loop's body), each
+    with the time (`_bound_before`'s clock) it was bound at; the enclosing run's bindings count up to
+    `since`, the time this one was entered."""
+
+    __slots__ = ("parent", "since", "first")
+
+    def __init__(self, parent: "_Scope | None", since: int, names=()):
+        self.parent, self.since = parent, since
+        self.first: dict[str, int] = dict.fromkeys(names, -1)
+
+
+class _BoundAt:
+    """The variables that may be bound when one statement runs, as a membership test (copies of the set
+    per statement took time and memory quadratic in the function's length)."""
+
+    __slots__ = ("scope", "time")
+
+    def __init__(self, scope: _Scope, time: int):
+        self.scope, self.time = scope, time
+
+    def __contains__(self, name) -> bool:
+        scope, time = self.scope, self.time
+        while scope is not None:
+            if scope.first.get(name, time) < time:
+                return True
+            scope, time = scope.parent, scope.since
+        return False
+
+
+def _bound_before(fdef, params) -> dict[int, _BoundAt]:
     """For each statement (by id): the variables that may be bound when it runs (assigned before it, or
-    anywhere in a loop around it, or parameters and cells)."""
-    out: dict[int, set[str]] = {}
+    anywhere in a loop around it, or parameters and cells), as a membership test."""
+    out: dict[int, _BoundAt] = {}
+    clock = 0
 
     def stores(node) -> set[str]:
-        return ({n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-                | {n.name for n in ast.walk(node) if isinstance(n, (ast.FunctionDef, ast.ClassDef))})
+        return {n.id if isinstance(n, ast.Name) else n.name for n in all_nodes(node)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                or isinstance(n, (ast.FunctionDef, ast.ClassDef))}
 
-    def walk(stmts, bound: set[str]) -> None:
+    def walk(stmts, scope: _Scope) -> None:
+        nonlocal clock
         for st in stmts:
-            out[id(st)] = set(bound)
+            out[id(st)] = _BoundAt(scope, clock)
+            clock += 1
             if isinstance(st, (ast.For, ast.While)):
-                inner = bound | stores(st)
+                inner = _Scope(scope, clock, stores(st))
                 walk(st.body, inner)
                 walk(st.orelse, inner)
             elif isinstance(st, (ast.If, ast.With, ast.Try, ast.Match)):  # each branch from what is bound now
                 parts = [getattr(st, f, ()) for f in ("body", "orelse", "finalbody")]
                 for part in parts + [b.body for b in getattr(st, "handlers", []) + getattr(st, "cases", [])]:
-                    walk(part, set(bound))
-            bound |= stores(st)
-    free = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)}  # cells and globals: bound throughout
-    walk(fdef.body, set(params) | (free - set().union(*(stores(st) for st in fdef.body))))
+                    walk(part, _Scope(scope, clock))
+            for name in stores(st):
+                scope.first.setdefault(name, clock)
+            clock += 1
+    free = {n.id for n in all_nodes(fdef) if isinstance(n, ast.Name)}  # cells and globals: bound throughout
+    walk(fdef.body, _Scope(None, 0, set(params) | (free - set().union(*(stores(st) for st in fdef.body)))))
     return out
 
 
 def _changed_in_place(fdef) -> set[str]:
     """Variables fdef changes in place: `v[i] = ...`, `v.f = ...`, `v[i] += ...`, `v += ...`."""
     out: set[str] = set()
-    for n in ast.walk(fdef):
+    for n in all_nodes(fdef):
         if not isinstance(n, (ast.Assign, ast.AugAssign)):
             continue
         inplace = isinstance(n, ast.AugAssign) or getattr(n.value, "_od_inplace", False)
@@ -964,7 +1010,7 @@ def _single_use_temps(fdef) -> set[str]:
         if not isinstance(n, (ast.FunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(ast.iter_child_nodes(n))
         elif isinstance(n, ast.FunctionDef):  # a nested function reading a temp counts as many reads
-            for m in ast.walk(n):
+            for m in all_nodes(n):
                 if isinstance(m, ast.Name):
                     loads[m.id] = loads.get(m.id, 0) + 2
     return {t for t, k in stores.items() if k == 1 and loads.get(t, 0) == 1}
@@ -996,7 +1042,7 @@ def _branch(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], like) 
 
 def _rename(node, renames, loads_only=True):
     """node with its variables renamed (reads only, or every use); in place."""
-    for n in ast.walk(node):
+    for n in all_nodes(node):
         if isinstance(n, ast.Name) and n.id in renames and (not loads_only or isinstance(n.ctx, ast.Load)):
             n.id = renames[n.id]
     return node
@@ -1061,7 +1107,7 @@ def _may_change_arrays(fdef: ast.FunctionDef, params: list[str], numbers: frozen
 
 def _fix_returns(fwd: ast.FunctionDef) -> None:
     """Inactive returns (not rewritten by a block) also hand the tape back."""
-    for node in own_nodes(fwd):
+    for node in own_statements(fwd.body):  # (a return is a statement: the expressions need no walk)
         if isinstance(node, ast.Return):
             v = node.value
             if not (isinstance(v, ast.Tuple) and len(v.elts) == 2 and isinstance(v.elts[1], ast.Name)

@@ -1060,7 +1060,7 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True):
     # An adjoint that reads no global of fn's module (its code reads builtins only) is made once, on
     # builtins alone; one reading fn's globals is made per call (a cached one would keep them alive).
     info.rev = None
-    if _global_names(rev_code) <= _ADJOINT_BUILTINS and not _ADJOINT_BUILTINS & fn.__globals__.keys():
+    if not _ADJOINT_BUILTINS & fn.__globals__.keys() and _global_names(rev_code) <= _ADJOINT_BUILTINS:
         info.rev = types.FunctionType(rev_code, _BUILTINS_ONLY, None, (None, None, None), info.rev_closure)
     info.generated = gen if keep_generated else None  # its trees are large: kept for `show_adjoint` only
     info.helper_closure = (tuple(table[v] for v in fwd_code.co_freevars)
@@ -1105,18 +1105,20 @@ _EXTENDED_ARG = _dis.opmap["EXTENDED_ARG"]
 
 def _global_names(code) -> set:
     """The global names code (and the code nested in it) reads or writes (a scan of its bytecode:
-    `dis.get_instructions` takes seconds on a long function)."""
+    `dis.get_instructions` takes seconds on a long function; here only the global operations are visited,
+    found by `bytes.find` among the operation codes)."""
     out = set()
-    raw, names, ext = code.co_code, code.co_names, 0
-    for i in range(0, len(raw), 2):
-        op, arg = raw[i], raw[i + 1] | ext
-        if op == _EXTENDED_ARG:
-            ext = arg << 8
-            continue
-        ext = 0
-        name = _GLOBAL_OPS.get(op)
-        if name is not None:
+    raw, names = code.co_code, code.co_names
+    ops, args = raw[0::2], raw[1::2]
+    for op, name in _GLOBAL_OPS.items():
+        i = ops.find(op)
+        while i >= 0:
+            arg, j, shift = args[i], i - 1, 8
+            while j >= 0 and ops[j] == _EXTENDED_ARG:  # (the prefixes holding the argument's higher bytes)
+                arg |= args[j] << shift
+                j, shift = j - 1, shift + 8
             out.add(names[arg >> 1 if name == "LOAD_GLOBAL" else arg])
+            i = ops.find(op, i + 1)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             out |= _global_names(c)

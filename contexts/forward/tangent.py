@@ -34,7 +34,7 @@ from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, co
                              index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
                              starred, try_except, tuple_, user)
 from ..lowered.inline import inline
-from ..lowered.lower import Unsupported, lower
+from ..lowered.lower import Unsupported, all_nodes, lower
 from ..rules.operator import DERIVATIVES
 
 __all__ = ["NotTransformable", "tangent_twin"]
@@ -111,7 +111,7 @@ class _Tangents:
         return [s]
 
     def uses_active(self, node) -> bool:
-        return any(isinstance(n, ast.Name) and n.id in self.active for n in ast.walk(node))
+        return any(isinstance(n, ast.Name) and n.id in self.active for n in all_nodes(node))
 
     def compound(self, s) -> None:
         """The blocks of a compound statement rewritten in place (after checking what its head binds)."""
@@ -365,7 +365,7 @@ def tangent_twin(fn: types.FunctionType, active: frozenset):
 def _binds(pattern) -> bool:
     """A match pattern binds names (`case [a, b]:`, `case {"k": v}:`, `case P(x=v):`, `case _ as v:`)."""
     return any(isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name is not None
-               or isinstance(n, ast.MatchMapping) and n.rest is not None for n in ast.walk(pattern))
+               or isinstance(n, ast.MatchMapping) and n.rest is not None for n in all_nodes(pattern))
 
 
 @collector.pausing  # (see contexts.ad.runtime._build)
@@ -400,7 +400,7 @@ def _lowered(fn):
         fdef = lower(original)
     except (SourceUnavailable, Unsupported) as e:
         raise NotTransformable(str(e)) from e
-    if any(isinstance(n, (ast.Nonlocal, ast.Global)) for n in ast.walk(original)):
+    if any(isinstance(n, (ast.Nonlocal, ast.Global)) for n in all_nodes(original)):
         # a value written to a cell or a global (here or by a nested function) leaves this function's
         # variables, and with it its tangent: duals carry their tangents wherever values go
         raise NotTransformable("a nonlocal or global variable written")
@@ -445,7 +445,7 @@ def _outside(fdef, fn) -> frozenset:
             return not hasattr(builtins, name)
         return not isinstance(value, inert)
 
-    found = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    found = {n.id for n in all_nodes(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
              and mutable_outside(n.id)}
     return _spread(fdef, found, lambda v: set() if _fresh_copy(v, fn.__globals__) else viewed(v, strict=True))
 
@@ -467,12 +467,17 @@ def _held(v) -> set[str]:
 
 def _spread(fdef, seeds: set[str], names_of) -> frozenset:
     """seeds, and to a fixpoint every variable assigned a value whose `names_of(value)` meet the set."""
-    sources: dict[str, set[str]] = {}
+    readers: dict[str, set[str]] = {}  # name -> the variables assigned a value naming it
     for name, value in name_stores(fdef):
-        sources.setdefault(name, set()).update(names_of(value))
+        for source in names_of(value):
+            readers.setdefault(source, set()).add(name)
     out = set(seeds)
-    while more := {name for name, names in sources.items() if names & out} - out:
-        out |= more
+    todo = list(out)
+    while todo:  # (a worklist: rounds over every store took time quadratic in a chain's length)
+        for name in readers.get(todo.pop(), ()):
+            if name not in out:
+                out.add(name)
+                todo.append(name)
     return frozenset(out)
 
 
@@ -510,7 +515,7 @@ def _changed_in_place(fdef, groups: dict[str, set[str]]) -> set[str]:
     variables that may view the same memory."""
     changed: set[str] = set()
     rebound: set[str] = set()
-    for n in ast.walk(fdef):
+    for n in all_nodes(fdef):
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 if isinstance(t, ast.Name):

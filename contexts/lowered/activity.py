@@ -19,11 +19,11 @@ import numpy as np
 
 from overdub.passes import AST_LOCK, ByIdentity, on_clear
 
-from .lower import own_nodes, param_names
+from .lower import all_nodes, own_nodes, param_names
 
 __all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
-           "fresh_calls", "local_names", "name_stores", "nonlocal_writes", "steering_numbers", "stored_base",
-           "view_groups", "viewed", "view_of"]
+           "fresh_calls", "local_names", "name_stores", "nonlocal_writes", "own_statements", "steering_numbers",
+           "stored_base", "view_groups", "viewed", "view_of"]
 
 # Builtins whose result never carries a derivative (when not shadowed by a global of the module).
 NONDIFF_BUILTINS = frozenset({
@@ -52,13 +52,13 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
 
 def local_names(fdef) -> set[str]:
     """fdef's variables: its parameters and the names it (or a function defined in it) stores."""
-    return ({n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return ({n.id for n in all_nodes(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
             | set(param_names(fdef.args)))
 
 
 def name_stores(fdef):
     """(name, value) of each assignment `name = value` in fdef (or a function defined in it)."""
-    for n in ast.walk(fdef):
+    for n in all_nodes(fdef):
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 if isinstance(t, ast.Name):
@@ -78,7 +78,7 @@ def free_names(node: ast.AST, defaults: bool = True) -> set[str]:
     decorators and annotations read when it is made."""
     params = set(param_names(node.args))
     parts = [node] if defaults else node.body if isinstance(node.body, list) else [node.body]
-    loads = {n.id for p in parts for n in ast.walk(p) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    loads = {n.id for p in parts for n in all_nodes(p) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     return loads - params
 
 
@@ -138,7 +138,7 @@ def closure_hazards(fdef, params) -> tuple[set[str], set[str]]:
                 # with that function's (routed where that function is called or made)
                 if isinstance(c, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):  # made here
                     made = c.args.defaults + c.args.kw_defaults + getattr(c, "decorator_list", [])
-                    loads.extend(n for d in made if d is not None for n in ast.walk(d) if isinstance(n, ast.Name))
+                    loads.extend(n for d in made if d is not None for n in all_nodes(d) if isinstance(n, ast.Name))
                 continue
             if isinstance(c, ast.Call) and isinstance(c.func, ast.Name):
                 callees.add(id(c.func))
@@ -146,9 +146,9 @@ def closure_hazards(fdef, params) -> tuple[set[str], set[str]]:
     walk(fdef, False)
     unstable = {n for n, k in binds.items() if k > 1}
     # bound other than by making a closure (`g = deco(g)`, `g = other`): a call of it may call another
-    made = {id(t) for n in ast.walk(fdef) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
+    made = {id(t) for n in all_nodes(fdef) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
             for t in n.targets}
-    rebound = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    rebound = {n.id for n in all_nodes(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
                and id(n) not in made}
     escaping = {n.id for n in loads if id(n) not in callees} | rebound
     return unstable, escaping
@@ -159,7 +159,7 @@ def differentiable_writes(fdef) -> set[str]:
     (`acc = acc + v`, not the counter `n += 1`)."""
     names = nonlocal_writes(fdef)
     out: set[str] = set()
-    for n in ast.walk(fdef):
+    for n in all_nodes(fdef):
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 if isinstance(t, ast.Name) and t.id in names and _reads(n.value) - {t.id}:
@@ -171,7 +171,7 @@ def differentiable_writes(fdef) -> set[str]:
 
 
 def _reads(e: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(e) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return {n.id for n in all_nodes(e) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def viewed(e: ast.AST, strict: bool = False) -> set[str]:
@@ -224,7 +224,7 @@ def fresh_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> 
     positional arguments than its inputs). A name bound in the function (or captured) is never resolved.
     Resolving module globals at transform time is what activity does for `ask_primals` too."""
     local = set(freevars)
-    for n in ast.walk(fdef):
+    for n in all_nodes(fdef):
         if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
             local.add(n.id)
         elif isinstance(n, ast.arg):
@@ -250,7 +250,7 @@ def fresh_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> 
         return None
 
     out = set()
-    for n in ast.walk(fdef):
+    for n in all_nodes(fdef):
         if not isinstance(n, ast.Call) or any(isinstance(a, ast.Starred) for a in n.args):
             continue
         fn = resolve(n.func)
@@ -286,7 +286,7 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset()) -> dict[st
         for b in names:
             parent[root(b)] = root(a)
 
-    for n in ast.walk(fdef):
+    for n in all_nodes(fdef):
         if isinstance(n, ast.Assign):
             shared = set() if id(n.value) in fresh else viewed(n.value)
             for t in n.targets:
@@ -489,7 +489,7 @@ def _changed_globals(tree: ast.AST) -> set[str]:
     changed by a mutating method (`G.append(v)`), written as `out=G`, or rebound after `global G`."""
     out: set[str] = set()
     base = stored_base
-    for n in ast.walk(tree):
+    for n in all_nodes(tree):
         if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = n.targets if isinstance(n, (ast.Assign, ast.Delete)) else [n.target]
             for t in targets:
@@ -505,8 +505,8 @@ def _changed_globals(tree: ast.AST) -> set[str]:
                 if k.arg == "out" and base(k.value):
                     out.add(base(k.value))
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            declared = {g for st in ast.walk(n) if isinstance(st, ast.Global) for g in st.names}
-            for st in ast.walk(n):
+            declared = {g for st in all_nodes(n) if isinstance(st, ast.Global) for g in st.names}
+            for st in all_nodes(n):
                 if isinstance(st, ast.Name) and isinstance(st.ctx, ast.Store) and st.id in declared:
                     out.add(st.id)
     return out
@@ -541,7 +541,7 @@ def mutable_globals(fdef, locals_: set[str], globals_: dict) -> set[str]:
     """The module globals fdef reads that hold state its module's code (this function or another) may
     change with differentiated values: containers, arrays and objects stored into, changed by their
     methods, or rebound by `global`. Values read from them may carry derivatives: they are active."""
-    names = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    names = {n.id for n in all_nodes(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
              and n.id not in locals_ and n.id in globals_}
     if not names:
         return set()
@@ -565,16 +565,17 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     locals_ = local_names(fdef)
     a = fdef.args
     active_inputs = set(active_inputs) | mutable_globals(fdef, locals_, globals_)
-    loop_vars = {n.target.id for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
+    loop_vars = {n.target.id for n in all_nodes(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
     sources: dict[str, set[str]] = {}
     views: dict[str, set[str]] = {}
+    kept = locals_ - loop_vars  # (once: per store, it made the analysis quadratic in the function's length)
     for name, value in name_stores(fdef):
-        sources.setdefault(name, set()).update(viewed(value, strict=True) & locals_ - loop_vars)
+        sources.setdefault(name, set()).update(viewed(value, strict=True) & kept)
         views.setdefault(name, set()).update(view_of(value) - {name})
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
-    act.closure_stores = {n.name: captured_stores(n) for n in ast.walk(fdef)
+    act.closure_stores = {n.name: captured_stores(n) for n in all_nodes(fdef)
                           if isinstance(n, ast.FunctionDef) and n is not fdef}
-    act.closure_writes = {n.name: nonlocal_writes(n) for n in ast.walk(fdef)
+    act.closure_writes = {n.name: nonlocal_writes(n) for n in all_nodes(fdef)
                           if isinstance(n, ast.FunctionDef) and n is not fdef}
     # a closure passed on or stored that sets a captured variable from its inputs: that variable may
     # be differentiated (the code generator refuses it: its cotangent cannot be routed back)
@@ -582,7 +583,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     for n in _own_defs(fdef):
         if n.name in escaping and (written := differentiable_writes(n)):
             act.active |= written | {n.name}
-    for n in ast.walk(fdef):  # global Python functions called here that read changeable module state
+    for n in all_nodes(fdef):  # global Python functions called here that read changeable module state
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in locals_:
             fn = globals_.get(n.func.id)
             if type(fn) is types.FunctionType and _reads_state(fn):
@@ -619,7 +620,7 @@ def steering_only(fdef: ast.FunctionDef, numbers: frozenset = frozenset()) -> se
     candidates = set(param_names(fdef.args))
     excluded: set[str] = set()
     reads: list[tuple[str, frozenset | None]] = []
-    for st in _statements(fdef.body):
+    for st in own_statements(fdef.body):
         if isinstance(st, (ast.If, ast.While)):
             _reads_of(st.test, _STEER, reads, numbers)
         elif isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) for t in st.targets):
@@ -635,7 +636,7 @@ def steering_only(fdef: ast.FunctionDef, numbers: frozenset = frozenset()) -> se
             for child in ast.iter_child_nodes(st):
                 if not isinstance(child, ast.stmt):  # expressions, arguments, handlers, withitems, keywords
                     _value_reads(child, reads)
-                    excluded.update(n for node in ast.walk(child) for n in _binds(node))
+                    excluded.update(n for node in all_nodes(child) for n in _binds(node))
     # a variable never read keeps its activity: the engines may hold it for themselves (reverse mode's
     # entry copies of the parameters, the result of a call that changed something)
     steer = (candidates - excluded) & {name for name, _ in reads}
@@ -671,7 +672,7 @@ def _arithmetic(e: ast.expr, numbers=None) -> bool:
     attribute, no in-place operator but on one of `numbers`; with numbers None, any)."""
     return all(isinstance(n, (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.IfExp,
                               ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.expr_context))
-               and (numbers is None or not _changes_in_place(n, numbers)) for n in ast.walk(e))
+               and (numbers is None or not _changes_in_place(n, numbers)) for n in all_nodes(e))
 
 
 def _changes_in_place(e: ast.AST, numbers) -> bool:
@@ -711,18 +712,18 @@ def numbers_if(fdef: ast.FunctionDef, roots=None) -> tuple[frozenset, frozenset]
     return frozenset(names), frozenset(assumed)
 
 
-def _statements(body):
+def own_statements(body):
     """The statements of a body and of the bodies nested in it (not in nested functions or classes)."""
     for st in body:
         yield st
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for field in ("body", "orelse", "finalbody"):
-            yield from _statements(getattr(st, field, ()))
+            yield from own_statements(getattr(st, field, ()))
         for handler in getattr(st, "handlers", ()):
-            yield from _statements(handler.body)
+            yield from own_statements(handler.body)
         for case in getattr(st, "cases", ()):
-            yield from _statements(case.body)
+            yield from own_statements(case.body)
 
 
 def steering_numbers(fdef: ast.FunctionDef) -> tuple[frozenset, frozenset]:
@@ -748,7 +749,7 @@ def _number_closure(root: str, params: set, stores: dict, unknown: set):
         for value in stores.get(n, ()):
             if not _arithmetic(value):
                 return None
-            todo.extend(m.id for m in ast.walk(value) if isinstance(m, ast.Name))
+            todo.extend(m.id for m in all_nodes(value) if isinstance(m, ast.Name))
     return seen, seen & params
 
 
@@ -780,7 +781,7 @@ def _reads_of(e: ast.expr, into, reads: list, numbers=frozenset()) -> None:
 
 def _value_reads(node: ast.AST, reads: list) -> None:
     """Every variable node names (stores too: conservative), as a value read."""
-    reads.extend((n.id, _VALUE) for n in ast.walk(node) if isinstance(n, ast.Name))
+    reads.extend((n.id, _VALUE) for n in all_nodes(node) if isinstance(n, ast.Name))
 
 
 def _own_defs(fdef):

@@ -17,8 +17,9 @@ collide with a pasted expression's text; a tree is checked by construction and c
 from __future__ import annotations
 
 import ast
-import copy
 from collections.abc import Iterable, Sequence
+
+from overdub.passes import copy_tree
 
 __all__ = ["Node", "load", "store", "const", "call", "attr", "item", "tuple_", "list_", "assign", "expr_stmt",
            "if_", "is_", "is_not", "is_none", "not_none", "and_", "or_", "not_", "binop", "compare", "at", "index_value",
@@ -61,7 +62,7 @@ def user(node: ast.expr) -> ast.expr:
         return ast.Name(id=node.id, ctx=LOAD)
     if isinstance(node, ast.Constant):
         return ast.Constant(value=node.value, kind=node.kind)
-    return copy.deepcopy(node)
+    return copy_tree(node)
 
 
 def call(func: Node, *args: Node, **kwargs: Node) -> ast.Call:
@@ -144,18 +145,35 @@ def at(stmts: list[ast.stmt], like: ast.AST) -> list[ast.stmt]:
     code point at the user's line), and return stmts."""
     line = getattr(like, "lineno", 1)
     end = getattr(like, "end_lineno", line) or line
-    todo = list(stmts)  # (ast.walk's traversal, without its generators: a third faster)
+    todo = list(stmts)  # (ast.walk's traversal, without its generators, over the fields that hold nodes)
+    pop, push, extend = todo.pop, todo.append, todo.extend
+    node_fields = _NODE_FIELDS
     while todo:
-        n = todo.pop()
+        n = pop()
         if n._attributes:
             n.lineno, n.end_lineno, n.col_offset, n.end_col_offset = line, end, 0, 0
-        for name in n._fields:
+        fields = node_fields.get(type(n))
+        if fields is None:
+            fields = _node_fields(type(n))
+        for name in fields:
             v = getattr(n, name, None)
-            if isinstance(v, list):
-                todo.extend(x for x in v if isinstance(x, ast.AST))
+            if type(v) is list:
+                extend([x for x in v if isinstance(x, ast.AST)])
             elif isinstance(v, ast.AST):
-                todo.append(v)
+                push(v)
     return stmts
+
+
+# per node class, the fields that may hold nodes with a position: not names, constants' values, contexts
+# and operators (shared objects without one)
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+_NOT_NODES = frozenset({"ctx", "op", "ops", "id", "attr", "kind", "type_comment"})
+
+
+def _node_fields(cls: type) -> tuple[str, ...]:
+    fields = _NODE_FIELDS[cls] = tuple(f for f in cls._fields if f not in _NOT_NODES
+                                       and not (cls is ast.Constant and f == "value"))
+    return fields
 
 
 def index_value(node: ast.expr) -> ast.expr:

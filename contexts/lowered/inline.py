@@ -16,10 +16,9 @@ inlined: refused).
 from __future__ import annotations
 
 import ast
-import copy
 import functools
 
-from overdub.passes import get_source
+from overdub.passes import copy_tree, get_source
 
 from .build import const, load, user
 
@@ -61,4 +60,4 @@ def inline(fn, **values: ast.expr | str) -> ast.expr:
     if missing:
         raise TypeError(f"inline({fn.__qualname__}): no value for {sorted(missing)}")
     nodes = {k: const(None) if v is None else load(v) for k, v in values.items()}
-    return _Substitute(nodes).visit(copy.deepcopy(expr))
+    return _Substitute(nodes).visit(copy_tree(expr))

@@ -652,10 +652,31 @@ def own_nodes(fn):
     own, not yielded either)."""
     nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
     stack = [n for n in fn.body if not isinstance(n, nested)]
-    while stack:
-        n = stack.pop()
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:  # (ast.iter_child_nodes' order, without its generators: twice as fast)
+        n = pop()
         yield n
-        stack.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, nested))
+        for name in n._fields:
+            v = getattr(n, name, None)
+            if type(v) is list:
+                extend([c for c in v if isinstance(c, ast.AST) and not isinstance(c, nested)])
+            elif isinstance(v, ast.AST) and not isinstance(v, nested):
+                push(v)
+
+
+def all_nodes(node):
+    """Every node of the tree at node, node first: `ast.walk`, in its order, without its generators (the
+    analyses walk a long function some thirty times: this is nearly twice as fast)."""
+    todo = [node]
+    push, extend = todo.append, todo.extend
+    for n in todo:  # (a list growing while it is read: breadth first, as ast.walk's queue)
+        for name in n._fields:
+            v = getattr(n, name, None)
+            if type(v) is list:
+                extend([x for x in v if isinstance(x, ast.AST)])
+            elif isinstance(v, ast.AST):
+                push(v)
+        yield n
 
 
 def param_names(args: ast.arguments) -> list[str]:
