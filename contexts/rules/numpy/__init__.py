@@ -22,7 +22,7 @@ from . import conversion, convolution, creation, inplace, interpolation, reducti
 
 __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "inplace", "interpolation"]
 
-for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines", "scipy_spatial"):
+for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines", "scipy_ppoly", "scipy_spatial"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)
