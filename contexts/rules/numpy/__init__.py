@@ -8,7 +8,9 @@
 - `linalg`, `shapes`, `indexing`: matmul and linear algebra, reshaping/joining, indexing.
 - `convolution`: the C kernels under `np.correlate` and `np.convolve`.
 - `scipy_banded`: `scipy.linalg.solve_banded`, `solveh_banded` (over ?gtsv, ?gbsv, ?ptsv, ?pbsv).
-- `scipy_splines`: the kernels under PPoly/CubicSpline and BSpline evaluation.
+- `scipy_splines`: the kernel under BSpline evaluation (`_dierckx.evaluate_spline`).
+- `scipy_ppoly`: the kernels under PPoly, CubicSpline, PCHIP, Akima (`_ppoly.evaluate`, `integrate`,
+  `fix_continuity`).
 - `scipy_spatial`: `scipy.spatial.distance.cdist`/`pdist` (euclidean, sqeuclidean) and `squareform`.
 
 Attributes are not calls: `x.T` reaches the rules as `(np.ndarray, 'transpose')` only when called.
@@ -22,7 +24,8 @@ from . import conversion, convolution, creation, inplace, interpolation, reducti
 
 __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "inplace", "interpolation"]
 
-for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines", "scipy_ppoly", "scipy_spatial"):
+for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines",
+              "scipy_ppoly", "scipy_spatial"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)

@@ -3,16 +3,24 @@ CubicSpline, PchipInterpolator, Akima1DInterpolator, PPoly.from_spline): `_ppoly
 `__call__`), `_ppoly.integrate` (`.integrate(a, b)`) and `_ppoly.fix_continuity` (`.antiderivative()`).
 Importing it without scipy installed raises ImportError, which `contexts.rules.numpy` tolerates.
 
-`evaluate(c, x, xp, dx, extrapolate, out)` writes into `out` (shape (len(xp), n)). Its rules are in place
-ones: the reverse pass restores out's old values, takes the cotangent the caller holds for out (all of out
-was overwritten: its old values get none) and hands it to c and xp. In the coefficients c the kernel is
-linear: the weights are the kernel applied to unit coefficients, so intervals, extrapolation and the NaNs
-outside are scipy's own. In the points xp the derivative is the kernel one order up (`dx + 1`). The
-breakpoints x have no derivative here and are refused (`registry.NoClosedForm`), as BSpline's knots.
+`evaluate(c, x, xp, dx, extrapolate, out)` writes into `out` (shape (len(xp), n)): an in-place rule that
+declares the argument it writes (`Rule.writes`), so reverse mode's generated code merges the cotangents of
+variables viewing it. The reverse pass restores out's old values and hands the cotangent the caller holds
+for out (all of it overwritten: its old values get none) to c, xp and x. In the coefficients c the kernel
+is linear: the weights are the kernel on unit coefficients, so intervals, extrapolation and the NaNs
+outside are scipy's own. In the points xp the derivative is the kernel one order up (`dx + 1`). The value
+at a point of interval i is a polynomial in xp - x[i]: breakpoint x[i] moves it as -xp does (the interval
+a point falls in is piecewise constant).
 
-`integrate(c, x, a, b, extrapolate, out)` is linear in c (weights: the kernel on unit coefficients); in
-the bounds its derivative is the integrand there (`evaluate` at b, minus at a). `fix_continuity(c, x,
-order)` changes c in place, linearly: its transpose is the kernel applied to unit coefficients, transposed.
+`integrate(c, x, a, b, extrapolate, out)` is linear in c (weights: the kernel on unit coefficients); in a
+bound its derivative is the integrand there; a breakpoint both shifts its interval's local variable and
+bounds the intervals beside it. `fix_continuity(c, x, order)` (`.antiderivative()`) changes c in place:
+for each interval from the left it sets the low coefficients from the previous interval's polynomial at
+h = x[i] - x[i-1], a recurrence linear in c whose pullback runs from the right.
+
+Forward mode is refused for the two kernels that write into arrays they are given (`MissingRule`): the
+tangent twin hands back no tangent of an array a rule writes, and the array PPoly makes with np.empty
+cannot hold duals. Complex coefficients are refused (split real and imaginary parts).
 
 >>> import numpy as np
 >>> from scipy.interpolate import CubicSpline
@@ -24,19 +32,19 @@ order)` changes c in place, linearly: its transpose is the kernel applied to uni
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
 from scipy.interpolate import _ppoly
 
-from ..registry import NoClosedForm, registry
+from ..registry import MissingRule, registry
 from ..sparsity_specs import DENSE
-from ._util import match_primal, unsupported
+from ._util import is_dual, match_primal, unsupported
 
 __all__: list[str] = []
 
 _NAME = "scipy.interpolate.PPoly (_ppoly.evaluate)"
-_BREAKPOINTS = NoClosedForm(_NAME, "x (the breakpoints)", 1)
 
 
 def _real(name, *arrays):
@@ -56,10 +64,6 @@ def _restore(S, arr, old):
     new = arr.copy()
     arr[...] = old
     S.redo(operator.setitem, arr, Ellipsis, new)
-
-
-def _breakpoints_cotangent(x):
-    return _BREAKPOINTS.cotangent() if np.asarray(x).dtype.kind in "fc" else None
 
 
 # -- _ppoly.evaluate(c, x, xp, dx, extrapolate, out): writes out (len(xp), n) ----------------------------------
@@ -96,7 +100,27 @@ def _per_interval(g, x, xp, extrapolate):
     return np.bincount(i[inside], weights=g[inside], minlength=len(x)).astype(float)
 
 
+def _forward_refusal(name: str) -> MissingRule:
+    """Forward mode's answer for a kernel writing into an array it is given: a tangent has nowhere to go
+    (the twin hands back no tangent of an argument a rule writes, and the array scipy made with np.empty
+    cannot hold duals); refused, never a zero."""
+    return MissingRule(
+        f"forward mode cannot differentiate {name}: it writes its result into an array it is given "
+        "(PPoly, CubicSpline, PchipInterpolator, Akima1DInterpolator evaluation), whose tangent forward mode "
+        "cannot follow", fix="use reverse mode (`contexts.gradient`, `vjp`, `jacobian(..., mode='reverse')`)")
+
+
+def _no_duals(name, *args):
+    if any(is_dual(a) for a in args):  # (forward over reverse: the rules' own values perturbed)
+        raise _forward_refusal(name)
+
+
+def evaluate_frule(tangents, *args, **kwargs):
+    raise _forward_refusal("scipy.interpolate._ppoly.evaluate")
+
+
 def evaluate_inplace(c, x, xp, dx, extrapolate, out):
+    _no_duals("scipy.interpolate._ppoly.evaluate", c, x, xp, out)
     old = out.copy()
     _ppoly.evaluate(c, x, xp, dx, extrapolate, out)
 
@@ -119,6 +143,7 @@ def evaluate_inplace(c, x, xp, dx, extrapolate, out):
 
 
 registry.set(_ppoly.evaluate, inplace=evaluate_inplace, writes=5)
+registry.frule(_ppoly.evaluate)(evaluate_frule)
 
 
 # -- _ppoly.integrate(c, x, a, b, extrapolate, out): out (n,) = the integral from a to b ------------------------
@@ -209,3 +234,61 @@ registry.adjoint(_ppoly.integrate)(integrate_adjoint)
 registry.frule(_ppoly.integrate)(integrate_frule)
 registry.set(_ppoly.integrate, impl=_integrated)
 registry.sparsity(DENSE, _ppoly.integrate)
+
+
+# -- _ppoly.fix_continuity(c, x, order): changes c in place -----------------------------------------------------
+# For each interval i >= 1, from the left, and dx = order, ..., 0: c[k-1-dx, i] is the dx-th derivative
+# (over dx!) of interval i-1's polynomial, already fixed, at h = x[i] - x[i-1]. A linear recurrence in c
+# with coefficients polynomial in h, pulled back interval by interval from the right.
+
+def _shift_matrix(k, order, h, slope=False):
+    """T (order+1, k): row r (for dx = order - r) maps a column of coefficients to the dx-th derivative
+    over dx! at h (`slope`: its derivative in h)."""
+    t = np.zeros((order + 1, k))
+    for r in range(order + 1):
+        dx = order - r
+        for q in range(k):
+            p = k - 1 - q  # the power of coefficient q
+            if p >= dx:
+                e = p - dx
+                coef = float(math.comb(p, dx))
+                t[r, q] = coef * e * h ** (e - 1) if slope and e else (0.0 if slope else coef * h ** e)
+    return t
+
+
+def fix_continuity_frule(tangents, *args, **kwargs):
+    raise _forward_refusal("scipy.interpolate._ppoly.fix_continuity")
+
+
+def fix_continuity_inplace(c, x, order):
+    _no_duals("scipy.interpolate._ppoly.fix_continuity", c, x)
+    old = c.copy()
+    _ppoly.fix_continuity(c, x, order)
+
+    def fix_continuity_back(S, dy, dself):
+        new = c.copy()
+        _restore(S, c, old)
+        g = S.held(0)
+        if g is None:
+            return dself, (None, None, None)
+        _real("scipy.interpolate.PPoly.antiderivative (_ppoly.fix_continuity)", c, g)
+        g = np.array(g, dtype=float)  # (k, m, n), consumed interval by interval from the right
+        x_ = np.asarray(x, dtype=float)
+        k, rows = c.shape[0], slice(c.shape[0] - 1 - order, c.shape[0])
+        dbreak = np.zeros(len(x_))
+        for i in range(c.shape[1] - 1, 0, -1):
+            h = x_[i] - x_[i - 1]
+            fixed = g[rows, i, :]  # (order+1, n): the cotangents of the entries the kernel wrote
+            g[:, i - 1, :] += _shift_matrix(k, order, h).T @ fixed
+            dh = np.sum(fixed * (_shift_matrix(k, order, h, slope=True) @ new[:, i - 1, :]))
+            dbreak[i] += dh
+            dbreak[i - 1] -= dh
+            g[rows, i, :] = 0.0  # their old values were overwritten
+        # returned as deltas to the cotangent c held: g - held
+        delta = g - np.asarray(S.held(0), dtype=float)
+        return dself, (match_primal(delta, c), dbreak if x_.dtype.kind == "f" else None, None)
+    return None, fix_continuity_back
+
+
+registry.set(_ppoly.fix_continuity, inplace=fix_continuity_inplace, writes=0)
+registry.frule(_ppoly.fix_continuity)(fix_continuity_frule)

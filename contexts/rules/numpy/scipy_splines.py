@@ -5,10 +5,7 @@ the kernel applied to unit coefficients, so intervals and extrapolation are scip
 derivative here and are refused (`registry.NoClosedForm`). Importing it without scipy installed raises
 ImportError, which `contexts.rules.numpy` tolerates.
 
-Not here: `_ppoly.evaluate` (PPoly, CubicSpline, Akima, PCHIP) writes into its `out` argument, and reverse
-mode hands a primitive the cotangent of an array it writes only for the names it knows statically
-(`contexts.ad.codegen._MUTATING_METHODS`), so an `inplace` rule for it would get no cotangent and give
-zero; it stays refused (NoRuleError) until the engine asks the registry instead.
+Not here: `_ppoly.evaluate` (PPoly, CubicSpline, Akima, PCHIP), in `scipy_ppoly`.
 """
 
 from __future__ import annotations

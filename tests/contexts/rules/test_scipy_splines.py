@@ -1,17 +1,17 @@
 """B-spline evaluation (`scipy.interpolate._dierckx.evaluate_spline`, under BSpline and the splines
 make_interp_spline returns): the rule in the coefficients and the points against central differences,
-reverse and forward; the knots refused; through the engines. CubicSpline/PPoly (`_ppoly.evaluate`, which
-writes into an output argument) stay refused, never a zero."""
+reverse and forward; the knots refused; through the engines. CubicSpline/PPoly (`_ppoly.evaluate`): see
+test_scipy_ppoly.py."""
 
 import numpy as np
 import pytest
 
 pytest.importorskip("scipy.interpolate")
-from scipy.interpolate import BSpline, CubicSpline, _dierckx, make_interp_spline  # noqa: E402
+from scipy.interpolate import BSpline, _dierckx, make_interp_spline  # noqa: E402
 
 from contexts import gradient, jacfwd  # noqa: E402
 from contexts.rules.cotangents import Refused  # noqa: E402
-from contexts.rules.registry import MissingRule, NoDerivative, registry  # noqa: E402
+from contexts.rules.registry import NoDerivative, registry  # noqa: E402
 from tests import fd  # noqa: E402
 from tests.fd import check_rule  # noqa: E402
 
@@ -58,13 +58,3 @@ def _in_coefficients(c):
 def test_through_the_engines(f, x, mode):
     got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
     np.testing.assert_allclose(got, fd.gradient(f, x)[0], rtol=1e-7, atol=1e-10)
-
-
-@pytest.mark.parametrize("mode", ["reverse", "forward"])
-def test_cubic_spline_refused_not_zero(mode):
-    """`_ppoly.evaluate` writes into `out`; without the engine handing a primitive the cotangent of an
-    array it writes (see contexts/rules/numpy/scipy_splines.py) it has no rule: a refusal."""
-    def f(t):
-        return np.sum(CubicSpline(XS, np.sin(XS))(t))
-    with pytest.raises(MissingRule):
-        gradient(f, POINTS) if mode == "reverse" else jacfwd(f, POINTS)
