@@ -27,7 +27,13 @@ def _real(name, *arrays):
 
 # -- _dierckx.evaluate_spline(t, c, k, xp, nu, extrapolate) -> out (s, m) ---------------------------------
 
-_KNOTS = NoClosedForm("scipy.interpolate.BSpline (_dierckx.evaluate_spline)", "t (the knots)", 0)
+# make_interp_spline builds its knots from the sites, and reverse mode follows them when it differentiates
+# in the data (scipy's array-API conversions pass the sites and the data together)
+_SPLINE_FIX = ("keep the knots constant: for make_interp_spline(x, y) (k=3) use CubicSpline(x, y), the same "
+               "not-a-knot cubic, which is differentiated in x and y; or compute t (and the collocation "
+               "matrix `BSpline.design_matrix(x, t, k).toarray()`) outside the differentiated function and "
+               "solve for the coefficients with np.linalg.solve")
+_KNOTS = NoClosedForm("scipy.interpolate.BSpline (_dierckx.evaluate_spline)", "t (the knots)", 0, fix=_SPLINE_FIX)
 
 
 def _bspline_slope(t, c, k, xp, nu, extrapolate):
@@ -69,3 +75,41 @@ def evaluate_spline_frule(tangents, t, c, k, xp, nu, extrapolate, *rest):
 registry.adjoint(_dierckx.evaluate_spline)(evaluate_spline_adjoint)
 registry.frule(_dierckx.evaluate_spline)(evaluate_spline_frule)
 registry.sparsity(DENSE, _dierckx.evaluate_spline)
+
+
+# -- _dierckx._coloc(x, t, k, ab, offset): the collocation matrix B[j, l] = B_l(x[j]) written into ab ------------
+# (make_interp_spline, in LAPACK's band storage). It depends on the sites and the knots only: their
+# cotangents are refused (`NoClosedForm`: the knots' derivative is not known here, and make_interp_spline
+# builds them from the sites by `np.r_`); ab's entries it writes lose the cotangent they held.
+
+_SITES = NoClosedForm("scipy.interpolate.make_interp_spline (_dierckx._coloc)", "x (the data sites)", 0,
+                      fix=_SPLINE_FIX)
+_COLOC_KNOTS = NoClosedForm("scipy.interpolate.make_interp_spline (_dierckx._coloc)", "t (the knots)", 1,
+                            fix=_SPLINE_FIX)
+
+
+def coloc_inplace(x, t, k, ab, *rest):
+    old = ab.copy()
+    _dierckx._coloc(x, t, k, ab, *rest)
+
+    def coloc_back(S, dy, dself):
+        new = ab.copy()
+        ab[...] = old
+        S.redo(_setall, ab, new)
+        d = S.held(3)
+        if d is None:
+            return dself, (None,) * (4 + len(rest))
+        probe = np.full(ab.shape, np.nan)
+        _dierckx._coloc(x, t, k, probe, *rest)
+        written = ~np.isnan(probe)
+        dx = _SITES.cotangent() if np.asarray(x).dtype.kind in "fc" else None
+        dt = _COLOC_KNOTS.cotangent() if np.asarray(t).dtype.kind in "fc" else None
+        return dself, (dx, dt, None, -np.where(written, d, 0.0)) + (None,) * len(rest)
+    return None, coloc_back
+
+
+def _setall(a, values):
+    a[...] = values
+
+
+registry.set(_dierckx._coloc, inplace=coloc_inplace, writes=3)

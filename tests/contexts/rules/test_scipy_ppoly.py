@@ -153,3 +153,46 @@ def test_forward_mode_refused_not_zero():
         jacfwd(lambda y: CubicSpline(XS, y)(INSIDE), np.sin(XS))
     with pytest.raises(MissingRule, match="_ppoly.fix_continuity"):
         registry.get(_ppoly.fix_continuity).frule((None,) * 3, spline.c.copy(), XS, 0)
+
+
+@pytest.mark.parametrize("extrapolate", ["periodic"])
+def test_periodic_extrapolation(extrapolate):
+    spline = CubicSpline(XS, np.sin(XS))
+    _check(lambda t: np.sum(spline(t, 0, extrapolate) * WEIGHTS), OUTSIDE)
+    _check(lambda y: np.sum(CubicSpline(XS, y)(OUTSIDE, 1, extrapolate) * WEIGHTS), np.sin(XS))
+
+
+# -- the kernel called directly: the array it writes, declared (`Rule.writes`), seen through views ---------------
+
+_C = np.ascontiguousarray(CubicSpline(XS, np.sin(XS)).c[:, :, None])
+_W = np.arange(1.0, 9.0)[:, None]
+
+
+def _into_a_view(xp):
+    buf = np.ones((8, 1))
+    out = buf[2:6]  # the kernel writes buf's middle through this view
+    _ppoly.evaluate(_C, XS, xp, 0, True, out)
+    return np.sum(buf * _W)
+
+
+def _written_twice(c):
+    out = np.zeros((4, 1))
+    _ppoly.evaluate(c, XS, INSIDE, 0, True, out)
+    s = np.sum(out ** 2)
+    _ppoly.evaluate(c, XS, INSIDE + 0.1, 1, True, out)  # the first values' cotangent is not the second's
+    return s + np.sum(out * _W[:4])
+
+
+def _renamed_into_a_view(xp):
+    ev = _ppoly.evaluate  # not resolved by name: which argument it writes is not known statically
+    buf = np.ones((8, 1))
+    out = buf[2:6]
+    ev(_C, XS, xp, 0, True, out)
+    return np.sum(buf * _W)
+
+
+def test_kernel_writing_into_a_view():
+    _check(_into_a_view, INSIDE)
+    _check(_written_twice, _C)
+    with pytest.raises(OverdubError, match="in place"):
+        gradient(_renamed_into_a_view, INSIDE)

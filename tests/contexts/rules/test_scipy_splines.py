@@ -58,3 +58,41 @@ def _in_coefficients(c):
 def test_through_the_engines(f, x, mode):
     got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
     np.testing.assert_allclose(got, fd.gradient(f, x)[0], rtol=1e-7, atol=1e-10)
+
+
+def test_make_interp_spline_refused_with_a_way_out():
+    """make_interp_spline builds its knots from the sites, which reverse mode follows when differentiating
+    in the data: the knots' derivative (BSpline evaluation, the collocation matrix `_dierckx._coloc`) is
+    refused, naming CubicSpline, the same not-a-knot cubic, which is differentiated."""
+    from scipy.interpolate import CubicSpline
+
+    def in_data(y):
+        return np.sum(make_interp_spline(XS, y)(POINTS[:3]))
+
+    def in_sites(x):
+        return np.sum(make_interp_spline(x, np.sin(XS))(POINTS[:3]))
+    for f, x in ((in_data, np.sin(XS)), (in_sites, XS)):
+        with pytest.raises(NoDerivative, match="CubicSpline"):
+            gradient(f, x)
+    np.testing.assert_allclose(CubicSpline(XS, np.sin(XS))(POINTS), make_interp_spline(XS, np.sin(XS))(POINTS),
+                               rtol=1e-12)
+
+
+def test_coloc_rule_refuses_sites_and_knots():
+    rule = registry.get(_dierckx._coloc)
+    k, t = 3, SPLINE.t
+    ab = np.zeros((3 * k + 1, len(XS)), order="F")
+    y, back = rule.inplace(XS, t, k, ab.T, 0)
+    written = ab.copy()
+
+    class Session:
+        def redo(self, fn, *args):
+            fn(*args)
+
+        def held(self, i):
+            return np.ones_like(ab.T) if i == 3 else None
+    _, cts = back(Session(), None, None)
+    assert type(cts[0]) is Refused and type(cts[1]) is Refused
+    assert np.all(cts[3][written.T != 0] == -1.0)  # written: the cotangent held leaves
+    assert not cts[3][:, :k].any()  # LAPACK's room for the factors: never written
+    np.testing.assert_array_equal(ab, written)  # restored, then redone
