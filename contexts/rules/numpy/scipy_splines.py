@@ -11,11 +11,11 @@ Not here: `_ppoly.evaluate` (PPoly, CubicSpline, Akima, PCHIP), in `scipy_ppoly`
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import _dierckx, _ppoly
+from scipy.interpolate import _dfitpack, _dierckx
 
 from ..registry import NoClosedForm, registry
 from ..sparsity_specs import DENSE
-from ._util import match_primal, unsupported
+from ._util import bind, match_primal, unsupported
 
 __all__: list[str] = []
 
@@ -113,3 +113,76 @@ def _setall(a, values):
 
 
 registry.set(_dierckx._coloc, inplace=coloc_inplace, writes=3)
+
+
+# -- FITPACK's splev(t, c, k, x, e) and splder(t, c, k, x, nu, e) -> (y, ier): splev(x, tck, der), and so
+#    PPoly.from_spline. Linear in c (weights: the kernel on unit coefficients); in x the kernel one order up,
+#    zero outside the base interval where the value is held constant there (e = 1: zeros; e = 3: splev's
+#    boundary value, while splder extrapolates); the knots refused.
+
+_FITPACK_KNOTS = NoClosedForm("scipy.interpolate.splev (FITPACK splev/splder)", "t (the knots)", 0, fix=_SPLINE_FIX)
+
+
+def _fitpack_eval(t, c, k, x, nu, e):
+    y = (_dfitpack.splev(t, c, k, x, e) if nu == 0 else _dfitpack.splder(t, c, k, x, nu, e))[0]
+    return np.asarray(y, dtype=float)
+
+
+def _fitpack_args(fn, rest, kwargs):
+    """(nu, e) of splev(t, c, k, x, [e]) / splder(t, c, k, x, [nu, e])."""
+    if fn is _dfitpack.splev:
+        return 0, int(bind(rest, kwargs, ("e",), (0,))[0])
+    nu, e = bind(rest, kwargs, ("nu", "e"), (1, 0))
+    return int(nu), int(e)
+
+
+def _fitpack_slope(t, c, k, x, nu, e):
+    x = np.asarray(x, dtype=float)
+    if nu + 1 > k:
+        return np.zeros(x.shape)
+    slope = _fitpack_eval(t, c, k, x, nu + 1, e)
+    if e == 1 or e == 3 and nu == 0:  # (splder extrapolates where e = 3)
+        n = len(t) - k - 1
+        slope = np.where((x >= t[k]) & (x <= t[n]), slope, 0.0)
+    return slope
+
+
+def _fitpack_adjoint(fn):
+    def fitpack_adjoint(dy, y, t, c, k, x, *rest, **kwargs):
+        nones = (None,) * len(rest)
+        d = None if dy is None else dy[0]
+        if d is None:
+            return (None, None, None, None) + nones
+        nu, e = _fitpack_args(fn, rest, kwargs)
+        d = np.asarray(d, dtype=float)
+        c_ = np.asarray(c, dtype=float)
+        basis = np.stack([_fitpack_eval(t, unit, k, x, nu, e) for unit in np.eye(len(c_))], axis=1)  # (m, nc)
+        dc = basis.T @ d
+        dx = d * _fitpack_slope(t, c_, k, x, nu, e)
+        dt = _FITPACK_KNOTS.cotangent() if np.asarray(t).dtype.kind in "fc" else None
+        return (dt, match_primal(dc, c), None, match_primal(dx, x)) + nones
+    return fitpack_adjoint
+
+
+def _fitpack_frule(fn):
+    def fitpack_frule(tangents, t, c, k, x, *rest, **kwargs):
+        y = fn(t, c, k, x, *rest, **kwargs)
+        tt, tc, _, tx = (tuple(tangents) + (None,) * 4)[:4]
+        if _FITPACK_KNOTS.refuses(tt, t):
+            raise _FITPACK_KNOTS.error()
+        if tc is None and tx is None:
+            return y, None
+        nu, e = _fitpack_args(fn, rest, kwargs)
+        dy = np.zeros(np.shape(y[0]))
+        if tc is not None:
+            dy = dy + _fitpack_eval(t, np.asarray(tc, dtype=float), k, x, nu, e)
+        if tx is not None:
+            dy = dy + _fitpack_slope(t, np.asarray(c, dtype=float), k, x, nu, e) * np.asarray(tx, dtype=float)
+        return y, (dy, None)
+    return fitpack_frule
+
+
+for _fn in (_dfitpack.splev, _dfitpack.splder):
+    registry.adjoint(_fn)(_fitpack_adjoint(_fn))
+    registry.frule(_fn)(_fitpack_frule(_fn))
+    registry.sparsity(DENSE, _fn)

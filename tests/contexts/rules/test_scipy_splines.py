@@ -96,3 +96,33 @@ def test_coloc_rule_refuses_sites_and_knots():
     assert np.all(cts[3][written.T != 0] == -1.0)  # written: the cotangent held leaves
     assert not cts[3][:, :k].any()  # LAPACK's room for the factors: never written
     np.testing.assert_array_equal(ab, written)  # restored, then redone
+
+
+# -- FITPACK splev / splder (splev(x, tck, der), PPoly.from_spline) ------------------------------------------------
+
+@pytest.mark.parametrize("e", [0, 1, 3])
+@pytest.mark.parametrize("nu", [0, 1, 2])
+def test_fitpack_splev_rule(nu, e):
+    from scipy.interpolate import _dfitpack, splrep
+    t, c, k = splrep(XS, np.cos(XS))
+    if nu == 0:
+        check_rule(_dfitpack.splev, t, c, k, POINTS, e, diff=(1, 3))
+    else:
+        check_rule(_dfitpack.splder, t, c, k, POINTS, nu, e, diff=(1, 3))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_from_spline_and_splev_through_the_engines(mode):
+    from scipy.interpolate import PPoly, splev, splrep
+    t, c, k = splrep(XS, np.cos(XS))
+
+    def from_spline(c):
+        return np.sum(PPoly.from_spline((t, c, k))(POINTS[:3], 1) * np.arange(1.0, 4.0))
+
+    def in_points(x):
+        return np.sum(splev(x, (t, c, k), 1) ** 2)
+    for f, x in ((from_spline, c), (in_points, POINTS)):
+        if mode == "forward" and f is from_spline:
+            continue  # (forward mode refuses PPoly evaluation: test_scipy_ppoly.py)
+        got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
+        np.testing.assert_allclose(got, fd.gradient(f, x)[0], rtol=1e-7, atol=1e-9)
