@@ -10,7 +10,7 @@
 - `scipy_banded`: `scipy.linalg.solve_banded`, `solveh_banded` (over ?gtsv, ?gbsv, ?ptsv, ?pbsv).
 - `scipy_splines`: the kernels under B-splines: `_dierckx.evaluate_spline` (BSpline), `_dierckx._coloc`
   (make_interp_spline), FITPACK `splev`/`splder` (splev, PPoly.from_spline).
-- `scipy_ppoly`: the kernels under PPoly, CubicSpline, PCHIP, Akima (`_ppoly.evaluate`, `integrate`,
+- `scipy_ppoly`: the kernels under PPoly, CubicSpline, PCHIP, Akima, BPoly (`_ppoly.evaluate`, `evaluate_bernstein`, `integrate`,
   `fix_continuity`).
 - `scipy_spatial`: `scipy.spatial.distance.cdist`/`pdist` (euclidean, sqeuclidean) and `squareform`.
 

@@ -1,6 +1,7 @@
 """Rules for the C kernels under scipy.interpolate's piecewise polynomials in the power basis (PPoly, and so
-CubicSpline, PchipInterpolator, Akima1DInterpolator, PPoly.from_spline): `_ppoly.evaluate` (their
-`__call__`), `_ppoly.integrate` (`.integrate(a, b)`) and `_ppoly.fix_continuity` (`.antiderivative()`).
+CubicSpline, PchipInterpolator, Akima1DInterpolator, PPoly.from_spline) and in the Bernstein basis (BPoly):
+`_ppoly.evaluate` and `evaluate_bernstein` (their `__call__`), `_ppoly.integrate` (`.integrate(a, b)`) and
+`_ppoly.fix_continuity` (`.antiderivative()`).
 Importing it without scipy installed raises ImportError, which `contexts.rules.numpy` tolerates.
 
 `evaluate(c, x, xp, dx, extrapolate, out)` writes into `out` (shape (len(xp), n)): an in-place rule that
@@ -10,7 +11,8 @@ for out (all of it overwritten: its old values get none) to c, xp and x. In the 
 is linear: the weights are the kernel on unit coefficients, so intervals, extrapolation and the NaNs
 outside are scipy's own. In the points xp the derivative is the kernel one order up (`dx + 1`). The value
 at a point of interval i is a polynomial in xp - x[i]: breakpoint x[i] moves it as -xp does (the interval
-a point falls in is piecewise constant).
+a point falls in is piecewise constant). `evaluate_bernstein` is the same, but for the breakpoints: its
+polynomials are in s = (xp - x[i]) / (x[i+1] - x[i]), moved by both ends of the interval.
 
 `integrate(c, x, a, b, extrapolate, out)` is linear in c (weights: the kernel on unit coefficients); in a
 bound its derivative is the integrand there; a breakpoint both shifts its interval's local variable and
@@ -44,7 +46,6 @@ from ._util import is_dual, match_primal, unsupported
 
 __all__: list[str] = []
 
-_NAME = "scipy.interpolate.PPoly (_ppoly.evaluate)"
 
 
 def _real(name, *arrays):
@@ -68,36 +69,40 @@ def _restore(S, arr, old):
 
 # -- _ppoly.evaluate(c, x, xp, dx, extrapolate, out): writes out (len(xp), n) ----------------------------------
 
-def _evaluated(c, x, xp, dx, extrapolate):
+def _evaluated(c, x, xp, dx, extrapolate, kernel=_ppoly.evaluate):
     out = np.empty((len(xp), c.shape[2]), dtype=c.dtype)
-    _ppoly.evaluate(c, x, xp, dx, extrapolate, out)
+    kernel(c, x, xp, dx, extrapolate, out)
     return out
 
 
-def _weights(c, x, xp, dx, extrapolate):
-    """(len(xp), k * m): the weight of each coefficient in the value at each point (zero outside, where
-    the kernel gives NaN whatever c is)."""
-    return np.nan_to_num(_evaluated(_unit_coefficients(c), x, xp, dx, extrapolate))
-
-
-def _slope(c, x, xp, dx, extrapolate):
-    """The values' derivative in the points: the kernel one order up (zero outside, where it is NaN)."""
-    return np.nan_to_num(_evaluated(c, x, xp, dx + 1, extrapolate))
-
-
 def _intervals(x, xp, extrapolate):
-    """The interval of each point, as the kernel finds it (-1 outside, where it gives NaN)."""
+    """The interval of each point, as the kernels find it (-1 outside, where they give NaN)."""
     index = np.arange(len(x) - 1, dtype=float).reshape(1, -1, 1)
     found = _evaluated(np.ascontiguousarray(index), x, xp, 0, extrapolate)[:, 0]
     return np.where(np.isfinite(found), found, -1).astype(np.intp)
 
 
-def _per_interval(g, x, xp, extrapolate):
-    """The breakpoints' cotangent for g per point: each point's g goes to the left breakpoint of its
-    interval."""
+def _power_breakpoints(g, v, x, xp, dx, extrapolate):
+    """The breakpoints' cotangent in the power basis, for the points' cotangents g (the value's slope
+    times dy) and v (the value times dy): the value at a point of interval i is a polynomial in xp - x[i],
+    so x[i] moves it as -xp does (the interval a point falls in is piecewise constant)."""
     i = _intervals(x, xp, extrapolate)
     inside = i >= 0
-    return np.bincount(i[inside], weights=g[inside], minlength=len(x)).astype(float)
+    return np.bincount(i[inside], weights=-g[inside], minlength=len(x)).astype(float)
+
+
+def _bernstein_breakpoints(g, v, x, xp, dx, extrapolate):
+    """The same in the Bernstein basis: the value is B(s) / h**dx with s = (xp - x[i]) / h, h = x[i+1] -
+    x[i], so x[i] moves it by -(1 - s) slope + dx value / h and x[i+1] by -s slope - dx value / h."""
+    i = _intervals(x, xp, extrapolate)
+    inside = i >= 0
+    i, g, v, xp = i[inside], g[inside], v[inside], np.asarray(xp, dtype=float)[inside]
+    h = x[i + 1] - x[i]
+    s = (xp - x[i]) / h
+    out = np.zeros(len(x))
+    np.add.at(out, i, -(1 - s) * g + dx * v / h)
+    np.add.at(out, i + 1, -s * g - dx * v / h)
+    return out
 
 
 def _forward_refusal(name: str) -> MissingRule:
@@ -106,7 +111,7 @@ def _forward_refusal(name: str) -> MissingRule:
     cannot hold duals); refused, never a zero."""
     return MissingRule(
         f"forward mode cannot differentiate {name}: it writes its result into an array it is given "
-        "(PPoly, CubicSpline, PchipInterpolator, Akima1DInterpolator evaluation), whose tangent forward mode "
+        "(PPoly, CubicSpline, PchipInterpolator, Akima1DInterpolator, BPoly), whose tangent forward mode "
         "cannot follow", fix="use reverse mode (`contexts.gradient`, `vjp`, `jacobian(..., mode='reverse')`)")
 
 
@@ -115,35 +120,42 @@ def _no_duals(name, *args):
         raise _forward_refusal(name)
 
 
-def evaluate_frule(tangents, *args, **kwargs):
-    raise _forward_refusal("scipy.interpolate._ppoly.evaluate")
+def _evaluate_rules(kernel, name, breakpoints):
+    """The in-place rule of `kernel(c, x, xp, dx, extrapolate, out)`, linear in c."""
+    def evaluate_inplace(c, x, xp, dx, extrapolate, out):
+        _no_duals(name, c, x, xp, out)
+        old = out.copy()
+        kernel(c, x, xp, dx, extrapolate, out)
+
+        def evaluate_back(S, dy, dself):
+            _restore(S, out, old)
+            d = S.held(5)
+            if d is None:
+                return dself, (None,) * 6
+            _real(name, c, d)
+            d = np.asarray(d, dtype=float)
+            d0 = np.where(np.isfinite(d), d, 0.0)
+            c_, x_ = np.asarray(c, dtype=float), np.asarray(x, dtype=float)
+            # NaN outside without extrapolation, whatever c and xp are: no derivative there
+            weights = np.nan_to_num(_evaluated(_unit_coefficients(c_), x_, xp, dx, extrapolate, kernel))
+            dc = (weights.T @ d0).reshape(c_.shape)
+            dxp = np.sum(d0 * np.nan_to_num(_evaluated(c_, x_, xp, dx + 1, extrapolate, kernel)), axis=1)
+            dbreak = None
+            if np.asarray(x).dtype.kind == "f":
+                values = np.sum(d0 * np.nan_to_num(_evaluated(c_, x_, xp, dx, extrapolate, kernel)), axis=1)
+                dbreak = breakpoints(dxp, values, x_, xp, dx, extrapolate)
+            # out was overwritten whole: the cotangent it held leaves it (its old values had no effect)
+            return dself, (match_primal(dc, c), dbreak, match_primal(dxp, xp), None, None, -d)
+        return None, evaluate_back
+
+    def evaluate_frule(tangents, *args, **kwargs):
+        raise _forward_refusal(name)
+    registry.set(kernel, inplace=evaluate_inplace, writes=5)
+    registry.frule(kernel)(evaluate_frule)
 
 
-def evaluate_inplace(c, x, xp, dx, extrapolate, out):
-    _no_duals("scipy.interpolate._ppoly.evaluate", c, x, xp, out)
-    old = out.copy()
-    _ppoly.evaluate(c, x, xp, dx, extrapolate, out)
-
-    def evaluate_back(S, dy, dself):
-        _restore(S, out, old)
-        d = S.held(5)
-        if d is None:
-            return dself, (None,) * 6
-        _real(_NAME, c, d)
-        d = np.asarray(d, dtype=float)
-        d0 = np.where(np.isfinite(d), d, 0.0)
-        c_ = np.asarray(c, dtype=float)
-        dc = (_weights(c_, x, xp, dx, extrapolate).T @ d0).reshape(c_.shape)
-        dxp = np.sum(d0 * _slope(c_, x, xp, dx, extrapolate), axis=1)
-        # the value at a point of interval i is its polynomial in xp - x[i]: x[i] moves it as -xp does
-        dbreak = _per_interval(-dxp, x, xp, extrapolate) if np.asarray(x).dtype.kind == "f" else None
-        # out was overwritten whole: the cotangent it held leaves it (its old values had no effect)
-        return dself, (match_primal(dc, c), dbreak, match_primal(dxp, xp), None, None, -d)
-    return None, evaluate_back
-
-
-registry.set(_ppoly.evaluate, inplace=evaluate_inplace, writes=5)
-registry.frule(_ppoly.evaluate)(evaluate_frule)
+_evaluate_rules(_ppoly.evaluate, "scipy.interpolate._ppoly.evaluate", _power_breakpoints)
+_evaluate_rules(_ppoly.evaluate_bernstein, "scipy.interpolate._ppoly.evaluate_bernstein", _bernstein_breakpoints)
 
 
 # -- _ppoly.integrate(c, x, a, b, extrapolate, out): out (n,) = the integral from a to b ------------------------

@@ -196,3 +196,33 @@ def test_kernel_writing_into_a_view():
     _check(_written_twice, _C)
     with pytest.raises(OverdubError, match="in place"):
         gradient(_renamed_into_a_view, INSIDE)
+
+
+# -- BPoly: the Bernstein basis (`_ppoly.evaluate_bernstein`, the same in-place form) -----------------------------
+
+@pytest.mark.parametrize("nu", [0, 1, 2])
+@pytest.mark.parametrize("extrapolate", [True, False])
+def test_bpoly(nu, extrapolate):
+    from scipy.interpolate import BPoly
+    c = np.cos(np.arange(18.0)).reshape(3, 6)
+    points = OUTSIDE if extrapolate else INSIDE
+
+    def in_c(c):
+        return np.sum(BPoly(c, XS)(points, nu, extrapolate) * WEIGHTS)
+
+    def in_x(x):
+        return np.sum(BPoly(c, x)(points, nu, extrapolate) * WEIGHTS)
+
+    def in_points(t):
+        return np.sum(BPoly(c, XS)(t, nu, extrapolate) ** 2)
+    _check(in_c, c)
+    _check(in_x, XS, rtol=1e-6)
+    _check(in_points, points)
+
+
+def test_bpoly_from_derivatives_in_the_data():
+    from scipy.interpolate import BPoly
+
+    def f(y):
+        return np.sum(BPoly.from_derivatives(XS, y.reshape(7, 2))(INSIDE) * WEIGHTS)
+    _check(f, np.sin(np.arange(14.0)))
