@@ -1,7 +1,8 @@
 """Rules for scipy.linalg's banded solvers, `solve_banded` and `solveh_banded` (real types), in place of
 their LAPACK kernels (`?gtsv` for (1, 1) bands, `?gbsv` otherwise; `?ptsv` for a symmetric tridiagonal
 matrix, `?pbsv` otherwise), whose factor outputs scipy drops. One rule per Python function covers every
-kernel, every band width, one or several right-hand sides. Importing it without scipy installed raises
+kernel, every band width, one or several right-hand sides; and ?gbsv called directly, as make_interp_spline
+does (its factors refused). Importing it without scipy installed raises
 ImportError, which `contexts.rules.numpy` tolerates.
 
 Band storage: for `solve_banded((l, u), ab, b)`, A[i, j] = ab[u + i - j, j]; for `solveh_banded` the

@@ -5,6 +5,9 @@ the kernel applied to unit coefficients, so intervals and extrapolation are scip
 derivative here and are refused (`registry.NoClosedForm`). Importing it without scipy installed raises
 ImportError, which `contexts.rules.numpy` tolerates.
 
+Also here: `_dierckx._coloc` (make_interp_spline's collocation matrix, written in place; sites and knots
+refused) and FITPACK's `splev`/`splder` (splev, PPoly.from_spline; linear in c, knots refused).
+
 Not here: `_ppoly.evaluate` (PPoly, CubicSpline, Akima, PCHIP), in `scipy_ppoly`.
 """
 
