@@ -53,11 +53,12 @@ def _real(name, *arrays):
         raise unsupported(name, "complex coefficients", "split real and imaginary parts")
 
 
-def _unit_coefficients(c):
-    """Coefficients of c's shape (k, m, ·) with one column per coefficient (k * m of them), each a unit one:
-    the kernel on them gives the weight of every coefficient (the kernel is linear in c)."""
+def _unit_orders(c):
+    """Coefficients of c's shape (k, m, k): column q has coefficient q of every interval 1, the others 0.
+    The kernel on them gives, at each point, the weight of coefficient q of the point's own interval (the
+    kernels are linear in c, and a point reads its interval only)."""
     k, m = c.shape[:2]
-    return np.ascontiguousarray(np.eye(k * m).reshape(k, m, k * m))
+    return np.ascontiguousarray(np.broadcast_to(np.eye(k)[:, None, :], (k, m, k)))
 
 
 def _restore(S, arr, old):
@@ -136,9 +137,13 @@ def _evaluate_rules(kernel, name, breakpoints):
             d = np.asarray(d, dtype=float)
             d0 = np.where(np.isfinite(d), d, 0.0)
             c_, x_ = np.asarray(c, dtype=float), np.asarray(x, dtype=float)
-            # NaN outside without extrapolation, whatever c and xp are: no derivative there
-            weights = np.nan_to_num(_evaluated(_unit_coefficients(c_), x_, xp, dx, extrapolate, kernel))
-            dc = (weights.T @ d0).reshape(c_.shape)
+            # (len(xp), k): NaN outside without extrapolation, whatever c is: no derivative there
+            weights = np.nan_to_num(_evaluated(_unit_orders(c_), x_, xp, dx, extrapolate, kernel))
+            i = _intervals(x_, xp, extrapolate)
+            inside = i >= 0
+            dc = np.zeros((c_.shape[1], c_.shape[0], c_.shape[2]))  # (m, k, n), by interval
+            np.add.at(dc, i[inside], weights[inside][:, :, None] * d0[inside][:, None, :])
+            dc = dc.transpose(1, 0, 2)
             dxp = np.sum(d0 * np.nan_to_num(_evaluated(c_, x_, xp, dx + 1, extrapolate, kernel)), axis=1)
             dbreak = None
             if np.asarray(x).dtype.kind == "f":
@@ -204,6 +209,19 @@ def _bounds_partials(c, x, a, b, extrapolate):
     return da, db, dx
 
 
+def _integral_weights(c, x, a, b, extrapolate):
+    """(k, m): the integral's weight of each coefficient, that of (t - x[j])**p over interval j's part of
+    [a, b] (see `_bounds_partials`)."""
+    k, m = c.shape[:2]
+    powers = np.arange(k - 1, -1, -1, dtype=float)[:, None] + 1.0  # p + 1, by row
+    lo = np.r_[-np.inf if extrapolate else x[0], x[1:m]]
+    hi = np.r_[x[1:m], np.inf if extrapolate else x[m]]
+    left, right = np.maximum(a, lo), np.minimum(b, hi)
+    nonempty = left < right
+    left, right = np.where(nonempty, left, x[:m]), np.where(nonempty, right, x[:m])
+    return ((right - x[:m]) ** powers - (left - x[:m]) ** powers) / powers * nonempty
+
+
 def _check_integrate(c, x, a, b):
     _real(_INTEGRATE, c)
     if len(x) > 1 and x[-1] < x[0]:
@@ -218,8 +236,7 @@ def integrate_adjoint(dy, y, c, x, a, b, extrapolate, *rest):
     d = np.asarray(dy, dtype=float)
     if not np.all(np.isfinite(y)):  # outside the breakpoints without extrapolation: NaN whatever the inputs
         d = np.zeros_like(d)
-    weights = np.nan_to_num(_integrated(_unit_coefficients(c_), x_, a, b, extrapolate))  # (k * m,)
-    dc = np.multiply.outer(weights, d).reshape(c_.shape)
+    dc = np.multiply.outer(_integral_weights(c_, x_, float(a), float(b), extrapolate), d)
     da, db, dbreak = _bounds_partials(c_, x_, float(a), float(b), extrapolate)
     dbreak = dbreak @ d if np.asarray(x).dtype.kind == "f" else None
     return (match_primal(dc, c), dbreak, float(da @ d), float(db @ d), None) + (None,) * len(rest)
