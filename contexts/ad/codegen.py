@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import types
 from dataclasses import dataclass, field
 
 from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names, fresh_calls,
@@ -28,6 +29,7 @@ from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, c
 from ..lowered.inline import inline
 from ..lowered.lower import TEMP_PREFIX, Unsupported, all_nodes, is_generator, own_nodes, param_names
 from ..rules.operator import DERIVATIVES
+from ..rules.registry import registry
 
 __all__ = ["generate", "Generated", "HELPERS"]
 
@@ -116,6 +118,33 @@ def _changed_array(callee: str, v: ast.Call, out_kw, is_active):
     return None
 
 
+def declared_writes(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> dict[int, int]:
+    """The calls `name(...)` / `module.name(...)` in fdef whose callee, as the name finds it now in
+    globals_, is an in-place primitive that declares the positional argument it overwrites (`Rule.writes`,
+    `scipy.interpolate._ppoly.evaluate(..., out)`): call id -> that position. A name bound in the function
+    (or captured) is never resolved, as for `fresh_calls`."""
+    local = set(freevars) | {a.arg for a in ast.walk(fdef) if isinstance(a, ast.arg)}
+    local |= {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+
+    def resolve(e):
+        if isinstance(e, ast.Name):
+            return None if e.id in local else globals_.get(e.id)
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name):
+            module = resolve(e.value)
+            if isinstance(module, types.ModuleType):
+                return vars(module).get(e.attr)  # (no module __getattr__: it may have effects)
+        return None
+
+    out = {}
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)):
+            fn = resolve(n.func)
+            rule = registry.get(fn) if fn is not None else None
+            if rule is not None and rule.writes is not None:
+                out[id(n)] = rule.writes
+    return out
+
+
 @dataclass
 class Generated:
     forward: ast.FunctionDef
@@ -178,6 +207,7 @@ class _Gen:
         nested = [n for n in makers if isinstance(n, ast.FunctionDef)]
         self.view_groups = view_groups(fdef, fresh)
         self.pure_calls = fresh  # calls known to change none of their arguments (`fresh_calls`)
+        self.writes: dict[int, int] = {}  # call id -> the argument it overwrites (`declared_writes`)
         self.entry: dict[int, str] = {}
         self.bound_before = _bound_before(fdef, params)
         # nested functions that write variables of this one: name -> those variables (rebound with
@@ -619,6 +649,10 @@ class _Gen:
         out_kw = next((k.value for k in v.keywords if k.arg == "out"), None)
         callee = v.func.attr if isinstance(v.func, ast.Attribute) else v.func.id if isinstance(v.func, ast.Name) else ""
         changed = _changed_array(callee, v, out_kw, self.is_active)
+        pos = self.writes.get(id(v))
+        if changed is None and pos is not None and pos < len(v.args) and isinstance(v.args[pos], ast.Name) and not any(
+                isinstance(a, ast.Starred) for a in v.args[:pos + 1]):
+            changed = v.args[pos]  # a primitive that declares the argument it overwrites
         view_fwd: list[ast.stmt] = []
         if changed is not None and self.is_active(changed):
             view_fwd, merge, flags = self.view_merge(changed.id, s)
@@ -1067,6 +1101,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held)
     ask_primals(lowered, active, globals_, freevars)
     gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed)
+    gen.writes = declared_writes(lowered, globals_, freevars)
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}
     body = gen.body(lowered.body)
     if not (body and isinstance(body[-1], ast.Return)):

@@ -143,6 +143,10 @@ class Rule:
     # the primitive keeping what it overwrote; `back(S, dy, dself) -> (dself, cotangent deltas per
     # argument)` reads the cotangents the caller holds for the arguments with `S.held(i)`
     inplace: Callable | None = None
+    # the position of the argument an in-place primitive overwrites, for one not known by name (a C kernel
+    # writing into an output array it is given: `_ppoly.evaluate(c, x, xp, dx, extrapolate, out)`):
+    # reverse mode's generated code then moves the cotangents of variables viewing it as for `np.copyto`
+    writes: int | None = None
     iterates: bool = False  # the primitive iterates its first argument (a Python __iter__ is differentiated)
     # a faster implementation with fn's results, for engines that run the primitive themselves (numpy's
     # reductions skip their Python wrapper on plain arrays)

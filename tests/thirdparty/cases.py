@@ -204,11 +204,32 @@ _AT = np.array([0.15, 0.7, 1.33, 1.9])
 
 
 @case("scipy", "interpolate.CubicSpline (data)",
-      reverse=R('NoRuleError', 'missing C rule: LAPACK gtsv'),
       forward=R('DualConversionError', 'array-API dispatch: np.asarray of duals'))
 def _():
     interpolate = _imp("scipy.interpolate")
     return (lambda y: interpolate.CubicSpline(_KNOTS, y)(_AT)), np.sin(_KNOTS) + 1.5
+
+
+@case("scipy", "interpolate.CubicSpline (points, first derivative)",
+      forward=R('MissingRule', 'a C kernel writing into an array it is given (_ppoly.evaluate)'))
+def _():
+    interpolate = _imp("scipy.interpolate")
+    spline = interpolate.CubicSpline(_KNOTS, np.sin(_KNOTS), bc_type="natural")
+    return (lambda t: spline(t, 1)), _AT
+
+
+@case("scipy", "interpolate.CubicSpline.integrate (data)",
+      forward=R('DualConversionError', 'array-API dispatch: np.asarray of duals'))
+def _():
+    interpolate = _imp("scipy.interpolate")
+    return (lambda y: interpolate.CubicSpline(_KNOTS, y).integrate(0.3, 1.7)), np.cos(_KNOTS)
+
+
+@case("scipy", "interpolate.Akima1DInterpolator (data)",
+      forward=R('DualConversionError', 'array-API dispatch: np.asarray of duals'))
+def _():
+    interpolate = _imp("scipy.interpolate")
+    return (lambda y: interpolate.Akima1DInterpolator(_KNOTS, y)(_AT)), np.sin(2 * _KNOTS)
 
 
 @case("scipy", "interpolate.interp1d linear (data)")
@@ -218,7 +239,6 @@ def _():
 
 
 @case("scipy", "interpolate.PchipInterpolator (data)",
-      reverse=R('NoRuleError', 'missing C rule: piecewise-polynomial evaluation'),
       forward=R('DualConversionError', 'array-API dispatch: np.asarray of duals'))
 def _():
     interpolate = _imp("scipy.interpolate")

@@ -7,8 +7,12 @@
 - `scipy_linalg`: the LAPACK routines under `solve_triangular`, `cholesky`, `cho_factor`, `cho_solve`.
 - `linalg`, `shapes`, `indexing`: matmul and linear algebra, reshaping/joining, indexing.
 - `convolution`: the C kernels under `np.correlate` and `np.convolve`.
-- `scipy_banded`: `scipy.linalg.solve_banded`, `solveh_banded` (over ?gtsv, ?gbsv, ?ptsv, ?pbsv).
-- `scipy_splines`: the kernels under PPoly/CubicSpline and BSpline evaluation.
+- `scipy_banded`: `scipy.linalg.solve_banded`, `solveh_banded` (over ?gtsv, ?gbsv, ?ptsv, ?pbsv), and
+  LAPACK's ?gbsv called directly (make_interp_spline).
+- `scipy_splines`: the kernels under B-splines: `_dierckx.evaluate_spline` (BSpline), `_dierckx._coloc`
+  (make_interp_spline), FITPACK `splev`/`splder` (splev, PPoly.from_spline).
+- `scipy_ppoly`: the kernels under PPoly, CubicSpline, PCHIP, Akima, BPoly (`_ppoly.evaluate`,
+  `evaluate_bernstein`, `integrate`, `fix_continuity`).
 - `scipy_spatial`: `scipy.spatial.distance.cdist`/`pdist` (euclidean, sqeuclidean) and `squareform`.
 
 Attributes are not calls: `x.T` reaches the rules as `(np.ndarray, 'transpose')` only when called.
@@ -22,7 +26,8 @@ from . import conversion, convolution, creation, inplace, interpolation, reducti
 
 __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "inplace", "interpolation"]
 
-for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines", "scipy_spatial"):
+for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines",
+              "scipy_ppoly", "scipy_spatial"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)

@@ -1,7 +1,8 @@
 """Rules for scipy.linalg's banded solvers, `solve_banded` and `solveh_banded` (real types), in place of
 their LAPACK kernels (`?gtsv` for (1, 1) bands, `?gbsv` otherwise; `?ptsv` for a symmetric tridiagonal
 matrix, `?pbsv` otherwise), whose factor outputs scipy drops. One rule per Python function covers every
-kernel, every band width, one or several right-hand sides. Importing it without scipy installed raises
+kernel, every band width, one or several right-hand sides; and ?gbsv called directly, as make_interp_spline
+does (its factors refused). Importing it without scipy installed raises
 ImportError, which `contexts.rules.numpy` tolerates.
 
 Band storage: for `solve_banded((l, u), ab, b)`, A[i, j] = ab[u + i - j, j]; for `solveh_banded` the
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as _linalg
+from scipy.linalg import lapack as _lapack
 
 from ..registry import registry
 from ..sparsity_specs import DENSE
@@ -170,3 +172,65 @@ for _fn, _adjoint, _frule, _impl in ((_linalg.solve_banded, solve_banded_adjoint
     registry.frule(_fn)(_frule)
     registry.set(_fn, impl=_impl)
     registry.sparsity(DENSE, _fn)  # conservative, as np.linalg.solve: a band's inverse is dense
+
+
+# -- LAPACK ?gbsv(kl, ku, ab, b): lub, piv, x, info (make_interp_spline calls it directly) ---------------------
+# ab has 2 kl + ku + 1 rows: the first kl are LAPACK's room for the factors, the band A[i, j] =
+# ab[kl + ku + i - j, j] follows (solve_banded's storage from row kl on). The factors (lub, piv) have no
+# rule: a cotangent reaching them is refused.
+
+_GB = ("overwrite_ab", "overwrite_b")
+
+
+def _gbsv_impl(fn):
+    def gbsv(kl, ku, ab, b, overwrite_ab=0, overwrite_b=0):
+        """?gbsv never overwriting its arguments (the reverse pass reads ab and b again)."""
+        return fn(kl, ku, ab, b)
+    return gbsv
+
+
+def _factors_refused(dy, name):
+    if dy is not None and (dy[0] is not None or dy[1] is not None):
+        raise unsupported(name, "its LU factors (lub, piv) as values that are differentiated",
+                          "use scipy.linalg.solve_banded, or only the solution x")
+
+
+def gbsv_adjoint(dy, y, kl, ku, ab, b, *rest, **kwargs):
+    nones = (None,) * len(rest)
+    _factors_refused(dy, "scipy.linalg.lapack.?gbsv")
+    dx = None if dy is None else dy[2]
+    if dx is None:
+        return (None, None, None, None) + nones
+    _real("scipy.linalg.lapack.?gbsv", ab, b)
+    lower, upper = int(kl), int(ku)
+    ab_ = np.asarray(ab)
+    band = ab_[lower:]
+    bbar = _linalg.solve_banded((upper, lower), _transposed(band, (lower, upper)), np.asarray(dx))
+    dab = np.zeros(ab_.shape, dtype=np.result_type(ab_, bbar))
+    dab[lower:] = _band_cotangent(band, bbar, np.asarray(y[2]), _shifts(band, (lower, upper), False), False)
+    return (None, None, match_primal(dab, ab), match_primal(bbar, b)) + nones
+
+
+def _gbsv_frule(fn):
+    def gbsv_frule(tangents, kl, ku, ab, b, *rest, **kwargs):
+        y = fn(kl, ku, ab, b)
+        tab, tb = (tuple(tangents) + (None,) * 4)[2:4]
+        if tab is None and tb is None:
+            return y, None
+        _real("scipy.linalg.lapack.?gbsv", ab, b)
+        lower, upper = int(kl), int(ku)
+        x = y[2]
+        rhs = np.zeros_like(x) if tb is None else np.asarray(tb, dtype=x.dtype)
+        if tab is not None:
+            band = np.asarray(tab)[lower:]
+            rhs = rhs - _matvec(band, x, _shifts(band, (lower, upper), False), False)
+        return y, (None, None, _linalg.solve_banded((lower, upper), np.asarray(ab)[lower:], rhs), None)
+    return gbsv_frule
+
+
+for _prefix in ("s", "d"):
+    _fn = getattr(_lapack, _prefix + "gbsv")
+    registry.adjoint(_fn)(gbsv_adjoint)
+    registry.frule(_fn)(_gbsv_frule(_fn))
+    registry.set(_fn, impl=_gbsv_impl(_fn))
+    registry.sparsity(DENSE, _fn)

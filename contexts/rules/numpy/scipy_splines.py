@@ -5,20 +5,20 @@ the kernel applied to unit coefficients, so intervals and extrapolation are scip
 derivative here and are refused (`registry.NoClosedForm`). Importing it without scipy installed raises
 ImportError, which `contexts.rules.numpy` tolerates.
 
-Not here: `_ppoly.evaluate` (PPoly, CubicSpline, Akima, PCHIP) writes into its `out` argument, and reverse
-mode hands a primitive the cotangent of an array it writes only for the names it knows statically
-(`contexts.ad.codegen._MUTATING_METHODS`), so an `inplace` rule for it would get no cotangent and give
-zero; it stays refused (NoRuleError) until the engine asks the registry instead.
+Also here: `_dierckx._coloc` (make_interp_spline's collocation matrix, written in place; sites and knots
+refused) and FITPACK's `splev`/`splder` (splev, PPoly.from_spline; linear in c, knots refused).
+
+Not here: `_ppoly.evaluate` (PPoly, CubicSpline, Akima, PCHIP), in `scipy_ppoly`.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import _dierckx, _ppoly
+from scipy.interpolate import _dfitpack, _dierckx
 
 from ..registry import NoClosedForm, registry
 from ..sparsity_specs import DENSE
-from ._util import match_primal, unsupported
+from ._util import bind, match_primal, unsupported
 
 __all__: list[str] = []
 
@@ -30,7 +30,13 @@ def _real(name, *arrays):
 
 # -- _dierckx.evaluate_spline(t, c, k, xp, nu, extrapolate) -> out (s, m) ---------------------------------
 
-_KNOTS = NoClosedForm("scipy.interpolate.BSpline (_dierckx.evaluate_spline)", "t (the knots)", 0)
+# make_interp_spline builds its knots from the sites, and reverse mode follows them when it differentiates
+# in the data (scipy's array-API conversions pass the sites and the data together)
+_SPLINE_FIX = ("keep the knots constant: for make_interp_spline(x, y) (k=3) use CubicSpline(x, y), the same "
+               "not-a-knot cubic, which is differentiated in x and y; or compute t (and the collocation "
+               "matrix `BSpline.design_matrix(x, t, k).toarray()`) outside the differentiated function and "
+               "solve for the coefficients with np.linalg.solve")
+_KNOTS = NoClosedForm("scipy.interpolate.BSpline (_dierckx.evaluate_spline)", "t (the knots)", 0, fix=_SPLINE_FIX)
 
 
 def _bspline_slope(t, c, k, xp, nu, extrapolate):
@@ -72,3 +78,114 @@ def evaluate_spline_frule(tangents, t, c, k, xp, nu, extrapolate, *rest):
 registry.adjoint(_dierckx.evaluate_spline)(evaluate_spline_adjoint)
 registry.frule(_dierckx.evaluate_spline)(evaluate_spline_frule)
 registry.sparsity(DENSE, _dierckx.evaluate_spline)
+
+
+# -- _dierckx._coloc(x, t, k, ab, offset): the collocation matrix B[j, l] = B_l(x[j]) written into ab ------------
+# (make_interp_spline, in LAPACK's band storage). It depends on the sites and the knots only: their
+# cotangents are refused (`NoClosedForm`: the knots' derivative is not known here, and make_interp_spline
+# builds them from the sites by `np.r_`); ab's entries it writes lose the cotangent they held.
+
+_SITES = NoClosedForm("scipy.interpolate.make_interp_spline (_dierckx._coloc)", "x (the data sites)", 0,
+                      fix=_SPLINE_FIX)
+_COLOC_KNOTS = NoClosedForm("scipy.interpolate.make_interp_spline (_dierckx._coloc)", "t (the knots)", 1,
+                            fix=_SPLINE_FIX)
+
+
+def coloc_inplace(x, t, k, ab, *rest):
+    old = ab.copy()
+    _dierckx._coloc(x, t, k, ab, *rest)
+
+    def coloc_back(S, dy, dself):
+        new = ab.copy()
+        ab[...] = old
+        S.redo(_setall, ab, new)
+        d = S.held(3)
+        if d is None:
+            return dself, (None,) * (4 + len(rest))
+        probe = np.full(ab.shape, np.nan)
+        _dierckx._coloc(x, t, k, probe, *rest)
+        written = ~np.isnan(probe)
+        dx = _SITES.cotangent() if np.asarray(x).dtype.kind in "fc" else None
+        dt = _COLOC_KNOTS.cotangent() if np.asarray(t).dtype.kind in "fc" else None
+        return dself, (dx, dt, None, -np.where(written, d, 0.0)) + (None,) * len(rest)
+    return None, coloc_back
+
+
+def _setall(a, values):
+    a[...] = values
+
+
+registry.set(_dierckx._coloc, inplace=coloc_inplace, writes=3)
+
+
+# -- FITPACK's splev(t, c, k, x, e) and splder(t, c, k, x, nu, e) -> (y, ier): splev(x, tck, der), and so
+#    PPoly.from_spline. Linear in c (weights: the kernel on unit coefficients); in x the kernel one order up,
+#    zero outside the base interval where the value is held constant there (e = 1: zeros; e = 3: splev's
+#    boundary value, while splder extrapolates); the knots refused.
+
+_FITPACK_KNOTS = NoClosedForm("scipy.interpolate.splev (FITPACK splev/splder)", "t (the knots)", 0, fix=_SPLINE_FIX)
+
+
+def _fitpack_eval(t, c, k, x, nu, e):
+    y = (_dfitpack.splev(t, c, k, x, e) if nu == 0 else _dfitpack.splder(t, c, k, x, nu, e))[0]
+    return np.asarray(y, dtype=float)
+
+
+def _fitpack_args(fn, rest, kwargs):
+    """(nu, e) of splev(t, c, k, x, [e]) / splder(t, c, k, x, [nu, e])."""
+    if fn is _dfitpack.splev:
+        return 0, int(bind(rest, kwargs, ("e",), (0,))[0])
+    nu, e = bind(rest, kwargs, ("nu", "e"), (1, 0))
+    return int(nu), int(e)
+
+
+def _fitpack_slope(t, c, k, x, nu, e):
+    x = np.asarray(x, dtype=float)
+    if nu + 1 > k:
+        return np.zeros(x.shape)
+    slope = _fitpack_eval(t, c, k, x, nu + 1, e)
+    if e == 1 or e == 3 and nu == 0:  # (splder extrapolates where e = 3)
+        n = len(t) - k - 1
+        slope = np.where((x >= t[k]) & (x <= t[n]), slope, 0.0)
+    return slope
+
+
+def _fitpack_adjoint(fn):
+    def fitpack_adjoint(dy, y, t, c, k, x, *rest, **kwargs):
+        nones = (None,) * len(rest)
+        d = None if dy is None else dy[0]
+        if d is None:
+            return (None, None, None, None) + nones
+        nu, e = _fitpack_args(fn, rest, kwargs)
+        d = np.asarray(d, dtype=float)
+        c_ = np.asarray(c, dtype=float)
+        basis = np.stack([_fitpack_eval(t, unit, k, x, nu, e) for unit in np.eye(len(c_))], axis=1)  # (m, nc)
+        dc = basis.T @ d
+        dx = d * _fitpack_slope(t, c_, k, x, nu, e)
+        dt = _FITPACK_KNOTS.cotangent() if np.asarray(t).dtype.kind in "fc" else None
+        return (dt, match_primal(dc, c), None, match_primal(dx, x)) + nones
+    return fitpack_adjoint
+
+
+def _fitpack_frule(fn):
+    def fitpack_frule(tangents, t, c, k, x, *rest, **kwargs):
+        y = fn(t, c, k, x, *rest, **kwargs)
+        tt, tc, _, tx = (tuple(tangents) + (None,) * 4)[:4]
+        if _FITPACK_KNOTS.refuses(tt, t):
+            raise _FITPACK_KNOTS.error()
+        if tc is None and tx is None:
+            return y, None
+        nu, e = _fitpack_args(fn, rest, kwargs)
+        dy = np.zeros(np.shape(y[0]))
+        if tc is not None:
+            dy = dy + _fitpack_eval(t, np.asarray(tc, dtype=float), k, x, nu, e)
+        if tx is not None:
+            dy = dy + _fitpack_slope(t, np.asarray(c, dtype=float), k, x, nu, e) * np.asarray(tx, dtype=float)
+        return y, (dy, None)
+    return fitpack_frule
+
+
+for _fn in (_dfitpack.splev, _dfitpack.splder):
+    registry.adjoint(_fn)(_fitpack_adjoint(_fn))
+    registry.frule(_fn)(_fitpack_frule(_fn))
+    registry.sparsity(DENSE, _fn)

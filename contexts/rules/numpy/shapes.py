@@ -381,9 +381,12 @@ for _fn in (np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfort
 
 
 def astype_adjoint(dy, y, x, *rest, **kwargs):
-    """Cotangent of x.astype(dtype): dy cast back to x's dtype; none for an integer x or result."""
+    """Cotangent of x.astype(dtype): dy cast back to x's dtype; none for an integer x or result. A `Refused`
+    one passes through as it is (as np.asarray's)."""
     if not (may_carry(x) and may_carry(y)):
         return (None, *(None,) * len(rest))
+    if type(dy) is Refused:
+        return (dy, *(None,) * len(rest))
     return (match_primal(np.asarray(dy), x), *(None,) * len(rest))
 
 

@@ -96,3 +96,47 @@ def test_batches_and_complex_refused():
         rule.adjoint(b, b, (1, 1), ab + 0j, b)
     with pytest.raises(UnsupportedCase, match="batches"):
         rule.frule((None, np.stack([ab, ab]), None), (1, 1), np.stack([ab, ab]), np.stack([b, b])[..., None])
+
+
+# -- LAPACK ?gbsv, called directly (make_interp_spline does) ---------------------------------------------------
+
+def _gbsv_band(n=6, kl=2, ku=1, seed=3):
+    rng = np.random.default_rng(seed)
+    ab = np.zeros((2 * kl + ku + 1, n))
+    ab[kl:] = rng.normal(size=(kl + ku + 1, n))
+    ab[kl + ku] += 6.0  # the diagonal: well conditioned
+    return ab, kl, ku
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("wrt", ["ab", "b"])
+def test_gbsv_against_central_differences(mode, wrt):
+    from scipy.linalg import lapack
+    ab, kl, ku = _gbsv_band()
+    b = np.cos(np.arange(12.0)).reshape(6, 2)
+    w = np.arange(12.0).reshape(6, 2)
+
+    def f(v):
+        a_, b_ = (v, b) if wrt == "ab" else (ab, v)
+        return np.sum(lapack.dgbsv(kl, ku, a_, b_)[2] * w)
+    x = ab if wrt == "ab" else b
+    want = fd.gradient(f, x)[0]
+    if wrt == "ab":
+        want[:kl] = 0.0  # LAPACK's room for the factors: never read
+    got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
+    np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9)
+
+
+def test_gbsv_does_not_overwrite_and_refuses_factors():
+    from scipy.linalg import lapack
+    ab, kl, ku = _gbsv_band()
+    b = np.ones((6, 1))
+    ab0, b0 = ab.copy(), b.copy()
+
+    def f(v):
+        return np.sum(lapack.dgbsv(kl, ku, ab, v, overwrite_ab=True, overwrite_b=True)[2])
+    gradient(f, b)
+    np.testing.assert_array_equal(ab, ab0)
+    np.testing.assert_array_equal(b, b0)
+    with pytest.raises(UnsupportedCase, match="factors"):
+        gradient(lambda v: np.sum(lapack.dgbsv(kl, ku, v, b)[0]), ab)

@@ -1,17 +1,17 @@
 """B-spline evaluation (`scipy.interpolate._dierckx.evaluate_spline`, under BSpline and the splines
 make_interp_spline returns): the rule in the coefficients and the points against central differences,
-reverse and forward; the knots refused; through the engines. CubicSpline/PPoly (`_ppoly.evaluate`, which
-writes into an output argument) stay refused, never a zero."""
+reverse and forward; the knots refused; through the engines. CubicSpline/PPoly (`_ppoly.evaluate`): see
+test_scipy_ppoly.py."""
 
 import numpy as np
 import pytest
 
 pytest.importorskip("scipy.interpolate")
-from scipy.interpolate import BSpline, CubicSpline, _dierckx, make_interp_spline  # noqa: E402
+from scipy.interpolate import BSpline, _dierckx, make_interp_spline  # noqa: E402
 
 from contexts import gradient, jacfwd  # noqa: E402
 from contexts.rules.cotangents import Refused  # noqa: E402
-from contexts.rules.registry import MissingRule, NoDerivative, registry  # noqa: E402
+from contexts.rules.registry import NoDerivative, registry  # noqa: E402
 from tests import fd  # noqa: E402
 from tests.fd import check_rule  # noqa: E402
 
@@ -60,11 +60,69 @@ def test_through_the_engines(f, x, mode):
     np.testing.assert_allclose(got, fd.gradient(f, x)[0], rtol=1e-7, atol=1e-10)
 
 
+def test_make_interp_spline_refused_with_a_way_out():
+    """make_interp_spline builds its knots from the sites, which reverse mode follows when differentiating
+    in the data: the knots' derivative (BSpline evaluation, the collocation matrix `_dierckx._coloc`) is
+    refused, naming CubicSpline, the same not-a-knot cubic, which is differentiated."""
+    from scipy.interpolate import CubicSpline
+
+    def in_data(y):
+        return np.sum(make_interp_spline(XS, y)(POINTS[:3]))
+
+    def in_sites(x):
+        return np.sum(make_interp_spline(x, np.sin(XS))(POINTS[:3]))
+    for f, x in ((in_data, np.sin(XS)), (in_sites, XS)):
+        with pytest.raises(NoDerivative, match="CubicSpline"):
+            gradient(f, x)
+    np.testing.assert_allclose(CubicSpline(XS, np.sin(XS))(POINTS), make_interp_spline(XS, np.sin(XS))(POINTS),
+                               rtol=1e-12)
+
+
+def test_coloc_rule_refuses_sites_and_knots():
+    rule = registry.get(_dierckx._coloc)
+    k, t = 3, SPLINE.t
+    ab = np.zeros((3 * k + 1, len(XS)), order="F")
+    y, back = rule.inplace(XS, t, k, ab.T, 0)
+    written = ab.copy()
+
+    class Session:
+        def redo(self, fn, *args):
+            fn(*args)
+
+        def held(self, i):
+            return np.ones_like(ab.T) if i == 3 else None
+    _, cts = back(Session(), None, None)
+    assert type(cts[0]) is Refused and type(cts[1]) is Refused
+    assert np.all(cts[3][written.T != 0] == -1.0)  # written: the cotangent held leaves
+    assert not cts[3][:, :k].any()  # LAPACK's room for the factors: never written
+    np.testing.assert_array_equal(ab, written)  # restored, then redone
+
+
+# -- FITPACK splev / splder (splev(x, tck, der), PPoly.from_spline) ------------------------------------------------
+
+@pytest.mark.parametrize("e", [0, 1, 3])
+@pytest.mark.parametrize("nu", [0, 1, 2])
+def test_fitpack_splev_rule(nu, e):
+    from scipy.interpolate import _dfitpack, splrep
+    t, c, k = splrep(XS, np.cos(XS))
+    if nu == 0:
+        check_rule(_dfitpack.splev, t, c, k, POINTS, e, diff=(1, 3))
+    else:
+        check_rule(_dfitpack.splder, t, c, k, POINTS, nu, e, diff=(1, 3))
+
+
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
-def test_cubic_spline_refused_not_zero(mode):
-    """`_ppoly.evaluate` writes into `out`; without the engine handing a primitive the cotangent of an
-    array it writes (see contexts/rules/numpy/scipy_splines.py) it has no rule: a refusal."""
-    def f(t):
-        return np.sum(CubicSpline(XS, np.sin(XS))(t))
-    with pytest.raises(MissingRule):
-        gradient(f, POINTS) if mode == "reverse" else jacfwd(f, POINTS)
+def test_from_spline_and_splev_through_the_engines(mode):
+    from scipy.interpolate import PPoly, splev, splrep
+    t, c, k = splrep(XS, np.cos(XS))
+
+    def from_spline(c):
+        return np.sum(PPoly.from_spline((t, c, k))(POINTS[:3], 1) * np.arange(1.0, 4.0))
+
+    def in_points(x):
+        return np.sum(splev(x, (t, c, k), 1) ** 2)
+    for f, x in ((from_spline, c), (in_points, POINTS)):
+        if mode == "forward" and f is from_spline:
+            continue  # (forward mode refuses PPoly evaluation: test_scipy_ppoly.py)
+        got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
+        np.testing.assert_allclose(got, fd.gradient(f, x)[0], rtol=1e-7, atol=1e-9)
