@@ -1,0 +1,398 @@
+"""Rules for `scipy.integrate.quad`, by the Leibniz rule, the integrand differentiated by overdub itself:
+
+    d/dθ ∫_{a(θ)}^{b(θ)} f(t, θ) dt = ∫_a^b ∂f/∂θ(t, θ) dt + f(b, θ)·b' − f(a, θ)·a'
+
+where θ are whatever f depends on: its `args=(...)` and the values its closure (or bound object, or
+partial) holds. The rule differentiates the mathematical integral, not quadpack's approximation of it:
+the derivative is itself an integral, computed to the call's own `epsabs`/`epsrel`.
+
+- Reverse mode (`quad_adjoint`): the pullback integrates, over t, the cotangent-weighted gradient of
+  `f(t, *args)` with respect to f's closure and args (one reverse pass of f per quadrature node, all the
+  gradient's entries as one vector integral with `quad_vec`; with `weight=`, one `quad` per entry with the
+  same weight), plus the boundary terms at finite limits.
+- Forward mode (`quad_duals`, quad's form on duals, which forward mode calls in place of quad whenever its
+  arguments may hold duals, closures included): the integrand is run on duals and its primal and tangent
+  parts integrated; a perturbed limit adds its boundary term. Duals of several derivative calls (forward
+  over forward, forward over reverse: `hessian`) are taken apart and integrated alike.
+
+Refused, never a number: the derivative of the error estimate (quad's second output; a cotangent for it
+raises `NoDerivative`, and in forward mode its tangent is a `Refused` that raises on any use), limits
+that move when `weight=` is given, and `wvar` (the weight's parameters). The `infodict` of `full_output`
+describes the primal integration only. Integrals over infinite limits need the integrand's derivative to
+be integrable too (as they must for the derivative to exist).
+
+`dblquad`, `tplquad` and `nquad` call quad on integrands that call quad: they are differentiated through
+these rules. `fixed_quad`, `romberg`, `simpson` and `trapezoid` are numpy code, differentiated as code.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+
+import numpy as np
+import scipy.integrate
+from scipy.integrate import quad, quad_vec
+
+from ..cotangents import Refused, Tangent
+from ..registry import NoClosedForm, registry
+from ._util import unsupported
+
+__all__ = ["quad_adjoint", "quad_duals"]
+
+_NAMES = tuple(inspect.signature(quad).parameters)  # func, a, b, args, full_output, epsabs, ...
+_DEFAULTS = {k: p.default for k, p in inspect.signature(quad).parameters.items()
+             if p.default is not inspect.Parameter.empty}
+
+_ABSERR = NoClosedForm("scipy.integrate.quad", "abserr (its second output, the error estimate)",
+                       fix="differentiate the integral only (`quad(...)[0]`); the error estimate has no "
+                           "derivative here")
+_WVAR = NoClosedForm("scipy.integrate.quad", "wvar (the weight's parameters)",
+                     fix="write the weight into the integrand and drop weight= (cos(w*t)*f(t))")
+_WLIMIT = NoClosedForm("scipy.integrate.quad", "a or b (the limits, with weight= given)",
+                       fix="keep the limits constant, or write the weight into the integrand and drop weight=")
+_EDGE = NoClosedForm("scipy.integrate.quad", "a or b (a limit where the integrand is not finite)",
+                     fix="keep that limit constant (the integrand is singular there)")
+
+
+def _options(pos: tuple, kw: dict) -> dict:
+    """quad's arguments by name, defaults filled in."""
+    if len(pos) > len(_NAMES):
+        raise TypeError(f"quad() takes at most {len(_NAMES)} arguments ({len(pos)} given)")
+    opts = dict(_DEFAULTS)
+    opts.update(zip(_NAMES, pos))
+    opts.update(kw)
+    if not isinstance(opts["args"], tuple):
+        opts["args"] = (opts["args"],)  # (quad's own convenience)
+    return opts
+
+
+def _check(opts: dict) -> None:
+    if opts["complex_func"]:
+        raise unsupported("scipy.integrate.quad", "complex_func=True",
+                          "integrate the real and imaginary parts in two calls")
+    if opts["weight"] is not None and opts["weight"] not in ("cos", "sin", "alg", "alg-loga", "alg-logb",
+                                                             "alg-log", "cauchy"):
+        raise unsupported("scipy.integrate.quad", f"weight={opts['weight']!r}", "use one of quad's weights")
+
+
+# -- integrating structured values -------------------------------------------------------------------
+# A value is flattened to its numeric leaves, each named by its path: containers (a closure's Tangent, a
+# dict, a tuple or list) by key, a dual's tangent by ("t", tag) (its primal at the dual's own path, so a
+# dual and a plain number met at the same place agree). The leaves are integrated as one real vector.
+
+def _flatten(v, path: tuple, out: dict) -> None:
+    from ...forward.dual import Dual
+    t = type(v)
+    if v is None:
+        return
+    if t is Dual:
+        _flatten(v.primal, path, out)
+        _flatten(v.tangent, path + (("t", v.tag),), out)
+    elif isinstance(v, dict):  # (a closure's Tangent, a dict's MapBox too)
+        for k, x in v.items():
+            _flatten(x, path + (("d", t, k),), out)
+    elif isinstance(v, (tuple, list)):
+        for i, x in enumerate(v):
+            _flatten(x, path + (("s", t, len(v), i),), out)
+    elif t is Refused:
+        v.refuse()
+    elif isinstance(v, (numbers.Number, np.ndarray, np.generic)) and not isinstance(v, bool):
+        a = np.asarray(v)
+        if a.dtype.kind not in "biufc":
+            raise unsupported("scipy.integrate.quad", f"an integrand or derivative of dtype {a.dtype}",
+                              "return numbers or float arrays from the integrand")
+        out[path] = (a, isinstance(v, np.ndarray))
+    else:
+        raise unsupported("scipy.integrate.quad", f"an integrand whose derivative holds a {t.__name__}",
+                          "make the integrand depend on numbers or arrays held in its closure or args")
+
+
+class _Layout:
+    """Where each leaf sits in the real vector: path -> (shape, complex, array)."""
+
+    def __init__(self):
+        self.leaves: dict = {}
+        self.grew = False
+
+    def take(self, leaves: dict) -> None:
+        for path, (a, is_array) in leaves.items():
+            old = self.leaves.get(path)
+            new = (a.shape, a.dtype.kind == "c", is_array)
+            if old is None:
+                self.leaves[path], self.grew = new, True
+                continue
+            shape = np.broadcast_shapes(old[0], a.shape)
+            merged = (shape, old[1] or new[1], old[2] or is_array)
+            if merged != old:
+                self.leaves[path], self.grew = merged, True
+
+    def size(self) -> int:
+        return sum(int(np.prod(s)) * (2 if c else 1) for s, c, _ in self.leaves.values())
+
+    def vector(self, leaves: dict) -> np.ndarray:
+        parts = []
+        for path, (shape, cplx, _) in self.leaves.items():
+            a = leaves.get(path)
+            a = np.zeros(shape) if a is None else np.broadcast_to(a[0], shape)
+            parts.append(np.real(a).ravel().astype(float))
+            if cplx:
+                parts.append(np.imag(a).ravel().astype(float))
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def value(self, vec: np.ndarray):
+        items, i = [], 0
+        for path, (shape, cplx, is_array) in self.leaves.items():
+            n = int(np.prod(shape))
+            a = vec[i:i + n].reshape(shape)
+            i += n
+            if cplx:
+                a = a + 1j * vec[i:i + n].reshape(shape)
+                i += n
+            items.append((path, a if is_array else a[()].item()))
+        return _build(items)
+
+
+def _build(items: list):
+    """The value the (path, leaf) items flattened from (None for no items)."""
+    from ...forward.dual import Dual
+    if not items:
+        return None
+    plain = [(p, v) for p, v in items if not p or p[0][0] != "t"]
+    tangents: dict = {}
+    for p, v in items:
+        if p and p[0][0] == "t":
+            tangents.setdefault(p[0][1], []).append((p[1:], v))
+    if any(not p for p, _ in plain):
+        if len(plain) > 1:
+            raise unsupported("scipy.integrate.quad", "an integrand whose values change structure with t",
+                              "return values of one structure at every t")
+        v = plain[0][1]
+    else:
+        v = _container(plain)
+    for tag in sorted(tangents, key=lambda g: g.order):
+        v = Dual(0.0 if v is None else v, _build(tangents[tag]), tag)
+    return v
+
+
+def _container(items: list):
+    if not items:
+        return None
+    kind = items[0][0][0][0]
+    groups: dict = {}
+    for p, v in items:
+        groups.setdefault(p[0], []).append((p[1:], v))
+    if kind == "d":
+        typ = items[0][0][0][1]
+        return typ({k[2]: _build(g) for k, g in groups.items()})
+    _, typ, n, _ = next(iter(groups))
+    seq = [None] * n
+    for k, g in groups.items():
+        seq[k[3]] = _build(g)
+    return typ(*seq) if hasattr(typ, "_fields") else typ(seq)
+
+
+def _integrate(g, a, b, opts: dict, probe):
+    """∫_a^b g(t) dt for g returning a structure of numbers, arrays and duals (`probe`: g at one point,
+    its structure's first sample), to the call's tolerances. None when g has no numeric leaves."""
+    layout = _Layout()
+    first: dict = {}
+    _flatten(probe, (), first)
+    layout.take(first)
+    for _ in range(4):  # a leaf seen first during the integration: again with it
+        if not layout.leaves:
+            return None
+        layout.grew = False
+
+        def h(t):
+            leaves: dict = {}
+            _flatten(g(t), (), leaves)
+            layout.take(leaves)
+            return layout.vector(leaves) if not layout.grew else np.zeros(size)
+        size = layout.size()
+        if opts["weight"] is None:
+            vec = quad_vec(h, a, b, epsabs=opts["epsabs"], epsrel=opts["epsrel"], points=opts["points"])[0]
+        else:
+            vec = _weighted(h, a, b, size, opts)
+        if not layout.grew:
+            return layout.value(np.asarray(vec, dtype=float))
+    raise unsupported("scipy.integrate.quad", "an integrand whose values change structure with t",
+                      "return values of one structure at every t")
+
+
+def _weighted(h, a, b, size: int, opts: dict) -> np.ndarray:
+    """One quad per entry of h's vector, with the call's weight (h memoised: the entries share nodes)."""
+    seen: dict = {}
+
+    def entry(t, i):
+        if t not in seen:
+            seen[t] = h(t)
+        return seen[t][i]
+    keep = {k: opts[k] for k in ("epsabs", "epsrel", "limit", "points", "weight", "wvar", "wopts", "maxp1",
+                                 "limlst")}
+    return np.array([quad(entry, a, b, args=(i,), **keep)[0] for i in range(size)])
+
+
+def _inner_point(a, b) -> float:
+    """A point inside [a, b] (which may be infinite) where the integrand can be sampled."""
+    lo, hi = (a, b) if a <= b else (b, a)
+    if np.isfinite(lo) and np.isfinite(hi):
+        return lo + 0.5 * (hi - lo)
+    if np.isfinite(lo):
+        return lo + 1.0
+    if np.isfinite(hi):
+        return hi - 1.0
+    return 0.0
+
+
+def _is_zero(v) -> bool:
+    leaves: dict = {}
+    try:
+        _flatten(v, (), leaves)
+    except Exception:
+        return False
+    return all(not np.any(a) for a, _ in leaves.values())
+
+
+# -- reverse mode -----------------------------------------------------------------------------------
+
+def quad_adjoint(dout, out, *pos, **kw):
+    """The cotangents of quad's arguments: of the integrand (its closure's, a Tangent) and of `args`, the
+    integral of the integrand's pullback over t; of the limits, the boundary terms."""
+    from ...ad.api import pullback_full
+    opts = _options(pos, kw)
+    _check(opts)
+    func, a, b, args = opts["func"], opts["a"], opts["b"], opts["args"]
+    dy, rest = (dout[0], dout[1:]) if isinstance(dout, (tuple, list)) else (dout, ())
+    if rest and rest[0] is not None and not _is_zero(rest[0]):
+        raise _ABSERR.error()
+    cot = dict.fromkeys(_NAMES)
+    if dy is not None and not _is_zero(dy):
+        def cell_and_arg_cotangents(t):
+            _, back = pullback_full(func, t, *args)
+            dfn, dargs = back(dy)
+            return dfn, tuple(dargs[1:])
+        whole = _integral(cell_and_arg_cotangents, a, b, opts)
+        cot["func"], cot["args"] = whole if whole is not None else (None, None)
+        cot["a"], cot["b"] = _edges(func, a, b, args, dy, opts)
+        if opts["weight"] is not None and opts["wvar"] is not None:
+            cot["wvar"] = _WVAR.cotangent()
+    grads = tuple(cot[name] for name in _NAMES[:len(pos)])
+    named = {k: cot[k] for k in kw if cot.get(k) is not None}
+    return grads + (named,) if named else grads
+
+
+def _edges(func, a, b, args, dy, opts) -> tuple:
+    """The cotangents of the limits: −dy·f(a), dy·f(b) (none at an infinite limit)."""
+    def term(x, sign):
+        if not _finite(x):
+            return None
+        if opts["weight"] is not None:
+            return _WLIMIT.cotangent()
+        fx = func(x, *args)
+        if not np.all(np.isfinite(_plain(fx))):
+            return _EDGE.cotangent()
+        return sign * dy * fx
+    return term(a, -1.0), term(b, 1.0)
+
+
+def _finite(x) -> bool:
+    return bool(np.isfinite(_plain(x)))
+
+
+def _plain(x):
+    from ...forward.dual import primal_tree
+    return primal_tree(x)
+
+
+def _holds_duals(v) -> bool:
+    from ...forward.holds import dual_free
+    return not dual_free(v)
+
+
+# -- forward mode: quad on duals ------------------------------------------------------------------------
+
+def quad_duals(*pos, **kw):
+    """quad(*pos, **kw) where the integrand, its closure, args or the limits may hold duals: the integral
+    of the integrand's duals (their primal and tangent parts), the primal by quad itself."""
+    from ...forward.context import run_inside
+    from ...forward.dual import Dual, primal_tree, top_tag
+    opts = _options(pos, kw)
+    func, a, b, args = opts["func"], opts["a"], opts["b"], opts["args"]
+    if not _holds_duals((func, a, b, args, opts["wvar"])):
+        return quad(*pos, **kw)
+    _check(opts)
+    if opts["weight"] is not None and _holds_duals(opts["wvar"]):
+        raise _WVAR.error()
+
+    def g(t):
+        return run_inside(func, (t, *args), {})
+
+    def primal_of(t):
+        return primal_tree(g(t))
+    plain = dict(kw)
+    rest = _NAMES[:len(pos)]
+    primal_pos = [primal_tree(v) if name in ("a", "b") else v for name, v in zip(rest, pos)]
+    if "func" in rest:
+        primal_pos[0] = primal_of
+    else:
+        plain["func"] = primal_of
+    for name in ("a", "b"):
+        if name in plain:
+            plain[name] = primal_tree(plain[name])
+    if "args" in rest:
+        primal_pos[3] = ()
+    else:
+        plain.pop("args", None)
+    result = quad(*primal_pos, **plain)
+    y = _integral(g, a, b, opts)
+    y = _with_primal(y, result[0])
+    tag = top_tag([y])
+    err = result[1] if tag is None else Dual(result[1], Refused(_ABSERR), tag)
+    return (y, err) + tuple(result[2:])
+
+
+def _integral(g, a, b, opts):
+    """∫_a^b g for limits that may be duals: the integral between their primals plus the boundary terms
+    (g(b)·ḃ − g(a)·ȧ, the innermost derivative call's first)."""
+    from ...forward.dual import Dual, primal_tree
+    if type(b) is Dual or type(a) is Dual:
+        if opts["weight"] is not None:
+            raise _WLIMIT.error()
+        lim = b if type(b) is Dual and (type(a) is not Dual or b.tag.order >= a.tag.order) else a
+        sign = 1.0 if lim is b else -1.0
+        inner = _integral(g, a if lim is b else a.primal, b.primal if lim is b else b, opts)
+        return _combine(inner, g(lim.primal), sign * Dual(0.0, lim.tangent, lim.tag))
+    if opts["weight"] is not None and opts["wvar"] is not None and _holds_duals(opts["wvar"]):
+        raise _WVAR.error()
+    a, b = primal_tree(a), primal_tree(b)
+    return _integrate(g, a, b, opts, g(_inner_point(a, b)))
+
+
+def _combine(base, edge, coef):
+    """base + edge·coef, entry by entry of two values of one structure (None: zero)."""
+    if edge is None:
+        return base
+    if isinstance(edge, dict):
+        base = base or type(edge)()
+        keys = list(base) + [k for k in edge if k not in base]
+        return type(base)({k: _combine(base.get(k), edge.get(k), coef) for k in keys})
+    if isinstance(edge, (tuple, list)):
+        base = base if base is not None else [None] * len(edge)
+        items = [_combine(x, e, coef) for x, e in zip(base, edge)]
+        return type(edge)(*items) if hasattr(edge, "_fields") else type(edge)(items)
+    return edge * coef if base is None else base + edge * coef
+
+
+def _with_primal(y, value):
+    """y with its innermost primal replaced by value (quad's own result)."""
+    from ...forward.dual import Dual
+    if type(y) is Dual:
+        return Dual(_with_primal(y.primal, value), y.tangent, y.tag)
+    return value
+
+
+registry.adjoint(quad)(quad_adjoint)
+registry.duals(quad)(quad_duals)
+registry.get(quad).impl = quad_duals  # the primal on duals, forward over reverse (`hessian`)
+assert scipy.integrate.quad is quad
