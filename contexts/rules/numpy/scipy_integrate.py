@@ -245,6 +245,12 @@ def _inner_point(a, b) -> float:
     return 0.0
 
 
+def _all_finite(v) -> bool:
+    leaves: dict = {}
+    _flatten(v, (), leaves)
+    return all(np.all(np.isfinite(a)) for a, _ in leaves.values())
+
+
 def _is_zero(v) -> bool:
     leaves: dict = {}
     try:
@@ -289,7 +295,11 @@ def _edges(func, a, b, args, dy, opts) -> tuple:
             return None
         if opts["weight"] is not None:
             return _WLIMIT.cotangent()
-        fx = func(x, *args)
+        try:  # (a singular end, 1/sqrt(t) at 0, is refused only if that limit is differentiated)
+            with np.errstate(all="ignore"):
+                fx = func(x, *args)
+        except (ArithmeticError, ValueError):
+            return _EDGE.cotangent()
         if not np.all(np.isfinite(_plain(fx))):
             return _EDGE.cotangent()
         return sign * dy * fx
@@ -362,7 +372,14 @@ def _integral(g, a, b, opts):
         lim = b if type(b) is Dual and (type(a) is not Dual or b.tag.order >= a.tag.order) else a
         sign = 1.0 if lim is b else -1.0
         inner = _integral(g, a if lim is b else a.primal, b.primal if lim is b else b, opts)
-        return _combine(inner, g(lim.primal), sign * Dual(0.0, lim.tangent, lim.tag))
+        try:
+            with np.errstate(all="ignore"):
+                edge = g(lim.primal)
+        except (ArithmeticError, ValueError) as e:
+            raise _EDGE.error() from e
+        if not _all_finite(edge):
+            raise _EDGE.error()
+        return _combine(inner, edge, sign * Dual(0.0, lim.tangent, lim.tag))
     if opts["weight"] is not None and opts["wvar"] is not None and _holds_duals(opts["wvar"]):
         raise _WVAR.error()
     a, b = primal_tree(a), primal_tree(b)

@@ -197,3 +197,19 @@ def test_constant_integrand_and_constant_weighted_call(mode):
         return a * c + quad(np.sin, 0.0, 1.0)[0] * a
     c = quad(lambda t: t * t, 0.0, 1.0, weight="cos", wvar=2.0)[0] + quad(np.sin, 0.0, 1.0)[0]
     assert mode(f, 0.6) == pytest.approx(c, rel=1e-10)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_singular_end(mode):
+    def constant_end(a):  # the integrand is infinite at the fixed end 0: not differentiated there
+        return quad(lambda t: a / math.sqrt(t), 0.0, 1.0)[0]
+
+    def moving_end(a):
+        return quad(lambda t: 1.0 / math.sqrt(t), 0.0, a)[0]
+
+    def moving_singular_end(a):
+        return quad(lambda t: 1.0 / math.sqrt(t), a - 0.7, 1.0)[0]
+    assert mode(constant_end, 0.7) == pytest.approx(2.0, rel=1e-8)
+    assert mode(moving_end, 0.7) == pytest.approx(1.0 / math.sqrt(0.7), rel=1e-8)
+    with pytest.raises(NoDerivative):
+        mode(moving_singular_end, 0.7)
