@@ -47,6 +47,8 @@ _DEFAULTS = {k: p.default for k, p in inspect.signature(quad).parameters.items()
 _ABSERR = NoClosedForm("scipy.integrate.quad", "abserr (its second output, the error estimate)",
                        fix="differentiate the integral only (`quad(...)[0]`); the error estimate has no "
                            "derivative here")
+_INFO = NoClosedForm("scipy.integrate.quad", "infodict (the diagnostics of full_output)",
+                     fix="differentiate the integral only (`quad(...)[0]`)")
 _WVAR = NoClosedForm("scipy.integrate.quad", "wvar (the weight's parameters)",
                      fix="write the weight into the integrand and drop weight= (cos(w*t)*f(t))")
 _WLIMIT = NoClosedForm("scipy.integrate.quad", "a or b (the limits, with weight= given)",
@@ -68,9 +70,6 @@ def _options(pos: tuple, kw: dict) -> dict:
 
 
 def _check(opts: dict) -> None:
-    if opts["complex_func"]:
-        raise unsupported("scipy.integrate.quad", "complex_func=True",
-                          "integrate the real and imaginary parts in two calls")
     if opts["weight"] is not None and opts["weight"] not in ("cos", "sin", "alg", "alg-loga", "alg-logb",
                                                              "alg-log", "cauchy"):
         raise unsupported("scipy.integrate.quad", f"weight={opts['weight']!r}", "use one of quad's weights")
@@ -272,6 +271,8 @@ def quad_adjoint(dout, out, *pos, **kw):
     dy, rest = (dout[0], dout[1:]) if isinstance(dout, (tuple, list)) else (dout, ())
     if rest and rest[0] is not None and not _is_zero(rest[0]):
         raise _ABSERR.error()
+    if any(r is not None and not _is_zero(r) for r in rest[1:]):
+        raise _INFO.error()
     cot = dict.fromkeys(_NAMES)
     if dy is not None and not _is_zero(dy):
         def cell_and_arg_cotangents(t):
@@ -358,7 +359,13 @@ def quad_duals(*pos, **kw):
     y = _integral(g, a, b, opts)
     y = _with_primal(y, result[0])
     tag = top_tag([y])
-    err = result[1] if tag is None else Dual(result[1], Refused(_ABSERR), tag)
+    if tag is None:
+        return (y,) + tuple(result[1:])
+    err = Dual(result[1], Refused(_ABSERR), tag)
+    if len(result) > 2 and isinstance(result[2], dict):  # its float diagnostics refuse a derivative too
+        info = {k: Dual(v, Refused(_INFO), tag) if np.asarray(v).dtype.kind in "fc" else v
+                for k, v in result[2].items()}
+        return (y, err, info) + tuple(result[3:])
     return (y, err) + tuple(result[2:])
 
 

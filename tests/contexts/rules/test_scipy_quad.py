@@ -76,7 +76,29 @@ def normaliser(mu, sigma):
     return np.log(z)
 
 
-CASES = [closure, through_args, through_positional_args, moving_limits, infinite, half_infinite,
+def complex_valued(a):
+    z = quad(lambda t: np.exp(1j * a * t) * t, 0.0, 1.0, complex_func=True)[0]
+    return (z * z.conjugate()).real + z.imag
+
+
+def through_a_list(a):
+    p = [a, 2.0 * a]
+    return quad(lambda t: p[0] * t + p[1] * t * t, 0, 1)[0]
+
+
+class Decay:
+    def __init__(self, w):
+        self.w = w
+
+    def at(self, t):
+        return math.exp(-self.w * t)
+
+
+def bound_method(a):
+    return quad(Decay(a).at, 0, 1)[0]
+
+
+CASES = [complex_valued, through_a_list, bound_method, closure, through_args, through_positional_args, moving_limits, infinite, half_infinite,
          reversed_limits, nested, with_points, full_output]
 
 
@@ -177,7 +199,11 @@ def test_refusals(mode):
 
     def weight_parameter(a):
         return quad(lambda t: t, 0.0, 1.0, weight="cos", wvar=a)[0]
-    for f in (error_estimate, moving_weighted, weight_parameter):
+
+    def diagnostics(a):
+        value, err, info = quad(lambda t: np.exp(-a * t), 0, 1, full_output=1)
+        return value + info["rlist"][0]
+    for f in (error_estimate, moving_weighted, weight_parameter, diagnostics):
         with pytest.raises(NoDerivative):
             mode(f, 0.6)
 
