@@ -6,23 +6,28 @@ where θ are whatever f depends on: its `args=(...)` and the values its closure 
 partial) holds. The rule differentiates the mathematical integral, not quadpack's approximation of it:
 the derivative is itself an integral, computed to the call's own `epsabs`/`epsrel`.
 
-- Reverse mode (`quad_adjoint`): the pullback integrates, over t, the cotangent-weighted gradient of
-  `f(t, *args)` with respect to f's closure and args (one reverse pass of f per quadrature node, all the
-  gradient's entries as one vector integral with `quad_vec`; with `weight=`, one `quad` per entry with the
-  same weight), plus the boundary terms at finite limits.
-- Forward mode (`quad_duals`, quad's form on duals, which forward mode calls in place of quad whenever its
-  arguments may hold duals, closures included): the integrand is run on duals and its primal and tangent
-  parts integrated; a perturbed limit adds its boundary term. Duals of several derivative calls (forward
-  over forward, forward over reverse: `hessian`) are taken apart and integrated alike.
+Rules sit below the modes, so the two that need a mode are made from its functions and registered by it
+(`contexts.ad.callbacks`, `contexts.forward.callbacks`):
 
-Refused, never a number: the derivative of the error estimate (quad's second output; a cotangent for it
-raises `NoDerivative`, and in forward mode its tangent is a `Refused` that raises on any use), limits
-that move when `weight=` is given, and `wvar` (the weight's parameters). The `infodict` of `full_output`
-describes the primal integration only. Integrals over infinite limits need the integrand's derivative to
-be integrable too (as they must for the derivative to exist).
+- Reverse mode (`quad_adjoint(pullback_full)`): the pullback integrates, over t, the cotangent-weighted
+  gradient of `f(t, *args)` with respect to f's closure and args (one reverse pass of f per quadrature
+  node, all the gradient's entries as one vector integral with `quad_vec`; with `weight=`, one `quad` per
+  entry with the same weight), plus the boundary terms at finite limits.
+- Forward mode (`quad_duals(run_inside, dual_free)`, quad's form on duals, which forward mode calls in
+  place of quad whenever its arguments may hold duals, closures included): the integrand is run on duals
+  and its primal and tangent parts integrated; a perturbed limit adds its boundary term. Duals of several
+  derivative calls (forward over forward, forward over reverse: `hessian`) are taken apart and integrated
+  alike.
+
+Refused, never a number: the derivative of the error estimate (quad's second output) and of the float
+diagnostics of `full_output`'s infodict (a cotangent for them raises `NoDerivative`; in forward mode their
+tangent is a `Refused` that raises on any use), limits that move when `weight=` is given, a moving limit
+where the integrand is not finite, and `wvar` (the weight's parameters). Integrals over infinite limits
+need the integrand's derivative to be integrable too (as they must for the derivative to exist).
 
 `dblquad`, `tplquad` and `nquad` call quad on integrands that call quad: they are differentiated through
-these rules. `fixed_quad`, `romberg`, `simpson` and `trapezoid` are numpy code, differentiated as code.
+these rules. `fixed_quad`, `simpson` and `trapezoid` are numpy code, differentiated as code. `quad_vec` is
+not covered (reverse mode refuses its `with` on a context manager, forward mode its `ndarray.__copy__`).
 """
 
 from __future__ import annotations
@@ -31,11 +36,10 @@ import inspect
 import numbers
 
 import numpy as np
-import scipy.integrate
 from scipy.integrate import quad, quad_vec
 
-from ..cotangents import Refused, Tangent
-from ..registry import NoClosedForm, registry
+from ..cotangents import Refused
+from ..registry import NoClosedForm
 from ._util import unsupported
 
 __all__ = ["quad_adjoint", "quad_duals"]
@@ -80,14 +84,25 @@ def _check(opts: dict) -> None:
 # dict, a tuple or list) by key, a dual's tangent by ("t", tag) (its primal at the dual's own path, so a
 # dual and a plain number met at the same place agree). The leaves are integrated as one real vector.
 
+def _is_dual(v) -> bool:
+    t = type(v)
+    return t.__name__ == "Dual" and t.__module__ == "contexts.forward.dual"
+
+
+def _primal_tree(v):
+    """v's innermost primal (v itself when it is no dual)."""
+    while _is_dual(v):
+        v = v.primal
+    return v
+
+
 def _flatten(v, path: tuple, out: dict) -> None:
-    from ...forward.dual import Dual
     t = type(v)
     if v is None:
         return
-    if t is Dual:
+    if _is_dual(v):
         _flatten(v.primal, path, out)
-        _flatten(v.tangent, path + (("t", v.tag),), out)
+        _flatten(v.tangent, path + (("t", v.tag, t),), out)
     elif isinstance(v, dict):  # (a closure's Tangent, a dict's MapBox too)
         for k, x in v.items():
             _flatten(x, path + (("d", t, k),), out)
@@ -154,14 +169,13 @@ class _Layout:
 
 def _build(items: list):
     """The value the (path, leaf) items flattened from (None for no items)."""
-    from ...forward.dual import Dual
     if not items:
         return None
     plain = [(p, v) for p, v in items if not p or p[0][0] != "t"]
     tangents: dict = {}
     for p, v in items:
         if p and p[0][0] == "t":
-            tangents.setdefault(p[0][1], []).append((p[1:], v))
+            tangents.setdefault(p[0][1:], []).append((p[1:], v))
     if any(not p for p, _ in plain):
         if len(plain) > 1:
             raise unsupported("scipy.integrate.quad", "an integrand whose values change structure with t",
@@ -169,8 +183,8 @@ def _build(items: list):
         v = plain[0][1]
     else:
         v = _container(plain)
-    for tag in sorted(tangents, key=lambda g: g.order):
-        v = Dual(0.0 if v is None else v, _build(tangents[tag]), tag)
+    for tag, dual in sorted(tangents, key=lambda g: g[0].order):
+        v = dual(0.0 if v is None else v, _build(tangents[tag, dual]), tag)
     return v
 
 
@@ -261,38 +275,40 @@ def _is_zero(v) -> bool:
 
 # -- reverse mode -----------------------------------------------------------------------------------
 
-def quad_adjoint(dout, out, *pos, **kw):
-    """The cotangents of quad's arguments: of the integrand (its closure's, a Tangent) and of `args`, the
-    integral of the integrand's pullback over t; of the limits, the boundary terms."""
-    from ...ad.api import pullback_full
-    opts = _options(pos, kw)
-    _check(opts)
-    func, a, b, args = opts["func"], opts["a"], opts["b"], opts["args"]
-    dy, rest = (dout[0], dout[1:]) if isinstance(dout, (tuple, list)) else (dout, ())
-    if rest and rest[0] is not None and not _is_zero(rest[0]):
-        raise _ABSERR.error()
-    if any(r is not None and not _is_zero(r) for r in rest[1:]):
-        raise _INFO.error()
-    cot = dict.fromkeys(_NAMES)
-    if dy is not None and not _is_zero(dy):
-        def cell_and_arg_cotangents(t):
-            _, back = pullback_full(func, t, *args)
-            dfn, dargs = back(dy)
-            return dfn, tuple(dargs[1:])
-        whole = _integral(cell_and_arg_cotangents, a, b, opts)
-        cot["func"], cot["args"] = whole if whole is not None else (None, None)
-        cot["a"], cot["b"] = _edges(func, a, b, args, dy, opts)
-        if opts["weight"] is not None and opts["wvar"] is not None:
-            cot["wvar"] = _WVAR.cotangent()
-    grads = tuple(cot[name] for name in _NAMES[:len(pos)])
-    named = {k: cot[k] for k in kw if cot.get(k) is not None}
-    return grads + (named,) if named else grads
+def quad_adjoint(pullback_full):
+    """quad's adjoint, on reverse mode's `pullback_full` (which `contexts.ad` hands it: rules sit below the
+    modes). The cotangents of the integrand (its closure's, a Tangent) and of `args` are the integral of
+    the integrand's pullback over t; of the limits, the boundary terms."""
+    def quad_adjoint(dout, out, *pos, **kw):
+        opts = _options(pos, kw)
+        _check(opts)
+        func, a, b, args = opts["func"], opts["a"], opts["b"], opts["args"]
+        dy, rest = (dout[0], dout[1:]) if isinstance(dout, (tuple, list)) else (dout, ())
+        if rest and rest[0] is not None and not _is_zero(rest[0]):
+            raise _ABSERR.error()
+        if any(r is not None and not _is_zero(r) for r in rest[1:]):
+            raise _INFO.error()
+        cot = dict.fromkeys(_NAMES)
+        if dy is not None and not _is_zero(dy):
+            def cell_and_arg_cotangents(t):
+                _, back = pullback_full(func, t, *args)
+                dfn, dargs = back(dy)
+                return dfn, tuple(dargs[1:])
+            whole = _integral(cell_and_arg_cotangents, a, b, opts)
+            cot["func"], cot["args"] = whole if whole is not None else (None, None)
+            cot["a"], cot["b"] = _edges(func, a, b, args, dy, opts)
+            if opts["weight"] is not None and opts["wvar"] is not None:
+                cot["wvar"] = _WVAR.cotangent()
+        grads = tuple(cot[name] for name in _NAMES[:len(pos)])
+        named = {k: cot[k] for k in kw if cot.get(k) is not None}
+        return grads + (named,) if named else grads
+    return quad_adjoint
 
 
 def _edges(func, a, b, args, dy, opts) -> tuple:
     """The cotangents of the limits: −dy·f(a), dy·f(b) (none at an infinite limit)."""
     def term(x, sign):
-        if not _finite(x):
+        if not np.isfinite(_primal_tree(x)):
             return None
         if opts["weight"] is not None:
             return _WLIMIT.cotangent()
@@ -301,82 +317,53 @@ def _edges(func, a, b, args, dy, opts) -> tuple:
                 fx = func(x, *args)
         except (ArithmeticError, ValueError):
             return _EDGE.cotangent()
-        if not np.all(np.isfinite(_plain(fx))):
+        if not _all_finite(fx):
             return _EDGE.cotangent()
         return sign * dy * fx
     return term(a, -1.0), term(b, 1.0)
 
 
-def _finite(x) -> bool:
-    return bool(np.isfinite(_plain(x)))
-
-
-def _plain(x):
-    from ...forward.dual import primal_tree
-    return primal_tree(x)
-
-
-def _holds_duals(v) -> bool:
-    from ...forward.holds import dual_free
-    return not dual_free(v)
-
-
 # -- forward mode: quad on duals ------------------------------------------------------------------------
 
-def quad_duals(*pos, **kw):
-    """quad(*pos, **kw) where the integrand, its closure, args or the limits may hold duals: the integral
-    of the integrand's duals (their primal and tangent parts), the primal by quad itself."""
-    from ...forward.context import run_inside
-    from ...forward.dual import Dual, primal_tree, top_tag
-    opts = _options(pos, kw)
-    func, a, b, args = opts["func"], opts["a"], opts["b"], opts["args"]
-    if not _holds_duals((func, a, b, args, opts["wvar"])):
-        return quad(*pos, **kw)
-    _check(opts)
-    if opts["weight"] is not None and _holds_duals(opts["wvar"]):
-        raise _WVAR.error()
+def quad_duals(run_inside, dual_free):
+    """quad's form on duals, on forward mode's `run_inside(fn, args, kwargs)` (fn run on duals) and
+    `dual_free(v)`, which `contexts.forward` hands it: quad(*pos, **kw) where the integrand, its closure,
+    args or the limits may hold duals is the integral of the integrand's duals (their primal and tangent
+    parts), the primal by quad itself."""
+    def quad_duals(*pos, **kw):
+        opts = _options(pos, kw)
+        func, a, b, args = opts["func"], opts["a"], opts["b"], opts["args"]
+        if dual_free((func, a, b, args, opts["wvar"])):
+            return quad(*pos, **kw)
+        _check(opts)
+        if opts["weight"] is not None and not dual_free(opts["wvar"]):
+            raise _WVAR.error()
 
-    def g(t):
-        return run_inside(func, (t, *args), {})
-
-    def primal_of(t):
-        return primal_tree(g(t))
-    plain = dict(kw)
-    rest = _NAMES[:len(pos)]
-    primal_pos = [primal_tree(v) if name in ("a", "b") else v for name, v in zip(rest, pos)]
-    if "func" in rest:
-        primal_pos[0] = primal_of
-    else:
-        plain["func"] = primal_of
-    for name in ("a", "b"):
-        if name in plain:
-            plain[name] = primal_tree(plain[name])
-    if "args" in rest:
-        primal_pos[3] = ()
-    else:
-        plain.pop("args", None)
-    result = quad(*primal_pos, **plain)
-    y = _integral(g, a, b, opts)
-    y = _with_primal(y, result[0])
-    tag = top_tag([y])
-    if tag is None:
-        return (y,) + tuple(result[1:])
-    err = Dual(result[1], Refused(_ABSERR), tag)
-    if len(result) > 2 and isinstance(result[2], dict):  # its float diagnostics refuse a derivative too
-        info = {k: Dual(v, Refused(_INFO), tag) if np.asarray(v).dtype.kind in "fc" else v
-                for k, v in result[2].items()}
-        return (y, err, info) + tuple(result[3:])
-    return (y, err) + tuple(result[2:])
+        def g(t):
+            return run_inside(func, (t, *args), {})
+        plain = {**opts, "func": lambda t: _primal_tree(g(t)), "a": _primal_tree(a), "b": _primal_tree(b),
+                 "args": ()}
+        result = quad(**plain)
+        y = _with_primal(_integral(g, a, b, opts), result[0])
+        if not _is_dual(y):
+            return (y,) + tuple(result[1:])
+        tag, dual = y.tag, type(y)
+        err = dual(result[1], Refused(_ABSERR), tag)
+        if len(result) > 2 and isinstance(result[2], dict):  # its float diagnostics refuse a derivative too
+            info = {k: dual(v, Refused(_INFO), tag) if np.asarray(v).dtype.kind in "fc" else v
+                    for k, v in result[2].items()}
+            return (y, err, info) + tuple(result[3:])
+        return (y, err) + tuple(result[2:])
+    return quad_duals
 
 
 def _integral(g, a, b, opts):
     """∫_a^b g for limits that may be duals: the integral between their primals plus the boundary terms
     (g(b)·ḃ − g(a)·ȧ, the innermost derivative call's first)."""
-    from ...forward.dual import Dual, primal_tree
-    if type(b) is Dual or type(a) is Dual:
+    if _is_dual(b) or _is_dual(a):
         if opts["weight"] is not None:
             raise _WLIMIT.error()
-        lim = b if type(b) is Dual and (type(a) is not Dual or b.tag.order >= a.tag.order) else a
+        lim = b if _is_dual(b) and (not _is_dual(a) or b.tag.order >= a.tag.order) else a
         sign = 1.0 if lim is b else -1.0
         inner = _integral(g, a if lim is b else a.primal, b.primal if lim is b else b, opts)
         try:
@@ -386,10 +373,8 @@ def _integral(g, a, b, opts):
             raise _EDGE.error() from e
         if not _all_finite(edge):
             raise _EDGE.error()
-        return _combine(inner, edge, sign * Dual(0.0, lim.tangent, lim.tag))
-    if opts["weight"] is not None and opts["wvar"] is not None and _holds_duals(opts["wvar"]):
-        raise _WVAR.error()
-    a, b = primal_tree(a), primal_tree(b)
+        return _combine(inner, edge, sign * type(lim)(0.0, lim.tangent, lim.tag))
+    a, b = _primal_tree(a), _primal_tree(b)
     return _integrate(g, a, b, opts, g(_inner_point(a, b)))
 
 
@@ -410,13 +395,6 @@ def _combine(base, edge, coef):
 
 def _with_primal(y, value):
     """y with its innermost primal replaced by value (quad's own result)."""
-    from ...forward.dual import Dual
-    if type(y) is Dual:
-        return Dual(_with_primal(y.primal, value), y.tangent, y.tag)
+    if _is_dual(y):
+        return type(y)(_with_primal(y.primal, value), y.tangent, y.tag)
     return value
-
-
-registry.adjoint(quad)(quad_adjoint)
-registry.duals(quad)(quad_duals)
-registry.get(quad).impl = quad_duals  # the primal on duals, forward over reverse (`hessian`)
-assert scipy.integrate.quad is quad

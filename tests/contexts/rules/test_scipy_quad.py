@@ -98,8 +98,8 @@ def bound_method(a):
     return quad(Decay(a).at, 0, 1)[0]
 
 
-CASES = [complex_valued, through_a_list, bound_method, closure, through_args, through_positional_args, moving_limits, infinite, half_infinite,
-         reversed_limits, nested, with_points, full_output]
+CASES = [closure, through_args, through_positional_args, moving_limits, infinite, half_infinite, reversed_limits,
+         nested, with_points, full_output, complex_valued, through_a_list, bound_method]
 
 
 @pytest.mark.parametrize("mode", MODES)
