@@ -15,6 +15,6 @@ from .api import pullback_full
 __all__: list[str] = []
 
 if _forward._integrate is not None:
-    _quad = _forward._integrate.quad
-    registry.adjoint(_quad)(_forward._integrate.quad_adjoint(pullback_full))
-    registry.get(_quad).impl = registry.get(_quad).duals
+    for _fn in (_forward._integrate.quad, _forward._integrate.quad_vec):
+        registry.adjoint(_fn)(_forward._integrate.quad_adjoint(pullback_full, _fn))
+        registry.get(_fn).impl = registry.get(_fn).duals

@@ -22,4 +22,5 @@ except ImportError as e:  # scipy is optional
     _integrate = None
 
 if _integrate is not None:
-    registry.duals(_integrate.quad)(_integrate.quad_duals(run_inside, dual_free))
+    for _fn in (_integrate.quad, _integrate.quad_vec):
+        registry.duals(_fn)(_integrate.quad_duals(run_inside, dual_free, _fn))

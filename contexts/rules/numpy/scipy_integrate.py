@@ -1,4 +1,5 @@
-"""Rules for `scipy.integrate.quad`, by the Leibniz rule, the integrand differentiated by overdub itself:
+"""Rules for `scipy.integrate.quad` (and `quad_vec`), by the Leibniz rule, the integrand differentiated
+by overdub itself:
 
     d/dθ ∫_{a(θ)}^{b(θ)} f(t, θ) dt = ∫_a^b ∂f/∂θ(t, θ) dt + f(b, θ)·b' − f(a, θ)·a'
 
@@ -26,8 +27,13 @@ where the integrand is not finite, and `wvar` (the weight's parameters). Integra
 need the integrand's derivative to be integrable too (as they must for the derivative to exist).
 
 `dblquad`, `tplquad` and `nquad` call quad on integrands that call quad: they are differentiated through
-these rules. `fixed_quad`, `simpson` and `trapezoid` are numpy code, differentiated as code. `quad_vec` is
-not covered (reverse mode refuses its `with` on a context manager, forward mode its `ndarray.__copy__`).
+these rules. `quad_vec` has the same rules (array-valued integrands; its `full_output` info is refused on
+perturbed values in forward mode). `fixed_quad`, `simpson` and `trapezoid` are numpy code, differentiated
+as code.
+
+Not detected: an integrand with a jump whose position depends on θ (`1.0 if t < a else 0.0`) is
+differentiated as the integral of its derivative at each t, which misses the jump's term (split the
+integral at the jump, `quad(f, 0, a) + quad(f, a, 1)`: the limits' terms then carry it).
 """
 
 from __future__ import annotations
@@ -44,9 +50,15 @@ from ._util import unsupported
 
 __all__ = ["quad_adjoint", "quad_duals"]
 
-_NAMES = tuple(inspect.signature(quad).parameters)  # func, a, b, args, full_output, epsabs, ...
-_DEFAULTS = {k: p.default for k, p in inspect.signature(quad).parameters.items()
-             if p.default is not inspect.Parameter.empty}
+def _spec(fn) -> tuple:
+    """(the integrand's parameter name, the names that may be given by position, the defaults)."""
+    params = inspect.signature(fn).parameters
+    names = tuple(k for k, p in params.items() if p.kind is p.POSITIONAL_OR_KEYWORD)
+    defaults = {k: p.default for k, p in params.items() if p.default is not inspect.Parameter.empty}
+    return names[0], names, {"weight": None, "wvar": None, **defaults}
+
+
+_SPECS = {quad: _spec(quad), quad_vec: _spec(quad_vec)}  # quad(func, a, b, args, ...); quad_vec(f, a, b, ...)
 
 _ABSERR = NoClosedForm("scipy.integrate.quad", "abserr (its second output, the error estimate)",
                        fix="differentiate the integral only (`quad(...)[0]`); the error estimate has no "
@@ -61,13 +73,15 @@ _EDGE = NoClosedForm("scipy.integrate.quad", "a or b (a limit where the integran
                      fix="keep that limit constant (the integrand is singular there)")
 
 
-def _options(pos: tuple, kw: dict) -> dict:
-    """quad's arguments by name, defaults filled in."""
-    if len(pos) > len(_NAMES):
-        raise TypeError(f"quad() takes at most {len(_NAMES)} arguments ({len(pos)} given)")
-    opts = dict(_DEFAULTS)
-    opts.update(zip(_NAMES, pos))
+def _options(fn, pos: tuple, kw: dict) -> dict:
+    """fn's arguments by name, defaults filled in; the integrand also as "func"."""
+    fname, names, defaults = _SPECS[fn]
+    if len(pos) > len(names):
+        raise TypeError(f"{fn.__name__}() takes at most {len(names)} positional arguments ({len(pos)} given)")
+    opts = dict(defaults)
+    opts.update(zip(names, pos))
     opts.update(kw)
+    opts["func"] = opts[fname]
     if not isinstance(opts["args"], tuple):
         opts["args"] = (opts["args"],)  # (quad's own convenience)
     return opts
@@ -275,12 +289,14 @@ def _is_zero(v) -> bool:
 
 # -- reverse mode -----------------------------------------------------------------------------------
 
-def quad_adjoint(pullback_full):
+def quad_adjoint(pullback_full, fn=quad):
     """quad's adjoint, on reverse mode's `pullback_full` (which `contexts.ad` hands it: rules sit below the
     modes). The cotangents of the integrand (its closure's, a Tangent) and of `args` are the integral of
     the integrand's pullback over t; of the limits, the boundary terms."""
+    fname, names, _ = _SPECS[fn]
+
     def quad_adjoint(dout, out, *pos, **kw):
-        opts = _options(pos, kw)
+        opts = _options(fn, pos, kw)
         _check(opts)
         func, a, b, args = opts["func"], opts["a"], opts["b"], opts["args"]
         dy, rest = (dout[0], dout[1:]) if isinstance(dout, (tuple, list)) else (dout, ())
@@ -288,18 +304,18 @@ def quad_adjoint(pullback_full):
             raise _ABSERR.error()
         if any(r is not None and not _is_zero(r) for r in rest[1:]):
             raise _INFO.error()
-        cot = dict.fromkeys(_NAMES)
+        cot = dict.fromkeys(names + ("args", "wvar"))
         if dy is not None and not _is_zero(dy):
             def cell_and_arg_cotangents(t):
                 _, back = pullback_full(func, t, *args)
                 dfn, dargs = back(dy)
                 return dfn, tuple(dargs[1:])
             whole = _integral(cell_and_arg_cotangents, a, b, opts)
-            cot["func"], cot["args"] = whole if whole is not None else (None, None)
+            cot[fname], cot["args"] = whole if whole is not None else (None, None)
             cot["a"], cot["b"] = _edges(func, a, b, args, dy, opts)
             if opts["weight"] is not None and opts["wvar"] is not None:
                 cot["wvar"] = _WVAR.cotangent()
-        grads = tuple(cot[name] for name in _NAMES[:len(pos)])
+        grads = tuple(cot[name] for name in names[:len(pos)])
         named = {k: cot[k] for k in kw if cot.get(k) is not None}
         return grads + (named,) if named else grads
     return quad_adjoint
@@ -319,31 +335,41 @@ def _edges(func, a, b, args, dy, opts) -> tuple:
             return _EDGE.cotangent()
         if not _all_finite(fx):
             return _EDGE.cotangent()
-        return sign * dy * fx
+        cplx = np.iscomplexobj(_primal_tree(fx)) or np.iscomplexobj(_primal_tree(dy))
+        term = sign * dy * (np.conj(fx) if cplx else fx)  # (a real limit: the real part, Zygote's convention)
+        if np.ndim(_primal_tree(term)):
+            term = np.sum(term)  # quad_vec: the limit moves every entry
+        return np.real(term) if cplx else term
     return term(a, -1.0), term(b, 1.0)
 
 
 # -- forward mode: quad on duals ------------------------------------------------------------------------
 
-def quad_duals(run_inside, dual_free):
+def quad_duals(run_inside, dual_free, fn=quad):
     """quad's form on duals, on forward mode's `run_inside(fn, args, kwargs)` (fn run on duals) and
     `dual_free(v)`, which `contexts.forward` hands it: quad(*pos, **kw) where the integrand, its closure,
     args or the limits may hold duals is the integral of the integrand's duals (their primal and tangent
     parts), the primal by quad itself."""
+    fname, names, _ = _SPECS[fn]
+
     def quad_duals(*pos, **kw):
-        opts = _options(pos, kw)
+        opts = _options(fn, pos, kw)
         func, a, b, args = opts["func"], opts["a"], opts["b"], opts["args"]
         if dual_free((func, a, b, args, opts["wvar"])):
-            return quad(*pos, **kw)
+            return fn(*pos, **kw)
         _check(opts)
+        if fn is quad_vec and opts["full_output"]:
+            raise unsupported("scipy.integrate.quad_vec", "full_output=True on perturbed values (its info's "
+                              "arrays would have no derivative)", "drop full_output")
         if opts["weight"] is not None and not dual_free(opts["wvar"]):
             raise _WVAR.error()
 
         def g(t):
             return run_inside(func, (t, *args), {})
-        plain = {**opts, "func": lambda t: _primal_tree(g(t)), "a": _primal_tree(a), "b": _primal_tree(b),
-                 "args": ()}
-        result = quad(**plain)
+        plain = {**{k: opts[k] for k in names}, fname: lambda t: _primal_tree(g(t)), "a": _primal_tree(a),
+                 "b": _primal_tree(b)}
+        plain.pop("args", None)
+        result = fn(**plain)
         y = _with_primal(_integral(g, a, b, opts), result[0])
         if not _is_dual(y):
             return (y,) + tuple(result[1:])

@@ -77,7 +77,7 @@ def normaliser(mu, sigma):
 
 
 def complex_valued(a):
-    z = quad(lambda t: np.exp(1j * a * t) * t, 0.0, 1.0, complex_func=True)[0]
+    z = quad(lambda t: np.exp(1j * a * t) * t, 0.0, a, complex_func=True)[0]
     return (z * z.conjugate()).real + z.imag
 
 
@@ -239,3 +239,15 @@ def test_singular_end(mode):
     assert mode(moving_end, 0.7) == pytest.approx(1.0 / math.sqrt(0.7), rel=1e-8)
     with pytest.raises(NoDerivative):
         mode(moving_singular_end, 0.7)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_quad_vec(mode):
+    def vector(a):
+        v = integrate.quad_vec(lambda t: np.array([np.exp(-a * t), t * a, np.sin(a * t)]), 0.0, a)[0]
+        return v @ np.array([1.0, 2.0, -1.0])
+
+    def with_args(a):
+        return integrate.quad_vec(lambda t, s: np.exp(-s * t * t), -np.inf, np.inf, args=(a,))[0]
+    for f in (vector, with_args):
+        assert mode(f, 0.7) == pytest.approx(fd.derivative(f, 0.7, h=1e-5), rel=1e-6)
