@@ -26,3 +26,4 @@ __all__ = ["ADContext", "gradient", "pullback", "pullback_full", "value_and_grad
            "Tangent", "NoRuleError", "NonScalarError", "UnsupportedFunction", "show_adjoint"]
 
 from . import nested as _nested  # noqa: E402,F401  (registers the rule for gradient itself)
+from . import callbacks as _callbacks  # noqa: E402,F401  (registers the rule for scipy.integrate.quad)

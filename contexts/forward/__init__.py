@@ -12,6 +12,7 @@ from .arrays import NoForwardRule
 from .context import ForwardContext, pushforward
 from .dual import Dual, DualConversionError, DualInsideError, Tag
 from .mixed import forwarddiff
+from . import callbacks as _callbacks  # noqa: E402,F401  (registers forms on duals: scipy.integrate.quad)
 
 __all__ = ["derivative", "jvp", "jacfwd", "forwarddiff",
            "ForwardContext", "pushforward", "Dual", "Tag", "NoForwardRule", "DualConversionError", "DualInsideError", "DEFAULT_CHUNK"]

@@ -86,6 +86,10 @@ class ForwardContext(overdub.Context):
             form = _python_form(fn, args)
             if form is not None:  # an object's special methods are its class's own code: run them
                 return self.recurse(form, *args, **kwargs)
+            if type(fn) is types.FunctionType:
+                rule = registry.rules.get(fn)
+                if rule is not None and rule.duals is not None:  # (its callback's closure may hold duals)
+                    return rule.duals(*args, **kwargs)
             tag = top_tag(args) if args else None
             if tag is None:
                 if id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
@@ -229,6 +233,10 @@ def pushforward(fn, *args, **kwargs):
     tag = top_tag(tuple(args) + tuple(kwargs.values())) if args or kwargs else None
     if tag is None and id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
         return to_array(args[0], kwargs.get("dtype"))  # an array built from a list of duals
+    if type(fn) is types.FunctionType:
+        rule = registry.rules.get(fn)
+        if rule is not None and rule.duals is not None:
+            return ForwardContext().run(rule.duals, *args, **kwargs)
     if tag is None or _native(fn):
         return fn(*args, **kwargs)
     fn = uncached(fn)

@@ -13,6 +13,8 @@ Conventions (every context relies on them):
   Name the pullback `<fn>_pullback`.
 - Forward: `frule(tangents, *args, **kwargs) -> (y, dy)` with one tangent per positional argument
   (`None` = zero). Tangents may carry a leading "chunk" of directions only where a rule says so.
+- Forward, higher-order primitives (a Python callback whose closure may hold duals): `duals(*args,
+  **kwargs)`, the primitive's own form on duals, called by forward mode in place of the primitive.
 - Sparsity: a spec (`contexts.rules.sparsity_specs`: `LINEAR`, `Reduction(...)`, `STRUCTURAL`, ...), data
   declared beside the primitive's other rules with `registry.sparsity(spec, *fns)` and interpreted by
   `contexts.sparsity`; or, where the rule is code on tracers, an `srule(*args, **kwargs)` registered by the
@@ -163,6 +165,10 @@ class Rule:
     # engines differentiate instead of the numeric rules when an operand is an object of a class whose
     # special methods are its own (they may mean anything, not arithmetic)
     python: Callable | None = None
+    # a higher-order primitive (one calling a Python function it is given, `scipy.integrate.quad`) as a
+    # function taking and returning duals itself: forward mode calls it in place of fn, since the duals
+    # that perturb the call may sit where no frule sees them (in the callback's closure)
+    duals: Callable | None = None
     # a transformation's own compiled form of the fields above, made on first use by the one that uses it
     # (reverse mode's call plan); setting any field drops it, so a rule changed later is never run stale
     plan: Any = field(default=None, repr=False, compare=False)
@@ -243,6 +249,10 @@ class Registry:
     def frule(self, *fns: Any, kind: str | None = None) -> Callable:
         """Register `frule(tangents, *args, **kwargs) -> (y, dy)` for each of fns."""
         return self._setter("frule", fns, kind)
+
+    def duals(self, *fns: Any) -> Callable:
+        """Register `impl(*args, **kwargs)`, fn on duals (see `Rule.duals`), for each of fns."""
+        return self._setter("duals", fns, None)
 
     def srule(self, *fns: Any, kind: str | None = None) -> Callable:
         """Register a sparsity rule, code on tracers, for each of fns (it wins over a declared spec)."""

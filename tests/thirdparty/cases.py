@@ -180,12 +180,26 @@ def _():
     return (lambda p: _solve("DOP853", p)), np.array([0.9, 0.6])
 
 
-@case("scipy", "integrate.quad",
-      reverse=R('NoRuleError', 'missing C rule: QUADPACK'),
-      forward=R('NoForwardRule', 'missing C rule: QUADPACK'))
+@case("scipy", "integrate.quad")
 def _():
     integrate = _imp("scipy.integrate")
     return (lambda a: integrate.quad(lambda t: np.exp(-a * t * t), 0.0, 1.0)[0]), 0.7
+
+
+@case("scipy", "integrate.quad (args=, moving and infinite limits)")
+def _():
+    integrate = _imp("scipy.integrate")
+
+    def f(p):
+        tail = integrate.quad(lambda t, s: np.exp(-s * t) * np.cos(t), p[1], np.inf, args=(p[0],))[0]
+        return tail + integrate.quad(lambda t, s: np.log1p(s * t * t), 0.0, p[0] * p[1], args=(p[1],))[0]
+    return f, np.array([0.8, 1.3])
+
+
+@case("scipy", "integrate.dblquad")
+def _():
+    integrate = _imp("scipy.integrate")
+    return (lambda a: integrate.dblquad(lambda y, x: np.exp(-a * x * y), 0.0, 1.0, 0.0, lambda x: a * x)[0]), 0.6
 
 
 @case("scipy", "integrate.simpson")

@@ -14,6 +14,7 @@
 - `scipy_ppoly`: the kernels under PPoly, CubicSpline, PCHIP, Akima, BPoly (`_ppoly.evaluate`,
   `evaluate_bernstein`, `integrate`, `fix_continuity`).
 - `scipy_spatial`: `scipy.spatial.distance.cdist`/`pdist` (euclidean, sqeuclidean) and `squareform`.
+- `scipy_integrate`: `scipy.integrate.quad` by the Leibniz rule (and so `dblquad`, `tplquad`, `nquad`).
 
 Attributes are not calls: `x.T` reaches the rules as `(np.ndarray, 'transpose')` only when called.
 """
@@ -27,10 +28,11 @@ from . import conversion, convolution, creation, inplace, interpolation, reducti
 __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "inplace", "interpolation"]
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines",
-              "scipy_ppoly", "scipy_spatial"):
+              "scipy_ppoly", "scipy_spatial", "scipy_integrate"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)
     except ImportError as e:
-        if e.name not in (f"{__name__}.{_name}", "scipy", "scipy.special", "scipy.linalg", "scipy.spatial", "scipy.interpolate"):
+        if e.name not in (f"{__name__}.{_name}", "scipy", "scipy.special", "scipy.linalg", "scipy.spatial", "scipy.interpolate",
+                          "scipy.integrate"):
             raise

@@ -1,0 +1,253 @@
+"""scipy.integrate.quad differentiated by the Leibniz rule (contexts/rules/numpy/scipy_integrate.py), in
+both modes, against central finite differences and closed forms."""
+
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("scipy")
+from scipy import integrate  # noqa: E402
+from scipy.integrate import quad  # noqa: E402
+
+from contexts import derivative, gradient, hessian, jacfwd, jvp, pullback  # noqa: E402
+from contexts.rules.registry import NoDerivative  # noqa: E402
+from tests import fd  # noqa: E402
+
+
+def by_reverse(f, x):
+    return gradient(f, x)[0]
+
+
+def by_forward(f, x):
+    return derivative(f, x) if np.ndim(x) == 0 else jacfwd(f, x)
+
+
+MODES = [pytest.param(by_reverse, id="reverse"), pytest.param(by_forward, id="forward")]
+
+
+def closure(a):
+    return quad(lambda t: np.exp(-a * t * t), 0, 1)[0]
+
+
+def through_args(a):
+    return quad(lambda t, s: math.exp(-s * t * t), 0, 1, args=(a,))[0]
+
+
+def through_positional_args(a):
+    return quad(lambda t, s, c: c * math.exp(-s * t * t), 0, 1, (a, 2.0))[0]
+
+
+def moving_limits(a):
+    return quad(lambda t: math.sin(a * t), a, a * a + 1.0)[0]
+
+
+def infinite(a):
+    return quad(lambda t: math.exp(-a * t * t), -np.inf, np.inf)[0]
+
+
+def half_infinite(a):
+    return quad(lambda t: math.exp(-a * t), 0.0, np.inf)[0]
+
+
+def reversed_limits(a):
+    return quad(lambda t: t * math.cos(a * t), 2.0, 0.5)[0]
+
+
+def nested(a):
+    """quad inside a larger function, its value used twice, the closure over a derived value."""
+    s = a * a
+    v = quad(lambda t: np.log1p(s * t) * t, 0.0, 2.0, epsabs=1e-12, epsrel=1e-12)[0]
+    return v * np.sin(a) + v ** 2
+
+
+def with_points(a):
+    return quad(lambda t: abs(t - 0.3) * a ** 2, 0.0, 1.0, points=[0.3])[0]
+
+
+def full_output(a):
+    value, err, info = quad(lambda t: np.cos(a * t), 0, 1, full_output=1)
+    return value * info["neval"] / info["neval"]
+
+
+def normaliser(mu, sigma):
+    """A Gaussian-like density's log normaliser, by quad."""
+    z = quad(lambda t: np.exp(-0.5 * ((t - mu) / sigma) ** 2 - 0.1 * t ** 4), -np.inf, np.inf)[0]
+    return np.log(z)
+
+
+def complex_valued(a):
+    z = quad(lambda t: np.exp(1j * a * t) * t, 0.0, a, complex_func=True)[0]
+    return (z * z.conjugate()).real + z.imag
+
+
+def through_a_list(a):
+    p = [a, 2.0 * a]
+    return quad(lambda t: p[0] * t + p[1] * t * t, 0, 1)[0]
+
+
+class Decay:
+    def __init__(self, w):
+        self.w = w
+
+    def at(self, t):
+        return math.exp(-self.w * t)
+
+
+def bound_method(a):
+    return quad(Decay(a).at, 0, 1)[0]
+
+
+CASES = [closure, through_args, through_positional_args, moving_limits, infinite, half_infinite, reversed_limits,
+         nested, with_points, full_output, complex_valued, through_a_list, bound_method]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_quad_against_finite_differences(mode, f):
+    x = 0.7
+    assert mode(f, x) == pytest.approx(fd.derivative(f, x, h=1e-5), rel=1e-5, abs=1e-7)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_closed_form(mode):
+    # d/da ∫_0^1 exp(-a t²) dt = -∫_0^1 t² exp(-a t²) dt; ∫_R exp(-a t²) = sqrt(pi/a)
+    expected = -quad(lambda t: t * t * math.exp(-1.3 * t * t), 0, 1, epsabs=1e-13)[0]
+    assert mode(closure, 1.3) == pytest.approx(expected, rel=1e-8)
+    assert mode(infinite, 1.3) == pytest.approx(-0.5 * math.sqrt(math.pi) * 1.3 ** -1.5, rel=1e-7)
+    # limits moving: d/da ∫_a^{a²+1} sin(a t) dt = ∫ t cos(a t) dt + 2a sin(a(a²+1)) - sin(a²)
+    a = 0.7
+    inner = quad(lambda t: t * math.cos(a * t), a, a * a + 1)[0]
+    assert mode(moving_limits, a) == pytest.approx(inner + 2 * a * math.sin(a * (a * a + 1)) - math.sin(a * a),
+                                                   rel=1e-8)
+
+
+def test_gradient_of_two_parameters_and_array_closure():
+    g = gradient(normaliser, 0.4, 1.3)
+    assert g == pytest.approx(fd.gradient(normaliser, 0.4, 1.3), rel=1e-5)
+
+    def poly(c):
+        return quad(lambda t: np.polyval(c, t) ** 2, -1.0, 1.0)[0]
+    c = np.array([0.5, -1.0, 2.0])
+    assert gradient(poly, c)[0] == pytest.approx(fd.gradient(poly, c)[0], rel=1e-6)
+    assert jacfwd(poly, c) == pytest.approx(fd.gradient(poly, c)[0], rel=1e-6)
+
+
+def test_jvp_and_pullback():
+    def two(a, b):
+        return quad(lambda t, s: np.exp(-a * t) * s, 0.0, b, args=(b,))[0]
+    y, dy = jvp(two, (0.5, 1.5), (1.0, -2.0))
+    assert y == pytest.approx(two(0.5, 1.5))
+    assert dy == pytest.approx(fd.directional(two, (0.5, 1.5), (1.0, -2.0)), rel=1e-6)
+    y, back = pullback(two, 0.5, 1.5)
+    assert back(2.0) == pytest.approx(tuple(2.0 * g for g in fd.gradient(two, 0.5, 1.5)), rel=1e-6)
+
+
+@pytest.mark.parametrize("inner", ["reverse", "forward"])
+def test_hessian(inner):
+    def f(x):
+        return quad(lambda t: np.exp(-x[0] * t * t) * x[1], 0.0, x[1])[0]
+    x = np.array([0.8, 1.2])
+    assert hessian(f, x, inner=inner) == pytest.approx(fd.hessian(f, x), rel=1e-4, abs=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_multiple_integrals(mode):
+    def double(a):
+        return integrate.dblquad(lambda y, x: np.exp(-a * x * y), 0.0, 1.0, 0.0, lambda x: x)[0]
+
+    def by_nquad(a):
+        return integrate.nquad(lambda x, y: np.cos(a * x + y), [[0.0, 1.0], [0.0, a]])[0]
+    for f in (double, by_nquad):
+        assert mode(f, 0.6) == pytest.approx(fd.derivative(f, 0.6, h=1e-5), rel=1e-5)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_pure_python_quadratures(mode):
+    def fixed(a):
+        return integrate.fixed_quad(lambda t: np.exp(-a * t * t), 0.0, 1.0, n=8)[0]
+
+    def simpson(a):
+        t = np.linspace(0.0, 1.0, 11)
+        return integrate.simpson(np.exp(-a * t * t), x=t)
+
+    def trapezoid(a):
+        t = np.linspace(0.0, 1.0, 11) * a
+        return integrate.trapezoid(np.exp(-a * t * t), x=t)
+    for f in (fixed, simpson, trapezoid):
+        assert mode(f, 0.6) == pytest.approx(fd.derivative(f, 0.6), rel=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_weights(mode):
+    def weighted(a):
+        return quad(lambda t: np.exp(-a * t), 0.0, 2.0, weight="cos", wvar=3.0)[0]
+
+    def fourier(a):
+        return quad(lambda t: np.exp(-a * t), 0.0, np.inf, weight="sin", wvar=2.0)[0]
+    for f in (weighted, fourier):
+        assert mode(f, 0.6) == pytest.approx(fd.derivative(f, 0.6, h=1e-5), rel=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_refusals(mode):
+    def error_estimate(a):
+        return quad(lambda t: np.exp(-a * t * t), 0, 1)[1]
+
+    def moving_weighted(a):
+        return quad(lambda t: t, 0.0, a, weight="cos", wvar=3.0)[0]
+
+    def weight_parameter(a):
+        return quad(lambda t: t, 0.0, 1.0, weight="cos", wvar=a)[0]
+
+    def diagnostics(a):
+        value, err, info = quad(lambda t: np.exp(-a * t), 0, 1, full_output=1)
+        return value + info["rlist"][0]
+    for f in (error_estimate, moving_weighted, weight_parameter, diagnostics):
+        with pytest.raises(NoDerivative):
+            mode(f, 0.6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_error_estimate_read_but_not_differentiated(mode):
+    def f(a):
+        value, err = quad(lambda t: np.exp(-a * t * t), 0, 1)
+        return value * 2.0 if err < 1e-3 else 0.0
+    assert mode(f, 0.6) == pytest.approx(fd.derivative(f, 0.6), rel=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_constant_integrand_and_constant_weighted_call(mode):
+    def f(a):
+        c = quad(lambda t: t * t, 0.0, 1.0, weight="cos", wvar=2.0)[0]
+        return a * c + quad(np.sin, 0.0, 1.0)[0] * a
+    c = quad(lambda t: t * t, 0.0, 1.0, weight="cos", wvar=2.0)[0] + quad(np.sin, 0.0, 1.0)[0]
+    assert mode(f, 0.6) == pytest.approx(c, rel=1e-10)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_singular_end(mode):
+    def constant_end(a):  # the integrand is infinite at the fixed end 0: not differentiated there
+        return quad(lambda t: a / math.sqrt(t), 0.0, 1.0)[0]
+
+    def moving_end(a):
+        return quad(lambda t: 1.0 / math.sqrt(t), 0.0, a)[0]
+
+    def moving_singular_end(a):
+        return quad(lambda t: 1.0 / math.sqrt(t), a - 0.7, 1.0)[0]
+    assert mode(constant_end, 0.7) == pytest.approx(2.0, rel=1e-8)
+    assert mode(moving_end, 0.7) == pytest.approx(1.0 / math.sqrt(0.7), rel=1e-8)
+    with pytest.raises(NoDerivative):
+        mode(moving_singular_end, 0.7)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_quad_vec(mode):
+    def vector(a):
+        v = integrate.quad_vec(lambda t: np.array([np.exp(-a * t), t * a, np.sin(a * t)]), 0.0, a)[0]
+        return v @ np.array([1.0, 2.0, -1.0])
+
+    def with_args(a):
+        return integrate.quad_vec(lambda t, s: np.exp(-s * t * t), -np.inf, np.inf, args=(a,))[0]
+    for f in (vector, with_args):
+        assert mode(f, 0.7) == pytest.approx(fd.derivative(f, 0.7, h=1e-5), rel=1e-6)
