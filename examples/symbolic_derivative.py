@@ -36,7 +36,7 @@ def damped_energy(m, c, x):
 
 def main():
     k, y0 = sp.symbols("k y0", positive=True)
-    exact_step = lambda k, y0: rk4_decay(k, y0, t_end=sp.Integer(1))  # noqa: E731  (h = 1/4 exactly)
+    exact_step = lambda k, y0: rk4_decay(k, y0, t_end=sp.Integer(1), steps=2)  # noqa: E731  (h = 1/2 exactly)
     dk, dy0 = gradient(exact_step, k, y0)
     y_end = exact_step(k, y0)
     assert sp.expand(dk - sp.diff(y_end, k)) == 0 and sp.expand(dy0 - sp.diff(y_end, y0)) == 0
@@ -52,10 +52,10 @@ def main():
     # the same code on numbers: the symbolic derivative evaluated agrees with the numeric gradient
     at = {k: sp.Rational(7, 10), y0: 2}
     exact = dk.subs(at)
-    numeric = gradient(rk4_decay, 0.7, 2.0)[0]
+    numeric = gradient(lambda k, y0: rk4_decay(k, y0, steps=2), 0.7, 2.0)[0]
     assert abs(float(exact) - numeric) < 1e-14
     with mpmath.workdps(40):
-        precise = gradient(rk4_decay, mpmath.mpf("0.7"), mpmath.mpf(2))[0]
+        precise = gradient(lambda k, y0: rk4_decay(k, y0, mpmath.mpf(1), 2), mpmath.mpf("0.7"), mpmath.mpf(2))[0]
         assert abs(precise - mpmath.mpf(sp.N(exact, 45))) < mpmath.mpf("1e-38")
         print("at k = 0.7, y0 = 2:", float(exact), "(float)", mpmath.nstr(precise, 30), "(mpmath, 40 digits)")
 
