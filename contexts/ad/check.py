@@ -13,13 +13,11 @@ arguments (rules that change arrays in place are not re-run); a failed check rai
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from overdub.errors import OverdubError
 
-from ..rules.check import _STENCILS, _inner
+from ..rules.check import _inner, trusted_slope
 
 __all__ = ["RuleCheck", "RuleCheckError"]
 
@@ -27,7 +25,7 @@ _STEP = 1e-3
 _RTOL, _ATOL = 1e-4, 1e-8
 
 
-from ..forward.check import RuleCheckError  # noqa: E402  (one error for the pullbacks and tangents checked)
+from ..forward.check import RuleCheckError, _real  # noqa: E402  (one error for the pullbacks and tangents checked)
 
 
 class RuleCheck:
@@ -85,28 +83,7 @@ def _directional(op, i, x, v, h):
         args[i] = x + t * v
         return _inner(op.cotangent, op.fn(*args, **op.kwargs))
 
-    try:
-        with np.errstate(all="ignore"):
-            values = {k: at(k * h) for k in (-2, -1, 0, 1, 2)}
-    except Exception:
-        return None
-    if not all(math.isfinite(val) for val in values.values()):
-        return None
-    central = sum(c * values[k] for k, c in _STENCILS[4]) / h
-    right, left = (values[1] - values[0]) / h, (values[0] - values[-1]) / h
-    if abs(right - left) > 1e-2 * (abs(right) + abs(left)) + 1e-6:
-        return None  # a kink (abs at 0, max at a tie) or strong curvature: not verifiable here
-    return central
-
-
-def _real(x) -> bool:
-    if isinstance(x, bool):
-        return False
-    if isinstance(x, float):
-        return math.isfinite(x)
-    if isinstance(x, (np.ndarray, np.floating)):
-        return x.dtype.kind == "f" and bool(np.isfinite(x).all())
-    return False
+    return trusted_slope(at, h)
 
 
 def _rule_name(op, rule) -> str:

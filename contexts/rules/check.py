@@ -16,6 +16,7 @@ finite-difference Hessian: std(g_i) = sqrt(sum_j (H_ij sigma_j)^2)).
 
 from __future__ import annotations
 
+import math
 import numbers
 from fractions import Fraction
 from typing import Any, Callable
@@ -32,6 +33,23 @@ _STENCILS = {
     2: ((-1, -1 / 2), (1, 1 / 2)),
     4: ((-2, 1 / 12), (-1, -8 / 12), (1, 8 / 12), (2, -1 / 12)),
 }
+
+
+def trusted_slope(at: Callable[[float], float], h: float):
+    """d/dt at(t) at t = 0 by the 4-point central stencil, or None where it cannot be trusted: an error,
+    a value not finite, or one-sided differences that disagree (a kink, abs at 0 or max at a tie, or
+    strong curvature). The check modes compare rules with it at the operands a program actually used."""
+    try:
+        with np.errstate(all="ignore"):
+            values = {k: at(k * h) for k in (-2, -1, 0, 1, 2)}
+    except Exception:
+        return None
+    if not all(math.isfinite(v) for v in values.values()):
+        return None
+    right, left = (values[1] - values[0]) / h, (values[0] - values[-1]) / h
+    if abs(right - left) > 1e-2 * (abs(right) + abs(left)) + 1e-6:
+        return None
+    return sum(c * values[k] for k, c in _STENCILS[4]) / h
 
 
 def _differentiable(x) -> bool:
