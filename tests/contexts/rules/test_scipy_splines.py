@@ -7,6 +7,12 @@ import numpy as np
 import pytest
 
 pytest.importorskip("scipy.interpolate")
+import scipy  # noqa: E402
+
+# scipy 1.18 (installed on Python 3.12+) rewrote the spline kernels these rules are for: the rules
+# cover scipy <= 1.17 until they are ported (known gap, issue 14)
+pytestmark = pytest.mark.skipif(tuple(int(p) for p in scipy.__version__.split(".")[:2]) >= (1, 18),
+                                reason="scipy 1.18 moved the B-spline kernels (rules not ported yet)")
 from scipy.interpolate import BSpline, _dierckx, make_interp_spline  # noqa: E402
 
 from contexts import gradient, jacfwd  # noqa: E402
