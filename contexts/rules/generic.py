@@ -14,9 +14,9 @@ from fractions import Fraction
 
 import numpy as np
 from uncertainties import umath as _umath
+from uncertainties.core import AffineScalarFunc as _UFloat
 
 from . import leaves as _leaves
-from uncertainties.core import AffineScalarFunc as _UFloat
 
 try:  # scipy is optional: it supplies erf/gamma/digamma ufuncs for arrays and array-like values
     import scipy.special as _special
@@ -150,8 +150,8 @@ def project(g, like):
     if isinstance(g, (complex, np.complexfloating)) or (isinstance(g, np.ndarray) and g.dtype.kind == "c"):
         if is_real(like):
             return g.real
-    if type(like) is float and isinstance(g, _leaves.Scalar) and _leaves.kind_of(g).name == "mpmath":
-        return float(g.real) if _leaves.kind_of(g).complex else float(g)  # a float's, of a float's kind
+    if (type(like) is float or type(like) is complex) and isinstance(g, _leaves.Scalar):
+        return _leaves.plain_like(g, like)  # a float given to mpmath or sympy gets a float back
     return g
 
 

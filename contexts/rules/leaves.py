@@ -34,7 +34,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "DOMAINS", "load_domains"]
+__all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains"]
 
 
 class Scalar(abc.ABC):
@@ -82,6 +82,17 @@ def kind_of(x) -> Kind | None:
     kind = next((k for cls, k in reversed(_KINDS.items()) if issubclass(t, cls)), None)
     _BY_TYPE[t] = kind
     return kind
+
+
+def plain_like(g, like):
+    """g, a number of a registered kind, as a Python number of `like`'s type (float or complex) where it is
+    a number: the derivative of a float given to mpmath or sympy is a float. A symbolic g stays as it is."""
+    try:
+        if type(like) is complex:
+            return complex(g)
+        return float(g.real if kind_of(g).complex else g)
+    except (TypeError, ValueError):  # (a sympy expression with free symbols)
+        return g
 
 
 # -- domains loaded with their package -----------------------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 import mpmath
 
 from . import math as _math_rules
+from .generic import project
 from .leaves import register_scalar
 from .math import register_elementwise
 from .registry import NoClosedForm, registry
@@ -88,6 +89,19 @@ def power_partial_n(y, x, n):
     return y * mpmath.log(x) if x != 0 else 0 * y  # (0 ** n: the limit along n, 0 for n > 0)
 
 
+def _register(fn, partials, name):
+    """`register_elementwise`, with each cotangent of its argument's kind: a float given to an mpmath
+    function gets a float back (`generic.project`); mpmath's own numbers keep theirs."""
+    register_elementwise(fn, partials, name)
+    adjoint = registry.get(fn).adjoint
+
+    def in_kind(dy, y, *args, **kwargs):
+        return tuple(project(g, a) for g, a in zip(adjoint(dy, y, *args, **kwargs), args))
+
+    in_kind.__name__ = in_kind.__qualname__ = adjoint.__name__
+    registry.set(fn, adjoint=in_kind)
+
+
 _OWN = {"erf": (erf_partial,), "erfc": (erfc_partial,), "log10": (log10_partial,),
         "degrees": (degrees_partial,), "radians": (radians_partial,), "loggamma": (loggamma_partial,),
         "sec": (sec_partial,), "csc": (csc_partial,), "cot": (cot_partial,),
@@ -99,7 +113,7 @@ for _name, _partials in {**_math_rules._ELEMENTWISE, **_OWN}.items():
         continue  # not mpmath's names, or no mpmath function of that meaning
     fn = getattr(mpmath, _name, None)
     if fn is not None:
-        register_elementwise(fn, _OWN.get(_name, _partials), f"mpmath.{_name}")
+        _register(fn, _OWN.get(_name, _partials), f"mpmath.{_name}")
         registry.sparsity(elementwise_spec(_OWN.get(_name, _partials), linear=_name in ("degrees", "radians", "fabs")),
                           fn)
 
@@ -111,19 +125,10 @@ def besseli_partial_x(y, n, x, *rest, **kwargs):
     return (mpmath.besseli(n - 1, x) + mpmath.besseli(n + 1, x)) / 2
 
 
-register_elementwise(mpmath.besselj, (NoClosedForm("mpmath.besselj", "n", 0), besselj_partial_x), "mpmath.besselj")
-register_elementwise(mpmath.besseli, (NoClosedForm("mpmath.besseli", "n", 0), besseli_partial_x), "mpmath.besseli")
+_register(mpmath.besselj, (NoClosedForm("mpmath.besselj", "n", 0), besselj_partial_x), "mpmath.besselj")
+_register(mpmath.besseli, (NoClosedForm("mpmath.besseli", "n", 0), besseli_partial_x), "mpmath.besseli")
 registry.adjoint(mpmath.hypot, kind="elementwise")(_math_rules.hypot_adjoint)
 registry.sparsity(NONLINEAR, mpmath.hypot, mpmath.besselj, mpmath.besseli)
-
-
-def _in_kind_of_arguments(adjoint):
-    """An adjoint whose cotangents are of their arguments' kind: a float given to an mpmath function
-    gets a float back (mpmath's own numbers keep theirs)."""
-    def in_kind(dy, y, *args, **kwargs):
-        return tuple(_as_given(g, a) for g, a in zip(adjoint(dy, y, *args, **kwargs), args))
-    in_kind.__name__ = in_kind.__qualname__ = adjoint.__name__
-    return in_kind
 
 
 def mpmath_hypot_frule(tangents, *xs):
@@ -136,16 +141,9 @@ registry.nondifferentiable(mpmath.floor, mpmath.ceil, mpmath.nint, mpmath.sign, 
                            mpmath.isint, mpmath.nstr)
 
 
-def _as_given(dy, x):
-    """The cotangent of a number converted to mpmath: of the number's own kind (a float's is a float)."""
-    if dy is None or isinstance(x, (mpmath.mpf, mpmath.mpc)) or not isinstance(dy, (mpmath.mpf, mpmath.mpc)):
-        return dy
-    return complex(dy) if isinstance(x, complex) else float(dy) if isinstance(x, float) else dy
-
-
 def convert_adjoint(dy, y, x, *rest, **kwargs):
     """`mpf(x)`, `mpmathify(x)`: the value itself, in mpmath's precision."""
-    return (_as_given(dy, x),) + (None,) * len(rest)
+    return (project(dy, x),) + (None,) * len(rest)
 
 
 def convert_frule(tangents, x, *rest, **kwargs):
@@ -175,7 +173,7 @@ def mpc_frule(tangents, real=0, imag=0, **kwargs):
 def mpc_adjoint(dy, y, real=0, imag=0, **kwargs):
     """mpc(a, b) = a + i b: the real part's cotangent is Re dy, the imaginary part's Im dy (Zygote's
     convention, as for `complex`)."""
-    return _as_given(mpmath.re(dy), real), _as_given(mpmath.im(dy), imag)
+    return project(mpmath.re(dy), real), project(mpmath.im(dy), imag)
 
 
 registry.sparsity(LINEAR, mpmath.mpmathify, mpmath.mpf, mpmath.mpc)
@@ -183,7 +181,3 @@ registry.frule(mpmath.mpf)(mpf_frule)
 registry.frule(mpmath.mpc)(mpc_frule)
 registry.adjoint(mpmath.mpc, kind="linear")(mpc_adjoint)
 
-
-for _fn in {rule.fn for rule in registry.rules.values() if getattr(rule.fn, "__module__", "") .startswith("mpmath")
-            and rule.adjoint is not None and rule.kind == "elementwise"}:
-    registry.set(_fn, adjoint=_in_kind_of_arguments(registry.get(_fn).adjoint))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .generic import project
 from .leaves import register_scalar
 from .registry import NoDerivative, Rule, registry
 from .sparsity_specs import LINEAR, NONLINEAR
@@ -42,11 +43,6 @@ SAME_VALUE = ("expand", "simplify", "factor", "cancel", "together", "apart", "tr
 
 def same_value_adjoint(dy, y, self, *args, **kwargs):
     return (dy,) + (None,) * len(args)
-
-
-def same_value_frule(tangents, self, *args, method=None, **kwargs):
-    t = tangents[0] if tangents else None
-    return method(self, *args, **kwargs), t
 
 
 for _name in SAME_VALUE:
@@ -85,18 +81,11 @@ def partials(cls, args, kwargs):
     return out
 
 
-def _kind_of_given(g, a):
-    """A cotangent for a plain number converted to sympy: a number of that kind where it is one."""
-    if isinstance(a, float) and isinstance(g, sp.Expr) and g.is_number:
-        return float(g)
-    return g
-
-
 def _make(cls) -> Rule:
     def adjoint(dy, y, *args, **kwargs):
         if dy is None:
             return (None,) * len(args)
-        return tuple(None if p is None else _kind_of_given(dy * p, a)
+        return tuple(None if p is None else project(dy * p, a)
                      for p, a in zip(partials(cls, args, kwargs), args))
 
     def frule(tangents, *args, **kwargs):
@@ -120,7 +109,7 @@ registry.family(_expression_class, _make)
 
 
 def sympify_adjoint(dy, y, a, *args, **kwargs):
-    return (_kind_of_given(dy, a),) + (None,) * len(args)
+    return (project(dy, a),) + (None,) * len(args)
 
 
 def sympify_frule(tangents, a, *args, **kwargs):
