@@ -35,6 +35,7 @@ __all__ = ["generate", "Generated", "HELPERS"]
 
 # Helper free variables the generated code uses (filled by contexts.ad.runtime).
 HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
+           "__od_getitem_index_adj__",
            "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__",
@@ -503,6 +504,8 @@ class _Gen:
         if isinstance(v, ast.Subscript):
             obj = v.value.id
             self.dvars.add(obj)
+            if any(n in self.active for n in _names_in(v.slice)):
+                return [s], [obj] + _names_in(v.slice), self.take(name) + [_given("_g", self.index_adj(obj, v.slice))]
             adj = self.take(name) + [_given("_g", [assign(d(obj), call(
                 "__od_getitem_adj__", "_od_S", d(obj), "_g", obj, index_value(v.slice)))])]
             return [s], [obj] + _names_in(v.slice), adj
@@ -517,6 +520,24 @@ class _Gen:
             # a set's members carry no cotangent back: refused when they may carry a derivative
             return [s] + at([expr_stmt(call("__od_match_guard__", name, const("a set of")))], s), [], self.take(name)
         return [s], [], self.take(name)  # sets, f-strings...: nothing flows back
+
+    def index_adj(self, obj: str, idx: ast.expr) -> list[ast.stmt]:
+        """The adjoint of `obj[idx]` with an active index: a class's own `__getitem__` (`np.r_[x, 1.0]`)
+        gives the index a cotangent too, added to the index's names (one name, or a tuple's)."""
+        if isinstance(idx, ast.Name):
+            parts = [(idx.id, None)]
+        elif isinstance(idx, ast.Tuple) and all(isinstance(e, (ast.Name, ast.Constant)) for e in idx.elts):
+            parts = [(e.id, i) for i, e in enumerate(idx.elts) if self.is_active(e)]
+        else:  # slice bounds (`a[:k]`): an index's cotangent, if a class's code gives one, is refused then
+            parts = None
+        out = [assign((d(obj), "_od_gi"), call("__od_getitem_index_adj__", "_od_S", d(obj), "_g", obj,
+                                               index_value(idx), const(parts is None)))]
+        if parts is None:
+            return out
+        for x, i in parts:
+            part = "_od_gi" if i is None else call("__od_slice_cot__", "_od_S", "_od_gi", const(i), tuple_([x]))
+            out += [_given("_od_gi", self.acc(x, part if i is None else item(part, 0)))]
+        return out
 
     def _ret(self, s):
         return at([ast.Return(value=tuple_([s.value.id, "_od_tape"]))], s)[0]

@@ -427,6 +427,31 @@ _CONSTANT_ATTRS = frozenset({"shape", "ndim", "size", "dtype", "strides", "items
                              "ctypes", "data", "numerator", "denominator", "device", "__class__"})
 
 
+def getitem_index_adj(S, dobj, g, obj, idx, bounds=False):
+    """`obj[idx]` with an index that may carry a derivative: (obj's cotangent, idx's). A class's own
+    `__getitem__` (Python code: `np.r_[x, 1.0]`, a table looked up at a float) is re-run under AD and
+    pulled back in both; an array's, list's or dict's index only selects (no cotangent). `bounds`: the
+    index is made of slices whose bounds the adjoint cannot hand a cotangent to: one given is refused."""
+    gi = getattr(type(obj), "__getitem__", None)
+    if type(gi) is types.FunctionType and type(obj) is not _Dual:
+        dself, dargs = _rerun_back(S, gi, obj, (idx,), g, dobj)
+        if bounds and not _no_cotangent(dargs[0]):
+            raise runtime.UnsupportedFunction(
+                f"reverse mode cannot hand a cotangent to the slice bounds of {type(obj).__name__}[...]: its "
+                f"__getitem__ differentiates them", where=runtime._user_line(),
+                fix="index with a plain value (`obj[k]`, k a variable), or give __getitem__ a rule")
+        return dself, dargs[0]
+    return getitem_adj(S, dobj, g, obj, idx), None
+
+
+def _no_cotangent(g) -> bool:
+    if g is None:
+        return True
+    if isinstance(g, (list, tuple)):
+        return all(_no_cotangent(v) for v in g)
+    return isinstance(g, Tangent) and all(_no_cotangent(v) for v in g.values())
+
+
 def getitem_adj(S, dobj, g, obj, idx):
     if type(obj) is np.flatiter:  # `x.flat[i]`: the flat iterator's cotangent is a flat array of x's size
         base = obj.base
@@ -969,7 +994,8 @@ def enumerate_at(it):
 
 HELPER_IMPLS = {
     "__od_call__": runtime.call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
-    "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj, "__od_display_adj__": display_adj,
+    "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj,
+    "__od_getitem_index_adj__": getitem_index_adj, "__od_display_adj__": display_adj,
     "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj,

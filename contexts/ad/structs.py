@@ -55,8 +55,8 @@ def _new_box(obj):
         return SeqBox([None] * len(obj))
     if isinstance(obj, dict):
         return MapBox()
-    if isinstance(obj, (types.FunctionType, types.MethodType)) or has_fields(obj):
-        return Tangent()
+    if isinstance(obj, (types.FunctionType, types.MethodType, slice)) or has_fields(obj):
+        return Tangent()  # (a slice: its start, stop and step by name)
     return SeqBox()
 
 

@@ -436,6 +436,14 @@ def to_array(obj, dtype=None):
     return np.asarray(obj, dtype=dtype)
 
 
+def build_array(args: tuple, kwargs: dict):
+    """`np.array(obj, dtype=..., ndmin=...)` / `np.asarray` of duals: `to_array`, with ndmin's leading axes
+    (np.r_ builds its pieces with ndmin=1)."""
+    out = to_array(args[0], kwargs.get("dtype"))
+    missing = kwargs.get("ndmin", 0) - np.ndim(out)
+    return out.reshape((1,) * missing + np.shape(out)) if missing > 0 else out
+
+
 def has_dual(obj) -> bool:
     """obj is a Dual or a (nested) list/tuple holding one."""
     if type(obj) is Dual:

@@ -21,7 +21,7 @@ from overdub.passes import marked_opaque
 from ..rules.frames import note_transformed
 
 from ..rules.registry import key_of, objects_of_classes, registry
-from .arrays import NoForwardRule, apply_frule, has_dual, no_rule, out_position, to_array, write_out
+from .arrays import NoForwardRule, apply_frule, build_array, has_dual, no_rule, out_position, to_array, write_out
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
 from .dual import Dual, DualConversionError, primal, split, top_tag
@@ -93,7 +93,7 @@ class ForwardContext(overdub.Context):
             tag = top_tag(args) if args else None
             if tag is None:
                 if id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
-                    return to_array(args[0], kwargs.get("dtype"))
+                    return build_array(args, kwargs)
                 if overdub.is_recursable(fn) and not _native(fn):
                     return self.recurse(fn, *args, **kwargs)
                 if args and type(args[0]) is types.GeneratorType and _consumes(fn):
@@ -232,7 +232,7 @@ def pushforward(fn, *args, **kwargs):
     """
     tag = top_tag(tuple(args) + tuple(kwargs.values())) if args or kwargs else None
     if tag is None and id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
-        return to_array(args[0], kwargs.get("dtype"))  # an array built from a list of duals
+        return build_array(args, kwargs)  # an array built from a list of duals
     if type(fn) is types.FunctionType:
         rule = registry.rules.get(fn)
         if rule is not None and rule.duals is not None:
@@ -297,7 +297,7 @@ def _known(fn, args, kwargs, tag, run_rule):
     if fn is float or fn is complex:
         return _convert(fn, args[0])
     if id(fn) in _ARRAY_BUILDER_IDS:
-        return to_array(args[0], kwargs.get("dtype"))
+        return build_array(args, kwargs)
     rule = registry.get(fn)
     if rule is not None and rule.frule is not None:
         key = key_of(fn)

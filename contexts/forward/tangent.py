@@ -147,6 +147,8 @@ class _Tangents:
         name = target.id
         if name not in self.active:
             return [_in_place(s) if getattr(v, "_od_inplace", False) else s]
+        if isinstance(v, ast.Subscript) and self.uses_active(v.slice):
+            return self.subscript_with_tangent(s, name, v)
         tangent = self.tangent_of(v)
         if tangent is None:  # the statement computes its own tangent (a call)
             return self.call_with_tangent(s, name, v)
@@ -156,6 +158,19 @@ class _Tangents:
             # caller see it; a number is rebound), and the variables viewing x follow its tangent
             return tangent_stmt + [_in_place(s)] + self.sync(name, s)
         return tangent_stmt + [s]
+
+    def subscript_with_tangent(self, s, name: str, v: ast.Subscript) -> list[ast.stmt]:
+        """`name = obj[idx]` with an active index: `__fd_subscript__` differentiates a class's own
+        `__getitem__` in the index too (an array's index only selects)."""
+        idx = v.slice
+        if isinstance(idx, ast.Name):
+            tidx = self.tangent(idx)
+        elif isinstance(idx, ast.Tuple) and all(isinstance(e, (ast.Name, ast.Constant)) for e in idx.elts):
+            tidx = tuple_(self.tangent(e) for e in idx.elts)
+        else:
+            raise NotTransformable("an active value in a slice")
+        value = call("__fd_subscript__", user(v.value), index_value(idx), self.tangent(v.value), tidx)
+        return at([assign((name, tangent_name(name)), value)], s)
 
     def store_into(self, s: ast.Assign, target, v) -> list[ast.stmt]:
         """`y[i] = v`: y's tangent gets v's at i (a new tangent: another variable's may be y's); a store

@@ -339,6 +339,16 @@ def fd_getitem(t, idx):
     return t.get(idx, 0) if type(t) is dict else t[idx]  # a dict's tangent holds its active items only
 
 
+def fd_subscript(obj, idx, tobj, tidx):
+    """`obj[idx]` with an index that may carry a tangent: a class's own `__getitem__` (Python code:
+    `np.r_[x, 1.0]`, a user's table looked up at a float) is differentiated as a call with the index's
+    tangent; an array's, list's or dict's index has none (it selects), so those are indexed as usual."""
+    gi = getattr(type(obj), "__getitem__", None)
+    if type(gi) is types.FunctionType and not _all_zero(tidx):
+        return fd_call(gi, (obj, idx), (tobj, tidx), {}, {})
+    return obj[idx], fd_getitem(tobj, idx)
+
+
 def fd_attr(t, attr):
     return 0 if _zero(t) else getattr(t, attr)
 
@@ -467,7 +477,7 @@ def fd_matmul(a, b, ta, tb):
 
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
-    **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_attr, fd_pow, fd_matmul,
+    **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_attr, fd_pow, fd_matmul,
                                            fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc)},
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
     **LOWERING_HELPERS, "__od_primal__": primal}.items()}

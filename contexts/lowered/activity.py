@@ -407,8 +407,8 @@ class _Activity:
             return bool(free_names(v) & a)
         if isinstance(v, ast.Attribute):
             return self.value_active(v.value)
-        if isinstance(v, ast.Subscript):
-            return self.value_active(v.value)
+        if isinstance(v, ast.Subscript):  # (an active index: a class's own __getitem__ may compute with it)
+            return self.value_active(v.value) or any(n in a for n in _reads(v.slice))
         return any(n in a for n in _reads(v))
 
     def visit(self, stmts: list[ast.stmt]) -> None:
