@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import ast
 import copy
-import types
 from dataclasses import dataclass, field
 
 from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names, fresh_calls,
-                                local_names, nonlocal_writes, own_statements, steering_numbers, stored_base,
-                                view_groups)
+                                local_names, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
+                                stored_base, view_groups)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
                              if_exp, index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
@@ -120,29 +119,14 @@ def _changed_array(callee: str, v: ast.Call, out_kw, is_active):
 
 
 def declared_writes(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> dict[int, int]:
-    """The calls `name(...)` / `module.name(...)` in fdef whose callee, as the name finds it now in
-    globals_, is an in-place primitive that declares the positional argument it overwrites (`Rule.writes`,
-    `scipy.interpolate._ppoly.evaluate(..., out)`): call id -> that position. A name bound in the function
-    (or captured) is never resolved, as for `fresh_calls`."""
-    local = set(freevars) | {a.arg for a in ast.walk(fdef) if isinstance(a, ast.arg)}
-    local |= {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-
-    def resolve(e):
-        if isinstance(e, ast.Name):
-            return None if e.id in local else globals_.get(e.id)
-        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name):
-            module = resolve(e.value)
-            if isinstance(module, types.ModuleType):
-                return vars(module).get(e.attr)  # (no module __getattr__: it may have effects)
-        return None
-
+    """The calls in fdef (`resolved_calls`) whose callee is an in-place primitive that declares the
+    positional argument it overwrites (`Rule.writes`, `scipy.interpolate._ppoly.evaluate(..., out)`):
+    call id -> that position."""
     out = {}
-    for n in ast.walk(fdef):
-        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)):
-            fn = resolve(n.func)
-            rule = registry.get(fn) if fn is not None else None
-            if rule is not None and rule.writes is not None:
-                out[id(n)] = rule.writes
+    for n, fn in resolved_calls(fdef, globals_, freevars):
+        rule = registry.get(fn)
+        if rule is not None and rule.writes is not None:
+            out[id(n)] = rule.writes
     return out
 
 

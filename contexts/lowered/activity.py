@@ -217,12 +217,10 @@ _FRESH_MODULES = frozenset({"math", "cmath"})
 _FRESH_BUILTINS = frozenset({float, int, complex, bool, len})
 
 
-def fresh_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> set[int]:
-    """The ids of the calls `name(...)` / `module.name(...)` in fdef whose result shares no memory with
-    their arguments, by the callee the name finds now in globals_ (or builtins): a function of `math` or
-    `cmath`, `float`/`int`/`complex`/`bool`/`len`, or a numpy ufunc given no output (`out=` or more
-    positional arguments than its inputs). A name bound in the function (or captured) is never resolved.
-    Resolving module globals at transform time is what activity does for `ask_primals` too."""
+def resolved_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()):
+    """(call node, callee) for each call `name(...)` / `module.name(...)` in fdef (no `*args`) whose callee
+    the name finds now in globals_ (or builtins). A name bound in the function (or captured) is never
+    resolved. Resolving module globals at transform time is what activity does for `ask_primals` too."""
     local = set(freevars)
     for n in all_nodes(fdef):
         if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
@@ -249,13 +247,19 @@ def fresh_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> 
                 return vars(module).get(e.attr)  # (no module __getattr__: it may have effects)
         return None
 
-    out = set()
     for n in all_nodes(fdef):
-        if not isinstance(n, ast.Call) or any(isinstance(a, ast.Starred) for a in n.args):
-            continue
-        fn = resolve(n.func)
-        if fn is None:
-            continue
+        if isinstance(n, ast.Call) and not any(isinstance(a, ast.Starred) for a in n.args):
+            fn = resolve(n.func)
+            if fn is not None:
+                yield n, fn
+
+
+def fresh_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> set[int]:
+    """The ids of the calls in fdef (`resolved_calls`) whose result shares no memory with their
+    arguments: a function of `math` or `cmath`, `float`/`int`/`complex`/`bool`/`len`, or a numpy ufunc
+    given no output (`out=` or more positional arguments than its inputs)."""
+    out = set()
+    for n, fn in resolved_calls(fdef, globals_, freevars):
         if type(fn) is types.BuiltinFunctionType and getattr(fn, "__module__", None) in _FRESH_MODULES:
             out.add(id(n))
         elif isinstance(fn, type) and fn in _FRESH_BUILTINS or fn is len:
