@@ -24,7 +24,7 @@ from ..rules.frames import entry_error, name_user_lines
 
 from .arrays import to_array
 from .context import ForwardContext, _vectorized
-from .dual import SWALLOWED, Dual, DualConversionError, Tag, swallowed, zero_tangent
+from .dual import SWALLOWED, Dual, DualConversionError, Tag, swallowed, top_tag, zero_tangent
 from .tangent import NotTransformable
 from .holds import dual_free
 from .tangent_runtime import tangent_jvp
@@ -47,6 +47,7 @@ def float_input(x: Any) -> Any:
 
 def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
     ctx = ForwardContext()
+    ctx.tag = _held_tag(args + tuple(kwargs.values()))
     try:
         if isinstance(f, np.vectorize):
             with ctx:
@@ -60,6 +61,16 @@ def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
             where=_user_line(e, f),
             fix="build the array from the input so it carries the derivative: `np.zeros_like(x)` (with "
                 "shape=... if needed), `x * 0.0`, `x.copy()`, not `np.zeros(n)`/`np.empty(n)`") from e
+
+
+def _held_tag(values, depth: int = 3):
+    """The innermost tag of the duals in values, also inside lists, tuples and dicts (`args=(k,)`)."""
+    tags = [top_tag(values)]
+    if depth:
+        for v in values:
+            if isinstance(v, (list, tuple, dict)):
+                tags.append(_held_tag(tuple(v.values()) if isinstance(v, dict) else tuple(v), depth - 1))
+    return max((t for t in tags if t is not None), key=lambda t: t.order, default=None)
 
 
 def _from_conversion(e: BaseException) -> bool:
