@@ -38,6 +38,7 @@ _RULES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # cont
 # in the rules, which make their dual arrays themselves)
 _FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones, np.full)))
 _NOT_FRESH = (os.path.dirname(np.__file__) + os.sep, _RULES_DIR + os.sep)
+_ATLEAST_IDS = frozenset(map(id, (np.atleast_1d, np.atleast_2d, np.atleast_3d)))  # (lists taken as arrays)
 _DISPATCHER = type(np.sum)
 _NUMPY_DISPATCHED = (np.ufunc, _DISPATCHER)  # these reach Dual.__array_ufunc__/__array_function__
 
@@ -95,6 +96,8 @@ class ForwardContext(overdub.Context):
             if tag is None:
                 if id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
                     return to_array(args[0], kwargs.get("dtype"))
+                if id(fn) in _ATLEAST_IDS and has_dual(args):  # `np.atleast_2d([h(s) for s in sigmas])`
+                    args = tuple(to_array(a) if type(a) in (list, tuple) and has_dual(a) else a for a in args)
                 if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
                     return _fresh(fn(*args, **kwargs), self.tag)
                 if overdub.is_recursable(fn) and not _native(fn):
@@ -199,7 +202,8 @@ def _constants_as_plain(args, kwargs):
     array np.zeros made, see _fresh): the call is then the plain one (its results carry no derivative
     when no other argument does); duals with a tangent are still refused by the call."""
     def plain(v):
-        if type(v) is Dual and type(v.primal) is np.ndarray and type(v.tangent) is np.ndarray and not v.tangent.any():
+        if (type(v) is Dual and type(v.primal) is np.ndarray and type(v.tangent) is np.ndarray
+                and not v.tangent.any()):
             return v.primal
         return v
     return tuple(map(plain, args)), {k: plain(v) for k, v in kwargs.items()}

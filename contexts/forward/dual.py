@@ -638,6 +638,12 @@ class Dual:
         return primal(self).flags
 
     @property
+    def base(self):
+        """Never None: a dual does not own its memory as an array does (scipy's `_datacopied` reads
+        `a.base is None` to decide that it may overwrite an argument's copy in place)."""
+        return self.primal
+
+    @property
     def T(self):
         return np.transpose(self)
 

@@ -600,7 +600,8 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
 def _immutable_locals(fdef, globals_: dict, outer: set[str]) -> set[str]:
     """Variables every binding of which is a constant or a builtin type or function (`dtype = float`): no
     call can store a derivative into them (`y.astype(dtype)` does not make dtype active)."""
-    stores = collections.Counter(n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    stores = collections.Counter(n.id for n in ast.walk(fdef)
+                                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     plain = collections.Counter()
     for name, value in name_stores(fdef):
         if isinstance(value, ast.Constant) or (

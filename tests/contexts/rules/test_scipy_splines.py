@@ -6,6 +6,8 @@ writes into an output argument) stay refused, never a zero."""
 import numpy as np
 import pytest
 
+from overdub.errors import OverdubError
+
 pytest.importorskip("scipy.interpolate")
 from scipy.interpolate import BSpline, CubicSpline, _dierckx, make_interp_spline  # noqa: E402
 
@@ -66,5 +68,7 @@ def test_cubic_spline_refused_not_zero(mode):
     array it writes (see contexts/rules/numpy/scipy_splines.py) it has no rule: a refusal."""
     def f(t):
         return np.sum(CubicSpline(XS, np.sin(XS))(t))
-    with pytest.raises(MissingRule):
+    # (forward mode: CubicSpline's own np.empty arrays are duals of zero tangent, which array-API
+    # compatibility's np.array(copy=...) then refuses to convert before evaluate is reached)
+    with pytest.raises(MissingRule if mode == "reverse" else OverdubError):
         gradient(f, POINTS) if mode == "reverse" else jacfwd(f, POINTS)
