@@ -28,7 +28,7 @@ from ..rules.registry import registry
 from .arrays import to_array
 from .observe import _check as _checking, observer
 from .context import ForwardContext, _known, _vectorized, forward_context
-from .dual import SWALLOWED, Dual, DualConversionError, Tag, swallowed, zero_tangent
+from .dual import SWALLOWED, Dual, DualConversionError, Tag, swallowed, top_tag, zero_tangent
 from .tangent import NotTransformable
 from .holds import dual_free
 from .tangent_runtime import tangent_jvp
@@ -51,6 +51,7 @@ def float_input(x: Any) -> Any:
 
 def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
     ctx = forward_context()
+    ctx.tag = _held_tag(args + tuple(kwargs.values()))
     try:
         if isinstance(f, np.vectorize):
             with ctx:
@@ -78,6 +79,16 @@ def _own_rule(f) -> bool:
         return False
     rule = registry.get(f)
     return rule is not None and rule.frule is not None
+
+
+def _held_tag(values, depth: int = 3):
+    """The innermost tag of the duals in values, also inside lists, tuples and dicts (`args=(k,)`)."""
+    tags = [top_tag(values)]
+    if depth:
+        for v in values:
+            if isinstance(v, (list, tuple, dict)):
+                tags.append(_held_tag(tuple(v.values()) if isinstance(v, dict) else tuple(v), depth - 1))
+    return max((t for t in tags if t is not None), key=lambda t: t.order, default=None)
 
 
 def _from_conversion(e: BaseException) -> bool:

@@ -24,7 +24,7 @@ from ..rules.registry import key_of, objects_of_classes, registry
 from .arrays import NoForwardRule, apply_frule, build_array, has_dual, no_rule, out_position, to_array, write_out
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
-from .dual import Dual, DualConversionError, primal, split, top_tag
+from .dual import Dual, DualConversionError, primal, split, top_tag, zero_tangent
 from .tangent_runtime import uncached
 
 __all__ = ["ForwardContext", "ObservedForwardContext", "forward_context", "run_inside", "pushforward"]
@@ -33,11 +33,18 @@ _ARRAY_BUILDERS = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np
 # looked up by identity: a callable object may be unhashable (a class defining __eq__ only, as
 # scikit-learn's kernels do), and `fn in a_set` would raise TypeError
 _ARRAY_BUILDER_IDS = frozenset(map(id, _ARRAY_BUILDERS))
+_RULES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # contexts/
+# arrays the function makes itself, to be filled later (`K = np.empty((s, n)); K[0] = f`): a float array
+# is made as a dual of zero tangent, so the values stored into it keep their derivatives
+# (not in numpy's own Python code: np.identity fills its np.zeros through `.flat`, which a dual lacks; nor
+# in the rules, which make their dual arrays themselves)
+_FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones, np.full)))
+_NOT_FRESH = (os.path.dirname(np.__file__) + os.sep, _RULES_DIR + os.sep)
+_ATLEAST_IDS = frozenset(map(id, (np.atleast_1d, np.atleast_2d, np.atleast_3d)))  # (lists taken as arrays)
 _DISPATCHER = type(np.sum)
 _NUMPY_DISPATCHED = (np.ufunc, _DISPATCHER)  # these reach Dual.__array_ufunc__/__array_function__
 
 
-_RULES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # contexts/
 _ENTRY_MODULES = ("contexts.forward", "contexts.ad", "contexts.sparsity", "contexts.debug", "overdub")
 
 
@@ -73,6 +80,7 @@ class ForwardContext(overdub.Context):
     """
 
     intercepts = frozenset({"call"})
+    tag = None  # the derivative call's tag: arrays made by np.empty/zeros/ones/full carry it (see _fresh)
 
     def overdub(self, site, fn, *args, **kwargs):
         try:
@@ -94,6 +102,10 @@ class ForwardContext(overdub.Context):
             if tag is None:
                 if id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
                     return build_array(args, kwargs)
+                if id(fn) in _ATLEAST_IDS and has_dual(args):  # `np.atleast_2d([h(s) for s in sigmas])`
+                    args = tuple(to_array(a) if type(a) in (list, tuple) and has_dual(a) else a for a in args)
+                if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
+                    return _fresh(fn(*args, **kwargs), self.tag)
                 if overdub.is_recursable(fn) and not _native(fn):
                     return self.recurse(fn, *args, **kwargs)
                 if args and type(args[0]) is types.GeneratorType and _consumes(fn):
@@ -115,6 +127,8 @@ class ForwardContext(overdub.Context):
                 return self.recurse(fn, *args, **kwargs)
             if marked_opaque(fn):  # the user's opt-out: a rule (found above), or refused by name
                 raise no_rule(fn, where=str(site))
+            if not _numpy_callable(fn):
+                args, kwargs = _constants_as_plain(args, kwargs)
             return self._primitive(site, fn, args, kwargs, perturbed=True)
         except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
             if not e.__dict__.get("_overdub_noted") and overdub.is_recursable(fn):
@@ -144,12 +158,13 @@ class ForwardContext(overdub.Context):
             if y is _UNKNOWN:
                 raise no_rule(fn, where=str(site)) from e
             return y
-        except TypeError as e:
+        except (TypeError, RuntimeError) as e:
             if not perturbed or isinstance(e, OverdubError):
                 raise
             # a class or C function without a rule refused the duals in its own words (mpmath's
-            # `mpf(x)`: "cannot create mpf from Dual(...)"): the refusal says which, and where. Still a
-            # TypeError, for a library that catches one to try another way
+            # `mpf(x)`: "cannot create mpf from Dual(...)"; scipy's `_brentq`: "Unable to parse arguments"):
+            # the refusal says which, and where. Still a TypeError, for a library that catches one to try
+            # another way
             raise no_rule(fn, where=str(site)) from e
 
     def _run_rule(self, frule, tangents, values, kwargs):
@@ -210,6 +225,31 @@ def _python_form(fn, args):
     if rule is None or rule.python is None:
         return None
     return rule.python if objects_of_classes(args, rule.kind == "reduction") else None
+
+
+def _fresh(y, tag):
+    """A float or complex array made by the function under tag, as a dual of zero tangent (else y)."""
+    if type(y) is np.ndarray and y.dtype.kind in "fc":
+        return Dual(y, zero_tangent(y, tag), tag)
+    return y
+
+
+def _numpy_callable(fn) -> bool:
+    """fn is numpy's (`np.add.at`, an array's method): it hands duals to their own protocols."""
+    owner = getattr(fn, "__self__", None)
+    return (getattr(fn, "__module__", None) or "").startswith("numpy") or isinstance(owner, (np.ufunc, np.ndarray))
+
+
+def _constants_as_plain(args, kwargs):
+    """A C function without a rule gets the plain array of a dual whose tangent is all zeros (a work
+    array np.zeros made, see _fresh): the call is then the plain one (its results carry no derivative
+    when no other argument does); duals with a tangent are still refused by the call."""
+    def plain(v):
+        if (type(v) is Dual and type(v.primal) is np.ndarray and type(v.tangent) is np.ndarray
+                and not v.tangent.any()):
+            return v.primal
+        return v
+    return tuple(map(plain, args)), {k: plain(v) for k, v in kwargs.items()}
 
 
 def run_inside(fn, args, kwargs):

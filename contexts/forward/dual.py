@@ -642,6 +642,12 @@ class Dual:
         return primal(self).flags
 
     @property
+    def base(self):
+        """Never None: a dual does not own its memory as an array does (scipy's `_datacopied` reads
+        `a.base is None` to decide that it may overwrite an argument's copy in place)."""
+        return self.primal
+
+    @property
     def T(self):
         return np.transpose(self)
 
@@ -781,7 +787,7 @@ class Dual:
             SWALLOWED[:] = [(outside_engine(sys._getframe(1)), name, type(self.primal).__name__)]
         raise DualAttributeError(
             f"forward mode cannot read .{name} of a perturbed {self.primal.__class__.__name__}: a dual number has "
-            f"no such attribute (if it is the inside of a number, it carries no tangent)",
+            f"no such attribute (if it is the inside of a number, it carries no tangent)", where=_conversion_site(),
             fix="give the function reading it a forward rule (`contexts.rules.registry.frule(fn)`), or compute with "
                 "the value's arithmetic and functions that have rules")
 

@@ -254,6 +254,10 @@ def _through_duals(f, args, tans, kw, kwtans):
     try:
         y = _run(f, *dargs, **dkw)
     except TypeError as e:  # a DualConversionError, or the callable's own words ("cannot create mpf from Dual")
+        if overdub.is_recursable(f) and isinstance(e, DualConversionError):
+            # a dual stored into a plain array the twin made outside duals (an object built by a call with
+            # no active input: `s = Stages(n)`, its `np.empty` plain): on duals from the start it is a dual
+            raise NotTransformable("a call stored a perturbed value into a plain array") from e
         if overdub.is_recursable(f) or isinstance(e, OverdubError) and not isinstance(e, DualConversionError):
             raise
         frame = outside_engine(sys._getframe(1))  # a C callable (or a class) with no frule met a dual

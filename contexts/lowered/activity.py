@@ -360,6 +360,7 @@ class _Activity:
         self.closure_stores: dict[str, set[str]] = {}
         self.closure_writes: dict[str, set[str]] = {}
         self.state_readers: set[str] = set()
+        self.immutable: set[str] = set()
         self.changed = True
 
     def mark(self, name: str) -> None:
@@ -382,6 +383,8 @@ class _Activity:
     def mark_argument(self, name: str) -> None:
         """name is an argument of a call with active inputs, which may store them into it in place: it, and
         the arrays it is certainly a view of (`helper(z[1:3], x)` fills z), become active."""
+        if name in self.immutable:
+            return
         todo, seen = [name], {name}
         while todo:
             n = todo.pop()
@@ -577,6 +580,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         sources.setdefault(name, set()).update(viewed(value, strict=True) & kept)
         views.setdefault(name, set()).update(view_of(value) - {name})
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
+    act.immutable = _immutable_locals(fdef, globals_, set(param_names(a)) | set(freevars))
     act.closure_stores = {n.name: captured_stores(n) for n in all_nodes(fdef)
                           if isinstance(n, ast.FunctionDef) and n is not fdef}
     act.closure_writes = {n.name: nonlocal_writes(n) for n in all_nodes(fdef)
@@ -596,6 +600,21 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         act.changed = False
         act.visit(fdef.body)
     return act.active - steering_only(fdef, numbers)
+
+
+def _immutable_locals(fdef, globals_: dict, outer: set[str]) -> set[str]:
+    """Variables every binding of which is a constant or a builtin type or function (`dtype = float`): no
+    call can store a derivative into them (`y.astype(dtype)` does not make dtype active)."""
+    stores = collections.Counter(n.id for n in ast.walk(fdef)
+                                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    plain = collections.Counter()
+    for name, value in name_stores(fdef):
+        if isinstance(value, ast.Constant) or (
+                isinstance(value, ast.Name) and value.id not in globals_ and value.id not in stores
+                and value.id not in outer
+                and isinstance(getattr(builtins, value.id, None), (type, types.BuiltinFunctionType))):
+            plain[name] += 1
+    return {n for n, k in plain.items() if k == stores[n] and n not in outer}
 
 
 # -- variables that only steer: read by comparisons and branch tests, never as values --------------------

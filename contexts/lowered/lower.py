@@ -553,13 +553,12 @@ class Lowerer:
         pre.append(_assign(result, make(), e))
         renames: dict[str, str] = {}
         gens = []
-        inner = {n.id for f in ast.walk(e) if isinstance(f, (ast.Lambda, ast.FunctionDef))
-                 for n in ast.walk(f) if isinstance(n, ast.Name)}
+        inner = _closure_reads(e)
         for g in e.generators:
             names = [n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)]
-            if inner & set(names):  # the renamed variable would not be the closure's cell
+            if inner & set(names):  # the renamed variable would not be a fresh cell per run of the comprehension
                 raise Unsupported(f"lambda inside a comprehension reading its variable `{sorted(inner & set(names))[0]}` "
-                                  "(write it as a for loop)", e)
+                                  "in its body (write it as a for loop, or pass it as a default: `lambda v=v: ...`)", e)
             for n in names:
                 renames[n] = self.state.temp() + "_" + n
             gens.append(g)
@@ -571,11 +570,9 @@ class Lowerer:
     def _comp_body(self, e, gens, renames, result, finish):
         def rename(node):
             node = copy.deepcopy(node)
-            for n in ast.walk(node):
+            for n in _comprehension_scope(node):
                 if isinstance(n, ast.Name) and n.id in renames:
                     n.id = renames[n.id]
-                elif isinstance(n, ast.arg) and n.arg in renames:
-                    pass  # a lambda parameter of the same name shadows: rare, left as is
             return node
 
         def build(i):
@@ -629,6 +626,31 @@ class Lowerer:
     def _append_stmt(self, r, elt, like):
         call = ast.Call(func=ast.Attribute(value=_name(r, like), attr="append", ctx=ast.Load()), args=[elt], keywords=[])
         return _loc(ast.Expr(value=call), like)
+
+
+def _comprehension_scope(node):
+    """The nodes of node evaluated in the comprehension's own scope: a lambda's defaults are, its body is
+    not (its parameters shadow; a free read of a comprehension variable is refused by _closure_reads)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        if isinstance(n, ast.Lambda):
+            todo.extend(d for d in n.args.defaults + n.args.kw_defaults if d is not None)
+        else:
+            todo.extend(ast.iter_child_nodes(n))
+
+
+def _closure_reads(e) -> set[str]:
+    """Names a lambda inside comprehension e may read from an enclosing scope (its body's names but its
+    own parameters; an over-approximation: names bound inside the body count too)."""
+    reads = set()
+    for lam in _comprehension_scope(e):
+        if isinstance(lam, ast.Lambda):
+            a = lam.args
+            params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p is not None}
+            reads |= {n.id for n in ast.walk(lam.body) if isinstance(n, ast.Name)} - params
+    return reads
 
 
 def lower(fdef: ast.FunctionDef, iterators: bool = False) -> ast.FunctionDef:

@@ -153,16 +153,12 @@ def _solve(method, p, y0=(1.0, 0.5)):
     return sol.y[:, -1]
 
 
-@case("scipy", "integrate.solve_ivp RK45, args=",
-      reverse=R('UnsupportedFunction', "ODE solvers: a lambda in a comprehension (solve_ivp's events)"),
-      forward=R('DualConversionError', 'ODE solvers: np.asarray of duals'))
+@case("scipy", "integrate.solve_ivp RK45, args=")
 def _():
     return (lambda p: _solve("RK45", p)), np.array([1.1, 0.4])
 
 
-@case("scipy", "integrate.solve_ivp RK23, y0",
-      reverse=R('UnsupportedFunction', "ODE solvers: a lambda in a comprehension (solve_ivp's events)"),
-      forward=R('DualConversionError', 'ODE solvers: np.asarray of duals'))
+@case("scipy", "integrate.solve_ivp RK23, y0")
 def _():
     integrate = _imp("scipy.integrate")
 
@@ -173,9 +169,7 @@ def _():
     return f, np.array([0.3, 0.8])
 
 
-@case("scipy", "integrate.solve_ivp DOP853, args=",
-      reverse=R('UnsupportedFunction', "ODE solvers: a lambda in a comprehension (solve_ivp's events)"),
-      forward=R('DualConversionError', 'ODE solvers: np.asarray of duals'))
+@case("scipy", "integrate.solve_ivp DOP853, args=")
 def _():
     return (lambda p: _solve("DOP853", p)), np.array([0.9, 0.6])
 
@@ -404,8 +398,7 @@ def _():
     return f, np.array([0.2, 0.7])
 
 
-@case("filterpy", "UnscentedKalmanFilter predict/update",
-      forward=R('DualConversionError', 'np.asarray of duals'))
+@case("filterpy", "UnscentedKalmanFilter predict/update")
 def _():
     kalman = _imp("filterpy.kalman")
 

@@ -147,13 +147,30 @@ def test_positional_out_in_forward_mode(f):
 
 
 @pytest.mark.parametrize("f", [_sum_into, _dot_into, _exp_into_plain])
-def test_positional_out_into_a_plain_array_refused_in_forward_mode(f):
+def test_positional_out_into_a_fresh_array_in_forward_mode(f):
+    # o = np.empty(2) made in the function is a dual of zero tangent in forward mode: it holds the tangent
+    from contexts import jvp
+    want = fd.gradient(f, XV)[0]
+    np.testing.assert_allclose(jacfwd(f, XV), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jvp(f, (XV,), (np.ones(2),))[1], want.sum(), rtol=1e-6, atol=1e-8)
+
+
+_PLAIN = np.arange(2.0)
+
+
+def _exp_into_a_global(x):
+    buf = _PLAIN.copy()
+    np.exp(x, buf)
+    return np.sum(buf * x)
+
+
+def test_positional_out_into_a_plain_array_refused_in_forward_mode():
     from contexts import jvp
     from overdub.errors import OverdubError
-    with pytest.raises(OverdubError):  # a plain o cannot hold the tangent: refused, never the primal's
-        jacfwd(f, XV)
+    with pytest.raises(OverdubError):  # a plain buf cannot hold the tangent: refused, never the primal's
+        jacfwd(_exp_into_a_global, XV)
     with pytest.raises(OverdubError):
-        jvp(f, (XV,), (np.ones(2),))
+        jvp(_exp_into_a_global, (XV,), (np.ones(2),))
 
 
 def _none_out(x, out=None):  # scipy's `zeta(x, q, out)` passes its own `out` on, None by default

@@ -64,13 +64,27 @@ def test_store_into_plain_zeros_through_a_starred_call():
     assert np.allclose(jacfwd(k, X), fd.jacobian(k, X), rtol=1e-6, atol=1e-8)
 
 
-def test_store_into_plain_zeros_on_duals_is_refused_by_line():
-    """Where only dual numbers can run the function (here a `**` call), numpy's 'setting an array
-    element with a sequence' becomes a DualConversionError naming the line and the fix."""
+def test_store_into_zeros_on_duals():
+    """Where only dual numbers can run the function (here a `**` call), the array np.zeros made is a
+    dual of zero tangent, which holds the stored values' tangents."""
+    kw = {}
+    g = lambda s: fill_zeros(X + s * D, **kw)
+    assert np.isclose(derivative(g, 0.0), fd.derivative(g, 0.0), rtol=1e-6)
+
+
+def fill_arange(x, *rest):
+    t = np.arange(3.0)
+    t[1] = x[1]
+    return np.sum(np.sin(t + x)) + sum(rest)
+
+
+def test_store_into_a_plain_array_on_duals_is_refused_by_line():
+    """An array made otherwise (np.arange) is plain: numpy's 'setting an array element with a sequence'
+    becomes a DualConversionError naming the line and the fix."""
     from contexts.forward import DualConversionError
     kw = {}
     with pytest.raises(DualConversionError, match=r"(?s)plain float array.*test_fuzz_crash_classes.py:\d+.*zeros_like"):
-        derivative(lambda s: fill_zeros(X + s * D, **kw), 0.0)
+        derivative(lambda s: fill_arange(X + s * D, **kw), 0.0)
 
 
 # -- 3. a bound method of a C type with a rule keyed (type, name): list.index, list.count, ndarray.sum --

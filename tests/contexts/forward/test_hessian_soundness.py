@@ -237,7 +237,7 @@ def test_more_functions(name, mode):
     check(MORE[name], mode)
 
 
-# -- refused, never wrong: a plain array made inside f cannot hold a perturbed value ------------------
+# -- refused, never wrong: a plain array made inside f receiving a perturbed value --------------------
 
 def _copyto_plain(x):
     t = np.empty(4)
@@ -259,10 +259,15 @@ def _imul_plain(x):
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("f", [_copyto_plain, _store_plain, _imul_plain], ids=["copyto", "store", "imul"])
-def test_plain_array_receiving_a_perturbed_value_is_refused(f, mode):
+def test_plain_array_receiving_a_perturbed_value_is_refused_or_right(f, mode):
+    """Refused, or right where the array holds the tangent (forward mode on duals makes np.zeros's
+    array a dual of zero tangent: `store` in jacfwd over jacfwd)."""
     from overdub.errors import OverdubError
-    with pytest.raises(OverdubError):
+    try:
         MODES[mode](f, X.copy())
+    except OverdubError:
+        return
+    check(f, mode)
 
 
 # -- neighbours: in-place numpy primitives and methods on dual arrays --------------------------------
