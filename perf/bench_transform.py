@@ -2,7 +2,7 @@
 straight-line function of 100, 250, 500 and 1,000 lines (`v{i} = v{i-1} * math.sin(x) + x`), each call on
 a function just written to its own file (its source parsed, its twin built, nothing cached). Issue 17:
 quadratic in length before (500 lines: gradient 5.4 s, derivative 4.3 s); aim: at most 1 s at 500 lines
-for `gradient` and `derivative`, time linear in length.
+for `gradient` and `derivative`, time linear in length (reached: perf/README.md, "Transform time").
 
     python perf/bench_transform.py --quick            # a table for 250, 500, 1000 lines (--long: and 100)
     python perf/bench_transform.py -o transform.json  # pyperf
