@@ -33,6 +33,7 @@ import types
 import weakref
 from typing import Any, Callable, Hashable
 
+from . import collector
 from .errors import SourceUnavailable
 from . import source as _source
 from .source import FunctionSource, get_source, make_function
@@ -87,6 +88,7 @@ def twin_for(fn: types.FunctionType, key: Hashable, build: Callable[[FunctionSou
     return entry[1] or fn
 
 
+@collector.pausing  # (a long function's trees: full collections during the build made it grow quadratically)
 def _insert(fn, key, build) -> tuple:
     code = fn.__code__
     nested = _nested.get(code)

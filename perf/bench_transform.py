@@ -2,7 +2,7 @@
 straight-line function of 100, 250, 500 and 1,000 lines (`v{i} = v{i-1} * math.sin(x) + x`), each call on
 a function just written to its own file (its source parsed, its twin built, nothing cached). Issue 17:
 quadratic in length before (500 lines: gradient 5.4 s, derivative 4.3 s); aim: at most 1 s at 500 lines
-for `gradient` and `derivative`, time linear in length.
+for `gradient` and `derivative`, time linear in length (reached: perf/README.md, "Transform time").
 
     python perf/bench_transform.py --quick            # a table for 250, 500, 1000 lines (--long: and 100)
     python perf/bench_transform.py -o transform.json  # pyperf
@@ -75,17 +75,26 @@ def run(runner) -> None:
 TABLE_LENGTHS = (250, 500, 1000)
 
 
+def _first_call(mode: str, n: int) -> tuple[float, float]:
+    """(wall, CPU) seconds of one first call on a new function: the CPU time of this process is the
+    measure that holds on a machine shared with other work."""
+    f = straight_line(n)
+    wall, cpu = time.perf_counter(), time.process_time()
+    MODES[mode](f)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
 def _quick() -> None:
-    """A table of first-call times (the best of two, each on a new function) by length, and the growth from
-    500 to 1,000 lines (2.0x: linear in length)."""
+    """A table of first-call times (the best of two, each on a new function) by length, wall and CPU, and
+    the growth from 500 to 1,000 lines (2.0x: linear in length)."""
     MODES["gradient"](straight_line(5))
     lengths = (100,) + TABLE_LENGTHS if "--long" in sys.argv else TABLE_LENGTHS
-    print(f"{'lines':>6s}" + "".join(f"{m:>20s}" for m in MODES))
+    print(f"{'lines':>6s}" + "".join(f"{m + ' wall/CPU':>28s}" for m in MODES))
     rows = {}
     for n in lengths:
-        rows[n] = [min(first_call_time(1, m, n) for _ in range(2)) for m in MODES]
-        print(f"{n:6d}" + "".join(f"{t:19.3f}s" for t in rows[n]), flush=True)
-    print(f"{'x2':>6s}" + "".join(f"{b / a:19.2f}x" for a, b in zip(rows[500], rows[1000])))
+        rows[n] = [min(_first_call(m, n) for _ in range(2)) for m in MODES]
+        print(f"{n:6d}" + "".join(f"{w:17.3f}s /{c:6.3f}s" for w, c in rows[n]), flush=True)
+    print(f"{'x2':>6s}" + "".join(f"{b[0] / a[0]:17.2f}x /{b[1] / a[1]:6.2f}x" for a, b in zip(rows[500], rows[1000])))
 
 
 if __name__ == "__main__":

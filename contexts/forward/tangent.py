@@ -398,7 +398,8 @@ def _build(fn, active):
         body += at(tangents.hand_back() + [return_(tuple_([const(None), const(0)]))], fdef.body[-1])
     prologue = _prologue(fdef.args, act)
     fdef.body = at(prologue, fdef) + body if prologue else body
-    fdef.args.posonlyargs.insert(0, ast.arg(arg="_od_tans"))  # (compile_twin gives it the def's position)
+    # (at the def's position, which compile_twin would give it only by compiling twice and walking the tree)
+    fdef.args.posonlyargs.insert(0, ast.copy_location(ast.arg(arg="_od_tans"), fdef))
     from .tangent_runtime import HELPER_CELLS  # (the runtime imports this module)
     return compile_twin(src, fdef, extra_freevars=tuple(HELPER_CELLS), opaque=True)
 

@@ -57,6 +57,34 @@ def test_a_gradient_leaves_it_enabled():
     assert gc.isenabled()
 
 
+def test_paused_while_the_core_builds_a_twin():
+    """The core's builds (every interception context's twins: sparsity tracers, the debugger, duals) pause it
+    too, and restore it after, a failed build included."""
+    import overdub.cache
+    import overdub.source
+
+    seen = []
+
+    def build(source):
+        seen.append(gc.isenabled())
+        return overdub.source.compile_twin(source, source.fresh_tree())
+
+    def failing(source):
+        seen.append(gc.isenabled())
+        raise ValueError("no")
+
+    def sq(x):
+        return x * x
+
+    def cube(x):
+        return x * x * x
+
+    assert overdub.cache.twin_for(sq, "test_collector", build)(3) == 9
+    with pytest.raises(ValueError):
+        overdub.cache.twin_for(cube, "test_collector_failing", failing)
+    assert seen == [False, False] and gc.isenabled()
+
+
 def test_fix_missing_locations_as_ast_does():
     # the core's iterative version gives every node the position ast.fix_missing_locations gives it
     import ast
