@@ -29,7 +29,7 @@ cannot hold duals. Complex coefficients are refused (split real and imaginary pa
 >>> from contexts import gradient
 >>> xs = np.linspace(0.0, 3.0, 7)
 >>> round(float(gradient(lambda t: CubicSpline(xs, np.sin(xs))(t), 1.3)[0]), 3)
-0.267
+0.268
 """
 
 from __future__ import annotations

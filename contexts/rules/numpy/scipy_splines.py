@@ -30,12 +30,14 @@ def _real(name, *arrays):
 
 # -- _dierckx.evaluate_spline(t, c, k, xp, nu, extrapolate) -> out (s, m) ---------------------------------
 
-# make_interp_spline builds its knots from the sites, and reverse mode follows them when it differentiates
-# in the data (scipy's array-API conversions pass the sites and the data together)
-_SPLINE_FIX = ("keep the knots constant: for make_interp_spline(x, y) (k=3) use CubicSpline(x, y), the same "
-               "not-a-knot cubic, which is differentiated in x and y; or compute t (and the collocation "
-               "matrix `BSpline.design_matrix(x, t, k).toarray()`) outside the differentiated function and "
-               "solve for the coefficients with np.linalg.solve")
+# Reverse mode may follow knots the user keeps constant: make_interp_spline builds them from the sites, and
+# scipy passes them along with the data (array-API conversions, `(t, c, k)` tuples, splantider)
+_SPLINE_FIX = ("keep the knots out of what is differentiated. Reverse mode follows knots computed along with "
+               "the data even when they are constant (make_interp_spline builds them from the sites; "
+               "BSpline.integrate passes them with the coefficients): for make_interp_spline(x, y) (k=3) use "
+               "CubicSpline(x, y), the same not-a-knot cubic, which is differentiated in x and y; for a BSpline "
+               "with fixed knots t, evaluate `BSpline.design_matrix(x, t, k).toarray() @ c` (and solve with that matrix "
+               "for interpolation)")
 _KNOTS = NoClosedForm("scipy.interpolate.BSpline (_dierckx.evaluate_spline)", "t (the knots)", 0, fix=_SPLINE_FIX)
 
 

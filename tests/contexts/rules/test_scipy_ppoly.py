@@ -226,3 +226,10 @@ def test_bpoly_from_derivatives_in_the_data():
     def f(y):
         return np.sum(BPoly.from_derivatives(XS, y.reshape(7, 2))(INSIDE) * WEIGHTS)
     _check(f, np.sin(np.arange(14.0)))
+
+
+def test_module_docstring_example():
+    import doctest
+
+    from contexts.rules.numpy import scipy_ppoly
+    assert doctest.testmod(scipy_ppoly).failed == 0
