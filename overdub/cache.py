@@ -12,7 +12,11 @@ The API a pass uses:
   nothing is cached.
 - The function twin is made by `source.make_function` once per function object and key, and cached
   per function object *weakly*: the entry dies with `fn` (the twin itself holds no reference to `fn`;
-  its `__wrapped_original__` is dropped for that reason; `original_of(twin)` answers instead).
+  its `__wrapped_original__` is dropped for that reason; `original_of(twin)` answers instead). A twin
+  runs with fn's globals and cells, which hold fn itself when fn was exec'd into a namespace (code
+  generators) or is a closure (a recursive inner function, an object it captured holding it): a cached
+  twin would keep fn, and its entry, alive for ever. Such a function's twin is made per call from the
+  per-code cache (a function object, ~1 µs); only functions of a module without cells keep theirs.
 - A function whose `__code__` was replaced gets a fresh twin (entries remember their code object).
 - Code objects nested in a twin (nested defs, lambdas, comprehensions, compiled as part of the parent's
   twin) are recorded as patched for `key` and carry their original qualnames: `twin_for` on a function
@@ -23,12 +27,13 @@ The API a pass uses:
 >>> def sq(x): return x * x
 >>> build = lambda src: overdub.source.compile_twin(src, src.fresh_tree())
 >>> twin = overdub.cache.twin_for(sq, "identity", build)
->>> twin(3), twin is overdub.cache.twin_for(sq, "identity", build), twin.__code__ is sq.__code__
+>>> twin(3), twin.__code__ is overdub.cache.twin_for(sq, "identity", build).__code__, twin.__code__ is sq.__code__
 (9, True, False)
 """
 
 from __future__ import annotations
 
+import sys
 import types
 import weakref
 from typing import Any, Callable, Hashable
@@ -39,7 +44,7 @@ from . import source as _source
 from .source import FunctionSource, get_source, make_function
 from .weak import ByIdentity as _ByIdentity
 
-__all__ = ["twin_for", "lookup", "patched_for", "original_code", "original_of", "clear", "on_clear"]
+__all__ = ["twin_for", "twin_of", "lookup", "patched_for", "original_code", "original_of", "clear", "on_clear"]
 
 
 _MISSING = object()
@@ -48,7 +53,8 @@ _CO_ITERABLE_COROUTINE = 0x100
 _codes = _ByIdentity()
 # twin code nested in a twin -> (key, original nested code)
 _nested = _ByIdentity()
-# key -> {id(fn): (fn.__code__, twin or None, recursable, weakref to fn)}; None = call fn itself.
+# key -> {id(fn): (fn.__code__, twin or None, recursable, weakref to fn, per-call (code, cells) or None)};
+# None = call fn itself.
 # An entry is removed by the weakref's callback when fn dies, before its id can be reused.
 _tables: dict[Hashable, dict[int, tuple]] = {}
 # twin function -> weakref to its original, for original_of
@@ -85,20 +91,40 @@ def twin_for(fn: types.FunctionType, key: Hashable, build: Callable[[FunctionSou
     if not entry[2]:
         get_source(fn.__code__)  # re-raises the remembered SourceUnavailable
         raise SourceUnavailable(f"{fn.__qualname__} cannot be patched")  # pragma: no cover
-    return entry[1] or fn
+    return twin_of(entry, fn)
+
+
+def twin_of(entry: tuple, fn: types.FunctionType) -> types.FunctionType:
+    """The twin a patchable entry of `table(key)` stands for (see the module docstring)."""
+    per_call = entry[4]
+    if per_call is None:
+        return entry[1] or fn
+    return _function(per_call[0], fn, per_call[1])
+
+
+def _kept(fn: types.FunctionType) -> bool:
+    """fn's twin may be cached per function: nothing it runs with refers back to fn but fn's module."""
+    if fn.__closure__ is not None:
+        return False
+    module = sys.modules.get(fn.__module__)
+    return module is not None and getattr(module, "__dict__", None) is fn.__globals__
 
 
 @collector.pausing  # (a long function's trees: full collections during the build made it grow quadratically)
 def _insert(fn, key, build) -> tuple:
     code = fn.__code__
     nested = _nested.get(code)
+    per_call = None
     try:
         if nested is not None and nested[0] == key:
             twin = None  # made from a twin of this very pass: it is its own twin
         else:
             original = nested[1] if nested is not None else code
             twin_code, cells = _twin_code(original, fn, key, build)
-            twin = _function(twin_code, fn, cells)
+            if _kept(fn):
+                twin = _function(twin_code, fn, cells)
+            else:
+                twin, per_call = None, (twin_code, cells)
         entry_value = (twin, True)
     except SourceUnavailable:
         entry_value = (None, False)
@@ -106,10 +132,10 @@ def _insert(fn, key, build) -> tuple:
     ident = id(fn)
 
     def forget(ref, tab=tab, ident=ident):
-        if tab.get(ident, (None, None, None, None))[3] is ref:
+        if tab.get(ident, (None, None, None, None, None))[3] is ref:
             del tab[ident]
 
-    entry = (code, *entry_value, weakref.ref(fn, forget))
+    entry = (code, *entry_value, weakref.ref(fn, forget), per_call)
     tab[ident] = entry
     return entry
 

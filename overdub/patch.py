@@ -165,7 +165,7 @@ def _function_twin(fn: types.FunctionType, key: tuple):
             return cache.twin_for(fn, key, _builder(key))
         except SourceUnavailable:
             return None
-    return (entry[1] or fn) if entry[2] else None
+    return cache.twin_of(entry, fn) if entry[2] else None
 
 
 def resolve(fn, key: tuple):
@@ -300,12 +300,14 @@ def _target_function(fn):
 
 def patch(fn, intercepts=frozenset({"call"})):
     """The patched twin of fn for the interception profile `intercepts` (cached per code object and
-    profile). With no context active the twin runs exactly as fn does.
+    profile). With no context active the twin runs exactly as fn does. (A function of a module gets the
+    same twin each time; one exec'd into a namespace, as here, or a closure, a new twin of the same code:
+    see overdub.cache.)
 
     >>> import overdub
     >>> def f(x): return abs(x) + 1
     >>> twin = overdub.patch(f, {"call", "binop"})
-    >>> twin(-2), twin.__code__ is f.__code__, twin is overdub.patch(f, {"call", "binop"})
+    >>> twin(-2), twin.__code__ is f.__code__, twin.__code__ is overdub.patch(f, {"call", "binop"}).__code__
     (3, False, True)
     """
     target = resolve(fn, profile_key(intercepts))

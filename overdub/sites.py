@@ -35,6 +35,7 @@ import ast
 import copy
 import linecache
 import operator
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,9 +107,11 @@ class Block:
 
 @dataclass
 class Instrumented:
-    """The result of the pass: the rewritten tree, its sites and blocks, the helper cells it needs."""
+    """The result of the pass: the rewritten tree, its sites and blocks, the helper cells it needs. It is
+    cached per code object and holds that code object weakly (`code`), or the cache entry would keep it,
+    and a function exec'd with it, alive for ever."""
 
-    source: FunctionSource
+    code_ref: Any  # weakref.ref to the original code object
     profile: frozenset
     tree: ast.AST
     sites: tuple[Site, ...]
@@ -120,12 +123,16 @@ class Instrumented:
     def freevars(self) -> tuple[str, ...]:
         return (CALL, OP, *self.operators)
 
+    @property
+    def code(self):
+        return self.code_ref()
+
 
 def instrument(source: FunctionSource, profile: frozenset) -> Instrumented:
     """Rewrite a fresh copy of `source.tree` for `profile` (see the module docstring)."""
     rewriter = _Rewriter(source, profile)
     tree = rewriter.rewrite_root(copy_tree(source.tree))
-    return Instrumented(source, profile, tree, tuple(rewriter.sites), tuple(rewriter.blocks),
+    return Instrumented(weakref.ref(source.code), profile, tree, tuple(rewriter.sites), tuple(rewriter.blocks),
                         rewriter.operators)
 
 

@@ -120,7 +120,7 @@ def _is_temp(name: str) -> bool:
 
 def _build(inst: Instrumented) -> StaticView:
     tree = inst.tree
-    code = inst.source.code
+    code = inst.code
     scopes = _Scopes(code)
     scopes.visit(tree)
     parents = {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
