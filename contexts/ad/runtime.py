@@ -33,6 +33,7 @@ import numpy as np
 from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
 from overdub.passes import OwnedEntries, collector, compile_twin, get_source, mangle_private, on_clear
 
+from ..rules.builtins import getitem_iteration
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.leaves import Scalar
 from ..rules.registry import (HOT_REDUCE_OPTIONS, NoRuleError, array_objects, key_of, objects_of_classes, registry,
@@ -360,10 +361,12 @@ def call(mask, f, *args, **kw):
                 return _iterate_positioned(f, args, kw)
             if t0 in VIEWS:
                 return _iterate_view(f, args, kw)
+            if t0 not in _PLAIN_TYPES and t0 is not _Dual and not (len(args) > 1 and (f is max or f is min)):
+                iterate = _python_iteration(t0)  # (max(a, b) compares its arguments: no iteration)
+                if iterate is not None:
+                    return _iterate_user(f, args, kw, iterate)
         full = (f.__self__,) + args if is_method else args
         if rule.adjoint is not None:
-            if rule.iterates and type(getattr(type(args[0]), "__iter__", None)) is types.FunctionType:
-                return _iterate_user(f, args)
             impl = rule.impl
             if rule.kind == "nondiff" and f in _ASK_PRIMAL and _any_dual(args, kw):
                 # forward over reverse: a question about a value (isinstance, len, str) is asked of its
@@ -470,14 +473,44 @@ def _bound_back(pb, dy, dself, S):
     return acc(dself, dargs[0] if dargs else None), dargs[1:], dkw
 
 
-def _iterate_user(f, args):
-    """iter/list/tuple/unpacking of an object whose class defines `__iter__` in Python: that method is
-    differentiated like any other, and the drawn items' cotangents flow back through it."""
+def _python_iteration(cls):
+    """The Python code iterating an instance of cls runs: its `__iter__`, or Python's sequence protocol
+    over its own `__getitem__` (`getitem_iteration`); None when iteration is C code (or not defined)."""
+    it = getattr(cls, "__iter__", None)
+    if type(it) is types.FunctionType:
+        return it
+    if it is None and type(getattr(cls, "__getitem__", None)) is types.FunctionType:
+        return getitem_iteration
+    return None
+
+
+_DRAWING = frozenset({iter, list, tuple, unpack})  # primitives whose result is the drawn items themselves
+
+
+def _iterate_user(f, args, kw, iterate):
+    """A primitive iterating an object whose class iterates in Python (`iterate`: its `__iter__`, or the
+    sequence protocol over its `__getitem__`): that code is differentiated like any other, and the drawn
+    items' cotangents flow back through it. iter/list/tuple/unpacking are the items; any other such
+    primitive (sum, min, max, sorted, math.fsum, ...) is called on them as a list."""
     v = args[0]
-    it, pb = _twin_call(EVERY_ARGUMENT, type(v).__iter__, (v,), (), _NOKW)
+    it, pb = _twin_call(EVERY_ARGUMENT, iterate, (v,), (), _NOKW)
     items = list(it)
-    y = unpack(items, *args[1:]) if f is unpack else f(items)  # (iter, list, tuple...)
-    return y, (_user_iter_back, pb, f, y, args[1:])
+    if f in _DRAWING and not kw:
+        y = unpack(items, *args[1:]) if f is unpack else f(items)
+        return y, (_user_iter_back, pb, f, y, args[1:])
+    y, inner = call(EVERY_ARGUMENT, f, items, *args[1:], **kw)
+    return y, (None if inner is None else (_user_consumer_back, inner, pb))
+
+
+def _user_consumer_back(pb, dy, dself, S):
+    """The consumer's cotangent for its list of items goes back through the iteration that drew them."""
+    draw = pb[2]
+    dfn, dargs, dkw = _inner_back(pb, dy, dself, S, (None,))
+    gs = dargs[0]
+    dv = None
+    if gs is not None and draw is not None:
+        dv, _, _ = draw[0](draw, SeqBox(list(gs)), None, S)
+    return dfn, (dv,) + dargs[1:], dkw
 
 
 def _user_iter_back(pb, dy, dself, S):

@@ -195,7 +195,11 @@ def _into_out(ufunc, inputs, kwargs, out):
             f"np.{ufunc.__name__}(..., out=...) into an array without a tangent, on dual arguments",
             fix="assign the result (`y = np.f(...)`) instead of writing into `out=`")
     rest = {k: v for k, v in kwargs.items() if k not in ("out", "where")}
-    result = array_ufunc(ufunc, "__call__", inputs, rest)
+    if top_tag(inputs) is None:  # a dual `out=` only (`np.sin(c, out=d)`): what is written has no tangent
+        result = ufunc(*inputs, **rest)
+        result = Dual(result, zero_tangent(np.asarray(result), o.tag), o.tag)
+    else:
+        result = array_ufunc(ufunc, "__call__", inputs, rest)
     where = kwargs.get("where", True)
     if where is True:
         return o._update(result)

@@ -351,6 +351,21 @@ def py_float(x=0.0):
     return y
 
 
+def getitem_iteration(obj):
+    """Python's older sequence protocol, `for v in obj` of a class defining `__getitem__` but no
+    `__iter__` (`obj[0]`, `obj[1]`, ... until IndexError), written in Python: the engines run it as the
+    user's code, so each item's dependence on the object is followed (called from C, `iter(obj)`
+    computes the items out of sight: reverse mode took them for constants)."""
+    i = 0
+    while True:
+        try:
+            v = obj[i]
+        except IndexError:
+            return
+        yield v
+        i += 1
+
+
 def py_pow(base, exp, mod=None):
     return base ** exp if mod is None else type(base).__pow__(base, exp, mod)
 

@@ -472,6 +472,7 @@ registry.frule(math.fsum)(fsum_frule)
 registry.rrule(math.prod, kind="reduction")(prod_rrule)
 registry.frule(math.prod)(prod_frule)
 registry.sparsity(Custom("rules.py: a tracer, or an iterable of scalars"), math.fsum, math.prod)
+registry.set(math.fsum, math.prod, iterates=True)  # (a class iterating in Python: reverse mode draws its items)
 registry.rrule(math.dist, kind="reduction")(dist_rrule)
 registry.frule(math.dist)(dist_frule)
 if hasattr(math, "sumprod"):  # Python 3.12

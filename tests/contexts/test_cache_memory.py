@@ -54,10 +54,7 @@ def _traced():
 
 
 @pytest.mark.parametrize("mode", [
-    "derivative", "gradient", "jvp", "intercepted",
-    # alone and after any one test package: ~3 KB per function; after the whole of tests/contexts: 15 KB
-    # (order-dependent, cause not found yet: issue 17's note)
-    pytest.param("hessian", marks=pytest.mark.xfail(strict=False, reason="order-dependent retention"))])
+    "derivative", "gradient", "jvp", "intercepted", "hessian"])
 def test_memory_returns_when_the_functions_go(tmp_path, mode):
     for i, f in _generated(tmp_path, 3, "warm"):  # the modules and rules loaded, the source caches full
         MODES[mode](f)

@@ -23,7 +23,9 @@ SUITES = ("scalar", "numpy")
 TEMPLATES = {"scalar": gen_scalar.T, "numpy": gen_numpy.T}
 
 HEADER = {
-    "scalar": "import functools\nimport math\nimport operator\nfrom dataclasses import dataclass\n",
+    "scalar": "import functools\nimport math\nimport operator\nfrom dataclasses import dataclass\n"
+              "import abc, array, bisect, collections, contextlib, copy, dataclasses, enum, fractions, heapq, "
+              "inspect, itertools, json, statistics, struct, types\n",
     "numpy": "import numpy as np\nimport scipy.special\nimport scipy.stats\n",
 }
 

@@ -500,3 +500,234 @@ t("global", """\
 _CNT$u[0] += 1
 $r = $a * $K + $b""", """\
 _CNT$u = [0]""")
+
+# --- library idioms: what code written without AD in mind does (scipy, sklearn, attrs-like libraries) ------
+t("libpat", """\
+$t1 = _Res$u(x=$a * $K, fun=$b)
+$t1.nit = $N
+$r = $t1.x * $t1.fun + $t1['x'] * $t1.nit""", """\
+class _Res$u(dict):
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError as e:
+            raise AttributeError(name) from e
+
+    __setattr__ = dict.__setitem__
+    __delattr__ = dict.__delitem__""")
+t("libpat", """\
+$t1 = _Box$u($a, [$b, $K])
+$t2 = copy.deepcopy($t1)
+$t2.v[0] = $t2.v[0] * $K2
+$r = $t1.v[0] + $t2.v[0] * $t1.p + copy.copy($t2).p""", """\
+class _Box$u:
+    def __init__(self, p, v):
+        self.p = p
+        self.v = v""")
+t("libpat", "$r = _val$u(lambda $t1, $t2=$K: $t1 * $t2 + $b, $a)", """\
+def _val$u(fn, *args):
+    sig = inspect.signature(fn)
+    bound = sig.bind(*args)
+    bound.apply_defaults()
+    return fn(*bound.args, **bound.kwargs)""")
+t("libpat", "$r = _h$u($a, $b) + _h$u.__wrapped__($b, $K)", """\
+def _deco$u(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs) * 2.0
+    return wrapper
+
+
+@_deco$u
+def _h$u(p, q):
+    return p * q + 0.5""")
+t("libpat", """\
+$t1 = _P$u($a, $b)._replace(y=$b * $K)
+$r = $t1.x * $t1.y + sum($t1) + $t1[0]""", """\
+_P$u = collections.namedtuple('_P$u', 'x y')""")
+t("libpat", """\
+$t1 = _C$u($a)
+$r = $t1.sq + $t1.sq * $b""", """\
+class _C$u:
+    def __init__(self, a):
+        self.a = a
+
+    @functools.cached_property
+    def sq(self):
+        return self.a * self.a""")
+t("libpat", """\
+$t1 = _W$u(_Box$u($a, [$b]))
+$r = $t1.p * $t1.v[0] + $t1.scale()""", """\
+class _Box$u:
+    def __init__(self, p, v):
+        self.p = p
+        self.v = v
+
+    def scale(self):
+        return self.p * 0.5""", """\
+class _W$u:
+    def __init__(self, inner):
+        self._inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)""")
+t("libpat", "$r = sum(itertools.accumulate([$a, $b, $K], lambda $t1, $t2: $t1 * 0.5 + $t2)) + "
+            "sum(itertools.starmap(operator.mul, zip([$a, $b], itertools.repeat($K))))")
+t("libpat", """\
+$r = 0.0
+for $t1, $t2 in itertools.product([$a, $K], [$b, 1.0]):
+    $r += $t1 * $t2 * 0.25
+$r += max(itertools.chain([$a], [$b]), key=abs)""")
+t("libpat", """\
+$t1 = [$a]
+with _scaled$u($t1) as $t2:
+    $t3 = $t2[0] * $b
+$r = $t3 + $t1[0]""", """\
+@contextlib.contextmanager
+def _scaled$u(box):
+    old = box[0]
+    box[0] = old * 2.0
+    try:
+        yield box
+    finally:
+        box[0] = old""")
+t("libpat", "$r = _apply$u(_Op$u.ADD, $a, $b) * _apply$u(_Op$u.MUL, $b, $K)", """\
+class _Op$u(enum.Enum):
+    ADD = 1
+    MUL = 2""", """\
+def _apply$u(op, p, q):
+    if op is _Op$u.ADD:
+        return p + q
+    if op == _Op$u.MUL:
+        return p * q
+    raise ValueError(op)""")
+t("libpat", """\
+$t1 = dataclasses.replace(_D$u($a, $b), q=$b * $K)
+$r = sum(dataclasses.asdict($t1).values()) + dataclasses.astuple($t1)[0]""", """\
+@dataclasses.dataclass(frozen=True)
+class _D$u:
+    p: float
+    q: float""")
+t("libpat", """\
+$t1, $t2 = _Vec$u($a, $b)
+$r = sum(_Vec$u($t2, $K)) * $t1 + len(_Vec$u($a, $b))""", """\
+class _Vec$u:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __iter__(self):
+        yield self.x
+        yield self.y
+
+    def __len__(self):
+        return 2""")
+t("libpat", """\
+$r = 0.0
+for $t1 in _Seq$u($a, $N):
+    $r += $t1 * $b""", """\
+class _Seq$u:
+    def __init__(self, base, n):
+        self.base, self.n = base, n
+
+    def __getitem__(self, i):
+        if i >= self.n:
+            raise IndexError(i)
+        return self.base * (i + 1) * 0.5""")
+t("libpat", """\
+$t1 = _Pos$u($a)
+$t1.v = $t1.v * $b
+$r = $t1.v + $t1.v ** 2 * $K""", """\
+class _Pos$u:
+    def __init__(self, v):
+        self.v = v
+
+    @property
+    def v(self):
+        return self._v
+
+    @v.setter
+    def v(self, value):
+        if value != value:
+            raise ValueError("not a number")
+        self._v = value""")
+t("libpat", "$r = _Rect$u.from_pair($a, $b).area() + _Sq$u.from_pair($b, $K).area()", """\
+class _Shape$u(abc.ABC):
+    def __init__(self, w, h):
+        self.w, self.h = w, h
+
+    @classmethod
+    def from_pair(cls, w, h):
+        return cls(w, h)
+
+    @abc.abstractmethod
+    def area(self):
+        ...""", """\
+class _Rect$u(_Shape$u):
+    def area(self):
+        return self.w * self.h""", """\
+class _Sq$u(_Rect$u):
+    def area(self):
+        return super().area() * 0.5 + self.w""")
+t("libpat", """\
+$t1 = _Box$u($a, [$b])
+for $t2 in ('p',):
+    setattr($t1, $t2, getattr($t1, $t2) * $K + getattr($t1, 'missing', 0.5))
+$r = sum(v for k, v in vars($t1).items() if k == 'p') + $t1.__dict__['v'][0]""", """\
+class _Box$u:
+    def __init__(self, p, v):
+        self.p = p
+        self.v = v""")
+t("libpat", """\
+$t1 = [_Box$u($a, [1.0]), _Box$u($b, [2.0]), _Box$u($K, [3.0])]
+$t1.sort(key=operator.attrgetter('p'))
+$r = operator.attrgetter('p')($t1[0]) * operator.itemgetter(1)([$a, $b]) + operator.methodcaller('twice')($t1[-1])""", """\
+class _Box$u:
+    def __init__(self, p, v):
+        self.p = p
+        self.v = v
+
+    def twice(self):
+        return 2.0 * self.p""")
+t("libpat", "$r = float(f'{$a:.17g}') * $b + float(repr($b))")
+t("libpat", "$r = json.loads(json.dumps({'a': $a, 'b': [$b]}))['a'] * $K + $b")
+t("libpat", "$r = float(fractions.Fraction($a)) * $b + float(fractions.Fraction($b).limit_denominator(1 << 60))")
+t("libpat", "$r = statistics.fmean([$a, $b, $K]) + statistics.mean([$a, $b]) * $K + statistics.pstdev([$a, $b, 0.1])")
+t("libpat", "$r = heapq.nsmallest(2, [$a, $b, $K])[-1] + bisect.bisect([0.5, 1.0], $a) * $b")
+t("libpat", "$r = struct.unpack('d', struct.pack('d', $a))[0] * $b + float.fromhex($b.hex())")
+t("libpat", "$r = sum(array.array('d', [$a, $b * $K])) + math.prod([$a, $b])")
+t("libpat", """\
+$t1 = _Reg$u.make('lin', $a)
+$r = $t1.run($b) + _Reg$u.make('sq', $b).run($K)""", """\
+class _Reg$u:
+    kinds = {}
+
+    def __init_subclass__(cls, name=None, **kw):
+        super().__init_subclass__(**kw)
+        _Reg$u.kinds[name] = cls
+
+    def __init__(self, k):
+        self.k = k
+
+    @classmethod
+    def make(cls, name, k):
+        return cls.kinds[name](k)""", """\
+class _Lin$u(_Reg$u, name='lin'):
+    def run(self, v):
+        return self.k * v""", """\
+class _Sq$u(_Reg$u, name='sq'):
+    def run(self, v):
+        return self.k * v * v""")
+t("libpat", """\
+$t1 = types.SimpleNamespace(p=$a, q=$b)
+$t1.p *= $K
+$r = $t1.p + $t1.q * $t1.p + sum(vars($t1).values())""")
+t("libpat", """\
+$t1 = collections.defaultdict(float)
+for $t2, $t3 in (('u', $a), ('v', $b), ('u', $K)):
+    $t1[$t2] += $t3 * $t3
+$r = $t1['u'] * $t1['v'] + collections.Counter(a=2)['a'] * $a""")
+t("libpat", """\
+$t1 = collections.OrderedDict(p=$a)
+$t1['q'] = $b
+$t1.move_to_end('p')
+$r = list($t1.values())[-1] * $t1['q'] + collections.ChainMap({'p': $K}, $t1)['p']""")

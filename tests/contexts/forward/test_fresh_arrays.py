@@ -82,3 +82,24 @@ def list_of_rows_to_atleast_2d(x):
 def test_atleast_2d_of_a_list_of_duals():
     f = list_of_rows_to_atleast_2d
     np.testing.assert_allclose(jacfwd(f, X), fd.jacobian(f, X), rtol=1e-6, atol=1e-8)
+
+
+C = np.array([0.9, 1.1, 0.3])
+
+
+def _written_from_constants(x, c):
+    """A fresh array written by ufuncs whose inputs are all constants (`out=` the only dual): the value
+    is written, without a tangent (this crashed: the ufunc was asked for a rule with no dual input)."""
+    t = np.zeros(3)
+    np.sin(c[1:], out=t[1:])
+    u = np.ones(3)
+    np.add(c, c, out=u)
+    np.tanh(u, out=u)
+    return t * x + u * x ** 2 + t
+
+
+@pytest.mark.parametrize("wrt", ["x", "c"])
+def test_a_fresh_array_written_from_constants(wrt):
+    f = (lambda x: _written_from_constants(x, C)) if wrt == "x" else (lambda c: _written_from_constants(X, c))
+    at = X if wrt == "x" else C
+    np.testing.assert_allclose(jacfwd(f, at), fd.jacobian(f, at), rtol=1e-6, atol=1e-8)
