@@ -20,9 +20,11 @@ bounds the intervals beside it. `fix_continuity(c, x, order)` (`.antiderivative(
 for each interval from the left it sets the low coefficients from the previous interval's polynomial at
 h = x[i] - x[i-1], a recurrence linear in c whose pullback runs from the right.
 
-Forward mode is refused for the two kernels that write into arrays they are given (`MissingRule`): the
-tangent twin hands back no tangent of an array a rule writes, and the array PPoly makes with np.empty
-cannot hold duals. Complex coefficients are refused (split real and imaginary parts).
+Forward mode: the frules of the two kernels that write into an array they are given run the kernel and
+return that array's tangent after the call (the same math as the reverse rules: the kernel on c's tangent,
+one order up for the points, the breakpoints' shift); forward mode writes it into the dual's tangent or
+hands it back to the caller (`Rule.writes`). Forward over reverse (hessian) is refused: the in-place
+rules do not run on duals. Complex coefficients are refused (split real and imaginary parts).
 
 >>> import numpy as np
 >>> from scipy.interpolate import CubicSpline

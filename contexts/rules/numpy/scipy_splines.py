@@ -6,7 +6,10 @@ derivative here and are refused (`registry.NoClosedForm`). Importing it without 
 ImportError, which `contexts.rules.numpy` tolerates.
 
 Also here: `_dierckx._coloc` (make_interp_spline's collocation matrix, written in place; sites and knots
-refused) and FITPACK's `splev`/`splder` (splev, PPoly.from_spline; linear in c, knots refused).
+refused) and FITPACK's `splev`/`splder` (splev, PPoly.from_spline; linear in c, knots refused), from
+scipy 1.17's `_dfitpack` or 1.18's `_fitpack` (whose splder takes nu before x). make_interp_spline(x, y) is
+differentiated in y with x constant (the knots' refused cotangent is dropped at the constant sites), and
+refused in x.
 
 Not here: `_ppoly.evaluate` (PPoly, CubicSpline, Akima, PCHIP), in `scipy_ppoly`.
 """
