@@ -97,6 +97,39 @@ def apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     return _chunked(y, dys, tag)
 
 
+def apply_writing_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
+    """fn(*args, **kwargs) on Duals for a primitive writing into its argument `rule.writes` (a C kernel
+    filling the output array it is given: `_ppoly.evaluate(c, x, xp, dx, extrapolate, out)`). Its frule
+    writes the primal into that argument's value and returns `(y, the argument's tangent after the call)`,
+    written here into the dual's tangent. A plain array cannot take a tangent: refused when it gets one."""
+    w = rule.writes
+    target = args[w]
+    values, tangents = [], []
+    for a in args:
+        v, t = split(a, tag)
+        values.append(v)
+        tangents.append(t)
+    run = call or _call
+    directions = [None] if tag.chunk is None else range(tag.chunk)
+    written = []
+    y = None
+    for i in directions:
+        ts = tangents if i is None else [None if t is None else t[i] for t in tangents]
+        y, dw = run(rule.frule, ts, values, kwargs)
+        written.append(dw)
+    if type(target) is Dual and target.tag is tag:
+        for i, dw in zip(directions, written):
+            part = target.tangent if i is None else target.tangent[i]
+            part[...] = 0 if dw is None else dw
+    elif any(dw is not None and np.any(dw) for dw in written):
+        raise DualConversionError(
+            f"{getattr(fn, '__qualname__', fn)} writes values that carry a derivative into an array without a "
+            f"tangent (its argument {w})",
+            fix="make that array with np.empty_like / np.zeros_like of a differentiated value, inside the "
+                "differentiated function")
+    return y
+
+
 class _Seq(list):
     """The tangents of a sequence argument's elements (None where unperturbed), one per element."""
 

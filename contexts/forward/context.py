@@ -21,7 +21,7 @@ from overdub.passes import marked_opaque
 from ..rules.frames import note_transformed
 
 from ..rules.registry import key_of, objects_of_classes, registry
-from .arrays import NoForwardRule, apply_frule, build_array, has_dual, no_rule, out_position, to_array, write_out
+from .arrays import NoForwardRule, apply_frule, apply_writing_frule, build_array, has_dual, no_rule, out_position, to_array, write_out
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
 from .dual import Dual, DualConversionError, primal, split, top_tag, zero_tangent
@@ -98,6 +98,12 @@ class ForwardContext(overdub.Context):
                 rule = registry.rules.get(fn)
                 if rule is not None and rule.duals is not None:  # (its callback's closure may hold duals)
                     return rule.duals(*args, **kwargs)
+            if fn is map and len(args) > 1 and not kwargs and all(type(a) in (list, tuple) for a in args[1:]) \
+                    and has_dual(args[1:]):
+                # `x, y = map(xp.asarray, (x, y))`: map would call the function from C, on duals unintercepted
+                # (a C function refusing them, a Python one not differentiated): each call made here instead
+                # (eagerly: the iterables are lists or tuples)
+                return iter([self.overdub(site, args[0], *items) for items in zip(*args[1:])])
             tag = top_tag(args) if args else None
             if tag is None:
                 if id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
@@ -350,6 +356,8 @@ def _known(fn, args, kwargs, tag, run_rule):
             if len(args) > pos >= 0 and args[pos] is not None:
                 kwargs = {**kwargs, "out": args[pos]}
                 args = args[:pos] + args[pos + 1:]
+        if rule.writes is not None and rule.inplace is not None:  # a C kernel writing into an argument
+            return apply_writing_frule(rule, fn, args, kwargs, tag, call=run_rule)
         if kwargs.get("out") is not None and not isinstance(fn, np.ufunc):  # (ufuncs write out= themselves)
             rest = {k: v for k, v in kwargs.items() if k != "out"}
             return write_out(fn, apply_frule(rule, fn, args, rest, tag, call=run_rule), kwargs["out"])

@@ -136,6 +136,15 @@ def _by_frule(rule, args, tans, kw):
         if len(args) > pos >= 0 and args[pos] is not None:
             raise NotTransformable("an output array passed by position")
     tangents = tuple(_registry_zeros(t, a) for t, a in zip(tans, args))
+    if rule.writes is not None and rule.inplace is not None:
+        # a C kernel writing into an argument: its frule writes the value and returns that argument's
+        # tangent after the call, handed back to the caller as a callee's change in place is
+        y, dw = rule.frule(tangents, *args, **kw)
+        target = args[rule.writes]
+        if dw is None:
+            dw = np.zeros(np.shape(target), np.result_type(getattr(target, "dtype", float), float))
+        _MOVED.args = tuple(dw if i == rule.writes else None for i in range(len(args)))
+        return y, _nz(None)
     out = kw.get("out")
     if out is not None and not isinstance(rule.fn, np.ufunc):
         y, dy = rule.frule(tangents, *args, **{k: v for k, v in kw.items() if k != "out"})

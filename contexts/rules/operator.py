@@ -26,6 +26,7 @@ import operator
 import numpy as np
 
 from . import generic
+from .cotangents import Refused
 from .generic import conj, fit, plain, project, sign
 from .registry import registry
 
@@ -159,7 +160,10 @@ def isub_frule(tangents, a, b):
 # -- mul, truediv (and sequence repetition) -------------------------------------------------------
 
 def _repeat_adjoint(dy, seq, n):
-    """Cotangent of `seq * n`: each element collects the cotangents of its n copies."""
+    """Cotangent of `seq * n`: each element collects the cotangents of its n copies (a `Refused` one,
+    no known derivative, is each element's: it raises where used)."""
+    if type(dy) is Refused:
+        return [dy] * len(seq)
     dy, k = list(dy), len(seq)
     total = [None] * k
     for i, g in enumerate(dy):

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..cotangents import Refused
 from ..registry import registry
 from ..sparsity_specs import Custom
 from ._util import match_primal, may_carry, register_linear, zeros
@@ -59,7 +60,10 @@ _FLOAT_COTANGENTS = (float, np.float64, np.float32)
 
 
 def getitem_adjoint(dy, y, x, idx):
-    """Cotangent of x[idx]: dy scattered back into zeros shaped like x."""
+    """Cotangent of x[idx]: dy scattered back into zeros shaped like x. A `Refused` dy (no known derivative)
+    is x's: it raises where used, and is dropped where x is not differentiated."""
+    if type(dy) is Refused:
+        return dy, None
     if (type(x) is np.ndarray and x.dtype.kind == "f" and (type(idx) is int or type(idx) is slice)
             and (type(dy) in _FLOAT_COTANGENTS or type(dy) is np.ndarray and dy.dtype.kind == "f")):
         dx = np.zeros(x.shape, x.dtype)  # the hot case: a real array read at an int or a slice

@@ -20,9 +20,11 @@ bounds the intervals beside it. `fix_continuity(c, x, order)` (`.antiderivative(
 for each interval from the left it sets the low coefficients from the previous interval's polynomial at
 h = x[i] - x[i-1], a recurrence linear in c whose pullback runs from the right.
 
-Forward mode is refused for the two kernels that write into arrays they are given (`MissingRule`): the
-tangent twin hands back no tangent of an array a rule writes, and the array PPoly makes with np.empty
-cannot hold duals. Complex coefficients are refused (split real and imaginary parts).
+Forward mode: the frules of the two kernels that write into an array they are given run the kernel and
+return that array's tangent after the call (the same math as the reverse rules: the kernel on c's tangent,
+one order up for the points, the breakpoints' shift); forward mode writes it into the dual's tangent or
+hands it back to the caller (`Rule.writes`). Forward over reverse (hessian) is refused: the in-place
+rules do not run on duals. Complex coefficients are refused (split real and imaginary parts).
 
 >>> import numpy as np
 >>> from scipy.interpolate import CubicSpline
@@ -121,7 +123,25 @@ def _no_duals(name, *args):
         raise _forward_refusal(name)
 
 
-def _evaluate_rules(kernel, name, breakpoints):
+def _power_breakpoints_tangent(slope, values, tx, x, xp, dx, extrapolate):
+    """The value's tangent (len(xp), n) for the breakpoints' tangent tx (see `_power_breakpoints`)."""
+    i = _intervals(x, xp, extrapolate)
+    return -slope * np.where(i >= 0, tx[np.maximum(i, 0)], 0.0)[:, None]
+
+
+def _bernstein_breakpoints_tangent(slope, values, tx, x, xp, dx, extrapolate):
+    """The same in the Bernstein basis (see `_bernstein_breakpoints`)."""
+    i = _intervals(x, xp, extrapolate)
+    inside = i >= 0
+    j = np.where(inside, i, 0)
+    h = x[j + 1] - x[j]
+    s = (np.asarray(xp, dtype=float) - x[j]) / h
+    lo = (-(1 - s) * tx[j])[:, None] * slope + (dx * tx[j] / h)[:, None] * values
+    hi = (-s * tx[j + 1])[:, None] * slope - (dx * tx[j + 1] / h)[:, None] * values
+    return np.where(inside[:, None], lo + hi, 0.0)
+
+
+def _evaluate_rules(kernel, name, breakpoints, breakpoints_tangent):
     """The in-place rule of `kernel(c, x, xp, dx, extrapolate, out)`, linear in c."""
     def evaluate_inplace(c, x, xp, dx, extrapolate, out):
         _no_duals(name, c, x, xp, out)
@@ -153,14 +173,36 @@ def _evaluate_rules(kernel, name, breakpoints):
             return dself, (match_primal(dc, c), dbreak, match_primal(dxp, xp), None, None, -d)
         return None, evaluate_back
 
-    def evaluate_frule(tangents, *args, **kwargs):
-        raise _forward_refusal(name)
+    def evaluate_frule(tangents, c, x, xp, dx, extrapolate, out):
+        """Writes out; returns (None, out's tangent): the kernel on c's tangent, its slope times the
+        points' tangent, and the breakpoints' part (`breakpoints_tangent`)."""
+        kernel(c, x, xp, dx, extrapolate, out)
+        tc, tx, txp = (tuple(tangents) + (None,) * 3)[:3]
+        if np.asarray(x).dtype.kind != "f":
+            tx = None
+        if tc is None and tx is None and txp is None:
+            return None, None
+        _real(name, c)
+        c_, x_ = np.asarray(c, dtype=float), np.asarray(x, dtype=float)
+        dy = np.zeros(out.shape)
+        if tc is not None:
+            dy = dy + np.nan_to_num(_evaluated(np.ascontiguousarray(tc, dtype=float), x_, xp, dx, extrapolate,
+                                               kernel))
+        if tx is not None or txp is not None:
+            slope = np.nan_to_num(_evaluated(c_, x_, xp, dx + 1, extrapolate, kernel))
+            if txp is not None:
+                dy = dy + slope * np.asarray(txp, dtype=float)[:, None]
+            if tx is not None:
+                values = np.nan_to_num(_evaluated(c_, x_, xp, dx, extrapolate, kernel))
+                dy = dy + breakpoints_tangent(slope, values, np.asarray(tx, dtype=float), x_, xp, dx, extrapolate)
+        return None, np.where(np.isfinite(out), dy, 0.0)
     registry.set(kernel, inplace=evaluate_inplace, writes=5)
     registry.frule(kernel)(evaluate_frule)
 
 
-_evaluate_rules(_ppoly.evaluate, "scipy.interpolate._ppoly.evaluate", _power_breakpoints)
-_evaluate_rules(_ppoly.evaluate_bernstein, "scipy.interpolate._ppoly.evaluate_bernstein", _bernstein_breakpoints)
+_evaluate_rules(_ppoly.evaluate, "scipy.interpolate._ppoly.evaluate", _power_breakpoints, _power_breakpoints_tangent)
+_evaluate_rules(_ppoly.evaluate_bernstein, "scipy.interpolate._ppoly.evaluate_bernstein", _bernstein_breakpoints,
+                _bernstein_breakpoints_tangent)
 
 
 # -- _ppoly.integrate(c, x, a, b, extrapolate, out): out (n,) = the integral from a to b ------------------------
@@ -285,8 +327,26 @@ def _shift_matrix(k, order, h, slope=False):
     return t
 
 
-def fix_continuity_frule(tangents, *args, **kwargs):
-    raise _forward_refusal("scipy.interpolate._ppoly.fix_continuity")
+def fix_continuity_frule(tangents, c, x, order):
+    """Changes c in place; returns (None, c's tangent after): the recurrence on c's tangent, interval by
+    interval from the left, plus the shift's slope times h's tangent."""
+    tc, tx = (tuple(tangents) + (None,) * 2)[:2]
+    _ppoly.fix_continuity(c, x, order)
+    x_ = np.asarray(x, dtype=float)
+    if x_.dtype.kind != "f" or np.asarray(x).dtype.kind != "f":
+        tx = None
+    if tc is None and tx is None:
+        return None, None
+    _real("scipy.interpolate.PPoly.antiderivative (_ppoly.fix_continuity)", c)
+    g = np.zeros(c.shape) if tc is None else np.array(tc, dtype=float)
+    k, rows = c.shape[0], slice(c.shape[0] - 1 - order, c.shape[0])
+    for i in range(1, c.shape[1]):
+        h = x_[i] - x_[i - 1]
+        g[rows, i, :] = _shift_matrix(k, order, h) @ g[:, i - 1, :]
+        if tx is not None:
+            dh = float(tx[i]) - float(tx[i - 1])
+            g[rows, i, :] += dh * (_shift_matrix(k, order, h, slope=True) @ c[:, i - 1, :])
+    return None, g
 
 
 def fix_continuity_inplace(c, x, order):

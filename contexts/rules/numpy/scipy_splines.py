@@ -6,7 +6,10 @@ derivative here and are refused (`registry.NoClosedForm`). Importing it without 
 ImportError, which `contexts.rules.numpy` tolerates.
 
 Also here: `_dierckx._coloc` (make_interp_spline's collocation matrix, written in place; sites and knots
-refused) and FITPACK's `splev`/`splder` (splev, PPoly.from_spline; linear in c, knots refused).
+refused) and FITPACK's `splev`/`splder` (splev, PPoly.from_spline; linear in c, knots refused), from
+scipy 1.17's `_dfitpack` or 1.18's `_fitpack` (whose splder takes nu before x). make_interp_spline(x, y) is
+differentiated in y with x constant (the knots' refused cotangent is dropped at the constant sites), and
+refused in x.
 
 Not here: `_ppoly.evaluate` (PPoly, CubicSpline, Akima, PCHIP), in `scipy_ppoly`.
 """
@@ -14,7 +17,14 @@ Not here: `_ppoly.evaluate` (PPoly, CubicSpline, Akima, PCHIP), in `scipy_ppoly`
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import _dfitpack, _dierckx
+from scipy.interpolate import _dierckx
+
+try:  # scipy <= 1.17: f2py's splev(t, c, k, x, e), splder(t, c, k, x, nu, e)
+    from scipy.interpolate import _dfitpack as _fitpack
+    _SPLDER_NU_FIRST = False
+except ImportError:  # scipy 1.18: splev(t, c, k, x, e), splder(t, c, k, nu, x, e)
+    from scipy.interpolate import _fitpack
+    _SPLDER_NU_FIRST = True
 
 from ..registry import NoClosedForm, registry
 from ..sparsity_specs import DENSE
@@ -120,8 +130,8 @@ def _setall(a, values):
 registry.set(_dierckx._coloc, inplace=coloc_inplace, writes=3)
 
 
-# -- FITPACK's splev(t, c, k, x, e) and splder(t, c, k, x, nu, e) -> (y, ier): splev(x, tck, der), and so
-#    PPoly.from_spline. Linear in c (weights: the kernel on unit coefficients); in x the kernel one order up,
+# -- FITPACK's splev(t, c, k, x, e) and splder(t, c, k, x, nu, e) (scipy 1.18: splder(t, c, k, nu, x, e))
+#    -> (y, ier): splev(x, tck, der), and so PPoly.from_spline. Linear in c (weights: the kernel on unit coefficients); in x the kernel one order up,
 #    zero outside the base interval where the value is held constant there (e = 1: zeros; e = 3: splev's
 #    boundary value, while splder extrapolates); the knots refused.
 
@@ -129,16 +139,26 @@ _FITPACK_KNOTS = NoClosedForm("scipy.interpolate.splev (FITPACK splev/splder)", 
 
 
 def _fitpack_eval(t, c, k, x, nu, e):
-    y = (_dfitpack.splev(t, c, k, x, e) if nu == 0 else _dfitpack.splder(t, c, k, x, nu, e))[0]
+    if nu == 0:
+        y = _fitpack.splev(t, c, k, x, e)[0]
+    else:
+        y = (_fitpack.splder(t, c, k, nu, x, e) if _SPLDER_NU_FIRST else _fitpack.splder(t, c, k, x, nu, e))[0]
     return np.asarray(y, dtype=float)
 
 
-def _fitpack_args(fn, rest, kwargs):
-    """(nu, e) of splev(t, c, k, x, [e]) / splder(t, c, k, x, [nu, e])."""
-    if fn is _dfitpack.splev:
-        return 0, int(bind(rest, kwargs, ("e",), (0,))[0])
-    nu, e = bind(rest, kwargs, ("nu", "e"), (1, 0))
-    return int(nu), int(e)
+def _fitpack_call(fn, args, kwargs):
+    """(t, c, k, x, nu, e, the positions of t, c and x) of a call splev(t, c, k, x, [e]) or splder(t, c,
+    k, x, [nu, e]) (scipy 1.18: splder(t, c, k, nu, x, [e]))."""
+    if fn is _fitpack.splev:
+        t, c, k, x = args[:4]
+        return t, c, k, x, 0, int(bind(args[4:], kwargs, ("e",), (0,))[0]), (0, 1, 3)
+    if _SPLDER_NU_FIRST:
+        t, c, k, nu = args[:4]
+        x, e = bind(args[4:], kwargs, ("x", "e"), (None, 0))
+        return t, c, k, x, int(nu), int(e), (0, 1, 4)
+    t, c, k, x = args[:4]
+    nu, e = bind(args[4:], kwargs, ("nu", "e"), (1, 0))
+    return t, c, k, x, int(nu), int(e), (0, 1, 3)
 
 
 def _fitpack_slope(t, c, k, x, nu, e):
@@ -153,31 +173,32 @@ def _fitpack_slope(t, c, k, x, nu, e):
 
 
 def _fitpack_adjoint(fn):
-    def fitpack_adjoint(dy, y, t, c, k, x, *rest, **kwargs):
-        nones = (None,) * len(rest)
+    def fitpack_adjoint(dy, y, *args, **kwargs):
+        grads = [None] * len(args)
         d = None if dy is None else dy[0]
         if d is None:
-            return (None, None, None, None) + nones
-        nu, e = _fitpack_args(fn, rest, kwargs)
+            return tuple(grads)
+        t, c, k, x, nu, e, (it, ic, ix) = _fitpack_call(fn, args, kwargs)
         d = np.asarray(d, dtype=float)
         c_ = np.asarray(c, dtype=float)
         basis = np.stack([_fitpack_eval(t, unit, k, x, nu, e) for unit in np.eye(len(c_))], axis=1)  # (m, nc)
-        dc = basis.T @ d
-        dx = d * _fitpack_slope(t, c_, k, x, nu, e)
-        dt = _FITPACK_KNOTS.cotangent() if np.asarray(t).dtype.kind in "fc" else None
-        return (dt, match_primal(dc, c), None, match_primal(dx, x)) + nones
+        grads[ic] = match_primal(basis.T @ d, c)
+        grads[ix] = match_primal(d * _fitpack_slope(t, c_, k, x, nu, e), x)
+        grads[it] = _FITPACK_KNOTS.cotangent() if np.asarray(t).dtype.kind in "fc" else None
+        return tuple(grads)
     return fitpack_adjoint
 
 
 def _fitpack_frule(fn):
-    def fitpack_frule(tangents, t, c, k, x, *rest, **kwargs):
-        y = fn(t, c, k, x, *rest, **kwargs)
-        tt, tc, _, tx = (tuple(tangents) + (None,) * 4)[:4]
+    def fitpack_frule(tangents, *args, **kwargs):
+        y = fn(*args, **kwargs)
+        t, c, k, x, nu, e, (it, ic, ix) = _fitpack_call(fn, args, kwargs)
+        tangents = tuple(tangents) + (None,) * len(args)
+        tt, tc, tx = tangents[it], tangents[ic], tangents[ix]
         if _FITPACK_KNOTS.refuses(tt, t):
             raise _FITPACK_KNOTS.error()
         if tc is None and tx is None:
             return y, None
-        nu, e = _fitpack_args(fn, rest, kwargs)
         dy = np.zeros(np.shape(y[0]))
         if tc is not None:
             dy = dy + _fitpack_eval(t, np.asarray(tc, dtype=float), k, x, nu, e)
@@ -187,7 +208,7 @@ def _fitpack_frule(fn):
     return fitpack_frule
 
 
-for _fn in (_dfitpack.splev, _dfitpack.splder):
+for _fn in (_fitpack.splev, _fitpack.splder):
     registry.adjoint(_fn)(_fitpack_adjoint(_fn))
     registry.frule(_fn)(_fitpack_frule(_fn))
     registry.sparsity(DENSE, _fn)

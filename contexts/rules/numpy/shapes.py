@@ -223,7 +223,11 @@ registry.frule(np.pad, kind="linear")(pad_frule)
 # -- joining and splitting (list cotangents) -------------------------------------------------------
 
 def split_cotangent(dy, parts, axis):
-    """dy cut along `axis` into pieces the sizes of `parts`, each reshaped to its part."""
+    """dy cut along `axis` into pieces the sizes of `parts`, each reshaped to its part. A `Refused`
+    cotangent (no known derivative) is every piece's: it raises where one of them is used, and is
+    dropped with the parts that are not differentiated (the knots np.r_ builds from constant sites)."""
+    if type(dy) is Refused:
+        return [dy] * len(parts)
     sizes = [np.shape(p)[axis] if np.ndim(p) else 1 for p in parts]
     pieces = np.split(np.asarray(dy), np.cumsum(sizes)[:-1], axis=axis)
     return [match_primal(piece.reshape(np.shape(p)), p) for piece, p in zip(pieces, parts)]

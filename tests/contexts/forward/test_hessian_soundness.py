@@ -487,8 +487,11 @@ def test_library_function_filling_a_plain_array_is_refused_naming_the_function(m
 
     def logpdf_sum(x):
         return scipy.stats.norm.logpdf(x).sum()
-    with pytest.raises(OverdubError, match="logpdf_sum"):
-        MODES[mode](logpdf_sum, X.copy())
+    if mode in ("hessian", "hvp"):  # (forward over reverse: scipy fills an np.empty with np.place)
+        with pytest.raises(OverdubError, match="logpdf_sum"):
+            MODES[mode](logpdf_sum, X.copy())
+    else:  # forward mode follows scipy's `map(asarray, ...)`: right
+        check(logpdf_sum, mode)
 
 
 @pytest.mark.parametrize("shape", [(4,), (3, 4)])

@@ -7,12 +7,6 @@ import numpy as np
 import pytest
 
 pytest.importorskip("scipy.interpolate")
-import scipy  # noqa: E402
-
-# scipy 1.18 (installed on Python 3.12+) rewrote the spline kernels these rules are for: the rules
-# cover scipy <= 1.17 until they are ported (known gap, issue 14)
-pytestmark = pytest.mark.skipif(tuple(int(p) for p in scipy.__version__.split(".")[:2]) >= (1, 18),
-                                reason="scipy 1.18 moved the B-spline kernels (rules not ported yet)")
 from scipy.interpolate import BSpline, _dierckx, make_interp_spline  # noqa: E402
 
 from contexts import gradient, jacfwd  # noqa: E402
@@ -66,22 +60,32 @@ def test_through_the_engines(f, x, mode):
     np.testing.assert_allclose(got, fd.gradient(f, x)[0], rtol=1e-7, atol=1e-10)
 
 
-def test_make_interp_spline_refused_with_a_way_out():
-    """make_interp_spline builds its knots from the sites, which reverse mode follows when differentiating
-    in the data: the knots' derivative (BSpline evaluation, the collocation matrix `_dierckx._coloc`) is
-    refused, naming CubicSpline, the same not-a-knot cubic, which is differentiated."""
-    from scipy.interpolate import CubicSpline
+@pytest.mark.parametrize("k", [1, 3, 5])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_make_interp_spline_in_the_data(k, mode):
+    """make_interp_spline(x, y) in y with x constant: the coefficients are the banded solve of y (?gbsv),
+    the collocation matrix (`_dierckx._coloc`) and the knots constant. Reverse mode follows the knots
+    along with the data (the cotangent the knots' rules refuse passes np.r_, tuple repetition, indexing
+    and conversions, and is dropped at the constant sites)."""
+    def f(y):
+        return make_interp_spline(XS, y, k=k)(POINTS) * np.arange(1.0, 5.0)
+    y = np.sin(XS)
+    got = fd.jacobian(f, y)
+    from contexts import jacobian
+    np.testing.assert_allclose(jacobian(f, y) if mode == "reverse" else jacfwd(f, y), got, rtol=1e-7, atol=1e-9)
 
-    def in_data(y):
-        return np.sum(make_interp_spline(XS, y)(POINTS[:3]))
+
+def test_make_interp_spline_refused_in_the_sites():
+    """In the sites x the knots move: refused in both modes (reverse names CubicSpline, the same
+    not-a-knot cubic, which is differentiated in x), never a number."""
+    from overdub.errors import OverdubError
 
     def in_sites(x):
         return np.sum(make_interp_spline(x, np.sin(XS))(POINTS[:3]))
-    for f, x in ((in_data, np.sin(XS)), (in_sites, XS)):
-        with pytest.raises(NoDerivative, match="CubicSpline"):
-            gradient(f, x)
-    np.testing.assert_allclose(CubicSpline(XS, np.sin(XS))(POINTS), make_interp_spline(XS, np.sin(XS))(POINTS),
-                               rtol=1e-12)
+    with pytest.raises(NoDerivative, match="CubicSpline"):
+        gradient(in_sites, XS)
+    with pytest.raises(OverdubError):
+        jacfwd(in_sites, XS)
 
 
 def test_coloc_rule_refuses_sites_and_knots():
@@ -109,12 +113,20 @@ def test_coloc_rule_refuses_sites_and_knots():
 @pytest.mark.parametrize("e", [0, 1, 3])
 @pytest.mark.parametrize("nu", [0, 1, 2])
 def test_fitpack_splev_rule(nu, e):
-    from scipy.interpolate import _dfitpack, splrep
+    from scipy.interpolate import splrep
+    try:  # scipy <= 1.17: splder(t, c, k, x, nu, e)
+        from scipy.interpolate import _dfitpack as fitpack
+        nu_first = False
+    except ImportError:  # scipy 1.18: splder(t, c, k, nu, x, e)
+        from scipy.interpolate import _fitpack as fitpack
+        nu_first = True
     t, c, k = splrep(XS, np.cos(XS))
     if nu == 0:
-        check_rule(_dfitpack.splev, t, c, k, POINTS, e, diff=(1, 3))
+        check_rule(fitpack.splev, t, c, k, POINTS, e, diff=(1, 3))
+    elif nu_first:
+        check_rule(fitpack.splder, t, c, k, nu, POINTS, e, diff=(1, 4))
     else:
-        check_rule(_dfitpack.splder, t, c, k, POINTS, nu, e, diff=(1, 3))
+        check_rule(fitpack.splder, t, c, k, POINTS, nu, e, diff=(1, 3))
 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
