@@ -13,6 +13,7 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
+from ..cotangents import Refused
 from ..generic import unbroadcast, zeros_like
 from ..registry import call_key, registry
 
@@ -133,7 +134,7 @@ def register_linear(keys: Iterable[Any], fn: Callable, transpose: Callable, name
     to the tangent.
     """
     def adjoint(dy, y, x, *rest, **kwargs):
-        if type(dy).__name__ == "Refused":  # (no known derivative: x's is not known either; raises where used)
+        if type(dy) is Refused:  # (no known derivative: x's is not known either; raises where used)
             return (dy,) + (None,) * len(rest)
         return (match_primal(transpose(dy, y, x, *rest, **kwargs), x),) + (None,) * len(rest)
 
