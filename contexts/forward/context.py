@@ -18,6 +18,7 @@ import overdub
 from overdub.errors import OverdubError
 from overdub.passes import marked_opaque
 
+from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.frames import note_transformed
 
 from ..rules.registry import key_of, objects_of_classes, registry
@@ -84,6 +85,10 @@ class ForwardContext(overdub.Context):
 
     def overdub(self, site, fn, *args, **kwargs):
         try:
+            if id(fn) in TEXT_IDS:  # str/repr/format of a dual (its text remembered), a parse of such text
+                y = text_call(fn, args, kwargs, has_dual(args), primal)
+                if y is not None:
+                    return y
             if fn is _CLASS_MATCH:
                 if not _holds_dual(args[0]):
                     return args[0]

@@ -22,6 +22,7 @@ import os
 
 import numpy as np
 
+from ..lowered.runtime import text
 from ..rules.frames import is_engine, outside_engine
 
 from overdub.errors import OverdubError
@@ -360,6 +361,11 @@ class Dual:
 
     def __repr__(self) -> str:
         return f"Dual({self.primal!r}, {self.tangent!r}, {self.tag!r})"
+
+    def __format__(self, spec: str) -> str:
+        """An f-string's field of a perturbed value: its value's text, remembered (parsing it back is
+        refused: lowered.runtime.parsed)."""
+        return text(format(self.primal, spec))
 
     def _od_parts(self) -> tuple:
         """The values a Dual holds, for code that inspects values without knowing Duals (`NaNContext`)."""

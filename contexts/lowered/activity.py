@@ -40,14 +40,57 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
     is a forward-mode dual, and the answer must be the one the plain call gets. Both transformers run it."""
     local = local_names(fdef) | set(freevars)
     asks = {n for n in NONDIFF_BUILTINS if n not in globals_ and n not in local}
-    for node in own_nodes(fdef):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in asks
+    texts = _TEXT_MAKERS & asks
+    parsers = {n for n in _PARSERS if n not in local and (n not in globals_ or globals_[n] is _PARSERS[n])}
+    for node in list(own_nodes(fdef)):
+        if isinstance(node, ast.JoinedStr):
+            _format_fields(node, active)
+            continue
+        if not isinstance(node, ast.Call):
+            continue
+        if node.args and _parses(node.func, parsers) and not (
+                isinstance(node.args[0], ast.Constant) or isinstance(node.args[0], ast.Name) and node.args[0].id in active):
+            node.args[0] = _helper_call("__od_parsed__", [node.args[0]], node.args[0])
+        if (isinstance(node.func, ast.Name) and node.func.id in asks
                 and any(isinstance(a, ast.Name) and a.id in active for a in node.args)):
             node.args = [ast.copy_location(ast.Call(ast.Name("__od_primal__", ast.Load()), [a], []), a)
                          if isinstance(a, ast.Name) and a.id in active else a for a in node.args]
             if node.func.id == "int" and node.args:  # refused at a jump of int() (`__od_int_arg__`)
                 node.args[0] = ast.copy_location(ast.Call(ast.Name("__od_int_arg__", ast.Load()), [node.args[0]], []),
                                                  node.args[0])
+            if node.func.id in texts:  # the text of a differentiated value: remembered (`__od_text__`)
+                inner = ast.copy_location(ast.Call(node.func, node.args, node.keywords), node)
+                node.func, node.args, node.keywords = ast.Name("__od_text__", ast.Load()), [inner], []
+                ast.copy_location(node.func, node)
+
+
+# A differentiated number's text parsed back is refused (lowered.runtime: `__od_text__`, `__od_parsed__`).
+_TEXT_MAKERS = frozenset({"str", "repr", "format"})
+_PARSERS = {"float": float, "int": int, "complex": complex}
+
+
+def _helper_call(name: str, args: list, at: ast.AST) -> ast.Call:
+    call = ast.Call(ast.Name(name, ast.Load()), args, [])
+    ast.copy_location(call.func, at)
+    return ast.copy_location(call, at)
+
+
+def _parses(func: ast.expr, parsers: set) -> bool:
+    """func is the builtin float/int/complex, `float.fromhex`, or a Decimal/Fraction class by name."""
+    if isinstance(func, ast.Name):
+        return func.id in parsers or func.id in ("Decimal", "Fraction")
+    return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+            and (func.value.id, func.attr) in (("float", "fromhex"), ("decimal", "Decimal"), ("fractions", "Fraction")))
+
+
+def _format_fields(node: ast.JoinedStr, active: set) -> None:
+    """An f-string's fields of differentiated values formatted by `__od_fmt__` (the text remembered)."""
+    for part in node.values:
+        if isinstance(part, ast.FormattedValue) and any(n in active for n in _reads(part.value)):
+            spec = part.format_spec if part.format_spec is not None else ast.Constant("")
+            primal = _helper_call("__od_primal__", [part.value], part.value)
+            part.value = _helper_call("__od_fmt__", [primal, ast.Constant(part.conversion), spec], part.value)
+            part.conversion, part.format_spec = -1, None
 
 
 def local_names(fdef) -> set[str]:

@@ -8,9 +8,15 @@ modes share: which elements of two arrays are one element seen through two views
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
+from fractions import Fraction
+
 import numpy as np
 
-__all__ = ["HELPERS", "unpack", "addresses"]
+from overdub.errors import OverdubError
+
+__all__ = ["HELPERS", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
 
 
 def unpack(v, n, star):
@@ -44,5 +50,77 @@ def int_arg(x):
     return x
 
 
+# -- a differentiated number's text, parsed back ----------------------------------------------------------
+# Text is a constant to every engine, so `float(f"{x:.17g}")` or `float(repr(x))` would be a constant:
+# derivative 0, silently. The lowering marks where a differentiated value becomes text (str, repr, format,
+# an f-string's field: `__od_text__`, `__od_fmt__`) and every float/int/complex/Decimal/Fraction of a
+# value that is not a differentiated number (`__od_parsed__`); a parse of a remembered text (or of a
+# number in it) is refused. Remembered across calls, the most recent texts only.
+
+class TextRoundTrip(OverdubError):
+    """A differentiated number was formatted into text and that text parsed back into a number."""
+
+
+_TEXTS: dict[str, None] = {}
+_TEXTS_KEPT = 1024
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b", re.I)
+
+
+def _remember(t: str) -> None:
+    _TEXTS[t] = None
+    if len(_TEXTS) > _TEXTS_KEPT:
+        del _TEXTS[next(iter(_TEXTS))]
+
+
+def text(s):
+    """`str(x)`, `repr(x)`, `format(x, ...)` of a differentiated x: remembered (and the numbers in it)."""
+    if type(s) is str:
+        _remember(s.strip())
+        for number in _NUMBER.findall(s):
+            _remember(number.lstrip("+"))
+    return s
+
+
+def formatted(value, conversion: int, spec: str = ""):
+    """An f-string's field `{x!r:spec}` of a differentiated x (its primal), as text, remembered."""
+    if conversion == ord("s"):
+        value = str(value)
+    elif conversion == ord("r"):
+        value = repr(value)
+    elif conversion == ord("a"):
+        value = ascii(value)
+    return text(format(value, spec))
+
+
+def parsed(s):
+    """The argument of float/int/complex/Decimal/Fraction: refused when it is a remembered text."""
+    if type(s) is str and (_TEXTS and s.strip().lstrip("+") in _TEXTS or "Dual(" in s or "Tracer(" in s):
+        # (an engine value's repr, `f"{x!r}"` of a dual or tracer: never a number's text)
+        raise TextRoundTrip(
+            f"a differentiated number was formatted into text ({s.strip()!r}) and parsed back into a number: "
+            "text carries no derivative, so the result would be a constant",
+            fix="keep the number (round with `round(x, k)` or `np.round` if rounding was meant), or treat the "
+                "function as a primitive with a rule (`@contexts.custom_adjoint`)")
+    return s
+
+
+# the interception contexts (forward mode's duals, sparsity's tracers) see these as calls
+_MAKERS = (str, repr, format)
+TEXT_IDS = frozenset(id(f) for f in (*_MAKERS, float, int, complex, Decimal, Fraction))
+
+
+def text_call(fn, args, kwargs, perturbed: bool, value):
+    """An interception context's call of fn (id in TEXT_IDS): the text of a perturbed value (`value` gives
+    what to format in its place) made and remembered; else the argument of a parse checked, and None
+    returned (the context goes on with the call)."""
+    if fn in _MAKERS:
+        if not perturbed:
+            return None
+        return text(fn(*map(value, args), **kwargs))
+    if args:
+        parsed(args[0])
+    return None
+
+
 HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
-           "__od_locals__": locals}  # (locals() by a name of its own: a parameter may be called `locals`)
+           "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)

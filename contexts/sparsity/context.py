@@ -14,6 +14,7 @@ from contexts.forward.observe import Observed, observer
 from contexts.rules.numpy.inplace import as_store
 from contexts.rules.registry import registry
 
+from ..lowered.runtime import TEXT_IDS, text_call
 from . import rules
 from .interpret import always, sparsity_rule
 from .ops import derive, has_tracer
@@ -105,6 +106,10 @@ class SparsityContext(overdub.Context):
     def overdub(self, site, fn, *args, **kwargs):
         if _own(fn):
             return fn(*args, **kwargs)
+        if id(fn) in TEXT_IDS:  # str/repr/format of a tracer (its text remembered), a parse of such text
+            y = text_call(fn, args, kwargs, has_tracer(args, kwargs), lambda v: v)
+            if y is not None:
+                return y
         if fn is _CLASS_MATCH and has_tracer(args, kwargs):
             raise TracedBranchError("a `match` with class patterns on a value that depends on the inputs "
                                     "(Python's isinstance would answer for the tracer)", where=str(site),

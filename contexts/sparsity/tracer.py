@@ -19,6 +19,8 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
+from ..lowered.runtime import text
+
 from contexts.rules.registry import MissingRule
 
 from .pattern import Pattern
@@ -260,6 +262,16 @@ class Tracer:
     @property
     def is_constant(self) -> bool:
         return self.P is None or self.P.nnz == 0
+
+    def __format__(self, spec: str) -> str:
+        """An f-string's field of a traced value: its value's text if known (its repr else), remembered
+        (parsing it back is refused: lowered.runtime.parsed)."""
+        if self.primal is not None and spec:
+            try:
+                return text(format(self.primal, spec))
+            except (TypeError, ValueError):
+                pass
+        return text(repr(self))
 
     def __repr__(self) -> str:
         deps = 0 if self.P is None else self.P.nnz

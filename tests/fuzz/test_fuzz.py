@@ -25,13 +25,8 @@ MAX_REPORTS = 12
 # Failure classes found and not yet fixed, by template and mode: left out of the slice's count (and
 # reported) so that every other class is held at zero, and kept honest by test_known_open_classes_still_fail,
 # which fails once a class is fixed (then remove it here). The README's limits name each one.
-_EVERY = {"gradient", "derivative", "jvp", "jacfwd", "hessian", "sparsity", "sparsity_local"}
 KNOWN_OPEN: dict = {
     # (suite, template): {modes}: a class the fuzzer still finds, listed until it is fixed.
-    # A differentiated number formatted into text and parsed back (`float(f"{x:.17g}")`, `float(repr(x))`):
-    # the text is a constant to every engine, so the derivative is silently 0 in reverse and forward mode
-    # (the README's limits); the formatting spec on duals and tracers fails (crash)
-    ("scalar", "libpat.19"): _EVERY,
     # json.dumps of a dual or tracer (a TypeError of json's encoder, not a refusal)
     ("scalar", "libpat.20"): {"derivative", "jvp", "jacfwd", "sparsity", "sparsity_local"},
     # statistics.mean/pstdev of tracers (statistics' exact-fraction TypeError, not a refusal)

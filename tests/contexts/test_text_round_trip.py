@@ -1,0 +1,80 @@
+"""A differentiated number formatted into text and parsed back: text is a constant to every engine, so the
+result was a constant and the derivative silently 0 (`float(repr(x))`, `float(f"{x:.17g}")`: the true
+derivative is 1). Now refused in every mode; text made for messages (not parsed back) is fine, and
+parsing other text is not refused."""
+
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from overdub.errors import OverdubError
+
+from contexts import derivative, gradient, hessian, jacfwd, jacobian_sparsity
+from tests import fd
+
+
+def by_repr(x):
+    return float(repr(x)) * x
+
+
+def by_fstring(x):
+    s = f"{x:.17g}"
+    return float(s) + x
+
+
+def by_str_stripped(x):
+    return float(str(x).strip()) * 2.0
+
+
+def by_format(x):
+    return float(format(x, ".17g")) + x * x
+
+
+def by_field_in_text(x):
+    line = f"value = {x!r}"
+    return float(line.split("=")[1]) + x
+
+
+def by_decimal(x):
+    return float(Decimal(str(x))) * x
+
+
+def by_fraction(x):
+    return float(Fraction(repr(x))) + x
+
+
+ROUND_TRIPS = [by_repr, by_fstring, by_str_stripped, by_format, by_field_in_text, by_decimal, by_fraction]
+
+MODES = {
+    "gradient": lambda f, x: gradient(f, x)[0],
+    "derivative": derivative,
+    "jacfwd": lambda f, x: jacfwd(lambda v: np.array([f(v[0])]), np.array([x])),
+    "hessian": hessian,
+    "sparsity": lambda f, x: jacobian_sparsity(lambda v: np.array([f(v[0])]), np.array([x])),
+}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("f", ROUND_TRIPS, ids=lambda f: f.__name__)
+def test_a_number_parsed_back_from_its_text_is_refused(f, mode):
+    with pytest.raises(OverdubError, match="formatted into text"):
+        MODES[mode](f, 0.7)
+
+
+def messages(x):
+    """Text made for a message, never parsed: the derivative is the plain one."""
+    note = f"x = {x:.3f}, x**2 = {x * x:.2e} ({x!r})"
+    other = float("2.5") + float(str(3))  # unrelated text parsed: constants
+    if len(note) > 1000:
+        raise ValueError(note)
+    return x * x * other + len(str(x)) * 0.0
+
+
+@pytest.mark.parametrize("mode", ["gradient", "derivative", "jacfwd", "hessian"])
+def test_text_for_messages_is_fine(mode):
+    got = np.ravel(MODES[mode](messages, 0.7))[0]
+    want = (fd.derivative(lambda s: fd.derivative(messages, s, h=1e-4), 0.7, h=1e-4) if mode == "hessian"
+            else fd.derivative(messages, 0.7))
+    assert got == pytest.approx(want, rel=1e-5)
