@@ -9,7 +9,10 @@ code.
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
+
+from overdub.errors import OverdubError
 
 __all__ = ["REPLACEMENTS", "GETTERS"]
 
@@ -30,9 +33,24 @@ def ad_filter(f, iterable):
     return iter(out)
 
 
+class Forever:
+    """`itertools.repeat(obj)`: obj without end (zip takes as many as the other iterables give)."""
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __iter__(self):
+        raise OverdubError("itertools.repeat(x) without a count, iterated on its own: reverse mode draws "
+                           "items when the iterator is made, and these never end",
+                           fix="give the count: `itertools.repeat(x, n)`")
+
+
 def ad_zip(*iterables, strict=False):
-    seqs = [list(s) for s in iterables]
-    n = min((len(s) for s in seqs), default=0)
+    seqs = [None if type(s) is Forever else list(s) for s in iterables]
+    n = min((len(s) for s in seqs if s is not None), default=0)
+    for k in range(len(seqs)):  # (no zip here: it is this function)
+        if seqs[k] is None:
+            seqs[k] = [iterables[k].obj] * n
     if strict and any(len(s) != n for s in seqs):
         raise ValueError("zip() arguments have different lengths")
     out = []
@@ -145,9 +163,154 @@ def ad_attrgetter(names, obj):
     return out[0] if len(names) == 1 else tuple(out)
 
 
+# -- itertools (eager, as the stand-ins above: the items are drawn when the iterator is made) -------------
+
+def ad_accumulate(iterable, func=None, *, initial=None):
+    out = []
+    acc = initial
+    started = initial is not None
+    if started:
+        out.append(acc)
+    for x in iterable:
+        if not started:
+            acc, started = x, True
+        else:
+            acc = acc + x if func is None else func(acc, x)
+        out.append(acc)
+    return iter(out)
+
+
+def ad_starmap(f, iterable):
+    out = []
+    for args in iterable:
+        out.append(f(*args))
+    return iter(out)
+
+
+def ad_product(*iterables, repeat=1):
+    pools = [tuple(p) for p in iterables] * repeat
+    rows = [()]
+    for pool in pools:
+        grown = []
+        for row in rows:
+            for x in pool:
+                grown.append(row + (x,))
+        rows = grown
+    return iter(rows)
+
+
+def ad_chain(*iterables):
+    out = []
+    for it in iterables:
+        for x in it:
+            out.append(x)
+    return iter(out)
+
+
+def ad_chain_from_iterable(iterables):
+    out = []
+    for it in iterables:
+        for x in it:
+            out.append(x)
+    return iter(out)
+
+
+def ad_pairwise(iterable):
+    items = list(iterable)
+    out = []
+    for i in range(len(items) - 1):
+        out.append((items[i], items[i + 1]))
+    return iter(out)
+
+
+def ad_zip_longest(*iterables, fillvalue=None):
+    seqs = [list(s) for s in iterables]
+    n = max((len(s) for s in seqs), default=0)
+    out = []
+    for i in range(n):
+        row = []
+        for s in seqs:
+            row.append(s[i] if i < len(s) else fillvalue)
+        out.append(tuple(row))
+    return iter(out)
+
+
+def ad_compress(data, selectors):
+    out = []
+    for x, keep in zip(data, selectors):
+        if keep:
+            out.append(x)
+    return iter(out)
+
+
+def ad_takewhile(predicate, iterable):
+    out = []
+    for x in iterable:
+        if not predicate(x):
+            break
+        out.append(x)
+    return iter(out)
+
+
+def ad_dropwhile(predicate, iterable):
+    out = []
+    dropping = True
+    for x in iterable:
+        if dropping and predicate(x):
+            continue
+        dropping = False
+        out.append(x)
+    return iter(out)
+
+
+def ad_islice(iterable, *bounds):
+    start, stop, step = slice(*bounds).start or 0, slice(*bounds).stop, slice(*bounds).step or 1
+    out = []
+    i = 0
+    for x in iterable:
+        if stop is not None and i >= stop:
+            break
+        if i >= start and (i - start) % step == 0:
+            out.append(x)
+        i += 1
+    return iter(out)
+
+
+def ad_groupby(iterable, key=None):
+    out = []
+    current, group, started = None, None, False
+    for x in iterable:
+        k = x if key is None else key(x)
+        if not started or k != current:
+            if started:
+                out.append((current, iter(group)))
+            current, group, started = k, [], True
+        group.append(x)
+    if started:
+        out.append((current, iter(group)))
+    return iter(out)
+
+
+def ad_repeat(obj, times=None):
+    if times is None:
+        return Forever(obj)
+    out = []
+    for _ in range(times):
+        out.append(obj)
+    return iter(out)
+
+
 # a callable of these types stands for the function beside it, given its items (`__reduce__`'s)
 GETTERS = {operator.itemgetter: ad_itemgetter, operator.attrgetter: ad_attrgetter}
 
 REPLACEMENTS = {next: ad_next, map: ad_map, filter: ad_filter, zip: ad_zip, enumerate: ad_enumerate,
                 sorted: ad_sorted,
-                reversed: ad_reversed, functools.reduce: ad_reduce}
+                reversed: ad_reversed, functools.reduce: ad_reduce,
+                itertools.accumulate: ad_accumulate, itertools.starmap: ad_starmap, itertools.product: ad_product,
+                itertools.chain: ad_chain, itertools.chain.from_iterable: ad_chain_from_iterable,
+                itertools.zip_longest: ad_zip_longest, itertools.compress: ad_compress,
+                itertools.takewhile: ad_takewhile, itertools.dropwhile: ad_dropwhile, itertools.islice: ad_islice,
+                itertools.groupby: ad_groupby}
+if hasattr(itertools, "pairwise"):
+    REPLACEMENTS[itertools.pairwise] = ad_pairwise
+REPLACEMENTS[itertools.repeat] = ad_repeat

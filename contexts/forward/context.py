@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import struct
 import types
 
 import numpy as np
@@ -169,8 +170,8 @@ class ForwardContext(overdub.Context):
             if y is _UNKNOWN:
                 raise no_rule(fn, where=str(site)) from e
             return y
-        except (TypeError, RuntimeError) as e:
-            if not perturbed or isinstance(e, OverdubError):
+        except (TypeError, RuntimeError, ValueError, struct.error) as e:
+            if isinstance(e, OverdubError) or not (perturbed or _holds_dual(args)):
                 raise
             # a class or C function without a rule refused the duals in its own words (mpmath's
             # `mpf(x)`: "cannot create mpf from Dual(...)"; scipy's `_brentq`: "Unable to parse arguments"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import struct
 import sys
 import threading
 import types
@@ -262,7 +263,11 @@ def _through_duals(f, args, tans, kw, kwtans):
     dkw = {k: (v if _all_zero(kwtans.get(k)) else _dualize(v, kwtans[k], tag, made)) for k, v in kw.items()}
     try:
         y = _run(f, *dargs, **dkw)
-    except TypeError as e:  # a DualConversionError, or the callable's own words ("cannot create mpf from Dual")
+    except (TypeError, ValueError, struct.error) as e:
+        # a DualConversionError, or the callable's own words ("cannot create mpf from Dual", struct.pack's
+        # "required argument is not a float")
+        if not isinstance(e, TypeError) and (overdub.is_recursable(f) or isinstance(e, OverdubError)):
+            raise  # (a Python function's own ValueError)
         if overdub.is_recursable(f) and isinstance(e, DualConversionError):
             # a dual stored into a plain array the twin made outside duals (an object built by a call with
             # no active input: `s = Stages(n)`, its `np.empty` plain): on duals from the start it is a dual

@@ -32,11 +32,17 @@ __all__ = [
 
 
 def add(a, b):
-    """a + b where None is zero (gradient accumulation)."""
+    """a + b where None is zero (gradient accumulation); the derivatives of tuples and lists add elementwise
+    (`+` would concatenate them: `[t] * 2`'s cotangent came out twice as long, its second half dropped)."""
     if a is None:
         return b
     if b is None:
         return a
+    ta = type(a)
+    if ta is tuple or ta is list:
+        if len(a) != len(b):
+            raise ValueError(f"derivatives of sequences of lengths {len(a)} and {len(b)} cannot be added")
+        return ta(add(x, y) for x, y in zip(a, b))
     return a + b
 
 

@@ -26,7 +26,7 @@ import operator
 import numpy as np
 
 from . import generic
-from .cotangents import Refused
+from .cotangents import Refused, acc
 from .generic import conj, fit, plain, project, sign
 from .registry import registry
 
@@ -167,7 +167,9 @@ def _repeat_adjoint(dy, seq, n):
     dy, k = list(dy), len(seq)
     total = [None] * k
     for i, g in enumerate(dy):
-        total[i % k] = generic.add(total[i % k], g)
+        # (acc: a tuple's cotangents add elementwise, where `+` concatenated them; one object's box, which
+        # every copy's position holds, is taken once)
+        total[i % k] = acc(total[i % k], g)
     return total
 
 

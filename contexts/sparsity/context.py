@@ -91,6 +91,20 @@ def _value(a):
     return a.primal if isinstance(a, Tracer) else a
 
 
+def _holds_tracer(x, depth: int = 3) -> bool:
+    """x is a tracer or holds one in a list, tuple, dict or an object's fields."""
+    if isinstance(x, Tracer):
+        return True
+    if depth == 0:
+        return False
+    if isinstance(x, (list, tuple)):
+        return any(_holds_tracer(v, depth - 1) for v in x)
+    if isinstance(x, dict):
+        return any(_holds_tracer(v, depth - 1) for v in x.values())
+    fields = getattr(x, "__dict__", None)
+    return isinstance(fields, dict) and any(_holds_tracer(v, depth - 1) for v in fields.values())
+
+
 class SparsityContext(overdub.Context):
     """Runs a function on sparsity tracers; usually reached through `jacobian_sparsity`.
 
@@ -152,7 +166,14 @@ class SparsityContext(overdub.Context):
         if overdub.is_recursable(fn):
             return self.recurse(fn, *args, **kwargs)
         if not traced:
-            return fn(*args, **kwargs)
+            try:
+                return fn(*args, **kwargs)
+            except (TypeError, ValueError) as e:  # a tracer deeper inside (`json.dumps({"a": t})`)
+                if isinstance(e, OverdubError) or not _holds_tracer(args):
+                    raise
+                raise NoSparsityRule(f"no sparsity rule for {getattr(fn, '__qualname__', fn)}, reached with "
+                                     f"traced values inside its arguments ({type(e).__name__}: {e})",
+                                     where=str(site), fix="register a sparsity rule, or pass plain values") from e
         return self._traced_primitive(site, rule, fn, args, kwargs)
 
     def _traced_primitive(self, site, rule, fn, args, kwargs):

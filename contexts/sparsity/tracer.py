@@ -37,6 +37,9 @@ class NoSparsityRule(MissingRule):
     """A primitive was reached with tracers and has no sparsity rule."""
 
 
+_FLOAT_INSIDES = frozenset({"as_integer_ratio", "hex", "is_integer", "fromhex"})
+
+
 class NoSparsityMethod(NoSparsityRule, AttributeError):
     """An ndarray method or attribute tracers do not have. Also an AttributeError, so that library code
     probing for it (`getattr(a, "argsort", None)`, `hasattr`) takes its fallback as for any object."""
@@ -287,6 +290,10 @@ class Tracer:
                     f"sparsity tracers have no ndarray attribute {name!r} (no sparsity rule for it)",
                     where=user_site(2),
                     fix=f"call the numpy function (np.{name}(a, ...)) if it has a rule, or register one")
+            if name in _FLOAT_INSIDES:  # (not an AttributeError: statistics' `except AttributeError` would
+                raise NoSparsityRule(  # turn it into its own TypeError)
+                    f"a traced value's float internals (.{name}()): no sparsity rule follows a number taken "
+                    "apart", where=user_site(2), fix="keep the value a number, or treat the function as a primitive")
             raise AttributeError(f"sparsity tracers have no attribute {name!r}")
         return getattr(self.primal, name)
 

@@ -78,3 +78,35 @@ def test_text_for_messages_is_fine(mode):
     want = (fd.derivative(lambda s: fd.derivative(messages, s, h=1e-4), 0.7, h=1e-4) if mode == "hessian"
             else fd.derivative(messages, 0.7))
     assert got == pytest.approx(want, rel=1e-5)
+
+
+def by_json(x):
+    import json
+    return json.loads(json.dumps({"a": x}))["a"] * x
+
+
+def by_bytes(x):
+    import struct
+    return struct.unpack("d", struct.pack("d", x))[0] + x
+
+
+def by_hex(x):
+    return float.fromhex(x.hex()) + x
+
+
+def by_statistics(x):
+    import statistics
+    return statistics.mean([x, 2.0 * x]) + statistics.pstdev([x, 0.1])
+
+
+MODES["sparsity local"] = lambda f, x: jacobian_sparsity(lambda v: np.array([f(v[0])]), np.array([x]), mode="local")
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("f", [by_json, by_bytes, by_hex, by_statistics], ids=lambda f: f.__name__)
+def test_a_number_taken_apart_is_refused(f, mode):
+    """JSON, bytes, a float's hex or exact ratio (statistics): refused by the engine (an OverdubError
+    naming the function), never the library's own TypeError about a dual or tracer (json's "Object of
+    type Dual is not JSON serializable", struct.error, statistics' "can't convert type 'Tracer'")."""
+    with pytest.raises(OverdubError):
+        MODES[mode](f, 0.7)
