@@ -14,7 +14,7 @@ from overdub.passes import context_stack as _stack, depth as _depth
 from overdub.errors import OverdubError
 
 from ..rules.frames import entry_error
-from ..rules.leaves import Scalar, kind_of
+from ..rules.leaves import ArrayLeaf, Scalar, kind_of
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
@@ -243,6 +243,14 @@ def _seed(y):
         return type(y)(1) if y.dtype.kind == "f" else 1.0
     if isinstance(y, numbers.Real) or type(y).__module__.startswith("uncertainties"):
         return 1.0
+    if isinstance(y, ArrayLeaf):  # a dask array: a 0-d real one (known without computing it)
+        if y.ndim == 0 and y.dtype.kind in "fiu":
+            return np.ones((), dtype=y.dtype if y.dtype.kind == "f" else float)
+        shape = y.shape
+        raise NonScalarError(
+            f"`gradient` needs a real scalar output, got {type(y).__name__} of shape {shape} and dtype {y.dtype}",
+            fix="reduce the output to a real scalar (e.g. `.sum()`), or use `jacobian` / `pullback` for vector "
+                "outputs")
     if type(y).__name__ == "Dual" and np.ndim(y.primal) == 0:  # forward over reverse: the primal's own 1
         return _seed(y.primal)
     if type(y).__name__ == "Dual" or hasattr(y, "__array_ufunc__") and not isinstance(y, np.ndarray):
@@ -258,8 +266,9 @@ def _promote(args: tuple) -> tuple:
     """Integer arrays are differentiated as float arrays (numpy's integer arithmetic has no tangent
     space; Python ints stay exact)."""
     for a in args:
-        if type(a) is np.ndarray and a.dtype.kind in "iu":
-            return tuple(a.astype(float) if type(a) is np.ndarray and a.dtype.kind in "iu" else a for a in args)
+        if (type(a) is np.ndarray or isinstance(a, ArrayLeaf)) and a.dtype.kind in "iu":
+            return tuple(a.astype(float) if (type(a) is np.ndarray or isinstance(a, ArrayLeaf))
+                         and a.dtype.kind in "iu" else a for a in args)
     return args
 
 

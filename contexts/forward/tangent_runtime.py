@@ -24,6 +24,7 @@ from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx
 from ..rules.registry import key_of, registry
+from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
 from .arrays import no_rule, out_position, write_out
 from .dual import Dual, DualConversionError, Tag, _own, primal
 from .holds import dual_free, splittable
@@ -197,6 +198,12 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     if _zero(tobj) and (not isinstance(key_of(method), tuple) or isinstance(obj, np.ufunc)
                         or all(_zero(t) for t in tans) and all(_zero(t) for t in kwtans.values())):
         return fd_call(method, args, tans, kw, kwtans)
+    if ARRAY_TYPES and isinstance(obj, ArrayLeaf):  # a dask array's `.sum()`: the ndarray method's frule
+        rule = registry.get((np.ndarray, name))
+        if rule is None or rule.frule is None or rule.inplace is not None or rule.mutating or not all(
+                _zero(t) for t in kwtans.values()):
+            raise NotTransformable(f"{type(obj).__name__}.{name}: no forward rule on a dask array")
+        return _by_frule(rule, (obj, *args), (tobj, *tans), kw)
     if type(method) is types.MethodType and type(method.__func__) is types.FunctionType:
         return fd_call(method.__func__, (obj, *args), (tobj, *tans), kw, kwtans)
     rule = registry.get(method)  # a C type's method: keyed (type, name), the object first

@@ -27,6 +27,7 @@ import numpy as np
 
 from . import generic
 from .generic import conj, fit, plain, project, sign
+from .leaves import ArrayLeaf
 from .registry import registry
 
 __all__ = ["NOT_NUMERIC", "DERIVATIVES", "pow_dx", "pow_dn", "floor_quotient"]
@@ -266,7 +267,7 @@ def imod_frule(tangents, a, b):
 # -- pow --------------------------------------------------------------------------------------------
 
 def _is_array(x) -> bool:
-    return isinstance(x, (np.ndarray, np.generic))
+    return isinstance(x, (np.ndarray, np.generic, ArrayLeaf))
 
 
 def pow_dx(x, n):

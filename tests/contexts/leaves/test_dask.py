@@ -1,0 +1,197 @@
+"""dask arrays are leaves (`contexts.rules.leaves.ArrayLeaf`): gradients over them are lazy dask arrays,
+equal to closed forms and to central differences on numpy copies; nothing is computed before the user
+computes (counted by a dask callback)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import traceback
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+from dask.callbacks import Callback  # noqa: E402
+
+from contexts import derivative, gradient, jvp  # noqa: E402
+from tests.fd import gradient as fd_gradient  # noqa: E402
+from tests.fd import directional  # noqa: E402
+
+
+class Computations(Callback):
+    """Counts the graphs dask computes while it is active."""
+
+    def __init__(self):
+        super().__init__()
+        self.n = 0
+        self.where = []
+
+    def _start(self, dsk):
+        self.n += 1
+        self.where.append("".join(traceback.format_stack(limit=14)[:-3]))
+
+
+RNG = np.random.default_rng(0)
+AN = RNG.normal(size=(40, 5))
+BN = RNG.normal(size=40)
+X0 = RNG.normal(size=5)
+AD = da.from_array(AN, chunks=(10, 5))
+BD = da.from_array(BN, chunks=10)
+
+
+def least_squares(A, b):
+    def loss(x):
+        r = A @ x - b
+        return (r * r).sum()
+    return loss
+
+
+def squared_power(A, b):
+    def loss(x):
+        return ((A @ x - b) ** 2).sum()
+    return loss
+
+
+def methods(A, b):
+    def loss(x):
+        r = A.dot(x) - b
+        return (r.T * r).mean() + 0.5 * (x ** 3).sum() + (A.T @ r).std()
+    return loss
+
+
+def numpy_functions(A, b):
+    def loss(x):
+        z = np.tanh(A @ x) * np.exp(-b * b)
+        return np.sum(np.sin(z) ** 2) + np.log1p(np.sum(z * z)) + np.linalg.norm(z)
+    return loss
+
+
+def reductions_and_shapes(A, b):
+    def loss(x):
+        M = A * x  # broadcasting (40, 5) * (5,)
+        col = M.sum(axis=0)
+        row = np.mean(M, axis=1)
+        return (col ** 2).sum() + (row.reshape(4, 10).max(axis=1)).sum() + np.sqrt((M ** 2).sum() + 1.0)
+    return loss
+
+
+def indexing(A, b):
+    def loss(x):
+        r = A[:20] @ x - b[5:25]
+        return (r[::2] ** 2).sum() + (A[3] * x).sum() ** 2 + x[1] * x[2]
+    return loss
+
+
+def where_and_maximum(A, b):
+    def loss(x):
+        r = A @ x - b
+        return np.maximum(r, 0.0).sum() + np.where(r > 0, r, 0.1 * r).sum() + np.abs(r).sum()
+    return loss
+
+
+LOSSES = [least_squares, squared_power, methods, numpy_functions, reductions_and_shapes, indexing,
+          where_and_maximum]
+
+
+@pytest.mark.parametrize("make", LOSSES, ids=lambda m: m.__name__)
+@pytest.mark.parametrize("x_kind", ["numpy", "dask"])
+def test_gradient_is_lazy_and_right(make, x_kind):
+    x = X0.copy() if x_kind == "numpy" else da.from_array(X0.copy(), chunks=5)
+    with Computations() as seen:
+        g = gradient(make(AD, BD), x)[0]
+    assert seen.n == 0, "the gradient computed something before .compute():\n" + "\n".join(seen.where)
+    assert isinstance(g, da.Array)
+    assert g.shape == (5,)
+    expected = fd_gradient(make(AN, BN), X0.copy())[0]
+    np.testing.assert_allclose(g.compute(), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_least_squares_closed_form():
+    for x in (X0.copy(), da.from_array(X0.copy(), chunks=5)):
+        with Computations() as seen:
+            g = gradient(least_squares(AD, BD), x)[0]
+        assert seen.n == 0
+        np.testing.assert_allclose(g.compute(), 2 * AN.T @ (AN @ X0 - BN), rtol=1e-12)
+
+
+def test_gradient_in_the_matrix():
+    """The matrix itself differentiated: its gradient is a lazy dask array of its chunks' shape."""
+    def loss(A, x):
+        r = A @ x - BD
+        return (r * r).sum()
+    with Computations() as seen:
+        gA, gx = gradient(loss, AD, X0.copy())
+    assert seen.n == 0 and isinstance(gA, da.Array) and gA.shape == AN.shape
+    np.testing.assert_allclose(gA.compute(), 2 * np.outer(AN @ X0 - BN, X0), rtol=1e-12)
+    np.testing.assert_allclose(gx.compute(), 2 * AN.T @ (AN @ X0 - BN), rtol=1e-12)
+
+
+def test_non_scalar_output_refused():
+    from contexts.ad.api import NonScalarError
+    with pytest.raises(NonScalarError, match="shape"):
+        gradient(lambda x: AD @ x, X0.copy())
+
+
+def test_import_contexts_does_not_import_dask():
+    code = "import sys, contexts, contexts.ad, contexts.forward; assert 'dask' not in sys.modules, 'dask'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- forward mode -------------------------------------------------------------------------------------
+
+V = np.arange(5.0) - 2.0
+
+
+@pytest.mark.parametrize("make", LOSSES, ids=lambda m: m.__name__)
+@pytest.mark.parametrize("x_kind", ["numpy", "dask"])
+def test_jvp_is_lazy_and_right(make, x_kind):
+    """jvp along V: lazy dask arrays (the tangent twin computes dask's operations), equal to central
+    differences on numpy copies; or a clear refusal, never a wrong number."""
+    from contexts.forward.arrays import NoForwardRule
+    x = X0.copy() if x_kind == "numpy" else da.from_array(X0.copy(), chunks=5)
+    expected = directional(make(AN, BN), (X0.copy(),), (V,))
+    with Computations() as seen:
+        try:
+            y, t = jvp(make(AD, BD), (x,), (V,))
+        except NoForwardRule as e:
+            assert "dask" in str(e)
+            return
+    assert seen.n == 0, "jvp computed something:\n" + "\n".join(seen.where)
+    assert isinstance(t, da.Array)
+    np.testing.assert_allclose(t.compute(), expected, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(y.compute(), make(AN, BN)(X0.copy()), rtol=1e-12)
+
+
+@pytest.mark.parametrize("x_kind", ["numpy", "dask"])
+def test_derivative_along_a_line(x_kind):
+    x = X0.copy() if x_kind == "numpy" else da.from_array(X0.copy(), chunks=5)
+    loss = least_squares(AD, BD)
+    with Computations() as seen:
+        d = derivative(lambda s: loss(x + s * V), 0.3)
+    assert seen.n == 0
+    r = AN @ (X0 + 0.3 * V) - BN
+    np.testing.assert_allclose(np.asarray(d.compute()), 2 * r @ (AN @ V), rtol=1e-12)
+
+
+def test_nested_forward_right_or_refused():
+    """Nested derivatives run the inner one on duals: right (dual arithmetic on dask arrays, lazily), or
+    refused by name (a dask array's own code reached with a dual), never a wrong number."""
+    from contexts.forward.arrays import NoForwardRule
+    loss = least_squares(AD, BD)
+    s = 0.5
+    try:
+        d2 = derivative(lambda s: derivative(lambda u: loss(X0 + s * u * V), 1.0), s)
+    except NoForwardRule as e:
+        assert "dask" in str(e)
+        return
+    r, AV = AN @ (X0 + s * V) - BN, AN @ V
+    d2 = d2.compute() if isinstance(d2, da.Array) else d2
+    np.testing.assert_allclose(d2, 2 * r @ AV + 2 * s * AV @ AV, rtol=1e-10)
+
+
+def test_dask_method_on_duals_refused():
+    """A dask array's method reached with a dual (forward mode on duals: `x.dot(dual)`) is refused by name."""
+    from contexts.forward.arrays import NoForwardRule
+    with pytest.raises(NoForwardRule, match="dask"):
+        derivative(lambda s: derivative(lambda u: AD.dot(X0 * s * u).sum(), 1.0), 0.5)
