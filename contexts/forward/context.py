@@ -225,7 +225,8 @@ def _meets_array_leaf(fn, args, kwargs) -> bool:
     if isinstance(getattr(fn, "__self__", None), ArrayLeaf):
         return True
     module = getattr(fn, "__module__", None) or ""
-    return module.startswith("dask") and (holds_array_leaf(args) or holds_array_leaf(kwargs.values()))
+    return (module.startswith("dask") and (holds_array_leaf(args) or holds_array_leaf(kwargs.values()))
+            and registry.get(fn) is None)  # (`da.exp`, `da.dot`: numpy's rules, `rules.dask`)
 
 
 def _array_leaf_refused(fn, site) -> NoForwardRule:

@@ -195,3 +195,51 @@ def test_dask_method_on_duals_refused():
     from contexts.forward.arrays import NoForwardRule
     with pytest.raises(NoForwardRule, match="dask"):
         derivative(lambda s: derivative(lambda u: AD.dot(X0 * s * u).sum(), 1.0), 0.5)
+
+
+# -- dask's own functions ------------------------------------------------------------------------------
+
+def dask_functions(A, b):
+    mod = da if isinstance(A, da.Array) else np
+
+    def loss(x):
+        z = mod.tanh(mod.dot(A, x)) - b
+        return mod.sum(mod.exp(-z * z)) + mod.mean(z ** 2) + mod.maximum(z, 0.0).sum()
+    return loss
+
+
+@pytest.mark.parametrize("mode", ["gradient", "jvp"])
+def test_dask_functions_take_numpys_rules(mode):
+    with Computations() as seen:
+        if mode == "gradient":
+            got = gradient(dask_functions(AD, BD), X0.copy())[0]
+        else:
+            got = jvp(dask_functions(AD, BD), (X0.copy(),), (V,))[1]
+    assert seen.n == 0, "\n".join(seen.where)
+    if mode == "gradient":
+        expected = fd_gradient(dask_functions(AN, BN), X0.copy())[0]
+    else:
+        expected = directional(dask_functions(AN, BN), (X0.copy(),), (V,))
+    np.testing.assert_allclose(got.compute(), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_dask_function_without_rule_refused():
+    """dask's own code is never differentiated through: a function of dask's without a rule reached with a
+    differentiated value is refused by name."""
+    from contexts.rules.registry import NoRuleError
+    with pytest.raises(NoRuleError, match="map_blocks"):
+        gradient(lambda x: da.map_blocks(np.sin, AD * x).sum(), X0.copy())
+
+
+def test_advanced_index_refused():
+    """An integer-array index may read an element twice: its cotangent would need a scatter-add, which
+    dask's item assignment does not do; refused, never a wrong number."""
+    from contexts.rules.numpy._util import UnsupportedCase
+    with pytest.raises(UnsupportedCase, match="dask"):
+        gradient(lambda x: ((AD @ x)[np.array([0, 0, 3])] ** 2).sum(), X0.copy())
+
+
+def test_integer_dask_input_promoted():
+    xi = da.from_array(np.arange(5), chunks=5)
+    g = gradient(least_squares(AD, BD), xi)[0]
+    np.testing.assert_allclose(g.compute(), 2 * AN.T @ (AN @ np.arange(5.0) - BN), rtol=1e-12)
