@@ -14,7 +14,7 @@ from overdub.passes import context_stack as _stack, depth as _depth
 from overdub.errors import OverdubError
 
 from ..rules.frames import entry_error
-from ..rules.leaves import ArrayLeaf, Scalar, kind_of
+from ..rules.leaves import ArrayLeaf, Scalar, as_array, kind_of
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
@@ -416,17 +416,18 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
     if mode != "reverse":
         raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="reverse" or mode="forward"')
     y, back = _pullback(f, args, {}, full=False)
-    yarr = np.asarray(y)
-    flat_y = yarr.reshape(-1)
+    lazy = isinstance(y, ArrayLeaf)  # a dask array: seeded with numpy's one-hots, its rows kept lazy
+    yarr = y if lazy else np.asarray(y)
     rows = []
-    for i in range(flat_y.size):
-        seed = np.zeros_like(yarr, dtype=float if yarr.dtype.kind != "c" else yarr.dtype)
+    for i in range(yarr.size):
+        seed = (np.zeros(yarr.shape) if lazy else
+                np.zeros_like(yarr, dtype=float if yarr.dtype.kind != "c" else yarr.dtype))
         seed.reshape(-1)[i] = 1.0
-        dy = seed if isinstance(y, np.ndarray) else (seed.item() if yarr.ndim == 0 else list(seed))
+        dy = seed if isinstance(y, (np.ndarray, ArrayLeaf)) else (seed.item() if yarr.ndim == 0 else list(seed))
         rows.append(back(dy)[1])
     blocks = []
     for j, a in enumerate(args):
-        arr = np.asarray(a, dtype=float) if not np.iscomplexobj(a) else np.asarray(a)
-        block = np.stack([np.asarray(r[j] if r[j] is not None else np.zeros_like(arr)).reshape(-1) for r in rows])
+        arr = as_array(a, dtype=float) if not np.iscomplexobj(a) else as_array(a)
+        block = np.stack([as_array(r[j] if r[j] is not None else np.zeros_like(arr)).reshape(-1) for r in rows])
         blocks.append(block.reshape(yarr.shape + arr.shape) if yarr.ndim else block.reshape(arr.shape))
     return blocks[0] if len(args) == 1 else tuple(blocks)

@@ -243,3 +243,41 @@ def test_integer_dask_input_promoted():
     xi = da.from_array(np.arange(5), chunks=5)
     g = gradient(least_squares(AD, BD), xi)[0]
     np.testing.assert_allclose(g.compute(), 2 * AN.T @ (AN @ np.arange(5.0) - BN), rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("x_kind", ["numpy", "dask"])
+def test_jacobian_is_lazy_and_right(mode, x_kind):
+    from contexts import jacobian
+    x = X0.copy() if x_kind == "numpy" else da.from_array(X0.copy(), chunks=5)
+    with Computations() as seen:
+        J = jacobian(lambda x: np.tanh(AD[:8] @ x) * BD[:8], x, mode=mode)
+    assert seen.n == 0, "\n".join(seen.where)
+    assert isinstance(J, da.Array) and J.shape == (8, 5)
+    expected = ((1 - np.tanh(AN[:8] @ X0) ** 2) * BN[:8])[:, None] * AN[:8]
+    np.testing.assert_allclose(J.compute(), expected, rtol=1e-12)
+
+
+# -- sparsity --------------------------------------------------------------------------------------------
+
+def test_jacobian_sparsity_without_computing():
+    """Sparsity over dask constants computes nothing: a dask constant's zeros are not looked for, so its
+    pattern is a superset of the numpy constant's (sound), and exact where the structure is the code's."""
+    from contexts.sparsity import jacobian_sparsity
+    Bn = np.kron(np.eye(2), np.ones((2, 2)))  # block diagonal: structural zeros in the data
+    Bd = da.from_array(Bn, chunks=2)
+    with Computations() as seen:
+        P_mat = jacobian_sparsity(lambda x: np.tanh(Bd @ x), np.ones(4))
+        P_elem = jacobian_sparsity(lambda x: np.sin(x) * Bd[0] + x[::-1] ** 2, np.ones(4))
+    assert seen.n == 0, "\n".join(seen.where)
+    exact = jacobian_sparsity(lambda x: np.tanh(Bn @ x), np.ones(4)).toarray()
+    assert (P_mat.toarray() >= exact).all() and exact.sum() == 8  # a superset of the data's pattern
+    np.testing.assert_array_equal(P_elem.toarray(), np.eye(4, dtype=bool) | np.eye(4, dtype=bool)[::-1])
+
+
+def test_sparsity_of_dask_functions():
+    from contexts.sparsity import jacobian_sparsity
+    P = jacobian_sparsity(lambda x: da.sin(x) + da.sum(x[:2]) * da.exp(x), np.ones(4))
+    expected = np.eye(4, dtype=bool)
+    expected[:, :2] = True
+    np.testing.assert_array_equal(P.toarray(), expected)
