@@ -96,6 +96,8 @@ def _registry_zeros(t, a):
 def _zeros_of(e, d):
     """Zeros shaped like an item e of a list argument (an array, or a nested list of numbers such as the
     `[0.0]` of `np.concatenate([[0.0], v])`); d (the twins' 0) for a scalar or a ragged item."""
+    if ARRAY_TYPES and isinstance(e, ArrayLeaf):  # a dask array's: dask's zeros, lazily
+        return np.zeros_like(e, dtype=np.result_type(e.dtype, float))
     if type(e) is np.ndarray or type(e) is list or type(e) is tuple:
         try:
             arr = np.asarray(e)

@@ -82,6 +82,21 @@ def _leaf_getitem_cotangent(dy, x, idx):
     if not is_basic_index(idx):
         raise unsupported("x[idx] on a dask array", "an advanced (integer array or mask) index",
                           "index with ints and slices, or compute the array first (`x.compute()`)")
+    if type(idx) is not tuple:
+        idx = (idx,)
+    if any(i is None for i in idx):  # `x[:, None]`: dy without the new axes, written at the rest
+        if any(i is Ellipsis for i in idx):
+            raise unsupported("x[idx] on a dask array", "an index with both `None` and `...`",
+                              "reshape instead (`x.reshape(...)`), or compute the array first")
+        kept, axis = [], 0
+        for i in idx:
+            if i is None:
+                pass
+            elif isinstance(i, slice):
+                kept.append(axis)
+            axis += 0 if isinstance(i, (int, np.integer)) and not isinstance(i, bool) else 1
+        dy = np.reshape(dy, tuple(np.shape(dy)[a] for a in kept) + tuple(np.shape(dy)[axis:]))
+        idx = tuple(i for i in idx if i is not None)
     like = x if isinstance(x, ArrayLeaf) else dy
     dx = np.zeros_like(like, shape=x.shape, dtype=np.result_type(x.dtype, getattr(dy, "dtype", type(dy))))
     dx[idx] = dy

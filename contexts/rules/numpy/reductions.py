@@ -214,7 +214,7 @@ def _prod_partials(y, x, axis, keepdims):
     """d prod / d x_i = prod of the other entries of x_i's slice, shape of x."""
     if x.ndim == 0:
         return np.ones_like(x)
-    if np.all(x != 0):
+    if not isinstance(x, ArrayLeaf) and np.all(x != 0):  # (a dask array's: no branch on its values)
         return _expand(y, x.ndim, axis, keepdims) / x
     return _exclusive_products(x, _axes(axis, x.ndim))
 

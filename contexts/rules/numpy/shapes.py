@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..leaves import as_array  # np.asarray, but a dask array is left as it is
+from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 
 from ..cotangents import Refused
 from ..registry import registry
@@ -232,7 +232,13 @@ registry.frule(np.pad, kind="linear")(pad_frule)
 def split_cotangent(dy, parts, axis):
     """dy cut along `axis` into pieces the sizes of `parts`, each reshaped to its part."""
     sizes = [np.shape(p)[axis] if np.ndim(p) else 1 for p in parts]
-    pieces = np.split(as_array(dy), np.cumsum(sizes)[:-1], axis=axis)
+    dy = as_array(dy)
+    if isinstance(dy, ArrayLeaf):  # a dask array: cut by slices (dask has no np.split)
+        ends = np.cumsum(sizes).tolist()
+        lead = (slice(None),) * (axis % dy.ndim)
+        pieces = [dy[lead + (slice(e - n, e),)] for n, e in zip(sizes, ends)]
+    else:
+        pieces = np.split(dy, np.cumsum(sizes)[:-1], axis=axis)
     return [match_primal(piece.reshape(np.shape(p)), p) for piece, p in zip(pieces, parts)]
 
 

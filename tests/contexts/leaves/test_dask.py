@@ -281,3 +281,24 @@ def test_sparsity_of_dask_functions():
     expected = np.eye(4, dtype=bool)
     expected[:, :2] = True
     np.testing.assert_array_equal(P.toarray(), expected)
+
+
+def more_shapes(A, b):
+    def loss(x):
+        u = A @ x
+        return ((np.concatenate([u, b * x[0]]) ** 2).sum() + (u[:3]).prod()
+                + ((A @ x[:, None]).squeeze() ** 2).sum() + (np.stack([u, b]) ** 3).sum())
+    return loss
+
+
+@pytest.mark.parametrize("x_kind", ["numpy", "dask"])
+def test_concatenate_prod_newaxis_stack(x_kind):
+    """np.split-free concatenate cotangents, prod without a branch on zeros, `x[:, None]` read back, the
+    zero tangent of a dask item of a stacked list: lazy and right in both modes."""
+    x = X0.copy() if x_kind == "numpy" else da.from_array(X0.copy(), chunks=5)
+    with Computations() as seen:
+        g = gradient(more_shapes(AD, BD), x)[0]
+        t = jvp(more_shapes(AD, BD), (x,), (V,))[1]
+    assert seen.n == 0, "\n".join(seen.where)
+    np.testing.assert_allclose(g.compute(), fd_gradient(more_shapes(AN, BN), X0.copy())[0], rtol=1e-6)
+    np.testing.assert_allclose(t.compute(), directional(more_shapes(AN, BN), (X0.copy(),), (V,)), rtol=1e-6)
