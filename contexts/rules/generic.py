@@ -14,14 +14,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
-
-_ARRAY_TYPES = (np.ndarray, ArrayLeaf)  # arrays: numpy's, and registered types' (dask's)
-_ARRAYS = (np.ndarray, np.generic, ArrayLeaf)  # arrays and numpy's scalars
-
 from uncertainties import umath as _umath
 from uncertainties.core import AffineScalarFunc as _UFloat
 
+from .leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 from . import leaves as _leaves
 
 try:  # scipy is optional: it supplies erf/gamma/digamma ufuncs for arrays and array-like values
@@ -35,6 +31,9 @@ __all__ = [
     "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt", "cbrt",
     "erf", "erfc", "gamma", "lgamma", "digamma", "floor", "atan2", "hypot", "plain",
 ]
+
+_ARRAY_TYPES = (np.ndarray, ArrayLeaf)  # arrays: numpy's, and registered types' (dask's)
+_ARRAYS = (np.ndarray, np.generic, ArrayLeaf)  # arrays and numpy's scalars
 
 
 def add(a, b):

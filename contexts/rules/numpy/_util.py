@@ -11,11 +11,10 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from ..leaves import as_array  # np.asarray, but a dask array is left as it is
-
 
 from overdub.errors import OverdubError
 
+from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..generic import unbroadcast, zeros_like
 from ..registry import call_key, registry
 

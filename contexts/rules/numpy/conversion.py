@@ -4,8 +4,6 @@ inexact scalar types called as functions (`np.float64(x)`, `x.dtype.type(v)`) an
 import numpy as np
 
 from ..leaves import as_array  # np.asarray, but a dask array is left as it is
-
-
 from ..registry import registry
 from ._util import match_primal
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from numpy._core import multiarray
 
+from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..registry import registry
 from ..sparsity_specs import DENSE
 from ._util import match_primal, unsupported, zeros

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
-
 from ..registry import registry
 from ..sparsity_specs import Custom
 from ._util import match_primal, may_carry, register_linear, unsupported, zeros

@@ -12,8 +12,6 @@ import operator
 import numpy as np
 
 from ..leaves import as_array  # np.asarray, but a dask array is left as it is
-
-
 from ..generic import unbroadcast
 from ..registry import registry
 from ._util import is_dual, zeros

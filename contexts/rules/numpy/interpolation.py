@@ -3,8 +3,6 @@
 import numpy as np
 
 from ..leaves import as_array  # np.asarray, but a dask array is left as it is
-
-
 from ..registry import registry
 from ..sparsity_specs import DENSE
 from ._util import zeros

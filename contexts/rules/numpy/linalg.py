@@ -21,10 +21,9 @@ import operator
 import string
 
 import numpy as np
-
-from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from numpy.linalg import _umath_linalg  # the gufunc under np.linalg.lstsq is keyed by itself
 
+from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..registry import registry
 from ..sparsity_specs import DENSE, STRUCTURAL, Custom
 from ._util import bind as _bind, is_dual, match_primal, unsupported, zeros

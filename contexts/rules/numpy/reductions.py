@@ -17,8 +17,6 @@ from typing import Any, Callable
 import numpy as np
 
 from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
-
-
 from ..generic import conj
 
 from ..registry import HOT_REDUCE_OPTIONS, registry

@@ -19,7 +19,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
-
 from ..cotangents import Refused
 from ..registry import registry
 from ..sparsity_specs import INDICES, STRUCTURAL, Custom

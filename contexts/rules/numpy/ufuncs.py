@@ -23,8 +23,6 @@ from typing import Any, Callable
 import numpy as np
 
 from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
-
-
 from ..registry import NoClosedForm, registry
 from ..sparsity_specs import LINEAR, NONDIFF, STRUCTURAL, Custom, Elementwise
 from ._util import match_primal as _match_primal
