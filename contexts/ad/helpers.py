@@ -655,13 +655,18 @@ def setattr_adj(S, dobj, obj, attr, old):
 
 
 def _is_array(obj) -> bool:
-    """An ndarray, or (forward over reverse) a dual array: stored into element by element."""
-    return isinstance(obj, np.ndarray) or type(obj) is _Dual and bool(obj.shape)
+    """An ndarray, or (forward over reverse) a dual array, or a dask array: stored into element by element."""
+    return (isinstance(obj, np.ndarray) or type(obj) is _Dual and bool(obj.shape)
+            or isinstance(obj, ArrayLeaf))
 
 
 def _copy(x):
-    """A copy of an array (or a dual array's value and tangent), never a view."""
-    return np.array(x, copy=True) if type(x) is not _Dual else np.copy(x)
+    """A copy of an array (or a dual array's value and tangent; a dask array's, lazily), never a view."""
+    if type(x) is _NDARRAY:
+        return np.array(x, copy=True)
+    if type(x) is _Dual:
+        return np.copy(x)
+    return x.copy() if isinstance(x, ArrayLeaf) else np.array(x, copy=True)
 
 
 def setitem(obj, idx, v):

@@ -302,3 +302,27 @@ def test_concatenate_prod_newaxis_stack(x_kind):
     assert seen.n == 0, "\n".join(seen.where)
     np.testing.assert_allclose(g.compute(), fd_gradient(more_shapes(AN, BN), X0.copy())[0], rtol=1e-6)
     np.testing.assert_allclose(t.compute(), directional(more_shapes(AN, BN), (X0.copy(),), (V,)), rtol=1e-6)
+
+
+def in_place(A, b):
+    def loss(x):
+        r = A @ x
+        r += b
+        r[0] = x[1] * 3.0
+        r[2:4] = r[2:4] * x[0]
+        r *= 2.0
+        return (r ** 2).sum()
+    return loss
+
+
+@pytest.mark.parametrize("x_kind", ["numpy", "dask"])
+def test_item_assignment_into_a_dask_array(x_kind):
+    """`r[i] = v` into a dask array: its cotangent at i goes to v, lazily (it was a box of items: a
+    TypeError, or worse, before)."""
+    x = X0.copy() if x_kind == "numpy" else da.from_array(X0.copy(), chunks=5)
+    with Computations() as seen:
+        g = gradient(in_place(AD, BD), x)[0]
+        t = jvp(in_place(AD, BD), (x,), (V,))[1]
+    assert seen.n == 0, "\n".join(seen.where)
+    np.testing.assert_allclose(g.compute(), fd_gradient(in_place(AN, BN), X0.copy())[0], rtol=1e-6)
+    np.testing.assert_allclose(t.compute(), directional(in_place(AN, BN), (X0.copy(),), (V,)), rtol=1e-6)
