@@ -326,3 +326,17 @@ def test_item_assignment_into_a_dask_array(x_kind):
     assert seen.n == 0, "\n".join(seen.where)
     np.testing.assert_allclose(g.compute(), fd_gradient(in_place(AN, BN), X0.copy())[0], rtol=1e-6)
     np.testing.assert_allclose(t.compute(), directional(in_place(AN, BN), (X0.copy(),), (V,)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("which", ["hessian", "hvp"])
+def test_second_order_right(which):
+    """Forward over reverse on a loss over dask constants: equal to the closed form 2 AᵀA + diag(12 x²)."""
+    from contexts import hessian, hvp
+
+    def loss(x):
+        r = AD @ x - BD
+        return (r * r).sum() + (x ** 4).sum()
+    H = hessian(loss, X0.copy()) if which == "hessian" else hvp(loss, X0.copy(), V)
+    H = H.compute() if isinstance(H, da.Array) else np.asarray(H)
+    expected = 2 * AN.T @ AN + np.diag(12 * X0 ** 2)
+    np.testing.assert_allclose(H, expected if which == "hessian" else expected @ V, rtol=1e-10)
