@@ -363,6 +363,8 @@ def call(mask, f, *args, **kw):
         full = (f.__self__,) + args if is_method else args
         if rule.adjoint is not None:
             if rule.iterates and type(getattr(type(args[0]), "__iter__", None)) is types.FunctionType:
+                if isinstance(args[0], ArrayLeaf):  # a dask array's rows, read by index (its __iter__ is dask's)
+                    return _iterate_user(f, args, _leaf_rows)
                 return _iterate_user(f, args)
             impl = rule.impl
             if rule.kind == "nondiff" and f in _ASK_PRIMAL and _any_dual(args, kw):
@@ -472,22 +474,31 @@ def _bound_back(pb, dy, dself, S):
     return acc(dself, dargs[0] if dargs else None), dargs[1:], dkw
 
 
-def _iterate_user(f, args):
+def _leaf_rows(x):
+    """The rows of an array of a registered type (a dask array), as iterating it draws them."""
+    return [x[i] for i in range(len(x))]
+
+
+def _iterate_user(f, args, rows=None):
     """iter/list/tuple/unpacking of an object whose class defines `__iter__` in Python: that method is
-    differentiated like any other, and the drawn items' cotangents flow back through it."""
+    differentiated like any other, and the drawn items' cotangents flow back through it (`rows`: a
+    function drawing them instead, a dask array's `_leaf_rows`)."""
     v = args[0]
-    it, pb = _twin_call(EVERY_ARGUMENT, type(v).__iter__, (v,), (), _NOKW)
+    it, pb = _twin_call(EVERY_ARGUMENT, rows or type(v).__iter__, (v,) if rows is None else (), (v,) if rows else (),
+                        _NOKW)
     items = list(it)
     y = unpack(items, *args[1:]) if f is unpack else f(items)  # (iter, list, tuple...)
-    return y, (_user_iter_back, pb, f, y, args[1:])
+    return y, (_user_iter_back, pb, f, y, args[1:], rows is not None)
 
 
 def _user_iter_back(pb, dy, dself, S):
-    _, inner, f, y, rest = pb
+    _, inner, f, y, rest, by_rows = pb
     if dy is None or inner is None:
         return None, (None,) * (1 + len(rest)), None
     gs = unpacked_cots(dy, y, *rest) if f is unpack else list(dy)
-    dv, _, _ = inner[0](inner, SeqBox(gs), None, S)
+    dv, dargs, _ = inner[0](inner, SeqBox(gs), None, S)
+    if by_rows:  # (the array was the rows function's argument, not the object of its method)
+        dv = dargs[0]
     return None, (dv,) + (None,) * len(rest), None
 
 

@@ -340,3 +340,25 @@ def test_second_order_right(which):
     H = H.compute() if isinstance(H, da.Array) else np.asarray(H)
     expected = 2 * AN.T @ AN + np.diag(12 * X0 ** 2)
     np.testing.assert_allclose(H, expected if which == "hessian" else expected @ V, rtol=1e-10)
+
+
+def iterated(A, b):
+    def loss(x):
+        u = A[:4] @ x
+        a, b_, c, d = u
+        rows = list(A[4:7] @ x)
+        return a * b_ + c ** 2 * d + sum(r * r for r in rows) + sum((row @ x) ** 2 for row in A[7:9])
+    return loss
+
+
+@pytest.mark.parametrize("x_kind", ["numpy", "dask"])
+def test_iterating_a_dask_array(x_kind):
+    """Unpacking, list() and for over a dask array: its rows read by index (never dask's __iter__), their
+    cotangents gathered back lazily (reverse mode refused dask's __iter__ by name before)."""
+    x = X0.copy() if x_kind == "numpy" else da.from_array(X0.copy(), chunks=5)
+    with Computations() as seen:
+        g = gradient(iterated(AD, BD), x)[0]
+        t = jvp(iterated(AD, BD), (x,), (V,))[1]
+    assert seen.n == 0, "\n".join(seen.where)
+    np.testing.assert_allclose(g.compute(), fd_gradient(iterated(AN, BN), X0.copy())[0], rtol=1e-6)
+    np.testing.assert_allclose(t.compute(), directional(iterated(AN, BN), (X0.copy(),), (V,)), rtol=1e-6)
