@@ -14,7 +14,7 @@ from overdub.passes import context_stack as _stack, depth as _depth
 from overdub.errors import OverdubError
 
 from ..rules.frames import entry_error
-from ..rules.leaves import Scalar, kind_of
+from ..rules.leaves import ArrayLeaf, Scalar, as_array, kind_of
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
@@ -243,6 +243,14 @@ def _seed(y):
         return type(y)(1) if y.dtype.kind == "f" else 1.0
     if isinstance(y, numbers.Real) or type(y).__module__.startswith("uncertainties"):
         return 1.0
+    if isinstance(y, ArrayLeaf):  # a dask array: a 0-d real one (known without computing it)
+        if y.ndim == 0 and y.dtype.kind in "fiu":
+            return np.ones((), dtype=y.dtype if y.dtype.kind == "f" else float)
+        shape = y.shape
+        raise NonScalarError(
+            f"`gradient` needs a real scalar output, got {type(y).__name__} of shape {shape} and dtype {y.dtype}",
+            fix="reduce the output to a real scalar (e.g. `.sum()`), or use `jacobian` / `pullback` for vector "
+                "outputs")
     if type(y).__name__ == "Dual" and np.ndim(y.primal) == 0:  # forward over reverse: the primal's own 1
         return _seed(y.primal)
     if type(y).__name__ == "Dual" or hasattr(y, "__array_ufunc__") and not isinstance(y, np.ndarray):
@@ -258,8 +266,9 @@ def _promote(args: tuple) -> tuple:
     """Integer arrays are differentiated as float arrays (numpy's integer arithmetic has no tangent
     space; Python ints stay exact)."""
     for a in args:
-        if type(a) is np.ndarray and a.dtype.kind in "iu":
-            return tuple(a.astype(float) if type(a) is np.ndarray and a.dtype.kind in "iu" else a for a in args)
+        if (type(a) is np.ndarray or isinstance(a, ArrayLeaf)) and a.dtype.kind in "iu":
+            return tuple(a.astype(float) if (type(a) is np.ndarray or isinstance(a, ArrayLeaf))
+                         and a.dtype.kind in "iu" else a for a in args)
     return args
 
 
@@ -407,17 +416,18 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
     if mode != "reverse":
         raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="reverse" or mode="forward"')
     y, back = _pullback(f, args, {}, full=False)
-    yarr = np.asarray(y)
-    flat_y = yarr.reshape(-1)
+    lazy = isinstance(y, ArrayLeaf)  # a dask array: seeded with numpy's one-hots, its rows kept lazy
+    yarr = y if lazy else np.asarray(y)
     rows = []
-    for i in range(flat_y.size):
-        seed = np.zeros_like(yarr, dtype=float if yarr.dtype.kind != "c" else yarr.dtype)
+    for i in range(yarr.size):
+        seed = (np.zeros(yarr.shape) if lazy else
+                np.zeros_like(yarr, dtype=float if yarr.dtype.kind != "c" else yarr.dtype))
         seed.reshape(-1)[i] = 1.0
-        dy = seed if isinstance(y, np.ndarray) else (seed.item() if yarr.ndim == 0 else list(seed))
+        dy = seed if isinstance(y, (np.ndarray, ArrayLeaf)) else (seed.item() if yarr.ndim == 0 else list(seed))
         rows.append(back(dy)[1])
     blocks = []
     for j, a in enumerate(args):
-        arr = np.asarray(a, dtype=float) if not np.iscomplexobj(a) else np.asarray(a)
-        block = np.stack([np.asarray(r[j] if r[j] is not None else np.zeros_like(arr)).reshape(-1) for r in rows])
+        arr = as_array(a, dtype=float) if not np.iscomplexobj(a) else as_array(a)
+        block = np.stack([as_array(r[j] if r[j] is not None else np.zeros_like(arr)).reshape(-1) for r in rows])
         blocks.append(block.reshape(yarr.shape + arr.shape) if yarr.ndim else block.reshape(arr.shape))
     return blocks[0] if len(args) == 1 else tuple(blocks)

@@ -24,6 +24,7 @@ from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields, merge_into
 from ..rules.registry import PLAIN_OPERANDS, NoRuleError
+from ..rules.leaves import ArrayLeaf
 from .structs import CHANGES, TICKS, Bare, Session, Viewed, remember_instance_dict
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
@@ -162,7 +163,7 @@ def binop_adj(opname, g, y, a, b, need=3):
 
 # numbers (Fraction's operators are Python code, but mathematically plain) and arrays use the rules
 _KNOWN = PLAIN_OPERANDS + (list, tuple)
-_KNOWN_NUMBERS = tuple(t for t in PLAIN_OPERANDS if t not in (np.ndarray, np.generic, str, bytes, type(None)))
+_KNOWN_NUMBERS = tuple(t for t in PLAIN_OPERANDS if t not in (np.ndarray, np.generic, str, bytes, type(None), ArrayLeaf))
 
 
 def _user_operand(opname, a, b) -> bool:
@@ -263,6 +264,8 @@ def getattr_(obj, attr):
         _representation_read(obj, attr, getattr(obj, attr))
     if t is _MODULE or isinstance(obj, (types.ModuleType, type)):  # (`np.exp`: the hot case)
         return getattr(obj, attr), None
+    if isinstance(obj, ArrayLeaf):  # a dask array's `.T`, `.shape`: read as an ndarray's (never its code)
+        return getattr(obj, attr), None
     prop = _class_attribute(t, attr)
     if prop is None:
         return getattr(obj, attr), None
@@ -331,7 +334,7 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
     if not has_fields(obj) and not isinstance(obj, (list, tuple, dict)) and \
             _class_attribute(type(obj), attr) is result:
         return dobj  # its class's attribute (the object has no fields): a constant, as a class's own reads are
-    if isinstance(obj, (np.ndarray, np.generic, complex, float, int)):
+    if isinstance(obj, (np.ndarray, np.generic, complex, float, int, ArrayLeaf)):
         return acc(dobj, _array_attr_adj(g, obj, attr))
     if attr == "__dict__" and type(result) is dict:  # the object's own fields: one box (structs.Session.box)
         box = S.box(obj, dobj)
@@ -415,7 +418,7 @@ def _array_attr_adj(g, obj, attr):
         return g
     if attr == "imag":
         return 1j * g if np.iscomplexobj(obj) or isinstance(obj, complex) else None
-    if attr in _CONSTANT_ATTRS:
+    if attr in _CONSTANT_ATTRS or attr in _LEAF_METADATA and isinstance(obj, ArrayLeaf):
         return None
     raise runtime.UnsupportedFunction(
         f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__}",
@@ -425,6 +428,10 @@ def _array_attr_adj(g, obj, attr):
 # attributes of arrays and numbers that carry no derivative
 _CONSTANT_ATTRS = frozenset({"shape", "ndim", "size", "dtype", "strides", "itemsize", "nbytes", "flags",
                              "ctypes", "data", "numerator", "denominator", "device", "__class__"})
+
+
+# attributes of a registered array type (a dask array's chunking) that carry no derivative
+_LEAF_METADATA = frozenset({"chunks", "chunksize", "numblocks", "npartitions", "name"})
 
 
 def getitem_index_adj(S, dobj, g, obj, idx, bounds=False):
@@ -483,7 +490,7 @@ def getitem_adj(S, dobj, g, obj, idx):
             acc_[idx] += g
             S.scatter[id(obj)] = (obj, acc_)
             return acc_
-    if isinstance(obj, (np.ndarray, np.number)):  # a numpy scalar too: `y[np.newaxis]`, `y[()]`, `y[...]`
+    if isinstance(obj, (np.ndarray, np.number, ArrayLeaf)):  # a numpy scalar too: `y[np.newaxis]`, `y[()]`
         rule = _rules.get((np.ndarray, "__getitem__"))
         if rule is not None and rule.adjoint is not None:
             return acc(dobj, rule.adjoint(g, None, obj, idx)[0])
@@ -648,13 +655,18 @@ def setattr_adj(S, dobj, obj, attr, old):
 
 
 def _is_array(obj) -> bool:
-    """An ndarray, or (forward over reverse) a dual array: stored into element by element."""
-    return isinstance(obj, np.ndarray) or type(obj) is _Dual and bool(obj.shape)
+    """An ndarray, or (forward over reverse) a dual array, or a dask array: stored into element by element."""
+    return (isinstance(obj, np.ndarray) or type(obj) is _Dual and bool(obj.shape)
+            or isinstance(obj, ArrayLeaf))
 
 
 def _copy(x):
-    """A copy of an array (or a dual array's value and tangent), never a view."""
-    return np.array(x, copy=True) if type(x) is not _Dual else np.copy(x)
+    """A copy of an array (or a dual array's value and tangent; a dask array's, lazily), never a view."""
+    if type(x) is _NDARRAY:
+        return np.array(x, copy=True)
+    if type(x) is _Dual:
+        return np.copy(x)
+    return x.copy() if isinstance(x, ArrayLeaf) else np.array(x, copy=True)
 
 
 def setitem(obj, idx, v):

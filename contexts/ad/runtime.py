@@ -35,7 +35,7 @@ from overdub.passes import OwnedEntries, collector, compile_twin, get_source, ma
 
 from ..rules.builtins import getitem_iteration
 from ..rules.frames import note_transformed, outside_engine
-from ..rules.leaves import Scalar
+from ..rules.leaves import ArrayLeaf, Scalar
 from ..rules.registry import (HOT_REDUCE_OPTIONS, NoRuleError, array_objects, key_of, objects_of_classes, registry,
                               through_array)
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
@@ -412,6 +412,8 @@ def call(mask, f, *args, **kw):
             return y, (None if pb is None else (_bound_back, pb))
         if isinstance(f.__self__, Scalar):  # a registered number's method without a rule: its inside is
             raise _no_rule(f)                 # no derivative's (contexts.rules.leaves)
+        if isinstance(f.__self__, ArrayLeaf):  # a dask array's `.sum()`: the ndarray method's rule
+            return _leaf_method_call(f, args, kw)
         if type(func) is types.FunctionType:
             return _twin_call(mask, func, (f.__self__,), args, kw)
     if type(f) is _METHOD_DESCRIPTOR and args and isinstance(args[0], f.__objclass__):
@@ -475,7 +477,10 @@ def _bound_back(pb, dy, dself, S):
 
 def _python_iteration(cls):
     """The Python code iterating an instance of cls runs: its `__iter__`, or Python's sequence protocol
-    over its own `__getitem__` (`getitem_iteration`); None when iteration is C code (or not defined)."""
+    over its own `__getitem__` (`getitem_iteration`); an array leaf's (dask's) rows read by index
+    (`_leaf_rows`, not dask's own __iter__); None when iteration is C code (or not defined)."""
+    if issubclass(cls, ArrayLeaf):
+        return _leaf_rows
     it = getattr(cls, "__iter__", None)
     if type(it) is types.FunctionType:
         return it
@@ -511,6 +516,11 @@ def _user_consumer_back(pb, dy, dself, S):
     if gs is not None and draw is not None:
         dv, _, _ = draw[0](draw, SeqBox(list(gs)), None, S)
     return dfn, (dv,) + dargs[1:], dkw
+
+
+def _leaf_rows(x):
+    """The rows of an array of a registered type (a dask array), as iterating it draws them."""
+    return [x[i] for i in range(len(x))]
 
 
 def _user_iter_back(pb, dy, dself, S):
@@ -648,6 +658,22 @@ def _dual_method_call(f, args, kw):
     return y, (_static_back, rule.adjoint, y, (f.__self__,) + args, kw, True)
 
 
+def _leaf_method_call(f, args, kw):
+    """x.sum(), x.dot(y), x.astype(t) on an array of a registered type (`leaves.ArrayLeaf`, a dask array):
+    the array's own method runs (lazily), differentiated by the rule of the ndarray method of that name;
+    one without a rule is refused, never differentiated through the type's Python code."""
+    name = f.__name__
+    rule = _rules.get((np.ndarray, name))
+    if rule is None:
+        raise _no_rule(f)
+    if rule.kind == "nondiff":
+        return f(*args, **kw), None
+    if rule.adjoint is None:  # in-place and recording rules (`x.sort()`) are numpy's own
+        raise _no_rule(f)
+    y = f(*args, **kw)
+    return y, (_static_back, rule.adjoint, y, (f.__self__,) + args, kw, True)
+
+
 def _other_call(mask, f, args, kw):
     repl = REPLACEMENTS.get(f) if _hashable(f) else None
     if repl is not None:
@@ -767,6 +793,8 @@ def _may_differ(a, depth) -> bool:
         return not isinstance(a, numbers.Integral)
     if isinstance(a, Scalar):  # a registered number type (a sympy expression)
         return True
+    if isinstance(a, ArrayLeaf):  # a registered array type (dask): by its dtype, known without computing
+        return a.dtype.kind not in "biuUSmMV"
     if depth >= 6:
         return True  # too deep to look into: it may hold one
     if isinstance(a, (list, tuple, set, frozenset)):

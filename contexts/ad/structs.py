@@ -19,7 +19,7 @@ import numpy as np
 # (forward mode depends on nothing of reverse mode: no cycle)
 from ..forward.dual import Dual as _Dual, primal
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, fields_of, has_fields, merge_into
-from ..rules.leaves import Scalar, kind_of
+from ..rules.leaves import ArrayLeaf, Scalar, kind_of
 
 __all__ = ["Session", "finalize", "zero_of", "TICKS", "CHANGES"]
 
@@ -174,6 +174,8 @@ def zero_of(x):
         return np.zeros(np.shape(v)) if np.shape(v) else 0.0
     if isinstance(x, Scalar):  # Decimal, mpmath, sympy: the zero of its kind
         return kind_of(x).zero(x)
+    if isinstance(x, ArrayLeaf):  # a dask array: its type's zeros (lazy), by numpy's protocol
+        return np.zeros_like(x) if x.dtype.kind in "fciub" else None
     if isinstance(x, numbers.Number):
         return type(x)(0) if isinstance(x, (int, float, complex)) or hasattr(type(x), "denominator") else 0.0
     if type(x).__module__.startswith("uncertainties"):
@@ -201,6 +203,8 @@ def finalize(d, x):
     if isinstance(x, dict):
         dd = d if isinstance(d, dict) else {}
         return {k: finalize(dd.get(k), v) for k, v in x.items()}
+    if isinstance(d, ArrayLeaf) or isinstance(x, ArrayLeaf):  # (before numpy's: never computed here)
+        return _leaf_cotangent(d, x)
     if isinstance(x, np.ndarray):
         if d is None:
             return zero_of(x)
@@ -226,4 +230,19 @@ def finalize(d, x):
     if has_fields(x):
         fields = d if isinstance(d, dict) else {}
         return Tangent({k: finalize(fields.get(k), v) for k, v in fields_of(x).items()})
+    return d
+
+
+def _leaf_cotangent(d, x):
+    """The cotangent d of an array x shaped and typed like x, where d or x is an array of a registered type
+    (a dask array): kept in its type, lazily (a dask gradient of a numpy input stays a dask array: the
+    user computes it, on the client or the cluster)."""
+    if d is None:
+        return zero_of(x)
+    if not isinstance(x, (np.ndarray, ArrayLeaf)):  # a number's: as a number's cotangent
+        return d
+    if d.shape != x.shape:
+        d = np.broadcast_to(d, x.shape)
+    if x.dtype.kind == "f" and d.dtype != x.dtype and d.dtype.kind == "f":
+        d = d.astype(x.dtype)
     return d

@@ -367,9 +367,10 @@ def _reshape(x, newshape=None, order="C", **kwargs):
     newshape = kwargs.pop("shape", newshape)
     share_tangent(x)
     tag = x.tag
-    y = np.reshape(x.primal, newshape, order=order)
+    o = {} if order == "C" else {"order": order}  # (C order unnamed: dask's reshape takes no `order`)
+    y = np.reshape(x.primal, newshape, **o)
     if tag.chunk is None:
-        return Dual(y, np.reshape(x.tangent, newshape, order=order), tag)
+        return Dual(y, np.reshape(x.tangent, newshape, **o), tag)
     if order != "C":
         return make(y, per_direction(lambda t: np.reshape(t, newshape, order=order), x.tangent, tag), tag)
     return Dual(y, np.reshape(x.tangent, (tag.chunk,) + y.shape), tag)

@@ -21,6 +21,7 @@ from overdub.passes import marked_opaque
 
 from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.frames import note_transformed
+from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf
 
 from ..rules.registry import key_of, objects_of_classes, registry
 from .arrays import NoForwardRule, apply_frule, apply_writing_frule, build_array, has_dual, no_rule, out_position, to_array, write_out
@@ -111,6 +112,8 @@ class ForwardContext(overdub.Context):
                 # (eagerly: the iterables are lists or tuples)
                 return iter([self.overdub(site, args[0], *items) for items in zip(*args[1:])])
             tag = top_tag(args) if args else None
+            if tag is not None and ARRAY_TYPES and _meets_array_leaf(fn, args, kwargs):
+                raise _array_leaf_refused(fn, site)
             if tag is None:
                 if id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
                     return build_array(args, kwargs)
@@ -226,6 +229,27 @@ def forward_context() -> ForwardContext:
 
 # forms that make reverse mode record a store or read as a field; duals need no help with them
 _RECORDING_ONLY = (object.__setattr__, object.__getattribute__)
+
+
+def _meets_array_leaf(fn, args, kwargs) -> bool:
+    """A call perturbed by duals that would run a dask array's own Python code: a method of one, or a
+    function of dask's taking one (numpy's functions on it go to their rules, as on an ndarray)."""
+    if isinstance(getattr(fn, "__self__", None), ArrayLeaf):
+        return True
+    module = getattr(fn, "__module__", None) or ""
+    return (module.startswith("dask") and (holds_array_leaf(args) or holds_array_leaf(kwargs.values()))
+            and registry.get(fn) is None)  # (`da.exp`, `da.dot`: numpy's rules, `rules.dask`)
+
+
+def _array_leaf_refused(fn, site) -> NoForwardRule:
+    """Forward mode's refusal of dask arrays: its duals hold numpy arrays, and a dask array's own code
+    (its operators, `unify_chunks`) would take the dual apart; never a derivative half computed."""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    return NoForwardRule(
+        f"forward mode does not differentiate through dask arrays ({name} reached with a perturbed value and "
+        f"a dask array)", where=str(site),
+        fix="use reverse mode (`contexts.gradient`, `vjp`, `jacobian`), which keeps dask arrays lazy; or "
+            "compute the dask arrays first (`x.compute()`)")
 
 
 def _python_form(fn, args):

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..lowered.runtime import text
 from ..rules.frames import is_engine, outside_engine
+from ..rules.leaves import ArrayLeaf
 
 from overdub.errors import OverdubError
 
@@ -212,7 +213,7 @@ def _log(v):
 
 
 def _sign(v):
-    if type(v) is Dual or isinstance(v, (np.ndarray, np.generic)):
+    if type(v) is Dual or isinstance(v, (np.ndarray, np.generic, ArrayLeaf)):
         return np.sign(primal(v))
     return (v > 0) - (v < 0)
 
@@ -336,7 +337,7 @@ def _defers(other, reflected: str) -> bool:
 
 
 _PLAIN = frozenset({float, int, bool, complex})
-_KNOWN_OPERANDS = (numbers.Number, np.ndarray, np.generic, list, tuple)
+_KNOWN_OPERANDS = (numbers.Number, np.ndarray, np.generic, list, tuple, ArrayLeaf)  # (a dask array: numpy's)
 
 
 class Dual:

@@ -25,6 +25,7 @@ from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx
 from ..rules.registry import key_of, registry
+from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
 from .arrays import no_rule, out_position, write_out
 from .dual import Dual, DualConversionError, Tag, _own, primal
 from .holds import dual_free, splittable
@@ -96,6 +97,8 @@ def _registry_zeros(t, a):
 def _zeros_of(e, d):
     """Zeros shaped like an item e of a list argument (an array, or a nested list of numbers such as the
     `[0.0]` of `np.concatenate([[0.0], v])`); d (the twins' 0) for a scalar or a ragged item."""
+    if ARRAY_TYPES and isinstance(e, ArrayLeaf):  # a dask array's: dask's zeros, lazily
+        return np.zeros_like(e, dtype=np.result_type(e.dtype, float))
     if type(e) is np.ndarray or type(e) is list or type(e) is tuple:
         try:
             arr = np.asarray(e)
@@ -207,6 +210,12 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     if _zero(tobj) and (not isinstance(key_of(method), tuple) or isinstance(obj, np.ufunc)
                         or all(_zero(t) for t in tans) and all(_zero(t) for t in kwtans.values())):
         return fd_call(method, args, tans, kw, kwtans)
+    if ARRAY_TYPES and isinstance(obj, ArrayLeaf):  # a dask array's `.sum()`: the ndarray method's frule
+        rule = registry.get((np.ndarray, name))
+        if rule is None or rule.frule is None or rule.inplace is not None or rule.mutating or not all(
+                _zero(t) for t in kwtans.values()):
+            raise NotTransformable(f"{type(obj).__name__}.{name}: no forward rule on a dask array")
+        return _by_frule(rule, (obj, *args), (tobj, *tans), kw)
     if type(method) is types.MethodType and type(method.__func__) is types.FunctionType:
         return fd_call(method.__func__, (obj, *args), (tobj, *tans), kw, kwtans)
     rule = registry.get(method)  # a C type's method: keyed (type, name), the object first

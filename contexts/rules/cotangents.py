@@ -13,6 +13,8 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
+from .leaves import ArrayLeaf
+
 __all__ = ["Tangent", "SeqBox", "MapBox", "Refused", "acc", "merge_into", "has_fields", "fields_of", "UndoSession"]
 
 
@@ -119,8 +121,8 @@ class MapBox(dict):
 def has_fields(obj) -> bool:
     """An object with named fields: a `__dict__` or `__slots__` (not a number, array or container) — the
     slots of any class of its MRO (a subclass declaring `__slots__ = ()`, as collections.abc's views do)."""
-    return hasattr(obj, "__dict__") or _slotted(type(obj)) and not isinstance(
-        obj, (numbers.Number, np.ndarray, np.generic, list, tuple, dict, str, bytes))
+    return (hasattr(obj, "__dict__") or _slotted(type(obj)) and not isinstance(
+        obj, (numbers.Number, np.ndarray, np.generic, list, tuple, dict, str, bytes))) and not isinstance(obj, ArrayLeaf)
 
 
 _SLOTTED: dict = {}

@@ -13,9 +13,11 @@ import numbers
 from fractions import Fraction
 
 import numpy as np
+
 from uncertainties import umath as _umath
 from uncertainties.core import AffineScalarFunc as _UFloat
 
+from .leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 from . import leaves as _leaves
 
 try:  # scipy is optional: it supplies erf/gamma/digamma ufuncs for arrays and array-like values
@@ -29,6 +31,9 @@ __all__ = [
     "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt", "cbrt",
     "erf", "erfc", "gamma", "lgamma", "digamma", "floor", "atan2", "hypot", "plain",
 ]
+
+_ARRAY_TYPES = (np.ndarray, ArrayLeaf)  # arrays: numpy's, and registered types' (dask's)
+_ARRAYS = (np.ndarray, np.generic, ArrayLeaf)  # arrays and numpy's scalars
 
 
 def add(a, b):
@@ -58,13 +63,13 @@ def conj(x):
         return x
     if isinstance(x, complex):
         return x.conjugate()
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, _ARRAYS):
         return np.conj(x) if np.iscomplexobj(x) else x
     return x
 
 
 def zeros_like(x):
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, _ARRAYS):
         return np.zeros_like(x)
     if isinstance(x, numbers.Number):
         return type(x)(0) if not isinstance(x, bool) else 0
@@ -85,8 +90,8 @@ def unbroadcast(g, like):
         return np.add.reduce(g, axis=axes, keepdims=True) if axes else g
     if _dual_shaped(like) or _dual_shaped(g):
         return unbroadcast_by_shape(g, like)
-    if isinstance(like, np.ndarray):
-        g = np.asarray(g)
+    if isinstance(like, _ARRAY_TYPES):
+        g = as_array(g)
         if g.shape == like.shape:
             return g
         extra = g.ndim - like.ndim
@@ -98,11 +103,12 @@ def unbroadcast(g, like):
         if axes:
             g = g.sum(axis=axes, keepdims=True)
         return g.reshape(like.shape)
-    if isinstance(g, np.ndarray) and g.ndim > 0 and not isinstance(like, np.ndarray):
+    if isinstance(g, _ARRAY_TYPES) and g.ndim > 0 and not isinstance(like, _ARRAY_TYPES):
         total = g.sum()  # a scalar operand broadcast against an array
         if isinstance(like, np.generic):
             return total
-        if isinstance(like, (float, int, complex)) and getattr(total, "ndim", None) == 0:
+        if isinstance(like, (float, int, complex)) and getattr(total, "ndim", None) == 0 and isinstance(
+                total, (np.ndarray, np.generic)):  # (a dask array's total stays lazy)
             return total.item()
         return total  # (a ufloat, for an object array of them)
     return g
@@ -140,7 +146,7 @@ def is_real(x) -> bool:
     t = type(x)
     if t is float or t is int or t is Fraction or t is bool:
         return True
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, _ARRAYS):
         return not np.iscomplexobj(x)
     return not isinstance(x, complex) and isinstance(x, (numbers.Real, _UFloat))
 
@@ -153,7 +159,7 @@ def project(g, like):
     """
     if g is None or type(g) is float:
         return g
-    if isinstance(g, (complex, np.complexfloating)) or (isinstance(g, np.ndarray) and g.dtype.kind == "c"):
+    if isinstance(g, (complex, np.complexfloating)) or (isinstance(g, _ARRAY_TYPES) and g.dtype.kind == "c"):
         if is_real(like):
             return g.real
     if (type(like) is float or type(like) is complex) and isinstance(g, _leaves.Scalar):
@@ -185,7 +191,7 @@ def _dispatch(x, real, cplx, ufunc, ufloat, name=None):
     t = type(x)
     if t is int or t is Fraction or t is bool:
         return real(x)
-    if isinstance(x, (np.ndarray, np.generic)) or t is list or t is tuple:
+    if isinstance(x, _ARRAYS) or t is list or t is tuple:
         return ufunc(x)
     if isinstance(x, _leaves.Scalar):  # a registered number type: its own function, never a float's
         return _leaf_math(x, name or getattr(real, "__name__", "?"))(x)
@@ -237,7 +243,7 @@ def _special_ufunc(name, scalar):
         return getattr(_special, name)
 
     def fallback(x):
-        if isinstance(x, (np.ndarray, np.generic)):
+        if isinstance(x, _ARRAYS):
             return np.vectorize(scalar, otypes=[float])(x)
         raise TypeError(f"{name} of {type(x).__name__} needs scipy.special")
     return fallback
@@ -328,7 +334,7 @@ def digamma(x):
     >>> round(digamma(1.0), 12)
     -0.577215664902
     """
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, _ARRAYS):
         return _special.digamma(x) if _special is not None else np.vectorize(_digamma_scalar)(x)
     if isinstance(x, complex):
         raise TypeError("digamma of a complex number needs scipy.special.psi")
@@ -346,7 +352,7 @@ def sign(x):
     """
     if type(x) is float or type(x) is int or type(x) is Fraction:
         return (x > 0) - (x < 0)
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, _ARRAYS):
         return np.sign(x) if not np.iscomplexobj(x) else np.where(x == 0, 0, x / np.where(x == 0, 1, abs(x)))
     if isinstance(x, complex):
         return x / abs(x) if x != 0 else 0j
@@ -367,7 +373,7 @@ def floor(x):
     >>> floor(-1.5), floor(Fraction(7, 2))
     (-2, 3)
     """
-    if isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, _ARRAYS):
         return np.floor(x)
     if isinstance(x, _UFloat):
         return _math.floor(x.nominal_value)

@@ -34,7 +34,12 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-__all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains"]
+import numpy as _np
+
+_NDARRAY = _np.ndarray
+
+__all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains", "ArrayLeaf",
+           "register_array", "is_array_leaf", "as_array"]
 
 
 class Scalar(abc.ABC):
@@ -95,9 +100,61 @@ def plain_like(g, like):
         return g
 
 
+# -- array types of other packages ------------------------------------------------------------------------
+
+class ArrayLeaf(abc.ABC):
+    """The virtual base class of every registered array type other than numpy's (dask's `Array`): values
+    the engines compute with, as ndarrays, never code they recurse into. Their operators go to the operator
+    rules, numpy's functions on them to numpy's rules (the types implement `__array_ufunc__` and
+    `__array_function__`, so numpy hands the call to them and it stays theirs: lazy for dask), and their
+    methods to the rules of the ndarray methods of the same names. The rules never convert them
+    (`as_array`): a dask array is never computed nor pulled to the client by a derivative.
+
+    Registering a type takes one line, `register_array(MyArray)`; the type must implement numpy's
+    protocols (`__array_ufunc__`, `__array_function__`) and have `shape`, `ndim` and `dtype`."""
+
+
+ARRAY_TYPES: list[type] = []  # the registered array types (empty: no engine needs to look for them)
+
+
+def register_array(cls: type) -> None:
+    """Register `cls` (and its subclasses) as an array type: see `ArrayLeaf`."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_array takes a class, not {cls!r}")
+    ArrayLeaf.register(cls)
+    ARRAY_TYPES.append(cls)
+
+
+def holds_array_leaf(values) -> bool:
+    """Some value (or a list or tuple's item) is an array of a registered type; False at once while none
+    is registered (dask not imported)."""
+    if not ARRAY_TYPES:
+        return False
+    for v in values:
+        if isinstance(v, ArrayLeaf) or type(v) in (list, tuple) and holds_array_leaf(v):
+            return True
+    return False
+
+
+def is_array_leaf(x) -> bool:
+    """x is an array of a registered foreign type (not a numpy array)."""
+    return isinstance(x, ArrayLeaf)
+
+
+def as_array(x, dtype=None):
+    """`np.asarray(x, dtype)` that leaves an array of a registered type (a dask array) as it is (cast to
+    `dtype` by its own `astype`, lazily): the rules' conversion of their arguments. A numpy array and a
+    number take numpy's path first."""
+    if type(x) is _NDARRAY and (dtype is None or x.dtype == dtype):
+        return x
+    if isinstance(x, ArrayLeaf):
+        return x if dtype is None or x.dtype == dtype else x.astype(dtype)
+    return _np.asarray(x, dtype=dtype)
+
+
 # -- domains loaded with their package -----------------------------------------------------------------
 
-DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy"}
+DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "dask.array": "contexts.rules.dask"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 
 _loaded: set[str] = set()

@@ -28,6 +28,7 @@ import numpy as np
 from . import generic
 from .cotangents import Refused, acc
 from .generic import conj, fit, plain, project, sign
+from .leaves import ArrayLeaf
 from .registry import registry
 
 __all__ = ["NOT_NUMERIC", "DERIVATIVES", "pow_dx", "pow_dn", "floor_quotient"]
@@ -272,7 +273,7 @@ def imod_frule(tangents, a, b):
 # -- pow --------------------------------------------------------------------------------------------
 
 def _is_array(x) -> bool:
-    return isinstance(x, (np.ndarray, np.generic))
+    return isinstance(x, (np.ndarray, np.generic, ArrayLeaf))
 
 
 def pow_dx(x, n):

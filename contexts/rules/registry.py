@@ -40,7 +40,7 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
-from .leaves import Scalar
+from .leaves import ArrayLeaf, Scalar
 from .sparsity_specs import Custom, SparsitySpec
 
 __all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "MissingRule", "NoRuleError", "NoDerivative",
@@ -386,7 +386,7 @@ registry = Registry()
 
 # values every rule takes as they are: numbers (ufloats and the number types of `contexts.rules.leaves`
 # too), arrays, strings (engines share this notion)
-PLAIN_OPERANDS = (numbers.Number, np.ndarray, np.generic, str, bytes, type(None), Scalar)
+PLAIN_OPERANDS = (numbers.Number, np.ndarray, np.generic, str, bytes, type(None), Scalar, ArrayLeaf)
 try:  # ufloats are numbers to every rule
     from uncertainties.core import AffineScalarFunc as _UFloat
     PLAIN_OPERANDS += (_UFloat,)

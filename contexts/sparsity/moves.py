@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from contexts.rules.sparsity_specs import LINEAR, NONDIFF, Elementwise
+from contexts.rules.leaves import ARRAY_TYPES, ArrayLeaf
 
 from .pattern import Pattern
 from .tracer import Tracer, _index_map, _primal, _shape
@@ -88,6 +89,8 @@ def elementwise(fn: Callable, spec: Elementwise, args: tuple, kwargs: dict | Non
     if spec.select is not None:
         constant = [not isinstance(a, Tracer) or a.is_constant for a in args]
         masks = spec.select([_primal(a) for a in args], constant, shape)
+        if ARRAY_TYPES and masks is not None:  # a dask constant's zeros are not looked for (that computes it):
+            masks = [None if isinstance(m, ArrayLeaf) else m for m in masks]  # dense, a superset
     if not shape and order < 2 and masks is None:  # scalars: one row each, merged directly
         if len(active) == 1:
             return Tracer(shape, args[active[0]].P, None, y, order)

@@ -11,9 +11,11 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+
 from overdub.errors import OverdubError
 
 from ..cotangents import Refused
+from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..generic import unbroadcast, zeros_like
 from ..registry import call_key, registry
 
@@ -32,7 +34,7 @@ def unsupported(fn_name: str, case: str, fix: str) -> UnsupportedCase:
 
 def sum_to_shape(g: np.ndarray, shape: tuple) -> np.ndarray:
     """Sum `g` down to `shape` (the reverse of broadcasting `shape` up to `g.shape`)."""
-    g = np.asarray(g)
+    g = as_array(g)
     if g.shape == tuple(shape):
         return g
     extra = g.ndim - len(shape)
@@ -41,7 +43,7 @@ def sum_to_shape(g: np.ndarray, shape: tuple) -> np.ndarray:
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
     if axes:
         g = g.sum(axis=axes, keepdims=True)
-    return np.asarray(g).reshape(shape)  # a full reduction gives a numpy scalar; keep 0-d arrays arrays
+    return as_array(g).reshape(shape)  # a full reduction gives a numpy scalar; keep 0-d arrays arrays
 
 
 def is_dual(x: Any) -> bool:
@@ -73,7 +75,7 @@ def may_carry(x: Any) -> bool:
     object (Fractions, ufloats, duals: values numpy holds as objects); never ints or bools."""
     if isinstance(x, (float, complex)):
         return True
-    return np.asarray(x).dtype.kind in "fcO"
+    return as_array(x).dtype.kind in "fcO"
 
 
 def match_primal(g: Any, x: Any) -> Any:
@@ -86,7 +88,7 @@ def match_primal(g: Any, x: Any) -> Any:
             return g
         return unbroadcast(g, x) if np.ndim(x) else np.sum(g)
     if isinstance(x, np.ndarray):
-        g = np.asarray(g)
+        g = as_array(g)
         if np.iscomplexobj(g) and not np.iscomplexobj(x):
             g = g.real
         if g.shape != x.shape:
@@ -95,7 +97,7 @@ def match_primal(g: Any, x: Any) -> Any:
             g = g.astype(x.dtype, copy=False)  # (object cotangents, e.g. ufloats, stay objects)
         return g
     if isinstance(x, np.generic):
-        g = np.asarray(g)
+        g = as_array(g)
         if np.iscomplexobj(g) and not np.iscomplexobj(x):
             g = g.real
         return x.dtype.type(g.sum()) if np.issubdtype(x.dtype, np.inexact) else g.sum()[()]
@@ -122,7 +124,7 @@ def normalize_axis(axis: Any, ndim: int) -> Any:
 
 def tangent_or_zero(t: Any, x: Any) -> Any:
     """A tangent where None (structural zero) is replaced by zeros of x's shape."""
-    return np.zeros_like(np.asarray(x)) if t is None else t
+    return np.zeros_like(as_array(x)) if t is None else t
 
 
 def register_linear(keys: Iterable[Any], fn: Callable, transpose: Callable, name: str,
@@ -153,7 +155,7 @@ def register_linear(keys: Iterable[Any], fn: Callable, transpose: Callable, name
 def method_caller(name: str) -> Callable:
     """`f(x, *args, **kw) = x.<name>(*args, **kw)`, for applying a method to a tangent array."""
     def call(x, *args, **kwargs):
-        return getattr(np.asarray(x) if not hasattr(x, name) else x, name)(*args, **kwargs)
+        return getattr(as_array(x) if not hasattr(x, name) else x, name)(*args, **kwargs)
     call.__name__ = call.__qualname__ = f"ndarray_{name}"
     return call
 

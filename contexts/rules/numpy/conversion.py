@@ -3,6 +3,7 @@ inexact scalar types called as functions (`np.float64(x)`, `x.dtype.type(v)`) an
 
 import numpy as np
 
+from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..registry import registry
 from ._util import match_primal
 
@@ -23,7 +24,7 @@ def tolist_adjoint(dy, y, self):
         if isinstance(like, list):
             return [fill(gi, li) for gi, li in zip(g if g is not None else [None] * len(like), like)]
         return 0.0 if g is None else g
-    return (np.asarray(fill(dy, y), dtype=self.dtype if self.dtype.kind in "fc" else float),)
+    return (as_array(fill(dy, y), dtype=self.dtype if self.dtype.kind in "fc" else float),)
 
 
 def scalar_method_rule(scalar_type, name):

@@ -15,8 +15,10 @@ array([3., 3., 3.])
 from __future__ import annotations
 
 import numpy as np
+
 from numpy._core import multiarray
 
+from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..registry import registry
 from ..sparsity_specs import DENSE
 from ._util import match_primal, unsupported, zeros
@@ -46,7 +48,7 @@ def _window(n_p, n_q, mode, later) -> int:
 
 def _full_cotangent(dy, n_full, start):
     """dy placed at its window in zeros of the full correlation's length."""
-    dy = np.asarray(dy)
+    dy = as_array(dy)
     full = zeros((n_full,), np.result_type(dy, float), dy)  # (a dual array for a dual dy)
     full[start:start + dy.size] = dy
     return full
@@ -60,7 +62,7 @@ def _pullback(dz, p, q, conj_q):
 
 
 def _operands(a, v):
-    a_, v_ = np.asarray(a), np.asarray(v)
+    a_, v_ = as_array(a), as_array(v)
     if a_.ndim != 1 or v_.ndim != 1:
         raise unsupported("np.correlate", "arguments that are not 1-D", "pass 1-D arrays")
     return a_, v_
@@ -99,9 +101,9 @@ def _bilinear_frule(fn):
         ta, tv = (tuple(tangents) + (None, None))[:2]
         dy = None
         if ta is not None:
-            dy = fn(np.asarray(ta), v, *rest, **kwargs)
+            dy = fn(as_array(ta), v, *rest, **kwargs)
         if tv is not None:
-            term = fn(a, np.asarray(tv), *rest, **kwargs)
+            term = fn(a, as_array(tv), *rest, **kwargs)
             dy = term if dy is None else dy + term
         return y, dy
     frule.__name__ = frule.__qualname__ = f"{fn.__name__}_frule"

@@ -20,9 +20,10 @@ from typing import Any
 import numpy as np
 
 from ..cotangents import Refused
+from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 from ..registry import registry
 from ..sparsity_specs import Custom
-from ._util import match_primal, may_carry, register_linear, zeros
+from ._util import match_primal, may_carry, register_linear, unsupported, zeros
 
 __all__ = ["is_basic_index", "getitem_cotangent", "setitem_adjoint", "last_write_mask"]
 
@@ -43,8 +44,8 @@ def _is_mask(idx: Any) -> bool:
 def getitem_cotangent(dy: Any, shape: tuple, dtype: Any, idx: Any) -> np.ndarray:
     """Zeros of `shape` with dy added at idx; repeated advanced indices accumulate."""
     if isinstance(idx, list):
-        idx = np.asarray(idx)
-    dx = zeros(shape, np.result_type(dtype, np.asarray(dy).dtype), dy)
+        idx = as_array(idx)
+    dx = zeros(shape, np.result_type(dtype, as_array(dy).dtype), dy)
     if is_basic_index(idx):
         dx[idx] = dy
     elif _is_mask(idx) and idx.shape == tuple(shape):
@@ -69,15 +70,45 @@ def getitem_adjoint(dy, y, x, idx):
         dx = np.zeros(x.shape, x.dtype)  # the hot case: a real array read at an int or a slice
         dx[idx] = dy
         return dx, None
-    x_ = np.asarray(x)
+    x_ = as_array(x)
     if x_.dtype.kind not in "fcO":  # integer and bool arrays carry no derivative; object arrays may
         return None, None
+    if isinstance(x_, ArrayLeaf) or isinstance(dy, ArrayLeaf):
+        return match_primal(_leaf_getitem_cotangent(dy, x_, idx), x), None
     return match_primal(getitem_cotangent(dy, x_.shape, x_.dtype, idx), x), None
+
+
+def _leaf_getitem_cotangent(dy, x, idx):
+    """`getitem_cotangent` where x or dy is a dask array: zeros of x's type and shape (lazy) with dy
+    written at a basic index (one that reads each element once, so writing is adding); an advanced index,
+    which may read an element twice, is refused rather than computed."""
+    if not is_basic_index(idx):
+        raise unsupported("x[idx] on a dask array", "an advanced (integer array or mask) index",
+                          "index with ints and slices, or compute the array first (`x.compute()`)")
+    if type(idx) is not tuple:
+        idx = (idx,)
+    if any(i is None for i in idx):  # `x[:, None]`: dy without the new axes, written at the rest
+        if any(i is Ellipsis for i in idx):
+            raise unsupported("x[idx] on a dask array", "an index with both `None` and `...`",
+                              "reshape instead (`x.reshape(...)`), or compute the array first")
+        kept, axis = [], 0
+        for i in idx:
+            if i is None:
+                pass
+            elif isinstance(i, slice):
+                kept.append(axis)
+            axis += 0 if isinstance(i, (int, np.integer)) and not isinstance(i, bool) else 1
+        dy = np.reshape(dy, tuple(np.shape(dy)[a] for a in kept) + tuple(np.shape(dy)[axis:]))
+        idx = tuple(i for i in idx if i is not None)
+    like = x if isinstance(x, ArrayLeaf) else dy
+    dx = np.zeros_like(like, shape=x.shape, dtype=np.result_type(x.dtype, getattr(dy, "dtype", type(dy))))
+    dx[idx] = dy
+    return dx
 
 
 def getitem_frule(tangents, x, idx):
     t = tangents[0] if tangents else None
-    return x[idx], (None if t is None else np.asarray(t)[idx])
+    return x[idx], (None if t is None else as_array(t)[idx])
 
 
 registry.adjoint((np.ndarray, "__getitem__"), kind="linear")(getitem_adjoint)
@@ -102,9 +133,9 @@ def setitem_adjoint(dx: np.ndarray, x_old_part: Any, idx: Any, v: Any, inplace: 
     """
     if dx is None:
         return None, None
-    dx = np.asarray(dx)
+    dx = as_array(dx)
     if isinstance(idx, list):
-        idx = np.asarray(idx)
+        idx = as_array(idx)
     part = dx[idx]
     if not (is_basic_index(idx) or _is_mask(idx)):
         part = part * last_write_mask(dx.shape, idx)
@@ -132,23 +163,23 @@ def last_write_mask(shape, idx):
 def take_transpose(dy, y, a, indices, *rest, **kwargs):
     """Cotangent of take(a, indices, axis): dy added at the taken positions."""
     axis = kwargs.get("axis", rest[0] if rest else None)
-    a_ = np.asarray(a)
+    a_ = as_array(a)
     if axis is None:
-        return getitem_cotangent(dy, (a_.size,), a_.dtype, np.asarray(indices)).reshape(a_.shape)
+        return getitem_cotangent(dy, (a_.size,), a_.dtype, as_array(indices)).reshape(a_.shape)
     axis %= a_.ndim
-    index = (slice(None),) * axis + (np.asarray(indices),)
+    index = (slice(None),) * axis + (as_array(indices),)
     return getitem_cotangent(dy, a_.shape, a_.dtype, index)
 
 
 def take_along_axis_transpose(dy, y, arr, indices, *rest, **kwargs):
     """Cotangent of take_along_axis: dy accumulated back along the axis."""
     axis = kwargs.get("axis", rest[0] if rest else -1)
-    arr_ = np.asarray(arr)
+    arr_ = as_array(arr)
     if axis is None:
         return take_along_axis_transpose(dy, y, arr_.ravel(), indices, 0).reshape(arr_.shape)
     axis %= arr_.ndim
     full = np.broadcast_shapes(arr_.shape[:axis] + (1,) + arr_.shape[axis + 1:], np.shape(indices))
-    index = tuple(np.asarray(indices) if i == axis else
+    index = tuple(as_array(indices) if i == axis else
                   np.arange(n).reshape((-1,) + (1,) * (len(full) - i - 1)) for i, n in enumerate(full))
     index = tuple(ix if i == axis or arr_.shape[i] != 1 else np.zeros_like(ix)
                   for i, ix in enumerate(index))
@@ -164,8 +195,8 @@ def triu_transpose(dy, y, m, *rest, **kwargs):
 
 
 def _take_method(x, *args, **kwargs):
-    """np.asarray(x).take(...), applied to tangents."""
-    return np.asarray(x).take(*args, **kwargs)
+    """as_array(x).take(...), applied to tangents."""
+    return as_array(x).take(*args, **kwargs)
 
 
 register_linear([np.take], np.take, take_transpose, "take")

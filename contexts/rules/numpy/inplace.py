@@ -11,6 +11,7 @@ import operator
 
 import numpy as np
 
+from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..generic import unbroadcast
 from ..registry import registry
 from ._util import is_dual, zeros
@@ -31,8 +32,8 @@ def _restore(S, arr, old):
 
 
 def _arr(d):
-    """np.asarray(d); a dual d as it is (forward over reverse runs these rules on duals)."""
-    return d if is_dual(d) else np.asarray(d)
+    """as_array(d); a dual d as it is (forward over reverse runs these rules on duals)."""
+    return d if is_dual(d) else as_array(d)
 
 
 def _cycled_cotangent(picked, positions, values):
@@ -56,7 +57,7 @@ def copyto_inplace(dst, src, casting="same_kind", where=True):
         d = S.held(0)
         if d is None:
             return dself, (None, None)
-        written = np.broadcast_to(np.asarray(where, dtype=bool), dst.shape)
+        written = np.broadcast_to(as_array(where, dtype=bool), dst.shape)
         dsrc = np.where(written, d, 0.0)
         array = isinstance(src, np.ndarray) or np.ndim(src) and type(src).__name__ == "Dual"  # (forward over reverse)
         return dself, (-dsrc, unbroadcast(dsrc, src) if array else dsrc.sum())
@@ -73,7 +74,7 @@ def place_inplace(arr, mask, vals):
         d = S.held(0)
         if d is None:
             return dself, (None, None, None)
-        m = np.asarray(mask, dtype=bool)
+        m = as_array(mask, dtype=bool)
         picked = _arr(d)[m]
         return dself, (-np.where(m, d, 0.0), None, _cycled_cotangent(picked, np.arange(picked.size), vals))
     return None, place_back
@@ -89,7 +90,7 @@ def putmask_inplace(a, mask, values):
         d = S.held(0)
         if d is None:
             return dself, (None, None, None)
-        m = np.broadcast_to(np.asarray(mask, dtype=bool), a.shape)
+        m = np.broadcast_to(as_array(mask, dtype=bool), a.shape)
         flat = np.flatnonzero(m)
         return dself, (-np.where(m, d, 0.0), None, _cycled_cotangent(_arr(d).reshape(-1)[flat], flat, values))
     return None, putmask_back
@@ -98,7 +99,7 @@ def putmask_inplace(a, mask, values):
 def _put_positions(n: int, ind, mode: str) -> np.ndarray:
     """The flat positions put writes in an array of n elements: indices wrapped, clipped or made
     non-negative as `mode` says."""
-    idx = np.asarray(ind).reshape(-1)
+    idx = as_array(ind).reshape(-1)
     if mode == "wrap":
         return idx % n
     if mode == "clip":
@@ -183,7 +184,7 @@ def sort_inplace(self, axis=-1, kind=None, order=None):
         if type(dself).__name__ == "Dual":  # forward over reverse: gathered by the inverse permutation
             return np.take_along_axis(np.broadcast_to(dself, self.shape), np.argsort(perm, axis=axis),
                                       axis=axis), ()
-        d = np.broadcast_to(np.asarray(dself), self.shape)
+        d = np.broadcast_to(as_array(dself), self.shape)
         before = np.empty(self.shape, dtype=d.dtype)
         np.put_along_axis(before, perm, d, axis=axis)
         return before, ()
@@ -212,7 +213,7 @@ def partition_inplace(self, kth, axis=-1, kind="introselect", order=None):
             return np.take_along_axis(np.broadcast_to(dself, self.shape), np.argsort(source, axis=axis),
                                       axis=axis), (None,)
         before = np.empty(self.shape, dtype=np.result_type(dself, self))
-        np.put_along_axis(before, source, np.broadcast_to(np.asarray(dself), self.shape), axis=axis)
+        np.put_along_axis(before, source, np.broadcast_to(as_array(dself), self.shape), axis=axis)
         return before, (None,)
     return None, partition_back
 
@@ -247,7 +248,7 @@ def _cycled(values, count: int):
 
 
 def _flat_positions(shape, positions):
-    return np.unravel_index(np.asarray(positions, dtype=np.int64), shape)
+    return np.unravel_index(as_array(positions, dtype=np.int64), shape)
 
 
 def as_store(fn, args: tuple, kwargs: dict):
@@ -263,11 +264,11 @@ def as_store(fn, args: tuple, kwargs: dict):
         return dst, Ellipsis, np.where(where, src, dst)
     if fn is np.place:
         arr, mask, vals = bind(("arr", "mask", "vals"), {})
-        m = np.asarray(mask, dtype=bool)
+        m = as_array(mask, dtype=bool)
         return arr, m, _cycled(vals, int(m.sum()))
     if fn is np.putmask:
         a, mask, values = bind(("a", "mask", "values"), {})
-        m = np.broadcast_to(np.asarray(mask, dtype=bool), a.shape)
+        m = np.broadcast_to(as_array(mask, dtype=bool), a.shape)
         flat = np.flatnonzero(m)
         return a, m, _cycled_at(values, flat)
     if fn is np.put:
@@ -286,5 +287,5 @@ def as_store(fn, args: tuple, kwargs: dict):
 def _cycled_at(values, flat_positions):
     """values repeated by flat position (putmask: position p of the array takes values[p % len(values)])."""
     n = max(1, int(np.prod(values.shape if hasattr(values, "shape") else np.shape(values))))
-    flat = values.reshape(-1) if hasattr(values, "reshape") else np.asarray(values).reshape(-1)
-    return flat[np.asarray(flat_positions) % n]
+    flat = values.reshape(-1) if hasattr(values, "reshape") else as_array(values).reshape(-1)
+    return flat[as_array(flat_positions) % n]

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..registry import registry
 from ..sparsity_specs import DENSE
 from ._util import zeros
@@ -9,8 +10,8 @@ from ._util import zeros
 
 def _segments(x, xp):
     """Left sample index and weight of the right sample for each x (clamped at the ends)."""
-    x = np.asarray(x, dtype=float)
-    xp = np.asarray(xp, dtype=float)
+    x = as_array(x, dtype=float)
+    xp = as_array(xp, dtype=float)
     i = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, len(xp) - 2)
     width = xp[i + 1] - xp[i]
     w = np.clip((x - xp[i]) / width, 0.0, 1.0)
@@ -21,13 +22,13 @@ def _segments(x, xp):
 def interp_adjoint(dy, y, x, xp, fp, left=None, right=None, period=None):
     if period is not None:
         raise NotImplementedError("the reverse rule of np.interp does not cover period=")
-    fp_arr = np.asarray(fp, dtype=float)
+    fp_arr = as_array(fp, dtype=float)
     if len(fp_arr) < 2:
         return None, None, np.sum(dy) if dy is not None else None
     i, w, width = _segments(x, xp)
-    g = np.asarray(dy, dtype=float) * np.ones_like(w)
-    xa = np.asarray(x, dtype=float)
-    xpa = np.asarray(xp, dtype=float)
+    g = as_array(dy, dtype=float) * np.ones_like(w)
+    xa = as_array(x, dtype=float)
+    xpa = as_array(xp, dtype=float)
     inside = (xa >= xpa[0]) & (xa <= xpa[-1])
     slope = (fp_arr[i + 1] - fp_arr[i]) / width
     dx = np.where(inside, g * slope, 0.0)
@@ -51,18 +52,18 @@ def interp_frule(tangents, x, xp, fp, left=None, right=None, period=None):
     y = np.interp(x, xp, fp, left=left, right=right, period=period)
     tx, txp, tfp = (list(tangents) + [None, None, None])[:3]
     i, w, width = _segments(x, xp)
-    xa, xpa = np.asarray(x, dtype=float), np.asarray(xp, dtype=float)
+    xa, xpa = as_array(x, dtype=float), as_array(xp, dtype=float)
     inside = (xa >= xpa[0]) & (xa <= xpa[-1])
-    fp_arr = np.asarray(fp, dtype=float)
+    fp_arr = as_array(fp, dtype=float)
     dy = np.zeros_like(w)
     if tx is not None:
-        dy = dy + np.where(inside, np.asarray(tx) * (fp_arr[i + 1] - fp_arr[i]) / width, 0.0)
+        dy = dy + np.where(inside, as_array(tx) * (fp_arr[i + 1] - fp_arr[i]) / width, 0.0)
     if tfp is not None:
-        t = np.asarray(tfp, dtype=float)
+        t = as_array(tfp, dtype=float)
         dy = dy + np.where(inside, t[i] * (1 - w) + t[i + 1] * w,
                            np.where(xa < xpa[0], t[0] if left is None else 0.0, t[-1] if right is None else 0.0))
     if txp is not None:
-        t = np.asarray(txp, dtype=float)
+        t = as_array(txp, dtype=float)
         slope = (fp_arr[i + 1] - fp_arr[i]) / width
         dy = dy + np.where(inside, slope * ((w - 1) * t[i] - w * t[i + 1]), 0.0)
     return y, (dy if np.ndim(y) else float(dy))

@@ -23,6 +23,7 @@ import string
 import numpy as np
 from numpy.linalg import _umath_linalg  # the gufunc under np.linalg.lstsq is keyed by itself
 
+from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..registry import registry
 from ..sparsity_specs import DENSE, STRUCTURAL, Custom
 from ._util import bind as _bind, is_dual, match_primal, unsupported, zeros
@@ -54,7 +55,7 @@ def _add(a, b):
 
 def matmul_adjoint(dy, y, a, b, **kwargs):
     """Pullback of a @ b for 1-D, 2-D and batched operands; vector cases use broadcast multiplies."""
-    a_, b_, dy = np.asarray(a), np.asarray(b), np.asarray(dy)
+    a_, b_, dy = as_array(a), as_array(b), as_array(dy)
     ca, cb = _conj(a_), _conj(b_)
     if a_.ndim == 1 and b_.ndim == 1:
         da, db = dy * cb, ca * dy
@@ -108,7 +109,7 @@ def _tensordot_cotangents(dy, a, b, axes_a, axes_b):
     free_a = [i for i in range(a.ndim) if i not in axes_a]
     free_b = [i for i in range(b.ndim) if i not in axes_b]
     nfa, nfb = len(free_a), len(free_b)
-    dy = np.asarray(dy)
+    dy = as_array(dy)
     da = np.tensordot(dy, _conj(b), axes=(list(range(nfa, nfa + nfb)), free_b))
     order_a = free_a + [axes_a[j] for j in np.argsort(axes_b)]
     da = np.transpose(da, np.argsort(order_a))
@@ -120,7 +121,7 @@ def _tensordot_cotangents(dy, a, b, axes_a, axes_b):
 
 def tensordot_adjoint(dy, y, a, b, axes=2):
     """Pullback of np.tensordot(a, b, axes) for int and pair-of-sequences axes."""
-    a_, b_ = np.asarray(a), np.asarray(b)
+    a_, b_ = as_array(a), as_array(b)
     axes_a, axes_b = _tensordot_axes(axes, a_.ndim, b_.ndim)
     da, db = _tensordot_cotangents(dy, a_, b_, axes_a, axes_b)
     return match_primal(da, a), match_primal(db, b), None
@@ -138,12 +139,12 @@ registry.frule(np.tensordot)(_bilinear_frule(np.tensordot))
 
 def _scalar_product_cotangents(dy, a, b):
     """Cotangents of a * b when one of them is 0-d (dot and inner of a scalar)."""
-    return match_primal(dy * _conj(np.asarray(b)), a), match_primal(_conj(np.asarray(a)) * dy, b)
+    return match_primal(dy * _conj(as_array(b)), a), match_primal(_conj(as_array(a)) * dy, b)
 
 
 def dot_adjoint(dy, y, a, b, *rest, **kwargs):
     """Pullback of np.dot / ndarray.dot: scalar, matrix (as matmul) and N-D (as tensordot) forms."""
-    a_, b_ = np.asarray(a), np.asarray(b)
+    a_, b_ = as_array(a), as_array(b)
     if a_.ndim == 0 or b_.ndim == 0:
         return _scalar_product_cotangents(dy, a, b) + (None,) * len(rest)
     if a_.ndim <= 2 and b_.ndim <= 2:
@@ -154,7 +155,7 @@ def dot_adjoint(dy, y, a, b, *rest, **kwargs):
 
 def inner_adjoint(dy, y, a, b):
     """Pullback of np.inner (contraction of the last axes)."""
-    a_, b_ = np.asarray(a), np.asarray(b)
+    a_, b_ = as_array(a), as_array(b)
     if a_.ndim == 0 or b_.ndim == 0:
         return _scalar_product_cotangents(dy, a, b)
     da, db = _tensordot_cotangents(dy, a_, b_, [a_.ndim - 1], [b_.ndim - 1])
@@ -163,7 +164,7 @@ def inner_adjoint(dy, y, a, b):
 
 def outer_adjoint(dy, y, a, b, *rest, **kwargs):
     """Pullback of np.outer (inputs flattened): matrix-vector products with dy."""
-    a_, b_, dy = np.asarray(a), np.asarray(b), np.asarray(dy)
+    a_, b_, dy = as_array(a), as_array(b), as_array(dy)
     da = (dy @ _conj(b_.ravel())).reshape(a_.shape)
     db = (_conj(a_.ravel()) @ dy).reshape(b_.shape)
     return (match_primal(da, a), match_primal(db, b)) + (None,) * len(rest)
@@ -228,9 +229,9 @@ def einsum_adjoint(dy, y, subscripts, *operands, optimize=False, **kwargs):
     if not isinstance(subscripts, str):
         raise unsupported("np.einsum", "the interleaved (operand, sublist) form",
                           "write the subscripts as a string: np.einsum('ij,jk->ik', a, b)")
-    arrays = [np.asarray(op) for op in operands]
+    arrays = [as_array(op) for op in operands]
     ins, out = _parse_einsum(subscripts, [a.shape for a in arrays])
-    dy = np.asarray(dy)
+    dy = as_array(dy)
     cts = [match_primal(_einsum_operand_cotangent(dy, out, ins, arrays, i, arrays[i], optimize), op)
            for i, op in enumerate(operands)]
     return (None, *cts)
@@ -270,8 +271,8 @@ def trace_place(dy, shape, dtype, offset=0, axis1=0, axis2=1):
 def trace_adjoint(dy, y, a, *rest, **kwargs):
     """Pullback of np.trace / ndarray.trace: dy broadcast along the traced diagonal."""
     offset, axis1, axis2 = _bind(rest, kwargs, ("offset", "axis1", "axis2"), (0, 0, 1))
-    a_ = np.asarray(a)
-    dy = np.asarray(dy)[..., None]
+    a_ = as_array(a)
+    dy = as_array(dy)[..., None]
     return (match_primal(trace_place(dy, a_.shape, np.result_type(dy, a_), offset, axis1, axis2), a),
             *(None,) * len(rest))
 
@@ -279,22 +280,22 @@ def trace_adjoint(dy, y, a, *rest, **kwargs):
 def diagonal_adjoint(dy, y, a, *rest, **kwargs):
     """Pullback of np.diagonal / ndarray.diagonal: dy written back on the diagonal."""
     offset, axis1, axis2 = _bind(rest, kwargs, ("offset", "axis1", "axis2"), (0, 0, 1))
-    a_ = np.asarray(a)
-    dy = np.asarray(dy)
+    a_ = as_array(a)
+    dy = as_array(dy)
     return (match_primal(trace_place(dy, a_.shape, np.result_type(dy, a_), offset, axis1, axis2), a),
             *(None,) * len(rest))
 
 
 def diag_place(dy, shape, k):
     """Cotangent of np.diag(v, k) for a 2-D v of `shape`: dy on the k-th diagonal of zeros."""
-    return trace_place(dy, shape, np.asarray(dy).dtype, k, 0, 1)
+    return trace_place(dy, shape, as_array(dy).dtype, k, 0, 1)
 
 
 def diag_adjoint(dy, y, v, *rest, **kwargs):
     """Pullback of np.diag: extraction for a 1-D v (it built a matrix), placement for a 2-D v."""
     (k,) = _bind(rest, kwargs, ("k",), (0,))
-    v_ = np.asarray(v)
-    dv = np.diagonal(np.asarray(dy), k).copy() if v_.ndim == 1 else diag_place(dy, v_.shape, k)
+    v_ = as_array(v)
+    dv = np.diagonal(as_array(dy), k).copy() if v_.ndim == 1 else diag_place(dy, v_.shape, k)
     return (match_primal(dv, v), *(None,) * len(rest))
 
 
@@ -308,9 +309,9 @@ def _linear_frule(fn):
 
 
 def _method(name):
-    """fn(x, *args) = np.asarray(x).<name>(*args): apply an ndarray method to a tangent."""
+    """fn(x, *args) = as_array(x).<name>(*args): apply an ndarray method to a tangent."""
     def call(x, *args, **kwargs):
-        return getattr(np.asarray(x), name)(*args, **kwargs)
+        return getattr(as_array(x), name)(*args, **kwargs)
     call.__name__ = call.__qualname__ = name
     return call
 
@@ -330,7 +331,7 @@ registry.frule(np.diag)(_linear_frule(np.diag))
 def inv_adjoint(dy, y, a):
     """Pullback of inv: -Y^H dY Y^H."""
     yh = _mH(y)
-    return (match_primal(-(yh @ np.asarray(dy) @ yh), a),)
+    return (match_primal(-(yh @ as_array(dy) @ yh), a),)
 
 
 def inv_frule(tangents, a):
@@ -341,7 +342,7 @@ def inv_frule(tangents, a):
 
 def det_adjoint(dy, y, a):
     """Pullback of det: dy * conj(det) * inv(A)^H."""
-    scale = (np.asarray(dy) * _conj(np.asarray(y)))[..., None, None]
+    scale = (as_array(dy) * _conj(as_array(y)))[..., None, None]
     return (match_primal(scale * _mH(np.linalg.inv(a)), a),)
 
 
@@ -358,7 +359,7 @@ def slogdet_adjoint(dy, y, a):
     dlog = dy[1] if isinstance(dy, (tuple, list)) else dy
     if dlog is None:
         return (None,)
-    dlog = np.real(np.asarray(dlog))[..., None, None]
+    dlog = np.real(as_array(dlog))[..., None, None]
     return (match_primal(dlog * _mH(np.linalg.inv(a)), a),)
 
 
@@ -373,13 +374,13 @@ def slogdet_frule(tangents, a):
 
 def solve_adjoint(dy, y, a, b):
     """Pullback of solve(A, b): db = solve(A^H, dy), dA = -db x^H (b a vector only when 1-D)."""
-    dy = np.asarray(dy)
-    x = np.asarray(y)
+    dy = as_array(dy)
+    x = as_array(y)
     if np.ndim(b) == 1:
-        db = np.linalg.solve(_mH(np.asarray(a)), dy[..., None])[..., 0]
+        db = np.linalg.solve(_mH(as_array(a)), dy[..., None])[..., 0]
         da = -db[..., :, None] * _conj(x)[..., None, :]
     else:
-        db = np.linalg.solve(_mH(np.asarray(a)), dy)
+        db = np.linalg.solve(_mH(as_array(a)), dy)
         da = -(db @ _mH(x))
     return match_primal(da, a), match_primal(db, b)
 
@@ -443,8 +444,8 @@ def cholesky_adjoint(dy, y, a, **kwargs):
     if kwargs.get("upper", False):
         raise unsupported("np.linalg.cholesky", "upper=True",
                           "use the lower factor: np.linalg.cholesky(a).T.conj()")
-    L = np.asarray(y)
-    inner = _phi(_mH(L) @ np.asarray(dy))
+    L = as_array(y)
+    inner = _phi(_mH(L) @ as_array(dy))
     s = np.linalg.solve(_mH(L), _mH(np.linalg.solve(_mH(L), _mH(inner))))
     return (match_primal(_lower_gradient(s), a),)
 
@@ -454,7 +455,7 @@ def cholesky_frule(tangents, a, **kwargs):
     t = tangents[0]
     if t is None:
         return L, None
-    sym = _hermitian_from_lower(np.asarray(t))
+    sym = _hermitian_from_lower(as_array(t))
     x = np.linalg.solve(L, _mH(np.linalg.solve(L, _mH(sym))))  # L^-1 dA L^-H
     return L, L @ _phi(x)
 
@@ -480,7 +481,7 @@ def eigh_adjoint(dy, y, a, *rest, **kwargs):
     if dw is not None:
         middle[..., idx, idx] = dw
     if dv is not None:
-        middle = middle + _eig_gaps(w) * (vh @ np.asarray(dv))
+        middle = middle + _eig_gaps(w) * (vh @ as_array(dv))
     g = v @ middle @ vh
     return (match_primal(_lower_gradient(g), a), *(None,) * len(rest))
 
@@ -490,7 +491,7 @@ def eigh_frule(tangents, a, UPLO="L"):
     t = tangents[0]
     if t is None:
         return (w, v), None
-    p = _mH(v) @ _hermitian_from_lower(np.asarray(t)) @ v
+    p = _mH(v) @ _hermitian_from_lower(as_array(t)) @ v
     dw = np.real(np.diagonal(p, axis1=-2, axis2=-1)).copy()
     dv = v @ (_eig_gaps(w) * p)
     return (w, v), (dw, dv)
@@ -513,14 +514,14 @@ def svd_adjoint(dy, y, a, *rest, **kwargs):
     """Pullback of svd (real A; vectors with full_matrices=False or square A), after Townsend (2016):
     U (F*(U^T dU - dU^T U) S + diag(dS) + S F*(V^T dV - dV^T V)) V^T plus the projections onto the
     complements of U and V for rectangular A."""
-    a_ = np.asarray(a)
+    a_ = as_array(a)
     if np.iscomplexobj(a_):
         raise unsupported("np.linalg.svd", "complex matrices", "split real and imaginary parts")
     full, compute_uv = _svd_flags(rest, kwargs)
     nones = (None,) * len(rest)
     if not compute_uv:
         u, _, vh = np.linalg.svd(a_, full_matrices=False)
-        return (match_primal((u * np.asarray(dy)[..., None, :]) @ vh, a), *nones)
+        return (match_primal((u * as_array(dy)[..., None, :]) @ vh, a), *nones)
     u, s, vh = y
     du, ds, dvh = (tuple(dy) + (None, None, None))[:3]
     m, n = a_.shape[-2:]
@@ -529,8 +530,8 @@ def svd_adjoint(dy, y, a, *rest, **kwargs):
         raise unsupported("np.linalg.svd", "singular vectors with full_matrices=True for a non-square matrix",
                           "call np.linalg.svd(a, full_matrices=False)")
     u, vh = u[..., :, :k], vh[..., :k, :]
-    du = None if du is None else np.asarray(du)[..., :, :k]
-    dvh = None if dvh is None else np.asarray(dvh)[..., :k, :]
+    du = None if du is None else as_array(du)[..., :, :k]
+    dvh = None if dvh is None else as_array(dvh)[..., :k, :]
     v = _mT(vh)
     if du is not None or dvh is not None:
         _vectors_differentiable(s, m, n)
@@ -560,7 +561,7 @@ def _vectors_differentiable(s, m, n):
     built from a division by rounding noise (a rank-deficient matrix: use np.linalg.pinv or svdvals)."""
     while is_dual(s):
         s = s.primal
-    s = np.asarray(s)
+    s = as_array(s)
     if s.size == 0:
         return
     top = np.max(s, axis=-1, keepdims=True)
@@ -614,7 +615,7 @@ def pinv_adjoint(dy, y, a, *rest, **kwargs):
     Abar = -P^H Pbar P^H + (I - A P) Pbar^H P P^H + P^H P Pbar^H (I - P A). Written without singular values,
     so it holds at a rank-deficient A (numpy's own pinv divides by them) and under forward over reverse."""
     hermitian = _pinv_hermitian(rest, kwargs)
-    a_, p, g = np.asarray(a), y, np.asarray(dy)
+    a_, p, g = as_array(a), y, as_array(dy)
     if hermitian:
         a_ = _hermitian_from_lower(a_)
     ph, gh = _mH(p), _mH(g)
@@ -627,7 +628,7 @@ def pinv_frule(tangents, a, *rest, **kwargs):
     t = tangents[0]
     if t is None:
         return p, None
-    a_, t = np.asarray(a), np.asarray(t)
+    a_, t = as_array(a), as_array(t)
     if _pinv_hermitian(rest, kwargs):  # numpy reads the lower triangle (eigh)
         a_, t = _hermitian_from_lower(a_), _hermitian_from_lower(t)
     ph, th = _mH(p), _mH(t)
@@ -652,25 +653,25 @@ def _check_default_axes(name, kwargs):
 def vecdot_adjoint(dy, y, a, b, **kwargs):
     """Pullback of vecdot(a, b) = sum(conj(a) * b, axis=-1): da = b conj(dy), db = a dy."""
     _check_default_axes("vecdot", kwargs)
-    dy = np.asarray(dy)[..., None]
-    return match_primal(np.asarray(b) * _conj(dy), a), match_primal(np.asarray(a) * dy, b)
+    dy = as_array(dy)[..., None]
+    return match_primal(as_array(b) * _conj(dy), a), match_primal(as_array(a) * dy, b)
 
 
 def matvec_adjoint(dy, y, a, v, **kwargs):
     """Pullback of matvec(A, v) = A @ v per batch: dA = dy conj(v)^T (broadcast), dv = A^H dy."""
     _check_default_axes("matvec", kwargs)
-    dy = np.asarray(dy)
-    da = dy[..., :, None] * _conj(np.asarray(v))[..., None, :]
-    dv = np.matmul(dy[..., None, :], _conj(np.asarray(a)))[..., 0, :]
+    dy = as_array(dy)
+    da = dy[..., :, None] * _conj(as_array(v))[..., None, :]
+    dv = np.matmul(dy[..., None, :], _conj(as_array(a)))[..., 0, :]
     return match_primal(da, a), match_primal(dv, v)
 
 
 def vecmat_adjoint(dy, y, v, a, **kwargs):
     """Pullback of vecmat(v, A) = conj(v) @ A per batch: dv = A conj(dy), dA = v dy^T (broadcast)."""
     _check_default_axes("vecmat", kwargs)
-    dy = np.asarray(dy)
-    dv = np.matmul(np.asarray(a), _conj(dy)[..., :, None])[..., 0]
-    da = np.asarray(v)[..., :, None] * dy[..., None, :]
+    dy = as_array(dy)
+    dv = np.matmul(as_array(a), _conj(dy)[..., :, None])[..., 0]
+    da = as_array(v)[..., :, None] * dy[..., None, :]
     return match_primal(dv, v), match_primal(da, a)
 
 
@@ -684,8 +685,8 @@ for _fn, _adj in [(np.vecdot, vecdot_adjoint), (np.linalg.vecdot, vecdot_adjoint
 
 def _last_two_axes_adjoint(dy, y, x, **kwargs):
     """Pullback of np.linalg.trace/diagonal, which act on the last two axes."""
-    x_ = np.asarray(x)
-    dy = np.asarray(dy)
+    x_ = as_array(x)
+    dy = as_array(dy)
     if np.ndim(y) == x_.ndim - 2:  # trace: one value per matrix
         dy = dy[..., None]
     placed = trace_place(dy, x_.shape, np.result_type(dy, x_), kwargs.get("offset", 0), -2, -1)
@@ -739,23 +740,23 @@ def lstsq_adjoint(dy, y, a, b, rcond, **kwargs):
     |B - A X|^2 (full column rank, m > n) and the singular values add their own terms."""
     _real_only("np.linalg.lstsq", a, b)
     dx, dres, _, ds = (tuple(dy) + (None,) * 4)[:4]
-    a_, b_ = np.asarray(a), np.asarray(b)
+    a_, b_ = as_array(a), as_array(b)
     x, _, rank, _ = y
     da = db = None
     if dx is not None or dres is not None:
         p = np.linalg.pinv(a_, rcond=rcond)  # gelsd's cutoff: singular values <= rcond * s_max are zero
         r = b_ - a_ @ x
     if dx is not None:
-        dx = np.asarray(dx)
+        dx = as_array(dx)
         db = _mT(p) @ dx
         da = -(db @ _mT(x)) + r @ _mT(p @ db) + (_mT(p) @ x) @ _mT(dx - p @ (a_ @ dx))
     m, n = a_.shape[-2:]
     if dres is not None and m > n and np.all(rank == n):
-        g = 2 * r * np.asarray(dres)[..., None, :]  # d|r_j|^2 = 2 r_j . (db_j - dA x_j), as A^T r = 0
+        g = 2 * r * as_array(dres)[..., None, :]  # d|r_j|^2 = 2 r_j . (db_j - dA x_j), as A^T r = 0
         db, da = _add(db, g), _add(da, -(g @ _mT(x)))
     if ds is not None:
         u, _, vh = np.linalg.svd(a_, full_matrices=False)
-        da = _add(da, (u * np.asarray(ds)[..., None, :]) @ vh)
+        da = _add(da, (u * as_array(ds)[..., None, :]) @ vh)
     return match_primal(da, a), match_primal(db, b), None
 
 
@@ -765,14 +766,14 @@ def lstsq_frule(tangents, a, b, rcond, **kwargs):
     ta, tb = (tuple(tangents) + (None, None))[:2]
     if ta is None and tb is None:
         return y, None
-    a_, b_ = np.asarray(a), np.asarray(b)
+    a_, b_ = as_array(a), as_array(b)
     p = np.linalg.pinv(a_, rcond=rcond)
     r = b_ - a_ @ x
     dx = 0.0 if tb is None else p @ tb
     dr = 0.0 if tb is None else tb
     ds = np.zeros_like(s)
     if ta is not None:
-        ta = np.asarray(ta)
+        ta = as_array(ta)
         eye_m, eye_n = np.eye(a_.shape[-2]), np.eye(a_.shape[-1])
         dp = (-(p @ ta @ p) + p @ _mT(p) @ _mT(ta) @ (eye_m - a_ @ p)
               + (eye_n - p @ a_) @ _mT(ta) @ _mT(p) @ p)
@@ -799,8 +800,8 @@ def _right_solve_upper_t(x, r):
 def _qr_tall_cotangent(q, r, dq, dr):
     """Cotangent of A = QR (m >= n, reduced) after TensorFlow's QrGrad:
     Q (dR + tril(Q^T dQ - dQ^T Q + R dR^T - dR R^T) R^-T) + (dQ - Q Q^T dQ) R^-T."""
-    dq = np.zeros_like(q) if dq is None else np.asarray(dq)
-    dr = np.zeros_like(r) if dr is None else np.asarray(dr)
+    dq = np.zeros_like(q) if dq is None else as_array(dq)
+    dr = np.zeros_like(r) if dr is None else as_array(dr)
     qdq = _mT(q) @ dq
     rdr = r @ _mT(dr)
     low = np.tril(qdq - _mT(qdq) + rdr - _mT(rdr))
@@ -825,7 +826,7 @@ def qr_adjoint(dy, y, a, *rest, **kwargs):
     if mode not in ("reduced", "complete", "r"):
         raise unsupported("np.linalg.qr", f"mode={mode!r}", "use mode='reduced' or mode='r'")
     dq, dr = (None, dy) if mode == "r" else (tuple(dy) + (None, None))[:2]
-    a_ = np.asarray(a)
+    a_ = as_array(a)
     m, n = a_.shape[-2:]
     if mode == "complete" and m > n and dq is not None:
         raise unsupported("np.linalg.qr", "Q of mode='complete' for a tall matrix (its extra columns are "
@@ -833,9 +834,9 @@ def qr_adjoint(dy, y, a, *rest, **kwargs):
     q, r = _qr_parts(y, mode, a_)
     k = min(m, n)
     if dr is not None:
-        dr = np.asarray(dr)[..., :k, :]
+        dr = as_array(dr)[..., :k, :]
     if dq is not None:
-        dq = np.asarray(dq)[..., :, :k]
+        dq = as_array(dq)[..., :, :k]
     if m >= n:
         g = _qr_tall_cotangent(q, r, dq, dr)
     else:
@@ -863,7 +864,7 @@ def qr_frule(tangents, a, *rest, **kwargs):
     if t is None:
         return y, None
     _real_only("np.linalg.qr", a)
-    a_, t = np.asarray(a), np.asarray(t)
+    a_, t = as_array(a), as_array(t)
     m, n = a_.shape[-2:]
     q, r = _qr_parts(y, mode, a_)
     if m >= n:

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 from ..generic import conj
 
 from ..registry import HOT_REDUCE_OPTIONS, registry
@@ -63,9 +64,19 @@ def _spread(g: Any, x: np.ndarray) -> np.ndarray:
         return np.broadcast_to(g, x.shape).copy() if is_dual(g) else np.zeros_like(x) + g
     if x.dtype.kind != "c" and (isinstance(g, complex) or getattr(getattr(g, "dtype", None), "kind", "f") == "c"):
         g = g.real
+    if isinstance(x, ArrayLeaf):  # a dask array's: dask's own zeros, lazily
+        return np.zeros_like(x, dtype=x.dtype if x.dtype.kind in "fc" else _F8) + g
+    if isinstance(g, ArrayLeaf):
+        return np.broadcast_to(g, x.shape).astype(x.dtype if x.dtype.kind in "fc" else _F8)
     out = np.empty(x.shape, dtype=x.dtype if x.dtype.kind in "fcO" else _F8)  # object arrays: ufloats...
     out[...] = g
     return out
+
+
+def _where(where: Any) -> dict:
+    """`where=` for a reduction, left out when it masks nothing (dask's reductions take none)."""
+    where = _given(where, True)
+    return {} if where is True else {"where": where}
 
 
 def _mask(g: Any, where: Any) -> Any:
@@ -100,7 +111,7 @@ def reduction_rule(fn: Any, params: tuple, grad: Callable, jvp: Callable, *keys:
         if dy is None or not inexact(x):
             return (None,) * (1 + len(rest))
         p = dict(zip(params, rest), **kwargs)
-        return (match_primal(grad(dy, y, np.asarray(x), **p), x),) + (None,) * len(rest)
+        return (match_primal(grad(dy, y, as_array(x), **p), x),) + (None,) * len(rest)
 
     def frule(tangents, x, *rest, **kwargs):
         y = fn(x, *rest, **kwargs)
@@ -108,7 +119,7 @@ def reduction_rule(fn: Any, params: tuple, grad: Callable, jvp: Callable, *keys:
         if t is None:
             return y, None
         p = dict(zip(params, rest), **kwargs)
-        return y, jvp(t, y, np.asarray(x), **p)
+        return y, jvp(t, y, as_array(x), **p)
 
     adjoint.__name__ = adjoint.__qualname__ = f"{label}_adjoint"
     frule.__name__ = frule.__qualname__ = f"{label}_frule"
@@ -135,7 +146,7 @@ def _sum_grad(dy, y, x, axis=None, keepdims=False, where=True, **_):
 
 
 def _sum_jvp(t, y, x, axis=None, keepdims=False, where=True, **_):
-    return np.sum(t, axis=axis, keepdims=_given(keepdims, False), where=_given(where, True))
+    return np.sum(t, axis=axis, keepdims=_given(keepdims, False), **_where(where))
 
 
 def _mean_grad(dy, y, x, axis=None, keepdims=False, where=True, **_):
@@ -143,7 +154,7 @@ def _mean_grad(dy, y, x, axis=None, keepdims=False, where=True, **_):
 
 
 def _mean_jvp(t, y, x, axis=None, keepdims=False, where=True, **_):
-    return np.mean(t, axis=axis, keepdims=_given(keepdims, False), where=_given(where, True))
+    return np.mean(t, axis=axis, keepdims=_given(keepdims, False), **_where(where))
 
 
 reduction_rule(np.sum, _SUM, _sum_grad, _sum_jvp, _method("sum"), kind="linear")
@@ -201,7 +212,7 @@ def _prod_partials(y, x, axis, keepdims):
     """d prod / d x_i = prod of the other entries of x_i's slice, shape of x."""
     if x.ndim == 0:
         return np.ones_like(x)
-    if np.all(x != 0):
+    if not isinstance(x, ArrayLeaf) and np.all(x != 0):  # (a dask array's: no branch on its values)
         return _expand(y, x.ndim, axis, keepdims) / x
     return _exclusive_products(x, _axes(axis, x.ndim))
 
@@ -231,6 +242,11 @@ def _extremum_weights(y, x, axis, keepdims, plain=True):
     outputs and no NaN means no ties, and the boolean hits are the weights (the common, fast case)."""
     ye = _expand(y, x.ndim, axis, keepdims)
     hit = x == ye
+    if isinstance(x, ArrayLeaf) or isinstance(y, ArrayLeaf):  # a dask array: no branch on its values
+        if x.dtype.kind in "fc":
+            hit = hit | np.isnan(x) & np.isnan(ye)
+        w = hit / np.maximum(np.sum(hit, axis=axis, keepdims=True), 1)
+        return w.astype(x.dtype) if x.dtype.kind == "f" else w
     if type(y) is _f8:
         has_nan = y != y  # a full reduction's scalar: no ufunc call
     else:
@@ -367,7 +383,9 @@ def _centered(x, axis, where, mean):
     """x minus its mean over axis (kept dims), the mean given by the caller if it passed one."""
     m = _given(mean, None)
     if m is None:
-        m = np.mean(x, axis=axis, keepdims=True, where=_given(where, True))
+        w = _given(where, True)
+        # (no `where=` when there is no mask: dask's mean takes none)
+        m = np.mean(x, axis=axis, keepdims=True) if w is True else np.mean(x, axis=axis, keepdims=True, where=w)
     return x - m
 
 
@@ -435,7 +453,7 @@ def _reverse_cumsum(g, axis):
 
 def _cumsum_grad(dy, y, x, axis=None, **_):
     _, ax = _scan_axis(x, axis)
-    return _reverse_cumsum(np.asarray(dy), ax).reshape(x.shape)
+    return _reverse_cumsum(as_array(dy), ax).reshape(x.shape)
 
 
 def _cumsum_jvp(t, y, x, axis=None, **_):
@@ -456,7 +474,7 @@ def _first_zero(xs, ax):
 
 def _cumprod_grad(dy, y, x, axis=None, **_):
     xs, ax = _scan_axis(x, axis)
-    ys, dys = conj(y), np.asarray(dy).reshape(xs.shape)
+    ys, dys = conj(y), as_array(dy).reshape(xs.shape)
     if np.all(xs != 0):
         g = _reverse_cumsum(dys * ys, ax) / conj(xs)
     else:  # before the first zero the no-zero formula holds; at it, the product of the others; after it, 0
@@ -469,7 +487,7 @@ def _cumprod_grad(dy, y, x, axis=None, **_):
 
 def _cumprod_jvp(t, y, x, axis=None, **_):
     xs, ax = _scan_axis(x, axis)
-    ts = np.asarray(t).reshape(xs.shape)
+    ts = as_array(t).reshape(xs.shape)
     if np.all(xs != 0):
         return y * np.cumsum(ts / xs, axis=ax)
     before, at = _first_zero(xs, ax)
@@ -503,8 +521,8 @@ def _running_extremum_grad(dy, y, xs, ax):
 
 def _scan_grad(ufunc, dy, y, x, axis):
     """Cotangent of ufunc.accumulate(x, axis) for add, subtract, multiply, maximum and minimum."""
-    xs, ax = np.asarray(x), normalize_axis(axis, np.ndim(x))
-    dy = np.asarray(dy)
+    xs, ax = as_array(x), normalize_axis(axis, np.ndim(x))
+    dy = as_array(dy)
     if ufunc is np.add:
         return _reverse_cumsum(dy, ax)
     if ufunc is np.subtract:  # y_i = x_0 - x_1 - ... - x_i
@@ -542,13 +560,13 @@ def accumulate_frule(tangents, ufunc, x, *rest, **kwargs):
     if t is None:
         return y, None
     axis = normalize_axis(_accumulate_args(rest, kwargs), np.ndim(x))
-    t = np.asarray(t)
+    t = as_array(t)
     if ufunc in (np.add, np.subtract):
         return y, ufunc.accumulate(t, axis)
     if ufunc is np.multiply:
-        return y, _cumprod_jvp(t, y, np.asarray(x), axis)
+        return y, _cumprod_jvp(t, y, as_array(x), axis)
     if ufunc in (np.maximum, np.minimum, np.fmax, np.fmin):
-        return y, np.take_along_axis(t, _extremum_sources(y, np.asarray(x), axis), axis)
+        return y, np.take_along_axis(t, _extremum_sources(y, as_array(x), axis), axis)
     raise unsupported(f"np.{ufunc.__name__}.accumulate", "this ufunc", "write the scan with np.cumsum/np.cumprod")
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 from ..cotangents import Refused
 from ..registry import registry
 from ..sparsity_specs import INDICES, STRUCTURAL, Custom
@@ -29,9 +30,9 @@ __all__ = ["split_cotangent", "sort_permutation"]
 
 
 def _method(name):
-    """fn(x, *args) = np.asarray(x).<name>(*args): applies an ndarray method to a tangent."""
+    """fn(x, *args) = as_array(x).<name>(*args): applies an ndarray method to a tangent."""
     def call(x, *args, **kwargs):
-        return getattr(np.asarray(x), name)(*args, **kwargs)
+        return getattr(as_array(x), name)(*args, **kwargs)
     call.__name__ = call.__qualname__ = f"ndarray_{name}"
     return call
 
@@ -46,6 +47,11 @@ def _both(name, fn, transpose, method=None):
 
 # -- reshaping: the cotangent is dy reshaped back ----------------------------------------------------
 
+def _reshape(g, shape, order):
+    """np.reshape(g, shape, order=order); C order without naming it (dask's reshape takes no `order`)."""
+    return np.reshape(g, shape) if order == "C" else np.reshape(g, shape, order=order)
+
+
 def _order(rest, kwargs, position):
     """The memory order a reshape-like call used ('F' or 'C')."""
     order = kwargs.get("order", rest[position] if len(rest) > position and isinstance(rest[position], str)
@@ -55,11 +61,11 @@ def _order(rest, kwargs, position):
 
 def reshape_transpose(dy, y, a, *rest, **kwargs):
     """Cotangent of reshape/ravel/flatten/squeeze/expand_dims: dy in a's shape (same memory order)."""
-    return np.reshape(dy, np.shape(a), order=_order(rest, kwargs, len(rest) - 1 if rest else 0))
+    return _reshape(dy, np.shape(a), _order(rest, kwargs, len(rest) - 1 if rest else 0))
 
 
 def ravel_transpose(dy, y, a, *rest, **kwargs):
-    return np.reshape(dy, np.shape(a), order=_order(rest, kwargs, 0))
+    return _reshape(dy, np.shape(a), _order(rest, kwargs, 0))
 
 
 def _plain_reshape(dy, y, a, *rest, **kwargs):
@@ -146,8 +152,8 @@ def tile_transpose(dy, y, a, reps):
 def repeat_transpose(dy, y, a, repeats, *rest, **kwargs):
     """Cotangent of repeat: sums of the consecutive copies of each element (reduceat)."""
     (axis,) = _bind(rest, kwargs, ("axis",), (None,))
-    a_ = np.asarray(a)
-    dy = np.asarray(dy)
+    a_ = as_array(a)
+    dy = as_array(dy)
     if axis is None:
         return repeat_transpose(dy, y, a_.ravel(), repeats, 0).reshape(a_.shape)
     axis %= a_.ndim
@@ -155,7 +161,7 @@ def repeat_transpose(dy, y, a, repeats, *rest, **kwargs):
     if np.ndim(repeats) == 0 or np.size(repeats) == 1:
         r = int(np.ravel(repeats)[0])
         return dy.reshape(dy.shape[:axis] + (n, r) + dy.shape[axis + 1:]).sum(axis=axis + 1)
-    repeats = np.asarray(repeats)
+    repeats = as_array(repeats)
     starts = np.concatenate(([0], np.cumsum(repeats)[:-1]))
     nonzero = repeats > 0
     out = zeros(a_.shape, np.result_type(dy, a_), dy)
@@ -185,8 +191,8 @@ def pad_transpose(dy, y, array, pad_width, *rest, **kwargs):
     reflect, symmetric, wrap) every copy's cotangent summed back onto its source (bincount)."""
     (mode,) = _bind(rest, kwargs, ("mode",), ("constant",))
     shape = np.shape(array)
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=int), (len(shape), 2))
-    dy = np.asarray(dy)
+    widths = np.broadcast_to(as_array(pad_width, dtype=int), (len(shape), 2))
+    dy = as_array(dy)
     if mode == "constant" or mode == "empty":
         return dy[tuple(slice(lo, lo + n) for (lo, _), n in zip(widths, shape))]
     if mode not in _COPY_MODES or kwargs.get("reflect_type", "even") != "even":
@@ -229,7 +235,13 @@ def split_cotangent(dy, parts, axis):
     if type(dy) is Refused:
         return [dy] * len(parts)
     sizes = [np.shape(p)[axis] if np.ndim(p) else 1 for p in parts]
-    pieces = np.split(np.asarray(dy), np.cumsum(sizes)[:-1], axis=axis)
+    dy = as_array(dy)
+    if isinstance(dy, ArrayLeaf):  # a dask array: cut by slices (dask has no np.split)
+        ends = np.cumsum(sizes).tolist()
+        lead = (slice(None),) * (axis % dy.ndim)
+        pieces = [dy[lead + (slice(e - n, e),)] for n, e in zip(sizes, ends)]
+    else:
+        pieces = np.split(dy, np.cumsum(sizes)[:-1], axis=axis)
     return [match_primal(piece.reshape(np.shape(p)), p) for piece, p in zip(pieces, parts)]
 
 
@@ -244,7 +256,7 @@ def concatenate_adjoint(dy, y, arrays, *rest, **kwargs):
 
 def stack_adjoint(dy, y, arrays, *rest, **kwargs):
     (axis,) = _bind(rest, kwargs, ("axis",), (0,))
-    moved = np.moveaxis(np.asarray(dy), axis, 0)
+    moved = np.moveaxis(as_array(dy), axis, 0)
     return ([match_primal(moved[i], a) for i, a in enumerate(arrays)], *(None,) * len(rest))
 
 
@@ -268,7 +280,7 @@ def _list_frule(fn):
         ts = tangents[0] if tangents else None
         if ts is None or all(t is None for t in ts):
             return y, None
-        ts = [np.zeros_like(np.asarray(a), dtype=np.result_type(a, float)) if t is None else t
+        ts = [np.zeros_like(as_array(a), dtype=np.result_type(a, float)) if t is None else t
               for t, a in zip(ts, arrays)]
         return y, fn(ts, *rest, **kwargs)
     frule.__name__ = frule.__qualname__ = f"{fn.__name__}_frule"
@@ -284,7 +296,7 @@ for _fn, _adj in [(np.concatenate, concatenate_adjoint), (np.stack, stack_adjoin
 def split_adjoint(dy, y, ary, *rest, **kwargs):
     """Cotangent of split/array_split: the pieces' cotangents (None -> zeros) joined back."""
     (axis,) = _bind(rest[1:], kwargs, ("axis",), (0,))
-    pieces = [np.zeros_like(p) if d is None else np.asarray(d) for d, p in zip(dy, y)]
+    pieces = [np.zeros_like(p) if d is None else as_array(d) for d, p in zip(dy, y)]
     return (match_primal(np.concatenate(pieces, axis=axis), ary), *(None,) * len(rest))
 
 
@@ -311,7 +323,7 @@ def sort_permutation(a, axis):
 def sort_adjoint(dy, y, a, *rest, **kwargs):
     """Cotangent of sort: dy scattered back through the sorting permutation."""
     (axis,) = _bind(rest, kwargs, ("axis",), (-1,))
-    a_ = np.asarray(a)
+    a_ = as_array(a)
     flat = a_.ravel() if axis is None else a_
     ax = 0 if axis is None else axis
     perm = sort_permutation(flat, ax)
@@ -319,7 +331,7 @@ def sort_adjoint(dy, y, a, *rest, **kwargs):
         da = np.take_along_axis(np.broadcast_to(dy, flat.shape), np.argsort(perm, axis=ax), axis=ax)
         return (match_primal(da.reshape(a_.shape), a), *(None,) * len(rest))
     da = np.empty(flat.shape, dtype=np.result_type(dy, a_))
-    np.put_along_axis(da, perm, np.asarray(dy), ax)
+    np.put_along_axis(da, perm, as_array(dy), ax)
     return (match_primal(da.reshape(a_.shape), a), *(None,) * len(rest))
 
 
@@ -330,8 +342,8 @@ def sort_frule(tangents, a, *rest, **kwargs):
     if t is None:
         return y, None
     if axis is None:
-        return y, np.asarray(t).ravel()[sort_permutation(np.ravel(a), 0)]
-    return y, np.take_along_axis(np.asarray(t), sort_permutation(a, axis), axis)
+        return y, as_array(t).ravel()[sort_permutation(np.ravel(a), 0)]
+    return y, np.take_along_axis(as_array(t), sort_permutation(a, axis), axis)
 
 
 registry.adjoint(np.sort, kind="linear")(sort_adjoint)
@@ -350,20 +362,20 @@ def _nested_cotangent(dy, obj):
 def _nested_tangent(t, obj):
     """A list of tangents (None = zero) as one array."""
     if t is None:
-        return np.zeros(np.shape(obj), dtype=np.result_type(np.asarray(obj), float))
+        return np.zeros(np.shape(obj), dtype=np.result_type(as_array(obj), float))
     if isinstance(obj, (list, tuple)):
         return np.array([_nested_tangent(ti, oi) for ti, oi in zip(t, obj)])
-    return np.asarray(t)
+    return as_array(t)
 
 
 def array_adjoint(dy, y, obj, *rest, **kwargs):
-    """Cotangent of np.array/np.asarray(obj): a list for a list of scalars or arrays; a `Refused` one (no
+    """Cotangent of np.array/as_array(obj): a list for a list of scalars or arrays; a `Refused` one (no
     derivative known) passes through as it is, still refusing wherever it is used."""
     if type(dy) is Refused:
         return (dy if may_carry(obj) else None, *(None,) * len(rest))
     if isinstance(obj, (list, tuple)):
-        return (_nested_cotangent(np.asarray(dy), obj), *(None,) * len(rest))
-    return (match_primal(np.asarray(dy), obj) if may_carry(obj) else None, *(None,) * len(rest))
+        return (_nested_cotangent(as_array(dy), obj), *(None,) * len(rest))
+    return (match_primal(as_array(dy), obj) if may_carry(obj) else None, *(None,) * len(rest))
 
 
 def _array_frule(fn):
@@ -391,7 +403,7 @@ def astype_adjoint(dy, y, x, *rest, **kwargs):
         return (None, *(None,) * len(rest))
     if type(dy) is Refused:
         return (dy, *(None,) * len(rest))
-    return (match_primal(np.asarray(dy), x), *(None,) * len(rest))
+    return (match_primal(as_array(dy), x), *(None,) * len(rest))
 
 
 def astype_frule(tangents, x, *rest, **kwargs):
@@ -399,7 +411,7 @@ def astype_frule(tangents, x, *rest, **kwargs):
     t = tangents[0] if tangents else None
     if t is None or not may_carry(y):
         return y, None
-    return y, np.asarray(t).astype(y.dtype)
+    return y, as_array(t).astype(y.dtype)
 
 
 registry.adjoint((np.ndarray, "astype"), kind="linear")(astype_adjoint)
@@ -407,7 +419,7 @@ registry.frule((np.ndarray, "astype"), kind="linear")(astype_frule)
 
 
 def _identity_transpose(dy, y, a, *rest, **kwargs):
-    return np.asarray(dy)
+    return as_array(dy)
 
 
 _both("copy", np.copy, _identity_transpose)
@@ -426,7 +438,7 @@ def broadcast_arrays_adjoint(dy, y, *args, subok=False):
     """Each output is its input broadcast: its cotangent summed back to the input's shape."""
     from ..generic import unbroadcast
     gs = list(dy) if dy is not None else [None] * len(args)
-    return tuple(None if g is None else (unbroadcast(np.asarray(g), np.asarray(a)) if isinstance(a, np.ndarray)
+    return tuple(None if g is None else (unbroadcast(as_array(g), as_array(a)) if isinstance(a, np.ndarray)
                                          else np.sum(g)) for g, a in zip(gs, args))
 
 
@@ -447,7 +459,7 @@ def _many_arrays(fn):
             return one_adjoint(dy, y, *args)
         gs = list(dy) if dy is not None else [None] * len(args)
         return tuple(None if g is None else (np.reshape(g, np.shape(a)) if isinstance(a, np.ndarray)
-                                             else np.asarray(g).reshape(np.shape(a))[()])
+                                             else as_array(g).reshape(np.shape(a))[()])
                      for g, a in zip(gs, args))
 
     def frule(tangents, *args):

@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 from ..registry import NoClosedForm, registry
 from ..sparsity_specs import LINEAR, NONDIFF, STRUCTURAL, Custom, Elementwise
 from ._util import match_primal as _match_primal
@@ -372,7 +373,7 @@ def _extremum_adjoint(generic: Callable) -> Callable:
             return generic(dy, y, a, b, *rest, **kwargs)
         hit_a, hit_b = np.equal(a, y), np.equal(b, y)  # NaN equals nothing: no cotangent where y is NaN
         tie = np.logical_and(hit_a, hit_b)
-        if tie.any():
+        if isinstance(tie, ArrayLeaf) or tie.any():  # (a dask array's: no branch on its values)
             half = 0.5 * tie
             hit_a, hit_b = hit_a - half, hit_b - half
         return (match_primal(dy * hit_a, a) if inexact(a) else None,
@@ -559,7 +560,7 @@ def _product_select(primals, constant, shape):
     masks = [None, None]
     for i, j in ((0, 1), (1, 0)):
         if constant[j] and primals[j] is not None:
-            masks[i] = np.broadcast_to(np.asarray(primals[j]) != 0, shape)
+            masks[i] = np.broadcast_to(as_array(primals[j]) != 0, shape)
     return None if masks[0] is None and masks[1] is None else masks
 
 
@@ -569,7 +570,7 @@ def _taken_select(greater: bool):
         a, b = primals
         if a is None or b is None:
             return None
-        first = np.broadcast_to(np.asarray(a >= b if greater else a <= b), shape)
+        first = np.broadcast_to(as_array(a >= b if greater else a <= b), shape)
         return [first, ~first]
     return select
 
