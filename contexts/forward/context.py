@@ -82,7 +82,7 @@ class ForwardContext(overdub.Context):
     intercepts = frozenset({"call"})
     tag = None  # the derivative call's tag: arrays made by np.empty/zeros/ones/full carry it (see _fresh)
 
-    def overdub(self, site, fn, *args, **kwargs):
+    def overdub(self, site, fn, /, *args, **kwargs):
         try:
             if fn is _CLASS_MATCH:
                 if not _holds_dual(args[0]):
@@ -91,6 +91,8 @@ class ForwardContext(overdub.Context):
                                     "would answer for the dual, not its value)", where=str(site),
                                     fix="test the value with `if isinstance(...)` / `if` chains, or match on a "
                                         "value that is not differentiated")
+            if (fn is map or fn is filter) and len(args) >= 2 and args[0] is not None and not kwargs:
+                return _called_from_c(self, site, fn, args)
             form = _python_form(fn, args)
             if form is not None:  # an object's special methods are its class's own code: run them
                 return self.recurse(form, *args, **kwargs)
@@ -260,7 +262,7 @@ def run_inside(fn, args, kwargs):
     return forward_context().run(fn, *args, **kwargs)
 
 
-def pushforward(fn, *args, **kwargs):
+def pushforward(fn, /, *args, **kwargs):
     """fn(*args, **kwargs) where args may hold Duals, without an active ForwardContext: the registry's
     frule, else fn itself. For other engines that meet Duals in a primitive call (forward over reverse).
 
@@ -290,6 +292,18 @@ def pushforward(fn, *args, **kwargs):
 
 _UNKNOWN = object()
 _CLASS_MATCH = overdub.ops.class_match
+
+
+def _called_from_c(ctx, site, fn, args):
+    """`map(f, xs)` / `filter(f, xs)`, lazy as Python's, with each call of f made as the user's code makes
+    it (through the context): called from C, f would meet duals unintercepted (`map(np.asarray, (r, p))`
+    converting a dual to a plain array, `map(math.sin, xs)`)."""
+    f = args[0]
+    if fn is map:
+        return (ctx.overdub(site, f, *items) for items in zip(*args[1:]))
+    if len(args) != 2:
+        raise TypeError(f"filter expected 2 arguments, got {len(args)}")
+    return (x for x in args[1] if ctx.overdub(site, f, x))
 
 
 def _consumes(fn) -> bool:
@@ -338,6 +352,12 @@ def _known(fn, args, kwargs, tag, run_rule):
         return _convert(fn, args[0])
     if id(fn) in _ARRAY_BUILDER_IDS:
         return build_array(args, kwargs)
+    if type(fn) is types.MethodDescriptorType and args and isinstance(primal(args[0]), fn.__objclass__):
+        # `np.ndarray.sum(a)`, `copy.copy(a)` calling `type(a).__copy__(a)`: the C method unbound, its
+        # object first; its rule is keyed (type, name), as reverse mode finds it
+        rule = registry.get((fn.__objclass__, fn.__name__))
+        if rule is not None and rule.frule is not None:
+            return apply_frule(rule, fn, args, kwargs, tag, call=run_rule)
     rule = registry.get(fn)
     if rule is not None and rule.frule is not None:
         key = key_of(fn)

@@ -155,6 +155,14 @@ def fd_call(f, args, tans, kw, kwtans):
         return f(*args, **kw), 0
     f = uncached(f)
     rule = registry.get(f)
+    if rule is None and type(f) is types.MethodDescriptorType and args and isinstance(args[0], f.__objclass__):
+        # `np.ndarray.sum(a)`, `type(a).__copy__(a)`: the C method unbound, its object first
+        rule = registry.get((f.__objclass__, f.__name__))
+        if rule is not None and rule.kind == "nondiff":
+            return f(*args, **kw), 0
+        if rule is not None and rule.frule is not None and plain_kw:
+            return _by_frule(rule, args, tans, kw)
+        rule = None
     if rule is not None and isinstance(key_of(f), tuple):  # a C type's bound method: keyed (type, name)
         if rule.kind == "nondiff":
             return f(*args, **kw), 0

@@ -102,7 +102,7 @@ class SparsityContext(overdub.Context):
 
     intercepts = frozenset({"call"})
 
-    def overdub(self, site, fn, *args, **kwargs):
+    def overdub(self, site, fn, /, *args, **kwargs):
         if _own(fn):
             return fn(*args, **kwargs)
         if fn is _CLASS_MATCH and has_tracer(args, kwargs):

@@ -212,7 +212,7 @@ _AT = np.array([0.15, 0.7, 1.33, 1.9])
 
 
 @case("scipy", "interpolate.CubicSpline (data)",
-      forward=R('DualConversionError', 'array-API dispatch: np.asarray of duals'))
+      forward=R('MissingRule', 'a C kernel writing into an array it is given (_ppoly.evaluate)'))
 def _():
     interpolate = _imp("scipy.interpolate")
     return (lambda y: interpolate.CubicSpline(_KNOTS, y)(_AT)), np.sin(_KNOTS) + 1.5
@@ -226,15 +226,14 @@ def _():
     return (lambda t: spline(t, 1)), _AT
 
 
-@case("scipy", "interpolate.CubicSpline.integrate (data)",
-      forward=R('DualConversionError', 'array-API dispatch: np.asarray of duals'))
+@case("scipy", "interpolate.CubicSpline.integrate (data)")
 def _():
     interpolate = _imp("scipy.interpolate")
     return (lambda y: interpolate.CubicSpline(_KNOTS, y).integrate(0.3, 1.7)), np.cos(_KNOTS)
 
 
 @case("scipy", "interpolate.Akima1DInterpolator (data)",
-      forward=R('DualConversionError', 'array-API dispatch: np.asarray of duals'))
+      forward=R('MissingRule', 'a C kernel writing into an array it is given (_ppoly.evaluate)'))
 def _():
     interpolate = _imp("scipy.interpolate")
     return (lambda y: interpolate.Akima1DInterpolator(_KNOTS, y)(_AT)), np.sin(2 * _KNOTS)
@@ -247,7 +246,7 @@ def _():
 
 
 @case("scipy", "interpolate.PchipInterpolator (data)",
-      forward=R('DualConversionError', 'array-API dispatch: np.asarray of duals'))
+      forward=R('MissingRule', 'a C kernel writing into an array it is given (_ppoly.evaluate)'))
 def _():
     interpolate = _imp("scipy.interpolate")
     return (lambda y: interpolate.PchipInterpolator(_KNOTS, y)(_AT)), np.exp(_KNOTS / 2)
@@ -272,8 +271,7 @@ def _():
 # scipy.stats: distributions' logpdf/cdf, frozen distributions
 # ===============================================================================================
 
-@case("scipy", "stats.norm.logpdf (loc, scale)",
-      forward=R('DualConversionError', 'array-API dispatch (xp_promote): np.asarray of duals'))
+@case("scipy", "stats.norm.logpdf (loc, scale)")
 def _():
     stats = _imp("scipy.stats")
     data = np.array([0.3, -1.2, 2.0])
@@ -281,8 +279,7 @@ def _():
 
 
 @case("scipy", "stats.norm(...).cdf frozen",
-      reverse=R('NoRuleError', 'introspection: inspect.signature'),
-      forward=R('DualConversionError', 'array-API dispatch (xp_promote): np.asarray of duals'))
+      reverse=R('NoRuleError', 'introspection: inspect.signature'))
 def _():
     stats = _imp("scipy.stats")
     return (lambda p: stats.norm(p[0], p[1]).cdf(0.4)), np.array([0.1, 0.8])
@@ -295,8 +292,7 @@ def _():
     return (lambda x: np.sum(stats.t.logpdf(x, 4.5))), np.array([0.3, -0.9, 1.7])
 
 
-@case("scipy", "stats.gamma.logpdf (x, a)",
-      forward=R('DualConversionError', 'array-API dispatch (xp_promote): np.asarray of duals'))
+@case("scipy", "stats.gamma.logpdf (x, a)")
 def _():
     stats = _imp("scipy.stats")
     return (lambda p: stats.gamma.logpdf(p[0], p[1])), np.array([1.3, 2.2])
@@ -862,3 +858,100 @@ def _():
 def _():
     ureg = _ureg()
     return (lambda v: (0.5 * 2.0 * ureg.kg * (v * ureg("m/s")) ** 2).m_as("J")), 3.0
+
+
+# ===============================================================================================
+# numpy-financial: time value of money (`map(np.asarray, ...)` over the arguments)
+# ===============================================================================================
+
+_FLOWS = [-100.0, 39.0, 59.0, 55.0, 20.0]
+
+
+@case("numpy_financial", "npv", dist="numpy-financial")
+def _():
+    npf = _imp("numpy_financial")
+    return (lambda r: npf.npv(r, _FLOWS)), 0.08
+
+
+@case("numpy_financial", "pmt (rate)", dist="numpy-financial")
+def _():
+    npf = _imp("numpy_financial")
+    return (lambda r: npf.pmt(r / 12, 360, 200000.0)), 0.075
+
+
+@case("numpy_financial", "fv (rate, payment)", dist="numpy-financial")
+def _():
+    npf = _imp("numpy_financial")
+    return (lambda p: npf.fv(p[0], 10, -p[1], -100.0)), np.array([0.05, 120.0])
+
+
+@case("numpy_financial", "rate (Newton iterations)", dist="numpy-financial")
+def _():
+    npf = _imp("numpy_financial")
+    return (lambda pv: npf.rate(10, 0.0, -pv, 1000.0)), 300.0
+
+
+@case("numpy_financial", "nper (rate in percent)", dist="numpy-financial")
+def _():
+    npf = _imp("numpy_financial")
+    return (lambda r: npf.nper(r / 100.0, -150.0, 8000.0)), 1.0
+
+
+# ===============================================================================================
+# seawater: the EOS-80 equation of state (`list(map(np.asanyarray, (s, t, p)))`)
+# ===============================================================================================
+
+_STP = np.array([35.0, 10.0, 1000.0])  # salinity, temperature (deg C), pressure (dbar)
+
+
+@case("seawater", "dens (s, t, p)")
+def _():
+    sw = _imp("seawater")
+    return (lambda v: sw.dens(v[0], v[1], v[2])), _STP.copy()
+
+
+@case("seawater", "ptmp potential temperature (s, t, p)")
+def _():
+    sw = _imp("seawater")
+    return (lambda v: sw.ptmp(v[0], v[1], v[2])), _STP.copy()
+
+
+@case("seawater", "svel sound speed (s, t, p)")
+def _():
+    sw = _imp("seawater")
+    return (lambda v: sw.svel(v[0], v[1], v[2])), _STP.copy()
+
+
+@case("seawater", "pres from depth (array)")
+def _():
+    sw = _imp("seawater")
+    return (lambda d: sw.pres(d, 30.0)), np.array([100.0, 1000.0, 3000.0])
+
+
+# ===============================================================================================
+# pymap3d: geodesy (coordinates in km: the finite differences' step is absolute)
+# ===============================================================================================
+
+@case("pymap3d", "geodetic2ecef")
+def _():
+    pymap3d = _imp("pymap3d")
+    return (lambda v: np.array(pymap3d.geodetic2ecef(v[0], v[1], v[2] * 1e3)) / 1e3), np.array([42.0, -82.0, 0.2])
+
+
+@case("pymap3d", "ecef2geodetic")
+def _():
+    pymap3d = _imp("pymap3d")
+    return (lambda v: np.array(pymap3d.ecef2geodetic(*(v * 1e3)))), np.array([660.0, -4700.0, 4300.0])
+
+
+@case("pymap3d", "geodetic2aer")
+def _():
+    pymap3d = _imp("pymap3d")
+    return ((lambda v: np.array(pymap3d.geodetic2aer(v[0], v[1], v[2] * 1e3, 42.0, -82.0, 0.0)) / [1, 1, 1e3]),
+            np.array([42.1, -81.9, 1.0]))
+
+
+@case("pymap3d", "vincenty.vdist")
+def _():
+    vincenty = _imp("pymap3d.vincenty")
+    return (lambda v: vincenty.vdist(v[0], v[1], v[2], v[3])[0] / 1e3), np.array([10.0, 20.0, 30.0, 40.0])
