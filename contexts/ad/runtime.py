@@ -362,7 +362,7 @@ def call(mask, f, /, *args, **kw):
                 return _iterate_view(f, args, kw)
         full = (f.__self__,) + args if is_method else args
         if rule.adjoint is not None:
-            if rule.iterates and type(getattr(type(args[0]), "__iter__", None)) is types.FunctionType:
+            if rule.iterates and args and type(getattr(type(args[0]), "__iter__", None)) is types.FunctionType:
                 return _iterate_user(f, args)
             impl = rule.impl
             if rule.kind == "nondiff" and f in _ASK_PRIMAL and _any_dual(args, kw):

@@ -103,7 +103,7 @@ class ForwardContext(overdub.Context):
             tag = top_tag(args) if args else None
             if tag is None:
                 if id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
-                    return build_array(args, kwargs)
+                    return build_array(args, kwargs, fn)
                 if id(fn) in _ATLEAST_IDS and has_dual(args):  # `np.atleast_2d([h(s) for s in sigmas])`
                     args = tuple(to_array(a) if type(a) in (list, tuple) and has_dual(a) else a for a in args)
                 if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
@@ -274,7 +274,7 @@ def pushforward(fn, /, *args, **kwargs):
     """
     tag = top_tag(tuple(args) + tuple(kwargs.values())) if args or kwargs else None
     if tag is None and id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
-        return build_array(args, kwargs)  # an array built from a list of duals
+        return build_array(args, kwargs, fn)  # an array built from a list of duals
     if type(fn) is types.FunctionType:
         rule = registry.rules.get(fn)
         if rule is not None and rule.duals is not None:
@@ -351,7 +351,7 @@ def _known(fn, args, kwargs, tag, run_rule):
     if fn is float or fn is complex:
         return _convert(fn, args[0])
     if id(fn) in _ARRAY_BUILDER_IDS:
-        return build_array(args, kwargs)
+        return build_array(args, kwargs, fn)
     if type(fn) is types.MethodDescriptorType and args and isinstance(primal(args[0]), fn.__objclass__):
         # `np.ndarray.sum(a)`, `copy.copy(a)` calling `type(a).__copy__(a)`: the C method unbound, its
         # object first; its rule is keyed (type, name), as reverse mode finds it

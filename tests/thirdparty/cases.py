@@ -955,3 +955,56 @@ def _():
 def _():
     vincenty = _imp("pymap3d.vincenty")
     return (lambda v: vincenty.vdist(v[0], v[1], v[2], v[3])[0] / 1e3), np.array([10.0, 20.0, 30.0, 40.0])
+
+
+# ===============================================================================================
+# einops, rowan: tensor rearrangement by pattern, quaternions on arrays
+# ===============================================================================================
+
+_SIX = np.array([0.3, 0.5, 0.7, 1.1, 1.3, 0.2])
+
+
+@case("einops", "rearrange + reduce (sum)")
+def _():
+    einops = _imp("einops")
+    return (lambda a: einops.reduce(einops.rearrange(a, "(h w) -> h w", h=2) ** 2, "h w -> w", "sum")), _SIX.copy()
+
+
+@case("einops", "reduce (max) over a rearranged axis")
+def _():
+    einops = _imp("einops")
+    return (lambda a: einops.reduce(einops.rearrange(a, "(h w) -> w h", w=3), "w h -> h", "max")), _SIX.copy()
+
+
+@case("einops", "repeat + einsum")
+def _():
+    einops = _imp("einops")
+    w = np.linspace(0.5, 1.5, 12).reshape(2, 6)
+    return (lambda a: einops.einsum(einops.repeat(a, "n -> k n", k=2), w, "k n, k n -> k")), _SIX.copy()
+
+
+_Q = np.array([0.9, 0.1, 0.3, 0.2])
+
+
+@case("rowan", "rotate (normalized)")
+def _():
+    rowan = _imp("rowan")
+    return (lambda q: rowan.rotate(rowan.normalize(q), np.array([0.3, 0.5, 0.8]))), _Q.copy()
+
+
+@case("rowan", "to_euler")
+def _():
+    rowan = _imp("rowan")
+    return (lambda q: rowan.to_euler(rowan.normalize(q))), _Q.copy()
+
+
+@case("rowan", "geometry.sym_distance")
+def _():
+    rowan = _imp("rowan")
+    return (lambda q: rowan.geometry.sym_distance(rowan.normalize(q), np.array([1.0, 0.0, 0.0, 0.0]))), _Q.copy()
+
+
+@case("rowan", "multiply by the conjugate")
+def _():
+    rowan = _imp("rowan")
+    return (lambda q: rowan.multiply(q, rowan.conjugate(q * q))), _Q.copy()
