@@ -110,6 +110,10 @@ class ForwardContext(overdub.Context):
                     return _fresh(fn(*args, **kwargs), self.tag)
                 if overdub.is_recursable(fn) and not _native(fn):
                     return self.recurse(fn, *args, **kwargs)
+                if isinstance(fn, type) and (has_dual(args) or any(has_dual(v) for v in kwargs.values())):
+                    y = _construct(self, fn, args, kwargs)  # duals in a list, or by keyword
+                    if y is not _UNKNOWN:
+                        return y
                 if args and type(args[0]) is types.GeneratorType and _consumes(fn):
                     args = (list(args[0]),) + args[1:]  # `math.fsum(u * k for k in ks)`: all of it, in order
                 return self._primitive(site, fn, args, kwargs)
@@ -127,6 +131,10 @@ class ForwardContext(overdub.Context):
                 return y
             if overdub.is_recursable(fn):
                 return self.recurse(fn, *args, **kwargs)
+            if isinstance(fn, type):
+                y = _construct(self, fn, args, kwargs)
+                if y is not _UNKNOWN:
+                    return y
             if marked_opaque(fn):  # the user's opt-out: a rule (found above), or refused by name
                 raise no_rule(fn, where=str(site))
             if not _numpy_callable(fn):
@@ -304,6 +312,31 @@ def _called_from_c(ctx, site, fn, args):
     if len(args) != 2:
         raise TypeError(f"filter expected 2 arguments, got {len(args)}")
     return (x for x in args[1] if ctx.overdub(site, f, x))
+
+
+def _construct(ctx, cls, args, kwargs):
+    """`cls(*args, **kwargs)` as `type.__call__` runs it, its Python `__new__` and `__init__` recursed as
+    the user's code is (run natively they met duals uncaught: geopy's `Point(lat, lon)` takes them apart
+    with `itertools.islice`, math functions, `np.array` of a list), for a class of the default metaclass;
+    _UNKNOWN where that is not the case (a C `__new__`: an ndarray or dict subclass runs as before)."""
+    if type(cls).__call__ is not type.__call__ or marked_opaque(cls):
+        return _UNKNOWN
+    new, init = cls.__new__, cls.__init__
+    own_new = type(new) is types.FunctionType and overdub.is_recursable(new)
+    own_init = type(init) is types.FunctionType and overdub.is_recursable(init)
+    if own_new:
+        obj = ctx.recurse(new, cls, *args, **kwargs)
+    elif new is object.__new__ and own_init:
+        obj = object.__new__(cls)
+    else:
+        return _UNKNOWN
+    if isinstance(obj, cls):
+        init = type(obj).__init__
+        if type(init) is types.FunctionType and overdub.is_recursable(init):
+            ctx.recurse(init, obj, *args, **kwargs)
+        elif init is not object.__init__:
+            init(obj, *args, **kwargs)
+    return obj
 
 
 def _consumes(fn) -> bool:
