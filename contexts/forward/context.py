@@ -24,7 +24,7 @@ from ..rules.registry import key_of, objects_of_classes, registry
 from .arrays import NoForwardRule, apply_frule, build_array, has_dual, no_rule, out_position, to_array, write_out
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
-from .dual import Dual, DualConversionError, primal, split, top_tag, zero_tangent
+from .dual import Dual, DualConversionError, primal, primal_tree, split, top_tag, zero_tangent
 from .tangent_runtime import uncached
 
 __all__ = ["ForwardContext", "ObservedForwardContext", "forward_context", "run_inside", "pushforward"]
@@ -165,6 +165,9 @@ class ForwardContext(overdub.Context):
             # apart. Only after the C function refused them: max, min, sorted return the duals themselves
             inner = None if _native(fn) else _sequence_tag(args)
             y = _UNKNOWN if inner is None else _known(uncached(fn), args, kwargs, inner, self._run_rule)
+            if y is _UNKNOWN and _nondifferentiable(fn):
+                # a question about a list of duals (`np.ndim([a, x, b])` in np.r_): asked of their values
+                return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
             if y is _UNKNOWN:
                 raise no_rule(fn, where=str(site)) from e
             return y
@@ -337,6 +340,14 @@ def _construct(ctx, cls, args, kwargs):
         elif init is not object.__init__:
             init(obj, *args, **kwargs)
     return obj
+
+
+def _nondifferentiable(fn) -> bool:
+    try:
+        rule = registry.get(fn)
+    except TypeError:  # (an unhashable callable)
+        return False
+    return rule is not None and rule.kind == "nondiff"
 
 
 def _consumes(fn) -> bool:
