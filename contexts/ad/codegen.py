@@ -781,10 +781,24 @@ class _Gen:
                             assign(_session("took"), const(0)), *took])]
         return fwd, before, after
 
+    def _display_result(self, s, name, v):
+        """(forward statement, the name the adjoint reads the display's own object by): a display holding
+        the variable it is assigned to (`key = (key,)`, numpy's `AxisConcatenator.__getitem__`) also binds
+        its object to a name of its own; the block snapshots the old value of `key` for the reads, and the
+        adjoint's box must be the new object's, not the old one's."""
+        if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(v)):
+            return s, name
+        self._n_results = getattr(self, "_n_results", 0) + 1  # (one per display: a block records each)
+        alias = f"_od_res{self._n_results}_{name}"
+        bound = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store()), ast.Name(id=alias, ctx=ast.Store())],
+                           value=s.value)
+        return ast.copy_location(bound, s), alias
+
     def build_seq(self, s, name, v):
         inner: list[ast.stmt] = []
         offset: int | ast.expr = 0
-        need = [name]
+        s, obj = self._display_result(s, name, v)
+        need = [obj]
         for e in v.elts:
             if isinstance(e, ast.Starred):
                 x = e.value
@@ -797,12 +811,13 @@ class _Gen:
             if self.is_active(e):
                 inner += self.acc(e.id, item("_od_gs", _offset(offset)))
             offset = _after(offset)
-        adj = self.take(name) + [assign("_od_gs", call("__od_display_adj__", "_od_S", "_g", name)), _given("_od_gs", inner)]
+        adj = self.take(name) + [assign("_od_gs", call("__od_display_adj__", "_od_S", "_g", obj)), _given("_od_gs", inner)]
         return [s], need, adj
 
     def build_dict(self, s, name, v):
         inner: list[ast.stmt] = []
-        need = [name]
+        s, obj = self._display_result(s, name, v)
+        need = [obj]
         consts = [k.value for k in v.keys if isinstance(k, ast.Constant)]
         # a later entry (or `**spread`) may overwrite an earlier key: each value's cotangent is then that of
         # the key's last write, found at run time
@@ -824,7 +839,7 @@ class _Gen:
                 inner += self.acc(val.id, "_od_gd")
             else:
                 inner += self.acc(val.id, call(attr("_od_gd", "get"), user(k)))
-        adj = self.take(name) + [assign("_od_gd", call("__od_display_adj__", "_od_S", "_g", name)),
+        adj = self.take(name) + [assign("_od_gd", call("__od_display_adj__", "_od_S", "_g", obj)),
                                  _given("_od_gd", inner)]
         return [s], need, adj
 

@@ -327,8 +327,10 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
         g = acc(g, gv)
     if pb:  # a property's getter run in the forward sweep (None: read as it was; False: not known)
         return _pull(S, pb, g, dobj)[0]
-    if type(result) is types.MethodType and result.__self__ is obj:
-        return acc(dobj, g)  # the cotangent of a bound method is that of its object
+    if (type(result) is types.MethodType or type(result) is types.BuiltinMethodType) and result.__self__ is obj:
+        # the cotangent of a bound method is that of its object (`getattr(x, "sum")(axis=0)`: the C
+        # method's call hands its object's cotangent to the method)
+        return acc(dobj, g)
     if isinstance(obj, (types.ModuleType, type)):
         return dobj
     if not has_fields(obj) and not isinstance(obj, (list, tuple, dict)) and \

@@ -101,7 +101,7 @@ def _observed(obs, site, mask, f, args, kw):
     return y, (_observed_back, pb, DerivativeOp(site, f, args, kw, True, None, recursed), obs)
 
 
-def observed_call(mask, f, *args, **kw):
+def observed_call(mask, f, /, *args, **kw):
     """`__od_call__` of an observed twin."""
     obs = _active.get()
     if obs is None:

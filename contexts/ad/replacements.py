@@ -131,6 +131,29 @@ def ad_vectorize(vec, *args):
     return res.reshape(shape)
 
 
+def ad_islice(iterable, *args):
+    """`itertools.islice(iterable, [start,] stop[, step])`: the items taken in Python (geopy's Point reads
+    its coordinates so), consuming the iterable as far as islice does and no further."""
+    bounds = slice(*args)
+    start = 0 if bounds.start is None else operator.index(bounds.start)
+    stop = None if bounds.stop is None else operator.index(bounds.stop)
+    step = 1 if bounds.step is None else operator.index(bounds.step)
+    if start < 0 or (stop is not None and stop < 0) or step < 1:
+        raise ValueError("Indices for islice() must be None or an integer: 0 <= x <= sys.maxsize.")
+    it = iter(iterable)
+    out = []
+    i = 0
+    while stop is None or i < stop:
+        try:
+            x = next(it)
+        except StopIteration:
+            break
+        if i >= start and (i - start) % step == 0:
+            out.append(x)
+        i += 1
+    return iter(out)
+
+
 def ad_next(it, *default):
     """next(it[, default]) as the iterator's own `__next__`, which reverse mode follows (a Python class's
     is differentiated, a list iterator's has a rule; other C iterators are refused by name)."""
@@ -260,19 +283,6 @@ def ad_dropwhile(predicate, iterable):
             continue
         dropping = False
         out.append(x)
-    return iter(out)
-
-
-def ad_islice(iterable, *bounds):
-    start, stop, step = slice(*bounds).start or 0, slice(*bounds).stop, slice(*bounds).step or 1
-    out = []
-    i = 0
-    for x in iterable:
-        if stop is not None and i >= stop:
-            break
-        if i >= start and (i - start) % step == 0:
-            out.append(x)
-        i += 1
     return iter(out)
 
 

@@ -287,7 +287,7 @@ def _overridden_call(f, args, kw):
 
 # -- the call: Zygote's J --------------------------------------------------------------------------
 
-def call(mask, f, *args, **kw):
+def call(mask, f, /, *args, **kw):
     """Run f(*args, **kw) recording what its reverse pass needs; return (y, pullback or None)."""
     if _overriding:
         given = _overridden_call(f, args, kw)

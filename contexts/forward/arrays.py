@@ -474,12 +474,27 @@ def to_array(obj, dtype=None):
     return np.asarray(obj, dtype=dtype)
 
 
-def build_array(args: tuple, kwargs: dict):
-    """`np.array(obj, dtype=..., ndmin=...)` / `np.asarray` of duals: `to_array`, with ndmin's leading axes
-    (np.r_ builds its pieces with ndmin=1)."""
-    out = to_array(args[0], kwargs.get("dtype"))
+def build_array(args: tuple, kwargs: dict, fn=None):
+    """`np.array(obj, dtype=..., ndmin=...)` / `np.asarray` of duals (fn, the builder called): `to_array`,
+    with ndmin's leading axes (np.r_ builds its pieces with ndmin=1). A copy where numpy copies (`np.array`
+    by default, `copy=True`): value and tangent of its own, so a change in place (`c = np.array(q);
+    c[1:] *= -1`) leaves the source alone, as in numpy."""
+    dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+    out = to_array(args[0], dtype)
+    if kwargs.get("copy", True if fn is np.array else None) is True and out is not args[0]:
+        out = _own_copy(out, args[0])
     missing = kwargs.get("ndmin", 0) - np.ndim(out)
     return out.reshape((1,) * missing + np.shape(out)) if missing > 0 else out
+
+
+def _own_copy(out, source):
+    """out (built from source) with no array shared with source: a dual's value and tangent, at every
+    level of nesting (duals of duals), copied where they are source's."""
+    if type(out) is not Dual:
+        return out.copy() if type(out) is np.ndarray and out is source else out
+    if type(source) is not Dual:
+        return out  # made from a list: np.stack made it new
+    return Dual(_own_copy(out.primal, source.primal), _own_copy(out.tangent, source.tangent), out.tag)
 
 
 def has_dual(obj) -> bool:

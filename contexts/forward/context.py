@@ -27,7 +27,7 @@ from ..rules.registry import key_of, objects_of_classes, registry
 from .arrays import NoForwardRule, apply_frule, apply_writing_frule, build_array, has_dual, no_rule, out_position, to_array, write_out
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
-from .dual import Dual, DualConversionError, primal, split, top_tag, zero_tangent
+from .dual import Dual, DualConversionError, primal, primal_tree, split, top_tag, zero_tangent
 from .tangent_runtime import uncached
 
 __all__ = ["ForwardContext", "ObservedForwardContext", "forward_context", "run_inside", "pushforward"]
@@ -85,7 +85,7 @@ class ForwardContext(overdub.Context):
     intercepts = frozenset({"call"})
     tag = None  # the derivative call's tag: arrays made by np.empty/zeros/ones/full carry it (see _fresh)
 
-    def overdub(self, site, fn, *args, **kwargs):
+    def overdub(self, site, fn, /, *args, **kwargs):
         try:
             if id(fn) in TEXT_IDS:  # str/repr/format of a dual (its text remembered), a parse of such text
                 y = text_call(fn, args, kwargs, has_dual(args), primal)
@@ -98,6 +98,8 @@ class ForwardContext(overdub.Context):
                                     "would answer for the dual, not its value)", where=str(site),
                                     fix="test the value with `if isinstance(...)` / `if` chains, or match on a "
                                         "value that is not differentiated")
+            if (fn is map or fn is filter) and len(args) >= 2 and args[0] is not None and not kwargs:
+                return _called_from_c(self, site, fn, args)
             form = _python_form(fn, args)
             if form is not None:  # an object's special methods are its class's own code: run them
                 return self.recurse(form, *args, **kwargs)
@@ -105,24 +107,22 @@ class ForwardContext(overdub.Context):
                 rule = registry.rules.get(fn)
                 if rule is not None and rule.duals is not None:  # (its callback's closure may hold duals)
                     return rule.duals(*args, **kwargs)
-            if fn is map and len(args) > 1 and not kwargs and all(type(a) in (list, tuple) for a in args[1:]) \
-                    and has_dual(args[1:]):
-                # `x, y = map(xp.asarray, (x, y))`: map would call the function from C, on duals unintercepted
-                # (a C function refusing them, a Python one not differentiated): each call made here instead
-                # (eagerly: the iterables are lists or tuples)
-                return iter([self.overdub(site, args[0], *items) for items in zip(*args[1:])])
             tag = top_tag(args) if args else None
             if tag is not None and ARRAY_TYPES and _meets_array_leaf(fn, args, kwargs):
                 raise _array_leaf_refused(fn, site)
             if tag is None:
                 if id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
-                    return build_array(args, kwargs)
+                    return build_array(args, kwargs, fn)
                 if id(fn) in _ATLEAST_IDS and has_dual(args):  # `np.atleast_2d([h(s) for s in sigmas])`
                     args = tuple(to_array(a) if type(a) in (list, tuple) and has_dual(a) else a for a in args)
                 if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
                     return _fresh(fn(*args, **kwargs), self.tag)
                 if overdub.is_recursable(fn) and not _native(fn):
                     return self.recurse(fn, *args, **kwargs)
+                if isinstance(fn, type) and (has_dual(args) or any(has_dual(v) for v in kwargs.values())):
+                    y = _construct(self, fn, args, kwargs)  # duals in a list, or by keyword
+                    if y is not _UNKNOWN:
+                        return y
                 if args and type(args[0]) is types.GeneratorType and _consumes(fn):
                     args = (list(args[0]),) + args[1:]  # `math.fsum(u * k for k in ks)`: all of it, in order
                 return self._primitive(site, fn, args, kwargs)
@@ -140,6 +140,10 @@ class ForwardContext(overdub.Context):
                 return y
             if overdub.is_recursable(fn):
                 return self.recurse(fn, *args, **kwargs)
+            if isinstance(fn, type):
+                y = _construct(self, fn, args, kwargs)
+                if y is not _UNKNOWN:
+                    return y
             if marked_opaque(fn):  # the user's opt-out: a rule (found above), or refused by name
                 raise no_rule(fn, where=str(site))
             if not _numpy_callable(fn):
@@ -170,6 +174,9 @@ class ForwardContext(overdub.Context):
             # apart. Only after the C function refused them: max, min, sorted return the duals themselves
             inner = None if _native(fn) else _sequence_tag(args)
             y = _UNKNOWN if inner is None else _known(uncached(fn), args, kwargs, inner, self._run_rule)
+            if y is _UNKNOWN and _nondifferentiable(fn):
+                # a question about a list of duals (`np.ndim([a, x, b])` in np.r_): asked of their values
+                return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
             if y is _UNKNOWN:
                 raise no_rule(fn, where=str(site)) from e
             return y
@@ -296,7 +303,7 @@ def run_inside(fn, args, kwargs):
     return forward_context().run(fn, *args, **kwargs)
 
 
-def pushforward(fn, *args, **kwargs):
+def pushforward(fn, /, *args, **kwargs):
     """fn(*args, **kwargs) where args may hold Duals, without an active ForwardContext: the registry's
     frule, else fn itself. For other engines that meet Duals in a primitive call (forward over reverse).
 
@@ -308,7 +315,7 @@ def pushforward(fn, *args, **kwargs):
     """
     tag = top_tag(tuple(args) + tuple(kwargs.values())) if args or kwargs else None
     if tag is None and id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
-        return build_array(args, kwargs)  # an array built from a list of duals
+        return build_array(args, kwargs, fn)  # an array built from a list of duals
     if type(fn) is types.FunctionType:
         rule = registry.rules.get(fn)
         if rule is not None and rule.duals is not None:
@@ -326,6 +333,51 @@ def pushforward(fn, *args, **kwargs):
 
 _UNKNOWN = object()
 _CLASS_MATCH = overdub.ops.class_match
+
+
+def _called_from_c(ctx, site, fn, args):
+    """`map(f, xs)` / `filter(f, xs)`, lazy as Python's, with each call of f made as the user's code makes
+    it (through the context): called from C, f would meet duals unintercepted (`map(np.asarray, (r, p))`
+    converting a dual to a plain array, `map(math.sin, xs)`)."""
+    f = args[0]
+    if fn is map:
+        return (ctx.overdub(site, f, *items) for items in zip(*args[1:]))
+    if len(args) != 2:
+        raise TypeError(f"filter expected 2 arguments, got {len(args)}")
+    return (x for x in args[1] if ctx.overdub(site, f, x))
+
+
+def _construct(ctx, cls, args, kwargs):
+    """`cls(*args, **kwargs)` as `type.__call__` runs it, its Python `__new__` and `__init__` recursed as
+    the user's code is (run natively they met duals uncaught: geopy's `Point(lat, lon)` takes them apart
+    with `itertools.islice`, math functions, `np.array` of a list), for a class of the default metaclass;
+    _UNKNOWN where that is not the case (a C `__new__`: an ndarray or dict subclass runs as before)."""
+    if type(cls).__call__ is not type.__call__ or marked_opaque(cls):
+        return _UNKNOWN
+    new, init = cls.__new__, cls.__init__
+    own_new = type(new) is types.FunctionType and overdub.is_recursable(new)
+    own_init = type(init) is types.FunctionType and overdub.is_recursable(init)
+    if own_new:
+        obj = ctx.recurse(new, cls, *args, **kwargs)
+    elif new is object.__new__ and own_init:
+        obj = object.__new__(cls)
+    else:
+        return _UNKNOWN
+    if isinstance(obj, cls):
+        init = type(obj).__init__
+        if type(init) is types.FunctionType and overdub.is_recursable(init):
+            ctx.recurse(init, obj, *args, **kwargs)
+        elif init is not object.__init__:
+            init(obj, *args, **kwargs)
+    return obj
+
+
+def _nondifferentiable(fn) -> bool:
+    try:
+        rule = registry.get(fn)
+    except TypeError:  # (an unhashable callable)
+        return False
+    return rule is not None and rule.kind == "nondiff"
 
 
 def _consumes(fn) -> bool:
@@ -373,7 +425,13 @@ def _known(fn, args, kwargs, tag, run_rule):
     if fn is float or fn is complex:
         return _convert(fn, args[0])
     if id(fn) in _ARRAY_BUILDER_IDS:
-        return build_array(args, kwargs)
+        return build_array(args, kwargs, fn)
+    if type(fn) is types.MethodDescriptorType and args and isinstance(primal(args[0]), fn.__objclass__):
+        # `np.ndarray.sum(a)`, `copy.copy(a)` calling `type(a).__copy__(a)`: the C method unbound, its
+        # object first; its rule is keyed (type, name), as reverse mode finds it
+        rule = registry.get((fn.__objclass__, fn.__name__))
+        if rule is not None and rule.frule is not None:
+            return apply_frule(rule, fn, args, kwargs, tag, call=run_rule)
     rule = registry.get(fn)
     if rule is not None and rule.frule is not None:
         key = key_of(fn)

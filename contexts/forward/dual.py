@@ -317,6 +317,18 @@ def d_neg(a):
 
 
 def d_abs(a):
+    v = a.primal
+    while type(v) is Dual:
+        v = v.primal
+    if isinstance(v, complex) or np.iscomplexobj(v):
+        # |z| of complex z moves by Re(conj(z) dz) / |z| (t * sign(z) would be complex: numpy's sign of a
+        # complex number is z / |z|)
+        y = abs(a.primal)
+        yv = primal(y)
+        while type(yv) is Dual:
+            yv = yv.primal
+        den = np.where(y == 0, 1, y) if isinstance(yv, np.ndarray) else (y if yv != 0 else 1.0)
+        return Dual(y, np.real(np.conj(a.primal) * a.tangent) / den, a.tag)
     return Dual(abs(a.primal), a.tangent * _sign(a.primal), a.tag)  # sign broadcasts over a chunk axis
 
 

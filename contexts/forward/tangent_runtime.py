@@ -38,8 +38,10 @@ _SCALARS = frozenset({int, float, complex, np.float64, np.float32, np.int64, np.
 
 class _Moved(threading.local):
     """The tangents a tangent twin hands back for its parameters (None: nothing), read by its caller right
-    after the call; per thread."""
+    after the call; per thread. `given`: the call's (arguments, their tangents), to tell a tangent handed
+    back unchanged, and an argument whose name the call's own statement rebinds (`x = f(x)`)."""
     args = None
+    given = ((), ())
 
 
 _MOVED = _Moved()
@@ -51,8 +53,19 @@ def fd_args_back(positions: tuple, values: tuple) -> tuple:
     moved, _MOVED.args = _MOVED.args, None
     if any(i not in positions and not _no_change(t) for i, t in enumerate(moved)):
         raise NotTransformable("a call changed an argument the caller does not follow (a global, a keyword)")
-    return tuple(moved[i] if i < len(moved) and type(v) in (np.ndarray, list, dict) else None
-                 for i, v in zip(positions, values))
+    args, tans = _MOVED.given
+    out = []
+    for i, v in zip(positions, values):
+        given = args[i] if i < len(args) else v
+        t = moved[i] if i < len(moved) and type(given) in (np.ndarray, list, dict) else None
+        if t is not None and i < len(tans) and t is tans[i]:
+            t = None  # handed back as it was given: unchanged (a change makes a new tangent)
+        if t is not None and v is not given:
+            # `x = f(x)`: the name now holds the result, not the argument f changed; the tangent is the
+            # argument's, whose other names this twin does not know: duals follow the memory
+            raise NotTransformable("a call changed an argument whose name its statement rebinds")
+        out.append(t)
+    return tuple(out)
 
 
 def _no_change(t) -> bool:
@@ -160,6 +173,13 @@ def _by_frule(rule, args, tans, kw):
 def fd_call(f, args, tans, kw, kwtans):
     """(f(*args, **kw), its tangent) given the arguments' tangents (0 for zero). The tangents of array
     arguments f changed in place come back through `_MOVED` (`fd_args_back`)."""
+    out = _fd_call(f, args, tans, kw, kwtans)
+    if _MOVED.args is not None:
+        _MOVED.given = (args, tans)
+    return out
+
+
+def _fd_call(f, args, tans, kw, kwtans):
     _MOVED.args = None
     plain_kw = all(_zero(t) for t in kwtans.values())
     if plain_kw and all(_zero(t) for t in tans):
@@ -168,6 +188,14 @@ def fd_call(f, args, tans, kw, kwtans):
         return f(*args, **kw), 0
     f = uncached(f)
     rule = registry.get(f)
+    if rule is None and type(f) is types.MethodDescriptorType and args and isinstance(args[0], f.__objclass__):
+        # `np.ndarray.sum(a)`, `type(a).__copy__(a)`: the C method unbound, its object first
+        rule = registry.get((f.__objclass__, f.__name__))
+        if rule is not None and rule.kind == "nondiff":
+            return f(*args, **kw), 0
+        if rule is not None and rule.frule is not None and plain_kw:
+            return _by_frule(rule, args, tans, kw)
+        rule = None
     if rule is not None and isinstance(key_of(f), tuple):  # a C type's bound method: keyed (type, name)
         if rule.kind == "nondiff":
             return f(*args, **kw), 0
@@ -197,10 +225,13 @@ def fd_call(f, args, tans, kw, kwtans):
 def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     """obj.name(*args, **kw) and its tangent; the object's own tangent is `tobj`."""
     try:
-        return _fd_mcall(obj, name, tobj, args, tans, kw, kwtans)
+        out = _fd_mcall(obj, name, tobj, args, tans, kw, kwtans)
     finally:
         if not _zero(tobj):
             _MOVED.args = None  # the method of an active object had it first: not the caller's positions
+    if _MOVED.args is not None:
+        _MOVED.given = (args, tans)
+    return out
 
 
 def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):

@@ -117,7 +117,7 @@ class SparsityContext(overdub.Context):
 
     intercepts = frozenset({"call"})
 
-    def overdub(self, site, fn, *args, **kwargs):
+    def overdub(self, site, fn, /, *args, **kwargs):
         if _own(fn):
             return fn(*args, **kwargs)
         if id(fn) in TEXT_IDS:  # str/repr/format of a tracer (its text remembered), a parse of such text

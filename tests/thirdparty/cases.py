@@ -860,3 +860,153 @@ def _():
 def _():
     ureg = _ureg()
     return (lambda v: (0.5 * 2.0 * ureg.kg * (v * ureg("m/s")) ** 2).m_as("J")), 3.0
+
+
+# ===============================================================================================
+# numpy-financial: time value of money (`map(np.asarray, ...)` over the arguments)
+# ===============================================================================================
+
+_FLOWS = [-100.0, 39.0, 59.0, 55.0, 20.0]
+
+
+@case("numpy_financial", "npv", dist="numpy-financial")
+def _():
+    npf = _imp("numpy_financial")
+    return (lambda r: npf.npv(r, _FLOWS)), 0.08
+
+
+@case("numpy_financial", "pmt (rate)", dist="numpy-financial")
+def _():
+    npf = _imp("numpy_financial")
+    return (lambda r: npf.pmt(r / 12, 360, 200000.0)), 0.075
+
+
+@case("numpy_financial", "fv (rate, payment)", dist="numpy-financial")
+def _():
+    npf = _imp("numpy_financial")
+    return (lambda p: npf.fv(p[0], 10, -p[1], -100.0)), np.array([0.05, 120.0])
+
+
+@case("numpy_financial", "rate (Newton iterations)", dist="numpy-financial")
+def _():
+    npf = _imp("numpy_financial")
+    return (lambda pv: npf.rate(10, 0.0, -pv, 1000.0)), 300.0
+
+
+@case("numpy_financial", "nper (rate in percent)", dist="numpy-financial")
+def _():
+    npf = _imp("numpy_financial")
+    return (lambda r: npf.nper(r / 100.0, -150.0, 8000.0)), 1.0
+
+
+# ===============================================================================================
+# seawater: the EOS-80 equation of state (`list(map(np.asanyarray, (s, t, p)))`)
+# ===============================================================================================
+
+_STP = np.array([35.0, 10.0, 1000.0])  # salinity, temperature (deg C), pressure (dbar)
+
+
+@case("seawater", "dens (s, t, p)")
+def _():
+    sw = _imp("seawater")
+    return (lambda v: sw.dens(v[0], v[1], v[2])), _STP.copy()
+
+
+@case("seawater", "ptmp potential temperature (s, t, p)")
+def _():
+    sw = _imp("seawater")
+    return (lambda v: sw.ptmp(v[0], v[1], v[2])), _STP.copy()
+
+
+@case("seawater", "svel sound speed (s, t, p)")
+def _():
+    sw = _imp("seawater")
+    return (lambda v: sw.svel(v[0], v[1], v[2])), _STP.copy()
+
+
+@case("seawater", "pres from depth (array)")
+def _():
+    sw = _imp("seawater")
+    return (lambda d: sw.pres(d, 30.0)), np.array([100.0, 1000.0, 3000.0])
+
+
+# ===============================================================================================
+# pymap3d: geodesy (coordinates in km: the finite differences' step is absolute)
+# ===============================================================================================
+
+@case("pymap3d", "geodetic2ecef")
+def _():
+    pymap3d = _imp("pymap3d")
+    return (lambda v: np.array(pymap3d.geodetic2ecef(v[0], v[1], v[2] * 1e3)) / 1e3), np.array([42.0, -82.0, 0.2])
+
+
+@case("pymap3d", "ecef2geodetic")
+def _():
+    pymap3d = _imp("pymap3d")
+    return (lambda v: np.array(pymap3d.ecef2geodetic(*(v * 1e3)))), np.array([660.0, -4700.0, 4300.0])
+
+
+@case("pymap3d", "geodetic2aer")
+def _():
+    pymap3d = _imp("pymap3d")
+    return ((lambda v: np.array(pymap3d.geodetic2aer(v[0], v[1], v[2] * 1e3, 42.0, -82.0, 0.0)) / [1, 1, 1e3]),
+            np.array([42.1, -81.9, 1.0]))
+
+
+@case("pymap3d", "vincenty.vdist")
+def _():
+    vincenty = _imp("pymap3d.vincenty")
+    return (lambda v: vincenty.vdist(v[0], v[1], v[2], v[3])[0] / 1e3), np.array([10.0, 20.0, 30.0, 40.0])
+
+
+# ===============================================================================================
+# einops, rowan: tensor rearrangement by pattern, quaternions on arrays
+# ===============================================================================================
+
+_SIX = np.array([0.3, 0.5, 0.7, 1.1, 1.3, 0.2])
+
+
+@case("einops", "rearrange + reduce (sum)")
+def _():
+    einops = _imp("einops")
+    return (lambda a: einops.reduce(einops.rearrange(a, "(h w) -> h w", h=2) ** 2, "h w -> w", "sum")), _SIX.copy()
+
+
+@case("einops", "reduce (max) over a rearranged axis")
+def _():
+    einops = _imp("einops")
+    return (lambda a: einops.reduce(einops.rearrange(a, "(h w) -> w h", w=3), "w h -> h", "max")), _SIX.copy()
+
+
+@case("einops", "repeat + einsum")
+def _():
+    einops = _imp("einops")
+    w = np.linspace(0.5, 1.5, 12).reshape(2, 6)
+    return (lambda a: einops.einsum(einops.repeat(a, "n -> k n", k=2), w, "k n, k n -> k")), _SIX.copy()
+
+
+_Q = np.array([0.9, 0.1, 0.3, 0.2])
+
+
+@case("rowan", "rotate (normalized)")
+def _():
+    rowan = _imp("rowan")
+    return (lambda q: rowan.rotate(rowan.normalize(q), np.array([0.3, 0.5, 0.8]))), _Q.copy()
+
+
+@case("rowan", "to_euler")
+def _():
+    rowan = _imp("rowan")
+    return (lambda q: rowan.to_euler(rowan.normalize(q))), _Q.copy()
+
+
+@case("rowan", "geometry.sym_distance")
+def _():
+    rowan = _imp("rowan")
+    return (lambda q: rowan.geometry.sym_distance(rowan.normalize(q), np.array([1.0, 0.0, 0.0, 0.0]))), _Q.copy()
+
+
+@case("rowan", "multiply by the conjugate")
+def _():
+    rowan = _imp("rowan")
+    return (lambda q: rowan.multiply(q, rowan.conjugate(q * q))), _Q.copy()

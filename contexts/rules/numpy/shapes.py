@@ -425,6 +425,16 @@ def _identity_transpose(dy, y, a, *rest, **kwargs):
 _both("copy", np.copy, _identity_transpose)
 
 
+def _copy_with_memo(x, memo=None):
+    return np.array(x, copy=True)
+
+
+# `copy.copy(a)` / `copy.deepcopy(a)` call `type(a).__copy__(a)`, `__deepcopy__(a, memo)`: in forward mode
+# `type(a)` of a dual array is ndarray in library code as in the user's, so these meet duals
+register_linear([(np.ndarray, "__copy__")], _copy_with_memo, _identity_transpose, "ndarray___copy__")
+register_linear([(np.ndarray, "__deepcopy__")], _copy_with_memo, _identity_transpose, "ndarray___deepcopy__")
+
+
 registry.nondifferentiable(
     np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like, np.argsort, np.nonzero,
     np.flatnonzero, np.argwhere, np.searchsorted, np.indices, (np.ndarray, "argsort"),
