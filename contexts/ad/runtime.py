@@ -36,8 +36,8 @@ from overdub.passes import OwnedEntries, collector, compile_twin, get_source, ma
 from ..rules.builtins import getitem_iteration
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.leaves import ArrayLeaf, Scalar
-from ..rules.registry import (HOT_REDUCE_OPTIONS, NoRuleError, array_objects, key_of, objects_of_classes, registry,
-                              through_array)
+from ..rules.registry import (HOT_REDUCE_OPTIONS, NoRuleError, array_objects, key_of, objects_of_classes,
+                              protocol_objects, registry, through_array, through_protocol)
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
@@ -349,6 +349,8 @@ def call(mask, f, /, *args, **kw):
     if rule is not None:
         for a in args:  # (the common case: arguments of plain types, one set lookup each)
             if type(a) not in _PLAIN_TYPES:
+                if _numpy_function(f) and protocol_objects(args):  # numpy hands it to the class's own code
+                    return _twin_call(mask, through_protocol(f), (), args, kw)
                 if rule.python is not None and objects_of_classes(args, rule.kind == "reduction"):
                     # an operand's special methods are its class's own code: they are what the primitive runs
                     return _twin_call(mask, rule.python, (), args, kw)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..lowered.runtime import text
 from ..rules.frames import is_engine, outside_engine
-from ..rules.leaves import ArrayLeaf
+from ..rules.leaves import UNIT_TYPES, ArrayLeaf
 
 from overdub.errors import OverdubError
 
@@ -340,6 +340,16 @@ _CONVERSION_FIX = ("keep the value symbolic (use the Dual itself), call the func
                    "that receive Duals with `np.zeros_like(x)`, not `np.zeros(n)`")
 
 
+def _unit(other):
+    """The `quantity(magnitude, unit)` of other's unit class (`leaves.UNIT_TYPES`: pint's), or None: `dual * unit`
+    and `dual / unit` make the quantity of the dual (the unit's reflected operator would ask `dual == 1` of a
+    perturbed array, a dual being a `numbers.Number`)."""
+    for cls, quantity in UNIT_TYPES:
+        if isinstance(other, cls):
+            return quantity
+    return None
+
+
 def _defers(other, reflected: str) -> bool:
     """A Dual's operator leaves `dual op other` to other's reflected operator when other's class writes it
     in Python (a small vector class's `__rmul__`): that code runs on the dual, as it would on a float."""
@@ -413,6 +423,8 @@ class Dual:
                 return Dual(a * b, self.tangent * b + a * other.tangent, tag)
         elif type(other) is float or type(other) is int:
             return Dual(self.primal * other, self.tangent * other, tag)
+        elif UNIT_TYPES and _unit(other) is not None:
+            return _unit(other)(self, other)
         elif _defers(other, "__rmul__"):
             return NotImplemented
         return d_mul(self, other)
@@ -423,6 +435,8 @@ class Dual:
         return d_mul(other, self)
 
     def __truediv__(self, other):
+        if UNIT_TYPES and _unit(other) is not None:
+            return _unit(other)(self, 1 / other)
         if _defers(other, "__rtruediv__"):
             return NotImplemented
         return d_div(self, other)

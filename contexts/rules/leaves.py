@@ -152,9 +152,15 @@ def as_array(x, dtype=None):
     return _np.asarray(x, dtype=dtype)
 
 
+UNIT_TYPES: list = []
+"""[(class, quantity)]: classes of units (pint's `Unit` and its subclasses) with `quantity(magnitude, unit)`;
+forward mode's `dual * unit` and `dual / unit` make the quantity of the dual with it (contexts.rules.pint)."""
+
+
 # -- domains loaded with their package -----------------------------------------------------------------
 
-DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "dask.array": "contexts.rules.dask"}
+DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "dask.array": "contexts.rules.dask",
+           "pint": "contexts.rules.pint"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 
 _loaded: set[str] = set()

@@ -430,6 +430,58 @@ def _python_array(a) -> bool:
 _converting: set = set()  # ids of the objects whose __array__ runs (as code) now
 
 
+def _protocol_object(a) -> bool:
+    """a is an object of a foreign class that takes numpy's functions on it by numpy's protocols written in
+    Python (`__array_function__`, `__array_ufunc__`: pint's Quantity, xarray's DataArray), neither an
+    ndarray nor a registered array leaf (dask's, whose functions numpy's rules differentiate) nor a dual."""
+    if _plain(a) or type(a) in (list, tuple, dict):
+        return False
+    cls = type(a)
+    return (type(getattr(cls, "__array_function__", None)) is types.FunctionType
+            or type(getattr(cls, "__array_ufunc__", None)) is types.FunctionType)
+
+
+def protocol_objects(args: tuple) -> bool:
+    """Whether an argument (or an item of a list or tuple argument) is an object numpy would hand the call
+    to by its class's Python `__array_function__`/`__array_ufunc__` (see `through_protocol`)."""
+    for a in args:
+        if type(a) in (list, tuple):
+            if any(_protocol_object(v) for v in a):
+                return True
+        elif _protocol_object(a):
+            return True
+    return False
+
+
+def through_protocol(fn):
+    """fn (a numpy function or ufunc) as Python code doing numpy's dispatch: the class's own
+    `__array_ufunc__`/`__array_function__` is called, as numpy calls it, and the engines differentiate
+    that code (pint's, computing numpy's functions on the magnitudes, where numpy's rules apply). numpy's
+    rules taken on such objects would treat them as arrays, and their cotangents would not be the
+    objects' own."""
+    ufunc = isinstance(fn, np.ufunc)
+
+    def dispatched(*args, **kwargs):
+        found = []
+        for a in args:
+            for v in (a if type(a) in (list, tuple) else (a,)):
+                if _protocol_object(v) and type(v) not in [type(w) for w in found]:
+                    found.append(v)
+        kinds = tuple(type(v) for v in found)
+        for v in found:
+            if ufunc:
+                method = getattr(type(v), "__array_ufunc__", None)
+                y = NotImplemented if method is None else method(v, fn, "__call__", *args, **kwargs)
+            else:
+                method = getattr(type(v), "__array_function__", None)
+                y = NotImplemented if method is None else method(v, fn, kinds, args, kwargs)
+            if y is not NotImplemented:
+                return y
+        return fn(*args, **kwargs)
+    dispatched.__name__ = f"{getattr(fn, '__name__', 'fn')}_by_its_protocol"
+    return dispatched
+
+
 def _as_array(a):
     if not _python_array(a):
         return a

@@ -1,0 +1,95 @@
+"""pint's quantities (scalars and arrays) in every mode, against central differences on the magnitudes."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+pint = pytest.importorskip("pint")
+
+from contexts import derivative, gradient, hessian, jacfwd, jacobian, jvp  # noqa: E402
+from tests import fd  # noqa: E402
+
+ureg = pint.UnitRegistry()
+X = np.array([0.7, 1.2, -0.4])
+
+
+def by_unit(x):  # the issue's example: a plain array given units by a multiplication
+    q = x * ureg.meter
+    return float(np.sum(q * q).magnitude)
+
+
+def by_constructor(x):
+    q = ureg.Quantity(x, "m")
+    return (np.sin(q / ureg.km) * q).to("cm").magnitude.sum()
+
+
+def by_division(x):
+    v = x * ureg.m / ureg.second
+    d = (v * (2.0 * ureg.second)).to("mm")
+    return float(np.sqrt(np.mean(d.magnitude ** 2)) + np.exp(x[0] * ureg.dimensionless).magnitude)
+
+
+def vector(x):
+    q = ureg.Quantity(x, "km")
+    return (q ** 2 / ureg.m).to("m").magnitude
+
+
+FUNCTIONS = [by_unit, by_constructor, by_division]
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
+def test_gradient_of_array_given_units(f):
+    (g,) = gradient(f, X)
+    assert type(g) is np.ndarray
+    np.testing.assert_allclose(g, fd.gradient(f, X)[0], rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", FUNCTIONS, ids=lambda f: f.__name__)
+def test_forward_of_array_given_units(f):
+    expected = fd.gradient(f, X)[0]
+    np.testing.assert_allclose(jacfwd(f, X), expected, rtol=1e-6, atol=1e-8)
+    t = np.array([0.3, -1.0, 2.0])
+    _, dy = jvp(f, (X,), (t,))
+    assert dy == pytest.approx(float(expected @ t), rel=1e-6)
+
+
+def test_hessian_of_array_given_units():
+    np.testing.assert_allclose(hessian(by_constructor, X), fd.hessian(by_constructor, X, matrix=True),
+                               rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_jacobian_of_quantity_valued_function(mode):
+    J = jacobian(vector, X, mode=mode)
+    np.testing.assert_allclose(J, fd.jacobian(vector, X, matrix=True), rtol=1e-6)
+
+
+def test_scalars_every_mode():
+    def f(x):
+        return ((x * ureg.meter) ** 2 / ureg.cm ** 2).to("").magnitude * np.cos(x)
+
+    expected = fd.derivative(f, 0.7)
+    assert gradient(f, 0.7)[0] == pytest.approx(expected, rel=1e-6)
+    assert derivative(f, 0.7) == pytest.approx(expected, rel=1e-6)
+    assert hessian(f, 0.7) == pytest.approx(fd.hessian(f, 0.7), rel=1e-4)
+
+
+def test_gradient_wrt_a_quantity_is_the_magnitudes():
+    """With respect to a Quantity input, the gradient is its magnitude's (a cotangent of its field)."""
+    q = ureg.Quantity(X, "m")
+
+    def f(q):
+        return float(np.sum((q * q).to("cm ** 2")).magnitude)
+
+    (g,) = gradient(f, q)
+    grad = getattr(g, "_magnitude", g)
+    np.testing.assert_allclose(np.asarray(grad, dtype=float), fd.gradient(lambda m: f(ureg.Quantity(m, "m")), X)[0],
+                               rtol=1e-6)
