@@ -14,9 +14,10 @@ from ..rules.registry import NoRuleError
 
 registry.adjoint(unpack)(unpack_adjoint)
 registry.set(unpack, iterates=True)
-from .replacements import _order
+from .replacements import _order, carries_derivative, plain_attribute, store_attribute
 
-registry.nondifferentiable(_order)
+registry.nondifferentiable(_order, plain_attribute, carries_derivative, store_attribute)
+
 
 
 def _sequence_adjoint(dy, y, x=()):

@@ -310,8 +310,55 @@ def ad_repeat(obj, times=None):
     return iter(out)
 
 
+# -- attribute stores by name -----------------------------------------------------------------------------
+
+def plain_attribute(obj, name) -> bool:
+    """`obj.name = v` is a store into obj's own `__dict__`: its class has no `__setattr__` of its own and
+    no descriptor (property, slot) of that name. Not differentiated (registered nondifferentiable)."""
+    cls = type(obj)
+    if type(name) is not str or cls.__setattr__ is not object.__setattr__ or type(getattr(obj, "__dict__", None)) is not dict:
+        return False
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return not hasattr(type(klass.__dict__[name]), "__set__")
+    return True
+
+
+def carries_derivative(value) -> bool:
+    """value may carry a derivative (the engine's own test; not differentiated)."""
+    from .runtime import _any_differentiable
+    return _any_differentiable((value,), {})
+
+
+def store_attribute(obj, name, value) -> None:
+    """The builtin setattr, of a value carrying no derivative (not differentiated)."""
+    setattr(obj, name, value)
+
+
+def ad_setattr(obj, name, value):
+    """`setattr(obj, name, value)` as the store into the instance's dict it stands for (differentiated as
+    `obj.__dict__[name] = value`); a class with its own `__setattr__` or a descriptor is refused."""
+    if not plain_attribute(obj, name):
+        if type(name) is str and name.startswith("__") and name.endswith("__") and not carries_derivative(value):
+            store_attribute(obj, name, value)  # metadata (functools.wraps's `__module__`, `__doc__`), as before
+            return
+        raise OverdubError(f"setattr(obj, {name!r}, value) of a differentiated value on a {type(obj).__name__} "
+                           "whose attribute is not a plain instance attribute (a __setattr__, property or slot)",
+                           fix="assign the attribute by name (`obj.attr = value`)")
+    obj.__dict__[name] = value
+
+
+def ad_methodcaller(items, obj):
+    """`operator.methodcaller(name, *args)(obj)` as the method call it stands for."""
+    if not items:
+        raise OverdubError("operator.methodcaller with keyword arguments, called on a differentiated value",
+                           fix="call the method (`obj.name(...)`)")
+    return getattr(obj, items[0])(*items[1:])
+
+
 # a callable of these types stands for the function beside it, given its items (`__reduce__`'s)
-GETTERS = {operator.itemgetter: ad_itemgetter, operator.attrgetter: ad_attrgetter}
+GETTERS = {operator.itemgetter: ad_itemgetter, operator.attrgetter: ad_attrgetter,
+           operator.methodcaller: ad_methodcaller}
 
 REPLACEMENTS = {next: ad_next, map: ad_map, filter: ad_filter, zip: ad_zip, enumerate: ad_enumerate,
                 sorted: ad_sorted,
@@ -324,3 +371,4 @@ REPLACEMENTS = {next: ad_next, map: ad_map, filter: ad_filter, zip: ad_zip, enum
 if hasattr(itertools, "pairwise"):
     REPLACEMENTS[itertools.pairwise] = ad_pairwise
 REPLACEMENTS[itertools.repeat] = ad_repeat
+REPLACEMENTS[setattr] = ad_setattr
