@@ -43,6 +43,18 @@ def gradient(f: Callable, *args, h: float = 1e-3, order: int = 4) -> tuple:
 
 # -- derivatives of vector functions -----------------------------------------------------------
 
+def in_mode(f: Callable, x: float, mode: str) -> tuple:
+    """(the engines' derivative of a scalar function f at x, central differences' value) for `mode`:
+    "gradient" (reverse), "derivative" (forward) or "hessian" (forward over reverse, f's second
+    derivative against differences of differences)."""
+    from contexts import derivative as forward, gradient, hessian  # (the oracle itself needs no engine)
+    if mode == "gradient":
+        return gradient(f, x)[0], derivative(f, x)
+    if mode == "hessian":
+        return hessian(f, x), derivative(lambda s: derivative(f, s, h=1e-4), x, h=1e-4)
+    return forward(f, x), derivative(f, x)
+
+
 def derivative(f: Callable, x, h: float = 1e-6):
     """(f(x + h) - f(x - h)) / 2h, elementwise for array outputs (x is usually a float)."""
     return (np.asarray(f(x + h)) - np.asarray(f(x - h))) / (2 * h)

@@ -266,14 +266,14 @@ def getattr_(obj, attr):
         return getattr(obj, attr), None
     if isinstance(obj, ArrayLeaf):  # a dask array's `.T`, `.shape`: read as an ndarray's (never its code)
         return getattr(obj, attr), None
+    if attr == "__dict__":  # (also of a C type's instance, SimpleNamespace's: its dict is its fields)
+        d = getattr(obj, attr)
+        if type(d) is dict and not remember_instance_dict(obj, d):
+            _instance_dict_read(obj)  # (also when it holds none yet: a store through d may bring them)
+        return d, None
     prop = _class_attribute(t, attr)
     if prop is None:
         return getattr(obj, attr), None
-    if attr == "__dict__":
-        d = getattr(obj, attr)
-        if type(d) is dict and not remember_instance_dict(obj, d) and runtime._may_differ(obj, 0):
-            _instance_dict_read(obj)
-        return d, None
     if isinstance(prop, property):
         if type(prop.fget) is not types.FunctionType:
             return getattr(obj, attr), None
@@ -391,8 +391,8 @@ def _instance_dict_read(obj):
     """Refuse `obj.__dict__` of an object holding differentiated values that cannot be remembered weakly
     (see structs.INSTANCE_DICTS): the dict's cotangent would be apart from the object's fields."""
     raise runtime.UnsupportedFunction(
-        f"reverse mode does not differentiate through the __dict__ of a {type(obj).__name__} holding "
-        f"differentiated values", where=runtime._user_line(),
+        f"reverse mode does not differentiate through the __dict__ of a {type(obj).__name__} (it may hold "
+        f"or receive differentiated values, and cannot be remembered weakly)", where=runtime._user_line(),
         fix="read and write its attributes by name (`getattr(obj, name)`, `setattr`), or give the function "
             "a rule (`contexts.custom_adjoint`)")
 

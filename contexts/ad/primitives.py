@@ -19,6 +19,22 @@ from .replacements import _order, carries_derivative, plain_attribute, store_att
 registry.nondifferentiable(_order, plain_attribute, carries_derivative, store_attribute)
 
 
+def tuple_new(cls, iterable=()):
+    """`tuple.__new__(cls, iterable)`, a namedtuple's constructor, as a primitive of its own (the runtime
+    calls it for tuple.__new__, whose registry key every C `__new__` shares)."""
+    return tuple.__new__(cls, iterable)
+
+
+def _tuple_new_adjoint(dy, y, cls, iterable=()):
+    """The items' cotangents, mapped back onto the iterable as `tuple(iterable)`'s are."""
+    if dy is None:
+        return None, None
+    return None, _sequence_adjoint(dy, y, iterable)[0]
+
+
+registry.adjoint(tuple_new)(_tuple_new_adjoint)
+
+
 
 def _sequence_adjoint(dy, y, x=()):
     """list(x) / tuple(x): the cotangent of the copy, mapped back onto x's structure."""

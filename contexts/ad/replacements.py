@@ -223,11 +223,7 @@ def ad_product(*iterables, repeat=1):
 
 
 def ad_chain(*iterables):
-    out = []
-    for it in iterables:
-        for x in it:
-            out.append(x)
-    return iter(out)
+    return ad_chain_from_iterable(iterables)
 
 
 def ad_chain_from_iterable(iterables):

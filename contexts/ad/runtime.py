@@ -77,6 +77,7 @@ _DISPATCHER = type(np.diff)  # numpy's array-function dispatchers wrap a Python 
 _FunctionType = types.FunctionType
 
 
+_TUPLE_NEW = tuple.__new__
 _PLAIN_TYPES = frozenset({float, int, bool, complex, str, bytes, type(None), np.ndarray, np.float64, np.float32,
                           np.int64, np.complex128, np.bool_})
 
@@ -341,6 +342,8 @@ def call(mask, f, /, *args, **kw):
         if tf is types.FunctionType:
             return _twin_call(mask, f, (), args, kw)
         if tf is _BUILTIN or tf is _WRAPPER:
+            if f is _TUPLE_NEW:  # a namedtuple's constructor (its registry key is every C __new__'s)
+                return call(mask, tuple_new, *args, **kw)
             rule, is_method = _rule_of(f)
             if is_method and len(args) > 1 and isinstance(f.__self__, np.ndarray):
                 _method_out(f, args)
@@ -1512,6 +1515,7 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 
 # the functions generated code calls, and the rules the engine itself provides (they need `call`)
 from .helpers import HELPER_CELLS as _HELPER_CELLS, OBSERVED_CELLS as _OBSERVED_CELLS, unpacked_cots  # noqa: E402
+from .primitives import tuple_new  # noqa: E402
 from .replacements import GETTERS, REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
 from . import primitives as _primitives  # noqa: E402,F401
 from .primitives import POSITIONED, position  # noqa: E402

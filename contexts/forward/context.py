@@ -20,6 +20,7 @@ from overdub.errors import OverdubError
 from overdub.passes import marked_opaque
 
 from ..lowered.runtime import TEXT_IDS, text_call
+from ..rules.containers import holds
 from ..rules.frames import note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf
 
@@ -386,18 +387,13 @@ def _consumes(fn) -> bool:
     return rule is not None and (rule.kind == "reduction" or rule.iterates)
 
 
-def _holds_dual(x, depth: int = 3) -> bool:
+def _holds_dual(x) -> bool:
     """x is a dual or holds one in a list, tuple, dict or an object's fields (a match subject's parts)."""
-    if type(x) is Dual:
-        return True
-    if depth == 0:
-        return False
-    if isinstance(x, (list, tuple)):
-        return any(_holds_dual(v, depth - 1) for v in x)
-    if isinstance(x, dict):
-        return any(_holds_dual(v, depth - 1) for v in x.values())
-    fields = getattr(x, "__dict__", None)
-    return isinstance(fields, dict) and any(_holds_dual(v, depth - 1) for v in fields.values())
+    return holds(x, _is_dual)
+
+
+def _is_dual(v) -> bool:
+    return type(v) is Dual
 
 
 def _sequence_tag(args):

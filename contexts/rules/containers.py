@@ -22,6 +22,21 @@ from .registry import NoRuleError, registry
 __all__ = ["mutating"]
 
 
+def holds(x, test, depth: int = 3) -> bool:
+    """test(v) for x or a value x holds in a list, tuple, dict or an object's fields, `depth` levels down
+    (a dual or a tracer inside a library's argument)."""
+    if test(x):
+        return True
+    if depth == 0:
+        return False
+    if isinstance(x, (list, tuple)):
+        return any(holds(v, test, depth - 1) for v in x)
+    if isinstance(x, dict):
+        return any(holds(v, test, depth - 1) for v in x.values())
+    fields = getattr(x, "__dict__", None)
+    return isinstance(fields, dict) and any(holds(v, test, depth - 1) for v in fields.values())
+
+
 def mutating(*keys):
     """Register a mutating adjoint for each (type, method name) key."""
     def register(adj):

@@ -15,6 +15,7 @@ from contexts.rules.numpy.inplace import as_store
 from contexts.rules.registry import registry
 
 from ..lowered.runtime import TEXT_IDS, text_call
+from ..rules.containers import holds
 from . import rules
 from .interpret import always, sparsity_rule
 from .ops import derive, has_tracer
@@ -91,18 +92,13 @@ def _value(a):
     return a.primal if isinstance(a, Tracer) else a
 
 
-def _holds_tracer(x, depth: int = 3) -> bool:
+def _holds_tracer(x) -> bool:
     """x is a tracer or holds one in a list, tuple, dict or an object's fields."""
-    if isinstance(x, Tracer):
-        return True
-    if depth == 0:
-        return False
-    if isinstance(x, (list, tuple)):
-        return any(_holds_tracer(v, depth - 1) for v in x)
-    if isinstance(x, dict):
-        return any(_holds_tracer(v, depth - 1) for v in x.values())
-    fields = getattr(x, "__dict__", None)
-    return isinstance(fields, dict) and any(_holds_tracer(v, depth - 1) for v in fields.values())
+    return holds(x, _is_tracer)
+
+
+def _is_tracer(v) -> bool:
+    return isinstance(v, Tracer)
 
 
 class SparsityContext(overdub.Context):

@@ -7,7 +7,6 @@ import operator
 
 import pytest
 
-from contexts import derivative, gradient, hessian
 from tests import fd
 
 
@@ -39,11 +38,5 @@ if hasattr(itertools, "pairwise"):
 @pytest.mark.parametrize("name", list(CASES))
 @pytest.mark.parametrize("mode", ["gradient", "hessian", "derivative"])
 def test_itertools_are_differentiated(name, mode):
-    f, x = CASES[name], 0.7
-    if mode == "gradient":
-        got, want = gradient(f, x)[0], fd.derivative(f, x)
-    elif mode == "hessian":
-        got, want = hessian(f, x), fd.derivative(lambda s: fd.derivative(f, s, h=1e-4), x, h=1e-4)
-    else:
-        got, want = derivative(f, x), fd.derivative(f, x)
+    got, want = fd.in_mode(CASES[name], 0.7, mode)
     assert float(got) == pytest.approx(want, rel=1e-5, abs=1e-6)

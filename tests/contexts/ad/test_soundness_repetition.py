@@ -6,7 +6,6 @@ object's box once per copy (twice the gradient). Against central differences, ev
 import numpy as np
 import pytest
 
-from contexts import derivative, gradient, hessian
 from tests import fd
 
 
@@ -67,11 +66,5 @@ CASES = [tuple_repeated, list_repeated, left_repeated, tuple_of_tuples, iterated
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("mode", ["gradient", "hessian", "derivative"])
 def test_repetition(f, mode):
-    x = 0.7
-    if mode == "gradient":
-        got, want = gradient(f, x)[0], fd.derivative(f, x)
-    elif mode == "hessian":
-        got, want = hessian(f, x), fd.derivative(lambda s: fd.derivative(f, s, h=1e-4), x, h=1e-4)
-    else:
-        got, want = derivative(f, x), fd.derivative(f, x)
+    got, want = fd.in_mode(f, 0.7, mode)
     assert float(got) == pytest.approx(want, rel=1e-5, abs=1e-6)

@@ -295,13 +295,7 @@ def more_shapes(A, b):
 def test_concatenate_prod_newaxis_stack(x_kind):
     """np.split-free concatenate cotangents, prod without a branch on zeros, `x[:, None]` read back, the
     zero tangent of a dask item of a stacked list: lazy and right in both modes."""
-    x = X0.copy() if x_kind == "numpy" else da.from_array(X0.copy(), chunks=5)
-    with Computations() as seen:
-        g = gradient(more_shapes(AD, BD), x)[0]
-        t = jvp(more_shapes(AD, BD), (x,), (V,))[1]
-    assert seen.n == 0, "\n".join(seen.where)
-    np.testing.assert_allclose(g.compute(), fd_gradient(more_shapes(AN, BN), X0.copy())[0], rtol=1e-6)
-    np.testing.assert_allclose(t.compute(), directional(more_shapes(AN, BN), (X0.copy(),), (V,)), rtol=1e-6)
+    _lazy_and_right(more_shapes, x_kind)
 
 
 def in_place(A, b):
@@ -319,13 +313,19 @@ def in_place(A, b):
 def test_item_assignment_into_a_dask_array(x_kind):
     """`r[i] = v` into a dask array: its cotangent at i goes to v, lazily (it was a box of items: a
     TypeError, or worse, before)."""
+    _lazy_and_right(in_place, x_kind)
+
+
+def _lazy_and_right(make, x_kind):
+    """make(A, b)'s gradient and jvp over dask A, b: nothing computed before .compute(), then equal to
+    central differences of make over numpy copies."""
     x = X0.copy() if x_kind == "numpy" else da.from_array(X0.copy(), chunks=5)
     with Computations() as seen:
-        g = gradient(in_place(AD, BD), x)[0]
-        t = jvp(in_place(AD, BD), (x,), (V,))[1]
+        g = gradient(make(AD, BD), x)[0]
+        t = jvp(make(AD, BD), (x,), (V,))[1]
     assert seen.n == 0, "\n".join(seen.where)
-    np.testing.assert_allclose(g.compute(), fd_gradient(in_place(AN, BN), X0.copy())[0], rtol=1e-6)
-    np.testing.assert_allclose(t.compute(), directional(in_place(AN, BN), (X0.copy(),), (V,)), rtol=1e-6)
+    np.testing.assert_allclose(g.compute(), fd_gradient(make(AN, BN), X0.copy())[0], rtol=1e-6)
+    np.testing.assert_allclose(t.compute(), directional(make(AN, BN), (X0.copy(),), (V,)), rtol=1e-6)
 
 
 @pytest.mark.parametrize("which", ["hessian", "hvp"])
@@ -355,10 +355,4 @@ def iterated(A, b):
 def test_iterating_a_dask_array(x_kind):
     """Unpacking, list() and for over a dask array: its rows read by index (never dask's __iter__), their
     cotangents gathered back lazily (reverse mode refused dask's __iter__ by name before)."""
-    x = X0.copy() if x_kind == "numpy" else da.from_array(X0.copy(), chunks=5)
-    with Computations() as seen:
-        g = gradient(iterated(AD, BD), x)[0]
-        t = jvp(iterated(AD, BD), (x,), (V,))[1]
-    assert seen.n == 0, "\n".join(seen.where)
-    np.testing.assert_allclose(g.compute(), fd_gradient(iterated(AN, BN), X0.copy())[0], rtol=1e-6)
-    np.testing.assert_allclose(t.compute(), directional(iterated(AN, BN), (X0.copy(),), (V,)), rtol=1e-6)
+    _lazy_and_right(iterated, x_kind)
