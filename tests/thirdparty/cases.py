@@ -782,7 +782,8 @@ def _():
 
 @case("properscoring", "crps_quadrature (mu)",
       reverse=R('NoRuleError', 'introspection: inspect.signature (frozen distribution)'),
-      forward=R('NoForwardRule', 'np.vectorize of a Python function'))
+      forward=R('OverdubError', 'np.vectorize of a Python function (on 3.13 brentq inside it meets a dual first: '
+                                'DualConversionError)'))
 def _():
     ps = _imp("properscoring")
     stats = _imp("scipy.stats")
