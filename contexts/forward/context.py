@@ -124,8 +124,11 @@ class ForwardContext(overdub.Context):
                     y = _construct(self, fn, args, kwargs)  # duals in a list, or by keyword
                     if y is not _UNKNOWN:
                         return y
-                if args and type(args[0]) is types.GeneratorType and _consumes(fn):
-                    args = (list(args[0]),) + args[1:]  # `math.fsum(u * k for k in ks)`: all of it, in order
+                if args and (type(args[0]) is types.GeneratorType or _iterates_in_python(args[0])) and _consumes(fn) \
+                        and not (len(args) > 1 and (fn is max or fn is min)):
+                    # `math.fsum(u * k for k in ks)`, `math.fsum(seq)` of a class iterating in Python (its
+                    # items computed on duals): all of it, in order
+                    args = (list(args[0]),) + args[1:]
                 return self._primitive(site, fn, args, kwargs)
             if _native(fn):
                 return self._primitive(site, fn, args, kwargs)
@@ -379,6 +382,18 @@ def _nondifferentiable(fn) -> bool:
     except TypeError:  # (an unhashable callable)
         return False
     return rule is not None and rule.kind == "nondiff"
+
+
+def _iterates_in_python(x) -> bool:
+    """x's class iterates in Python: by its own `__iter__`, or by `__getitem__` alone (the sequence protocol)."""
+    cls = type(x)
+    if cls in _PLAIN_ITERABLES:
+        return False
+    it = getattr(cls, "__iter__", None)
+    return type(it) is types.FunctionType or it is None and type(getattr(cls, "__getitem__", None)) is types.FunctionType
+
+
+_PLAIN_ITERABLES = frozenset({list, tuple, dict, set, frozenset, str, bytes, range, np.ndarray, Dual})
 
 
 def _consumes(fn) -> bool:
