@@ -42,7 +42,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__",
-           "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__")
+           "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_caught__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -53,6 +53,15 @@ _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
 _MUTATING_METHODS = frozenset({"at", "copyto", "place", "put", "putmask", "fill_diagonal", "fill", "sort",
                                "partition", "heappush",
                                "heappop", "heapify", "heapreplace", "heappushpop", "shuffle"})
+
+
+def _reads_caught(h: ast.ExceptHandler) -> bool:
+    """The handler reads the exception it binds (`except E as e: v = e.args[0]`), beyond re-raising it or
+    chaining to it (`raise`, `raise e`, `raise X from e`)."""
+    passed = {id(r.exc) for r in all_nodes(h) if isinstance(r, ast.Raise)} | {
+        id(r.cause) for r in all_nodes(h) if isinstance(r, ast.Raise)}
+    return any(isinstance(n, ast.Name) and n.id == h.name and isinstance(n.ctx, ast.Load) and id(n) not in passed
+               for n in all_nodes(h))
 
 
 def d(name: str) -> str:
@@ -291,7 +300,10 @@ class _Gen:
         if isinstance(s, ast.Try):
             s.body = self.body(s.body, single=True)
             for h in s.handlers:
+                reads = h.name is not None and _reads_caught(h)
                 h.body = self.body(h.body)
+                if reads:  # no derivative flows from a raise to its handler: refused if the exception holds one
+                    h.body = at([expr_stmt(call("__od_caught__", h.name))], h) + h.body
             s.orelse = self.body(s.orelse) if s.orelse else []
             s.finalbody = self.body(s.finalbody) if s.finalbody else []
             return [s]
@@ -468,7 +480,7 @@ class _Gen:
                 # floats and arrays inline; other values (objects whose class's own __neg__ / __pos__ is
                 # differentiated as its code) through the helper
                 plain = neg("_g") if isinstance(v.op, ast.USub) else load("_g")
-                general = call("__od_unary_adj__", const("neg" if isinstance(v.op, ast.USub) else "pos"), "_g", x)
+                general = call("__od_unary_adj__", const("neg" if isinstance(v.op, ast.USub) else "pos"), "_g", x, "_od_S")
                 number = or_(*(is_(call("type", x), kind) for kind in ("float", "__od_ndarray__", "__od_float64__")))
                 adj.append(_given("_g", [if_(number, self.acc(x, plain), self.acc(x, general))]))
                 return [s], [x], adj
@@ -579,7 +591,7 @@ class _Gen:
         opname = _OPNAMES.get(type(v.op), "?")
         generic = ([assign(("_od_ga", "_od_gb"), call("__od_binop_adj__", const(opname), "_g",
                                                       name if keep_y else const(None), user(a), user(b),
-                                                      const(int(act_a) | 2 * int(act_b))))]
+                                                      const(int(act_a) | 2 * int(act_b)), "_od_S"))]
                    + (self.acc(a.id, "_od_ga") if act_a else []) + (self.acc(b.id, "_od_gb") if act_b else []))
         if self.observed:
             fwd = at([assign(name, call("__od_binop__", const(opname), user(a), user(b)))], s)
@@ -594,7 +606,12 @@ class _Gen:
             # sums need a scalar result (nothing to unbroadcast: a float cotangent says so); products and
             # quotients need real scalar operands (nothing to unbroadcast or conjugate)
             test = is_(call("type", "_g"), "float")
-            if isinstance(v.op, (ast.Mult, ast.Div)):
+            if isinstance(v.op, (ast.Add, ast.Sub)):
+                # and numbers as operands: an object's `__radd__` may return a float (`1.0 + obj`)
+                parts = [test] + [or_(is_(call("type", x.id), "float"), is_(call("type", x.id), "int"))
+                                  for x in (a, b) if isinstance(x, ast.Name)]
+                test = and_(*parts)
+            elif isinstance(v.op, (ast.Mult, ast.Div)):
                 parts = []
                 for x in (a, b):
                     if isinstance(x, ast.Name):
@@ -928,7 +945,7 @@ class _Gen:
     def setattr_(self, s, t, v):
         obj, field_name = t.value.id, t.attr
         u = self.fresh("_od_u")
-        fwd = at([assign(u, call("__od_setattr__", obj, const(field_name), user(v)))], s)
+        fwd = at([assign(u, call("__od_setattr__", obj, const(field_name), user(v), const(self.is_active(v))))], s)
         self.dvars.add(obj)
         adj = [assign((d(obj), "_od_gv"), call("__od_setattr_adj__", "_od_S", d(obj), obj, const(field_name), u))]
         if self.is_active(v):

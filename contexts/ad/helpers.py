@@ -22,7 +22,7 @@ from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
-from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields, merge_into
+from ..rules.cotangents import MapBox, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
 from ..rules.registry import PLAIN_OPERANDS, NoRuleError
 from ..rules.leaves import ArrayLeaf
 from .structs import CHANGES, TICKS, Bare, Session, Viewed, remember_instance_dict
@@ -60,9 +60,10 @@ def _to_operand(g, x, fits):
     return g if tx is type(g) or tx is int else tx(g)
 
 
-def binop_adj(opname, g, y, a, b, need=3):
+def binop_adj(opname, g, y, a, b, need=3, S=None):
     """Cotangents of `a <op> b` for the generic (non-float) path; `need` says which operands are active
-    (1: a, 2: b), so arrays are only computed for those."""
+    (1: a, 2: b), so arrays are only computed for those. S: the reverse pass's session (a class's own
+    operator re-run here writes its operands' cotangents into their boxes there)."""
     tg = type(g)
     if (tg is float or tg is _F8) and opname in _FAST_BINOPS:
         ta, tb = type(a), type(b)
@@ -140,7 +141,7 @@ def binop_adj(opname, g, y, a, b, need=3):
     if not (isinstance(a, _KNOWN) and isinstance(b, _KNOWN)) and _user_operand(opname, a, b):
         # an operator in Python code (a class's `__pow__`): differentiated as that code, before any
         # shortcut that assumes numbers
-        return _python_binop_adj(opname, g, a, b)
+        return _python_binop_adj(opname, g, a, b, S)
     if type(a) is _Dual or type(b) is _Dual or type(g) is _Dual:
         return _dual_binop_adj(opname, g, y, a, b, need)
     if opname == "pow" and not need & 2:  # x ** n with a constant exponent: d/dx only
@@ -160,6 +161,8 @@ def binop_adj(opname, g, y, a, b, need=3):
     ga, gb = rule.adjoint(g, y, a, b)
     return ga, gb
 
+
+_KNOWN_VALUES = frozenset({float, int, complex, bool, np.ndarray, np.float64, type(None)})
 
 # numbers (Fraction's operators are Python code, but mathematically plain) and arrays use the rules
 _KNOWN = PLAIN_OPERANDS + (list, tuple)
@@ -218,32 +221,44 @@ def _pull(S, pb, g, dself=None):
 
 def _rerun_back(S, fn, self_, args, g, dself=None):
     """Re-run `fn(self_, *args)` (Python code of a class) under AD and pull g back through it."""
-    return _pull(S, _twin(fn, self_, *args)[1], g, dself)
+    y, pb = _twin(fn, self_, *args)
+    return _pull(S, pb, _as_box_of(S, y, g), dself)
+
+
+def _as_box_of(S, y, g):
+    """g, the cotangent the outer pass holds for an operator's result, as the box of y, the object the re-run
+    made: the re-run's adjoints find a structured object's cotangent in its box (S.box(y)), which in
+    the outer pass g is (a dict subclass's `__add__` returning a new one: its entries' cotangents were
+    lost)."""
+    if isinstance(g, (MapBox, SeqBox, Tangent)) and type(y) not in _KNOWN_VALUES:
+        return S.box(y, g)
+    return g
 
 
 _NONES = (None, None, None)
 
 
-def unary_adj(opname, g, x):
+def unary_adj(opname, g, x, S=None):
     """The cotangent of x for `-x` / `+x` (opname 'neg' / 'pos') beyond floats: an object whose class's
     `__neg__` / `__pos__` is Python code has it re-run under AD (it may compute anything); numbers, arrays
     and duals: -g / g."""
     method = getattr(type(x), f"__{opname}__", None)
     if type(method) is types.FunctionType and not isinstance(x, _KNOWN) and type(x) is not _Dual:
-        return _rerun_back(Session(), method, x, (), g)[0]
+        return _rerun_back(Session() if S is None else S, method, x, (), g)[0]
     return -g if opname == "neg" else g
 
 
-def _python_binop_adj(opname, g, a, b):
+def _python_binop_adj(opname, g, a, b, S=None):
     """A user class's operator (`__add__` in Python) is re-run under AD in the reverse pass (its operands
-    are the recorded ones), so its own code is differentiated — recomputation instead of recording."""
+    are the recorded ones), so its own code is differentiated — recomputation instead of recording. Its
+    adjoints run in the pass's session S: cotangents of structured operands live in their boxes there."""
     name = opname.rstrip("_")
-    S = Session()
+    S = Session() if S is None else S
     fa = getattr(type(a), f"__{name}__", None)
     if type(fa) is types.FunctionType:
         y, pb = _twin(fa, a, b)
         if y is not NotImplemented:
-            da, dargs = _pull(S, pb, g)
+            da, dargs = _pull(S, pb, _as_box_of(S, y, g))
             return da, dargs[0]
     db, dargs = _rerun_back(S, getattr(type(b), f"__r{name}__"), b, (a,), g)
     return dargs[0], db
@@ -613,7 +628,17 @@ def _store_code(obj, attr, v):
     return None
 
 
-def setattr_(obj, attr, v):
+def setattr_(obj, attr, v, active=True):
+    if active and isinstance(obj, (type, types.ModuleType)) and runtime._may_differ(v, 0):
+        # read back through the class (or its instances) or the module, the value is a constant to reverse
+        # mode (a class's attributes are its code's constants): the derivative would be lost
+        what = "class" if isinstance(obj, type) else "module"
+        raise runtime.UnsupportedFunction(
+            f"reverse mode cannot store a differentiated value into the {what} attribute "
+            f"{getattr(obj, '__name__', what)}.{attr}: reads of it would not carry the derivative",
+            where=runtime._user_line(),
+            fix="keep the value on an instance (`self.x = ...`) or pass it as an argument; forward mode "
+                "(`contexts.derivative`, `jvp`) follows it")
     code = _store_code(obj, attr, v) if type(obj) not in _C_LEVEL else None
     if code is not None:  # the class's own code stores it: its twin runs, so what it writes is recorded
         fn, self_, args, obj_at, v_at = code
@@ -688,6 +713,11 @@ def setitem(obj, idx, v):
                     "`x * 0.0`, `x.copy()`")
     elif isinstance(obj, dict):
         old = obj.get(idx, _MISSING)
+    elif type(setter := getattr(type(obj), "__setitem__", None)) is types.FunctionType:
+        # the class's own `__setitem__` (UserDict, a mapping keeping its values elsewhere): its twin runs,
+        # so what it stores, and how, is recorded
+        _, pb = _twin(setter, obj, idx, v)
+        return _SetByCode(pb, None, 1)
     else:
         old = obj[idx]
     obj[idx] = v
@@ -702,6 +732,16 @@ def _restore_item(obj, idx, old):
 
 
 def setitem_adj(S, dobj, obj, idx, v, old):
+    if type(old) is _SetByCode:
+        if old.pb is None:
+            return dobj, None
+        dobj, dargs = _pull(S, old.pb, None, dobj)
+        if dargs[0] is not None:
+            raise runtime.UnsupportedFunction(
+                f"{type(obj).__name__}.__setitem__ computed with its differentiated key: reverse mode does "
+                f"not hand a key's cotangent back", where=runtime._user_line(),
+                fix="compute with the key outside the store (`obj[k] = f(k)`)")
+        return dobj, dargs[1]
     if _is_array(obj):
         gv = None
         if dobj is not None:
@@ -742,12 +782,17 @@ def _scalar_cot(g, v):
 
 
 def delitem(obj, idx):
+    if type(deleter := getattr(type(obj), "__delitem__", None)) is types.FunctionType:
+        _, pb = _twin(deleter, obj, idx)  # the class's own code (UserDict's): recorded, so undone in reverse
+        return _SetByCode(pb, None, 0)
     old = obj[idx]
     del obj[idx]
     return old
 
 
 def delitem_adj(S, dobj, obj, idx, old):
+    if type(old) is _SetByCode:
+        return dobj if old.pb is None else _pull(S, old.pb, None, dobj)[0]
     box = S.box(obj, dobj)
     if isinstance(obj, list) and isinstance(idx, int):
         box.insert(idx if idx >= 0 else len(box) + idx + 1, None)
@@ -810,10 +855,27 @@ def iop(opname, a, b):
     if (opname == "add" and isinstance(a, list)) or (opname == "or_" and isinstance(a, dict)):
         old = _Snapshot((a.copy(),))
         return getattr(operator, "i" + opname.rstrip("_"))(a, b), old
+    inplace = getattr(type(a), f"__i{opname.rstrip('_')}__", None)
+    if type(inplace) is types.FunctionType:  # the class's own `__iadd__` (Counter's): its code, recorded
+        y, pb = _twin(inplace, a, b)
+        if y is not NotImplemented:
+            return y, _SetByCode(pb, None, 0)
+    elif inplace is not None and not isinstance(a, (numbers.Number, tuple, str, bytes, frozenset)):
+        # a C type changing in place (a deque's `+=`, a set's `|=`): Python's semantics, no derivative
+        if runtime._may_differ(b, 0):
+            raise runtime.UnsupportedFunction(
+                f"reverse mode does not differentiate `{type(a).__name__} {opname.rstrip('_')}=` in place",
+                where=runtime._user_line(), fix="build a new object (`a = a + b`), or use a list")
+        return getattr(operator, "i" + opname.rstrip("_"))(a, b), None
     return getattr(operator, opname)(a, b), None
 
 
 def iop_adj(S, opname, g, a, b, old):
+    if type(old) is _SetByCode:  # a class's own in-place operator: back through its code
+        if old.pb is None:
+            return None, None
+        da, dargs = _pull(S, old.pb, _as_box_of(S, a, g))
+        return da, dargs[0]
     if type(old) is _Snapshot:  # a list extended or a dict updated in place: undone, then redone
         before = old[0]
         box = S.box(a, g)
@@ -841,7 +903,7 @@ def iop_adj(S, opname, g, a, b, old):
         a = old
     if g is None:
         return None, None
-    return binop_adj(opname, g, None, a, b)
+    return binop_adj(opname, g, None, a, b, 3, S)
 
 
 # -- arrays sharing memory: an in-place change seen through every view -----------------------------
@@ -993,6 +1055,19 @@ def match_guard(subject, what="a `match` on"):  # what: "a `match` on", "a set o
                 "(`if` tests for a match, a list for a set)")
 
 
+def caught(e):
+    """At the start of an `except ... as e` handler that reads e: reverse mode follows no derivative from a
+    raise to its handler (`raise ValueError(x)` ... `except ValueError as e: y = e.args[0]`, a generator's
+    `StopIteration(value)`), so an exception holding a value that may carry one is refused; one holding
+    text and integers (nearly all) passes."""
+    if runtime._may_differ((e.args, getattr(e, "__dict__", None)), 0):
+        raise runtime.UnsupportedFunction(
+            f"reverse mode cannot follow a derivative through the {type(e).__name__} caught here: it holds a "
+            f"value that may carry one ({e!r:.80})", where=runtime._user_line(),
+            fix="return the value instead of raising it, or give the function a custom adjoint "
+                "(`@contexts.custom_adjoint`); forward mode (`contexts.derivative`, `jvp`) follows it")
+
+
 _LIST_ITER = type(iter([]))
 
 
@@ -1019,7 +1094,7 @@ HELPER_IMPLS = {
     "__od_f8__": np.dtype(np.float64),
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
-    "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts,
+    "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
     "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,

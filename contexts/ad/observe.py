@@ -141,15 +141,15 @@ def observed_binop(opname, a, b):
     return obs.observe_derivative(DerivativeOp(_site("binop", symbol), fn, (a, b)), lambda: fn(a, b))
 
 
-def observed_binop_adj(opname, g, y, a, b, need=3):
+def observed_binop_adj(opname, g, y, a, b, need=3, S=None):
     """The adjoint of `a <op> b` in an observed adjoint."""
     from .helpers import binop_adj
     obs = _active.get()
     if obs is None:
-        return binop_adj(opname, g, y, a, b, need)
+        return binop_adj(opname, g, y, a, b, need, S)
     fn, symbol = _OPERATORS.get(opname, (None, opname))
     op = DerivativeOp(_site("binop", symbol), fn, (a, b), {}, True, g)
-    return obs.observe_derivative(op, lambda: binop_adj(opname, g, y, a, b, need))
+    return obs.observe_derivative(op, lambda: binop_adj(opname, g, y, a, b, need, S))
 
 
 def plain_binop(opname, a, b):

@@ -230,9 +230,12 @@ def _rrule_back(pb, dy, dself, S):
     if dy is None:
         return dself, (None,) * (nargs - is_method), None
     grads = back(dy)
+    dkw = None
+    if len(grads) == nargs + 1 and type(grads[-1]) is dict:  # keyword cotangents
+        grads, dkw = grads[:-1], grads[-1]
     if is_method:
-        return acc(dself, grads[0]), tuple(grads[1:]), None
-    return None, tuple(grads), None
+        return acc(dself, grads[0]), tuple(grads[1:]), dkw
+    return None, tuple(grads), dkw
 
 
 # -- rules an ADContext block gives: `ADContext(rules={fn: rrule})` ------------------------------------
@@ -344,6 +347,9 @@ def call(mask, f, /, *args, **kw):
         if tf is _BUILTIN or tf is _WRAPPER:
             if f is _TUPLE_NEW:  # a namedtuple's constructor (its registry key is every C __new__'s)
                 return call(mask, tuple_new, *args, **kw)
+            if tf is _WRAPPER and f.__name__ == "__call__" and type(f.__self__) is not type \
+                    and isinstance(f.__self__, type):  # `super().__call__(*a)` in a metaclass's __call__
+                return _construct(f.__self__, args, kw, meta=False)
             rule, is_method = _rule_of(f)
             if is_method and len(args) > 1 and isinstance(f.__self__, np.ndarray):
                 _method_out(f, args)
@@ -359,6 +365,8 @@ def call(mask, f, /, *args, **kw):
                     return _twin_call(mask, rule.python, (), args, kw)
                 if _numpy_function(f) and array_objects(args):  # numpy converts it by its class's __array__
                     return _twin_call(mask, through_array(f), (), args, kw)
+                if rule.kind != "nondiff" and _numpy_function(f) and (cls := _numeric_by_python(args)) is not None:
+                    raise _converted_by_python(f, cls)
                 break
         if rule.iterates and args:
             t0 = type(args[0])
@@ -371,6 +379,10 @@ def call(mask, f, /, *args, **kw):
                 if iterate is not None:
                     return _iterate_user(f, args, kw, iterate)
         full = (f.__self__,) + args if is_method else args
+        if kw and (mask < 0 or mask & KW_ACTIVE) and rule.kind != "nondiff" and _kw_may_differ(kw):
+            # a differentiated keyword argument (`min(xs, default=x)`): its cotangent must come back
+            y, pb = call(mask & ~KW_ACTIVE if mask >= 0 else _positional_mask(args), f, *args, **kw)
+            return y, (None if pb is None else (_kw_checked_back, pb, f, tuple(kw)))
         if rule.adjoint is not None:
             impl = rule.impl
             if rule.kind == "nondiff" and f in _ASK_PRIMAL and _any_dual(args, kw):
@@ -441,6 +453,65 @@ def _inner_back(pb, dy, dself, S, none=()):
     return dfn, none if dargs is None else tuple(dargs), dkw
 
 
+# keyword options of numpy's and scipy's functions that choose a variant, a shape or a stopping rule rather
+# than enter the arithmetic (`np.linalg.norm(x, ord=p)` is taken as piecewise constant in p, as every rule
+# of the registry does): their values are never differentiated
+_NOT_VALUES = frozenset({"out", "dtype", "axis", "axes", "keepdims", "where", "casting", "order", "subok",
+                         "key", "reverse", "ord", "ddof", "kind", "mode", "method", "side", "bins", "decimals",
+                         "n", "k", "lower", "overwrite_a", "overwrite_b", "check_finite", "full_matrices",
+                         "compute_uv", "hermitian", "copy", "rcond", "tol", "rtol", "atol", "maxiter",
+                         "xtol", "ftol", "gtol", "epsabs", "epsrel", "limit", "points", "full_output",
+                         "size", "shape", "num", "endpoint", "retstep"})
+
+
+def _kw_may_differ(kw) -> bool:
+    """Some keyword argument of a rule's call may carry a derivative (the options above never do)."""
+    return any(_may_differ(v, 0) for k, v in kw.items() if k not in _NOT_VALUES)
+
+
+_NUMERIC_DUNDERS = ("__float__", "__complex__", "__int__", "__index__")
+
+
+def _numeric_by_python(args):
+    """The class of an argument (or of an item of a list or tuple argument) that numpy would turn into a
+    number by the class's own Python `__float__`/`__complex__`/...: that code runs out of the engine's
+    sight. None if there is none (or it carries no derivative)."""
+    for a in args:
+        for v in (a if type(a) in (list, tuple) else (a,)):
+            cls = type(v)
+            if cls in _PLAIN_TYPES or isinstance(v, (numbers.Number, np.ndarray, np.generic, Scalar, ArrayLeaf)):
+                continue
+            if any(type(getattr(cls, m, None)) is _FunctionType for m in _NUMERIC_DUNDERS) and _may_differ(v, 0):
+                return cls
+    return None
+
+
+def _converted_by_python(f, cls) -> UnsupportedFunction:
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+    return UnsupportedFunction(
+        f"{name} turns a {cls.__name__} into a number by its class's own Python method (`__float__`, "
+        f"`__complex__`, ...), which runs out of reverse mode's sight", where=_user_line(),
+        fix=f"convert it first with `float(obj)` (differentiated), or compute with its fields")
+
+
+def _positional_mask(args) -> int:
+    return (1 << len(args)) - 1
+
+
+def _kw_checked_back(pb, dy, dself, S):
+    """A rule called with a differentiated keyword argument: its pullback must give that argument's
+    cotangent (a trailing dict, registry's convention); one that gives none would drop it silently."""
+    dfn, dargs, dkw = _inner_back(pb, dy, dself, S)
+    if dkw is None and dy is not None and not (type(dy) is float and dy == 0.0):
+        f, names = pb[2], pb[3]
+        name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+        raise NoRuleError(
+            f"the reverse rule of {name} gives no cotangent for its keyword argument(s) "
+            f"{', '.join(n + '=' for n in names)} passed a differentiated value", where=_user_line(),
+            fix="pass the value by position, or give the call a custom adjoint (`@contexts.custom_adjoint`)")
+    return dfn, dargs, dkw
+
+
 def _padded_back(pb, dy, dself, S):
     """A call run without its trailing positional arguments (`np.sin(x, None)`: no output array): their
     cotangents are None."""
@@ -504,12 +575,46 @@ def _iterate_user(f, args, kw, iterate):
     primitive (sum, min, max, sorted, math.fsum, ...) is called on them as a list."""
     v = args[0]
     it, pb = _twin_call(EVERY_ARGUMENT, iterate, (v,), (), _NOKW)
-    items = list(it)
+    items, nexts = _draw(it)
+    if nexts is not None:  # the iterator's own `__next__` made each item: its cotangent goes back through it
+        pb = (_next_back, nexts, pb)
     if f in _DRAWING and not kw:
         y = unpack(items, *args[1:]) if f is unpack else f(items)
         return y, (_user_iter_back, pb, f, y, args[1:])
     y, inner = call(EVERY_ARGUMENT, f, items, *args[1:], **kw)
     return y, (None if inner is None else (_user_consumer_back, inner, pb))
+
+
+def _draw(it):
+    """(the items of iterator `it`, the pullbacks of the `__next__` calls that made them): a class's own
+    `__next__` (Python code) runs as its twin for each item, so what it computes is recorded; (items, None)
+    for C iterators (a list's, a generator twin's eager one)."""
+    nxt = getattr(type(it), "__next__", None)
+    if type(nxt) is not types.FunctionType:
+        return list(it), None
+    items, nexts = [], []
+    while True:
+        try:
+            y, pb = _twin_call(EVERY_ARGUMENT, nxt, (it,), (), _NOKW)
+        except StopIteration:
+            return items, nexts
+        items.append(y)
+        nexts.append(pb)
+
+
+def _next_back(pb, dy, dself, S):
+    """The drawn items' cotangents (dy) back through each `__next__` call, last first, into the iterator's
+    own cotangent, then through the `__iter__` that made the iterator."""
+    _, nexts, inner = pb
+    gs = list(dy) if dy is not None else ()
+    dit = None
+    for i in reversed(range(len(nexts))):
+        p, g = nexts[i], gs[i] if i < len(gs) else None
+        if p is not None and g is not None:
+            dit, _, _ = p[0](p, g, dit, S)
+    if inner is None:
+        return None, (None,), None
+    return inner[0](inner, dit, dself, S)
 
 
 def _user_consumer_back(pb, dy, dself, S):
@@ -895,7 +1000,7 @@ def _partial_back(pb, dy, dself, S):
     return own, dargs[npre:], rest_kw
 
 
-def _construct(cls, args, kw):
+def _construct(cls, args, kw, meta=True):
     if cls is super:  # a proxy: the methods reached through it are differentiated with their object
         return cls(*args, **kw), None
     if cls is _LRU_CACHE and len(args) == 4 and not kw:  # functools.lru_cache around a function: called, it
@@ -906,6 +1011,9 @@ def _construct(cls, args, kw):
         raise _no_rule(cls)
     if issubclass(cls, _GENERATOR_CM) and len(args) == 3 and not kw:
         return _generator_cm(cls, *args), None
+    meta_call = getattr(type(cls), "__call__", None) if meta else None
+    if type(meta_call) is types.FunctionType:  # a metaclass's own `__call__` makes the object: its code
+        return _twin_call(EVERY_ARGUMENT, meta_call, (cls,), args, kw)
     init = cls.__init__
     if cls.__new__ is object.__new__ and type(init) is types.FunctionType:
         if _has_source(init):

@@ -773,6 +773,14 @@ class Dual:
     def __copy__(self):
         return Dual(self.primal, self.tangent, self.tag)
 
+    def __reduce_ex__(self, protocol):
+        """Never pickled: the copy would come back under another tag (an identity), a constant to the
+        derivative that made it (`pickle.loads(pickle.dumps(x))` gave 0, silently)."""
+        raise DualConversionError(
+            "a perturbed value is being pickled (pickle, copyreg, multiprocessing, shelve): the copy would "
+            "carry no derivative", where=_conversion_site(),
+            fix="keep the value in memory while it is differentiated (`copy.deepcopy` keeps it)")
+
     def __deepcopy__(self, memo):
         """A copy of value and tangent under the same tag (a tag is an identity: never copied)."""
         import copy

@@ -400,6 +400,7 @@ class _Activity:
         self.nondiff = nondiff_globals
         self.sources = sources
         self.views = views
+        self.drawn: dict[str, set[str]] = {}  # name -> the objects its value may have been read out of
         self.closure_stores: dict[str, set[str]] = {}
         self.closure_writes: dict[str, set[str]] = {}
         self.state_readers: set[str] = set()
@@ -424,16 +425,17 @@ class _Activity:
                     todo.append(m)
 
     def mark_argument(self, name: str) -> None:
-        """name is an argument of a call with active inputs, which may store them into it in place: it, and
-        the arrays it is certainly a view of (`helper(z[1:3], x)` fills z), become active."""
+        """name is an argument of a call with active inputs, which may store them into it in place: it, the
+        arrays it is certainly a view of (`helper(z[1:3], x)` fills z) and the objects it may have been
+        read from (`t = d.get(k); t.append(x)` fills the list d holds) become active."""
         if name in self.immutable:
             return
         todo, seen = [name], {name}
         while todo:
             n = todo.pop()
             self.mark(n)
-            for m in self.views.get(n, ()):
-                if m not in seen and m in self.locals:
+            for m in (*self.views.get(n, ()), *self.drawn.get(n, ())):
+                if m not in seen and m in self.locals and m not in self.immutable:
                     seen.add(m)
                     todo.append(m)
 
@@ -622,7 +624,18 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     for name, value in name_stores(fdef):
         sources.setdefault(name, set()).update(viewed(value, strict=True) & kept)
         views.setdefault(name, set()).update(view_of(value) - {name})
+    # the objects a variable's value may have been read out of (`t = d.get(k)`, `t = next(it)`, `for t in
+    # ts`): a call changing t in place changes what they hold. (A display's items are not: a call given
+    # `(a, b)` rarely changes a or b, and following them made every result appended to a list active.)
+    drawn: dict[str, set[str]] = {}
+    for name, value in name_stores(fdef):
+        if not isinstance(value, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+            drawn.setdefault(name, set()).update(viewed(value, strict=True) & kept)
+    for n in all_nodes(fdef):
+        if isinstance(n, ast.For) and isinstance(n.target, ast.Name):
+            drawn.setdefault(n.target.id, set()).update(viewed(n.iter, strict=True) & kept)
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
+    act.drawn = drawn
     act.immutable = _immutable_locals(fdef, globals_, set(param_names(a)) | set(freevars))
     act.closure_stores = {n.name: captured_stores(n) for n in all_nodes(fdef)
                           if isinstance(n, ast.FunctionDef) and n is not fdef}

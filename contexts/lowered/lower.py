@@ -737,6 +737,10 @@ class _Eager(ast.NodeTransformer):
         return self.generic_visit(node)
 
     def visit_Return(self, node):
+        if node.value is not None and not (isinstance(node.value, ast.Constant) and node.value.value is None):
+            # its value is StopIteration.value, which the eager iterator cannot raise where Python would
+            raise Unsupported("a generator returning a value (`return v` after `yield`: the "
+                              "StopIteration's value)", node)
         return _loc(ast.Return(value=_yields_iterator()), node)
 
     def visit_Yield(self, node):

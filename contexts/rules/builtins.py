@@ -59,7 +59,8 @@ def _extremum_rrule(select, args, kwargs):
                 out[i] = dy
             return (out,)
         cotangents = _one_hot(n, i, dy)
-        return (cotangents,) if one_iterable else tuple(cotangents)
+        out = (cotangents,) if one_iterable else tuple(cotangents)
+        return out + ({"default": dy if i is None else None},) if "default" in kwargs else out
     extremum_pullback.__name__ = extremum_pullback.__qualname__ = f"{select.__name__}_pullback"
     return y, extremum_pullback
 
@@ -110,8 +111,16 @@ def _split(dy, parts) -> list:
     return pieces
 
 
-def sum_rrule(iterable, *start):
-    """sum(iterable[, start]); a sum of lists/tuples (a concatenation) splits the cotangent back."""
+def sum_rrule(iterable, *start, **kw):
+    """sum(iterable[, start]); a sum of lists/tuples (a concatenation) splits the cotangent back. `start=`
+    by keyword gets its cotangent as a keyword argument's (the registry's trailing dict)."""
+    if kw:
+        y, back = sum_rrule(iterable, kw.pop("start"), **kw)
+
+        def sum_start_pullback(dy):
+            cts = back(dy)
+            return (cts[0], {"start": cts[1]})
+        return y, sum_start_pullback
     items = list(iterable)
     y = builtins.sum(items, *start)
     parts = list(start) + items  # the order in which sum adds them
@@ -351,6 +360,14 @@ def py_float(x=0.0):
     return y
 
 
+def py_complex(real=0, imag=0):
+    """complex(obj[, imag]) of an object whose class converts it by its own Python `__complex__` (or
+    `__float__`)."""
+    method = getattr(type(real), "__complex__", None)
+    z = method(real) if method is not None else complex(py_float(real))
+    return z if type(imag) is int and imag == 0 else z + imag * 1j
+
+
 def getitem_iteration(obj):
     """Python's older sequence protocol, `for v in obj` of a class defining `__getitem__` but no
     `__iter__` (`obj[0]`, `obj[1]`, ... until IndexError), written in Python: the engines run it as the
@@ -371,7 +388,7 @@ def py_pow(base, exp, mod=None):
 
 
 for _fn, _form in [(builtins.sum, py_sum), (builtins.abs, py_abs), (builtins.float, py_float),
-                   (builtins.pow, py_pow)]:
+                   (builtins.pow, py_pow), (builtins.complex, py_complex)]:
     registry.set(_fn, python=_form)
 
 
