@@ -42,7 +42,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__",
-           "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_caught__")
+           "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_caught__", "__od_key_guard__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -858,7 +858,9 @@ class _Gen:
                 inner += self.acc(val.id, call(attr("_od_gd", "get"), user(k)))
         adj = self.take(name) + [assign("_od_gd", call("__od_display_adj__", "_od_S", "_g", obj)),
                                  _given("_od_gd", inner)]
-        return [s], need, adj
+        # a key carries no cotangent back (`{x: 1.0}`, then `list(d)[0]`): refused when it may carry one
+        guards = [expr_stmt(call("__od_key_guard__", obj, k)) for k in v.keys if k is not None and self.is_active(k)]
+        return [s] + at(guards, s), need, adj
 
     def route(self, name: str, expr: ast.expr, seen: set[str]) -> list[ast.stmt]:
         """Adjoint statements adding cotangent `expr` to variable `name`, read by a closure called here; when
@@ -957,6 +959,8 @@ class _Gen:
         u = self.fresh("_od_u")
         flags_fwd, merge, flags = self.view_merge(obj, s)
         fwd = flags_fwd + at([assign(u, call("__od_setitem__", obj, index_value(t.slice), user(v)))], s)
+        if self.is_active(t.slice):  # `d[x] = v`: a dict's key carries no cotangent back
+            fwd = at([expr_stmt(call("__od_key_guard__", obj, t.slice))], s) + fwd
         self.dvars.add(obj)
         adj = merge + [assign((d(obj), "_od_gv"), call("__od_setitem_adj__", "_od_S", d(obj), obj,
                                                         index_value(t.slice), user(v), u))]

@@ -162,8 +162,6 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
     return ga, gb
 
 
-_KNOWN_VALUES = frozenset({float, int, complex, bool, np.ndarray, np.float64, type(None)})
-
 # numbers (Fraction's operators are Python code, but mathematically plain) and arrays use the rules
 _KNOWN = PLAIN_OPERANDS + (list, tuple)
 _KNOWN_NUMBERS = tuple(t for t in PLAIN_OPERANDS if t not in (np.ndarray, np.generic, str, bytes, type(None), ArrayLeaf))
@@ -219,10 +217,11 @@ def _pull(S, pb, g, dself=None):
     return dself, dargs
 
 
-def _rerun_back(S, fn, self_, args, g, dself=None):
-    """Re-run `fn(self_, *args)` (Python code of a class) under AD and pull g back through it."""
+def _rerun_back(S, fn, self_, args, g, dself=None, boxed=False):
+    """Re-run `fn(self_, *args)` (Python code of a class) under AD and pull g back through it; `boxed`: g is
+    the cotangent of a new object the code makes (an operator's result), given as that object's box."""
     y, pb = _twin(fn, self_, *args)
-    return _pull(S, pb, _as_box_of(S, y, g), dself)
+    return _pull(S, pb, _as_box_of(S, y, g) if boxed else g, dself)
 
 
 def _as_box_of(S, y, g):
@@ -230,7 +229,9 @@ def _as_box_of(S, y, g):
     made: the re-run's adjoints find a structured object's cotangent in its box (S.box(y)), which in
     the outer pass g is (a dict subclass's `__add__` returning a new one: its entries' cotangents were
     lost)."""
-    if isinstance(g, (MapBox, SeqBox, Tangent)) and type(y) not in _KNOWN_VALUES:
+    if isinstance(g, (MapBox, SeqBox, Tangent)) and (
+            isinstance(y, (dict, list, tuple))
+            or has_fields(y) and not isinstance(y, (types.FunctionType, types.MethodType))):
         return S.box(y, g)
     return g
 
@@ -244,7 +245,7 @@ def unary_adj(opname, g, x, S=None):
     and duals: -g / g."""
     method = getattr(type(x), f"__{opname}__", None)
     if type(method) is types.FunctionType and not isinstance(x, _KNOWN) and type(x) is not _Dual:
-        return _rerun_back(Session() if S is None else S, method, x, (), g)[0]
+        return _rerun_back(Session() if S is None else S, method, x, (), g, boxed=True)[0]
     return -g if opname == "neg" else g
 
 
@@ -855,6 +856,8 @@ def iop(opname, a, b):
     if (opname == "add" and isinstance(a, list)) or (opname == "or_" and isinstance(a, dict)):
         old = _Snapshot((a.copy(),))
         return getattr(operator, "i" + opname.rstrip("_"))(a, b), old
+    if type(a) is _Dual or isinstance(a, PLAIN_OPERANDS):  # numbers (duals, ufloats...) are rebound
+        return getattr(operator, opname)(a, b), None
     inplace = getattr(type(a), f"__i{opname.rstrip('_')}__", None)
     if type(inplace) is types.FunctionType:  # the class's own `__iadd__` (Counter's): its code, recorded
         y, pb = _twin(inplace, a, b)
@@ -1068,6 +1071,18 @@ def caught(e):
                 "(`@contexts.custom_adjoint`); forward mode (`contexts.derivative`, `jvp`) follows it")
 
 
+def key_guard(obj, key):
+    """Before a dict is keyed by a value the analysis could not prove constant (`{x: v}`, `d[x] = v`): keys
+    carry no cotangent back, so one that may carry a derivative is refused (read back as a number by
+    `list(d)`, `d.items()`, it would be a constant)."""
+    if isinstance(obj, dict) and runtime._may_differ(key, 0):
+        raise runtime.UnsupportedFunction(
+            "reverse mode cannot key a dict by a differentiated value: the keys carry no derivative back",
+            where=runtime._user_line(),
+            fix="key the dict by something that does not depend on the inputs (an index, a name) and keep "
+                "the value among the dict's values")
+
+
 _LIST_ITER = type(iter([]))
 
 
@@ -1095,6 +1110,7 @@ HELPER_IMPLS = {
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
+    "__od_key_guard__": key_guard,
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
     "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,

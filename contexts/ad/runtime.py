@@ -36,8 +36,8 @@ from overdub.passes import OwnedEntries, collector, compile_twin, get_source, ma
 from ..rules.builtins import getitem_iteration
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.leaves import ArrayLeaf, Scalar
-from ..rules.registry import (HOT_REDUCE_OPTIONS, NoRuleError, array_objects, key_of, objects_of_classes,
-                              protocol_objects, registry, through_array, through_protocol)
+from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoRuleError, array_objects, key_of,
+                              objects_of_classes, protocol_objects, registry, through_array, through_protocol)
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
@@ -479,7 +479,7 @@ def _numeric_by_python(args):
     for a in args:
         for v in (a if type(a) in (list, tuple) else (a,)):
             cls = type(v)
-            if cls in _PLAIN_TYPES or isinstance(v, (numbers.Number, np.ndarray, np.generic, Scalar, ArrayLeaf)):
+            if cls in _PLAIN_TYPES or isinstance(v, PLAIN_OPERANDS) or cls is _Dual:  # (numbers, ufloats...)
                 continue
             if any(type(getattr(cls, m, None)) is _FunctionType for m in _NUMERIC_DUNDERS) and _may_differ(v, 0):
                 return cls

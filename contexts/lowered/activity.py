@@ -492,8 +492,11 @@ class _Activity:
                             if getattr(v, "_od_inplace", False):  # `t op= active`, in place for arrays
                                 self.mark_changed(t.id)
                             self.mark(t.id)
-                    elif isinstance(t, (ast.Attribute, ast.Subscript)) and act and isinstance(t.value, ast.Name):
-                        self.mark_changed(t.value.id)  # storing an active value into an object makes it active
+                    elif isinstance(t, (ast.Attribute, ast.Subscript)) and isinstance(t.value, ast.Name) and (
+                            act or isinstance(t, ast.Subscript) and self.value_active(t.slice)):
+                        # storing an active value into an object makes it active; so does keying a dict
+                        # by one (`d[x] = 1.0`: `list(d)` reads it back)
+                        self.mark_changed(t.value.id)
             elif isinstance(s, ast.FunctionDef):
                 if free_names(s) & self.active:
                     self.mark(s.name)
@@ -608,6 +611,20 @@ def mutable_globals(fdef, locals_: set[str], globals_: dict) -> set[str]:
     return out
 
 
+def _drawn_from(value: ast.expr) -> str | None:
+    """The variable whose object a value may be read out of by a call: the object of a method call
+    (`d.get(k)`, `d.setdefault(k, [])`, `d.values()`, `lst.pop()`), the iterator of `next(it)`; None for
+    anything else (a function's result is its own: `np.array(lst)` copies)."""
+    if not isinstance(value, ast.Call):
+        return None
+    f = value.func
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+        return f.value.id
+    if isinstance(f, ast.Name) and f.id in ("next", "iter") and value.args and isinstance(value.args[0], ast.Name):
+        return value.args[0].id
+    return None
+
+
 def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
                  freevars: tuple = (), numbers: frozenset = frozenset()) -> set[str]:
     """The active variables of a lowered function, given its active parameters and cells (`freevars`: the
@@ -629,11 +646,11 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     # `(a, b)` rarely changes a or b, and following them made every result appended to a list active.)
     drawn: dict[str, set[str]] = {}
     for name, value in name_stores(fdef):
-        if not isinstance(value, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
-            drawn.setdefault(name, set()).update(viewed(value, strict=True) & kept)
+        if (src := _drawn_from(value)) is not None and src in kept:
+            drawn.setdefault(name, set()).add(src)
     for n in all_nodes(fdef):
-        if isinstance(n, ast.For) and isinstance(n.target, ast.Name):
-            drawn.setdefault(n.target.id, set()).update(viewed(n.iter, strict=True) & kept)
+        if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and isinstance(n.iter, ast.Name):
+            drawn.setdefault(n.target.id, set()).add(n.iter.id)
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     act.drawn = drawn
     act.immutable = _immutable_locals(fdef, globals_, set(param_names(a)) | set(freevars))

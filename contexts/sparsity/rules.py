@@ -51,6 +51,8 @@ def _fold(select_fn, reduce_kind):
             items = list(items)
         else:
             items = list(args)
+        if not items and "default" in kwargs:  # `min([], default=x)`
+            return kwargs["default"]
         return functools.reduce(select_fn, items)
     srule.__name__ = srule.__qualname__ = f"{reduce_kind}_srule"
     return srule

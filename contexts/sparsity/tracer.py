@@ -25,12 +25,16 @@ from contexts.rules.registry import MissingRule
 
 from .pattern import Pattern
 
-__all__ = ["Tracer", "IndexTracer", "TracedBranchError", "NoSparsityRule", "NoSparsityMethod", "is_tracer",
+__all__ = ["Tracer", "IndexTracer", "TracedBranchError", "TracedHashError", "NoSparsityRule", "NoSparsityMethod", "is_tracer",
            "user_site"]
 
 
 class TracedBranchError(OverdubError):
     """A value that depends on the inputs was needed as a concrete Python value in global mode."""
+
+
+class TracedHashError(OverdubError, TypeError):
+    """A traced value was hashed (a dict key, a set member). Still a TypeError, as hashing an array is."""
 
 
 class NoSparsityRule(MissingRule):
@@ -113,7 +117,12 @@ class Tracer:
     # filling a view (`fill(z[1:3], x)`) fills z
     __slots__ = ("_shape", "_P", "_H", "_primal", "_order", "_view", "_seen")
     __array_priority__ = 1000
-    __hash__ = None  # like ndarray
+    def __hash__(self):
+        """Never a dict key or set member: equal values would hash alike while their dependences differ,
+        and what a lookup finds depends on the values (an ndarray is not hashable either)."""
+        raise TracedHashError(
+            "a value that depends on the inputs is used as a dict key or set member", where=user_site(),
+            fix="key the dict by something that does not depend on the inputs (an index, a name)")
 
     def __init__(self, shape: tuple, P: Pattern | None, H: Pattern | None = None, primal: Any = None,
                  order: int = 0):

@@ -44,7 +44,9 @@ def test_max_ties_go_to_the_element_python_returns():
 
 def test_max_key_and_default():
     assert pullback(max, 1.0, [1.0, -3.0, 2.0], key=abs) == (-3.0, ([None, 1.0, None],))
-    assert pullback(max, 1.0, [], default=0.0) == (0.0, ([],))
+    # the default is what max returned: the cotangent is its (a trailing dict of keyword cotangents)
+    assert pullback(max, 1.0, [], default=0.0) == (0.0, ([], {"default": 1.0}))
+    assert pullback(max, 1.0, [2.0], default=0.0) == (2.0, ([1.0], {"default": None}))
     assert registry.get(max).frule(([0.1, 0.2, 0.3],), [1.0, 5.0, 2.0]) == (5.0, 0.2)
 
 
