@@ -433,8 +433,11 @@ def _vectorized(vec, args, kwargs, call):
 def _known(fn, args, kwargs, tag, run_rule):
     """fn on Duals when forward mode knows it without running its code (conversions, array builders,
     an frule), else _UNKNOWN."""
-    if fn is float or fn is complex:
+    if (fn is float or fn is complex) and len(args) == 1 and not kwargs:
         return _convert(fn, args[0])
+    if fn is complex:  # complex(real, imag): real + imag * 1j, each part's tangent (the second was dropped)
+        real, imag = (list(args) + [kwargs.get("real", 0), kwargs.get("imag", 0)][len(args):])[:2]
+        return _convert(complex, real) + imag * 1j
     if id(fn) in _ARRAY_BUILDER_IDS:
         return build_array(args, kwargs, fn)
     if type(fn) is types.MethodDescriptorType and args and isinstance(primal(args[0]), fn.__objclass__):

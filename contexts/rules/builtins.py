@@ -278,7 +278,7 @@ registry.nondifferentiable(
 )
 
 # sparsity (contexts/rules/sparsity_specs.py)
-registry.sparsity(LINEAR, builtins.abs)  # piecewise linear: no second derivative
+registry.sparsity(NONLINEAR, builtins.abs)  # |z| of a complex z is smooth (real x: a superset)
 registry.sparsity(NONLINEAR, builtins.pow)
 registry.sparsity(CONCRETE, builtins.int, builtins.round, builtins.bool)
 registry.sparsity(Custom("rules.py: a tracer, or an iterable of values"), builtins.max, builtins.min,

@@ -164,6 +164,9 @@ def project(g, like):
             return g.real
     if (type(like) is float or type(like) is complex) and isinstance(g, _leaves.Scalar):
         return _leaves.plain_like(g, like)  # a float given to mpmath or sympy gets a float back
+    inner = getattr(g, "primal", None)  # a forward-mode dual cotangent (forward over reverse): its real part,
+    if inner is not None and np.iscomplexobj(inner) and is_real(getattr(like, "primal", like)):  # tangent too
+        return g.real
     return g
 
 
@@ -363,6 +366,8 @@ def sign(x):
         return _leaf_math(x, "sign")(x)
     if isinstance(x, numbers.Real):
         return (x > 0) - (x < 0)
+    if isinstance(getattr(x, "primal", None), complex):  # a complex forward-mode dual (forward over reverse):
+        return x / abs(x) if x.primal != 0 else 0j      # z/|z| with its tangent (np.sign's would be numpy's)
     return np.sign(x)
 
 

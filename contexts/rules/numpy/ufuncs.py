@@ -522,8 +522,30 @@ def _nan_to_num():
 
 # -- zero derivative everywhere they are defined --------------------------------------------------------
 
+@_rules(np.sign)
+def _sign():
+    """sign(x): piecewise constant for real x (0 almost everywhere); for complex z, numpy's z/|z| (numpy 2),
+    smooth away from 0: d(z/r) = (dz - y Re(conj(y) dz)) / r, and its adjoint has the same form."""
+    def _project(g, y, r):
+        return (g - y * np.real(np.conj(g) * y)) / np.where(r == 0, 1, r)
+
+    def sign_adjoint(dy, y, x, *rest, **kwargs):
+        if dy is None or not np.iscomplexobj(x):
+            return (None,) * (1 + len(rest))
+        g = _project(dy, y, np.absolute(x))
+        return (match_primal(_masked(g, kwargs.get("where", True)), x),) + (None,) * len(rest)
+
+    def sign_frule(tangents, x, *rest, **kwargs):
+        y = np.sign(x, *rest, **kwargs)
+        t = tangents[0]
+        if t is None or not np.iscomplexobj(x):
+            return y, None
+        return y, _masked(_project(t, y, np.absolute(x)), kwargs.get("where", True))
+    return sign_adjoint, sign_frule
+
+
 registry.nondifferentiable(
-    np.sign, np.floor, np.ceil, np.rint, np.trunc, np.fix, np.round, np.around, (np.ndarray, "round"),
+    np.floor, np.ceil, np.rint, np.trunc, np.fix, np.round, np.around, (np.ndarray, "round"),
     np.floor_divide, np.spacing, np.nextafter, np.heaviside, np.signbit,
     np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
     np.logical_and, np.logical_or, np.logical_xor, np.logical_not,
@@ -579,7 +601,10 @@ registry.sparsity(LINEAR, np.add, np.subtract, np.negative, np.positive, np.conj
                   np.rad2deg, np.radians, np.degrees)
 registry.sparsity(STRUCTURAL, np.real)
 registry.sparsity(Elementwise(first=(True,), second="none"), np.nan_to_num)
-registry.sparsity(LINEAR, np.absolute, np.fabs, np.remainder, np.fmod)  # piecewise linear
+registry.sparsity(LINEAR, np.fabs, np.remainder, np.fmod)  # piecewise linear
+# |z| and z/|z| of complex z are smooth, not piecewise linear or constant; the tracers do not know whether
+# a value is complex: every dependence, first and second order, is kept (for real x a superset)
+registry.sparsity(Elementwise(), np.absolute, np.sign)
 registry.sparsity(Elementwise(second=frozenset({(0, 1)}), select=_product_select), np.multiply)
 registry.sparsity(Elementwise(second=frozenset({(0, 1), (1, 1)})), np.divide)
 registry.sparsity(Elementwise(first=(True, False), second="none"), np.copysign, np.ldexp)
@@ -587,7 +612,7 @@ registry.sparsity(Elementwise(second="none", select=_taken_select(True)), np.max
 registry.sparsity(Elementwise(second="none", select=_taken_select(False)), np.minimum, np.fmin)
 registry.sparsity(NONDIFF, np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
                   np.logical_and, np.logical_or, np.logical_xor, np.logical_not, np.isnan, np.isinf,
-                  np.isfinite, np.signbit, np.sign, np.floor, np.ceil, np.trunc, np.rint, np.floor_divide,
+                  np.isfinite, np.signbit, np.floor, np.ceil, np.trunc, np.rint, np.floor_divide,
                   np.heaviside, np.spacing, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert,
                   np.round, np.around)
 registry.sparsity(Custom("ops.py: np.where(cond) alone is np.nonzero; the branch taken in local mode"),
