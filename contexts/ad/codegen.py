@@ -899,7 +899,9 @@ class _Gen:
         written = sorted(nonlocal_writes(node) & self.active) if isinstance(node, ast.FunctionDef) else []
         bound = self.bound_before.get(id(stmt))
         free = self.reach(node) & self.active - set(written) - {name}
-        late = sorted(n for n in free if n in self.unstable or (bound is not None and n not in bound))
+        after = _bound_after(self.fdef, stmt)
+        late = sorted(n for n in free | (self.reach(node) & set(self.made)) - {name}
+                      if n in after or (bound is not None and n not in bound))
         name = "lambda" if name.startswith("_od_") else f"`{name}`"
         if written:
             raise Unsupported(
@@ -1035,6 +1037,74 @@ def _bound_before(fdef, params) -> dict[int, _BoundAt]:
             clock += 1
     free = {n.id for n in all_nodes(fdef) if isinstance(n, ast.Name)}  # cells and globals: bound throughout
     walk(fdef.body, _Scope(None, 0, set(params) | (free - set().union(*(stores(st) for st in fdef.body)))))
+    return out
+
+
+def _own_stores(node) -> set[str]:
+    """The names a statement binds or deletes in its function's scope (a nested function's or class's
+    name, not the names bound inside it)."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            # what is evaluated when it is made (its body is another scope)
+            if not isinstance(n, ast.Lambda):
+                out.add(n.name)
+            made = n.decorator_list if not isinstance(n, ast.Lambda) else []
+            made = made + (n.bases + n.keywords if isinstance(n, ast.ClassDef)
+                           else n.args.defaults + [x for x in n.args.kw_defaults if x is not None])
+            stack.extend(made)
+            continue
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            out.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            out.add(n.rest)
+        elif isinstance(n, ast.alias):
+            out.add((n.asname or n.name).partition(".")[0])
+        stack.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _bound_after(fdef, stmt) -> set[str]:
+    """The variables of fdef that may be bound again once `stmt` has started: by it or a statement after
+    it, by any statement of a loop around it, or (`nonlocal`) by a function defined in fdef, whenever that
+    runs. A variable outside this set holds, for as long as fdef runs, the value it had when stmt began
+    (Python's structured control flow: a statement runs after `stmt` only if it comes later in the
+    source or shares a loop with it)."""
+    out: set[str] = set()
+    found = False
+
+    def walk(stmts) -> bool:
+        """Add what the statements bind at or after stmt; True when stmt is among them (or inside)."""
+        nonlocal found
+        inside = False
+        for st in stmts:
+            if found:
+                out.update(_own_stores(st))
+                continue
+            if st is stmt:
+                found = inside = True
+                out.update(_own_stores(st))
+                continue
+            parts = [getattr(st, f, None) or [] for f in ("body", "orelse", "finalbody")]
+            parts += [h.body for h in getattr(st, "handlers", [])] + [c.body for c in getattr(st, "cases", [])]
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                parts = []
+            if any([walk(p) for p in parts]):  # (every part: those after stmt's add their bindings)
+                inside = True
+                if isinstance(st, (ast.For, ast.AsyncFor, ast.While)):  # each statement of the loop reruns
+                    out.update(_own_stores(st))
+        return inside
+
+    walk(fdef.body)
+    if not found:  # (not a statement of fdef: everything may come after it)
+        out.update(_own_stores(fdef))
+    for n in all_nodes(fdef):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fdef:
+            out.update(nonlocal_writes(n))
     return out
 
 

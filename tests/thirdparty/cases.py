@@ -451,8 +451,7 @@ def _():
     return (lambda x: pairwise.laplacian_kernel(x.reshape(1, 2), _XK, gamma=0.5).ravel()), np.array([0.3, 0.2])
 
 
-@case("sklearn", "gaussian_process.kernels.Matern", dist="scikit-learn",
-      reverse=R('UnsupportedFunction', 'a closure reading a reassigned variable'))
+@case("sklearn", "gaussian_process.kernels.Matern", dist="scikit-learn")
 def _():
     kernels = _imp("sklearn.gaussian_process.kernels")
     k = kernels.Matern(length_scale=0.8, nu=2.5)
@@ -661,8 +660,7 @@ def _():
     return (lambda p: fluids.Reynolds(V=p[0], D=p[1], rho=1000.0, mu=1e-3)), np.array([2.5, 0.1])
 
 
-@case("fluids", "friction.Colebrook",
-      reverse=R('UnsupportedFunction', 'a closure reading a reassigned variable'))
+@case("fluids", "friction.Colebrook")
 def _():
     fluids = _imp("fluids")
     return (lambda re: fluids.friction.Colebrook(re, 1e-4)), 1.0e5
