@@ -904,6 +904,8 @@ def _construct(cls, args, kw):
         # ufloats are numbers to reverse mode (rules take them whole); one built from a differentiated
         # value would be taken apart into fields by the code reading it: refused, never half right
         raise _no_rule(cls)
+    if cls is types.MethodType and len(args) == 2 and not kw:  # `types.MethodType(fn, obj)`: a method bound
+        return cls(*args), (_make_method_back,)                    # by hand, its cotangent is obj's
     if issubclass(cls, _GENERATOR_CM) and len(args) == 3 and not kw:
         return _generator_cm(cls, *args), None
     init = cls.__init__
@@ -1035,6 +1037,12 @@ def _generator_cm(cls, func, args, kwds):
             fix="pass it values that are not differentiated, or compute the differentiated part inside the "
                 "`with` body")
     return cls(func, args, kwds)
+
+
+def _make_method_back(pb, dy, dself, S):
+    """A bound method's cotangent is its object's (`_bound_back`); its function's cells carry none (a closure
+    whose cells do is refused when called bound, in `_twin_back`)."""
+    return None, (None, dy), None
 
 
 def _construct_back(pb, dy, dself, S):

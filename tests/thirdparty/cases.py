@@ -280,8 +280,7 @@ def _():
     return (lambda p: np.sum(stats.norm.logpdf(data, loc=p[0], scale=p[1]))), np.array([0.2, 1.4])
 
 
-@case("scipy", "stats.norm(...).cdf frozen",
-      reverse=R('NoRuleError', 'introspection: inspect.signature'))
+@case("scipy", "stats.norm(...).cdf frozen")
 def _():
     stats = _imp("scipy.stats")
     return (lambda p: stats.norm(p[0], p[1]).cdf(0.4)), np.array([0.1, 0.8])
@@ -779,7 +778,8 @@ def _():
 
 
 @case("properscoring", "crps_quadrature (mu)",
-      reverse=R('NoRuleError', 'introspection: inspect.signature (frozen distribution)'),
+      reverse=R('UnsupportedFunction', 'a class made in a function, its method reading a differentiated '
+                                       'variable (_discover_bounds: DistFromCDF.cdf)'),
       forward=R('OverdubError', 'np.vectorize of a Python function (on 3.13 brentq inside it meets a dual first: '
                                 'DualConversionError)'))
 def _():
