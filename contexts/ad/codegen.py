@@ -19,6 +19,8 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names, fresh_calls,
                                 local_names, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
                                 stored_base, view_groups)
@@ -124,6 +126,10 @@ def declared_writes(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ())
     call id -> that position."""
     out = {}
     for n, fn in resolved_calls(fdef, globals_, freevars):
+        if isinstance(fn, np.ufunc):  # `np.exp(K, K)`: its one output array given by position
+            if fn.nout == 1 and len(n.args) == fn.nin + 1 and not any(isinstance(a, ast.Starred) for a in n.args):
+                out[id(n)] = fn.nin
+            continue
         rule = registry.get(fn)
         if rule is not None and rule.writes is not None:
             out[id(n)] = rule.writes

@@ -317,9 +317,9 @@ def call(mask, f, /, *args, **kw):
                     return y, (_plain_back, plan[1], y, args)
     kind = f.__class__
     if kind is _UFUNC:
-        if len(args) > f.nin:  # `np.exp(K, K)`: the output given by position (refused); `np.exp(K, None)`
+        if len(args) > f.nin:  # `np.exp(K, K)`: the output given by position; `np.exp(K, None)`: none
             if any(o is not None for o in args[f.nin:]):
-                raise _positional_out(f)
+                return _positional_out_call(f, args, kw)
             y, pb = call(mask, f, *args[:f.nin], **kw)
             return y, (None if pb is None else (_padded_back, pb, f.nin, len(args) - f.nin))
         elif kw and type(kw.get("out")) is tuple and len(kw["out"]) == 1:
@@ -618,6 +618,27 @@ def _out_call(f, args, kw):
     return out, (_out_back, pb, out, old, where, len(args))
 
 
+def _positional_out_call(f, args, kw):
+    """`np.exp(K, K)`, `np.multiply(a, b, c)`: a ufunc of one output given its output array by position, as
+    `out=` (`_out_call`); the cotangent the caller holds for that argument is handed by position. Several
+    outputs, an `out=` besides, or an output that is not an array: refused."""
+    nin = f.nin
+    if f.nout != 1 or len(args) != nin + 1 or "out" in kw or type(_primal(args[nin])) is not np.ndarray:
+        raise _positional_out(f)
+    y, pb = _out_call(f, args[:nin], {**kw, "out": args[nin]})
+    return y, (_positional_out_back, pb, nin)
+
+
+def _positional_out_back(pb, dy, dself, S):
+    """`_out_back`, the output's cotangent taken from (and given back to) its position among the arguments."""
+    _, inner, nin = pb
+    S.dout = (S.held(nin),)  # (refused when the adjoint could not hand it)
+    dfn, dargs, dkw = _out_back(inner, dy, dself, S)
+    dkw = dict(dkw or {})
+    dout = dkw.pop("out", None)
+    return dfn, tuple(dargs) + (dout,), dkw or None
+
+
 def _out_back(pb, dy, dself, S):
     _, inner, out, old, where, nargs = pb
     S.dins = None  # (handed with dout, read by neither)
@@ -644,7 +665,7 @@ def _out_back(pb, dy, dself, S):
 
 # the pullbacks that read the cotangents the caller holds for the call's arguments (`Session.held`,
 # `held_out`): the adjoint hands them to these only, when they are the call's own pullback
-HELD_BACKS = frozenset({_inplace_back, _mutating_back, _out_back})
+HELD_BACKS = frozenset({_inplace_back, _mutating_back, _out_back, _positional_out_back})
 
 
 def _dual_method_call(f, args, kw):
