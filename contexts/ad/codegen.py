@@ -44,7 +44,8 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__",
-           "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__")
+           "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__",
+           "__od_unguard__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -446,8 +447,7 @@ class _Gen:
         if isinstance(s, ast.Return):
             return [self._ret(s)], [], self.acc(s.value.id, "_od_dret")
         if isinstance(s, ast.FunctionDef):
-            self.check_closure(s.name, s, s)
-            return [s], [], self.closure(s.name, s)
+            return self.made_closure(s.name, s, s)
         if isinstance(s, ast.Delete):
             t = s.targets[0]
             obj = t.value.id
@@ -504,8 +504,7 @@ class _Gen:
         if isinstance(v, ast.Dict):
             return self.build_dict(s, name, v)
         if isinstance(v, (ast.Lambda,)):
-            self.check_closure(name, v, s)
-            return [s], [], self.closure(name, v)
+            return self.made_closure(name, v, s)
         if isinstance(v, ast.Set) and any(self.is_active(e) for e in v.elts):
             # a set's members carry no cotangent back: refused when they may carry a derivative
             return [s] + at([expr_stmt(call("__od_match_guard__", name, const("a set of")))], s), [], self.take(name)
@@ -886,15 +885,30 @@ class _Gen:
                 f"class `{node.name}` defined here whose body reads the differentiated variable `{read[0]}` "
                 f"(pass it to the constructor instead: `self.{read[0]} = {read[0]}`)", node)
 
-    def check_closure(self, name, node, stmt) -> None:
+    def made_closure(self, name, node, stmt):
+        """(forward, saved, adjoint) of making closure `name`: its cells' cotangents go to the variables'
+        bindings of now; the cells of variables that may be assigned again are guarded (`check_closure`)."""
+        guarded = self.check_closure(name, node, stmt)
+        adj = self.closure(name, node)
+        if not guarded:
+            return [stmt], [], adj
+        made = self.fresh("_od_gc")  # (the closure as made: `name` may be rebound, `g = deco(g)`)
+        guard = at([assign(made, call("__od_guard_cells__", name, _strings(guarded)))], stmt)
+        return [stmt] + guard, [made], adj + [expr_stmt(call("__od_unguard__", made))]
+
+    def check_closure(self, name, node, stmt) -> list[str]:
         """A closure's cells are read when it is called, so its cotangent belongs to the variables'
         bindings at the call: direct calls by name route it there (`readers`). A closure that escapes
-        (stored, passed, returned, decorated) hands it back where it was made, which is right only for
-        variables bound once before: refused otherwise, as is an escaping closure writing `nonlocal`s."""
+        (stored, passed, returned, decorated) hands it back where it was made, which is right for the
+        variables no assignment can change after it is made. The cells it reads of those that may be
+        assigned again are returned: they are guarded at run time (every call of the closure checks that
+        they still hold the values they held when it was made: `runtime.guard_cells`). Refused: a
+        variable read through another closure or unbound when it is made, and an escaping closure
+        writing `nonlocal`s."""
         # a generator runs eagerly here: it reads its cells when made, Python when resumed
         generator = isinstance(node, ast.FunctionDef) and is_generator(node)
         if name not in self.escaping and not generator:
-            return
+            return []
         kind = "a generator (run eagerly when made)" if generator else "passed on or stored"
         changed = sorted(free_names(node, False) & self.active & _changed_in_place(self.fdef)) if generator else []
         if changed:
@@ -908,6 +922,9 @@ class _Gen:
         after = _bound_after(self.fdef, stmt)
         late = sorted(n for n in free | (self.reach(node) & set(self.made)) - {name}
                       if n in after or (bound is not None and n not in bound))
+        own = free_names(node, False)
+        guarded = [] if generator else [n for n in late if n in own and (bound is None or n in bound)]
+        late = [n for n in late if n not in guarded]
         name = "lambda" if name.startswith("_od_") else f"`{name}`"
         if written:
             raise Unsupported(
@@ -918,6 +935,7 @@ class _Gen:
                 f"closure {name} that is {kind}, reading `{late[0]}`, a differentiated variable "
                 f"assigned more than once, in a loop or after it: its cell is read when the closure is called "
                 f"(bind it when the closure is made: `lambda t, {late[0]}={late[0]}: ...`)", node)
+        return guarded
 
     def closure(self, name, node):
         inner: list[ast.stmt] = []

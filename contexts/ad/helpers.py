@@ -1031,6 +1031,7 @@ HELPER_IMPLS = {
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
     "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
+    "__od_guard_cells__": runtime.guard_cells, "__od_unguard__": runtime.unguard,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

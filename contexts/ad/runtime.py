@@ -25,6 +25,7 @@ import sys
 import threading
 import dis as _dis
 import types
+import weakref
 from decimal import Decimal
 from fractions import Fraction
 
@@ -1294,7 +1295,47 @@ def _constants(args) -> int:
     return bits
 
 
+# closures that escape the function making them while reading variables it may assign again, by id: the
+# cells and the values they held when the closure was made (`guard_cells`)
+_GUARDED: dict[int, tuple] = {}
+
+
+def guard_cells(fn, names):
+    """Closure fn, just made, hands its cells' cotangents to the variables' bindings of now (codegen's
+    `check_closure`): remember what its cells `names` hold, so that a call seeing another value (the
+    variable assigned again since) is refused instead of differentiated at the wrong binding."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    held = tuple((n, cells[n], _cell_value(cells[n])) for n in names if n in cells)
+    key = id(fn)
+    _GUARDED[key] = (weakref.ref(fn, lambda _, key=key: _GUARDED.pop(key, None)), held, _user_line())
+    return fn
+
+
+def unguard(fn) -> None:
+    """The reverse pass has handed fn's cells' cotangents back where fn was made: no call of it is left."""
+    entry = _GUARDED.get(id(fn))
+    if entry is not None and entry[0]() is fn:
+        del _GUARDED[id(fn)]
+
+
+def _check_guard(fn) -> None:
+    entry = _GUARDED.get(id(fn))
+    if entry is None or entry[0]() is not fn:
+        return
+    for name, cell, value in entry[1]:
+        if _cell_value(cell) is not value:
+            raise UnsupportedFunction(
+                f"reverse mode cannot differentiate the closure {fn.__qualname__} called after `{name}`, a "
+                f"differentiated variable it reads, was assigned again (the closure was made at {entry[2]}): "
+                f"its gradient is handed back where it was made, reading `{name}` as it was then",
+                where=_user_line(),
+                fix=f"bind the value when the closure is made (`lambda t, {name}={name}: ...`), or make the "
+                    f"closure after the last assignment")
+
+
 def _twin_call(mask, fn, pre, args, kw, observed=False):
+    if _GUARDED and id(fn) in _GUARDED:
+        _check_guard(fn)
     code = fn.__code__
     constant = 0
     if mask < 0:  # `gradient(f, x, "mode")`: "mode" is no input

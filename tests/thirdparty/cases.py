@@ -798,7 +798,7 @@ def _():
 
 
 @case("mpmath", "mpmath.quad",
-      reverse=R('UnsupportedFunction', 'a closure reading a reassigned variable'),
+      reverse=R('OverdubError', "mpmath's numbers read inside (fdot: hasattr, or mpf._mpf_, of a differentiated mpf)"),
       forward=R('DualInsideError', "a number's inside read (mpf._mpf_ of a dual)"))
 def _():
     mpmath = _imp("mpmath")

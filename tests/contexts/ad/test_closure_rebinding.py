@@ -144,6 +144,95 @@ def test_escaping_closure_reading_reassigned_array():
     assert np.allclose(got, 6.0 * np.cos(2.0 * x))
 
 
+# -- assigned again after the closure is made: right while every call sees the value it was made with
+#    (each call checks its cells), refused at the first call that sees another ---------------------------
+
+def rebound_after_last_call(x):
+    k = x * x
+    g = lambda t: t * k  # noqa: E731
+    y = apply(g, 2.0)
+    k = 3.0            # after the last call: the closure never sees it
+    return y + k * x
+
+
+def made_in_loop_called_in_same_iteration(x):
+    out = 0.0
+    for i in range(3):
+        k = x * (i + 1)
+        out += apply(lambda t: t * k, 1.0) * k
+    return out
+
+
+def rebound_to_the_same_object(x):
+    k = x * 2.0
+    g = lambda t: t * k  # noqa: E731
+    k = max(k, -100.0)  # the same float object: the binding's value is the one made with
+    return apply(g, 3.0) + k
+
+
+def assigned_in_branch_not_taken(x):
+    # mpmath's quadrature: `_f = f; f = lambda x: _f(-x) + _f(x)` in a loop, for infinite intervals only
+    f = lambda t: math.exp(-x * t) - 0.5  # noqa: E731
+    total = 0.0
+    for a in (0.0, 0.5):
+        if a < 0:
+            _f = f
+            f = lambda t: _f(-t) + _f(t)  # noqa: E731
+        total += secant(f, 0.1 + a, 0.2 + a)
+    return total
+
+
+def sort_key_then_rebound(x):
+    w = x
+    key = lambda v: (v - w) ** 2  # noqa: E731
+    s = sorted([0.3, 1.2, -0.4], key=key)
+    w = w * 2.0
+    return s[0] * w + (s[1] - w) ** 2
+
+
+GUARDED_RIGHT = [rebound_after_last_call, made_in_loop_called_in_same_iteration, rebound_to_the_same_object,
+                 assigned_in_branch_not_taken, sort_key_then_rebound]
+
+
+@pytest.mark.parametrize("f", GUARDED_RIGHT, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["gradient", "derivative", "hessian"])
+def test_escaping_closure_calls_seeing_the_values_it_was_made_with(f, mode):
+    got, want = in_mode(f, X, mode)
+    assert got == pytest.approx(want, rel=1e-5, abs=1e-6)
+
+
+def called_after_rebinding(x):
+    k = x
+    g = lambda t: t * k  # noqa: E731
+    k = x * x
+    return apply(g, 2.0)
+
+
+def stored_then_called_after_rebinding(x):
+    fs = []
+    for i in range(3):
+        k = x * i
+        fs.append(lambda t: t * k)
+    return fs[0](1.0)
+
+
+@pytest.mark.parametrize("f", [called_after_rebinding, stored_then_called_after_rebinding],
+                         ids=lambda f: f.__name__)
+def test_call_seeing_a_later_value_is_refused(f):
+    with pytest.raises(UnsupportedFunction, match="assigned again"):
+        gradient(f, X)
+
+
+def test_refusal_leaves_no_guard_behind():
+    from contexts.ad import runtime
+    gradient(rebound_after_last_call, X)
+    with pytest.raises(UnsupportedFunction):
+        gradient(called_after_rebinding, X)
+    import gc
+    gc.collect()
+    assert not runtime._GUARDED
+
+
 # -- still refused: an assignment may come after the closure is made (its cell then changes) ----------
 
 def rebound_after_passed(x):
