@@ -1304,8 +1304,14 @@ def guard_cells(fn, names):
     """Closure fn, just made, hands its cells' cotangents to the variables' bindings of now (codegen's
     `check_closure`): remember what its cells `names` hold, so that a call seeing another value (the
     variable assigned again since) is refused instead of differentiated at the wrong binding."""
-    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    held = tuple((n, cells[n], _cell_value(cells[n])) for n in names if n in cells)
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ())) if type(fn) is types.FunctionType else {}
+    missing = [n for n in names if n not in cells]
+    if missing:  # (not the closure its code made: a decorated one) its cells cannot be checked
+        raise UnsupportedFunction(
+            f"reverse mode cannot differentiate closure {getattr(fn, '__qualname__', fn)}: it reads `{missing[0]}`,"
+            f" a differentiated variable assigned again after it is made", where=_user_line(),
+            fix=f"bind the value when the closure is made (`lambda t, {missing[0]}={missing[0]}: ...`)")
+    held = tuple((n, cells[n], _cell_value(cells[n])) for n in names)
     key = id(fn)
     _GUARDED[key] = (weakref.ref(fn, lambda _, key=key: _GUARDED.pop(key, None)), held, _user_line())
     return fn
