@@ -208,7 +208,7 @@ class _Gen:
         # closures made here, by name -> the variables of this function they read: a direct call routes
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
         own = local_names(fdef) | {n.name for n in nested}
-        self.unstable, self.escaping = closure_hazards(fdef, params)
+        _, self.escaping = closure_hazards(fdef, params)  # (what may be bound again: `_bound_after`)
         self.readers: dict[str, set[str]] = {}
         self.made: dict[str, ast.AST] = {}  # closures made here, by name
         for n in makers:
