@@ -19,6 +19,8 @@ import ast
 import copy
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names, fresh_calls,
                                 local_names, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
                                 stored_base, view_groups)
@@ -42,7 +44,8 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__",
-           "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_caught__", "__od_key_guard__")
+           "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__",
+           "__od_unguard__", "__od_caught__", "__od_key_guard__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -133,6 +136,10 @@ def declared_writes(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ())
     call id -> that position."""
     out = {}
     for n, fn in resolved_calls(fdef, globals_, freevars):
+        if isinstance(fn, np.ufunc):  # `np.exp(K, K)`: its one output array given by position
+            if fn.nout == 1 and len(n.args) == fn.nin + 1 and not any(isinstance(a, ast.Starred) for a in n.args):
+                out[id(n)] = fn.nin
+            continue
         rule = registry.get(fn)
         if rule is not None and rule.writes is not None:
             out[id(n)] = rule.writes
@@ -210,7 +217,7 @@ class _Gen:
         # closures made here, by name -> the variables of this function they read: a direct call routes
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
         own = local_names(fdef) | {n.name for n in nested}
-        self.unstable, self.escaping = closure_hazards(fdef, params)
+        _, self.escaping = closure_hazards(fdef, params)  # (what may be bound again: `_bound_after`)
         self.readers: dict[str, set[str]] = {}
         self.made: dict[str, ast.AST] = {}  # closures made here, by name
         for n in makers:
@@ -452,8 +459,7 @@ class _Gen:
         if isinstance(s, ast.Return):
             return [self._ret(s)], [], self.acc(s.value.id, "_od_dret")
         if isinstance(s, ast.FunctionDef):
-            self.check_closure(s.name, s, s)
-            return [s], [], self.closure(s.name, s)
+            return self.made_closure(s.name, s, s)
         if isinstance(s, ast.Delete):
             t = s.targets[0]
             obj = t.value.id
@@ -510,8 +516,7 @@ class _Gen:
         if isinstance(v, ast.Dict):
             return self.build_dict(s, name, v)
         if isinstance(v, (ast.Lambda,)):
-            self.check_closure(name, v, s)
-            return [s], [], self.closure(name, v)
+            return self.made_closure(name, v, s)
         if isinstance(v, ast.Set) and any(self.is_active(e) for e in v.elts):
             # a set's members carry no cotangent back: refused when they may carry a derivative
             return [s] + at([expr_stmt(call("__od_match_guard__", name, const("a set of")))], s), [], self.take(name)
@@ -899,15 +904,30 @@ class _Gen:
                 f"class `{node.name}` defined here whose body reads the differentiated variable `{read[0]}` "
                 f"(pass it to the constructor instead: `self.{read[0]} = {read[0]}`)", node)
 
-    def check_closure(self, name, node, stmt) -> None:
+    def made_closure(self, name, node, stmt):
+        """(forward, saved, adjoint) of making closure `name`: its cells' cotangents go to the variables'
+        bindings of now; the cells of variables that may be assigned again are guarded (`check_closure`)."""
+        guarded = self.check_closure(name, node, stmt)
+        adj = self.closure(name, node)
+        if not guarded:
+            return [stmt], [], adj
+        made = self.fresh("_od_gc")  # (the closure as made: `name` may be rebound, `g = deco(g)`)
+        guard = at([assign(made, call("__od_guard_cells__", name, _strings(guarded)))], stmt)
+        return [stmt] + guard, [made], adj + [expr_stmt(call("__od_unguard__", made))]
+
+    def check_closure(self, name, node, stmt) -> list[str]:
         """A closure's cells are read when it is called, so its cotangent belongs to the variables'
         bindings at the call: direct calls by name route it there (`readers`). A closure that escapes
-        (stored, passed, returned, decorated) hands it back where it was made, which is right only for
-        variables bound once before: refused otherwise, as is an escaping closure writing `nonlocal`s."""
+        (stored, passed, returned, decorated) hands it back where it was made, which is right for the
+        variables no assignment can change after it is made. The cells it reads of those that may be
+        assigned again are returned: they are guarded at run time (every call of the closure checks that
+        they still hold the values they held when it was made: `runtime.guard_cells`). Refused: a
+        variable read through another closure or unbound when it is made, and an escaping closure
+        writing `nonlocal`s."""
         # a generator runs eagerly here: it reads its cells when made, Python when resumed
         generator = isinstance(node, ast.FunctionDef) and is_generator(node)
         if name not in self.escaping and not generator:
-            return
+            return []
         kind = "a generator (run eagerly when made)" if generator else "passed on or stored"
         changed = sorted(free_names(node, False) & self.active & _changed_in_place(self.fdef)) if generator else []
         if changed:
@@ -918,7 +938,12 @@ class _Gen:
         written = sorted(nonlocal_writes(node) & self.active) if isinstance(node, ast.FunctionDef) else []
         bound = self.bound_before.get(id(stmt))
         free = self.reach(node) & self.active - set(written) - {name}
-        late = sorted(n for n in free if n in self.unstable or (bound is not None and n not in bound))
+        after = _bound_after(self.fdef, stmt)
+        late = sorted(n for n in free | (self.reach(node) & set(self.made)) - {name}
+                      if n in after or (bound is not None and n not in bound))
+        own = free_names(node, False)
+        guarded = [] if generator else [n for n in late if n in own and (bound is None or n in bound)]
+        late = [n for n in late if n not in guarded]
         name = "lambda" if name.startswith("_od_") else f"`{name}`"
         if written:
             raise Unsupported(
@@ -929,6 +954,7 @@ class _Gen:
                 f"closure {name} that is {kind}, reading `{late[0]}`, a differentiated variable "
                 f"assigned more than once, in a loop or after it: its cell is read when the closure is called "
                 f"(bind it when the closure is made: `lambda t, {late[0]}={late[0]}: ...`)", node)
+        return guarded
 
     def closure(self, name, node):
         inner: list[ast.stmt] = []
@@ -1056,6 +1082,74 @@ def _bound_before(fdef, params) -> dict[int, _BoundAt]:
             clock += 1
     free = {n.id for n in all_nodes(fdef) if isinstance(n, ast.Name)}  # cells and globals: bound throughout
     walk(fdef.body, _Scope(None, 0, set(params) | (free - set().union(*(stores(st) for st in fdef.body)))))
+    return out
+
+
+def _own_stores(node) -> set[str]:
+    """The names a statement binds or deletes in its function's scope (a nested function's or class's
+    name, not the names bound inside it)."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            # what is evaluated when it is made (its body is another scope)
+            if not isinstance(n, ast.Lambda):
+                out.add(n.name)
+            made = n.decorator_list if not isinstance(n, ast.Lambda) else []
+            made = made + (n.bases + n.keywords if isinstance(n, ast.ClassDef)
+                           else n.args.defaults + [x for x in n.args.kw_defaults if x is not None])
+            stack.extend(made)
+            continue
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            out.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            out.add(n.rest)
+        elif isinstance(n, ast.alias):
+            out.add((n.asname or n.name).partition(".")[0])
+        stack.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _bound_after(fdef, stmt) -> set[str]:
+    """The variables of fdef that may be bound again once `stmt` has started: by it or a statement after
+    it, by any statement of a loop around it, or (`nonlocal`) by a function defined in fdef, whenever that
+    runs. A variable outside this set holds, for as long as fdef runs, the value it had when stmt began
+    (Python's structured control flow: a statement runs after `stmt` only if it comes later in the
+    source or shares a loop with it)."""
+    out: set[str] = set()
+    found = False
+
+    def walk(stmts) -> bool:
+        """Add what the statements bind at or after stmt; True when stmt is among them (or inside)."""
+        nonlocal found
+        inside = False
+        for st in stmts:
+            if found:
+                out.update(_own_stores(st))
+                continue
+            if st is stmt:
+                found = inside = True
+                out.update(_own_stores(st))
+                continue
+            parts = [getattr(st, f, None) or [] for f in ("body", "orelse", "finalbody")]
+            parts += [h.body for h in getattr(st, "handlers", [])] + [c.body for c in getattr(st, "cases", [])]
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                parts = []
+            if any([walk(p) for p in parts]):  # (every part: those after stmt's add their bindings)
+                inside = True
+                if isinstance(st, (ast.For, ast.AsyncFor, ast.While)):  # each statement of the loop reruns
+                    out.update(_own_stores(st))
+        return inside
+
+    walk(fdef.body)
+    if not found:  # (not a statement of fdef: everything may come after it)
+        out.update(_own_stores(fdef))
+    for n in all_nodes(fdef):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fdef:
+            out.update(nonlocal_writes(n))
     return out
 
 

@@ -22,8 +22,8 @@ from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
-from ..rules.cotangents import MapBox, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
-from ..rules.registry import PLAIN_OPERANDS, NoRuleError
+from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
+from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError
 from ..rules.leaves import ArrayLeaf
 from .structs import CHANGES, TICKS, Bare, Session, Viewed, remember_instance_dict
 
@@ -533,10 +533,15 @@ def getitem_adj(S, dobj, g, obj, idx):
     if type(gi) is types.FunctionType:
         return _rerun_back(S, gi, obj, (idx,), g, dobj)[0]
     box = S.box(obj, dobj)
-    if isinstance(box, list) and isinstance(idx, int):
+    if type(box) is MapBox:  # a read-only view of a dict (`types.MappingProxyType`): by key
+        box[idx] = acc(box.get(idx), g)
+    elif isinstance(box, list) and isinstance(idx, int):
         if idx >= len(box):
             box.extend([None] * (idx + 1 - len(box)))
         box[idx] = acc(box[idx], g)
+    elif g is not None:  # a C container the box cannot hold by this index: refused where it is used
+        return NoClosedForm(f"{type(obj).__name__}.__getitem__", "the container read",
+                            fix="read the values from a list, tuple, dict or array").cotangent()
     return box
 
 
@@ -579,7 +584,10 @@ def dict_parts(gd, parts):
 
 def cell_cot(g, name, strip=()):
     """The cotangent of captured variable `name` in a closure's cotangent g; with name None, g without
-    the variables in `strip` (those already handed back to the caller)."""
+    the variables in `strip` (those already handed back to the caller). A closure's `Refused` cotangent
+    refuses here: the variable read is differentiated."""
+    if type(g) is Refused and name is not None:
+        g.refuse()
     if name is None:
         if not isinstance(g, dict):
             return g
@@ -1114,6 +1122,7 @@ HELPER_IMPLS = {
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
     "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
+    "__od_guard_cells__": runtime.guard_cells, "__od_unguard__": runtime.unguard,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

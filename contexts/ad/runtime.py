@@ -25,6 +25,7 @@ import sys
 import threading
 import dis as _dis
 import types
+import weakref
 from decimal import Decimal
 from fractions import Fraction
 
@@ -320,9 +321,9 @@ def call(mask, f, /, *args, **kw):
                     return y, (_plain_back, plan[1], y, args)
     kind = f.__class__
     if kind is _UFUNC:
-        if len(args) > f.nin:  # `np.exp(K, K)`: the output given by position (refused); `np.exp(K, None)`
+        if len(args) > f.nin:  # `np.exp(K, K)`: the output given by position; `np.exp(K, None)`: none
             if any(o is not None for o in args[f.nin:]):
-                raise _positional_out(f)
+                return _positional_out_call(f, args, kw)
             y, pb = call(mask, f, *args[:f.nin], **kw)
             return y, (None if pb is None else (_padded_back, pb, f.nin, len(args) - f.nin))
         elif kw and type(kw.get("out")) is tuple and len(kw["out"]) == 1:
@@ -723,6 +724,27 @@ def _out_call(f, args, kw):
     return out, (_out_back, pb, out, old, where, len(args))
 
 
+def _positional_out_call(f, args, kw):
+    """`np.exp(K, K)`, `np.multiply(a, b, c)`: a ufunc of one output given its output array by position, as
+    `out=` (`_out_call`); the cotangent the caller holds for that argument is handed by position. Several
+    outputs, an `out=` besides, or an output that is not an array: refused."""
+    nin = f.nin
+    if f.nout != 1 or len(args) != nin + 1 or "out" in kw or type(_primal(args[nin])) is not np.ndarray:
+        raise _positional_out(f)
+    y, pb = _out_call(f, args[:nin], {**kw, "out": args[nin]})
+    return y, (_positional_out_back, pb, nin)
+
+
+def _positional_out_back(pb, dy, dself, S):
+    """`_out_back`, the output's cotangent taken from (and given back to) its position among the arguments."""
+    _, inner, nin = pb
+    S.dout = (S.held(nin),)  # (refused when the adjoint could not hand it)
+    dfn, dargs, dkw = _out_back(inner, dy, dself, S)
+    dkw = dict(dkw or {})
+    dout = dkw.pop("out", None)
+    return dfn, tuple(dargs) + (dout,), dkw or None
+
+
 def _out_back(pb, dy, dself, S):
     _, inner, out, old, where, nargs = pb
     S.dins = None  # (handed with dout, read by neither)
@@ -749,7 +771,7 @@ def _out_back(pb, dy, dself, S):
 
 # the pullbacks that read the cotangents the caller holds for the call's arguments (`Session.held`,
 # `held_out`): the adjoint hands them to these only, when they are the call's own pullback
-HELD_BACKS = frozenset({_inplace_back, _mutating_back, _out_back})
+HELD_BACKS = frozenset({_inplace_back, _mutating_back, _out_back, _positional_out_back})
 
 
 def _dual_method_call(f, args, kw):
@@ -1009,6 +1031,8 @@ def _construct(cls, args, kw, meta=True):
         # ufloats are numbers to reverse mode (rules take them whole); one built from a differentiated
         # value would be taken apart into fields by the code reading it: refused, never half right
         raise _no_rule(cls)
+    if cls is types.MethodType and len(args) == 2 and not kw:  # `types.MethodType(fn, obj)`: a method bound
+        return cls(*args), (_make_method_back,)                    # by hand, its cotangent is obj's
     if issubclass(cls, _GENERATOR_CM) and len(args) == 3 and not kw:
         return _generator_cm(cls, *args), None
     meta_call = getattr(type(cls), "__call__", None) if meta else None
@@ -1143,6 +1167,12 @@ def _generator_cm(cls, func, args, kwds):
             fix="pass it values that are not differentiated, or compute the differentiated part inside the "
                 "`with` body")
     return cls(func, args, kwds)
+
+
+def _make_method_back(pb, dy, dself, S):
+    """A bound method's cotangent is its object's (`_bound_back`); its function's cells carry none (a closure
+    whose cells do is refused when called bound, in `_twin_back`)."""
+    return None, (None, dy), None
 
 
 def _construct_back(pb, dy, dself, S):
@@ -1373,7 +1403,53 @@ def _constants(args) -> int:
     return bits
 
 
+# closures that escape the function making them while reading variables it may assign again, by id: the
+# cells and the values they held when the closure was made (`guard_cells`)
+_GUARDED: dict[int, tuple] = {}
+
+
+def guard_cells(fn, names):
+    """Closure fn, just made, hands its cells' cotangents to the variables' bindings of now (codegen's
+    `check_closure`): remember what its cells `names` hold, so that a call seeing another value (the
+    variable assigned again since) is refused instead of differentiated at the wrong binding."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ())) if type(fn) is types.FunctionType else {}
+    missing = [n for n in names if n not in cells]
+    if missing:  # (not the closure its code made: a decorated one) its cells cannot be checked
+        raise UnsupportedFunction(
+            f"reverse mode cannot differentiate closure {getattr(fn, '__qualname__', fn)}: it reads `{missing[0]}`,"
+            f" a differentiated variable assigned again after it is made", where=_user_line(),
+            fix=f"bind the value when the closure is made (`lambda t, {missing[0]}={missing[0]}: ...`)")
+    held = tuple((n, cells[n], _cell_value(cells[n])) for n in names)
+    key = id(fn)
+    _GUARDED[key] = (weakref.ref(fn, lambda _, key=key: _GUARDED.pop(key, None)), held, _user_line())
+    return fn
+
+
+def unguard(fn) -> None:
+    """The reverse pass has handed fn's cells' cotangents back where fn was made: no call of it is left."""
+    entry = _GUARDED.get(id(fn))
+    if entry is not None and entry[0]() is fn:
+        del _GUARDED[id(fn)]
+
+
+def _check_guard(fn) -> None:
+    entry = _GUARDED.get(id(fn))
+    if entry is None or entry[0]() is not fn:
+        return
+    for name, cell, value in entry[1]:
+        if _cell_value(cell) is not value:
+            raise UnsupportedFunction(
+                f"reverse mode cannot differentiate the closure {fn.__qualname__} called after `{name}`, a "
+                f"differentiated variable it reads, was assigned again (the closure was made at {entry[2]}): "
+                f"its gradient is handed back where it was made, reading `{name}` as it was then",
+                where=_user_line(),
+                fix=f"bind the value when the closure is made (`lambda t, {name}={name}: ...`), or make the "
+                    f"closure after the last assignment")
+
+
 def _twin_call(mask, fn, pre, args, kw, observed=False):
+    if _GUARDED and id(fn) in _GUARDED:
+        _check_guard(fn)
     code = fn.__code__
     constant = 0
     if mask < 0:  # `gradient(f, x, "mode")`: "mode" is no input

@@ -53,7 +53,7 @@ def instance_dict_owner(d):
 def _new_box(obj):
     if isinstance(obj, (list, tuple)):
         return SeqBox([None] * len(obj))
-    if isinstance(obj, dict):
+    if isinstance(obj, (dict, types.MappingProxyType)):  # (a read-only view of a dict: read by key too)
         return MapBox()
     if isinstance(obj, (types.FunctionType, types.MethodType, slice)) or has_fields(obj):
         return Tangent()  # (a slice: its start, stop and step by name)

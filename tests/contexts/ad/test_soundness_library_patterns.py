@@ -3,9 +3,10 @@ third-party suite), each against central differences or asserting the refusal:
 
 - an object's `__dict__` written or read as a dict (`self.__dict__.update(kw)`, `vars(obj)`): the dict is
   the object's storage, and its cotangent is the object's (the gradient was a third short before);
-- an output array passed by position (`np.exp(K, K)`, `np.clip(K, 0, 1, K)`, `a.sum(0, None, o)`): the
-  transform sees a call reading its arguments, so reverse mode refuses it (sklearn's laplacian_kernel gave
-  the gradient of -gamma * d, not of exp(-gamma * d)); forward mode writes it as `out=`;
+- an output array passed by position (`np.clip(K, 0, 1, K)`, `a.sum(0, None, o)`): the transform sees a
+  call reading its arguments, so reverse mode refuses it (sklearn's laplacian_kernel gave the gradient of
+  -gamma * d, not of exp(-gamma * d)); a ufunc's one output (`np.exp(K, K)`) is differentiated as its
+  `out=`; forward mode writes them all as `out=`;
 - `@contextlib.contextmanager`: its generator runs natively around the `with` body (a twin's runs eagerly,
   restoring a setting before the body); one called with differentiated arguments is refused;
 - a C method called through its class (`dict.get(d, k, default)`), type's own descriptors
@@ -134,11 +135,16 @@ def _dot_into(x):
 XV = np.array([0.3, 0.8])
 
 
-@pytest.mark.parametrize("f", [_exp_into, _clip_into, _add_into, _method_clip_into, _sum_into, _dot_into,
-                               _exp_into_plain])
+@pytest.mark.parametrize("f", [_clip_into, _method_clip_into, _sum_into, _dot_into])
 def test_positional_out_refused_in_reverse_mode(f):
     with pytest.raises(UnsupportedFunction, match="by position"):
         gradient(f, XV)
+
+
+@pytest.mark.parametrize("f", [_exp_into, _add_into, _exp_into_plain])
+def test_ufunc_positional_out_in_reverse_mode(f):
+    """A ufunc's one output by position is its `out=` (tests/contexts/ad/test_positional_out.py)."""
+    np.testing.assert_allclose(gradient(f, XV)[0], fd.gradient(f, XV)[0], rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("f", [_exp_into, _clip_into, _add_into, _method_clip_into])
@@ -273,17 +279,15 @@ def test_introspection_and_unbound_methods(mode, f):
     assert MODES[mode](f, X) == pytest.approx(_want(mode, f), rel=_tol(mode), abs=1e-8)
 
 
-def test_signature_with_a_float_default_is_refused_not_crashed():
-    """(a Parameter's float default may be a differentiated value to the engine: the read-only view
-    inspect keeps them in, `types.MappingProxyType`, has no rule yet)"""
-    from contexts.rules.registry import MissingRule
-
+def test_signature_with_a_float_default():
+    """(a Parameter's float default may be a differentiated value to the engine: `inspect.signature` runs
+    as a primitive on the callable — it was refused on the read-only view inspect keeps the parameters in,
+    `types.MappingProxyType`; tests/contexts/ad/test_introspection.py has the rest)"""
     def f(x):
         m = _Model(x * 2.0)
         inspect.signature(m.predict_float_default)
         return m.w * x
-    with pytest.raises(MissingRule, match="mappingproxy"):
-        gradient(f, X)
+    assert gradient(f, X)[0] == pytest.approx(fd.derivative(f, X), rel=1e-6)
 
 
 # -- a dataclass's __post_init__ (run natively with its generated __init__) -------------------------------
