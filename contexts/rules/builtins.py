@@ -139,7 +139,9 @@ def sum_rrule(iterable, *start, **kw):
     return y, sum_pullback
 
 
-def sum_frule(tangents, iterable, *start):
+def sum_frule(tangents, iterable, *start, **kw):
+    if kw:  # `start=` by keyword: forward mode hands keyword arguments without tangents (constants) here
+        start, tangents = (kw["start"],), (tuple(tangents) + (None,))[:1] + (None,)
     items = list(iterable)
     y = builtins.sum(items, *start)
     ts = list(tangents[1:1 + len(start)]) + ([None] * len(items) if tangents[0] is None else list(tangents[0]))

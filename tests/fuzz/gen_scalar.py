@@ -731,3 +731,67 @@ $t1 = collections.OrderedDict(p=$a)
 $t1['q'] = $b
 $t1.move_to_end('p')
 $r = list($t1.values())[-1] * $t1['q'] + collections.ChainMap({'p': $K}, $t1)['p']""")
+
+# --- paths found by hand on 2026-11-28 (each was silently wrong or crashed in reverse mode) -------------------
+t("libpat", """\
+try:
+    raise ValueError('bad', $a * $K)
+except ValueError as $t1:
+    $t2 = $t1.args[1]
+$r = $t2 * $b""")
+t("libpat", "$r = min([], default=$a) * $b + sum([$a, $b], start=$K)")
+t("libpat", """\
+$t1 = {}
+$t1.setdefault('u', []).append($a)
+$t1.get('u').append($b * $K)
+for $t2 in $t1.values():
+    $t2.append($K)
+$r = $t1['u'][0] * $t1['u'][1] + $t1['u'][2]""")
+t("libpat", "$r = (collections.Counter(a=$a) + collections.Counter(a=$b))['a'] * $K + 1.0 + _Rd$u($a)", """\
+class _Rd$u:
+    def __init__(self, v):
+        self.v = v
+
+    def __radd__(self, other):
+        return other + self.v * 3.0""")
+t("libpat", """\
+$r = 0.0
+for $t1 in _It$u([$a, $b], $K):
+    $r += $t1 * $a""", """\
+class _It$u:
+    def __init__(self, items, k):
+        self.items, self.k, self.i = items, k, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i >= len(self.items):
+            raise StopIteration
+        self.i += 1
+        return self.items[self.i - 1] * self.k""")
+t("libpat", """\
+$t1 = collections.UserDict()
+$t1['p'] = $a * $K
+$t1['q'] = $b
+del $t1['q']
+$t2 = _Acc$u()
+$t2 += $a
+$t2 += $b * $t1['p']
+$r = $t1.pop('p') + $t2.t""", """\
+class _Acc$u:
+    def __init__(self):
+        self.t = 0.0
+
+    def __iadd__(self, v):
+        self.t = self.t + v * 2.0
+        return self""")
+t("libpat", "$r = _Mk$u($a).v * $b + complex($a, $b * $K).imag * abs(complex($b, $a))", """\
+class _Meta$u(type):
+    def __call__(cls, *args):
+        obj = super().__call__(*args)
+        obj.v = obj.v * 2.0
+        return obj""", """\
+class _Mk$u(metaclass=_Meta$u):
+    def __init__(self, v):
+        self.v = v * v""")
