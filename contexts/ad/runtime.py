@@ -32,6 +32,7 @@ from fractions import Fraction
 import numpy as np
 
 from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
+from overdub.stack import current as current_context
 from overdub.passes import OwnedEntries, collector, compile_twin, get_source, mangle_private, on_clear
 
 from ..rules.builtins import getitem_iteration
@@ -386,6 +387,11 @@ def call(mask, f, /, *args, **kw):
             return y, (None if pb is None else (_kw_checked_back, pb, f, tuple(kw)))
         if rule.adjoint is not None:
             impl = rule.impl
+            if rule.kind == "nondiff" and id(f) in _FRESH_IDS and (tag := _outer_tag()) is not None \
+                    and not sys._getframe(1).f_code.co_filename.startswith(_NOT_FRESH):
+                # forward over reverse (hessian): an array the user's code makes takes perturbed values,
+                # as in forward mode (`v = np.zeros(n); v[i] = ...`): a dual of zero tangent
+                return _fresh(f(*args, **kw), tag), None
             if rule.kind == "nondiff" and f in _ASK_PRIMAL and _any_dual(args, kw):
                 # forward over reverse: a question about a value (isinstance, len, str) is asked of its
                 # primal, as the tangent twin asks it, never of the dual that carries it
@@ -463,6 +469,22 @@ _NOT_VALUES = frozenset({"out", "dtype", "axis", "axes", "keepdims", "where", "c
                          "compute_uv", "hermitian", "copy", "rcond", "tol", "rtol", "atol", "maxiter",
                          "xtol", "ftol", "gtol", "epsabs", "epsrel", "limit", "points", "full_output",
                          "size", "shape", "num", "endpoint", "retstep"})
+
+
+_FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones)))
+_NOT_FRESH = (os.path.dirname(np.__file__) + os.sep, os.path.dirname(os.path.dirname(__file__)) + os.sep)
+
+
+def _outer_tag():
+    """The tag of the forward-mode derivative this reverse pass runs inside (forward over reverse), or None."""
+    from ..forward.context import ForwardContext
+    ctx = current_context()
+    return getattr(ctx, "tag", None) if isinstance(ctx, ForwardContext) else None
+
+
+def _fresh(y, tag):
+    from ..forward.context import _fresh as fresh
+    return fresh(y, tag)
 
 
 def _kw_may_differ(kw) -> bool:
