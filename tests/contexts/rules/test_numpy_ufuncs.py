@@ -175,10 +175,12 @@ def test_complex_abs_follows_zygote_convention():
 
 
 def test_nondifferentiable_ufuncs_are_marked():
-    for f in (np.floor, np.sign, np.round, np.isnan, np.greater, np.rint, (np.ndarray, "round")):
+    for f in (np.floor, np.round, np.isnan, np.greater, np.rint, (np.ndarray, "round")):
         rule = registry.rules[f] if isinstance(f, tuple) else registry.get(f)
         assert rule.nondifferentiable
         assert rule.adjoint(1.0, 1.0, 0.3) == (None,)
+    # np.sign: piecewise constant for reals, z/|z| (smooth) for complex (tests/contexts/test_complex_paths.py)
+    assert registry.get(np.sign).adjoint(1.0, 1.0, 0.3) == (None,)
 
 
 def test_every_numpy_ufunc_has_a_rule_or_is_marked():
