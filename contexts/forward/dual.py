@@ -212,6 +212,15 @@ def _log(v):
     return umath.log(v)
 
 
+def _log_base(v):
+    """log v for the factor y * log(v) of d(v**n)/dn, with log 1 = 0 where v == 0: the factor is 0 there
+    (`0**n` is 0 for every n > 0; pow_dn's convention), never y * log 0 = 0 * -inf = nan."""
+    zero = v == 0
+    if not np.any(zero):
+        return _log(v)
+    return _log(v + zero)
+
+
 def _sign(v):
     if type(v) is Dual or isinstance(v, (np.ndarray, np.generic, ArrayLeaf)):
         return np.sign(primal(v))
@@ -292,7 +301,7 @@ def d_pow(a, b):
         elif not (isinstance(bv, numbers.Number) and bv == 0):
             dy = at * (bv * av ** (bv - 1))
     if bt is not None:
-        dy = _sum(dy, bt * (y * _log(av)))
+        dy = _sum(dy, bt * (y * _log_base(av)))
     return make(y, dy, tag)
 
 

@@ -1011,3 +1011,325 @@ def _():
 def _():
     rowan = _imp("rowan")
     return (lambda q: rowan.multiply(q, rowan.conjugate(q * q))), _Q.copy()
+
+
+# ===============================================================================================
+# pvlib: solar irradiance, cell temperature, IV curves (numpy on floats and arrays)
+# ===============================================================================================
+
+@case("pvlib", "irradiance.aoi (tilt, azimuth, zenith, azimuth)")
+def _():
+    irradiance = _imp("pvlib.irradiance")
+    return (lambda a: irradiance.aoi(a[0], a[1], a[2], a[3])), np.array([30.0, 180.0, 40.0, 160.0])
+
+
+@case("pvlib", "temperature.sapm_cell")
+def _():
+    temperature = _imp("pvlib.temperature")
+    return (lambda v: temperature.sapm_cell(v[0], v[1], v[2], -3.56, -0.075, 3.0)), np.array([800.0, 25.0, 2.0])
+
+
+@case("pvlib", "temperature.faiman (arrays)")
+def _():
+    temperature = _imp("pvlib.temperature")
+    return (lambda poa: temperature.faiman(poa, np.array([20.0, 25.0, 30.0]), 2.0)), np.array([300.0, 600.0, 900.0])
+
+
+@case("pvlib", "atmosphere.get_relative_airmass kastenyoung1989")
+def _():
+    atmosphere = _imp("pvlib.atmosphere")
+    return (lambda z: atmosphere.get_relative_airmass(z)), 60.0
+
+
+@case("pvlib", "iam.physical (array)")
+def _():
+    iam = _imp("pvlib.iam")
+    return (lambda aoi: iam.physical(aoi)), np.array([10.0, 40.0, 70.0])
+
+
+@case("pvlib", "pvsystem.calcparams_desoto")
+def _():
+    pvsystem = _imp("pvlib.pvsystem")
+
+    def f(v):
+        il, io, rs, rsh, nnsvth = pvsystem.calcparams_desoto(v[0], v[1], alpha_sc=0.004, a_ref=1.6, I_L_ref=6.0,
+                                                             I_o_ref=1e-10, R_sh_ref=300.0, R_s=0.5)
+        return np.array([il, io * 1e9, rsh, nnsvth])
+    return f, np.array([800.0, 45.0])
+
+
+@case("pvlib", "singlediode.bishop88 (diode voltage, photocurrent)")
+def _():
+    singlediode = _imp("pvlib.singlediode")
+    return (lambda v: np.array(singlediode.bishop88(v[0], v[1], 1e-10, 0.5, 300.0, 1.6))), np.array([20.0, 6.0])
+
+
+@case("pvlib", "pvsystem.singlediode p_mp (photocurrent, lambertw)",
+      reverse=R('UnsupportedFunction', "scipy's _RichResult (a dict subclass) read by attribute"),
+      forward=R('DualConversionError', 'np.asarray of duals'))
+def _():
+    pvsystem = _imp("pvlib.pvsystem")
+    return (lambda il: pvsystem.singlediode(il, 1e-10, 0.5, 300.0, 1.6)["p_mp"]), 6.0
+
+
+@case("pvlib", "irradiance.get_total_irradiance poa_global")
+def _():
+    irradiance = _imp("pvlib.irradiance")
+    return (lambda v: irradiance.get_total_irradiance(30.0, 180.0, v[0], 160.0, v[1], v[2], v[3])["poa_global"]), \
+        np.array([40.0, 700.0, 600.0, 100.0])
+
+
+@case("pvlib", "irradiance.perez (sky diffuse)")
+def _():
+    irradiance = _imp("pvlib.irradiance")
+    return (lambda v: irradiance.perez(30.0, 180.0, v[0], v[1], 1361.0, v[2], 160.0, 2.0)), \
+        np.array([100.0, 700.0, 40.0])
+
+
+@case("pvlib", "irradiance.erbs dni/dhi")
+def _():
+    irradiance = _imp("pvlib.irradiance")
+
+    def f(v):
+        out = irradiance.erbs(v[0], v[1], 150)
+        return np.array([out["dni"], out["dhi"]], dtype=float)
+    return f, np.array([600.0, 40.0])
+
+
+# ===============================================================================================
+# chemicals: thermodynamic correlations in pure-Python floats (and a Rachford-Rice solver)
+# ===============================================================================================
+
+@case("chemicals", "vapor_pressure.Antoine")
+def _():
+    c = _imp("chemicals")
+    return (lambda t: c.Antoine(t, 8.0, 1200.0, -50.0)), 340.0
+
+
+@case("chemicals", "vapor_pressure.Wagner_original")
+def _():
+    c = _imp("chemicals")
+    return (lambda t: c.vapor_pressure.Wagner_original(t, 513.92, 6137000.0, -8.51838, 0.34163, -5.73683,
+                                                       8.32581)), 300.0
+
+
+@case("chemicals", "heat_capacity.Lastovka_Shaw")
+def _():
+    c = _imp("chemicals")
+    return (lambda v: c.Lastovka_Shaw(v[0], v[1])), np.array([1000.0, 0.1333])
+
+
+@case("chemicals", "volume.COSTALD")
+def _():
+    c = _imp("chemicals")
+    return (lambda v: 1e5 * c.COSTALD(v[0], 647.14, 55.95e-6, v[1])), np.array([298.0, 0.3449])
+
+
+@case("chemicals", "volume.Rackett")
+def _():
+    c = _imp("chemicals")
+    return (lambda t: 1e5 * c.Rackett(t, 369.83, 4248000.0, 0.2763)), 272.0
+
+
+@case("chemicals", "viscosity.Lucas")
+def _():
+    c = _imp("chemicals")
+    return (lambda v: 1e3 * c.Lucas(v[0], v[1], 572.2, 34.7e5, 0.236, 0, 0.00068)), np.array([300.0, 500e5])
+
+
+@case("chemicals", "virial.BVirial_Pitzer_Curl")
+def _():
+    c = _imp("chemicals")
+    return (lambda t: 1e4 * c.BVirial_Pitzer_Curl(t, 425.2, 38e5, 0.193)), 510.0
+
+
+@case("chemicals", "rachford_rice.Rachford_Rice_solution (Ks)", rtol=1e-4)  # (FD through a Newton tolerance)
+def _():
+    c = _imp("chemicals")
+
+    def f(ks):
+        vf, xs, ys = c.Rachford_Rice_solution([0.5, 0.3, 0.2], list(ks))
+        return np.array([vf] + list(xs))
+    return f, np.array([1.685, 0.742, 0.532])
+
+
+@case("chemicals", "iapws.iapws97_rho (T, P)")
+def _():
+    c = _imp("chemicals")
+    return (lambda v: c.iapws.iapws97_rho(v[0], v[1] * 1e6)), np.array([330.0, 0.8])
+
+
+@case("chemicals", "iapws.iapws95_rho (T, P)", rtol=1e-4)  # (FD through a Newton tolerance)
+def _():
+    c = _imp("chemicals")
+    return (lambda v: c.iapws.iapws95_rho(v[0], v[1] * 1e6)), np.array([330.0, 0.8])  # (P in MPa: FD's step)
+
+
+# ===============================================================================================
+# ht: heat-transfer correlations (pure-Python floats, branches on subtype strings)
+# ===============================================================================================
+
+@case("ht", "conv_internal.Nu_conv_internal (Re, Pr)")
+def _():
+    ht = _imp("ht")
+    return (lambda v: ht.conv_internal.Nu_conv_internal(v[0], v[1])), np.array([1e5, 0.7])
+
+
+@case("ht", "conv_internal.turbulent_Gnielinski")
+def _():
+    ht = _imp("ht")
+    return (lambda v: ht.conv_internal.turbulent_Gnielinski(v[0], v[1], 0.0185)), np.array([1e5, 0.7])
+
+
+@case("ht", "conv_external.Nu_cylinder_Churchill_Bernstein")
+def _():
+    ht = _imp("ht")
+    return (lambda v: ht.conv_external.Nu_cylinder_Churchill_Bernstein(v[0], v[1])), np.array([6071.0, 0.7])
+
+
+@case("ht", "hx.effectiveness_from_NTU counterflow")
+def _():
+    ht = _imp("ht")
+    return (lambda v: ht.hx.effectiveness_from_NTU(v[0], v[1], "counterflow")), np.array([2.0, 0.7])
+
+
+@case("ht", "hx.effectiveness_from_NTU S&T (2 shells)")
+def _():
+    ht = _imp("ht")
+    return (lambda v: ht.hx.effectiveness_from_NTU(v[0], v[1], "S&T", n_shell_tube=2)), np.array([2.0, 0.7])
+
+
+@case("ht", "hx.NTU_from_effectiveness crossflow (solver)")
+def _():
+    ht = _imp("ht")
+    return (lambda v: ht.hx.NTU_from_effectiveness(v[0], v[1], "crossflow")), np.array([0.7, 0.7])
+
+
+@case("ht", "hx.F_LMTD_Fakheri")
+def _():
+    ht = _imp("ht")
+    return (lambda v: ht.hx.F_LMTD_Fakheri(Thi=v[0], Tho=60.0, Tci=20.0, Tco=v[1], shells=1)), np.array([100.0, 40.0])
+
+
+@case("ht", "radiation.blackbody_spectral_radiance")
+def _():
+    ht = _imp("ht")
+    return (lambda t: ht.radiation.blackbody_spectral_radiance(t, 4e-6) / 1e9), 800.0
+
+
+@case("ht", "conv_free_immersed.Nu_vertical_plate_Churchill")
+def _():
+    ht = _imp("ht")
+    return (lambda v: ht.conv_free_immersed.Nu_vertical_plate_Churchill(v[0], v[1] * 1e9)), np.array([0.69, 2.63])
+
+
+@case("ht", "boiling_nucleic.Rohsenow (Te)")
+def _():
+    ht = _imp("ht")
+    return (lambda te: ht.boiling_nucleic.Rohsenow(rhol=957.854, rhog=0.595593, mul=2.79e-4, kl=0.680, Cpl=4217.0,
+                                                   Hvap=2.257e6, sigma=0.0589, Te=te, Csf=0.011, n=1.26)), 4.9
+
+
+# ===============================================================================================
+# colorspacious: colour-space conversions (a graph of conversions, CIECAM02 objects)
+# ===============================================================================================
+
+@case("colorspacious", "cspace_convert sRGB1 -> CIELab")
+def _():
+    cs = _imp("colorspacious")
+    return (lambda rgb: cs.cspace_convert(rgb, "sRGB1", "CIELab")), np.array([0.3, 0.5, 0.7])
+
+
+@case("colorspacious", "cspace_convert sRGB1 -> CAM02-UCS",
+      forward=R('OverdubError', 'np.copyto of duals'))
+def _():
+    cs = _imp("colorspacious")
+    return (lambda rgb: cs.cspace_convert(rgb, "sRGB1", "CAM02-UCS")), np.array([0.3, 0.5, 0.7])
+
+
+@case("colorspacious", "deltaE (CAM02-UCS)",
+      forward=R('OverdubError', 'np.copyto of duals'))
+def _():
+    cs = _imp("colorspacious")
+    return (lambda rgb: cs.deltaE(rgb, [0.35, 0.45, 0.7])), np.array([0.3, 0.5, 0.7])
+
+
+@case("colorspacious", "cspace_convert sRGB1+CVD deuteranomaly")
+def _():
+    cs = _imp("colorspacious")
+    cvd = {"name": "sRGB1+CVD", "cvd_type": "deuteranomaly", "severity": 50}
+    return (lambda rgb: cs.cspace_convert(rgb, cvd, "sRGB1")), np.array([0.3, 0.5, 0.7])
+
+
+@case("colorspacious", "cspace_convert JCh -> sRGB1",
+      forward=R('OverdubError', 'np.copyto of duals'))
+def _():
+    cs = _imp("colorspacious")
+    return (lambda jch: cs.cspace_convert(jch, "JCh", "sRGB1")), np.array([50.0, 20.0, 30.0])
+
+
+@case("colorspacious", "cspace_convert sRGB1 -> CIELCh")
+def _():
+    cs = _imp("colorspacious")
+    return (lambda rgb: cs.cspace_convert(rgb, "sRGB1", "CIELCh")), np.array([0.3, 0.5, 0.7])
+
+
+# ===============================================================================================
+# scikit-fuzzy: membership functions, defuzzification, fuzzy c-means
+# ===============================================================================================
+
+_FUZZ_X = np.linspace(0.0, 10.0, 11)
+
+
+@case("skfuzzy", "membership.gaussmf (mean, sigma)", dist="scikit-fuzzy")
+def _():
+    fuzz = _imp("skfuzzy")
+    return (lambda p: fuzz.gaussmf(_FUZZ_X, p[0], p[1])), np.array([5.0, 2.0])
+
+
+@case("skfuzzy", "membership.trimf (abc)", dist="scikit-fuzzy")
+def _():
+    fuzz = _imp("skfuzzy")
+    return (lambda abc: fuzz.trimf(_FUZZ_X + 0.5, abc)), np.array([2.0, 5.0, 8.0])
+
+
+@case("skfuzzy", "membership.gbellmf", dist="scikit-fuzzy")
+def _():
+    fuzz = _imp("skfuzzy")
+    return (lambda p: fuzz.gbellmf(_FUZZ_X, p[0], p[1], p[2])), np.array([2.0, 3.0, 5.0])
+
+
+@case("skfuzzy", "membership.pimf", dist="scikit-fuzzy")
+def _():
+    fuzz = _imp("skfuzzy")
+    return (lambda p: fuzz.pimf(_FUZZ_X + 0.5, p[0], p[1], p[2], p[3])), np.array([1.0, 3.0, 6.0, 9.0])
+
+
+@case("skfuzzy", "defuzz centroid", dist="scikit-fuzzy")
+def _():
+    fuzz = _imp("skfuzzy")
+    return (lambda m: fuzz.defuzz(_FUZZ_X, fuzz.gaussmf(_FUZZ_X, m, 2.0), "centroid")), 4.3
+
+
+@case("skfuzzy", "defuzz bisector", dist="scikit-fuzzy")
+def _():
+    fuzz = _imp("skfuzzy")
+    return (lambda m: fuzz.defuzz(_FUZZ_X, fuzz.gaussmf(_FUZZ_X, m, 2.0), "bisector")), 4.3
+
+
+@case("skfuzzy", "interp_membership", dist="scikit-fuzzy")
+def _():
+    fuzz = _imp("skfuzzy")
+    return (lambda v: fuzz.interp_membership(_FUZZ_X, fuzz.trimf(_FUZZ_X, [2.0, 5.0, 8.0]), v)), 4.3
+
+
+@case("skfuzzy", "cluster.cmeans objective (data)", dist="scikit-fuzzy")
+def _():
+    fuzz = _imp("skfuzzy")
+    base = np.random.default_rng(0).normal(size=(2, 12))
+
+    def f(shift):
+        data = base + np.array([[shift], [0.0]])
+        cntr, u, u0, d, jm, p, fpc = fuzz.cluster.cmeans(data, 2, 2.0, error=1e-12, maxiter=200, seed=1)
+        return jm[-1]
+    return f, 0.4
