@@ -1333,3 +1333,167 @@ def _():
         cntr, u, u0, d, jm, p, fpc = fuzz.cluster.cmeans(data, 2, 2.0, error=1e-12, maxiter=200, seed=1)
         return jm[-1]
     return f, 0.4
+
+
+# ===============================================================================================
+# pygeodesy: geodesy in pure Python (LatLon objects, error-free summation Fsum, iterative Vincenty)
+# ===============================================================================================
+
+@case("pygeodesy", "ellipsoidalVincenty.LatLon.distanceTo (km)",
+      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+def _():
+    vincenty = _imp("pygeodesy.ellipsoidalVincenty")
+    return (lambda p: vincenty.LatLon(p[0], p[1]).distanceTo(vincenty.LatLon(48.85, 2.35)) / 1e3), \
+        np.array([52.2, 0.12])
+
+
+@case("pygeodesy", "ellipsoidalVincenty.LatLon.initialBearingTo",
+      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+def _():
+    vincenty = _imp("pygeodesy.ellipsoidalVincenty")
+    return (lambda p: vincenty.LatLon(52.2, 0.12).initialBearingTo(vincenty.LatLon(p[0], p[1]))), \
+        np.array([48.85, 2.35])
+
+
+@case("pygeodesy", "sphericalTrigonometry.LatLon.distanceTo (km)",
+      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+def _():
+    trig = _imp("pygeodesy.sphericalTrigonometry")
+    return (lambda p: trig.LatLon(p[0], p[1]).distanceTo(trig.LatLon(48.85, 2.35)) / 1e3), np.array([52.2, 0.12])
+
+
+@case("pygeodesy", "formy.haversine / vincentys / equirectangular",
+      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+def _():
+    pg = _imp("pygeodesy")
+    return (lambda p: np.array([pg.haversine(p[0], p[1], 48.85, 2.35), pg.vincentys(p[0], p[1], 48.85, 2.35),
+                                pg.equirectangular(p[0], p[1], 48.85, 2.35)]) / 1e3), np.array([52.2, 0.12])
+
+
+@case("pygeodesy", "utm.toUtm8 easting/northing (km)",
+      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+def _():
+    pg = _imp("pygeodesy")
+
+    def f(p):
+        u = pg.toUtm8(p[0], p[1])
+        return np.array([u.easting, u.northing]) / 1e3
+    return f, np.array([52.2, 0.12])
+
+
+@case("pygeodesy", "ecef.EcefKarney.forward (km)",
+      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      forward=R('DualConversionError', 'a dual stored into a float array'))
+def _():
+    pg = _imp("pygeodesy")
+    ecef = _imp("pygeodesy.ecef")
+    e = ecef.EcefKarney(pg.Datums.WGS84)
+
+    def f(p):
+        r = e.forward(p[0], p[1], p[2] * 1e3)
+        return np.array([r.x, r.y, r.z]) / 1e3
+    return f, np.array([52.2, 0.12, 0.1])
+
+
+@case("pygeodesy", "fmath.fpolynomial (Fsum)",
+      reverse=R('UnsupportedFunction', 'a generator closure reading a reassigned variable'),
+      forward=R('DualConversionError', 'float() of a dual (Fsum keeps floats)'))
+def _():
+    pg = _imp("pygeodesy")
+    return (lambda x: pg.fpolynomial(x, 1.0, 2.0, 3.0, -0.5)), 0.7
+
+
+@case("pygeodesy", "fsums.Fsum of terms",
+      forward=R('DualConversionError', 'float() of a dual (Fsum keeps floats)'))
+def _():
+    fsums = _imp("pygeodesy.fsums")
+    return (lambda v: fsums.Fsum(*(v * v)).fsum()), np.array([1.0, 2.5, 3.0, 1e-3])
+
+
+@case("pygeodesy", "Ellipsoid.Rgeocentric (km)",
+      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+def _():
+    pg = _imp("pygeodesy")
+    return (lambda lat: pg.Ellipsoids.WGS84.Rgeocentric(lat) / 1e3), 45.0
+
+
+# ===============================================================================================
+# statsmodels: robust norms and scales, time-series filters (numpy pieces)
+# ===============================================================================================
+
+_SM_X = np.array([-2.5, -0.7, 0.3, 1.2, 3.1])
+
+
+@case("statsmodels", "robust.norms.HuberT.rho (array)")
+def _():
+    norms = _imp("statsmodels.robust.norms")
+    return (lambda z: norms.HuberT(1.345).rho(z)), _SM_X.copy()
+
+
+@case("statsmodels", "robust.norms.TukeyBiweight.weights")
+def _():
+    norms = _imp("statsmodels.robust.norms")
+    return (lambda z: norms.TukeyBiweight().weights(z)), _SM_X.copy()
+
+
+@case("statsmodels", "robust.norms.Hampel.psi")
+def _():
+    norms = _imp("statsmodels.robust.norms")
+    return (lambda z: norms.Hampel().psi(z)), _SM_X.copy()
+
+
+@case("statsmodels", "robust.scale.mad")
+def _():
+    scale = _imp("statsmodels.robust.scale")
+    return (lambda z: scale.mad(z)), _SM_X.copy()
+
+
+@case("statsmodels", "robust.scale.huber (joint location and scale)")
+def _():
+    scale = _imp("statsmodels.robust.scale")
+    return (lambda z: np.array(scale.huber(z), dtype=float)), np.array([0.3, 1.2, -0.7, 2.2, 0.1, -1.5, 0.9])
+
+
+_SM_Y = np.sin(np.linspace(0.0, 6.0, 16)) + np.linspace(0.0, 1.0, 16)
+
+
+@case("statsmodels", "tsa.filters.hpfilter trend",
+      reverse=R('NoRuleError', 'scipy.sparse construction (dia_tocsr) from differentiated values'),
+      forward=R('OverdubError', 'np.add(..., out=) into an array without a tangent'))
+def _():
+    hp = _imp("statsmodels.tsa.filters.hp_filter")
+    return (lambda y: hp.hpfilter(y, 100)[1]), _SM_Y.copy()
+
+
+@case("statsmodels", "tsa.filters.bkfilter",
+      reverse=R('NoRuleError', 'scipy.fft (fftconvolve)'), forward=R('NoForwardRule', 'scipy.fft (fftconvolve)'))
+def _():
+    bk = _imp("statsmodels.tsa.filters.bk_filter")
+    return (lambda y: bk.bkfilter(y, 6, 32, 3)), _SM_Y.copy()
+
+
+@case("statsmodels", "tsa.arima_process.arma_acf (coefficients)",
+      reverse=R('UnsupportedFunction', 'a lambda passed on, reading a reassigned variable (scipy.signal.lfilter)'),
+      forward=R('NoForwardRule', 'scipy.signal.lfilter (_linear_filter)'))
+def _():
+    ap = _imp("statsmodels.tsa.arima_process")
+    return (lambda c: ap.arma_acf(np.array([1.0, -c[0]]), np.array([1.0, c[1]]), 5)), np.array([0.5, 0.3])
+
+
+@case("statsmodels", "tsa.stattools.acf",
+      reverse=R('NoRuleError', 'numpy.fft'), forward=R('NoForwardRule', 'numpy.fft'))
+def _():
+    st = _imp("statsmodels.tsa.stattools")
+    return (lambda y: st.acf(y, nlags=3)), _SM_Y.copy()
+
+
+@case("statsmodels", "stats.weightstats.DescrStatsW std")
+def _():
+    ws = _imp("statsmodels.stats.weightstats")
+    return (lambda y: ws.DescrStatsW(y, weights=[1.0, 2.0, 3.0, 2.0, 1.0]).std), _SM_Y[:5].copy()
