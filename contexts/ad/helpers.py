@@ -853,12 +853,38 @@ def iop(opname, a, b):
             "place on its dual (perturbed) value",
             fix="write `x = x op y` instead of `x op= y`, or compute the array without changing it in place")
     if (opname == "add" and isinstance(a, list)) or (opname == "or_" and isinstance(a, dict)):
+        CHANGES[0] = next(TICKS)
         old = _Snapshot((a.copy(),))
         return getattr(operator, "i" + opname.rstrip("_"))(a, b), old
+    if opname == "mul" and isinstance(a, list) and isinstance(b, int):
+        CHANGES[0] = next(TICKS)  # (`q *= 2` repeats the list in place: every alias sees it)
+        old = _Repeated((a.copy(),))
+        return operator.imul(a, b), old
     return getattr(operator, opname)(a, b), None
 
 
+class _Repeated(tuple):
+    """What `a *= n` on a list changed in place: (a's contents before)."""
+
+
+def _repeated_adj(S, g, a, before):
+    """The adjoint of `a *= n` on a list: each item's cotangent is the sum of its copies'."""
+    n = len(before)
+    box = S.box(a, g)
+    box.extend([None] * (len(a) - len(box)))
+    summed = [None] * n
+    for j, gj in enumerate(box[:len(a)]):
+        summed[j % n] = acc(summed[j % n], gj)
+    new = a[:]
+    a[:] = before
+    box[:] = summed
+    S.redo(operator.setitem, a, slice(None), new)
+    return box, None
+
+
 def iop_adj(S, opname, g, a, b, old):
+    if type(old) is _Repeated:
+        return _repeated_adj(S, g, a, old[0])
     if type(old) is _Snapshot:  # a list extended or a dict updated in place: undone, then redone
         before = old[0]
         box = S.box(a, g)

@@ -1,5 +1,5 @@
 """Reverse mode through lists and dicts changed in place while another variable, an object's field or a
-caller holds the same object (`q = ps; q.append(x); sum(ps)`, `self.ps[:] = ...`, `add(ps, x)`), through
+caller holds the same object (`q = ps; q.append(x); sum(ps)`, `self.ps[:] = ...`, `add(ps, x)`, a closure's `acc.append(x)`, `q *= 2`), through
 slice assignments that change a list's length, and through a property whose getter is not a plain function.
 Each was silently wrong (a cotangent left with the alias, most often 0); every gradient is checked against
 central finite differences, and forward mode too (it was right: it must stay so)."""
@@ -197,6 +197,23 @@ def callee_field(v):
     return sum(a.ps)
 
 
+def closure_append(v):
+    acc = []
+
+    def inner(val):
+        acc.append(val)
+    inner(v[0] * 2)
+    inner(v[1])
+    return sum(acc)
+
+
+def alias_repeat(v):
+    ps = [v[0], v[1]]
+    q = ps
+    q *= 2  # in place: ps is repeated too
+    return ps[0] + ps[1] * 2 + ps[2] * 3 + ps[3] * 4 + len(ps)
+
+
 # -- slice assignments changing the length ------------------------------------------------------------------
 
 def slice_shrink(v):
@@ -266,7 +283,7 @@ def property_c_getter(v):
 CASES = [alias_setitem, alias_slice_assign, alias_append, alias_extend, alias_iadd, alias_insert_then_set,
          alias_read_between, alias_pop_append, alias_del, alias_del_slices, alias_in_dict, alias_loop_append,
          field_slice, field_item, field_extend, field_method_append,
-         callee_append, callee_append_alias, callee_setitem_alias, callee_field,
+         callee_append, callee_append_alias, callee_setitem_alias, callee_field, closure_append, alias_repeat,
          slice_shrink, slice_insert, slice_grow_middle, slice_replace_shorter,
          property_bound_getter, property_c_getter]
 
