@@ -110,6 +110,21 @@ def alias_loop_append(v):
     return sum(ps)
 
 
+def alias_grow_while_reading(v):
+    ps = [v[0], v[1]]
+    out = ps
+    for i in range(2):
+        out.append(out[i] * out[i + 1])
+    return sum(ps)
+
+
+def alias_held_twice(v):
+    a = [v[0]]
+    b = [a, a]
+    b[0].append(v[1] * 2)
+    return sum(b[1]) + sum(a)
+
+
 # -- a list held by an object's field ---------------------------------------------------------------------
 
 class SliceInit:
@@ -137,6 +152,30 @@ class Adder:
 
     def add(self, x):
         self.ps.append(x)
+
+
+class Holder:
+    def __init__(self, ps):
+        self.ps = ps
+
+    def total(self):
+        return sum(self.ps)
+
+
+def field_given_then_changed(v):
+    ps = []
+    h = Holder(ps)
+    ps.append(v[0] * 2)
+    ps.append(v[1])
+    return h.total()
+
+
+def field_shared_by_two(v):
+    ps = []
+    hs = [Holder(ps), Holder(ps)]
+    hs[0].ps.append(v[0] * 2)
+    hs[1].ps.append(v[1])
+    return hs[0].total() + hs[1].total()
 
 
 def field_slice(v):
@@ -282,7 +321,8 @@ def property_c_getter(v):
 
 CASES = [alias_setitem, alias_slice_assign, alias_append, alias_extend, alias_iadd, alias_insert_then_set,
          alias_read_between, alias_pop_append, alias_del, alias_del_slices, alias_in_dict, alias_loop_append,
-         field_slice, field_item, field_extend, field_method_append,
+         alias_grow_while_reading, alias_held_twice,
+         field_given_then_changed, field_shared_by_two, field_slice, field_item, field_extend, field_method_append,
          callee_append, callee_append_alias, callee_setitem_alias, callee_field, closure_append, alias_repeat,
          slice_shrink, slice_insert, slice_grow_middle, slice_replace_shorter,
          property_bound_getter, property_c_getter]
