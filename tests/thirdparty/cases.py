@@ -516,8 +516,7 @@ def _():
     return (lambda xyz: colour.XYZ_to_Lab(xyz)), np.array([0.2, 0.3, 0.25])
 
 
-@case("colour", "delta_E CIE 2000", dist="colour-science",
-      forward=R('OverdubError', 'np.copyto of duals'))
+@case("colour", "delta_E CIE 2000", dist="colour-science")
 def _():
     colour = _imp("colour")
     return (lambda lab: colour.delta_E(lab, np.array([52.0, 10.0, -8.0]), method="CIE 2000")), \
@@ -565,8 +564,7 @@ def _():
     return (lambda x: g(x)), 1.7
 
 
-@case("sympy", "lambdify Piecewise / Max",
-      forward=R('OverdubError', 'np.copyto of duals (np.select)'))
+@case("sympy", "lambdify Piecewise / Max")
 def _():
     sympy = _imp("sympy")
     a = sympy.symbols("a")
@@ -1240,15 +1238,13 @@ def _():
     return (lambda rgb: cs.cspace_convert(rgb, "sRGB1", "CIELab")), np.array([0.3, 0.5, 0.7])
 
 
-@case("colorspacious", "cspace_convert sRGB1 -> CAM02-UCS",
-      forward=R('OverdubError', 'np.copyto of duals'))
+@case("colorspacious", "cspace_convert sRGB1 -> CAM02-UCS")
 def _():
     cs = _imp("colorspacious")
     return (lambda rgb: cs.cspace_convert(rgb, "sRGB1", "CAM02-UCS")), np.array([0.3, 0.5, 0.7])
 
 
-@case("colorspacious", "deltaE (CAM02-UCS)",
-      forward=R('OverdubError', 'np.copyto of duals'))
+@case("colorspacious", "deltaE (CAM02-UCS)")
 def _():
     cs = _imp("colorspacious")
     return (lambda rgb: cs.deltaE(rgb, [0.35, 0.45, 0.7])), np.array([0.3, 0.5, 0.7])
@@ -1261,8 +1257,7 @@ def _():
     return (lambda rgb: cs.cspace_convert(rgb, cvd, "sRGB1")), np.array([0.3, 0.5, 0.7])
 
 
-@case("colorspacious", "cspace_convert JCh -> sRGB1",
-      forward=R('OverdubError', 'np.copyto of duals'))
+@case("colorspacious", "cspace_convert JCh -> sRGB1")
 def _():
     cs = _imp("colorspacious")
     return (lambda jch: cs.cspace_convert(jch, "JCh", "sRGB1")), np.array([50.0, 20.0, 30.0])
