@@ -167,6 +167,19 @@ def pad(t, v, d_out: int, tag: Tag):
     return t.reshape(s[:1] + (1,) * (d_out - d) + s[1:])
 
 
+def _drop_leading_ones(t, v, d_out: int):
+    """A chunked tangent of value v stored into d_out dimensions: numpy stores a value of more dimensions
+    when the extra leading ones have size 1 (`y[i] = a` with a of shape (1, n) into a row of shape (n,));
+    the tangent, its directions first, has those unit axes after them: dropped as numpy drops v's."""
+    extra = ndim(v) - d_out
+    if extra <= 0 or type(t) is not np.ndarray:
+        return t
+    s = shape(v)
+    if any(n != 1 for n in s[:extra]):
+        return t
+    return t.reshape(t.shape[:1] + t.shape[1 + extra:])
+
+
 def zero_tangent(v, tag: Tag):
     """A zero tangent for value v under tag (an ndarray, or a Dual of a lower tag when v is one)."""
     p = primal(v)
@@ -728,7 +741,7 @@ class Dual:
         if t is None:
             t = 0.0
         elif tag.chunk:
-            t = pad(t, v, ndim(self.primal[index]), tag)
+            t = _drop_leading_ones(pad(t, v, ndim(self.primal[index]), tag), v, ndim(self.primal[index]))
         self.tangent = assign(self.tangent, tindex, t)
 
     def reshape(self, *shape_, **kwargs):

@@ -1094,6 +1094,49 @@ def _():
     return f, np.array([600.0, 40.0])
 
 
+
+@case("pvlib", "spa.solar_position_numpy zenith/azimuth (lat, lon)")
+def _():
+    spa = _imp("pvlib.spa")
+
+    def f(p):
+        out = spa.solar_position_numpy(np.array([1.6e9]), p[0], p[1], 1600.0, 1013.0, 15.0, 67.0, 0.5667, 0)
+        return np.array([out[1][0], out[4][0]])  # zenith, azimuth
+    return f, np.array([40.0, -105.0])
+
+
+@case("pvlib", "tracking.singleaxis tracker_theta (arrays)",
+      reverse=R('AssertionError', "NaN, not refused: np.where drops arccos' undefined branch (backtracking), whose "
+                "pullback is 0 * nan; a strong zero would turn other NaNs into silent zeros (cbrt(x) ** 3 at 0)"))
+def _():
+    tracking = _imp("pvlib.tracking")
+    return (lambda z: tracking.singleaxis(z, np.array([160.0, 200.0]), 0.0, 180.0, 60.0, True, 0.4)["tracker_theta"]), \
+        np.array([40.0, 50.0])
+
+
+@case("pvlib", "shading.masking_angle")
+def _():
+    shading = _imp("pvlib.shading")
+    return (lambda p: shading.masking_angle(p[0], p[1], 0.5)), np.array([30.0, 1.5])
+
+
+@case("pvlib", "temperature.noct_sam")
+def _():
+    temperature = _imp("pvlib.temperature")
+    return (lambda v: temperature.noct_sam(v[0], v[1], v[2], 45.0, 0.2)), np.array([800.0, 25.0, 2.0])
+
+
+@case("pvlib", "irradiance.klucher")
+def _():
+    irradiance = _imp("pvlib.irradiance")
+    return (lambda v: irradiance.klucher(30.0, 180.0, v[0], v[1], v[2], 160.0)), np.array([100.0, 700.0, 40.0])
+
+
+@case("pvlib", "irradiance.get_extra_radiation (day of year)")
+def _():
+    irradiance = _imp("pvlib.irradiance")
+    return (lambda doy: irradiance.get_extra_radiation(doy)), 150.0
+
 # ===============================================================================================
 # chemicals: thermodynamic correlations in pure-Python floats (and a Rachford-Rice solver)
 # ===============================================================================================
@@ -1163,6 +1206,33 @@ def _():
     return (lambda v: c.iapws.iapws95_rho(v[0], v[1] * 1e6)), np.array([330.0, 0.8])  # (P in MPa: FD's step)
 
 
+
+@case("chemicals", "flash_basic.flash_wilson vapour fraction (T, P)", rtol=1e-4)  # (FD through a Newton tolerance)
+def _():
+    c = _imp("chemicals")
+    return (lambda v: c.flash_basic.flash_wilson(zs=[0.4, 0.6], Tcs=[369.83, 425.12], Pcs=[4248000.0, 3796000.0],
+                                                 omegas=[0.152, 0.193], T=v[0], P=v[1] * 1e6)[2]), \
+        np.array([330.0, 1.0])
+
+
+@case("chemicals", "viscosity.Brokaw (mixture, lists)")
+def _():
+    c = _imp("chemicals")
+    return (lambda v: 1e6 * c.viscosity.Brokaw(v[0], [v[1], 1.0 - v[1]], [1.34e-5, 9.5029e-6], [64.06, 46.07],
+                                               [0.42, 0.19], [347, 432])), np.array([308.2, 0.05])
+
+
+@case("chemicals", "utils.ws_to_zs (mass to mole fractions)")
+def _():
+    c = _imp("chemicals")
+    return (lambda w: np.array(c.utils.ws_to_zs(list(w), [10.0, 20.0, 30.0]))), np.array([0.5, 0.3, 0.2])
+
+
+@case("chemicals", "volume.Yen_Woods_saturation")
+def _():
+    c = _imp("chemicals")
+    return (lambda t: 1e5 * c.volume.Yen_Woods_saturation(t, 647.14, 55.45e-6, 0.245)), 300.0
+
 # ===============================================================================================
 # ht: heat-transfer correlations (pure-Python floats, branches on subtype strings)
 # ===============================================================================================
@@ -1227,6 +1297,25 @@ def _():
     return (lambda te: ht.boiling_nucleic.Rohsenow(rhol=957.854, rhog=0.595593, mul=2.79e-4, kl=0.680, Cpl=4217.0,
                                                    Hvap=2.257e6, sigma=0.0589, Te=te, Csf=0.011, n=1.26)), 4.9
 
+
+
+@case("ht", "hx.P_NTU_method outlet temperature (dict, branches)")
+def _():
+    ht = _imp("ht")
+    return (lambda v: ht.hx.P_NTU_method(m1=v[0], m2=1.45, Cp1=1860.0, Cp2=1900.0, subtype="E", T2i=15.0,
+                                         T1i=v[1], UA=5400.0, Ntp=1)["T1o"]), np.array([5.2, 130.0])
+
+
+@case("ht", "conv_internal.Nu_conv_internal laminar, developing (Re, x)")
+def _():
+    ht = _imp("ht")
+    return (lambda v: ht.conv_internal.Nu_conv_internal(v[0], 0.7, Di=0.05, x=v[1])), np.array([1500.0, 1.0])
+
+
+@case("ht", "radiation.q_rad")
+def _():
+    ht = _imp("ht")
+    return (lambda v: ht.radiation.q_rad(v[0], v[1], 300.0)), np.array([0.85, 400.0])
 
 # ===============================================================================================
 # colorspacious: colour-space conversions (a graph of conversions, CIECAM02 objects)
@@ -1492,3 +1581,42 @@ def _():
 def _():
     ws = _imp("statsmodels.stats.weightstats")
     return (lambda y: ws.DescrStatsW(y, weights=[1.0, 2.0, 3.0, 2.0, 1.0]).std), _SM_Y[:5].copy()
+
+
+
+def _sm_design():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.ones(20), rng.normal(size=(20, 2))])
+    return X, X @ np.array([1.0, 2.0, -1.0]) + rng.normal(size=20) * 0.3
+
+
+@case("statsmodels", "regression.OLS fit params (y)",
+      reverse=R('NoRuleError', 'ndarray.__array__ (pandas-aware data handling)'),
+      forward=R('DualConversionError', 'np.asarray of duals (data handling)'))
+def _():
+    sm = _imp("statsmodels.api")
+    X, y = _sm_design()
+    return (lambda yy: sm.OLS(yy, X).fit().params), y
+
+
+@case("statsmodels", "robust.RLM HuberT fit params (IRLS, y)", rtol=1e-4,
+      reverse=R('NoRuleError', 'ndarray.__array__ (pandas-aware data handling)'),
+      forward=R('DualConversionError', 'np.asarray of duals (data handling)'))
+def _():
+    sm = _imp("statsmodels.api")
+    X, y = _sm_design()
+    return (lambda yy: sm.RLM(yy, X, M=sm.robust.norms.HuberT()).fit().params), y
+
+
+@case("statsmodels", "tsa.filters.cffilter cycle")
+def _():
+    cf = _imp("statsmodels.tsa.filters.cf_filter")
+    return (lambda y: cf.cffilter(y)[0]), _SM_Y.copy()
+
+
+@case("statsmodels", "tsa.arima_process.arma2ma (coefficients)",
+      reverse=R('UnsupportedFunction', 'a lambda passed on, reading a reassigned variable (scipy.signal.lfilter)'),
+      forward=R('NoForwardRule', 'scipy.signal.lfilter (_linear_filter)'))
+def _():
+    ap = _imp("statsmodels.tsa.arima_process")
+    return (lambda c: ap.arma2ma(np.array([1.0, -c[0]]), np.array([1.0, c[1]]), 5)), np.array([0.5, 0.3])

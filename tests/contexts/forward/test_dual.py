@@ -165,3 +165,19 @@ def test_pow_of_zero_base_second_derivative_in_the_exponent():
     got = derivative(lambda b: derivative(f, b), 1.5)
     assert np.isfinite(got)
     assert got == pytest.approx(fd.derivative(lambda b: fd.derivative(f, b, h=1e-4), 1.5, h=1e-4), rel=1e-4)
+
+
+def _rows_from_column_products(x):
+    # statsmodels' cffilter: `y[i] = Bj[0] * x[i] + ...` stores a (1, 1) value into a row of shape (1,)
+    col = x[:, None]
+    y = np.zeros((x.size, 1))
+    for i in range(x.size):
+        y[i] = col[i] * col[(i + 1) % x.size] + np.sin(col[i])[None, :]
+    return y.squeeze()
+
+
+def test_store_of_a_value_with_extra_unit_axes_matches_finite_differences():
+    # numpy drops a stored value's leading unit axes; chunked tangents (directions first) did not: crash
+    x = np.array([0.3, -0.7, 1.1, 0.5])
+    np.testing.assert_allclose(jacfwd(_rows_from_column_products, x), fd.jacobian(_rows_from_column_products, x),
+                               rtol=1e-6, atol=1e-8)
