@@ -16,6 +16,7 @@ import numpy as np
 
 from ..forward.dual import Dual as _Dual, primal
 from ..rules import generic
+from ..rules.generic import dropped_nan_zero
 from ..rules.operator import DERIVATIVES, pow_dx
 from ..rules.registry import registry
 from . import observe, runtime
@@ -109,6 +110,9 @@ def binop_adj(opname, g, y, a, b, need=3):
                     np.negative(gb, out=gb)
                 else:
                     gb = db(g, a, b, y)
+            if opname in ("mul", "truediv"):  # (0 * nan where the result was a NaN dropped later)
+                result = (lambda: getattr(operator, opname)(a, b)) if y is None else y
+                ga, gb = dropped_nan_zero(ga, g, result), dropped_nan_zero(gb, g, result)
             return ((ga if sa else _to_operand(ga, a, sa)) if need & 1 else None,
                     (gb if sb else _to_operand(gb, b, sb)) if need & 2 else None)
     if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype is b.dtype
@@ -144,7 +148,7 @@ def binop_adj(opname, g, y, a, b, need=3):
     if type(a) is _Dual or type(b) is _Dual or type(g) is _Dual:
         return _dual_binop_adj(opname, g, y, a, b, need)
     if opname == "pow" and not need & 2:  # x ** n with a constant exponent: d/dx only
-        return generic.fit(g * generic.conj(pow_dx(a, b)), a), None
+        return generic.fit(dropped_nan_zero(g * generic.conj(pow_dx(a, b)), g, lambda: a ** b), a), None
     if opname == "or_" and isinstance(a, dict) and isinstance(b, dict):  # a | b: b's entries win
         gd = g if isinstance(g, dict) else {}
         ga = {k: gd[k] for k in a if k not in b and gd.get(k) is not None} or None
