@@ -57,6 +57,11 @@ _MUTATING_METHODS = frozenset({"at", "copyto", "place", "put", "putmask", "fill_
                                "partition", "heappush",
                                "heappop", "heapify", "heapreplace", "heappushpop", "shuffle"})
 
+# methods of list and dict that change their object in place: other variables holding the same object (`q = ps`,
+# `self.ps`) have their cotangents merged into the object's before the change is undone (`helpers.views`)
+_CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "reverse", "update",
+                                 "setdefault", "popitem", "__setitem__", "__delitem__", "__iadd__"})
+
 
 def _reads_caught(h: ast.ExceptHandler) -> bool:
     """The handler reads the exception it binds (`except E as e: v = e.args[0]`), beyond re-raising it or
@@ -125,7 +130,7 @@ def _changed_array(callee: str, v: ast.Call, out_kw, is_active):
         return method_of if method_of is not None else (v.args[0] if v.args else None)
     if callee == "at" and v.args:
         return v.args[0]
-    if callee in ("fill", "sort", "partition"):
+    if callee in ("fill", "sort", "partition") or callee in _CONTAINER_MUTATORS:
         return method_of
     return None
 
@@ -464,10 +469,11 @@ class _Gen:
             t = s.targets[0]
             obj = t.value.id
             u = self.fresh("_od_u")
-            fwd = at([assign(u, call("__od_delitem__", obj, index_value(t.slice)))], s)
+            flags_fwd, merge, flags = self.view_merge(obj, s)  # (`q = ps; del q[0]`: ps's cotangent too)
+            fwd = flags_fwd + at([assign(u, call("__od_delitem__", obj, index_value(t.slice)))], s)
             self.dvars.add(obj)
-            adj = [assign(d(obj), call("__od_delitem_adj__", "_od_S", d(obj), obj, index_value(t.slice), u))]
-            return fwd, [obj] + _names_in(t.slice) + [u], adj
+            adj = merge + [assign(d(obj), call("__od_delitem_adj__", "_od_S", d(obj), obj, index_value(t.slice), u))]
+            return fwd, [obj] + _names_in(t.slice) + [u] + flags, adj
         t, v = s.targets[0], s.value
         if isinstance(t, ast.Attribute):
             return self.setattr_(s, t, v)

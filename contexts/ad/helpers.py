@@ -16,6 +16,7 @@ import numpy as np
 
 from ..forward.dual import Dual as _Dual, primal
 from ..rules import generic
+from ..rules.generic import dropped_nan_zero
 from ..rules.operator import DERIVATIVES, pow_dx
 from ..rules.registry import registry
 from . import observe, runtime
@@ -110,6 +111,9 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
                     np.negative(gb, out=gb)
                 else:
                     gb = db(g, a, b, y)
+            if opname in ("mul", "truediv"):  # (0 * nan where the result was a NaN dropped later)
+                result = (lambda: getattr(operator, opname)(a, b)) if y is None else y
+                ga, gb = dropped_nan_zero(ga, g, result), dropped_nan_zero(gb, g, result)
             return ((ga if sa else _to_operand(ga, a, sa)) if need & 1 else None,
                     (gb if sb else _to_operand(gb, b, sb)) if need & 2 else None)
     if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype is b.dtype
@@ -145,7 +149,7 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
     if type(a) is _Dual or type(b) is _Dual or type(g) is _Dual:
         return _dual_binop_adj(opname, g, y, a, b, need)
     if opname == "pow" and not need & 2:  # x ** n with a constant exponent: d/dx only
-        return generic.fit(g * generic.conj(pow_dx(a, b)), a), None
+        return generic.fit(dropped_nan_zero(g * generic.conj(pow_dx(a, b)), g, lambda: a ** b), a), None
     if opname == "or_" and isinstance(a, dict) and isinstance(b, dict):  # a | b: b's entries win
         gd = g if isinstance(g, dict) else {}
         ga = {k: gd[k] for k in a if k not in b and gd.get(k) is not None} or None
@@ -291,8 +295,13 @@ def getattr_(obj, attr):
     if prop is None:
         return getattr(obj, attr), None
     if isinstance(prop, property):
+        if prop.fget is None:
+            return getattr(obj, attr), None  # (Python raises: unreadable)
         if type(prop.fget) is not types.FunctionType:
-            return getattr(obj, attr), None
+            # another callable as the getter (a method bound to the property itself, pygeodesy's caching
+            # `Property`; operator.attrgetter): called as any call is, its result's derivative kept or refused
+            y, pb = runtime.call(EVERY_ARGUMENT, prop.fget, obj)
+            return y, (None if pb is None else (_DESCRIBED, pb))
         try:
             return _twin(prop.fget, obj)
         except AttributeError:  # Python's own fallback: the class's __getattr__ (re-run in the adjoint)
@@ -706,13 +715,13 @@ def _copy(x):
 
 
 def setitem(obj, idx, v):
+    CHANGES[0] = next(TICKS)  # (a caller's `__od_call_views__` sees the change of its argument)
     if type(obj) is np.flatiter:
         raise runtime.UnsupportedFunction(
             "reverse mode does not differentiate assignments through `x.flat`",
             fix="assign through an index of x (`x[np.unravel_index(i, x.shape)] = v`), or through "
                 "`x.reshape(-1)` of a contiguous x")
     if _is_array(obj):
-        CHANGES[0] = next(TICKS)
         old = _copy(obj[idx])
         if type(obj) is not _Dual and type(v) is _Dual:
             raise runtime.UnsupportedFunction(
@@ -722,6 +731,8 @@ def setitem(obj, idx, v):
                     "`x * 0.0`, `x.copy()`")
     elif isinstance(obj, dict):
         old = obj.get(idx, _MISSING)
+    elif type(idx) is slice and isinstance(obj, list) and idx.step in (None, 1):
+        return _set_list_slice(obj, idx, v)
     elif type(setter := getattr(type(obj), "__setitem__", None)) is types.FunctionType:
         # the class's own `__setitem__` (UserDict, a mapping keeping its values elsewhere): its twin runs,
         # so what it stores, and how, is recorded
@@ -731,6 +742,34 @@ def setitem(obj, idx, v):
         old = obj[idx]
     obj[idx] = v
     return old
+
+
+class _ListSlice(tuple):
+    """What `obj[a:b] = v` on a list replaced: (the old items, start, the number of new items) — the new
+    items may be more or fewer than the old (`ps[i:] = ()`, `ps[1:1] = [x, y]`)."""
+
+
+def _set_list_slice(obj, idx, v):
+    n_before = len(obj)
+    start, stop, _ = idx.indices(n_before)
+    old = obj[idx]
+    obj[idx] = v
+    return _ListSlice((old, start, len(obj) - n_before + len(old)))
+
+
+def _list_slice_adj(S, dobj, obj, idx, done):
+    """The adjoint of `obj[a:b] = v` on a list: v's cotangent is that of the new items, which the old
+    ones (and their empty cotangents) then replace again."""
+    old, start, n_new = done
+    box = S.box(obj, dobj)
+    box.extend([None] * (len(obj) - len(box)))
+    where = slice(start, start + n_new)
+    gv = list(box[where])
+    box[where] = [None] * len(old)
+    new = obj[where]
+    obj[where] = old
+    S.redo(operator.setitem, obj, idx, new)
+    return box, gv
 
 
 def _restore_item(obj, idx, old):
@@ -765,6 +804,8 @@ def setitem_adj(S, dobj, obj, idx, v, old):
         obj[idx] = old
         S.redo(operator.setitem, obj, idx, new)
         return dobj, gv
+    if type(old) is _ListSlice:
+        return _list_slice_adj(S, dobj, obj, idx, old)
     box = S.box(obj, dobj)
     if isinstance(obj, dict):
         gv = box.pop(idx, None)
@@ -794,6 +835,7 @@ def delitem(obj, idx):
     if type(deleter := getattr(type(obj), "__delitem__", None)) is types.FunctionType:
         _, pb = _twin(deleter, obj, idx)  # the class's own code (UserDict's): recorded, so undone in reverse
         return _SetByCode(pb, None, 0)
+    CHANGES[0] = next(TICKS)
     old = obj[idx]
     del obj[idx]
     return old
@@ -806,6 +848,13 @@ def delitem_adj(S, dobj, obj, idx, old):
     if isinstance(obj, list) and isinstance(idx, int):
         box.insert(idx if idx >= 0 else len(box) + idx + 1, None)
         obj.insert(idx if idx >= 0 else len(obj) + idx + 1, old)
+        S.redo(operator.delitem, obj, idx)
+    elif isinstance(obj, list) and isinstance(idx, slice):
+        # the deleted items back at their places (in increasing order, each insert puts the next in place)
+        box.extend([None] * (len(obj) - len(box)))
+        for j, item in sorted(zip(range(*idx.indices(len(obj) + len(old))), old), key=lambda p: p[0]):
+            box.insert(j, None)
+            obj.insert(j, item)
         S.redo(operator.delitem, obj, idx)
     elif isinstance(obj, dict):
         obj[idx] = old
@@ -862,8 +911,13 @@ def iop(opname, a, b):
             "place on its dual (perturbed) value",
             fix="write `x = x op y` instead of `x op= y`, or compute the array without changing it in place")
     if (opname == "add" and isinstance(a, list)) or (opname == "or_" and isinstance(a, dict)):
+        CHANGES[0] = next(TICKS)
         old = _Snapshot((a.copy(),))
         return getattr(operator, "i" + opname.rstrip("_"))(a, b), old
+    if opname == "mul" and isinstance(a, list) and isinstance(b, int):
+        CHANGES[0] = next(TICKS)  # (`q *= 2` repeats the list in place: every alias sees it)
+        old = _Repeated((a.copy(),))
+        return operator.imul(a, b), old
     if type(a) is _Dual or isinstance(a, PLAIN_OPERANDS):  # numbers (duals, ufloats...) are rebound
         return getattr(operator, opname)(a, b), None
     inplace = getattr(type(a), f"__i{opname.rstrip('_')}__", None)
@@ -881,12 +935,33 @@ def iop(opname, a, b):
     return getattr(operator, opname)(a, b), None
 
 
+class _Repeated(tuple):
+    """What `a *= n` on a list changed in place: (a's contents before)."""
+
+
+def _repeated_adj(S, g, a, before):
+    """The adjoint of `a *= n` on a list: each item's cotangent is the sum of its copies'."""
+    n = len(before)
+    box = S.box(a, g)
+    box.extend([None] * (len(a) - len(box)))
+    summed = [None] * n
+    for j, gj in enumerate(box[:len(a)]):
+        summed[j % n] = acc(summed[j % n], gj)
+    new = a[:]
+    a[:] = before
+    box[:] = summed
+    S.redo(operator.setitem, a, slice(None), new)
+    return box, None
+
+
 def iop_adj(S, opname, g, a, b, old):
     if type(old) is _SetByCode:  # a class's own in-place operator: back through its code
         if old.pb is None:
             return None, None
         da, dargs = _pull(S, old.pb, _as_box_of(S, a, g))
         return da, dargs[0]
+    if type(old) is _Repeated:
+        return _repeated_adj(S, g, a, old[0])
     if type(old) is _Snapshot:  # a list extended or a dict updated in place: undone, then redone
         before = old[0]
         box = S.box(a, g)
@@ -925,6 +1000,8 @@ def views(a, *others, same=False):
     arrays that are not views are told apart by identity of their memory at once). With `same`, a itself
     among others counts too (addresses None: all of it)."""
     if type(a) is not np.ndarray:
+        if type(a) in _MUTABLE_CONTAINERS:
+            return _container_views(a, others, same)
         if type(a) is not _Dual or type(primal(a)) is not np.ndarray:
             return None
         # forward over reverse: a dual array's tangents share memory exactly where its values do
@@ -960,6 +1037,22 @@ def views(a, *others, same=False):
     return found
 
 
+def _container_views(a, others, same):
+    """`views` for a list or dict a changed in place: the other variables holding the same object (`q = ps`;
+    their cotangents are a's, to be merged before the change is undone) and the containers and objects
+    holding it (`self.ps`)."""
+    found = None
+    for j, n in enumerate(others):
+        if n is a:
+            if same:
+                found = (found or []) + [(j, None, None)]
+        elif type(n) in _CONTAINERS or (type(n) not in _PLAIN and has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
+            keys = _keys_holding(n, a)
+            if keys:
+                found = (found or []) + [(j, _HELD, (n, keys))]
+    return found
+
+
 def _dual_views(a, others, same):
     """`views` for a dual array a: the arrays at the bottom of a and of the dual others compared."""
     base = primal(a)
@@ -973,6 +1066,7 @@ def bound(scope, names):
 
 
 _CONTAINERS = (list, tuple, dict)
+_MUTABLE_CONTAINERS = (list, dict)
 _PLAIN = frozenset({int, float, complex, bool, str, bytes, type(None), np.float64, np.float32, np.int64,
                     np.intp, np.bool_, slice, range, types.ModuleType})
 _NOT_HOLDERS = (types.ModuleType, type, types.FunctionType, types.MethodType, types.BuiltinFunctionType)
@@ -1039,20 +1133,26 @@ def call_views(pb, args, others):
     if pb is None or pb[0] is not runtime._twin_back:
         return None
     arrays = tuple(mutable(a) for a in args)
-    if not any(arrays):
+    held = tuple(a if type(a) in _MUTABLE_CONTAINERS else None for a in args)
+    if not any(arrays) and all(a is None for a in held):
         return None
-    shared = [(i, views(a, *others, same=True)) for i, a in enumerate(args) if arrays[i] and others]
-    return arrays, [(i, found) for i, found in shared if found]
+    shared = [(i, views(a, *others, same=True)) for i, a in enumerate(args)
+              if (arrays[i] or held[i] is not None) and others]
+    return arrays, [(i, found) for i, found in shared if found], held
 
 
 def call_merge(w, dargs, douts, S):
     """Before the pullback of such a call: the views' cotangents for memory an argument shares move into
-    the argument's; returns the arguments' and views' cotangents and those handed to the callee (its
-    array arguments')."""
-    arrays, shared = w
+    the argument's, and a list or dict argument's cotangent into its box (where the callee's adjoints of
+    its changes find it: `lst.append(x)` in the callee, `ps` the caller's); returns the arguments' and
+    views' cotangents and those handed to the callee (its array arguments')."""
+    arrays, shared, held = w
     dargs = list(dargs)
     for i, found in shared:
         dargs[i], douts = views_merge(found, dargs[i], douts, S)
+    for i, obj in enumerate(held):
+        if obj is not None:
+            dargs[i] = S.box(obj, dargs[i])
     return tuple(dargs), douts, tuple(g if is_array else None for g, is_array in zip(dargs, arrays))
 
 

@@ -533,6 +533,19 @@ def _where(cond, *ab):
     return make(y, np.where(cond, at, bt), tag)
 
 
+def _select(condlist, choicelist, default=0):
+    """np.select on duals: the first choice whose condition holds, value and tangent, as nested np.where
+    (numpy's own fills a plain array with np.copyto, which cannot take a tangent)."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    y = default
+    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
+        y = _where(cond, choice, y) if type(choice) is Dual or type(y) is Dual else np.where(cond, choice, y)
+    if not condlist:
+        return np.select(condlist, choicelist, primal(default))
+    return y
+
+
 def _copyto(dst, src, casting="same_kind", where=True):
     """np.copyto into a dual array: its value and tangent, so its views see the change."""
     if type(dst) is not Dual:
@@ -583,7 +596,7 @@ def _store(fn):
 OWN_FUNCTIONS = {
     np.copyto: _copyto, **{fn: _store(fn) for fn in (np.put, np.place, np.putmask, np.fill_diagonal)},
     np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.sum: _sum,
-    np.broadcast_to: _broadcast_to, np.where: _where,
+    np.broadcast_to: _broadcast_to, np.where: _where, np.select: _select,
     **{fn: _each(fn) for fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d)},
     np.moveaxis: _axes_map(np.moveaxis, "source", "destination"),
     np.swapaxes: _axes_map(np.swapaxes, "axis1", "axis2"),

@@ -167,6 +167,19 @@ def pad(t, v, d_out: int, tag: Tag):
     return t.reshape(s[:1] + (1,) * (d_out - d) + s[1:])
 
 
+def _drop_leading_ones(t, v, d_out: int):
+    """A chunked tangent of value v stored into d_out dimensions: numpy stores a value of more dimensions
+    when the extra leading ones have size 1 (`y[i] = a` with a of shape (1, n) into a row of shape (n,));
+    the tangent, its directions first, has those unit axes after them: dropped as numpy drops v's."""
+    extra = ndim(v) - d_out
+    if extra <= 0 or type(t) is not np.ndarray:
+        return t
+    s = shape(v)
+    if any(n != 1 for n in s[:extra]):
+        return t
+    return t.reshape(t.shape[:1] + t.shape[1 + extra:])
+
+
 def zero_tangent(v, tag: Tag):
     """A zero tangent for value v under tag (an ndarray, or a Dual of a lower tag when v is one)."""
     p = primal(v)
@@ -210,6 +223,15 @@ def _log(v):
         return math.log(v)
     from uncertainties import umath
     return umath.log(v)
+
+
+def _log_base(v):
+    """log v for the factor y * log(v) of d(v**n)/dn, with log 1 = 0 where v == 0: the factor is 0 there
+    (`0**n` is 0 for every n > 0; pow_dn's convention), never y * log 0 = 0 * -inf = nan."""
+    zero = v == 0
+    if not np.any(zero):
+        return _log(v)
+    return _log(v + zero)
 
 
 def _sign(v):
@@ -292,7 +314,7 @@ def d_pow(a, b):
         elif not (isinstance(bv, numbers.Number) and bv == 0):
             dy = at * (bv * av ** (bv - 1))
     if bt is not None:
-        dy = _sum(dy, bt * (y * _log(av)))
+        dy = _sum(dy, bt * (y * _log_base(av)))
     return make(y, dy, tag)
 
 
@@ -719,7 +741,7 @@ class Dual:
         if t is None:
             t = 0.0
         elif tag.chunk:
-            t = pad(t, v, ndim(self.primal[index]), tag)
+            t = _drop_leading_ones(pad(t, v, ndim(self.primal[index]), tag), v, ndim(self.primal[index]))
         self.tangent = assign(self.tangent, tindex, t)
 
     def reshape(self, *shape_, **kwargs):

@@ -138,15 +138,24 @@ def nonlocal_writes(fdef) -> set[str]:
     return out
 
 
+# methods that change their object in place: list's and dict's, and an array's
+IN_PLACE_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "reverse", "update",
+                              "setdefault", "popitem", "__setitem__", "__delitem__", "__iadd__", "fill", "sort",
+                              "put", "partition", "itemset", "resize"})
+
+
 def captured_stores(fdef) -> set[str]:
     """Variables of the enclosing function a nested function changes in place without rebinding them
-    (`out[i] = v`, `buf.f = v`, `out[i] += v`: a captured array or object), in its own body."""
+    (`out[i] = v`, `buf.f = v`, `out[i] += v`, `acc.append(v)`: a captured array, list or object), in its
+    own body."""
     local = local_names(fdef)
     out: set[str] = set()
     stack = list(fdef.body)
     while stack:
         n = stack.pop()
         targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AugAssign) else []
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in IN_PLACE_METHODS:
+            targets = [n.func]
         for t in targets:
             if isinstance(t, (ast.Subscript, ast.Attribute)) and (base := stored_base(t)) and base not in local:
                 out.add(base)

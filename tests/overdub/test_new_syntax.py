@@ -9,9 +9,13 @@ import sys
 
 import pytest
 
+import numpy as np
+
 import overdub
-from contexts import UnsupportedFunction, gradient
+from contexts import UnsupportedFunction, gradient, hessian, jacobian_sparsity
+from contexts.debug import CountContext, TraceContext
 from contexts.forward import derivative
+from tests import fd
 
 X = 0.7
 
@@ -28,6 +32,13 @@ def _check(f, value, slope):
     assert overdub.Context().run(f, X) == pytest.approx(value)
     assert gradient(f, X)[0] == pytest.approx(slope)
     assert derivative(f, X) == pytest.approx(slope)
+    assert hessian(f, X) == pytest.approx(fd.derivative(lambda s: derivative(f, s), X), rel=1e-5, abs=1e-7)
+    # the other contexts: sparsity detection (x's slope is nonzero here) and the debugging contexts
+    assert jacobian_sparsity(lambda v: f(v[0]), np.array([X])).toarray().tolist() == [[True]]
+    counts = CountContext()
+    assert counts.run(f, X) == pytest.approx(value)
+    assert counts.total() > 0
+    assert TraceContext().run(f, X) == pytest.approx(value)
 
 
 @needs_312

@@ -23,6 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
+from ..generic import dropped_nan_zero
 from ..registry import NoClosedForm, registry
 from ..sparsity_specs import LINEAR, NONDIFF, STRUCTURAL, Custom, Elementwise
 from ._util import match_primal as _match_primal
@@ -106,7 +107,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
                         and dy.shape == a.shape and a.ndim):
                     return (hot(dy, y, a),)
             elif (ta is _f8 or ta is float) and (type(dy) is float or type(dy) is _f8):
-                g = dy * first(y, a)  # a real scalar (a reduction's result, say): the type of a back
+                g = dropped_nan_zero(dy * first(y, a), dy, y)  # a real scalar: the type of a back
                 tg = type(g)
                 if tg is ta:
                     return (g,)
@@ -125,7 +126,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
             elif type(p) is NoClosedForm:
                 cts.append(p.cotangent())
             else:
-                g = dy * conj(p(y, *operands))
+                g = dropped_nan_zero(dy * conj(p(y, *operands)), dy, y)
                 cts.append(match_primal(g if mask is True else np.where(mask, g, 0), a))
         return tuple(cts) + (None,) * (len(args) - len(cts))
 
@@ -192,16 +193,16 @@ def _hot(partial: Callable) -> Callable:
             d = denominator(y, x)
             if (type(d) is _ndarray and d is not y and d is not x and d.base is None and d.dtype == dy.dtype
                     and d.shape == dy.shape):
-                return np.divide(dy, d, out=d)
-            return dy / d
+                return dropped_nan_zero(np.divide(dy, d, out=d), dy, y)
+            return dropped_nan_zero(dy / d, dy, y)
     else:
         def hot(dy, y, x):
             p = partial(y, x)
             if (type(p) is _ndarray and p is not y and p is not x and p.base is None and p.dtype == dy.dtype
                     and p.shape == dy.shape):
                 p *= dy
-                return p
-            return dy * p
+                return dropped_nan_zero(p, dy, y)
+            return dropped_nan_zero(dy * p, dy, y)
     return hot
 
 

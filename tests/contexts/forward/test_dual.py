@@ -134,3 +134,50 @@ def test_a_library_unwrapping_value_keeps_the_tangent():
     f = lambda x: (_Unwrapping(3.0) * x).value * x  # noqa: E731
     assert derivative(f, 0.5) == pytest.approx(6.0 * 0.5, rel=1e-12)
     assert derivative(f, 0.5) == pytest.approx((f(0.5 + 1e-6) - f(0.5 - 1e-6)) / 2e-6, rel=1e-7)
+
+
+# -- a ** b where the base is exactly 0 and the exponent carries a tangent --------------------------------
+
+_BELL_X = np.linspace(0.0, 10.0, 11)
+
+
+def _bell(p):
+    """scikit-fuzzy's gbellmf: the base |x - c| / a is 0 at x == c, where the value is 1 for every b."""
+    return 1.0 / (1.0 + np.abs((_BELL_X - p[2]) / p[0]) ** (2 * p[1]))
+
+
+POW_ZERO_BASE_CASES = [
+    ("array base (gbellmf)", _bell, np.array([2.0, 3.0, 5.0])),
+    ("scalar dual base", lambda p: (p[1] - 1.0) ** p[0] + p[1], np.array([3.0, 1.0])),
+    ("np.power", lambda p: np.power(np.abs(np.array([0.0, 1.0, 3.0]) - p[1]), 2 * p[0]), np.array([3.0, 1.0])),
+]
+
+
+@pytest.mark.parametrize("name,f,x", POW_ZERO_BASE_CASES, ids=[c[0] for c in POW_ZERO_BASE_CASES])
+def test_pow_of_zero_base_with_active_exponent_matches_finite_differences(name, f, x):
+    # d(0**b)/db is 0 (0**b is 0 for every b > 0): the Dual's b-tangent y * log(0) gave 0 * -inf = nan
+    np.testing.assert_allclose(jacfwd(f, x), fd.jacobian(f, x), rtol=1e-6, atol=1e-8)
+
+
+def test_pow_of_zero_base_second_derivative_in_the_exponent():
+    # forward over forward: d2/db2 of |x - c| ** (2b) at x == c is 0 too
+    f = lambda b: np.sum(np.abs(_BELL_X - 5.0) ** (2 * b))
+    got = derivative(lambda b: derivative(f, b), 1.5)
+    assert np.isfinite(got)
+    assert got == pytest.approx(fd.derivative(lambda b: fd.derivative(f, b, h=1e-4), 1.5, h=1e-4), rel=1e-4)
+
+
+def _rows_from_column_products(x):
+    # statsmodels' cffilter: `y[i] = Bj[0] * x[i] + ...` stores a (1, 1) value into a row of shape (1,)
+    col = x[:, None]
+    y = np.zeros((x.size, 1))
+    for i in range(x.size):
+        y[i] = col[i] * col[(i + 1) % x.size] + np.sin(col[i])[None, :]
+    return y.squeeze()
+
+
+def test_store_of_a_value_with_extra_unit_axes_matches_finite_differences():
+    # numpy drops a stored value's leading unit axes; chunked tangents (directions first) did not: crash
+    x = np.array([0.3, -0.7, 1.1, 0.5])
+    np.testing.assert_allclose(jacfwd(_rows_from_column_products, x), fd.jacobian(_rows_from_column_products, x),
+                               rtol=1e-6, atol=1e-8)

@@ -561,3 +561,40 @@ def _through_keyword_only_defaults(x):
 
 def test_callees_with_keyword_only_defaults_by_jvp_and_jacfwd():
     _check_by_jvp_and_jacfwd(_through_keyword_only_defaults)
+
+
+# -- np.select: numpy fills a plain array by np.copyto, which takes no tangent ------------------------------
+
+def _select_pieces(x):
+    return np.select([x < 0.5, x > 1.5], [x * x, np.sin(x)], default=x * 3.0)
+
+
+def _select_scalar_true(x):
+    # colorspacious' CIECAM02: `np.select([h < h_i[0], True], [h + 360, h])`
+    return np.select([x < 0.8, True], [x + 360.0, x * x])
+
+
+def _select_plain_choice(x):
+    return np.select([x > 1.0], [np.array([2.0])], default=np.exp(x))
+
+
+@pytest.mark.parametrize("f", [_select_pieces, _select_scalar_true], ids=["pieces", "scalar True"])
+def test_select_matches_finite_differences(f):
+    from contexts import jvp
+    x = np.array([0.2, 0.7, 1.2, 1.9])
+    np.testing.assert_allclose(jacfwd(f, x), fd.jacobian(f, x), rtol=1e-6, atol=1e-8)
+    t = np.linspace(0.3, 1.1, x.size)
+    value, dy = jvp(f, (x,), (t,))
+    np.testing.assert_array_equal(value, f(x))
+    np.testing.assert_allclose(dy, fd.directional(f, (x,), (t,)), rtol=1e-6, atol=1e-8)
+
+
+def test_select_with_only_the_default_perturbed_is_refused():
+    # numpy dispatches np.select on its conditions and choices only: a dual default reaches np.asarray
+    from contexts import jvp
+    from overdub.errors import OverdubError
+    x = np.array([0.2, 0.7, 1.2, 1.9])
+    with pytest.raises(OverdubError):
+        jacfwd(_select_plain_choice, x)
+    with pytest.raises(OverdubError):
+        jvp(_select_plain_choice, (x,), (np.ones(4),))
