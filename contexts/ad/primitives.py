@@ -40,7 +40,24 @@ def _sequence_adjoint(dy, y, x=()):
     """list(x) / tuple(x): the cotangent of the copy, mapped back onto x's structure."""
     if y is x:  # tuple(t) is t: one object, one cotangent box
         return (dy,)
+    if isinstance(x, _KEYED):
+        return (_keys_carry_nothing(dy),)
     return unpack_adjoint(dy, y, x, len(y), -1)[:1]
+
+
+# what iterating gives the keys of (a dict, its keys view) or the members of (a set): no cotangent goes
+# back to them (a dict's cotangent is kept by key; a set's members have no position)
+_KEYED = (dict, type({}.keys()), set, frozenset)
+
+
+def _keys_carry_nothing(dy):
+    """None, or refused when the keys (set members) drawn were given a cotangent: it would be dropped."""
+    if dy is not None and any(g is not None and not (type(g) is float and g == 0.0) for g in dy):
+        raise NoRuleError("the keys of a dict (or members of a set) were read as differentiated values: no "
+                          "cotangent goes back to them",
+                          fix="keep the differentiated values among the dict's values (`d.values()`, "
+                              "`d.items()`), keyed by something that does not depend on the inputs")
+    return None
 
 
 registry.adjoint(list, tuple)(_sequence_adjoint)
@@ -63,6 +80,8 @@ def _iter_adjoint(dy, y, x, *sentinel):
         if isinstance(x, DICT_VIEWS):
             return (gs,)  # the view's rule maps positions to keys
         return unpack_adjoint(gs, tuple(x), x, n, -1)[:1]
+    if isinstance(x, _KEYED):
+        return (_keys_carry_nothing(list(dy)),)
     return (None,)
 
 

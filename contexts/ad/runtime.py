@@ -376,6 +376,8 @@ def call(mask, f, /, *args, **kw):
                 return _iterate_positioned(f, args, kw)
             if t0 in VIEWS:
                 return _iterate_view(f, args, kw)
+            if t0 in _KEYED_TYPES and f is not iter and f is not list and f is not tuple:
+                return _iterate_keys(f, args, kw)  # (sorted(d), max(d), sum(s): keys, set members)
             if t0 not in _PLAIN_TYPES and t0 is not _Dual and not (len(args) > 1 and (f is max or f is min)):
                 iterate = _python_iteration(t0)  # (max(a, b) compares its arguments: no iteration)
                 if iterate is not None:
@@ -638,6 +640,22 @@ def _next_back(pb, dy, dself, S):
     if inner is None:
         return None, (None,), None
     return inner[0](inner, dit, dself, S)
+
+
+_KEYED_TYPES = frozenset({dict, set, frozenset, type({}.keys())})
+
+
+def _iterate_keys(f, args, kw):
+    """A primitive iterating a dict's keys or a set's members, run on them as a list: no cotangent goes
+    back to them (refused where one would be needed: `_keys_carry_nothing`)."""
+    y, pb = call(EVERY_ARGUMENT, f, list(args[0]), *args[1:], **kw)
+    return y, (None if pb is None else (_keys_back, pb))
+
+
+def _keys_back(pb, dy, dself, S):
+    dfn, dargs, dkw = _inner_back(pb, dy, dself, S, (None,))
+    _keys_carry_nothing(dargs[0])
+    return dfn, (None,) + tuple(dargs[1:]), dkw
 
 
 def _user_consumer_back(pb, dy, dself, S):
@@ -1724,7 +1742,7 @@ from .helpers import HELPER_CELLS as _HELPER_CELLS, OBSERVED_CELLS as _OBSERVED_
 from .primitives import tuple_new  # noqa: E402
 from .replacements import GETTERS, REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
 from . import primitives as _primitives  # noqa: E402,F401
-from .primitives import POSITIONED, position  # noqa: E402
+from .primitives import POSITIONED, _keys_carry_nothing, position  # noqa: E402
 from ..rules.containers import new_dict  # noqa: E402
 
 VIEWS_ITEMS = (type({}.items()), type(__import__("collections").OrderedDict().items()))

@@ -622,16 +622,21 @@ def mutable_globals(fdef, locals_: set[str], globals_: dict) -> set[str]:
 
 def _drawn_from(value: ast.expr) -> str | None:
     """The variable whose object a value may be read out of by a call: the object of a method call
-    (`d.get(k)`, `d.setdefault(k, [])`, `d.values()`, `lst.pop()`), the iterator of `next(it)`; None for
-    anything else (a function's result is its own: `np.array(lst)` copies)."""
+    (`d.get(k)`, `d.setdefault(k, [])`, `d.values()`, `lst.pop()`), the first argument of `next(it)`,
+    `getattr(o, name)`, `vars(o)`...; None for anything else (a function's result is its own:
+    `np.array(lst)` copies)."""
     if not isinstance(value, ast.Call):
         return None
     f = value.func
     if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
         return f.value.id
-    if isinstance(f, ast.Name) and f.id in ("next", "iter") and value.args and isinstance(value.args[0], ast.Name):
+    if isinstance(f, ast.Name) and f.id in _PART_READERS and value.args and isinstance(value.args[0], ast.Name):
         return value.args[0].id
     return None
+
+
+# builtins whose result is (or iterates) a part of their first argument's object
+_PART_READERS = frozenset({"next", "iter", "reversed", "enumerate", "getattr", "vars"})
 
 
 def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,

@@ -73,6 +73,16 @@ def helper_fills_got(x):
     return d["a"][0] * x
 
 
+def getattr_append(x):
+    class Holder:
+        pass
+    h = Holder()
+    h.items = []
+    getattr(h, "items").append(x)
+    vars(h)["items"].append(x * x)
+    return h.items[0] * h.items[1]
+
+
 def loop_var_append(x):
     lists = [[], []]
     for items in lists:
@@ -253,7 +263,9 @@ def complex_of_object(x):
     return complex(_Thrice(x)).real * x
 
 
-RIGHT = [radd_float, sum_of_objects, own_iadd, counter_iadd, metaclass_call, complex_of_object, user_dict, user_list, own_setitem, iterator_class_loop, iterator_class_sum, iterator_class_unpack, min_default, max_default_unused, sum_start, setdefault_append, get_append, helper_fills_got,
+RIGHT = [radd_float, sum_of_objects, own_iadd, counter_iadd, metaclass_call, complex_of_object, user_dict,
+         user_list, own_setitem, iterator_class_loop, iterator_class_sum, iterator_class_unpack, min_default,
+         max_default_unused, sum_start, setdefault_append, get_append, helper_fills_got, getattr_append,
          loop_var_append, values_append, counter_add, dict_subclass_operator, dict_subclass_unary]
 
 
@@ -313,3 +325,19 @@ def test_pickled_value_is_refused_in_both_modes():
 def test_numpy_converting_an_object_by_its_python_method_is_refused(convert):
     with pytest.raises(UnsupportedFunction, match="__float__"):
         gradient(lambda x: float(convert(_Thrice(x))) * x, X)
+
+
+def keys_by_pairs(x):
+    d = dict(zip([x, 2.0], [1.0, 3.0]))
+    return list(d)[0] * x
+
+
+def keys_by_fromkeys(x):
+    return sorted(dict.fromkeys([x * x, 5.0]))[0] * x
+
+
+@pytest.mark.parametrize("f", [keys_by_pairs, keys_by_fromkeys], ids=lambda f: f.__name__)
+def test_keys_read_back_as_numbers_are_refused(f):
+    """A dict built from pairs keyed by differentiated floats, its keys read back (0.7 for 1.4 before)."""
+    with pytest.raises(OverdubError, match="keys of a dict"):
+        gradient(f, X)
