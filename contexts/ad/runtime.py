@@ -1065,7 +1065,8 @@ def _construct_back(pb, dy, dself, S):
 
 class _TwinInfo:
     __slots__ = ("fwd_code", "rev_code", "rev_closure", "rev", "argcount", "varargs", "varkw", "names", "cells",
-                 "generated", "helper_closure", "closure_plan", "entry", "numbers", "general", "active")
+                 "generated", "helper_closure", "closure_plan", "entry", "numbers", "general", "active",
+                 "fwd_last", "rev_last")
 
 
 # (id(code), call shape...) -> _TwinInfo, an entry removed when its code object dies. An info holds code
@@ -1160,6 +1161,7 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True):
     info.entry = frozenset(gen.entry)
     info.numbers = tuple(code.co_varnames.index(p) for p in gen.numbers) or None
     info.general, info.active = None, active
+    info.fwd_last = info.rev_last = None
     if info.numbers is not None and any(j >= code.co_argcount for j in info.numbers):
         info.numbers = (_ANY_COUNT,)  # (a keyword-only parameter: calls take the general twin)
     return info
@@ -1318,8 +1320,24 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
     if info.numbers is not None and not _numbers_bound(info.numbers, pre, args):
         info = info.general or _general(info, fn, observed)
-    # The forward twin as a function of fn (its globals, cells and defaults), made per call: as cheap as
-    # looking one up, and no cache keeps fn's globals or cells alive.
+    last = info.fwd_last
+    if last is not None and last[0] is fn and last[2] is fn.__defaults__ and last[3] is fn.__kwdefaults__:
+        fwd = last[1]
+    else:
+        fwd = _forward_function(info, fn)
+    try:
+        y, tape = fwd(*args) if not pre and not kw else fwd(*pre, *args, **kw)
+    except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
+        note_transformed(e, fn, "reverse mode (its recording pass)")
+        raise
+    return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
+
+
+def _forward_function(info, fn):
+    """The forward twin as a function of fn (its globals, cells and defaults). Made per call, so that no
+    cache keeps fn's globals or cells alive, except for a function of a module without cells (its module
+    keeps its globals alive anyway): the last one made is kept on the info, for the next call of fn with
+    the same defaults (`_twin_call`)."""
     closure = fn.__closure__
     if closure is None:
         closure = info.helper_closure
@@ -1330,12 +1348,24 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
     fwd = _FunctionType(info.fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     if fn.__kwdefaults__:
         fwd.__kwdefaults__ = fn.__kwdefaults__
-    try:
-        y, tape = fwd(*args) if not pre and not kw else fwd(*pre, *args, **kw)
-    except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
-        note_transformed(e, fn, "reverse mode (its recording pass)")
-        raise
-    return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
+    if fn.__closure__ is None and _of_a_module(fn):
+        info.fwd_last = (fn, fwd, fn.__defaults__, fn.__kwdefaults__)
+    return fwd
+
+
+def _of_a_module(fn) -> bool:
+    """fn's globals are the namespace of an imported module (not a namespace a code generator exec'd
+    into, which a cached function made on them would keep alive)."""
+    module = sys.modules.get(fn.__module__)
+    return module is not None and getattr(module, "__dict__", None) is fn.__globals__
+
+
+def _adjoint_function(info, fn):
+    """The adjoint as a function of fn's globals (see `_forward_function`: kept for a module's)."""
+    rev = _FunctionType(info.rev_code, fn.__globals__, None, (None, None, None), info.rev_closure)
+    if _of_a_module(fn):
+        info.rev_last = (fn.__globals__, rev)
+    return rev
 
 
 _NUMBERS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64, Fraction, Decimal})
@@ -1442,7 +1472,8 @@ def _twin_back(pb, dy, dself, S):
             dins = None
     rev = info.rev
     if rev is None:
-        rev = _FunctionType(info.rev_code, fn.__globals__, None, (None, None, None), info.rev_closure)
+        last = info.rev_last
+        rev = last[1] if last is not None and last[0] is fn.__globals__ else _adjoint_function(info, fn)
     try:
         if npre:  # a method: self's cotangent after the call flows in, the total before it comes out
             dparams, dcells = rev(S, tape, dy, None, dself, dins)
