@@ -1280,10 +1280,13 @@ def _constants(args) -> int:
     """Bits of the arguments that can never carry a derivative (strings, flags, None, modules, types)."""
     bits = 0
     for i, a in enumerate(args):
-        ta = type(a)
-        if ta is not float and ta is not _NDARRAY and isinstance(a, _CONSTANT_TYPES):
+        if type(a) not in _NEVER_CONSTANT and isinstance(a, _CONSTANT_TYPES):
             bits |= 1 << i
     return bits
+
+
+# exact types none of whose values is an instance of `_CONSTANT_TYPES` (one set lookup, no isinstance)
+_NEVER_CONSTANT = frozenset({float, int, complex, _NDARRAY, list, tuple, dict, np.float64})
 
 
 def _twin_call(mask, fn, pre, args, kw, observed=False):
