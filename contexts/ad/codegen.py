@@ -630,6 +630,9 @@ class _Gen:
                     elif not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
                         parts.append(const(False))
                 test = and_(*parts) if parts else const(True)
+            float64 = _float64_test(a, b)
+            if float64 is not None:
+                test = or_(test, float64)
             arrays = _real_array_test(v.op, a, b, act_a, act_b)
             if arrays is not None:
                 test = or_(test, arrays)
@@ -1306,6 +1309,21 @@ def _fast_cotangents(op: ast.operator, a: ast.expr, b: ast.expr, y: ast.expr) ->
 
 
 _DECLARED = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv"}
+
+
+def _float64_test(a: ast.expr, b: ast.expr) -> ast.expr | None:
+    """For `a + b`, `a - b`, `a * b`, `a / b`: the test under which the formulas of `_fast_cotangents` give
+    what `binop_adj`'s real-scalar case gives for numpy float64 scalars (`p[0]` of a float array): the
+    result's cotangent and every variable operand a float64, constants real numbers. Each cotangent then
+    comes out a float64, its operand's type, as binop_adj keeps it: the same value by the same formula,
+    without the call. None where a constant is not a real number."""
+    parts = [is_(call("type", "_g"), "__od_float64__")]
+    for x in (a, b):
+        if isinstance(x, ast.Name):
+            parts.append(is_(call("type", x.id), "__od_float64__"))
+        elif not isinstance(x, ast.Constant) or not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
+            return None
+    return and_(*parts)
 
 
 def _real_array_test(op: ast.operator, a: ast.expr, b: ast.expr, act_a: bool, act_b: bool) -> ast.expr | None:

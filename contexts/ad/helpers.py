@@ -333,6 +333,8 @@ def _class_attribute(cls, attr):
     return getattr(cls, attr, None)  # (a metaclass's)
 
 
+# objects whose attributes `getattr_adj` treats apart from an instance's fields
+_NOT_PLAIN = (types.ModuleType, type, np.ndarray, np.generic, complex, float, int, list, tuple, dict)
 _C_LEVEL = frozenset({np.ndarray, _Dual, float, complex, int, bool, np.float64, np.float32, np.complex128,
                       np.int64, np.bool_})
 _CACHED = object()  # a pullback's mark: a cached_property's first read, which also stored the value
@@ -340,6 +342,17 @@ _DESCRIBED = object()  # a pullback's mark: a read through a descriptor's Python
 
 
 def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
+    if pb is None:  # (the common case first: an instance's own attribute, `self.k`)
+        own = getattr(obj, "__dict__", None)
+        if (type(own) is dict and attr in own and getattr(type(obj), attr, _MISSING) is _MISSING
+                and type(result) is not types.MethodType and type(result) is not types.BuiltinMethodType
+                and not isinstance(obj, _NOT_PLAIN) and not isinstance(obj, ArrayLeaf)):
+            # no class attribute of that name (no property, descriptor or __getattr__ at work), no bound
+            # method of obj, not a number, array, container, module or class: the field's box entry, where
+            # the general path below ends for it
+            box = S.box(obj, dobj)
+            box[attr] = acc(box.get(attr), g)
+            return box
     if type(pb) is tuple and pb[0] is _DESCRIBED:  # obj was the __get__'s argument
         box = S.box(obj, dobj)
         _, dargs = _pull(S, pb[1], g)

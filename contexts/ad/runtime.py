@@ -77,6 +77,7 @@ _WRAPPER = types.MethodWrapperType  # (1.0).__mul__
 _UFUNC = np.ufunc
 _DISPATCHER = type(np.diff)  # numpy's array-function dispatchers wrap a Python implementation
 _FunctionType = types.FunctionType
+_MethodType = types.MethodType
 
 
 _TUPLE_NEW = tuple.__new__
@@ -299,6 +300,18 @@ def call(mask, f, /, *args, **kw):
         given = _overridden_call(f, args, kw)
         if given is not None:
             return given
+    elif type(f) is _FunctionType:
+        # the other common case: a pure-Python function without a rule is its twin's (nothing below
+        # applies to a function before the rule lookup: ufunc and dispatcher shapes, numpy's `out=`)
+        if f not in _rules:
+            return _twin_call(mask, f, (), args, kw)
+    elif type(f) is _MethodType and (not kw or "out" not in kw):  # (numpy's `out=`: below)
+        try:
+            rule = _rules.get(f)
+        except TypeError:  # an unhashable object
+            rule = None
+        if rule is None:
+            return _method_call(mask, f, args, kw)
     elif not kw:  # the common case first: a rule's primitive on positional arguments of plain types
         try:
             rule = _rules.get(f)
@@ -430,18 +443,7 @@ def call(mask, f, /, *args, **kw):
     if type(f) is types.FunctionType:
         return _twin_call(mask, f, (), args, kw)
     if type(f) is types.MethodType:
-        func = f.__func__
-        if type(f.__self__) is _Dual:  # forward-over-reverse: a dual array's method is numpy's
-            return _dual_method_call(f, args, kw)
-        if _hashable(func) and func in _rules:  # a rule given to the method's function
-            y, pb = call(EVERY_ARGUMENT, func, f.__self__, *args, **kw)
-            return y, (None if pb is None else (_bound_back, pb))
-        if isinstance(f.__self__, Scalar):  # a registered number's method without a rule: its inside is
-            raise _no_rule(f)                 # no derivative's (contexts.rules.leaves)
-        if isinstance(f.__self__, ArrayLeaf):  # a dask array's `.sum()`: the ndarray method's rule
-            return _leaf_method_call(f, args, kw)
-        if type(func) is types.FunctionType:
-            return _twin_call(mask, func, (f.__self__,), args, kw)
+        return _method_call(mask, f, args, kw)
     if type(f) is _METHOD_DESCRIPTOR and args and isinstance(args[0], f.__objclass__):
         # `dict.get(d, key, default)` (inspect's static getattr): the C method bound to its object, whose
         # rule is keyed (type, name); the object's cotangent comes back as the first argument's
@@ -452,6 +454,23 @@ def call(mask, f, /, *args, **kw):
 
 
 _METHOD_DESCRIPTOR = types.MethodDescriptorType
+
+
+def _method_call(mask, f, args, kw):
+    """`call` of a bound method (types.MethodType) without a rule of its own."""
+    func = f.__func__
+    if type(f.__self__) is _Dual:  # forward-over-reverse: a dual array's method is numpy's
+        return _dual_method_call(f, args, kw)
+    if _hashable(func) and func in _rules:  # a rule given to the method's function
+        y, pb = call(EVERY_ARGUMENT, func, f.__self__, *args, **kw)
+        return y, (None if pb is None else (_bound_back, pb))
+    if isinstance(f.__self__, Scalar):  # a registered number's method without a rule: its inside is
+        raise _no_rule(f)                 # no derivative's (contexts.rules.leaves)
+    if isinstance(f.__self__, ArrayLeaf):  # a dask array's `.sum()`: the ndarray method's rule
+        return _leaf_method_call(f, args, kw)
+    if type(func) is types.FunctionType:
+        return _twin_call(mask, func, (f.__self__,), args, kw)
+    return _other_call(mask, f, args, kw)
 
 
 def _inner_back(pb, dy, dself, S, none=()):
@@ -1224,7 +1243,8 @@ def _construct_back(pb, dy, dself, S):
 
 class _TwinInfo:
     __slots__ = ("fwd_code", "rev_code", "rev_closure", "rev", "argcount", "varargs", "varkw", "names", "cells",
-                 "generated", "helper_closure", "closure_plan", "entry", "numbers", "general", "active")
+                 "generated", "helper_closure", "closure_plan", "entry", "numbers", "general", "active",
+                 "fwd_last", "rev_last")
 
 
 # (id(code), call shape...) -> _TwinInfo, an entry removed when its code object dies. An info holds code
@@ -1319,6 +1339,7 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True):
     info.entry = frozenset(gen.entry)
     info.numbers = tuple(code.co_varnames.index(p) for p in gen.numbers) or None
     info.general, info.active = None, active
+    info.fwd_last = info.rev_last = None
     if info.numbers is not None and any(j >= code.co_argcount for j in info.numbers):
         info.numbers = (_ANY_COUNT,)  # (a keyword-only parameter: calls take the general twin)
     return info
@@ -1437,10 +1458,13 @@ def _constants(args) -> int:
     """Bits of the arguments that can never carry a derivative (strings, flags, None, modules, types)."""
     bits = 0
     for i, a in enumerate(args):
-        ta = type(a)
-        if ta is not float and ta is not _NDARRAY and isinstance(a, _CONSTANT_TYPES):
+        if type(a) not in _NEVER_CONSTANT and isinstance(a, _CONSTANT_TYPES):
             bits |= 1 << i
     return bits
+
+
+# exact types none of whose values is an instance of `_CONSTANT_TYPES` (one set lookup, no isinstance)
+_NEVER_CONSTANT = frozenset({float, int, complex, _NDARRAY, list, tuple, dict, np.float64})
 
 
 # closures that escape the function making them while reading variables it may assign again, by id: the
@@ -1523,8 +1547,24 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
     if info.numbers is not None and not _numbers_bound(info.numbers, pre, args):
         info = info.general or _general(info, fn, observed)
-    # The forward twin as a function of fn (its globals, cells and defaults), made per call: as cheap as
-    # looking one up, and no cache keeps fn's globals or cells alive.
+    last = info.fwd_last
+    if last is not None and last[0] is fn and last[2] is fn.__defaults__ and last[3] is fn.__kwdefaults__:
+        fwd = last[1]
+    else:
+        fwd = _forward_function(info, fn)
+    try:
+        y, tape = fwd(*args) if not pre and not kw else fwd(*pre, *args, **kw)
+    except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
+        note_transformed(e, fn, "reverse mode (its recording pass)")
+        raise
+    return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
+
+
+def _forward_function(info, fn):
+    """The forward twin as a function of fn (its globals, cells and defaults). Made per call, so that no
+    cache keeps fn's globals or cells alive, except for a function of a module without cells (its module
+    keeps its globals alive anyway): the last one made is kept on the info, for the next call of fn with
+    the same defaults (`_twin_call`)."""
     closure = fn.__closure__
     if closure is None:
         closure = info.helper_closure
@@ -1535,12 +1575,24 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
     fwd = _FunctionType(info.fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     if fn.__kwdefaults__:
         fwd.__kwdefaults__ = fn.__kwdefaults__
-    try:
-        y, tape = fwd(*args) if not pre and not kw else fwd(*pre, *args, **kw)
-    except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
-        note_transformed(e, fn, "reverse mode (its recording pass)")
-        raise
-    return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
+    if fn.__closure__ is None and _of_a_module(fn):
+        info.fwd_last = (fn, fwd, fn.__defaults__, fn.__kwdefaults__)
+    return fwd
+
+
+def _of_a_module(fn) -> bool:
+    """fn's globals are the namespace of an imported module (not a namespace a code generator exec'd
+    into, which a cached function made on them would keep alive)."""
+    module = sys.modules.get(fn.__module__)
+    return module is not None and getattr(module, "__dict__", None) is fn.__globals__
+
+
+def _adjoint_function(info, fn):
+    """The adjoint as a function of fn's globals (see `_forward_function`: kept for a module's)."""
+    rev = _FunctionType(info.rev_code, fn.__globals__, None, (None, None, None), info.rev_closure)
+    if _of_a_module(fn):
+        info.rev_last = (fn.__globals__, rev)
+    return rev
 
 
 _NUMBERS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64, Fraction, Decimal})
@@ -1567,33 +1619,64 @@ _NOT_DIFFERENTIABLE_DEFAULTS = (str, bytes, bool, int, type(None), types.ModuleT
 def _defaulted(fn, npassed, kw) -> frozenset | None:
     """The parameters of fn a call passing `npassed` positional arguments and `kw` leaves to defaults
     that may hold differentiated values (a lambda's `s=x`, a closure as a default): fn's own gradient
-    (the hidden zeroth argument) then holds their cotangents, in its `__defaults__`/`__kwdefaults__`."""
-    code = fn.__code__
-    out = []
-    d = fn.__defaults__ or ()
-    first = code.co_argcount - len(d)
-    for j in range(max(npassed, first), code.co_argcount):
-        name = code.co_varnames[j]
-        if name not in kw and not isinstance(d[j - first], _NOT_DIFFERENTIABLE_DEFAULTS):
-            out.append(name)
-    for name, v in (fn.__kwdefaults__ or {}).items():
-        if name not in kw and not isinstance(v, _NOT_DIFFERENTIABLE_DEFAULTS):
-            out.append(name)
-    return frozenset(out) or None
+    (the hidden zeroth argument) then holds their cotangents, in its `__defaults__`/`__kwdefaults__`.
+    (Run on every call of a function with defaults: one pass over the defaults left, no generators.)"""
+    out = None
+    d = fn.__defaults__
+    if d:
+        code = fn.__code__
+        argcount = code.co_argcount
+        first = argcount - len(d)
+        names = code.co_varnames
+        for j in range(npassed if npassed > first else first, argcount):
+            v = d[j - first]
+            if type(v) not in _CONSTANT_DEFAULTS and not isinstance(v, _NOT_DIFFERENTIABLE_DEFAULTS):
+                name = names[j]
+                if name not in kw:
+                    if out is None:
+                        out = []
+                    out.append(name)
+    kwd = fn.__kwdefaults__
+    if kwd:
+        for name, v in kwd.items():
+            if type(v) not in _CONSTANT_DEFAULTS and not isinstance(v, _NOT_DIFFERENTIABLE_DEFAULTS) \
+                    and name not in kw:
+                if out is None:
+                    out = []
+                out.append(name)
+    return None if out is None else frozenset(out)
+
+
+# the exact types of `_NOT_DIFFERENTIABLE_DEFAULTS` most defaults have (one set lookup, no isinstance)
+_CONSTANT_DEFAULTS = frozenset({str, bytes, bool, int, type(None), types.ModuleType, type, _BUILTIN})
 
 
 def _default_cots(fn, dparams, npassed, kw, dcells):
-    """dcells with the cotangents of the defaults a call used (`__defaults__`, `__kwdefaults__`)."""
+    """dcells with the cotangents of the defaults a call used (`__defaults__`, `__kwdefaults__`); dcells
+    itself when the defaults got none (the common case: nothing built)."""
     code = fn.__code__
     n, names = code.co_argcount, code.co_varnames
-    dd = tuple(None if j < npassed or names[j] in kw else dparams[j]
-               for j in range(n - len(fn.__defaults__ or ()), n))
-    dk = {name: dparams[j] for j, name in enumerate(names[n:n + code.co_kwonlyargcount], n)
-          if name not in kw and name in (fn.__kwdefaults__ or {})}
+    defaults, kwdefaults = fn.__defaults__, fn.__kwdefaults__
+    dd = dk = None
+    if defaults:
+        first = n - len(defaults)
+        for j in range(npassed if npassed > first else first, n):
+            if dparams[j] is not None and names[j] not in kw:
+                # (positions passed by position or by keyword hold None)
+                dd = tuple(None if j < npassed or names[j] in kw else dparams[j] for j in range(first, n))
+                break
+    if kwdefaults:
+        kwonly = names[n:n + code.co_kwonlyargcount]
+        for j, name in enumerate(kwonly, n):
+            if dparams[j] is not None and name not in kw and name in kwdefaults:
+                dk = {name: dparams[j] for j, name in enumerate(kwonly, n) if name not in kw and name in kwdefaults}
+                break
+    if dd is None and dk is None:
+        return dcells
     out = dict(dcells)
-    if any(g is not None for g in dd):
+    if dd is not None:
         out["__defaults__"] = dd
-    if any(g is not None for g in dk.values()):
+    if dk is not None:
         out["__kwdefaults__"] = dk
     return out
 
@@ -1616,7 +1699,8 @@ def _twin_back(pb, dy, dself, S):
             dins = None
     rev = info.rev
     if rev is None:
-        rev = _FunctionType(info.rev_code, fn.__globals__, None, (None, None, None), info.rev_closure)
+        last = info.rev_last
+        rev = last[1] if last is not None and last[0] is fn.__globals__ else _adjoint_function(info, fn)
     try:
         if npre:  # a method: self's cotangent after the call flows in, the total before it comes out
             dparams, dcells = rev(S, tape, dy, None, dself, dins)
@@ -1630,14 +1714,18 @@ def _twin_back(pb, dy, dself, S):
     argcount = info.argcount
     if not npre and not kw and nargs == argcount == len(dparams) and not dcells:
         return None, dparams, None  # the common case: every parameter passed by position
-    dargs = []
-    for i in range(npre, npre + nargs):
-        if i < argcount:
-            dargs.append(dparams[i])
-        else:
-            dv = dparams[info.varargs]
-            j = i - argcount
-            dargs.append(dv[j] if dv is not None and j < len(dv) else None)
+    end = npre + nargs
+    if end <= argcount:  # no extra positional arguments (no *args to read them from)
+        dargs = list(dparams[npre:end])
+    else:
+        dargs = []
+        for i in range(npre, end):
+            if i < argcount:
+                dargs.append(dparams[i])
+            else:
+                dv = dparams[info.varargs]
+                j = i - argcount
+                dargs.append(dv[j] if dv is not None and j < len(dv) else None)
     dkw = None
     if kw:
         dkw = {}
@@ -1651,10 +1739,9 @@ def _twin_back(pb, dy, dself, S):
             dvk = dparams[info.varkw] if info.varkw >= 0 else None
             dkw[k] = dvk.get(k) if dvk is not None else None
     if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None):
-        dcells = _default_cots(fn, dparams, npre + nargs, kw or _NOKW, dcells)
+        dcells = _default_cots(fn, dparams, end, kw or _NOKW, dcells)
     if npre:
-        if dcells and fn.__qualname__.rpartition(".")[0].endswith("<locals>") and any(
-                v is not None for v in dcells.values()):
+        if dcells and fn.__qualname__.rpartition(".")[0].endswith("<locals>") and _any_given(dcells):
             # a closure bound to an object by hand (`types.MethodType(lambda self, t: t * x, obj)`): the
             # bound method's cotangent is its object's, so its captured variables' would be lost (a
             # method of a class made in a function is checked where the class is made)
@@ -1665,11 +1752,21 @@ def _twin_back(pb, dy, dself, S):
                 where=f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}",
                 fix="pass those values as arguments, or store them on the object")
         return dparams[0], dargs, dkw
-    if any(v is not None for v in dcells.values()):
-        if any(type(v) is Tangent for v in dcells.values()):
-            dcells = _shared_cells(fn, dcells)
+    if dcells and _any_given(dcells):
+        for v in dcells.values():
+            if type(v) is Tangent:
+                dcells = _shared_cells(fn, dcells)
+                break
         return Tangent(dcells), dargs, dkw
     return None, dargs, dkw
+
+
+def _any_given(cots: dict) -> bool:
+    """Some value of cots is not None (a loop: no generator per call)."""
+    for v in cots.values():
+        if v is not None:
+            return True
+    return False
 
 
 def _shared_cells(fn, dcells):

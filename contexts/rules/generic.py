@@ -59,8 +59,11 @@ def mul(a, b):
 
 def conj(x):
     """Complex conjugate; the identity (type kept) for real numbers and real arrays."""
-    if type(x) is float:
+    tx = type(x)
+    if tx is float or tx is np.float64:
         return x
+    if tx is np.ndarray:  # (np.iscomplexobj's test, without its Python call)
+        return np.conj(x) if issubclass(x.dtype.type, np.complexfloating) else x
     if isinstance(x, complex):
         return x.conjugate()
     if isinstance(x, _ARRAYS):
