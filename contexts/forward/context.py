@@ -25,7 +25,8 @@ from ..rules.frames import note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf
 
 from ..rules.registry import key_of, objects_of_classes, registry
-from .arrays import NoForwardRule, apply_frule, apply_writing_frule, build_array, has_dual, no_rule, out_position, to_array, write_out
+from .arrays import (OWN_FUNCTIONS, NoForwardRule, apply_frule, apply_writing_frule, build_array, has_dual, no_rule,
+                     out_position, to_array, write_out)
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
 from .dual import Dual, DualConversionError, primal, primal_tree, split, top_tag, zero_tangent
@@ -116,6 +117,8 @@ class ForwardContext(overdub.Context):
                     return build_array(args, kwargs, fn)
                 if id(fn) in _ATLEAST_IDS and has_dual(args):  # `np.atleast_2d([h(s) for s in sigmas])`
                     args = tuple(to_array(a) if type(a) in (list, tuple) and has_dual(a) else a for a in args)
+                if type(fn) is _DISPATCHER and kwargs and fn in OWN_FUNCTIONS and has_dual(list(kwargs.values())):
+                    return OWN_FUNCTIONS[fn](*args, **kwargs)  # `np.select(..., default=d)`: not dispatched on
                 if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
                     return _fresh(fn(*args, **kwargs), self.tag)
                 if overdub.is_recursable(fn) and not _native(fn):
