@@ -18,6 +18,7 @@ import numpy as np
 import overdub
 from overdub.errors import OverdubError
 from overdub.passes import marked_opaque
+from overdub.patch import property_getter
 
 from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.containers import holds
@@ -43,7 +44,8 @@ _RULES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # cont
 # is made as a dual of zero tangent, so the values stored into it keep their derivatives
 # (not in numpy's own Python code: np.identity fills its np.zeros through `.flat`, which a dual lacks; nor
 # in the rules, which make their dual arrays themselves)
-_FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones, np.full)))
+_FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones, np.full, np.empty_like, np.zeros_like, np.ones_like,
+                                 np.full_like)))
 _NOT_FRESH = (os.path.dirname(np.__file__) + os.sep, _RULES_DIR + os.sep)
 _ATLEAST_IDS = frozenset(map(id, (np.atleast_1d, np.atleast_2d, np.atleast_3d)))  # (lists taken as arrays)
 _DISPATCHER = type(np.sum)
@@ -84,10 +86,25 @@ class ForwardContext(overdub.Context):
     (0.0, 0.0)
     """
 
-    intercepts = frozenset({"call"})
+    # getattr: a property with a pure-Python getter runs under the context (`kf.log_likelihood`, scipy's
+    # `Covariance.log_pdet`), as a call would; any other attribute is read as Python reads it
+    intercepts = frozenset({"call", "getattr"})
+    read_attribute = "attribute"
     tag = None  # the derivative call's tag: arrays made by np.empty/zeros/ones/full carry it (see _fresh)
 
+    def attribute(self, obj, name, *default):
+        """`obj.name` in the code run: a property's pure-Python getter runs under the context. (A type
+        that is not a heap type, a module's or numpy's, holds no such property: read at once.)"""
+        kind = type(obj)
+        if kind.__flags__ & _HEAPTYPE:
+            getter = property_getter(obj, name)
+            if getter is not None and not _engine_code(getter):
+                return self.recurse(getter, obj)
+        return getattr(obj, name, *default)
+
     def overdub(self, site, fn, /, *args, **kwargs):
+        if fn is getattr and 2 <= len(args) <= 3 and not kwargs:  # `getattr(kf, "log_likelihood")`
+            return self.attribute(*args)
         try:
             if id(fn) in TEXT_IDS:  # str/repr/format of a dual (its text remembered), a parse of such text
                 y = text_call(fn, args, kwargs, has_dual(args), primal)
@@ -109,6 +126,8 @@ class ForwardContext(overdub.Context):
                 rule = registry.rules.get(fn)
                 if rule is not None and rule.duals is not None:  # (its callback's closure may hold duals)
                     return rule.duals(*args, **kwargs)
+            if kwargs and not type(fn) is types.FunctionType:
+                args, kwargs = _by_position(fn, args, kwargs)
             tag = top_tag(args) if args else None
             if tag is not None and ARRAY_TYPES and _meets_array_leaf(fn, args, kwargs):
                 raise _array_leaf_refused(fn, site)
@@ -275,6 +294,30 @@ def _python_form(fn, args):
     if rule is None or rule.python is None:
         return None
     return rule.python if objects_of_classes(args, rule.kind == "reduction") else None
+
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (its properties may be Python)
+
+
+def _engine_code(fn) -> bool:
+    """fn is the engine's own (a Dual's properties): it handles duals itself, never run under a context."""
+    return (getattr(fn, "__module__", None) or "").startswith(_ENTRY_MODULES)
+
+
+def _by_position(fn, args, kwargs):
+    """(args, kwargs) with a dual given by keyword for one of the leading parameters a rule names
+    (`Rule.positional`: `dsyevr(a=a1, lower=1)`) moved to its position, where the frule takes its tangent."""
+    if not any(type(v) is Dual for v in kwargs.values()):
+        return args, kwargs
+    try:
+        rule = registry.get(fn)
+    except TypeError:  # an unhashable callable
+        return args, kwargs
+    names = rule.positional if rule is not None else ()
+    if not names or len(args) >= len(names) or not all(n in kwargs for n in names[len(args):]):
+        return args, kwargs
+    rest = dict(kwargs)
+    return args + tuple(rest.pop(n) for n in names[len(args):]), rest
 
 
 def _fresh(y, tag):

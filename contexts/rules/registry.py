@@ -149,6 +149,10 @@ class Rule:
     # writing into an output array it is given: `_ppoly.evaluate(c, x, xp, dx, extrapolate, out)`):
     # reverse mode's generated code then moves the cotangents of variables viewing it as for `np.copyto`
     writes: int | None = None
+    # the names of the leading positional parameters, for a C function its callers pass them to by keyword
+    # (f2py's LAPACK wrappers, `drv(a=a1, lower=...)` in scipy.linalg.eigh): forward mode moves those given
+    # by keyword to their positions, so that the frule gets their tangents
+    positional: tuple = ()
     iterates: bool = False  # the primitive iterates its first argument (a Python __iter__ is differentiated)
     # a faster implementation with fn's results, for engines that run the primitive themselves (numpy's
     # reductions skip their Python wrapper on plain arrays)

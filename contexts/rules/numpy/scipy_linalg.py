@@ -260,6 +260,7 @@ for _prefix in ("s", "d"):
         _fn = getattr(lapack, _prefix + _name)
         registry.adjoint(_fn)(_ev_adjoint(_name))
         registry.frule(_fn)(_ev_frule(_fn, _name))
+        registry.set(_fn, positional=("a",))
 
 
 for _prefix in ("s", "d"):
