@@ -25,7 +25,7 @@ from ..rules.containers import holds
 from ..rules.frames import note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf
 
-from ..rules.registry import key_of, objects_of_classes, registry
+from ..rules.registry import array_objects, key_of, objects_of_classes, registry, through_array
 from .arrays import (OWN_FUNCTIONS, NoForwardRule, apply_frule, apply_writing_frule, build_array, has_dual, no_rule,
                      out_position, to_array, write_out)
 from .observe import DerivativeOp, Observed, observer
@@ -142,6 +142,9 @@ class ForwardContext(overdub.Context):
                     return _fresh(fn(*args, **kwargs), self.tag)
                 if overdub.is_recursable(fn) and not _native(fn):
                     return self.recurse(fn, *args, **kwargs)
+                if isinstance(fn, _NUMPY_DISPATCHED) and array_objects(args):
+                    # numpy converts a poly1d by its class's `__array__`: that code runs here, on its duals
+                    return self.recurse(through_array(fn), *args, **kwargs)
                 if isinstance(fn, type) and (has_dual(args) or any(has_dual(v) for v in kwargs.values())):
                     y = _construct(self, fn, args, kwargs)  # duals in a list, or by keyword
                     if y is not _UNKNOWN:

@@ -261,8 +261,7 @@ def _():
     return (lambda t: p(t)), 0.83
 
 
-@case("scipy", "interpolate.lagrange (data)",
-      forward=R('NoForwardRule', 'missing forward rule: np.convolve of a poly1d'))
+@case("scipy", "interpolate.lagrange (data)")
 def _():
     interpolate = _imp("scipy.interpolate")
     k = _KNOTS[:4]
