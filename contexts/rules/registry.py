@@ -399,7 +399,16 @@ except ImportError:  # pragma: no cover
 
 
 def _plain(v) -> bool:
-    return isinstance(v, PLAIN_OPERANDS) or type(v).__name__ == "Dual"  # (a dual's operators are the derivative's)
+    return (isinstance(v, PLAIN_OPERANDS) and not _array_with_protocol(v)
+            or type(v).__name__ == "Dual")  # (a dual's operators are the derivative's)
+
+
+def _array_with_protocol(v) -> bool:
+    """v is of an ndarray subclass that intercepts numpy by Python code (an astropy Quantity: its
+    `__array_ufunc__` converts units, its `__float__` too): its special methods are its class's own code."""
+    cls = type(v)
+    return (cls is not np.ndarray and isinstance(v, np.ndarray)
+            and type(getattr(cls, "__array_ufunc__", None)) is types.FunctionType)
 
 
 def objects_of_classes(args: tuple, reduction: bool = False) -> bool:

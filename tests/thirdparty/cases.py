@@ -465,7 +465,6 @@ def _():
 # ===============================================================================================
 
 @case("astropy", "cosmology FlatLambdaCDM.comoving_distance",
-      reverse=R('NoRuleError', 'missing C rule: Quantity.view (scipy.special.hyp2f1 has its rule)'),
       forward=R('DualAttributeError', 'a Quantity holding a dual: its .value is read off the dual (astropy '
                                       'unwraps with getattr(x, "value") in __array_ufunc__); refused, no longer 0'))
 def _():
