@@ -17,8 +17,7 @@ import numpy as np
 
 import overdub
 from overdub.errors import OverdubError
-from overdub.passes import marked_opaque
-from overdub.patch import property_getter
+from overdub.passes import marked_opaque, property_getter
 
 from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.containers import holds

@@ -438,6 +438,11 @@ def view_adjoint(dy, y, x, *rest, **kwargs):
     _same_dtype_view(x, y)
     if type(dy) is Refused:
         return (dy, *(None,) * len(rest))
+    if not isinstance(dy, (np.ndarray, np.generic, float, complex, int)):
+        # (the view's class holds more than its values: np.ma.MaskedArray's cotangent is its fields')
+        raise unsupported("ndarray.view", f"a view as {type(y).__module__}.{type(y).__name__} (its cotangent "
+                          f"is a {type(dy).__name__}, not an array)",
+                          "differentiate the plain values (x.data, np.asarray(x)) instead of the object")
     return (match_primal(as_array(dy), as_array(x)), *(None,) * len(rest))
 
 
