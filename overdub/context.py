@@ -48,6 +48,9 @@ class Context:
     """
 
     intercepts: frozenset[str] = frozenset({"call"})
+    # A context intercepting "getattr" may name a method `read_attribute(obj, name)` here: attribute reads
+    # then call it directly (no Site, no prehook/posthook: a read is the commonest operation there is)
+    read_attribute: str | None = None
 
     # Derived per class in __init_subclass__ (per instance in __enter__ if an instance sets intercepts):
     _od_key: tuple = _patch.profile_key(intercepts)

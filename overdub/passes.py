@@ -27,6 +27,7 @@ only these, so that sources, caches, the recursion limit and thread safety work 
 
 from . import collector, depth
 from .cache import clear, on_clear, original_code
+from .patch import property_getter
 from .source import (AST_LOCK, FunctionSource, compile_twin, copy_tree, get_source, make_function,
                      mangle_private, marked_opaque)
 from .stack import _stack as context_stack
@@ -34,4 +35,4 @@ from .weak import ByIdentity, OwnedEntries
 
 __all__ = ["get_source", "FunctionSource", "mangle_private", "AST_LOCK", "compile_twin", "make_function", "copy_tree",
            "OwnedEntries", "ByIdentity", "on_clear", "clear", "original_code", "depth", "collector", "context_stack",
-           "marked_opaque"]
+           "marked_opaque", "property_getter"]

@@ -76,6 +76,8 @@ def _make_helper(site_table: tuple):
             return fn
         site = site_table[sid]
         if site.kind in ctx.intercepts:
+            if fn is getattr and ctx.read_attribute is not None:
+                return getattr(ctx, ctx.read_attribute)
             return partial(ctx.overdub, site, fn)
         return fn
 

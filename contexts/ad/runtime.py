@@ -103,6 +103,9 @@ def _rule_of(f):
         rule = _rules.get(key)
         if rule is None and issubclass(key[0], np.generic):  # numpy scalars act as 0-d arrays
             rule = _rules.get((np.ndarray, key[1])) or _rules.get((np.generic, key[1]))
+        elif rule is None and issubclass(key[0], np.ndarray):
+            # a C method an ndarray subclass inherits (astropy's `Quantity.view`): ndarray's rule
+            rule = _rules.get((np.ndarray, key[1]))
         elif rule is None and issubclass(key[0], _BASE_CONTAINERS):
             # a C method a subclass inherits (`Result(dict)`, OrderedDict, defaultdict): the base's rule
             for base in key[0].__mro__[1:]:

@@ -17,8 +17,8 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from ..rules.registry import MissingRule, registry
-from .dual import (Dual, DualConversionError, Tag, d_abs, d_add, d_div, d_mul, d_neg, d_pow, d_sub, fit,
-                   make, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
+from .dual import (Dual, DualConversionError, Tag, _conversion_site, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
+                   d_sub, fit, make, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
                    zero_tangent)
 
 __all__ = ["array_ufunc", "array_function", "apply_frule", "NoForwardRule", "to_array"]
@@ -534,23 +534,26 @@ def _where(cond, *ab):
 
 
 def _select(condlist, choicelist, default=0):
-    """np.select on duals: the first choice whose condition holds, value and tangent, as nested np.where
-    (numpy's own fills a plain array with np.copyto, which cannot take a tangent)."""
-    if len(condlist) != len(choicelist):
-        raise ValueError("list of cases must be same length as list of conditions")
-    y = default
-    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
-        y = _where(cond, choice, y) if type(choice) is Dual or type(y) is Dual else np.where(cond, choice, y)
-    if not condlist:
-        return np.select(condlist, choicelist, primal(default))
-    return y
+    """np.select on duals: each element the choice of the first true condition (else default), value and
+    tangent, as the np.where of the choices taken last to first. numpy's own code fills a plain array it
+    makes with np.copyto, which cannot take a tangent."""
+    choices = [to_array(c, None) if type(c) in (list, tuple) else c for c in choicelist]
+    conds = [primal_tree(c) for c in condlist]
+    y = np.select(conds, [primal_tree(c) for c in choices], primal_tree(default))  # numpy's checks and value
+    if top_tag((*choices, default)) is None:
+        return y
+    result = default
+    for cond, choice in zip(conds[::-1], choices[::-1]):
+        result = _where(cond, choice, result)
+    return result
 
 
 def _copyto(dst, src, casting="same_kind", where=True):
     """np.copyto into a dual array: its value and tangent, so its views see the change."""
     if type(dst) is not Dual:
-        raise OverdubError("np.copyto of dual values into an array without a tangent",
-                           fix="assign instead (`dst = np.where(mask, src, dst)`)")
+        raise OverdubError("np.copyto of dual values into an array without a tangent", where=_conversion_site(),
+                           fix="make the array from the input (`np.zeros_like(x)`), or assign instead "
+                               "(`dst = np.where(mask, src, dst)`)")
     tag = dst.tag
     if type(src) is Dual and src.tag.order > tag.order:
         raise OverdubError(
@@ -585,7 +588,7 @@ def _store(fn):
         if type(target) is not Dual:
             if has_dual(values):
                 raise OverdubError(f"np.{fn.__name__} of dual values into an array without a tangent",
-                                   fix="make the array from the input (`np.zeros_like(x)`), or assign")
+                                   where=_conversion_site(), fix="make the array from the input (`np.zeros_like(x)`), or assign")
             return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
         target[index] = values
         return None

@@ -17,15 +17,16 @@ import numpy as np
 
 import overdub
 from overdub.errors import OverdubError
-from overdub.passes import marked_opaque
+from overdub.passes import marked_opaque, property_getter
 
 from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.containers import holds
 from ..rules.frames import note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf
 
-from ..rules.registry import key_of, objects_of_classes, registry
-from .arrays import NoForwardRule, apply_frule, apply_writing_frule, build_array, has_dual, no_rule, out_position, to_array, write_out
+from ..rules.registry import array_objects, key_of, objects_of_classes, registry, through_array
+from .arrays import (OWN_FUNCTIONS, NoForwardRule, apply_frule, apply_writing_frule, build_array, has_dual, no_rule,
+                     out_position, to_array, write_out)
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
 from .dual import Dual, DualConversionError, primal, primal_tree, split, top_tag, zero_tangent
@@ -42,7 +43,8 @@ _RULES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # cont
 # is made as a dual of zero tangent, so the values stored into it keep their derivatives
 # (not in numpy's own Python code: np.identity fills its np.zeros through `.flat`, which a dual lacks; nor
 # in the rules, which make their dual arrays themselves)
-_FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones, np.full)))
+_FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones, np.full, np.empty_like, np.zeros_like, np.ones_like,
+                                 np.full_like)))
 _NOT_FRESH = (os.path.dirname(np.__file__) + os.sep, _RULES_DIR + os.sep)
 _ATLEAST_IDS = frozenset(map(id, (np.atleast_1d, np.atleast_2d, np.atleast_3d)))  # (lists taken as arrays)
 _DISPATCHER = type(np.sum)
@@ -83,10 +85,25 @@ class ForwardContext(overdub.Context):
     (0.0, 0.0)
     """
 
-    intercepts = frozenset({"call"})
+    # getattr: a property with a pure-Python getter runs under the context (`kf.log_likelihood`, scipy's
+    # `Covariance.log_pdet`), as a call would; any other attribute is read as Python reads it
+    intercepts = frozenset({"call", "getattr"})
+    read_attribute = "attribute"
     tag = None  # the derivative call's tag: arrays made by np.empty/zeros/ones/full carry it (see _fresh)
 
+    def attribute(self, obj, name, *default):
+        """`obj.name` in the code run: a property's pure-Python getter runs under the context. (A type
+        that is not a heap type, a module's or numpy's, holds no such property: read at once.)"""
+        kind = type(obj)
+        if kind.__flags__ & _HEAPTYPE:
+            getter = property_getter(obj, name)
+            if getter is not None and not _engine_code(getter):
+                return self.recurse(getter, obj)
+        return getattr(obj, name, *default)
+
     def overdub(self, site, fn, /, *args, **kwargs):
+        if fn is getattr and 2 <= len(args) <= 3 and not kwargs:  # `getattr(kf, "log_likelihood")`
+            return self.attribute(*args)
         try:
             if id(fn) in TEXT_IDS:  # str/repr/format of a dual (its text remembered), a parse of such text
                 y = text_call(fn, args, kwargs, has_dual(args), primal)
@@ -108,6 +125,8 @@ class ForwardContext(overdub.Context):
                 rule = registry.rules.get(fn)
                 if rule is not None and rule.duals is not None:  # (its callback's closure may hold duals)
                     return rule.duals(*args, **kwargs)
+            if kwargs and not type(fn) is types.FunctionType:
+                args, kwargs = _by_position(fn, args, kwargs)
             tag = top_tag(args) if args else None
             if tag is not None and ARRAY_TYPES and _meets_array_leaf(fn, args, kwargs):
                 raise _array_leaf_refused(fn, site)
@@ -116,10 +135,15 @@ class ForwardContext(overdub.Context):
                     return build_array(args, kwargs, fn)
                 if id(fn) in _ATLEAST_IDS and has_dual(args):  # `np.atleast_2d([h(s) for s in sigmas])`
                     args = tuple(to_array(a) if type(a) in (list, tuple) and has_dual(a) else a for a in args)
+                if type(fn) is _DISPATCHER and kwargs and fn in OWN_FUNCTIONS and has_dual(list(kwargs.values())):
+                    return OWN_FUNCTIONS[fn](*args, **kwargs)  # `np.select(..., default=d)`: not dispatched on
                 if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
                     return _fresh(fn(*args, **kwargs), self.tag)
                 if overdub.is_recursable(fn) and not _native(fn):
                     return self.recurse(fn, *args, **kwargs)
+                if isinstance(fn, _NUMPY_DISPATCHED) and array_objects(args):
+                    # numpy converts a poly1d by its class's `__array__`: that code runs here, on its duals
+                    return self.recurse(through_array(fn), *args, **kwargs)
                 if isinstance(fn, type) and (has_dual(args) or any(has_dual(v) for v in kwargs.values())):
                     y = _construct(self, fn, args, kwargs)  # duals in a list, or by keyword
                     if y is not _UNKNOWN:
@@ -272,6 +296,30 @@ def _python_form(fn, args):
     if rule is None or rule.python is None:
         return None
     return rule.python if objects_of_classes(args, rule.kind == "reduction") else None
+
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (its properties may be Python)
+
+
+def _engine_code(fn) -> bool:
+    """fn is the engine's own (a Dual's properties): it handles duals itself, never run under a context."""
+    return (getattr(fn, "__module__", None) or "").startswith(_ENTRY_MODULES)
+
+
+def _by_position(fn, args, kwargs):
+    """(args, kwargs) with a dual given by keyword for one of the leading parameters a rule names
+    (`Rule.positional`: `dsyevr(a=a1, lower=1)`) moved to its position, where the frule takes its tangent."""
+    if not any(type(v) is Dual for v in kwargs.values()):
+        return args, kwargs
+    try:
+        rule = registry.get(fn)
+    except TypeError:  # an unhashable callable
+        return args, kwargs
+    names = rule.positional if rule is not None else ()
+    if not names or len(args) >= len(names) or not all(n in kwargs for n in names[len(args):]):
+        return args, kwargs
+    rest = dict(kwargs)
+    return args + tuple(rest.pop(n) for n in names[len(args):]), rest
 
 
 def _fresh(y, tag):

@@ -174,15 +174,24 @@ def _repeat_adjoint(dy, seq, n):
     return total
 
 
+def _repeats(a, b, y) -> bool:
+    """`a * b` repeated a list or tuple (`[0.0] * n`), as Python decided: its result is the sequence. With an
+    array (`x * [1.0, 2.0]`, `np.int64(2) * [x, y]`) numpy multiplied elementwise instead."""
+    if not (_is_seq(a) or _is_seq(b)):
+        return False
+    if y is not None:
+        return _is_seq(y)
+    other = b if _is_seq(a) else a
+    return not isinstance(other, (np.ndarray, np.generic)) or (_is_seq(a) and isinstance(other, np.integer))
+
+
 def mul_adjoint(dy, y, a, b):
     if type(dy) is float and type(a) is float and type(b) is float:
         return mul_da(dy, a, b, y), mul_db(dy, a, b, y)
     if dy is None:
         return None, None
-    if _is_seq(a):
-        return _repeat_adjoint(dy, a, b), None
-    if _is_seq(b):
-        return None, _repeat_adjoint(dy, b, a)
+    if _repeats(a, b, y):
+        return (_repeat_adjoint(dy, a, b), None) if _is_seq(a) else (None, _repeat_adjoint(dy, b, a))
     ca, cb = conj(a), conj(b)
     return fit(mul_da(dy, ca, cb, None), a), fit(mul_db(dy, ca, cb, None), b)
 
@@ -196,11 +205,11 @@ def mul_frule(tangents, a, b):
     ta, tb = tangents
     if type(ta) is float and type(tb) is float and type(a) is float and type(b) is float:
         return a * b, mul_da(ta, a, b, None) + mul_db(tb, a, b, None)
-    if _is_seq(a) or _is_seq(b):
-        seq, n, t = (a, b, tangents[0]) if _is_seq(a) else (b, a, tangents[1])
-        return a * b, list(t or _zero_seq(len(seq))) * n
-    t = _mul_tangent(*tangents, a, b)
     y = a * b
+    if _repeats(a, b, y):
+        seq, n, t = (a, b, tangents[0]) if _is_seq(a) else (b, a, tangents[1])
+        return y, list(t or _zero_seq(len(seq))) * n
+    t = _mul_tangent(*tangents, a, b)
     return y, _shaped(t, y)
 
 

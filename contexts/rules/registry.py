@@ -149,6 +149,10 @@ class Rule:
     # writing into an output array it is given: `_ppoly.evaluate(c, x, xp, dx, extrapolate, out)`):
     # reverse mode's generated code then moves the cotangents of variables viewing it as for `np.copyto`
     writes: int | None = None
+    # the names of the leading positional parameters, for a C function its callers pass them to by keyword
+    # (f2py's LAPACK wrappers, `drv(a=a1, lower=...)` in scipy.linalg.eigh): forward mode moves those given
+    # by keyword to their positions, so that the frule gets their tangents
+    positional: tuple = ()
     iterates: bool = False  # the primitive iterates its first argument (a Python __iter__ is differentiated)
     # a faster implementation with fn's results, for engines that run the primitive themselves (numpy's
     # reductions skip their Python wrapper on plain arrays)
@@ -395,7 +399,16 @@ except ImportError:  # pragma: no cover
 
 
 def _plain(v) -> bool:
-    return isinstance(v, PLAIN_OPERANDS) or type(v).__name__ == "Dual"  # (a dual's operators are the derivative's)
+    return (isinstance(v, PLAIN_OPERANDS) and not _array_with_protocol(v)
+            or type(v).__name__ == "Dual")  # (a dual's operators are the derivative's)
+
+
+def _array_with_protocol(v) -> bool:
+    """v is of an ndarray subclass that intercepts numpy by Python code (an astropy Quantity: its
+    `__array_ufunc__` converts units, its `__float__` too): its special methods are its class's own code."""
+    cls = type(v)
+    return (cls is not np.ndarray and isinstance(v, np.ndarray)
+            and type(getattr(cls, "__array_ufunc__", None)) is types.FunctionType)
 
 
 def objects_of_classes(args: tuple, reduction: bool = False) -> bool:

@@ -35,8 +35,11 @@ def test_callee_keywords_named_like_the_engines(mode):
 def test_masked_array_is_refused_clearly(mode):
     """(a masked array of differentiated values has no rules yet: refused by name, not a TypeError of ours)"""
     from contexts.forward import DualConversionError, NoForwardRule
+    from contexts.forward.dual import DualAttributeError
+    from contexts.rules.numpy._util import UnsupportedCase
     from contexts.rules.registry import NoRuleError
-    with pytest.raises((NoRuleError, NoForwardRule, DualConversionError), match="ma|MaskedArray|masked"):
+    with pytest.raises((NoRuleError, NoForwardRule, DualConversionError, DualAttributeError, UnsupportedCase),
+                       match="ma|MaskedArray|masked"):
         MODES[mode](masked, 0.7)
 
 

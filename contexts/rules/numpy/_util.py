@@ -109,7 +109,8 @@ def match_primal(g: Any, x: Any) -> Any:
         return x.dtype.type(g.sum()) if np.issubdtype(x.dtype, np.inexact) else g.sum()[()]
     if isinstance(x, (float, int, complex)) and not isinstance(x, bool):
         if isinstance(g, (np.ndarray, np.generic)):
-            total = np.sum(g)
+            # (an ndarray subclass's values as stored: float() of an astropy Quantity would convert its unit)
+            total = np.sum(g.view(np.ndarray) if type(g) is not np.ndarray and isinstance(g, np.ndarray) else g)
             if isinstance(x, complex):
                 return complex(total)
             return float(total.real if np.iscomplexobj(total) else total)

@@ -24,7 +24,8 @@ import numpy as np
 from numpy.linalg import _umath_linalg  # the gufunc under np.linalg.lstsq is keyed by itself
 
 from ..leaves import as_array  # np.asarray, but a dask array is left as it is
-from ..registry import registry
+from ..cotangents import Refused
+from ..registry import NoDerivative, registry
 from ..sparsity_specs import DENSE, STRUCTURAL, Custom
 from ._util import bind as _bind, is_dual, match_primal, unsupported, zeros
 
@@ -469,32 +470,128 @@ def _eig_gaps(w):
         return np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, diff))
 
 
+# -- repeated eigenvalues ---------------------------------------------------------------------------------
+# Eigenvalues closer than sqrt(eps) |A| form a cluster: there the computed eigenvectors are any rotation of
+# each other (their error is eps |A| / gap), and the sorted eigenvalues are not differentiable unless they
+# move together. The rules take what is still a derivative (a cotangent equal across a cluster's
+# eigenvalues, eigenvector cotangents outside clusters) and refuse the rest with NoDerivative, never a
+# number computed through 1 / gap.
+
+_SAME_RTOL = 1e-6  # relative spread within a cluster below which its eigenvalues' (co)tangents are one
+
+
+def _clustered(w):
+    """Boolean (..., n, n): i != j and w_i, w_j in one cluster (w ascending, as eigh returns it; consecutive
+    gaps within sqrt(eps) times the largest |w| chain a cluster)."""
+    w = np.real(as_array(w))
+    dtype = w.dtype if np.issubdtype(w.dtype, np.floating) else np.float64
+    tol = np.sqrt(np.finfo(dtype).eps) * np.max(np.abs(w), axis=-1, keepdims=True)
+    breaks = np.diff(w, axis=-1) > tol
+    labels = np.concatenate([np.zeros(w.shape[:-1] + (1,), int), np.cumsum(breaks, axis=-1)], axis=-1)
+    same = labels[..., :, None] == labels[..., None, :]
+    return same & ~np.eye(w.shape[-1], dtype=bool)
+
+
+class RepeatedEigenvalues:
+    """Why a cotangent or tangent of eigh is refused (`cotangents.Refused`'s reason): eigenvalues repeat."""
+
+    __slots__ = ("function", "argument", "what")
+
+    def __init__(self, function: str, what: str) -> None:
+        self.function, self.argument, self.what = function, "a", what
+
+    def error(self) -> NoDerivative:
+        return NoDerivative(
+            f"{self.function} of a matrix with repeated eigenvalues: {self.what} has no derivative there "
+            "(within a cluster of equal eigenvalues any rotation of the eigenvectors is as right, and the "
+            "sorted eigenvalues are not differentiable unless they move together)",
+            fix="differentiate a function of the matrix that does not depend on the choice of eigenvectors "
+                "within a repeated eigenvalue (a symmetric function of the eigenvalues, e.g. logdet via "
+                "np.linalg.slogdet), or move the point so that the eigenvalues are distinct")
+
+
+def _cluster_mean(x, same):
+    """x (..., n) averaged over each cluster, or None where its entries differ by more than _SAME_RTOL."""
+    member = same | np.eye(same.shape[-1], dtype=bool)
+    spread = np.max(np.where(member, np.abs(x[..., :, None] - x[..., None, :]), 0.0))
+    scale = np.max(np.where(member, np.maximum(np.abs(x[..., :, None]), np.abs(x[..., None, :])), 0.0))
+    if spread > _SAME_RTOL * scale:
+        return None
+    return np.sum(np.where(member, x[..., None, :], 0.0), axis=-1) / np.sum(member, axis=-1)
+
+
+def eigh_middle(w, v, dw, dv, name):
+    """diag(dw) + F * (V^H dV): the gradient of a function of (w, V) = eigh(A) in A is V middle V^H.
+    Refused (a `cotangents.Refused`) where it has none: an eigenvector of a repeated eigenvalue with a
+    cotangent, or eigenvalue cotangents that differ within a cluster."""
+    vh = _mH(v)
+    middle = zeros(v.shape, np.result_type(v, w), w, v, dw, dv)
+    idx = np.arange(w.shape[-1])
+    same = _clustered(w)
+    repeated = bool(np.any(same)) and not any(is_dual(x) for x in (w, v, dw, dv))
+    if dw is not None:
+        dw = as_array(dw)
+        if repeated:
+            dw = _cluster_mean(dw, same)
+            if dw is None:
+                return Refused(RepeatedEigenvalues(name, "an eigenvalue cotangent unequal within the cluster"))
+        middle[..., idx, idx] = dw
+    if dv is not None:
+        dv = as_array(dv)
+        gaps = _eig_gaps(w)
+        if repeated:
+            if np.any(np.any(dv != 0, axis=-2) & np.any(same, axis=-1)):
+                return Refused(RepeatedEigenvalues(name, "an eigenvector of the repeated eigenvalue"))
+            gaps = np.where(same, 0.0, gaps)
+        middle = middle + gaps * (vh @ dv)
+    return middle
+
+
+def eigh_tangents(w, v, sym, name, vectors=True):
+    """(dw, dV) of eigh along the Hermitian tangent `sym`: dw = diag(P), dV = V (F * P), P = V^H sym V.
+    Refused with NoDerivative where repeated eigenvalues make them undefined: dw unless P is a multiple of
+    the identity on each cluster, dV unless P is zero on the clusters' rows."""
+    p = _mH(v) @ sym @ v
+    dw = np.real(np.diagonal(p, axis1=-2, axis2=-1)).copy()
+    same = _clustered(w)
+    repeated = bool(np.any(same)) and not any(is_dual(x) for x in (w, v, sym))
+    gaps = _eig_gaps(w)
+    if repeated:
+        off = np.where(same, np.abs(p), 0.0)
+        dw = _cluster_mean(dw, same)
+        if dw is None or np.max(off) > _SAME_RTOL * max(np.max(np.abs(p)), np.finfo(float).tiny):
+            raise RepeatedEigenvalues(name, "the eigenvalues along this tangent").error()
+        if vectors and np.any(np.any(p != 0, axis=-1) & np.any(same, axis=-1)):
+            raise RepeatedEigenvalues(name, "the eigenvectors along this tangent").error()
+        gaps = np.where(same, 0.0, gaps)
+    return dw, (v @ (gaps * p) if vectors else None)
+
+
 def eigh_adjoint(dy, y, a, *rest, **kwargs):
     """Pullback of eigh(A) = (w, V): V (diag(dw) + F * (V^H dV)) V^H, restricted to the triangle read."""
     if _bind(rest, kwargs, ("UPLO",), ("L",))[0] != "L":
         raise unsupported("np.linalg.eigh", "UPLO='U'", "pass the transposed matrix with UPLO='L'")
     w, v = y
     dw, dv = (tuple(dy) + (None, None))[:2]
-    vh = _mH(v)
-    middle = zeros(v.shape, np.result_type(v, w), w, v, dw, dv)
-    idx = np.arange(w.shape[-1])
-    if dw is not None:
-        middle[..., idx, idx] = dw
-    if dv is not None:
-        middle = middle + _eig_gaps(w) * (vh @ as_array(dv))
-    g = v @ middle @ vh
+    middle = eigh_middle(w, v, dw, dv, "np.linalg.eigh")
+    if type(middle) is Refused:
+        return (middle, *(None,) * len(rest))
+    g = v @ middle @ _mH(v)
     return (match_primal(_lower_gradient(g), a), *(None,) * len(rest))
 
 
-def eigh_frule(tangents, a, UPLO="L"):
+def hermitian_seen(t, lower=True):
+    """The Hermitian tangent a routine reading one triangle (lower or upper) sees for the tangent t."""
+    t = as_array(t)
+    return _hermitian_from_lower(t if lower else _mH(t))
+
+
+def eigh_frule(tangents, a, UPLO="L", vectors=True):
     w, v = np.linalg.eigh(a, UPLO)
     t = tangents[0]
     if t is None:
         return (w, v), None
-    p = _mH(v) @ _hermitian_from_lower(as_array(t)) @ v
-    dw = np.real(np.diagonal(p, axis1=-2, axis2=-1)).copy()
-    dv = v @ (_eig_gaps(w) * p)
-    return (w, v), (dw, dv)
+    return (w, v), eigh_tangents(w, v, hermitian_seen(t, UPLO.upper() == "L"), "np.linalg.eigh", vectors)
 
 
 registry.adjoint(np.linalg.cholesky)(cholesky_adjoint)
@@ -699,7 +796,7 @@ def eigvalsh_adjoint(dy, y, a, *rest, **kwargs):
 
 
 def eigvalsh_frule(tangents, a, *rest, **kwargs):
-    (w, _), tangent = eigh_frule(tangents, a, *rest, **kwargs)
+    (w, _), tangent = eigh_frule(tangents, a, *rest, **kwargs, vectors=False)
     return w, (None if tangent is None else tangent[0])
 
 

@@ -1,5 +1,6 @@
-"""Rules for the LAPACK routines under scipy.linalg's triangular and Cholesky solvers (real types):
-`?trtrs` (`solve_triangular`), `?potrf` (`cholesky`, `cho_factor`) and `?potrs` (`cho_solve`).
+"""Rules for the LAPACK routines under scipy.linalg's triangular and Cholesky solvers and its symmetric
+eigensolver (real types): `?trtrs` (`solve_triangular`), `?potrf` (`cholesky`, `cho_factor`), `?potrs`
+(`cho_solve`) and `?syevr`, `?syevd`, `?syev` (`eigh`, `eigvalsh`).
 scipy's Python code around them (argument checks, transposing C-ordered input) is differentiated as
 written. Importing it without scipy installed raises ImportError, which `contexts.rules.numpy` tolerates.
 
@@ -20,9 +21,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg.lapack as lapack
 
-from ..registry import registry
+from ..cotangents import Refused
+from ..registry import NoClosedForm, registry
 from ._util import bind as _bind, match_primal, unsupported
-from .linalg import cholesky_adjoint, cholesky_frule
+from .linalg import (_lower_gradient, cholesky_adjoint, cholesky_frule, eigh_middle, eigh_tangents,
+                     hermitian_seen)
 
 __all__: list[str] = []
 
@@ -173,6 +176,91 @@ def _potrs_frule(fn):
             rhs = rhs - da @ y[0]
         return y, (np.linalg.solve(a, rhs), None)
     return potrs_frule
+
+
+
+# -- syevr / syevd / syev: eigenvalues (and eigenvectors) of a symmetric matrix, one triangle read ------
+# scipy.linalg.eigh calls them with every argument by keyword (`drv(a=a1, lower=..., compute_v=...)`);
+# `lower=0` (LAPACK's default) reads the upper triangle. A subset of the spectrum (range 'I' or 'V') is
+# refused; repeated eigenvalues are refused where they leave no derivative (`linalg.eigh_middle`).
+
+_EV_OPTIONS = {"syevr": (("compute_v", "range", "lower"), (1, "A", 0)),
+               "syevd": (("compute_v", "lower"), (1, 0)),
+               "syev": (("compute_v", "lower"), (1, 0))}
+
+
+def _ev_call(name, args, kwargs):
+    """(a, compute_v, lower) of a call ?<name>(a, ...), `a` given by position or keyword."""
+    a, rest = (args[0], args[1:]) if args else (kwargs["a"], ())
+    names, defaults = _EV_OPTIONS[name]
+    options = dict(zip(names, _bind(rest, kwargs, names, defaults)))
+    if options.get("range", "A") not in ("A", "a"):
+        raise unsupported("scipy.linalg.eigh", "a subset of the eigenvalues (subset_by_index, subset_by_value)",
+                          "compute them all and select: scipy.linalg.eigh(a)[0][lo:hi + 1]")
+    return a, bool(options["compute_v"]), bool(options["lower"])
+
+
+def _ev_vectors(y, a, compute_v, lower):
+    """The eigenvectors of the call, computed here when it asked for the eigenvalues only."""
+    return y[1] if compute_v else np.linalg.eigh(np.asarray(a), "L" if lower else "U")[1]
+
+
+def _workspace_refused(name, args):
+    """The cotangent of `a` when the second output of a compute_v=0 call (what LAPACK left in its workspace:
+    neither eigenvectors nor a function the rules know) has a cotangent: refused on use."""
+    why = NoClosedForm(f"scipy.linalg.lapack.?{name} with compute_v=0", "a",
+                       fix="its second output holds no eigenvectors when compute_v=0: call it with compute_v=1")
+    return (why.cotangent(),) + (None,) * (len(args) - 1) if args else ({"a": why.cotangent()},)
+
+
+def _ev_adjoint(name):
+    def ev_adjoint(dy, y, *args, **kwargs):
+        """Pullback of `w, v, ..., info = ?<name>(a, compute_v, lower)`: V (diag(dw) + F * (V^T dV)) V^T on
+        the triangle read (NoDerivative, on use, where repeated eigenvalues leave none)."""
+        a, compute_v, lower = _ev_call(name, args, kwargs)
+        dw, dv = (tuple(dy) + (None, None))[:2] if dy is not None else (None, None)
+        if not compute_v:
+            if dv is not None and np.any(np.asarray(dv) != 0):
+                return _workspace_refused(name, args)
+            dv = None
+        da = None
+        if dw is not None or dv is not None:
+            v = _ev_vectors(y, a, compute_v, lower)
+            middle = eigh_middle(y[0], v, dw, dv, "scipy.linalg.eigh")
+            if type(middle) is Refused:
+                da = middle
+            else:
+                g = _lower_gradient(v @ middle @ v.T)
+                da = match_primal(g if lower else g.T, a)
+        if args:
+            return (da,) + (None,) * (len(args) - 1)
+        return ({"a": da},)
+    ev_adjoint.__name__ = ev_adjoint.__qualname__ = f"{name}_adjoint"
+    return ev_adjoint
+
+
+def _ev_frule(fn, name):
+    def ev_frule(tangents, *args, **kwargs):
+        y = fn(*args, **kwargs)
+        t = tangents[0] if tangents else None
+        if t is None:
+            return y, None
+        a, compute_v, lower = _ev_call(name, args, kwargs)
+        v = _ev_vectors(y, a, compute_v, lower)
+        dw, dv = eigh_tangents(y[0], v, hermitian_seen(t, lower), "scipy.linalg.eigh", vectors=compute_v)
+        if not compute_v:  # the second output is LAPACK's workspace: no tangent known (NaN, never a zero)
+            dv = np.full(np.shape(y[1]), np.nan)
+        return y, (dw.astype(y[0].dtype, copy=False), dv) + (None,) * (len(y) - 2)
+    ev_frule.__name__ = ev_frule.__qualname__ = f"{name}_frule"
+    return ev_frule
+
+
+for _prefix in ("s", "d"):
+    for _name in _EV_OPTIONS:
+        _fn = getattr(lapack, _prefix + _name)
+        registry.adjoint(_fn)(_ev_adjoint(_name))
+        registry.frule(_fn)(_ev_frule(_fn, _name))
+        registry.set(_fn, positional=("a",))
 
 
 for _prefix in ("s", "d"):

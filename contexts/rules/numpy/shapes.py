@@ -425,6 +425,40 @@ def _identity_transpose(dy, y, a, *rest, **kwargs):
 _both("copy", np.copy, _identity_transpose)
 
 
+def _same_dtype_view(x, y):
+    """A view reinterpreting the bytes in another dtype (`x.view(np.int64)`) has no derivative: refused."""
+    if np.dtype(getattr(y, "dtype", None)) != np.dtype(getattr(x, "dtype", None)):
+        raise unsupported("ndarray.view", "a view in another dtype (the bytes reinterpreted)",
+                          "convert the values instead: x.astype(dtype)")
+
+
+def view_adjoint(dy, y, x, *rest, **kwargs):
+    """Cotangent of x.view(), x.view(np.ndarray), x.view(Subclass) (the same values, another class): dy as
+    a plain array (also for an ndarray subclass's own view, astropy's `q.view(np.ndarray)`)."""
+    _same_dtype_view(x, y)
+    if type(dy) is Refused:
+        return (dy, *(None,) * len(rest))
+    if not isinstance(dy, (np.ndarray, np.generic, float, complex, int)):
+        # (the view's class holds more than its values: np.ma.MaskedArray's cotangent is its fields')
+        raise unsupported("ndarray.view", f"a view as {type(y).__module__}.{type(y).__name__} (its cotangent "
+                          f"is a {type(dy).__name__}, not an array)",
+                          "differentiate the plain values (x.data, np.asarray(x)) instead of the object")
+    return (match_primal(as_array(dy), as_array(x)), *(None,) * len(rest))
+
+
+def view_frule(tangents, x, *rest, **kwargs):
+    y = x.view(*rest, **kwargs)
+    t = tangents[0] if tangents else None
+    if t is None:
+        return y, None
+    _same_dtype_view(x, y)
+    return y, t
+
+
+registry.adjoint((np.ndarray, "view"), kind="linear")(view_adjoint)
+registry.frule((np.ndarray, "view"), kind="linear")(view_frule)
+
+
 def _copy_with_memo(x, memo=None):
     return np.array(x, copy=True)
 

@@ -1,7 +1,9 @@
 """Sequence repetition (`[t] * n`, `n * [t]`, `(t,) * n`) of containers holding differentiated values: the
 copies are one object. Reverse mode added the copies' cotangents with `+`, which concatenates tuples
 (`(1.4, 2.0) + (1.0, 1.0)`: the second copy's cotangent dropped, half the gradient) and counted one
-object's box once per copy (twice the gradient). Against central differences, every mode."""
+object's box once per copy (twice the gradient). An array times a list is no repetition (numpy multiplies
+elementwise): reverse mode took it for one and gave the array a zero gradient. Against central
+differences, every mode."""
 
 import numpy as np
 import pytest
@@ -59,8 +61,20 @@ def array_repeated(x):
     return pools[0].sum() * pools[1][0]
 
 
+def array_times_list(x):  # not repetition: numpy multiplies elementwise (reverse mode gave 0)
+    return np.sum(np.exp(np.array([x, 2.0 * x])) * [1.0, 3.0])
+
+
+def list_times_array(x):
+    return np.sum([1.0, 3.0] * np.array([x, x * x]))
+
+
+def list_times_numpy_integer(x):  # list * np.int64: repetition, a list
+    return sum([x, 0.5] * np.int64(2)) * x
+
+
 CASES = [tuple_repeated, list_repeated, left_repeated, tuple_of_tuples, iterated_copies, copies_read_apart,
-         numbers_repeated, array_repeated]
+         numbers_repeated, array_repeated, array_times_list, list_times_array, list_times_numpy_integer]
 
 
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
