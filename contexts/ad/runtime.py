@@ -31,8 +31,9 @@ from fractions import Fraction
 
 import numpy as np
 
+import overdub
 from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
-from overdub.stack import current as current_context
+
 from overdub.passes import OwnedEntries, collector, compile_twin, get_source, mangle_private, on_clear
 
 from ..rules.builtins import getitem_iteration
@@ -502,7 +503,7 @@ _NOT_FRESH = (os.path.dirname(np.__file__) + os.sep, os.path.dirname(os.path.dir
 def _outer_tag():
     """The tag of the forward-mode derivative this reverse pass runs inside (forward over reverse), or None."""
     from ..forward.context import ForwardContext
-    ctx = current_context()
+    ctx = overdub.current()
     return getattr(ctx, "tag", None) if isinstance(ctx, ForwardContext) else None
 
 

@@ -458,6 +458,8 @@ def _zeros_like_dual(fill):
         tag = x.tag
         inner = x.primal
         value = like(inner, *args, **kwargs) if type(inner) is Dual else fill(inner, *args, **kwargs)
+        if type(value) is not Dual and np.asarray(value).dtype.kind not in "fc":
+            return value  # (`np.zeros_like(x, dtype=bool)`: flags and counts carry no tangent)
         return Dual(value, zero_tangent(value, tag), tag)
     return like
 

@@ -1053,8 +1053,7 @@ def _():
 
 
 @case("pvlib", "pvsystem.singlediode p_mp (photocurrent, lambertw)",
-      reverse=R('UnsupportedFunction', "scipy's _RichResult (a dict subclass) read by attribute"),
-      forward=R('DualConversionError', 'np.asarray of duals'))
+      reverse=R('UnsupportedFunction', "scipy's _RichResult (a dict subclass) read by attribute"))
 def _():
     pvsystem = _imp("pvlib.pvsystem")
     return (lambda il: pvsystem.singlediode(il, 1e-10, 0.5, 300.0, 1.6)["p_mp"]), 6.0
@@ -1551,7 +1550,7 @@ def _():
 
 
 @case("statsmodels", "tsa.arima_process.arma_acf (coefficients)",
-      reverse=R('UnsupportedFunction', 'a lambda passed on, reading a reassigned variable (scipy.signal.lfilter)'),
+      reverse=R('NoRuleError', 'missing C rule: scipy.signal.lfilter (_linear_filter)'),
       forward=R('NoForwardRule', 'scipy.signal.lfilter (_linear_filter)'))
 def _():
     ap = _imp("statsmodels.tsa.arima_process")
@@ -1603,7 +1602,7 @@ def _():
 
 
 @case("statsmodels", "tsa.arima_process.arma2ma (coefficients)",
-      reverse=R('UnsupportedFunction', 'a lambda passed on, reading a reassigned variable (scipy.signal.lfilter)'),
+      reverse=R('NoRuleError', 'missing C rule: scipy.signal.lfilter (_linear_filter)'),
       forward=R('NoForwardRule', 'scipy.signal.lfilter (_linear_filter)'))
 def _():
     ap = _imp("statsmodels.tsa.arima_process")

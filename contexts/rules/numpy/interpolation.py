@@ -19,12 +19,22 @@ def _segments(x, xp):
 
 
 @registry.adjoint(np.interp)
-def interp_adjoint(dy, y, x, xp, fp, left=None, right=None, period=None):
+def interp_adjoint(dy, y, x, xp, fp, *rest, **kw):
+    """Cotangents of x, xp, fp, and of `left`/`right` (the values outside the samples) however they were
+    passed: by position, or by keyword (the registry's trailing dict)."""
+    given = dict(zip(("left", "right", "period"), rest), **kw)
+    grads = _interp_grads(dy, x, xp, fp, given.get("left"), given.get("right"), given.get("period"))
+    ends = {"left": grads[3], "right": grads[4], "period": None}
+    out = grads[:3] + tuple(ends[k] for k in ("left", "right", "period")[:len(rest)])
+    return out + ({k: ends.get(k) for k in kw},) if kw else out
+
+
+def _interp_grads(dy, x, xp, fp, left, right, period):
     if period is not None:
         raise NotImplementedError("the reverse rule of np.interp does not cover period=")
     fp_arr = as_array(fp, dtype=float)
     if len(fp_arr) < 2:
-        return None, None, np.sum(dy) if dy is not None else None
+        return None, None, np.sum(dy) if dy is not None else None, None, None
     i, w, width = _segments(x, xp)
     g = as_array(dy, dtype=float) * np.ones_like(w)
     xa = as_array(x, dtype=float)
@@ -44,13 +54,16 @@ def interp_adjoint(dy, y, x, xp, fp, left=None, right=None, period=None):
     np.add.at(dxp, i, np.where(inside, g * slope * (w - 1), 0.0))
     np.add.at(dxp, i + 1, np.where(inside, -g * slope * w, 0.0))
     dx = dx if isinstance(x, np.ndarray) else float(dx)
-    return dx, (dxp if isinstance(xp, np.ndarray) else list(dxp)), (dfp if isinstance(fp, np.ndarray) else list(dfp))
+    dleft = None if left is None else np.sum(np.where(below, g, 0.0))
+    dright = None if right is None else np.sum(np.where(above, g, 0.0))
+    return (dx, (dxp if isinstance(xp, np.ndarray) else list(dxp)), (dfp if isinstance(fp, np.ndarray) else list(dfp)),
+            dleft, dright)
 
 
 @registry.frule(np.interp)
 def interp_frule(tangents, x, xp, fp, left=None, right=None, period=None):
     y = np.interp(x, xp, fp, left=left, right=right, period=period)
-    tx, txp, tfp = (list(tangents) + [None, None, None])[:3]
+    tx, txp, tfp, tleft, tright = (list(tangents) + [None] * 5)[:5]  # (left, right given by position)
     i, w, width = _segments(x, xp)
     xa, xpa = as_array(x, dtype=float), as_array(xp, dtype=float)
     inside = (xa >= xpa[0]) & (xa <= xpa[-1])
@@ -66,6 +79,10 @@ def interp_frule(tangents, x, xp, fp, left=None, right=None, period=None):
         t = as_array(txp, dtype=float)
         slope = (fp_arr[i + 1] - fp_arr[i]) / width
         dy = dy + np.where(inside, slope * ((w - 1) * t[i] - w * t[i + 1]), 0.0)
+    if tleft is not None:
+        dy = dy + np.where(xa < xpa[0], tleft, 0.0)
+    if tright is not None:
+        dy = dy + np.where(xa > xpa[-1], tright, 0.0)
     return y, (dy if np.ndim(y) else float(dy))
 
 
