@@ -406,11 +406,10 @@ def call(mask, f, /, *args, **kw):
             return y, (None if pb is None else (_kw_checked_back, pb, f, tuple(kw)))
         if rule.adjoint is not None:
             impl = rule.impl
-            if rule.kind == "nondiff" and id(f) in _FRESH_IDS and (tag := _outer_tag()) is not None \
-                    and not sys._getframe(1).f_code.co_filename.startswith(_NOT_FRESH):
+            if rule.kind == "nondiff" and id(f) in _FRESH_IDS and (y := _fresh_under_outer(f, args, kw)) is not None:
                 # forward over reverse (hessian): an array the user's code makes takes perturbed values,
                 # as in forward mode (`v = np.zeros(n); v[i] = ...`): a dual of zero tangent
-                return _fresh(f(*args, **kw), tag), None
+                return y, None
             if rule.kind == "nondiff" and f in _ASK_PRIMAL and _any_dual(args, kw):
                 # forward over reverse: a question about a value (isinstance, len, str) is asked of its
                 # primal, as the tangent twin asks it, never of the dual that carries it
@@ -496,20 +495,19 @@ _NOT_VALUES = frozenset({"out", "dtype", "axis", "axes", "keepdims", "where", "c
                          "size", "shape", "num", "endpoint", "retstep"})
 
 
-_FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones)))
-_NOT_FRESH = (os.path.dirname(np.__file__) + os.sep, os.path.dirname(os.path.dirname(__file__)) + os.sep)
+_FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones)))  # (forward mode's list, np.full aside: no rule)
 
 
-def _outer_tag():
-    """The tag of the forward-mode derivative this reverse pass runs inside (forward over reverse), or None."""
-    from ..forward.context import ForwardContext
+def _fresh_under_outer(f, args, kw):
+    """f's array as forward mode makes it (`contexts.forward.context._fresh`) when this reverse pass runs
+    inside a forward-mode derivative and the caller is the user's code (not numpy's or the rules'); else
+    None."""
+    from ..forward.context import _NOT_FRESH, ForwardContext, _fresh
     ctx = overdub.current()
-    return getattr(ctx, "tag", None) if isinstance(ctx, ForwardContext) else None
-
-
-def _fresh(y, tag):
-    from ..forward.context import _fresh as fresh
-    return fresh(y, tag)
+    tag = getattr(ctx, "tag", None) if isinstance(ctx, ForwardContext) else None
+    if tag is None or sys._getframe(2).f_code.co_filename.startswith(_NOT_FRESH):
+        return None
+    return _fresh(f(*args, **kw), tag)
 
 
 def _kw_may_differ(kw) -> bool:
