@@ -45,7 +45,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__",
-           "__od_unguard__", "__od_caught__", "__od_key_guard__")
+           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_call_viewed__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -183,8 +183,10 @@ class _AssignedAfter:
 
 class _Gen:
     def __init__(self, fdef: ast.FunctionDef, active: set[str], params: list[str], fresh: set[int] = frozenset(),
-                 observed: bool = False):
+                 observed: bool = False, compact: bool = False):
         self.fdef = fdef
+        # compact: no inlined fast paths beside the general rules (`generate`'s compact)
+        self.compact = compact
         # observed (`contexts.ad.observe`): active binary operations run through `__od_binop__` and their
         # adjoints through `__od_binop_adj__` (no inlined fast path), so an observer sees each with its line
         self.observed = observed
@@ -245,6 +247,8 @@ class _Gen:
         dn = d(name)
         if fresh or name in self.single_use:  # its one reader is the only contribution: nothing to add to
             return [assign(dn, expr)]
+        if isinstance(expr, str) and expr != dn:  # a variable already: added as it is (no `_od_c` copy)
+            return [_accumulate(dn, expr)]
         return [assign("_od_c", expr), _accumulate(dn, "_od_c")]
 
     def fresh(self, prefix: str) -> str:
@@ -494,7 +498,11 @@ class _Gen:
                 plain = neg("_g") if isinstance(v.op, ast.USub) else load("_g")
                 general = call("__od_unary_adj__", const("neg" if isinstance(v.op, ast.USub) else "pos"), "_g", x, "_od_S")
                 number = or_(*(is_(call("type", x), kind) for kind in ("float", "__od_ndarray__", "__od_float64__")))
-                adj.append(_given("_g", [if_(number, self.acc(x, plain), self.acc(x, general))]))
+                if self.compact:
+                    adj.append(_given("_g", self.acc(x, general)))
+                else:
+                    adj.append(_given("_g", [if_(number, [assign("_od_c", plain)], [assign("_od_c", general)]),
+                                             *self.acc(x, "_od_c")]))
                 return [s], [x], adj
             return [s], [], adj
         if isinstance(v, ast.Call):
@@ -600,20 +608,28 @@ class _Gen:
             self._results.append(name)  # saved as is: it is the value after this statement
         adj = self.take(name)
         opname = _OPNAMES.get(type(v.op), "?")
-        generic = ([assign(("_od_ga", "_od_gb"), call("__od_binop_adj__", const(opname), "_g",
-                                                      name if keep_y else const(None), user(a), user(b),
-                                                      const(int(act_a) | 2 * int(act_b)), "_od_S"))]
-                   + (self.acc(a.id, "_od_ga") if act_a else []) + (self.acc(b.id, "_od_gb") if act_b else []))
+        generic = [assign(("_od_ga", "_od_gb"), call("__od_binop_adj__", const(opname), "_g",
+                                                     name if keep_y else const(None), user(a), user(b),
+                                                     const(int(act_a) | 2 * int(act_b)), "_od_S"))]
+        # `r = r * x`: r's cotangent was just taken (None), so its contribution is assigned directly
+        fresh_a = act_a and a.id == name and not (act_b and b.id == name)
+        fresh_b = act_b and b.id == name and not (act_a and a.id == name)
+        # each operand's cotangent is added once, after whichever path computed it (the adjoint's size,
+        # and so the transform's time, is mostly these additions)
+        added = ((self.acc(a.id, "_od_ga", fresh_a) if act_a else [])
+                 + (self.acc(b.id, "_od_gb", fresh_b) if act_b else []))
+        if not (act_a or act_b):  # (`1.0 / 6`: no operand takes a cotangent; the result's is dropped)
+            generic = []
         if self.observed:
             fwd = at([assign(name, call("__od_binop__", const(opname), user(a), user(b)))], s)
-            return fwd, need, adj + [_given("_g", generic)]
-        fast = _fast_cotangents(v.op, a, b, load(name) if keep_y else binop(user(a), ast.Div(), user(b)))
+            return fwd, need, adj + ([_given("_g", generic + added)] if generic else [])
+        if not generic:
+            return [s], need, adj
+        fast = None if self.compact else _fast_cotangents(v.op, a, b, load(name) if keep_y
+                                                          else binop(user(a), ast.Div(), user(b)))
         if fast is not None:
             fa, fb = fast
-            # `r = r * x`: r's cotangent was just taken (None), so its contribution is assigned directly
-            fresh_a = act_a and a.id == name and not (act_b and b.id == name)
-            fresh_b = act_b and b.id == name and not (act_a and a.id == name)
-            inline = (self.acc(a.id, fa, fresh_a) if act_a else []) + (self.acc(b.id, fb, fresh_b) if act_b else [])
+            inline = ([assign("_od_ga", fa)] if act_a else []) + ([assign("_od_gb", fb)] if act_b else [])
             # sums need a scalar result (nothing to unbroadcast: a float cotangent says so); products and
             # quotients need real scalar operands (nothing to unbroadcast or conjugate)
             test = is_(call("type", "_g"), "float")
@@ -630,15 +646,12 @@ class _Gen:
                     elif not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
                         parts.append(const(False))
                 test = and_(*parts) if parts else const(True)
-            float64 = _float64_test(a, b)
-            if float64 is not None:
-                test = or_(test, float64)
-            arrays = _real_array_test(v.op, a, b, act_a, act_b)
-            if arrays is not None:
-                test = or_(test, arrays)
-            adj.append(_given("_g", [if_(test, inline, generic)]))
+            for extra in (_float64_test(a, b), _real_array_test(v.op, a, b, act_a, act_b)):
+                if extra is not None:
+                    test = or_(test, extra)
+            adj.append(_given("_g", [if_(test, inline, generic), *added]))
         else:
-            adj.append(_given("_g", generic))
+            adj.append(_given("_g", generic + added))
         return [s], need, adj
 
     def call(self, s, name, v: ast.Call):
@@ -722,7 +735,7 @@ class _Gen:
         # call (a counter) and notes which arguments are arrays and which other variables view them; the
         # adjoint then hands the cotangents it holds for them (with those views') to the callee, whose
         # returned cotangents are then their whole ones
-        handed_fwd, handed_in, handed_out = self.handed(s, pb, v)
+        handed_fwd, viewed = self.handed(s, pb, v)
         if method_obj:
             # (a method reached through `super()` is bound to super's object; the name `super` here would
             # give the adjoint a `__class__` cell, and the builtin `type` may be a local of the adjoint: the
@@ -772,22 +785,27 @@ class _Gen:
                 else:
                     by_name = call(attr(item("_od_r", 2), "get"), const(k.arg))
                     body += self.acc(k.value.id, if_exp(item("_od_r", 2), by_name, const(None)))
-        adj = self.take(name) + pre + [_given(pb, handed_in + held_in + [pullback] + handed_out
-                                              + (body or [ast.Pass()]))]
+        run = held_in + [pullback]
+        if viewed is not None:  # (a Python callee: never one of the held backs)
+            w, targets, dargs, douts = viewed
+            run = [if_(is_none(w), run, [assign(targets, call("__od_call_viewed__", w, pb, "_g", dself, dargs,
+                                                                douts, "_od_S"))])]
+        adj = self.take(name) + pre + [_given(pb, run + (body or [ast.Pass()]))]
         if handed_fwd:
             fwd_call = handed_fwd[:1] + fwd_call + handed_fwd[1:]
         return view_fwd + fwd_call, need, adj
 
-    def handed(self, s, pb: str, v: ast.Call) -> tuple[list[ast.stmt], list[ast.stmt], list[ast.stmt]]:
-        """Forward statements and adjoint statements (before and after the pullback) for a call whose callee
-        may change its array arguments in place; nothing for calls without active positional arguments."""
+    def handed(self, s, pb: str, v: ast.Call) -> tuple[list[ast.stmt], tuple | None]:
+        """For a call whose callee may change its array arguments in place: forward statements, and for the
+        adjoint (the variable `_od_wK`, the targets `__od_call_viewed__`'s results go to, the cotangents
+        handed to it); nothing for calls without active positional arguments."""
         if any(isinstance(a, ast.Starred) for a in v.args):
-            return [], [], []
+            return [], None
         names: list[str | None] = []
         for a in v.args:
             names.append(a.id if self.is_active(a) and a.id not in names else None)
         if not any(names):
-            return [], [], []
+            return [], None
         k = self.npb
         c, w = f"_od_c{k}", f"_od_w{k}"
         self.single_use.difference_update(n for n in names if n)  # merged into before the call's own
@@ -803,14 +821,8 @@ class _Gen:
         self.dvars.update(args | set(others))
         dargs = tuple_(d(n) if n else const(None) for n in names)
         douts = [d(m) for m in others]
-        targets = (tuple(d(n) if n else "_" for n in names), douts if others else "_", "_od_p")
-        before = [_given(w, [assign(targets, call("__od_call_merge__", w, dargs, tuple_(douts), "_od_S")),
-                             assign(_session("dargs_in"), tuple_([pb, "_od_p"]))])]
-        took = [if_(binop("_od_m", ast.BitAnd(), const(1 << i)), [assign(d(n), const(None))])
-                for i, n in enumerate(names) if n]
-        after = [_given(w, [assign(_session("dargs_in"), const(None)), assign("_od_m", attr("_od_S", "took")),
-                            assign(_session("took"), const(0)), *took])]
-        return fwd, before, after
+        targets = (tuple(d(n) if n else "_" for n in names), douts if others else "_", "_od_r")
+        return fwd, (w, targets, dargs, tuple_(douts))
 
     def _display_result(self, s, name, v):
         """(forward statement, the name the adjoint reads the display's own object by): a display holding
@@ -1227,11 +1239,18 @@ def _rename(node, renames, loads_only=True):
 
 
 def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str], globals_: dict,
-             adjoint_name: str, freevars: tuple = (), observed: bool = False, numbers: bool = False) -> Generated:
+             adjoint_name: str, freevars: tuple = (), observed: bool = False, numbers: bool = False,
+             compact: bool = False) -> Generated:
     """Forward twin and adjoint of a lowered function (consumed: its tree is rewritten in place, so give a
-    fresh one) for the given active parameters and cells (`observed`: binary operations through helpers an observer sees, `contexts.ad.observe`; `numbers`:
-    counters changed in place, `n -= 1`, are taken to hold numbers where that makes them steer only — the
-    caller checks `Generated.numbers`, the parameters that must then be bound to numbers)."""
+    fresh one) for the given active parameters and cells (`observed`: binary operations through helpers an
+    observer sees, `contexts.ad.observe`; `numbers`: counters changed in place, `n -= 1`, are taken to hold
+    numbers where that makes them steer only — the caller checks `Generated.numbers`, the parameters that
+    must then be bound to numbers).
+
+    `compact`: the adjoint's arithmetic goes through the general rules only (`__od_binop_adj__`,
+    `__od_unary_adj__`), without the inlined formulas for floats and float64 arrays beside them: the same
+    cotangents, an adjoint about half the size, built and compiled in about half the time, run slower.
+    The forward twin is the same either way (`runtime._tier_up` swaps one adjoint for the other)."""
     params = param_names(lowered.args)
     # each positional parameter's value on entry, kept under a name of its own: when a caller's array
     # argument was changed in place, the cotangent the caller holds for it after the call flows in there
@@ -1244,7 +1263,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     ast.fix_missing_locations(lowered)
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held)
     ask_primals(lowered, active, globals_, freevars)
-    gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed)
+    gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed, compact)
     gen.writes = declared_writes(lowered, globals_, freevars)
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}
     body = gen.body(lowered.body)
@@ -1311,38 +1330,53 @@ def _fast_cotangents(op: ast.operator, a: ast.expr, b: ast.expr, y: ast.expr) ->
 _DECLARED = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv"}
 
 
+_IS = is_("_", "_").ops[0]  # (the one shared `is` operator)
+
+
+def _chain(op: ast.cmpop, xs: list[Node]) -> ast.Compare:
+    """`x0 op x1 op x2 ...`: one comparison chain (fewer nodes to build and compile than `and`s)."""
+    return ast.Compare(left=load(xs[0]), ops=[op] * (len(xs) - 1), comparators=[load(x) for x in xs[1:]])
+
+
 def _float64_test(a: ast.expr, b: ast.expr) -> ast.expr | None:
     """For `a + b`, `a - b`, `a * b`, `a / b`: the test under which the formulas of `_fast_cotangents` give
     what `binop_adj`'s real-scalar case gives for numpy float64 scalars (`p[0]` of a float array): the
-    result's cotangent and every variable operand a float64, constants real numbers. Each cotangent then
-    comes out a float64, its operand's type, as binop_adj keeps it: the same value by the same formula,
-    without the call. None where a constant is not a real number."""
-    parts = [is_(call("type", "_g"), "__od_float64__")]
+    result's cotangent and every variable operand a float64 (`type(_g) is float64 is type(a) is type(b)`),
+    constants real numbers. Each cotangent then comes out a float64, its operand's type, as binop_adj keeps
+    it. None where a constant is not a real number."""
+    types = [call("type", "_g"), load("__od_float64__")]
     for x in (a, b):
         if isinstance(x, ast.Name):
-            parts.append(is_(call("type", x.id), "__od_float64__"))
+            types.append(call("type", x.id))
         elif not isinstance(x, ast.Constant) or not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
             return None
-    return and_(*parts)
+    return _chain(_IS, types)
 
 
 def _real_array_test(op: ast.operator, a: ast.expr, b: ast.expr, act_a: bool, act_b: bool) -> ast.expr | None:
     """For `a + b`, `a - b`, `a * b`: the test under which the float formulas of `_fast_cotangents` hold for
     arrays too — a float64 result cotangent, each active operand a float64 array of its shape (no
-    broadcasting to undo), and a product's other operand real. None where it cannot hold."""
+    broadcasting to undo: `type(_g) is ndarray is type(a)`, `_g.dtype is f8 is a.dtype`, `_g.shape ==
+    a.shape`), and a product's other operand real. None where it cannot hold."""
     if not isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
         return None
-
-    def float64_array(x: str) -> list[ast.expr]:
-        return [is_(call("type", x), "__od_ndarray__"), is_(attr(x, "dtype"), "__od_f8__")]
-    parts = float64_array("_g")
+    actives = ["_g"]
+    others = []
     for x, active in ((a, act_a), (b, act_b)):
         if isinstance(x, ast.Name):
             if active:
-                parts += float64_array(x.id) + [compare(attr(x.id, "shape"), ast.Eq(), attr("_g", "shape"))]
+                actives.append(x.id)
             elif isinstance(op, ast.Mult):  # it multiplies the other's cotangent: real, of any broadcast shape
-                parts.append(or_(and_(*float64_array(x.id)), is_(call("type", x.id), "float"),
-                                 is_(call("type", x.id), "int")))
+                others.append(or_(and_(is_(call("type", x.id), "__od_ndarray__"), is_(attr(x.id, "dtype"), "__od_f8__")),
+                                  is_(call("type", x.id), "float"), is_(call("type", x.id), "int")))
         elif not isinstance(x, ast.Constant) or not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
             return None
-    return and_(*parts)
+    types = [call("type", actives[0]), load("__od_ndarray__")] + [call("type", n) for n in actives[1:]]
+    dtypes = [attr(actives[0], "dtype"), load("__od_f8__")] + [attr(n, "dtype") for n in actives[1:]]
+    parts = [_chain(_IS, types), _chain(_IS, dtypes)]
+    if len(actives) > 1:
+        parts.append(_chain(_EQ, [attr(n, "shape") for n in actives]))
+    return and_(*parts, *others)
+
+
+_EQ = compare("_", ast.Eq(), "_").ops[0]

@@ -1169,6 +1169,23 @@ def call_merge(w, dargs, douts, S):
     return tuple(dargs), douts, tuple(g if is_array else None for g, is_array in zip(dargs, arrays))
 
 
+def call_viewed(w, pb, g, dself, dargs, douts, S):
+    """The pullback of such a call (`w` not None: its callee is a Python function): `call_merge`, then the
+    pullback with the arguments' cotangents handed to it; returns the arguments' cotangents (those the
+    callee took as its parameters' whole cotangents now None: they come back in its result), the views'
+    and the pullback's result."""
+    dargs, douts, handed = call_merge(w, dargs, douts, S)
+    S.dargs_in = (pb, handed)
+    try:
+        r = pb[0](pb, g, dself, S)
+    finally:
+        S.dargs_in = None
+    took, S.took = S.took, 0
+    if took:
+        dargs = tuple(None if took >> i & 1 else c for i, c in enumerate(dargs))
+    return dargs, douts, r
+
+
 def match_guard(subject, what="a `match` on"):  # what: "a `match` on", "a set of"
     """Before a `match` on a value (or a set display of values) the analysis could not prove constant:
     refused if it may carry a derivative (pattern bindings and set members would carry it unseen)."""
@@ -1230,6 +1247,7 @@ HELPER_IMPLS = {
     "__od_f8__": np.dtype(np.float64),
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
+    "__od_call_viewed__": call_viewed,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
     "__od_key_guard__": key_guard,
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,

@@ -1246,7 +1246,7 @@ def _construct_back(pb, dy, dself, S):
 class _TwinInfo:
     __slots__ = ("fwd_code", "rev_code", "rev_closure", "rev", "argcount", "varargs", "varkw", "names", "cells",
                  "generated", "helper_closure", "closure_plan", "entry", "numbers", "general", "active",
-                 "fwd_last", "rev_last")
+                 "fwd_last", "rev_last", "tier")
 
 
 # (id(code), call shape...) -> _TwinInfo, an entry removed when its code object dies. An info holds code
@@ -1282,11 +1282,22 @@ def _active_params(code, mask, npre, nargs, kwnames):
     return frozenset(act)
 
 
+# Two tiers of adjoints. A long function (more than COMPACT_LINES lines of source) is first given a
+# compact adjoint (`codegen.generate`'s compact: the general rules only), which takes half the time to
+# build and compile — the first `gradient` of a 500-line function in well under a second (issue 17) —
+# and, once its reverse pass has run TIER_UP_AFTER times, the full one with the inlined fast paths (built
+# again, swapped in only if the forward twin built with it is the same code: the tapes it records must
+# be the ones the new adjoint reads). Short functions get the full adjoint at once.
+COMPACT_LINES = 150
+TIER_UP_AFTER = 16
+
+
 @collector.pausing  # (its trees' allocations would trigger full collections: 40% of a long function's build)
-def _build(fn, active, keep_generated=False, observed=False, numbers=True):
+def _build(fn, active, keep_generated=False, observed=False, numbers=True, compact=None):
     """fn's twin for the active parameters. With `numbers`, counters changed in place (`n -= 1`) may be
     taken for numbers (not differentiated: `steering_numbers`): `info.numbers` then holds the positions of
-    the parameters a call must bind to numbers, and `info.general` the twin for calls that do not."""
+    the parameters a call must bind to numbers, and `info.general` the twin for calls that do not.
+    `compact`: the first tier's adjoint (None: for functions longer than COMPACT_LINES)."""
     code = fn.__code__
     try:
         src = get_source(code, fn.__globals__)
@@ -1305,10 +1316,13 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True):
     freevars = tuple(c for c in code.co_freevars if c != "__class__" and not c.startswith("__od_"))
     cells = [] if _NO_CELLS <= active else list(freevars)
     active = active - _NO_CELLS
+    if compact is None:
+        tree = src.tree
+        compact = not observed and (tree.end_lineno or tree.lineno) - tree.lineno > COMPACT_LINES
     try:
         fdef = lower(mangle_private(src.as_function_def(), src.class_name), iterators=True)
         gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars, observed,
-                       numbers)
+                       numbers, compact)
     except Unsupported as e:
         line = getattr(e.node, "lineno", code.co_firstlineno)
         raise UnsupportedFunction(
@@ -1326,7 +1340,9 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True):
     # An adjoint that reads no global of fn's module (its code reads builtins only) is made once, on
     # builtins alone; one reading fn's globals is made per call (a cached one would keep them alive).
     info.rev = None
-    if not _ADJOINT_BUILTINS & fn.__globals__.keys() and _global_names(rev_code) <= _ADJOINT_BUILTINS:
+    # (a compact adjoint is made per call, by `_tiered`, which counts the reverse passes)
+    info.tier = (TIER_UP_AFTER, numbers) if compact else None
+    if not compact and not _ADJOINT_BUILTINS & fn.__globals__.keys() and _global_names(rev_code) <= _ADJOINT_BUILTINS:
         info.rev = types.FunctionType(rev_code, _BUILTINS_ONLY, None, (None, None, None), info.rev_closure)
     info.generated = gen if keep_generated else None  # its trees are large: kept for `show_adjoint` only
     info.helper_closure = (tuple(table[v] for v in fwd_code.co_freevars)
@@ -1589,6 +1605,44 @@ def _of_a_module(fn) -> bool:
     return module is not None and getattr(module, "__dict__", None) is fn.__globals__
 
 
+def _tiered(info, fn):
+    """The adjoint of a twin given a compact one first (`COMPACT_LINES`): its reverse passes are counted,
+    and the TIER_UP_AFTER-th builds the full adjoint (`_tier_up`)."""
+    with _TIER_LOCK:  # (threads: the adjoint's code and cells are swapped together, `info.tier` last)
+        tier = info.tier
+        if tier is not None:
+            left, numbers = tier
+            if left > 1:
+                info.tier = (left - 1, numbers)
+            else:
+                try:
+                    _tier_up(info, fn, numbers)
+                finally:
+                    info.tier = None
+        rev = info.rev
+        if rev is not None:
+            return rev
+        last = info.rev_last
+        return last[1] if last is not None and last[0] is fn.__globals__ else _adjoint_function(info, fn)
+
+
+_TIER_LOCK = threading.RLock()
+
+
+def _tier_up(info, fn, numbers):
+    """Build fn's twin again with the full adjoint, and take that adjoint if its forward twin compiled to
+    the same code as the one recording the tapes (the same blocks, saving the same values): otherwise the
+    compact adjoint stays (slower, never wrong)."""
+    try:
+        full = _build(fn, info.active, numbers=numbers, compact=False)
+    except OverdubError:
+        return
+    if (full.fwd_code != info.fwd_code or full.names != info.names or full.entry != info.entry
+            or full.numbers != info.numbers):
+        return
+    info.rev_code, info.rev_closure, info.rev_last, info.rev = full.rev_code, full.rev_closure, None, full.rev
+
+
 def _adjoint_function(info, fn):
     """The adjoint as a function of fn's globals (see `_forward_function`: kept for a module's)."""
     rev = _FunctionType(info.rev_code, fn.__globals__, None, (None, None, None), info.rev_closure)
@@ -1702,7 +1756,10 @@ def _twin_back(pb, dy, dself, S):
     rev = info.rev
     if rev is None:
         last = info.rev_last
-        rev = last[1] if last is not None and last[0] is fn.__globals__ else _adjoint_function(info, fn)
+        if info.tier is not None:
+            rev = _tiered(info, fn)
+        else:
+            rev = last[1] if last is not None and last[0] is fn.__globals__ else _adjoint_function(info, fn)
     try:
         if npre:  # a method: self's cotangent after the call flows in, the total before it comes out
             dparams, dcells = rev(S, tape, dy, None, dself, dins)

@@ -93,9 +93,22 @@ def _fold(stmts: list[ast.stmt]) -> list[ast.stmt]:
             out.append(acc)
             i += 2
             continue
+        acc = _added(s)
+        if acc is not None:
+            out.append(acc)
+            i += 1
+            continue
         if isinstance(s, ast.If):
             if _is_fast_path(s):
-                out.extend(_fold(s.body))
+                inline = _fold(s.body)
+                formulas = {t.targets[0].id: t.value for t in inline if isinstance(t, ast.Assign)
+                            and isinstance(t.targets[0], ast.Name) and t.targets[0].id in ("_od_ga", "_od_gb")}
+                if len(formulas) == len(inline):  # a binary operation's: its cotangents as they are added
+                    stmts = stmts[:i + 1] + _replace(stmts[i + 1:], formulas)
+                else:
+                    out.extend(inline)
+            elif re.fullmatch(r"_od_w\d+ is None", ast.unparse(s.test)):
+                out.extend(_fold(s.body))  # (a plain call's pullback; the else: a callee's in-place changes)
             elif _is_bookkeeping(s):
                 pass
             else:
@@ -118,6 +131,8 @@ def _take(s, nxt) -> str | None:
 
 def _accumulation(s, nxt) -> ast.stmt | None:
     """`_od_c = E` then `if D is None: D = _od_c ... else: D = __od_acc__(D, _od_c)`: `D += E`."""
+    if _added(s) is not None:
+        return None  # (the one-statement form: `_fold` asks `_added`)
     if not (isinstance(s, ast.Assign) and _is_name(s.targets[0], "_od_c") and isinstance(nxt, ast.If)):
         return None
     test = nxt.test
@@ -126,6 +141,24 @@ def _accumulation(s, nxt) -> ast.stmt | None:
         return None
     target = test.left.id
     return ast.AugAssign(target=ast.Name(target, ast.Store()), op=ast.Add(), value=_pullback_expr(s.value))
+
+
+def _added(s) -> ast.stmt | None:
+    """`if D is None: D = X ... else: D = __od_acc__(D, X)`: `D += X`."""
+    if not (isinstance(s, ast.If) and isinstance(s.test, ast.Compare) and isinstance(s.test.left, ast.Name)
+            and isinstance(s.test.ops[0], ast.Is) and len(s.body) == 1 and isinstance(s.body[0], ast.Assign)
+            and len(s.orelse) == 1 and isinstance(s.orelse[0], ast.If)
+            and "__od_acc__" in ast.unparse(s.orelse[0])):
+        return None
+    return ast.AugAssign(target=ast.Name(s.test.left.id, ast.Store()), op=ast.Add(), value=s.body[0].value)
+
+
+def _replace(stmts: list[ast.stmt], formulas: dict[str, ast.expr]) -> list[ast.stmt]:
+    """stmts with the names of formulas replaced by (copies of) their expressions."""
+    class Replace(ast.NodeTransformer):
+        def visit_Name(self, node):
+            return copy.deepcopy(formulas[node.id]) if node.id in formulas else node
+    return [Replace().visit(copy.deepcopy(s)) for s in stmts]
 
 
 def _is_fast_path(s: ast.If) -> bool:
