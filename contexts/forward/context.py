@@ -9,6 +9,7 @@ and if that tries to turn a Dual into a float, a `NoForwardRule` error naming th
 from __future__ import annotations
 
 import numbers
+import operator
 import os
 import struct
 import types
@@ -118,6 +119,11 @@ class ForwardContext(overdub.Context):
                                         "value that is not differentiated")
             if (fn is map or fn is filter) and len(args) >= 2 and args[0] is not None and not kwargs:
                 return _called_from_c(self, site, fn, args)
+            if type(fn) is operator.methodcaller and len(args) == 1 and not kwargs:
+                # `methodcaller(name, *a, **kw)(obj)` is `obj.name(*a, **kw)`, run as that call: natively
+                # its arguments' duals reached a float's own method (`(0.7).__mul__(dual)`: NotImplemented)
+                name, margs, mkw = _method_call(fn)
+                return self.overdub(site, self.attribute(args[0], name), *margs, **mkw)
             form = _python_form(fn, args)
             if form is not None:  # an object's special methods are its class's own code: run them
                 return self.recurse(form, *args, **kwargs)
@@ -285,6 +291,15 @@ def _array_leaf_refused(fn, site) -> NoForwardRule:
         f"a dask array)", where=str(site),
         fix="use reverse mode (`contexts.gradient`, `vjp`, `jacobian`), which keeps dask arrays lazy; or "
             "compute the dask arrays first (`x.compute()`)")
+
+
+def _method_call(caller: operator.methodcaller) -> tuple:
+    """(name, positional arguments, keyword arguments) of a methodcaller, read from its `__reduce__`
+    (`(methodcaller, (name, *args))`, or with keywords `(partial(methodcaller, name, **kw), args)`)."""
+    maker, items = caller.__reduce__()
+    if maker is operator.methodcaller:
+        return items[0], items[1:], {}
+    return maker.args[0], items, dict(maker.keywords)
 
 
 def _python_form(fn, args):

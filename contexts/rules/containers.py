@@ -255,16 +255,25 @@ def new_ordered_dict(*args, **kw):
 registry._rule(collections.OrderedDict).inplace = new_ordered_dict
 
 
-def _fromkeys_adjoint(dy, y, cls, keys, value=None):
-    """dict.fromkeys(keys, v) (a class method): v is stored under every key; its cotangent is their sum."""
-    g = None
-    if dy is not None:
+@_inplace((type, "fromkeys"))
+def fromkeys_inplace(cls, keys, value=None):
+    """`dict.fromkeys(keys, v)` (a class method): v is stored under every key; its cotangent is the sum of
+    theirs, read from the dict's box (where reads by key and by `.values()`/`.items()` leave them: the
+    plain cotangent alone missed the latter, 0 silently). One object under every key (a list, an array,
+    a dict) would be changed in place through any of them: refused when it may carry a derivative."""
+    if isinstance(value, (list, dict, set, np.ndarray)) or has_fields(value):
+        raise NoRuleError(f"dict.fromkeys(keys, value) with a differentiated {type(value).__name__} as the value "
+                          "(one object under every key)",
+                          fix="build the dict with a comprehension (`{k: make() for k in keys}`), one value per key")
+    y = cls.fromkeys(keys, value)
+
+    def fromkeys_back(S, dy, dself):
+        box = S.box(y, dy)
+        g = None
         for k in y:
-            g = acc(g, dy.get(k))
-    return None, None, g
-
-
-registry.adjoint((type, "fromkeys"))(_fromkeys_adjoint)
+            g = acc(g, box.pop(k, None))
+        return None, (None, g)
+    return y, fromkeys_back
 
 
 @_inplace((dict, "update"))

@@ -1,0 +1,101 @@
+"""The standard library's numeric idioms, in every mode: the derivative central differences give, or a
+clear refusal (an OverdubError) — never another number. Found wrong before: `sum(dict.fromkeys(keys,
+v).values())` in reverse mode (0: the value's cotangent was read from the plain cotangent only, not from
+the dict's box where `.values()` leaves it) and `operator.methodcaller('__mul__', b)(a)` in forward mode
+(the dual reached float's own `__mul__`, which answered NotImplemented: 0 for d/db)."""
+
+import cmath
+import functools
+import heapq
+import itertools
+import math
+import operator
+import statistics
+
+import numpy as np
+import pytest
+
+from contexts import derivative, gradient
+from overdub.errors import OverdubError
+from tests import fd
+
+X, Y = 0.7, 1.3
+
+IDIOMS = {
+    "dict.fromkeys values": lambda a, b: sum(dict.fromkeys(["p", "q"], a * b).values()),
+    "dict.fromkeys items": lambda a, b: sum(v * len(k) for k, v in dict.fromkeys(["p", "qq"], a * b).items()),
+    "dict.fromkeys loop": lambda a, b: functools.reduce(operator.add, dict.fromkeys("xyz", a).values()) * b,
+    "dict.fromkeys subscript": lambda a, b: dict.fromkeys(("p", "q"), a)["q"] * b,
+    "methodcaller __mul__": lambda a, b: operator.methodcaller("__mul__", b)(a),
+    "methodcaller __rsub__": lambda a, b: operator.methodcaller("__rsub__", a)(b * b),
+    "methodcaller of a list": lambda a, b: operator.methodcaller("index", 2.0)([a, 2.0, b]) * a,
+    "methodcaller conjugate": lambda a, b: operator.methodcaller("conjugate")(complex(a, b)).imag * a,
+    "attrgetter real": lambda a, b: operator.attrgetter("real")(complex(a, b)) * b,
+    "itemgetter": lambda a, b: operator.itemgetter(1, 0)([a, b * b])[0] * a,
+    "statistics.fmean": lambda a, b: statistics.fmean([a, b, a * b]),
+    "statistics.mean": lambda a, b: statistics.mean([a, b, a * b]),
+    "statistics.median": lambda a, b: statistics.median([a, b, a * b]),
+    "statistics.geometric_mean": lambda a, b: statistics.geometric_mean([a, b]),
+    "statistics.correlation": lambda a, b: statistics.correlation([a, b, 1.0], [1.0, 2.0, a]),
+    "NormalDist.cdf": lambda a, b: statistics.NormalDist(a, b).cdf(0.5),
+    "NormalDist.pdf": lambda a, b: statistics.NormalDist(a, b).pdf(0.5),
+    "math.frexp/ldexp": lambda a, b: math.ldexp(*math.frexp(a)) * b,
+    "math.modf": lambda a, b: math.modf(a + 2)[0] * b,
+    "math.fmod": lambda a, b: math.fmod(a * 5, b),
+    "divmod": lambda a, b: divmod(a * 5, b)[1],
+    "math.copysign": lambda a, b: math.copysign(a, -b) * b,
+    "math.remainder": lambda a, b: math.remainder(a * 5, b),
+    "math.fsum": lambda a, b: math.fsum([a, b, a * b]),
+    "math.prod": lambda a, b: math.prod([a, b, a * b]),
+    "math.hypot": lambda a, b: math.hypot(a, b, 1.0),
+    "math.dist": lambda a, b: math.dist((a, b), (0.1, 0.2)),
+    "cmath.phase": lambda a, b: cmath.phase(complex(a, b)),
+    "cmath.polar": lambda a, b: cmath.polar(complex(a, b))[0] * cmath.polar(complex(a, b))[1],
+    "cmath.rect": lambda a, b: cmath.rect(a, b).real,
+    "heapq.nsmallest": lambda a, b: sum(heapq.nsmallest(2, [a, b, a * b])),
+    "heapq.merge": lambda a, b: sum(heapq.merge([a, b], [a * b])),
+    "itertools.accumulate": lambda a, b: list(itertools.accumulate([a, b, a], operator.mul))[-1],
+    "itertools.starmap": lambda a, b: sum(itertools.starmap(operator.mul, [(a, b), (b, b)])),
+    "functools.reduce": lambda a, b: functools.reduce(lambda u, v: u * v + 1, [a, b, a]),
+    "map(pow)": lambda a, b: sum(map(pow, [a, b], [2, 3])),
+    "sorted key": lambda a, b: sorted([a, b, 0.5], key=lambda v: -v)[0] * a,
+    "max key": lambda a, b: max([a, b], key=abs) * a,
+    "float.as_integer_ratio": lambda a, b: (lambda r: r[0] / r[1])(a.as_integer_ratio()) * b,
+    "float.hex": lambda a, b: float.fromhex(a.hex()) * b,
+    "text round trip": lambda a, b: float(f"{a:.17g}") * b,
+}
+
+
+def _forward(f, args):
+    return tuple(derivative(lambda t, i=i: f(*[a + t if j == i else a for j, a in enumerate(args)]), 0.0)
+                 for i in range(len(args)))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("name", list(IDIOMS))
+def test_right_or_refused(name, mode):
+    f = IDIOMS[name]
+    try:
+        got = gradient(f, X, Y) if mode == "reverse" else _forward(f, (X, Y))
+    except OverdubError:
+        return  # refused clearly
+    np.testing.assert_allclose(np.array(got, dtype=float), np.array(fd.gradient(f, X, Y), dtype=float),
+                               rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_the_two_found_wrong_are_now_right(mode):
+    """Not refused either: both are plain idioms."""
+    for name in ("dict.fromkeys values", "methodcaller __mul__" if mode == "forward" else "dict.fromkeys items"):
+        f = IDIOMS[name]
+        got = gradient(f, X, Y) if mode == "reverse" else _forward(f, (X, Y))
+        np.testing.assert_allclose(got, fd.gradient(f, X, Y), rtol=1e-6)
+
+
+def test_fromkeys_of_one_list_under_every_key_is_refused():
+    def f(a):
+        d = dict.fromkeys(["p", "q"], [a])
+        d["p"].append(a * a)  # (the same list under "q": one object)
+        return sum(d["q"])
+    with pytest.raises(OverdubError, match="fromkeys"):
+        gradient(f, X)
