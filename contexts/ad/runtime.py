@@ -1110,9 +1110,9 @@ def _construct(cls, args, kw, meta=True):
             obj = cls(*args, **kw)
             if getattr(cls, "__post_init__", None) is not None and _any_differentiable(args, kw):
                 _check_post_init(cls, obj, dict(zip(names, args), **kw))
-            return obj, (_fields_back, names, len(args), tuple(kw))
+            return obj, (_fields_back, names, len(args), tuple(kw), obj)
     if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # namedtuple
-        return cls(*args, **kw), (_fields_back, list(cls._fields), len(args), tuple(kw))
+        return cls(*args, **kw), (_fields_back, list(cls._fields), len(args), tuple(kw), None)
     base = dict if issubclass(cls, dict) else list if issubclass(cls, list) else None
     if base is not None and cls.__new__ is base.__new__:
         if init is base.__init__:  # `class Result(dict)`: built as the base is
@@ -1191,8 +1191,12 @@ def _check_post_init(cls, obj, passed):
 
 
 def _fields_back(pb, dy, dself, S):
-    """Cotangents of the arguments of a record type's generated constructor: its fields' cotangents."""
-    _, names, nargs, kwnames = pb
+    """Cotangents of the arguments of a record type's generated constructor: its fields' cotangents — a
+    dataclass instance's as its box holds them too (reads through `vars(obj)` and `obj.__dict__`, by
+    `.values()` or `.items()`, leave theirs there: 0 before, silently)."""
+    _, names, nargs, kwnames, obj = pb
+    if obj is not None and S is not None and (dy is not None or id(obj) in S.boxes):
+        dy = S.box(obj, dy)
     if dy is None:
         return None, (None,) * nargs, None
     if isinstance(dy, (list, tuple)):
