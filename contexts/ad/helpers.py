@@ -735,6 +735,11 @@ def setitem(obj, idx, v):
             fix="assign through an index of x (`x[np.unravel_index(i, x.shape)] = v`), or through "
                 "`x.reshape(-1)` of a contiguous x")
     if _is_array(obj):
+        if getattr(obj.dtype, "names", None) is not None and runtime._may_differ(v, 0):
+            raise runtime.UnsupportedFunction(
+                "reverse mode does not differentiate values stored into a structured array (a dtype with "
+                "fields, records: np.rec.fromarrays)", where=runtime._user_line(),
+                fix="keep the fields as separate arrays (or a dict of arrays)")
         old = _copy(obj[idx])
         if type(obj) is not _Dual and type(v) is _Dual:
             raise runtime.UnsupportedFunction(

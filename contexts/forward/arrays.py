@@ -482,6 +482,9 @@ def build_array(args: tuple, kwargs: dict, fn=None):
     by default, `copy=True`): value and tangent of its own, so a change in place (`c = np.array(q);
     c[1:] *= -1`) leaves the source alone, as in numpy."""
     dtype = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+    if dtype is not None and np.dtype(dtype).names is not None:
+        raise OverdubError("forward mode does not differentiate a structured array (a dtype with fields, records) "
+                           "built from perturbed values", fix="keep the fields as separate arrays (or a dict of arrays)")
     out = to_array(args[0], dtype)
     if kwargs.get("copy", True if fn is np.array else None) is True and out is not args[0]:
         out = _own_copy(out, args[0])

@@ -679,6 +679,23 @@ class Dual:
     def shape(self):
         return shape(self.primal)
 
+    @shape.setter
+    def shape(self, new):
+        """`a.shape = (1, -1)` in place (np.meshgrid does it), on the value and its tangent alike: numpy's
+        own error where the array cannot take the shape without a copy, and the value unchanged then."""
+        p, t = self.primal, self.tangent
+        old = getattr(p, "shape", None)
+        k = getattr(t, "ndim", 0) - len(old or ())
+        if type(p) is not np.ndarray or type(t) is not np.ndarray or k < 0 or t.shape[k:] != old:
+            raise AttributeError("forward mode sets the shape of a perturbed array in place only when its value "
+                                 "and tangent are arrays of its shape: reshape it instead (`a = a.reshape(...)`)")
+        p.shape = new
+        try:  # (a batch of tangents, jacfwd's: its leading axes kept)
+            t.shape = t.shape[:k] + p.shape
+        except AttributeError:
+            p.shape = old
+            raise
+
     @property
     def ndim(self):
         return ndim(self.primal)

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import importlib
 
-from . import conversion, convolution, creation, inplace, interpolation, reductions, roots, ufuncs
+from . import conversion, convolution, counting, creation, inplace, interpolation, reductions, roots, ufuncs
 
-__all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "inplace", "interpolation", "roots"]
+__all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "counting", "inplace", "interpolation", "roots"]
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines",
               "scipy_ppoly", "scipy_spatial", "scipy_integrate"):

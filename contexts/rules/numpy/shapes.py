@@ -21,8 +21,8 @@ import numpy as np
 from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 from ..cotangents import Refused
 from ..registry import registry
-from ..sparsity_specs import INDICES, STRUCTURAL, Custom
-from ._util import bind as _bind, match_primal, may_carry, register_linear, sum_to_shape, unsupported, zeros
+from ..sparsity_specs import DENSE, INDICES, STRUCTURAL, Custom
+from ._util import bind as _bind, is_dual, match_primal, may_carry, register_linear, sum_to_shape, unsupported, zeros
 
 __all__ = ["split_cotangent", "sort_permutation"]
 
@@ -368,9 +368,18 @@ def _nested_tangent(t, obj):
     return as_array(t)
 
 
+def _not_structured(y, fn_name):
+    """A structured array (fields: `dtype=[('a', float), ...]`, records) holds its values by field, which
+    the rules' cotangents (plain arrays) do not: refused (its fields' reads gave 0, silently)."""
+    if getattr(getattr(y, "dtype", None), "names", None) is not None:
+        raise unsupported(fn_name, "a structured array (a dtype with fields, records) of differentiated values",
+                          "keep the fields as separate arrays (or a dict of arrays)")
+
+
 def array_adjoint(dy, y, obj, *rest, **kwargs):
     """Cotangent of np.array/as_array(obj): a list for a list of scalars or arrays; a `Refused` one (no
     derivative known) passes through as it is, still refusing wherever it is used."""
+    _not_structured(y, "np.array")
     if type(dy) is Refused:
         return (dy if may_carry(obj) else None, *(None,) * len(rest))
     if isinstance(obj, (list, tuple)):
@@ -384,6 +393,7 @@ def _array_frule(fn):
         y = fn(obj, *rest, **kwargs)
         if t is None:
             return y, None
+        _not_structured(y, f"np.{fn.__name__}")
         dtype = kwargs.get("dtype", rest[0] if rest else None)
         dy = _nested_tangent(t, obj)
         return y, (dy if dtype is None else dy.astype(dtype))
@@ -391,9 +401,21 @@ def _array_frule(fn):
     return frule
 
 
+def _checked_builder(fn):
+    """fn as reverse mode runs it on differentiated values (`Rule.impl`): a structured result is refused
+    at once (its adjoint is never asked when its fields' reads pass no cotangent back)."""
+    def built(*args, **kwargs):
+        y = fn(*args, **kwargs)
+        _not_structured(y, f"np.{fn.__name__}")
+        return y
+    built.__name__ = built.__qualname__ = f"{fn.__name__}_checked"
+    return built
+
+
 for _fn in (np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray):
     registry.adjoint(_fn, kind="linear")(array_adjoint)
     registry.frule(_fn, kind="linear")(_array_frule(_fn))
+    registry.set(_fn, impl=_checked_builder(_fn))
 
 
 def astype_adjoint(dy, y, x, *rest, **kwargs):
@@ -426,10 +448,15 @@ _both("copy", np.copy, _identity_transpose)
 
 
 def _same_dtype_view(x, y):
-    """A view reinterpreting the bytes in another dtype (`x.view(np.int64)`) has no derivative: refused."""
+    """A view reinterpreting the bytes in another dtype (`x.view(np.int64)`) has no derivative: refused. So
+    is a view as np.matrix: its `*` and `**` are matrix products and powers, and the rules' arithmetic on
+    the cotangents, matrices too, would take them for elementwise ones (a transposed gradient, silently)."""
     if np.dtype(getattr(y, "dtype", None)) != np.dtype(getattr(x, "dtype", None)):
         raise unsupported("ndarray.view", "a view in another dtype (the bytes reinterpreted)",
                           "convert the values instead: x.astype(dtype)")
+    if isinstance(y, np.matrix):
+        raise unsupported("ndarray.view", "a numpy.matrix (np.asmatrix, np.matrix: its * is a matrix product)",
+                          "use plain arrays and the @ operator (np.asarray(m), a @ b)")
 
 
 def view_adjoint(dy, y, x, *rest, **kwargs):
@@ -472,7 +499,7 @@ register_linear([(np.ndarray, "__deepcopy__")], _copy_with_memo, _identity_trans
 registry.nondifferentiable(
     np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like, np.argsort, np.nonzero,
     np.flatnonzero, np.argwhere, np.searchsorted, np.indices, (np.ndarray, "argsort"),
-    (np.ndarray, "nonzero"))
+    (np.ndarray, "nonzero"), (np.ndarray, "searchsorted"), (np.ndarray, "argpartition"), np.argpartition)
 
 
 # -- broadcast_arrays ----------------------------------------------------------------------------
@@ -539,3 +566,96 @@ registry.sparsity(Custom("ops.py: differences along axis, prepend/append joined 
 registry.sparsity(INDICES, np.argsort, np.argpartition, np.searchsorted)
 registry.sparsity(Custom("rules.py: shapes and types of tracers"), np.shape, np.ndim, np.size, np.result_type,
                   np.iscomplexobj, np.isrealobj, np.isscalar)
+
+
+# -- strided views ---------------------------------------------------------------------------------
+
+from numpy.lib import stride_tricks as _stride_tricks  # noqa: E402
+
+
+def plain(x):
+    """The value behind a dual (nested ones too): its memory layout is the one a view is taken of."""
+    while is_dual(x):
+        x = x.primal
+    return x
+
+
+def _strided_indices(x: np.ndarray, shape, strides) -> np.ndarray:
+    """For `as_strided(x, shape, strides)`: the flat (C-order) index into x of each of its elements, found
+    by byte offset from x's first element. A view reaching memory that is not one of x's elements (a gap
+    between them, beyond its end) is refused: its values are no function of x's."""
+    shape = x.shape if shape is None else tuple(shape)
+    strides = x.strides if strides is None else tuple(strides)
+    xoff = np.zeros(x.shape, dtype=np.int64)
+    for k, (n, s) in enumerate(zip(x.shape, x.strides)):
+        xoff += (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (x.ndim - k - 1))
+    yoff = np.zeros(shape, dtype=np.int64)
+    for k, (n, s) in enumerate(zip(shape, strides)):
+        yoff += (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(shape) - k - 1))
+    flat = xoff.ravel()
+    order = np.argsort(flat, kind="stable")
+    pos = np.clip(np.searchsorted(flat[order], yoff.ravel()), 0, max(flat.size - 1, 0))
+    if flat.size == 0 or not np.array_equal(flat[order][pos], yoff.ravel()):
+        raise unsupported("np.lib.stride_tricks.as_strided", "a view reaching memory outside the array's elements",
+                          "index the array instead (x[idx]), or use sliding_window_view")
+    return order[pos].reshape(shape)
+
+
+def _strided_options(rest, kwargs):
+    return _bind(rest, kwargs, ("shape", "strides", "subok", "writeable"), (None, None, False, True))
+
+
+def as_strided_adjoint(dy, y, x, *rest, **kwargs):
+    """as_strided is a gather of x's elements (overlapping windows repeat them): each element's cotangent
+    is the sum of its copies'."""
+    shape, strides, _, _ = _strided_options(rest, kwargs)
+    xa = as_array(plain(x))  # (the layout is the value's: a dual's under forward over reverse)
+    idx = _strided_indices(xa, shape, strides)
+    dx = zeros(xa.size, np.result_type(xa, float), dy)
+    np.add.at(dx, idx.ravel(), np.broadcast_to(as_array(dy), idx.shape).ravel())
+    out = (match_primal(dx.reshape(xa.shape), x), *(None,) * len(rest))
+    return out + ({k: None for k in kwargs},) if kwargs else out
+
+
+def as_strided_frule(tangents, x, *rest, **kwargs):
+    y = _stride_tricks.as_strided(x, *rest, **kwargs)
+    t = tangents[0] if tangents else None
+    if t is None:
+        return y, None
+    shape, strides, _, _ = _strided_options(rest, kwargs)
+    xa = as_array(plain(x))
+    idx = _strided_indices(xa, shape, strides)
+    tt = np.broadcast_to(as_array(t), np.shape(t)[:max(np.ndim(t) - xa.ndim, 0)] + xa.shape)
+    lead = tt.shape[:tt.ndim - xa.ndim]  # (jacfwd's batch of tangents)
+    return y, tt.reshape(lead + (-1,))[..., idx]
+
+
+registry.adjoint(_stride_tricks.as_strided, kind="linear")(as_strided_adjoint)
+registry.frule(_stride_tricks.as_strided, kind="linear")(as_strided_frule)
+
+
+def _window_options(rest, kwargs):
+    return _bind(rest, kwargs, ("window_shape", "axis"), (None, None))
+
+
+def sliding_window_view_adjoint(dy, y, x, *rest, **kwargs):
+    """`sliding_window_view` is as_strided's gather of overlapping windows (its rule, on the view's own
+    shape and strides)."""
+    window_shape, axis = _window_options(rest, kwargs)
+    xa = as_array(plain(x))
+    view = _stride_tricks.sliding_window_view(xa, window_shape, axis)
+    return as_strided_adjoint(dy, view, x, view.shape, view.strides) + (None,) * (len(rest) - 2) + (
+        ({k: None for k in kwargs},) if kwargs else ())
+
+
+def sliding_window_view_frule(tangents, x, *rest, **kwargs):
+    window_shape, axis = _window_options(rest, kwargs)
+    xa = as_array(plain(x))
+    view = _stride_tricks.sliding_window_view(xa, window_shape, axis)
+    _, dy = as_strided_frule(tangents[:1], xa, view.shape, view.strides)
+    return _stride_tricks.sliding_window_view(x, *rest, **kwargs), dy
+
+
+registry.adjoint(_stride_tricks.sliding_window_view, kind="linear")(sliding_window_view_adjoint)
+registry.frule(_stride_tricks.sliding_window_view, kind="linear")(sliding_window_view_frule)
+registry.sparsity(DENSE, _stride_tricks.as_strided, _stride_tricks.sliding_window_view)  # (conservative)

@@ -1,0 +1,95 @@
+"""Counting and set functions whose results hold differentiable values: `np.bincount` with `weights=` (the
+weights' sums per bin), `np.unique` (its values are elements of the input). Declared constants before,
+with the counts and indices they also give: `np.histogram(x, weights=w)` (which sums its weights by
+bincount) and `np.unique(x)` came out 0, silently. The integer results (counts, indices) stay constants.
+"""
+
+import numpy as np
+
+from ..leaves import as_array
+from ..registry import registry
+from ..sparsity_specs import DENSE
+from ._util import zeros
+
+
+def _bincount_args(rest, kw):
+    names = ("weights", "minlength")
+    given = dict(zip(names, rest), **kw)
+    return given.get("weights"), given.get("minlength", 0)
+
+
+@registry.adjoint(np.bincount, kind="linear")
+def bincount_adjoint(dy, y, x, *rest, **kw):
+    """y[k] = sum of weights[i] with x[i] == k: each weight's cotangent is its bin's, dy[x]."""
+    weights, _ = _bincount_args(rest, kw)
+    dw = None
+    if weights is not None and dy is not None:
+        dw = as_array(dy)[as_array(x)]
+        dw = dw.reshape(np.shape(weights)) if isinstance(weights, np.ndarray) else list(dw)
+    pos = {0: dw} if rest else {}
+    out = (None, *(pos.get(i) for i in range(len(rest))))
+    return out + ({k: (dw if k == "weights" else None) for k in kw},) if kw else out
+
+
+@registry.frule(np.bincount, kind="linear")
+def bincount_frule(tangents, x, weights=None, minlength=0):
+    y = np.bincount(x, weights=weights, minlength=minlength)
+    tw = tangents[1] if len(tangents) > 1 else None
+    if weights is None or tw is None:
+        return y, None
+    return y, np.bincount(x, weights=as_array(tw), minlength=len(y))
+
+
+def _unique_options(rest, kw):
+    names = ("return_index", "return_inverse", "return_counts", "axis")
+    given = dict(zip(names, rest), **kw)
+    return given
+
+
+def _first_indices(ar):
+    """Each unique value's first position in the flattened array (what return_index gives)."""
+    return np.unique(ar, return_index=True)[1]
+
+
+def _checked(given):
+    if given.get("axis") is not None:
+        raise NotImplementedError("the rules of np.unique do not cover axis= (unique rows)")
+    if given.get("equal_nan") is False:
+        raise NotImplementedError("the rules of np.unique do not cover equal_nan=False")
+
+
+@registry.adjoint(np.unique)
+def unique_adjoint(dy, y, ar, *rest, **kw):
+    """The unique values are the input's elements at their first positions: the cotangent of each goes
+    there (the other copies of a repeated value are held still, as a sort's ties are); the indices and
+    counts it may also return are constants."""
+    given = _unique_options(rest, kw)
+    _checked(given)
+    g = dy[0] if isinstance(y, tuple) else dy
+    da = None
+    if g is not None:
+        a = as_array(ar)
+        flat = zeros(a.size, np.result_type(a, float), g)
+        flat[_first_indices(a)] = as_array(g)
+        da = flat.reshape(a.shape) if isinstance(ar, np.ndarray) else list(flat.reshape(a.shape))
+    out = (da, *(None,) * len(rest))
+    return out + ({k: None for k in kw},) if kw else out
+
+
+@registry.frule(np.unique)
+def unique_frule(tangents, ar, *rest, **kw):
+    given = _unique_options(rest, kw)
+    _checked(given)
+    y = np.unique(ar, *rest, **kw)
+    t = tangents[0] if tangents else None
+    if t is None:
+        return y, None
+    dvalues = as_array(t).ravel()[_first_indices(as_array(ar))]
+    if isinstance(y, tuple):
+        return y, (dvalues, *(None,) * (len(y) - 1))
+    return y, dvalues
+
+
+# (forward mode: `np.bincount(x, weights=w)` with a dual `w` moves it to its position for the frule)
+registry.set(np.bincount, positional=("x", "weights"))
+registry.sparsity(DENSE, np.bincount, np.unique)  # conservative: which bin or position is not worked out
