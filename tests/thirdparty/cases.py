@@ -1542,8 +1542,7 @@ def _():
     return (lambda y: hp.hpfilter(y, 100)[1]), _SM_Y.copy()
 
 
-@case("statsmodels", "tsa.filters.bkfilter",
-      reverse=R('NoRuleError', 'scipy.fft (fftconvolve)'), forward=R('NoForwardRule', 'scipy.fft (fftconvolve)'))
+@case("statsmodels", "tsa.filters.bkfilter")
 def _():
     bk = _imp("statsmodels.tsa.filters.bk_filter")
     return (lambda y: bk.bkfilter(y, 6, 32, 3)), _SM_Y.copy()
@@ -1557,8 +1556,7 @@ def _():
     return (lambda c: ap.arma_acf(np.array([1.0, -c[0]]), np.array([1.0, c[1]]), 5)), np.array([0.5, 0.3])
 
 
-@case("statsmodels", "tsa.stattools.acf",
-      reverse=R('NoRuleError', 'numpy.fft'), forward=R('NoForwardRule', 'numpy.fft'))
+@case("statsmodels", "tsa.stattools.acf")
 def _():
     st = _imp("statsmodels.tsa.stattools")
     return (lambda y: st.acf(y, nlags=3)), _SM_Y.copy()

@@ -7,6 +7,7 @@
 - `scipy_linalg`: the LAPACK routines under `solve_triangular`, `cholesky`, `cho_factor`, `cho_solve`.
 - `linalg`, `shapes`, `indexing`: matmul and linear algebra, reshaping/joining, indexing.
 - `convolution`: the C kernels under `np.correlate` and `np.convolve`.
+- `fft`: `numpy.fft` and `scipy.fft` (fft, ifft, rfft, irfft, hfft, ihfft, their 2-D and N-D forms).
 - `roots`: `np.roots` and `np.linalg.eigvals` (simple roots and eigenvalues).
 - `scipy_banded`: `scipy.linalg.solve_banded`, `solveh_banded` (over ?gtsv, ?gbsv, ?ptsv, ?pbsv), and
   LAPACK's ?gbsv called directly (make_interp_spline).
@@ -24,9 +25,10 @@ from __future__ import annotations
 
 import importlib
 
-from . import conversion, convolution, creation, inplace, interpolation, reductions, roots, ufuncs
+from . import conversion, convolution, creation, fft, inplace, interpolation, reductions, roots, ufuncs
 
-__all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "inplace", "interpolation", "roots"]
+__all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "fft", "inplace", "interpolation",
+           "roots"]
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines",
               "scipy_ppoly", "scipy_spatial", "scipy_integrate"):
