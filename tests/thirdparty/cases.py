@@ -1548,9 +1548,7 @@ def _():
     return (lambda y: bk.bkfilter(y, 6, 32, 3)), _SM_Y.copy()
 
 
-@case("statsmodels", "tsa.arima_process.arma_acf (coefficients)",
-      reverse=R('NoRuleError', 'missing C rule: scipy.signal.lfilter (_linear_filter)'),
-      forward=R('NoForwardRule', 'scipy.signal.lfilter (_linear_filter)'))
+@case("statsmodels", "tsa.arima_process.arma_acf (coefficients)")
 def _():
     ap = _imp("statsmodels.tsa.arima_process")
     return (lambda c: ap.arma_acf(np.array([1.0, -c[0]]), np.array([1.0, c[1]]), 5)), np.array([0.5, 0.3])
@@ -1599,9 +1597,7 @@ def _():
     return (lambda y: cf.cffilter(y)[0]), _SM_Y.copy()
 
 
-@case("statsmodels", "tsa.arima_process.arma2ma (coefficients)",
-      reverse=R('NoRuleError', 'missing C rule: scipy.signal.lfilter (_linear_filter)'),
-      forward=R('NoForwardRule', 'scipy.signal.lfilter (_linear_filter)'))
+@case("statsmodels", "tsa.arima_process.arma2ma (coefficients)")
 def _():
     ap = _imp("statsmodels.tsa.arima_process")
     return (lambda c: ap.arma2ma(np.array([1.0, -c[0]]), np.array([1.0, c[1]]), 5)), np.array([0.5, 0.3])
