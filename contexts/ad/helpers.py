@@ -24,7 +24,7 @@ from .codegen import EVERY_ARGUMENT, HELPERS
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
-from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError
+from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
 from .structs import CHANGES, TICKS, Bare, Session, Viewed, remember_instance_dict
 
@@ -142,7 +142,7 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
             return ga, gb
         if a.ndim == 1 and b.ndim == 1 and (type(g) is float or type(g) is np.float64):  # inner product
             return (g * b if need & 1 else None), (g * a if need & 2 else None)
-    if not (isinstance(a, _KNOWN) and isinstance(b, _KNOWN)) and _user_operand(opname, a, b):
+    if not (_known(a) and _known(b)) and _user_operand(opname, a, b):
         # an operator in Python code (a class's `__pow__`): differentiated as that code, before any
         # shortcut that assumes numbers
         return _python_binop_adj(opname, g, a, b, S)
@@ -171,11 +171,17 @@ _KNOWN = PLAIN_OPERANDS + (list, tuple)
 _KNOWN_NUMBERS = tuple(t for t in PLAIN_OPERANDS if t not in (np.ndarray, np.generic, str, bytes, type(None), ArrayLeaf))
 
 
+def _known(v) -> bool:
+    """v's operators are the rules' (a number, array, list or tuple), not its class's Python code: a float
+    subclass defining its own (`class Own(float): def __add__`) is not known."""
+    return isinstance(v, _KNOWN) and not number_with_own_methods(v)
+
+
 def _user_operand(opname, a, b) -> bool:
     """a or b (not a forward-mode dual) has the operator as Python code (a class's `__mul__`): its twin
     differentiates it, also when the other operand is a dual."""
     name = opname.rstrip("_")
-    return any(type(v) is not _Dual and not isinstance(v, _KNOWN)
+    return any(type(v) is not _Dual and not _known(v)
                and type(getattr(type(v), f"__{n}__", None)) is types.FunctionType
                for v, n in ((a, name), (b, "r" + name)))
 
@@ -248,7 +254,7 @@ def unary_adj(opname, g, x, S=None):
     `__neg__` / `__pos__` is Python code has it re-run under AD (it may compute anything); numbers, arrays
     and duals: -g / g."""
     method = getattr(type(x), f"__{opname}__", None)
-    if type(method) is types.FunctionType and not isinstance(x, _KNOWN) and type(x) is not _Dual:
+    if type(method) is types.FunctionType and not _known(x) and type(x) is not _Dual:
         return _rerun_back(Session() if S is None else S, method, x, (), g, boxed=True)[0]
     return -g if opname == "neg" else g
 

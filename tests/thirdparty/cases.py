@@ -1411,7 +1411,7 @@ def _():
 # ===============================================================================================
 
 @case("pygeodesy", "ellipsoidalVincenty.LatLon.distanceTo (km)",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'),
       forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
 def _():
     vincenty = _imp("pygeodesy.ellipsoidalVincenty")
@@ -1420,7 +1420,7 @@ def _():
 
 
 @case("pygeodesy", "ellipsoidalVincenty.LatLon.initialBearingTo",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'),
       forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
 def _():
     vincenty = _imp("pygeodesy.ellipsoidalVincenty")
@@ -1429,7 +1429,7 @@ def _():
 
 
 @case("pygeodesy", "sphericalTrigonometry.LatLon.distanceTo (km)",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('NoRuleError', 'object.__setattr__ of a slot (PhiLam2Tuple.name) with a differentiated value'),
       forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
 def _():
     trig = _imp("pygeodesy.sphericalTrigonometry")
@@ -1437,7 +1437,7 @@ def _():
 
 
 @case("pygeodesy", "formy.haversine / vincentys / equirectangular",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('NoRuleError', 'tuple.__getitem__ of a C tuple subclass'),
       forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
 def _():
     pg = _imp("pygeodesy")
@@ -1446,7 +1446,7 @@ def _():
 
 
 @case("pygeodesy", "utm.toUtm8 easting/northing (km)",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'),
       forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
 def _():
     pg = _imp("pygeodesy")
@@ -1458,7 +1458,7 @@ def _():
 
 
 @case("pygeodesy", "ecef.EcefKarney.forward (km)",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('NoRuleError', 'object.__setattr__ of a slot (Ecef9Tuple.name) with a differentiated value'),
       forward=R('DualConversionError', 'a dual stored into a float array'))
 def _():
     pg = _imp("pygeodesy")
@@ -1487,7 +1487,7 @@ def _():
 
 
 @case("pygeodesy", "Ellipsoid.Rgeocentric (km)",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('NoRuleError', 'a cotangent into the Ellipsoids registry (a dict subclass\'s C __getitem__)'),
       forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
 def _():
     pg = _imp("pygeodesy")
