@@ -188,29 +188,48 @@ def _user_operand(opname, a, b) -> bool:
 
 def _dual_binop_adj(opname, g, y, a, b, need):
     """Elementwise and matrix-product adjoints on forward-mode duals (forward-over-reverse Hessians):
-    plain formulas, which the duals carry through."""
+    plain formulas, which the duals carry through; complex operands conjugated (Zygote's convention) and
+    the cotangent of a real operand its real part, as in the rules (a complex constant times a real x
+    gave a complex, conjugate-less second derivative)."""
     fit = generic.unbroadcast_by_shape
+    ca, cb = _conj(a), _conj(b)
     if opname == "matmul":
         da, db = np.ndim(a), np.ndim(b)
         if da == 1 and db == 1:  # inner product
-            return (g * b if need & 1 else None), (g * a if need & 2 else None)
-        if db == 1:  # matrix @ vector
-            return (fit(np.expand_dims(g, -1) * b, a) if need & 1 else None), (
-                fit(np.swapaxes(a, -1, -2) @ np.expand_dims(g, -1), b[..., None])[..., 0] if need & 2 else None)
-        if da == 1:  # vector @ matrix
-            return (fit(b @ np.expand_dims(g, -1), a[..., None])[..., 0] if need & 1 else None), (
-                fit(np.expand_dims(a, -1) * np.expand_dims(g, -2), b) if need & 2 else None)
-        return (fit(g @ np.swapaxes(b, -1, -2), a) if need & 1 else None), (
-            fit(np.swapaxes(a, -1, -2) @ g, b) if need & 2 else None)
+            ga, gb = g * cb, g * ca
+        elif db == 1:  # matrix @ vector
+            ga = fit(np.expand_dims(g, -1) * cb, a)
+            gb = fit(np.swapaxes(ca, -1, -2) @ np.expand_dims(g, -1), b[..., None])[..., 0]
+        elif da == 1:  # vector @ matrix
+            ga = fit(cb @ np.expand_dims(g, -1), a[..., None])[..., 0]
+            gb = fit(np.expand_dims(ca, -1) * np.expand_dims(g, -2), b)
+        else:
+            ga, gb = fit(g @ np.swapaxes(cb, -1, -2), a), fit(np.swapaxes(ca, -1, -2) @ g, b)
+        return (_real_for(ga, a) if need & 1 else None), (_real_for(gb, b) if need & 2 else None)
     if opname == "pow":
-        ga = g * b * a ** (b - 1)
-        gb = g * (a ** b) * np.log(a) if need & 2 else None
+        ga = g * _conj(b * a ** (b - 1))
+        gb = g * _conj((a ** b) * np.log(a)) if need & 2 else None
     elif opname in DERIVATIVES:
         da, db = DERIVATIVES[opname]
-        ga, gb = da(g, a, b, y), db(g, a, b, a / b if y is None and opname == "truediv" else y)
+        cy = _conj(a / b if y is None and opname == "truediv" else y)
+        ga, gb = da(g, ca, cb, cy), db(g, ca, cb, cy)
     else:
         raise NoRuleError(f"no reverse rule for operator.{opname} on forward-mode duals")
-    return (fit(ga, a) if need & 1 else None), (fit(gb, b) if need & 2 else None)
+    return (_real_for(fit(ga, a), a) if need & 1 else None), (_real_for(fit(gb, b), b) if need & 2 else None)
+
+
+def _conj(v):
+    """The complex conjugate of a number, array or dual (a real one as it is)."""
+    if v is None:
+        return None
+    if type(v) is _Dual:
+        return np.conj(v) if np.iscomplexobj(primal(v)) else v
+    return generic.conj(v)
+
+
+def _real_for(g, x):
+    """g, the real part where the primal x is real (a dual cotangent's tangent too: `generic.project`)."""
+    return generic.project(g, x)
 
 
 def _twin(fn, self_, *args):

@@ -1581,21 +1581,23 @@ def _call_seeing_kwargs(fwd, pre, args, kw, name):
     their cotangents in that dict's box, which the pullback reads (`_varkw_cotangent`)."""
     seen = []
     code = fwd.__code__
-    previous = sys.getprofile()
+    if sys.getprofile() is not None:  # a profiler runs (cProfile): not replaced, even for a moment
+        raise UnsupportedFunction(
+            f"reverse mode cannot differentiate a call of {code.co_name} with keyword arguments into its "
+            f"**{name} under a profiler (sys.setprofile): it sees that dict by a profile hook of its own",
+            fix="differentiate without the profiler, or pass the keyword arguments as a dict")
 
     def hook(frame, event, arg):
         if event == "call" and frame.f_code is code and not seen:
             seen.append(frame.f_locals.get(name))
-            sys.setprofile(previous)
-        elif previous is not None:
-            previous(frame, event, arg)
+            sys.setprofile(None)
 
     sys.setprofile(hook)
     try:
         out = fwd(*pre, *args, **kw)
     finally:
         if sys.getprofile() is hook:
-            sys.setprofile(previous)
+            sys.setprofile(None)
     return out, (seen[0] if seen and type(seen[0]) is dict else None)
 
 
