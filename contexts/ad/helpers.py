@@ -24,7 +24,7 @@ from .codegen import EVERY_ARGUMENT, HELPERS
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
-from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError
+from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
 from .structs import CHANGES, TICKS, Bare, Session, Viewed, remember_instance_dict
 
@@ -142,7 +142,7 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
             return ga, gb
         if a.ndim == 1 and b.ndim == 1 and (type(g) is float or type(g) is np.float64):  # inner product
             return (g * b if need & 1 else None), (g * a if need & 2 else None)
-    if not (isinstance(a, _KNOWN) and isinstance(b, _KNOWN)) and _user_operand(opname, a, b):
+    if not (_known(a) and _known(b)) and _user_operand(opname, a, b):
         # an operator in Python code (a class's `__pow__`): differentiated as that code, before any
         # shortcut that assumes numbers
         return _python_binop_adj(opname, g, a, b, S)
@@ -171,40 +171,65 @@ _KNOWN = PLAIN_OPERANDS + (list, tuple)
 _KNOWN_NUMBERS = tuple(t for t in PLAIN_OPERANDS if t not in (np.ndarray, np.generic, str, bytes, type(None), ArrayLeaf))
 
 
+def _known(v) -> bool:
+    """v's operators are the rules' (a number, array, list or tuple), not its class's Python code: a float
+    subclass defining its own (`class Own(float): def __add__`) is not known."""
+    return isinstance(v, _KNOWN) and not number_with_own_methods(v)
+
+
 def _user_operand(opname, a, b) -> bool:
     """a or b (not a forward-mode dual) has the operator as Python code (a class's `__mul__`): its twin
     differentiates it, also when the other operand is a dual."""
     name = opname.rstrip("_")
-    return any(type(v) is not _Dual and not isinstance(v, _KNOWN)
+    return any(type(v) is not _Dual and not _known(v)
                and type(getattr(type(v), f"__{n}__", None)) is types.FunctionType
                for v, n in ((a, name), (b, "r" + name)))
 
 
 def _dual_binop_adj(opname, g, y, a, b, need):
     """Elementwise and matrix-product adjoints on forward-mode duals (forward-over-reverse Hessians):
-    plain formulas, which the duals carry through."""
+    plain formulas, which the duals carry through; complex operands conjugated (Zygote's convention) and
+    the cotangent of a real operand its real part, as in the rules (a complex constant times a real x
+    gave a complex, conjugate-less second derivative)."""
     fit = generic.unbroadcast_by_shape
+    ca, cb = _conj(a), _conj(b)
     if opname == "matmul":
         da, db = np.ndim(a), np.ndim(b)
         if da == 1 and db == 1:  # inner product
-            return (g * b if need & 1 else None), (g * a if need & 2 else None)
-        if db == 1:  # matrix @ vector
-            return (fit(np.expand_dims(g, -1) * b, a) if need & 1 else None), (
-                fit(np.swapaxes(a, -1, -2) @ np.expand_dims(g, -1), b[..., None])[..., 0] if need & 2 else None)
-        if da == 1:  # vector @ matrix
-            return (fit(b @ np.expand_dims(g, -1), a[..., None])[..., 0] if need & 1 else None), (
-                fit(np.expand_dims(a, -1) * np.expand_dims(g, -2), b) if need & 2 else None)
-        return (fit(g @ np.swapaxes(b, -1, -2), a) if need & 1 else None), (
-            fit(np.swapaxes(a, -1, -2) @ g, b) if need & 2 else None)
+            ga, gb = g * cb, g * ca
+        elif db == 1:  # matrix @ vector
+            ga = fit(np.expand_dims(g, -1) * cb, a)
+            gb = fit(np.swapaxes(ca, -1, -2) @ np.expand_dims(g, -1), b[..., None])[..., 0]
+        elif da == 1:  # vector @ matrix
+            ga = fit(cb @ np.expand_dims(g, -1), a[..., None])[..., 0]
+            gb = fit(np.expand_dims(ca, -1) * np.expand_dims(g, -2), b)
+        else:
+            ga, gb = fit(g @ np.swapaxes(cb, -1, -2), a), fit(np.swapaxes(ca, -1, -2) @ g, b)
+        return (_real_for(ga, a) if need & 1 else None), (_real_for(gb, b) if need & 2 else None)
     if opname == "pow":
-        ga = g * b * a ** (b - 1)
-        gb = g * (a ** b) * np.log(a) if need & 2 else None
+        ga = g * _conj(b * a ** (b - 1))
+        gb = g * _conj((a ** b) * np.log(a)) if need & 2 else None
     elif opname in DERIVATIVES:
         da, db = DERIVATIVES[opname]
-        ga, gb = da(g, a, b, y), db(g, a, b, a / b if y is None and opname == "truediv" else y)
+        cy = _conj(a / b if y is None and opname == "truediv" else y)
+        ga, gb = da(g, ca, cb, cy), db(g, ca, cb, cy)
     else:
         raise NoRuleError(f"no reverse rule for operator.{opname} on forward-mode duals")
-    return (fit(ga, a) if need & 1 else None), (fit(gb, b) if need & 2 else None)
+    return (_real_for(fit(ga, a), a) if need & 1 else None), (_real_for(fit(gb, b), b) if need & 2 else None)
+
+
+def _conj(v):
+    """The complex conjugate of a number, array or dual (a real one as it is)."""
+    if v is None:
+        return None
+    if type(v) is _Dual:
+        return np.conj(v) if np.iscomplexobj(primal(v)) else v
+    return generic.conj(v)
+
+
+def _real_for(g, x):
+    """g, the real part where the primal x is real (a dual cotangent's tangent too: `generic.project`)."""
+    return generic.project(g, x)
 
 
 def _twin(fn, self_, *args):
@@ -248,7 +273,7 @@ def unary_adj(opname, g, x, S=None):
     `__neg__` / `__pos__` is Python code has it re-run under AD (it may compute anything); numbers, arrays
     and duals: -g / g."""
     method = getattr(type(x), f"__{opname}__", None)
-    if type(method) is types.FunctionType and not isinstance(x, _KNOWN) and type(x) is not _Dual:
+    if type(method) is types.FunctionType and not _known(x) and type(x) is not _Dual:
         return _rerun_back(Session() if S is None else S, method, x, (), g, boxed=True)[0]
     return -g if opname == "neg" else g
 

@@ -9,8 +9,9 @@ from ..rules import generic
 from ..rules.registry import registry
 from ..lowered.runtime import unpack
 from .helpers import _scalar_cot, getattr_, getattr_adj, unpack_adjoint
-from ..rules.cotangents import acc
+from ..rules.cotangents import acc, number_part
 from ..rules.registry import NoRuleError
+from ..rules.builtins import float_adjoint
 
 registry.adjoint(unpack)(unpack_adjoint)
 registry.set(unpack, iterates=True)
@@ -33,6 +34,40 @@ def _tuple_new_adjoint(dy, y, cls, iterable=()):
 
 
 registry.adjoint(tuple_new)(_tuple_new_adjoint)
+
+
+def float_new(cls, x=0.0):
+    """`float.__new__(cls, x)`, the constructor of a float subclass (pygeodesy's Lat, Degrees, Meter), as a
+    primitive of its own (the runtime calls it for float.__new__, whose registry key every C `__new__`
+    shares). The object is a float of x's value, so its cotangent is x's, as for `float(x)`; what the
+    subclass adds (attributes, methods) is the engine's as for any object."""
+    return float.__new__(cls, x)
+
+
+def _float_new_adjoint(dy, y, cls, x=0.0):
+    """The object's cotangent as a number (its box's NUMBER_VALUE when attributes of it were read), x's
+    as for float(x). The box's attributes were set after the object was made: their cotangents went to
+    the values stored (the attribute stores' adjoints ran before this one)."""
+    dy = number_part(dy)
+    if dy is None:
+        return None, None
+    return (None,) + float_adjoint(dy, y, x)
+
+
+registry.adjoint(float_new)(_float_new_adjoint)
+
+
+def float_subclass_call(*args, cls):
+    """`cls(*args)` for a float subclass without a `__new__` or `__init__` of its own: float.__new__(cls, ...),
+    the class a keyword so that the cotangents are the arguments' alone."""
+    return float.__new__(cls, *args)
+
+
+def _float_subclass_call_adjoint(dy, y, *args, cls):
+    return _float_new_adjoint(dy, y, cls, *args)[1:]
+
+
+registry.adjoint(float_subclass_call)(_float_subclass_call_adjoint)
 
 
 

@@ -40,7 +40,8 @@ from ..rules.builtins import getitem_iteration
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.leaves import ArrayLeaf, Scalar
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoRuleError, array_objects, key_of,
-                              objects_of_classes, protocol_objects, registry, through_array, through_protocol)
+                              objects_of_classes, own_number_operands, protocol_objects, registry, through_array,
+                              through_protocol)
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
@@ -82,6 +83,7 @@ _MethodType = types.MethodType
 
 
 _TUPLE_NEW = tuple.__new__
+_FLOAT_NEW = float.__new__
 _PLAIN_TYPES = frozenset({float, int, bool, complex, str, bytes, type(None), np.ndarray, np.float64, np.float32,
                           np.int64, np.complex128, np.bool_})
 
@@ -366,6 +368,8 @@ def call(mask, f, /, *args, **kw):
         if tf is _BUILTIN or tf is _WRAPPER:
             if f is _TUPLE_NEW:  # a namedtuple's constructor (its registry key is every C __new__'s)
                 return call(mask, tuple_new, *args, **kw)
+            if f is _FLOAT_NEW:  # a float subclass's constructor (the same shared key)
+                return call(mask, float_new, *args, **kw)
             if tf is _WRAPPER and f.__name__ == "__call__" and type(f.__self__) is not type \
                     and isinstance(f.__self__, type):  # `super().__call__(*a)` in a metaclass's __call__
                 return _construct(f.__self__, args, kw, meta=False)
@@ -379,8 +383,10 @@ def call(mask, f, /, *args, **kw):
             if type(a) not in _PLAIN_TYPES:
                 if _numpy_function(f) and protocol_objects(args):  # numpy hands it to the class's own code
                     return _twin_call(mask, through_protocol(f), (), args, kw)
-                if rule.python is not None and objects_of_classes(args, rule.kind == "reduction"):
+                if rule.python is not None and (objects_of_classes(args, rule.kind == "reduction")
+                                                or own_number_operands(f, args)):
                     # an operand's special methods are its class's own code: they are what the primitive runs
+                    # (a float subclass's own `__add__` too, as `operator.add` calls it)
                     return _twin_call(mask, rule.python, (), args, kw)
                 if _numpy_function(f) and array_objects(args):  # numpy converts it by its class's __array__
                     return _twin_call(mask, through_array(f), (), args, kw)
@@ -1127,6 +1133,9 @@ def _construct(cls, args, kw, meta=True):
             return obj, (None if pb is None else (_construct_back, pb))
     if not _any_differentiable(args, kw):
         return cls(*args, **kw), None
+    if issubclass(cls, float) and cls.__new__ is _FLOAT_NEW and cls.__init__ is object.__init__ and not kw \
+            and type(cls).__call__ is type.__call__:
+        return call(EVERY_ARGUMENT, float_subclass_call, *args, cls=cls)  # `class Deg(float)`, no own __new__
     new = cls.__new__
     if type(new) is types.FunctionType and type(cls).__call__ is type.__call__ and _has_source(new):
         return _construct_by_new(cls, new, args, kw)
@@ -1574,12 +1583,42 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
         fwd = last[1]
     else:
         fwd = _forward_function(info, fn)
+    own_kw = None
     try:
-        y, tape = fwd(*args) if not pre and not kw else fwd(*pre, *args, **kw)
+        if kw and info.varkw >= 0:
+            (y, tape), own_kw = _call_seeing_kwargs(fwd, pre, args, kw, info.names[info.varkw])
+        else:
+            y, tape = fwd(*args) if not pre and not kw else fwd(*pre, *args, **kw)
     except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
         note_transformed(e, fn, "reverse mode (its recording pass)")
         raise
-    return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
+    return y, (_twin_back, info, tape, len(pre), len(args), kw, fn, own_kw)
+
+
+def _call_seeing_kwargs(fwd, pre, args, kw, name):
+    """fwd(*pre, *args, **kw) and the `**kwargs` dict Python makes for it (its parameter `name`), seen on
+    entry by a profile hook removed at once: the items read through its views (`kw.values()`) leave
+    their cotangents in that dict's box, which the pullback reads (`_varkw_cotangent`)."""
+    seen = []
+    code = fwd.__code__
+    if sys.getprofile() is not None:  # a profiler runs (cProfile): not replaced, even for a moment
+        raise UnsupportedFunction(
+            f"reverse mode cannot differentiate a call of {code.co_name} with keyword arguments into its "
+            f"**{name} under a profiler (sys.setprofile): it sees that dict by a profile hook of its own",
+            fix="differentiate without the profiler, or pass the keyword arguments as a dict")
+
+    def hook(frame, event, arg):
+        if event == "call" and frame.f_code is code and not seen:
+            seen.append(frame.f_locals.get(name))
+            sys.setprofile(None)
+
+    sys.setprofile(hook)
+    try:
+        out = fwd(*pre, *args, **kw)
+    finally:
+        if sys.getprofile() is hook:
+            sys.setprofile(None)
+    return out, (seen[0] if seen and type(seen[0]) is dict else None)
 
 
 def _forward_function(info, fn):
@@ -1742,7 +1781,7 @@ def _default_cots(fn, dparams, npassed, kw, dcells):
 
 
 def _twin_back(pb, dy, dself, S):
-    _, info, tape, npre, nargs, kw, fn = pb
+    _, info, tape, npre, nargs, kw, fn, own_kw = pb
     dins, took = None, 0
     handed = S.dargs_in
     if handed is not None and handed[0] is pb:
@@ -1793,13 +1832,15 @@ def _twin_back(pb, dy, dself, S):
     if kw:
         dkw = {}
         names = info.names
+        dvk = _UNSET
         for k in kw:
             if k in names:
                 idx = names.index(k)
                 if idx != info.varkw and idx != info.varargs:
                     dkw[k] = dparams[idx]
                     continue
-            dvk = dparams[info.varkw] if info.varkw >= 0 else None
+            if dvk is _UNSET:
+                dvk = _varkw_cotangent(dparams[info.varkw], own_kw, S) if info.varkw >= 0 else None
             dkw[k] = dvk.get(k) if dvk is not None else None
     if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None):
         dcells = _default_cots(fn, dparams, end, kw or _NOKW, dcells)
@@ -1822,6 +1863,18 @@ def _twin_back(pb, dy, dself, S):
                 break
         return Tangent(dcells), dargs, dkw
     return None, dargs, dkw
+
+
+_UNSET = object()
+
+
+def _varkw_cotangent(dvk, own_kw, S):
+    """The cotangent of a function's `**kwargs` dict: its variable's, plus what reached the dict's box in
+    the session (the items drawn through `kw.values()` / `kw.items()` go there, as for any dict's)."""
+    box = None if own_kw is None else S.boxes.get(id(own_kw))
+    if box is None or box is dvk:
+        return dvk
+    return box if dvk is None else acc(dvk, box)
 
 
 def _any_given(cots: dict) -> bool:
@@ -1899,7 +1952,7 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 
 # the functions generated code calls, and the rules the engine itself provides (they need `call`)
 from .helpers import HELPER_CELLS as _HELPER_CELLS, OBSERVED_CELLS as _OBSERVED_CELLS, unpacked_cots  # noqa: E402
-from .primitives import tuple_new  # noqa: E402
+from .primitives import float_new, float_subclass_call, tuple_new  # noqa: E402
 from .replacements import GETTERS, REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
 from . import primitives as _primitives  # noqa: E402,F401
 from .primitives import POSITIONED, _keys_carry_nothing, position  # noqa: E402

@@ -321,7 +321,8 @@ def _chunk_view(g, t):
     start = root.__array_interface__["data"][0]
     offset = r0.__array_interface__["data"][0] - start
     try:
-        view = np.ndarray((t.shape[0],) + r0.shape, t.dtype, buffer=root, offset=offset,
+        # (r0's dtype: np.real / np.imag of a complex t are float views of it)
+        view = np.ndarray((t.shape[0],) + r0.shape, r0.dtype, buffer=root, offset=offset,
                           strides=(t.strides[0],) + r0.strides)
     except (ValueError, TypeError):
         return None

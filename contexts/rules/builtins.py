@@ -26,7 +26,7 @@ from overdub.errors import OverdubError
 from . import generic
 from .generic import conj, fit, project
 from .operator import floor_quotient, abs_adjoint, abs_frule, pow_adjoint, pow_frule
-from .registry import NoRuleError, registry
+from .registry import NoRuleError, dispatches_on_numbers, registry
 from .sparsity_specs import CONCRETE, LINEAR, NONLINEAR, Custom
 
 __all__: list[str] = []
@@ -392,6 +392,7 @@ def py_pow(base, exp, mod=None):
 for _fn, _form in [(builtins.sum, py_sum), (builtins.abs, py_abs), (builtins.float, py_float),
                    (builtins.pow, py_pow), (builtins.complex, py_complex)]:
     registry.set(_fn, python=_form)
+dispatches_on_numbers(builtins.abs, builtins.pow)
 
 
 def py_object_setattr(obj, name, value):

@@ -16,7 +16,7 @@ import random
 
 import numpy as np
 
-from .cotangents import Tangent, acc, fields_of, has_fields
+from .cotangents import Tangent, acc, fields_of, has_fields, merge_into
 from .registry import NoRuleError, registry
 
 __all__ = ["mutating"]
@@ -124,11 +124,31 @@ def list_reverse_adjoint(S, dself, dy, y, self):
     return box, ()
 
 
-@registry.adjoint((list, "copy"), (dict, "copy"), list.copy, dict.copy)
+@registry.adjoint(list.copy, dict.copy)
 def copy_adjoint(dy, y, self):
     if isinstance(self, dict):
         return (dict(dy) if dy is not None else None,)
     return (list(dy) if dy is not None else None,)
+
+
+@_inplace((list, "copy"), (dict, "copy"))
+def copy_inplace(self):
+    """`d.copy()` / `l.copy()`: the copy's cotangent is read from its box (where the items drawn through
+    its views or iterated put theirs, not only from the variable holding it) into self's box."""
+    y = self.copy()
+
+    def copy_back(S, dy, dself):
+        got = S.box(y, dy)
+        box = S.box(self, dself)
+        if isinstance(self, dict):
+            for k in self:
+                g = got.get(k)
+                if g is not None:
+                    box[k] = acc(box.get(k), g)
+        else:
+            merge_into(box, list(got))
+        return box, ()
+    return y, copy_back
 
 
 registry.nondifferentiable((list, "index"), (list, "count"), (tuple, "index"), (tuple, "count"),

@@ -15,7 +15,13 @@ import numpy as np
 
 from .leaves import ArrayLeaf
 
-__all__ = ["Tangent", "SeqBox", "MapBox", "Refused", "acc", "merge_into", "has_fields", "fields_of", "UndoSession"]
+__all__ = ["Tangent", "SeqBox", "MapBox", "Refused", "acc", "merge_into", "has_fields", "fields_of", "UndoSession",
+           "NUMBER_VALUE", "number_part"]
+
+# The key under which an object's box keeps the cotangent of the number the object is (a float subclass's
+# instance, pygeodesy's Lat: its attributes' cotangents are the box's other keys). Not an identifier, so
+# no attribute has this name.
+NUMBER_VALUE = "<number value>"
 
 
 @runtime_checkable
@@ -167,10 +173,19 @@ def merge_into(box, d):
                 box.extend([None] * (i + 1 - len(box)))
             box[i] = acc(box[i], x)
         return box
+    if type(box) is Tangent and isinstance(d, (float, np.floating)) and not isinstance(d, bool):
+        box[NUMBER_VALUE] = acc(box.get(NUMBER_VALUE), d)  # (the number a float subclass's object is)
+        return box
     items = d.items() if isinstance(d, dict) else fields_of(d).items() if has_fields(d) else ()
     for k, v in items:
         box[k] = acc(box.get(k), v)
     return box
+
+
+def number_part(dy):
+    """The cotangent of the number an object is (a float subclass's instance): dy itself, or what its box
+    keeps under NUMBER_VALUE (None: zero)."""
+    return dy.get(NUMBER_VALUE) if type(dy) is Tangent else dy
 
 
 def acc(a, b):

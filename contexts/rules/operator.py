@@ -29,7 +29,7 @@ from . import generic
 from .cotangents import Refused, acc
 from .generic import conj, fit, plain, project, sign
 from .leaves import ArrayLeaf
-from .registry import registry
+from .registry import dispatches_on_numbers, registry
 
 __all__ = ["NOT_NUMERIC", "DERIVATIVES", "pow_dx", "pow_dn", "floor_quotient"]
 
@@ -570,3 +570,4 @@ for _fn, _form in [
     (operator.neg, py_neg), (operator.pos, py_pos), (operator.abs, py_abs),
 ]:
     registry.set(_fn, python=_form)
+    dispatches_on_numbers(_fn)

@@ -44,7 +44,8 @@ from .leaves import ArrayLeaf, Scalar
 from .sparsity_specs import Custom, SparsitySpec
 
 __all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "MissingRule", "NoRuleError", "NoDerivative",
-           "NoClosedForm", "objects_of_classes", "PLAIN_OPERANDS"]
+           "NoClosedForm", "objects_of_classes", "PLAIN_OPERANDS", "number_with_own_methods", "dispatches_on_numbers",
+           "own_number_operands"]
 
 
 class MissingRule(OverdubError):
@@ -401,6 +402,51 @@ except ImportError:  # pragma: no cover
 def _plain(v) -> bool:
     return (isinstance(v, PLAIN_OPERANDS) and not _array_with_protocol(v)
             or type(v).__name__ == "Dual")  # (a dual's operators are the derivative's)
+
+
+_BUILTIN_NUMBERS = (float, int, complex)
+# the special methods through which an operator or a math function reaches a number's own code
+_NUMBER_METHODS = frozenset(
+    f"__{name}__" for name in (
+        "add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod rmod divmod rdivmod pow rpow neg "
+        "pos abs invert float int complex index round trunc floor ceil lt le gt ge eq ne and rand or ror xor "
+        "rxor lshift rlshift rshift rrshift matmul rmatmul").split())
+_OWN_METHODS: dict = {}  # class -> whether a class of its MRO above the builtin defines one in Python
+
+
+# primitives that call their operands' special methods (operator.add, abs, pow: declared by their domain
+# files with `dispatches_on_numbers`), unlike math's functions, which read a float subclass's value as is
+NUMBER_DISPATCH: set = set()
+
+
+def dispatches_on_numbers(*fns) -> None:
+    """fns call the special methods of their operands, also of numbers (a float subclass's own `__add__`)."""
+    NUMBER_DISPATCH.update(key_of(fn) for fn in fns)
+
+
+def own_number_operands(fn, args) -> bool:
+    """fn calls its operands' special methods and one is a number whose class defines its own: engines then
+    run `Rule.python`, that code, instead of the numeric rule."""
+    return fn in NUMBER_DISPATCH and any(number_with_own_methods(a) for a in args)
+
+
+def number_with_own_methods(v) -> bool:
+    """v is of a subclass of float, int or complex (pygeodesy's `Lat(float)`) that defines one of the
+    special methods operators call in Python code: its operators are its class's, not the number's."""
+    cls = type(v)
+    if cls in _BUILTIN_NUMBERS or cls is bool or not isinstance(v, _BUILTIN_NUMBERS):
+        return False
+    known = _OWN_METHODS.get(cls)
+    if known is None:
+        known = any(name in _NUMBER_METHODS and callable(attr) and not isinstance(attr, _C_CALLABLES)
+                    for k in cls.__mro__ if k not in _BUILTIN_NUMBERS and k is not object and k is not bool
+                    for name, attr in vars(k).items())
+        _OWN_METHODS[cls] = known
+    return known
+
+
+_C_CALLABLES = (types.BuiltinFunctionType, types.WrapperDescriptorType, types.MethodDescriptorType,
+                types.MethodWrapperType)
 
 
 def _array_with_protocol(v) -> bool:

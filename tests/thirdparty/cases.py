@@ -1411,7 +1411,7 @@ def _():
 # ===============================================================================================
 
 @case("pygeodesy", "ellipsoidalVincenty.LatLon.distanceTo (km)",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'),
       forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
 def _():
     vincenty = _imp("pygeodesy.ellipsoidalVincenty")
@@ -1420,7 +1420,7 @@ def _():
 
 
 @case("pygeodesy", "ellipsoidalVincenty.LatLon.initialBearingTo",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'),
       forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
 def _():
     vincenty = _imp("pygeodesy.ellipsoidalVincenty")
@@ -1429,7 +1429,7 @@ def _():
 
 
 @case("pygeodesy", "sphericalTrigonometry.LatLon.distanceTo (km)",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('NoRuleError', 'object.__setattr__ of a slot (PhiLam2Tuple.name) with a differentiated value'),
       forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
 def _():
     trig = _imp("pygeodesy.sphericalTrigonometry")
@@ -1437,7 +1437,7 @@ def _():
 
 
 @case("pygeodesy", "formy.haversine / vincentys / equirectangular",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('NoRuleError', 'tuple.__getitem__ of a C tuple subclass'),
       forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
 def _():
     pg = _imp("pygeodesy")
@@ -1446,7 +1446,7 @@ def _():
 
 
 @case("pygeodesy", "utm.toUtm8 easting/northing (km)",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'),
       forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
 def _():
     pg = _imp("pygeodesy")
@@ -1458,7 +1458,7 @@ def _():
 
 
 @case("pygeodesy", "ecef.EcefKarney.forward (km)",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('NoRuleError', 'object.__setattr__ of a slot (Ecef9Tuple.name) with a differentiated value'),
       forward=R('DualConversionError', 'a dual stored into a float array'))
 def _():
     pg = _imp("pygeodesy")
@@ -1487,7 +1487,7 @@ def _():
 
 
 @case("pygeodesy", "Ellipsoid.Rgeocentric (km)",
-      reverse=R('NoRuleError', 'float.__new__ (pygeodesy\'s Lat, Lon, ...: float subclasses)'),
+      reverse=R('NoRuleError', 'a cotangent into the Ellipsoids registry (a dict subclass\'s C __getitem__)'),
       forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
 def _():
     pg = _imp("pygeodesy")
@@ -1542,23 +1542,19 @@ def _():
     return (lambda y: hp.hpfilter(y, 100)[1]), _SM_Y.copy()
 
 
-@case("statsmodels", "tsa.filters.bkfilter",
-      reverse=R('NoRuleError', 'scipy.fft (fftconvolve)'), forward=R('NoForwardRule', 'scipy.fft (fftconvolve)'))
+@case("statsmodels", "tsa.filters.bkfilter")
 def _():
     bk = _imp("statsmodels.tsa.filters.bk_filter")
     return (lambda y: bk.bkfilter(y, 6, 32, 3)), _SM_Y.copy()
 
 
-@case("statsmodels", "tsa.arima_process.arma_acf (coefficients)",
-      reverse=R('NoRuleError', 'missing C rule: scipy.signal.lfilter (_linear_filter)'),
-      forward=R('NoForwardRule', 'scipy.signal.lfilter (_linear_filter)'))
+@case("statsmodels", "tsa.arima_process.arma_acf (coefficients)")
 def _():
     ap = _imp("statsmodels.tsa.arima_process")
     return (lambda c: ap.arma_acf(np.array([1.0, -c[0]]), np.array([1.0, c[1]]), 5)), np.array([0.5, 0.3])
 
 
-@case("statsmodels", "tsa.stattools.acf",
-      reverse=R('NoRuleError', 'numpy.fft'), forward=R('NoForwardRule', 'numpy.fft'))
+@case("statsmodels", "tsa.stattools.acf")
 def _():
     st = _imp("statsmodels.tsa.stattools")
     return (lambda y: st.acf(y, nlags=3)), _SM_Y.copy()
@@ -1601,9 +1597,7 @@ def _():
     return (lambda y: cf.cffilter(y)[0]), _SM_Y.copy()
 
 
-@case("statsmodels", "tsa.arima_process.arma2ma (coefficients)",
-      reverse=R('NoRuleError', 'missing C rule: scipy.signal.lfilter (_linear_filter)'),
-      forward=R('NoForwardRule', 'scipy.signal.lfilter (_linear_filter)'))
+@case("statsmodels", "tsa.arima_process.arma2ma (coefficients)")
 def _():
     ap = _imp("statsmodels.tsa.arima_process")
     return (lambda c: ap.arma2ma(np.array([1.0, -c[0]]), np.array([1.0, c[1]]), 5)), np.array([0.5, 0.3])

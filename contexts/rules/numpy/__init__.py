@@ -7,6 +7,7 @@
 - `scipy_linalg`: the LAPACK routines under `solve_triangular`, `cholesky`, `cho_factor`, `cho_solve`.
 - `linalg`, `shapes`, `indexing`: matmul and linear algebra, reshaping/joining, indexing.
 - `convolution`: the C kernels under `np.correlate` and `np.convolve`.
+- `fft`: `numpy.fft` and `scipy.fft` (fft, ifft, rfft, irfft, hfft, ihfft, their 2-D and N-D forms).
 - `roots`: `np.roots` and `np.linalg.eigvals` (simple roots and eigenvalues).
 - `scipy_banded`: `scipy.linalg.solve_banded`, `solveh_banded` (over ?gtsv, ?gbsv, ?ptsv, ?pbsv), and
   LAPACK's ?gbsv called directly (make_interp_spline).
@@ -15,6 +16,7 @@
 - `scipy_ppoly`: the kernels under PPoly, CubicSpline, PCHIP, Akima, BPoly (`_ppoly.evaluate`,
   `evaluate_bernstein`, `integrate`, `fix_continuity`).
 - `scipy_spatial`: `scipy.spatial.distance.cdist`/`pdist` (euclidean, sqeuclidean) and `squareform`.
+- `scipy_signal`: `scipy.signal.lfilter`'s IIR kernel `_sigtools._linear_filter` (in b, a, x and zi).
 - `scipy_integrate`: `scipy.integrate.quad` by the Leibniz rule (and so `dblquad`, `tplquad`, `nquad`).
 
 Attributes are not calls: `x.T` reaches the rules as `(np.ndarray, 'transpose')` only when called.
@@ -24,16 +26,17 @@ from __future__ import annotations
 
 import importlib
 
-from . import conversion, convolution, counting, creation, inplace, interpolation, reductions, roots, ufuncs
+from . import conversion, convolution, counting, creation, fft, inplace, interpolation, reductions, roots, ufuncs
 
-__all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "counting", "inplace", "interpolation", "roots"]
+__all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "counting", "fft", "inplace",
+           "interpolation", "roots"]
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines",
-              "scipy_ppoly", "scipy_spatial", "scipy_integrate"):
+              "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_signal"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)
     except ImportError as e:
         if e.name not in (f"{__name__}.{_name}", "scipy", "scipy.special", "scipy.linalg", "scipy.spatial", "scipy.interpolate",
-                          "scipy.integrate"):
+                          "scipy.integrate", "scipy.signal"):
             raise

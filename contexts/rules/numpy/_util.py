@@ -16,7 +16,7 @@ from overdub.errors import OverdubError
 
 from ..cotangents import Refused
 from ..leaves import as_array  # np.asarray, but a dask array is left as it is
-from ..generic import unbroadcast, zeros_like
+from ..generic import project, unbroadcast, zeros_like
 from ..registry import call_key, registry
 
 __all__ = ["UnsupportedCase", "unbroadcast", "zeros_like", "sum_to_shape", "add_at", "match_primal", "normalize_axis",
@@ -90,9 +90,8 @@ def match_primal(g: Any, x: Any) -> Any:
     elif tg is float and tx is float:
         return g
     if is_dual(g) or is_dual(x):  # forward over reverse: broadcasting undone by the shapes alone
-        if np.shape(g) == np.shape(x):
-            return g
-        return unbroadcast(g, x) if np.ndim(x) else np.sum(g)
+        g = g if np.shape(g) == np.shape(x) else unbroadcast(g, x) if np.ndim(x) else np.sum(g)
+        return project(g, x)  # (a real primal: the real part, of the value and the tangent)
     if isinstance(x, np.ndarray):
         g = as_array(g)
         if np.iscomplexobj(g) and not np.iscomplexobj(x):

@@ -1,0 +1,224 @@
+"""Rules for scipy.signal's IIR filter kernel `_sigtools._linear_filter(b, a, x, axis=-1, zi=None)`, the C
+function under `scipy.signal.lfilter` (for len(a) > 1; a pure FIR filter, len(a) == 1, is np.convolve in
+Python and needs no rule), in b, a, x and zi, reverse and forward. Real filters and signals only (complex
+ones are refused by name).
+
+Along the filtered axis, with N samples, K = max(len(a), len(b)) and a, b padded with zeros to K, the
+Direct Form II transposed filter solves the difference equation with the initial state zi (scipy's
+normalised state, hence the a0) and gives the final state zf:
+
+    (a * y)[n] = (b * x)[n] + a0 zi[n]                        n = 0 .. N-1
+    a0 zf[i]   = (b * x)[N + i] + a0 zi[N + i] - (a * y)[N + i]   i = 0 .. K-2
+
+(`*` the full convolution, zi[n] = 0 past K-2). Stacking t = [y; zf] (length M = N + K - 1), this is one
+lower-triangular system A(a) t = b * x + a0 zi, with A the convolution by a in its first N rows and a0 I
+for the state. So, as for any linear solve:
+
+- forward: A t_dot = b_dot * x + b * x_dot - a_dot * y + a0_dot zi + a0 zi_dot - a0_dot [0; zf]: the filter
+  1/a run on the first N entries of the right side (with the initial state (a0_dot zi + a0 zi_dot) / a0),
+  its final state then corrected by the right side's last K - 1 entries;
+- reverse: lambda = A^-T t_bar: lambda's last K - 1 entries are zf_bar / a0, the first N the filter 1/a run
+  backwards in time (time-reversed, as the transpose of a Toeplitz matrix is its reversal) on
+  y_bar - (the state entries' pull on them); then x_bar[m] = sum_k b_k lambda[m + k],
+  b_bar[k] = sum_m x[m] lambda[m + k], zi_bar = a0 lambda[:K-1], a_bar[k] = -sum_n lambda[n] y[n - k]
+  (- lambda_tail . zf + lambda[:K-1] . zi for k = 0).
+
+The filter runs call `_linear_filter` itself; the short convolutions (K taps) are sums of shifted slices.
+`sosfilt` (the Cython `_sosfilt`, writing into its arguments in place) has no rule and stays refused.
+
+>>> import numpy as np, scipy.signal
+>>> from contexts import gradient
+>>> gradient(lambda x: scipy.signal.lfilter([1.0], [1.0, -0.5], x)[-1], np.ones(3))[0]
+array([0.25, 0.5 , 1.  ])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.signal import _sigtools
+
+from ..registry import registry
+from ..sparsity_specs import DENSE
+from ._util import is_dual, match_primal, unsupported, zeros
+
+__all__ = ["linear_filter_adjoint", "linear_filter_frule"]
+
+_NAME = "scipy.signal.lfilter (_linear_filter)"
+
+
+def _options(rest, kwargs):
+    """(axis, zi) of a call `_linear_filter(b, a, x, *rest, **kwargs)`."""
+    axis = rest[0] if len(rest) > 0 else kwargs.get("axis", kwargs.get("Dim", -1))
+    zi = rest[1] if len(rest) > 1 else kwargs.get("zi", kwargs.get("Vi"))
+    return axis, zi
+
+
+def _check_real(*values):
+    for v in values:
+        if v is not None and np.iscomplexobj(v):
+            raise unsupported(_NAME, "complex filters or signals",
+                              "filter the real and imaginary parts separately (the filter is linear)")
+
+
+def _padded(c, k):
+    """The 1-D coefficients c with zeros appended to length k."""
+    c = c if is_dual(c) else np.asarray(c)
+    if c.shape[0] == k:
+        return c
+    out = zeros((k,), np.result_type(c.dtype, float), c)
+    out[: c.shape[0]] = c
+    return out
+
+
+def _last(v, axis):
+    """v with the filtered axis moved last (a plain array or a dual)."""
+    return np.moveaxis(v if is_dual(v) else np.asarray(v), axis, -1)
+
+
+def _conv(c, u, length):
+    """The full convolution of the taps c with u along the last axis, cut to `length` entries."""
+    n, k = u.shape[-1], c.shape[0]
+    out = zeros(u.shape[:-1] + (length,), np.result_type(u.dtype, c.dtype), u, c)
+    for j in range(k):
+        stop = min(length, j + n)
+        if stop > j:
+            out[..., j:stop] = out[..., j:stop] + c[j] * u[..., : stop - j]
+    return out
+
+
+def _corr(c, lam, n):
+    """out[m] = sum_k c[k] lam[m + k] for m < n, along the last axis (lam has at least n + len(c) - 1)."""
+    out = None
+    for j in range(c.shape[0]):
+        term = c[j] * lam[..., j:j + n]
+        out = term if out is None else out + term
+    return out
+
+
+def _recursion(a_k, r, w):
+    """Solve (a * t)[n] = r[n] + a0 w[n] along the last axis: the filter 1/a with initial state w (None:
+    zero), returning (t, final state) or t."""
+    one = np.ones(1)
+    if w is None:
+        return _sigtools._linear_filter(one, a_k, r, -1)
+    return _sigtools._linear_filter(one, a_k, r, -1, w)
+
+
+def _full_state(zi, shape, k, dtype):
+    """zi broadcast to the state's shape (the C kernel expands singleton dimensions)."""
+    return zi + zeros(shape[:-1] + (k - 1,), dtype, zi)
+
+
+def linear_filter_frule(tangents, b, a, x, *rest, **kwargs):
+    axis, zi = _options(rest, kwargs)
+    y = _sigtools._linear_filter(b, a, x, *rest, **kwargs)
+    tb, ta, tx = (tuple(tangents) + (None,) * 5)[:3]
+    tzi = (tuple(tangents) + (None,) * 5)[4] if len(rest) > 1 else None
+    if all(t is None for t in (tb, ta, tx, tzi)):
+        return y, None
+    _check_real(b, a, x, zi, tb, ta, tx, tzi)
+    ndim = np.ndim(x)
+    ax = axis % ndim
+    k = max(len(a), len(b))
+    a_k, b_k = _padded(a, k), _padded(b, k)
+    x_l = _last(x, ax)
+    n, m = x_l.shape[-1], x_l.shape[-1] + k - 1
+    y_main, zf = (y if zi is not None else (y, None))
+    y_l = _last(y_main, ax)
+    dtype = np.result_type(y_l.dtype, float)
+    r = zeros(x_l.shape[:-1] + (m,), dtype, x_l, y_l, tb, ta, tx)
+    if tb is not None:
+        r = r + _conv(_padded(tb, k), x_l, m)
+    if tx is not None:
+        r = r + _conv(b_k, _last(tx, ax), m)
+    if ta is not None:
+        r = r - _conv(_padded(ta, k), y_l, m)
+    a0 = a_k[0]
+    if zi is None:
+        ty = _recursion(a_k, r[..., :n], None)
+        return y, np.moveaxis(ty, -1, ax)
+    zi_l = _full_state(_last(zi, ax), x_l.shape, k, dtype)
+    zf_l = _last(zf, ax)
+    w = zeros(zi_l.shape, dtype, zi_l)
+    ta0 = None if ta is None else _padded(ta, k)[0]
+    if ta0 is not None:
+        w = w + ta0 * zi_l
+    if tzi is not None:
+        w = w + a0 * _full_state(_last(tzi, ax), x_l.shape, k, dtype)
+    ty, tzf = _recursion(a_k, r[..., :n], w / a0)
+    tzf = tzf + r[..., n:] / a0
+    if ta0 is not None:
+        tzf = tzf - ta0 * zf_l / a0
+    return y, (np.moveaxis(ty, -1, ax), np.moveaxis(tzf, -1, ax))
+
+
+def _lambda(dy_main, dzf, a_k, n, k, shape, dtype):
+    """lambda = A^-T [y_bar; zf_bar] along the last axis (length n + k - 1)."""
+    a0 = a_k[0]
+    lam = zeros(shape[:-1] + (n + k - 1,), dtype, dy_main, dzf)
+    rhs = zeros(shape[:-1] + (n,), dtype, dy_main) if dy_main is None else dy_main
+    if dzf is not None and k > 1:
+        lam[..., n:] = dzf / a0
+        rhs = rhs - _corr(a_k, lam, n)
+    head = np.flip(_recursion(a_k, np.flip(rhs, -1), None), -1)
+    lam[..., :n] = lam[..., :n] + head
+    return lam
+
+
+def _sum_batch(v):
+    return v.sum(axis=tuple(range(v.ndim - 1))) if v.ndim > 1 else v
+
+
+def linear_filter_adjoint(dy, y, b, a, x, *rest, **kwargs):
+    nones = (None,) * len(rest)
+    axis, zi = _options(rest, kwargs)
+    with_state = zi is not None
+    dy_main, dzf = (dy if with_state else (dy, None)) if dy is not None else (None, None)
+    if dy_main is None and dzf is None:
+        return (None, None, None) + nones
+    _check_real(b, a, x, zi)
+    ndim = np.ndim(x)
+    ax = axis % ndim
+    k = max(len(a), len(b))
+    a_k, b_k = _padded(a, k), _padded(b, k)
+    x_l = _last(x, ax)
+    n = x_l.shape[-1]
+    y_main, zf = (y if with_state else (y, None))
+    y_l = _last(y_main, ax)
+    dtype = np.result_type(y_l.dtype, float)
+    lam = _lambda(None if dy_main is None else _last(dy_main, ax), None if dzf is None else _last(dzf, ax),
+                  a_k, n, k, x_l.shape, dtype)
+    dx = np.moveaxis(_corr(b_k, lam, n), -1, ax)
+    db = _sum_batch(_corr_lags(x_l, lam, k))
+    da = -_sum_batch(_corr_lags(y_l, lam, k))
+    dzi = None
+    if with_state:
+        zi_l = _full_state(_last(zi, ax), x_l.shape, k, dtype)
+        head = lam[..., :k - 1]
+        extra = -(lam[..., n:] * _last(zf, ax)).sum() + (head * zi_l).sum()
+        da = da + _unit(k, extra, da)
+        dzi = match_primal(np.moveaxis(a_k[0] * head, -1, ax), zi)
+    cts = (match_primal(db[: len(b)], b), match_primal(da[: len(a)], a), match_primal(dx, x))
+    if len(rest) > 1:
+        return cts + (None, dzi) + nones[2:]
+    if with_state:  # zi by keyword
+        return cts + nones + ({"zi" if "zi" in kwargs else "Vi": dzi},)
+    return cts + nones
+
+
+def _corr_lags(u, lam, k):
+    """out[..., j] = sum_m u[..., m] lam[..., m + j] for the lags j < k."""
+    n = u.shape[-1]
+    return np.stack([(u * lam[..., j:j + n]).sum(axis=-1) for j in range(k)], axis=-1)
+
+
+def _unit(k, value, like):
+    """A length-k vector with value at index 0."""
+    e = zeros((k,), np.result_type(like.dtype, float), value, like)
+    e[0] = value
+    return e
+
+
+registry.adjoint(_sigtools._linear_filter)(linear_filter_adjoint)
+registry.frule(_sigtools._linear_filter)(linear_filter_frule)
+registry.sparsity(DENSE, _sigtools._linear_filter)  # conservative: y[n] depends on x[:n + 1] only
