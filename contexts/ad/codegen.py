@@ -45,7 +45,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__",
-           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_call_viewed__")
+           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_call_viewed__", "__od_kw_tape__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -1270,7 +1270,11 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     if not (body and isinstance(body[-1], ast.Return)):
         last = lowered.body[-1] if lowered.body else lowered
         body.extend(at([ast.Return(value=tuple_([const(None), "_od_tape"]))], last))
-    prologue = at([assign("_od_tape", list_([])), assign("_od_ta", attr("_od_tape", "append"))], lowered)
+    # a `**kwargs` parameter: the dict Python made for it rides on the tape (`helpers.KwTape`), where the
+    # pullback finds the cotangents of the items read through its views (`kw.values()`), in its box
+    kwarg = lowered.args.kwarg
+    tape = call("__od_kw_tape__", kwarg.arg) if kwarg is not None else list_([])
+    prologue = at([assign("_od_tape", tape), assign("_od_ta", attr("_od_tape", "append"))], lowered)
     fwd = ast.FunctionDef(name=lowered.name, args=lowered.args, body=prologue + body, decorator_list=[],
                           returns=None, type_comment=None)
     ast.copy_location(fwd, lowered)

@@ -1199,6 +1199,16 @@ def call_merge(w, dargs, douts, S):
     return tuple(dargs), douts, tuple(g if is_array else None for g, is_array in zip(dargs, arrays))
 
 
+class KwTape(list):
+    """The tape of a function with a `**kwargs` parameter: the dict Python made for that parameter rides
+    on it (`kw`), so the pullback reads what reached that dict's box (items read through its views)."""
+    __slots__ = ("kw",)
+
+    def __init__(self, kw):
+        super().__init__()
+        self.kw = kw
+
+
 def call_viewed(w, pb, g, dself, dargs, douts, S):
     """The pullback of such a call (`w` not None: its callee is a Python function): `call_merge`, then the
     pullback with the arguments' cotangents handed to it; returns the arguments' cotangents (those the
@@ -1277,7 +1287,7 @@ HELPER_IMPLS = {
     "__od_f8__": np.dtype(np.float64),
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
-    "__od_call_viewed__": call_viewed,
+    "__od_call_viewed__": call_viewed, "__od_kw_tape__": KwTape,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
     "__od_key_guard__": key_guard,
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,

@@ -1583,42 +1583,12 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
         fwd = last[1]
     else:
         fwd = _forward_function(info, fn)
-    own_kw = None
     try:
-        if kw and info.varkw >= 0:
-            (y, tape), own_kw = _call_seeing_kwargs(fwd, pre, args, kw, info.names[info.varkw])
-        else:
-            y, tape = fwd(*args) if not pre and not kw else fwd(*pre, *args, **kw)
+        y, tape = fwd(*args) if not pre and not kw else fwd(*pre, *args, **kw)
     except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
         note_transformed(e, fn, "reverse mode (its recording pass)")
         raise
-    return y, (_twin_back, info, tape, len(pre), len(args), kw, fn, own_kw)
-
-
-def _call_seeing_kwargs(fwd, pre, args, kw, name):
-    """fwd(*pre, *args, **kw) and the `**kwargs` dict Python makes for it (its parameter `name`), seen on
-    entry by a profile hook removed at once: the items read through its views (`kw.values()`) leave
-    their cotangents in that dict's box, which the pullback reads (`_varkw_cotangent`)."""
-    seen = []
-    code = fwd.__code__
-    if sys.getprofile() is not None:  # a profiler runs (cProfile): not replaced, even for a moment
-        raise UnsupportedFunction(
-            f"reverse mode cannot differentiate a call of {code.co_name} with keyword arguments into its "
-            f"**{name} under a profiler (sys.setprofile): it sees that dict by a profile hook of its own",
-            fix="differentiate without the profiler, or pass the keyword arguments as a dict")
-
-    def hook(frame, event, arg):
-        if event == "call" and frame.f_code is code and not seen:
-            seen.append(frame.f_locals.get(name))
-            sys.setprofile(None)
-
-    sys.setprofile(hook)
-    try:
-        out = fwd(*pre, *args, **kw)
-    finally:
-        if sys.getprofile() is hook:
-            sys.setprofile(None)
-    return out, (seen[0] if seen and type(seen[0]) is dict else None)
+    return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
 
 
 def _forward_function(info, fn):
@@ -1781,7 +1751,7 @@ def _default_cots(fn, dparams, npassed, kw, dcells):
 
 
 def _twin_back(pb, dy, dself, S):
-    _, info, tape, npre, nargs, kw, fn, own_kw = pb
+    _, info, tape, npre, nargs, kw, fn = pb
     dins, took = None, 0
     handed = S.dargs_in
     if handed is not None and handed[0] is pb:
@@ -1840,7 +1810,7 @@ def _twin_back(pb, dy, dself, S):
                     dkw[k] = dparams[idx]
                     continue
             if dvk is _UNSET:
-                dvk = _varkw_cotangent(dparams[info.varkw], own_kw, S) if info.varkw >= 0 else None
+                dvk = _varkw_cotangent(dparams[info.varkw], getattr(tape, "kw", None), S) if info.varkw >= 0 else None
             dkw[k] = dvk.get(k) if dvk is not None else None
     if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None):
         dcells = _default_cots(fn, dparams, end, kw or _NOKW, dcells)
