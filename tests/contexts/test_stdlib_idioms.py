@@ -15,9 +15,10 @@ import statistics
 import numpy as np
 import pytest
 
-from contexts import derivative, gradient
+from contexts import gradient
 from overdub.errors import OverdubError
 from tests import fd
+from tests.modes import MODES, assert_right_or_refused, gradient_in
 
 X, Y = 0.7, 1.3
 
@@ -66,29 +67,18 @@ IDIOMS = {
 }
 
 
-def _forward(f, args):
-    return tuple(derivative(lambda t, i=i: f(*[a + t if j == i else a for j, a in enumerate(args)]), 0.0)
-                 for i in range(len(args)))
-
-
-@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", list(IDIOMS))
 def test_right_or_refused(name, mode):
-    f = IDIOMS[name]
-    try:
-        got = gradient(f, X, Y) if mode == "reverse" else _forward(f, (X, Y))
-    except OverdubError:
-        return  # refused clearly
-    np.testing.assert_allclose(np.array(got, dtype=float), np.array(fd.gradient(f, X, Y), dtype=float),
-                               rtol=1e-6, atol=1e-9)
+    assert_right_or_refused(mode, IDIOMS[name], X, Y)
 
 
-@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("mode", MODES)
 def test_the_two_found_wrong_are_now_right(mode):
     """Not refused either: both are plain idioms."""
     for name in ("dict.fromkeys values", "methodcaller __mul__" if mode == "forward" else "dict.fromkeys items"):
         f = IDIOMS[name]
-        got = gradient(f, X, Y) if mode == "reverse" else _forward(f, (X, Y))
+        got = gradient_in(mode, f, X, Y)
         np.testing.assert_allclose(got, fd.gradient(f, X, Y), rtol=1e-6)
 
 

@@ -17,9 +17,9 @@ import typing
 import numpy as np
 import pytest
 
-from contexts import derivative, gradient
-from overdub.errors import OverdubError
+from contexts import gradient
 from tests import fd
+from tests.modes import MODES, assert_right_or_refused
 
 X, Y = 0.7, 1.3
 
@@ -186,21 +186,10 @@ CASES = {
 }
 
 
-def _forward(f, args):
-    return tuple(derivative(lambda t, i=i: f(*[a + t if j == i else a for j, a in enumerate(args)]), 0.0)
-                 for i in range(len(args)))
-
-
-@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", list(CASES))
 def test_right_or_refused(name, mode):
-    f = CASES[name]
-    try:
-        got = gradient(f, X, Y) if mode == "reverse" else _forward(f, (X, Y))
-    except OverdubError:
-        return
-    np.testing.assert_allclose(np.array(got, dtype=float), np.array(fd.gradient(f, X, Y), dtype=float),
-                               rtol=1e-6, atol=1e-9)
+    assert_right_or_refused(mode, CASES[name], X, Y)
 
 
 @pytest.mark.parametrize("f", [vars_values, dict_values_of_a_temporary, mixed_reads, chained, in_a_list],

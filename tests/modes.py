@@ -1,0 +1,37 @@
+"""The test suites' one way to ask a mode for a scalar function's gradient and accept a refusal:
+
+    from tests.modes import gradient_in, assert_right_or_refused
+
+`gradient_in(mode, f, *args)`: reverse mode's `gradient`, or forward mode's `derivative` along each
+argument in turn (scalar arguments). `assert_right_or_refused(mode, f, *args)`: the gradient equals
+central differences (tests/fd.py), or the mode refused with an OverdubError; returns whether it refused.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["MODES", "gradient_in", "assert_right_or_refused"]
+
+MODES = ("reverse", "forward")
+
+
+def gradient_in(mode: str, f, *args) -> tuple:
+    from contexts import derivative, gradient
+    if mode == "reverse":
+        return gradient(f, *args)
+    return tuple(derivative(lambda t, i=i: f(*[a + t if j == i else a for j, a in enumerate(args)]), 0.0)
+                 for i in range(len(args)))
+
+
+def assert_right_or_refused(mode: str, f, *args, rtol: float = 1e-6, atol: float = 1e-9) -> bool:
+    from overdub.errors import OverdubError
+
+    from tests import fd
+    try:
+        got = gradient_in(mode, f, *args)
+    except OverdubError:
+        return True
+    np.testing.assert_allclose(np.array(got, dtype=float), np.array(fd.gradient(f, *args), dtype=float),
+                               rtol=rtol, atol=atol)
+    return False
