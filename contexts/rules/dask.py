@@ -56,3 +56,9 @@ def _on_tracers(theirs):
 
 
 _mirror_numpy()
+
+
+# questions other libraries ask of any value (xarray: is it a dask collection?), answered with a flag
+import dask.base as _dask_base  # noqa: E402
+
+registry.nondifferentiable(_dask_base.is_dask_collection)
