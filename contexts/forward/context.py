@@ -31,6 +31,7 @@ from .arrays import (OWN_FUNCTIONS, NoForwardRule, apply_frule, apply_writing_fr
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
 from .dual import Dual, DualConversionError, primal, primal_tree, split, top_tag, zero_tangent
+from .holds import dual_free
 from .tangent_runtime import uncached
 
 __all__ = ["ForwardContext", "ObservedForwardContext", "forward_context", "run_inside", "pushforward"]
@@ -221,6 +222,15 @@ class ForwardContext(overdub.Context):
             # `mpf(x)`: "cannot create mpf from Dual(...)"; scipy's `_brentq`: "Unable to parse arguments"):
             # the refusal says which, and where. Still a TypeError, for a library that catches one to try
             # another way
+            raise no_rule(fn, where=str(site)) from e
+        except Exception as e:
+            # an error class of the library's own from a C function given duals, or a callback holding
+            # them (MINPACK's `minpack.error: Result from function call is not a proper array of floats`
+            # under scipy.optimize.fsolve): refused by name too. Python's own errors pass (StopIteration,
+            # KeyError, ZeroDivisionError: the program's control flow)
+            if (isinstance(e, OverdubError) or type(e).__module__ == "builtins" or overdub.is_recursable(fn)
+                    or not (perturbed or _holds_dual(args) or not all(map(dual_free, args)))):
+                raise
             raise no_rule(fn, where=str(site)) from e
 
     def _run_rule(self, frule, tangents, values, kwargs):
