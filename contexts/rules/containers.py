@@ -13,6 +13,7 @@ import copy
 import heapq
 import numbers
 import random
+import types
 
 import numpy as np
 
@@ -548,3 +549,26 @@ def frozenset_rrule(iterable=(), /):
 
 registry.rrule(set)(set_rrule)
 registry.rrule(frozenset)(frozenset_rrule)
+
+
+def new_mappingproxy(mapping):
+    """`types.MappingProxyType(d)`: a read-only view of d (inspect.Signature keeps its parameters in one);
+    what is read through it by key leaves its cotangent in the view's box, which goes to d's."""
+    y = types.MappingProxyType(mapping)
+
+    def mappingproxy_back(S, dy, dself):
+        box = S.box(y, dy)
+        g = {k: v for k, v in box.items() if v is not None} or None
+        return None, (g,)
+    return y, mappingproxy_back
+
+
+registry.set(types.MappingProxyType, inplace=new_mappingproxy)
+
+
+# a read-only view of a dict is read as the dict is (its cotangent a dict by key: `new_mappingproxy`)
+_PROXY = types.MappingProxyType
+registry.nondifferentiable((_PROXY, "keys"), (_PROXY, "__contains__"), (_PROXY, "__len__"), (_PROXY, "__iter__"))
+registry.adjoint((_PROXY, "get"))(dict_get_adjoint)
+registry.adjoint((_PROXY, "values"))(dict_values_adjoint)
+registry.adjoint((_PROXY, "items"))(dict_items_adjoint)

@@ -7,10 +7,12 @@ the dict's box where `.values()` leaves it) and `operator.methodcaller('__mul__'
 import cmath
 import functools
 import heapq
+import inspect
 import itertools
 import math
 import operator
 import statistics
+import types
 
 import numpy as np
 import pytest
@@ -61,6 +63,11 @@ IDIOMS = {
     "map(pow)": lambda a, b: sum(map(pow, [a, b], [2, 3])),
     "sorted key": lambda a, b: sorted([a, b, 0.5], key=lambda v: -v)[0] * a,
     "max key": lambda a, b: max([a, b], key=abs) * a,
+    "mappingproxy by key": lambda a, b: types.MappingProxyType({"p": a * b, "q": b})["p"] * a,
+    "mappingproxy values": lambda a, b: sum(types.MappingProxyType({"p": a * b, "q": b}).values()),
+    "mappingproxy items": lambda a, b: sum(v * len(k) for k, v in types.MappingProxyType({"pp": a, "q": b}).items()),
+    "mappingproxy get": lambda a, b: types.MappingProxyType({"p": a}).get("p", b) * b,
+    "inspect.signature bind": lambda a, b: sum(inspect.signature(lambda u, v=1.0: 0).bind(a, v=b * a).arguments.values()),
     "float.as_integer_ratio": lambda a, b: (lambda r: r[0] / r[1])(a.as_integer_ratio()) * b,
     "float.hex": lambda a, b: float.fromhex(a.hex()) * b,
     "text round trip": lambda a, b: float(f"{a:.17g}") * b,
