@@ -19,6 +19,7 @@ import overdub
 from overdub.errors import OverdubError
 from overdub.passes import marked_opaque, property_getter
 
+from ..lowered.bisection import bisects, refuse_bisection
 from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.containers import holds
 from ..rules.frames import note_transformed
@@ -167,6 +168,8 @@ class ForwardContext(overdub.Context):
             if y is not _UNKNOWN:
                 return y
             if overdub.is_recursable(fn):
+                if (step := bisects(getattr(fn, "__func__", fn))) is not None:
+                    raise refuse_bisection(getattr(fn, "__func__", fn), step)
                 return self.recurse(fn, *args, **kwargs)
             if isinstance(fn, type):
                 y = _construct(self, fn, args, kwargs)

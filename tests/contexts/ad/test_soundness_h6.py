@@ -92,3 +92,119 @@ def test_a_closure_reading_a_reassigned_variable_is_right_or_refused(f):
         return
     assert got == pytest.approx(want, rel=1e-6)
     assert derivative(f, X) == pytest.approx(want, rel=1e-6)
+
+
+# -- bisection: a bracket halved by a differentiated test (psychrolib's GetTWetBulbFromHumRatio) -------------
+# Its result is a fixed mix of the bracket's starting ends: both modes gave that mix's derivative (here
+# 1/sqrt(x) for the root's 1/(2 sqrt(x)); zero for constant ends), agreeing with differences only on one step
+# of the staircase. Refused by every mode; Newton's iteration, a running maximum and a loop assigning one
+# variable in both branches are not bisections.
+
+import math
+
+from contexts import hessian, jacfwd, jvp
+from contexts.lowered.bisection import BisectionRefused
+
+
+def bisect_sqrt(x):
+    lo, hi = 0.0, x
+    mid = (lo + hi) / 2
+    while hi - lo > 1e-12:
+        if mid * mid > x:
+            hi = mid
+        else:
+            lo = mid
+        mid = (lo + hi) / 2
+    return mid
+
+
+def bisect_sqrt_constant_bracket(x):
+    lo, hi = 0.0, 10.0
+    while hi - lo > 1e-12:
+        mid = (lo + hi) / 2
+        if mid * mid - x > 0:
+            hi = mid
+        else:
+            lo = mid
+    return (lo + hi) / 2
+
+
+_STATE = {"calls": 0}
+
+
+def bisect_sqrt_with_global(x):  # (a `global` statement: forward mode runs it on duals, not a tangent twin)
+    global _STATE
+    _STATE = {"calls": _STATE["calls"] + 1}
+    return bisect_sqrt(x) + 0.0 * bisect_sqrt_constant_bracket(x)
+
+
+def calls_bisection(x):
+    return math.sin(x) * bisect_sqrt(x * 2.0)
+
+
+def newton_sqrt(x):
+    y = x
+    while abs(y * y - x) > 1e-14:
+        y = y - (y * y - x) / (2 * y)
+    return y
+
+
+def running_max(x):
+    best = -1.0
+    for v in (x, 2 * x - 1.0, 0.5 * x + 0.3, math.sin(x)):
+        if v > best:
+            best = v
+    return best
+
+
+def same_variable_both_branches(x):
+    s = 0.0
+    for k in range(4):
+        if x * k > 1.0:
+            s = s + x * k
+        else:
+            s = s - x
+    return s
+
+
+BISECTIONS = [bisect_sqrt, bisect_sqrt_constant_bracket, bisect_sqrt_with_global, calls_bisection]
+
+
+@pytest.mark.parametrize("f", BISECTIONS)
+def test_bisection_refused_in_reverse_mode(f):
+    with pytest.raises(UnsupportedFunction, match="bisection"):
+        gradient(f, 2.0)
+    with pytest.raises(UnsupportedFunction, match="bisection"):
+        hessian(f, 2.0)
+
+
+@pytest.mark.parametrize("f", BISECTIONS)
+def test_bisection_refused_in_forward_mode(f):
+    with pytest.raises(BisectionRefused, match="bisection"):
+        derivative(f, 2.0)
+    with pytest.raises(BisectionRefused, match="bisection"):
+        jvp(f, (2.0,), (1.0,))
+    with pytest.raises(BisectionRefused, match="bisection"):
+        jacfwd(lambda v: np.array([f(v[0]), f(v[1])]), np.array([2.0, 3.0]))
+
+
+def test_the_refusal_names_the_line():
+    with pytest.raises(UnsupportedFunction) as e:
+        gradient(bisect_sqrt, 2.0)
+    assert "test_soundness_h6.py" in str(e.value)
+    with pytest.raises(BisectionRefused) as e:
+        derivative(bisect_sqrt, 2.0)
+    assert f"test_soundness_h6.py:{bisect_sqrt.__code__.co_firstlineno + 4}" in str(e.value)
+
+
+@pytest.mark.parametrize("f", [newton_sqrt, running_max, same_variable_both_branches])
+def test_not_bisections_stay_right(f):
+    want = fd.derivative(f, 2.0)
+    assert gradient(f, 2.0)[0] == pytest.approx(want, rel=1e-6)
+    assert derivative(f, 2.0) == pytest.approx(want, rel=1e-6)
+
+
+def test_a_bisection_not_reading_the_input_is_not_refused_in_reverse_mode():
+    def f(x):
+        return x * bisect_sqrt_constant_bracket(2.0)
+    assert gradient(f, 0.5)[0] == pytest.approx(math.sqrt(2.0), rel=1e-9)

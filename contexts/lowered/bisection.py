@@ -1,0 +1,136 @@
+"""Bisection loops: a bracket halved by the outcome of a differentiated test.
+
+    while hi - lo > tol:
+        mid = (lo + hi) / 2
+        if g(mid, x) > target:   # the test depends on the input x
+            hi = mid
+        else:
+            lo = mid
+
+Its result is a fixed mix of the bracket's starting ends (the tests only choose which), so the derivative
+both modes would compute is that mix's (or zero, for constant ends), not the root's derivative (psychrolib's
+`GetTWetBulbFromHumRatio`: 0.958 for 0.660). Found statically: an `if` in a loop whose test reads a
+differentiated variable and whose two branches give the same value to two different variables, both read
+in the loop. Every mode refuses it; the fix is a derivative of the root by the implicit function theorem
+(`contexts.custom_adjoint`) or a method whose iterate follows the function's values (Newton's, secant).
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+
+from overdub.errors import OverdubError, SourceUnavailable
+from overdub.source import get_source
+
+from .lower import TEMP_PREFIX, all_nodes
+
+__all__ = ["bisection_step", "BISECTION", "BISECTION_FIX", "BisectionRefused", "refuse_bisection", "bisects"]
+
+BISECTION = ("bisection: a loop halving a bracket by the outcome of a differentiated test (its result is a "
+             "fixed mix of the bracket's starting ends, whose derivative is not the root's)")
+
+BISECTION_FIX = ("give the root-finding function its derivative by the implicit function theorem "
+                 "(`@contexts.custom_adjoint`, dy/dx = -(dg/dx)/(dg/dy) at the root), or find the root with "
+                 "an iteration that follows the function's values (Newton's, secant)")
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _own(nodes):
+    """The nodes under `nodes` outside nested functions and classes."""
+    todo = list(nodes)
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, _DEFS):
+            todo.extend(ast.iter_child_nodes(n))
+
+
+def _loads(node) -> set[str]:
+    return {n.id for n in all_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _given(branch: list[ast.stmt]) -> dict[str, str]:
+    """name -> the value (its tree's text) of each `name = value` among a branch's own statements, where
+    the name is the user's variable (not a temporary of the lowered form) and the value reads one."""
+    out = {}
+    for s in branch:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                and not s.targets[0].id.startswith(TEMP_PREFIX) and _loads(s.value):
+            out[s.targets[0].id] = ast.dump(s.value)
+    return out
+
+
+def _test_reads(test, values: dict[str, set[str]]) -> set[str]:
+    """The variables a test reads, through the names it reads back to what was assigned to them (the
+    lowered form's `_od_t5 = Wstar > bound; if _od_t5:`: a comparison's result is not itself active)."""
+    out, todo = set(), list(_loads(test))
+    while todo:
+        name = todo.pop()
+        if name not in out:
+            out.add(name)
+            todo.extend(values.get(name, ()))
+    return out
+
+
+def bisection_step(fdef: ast.AST, active) -> ast.If | None:
+    """The first `if` of fdef (not of its nested functions) that halves a bracket by a test reading a
+    variable in `active` (None: any variable), or None."""
+    values: dict[str, set[str]] = {}
+    for n in _own(fdef.body):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    values.setdefault(t.id, set()).update(_loads(n.value))
+    for loop in _own(fdef.body):
+        if not isinstance(loop, (ast.While, ast.For)):
+            continue
+        read_in_loop = set().union(*(_loads(s) for s in loop.body), _loads(getattr(loop, "test", ast.Pass())))
+        for n in _own(loop.body):
+            if not isinstance(n, ast.If) or not n.orelse:
+                continue
+            if active is not None and not _test_reads(n.test, values) & active:
+                continue
+            if active is None and not _loads(n.test):
+                continue
+            a, b = _given(n.body), _given(n.orelse)
+            for ta, va in a.items():
+                for tb, vb in b.items():
+                    if ta != tb and va == vb and ta in read_in_loop and tb in read_in_loop:
+                        return n
+    return None
+
+
+class BisectionRefused(OverdubError):
+    """Forward mode met a bisection on perturbed values (reverse mode refuses it as a function it cannot
+    transform, `UnsupportedFunction`)."""
+
+
+def refuse_bisection(fn, step: ast.If) -> BisectionRefused:
+    code = fn.__code__
+    return BisectionRefused(f"forward mode cannot differentiate {code.co_qualname}: it uses a {BISECTION}",
+                            where=f"{code.co_filename}:{step.lineno}", fix=BISECTION_FIX)
+
+
+_BISECTS: dict = {}  # code object -> the `if` halving a bracket in its source (whatever it reads), or None
+
+
+def bisects(fn) -> ast.If | None:
+    """The bracket-halving `if` of a Python function's own source (any test), or None (no source: None);
+    once per code object. For forward mode's duals, which know no variable's activity: the caller asks
+    only when the function is called with perturbed values."""
+    code = getattr(fn, "__code__", None)
+    if type(fn) is not types.FunctionType or code is None:
+        return None
+    try:
+        return _BISECTS[code]
+    except KeyError:
+        pass
+    try:
+        fdef = get_source(code, fn.__globals__).as_function_def()
+        found = bisection_step(fdef, None)
+    except (SourceUnavailable, SyntaxError, OSError, TypeError):
+        found = None
+    _BISECTS[code] = found
+    return found
