@@ -11,7 +11,8 @@ Its result is a fixed mix of the bracket's starting ends (the tests only choose 
 both modes would compute is that mix's (or zero, for constant ends), not the root's derivative (psychrolib's
 `GetTWetBulbFromHumRatio`: 0.958 for 0.660). Found statically: an `if` in a loop whose test reads a
 differentiated variable and whose two branches give the same value to two different variables, both read
-in the loop. Every mode refuses it; the fix is a derivative of the root by the implicit function theorem
+in the loop, that value computed from those two alone (a Newton step kept in a bracket is no bisection).
+Every mode refuses it; the fix is a derivative of the root by the implicit function theorem
 (`contexts.custom_adjoint`) or a method whose iterate follows the function's values (Newton's, secant).
 """
 
@@ -58,7 +59,7 @@ def _given(branch: list[ast.stmt]) -> dict[str, str]:
     for s in branch:
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
                 and not s.targets[0].id.startswith(TEMP_PREFIX) and _loads(s.value):
-            out[s.targets[0].id] = ast.dump(s.value)
+            out[s.targets[0].id] = (ast.dump(s.value), s.value)
     return out
 
 
@@ -83,6 +84,7 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
             for t in n.targets:
                 if isinstance(t, ast.Name):
                     values.setdefault(t.id, set()).update(_loads(n.value))
+    local = set(values) | {a.arg for a in all_nodes(fdef.args) if isinstance(a, ast.arg)}
     for loop in _own(fdef.body):
         if not isinstance(loop, (ast.While, ast.For)):
             continue
@@ -95,11 +97,30 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
             if active is None and not _loads(n.test):
                 continue
             a, b = _given(n.body), _given(n.orelse)
-            for ta, va in a.items():
-                for tb, vb in b.items():
-                    if ta != tb and va == vb and ta in read_in_loop and tb in read_in_loop:
+            for ta, (va, value) in a.items():
+                for tb, (vb, _) in b.items():
+                    if ta != tb and va == vb and ta in read_in_loop and tb in read_in_loop \
+                            and _made_of_bracket(value, {ta, tb}, values, local):
                         return n
     return None
+
+
+def _made_of_bracket(value, ends: set[str], values: dict[str, set[str]], local: set[str]) -> bool:
+    """Whether the value given to the bracket's ends is computed from the ends alone (`mid = (lo + hi) / 2`,
+    in every assignment of it): a Newton step kept inside a bracket (`rho = rho + drho`, bisecting only
+    when it leaves: chemicals' iapws95_rho) is not a bisection, its iterate follows the function."""
+    start = _loads(value)
+    if isinstance(value, ast.Name) and value.id not in ends:
+        start = set(values.get(value.id, ()))
+    seen, todo = set(), list(start)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name.startswith(TEMP_PREFIX):
+            todo.extend(values.get(name, ()))
+    return {m for m in seen if not m.startswith(TEMP_PREFIX)} & local <= ends
 
 
 class BisectionRefused(OverdubError):

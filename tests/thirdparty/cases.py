@@ -1640,13 +1640,17 @@ def _():
     return (lambda p: psy.GetTDewPointFromRelHum(p[0], p[1])), np.array([26.0, 0.6])
 
 
-@case("psychrolib", "GetTWetBulbFromRelHum (bisection loop)")
+@case("psychrolib", "GetTWetBulbFromRelHum (bisection loop)",
+      reverse=R('UnsupportedFunction', 'a bisection (GetTWetBulbFromHumRatio): the bracket\'s derivative, not the root\'s'),
+      forward=R('BisectionRefused', 'a bisection (GetTWetBulbFromHumRatio): the bracket\'s derivative, not the root\'s'))
 def _():
     psy = _psy()
     return (lambda p: psy.GetTWetBulbFromRelHum(p[0], p[1], 101325.0)), np.array([26.0, 0.6])
 
 
-@case("psychrolib", "CalcPsychrometricsFromRelHum (tuple)")
+@case("psychrolib", "CalcPsychrometricsFromRelHum (tuple)",
+      reverse=R('UnsupportedFunction', 'a bisection (the wet-bulb temperature it also computes)'),
+      forward=R('BisectionRefused', 'a bisection (the wet-bulb temperature it also computes)'))
 def _():
     psy = _psy()
 
@@ -1694,7 +1698,9 @@ def _():
     return (lambda t: ia._Tension(t)), 330.0
 
 
-@case("iapws", "IAPWS95(T=, rho=).P (Helmholtz class)", rtol=1e-4)
+@case("iapws", "IAPWS95(T=, rho=).P (Helmholtz class)", rtol=1e-4,
+      reverse=R('UnsupportedFunction', '`with ... as` a differentiated context manager (MEoS._saturation)'),
+      forward=R('NoForwardRule', 'scipy.optimize.fsolve (_hybrd, saturation densities)'))
 def _():
     iapws = _imp("iapws")
     return (lambda p: iapws.IAPWS95(T=p[0], rho=p[1]).P), np.array([400.0, 900.0])
@@ -1784,7 +1790,8 @@ def _():
     return f, np.array([1.5, 2.0])
 
 
-@case("control", "frequency_response magnitude (tf)")
+@case("control", "frequency_response magnitude (tf)",
+      forward=R('DualAttributeError', 'a view as an ndarray subclass with attributes (NamedSignal)'))
 def _():
     ct = _imp("control")
 
@@ -1794,7 +1801,8 @@ def _():
     return f, np.array([2.0, 0.4])
 
 
-@case("control", "step_response outputs (ss)")
+@case("control", "step_response outputs (ss)",
+      forward=R('DualAttributeError', 'a view as an ndarray subclass with attributes (NamedSignal)'))
 def _():
     ct = _imp("control")
 
