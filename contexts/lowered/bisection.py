@@ -26,7 +26,8 @@ from overdub.source import get_source
 
 from .lower import TEMP_PREFIX, all_nodes
 
-__all__ = ["bisection_step", "BISECTION", "BISECTION_FIX", "BisectionRefused", "refuse_bisection", "bisects"]
+__all__ = ["bisection_step", "BISECTION", "BISECTION_FIX", "BisectionRefused", "refuse_bisection", "bisects",
+           "check_entry"]
 
 BISECTION = ("bisection: a loop halving a bracket by the outcome of a differentiated test (its result is a "
              "fixed mix of the bracket's starting ends, whose derivative is not the root's)")
@@ -124,14 +125,24 @@ def _made_of_bracket(value, ends: set[str], values: dict[str, set[str]], local: 
 
 
 class BisectionRefused(OverdubError):
-    """Forward mode met a bisection on perturbed values (reverse mode refuses it as a function it cannot
-    transform, `UnsupportedFunction`)."""
+    """Forward mode or sparsity detection met a bisection on perturbed or traced values (reverse mode
+    refuses it as a function it cannot transform, `UnsupportedFunction`)."""
 
 
-def refuse_bisection(fn, step: ast.If) -> BisectionRefused:
+def refuse_bisection(fn, step: ast.If, mode: str = "forward mode") -> BisectionRefused:
     code = fn.__code__
-    return BisectionRefused(f"forward mode cannot differentiate {code.co_qualname}: it uses a {BISECTION}",
+    what = "find the sparsity of" if mode == "sparsity detection" else "differentiate"
+    return BisectionRefused(f"{mode} cannot {what} {code.co_qualname}: it uses a {BISECTION}",
                             where=f"{code.co_filename}:{step.lineno}", fix=BISECTION_FIX)
+
+
+def check_entry(f, mode: str = "forward mode") -> None:
+    """Refuse the function an engine is given when it bisects (functions it calls are checked as they are
+    called on perturbed values)."""
+    fn = getattr(f, "__func__", f)
+    step = bisects(fn)
+    if step is not None:
+        raise refuse_bisection(fn, step, mode)
 
 
 _BISECTS: dict = {}  # code object -> the `if` halving a bracket in its source (whatever it reads), or None

@@ -188,6 +188,33 @@ def test_bisection_refused_in_forward_mode(f):
         jacfwd(lambda v: np.array([f(v[0]), f(v[1])]), np.array([2.0, 3.0]))
 
 
+@pytest.mark.parametrize("mode", ["local", "global"])
+def test_bisection_refused_by_sparsity_detection(mode):
+    # (local sparsity followed the branches: constant ends gave no dependency on x at all)
+    from contexts.sparsity import jacobian_sparsity
+    for f in BISECTIONS:
+        with pytest.raises(BisectionRefused, match="bisection"):
+            jacobian_sparsity(lambda v: np.array([f(v[0]), v[1]]), np.array([2.0, 3.0]), mode=mode)
+        with pytest.raises(BisectionRefused, match="bisection"):
+            jacobian_sparsity(f, np.array(2.0), mode=mode)
+
+
+def test_a_bisection_given_to_forward_mode_on_duals_is_refused():
+    def bisect_with_global(x):
+        global _STATE
+        _STATE = {"calls": _STATE["calls"] + 1}
+        lo, hi = 0.0, 10.0
+        while hi - lo > 1e-12:
+            mid = (lo + hi) / 2
+            if mid * mid - x > 0:
+                hi = mid
+            else:
+                lo = mid
+        return lo
+    with pytest.raises(BisectionRefused):
+        derivative(bisect_with_global, 2.0)
+
+
 def test_the_refusal_names_the_line():
     with pytest.raises(UnsupportedFunction) as e:
         gradient(bisect_sqrt, 2.0)
