@@ -31,6 +31,7 @@ from .arrays import (OWN_FUNCTIONS, NoForwardRule, apply_frule, apply_writing_fr
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
 from .dual import Dual, DualConversionError, primal, primal_tree, split, top_tag, zero_tangent
+from .holds import dual_free
 from .tangent_runtime import uncached
 
 __all__ = ["ForwardContext", "ObservedForwardContext", "forward_context", "run_inside", "pushforward"]
@@ -141,6 +142,9 @@ class ForwardContext(overdub.Context):
                 if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
                     return _fresh(fn(*args, **kwargs), self.tag)
                 if overdub.is_recursable(fn) and not _native(fn):
+                    if (step := bisects(getattr(fn, "__func__", fn))) is not None and not (
+                            dual_free(args) and dual_free(kwargs) and dual_free(fn)):
+                        raise refuse_bisection(getattr(fn, "__func__", fn), step)  # (a callback's closure)
                     return self.recurse(fn, *args, **kwargs)
                 if isinstance(fn, _NUMPY_DISPATCHED) and array_objects(args):
                     # numpy converts a poly1d by its class's `__array__`: that code runs here, on its duals

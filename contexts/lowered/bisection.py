@@ -1,4 +1,4 @@
-"""Bisection loops: a bracket halved by the outcome of a differentiated test.
+"""Bisection loops: a bracket narrowed by the outcome of a differentiated test.
 
     while hi - lo > tol:
         mid = (lo + hi) / 2
@@ -8,17 +8,20 @@
             lo = mid
 
 Its result is a fixed mix of the bracket's starting ends (the tests only choose which), so the derivative
-both modes would compute is that mix's (or zero, for constant ends), not the root's derivative (psychrolib's
-`GetTWetBulbFromHumRatio`: 0.958 for 0.660). Found statically: an `if` in a loop whose test reads a
-differentiated variable and whose two branches give the same value to two different variables, both read
-in the loop, that value computed from those two alone (a Newton step kept in a bracket is no bisection).
+every mode would compute is that mix's (or zero, for constant ends), not the root's (psychrolib's
+`GetTWetBulbFromHumRatio`: 0.958 for 0.660); a golden-section search the same (zero for the minimiser's 1).
+Found statically: an `if` in a loop whose test reads a differentiated variable and whose two branches
+give two different variables of the bracket, both read in the loop, values computed from those two alone
+(`mid = (lo + hi) / 2`, `d = a + (b - a) * invphi`). A Newton step kept in a bracket (`rho = rho + drho`,
+bisecting only when it leaves it: chemicals' iapws95_rho) is not one: its iterate follows the function.
 Every mode refuses it; the fix is a derivative of the root by the implicit function theorem
 (`contexts.custom_adjoint`) or a method whose iterate follows the function's values (Newton's, secant).
+Not recognised: brackets moved by tuple assignments (`lo, hi = mid, hi`) or conditional expressions.
 """
-
 from __future__ import annotations
 
 import ast
+import functools
 import types
 
 from overdub.errors import OverdubError, SourceUnavailable
@@ -27,10 +30,10 @@ from overdub.source import get_source
 from .lower import TEMP_PREFIX, all_nodes
 
 __all__ = ["bisection_step", "BISECTION", "BISECTION_FIX", "BisectionRefused", "refuse_bisection", "bisects",
-           "check_entry"]
+           "check_entry", "held_in_callables"]
 
-BISECTION = ("bisection: a loop halving a bracket by the outcome of a differentiated test (its result is a "
-             "fixed mix of the bracket's starting ends, whose derivative is not the root's)")
+BISECTION = ("bisection: a loop narrowing a bracket by the outcome of a differentiated test (its result is a "
+             "fixed mix of the bracket's starting ends, whose derivative is not the root's or minimiser's)")
 
 BISECTION_FIX = ("give the root-finding function its derivative by the implicit function theorem "
                  "(`@contexts.custom_adjoint`, dy/dx = -(dg/dx)/(dg/dy) at the root), or find the root with "
@@ -53,15 +56,52 @@ def _loads(node) -> set[str]:
     return {n.id for n in all_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def _given(branch: list[ast.stmt]) -> dict[str, str]:
-    """name -> the value (its tree's text) of each `name = value` among a branch's own statements, where
-    the name is the user's variable (not a temporary of the lowered form) and the value reads one."""
+def _given(branch: list[ast.stmt]) -> dict[str, ast.expr]:
+    """name -> value of each `name = value` among a branch's own statements, where the name is the user's
+    variable (not a temporary of the lowered form) and the value reads one."""
     out = {}
     for s in branch:
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
                 and not s.targets[0].id.startswith(TEMP_PREFIX) and _loads(s.value):
-            out[s.targets[0].id] = (ast.dump(s.value), s.value)
+            out[s.targets[0].id] = s.value
     return out
+
+
+_OPAQUE = "<opaque>"  # what a variable bound otherwise than by `name = value` reads (unknown: not the bracket)
+
+
+def _assigned(fdef) -> dict[str, set[str]]:
+    """name -> the variables its assignments in fdef read (`a, b = x, y` pairwise; a binding of any other
+    form, or a tuple unpacked from one value, reads `_OPAQUE`)."""
+    values: dict[str, set[str]] = {}
+
+    def bind(target, reads):
+        if isinstance(target, ast.Name):
+            values.setdefault(target.id, set()).update(reads)
+        else:
+            for t in all_nodes(target):
+                if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store):
+                    values.setdefault(t.id, set()).add(_OPAQUE)
+
+    for n in _own(fdef.body):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, (ast.Tuple, ast.List)) and isinstance(n.value, (ast.Tuple, ast.List)) \
+                        and len(t.elts) == len(n.value.elts) and not any(isinstance(e, ast.Starred) for e in t.elts):
+                    for te, ve in zip(t.elts, n.value.elts):
+                        bind(te, _loads(ve))
+                else:
+                    bind(t, _loads(n.value))
+        elif isinstance(n, ast.AugAssign):
+            bind(n.target, _loads(n.value) | _loads(n.target) | {getattr(n.target, "id", _OPAQUE)})
+        elif isinstance(n, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr, ast.AnnAssign)):
+            targets = [n.target] if isinstance(n, (ast.For, ast.AsyncFor, ast.NamedExpr, ast.AnnAssign)) else \
+                [i.optional_vars for i in n.items if i.optional_vars is not None]
+            for t in targets:
+                for m in all_nodes(t):
+                    if isinstance(m, ast.Name):
+                        values.setdefault(m.id, set()).add(_OPAQUE)
+    return values
 
 
 def _test_reads(test, values: dict[str, set[str]]) -> set[str]:
@@ -77,15 +117,10 @@ def _test_reads(test, values: dict[str, set[str]]) -> set[str]:
 
 
 def bisection_step(fdef: ast.AST, active) -> ast.If | None:
-    """The first `if` of fdef (not of its nested functions) that halves a bracket by a test reading a
+    """The first `if` of fdef (not of its nested functions) that narrows a bracket by a test reading a
     variable in `active` (None: any variable), or None."""
-    values: dict[str, set[str]] = {}
-    for n in _own(fdef.body):
-        if isinstance(n, ast.Assign):
-            for t in n.targets:
-                if isinstance(t, ast.Name):
-                    values.setdefault(t.id, set()).update(_loads(n.value))
-    local = set(values) | {a.arg for a in all_nodes(fdef.args) if isinstance(a, ast.arg)}
+    values = _assigned(fdef)
+    local = set(values) | {a.arg for a in all_nodes(fdef.args) if isinstance(a, ast.arg)} | {_OPAQUE}
     for loop in _own(fdef.body):
         if not isinstance(loop, (ast.While, ast.For)):
             continue
@@ -98,10 +133,11 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
             if active is None and not _loads(n.test):
                 continue
             a, b = _given(n.body), _given(n.orelse)
-            for ta, (va, value) in a.items():
-                for tb, (vb, _) in b.items():
-                    if ta != tb and va == vb and ta in read_in_loop and tb in read_in_loop \
-                            and _made_of_bracket(value, {ta, tb}, values, local):
+            for ta, value_a in a.items():
+                for tb, value_b in b.items():
+                    if ta != tb and ta in read_in_loop and tb in read_in_loop \
+                            and _made_of_bracket(value_a, {ta, tb}, values, local) \
+                            and _made_of_bracket(value_b, {ta, tb}, values, local):
                         return n
     return None
 
@@ -112,7 +148,7 @@ def _made_of_bracket(value, ends: set[str], values: dict[str, set[str]], local: 
     when it leaves: chemicals' iapws95_rho) is not a bisection, its iterate follows the function."""
     start = _loads(value)
     if isinstance(value, ast.Name) and value.id not in ends:
-        start = set(values.get(value.id, ()))
+        start = set(values.get(value.id, {_OPAQUE}))
     seen, todo = set(), list(start)
     while todo:
         name = todo.pop()
@@ -145,11 +181,11 @@ def check_entry(f, mode: str = "forward mode") -> None:
         raise refuse_bisection(fn, step, mode)
 
 
-_BISECTS: dict = {}  # code object -> the `if` halving a bracket in its source (whatever it reads), or None
+_BISECTS: dict = {}  # code object -> the `if` narrowing a bracket in its source (whatever it reads), or None
 
 
 def bisects(fn) -> ast.If | None:
-    """The bracket-halving `if` of a Python function's own source (any test), or None (no source: None);
+    """The bracket-narrowing `if` of a Python function's own source (any test), or None (no source: None);
     once per code object. For forward mode's duals, which know no variable's activity: the caller asks
     only when the function is called with perturbed values."""
     code = getattr(fn, "__code__", None)
@@ -166,3 +202,35 @@ def bisects(fn) -> ast.If | None:
         found = None
     _BISECTS[code] = found
     return found
+
+
+def held_in_callables(values, test) -> bool:
+    """test(v) for a value captured by a function among `values` (its cells and defaults, a partial's
+    function and arguments, a bound method's object), or held by one of them (`holds`): a callback's closure
+    carrying the input into a bisection of a library (scipy's golden-section search on `lambda t: (t - x)**2`)."""
+    from ..rules.containers import holds
+    todo, seen = list(values), set()
+    while todo:
+        v = todo.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if holds(v, test):
+            return True
+        if isinstance(v, types.FunctionType):
+            cells = []
+            for c in v.__closure__ or ():
+                try:
+                    cells.append(c.cell_contents)
+                except ValueError:
+                    pass
+            todo += [*cells, *(v.__defaults__ or ()), *(v.__kwdefaults__ or {}).values()]
+        elif isinstance(v, types.MethodType):
+            todo += [v.__func__, v.__self__]
+        elif isinstance(v, functools.partial):
+            todo += [v.func, *v.args, *v.keywords.values()]
+        elif isinstance(v, (list, tuple)):
+            todo += list(v)
+        elif isinstance(v, dict):
+            todo += list(v.values())
+    return False

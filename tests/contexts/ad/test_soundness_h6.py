@@ -302,3 +302,45 @@ def test_ndarray_subclass_differentiated_attribute_is_right_or_refused():
     except OverdubError:
         return
     np.testing.assert_allclose(got, want, rtol=1e-8)
+
+
+# -- golden-section search: the same, for a minimiser (scipy.optimize's method='golden' in forward mode
+# gave 0 for 1: the bracket's ends are constants); Brent's bounded method follows the function (its
+# bracket updated from the iterate, given by tuple assignments) and stays right.
+
+INVPHI = (math.sqrt(5) - 1) / 2
+
+
+def golden_argmin(x):
+    a, b = -5.0, 5.0
+    c = b - (b - a) * INVPHI
+    d = a + (b - a) * INVPHI
+    while b - a > 1e-10:
+        if (c - x) ** 2 < (d - x) ** 2:
+            b = d
+        else:
+            a = c
+        c = b - (b - a) * INVPHI
+        d = a + (b - a) * INVPHI
+    return (a + b) / 2
+
+
+def test_golden_section_refused():
+    with pytest.raises(UnsupportedFunction, match="bisection"):
+        gradient(golden_argmin, 0.7)
+    with pytest.raises(BisectionRefused):
+        derivative(golden_argmin, 0.7)
+
+
+def test_scipy_golden_refused_brent_bounded_right():
+    optimize = pytest.importorskip("scipy.optimize")
+
+    def argmin(method, x, **kw):
+        return optimize.minimize_scalar(lambda t: (t - x) ** 2 + 0.1 * t ** 4, method=method, **kw).x
+
+    with pytest.raises(OverdubError):
+        gradient(lambda x: argmin("golden", x, options={"xtol": 1e-12}), 0.7)
+    with pytest.raises(BisectionRefused):  # (its objective's closure holds the perturbed input)
+        derivative(lambda x: argmin("golden", x, options={"xtol": 1e-12}), 0.7)
+    bounded = lambda x: argmin("bounded", x, bounds=(-3.0, 3.0), options={"xatol": 1e-12})  # noqa: E731
+    assert derivative(bounded, 0.7) == pytest.approx(fd.derivative(bounded, 0.7, h=1e-4), rel=1e-5)
