@@ -157,7 +157,8 @@ def _made_of_bracket(value, ends: set[str], values: dict[str, set[str]], local: 
         seen.add(name)
         if name.startswith(TEMP_PREFIX):
             todo.extend(values.get(name, ()))
-    return {m for m in seen if not m.startswith(TEMP_PREFIX)} & local <= ends
+    made_of = {m for m in seen if not m.startswith(TEMP_PREFIX)} & local
+    return bool(made_of) and made_of <= ends  # (constants alone are not a bracket's update)
 
 
 class BisectionRefused(OverdubError):
