@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import functools
 import types
+import weakref
 
 from overdub.errors import OverdubError, SourceUnavailable
 from overdub.source import get_source
@@ -182,7 +183,9 @@ def check_entry(f, mode: str = "forward mode") -> None:
         raise refuse_bisection(fn, step, mode)
 
 
-_BISECTS: dict = {}  # code object -> the `if` narrowing a bracket in its source (whatever it reads), or None
+# code object -> the `if` narrowing a bracket in its source (whatever it reads), or None; weakly (code made
+# by exec, lambdas of a module reloaded: their entries go with them)
+_BISECTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def bisects(fn) -> ast.If | None:

@@ -344,3 +344,29 @@ def test_scipy_golden_refused_brent_bounded_right():
         derivative(lambda x: argmin("golden", x, options={"xtol": 1e-12}), 0.7)
     bounded = lambda x: argmin("bounded", x, bounds=(-3.0, 3.0), options={"xatol": 1e-12})  # noqa: E731
     assert derivative(bounded, 0.7) == pytest.approx(fd.derivative(bounded, 0.7, h=1e-4), rel=1e-5)
+
+
+# numpy.ma's masked arrays (an ndarray subclass numpy.ma stores attributes on): reverse mode now follows
+# their values; each against central differences, masked elements left out of the derivative.
+
+def masked_sum(x):
+    return float(np.ma.array(np.array([x, 2 * x, 3 * x]), mask=[0, 1, 0]).sum())
+
+
+def masked_where_mean(x):
+    a = np.array([x, 2 * x, 3 * x * x])
+    return float(np.ma.masked_where(a > 1.5, a).mean())
+
+
+def masked_filled(x):
+    b = np.ma.array(np.array([x, 2 * x, 3.0]), mask=[0, 1, 0])
+    return float((b * x).filled(0.0).sum())
+
+
+def masked_invalid(x):
+    return float((np.ma.masked_invalid(np.array([x, np.nan, x * x])) * 2.0).sum())
+
+
+@pytest.mark.parametrize("f", [masked_sum, masked_where_mean, masked_filled, masked_invalid])
+def test_masked_arrays_in_reverse_mode(f):
+    assert gradient(f, 0.7)[0] == pytest.approx(fd.derivative(f, 0.7), rel=1e-7)
