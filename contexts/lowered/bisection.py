@@ -26,7 +26,7 @@ import types
 import weakref
 
 from overdub.errors import OverdubError, SourceUnavailable
-from overdub.source import get_source
+from overdub.passes import get_source
 
 from .lower import TEMP_PREFIX, all_nodes
 
