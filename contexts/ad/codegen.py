@@ -28,6 +28,7 @@ from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, c
                              if_exp, index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
 from ..lowered.inline import inline
+from ..lowered.bisection import BISECTION, BISECTION_FIX, bisection_step
 from ..lowered.lower import TEMP_PREFIX, Unsupported, all_nodes, is_generator, own_nodes, param_names
 from ..rules.operator import DERIVATIVES
 from ..rules.registry import registry
@@ -1263,6 +1264,9 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     ast.fix_missing_locations(lowered)
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held)
     ask_primals(lowered, active, globals_, freevars)
+    step = bisection_step(lowered, active | set(active_params) | set(cells))  # (a test may steer what it does not reach)
+    if step is not None:
+        raise Unsupported(f"{BISECTION} ({BISECTION_FIX})", step)
     gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed, compact)
     gen.writes = declared_writes(lowered, globals_, freevars)
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}

@@ -729,12 +729,33 @@ def setattr_adj(S, dobj, obj, attr, old):
             dobj = acc(box, (dargs := _pull(S, old.pb, None)[1])[old.obj_at])
         return dobj, dargs[old.v_at]
     _check_container_field(obj, attr)
+    if isinstance(obj, np.ndarray) and not isinstance(dobj, dict):
+        return _array_setattr_adj(S, dobj, obj, attr, old)
     box = S.box(obj, dobj)
     gv = box.pop(attr, None) if isinstance(box, dict) else None
     new = getattr(obj, attr)
     _restore_attr(obj, attr, old)
     S.redo(setattr, obj, attr, new)
     return box, gv
+
+
+def _array_setattr_adj(S, dobj, obj, attr, old):
+    """`obj.attr = v` on an ndarray subclass's instance (python-control's NamedSignal labels): the cotangent
+    of its values, dobj, an array, passes through; v's is what reads of .attr after the store left in obj's
+    box by name. Cotangents of its other attributes still in the box could not travel with the array's:
+    refused (they would be dropped)."""
+    box = S.boxes.get(id(obj))
+    gv = box.pop(attr, None) if isinstance(box, dict) else None
+    if isinstance(box, dict) and any(g is not None for g in box.values()):
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate through the attributes of a {type(obj).__name__} (an ndarray "
+            f"subclass) together with its values: the derivative of .{next(k for k, g in box.items() if g is not None)} "
+            f"would be lost", where=runtime._user_line(),
+            fix="keep that value in a variable or a plain object of its own")
+    new = getattr(obj, attr)
+    _restore_attr(obj, attr, old)
+    S.redo(setattr, obj, attr, new)
+    return dobj, gv
 
 
 def _is_array(obj) -> bool:

@@ -11,8 +11,10 @@ from .api import DEFAULT_CHUNK, derivative, jacfwd, jvp
 from .arrays import NoForwardRule
 from .context import ForwardContext, pushforward
 from .dual import Dual, DualConversionError, DualInsideError, Tag
+from ..lowered.bisection import BisectionRefused
 from .mixed import forwarddiff
 from . import callbacks as _callbacks  # noqa: E402,F401  (registers forms on duals: scipy.integrate.quad)
 
 __all__ = ["derivative", "jvp", "jacfwd", "forwarddiff",
-           "ForwardContext", "pushforward", "Dual", "Tag", "NoForwardRule", "DualConversionError", "DualInsideError", "DEFAULT_CHUNK"]
+           "ForwardContext", "pushforward", "Dual", "Tag", "NoForwardRule", "DualConversionError", "DualInsideError", "BisectionRefused",
+           "DEFAULT_CHUNK"]

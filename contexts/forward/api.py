@@ -20,6 +20,7 @@ import numpy as np
 import overdub
 from overdub.errors import OverdubError, describe
 
+from ..lowered.bisection import check_entry
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.cotangents import Refused
 from ..rules.leaves import Scalar
@@ -59,6 +60,7 @@ def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
         if args and type(args[0]) is Dual and _own_rule(f):  # a primitive given itself (`mpmath.atan`):
             with ctx:                                          # its rule, as where it is called
                 return _known(f, args, kwargs, args[0].tag, ctx._run_rule)
+        check_entry(f)
         return ctx.run(f, *args, **kwargs)
     except (ValueError, TypeError) as e:
         if isinstance(e, OverdubError) or not _from_conversion(e):

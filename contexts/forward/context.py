@@ -20,6 +20,7 @@ import overdub
 from overdub.errors import OverdubError
 from overdub.passes import marked_opaque, property_getter
 
+from ..lowered.bisection import bisects, refuse_bisection
 from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.containers import holds
 from ..rules.frames import note_transformed
@@ -147,6 +148,9 @@ class ForwardContext(overdub.Context):
                 if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
                     return _fresh(fn(*args, **kwargs), self.tag)
                 if overdub.is_recursable(fn) and not _native(fn):
+                    if (step := bisects(getattr(fn, "__func__", fn))) is not None and not (
+                            dual_free(args) and dual_free(kwargs) and dual_free(fn)):
+                        raise refuse_bisection(getattr(fn, "__func__", fn), step)  # (a callback's closure)
                     return self.recurse(fn, *args, **kwargs)
                 if isinstance(fn, _NUMPY_DISPATCHED) and array_objects(args):
                     # numpy converts a poly1d by its class's `__array__`: that code runs here, on its duals
@@ -174,6 +178,8 @@ class ForwardContext(overdub.Context):
             if y is not _UNKNOWN:
                 return y
             if overdub.is_recursable(fn):
+                if (step := bisects(getattr(fn, "__func__", fn))) is not None:
+                    raise refuse_bisection(getattr(fn, "__func__", fn), step)
                 return self.recurse(fn, *args, **kwargs)
             if isinstance(fn, type):
                 y = _construct(self, fn, args, kwargs)

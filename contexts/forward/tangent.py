@@ -33,6 +33,7 @@ from ..lowered.activity import (active_names, ask_primals, fresh_calls, local_na
 from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, compare, const, dict_, if_, if_exp,
                              index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
                              starred, try_except, tuple_, user)
+from ..lowered.bisection import bisection_step, refuse_bisection
 from ..lowered.inline import inline
 from ..lowered.lower import Unsupported, all_nodes, lower
 from ..rules.operator import DERIVATIVES
@@ -388,6 +389,9 @@ def _build(fn, active):
     fdef, src = _lowered(fn)
     act = active_names(fdef, set(active), fn.__globals__)
     ask_primals(fdef, act, fn.__globals__, tuple(fn.__code__.co_freevars))
+    step = bisection_step(fdef, act | set(active))  # (the inputs: a test may steer a value it does not reach)
+    if step is not None:  # (refused, not left to duals: they would differentiate the same bracket)
+        raise refuse_bisection(fn, step)
     if any(n in fn.__globals__ for n in act - local_names(fdef)):
         # a module global the module's code changes may hold perturbed values (activity says so): its
         # tangent lives outside this function, where duals carry it

@@ -115,14 +115,48 @@ def stored_base(target: ast.expr) -> str | None:
     return target.id if isinstance(target, ast.Name) else None
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
+           ast.DictComp, ast.GeneratorExp)
+
+
+def own_bindings(node: ast.AST) -> set[str]:
+    """Names a function or lambda binds in its own scope (assigned, deleted, looped over, imported, defined,
+    caught, matched; not the variables of its comprehensions or nested functions), less those it declares
+    `global` or `nonlocal`: Python reads them from that scope only, never from an enclosing one. A binding
+    form left out here only keeps a name counted as read from outside (the safe side)."""
+    bound, declared = set(), set()
+    todo = list(node.body) if isinstance(node.body, list) else [node.body]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            bound.add(n.id)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            declared.update(n.names)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            bound.add(n.name)
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            bound.add(n.name)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(n.name)
+        if isinstance(n, _SCOPES):
+            continue  # (their defaults and decorators are read here, but bind nothing here)
+        todo.extend(ast.iter_child_nodes(n))
+    return bound - declared
+
+
 def free_names(node: ast.AST, defaults: bool = True) -> set[str]:
-    """Names a nested function or lambda reads from its enclosing scopes (approximate: all loads); with
-    `defaults` False only its captured variables (the body's), not the names its default values,
-    decorators and annotations read when it is made."""
-    params = set(param_names(node.args))
-    parts = [node] if defaults else node.body if isinstance(node.body, list) else [node.body]
-    loads = {n.id for p in parts for n in all_nodes(p) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    return loads - params
+    """Names a nested function or lambda reads from its enclosing scopes: every load in its body (deeper
+    functions' included) but of its parameters and the names it binds itself (`own_bindings`); with
+    `defaults` also the names its default values, decorators and annotations read when it is made."""
+    body = node.body if isinstance(node.body, list) else [node.body]
+    loads = {n.id for p in body for n in all_nodes(p) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    free = loads - set(param_names(node.args)) - own_bindings(node)
+    if defaults:
+        header = [node.args, *getattr(node, "decorator_list", []), *([node.returns] if getattr(node, "returns", None) else [])]
+        free |= {n.id for p in header for n in all_nodes(p) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return free
 
 
 def nonlocal_writes(fdef) -> set[str]:

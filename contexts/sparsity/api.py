@@ -9,6 +9,7 @@ import scipy.sparse as sp
 
 from overdub.errors import OverdubError
 
+from ..lowered.bisection import check_entry
 from .pattern import Pattern
 from .tracer import NoSparsityRule, Tracer
 
@@ -30,6 +31,7 @@ def _trace(f: Callable, x: Any, mode: str, order: int) -> tuple[Any, int]:
     if primal is not None and primal.ndim == 0:
         primal = primal[()]
     t = Tracer(x.shape, Pattern.identity(n), H, primal, order)
+    check_entry(f, "sparsity detection")
     try:
         return sparsity_context().run(f, t), n
     except ValueError as e:

@@ -14,6 +14,7 @@ from contexts.forward.observe import Observed, observer
 from contexts.rules.numpy.inplace import as_store
 from contexts.rules.registry import registry
 
+from ..lowered.bisection import bisects, held_in_callables, refuse_bisection
 from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.containers import holds
 from . import rules
@@ -160,6 +161,9 @@ class SparsityContext(overdub.Context):
                 return _into_out(site, fn, srule(*args, **rest), kwargs["out"], kwargs.get("where", True))
             return srule(*args, **kwargs)
         if overdub.is_recursable(fn):
+            if (step := bisects(getattr(fn, "__func__", fn))) is not None and (
+                    traced or held_in_callables((fn, *args, *kwargs.values()), _is_tracer)):
+                raise refuse_bisection(getattr(fn, "__func__", fn), step, "sparsity detection")
             return self.recurse(fn, *args, **kwargs)
         if not traced:
             try:

@@ -168,7 +168,7 @@ _triangle(np.triu)
 _triangle(np.tril)
 
 
-@registry.srule(np.concatenate)
+@registry.srule(np.concatenate, getattr(np.concatenate, "__wrapped__", np.concatenate))  # (its C implementation: np.block)
 def concatenate_srule(arrays, axis=0, out=None, **kw):
     return ops.concatenate(arrays, axis)
 

@@ -1601,3 +1601,257 @@ def _():
 def _():
     ap = _imp("statsmodels.tsa.arima_process")
     return (lambda c: ap.arma2ma(np.array([1.0, -c[0]]), np.array([1.0, c[1]]), 5)), np.array([0.5, 0.3])
+
+# ===============================================================================================
+# psychrolib: psychrometrics, a module-level unit system, Newton and bisection loops on floats
+# ===============================================================================================
+
+def _psy():
+    psy = _imp("psychrolib")
+    psy.SetUnitSystem(psy.SI)
+    return psy
+
+
+@case("psychrolib", "GetSatVapPres (T)")
+def _():
+    psy = _psy()
+    return (lambda t: psy.GetSatVapPres(t)), 23.5
+
+
+@case("psychrolib", "GetHumRatioFromRelHum + GetMoistAirDensity")
+def _():
+    psy = _psy()
+
+    def f(p):
+        w = psy.GetHumRatioFromRelHum(p[0], p[1], 101325.0)
+        return psy.GetMoistAirDensity(p[0], w, 101325.0)
+    return f, np.array([24.0, 0.55])
+
+
+@case("psychrolib", "GetTDewPointFromRelHum (Newton loop)")
+def _():
+    psy = _psy()
+    return (lambda p: psy.GetTDewPointFromRelHum(p[0], p[1])), np.array([26.0, 0.6])
+
+
+@case("psychrolib", "GetTWetBulbFromRelHum (bisection loop)",
+      reverse=R('UnsupportedFunction', 'a bisection (GetTWetBulbFromHumRatio): the bracket\'s derivative, not the root\'s'),
+      forward=R('BisectionRefused', 'a bisection (GetTWetBulbFromHumRatio): the bracket\'s derivative, not the root\'s'))
+def _():
+    psy = _psy()
+    return (lambda p: psy.GetTWetBulbFromRelHum(p[0], p[1], 101325.0)), np.array([26.0, 0.6])
+
+
+@case("psychrolib", "CalcPsychrometricsFromRelHum (tuple)",
+      reverse=R('UnsupportedFunction', 'a bisection (the wet-bulb temperature it also computes)'),
+      forward=R('BisectionRefused', 'a bisection (the wet-bulb temperature it also computes)'))
+def _():
+    psy = _psy()
+
+    def f(p):
+        out = psy.CalcPsychrometricsFromRelHum(p[0], p[1], 101325.0)
+        return np.array([out[0], out[2], out[4], out[5], out[6]])
+    return f, np.array([21.0, 0.45])
+
+
+# ===============================================================================================
+# iapws: steam tables, region functions returning dicts, classes computing properties in __init__
+# ===============================================================================================
+
+@case("iapws", "iapws97._Region1 (dict: h, s, cp)")
+def _():
+    r97 = _imp("iapws.iapws97")
+
+    def f(p):
+        d = r97._Region1(p[0], p[1])
+        return np.array([d["h"], d["s"], d["cp"]])
+    return f, np.array([350.0, 3.0])
+
+
+@case("iapws", "iapws97._TSat_P / _PSat_T")
+def _():
+    r97 = _imp("iapws.iapws97")
+    return (lambda p: r97._TSat_P(p) + 100.0 * r97._PSat_T(0.9 * r97._TSat_P(p))), 1.5
+
+
+@case("iapws", "IAPWS97(T=, P=).cp (class)")
+def _():
+    iapws = _imp("iapws")
+    return (lambda p: iapws.IAPWS97(T=p[0], P=p[1]).cp), np.array([500.0, 1.0])
+
+
+@case("iapws", "_iapws._Viscosity / _ThCond (rho, T)")
+def _():
+    ia = _imp("iapws._iapws")
+    return (lambda p: ia._Viscosity(p[0], p[1]) * 1e3 + ia._ThCond(p[0], p[1])), np.array([990.0, 320.0])
+
+
+@case("iapws", "_iapws._Tension (T)")
+def _():
+    ia = _imp("iapws._iapws")
+    return (lambda t: ia._Tension(t)), 330.0
+
+
+@case("iapws", "IAPWS95(T=, rho=).P (Helmholtz class)", rtol=1e-4,
+      reverse=R('UnsupportedFunction', '`with ... as` a differentiated context manager (MEoS._saturation)'),
+      forward=R('NoForwardRule', 'scipy.optimize.fsolve (_hybrd, saturation densities)'))
+def _():
+    iapws = _imp("iapws")
+    return (lambda p: iapws.IAPWS95(T=p[0], rho=p[1]).P), np.array([400.0, 900.0])
+
+
+# ===============================================================================================
+# haversine: great-circle distances, enums for units, tuples of points, numpy vector forms
+# ===============================================================================================
+
+@case("haversine", "haversine (km)")
+def _():
+    hv = _imp("haversine")
+    return (lambda p: hv.haversine((p[0], p[1]), (p[2], p[3]))), np.array([45.7597, 4.8422, 48.8567, 2.3508])
+
+
+@case("haversine", "haversine (Unit.MILES)")
+def _():
+    hv = _imp("haversine")
+    return (lambda p: hv.haversine((p[0], p[1]), (p[2], p[3]), unit=hv.Unit.MILES)), np.array([40.7, -74.0, 51.5, -0.12])
+
+
+@case("haversine", "haversine_vector (arrays)")
+def _():
+    hv = _imp("haversine")
+
+    def f(p):
+        pts = p.reshape(2, 2, 2)
+        return hv.haversine_vector(pts[0], pts[1])
+    return f, np.array([45.7597, 4.8422, 40.7, -74.0, 48.8567, 2.3508, 51.5, -0.12])
+
+
+@case("haversine", "inverse_haversine (point, distance)")
+def _():
+    hv = _imp("haversine")
+    return (lambda p: np.array(hv.inverse_haversine((p[0], p[1]), p[2], hv.Direction.NORTHEAST))), np.array([36.1, -115.2, 120.0])
+
+
+# ===============================================================================================
+# mibian: option pricing classes (float() of the inputs, scipy.stats.norm.cdf, attribute tables)
+# ===============================================================================================
+
+@case("mibian", "BS(...).callPrice (spot, volatility)")
+def _():
+    mibian = _imp("mibian")
+    return (lambda p: mibian.BS([p[0], 105.0, 1.5, 30], volatility=p[1]).callPrice), np.array([100.0, 22.0])
+
+
+@case("mibian", "BS(...).putDelta / vega")
+def _():
+    mibian = _imp("mibian")
+
+    def f(p):
+        bs = mibian.BS([p[0], p[1], 2.0, 60], volatility=25.0)
+        return np.array([bs.putDelta, bs.vega, bs.gamma])
+    return f, np.array([98.0, 100.0])
+
+
+@case("mibian", "GK(...).callPrice (Garman-Kohlhagen)")
+def _():
+    mibian = _imp("mibian")
+    return (lambda p: mibian.GK([p[0], 1.2, 1.0, 0.5, 90], volatility=p[1]).callPrice), np.array([1.25, 12.0])
+
+
+@case("mibian", "Me(...).callPrice (Merton, dividend)")
+def _():
+    mibian = _imp("mibian")
+    return (lambda p: mibian.Me([p[0], 50.0, 1.0, p[1], 45], volatility=30.0).callPrice), np.array([52.0, 2.0])
+
+
+# ===============================================================================================
+# control (python-control): transfer functions and state space, frequency and time responses
+# ===============================================================================================
+
+@case("control", "tf evalfr |G(2j)| (denominator)")
+def _():
+    ct = _imp("control")
+    return (lambda p: abs(ct.evalfr(ct.tf([1.0], [1.0, p[0], p[1]]), 2j))), np.array([0.7, 3.0])
+
+
+@case("control", "ss dcgain (A, B entries)")
+def _():
+    ct = _imp("control")
+
+    def f(p):
+        A = np.array([[-p[0], 1.0], [0.0, -p[1]]])
+        return float(np.squeeze(ct.dcgain(ct.ss(A, [[0.0], [1.0]], [[1.0, 0.0]], [[0.0]]))))
+    return f, np.array([1.5, 2.0])
+
+
+@case("control", "frequency_response magnitude (tf)",
+      forward=R('DualAttributeError', 'a view as an ndarray subclass with attributes (NamedSignal)'))
+def _():
+    ct = _imp("control")
+
+    def f(p):
+        resp = ct.frequency_response(ct.tf([p[0]], [1.0, p[1], 1.0]), np.array([0.5, 1.0, 2.0]))
+        return np.asarray(resp.magnitude).ravel()
+    return f, np.array([2.0, 0.4])
+
+
+@case("control", "step_response outputs (ss)",
+      forward=R('DualAttributeError', 'a view as an ndarray subclass with attributes (NamedSignal)'))
+def _():
+    ct = _imp("control")
+
+    def f(p):
+        A = np.array([[0.0, 1.0], [-p[0], -p[1]]])
+        sys = ct.ss(A, [[0.0], [1.0]], [[1.0, 0.0]], [[0.0]])
+        return ct.step_response(sys, np.linspace(0.0, 2.0, 5)).outputs
+    return f, np.array([4.0, 1.2])
+
+
+@case("control", "poles of feedback (tf)")
+def _():
+    ct = _imp("control")
+
+    def f(k):  # (k an array of one: tf() refuses the 0-d arrays finite differences would pass)
+        return np.sort(np.real(ct.poles(ct.feedback(ct.tf([k[0]], [1.0, 3.0, 0.0]), 1))))
+    return f, np.array([1.5])
+
+
+# ===============================================================================================
+# nvector: geodesy on n-vectors (numpy arrays, ellipsoid constants, rotation matrices)
+# ===============================================================================================
+
+@case("nvector", "lat_lon2n_E (radians)")
+def _():
+    nv = _imp("nvector")
+    return (lambda p: nv.lat_lon2n_E(p[0], p[1]).ravel()), np.array([0.7, 0.3])
+
+
+@case("nvector", "great_circle_distance")
+def _():
+    nv = _imp("nvector")
+    return (lambda p: float(np.squeeze(nv.great_circle_distance(nv.lat_lon2n_E(p[0], p[1]),
+                                                                 nv.lat_lon2n_E(p[2], p[3]))))), np.array([0.7, 0.3, 0.9, -0.2])
+
+
+@case("nvector", "n_EB_E2p_EB_E (ellipsoid, depth)")
+def _():
+    nv = _imp("nvector")
+    return (lambda p: nv.n_EB_E2p_EB_E(nv.lat_lon2n_E(p[0], p[1]), depth=p[2]).ravel() / 1e6), np.array([0.5, 1.1, -300.0])
+
+
+@case("nvector", "n_E2lat_lon round trip of p_EB_E2n_EB_E")
+def _():
+    nv = _imp("nvector")
+
+    def f(q):  # (q in 1000 km: steps of metres would leave finite differences to round-off)
+        n_EB_E, depth = nv.p_EB_E2n_EB_E(1e6 * q.reshape(3, 1))
+        lat, lon = nv.n_E2lat_lon(n_EB_E)
+        return np.concatenate([np.ravel(lat), np.ravel(lon), np.ravel(depth) / 1e3])
+    return f, np.array([4.0, 1.5, 4.6])
+
+
+@case("nvector", "n_EA_E_and_n_EB_E2azimuth")
+def _():
+    nv = _imp("nvector")
+    return (lambda p: float(np.squeeze(nv.n_EA_E_and_n_EB_E2azimuth(nv.lat_lon2n_E(p[0], p[1]),
+                                                                      nv.lat_lon2n_E(p[2], p[3]))))), np.array([0.7, 0.3, 0.9, -0.2])

@@ -206,3 +206,35 @@ register_linear([np.tril], np.tril, tril_transpose, "tril")
 register_linear([np.triu], np.triu, triu_transpose, "triu")
 registry.sparsity(Custom("rules.py: traced indices are conservative along axis"), np.take, np.take_along_axis)
 registry.sparsity(Custom("rules.py: the triangle kept, the rest no dependency"), np.tril, np.triu)
+
+
+# -- np.nditer: iterating an array item by item ------------------------------------------------
+
+def _draw_order(op: np.ndarray, rest: tuple, kwargs: dict) -> list:
+    """The positions (flat, C order) of op's elements in each item np.nditer(op, *rest, **kwargs) draws:
+    the same iteration over an array of positions laid out as op is (order='K' follows memory)."""
+    positions = np.empty_like(op, dtype=np.intp)
+    positions[...] = np.arange(op.size).reshape(op.shape)
+    return [np.array(item, copy=True) for item in np.nditer(positions, *rest, **kwargs)]
+
+
+def nditer_adjoint(dy, y, op, *rest, **kwargs):
+    """np.nditer(op): the cotangent of each item drawn (the iterator's cotangent holds them by draw) added
+    at the elements it was read from. One float or complex array read; several operands, written operands
+    and object arrays (the items are references) are refused when a cotangent reaches them."""
+    nothing = (None,) * (1 + len(rest))
+    if dy is None or all(g is None for g in dy):
+        return nothing
+    op_flags = kwargs.get("op_flags", rest[1] if len(rest) > 1 else None)
+    writes = "write" in repr(op_flags)
+    if not isinstance(op, np.ndarray) or op.dtype.kind not in "fc" or writes:
+        raise unsupported("np.nditer", "several operands, a written operand or an array of objects",
+                          "iterate a float array itself (`for v in x.flat`, `for v in x.ravel()`)")
+    flat = np.zeros(op.size, dtype=np.result_type(op.dtype, float))
+    for positions, g in zip(_draw_order(op, rest, kwargs), dy):
+        if g is not None:
+            np.add.at(flat, positions, g)
+    return (match_primal(flat.reshape(op.shape), op), *(None,) * len(rest))
+
+
+registry.adjoint(np.nditer)(nditer_adjoint)

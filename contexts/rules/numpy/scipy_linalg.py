@@ -375,3 +375,42 @@ if _batched_linalg is not None:
             continue
         registry.adjoint(_fn)(_adjoint)
         registry.frule(_fn)(_frules[_name])
+
+
+# -- expm: the matrix exponential -----------------------------------------------------------------------
+# Its derivative at A in direction E is the Frechet derivative L(A, E) (scipy.linalg.expm_frechet, the
+# block-triangular exponential of Higham's algorithm); the cotangent of a loss at A is L(A^H, G).
+
+def _expm_frechet(a, e):
+    """L(a, e) for each matrix of a batch (leading axes); a of size one below 2-D as expm takes it."""
+    import scipy.linalg
+    a, e = np.asarray(a), np.asarray(e)
+    if a.size == 1 and a.ndim < 2:
+        return (np.exp(a.reshape(())) * e.reshape(())).reshape(1, 1)
+    return _per_matrix(lambda a_, e_: scipy.linalg.expm_frechet(a_, e_, compute_expm=False), a,
+                       np.broadcast_to(e, a.shape))
+
+
+def expm_adjoint(dy, y, a):
+    if dy is None:
+        return (None,)
+    a_ = np.asarray(a)
+    if a_.size == 1 and a_.ndim < 2:
+        return (match_primal((np.asarray(dy).reshape(()) * np.conj(np.exp(a_.reshape(())))).reshape(a_.shape), a),)
+    return (match_primal(_expm_frechet(np.swapaxes(a_, -1, -2).conj(), dy), a),)
+
+
+def expm_frule(tangents, a):
+    import scipy.linalg
+    y = scipy.linalg.expm(a)
+    t = tangents[0] if tangents else None
+    return y, (None if t is None else _expm_frechet(a, t).astype(y.dtype, copy=False))
+
+
+def _register_expm():
+    import scipy.linalg
+    registry.adjoint(scipy.linalg.expm)(expm_adjoint)
+    registry.frule(scipy.linalg.expm)(expm_frule)
+
+
+_register_expm()

@@ -287,8 +287,11 @@ def _list_frule(fn):
     return frule
 
 
-for _fn, _adj in [(np.concatenate, concatenate_adjoint), (np.stack, stack_adjoint),
-                  (np.hstack, hstack_adjoint), (np.vstack, vstack_adjoint)]:
+# np.concatenate's C implementation (the dispatcher's `__wrapped__`), which numpy's own np.block calls
+_CONCATENATE_C = getattr(np.concatenate, "__wrapped__", np.concatenate)
+
+for _fn, _adj in [(np.concatenate, concatenate_adjoint), (_CONCATENATE_C, concatenate_adjoint),
+                  (np.stack, stack_adjoint), (np.hstack, hstack_adjoint), (np.vstack, vstack_adjoint)]:
     registry.adjoint(_fn, kind="linear")(_adj)
     registry.frule(_fn, kind="linear")(_list_frule(_fn))
 
@@ -555,7 +558,7 @@ registry.sparsity(STRUCTURAL, np.reshape, np.ravel, np.squeeze, np.expand_dims, 
                   np.transpose, np.matrix_transpose, np.swapaxes, np.moveaxis, np.flip, np.fliplr, np.flipud,
                   np.roll, np.rot90, np.tile, np.repeat, np.copy, np.ascontiguousarray, np.asfortranarray,
                   np.atleast_1d, np.atleast_2d, np.atleast_3d)
-registry.sparsity(Custom("rules.py/ops.py: several arrays joined"), np.concatenate, np.stack, np.hstack,
+registry.sparsity(Custom("rules.py/ops.py: several arrays joined"), np.concatenate, _CONCATENATE_C, np.stack, np.hstack,
                   np.vstack, np.column_stack, np.append, *([np.row_stack] if hasattr(np, "row_stack") else []))
 registry.sparsity(Custom("ops.py: constant padding takes no dependency"), np.pad)
 registry.sparsity(Custom("ops.py: arrays of tracers stacked"), np.array, np.asarray, np.asanyarray)

@@ -1,0 +1,240 @@
+"""Bisection loops: a bracket narrowed by the outcome of a differentiated test.
+
+    while hi - lo > tol:
+        mid = (lo + hi) / 2
+        if g(mid, x) > target:   # the test depends on the input x
+            hi = mid
+        else:
+            lo = mid
+
+Its result is a fixed mix of the bracket's starting ends (the tests only choose which), so the derivative
+every mode would compute is that mix's (or zero, for constant ends), not the root's (psychrolib's
+`GetTWetBulbFromHumRatio`: 0.958 for 0.660); a golden-section search the same (zero for the minimiser's 1).
+Found statically: an `if` in a loop whose test reads a differentiated variable and whose two branches
+give two different variables of the bracket, both read in the loop, values computed from those two alone
+(`mid = (lo + hi) / 2`, `d = a + (b - a) * invphi`). A Newton step kept in a bracket (`rho = rho + drho`,
+bisecting only when it leaves it: chemicals' iapws95_rho) is not one: its iterate follows the function.
+Every mode refuses it; the fix is a derivative of the root by the implicit function theorem
+(`contexts.custom_adjoint`) or a method whose iterate follows the function's values (Newton's, secant).
+Not recognised: brackets moved by tuple assignments (`lo, hi = mid, hi`) or conditional expressions.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import types
+import weakref
+
+from overdub.errors import OverdubError, SourceUnavailable
+from overdub.passes import get_source
+
+from .lower import TEMP_PREFIX, all_nodes
+
+__all__ = ["bisection_step", "BISECTION", "BISECTION_FIX", "BisectionRefused", "refuse_bisection", "bisects",
+           "check_entry", "held_in_callables"]
+
+BISECTION = ("bisection: a loop narrowing a bracket by the outcome of a differentiated test (its result is a "
+             "fixed mix of the bracket's starting ends, whose derivative is not the root's or minimiser's)")
+
+BISECTION_FIX = ("give the root-finding function its derivative by the implicit function theorem "
+                 "(`@contexts.custom_adjoint`, dy/dx = -(dg/dx)/(dg/dy) at the root), or find the root with "
+                 "an iteration that follows the function's values (Newton's, secant)")
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _own(nodes):
+    """The nodes under `nodes` outside nested functions and classes."""
+    todo = list(nodes)
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, _DEFS):
+            todo.extend(ast.iter_child_nodes(n))
+
+
+def _loads(node) -> set[str]:
+    return {n.id for n in all_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _given(branch: list[ast.stmt]) -> dict[str, ast.expr]:
+    """name -> value of each `name = value` among a branch's own statements, where the name is the user's
+    variable (not a temporary of the lowered form) and the value reads one."""
+    out = {}
+    for s in branch:
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                and not s.targets[0].id.startswith(TEMP_PREFIX) and _loads(s.value):
+            out[s.targets[0].id] = s.value
+    return out
+
+
+_OPAQUE = "<opaque>"  # what a variable bound otherwise than by `name = value` reads (unknown: not the bracket)
+
+
+def _assigned(fdef) -> dict[str, set[str]]:
+    """name -> the variables its assignments in fdef read (`a, b = x, y` pairwise; a binding of any other
+    form, or a tuple unpacked from one value, reads `_OPAQUE`)."""
+    values: dict[str, set[str]] = {}
+
+    def bind(target, reads):
+        if isinstance(target, ast.Name):
+            values.setdefault(target.id, set()).update(reads)
+        else:
+            for t in all_nodes(target):
+                if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store):
+                    values.setdefault(t.id, set()).add(_OPAQUE)
+
+    for n in _own(fdef.body):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, (ast.Tuple, ast.List)) and isinstance(n.value, (ast.Tuple, ast.List)) \
+                        and len(t.elts) == len(n.value.elts) and not any(isinstance(e, ast.Starred) for e in t.elts):
+                    for te, ve in zip(t.elts, n.value.elts):
+                        bind(te, _loads(ve))
+                else:
+                    bind(t, _loads(n.value))
+        elif isinstance(n, ast.AugAssign):
+            bind(n.target, _loads(n.value) | _loads(n.target) | {getattr(n.target, "id", _OPAQUE)})
+        elif isinstance(n, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr, ast.AnnAssign)):
+            targets = [n.target] if isinstance(n, (ast.For, ast.AsyncFor, ast.NamedExpr, ast.AnnAssign)) else \
+                [i.optional_vars for i in n.items if i.optional_vars is not None]
+            for t in targets:
+                for m in all_nodes(t):
+                    if isinstance(m, ast.Name):
+                        values.setdefault(m.id, set()).add(_OPAQUE)
+    return values
+
+
+def _test_reads(test, values: dict[str, set[str]]) -> set[str]:
+    """The variables a test reads, through the names it reads back to what was assigned to them (the
+    lowered form's `_od_t5 = Wstar > bound; if _od_t5:`: a comparison's result is not itself active)."""
+    out, todo = set(), list(_loads(test))
+    while todo:
+        name = todo.pop()
+        if name not in out:
+            out.add(name)
+            todo.extend(values.get(name, ()))
+    return out
+
+
+def bisection_step(fdef: ast.AST, active) -> ast.If | None:
+    """The first `if` of fdef (not of its nested functions) that narrows a bracket by a test reading a
+    variable in `active` (None: any variable), or None."""
+    values = _assigned(fdef)
+    local = set(values) | {a.arg for a in all_nodes(fdef.args) if isinstance(a, ast.arg)} | {_OPAQUE}
+    for loop in _own(fdef.body):
+        if not isinstance(loop, (ast.While, ast.For)):
+            continue
+        read_in_loop = set().union(*(_loads(s) for s in loop.body), _loads(getattr(loop, "test", ast.Pass())))
+        for n in _own(loop.body):
+            if not isinstance(n, ast.If) or not n.orelse:
+                continue
+            if active is not None and not _test_reads(n.test, values) & active:
+                continue
+            if active is None and not _loads(n.test):
+                continue
+            a, b = _given(n.body), _given(n.orelse)
+            for ta, value_a in a.items():
+                for tb, value_b in b.items():
+                    if ta != tb and ta in read_in_loop and tb in read_in_loop \
+                            and _made_of_bracket(value_a, {ta, tb}, values, local) \
+                            and _made_of_bracket(value_b, {ta, tb}, values, local):
+                        return n
+    return None
+
+
+def _made_of_bracket(value, ends: set[str], values: dict[str, set[str]], local: set[str]) -> bool:
+    """Whether the value given to the bracket's ends is computed from the ends alone (`mid = (lo + hi) / 2`,
+    in every assignment of it): a Newton step kept inside a bracket (`rho = rho + drho`, bisecting only
+    when it leaves: chemicals' iapws95_rho) is not a bisection, its iterate follows the function."""
+    start = _loads(value)
+    if isinstance(value, ast.Name) and value.id not in ends:
+        start = set(values.get(value.id, {_OPAQUE}))
+    seen, todo = set(), list(start)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name.startswith(TEMP_PREFIX):
+            todo.extend(values.get(name, ()))
+    made_of = {m for m in seen if not m.startswith(TEMP_PREFIX)} & local
+    return bool(made_of) and made_of <= ends  # (constants alone are not a bracket's update)
+
+
+class BisectionRefused(OverdubError):
+    """Forward mode or sparsity detection met a bisection on perturbed or traced values (reverse mode
+    refuses it as a function it cannot transform, `UnsupportedFunction`)."""
+
+
+def refuse_bisection(fn, step: ast.If, mode: str = "forward mode") -> BisectionRefused:
+    code = fn.__code__
+    what = "find the sparsity of" if mode == "sparsity detection" else "differentiate"
+    return BisectionRefused(f"{mode} cannot {what} {code.co_qualname}: it uses a {BISECTION}",
+                            where=f"{code.co_filename}:{step.lineno}", fix=BISECTION_FIX)
+
+
+def check_entry(f, mode: str = "forward mode") -> None:
+    """Refuse the function an engine is given when it bisects (functions it calls are checked as they are
+    called on perturbed values)."""
+    fn = getattr(f, "__func__", f)
+    step = bisects(fn)
+    if step is not None:
+        raise refuse_bisection(fn, step, mode)
+
+
+# code object -> the `if` narrowing a bracket in its source (whatever it reads), or None; weakly (code made
+# by exec, lambdas of a module reloaded: their entries go with them)
+_BISECTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def bisects(fn) -> ast.If | None:
+    """The bracket-narrowing `if` of a Python function's own source (any test), or None (no source: None);
+    once per code object. For forward mode's duals, which know no variable's activity: the caller asks
+    only when the function is called with perturbed values."""
+    code = getattr(fn, "__code__", None)
+    if type(fn) is not types.FunctionType or code is None:
+        return None
+    try:
+        return _BISECTS[code]
+    except KeyError:
+        pass
+    try:
+        fdef = get_source(code, fn.__globals__).as_function_def()
+        found = bisection_step(fdef, None)
+    except (SourceUnavailable, SyntaxError, OSError, TypeError):
+        found = None
+    _BISECTS[code] = found
+    return found
+
+
+def held_in_callables(values, test) -> bool:
+    """test(v) for a value captured by a function among `values` (its cells and defaults, a partial's
+    function and arguments, a bound method's object), or held by one of them (`holds`): a callback's closure
+    carrying the input into a bisection of a library (scipy's golden-section search on `lambda t: (t - x)**2`)."""
+    from ..rules.containers import holds
+    todo, seen = list(values), set()
+    while todo:
+        v = todo.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if holds(v, test):
+            return True
+        if isinstance(v, types.FunctionType):
+            cells = []
+            for c in v.__closure__ or ():
+                try:
+                    cells.append(c.cell_contents)
+                except ValueError:
+                    pass
+            todo += [*cells, *(v.__defaults__ or ()), *(v.__kwdefaults__ or {}).values()]
+        elif isinstance(v, types.MethodType):
+            todo += [v.__func__, v.__self__]
+        elif isinstance(v, functools.partial):
+            todo += [v.func, *v.args, *v.keywords.values()]
+        elif isinstance(v, (list, tuple)):
+            todo += list(v)
+        elif isinstance(v, dict):
+            todo += list(v.values())
+    return False
