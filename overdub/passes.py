@@ -12,7 +12,8 @@ only these, so that sources, caches, the recursion limit and thread safety work 
   threads).
 - Compiling: `compile_twin(source, tree, extra_freevars, ...)` compiles a rewritten definition as a
   closure over the original's globals and cells (`make_function` binds it to a function's);
-  `copy_tree(node)` is a deep copy of a tree, several times faster than `copy.deepcopy`.
+  `copy_tree(node)` is a deep copy of a tree, several times faster than `copy.deepcopy`;
+  `fix_missing_locations(tree)` is `ast.fix_missing_locations` without recursion (twice as fast).
 - Caches: `OwnedEntries` and `ByIdentity` are tables keyed by a code object's identity whose entries die
   with it (twins never keep a user's function alive); `on_clear(fn)` joins a table to `clear()`, which
   empties every twin cache of every context; `original_code(code)` maps a patched twin's code back to its
@@ -28,11 +29,11 @@ only these, so that sources, caches, the recursion limit and thread safety work 
 from . import collector, depth
 from .cache import clear, on_clear, original_code
 from .patch import property_getter
-from .source import (AST_LOCK, FunctionSource, compile_twin, copy_tree, get_source, make_function,
-                     mangle_private, marked_opaque)
+from .source import (AST_LOCK, FunctionSource, compile_twin, copy_tree, fix_missing_locations, get_source,
+                     make_function, mangle_private, marked_opaque)
 from .stack import _stack as context_stack
 from .weak import ByIdentity, OwnedEntries
 
 __all__ = ["get_source", "FunctionSource", "mangle_private", "AST_LOCK", "compile_twin", "make_function", "copy_tree",
            "OwnedEntries", "ByIdentity", "on_clear", "clear", "original_code", "depth", "collector", "context_stack",
-           "marked_opaque", "property_getter"]
+           "marked_opaque", "property_getter", "fix_missing_locations"]
