@@ -53,6 +53,24 @@ def _own(nodes):
             todo.extend(ast.iter_child_nodes(n))
 
 
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _own_statements(stmts):
+    """The statements under `stmts` (in bodies, branches, handlers and cases) outside nested functions
+    and classes: their expressions are not walked (a long function's loops are found at once)."""
+    todo = list(stmts)
+    while todo:
+        n = todo.pop()
+        yield n
+        if isinstance(n, _DEFS):
+            continue
+        for name in _BLOCKS:
+            block = getattr(n, name, None)
+            if block:
+                todo.extend(block)
+
+
 def _loads(node) -> set[str]:
     return {n.id for n in all_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
@@ -120,15 +138,18 @@ def _test_reads(test, values: dict[str, set[str]]) -> set[str]:
 def bisection_step(fdef: ast.AST, active) -> ast.If | None:
     """The first `if` of fdef (not of its nested functions) that narrows a bracket by a test reading a
     variable in `active` (None: any variable), or None."""
+    loops = [n for n in _own_statements(fdef.body) if isinstance(n, (ast.While, ast.For))]
+    candidates = [(loop, [n for n in _own_statements(loop.body) if isinstance(n, ast.If) and n.orelse])
+                  for loop in loops]
+    if not any(ifs for _, ifs in candidates):
+        return None  # (no `if`/`else` in a loop: nothing more to walk — a long straight function's case)
     values = _assigned(fdef)
     local = set(values) | {a.arg for a in all_nodes(fdef.args) if isinstance(a, ast.arg)} | {_OPAQUE}
-    for loop in _own(fdef.body):
-        if not isinstance(loop, (ast.While, ast.For)):
+    for loop, ifs in candidates:
+        if not ifs:
             continue
         read_in_loop = set().union(*(_loads(s) for s in loop.body), _loads(getattr(loop, "test", ast.Pass())))
-        for n in _own(loop.body):
-            if not isinstance(n, ast.If) or not n.orelse:
-                continue
+        for n in ifs:
             if active is not None and not _test_reads(n.test, values) & active:
                 continue
             if active is None and not _loads(n.test):
