@@ -1327,6 +1327,7 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True, compa
             where=f"{code.co_filename}:{code.co_firstlineno}",
             fix="register a rule for it (`@contexts.custom_adjoint`) or define it in a file") from e
     freevars = tuple(c for c in code.co_freevars if c != "__class__" and not c.startswith("__od_"))
+    requested = active  # (as asked: `_tier_up` builds again for the same, cells' policy included)
     cells = [] if _NO_CELLS <= active else list(freevars)
     active = active - _NO_CELLS
     if compact is None:
@@ -1354,7 +1355,7 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True, compa
     # builtins alone; one reading fn's globals is made per call (a cached one would keep them alive).
     info.rev = None
     # (a compact adjoint is made per call, by `_tiered`, which counts the reverse passes)
-    info.tier = (TIER_UP_AFTER, numbers) if compact else None
+    info.tier = (TIER_UP_AFTER, numbers, requested) if compact else None
     if not compact and not _ADJOINT_BUILTINS & fn.__globals__.keys() and _global_names(rev_code) <= _ADJOINT_BUILTINS:
         info.rev = types.FunctionType(rev_code, _BUILTINS_ONLY, None, (None, None, None), info.rev_closure)
     info.generated = gen if keep_generated else None  # its trees are large: kept for `show_adjoint` only
@@ -1624,12 +1625,12 @@ def _tiered(info, fn):
     with _TIER_LOCK:  # (threads: the adjoint's code and cells are swapped together, `info.tier` last)
         tier = info.tier
         if tier is not None:
-            left, numbers = tier
+            left, numbers, requested = tier
             if left > 1:
-                info.tier = (left - 1, numbers)
+                info.tier = (left - 1, numbers, requested)
             else:
                 try:
-                    _tier_up(info, fn, numbers)
+                    _tier_up(info, fn, numbers, requested)
                 finally:
                     info.tier = None
         rev = info.rev
@@ -1642,12 +1643,12 @@ def _tiered(info, fn):
 _TIER_LOCK = threading.RLock()
 
 
-def _tier_up(info, fn, numbers):
+def _tier_up(info, fn, numbers, requested):
     """Build fn's twin again with the full adjoint, and take that adjoint if its forward twin compiled to
     the same code as the one recording the tapes (the same blocks, saving the same values): otherwise the
     compact adjoint stays (slower, never wrong)."""
     try:
-        full = _build(fn, info.active, numbers=numbers, compact=False)
+        full = _build(fn, requested, numbers=numbers, compact=False)
     except OverdubError:
         return
     if (full.fwd_code != info.fwd_code or full.names != info.names or full.entry != info.entry

@@ -62,9 +62,9 @@ def _swaps(monkeypatch) -> list:
     seen = []
     tier_up = runtime._tier_up
 
-    def recording(info, fn, numbers):
+    def recording(info, fn, numbers, requested):
         before = info.rev_code
-        tier_up(info, fn, numbers)
+        tier_up(info, fn, numbers, requested)
         seen.append(info.rev_code is not before)
     monkeypatch.setattr(runtime, "_tier_up", recording)
     return seen
@@ -166,3 +166,27 @@ def test_threads_through_the_tier_up():
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+def test_a_closure_tiers_up_too():
+    """`gradient(f, x)` of a closure builds its twin without its cells' gradients: built again so."""
+    swaps = []
+    scale = 0.9
+    body = ["def make(scale):", "    def closure(x):", "        v = x"]
+    body += ["        v = v * scale + math.sin(v) * 0.1" for _ in range(160)]
+    body += ["        return v", "    return closure"]
+    f = _from_file(body, "make")(scale)
+    tier_up = runtime._tier_up
+
+    def recording(info, fn, numbers, requested):
+        before = info.rev_code
+        tier_up(info, fn, numbers, requested)
+        swaps.append(info.rev_code is not before)
+    runtime._tier_up, saved = recording, runtime._tier_up
+    try:
+        expected = fd.gradient(f, X)
+        for _ in range(runtime.TIER_UP_AFTER + 2):
+            np.testing.assert_allclose(gradient(f, X), expected, rtol=1e-6)
+    finally:
+        runtime._tier_up = saved
+    assert swaps == [True]
