@@ -18,3 +18,12 @@ if _forward._integrate is not None:
     for _fn in (_forward._integrate.quad, _forward._integrate.quad_vec):
         registry.adjoint(_fn)(_forward._integrate.quad_adjoint(pullback_full, _fn))
         registry.get(_fn).impl = registry.get(_fn).duals
+
+try:
+    from ..rules.numpy import scipy_optimize as _optimize
+except ImportError:  # (scipy is optional)
+    _optimize = None
+if _optimize is not None:
+    for _fn in _optimize.ROOT_FINDERS:
+        registry.adjoint(_fn)(_optimize.root_adjoint(pullback_full, _fn))
+        registry.get(_fn).impl = _optimize.root_plain(_fn)

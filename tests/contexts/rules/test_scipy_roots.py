@@ -1,0 +1,95 @@
+"""scipy.optimize's bracketing root finders in reverse mode, by the implicit function theorem
+(contexts/rules/numpy/scipy_optimize.py): the root's gradient with respect to what f closes over and its
+`args`, against central differences; refused where there is none (a root that is not simple, the
+RootResults of full_output) and in the modes without a rule (forward, forward over reverse)."""
+
+import numpy as np
+import pytest
+
+so = pytest.importorskip("scipy.optimize")
+
+from contexts import gradient, hessian, jacfwd  # noqa: E402
+from overdub.errors import OverdubError  # noqa: E402
+from tests import fd  # noqa: E402
+
+X = np.array([0.7, 1.3, 0.4])
+
+
+def by_closure(v):
+    return so.brentq(lambda t: t ** 3 - v[1], 0, 3)
+
+
+def by_args(v):
+    return so.brentq(lambda t, c, d: t ** 3 + d * t - c, 0, 3, args=(v[1], v[0]))
+
+
+def by_one_arg(v):
+    return so.brentq(lambda t, c: t ** 3 - c, 0, 3, args=v[1])
+
+
+def brenth_times(v):
+    return so.brenth(lambda t: np.cos(t) - v[2] * t, 0, 2) * v[0]
+
+
+def ridder_exp(v):
+    return so.ridder(lambda t: np.exp(t * v[0]) - 2 - v[1], -1, 3)
+
+
+def bisect_square(v):
+    return so.bisect(lambda t: t * t - v[1], 0, 2, xtol=1e-14)
+
+
+def toms748_quintic(v):
+    return so.toms748(lambda t: t ** 5 + t - v[1] * v[2], -1, 2)
+
+
+def full_output_root(v):
+    root, _ = so.brentq(lambda t: t ** 3 - v[1], 0, 3, full_output=True)
+    return root * v[0]
+
+
+class Curve:
+    def __init__(self, a):
+        self.a = a
+
+    def __call__(self, t):
+        return self.a * t - np.tanh(t) - 0.5
+
+
+def callable_object(v):
+    return so.brentq(Curve(v[1]), 0, 5)
+
+
+CASES = [by_closure, by_args, by_one_arg, brenth_times, ridder_exp, bisect_square, toms748_quintic,
+         full_output_root, callable_object]
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_reverse_right(f):
+    np.testing.assert_allclose(gradient(f, X)[0], fd.gradient(f, X)[0], rtol=1e-6, atol=1e-9)
+
+
+def test_closed_form():
+    """d/dc of c ** (1/3), the root of t**3 - c."""
+    c = 1.7
+    (g,) = gradient(lambda c: so.brentq(lambda t: t ** 3 - c, 0, 3, xtol=1e-14), c)
+    assert g == pytest.approx(1 / (3 * c ** (2 / 3)), rel=1e-9)
+
+
+def test_no_derivative_at_a_root_that_is_not_simple():
+    with pytest.raises(OverdubError, match="not a simple root|no derivative"):
+        gradient(lambda c: so.bisect(lambda t: t ** 3 - c, -1, 1), 0.0)  # (its first midpoint: 0 exactly)
+
+
+def test_results_of_full_output_refused():
+    def f(v):
+        root, info = so.brentq(lambda t: t ** 3 - v[1], 0, 3, full_output=True)
+        return root * info.iterations
+    with pytest.raises(OverdubError):
+        gradient(f, X)
+
+
+@pytest.mark.parametrize("mode", [jacfwd, hessian], ids=["forward", "hessian"])
+def test_other_modes_refuse(mode):
+    with pytest.raises(OverdubError):
+        mode(by_closure, X)
