@@ -208,7 +208,8 @@ class _Gen:
         # variables, and reverse mode cannot route its cotangent back from where the module reads it
         self.globals_declared: set[str] = set()
         makers: list[ast.AST] = []  # nested definitions and `f = lambda ...` assignments, in the tree's order
-        for n in all_nodes(fdef):  # (one walk for what follows)
+        nodes = list(all_nodes(fdef))  # (one walk for what follows)
+        for n in nodes:
             if isinstance(n, ast.Global):
                 self.globals_declared.update(n.names)
             elif (isinstance(n, ast.FunctionDef) and n is not fdef
@@ -226,8 +227,8 @@ class _Gen:
         self.writers = {n.name: w for n in nested if (w := nonlocal_writes(n) | captured_stores(n))}
         # closures made here, by name -> the variables of this function they read: a direct call routes
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
-        own = local_names(fdef) | {n.name for n in nested}
-        _, self.escaping = closure_hazards(fdef, params)  # (what may be bound again: `_bound_after`)
+        own = local_names(fdef, nodes) | {n.name for n in nested}
+        _, self.escaping = closure_hazards(fdef, params, nodes)  # (what may be bound again: `_bound_after`)
         self.readers: dict[str, set[str]] = {}
         self.made: dict[str, ast.AST] = {}  # closures made here, by name
         for n in makers:

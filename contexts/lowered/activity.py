@@ -93,15 +93,17 @@ def _format_fields(node: ast.JoinedStr, active: set) -> None:
             part.conversion, part.format_spec = -1, None
 
 
-def local_names(fdef) -> set[str]:
-    """fdef's variables: its parameters and the names it (or a function defined in it) stores."""
-    return ({n.id for n in all_nodes(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+def local_names(fdef, nodes=None) -> set[str]:
+    """fdef's variables: its parameters and the names it (or a function defined in it) stores. (`nodes`:
+    `all_nodes(fdef)` as a list, when the caller walks the tree for other things too.)"""
+    return ({n.id for n in (all_nodes(fdef) if nodes is None else nodes)
+             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
             | set(param_names(fdef.args)))
 
 
-def name_stores(fdef):
+def name_stores(fdef, nodes=None):
     """(name, value) of each assignment `name = value` in fdef (or a function defined in it)."""
-    for n in all_nodes(fdef):
+    for n in all_nodes(fdef) if nodes is None else nodes:
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 if isinstance(t, ast.Name):
@@ -198,18 +200,32 @@ def captured_stores(fdef) -> set[str]:
     return out - nonlocal_writes(fdef)
 
 
-def closure_hazards(fdef, params) -> tuple[set[str], set[str]]:
+def _children(node):
+    """node's child nodes (`ast.iter_child_nodes`, as a list, without its generators)."""
+    out = []
+    for name in node._fields:
+        v = getattr(node, name, None)
+        if type(v) is list:
+            out.extend(x for x in v if isinstance(x, ast.AST))
+        elif isinstance(v, ast.AST):
+            out.append(v)
+    return out
+
+
+def closure_hazards(fdef, params, nodes=None) -> tuple[set[str], set[str]]:
     """(variables of fdef that are bound more than once, or in a loop, or written by nested functions;
     names of closures made in fdef that escape: read in fdef's own body other than as a call's callee, or
-    bound otherwise too)."""
+    bound otherwise too). (`nodes`: `all_nodes(fdef)` as a list, if the caller has it.)"""
     binds: dict[str, int] = {p: 1 for p in params}
     loops = (ast.For, ast.While, ast.AsyncFor)
     nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
     callees: set[int] = set()
     loads: list[ast.Name] = []
 
-    def walk(node, in_loop: bool) -> None:
-        for c in ast.iter_child_nodes(node):
+    stack = [(fdef, False)]
+    while stack:  # (a stack, not recursion: a long function's walk was a twentieth of its build)
+        node, in_loop = stack.pop()
+        for c in _children(node):
             if isinstance(c, ast.Name):
                 if isinstance(c.ctx, ast.Store):
                     binds[c.id] = binds.get(c.id, 0) + (2 if in_loop else 1)
@@ -225,16 +241,16 @@ def closure_hazards(fdef, params) -> tuple[set[str], set[str]]:
                 if isinstance(c, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):  # made here
                     made = c.args.defaults + c.args.kw_defaults + getattr(c, "decorator_list", [])
                     loads.extend(n for d in made if d is not None for n in all_nodes(d) if isinstance(n, ast.Name))
-                continue
-            if isinstance(c, ast.Call) and isinstance(c.func, ast.Name):
-                callees.add(id(c.func))
-            walk(c, in_loop or isinstance(c, loops))
-    walk(fdef, False)
+            else:
+                if isinstance(c, ast.Call) and isinstance(c.func, ast.Name):
+                    callees.add(id(c.func))
+                stack.append((c, in_loop or isinstance(c, loops)))
     unstable = {n for n, k in binds.items() if k > 1}
     # bound other than by making a closure (`g = deco(g)`, `g = other`): a call of it may call another
-    made = {id(t) for n in all_nodes(fdef) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
+    nodes = list(all_nodes(fdef)) if nodes is None else nodes
+    made = {id(t) for n in nodes if isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda)
             for t in n.targets}
-    rebound = {n.id for n in all_nodes(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    rebound = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
                and id(n) not in made}
     escaping = {n.id for n in loads if id(n) not in callees} | rebound
     return unstable, escaping
@@ -635,12 +651,12 @@ def _module_changes(globals_: dict) -> set[str] | None:
     return changed
 
 
-def mutable_globals(fdef, locals_: set[str], globals_: dict) -> set[str]:
+def mutable_globals(fdef, locals_: set[str], globals_: dict, nodes=None) -> set[str]:
     """The module globals fdef reads that hold state its module's code (this function or another) may
     change with differentiated values: containers, arrays and objects stored into, changed by their
     methods, or rebound by `global`. Values read from them may carry derivatives: they are active."""
-    names = {n.id for n in all_nodes(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-             and n.id not in locals_ and n.id in globals_}
+    names = {n.id for n in (all_nodes(fdef) if nodes is None else nodes)
+             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in locals_ and n.id in globals_}
     if not names:
         return set()
     changed = _module_changes(globals_)
@@ -679,40 +695,42 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     captured variables, which become active when the function stores active values into them; `numbers`:
     variables known to hold numbers, see `numbers_if`)."""
     nondiff = frozenset(n for n in NONDIFF_BUILTINS if n not in globals_ and hasattr(builtins, n))
-    locals_ = local_names(fdef)
+    nodes = list(all_nodes(fdef))  # (one walk for the questions below: each was a walk of its own)
+    locals_ = local_names(fdef, nodes)
     a = fdef.args
-    active_inputs = set(active_inputs) | mutable_globals(fdef, locals_, globals_)
-    loop_vars = {n.target.id for n in all_nodes(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
+    active_inputs = set(active_inputs) | mutable_globals(fdef, locals_, globals_, nodes)
+    stores = list(name_stores(fdef, nodes))
+    loops = [n for n in nodes if isinstance(n, ast.For) and isinstance(n.target, ast.Name)]
+    defs = [n for n in nodes if isinstance(n, ast.FunctionDef) and n is not fdef]
+    loop_vars = {n.target.id for n in loops}
     sources: dict[str, set[str]] = {}
     views: dict[str, set[str]] = {}
     kept = locals_ - loop_vars  # (once: per store, it made the analysis quadratic in the function's length)
-    for name, value in name_stores(fdef):
+    for name, value in stores:
         sources.setdefault(name, set()).update(viewed(value, strict=True) & kept)
         views.setdefault(name, set()).update(view_of(value) - {name})
     # the objects a variable's value may have been read out of (`t = d.get(k)`, `t = next(it)`, `for t in
     # ts`): a call changing t in place changes what they hold. (A display's items are not: a call given
     # `(a, b)` rarely changes a or b, and following them made every result appended to a list active.)
     drawn: dict[str, set[str]] = {}
-    for name, value in name_stores(fdef):
+    for name, value in stores:
         if (src := _drawn_from(value)) is not None and src in kept:
             drawn.setdefault(name, set()).add(src)
-    for n in all_nodes(fdef):
-        if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and isinstance(n.iter, ast.Name):
+    for n in loops:
+        if isinstance(n.iter, ast.Name):
             drawn.setdefault(n.target.id, set()).add(n.iter.id)
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     act.drawn = drawn
-    act.immutable = _immutable_locals(fdef, globals_, set(param_names(a)) | set(freevars))
-    act.closure_stores = {n.name: captured_stores(n) for n in all_nodes(fdef)
-                          if isinstance(n, ast.FunctionDef) and n is not fdef}
-    act.closure_writes = {n.name: nonlocal_writes(n) for n in all_nodes(fdef)
-                          if isinstance(n, ast.FunctionDef) and n is not fdef}
+    act.immutable = _immutable_locals(fdef, globals_, set(param_names(a)) | set(freevars), nodes, stores)
+    act.closure_stores = {n.name: captured_stores(n) for n in defs}
+    act.closure_writes = {n.name: nonlocal_writes(n) for n in defs}
     # a closure passed on or stored that sets a captured variable from its inputs: that variable may
     # be differentiated (the code generator refuses it: its cotangent cannot be routed back)
-    _, escaping = closure_hazards(fdef, [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs])
+    _, escaping = closure_hazards(fdef, [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs], nodes)
     for n in _own_defs(fdef):
         if n.name in escaping and (written := differentiable_writes(n)):
             act.active |= written | {n.name}
-    for n in all_nodes(fdef):  # global Python functions called here that read changeable module state
+    for n in nodes:  # global Python functions called here that read changeable module state
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in locals_:
             fn = globals_.get(n.func.id)
             if type(fn) is types.FunctionType and _reads_state(fn):
@@ -723,13 +741,14 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     return act.active - steering_only(fdef, numbers)
 
 
-def _immutable_locals(fdef, globals_: dict, outer: set[str]) -> set[str]:
+def _immutable_locals(fdef, globals_: dict, outer: set[str], nodes=None, assigns=None) -> set[str]:
     """Variables every binding of which is a constant or a builtin type or function (`dtype = float`): no
-    call can store a derivative into them (`y.astype(dtype)` does not make dtype active)."""
-    stores = collections.Counter(n.id for n in ast.walk(fdef)
+    call can store a derivative into them (`y.astype(dtype)` does not make dtype active). (`nodes`,
+    `assigns`: `all_nodes(fdef)` and `name_stores(fdef)` as lists, if the caller has them.)"""
+    stores = collections.Counter(n.id for n in (all_nodes(fdef) if nodes is None else nodes)
                                  if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     plain = collections.Counter()
-    for name, value in name_stores(fdef):
+    for name, value in name_stores(fdef) if assigns is None else assigns:
         if isinstance(value, ast.Constant) or (
                 isinstance(value, ast.Name) and value.id not in globals_ and value.id not in stores
                 and value.id not in outer
