@@ -1137,16 +1137,55 @@ _NOT_HOLDERS = (types.ModuleType, type, types.FunctionType, types.MethodType, ty
 _HELD = object()  # in a `views` entry: a container or object holding the array itself
 
 
-def _keys_holding(n, a):
+class _Path(tuple):
+    """In `_keys_holding`'s answer: the keys from a holder down to the nested container or object holding
+    the array (`t['v'][0]` of `t = copy.deepcopy({'w': x, 'v': [x]})`: ('v', 0)), none of which a
+    variable holds."""
+
+
+_NESTED = 4  # how deep `_keys_holding` looks into containers held by containers
+
+
+def _keys_holding(n, a, depth=0):
     """The indices, keys or field names under which container or object n holds the object a itself (or,
-    forward over reverse, a dual array whose innermost array is a)."""
+    forward over reverse, a dual array whose innermost array is a); a `_Path` where it holds it inside
+    a container or object it holds (a read of it after a change in place sees the change: its cotangent
+    is the changed array's)."""
     if type(n) is dict:
         items = n.items()
     elif type(n) in (list, tuple):
         items = enumerate(n)
     else:
         items = fields_of(n).items()
-    return [k for k, v in items if v is a or type(v) is _Dual and primal(v) is a]
+    out = []
+    for k, v in items:
+        tv = type(v)
+        if v is a or tv is _Dual and primal(v) is a:
+            out.append(k)
+        elif tv in _PLAIN or tv is _NDARRAY or tv is _Dual or depth >= _NESTED:
+            continue
+        elif tv in _CONTAINERS or has_fields(v) and not isinstance(v, _NOT_HOLDERS):
+            out.extend(_Path((k,) + (sub if type(sub) is _Path else (sub,)))
+                       for sub in _keys_holding(v, a, depth + 1))
+    return out
+
+
+def _take_nested(S, obj, box, path):
+    """The cotangent held for `obj[path[0]][path[1]]...` (a `_Path`), taken out of the boxes (None: none).
+    On the way each container's entry becomes its child's box, as `_into_child` keeps them."""
+    for k in path[:-1]:
+        entry = box.get(k) if hasattr(box, "get") else (box[k] if k < len(box) else None)
+        if entry is None:
+            return None
+        child = obj[k] if type(obj) in _CONTAINERS else fields_of(obj)[k]
+        cb = S.box(child, entry)
+        box[k] = cb
+        obj, box = child, cb
+    k = path[-1]
+    g = box.get(k) if hasattr(box, "get") else (box[k] if k < len(box) else None)
+    if g is not None:
+        box[k] = None
+    return g
 
 
 def views_merge(found, da, douts, S=None):
@@ -1162,6 +1201,9 @@ def views_merge(found, da, douts, S=None):
             holder, keys = addr_n
             box = douts[j] = S.box(holder, dn)
             for key in keys:
+                if type(key) is _Path:  # (taken out of the nested box)
+                    da = acc(da, _take_nested(S, holder, box, key))
+                    continue
                 g = box.get(key) if isinstance(box, dict) else (box[key] if key < len(box) else None)
                 if g is not None:
                     da = acc(da, g)

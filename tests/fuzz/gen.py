@@ -26,7 +26,8 @@ HEADER = {
     "scalar": "import functools\nimport math\nimport operator\nfrom dataclasses import dataclass\n"
               "import abc, array, bisect, collections, contextlib, copy, dataclasses, enum, fractions, heapq, "
               "inspect, itertools, json, statistics, struct, types\n",
-    "numpy": "import numpy as np\nimport scipy.special\nimport scipy.stats\n",
+    "numpy": "import copy\nimport numpy as np\nimport scipy.integrate\nimport scipy.interpolate\nimport scipy.special\n"
+             "import scipy.stats\n",
 }
 
 

@@ -214,3 +214,49 @@ def $t1($t2):
     return $t2 * $K + np.tanh($t2)
 $r = $t1($a) + sum($t1($t3) for $t3 in [$b])""")
 t("reduce", "$r = $a * np.sum($b ** 2, axis=0, keepdims=True) * 0.1 + $a.max(axis=0) * 0.1")
+
+# --- idioms of library code (2026-11-28, session 14): numpy and scipy functions and array methods the
+# other templates do not reach ---------------------------------------------------------------------------
+t("idiom", "$r = np.interp($a, np.linspace(-2.0, 2.0, 7), np.sin(np.linspace(-2.0, 2.0, 7))) * $b")
+t("idiom", {1: "$r = np.gradient($a * $b) + np.cumprod(1.0 + 0.1 * np.tanh($a))",
+            2: "$r = np.gradient($a * $b, axis=1) + np.cumprod(1.0 + 0.1 * np.tanh($a), axis=0)"})
+t("idiom", {1: "$r = np.convolve($a, [$K, 0.5, -0.25], mode='same') + np.trapezoid($b * $b) * 0.1",
+            2: "$r = $a * np.trapezoid($b, axis=1)[:, None] * 0.1 + np.fliplr($b)"})
+t("idiom", "$r = np.nansum($a) * $b + np.nanmean($b * $a) + np.percentile($a, 30.0) * $K")
+t("idiom", {1: "$r = np.apply_along_axis(lambda v: v * v.sum(), 0, $a) * 0.2 + $b",
+            2: "$r = np.apply_along_axis(lambda v: v * v.sum(), 1, $a) * 0.2 + $b"})
+t("idiom", """\
+$t1 = $a.copy()
+$t1[$t1 > 0.2] = $t1[$t1 > 0.2] * $K
+$r = $t1 + $b.astype(float).T.T * 0.5""")
+t("idiom", "$r = np.array($a.tolist()) * $b + np.reshape($b.ravel(), $S) * $K")
+t("idiom", {1: "$r = np.pad($a, 1, mode='edge')[1:-1] * np.pad($b, (1, 0))[:-1] + np.kron($a[:1], $b)",
+            2: "$r = np.pad($a, 1, mode='edge')[1:-1, 1:-1] * $K + np.tril(np.ones(($m, $m))) @ $b * 0.1"})
+t("idiom", "$r = np.maximum.accumulate($a, axis=-1) + np.logaddexp($a, $b) - np.sinc($b * 0.3)")
+t("idiom", "$r = np.fmax($a, $b * $K) + np.linalg.norm($a, ord=1) * $b * 0.1 + np.linalg.norm($b, np.inf) * 0.1")
+t("idiom", "$r = scipy.special.logsumexp($a) + scipy.special.softmax($b, axis=-1) + scipy.special.xlogy($a * $a, 1.5 + $b * $b)")
+t("idiom", {1: "$r = scipy.integrate.cumulative_trapezoid($a * $b, initial=0.0) + np.fft.irfft(np.fft.rfft($a), n=$m) * $K",
+            2: "$r = scipy.integrate.cumulative_trapezoid($a * $b, axis=1, initial=0.0) + np.fft.ifft2(np.fft.fft2($a)).real * $K"})
+t("idiom", {1: "$r = scipy.interpolate.CubicSpline(np.arange($m, dtype=float), $a)(np.arange($m) + 0.25) + $b",
+            2: "$r = scipy.interpolate.CubicSpline(np.arange(4.0), $a, axis=1)(np.arange(4) + 0.25) + $b"})
+t("idiom", {1: "$r = np.linalg.lstsq(np.vander(np.arange($m, dtype=float) * 0.3, 3), $a, rcond=None)[0].sum() * $b + np.linalg.matrix_power(np.outer($a, $b) * 0.1 + np.eye($m), 2) @ $b",
+            2: "$r = np.linalg.lstsq($diag + $a @ $a.T * 0.1, $b, rcond=None)[0] + np.linalg.matrix_power($diag * 0.5 + $a @ $b.T * 0.05, 2) @ $a * 0.1"})
+t("idiom", """\
+$t1 = np.vectorize(lambda p, q: p * q if p > 0.0 else q - p)
+$r = $t1($a, $b) * $K""")
+t("idiom", """\
+$t1 = copy.deepcopy({'w': $a, 'v': [$b]})
+$t1['w'] *= $K
+$r = $t1['w'] + $t1['v'][0] * $a""")
+t("idiom", {1: "$r = np.einsum('i,i->', $a, $b) * $a + np.einsum('i->i', $b) * $K",
+            2: "$r = np.einsum('ij,kj->ik', $a, $b)[:, :1] * $a + np.einsum('ij->j', $b) * $K"})
+t("idiom", """\
+$t1 = np.empty($S)
+np.multiply($a, $b, out=$t1)
+$t1 += np.where($a > $K, $a, 0.0)
+$r = np.clip($t1, -0.8, None) + $b.sum(axis=$ax, keepdims=True)""")
+t("idiom", {1: "$r = np.cross(np.resize($a, 3), np.resize($b, 3)).sum() * $a + np.roll($b, 2) * np.take($a, $perm)",
+            2: "$r = np.cross($a[:, :3], $b[:, :3]).sum() * $a + np.flipud($b) * np.take($a, $perm, axis=0)"})
+t("idiom", """\
+$t1, $t2 = np.meshgrid($a.ravel()[:2], $b.ravel()[:2])
+$r = $a * ($t1 * $t2).sum() + np.stack([$b, $a]).min(axis=0) * $K""")

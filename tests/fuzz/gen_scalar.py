@@ -795,3 +795,150 @@ class _Meta$u(type):
 class _Mk$u(metaclass=_Meta$u):
     def __init__(self, v):
         self.v = v * v""")
+
+# --- idioms of library code (2026-11-28, session 14): the standard library's containers, copies, iteration
+# tools and class machinery holding differentiated values ---------------------------------------------------
+t("idiom", """\
+$t1 = dict.fromkeys(('p', 'q'), $a)
+$t1['q'] = $t1['q'] * $b
+$r = sum($t1.values()) + types.MappingProxyType($t1)['p'] * $K""")
+t("idiom", """\
+$t1 = _Pt$u($a, $b)
+$t2 = copy.copy($t1)
+$t2.x = $t2.x * $K
+$t3 = copy.deepcopy([$t1, {'k': $b}])
+$r = $t1.x + $t2.x * $t3[0].y + $t3[1]['k']""", """\
+class _Pt$u:
+    def __init__(self, x, y):
+        self.x, self.y = x, y""")
+t("idiom", """\
+$t1 = list(itertools.accumulate([$a, $b, $K], lambda p, q: p * 0.5 + q))
+$r = sum(itertools.starmap(operator.mul, zip($t1, itertools.chain([$b], itertools.repeat($K, 2)))))""")
+t("idiom", """\
+$t1 = sorted([($b, 1), ($a, 2), ($K, 3)], key=lambda p: p[1])
+$r = max($t1, key=lambda p: p[1])[0] * min([$a, $b, $K], key=abs) + sum(x for x, _ in itertools.islice($t1, 2))""")
+t("idiom", """\
+$t1 = _Nt$u($a, $b)._replace(q=$K * $b)
+$r = sum($t1._asdict().values()) * $t1.p + $t1[1]""", """\
+_Nt$u = collections.namedtuple('_Nt$u', 'p q')""")
+t("idiom", """\
+$t1 = _Sl$u($a)
+$t1.v = $t1.v * $b
+$t1.v = $t1.v + $K
+$r = $t1.v * $t1.w""", """\
+class _Sl0$u:
+    __slots__ = ('v',)
+
+    def __init__(self, v):
+        self.v = v""", """\
+class _Sl$u(_Sl0$u):
+    __slots__ = ('w',)
+
+    def __init__(self, v):
+        super().__init__(v)
+        self.w = v * 0.5""")
+t("idiom", """\
+$t1 = _Lazy$u($a)
+$r = $t1.sq * $b + $t1.sq + _Lazy$u($b).sq""", """\
+class _Lazy$u:
+    def __init__(self, v):
+        self.v = v
+
+    @functools.cached_property
+    def sq(self):
+        return self.v * self.v + 0.25""")
+t("idiom", """\
+$t1 = _Wrap$u(_Inner$u($a))
+$r = $t1.val * $b + $t1.scaled($K)""", """\
+class _Inner$u:
+    def __init__(self, v):
+        self.val = v
+
+    def scaled(self, k):
+        return self.val * k""", """\
+class _Wrap$u:
+    def __init__(self, inner):
+        self._inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)""")
+t("idiom", """\
+$t1 = {k: v * $K for k, v in zip('pqr', [$a, $b, $a * $b]) if k != 'q'}
+$r = sum(sorted($t1.values(), reverse=True)[:1]) + len({round($K, 2), 0.5}) * $b""")
+t("idiom", "$r = divmod($a + 3.0, 0.7)[1] * $b + ($b + 4.0) % 1.3 - ($a + 5.0) // 0.9 * $K")
+t("idiom", "$r = math.fsum([$a, $b * $K, 0.1]) + math.copysign($a, $b) * math.fabs($b) + math.ldexp($a, 2)")
+t("idiom", """\
+$t1 = collections.deque([$a, $b], maxlen=3)
+$t1.appendleft($K * $b)
+$t1.rotate(1)
+$r = $t1[0] * $t1[-1] + $t1.popleft()""")
+t("idiom", """\
+$t1 = [$a, $b, $K]
+$t1[1:2] = [$b * 2.0, $a]
+$t1.reverse()
+$t1.insert(1, $b)
+$r = $t1.pop(0) * $t1[1] + $t1[-1] * len($t1)""")
+t("idiom", """\
+$t1 = _Temp$u($a)
+$t1.celsius = $t1.celsius * $K + $b
+$r = $t1.kelvin * 0.01 + $t1.celsius""", """\
+class _Temp$u:
+    def __init__(self, c):
+        self._c = c
+
+    @property
+    def celsius(self):
+        return self._c
+
+    @celsius.setter
+    def celsius(self, v):
+        self._c = v
+
+    kelvin = property(lambda self: self._c + 273.15)""")
+t("idiom", """\
+$t1 = _Cnt$u()
+$t1.add($a)
+$t1.add($b * $K)
+$r = _Cnt$u.total * 0.0 + $t1.s * $b""", """\
+class _Cnt$u:
+    total = 0
+
+    def __init__(self):
+        self.s = 0.0
+
+    def add(self, v):
+        type(self).total += 1
+        self.s += v""")
+t("idiom", """\
+$t1 = functools.partial(_lin$u, q=$b)
+$r = $t1($a) + functools.reduce(lambda p, q: p * q, [$a, $b, $K], 1.0)""", """\
+def _lin$u(p, q, w=0.5):
+    return p * w + q""")
+t("idiom", """\
+$t1 = _Col$u.RED
+$r = $t1.value * $a + _Col$u(2).value * $b + len(_Col$u) * $K""", """\
+class _Col$u(enum.Enum):
+    RED = 1
+    BLUE = 2""")
+t("idiom", """\
+$t1 = [($a, 'p'), ($b, 'q')]
+$t2 = dict((k, v) for v, k in $t1)
+$t2.update(r=$K, p=$t2['p'] * $b)
+$r = $t2['p'] + $t2.get('s', $a) + next(iter($t2.values()))""")
+t("idiom", """\
+$t1 = _Stack$u()
+for $t2 in ($a, $b, $K):
+    $t1.push($t2 * $t2)
+$r = $t1.pop() + $t1.peek() * $a + len($t1)""", """\
+class _Stack$u(list):
+    def push(self, v):
+        self.append(v)
+
+    def peek(self):
+        return self[-1]""")
+t("idiom", """\
+$t1 = _Cfg$u(p=$a)
+$t1.update(q=$b)
+$r = $t1.p * $t1['q'] + $K""", """\
+class _Cfg$u(dict):
+    __getattr__ = dict.__getitem__""")
