@@ -58,7 +58,11 @@ _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
 # methods whose rules mutate an array argument in place and read its cotangent from the session
 _MUTATING_METHODS = frozenset({"at", "copyto", "place", "put", "putmask", "fill_diagonal", "fill", "sort",
                                "partition", "heappush",
-                               "heappop", "heapify", "heapreplace", "heappushpop", "shuffle"})
+                               "heappop", "heapify", "heapreplace", "heappushpop", "shuffle",
+                               # (the max-heap helpers of heapq.nsmallest/nlargest: private before 3.14)
+                               "_heapify_max", "_heappop_max", "_heapreplace_max", "heapify_max",
+                               "heappop_max", "heapreplace_max", "heappush_max", "heappushpop_max",
+                               "_heapreplace"})  # (heapq.nsmallest/nlargest's local name for heapreplace)
 
 # methods of list and dict that change their object in place: other variables holding the same object (`q = ps`,
 # `self.ps`) have their cotangents merged into the object's before the change is undone (`helpers.views`)

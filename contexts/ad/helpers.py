@@ -695,6 +695,9 @@ def setattr_(obj, attr, v, active=True):
             where=runtime._user_line(),
             fix="keep the value on an instance (`self.x = ...`) or pass it as an argument; forward mode "
                 "(`contexts.derivative`, `jvp`) follows it")
+    if isinstance(obj, dict) and _class_attribute(type(obj), "__setattr__") is _DICT_SETITEM:
+        # `__setattr__ = dict.__setitem__` (scipy's OptimizeResult, attribute dicts): an item's store
+        return _ItemStore(setitem(obj, attr, v))
     code = _store_code(obj, attr, v) if type(obj) not in _C_LEVEL else None
     if code is not None:  # the class's own code stores it: its twin runs, so what it writes is recorded
         fn, self_, args, obj_at, v_at = code
@@ -718,7 +721,20 @@ def _restore_attr(obj, attr, old):
         setattr(obj, attr, old)
 
 
+class _ItemStore(tuple):
+    """`setattr_`'s record of a store that is an item's (a dict subclass whose `__setattr__` is
+    `dict.__setitem__`): `(setitem's record,)`."""
+
+    def __new__(cls, old):
+        return tuple.__new__(cls, (old,))
+
+
+_DICT_SETITEM = dict.__setitem__
+
+
 def setattr_adj(S, dobj, obj, attr, old):
+    if type(old) is _ItemStore:
+        return setitem_adj(S, dobj, obj, attr, None, old[0])
     if type(old) is _SetByCode:
         if old.pb is None:
             return dobj, None

@@ -8,6 +8,7 @@ code.
 
 from __future__ import annotations
 
+import collections.abc
 import functools
 import itertools
 import operator
@@ -46,6 +47,10 @@ class Forever:
 
 
 def ad_zip(*iterables, strict=False):
+    if not strict:
+        for s in iterables:
+            if type(s) is not Forever and isinstance(s, collections.abc.Iterator):
+                return _zip_drawn(iterables)
     seqs = [None if type(s) is Forever else list(s) for s in iterables]
     n = min((len(s) for s in seqs if s is not None), default=0)
     for k in range(len(seqs)):  # (no zip here: it is this function)
@@ -60,6 +65,35 @@ def ad_zip(*iterables, strict=False):
             row.append(s[i])
         out.append(tuple(row))
     return iter(out)
+
+
+def _zip_drawn(iterables):
+    """zip over iterators too, drawing from each exactly as zip does, row by row, stopping at the first
+    that ends (items drawn before it in that row are lost, as in zip): an iterator is left where zip leaves
+    it (`heapq.nsmallest` zips `range(n)` with an iterator, then goes on with the rest of it; drawing all
+    of it, as for sequences, silently left nothing for the rest)."""
+    parts = []  # an iterator as it is (drawn from), any other iterable as a list (read by position)
+    for s in iterables:
+        parts.append(s if type(s) is Forever or isinstance(s, collections.abc.Iterator) else list(s))
+    out = []
+    i = 0
+    while True:
+        row = []
+        for p in parts:
+            if type(p) is Forever:
+                row.append(p.obj)
+            elif type(p) is list:
+                if i >= len(p):
+                    return iter(out)
+                row.append(p[i])
+            else:
+                try:
+                    x = next(p)
+                except StopIteration:
+                    return iter(out)
+                row.append(x)
+        out.append(tuple(row))
+        i += 1
 
 
 def ad_enumerate(iterable, start=0):

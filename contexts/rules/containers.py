@@ -276,6 +276,45 @@ def new_ordered_dict(*args, **kw):
 registry._rule(collections.OrderedDict).inplace = new_ordered_dict
 
 
+def _set_order(d, keys) -> None:
+    for k in keys:
+        d.move_to_end(k)
+
+
+@_inplace((collections.OrderedDict, "move_to_end"))
+def move_to_end_inplace(self, *args, **kw):
+    """`od.move_to_end(key)`: the values stay under their keys (the box is by key); the order is restored
+    for the adjoints before it (a `list(od.values())` read earlier maps positions to keys by it) and redone
+    when the pass ends."""
+    before = list(self)
+    self.move_to_end(*args, **kw)
+    after = list(self)
+
+    def move_to_end_back(S, dy, dself):
+        box = S.box(self, dself)
+        _set_order(self, before)
+        S.redo(_set_order, self, after)
+        return box, (None,) * len(args)
+    return None, move_to_end_back
+
+
+def new_namespace(*args, **kw):
+    """`types.SimpleNamespace(**kw)`: an object whose fields are the keywords; each one's cotangent is its
+    field's in the object's box. (A mapping given positionally, Python 3.13's form: refused.)"""
+    if args:
+        raise NoRuleError("types.SimpleNamespace(mapping) with differentiated values",
+                          fix="pass the fields as keywords (`SimpleNamespace(**mapping)`)")
+    y = types.SimpleNamespace(**kw)
+
+    def namespace_back(S, dy, dself):
+        box = S.box(y, dy)
+        return None, (), {k: box.get(k) for k in kw}
+    return y, namespace_back
+
+
+registry.set(types.SimpleNamespace, inplace=new_namespace)
+
+
 @_inplace((type, "fromkeys"))
 def fromkeys_inplace(cls, keys, value=None):
     """`dict.fromkeys(keys, v)` (a class method): v is stored under every key; its cotangent is the sum of
@@ -473,8 +512,36 @@ _copy_rule(True)
 # back to the order before it by the identity of the elements, restores the old order (redone after the
 # pass) and gives an item pushed in (or popped out) its cotangent.
 
+def _cancelled(held, box):
+    """What cancels, in the caller's `d += ...`, the cotangent the caller held for a list reordered in
+    place by a function (`heapq.heapreplace(h, x)`) when that was not the list's box (`list(h)` or a
+    comprehension read it after the call: a plain list of cotangents in the order after the call). It was
+    merged into the box, which the pass reorders: left with the caller too, it would count twice, in the
+    order after the call (silently wrong before). Numbers and arrays are negated; anything else refused."""
+    if held is None or held is box:
+        return None
+    if type(held) not in (list, tuple):
+        raise NoRuleError(f"a list reordered in place (heapq) whose cotangent is a {type(held).__name__}",
+                          fix="read the heap by index (`h[0]`), or sort a copy (`sorted(h)`)")
+    return [_negated(g) for g in held]
+
+
+def _negated(g):
+    if g is None:
+        return None
+    if isinstance(g, (numbers.Number, np.ndarray, np.generic)) and not isinstance(g, bool):
+        return -g
+    if type(g) in (list, tuple):  # (a heap of `(priority, item)` pairs)
+        return type(g)(_negated(x) for x in g)
+    raise NoRuleError(f"a list reordered in place (heapq) holding {type(g).__name__} cotangents, read as a "
+                      "copy after the change (`list(h)`, a comprehension)",
+                      fix="read the heap by index (`h[0]`), or sort a copy (`sorted(h)`)")
+
+
 def _reorder_back(S, heap, before, after, item, dself, is_method):
-    box = S.box(heap, dself if is_method else (S.held(0)))
+    held = dself if is_method else S.held(0)
+    box = S.box(heap, held)
+    cancel = None if is_method else _cancelled(held, box)
     after_cots = list(box) + [None] * (len(after) - len(box))
     by_id: dict[int, list] = {}
     for obj, g in zip(after, after_cots):
@@ -486,7 +553,7 @@ def _reorder_back(S, heap, before, after, item, dself, is_method):
     box[:] = moved
     heap[:] = before
     S.redo(list.__setitem__, heap, slice(None), after)
-    return box, ditem
+    return box, ditem, cancel
 
 
 def _reordering(fn, pushes: bool, pops: bool, is_method: bool = False):
@@ -497,7 +564,7 @@ def _reordering(fn, pushes: bool, pops: bool, is_method: bool = False):
         item = args[0] if pushes and args else None
 
         def reorder_back(S, dy, dself):
-            box, ditem = _reorder_back(S, heap, before, after, item, dself, is_method)
+            box, ditem, cancel = _reorder_back(S, heap, before, after, item, dself, is_method)
             if pops and dy is not None:  # the popped item's cotangent goes back to its old place
                 for i, obj in enumerate(before):
                     if obj is y and box[i] is None:
@@ -506,7 +573,7 @@ def _reordering(fn, pushes: bool, pops: bool, is_method: bool = False):
             rest = (ditem,) + (None,) * (len(args) - 1) if args else ()
             if is_method:
                 return box, rest
-            return None, (None,) + rest
+            return None, (cancel,) + rest  # (not the box: what cancels the caller's own copy)
         return y, reorder_back
     inplace.__name__ = f"{getattr(fn, '__name__', 'reorder')}_inplace"
     return inplace
@@ -516,6 +583,12 @@ for _fn, _push, _pop in [(heapq.heappush, True, False), (heapq.heappop, False, T
                          (heapq.heapreplace, True, True), (heapq.heappushpop, True, True),
                          (random.shuffle, False, False)]:
     registry.set(_fn, inplace=_reordering(_fn, _push, _pop))
+# the max-heap helpers `heapq.nsmallest` and `nlargest` call (private before Python 3.14, public since)
+for _name, _push, _pop in [("heapify_max", False, False), ("heappop_max", False, True),
+                           ("heapreplace_max", True, True), ("heappush_max", True, False),
+                           ("heappushpop_max", True, True)]:
+    for _fn in {getattr(heapq, _name, None), getattr(heapq, "_" + _name, None)} - {None}:
+        registry.set(_fn, inplace=_reordering(_fn, _push, _pop))
 registry.set((list, "sort"), inplace=_reordering(list.sort, False, False, is_method=True))
 
 
