@@ -18,7 +18,49 @@ from overdub.errors import OverdubError
 __all__ = ["REPLACEMENTS", "GETTERS"]
 
 
+class _Drawing:
+    """map, filter and enumerate over an iterator: drawn from only as far as they are read (eagerly, as for
+    sequences, they drew all of it: a loop leaving early then found nothing left in the iterator, whose
+    derivative came out 0). A Python iterator: reverse mode differentiates its `__next__` at each draw."""
+
+    def __init__(self, kind, f, its, start=0):
+        self.kind, self.f, self.its, self.i = kind, f, its, start
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.kind == "enumerate":
+            x = next(self.its[0])
+            i = self.i
+            self.i = i + 1
+            return (i, x)
+        if self.kind == "filter":
+            while True:
+                x = next(self.its[0])
+                keep = bool(x) if self.f is None else self.f(x)
+                if keep:
+                    return x
+        args = []
+        for it in self.its:
+            args.append(next(it))
+        return self.f(*args)
+
+
+def _drawn(iterables) -> bool:
+    """Whether one of iterables is an iterator (drawn from, perhaps later elsewhere too)."""
+    for s in iterables:
+        if isinstance(s, collections.abc.Iterator):
+            return True
+    return False
+
+
 def ad_map(f, *iterables):
+    if _drawn(iterables):
+        its = []
+        for s in iterables:
+            its.append(iter(s))
+        return _Drawing("map", f, its)
     out = []
     for args in zip(*iterables):
         out.append(f(*args))
@@ -26,6 +68,8 @@ def ad_map(f, *iterables):
 
 
 def ad_filter(f, iterable):
+    if _drawn((iterable,)):
+        return _Drawing("filter", f, [iterable])
     out = []
     for x in iterable:
         keep = bool(x) if f is None else f(x)
@@ -97,6 +141,8 @@ def _zip_drawn(iterables):
 
 
 def ad_enumerate(iterable, start=0):
+    if _drawn((iterable,)):
+        return _Drawing("enumerate", None, [iterable], start)
     out = []
     i = start
     for x in iterable:

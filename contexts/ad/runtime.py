@@ -627,6 +627,11 @@ def _iterate_user(f, args, kw, iterate):
     primitive (sum, min, max, sorted, math.fsum, ...) is called on them as a list."""
     v = args[0]
     it, pb = _twin_call(EVERY_ARGUMENT, iterate, (v,), (), _NOKW)
+    if f is iter and not kw and type(getattr(type(it), "__next__", None)) is types.FunctionType:
+        # `for x in obj` / `iter(obj)`: drawn as the loop draws, not all at once (a loop leaving early
+        # left the object drained: what read it next found nothing, silently)
+        lazy = _Drawn(it)
+        return lazy, (_user_iter_back, (_next_back, lazy.nexts, pb), f, lazy, ())
     items, nexts = _draw(it)
     if nexts is not None:  # the iterator's own `__next__` made each item: its cotangent goes back through it
         pb = (_next_back, nexts, pb)
@@ -635,6 +640,25 @@ def _iterate_user(f, args, kw, iterate):
         return y, (_user_iter_back, pb, f, y, args[1:])
     y, inner = call(EVERY_ARGUMENT, f, items, *args[1:], **kw)
     return y, (None if inner is None else (_user_consumer_back, inner, pb))
+
+
+class _Drawn:
+    """An iterator over a Python iterator's items, each drawn when asked for by its `__next__` run as its
+    twin (what it computes is recorded): the pullbacks of the draws made, in `nexts`, are those the
+    reverse pass follows back (`_next_back`), however far the loop went."""
+    __slots__ = ("it", "nxt", "nexts")
+    _od_by_position = True  # (its cotangent box: the drawn items' cotangents by position, `structs._new_box`)
+
+    def __init__(self, it):
+        self.it, self.nxt, self.nexts = it, type(it).__next__, []
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        y, pb = _twin_call(EVERY_ARGUMENT, self.nxt, (self.it,), (), _NOKW)  # (StopIteration ends it)
+        self.nexts.append(pb)
+        return y
 
 
 def _draw(it):

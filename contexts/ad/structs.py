@@ -55,6 +55,8 @@ def _new_box(obj):
         return SeqBox([None] * len(obj))
     if isinstance(obj, (dict, types.MappingProxyType)):  # (a read-only view of a dict: read by key too)
         return MapBox()
+    if getattr(type(obj), "_od_by_position", False):  # (runtime._Drawn: its items' cotangents by position)
+        return SeqBox()
     if isinstance(obj, (types.FunctionType, types.MethodType, slice)) or has_fields(obj):
         return Tangent()  # (a slice: its start, stop and step by name)
     return SeqBox()

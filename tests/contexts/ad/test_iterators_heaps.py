@@ -74,3 +74,66 @@ CASES = [zip_then_rest, zip_then_list, replace_then_copy, push_then_comprehensio
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
 def test_right(f, point, mode):
     np.testing.assert_allclose(gradient_in(mode, f, *point), fd.gradient(f, *point), rtol=1e-6, atol=1e-9)
+
+
+class Items:
+    """A Python iterator (its own `__next__`)."""
+
+    def __init__(self, items):
+        self.items, self.i = items, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i >= len(self.items):
+            raise StopIteration
+        self.i += 1
+        return self.items[self.i - 1]
+
+
+def loop_left_early_then_rest(a, b):
+    it = Items([a, b, a * b])
+    for x in it:
+        break
+    return x * 2.0 + sum(it)
+
+
+def enumerate_left_early(a, b):
+    it = iter([a, b, a * b])
+    for i, x in enumerate(it):
+        if i == 0:
+            break
+    return x * 2.0 + sum(it)
+
+
+def map_left_early(a, b):
+    it = iter([a, b, a * b])
+    for y in map(lambda v: v * 3.0, it):
+        break
+    return y + sum(it)
+
+
+def filter_then_next(a, b):
+    it = iter([a, b, a * b, b * b])
+    big = filter(lambda v: v > 0.5, it)
+    first = next(big)
+    return first * 2.0 + next(it) * 5.0 + sum(big)
+
+
+def enumerate_of_a_python_iterator(a, b):
+    return sum(i * x for i, x in enumerate(Items([a, b, a * b]), 1))
+
+
+EARLY = [loop_left_early_then_rest, enumerate_left_early, map_left_early, filter_then_next,
+         enumerate_of_a_python_iterator]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f", EARLY, ids=lambda f: f.__name__)
+def test_iterators_drawn_as_far_as_read(f, mode):
+    """A loop leaving early (or `next`) leaves the rest of the iterator to what reads it next: reverse mode
+    drew all of it when the loop started (a Python iterator, and map/filter/enumerate over an iterator),
+    and the rest's derivative came out 0."""
+    point = (0.7, 1.3)
+    np.testing.assert_allclose(gradient_in(mode, f, *point), fd.gradient(f, *point), rtol=1e-6, atol=1e-9)
