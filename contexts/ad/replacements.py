@@ -12,6 +12,9 @@ import collections.abc
 import functools
 import itertools
 import operator
+import types
+
+import numpy as _np
 
 from overdub.errors import OverdubError
 
@@ -48,11 +51,17 @@ class _Drawing:
 
 
 def _drawn(iterables) -> bool:
-    """Whether one of iterables is an iterator (drawn from, perhaps later elsewhere too)."""
+    """Whether one of iterables is an iterator (drawn from, perhaps later elsewhere too) that reverse mode
+    draws from one item at a time: a list's, tuple's or array's iterator, or a Python iterator (a C
+    iterator without a rule for its `__next__`, np.nditer's, is drawn whole, as before)."""
     for s in iterables:
-        if isinstance(s, collections.abc.Iterator):
+        if isinstance(s, collections.abc.Iterator) and (
+                type(s) in _STEPPED or type(getattr(type(s), "__next__", None)) is types.FunctionType):
             return True
     return False
+
+
+_STEPPED = frozenset({type(iter([])), type(iter(())), type(iter(_np.empty(1)))})  # (primitives.POSITIONED)
 
 
 def ad_map(f, *iterables):

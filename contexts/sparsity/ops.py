@@ -303,7 +303,11 @@ def stack(arrays, axis=0, **kw) -> Tracer:
 
 
 def array(obj, dtype=None, *, copy=True, **kw):
-    """np.array / np.asarray of tracers, or of nested lists holding tracers."""
+    """np.array / np.asarray of tracers, or of nested lists holding tracers. (`copy` may be numpy's
+    `_CopyMode`, as array-api-compat passes it: `IF_NEEDED` is asarray's; its truth value raises.)"""
+    mode = getattr(np, "_CopyMode", None)
+    if mode is not None and isinstance(copy, mode):
+        copy = copy is mode.ALWAYS
     if isinstance(obj, Tracer):
         return obj.copy() if copy else obj
     if isinstance(obj, (list, tuple)) and has_tracer((obj,)):

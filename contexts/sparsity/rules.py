@@ -387,3 +387,21 @@ def ufunc_at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
         a.primal = None
     return None
 
+
+
+@registry.srule(np.apply_along_axis)
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """`np.apply_along_axis` on tracers: func1d on each 1-d slice, in Python (numpy's own code wraps the
+    result by a C converter, `_array_converter`, that tracers cannot pass). A result of two or more
+    dimensions per slice is refused."""
+    arr = as_tracer(arr) if not isinstance(arr, Tracer) else arr
+    moved = np.moveaxis(arr, axis, -1)
+    outer = _shape(moved)[:-1]
+    results = [func1d(moved[idx], *args, **kwargs) for idx in np.ndindex(*outer)]
+    if any(len(_shape(r)) > 1 for r in results):
+        raise NoSparsityRule("np.apply_along_axis of a function returning arrays of two or more dimensions",
+                             where=user_site(3), fix="loop over the slices in Python")
+    stacked = np.stack([as_tracer(r) if not isinstance(r, Tracer) else r for r in results])
+    per = _shape(results[0]) if results else ()
+    out = np.reshape(stacked, tuple(outer) + tuple(per))
+    return np.moveaxis(out, -1, axis % len(_shape(arr))) if per else out

@@ -18,6 +18,8 @@ array([0.375, 0.25 ])
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import scipy.linalg.lapack as lapack
 
@@ -117,7 +119,9 @@ def potrf_adjoint(dy, y, a, *rest, **kwargs):
 
 def _potrf_frule(fn):
     def potrf_frule(tangents, a, *rest, **kwargs):
-        y = fn(a, *rest, **kwargs)
+        # (on a copy: with overwrite_a the factor would replace the matrix read below, `_OVERWRITES`)
+        rest = rest[:2] + (0,) + rest[3:] if len(rest) > 2 else rest
+        y = fn(a, *rest, **{k: (0 if k == "overwrite_a" else v) for k, v in kwargs.items()})
         t = tangents[0] if tangents else None
         if t is None:
             return y, None
@@ -329,7 +333,27 @@ def batched_inv_adjoint(dy, y, a, structure=-1, *rest):
     return (match_primal(-(yh @ np.asarray(dx) @ yh), a),) + (None,) * (1 + len(rest))
 
 
+# The kernels' overwrite flags (positions in their arguments): scipy.linalg.solve passes overwrite_a=True
+# for an F-ordered matrix (a forward-mode dual's flags say so; CubicSpline asks it), and the kernel then
+# leaves the LU factors in the array the rules read afterwards as the matrix: silently wrong tangents and
+# cotangents. The rules run the kernels on copies: the flags are set False.
+_OVERWRITES = {"_cholesky": (2,), "_solve": (5, 6), "_inv": (2,)}
+
+
+def _copying(fn, positions):
+    """fn with its overwrite flags (by position or `overwrite_*` keyword) set False."""
+    def run(*args, **kw):
+        args = tuple(False if i in positions else v for i, v in enumerate(args))
+        kw = {k: (False if k.startswith("overwrite") else v) for k, v in kw.items()}
+        return fn(*args, **kw)
+    run.__name__ = run.__qualname__ = f"{getattr(fn, '__name__', 'kernel')}_copying"
+    return run
+
+
 def _batched_frules(fns):
+    fns = types.SimpleNamespace(**{n: _copying(getattr(fns, n), p) for n, p in _OVERWRITES.items()
+                                   if hasattr(fns, n)})
+
     def cholesky_frule(tangents, a, lower=False, *rest):
         y = fns._cholesky(a, lower, *rest)
         t = tangents[0] if tangents else None
@@ -374,6 +398,7 @@ if _batched_linalg is not None:
         if _fn is None:  # scipy 1.17 batches some kernels only
             continue
         registry.adjoint(_fn)(_adjoint)
+        registry.set(_fn, impl=_copying(_fn, _OVERWRITES[_name]))
         registry.frule(_fn)(_frules[_name])
 
 
