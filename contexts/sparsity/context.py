@@ -169,7 +169,11 @@ class SparsityContext(overdub.Context):
             try:
                 return fn(*args, **kwargs)
             except (TypeError, ValueError) as e:  # a tracer deeper inside (`json.dumps({"a": t})`)
-                if isinstance(e, OverdubError) or not _holds_tracer(args):
+                # (or numpy's own code on plain values given a numpy scalar for `out=` where it made a 0-d
+                # array: np.percentile's `_lerp` on a plain array inside traced code; not yet understood,
+                # refused rather than a raw TypeError)
+                if isinstance(e, OverdubError) or not (_holds_tracer(args) or isinstance(
+                        kwargs.get("out"), np.generic)):
                     raise
                 raise NoSparsityRule(f"no sparsity rule for {getattr(fn, '__qualname__', fn)}, reached with "
                                      f"traced values inside its arguments ({type(e).__name__}: {e})",

@@ -379,6 +379,11 @@ class Tracer:
         from .ops import apply_ufunc
         return apply_ufunc(ufunc, method, inputs, kwargs)
 
+    def __array_namespace__(self, api_version=None):
+        """numpy's namespace: array-API code (scipy's `array_namespace(x)`) then calls numpy's functions,
+        which reach the rules by numpy's protocols (it raised "Tracer is not a supported array type")."""
+        return np
+
     def __array_function__(self, func, types, args, kwargs):
         from .ops import apply_array_function
         return apply_array_function(func, args, kwargs)

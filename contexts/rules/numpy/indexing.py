@@ -238,3 +238,8 @@ def nditer_adjoint(dy, y, op, *rest, **kwargs):
 
 
 registry.adjoint(np.nditer)(nditer_adjoint)
+
+
+# np.apply_along_axis: Python code in numpy (differentiated through it in the AD modes); on tracers its C
+# result converter fails, so the sparsity package applies the function per slice itself
+registry.sparsity(Custom("rules.py: the function applied to each 1-d slice in Python"), np.apply_along_axis)
