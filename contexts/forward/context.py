@@ -8,6 +8,7 @@ and if that tries to turn a Dual into a float, a `NoForwardRule` error naming th
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import operator
 import os
@@ -18,7 +19,7 @@ import numpy as np
 
 import overdub
 from overdub.errors import OverdubError
-from overdub.passes import marked_opaque, property_getter
+from overdub.passes import marked_opaque
 
 from ..lowered.bisection import bisects, refuse_bisection
 from ..lowered.runtime import TEXT_IDS, text_call
@@ -99,9 +100,9 @@ class ForwardContext(overdub.Context):
         that is not a heap type, a module's or numpy's, holds no such property: read at once.)"""
         kind = type(obj)
         if kind.__flags__ & _HEAPTYPE:
-            getter = property_getter(obj, name)
-            if getter is not None and not _engine_code(getter):
-                return self.recurse(getter, obj)
+            found = _class_getter(obj, name)
+            if found is not None and not _engine_code(found[0]):
+                return self.recurse(*found)
         return getattr(obj, name, *default)
 
     def overdub(self, site, fn, /, *args, **kwargs):
@@ -215,6 +216,9 @@ class ForwardContext(overdub.Context):
             # apart. Only after the C function refused them: max, min, sorted return the duals themselves
             inner = None if _native(fn) else _sequence_tag(args)
             y = _UNKNOWN if inner is None else _known(uncached(fn), args, kwargs, inner, self._run_rule)
+            if y is _UNKNOWN and _array_like_first(fn) and type(args[0]) in (list, tuple) and has_dual(args[0]):
+                # `np.ravel((x, y, z))` of duals: numpy takes the list as an array, as np.asarray makes it
+                return self.overdub(site, fn, to_array(args[0]), *args[1:], **kwargs)
             if y is _UNKNOWN and _nondifferentiable(fn):
                 # a question about a list of duals (`np.ndim([a, x, b])` in np.r_): asked of their values
                 return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
@@ -245,6 +249,22 @@ class ForwardContext(overdub.Context):
         if any(has_dual(v) for v in values) and overdub.is_recursable(frule):  # (a list of duals too)
             return self.recurse(frule, tangents, *values, **kwargs)
         return frule(tangents, *values, **kwargs)
+
+
+# the names numpy's functions give a first parameter that is one array_like (`np.ravel(a)`), not a
+# sequence of arrays (`np.stack(arrays)`, `np.block(arrays)`, `np.meshgrid(*xi)`)
+_ARRAY_LIKE_NAMES = frozenset({"a", "arr", "ary", "array", "x", "m"})
+
+
+def _array_like_first(fn) -> bool:
+    """fn is a numpy function whose first parameter is one array_like, which numpy converts by np.asarray."""
+    if type(fn) is not _DISPATCHER or not (getattr(fn, "__module__", "") or "").startswith("numpy"):
+        return False
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return False
+    return bool(params) and params[0] in _ARRAY_LIKE_NAMES
 
 
 class ObservedForwardContext(Observed, ForwardContext):
@@ -330,6 +350,37 @@ def _python_form(fn, args):
 
 
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (its properties may be Python)
+
+
+_NOT_FOUND = object()
+
+
+def _class_getter(obj, name):
+    """(fn, *args): the Python code `getattr(obj, name)` runs, from obj's class, or None (a field, a method,
+    a C descriptor: read as Python reads it). A property's getter (a function, or a method bound to the
+    property: pygeodesy's caching `Property_RO`); a descriptor whose class defines `__get__` in Python
+    (unless it defines no `__set__`/`__delete__` and obj's own `__dict__` holds the name, which then wins)."""
+    if type(name) is not str:
+        return None
+    for klass in type(obj).__mro__:
+        attr = klass.__dict__.get(name, _NOT_FOUND)
+        if attr is _NOT_FOUND:
+            continue
+        kind = type(attr)
+        if kind is types.FunctionType:
+            return None
+        get = getattr(kind, "__get__", None)
+        if type(get) is types.FunctionType:
+            if not (hasattr(kind, "__set__") or hasattr(kind, "__delete__")) and name in getattr(obj, "__dict__", ()):
+                return None
+            return get, attr, obj, type(obj)
+        if isinstance(attr, property):  # (property's own __get__: its getter)
+            fget = attr.fget
+            if type(fget) is types.FunctionType or (type(fget) is types.MethodType
+                                                    and type(fget.__func__) is types.FunctionType):
+                return fget, obj
+        return None
+    return None
 
 
 def _engine_code(fn) -> bool:
