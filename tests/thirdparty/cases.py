@@ -1411,8 +1411,7 @@ def _():
 # ===============================================================================================
 
 @case("pygeodesy", "ellipsoidalVincenty.LatLon.distanceTo (km)",
-      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'),
-      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'))
 def _():
     vincenty = _imp("pygeodesy.ellipsoidalVincenty")
     return (lambda p: vincenty.LatLon(p[0], p[1]).distanceTo(vincenty.LatLon(48.85, 2.35)) / 1e3), \
@@ -1420,8 +1419,7 @@ def _():
 
 
 @case("pygeodesy", "ellipsoidalVincenty.LatLon.initialBearingTo",
-      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'),
-      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'))
 def _():
     vincenty = _imp("pygeodesy.ellipsoidalVincenty")
     return (lambda p: vincenty.LatLon(52.2, 0.12).initialBearingTo(vincenty.LatLon(p[0], p[1]))), \
@@ -1429,16 +1427,14 @@ def _():
 
 
 @case("pygeodesy", "sphericalTrigonometry.LatLon.distanceTo (km)",
-      reverse=R('NoRuleError', 'object.__setattr__ of a slot (PhiLam2Tuple.name) with a differentiated value'),
-      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+      reverse=R('NoRuleError', 'object.__setattr__ of a slot (PhiLam2Tuple.name) with a differentiated value'))
 def _():
     trig = _imp("pygeodesy.sphericalTrigonometry")
     return (lambda p: trig.LatLon(p[0], p[1]).distanceTo(trig.LatLon(48.85, 2.35)) / 1e3), np.array([52.2, 0.12])
 
 
 @case("pygeodesy", "formy.haversine / vincentys / equirectangular",
-      reverse=R('NoRuleError', 'tuple.__getitem__ of a C tuple subclass'),
-      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+      reverse=R('NoRuleError', 'tuple.__getitem__ of a C tuple subclass'))
 def _():
     pg = _imp("pygeodesy")
     return (lambda p: np.array([pg.haversine(p[0], p[1], 48.85, 2.35), pg.vincentys(p[0], p[1], 48.85, 2.35),
@@ -1446,8 +1442,7 @@ def _():
 
 
 @case("pygeodesy", "utm.toUtm8 easting/northing (km)",
-      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'),
-      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'))
 def _():
     pg = _imp("pygeodesy")
 
@@ -1458,8 +1453,7 @@ def _():
 
 
 @case("pygeodesy", "ecef.EcefKarney.forward (km)",
-      reverse=R('NoRuleError', 'object.__setattr__ of a slot (Ecef9Tuple.name) with a differentiated value'),
-      forward=R('DualConversionError', 'a dual stored into a float array'))
+      reverse=R('NoRuleError', 'object.__setattr__ of a slot (Ecef9Tuple.name) with a differentiated value'))
 def _():
     pg = _imp("pygeodesy")
     ecef = _imp("pygeodesy.ecef")
@@ -1472,9 +1466,7 @@ def _():
 
 
 @case("pygeodesy", "fmath.fpolynomial (Fsum)",
-      reverse=R('UnsupportedFunction', 'a generator closure reading a reassigned variable'),
-      forward=R('DualConversionError', 'float() of a dual in a descriptor\'s Python setter (Fsum._fint2: '
-                                       'attribute stores are not intercepted)'))
+      reverse=R('UnsupportedFunction', 'a generator closure reading a reassigned variable'))
 def _():
     pg = _imp("pygeodesy")
     return (lambda x: pg.fpolynomial(x, 1.0, 2.0, 3.0, -0.5)), 0.7
@@ -1487,8 +1479,7 @@ def _():
 
 
 @case("pygeodesy", "Ellipsoid.Rgeocentric (km)",
-      reverse=R('NoRuleError', 'a cotangent into the Ellipsoids registry (a dict subclass\'s C __getitem__)'),
-      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+      reverse=R('NoRuleError', 'a cotangent into the Ellipsoids registry (a dict subclass\'s C __getitem__)'))
 def _():
     pg = _imp("pygeodesy")
     return (lambda lat: pg.Ellipsoids.WGS84.Rgeocentric(lat) / 1e3), 45.0
