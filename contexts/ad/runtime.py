@@ -15,6 +15,7 @@ import collections.abc
 import contextlib
 import contextvars
 import dataclasses
+import datetime
 import functools
 import gc
 import numbers
@@ -992,7 +993,10 @@ def _any_differentiable(args, kw) -> bool:
 _CONSTANT_LEAVES = frozenset({bool, int, str, bytes, bytearray, type(None), type(Ellipsis), slice, range,
                               types.ModuleType, np.dtype, np.bool_, types.BuiltinFunctionType,
                               type(NotImplemented), np.random.Generator, np.random.RandomState,
-                              type(re.compile("")), type(len.__call__)})
+                              type(re.compile("")), type(len.__call__),
+                              # dates and times: integer fields (a float made into one was refused there)
+                              datetime.datetime, datetime.date, datetime.time, datetime.timedelta,
+                              datetime.timezone, np.datetime64, np.timedelta64})
 _CONSTANT_KINDS = (type, np.integer, np.bool_, np.dtype, np.random.BitGenerator, np.random.Generator,
                    np.random.RandomState, str, bytes, int)
 _DIFF_LEAVES = frozenset({float, complex, np.float64, np.float32, np.complex128})

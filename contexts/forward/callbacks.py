@@ -8,8 +8,13 @@ functions and registers the result (`Rule.duals`, which the context calls in pla
 
 from __future__ import annotations
 
+import types
+
+import numpy as np
+
 from ..rules.registry import registry
 from .context import run_inside
+from .dual import Dual, Tag, primal, primal_tree, split
 from .holds import dual_free
 
 __all__: list[str] = []
@@ -24,3 +29,42 @@ except ImportError as e:  # scipy is optional
 if _integrate is not None:
     for _fn in (_integrate.quad, _integrate.quad_vec):
         registry.duals(_fn)(_integrate.quad_duals(run_inside, dual_free, _fn))
+
+try:
+    from ..rules.numpy import scipy_optimize as _optimize
+except ImportError as e:  # scipy is optional
+    if not (e.name or "").startswith("scipy"):
+        raise
+    _optimize = None
+
+
+def _slope_at(g, x):
+    """dg/dx at the plain x (a number, or a 1-d array: the Jacobian, outputs by rows), g's other inputs'
+    perturbations dropped: forward mode on a fresh derivative call, the outermost, its plain part."""
+    if np.ndim(x) == 0:
+        tag = Tag()
+        _, t = split(g(Dual(x, 1.0, tag)), tag)
+        return 0.0 if t is None else _plain(t)
+    x = np.asarray(x, dtype=float)
+    tag = Tag(chunk=x.size)
+    _, t = split(g(Dual(x, np.eye(x.size).reshape((x.size,) + x.shape), tag)), tag)
+    if t is None:
+        return np.zeros((x.size, x.size))
+    return np.asarray(_plain(t), dtype=float).reshape(x.size, -1).T
+
+
+def _plain(v):
+    """v with every perturbation stripped (a dual, or a list/tuple of them)."""
+    return primal_tree(v) if isinstance(v, (list, tuple)) else primal(v)
+
+
+def _is_dual(v) -> bool:
+    return type(v) is Dual
+
+
+if _optimize is not None:
+    _FW = types.SimpleNamespace(run_inside=run_inside, dual_free=dual_free, primal=_plain, is_dual=_is_dual,
+                                slope_at=_slope_at)
+    for _fn in _optimize.ROOT_FINDERS:
+        registry.duals(_fn)(_optimize.root_duals(_FW, _fn))
+    registry.duals(_optimize.optimize.fsolve)(_optimize.fsolve_duals(_FW))

@@ -8,6 +8,7 @@ and if that tries to turn a Dual into a float, a `NoForwardRule` error naming th
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import operator
 import os
@@ -18,7 +19,7 @@ import numpy as np
 
 import overdub
 from overdub.errors import OverdubError
-from overdub.passes import marked_opaque, property_getter
+from overdub.passes import marked_opaque
 
 from ..lowered.bisection import bisects, refuse_bisection
 from ..lowered.runtime import TEXT_IDS, text_call
@@ -62,7 +63,9 @@ def _native(fn) -> bool:
     entry points of the contexts (they run their own context; rules in contexts.rules are recursed)."""
     module = getattr(fn, "__module__", None) or ""
     return (isinstance(fn, _NUMPY_DISPATCHED) or module == "_operator"
-            or module.startswith(_ENTRY_MODULES) or type(getattr(fn, "__self__", None)) is Dual)
+            or module.startswith(_ENTRY_MODULES) or type(getattr(fn, "__self__", None)) is Dual
+            and not (type(fn) is types.MethodType and type(fn.__func__) is types.FunctionType
+                     and not _engine_code(fn.__func__)))  # (a float subclass's method, bound to its dual)
 
 
 def _convert(kind, x):
@@ -90,7 +93,9 @@ class ForwardContext(overdub.Context):
 
     # getattr: a property with a pure-Python getter runs under the context (`kf.log_likelihood`, scipy's
     # `Covariance.log_pdet`), as a call would; any other attribute is read as Python reads it
-    intercepts = frozenset({"call", "getattr"})
+    # setattr: an attribute stored on a number object (a float subclass's instance, a dual here) goes to its
+    # value; a descriptor's Python `__set__` and a property's setter run under the context
+    intercepts = frozenset({"call", "getattr", "setattr"})
     read_attribute = "attribute"
     tag = None  # the derivative call's tag: arrays made by np.empty/zeros/ones/full carry it (see _fresh)
 
@@ -98,15 +103,35 @@ class ForwardContext(overdub.Context):
         """`obj.name` in the code run: a property's pure-Python getter runs under the context. (A type
         that is not a heap type, a module's or numpy's, holds no such property: read at once.)"""
         kind = type(obj)
+        if kind is Dual and _number_object(obj):  # `lat.toRadians()`, `lat.name` of a float subclass's value
+            return _number_attribute(self, obj, name, default)
         if kind.__flags__ & _HEAPTYPE:
-            getter = property_getter(obj, name)
-            if getter is not None and not _engine_code(getter):
-                return self.recurse(getter, obj)
+            found = _class_getter(obj, name)
+            if found is not None and not _engine_code(found[0]):
+                return self.recurse(*found)
         return getattr(obj, name, *default)
+
+    def store_attribute(self, obj, name, value):
+        """`obj.name = value` in the code run: on a float subclass's value (a dual), stored on the value
+        object itself (its name, its units: what the class keeps beside the number); a descriptor's
+        Python `__set__` or a property's Python setter runs under the context."""
+        kind = type(obj)
+        if kind is Dual and _number_object(obj):
+            return setattr(_number_value(obj), name, value)
+        if kind.__flags__ & _HEAPTYPE and type(name) is str:
+            found = _class_setter(obj, name)
+            if found is not None and not _engine_code(found[0]):
+                self.recurse(*found, value)
+                return None
+        return setattr(obj, name, value)
 
     def overdub(self, site, fn, /, *args, **kwargs):
         if fn is getattr and 2 <= len(args) <= 3 and not kwargs:  # `getattr(kf, "log_likelihood")`
             return self.attribute(*args)
+        if fn is setattr and len(args) == 3 and not kwargs:
+            return self.store_attribute(*args)
+        if fn is _FLOAT_NEW and args and isinstance(args[0], type) and has_dual(args[1:]):
+            return float_object(args[0], *args[1:], **kwargs)  # `float.__new__(Lat, x)` in Lat's __new__
         try:
             if id(fn) in TEXT_IDS:  # str/repr/format of a dual (its text remembered), a parse of such text
                 y = text_call(fn, args, kwargs, has_dual(args), primal)
@@ -199,6 +224,10 @@ class ForwardContext(overdub.Context):
         """A function the context does not recurse into, entered by `run` (the tangent twins' calls)."""
         if marked_opaque(fn) and (has_dual(args) or has_dual(list(kwargs.values()))):
             raise no_rule(fn)
+        if isinstance(fn, type) and issubclass(fn, float) and has_dual(args):  # `Angle(x)`, a float subclass
+            y = _construct(self, fn, args, kwargs)
+            if y is not _UNKNOWN:
+                return y
         return fn(*args, **kwargs)
 
     def _primitive(self, site, fn, args, kwargs, perturbed=False):
@@ -215,6 +244,9 @@ class ForwardContext(overdub.Context):
             # apart. Only after the C function refused them: max, min, sorted return the duals themselves
             inner = None if _native(fn) else _sequence_tag(args)
             y = _UNKNOWN if inner is None else _known(uncached(fn), args, kwargs, inner, self._run_rule)
+            if y is _UNKNOWN and _array_like_first(fn) and type(args[0]) in (list, tuple) and has_dual(args[0]):
+                # `np.ravel((x, y, z))` of duals: numpy takes the list as an array, as np.asarray makes it
+                return self.overdub(site, fn, to_array(args[0]), *args[1:], **kwargs)
             if y is _UNKNOWN and _nondifferentiable(fn):
                 # a question about a list of duals (`np.ndim([a, x, b])` in np.r_): asked of their values
                 return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
@@ -245,6 +277,22 @@ class ForwardContext(overdub.Context):
         if any(has_dual(v) for v in values) and overdub.is_recursable(frule):  # (a list of duals too)
             return self.recurse(frule, tangents, *values, **kwargs)
         return frule(tangents, *values, **kwargs)
+
+
+# the names numpy's functions give a first parameter that is one array_like (`np.ravel(a)`), not a
+# sequence of arrays (`np.stack(arrays)`, `np.block(arrays)`, `np.meshgrid(*xi)`)
+_ARRAY_LIKE_NAMES = frozenset({"a", "arr", "ary", "array", "x", "m"})
+
+
+def _array_like_first(fn) -> bool:
+    """fn is a numpy function whose first parameter is one array_like, which numpy converts by np.asarray."""
+    if type(fn) is not _DISPATCHER or not (getattr(fn, "__module__", "") or "").startswith("numpy"):
+        return False
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return False
+    return bool(params) and params[0] in _ARRAY_LIKE_NAMES
 
 
 class ObservedForwardContext(Observed, ForwardContext):
@@ -330,6 +378,132 @@ def _python_form(fn, args):
 
 
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (its properties may be Python)
+
+
+_NOT_FOUND = object()
+_FLOAT_NEW = float.__new__
+
+# what a float subclass must leave to float for its value to be a dual: its arithmetic, comparisons and
+# conversions (a dual computes them as float does, on the value; a class of its own would compute others)
+_FLOAT_BEHAVIOUR = tuple(name for name in dir(float) if name.startswith("__") and name not in {
+    "__new__", "__init__", "__repr__", "__str__", "__format__", "__doc__", "__getattribute__", "__setattr__",
+    "__delattr__", "__dir__", "__reduce__", "__reduce_ex__", "__sizeof__", "__init_subclass__",
+    "__subclasshook__", "__class__", "__getnewargs__", "__getformat__", "__module__", "__dict__", "__weakref__"})
+
+
+def _plain_arithmetic(cls) -> bool:
+    """cls (a float subclass) computes as float does: none of float's numeric special methods of its own."""
+    return all(getattr(cls, name, None) is getattr(float, name) for name in _FLOAT_BEHAVIOUR)
+
+
+def float_object(cls, x=0.0, **kwargs):
+    """`float.__new__(cls, x)` for a perturbed x: a dual whose value is the cls object of x's value (pygeodesy's
+    `Lat`, `Degrees`, `Meter`), its tangent x's (as for `float(x)`). Its arithmetic is float's, which the
+    dual computes; its methods, properties and attributes are the value object's, run on the dual
+    (`attribute`, `store_attribute`). Refused: a class with arithmetic of its own (the dual would compute
+    float's instead)."""
+    if kwargs or not (isinstance(cls, type) and issubclass(cls, float)):
+        return float.__new__(cls, x, **kwargs)  # (float's own error)
+    if not _plain_arithmetic(cls):
+        own = [n for n in _FLOAT_BEHAVIOUR if getattr(cls, n, None) is not getattr(float, n)]
+        raise NoForwardRule(f"a perturbed value made into {cls.__module__}.{cls.__qualname__}, a float subclass "
+                            f"with arithmetic of its own ({', '.join(own[:4])}): forward mode would compute "
+                            "float's", fix="differentiate in reverse mode, or give the function computing with "
+                                           "it a forward rule (`contexts.rules.registry.frule(fn)`)")
+    y = _convert(float, x)
+    if type(y) is not Dual:
+        return float.__new__(cls, y)
+    return _with_value(y, float.__new__(cls, primal(y)))
+
+
+def _with_value(d, value):
+    """Dual d (perhaps nested) with its innermost primal replaced by value."""
+    if type(d) is not Dual:
+        return value
+    return Dual(_with_value(d.primal, value), d.tangent, d.tag)
+
+
+def _number_value(d):
+    return primal(d)
+
+
+def _number_object(d) -> bool:
+    """d is a dual whose value is a float subclass's object (made by `float_object`)."""
+    v = primal(d)
+    return type(v) is not float and isinstance(v, float) and type(v).__flags__ & _HEAPTYPE
+
+
+def _number_attribute(ctx, d, name, default):
+    """`d.name` for a dual whose value is a float subclass's object: the class's Python methods bound to the
+    dual, its properties and Python descriptors run on the dual; what float itself has (`real`,
+    `is_integer`), the dual's own; anything else (the object's fields, class constants) the value's."""
+    value = _number_value(d)
+    if type(name) is str:
+        for klass in type(value).__mro__:
+            if klass is float or klass is object:
+                break
+            attr = klass.__dict__.get(name, _NOT_FOUND)
+            if attr is _NOT_FOUND:
+                continue
+            if type(attr) is types.FunctionType and name not in value.__dict__:
+                return types.MethodType(attr, d)
+            found = _class_getter(value, name)
+            if found is not None and not _engine_code(found[0]):
+                found = (found[0], found[1], d) + found[3:] if len(found) == 4 else (found[0], d)
+                return ctx.recurse(*found)
+            break
+        else:
+            return getattr(d, name, *default)
+        if name in value.__dict__ or not hasattr(float, name):
+            return getattr(value, name, *default)
+    return getattr(d, name, *default)
+
+
+def _class_setter(obj, name):
+    """(fn, *args) the Python code `obj.name = value` runs (value added), from obj's class, or None."""
+    for klass in type(obj).__mro__:
+        attr = klass.__dict__.get(name, _NOT_FOUND)
+        if attr is _NOT_FOUND:
+            continue
+        kind = type(attr)
+        put = getattr(kind, "__set__", None)
+        if type(put) is types.FunctionType:
+            return put, attr, obj
+        if isinstance(attr, property):
+            fset = attr.fset
+            if type(fset) is types.FunctionType or (type(fset) is types.MethodType
+                                                    and type(fset.__func__) is types.FunctionType):
+                return fset, obj
+        return None
+    return None
+
+
+def _class_getter(obj, name):
+    """(fn, *args): the Python code `getattr(obj, name)` runs, from obj's class, or None (a field, a method,
+    a C descriptor: read as Python reads it). A property's getter (a function, or a method bound to the
+    property: pygeodesy's caching `Property_RO`); a descriptor whose class defines `__get__` in Python
+    (unless it defines no `__set__`/`__delete__` and obj's own `__dict__` holds the name, which then wins)."""
+    if type(name) is not str:
+        return None
+    for klass in type(obj).__mro__:
+        attr = klass.__dict__.get(name, _NOT_FOUND)
+        if attr is _NOT_FOUND:
+            continue
+        kind = type(attr)
+        if kind is types.FunctionType:
+            return None
+        get = getattr(kind, "__get__", None)
+        if type(get) is types.FunctionType:
+            if not (hasattr(kind, "__set__") or hasattr(kind, "__delete__")) and name in getattr(obj, "__dict__", ()):
+                return None
+            return get, attr, obj, type(obj)
+        if isinstance(attr, property):  # (property's own __get__: its getter)
+            fget = attr.fget
+            if type(fget) is types.FunctionType or (type(fget) is types.MethodType
+                                                    and type(fget.__func__) is types.FunctionType):
+                return fget, obj
+        return None
+    return None
 
 
 def _engine_code(fn) -> bool:
@@ -444,10 +618,14 @@ def _construct(ctx, cls, args, kwargs):
         obj = ctx.recurse(new, cls, *args, **kwargs)
     elif new is object.__new__ and own_init:
         obj = object.__new__(cls)
+    elif new is _FLOAT_NEW and issubclass(cls, float) and len(args) <= 1 and (own_init or init is object.__init__
+                                                                              and not kwargs):
+        obj = float_object(cls, *args[:1])  # `class Angle(float)`: float.__new__(Angle, x), then its __init__
     else:
         return _UNKNOWN
-    if isinstance(obj, cls):
-        init = type(obj).__init__
+    number = type(obj) is Dual and isinstance(_number_value(obj), cls)  # a float subclass's, as a dual
+    if number or isinstance(obj, cls):
+        init = type(_number_value(obj) if number else obj).__init__
         if type(init) is types.FunctionType and overdub.is_recursable(init):
             ctx.recurse(init, obj, *args, **kwargs)
         elif init is not object.__init__:

@@ -20,6 +20,7 @@ argument (an ndarray) the engine must hand the adjoint that argument's value fro
 
 from __future__ import annotations
 
+import datetime
 import math
 import operator
 
@@ -219,10 +220,19 @@ def imul_frule(tangents, a, b):
     return y, _shaped(t, y)
 
 
+def _timelike(v) -> bool:
+    """v is a date, time or duration (numpy's datetime64/timedelta64, scalars or arrays, or datetime's):
+    integer counts of a unit, no tangent space."""
+    dtype = getattr(v, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return dtype.kind in ("m", "M")
+    return isinstance(v, (datetime.date, datetime.time, datetime.timedelta))
+
+
 def truediv_adjoint(dy, y, a, b):
     if type(dy) is float and type(a) is float and type(b) is float:
         return truediv_da(dy, a, b, y), truediv_db(dy, a, b, y)
-    if dy is None:
+    if dy is None or _timelike(a) or _timelike(b):  # (`dt / np.timedelta64(1, "D")`: days, constant)
         return None, None
     ca, cb, cy = conj(a), conj(b), conj(y)
     return fit(truediv_da(dy, ca, cb, cy), a), fit(truediv_db(dy, ca, cb, cy), b)

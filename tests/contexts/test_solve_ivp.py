@@ -130,10 +130,10 @@ def with_event(a):
 @pytest.mark.parametrize("f", [implicit("BDF"), implicit("Radau"), implicit("LSODA"), with_event],
                          ids=["BDF", "Radau", "LSODA", "events"])
 def test_refused_where_not_covered(f, mode):
-    """The implicit solvers (LU factorisations in LAPACK, LSODA in Fortran) and, but in reverse mode, event
-    location (brentq in C) are refused by name and line, never differentiated as constants."""
-    if f is with_event and mode == "reverse":
-        pytest.skip("reverse mode differentiates event location (test_event_location_in_reverse_mode)")
+    """The implicit solvers (LU factorisations in LAPACK, LSODA in Fortran) are refused by name and line,
+    never differentiated as constants."""
+    if f is with_event:
+        pytest.skip("both modes differentiate event location (test_event_location)")
     with pytest.raises(OverdubError, match=r"(?s)\.py:\d+"):
         MODES[mode](f, 0.7)
 
@@ -155,11 +155,12 @@ def _terminal(a):
     return sol.t[-1] + sol.y[0, -1]
 
 
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("f", [with_event, _event_time, _terminal], ids=["past", "time", "terminal"])
-def test_event_location_in_reverse_mode(f):
-    """Events are located by scipy.optimize.brentq, which reverse mode differentiates by the implicit
+def test_event_location(f, mode):
+    """Events are located by scipy.optimize.brentq, which both modes differentiate by the implicit
     function theorem: the event time ln 2 / a has the derivative -ln 2 / a**2."""
-    (g,) = gradient(f, 0.7)
+    g = MODES[mode](f, 0.7)
     np.testing.assert_allclose(g, fd.gradient(f, 0.7)[0], rtol=1e-6)
     if f is _event_time:
         assert g == pytest.approx(-np.log(2) / 0.7 ** 2, rel=1e-6)

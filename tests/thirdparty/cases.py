@@ -1414,8 +1414,7 @@ def _():
 # ===============================================================================================
 
 @case("pygeodesy", "ellipsoidalVincenty.LatLon.distanceTo (km)",
-      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'),
-      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'))
 def _():
     vincenty = _imp("pygeodesy.ellipsoidalVincenty")
     return (lambda p: vincenty.LatLon(p[0], p[1]).distanceTo(vincenty.LatLon(48.85, 2.35)) / 1e3), \
@@ -1423,8 +1422,7 @@ def _():
 
 
 @case("pygeodesy", "ellipsoidalVincenty.LatLon.initialBearingTo",
-      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'),
-      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'))
 def _():
     vincenty = _imp("pygeodesy.ellipsoidalVincenty")
     return (lambda p: vincenty.LatLon(52.2, 0.12).initialBearingTo(vincenty.LatLon(p[0], p[1]))), \
@@ -1432,16 +1430,14 @@ def _():
 
 
 @case("pygeodesy", "sphericalTrigonometry.LatLon.distanceTo (km)",
-      reverse=R('NoRuleError', 'object.__setattr__ of a slot (PhiLam2Tuple.name) with a differentiated value'),
-      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+      reverse=R('NoRuleError', 'object.__setattr__ of a slot (PhiLam2Tuple.name) with a differentiated value'))
 def _():
     trig = _imp("pygeodesy.sphericalTrigonometry")
     return (lambda p: trig.LatLon(p[0], p[1]).distanceTo(trig.LatLon(48.85, 2.35)) / 1e3), np.array([52.2, 0.12])
 
 
 @case("pygeodesy", "formy.haversine / vincentys / equirectangular",
-      reverse=R('NoRuleError', 'tuple.__getitem__ of a C tuple subclass'),
-      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+      reverse=R('NoRuleError', 'tuple.__getitem__ of a C tuple subclass'))
 def _():
     pg = _imp("pygeodesy")
     return (lambda p: np.array([pg.haversine(p[0], p[1], 48.85, 2.35), pg.vincentys(p[0], p[1], 48.85, 2.35),
@@ -1449,8 +1445,7 @@ def _():
 
 
 @case("pygeodesy", "utm.toUtm8 easting/northing (km)",
-      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'),
-      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'))
 def _():
     pg = _imp("pygeodesy")
 
@@ -1461,8 +1456,7 @@ def _():
 
 
 @case("pygeodesy", "ecef.EcefKarney.forward (km)",
-      reverse=R('NoRuleError', 'object.__setattr__ of a slot (Ecef9Tuple.name) with a differentiated value'),
-      forward=R('DualConversionError', 'a dual stored into a float array'))
+      reverse=R('NoRuleError', 'object.__setattr__ of a slot (Ecef9Tuple.name) with a differentiated value'))
 def _():
     pg = _imp("pygeodesy")
     ecef = _imp("pygeodesy.ecef")
@@ -1475,23 +1469,20 @@ def _():
 
 
 @case("pygeodesy", "fmath.fpolynomial (Fsum)",
-      reverse=R('UnsupportedFunction', 'a generator closure reading a reassigned variable'),
-      forward=R('DualConversionError', 'float() of a dual (Fsum keeps floats)'))
+      reverse=R('UnsupportedFunction', 'a generator closure reading a reassigned variable'))
 def _():
     pg = _imp("pygeodesy")
     return (lambda x: pg.fpolynomial(x, 1.0, 2.0, 3.0, -0.5)), 0.7
 
 
-@case("pygeodesy", "fsums.Fsum of terms",
-      forward=R('DualConversionError', 'float() of a dual (Fsum keeps floats)'))
+@case("pygeodesy", "fsums.Fsum of terms")
 def _():
     fsums = _imp("pygeodesy.fsums")
     return (lambda v: fsums.Fsum(*(v * v)).fsum()), np.array([1.0, 2.5, 3.0, 1e-3])
 
 
 @case("pygeodesy", "Ellipsoid.Rgeocentric (km)",
-      reverse=R('NoRuleError', 'a cotangent into the Ellipsoids registry (a dict subclass\'s C __getitem__)'),
-      forward=R('NoForwardRule', 'float.__new__ (float subclasses)'))
+      reverse=R('NoRuleError', 'a cotangent into the Ellipsoids registry (a dict subclass\'s C __getitem__)'))
 def _():
     pg = _imp("pygeodesy")
     return (lambda lat: pg.Ellipsoids.WGS84.Rgeocentric(lat) / 1e3), 45.0
@@ -1696,8 +1687,7 @@ def _():
 
 
 @case("iapws", "IAPWS95(T=, rho=).P (Helmholtz class)", rtol=1e-4,
-      reverse=R('UnsupportedFunction', '`with ... as` a differentiated context manager (MEoS._saturation)'),
-      forward=R('NoForwardRule', 'scipy.optimize.fsolve (_hybrd, saturation densities)'))
+      reverse=R('UnsupportedFunction', '`with ... as` a differentiated context manager (MEoS._saturation)'))
 def _():
     iapws = _imp("iapws")
     return (lambda p: iapws.IAPWS95(T=p[0], rho=p[1]).P), np.array([400.0, 900.0])
@@ -1858,3 +1848,138 @@ def _():
     nv = _imp("nvector")
     return (lambda p: float(np.squeeze(nv.n_EA_E_and_n_EB_E2azimuth(nv.lat_lon2n_E(p[0], p[1]),
                                                                       nv.lat_lon2n_E(p[2], p[3]))))), np.array([0.7, 0.3, 0.9, -0.2])
+
+
+# ===============================================================================================
+# utm: WGS84 <-> UTM conversions in pure Python (floats, or numpy arrays of points)
+# ===============================================================================================
+
+@case("utm", "from_latlon easting/northing (km)")
+def _():
+    utm = _imp("utm")
+    return (lambda p: np.array(utm.from_latlon(p[0], p[1])[:2]) / 1e3), np.array([51.2, 7.5])
+
+
+@case("utm", "to_latlon (km)")
+def _():
+    utm = _imp("utm")
+    return (lambda q: np.array(utm.to_latlon(q[0] * 1e3, q[1] * 1e3, 32, "U"))), np.array([395.2, 5673.1])
+
+
+@case("utm", "from_latlon (arrays of points, zone forced)")
+def _():
+    utm = _imp("utm")
+    return (lambda p: np.concatenate(utm.from_latlon(p[:2], p[2:], 32, "U")[:2]) / 1e3), \
+        np.array([51.2, 51.3, 7.5, 7.7])
+
+
+@case("utm", "to_latlon (southern, strict=False)")
+def _():
+    utm = _imp("utm")
+    return (lambda q: np.array(utm.to_latlon(q[0] * 1e3, q[1] * 1e3, 33, northern=False, strict=False))), \
+        np.array([500.3, 6100.0])
+
+
+# ===============================================================================================
+# meteocalc: meteorological formulas, a temperature class converting units in properties
+# ===============================================================================================
+
+@case("meteocalc", "dew_point")
+def _():
+    mc = _imp("meteocalc")
+    return (lambda p: float(mc.dew_point(p[0], p[1]))), np.array([22.0, 60.0])
+
+
+@case("meteocalc", "heat_index (Temp in F)")
+def _():
+    mc = _imp("meteocalc")
+    return (lambda p: float(mc.heat_index(mc.Temp(p[0], "f"), p[1]).f)), np.array([92.0, 55.0])
+
+
+@case("meteocalc", "wind_chill")
+def _():
+    mc = _imp("meteocalc")
+    return (lambda p: float(mc.wind_chill(p[0], p[1]))), np.array([-5.0, 20.0])
+
+
+@case("meteocalc", "feels_like (cold, wind)")
+def _():
+    mc = _imp("meteocalc")
+    return (lambda p: float(mc.feels_like(mc.Temp(p[0], "c"), 40.0, p[1]).c)), np.array([2.0, 15.0])
+
+
+@case("meteocalc", "Temp unit conversions (.k, .f)")
+def _():
+    mc = _imp("meteocalc")
+    return (lambda t: mc.Temp(t, "c").k * 2.0 + mc.Temp(t, "c").f), 12.5
+
+
+# ===============================================================================================
+# lmoments3: L-moments and distribution fits by them (numpy, scipy.special, dicts of parameters)
+# ===============================================================================================
+
+_LM_DATA = np.array([2.1, 3.5, 1.2, 4.8, 2.9, 3.3, 5.6, 0.9, 2.2, 3.9])
+
+
+@case("lmoments3", "lmom_ratios")
+def _():
+    lm = _imp("lmoments3")
+    return (lambda d: np.array(lm.lmom_ratios(d, nmom=4))), _LM_DATA.copy()
+
+
+@case("lmoments3", "distr.gev.lmom_fit")
+def _():
+    distr = _imp("lmoments3.distr")
+    return (lambda d: np.array(list(distr.gev.lmom_fit(d).values()))), _LM_DATA.copy()
+
+
+@case("lmoments3", "distr.gam.lmom_fit")
+def _():
+    distr = _imp("lmoments3.distr")
+    return (lambda d: np.array(list(distr.gam.lmom_fit(d).values()))), _LM_DATA.copy()
+
+
+@case("lmoments3", "distr.nor.lmom_fit")
+def _():
+    distr = _imp("lmoments3.distr")
+    return (lambda d: np.array(list(distr.nor.lmom_fit(d).values()))), _LM_DATA.copy()
+
+
+@case("lmoments3", "distr.gpa.lmom_fit")
+def _():
+    distr = _imp("lmoments3.distr")
+    return (lambda d: np.array(list(distr.gpa.lmom_fit(d).values()))), _LM_DATA.copy()
+
+
+# ===============================================================================================
+# pyorbital: solar astronomy (a datetime turned into numpy datetime64 days, angles in numpy)
+# ===============================================================================================
+
+def _pyorbital_time():
+    import datetime
+    return datetime.datetime(2024, 6, 1, 10, 30)
+
+
+@case("pyorbital", "astronomy.sun_zenith_angle")
+def _():
+    astro, t = _imp("pyorbital.astronomy"), _pyorbital_time()
+    return (lambda p: astro.sun_zenith_angle(t, p[0], p[1])), np.array([10.5, 48.2])
+
+
+@case("pyorbital", "astronomy.get_alt_az")
+def _():
+    astro, t = _imp("pyorbital.astronomy"), _pyorbital_time()
+    return (lambda p: np.array(astro.get_alt_az(t, p[0], p[1]))), np.array([10.5, 48.2])
+
+
+@case("pyorbital", "astronomy.observer_position (tuples, np.ravel)")
+def _():
+    astro, t = _imp("pyorbital.astronomy"), _pyorbital_time()
+    return (lambda p: np.concatenate([np.ravel(v) for v in astro.observer_position(t, p[0], p[1], p[2])])), \
+        np.array([10.5, 48.2, 0.3])
+
+
+@case("pyorbital", "astronomy.sun_azimuth_angle (arrays)")
+def _():
+    astro, t = _imp("pyorbital.astronomy"), _pyorbital_time()
+    return (lambda p: astro.sun_azimuth_angle(t, p[:2], p[2:])), np.array([10.5, 11.0, 48.2, 47.0])

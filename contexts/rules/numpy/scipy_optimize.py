@@ -23,9 +23,10 @@ import inspect
 import numpy as np
 from scipy import optimize
 
-from ..registry import NoDerivative, NoRuleError
+from ..cotangents import Refused
+from ..registry import NoClosedForm, NoDerivative, NoRuleError
 
-__all__ = ["ROOT_FINDERS", "root_adjoint", "root_plain"]
+__all__ = ["ROOT_FINDERS", "root_adjoint", "root_plain", "root_duals", "fsolve_duals"]
 
 ROOT_FINDERS = (optimize.brentq, optimize.brenth, optimize.ridder, optimize.bisect, optimize.toms748)
 
@@ -111,3 +112,127 @@ def _register_sparsity() -> None:
 
 
 _register_sparsity()
+
+
+# -- forward mode: the root finders on duals, by the implicit function theorem ------------------------------
+
+def _second_order(fn) -> NoDerivative:
+    return NoDerivative(f"scipy.optimize.{fn.__name__} on duals of more than one derivative call (a second "
+                        "derivative through a root finder)",
+                        fix="differentiate once, or give the solve a custom adjoint (`@contexts.custom_adjoint`)")
+
+
+def _one_level(y, fw) -> bool:
+    """y is a dual of one derivative call, its primal and tangent plain (no nested duals)."""
+    return fw.is_dual(y) and fw.dual_free(y.primal) and fw.dual_free(y.tangent)
+
+
+def _scalar(v):
+    """A number of size 1 (a 0-d array, np.float64) as a float; anything else as it is."""
+    return float(np.asarray(v).reshape(())) if np.size(v) == 1 else v
+
+
+def as_array(func, x, *args):
+    """F(x, *args) as an array (fsolve's F may return a list of numbers): run by forward mode on duals."""
+    return np.asarray(func(x, *args))
+
+
+def root_duals(fw, fn):
+    """fn's form on duals, on forward mode's helpers `fw` (`run_inside`, `dual_free`, `primal`, `is_dual`,
+    `slope_at`): fn(f, a, b, args=...) where f's closure or args hold duals. The root x* is fn's on the
+    primal function; its tangent is −(∂f/∂θ·θ̇)/(∂f/∂x), the first the tangent of f(x*, θ) (x* plain), the
+    second f's derivative in x at x*, both by forward mode on f itself. The bracket's ends, xtol and rtol
+    have no derivative (the root does not move with them)."""
+    sig = inspect.signature(fn)
+
+    def roots(*pos, **kw):
+        opts = _options(sig, pos, kw)
+        f, args = opts["f"], opts["args"]
+        args = args if isinstance(args, tuple) else (args,)
+        if fw.dual_free((f, args)):
+            return fn(*(fw.primal(p) for p in pos), **{k: fw.primal(v) for k, v in kw.items()})
+
+        def g(t):
+            return fw.run_inside(f, (t, *args), {})
+        plain = {k: fw.primal(v) for k, v in opts.items() if k not in ("f", "args")}
+        result = fn(lambda t: fw.primal(g(t)), **plain)
+        root = result[0] if opts.get("full_output") else result
+        y = g(root)
+        if not fw.is_dual(y):
+            if fw.dual_free(y):  # f(x*, θ) does not depend on the inputs: nor does the root
+                return result
+            raise NoDerivative(
+                f"scipy.optimize.{fn.__name__}: f returned a {type(y).__name__} holding perturbed values, not a "
+                "number", fix="return a number from f")
+        if not _one_level(y, fw) or np.size(y.primal) != 1:
+            raise _second_order(fn) if np.size(y.primal) == 1 else NoDerivative(
+                f"scipy.optimize.{fn.__name__}: f returned an array of {np.size(y.primal)} values, not a number",
+                fix="return a number from f")
+        slope = _scalar(fw.slope_at(g, root))
+        if not _real_number(slope) or slope == 0 or not np.isfinite(slope):
+            raise _not_simple(fn, slope)
+        t = np.asarray(y.tangent, dtype=float)
+        tangent = -(float(t) if t.ndim == 0 else t.reshape(t.shape[:1])) / slope
+        x = type(y)(root, tangent, y.tag)
+        if opts.get("full_output"):
+            result[1].root = x  # (RootResults: its root is the same value)
+            return x, result[1]
+        return x
+    roots.__name__ = roots.__qualname__ = f"{fn.__name__}_duals"
+    return roots
+
+
+_FSOLVE_INFO = NoClosedForm("scipy.optimize.fsolve", "full_output's infodict (fvec, fjac, r, qtf: the solver's last "
+                            "state)", fix="differentiate the solution only (fsolve's first output)")
+
+
+def fsolve_duals(fw, fn=optimize.fsolve):
+    """fsolve's form on duals (see `root_duals`): x* solves F(x, θ) = 0 on the primal function; its tangent
+    solves J ẋ = −F_θ·θ̇, J = ∂F/∂x at x* (forward mode on F, all directions at once), F_θ·θ̇ the tangent of
+    F(x*, θ). x0, fprime and the tolerances have no derivative. Refused: a singular J (no derivative),
+    F of another shape than x, full_output's infodict (its arrays carry a refusal, never a zero)."""
+    sig = inspect.signature(fn)
+
+    def solve(*pos, **kw):
+        opts = _options(sig, pos, kw)
+        func, args = opts["func"], opts["args"]
+        args = args if isinstance(args, tuple) else (args,)
+        if fw.dual_free((func, args, opts["fprime"])):
+            return fn(*(fw.primal(p) for p in pos), **{k: fw.primal(v) for k, v in kw.items()})
+
+        def g(x):
+            return fw.run_inside(as_array, (func, x, *args), {})
+        plain = {k: fw.primal(v) for k, v in opts.items() if k not in ("func", "args", "fprime")}
+        fprime = opts["fprime"]
+        if fprime is not None:
+            plain["fprime"] = lambda x: fw.primal(fw.run_inside(fprime, (x, *args), {}))
+        result = fn(lambda x: np.asarray(fw.primal(g(x))), **plain)
+        root = result[0] if opts["full_output"] else result
+        y = g(root)
+        if not fw.is_dual(y):
+            if fw.dual_free(y):
+                return result
+            raise NoDerivative("scipy.optimize.fsolve: F returned perturbed values numpy keeps as objects",
+                               fix="return a float array (or a list of numbers) from F")
+        if not _one_level(y, fw):
+            raise _second_order(fn)
+        J = np.atleast_2d(np.asarray(fw.slope_at(g, root), dtype=float))
+        if J.shape != (root.size, root.size):
+            raise NoDerivative(f"scipy.optimize.fsolve: F's Jacobian at the solution is {J.shape}, not square "
+                               f"({root.size} unknowns)", fix="give F as many outputs as unknowns")
+        dF = np.asarray(y.tangent, dtype=float)  # (n,) or, with k directions, (k, n)
+        try:
+            if np.linalg.cond(J) > 1e14:
+                raise np.linalg.LinAlgError("ill-conditioned")
+            dx = -np.linalg.solve(J, dF.reshape(-1, root.size).T).T.reshape(dF.shape)
+        except np.linalg.LinAlgError:
+            raise NoDerivative("scipy.optimize.fsolve's solution has no derivative: F's Jacobian there is "
+                               "singular", fix="differentiate where the solution is isolated") from None
+        x = type(y)(root, dx, y.tag)
+        if opts["full_output"]:
+            info = {k: (type(y)(v, Refused(_FSOLVE_INFO), y.tag) if k != "nfev" and np.asarray(v).dtype.kind in "fc"
+                        else v) for k, v in result[1].items()}
+            return (x, info) + tuple(result[2:])
+        return x
+    solve.__name__ = solve.__qualname__ = "fsolve_duals"
+    return solve

@@ -1,7 +1,8 @@
 """Float subclasses made by `float.__new__(cls, v)` (pygeodesy's Lat, Degrees, Meter): reverse mode
 differentiates them (the object is a float of v's value; its attributes and its class's own operators
-are the engine's as for any object), forward mode refuses them (a dual cannot be a float subclass's
-instance). And two reverse-mode paths these libraries take, which lost cotangents silently: the items of
+are the engine's as for any object); forward mode too when the class leaves arithmetic to float (its
+value is a dual of the object: tests/contexts/forward/test_float_subclass.py), and refuses a class with
+arithmetic of its own. And two reverse-mode paths these libraries take, which lost cotangents silently: the items of
 a function's `**kwargs` read through `kw.values()` / `kw.items()`, and those of `d.copy()` /
 `l.copy()` read through views or iteration. Every value against central differences."""
 
@@ -114,9 +115,32 @@ def test_string_argument_carries_nothing():
     _check(f, P)
 
 
-def test_forward_mode_refuses():
-    with pytest.raises(OverdubError):
-        derivative(lambda t: Deg(t) * 2.0, 0.3)
+def _forward_cases():
+    def named(p):
+        d = Deg(p[0] * 30, name="lat")
+        pair = [Deg(p[1]), d]
+        return math.sin(d.toRadians()) * sum(pair) + float(np.array([d, pair[0]]).sum()) + np.sin(d)
+
+    def super_new(p):
+        n = Named(p[0], name="x")
+        return n * p[1] + (n.toRadians() if isinstance(n, Deg) else 0.0) + len(n.name)
+
+    def clipped(p):
+        return Deg(p[0] * 200.0) * 2.0 + Deg(p[1])
+    return [named, super_new, clipped]
+
+
+@pytest.mark.parametrize("i", range(3), ids=["named", "super_new", "clipped"])
+def test_forward_mode(i):
+    from contexts import jacfwd
+    f = _forward_cases()[i]
+    np.testing.assert_allclose(jacfwd(f, P), fd.gradient(f, P)[0], rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("cls", [Own, Plain])
+def test_forward_mode_refuses_own_arithmetic(cls):
+    with pytest.raises(OverdubError, match="arithmetic of its own"):
+        derivative(lambda t: cls(t) * 2.0, 0.3)
 
 
 # -- **kwargs and copies read through views ------------------------------------------------------------------

@@ -1,14 +1,15 @@
-"""scipy.optimize's bracketing root finders in reverse mode, by the implicit function theorem
+"""scipy.optimize's bracketing root finders in reverse and forward mode, by the implicit function theorem
 (contexts/rules/numpy/scipy_optimize.py): the root's gradient with respect to what f closes over and its
 `args`, against central differences; refused where there is none (a root that is not simple, the
-RootResults of full_output) and in the modes without a rule (forward, forward over reverse)."""
+RootResults of full_output) and in the mode without a rule (forward over reverse). Forward mode's own
+tests (fsolve too): tests/contexts/forward/test_roots.py."""
 
 import numpy as np
 import pytest
 
 so = pytest.importorskip("scipy.optimize")
 
-from contexts import gradient, hessian, jacfwd  # noqa: E402
+from contexts import gradient, hessian  # noqa: E402
 from overdub.errors import OverdubError  # noqa: E402
 from tests import fd  # noqa: E402
 
@@ -89,7 +90,6 @@ def test_results_of_full_output_refused():
         gradient(f, X)
 
 
-@pytest.mark.parametrize("mode", [jacfwd, hessian], ids=["forward", "hessian"])
-def test_other_modes_refuse(mode):
+def test_forward_over_reverse_refused():
     with pytest.raises(OverdubError):
-        mode(by_closure, X)
+        hessian(by_closure, X)
