@@ -276,13 +276,19 @@ def new_ordered_dict(*args, **kw):
 registry._rule(collections.OrderedDict).inplace = new_ordered_dict
 
 
+def _carries_derivative(value) -> bool:
+    """value may carry a derivative (reverse mode's test: an xarray index of integer labels carries none)."""
+    from ..ad.replacements import carries_derivative
+    return carries_derivative(value)
+
+
 @_inplace((type, "fromkeys"))
 def fromkeys_inplace(cls, keys, value=None):
     """`dict.fromkeys(keys, v)` (a class method): v is stored under every key; its cotangent is the sum of
     theirs, read from the dict's box (where reads by key and by `.values()`/`.items()` leave them: the
     plain cotangent alone missed the latter, 0 silently). One object under every key (a list, an array,
     a dict) would be changed in place through any of them: refused when it may carry a derivative."""
-    if isinstance(value, (list, dict, set, np.ndarray)) or has_fields(value):
+    if (isinstance(value, (list, dict, set, np.ndarray)) or has_fields(value)) and _carries_derivative(value):
         raise NoRuleError(f"dict.fromkeys(keys, value) with a differentiated {type(value).__name__} as the value "
                           "(one object under every key)",
                           fix="build the dict with a comprehension (`{k: make() for k in keys}`), one value per key")
@@ -439,6 +445,8 @@ def _copy_checked(x, deep, depth=0):
         return
     elif has_fields(x) and _plain_object(x):
         items = fields_of(x).values()
+    elif not _carries_derivative(x):  # (a dtype, an index of integer labels: copied as they are)
+        return
     else:
         raise NoRuleError(f"reverse mode copies lists, tuples, dicts, arrays, numbers and plain objects, "
                           f"not a {type(x).__name__} (it has its own copy protocol)",

@@ -39,7 +39,7 @@ import numpy as _np
 _NDARRAY = _np.ndarray
 
 __all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains", "ArrayLeaf",
-           "register_array", "is_array_leaf", "as_array"]
+           "register_array", "is_array_leaf", "as_array", "Labels", "register_labels", "exact_labels"]
 
 
 class Scalar(abc.ABC):
@@ -152,6 +152,30 @@ def as_array(x, dtype=None):
     return _np.asarray(x, dtype=dtype)
 
 
+class Labels(abc.ABC):
+    """The virtual base class of registered types of labels (pandas' `Index`, which xarray's coordinates
+    become): values with a `dtype` that carry a derivative only where it is inexact (an index of integers,
+    strings or dates carries none), never looked into by the engines' tests of activity (their insides,
+    C bookkeeping, would count as unknown). Registering a type: `register_labels(MyIndex)`."""
+
+
+LABEL_TYPES: list[type] = []  # the registered label types (empty: no engine needs to look for them)
+
+
+def register_labels(cls: type) -> None:
+    """Register `cls` (and its subclasses) as a type of labels: see `Labels`."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_labels takes a class, not {cls!r}")
+    Labels.register(cls)
+    LABEL_TYPES.append(cls)
+
+
+def exact_labels(x) -> bool:
+    """x is labels of a registered type whose dtype carries no derivative (integers, strings, dates)."""
+    return bool(LABEL_TYPES) and isinstance(x, Labels) and getattr(x, "dtype", None) is not None \
+        and getattr(x.dtype, "kind", "O") in "biuUSmM"
+
+
 UNIT_TYPES: list = []
 """[(class, quantity)]: classes of units (pint's `Unit` and its subclasses) with `quantity(magnitude, unit)`;
 forward mode's `dual * unit` and `dual / unit` make the quantity of the dual with it (contexts.rules.pint)."""
@@ -160,7 +184,7 @@ forward mode's `dual * unit` and `dual / unit` make the quantity of the dual wit
 # -- domains loaded with their package -----------------------------------------------------------------
 
 DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "dask.array": "contexts.rules.dask",
-           "pint": "contexts.rules.pint"}
+           "pint": "contexts.rules.pint", "xarray": "contexts.rules.xarray"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 
 _loaded: set[str] = set()
