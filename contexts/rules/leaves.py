@@ -39,7 +39,7 @@ import numpy as _np
 _NDARRAY = _np.ndarray
 
 __all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains", "ArrayLeaf",
-           "register_array", "is_array_leaf", "as_array", "Labels", "register_labels", "exact_labels"]
+           "register_array", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none"]
 
 
 class Scalar(abc.ABC):
@@ -170,9 +170,28 @@ def register_labels(cls: type) -> None:
     LABEL_TYPES.append(cls)
 
 
-def exact_labels(x) -> bool:
-    """x is labels of a registered type whose dtype carries no derivative (integers, strings, dates)."""
-    return bool(LABEL_TYPES) and isinstance(x, Labels) and getattr(x, "dtype", None) is not None \
+CONSTANT_TYPES: list[type] = []
+"""Types of other packages' objects that never carry a derivative (pandas' reference trackers, C objects of
+bookkeeping): `register_constant(cls)`."""
+
+
+def register_constant(cls: type) -> None:
+    """Register `cls` as a type whose objects carry no derivative (the engines' tests of activity and
+    copies take them as constants)."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_constant takes a class, not {cls!r}")
+    LABEL_TYPES.append(cls)  # (looked for with the labels)
+    CONSTANT_TYPES.append(cls)
+
+
+def carries_none(x) -> bool:
+    """x is an object of a registered constant type, or labels of a registered type whose dtype carries no
+    derivative (integers, strings, dates); False at once while none is registered (xarray not imported)."""
+    if not LABEL_TYPES:
+        return False
+    if CONSTANT_TYPES and isinstance(x, tuple(CONSTANT_TYPES)):
+        return True
+    return isinstance(x, Labels) and getattr(x, "dtype", None) is not None \
         and getattr(x.dtype, "kind", "O") in "biuUSmM"
 
 

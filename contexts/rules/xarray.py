@@ -20,13 +20,41 @@ from pandas._libs import internals as _pd_internals
 
 import pandas as pd
 
-from .leaves import register_labels
+from .containers import SHARED_SAFELY
+from .leaves import register_constant, register_labels
 from .registry import registry
 
 __all__: list[str] = []
 
 registry.nondifferentiable(_pd_internals.BlockValuesRefs.add_index_reference)
+register_constant(_pd_internals.BlockValuesRefs)  # (weak references to the arrays sharing memory)
+
+
+def _register_predicates() -> None:
+    """pandas' tests of values (in Cython): booleans, carrying no derivative."""
+    from pandas._libs import lib
+
+    for name in ("is_list_like", "is_scalar", "is_iterator", "is_integer", "is_float", "is_bool", "is_complex",
+                 "is_hashable", "is_array", "item_from_zerodim", "is_np_dtype", "infer_dtype",
+                 "is_bool_list", "is_range_indexer", "is_sequence_range", "dtypes_all_equal"):
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            registry.nondifferentiable(fn)
+
+
+_register_predicates()
 register_labels(pd.Index)
+
+
+def _register_indexes() -> None:
+    """xarray's indexes are never changed in place (xarray builds new ones): shared safely under every key
+    of `dict.fromkeys` (`Coordinates._construct_direct`, alignment)."""
+    from xarray.core.indexes import Index
+
+    SHARED_SAFELY.append(Index)
+
+
+_register_indexes()
 
 
 def _register_lookups() -> None:
