@@ -39,7 +39,8 @@ import numpy as _np
 _NDARRAY = _np.ndarray
 
 __all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains", "ArrayLeaf",
-           "register_array", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none"]
+           "register_array", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "Container",
+           "register_container", "container_of"]
 
 
 class Scalar(abc.ABC):
@@ -193,6 +194,40 @@ def carries_none(x) -> bool:
         return True
     return isinstance(x, Labels) and getattr(x, "dtype", None) is not None \
         and getattr(x.dtype, "kind", "O") in "biuUSmM"
+
+
+@dataclass(frozen=True)
+class Container:
+    """What the engines need of a registered container of arrays with labels (xarray's DataArray): the
+    gradient with respect to one is of its own kind, its labels kept.
+
+    - `cotangent(d, x, finalize)`: from reverse mode's cotangent of x (a dict of its fields' cotangents, or
+      None), the gradient as a container like x: its values' cotangents, each shaped like its array by
+      `finalize(g, array)` (zeros where none came);
+    - `values(x)`/`rebuild(x, v)`: x's differentiated values, a numpy array, and x with values v in their
+      place (forward mode seeds the values: `jacfwd(f, x)`)."""
+
+    cotangent: Callable[[Any, Any], Any]
+    values: Callable[[Any], Any] | None = None
+    rebuild: Callable[[Any, Any], Any] | None = None
+
+
+CONTAINERS: dict[type, Container] = {}
+
+
+def register_container(cls: type, *, cotangent: Callable, values: Callable | None = None,
+                       rebuild: Callable | None = None) -> None:
+    """Register `cls` (and its subclasses) as a container of arrays with labels: see `Container`."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_container takes a class, not {cls!r}")
+    CONTAINERS[cls] = Container(cotangent, values, rebuild)
+
+
+def container_of(x) -> Container | None:
+    """The registered container kind of x's type (or of its nearest registered base), or None."""
+    if not CONTAINERS:
+        return None
+    return next((c for cls, c in CONTAINERS.items() if isinstance(x, cls)), None)
 
 
 UNIT_TYPES: list = []

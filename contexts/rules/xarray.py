@@ -8,8 +8,10 @@ in `__slots__`, stored by `object.__setattr__` (recorded as the stores of fields
 What carries no derivative is the bookkeeping of labels: coordinates become pandas indexes, whose Python
 and Cython internals are registered here as non-differentiable primitives (never recursed into).
 
-Gradients: with respect to a DataArray input, the gradient is a DataArray of the same dims, coords and
-name holding the gradient of its values (`contexts.ad.api`).
+Gradients: with respect to a DataArray input, the gradient is a DataArray of the same dims, coords, name
+and attributes holding the gradient with respect to its values (coordinates are labels, held fixed); with
+respect to a Dataset, a Dataset of the gradients of its data variables (reverse mode). `jacfwd(f, da)`
+seeds the DataArray's values and gives a DataArray too, for a scalar f (`leaves.register_container`).
 
 Loaded when xarray is first imported (`leaves.DOMAINS`).
 """
@@ -18,10 +20,13 @@ from __future__ import annotations
 
 from pandas._libs import internals as _pd_internals
 
+import numpy as np
 import pandas as pd
 
+from overdub.errors import OverdubError
+
 from .containers import SHARED_SAFELY
-from .leaves import register_constant, register_labels
+from .leaves import register_constant, register_container, register_labels
 from .registry import registry
 
 __all__: list[str] = []
@@ -71,3 +76,74 @@ def _register_lookups() -> None:
 
 
 _register_lookups()
+
+
+# -- gradients of DataArrays and Datasets -----------------------------------------------------------------
+
+class UnsupportedContainer(OverdubError):
+    """The gradient with respect to an xarray object whose values are not a numpy array in memory."""
+
+
+def _numpy_values(variable, what: str):
+    data = variable._data
+    if type(data) is not np.ndarray or data.dtype.kind not in "fc":
+        raise UnsupportedContainer(
+            f"the gradient with respect to {what} whose values are a {type(data).__name__} "
+            f"({getattr(data, 'dtype', '?')}), not a numpy array of floats",
+            fix="pass it with its values loaded as floats (`da.astype(float).load()`), or differentiate with "
+                "respect to `da.values` and build the DataArray inside the function")
+    return data
+
+
+def _field(d, name):
+    return d.get(name) if isinstance(d, dict) else None
+
+
+def _values_cotangent(g, data, finalize, what: str):
+    if isinstance(g, dict):  # (the values' cotangent is not an array's: it went somewhere else)
+        raise UnsupportedContainer(f"reverse mode could not bring the gradient with respect to {what} back to "
+                                   "its values", fix="differentiate with respect to `da.values` and build the "
+                                                     "DataArray inside the function")
+    return finalize(g, data)
+
+
+def dataarray_cotangent(d, x, finalize):
+    """A DataArray of x's dims, coords, name and attributes holding the cotangent of x's values."""
+    what = f"a DataArray {x.name!r}" if x.name is not None else "a DataArray"
+    data = _numpy_values(x.variable, what)
+    if isinstance(d, np.ndarray):  # (its values' cotangent, given whole)
+        g = d
+    else:
+        g = _field(_field(d, "_variable"), "_data")
+    return x.copy(data=_values_cotangent(g, data, finalize, what))
+
+
+def dataset_cotangent(d, x, finalize):
+    """A Dataset of x's variables holding the cotangents of its data variables' values (coordinates kept)."""
+    variables = _field(d, "_variables")
+    out = {}
+    for name in x.data_vars:
+        what = f"the variable {name!r} of a Dataset"
+        data = _numpy_values(x.variables[name], what)
+        out[name] = _values_cotangent(_field(_field(variables, name), "_data"), data, finalize, what)
+    return x.copy(data=out)
+
+
+def dataarray_values(x):
+    return _numpy_values(x.variable, "a DataArray")
+
+
+def dataarray_rebuild(x, values):
+    """x with `values` (an array, or forward mode's dual) in place of its own."""
+    return x.copy(data=values)
+
+
+def _register_containers() -> None:
+    import xarray
+
+    register_container(xarray.DataArray, cotangent=dataarray_cotangent, values=dataarray_values,
+                       rebuild=dataarray_rebuild)
+    register_container(xarray.Dataset, cotangent=dataset_cotangent)
+
+
+_register_containers()
