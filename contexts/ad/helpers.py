@@ -290,7 +290,7 @@ def _python_binop_adj(opname, g, a, b, S=None):
         if y is not NotImplemented:
             da, dargs = _pull(S, pb, _as_box_of(S, y, g))
             return da, dargs[0]
-    db, dargs = _rerun_back(S, getattr(type(b), f"__r{name}__"), b, (a,), g)
+    db, dargs = _rerun_back(S, getattr(type(b), f"__r{name}__"), b, (a,), g, boxed=True)
     return dargs[0], db
 
 

@@ -163,12 +163,18 @@ class Labels(abc.ABC):
 LABEL_TYPES: list[type] = []  # the registered label types (empty: no engine needs to look for them)
 
 
-def register_labels(cls: type) -> None:
-    """Register `cls` (and its subclasses) as a type of labels: see `Labels`."""
+_EXACT_LABELS: list[Callable[[Any], bool]] = []  # tests of labels whose dtype carries no derivative
+
+
+def register_labels(cls: type, exact: Callable[[Any], bool] | None = None) -> None:
+    """Register `cls` (and its subclasses) as a type of labels: see `Labels`. `exact(labels)` tells labels
+    of a dtype that carries no derivative beyond numpy's integers, strings and dates (pandas' strings)."""
     if not isinstance(cls, type):
         raise TypeError(f"register_labels takes a class, not {cls!r}")
     Labels.register(cls)
     LABEL_TYPES.append(cls)
+    if exact is not None:
+        _EXACT_LABELS.append(exact)
 
 
 CONSTANT_TYPES: list[type] = []
@@ -192,8 +198,9 @@ def carries_none(x) -> bool:
         return False
     if CONSTANT_TYPES and isinstance(x, tuple(CONSTANT_TYPES)):
         return True
-    return isinstance(x, Labels) and getattr(x, "dtype", None) is not None \
-        and getattr(x.dtype, "kind", "O") in "biuUSmM"
+    if not isinstance(x, Labels) or getattr(x, "dtype", None) is None:
+        return False
+    return getattr(x.dtype, "kind", "O") in "biuUSmM" or any(exact(x) for exact in _EXACT_LABELS)
 
 
 @dataclass(frozen=True)

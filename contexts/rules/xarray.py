@@ -48,7 +48,14 @@ def _register_predicates() -> None:
 
 
 _register_predicates()
-register_labels(pd.Index)
+
+
+def _string_labels(index) -> bool:
+    """An index of pandas' own strings (`StringDtype`, pandas 3's default for text labels)."""
+    return isinstance(index.dtype, pd.StringDtype)
+
+
+register_labels(pd.Index, exact=_string_labels)
 
 
 def _register_indexes() -> None:
