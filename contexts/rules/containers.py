@@ -18,7 +18,7 @@ import types
 import numpy as np
 
 from .cotangents import Tangent, acc, fields_of, has_fields, merge_into
-from .leaves import Labels
+from .leaves import Labels, carries_none
 from .registry import NoRuleError, registry
 
 __all__ = ["mutating", "SHARED_SAFELY"]
@@ -282,10 +282,25 @@ SHARED_SAFELY: list[type] = []
 under every key of `dict.fromkeys` is safe (its cotangent box is the same whatever key reached it)."""
 
 
-def _carries_derivative(value) -> bool:
-    """value may carry a derivative (reverse mode's test: an xarray index of integer labels carries none)."""
-    from ..ad.replacements import carries_derivative
-    return carries_derivative(value)
+def _carries_derivative(value, depth: int = 0) -> bool:
+    """value may carry a derivative (conservative: an object of a type not known here may): a dtype, an
+    integer array, an index of integer or string labels (`leaves.carries_none`) or an object all of whose
+    fields are such carry none."""
+    if value is None or isinstance(value, (bool, int, str, bytes, type, np.dtype, np.integer, np.bool_)):
+        return False
+    if carries_none(value):
+        return False
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind not in "biuUSmMV"
+    if depth >= 4:
+        return True
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_carries_derivative(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(_carries_derivative(v, depth + 1) for v in value.values())
+    if has_fields(value):
+        return any(_carries_derivative(v, depth + 1) for v in fields_of(value).values())
+    return True
 
 
 @_inplace((type, "fromkeys"))
