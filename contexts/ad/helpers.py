@@ -290,7 +290,7 @@ def _python_binop_adj(opname, g, a, b, S=None):
         if y is not NotImplemented:
             da, dargs = _pull(S, pb, _as_box_of(S, y, g))
             return da, dargs[0]
-    db, dargs = _rerun_back(S, getattr(type(b), f"__r{name}__"), b, (a,), g)
+    db, dargs = _rerun_back(S, getattr(type(b), f"__r{name}__"), b, (a,), g, boxed=True)
     return dargs[0], db
 
 
@@ -506,7 +506,7 @@ def getitem_index_adj(S, dobj, g, obj, idx, bounds=False):
     index is made of slices whose bounds the adjoint cannot hand a cotangent to: one given is refused."""
     gi = getattr(type(obj), "__getitem__", None)
     if type(gi) is types.FunctionType and type(obj) is not _Dual:
-        dself, dargs = _rerun_back(S, gi, obj, (idx,), g, dobj)
+        dself, dargs = _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)
         if bounds and not _no_cotangent(dargs[0]):
             raise runtime.UnsupportedFunction(
                 f"reverse mode cannot hand a cotangent to the slice bounds of {type(obj).__name__}[...]: its "
@@ -577,8 +577,8 @@ def getitem_adj(S, dobj, g, obj, idx):
             box[idx] = acc(box.get(idx), g)
         return box
     gi = getattr(type(obj), "__getitem__", None)
-    if type(gi) is types.FunctionType:
-        return _rerun_back(S, gi, obj, (idx,), g, dobj)[0]
+    if type(gi) is types.FunctionType:  # (g, a new object's box, as the re-run's new object's: xarray's `da[1:]`)
+        return _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)[0]
     box = S.box(obj, dobj)
     if type(box) is MapBox:  # a read-only view of a dict (`types.MappingProxyType`): by key
         box[idx] = acc(box.get(idx), g)

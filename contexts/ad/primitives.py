@@ -8,10 +8,10 @@ import numpy as np
 from ..rules import generic
 from ..rules.registry import registry
 from ..lowered.runtime import unpack
-from .helpers import _scalar_cot, getattr_, getattr_adj, unpack_adjoint
+from .helpers import _MISSING, _scalar_cot, getattr_, getattr_adj, setattr_adj, unpack_adjoint
 from ..rules.cotangents import acc, number_part
 from ..rules.registry import NoRuleError
-from ..rules.builtins import float_adjoint
+from ..rules.builtins import float_adjoint, slot_of, store_slot
 
 registry.adjoint(unpack)(unpack_adjoint)
 registry.set(unpack, iterates=True)
@@ -173,6 +173,25 @@ def _getattr_inplace(obj, name, *default):
 
 
 registry.set(getattr, inplace=_getattr_inplace, mutating=True)
+
+
+def _store_slot_inplace(obj, name, value):
+    """`store_slot(obj, name, value)` (`object.__setattr__` into a slot, past the class's own `__setattr__`)
+    as the store of a field: what reads of the slot after it left in obj's box is value's cotangent, and the
+    reverse pass puts the old value back."""
+    try:
+        old = slot_of(type(obj), name).__get__(obj, type(obj))
+    except AttributeError:
+        old = _MISSING
+    store_slot(obj, name, value)
+
+    def store_slot_back(S, dy, dself):
+        dobj, gv = setattr_adj(S, None, obj, name, old)
+        return dself, (dobj, None, gv)
+    return None, store_slot_back
+
+
+registry.set(store_slot, inplace=_store_slot_inplace, mutating=True)
 
 
 def _ufunc_at_adjoint(S, dself, dy, y, ufunc, x, idx, v=None):

@@ -39,7 +39,7 @@ from overdub.passes import OwnedEntries, collector, compile_twin, get_source, ma
 
 from ..rules.builtins import getitem_iteration
 from ..rules.frames import note_transformed, outside_engine
-from ..rules.leaves import ArrayLeaf, Scalar
+from ..rules.leaves import LABEL_TYPES, ArrayLeaf, Scalar, carries_none
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoRuleError, array_objects, key_of,
                               objects_of_classes, own_number_operands, protocol_objects, registry, through_array,
                               through_protocol)
@@ -1041,6 +1041,8 @@ def _may_differ(a, depth) -> bool:
         return _may_differ(getattr(a, "__self__", None), depth + 1)
     if isinstance(a, functools.partial):
         return _may_differ((a.func, a.args, a.keywords), depth + 1)
+    if LABEL_TYPES and carries_none(a):  # a pandas index of integers, strings or dates (xarray's coordinates)
+        return False
     if has_fields(a) and not isinstance(a, BaseException):
         return any(_may_differ(v, depth + 1) for v in fields_of(a).values())
     return True  # a type the engine does not know: it may carry one

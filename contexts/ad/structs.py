@@ -19,7 +19,7 @@ import numpy as np
 # (forward mode depends on nothing of reverse mode: no cycle)
 from ..forward.dual import Dual as _Dual, primal
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, fields_of, has_fields, merge_into
-from ..rules.leaves import ArrayLeaf, Scalar, kind_of
+from ..rules.leaves import ArrayLeaf, Scalar, container_of, kind_of
 
 __all__ = ["Session", "finalize", "zero_of", "TICKS", "CHANGES"]
 
@@ -230,6 +230,9 @@ def finalize(d, x):
     if isinstance(x, (types.FunctionType, types.MethodType)):
         return d if d else None
     if has_fields(x):
+        container = container_of(x)
+        if container is not None:  # (an xarray DataArray: its gradient is a DataArray)
+            return container.cotangent(d if isinstance(d, dict) or isinstance(d, np.ndarray) else None, x, finalize)
         fields = d if isinstance(d, dict) else {}
         return Tangent({k: finalize(fields.get(k), v) for k, v in fields_of(x).items()})
     return d

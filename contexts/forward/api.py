@@ -23,7 +23,7 @@ from overdub.errors import OverdubError, describe
 from ..lowered.bisection import check_entry
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.cotangents import Refused
-from ..rules.leaves import Scalar
+from ..rules.leaves import Scalar, container_of
 from ..rules.registry import registry
 
 from .arrays import to_array
@@ -323,6 +323,9 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
 @_entry
 def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]:
     """(f(x), J) with J of shape shape(f(x)) + shape(x), `chunk` directions per pass."""
+    container = container_of(x)
+    if container is not None:  # (an xarray DataArray: its values seeded; for a scalar f, J is a DataArray)
+        return _jacfwd_of_container(f, x, container, chunk)
     if isinstance(x, (list, tuple)):
         if x and all(_exact_scalar(v) or isinstance(v, Scalar) for v in x) and not all(
                 type(v) is int for v in x):
@@ -345,6 +348,24 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
         if by_columns is None:
             reraise_located(e, f)
         return by_columns
+
+
+def _jacfwd_of_container(f: Callable, x: Any, container, chunk: int | None) -> tuple[Any, Any]:
+    """(f(x), J) for a container of labelled values (`leaves.Container`): J with respect to its values,
+    itself a container like x (labels kept) where f is scalar."""
+    if container.values is None:
+        raise OverdubError(f"jacfwd takes the values of a {type(x).__name__} as its input only through "
+                           "reverse mode", fix=f"use contexts.gradient(f, x), or jacfwd with respect to one "
+                                                "of its arrays")
+    values = container.values(x)
+
+    def of_values(v):
+        return f(container.rebuild(x, v))
+    of_values.__wrapped__ = f  # (errors name f's lines)
+    y, jac = _value_and_jacfwd(of_values, values, chunk)
+    if np.shape(jac) == np.shape(values) and not np.shape(y):
+        jac = container.rebuild(x, jac)
+    return y, jac
 
 
 def _jacfwd_exact(f: Callable, x: list | tuple) -> tuple[Any, Any]:

@@ -674,6 +674,15 @@ class Dual:
         from .arrays import array_function
         return array_function(func, args, kwargs)
 
+    @property
+    def __array_namespace__(self):
+        """A perturbed ndarray's array namespace is numpy's (xarray and array-api-compat ask arrays for it):
+        numpy's functions called on duals go to their forward rules by the protocols above. A dual number
+        has none (AttributeError: `hasattr` answers False, as for a float)."""
+        if not isinstance(self.primal, np.ndarray):
+            raise AttributeError("__array_namespace__")
+        return _numpy_namespace
+
     # array-like surface
     @property
     def shape(self):
@@ -875,6 +884,11 @@ class Dual:
         if self.ndim == 0:
             return self.item()
         return [x.tolist() for x in self]
+
+
+def _numpy_namespace(*, api_version=None):
+    """`x.__array_namespace__()` of a dual array: numpy."""
+    return np
 
 
 _NDARRAY_METHODS = frozenset(name for name in dir(np.ndarray)

@@ -8,6 +8,7 @@ modes share: which elements of two arrays are one element seen through two views
 
 from __future__ import annotations
 
+import numbers
 import re
 from decimal import Decimal
 from fractions import Fraction
@@ -82,14 +83,17 @@ def text(s):
 
 
 def formatted(value, conversion: int, spec: str = ""):
-    """An f-string's field `{x!r:spec}` of a differentiated x (its primal), as text, remembered."""
+    """An f-string's field `{x!r:spec}` of a differentiated x (its primal), as text, remembered; the text
+    of a value that carries no derivative whatever its origin (an integer, a string: `len(x)` in an error
+    message) is not (remembered, its parse elsewhere, `float("3")`, was refused)."""
+    exact = isinstance(value, (numbers.Integral, str, bytes, type)) or value is None
     if conversion == ord("s"):
         value = str(value)
     elif conversion == ord("r"):
         value = repr(value)
     elif conversion == ord("a"):
         value = ascii(value)
-    return text(format(value, spec))
+    return format(value, spec) if exact else text(format(value, spec))
 
 
 def parsed(s):

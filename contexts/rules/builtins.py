@@ -16,6 +16,7 @@ Ties in `min`/`max`: the element Python returns (the first extremal one) gets th
 from __future__ import annotations
 
 import builtins
+import types
 import os
 import sys
 
@@ -395,10 +396,35 @@ for _fn, _form in [(builtins.sum, py_sum), (builtins.abs, py_abs), (builtins.flo
 dispatches_on_numbers(builtins.abs, builtins.pow)
 
 
+def slot_of(cls: type, name):
+    """The slot (member descriptor) named `name` of class `cls` or of its bases, or None."""
+    if type(name) is not str:
+        return None
+    for klass in cls.__mro__:
+        desc = klass.__dict__.get(name)
+        if desc is not None:
+            return desc if type(desc) is types.MemberDescriptorType else None
+    return None
+
+
+def store_slot(obj, name, value):
+    """The plain store of `value` into obj's slot `name` (past the class's own `__setattr__`): a primitive,
+    which reverse mode records as the store of a field (`contexts.ad.primitives`)."""
+    slot_of(type(obj), name).__set__(obj, value)
+
+
 def py_object_setattr(obj, name, value):
     """`object.__setattr__(obj, name, value)` (a class's own `__setattr__` ending in the plain store) on an
-    object with an instance dict: the store into that dict, which reverse mode records as a field. Through
-    a data descriptor of the class it is refused (the descriptor decides where the value goes)."""
+    object with an instance dict: the store into that dict, which reverse mode records as a field; into a
+    slot (xarray's classes): `store_slot`, recorded as a field too. Through another data descriptor of
+    the class it is refused (the descriptor decides where the value goes)."""
+    if slot_of(type(obj), name) is not None:
+        store_slot(obj, name, value)
+        return
+    prop = getattr(type(obj), name, None) if type(name) is str else None
+    if type(prop) is property and type(prop.fset) is types.FunctionType:  # its setter, as Python calls it
+        prop.fset(obj, value)
+        return
     if not hasattr(obj, "__dict__") or hasattr(type(getattr(type(obj), name, None)), "__set__"):
         raise NoRuleError(f"object.__setattr__ of {type(obj).__name__}.{name} (a slot or a data descriptor) "
                           "with a differentiated value",

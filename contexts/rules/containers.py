@@ -18,9 +18,10 @@ import types
 import numpy as np
 
 from .cotangents import Tangent, acc, fields_of, has_fields, merge_into
+from .leaves import Labels, carries_none
 from .registry import NoRuleError, registry
 
-__all__ = ["mutating"]
+__all__ = ["mutating", "SHARED_SAFELY"]
 
 
 def holds(x, test, depth: int = 3) -> bool:
@@ -315,13 +316,40 @@ def new_namespace(*args, **kw):
 registry.set(types.SimpleNamespace, inplace=new_namespace)
 
 
+SHARED_SAFELY: list[type] = []
+"""Classes whose objects are never changed in place after they are built (xarray's indexes): one of them
+under every key of `dict.fromkeys` is safe (its cotangent box is the same whatever key reached it)."""
+
+
+def _carries_derivative(value, depth: int = 0) -> bool:
+    """value may carry a derivative (conservative: an object of a type not known here may): a dtype, an
+    integer array, an index of integer or string labels (`leaves.carries_none`) or an object all of whose
+    fields are such carry none."""
+    if value is None or isinstance(value, (bool, int, str, bytes, type, np.dtype, np.integer, np.bool_)):
+        return False
+    if carries_none(value):
+        return False
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind not in "biuUSmMV"
+    if depth >= 4:
+        return True
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_carries_derivative(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(_carries_derivative(v, depth + 1) for v in value.values())
+    if has_fields(value):
+        return any(_carries_derivative(v, depth + 1) for v in fields_of(value).values())
+    return True
+
+
 @_inplace((type, "fromkeys"))
 def fromkeys_inplace(cls, keys, value=None):
     """`dict.fromkeys(keys, v)` (a class method): v is stored under every key; its cotangent is the sum of
     theirs, read from the dict's box (where reads by key and by `.values()`/`.items()` leave them: the
     plain cotangent alone missed the latter, 0 silently). One object under every key (a list, an array,
     a dict) would be changed in place through any of them: refused when it may carry a derivative."""
-    if isinstance(value, (list, dict, set, np.ndarray)) or has_fields(value):
+    if (isinstance(value, (list, dict, set, np.ndarray)) or has_fields(value)) and _carries_derivative(value) \
+            and not (SHARED_SAFELY and isinstance(value, tuple(SHARED_SAFELY))):
         raise NoRuleError(f"dict.fromkeys(keys, value) with a differentiated {type(value).__name__} as the value "
                           "(one object under every key)",
                           fix="build the dict with a comprehension (`{k: make() for k in keys}`), one value per key")
@@ -474,9 +502,13 @@ def _copy_checked(x, deep, depth=0):
         items = x
     elif type(x) is dict:
         items = x.values()
-    elif isinstance(x, (np.ndarray, numbers.Number, str, bytes, type(None), bool)):
-        return
+    elif isinstance(x, (np.ndarray, numbers.Number, str, bytes, type(None), bool)) or type(x) is object:
+        return  # (a bare `object()`: a sentinel, an identity)
     elif has_fields(x) and _plain_object(x):
+        items = fields_of(x).values()
+    elif not _carries_derivative(x):  # (a dtype, an index of integer labels: copied as they are)
+        return
+    elif isinstance(x, Labels):  # (a pandas index: its copy shares its labels, field by field)
         items = fields_of(x).values()
     else:
         raise NoRuleError(f"reverse mode copies lists, tuples, dicts, arrays, numbers and plain objects, "

@@ -9,6 +9,7 @@ numbers and arrays are plain values added by `acc`.
 from __future__ import annotations
 
 import numbers
+import types
 from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
@@ -149,13 +150,24 @@ def _slotted(t) -> bool:
 
 
 def fields_of(obj) -> dict:
-    """An object's fields by name: its `__dict__`, and the `__slots__` of its class and bases that are set."""
+    """An object's fields by name: its `__dict__`, and the `__slots__` of its class and bases that are set
+    (read by their slots themselves: an unset one is not passed to the class's `__getattr__`, which may
+    read it again, as a half-built xarray object's does, endlessly)."""
     out = dict(vars(obj)) if hasattr(obj, "__dict__") else {}
     for cls in type(obj).__mro__:
         slots = cls.__dict__.get("__slots__", ())
         for name in (slots,) if isinstance(slots, str) else slots:
-            if name not in ("__dict__", "__weakref__") and hasattr(obj, name):
-                out[name] = getattr(obj, name)
+            if name in ("__dict__", "__weakref__"):
+                continue
+            slot = cls.__dict__.get(name)
+            if type(slot) is not types.MemberDescriptorType:  # (a mangled `__x`: as before, if found)
+                if hasattr(obj, name):
+                    out[name] = getattr(obj, name)
+                continue
+            try:
+                out[name] = slot.__get__(obj, type(obj))
+            except AttributeError:  # (not set)
+                pass
     return out
 
 

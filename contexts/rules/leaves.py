@@ -39,7 +39,8 @@ import numpy as _np
 _NDARRAY = _np.ndarray
 
 __all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains", "ArrayLeaf",
-           "register_array", "is_array_leaf", "as_array"]
+           "register_array", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "Container",
+           "register_container", "container_of"]
 
 
 class Scalar(abc.ABC):
@@ -152,6 +153,90 @@ def as_array(x, dtype=None):
     return _np.asarray(x, dtype=dtype)
 
 
+class Labels(abc.ABC):
+    """The virtual base class of registered types of labels (pandas' `Index`, which xarray's coordinates
+    become): values with a `dtype` that carry a derivative only where it is inexact (an index of integers,
+    strings or dates carries none), never looked into by the engines' tests of activity (their insides,
+    C bookkeeping, would count as unknown). Registering a type: `register_labels(MyIndex)`."""
+
+
+LABEL_TYPES: list[type] = []  # the registered label types (empty: no engine needs to look for them)
+
+
+_EXACT_LABELS: list[Callable[[Any], bool]] = []  # tests of labels whose dtype carries no derivative
+
+
+def register_labels(cls: type, exact: Callable[[Any], bool] | None = None) -> None:
+    """Register `cls` (and its subclasses) as a type of labels: see `Labels`. `exact(labels)` tells labels
+    of a dtype that carries no derivative beyond numpy's integers, strings and dates (pandas' strings)."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_labels takes a class, not {cls!r}")
+    Labels.register(cls)
+    LABEL_TYPES.append(cls)
+    if exact is not None:
+        _EXACT_LABELS.append(exact)
+
+
+CONSTANT_TYPES: list[type] = []
+"""Types of other packages' objects that never carry a derivative (pandas' reference trackers, C objects of
+bookkeeping): `register_constant(cls)`."""
+
+
+def register_constant(cls: type) -> None:
+    """Register `cls` as a type whose objects carry no derivative (the engines' tests of activity and
+    copies take them as constants)."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_constant takes a class, not {cls!r}")
+    LABEL_TYPES.append(cls)  # (looked for with the labels)
+    CONSTANT_TYPES.append(cls)
+
+
+def carries_none(x) -> bool:
+    """x is an object of a registered constant type, or labels of a registered type whose dtype carries no
+    derivative (integers, strings, dates); False at once while none is registered (xarray not imported)."""
+    if not LABEL_TYPES:
+        return False
+    if CONSTANT_TYPES and isinstance(x, tuple(CONSTANT_TYPES)):
+        return True
+    if not isinstance(x, Labels) or getattr(x, "dtype", None) is None:
+        return False
+    return getattr(x.dtype, "kind", "O") in "biuUSmM" or any(exact(x) for exact in _EXACT_LABELS)
+
+
+@dataclass(frozen=True)
+class Container:
+    """What the engines need of a registered container of arrays with labels (xarray's DataArray): the
+    gradient with respect to one is of its own kind, its labels kept.
+
+    - `cotangent(d, x, finalize)`: from reverse mode's cotangent of x (a dict of its fields' cotangents, or
+      None), the gradient as a container like x: its values' cotangents, each shaped like its array by
+      `finalize(g, array)` (zeros where none came);
+    - `values(x)`/`rebuild(x, v)`: x's differentiated values, a numpy array, and x with values v in their
+      place (forward mode seeds the values: `jacfwd(f, x)`)."""
+
+    cotangent: Callable[[Any, Any], Any]
+    values: Callable[[Any], Any] | None = None
+    rebuild: Callable[[Any, Any], Any] | None = None
+
+
+CONTAINERS: dict[type, Container] = {}
+
+
+def register_container(cls: type, *, cotangent: Callable, values: Callable | None = None,
+                       rebuild: Callable | None = None) -> None:
+    """Register `cls` (and its subclasses) as a container of arrays with labels: see `Container`."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_container takes a class, not {cls!r}")
+    CONTAINERS[cls] = Container(cotangent, values, rebuild)
+
+
+def container_of(x) -> Container | None:
+    """The registered container kind of x's type (or of its nearest registered base), or None."""
+    if not CONTAINERS:
+        return None
+    return next((c for cls, c in CONTAINERS.items() if isinstance(x, cls)), None)
+
+
 UNIT_TYPES: list = []
 """[(class, quantity)]: classes of units (pint's `Unit` and its subclasses) with `quantity(magnitude, unit)`;
 forward mode's `dual * unit` and `dual / unit` make the quantity of the dual with it (contexts.rules.pint)."""
@@ -160,7 +245,7 @@ forward mode's `dual * unit` and `dual / unit` make the quantity of the dual wit
 # -- domains loaded with their package -----------------------------------------------------------------
 
 DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "dask.array": "contexts.rules.dask",
-           "pint": "contexts.rules.pint"}
+           "pint": "contexts.rules.pint", "xarray": "contexts.rules.xarray"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 
 _loaded: set[str] = set()

@@ -536,9 +536,31 @@ def through_protocol(fn):
                 y = NotImplemented if method is None else method(v, fn, kinds, args, kwargs)
             if y is not NotImplemented:
                 return y
+        if not ufunc:  # numpy converts an object without an `__array_function__` by its `__array__` (xarray's)
+            converted = []
+            for a in args:
+                converted.append(_by_its_array(a))
+            return fn(*converted, **kwargs)
         return fn(*args, **kwargs)
     dispatched.__name__ = f"{getattr(fn, '__name__', 'fn')}_by_its_protocol"
     return dispatched
+
+
+def _by_its_array(a):
+    """a (or a list or tuple's items) converted by its class's Python `__array__`, where a takes numpy's
+    ufuncs by its own `__array_ufunc__` but has no `__array_function__` (numpy's other functions convert
+    it): run as code the engines differentiate, never handed back to numpy's function as it is (which
+    would dispatch to `through_protocol` again, endlessly)."""
+    if type(a) in (list, tuple):
+        items = []
+        for v in a:
+            items.append(_by_its_array(v))
+        return items if type(a) is list else tuple(items)
+    cls = type(a)
+    if (_protocol_object(a) and getattr(cls, "__array_function__", None) is None
+            and type(getattr(cls, "__array__", None)) is types.FunctionType):
+        return cls.__array__(a)
+    return a
 
 
 def _as_array(a):

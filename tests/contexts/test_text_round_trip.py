@@ -110,3 +110,29 @@ def test_a_number_taken_apart_is_refused(f, mode):
     type Dual is not JSON serializable", struct.error, statistics' "can't convert type 'Tracer'")."""
     with pytest.raises(OverdubError):
         MODES[mode](f, 0.7)
+
+
+
+class _Sized:
+    def __init__(self, x):
+        self.x = x
+
+    def size(self):
+        return len(self.x)
+
+
+def _counted(x):
+    n = _Sized(x).size()  # an integer, from an object holding a differentiated array
+    label = f"with size={n!r}"  # (xarray's alignment: `f"with size={index_size!r}"`)
+    return float(np.sum(x ** 2)) + len(label) * 0.0
+
+
+def _parses_its_own(x):
+    return float(str(4)) * x
+
+
+def test_an_integer_formatted_is_not_remembered():
+    """The text of an integer carries no derivative whatever it was computed from: remembered, its digits
+    made an unrelated parse (`float(str(4))`) be refused later."""
+    gradient(_counted, np.array([0.5, 1.0, 1.5, 2.0]))
+    assert gradient(_parses_its_own, 0.7)[0] == 4.0

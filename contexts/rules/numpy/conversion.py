@@ -118,3 +118,6 @@ def wrap_frule(tangents, conv, arr, *rest, **kwargs):
 
 
 registry.nondifferentiable((_array_converter, "result_type"))
+
+# `x.__array_namespace__()` is the module numpy: xarray, array-api-compat and scipy ask it of arrays
+registry.nondifferentiable((np.ndarray, "__array_namespace__"))

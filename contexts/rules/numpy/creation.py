@@ -11,7 +11,7 @@ registry.nondifferentiable(
     np.random.uniform, np.random.normal, np.isclose, np.allclose, np.array_equal, np.argmax, np.argmin,
     np.count_nonzero, np.digitize, np.iscomplexobj, np.isrealobj,
     np.result_type, np.can_cast, np.promote_types, np.ndim, np.size, np.broadcast, np.broadcast_shapes,
-    np.isscalar, np.iterable, np.shape,
+    np.isscalar, np.iterable, np.shape, np.dtype,
 )
 
 # sparsity (contexts/rules/sparsity_specs.py): arrays made inside the function are tracers, so that they

@@ -1,0 +1,156 @@
+"""xarray's DataArrays and Datasets: containers of numpy arrays, differentiated through xarray's own Python.
+
+xarray is pure Python on top of numpy: a DataArray holds a `Variable` whose `_data` is the ndarray; its
+arithmetic, reductions, indexing and `xr.dot`/`xr.where` are xarray's code computing on those arrays (by
+numpy's functions, which have rules), differentiated as any Python code is. Its objects keep their fields
+in `__slots__`, stored by `object.__setattr__` (recorded as the stores of fields: `rules.builtins`).
+
+What carries no derivative is the bookkeeping of labels: coordinates become pandas indexes, whose Python
+and Cython internals are registered here as non-differentiable primitives (never recursed into).
+
+Gradients: with respect to a DataArray input, the gradient is a DataArray of the same dims, coords, name
+and attributes holding the gradient with respect to its values (coordinates are labels, held fixed); with
+respect to a Dataset, a Dataset of the gradients of its data variables (reverse mode). `jacfwd(f, da)`
+seeds the DataArray's values and gives a DataArray too, for a scalar f (`leaves.register_container`).
+
+Loaded when xarray is first imported (`leaves.DOMAINS`).
+"""
+
+from __future__ import annotations
+
+from pandas._libs import internals as _pd_internals
+
+import numpy as np
+import pandas as pd
+
+from overdub.errors import OverdubError
+
+from .containers import SHARED_SAFELY
+from .leaves import register_constant, register_container, register_labels
+from .registry import registry
+
+__all__: list[str] = []
+
+registry.nondifferentiable(_pd_internals.BlockValuesRefs.add_index_reference)
+register_constant(_pd_internals.BlockValuesRefs)  # (weak references to the arrays sharing memory)
+
+
+def _register_predicates() -> None:
+    """pandas' tests of values (in Cython): booleans, carrying no derivative."""
+    from pandas._libs import lib
+
+    for name in ("is_list_like", "is_scalar", "is_iterator", "is_integer", "is_float", "is_bool", "is_complex",
+                 "is_hashable", "is_array", "item_from_zerodim", "is_np_dtype", "infer_dtype",
+                 "is_bool_list", "is_range_indexer", "is_sequence_range", "dtypes_all_equal"):
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            registry.nondifferentiable(fn)
+
+
+_register_predicates()
+
+
+def _string_labels(index) -> bool:
+    """An index of pandas' own strings (`StringDtype`, pandas 3's default for text labels)."""
+    return isinstance(index.dtype, pd.StringDtype)
+
+
+register_labels(pd.Index, exact=_string_labels)
+
+
+def _register_indexes() -> None:
+    """xarray's indexes are never changed in place (xarray builds new ones): shared safely under every key
+    of `dict.fromkeys` (`Coordinates._construct_direct`, alignment)."""
+    from xarray.core.indexes import Index
+
+    SHARED_SAFELY.append(Index)
+
+
+_register_indexes()
+
+
+def _register_lookups() -> None:
+    """Looking labels up in an index (`.sel`) gives positions: integers, slices and masks, piecewise
+    constant in the labels (pandas' index engines, in Cython)."""
+    from pandas._libs import index as engines
+
+    for name in ("IndexEngine", "MaskedIndexEngine", "ExtensionEngine", "BaseMultiIndexCodesEngine"):
+        cls = getattr(engines, name, None)
+        for method in ("get_loc", "get_indexer", "get_indexer_non_unique", "__contains__"):
+            fn = getattr(cls, method, None)
+            if fn is not None and not isinstance(fn, type(object.__init__)):
+                registry.nondifferentiable(fn)
+
+
+_register_lookups()
+
+
+# -- gradients of DataArrays and Datasets -----------------------------------------------------------------
+
+class UnsupportedContainer(OverdubError):
+    """The gradient with respect to an xarray object whose values are not a numpy array in memory."""
+
+
+def _numpy_values(variable, what: str):
+    data = variable._data
+    if type(data) is not np.ndarray or data.dtype.kind not in "fc":
+        raise UnsupportedContainer(
+            f"the gradient with respect to {what} whose values are a {type(data).__name__} "
+            f"({getattr(data, 'dtype', '?')}), not a numpy array of floats",
+            fix="pass it with its values loaded as floats (`da.astype(float).load()`), or differentiate with "
+                "respect to `da.values` and build the DataArray inside the function")
+    return data
+
+
+def _field(d, name):
+    return d.get(name) if isinstance(d, dict) else None
+
+
+def _values_cotangent(g, data, finalize, what: str):
+    if isinstance(g, dict):  # (the values' cotangent is not an array's: it went somewhere else)
+        raise UnsupportedContainer(f"reverse mode could not bring the gradient with respect to {what} back to "
+                                   "its values", fix="differentiate with respect to `da.values` and build the "
+                                                     "DataArray inside the function")
+    return finalize(g, data)
+
+
+def dataarray_cotangent(d, x, finalize):
+    """A DataArray of x's dims, coords, name and attributes holding the cotangent of x's values."""
+    what = f"a DataArray {x.name!r}" if x.name is not None else "a DataArray"
+    data = _numpy_values(x.variable, what)
+    if isinstance(d, np.ndarray):  # (its values' cotangent, given whole)
+        g = d
+    else:
+        g = _field(_field(d, "_variable"), "_data")
+    return x.copy(data=_values_cotangent(g, data, finalize, what))
+
+
+def dataset_cotangent(d, x, finalize):
+    """A Dataset of x's variables holding the cotangents of its data variables' values (coordinates kept)."""
+    variables = _field(d, "_variables")
+    out = {}
+    for name in x.data_vars:
+        what = f"the variable {name!r} of a Dataset"
+        data = _numpy_values(x.variables[name], what)
+        out[name] = _values_cotangent(_field(_field(variables, name), "_data"), data, finalize, what)
+    return x.copy(data=out)
+
+
+def dataarray_values(x):
+    return _numpy_values(x.variable, "a DataArray")
+
+
+def dataarray_rebuild(x, values):
+    """x with `values` (an array, or forward mode's dual) in place of its own."""
+    return x.copy(data=values)
+
+
+def _register_containers() -> None:
+    import xarray
+
+    register_container(xarray.DataArray, cotangent=dataarray_cotangent, values=dataarray_values,
+                       rebuild=dataarray_rebuild)
+    register_container(xarray.Dataset, cotangent=dataset_cotangent)
+
+
+_register_containers()
