@@ -74,5 +74,4 @@ def test_hessian_right_or_refused(f):
     except OverdubError:
         return
     h = h[0][0] if type(h) is tuple else h
-    expected = np.array([fd.gradient(lambda v, i=i: gradient(f, v)[0][i], X)[0] for i in range(X.size)])
-    np.testing.assert_allclose(h, expected, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(h, fd.hessian(f, X, matrix=True), rtol=1e-4, atol=1e-5)  # (f's own differences)
