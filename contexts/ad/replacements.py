@@ -21,33 +21,42 @@ from overdub.errors import OverdubError
 __all__ = ["REPLACEMENTS", "GETTERS"]
 
 
-class _Drawing:
-    """map, filter and enumerate over an iterator: drawn from only as far as they are read (eagerly, as for
-    sequences, they drew all of it: a loop leaving early then found nothing left in the iterator, whose
-    derivative came out 0). A Python iterator: reverse mode differentiates its `__next__` at each draw."""
+class _Mapped:
+    """map over an iterator, drawn from only as far as it is read (eagerly, as for sequences, it drew all
+    of it: a loop leaving early then found nothing left in the iterator, whose derivative came out 0). A
+    Python iterator: reverse mode differentiates its `__next__` at each draw. So are the two below."""
 
-    def __init__(self, kind, f, its, start=0):
-        self.kind, self.f, self.its, self.i = kind, f, its, start
+    def __init__(self, f, its):
+        self.f, self.its = f, its
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        if self.kind == "enumerate":
-            x = next(self.its[0])
-            i = self.i
-            self.i = i + 1
-            return (i, x)
-        if self.kind == "filter":
-            while True:
-                x = next(self.its[0])
-                keep = bool(x) if self.f is None else self.f(x)
-                if keep:
-                    return x
         args = []
         for it in self.its:
             args.append(next(it))
         return self.f(*args)
+
+
+class _Filtered(_Mapped):
+    def __next__(self):
+        while True:
+            x = next(self.its[0])
+            if (bool(x) if self.f is None else self.f(x)):
+                return x
+
+
+class _Enumerated(_Mapped):
+    def __init__(self, it, start):
+        super().__init__(None, [it])
+        self.i = start
+
+    def __next__(self):
+        x = next(self.its[0])
+        i = self.i
+        self.i = i + 1
+        return (i, x)
 
 
 def _drawn(iterables) -> bool:
@@ -69,7 +78,7 @@ def ad_map(f, *iterables):
         its = []
         for s in iterables:
             its.append(iter(s))
-        return _Drawing("map", f, its)
+        return _Mapped(f, its)
     out = []
     for args in zip(*iterables):
         out.append(f(*args))
@@ -78,7 +87,7 @@ def ad_map(f, *iterables):
 
 def ad_filter(f, iterable):
     if _drawn((iterable,)):
-        return _Drawing("filter", f, [iterable])
+        return _Filtered(f, [iterable])
     out = []
     for x in iterable:
         keep = bool(x) if f is None else f(x)
@@ -151,7 +160,7 @@ def _zip_drawn(iterables):
 
 def ad_enumerate(iterable, start=0):
     if _drawn((iterable,)):
-        return _Drawing("enumerate", None, [iterable], start)
+        return _Enumerated(iterable, start)
     out = []
     i = start
     for x in iterable:
