@@ -459,22 +459,32 @@ def _number_attribute(ctx, d, name, default):
     return getattr(d, name, *default)
 
 
-def _class_setter(obj, name):
-    """(fn, *args) the Python code `obj.name = value` runs (value added), from obj's class, or None."""
+def _class_entry(obj, name):
+    """obj's class's attribute `name` as stored (a descriptor itself), from the first class of its MRO
+    that has one, or _NOT_FOUND."""
     for klass in type(obj).__mro__:
         attr = klass.__dict__.get(name, _NOT_FOUND)
-        if attr is _NOT_FOUND:
-            continue
-        kind = type(attr)
-        put = getattr(kind, "__set__", None)
-        if type(put) is types.FunctionType:
-            return put, attr, obj
-        if isinstance(attr, property):
-            fset = attr.fset
-            if type(fset) is types.FunctionType or (type(fset) is types.MethodType
-                                                    and type(fset.__func__) is types.FunctionType):
-                return fset, obj
+        if attr is not _NOT_FOUND:
+            return attr
+    return _NOT_FOUND
+
+
+def _python_code(fn) -> bool:
+    """fn is a Python function, or a method bound to one (pygeodesy's caching `Property_RO`)."""
+    return type(fn) is types.FunctionType or (type(fn) is types.MethodType
+                                             and type(fn.__func__) is types.FunctionType)
+
+
+def _class_setter(obj, name):
+    """(fn, *args) the Python code `obj.name = value` runs (value added), from obj's class, or None."""
+    attr = _class_entry(obj, name)
+    if attr is _NOT_FOUND:
         return None
+    put = getattr(type(attr), "__set__", None)
+    if type(put) is types.FunctionType:
+        return put, attr, obj
+    if isinstance(attr, property) and _python_code(attr.fset):
+        return attr.fset, obj
     return None
 
 
@@ -485,24 +495,19 @@ def _class_getter(obj, name):
     (unless it defines no `__set__`/`__delete__` and obj's own `__dict__` holds the name, which then wins)."""
     if type(name) is not str:
         return None
-    for klass in type(obj).__mro__:
-        attr = klass.__dict__.get(name, _NOT_FOUND)
-        if attr is _NOT_FOUND:
-            continue
-        kind = type(attr)
-        if kind is types.FunctionType:
-            return None
-        get = getattr(kind, "__get__", None)
-        if type(get) is types.FunctionType:
-            if not (hasattr(kind, "__set__") or hasattr(kind, "__delete__")) and name in getattr(obj, "__dict__", ()):
-                return None
-            return get, attr, obj, type(obj)
-        if isinstance(attr, property):  # (property's own __get__: its getter)
-            fget = attr.fget
-            if type(fget) is types.FunctionType or (type(fget) is types.MethodType
-                                                    and type(fget.__func__) is types.FunctionType):
-                return fget, obj
+    attr = _class_entry(obj, name)
+    if attr is _NOT_FOUND:
         return None
+    kind = type(attr)
+    if kind is types.FunctionType:
+        return None
+    get = getattr(kind, "__get__", None)
+    if type(get) is types.FunctionType:
+        if not (hasattr(kind, "__set__") or hasattr(kind, "__delete__")) and name in getattr(obj, "__dict__", ()):
+            return None
+        return get, attr, obj, type(obj)
+    if isinstance(attr, property) and _python_code(attr.fget):  # (property's own __get__: its getter)
+        return attr.fget, obj
     return None
 
 
