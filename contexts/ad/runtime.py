@@ -1462,9 +1462,13 @@ def _leaves(x, depth=0):
 
 def _opaque_call(fn, args, kw, err, npre=0):
     """A function without source (e.g. made by `exec`) runs as a primitive. It is differentiable only
-    when every differentiable value it returns is one of its inputs, passed through (argument parsers such
-    as scipy.stats' `_parse_args`): cotangents are then routed back by identity. Anything else is the
-    NoSource error, which names the function."""
+    when it only rearranges its inputs (argument parsers such as scipy.stats' `_parse_args`: `return (a,
+    b), loc, scale`) and every differentiable value it returns is one of them, passed through: cotangents
+    are then routed back by identity. Anything else is the NoSource error, which names the function: a
+    function that stores into an object, changes an array in place or calls anything may move a
+    differentiated value where no record follows it (a silent zero), so its bytecode is checked first."""
+    if not _rearranges_only(fn.__code__):
+        raise err
     try:
         y = fn(*args, **kw)
     except OverdubError as e:  # (forward over reverse: a dual met in its native code) refused as it
@@ -1474,6 +1478,30 @@ def _opaque_call(fn, args, kw, err, npre=0):
         if _any_differentiable((leaf,), {}) and id(leaf) not in inputs:
             raise err
     return y, (_opaque_back, y, args, kw, npre)
+
+
+# The operations a source-less function may use and still run as a primitive: reading its arguments and
+# constants, building tuples, lists and dicts of them, branching on identity, returning. No call, no
+# attribute or item access (either may run Python code), no store but into its own locals, no iteration
+# (it draws from an iterator), no arithmetic (its result would be a new value without a record).
+_REARRANGING = frozenset({
+    "RESUME", "NOP", "CACHE", "EXTENDED_ARG", "LOAD_CONST", "LOAD_FAST", "LOAD_FAST_CHECK",
+    "LOAD_FAST_LOAD_FAST", "LOAD_FAST_AND_CLEAR", "STORE_FAST", "STORE_FAST_LOAD_FAST",
+    "STORE_FAST_STORE_FAST", "LOAD_DEREF", "MAKE_CELL", "COPY_FREE_VARS", "RETURN_VALUE", "RETURN_CONST",
+    "BUILD_TUPLE", "BUILD_LIST", "BUILD_MAP", "BUILD_CONST_KEY_MAP", "LIST_EXTEND", "POP_TOP", "COPY",
+    "SWAP", "IS_OP", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_NONE",
+    "POP_JUMP_FORWARD_IF_NOT_NONE", "JUMP_FORWARD", "TO_BOOL", "NOT_TAKEN"})
+_rearranging_codes: "weakref.WeakKeyDictionary[types.CodeType, bool]" = weakref.WeakKeyDictionary()
+
+
+def _rearranges_only(code: types.CodeType) -> bool:
+    """code only passes its inputs on, rearranged (see `_REARRANGING`)."""
+    known = _rearranging_codes.get(code)
+    if known is None:
+        known = all(ins.opname in _REARRANGING for ins in _dis.get_instructions(code))
+        _rearranging_codes[code] = known
+    return known
 
 
 def _opaque_back(pb, dy, dself, S):

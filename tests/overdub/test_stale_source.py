@@ -52,3 +52,27 @@ def test_unchanged_source_is_used(tmp_path, monkeypatch):
     mod = importlib.import_module("fresh_mod")
     assert overdub.is_recursable(mod.cube)
     assert gradient(mod.calls, 3.0) == pytest.approx((27.0,))
+
+
+STORING_OLD = ("class Box:\n    pass\n\n\ndef put(box, v):\n    box.p = v\n\n\n"
+               "def f(x):\n    b = Box()\n    put(b, x * x)\n    return b.p * 2.0\n")
+STORING_NEW = STORING_OLD.replace("box.p = v", "box.q = v")
+
+
+def test_edited_function_that_stores_into_an_object_is_refused(tmp_path, monkeypatch):
+    """The edited function returns nothing and stores a differentiated value into its argument: run as
+    a primitive, the store had no record and the gradient was silently 0 (found by the fuzzer with the
+    engine's own files edited under it). Reverse mode refuses; forward mode follows the running code."""
+    path = tmp_path / "storing_mod.py"
+    path.write_text(STORING_OLD)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("storing_mod", None)
+    mod = importlib.import_module("storing_mod")
+    try:
+        path.write_text(STORING_NEW)
+        linecache.checkcache(str(path))
+        with pytest.raises(NoRuleError, match="changed since it was imported"):
+            gradient(mod.f, 1.5)
+        assert derivative(mod.f, 1.5) == pytest.approx(4 * 1.5)
+    finally:
+        sys.modules.pop("storing_mod", None)
