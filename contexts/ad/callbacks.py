@@ -27,3 +27,7 @@ if _optimize is not None:
     for _fn in _optimize.ROOT_FINDERS:
         registry.adjoint(_fn)(_optimize.root_adjoint(pullback_full, _fn))
         registry.get(_fn).impl = _optimize.root_plain(_fn)
+    from ..forward import derivative as _derivative
+    from ..rules.numpy import scipy_elementwise as _elementwise
+    for _fn, _kind in _elementwise.SOLVERS.items():
+        registry.adjoint(_fn)(_elementwise.solution_adjoint(pullback_full, _derivative, _fn, _kind))

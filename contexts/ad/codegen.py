@@ -46,7 +46,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
-           "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__",
+           "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__", "__od_dropped__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__",
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_call_viewed__", "__od_kw_tape__")
 
@@ -654,10 +654,21 @@ class _Gen:
                     elif not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
                         parts.append(const(False))
                 test = and_(*parts) if parts else const(True)
-            for extra in (_float64_test(a, b), _real_array_test(v.op, a, b, act_a, act_b)):
-                if extra is not None:
-                    test = or_(test, extra)
-            adj.append(_given("_g", [if_(test, inline, generic), *added]))
+            f64 = _float64_test(a, b)
+            if f64 is not None:
+                test = or_(test, f64)
+            path = generic
+            arrays = _real_array_test(v.op, a, b, act_a, act_b)
+            if arrays is not None:
+                array_inline = inline
+                if isinstance(v.op, ast.Mult):
+                    # 0 * inf where the product overflowed and its cotangent is 0 (a mask dropped it later):
+                    # 0 there (`generic.dropped_nan_zero`; one sum tells a finite cotangent). Not for scalars:
+                    # their NaN stays (per-operation cost on scalar code; a NaN, never a finite wrong number)
+                    array_inline = inline + [assign(g, call("__od_dropped__", g, "_g", user(a), user(b), const(False)))
+                                             for g, act in (("_od_ga", act_a), ("_od_gb", act_b)) if act]
+                path = [if_(arrays, array_inline, generic)]
+            adj.append(_given("_g", [if_(test, inline, path), *added]))
         else:
             adj.append(_given("_g", generic + added))
         return [s], need, adj

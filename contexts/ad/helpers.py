@@ -1353,6 +1353,14 @@ def enumerate_at(it):
     return enumerate(it)
 
 
+def _dropped(ga, g, a, b, div: bool):
+    """The inlined product's or quotient's cotangent ga (`codegen`'s fast path) with 0 where the result
+    a * b (a / b) is not finite and g is 0 (`generic.dropped_nan_zero`); the result made only then."""
+    if type(ga) is _NDARRAY and np.isfinite(ga.sum()):
+        return ga
+    return dropped_nan_zero(ga, g, (lambda: a / b) if div else (lambda: a * b))
+
+
 HELPER_IMPLS = {
     "__od_call__": runtime.call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
     "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj,
@@ -1370,7 +1378,7 @@ HELPER_IMPLS = {
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
     "__od_key_guard__": key_guard,
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
-    "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
+    "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
     "__od_guard_cells__": runtime.guard_cells, "__od_unguard__": runtime.unguard,
 }

@@ -62,9 +62,26 @@ def _is_dual(v) -> bool:
     return type(v) is Dual
 
 
+def _along(g, x):
+    """The derivative of g along all ones at the plain x (each element of an elementwise g on its own), by a
+    fresh derivative call: perturbations g's other inputs carry stay in it."""
+    tag = Tag()
+    _, t = split(g(Dual(x, np.ones_like(x) if np.ndim(x) else 1.0, tag)), tag)
+    return 0.0 if t is None else t
+
+
+def _make(like, value, tangent):
+    """A dual of like's derivative call with the given primal and tangent."""
+    return Dual(value, tangent, like.tag)
+
+
 if _optimize is not None:
     _FW = types.SimpleNamespace(run_inside=run_inside, dual_free=dual_free, primal=_plain, is_dual=_is_dual,
                                 slope_at=_slope_at)
     for _fn in _optimize.ROOT_FINDERS:
         registry.duals(_fn)(_optimize.root_duals(_FW, _fn))
     registry.duals(_optimize.optimize.fsolve)(_optimize.fsolve_duals(_FW))
+    from ..rules.numpy import scipy_elementwise as _elementwise
+    _FW.along, _FW.make = _along, _make
+    for _fn, _kind in _elementwise.SOLVERS.items():
+        registry.duals(_fn)(_elementwise.solution_duals(_FW, _fn, _kind))

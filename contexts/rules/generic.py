@@ -175,22 +175,24 @@ def project(g, like):
 
 def dropped_nan_zero(ga, g, y):
     """ga, the cotangent g pulled back through an elementwise operation whose output is y, with 0 where y is
-    NaN and g is 0. A NaN the result does not show (a finite result's cotangent reached it) was dropped on the
-    way: by np.where, a comparison, nan_to_num, none of which depends on it differentiably, so nothing flows
-    back through it, where the pullback made 0 * nan (pvlib's tracker backtracking:
-    `np.where(t < 1, np.arccos(t), 0)` with t > 1). Where y is a number 0 * inf stays NaN (the zero may be a
-    coincidence: `np.cbrt(x) ** 3` at 0). A finite ga (the common case, one sum to tell) is returned as is."""
+    NaN or infinite and g is 0. A NaN or an overflow the result does not show (a finite result's cotangent
+    reached it) was dropped on the way: by np.where, a comparison, indexing by a mask, none of which depends
+    on it differentiably, so nothing flows back through it, where the pullback made 0 * nan or 0 * inf
+    (pvlib's tracker backtracking: `np.where(t < 1, np.arccos(t), 0)` with t > 1; its single-diode model:
+    `argW = c * np.exp(u)` overflowing to inf where it then takes another formula). Where y is a finite number
+    0 * inf stays NaN (the zero may be a coincidence: `np.cbrt(x) ** 3` at 0: the derivative is 1). A finite
+    ga (the common case, one sum to tell) is returned as is."""
     if type(ga) is np.ndarray:
         if ga.dtype.kind not in "fc" or np.isfinite(ga.sum()):
             return ga
         y = np.asarray(y() if callable(y) else y)
         if y.dtype.kind not in "fc" or y.shape != ga.shape:
             return ga
-        drop = (np.asarray(g) == 0) & np.isnan(y)
+        drop = (np.asarray(g) == 0) & ~np.isfinite(y)
         return np.where(drop, np.zeros((), ga.dtype), ga) if drop.any() else ga
     if type(ga) in (float, complex, np.float64, np.complex128) and ga != ga and g == 0:
         y = y() if callable(y) else y
-        if type(y) in (float, complex, np.float64, np.complex128) and y != y:
+        if type(y) in (float, complex, np.float64, np.complex128) and not _cmath.isfinite(y):
             return type(ga)(0)
     return ga
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import generic
 from .cotangents import Refused, acc
-from .generic import conj, fit, plain, project, sign
+from .generic import conj, dropped_nan_zero, fit, plain, project, sign
 from .leaves import ArrayLeaf
 from .registry import dispatches_on_numbers, registry
 
@@ -194,7 +194,9 @@ def mul_adjoint(dy, y, a, b):
     if _repeats(a, b, y):
         return (_repeat_adjoint(dy, a, b), None) if _is_seq(a) else (None, _repeat_adjoint(dy, b, a))
     ca, cb = conj(a), conj(b)
-    return fit(mul_da(dy, ca, cb, None), a), fit(mul_db(dy, ca, cb, None), b)
+    # (0 * inf where y overflowed and its cotangent is 0 there: `generic.dropped_nan_zero`)
+    return (fit(dropped_nan_zero(mul_da(dy, ca, cb, None), dy, y), a),
+            fit(dropped_nan_zero(mul_db(dy, ca, cb, None), dy, y), b))
 
 
 def _mul_tangent(ta, tb, a, b):
@@ -235,7 +237,8 @@ def truediv_adjoint(dy, y, a, b):
     if dy is None or _timelike(a) or _timelike(b):  # (`dt / np.timedelta64(1, "D")`: days, constant)
         return None, None
     ca, cb, cy = conj(a), conj(b), conj(y)
-    return fit(truediv_da(dy, ca, cb, cy), a), fit(truediv_db(dy, ca, cb, cy), b)
+    return (fit(dropped_nan_zero(truediv_da(dy, ca, cb, cy), dy, y), a),
+            fit(dropped_nan_zero(truediv_db(dy, ca, cb, cy), dy, y), b))
 
 
 def _truediv_tangent(ta, tb, a, b, y):
