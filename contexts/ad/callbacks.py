@@ -27,6 +27,8 @@ if _optimize is not None:
     for _fn in _optimize.ROOT_FINDERS:
         registry.adjoint(_fn)(_optimize.root_adjoint(pullback_full, _fn))
         registry.get(_fn).impl = _optimize.root_plain(_fn)
+    for _fn, _name in _optimize.SEARCHES.items():
+        registry.adjoint(_fn)(_optimize.search_adjoint(_name))
     from ..forward import derivative as _derivative
     from ..rules.numpy import scipy_elementwise as _elementwise
     for _fn, _kind in _elementwise.SOLVERS.items():

@@ -81,6 +81,8 @@ if _optimize is not None:
     for _fn in _optimize.ROOT_FINDERS:
         registry.duals(_fn)(_optimize.root_duals(_FW, _fn))
     registry.duals(_optimize.optimize.fsolve)(_optimize.fsolve_duals(_FW))
+    for _fn, _name in _optimize.SEARCHES.items():
+        registry.duals(_fn)(_optimize.search_duals(_FW, _fn, _name))
     from ..rules.numpy import scipy_elementwise as _elementwise
     _FW.along, _FW.make = _along, _make
     for _fn, _kind in _elementwise.SOLVERS.items():

@@ -302,7 +302,8 @@ def _through_duals(f, args, tans, kw, kwtans):
              for a, t in zip(args, tans)]
     dkw = {k: (v if _all_zero(kwtans.get(k)) else _dualize(v, kwtans[k], tag, made)) for k, v in kw.items()}
     try:
-        y = _run(f, *dargs, **dkw)
+        # (a Python function with a form on duals — a root finder, a refused search — runs that form)
+        y = _run(rule.duals if rule is not None and rule.duals is not None else f, *dargs, **dkw)
     except (TypeError, ValueError, struct.error) as e:
         # a DualConversionError, or the callable's own words ("cannot create mpf from Dual", struct.pack's
         # "required argument is not a float")

@@ -26,7 +26,8 @@ from scipy import optimize
 from ..cotangents import Refused
 from ..registry import NoClosedForm, NoDerivative, NoRuleError
 
-__all__ = ["ROOT_FINDERS", "root_adjoint", "root_plain", "root_duals", "fsolve_duals"]
+__all__ = ["ROOT_FINDERS", "SEARCHES", "root_adjoint", "root_plain", "root_duals", "fsolve_duals",
+           "search_adjoint", "search_duals"]
 
 ROOT_FINDERS = (optimize.brentq, optimize.brenth, optimize.ridder, optimize.bisect, optimize.toms748)
 
@@ -102,6 +103,59 @@ def root_plain(fn):
                               fix="differentiate once, or give the solve a custom adjoint "
                                   "(`@contexts.custom_adjoint`)") from e
     run.__name__ = run.__qualname__ = f"{fn.__name__}_plain"
+    return run
+
+
+# -- searches by comparisons only: refused in both modes -------------------------------------------------
+
+# scipy's optimisers that move their points by comparing the objective's values, never by its slope: the
+# result's derivative, differentiated as code, is 0 (Nelder-Mead's and differential evolution's x under
+# forward mode were a silent 0; the true derivative of the optimum is not)
+SEARCHES = {fn: name for fn, name in (
+    (getattr(getattr(optimize, "_optimize", None), "_minimize_neldermead", None), "Nelder-Mead simplex"),
+    (getattr(optimize, "differential_evolution", None), "differential evolution"),
+    (getattr(optimize, "dual_annealing", None), "dual annealing"),
+) if fn is not None}
+
+
+def _search_refused(name) -> NoDerivative:
+    return NoDerivative(f"scipy.optimize's {name} moves its points by comparing the objective's values only: "
+                        "differentiated as code its result's derivative is 0, which the optimum's is not, and "
+                        "overdub has no rule for it",
+                        fix="differentiate a gradient-based method (method='BFGS', whose iterations are "
+                            "differentiated), `scipy.optimize.elementwise.find_minimum` for one variable, or "
+                            "give the call a custom adjoint (`@contexts.custom_adjoint`)")
+
+
+def _any_cotangent(v) -> bool:
+    if v is None:
+        return False
+    if isinstance(v, (tuple, list)):
+        return any(_any_cotangent(x) for x in v)
+    if hasattr(v, "keys") and hasattr(v, "__getitem__"):
+        return any(_any_cotangent(v[k]) for k in v.keys())
+    try:
+        return bool(np.any(np.asarray(v) != 0))
+    except (TypeError, ValueError):
+        return True
+
+
+def search_adjoint(name):
+    """Reverse mode: the search runs natively; any cotangent reaching its result is refused."""
+    def adjoint(dy, y, *args, **kwargs):
+        if _any_cotangent(dy):
+            raise _search_refused(name)
+        return (None,) * len(args) + ({},)
+    return adjoint
+
+
+def search_duals(fw, fn, name):
+    """Forward mode: the search on plain values where nothing it is given is perturbed; else refused."""
+    def run(*args, **kwargs):
+        if not fw.dual_free((args, kwargs)):
+            raise _search_refused(name)
+        return fn(*args, **kwargs)
+    run.__name__ = run.__qualname__ = f"{getattr(fn, '__name__', 'search')}_duals"
     return run
 
 
