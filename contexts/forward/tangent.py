@@ -253,7 +253,14 @@ class _Tangents:
         if op is ast.Add or op is ast.Sub:
             return self.sum_tangent(a, v.op, b, ta, tb)
         if op is ast.Mult:
-            return declared_tangent("mul", a, b, ta, tb)
+            if ta and tb:  # (`seq * n`, both active: ta * n + seq * 0 is ta * n + [], right as it is)
+                return declared_tangent("mul", a, b, ta, tb)
+            # one tangent, maybe an int (a zero, or an int seed): `[1] * n` repeats a constant list, and the
+            # zero of n's tangent must not repeat it 0 times — `fd_mul` sorts that out; floats and arrays
+            # pass inline
+            t = ta or tb
+            return if_exp(is_not(attr(t, "__class__"), "int"), declared_tangent("mul", a, b, ta, tb),
+                          call("__fd_mul__", user(a), user(b), ta or const(0), tb or const(0)))
         if op is ast.Div:
             return declared_tangent("truediv", a, b, ta, tb)
         if op is ast.Pow:
