@@ -439,3 +439,70 @@ def _register_expm():
 
 
 _register_expm()
+
+
+# -- sqrtm, logm, fractional_matrix_power: matrix functions by the block-triangular identity ----------------
+# For a matrix function f (a power series with real coefficients), f([[A, E], [0, A]]) = [[f(A), L], [0,
+# f(A)]] with L = L_f(A, E) its Frechet derivative (Higham, Functions of Matrices, thm 3.6): the tangent
+# is that block, and the cotangent of a loss at A is L_f(A^H, G). Refused: `disp=False` (its error estimate
+# has no derivative).
+
+def _block_frechet(f, a, e):
+    """L_f(a, e) for each matrix of a batch (leading axes), from f of the 2n x 2n block matrix."""
+    def one(a_, e_):
+        n = a_.shape[-1]
+        big = np.zeros((2 * n, 2 * n), dtype=np.result_type(a_, e_, float))
+        big[:n, :n] = big[n:, n:] = a_
+        big[:n, n:] = e_
+        return np.asarray(f(big))[:n, n:]
+    a = np.asarray(a)
+    return _per_matrix(one, a, np.broadcast_to(np.asarray(e), a.shape))
+
+
+def _matrix_function_rules(fn, label):
+    def check(args, kwargs):
+        if args or kwargs:
+            (disp,) = _bind(args, kwargs, ("disp",), (True,))
+            if disp is False:
+                raise NoClosedForm(f"scipy.linalg.{label}", "disp=False (its error estimate)",
+                                   fix=f"call {label}(A) with disp left out").error()
+
+    def plain(a, *args, **kwargs):
+        check(args, kwargs)
+        return fn(a, *args, **kwargs)
+
+    def f_of(args, kwargs):
+        return lambda m: plain(m, *args, **kwargs)
+
+    def adjoint(dy, y, a, *args, **kwargs):
+        if dy is None:
+            return (None,) * (1 + len(args))
+        check(args, kwargs)
+        at = np.swapaxes(np.asarray(a), -1, -2).conj()
+        return (match_primal(_block_frechet(f_of(args, kwargs), at, np.asarray(dy)), a),) + (None,) * len(args)
+
+    def frule(tangents, a, *args, **kwargs):
+        y = plain(a, *args, **kwargs)
+        t = tangents[0] if tangents else None
+        if t is None:
+            return y, None
+        tangent = _block_frechet(f_of(args, kwargs), a, t)
+        return y, tangent.astype(np.result_type(y, tangent), copy=False)
+    adjoint.__name__, frule.__name__ = f"{label}_adjoint", f"{label}_frule"
+    return adjoint, frule
+
+
+def _register_matrix_functions():
+    import scipy.linalg
+    from ..sparsity_specs import DENSE
+    for name in ("sqrtm", "logm"):
+        fn = getattr(scipy.linalg, name, None)
+        if fn is None:
+            continue
+        adjoint, frule = _matrix_function_rules(fn, name)
+        registry.adjoint(fn)(adjoint)
+        registry.frule(fn)(frule)
+        registry.sparsity(DENSE, fn)  # (every entry of f(A) depends on every entry of A, in general)
+
+
+_register_matrix_functions()
