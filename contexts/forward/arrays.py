@@ -223,7 +223,14 @@ def _into_out(ufunc, inputs, kwargs, out):
     """`ufunc(..., out=o)` with o a dual array: computed plainly, then written into o's value and tangent
     (where `where=` allows), so o's views see it. A plain o cannot hold a tangent: refused."""
     o = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-    if type(o) is not Dual or type(primal(o)) is not np.ndarray:
+    if o is Ellipsis:  # numpy 2's `out=...`: an array result even for 0-d inputs (np.percentile's _lerp)
+        rest = {k: v for k, v in kwargs.items() if k != "out"}
+        result = array_ufunc(ufunc, "__call__", inputs, rest)
+        if type(result) is Dual and type(result.primal) is not np.ndarray:
+            result = Dual(np.asarray(result.primal), np.asarray(result.tangent), result.tag)
+        return result
+    scalar = type(o) is Dual and type(o.primal) is not Dual and isinstance(o.primal, np.generic)
+    if (type(o) is not Dual or type(primal(o)) is not np.ndarray) and not scalar:
         raise OverdubError(
             f"np.{ufunc.__name__}(..., out=...) into an array without a tangent, on dual arguments",
             fix="assign the result (`y = np.f(...)`) instead of writing into `out=`")
@@ -235,10 +242,20 @@ def _into_out(ufunc, inputs, kwargs, out):
         result = array_ufunc(ufunc, "__call__", inputs, rest)
     where = kwargs.get("where", True)
     if where is True:
-        return o._update(result)
-    mask = np.broadcast_to(where, o.primal.shape)
-    merged = Dual(np.where(mask, result.primal, o.primal), np.where(mask, result.tangent, o.tangent)
-                  if o.tag.chunk is None else np.where(mask[None], result.tangent, o.tangent), o.tag)
+        merged = result
+    else:
+        mask = np.broadcast_to(where, np.shape(o.primal))
+        merged = Dual(np.where(mask, result.primal, o.primal), np.where(mask, result.tangent, o.tangent)
+                      if o.tag.chunk is None else np.where(mask[None], result.tangent, o.tangent), o.tag)
+    if scalar:
+        # a dual of a numpy scalar (numpy's `out=...` made a 0-d result, as np.percentile's _lerp does, and
+        # writes into it): the dual object itself takes the new value, so the caller's name sees it
+        if type(merged) is not Dual or merged.tag is not o.tag:
+            raise OverdubError(f"np.{ufunc.__name__}(..., out=...) into a dual scalar of another derivative call",
+                               fix="assign the result (`y = np.f(...)`) instead of writing into `out=`")
+        o.primal = type(o.primal)(np.asarray(merged.primal).reshape(()))
+        o.tangent = merged.tangent
+        return o
     return o._update(merged)
 
 
