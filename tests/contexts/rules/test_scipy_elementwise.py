@@ -101,3 +101,12 @@ def test_other_elementwise_methods_are_refused_by_name():
 
 def test_constant_inputs_run_plainly():
     assert gradient(lambda b: cube_root(8.0) * b, 2.0)[0] == pytest.approx(2.0)
+
+
+def test_second_derivative_refused_by_name():
+    from contexts import hessian
+
+    def root(a):
+        return find_root(lambda x: x ** 3 - a[0], (0.0, 5.0)).x
+    with pytest.raises(NoRuleError, match="find_root"):
+        hessian(root, np.array([1.7]))
