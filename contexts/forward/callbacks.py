@@ -75,6 +75,28 @@ def _make(like, value, tangent):
     return Dual(value, tangent, like.tag)
 
 
+def _tag_of(tree):
+    """The innermost derivative call perturbing anything in tree (tuples, lists, dicts, object arrays)."""
+    best = None
+
+    def walk(v, depth):
+        nonlocal best
+        if type(v) is Dual:
+            if best is None or v.tag.order > best.order:
+                best = v.tag
+        elif depth < 6 and isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x, depth + 1)
+        elif depth < 6 and isinstance(v, dict):
+            for x in v.values():
+                walk(x, depth + 1)
+        elif isinstance(v, np.ndarray) and v.dtype == object:
+            for x in v.flat:
+                walk(x, depth + 1)
+    walk(tree, 0)
+    return best
+
+
 if _optimize is not None:
     _FW = types.SimpleNamespace(run_inside=run_inside, dual_free=dual_free, primal=_plain, is_dual=_is_dual,
                                 slope_at=_slope_at)
@@ -87,3 +109,6 @@ if _optimize is not None:
     _FW.along, _FW.make = _along, _make
     for _fn, _kind in _elementwise.SOLVERS.items():
         registry.duals(_fn)(_elementwise.solution_duals(_FW, _fn, _kind))
+    from ..rules.numpy import scipy_odeint as _odeint
+    _FW.tag_of, _FW.split, _FW.dual = _tag_of, split, Dual
+    registry.duals(_odeint.integrate.odeint)(_odeint.odeint_duals(_FW))
