@@ -203,6 +203,52 @@ def _():
     return (lambda y: integrate.simpson(y ** 2, x=t)), np.linspace(0.2, 1.0, 9)
 
 
+@case("scipy", "integrate.odeint (args=, y0)",
+      reverse=R('NoRuleError', "odeint's LSODA is Fortran: forward mode's sensitivity equations only"),
+      rtol=1e-5)
+def _():
+    integrate = _imp("scipy.integrate")
+    t = np.linspace(0.0, 2.0, 5)
+    return (lambda p: integrate.odeint(lambda y, s, k: [y[1], -k * y[0] - 0.1 * y[1]], [p[1], 0.0], t,
+                                       args=(p[0],), rtol=1e-11, atol=1e-12)[:, 0]), np.array([2.0, 0.7])
+
+
+@case("scipy", "integrate.cumulative_trapezoid")
+def _():
+    integrate = _imp("scipy.integrate")
+    t = np.linspace(0.0, 1.0, 9)
+    return (lambda y: integrate.cumulative_trapezoid(np.sin(y), t)), np.linspace(0.2, 1.0, 9)
+
+
+@case("scipy", "optimize.elementwise.find_root (args=)")
+def _():
+    elementwise = _imp("scipy.optimize.elementwise")
+    return (lambda a: elementwise.find_root(lambda x, a: x ** 3 + x - a, (-5.0, 5.0), args=(a,)).x), \
+        np.array([0.3, 1.7, 4.0])
+
+
+@case("scipy", "optimize.elementwise.find_minimum (value)")
+def _():
+    # (the value only: a minimum's x is found to about √eps, too coarse for central differences of it; its
+    # derivative is checked against a closed form in tests/contexts/rules/test_scipy_elementwise.py)
+    elementwise = _imp("scipy.optimize.elementwise")
+    return (lambda a: elementwise.find_minimum(lambda x, a: np.cosh(x - a) + 0.3 * x ** 2, (-4.0, 0.0, 4.0),
+                                               args=(a,)).f_x), np.array([0.4, 1.1])
+
+
+@case("scipy", "linalg.sqrtm and logm")
+def _():
+    linalg = _imp("scipy.linalg")
+    return (lambda v: np.real(linalg.sqrtm(v.reshape(3, 3)) + linalg.logm(v.reshape(3, 3))).ravel()), \
+        np.array([2.0, 0.4, 0.1, 0.3, 3.0, 0.2, 0.1, 0.5, 2.5])
+
+
+@case("numpy", "percentile and quantile")
+def _():
+    return (lambda x: np.concatenate([np.percentile(x ** 3, [10, 37, 90]), [np.quantile(np.sin(x), 0.6)]])), \
+        np.random.default_rng(0).normal(size=12)
+
+
 # ===============================================================================================
 # scipy.interpolate
 # ===============================================================================================

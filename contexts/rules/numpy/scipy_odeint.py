@@ -5,7 +5,8 @@ the state: for y' = f(y, t, θ) the tangent s = ẏ obeys
 
 whose right side is the tangent of f at (y + εs, θ + εθ̇): f run by forward mode on duals, the state's
 tangent its own. odeint integrates state and tangents together (one augmented system, the call's own
-tolerances), so the derivative is that of the solution of the ODE to those tolerances. θ is whatever f
+tolerances), so the derivative is that of the solution of the ODE to those tolerances; the value is the
+plain call's own. θ is whatever f
 depends on: `args=(...)`, what its closure holds, and y0.
 
 Refused, never a number: perturbed time points, `full_output`'s diagnostics, duals of more than one
@@ -45,7 +46,8 @@ def odeint_duals(fw, fn=integrate.odeint):
     def solve(*pos, **kw):
         bound = sig.bind(*pos, **kw)
         bound.apply_defaults()
-        opts = dict(bound.arguments)
+        given = dict(bound.arguments)
+        opts = dict(given)
         func, y0, t = opts.pop("func"), opts.pop("y0"), opts.pop("t")
         args = opts.pop("args")
         args = args if isinstance(args, tuple) else (args,)
@@ -88,7 +90,11 @@ def odeint_duals(fw, fn=integrate.odeint):
         z0 = np.concatenate([y0p.ravel(), np.asarray(s0, dtype=float).ravel()])
         z = fn(augmented, z0, t, **{key: fw.primal(v) for key, v in opts.items()})
         m = len(t)
-        value = z[:, :n].reshape((m,) + shape)
+        # the value: the plain call's own (the augmented system's error control steps otherwise, which moves
+        # the state within the tolerances); the tangent: the sensitivities solved beside the state
+        plain = {key: fw.primal(v) for key, v in given.items()}
+        plain["func"] = lambda *xs: np.asarray(fw.primal(fw.run_inside(_as_array, (func, *xs), {})), dtype=float)
+        value = fn(**plain)
         tangent = z[:, n:].reshape((m,) + lead + shape)
         if k is not None:  # (a chunked tangent leads with its directions)
             tangent = np.moveaxis(tangent, 1, 0)
