@@ -665,7 +665,7 @@ class _Gen:
                     # 0 * inf where the product overflowed and its cotangent is 0 (a mask dropped it later):
                     # 0 there (`generic.dropped_nan_zero`; one sum tells a finite cotangent). Not for scalars:
                     # their NaN stays (per-operation cost on scalar code; a NaN, never a finite wrong number)
-                    array_inline = inline + [assign(g, call("__od_dropped__", g, "_g", user(a), user(b), const(False)))
+                    array_inline = inline + [assign(g, call("__od_dropped__", g, "_g", user(a), user(b)))
                                              for g, act in (("_od_ga", act_a), ("_od_gb", act_b)) if act]
                 path = [if_(arrays, array_inline, generic)]
             adj.append(_given("_g", [if_(test, inline, path), *added]))

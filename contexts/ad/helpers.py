@@ -1353,12 +1353,12 @@ def enumerate_at(it):
     return enumerate(it)
 
 
-def _dropped(ga, g, a, b, div: bool):
-    """The inlined product's or quotient's cotangent ga (`codegen`'s fast path) with 0 where the result
-    a * b (a / b) is not finite and g is 0 (`generic.dropped_nan_zero`); the result made only then."""
+def _dropped(ga, g, a, b):
+    """The inlined array product's cotangent ga (`codegen`'s fast path) with 0 where the result a * b is
+    not finite and g is 0 (`generic.dropped_nan_zero`); the product made again only then."""
     if type(ga) is _NDARRAY and np.isfinite(ga.sum()):
         return ga
-    return dropped_nan_zero(ga, g, (lambda: a / b) if div else (lambda: a * b))
+    return dropped_nan_zero(ga, g, lambda: a * b)
 
 
 HELPER_IMPLS = {

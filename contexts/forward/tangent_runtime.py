@@ -534,7 +534,6 @@ def fd_matmul(a, b, ta, tb):
     return out
 
 
-# the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 def fd_mul(a, b, ta, tb):
     """The tangent of `a * b` where a tangent is an int: 0 there is no derivative (an int operand's, or a
     zero), not a number to multiply by (`[1] * n` would repeat the list 0 times)."""
@@ -548,6 +547,7 @@ def fd_mul(a, b, ta, tb):
     return ta * b + a * tb
 
 
+# the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_attr, fd_pow, fd_matmul,
                                            fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul)},

@@ -31,6 +31,7 @@ from overdub import opaque
 
 from ..cotangents import Refused, acc
 from ..registry import NoClosedForm, NoDerivative
+from .scipy_optimize import any_cotangent
 
 __all__ = ["SOLVERS", "solution_adjoint", "solution_duals"]
 
@@ -72,17 +73,6 @@ def _options(sig, pos, kw):
     return bound.arguments, (args if isinstance(args, tuple) else (args,)), isinstance(args, tuple)
 
 
-def _nonzero(v) -> bool:
-    if v is None:
-        return False
-    if isinstance(v, Refused):
-        return True
-    try:
-        return bool(np.any(np.asarray(v) != 0))
-    except (TypeError, ValueError):
-        return True
-
-
 def _checked_slope(fn, kind, slope, where):
     """slope (∂f/∂x or ∂²f/∂x², elementwise) as an array, refused where it is needed (`where`) and 0 or not
     finite."""
@@ -109,7 +99,7 @@ def solution_adjoint(pullback_full, derivative, fn, kind):
         f = opts["f"]
         cots = dict(dout) if dout is not None else {}
         for k in _BRACKET:
-            if _nonzero(cots.get(k)):
+            if any_cotangent(cots.get(k)):
                 raise _bracket_refused(fn).error()
         dx, dfx = cots.get("x"), cots.get("f_x")
         if kind == "root":
@@ -117,7 +107,7 @@ def solution_adjoint(pullback_full, derivative, fn, kind):
         x = np.asarray(out.x, dtype=float)
         need = np.zeros(x.shape, bool)
         for d in (dx, dfx):
-            if _nonzero(d):
+            if any_cotangent(d):
                 need |= np.broadcast_to(np.asarray(d) != 0, x.shape)
         if not need.any():
             return (None,) * len(pos) + ({},)
@@ -126,11 +116,11 @@ def solution_adjoint(pullback_full, derivative, fn, kind):
         ones = np.ones_like(x)
         xs = _as_primal(x, out.x)
         d_f, d_args = None, None
-        if dfx is not None and _nonzero(dfx):  # the minimum's value: ∂f/∂θ at x* (x* itself is stationary)
+        if dfx is not None and any_cotangent(dfx):  # the minimum's value: ∂f/∂θ at x* (x* itself is stationary)
             _, back = pullback_full(f, xs, *args)
             d_f, d_all = back(np.broadcast_to(np.asarray(dfx, dtype=float), x.shape) if np.ndim(xs) else dfx)
             d_args = tuple(d_all[1:])
-        if dx is not None and _nonzero(dx):
+        if dx is not None and any_cotangent(dx):
             if kind == "root":
                 g = f
             else:

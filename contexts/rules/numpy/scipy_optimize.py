@@ -27,7 +27,7 @@ from ..cotangents import Refused
 from ..registry import NoClosedForm, NoDerivative, NoRuleError
 
 __all__ = ["ROOT_FINDERS", "SEARCHES", "root_adjoint", "root_plain", "root_duals", "fsolve_duals",
-           "search_adjoint", "search_duals"]
+           "search_adjoint", "search_duals", "any_cotangent"]
 
 ROOT_FINDERS = (optimize.brentq, optimize.brenth, optimize.ridder, optimize.bisect, optimize.toms748)
 
@@ -127,13 +127,17 @@ def _search_refused(name) -> NoDerivative:
                             "give the call a custom adjoint (`@contexts.custom_adjoint`)")
 
 
-def _any_cotangent(v) -> bool:
+def any_cotangent(v) -> bool:
+    """v (a cotangent: a number, an array, a tuple/list/mapping of them) is not all zero; a `Refused` one
+    counts (using it is refused)."""
     if v is None:
         return False
+    if isinstance(v, Refused):
+        return True
     if isinstance(v, (tuple, list)):
-        return any(_any_cotangent(x) for x in v)
+        return any(any_cotangent(x) for x in v)
     if hasattr(v, "keys") and hasattr(v, "__getitem__"):
-        return any(_any_cotangent(v[k]) for k in v.keys())
+        return any(any_cotangent(v[k]) for k in v.keys())
     try:
         return bool(np.any(np.asarray(v) != 0))
     except (TypeError, ValueError):
@@ -143,7 +147,7 @@ def _any_cotangent(v) -> bool:
 def search_adjoint(name):
     """Reverse mode: the search runs natively; any cotangent reaching its result is refused."""
     def adjoint(dy, y, *args, **kwargs):
-        if _any_cotangent(dy):
+        if any_cotangent(dy):
             raise _search_refused(name)
         return (None,) * len(args) + ({},)
     return adjoint
