@@ -144,7 +144,7 @@ _ANY_COUNT = 1 << 30
 def _plan(rule, f) -> tuple:
     """Reverse mode's plan for a rule (kept on it: `Rule.plan`), for `call`'s common case — a primitive with
     an adjoint, called on positional arguments of plain types: `(run, adjoint, at most this many
-    arguments, hot, hot_reduce)`, where run computes f's value (`Rule.impl` or f). Empty where the
+    arguments, hot, hot_reduce, hot_one)`, where run computes f's value (`Rule.impl` or f). Empty where the
     general path decides: rules that iterate, mutate or have no adjoint, and calls passing numpy's `out`
     by position (more arguments than the plan takes)."""
     if rule.adjoint is None or rule.iterates or rule.mutating or rule.kind == "nondiff":
@@ -153,7 +153,7 @@ def _plan(rule, f) -> tuple:
         kind = type(f)
         most = (f.nin if kind is _UFUNC else _out_position(f) % _ANY_COUNT if kind is _DISPATCHER
                 else _ANY_COUNT)
-        plan = (rule.impl or f, rule.adjoint, most, rule.hot, rule.hot_reduce)
+        plan = (rule.impl or f, rule.adjoint, most, rule.hot, rule.hot_reduce, rule.hot_one)
     rule.plan = plan
     return plan
 
@@ -175,6 +175,15 @@ def _hot_back(pb, dy, dself, S):
     if type(dy) is _NDARRAY and dy.dtype is _F8 and dy.shape == x.shape:
         return None, (hot(dy, y, x),), None
     return _static_back((None, adj, y, (x,), None, False), dy, dself, S)
+
+
+def _one_back(pb, dy, dself, S):
+    """A two-argument rule's pullback when the caller differentiates argument i alone, a float64 array: its
+    `hot_one` cotangent when dy is the usual one (the other argument's is never computed)."""
+    _, hot, y, args, i, adj = pb
+    if type(dy) is _NDARRAY and dy.dtype is _F8 and dy.shape == args[i].shape:
+        return None, ((hot(dy, y, *args, 0), None) if i == 0 else (None, hot(dy, y, *args, 1))), None
+    return _plain_back((None, adj, y, args), dy, dself, S)
 
 
 def _hot_reduce_back(pb, dy, dself, S):
@@ -339,6 +348,10 @@ def call(mask, f, /, *args, **kw):
                             return y, (_hot_back, plan[3], y, a, plan[1])
                         if plan[4] is not None:
                             return y, (_hot_reduce_back, plan[4], y, a, plan[1], _NOKW)
+                    elif plan[5] is not None and (mask == 1 or mask == 2) and len(args) == 2:
+                        x = args[mask - 1]  # the one differentiated argument (`np.maximum(x, 0.0)`)
+                        if type(x) is _NDARRAY and x.dtype is _F8 and x.ndim:
+                            return y, (_one_back, plan[5], y, args, mask - 1, plan[1])
                     return y, (_plain_back, plan[1], y, args)
     kind = f.__class__
     if kind is _UFUNC:

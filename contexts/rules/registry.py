@@ -166,6 +166,10 @@ class Rule:
     # at most those options (HOT_REDUCE_OPTIONS), or None where dy is not the usual case (the engine then
     # calls `adjoint`)
     hot_reduce: Callable | None = None
+    # `hot_one(dy, y, a, b, i)`: the cotangent of argument i alone of a two-argument primitive, when the
+    # other is not differentiated (ReLU's `np.maximum(x, 0.0)`, `np.power(x, 3.0)`), args[i] a float64
+    # array and dy a float64 cotangent of its shape; the other argument's partial is then never computed
+    hot_one: Callable | None = None
     # the primitive as Python code (`operator.mul` is `a * b`, `builtins.abs` is `type(x).__abs__(x)`): what
     # engines differentiate instead of the numeric rules when an operand is an object of a class whose
     # special methods are its own (they may mean anything, not arithmetic)
@@ -186,6 +190,9 @@ class Rule:
     @property
     def nondifferentiable(self) -> bool:
         return self.kind == "nondiff"
+
+
+_HOT_FIELDS = frozenset({"hot", "hot_reduce", "hot_one"})  # an adjoint's fast cases (Rule)
 
 
 class Registry:
@@ -237,7 +244,7 @@ class Registry:
                 rule = self._rule(fn if isinstance(fn, tuple) else key_of(fn))
                 setattr(rule, attr, impl)
                 if attr == "adjoint":
-                    rule.hot = rule.hot_reduce = None  # they were the old adjoint's fast cases
+                    rule.hot = rule.hot_reduce = rule.hot_one = None  # they were the old adjoint's fast cases
                 if kind is not None:
                     rule.kind = kind
             return impl
@@ -285,6 +292,9 @@ class Registry:
             raise TypeError(f"a Rule has no field {', '.join(sorted(unknown))}")
         for fn in fns:
             rule = self._rule(fn if isinstance(fn, tuple) else key_of(fn))
+            if "adjoint" in fields:  # the old adjoint's fast cases go with it, unless given anew
+                for name in _HOT_FIELDS - fields.keys():
+                    setattr(rule, name, None)
             for name, value in fields.items():
                 setattr(rule, name, value)
 

@@ -254,7 +254,8 @@ ufunc_rule(sc.iv, *_no("iv", "v"), lambda y, v, z: _HALF * (sc.iv(v - 1, z) + sc
 ufunc_rule(sc.kv, *_no("kv", "v"), lambda y, v, z: -_HALF * (sc.kv(v - 1, z) + sc.kv(v + 1, z)), name="kv")
 ufunc_rule(sc.kve, *_no("kve", "v"), lambda y, v, z: y - _HALF * (sc.kve(v - 1, z) + sc.kve(v + 1, z)),
            name="kve")  # e^z K_v(z), holomorphic
-ufunc_rule(sc.yn, *_no("yn", "n"), lambda y, n, x: _HALF * (sc.yn(n - 1, x) - sc.yn(n + 1, x)), name="yn")
+ufunc_rule(sc.yn, *_no("yn", "n"),  # (n truncated first, as yn does: 0.55 is 0, and 0.55 - 1 would be 0 too)
+           lambda y, n, x: _HALF * (sc.yn(np.trunc(n) - 1, x) - sc.yn(np.trunc(n) + 1, x)), name="yn")
 
 
 def _real_only(name, derivative):
@@ -384,8 +385,14 @@ ufunc_rule(sc.ellipeinc, lambda y, phi, m: np.sqrt(1 - m * np.sin(phi) ** 2), _e
 
 ufunc_rule(sc.expi, lambda y, x: np.exp(x) / x, name="expi")
 ufunc_rule(sc.exp1, lambda y, z: -np.exp(-z) / z, name="exp1")
-ufunc_rule(sc.expn, *_no("expn", "n"),
-           lambda y, n, x: np.where(n == 0, -y * (1 + 1 / x), -sc.expn(np.maximum(n - 1, 0), x)), name="expn")
+def _expn_dx(y, n, x):
+    """d expn(n, x)/dx = -expn(n - 1, x), and -e^-x/x (-y (1 + 1/x)) at n = 0; n truncated to an integer
+    first, as expn does with a float order (0.55 is 0: the recurrence at -0.45 was wrong)."""
+    n = np.trunc(n)
+    return np.where(n == 0, -y * (1 + 1 / x), -sc.expn(np.maximum(n - 1, 0), x))
+
+
+ufunc_rule(sc.expn, *_no("expn", "n"), _expn_dx, name="expn")
 
 
 def _two_integrals(fn, name, d0, d1):

@@ -154,6 +154,8 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
     registry.set_kind("elementwise", fn, partials=partials)
     if hot is not None:
         registry.set(fn, hot=hot)
+    if nin == 2 and nout == 1:
+        registry.set(fn, hot_one=_hot_one(partials))
 
 
 def _rules(*keys: Any, kind: str = "elementwise") -> Callable:
@@ -204,6 +206,25 @@ def _hot(partial: Callable) -> Callable:
                 return dropped_nan_zero(p, dy, y)
             return dropped_nan_zero(dy * p, dy, y)
     return hot
+
+
+def _hot_one(partials: tuple) -> Callable:
+    """`hot_one(dy, y, a, b, i)` (`Rule.hot_one`): the cotangent `dy * partials[i](y, a, b)` of a binary
+    fn's argument i alone, a real array of dy's shape and dtype, the other's partial never computed."""
+    def hot_one(dy, y, a, b, i):
+        p = partials[i]
+        if p is None:
+            return None
+        if type(p) is NoClosedForm:
+            return p.cotangent()
+        x = b if i else a
+        d = p(y, a, b)
+        if (type(d) is _ndarray and d is not y and d is not a and d is not b and d.base is None
+                and d.dtype == dy.dtype and d.shape == dy.shape):
+            d *= dy  # the partial's own new array
+            return dropped_nan_zero(d, dy, y)
+        return match_primal(dropped_nan_zero(dy * conj(d), dy, y), x)  # (d has at most y's shape: dy's)
+    return hot_one
 
 
 def _negated(v):
@@ -382,10 +403,21 @@ def _extremum_adjoint(generic: Callable) -> Callable:
     return adjoint
 
 
+def _extremum_one(dy, y, a, b, i):
+    """maximum/minimum/fmax/fmin's `hot_one`: argument i's weights alone, a tie (the arguments equal, so
+    both gave y; never at a NaN) halved as in the adjoint: ReLU's `np.maximum(x, 0.0)`."""
+    mine, other = (b, a) if i else (a, b)
+    hit = np.equal(mine, y)
+    tie = np.equal(mine, other)
+    if tie.any():
+        return dy * (hit - 0.5 * tie)
+    return dy * hit
+
+
 for _fn in (np.maximum, np.minimum, np.fmax, np.fmin):
     ufunc_rule(_fn, lambda y, a, b: _tie_weight(y, a, b), lambda y, a, b: _tie_weight(y, b, a),
                name=_fn.__name__)
-    registry.set(_fn, adjoint=_extremum_adjoint(registry.rules[_fn].adjoint))
+    registry.set(_fn, adjoint=_extremum_adjoint(registry.rules[_fn].adjoint), hot_one=_extremum_one)
     registry.rules[_fn].adjoint.__name__ = f"{_fn.__name__}_adjoint"
 
 # -- absolute value and the real-valued functions of a complex argument -------------------------------

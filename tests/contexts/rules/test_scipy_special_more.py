@@ -2,6 +2,8 @@
 differences, in every argument with a closed-form derivative; the parameters without one (hyp2f1's a, b, c,
 betainc's a, b, Bessel orders, ...) refused in both modes, never a zero; and through the engines."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -171,3 +173,18 @@ def sc_rules_refused():
     from contexts.rules.registry import registry
     rule = registry.rules[sc.hyp2f1]
     return rule.adjoint(1.0, sc.hyp2f1(0.5, 1.5, 2.5, 0.3), 0.5, 1.5, 2.5, 0.3)[0]
+
+
+@pytest.mark.parametrize("fn", [sc.yn, sc.expn], ids=["yn", "expn"])
+@pytest.mark.parametrize("n", [0.55, 1.7, 2.0, -0.4])
+def test_integer_order_given_as_a_float_is_truncated_in_the_derivative(fn, n):
+    # yn(0.55, x) is yn(0, x): its x-derivative was taken by the recurrence at 0.55 (wrong, both modes)
+    x = 0.7
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = (fn(n, x + 1e-6) - fn(n, x - 1e-6)) / 2e-6
+        if not np.isfinite(expected):
+            pytest.skip("undefined order")
+        (g,) = gradient(lambda x: fn(n, x), x)
+        d = derivative(lambda x: fn(n, x), x)
+    assert g == pytest.approx(expected, rel=1e-7) and d == pytest.approx(expected, rel=1e-7)
