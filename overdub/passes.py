@@ -32,8 +32,8 @@ from .patch import property_getter
 from .source import (AST_LOCK, FunctionSource, compile_twin, copy_tree, fix_missing_locations, get_source,
                      make_function, mangle_private, marked_opaque)
 from .stack import _stack as context_stack
-from .weak import ByIdentity, OwnedEntries
+from .weak import ByIdentity, OwnedEntries, of_a_module
 
 __all__ = ["get_source", "FunctionSource", "mangle_private", "AST_LOCK", "compile_twin", "make_function", "copy_tree",
-           "OwnedEntries", "ByIdentity", "on_clear", "clear", "original_code", "depth", "collector", "context_stack",
+           "OwnedEntries", "ByIdentity", "of_a_module", "on_clear", "clear", "original_code", "depth", "collector", "context_stack",
            "marked_opaque", "property_getter", "fix_missing_locations"]

@@ -1,6 +1,8 @@
 """Weak maps by object identity, for caches keyed by code objects: an entry dies with its object.
 
 - `ByIdentity`: a map from objects (held weakly) to values.
+- `of_a_module(fn)`: whether a function made on fn's globals may be cached without keeping anything alive
+  that fn's module does not.
 - `OwnedEntries`: a plain dict (`.data`, for the hot path: a lookup is the dict's own `get`) whose entries
   each belong to an owner object held weakly; keys name the owner by `id(owner)`, and all of an owner's
   entries are removed when it dies (before its id can be reused).
@@ -11,9 +13,17 @@ or the entry keeps itself alive.
 
 from __future__ import annotations
 
+import sys
 import weakref
 
-__all__ = ["ByIdentity", "OwnedEntries"]
+__all__ = ["ByIdentity", "OwnedEntries", "of_a_module"]
+
+
+def of_a_module(fn) -> bool:
+    """fn's globals are the namespace of an imported module (not a namespace a code generator exec'd
+    into, which a cached function made on them would keep alive)."""
+    module = sys.modules.get(fn.__module__)
+    return module is not None and getattr(module, "__dict__", None) is fn.__globals__
 
 
 class ByIdentity:

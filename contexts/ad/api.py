@@ -266,7 +266,10 @@ def _promote(args: tuple) -> tuple:
     """Integer arrays are differentiated as float arrays (numpy's integer arithmetic has no tangent
     space; Python ints stay exact)."""
     for a in args:
-        if (type(a) is np.ndarray or isinstance(a, ArrayLeaf)) and a.dtype.kind in "iu":
+        ta = type(a)
+        if ta is float or ta is int:  # (the common case: no isinstance of the abstract ArrayLeaf)
+            continue
+        if (ta is np.ndarray or isinstance(a, ArrayLeaf)) and a.dtype.kind in "iu":
             return tuple(a.astype(float) if (type(a) is np.ndarray or isinstance(a, ArrayLeaf))
                          and a.dtype.kind in "iu" else a for a in args)
     return args

@@ -35,7 +35,7 @@ import numpy as np
 import overdub
 from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
 
-from overdub.passes import OwnedEntries, collector, compile_twin, get_source, mangle_private, on_clear
+from overdub.passes import OwnedEntries, collector, compile_twin, get_source, mangle_private, of_a_module, on_clear
 
 from ..rules.builtins import getitem_iteration
 from ..rules.frames import note_transformed, outside_engine
@@ -1621,7 +1621,7 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
     constant = 0
     if mask < 0:  # `gradient(f, x, "mode")`: "mode" is no input
         for a in args:
-            if type(a) is not float and type(a) is not _NDARRAY:  # (the common case: no call)
+            if type(a) not in _NEVER_CONSTANT:  # (the common case: no call)
                 constant = _constants(args)
                 break
     defaulted = None
@@ -1678,16 +1678,9 @@ def _forward_function(info, fn):
     fwd = _FunctionType(info.fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     if fn.__kwdefaults__:
         fwd.__kwdefaults__ = fn.__kwdefaults__
-    if fn.__closure__ is None and _of_a_module(fn):
+    if fn.__closure__ is None and of_a_module(fn):
         info.fwd_last = (fn, fwd, fn.__defaults__, fn.__kwdefaults__)
     return fwd
-
-
-def _of_a_module(fn) -> bool:
-    """fn's globals are the namespace of an imported module (not a namespace a code generator exec'd
-    into, which a cached function made on them would keep alive)."""
-    module = sys.modules.get(fn.__module__)
-    return module is not None and getattr(module, "__dict__", None) is fn.__globals__
 
 
 def _tiered(info, fn):
@@ -1731,7 +1724,7 @@ def _tier_up(info, fn, numbers, requested):
 def _adjoint_function(info, fn):
     """The adjoint as a function of fn's globals (see `_forward_function`: kept for a module's)."""
     rev = _FunctionType(info.rev_code, fn.__globals__, None, (None, None, None), info.rev_closure)
-    if _of_a_module(fn):
+    if of_a_module(fn):
         info.rev_last = (fn.__globals__, rev)
     return rev
 

@@ -246,7 +246,7 @@ def derivative(f: Callable, x: Any) -> Any:
 def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
     """(y, dy) by f's tangent twin (tangent.py, tangent_runtime.py), or None when only duals can do it."""
     current = overdub.current()
-    if (any(type(x) is Dual for x in primals) or any(type(t) is Dual for t in tangents)
+    if (Dual in map(type, primals) or Dual in map(type, tangents)
             or isinstance(current, ForwardContext) or _own_rule(f)
             or (current is not None or _checking.get() is not None) and observer() is not None):
         # an outer derivative is perturbing values (maybe in closures): its duals carry the tags. An

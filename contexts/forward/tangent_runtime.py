@@ -18,6 +18,7 @@ import types
 import numpy as np
 
 import overdub
+from overdub.passes import OwnedEntries, of_a_module, on_clear
 from overdub.passes import depth as _depth
 from overdub.errors import OverdubError
 
@@ -33,6 +34,8 @@ from .tangent import _NONDIFF_ATTRIBUTES, NotTransformable, tangent_twin
 
 __all__ = ["tangent_jvp", "fd_call", "fd_mcall", "make_twin", "uncached"]
 
+_FUNCTION = types.FunctionType
+_RULES = registry.rules  # (a Python function's key is itself: `key_of`)
 _SCALARS = frozenset({int, float, complex, np.float64, np.float32, np.int64, np.int32, np.complex128, np.bool_})
 
 
@@ -51,8 +54,9 @@ def fd_args_back(positions: tuple, values: tuple) -> tuple:
     """The tangents handed back for the arguments at `positions` (None where there is none, or where the
     value is not an array, list or dict: numbers are never changed in place), taking them."""
     moved, _MOVED.args = _MOVED.args, None
-    if any(i not in positions and not _no_change(t) for i, t in enumerate(moved)):
-        raise NotTransformable("a call changed an argument the caller does not follow (a global, a keyword)")
+    for i, t in enumerate(moved):
+        if i not in positions and not _no_change(t):
+            raise NotTransformable("a call changed an argument the caller does not follow (a global, a keyword)")
     args, tans = _MOVED.given
     out = []
     for i, v in zip(positions, values):
@@ -181,9 +185,16 @@ def fd_call(f, args, tans, kw, kwtans):
 
 def _fd_call(f, args, tans, kw, kwtans):
     _MOVED.args = None
-    plain_kw = all(_zero(t) for t in kwtans.values())
-    if plain_kw and all(_zero(t) for t in tans):
-        return f(*args, **kw), 0
+    plain_kw = not kwtans or all(_zero(t) for t in kwtans.values())
+    if plain_kw:
+        for t in tans:
+            if not (t is None or (type(t) in _SCALARS and t == 0)):  # (`_zero`, inline)
+                break
+        else:
+            return f(*args, **kw), 0
+        if type(f) is _FUNCTION and _RULES.get(f) is None:
+            # (the common case first: a Python function without a rule is its twin's, as below)
+            return _by_twin(f, args, tans, kw, kwtans)
     if f is getattr and len(args) >= 2 and args[1] in _NONDIFF_ATTRIBUTES:  # getattr(x, "shape", ())
         return f(*args, **kw), 0
     f = uncached(f)
@@ -209,17 +220,21 @@ def _fd_call(f, args, tans, kw, kwtans):
     if rule is not None and rule.kind == "nondiff":
         return f(*args, **kw), 0
     if rule is None and type(f) is types.FunctionType and plain_kw:
-        try:
-            twin = _twin(f, tans)
-        except NotTransformable:
-            pass
-        else:
-            try:
-                return twin(tuple(tans), *args, **kw)
-            except Exception as e:  # (free when nothing is raised) a library function's error says so
-                note_transformed(e, f, "forward mode (its tangent twin)")
-                raise
+        return _by_twin(f, args, tans, kw, kwtans)
     return _through_duals(f, args, tans, kw, kwtans)
+
+
+def _by_twin(f, args, tans, kw, kwtans):
+    """f(*args, **kw) and its tangent by f's tangent twin, or by duals where it has none."""
+    try:
+        twin = _twin(f, tans)
+    except NotTransformable:
+        return _through_duals(f, args, tans, kw, kwtans)
+    try:
+        return twin(tuple(tans), *args, **kw)
+    except Exception as e:  # (free when nothing is raised) a library function's error says so
+        note_transformed(e, f, "forward mode (its tangent twin)")
+        raise
 
 
 def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
@@ -556,18 +571,59 @@ HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
 
 
 def _twin(f: types.FunctionType, tans: tuple):
-    """f's tangent twin for the parameters tans perturbs, or NotTransformable."""
-    return make_twin(f, tangent_twin(f, _active_params(f.__code__, tans)), HELPER_CELLS)
+    """f's tangent twin for the parameters tans perturbs, or NotTransformable. The twin of a function
+    without cells of a module is made once per twin code, globals and defaults (a call made a function
+    object, a tenth of a nested call's cost); one with cells is made per call, so that no cache keeps its
+    cells' values alive."""
+    code = f.__code__
+    twin_code = tangent_twin(f, _active_params(code, tans))
+    if f.__closure__ is not None:
+        return make_twin(f, twin_code, HELPER_CELLS)
+    key = (id(code), id(twin_code))
+    last = _made_map.get(key)
+    if (last is not None and last[0] is twin_code and last[1] is f.__globals__ and last[2] is f.__defaults__
+            and last[3] is f.__kwdefaults__):
+        return last[4]
+    twin = make_twin(f, twin_code, HELPER_CELLS)
+    if of_a_module(f):
+        _made.put(code, key, (twin_code, f.__globals__, f.__defaults__, f.__kwdefaults__, twin))
+    return twin
+
+
+# (id(fn's code), id(its twin's code)) -> (twin code, globals, defaults, kwdefaults, the twin made on them)
+_made = OwnedEntries()
+_made_map = _made.data
+on_clear(_made.clear)
 
 
 def _active_params(code, tans: tuple) -> frozenset:
     """The parameters given a nonzero tangent by position: the positional ones, then `*args` for the rest
     (keyword-only parameters are never filled by position)."""
     n = code.co_argcount
+    if len(tans) <= n:  # (the common case: one positional parameter perturbed, no set built)
+        one = -1
+        for i, t in enumerate(tans):
+            if not (t is None or (type(t) in _SCALARS and t == 0)):  # (`_zero`, inline)
+                if one >= 0:
+                    break
+                one = i
+        else:
+            if one >= 0:
+                return _named(code.co_varnames[one])
     active = {name for name, t in zip(code.co_varnames[:n], tans) if not _zero(t)}
     if len(tans) > n and code.co_flags & inspect.CO_VARARGS and any(not _zero(t) for t in tans[n:]):
         active.add(code.co_varnames[n + code.co_kwonlyargcount])
     return frozenset(active)
+
+
+def _named(name: str) -> frozenset:
+    found = _ONE.get(name)
+    if found is None:
+        found = _ONE[name] = frozenset((name,))
+    return found
+
+
+_ONE: dict[str, frozenset] = {}  # a parameter's name -> the set of it alone (names are few: bounded)
 
 
 def tangent_jvp(f, primals: tuple, tangents: tuple):
