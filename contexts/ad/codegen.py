@@ -23,8 +23,8 @@ import numpy as np
 
 from overdub.passes import fix_missing_locations
 
-from ..lowered.activity import (active_names, ask_primals, captured_stores, closure_hazards, free_names, fresh_calls,
-                                local_names, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
+from ..lowered.activity import (IN_PLACE_METHODS, active_names, ask_primals, captured_stores, closure_hazards, free_names, fresh_calls,
+                                local_names, name_stores, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
                                 stored_base, view_groups)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
                              if_exp, index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
@@ -42,7 +42,8 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_getitem_index_adj__",
            "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
-           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_tuple__",
+           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_eager__",
+           "__od_eager_guard__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
@@ -192,6 +193,7 @@ class _Gen:
     def __init__(self, fdef: ast.FunctionDef, active: set[str], params: list[str], fresh: set[int] = frozenset(),
                  observed: bool = False, compact: bool = False):
         self.fdef = fdef
+        self.stores = list(name_stores(fdef))  # (name, value) of each `name = value` (`eager_guard`)
         # compact: no inlined fast paths beside the general rules (`generate`'s compact)
         self.compact = compact
         # observed (`contexts.ad.observe`): active binary operations run through `__od_binop__` and their
@@ -343,13 +345,14 @@ class _Gen:
         raise AssertionError(type(s))
 
     def for_loop(self, s: ast.For) -> list[ast.stmt]:
+        guard = self.eager_guard(s)
         self.depth += 1
         body = self.body(s.body)
         self.depth -= 1
         orelse = self.body(s.orelse) if s.orelse else []
         if not (self.is_active(s.iter) and self.is_active(s.target)):
             s.body, s.orelse = body, orelse
-            return [s]
+            return guard + [s]
         # for v in it  ->  _od_itJ = iter(it) (a recorded call: user classes' __iter__ is differentiated)
         #                  for _od_iK, v in enumerate(_od_itJ): record (k, _od_itJ, i); adjoint: it[i] read
         j = self.new_block()
@@ -374,7 +377,22 @@ class _Gen:
         head.orelse = orelse
         adj = self.take(v) + [_given("_g", [assign(d(itv), call("__od_getitem_adj__", "_od_S", d(itv), "_g", itv, i))])]
         self.set_adjoint(k, [itv, i], [(adj, s)], s)
-        return pre + [head]
+        return guard + pre + [head]
+
+    def eager_guard(self, s: ast.For) -> list[ast.stmt]:
+        """`for v in gen(out): out.append(v)`: a loop changing in place a variable it passed to the call
+        that made its iterable. A generator's twin runs eagerly when called, so it would read `out` before
+        the loop's changes: checked when the loop starts (`__od_eager_guard__`, refused if the iterable is
+        a generator's eager items); a call of anything else is what Python runs."""
+        if not isinstance(s.iter, ast.Name):
+            return []
+        made = [v for name, v in self.stores if name == s.iter.id]
+        passed = {b for v in made if isinstance(v, ast.Call)
+                  for a in [*v.args, *(k.value for k in v.keywords)] if (b := stored_base(a))}
+        hit = sorted(passed & _changed_in_place(ast.Module(body=s.body, type_ignores=[])))
+        if not hit:
+            return []
+        return at([expr_stmt(call("__od_eager_guard__", s.iter.id, const(hit[0])))], s)
 
     def new_block(self) -> int:
         self.nblocks += 1
@@ -969,7 +987,8 @@ class _Gen:
         if name not in self.escaping and not generator:
             return []
         kind = "a generator (run eagerly when made)" if generator else "passed on or stored"
-        changed = sorted(free_names(node, False) & self.active & _changed_in_place(self.fdef)) if generator else []
+        # (active or not: a count or a flag it reads steers what it yields too)
+        changed = sorted(free_names(node, False) & _changed_in_place(self.fdef)) if generator else []
         if changed:
             raise Unsupported(
                 f"generator {name} reading `{changed[0]}`, which this function changes in place: reverse mode "
@@ -1194,9 +1213,13 @@ def _bound_after(fdef, stmt) -> set[str]:
 
 
 def _changed_in_place(fdef) -> set[str]:
-    """Variables fdef changes in place: `v[i] = ...`, `v.f = ...`, `v[i] += ...`, `v += ...`."""
+    """Variables fdef changes in place: `v[i] = ...`, `v.f = ...`, `v[i] += ...`, `v += ...`, `v.append(...)`
+    (a method changing its list, dict or array: `IN_PLACE_METHODS`)."""
     out: set[str] = set()
     for n in all_nodes(fdef):
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in IN_PLACE_METHODS
+                and (base := stored_base(n.func))):
+            out.add(base)
         if not isinstance(n, (ast.Assign, ast.AugAssign)):
             continue
         inplace = isinstance(n, ast.AugAssign) or getattr(n.value, "_od_inplace", False)
@@ -1204,6 +1227,67 @@ def _changed_in_place(fdef) -> set[str]:
             if (inplace or not isinstance(t, ast.Name)) and (base := stored_base(t)):  # (not a rebinding)
                 out.add(base)
     return out
+
+
+def _check_drawn_later(lowered) -> None:
+    """A generator expression not consumed where it is made (`g = (f(v) for v in vs)`, `for v in (...)`, or
+    passed to a function) is evaluated eagerly, when made: refused when the function changes in place a
+    variable it reads (`for v in (len(acc) * x for _ in r): acc.append(v)` reads acc as it grows)."""
+    drawn = getattr(lowered, "_od_drawn_later", ())
+    if not drawn:
+        return
+    changed = _changed_in_place(lowered)
+    for reads, node in drawn:
+        hit = sorted(reads & changed)
+        if hit:
+            raise Unsupported(
+                f"generator expression drawn from after it is made, reading `{hit[0]}`, which this function "
+                f"changes in place: reverse mode evaluates it where it is made, so it would read `{hit[0]}` "
+                f"before the changes (write it as a loop, or build the list first)", node)
+
+
+def _check_shared_changes(lowered, globals_: dict) -> None:
+    """A generator function runs eagerly in reverse mode, all of it when called: refused when it changes in
+    place what its caller may see between two items — a parameter's object, a captured or global
+    variable's, or any local but one it made itself (`st.v = x * i` before `yield i`, the consumer reading
+    `st.v`, would give the last value every time). Made itself: every binding of the local is a display,
+    a comprehension, arithmetic, a known constructor (`np.zeros(n)`, `list(v)`, `v.copy()`) or a call of a
+    module's class whose instances are made by `object.__new__` (`Point(x, y)`)."""
+    params = set(param_names(lowered.args))
+    values: dict[str, list] = {}
+    for name, value in name_stores(lowered):
+        values.setdefault(name, []).append(value)
+    assigned = {id(t) for n in all_nodes(lowered) if isinstance(n, ast.Assign) for t in n.targets}
+    other = {n.id for n in all_nodes(lowered) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+             and id(n) not in assigned}  # (loop targets, `with ... as`, ...: bound to what something holds)
+    bound = params | other | set(values)  # (a local `Point` is not the module's class)
+    own = {name for name, vs in values.items()
+           if name not in params and name not in other and all(_made_here(v, globals_, bound) for v in vs)}
+    hit = sorted(n for n in _changed_in_place(lowered) if n not in own and n != "_od_yields")
+    if hit:
+        raise Unsupported(
+            f"generator changing `{hit[0]}` in place, which its caller may read between items: reverse mode "
+            f"runs a generator to its end when it is called, so the caller would see only the last change "
+            f"(yield the values instead, or return a list)", lowered)
+
+
+_CONSTRUCTORS = frozenset({"zeros", "empty", "ones", "full", "array", "copy", "zeros_like", "empty_like",
+                           "ones_like", "full_like", "list", "dict", "set", "bytearray", "deepcopy"})
+
+
+def _made_here(value, globals_: dict, bound: set) -> bool:
+    """value is a new object (see `_check_shared_changes`)."""
+    if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.Constant,
+                          ast.BinOp, ast.UnaryOp, ast.JoinedStr)):
+        return True
+    if isinstance(value, ast.Call):
+        f = value.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+        if name in _CONSTRUCTORS:
+            return True
+        cls = globals_.get(name) if isinstance(f, ast.Name) and name not in bound else None
+        return isinstance(cls, type) and cls.__new__ is object.__new__
+    return False
 
 
 def _single_use_temps(fdef) -> set[str]:
@@ -1285,6 +1369,9 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     step = bisection_step(lowered, active | set(active_params) | set(cells))  # (a test may steer what it does not reach)
     if step is not None:
         raise Unsupported(f"{BISECTION} ({BISECTION_FIX})", step)
+    _check_drawn_later(lowered)
+    if getattr(lowered, "_od_generator", False):
+        _check_shared_changes(lowered, globals_)
     gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed, compact)
     gen.writes = declared_writes(lowered, globals_, freevars)
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}

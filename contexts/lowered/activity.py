@@ -149,16 +149,45 @@ def own_bindings(node: ast.AST) -> set[str]:
 
 
 def free_names(node: ast.AST, defaults: bool = True) -> set[str]:
-    """Names a nested function or lambda reads from its enclosing scopes: every load in its body (deeper
-    functions' included) but of its parameters and the names it binds itself (`own_bindings`); with
-    `defaults` also the names its default values, decorators and annotations read when it is made."""
+    """Names a nested function or lambda reads from its enclosing scopes: every load in its body, and what
+    its own nested functions and comprehensions read from it (`_scope_reads`), but of its parameters and the
+    names it binds itself (`own_bindings`); with `defaults` also the names its default values, decorators
+    and annotations read when it is made. (A comprehension's variable is its own: `(p * f for f in fs)`
+    in a closure reads no `f` of the function around it.)"""
     body = node.body if isinstance(node.body, list) else [node.body]
-    loads = {n.id for p in body for n in all_nodes(p) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    free = loads - set(param_names(node.args)) - own_bindings(node)
+    free = _scope_reads(body) - set(param_names(node.args)) - own_bindings(node)
     if defaults:
         header = [node.args, *getattr(node, "decorator_list", []), *([node.returns] if getattr(node, "returns", None) else [])]
         free |= {n.id for p in header for n in all_nodes(p) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     return free
+
+
+def _scope_reads(nodes: list) -> set[str]:
+    """The names these nodes of one scope load, and those its nested scopes read from it: a nested
+    function's free names (its header is evaluated here), a comprehension's loads but of its own variables
+    (its first iterable is evaluated here). A class body: every load in it (the safe side: more names read
+    only make more values active)."""
+    out: set[str] = set()
+    todo = list(nodes)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name):
+            if isinstance(n.ctx, ast.Load):
+                out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            out |= free_names(n)
+        elif isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            gens = n.generators
+            parts = [n.key, n.value] if isinstance(n, ast.DictComp) else [n.elt]
+            parts += [g.target for g in gens] + [c for g in gens for c in g.ifs] + [g.iter for g in gens[1:]]
+            own = {m.id for g in gens for m in all_nodes(g.target) if isinstance(m, ast.Name)
+                   and isinstance(m.ctx, ast.Store)}
+            out |= _scope_reads([gens[0].iter]) | (_scope_reads(parts) - own)
+        elif isinstance(n, ast.ClassDef):
+            out |= {m.id for m in all_nodes(n) if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Load)}
+        else:
+            todo.extend(ast.iter_child_nodes(n))
+    return out
 
 
 def nonlocal_writes(fdef) -> set[str]:

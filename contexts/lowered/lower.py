@@ -134,10 +134,14 @@ def is_atom(node: ast.AST) -> bool:
 class Lowerer:
     """Turns statements into lists of normal-form statements; `self.out` collects the current list."""
 
-    def __init__(self, state: _Lowering, first_param: str | None = None, iterators: bool = False):
+    def __init__(self, state: _Lowering, first_param: str | None = None, iterators: bool = False,
+                 consumed: frozenset = frozenset()):
         self.state = state
         self.first_param = first_param
         self.iterators = iterators
+        self.consumed = consumed  # ids of generator expressions a builtin consumes where they are made
+        # (names read, node) of each generator expression left to be drawn from later (see `lower`)
+        self.drawn_later: list[tuple[set[str], ast.AST]] = []
 
     # -- statements ------------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
@@ -597,10 +601,12 @@ class Lowerer:
     def expr_GeneratorExp(self, e, pre):
         """Evaluated eagerly (documented in the README); for reverse mode an iterator over the list (so
         `next` works), for the others the list itself."""
+        if self.iterators and id(e) not in self.consumed:
+            self.drawn_later.append((_comprehension_reads(e), e))
         items = self.expr_ListComp(e, pre)
         if not self.iterators:
             return items
-        return _loc(ast.Call(func=_name("__od_iter__", e), args=[items], keywords=[]), e)
+        return _loc(ast.Call(func=_name("__od_eager__", e), args=[items], keywords=[]), e)
 
     def expr_SetComp(self, e, pre):
         empty = lambda: ast.copy_location(ast.Call(func=_name("set", e), args=[], keywords=[]), e)
@@ -658,14 +664,20 @@ def lower(fdef: ast.FunctionDef, iterators: bool = False) -> ast.FunctionDef:
     `iterators`: generator expressions give an iterator over their items (else the list)."""
     if isinstance(fdef, ast.AsyncFunctionDef):
         raise Unsupported("async function", fdef)
-    if is_generator(fdef):
+    generator = is_generator(fdef)
+    if generator:
         fdef = _eager_generator(fdef)
     _check_supported_shallow(fdef)
     a = fdef.args
     positional = a.posonlyargs + a.args
-    lw = Lowerer(_Lowering(), positional[0].arg if positional else None, iterators)
+    lw = Lowerer(_Lowering(), positional[0].arg if positional else None, iterators,
+                 _consumed_at_once(fdef) if iterators else frozenset())
     out = copy.copy(fdef)
     out.body = lw.block(fdef.body)
+    # reverse mode evaluates a generator expression eagerly: one drawn from later, while the function
+    # changes what it reads, is refused by the reverse-mode transform (`_od_drawn_later`)
+    out._od_drawn_later = lw.drawn_later
+    out._od_generator = generator  # (run eagerly: see `contexts.ad.codegen._check_shared_changes`)
     return out
 
 
@@ -750,8 +762,30 @@ class _Eager(ast.NodeTransformer):
 
 
 def _yields_iterator():
-    return ast.Call(func=ast.Name(id="__od_iter__", ctx=ast.Load()),
+    return ast.Call(func=ast.Name(id="__od_eager__", ctx=ast.Load()),
                     args=[ast.Name(id="_od_yields", ctx=ast.Load())], keywords=[])
+
+
+# builtins that draw every item of the generator expression they are given where they are called, doing
+# nothing else between items: eager evaluation is then what Python does
+_CONSUMERS = frozenset({"sum", "list", "tuple", "set", "frozenset", "min", "max", "any", "all", "sorted", "dict"})
+
+
+def _consumed_at_once(fdef) -> frozenset:
+    """Ids of the generator expressions of fdef passed straight to one of `_CONSUMERS` (not rebound in
+    fdef: a local `sum` may be anything)."""
+    bound = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return frozenset(id(a) for n in ast.walk(fdef) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                     and n.func.id in _CONSUMERS and n.func.id not in bound
+                     for a in n.args if isinstance(a, ast.GeneratorExp))
+
+
+def _comprehension_reads(e) -> set[str]:
+    """The names a comprehension reads from the function around it (its own variables excepted)."""
+    from .activity import free_names  # (activity imports this module)
+    lam = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                                        kwarg=None, defaults=[]), body=e)
+    return free_names(lam, False)
 
 
 def _eager_generator(fdef):

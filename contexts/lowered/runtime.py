@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numbers
 import re
+import sys
 from decimal import Decimal
 from fractions import Fraction
 
@@ -17,7 +18,7 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
-__all__ = ["HELPERS", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
+__all__ = ["HELPERS", "EagerIterationError", "eager", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
 
 
 def unpack(v, n, star):
@@ -126,5 +127,71 @@ def text_call(fn, args, kwargs, perturbed: bool, value):
     return None
 
 
-HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
+class EagerIterationError(OverdubError):
+    """A generator run eagerly (reverse mode's generators and generator expressions) yielded what only a
+    lazy run can give: the same changeable object more than once (changed between the yields)."""
+
+
+_UNCHANGEABLE = frozenset({float, int, complex, bool, str, bytes, type(None), Fraction, Decimal, np.float64,
+                           np.float32, np.int64, np.int32, np.bool_, np.complex128, range, type})
+
+
+def eager(items: list):
+    """The iterator over a generator's items, run eagerly (`__od_eager__`): refused when one changeable
+    object (an array, list, dict or object; also inside a yielded tuple) is yielded twice. Python's lazy
+    generator hands it over before changing it again (a buffer reused, pygeodesy's `Fsum` reset and
+    multiplied per item), so its consumer reads each state; the eager run gives the last state every time."""
+    seen = None
+    for v in items:
+        t = type(v)
+        if t in _UNCHANGEABLE:
+            continue
+        for w in (v if t is tuple else (v,)):
+            if type(w) in _UNCHANGEABLE or type(w) is tuple:
+                continue
+            if seen is None:
+                seen = set()
+            elif id(w) in seen:
+                raise EagerIterationError(
+                    f"a generator yielded one {type(w).__name__} more than once: reverse mode runs generators "
+                    f"eagerly, so the consumer would see its last state each time, not the state of each yield",
+                    where=_where(),
+                    fix="yield a copy or a new object each time (`yield buf.copy()`), or build the list of "
+                        "values first")
+            seen.add(id(w))
+    it = iter(items)
+    _EAGER[id(it)] = it
+    if len(_EAGER) > _EAGER_KEPT:
+        del _EAGER[next(iter(_EAGER))]
+    return it
+
+
+def _where() -> str:
+    """`file:line in name` of the innermost frame outside the engine (a twin's: the user's code)."""
+    from ..rules.frames import outside_engine  # (the rules import this module)
+    frame = outside_engine(sys._getframe(2))
+    if frame is None:
+        return "?"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_qualname}"
+
+
+# the last iterators `eager` made, by id (kept alive here, so an id is never another object's), for
+# `eager_guard`; bounded: a loop starts soon after the call that made its iterable
+_EAGER: dict[int, object] = {}
+_EAGER_KEPT = 64
+
+
+def eager_guard(it, name: str) -> None:
+    """A loop over `it` changes in place `name`, which it passed to the call that made `it` (`for v in
+    gen(out): out.append(v)`): refused when that call was a generator run eagerly (it read `name` before
+    the loop's changes, where Python's generator reads it between items)."""
+    if _EAGER.get(id(it)) is it:
+        raise EagerIterationError(
+            f"a loop over a generator changes `{name}` in place, which it passed to the generator: reverse "
+            f"mode runs generators eagerly, so the generator read `{name}` before the loop's changes",
+            where=_where(),
+            fix="build the values in the loop itself, or pass the generator a copy")
+
+
+HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)

@@ -422,7 +422,8 @@ def py_object_setattr(obj, name, value):
         store_slot(obj, name, value)
         return
     prop = getattr(type(obj), name, None) if type(name) is str else None
-    if type(prop) is property and type(prop.fset) is types.FunctionType:  # its setter, as Python calls it
+    if (isinstance(prop, property) and type(prop).__set__ is property.__set__
+            and type(prop.fset) is types.FunctionType):  # its setter, as Python calls it (a subclass's too)
         prop.fset(obj, value)
         return
     if not hasattr(obj, "__dict__") or hasattr(type(getattr(type(obj), name, None)), "__set__"):

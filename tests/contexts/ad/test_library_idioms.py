@@ -188,3 +188,29 @@ def test_a_store_through_a_c_instance_dict_is_refused_not_zero(f):
     with pytest.raises(OverdubError, match="__dict__"):
         gradient(f, 0.7)
     assert derivative(f, 0.7) == pytest.approx(2.0, rel=1e-12)
+
+
+class _NamedProperty(property):
+    """A property subclass (pygeodesy's `_NamedProperty`): object.__setattr__ runs its Python setter."""
+
+
+class _Scaled:
+    def _get(self):
+        return self._v
+
+    def _set(self, v):
+        self._v = 3.0 * v
+
+    v = _NamedProperty(_get, _set)
+
+    def __init__(self, v):
+        object.__setattr__(self, "v", v)  # (a class's own __setattr__ ending in the plain store)
+
+
+def test_object_setattr_through_a_property_subclass_runs_its_setter():
+    def f(x):
+        s = _Scaled(x * x)
+        return s.v * x
+
+    assert gradient(f, 1.5)[0] == pytest.approx(fd.derivative(f, 1.5), rel=1e-7)
+    assert derivative(f, 1.5) == pytest.approx(fd.derivative(f, 1.5), rel=1e-7)

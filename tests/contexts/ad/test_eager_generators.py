@@ -1,0 +1,190 @@
+"""Reverse mode runs generators and generator expressions eagerly, to their end where they are made. Where
+that differs from Python's lazy run the result was silently wrong (value and gradient); now refused:
+
+- the same changeable object yielded twice, changed between the yields (pygeodesy's `Fsum._facc_dot`
+  resets and multiplies one `Fsum` per item: fpolynomial's derivative came out 2x);
+- a generator expression drawn from later while the function changes in place what it reads;
+- a generator function changing in place an object its caller may read between items;
+- a loop changing in place a variable it passed to the generator it iterates.
+
+Forward mode runs generators lazily and is right on all of them (checked). The patterns that stay
+differentiable (consumed at once, loops appending to their own lists, generators changing their own
+objects) are checked against central differences."""
+import numpy as np
+import pytest
+
+from contexts import derivative, gradient, value_and_gradient
+from overdub.errors import OverdubError
+from tests import fd
+
+X = 0.7
+
+
+class Acc:
+    def __init__(self):
+        self.v = 0.0
+
+    def reset(self, c):
+        self.v = c
+        return self
+
+    def mul(self, y):
+        self.v = self.v * y
+        return self
+
+
+def one_object_yielded_twice(x):
+    a = Acc()
+    total = 0.0
+    for item in (a.reset(c).mul(y) for c, y in zip((0.0, 1.0), (x, x * x))):
+        total = total + item.v
+    return total
+
+
+def drawn_while_the_list_grows(x):
+    acc = []
+    for v in (len(acc) * x for _ in range(3)):
+        acc.append(v)
+    return sum(acc)
+
+
+def closure_reading_what_the_loop_appends(x):
+    out = [x]
+
+    def gen():
+        for _ in range(3):
+            yield out[-1] * 2.0
+    for v in gen():
+        out.append(v)
+    return out[-1]
+
+
+def closure_reading_a_count(x):
+    seen = []
+
+    def gen():
+        for _ in range(3):
+            yield len(seen) * x  # (seen holds no differentiated value: its length steers the value)
+    t = 0.0
+    for v in gen():
+        seen.append(1)
+        t = t + v
+    return t
+
+
+def _doubling(out):
+    for _ in range(3):
+        yield out[-1] * 2.0
+
+
+def loop_changing_the_generators_argument(x):
+    out = [x]
+    for v in _doubling(out):
+        out.append(v)
+    return out[-1]
+
+
+class State:
+    v = 0.0
+
+
+def _stepping(st, x):
+    for i in range(3):
+        st.v = x * i
+        yield i
+
+
+def generator_changing_its_argument(x):
+    st = State()
+    t = 0.0
+    for i in _stepping(st, x):
+        t = t + st.v * i
+    return t
+
+
+def _buffered(x):
+    buf = np.zeros(1)
+    for c in (1.0, 2.0):
+        buf[0] = c * x
+        yield buf
+
+
+def one_buffer_yielded_twice(x):
+    return sum(float(b[0]) * k for b, k in zip(_buffered(x), (1.0, 10.0)))
+
+
+REFUSED = [one_object_yielded_twice, drawn_while_the_list_grows, closure_reading_what_the_loop_appends,
+           closure_reading_a_count, loop_changing_the_generators_argument, generator_changing_its_argument,
+           one_buffer_yielded_twice]
+
+
+@pytest.mark.parametrize("f", REFUSED, ids=lambda f: f.__name__)
+def test_refused_in_reverse_mode_and_right_in_forward_mode(f):
+    with pytest.raises(OverdubError):
+        gradient(f, X)
+    assert derivative(f, X) == pytest.approx(fd.derivative(f, X), rel=1e-6)
+
+
+def test_the_refusal_names_the_generators_line():
+    with pytest.raises(OverdubError, match=r"test_eager_generators.py:\d+ in _buffered"):
+        gradient(one_buffer_yielded_twice, X)
+
+
+# -- what stays differentiable ------------------------------------------------------------------------
+
+def consumed_at_once(x):
+    acc = [x]
+    s = sum(acc[-1] * i for i in range(4))
+    acc.append(s)
+    return acc[-1] + max(x * i for i in range(3))
+
+
+def loop_appending_to_its_own_list(x):
+    res = []
+    for v in (x * i for i in range(3)):
+        res.append(v * v)
+    return sum(res)
+
+
+def _fresh_items(xs):
+    for v in xs:
+        item = Acc()
+        item.v = v * 2.0
+        yield item
+
+
+def generator_making_new_objects(x):
+    return sum(a.v for a in _fresh_items([x, x * x]))
+
+
+def _chunks(xs):
+    buf = []
+    for v in xs:
+        buf.append(v)
+        if len(buf) == 2:
+            yield buf
+            buf = []
+
+
+def generator_with_its_own_buffer(x):
+    return sum(c[0] * c[1] for c in _chunks([x, 2.0, x * x, 3.0]))
+
+
+def loop_over_a_copy_changing_the_dict(x):
+    d = {"a": x, "b": 2.0 * x}
+    t = 0.0
+    for k in list(d):
+        t = t + d.pop(k) * x
+    return t
+
+
+KEPT = [consumed_at_once, loop_appending_to_its_own_list, generator_making_new_objects,
+        generator_with_its_own_buffer, loop_over_a_copy_changing_the_dict]
+
+
+@pytest.mark.parametrize("f", KEPT, ids=lambda f: f.__name__)
+def test_kept_patterns_match_central_differences(f):
+    y, (g,) = value_and_gradient(f, X)
+    assert y == pytest.approx(f(X), rel=1e-12)
+    assert g == pytest.approx(fd.derivative(f, X), rel=1e-6)
+    assert derivative(f, X) == pytest.approx(fd.derivative(f, X), rel=1e-6)
