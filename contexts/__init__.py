@@ -15,6 +15,7 @@ from .ad import (ADContext, NoRuleError, NonScalarError, Tangent, UnsupportedFun
                  pullback, pullback_full, show_adjoint, value_and_gradient, vjp)
 from .ad.custom import adjoint, checkpoint, custom_adjoint, hook, nestlevel, stop_gradient
 from .rules import MissingRule, check_rule, numerical_gradient, registry
+from .lowered.runtime import EagerIterationError
 from overdub import opaque  # the opt-out: functions or modules run as primitives (a rule, or refused by name)
 
 _LAZY = {
@@ -27,7 +28,7 @@ _LAZY = {
 _WHERE = {name: mod for mod, names in _LAZY.items() for name in names}
 
 __all__ = ["ADContext", "gradient", "pullback", "pullback_full", "value_and_gradient", "jacobian", "vjp",
-           "Tangent", "show_adjoint", "NoRuleError", "NonScalarError", "UnsupportedFunction", "custom_adjoint", "adjoint", "hook",
+           "Tangent", "show_adjoint", "NoRuleError", "NonScalarError", "UnsupportedFunction", "EagerIterationError", "custom_adjoint", "adjoint", "hook",
            "checkpoint", "nestlevel", "stop_gradient", "opaque", "registry", "MissingRule", "check_rule", "numerical_gradient",
            *_WHERE]
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from overdub.passes import fix_missing_locations
 
-from ..lowered.activity import (IN_PLACE_METHODS, active_names, ask_primals, captured_stores, closure_hazards, free_names, fresh_calls,
+from ..lowered.activity import (active_names, ask_primals, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls,
                                 local_names, name_stores, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
                                 stored_base, view_groups)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
@@ -389,7 +389,7 @@ class _Gen:
         made = [v for name, v in self.stores if name == s.iter.id]
         passed = {b for v in made if isinstance(v, ast.Call)
                   for a in [*v.args, *(k.value for k in v.keywords)] if (b := stored_base(a))}
-        hit = sorted(passed & _changed_in_place(ast.Module(body=s.body, type_ignores=[])))
+        hit = sorted(passed & changed_in_place(ast.Module(body=s.body, type_ignores=[])))
         if not hit:
             return []
         return at([expr_stmt(call("__od_eager_guard__", s.iter.id, const(hit[0])))], s)
@@ -988,7 +988,7 @@ class _Gen:
             return []
         kind = "a generator (run eagerly when made)" if generator else "passed on or stored"
         # (active or not: a count or a flag it reads steers what it yields too)
-        changed = sorted(free_names(node, False) & _changed_in_place(self.fdef)) if generator else []
+        changed = sorted(free_names(node, False) & changed_in_place(self.fdef)) if generator else []
         if changed:
             raise Unsupported(
                 f"generator {name} reading `{changed[0]}`, which this function changes in place: reverse mode "
@@ -1212,40 +1212,6 @@ def _bound_after(fdef, stmt) -> set[str]:
     return out
 
 
-def _changed_in_place(fdef) -> set[str]:
-    """Variables fdef changes in place: `v[i] = ...`, `v.f = ...`, `v[i] += ...`, `v += ...`, `v.append(...)`
-    (a method changing its list, dict or array: `IN_PLACE_METHODS`)."""
-    out: set[str] = set()
-    for n in all_nodes(fdef):
-        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in IN_PLACE_METHODS
-                and (base := stored_base(n.func))):
-            out.add(base)
-        if not isinstance(n, (ast.Assign, ast.AugAssign)):
-            continue
-        inplace = isinstance(n, ast.AugAssign) or getattr(n.value, "_od_inplace", False)
-        for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
-            if (inplace or not isinstance(t, ast.Name)) and (base := stored_base(t)):  # (not a rebinding)
-                out.add(base)
-    return out
-
-
-def _check_drawn_later(lowered) -> None:
-    """A generator expression not consumed where it is made (`g = (f(v) for v in vs)`, `for v in (...)`, or
-    passed to a function) is evaluated eagerly, when made: refused when the function changes in place a
-    variable it reads (`for v in (len(acc) * x for _ in r): acc.append(v)` reads acc as it grows)."""
-    drawn = getattr(lowered, "_od_drawn_later", ())
-    if not drawn:
-        return
-    changed = _changed_in_place(lowered)
-    for reads, node in drawn:
-        hit = sorted(reads & changed)
-        if hit:
-            raise Unsupported(
-                f"generator expression drawn from after it is made, reading `{hit[0]}`, which this function "
-                f"changes in place: reverse mode evaluates it where it is made, so it would read `{hit[0]}` "
-                f"before the changes (write it as a loop, or build the list first)", node)
-
-
 def _check_shared_changes(lowered, globals_: dict) -> None:
     """A generator function runs eagerly in reverse mode, all of it when called: refused when it changes in
     place what its caller may see between two items — a parameter's object, a captured or global
@@ -1263,7 +1229,7 @@ def _check_shared_changes(lowered, globals_: dict) -> None:
     bound = params | other | set(values)  # (a local `Point` is not the module's class)
     own = {name for name, vs in values.items()
            if name not in params and name not in other and all(_made_here(v, globals_, bound) for v in vs)}
-    hit = sorted(n for n in _changed_in_place(lowered) if n not in own and n != "_od_yields")
+    hit = sorted(n for n in changed_in_place(lowered) if n not in own and n != "_od_yields")
     if hit:
         raise Unsupported(
             f"generator changing `{hit[0]}` in place, which its caller may read between items: reverse mode "
@@ -1369,7 +1335,6 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     step = bisection_step(lowered, active | set(active_params) | set(cells))  # (a test may steer what it does not reach)
     if step is not None:
         raise Unsupported(f"{BISECTION} ({BISECTION_FIX})", step)
-    _check_drawn_later(lowered)
     if getattr(lowered, "_od_generator", False):
         _check_shared_changes(lowered, globals_)
     gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed, compact)

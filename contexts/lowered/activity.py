@@ -209,6 +209,23 @@ IN_PLACE_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "cl
                               "put", "partition", "itemset", "resize"})
 
 
+def changed_in_place(fdef) -> set[str]:
+    """Variables fdef changes in place: `v[i] = ...`, `v.f = ...`, `v[i] += ...`, `v += ...`, `v.append(...)`
+    (a method changing its list, dict or array: `IN_PLACE_METHODS`)."""
+    out: set[str] = set()
+    for n in all_nodes(fdef):
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in IN_PLACE_METHODS
+                and (base := stored_base(n.func))):
+            out.add(base)
+        if not isinstance(n, (ast.Assign, ast.AugAssign)):
+            continue
+        inplace = isinstance(n, ast.AugAssign) or getattr(n.value, "_od_inplace", False)
+        for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
+            if (inplace or not isinstance(t, ast.Name)) and (base := stored_base(t)):  # (not a rebinding)
+                out.add(base)
+    return out
+
+
 def captured_stores(fdef) -> set[str]:
     """Variables of the enclosing function a nested function changes in place without rebinding them
     (`out[i] = v`, `buf.f = v`, `out[i] += v`, `acc.append(v)`: a captured array, list or object), in its

@@ -134,14 +134,27 @@ def is_atom(node: ast.AST) -> bool:
 class Lowerer:
     """Turns statements into lists of normal-form statements; `self.out` collects the current list."""
 
-    def __init__(self, state: _Lowering, first_param: str | None = None, iterators: bool = False,
-                 consumed: frozenset = frozenset()):
+    def __init__(self, state: _Lowering, first_param: str | None = None, iterators: bool = False):
         self.state = state
         self.first_param = first_param
         self.iterators = iterators
-        self.consumed = consumed  # ids of generator expressions a builtin consumes where they are made
-        # (names read, node) of each generator expression left to be drawn from later (see `lower`)
-        self.drawn_later: list[tuple[set[str], ast.AST]] = []
+        self.generators: dict[str, ast.GeneratorExp] = {}  # variables bound to a generator expression
+
+    def drawn_by_loop(self, s: ast.For) -> None:
+        """`for v in (len(acc) * x for _ in r): acc.append(v)`: a generator expression is evaluated where it
+        is made, so a loop drawing from it while changing in place a variable it reads would see the items
+        computed before the changes: refused (also through a variable bound to it, `g = (...)`)."""
+        from .activity import changed_in_place  # (activity imports this module)
+        gen = s.iter if isinstance(s.iter, ast.GeneratorExp) else (
+            self.generators.get(s.iter.id) if isinstance(s.iter, ast.Name) else None)
+        if gen is None:
+            return
+        hit = sorted(_comprehension_reads(gen) & changed_in_place(ast.Module(body=s.body + s.orelse, type_ignores=[])))
+        if hit:
+            raise Unsupported(
+                f"loop over a generator expression reading `{hit[0]}`, which the loop changes in place: the "
+                f"generator expression is evaluated where it is made, so it would read `{hit[0]}` before the "
+                f"changes (compute each item in the loop instead)", s)
 
     # -- statements ------------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
@@ -167,6 +180,11 @@ class Lowerer:
 
     def stmt_Assign(self, s):
         pre: list = []
+        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):  # (see `drawn_by_loop`)
+            if isinstance(s.value, ast.GeneratorExp):
+                self.generators[s.targets[0].id] = s.value
+            else:
+                self.generators.pop(s.targets[0].id, None)
         if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
             # `x = a * b` stays one statement (no temporary in between): fewer stores, shorter adjoints
             value = self.expr(s.value, pre)
@@ -287,6 +305,7 @@ class Lowerer:
         return [ast.copy_location(loop, s)]
 
     def stmt_For(self, s):
+        self.drawn_by_loop(s)
         pre: list = []
         it = self.atom(s.iter, pre)
         body: list = []
@@ -601,8 +620,6 @@ class Lowerer:
     def expr_GeneratorExp(self, e, pre):
         """Evaluated eagerly (documented in the README); for reverse mode an iterator over the list (so
         `next` works), for the others the list itself."""
-        if self.iterators and id(e) not in self.consumed:
-            self.drawn_later.append((_comprehension_reads(e), e))
         items = self.expr_ListComp(e, pre)
         if not self.iterators:
             return items
@@ -670,13 +687,9 @@ def lower(fdef: ast.FunctionDef, iterators: bool = False) -> ast.FunctionDef:
     _check_supported_shallow(fdef)
     a = fdef.args
     positional = a.posonlyargs + a.args
-    lw = Lowerer(_Lowering(), positional[0].arg if positional else None, iterators,
-                 _consumed_at_once(fdef) if iterators else frozenset())
+    lw = Lowerer(_Lowering(), positional[0].arg if positional else None, iterators)
     out = copy.copy(fdef)
     out.body = lw.block(fdef.body)
-    # reverse mode evaluates a generator expression eagerly: one drawn from later, while the function
-    # changes what it reads, is refused by the reverse-mode transform (`_od_drawn_later`)
-    out._od_drawn_later = lw.drawn_later
     out._od_generator = generator  # (run eagerly: see `contexts.ad.codegen._check_shared_changes`)
     return out
 
@@ -764,20 +777,6 @@ class _Eager(ast.NodeTransformer):
 def _yields_iterator():
     return ast.Call(func=ast.Name(id="__od_eager__", ctx=ast.Load()),
                     args=[ast.Name(id="_od_yields", ctx=ast.Load())], keywords=[])
-
-
-# builtins that draw every item of the generator expression they are given where they are called, doing
-# nothing else between items: eager evaluation is then what Python does
-_CONSUMERS = frozenset({"sum", "list", "tuple", "set", "frozenset", "min", "max", "any", "all", "sorted", "dict"})
-
-
-def _consumed_at_once(fdef) -> frozenset:
-    """Ids of the generator expressions of fdef passed straight to one of `_CONSUMERS` (not rebound in
-    fdef: a local `sum` may be anything)."""
-    bound = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    return frozenset(id(a) for n in ast.walk(fdef) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                     and n.func.id in _CONSUMERS and n.func.id not in bound
-                     for a in n.args if isinstance(a, ast.GeneratorExp))
 
 
 def _comprehension_reads(e) -> set[str]:

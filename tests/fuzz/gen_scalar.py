@@ -326,6 +326,45 @@ def _acc$u():
         t = yield total
         total += t""")
 t("generator", "$r = sum($t1 * $K for $t1 in ($a, $b)) + max($t2 for $t2 in [$a, $c])")
+# generators whose lazy run interleaves with their consumer (reverse mode runs them eagerly: refused)
+t("generator", """\
+$t1 = _Box$u()
+$r = 0.0
+for $t2 in (_reset$u($t1, $t3) for $t3 in ($a, $b)):
+    $r = $r * $K + $t2.v""", """\
+class _Box$u:
+    v = 0.0
+
+
+def _reset$u(box, v):
+    box.v = v * 2.0
+    return box""")
+t("generator", """\
+$t1 = [$a]
+for $t2 in _grow$u($t1):
+    $t1.append($t2 * $K)
+$r = $t1[-1] + $b""", """\
+def _grow$u(xs):
+    for _ in range(2):
+        yield xs[-1] + 1.0""")
+t("generator", """\
+$t1 = []
+for $t2 in (len($t1) * $a for _ in range(3)):
+    $t1.append($t2 + $b)
+$r = sum($t1)""")
+t("generator", """\
+$t1 = _Box$u()
+$r = 0.0
+for $t2 in _steps$u($t1, $a):
+    $r = $r + $t1.v * ($t2 + 1) * $b""", """\
+class _Box$u:
+    v = 0.0
+
+
+def _steps$u(box, x):
+    for i in range(3):
+        box.v = x * i
+        yield i""")
 
 # --- exceptions, with, match -------------------------------------------------------------------------
 t("exception", """\

@@ -1468,7 +1468,7 @@ def _():
 # ===============================================================================================
 
 @case("pygeodesy", "ellipsoidalVincenty.LatLon.distanceTo (km)",
-      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'))
+      reverse=R('EagerIterationError', 'Fsum._facc_dot: a generator expression yielding one Fsum reset per item (reverse mode runs generators eagerly; differentiated as written it gave fpolynomial\'s derivative 2x)'))
 def _():
     vincenty = _imp("pygeodesy.ellipsoidalVincenty")
     return (lambda p: vincenty.LatLon(p[0], p[1]).distanceTo(vincenty.LatLon(48.85, 2.35)) / 1e3), \
@@ -1476,7 +1476,7 @@ def _():
 
 
 @case("pygeodesy", "ellipsoidalVincenty.LatLon.initialBearingTo",
-      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'))
+      reverse=R('EagerIterationError', 'Fsum._facc_dot: a generator expression yielding one Fsum reset per item (reverse mode runs generators eagerly; differentiated as written it gave fpolynomial\'s derivative 2x)'))
 def _():
     vincenty = _imp("pygeodesy.ellipsoidalVincenty")
     return (lambda p: vincenty.LatLon(52.2, 0.12).initialBearingTo(vincenty.LatLon(p[0], p[1]))), \
@@ -1484,7 +1484,7 @@ def _():
 
 
 @case("pygeodesy", "sphericalTrigonometry.LatLon.distanceTo (km)",
-      reverse=R('NoRuleError', 'object.__setattr__ of a slot (PhiLam2Tuple.name) with a differentiated value'))
+      reverse=R('UnsupportedFunction', 'the __dict__ of a PhiLam2Tuple (a tuple subclass, not weakly referenceable) its name setter writes'))
 def _():
     trig = _imp("pygeodesy.sphericalTrigonometry")
     return (lambda p: trig.LatLon(p[0], p[1]).distanceTo(trig.LatLon(48.85, 2.35)) / 1e3), np.array([52.2, 0.12])
@@ -1499,7 +1499,7 @@ def _():
 
 
 @case("pygeodesy", "utm.toUtm8 easting/northing (km)",
-      reverse=R('UnsupportedFunction', 'Fsum._ps_mul: a generator closure reading a reassigned variable'))
+      reverse=R('EagerIterationError', 'Fsum._facc_dot: a generator expression yielding one Fsum reset per item (reverse mode runs generators eagerly; differentiated as written it gave fpolynomial\'s derivative 2x)'))
 def _():
     pg = _imp("pygeodesy")
 
@@ -1510,7 +1510,7 @@ def _():
 
 
 @case("pygeodesy", "ecef.EcefKarney.forward (km)",
-      reverse=R('NoRuleError', 'object.__setattr__ of a slot (Ecef9Tuple.name) with a differentiated value'))
+      reverse=R('UnsupportedFunction', 'the __dict__ of a Ecef9Tuple (a tuple subclass, not weakly referenceable) its name setter writes'))
 def _():
     pg = _imp("pygeodesy")
     ecef = _imp("pygeodesy.ecef")
@@ -1523,7 +1523,7 @@ def _():
 
 
 @case("pygeodesy", "fmath.fpolynomial (Fsum)",
-      reverse=R('UnsupportedFunction', 'a generator closure reading a reassigned variable'))
+      reverse=R('EagerIterationError', 'Fsum._facc_dot: a generator expression yielding one Fsum reset per item (reverse mode runs generators eagerly; differentiated as written it gave fpolynomial\'s derivative 2x)'))
 def _():
     pg = _imp("pygeodesy")
     return (lambda x: pg.fpolynomial(x, 1.0, 2.0, 3.0, -0.5)), 0.7
