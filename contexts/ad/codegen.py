@@ -1229,7 +1229,9 @@ def _check_shared_changes(lowered, globals_: dict) -> None:
     bound = params | other | set(values)  # (a local `Point` is not the module's class)
     own = {name for name, vs in values.items()
            if name not in params and name not in other and all(_made_here(v, globals_, bound) for v in vs)}
-    hit = sorted(n for n in changed_in_place(lowered) if n not in own and n != "_od_yields")
+    # (`n -= 1` on a variable counts as a rebinding here: a counter, a running total; an array or list
+    # passed in and changed by `a += v` between yields is the one case left unchecked)
+    hit = sorted(n for n in changed_in_place(lowered, augmented_names=False) if n not in own)
     if hit:
         raise Unsupported(
             f"generator changing `{hit[0]}` in place, which its caller may read between items: reverse mode "

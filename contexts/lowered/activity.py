@@ -209,9 +209,10 @@ IN_PLACE_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "cl
                               "put", "partition", "itemset", "resize"})
 
 
-def changed_in_place(fdef) -> set[str]:
+def changed_in_place(fdef, augmented_names: bool = True) -> set[str]:
     """Variables fdef changes in place: `v[i] = ...`, `v.f = ...`, `v[i] += ...`, `v += ...`, `v.append(...)`
-    (a method changing its list, dict or array: `IN_PLACE_METHODS`)."""
+    (a method changing its list, dict or array: `IN_PLACE_METHODS`); `v += ...` only with
+    `augmented_names` (an array's or list's change in place, a number's rebinding)."""
     out: set[str] = set()
     for n in all_nodes(fdef):
         if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in IN_PLACE_METHODS
@@ -221,8 +222,8 @@ def changed_in_place(fdef) -> set[str]:
             continue
         inplace = isinstance(n, ast.AugAssign) or getattr(n.value, "_od_inplace", False)
         for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
-            if (inplace or not isinstance(t, ast.Name)) and (base := stored_base(t)):  # (not a rebinding)
-                out.add(base)
+            if (inplace and augmented_names or not isinstance(t, ast.Name)) and (base := stored_base(t)):
+                out.add(base)  # (not a rebinding)
     return out
 
 

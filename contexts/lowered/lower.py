@@ -180,12 +180,11 @@ class Lowerer:
 
     def stmt_Assign(self, s):
         pre: list = []
-        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):  # (see `drawn_by_loop`)
-            if isinstance(s.value, ast.GeneratorExp):
+        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            if isinstance(s.value, ast.GeneratorExp):  # (see `drawn_by_loop`)
                 self.generators[s.targets[0].id] = s.value
             else:
                 self.generators.pop(s.targets[0].id, None)
-        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
             # `x = a * b` stays one statement (no temporary in between): fewer stores, shorter adjoints
             value = self.expr(s.value, pre)
             pre.append(ast.copy_location(ast.Assign(targets=[_name(s.targets[0].id, s, True)], value=value), s))

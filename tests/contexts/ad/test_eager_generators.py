@@ -178,8 +178,25 @@ def loop_over_a_copy_changing_the_dict(x):
     return t
 
 
+def _countdown(x, n):
+    while n > 0:
+        n -= 1  # (a number passed in: rebound, not changed in place)
+        yield x * n
+
+
+def _running(xs):
+    total = 0.0
+    for v in xs:
+        total += v
+        yield total
+
+
+def counters_and_running_totals(x):
+    return sum(_countdown(x, 3)) + sum(_running([x, 2 * x, x * x]))
+
+
 KEPT = [consumed_at_once, loop_appending_to_its_own_list, generator_making_new_objects,
-        generator_with_its_own_buffer, loop_over_a_copy_changing_the_dict]
+        generator_with_its_own_buffer, loop_over_a_copy_changing_the_dict, counters_and_running_totals]
 
 
 @pytest.mark.parametrize("f", KEPT, ids=lambda f: f.__name__)
