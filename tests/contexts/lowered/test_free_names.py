@@ -3,6 +3,7 @@ Python's own scoping (`symtable`) on nested functions, lambdas, comprehensions a
 closure pygeodesy's `Fsum._ps_mul` makes, whose comprehension variable `f` was taken for the enclosing
 function's `f` (a needless refusal of four of the third-party suite's functions)."""
 import ast
+import inspect
 import symtable
 import textwrap
 
@@ -11,6 +12,23 @@ import pytest
 from contexts import derivative, gradient
 from contexts.lowered.activity import free_names
 from tests import fd
+
+def _ps_mul(ps, factors):
+    f = None
+
+    def _psfs(ps, fs):
+        if len(ps) < len(fs):
+            ps, fs = fs, ps
+
+        def _pfs(p, fs):
+            return (p * f for f in fs)
+        for p in ps:
+            for x in _pfs(p, fs):
+                yield x
+
+    f = sum(_psfs(ps, factors))
+    return f
+
 
 SNIPPETS = [
     # a comprehension's variable is its own; its first iterable is read outside
@@ -73,19 +91,6 @@ SNIPPETS = [
             return sum(a * b * w for a in xs if a for b in ys if b > a)
         return inner
     """,
-    # a generator closure with a nested closure whose comprehension rebinds names (pygeodesy's _psfs)
-    """
-    def outer(self, ps0, factors, f):
-        def _psfs(ps, fs):
-            if len(ps) < len(fs):
-                ps, fs = fs, ps
-            def _pfs(p, fs):
-                return (p * f for f in fs)
-            for p in ps:
-                for x in _pfs(p, fs):
-                    yield x
-        return _psfs
-    """,
 ]
 
 
@@ -97,30 +102,14 @@ def _frees_by_python(src: str) -> set[str]:
     return set(inner.get_frees()) & local
 
 
-@pytest.mark.parametrize("src", [textwrap.dedent(s) for s in SNIPPETS])
+# (the last: a generator closure with a nested closure whose comprehension rebinds names, pygeodesy's _psfs)
+@pytest.mark.parametrize("src", [textwrap.dedent(s) for s in SNIPPETS] + [inspect.getsource(_ps_mul)])
 def test_free_names_are_pythons(src):
     outer = ast.parse(src).body[0]
     inner = next(n for n in outer.body if isinstance(n, ast.FunctionDef))
     local = {a.arg for a in outer.args.args} | {n.id for n in ast.walk(outer) if isinstance(n, ast.Name)
                                                  and isinstance(n.ctx, ast.Store)}
     assert free_names(inner, True) & local == _frees_by_python(src)
-
-
-def _ps_mul(ps, factors):
-    f = None
-
-    def _psfs(ps, fs):
-        if len(ps) < len(fs):
-            ps, fs = fs, ps
-
-        def _pfs(p, fs):
-            return (p * f for f in fs)
-        for p in ps:
-            for x in _pfs(p, fs):
-                yield x
-
-    f = sum(_psfs(ps, factors))
-    return f
 
 
 def test_a_generator_closure_whose_comprehension_rebinds_a_later_variable():
