@@ -436,6 +436,18 @@ def py_object_setattr(obj, name, value):
 registry.set(object.__setattr__, python=py_object_setattr)
 
 
+def py_tuple_getitem(t, i):
+    """`tuple.__getitem__(t, i)` on a tuple subclass (its `__getattr__` reading a field by position:
+    pygeodesy's named tuples): the item read `t[i]`; refused past a `__getitem__` of the subclass's own."""
+    if type(t).__getitem__ is not tuple.__getitem__:
+        raise NoRuleError(f"tuple.__getitem__ past {type(t).__name__}'s own __getitem__, on a differentiated "
+                          "tuple", fix="read the item with `t[i]`, or give the function a rule")
+    return t[i]
+
+
+registry.set(tuple.__getitem__, python=py_tuple_getitem)
+
+
 def py_object_getattribute(obj, name):
     """`object.__getattribute__(obj, name)`: the instance dict itself, a field in it, or (for a class that
     does not override attribute access) the plain read, each recorded as reverse mode records reads; other

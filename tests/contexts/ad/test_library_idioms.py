@@ -214,3 +214,45 @@ def test_object_setattr_through_a_property_subclass_runs_its_setter():
 
     assert gradient(f, 1.5)[0] == pytest.approx(fd.derivative(f, 1.5), rel=1e-7)
     assert derivative(f, 1.5) == pytest.approx(fd.derivative(f, 1.5), rel=1e-7)
+
+
+class _Named2(tuple):
+    """pygeodesy's named tuples: fields read by `tuple.__getitem__` in `__getattr__`."""
+    _Names_ = ("a", "b")
+
+    def __new__(cls, a, b):
+        return tuple.__new__(cls, (a, b))
+
+    def __getattr__(self, name):
+        try:
+            return tuple.__getitem__(self, self._Names_.index(name))
+        except ValueError:
+            raise AttributeError(name) from None
+
+
+class _Masked(tuple):
+    def __new__(cls, a, b):
+        return tuple.__new__(cls, (a, b))
+
+    def __getitem__(self, i):  # (tuple.__getitem__ reads past it)
+        return 0.0
+
+
+def test_tuple_getitem_called_on_a_tuple_subclass():
+    def f(x):
+        t = _Named2(x * 2.0, x * x)
+        return t.a + t.b * 3.0 + tuple.__getitem__(t, 1)
+
+    assert gradient(f, 1.5)[0] == pytest.approx(fd.derivative(f, 1.5), rel=1e-7)
+    assert derivative(f, 1.5) == pytest.approx(fd.derivative(f, 1.5), rel=1e-7)
+
+
+def test_tuple_getitem_past_a_subclass_getitem_is_refused():
+    def f(x):
+        m = _Masked(x, x ** 3)
+        return tuple.__getitem__(m, 1) + m[0]
+
+    assert f(1.5) == pytest.approx(1.5 ** 3)
+    for mode in (gradient, derivative):
+        with pytest.raises(OverdubError, match="own __getitem__"):
+            mode(f, 1.5)
