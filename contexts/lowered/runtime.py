@@ -159,11 +159,7 @@ def eager(items: list):
                     fix="yield a copy or a new object each time (`yield buf.copy()`), or build the list of "
                         "values first")
             seen.add(id(w))
-    it = iter(items)
-    _EAGER[id(it)] = it
-    if len(_EAGER) > _EAGER_KEPT:
-        del _EAGER[next(iter(_EAGER))]
-    return it
+    return iter(tuple(items))  # (a tuple's iterator: what `eager_guard` tells from a list's)
 
 
 def _where() -> str:
@@ -175,17 +171,15 @@ def _where() -> str:
     return f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_qualname}"
 
 
-# the last iterators `eager` made, by id (kept alive here, so an id is never another object's), for
-# `eager_guard`; bounded: a loop starts soon after the call that made its iterable
-_EAGER: dict[int, object] = {}
-_EAGER_KEPT = 64
+_TUPLE_ITERATOR = type(iter(()))
 
 
 def eager_guard(it, name: str) -> None:
     """A loop over `it` changes in place `name`, which it passed to the call that made `it` (`for v in
     gen(out): out.append(v)`): refused when that call was a generator run eagerly (it read `name` before
-    the loop's changes, where Python's generator reads it between items)."""
-    if _EAGER.get(id(it)) is it:
+    the loop's changes, where Python's generator reads it between items). The eager run's iterator is a
+    tuple's (a call returning `iter(a_tuple)`, changed in place by the loop, is refused too: rare, loud)."""
+    if type(it) is _TUPLE_ITERATOR:
         raise EagerIterationError(
             f"a loop over a generator changes `{name}` in place, which it passed to the generator: reverse "
             f"mode runs generators eagerly, so the generator read `{name}` before the loop's changes",
