@@ -134,11 +134,14 @@ def is_atom(node: ast.AST) -> bool:
 class Lowerer:
     """Turns statements into lists of normal-form statements; `self.out` collects the current list."""
 
-    def __init__(self, state: _Lowering, first_param: str | None = None, iterators: bool = False):
+    def __init__(self, state: _Lowering, first_param: str | None = None, iterators: bool = False,
+                 drawn: tuple = (frozenset(), frozenset())):
         self.state = state
         self.first_param = first_param
         self.iterators = iterators
         self.generators: dict[str, ast.GeneratorExp] = {}  # variables bound to a generator expression
+        # (variables drawn from by `next(v)`, variables the function changes in place): `drawn_by_next`
+        self.nexted, self.changed = drawn
 
     def drawn_by_loop(self, s: ast.For) -> None:
         """`for v in (len(acc) * x for _ in r): acc.append(v)`: a generator expression is evaluated where it
@@ -155,6 +158,22 @@ class Lowerer:
                 f"loop over a generator expression reading `{hit[0]}`, which the loop changes in place: the "
                 f"generator expression is evaluated where it is made, so it would read `{hit[0]}` before the "
                 f"changes (compute each item in the loop instead)", s)
+
+    def drawn_by_next(self, s: ast.Assign) -> list[ast.stmt]:
+        """`g = gen(out)`, then `next(g)` while the function changes `out` in place: a generator's twin runs
+        eagerly when called, so it read `out` before the changes. `__od_eager_guard__` after the call
+        refuses where the call was a generator's (its eager items' iterator); anything else is Python's."""
+        name = s.targets[0].id
+        if name not in self.nexted or not isinstance(s.value, ast.Call):
+            return []
+        from .activity import stored_base  # (activity imports this module)
+        passed = {b for a in [*s.value.args, *(k.value for k in s.value.keywords)] if (b := stored_base(a))}
+        hit = sorted(passed & self.changed)
+        if not hit:
+            return []
+        guard = ast.Call(func=_name("__od_eager_guard__", s), args=[_name(name, s), ast.Constant(hit[0])],
+                         keywords=[])
+        return [_loc(ast.Expr(value=guard), s)]
 
     # -- statements ------------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
@@ -188,7 +207,7 @@ class Lowerer:
             # `x = a * b` stays one statement (no temporary in between): fewer stores, shorter adjoints
             value = self.expr(s.value, pre)
             pre.append(ast.copy_location(ast.Assign(targets=[_name(s.targets[0].id, s, True)], value=value), s))
-            return pre
+            return pre + self.drawn_by_next(s)
         value = self.atom(s.value, pre)
         for target in s.targets:
             pre.extend(self.store(target, value, s))
@@ -686,7 +705,7 @@ def lower(fdef: ast.FunctionDef, iterators: bool = False) -> ast.FunctionDef:
     _check_supported_shallow(fdef)
     a = fdef.args
     positional = a.posonlyargs + a.args
-    lw = Lowerer(_Lowering(), positional[0].arg if positional else None, iterators)
+    lw = Lowerer(_Lowering(), positional[0].arg if positional else None, iterators, _drawn_by_next(fdef))
     out = copy.copy(fdef)
     out.body = lw.block(fdef.body)
     out._od_generator = generator  # (run eagerly: see `contexts.ad.codegen._check_shared_changes`)
@@ -776,6 +795,16 @@ class _Eager(ast.NodeTransformer):
 def _yields_iterator():
     return ast.Call(func=ast.Name(id="__od_eager__", ctx=ast.Load()),
                     args=[ast.Name(id="_od_yields", ctx=ast.Load())], keywords=[])
+
+
+def _drawn_by_next(fdef) -> tuple:
+    """(the variables fdef draws from by `next(v)`, those it changes in place), for `drawn_by_next`."""
+    nexted = frozenset(n.args[0].id for n in ast.walk(fdef) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                       and n.func.id == "next" and n.args and isinstance(n.args[0], ast.Name))
+    if not nexted:
+        return frozenset(), frozenset()
+    from .activity import changed_in_place  # (activity imports this module)
+    return nexted, frozenset(changed_in_place(fdef))
 
 
 def _comprehension_reads(e) -> set[str]:

@@ -175,14 +175,14 @@ _TUPLE_ITERATOR = type(iter(()))
 
 
 def eager_guard(it, name: str) -> None:
-    """A loop over `it` changes in place `name`, which it passed to the call that made `it` (`for v in
-    gen(out): out.append(v)`): refused when that call was a generator run eagerly (it read `name` before
-    the loop's changes, where Python's generator reads it between items). The eager run's iterator is a
-    tuple's (a call returning `iter(a_tuple)`, changed in place by the loop, is refused too: rare, loud)."""
+    """The function draws from `it` (a loop, `next`) while changing in place `name`, which it passed to the
+    call that made `it` (`for v in gen(out): out.append(v)`): refused when that call was a generator run
+    eagerly (it read `name` before the changes, where Python's generator reads it between items). The
+    eager run's iterator is a tuple's (a call returning `iter(a_tuple)` is refused too: rare, loud)."""
     if type(it) is _TUPLE_ITERATOR:
         raise EagerIterationError(
-            f"a loop over a generator changes `{name}` in place, which it passed to the generator: reverse "
-            f"mode runs generators eagerly, so the generator read `{name}` before the loop's changes",
+            f"drawing from a generator while changing `{name}` in place, which was passed to it (a loop over it, "
+            f"or `next`): reverse mode runs generators eagerly, so the generator read `{name}` before the changes",
             where=_where(),
             fix="build the values in the loop itself, or pass the generator a copy")
 

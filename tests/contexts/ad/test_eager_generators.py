@@ -5,7 +5,7 @@ that differs from Python's lazy run the result was silently wrong (value and gra
   resets and multiplies one `Fsum` per item: fpolynomial's derivative came out 2x);
 - a generator expression drawn from later while the function changes in place what it reads;
 - a generator function changing in place an object its caller may read between items;
-- a loop changing in place a variable it passed to the generator it iterates.
+- a loop (or `next`) drawing from a generator while changing in place a variable passed to it.
 
 Forward mode runs generators lazily and is right on all of them (checked). The patterns that stay
 differentiable (consumed at once, loops appending to their own lists, generators changing their own
@@ -113,7 +113,23 @@ def one_buffer_yielded_twice(x):
     return sum(float(b[0]) * k for b, k in zip(_buffered(x), (1.0, 10.0)))
 
 
-REFUSED = [one_object_yielded_twice, drawn_while_the_list_grows, closure_reading_what_the_loop_appends,
+def next_between_changes_of_the_generators_argument(x):
+    out = [x]
+    g = _doubling(out)
+    a = next(g)
+    out.append(a)
+    return next(g)
+
+
+def next_on_a_list_iterator_is_pythons(x):
+    xs = [x, 2 * x]
+    it = iter(xs)
+    a = next(it)
+    xs.append(a)
+    return a + next(it)
+
+
+REFUSED = [next_between_changes_of_the_generators_argument, one_object_yielded_twice, drawn_while_the_list_grows, closure_reading_what_the_loop_appends,
            closure_reading_a_count, loop_changing_the_generators_argument, generator_changing_its_argument,
            one_buffer_yielded_twice]
 
@@ -196,7 +212,8 @@ def counters_and_running_totals(x):
 
 
 KEPT = [consumed_at_once, loop_appending_to_its_own_list, generator_making_new_objects,
-        generator_with_its_own_buffer, loop_over_a_copy_changing_the_dict, counters_and_running_totals]
+        generator_with_its_own_buffer, loop_over_a_copy_changing_the_dict, counters_and_running_totals,
+        next_on_a_list_iterator_is_pythons]
 
 
 @pytest.mark.parametrize("f", KEPT, ids=lambda f: f.__name__)
