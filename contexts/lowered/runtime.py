@@ -18,6 +18,8 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
+from ..rules.frames import outside_engine
+
 __all__ = ["HELPERS", "EagerIterationError", "eager", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
 
 
@@ -164,7 +166,6 @@ def eager(items: list):
 
 def _where() -> str:
     """`file:line in name` of the innermost frame outside the engine (a twin's: the user's code)."""
-    from ..rules.frames import outside_engine  # (the rules import this module)
     frame = outside_engine(sys._getframe(2))
     if frame is None:
         return "?"
