@@ -22,7 +22,7 @@ import os
 
 import numpy as np
 
-from ..lowered.runtime import text
+from ..lowered.runtime import UNCHANGEABLE_WHEN, text
 from ..rules.frames import is_engine, outside_engine
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf
 
@@ -884,6 +884,9 @@ class Dual:
         if self.ndim == 0:
             return self.item()
         return [x.tolist() for x in self]
+
+
+UNCHANGEABLE_WHEN[Dual] = lambda d: not d.shape  # (reverse mode's eager generators: a number's dual)
 
 
 def _numpy_namespace(*, api_version=None):

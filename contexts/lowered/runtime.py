@@ -13,6 +13,7 @@ import re
 import sys
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any, Callable
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from overdub.errors import OverdubError
 
 from ..rules.frames import outside_engine
 
-__all__ = ["HELPERS", "EagerIterationError", "eager", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
+__all__ = ["HELPERS", "EagerIterationError", "UNCHANGEABLE_WHEN", "eager", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
 
 
 def unpack(v, n, star):
@@ -134,8 +135,12 @@ class EagerIterationError(OverdubError):
     lazy run can give: the same changeable object more than once (changed between the yields)."""
 
 
+# values no one changes in place (a yielded one may come twice)
 _UNCHANGEABLE = frozenset({float, int, complex, bool, str, bytes, type(None), Fraction, Decimal, np.float64,
                            np.float32, np.int64, np.int32, np.bool_, np.complex128, range, type})
+# types whose values are unchangeable when the test says so, added by the modes above: forward mode's Dual
+# (a perturbed number yielded twice is one dual; a perturbed array is an array)
+UNCHANGEABLE_WHEN: dict[type, Callable[[Any], bool]] = {}
 
 
 def eager(items: list):
@@ -149,7 +154,9 @@ def eager(items: list):
         if t in _UNCHANGEABLE:
             continue
         for w in (v if t is tuple else (v,)):
-            if type(w) in _UNCHANGEABLE or type(w) is tuple:
+            tw = type(w)
+            if tw in _UNCHANGEABLE or tw is tuple or isinstance(w, np.generic) or (
+                    tw in UNCHANGEABLE_WHEN and UNCHANGEABLE_WHEN[tw](w)):
                 continue
             if seen is None:
                 seen = set()

@@ -222,3 +222,18 @@ def test_kept_patterns_match_central_differences(f):
     assert y == pytest.approx(f(X), rel=1e-12)
     assert g == pytest.approx(fd.derivative(f, X), rel=1e-6)
     assert derivative(f, X) == pytest.approx(fd.derivative(f, X), rel=1e-6)
+
+
+def _twice(x):
+    yield x
+    yield x
+
+
+def test_one_number_yielded_twice_is_no_hazard_in_any_order():
+    # (under hessian the number is a forward-mode dual: one object, unchangeable like the float)
+    from contexts import hessian
+
+    def f(x):
+        return sum(_twice(x)) * x  # 2 x**2
+    assert gradient(f, 1.5)[0] == pytest.approx(6.0)
+    assert hessian(f, 1.5) == pytest.approx(4.0)
