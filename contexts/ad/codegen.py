@@ -193,7 +193,6 @@ class _Gen:
     def __init__(self, fdef: ast.FunctionDef, active: set[str], params: list[str], fresh: set[int] = frozenset(),
                  observed: bool = False, compact: bool = False):
         self.fdef = fdef
-        self.stores = list(name_stores(fdef))  # (name, value) of each `name = value` (`eager_guard`)
         # compact: no inlined fast paths beside the general rules (`generate`'s compact)
         self.compact = compact
         # observed (`contexts.ad.observe`): active binary operations run through `__od_binop__` and their
@@ -345,14 +344,13 @@ class _Gen:
         raise AssertionError(type(s))
 
     def for_loop(self, s: ast.For) -> list[ast.stmt]:
-        guard = self.eager_guard(s)
         self.depth += 1
         body = self.body(s.body)
         self.depth -= 1
         orelse = self.body(s.orelse) if s.orelse else []
         if not (self.is_active(s.iter) and self.is_active(s.target)):
             s.body, s.orelse = body, orelse
-            return guard + [s]
+            return [s]
         # for v in it  ->  _od_itJ = iter(it) (a recorded call: user classes' __iter__ is differentiated)
         #                  for _od_iK, v in enumerate(_od_itJ): record (k, _od_itJ, i); adjoint: it[i] read
         j = self.new_block()
@@ -377,22 +375,7 @@ class _Gen:
         head.orelse = orelse
         adj = self.take(v) + [_given("_g", [assign(d(itv), call("__od_getitem_adj__", "_od_S", d(itv), "_g", itv, i))])]
         self.set_adjoint(k, [itv, i], [(adj, s)], s)
-        return guard + pre + [head]
-
-    def eager_guard(self, s: ast.For) -> list[ast.stmt]:
-        """`for v in gen(out): out.append(v)`: a loop changing in place a variable it passed to the call
-        that made its iterable. A generator's twin runs eagerly when called, so it would read `out` before
-        the loop's changes: checked when the loop starts (`__od_eager_guard__`, refused if the iterable is
-        a generator's eager items); a call of anything else is what Python runs."""
-        if not isinstance(s.iter, ast.Name):
-            return []
-        made = [v for name, v in self.stores if name == s.iter.id]
-        passed = {b for v in made if isinstance(v, ast.Call)
-                  for a in [*v.args, *(k.value for k in v.keywords)] if (b := stored_base(a))}
-        hit = sorted(passed & changed_in_place(ast.Module(body=s.body, type_ignores=[])))
-        if not hit:
-            return []
-        return at([expr_stmt(call("__od_eager_guard__", s.iter.id, const(hit[0])))], s)
+        return pre + [head]
 
     def new_block(self) -> int:
         self.nblocks += 1

@@ -140,6 +140,7 @@ class Lowerer:
         self.first_param = first_param
         self.iterators = iterators
         self.generators: dict[str, ast.GeneratorExp] = {}  # variables bound to a generator expression
+        self.calls: dict[str, ast.Call] = {}  # variables bound to a call's result (`eager_guard`)
         # (variables drawn from by `next(v)`, variables the function changes in place): `drawn_by_next`
         self.nexted, self.changed = drawn
 
@@ -159,19 +160,19 @@ class Lowerer:
                 f"generator expression is evaluated where it is made, so it would read `{hit[0]}` before the "
                 f"changes (compute each item in the loop instead)", s)
 
-    def drawn_by_next(self, s: ast.Assign) -> list[ast.stmt]:
-        """`g = gen(out)`, then `next(g)` while the function changes `out` in place: a generator's twin runs
-        eagerly when called, so it read `out` before the changes. `__od_eager_guard__` after the call
-        refuses where the call was a generator's (its eager items' iterator); anything else is Python's."""
-        name = s.targets[0].id
-        if name not in self.nexted or not isinstance(s.value, ast.Call):
+    def eager_guard(self, it: str, call, changed, s) -> list[ast.stmt]:
+        """`for v in gen(out): out.append(v)`, or `g = gen(out)` then `next(g)` while the function changes
+        `out` in place: a generator's twin runs eagerly when called, so it read `out` before the changes.
+        Where a variable passed to the call that made `it` is in `changed`, `__od_eager_guard__` refuses
+        if the call was a generator's (its eager items' iterator); anything else is Python's."""
+        if not isinstance(call, ast.Call):
             return []
         from .activity import stored_base  # (activity imports this module)
-        passed = {b for a in [*s.value.args, *(k.value for k in s.value.keywords)] if (b := stored_base(a))}
-        hit = sorted(passed & self.changed)
+        passed = {b for a in [*call.args, *(k.value for k in call.keywords)] if (b := stored_base(a))}
+        hit = sorted(passed & changed)
         if not hit:
             return []
-        guard = ast.Call(func=_name("__od_eager_guard__", s), args=[_name(name, s), ast.Constant(hit[0])],
+        guard = ast.Call(func=_name("__od_eager_guard__", s), args=[_name(it, s), ast.Constant(hit[0])],
                          keywords=[])
         return [_loc(ast.Expr(value=guard), s)]
 
@@ -200,14 +201,16 @@ class Lowerer:
     def stmt_Assign(self, s):
         pre: list = []
         if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
-            if isinstance(s.value, ast.GeneratorExp):  # (see `drawn_by_loop`)
-                self.generators[s.targets[0].id] = s.value
-            else:
-                self.generators.pop(s.targets[0].id, None)
+            name = s.targets[0].id
+            for kind, table in ((ast.GeneratorExp, self.generators), (ast.Call, self.calls)):
+                if isinstance(s.value, kind):  # (see `drawn_by_loop`, `eager_guard`)
+                    table[name] = s.value
+                else:
+                    table.pop(name, None)
             # `x = a * b` stays one statement (no temporary in between): fewer stores, shorter adjoints
             value = self.expr(s.value, pre)
-            pre.append(ast.copy_location(ast.Assign(targets=[_name(s.targets[0].id, s, True)], value=value), s))
-            return pre + self.drawn_by_next(s)
+            pre.append(ast.copy_location(ast.Assign(targets=[_name(name, s, True)], value=value), s))
+            return pre + (self.eager_guard(name, s.value, self.changed, s) if name in self.nexted else [])
         value = self.atom(s.value, pre)
         for target in s.targets:
             pre.extend(self.store(target, value, s))
@@ -326,6 +329,10 @@ class Lowerer:
         self.drawn_by_loop(s)
         pre: list = []
         it = self.atom(s.iter, pre)
+        from .activity import changed_in_place  # (activity imports this module)
+        made = s.iter if isinstance(s.iter, ast.Call) else self.calls.get(s.iter.id) if isinstance(s.iter, ast.Name) else None
+        if made is not None and isinstance(it, ast.Name):
+            pre += self.eager_guard(it.id, made, changed_in_place(ast.Module(body=s.body, type_ignores=[])), s)
         body: list = []
         if isinstance(s.target, ast.Name):
             target = _name(s.target.id, s.target, True)

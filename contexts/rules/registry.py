@@ -244,7 +244,8 @@ class Registry:
                 rule = self._rule(fn if isinstance(fn, tuple) else key_of(fn))
                 setattr(rule, attr, impl)
                 if attr == "adjoint":
-                    rule.hot = rule.hot_reduce = rule.hot_one = None  # they were the old adjoint's fast cases
+                    for name in _HOT_FIELDS:  # they were the old adjoint's fast cases
+                        setattr(rule, name, None)
                 if kind is not None:
                     rule.kind = kind
             return impl

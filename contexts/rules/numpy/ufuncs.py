@@ -184,6 +184,17 @@ class OneOver:
         return 1 / self.denominator(y, *args)
 
 
+def _scratch(d, dy, *inputs) -> bool:
+    """d is an array a partial just made for this call (not one of its inputs or a view of one), of dy's
+    shape and dtype: the cotangent may be written into it."""
+    if type(d) is not _ndarray or d.base is not None or d.dtype != dy.dtype or d.shape != dy.shape:
+        return False
+    for v in inputs:  # (a loop, not a generator: this runs per elementwise operation)
+        if d is v:
+            return False
+    return True
+
+
 def _hot(partial: Callable) -> Callable:
     """`hot(dy, y, x)`: the cotangent `dy * partial(y, x)` of a real array x, for a cotangent dy of its
     shape and dtype (the common case), written into the partial's own array where it made one for the
@@ -193,15 +204,13 @@ def _hot(partial: Callable) -> Callable:
 
         def hot(dy, y, x):
             d = denominator(y, x)
-            if (type(d) is _ndarray and d is not y and d is not x and d.base is None and d.dtype == dy.dtype
-                    and d.shape == dy.shape):
+            if _scratch(d, dy, y, x):
                 return dropped_nan_zero(np.divide(dy, d, out=d), dy, y)
             return dropped_nan_zero(dy / d, dy, y)
     else:
         def hot(dy, y, x):
             p = partial(y, x)
-            if (type(p) is _ndarray and p is not y and p is not x and p.base is None and p.dtype == dy.dtype
-                    and p.shape == dy.shape):
+            if _scratch(p, dy, y, x):
                 p *= dy
                 return dropped_nan_zero(p, dy, y)
             return dropped_nan_zero(dy * p, dy, y)
@@ -219,8 +228,7 @@ def _hot_one(partials: tuple) -> Callable:
             return p.cotangent()
         x = b if i else a
         d = p(y, a, b)
-        if (type(d) is _ndarray and d is not y and d is not a and d is not b and d.base is None
-                and d.dtype == dy.dtype and d.shape == dy.shape):
+        if _scratch(d, dy, y, a, b):
             d *= dy  # the partial's own new array
             return dropped_nan_zero(d, dy, y)
         return match_primal(dropped_nan_zero(dy * conj(d), dy, y), x)  # (d has at most y's shape: dy's)
