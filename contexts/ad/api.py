@@ -14,13 +14,13 @@ from overdub.passes import context_stack as _stack, depth as _depth
 from overdub.errors import OverdubError
 
 from ..rules.frames import entry_error
-from ..rules.leaves import ArrayLeaf, Scalar, as_array, kind_of
+from ..rules.leaves import ArrayLeaf, Scalar, as_array, container_of, kind_of
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
 from . import runtime as _runtime
 from .runtime import _NOKW, _rules, _twin_call, call, override_rules, restore_rules
-from ..rules.cotangents import Tangent, fields_of, has_fields
+from ..rules.cotangents import SeqBox, Tangent, fields_of, has_fields
 from .structs import Session, finalize
 
 _FunctionType = types.FunctionType
@@ -170,8 +170,17 @@ def _record(f, args, kwargs, full=True):
         _depth.leave()
 
 
-def _reverse(pb, dy, args):
-    """Run a recorded pullback: (cotangent of f, cotangents of args shaped like args)."""
+def _reverse(pb, dy, args, y=None):
+    """Run a recorded pullback: (cotangent of f, cotangents of args shaped like args); y is the output, of
+    which dy is the cotangent (a registered container's is of its values: see `_output_container`)."""
+    container = _output_container(y)
+    if container is not None:
+        if dy is not None and not isinstance(dy, dict):
+            dy = container.seed(y, dy)
+        dfn, dargs = _reverse(pb, _handed(dy), args)
+        return dfn, _of_output(container, dargs, y)
+    if isinstance(dy, (dict, list, tuple)):
+        dy = _handed(dy)
     if pb is None:
         return None, tuple(finalize(None, a) for a in args)
     S = Session()
@@ -195,8 +204,40 @@ def _pullback(f, args, kwargs, full=True):
     y, pb = _record(f, args, kwargs, full)
 
     def back(dy):
-        return _reverse(pb, dy, args)
+        return _reverse(pb, dy, args, y)
     return y, back
+
+
+def _handed(dy):
+    """A cotangent handed in (by the user, or a container's seed) as plain dicts and lists: a `Tangent`,
+    `SeqBox` or `MapBox` is a box the reverse pass owns and merges into in place (`cotangents.acc`), so one
+    handed in as it is would collect what belongs to the session's own box of that object, whose share
+    would then be lost (a DataArray output seeded with nested Tangents: a zero gradient)."""
+    if isinstance(dy, dict):
+        return {k: _handed(v) for k, v in dy.items()}
+    if type(dy) is SeqBox or type(dy) is list:
+        return [_handed(v) for v in dy]
+    if type(dy) is tuple:
+        return tuple(_handed(v) for v in dy)
+    return dy
+
+
+def _output_container(y):
+    """The registered container kind of an output (a DataArray, a pint Quantity), or None."""
+    if type(y) is float or type(y) is np.ndarray or not has_fields(y):
+        return None
+    container = container_of(y)
+    if container is not None and container.seed is None:
+        raise NonScalarError(f"reverse mode cannot take the cotangent of a {type(y).__name__} returned by the "
+                             "function", fix="return its values (`y.values`, `y.to_array()`)")
+    return container
+
+
+def _of_output(container, grads: tuple, y) -> tuple:
+    """The gradients of an output of a registered container kind, as its kind says (pint's units)."""
+    if container.of_output is None:
+        return grads
+    return tuple(container.of_output(g, y) for g in grads)
 
 
 def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
@@ -253,8 +294,24 @@ def _seed(y):
                 "outputs")
     if type(y).__name__ == "Dual" and np.ndim(y.primal) == 0:  # forward over reverse: the primal's own 1
         return _seed(y.primal)
-    if type(y).__name__ == "Dual" or hasattr(y, "__array_ufunc__") and not isinstance(y, np.ndarray):
+    fields = has_fields(y)
+    container = container_of(y) if fields else None
+    if container is not None and container.seed is not None:  # (a DataArray, a pint Quantity: its values')
+        held = container.held(y)
+        try:
+            one = _seed(held)
+        except NonScalarError as e:
+            raise NonScalarError(f"`gradient` needs a real scalar output, got a {type(y).__name__} holding "
+                                 f"{type(held).__name__} of shape {np.shape(held)}", fix=e.fix) from None
+        return _handed(container.seed(y, one))
+    if type(y).__name__ == "Dual" or hasattr(y, "__array_ufunc__") and not isinstance(y, np.ndarray) and not fields:
         return 1.0
+    if fields:  # its cotangent is its fields': a number seeded there would be dropped, the gradient silently 0
+        raise NonScalarError(
+            f"`gradient` needs a real scalar output, got an object of type {type(y).__name__}: reverse mode "
+            "differentiates it as an object (its fields), and has no one to seed it with",
+            fix="return the number it holds (`float(y)`, `y.item()`, `y.magnitude`), or register its type "
+                "(`contexts.rules.leaves.register_scalar`, or `register_container` with `seed`)")
     shape = getattr(y, "shape", None)
     raise NonScalarError(
         f"`gradient` needs a real scalar output, got {type(y).__name__}"
@@ -359,13 +416,17 @@ def _value_and_gradient(f, args, wrt=None):
     if dargs is None:
         dargs = (None,) * len(args)
     if chosen is not None:
-        return y, tuple([finalize(dargs[i], args[i]) for i in chosen])
-    if len(args) == 1:
+        grads = tuple([finalize(dargs[i], args[i]) for i in chosen])
+    elif len(args) == 1:
         g = dargs[0]
         if type(g) is float and type(args[0]) is float:  # (finalize's first case, inline)
             return y, (g,)
-        return y, (finalize(g, args[0]),)
-    return y, tuple([finalize(g, a) for g, a in zip(dargs, args)])
+        grads = (finalize(g, args[0]),)
+    else:
+        grads = tuple([finalize(g, a) for g, a in zip(dargs, args)])
+    if type(seed) is dict:  # (an output of a registered container kind: pint's units)
+        grads = _of_output(container_of(y), grads, y)
+    return y, grads
 
 
 def value_and_gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | None = None) -> tuple[Any, tuple]:

@@ -136,11 +136,23 @@ def _tangent_out(y: Any, tag: Tag) -> Any:
         return {k: _tangent_out(v, tag) for k, v in y.items()}
     if y is None or isinstance(y, (str, bool)):
         return None
+    container = _output_container(y)
+    if container is not None:  # (a DataArray: its values' tangent, as a DataArray of y's labels)
+        return container.rebuild(y, _tangent_out(container.held(y), tag))
     if not dual_free(y):
         raise OverdubError(f"the function returned an object of type {type(y).__name__} holding perturbed "
                            "values, whose tangent forward mode cannot take apart",
                            fix="return numbers, arrays, or lists, tuples and dicts of them")
     return zero_tangent(y, tag)
+
+
+def _output_container(y):
+    """The registered container kind of an output whose held values forward mode can take apart and put
+    back (`leaves.Container`: `held` and `rebuild`), or None."""
+    if type(y) is float or type(y) is np.ndarray or type(y) is Dual:
+        return None
+    container = container_of(y)
+    return container if container is not None and container.held is not None and container.rebuild else None
 
 
 def _rebuilt(y, items: list):
@@ -158,6 +170,9 @@ def _primal_out(y: Any, tag: Tag) -> Any:
         return _rebuilt(y, [_primal_out(v, tag) for v in y])
     if isinstance(y, dict):
         return {k: _primal_out(v, tag) for k, v in y.items()}
+    container = _output_container(y)
+    if container is not None:
+        return container.rebuild(y, _primal_out(container.held(y), tag))
     return y
 
 
@@ -324,7 +339,9 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
 def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]:
     """(f(x), J) with J of shape shape(f(x)) + shape(x), `chunk` directions per pass."""
     container = container_of(x)
-    if container is not None:  # (an xarray DataArray: its values seeded; for a scalar f, J is a DataArray)
+    if container is not None and (container.values is not None or container.held is None):
+        # (an xarray DataArray: its values seeded, for a scalar f J is a DataArray; a pint Quantity, with
+        # no `values`, is seeded as an object: its magnitude's dual carries the units)
         return _jacfwd_of_container(f, x, container, chunk)
     if isinstance(x, (list, tuple)):
         if x and all(_exact_scalar(v) or isinstance(v, Scalar) for v in x) and not all(
@@ -418,6 +435,9 @@ def _jacfwd_by_duals(f: Callable, x: Any, xshape: tuple, n: int, chunk: int | No
         y = _run(f, Dual(x, seed.reshape((kk,) + xshape), tag))
         if isinstance(y, (list, tuple)):
             y = to_array(y)
+        container = _output_container(y)
+        if container is not None:  # (a DataArray: J of its values, a plain array)
+            y = container.held(y)
         y0 = _primal_out(y, tag)
         columns.append(_tangent_out(y, tag))
     block = columns[0] if len(columns) == 1 else np.concatenate(columns)

@@ -205,29 +205,41 @@ def carries_none(x) -> bool:
 
 @dataclass(frozen=True)
 class Container:
-    """What the engines need of a registered container of arrays with labels (xarray's DataArray): the
-    gradient with respect to one is of its own kind, its labels kept.
+    """What the engines need of a registered container of arrays with labels (xarray's DataArray) or
+    with units (pint's Quantity): the gradient with respect to one is of its own kind, its labels kept.
 
     - `cotangent(d, x, finalize)`: from reverse mode's cotangent of x (a dict of its fields' cotangents, or
       None), the gradient as a container like x: its values' cotangents, each shaped like its array by
       `finalize(g, array)` (zeros where none came);
     - `values(x)`/`rebuild(x, v)`: x's differentiated values, a numpy array, and x with values v in their
-      place (forward mode seeds the values: `jacfwd(f, x)`)."""
+      place (forward mode seeds the values: `jacfwd(f, x)`; where `values` is None, forward mode seeds x
+      as any object, its fields);
+    - `held(y)`: the values an output y holds, whatever they are (forward mode's duals too);
+    - `seed(y, dy)`: reverse mode's cotangent of an output y (the dict of its fields' cotangents) from dy,
+      a cotangent of its values: `gradient` seeds a container holding one number with `seed(y, 1.0)`, and
+      `pullback`'s `back(dy)` takes dy so. Without it, a container output is refused: its fields'
+      cotangents are not a number, and seeding one would silently give zero;
+    - `of_output(g, y)`: the gradient g of an output y of this kind, as its kind says (pint: g times y's
+      units)."""
 
     cotangent: Callable[[Any, Any], Any]
     values: Callable[[Any], Any] | None = None
     rebuild: Callable[[Any, Any], Any] | None = None
+    held: Callable[[Any], Any] | None = None
+    seed: Callable[[Any, Any], Any] | None = None
+    of_output: Callable[[Any, Any], Any] | None = None
 
 
 CONTAINERS: dict[type, Container] = {}
 
 
 def register_container(cls: type, *, cotangent: Callable, values: Callable | None = None,
-                       rebuild: Callable | None = None) -> None:
+                       rebuild: Callable | None = None, held: Callable | None = None,
+                       seed: Callable | None = None, of_output: Callable | None = None) -> None:
     """Register `cls` (and its subclasses) as a container of arrays with labels: see `Container`."""
     if not isinstance(cls, type):
         raise TypeError(f"register_container takes a class, not {cls!r}")
-    CONTAINERS[cls] = Container(cotangent, values, rebuild)
+    CONTAINERS[cls] = Container(cotangent, values, rebuild, held, seed, of_output)
 
 
 def container_of(x) -> Container | None:

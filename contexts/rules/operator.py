@@ -295,7 +295,9 @@ def imod_frule(tangents, a, b):
 # -- pow --------------------------------------------------------------------------------------------
 
 def _is_array(x) -> bool:
-    return isinstance(x, (np.ndarray, np.generic, ArrayLeaf))
+    """An array, or an object holding one (a pint Quantity of an array: `x == 0` is not one truth value)."""
+    return isinstance(x, (np.ndarray, np.generic, ArrayLeaf)) or (
+        type(x) is not float and type(x) is not int and bool(getattr(x, "shape", ())))
 
 
 def pow_dx(x, n):

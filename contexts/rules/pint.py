@@ -8,17 +8,23 @@ a unit's dimensionality, its root units and the factor between two units carry n
 functions of units, never of magnitudes), so they are registered here as non-differentiable primitives
 (never recursed into: their parsers run Python's `tokenize`, whose endless iterators reverse mode refuses).
 
-Gradients: with respect to a plain number or array that the function gives units, the gradient is a plain
-number or array; with respect to a Quantity input, the gradient is the gradient with respect to its
-magnitude (the cotangent of its `_magnitude`: in units of the output per unit of the input's magnitude).
+Gradients carry units as `derivative` does: in the output's units per unit of the input. With respect to
+a plain number or array the function gives units, of a plain output, the gradient is a plain number or
+array; with respect to a Quantity input it is a Quantity of the gradient with respect to its magnitude,
+per its unit; of an output Quantity (a number's: `gradient` seeds its magnitude), times the output's unit.
+`pullback`'s `back(dy)` takes dy as the cotangent of the output's magnitude (a Quantity dy in its units).
 
 Loaded when pint is first imported (`leaves.DOMAINS`).
 """
 
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
 from pint.facets.plain.registry import PlainRegistry
 
+from .leaves import register_container
 from .registry import registry
 
 __all__: list[str] = []
@@ -63,3 +69,55 @@ def _forward() -> None:
 
 
 _forward()
+
+
+# -- gradients with respect to and of Quantities (reverse mode) ----------------------------------------------
+
+def _magnitude_of(d):
+    return d.get("_magnitude") if isinstance(d, dict) else d if isinstance(d, (float, np.ndarray)) else None
+
+
+def quantity_cotangent(d, x, finalize):
+    """The gradient with respect to a Quantity input: its magnitude's, per unit of x (times the output's
+    units where the output is a Quantity: `quantity_of_output`)."""
+    return x._REGISTRY.Quantity(finalize(_magnitude_of(d), x._magnitude), x.units ** -1)
+
+
+def quantity_held(y):
+    return y._magnitude
+
+
+def quantity_rebuild(y, magnitude):
+    return y._REGISTRY.Quantity(magnitude, y.units)
+
+
+def quantity_seed(y, dy):
+    """Reverse mode's cotangent of an output Quantity from dy, its magnitude's (a Quantity dy in y's units)."""
+    if isinstance(dy, type(y)):
+        dy = dy.m_as(y.units)
+    return {"_magnitude": dy}
+
+
+def quantity_of_output(g, y):
+    """A gradient of an output Quantity y: in y's units per unit of the input (`derivative`'s units)."""
+    if g is None:
+        return None
+    if isinstance(g, (list, tuple)):
+        return type(g)(quantity_of_output(v, y) for v in g) if type(g) in (list, tuple) else g
+    if isinstance(g, dict):
+        return type(g)({k: quantity_of_output(v, y) for k, v in g.items()})
+    if isinstance(g, y._REGISTRY.Quantity):
+        return g * y.units
+    if isinstance(g, (numbers.Number, np.ndarray)):
+        return y._REGISTRY.Quantity(g, y.units)
+    return g
+
+
+def _containers() -> None:
+    import pint
+
+    register_container(pint.Quantity, cotangent=quantity_cotangent, held=quantity_held, rebuild=quantity_rebuild,
+                       seed=quantity_seed, of_output=quantity_of_output)
+
+
+_containers()

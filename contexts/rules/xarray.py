@@ -12,6 +12,8 @@ Gradients: with respect to a DataArray input, the gradient is a DataArray of the
 and attributes holding the gradient with respect to its values (coordinates are labels, held fixed); with
 respect to a Dataset, a Dataset of the gradients of its data variables (reverse mode). `jacfwd(f, da)`
 seeds the DataArray's values and gives a DataArray too, for a scalar f (`leaves.register_container`).
+A DataArray returned is its values: `gradient` of a 0-d one seeds its number, `pullback`'s `back(dy)` takes
+an array or a DataArray of its values' cotangents, and forward mode's derivative of one is a DataArray.
 
 Loaded when xarray is first imported (`leaves.DOMAINS`).
 """
@@ -26,6 +28,7 @@ import pandas as pd
 from overdub.errors import OverdubError
 
 from .containers import SHARED_SAFELY
+from .cotangents import Tangent
 from .leaves import register_constant, register_container, register_labels
 from .registry import registry
 
@@ -145,11 +148,27 @@ def dataarray_rebuild(x, values):
     return x.copy(data=values)
 
 
+def dataarray_held(y):
+    """The values an output DataArray holds (forward mode's dual too)."""
+    return y.variable._data
+
+
+def dataarray_seed(y, dy):
+    """Reverse mode's cotangent of an output DataArray (its fields') from dy, the cotangent of its values: a
+    number, an array or a DataArray (its values, in y's dims)."""
+    data = y.variable._data
+    if isinstance(dy, type(y)):
+        dy = dy.transpose(*y.dims).variable._data
+    dtype = data.dtype if getattr(data, "dtype", None) is not None and data.dtype.kind in "fc" else float
+    g = np.array(np.broadcast_to(np.asarray(dy, dtype=dtype), np.shape(data)))
+    return Tangent(_variable=Tangent(_data=g))
+
+
 def _register_containers() -> None:
     import xarray
 
     register_container(xarray.DataArray, cotangent=dataarray_cotangent, values=dataarray_values,
-                       rebuild=dataarray_rebuild)
+                       rebuild=dataarray_rebuild, held=dataarray_held, seed=dataarray_seed)
     register_container(xarray.Dataset, cotangent=dataset_cotangent)
 
 

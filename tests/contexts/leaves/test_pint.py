@@ -7,7 +7,7 @@ import pytest
 
 pint = pytest.importorskip("pint")
 
-from contexts import derivative, gradient, hessian, jacfwd, jacobian, jvp  # noqa: E402
+from contexts import NonScalarError, derivative, gradient, hessian, jacfwd, jacobian, jvp, pullback  # noqa: E402
 from tests import fd  # noqa: E402
 
 ureg = pint.UnitRegistry()
@@ -93,3 +93,55 @@ def test_gradient_wrt_a_quantity_is_the_magnitudes():
     grad = getattr(g, "_magnitude", g)
     np.testing.assert_allclose(np.asarray(grad, dtype=float), fd.gradient(lambda m: f(ureg.Quantity(m, "m")), X)[0],
                                rtol=1e-6)
+
+
+# -- Quantities returned: before, `gradient` seeded a returned Quantity with the number 1, which its
+# fields' cotangent dropped (silently zero for an array magnitude; a crash for a float one)
+
+def energy(x):
+    v = x * ureg.m / ureg.s
+    return (0.5 * (2.0 * ureg.kg) * v ** 2).sum()
+
+
+def test_gradient_of_a_returned_quantity_has_its_units():
+    (g,) = gradient(energy, X)
+    assert isinstance(g, ureg.Quantity) and g.units == ureg.kg * ureg.m ** 2 / ureg.s ** 2
+    np.testing.assert_allclose(g.magnitude, fd.gradient(lambda x: energy(x).magnitude, X)[0], rtol=1e-6)
+    assert derivative(lambda t: energy(X * t), 1.0).units == g.units  # forward mode agrees
+
+
+def test_gradient_with_respect_to_a_quantity_of_a_quantity():
+    """d(3 q²)/dq for q in metres is 6 q in metres, as forward mode says."""
+    q = ureg.Quantity(np.array([1.0, 2.0]), "m")
+
+    def f(q):
+        return (3.0 * q * q).sum()
+
+    (g,) = gradient(f, q)
+    assert g.units == ureg.m
+    np.testing.assert_allclose(g.magnitude, [6.0, 12.0], rtol=1e-12)
+    jf = jacfwd(f, q)
+    assert jf.units == ureg.m
+    np.testing.assert_allclose(jf.magnitude, [6.0, 12.0], rtol=1e-12)
+    (gs,) = gradient(lambda q: 3.0 * q * q, ureg.Quantity(2.0, "m"))
+    assert gs.units == ureg.m and gs.magnitude == pytest.approx(12.0)
+
+
+def test_pullback_of_a_quantity_output():
+    y, back = pullback(lambda x: np.sin(x) * ureg.N, X)
+    (g,) = back(np.array([1.0, 2.0, 3.0]))
+    assert g.units == ureg.N
+    np.testing.assert_allclose(g.magnitude, np.cos(X) * [1.0, 2.0, 3.0], rtol=1e-12)
+    (g,) = back(ureg.Quantity(np.array([1000.0, 0.0, 0.0]), "mN"))  # a Quantity cotangent: in y's units
+    np.testing.assert_allclose(g.magnitude, np.cos(X) * [1.0, 0.0, 0.0], rtol=1e-12)
+
+
+def test_gradient_of_a_quantity_of_many_values_refused():
+    with pytest.raises(NonScalarError, match="Quantity"):
+        gradient(lambda x: x * ureg.m, X)
+
+
+def test_hessian_of_a_returned_quantity():
+    H = hessian(lambda x: (x * ureg.m * x).sum() + x[0] * x[1] * ureg.m, X)
+    np.testing.assert_allclose(getattr(H, "magnitude", H), 2 * np.eye(3) + np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]]),
+                               rtol=1e-12)

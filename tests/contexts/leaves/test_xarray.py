@@ -10,7 +10,7 @@ import pytest
 
 xr = pytest.importorskip("xarray")
 
-from contexts import gradient, jacfwd  # noqa: E402
+from contexts import NonScalarError, derivative, gradient, jacfwd, jacobian, jvp, pullback  # noqa: E402
 from overdub.errors import OverdubError  # noqa: E402
 from tests import fd  # noqa: E402
 
@@ -263,3 +263,70 @@ def test_right_or_refused(name, mode):
             return
     g = g[0] if type(g) is tuple else g
     np.testing.assert_allclose(g, fd.gradient(f, x)[0], rtol=1e-6, atol=1e-8)
+
+
+# -- DataArrays returned: before, `gradient` seeded the returned DataArray with the number 1, which its
+# fields' cotangent dropped: the gradient was silently zero (`(np.sin(da) * da).sum()` without `float`)
+
+def returns_dataarray(x):
+    da = grid(x)
+    return (np.sin(da) * da).sum() + (da ** 2).mean(dim="i").sum()
+
+
+def returns_dataarray_of_a_dataarray(da):
+    return (np.sin(da) * da).sum()
+
+
+@pytest.mark.parametrize("mode", [gradient, jacfwd], ids=["reverse", "forward"])
+def test_returned_dataarray_is_its_number(mode):
+    _check(returns_dataarray, X6, mode)
+
+
+@pytest.mark.parametrize("mode", [gradient, jacfwd], ids=["reverse", "forward"])
+def test_returned_dataarray_with_respect_to_a_dataarray(mode):
+    g = mode(returns_dataarray_of_a_dataarray, DA)
+    g = g[0] if type(g) is tuple else g
+    assert isinstance(g, xr.DataArray) and g.dims == DA.dims
+    a = DA.values
+    np.testing.assert_allclose(g.values, np.sin(a) + a * np.cos(a), rtol=1e-12)
+
+
+def test_derivative_of_a_returned_dataarray_is_a_dataarray():
+    def f(t):
+        return xr.DataArray(np.array([1.0, 2.0, 3.0]), dims=("k",), coords={"k": [5, 6, 7]}) * np.sin(t)
+
+    d = derivative(f, 0.4)
+    assert isinstance(d, xr.DataArray) and d.dims == ("k",)
+    np.testing.assert_array_equal(d.coords["k"].values, [5, 6, 7])
+    np.testing.assert_allclose(d.values, np.array([1.0, 2.0, 3.0]) * np.cos(0.4), rtol=1e-12)
+    _, dy = jvp(f, (0.4,), (2.0,))
+    np.testing.assert_allclose(dy.values, 2 * np.array([1.0, 2.0, 3.0]) * np.cos(0.4), rtol=1e-12)
+
+
+@pytest.mark.parametrize("cotangent", ["array", "dataarray", "transposed", "number"])
+def test_pullback_of_a_dataarray_output(cotangent):
+    """The cotangent handed to `back` is its values': an array, a DataArray (in any order of its dims),
+    or a number (broadcast)."""
+    def f(x):
+        return np.exp(grid(x)) * 2.0
+
+    y, back = pullback(f, X6)
+    w = np.arange(6.0).reshape(2, 3) if cotangent != "number" else np.full((2, 3), 1.5)
+    dy = {"array": w, "dataarray": y.copy(data=w), "transposed": y.copy(data=w).transpose("j", "i"),
+          "number": 1.5}[cotangent]
+    (g,) = back(dy)
+    np.testing.assert_allclose(g, 2.0 * np.exp(X6) * w.ravel(), rtol=1e-12)
+
+
+def test_jacobian_of_a_dataarray_output():
+    def f(x):
+        return np.sin(grid(x)).sum(dim="i")
+
+    expected = fd.jacobian(lambda x: f(x).values, X6, matrix=True)
+    np.testing.assert_allclose(jacobian(f, X6), expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacobian(f, X6, mode="forward"), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_gradient_of_a_dataarray_of_many_values_refused():
+    with pytest.raises(NonScalarError, match="DataArray"):
+        gradient(lambda x: grid(x) * 2.0, X6)
