@@ -43,7 +43,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_eager__",
-           "__od_eager_guard__", "__od_tuple__",
+           "__od_eager_guard__", "__od_eager_inplace__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
@@ -1212,14 +1212,48 @@ def _check_shared_changes(lowered, globals_: dict) -> None:
     bound = params | other | set(values)  # (a local `Point` is not the module's class)
     own = {name for name, vs in values.items()
            if name not in params and name not in other and all(_made_here(v, globals_, bound) for v in vs)}
-    # (`n -= 1` on a variable counts as a rebinding here: a counter, a running total; an array or list
-    # passed in and changed by `a += v` between yields is the one case left unchecked)
+    # (`n -= 1` on a variable is a number's rebinding or an array's change: told apart at run time)
     hit = sorted(n for n in changed_in_place(lowered, augmented_names=False) if n not in own)
     if hit:
         raise Unsupported(
             f"generator changing `{hit[0]}` in place, which its caller may read between items: reverse mode "
             f"runs a generator to its end when it is called, so the caller would see only the last change "
             f"(yield the values instead, or return a list)", lowered)
+    _guard_augmented(lowered, own)
+
+
+_IN_PLACE_DUNDERS = {ast.Add: "__iadd__", ast.Sub: "__isub__", ast.Mult: "__imul__", ast.Div: "__itruediv__",
+                     ast.FloorDiv: "__ifloordiv__", ast.Mod: "__imod__", ast.Pow: "__ipow__",
+                     ast.MatMult: "__imatmul__", ast.LShift: "__ilshift__", ast.RShift: "__irshift__",
+                     ast.BitOr: "__ior__", ast.BitXor: "__ixor__", ast.BitAnd: "__iand__"}
+
+
+def _guard_augmented(lowered, own: set) -> None:
+    """Before each `v op= ...` of a generator on a variable it did not make itself (a parameter's array,
+    `a += g` between yields), `__od_eager_inplace__(v, ...)`: refused at run time where v's value changes
+    in place (an array, a list), passed where the operator rebinds (a number: a counter, a running total)."""
+    def guarded(body: list) -> list:
+        out = []
+        for s in body:
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(s, field, None)
+                if type(inner) is list and not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    setattr(s, field, guarded(inner))
+            for h in getattr(s, "handlers", ()) or ():
+                h.body = guarded(h.body)
+            for case in getattr(s, "cases", ()) or ():
+                case.body = guarded(case.body)
+            value = getattr(s, "value", None)
+            if (isinstance(s, ast.Assign) and getattr(value, "_od_inplace", False) and len(s.targets) == 1
+                    and isinstance(t := s.targets[0], ast.Name) and t.id not in own
+                    and isinstance(value.left, ast.Name) and value.left.id == t.id):
+                check = ast.Call(func=ast.Name(id="__od_eager_inplace__", ctx=ast.Load()),
+                                 args=[ast.Name(id=t.id, ctx=ast.Load()), ast.Constant(t.id),
+                                       ast.Constant(_IN_PLACE_DUNDERS[type(value.op)])], keywords=[])
+                out.append(ast.copy_location(ast.Expr(value=check), s))
+            out.append(s)
+        return out
+    lowered.body = guarded(lowered.body)
 
 
 _CONSTRUCTORS = frozenset({"zeros", "empty", "ones", "full", "array", "copy", "zeros_like", "empty_like",

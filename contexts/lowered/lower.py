@@ -524,14 +524,54 @@ class Lowerer:
             func = ast.copy_location(ast.Attribute(value=obj, attr=e.func.attr, ctx=ast.Load()), e.func)
         else:
             func = self.atom(e.func, pre)
+        shared = self.passed_with_a_generator(e)
         args = []
         for a in e.args:
             if isinstance(a, ast.Starred):
                 args.append(ast.copy_location(ast.Starred(value=self._sized(a.value, pre), ctx=ast.Load()), a))
             else:
                 args.append(self.atom(a, pre))
+                if shared and a in shared and isinstance(args[-1], ast.Name):
+                    pre.extend(self.eager_guard(args[-1].id, *shared[a], a))
         kws = [ast.copy_location(ast.keyword(arg=k.arg, value=self.atom(k.value, pre)), k) for k in e.keywords]
         return ast.copy_location(ast.Call(func=func, args=args, keywords=kws), e)
+
+    def passed_with_a_generator(self, e: ast.Call) -> dict:
+        """`consume((x * len(acc) for x in xs), acc)`, `acc.extend(v * len(acc) for v in r)`: a generator
+        expression is evaluated where it is made, so a callee changing in place, between draws, a variable
+        it reads (passed beside it, or the method's object) would have it read before the changes: refused.
+        `consume(gen(acc), acc)`: a generator function's call passed beside a variable passed to it, too,
+        where the call was a generator's (`__od_eager_guard__` on its result: {positional argument: call},
+        returned: {argument: (the call, the names)}). Callees known to change none of their arguments (`sum`, `sorted`, numpy's, math's)
+        pass; a callee changing a global or an attribute the generator reads is not seen."""
+        items = [*e.args, *(k.value for k in e.keywords)]
+        if len(items) + isinstance(e.func, ast.Attribute) < 2 or _reads_only(e.func):
+            return {}
+        from .activity import stored_base  # (activity imports this module)
+        bases = [stored_base(a.value if isinstance(a, ast.Starred) else a) for a in items]
+        if isinstance(e.func, ast.Attribute):
+            bases.append(stored_base(e.func.value))
+        guards = {}
+        for i, a in enumerate(items):
+            gen = a if isinstance(a, ast.GeneratorExp) else (
+                self.generators.get(a.id) if isinstance(a, ast.Name) else None)
+            others = {b for j, b in enumerate(bases) if j != i and b}
+            if gen is not None:
+                hit = sorted(_comprehension_reads(gen) & others)
+                if hit:
+                    raise Unsupported(
+                        f"call passing a generator expression that reads `{hit[0]}` beside `{hit[0]}` itself: "
+                        f"the generator expression is evaluated where it is made, so if the callee changes "
+                        f"`{hit[0]}` while drawing from it, it would have read `{hit[0]}` before the changes "
+                        f"(pass a list, `[...]`, or compute the items in the callee)", a)
+                continue
+            made = a if isinstance(a, ast.Call) else self.calls.get(a.id) if isinstance(a, ast.Name) else None
+            if made is None or i >= len(e.args) or _reads_only(made.func):
+                continue
+            passed = {b for m in [*made.args, *(k.value for k in made.keywords)] if (b := stored_base(m))}
+            if passed & others:
+                guards[a] = (made, passed & others)
+        return guards
 
     def expr_Attribute(self, e, pre):
         return ast.copy_location(ast.Attribute(value=self.atom(e.value, pre), attr=e.attr, ctx=ast.Load()), e)
@@ -812,6 +852,29 @@ def _drawn_by_next(fdef) -> tuple:
         return frozenset(), frozenset()
     from .activity import changed_in_place  # (activity imports this module)
     return nexted, frozenset(changed_in_place(fdef))
+
+
+# callees that change none of their arguments (builtins of iteration and reduction; functions of these
+# modules): a generator passed to them beside what it reads is consumed as Python would
+_READS_ONLY = frozenset({"sum", "min", "max", "any", "all", "sorted", "list", "tuple", "set", "frozenset", "dict",
+                         "zip", "enumerate", "map", "filter", "len", "iter", "next", "print", "str", "repr",
+                         "reversed", "isinstance", "getattr", "hasattr", "join", "format"})
+_READ_ONLY_MODULES = frozenset({"np", "numpy", "math", "cmath", "itertools", "functools", "operator", "statistics",
+                                "builtins"})
+
+
+def _reads_only(func) -> bool:
+    """func is named as a callee that changes none of its arguments (see `_READS_ONLY`)."""
+    if isinstance(func, ast.Name):
+        return func.id in _READS_ONLY
+    if isinstance(func, ast.Attribute):
+        if func.attr in ("join", "format"):
+            return True
+        base = func.value
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        return isinstance(base, ast.Name) and base.id in _READ_ONLY_MODULES
+    return False
 
 
 def _comprehension_reads(e) -> set[str]:

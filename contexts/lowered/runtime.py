@@ -21,7 +21,7 @@ from overdub.errors import OverdubError
 
 from ..rules.frames import outside_engine
 
-__all__ = ["HELPERS", "EagerIterationError", "UNCHANGEABLE_WHEN", "eager", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
+__all__ = ["HELPERS", "EagerIterationError", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
 
 
 def unpack(v, n, star):
@@ -189,11 +189,28 @@ def eager_guard(it, name: str) -> None:
     eager run's iterator is a tuple's (a call returning `iter(a_tuple)` is refused too: rare, loud)."""
     if type(it) is _TUPLE_ITERATOR:
         raise EagerIterationError(
-            f"drawing from a generator while changing `{name}` in place, which was passed to it (a loop over it, "
-            f"or `next`): reverse mode runs generators eagerly, so the generator read `{name}` before the changes",
+            f"drawing from a generator while `{name}`, which was passed to it, may change in place (a loop over "
+            f"it or `next` changing `{name}`, or a callee given both): reverse mode runs generators eagerly, so the "
+            f"generator read `{name}` before the changes",
             where=_where(),
             fix="build the values in the loop itself, or pass the generator a copy")
 
 
-HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
+def eager_inplace(v, name: str, method: str) -> None:
+    """A generator run eagerly changes `name` by an in-place operator (`a += v`, reverse mode's generators:
+    `__od_eager_inplace__` before it, where `name` may hold what its caller sees — a parameter's object):
+    refused where the value changes in place (an array, a list: its type has `method`, `__iadd__`), as
+    its caller would read the last state between items; a number's operator rebinds, and passes."""
+    t = type(v)
+    if t in _UNCHANGEABLE or not hasattr(t, method) or (t in UNCHANGEABLE_WHEN and UNCHANGEABLE_WHEN[t](v)):
+        return
+    raise EagerIterationError(
+        f"generator changing `{name}` ({t.__name__}) in place with an in-place operator, which its caller may "
+        f"read between items: reverse mode runs a generator to its end when it is called, so the caller would "
+        f"see only the last change", where=_where(),
+        fix=f"compute a new value (`{name} = {name} + ...`), yield the values instead, or return a list")
+
+
+HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
+           "__od_eager_inplace__": eager_inplace, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)

@@ -4,8 +4,13 @@ that differs from Python's lazy run the result was silently wrong (value and gra
 - the same changeable object yielded twice, changed between the yields (pygeodesy's `Fsum._facc_dot`
   resets and multiplies one `Fsum` per item: fpolynomial's derivative came out 2x);
 - a generator expression drawn from later while the function changes in place what it reads;
-- a generator function changing in place an object its caller may read between items;
-- a loop (or `next`) drawing from a generator while changing in place a variable passed to it.
+- a generator function changing in place an object its caller may read between items (also by an
+  in-place operator, `a += v` on an array or list passed in: checked when it runs, as a number's
+  operator rebinds);
+- a loop (or `next`) drawing from a generator while changing in place a variable passed to it;
+- a call passing a generator (expression, or a generator function's call) beside a variable it reads, to a
+  callee that may change it while drawing (`acc.extend(v * len(acc) for v in r)`; callees known to change
+  nothing, `sum`, `sorted`, numpy's functions, pass).
 
 Forward mode runs generators lazily and is right on all of them (checked). The patterns that stay
 differentiable (consumed at once, loops appending to their own lists, generators changing their own
@@ -129,7 +134,63 @@ def next_on_a_list_iterator_is_pythons(x):
     return a + next(it)
 
 
-REFUSED = [next_between_changes_of_the_generators_argument, one_object_yielded_twice, drawn_while_the_list_grows, closure_reading_what_the_loop_appends,
+def _stepped(a, v, n):
+    for i in range(n):
+        a += v  # (an array passed in: changed in place, read by the caller between items)
+        yield i
+
+
+def array_argument_changed_by_an_operator(x):
+    a = np.array([x, 2.0 * x])
+    tot = 0.0
+    for _ in _stepped(a, a * x, 3):
+        tot = tot + (a * a).sum()
+    return tot
+
+
+def _grown(items, n):
+    for i in range(n):
+        items += [items[-1] * 2.0]
+        yield len(items)
+
+
+def list_argument_changed_by_an_operator(x):
+    items = [x]
+    return sum(items[-1] * k for k in _grown(items, 3))
+
+
+def _consume(g, acc):
+    for v in g:
+        acc.append(v)
+    return acc
+
+
+def callee_changing_what_a_generator_expression_reads(x):
+    acc = [x]
+    _consume((a * len(acc) for a in [x, x, x]), acc)
+    return sum(acc)
+
+
+def extend_by_a_generator_expression_reading_the_list(x):
+    acc = [x]
+    acc.extend(v * len(acc) for v in [x, 2 * x])
+    return sum(acc)
+
+
+def _sized_by(acc, x):
+    for _ in range(3):
+        yield x * len(acc)
+
+
+def callee_changing_what_a_generator_reads(x):
+    acc = [x]
+    _consume(_sized_by(acc, x), acc)
+    return sum(acc)
+
+
+REFUSED = [callee_changing_what_a_generator_expression_reads, extend_by_a_generator_expression_reading_the_list,
+           callee_changing_what_a_generator_reads, array_argument_changed_by_an_operator, list_argument_changed_by_an_operator,
+           next_between_changes_of_the_generators_argument, one_object_yielded_twice, drawn_while_the_list_grows, closure_reading_what_the_loop_appends,
            closure_reading_a_count, loop_changing_the_generators_argument, generator_changing_its_argument,
            one_buffer_yielded_twice]
 
@@ -207,11 +268,24 @@ def _running(xs):
         yield total
 
 
+def _shifted(x, step):
+    for _ in range(3):
+        x += step  # (a number parameter: rebound)
+        yield x * x
+
+
 def counters_and_running_totals(x):
-    return sum(_countdown(x, 3)) + sum(_running([x, 2 * x, x * x]))
+    return (sum(_countdown(x, 3)) + sum(_running([x, 2 * x, x * x])) + sum(_shifted(x, 0.5))
+            + sum(_shifted(np.float64(x), x)))
 
 
-KEPT = [consumed_at_once, loop_appending_to_its_own_list, generator_making_new_objects,
+def passed_to_callees_changing_nothing(x):
+    xs = [x, 2 * x]
+    return (sum(v * len(xs) for v in xs) + max((v for v in xs), key=abs)
+            + np.sum(np.array([v * v for v in xs])) + sum(sorted((v * v for v in xs), key=lambda v: -v)))
+
+
+KEPT = [passed_to_callees_changing_nothing, consumed_at_once, loop_appending_to_its_own_list, generator_making_new_objects,
         generator_with_its_own_buffer, loop_over_a_copy_changing_the_dict, counters_and_running_totals,
         next_on_a_list_iterator_is_pythons]
 
