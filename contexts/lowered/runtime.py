@@ -137,7 +137,8 @@ class EagerIterationError(OverdubError):
 
 # values no one changes in place (a yielded one may come twice)
 _UNCHANGEABLE = frozenset({float, int, complex, bool, str, bytes, type(None), Fraction, Decimal, np.float64,
-                           np.float32, np.int64, np.int32, np.bool_, np.complex128, range, type})
+                           np.float32, np.int64, np.int32, np.bool_, np.complex128, range, type, type(...), slice,
+                           frozenset, type(NotImplemented)})
 # types whose values are unchangeable when the test says so, added by the modes above: forward mode's Dual
 # (a perturbed number yielded twice is one dual; a perturbed array is an array)
 UNCHANGEABLE_WHEN: dict[type, Callable[[Any], bool]] = {}
