@@ -50,7 +50,8 @@ def jacobian(f: Callable, x: Any, mode: str = "forward", chunk: int | None = Non
 def _inner_gradient(f: Callable, inner: str) -> Callable:
     """x -> grad f(x), by reverse mode (for forward-over-reverse) or by forward mode."""
     if inner not in ("forward", "reverse"):
-        raise OverdubError(f"unknown inner mode {inner!r}", fix='use inner="forward" or inner="reverse"')
+        raise OverdubError(f"unknown inner mode {inner!r}",
+                           fix='use inner="auto" (the default), inner="forward" or inner="reverse"')
     if inner == "forward":
         def grad_forward(z):
             try:
@@ -67,10 +68,13 @@ def _inner_gradient(f: Callable, inner: str) -> Callable:
     return grad_reverse
 
 
-def hessian(f: Callable, x: Any, inner: str = "reverse", chunk: int | None = None) -> Any:
+def hessian(f: Callable, x: Any, inner: str = "auto", chunk: int | None = None) -> Any:
     """The Hessian of scalar f at x: forward mode over the reverse-mode gradient of `contexts.ad`
-    (`inner="reverse"`, the default: forward-over-reverse, one reverse pass per chunk of directions) or
-    over a forward-mode gradient (`inner="forward"`).
+    (`inner="reverse"`: forward-over-reverse, one reverse pass per chunk of directions) or over a
+    forward-mode gradient (`inner="forward"`: forward-over-forward, one forward pass per input and chunk).
+    The default, `"auto"`, is forward-over-reverse, and forward-over-forward where that is refused (dual
+    numbers met what reverse mode's pass cannot take: a rule without a forward twin, a plain array
+    filled with perturbed values); where both are refused, forward-over-reverse's error is raised.
 
     Integer inputs: an integer numpy array is differentiated as the float64 array of its values (as by
     `gradient`, `jvp` and `jacfwd`); a Python int stays an exact scalar.
@@ -80,15 +84,33 @@ def hessian(f: Callable, x: Any, inner: str = "reverse", chunk: int | None = Non
     array([[4., 2.],
            [2., 0.]])
     """
-    return jacfwd(_inner_gradient(f, inner), float_input(x), chunk)
+    x = float_input(x)
+    return _either(lambda g: jacfwd(g, x, chunk), f, inner)
 
 
-def hvp(f: Callable, x: Any, v: Any, inner: str = "reverse") -> Any:
+def hvp(f: Callable, x: Any, v: Any, inner: str = "auto") -> Any:
     """The Hessian-vector product H(x) @ v of scalar f in one forward pass over its gradient (an integer
-    array x is differentiated as the float64 array of its values, as by `hessian`).
+    array x is differentiated as the float64 array of its values, as by `hessian`; `inner` as there).
 
     >>> import numpy as np
     >>> hvp(lambda x: (x ** 3).sum(), np.array([1.0, 2.0]), np.array([1.0, 0.0]), inner="forward")
     array([6., 0.])
     """
-    return jvp(_inner_gradient(f, inner), (float_input(x),), (v,))[1]
+    x = float_input(x)
+    return _either(lambda g: jvp(g, (x,), (v,))[1], f, inner)
+
+
+def _either(outer: Callable, f: Callable, inner: str) -> Any:
+    """outer(the gradient of f by `inner`); with "auto", by reverse mode and, where that is refused (an
+    OverdubError), by forward mode. The refusal's error is raised where both are refused."""
+    if inner != "auto":
+        return outer(_inner_gradient(f, inner))
+    try:
+        return outer(_inner_gradient(f, "reverse"))
+    except OverdubError as e:
+        try:
+            return outer(_inner_gradient(f, "forward"))
+        except OverdubError as e2:
+            e.add_note(f"forward over forward was tried too and refused: {type(e2).__name__}: "
+                       f"{str(e2).splitlines()[0]}")
+            raise e from None
