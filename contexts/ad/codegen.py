@@ -49,12 +49,14 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__", "__od_dropped__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__",
-           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_call_viewed__", "__od_kw_tape__")
+           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_call_viewed__", "__od_kw_tape__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
             ast.BitOr: "or_", ast.BitXor: "xor", ast.BitAnd: "and_"}
 
+
+_LOOKUPS = frozenset({"get", "pop", "setdefault"})  # a dict's methods reading the value at a key
 
 # methods whose rules mutate an array argument in place and read its cotangent from the session
 _MUTATING_METHODS = frozenset({"at", "copyto", "place", "put", "putmask", "fill_diagonal", "fill", "sort",
@@ -530,7 +532,9 @@ class _Gen:
             obj = v.value.id
             self.dvars.add(obj)
             if any(n in self.active for n in _names_in(v.slice)):
-                return [s], [obj] + _names_in(v.slice), self.take(name) + [_given("_g", self.index_adj(obj, v.slice))]
+                # (a dict looked up by a differentiated key: a hit is refused, `helpers.key_lookup`)
+                lookup = at([expr_stmt(call("__od_key_lookup__", obj, index_value(v.slice)))], s)
+                return lookup + [s], [obj] + _names_in(v.slice), self.take(name) + [_given("_g", self.index_adj(obj, v.slice))]
             adj = self.take(name) + [_given("_g", [assign(d(obj), call(
                 "__od_getitem_adj__", "_od_S", d(obj), "_g", obj, index_value(v.slice)))])]
             return [s], [obj] + _names_in(v.slice), adj
@@ -706,6 +710,10 @@ class _Gen:
         recorded = ast.Call(func=load("__od_call__"), args=[const(mask), func, *(user(a) for a in v.args)],
                             keywords=[ast.keyword(arg=k.arg, value=user(k.value)) for k in v.keywords])
         fwd_call = fetch + at([assign((name, pb), recorded)], s)
+        if (isinstance(v.func, ast.Attribute) and v.func.attr in _LOOKUPS and v.args
+                and not isinstance(v.args[0], ast.Starred) and self.is_active(v.args[0])):
+            # `memo.get(x)`: a dict's hit by a differentiated key is refused (`helpers.key_lookup`)
+            fwd_call = at([expr_stmt(call("__od_key_lookup__", user(v.func.value), user(v.args[0])))], s) + fwd_call
         written = sorted(self.writers.get(v.func.id, ())) if isinstance(v.func, ast.Name) else []
         pre: list[ast.stmt] = []
         if written:

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..forward.dual import Dual as _Dual, primal
 from ..rules import generic
+from ..rules.containers import refuse_differentiated_key
 from ..rules.generic import dropped_nan_zero
 from ..rules.operator import DERIVATIVES, pow_dx
 from ..rules.registry import registry
@@ -1340,6 +1341,18 @@ def key_guard(obj, key):
                 "the value among the dict's values")
 
 
+def key_lookup(obj, key):
+    """Before `d[k]`, `d.get(k)`, `d.pop(k)`, `d.setdefault(k)` with k differentiated: a hit is refused
+    (`containers.refuse_differentiated_key`: the entry's value was not computed from this key)."""
+    if isinstance(obj, (dict, types.MappingProxyType)) and runtime._may_differ(key, 0):
+        try:
+            hit = key in obj
+        except TypeError:  # (unhashable: the lookup itself raises Python's error)
+            return
+        if hit:
+            refuse_differentiated_key(runtime._user_line())
+
+
 _LIST_ITER = type(iter([]))
 
 
@@ -1376,7 +1389,7 @@ HELPER_IMPLS = {
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
     "__od_call_viewed__": call_viewed, "__od_kw_tape__": KwTape,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
-    "__od_key_guard__": key_guard,
+    "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup,
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
     "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,

@@ -34,7 +34,10 @@ from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
 from .dual import Dual, DualConversionError, primal, primal_tree, split, top_tag, zero_tangent
 from .holds import dual_free
-from .tangent_runtime import uncached
+from .tangent_runtime import LOOKUPS, MAPPINGS, key_lookup, uncached
+
+_GETITEM = operator.getitem
+_BUILTIN_METHOD = types.BuiltinMethodType
 
 __all__ = ["ForwardContext", "ObservedForwardContext", "forward_context", "run_inside", "pushforward"]
 
@@ -95,7 +98,8 @@ class ForwardContext(overdub.Context):
     # `Covariance.log_pdet`), as a call would; any other attribute is read as Python reads it
     # setattr: an attribute stored on a number object (a float subclass's instance, a dual here) goes to its
     # value; a descriptor's Python `__set__` and a property's setter run under the context
-    intercepts = frozenset({"call", "getattr", "setattr"})
+    # getitem: a dict looked up by a perturbed key (a hit is refused: `key_lookup`); anything else as Python
+    intercepts = frozenset({"call", "getattr", "setattr", "getitem"})
     read_attribute = "attribute"
     tag = None  # the derivative call's tag: arrays made by np.empty/zeros/ones/full carry it (see _fresh)
 
@@ -126,6 +130,14 @@ class ForwardContext(overdub.Context):
         return setattr(obj, name, value)
 
     def overdub(self, site, fn, /, *args, **kwargs):
+        if fn is _GETITEM:  # `obj[i]`, as Python does it; a dict's hit by a perturbed key is refused
+            obj, key = args
+            if isinstance(obj, MAPPINGS) and has_dual(key):
+                key_lookup(obj, key)
+            return obj[key]
+        if (type(fn) is _BUILTIN_METHOD and fn.__name__ in LOOKUPS and args and isinstance(fn.__self__, MAPPINGS)
+                and has_dual(args[0])):  # `memo.get(x)`
+            key_lookup(fn.__self__, args[0])
         if fn is getattr and 2 <= len(args) <= 3 and not kwargs:  # `getattr(kf, "log_likelihood")`
             return self.attribute(*args)
         if fn is setattr and len(args) == 3 and not kwargs:

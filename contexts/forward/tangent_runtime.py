@@ -23,6 +23,7 @@ from overdub.passes import depth as _depth
 from overdub.errors import OverdubError
 
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
+from ..rules.containers import refuse_differentiated_key
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx
 from ..rules.registry import key_of, registry
@@ -251,6 +252,8 @@ def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
 
 def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     method = getattr(obj, name)
+    if name in LOOKUPS and isinstance(obj, MAPPINGS) and args and tans and not _all_zero(tans[0]):
+        key_lookup(obj, args[0])  # `memo.get(x)`
     if type(obj) is list and name in _LIST_MUTATORS:
         return _list_method(obj, name, tobj, args, tans, kw)
     if _zero(tobj) and (not isinstance(key_of(method), tuple) or isinstance(obj, np.ufunc)
@@ -420,7 +423,25 @@ def fd_subscript(obj, idx, tobj, tidx):
     gi = getattr(type(obj), "__getitem__", None)
     if type(gi) is types.FunctionType and not _all_zero(tidx):
         return fd_call(gi, (obj, idx), (tobj, tidx), {}, {})
+    if isinstance(obj, MAPPINGS) and not _all_zero(tidx):
+        key_lookup(obj, idx)
     return obj[idx], fd_getitem(tobj, idx)
+
+
+MAPPINGS = (dict, types.MappingProxyType)
+LOOKUPS = frozenset({"get", "pop", "setdefault"})
+
+
+def key_lookup(obj, key) -> None:
+    """A dict looked up by a perturbed key: a hit is refused (`containers.refuse_differentiated_key`)."""
+    try:
+        hit = key in obj
+    except TypeError:  # (unhashable: the lookup itself raises Python's error)
+        return
+    if hit:
+        frame = outside_engine(sys._getframe(1))
+        refuse_differentiated_key(f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})"
+                                  if frame else None)
 
 
 def fd_attr(t, attr):

@@ -17,11 +17,30 @@ import types
 
 import numpy as np
 
+from overdub.errors import OverdubError
+
 from .cotangents import Tangent, acc, fields_of, has_fields, merge_into
 from .leaves import Labels, carries_none
 from .registry import NoRuleError, registry
 
-__all__ = ["mutating", "SHARED_SAFELY"]
+__all__ = ["mutating", "SHARED_SAFELY", "DifferentiatedKey", "refuse_differentiated_key"]
+
+
+class DifferentiatedKey(OverdubError):
+    """A dict looked up by a differentiated value found an entry: its value was stored under a key equal to
+    the one looked up, not computed from it here, so it carries no derivative with respect to it (a memo
+    table filled by an earlier call served a plain value: the derivative came out without that term)."""
+
+
+def refuse_differentiated_key(where: str | None):
+    """Raise `DifferentiatedKey` (every mode: reverse mode's `key_lookup`, forward mode's lookups of a
+    perturbed key). A miss is Python's (`if x in memo` is a test; `memo.get(x)` then gives the default)."""
+    raise DifferentiatedKey(
+        "a dict looked up by a differentiated value found an entry: its value was stored under an equal key, "
+        "not computed from this one, so it carries no derivative with respect to it (a memo table filled by "
+        "an earlier call would serve a plain value)", where=where,
+        fix="memoise with functools.lru_cache / functools.cache (bypassed while differentiating), key the "
+            "dict by something that does not depend on the inputs, or clear the memo before differentiating")
 
 
 def holds(x, test, depth: int = 3) -> bool:
