@@ -37,19 +37,30 @@ def _one_hot(n: int, i: int | None, dy) -> list:
     return [dy if j == i else None for j in range(n)]
 
 
-def _chosen(items: list, y) -> int | None:
-    """Index of the element `min`/`max` returned (the first one that is it), None for a default."""
-    return next((j for j, item in enumerate(items) if item is y), None)
+def _pick(select, items: list, kwargs) -> tuple:
+    """(y, i): what `select` (min or max) gives for items, and its index (None for the default), found by
+    comparing as Python's min/max do — the first extremal element, by `key` if given. Not by calling
+    `select` and finding its result among the items: a rule reached with an outer derivative's duals runs
+    under forward mode (forward over forward), where that call is itself differentiated and gives a new
+    dual, found nowhere (the tangent was then dropped: max(x², 0.4x²)'' gave 0)."""
+    if not items:
+        return select(items, **kwargs), None
+    key = kwargs.get("key")
+    is_max = select is builtins.max
+    best, kb = 0, key(items[0]) if key is not None else items[0]
+    for j in range(1, len(items)):
+        kj = key(items[j]) if key is not None else items[j]
+        if (kj > kb) if is_max else (kj < kb):
+            best, kb = j, kj
+    return items[best], best
 
 
 def _extremum_rrule(select, args, kwargs):
     if len(args) == 1:  # one iterable (perhaps a generator): materialise it once
         items = list(args[0])
-        y = select(items, **kwargs)
     else:
         items = list(args)
-        y = select(*items, **kwargs)
-    i, n, one_iterable = _chosen(items, y), len(items), len(args) == 1
+    (y, i), n, one_iterable = _pick(select, items, kwargs), len(items), len(args) == 1
 
     dual = one_iterable and _dual_array(args[0])
 
@@ -77,12 +88,10 @@ def min_rrule(*args, **kwargs):
 def _extremum_frule(select, tangents, args, kwargs):
     if len(args) == 1:
         items = list(args[0])
-        y = select(items, **kwargs)
         ts = [None] * len(items) if tangents[0] is None else list(tangents[0])
     else:
         items, ts = list(args), list(tangents)
-        y = select(*items, **kwargs)
-    i = _chosen(items, y)
+    y, i = _pick(select, items, kwargs)
     return y, (None if i is None else ts[i])
 
 
