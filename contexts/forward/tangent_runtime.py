@@ -22,7 +22,7 @@ from overdub.passes import OwnedEntries, of_a_module, on_clear
 from overdub.passes import depth as _depth
 from overdub.errors import OverdubError
 
-from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
+from ..lowered.runtime import HELPERS as LOWERING_HELPERS, EagerIterationError, addresses, eager_items
 from ..rules.containers import refuse_differentiated_key
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx
@@ -583,12 +583,27 @@ def fd_mul(a, b, ta, tb):
     return ta * b + a * tb
 
 
+def fd_eager_items(items: list) -> list:
+    """A generator expression's items, as the lowering computes them (eagerly: `lowered.runtime.eager_items`);
+    where that differs from Python's lazy run (one object yielded twice), the twin gives up and the call
+    runs on duals, by Python's own generator."""
+    try:
+        return eager_items(items)
+    except EagerIterationError:
+        raise NotTransformable("a generator expression yielding one changeable object twice") from None
+
+
+@registry.frule(fd_eager_items)
+def _eager_items_frule(tangents, items):
+    return fd_eager_items(items), tangents[0]
+
+
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_attr, fd_pow, fd_matmul,
                                            fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul)},
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
-    **LOWERING_HELPERS, "__od_primal__": primal}.items()}
+    **LOWERING_HELPERS, "__od_primal__": primal, "__od_eager_items__": fd_eager_items}.items()}
 
 
 def _twin(f: types.FunctionType, tans: tuple):

@@ -684,11 +684,11 @@ class Lowerer:
 
     def expr_GeneratorExp(self, e, pre):
         """Evaluated eagerly (documented in the README); for reverse mode an iterator over the list (so
-        `next` works), for the others the list itself."""
+        `next` works), for the others the list itself; either checked (`runtime.eager_items`: one changeable
+        object yielded twice is refused)."""
         items = self.expr_ListComp(e, pre)
-        if not self.iterators:
-            return items
-        return _loc(ast.Call(func=_name("__od_eager__", e), args=[items], keywords=[]), e)
+        return _loc(ast.Call(func=_name("__od_eager__" if self.iterators else "__od_eager_items__", e),
+                             args=[items], keywords=[]), e)
 
     def expr_SetComp(self, e, pre):
         empty = lambda: ast.copy_location(ast.Call(func=_name("set", e), args=[], keywords=[]), e)

@@ -21,7 +21,7 @@ from overdub.errors import OverdubError
 
 from ..rules.frames import outside_engine
 
-__all__ = ["HELPERS", "EagerIterationError", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
+__all__ = ["HELPERS", "EagerIterationError", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
 
 
 def unpack(v, n, star):
@@ -149,6 +149,12 @@ def eager(items: list):
     object (an array, list, dict or object; also inside a yielded tuple) is yielded twice. Python's lazy
     generator hands it over before changing it again (a buffer reused, pygeodesy's `Fsum` reset and
     multiplied per item), so its consumer reads each state; the eager run gives the last state every time."""
+    return iter(tuple(eager_items(items)))  # (a tuple's iterator: what `eager_guard` tells from a list's)
+
+
+def eager_items(items: list) -> list:
+    """A generator expression's items, computed eagerly, as a list (`__od_eager_items__`: the lowering's
+    generator expressions outside reverse mode, the forward tangent twin's), checked as `eager` checks."""
     seen = None
     for v in items:
         t = type(v)
@@ -169,7 +175,7 @@ def eager(items: list):
                     fix="yield a copy or a new object each time (`yield buf.copy()`), or build the list of "
                         "values first")
             seen.add(id(w))
-    return iter(tuple(items))  # (a tuple's iterator: what `eager_guard` tells from a list's)
+    return items
 
 
 def _where() -> str:
@@ -213,5 +219,5 @@ def eager_inplace(v, name: str, method: str) -> None:
 
 
 HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
-           "__od_eager_inplace__": eager_inplace, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
+           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)

@@ -188,7 +188,31 @@ def callee_changing_what_a_generator_reads(x):
     return sum(acc)
 
 
-REFUSED = [callee_changing_what_a_generator_expression_reads, extend_by_a_generator_expression_reading_the_list,
+class _Box:
+    v = 0.0
+
+
+def _reset(box, v):
+    box.v = v * 2.0
+    return box
+
+
+def _reset_per_item(x, c):
+    box = _Box()
+    total = 0.0
+    for b in (_reset(box, t) for t in (c, c * c)):
+        total = total * 0.313 + b.v
+    return np.sin(total) * x + x * x
+
+
+def one_object_reset_per_item_of_a_generator_expression(x):
+    """The fuzzer's: forward mode's tangent twin computed a generator expression eagerly too (a list),
+    giving every item the last state (value and derivative wrong where the items were constants: the
+    derivative with respect to x, -1.11 for -0.97); it now runs such a call on duals."""
+    return _reset_per_item(x, 0.557)
+
+
+REFUSED = [one_object_reset_per_item_of_a_generator_expression, callee_changing_what_a_generator_expression_reads, extend_by_a_generator_expression_reading_the_list,
            callee_changing_what_a_generator_reads, array_argument_changed_by_an_operator, list_argument_changed_by_an_operator,
            next_between_changes_of_the_generators_argument, one_object_yielded_twice, drawn_while_the_list_grows, closure_reading_what_the_loop_appends,
            closure_reading_a_count, loop_changing_the_generators_argument, generator_changing_its_argument,
