@@ -93,12 +93,14 @@ def test_lfilter_forward():
     np.testing.assert_allclose(jacfwd(_loss, P), fd.gradient(_loss, P)[0], rtol=1e-7, atol=1e-9)
 
 
-def test_lfilter_hessian_refused():
+def test_lfilter_hessian():
     """Forward over reverse runs the C kernel on dual arrays, which it cannot take (as for scipy's other C
-    kernels, e.g. solve_banded's LAPACK): refused, never a wrong value."""
+    kernels, e.g. solve_banded's LAPACK): refused, never a wrong value; the default hessian then takes
+    forward over forward, right."""
     from overdub.errors import OverdubError
     with pytest.raises(OverdubError):
-        hessian(_loss, P)
+        hessian(_loss, P, inner="reverse")
+    np.testing.assert_allclose(hessian(_loss, P), fd.hessian(_loss, P, matrix=True), rtol=1e-4, atol=1e-5)
 
 
 def test_lfilter_2d_axis0_jacobian_both_modes():
