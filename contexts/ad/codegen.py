@@ -30,6 +30,7 @@ from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, c
                              if_exp, index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
 from ..lowered.inline import inline
+from ..lowered.runtime import equality_guards
 from ..lowered.bisection import BISECTION, BISECTION_FIX, bisection_step
 from ..lowered.lower import TEMP_PREFIX, Unsupported, all_nodes, is_generator, own_nodes, param_names
 from ..rules.operator import DERIVATIVES
@@ -43,7 +44,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_eager__",
-           "__od_eager_guard__", "__od_eager_inplace__", "__od_eager_items__", "__od_tuple__",
+           "__od_eager_guard__", "__od_eager_inplace__", "__od_eager_items__", "__od_equality_guard__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
@@ -394,6 +395,7 @@ class _Gen:
 
     # -- one basic block -------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        stmts = equality_guards(stmts, self.is_active)  # (`x == 0` on a differentiated x: SpecialPoint)
         ops = [(s, self.op_active(s)) for s in stmts]
         if not any(a for _, a in ops):
             return stmts

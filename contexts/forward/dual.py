@@ -22,7 +22,8 @@ import os
 
 import numpy as np
 
-from ..lowered.runtime import UNCHANGEABLE_WHEN, text
+from ..lowered.runtime import UNCHANGEABLE_WHEN, equality_guard, text
+from ..rules.frames import is_engine
 from ..rules.frames import is_engine, outside_engine
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf
 
@@ -611,10 +612,16 @@ class Dual:
         return primal(self) >= primal(other)
 
     def __eq__(self, other):
-        return primal(self) == primal(other)
+        eq = primal(self) == primal(other)
+        if eq is False or type(other) is Dual and other.tag is self.tag:
+            return eq
+        return _equality_checked(self, other, eq, "==")
 
     def __ne__(self, other):
-        return primal(self) != primal(other)
+        ne = primal(self) != primal(other)
+        if ne is True or type(other) is Dual and other.tag is self.tag:
+            return ne
+        return _equality_checked(self, other, ne, "!=")
 
     def __hash__(self):
         # by the primal, as numbers hash (a memo table keyed by a perturbed value can then serve a plain
@@ -884,6 +891,17 @@ class Dual:
         if self.ndim == 0:
             return self.item()
         return [x.tolist() for x in self]
+
+
+def _equality_checked(d: Dual, other, result, op: str):
+    """`d == other` (or `!=`) in the user's code, other not perturbed by d's tag, where they are equal
+    (somewhere, for arrays): refused (`lowered.runtime.SpecialPoint`) when the caller is not the engine's
+    own code (its rules compare duals freely); the result as Python's otherwise."""
+    frame = sys._getframe(2)
+    if is_engine(frame.f_code.co_filename):
+        return result
+    equality_guard(d, primal(other), op)
+    return result
 
 
 UNCHANGEABLE_WHEN[Dual] = lambda d: not d.shape  # (reverse mode's eager generators: a number's dual)

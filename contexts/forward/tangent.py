@@ -35,6 +35,7 @@ from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, co
                              starred, try_except, tuple_, user)
 from ..lowered.bisection import bisection_step, refuse_bisection
 from ..lowered.inline import inline
+from ..lowered.runtime import equality_guards
 from ..lowered.lower import Unsupported, all_nodes, lower
 from ..rules.operator import DERIVATIVES
 
@@ -86,7 +87,7 @@ class _Tangents:
 
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
-        for s in stmts:
+        for s in equality_guards(stmts, lambda atom: self.tangent_var(atom) is not None):
             out.extend(self.stmt(s))
         return out or [ast.copy_location(ast.Pass(), stmts[0] if stmts else ast.Pass())]
 

@@ -8,6 +8,7 @@ modes share: which elements of two arrays are one element seen through two views
 
 from __future__ import annotations
 
+import ast
 import numbers
 import re
 import sys
@@ -21,7 +22,7 @@ from overdub.errors import OverdubError
 
 from ..rules.frames import outside_engine
 
-__all__ = ["HELPERS", "EagerIterationError", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
+__all__ = ["HELPERS", "EagerIterationError", "SpecialPoint", "equality_guard", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
 
 
 def unpack(v, n, star):
@@ -203,6 +204,55 @@ def eager_guard(it, name: str) -> None:
             fix="build the values in the loop itself, or pass the generator a copy")
 
 
+class SpecialPoint(OverdubError):
+    """A differentiated value compared equal to a value that does not depend on the inputs (`x == 0`,
+    `c in (0.0, 1.0)`, scipy.stats' `_lazywhere(c == 0, ...)`): at such a point code takes a special case,
+    and the derivative of the special case (often of a formula without x: zero) need not be the
+    function's (the gradient of genextreme's or skewnorm's log-density in its shape at 0 came out 0)."""
+
+
+def equality_guard(active, other, op: str) -> None:
+    """Before `active == other` (op "=="; also "!=", "in", "not in": `active in other`), where only `active`
+    may carry a derivative: refused where they are equal (any element of an array), as `SpecialPoint`
+    says. Values that carry none (ints, strings, None) pass, and so does a comparison failing itself."""
+    if type(active) is int or type(active) is str or active is None or type(active) is bool:
+        return
+    try:
+        if op in ("in", "not in"):
+            if type(other) is str or not _may_carry(active):
+                return
+            hit = active in other
+        else:
+            if not _may_carry(active):
+                return
+            hit = active == other
+            if type(hit) is not bool:
+                hit = np.asarray(hit)
+                hit = hit.dtype == bool and bool(hit.any())
+    except Exception:  # (the comparison raises itself where it runs, as Python's)
+        return
+    if hit:
+        shown = repr(other) if op in ("==", "!=") else f"an item of {type(other).__name__}"
+        raise SpecialPoint(
+            f"a differentiated value compared equal to {shown:.60} (`{op}`): at such a point code takes a "
+            f"special case, whose derivative need not be the function's (the special case's formula may not "
+            f"depend on the value at all)", where=_where(),
+            fix="differentiate at a point off the special value (`x + 1e-9`), or give the function a rule "
+                "(`contexts.custom_adjoint`) that knows its derivative there")
+
+
+def _may_carry(v) -> bool:
+    """v is a number or array of floats (or complex), or holds one: what an equality can single out."""
+    if isinstance(v, (float, complex, np.floating, np.complexfloating)):
+        return True
+    if isinstance(v, np.ndarray):
+        return v.dtype.kind in "fc"
+    kind = UNCHANGEABLE_WHEN.get(type(v))  # (forward mode's Dual: a number's or an array's)
+    if kind is not None:
+        return True
+    return isinstance(v, numbers.Number) and not isinstance(v, numbers.Integral)
+
+
 def eager_inplace(v, name: str, method: str) -> None:
     """A generator run eagerly changes `name` by an in-place operator (`a += v`, reverse mode's generators:
     `__od_eager_inplace__` before it, where `name` may hold what its caller sees — a parameter's object):
@@ -219,5 +269,32 @@ def eager_inplace(v, name: str, method: str) -> None:
 
 
 HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
-           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
+           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)
+
+
+_EQUALITY_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in"}
+
+
+def equality_guards(stmts: list, is_active) -> list:
+    """stmts with `__od_equality_guard__(active, other, op)` before each `t = a == b` (`!=`, `in`,
+    `not in`) of the lowered form where exactly one operand is active (`is_active(atom)`: the mode's
+    own activity), the active one first (`a in b`: the element only). Two active operands (`x != x`, a
+    NaN test; a tie) are not checked."""
+    out = []
+    for s in stmts:
+        v = getattr(s, "value", None)
+        if (isinstance(s, ast.Assign) and isinstance(v, ast.Compare) and len(v.ops) == 1
+                and type(v.ops[0]) in _EQUALITY_OPS):
+            a, b = v.left, v.comparators[0]
+            op = _EQUALITY_OPS[type(v.ops[0])]
+            ia, ib = is_active(a), is_active(b)
+            if op in ("in", "not in"):
+                ib = False
+            if ia != ib:
+                active, other = (a, b) if ia else (b, a)
+                guard = ast.Call(func=ast.Name(id="__od_equality_guard__", ctx=ast.Load()),
+                                 args=[active, other, ast.Constant(op)], keywords=[])
+                out.append(ast.copy_location(ast.Expr(value=guard), s))
+        out.append(s)
+    return out
