@@ -15,7 +15,7 @@ from .ad import (ADContext, NoRuleError, NonScalarError, Tangent, UnsupportedFun
                  pullback, pullback_full, show_adjoint, value_and_gradient, vjp)
 from .ad.custom import adjoint, checkpoint, custom_adjoint, hook, nestlevel, stop_gradient
 from .rules import MissingRule, check_rule, numerical_gradient, registry
-from .lowered.runtime import EagerIterationError
+from .lowered.runtime import CHECK_SPECIAL as _CHECK_SPECIAL, EagerIterationError, SpecialPoint
 from overdub import opaque  # the opt-out: functions or modules run as primitives (a rule, or refused by name)
 
 _LAZY = {
@@ -28,9 +28,19 @@ _LAZY = {
 _WHERE = {name: mod for mod, names in _LAZY.items() for name in names}
 
 __all__ = ["ADContext", "gradient", "pullback", "pullback_full", "value_and_gradient", "jacobian", "vjp",
-           "Tangent", "show_adjoint", "NoRuleError", "NonScalarError", "UnsupportedFunction", "EagerIterationError", "custom_adjoint", "adjoint", "hook",
+           "Tangent", "show_adjoint", "NoRuleError", "NonScalarError", "UnsupportedFunction", "EagerIterationError", "SpecialPoint", "custom_adjoint", "adjoint", "hook",
            "checkpoint", "nestlevel", "stop_gradient", "opaque", "registry", "MissingRule", "check_rule", "numerical_gradient",
            *_WHERE]
+
+
+def _check_special(f, args, kwargs, hits):
+    """Reverse mode's equality tests found equal, checked by forward mode (`compose.check_special`: above
+    both modes, loaded on first use)."""
+    from .compose import check_special
+    return check_special(f, args, kwargs, hits)
+
+
+_CHECK_SPECIAL.append(_check_special)
 
 
 def __getattr__(name):

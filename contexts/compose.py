@@ -20,8 +20,47 @@ from overdub.errors import OverdubError
 
 from .ad import gradient, pullback
 from .forward.api import float_input, jacfwd, jvp, reraise_located
+from .forward.dual import Dual
+from .lowered.runtime import SpecialPoint
 
 __all__ = ["hessian", "hvp", "jacobian"]
+
+
+def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
+    """Reverse mode found equality tests of values it must take as differentiated equal (`x == 0`; an
+    attribute of an object holding differentiated values, an element of a differentiated array): forward
+    mode runs f along random directions and refuses (`SpecialPoint`) where a compared value moves. Values
+    that do not move (a constant attribute, an element that stays put) pass, and so does the gradient.
+    Under an outer derivative (dual arguments), plain values carry no derivative: nothing to check."""
+    if any(isinstance(a, Dual) for a in args):
+        return
+    rng = np.random.default_rng(20261129)
+    directions = []
+    for a in args:
+        if isinstance(a, (float, np.floating)):
+            directions.append(float(rng.normal()))
+        elif isinstance(a, np.ndarray) and a.dtype.kind == "f":
+            directions.append(rng.normal(size=a.shape).astype(a.dtype))
+        elif a is None or isinstance(a, (int, str, bytes, np.integer)) or (
+                isinstance(a, np.ndarray) and a.dtype.kind in "biu"):
+            directions.append(None)
+        else:
+            raise _unchecked(hits, f"an argument of type {type(a).__name__}")
+    try:
+        jvp((lambda *xs: f(*xs, **kwargs)) if kwargs else f, tuple(args), tuple(directions))
+    except SpecialPoint:
+        raise
+    except Exception as e:
+        raise _unchecked(hits, f"forward mode: {type(e).__name__}") from e
+
+
+def _unchecked(hits: list, why: str) -> SpecialPoint:
+    where, other, op = hits[0]
+    return SpecialPoint(f"a differentiated value compared equal to {other!r:.60} (`{op}`), where code may take a "
+                        f"special case whose derivative is not the function's; whether the value moves could "
+                        f"not be checked ({why})", where=where,
+                        fix="differentiate at a point off the special value, or give the function a rule")
+
 
 
 def jacobian(f: Callable, x: Any, mode: str = "forward", chunk: int | None = None) -> Any:

@@ -13,6 +13,7 @@ from overdub import Context
 from overdub.passes import context_stack as _stack, depth as _depth
 from overdub.errors import OverdubError
 
+from ..lowered.runtime import CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as _SPECIAL_HITS, SpecialPoint
 from ..rules.frames import entry_error
 from ..rules.leaves import ArrayLeaf, Scalar, as_array, container_of, kind_of
 from .custom import _level
@@ -156,18 +157,34 @@ def _record(f, args, kwargs, full=True):
         _check_callable(f)
     _depth.enter()
     token = _level.set(_level.get() + 1)
+    hits = _SPECIAL_HITS.set([])
     try:
         obs = observer()
         if obs is not None:
-            return observed_entry(obs, EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, args, kwargs)
-        return call(EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, *args, **kwargs)
+            out = observed_entry(obs, EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, args, kwargs)
+        else:
+            out = call(EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, *args, **kwargs)
     except StopIteration as e:
         raise _stopped(f) from e
     except Exception as e:
         raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
     finally:
+        found = _SPECIAL_HITS.get()
+        _SPECIAL_HITS.reset(hits)
         _level.reset(token)
         _depth.leave()
+    if found:
+        _check_special(f, args, kwargs, found)
+    return out
+
+
+def _check_special(f, args, kwargs, hits) -> None:
+    """Equality tests the recording found equal (`lowered.runtime.equality_guard`): forward mode tells
+    whether the compared values move (`CHECK_SPECIAL`, from `contexts.compose`); refused if it cannot."""
+    if not _CHECK_SPECIAL:
+        where, other, op = hits[0]
+        raise SpecialPoint(f"a differentiated value compared equal to {other!r:.60} (`{op}`)", where=where)
+    _CHECK_SPECIAL[0](f, args, kwargs, hits)
 
 
 def _reverse(pb, dy, args, y=None):
@@ -385,6 +402,7 @@ def _value_and_gradient(f, args, wrt=None):
     _depth.enter()
     try:
         token = _level.set(_level.get() + 1)
+        hits = _SPECIAL_HITS.set([])
         try:
             obs = observer() if _checking.get() is not None or _stack.get() else None  # (the common case: no call)
             if obs is None:  # f's own gradient (its cells) is not wanted
@@ -396,7 +414,11 @@ def _value_and_gradient(f, args, wrt=None):
             else:  # a debugging context or ADContext(check=True) sees every operation
                 y, pb = observed_entry(obs, mask, f, args, {})
         finally:
+            found = _SPECIAL_HITS.get()
+            _SPECIAL_HITS.reset(hits)
             _level.reset(token)
+        if found:  # (an equality test found equal: does the value move? forward mode says)
+            _check_special(f, args, {}, found)
         seed = 1.0 if type(y) is float else _seed(y)
         if pb is None:
             dargs = None

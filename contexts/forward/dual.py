@@ -22,7 +22,7 @@ import os
 
 import numpy as np
 
-from ..lowered.runtime import UNCHANGEABLE_WHEN, equality_guard, text
+from ..lowered.runtime import UNCHANGEABLE_WHEN, equality_guard_fd, text
 from ..rules.frames import is_engine
 from ..rules.frames import is_engine, outside_engine
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf
@@ -895,12 +895,12 @@ class Dual:
 
 def _equality_checked(d: Dual, other, result, op: str):
     """`d == other` (or `!=`) in the user's code, other not perturbed by d's tag, where they are equal
-    (somewhere, for arrays): refused (`lowered.runtime.SpecialPoint`) when the caller is not the engine's
-    own code (its rules compare duals freely); the result as Python's otherwise."""
+    (somewhere, for arrays): refused (`lowered.runtime.SpecialPoint`) where d's tangent moves it there and
+    the caller is not the engine's own code (its rules compare duals freely); Python's result otherwise."""
     frame = sys._getframe(2)
     if is_engine(frame.f_code.co_filename):
         return result
-    equality_guard(d, primal(other), op)
+    equality_guard_fd(d.primal, primal(other), op, d.tangent)
     return result
 
 

@@ -87,7 +87,7 @@ class _Tangents:
 
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
-        for s in equality_guards(stmts, lambda atom: self.tangent_var(atom) is not None):
+        for s in equality_guards(stmts, lambda atom: self.tangent_var(atom) is not None, self.tangent):
             out.extend(self.stmt(s))
         return out or [ast.copy_location(ast.Pass(), stmts[0] if stmts else ast.Pass())]
 

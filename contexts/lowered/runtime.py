@@ -9,6 +9,7 @@ modes share: which elements of two arrays are one element seen through two views
 from __future__ import annotations
 
 import ast
+import contextvars
 import numbers
 import re
 import sys
@@ -22,7 +23,7 @@ from overdub.errors import OverdubError
 
 from ..rules.frames import outside_engine
 
-__all__ = ["HELPERS", "EagerIterationError", "SpecialPoint", "equality_guard", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
+__all__ = ["HELPERS", "EagerIterationError", "SpecialPoint", "SPECIAL_HITS", "CHECK_SPECIAL", "equality_guard", "equality_guard_fd", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
 
 
 def unpack(v, n, star):
@@ -211,34 +212,104 @@ class SpecialPoint(OverdubError):
     function's (the gradient of genextreme's or skewnorm's log-density in its shape at 0 came out 0)."""
 
 
+SPECIAL_HITS: contextvars.ContextVar = contextvars.ContextVar("overdub_special_hits", default=None)
+"""Reverse mode's equality tests found equal during a recording pass (`equality_guard`): [(where, other,
+op)], or None outside a recording that checks them (`contexts.ad.api`, which has them checked by forward
+mode afterwards: `CHECK_SPECIAL`)."""
+
+CHECK_SPECIAL: list = []
+"""[check(f, args, kwargs, hits)]: set by `contexts.compose` (above both modes): runs f by forward mode
+along random directions, which refuses (`SpecialPoint`) where a compared value moves."""
+
+
 def equality_guard(active, other, op: str) -> None:
-    """Before `active == other` (op "=="; also "!=", "in", "not in": `active in other`), where only `active`
-    may carry a derivative: refused where they are equal (any element of an array), as `SpecialPoint`
-    says. Values that carry none (ints, strings, None) pass, and so does a comparison failing itself."""
+    """Reverse mode, before `active == other` (op "==" or "!="), where only `active` may carry a derivative
+    (the activity analysis's answer, conservative: an attribute of an object holding differentiated
+    values, an element of a differentiated array). Where they are equal (anywhere, for arrays): a dual
+    (under `hessian`) is refused if its tangent moves it there; a plain value is noted in `SPECIAL_HITS`,
+    and the recording's entry point has forward mode tell whether it moves (reverse mode's values carry
+    no such information); outside one, refused."""
+    mask = _equal_at(active, other, op)
+    if mask is None:
+        return
+    tangent = getattr(active, "tangent", None) if type(active).__name__ == "Dual" else None
+    if tangent is not None:
+        if _moving(tangent, mask):
+            raise _special(other, op)
+        return
+    hits = SPECIAL_HITS.get()
+    if hits is None:
+        raise _special(other, op)
+    hits.append((_where(), other, op))
+
+
+def equality_guard_fd(active, other, op: str, tangent) -> None:
+    """Forward mode, before `active == other` (or `!=`): refused where they are equal and the tangent
+    moves `active` there (a value that does not move is no special point of the derivative)."""
+    mask = _equal_at(active, other, op)
+    if mask is not None and _moving(tangent, mask):
+        raise _special(other, op)
+
+
+_CONTAINERS = (tuple, list, set, frozenset, dict, range)
+
+
+def _equal_at(active, other, op: str = "=="):
+    """Where `active == other` holds (a bool array, True for a number; for `in`, True where `active` is
+    an item of a builtin container), or None where it holds nowhere or `active` is no float (ints,
+    strings, None carry no derivative) or the comparison fails (Python's own raises where it runs). A
+    class's own `__contains__` may be a range test (sklearn's `Interval`): not an equality, not checked."""
     if type(active) is int or type(active) is str or active is None or type(active) is bool:
-        return
+        return None
+    value = getattr(active, "primal", active) if type(active).__name__ == "Dual" else active
+    if not _may_carry(value):
+        return None
+    if op in ("in", "not in"):
+        if type(other) not in _CONTAINERS:
+            return None
+        try:
+            return np.True_ if value in other else None
+        except Exception:
+            return None
     try:
-        if op in ("in", "not in"):
-            if type(other) is str or not _may_carry(active):
-                return
-            hit = active in other
-        else:
-            if not _may_carry(active):
-                return
-            hit = active == other
-            if type(hit) is not bool:
-                hit = np.asarray(hit)
-                hit = hit.dtype == bool and bool(hit.any())
-    except Exception:  # (the comparison raises itself where it runs, as Python's)
-        return
-    if hit:
-        shown = repr(other) if op in ("==", "!=") else f"an item of {type(other).__name__}"
-        raise SpecialPoint(
-            f"a differentiated value compared equal to {shown:.60} (`{op}`): at such a point code takes a "
-            f"special case, whose derivative need not be the function's (the special case's formula may not "
-            f"depend on the value at all)", where=_where(),
-            fix="differentiate at a point off the special value (`x + 1e-9`), or give the function a rule "
-                "(`contexts.custom_adjoint`) that knows its derivative there")
+        eq = value == getattr(other, "primal", other) if type(other).__name__ == "Dual" else value == other
+        if type(eq) is bool or isinstance(eq, np.bool_):
+            return np.True_ if eq else None
+        eq = np.asarray(eq)
+    except Exception:
+        return None
+    return eq if eq.dtype == bool and eq.any() else None
+
+
+def _moving(tangent, mask) -> bool:
+    """The tangent is not zero (nor NaN) where mask holds (a chunk of directions first, when it has one more
+    axis)."""
+    while type(tangent).__name__ == "Dual":  # (a nested derivative's: its value)
+        tangent = tangent.primal
+    if tangent is None:
+        return False
+    try:
+        t = np.asarray(tangent)
+        t = (t != 0) & ~np.isnan(t)  # (a NaN tangent, 0 * inf at a kink: no direction the value moves in)
+    except Exception:
+        return True
+    mask = np.asarray(mask)
+    if t.ndim == mask.ndim + 1:
+        t = t.any(axis=0)
+    try:
+        return bool((t & mask).any()) if t.shape == mask.shape else bool(t.any())
+    except Exception:
+        return bool(t.any())
+
+
+def _special(other, op: str) -> "SpecialPoint":
+    shown = f"an item of a {type(other).__name__}" if op in ("in", "not in") else f"{repr(other):.60}"
+    return SpecialPoint(
+        f"a differentiated value compared equal to {shown} (`{op}`): at such a point code takes a "
+        f"special case, whose derivative need not be the function's (the special case's formula may not "
+        f"depend on the value at all)", where=_where(),
+        fix="differentiate at a point off the special value (`x + 1e-9`), or give the function a rule "
+            "(`contexts.custom_adjoint`) that knows its derivative there")
 
 
 def _may_carry(v) -> bool:
@@ -269,32 +340,36 @@ def eager_inplace(v, name: str, method: str) -> None:
 
 
 HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
-           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
+           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_equality_guard_fd__": equality_guard_fd, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)
 
 
 _EQUALITY_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in"}
 
 
-def equality_guards(stmts: list, is_active) -> list:
-    """stmts with `__od_equality_guard__(active, other, op)` before each `t = a == b` (`!=`, `in`,
-    `not in`) of the lowered form where exactly one operand is active (`is_active(atom)`: the mode's
-    own activity), the active one first (`a in b`: the element only). Two active operands (`x != x`, a
-    NaN test; a tie) are not checked."""
+def equality_guards(stmts: list, is_active, tangent=None) -> list:
+    """stmts with a guard before each `t = a == b` (or `!=`) of the lowered form where exactly one operand
+    is active (`is_active(atom)`: the mode's own activity), the active one first: reverse mode's
+    `__od_equality_guard__(active, other, op)`, or, given `tangent(atom)` (an expression of its tangent),
+    forward mode's `__od_equality_guard_fd__(active, other, op, tangent)`. Two active operands (`x != x`,
+    a NaN test; a tie) are not checked; `x in c` is, for an active x and a builtin container c."""
     out = []
     for s in stmts:
         v = getattr(s, "value", None)
         if (isinstance(s, ast.Assign) and isinstance(v, ast.Compare) and len(v.ops) == 1
                 and type(v.ops[0]) in _EQUALITY_OPS):
             a, b = v.left, v.comparators[0]
-            op = _EQUALITY_OPS[type(v.ops[0])]
             ia, ib = is_active(a), is_active(b)
-            if op in ("in", "not in"):
+            if type(v.ops[0]) in (ast.In, ast.NotIn):  # (`x in c`: the item, checked in a builtin container)
                 ib = False
             if ia != ib:
                 active, other = (a, b) if ia else (b, a)
-                guard = ast.Call(func=ast.Name(id="__od_equality_guard__", ctx=ast.Load()),
-                                 args=[active, other, ast.Constant(op)], keywords=[])
+                args = [active, other, ast.Constant(_EQUALITY_OPS[type(v.ops[0])])]
+                name = "__od_equality_guard__"
+                if tangent is not None:
+                    args.append(tangent(active))
+                    name = "__od_equality_guard_fd__"
+                guard = ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=[])
                 out.append(ast.copy_location(ast.Expr(value=guard), s))
         out.append(s)
     return out

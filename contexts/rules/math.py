@@ -22,6 +22,8 @@ import math
 import numbers
 import types
 
+import numpy as np
+
 from . import generic as g
 from .generic import fit, plain
 from .operator import pow_dn, pow_dx
@@ -244,6 +246,15 @@ def _on_floats(partial):
                               partial.__closure__)
 
 
+def _singular(d: float, partial, *args) -> float:
+    """d times a partial that divides by zero on floats (sqrt's at 0, cbrt's, acos' at 1): 0 where d is 0
+    (the argument does not move: as the adjoints' `0 * inf` elsewhere), else d times numpy's inf or nan."""
+    if d == 0.0:
+        return 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(d * partial(*(np.float64(a) for a in args)))
+
+
 def register_elementwise(fn, partials, name):
     """`registry.elementwise(fn, *partials)` plus a fast path for float arguments and cotangents
     (real functions of reals: no broadcasting to undo, nothing to conjugate).
@@ -265,24 +276,33 @@ def register_elementwise(fn, partials, name):
 
         def adjoint(dy, y, x):
             if type(dy) is float and type(x) is float:
-                return (dy * partial(y, x),)
+                try:
+                    return (dy * partial(y, x),)
+                except ZeroDivisionError:  # (a singular point: sqrt's at 0)
+                    return (_singular(dy, partial, y, x),)
             return generic_adjoint(dy, y, x)
 
         def frule(tangents, x):
             t = tangents[0]
             if type(t) is float and type(x) is float:
                 y = fn(x)
-                return y, t * partial(y, x)
+                try:
+                    return y, t * partial(y, x)
+                except ZeroDivisionError:
+                    return y, _singular(t, partial, y, x)
             return generic_frule(tangents, x)
     elif len(partials) == 2:
         first, second = map(_on_floats, partials)
 
         def adjoint(dy, y, *args, **kwargs):
-            if type(dy) is float and len(args) == 2 and type(args[0]) is float and type(args[1]) is float:
-                return (None if first is None else dy * first(y, *args, **kwargs),
-                        None if second is None else dy * second(y, *args, **kwargs))
-            if type(dy) is float and len(args) == 1 and type(args[0]) is float:  # log(x)
-                return (dy * first(y, *args, **kwargs),)
+            try:
+                if type(dy) is float and len(args) == 2 and type(args[0]) is float and type(args[1]) is float:
+                    return (None if first is None else dy * first(y, *args, **kwargs),
+                            None if second is None else dy * second(y, *args, **kwargs))
+                if type(dy) is float and len(args) == 1 and type(args[0]) is float:  # log(x)
+                    return (dy * first(y, *args, **kwargs),)
+            except ZeroDivisionError:  # (a singular point)
+                return tuple(None if p is None else _singular(dy, p, y, *args) for p in (first, second)[:len(args)])
             return generic_adjoint(dy, y, *args, **kwargs)
 
         def frule(tangents, *args, **kwargs):
@@ -292,7 +312,10 @@ def register_elementwise(fn, partials, name):
                 dy = 0.0
                 for partial, t in zip((first, second), tangents):
                     if partial is not None:
-                        dy = dy + t * partial(y, *args, **kwargs)
+                        try:
+                            dy = dy + t * partial(y, *args, **kwargs)
+                        except ZeroDivisionError:  # (a singular point)
+                            dy = dy + _singular(t, partial, y, *args)
                 return y, dy
             return generic_frule(tangents, *args, **kwargs)
     else:

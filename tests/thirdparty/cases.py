@@ -1228,7 +1228,10 @@ def _():
     return (lambda t: 1e4 * c.BVirial_Pitzer_Curl(t, 425.2, 38e5, 0.193)), 510.0
 
 
-@case("chemicals", "rachford_rice.Rachford_Rice_solution (Ks)", rtol=1e-4)  # (FD through a Newton tolerance)
+@case("chemicals", "rachford_rice.Rachford_Rice_solution (Ks)", rtol=1e-4,  # (FD through a Newton tolerance)
+      reverse=R("SpecialPoint", "fluids' secant stops where the residual is exactly 0.0 (`if q1 == 0.0: return "
+                                "p1`): the iterate's derivative is not the root's"),
+      forward=R("SpecialPoint", "the same stop, by forward mode"))
 def _():
     c = _imp("chemicals")
 

@@ -1,0 +1,127 @@
+"""Equality tests of differentiated values, every mode.
+
+Code singles out special points by equality (`if x == 0:`, `np.where(c == 0, ...)`, `x in (0.0, 1.0)`),
+and takes there a special case whose derivative need not be the function's: scipy.stats' log-densities
+of genextreme, genpareto and skewnorm differentiated in their shape at 0 came out 0 (the special case is
+a formula without the shape), silently — an optimiser started at the natural first guess, 0, never moves.
+Now a differentiated value found equal to a value that carries no derivative is refused (`SpecialPoint`,
+naming the line); off such points, and for tests between two differentiated values (`x != x`, a NaN
+test) or of integers, nothing changes. Checked against central differences."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from contexts import SpecialPoint, derivative, gradient, hessian, jacfwd
+from overdub.errors import OverdubError
+from tests import fd
+
+MODES = {
+    "gradient": lambda f, x: gradient(f, x)[0],
+    "jacfwd": jacfwd,
+    "hessian": lambda f, x: hessian(f, x)[-1],  # (its last row: the shape's)
+}
+
+st = pytest.importorskip("scipy.stats")
+
+
+def _logpdf(name):
+    def f(t):
+        return getattr(st, name).logpdf(t[0], t[1])
+    return f
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("name", ["genextreme", "genpareto", "skewnorm"])
+def test_a_shape_at_its_special_value_is_refused(name, mode):
+    with pytest.raises(OverdubError) as e:
+        MODES[mode](_logpdf(name), np.array([0.4, 0.0]))
+    # (hessian: forward over reverse may be refused first for another reason, forward over forward then
+    # says SpecialPoint in the error's note)
+    assert isinstance(e.value, SpecialPoint) or "SpecialPoint" in "".join(getattr(e.value, "__notes__", []))
+
+
+@pytest.mark.parametrize("mode", ["gradient", "jacfwd"])
+@pytest.mark.parametrize("name", ["genextreme", "genpareto", "skewnorm"])
+def test_off_the_special_value_right(name, mode):
+    t = np.array([0.4, 0.05])
+    np.testing.assert_allclose(MODES[mode](_logpdf(name), t), fd.gradient(_logpdf(name), t)[0], rtol=1e-6)
+
+
+def sinc(x):
+    if x == 0:
+        return 1.0
+    return math.sin(x) / x
+
+
+def masked(a):
+    return np.where(a == 0, 1.0, a * a).sum()
+
+
+def listed(x):
+    return x * 3.0 if x in (0.5, 1.0) else x
+
+
+SCALAR_MODES = {"gradient": lambda f, x: gradient(f, x)[0], "derivative": derivative, "hessian": hessian}
+
+
+@pytest.mark.parametrize("mode", sorted(SCALAR_MODES))
+@pytest.mark.parametrize("f, x", [(sinc, 0.0), (listed, 0.5)], ids=["if x == 0", "x in (...)"])
+def test_refused_at_the_point_naming_the_line(f, x, mode):
+    with pytest.raises(SpecialPoint) as e:
+        SCALAR_MODES[mode](f, x)
+    assert "test_special_points.py" in str(e.value)
+
+
+@pytest.mark.parametrize("mode", sorted(SCALAR_MODES))
+@pytest.mark.parametrize("f, x", [(sinc, 0.7), (listed, 0.6)], ids=["if x == 0", "x in (...)"])
+def test_right_off_the_point(f, x, mode):
+    expected = fd.hessian(f, x) if mode == "hessian" else fd.derivative(f, x)
+    assert float(SCALAR_MODES[mode](f, x)) == pytest.approx(expected, rel=1e-5, abs=1e-7)
+
+
+@pytest.mark.parametrize("mode", ["gradient", "jacfwd"])
+def test_arrays_elementwise(mode):
+    with pytest.raises(SpecialPoint):
+        MODES[mode](masked, np.array([0.0, 1.0]))
+    x = np.array([0.5, 1.0])
+    np.testing.assert_allclose(MODES[mode](masked, x), 2 * x)
+
+
+def nan_test(x):
+    if x != x:  # (two differentiated operands: not a special point)
+        return 0.0
+    return x * x
+
+
+def counted(x, n):
+    return x * (n == 2) + x * x * (n != 3)
+
+
+@pytest.mark.parametrize("mode", sorted(SCALAR_MODES))
+def test_nan_tests_and_integers_pass(mode):
+    assert float(SCALAR_MODES[mode](nan_test, 1.5)) == pytest.approx(3.0 if mode != "hessian" else 2.0)
+    assert float(SCALAR_MODES[mode](lambda x: counted(x, 2), 1.5)) == pytest.approx(
+        4.0 if mode != "hessian" else 2.0)
+
+
+# -- singular points of the math functions' float fast paths (before: ZeroDivisionError from the rule) --
+
+@pytest.mark.parametrize("mode", sorted(SCALAR_MODES)[:2])
+def test_sqrt_at_zero_is_numpys_inf_not_a_crash(mode):
+    assert SCALAR_MODES[mode](lambda x: math.sqrt(x), 0.0) == math.inf
+    assert SCALAR_MODES[mode](lambda x: math.cbrt(x) + x, 0.0) == math.inf
+
+
+def test_a_constant_through_a_singular_point_moves_nothing_in_forward_mode():
+    assert derivative(lambda x: math.sqrt(x * 0.0) + x, 0.5) == 1.0
+    assert derivative(lambda x: math.acos(x * 0.0 + 1.0) + 2 * x, 0.5) == 2.0
