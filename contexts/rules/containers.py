@@ -8,6 +8,7 @@ the primal (so earlier adjoints see the container as it was when they ran), and 
 
 from __future__ import annotations
 
+import bisect
 import collections
 import copy
 import heapq
@@ -556,6 +557,11 @@ def _copy_rule(deep):
 
 _copy_rule(False)
 _copy_rule(True)
+
+
+# `bisect.bisect_left/right(a, x)`: a position, piecewise constant in x and in a's items (an ordering test,
+# as `x < a[i]` is: a branch); `insort` changes the list and has no rule
+registry.nondifferentiable(bisect.bisect_left, bisect.bisect_right)
 
 
 # -- C functions that reorder a list in place (heapq, list.sort, random.shuffle) ------------------

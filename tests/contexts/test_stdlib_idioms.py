@@ -4,6 +4,7 @@ v).values())` in reverse mode (0: the value's cotangent was read from the plain 
 the dict's box where `.values()` leaves it) and `operator.methodcaller('__mul__', b)(a)` in forward mode
 (the dual reached float's own `__mul__`, which answered NotImplemented: 0 for d/db)."""
 
+import bisect
 import cmath
 import collections
 import functools
@@ -113,9 +114,16 @@ def _namespace(a, b):
     return n.p + n.q * n.p + getattr(n, "q")
 
 
+def _bisected(a, b):
+    """bisect's positions are ordering tests: steps, no derivative (reverse mode refused them)."""
+    edges = [0.1, 0.5, 0.9, 1.2]
+    return a * bisect.bisect_right(edges, a) + b * bisect.bisect_left([a, b, 2 * b], 1.0) + a * b
+
+
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("f", [_ordered_move, _namespace], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", [_ordered_move, _namespace, _bisected], ids=lambda f: f.__name__)
 def test_refused_before_now_right(f, mode):
-    """OrderedDict.move_to_end and types.SimpleNamespace(**kw) had no reverse rule (refused; the fuzzer's
-    idiom templates met them): right in both modes now, the move's order restored for the reads before it."""
+    """OrderedDict.move_to_end, types.SimpleNamespace(**kw) and bisect had no reverse rule (refused; the
+    fuzzer's idiom templates met them): right in both modes now, the move's order restored for the reads
+    before it."""
     np.testing.assert_allclose(gradient_in(mode, f, X, Y), fd.gradient(f, X, Y), rtol=1e-6)
