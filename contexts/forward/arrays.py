@@ -190,8 +190,13 @@ _OWN_UFUNCS = {
 
 def array_ufunc(ufunc, method, inputs, kwargs):
     """Dual.__array_ufunc__: arithmetic ourselves, other ufuncs by their registry rule."""
-    if method == "reduce" and ufunc is np.add:
-        return array_function(np.sum, inputs, kwargs)
+    if method == "reduce" and len(inputs) == 1:  # np.add.reduce: np.sum's rule, axis 0 by default
+        from ..rules.numpy.reductions import reduce_options
+        fn, options = reduce_options(ufunc, (), kwargs)
+        return array_function(fn, inputs, options)
+    if method == "outer" and len(inputs) == 2 and not kwargs:  # ufunc(a[..., None...], b)
+        from ..rules.numpy.reductions import outer_left
+        return ufunc(outer_left(*inputs), inputs[1])
     if method == "accumulate" and ufunc is np.add:
         return array_function(np.cumsum, inputs, kwargs)
     out = kwargs.get("out")
@@ -201,8 +206,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         return _add_at(ufunc, *inputs)
     if method != "__call__":
         raise OverdubError(
-            f"np.{ufunc.__name__}.{method}(...) is not supported on dual arrays (only add.at and subtract.at "
-            "into a dual array)",
+            f"np.{ufunc.__name__}.{method}(...) is not supported on dual arrays (only reduce, outer, "
+            "add.accumulate, and add.at and subtract.at into a dual array)",
             fix="call the ufunc plainly on dual arrays, or accumulate into a dual array")
     own = _OWN_UFUNCS.get(ufunc)
     if own is not None and not kwargs:

@@ -570,6 +570,83 @@ def accumulate_frule(tangents, ufunc, x, *rest, **kwargs):
     raise unsupported(f"np.{ufunc.__name__}.accumulate", "this ufunc", "write the scan with np.cumsum/np.cumprod")
 
 
+# -- ufunc.reduce and ufunc.outer: the reductions' and the ufuncs' own rules ------------------------------
+
+REDUCERS = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum: np.min}
+"""ufunc -> the reduction `ufunc.reduce` is (its default axis is 0, the reduction's None)."""
+
+_REDUCE = ("axis", "dtype", "out", "keepdims", "initial", "where")
+
+
+def reduce_options(ufunc, rest: tuple, kwargs: dict) -> tuple:
+    """(the reduction, its options) of `ufunc.reduce(x, *rest, **kwargs)`, axis 0 by default; refused for
+    other ufuncs, `out=`, `initial=` and `where=`."""
+    p = dict(zip(_REDUCE, rest), **kwargs)
+    p.setdefault("axis", 0)
+    fn = REDUCERS.get(ufunc)
+    if (fn is None or p.get("out") is not None or p.get("initial", _NoValue) is not _NoValue
+            or p.get("where", True) is not True):
+        raise unsupported(f"np.{ufunc.__name__}.reduce", "this ufunc or these options (out=, initial=, where=)",
+                          "use np.sum, np.prod, np.max or np.min")
+    p.pop("out", None)
+    p.pop("where", None)
+    p.pop("initial", None)
+    return fn, p
+
+
+@registry.adjoint((np.ufunc, "reduce"))
+def reduce_adjoint(dy, y, ufunc, x, *rest, **kwargs):
+    """`ufunc.reduce(x, axis=0, ...)`: np.sum's, np.prod's, np.max's or np.min's pullback."""
+    nones = (None,) * len(rest)
+    if dy is None or not inexact(x):
+        return (None, None) + nones
+    fn, p = reduce_options(ufunc, rest, kwargs)
+    return (None, registry.get(fn).adjoint(dy, y, x, **p)[0]) + nones
+
+
+@registry.frule((np.ufunc, "reduce"))
+def reduce_frule(tangents, ufunc, x, *rest, **kwargs):
+    y = ufunc.reduce(x, *rest, **kwargs)
+    t = tangents[1] if len(tangents) > 1 else None
+    if t is None:
+        return y, None
+    fn, p = reduce_options(ufunc, rest, kwargs)
+    return y, registry.get(fn).frule((t,), x, **p)[1]
+
+
+def outer_left(a, b):
+    """a with b's dimensions appended as ones: `ufunc.outer(a, b)` is `ufunc(outer_left(a, b), b)`."""
+    return np.reshape(a, np.shape(a) + (1,) * np.ndim(b))
+
+
+def _outer_rule(ufunc, kwargs):
+    rule = registry.get(ufunc)
+    if rule is None or rule.adjoint is None or kwargs:
+        raise unsupported(f"np.{ufunc.__name__}.outer", "this ufunc or keyword arguments",
+                          f"write np.{ufunc.__name__}(a[:, None], b)")
+    return rule
+
+
+@registry.adjoint((np.ufunc, "outer"))
+def outer_adjoint(dy, y, ufunc, a, b, **kwargs):
+    """`ufunc.outer(a, b)`: the ufunc's own pullback on `a` reshaped (`outer_left`) and b."""
+    if dy is None:
+        return (None, None, None)
+    rule = _outer_rule(ufunc, kwargs)
+    da, db = rule.adjoint(dy, y, outer_left(a, b), b)[:2]
+    return (None, None if da is None else match_primal(np.reshape(da, np.shape(a)), a), db)
+
+
+@registry.frule((np.ufunc, "outer"))
+def outer_frule(tangents, ufunc, a, b, **kwargs):
+    rule = _outer_rule(ufunc, kwargs)
+    ta = tangents[1] if len(tangents) > 1 else None
+    tb = tangents[2] if len(tangents) > 2 else None
+    left = outer_left(a, b)
+    y, dy = rule.frule((None if ta is None else np.reshape(ta, np.shape(left)), tb), left, b)
+    return y, dy
+
+
 # -- not differentiable ----------------------------------------------------------------------------------
 
 registry.nondifferentiable(
