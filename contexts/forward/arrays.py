@@ -188,6 +188,9 @@ _OWN_UFUNCS = {
 }
 
 
+_SCANS = {np.add: np.cumsum, np.multiply: np.cumprod}
+
+
 def array_ufunc(ufunc, method, inputs, kwargs):
     """Dual.__array_ufunc__: arithmetic ourselves, other ufuncs by their registry rule."""
     if method == "reduce" and len(inputs) == 1:  # np.add.reduce: np.sum's rule, axis 0 by default
@@ -197,8 +200,10 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     if method == "outer" and len(inputs) == 2 and not kwargs:  # ufunc(a[..., None...], b)
         from ..rules.numpy.reductions import outer_left
         return ufunc(outer_left(*inputs), inputs[1])
-    if method == "accumulate" and ufunc is np.add:
-        return array_function(np.cumsum, inputs, kwargs)
+    if method == "accumulate" and ufunc in _SCANS and len(inputs) == 1 and kwargs.get("out") is None:
+        options = dict(kwargs, axis=kwargs.get("axis", 0))  # (ufunc.accumulate's axis is 0, np.cumsum's None)
+        options.pop("out", None)
+        return array_function(_SCANS[ufunc], inputs, options)
     out = kwargs.get("out")
     if method == "__call__" and out is not None:
         return _into_out(ufunc, inputs, kwargs, out)
@@ -207,7 +212,7 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     if method != "__call__":
         raise OverdubError(
             f"np.{ufunc.__name__}.{method}(...) is not supported on dual arrays (only reduce, outer, "
-            "add.accumulate, and add.at and subtract.at into a dual array)",
+            "add/multiply.accumulate, and add.at and subtract.at into a dual array)",
             fix="call the ufunc plainly on dual arrays, or accumulate into a dual array")
     own = _OWN_UFUNCS.get(ufunc)
     if own is not None and not kwargs:

@@ -2,7 +2,7 @@
 
 `np.add.reduce(a)` reduces along axis 0 (np.sum's default is None): forward mode's dual arrays took it for
 np.sum with numpy's arguments, so a 2-d dual was summed whole (value and tangent wrong, silently: 12.0 for
-4.2 below). Now `add`, `multiply`, `maximum` and `minimum`'s reduce are np.sum's, np.prod's, np.max's and
+4.2 below), and `np.add.accumulate` flattened it (np.cumsum's). Now `add`, `multiply`, `maximum` and `minimum`'s reduce are np.sum's, np.prod's, np.max's and
 np.min's rules with axis 0 by default, and any differentiable ufunc's `outer(a, b)` is the ufunc's own rule
 on `a` reshaped; both had no reverse rule (refused)."""
 
@@ -28,6 +28,8 @@ FUNCTIONS = {
     "subtract.outer": lambda a: (np.subtract.outer(a[:3], a[3:]) ** 2).sum(),
     "hypot.outer": lambda a: np.hypot.outer(a[:2], a[2:4]).sum(),
     "power.outer": lambda a: np.power.outer(np.abs(a[:2]) + 0.5, a[2:4]).sum(),
+    "add.accumulate (axis 0)": lambda a: (np.add.accumulate(a.reshape(2, 3)) ** 2 * W).sum(),
+    "multiply.accumulate axis=1": lambda a: (np.multiply.accumulate(a.reshape(2, 3), axis=1) * W).sum(),
 }
 
 MODES = {
@@ -53,8 +55,17 @@ def test_hessian(name):
     np.testing.assert_allclose(hessian(f, X), fd.hessian(f, X, matrix=True), rtol=1e-4, atol=1e-5)
 
 
-def test_the_value_is_the_ufuncs():
-    f = FUNCTIONS["add.reduce (axis 0)"]
+@pytest.mark.parametrize("name", ["add.reduce (axis 0)", "add.accumulate (axis 0)"])
+def test_the_value_is_the_ufuncs(name):
+    """On dual arrays (forward over reverse, and forward mode's dual path): accumulate flattened them
+    too (np.cumsum's axis is None)."""
+    from contexts.forward.dual import Dual, Tag
+    a = X.reshape(2, 3)
+    method = np.add.reduce if "reduce" in name else np.add.accumulate
+    d = method(Dual(a, np.ones_like(a), Tag()))
+    np.testing.assert_allclose(d.primal, method(a), rtol=1e-12)
+    np.testing.assert_allclose(d.tangent, method(np.ones_like(a)), rtol=1e-12)
+    f = FUNCTIONS[name]
     y, _ = jvp(f, (X,), (np.ones_like(X),))
     assert y == pytest.approx(f(X), rel=1e-12)
 
