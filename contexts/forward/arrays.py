@@ -629,8 +629,31 @@ def _store(fn):
     return store
 
 
+def _apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """np.apply_along_axis on a dual array (numpy's converts it in C, which a dual cannot enter): func1d
+    on each 1-d slice, run under forward mode, the results stacked where numpy puts them (their own
+    dimensions at `axis`)."""
+    from .context import run_inside
+    from ..rules.numpy._util import normalize_axis
+
+    arr = arr if type(arr) is Dual else to_array(arr)
+    axis = normalize_axis(axis, ndim(arr))
+    moved = np.moveaxis(arr, axis, -1)
+    outer = np.shape(moved)[:-1]
+    if not outer or 0 in outer:
+        raise OverdubError("np.apply_along_axis of a 1-d or empty dual array",
+                           fix="call the function on the array itself")
+    results = [run_inside(func1d, (moved[index],) + args, kwargs) for index in np.ndindex(*outer)]
+    stacked = np.stack([r if type(r) is Dual else np.asarray(r) for r in results])
+    stacked = np.reshape(stacked, outer + np.shape(stacked)[1:])
+    extra = ndim(stacked) - len(outer)
+    if extra == 0:
+        return stacked
+    return np.moveaxis(stacked, list(range(len(outer), len(outer) + extra)), list(range(axis, axis + extra)))
+
+
 OWN_FUNCTIONS = {
-    np.copyto: _copyto, **{fn: _store(fn) for fn in (np.put, np.place, np.putmask, np.fill_diagonal)},
+    np.copyto: _copyto, np.apply_along_axis: _apply_along_axis, **{fn: _store(fn) for fn in (np.put, np.place, np.putmask, np.fill_diagonal)},
     np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.sum: _sum,
     np.broadcast_to: _broadcast_to, np.where: _where, np.select: _select,
     **{fn: _each(fn) for fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d)},
