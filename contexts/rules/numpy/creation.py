@@ -1,14 +1,21 @@
-"""Array creation: constants with respect to their arguments (sizes, ranges, seeds, dtypes)."""
+"""Array creation: constants with respect to their arguments (sizes, seeds, dtypes), except `np.arange`'s
+values, `start + i * step`, which are differentiable in start and step (its stop only sets the count).
+
+Random draws with parameters (`np.random.normal(loc, scale)`, `np.random.uniform(low, high)`) have no
+rule: with differentiated parameters they are refused (a sample's derivative in its parameters is a
+choice — pathwise, score function — that the code does not say); with constant ones they are constants.
+"""
 
 import numpy as np
 
 from ..registry import registry
 from ..sparsity_specs import CONSTRUCTOR, INDICES, Custom
+from ._util import match_primal
 
 registry.nondifferentiable(
-    np.arange, np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.indices,
+    np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.indices,
     np.random.default_rng, np.random.seed, np.random.rand, np.random.randn, np.random.random,
-    np.random.uniform, np.random.normal, np.isclose, np.allclose, np.array_equal, np.argmax, np.argmin,
+    np.isclose, np.allclose, np.array_equal, np.argmax, np.argmin,
     np.count_nonzero, np.digitize, np.iscomplexobj, np.isrealobj,
     np.result_type, np.can_cast, np.promote_types, np.ndim, np.size, np.broadcast, np.broadcast_shapes,
     np.isscalar, np.iterable, np.shape, np.dtype,
@@ -20,3 +27,50 @@ registry.sparsity(CONSTRUCTOR, np.zeros, np.ones, np.empty, np.full)
 registry.sparsity(Custom("ops.py: a constant tracer of the argument's shape"), np.zeros_like, np.ones_like,
                   np.empty_like, np.full_like)
 registry.sparsity(INDICES, np.digitize)
+
+
+# -- np.arange([start,] stop[, step]): start + i * step -------------------------------------------------
+
+def _arange_parts(args, kwargs):
+    """(start, step, the positions of start and step among args or None) of np.arange's arguments."""
+    kw = dict(kwargs)
+    if len(args) == 1:
+        return kw.get("start", 0), kw.get("step", 1), (None, None)  # (a stop alone: 0, 1, 2, ...)
+    if len(args) == 2:
+        return args[0], kw.get("step", 1), (0, None)
+    return args[0], args[2], (0, 2)
+
+
+@registry.rrule(np.arange)
+def arange_rrule(*args, **kwargs):
+    """d(start + i * step): ones for start, i for step; the stop sets how many (a step: no derivative)."""
+    y = np.arange(*args, **kwargs)
+    start, step, (i_start, i_step) = _arange_parts(args, kwargs)
+
+    def arange_pullback(dy):
+        out = [None] * len(args)
+        if dy is None or y.dtype.kind not in "fc" or not y.size:
+            return tuple(out)
+        dy = np.asarray(dy)
+        if i_start is not None:
+            out[i_start] = match_primal(dy.sum(), start)
+        if i_step is not None:
+            out[i_step] = match_primal((dy * np.arange(y.size)).sum(), step)
+        return tuple(out)
+    return y, arange_pullback
+
+
+@registry.frule(np.arange)
+def arange_frule(tangents, *args, **kwargs):
+    y = np.arange(*args, **kwargs)
+    if y.dtype.kind not in "fc":
+        return y, None
+    _, _, (i_start, i_step) = _arange_parts(args, kwargs)
+    t_start = tangents[i_start] if i_start is not None and i_start < len(tangents) else None
+    t_step = tangents[i_step] if i_step is not None and i_step < len(tangents) else None
+    dy = np.zeros(y.shape, dtype=y.dtype)
+    if t_start is not None:
+        dy = dy + t_start
+    if t_step is not None:
+        dy = dy + np.arange(y.size) * t_step
+    return y, dy

@@ -1,0 +1,60 @@
+"""np.arange's values, start + i * step, are differentiable in start and step: it was registered as
+non-differentiable, and every mode gave 0, silently (14.4 below). Random draws with differentiated
+parameters (`np.random.normal(loc, scale)`) were non-differentiable too (0); they are refused now, as
+the derivative of a sample in its parameters is a choice the code does not make. Against central
+differences, at points where the count of arange's values does not change."""
+
+import numpy as np
+import pytest
+
+from contexts import derivative, gradient, hessian, jacfwd
+from overdub.errors import OverdubError
+from tests import fd
+
+X = np.array([0.3, 0.65])
+
+FUNCTIONS = {
+    "start": lambda x: (np.arange(x[0], x[0] + 3.5) ** 2).sum() * x[1],
+    "start, step": lambda x: (np.arange(x[0], 3.6, x[1]) ** 2).sum(),
+    "stop alone": lambda x: np.arange(x[0] * 10.0 + 0.05).sum() * x[1],  # (0, 1, 2: the stop sets the count only)
+}
+
+
+@pytest.mark.parametrize("mode", ["gradient", "jacfwd"])
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_right(name, mode):
+    f = FUNCTIONS[name]
+    got = gradient(f, X)[0] if mode == "gradient" else jacfwd(f, X)
+    np.testing.assert_allclose(got, fd.gradient(f, X)[0], rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["start", "start, step"])
+def test_hessian(name):
+    f = FUNCTIONS[name]
+    np.testing.assert_allclose(hessian(f, X), fd.hessian(f, X, matrix=True), rtol=1e-4, atol=1e-5)
+
+
+def test_a_differentiated_step_by_name_refused():
+    with pytest.raises(OverdubError):
+        gradient(lambda s: np.arange(0.3, 3.6, step=s).sum(), 0.65)
+
+
+def test_scalar_derivative():
+    f = lambda s: (np.arange(0.3, 3.6, s) ** 2).sum()  # noqa: E731
+    assert derivative(f, 0.65) == pytest.approx(fd.derivative(f, 0.65), rel=1e-6)
+    assert gradient(f, 0.65)[0] == pytest.approx(fd.derivative(f, 0.65), rel=1e-6)
+
+
+@pytest.mark.parametrize("draw", [lambda m: np.random.normal(m, 1.0), lambda m: np.random.uniform(m, m + 1.0)],
+                         ids=["normal", "uniform"])
+@pytest.mark.parametrize("mode", ["gradient", "derivative"])
+def test_random_draws_with_differentiated_parameters_refused(draw, mode):
+    with pytest.raises(OverdubError):
+        (gradient if mode == "gradient" else derivative)(draw, 0.3)
+
+
+def test_random_draws_with_constant_parameters_are_constants():
+    np.random.seed(3)
+    z = np.random.normal(0.0, 1.0)
+    np.random.seed(3)
+    assert gradient(lambda m: np.random.normal(0.0, 1.0) * m, 0.3)[0] == pytest.approx(z)
