@@ -336,6 +336,8 @@ ufunc_rule(np.fmod, lambda y, a, b: 1.0, lambda y, a, b: -np.trunc(a / b), name=
 ufunc_rule(np.remainder, lambda y, a, b: 1.0, lambda y, a, b: -np.floor_divide(a, b), name="remainder")
 ufunc_rule(np.ldexp, lambda y, x, e: np.ldexp(np.ones_like(y), e), None, name="ldexp")
 ufunc_rule(np.copysign, lambda y, a, b: np.sign(a) * np.sign(y), None, name="copysign")
+# the identity in x, moved one step (as math.nextafter's rule): was non-differentiable, giving 0
+ufunc_rule(np.nextafter, lambda y, a, b: 1.0, None, name="nextafter")
 ufunc_rule(np.modf, lambda y, x: 1.0, name="modf", nout=2)
 ufunc_rule(np.frexp, lambda y, x: np.ldexp(np.ones_like(y), -np.frexp(x)[1]), name="frexp", nout=2)
 
@@ -587,7 +589,7 @@ def _sign():
 
 registry.nondifferentiable(
     np.floor, np.ceil, np.rint, np.trunc, np.fix, np.round, np.around, (np.ndarray, "round"),
-    np.floor_divide, np.spacing, np.nextafter, np.heaviside, np.signbit,
+    np.floor_divide, np.spacing, np.heaviside, np.signbit,
     np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
     np.logical_and, np.logical_or, np.logical_xor, np.logical_not,
     np.isfinite, np.isinf, np.isnan, np.isnat, np.isclose, np.allclose, np.array_equal,
@@ -648,7 +650,7 @@ registry.sparsity(LINEAR, np.fabs, np.remainder, np.fmod)  # piecewise linear
 registry.sparsity(Elementwise(), np.absolute, np.sign)
 registry.sparsity(Elementwise(second=frozenset({(0, 1)}), select=_product_select), np.multiply)
 registry.sparsity(Elementwise(second=frozenset({(0, 1), (1, 1)})), np.divide)
-registry.sparsity(Elementwise(first=(True, False), second="none"), np.copysign, np.ldexp)
+registry.sparsity(Elementwise(first=(True, False), second="none"), np.copysign, np.ldexp, np.nextafter)
 registry.sparsity(Elementwise(second="none", select=_taken_select(True)), np.maximum, np.fmax)
 registry.sparsity(Elementwise(second="none", select=_taken_select(False)), np.minimum, np.fmin)
 registry.sparsity(NONDIFF, np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,

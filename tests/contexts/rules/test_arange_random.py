@@ -58,3 +58,11 @@ def test_random_draws_with_constant_parameters_are_constants():
     z = np.random.normal(0.0, 1.0)
     np.random.seed(3)
     assert gradient(lambda m: np.random.normal(0.0, 1.0) * m, 0.3)[0] == pytest.approx(z)
+
+
+def test_nextafter_is_the_identity_in_x():
+    """np.nextafter was non-differentiable (0); math.nextafter had the identity's rule: both now."""
+    f = lambda x: (np.nextafter(x * x, np.inf) * 2.0).sum()  # noqa: E731
+    np.testing.assert_allclose(gradient(f, X)[0], 4 * X, rtol=1e-12)
+    np.testing.assert_allclose(jacfwd(f, X), 4 * X, rtol=1e-12)
+    np.testing.assert_allclose(hessian(f, X), 4 * np.eye(2), rtol=1e-12)
