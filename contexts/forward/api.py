@@ -23,7 +23,7 @@ from overdub.errors import OverdubError, describe
 from ..lowered.bisection import check_entry
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.cotangents import Refused
-from ..rules.leaves import Scalar, container_of
+from ..rules.leaves import Scalar, container_of, kind_of
 from ..rules.registry import registry
 
 from .arrays import to_array
@@ -182,6 +182,8 @@ def _unit(x: Any) -> Any:
         return _unit(x.primal)
     if isinstance(x, decimal.Decimal):
         return decimal.Decimal(1)
+    if isinstance(x, Scalar):  # (a registered kind, sympy's, mpmath's: its own one)
+        return kind_of(x).one(x)
     return 1 if isinstance(x, numbers.Rational) else 1.0
 
 

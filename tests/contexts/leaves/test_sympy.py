@@ -94,3 +94,13 @@ def test_the_structural_tangent_never_comes_back():
     """The bug this fixes: a Symbol was taken as an object of fields, its gradient a Tangent of them."""
     for got in (gradient(lambda a: a * a, x)[0], pullback(lambda a: a * a, x)[1](1)[0]):
         assert got == 2 * x
+
+
+def test_forward_mode_seeds_with_sympys_one():
+    """Forward mode seeded a Symbol with the float 1.0: the derivative came out with float coefficients
+    (`3.0*x**2 + 1.0*cos(x)`); now its own 1, as in reverse mode: exact coefficients."""
+    f = CASES["special"]
+    got = derivative(f, x)
+    assert not got.atoms(sp.Float)
+    assert sp.expand(got - sp.diff(f(x), x)) == 0
+    assert derivative(lambda t: t ** 3 + sp.sin(t), x) == 3 * x ** 2 + sp.cos(x)
