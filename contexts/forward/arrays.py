@@ -12,11 +12,16 @@ partials and other rules are applied once per direction.
 
 from __future__ import annotations
 
+import operator
+import sys
+
 import numpy as np
 
 from overdub.errors import OverdubError
 
 from ..rules.registry import MissingRule, registry
+from ..lowered.runtime import equality_guard_fd
+from ..rules.frames import is_engine
 from .dual import (Dual, DualConversionError, Tag, _conversion_site, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
                    d_sub, fit, make, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
                    zero_tangent)
@@ -189,6 +194,16 @@ _OWN_UFUNCS = {
 
 
 _SCANS = {np.add: np.cumsum, np.multiply: np.cumprod}
+_EQUALS = {np.equal: "==", np.not_equal: "!=", operator.eq: "==", operator.ne: "!="}  # (`checked_equality`)
+
+
+def checked_equality(ufunc, inputs) -> None:
+    """`np.equal(x, other)` (or `np.not_equal`) with one dual x: refused where they are equal and x's
+    tangent moves it there (`lowered.runtime.SpecialPoint`), as `x == other`."""
+    if (type(inputs[0]) is Dual) == (type(inputs[1]) is Dual):
+        return
+    d, other = inputs if type(inputs[0]) is Dual else inputs[::-1]
+    equality_guard_fd(d.primal, primal(other), _EQUALS[ufunc], d.tangent)
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):
@@ -222,6 +237,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     _ensure_rules_loaded()
     rule = registry.get(ufunc)
     if rule is not None and rule.kind == "nondiff":
+        if ufunc in _EQUALS and len(inputs) == 2 and not is_engine(sys._getframe(2).f_code.co_filename):
+            checked_equality(ufunc, inputs)  # `np.equal(x, 0)` run natively (under `hessian`): as `x == 0`
         return ufunc(*map(primal, inputs), **kwargs)
     tag = top_tag(inputs)
     if rule is None or rule.frule is None:

@@ -24,11 +24,12 @@ from overdub.passes import marked_opaque
 from ..lowered.bisection import bisects, refuse_bisection
 from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.containers import holds
-from ..rules.frames import note_transformed
+from ..rules.frames import is_engine, note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf
 
 from ..rules.registry import array_objects, key_of, objects_of_classes, registry, through_array
-from .arrays import (OWN_FUNCTIONS, NoForwardRule, apply_frule, apply_writing_frule, build_array, has_dual, no_rule,
+from .arrays import (OWN_FUNCTIONS, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality,
+                     has_dual, no_rule,
                      out_position, to_array, write_out)
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
@@ -37,6 +38,7 @@ from .holds import dual_free
 from .tangent_runtime import LOOKUPS, MAPPINGS, key_lookup, uncached
 
 _GETITEM = operator.getitem
+_EQUAL, _NOT_EQUAL, _EQ, _NE = np.equal, np.not_equal, operator.eq, operator.ne
 _BUILTIN_METHOD = types.BuiltinMethodType
 
 __all__ = ["ForwardContext", "ObservedForwardContext", "forward_context", "run_inside", "pushforward"]
@@ -138,6 +140,9 @@ class ForwardContext(overdub.Context):
         if (type(fn) is _BUILTIN_METHOD and fn.__name__ in LOOKUPS and args and isinstance(fn.__self__, MAPPINGS)
                 and has_dual(args[0])):  # `memo.get(x)`
             key_lookup(fn.__self__, args[0])
+        if (fn is _EQUAL or fn is _NOT_EQUAL or fn is _EQ or fn is _NE) and len(args) == 2 and not is_engine(
+                site.filename):
+            checked_equality(fn, args)  # `np.equal(x, 0)` in the code run: as `x == 0`
         if fn is getattr and 2 <= len(args) <= 3 and not kwargs:  # `getattr(kf, "log_likelihood")`
             return self.attribute(*args)
         if fn is setattr and len(args) == 3 and not kwargs:

@@ -345,6 +345,22 @@ HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, 
 
 
 _EQUALITY_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in"}
+_EQUALITY_CALLS = {"equal": "==", "not_equal": "!=", "eq": "==", "ne": "!="}  # np.equal, operator.eq
+
+
+def _equality_test(v):
+    """(a, b, op) of `a == b` (`!=`, `in`, `not in`) or `np.equal(a, b)` (`np.not_equal`, `operator.eq`,
+    `operator.ne`) in the lowered form, or None."""
+    if isinstance(v, ast.Compare) and len(v.ops) == 1 and type(v.ops[0]) in _EQUALITY_OPS:
+        return v.left, v.comparators[0], _EQUALITY_OPS[type(v.ops[0])]
+    if isinstance(v, ast.Call) and len(v.args) == 2 and not v.keywords and not any(
+            isinstance(a, ast.Starred) for a in v.args):
+        f = v.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+        op = _EQUALITY_CALLS.get(name)
+        if op is not None:
+            return v.args[0], v.args[1], op
+    return None
 
 
 def equality_guards(stmts: list, is_active, tangent=None) -> list:
@@ -352,19 +368,20 @@ def equality_guards(stmts: list, is_active, tangent=None) -> list:
     is active (`is_active(atom)`: the mode's own activity), the active one first: reverse mode's
     `__od_equality_guard__(active, other, op)`, or, given `tangent(atom)` (an expression of its tangent),
     forward mode's `__od_equality_guard_fd__(active, other, op, tangent)`. Two active operands (`x != x`,
-    a NaN test; a tie) are not checked; `x in c` is, for an active x and a builtin container c."""
+    a NaN test; a tie) are not checked; `x in c` is, for an active x and a builtin container c, and so
+    are `np.equal(x, c)`, `np.not_equal`, `operator.eq` and `operator.ne`."""
     out = []
     for s in stmts:
         v = getattr(s, "value", None)
-        if (isinstance(s, ast.Assign) and isinstance(v, ast.Compare) and len(v.ops) == 1
-                and type(v.ops[0]) in _EQUALITY_OPS):
-            a, b = v.left, v.comparators[0]
+        test = _equality_test(v) if isinstance(s, ast.Assign) else None
+        if test is not None:
+            a, b, op = test
             ia, ib = is_active(a), is_active(b)
-            if type(v.ops[0]) in (ast.In, ast.NotIn):  # (`x in c`: the item, checked in a builtin container)
+            if op in ("in", "not in"):  # (`x in c`: the item, checked in a builtin container)
                 ib = False
             if ia != ib:
                 active, other = (a, b) if ia else (b, a)
-                args = [active, other, ast.Constant(_EQUALITY_OPS[type(v.ops[0])])]
+                args = [active, other, ast.Constant(op)]
                 name = "__od_equality_guard__"
                 if tangent is not None:
                     args.append(tangent(active))

@@ -125,3 +125,29 @@ def test_sqrt_at_zero_is_numpys_inf_not_a_crash(mode):
 def test_a_constant_through_a_singular_point_moves_nothing_in_forward_mode():
     assert derivative(lambda x: math.sqrt(x * 0.0) + x, 0.5) == 1.0
     assert derivative(lambda x: math.acos(x * 0.0 + 1.0) + 2 * x, 0.5) == 2.0
+
+
+# -- equality tests called as functions: np.equal, np.not_equal, operator.eq, operator.ne ----------------
+
+def by_np_equal(a):
+    return np.where(np.equal(a, 0.0), 1.0, a * a).sum() + np.not_equal(a, 1.0).sum() * a[0]
+
+
+def by_operator_eq(x):
+    import operator
+    return x * 3.0 if operator.eq(x, 0.5) else x
+
+
+@pytest.mark.parametrize("mode", ["gradient", "jacfwd"])
+def test_np_equal_as_eq(mode):
+    with pytest.raises(SpecialPoint):
+        MODES[mode](by_np_equal, np.array([0.0, 2.0]))
+    x = np.array([0.5, 2.0])
+    np.testing.assert_allclose(MODES[mode](by_np_equal, x), fd.gradient(by_np_equal, x)[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", sorted(SCALAR_MODES))
+def test_operator_eq_as_eq(mode):
+    with pytest.raises(OverdubError):
+        SCALAR_MODES[mode](by_operator_eq, 0.5)
+    assert float(SCALAR_MODES[mode](by_operator_eq, 0.6)) == pytest.approx(1.0 if mode != "hessian" else 0.0)
