@@ -5,13 +5,15 @@
 `gradient_in(mode, f, *args)`: reverse mode's `gradient`, or forward mode's `derivative` along each
 argument in turn (scalar arguments). `assert_right_or_refused(mode, f, *args)`: the gradient equals
 central differences (tests/fd.py), or the mode refused with an OverdubError; returns whether it refused.
+`assert_array_gradient(mode, f, x)`: a scalar function of one array, by `gradient` ("reverse"), `jacfwd`
+("forward") or `jvp` along a direction ("jvp"), against central differences.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MODES", "gradient_in", "assert_right_or_refused"]
+__all__ = ["MODES", "ARRAY_MODES", "gradient_in", "assert_right_or_refused", "assert_array_gradient"]
 
 MODES = ("reverse", "forward")
 
@@ -35,3 +37,19 @@ def assert_right_or_refused(mode: str, f, *args, rtol: float = 1e-6, atol: float
     np.testing.assert_allclose(np.array(got, dtype=float), np.array(fd.gradient(f, *args), dtype=float),
                                rtol=rtol, atol=atol)
     return False
+
+
+ARRAY_MODES = ("reverse", "forward", "jvp")
+
+
+def assert_array_gradient(mode: str, f, x, rtol: float = 1e-6, atol: float = 1e-8) -> None:
+    from contexts import gradient, jacfwd, jvp
+
+    from tests import fd
+    want = fd.gradient(f, x)[0]
+    if mode == "jvp":
+        direction = np.linspace(0.5, 1.5, np.size(x)).reshape(np.shape(x))
+        got, want = jvp(f, (x,), (direction,))[1], np.sum(want * direction)
+    else:
+        got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)

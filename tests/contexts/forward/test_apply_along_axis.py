@@ -8,8 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from contexts import gradient, hessian, jacfwd, jvp
+from contexts import hessian, jvp
 from tests import fd
+from tests.modes import ARRAY_MODES, assert_array_gradient
 
 X = np.array([0.3, -0.7, 1.2, 0.5, 0.9, -0.2])
 
@@ -24,21 +25,10 @@ FUNCTIONS = {
     "extra arguments": lambda a: np.apply_along_axis(lambda r, k: (r ** k).sum(), -1, a.reshape(2, 3), 3).sum(),
 }
 
-MODES = {
-    "gradient": lambda f: gradient(f, X)[0],
-    "jacfwd": lambda f: jacfwd(f, X),
-    "jvp": lambda f: jvp(f, (X,), (np.linspace(0.5, 1.5, 6),))[1],
-}
-
-
-@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("mode", ARRAY_MODES)
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_right(name, mode):
-    f = FUNCTIONS[name]
-    want = fd.gradient(f, X)[0]
-    if mode == "jvp":
-        want = want @ np.linspace(0.5, 1.5, 6)
-    np.testing.assert_allclose(MODES[mode](f), want, rtol=1e-6, atol=1e-8)
+    assert_array_gradient(mode, FUNCTIONS[name], X)
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))

@@ -9,10 +9,11 @@ on `a` reshaped; both had no reverse rule (refused)."""
 import numpy as np
 import pytest
 
-from contexts import gradient, hessian, jacfwd, jvp
+from contexts import hessian, jvp
 from contexts.rules.numpy._util import UnsupportedCase
 from overdub.errors import OverdubError
 from tests import fd
+from tests.modes import ARRAY_MODES, assert_array_gradient
 
 X = np.array([0.3, -0.7, 1.2, 0.5, 0.9, -0.2])
 W = np.array([1.0, 2.0, 3.0])
@@ -32,21 +33,10 @@ FUNCTIONS = {
     "multiply.accumulate axis=1": lambda a: (np.multiply.accumulate(a.reshape(2, 3), axis=1) * W).sum(),
 }
 
-MODES = {
-    "reverse": lambda f, x: gradient(f, x)[0],
-    "forward": jacfwd,
-    "jvp": lambda f, x: jvp(f, (x,), (np.ones_like(x),))[1],
-}
-
-
-@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("mode", ARRAY_MODES)
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_right(name, mode):
-    f = FUNCTIONS[name]
-    want = fd.gradient(f, X)[0]
-    if mode == "jvp":
-        want = want.sum()
-    np.testing.assert_allclose(MODES[mode](f, X), want, rtol=1e-6, atol=1e-8)
+    assert_array_gradient(mode, FUNCTIONS[name], X)
 
 
 @pytest.mark.parametrize("name", ["add.reduce (axis 0)", "multiply.reduce", "multiply.outer", "subtract.outer"])
@@ -73,6 +63,6 @@ def test_the_value_is_the_ufuncs(name):
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_other_reductions_refused(mode):
     with pytest.raises((UnsupportedCase, OverdubError)):
-        MODES[mode](lambda a: np.hypot.reduce(a), X)
+        assert_array_gradient(mode, lambda a: np.hypot.reduce(a), X)
     with pytest.raises((UnsupportedCase, OverdubError)):
-        MODES[mode](lambda a: np.add.reduce(a, initial=1.0), X)
+        assert_array_gradient(mode, lambda a: np.add.reduce(a, initial=1.0), X)
