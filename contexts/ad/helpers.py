@@ -1345,12 +1345,7 @@ def key_lookup(obj, key):
     """Before `d[k]`, `d.get(k)`, `d.pop(k)`, `d.setdefault(k)` with k differentiated: a hit is refused
     (`containers.refuse_differentiated_key`: the entry's value was not computed from this key)."""
     if isinstance(obj, (dict, types.MappingProxyType)) and runtime._may_differ(key, 0):
-        try:
-            hit = key in obj
-        except TypeError:  # (unhashable: the lookup itself raises Python's error)
-            return
-        if hit:
-            refuse_differentiated_key(runtime._user_line())
+        refuse_differentiated_key(obj, key)
 
 
 _LIST_ITER = type(iter([]))

@@ -23,7 +23,7 @@ from overdub.passes import depth as _depth
 from overdub.errors import OverdubError
 
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, EagerIterationError, addresses, eager_items
-from ..rules.containers import refuse_differentiated_key
+from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx
 from ..rules.registry import key_of, registry
@@ -430,18 +430,6 @@ def fd_subscript(obj, idx, tobj, tidx):
 
 MAPPINGS = (dict, types.MappingProxyType)
 LOOKUPS = frozenset({"get", "pop", "setdefault"})
-
-
-def key_lookup(obj, key) -> None:
-    """A dict looked up by a perturbed key: a hit is refused (`containers.refuse_differentiated_key`)."""
-    try:
-        hit = key in obj
-    except TypeError:  # (unhashable: the lookup itself raises Python's error)
-        return
-    if hit:
-        frame = outside_engine(sys._getframe(1))
-        refuse_differentiated_key(f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})"
-                                  if frame else None)
 
 
 def fd_attr(t, attr):

@@ -14,6 +14,7 @@ import copy
 import heapq
 import numbers
 import random
+import sys
 import types
 
 import numpy as np
@@ -33,13 +34,23 @@ class DifferentiatedKey(OverdubError):
     table filled by an earlier call served a plain value: the derivative came out without that term)."""
 
 
-def refuse_differentiated_key(where: str | None):
-    """Raise `DifferentiatedKey` (every mode: reverse mode's `key_lookup`, forward mode's lookups of a
-    perturbed key). A miss is Python's (`if x in memo` is a test; `memo.get(x)` then gives the default)."""
+def refuse_differentiated_key(obj, key) -> None:
+    """Before `obj[key]` (`get`, `pop`, `setdefault`) with a differentiated key, every mode (reverse
+    mode's `key_lookup`, forward mode's lookups of a perturbed key): raise `DifferentiatedKey` where the
+    dict holds the key, naming the user's line. A miss is Python's (`if x in memo` is a test; `memo.get(x)`
+    then gives the default), and so is an unhashable key (the lookup itself raises)."""
+    try:
+        if key not in obj:
+            return
+    except TypeError:
+        return
+    from .frames import outside_engine  # (frames imports nothing of this module; kept local: rarely run)
+    frame = outside_engine(sys._getframe(1))
     raise DifferentiatedKey(
         "a dict looked up by a differentiated value found an entry: its value was stored under an equal key, "
         "not computed from this one, so it carries no derivative with respect to it (a memo table filled by "
-        "an earlier call would serve a plain value)", where=where,
+        "an earlier call would serve a plain value)",
+        where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})" if frame else None,
         fix="memoise with functools.lru_cache / functools.cache (bypassed while differentiating), key the "
             "dict by something that does not depend on the inputs, or clear the memo before differentiating")
 
