@@ -21,7 +21,7 @@ from overdub.errors import OverdubError
 from .ad import gradient, pullback
 from .forward.api import float_input, jacfwd, jvp, reraise_located
 from .forward.dual import Dual
-from .lowered.runtime import SpecialPoint
+from .lowered.runtime import SpecialPoint, special_case
 
 __all__ = ["hessian", "hvp", "jacobian"]
 
@@ -56,9 +56,8 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
 
 def _unchecked(hits: list, why: str) -> SpecialPoint:
     where, other, op = hits[0]
-    return SpecialPoint(f"a differentiated value compared equal to {other!r:.60} (`{op}`), where code may take a "
-                        f"special case whose derivative is not the function's; whether the value moves could "
-                        f"not be checked ({why})", where=where,
+    return SpecialPoint(f"{special_case(other, op)}; whether the value moves could not be checked ({why})",
+                        where=where,
                         fix="differentiate at a point off the special value, or give the function a rule")
 
 

@@ -13,7 +13,7 @@ from overdub import Context
 from overdub.passes import context_stack as _stack, depth as _depth
 from overdub.errors import OverdubError
 
-from ..lowered.runtime import CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as _SPECIAL_HITS, SpecialPoint
+from ..lowered.runtime import CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as _SPECIAL_HITS, SpecialPoint, special_case
 from ..rules.frames import entry_error
 from ..rules.leaves import ArrayLeaf, Scalar, as_array, container_of, kind_of
 from .custom import _level
@@ -183,7 +183,7 @@ def _check_special(f, args, kwargs, hits) -> None:
     whether the compared values move (`CHECK_SPECIAL`, from `contexts.compose`); refused if it cannot."""
     if not _CHECK_SPECIAL:
         where, other, op = hits[0]
-        raise SpecialPoint(f"a differentiated value compared equal to {other!r:.60} (`{op}`)", where=where)
+        raise SpecialPoint(special_case(other, op), where=where)
     _CHECK_SPECIAL[0](f, args, kwargs, hits)
 
 

@@ -85,6 +85,7 @@ _MethodType = types.MethodType
 
 _TUPLE_NEW = tuple.__new__
 _FLOAT_NEW = float.__new__
+_OBJECT_SLOTS = {name: getattr(object, name) for name in ("__getattribute__", "__setattr__")}
 _PLAIN_TYPES = frozenset({float, int, bool, complex, str, bytes, type(None), np.ndarray, np.float64, np.float32,
                           np.int64, np.complex128, np.bool_})
 
@@ -387,6 +388,13 @@ def call(mask, f, /, *args, **kw):
             if tf is _WRAPPER and f.__name__ == "__call__" and type(f.__self__) is not type \
                     and isinstance(f.__self__, type):  # `super().__call__(*a)` in a metaclass's __call__
                 return _construct(f.__self__, args, kw, meta=False)
+            if tf is _WRAPPER and f.__name__ in _OBJECT_SLOTS and \
+                    getattr(type(f.__self__), f.__name__, None) is _OBJECT_SLOTS[f.__name__]:
+                # `obj.__getattribute__(name)`, `obj.__setattr__(name, v)` (pykalman's `get_params`): object's
+                # own slot bound to obj, whose rule is the unbound slot's with obj first
+                shifted = mask if mask < 0 else (mask & ~KW_ACTIVE) << 1 | 1 | (mask & KW_ACTIVE)
+                y, pb = call(shifted, _OBJECT_SLOTS[f.__name__], f.__self__, *args, **kw)
+                return y, (None if pb is None else (_bound_back, pb))
             rule, is_method = _rule_of(f)
             if is_method and len(args) > 1 and isinstance(f.__self__, np.ndarray):
                 _method_out(f, args)

@@ -194,16 +194,19 @@ _OWN_UFUNCS = {
 
 
 _SCANS = {np.add: np.cumsum, np.multiply: np.cumprod}
-_EQUALS = {np.equal: "==", np.not_equal: "!=", operator.eq: "==", operator.ne: "!="}  # (`checked_equality`)
+EQUALS = {np.equal: "==", np.not_equal: "!=", operator.eq: "==", operator.ne: "!=",  # (`checked_equality`)
+          np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",   # (orderings: their ties)
+          operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">="}
 
 
 def checked_equality(ufunc, inputs) -> None:
-    """`np.equal(x, other)` (or `np.not_equal`) with one dual x: refused where they are equal and x's
-    tangent moves it there (`lowered.runtime.SpecialPoint`), as `x == other`."""
+    """`np.equal(x, other)` (`np.not_equal`, an ordering: `np.less`, `operator.gt`, ...) with one dual x:
+    refused where they are equal and x's tangent moves it there (`lowered.runtime.SpecialPoint`), as
+    `x == other`."""
     if (type(inputs[0]) is Dual) == (type(inputs[1]) is Dual):
         return
     d, other = inputs if type(inputs[0]) is Dual else inputs[::-1]
-    equality_guard_fd(d.primal, primal(other), _EQUALS[ufunc], d.tangent)
+    equality_guard_fd(d.primal, primal(other), EQUALS[ufunc], d.tangent)
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):
@@ -237,7 +240,7 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     _ensure_rules_loaded()
     rule = registry.get(ufunc)
     if rule is not None and rule.kind == "nondiff":
-        if ufunc in _EQUALS and len(inputs) == 2 and not is_engine(sys._getframe(2).f_code.co_filename):
+        if ufunc in EQUALS and len(inputs) == 2 and not is_engine(sys._getframe(2).f_code.co_filename):
             checked_equality(ufunc, inputs)  # `np.equal(x, 0)` run natively (under `hessian`): as `x == 0`
         return ufunc(*map(primal, inputs), **kwargs)
     tag = top_tag(inputs)

@@ -28,7 +28,7 @@ from ..rules.frames import is_engine, note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf
 
 from ..rules.registry import array_objects, key_of, objects_of_classes, registry, through_array
-from .arrays import (OWN_FUNCTIONS, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality,
+from .arrays import (OWN_FUNCTIONS, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality, EQUALS,
                      has_dual, no_rule,
                      out_position, to_array, write_out)
 from .observe import DerivativeOp, Observed, observer
@@ -38,7 +38,6 @@ from .holds import dual_free
 from .tangent_runtime import LOOKUPS, MAPPINGS, key_lookup, uncached
 
 _GETITEM = operator.getitem
-_EQUAL, _NOT_EQUAL, _EQ, _NE = np.equal, np.not_equal, operator.eq, operator.ne
 _BUILTIN_METHOD = types.BuiltinMethodType
 
 __all__ = ["ForwardContext", "ObservedForwardContext", "forward_context", "run_inside", "pushforward"]
@@ -136,12 +135,16 @@ class ForwardContext(overdub.Context):
             obj, key = args
             if isinstance(obj, MAPPINGS) and has_dual(key):
                 key_lookup(obj, key)
+            getitem = getattr(type(obj), "__getitem__", None)
+            if type(getitem) is types.FunctionType and not _engine_code(getitem):
+                # a class's own Python `__getitem__` runs under the context (`np.r_[frow, eye]` on duals)
+                return self.recurse(getitem, obj, key)
             return obj[key]
         if (type(fn) is _BUILTIN_METHOD and fn.__name__ in LOOKUPS and args and isinstance(fn.__self__, MAPPINGS)
                 and has_dual(args[0])):  # `memo.get(x)`
             key_lookup(fn.__self__, args[0])
-        if (fn is _EQUAL or fn is _NOT_EQUAL or fn is _EQ or fn is _NE) and len(args) == 2 and not is_engine(
-                site.filename):
+        if (type(fn) is np.ufunc or type(fn) is _BUILTIN_METHOD) and fn in EQUALS and len(args) == 2 \
+                and not is_engine(site.filename):
             checked_equality(fn, args)  # `np.equal(x, 0)` in the code run: as `x == 0`
         if fn is getattr and 2 <= len(args) <= 3 and not kwargs:  # `getattr(kf, "log_likelihood")`
             return self.attribute(*args)

@@ -600,16 +600,16 @@ class Dual:
 
     # comparisons, truth and hashing look at the primal only
     def __lt__(self, other):
-        return primal(self) < primal(other)
+        return _ordered(self, other, primal(self) < primal(other), "<")
 
     def __le__(self, other):
-        return primal(self) <= primal(other)
+        return _ordered(self, other, primal(self) <= primal(other), "<=")
 
     def __gt__(self, other):
-        return primal(self) > primal(other)
+        return _ordered(self, other, primal(self) > primal(other), ">")
 
     def __ge__(self, other):
-        return primal(self) >= primal(other)
+        return _ordered(self, other, primal(self) >= primal(other), ">=")
 
     def __eq__(self, other):
         eq = primal(self) == primal(other)
@@ -893,12 +893,24 @@ class Dual:
         return [x.tolist() for x in self]
 
 
-def _equality_checked(d: Dual, other, result, op: str):
+def _ordered(d: Dual, other, result, op: str):
+    """`d < other` (`<=`, `>`, `>=`): Python's result, checked for a tie as `d == other` is (a branch
+    boundary: `_equality_checked`) unless other is perturbed by d's tag too."""
+    if type(other) is Dual and other.tag is d.tag:
+        return result
+    value = d.primal
+    if type(value) is float:  # (the common case: one comparison more)
+        if value != primal(other):
+            return result
+    return _equality_checked(d, other, result, op, frame=3)
+
+
+def _equality_checked(d: Dual, other, result, op: str, frame: int = 2):
     """`d == other` (or `!=`) in the user's code, other not perturbed by d's tag, where they are equal
     (somewhere, for arrays): refused (`lowered.runtime.SpecialPoint`) where d's tangent moves it there and
     the caller is not the engine's own code (its rules compare duals freely); Python's result otherwise."""
-    frame = sys._getframe(2)
-    if is_engine(frame.f_code.co_filename):
+    caller = sys._getframe(frame)
+    if is_engine(caller.f_code.co_filename):
         return result
     equality_guard_fd(d.primal, primal(other), op, d.tangent)
     return result

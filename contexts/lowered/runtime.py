@@ -23,7 +23,7 @@ from overdub.errors import OverdubError
 
 from ..rules.frames import outside_engine
 
-__all__ = ["HELPERS", "EagerIterationError", "SpecialPoint", "SPECIAL_HITS", "CHECK_SPECIAL", "equality_guard", "equality_guard_fd", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
+__all__ = ["HELPERS", "EagerIterationError", "SpecialPoint", "special_case", "ORDER_OPS", "SPECIAL_HITS", "CHECK_SPECIAL", "equality_guard", "equality_guard_fd", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
 
 
 def unpack(v, n, star):
@@ -209,7 +209,9 @@ class SpecialPoint(OverdubError):
     """A differentiated value compared equal to a value that does not depend on the inputs (`x == 0`,
     `c in (0.0, 1.0)`, scipy.stats' `_lazywhere(c == 0, ...)`): at such a point code takes a special case,
     and the derivative of the special case (often of a formula without x: zero) need not be the
-    function's (the gradient of genextreme's or skewnorm's log-density in its shape at 0 came out 0)."""
+    function's (the gradient of genextreme's or skewnorm's log-density in its shape at 0 came out 0).
+    So is a tie of an ordering (`if q <= 0.5` at q == 0.5 exactly, fluids' Crane tee): a branch boundary, where
+    the derivative of the branch taken is one-sided (0.18 where central differences give 0.10)."""
 
 
 SPECIAL_HITS: contextvars.ContextVar = contextvars.ContextVar("overdub_special_hits", default=None)
@@ -302,12 +304,24 @@ def _moving(tangent, mask) -> bool:
         return bool(t.any())
 
 
-def _special(other, op: str) -> "SpecialPoint":
+ORDER_OPS = frozenset({"<", "<=", ">", ">="})
+
+
+def special_case(other, op: str) -> str:
+    """What an equality (or a tie of an ordering) found: the head of `SpecialPoint`'s message."""
     shown = f"an item of a {type(other).__name__}" if op in ("in", "not in") else f"{repr(other):.60}"
+    if op in ORDER_OPS:
+        return (f"a differentiated value equal to {shown}, compared by `{op}`: a branch boundary, where the "
+                f"code's branches meet and the derivative of the branch taken need not be the function's (a kink: "
+                f"abs, max, a piecewise formula)")
+    return (f"a differentiated value compared equal to {shown} (`{op}`): at such a point code takes a special "
+            f"case, whose derivative need not be the function's (the special case's formula may not depend on "
+            f"the value at all)")
+
+
+def _special(other, op: str) -> "SpecialPoint":
     return SpecialPoint(
-        f"a differentiated value compared equal to {shown} (`{op}`): at such a point code takes a "
-        f"special case, whose derivative need not be the function's (the special case's formula may not "
-        f"depend on the value at all)", where=_where(),
+        special_case(other, op), where=_where(),
         fix="differentiate at a point off the special value (`x + 1e-9`), or give the function a rule "
             "(`contexts.custom_adjoint`) that knows its derivative there")
 
@@ -344,8 +358,11 @@ HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, 
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)
 
 
-_EQUALITY_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in"}
-_EQUALITY_CALLS = {"equal": "==", "not_equal": "!=", "eq": "==", "ne": "!="}  # np.equal, operator.eq
+_EQUALITY_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in",
+                 ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}  # (orderings: their ties)
+_EQUALITY_CALLS = {"equal": "==", "not_equal": "!=", "eq": "==", "ne": "!=",  # np.equal, operator.eq
+                   "less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">=",
+                   "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 
 def _equality_test(v):
@@ -369,7 +386,8 @@ def equality_guards(stmts: list, is_active, tangent=None) -> list:
     `__od_equality_guard__(active, other, op)`, or, given `tangent(atom)` (an expression of its tangent),
     forward mode's `__od_equality_guard_fd__(active, other, op, tangent)`. Two active operands (`x != x`,
     a NaN test; a tie) are not checked; `x in c` is, for an active x and a builtin container c, and so
-    are `np.equal(x, c)`, `np.not_equal`, `operator.eq` and `operator.ne`."""
+    are `np.equal(x, c)`, `np.not_equal`, `operator.eq` and `operator.ne`. An ordering (`<`, `<=`, `>`, `>=`,
+    `np.less`, `operator.lt`, ...) is checked for a tie the same way: its two branches meet there."""
     out = []
     for s in stmts:
         v = getattr(s, "value", None)

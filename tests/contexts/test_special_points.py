@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
-from contexts import SpecialPoint, derivative, gradient, hessian, jacfwd
+from contexts import SpecialPoint, derivative, gradient, hessian, jacfwd, jvp
 from overdub.errors import OverdubError
 from tests import fd
 
@@ -151,3 +151,85 @@ def test_operator_eq_as_eq(mode):
     with pytest.raises(OverdubError):
         SCALAR_MODES[mode](by_operator_eq, 0.5)
     assert float(SCALAR_MODES[mode](by_operator_eq, 0.6)) == pytest.approx(1.0 if mode != "hessian" else 0.0)
+
+
+# -- ties of orderings: a branch boundary -----------------------------------------------------------------
+# fluids' `K_run_diverging_Crane` at equal flows (q = Q_run / (Q_run + Q_branch) = 0.5 exactly) takes the
+# `q <= 0.5` branch, whose derivative (0.18) is one side's; central differences give 0.10. Refused now,
+# in every mode, where the compared value moves; a value that does not move passes.
+
+def crane(a, b):
+    q = a / (a + b)
+    if q <= 0.5:
+        m = 2.0 * (2.0 * q - 1.0)
+    else:
+        m = 0.3 * (2.0 * q - 1.0)
+    return m * q * q
+
+
+def kink(x):
+    return -x if x < 0.0 else 2.0 * x
+
+
+def still(x):
+    t = x - x + 0.5  # (active by the analysis; its derivative is 0)
+    return x * x if t >= 0.5 else x
+
+
+def relu_sum(a):
+    return np.where(a > 0.0, a, 0.0).sum() + np.less(a, 1.0).sum() * a[-1]
+
+
+def by_operator_le(x):
+    import operator
+    return x * 3.0 if operator.le(x, 0.5) else x
+
+
+PAIR_MODES = {"gradient": lambda f, x, y: gradient(f, x, y)[0],
+              "derivative": lambda f, x, y: derivative(lambda t: f(t, y), x),
+              "jvp": lambda f, x, y: jvp(f, (x, y), (1.0, 0.0))[1]}
+
+
+@pytest.mark.parametrize("mode", sorted(PAIR_MODES))
+def test_a_tie_at_a_branch_boundary_is_refused(mode):
+    with pytest.raises(SpecialPoint) as e:
+        PAIR_MODES[mode](crane, 1.37, 1.37)
+    assert "test_special_points.py" in str(e.value) and "`<=`" in str(e.value)
+    expected = fd.derivative(lambda t: crane(t, 1.37), 1.3)
+    assert PAIR_MODES[mode](crane, 1.3, 1.37) == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("mode", sorted(SCALAR_MODES))
+@pytest.mark.parametrize("f", [kink, by_operator_le], ids=["x < 0", "operator.le"])
+def test_orderings_refused_at_a_tie_right_off_it(f, mode):
+    tie = 0.0 if f is kink else 0.5
+    with pytest.raises(OverdubError):
+        SCALAR_MODES[mode](f, tie)
+    for x in (tie - 0.3, tie + 0.2):
+        expected = fd.hessian(f, x) if mode == "hessian" else fd.derivative(f, x)
+        assert float(SCALAR_MODES[mode](f, x)) == pytest.approx(expected, rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("mode", sorted(SCALAR_MODES))
+def test_a_tie_of_a_value_that_does_not_move_passes(mode):
+    expected = fd.hessian(still, 1.5) if mode == "hessian" else fd.derivative(still, 1.5)
+    assert float(SCALAR_MODES[mode](still, 1.5)) == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["gradient", "jacfwd"])
+def test_array_ties_elementwise(mode):
+    for tie in (np.array([0.0, 2.0]), np.array([0.5, 1.0])):
+        with pytest.raises(SpecialPoint):
+            MODES[mode](relu_sum, tie)
+    x = np.array([-0.5, 0.3, 2.0])
+    np.testing.assert_allclose(MODES[mode](relu_sum, x), fd.gradient(relu_sum, x)[0], rtol=1e-6)
+
+
+def test_a_dual_compared_in_code_run_on_duals():
+    """Forward mode runs code without source on duals: a dual's own ordering checks its ties."""
+    namespace = {}
+    exec("def ordered(x):\n    return x * x if x <= 0.25 else x\n", namespace)  # (no source to transform)
+    with pytest.raises(SpecialPoint):
+        derivative(namespace["ordered"], 0.25)
+    assert derivative(namespace["ordered"], 0.2) == pytest.approx(0.4)
+    assert derivative(namespace["ordered"], 0.3) == pytest.approx(1.0)

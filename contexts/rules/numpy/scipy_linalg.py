@@ -1,6 +1,7 @@
 """Rules for the LAPACK routines under scipy.linalg's triangular and Cholesky solvers and its symmetric
 eigensolver (real types): `?trtrs` (`solve_triangular`), `?potrf` (`cholesky`, `cho_factor`), `?potrs`
-(`cho_solve`) and `?syevr`, `?syevd`, `?syev` (`eigh`, `eigvalsh`).
+(`cho_solve`), `?syevr`, `?syevd`, `?syev` (`eigh`, `eigvalsh`) and `?gesdd`, `?gesvd` (`svd`, `svdvals`,
+`pinv`, `orth`, `null_space`).
 scipy's Python code around them (argument checks, transposing C-ordered input) is differentiated as
 written. Importing it without scipy installed raises ImportError, which `contexts.rules.numpy` tolerates.
 
@@ -27,7 +28,7 @@ from ..cotangents import Refused
 from ..registry import NoClosedForm, registry
 from ._util import bind as _bind, match_primal, unsupported
 from .linalg import (_lower_gradient, cholesky_adjoint, cholesky_frule, eigh_middle, eigh_tangents,
-                     hermitian_seen)
+                     hermitian_seen, svd_adjoint, svd_frule)
 
 __all__: list[str] = []
 
@@ -267,6 +268,61 @@ for _prefix in ("s", "d"):
         registry.set(_fn, positional=("a",))
 
 
+# -- gesdd, gesvd: the SVD under scipy.linalg.svd, svdvals, pinv, orth, null_space ------------------------
+# `u, s, vt, info = ?gesdd(a, compute_uv, full_matrices, lwork, overwrite_a)`: numpy's svd rules (the same
+# factorisation, the same sign convention) on the matrix. With compute_uv=0, u and vt are 1x1 placeholders:
+# a cotangent on them is refused, their tangent is NaN. The kernels run on a copy (overwrite_a, the fifth
+# argument, set False: scipy.linalg.svd sets it for a matrix it converted, and the rules read the matrix).
+
+_SVD = ("compute_uv", "full_matrices", "lwork", "overwrite_a")
+
+
+def _svd_call(args, kwargs):
+    """(a, compute_uv, full_matrices) of a call ?gesdd(a, ...), `a` given by position or keyword."""
+    a, rest = (args[0], args[1:]) if args else (kwargs["a"], ())
+    compute_uv, full, _, _ = _bind(rest, kwargs, _SVD, (1, 1, None, 0))
+    return a, bool(compute_uv), bool(full)
+
+
+def gesdd_adjoint(dy, y, *args, **kwargs):
+    """Pullback of `u, s, vt, info = ?gesdd(a, compute_uv, full_matrices)` (and ?gesvd): numpy's svd's."""
+    a, compute_uv, full = _svd_call(args, kwargs)
+    _real("scipy.linalg.svd", a)
+    du, ds, dvt = (tuple(dy) + (None,) * 3)[:3] if dy is not None else (None,) * 3
+    da = None
+    if not compute_uv:
+        if any(d is not None and np.any(np.asarray(d) != 0) for d in (du, dvt)):
+            da = NoClosedForm("scipy.linalg.lapack.?gesdd with compute_uv=0", "a",
+                              fix="its first and third outputs are placeholders when compute_uv=0: call it "
+                                  "with compute_uv=1").cotangent()
+        elif ds is not None:
+            (da,) = svd_adjoint(ds, y[1], a, compute_uv=False)
+    elif du is not None or ds is not None or dvt is not None:
+        (da,) = svd_adjoint((du, ds, dvt), tuple(y[:3]), a, full_matrices=full)
+    if args:
+        return (da,) + (None,) * (len(args) - 1)
+    return ({"a": da},)
+
+
+def _svd_frule(fn):
+    run = _copying(fn, (4,))
+
+    def gesdd_frule(tangents, *args, **kwargs):
+        y = run(*args, **kwargs)
+        t = tangents[0] if tangents else None
+        if t is None:
+            return y, None
+        a, compute_uv, full = _svd_call(args, kwargs)
+        _real("scipy.linalg.svd", a)
+        if not compute_uv:  # u and vt are placeholders: no tangent known (NaN, never a zero)
+            _, ds = svd_frule((np.asarray(t),), np.asarray(a), compute_uv=False)
+            return y, (np.full(np.shape(y[0]), np.nan), ds, np.full(np.shape(y[2]), np.nan), None)
+        _, (du, ds, dvt) = svd_frule((np.asarray(t),), np.asarray(a), full_matrices=full)
+        return y, (du, ds, dvt, None)
+    gesdd_frule.__name__ = gesdd_frule.__qualname__ = f"{fn.__name__}_frule"
+    return gesdd_frule
+
+
 for _prefix in ("s", "d"):
     for _name, _adjoint, _make_frule in (("trtrs", trtrs_adjoint, _trtrs_frule),
                                          ("potrf", potrf_adjoint, _potrf_frule),
@@ -348,6 +404,14 @@ def _copying(fn, positions):
         return fn(*args, **kw)
     run.__name__ = run.__qualname__ = f"{getattr(fn, '__name__', 'kernel')}_copying"
     return run
+
+
+for _prefix in ("s", "d"):
+    for _name in ("gesdd", "gesvd"):
+        _fn = getattr(lapack, _prefix + _name)
+        registry.adjoint(_fn)(gesdd_adjoint)
+        registry.set(_fn, impl=_copying(_fn, (4,)), positional=("a",))
+        registry.frule(_fn)(_svd_frule(_fn))
 
 
 def _batched_frules(fns):
