@@ -9,7 +9,8 @@ Also here: `_dierckx._coloc` (make_interp_spline's collocation matrix, written i
 refused) and FITPACK's `splev`/`splder` (splev, PPoly.from_spline; linear in c, knots refused), from
 scipy 1.17's `_dfitpack` or 1.18's `_fitpack` (whose splder takes nu before x). make_interp_spline(x, y) is
 differentiated in y with x constant (the knots' refused cotangent is dropped at the constant sites), and
-refused in x.
+refused in x. And FITPACK's bivariate kernels (bispev, parder, bispeu, pardeu: bisplev and the
+BivariateSplines' `__call__`), in the sites and the coefficients.
 
 Not here: `_ppoly.evaluate` (PPoly, CubicSpline, Akima, PCHIP), in `scipy_ppoly`.
 """
@@ -211,4 +212,140 @@ def _fitpack_frule(fn):
 for _fn in (_fitpack.splev, _fitpack.splder):
     registry.adjoint(_fn)(_fitpack_adjoint(_fn))
     registry.frule(_fn)(_fitpack_frule(_fn))
+    registry.sparsity(DENSE, _fn)
+
+
+# -- FITPACK's bivariate kernels: bispev(tx, ty, c, kx, ky, x, y) and parder(tx, ty, c, kx, ky, nux, nuy, x,
+#    y) on the grid x × y (bisplev, RectBivariateSpline and the other BivariateSplines' __call__), bispeu and
+#    pardeu at the points (x[i], y[i]) (`grid=False`) -> (z, ier). The surface is sum C[p, q] Bx_p(x) By_q(y)
+#    (C: c as an (nx-kx-1, ny-ky-1) array) with the sites clamped into the base rectangle (FITPACK's fpbisp),
+#    so: linear in c (Bx^T dZ By); in x the kernel one order up in x (the basis's derivative: FITPACK's 1-D
+#    splder, which also takes the order kx itself, a bilinear table's piecewise-constant slope), zero outside
+#    the rectangle where the clamped value is constant; the knots refused.
+
+_BIVARIATE_KNOTS = NoClosedForm("scipy.interpolate.bisplev (FITPACK bispev/parder)", "the knots (tx, ty)", 0,
+                                fix=_SPLINE_FIX)
+
+
+def _bivariate_kernels():
+    """{kernel: (grid, has_orders)} of the installed scipy's FITPACK module(s)."""
+    found = {}
+    for module in {_fitpack, getattr(__import__("scipy.interpolate", fromlist=["_dfitpack"]), "_dfitpack", None)}:
+        for name, grid, orders in (("bispev", True, False), ("parder", True, True), ("bispeu", False, False),
+                                   ("pardeu", False, True)):
+            fn = getattr(module, name, None)
+            if fn is not None:
+                found[fn] = (grid, orders)
+    return found
+
+
+_BIVARIATE = _bivariate_kernels()
+
+
+def _bivariate_call(fn, args):
+    """(tx, ty, c, kx, ky, nux, nuy, x, y, positions of tx, ty, c, x, y) of a call of a bivariate kernel."""
+    _, orders = _BIVARIATE[fn]
+    tx, ty, c, kx, ky = args[:5]
+    if orders:
+        nux, nuy, x, y = args[5:9]
+        return tx, ty, c, int(kx), int(ky), int(nux), int(nuy), x, y, (0, 1, 2, 7, 8)
+    x, y = args[5:7]
+    return tx, ty, c, int(kx), int(ky), 0, 0, x, y, (0, 1, 2, 5, 6)
+
+
+def _basis(t, k, x, nu):
+    """(len(x), n) the n B-splines of degree k on knots t (or their nu-th derivatives) at x clamped into the
+    base interval, as FITPACK's bivariate kernels clamp it; zero outside for nu > 0 of the clamp's slope
+    (`slope=True`: the derivative of the clamped function is asked)."""
+    t = np.asarray(t, dtype=float)
+    n = len(t) - k - 1
+    x = np.clip(np.asarray(x, dtype=float), t[k], t[n])
+    if nu > k:
+        return np.zeros((len(x), n))
+    return np.stack([_fitpack_eval(t, unit, k, x, nu, 0) for unit in np.eye(len(t))[:n]], axis=1)
+
+
+def _inside(t, k, x):
+    t = np.asarray(t, dtype=float)
+    x = np.asarray(x, dtype=float)
+    return (x >= t[k]) & (x <= t[len(t) - k - 1])
+
+
+def _bivariate_parts(fn, args):
+    """(C, Bx, By, dBx, dBy, grid, positions): the coefficients as a matrix, the bases at the sites in the
+    kernel's orders and one order up (zero outside the rectangle)."""
+    tx, ty, c, kx, ky, nux, nuy, x, y, positions = _bivariate_call(fn, args)
+    _real("scipy.interpolate.bisplev", c, x, y)
+    C = np.asarray(c, dtype=float)[:(len(tx) - kx - 1) * (len(ty) - ky - 1)].reshape(len(tx) - kx - 1, -1)
+    bx, by = _basis(tx, kx, x, nux), _basis(ty, ky, y, nuy)
+    dbx = _basis(tx, kx, x, nux + 1) * _inside(tx, kx, x)[:, None]
+    dby = _basis(ty, ky, y, nuy + 1) * _inside(ty, ky, y)[:, None]
+    return C, bx, by, dbx, dby, _BIVARIATE[fn][0], positions
+
+
+def _bivariate_adjoint(fn):
+    def adjoint(dy, y, *args):
+        grads = [None] * len(args)
+        d = None if dy is None else dy[0]
+        if d is None:
+            return tuple(grads)
+        C, bx, by, dbx, dby, grid, (itx, ity, ic, ix, iy) = _bivariate_parts(fn, args)
+        d = np.asarray(d, dtype=float)
+        if grid:
+            d = d.reshape(bx.shape[0], by.shape[0])
+            dc = bx.T @ d @ by
+            dxs = np.sum(d * (dbx @ C @ by.T), axis=1)
+            dys = np.sum(d * (bx @ C @ dby.T), axis=0)
+        else:
+            dc = (bx * d[:, None]).T @ by
+            dxs = d * np.einsum("ip,pq,iq->i", dbx, C, by)
+            dys = d * np.einsum("ip,pq,iq->i", bx, C, dby)
+        c = args[ic]
+        full = np.zeros(np.shape(c))
+        full[:dc.size] = dc.ravel()
+        grads[ic] = match_primal(full, c)
+        grads[ix] = match_primal(dxs, args[ix])
+        grads[iy] = match_primal(dys, args[iy])
+        for i in (itx, ity):
+            grads[i] = _BIVARIATE_KNOTS.cotangent() if np.asarray(args[i]).dtype.kind in "fc" else None
+        return tuple(grads)
+    adjoint.__name__ = adjoint.__qualname__ = f"{fn.__name__}_adjoint"
+    return adjoint
+
+
+def _bivariate_frule(fn):
+    def frule(tangents, *args):
+        y = fn(*args)
+        tangents = tuple(tangents) + (None,) * len(args)
+        _, _, _, _, _, _, _, _, _, (itx, ity, ic, ix, iy) = _bivariate_call(fn, args)
+        for i in (itx, ity):
+            if _BIVARIATE_KNOTS.refuses(tangents[i], args[i]):
+                raise _BIVARIATE_KNOTS.error()
+        tc, tx, ty = tangents[ic], tangents[ix], tangents[iy]
+        if tc is None and tx is None and ty is None:
+            return y, None
+        C, bx, by, dbx, dby, grid, _ = _bivariate_parts(fn, args)
+        dz = np.zeros(np.shape(y[0]))
+        if grid:
+            if tc is not None:
+                dz = dz + bx @ np.asarray(tc, dtype=float)[:C.size].reshape(C.shape) @ by.T
+            if tx is not None:
+                dz = dz + (dbx @ C @ by.T) * np.asarray(tx, dtype=float)[:, None]
+            if ty is not None:
+                dz = dz + (bx @ C @ dby.T) * np.asarray(ty, dtype=float)[None, :]
+        else:
+            if tc is not None:
+                dz = dz + np.einsum("ip,pq,iq->i", bx, np.asarray(tc, dtype=float)[:C.size].reshape(C.shape), by)
+            if tx is not None:
+                dz = dz + np.einsum("ip,pq,iq->i", dbx, C, by) * np.asarray(tx, dtype=float)
+            if ty is not None:
+                dz = dz + np.einsum("ip,pq,iq->i", bx, C, dby) * np.asarray(ty, dtype=float)
+        return y, (dz.reshape(np.shape(y[0])), None)
+    frule.__name__ = frule.__qualname__ = f"{fn.__name__}_frule"
+    return frule
+
+
+for _fn in _BIVARIATE:
+    registry.adjoint(_fn)(_bivariate_adjoint(_fn))
+    registry.frule(_fn)(_bivariate_frule(_fn))
     registry.sparsity(DENSE, _fn)
