@@ -25,7 +25,7 @@ from overdub.passes import fix_missing_locations
 
 from ..lowered.activity import (active_names, ask_primals, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls,
                                 local_names, name_stores, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
-                                stored_base, view_groups)
+                                stored_base, view_groups, private_containers)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
                              if_exp, index_value, is_, is_none, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
@@ -228,6 +228,7 @@ class _Gen:
         self.view_groups = view_groups(fdef, fresh)
         self.pure_calls = fresh  # calls known to change none of their arguments (`fresh_calls`)
         self.writes: dict[int, int] = {}  # call id -> the argument it overwrites (`declared_writes`)
+        self.private: frozenset[str] = frozenset()  # containers no other object holds (`private_containers`)
         self.entry: dict[int, str] = {}
         self.bound_before = _bound_before(fdef, params)
         # nested functions that write variables of this one: name -> those variables (rebound with
@@ -593,6 +594,8 @@ class _Gen:
         with it (`v = y[1:3]`, `y.T`, `y.reshape(...)`, the same array: `alias = y`). The forward notes
         which and where (None, the common case, when none does); the adjoint moves their cotangents for
         the shared elements into name's before the change is undone."""
+        if name in self.private:  # (a list made here that nothing else holds: `row = []; row.append(x)`)
+            return [], [], []
         bound = self.bound_before.get(id(s))
         others = sorted(n for n in self.view_groups.get(name, ()) if n in self.active and n != name
                         and (bound is None or n in bound))
@@ -1368,6 +1371,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
         _check_shared_changes(lowered, globals_)
     gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed, compact)
     gen.writes = declared_writes(lowered, globals_, freevars)
+    gen.private = private_containers(lowered, globals_)
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}
     body = gen.body(lowered.body)
     if not (body and isinstance(body[-1], ast.Return)):

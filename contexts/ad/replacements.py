@@ -109,6 +109,12 @@ class Forever:
 
 
 def ad_zip(*iterables, strict=False):
+    return iter(_zip_rows(iterables, strict))
+
+
+def _zip_rows(iterables, strict):
+    """zip's rows, as a list (returned, not iterated here: `out` stays a list no other object holds while
+    it grows, and reverse mode's in-place bookkeeping of `out.append` has nothing to scan)."""
     if not strict:
         for s in iterables:
             if type(s) is not Forever and isinstance(s, collections.abc.Iterator):
@@ -126,14 +132,14 @@ def ad_zip(*iterables, strict=False):
         for s in seqs:
             row.append(s[i])
         out.append(tuple(row))
-    return iter(out)
+    return out
 
 
 def _zip_drawn(iterables):
     """zip over iterators too, drawing from each exactly as zip does, row by row, stopping at the first
     that ends (items drawn before it in that row are lost, as in zip): an iterator is left where zip leaves
     it (`heapq.nsmallest` zips `range(n)` with an iterator, then goes on with the rest of it; drawing all
-    of it, as for sequences, silently left nothing for the rest)."""
+    of it, as for sequences, silently left nothing for the rest). The rows, as a list."""
     parts = []  # an iterator as it is (drawn from), any other iterable as a list (read by position)
     for s in iterables:
         parts.append(s if type(s) is Forever or isinstance(s, collections.abc.Iterator) else list(s))
@@ -146,13 +152,13 @@ def _zip_drawn(iterables):
                 row.append(p.obj)
             elif type(p) is list:
                 if i >= len(p):
-                    return iter(out)
+                    return out
                 row.append(p[i])
             else:
                 try:
                     x = next(p)
                 except StopIteration:
-                    return iter(out)
+                    return out
                 row.append(x)
         out.append(tuple(row))
         i += 1

@@ -301,7 +301,7 @@ class ForwardContext(overdub.Context):
 
 # the names numpy's functions give a first parameter that is one array_like (`np.ravel(a)`), not a
 # sequence of arrays (`np.stack(arrays)`, `np.block(arrays)`, `np.meshgrid(*xi)`)
-_ARRAY_LIKE_NAMES = frozenset({"a", "arr", "ary", "array", "x", "m"})
+_ARRAY_LIKE_NAMES = frozenset({"a", "arr", "ary", "array", "x", "m", "p"})  # ("p": np.roots, np.polyval)
 
 
 def _array_like_first(fn) -> bool:

@@ -78,3 +78,19 @@ def test_abs_of_complex_under_jacfwd():
     np.testing.assert_allclose(jacfwd(f, x), fd.jacobian(f, x), rtol=1e-7, atol=1e-10)
     g = lambda t: abs(complex(t, 2.0) * t)  # noqa: E731
     assert derivative(g, 0.7) == pytest.approx(fd.derivative(g, 0.7), rel=1e-7)
+
+
+def _largest_real_root_of_a_list(t):
+    """chemicals' `Z_from_virial_density_form`: the polynomial built as a list of numbers, some of them
+    differentiated, then `np.roots(arr)` (forward mode refused it: no rule for a list holding duals)."""
+    arr = [1.0] * 4
+    arr[-1] = -t[0]
+    arr[1] = t[1]
+    return max(r.real for r in np.roots(arr) if abs(r.imag) < 1e-12)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_roots_of_a_list_holding_differentiated_numbers(mode):
+    x = np.array([0.7, -0.3])
+    got = gradient(_largest_real_root_of_a_list, x)[0] if mode == "reverse" else jacfwd(_largest_real_root_of_a_list, x)
+    np.testing.assert_allclose(got, fd.gradient(_largest_real_root_of_a_list, x)[0], rtol=1e-6)

@@ -62,9 +62,12 @@ def test_ufloat_keeps_uncertainty():
 def test_comparisons_bool_hash_use_the_primal():
     t = Tag()
     a, b = Dual(1.0, 5.0, t), Dual(2.0, -1.0, t)
-    assert a < b and b > 1.5 and a <= 1.0 and a != 1.5 and a != b and Dual(1.0, 0.0, t) == 1.0
+    assert a < b and b > 1.5 and a <= 1.2 and a != 1.5 and a != b and Dual(1.0, 0.0, t) == 1.0
+    assert Dual(1.0, 0.0, t) <= 1.0 and a <= Dual(1.0, 2.0, t)  # (a tie that does not move; two duals)
     with pytest.raises(SpecialPoint):  # (equal to a plain number where it moves: `lowered.runtime`)
         assert a == 1.0
+    with pytest.raises(SpecialPoint):  # (a tie of an ordering there: a branch boundary)
+        assert a <= 1.0
     assert bool(Dual(0.0, 1.0, t)) is False
     assert hash(a) == hash(1.0)
     assert int(Dual(2.7, 1.0, t)) == 2 and math.floor(Dual(2.7, 1.0, t)) == 2
