@@ -834,6 +834,9 @@ class _Gen:
         handed to it); nothing for calls without active positional arguments."""
         if any(isinstance(a, ast.Starred) for a in v.args):
             return [], None
+        f = v.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in self.private:
+            return [], None  # (`row.append(x)` on a list made here: a C method, never a Python callee)
         names: list[str | None] = []
         for a in v.args:
             names.append(a.id if self.is_active(a) and a.id not in names else None)

@@ -564,7 +564,8 @@ def _reads_state(fn, depth: int = 0) -> bool:
             if type(v) is types.FunctionType:
                 if depth < 3 and _reads_state(v, depth + 1):
                     found = True
-            elif (not isinstance(v, _NOT_STATE) and not callable(v) and (changed is None or name in changed)
+            elif (not isinstance(v, _NOT_STATE) and type(v) not in _INERT and not callable(v)
+                  and (changed is None or name in changed)
                   and (isinstance(v, _SHARED_CONTAINERS) or changed is not None or hasattr(v, "__dict__"))):
                 found = True
             if found:
@@ -714,6 +715,11 @@ class _Activity:
 _SHARED_CONTAINERS = (list, dict, set, collections.deque, np.ndarray)
 _NOT_STATE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
               functools.partial)
+# values that cannot carry a derivative however they are rebound: a module's mode string, flag or counter
+# (`global _DOMAIN_RANGE_SCALE; _DOMAIN_RANGE_SCALE = scale` in colour: every conversion read it, and every
+# value it touched counted as differentiated). A rebinding to a differentiated value by `global` is refused
+# where it is transformed, so a global holding one of these holds no derivative during a derivative call.
+_INERT = (str, bytes, bool, type(None), int, range)
 # methods that change their object in place (lists, dicts, sets, deques, arrays)
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "popitem", "remove", "clear", "update",
                        "setdefault", "add", "discard", "sort", "reverse", "appendleft", "extendleft",
@@ -789,7 +795,8 @@ def mutable_globals(fdef, locals_: set[str], globals_: dict, nodes=None) -> set[
     out = set()
     for name in names:
         v = globals_[name]
-        if changed is not None and name not in changed or isinstance(v, _NOT_STATE) or callable(v):
+        if changed is not None and name not in changed or isinstance(v, _NOT_STATE) or type(v) in _INERT \
+                or callable(v):
             continue
         if isinstance(v, _SHARED_CONTAINERS) or changed is not None or hasattr(v, "__dict__"):
             out.add(name)
