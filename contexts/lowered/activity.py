@@ -527,6 +527,8 @@ def _private_use(n: ast.Name, parent: dict, shadowed: set) -> bool:
         return up.value is n
     if isinstance(up, ast.Call):
         f = up.func
+        if isinstance(f, ast.Name) and f.id == "__od_eager__":  # (a generator's items, returned: the lowering's)
+            return True
         return (n in up.args and isinstance(f, ast.Name) and f.id in _READERS and f.id not in shadowed
                 and not any(isinstance(a, ast.Starred) for a in up.args))
     if isinstance(up, (ast.For, ast.comprehension)):

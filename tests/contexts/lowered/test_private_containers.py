@@ -64,6 +64,16 @@ def test_every_way_out_keeps_it_out(leak):
         """)
 
 
+def test_a_generators_items_as_the_lowering_collects_them():
+    assert private("""
+        def f(xs):
+            _od_yields = []
+            for x in xs:
+                _od_yields.append(x * 2)
+            return __od_eager__(_od_yields)
+        """) == {"_od_yields"}
+
+
 def test_a_parameter_or_a_shadowed_reader_is_not_private():
     assert private("def f(row):\n    row.append(1)\n    return row\n") == frozenset()
     assert "row" not in private("def f():\n    row = []\n    tuple(row)\n    row.append(1)\n", {"tuple": print})
