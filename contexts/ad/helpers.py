@@ -492,6 +492,7 @@ def _array_attr_adj(g, obj, attr):
 
 
 # attributes of arrays and numbers that carry no derivative
+_INERT_KEYS = frozenset({str, bytes, int, bool, type(None)})  # (keys that carry no derivative)
 _CONSTANT_ATTRS = frozenset({"shape", "ndim", "size", "dtype", "strides", "itemsize", "nbytes", "flags",
                              "ctypes", "data", "numerator", "denominator", "device", "__class__"})
 
@@ -500,12 +501,16 @@ _CONSTANT_ATTRS = frozenset({"shape", "ndim", "size", "dtype", "strides", "items
 _LEAF_METADATA = frozenset({"chunks", "chunksize", "numblocks", "npartitions", "name"})
 
 
-def getitem_index_adj(S, dobj, g, obj, idx, bounds=False):
+def getitem_index_adj(S, dobj, g, obj, idx, bounds=False, obj_active=True):
     """`obj[idx]` with an index that may carry a derivative: (obj's cotangent, idx's). A class's own
     `__getitem__` (Python code: `np.r_[x, 1.0]`, a table looked up at a float) is re-run under AD and
     pulled back in both; an array's, list's or dict's index only selects (no cotangent). `bounds`: the
-    index is made of slices whose bounds the adjoint cannot hand a cotangent to: one given is refused."""
+    index is made of slices whose bounds the adjoint cannot hand a cotangent to: one given is refused.
+    An object that carries no derivative looked up by a key that carries none (a string: colour's table
+    of chromatic adaptation transforms by name) needs neither, and is not re-run."""
     gi = getattr(type(obj), "__getitem__", None)
+    if not obj_active and type(idx) in _INERT_KEYS:
+        return dobj, None
     if type(gi) is types.FunctionType and type(obj) is not _Dual:
         dself, dargs = _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)
         if bounds and not _no_cotangent(dargs[0]):
