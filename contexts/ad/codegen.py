@@ -562,7 +562,7 @@ class _Gen:
         else:  # slice bounds (`a[:k]`): an index's cotangent, if a class's code gives one, is refused then
             parts = None
         out = [assign((d(obj), "_od_gi"), call("__od_getitem_index_adj__", "_od_S", d(obj), "_g", obj,
-                                               index_value(idx), const(parts is None), const(self.is_active(obj))))]
+                                               index_value(idx), const(parts is None), const(obj in self.active)))]
         if parts is None:
             return out
         for x, i in parts:
