@@ -309,6 +309,8 @@ def array(obj, dtype=None, *, copy=True, **kw):
     if mode is not None and isinstance(copy, mode):
         copy = copy is mode.ALWAYS
     if isinstance(obj, Tracer):
+        if dtype is not None and obj.primal is not None and np.asarray(obj.primal).dtype != np.dtype(dtype):
+            return obj.astype(dtype)  # (np.vectorize's object outputs made float: `asanyarray(outputs, "d")`)
         return obj.copy() if copy else obj
     if isinstance(obj, (list, tuple)) and has_tracer((obj,)):
         return stack([array(o, copy=False) for o in obj])

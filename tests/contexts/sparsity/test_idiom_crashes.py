@@ -44,6 +44,10 @@ RIGHT_OR_REFUSED = {
     "cumulative_trapezoid of a product": lambda x: scipy.integrate.cumulative_trapezoid(x * x, initial=0.0),
     "percentile of a plain array": lambda x: np.percentile(PLAIN, 30.0) * x,
     "logsumexp": lambda x: scipy.special.logsumexp(x) * x,
+    # (np.vectorize's object outputs, cast by `asanyarray(outputs, dtype="d")`: the tracer kept them as
+    # objects, and the next ufunc met floats without a `hypot` method: AttributeError, 2026-11-29)
+    "vectorize then a ufunc": lambda x: np.hypot(x, np.vectorize(lambda p, q: p * q if p > 0.5 else q - p)(
+        x, x[::-1]) * 0.5),
 }
 
 
