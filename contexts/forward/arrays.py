@@ -224,6 +224,13 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         return array_function(_SCANS[ufunc], inputs, options)
     out = kwargs.get("out")
     if method == "__call__" and out is not None:
+        if not any(type(o) is Dual for o in (out if isinstance(out, tuple) else (out,))):
+            _ensure_rules_loaded()
+            rule = registry.get(ufunc)
+            if rule is not None and rule.kind == "nondiff":  # (`np.greater_equal(a, b, out=mask)`: a bool
+                if ufunc in EQUALS and len(inputs) == 2 and not is_engine(sys._getframe(2).f_code.co_filename):
+                    checked_equality(ufunc, inputs)  # array, no tangent to hold: pvlib's iam.ashrae)
+                return ufunc(*map(primal, inputs), **kwargs)
         return _into_out(ufunc, inputs, kwargs, out)
     if method == "at" and ufunc in (np.add, np.subtract) and type(inputs[0]) is Dual:
         return _add_at(ufunc, *inputs)

@@ -370,8 +370,8 @@ def _equality_test(v):
     `operator.ne`) in the lowered form, or None."""
     if isinstance(v, ast.Compare) and len(v.ops) == 1 and type(v.ops[0]) in _EQUALITY_OPS:
         return v.left, v.comparators[0], _EQUALITY_OPS[type(v.ops[0])]
-    if isinstance(v, ast.Call) and len(v.args) == 2 and not v.keywords and not any(
-            isinstance(a, ast.Starred) for a in v.args):
+    if isinstance(v, ast.Call) and len(v.args) == 2 and all(k.arg for k in v.keywords) and not any(
+            isinstance(a, ast.Starred) for a in v.args):  # (keywords: `out=mask`, `where=`)
         f = v.func
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
         op = _EQUALITY_CALLS.get(name)

@@ -233,3 +233,17 @@ def test_a_dual_compared_in_code_run_on_duals():
         derivative(namespace["ordered"], 0.25)
     assert derivative(namespace["ordered"], 0.2) == pytest.approx(0.4)
     assert derivative(namespace["ordered"], 0.3) == pytest.approx(1.0)
+
+
+def masked_by_out(a):
+    m = np.empty(a.shape, dtype=bool)
+    np.greater_equal(a, 0.5, out=m)  # (pvlib's `iam.ashrae` builds its mask so: refused in forward mode)
+    return np.sum(np.where(m, a * a, a))
+
+
+@pytest.mark.parametrize("mode", ["gradient", "jacfwd"])
+def test_a_comparison_written_into_a_plain_mask(mode):
+    x = np.array([0.2, 0.7, 1.0])
+    np.testing.assert_allclose(MODES[mode](masked_by_out, x), fd.gradient(masked_by_out, x)[0], rtol=1e-6)
+    with pytest.raises(SpecialPoint):
+        MODES[mode](masked_by_out, np.array([0.5, 1.0]))
