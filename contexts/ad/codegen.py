@@ -832,14 +832,21 @@ class _Gen:
         """For a call whose callee may change its array arguments in place: forward statements, and for the
         adjoint (the variable `_od_wK`, the targets `__od_call_viewed__`'s results go to, the cotangents
         handed to it); nothing for calls without active positional arguments."""
-        if any(isinstance(a, ast.Starred) for a in v.args):
-            return [], None
         f = v.func
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in self.private:
             return [], None  # (`row.append(x)` on a list made here: a C method, never a Python callee)
+        # the positional arguments before any `*spread` (their positions are known), then the named keyword
+        # arguments (`output=out`, by name); what a `*spread` or `**spread` passes is not handed
         names: list[str | None] = []
         for a in v.args:
+            if isinstance(a, ast.Starred):
+                break
             names.append(a.id if self.is_active(a) and a.id not in names else None)
+        npos = len(names)
+        kwnames = [kw.arg for kw in v.keywords if kw.arg is not None]
+        for kw in v.keywords:
+            if kw.arg is not None:
+                names.append(kw.value.id if self.is_active(kw.value) and kw.value.id not in names else None)
         if not any(names):
             return [], None
         k = self.npb
@@ -853,7 +860,8 @@ class _Gen:
         others_now = call("__od_bound__", call("__od_locals__"), _strings(others)) if others else tuple_([])
         unchanged = compare(item("__od_changes__", 0), ast.Eq(), c)
         fwd = at([assign(c, item("__od_changes__", 0)),
-                  assign(w, if_exp(unchanged, const(None), call("__od_call_views__", pb, values, others_now)))], s)
+                  assign(w, if_exp(unchanged, const(None), call("__od_call_views__", pb, values, others_now,
+                                                                const(npos), _strings(kwnames))))], s)
         self.dvars.update(args | set(others))
         dargs = tuple_(d(n) if n else const(None) for n in names)
         douts = [d(m) for m in others]
@@ -1356,10 +1364,11 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     cotangents, an adjoint about half the size, built and compiled in about half the time, run slower.
     The forward twin is the same either way (`runtime._tier_up` swaps one adjoint for the other)."""
     params = param_names(lowered.args)
-    # each positional parameter's value on entry, kept under a name of its own: when a caller's array
+    # each named parameter's value on entry (positional, then keyword-only: their co_varnames order), kept
+    # under a name of its own: when a caller's array
     # argument was changed in place, the cotangent the caller holds for it after the call flows in there
     # (`_od_dins`), and the in-place changes inside see it as an alias of the parameter
-    positional = [x.arg for x in lowered.args.posonlyargs + lowered.args.args]
+    positional = [x.arg for x in lowered.args.posonlyargs + lowered.args.args + lowered.args.kwonlyargs]
     held, assumed = steering_numbers(lowered) if numbers else (frozenset(), frozenset())
     if not _may_change_arrays(lowered, positional, held):
         positional = []

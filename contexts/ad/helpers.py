@@ -1252,10 +1252,11 @@ def views_merge(found, da, douts, S=None):
     return da, tuple(douts)
 
 
-def call_views(pb, args, others):
+def call_views(pb, args, others, npos=None, kwnames=()):
     """After a call that changed arrays in place: None if the callee is not a Python function (its rule
     handles its arguments), else which arguments are arrays and, for each, the `others` sharing memory
-    with it (as `views` gives them)."""
+    with it (as `views` gives them). `args`: the first `npos` positional arguments (those before any
+    `*spread`: their positions are the call's), then the keyword arguments `kwnames` (by name)."""
     if pb is not None and pb[0] is observe._observed_back:
         pb = pb[1]
     if pb is None or pb[0] is not runtime._twin_back:
@@ -1266,7 +1267,7 @@ def call_views(pb, args, others):
         return None
     shared = [(i, views(a, *others, same=True)) for i, a in enumerate(args)
               if (arrays[i] or held[i] is not None) and others]
-    return arrays, [(i, found) for i, found in shared if found], held
+    return arrays, [(i, found) for i, found in shared if found], held, (len(args) if npos is None else npos, kwnames)
 
 
 def call_merge(w, dargs, douts, S):
@@ -1274,7 +1275,7 @@ def call_merge(w, dargs, douts, S):
     the argument's, and a list or dict argument's cotangent into its box (where the callee's adjoints of
     its changes find it: `lst.append(x)` in the callee, `ps` the caller's); returns the arguments' and
     views' cotangents and those handed to the callee (its array arguments')."""
-    arrays, shared, held = w
+    arrays, shared, held, _ = w
     dargs = list(dargs)
     for i, found in shared:
         dargs[i], douts = views_merge(found, dargs[i], douts, S)
@@ -1282,6 +1283,23 @@ def call_merge(w, dargs, douts, S):
         if obj is not None:
             dargs[i] = S.box(obj, dargs[i])
     return tuple(dargs), douts, tuple(g if is_array else None for g, is_array in zip(dargs, arrays))
+
+
+def call_viewed(w, pb, g, dself, dargs, douts, S):
+    """The pullback of such a call (`w` not None: its callee is a Python function): `call_merge`, then the
+    pullback with the arguments' cotangents handed to it (with their layout: positions, then keyword
+    names); returns the arguments' cotangents (those the callee took as its parameters' whole cotangents
+    now None: they come back in its result), the views' and the pullback's result."""
+    dargs, douts, handed = call_merge(w, dargs, douts, S)
+    S.dargs_in = (pb, handed, w[3])
+    try:
+        r = pb[0](pb, g, dself, S)
+    finally:
+        S.dargs_in = None
+    took, S.took = S.took, 0
+    if took:
+        dargs = tuple(None if took >> i & 1 else c for i, c in enumerate(dargs))
+    return dargs, douts, r
 
 
 class KwTape(list):
@@ -1292,23 +1310,6 @@ class KwTape(list):
     def __init__(self, kw):
         super().__init__()
         self.kw = kw
-
-
-def call_viewed(w, pb, g, dself, dargs, douts, S):
-    """The pullback of such a call (`w` not None: its callee is a Python function): `call_merge`, then the
-    pullback with the arguments' cotangents handed to it; returns the arguments' cotangents (those the
-    callee took as its parameters' whole cotangents now None: they come back in its result), the views'
-    and the pullback's result."""
-    dargs, douts, handed = call_merge(w, dargs, douts, S)
-    S.dargs_in = (pb, handed)
-    try:
-        r = pb[0](pb, g, dself, S)
-    finally:
-        S.dargs_in = None
-    took, S.took = S.took, 0
-    if took:
-        dargs = tuple(None if took >> i & 1 else c for i, c in enumerate(dargs))
-    return dargs, douts, r
 
 
 def match_guard(subject, what="a `match` on"):  # what: "a `match` on", "a set of"

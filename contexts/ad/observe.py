@@ -115,7 +115,7 @@ def _observed_back(pb, dy, dself, S):
     _, inner, op, obs = pb
     handed = S.dargs_in
     if handed is not None and handed[0] is pb:  # (the callee's in-place changes: see runtime._twin_back)
-        S.dargs_in = (inner, handed[1])
+        S.dargs_in = (inner,) + handed[1:]
     op = DerivativeOp(op.site, op.fn, op.args, op.kwargs, True, dy, op.recursed)
     out = []
 

@@ -1832,10 +1832,18 @@ def _twin_back(pb, dy, dself, S):
         # the call flow in (to the parameters' entry values), and come back as their whole cotangents
         S.dargs_in = None
         entry = info.entry
-        dins = [None] * info.argcount
+        dins = [None] * len(info.names)
+        npos, kwnames = handed[2] if len(handed) > 2 else (len(handed[1]), ())
         for i, g in enumerate(handed[1]):
-            if g is not None and npre + i in entry:
-                dins[npre + i] = g
+            if g is None:
+                continue
+            if i < npos:  # (past the positional parameters: an item of `*args`, which has no entry copy)
+                p = npre + i if npre + i < info.argcount else -1
+            else:  # a keyword argument (`output=out`): its parameter by name
+                key = kwnames[i - npos]
+                p = info.names.index(key) if key in info.names else -1
+            if p in entry:
+                dins[p] = g
                 took |= 1 << i
         if not took:
             dins = None

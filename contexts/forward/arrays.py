@@ -118,8 +118,13 @@ def apply_writing_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None
     directions = [None] if tag.chunk is None else range(tag.chunk)
     written = []
     y = None
+    # each direction's run writes the values again: from the same state (a kernel filtering its argument in
+    # place, scipy.ndimage's later axes, would otherwise be applied once per direction)
+    before = np.copy(values[w]) if tag.chunk is not None and type(values[w]) is np.ndarray else None
     for i in directions:
         ts = tangents if i is None else [None if t is None else t[i] for t in tangents]
+        if before is not None and i:
+            values[w][...] = before
         y, dw = run(rule.frule, ts, values, kwargs)
         written.append(dw)
     if type(target) is Dual and target.tag is tag:

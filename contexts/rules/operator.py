@@ -336,12 +336,20 @@ def pow_dn(x, n, y):
     return y * generic.log(x)
 
 
+def _integral(v) -> bool:
+    """v is an integer (or bool) number or array: it carries no derivative, and needs no cotangent."""
+    return isinstance(v, (int, np.integer)) or (type(v) is np.ndarray and v.dtype.kind in "biu")
+
+
 def pow_adjoint(dy, y, x, n):
     if type(dy) is float and type(x) is float and x > 0 and (type(n) is int or type(n) is float):
         return dy * n * x ** (n - 1), dy * y * math.log(x)
     if dy is None:
         return None, None
-    return fit(dy * conj(pow_dx(x, n)), x), fit(dy * conj(pow_dn(x, n, y)), n)
+    # (an integer base or exponent has no cotangent: `x[:, None] ** np.arange(k)` in scipy's gaussian
+    # kernel raised "Integers to negative integer powers" computing the integers' own)
+    return (None if _integral(x) else fit(dy * conj(pow_dx(x, n)), x),
+            None if _integral(n) else fit(dy * conj(pow_dn(x, n, y)), n))
 
 
 def _pow_tangent(tx, tn, x, n, y):
