@@ -740,6 +740,10 @@ class Dual:
         return np.transpose(self)
 
     @property
+    def mT(self):  # (numpy 2's matrix transpose: the last two axes; scipy 1.18's pinv reads it)
+        return np.swapaxes(self, -1, -2)
+
+    @property
     def real(self):
         return np.real(self)
 

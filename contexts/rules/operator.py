@@ -337,8 +337,9 @@ def pow_dn(x, n, y):
 
 
 def _integral(v) -> bool:
-    """v is an integer (or bool) number or array: it carries no derivative, and needs no cotangent."""
-    return isinstance(v, (int, np.integer)) or (type(v) is np.ndarray and v.dtype.kind in "biu")
+    """v is an array of integers (or bools), made by the code (`np.arange(k)`): it carries no derivative, and
+    needs no cotangent. (A Python int may be a user's number: `gradient(f, 3)`.)"""
+    return type(v) is np.ndarray and v.dtype.kind in "biu"
 
 
 def pow_adjoint(dy, y, x, n):

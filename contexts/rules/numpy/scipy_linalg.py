@@ -393,7 +393,7 @@ def batched_inv_adjoint(dy, y, a, structure=-1, *rest):
 # for an F-ordered matrix (a forward-mode dual's flags say so; CubicSpline asks it), and the kernel then
 # leaves the LU factors in the array the rules read afterwards as the matrix: silently wrong tangents and
 # cotangents. The rules run the kernels on copies: the flags are set False.
-_OVERWRITES = {"_cholesky": (2,), "_solve": (5, 6), "_inv": (2,)}
+_OVERWRITES = {"_cholesky": (2,), "_solve": (5, 6), "_inv": (2,), "_svd": (4,)}
 
 
 def _copying(fn, positions):
@@ -442,12 +442,43 @@ def _batched_frules(fns):
             rhs = rhs - (np.swapaxes(ta, -1, -2) if transposed else np.asarray(ta)) @ y[0]
         return y, (np.linalg.solve(op, rhs), None)
 
+    def batched_svd_frule(tangents, a, lapack_driver="gesdd", compute_uv=True, full_matrices=True, *rest):
+        y = fns._svd(a, lapack_driver, compute_uv, full_matrices, *rest)
+        t = tangents[0] if tangents else None
+        if t is None:
+            return y, None
+        _real("scipy.linalg.svd", a)
+        if not compute_uv:
+            _, ds = svd_frule((np.asarray(t),), np.asarray(a), compute_uv=False)
+            return y, (ds, None)
+        _, (du, ds, dvh) = svd_frule((np.asarray(t),), np.asarray(a), full_matrices=bool(full_matrices))
+        return y, (du, ds, dvh, None)
+
     def inv_frule(tangents, a, structure=-1, *rest):
         _general("scipy.linalg.inv", structure)
         y = fns._inv(a, structure, *rest)
         t = tangents[0] if tangents else None
         return y, (None if t is None else (-(y[0] @ np.asarray(t) @ y[0]), None))
-    return {"_cholesky": cholesky_frule, "_solve": solve_frule, "_inv": inv_frule}
+    return {"_cholesky": cholesky_frule, "_solve": solve_frule, "_inv": inv_frule, "_svd": batched_svd_frule}
+
+
+def batched_svd_adjoint(dy, y, a, lapack_driver="gesdd", compute_uv=True, full_matrices=True, *rest):
+    """Pullback of `_batched_linalg._svd(a, driver, compute_uv, full_matrices, overwrite_a)` (scipy 1.18's
+    svd): `(u, s, vh, errors)` or `(s, errors)`, numpy's svd rules on each matrix of the batch."""
+    _real("scipy.linalg.svd", a)
+    nones = (None,) * (4 + len(rest))
+    if dy is None:
+        return (None,) + nones
+    if compute_uv:
+        du, ds, dvh = (tuple(dy) + (None,) * 3)[:3]
+        if du is None and ds is None and dvh is None:
+            return (None,) + nones
+        (da,) = svd_adjoint((du, ds, dvh), tuple(y[:3]), a, full_matrices=bool(full_matrices))
+    else:
+        if dy[0] is None:
+            return (None,) + nones
+        (da,) = svd_adjoint(dy[0], y[0], a, compute_uv=False)
+    return (da,) + nones
 
 
 try:
@@ -457,7 +488,7 @@ except ImportError:  # scipy < 1.18 calls the LAPACK wrappers above directly
 if _batched_linalg is not None:
     _frules = _batched_frules(_batched_linalg)
     for _name, _adjoint in (("_cholesky", batched_cholesky_adjoint), ("_solve", batched_solve_adjoint),
-                            ("_inv", batched_inv_adjoint)):
+                            ("_inv", batched_inv_adjoint), ("_svd", batched_svd_adjoint)):
         _fn = getattr(_batched_linalg, _name, None)
         if _fn is None:  # scipy 1.17 batches some kernels only
             continue
