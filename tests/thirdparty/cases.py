@@ -379,6 +379,36 @@ def _():
     return (lambda x: np.sum(special.xlogy(x, special.softmax(x) + 1.0))), np.array([0.3, 1.1, -0.6])
 
 
+@case("scipy", "ndimage.gaussian_filter (2-D image)")
+def _():
+    ndimage = _imp("scipy.ndimage")
+    w = np.cos(np.arange(20.0)).reshape(4, 5)
+    return (lambda a: np.sum(ndimage.gaussian_filter(a.reshape(4, 5), 1.2) ** 2 * w)), \
+        np.linspace(0.1, 2.0, 20) ** 1.5
+
+
+@case("scipy", "ndimage.sobel + uniform_filter")
+def _():
+    ndimage = _imp("scipy.ndimage")
+    return (lambda a: np.sum(ndimage.sobel(ndimage.uniform_filter(a.reshape(4, 5), 3), axis=0) ** 2)), \
+        np.sin(np.arange(20.0)) + 1.0
+
+
+@case("scipy", "interpolate.RectBivariateSpline (points)")
+def _():
+    interpolate = _imp("scipy.interpolate")
+    xs, ys = np.linspace(0.0, 3.0, 7), np.linspace(-1.0, 2.0, 6)
+    spline = interpolate.RectBivariateSpline(xs, ys, np.sin(xs)[:, None] * np.cos(ys)[None, :])
+    return (lambda p: spline(p[0], p[1], grid=False)), np.array([1.3, 0.4])
+
+
+@case("scipy", "linalg.pinv")
+def _():
+    linalg = _imp("scipy.linalg")
+    return (lambda a: np.sum(linalg.pinv(a.reshape(3, 2)) * np.arange(6.0).reshape(2, 3))), \
+        np.array([1.0, 0.3, -0.4, 2.0, 0.7, 0.5])
+
+
 # ===============================================================================================
 # filterpy: Kalman filters (objects holding state, updated in place)
 # ===============================================================================================
@@ -718,6 +748,13 @@ def _():
     fluids = _imp("fluids")
     return (lambda p: fluids.core.Prandtl(Cp=p[0], k=p[1], mu=1e-3) * fluids.core.Nusselt(h=p[1], L=0.2, k=0.6)), \
         np.array([4180.0, 0.6])
+
+
+@case("fluids", "fittings.bend_rounded (Miller's tables)")
+def _():
+    fluids = _imp("fluids")
+    return (lambda p: fluids.fittings.bend_rounded(Di=p[0], angle=p[1], fd=0.018, rc=0.3, Re=1e5,
+                                                      method="Miller")), np.array([0.1, 60.0])
 
 
 # ===============================================================================================
