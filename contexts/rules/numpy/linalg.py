@@ -373,11 +373,11 @@ def slogdet_frule(tangents, a):
     return y, (np.zeros_like(y[0]), dlog)
 
 
-def solve_adjoint(dy, y, a, b):
-    """Pullback of solve(A, b): db = solve(A^H, dy), dA = -db x^H (b a vector only when 1-D)."""
+def _solve_adjoint(dy, y, a, b, vector):
+    """db = solve(A^H, dy), dA = -db x^H; `vector`: b (and x) a vector per matrix of the batch."""
     dy = as_array(dy)
     x = as_array(y)
-    if np.ndim(b) == 1:
+    if vector:
         db = np.linalg.solve(_mH(as_array(a)), dy[..., None])[..., 0]
         da = -db[..., :, None] * _conj(x)[..., None, :]
     else:
@@ -386,18 +386,43 @@ def solve_adjoint(dy, y, a, b):
     return match_primal(da, a), match_primal(db, b)
 
 
-def solve_frule(tangents, a, b):
-    x = np.linalg.solve(a, b)
-    ta, tb = tangents
+def _solve_tangent(x, a, ta, tb, vector):
     rhs = None if tb is None else tb
     if ta is not None:
-        ax = ta @ x if np.ndim(b) > 1 else (ta @ x[..., None])[..., 0]
+        ax = (ta @ x[..., None])[..., 0] if vector else ta @ x
         rhs = -ax if rhs is None else rhs - ax
     if rhs is None:
-        return x, None
-    if np.ndim(b) == 1:
-        return x, np.linalg.solve(a, rhs[..., None])[..., 0]
-    return x, np.linalg.solve(a, rhs)
+        return None
+    return np.linalg.solve(a, rhs[..., None])[..., 0] if vector else np.linalg.solve(a, rhs)
+
+
+def solve_adjoint(dy, y, a, b):
+    """Pullback of solve(A, b) (b a vector only when 1-D)."""
+    return _solve_adjoint(dy, y, a, b, np.ndim(b) == 1)
+
+
+def solve_frule(tangents, a, b):
+    x = np.linalg.solve(a, b)
+    return x, _solve_tangent(x, a, *tangents, np.ndim(b) == 1)
+
+
+def _gufunc_solve_rules(gufunc, vector):
+    """The gufuncs under np.linalg.solve, which array-api-compat's `solve` calls itself (scipy.signal's
+    filtfilt, through `xp.linalg.solve`): `solve1(a, b)` for a vector per matrix, `solve(a, b)` for
+    matrices, each with numpy's `signature=`."""
+    def adjoint(dy, y, a, b, **kw):
+        return _solve_adjoint(dy, y, a, b, vector)
+
+    def frule(tangents, a, b, **kw):
+        x = gufunc(a, b, **kw)
+        ta, tb = (tuple(tangents) + (None, None))[:2]
+        return x, _solve_tangent(x, a, ta, tb, vector)
+    registry.adjoint(gufunc)(adjoint)
+    registry.frule(gufunc)(frule)
+
+
+_gufunc_solve_rules(_umath_linalg.solve1, True)
+_gufunc_solve_rules(_umath_linalg.solve, False)
 
 
 registry.adjoint(np.linalg.inv)(inv_adjoint)
@@ -991,4 +1016,4 @@ registry.sparsity(DENSE, np.einsum, np.tensordot, np.kron)
 # the factorisations and solvers: every output (each of a tuple) from every input element
 registry.sparsity(DENSE, np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.pinv, np.linalg.eigvalsh,
                   np.linalg.cholesky, np.linalg.svd, np.linalg.eigh, np.linalg.eig, np.linalg.eigvals,
-                  np.linalg.qr, np.linalg.slogdet, np.linalg.lstsq)
+                  np.linalg.qr, np.linalg.slogdet, np.linalg.lstsq, _umath_linalg.solve1, _umath_linalg.solve)

@@ -1,6 +1,7 @@
 """scipy.linalg's SVD (LAPACK `?gesdd` and `?gesvd`, under `svd`, `svdvals`, `pinv`, `orth`): every mode
 against central differences. pykalman's filter calls `scipy.linalg.pinv` on every step; it was refused
-("no rule for dgesdd") in both modes."""
+("no rule for dgesdd") in both modes. Also the gufuncs under np.linalg.solve that array-api-compat's
+`solve` calls itself (scipy.signal.filtfilt was refused: "no rule for numpy.solve1")."""
 
 import numpy as np
 import pytest
@@ -70,3 +71,27 @@ def test_singular_vectors_at_a_repeated_singular_value_refused():
     with pytest.raises(OverdubError) as e:
         gradient(lambda a: np.sum(np.abs(sla.svd(a)[0]) * W[:3]), np.eye(3))
     assert not isinstance(e.value, NoRuleError)  # (the rule's own refusal: no derivative there)
+
+
+# -- the gufuncs under np.linalg.solve, called by array-api-compat's `solve` (scipy.signal.filtfilt) ---------
+
+def filtered_twice(a):
+    import scipy.signal
+    return np.sum(scipy.signal.filtfilt([0.5, 0.5], [1.0, -0.3], a) * np.cos(np.arange(12.0)))
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+def test_filtfilt(mode):
+    assert_array_gradient(mode, filtered_twice, np.linspace(0.0, 1.0, 12) ** 2)
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+def test_the_solve_gufuncs_batched(mode):
+    from numpy.linalg import _umath_linalg
+    b = np.array([[1.0, 0.5], [0.2, -0.3]])
+
+    def f(p):
+        a = p.reshape(2, 2, 2) + 3.0 * np.eye(2)
+        return np.sum(_umath_linalg.solve1(a, b, signature="dd->d") ** 2) + np.sum(
+            _umath_linalg.solve(a, b[..., None] * p[:2], signature="dd->d"))
+    assert_array_gradient(mode, f, np.linspace(-0.5, 0.7, 8))
