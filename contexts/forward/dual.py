@@ -739,6 +739,9 @@ class Dual:
     def T(self):
         return np.transpose(self)
 
+    def setflags(self, *args, **kwargs):  # (`x.setflags(write=False)`: the value's flags)
+        return self.primal.setflags(*args, **kwargs) if isinstance(self.primal, np.ndarray) else None
+
     @property
     def mT(self):  # (numpy 2's matrix transpose: the last two axes; scipy 1.18's pinv reads it)
         return np.swapaxes(self, -1, -2)

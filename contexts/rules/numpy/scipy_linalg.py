@@ -414,6 +414,12 @@ for _prefix in ("s", "d"):
         registry.frule(_fn)(_svd_frule(_fn))
 
 
+# LAPACK's workspace queries (`?gelsd_lwork`, `?syevr_lwork`, ...): sizes, no derivative (their float
+# arguments, a cutoff, are options)
+registry.nondifferentiable(*(getattr(lapack, _n) for _n in dir(lapack) if _n.endswith("_lwork")
+                             and callable(getattr(lapack, _n))))
+
+
 def _batched_frules(fns):
     fns = types.SimpleNamespace(**{n: _copying(getattr(fns, n), p) for n, p in _OVERWRITES.items()
                                    if hasattr(fns, n)})

@@ -502,7 +502,8 @@ register_linear([(np.ndarray, "__deepcopy__")], _copy_with_memo, _identity_trans
 registry.nondifferentiable(
     np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like, np.argsort, np.nonzero,
     np.flatnonzero, np.argwhere, np.searchsorted, np.indices, (np.ndarray, "argsort"),
-    (np.ndarray, "nonzero"), (np.ndarray, "searchsorted"), (np.ndarray, "argpartition"), np.argpartition)
+    (np.ndarray, "nonzero"), (np.ndarray, "searchsorted"), (np.ndarray, "argpartition"), np.argpartition,
+    np.lexsort, (np.ndarray, "setflags"))  # (setflags: `x.setflags(write=False)`, scipy.signal's periodogram)
 
 
 # -- broadcast_arrays ----------------------------------------------------------------------------
@@ -566,7 +567,7 @@ registry.sparsity(Custom("rules.py: one tracer per argument"), np.broadcast_arra
 registry.sparsity(Custom("rules.py: the permutation at the point, or the whole line along axis"), np.sort,
                   np.partition)
 registry.sparsity(Custom("ops.py: differences along axis, prepend/append joined first"), np.diff)
-registry.sparsity(INDICES, np.argsort, np.argpartition, np.searchsorted)
+registry.sparsity(INDICES, np.argsort, np.argpartition, np.searchsorted, np.lexsort)
 registry.sparsity(Custom("rules.py: shapes and types of tracers"), np.shape, np.ndim, np.size, np.result_type,
                   np.iscomplexobj, np.isrealobj, np.isscalar)
 
