@@ -1,7 +1,7 @@
 """Rules for the LAPACK routines under scipy.linalg's triangular and Cholesky solvers and its symmetric
 eigensolver (real types): `?trtrs` (`solve_triangular`), `?potrf` (`cholesky`, `cho_factor`), `?potrs`
-(`cho_solve`), `?syevr`, `?syevd`, `?syev` (`eigh`, `eigvalsh`) and `?gesdd`, `?gesvd` (`svd`, `svdvals`,
-`pinv`, `orth`, `null_space`).
+(`cho_solve`), `?syevr`, `?syevd`, `?syev` (`eigh`, `eigvalsh`), `?gesdd`, `?gesvd` (`svd`, `svdvals`,
+`pinv`, `orth`, `null_space`) and `?gelsd` (`lstsq`, and so savgol_coeffs and detrend).
 scipy's Python code around them (argument checks, transposing C-ordered input) is differentiated as
 written. Importing it without scipy installed raises ImportError, which `contexts.rules.numpy` tolerates.
 
@@ -28,7 +28,7 @@ from ..cotangents import Refused
 from ..registry import NoClosedForm, registry
 from ._util import bind as _bind, match_primal, unsupported
 from .linalg import (_lower_gradient, cholesky_adjoint, cholesky_frule, eigh_middle, eigh_tangents,
-                     hermitian_seen, svd_adjoint, svd_frule)
+                     hermitian_seen, lstsq_adjoint, lstsq_frule, svd_adjoint, svd_frule)
 
 __all__: list[str] = []
 
@@ -393,7 +393,7 @@ def batched_inv_adjoint(dy, y, a, structure=-1, *rest):
 # for an F-ordered matrix (a forward-mode dual's flags say so; CubicSpline asks it), and the kernel then
 # leaves the LU factors in the array the rules read afterwards as the matrix: silently wrong tangents and
 # cotangents. The rules run the kernels on copies: the flags are set False.
-_OVERWRITES = {"_cholesky": (2,), "_solve": (5, 6), "_inv": (2,), "_svd": (4,)}
+_OVERWRITES = {"_cholesky": (2,), "_solve": (5, 6), "_inv": (2,), "_svd": (4,), "_lstsq": (4, 5)}
 
 
 def _copying(fn, positions):
@@ -414,10 +414,102 @@ for _prefix in ("s", "d"):
         registry.frule(_fn)(_svd_frule(_fn))
 
 
+# -- gelsd: least squares by the SVD (scipy.linalg.lstsq's default driver, savgol_coeffs, detrend) ---------
+# `x, s, rank, info = ?gelsd(a, b, lwork, size_iwork, cond, overwrite_a, overwrite_b)`: b has max(m, n) rows
+# (scipy pads it with zeros past m); x's first n rows are the minimum-norm solution pinv(A) b[:m], differentiated
+# by numpy's lstsq rules at a constant rank. Its rows past n (m > n) hold the residual in LAPACK's own basis:
+# only their squared norm (scipy's `resids`) has a derivative, so a cotangent on them of that form (2 x c) is
+# taken as the residuals' and any other is refused; their tangent is NaN.
+
+_GELSD = ("lwork", "size_iwork", "cond", "overwrite_a", "overwrite_b")
+_RESIDUAL_BASIS = NoClosedForm("scipy.linalg.lapack.?gelsd", "a and b",
+                               fix="use the solution rows x[:n] (or the residuals' squared norm), not the rows "
+                                   "past n, which hold the residual in LAPACK's own basis")
+
+
+def _residuals_cotangent(dxf, x, m, n):
+    """The residuals' cotangent for a cotangent on the rows of x past n (`x[..., n:m, :]`, m > n): of the form
+    2 x c (scipy's `resids = sum(x[n:] ** 2)`), c / 2; any other is refused (`Refused`); None for none."""
+    if m <= n:
+        return None
+    tail, xr = dxf[..., n:m, :], x[..., n:m, :]
+    if not np.any(tail):
+        return None
+    norms = np.sum(xr * xr, axis=-2)
+    c = np.sum(tail * xr, axis=-2) / np.where(norms > 0, norms, 1.0)
+    if not np.allclose(tail, xr * c[..., None, :], rtol=1e-9, atol=1e-12 * max(1.0, np.abs(tail).max())):
+        return _RESIDUAL_BASIS.cotangent()
+    return c / 2.0  # (d/dx |x|^2 = 2 x)
+
+
+def _gelsd_call(args, kwargs):
+    """(a, b, rcond) of a ?gelsd call: LAPACK's cutoff, machine precision for a negative cond."""
+    a, b = args[:2]
+    cond = _bind(args[2:], kwargs, _GELSD, (None, None, -1.0, 0, 0))[2]
+    return a, b, (float(cond) if cond is not None and cond >= 0 else np.finfo(float).eps)
+
+
+def gelsd_adjoint(dy, y, *args, **kwargs):
+    a, b, rcond = _gelsd_call(args, kwargs)
+    _real("scipy.linalg.lstsq", a, b)
+    nones = (None,) * (len(args) - 2)
+    dxf, ds = (tuple(dy) + (None,) * 2)[:2] if dy is not None else (None, None)
+    if dxf is None and ds is None:
+        return (None, None) + nones
+    a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    m, n = a_.shape
+    x = np.asarray(y[0]).reshape(y[0].shape[0], -1)
+    dx = dres = None
+    if dxf is not None:
+        dxf = np.asarray(dxf, dtype=float).reshape(x.shape)
+        dx = dxf[:n]
+        dres = _residuals_cotangent(dxf, x, m, n)
+        if type(dres) is Refused:
+            return (dres, dres) + nones
+    da, dbm, _ = lstsq_adjoint((dx, dres, None, ds), (x[:n], None, int(y[2]), y[1]), a_, b_.reshape(b_.shape[0], -1)[:m],
+                               rcond)
+    db = None
+    if dbm is not None:
+        db = np.zeros(b_.shape[:1] + (x.shape[1],))
+        db[:m] = dbm
+        db = match_primal(db.reshape(b_.shape), b)
+    return (match_primal(da, a), db) + nones
+
+
+def _gelsd_frule(fn):
+    run = _copying(fn, (5, 6))
+
+    def gelsd_frule(tangents, *args, **kwargs):
+        y = run(*args, **kwargs)
+        ta, tb = (tuple(tangents) + (None, None))[:2]
+        if ta is None and tb is None:
+            return y, None
+        a, b, rcond = _gelsd_call(args, kwargs)
+        _real("scipy.linalg.lstsq", a, b)
+        a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        m, n = a_.shape
+        b2 = b_.reshape(b_.shape[0], -1)[:m]
+        tb2 = None if tb is None else np.asarray(tb, dtype=float).reshape(b_.shape[0], -1)[:m]
+        _, (dx, _, _, ds) = lstsq_frule((ta, tb2), a_, b2, rcond)
+        x = y[0]
+        full = np.full(x.shape[:1] + (b2.shape[1],), np.nan)  # (rows past n: the residual in LAPACK's basis)
+        full[:n] = dx
+        return y, (full.reshape(x.shape), ds, None, None)
+    gelsd_frule.__name__ = gelsd_frule.__qualname__ = f"{fn.__name__}_frule"
+    return gelsd_frule
+
+
 # LAPACK's workspace queries (`?gelsd_lwork`, `?syevr_lwork`, ...): sizes, no derivative (their float
 # arguments, a cutoff, are options)
 registry.nondifferentiable(*(getattr(lapack, _n) for _n in dir(lapack) if _n.endswith("_lwork")
                              and callable(getattr(lapack, _n))))
+
+
+for _prefix in ("s", "d"):
+    _fn = getattr(lapack, _prefix + "gelsd")
+    registry.adjoint(_fn)(gelsd_adjoint)
+    registry.set(_fn, impl=_copying(_fn, (5, 6)))
+    registry.frule(_fn)(_gelsd_frule(_fn))
 
 
 def _batched_frules(fns):
@@ -460,12 +552,26 @@ def _batched_frules(fns):
         _, (du, ds, dvh) = svd_frule((np.asarray(t),), np.asarray(a), full_matrices=bool(full_matrices))
         return y, (du, ds, dvh, None)
 
+    def batched_lstsq_frule(tangents, a, b, cond=None, driver="gelsd", *rest):
+        y = fns._lstsq(a, b, cond, driver, *rest)
+        ta, tb = (tuple(tangents) + (None, None))[:2]
+        if ta is None and tb is None:
+            return y, None
+        _real("scipy.linalg.lstsq", a, b)
+        n = np.shape(a)[-1]
+        rcond = float(cond) if cond is not None and cond >= 0 else np.finfo(float).eps
+        _, (dx, _, _, ds) = lstsq_frule((ta, tb), np.asarray(a, dtype=float), np.asarray(b, dtype=float), rcond)
+        full = np.full(np.shape(y[0]), np.nan)  # (rows past n: the residual in LAPACK's basis)
+        full[..., :n, :] = dx
+        return y, (full, None, ds, None)
+
     def inv_frule(tangents, a, structure=-1, *rest):
         _general("scipy.linalg.inv", structure)
         y = fns._inv(a, structure, *rest)
         t = tangents[0] if tangents else None
         return y, (None if t is None else (-(y[0] @ np.asarray(t) @ y[0]), None))
-    return {"_cholesky": cholesky_frule, "_solve": solve_frule, "_inv": inv_frule, "_svd": batched_svd_frule}
+    return {"_cholesky": cholesky_frule, "_solve": solve_frule, "_inv": inv_frule, "_svd": batched_svd_frule,
+            "_lstsq": batched_lstsq_frule}
 
 
 def batched_svd_adjoint(dy, y, a, lapack_driver="gesdd", compute_uv=True, full_matrices=True, *rest):
@@ -487,6 +593,29 @@ def batched_svd_adjoint(dy, y, a, lapack_driver="gesdd", compute_uv=True, full_m
     return (da,) + nones
 
 
+def batched_lstsq_adjoint(dy, y, a, b, cond=None, driver="gelsd", *rest):
+    """Pullback of `_batched_linalg._lstsq(a, b, cond, driver, overwrite_a, overwrite_b)` (scipy 1.18's lstsq):
+    `(x, rank, s, errors)`, x with max(m, n) rows as ?gelsd's (`gelsd_adjoint`)."""
+    _real("scipy.linalg.lstsq", a, b)
+    nones = (None,) * (2 + len(rest))
+    dxf, _, ds = (tuple(dy) + (None,) * 3)[:3] if dy is not None else (None,) * 3
+    if dxf is None and ds is None:
+        return (None, None) + nones
+    a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    m, n = a_.shape[-2:]
+    x = np.asarray(y[0])
+    dx = dres = None
+    if dxf is not None:
+        dxf = np.asarray(dxf, dtype=float)
+        dx = dxf[..., :n, :]
+        dres = _residuals_cotangent(dxf, x, m, n)
+        if type(dres) is Refused:
+            return (dres, dres) + nones
+    rcond = float(cond) if cond is not None and cond >= 0 else np.finfo(float).eps
+    da, db, _ = lstsq_adjoint((dx, dres, None, ds), (x[..., :n, :], None, y[1], y[2]), a_, b_, rcond)
+    return (match_primal(da, a), match_primal(db, b)) + nones
+
+
 try:
     from scipy.linalg import _batched_linalg
 except ImportError:  # scipy < 1.18 calls the LAPACK wrappers above directly
@@ -494,7 +623,8 @@ except ImportError:  # scipy < 1.18 calls the LAPACK wrappers above directly
 if _batched_linalg is not None:
     _frules = _batched_frules(_batched_linalg)
     for _name, _adjoint in (("_cholesky", batched_cholesky_adjoint), ("_solve", batched_solve_adjoint),
-                            ("_inv", batched_inv_adjoint), ("_svd", batched_svd_adjoint)):
+                            ("_inv", batched_inv_adjoint), ("_svd", batched_svd_adjoint),
+                            ("_lstsq", batched_lstsq_adjoint)):
         _fn = getattr(_batched_linalg, _name, None)
         if _fn is None:  # scipy 1.17 batches some kernels only
             continue

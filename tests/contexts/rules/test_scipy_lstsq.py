@@ -1,0 +1,70 @@
+"""scipy.linalg.lstsq's default driver, LAPACK's `?gelsd`, and what calls it (scipy.signal's savgol_filter
+and detrend): every mode against central differences. All were refused ("no rule for dgelsd")."""
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+import scipy.signal as sg
+
+from contexts import gradient, jvp
+from overdub.errors import OverdubError
+from tests import fd
+from tests.modes import ARRAY_MODES, assert_array_gradient
+
+A = np.array([[1.0, 0.2], [0.3, 2.0], [-0.5, 0.7], [1.1, -0.4]])
+B = np.array([1.0, -0.5, 0.25, 2.0])
+
+
+def tall(p):
+    return np.sum(sla.lstsq(p[:8].reshape(4, 2), p[8:])[0] * [1.0, -2.0])
+
+
+def wide(p):
+    return np.sum(sla.lstsq(p[:8].reshape(2, 4), p[8:10])[0] * [1.0, -2.0, 0.5, 3.0])
+
+
+def residuals(p):
+    x, res, rank, s = sla.lstsq(p[:8].reshape(4, 2), p[8:])
+    return res * 2.0 + np.sum(x) + np.sum(s ** 2)
+
+
+P = np.concatenate([A.ravel(), B])
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+@pytest.mark.parametrize("f", [tall, wide], ids=["tall", "wide (minimum norm)"])
+def test_solutions(f, mode):
+    assert_array_gradient(mode, f, P if f is tall else P[:10])
+
+
+def test_residuals_in_reverse_mode():
+    np.testing.assert_allclose(gradient(residuals, P)[0], fd.gradient(residuals, P)[0], rtol=1e-6, atol=1e-9)
+
+
+def test_the_residual_rows_have_no_tangent():
+    """Forward mode: the rows past n hold the residual in LAPACK's own basis: NaN, never a number."""
+    assert np.isnan(jvp(residuals, (P,), (np.ones_like(P),))[1])
+
+
+def test_the_residual_rows_read_one_by_one_refused():
+    from scipy.linalg import lapack
+
+    def f(p):
+        a, b = p[:8].reshape(4, 2), p[8:].reshape(4, 1)
+        work, iwork, _ = lapack.dgelsd_lwork(4, 2, 1, -1.0)
+        x = lapack.dgelsd(a, b, int(work), iwork)[0]
+        return float(x[2, 0] + x[3, 0] * 2.0)
+    with pytest.raises(OverdubError):
+        gradient(f, P)
+
+
+SIGNAL = np.linspace(0.0, 2.0, 15) ** 1.5 + 0.1 * np.sin(np.arange(15.0))
+W = np.cos(np.arange(15.0) * 0.4)
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+@pytest.mark.parametrize("f", [lambda a: np.sum(sg.savgol_filter(a, 5, 2) * W),
+                               lambda a: np.sum(sg.savgol_filter(a, 7, 3, deriv=1, mode="nearest") * W),
+                               lambda a: np.sum(sg.detrend(a) ** 2)], ids=["savgol", "savgol deriv", "detrend"])
+def test_signal_functions(f, mode):
+    assert_array_gradient(mode, f, SIGNAL)
