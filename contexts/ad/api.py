@@ -22,7 +22,7 @@ from .observe import _check as _checking, observed_entry, observer
 from . import runtime as _runtime
 from .runtime import _NOKW, _rules, _twin_call, call, override_rules, restore_rules
 from ..rules.cotangents import SeqBox, Tangent, fields_of, has_fields
-from .structs import Session, finalize
+from .structs import LAST_CHANGE, Session, finalize
 
 _FunctionType = types.FunctionType
 
@@ -156,6 +156,8 @@ def _record(f, args, kwargs, full=True):
     if not callable(f):
         _check_callable(f)
     _depth.enter()
+    if not _level.get():
+        LAST_CHANGE.clear()  # (the stamps of a top-level recording's changes: `structs.changed`)
     token = _level.set(_level.get() + 1)
     hits = _SPECIAL_HITS.set([])
     try:
@@ -401,6 +403,8 @@ def _value_and_gradient(f, args, wrt=None):
         chosen, mask = _wrt_mask(args, wrt)
     _depth.enter()
     try:
+        if not _level.get():
+            LAST_CHANGE.clear()
         token = _level.set(_level.get() + 1)
         hits = _SPECIAL_HITS.set([])
         try:

@@ -46,7 +46,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_eager__",
            "__od_eager_guard__", "__od_eager_inplace__", "__od_eager_items__", "__od_equality_guard__", "__od_equality_guard_fd__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
-           "__od_call_views__", "__od_call_merge__", "__od_match_guard__", "__od_dict_parts__",
+           "__od_call_views__", "__od_call_merge__", "__od_spread_changed__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__", "__od_dropped__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__",
@@ -826,6 +826,14 @@ class _Gen:
         adj = self.take(name) + pre + [_given(pb, run + (body or [ast.Pass()]))]
         if handed_fwd:
             fwd_call = handed_fwd[:1] + fwd_call + handed_fwd[1:]
+        spreads = [a.value for a in v.args if isinstance(a, ast.Starred)]
+        named = [k.value for k in v.keywords if k.arg is None]
+        if spreads or named:  # (what a spread passes cannot be handed: a Python callee changing it is refused)
+            sc = f"_od_sc{self.npb}"
+            check = call("__od_spread_changed__", sc, pb, tuple_(user(x) for x in spreads),
+                         tuple_(user(x) for x in named))
+            fwd_call = (at([assign(sc, item("__od_changes__", 0))], s) + fwd_call
+                        + at([if_(compare(item("__od_changes__", 0), ast.NotEq(), sc), [expr_stmt(check)])], s))
         return view_fwd + fwd_call, need, adj
 
     def handed(self, s, pb: str, v: ast.Call) -> tuple[list[ast.stmt], tuple | None]:

@@ -27,7 +27,7 @@ from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
-from .structs import CHANGES, TICKS, Bare, Session, Viewed, remember_instance_dict
+from .structs import CHANGES, LAST_CHANGE, TICKS, Bare, Session, Viewed, changed, remember_instance_dict
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
 
@@ -796,7 +796,7 @@ def _copy(x):
 
 
 def setitem(obj, idx, v):
-    CHANGES[0] = next(TICKS)  # (a caller's `__od_call_views__` sees the change of its argument)
+    changed(obj)  # (a caller's `__od_call_views__` sees the change of its argument)
     if type(obj) is np.flatiter:
         raise runtime.UnsupportedFunction(
             "reverse mode does not differentiate assignments through `x.flat`",
@@ -921,7 +921,7 @@ def delitem(obj, idx):
     if type(deleter := getattr(type(obj), "__delitem__", None)) is types.FunctionType:
         _, pb = _twin(deleter, obj, idx)  # the class's own code (UserDict's): recorded, so undone in reverse
         return _SetByCode(pb, None, 0)
-    CHANGES[0] = next(TICKS)
+    changed(obj)
     old = obj[idx]
     del obj[idx]
     return old
@@ -988,7 +988,7 @@ def iop(opname, a, b):
     """`a op= b`: in place for arrays, lists (`+=`) and dicts (`|=`) (returning what the reverse pass
     needs to undo it), else rebinding."""
     if type(a) is np.ndarray or type(a) is _Dual and type(primal(a)) is np.ndarray:  # (mutable, inline)
-        CHANGES[0] = next(TICKS)
+        changed(a if type(a) is np.ndarray else primal(a))
         old = a.copy()  # (a dual array's value and tangent both)
         if getattr(operator, "i" + opname.rstrip("_"))(a, b) is a:  # (an ndarray's always is)
             return a, old
@@ -997,11 +997,11 @@ def iop(opname, a, b):
             "place on its dual (perturbed) value",
             fix="write `x = x op y` instead of `x op= y`, or compute the array without changing it in place")
     if (opname == "add" and isinstance(a, list)) or (opname == "or_" and isinstance(a, dict)):
-        CHANGES[0] = next(TICKS)
+        changed(a)
         old = _Snapshot((a.copy(),))
         return getattr(operator, "i" + opname.rstrip("_"))(a, b), old
     if opname == "mul" and isinstance(a, list) and isinstance(b, int):
-        CHANGES[0] = next(TICKS)  # (`q *= 2` repeats the list in place: every alias sees it)
+        changed(a)  # (`q *= 2` repeats the list in place: every alias sees it)
         old = _Repeated((a.copy(),))
         return operator.imul(a, b), old
     if type(a) is _Dual or isinstance(a, PLAIN_OPERANDS):  # numbers (duals, ufloats...) are rebound
@@ -1252,6 +1252,31 @@ def views_merge(found, da, douts, S=None):
     return da, tuple(douts)
 
 
+def spread_changed(c, pb, spreads, named):
+    """After a call spreading `*args` or `**kwargs` into a Python function (`pb` its twin's pullback) during
+    which something changed in place (stamps after `c`): an array, list or dict the spreads passed that the
+    callee changed is refused. Its cotangent after the call cannot be handed to the callee through the
+    spread (`call_views` hands those passed by position or by name): a forwarding wrapper's
+    `fill(*args, **kw)` writing into a caller's array gave the caller's later uses no derivative."""
+    if pb is not None and pb[0] is observe._observed_back:
+        pb = pb[1]
+    if pb is None or pb[0] is not runtime._twin_back:
+        return
+    values = [v for s in spreads for v in (s if isinstance(s, (tuple, list)) else ())]
+    values += [v for d in named for v in (d.values() if isinstance(d, dict) else ())]
+    for v in values:
+        root = v
+        while type(root) is np.ndarray and isinstance(root.base, np.ndarray):
+            root = root.base
+        if type(root) in (np.ndarray, list, dict) and LAST_CHANGE.get(id(root), 0) > c:
+            raise runtime.UnsupportedFunction(
+                f"reverse mode cannot differentiate {pb[6].__qualname__} changing in place a {type(v).__name__} "
+                "it was passed through `*args` or `**kwargs`: the caller's cotangent for it after the call "
+                "cannot reach the change", where=runtime._user_line(),
+                fix="pass the array by position or by name (`f(x, out)`, `f(x, out=out)`), or return a new "
+                    "array instead of filling one")
+
+
 def call_views(pb, args, others, npos=None, kwnames=()):
     """After a call that changed arrays in place: None if the callee is not a Python function (its rule
     handles its arguments), else which arguments are arrays and, for each, the `others` sharing memory
@@ -1387,7 +1412,7 @@ HELPER_IMPLS = {
     "__od_iop_adj__": iop_adj, "__od_ndarray__": np.ndarray,
     "__od_f8__": np.dtype(np.float64),
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
-    "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_call_merge__": call_merge,
+    "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_spread_changed__": spread_changed, "__od_call_merge__": call_merge,
     "__od_call_viewed__": call_viewed, "__od_kw_tape__": KwTape,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup,

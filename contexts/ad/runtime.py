@@ -50,7 +50,7 @@ from ..lowered.runtime import unpack
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
 from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
-from .structs import CHANGES, TICKS, Bare, _not_handed
+from .structs import CHANGES, TICKS, Bare, _not_handed, changed
 
 __all__ = ["call", "UnsupportedFunction", "twin_source"]
 
@@ -447,7 +447,7 @@ def call(mask, f, /, *args, **kw):
             except TypeError:
                 y = _on_duals(rule, f, args, kw)  # higher order: forward-mode duals through a C function
             if rule.mutating:
-                CHANGES[0] = next(TICKS)
+                _stamp(rule, f, full, is_method)
                 return y, (_mutating_back, rule.adjoint, y, full, kw, is_method)
             if len(args) == 1 and not is_method and type(args[0]) is _NDARRAY and args[0].dtype is _F8:
                 if rule.hot is not None and not kw and args[0].ndim:
@@ -456,7 +456,7 @@ def call(mask, f, /, *args, **kw):
                     return y, (_hot_reduce_back, rule.hot_reduce, y, args[0], rule.adjoint, kw)
             return y, (_static_back, rule.adjoint, y, full, kw, is_method)
         if rule.inplace is not None:
-            CHANGES[0] = next(TICKS)
+            _stamp(rule, f, full, is_method)
             y, back = rule.inplace(*full, **kw)
             return y, (_inplace_back, back, f.__self__ if is_method else None)
         if rule.rrule is not None:
@@ -824,8 +824,8 @@ def _positional_out(f) -> UnsupportedFunction:
 def _out_call(f, args, kw):
     """`f(..., out=a)`: computed into a new array, then written into a (numpy returns a); the reverse
     pass restores a's old values and takes the cotangent a's variable holds as f's output's."""
-    CHANGES[0] = next(TICKS)
     out = kw["out"]
+    changed(_primal(out))
     old = out.copy()
     rest = {k: v for k, v in kw.items() if k != "out"}
     # a ufunc's `where=`: out keeps its values where it is False (a reduction's `where=` is its own)
@@ -892,7 +892,7 @@ def _dual_method_call(f, args, kw):
     rule (whose adjoint then runs on duals, under ForwardContext when it must)."""
     rule = _rules.get((np.ndarray, f.__name__))
     if rule is not None and rule.adjoint is None and rule.inplace is not None:  # x.sort(), x.fill(v)
-        CHANGES[0] = next(TICKS)
+        changed(_primal(f.__self__))
         y, back = rule.inplace(f.__self__, *args, **kw)
         return y, (_inplace_back, back, f.__self__)
     y = f(*args, **kw)
@@ -1620,6 +1620,29 @@ def _check_guard(fn) -> None:
                 where=_user_line(),
                 fix=f"bind the value when the closure is made (`lambda t, {name}={name}: ...`), or make the "
                     f"closure after the last assignment")
+
+
+_WRITES_FIRST = frozenset({"copyto", "place", "put", "putmask", "fill_diagonal", "shuffle", "heappush", "heappop",
+                           "heapify", "heapreplace", "heappushpop", "_heapify_max", "_heappop_max",
+                           "_heapreplace_max", "heapify_max", "heappop_max", "heapreplace_max", "heappush_max",
+                           "heappushpop_max", "put_along_axis"})
+
+
+def _stamp(rule, f, full, is_method) -> None:
+    """Stamp the change a mutating or in-place rule makes: of its object (a method's: `lst.append(x)`,
+    `a.sort()`), of the argument it declares it writes, of the first argument of the functions known to write
+    it (`heappush(heap, x)`, `np.copyto(dst, src)`); any other (`getattr`, which may fill a lazy cache) only
+    moves the counter."""
+    if is_method and full:
+        target = full[0]
+    elif rule.writes is not None and rule.writes < len(full):
+        target = full[rule.writes]
+    elif full and getattr(f, "__name__", None) in _WRITES_FIRST:
+        target = full[0]
+    else:
+        CHANGES[0] = next(TICKS)
+        return
+    changed(_primal(target))
 
 
 def _twin_call(mask, fn, pre, args, kw, observed=False):

@@ -67,6 +67,18 @@ def _new_box(obj):
 # atomic), so threads racing to store one still leave a value no earlier reader saw.
 TICKS = itertools.count(1)
 CHANGES = [0]
+# each changed object's last stamp, by the identity of the array at the bottom of its views (a list's own):
+# a call spreading `*args` or `**kwargs` tells by it which of the values it passed its callee changed
+# (`spread_changed`). Cleared when a top-level recording starts.
+LAST_CHANGE: dict[int, int] = {}
+
+
+def changed(obj) -> None:
+    """Stamp an in-place change of obj (an array, list or dict): the counter, and obj's own stamp."""
+    tick = CHANGES[0] = next(TICKS)
+    while type(obj) is np.ndarray and isinstance(obj.base, np.ndarray):
+        obj = obj.base
+    LAST_CHANGE[id(obj)] = tick
 
 
 class Bare(tuple):
