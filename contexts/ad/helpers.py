@@ -27,7 +27,7 @@ from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
-from .structs import CHANGES, LAST_CHANGE, TICKS, Bare, Session, Viewed, changed, remember_instance_dict
+from .structs import CHANGES, LAST_CHANGE, TICKS, Bare, Session, Viewed, bottom, changed, remember_instance_dict
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
 
@@ -1265,9 +1265,7 @@ def spread_changed(c, pb, spreads, named):
     values = [v for s in spreads for v in (s if isinstance(s, (tuple, list)) else ())]
     values += [v for d in named for v in (d.values() if isinstance(d, dict) else ())]
     for v in values:
-        root = v
-        while type(root) is np.ndarray and isinstance(root.base, np.ndarray):
-            root = root.base
+        root = bottom(v)
         if type(root) in (np.ndarray, list, dict) and LAST_CHANGE.get(id(root), 0) > c:
             raise runtime.UnsupportedFunction(
                 f"reverse mode cannot differentiate {pb[6].__qualname__} changing in place a {type(v).__name__} "

@@ -73,12 +73,16 @@ CHANGES = [0]
 LAST_CHANGE: dict[int, int] = {}
 
 
-def changed(obj) -> None:
-    """Stamp an in-place change of obj (an array, list or dict): the counter, and obj's own stamp."""
-    tick = CHANGES[0] = next(TICKS)
+def bottom(obj):
+    """The array at the bottom of obj's views (obj itself for an array owning its memory, or any other)."""
     while type(obj) is np.ndarray and isinstance(obj.base, np.ndarray):
         obj = obj.base
-    LAST_CHANGE[id(obj)] = tick
+    return obj
+
+
+def changed(obj) -> None:
+    """Stamp an in-place change of obj (an array, list or dict): the counter, and obj's own stamp."""
+    LAST_CHANGE[id(bottom(obj))] = CHANGES[0] = next(TICKS)
 
 
 class Bare(tuple):

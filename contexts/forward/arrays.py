@@ -214,6 +214,21 @@ def checked_equality(ufunc, inputs) -> None:
     equality_guard_fd(d.primal, primal(other), EQUALS[ufunc], d.tangent)
 
 
+def _nondiff(ufunc) -> bool:
+    _ensure_rules_loaded()
+    rule = registry.get(ufunc)
+    return rule is not None and rule.kind == "nondiff"
+
+
+def _on_values(ufunc, inputs, kwargs):
+    """A nondifferentiable ufunc (a comparison, a test) on duals: run on their values (a bool result, also
+    into a plain `out=` array), an equality or ordering in the user's code checked for a tie first (`np.equal(x,
+    0)` run natively under `hessian`: as `x == 0`). Called by `array_ufunc`, itself by Dual.__array_ufunc__."""
+    if ufunc in EQUALS and len(inputs) == 2 and not is_engine(sys._getframe(3).f_code.co_filename):
+        checked_equality(ufunc, inputs)
+    return ufunc(*map(primal, inputs), **kwargs)
+
+
 def array_ufunc(ufunc, method, inputs, kwargs):
     """Dual.__array_ufunc__: arithmetic ourselves, other ufuncs by their registry rule."""
     if method == "reduce" and len(inputs) == 1:  # np.add.reduce: np.sum's rule, axis 0 by default
@@ -229,13 +244,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         return array_function(_SCANS[ufunc], inputs, options)
     out = kwargs.get("out")
     if method == "__call__" and out is not None:
-        if not any(type(o) is Dual for o in (out if isinstance(out, tuple) else (out,))):
-            _ensure_rules_loaded()
-            rule = registry.get(ufunc)
-            if rule is not None and rule.kind == "nondiff":  # (`np.greater_equal(a, b, out=mask)`: a bool
-                if ufunc in EQUALS and len(inputs) == 2 and not is_engine(sys._getframe(2).f_code.co_filename):
-                    checked_equality(ufunc, inputs)  # array, no tangent to hold: pvlib's iam.ashrae)
-                return ufunc(*map(primal, inputs), **kwargs)
+        if _nondiff(ufunc) and not any(type(o) is Dual for o in (out if isinstance(out, tuple) else (out,))):
+            return _on_values(ufunc, inputs, kwargs)  # (`np.greater_equal(a, b, out=mask)`: pvlib's iam.ashrae)
         return _into_out(ufunc, inputs, kwargs, out)
     if method == "at" and ufunc in (np.add, np.subtract) and type(inputs[0]) is Dual:
         return _add_at(ufunc, *inputs)
@@ -249,12 +259,9 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         return own(*inputs)
     if ufunc is np.matmul and not kwargs:
         return multilinear(np.matmul, inputs, {})
-    _ensure_rules_loaded()
+    if _nondiff(ufunc):
+        return _on_values(ufunc, inputs, kwargs)
     rule = registry.get(ufunc)
-    if rule is not None and rule.kind == "nondiff":
-        if ufunc in EQUALS and len(inputs) == 2 and not is_engine(sys._getframe(2).f_code.co_filename):
-            checked_equality(ufunc, inputs)  # `np.equal(x, 0)` run natively (under `hessian`): as `x == 0`
-        return ufunc(*map(primal, inputs), **kwargs)
     tag = top_tag(inputs)
     if rule is None or rule.frule is None:
         raise no_rule(ufunc)

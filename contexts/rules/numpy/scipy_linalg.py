@@ -284,21 +284,34 @@ def _svd_call(args, kwargs):
     return a, bool(compute_uv), bool(full)
 
 
+def _svd_cotangent(a, full, ds, du=None, dvt=None, factors=None):
+    """a's cotangent by numpy's svd rule: from the singular values' alone (`factors` None), or with the
+    vectors' (`factors` = (u, s, vt)); None where none is given."""
+    if factors is None:
+        return None if ds is None else svd_adjoint(ds, None, a, compute_uv=False)[0]
+    if du is None and ds is None and dvt is None:
+        return None
+    return svd_adjoint((du, ds, dvt), factors, a, full_matrices=full)[0]
+
+
+def _svd_tangents(t, a, full, vectors):
+    """(du, ds, dvt) (`vectors`) or ds alone: numpy's svd frule on the matrix."""
+    if vectors:
+        return svd_frule((np.asarray(t),), np.asarray(a), full_matrices=full)[1]
+    return svd_frule((np.asarray(t),), np.asarray(a), compute_uv=False)[1]
+
+
 def gesdd_adjoint(dy, y, *args, **kwargs):
     """Pullback of `u, s, vt, info = ?gesdd(a, compute_uv, full_matrices)` (and ?gesvd): numpy's svd's."""
     a, compute_uv, full = _svd_call(args, kwargs)
     _real("scipy.linalg.svd", a)
     du, ds, dvt = (tuple(dy) + (None,) * 3)[:3] if dy is not None else (None,) * 3
-    da = None
-    if not compute_uv:
-        if any(d is not None and np.any(np.asarray(d) != 0) for d in (du, dvt)):
-            da = NoClosedForm("scipy.linalg.lapack.?gesdd with compute_uv=0", "a",
-                              fix="its first and third outputs are placeholders when compute_uv=0: call it "
-                                  "with compute_uv=1").cotangent()
-        elif ds is not None:
-            (da,) = svd_adjoint(ds, y[1], a, compute_uv=False)
-    elif du is not None or ds is not None or dvt is not None:
-        (da,) = svd_adjoint((du, ds, dvt), tuple(y[:3]), a, full_matrices=full)
+    if not compute_uv and any(d is not None and np.any(np.asarray(d) != 0) for d in (du, dvt)):
+        da = NoClosedForm("scipy.linalg.lapack.?gesdd with compute_uv=0", "a",
+                          fix="its first and third outputs are placeholders when compute_uv=0: call it "
+                              "with compute_uv=1").cotangent()
+    else:
+        da = _svd_cotangent(a, full, ds, du, dvt, tuple(y[:3]) if compute_uv else None)
     if args:
         return (da,) + (None,) * (len(args) - 1)
     return ({"a": da},)
@@ -315,10 +328,9 @@ def _svd_frule(fn):
         a, compute_uv, full = _svd_call(args, kwargs)
         _real("scipy.linalg.svd", a)
         if not compute_uv:  # u and vt are placeholders: no tangent known (NaN, never a zero)
-            _, ds = svd_frule((np.asarray(t),), np.asarray(a), compute_uv=False)
-            return y, (np.full(np.shape(y[0]), np.nan), ds, np.full(np.shape(y[2]), np.nan), None)
-        _, (du, ds, dvt) = svd_frule((np.asarray(t),), np.asarray(a), full_matrices=full)
-        return y, (du, ds, dvt, None)
+            nan = np.full(np.shape(y[0]), np.nan)
+            return y, (nan, _svd_tangents(t, a, full, False), nan, None)
+        return y, _svd_tangents(t, a, full, True) + (None,)
     gesdd_frule.__name__ = gesdd_frule.__qualname__ = f"{fn.__name__}_frule"
     return gesdd_frule
 
@@ -442,11 +454,38 @@ def _residuals_cotangent(dxf, x, m, n):
     return c / 2.0  # (d/dx |x|^2 = 2 x)
 
 
+def _rcond(cond) -> float:
+    """LAPACK's cutoff for a `cond`: machine precision for a negative one (or None)."""
+    return float(cond) if cond is not None and cond >= 0 else np.finfo(float).eps
+
+
+def _lstsq_cotangents(dxf, ds, x, a_, b_, rank, s, rcond):
+    """(a's, b's) cotangents for those of x (LAPACK's layout: max(m, n) rows, the residual past n) and of
+    the singular values s, by numpy's lstsq rule; (Refused, Refused) for one the residual rows cannot take."""
+    m, n = a_.shape[-2:]
+    dx = dres = None
+    if dxf is not None:
+        dxf = np.asarray(dxf, dtype=float).reshape(x.shape)
+        dx = dxf[..., :n, :]
+        dres = _residuals_cotangent(dxf, x, m, n)
+        if type(dres) is Refused:
+            return dres, dres
+    da, db, _ = lstsq_adjoint((dx, dres, None, ds), (x[..., :n, :], None, rank, s), a_, b_, rcond)
+    return da, db
+
+
+def _lstsq_tangents(ta, tb, a_, b_, rcond, shape):
+    """(x's tangent in LAPACK's layout, NaN past row n: the residual in LAPACK's basis; s's)."""
+    _, (dx, _, _, ds) = lstsq_frule((ta, tb), a_, b_, rcond)
+    full = np.full(shape, np.nan)
+    full[..., :a_.shape[-1], :] = dx
+    return full, ds
+
+
 def _gelsd_call(args, kwargs):
-    """(a, b, rcond) of a ?gelsd call: LAPACK's cutoff, machine precision for a negative cond."""
+    """(a, b, rcond) of a ?gelsd call."""
     a, b = args[:2]
-    cond = _bind(args[2:], kwargs, _GELSD, (None, None, -1.0, 0, 0))[2]
-    return a, b, (float(cond) if cond is not None and cond >= 0 else np.finfo(float).eps)
+    return a, b, _rcond(_bind(args[2:], kwargs, _GELSD, (None, None, -1.0, 0, 0))[2])
 
 
 def gelsd_adjoint(dy, y, *args, **kwargs):
@@ -457,19 +496,13 @@ def gelsd_adjoint(dy, y, *args, **kwargs):
     if dxf is None and ds is None:
         return (None, None) + nones
     a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    m, n = a_.shape
+    m = a_.shape[0]
     x = np.asarray(y[0]).reshape(y[0].shape[0], -1)
-    dx = dres = None
-    if dxf is not None:
-        dxf = np.asarray(dxf, dtype=float).reshape(x.shape)
-        dx = dxf[:n]
-        dres = _residuals_cotangent(dxf, x, m, n)
-        if type(dres) is Refused:
-            return (dres, dres) + nones
-    da, dbm, _ = lstsq_adjoint((dx, dres, None, ds), (x[:n], None, int(y[2]), y[1]), a_, b_.reshape(b_.shape[0], -1)[:m],
-                               rcond)
+    da, dbm = _lstsq_cotangents(dxf, ds, x, a_, b_.reshape(b_.shape[0], -1)[:m], int(y[2]), y[1], rcond)
+    if type(da) is Refused:
+        return (da, dbm) + nones
     db = None
-    if dbm is not None:
+    if dbm is not None:  # (b's rows past m are scipy's padding)
         db = np.zeros(b_.shape[:1] + (x.shape[1],))
         db[:m] = dbm
         db = match_primal(db.reshape(b_.shape), b)
@@ -487,13 +520,11 @@ def _gelsd_frule(fn):
         a, b, rcond = _gelsd_call(args, kwargs)
         _real("scipy.linalg.lstsq", a, b)
         a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-        m, n = a_.shape
+        m = a_.shape[0]
         b2 = b_.reshape(b_.shape[0], -1)[:m]
         tb2 = None if tb is None else np.asarray(tb, dtype=float).reshape(b_.shape[0], -1)[:m]
-        _, (dx, _, _, ds) = lstsq_frule((ta, tb2), a_, b2, rcond)
         x = y[0]
-        full = np.full(x.shape[:1] + (b2.shape[1],), np.nan)  # (rows past n: the residual in LAPACK's basis)
-        full[:n] = dx
+        full, ds = _lstsq_tangents(ta, tb2, a_, b2, rcond, x.shape[:1] + (b2.shape[1],))
         return y, (full.reshape(x.shape), ds, None, None)
     gelsd_frule.__name__ = gelsd_frule.__qualname__ = f"{fn.__name__}_frule"
     return gelsd_frule
@@ -547,10 +578,8 @@ def _batched_frules(fns):
             return y, None
         _real("scipy.linalg.svd", a)
         if not compute_uv:
-            _, ds = svd_frule((np.asarray(t),), np.asarray(a), compute_uv=False)
-            return y, (ds, None)
-        _, (du, ds, dvh) = svd_frule((np.asarray(t),), np.asarray(a), full_matrices=bool(full_matrices))
-        return y, (du, ds, dvh, None)
+            return y, (_svd_tangents(t, a, False, False), None)
+        return y, _svd_tangents(t, a, bool(full_matrices), True) + (None,)
 
     def batched_lstsq_frule(tangents, a, b, cond=None, driver="gelsd", *rest):
         y = fns._lstsq(a, b, cond, driver, *rest)
@@ -558,11 +587,8 @@ def _batched_frules(fns):
         if ta is None and tb is None:
             return y, None
         _real("scipy.linalg.lstsq", a, b)
-        n = np.shape(a)[-1]
-        rcond = float(cond) if cond is not None and cond >= 0 else np.finfo(float).eps
-        _, (dx, _, _, ds) = lstsq_frule((ta, tb), np.asarray(a, dtype=float), np.asarray(b, dtype=float), rcond)
-        full = np.full(np.shape(y[0]), np.nan)  # (rows past n: the residual in LAPACK's basis)
-        full[..., :n, :] = dx
+        full, ds = _lstsq_tangents(ta, tb, np.asarray(a, dtype=float), np.asarray(b, dtype=float), _rcond(cond),
+                                   np.shape(y[0]))
         return y, (full, None, ds, None)
 
     def inv_frule(tangents, a, structure=-1, *rest):
@@ -583,36 +609,22 @@ def batched_svd_adjoint(dy, y, a, lapack_driver="gesdd", compute_uv=True, full_m
         return (None,) + nones
     if compute_uv:
         du, ds, dvh = (tuple(dy) + (None,) * 3)[:3]
-        if du is None and ds is None and dvh is None:
-            return (None,) + nones
-        (da,) = svd_adjoint((du, ds, dvh), tuple(y[:3]), a, full_matrices=bool(full_matrices))
-    else:
-        if dy[0] is None:
-            return (None,) + nones
-        (da,) = svd_adjoint(dy[0], y[0], a, compute_uv=False)
-    return (da,) + nones
+        return (_svd_cotangent(a, bool(full_matrices), ds, du, dvh, tuple(y[:3])),) + nones
+    return (_svd_cotangent(a, False, dy[0]),) + nones
 
 
 def batched_lstsq_adjoint(dy, y, a, b, cond=None, driver="gelsd", *rest):
     """Pullback of `_batched_linalg._lstsq(a, b, cond, driver, overwrite_a, overwrite_b)` (scipy 1.18's lstsq):
-    `(x, rank, s, errors)`, x with max(m, n) rows as ?gelsd's (`gelsd_adjoint`)."""
+    `(x, rank, s, errors)`, x with max(m, n) rows as ?gelsd's (`_lstsq_cotangents`)."""
     _real("scipy.linalg.lstsq", a, b)
     nones = (None,) * (2 + len(rest))
     dxf, _, ds = (tuple(dy) + (None,) * 3)[:3] if dy is not None else (None,) * 3
     if dxf is None and ds is None:
         return (None, None) + nones
-    a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    m, n = a_.shape[-2:]
-    x = np.asarray(y[0])
-    dx = dres = None
-    if dxf is not None:
-        dxf = np.asarray(dxf, dtype=float)
-        dx = dxf[..., :n, :]
-        dres = _residuals_cotangent(dxf, x, m, n)
-        if type(dres) is Refused:
-            return (dres, dres) + nones
-    rcond = float(cond) if cond is not None and cond >= 0 else np.finfo(float).eps
-    da, db, _ = lstsq_adjoint((dx, dres, None, ds), (x[..., :n, :], None, y[1], y[2]), a_, b_, rcond)
+    da, db = _lstsq_cotangents(dxf, ds, np.asarray(y[0]), np.asarray(a, dtype=float), np.asarray(b, dtype=float),
+                               y[1], y[2], _rcond(cond))
+    if type(da) is Refused:
+        return (da, db) + nones
     return (match_primal(da, a), match_primal(db, b)) + nones
 
 
