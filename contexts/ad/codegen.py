@@ -768,7 +768,7 @@ class _Gen:
         # call (a counter) and notes which arguments are arrays and which other variables view them; the
         # adjoint then hands the cotangents it holds for them (with those views') to the callee, whose
         # returned cotangents are then their whole ones
-        handed_fwd, viewed = self.handed(s, pb, v)
+        handed_fwd, viewed = self.handed(s, pb, v, name)
         if method_obj:
             # (a method reached through `super()` is bound to super's object; the name `super` here would
             # give the adjoint a `__class__` cell, and the builtin `type` may be a local of the adjoint: the
@@ -836,10 +836,13 @@ class _Gen:
                         + at([if_(compare(item("__od_changes__", 0), ast.NotEq(), sc), [expr_stmt(check)])], s))
         return view_fwd + fwd_call, need, adj
 
-    def handed(self, s, pb: str, v: ast.Call) -> tuple[list[ast.stmt], tuple | None]:
-        """For a call whose callee may change its array arguments in place: forward statements, and for the
-        adjoint (the variable `_od_wK`, the targets `__od_call_viewed__`'s results go to, the cotangents
-        handed to it); nothing for calls without active positional arguments."""
+    def handed(self, s, pb: str, v: ast.Call, target: str | None = None) -> tuple[list[ast.stmt], tuple | None]:
+        """For a call whose callee may change its array arguments in place: forward statements (the first
+        before the call, the rest after it), and for the adjoint (the variable `_od_wK`, the targets
+        `__od_call_viewed__`'s results go to, the cotangents handed to it); nothing for calls without
+        active positional arguments. `target`: the variable the call's result is assigned to — after
+        `y = f(y)` the name holds the result, so the arguments are taken before the call, and a view
+        rebound so holds no cotangent of the old memory."""
         f = v.func
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in self.private:
             return [], None  # (`row.append(x)` on a list made here: a C method, never a Python callee)
@@ -863,11 +866,15 @@ class _Gen:
         bound = self.bound_before.get(id(s))
         args = {n for n in names if n}
         others = sorted({m for n in args for m in self.view_groups.get(n, ())
-                         if m in self.active and m not in args and (bound is None or m in bound)})
+                         if m in self.active and m not in args and m != target and (bound is None or m in bound)})
         values = tuple_(n or const(None) for n in names)
         others_now = call("__od_bound__", call("__od_locals__"), _strings(others)) if others else tuple_([])
         unchanged = compare(item("__od_changes__", 0), ast.Eq(), c)
-        fwd = at([assign(c, item("__od_changes__", 0)),
+        before = assign(c, item("__od_changes__", 0))
+        if target in args:  # `y = f(y)`: the argument, taken before the name is rebound to the result
+            before = assign((c, f"_od_v{k}"), tuple_([item("__od_changes__", 0), values]))
+            values = load(f"_od_v{k}")
+        fwd = at([before,
                   assign(w, if_exp(unchanged, const(None), call("__od_call_views__", pb, values, others_now,
                                                                 const(npos), _strings(kwnames))))], s)
         self.dvars.update(args | set(others))

@@ -963,7 +963,7 @@ def unpacked_cots(dy, y, n, star) -> list:
 
 def unpack_adjoint(dy, y, v, n, star):
     gs = unpacked_cots(dy, y, n, star)
-    if isinstance(v, np.ndarray):
+    if isinstance(v, np.ndarray) or mutable(v):  # (a dual array: forward over reverse)
         duals = [g for g in gs if type(g) is _Dual]
         # forward over reverse: the items' cotangents are duals, gathered into a dual array
         out = np.zeros_like(duals[0], shape=v.shape) if duals else np.zeros_like(v)
@@ -1092,7 +1092,7 @@ def views(a, *others, same=False):
             return None
         # forward over reverse: a dual array's tangents share memory exactly where its values do
         return _dual_views(a, others, same)
-    found = None
+    found = seen = None
     abase = a.base
     for j, n in enumerate(others):
         tn = type(n)
@@ -1107,7 +1107,9 @@ def views(a, *others, same=False):
             tn = type(n)
         if tn is not np.ndarray:
             if tn in _CONTAINERS or (has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
-                keys = _keys_holding(n, a)
+                if seen is None:
+                    seen = {}
+                keys = _keys_holding(n, a, 0, seen)
                 if keys:
                     found = (found or []) + [(j, _HELD, (n, keys))]
             continue
@@ -1128,12 +1130,13 @@ def _container_views(a, others, same):
     their cotangents are a's, to be merged before the change is undone) and the containers and objects
     holding it (`self.ps`)."""
     found = None
+    seen = {}  # (shared by the scans of every variable: a library's singletons reached from many)
     for j, n in enumerate(others):
         if n is a:
             if same:
                 found = (found or []) + [(j, None, None)]
         elif type(n) in _CONTAINERS or (type(n) not in _PLAIN and has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
-            keys = _keys_holding(n, a)
+            keys = _keys_holding(n, a, 0, seen)
             if keys:
                 found = (found or []) + [(j, _HELD, (n, keys))]
     return found
@@ -1168,11 +1171,16 @@ class _Path(tuple):
 _NESTED = 4  # how deep `_keys_holding` looks into containers held by containers
 
 
-def _keys_holding(n, a, depth=0):
+def _keys_holding(n, a, depth=0, seen=None):
     """The indices, keys or field names under which container or object n holds the object a itself (or,
     forward over reverse, a dual array whose innermost array is a); a `_Path` where it holds it inside
     a container or object it holds (a read of it after a change in place sees the change: its cotangent
-    is the changed array's)."""
+    is the changed array's).
+
+    `seen` (id -> depth) remembers the containers and objects already searched without finding a, at the
+    shallowest depth searched: a search from as deep or deeper finds nothing either (the heap does not
+    change during one search), so shared parts of a graph (mpmath's context, reached from each of its
+    constants; colorspacious' transform graph) are searched once, not once per path to them."""
     if type(n) is dict:
         items = n.items()
     elif type(n) in (list, tuple):
@@ -1187,8 +1195,15 @@ def _keys_holding(n, a, depth=0):
         elif tv in _PLAIN or tv is _NDARRAY or tv is _Dual or depth >= _NESTED:
             continue
         elif tv in _CONTAINERS or has_fields(v) and not isinstance(v, _NOT_HOLDERS):
-            out.extend(_Path((k,) + (sub if type(sub) is _Path else (sub,)))
-                       for sub in _keys_holding(v, a, depth + 1))
+            if seen is not None:
+                known = seen.get(id(v))
+                if known is not None and known <= depth + 1:
+                    continue
+            sub = _keys_holding(v, a, depth + 1, seen)
+            if sub:
+                out.extend(_Path((k,) + (s if type(s) is _Path else (s,))) for s in sub)
+            elif seen is not None:
+                seen[id(v)] = depth + 1
     return out
 
 

@@ -8,7 +8,7 @@ import numpy as np
 from ..rules import generic
 from ..rules.registry import registry
 from ..lowered.runtime import eager, eager_guard, eager_inplace, unpack
-from .helpers import _MISSING, _scalar_cot, getattr_, getattr_adj, setattr_adj, unpack_adjoint
+from .helpers import _MISSING, _scalar_cot, getattr_, getattr_adj, mutable, setattr_adj, unpack_adjoint
 from ..rules.cotangents import acc, number_part
 from ..rules.registry import NoRuleError
 from ..rules.builtins import float_adjoint, slot_of, store_slot
@@ -109,14 +109,18 @@ def _iter_adjoint(dy, y, x, *sentinel):
         return (None,) * (1 + len(sentinel))
     if y is x:  # iter() of an iterator is the iterator itself: one object, one cotangent box
         return (dy,)
-    if isinstance(x, (list, tuple, np.ndarray)) or isinstance(x, DICT_VIEWS):
-        n = len(x)
+    if isinstance(x, (list, tuple, np.ndarray)) or isinstance(x, DICT_VIEWS) or mutable(x):
+        n = len(x)  # (a dual array, forward over reverse: its rows' dual cotangents, gathered into one)
         gs = list(dy)[:n] + [None] * max(0, n - len(dy))
         if isinstance(x, DICT_VIEWS):
             return (gs,)  # the view's rule maps positions to keys
         return unpack_adjoint(gs, tuple(x), x, n, -1)[:1]
     if isinstance(x, _KEYED):
         return (_keys_carry_nothing(list(dy)),)
+    if any(g is not None for g in dy):  # (dropped, the gradient would be silently 0: a dual array's was)
+        raise NoRuleError(f"the items drawn from iter() of a {type(x).__name__} carry a derivative, which "
+                          "reverse mode cannot map back onto it",
+                          fix="iterate a list, tuple or numpy array of the values (`for v in list(x)`)")
     return (None,)
 
 

@@ -71,7 +71,7 @@ def _extremum_rrule(select, args, kwargs):
                 out[i] = dy
             return (out,)
         cotangents = _one_hot(n, i, dy)
-        out = (cotangents,) if one_iterable else tuple(cotangents)
+        out = (_gathered(args[0], cotangents),) if one_iterable else tuple(cotangents)
         return out + ({"default": dy if i is None else None},) if "default" in kwargs else out
     extremum_pullback.__name__ = extremum_pullback.__qualname__ = f"{select.__name__}_pullback"
     return y, extremum_pullback
@@ -106,6 +106,19 @@ def min_frule(tangents, *args, **kwargs):
 def _dual_array(x) -> bool:
     """x is a forward-mode dual array (forward over reverse runs these rules on them)."""
     return type(x).__name__ == "Dual" and type(x).__module__.startswith("contexts.forward") and bool(x.shape)
+
+
+def _gathered(x, cts):
+    """The cotangents of the items drawn from iterable x as x's own: for a numpy array an array of its
+    shape, zero where an item has none (a list with Nones in it became NaN: `max(x)` of an array gave
+    [1, nan, nan]), else the list."""
+    if isinstance(x, np.ndarray) and cts is not None:
+        out = np.zeros(x.shape, dtype=np.result_type(x.dtype, float))
+        for i, g in enumerate(cts):
+            if g is not None:
+                out[i] = g
+        return out
+    return cts
 
 
 def _is_seq(x) -> bool:
@@ -145,7 +158,7 @@ def sum_rrule(iterable, *start, **kw):
         k = len(start)
         if _dual_array(iterable) and dy is not None:  # forward over reverse: a dual array's is one too
             return (np.stack(cts[k:]),) + tuple(cts[:k])
-        return (cts[k:],) + tuple(cts[:k])
+        return (_gathered(iterable, cts[k:]),) + tuple(cts[:k])
     return y, sum_pullback
 
 
@@ -175,7 +188,7 @@ def sorted_rrule(iterable, *, key=None, reverse=False):
         if dy is not None:
             for position, i in enumerate(order):
                 cts[i] = dy[position]
-        return (cts,)
+        return (_gathered(iterable, cts),)
     return [items[i] for i in order], sorted_pullback
 
 

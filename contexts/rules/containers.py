@@ -112,18 +112,26 @@ def list_append_adjoint(S, dself, dy, y, self, v):
     return box, (gv,)
 
 
-@mutating((list, "extend"))
-def list_extend_adjoint(S, dself, dy, y, self, items):
-    box = S.box(self, dself)
-    n = len(items) if hasattr(items, "__len__") else 0
-    if n == 0:
-        return box, (None,)
-    gs = box[-n:]
-    del box[-n:]
-    added = self[-n:]
-    del self[-n:]
-    S.redo(list.extend, self, added)
-    return box, (_structure_like(gs, items),)
+@_inplace((list, "extend"))
+def list_extend_inplace(self, items):
+    """`l.extend(items)`: the items added are those past l's length before the call, however many the
+    iterable gave (an iterator, a generator's, a `map` has no length afterwards: taking none of them
+    dropped their cotangents, 0 silently, and left the list's box misaligned for the adjoints before it)."""
+    n0 = len(self)
+    self.extend(items)
+
+    def extend_back(S, dy, dself):
+        box = S.box(self, dself)
+        n = len(self)
+        gs = list(box[n0:n]) + [None] * max(0, n - max(n0, len(box)))
+        del box[n0:]
+        added = self[n0:]
+        del self[n0:]
+        S.redo(list.extend, self, added)
+        if all(g is None for g in gs):
+            return box, (None,)
+        return box, (_structure_like(gs, items) if isinstance(items, (np.ndarray, tuple)) else gs,)
+    return None, extend_back
 
 
 @mutating((list, "insert"))

@@ -1,0 +1,219 @@
+"""Idioms of optimisation benchmark suites (optproblems' WFG, deap's DTLZ, opfunu, CEC) that gave silently
+wrong derivatives, each against central differences in every mode it reaches:
+
+- `y = f(y)` where f builds and returns a new list (WFG's `y = self.transition1(y)`): reverse mode gave
+  twice the gradient (4x through two transitions) — the arguments a Python callee may change in place were
+  read after the call, when the name already held the result;
+- `out.extend(generator)` (DTLZ's objectives): an iterator has no length afterwards, so reverse mode took
+  none of the items' cotangents (0, silently) and left the list's cotangent misaligned;
+- `for v in x` over an array under `hessian` (forward over reverse; sphere, Rastrigin, CEC's loops): the
+  rows' cotangents were dropped (an all-zero Hessian);
+- builtin `max`/`min`/`sorted`/`sum` of an array in reverse mode: its cotangent came back as a list with
+  Nones, which became NaN (`max(x)` gave [1, nan, nan]) or crashed when added to an array's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from contexts import derivative, gradient, hessian, jacfwd
+from tests import fd
+
+
+# -- a name rebound to a callee's result, the callee given the old value ------------------------------
+
+def _square_first(y):
+    t = []
+    t.append(y[0] * y[0])
+    return t
+
+
+def _scaled_copy(y, k):
+    out = []
+    for v in y:
+        out.append(v * k)
+    return out
+
+
+def _fill_and_return(y):
+    y[0] = y[0] * 3.0  # changes its argument in place, and returns it
+    return y
+
+
+def _rebound_list(x):
+    y = [x]
+    y = _square_first(y)
+    return y[0]
+
+
+def _rebound_twice(x):  # WFG: one transition after another, each on the last one's output
+    y = [x, 2.0 * x]
+    y = _scaled_copy(y, 1.5)
+    y = _scaled_copy(y, x)
+    return y[0] + y[1] * y[1]
+
+
+def _rebound_changed_in_place(x):
+    y = [x, x * x]
+    z = y
+    y = _fill_and_return(y)
+    return y[0] * z[1] + y[1]
+
+
+def _rebound_array(x):
+    a = np.array([x, 2.0 * x])
+    b = a
+    a = _fill_and_return(a)
+    return float(a[0] * b[1] + np.sum(a))
+
+
+class _Transitions:
+    def shift(self, y):
+        return [v - 0.35 for v in y]
+
+    def bias(self, y, w):
+        t = []
+        for v in y:
+            t.append(v ** 2 * w)
+        return t
+
+    def __call__(self, x):
+        y = list(x)
+        y = self.shift(y)
+        y = self.bias(y, 1.3)
+        return y[0] + 2.0 * y[1]
+
+
+@pytest.mark.parametrize("f", [_rebound_list, _rebound_twice, _rebound_changed_in_place, _rebound_array])
+def test_rebound_to_result_scalar(f):
+    want = fd.gradient(f, 0.7)[0]
+    assert gradient(f, 0.7)[0] == pytest.approx(want, rel=1e-7)
+    assert derivative(f, 0.7) == pytest.approx(want, rel=1e-7)
+
+
+def test_rebound_to_result_method_chain():
+    f, x = _Transitions(), np.array([0.7, 1.9])
+    want = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-7)
+    np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-7)
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-6)
+
+
+# -- list.extend of an iterator -------------------------------------------------------------------
+
+def _extend_generator(x):
+    out = [x]
+    out.extend(x * k for k in (1.0, 2.0))
+    out.append(x * x)
+    return out[0] * 3.0 + out[2] + out[3]
+
+
+def _extend_map(x):
+    out = []
+    out.extend(map(lambda t: t * t, [x, 2.0 * x]))
+    return out[0] + out[1] * x
+
+
+def _extend_iter_then_sized(x):
+    out = []
+    out.extend(iter([x, x * x]))
+    out.extend(np.array([x, x * 2.0]))
+    out.extend((x, x * 3.0))
+    out.extend([])
+    return out[0] * out[1] + out[3] * out[5]
+
+
+def _dtlz_objectives(x):  # deap's dtlz1 shape: objectives extended from a generator, then summed
+    g = sum((xi - 0.5) ** 2 for xi in x[2:])
+    f = [0.5 * np.prod(x[:2]) * (1 + g)]
+    f.extend(0.5 * np.prod(x[:m]) * (1 - x[m]) * (1 + g) for m in range(1, 0, -1))
+    f.extend([0.5 * (1 - x[0]) * (1 + g)])
+    return f[0] + 2.0 * f[1] + 3.0 * f[2]
+
+
+@pytest.mark.parametrize("f", [_extend_generator, _extend_map, _extend_iter_then_sized])
+def test_extend_by_an_iterator(f):
+    want = fd.gradient(f, 0.7)[0]
+    assert gradient(f, 0.7)[0] == pytest.approx(want, rel=1e-7)
+    assert derivative(f, 0.7) == pytest.approx(want, rel=1e-7)
+
+
+def test_extend_by_a_generator_dtlz():
+    x = np.array([0.3, 0.6, 0.45, 0.8])
+    want = fd.gradient(_dtlz_objectives, x)[0]
+    np.testing.assert_allclose(gradient(_dtlz_objectives, x)[0], want, rtol=1e-7)
+    np.testing.assert_allclose(jacfwd(_dtlz_objectives, x), want, rtol=1e-7)
+
+
+# -- iterating an array under hessian (forward over reverse) -----------------------------------------
+
+def _loop_sphere(x):
+    s = 0.0
+    for v in x:
+        s = s + v * v * x[0]
+    return s
+
+
+def _generator_sum(x):
+    return sum(v ** 3 for v in x)
+
+
+def _unpacked(x):
+    a, b, c = x
+    return a * a * b + np.sin(c) * a
+
+
+def _comprehension_row(x):
+    return [v * v for v in x][1] * x[0]
+
+
+def _rastrigin_loop(x):
+    ret = 0.0
+    for v in x:
+        ret += v ** 2 - 10.0 * np.cos(2.0 * np.pi * v) + 10.0
+    return ret
+
+
+@pytest.mark.parametrize("f", [_loop_sphere, _generator_sum, _unpacked, _comprehension_row, _rastrigin_loop])
+def test_hessian_of_iteration_over_an_array(f):
+    x = np.array([0.3, 0.8, 0.6])
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(jacfwd(lambda t: gradient(f, t)[0], x), fd.hessian(f, x), rtol=1e-5, atol=1e-5)
+
+
+def test_iterating_an_unknown_container_is_refused_not_zero():
+    import collections
+
+    from overdub.errors import OverdubError
+
+    def f(t):
+        d = collections.deque([t, 2.0 * t])
+        s = 0.0
+        for v in d:
+            s += v * v
+        return s
+    with pytest.raises(OverdubError):
+        gradient(f, 0.7)
+
+
+# -- builtins iterating an array ------------------------------------------------------------------
+
+@pytest.mark.parametrize("f", [
+    lambda x: max(x),
+    lambda x: min(x) * 2.0,
+    lambda x: max(x * 1.0) + x.sum(),
+    lambda x: max(x ** 2),
+    lambda x: sorted(x)[-1] * sorted(x)[0],
+    lambda x: sum(x) * x[1],
+    lambda x: max(x, key=abs),
+    lambda x: sum(np.sin(x)) + min(np.cos(x)),
+], ids=["max", "min", "max_plus_sum", "max_square", "sorted", "sum", "max_key", "sum_min_mixed"])
+def test_builtins_over_an_array(f):
+    x = np.array([0.3, -2.0, 0.1, 1.2])
+    want = fd.gradient(f, x)[0]
+    got = gradient(f, x)[0]
+    assert isinstance(got, np.ndarray) and got.shape == x.shape
+    np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-5)
