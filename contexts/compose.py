@@ -54,6 +54,43 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
         raise _unchecked(hits, f"forward mode: {type(e).__name__}") from e
 
 
+def nan_by_forward(f: Callable, args: tuple, positions: tuple, grads: tuple) -> tuple:
+    """Reverse mode's gradient has NaN entries while f's value is finite: a partial derivative infinite at
+    a point whose cotangent was an exact zero on the way back (`np.tril(np.sqrt(d ** 2), -1)`: sqrt at 0 on
+    a diagonal the result leaves out; 0 * inf). Forward mode carries that singular tangent forward to where
+    the same operation leaves it out, so where its derivative along the argument is finite, that is the
+    gradient's entry. Where forward mode is NaN too (`np.cbrt(x) ** 3` at 0), refuses or cannot run, the
+    NaN stays (never a zero). `positions`: the argument each gradient entry belongs to."""
+    if any(isinstance(a, Dual) for a in args):
+        return grads
+    out = list(grads)
+    for k, (i, g) in enumerate(zip(positions, grads)):
+        a = args[i]
+        if not _has_nan(g) or not (isinstance(a, (float, np.floating)) or isinstance(a, np.ndarray)
+                                   and a.dtype.kind == "f" and np.shape(g) == a.shape):
+            continue
+
+        def along(t, i=i):
+            return f(*args[:i], t, *args[i + 1:])
+        try:
+            d = jvp(along, (a,), (type(a)(1.0),))[1] if not isinstance(a, np.ndarray) else jacfwd(along, a)
+        except Exception:  # (forward mode refused or failed: the NaN stays)
+            continue
+        if isinstance(a, np.ndarray):
+            d = np.asarray(d)
+            if d.shape == a.shape:
+                out[k] = np.where(np.isnan(g), d, g).astype(g.dtype, copy=False)
+        elif not np.isnan(d):
+            out[k] = type(g)(d)
+    return tuple(out)
+
+
+def _has_nan(g) -> bool:
+    if type(g) is float or isinstance(g, np.floating):
+        return g != g
+    return isinstance(g, np.ndarray) and g.dtype.kind == "f" and bool(np.isnan(g).any())
+
+
 def _unchecked(hits: list, why: str) -> SpecialPoint:
     where, other, op = hits[0]
     return SpecialPoint(f"{special_case(other, op)}; whether the value moves could not be checked ({why})",

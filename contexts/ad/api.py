@@ -445,14 +445,37 @@ def _value_and_gradient(f, args, wrt=None):
         grads = tuple([finalize(dargs[i], args[i]) for i in chosen])
     elif len(args) == 1:
         g = dargs[0]
-        if type(g) is float and type(args[0]) is float:  # (finalize's first case, inline)
+        if type(g) is float and type(args[0]) is float and g == g:  # (finalize's first case, inline)
             return y, (g,)
         grads = (finalize(g, args[0]),)
     else:
         grads = tuple([finalize(g, a) for g, a in zip(dargs, args)])
+    if _nan_where_finite(grads, y):  # (0 * inf on the way back: forward mode may carry it to where it ends)
+        grads = _nan_by_forward(f, args, chosen or tuple(range(len(args))), grads)
     if type(seed) is dict:  # (an output of a registered container kind: pint's units)
         grads = _of_output(container_of(y), grads, y)
     return y, grads
+
+
+def _nan_where_finite(grads: tuple, y) -> bool:
+    """A gradient entry is NaN while the output is a finite number (checked once per gradient: one sum per
+    array gradient)."""
+    for g in grads:
+        tg = type(g)
+        if (tg is float and g != g) or (tg is np.ndarray and g.dtype.kind == "f" and g.size
+                                        and np.isnan(np.add.reduce(g, axis=None))):
+            break
+    else:
+        return False
+    try:
+        return bool(np.isfinite(y))
+    except TypeError:  # (not a number numpy knows: no fallback)
+        return False
+
+
+def _nan_by_forward(f, args, positions, grads):
+    from ..compose import nan_by_forward  # (above both modes: loaded on first use)
+    return nan_by_forward(f, args, positions, grads)
 
 
 def value_and_gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | None = None) -> tuple[Any, tuple]:

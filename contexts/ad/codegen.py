@@ -872,8 +872,8 @@ class _Gen:
         unchanged = compare(item("__od_changes__", 0), ast.Eq(), c)
         before = assign(c, item("__od_changes__", 0))
         if target in args:  # `y = f(y)`: the argument, taken before the name is rebound to the result
-            before = assign((c, f"_od_v{k}"), tuple_([item("__od_changes__", 0), values]))
-            values = load(f"_od_v{k}")
+            before = assign((c, f"_od_hv{k}"), tuple_([item("__od_changes__", 0), values]))
+            values = load(f"_od_hv{k}")
         fwd = at([before,
                   assign(w, if_exp(unchanged, const(None), call("__od_call_views__", pb, values, others_now,
                                                                 const(npos), _strings(kwnames))))], s)

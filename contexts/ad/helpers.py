@@ -407,6 +407,8 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
         if g is not None and g is not box:
             merge_into(box, g)
         return box
+    if type(obj) is _Dual:  # forward over reverse: a dual's `.shape`, `.T` as an array's (never its code)
+        return acc(dobj, _array_attr_adj(g, obj, attr))
     prop = getattr(type(obj), attr, None)
     if isinstance(prop, property) and type(prop.fget) is types.FunctionType:
         return _rerun_back(S, prop.fget, obj, (), g, dobj)[0]

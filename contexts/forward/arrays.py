@@ -84,7 +84,8 @@ def apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
             return _outputs(y, [make(yj, dj, tag) if dj is not None else yj for yj, dj in zip(y, dy)])
         return y if dy is None else make(y, dy, tag)
     partials = rule.meta.get("partials")
-    if partials is not None and not kwargs and not sequences and not any(type(v) is Dual for v in values):
+    if (partials is not None and not kwargs and not sequences and getattr(fn, "nout", 1) == 1
+            and not any(type(v) is Dual for v in values)):  # (modf, frexp: a tuple, each its own tangents)
         # (values perturbed by an outer derivative call: the frule runs under the context, below)
         y = fn(*values)
         d = ndim(y)

@@ -217,3 +217,71 @@ def test_builtins_over_an_array(f):
     np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-5)
+
+
+# -- crashes met on the way (opfunu's `rounder`, pyswarms' `d = x.shape[1]` under hessian) -------------
+
+@pytest.mark.parametrize("f", [
+    lambda x: np.sum(np.modf(2.0 * x)[0] * x),
+    lambda x: np.sum(np.frexp(x)[0] * x),
+    lambda x: np.sum(np.divmod(x, 0.9)[1] * x),
+], ids=["modf", "frexp", "divmod"])
+def test_two_output_ufuncs_in_forward_mode(f):
+    x = np.array([0.3, -2.2, 0.7])
+    want = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-7)
+    np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-7)
+
+
+def _modf_unpacked(x):
+    dec, inter = np.modf(2.0 * x)
+    return np.sum(dec * x + inter)
+
+
+def test_two_output_ufunc_unpacked_in_forward_mode():
+    x = np.array([0.3, -2.2, 0.7])
+    np.testing.assert_allclose(jacfwd(_modf_unpacked, x), fd.gradient(_modf_unpacked, x)[0], rtol=1e-7)
+
+
+@pytest.mark.parametrize("f", [
+    lambda t: np.sum(t.reshape(3, 2).shape[1] * t.reshape(3, 2) ** 2),
+    lambda t: np.sum(t.reshape(3, 2).T[0] ** 3),
+    lambda t: np.sum(t.reshape(3, 2).real ** 3) * t.size,
+    lambda t: np.sum(np.sin(t.reshape(3, 2).mT) * t.reshape(3, 2).mT),
+], ids=["shape", "T", "real_size", "mT"])
+def test_hessian_reads_array_attributes(f):
+    x = np.array([0.3, -1.2, 2.1, 0.7, -0.4, 1.5])
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-5)
+
+
+# -- 0 * inf on the way back, where forward mode leaves the singular entry out (opfunu's Cola) -----------
+
+def _cola_distances(x):
+    p = np.atleast_2d(x)
+    return np.sum(np.tril(np.sqrt((p - p.T) ** 2), -1))
+
+
+def _masked_root(x, w):
+    d = np.abs(x[:, None] - x[None, :])
+    return np.sum(w * np.triu(np.sqrt(d), 1))
+
+
+def test_a_singular_partial_left_out_of_the_output():
+    # sqrt at 0 on the diagonal has an infinite slope; the triangle leaves the diagonal out, so its exact
+    # zero cotangent met inf on the way back (NaN everywhere); forward mode gives the gradient
+    x = np.array([0.3, 1.1, -0.5])
+    with np.errstate(all="ignore"):
+        (g,) = gradient(_cola_distances, x)
+    np.testing.assert_allclose(g, fd.gradient(_cola_distances, x)[0], rtol=1e-7, atol=1e-9)
+    with np.errstate(all="ignore"):
+        gx, gw = gradient(_masked_root, x, 2.0)
+        (only_x,) = gradient(_masked_root, x, 2.0, wrt=0)
+    np.testing.assert_allclose(gx, fd.gradient(lambda v: _masked_root(v, 2.0), x)[0], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(only_x, gx, rtol=1e-12)
+    assert gw == pytest.approx(fd.gradient(lambda w: _masked_root(x, w), 2.0)[0], rel=1e-7)
+
+
+def test_a_nan_both_modes_give_stays_nan():
+    with np.errstate(all="ignore"):
+        (g,) = gradient(lambda t: np.sqrt(t * t), 0.0)  # |t| at 0: no derivative, and no zero made up
+    assert np.isnan(g)
