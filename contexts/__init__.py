@@ -13,6 +13,7 @@ from importlib import import_module
 
 from .ad import (ADContext, NoRuleError, NonScalarError, Tangent, UnsupportedFunction, gradient, jacobian,
                  pullback, pullback_full, show_adjoint, value_and_gradient, vjp)
+from .ad.api import NAN_BY_FORWARD as _NAN_BY_FORWARD
 from .ad.custom import adjoint, checkpoint, custom_adjoint, hook, nestlevel, stop_gradient
 from .rules import MissingRule, check_rule, numerical_gradient, registry
 from .lowered.runtime import CHECK_SPECIAL as _CHECK_SPECIAL, EagerIterationError, SpecialPoint
@@ -41,6 +42,15 @@ def _check_special(f, args, kwargs, hits):
 
 
 _CHECK_SPECIAL.append(_check_special)
+
+
+def _nan_by_forward(f, args, positions, grads):
+    """Reverse mode's NaN entries where f's value is finite, from forward mode (`compose.nan_by_forward`)."""
+    from .compose import nan_by_forward
+    return nan_by_forward(f, args, positions, grads)
+
+
+_NAN_BY_FORWARD.append(_nan_by_forward)
 
 
 def __getattr__(name):

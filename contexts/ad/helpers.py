@@ -214,6 +214,9 @@ def _dual_binop_adj(opname, g, y, a, b, need):
         da, db = DERIVATIVES[opname]
         cy = _conj(a / b if y is None and opname == "truediv" else y)
         ga, gb = da(g, ca, cb, cy), db(g, ca, cb, cy)
+        if opname in ("mul", "truediv"):  # (0 * nan where the result was a NaN dropped later, as for arrays)
+            result = (lambda: getattr(operator, opname)(a, b)) if y is None else y
+            ga, gb = dropped_nan_zero(ga, g, result), dropped_nan_zero(gb, g, result)
     else:
         raise NoRuleError(f"no reverse rule for operator.{opname} on forward-mode duals")
     return (_real_for(fit(ga, a), a) if need & 1 else None), (_real_for(fit(gb, b), b) if need & 2 else None)
@@ -969,6 +972,13 @@ def unpack_adjoint(dy, y, v, n, star):
         duals = [g for g in gs if type(g) is _Dual]
         # forward over reverse: the items' cotangents are duals, gathered into a dual array
         out = np.zeros_like(duals[0], shape=v.shape) if duals else np.zeros_like(v)
+        for i, g in enumerate(gs):
+            if g is not None:
+                out[i] = g
+        return (out, None, None)
+    if type(v) is np.flatiter:  # `a, b = x.flat`: a flat array of x's size, as `x.flat[i]`'s cotangent is
+        base = v.base
+        out = np.zeros(base.size, dtype=np.result_type(base.dtype, float))
         for i, g in enumerate(gs):
             if g is not None:
                 out[i] = g

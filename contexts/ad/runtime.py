@@ -1877,9 +1877,14 @@ def _twin_back(pb, dy, dself, S):
             rev = _tiered(info, fn)
         else:
             rev = last[1] if last is not None and last[0] is fn.__globals__ else _adjoint_function(info, fn)
+    # a method whose object lands in `*args` (a decorator's `def wrapper(*args, **kwargs)` bound as a method):
+    # self is args[0], not a parameter of its own, so its cotangent after the call is added here, not
+    # handed in as the cotangent of the whole tuple (whose other items then carried the caller's cotangents
+    # of self back in with this call's: each call of the method counted the ones after it again)
+    in_args = npre and info.argcount < npre
     try:
         if npre:  # a method: self's cotangent after the call flows in, the total before it comes out
-            dparams, dcells = rev(S, tape, dy, None, dself, dins)
+            dparams, dcells = rev(S, tape, dy, None, None if in_args else dself, dins)
         else:
             dparams, dcells = rev(S, tape, dy, dself, None, dins)
     except Exception as e:
@@ -1929,6 +1934,9 @@ def _twin_back(pb, dy, dself, S):
                 "carry a gradient",
                 where=f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}",
                 fix="pass those values as arguments, or store them on the object")
+        if in_args:
+            dv = dparams[info.varargs]
+            return acc(dself, dv[0] if dv is not None and len(dv) else None), dargs, dkw
         return dparams[0], dargs, dkw
     if dcells and _any_given(dcells):
         for v in dcells.values():

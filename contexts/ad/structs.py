@@ -74,7 +74,10 @@ LAST_CHANGE: dict[int, int] = {}
 
 
 def bottom(obj):
-    """The array at the bottom of obj's views (obj itself for an array owning its memory, or any other)."""
+    """The array at the bottom of obj's views (obj itself for an array owning its memory, or any other); a
+    dual array's (forward over reverse) is its value's, so a change stamped through either is seen by both."""
+    if type(obj) is _Dual:
+        obj = primal(obj)
     while type(obj) is np.ndarray and isinstance(obj.base, np.ndarray):
         obj = obj.base
     return obj

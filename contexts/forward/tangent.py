@@ -328,8 +328,11 @@ class _Tangents:
         handed back by its tangent twin, replace the caller's, and the variables viewing them follow. A
         tangent handed back for an argument the caller does not follow (a global list, a keyword
         argument) raises NotTransformable: the change would be lost."""
-        if not any(self.tangent_var(a) for a in v.args + [k.value for k in v.keywords]):
+        if not any(self.tangent_var(a.value if isinstance(a, ast.Starred) else a)
+                   for a in v.args + [k.value for k in v.keywords]):
             return []  # (no active argument: the callee had nothing to hand back)
+        # (what a `*spread` passes is not followed: a change the callee hands back for it is refused below,
+        # never left for the next call to read as its own)
         before_star = next((i for i, a in enumerate(v.args) if isinstance(a, ast.Starred)), len(v.args))
         followed = [(i, a.id) for i, a in enumerate(v.args[:before_star]) if isinstance(a, ast.Name)
                     and a.id in self.active and a.id not in self.outside and a.id not in self.unfollowed]

@@ -190,11 +190,30 @@ def dropped_nan_zero(ga, g, y):
             return ga
         drop = (np.asarray(g) == 0) & ~np.isfinite(y)
         return np.where(drop, np.zeros((), ga.dtype), ga) if drop.any() else ga
+    if _dual_shaped(ga):  # forward over reverse (hessian): the same drop, of the value and its tangents
+        return _dropped_dual(ga, g, y)
     if type(ga) in (float, complex, np.float64, np.complex128) and ga != ga and g == 0:
         y = y() if callable(y) else y
         if type(y) in (float, complex, np.float64, np.complex128) and not _cmath.isfinite(y):
             return type(ga)(0)
     return ga
+
+
+def _dropped_dual(ga, g, y):
+    """`dropped_nan_zero` of a dual cotangent ga: where the primal result y is not finite and g's value is
+    0, ga's value and tangents are 0 (its tangents met the same NaN: `nansum`'s Hessian was all NaN)."""
+    value, tangent = ga.primal, ga.tangent
+    if type(value) is not np.ndarray or value.dtype.kind not in "fc":
+        return ga
+    if np.isfinite(value.sum()) and (type(tangent) is not np.ndarray or np.isfinite(tangent.sum())):
+        return ga
+    y = y() if callable(y) else y
+    y = np.asarray(getattr(y, "primal", y))
+    gv = np.asarray(getattr(g, "primal", g))
+    if y.dtype.kind not in "fc" or y.shape != value.shape:
+        return ga
+    drop = (gv == 0) & ~np.isfinite(y)
+    return np.where(drop, np.zeros((), value.dtype), ga) if drop.any() else ga
 
 
 def fit(g, like):

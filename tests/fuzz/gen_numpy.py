@@ -260,3 +260,23 @@ t("idiom", {1: "$r = np.cross(np.resize($a, 3), np.resize($b, 3)).sum() * $a + n
 t("idiom", """\
 $t1, $t2 = np.meshgrid($a.ravel()[:2], $b.ravel()[:2])
 $r = $a * ($t1 * $t2).sum() + np.stack([$b, $a]).min(axis=0) * $K""")
+
+# --- idioms of optimisation benchmark suites (2026-11-29, session 19: each gave a silently wrong
+# derivative before): iterating an array (hessian dropped the rows' cotangents), builtins over an array
+# (a cotangent with NaN), a name rebound to a callee's result ---------------------------------------------
+t("iterate", """\
+$t1 = 0.0
+for $t2 in $a:
+    $t1 = $t1 + np.sum($t2 * $t2) * 0.1
+$r = $b * $t1 + $a""")
+t("iterate", {1: "$r = $a * max($b) + min($a * $b) * $b + sum($a) * 0.1 + sorted($b)[0] * $a",
+              2: "$r = $a * max($b.ravel()) + min(np.ravel($a * $b)) * $b + sum($a)[None, :] * 0.1"})
+t("rebind", """\
+$t1 = [$a, $b]
+$t1 = _pair$u($t1, $K)
+$r = $t1[0] + $t1[1] * $b""", """\
+def _pair$u(y, k):
+    t = []
+    for v in y:
+        t.append(np.tanh(v) * k + v)
+    return t""")

@@ -981,3 +981,42 @@ $t1.update(q=$b)
 $r = $t1.p * $t1['q'] + $K""", """\
 class _Cfg$u(dict):
     __getattr__ = dict.__getitem__""")
+
+# --- idioms of optimisation benchmark suites (2026-11-29, session 19: each gave a silently wrong
+# derivative before): a name rebound to a callee's result, `list.extend` of an iterator, a callee
+# changing in place what a `*spread` passed it ----------------------------------------------------------
+t("rebind", """\
+$t1 = [$a, $b * $K]
+$t1 = _sq$u($t1)
+$t1 = _sq$u($t1)
+$r = $t1[0] + $t1[1] * $K2""", """\
+def _sq$u(y):
+    t = []
+    for v in y:
+        t.append(v * v * 0.5 + 0.1)
+    return t""")
+t("rebind", """\
+$t1 = [$a, $b]
+$t2 = $t1
+$t1 = _fill$u($t1, $K)
+$r = $t1[0] * $t2[1] + $t2[0]""", """\
+def _fill$u(y, k):
+    y[0] = y[0] * k + y[1]
+    return y""")
+t("list", """\
+$t1 = [$a]
+$t1.extend($b * $t2 for $t2 in ($K, $K2))
+$t1.append($a * $b)
+$r = $t1[1] + $t1[2] * $t1[0] + $t1[3]""")
+t("list", """\
+$t1 = []
+$t1.extend(map(math.sin, [$a, $b]))
+$t1.extend(iter([$a * $K]))
+$r = $t1[0] * $t1[1] + $t1[2]""")
+t("spread", """\
+$t1 = [$a, $b]
+$t2 = ($t1, $K)
+_spread$u(*$t2)
+$r = $t1[0] * $t1[1] + $b""", """\
+def _spread$u(y, k):
+    y[0] = y[0] * k + y[1] * 0.5""")
