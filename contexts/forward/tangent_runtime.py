@@ -315,10 +315,21 @@ def _through_duals(f, args, tans, kw, kwtans):
     # values are not (`y = x + 1` takes x's tangent as it is), so a change in place must not reach them.
     # The tangent of an argument the call changed in place is handed back to the caller instead.
     made: list = []  # (a container of duals made for the call, the items it was given)
-    dargs = [_dualize(a, t, tag, made) if not _all_zero(t) else
+    # one array passed twice (`correlate1d(b, w, output=b)`) is one dual: its tangent changes with its value
+    # through either name (two duals of one array: a write through the keyword's was lost)
+    arrays: dict = {}
+
+    def dual_of(a, t):
+        if type(a) is not np.ndarray:
+            return _dualize(a, t, tag, made)
+        d = arrays.get(id(a))
+        if d is None or d[1] is not t:
+            d = arrays[id(a)] = (_dualize(a, t, tag, made), t)
+        return d[0]
+    dargs = [dual_of(a, t) if not _all_zero(t) else
              Dual(a, np.zeros(a.shape), tag) if writes and type(a) is np.ndarray and a.dtype.kind == "f" else a
              for a, t in zip(args, tans)]
-    dkw = {k: (v if _all_zero(kwtans.get(k)) else _dualize(v, kwtans[k], tag, made)) for k, v in kw.items()}
+    dkw = {k: (v if _all_zero(kwtans.get(k)) else dual_of(v, kwtans[k])) for k, v in kw.items()}
     try:
         # (a Python function with a form on duals — a root finder, a refused search — runs that form)
         y = _run(rule.duals if rule is not None and rule.duals is not None else f, *dargs, **dkw)
@@ -344,6 +355,10 @@ def _through_duals(f, args, tans, kw, kwtans):
     if not splittable(y):
         raise NotTransformable(f"a call returned a {type(y).__name__} that may hold active values")
     moved = tuple(_changed_tangent(d, t) for d, t in zip(dargs, tans))
+    given = {id(d) for d in dargs}
+    if any(id(d) not in given and _changed_tangent(d, kwtans[k]) is not None for k, d in dkw.items()):
+        # an array passed by keyword only, changed in place: the twin hands back positional ones alone
+        raise NotTransformable("a call changed in place an array passed by keyword")
     # (a result holding no dual has tangent zero: a module, a function, a shape)
     out = _primal_out(y, tag), (0 if dual_free(y) else _nz(_tangent_out(y, tag)))
     _MOVED.args = moved if any(m is not None for m in moved) else None

@@ -12,9 +12,14 @@ along the axis, in memory blocks of at most `_BLOCK` columns. The weights' cotan
 weights (one call per weight); cval's (mode 'constant') the kernel on zeros with cval 1. The output's old
 values had no effect (it is overwritten whole): the cotangent it held leaves it.
 
-Not here: `_nd_image.correlate` (n-dimensional weights: `ndimage.correlate`, `convolve`), the rank and
-min/max filters, and the interpolation kernels (`zoom_shift`, `geometric_transform`: `map_coordinates`,
-`shift`, `zoom`, `rotate`): refused by name.
+The n-dimensional kernel `_nd_image.correlate(input, weights, output, mode, cval, origins)`
+(`ndimage.correlate`, `convolve`, and the filters built on them) is a sum over the kernel's offsets k of
+w[k] times the input shifted by k along every axis, each coordinate extended by the mode on its own: the
+same one-line operators, one per axis and offset (`correlate1d` with a unit weight), so the transpose is
+the sum of w[k] times their transposes, applied as sparse matrices along each axis (O(size) per offset).
+
+Not here: the rank and min/max filters, and the interpolation kernels (`zoom_shift`, `geometric_transform`:
+`map_coordinates`, `shift`, `zoom`, `rotate`): refused by name.
 
 >>> import numpy as np, scipy.ndimage as ndi
 >>> from contexts import gradient
@@ -129,5 +134,98 @@ def _line_filter_rules(kernel, name, linear_in_param):
 
 
 _line_filter_rules(_nd_image.correlate1d, "scipy.ndimage.correlate1d", True)
+
+
+# -- n-dimensional weights ------------------------------------------------------------------------------
+
+def _run_nd(x, weights, mode, cval, origins):
+    """`_nd_image.correlate` on x into a new float array."""
+    out = np.zeros(np.shape(x))
+    _nd_image.correlate(np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(weights, dtype=float), out,
+                        mode, cval, list(origins))
+    return out
+
+
+def _shift_matrix(n, size, k, mode, origin):
+    """The one-line operator of offset k among `size` (the weights' extent on that axis), cval 0, as a
+    sparse n x n matrix: correlate1d with the unit weight e_k, built by the kernel on the identity."""
+    from scipy import sparse
+
+    unit = np.zeros(size)
+    unit[k] = 1.0
+    return sparse.csr_matrix(_run(_nd_image.correlate1d, np.eye(n), unit, 0, mode, 0.0, origin))
+
+
+def _correlate_transposed(d, weights, mode, origins):
+    """The input's cotangent: sum over offsets k of w[k] times the transposed shifts of d along each axis."""
+    w = np.asarray(weights, dtype=float)
+    shape = d.shape
+    mats = [[None] * w.shape[a] for a in range(d.ndim)]
+    out = np.zeros(shape)
+    for k in zip(*np.nonzero(w)):
+        term = d
+        for axis, ka in enumerate(k):
+            m = mats[axis][ka]
+            if m is None:
+                m = mats[axis][ka] = _shift_matrix(shape[axis], w.shape[axis], ka, mode, origins[axis]).T.tocsr()
+            moved = np.moveaxis(term, axis, 0)
+            term = np.moveaxis((m @ moved.reshape(shape[axis], -1)).reshape(moved.shape), 0, axis)
+        out += w[k] * term
+    return out
+
+
+def _correlate_inplace(input, weights, output, mode, cval, origins):
+    name = "scipy.ndimage.correlate"
+    _no_duals(name, input, weights, output, cval)
+    _real(name, input, weights, output)
+    old = output.copy()
+    values = np.array(input, dtype=float)
+    _nd_image.correlate(input, weights, output, mode, cval, origins)
+
+    def back(S, dy, dself):
+        _restore(S, output, old)
+        d = S.held(2)
+        if d is None:
+            return dself, (None,) * 6
+        d = np.asarray(d, dtype=float)
+        dx = _correlate_transposed(d, weights, mode, origins)
+        dw = None
+        if np.asarray(weights).dtype.kind == "f":
+            w = np.asarray(weights, dtype=float)
+            dw = np.zeros(w.shape)
+            for k in np.ndindex(w.shape):
+                unit = np.zeros(w.shape)
+                unit[k] = 1.0
+                dw[k] = np.sum(d * _run_nd(values, unit, mode, cval, origins))
+            dw = match_primal(dw, weights)
+        dcval = None
+        if mode in (_CONSTANT, _GRID_CONSTANT) and isinstance(cval, float):
+            dcval = float(np.sum(d * _run_nd(np.zeros(values.shape), weights, mode, 1.0, origins)))
+        return dself, (match_primal(dx, input), dw, -d, None, dcval, None)
+    return None, back
+
+
+def _correlate_frule(tangents, input, weights, output, mode, cval, origins):
+    """Writes output; returns (None, its tangent): the filter of the input's tangent (cval 0), the input
+    filtered by the weights' tangent (cval included: the output is linear in the weights), cval's tangent
+    times its effect."""
+    _real("scipy.ndimage.correlate", input)
+    values = np.array(input, dtype=float)
+    _nd_image.correlate(input, weights, output, mode, cval, origins)
+    t_in, t_w, _, _, t_cval = (tuple(tangents) + (None,) * 5)[:5]
+    if t_in is None and t_w is None and t_cval is None:
+        return None, None
+    dy = np.zeros(np.shape(output))
+    if t_in is not None:
+        dy = dy + _run_nd(np.asarray(t_in, dtype=float), weights, mode, 0.0, origins)
+    if t_w is not None:
+        dy = dy + _run_nd(values, np.asarray(t_w, dtype=float), mode, cval, origins)
+    if t_cval is not None and mode in (_CONSTANT, _GRID_CONSTANT):
+        dy = dy + _run_nd(np.zeros(values.shape), weights, mode, 1.0, origins) * t_cval
+    return None, dy.astype(output.dtype, copy=False)
+
+
+registry.set(_nd_image.correlate, inplace=_correlate_inplace, writes=2)
+registry.frule(_nd_image.correlate)(_correlate_frule)
 _line_filter_rules(_nd_image.uniform_filter1d, "scipy.ndimage.uniform_filter1d", False)
 registry.nondifferentiable(np.may_share_memory, np.shares_memory)
