@@ -1020,3 +1020,23 @@ _spread$u(*$t2)
 $r = $t1[0] * $t1[1] + $b""", """\
 def _spread$u(y, k):
     y[0] = y[0] * k + y[1] * 0.5""")
+t("spread", """\
+$t1 = _Dec$u($a)
+$r = _twice$u($t1, $b) + $t1.m($K)""", """\
+def _fwd$u(method):
+    def wrapper(*args, **kwargs):
+        return method(*args, **kwargs)
+    return wrapper
+
+
+class _Dec$u:
+    def __init__(self, w):
+        self.w = w
+
+    @_fwd$u
+    def m(self, r):
+        return self.w * r * r + r
+
+
+def _twice$u(obj, r):
+    return obj.m(r) + obj.m(r) * obj.w""")
