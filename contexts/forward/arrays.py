@@ -108,8 +108,8 @@ def apply_writing_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None
     filling the output array it is given: `_ppoly.evaluate(c, x, xp, dx, extrapolate, out)`). Its frule
     writes the primal into that argument's value and returns `(y, the argument's tangent after the call)`,
     written here into the dual's tangent. A plain array cannot take a tangent: refused when it gets one."""
-    w = rule.writes
-    target = args[w]
+    also = rule.meta.get("writes_also", ())  # (more arguments written: the frule returns a tangent each)
+    positions = (rule.writes,) + tuple(also)
     values, tangents = [], []
     for a in args:
         v, t = split(a, tag)
@@ -121,23 +121,26 @@ def apply_writing_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None
     y = None
     # each direction's run writes the values again: from the same state (a kernel filtering its argument in
     # place, scipy.ndimage's later axes, would otherwise be applied once per direction)
-    before = np.copy(values[w]) if tag.chunk is not None and type(values[w]) is np.ndarray else None
+    before = {w: np.copy(values[w]) for w in positions if tag.chunk is not None and type(values[w]) is np.ndarray}
     for i in directions:
         ts = tangents if i is None else [None if t is None else t[i] for t in tangents]
-        if before is not None and i:
-            values[w][...] = before
+        if i:
+            for w, old in before.items():
+                values[w][...] = old
         y, dw = run(rule.frule, ts, values, kwargs)
-        written.append(dw)
-    if type(target) is Dual and target.tag is tag:
-        for i, dw in zip(directions, written):
-            part = target.tangent if i is None else target.tangent[i]
-            part[...] = 0 if dw is None else dw
-    elif any(dw is not None and np.any(dw) for dw in written):
-        raise DualConversionError(
-            f"{getattr(fn, '__qualname__', fn)} writes values that carry a derivative into an array without a "
-            f"tangent (its argument {w})",
-            fix="make that array with np.empty_like / np.zeros_like of a differentiated value, inside the "
-                "differentiated function")
+        written.append(tuple(dw) if also and dw is not None else (dw,) * len(positions) if dw is None else (dw,))
+    for k, w in enumerate(positions):
+        target = args[w]
+        if type(target) is Dual and target.tag is tag:
+            for i, dws in zip(directions, written):
+                part = target.tangent if i is None else target.tangent[i]
+                part[...] = 0 if dws[k] is None else dws[k]
+        elif any(dws[k] is not None and np.any(dws[k]) for dws in written):
+            raise DualConversionError(
+                f"{getattr(fn, '__qualname__', fn)} writes values that carry a derivative into an array without "
+                f"a tangent (its argument {w})",
+                fix="make that array with np.empty_like / np.zeros_like of a differentiated value, inside the "
+                    "differentiated function")
     return y
 
 

@@ -162,10 +162,14 @@ def _by_frule(rule, args, tans, kw):
         # a C kernel writing into an argument: its frule writes the value and returns that argument's
         # tangent after the call, handed back to the caller as a callee's change in place is
         y, dw = rule.frule(tangents, *args, **kw)
-        target = args[rule.writes]
-        if dw is None:
-            dw = np.zeros(np.shape(target), np.result_type(getattr(target, "dtype", float), float))
-        _MOVED.args = tuple(dw if i == rule.writes else None for i in range(len(args)))
+        positions = (rule.writes,) + tuple(rule.meta.get("writes_also", ()))
+        dws = tuple(dw) if len(positions) > 1 and dw is not None else (dw,) * len(positions)
+        moved = [None] * len(args)
+        for w, d in zip(positions, dws):
+            target = args[w]
+            moved[w] = d if d is not None else np.zeros(np.shape(target), np.result_type(
+                getattr(target, "dtype", float), float))
+        _MOVED.args = tuple(moved)
         return y, _nz(None)
     out = kw.get("out")
     if out is not None and not isinstance(rule.fn, np.ufunc):

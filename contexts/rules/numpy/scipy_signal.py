@@ -24,7 +24,9 @@ for the state. So, as for any linear solve:
   (- lambda_tail . zf + lambda[:K-1] . zi for k = 0).
 
 The filter runs call `_linear_filter` itself; the short convolutions (K taps) are sums of shifted slices.
-`sosfilt` (the Cython `_sosfilt`, writing into its arguments in place) has no rule and stays refused.
+`sosfilt` (the Cython `_sosfilt(sos, x, zi)`, writing the signal and the states into its arguments in
+place) is the cascade of its sections' lfilters: reverse mode runs their rule backwards, forward mode their
+tangents forwards and writes both arguments' tangents (`writes_also`). Its second derivatives are refused.
 
 >>> import numpy as np, scipy.signal
 >>> from contexts import gradient
@@ -222,3 +224,95 @@ def _unit(k, value, like):
 registry.adjoint(_sigtools._linear_filter)(linear_filter_adjoint)
 registry.frule(_sigtools._linear_filter)(linear_filter_frule)
 registry.sparsity(DENSE, _sigtools._linear_filter)  # conservative: y[n] depends on x[:n + 1] only
+
+
+# -- sosfilt: second-order sections, the Cython `_sosfilt(sos, x, zi)` filtering x and zi in place ---------
+# x (batch, n) and zi (batch, sections, 2) are scipy's own copies. The cascade is section k's
+# `_linear_filter(sos[k, :3], sos[k, 3:], y_{k-1}, -1, zi[:, k])`, whose rule it reuses backwards; the
+# arguments' old values had no effect past their new ones (their held cotangents leave them).
+
+from scipy.signal._sosfilt import _sosfilt  # noqa: E402
+
+
+def _sections(sos, x, zi):
+    steps, u = [], x
+    for k in range(sos.shape[0]):
+        b, a, z = sos[k, :3], sos[k, 3:], zi[:, k, :]
+        y, zf = _sigtools._linear_filter(b, a, u, -1, z)
+        steps.append((b, a, u, z, y, zf))
+        u = y
+    return steps
+
+
+def sosfilt_inplace(sos, x, zi):
+    if any(is_dual(v) for v in (sos, x, zi)):
+        raise unsupported("scipy.signal.sosfilt", "second derivatives (dual arguments)",
+                          "differentiate it once, or filter with lfilter per section")
+    _check_real(sos, x, zi)
+    old_x, old_zi = x.copy(), zi.copy()
+    sos_ = np.asarray(sos, dtype=float)
+    steps = _sections(sos_, old_x, old_zi)
+    _sosfilt(sos, x, zi)
+
+    def back(S, dy, dself):
+        from .scipy_ppoly import _restore
+        _restore(S, x, old_x)
+        _restore(S, zi, old_zi)
+        gx, gz = S.held(1), S.held(2)
+        if gx is None and gz is None:
+            return dself, (None, None, None)
+        dsos = np.zeros(sos_.shape)
+        dzi = np.zeros(old_zi.shape)
+        g = None if gx is None else np.asarray(gx, dtype=float)
+        for k in reversed(range(len(steps))):
+            b, a, u, z, y, zf = steps[k]
+            dzf = None if gz is None else np.asarray(gz, dtype=float)[:, k, :]
+            db, da, du, _, dz = linear_filter_adjoint((g, dzf), (y, zf), b, a, u, -1, z)
+            dsos[k, :3] += 0.0 if db is None else db
+            dsos[k, 3:] += 0.0 if da is None else da
+            if dz is not None:
+                dzi[:, k, :] = dz
+            g = du
+        dx = np.zeros(old_x.shape) if g is None else g
+        return dself, (match_primal(dsos, sos), dx - (0.0 if gx is None else gx),
+                       dzi - (0.0 if gz is None else gz))
+    return None, back
+
+
+registry.set(_sosfilt, inplace=sosfilt_inplace, writes=1)
+
+
+def sosfilt_frule(tangents, sos, x, zi):
+    """Writes x and zi (the filtered signal, the final states); returns (None, (their tangents)): the
+    cascade of the sections' lfilter tangents, each section's input tangent the last one's output's."""
+    ts, tx, tz = (tuple(tangents) + (None,) * 3)[:3]
+    sos_ = np.asarray(sos, dtype=float)
+    u, tu = np.array(x, dtype=float), tx
+    zf_tangent = None
+    if any(t is not None for t in (ts, tx, tz)):
+        _check_real(sos, x, zi, ts, tx, tz)
+        zf_tangent = np.zeros(np.shape(zi))
+        for k in range(sos_.shape[0]):
+            tb = None if ts is None else np.asarray(ts)[k, :3]
+            ta = None if ts is None else np.asarray(ts)[k, 3:]
+            tzk = None if tz is None else np.asarray(tz)[:, k, :]
+            (y, _), d = linear_filter_frule((tb, ta, tu, None, tzk), sos_[k, :3], sos_[k, 3:], u, -1,
+                                            np.asarray(zi)[:, k, :])
+            dy, dzf = d if d is not None else (None, None)
+            if dzf is not None:
+                zf_tangent[:, k, :] = dzf
+            u, tu = y, dy
+    # (the kernel's own values; forward mode's copy of scipy's C-ordered one may be a view)
+    xc, zc = np.ascontiguousarray(x), np.ascontiguousarray(zi)
+    _sosfilt(np.ascontiguousarray(sos), xc, zc)
+    if xc is not x:
+        x[...] = xc
+    if zc is not zi:
+        zi[...] = zc
+    if tu is None and zf_tangent is None:
+        return None, None
+    return None, (tu, zf_tangent)
+
+
+registry.frule(_sosfilt)(sosfilt_frule)
+registry.set_kind(registry.get(_sosfilt).kind, _sosfilt, writes_also=(2,))  # (zi: the final states)

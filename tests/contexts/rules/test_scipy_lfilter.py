@@ -12,6 +12,7 @@ from scipy.signal import _sigtools  # noqa: E402
 from contexts import gradient, hessian, jacfwd, jacobian  # noqa: E402
 from tests import fd  # noqa: E402
 from tests.fd import check_rule  # noqa: E402
+from tests.modes import ARRAY_MODES, assert_array_gradient  # noqa: E402
 
 RNG = np.random.default_rng(5)
 
@@ -110,3 +111,45 @@ def test_lfilter_2d_axis0_jacobian_both_modes():
     want = fd.jacobian(f, x)
     np.testing.assert_allclose(jacobian(f, x), want, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-7, atol=1e-9)
+
+
+# -- sosfilt: the Cython `_sosfilt(sos, x, zi)` filtering x and zi in place (refused by name before) -----
+
+SOS = signal.butter(4, 0.2, output="sos")
+SIG = np.sin(np.arange(20) * 0.3) + 0.1 * np.arange(20)
+WSIG = np.cos(np.arange(20) * 0.7)
+SOS_ZI = signal.sosfilt_zi(SOS)
+
+
+def _sos_states(v):
+    y, zf = signal.sosfilt(SOS, v, zi=SOS_ZI * v[0])
+    return np.sum(y * WSIG) + 1.3 * np.sum(zf)
+
+
+SOS_CASES = {
+    "signal": lambda v: np.sum(signal.sosfilt(SOS, v) * WSIG),
+    "along axis 0": lambda v: np.sum(signal.sosfilt(SOS, v.reshape(10, 2), axis=0) ** 2),
+    "initial and final states": _sos_states,
+    "sosfiltfilt": lambda v: np.sum(signal.sosfiltfilt(SOS, v) * WSIG),
+}
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+@pytest.mark.parametrize("case", list(SOS_CASES))
+def test_sosfilt(case, mode):
+    assert_array_gradient(mode, SOS_CASES[case], SIG, rtol=1e-6, atol=1e-8)
+
+
+def test_sosfilt_refused_where_it_cannot_differentiate():
+    from overdub.errors import OverdubError
+
+    with pytest.raises(OverdubError):  # second derivatives: the kernel's duals
+        hessian(lambda v: np.sum(signal.sosfilt(SOS, v) ** 2), SIG[:6])
+    free = np.concatenate([SOS[:, :3], SOS[:, 4:]], axis=1).ravel()
+
+    def by_coefficients(s):
+        s = s.reshape(2, 5)
+        return np.sum(signal.sosfilt(np.concatenate([s[:, :3], np.ones((2, 1)), s[:, 3:]], axis=1), SIG) * WSIG)
+    for run in (lambda: gradient(by_coefficients, free), lambda: jacfwd(by_coefficients, free)):
+        with pytest.raises(OverdubError):  # the coefficients: sos[:, 3] == 1 checked; x without a tangent
+            run()
