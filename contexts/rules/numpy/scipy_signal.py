@@ -316,3 +316,102 @@ def sosfilt_frule(tangents, sos, x, zi):
 
 registry.frule(_sosfilt)(sosfilt_frule)
 registry.set_kind(registry.get(_sosfilt).kind, _sosfilt, writes_also=(2,))  # (zi: the final states)
+
+
+# -- upfirdn: the Cython `_upfirdn_apply._apply(x, h_trans_flip, out, up, down, axis, mode, cval)` ------------
+# (upfirdn, resample_poly, decimate's FIR path) writes out, linear in x (every extension mode: 'constant',
+# 'symmetric', 'reflect', 'edge', 'wrap', 'smooth', 'line', 'antisymmetric', 'antireflect' extend x
+# linearly), in the transformed filter and in cval. The map's matrix along the axis is built by the kernel
+# itself on blocks of the identity (O(len(x) * len(out))), as scipy.ndimage's line filters' is.
+
+from scipy.signal._upfirdn_apply import _apply as _upfirdn  # noqa: E402
+
+_UPFIRDN_BLOCK = 512
+_UPFIRDN_CONSTANT = 0  # (`_upfirdn._check_mode('constant')`: the only mode using cval)
+
+
+def _upfirdn_run(x, h, up, down, axis, mode, cval, m):
+    """The kernel on x (float) into a new array with m samples along axis."""
+    x = np.ascontiguousarray(x, dtype=float)
+    shape = list(x.shape)
+    shape[axis] = m
+    out = np.zeros(shape)
+    _upfirdn(x, np.ascontiguousarray(h, dtype=float), out, up, down, axis, mode, cval)
+    return out
+
+
+def _upfirdn_transposed(h, up, down, axis, mode, d, n):
+    """A^T d along axis, A the (m x n) map of one line (cval 0), built in blocks of identity columns."""
+    d = np.moveaxis(np.asarray(d, dtype=float), axis, 0)
+    m = d.shape[0]
+    flat = d.reshape(m, -1)
+    out = np.empty((n, flat.shape[1]))
+    eye = np.eye(n)
+    for j in range(0, n, _UPFIRDN_BLOCK):
+        columns = _upfirdn_run(eye[:, j:j + _UPFIRDN_BLOCK], h, up, down, 0, mode, 0.0, m)  # A[:, j:j+b]
+        out[j:j + _UPFIRDN_BLOCK] = columns.T @ flat
+    return np.moveaxis(out.reshape((n,) + d.shape[1:]), 0, axis)
+
+
+def _upfirdn_effects(x, h, up, down, axis, mode, m):
+    """d out / d h_k for each k: the kernel with a unit filter (cval 0: cval's part does not move with h)."""
+    hs = np.asarray(h, dtype=float)
+    for k in range(hs.size):
+        unit = np.zeros(hs.shape)
+        unit.flat[k] = 1.0
+        yield _upfirdn_run(x, unit, up, down, axis, mode, 0.0, m)
+
+
+def upfirdn_inplace(x, h, out, up, down, axis, mode, cval):
+    name = "scipy.signal.upfirdn"
+    if any(is_dual(v) for v in (x, h, out, cval)):
+        raise unsupported(name, "second derivatives (dual arguments)", "differentiate it once")
+    _check_real(x, h, out)
+    old = out.copy()
+    values = np.array(x, dtype=float)
+    _upfirdn(x, h, out, up, down, axis, mode, cval)
+
+    def back(S, dy, dself):
+        from .scipy_ppoly import _restore
+        _restore(S, out, old)
+        d = S.held(2)
+        if d is None:
+            return dself, (None,) * 8
+        d = np.asarray(d, dtype=float)
+        m, n = d.shape[axis], values.shape[axis]
+        dx = _upfirdn_transposed(h, up, down, axis, mode, d, n)
+        dh = None
+        if np.asarray(h).dtype.kind == "f":
+            dh = match_primal(np.array([np.sum(d * e) for e in _upfirdn_effects(values, h, up, down, axis, mode, m)]
+                                       ).reshape(np.shape(h)), h)
+        dcval = None
+        if mode == _UPFIRDN_CONSTANT and isinstance(cval, float):
+            dcval = float(np.sum(d * _upfirdn_run(np.zeros(values.shape), h, up, down, axis, mode, 1.0, m)))
+        return dself, (match_primal(dx, x), dh, -d, None, None, None, None, dcval)
+    return None, back
+
+
+def upfirdn_frule(tangents, x, h, out, up, down, axis, mode, cval):
+    """Writes out; returns (None, its tangent)."""
+    values = np.array(x, dtype=float)
+    written = np.ascontiguousarray(out)  # (forward mode's copies of scipy's C-ordered arrays may be views)
+    _upfirdn(np.ascontiguousarray(x), np.ascontiguousarray(h), written, up, down, axis, mode, cval)
+    if written is not out:
+        out[...] = written
+    tx, th, _, _, _, _, _, tc = (tuple(tangents) + (None,) * 8)[:8]
+    if tx is None and th is None and tc is None:
+        return None, None
+    _check_real(x, h, tx, th)
+    m = np.shape(out)[axis]
+    dy = np.zeros(np.shape(out))
+    if tx is not None:
+        dy = dy + _upfirdn_run(tx, h, up, down, axis, mode, 0.0, m)
+    if th is not None:
+        dy = dy + _upfirdn_run(values, th, up, down, axis, mode, 0.0, m)
+    if tc is not None and mode == _UPFIRDN_CONSTANT:
+        dy = dy + tc * _upfirdn_run(np.zeros(values.shape), h, up, down, axis, mode, 1.0, m)
+    return None, dy.astype(np.result_type(out.dtype, float), copy=False)
+
+
+registry.set(_upfirdn, inplace=upfirdn_inplace, writes=2)
+registry.frule(_upfirdn)(upfirdn_frule)
