@@ -174,7 +174,9 @@ class ForwardContext(overdub.Context):
             form = _python_form(fn, args)
             if form is not None:  # an object's special methods are its class's own code: run them
                 return self.recurse(form, *args, **kwargs)
-            if type(fn) is types.FunctionType:
+            if type(fn) is types.FunctionType or type(fn) is type and not site.filename.startswith(_RULES_DIR):
+                # (a class's form on duals, numpy's `_array_converter`: not inside the rules, whose own
+                # calls are the C ones, as reverse mode's rules run them on an outer derivative's duals)
                 rule = registry.rules.get(fn)
                 if rule is not None and rule.duals is not None:  # (its callback's closure may hold duals)
                     return rule.duals(*args, **kwargs)

@@ -119,5 +119,49 @@ def wrap_frule(tangents, conv, arr, *rest, **kwargs):
 
 registry.nondifferentiable((_array_converter, "result_type"))
 
+
+class DualsConverter:
+    """`_array_converter(*args)` in forward mode where an argument is a dual: the C converter would turn
+    it into a plain array (numpy 2's np.delete, np.insert, np.linspace convert their inputs with it). The
+    same API on the values as they are: duals stay duals, other inputs become arrays as numpy's would."""
+
+    def __init__(self, *args):
+        self._args = tuple(a if _is_dual(a) else np.asarray(a) if not isinstance(a, (int, float, complex))
+                           else a for a in args)
+        self._python = tuple(isinstance(a, (int, float, complex)) and not isinstance(a, bool) for a in args)
+        self.scalar_input = tuple(np.ndim(a) == 0 and not _is_dual(a) and not isinstance(a, np.ndarray)
+                                  for a in args)
+
+    def __len__(self):
+        return len(self._args)
+
+    def __getitem__(self, i):
+        return self._args[i]
+
+    def as_arrays(self, subok=True, pyscalars="convert_if_no_array"):
+        keep = pyscalars == "preserve" or pyscalars == "convert_if_no_array" and not all(self._python)
+        return tuple(a if _is_dual(a) or (keep and p) else np.asarray(a) for a, p in zip(self._args, self._python))
+
+    def wrap(self, arr, /, to_scalar=None):
+        if to_scalar is None:
+            to_scalar = all(self.scalar_input)
+        return arr[()] if to_scalar and np.ndim(arr) == 0 else arr
+
+    def result_type(self, extra_dtype=None):
+        values = [getattr(a, "primal", a) for a in self._args]
+        return np.result_type(*values, *(() if extra_dtype is None else (extra_dtype,)))
+
+
+def _is_dual(a) -> bool:
+    return type(a).__name__ == "Dual" and type(a).__module__.startswith("contexts.forward")
+
+
+registry.set(_array_converter, duals=DualsConverter)
+
 # `x.__array_namespace__()` is the module numpy: xarray, array-api-compat and scipy ask it of arrays
 registry.nondifferentiable((np.ndarray, "__array_namespace__"))
+# (its methods have the C converter's rules: reverse mode running on duals — hessian — meets it)
+registry.adjoint(DualsConverter.as_arrays, kind="linear")(as_arrays_adjoint)
+registry.adjoint(DualsConverter.wrap, kind="linear")(wrap_adjoint)
+registry.frule(DualsConverter.wrap, kind="linear")(wrap_frule)
+registry.nondifferentiable(DualsConverter.result_type)

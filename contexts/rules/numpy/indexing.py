@@ -22,7 +22,7 @@ import numpy as np
 from ..cotangents import Refused
 from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 from ..registry import registry
-from ..sparsity_specs import Custom
+from ..sparsity_specs import STRUCTURAL, Custom
 from ._util import match_primal, may_carry, register_linear, unsupported, zeros
 
 __all__ = ["is_basic_index", "getitem_cotangent", "setitem_adjoint", "last_write_mask"]
@@ -199,12 +199,30 @@ def _take_method(x, *args, **kwargs):
     return as_array(x).take(*args, **kwargs)
 
 
+def delete_transpose(dy, y, arr, obj, axis=None):
+    """np.delete's adjoint: dy back at the positions kept (along axis; of the flat array for axis None)."""
+    arr_ = as_array(arr)
+    if axis is None:
+        kept = np.delete(np.arange(arr_.size), obj)
+        out = np.zeros(arr_.size, dtype=np.result_type(arr_.dtype, np.asarray(dy).dtype))
+        out[kept] = np.ravel(dy)
+        return out.reshape(arr_.shape)
+    axis %= arr_.ndim
+    kept = np.delete(np.arange(arr_.shape[axis]), obj)
+    out = np.zeros(arr_.shape, dtype=np.result_type(arr_.dtype, np.asarray(dy).dtype))
+    out[(slice(None),) * axis + (kept,)] = dy
+    return out
+
+
+# (numpy 2's np.delete fills an np.empty it makes in its own code: forward mode's duals could not pass)
+register_linear([np.delete], np.delete, delete_transpose, "delete")
 register_linear([np.take], np.take, take_transpose, "take")
 register_linear([(np.ndarray, "take")], _take_method, take_transpose, "ndarray_take")
 register_linear([np.take_along_axis], np.take_along_axis, take_along_axis_transpose, "take_along_axis")
 register_linear([np.tril], np.tril, tril_transpose, "tril")
 register_linear([np.triu], np.triu, triu_transpose, "triu")
 registry.sparsity(Custom("rules.py: traced indices are conservative along axis"), np.take, np.take_along_axis)
+registry.sparsity(STRUCTURAL, np.delete)
 registry.sparsity(Custom("rules.py: the triangle kept, the rest no dependency"), np.tril, np.triu)
 
 
