@@ -40,7 +40,7 @@ from overdub.passes import OwnedEntries, collector, compile_twin, get_source, ma
 from ..rules.builtins import getitem_iteration
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.leaves import LABEL_TYPES, ArrayLeaf, Scalar, carries_none
-from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoRuleError, array_objects, key_of,
+from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoRuleError, array_objects, by_position, key_of,
                               objects_of_classes, own_number_operands, protocol_objects, registry, through_array,
                               through_protocol)
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
@@ -355,6 +355,20 @@ def call(mask, f, /, *args, **kw):
                             return y, (_one_back, plan[5], y, args, mask - 1, plan[1])
                     return y, (_plain_back, plan[1], y, args)
     kind = f.__class__
+    if kw and kind is _DISPATCHER and _kw_may_differ(kw) and not _writing(f):
+        moved = by_position(f, args, kw)
+        if moved is not None:  # `np.percentile(a=v, q=30)`: the rules take their arrays by position
+            new_args, new_kw, names = moved
+            shifted = mask
+            if mask >= 0:
+                shifted = mask & ~KW_ACTIVE
+                if mask & KW_ACTIVE:
+                    for i in range(len(args), len(new_args)):
+                        shifted |= 1 << i
+                    if new_kw:
+                        shifted |= KW_ACTIVE
+            y, pb = call(shifted, f, *new_args, **new_kw)
+            return y, (None if pb is None else (_by_name_back, pb, len(args), names))
     if kind is _UFUNC:
         if len(args) > f.nin:  # `np.exp(K, K)`: the output given by position; `np.exp(K, None)`: none
             if any(o is not None for o in args[f.nin:]):
@@ -431,7 +445,8 @@ def call(mask, f, /, *args, **kw):
         if kw and (mask < 0 or mask & KW_ACTIVE) and rule.kind != "nondiff" and _kw_may_differ(kw):
             # a differentiated keyword argument (`min(xs, default=x)`): its cotangent must come back
             y, pb = call(mask & ~KW_ACTIVE if mask >= 0 else _positional_mask(args), f, *args, **kw)
-            return y, (None if pb is None else (_kw_checked_back, pb, f, tuple(kw)))
+            return y, (None if pb is None else (_kw_checked_back, pb, f, tuple(
+                k for k, v in kw.items() if k not in _NOT_VALUES and _may_differ(v, 0))))
         if rule.adjoint is not None:
             impl = rule.impl
             if rule.kind == "nondiff" and id(f) in _FRESH_IDS and (y := _fresh_under_outer(f, args, kw)) is not None:
@@ -584,6 +599,24 @@ def _kw_checked_back(pb, dy, dself, S):
             f"{', '.join(n + '=' for n in names)} passed a differentiated value", where=_user_line(),
             fix="pass the value by position, or give the call a custom adjoint (`@contexts.custom_adjoint`)")
     return dfn, dargs, dkw
+
+
+def _writing(f) -> bool:
+    """f's rule changes an argument in place (its held cotangents are handed to its own pullback only)."""
+    rule = _rules.get(f)
+    return rule is not None and (rule.inplace is not None or rule.mutating or rule.writes is not None)
+
+
+def _by_name_back(pb, dy, dself, S):
+    """A numpy function called with arguments by keyword that were run by position (`by_position`): their
+    cotangents go back under their names."""
+    n, names = pb[2], pb[3]
+    dfn, dargs, dkw = _inner_back(pb, dy, dself, S, (None,) * (n + len(names)))
+    dargs = dargs + (None,) * max(0, n + len(names) - len(dargs))
+    named = {k: g for k, g in zip(names, dargs[n:n + len(names)]) if g is not None}
+    if named:
+        dkw = {**dkw, **named} if dkw else named
+    return dfn, dargs[:n], dkw
 
 
 def _padded_back(pb, dy, dself, S):

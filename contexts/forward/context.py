@@ -27,7 +27,7 @@ from ..rules.containers import holds
 from ..rules.frames import is_engine, note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf
 
-from ..rules.registry import array_objects, key_of, objects_of_classes, registry, through_array
+from ..rules.registry import array_objects, by_position, key_of, objects_of_classes, registry, through_array
 from .arrays import (OWN_FUNCTIONS, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality, EQUALS,
                      has_dual, no_rule,
                      out_position, to_array, write_out)
@@ -191,7 +191,9 @@ class ForwardContext(overdub.Context):
                 if id(fn) in _ATLEAST_IDS and has_dual(args):  # `np.atleast_2d([h(s) for s in sigmas])`
                     args = tuple(to_array(a) if type(a) in (list, tuple) and has_dual(a) else a for a in args)
                 if type(fn) is _DISPATCHER and kwargs and fn in OWN_FUNCTIONS and has_dual(list(kwargs.values())):
-                    return OWN_FUNCTIONS[fn](*args, **kwargs)  # `np.select(..., default=d)`: not dispatched on
+                    # (`np.select(..., default=d)`: not dispatched on; `np.cumsum(a=v)`: its rule's by position)
+                    moved = by_position(fn, args, kwargs)
+                    return OWN_FUNCTIONS[fn](*moved[0], **moved[1]) if moved else OWN_FUNCTIONS[fn](*args, **kwargs)
                 if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
                     return _fresh(fn(*args, **kwargs), self.tag)
                 if overdub.is_recursable(fn) and not _native(fn):
@@ -549,6 +551,10 @@ def _by_position(fn, args, kwargs):
         return args, kwargs
     names = rule.positional if rule is not None else ()
     if not names or len(args) >= len(names) or not all(n in kwargs for n in names[len(args):]):
+        if type(fn) is _DISPATCHER and fn not in OWN_FUNCTIONS:  # by its signature (`np.percentile(a=v)`)
+            moved = by_position(fn, args, kwargs)
+            if moved is not None:
+                return moved[0], moved[1]
         return args, kwargs
     rest = dict(kwargs)
     return args + tuple(rest.pop(n) for n in names[len(args):]), rest

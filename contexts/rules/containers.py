@@ -289,8 +289,8 @@ def new_dict(cls, args, kw):
     _, back = dict_update_inplace(y, *args, **kw)
 
     def dict_new_back(S, dy, dself):
-        _, pos, gk = back(S, dy, None)
-        return None, pos, gk
+        _, pos, gk = back(S, None, dy)  # (the new dict's cotangent is update's object's: a callee's `**` one
+        return None, pos, gk            # came as a plain dict, and was dropped)
     return y, dict_new_back
 
 

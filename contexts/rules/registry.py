@@ -403,6 +403,36 @@ registry = Registry()
 # values every rule takes as they are: numbers (ufloats and the number types of `contexts.rules.leaves`
 # too), arrays, strings (engines share this notion)
 PLAIN_OPERANDS = (numbers.Number, np.ndarray, np.generic, str, bytes, type(None), Scalar, ArrayLeaf)
+
+_POSITIONAL_NAMES: dict = {}  # a function -> its positional-or-keyword parameters' names ((): none known)
+
+
+def by_position(f, args: tuple, kw: dict):
+    """(args, kw, the names moved) with the keyword arguments that name f's leading positional parameters,
+    after those given by position, moved to their positions (`np.percentile(a=v, q=30)` is
+    `np.percentile(v, 30)`, the form the rules take: by name, a rule's adjoint gave none or crashed);
+    None when none moves. The parameters are f's signature's (numpy's functions have one)."""
+    names = _POSITIONAL_NAMES.get(f)
+    if names is None:
+        import inspect
+
+        try:
+            params = inspect.signature(f).parameters.values()
+        except (TypeError, ValueError):  # (a C function without a signature)
+            names = ()
+        else:
+            names = tuple(p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        if len(_POSITIONAL_NAMES) < 4096:
+            _POSITIONAL_NAMES[f] = names
+    moved = []
+    for name in names[len(args):]:
+        if name not in kw:
+            break
+        moved.append(name)
+    if not moved:
+        return None
+    rest = dict(kw)
+    return args + tuple(rest.pop(n) for n in moved), rest, tuple(moved)
 try:  # ufloats are numbers to every rule
     from uncertainties.core import AffineScalarFunc as _UFloat
     PLAIN_OPERANDS += (_UFloat,)
