@@ -231,6 +231,9 @@ def ad_vectorize(vec, *args):
     out = []
     for i in range(n):
         out.append(vec.pyfunc(*[f[i] for f in flats]))
+    if out and type(out[0]) is tuple:  # several outputs (scipy's truncnorm moments): an array each
+        return tuple(np.array([o[k] for o in out], dtype=vec.otypes[k] if len(vec.otypes or ()) > k else None
+                              ).reshape(shape) for k in range(len(out[0])))
     res = np.array(out, dtype=vec.otypes[0] if vec.otypes else None)
     return res.reshape(shape)
 

@@ -632,8 +632,11 @@ def _unbound_back(pb, dy, dself, S):
     return dself, (dobj,) + dargs, dkw
 
 
-# builtins whose answer is a question about a value (not a value like it, as np.zeros_like's)
-_ASK_PRIMAL = frozenset(getattr(builtins, n) for n in NONDIFF_BUILTINS if callable(getattr(builtins, n, None)))
+# builtins whose answer is a question about a value (not a value like it, as np.zeros_like's), and numpy's
+# questions about a value's kind (a dual array is a `numbers.Number`: `np.isscalar` of one said True under
+# hessian, and statsmodels' norms took the scalar branch: a wrong Hessian)
+_ASK_PRIMAL = frozenset([getattr(builtins, n) for n in NONDIFF_BUILTINS if callable(getattr(builtins, n, None))]
+                        + [np.isscalar, np.iscomplexobj, np.isrealobj, np.iterable, np.ndim, np.shape, np.size])
 
 
 def _any_dual(args, kw) -> bool:

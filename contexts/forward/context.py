@@ -717,6 +717,8 @@ def _vectorized(vec, args, kwargs, call):
     out = [call(vec.pyfunc, *(a[i] if shape else a for a in full)) for i in np.ndindex(shape)]
     if not shape:
         return out[0]
+    if out and type(out[0]) is tuple:  # several outputs (scipy's truncnorm moments): an array each
+        return tuple(np.reshape(to_array([o[k] for o in out]), shape) for k in range(len(out[0])))
     return np.reshape(to_array(out), shape)
 
 

@@ -441,3 +441,41 @@ def test_linregress_rvalue():
         return stats.linregress(x, y)[2] ** 2
     y = np.array([0.1, 0.5, 0.4, 0.9, 1.3])
     np.testing.assert_allclose(gradient(r2, y)[0], fd.gradient(r2, y)[0], rtol=1e-6, atol=1e-9)
+
+
+# -- found on statsmodels and scipy.stats: np.isscalar of a dual under hessian; np.vectorize's tuples ----
+
+def _norm_like(z):  # statsmodels' robust norms: `if np.isscalar(z): v = v[0]`
+    v = z ** 3 * 0.5
+    if np.isscalar(z):
+        v = v[0]
+    return np.sum(v)
+
+
+def test_isscalar_under_hessian():
+    # a dual array is a numbers.Number: np.isscalar said True inside reverse mode run on duals
+    z = np.array([-1.1, -0.37, 0.29, 0.83, 1.7])
+    np.testing.assert_allclose(hessian(_norm_like, z), np.diag(3.0 * z), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(gradient(_norm_like, z)[0], 1.5 * z ** 2, rtol=1e-12)
+
+
+_PAIRS = np.vectorize(lambda a, b: (a * b, a + b * b))
+
+
+def _vectorized_pairs(v):
+    prod, total = _PAIRS(v[:2], v[2:])
+    return np.sum(prod * total) + np.sum(np.sin(total))
+
+
+def test_vectorize_with_several_outputs():
+    x = np.array([1.5, 2.0, 0.5, 3.0])
+    want = fd.gradient(_vectorized_pairs, x)[0]
+    np.testing.assert_allclose(gradient(_vectorized_pairs, x)[0], want, rtol=1e-7)
+    np.testing.assert_allclose(jacfwd(_vectorized_pairs, x), want, rtol=1e-7)
+
+
+def test_truncnorm_moments():
+    stats = pytest.importorskip("scipy.stats")
+    f = lambda v: stats.truncnorm.mean(v[0], v[1]) + stats.truncnorm.var(v[0], v[1])  # noqa: E731
+    x = np.array([-1.1, 2.7])
+    np.testing.assert_allclose(gradient(f, x)[0], fd.gradient(f, x)[0], rtol=1e-6, atol=1e-9)
