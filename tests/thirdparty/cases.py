@@ -387,6 +387,30 @@ def _():
         np.linspace(0.1, 2.0, 20) ** 1.5
 
 
+@case("scipy", "ndimage.correlate (n-D weights)")
+def _():
+    ndimage = _imp("scipy.ndimage")
+    w = np.cos(np.arange(20.0)).reshape(4, 5)
+    k = np.array([[0.0, 1.0, 0.0], [1.0, -4.0, 1.0], [0.5, 0.0, 0.5]])
+    return (lambda a: np.sum(ndimage.correlate(a.reshape(4, 5), k, mode="mirror") ** 2 * w)), \
+        np.linspace(0.1, 2.0, 20) ** 1.5
+
+
+@case("scipy", "signal.sosfiltfilt (Butterworth)")
+def _():
+    signal = _imp("scipy.signal")
+    sos = signal.butter(4, 0.2, output="sos")
+    w = np.cos(np.arange(30.0) * 0.7)
+    return (lambda x: np.sum(signal.sosfiltfilt(sos, x) * w)), np.sin(np.arange(30.0) * 0.3)
+
+
+@case("scipy", "signal.resample_poly")
+def _():
+    signal = _imp("scipy.signal")
+    w = np.cos(np.arange(45.0) * 0.7)
+    return (lambda x: np.sum(signal.resample_poly(x, 3, 2) * w)), np.sin(np.arange(30.0) * 0.3)
+
+
 @case("scipy", "ndimage.sobel + uniform_filter")
 def _():
     ndimage = _imp("scipy.ndimage")
@@ -689,6 +713,13 @@ _T = np.array([-0.5, 0.2, 0.9])
 def _():
     ls = _imp("lmfit.lineshapes")
     return (lambda p: ls.gaussian(_T, p[0], p[1], p[2])), np.array([1.2, 0.1, 0.6])
+
+
+@case("lmfit", "lineshapes.gaussian (**dict of parameters, as lmfit's Model calls it)")
+def _():
+    ls = _imp("lmfit.lineshapes")
+    return (lambda p: np.sum(ls.gaussian(_T, **dict(zip(("amplitude", "center", "sigma"), p))))), \
+        np.array([1.2, 0.1, 0.6])
 
 
 @case("lmfit", "lineshapes.lorentzian")
