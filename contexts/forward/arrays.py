@@ -19,7 +19,7 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
-from ..rules.registry import MissingRule, registry
+from ..rules.registry import MissingRule, by_position, registry
 from ..lowered.runtime import equality_guard_fd
 from ..rules.frames import is_engine
 from .dual import (Dual, DualConversionError, Tag, _conversion_site, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
@@ -766,6 +766,10 @@ def array_function(func, args, kwargs):
     if kwargs.get("out") is not None:
         return write_out(func, array_function(func, args, {k: v for k, v in kwargs.items() if k != "out"}),
                          kwargs["out"])
+    if kwargs:  # `np.cumsum(a=v)`: the arrays the rules take by position
+        moved = by_position(func, args, kwargs)
+        if moved is not None:
+            args, kwargs = moved[0], moved[1]
     own = OWN_FUNCTIONS.get(func)
     if own is not None:
         return own(*args, **kwargs)

@@ -280,3 +280,5 @@ def _pair$u(y, k):
     for v in y:
         t.append(np.tanh(v) * k + v)
     return t""")
+t("kwargs", {1: "$r = $a * np.percentile(a=$b, q=40) + np.cumsum(a=$a) * 0.1 + np.clip(a=$b, a_min=-0.5, a_max=0.5)",
+             2: "$r = $a * np.mean(a=$b, axis=0) + np.diff(a=$a, axis=1, prepend=0.0) * $K"})

@@ -1040,3 +1040,6 @@ class _Dec$u:
 
 def _twice$u(obj, r):
     return obj.m(r) + obj.m(r) * obj.w""")
+t("kwargs", "$r = _kwf$u(0.5, **dict(a=$a, b=$b * $K)) + _kwf$u(**dict(zip(('x', 'a'), ($b, $a))))", """\
+def _kwf$u(x, a=1.0, b=0.0):
+    return a * x + b * b + math.sin(a) * 0.1""")

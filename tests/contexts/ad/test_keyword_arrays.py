@@ -12,7 +12,7 @@ differences in every mode):
 import numpy as np
 import pytest
 
-from contexts import gradient, hessian, jacfwd
+from contexts import gradient, hessian, jacfwd, jvp
 from tests import fd
 
 P = np.array([1.5, 0.5, -0.7])
@@ -66,6 +66,8 @@ def test_numpy_arrays_by_keyword(case):
     want = fd.gradient(f, V)[0]
     np.testing.assert_allclose(gradient(f, V)[0], want, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(jacfwd(f, V), want, rtol=1e-7, atol=1e-9)
+    d = np.linspace(0.5, 1.5, V.size)  # (jvp: the tangent twin, and numpy's __array_function__ on one dual)
+    assert jvp(f, (V,), (d,))[1] == pytest.approx(np.sum(want * d), rel=1e-7, abs=1e-9)
 
 
 def test_qn_scale():
