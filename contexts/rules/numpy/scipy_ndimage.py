@@ -35,7 +35,7 @@ from scipy.ndimage import _nd_image
 
 from ..registry import registry
 from ._util import match_primal, unsupported
-from .scipy_ppoly import _no_duals, _restore
+from .scipy_ppoly import _no_duals, written_back
 
 __all__: list[str] = []
 
@@ -92,12 +92,7 @@ def _line_filter_rules(kernel, name, linear_in_param):
         values = np.array(input, dtype=float)  # (before the kernel: output may be input itself)
         kernel(input, param, axis, output, mode, cval, origin)
 
-        def back(S, dy, dself):
-            _restore(S, output, old)
-            d = S.held(3)
-            if d is None:
-                return dself, (None,) * 7
-            d = np.asarray(d, dtype=float)
+        def cotangents(d):
             dx = _transposed(kernel, param, axis, mode, origin, d)
             dparam = None
             if linear_in_param and np.asarray(param).dtype.kind == "f":
@@ -105,8 +100,8 @@ def _line_filter_rules(kernel, name, linear_in_param):
                                                 for unit in _unit_weights(param)]), param)
             effect = _cval_effect(kernel, values, param, axis, mode, origin)
             dcval = None if effect is None or not isinstance(cval, float) else float(np.sum(d * effect))
-            return dself, (match_primal(dx, input), dparam, None, -d, None, dcval, None)
-        return None, back
+            return match_primal(dx, input), dparam, None, -d, None, dcval, None
+        return None, written_back(output, old, 3, 7, cotangents)
 
     def frule(tangents, input, param, axis, output, mode, cval, origin):
         """Writes output; returns (None, its tangent): the filter of the input's tangent (cval 0), the
@@ -182,12 +177,7 @@ def _correlate_inplace(input, weights, output, mode, cval, origins):
     values = np.array(input, dtype=float)
     _nd_image.correlate(input, weights, output, mode, cval, origins)
 
-    def back(S, dy, dself):
-        _restore(S, output, old)
-        d = S.held(2)
-        if d is None:
-            return dself, (None,) * 6
-        d = np.asarray(d, dtype=float)
+    def cotangents(d):
         dx = _correlate_transposed(d, weights, mode, origins)
         dw = None
         if np.asarray(weights).dtype.kind == "f":
@@ -201,8 +191,8 @@ def _correlate_inplace(input, weights, output, mode, cval, origins):
         dcval = None
         if mode in (_CONSTANT, _GRID_CONSTANT) and isinstance(cval, float):
             dcval = float(np.sum(d * _run_nd(np.zeros(values.shape), weights, mode, 1.0, origins)))
-        return dself, (match_primal(dx, input), dw, -d, None, dcval, None)
-    return None, back
+        return match_primal(dx, input), dw, -d, None, dcval, None
+    return None, written_back(output, old, 2, 6, cotangents)
 
 
 def _correlate_frule(tangents, input, weights, output, mode, cval, origins):

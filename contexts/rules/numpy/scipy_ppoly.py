@@ -70,6 +70,20 @@ def _restore(S, arr, old):
     S.redo(operator.setitem, arr, Ellipsis, new)
 
 
+def written_back(out, old, position, nargs, cotangents):
+    """The back of an in-place rule whose kernel overwrote its output argument (at `position` among
+    `nargs`): the output's old values restored for the adjoints before it (its new ones back after the
+    pass), then `cotangents(d)`, the arguments' cotangents for the cotangent d held for the output after
+    the call (a float array); None each when none is held."""
+    def back(S, dy, dself):
+        _restore(S, out, old)
+        d = S.held(position)
+        if d is None:
+            return dself, (None,) * nargs
+        return dself, cotangents(np.asarray(d, dtype=float))
+    return back
+
+
 # -- _ppoly.evaluate(c, x, xp, dx, extrapolate, out): writes out (len(xp), n) ----------------------------------
 
 def _evaluated(c, x, xp, dx, extrapolate, kernel=_ppoly.evaluate):

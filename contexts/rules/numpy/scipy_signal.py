@@ -371,13 +371,7 @@ def upfirdn_inplace(x, h, out, up, down, axis, mode, cval):
     values = np.array(x, dtype=float)
     _upfirdn(x, h, out, up, down, axis, mode, cval)
 
-    def back(S, dy, dself):
-        from .scipy_ppoly import _restore
-        _restore(S, out, old)
-        d = S.held(2)
-        if d is None:
-            return dself, (None,) * 8
-        d = np.asarray(d, dtype=float)
+    def cotangents(d):
         m, n = d.shape[axis], values.shape[axis]
         dx = _upfirdn_transposed(h, up, down, axis, mode, d, n)
         dh = None
@@ -387,8 +381,9 @@ def upfirdn_inplace(x, h, out, up, down, axis, mode, cval):
         dcval = None
         if mode == _UPFIRDN_CONSTANT and isinstance(cval, float):
             dcval = float(np.sum(d * _upfirdn_run(np.zeros(values.shape), h, up, down, axis, mode, 1.0, m)))
-        return dself, (match_primal(dx, x), dh, -d, None, None, None, None, dcval)
-    return None, back
+        return match_primal(dx, x), dh, -d, None, None, None, None, dcval
+    from .scipy_ppoly import written_back
+    return None, written_back(out, old, 2, 8, cotangents)
 
 
 def upfirdn_frule(tangents, x, h, out, up, down, axis, mode, cval):

@@ -20,6 +20,14 @@ V = np.array([0.3, -1.2, 2.2, 0.9, -0.4, 1.6])
 W = np.linspace(0.5, 1.5, 6)
 
 
+def _right_in_both_modes(f, x):
+    """gradient and jacfwd of f at x equal central differences; returns those."""
+    want = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-7, atol=1e-9)
+    return want
+
+
 def _line(x, a=1.0, b=0.0, c=0.0):
     return a * x + b * b * np.sin(c + x)
 
@@ -36,9 +44,7 @@ KWARGS_CASES = {
 @pytest.mark.parametrize("case", list(KWARGS_CASES))
 def test_values_through_a_built_dict_of_keywords(case):
     f = KWARGS_CASES[case]
-    want = fd.gradient(f, P)[0]
-    np.testing.assert_allclose(gradient(f, P)[0], want, rtol=1e-7, atol=1e-9)
-    np.testing.assert_allclose(jacfwd(f, P), want, rtol=1e-7, atol=1e-9)
+    _right_in_both_modes(f, P)
     np.testing.assert_allclose(hessian(f, P), fd.hessian(f, P), rtol=1e-5, atol=1e-5)
 
 
@@ -63,9 +69,7 @@ NUMPY_CASES = {
 @pytest.mark.parametrize("case", list(NUMPY_CASES))
 def test_numpy_arrays_by_keyword(case):
     f = NUMPY_CASES[case]
-    want = fd.gradient(f, V)[0]
-    np.testing.assert_allclose(gradient(f, V)[0], want, rtol=1e-7, atol=1e-9)
-    np.testing.assert_allclose(jacfwd(f, V), want, rtol=1e-7, atol=1e-9)
+    want = _right_in_both_modes(f, V)
     d = np.linspace(0.5, 1.5, V.size)  # (jvp: the tangent twin, and numpy's __array_function__ on one dual)
     assert jvp(f, (V,), (d,))[1] == pytest.approx(np.sum(want * d), rel=1e-7, abs=1e-9)
 
