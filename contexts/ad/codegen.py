@@ -44,7 +44,7 @@ HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__"
            "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_eager__",
-           "__od_eager_guard__", "__od_eager_inplace__", "__od_eager_items__", "__od_equality_guard__", "__od_equality_guard_fd__", "__od_tuple__",
+           "__od_eager_guard__", "__od_eager_inplace__", "__od_eager_items__", "__od_equality_guard__", "__od_equality_guard_fd__", "__od_equality_guard2__", "__od_equality_guard2_fd__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_spread_changed__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
@@ -196,6 +196,7 @@ class _Gen:
     def __init__(self, fdef: ast.FunctionDef, active: set[str], params: list[str], fresh: set[int] = frozenset(),
                  observed: bool = False, compact: bool = False):
         self.fdef = fdef
+        self.steering: frozenset = frozenset()  # (variables that only steer, but depend on the inputs)
         # compact: no inlined fast paths beside the general rules (`generate`'s compact)
         self.compact = compact
         # observed (`contexts.ad.observe`): active binary operations run through `__od_binop__` and their
@@ -396,7 +397,8 @@ class _Gen:
 
     # -- one basic block -------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
-        stmts = equality_guards(stmts, self.is_active)  # (`x == 0` on a differentiated x: SpecialPoint)
+        # (`x == 0` on a differentiated x: SpecialPoint; also of a value that only steers, `d = x - c`)
+        stmts = equality_guards(stmts, lambda a: self.is_active(a) or isinstance(a, ast.Name) and a.id in self.steering)
         ops = [(s, self.op_active(s)) for s in stmts]
         if not any(a for _, a in ops):
             return stmts
@@ -1389,7 +1391,8 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
         positional = []
     lowered.body[:0] = at([assign(ENTRY + p, p) for p in positional], lowered)
     fix_missing_locations(lowered)  # (the core's: ast's own, recursive, took a twentieth of a long build)
-    active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held)
+    steering: set = set()
+    active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held, steering)
     ask_primals(lowered, active, globals_, freevars)
     step = bisection_step(lowered, active | set(active_params) | set(cells))  # (a test may steer what it does not reach)
     if step is not None:
@@ -1397,6 +1400,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     if getattr(lowered, "_od_generator", False):
         _check_shared_changes(lowered, globals_)
     gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed, compact)
+    gen.steering = frozenset(steering)
     gen.writes = declared_writes(lowered, globals_, freevars)
     gen.private = private_containers(lowered, globals_)
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}

@@ -212,6 +212,80 @@ _ASYNC = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR  # a plain function's
 # inspect's tests unwrap partials and methods first, which cost a tenth of a small derivative
 
 
+_DEPTH = [0]  # forward-mode entry points running (nested: a hessian's inner derivative calls)
+
+
+def _scrubbed(f, args) -> None:
+    """After the outermost forward-mode call: a dual the function stored into an object that outlives the
+    call (a memo cache, `self._last_w = np.exp(z)` on a model reached from f or its arguments: astropy's
+    Voigt1D) is replaced by its value, the state a plain call leaves. Left there, a later call read it: a
+    Dual came back from a plain call, a second jacfwd or hessian was wrong. Looked for in f's object,
+    cells, defaults and the globals its code names, and in the arguments, three levels into objects,
+    lists and dicts."""
+    seen: set = set()
+    for r in _roots(f, 0) + list(args):
+        _scrub(r, seen, 0)
+
+
+def _roots(f, depth: int) -> list:
+    """What f reaches: its object, defaults, cells and the globals its code names; a function among them
+    (the user's f inside a hessian's inner gradient) is followed once more."""
+    roots = [getattr(f, "__self__", None), getattr(f, "__defaults__", None)]
+    for c in getattr(f, "__closure__", None) or ():
+        try:
+            roots.append(c.cell_contents)
+        except ValueError:
+            pass
+    code, g = getattr(f, "__code__", None), getattr(f, "__globals__", None)
+    if code is not None and g is not None:
+        roots += [g[n] for n in code.co_names if n in g and not isinstance(g[n], types.ModuleType)]
+    if depth < 2:
+        roots += [r for fn in roots if isinstance(fn, (types.FunctionType, types.MethodType))
+                  for r in _roots(fn, depth + 1)]
+    return roots
+
+
+def _scrub(obj, seen: set, depth: int) -> None:
+    if depth > 3 or obj is None or id(obj) in seen or isinstance(obj, _NOT_SCRUBBED):
+        return
+    seen.add(id(obj))
+    if type(obj) is list:
+        for i, v in enumerate(obj):
+            if type(v) is Dual:
+                obj[i] = _value(v)
+            else:
+                _scrub(v, seen, depth + 1)
+        return
+    if type(obj) is dict:
+        for k, v in list(obj.items()):
+            if type(v) is Dual:
+                obj[k] = _value(v)
+            else:
+                _scrub(v, seen, depth + 1)
+        return
+    if type(obj) is tuple:
+        for v in obj:
+            _scrub(v, seen, depth + 1)
+        return
+    fields = getattr(obj, "__dict__", None)
+    if type(fields) is dict and not isinstance(obj, type):
+        for k, v in list(fields.items()):
+            if type(v) is Dual:
+                fields[k] = _value(v)
+            else:
+                _scrub(v, seen, depth + 1)
+
+
+def _value(d):
+    while type(d) is Dual:
+        d = d.primal
+    return d
+
+
+_NOT_SCRUBBED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, np.ndarray, np.generic, str,
+                 bytes, int, float, complex, type)
+
+
 def _entry(api: Callable) -> Callable:
     """An entry point that refuses async functions (their coroutine would be differentiated as a constant)
     and never lets a StopIteration of f escape (an enclosing `map` or generator would end silently)."""
@@ -221,6 +295,7 @@ def _entry(api: Callable) -> Callable:
                 else inspect.iscoroutinefunction(f) or inspect.isasyncgenfunction(f)):
             raise OverdubError(f"{describe(f)} is an async function: forward mode does not run coroutines",
                                fix="differentiate a plain function computing the same value")
+        _DEPTH[0] += 1
         try:
             return api(f, *args, **kwargs)
         except StopIteration as e:
@@ -235,6 +310,9 @@ def _entry(api: Callable) -> Callable:
             raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
         finally:
             SWALLOWED.clear()
+            _DEPTH[0] -= 1
+            if not _DEPTH[0]:
+                _scrubbed(f, args)
     return entry
 
 

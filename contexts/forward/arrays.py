@@ -13,14 +13,17 @@ partials and other rules are applied once per direction.
 from __future__ import annotations
 
 import operator
+import os
 import sys
 
 import numpy as np
 
+import overdub
+
 from overdub.errors import OverdubError
 
 from ..rules.registry import MissingRule, by_position, registry
-from ..lowered.runtime import equality_guard_fd
+from ..lowered.runtime import equality_guard2_fd, equality_guard_fd
 from ..rules.frames import is_engine
 from .dual import (Dual, DualConversionError, Tag, _conversion_site, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
                    d_sub, fit, make, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
@@ -206,6 +209,36 @@ _SCANS = {np.add: np.cumsum, np.multiply: np.cumprod}
 EQUALS = {np.equal: "==", np.not_equal: "!=", operator.eq: "==", operator.ne: "!=",  # (`checked_equality`)
           np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",   # (orderings: their ties)
           operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">="}
+
+
+# whole-array and approximate equality of a dual and a value (`lowered.runtime._EQUALITY_CALLS`'s "all==",
+# "allclose", "isclose"): a memo cache's `np.allclose(z, self._last_z)` singles out a point as `==` does
+WHOLE_EQUALS = {np.array_equal: "all==", np.array_equiv: "all=="}
+
+
+def checked_whole_equality(func, args) -> None:
+    """`np.allclose(d, other)` (array_equal, array_equiv, isclose) with one dual d: refused where it holds
+    and d's tangent moves it there."""
+    if len(args) < 2 or (type(args[0]) is not Dual and type(args[1]) is not Dual):
+        return
+    if type(args[0]) is Dual and type(args[1]) is Dual and args[0].tag is args[1].tag:
+        equality_guard2_fd(args[0].primal, args[1].primal, WHOLE_EQUALS[func], args[0].tangent, args[1].tangent)
+        return
+    d, other = args[:2] if type(args[0]) is Dual else args[1::-1]
+    equality_guard_fd(d.primal, primal(other), WHOLE_EQUALS[func], d.tangent)
+
+
+def _from_engine() -> bool:
+    """The numpy function being dispatched was called by the engines' own code (a rule), not the user's."""
+    frame = sys._getframe(2)
+    while frame is not None and (frame.f_code.co_filename.startswith(_PASSING_THROUGH)
+                                 or os.sep + "numpy" + os.sep in frame.f_code.co_filename):
+        frame = frame.f_back  # (forward mode's own dispatch and the core's interception pass the call on)
+    return frame is not None and is_engine(frame.f_code.co_filename)
+
+
+_PASSING_THROUGH = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
+                    os.path.dirname(os.path.abspath(overdub.__file__)) + os.sep)
 
 
 def checked_equality(ufunc, inputs) -> None:
@@ -770,6 +803,8 @@ def array_function(func, args, kwargs):
         moved = by_position(func, args, kwargs)
         if moved is not None:
             args, kwargs = moved[0], moved[1]
+    if func in WHOLE_EQUALS and not _from_engine():  # (`np.allclose(z, self._last_z)`: a special point)
+        checked_whole_equality(func, args)
     own = OWN_FUNCTIONS.get(func)
     if own is not None:
         return own(*args, **kwargs)

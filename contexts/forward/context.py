@@ -28,7 +28,7 @@ from ..rules.frames import is_engine, note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf
 
 from ..rules.registry import array_objects, by_position, key_of, objects_of_classes, registry, through_array
-from .arrays import (OWN_FUNCTIONS, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality, EQUALS,
+from .arrays import (OWN_FUNCTIONS, WHOLE_EQUALS, checked_whole_equality, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality, EQUALS,
                      has_dual, no_rule,
                      out_position, to_array, write_out)
 from .observe import DerivativeOp, Observed, observer
@@ -739,6 +739,8 @@ def _known(fn, args, kwargs, tag, run_rule):
         if rule is not None and rule.frule is not None:
             return apply_frule(rule, fn, args, kwargs, tag, call=run_rule)
     rule = registry.get(fn)
+    if type(fn) is _DISPATCHER and fn in WHOLE_EQUALS:  # (`np.allclose(z, self._last_z)`: a special point)
+        checked_whole_equality(fn, args)
     if rule is not None and rule.frule is not None:
         key = key_of(fn)
         if isinstance(key, tuple):

@@ -398,7 +398,10 @@ def _binds(pattern) -> bool:
 @collector.pausing  # (see contexts.ad.runtime._build)
 def _build(fn, active):
     fdef, src = _lowered(fn)
-    act = active_names(fdef, set(active), fn.__globals__)
+    steering: set = set()
+    # (values that only steer keep their tangents here: their comparisons' special points are checked by
+    # them, for this twin and for reverse mode, which has forward mode tell whether a value moves)
+    act = active_names(fdef, set(active), fn.__globals__, steering=steering) | steering
     ask_primals(fdef, act, fn.__globals__, tuple(fn.__code__.co_freevars))
     step = bisection_step(fdef, act | set(active))  # (the inputs: a test may steer a value it does not reach)
     if step is not None:  # (refused, not left to duals: they would differentiate the same bracket)

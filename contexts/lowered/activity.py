@@ -825,10 +825,13 @@ _PART_READERS = frozenset({"next", "iter", "reversed", "enumerate", "getattr", "
 
 
 def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
-                 freevars: tuple = (), numbers: frozenset = frozenset()) -> set[str]:
+                 freevars: tuple = (), numbers: frozenset = frozenset(), steering: set | None = None) -> set[str]:
     """The active variables of a lowered function, given its active parameters and cells (`freevars`: the
     captured variables, which become active when the function stores active values into them; `numbers`:
-    variables known to hold numbers, see `numbers_if`)."""
+    variables known to hold numbers, see `numbers_if`). Variables that only steer control flow
+    (`steering_only`) are left out; given a set `steering`, those among them that depend on the inputs are
+    added to it: their comparisons still single out special points (`d = t - 0.3; if d == 0:` took the
+    special case's derivative, 0, silently, while `if t == 0.3:` was refused)."""
     nondiff = frozenset(n for n in NONDIFF_BUILTINS if n not in globals_ and hasattr(builtins, n))
     nodes = list(all_nodes(fdef))  # (one walk for the questions below: each was a walk of its own)
     locals_ = local_names(fdef, nodes)
@@ -873,7 +876,10 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     while act.changed:
         act.changed = False
         act.visit(fdef.body)
-    return act.active - steering_only(fdef, numbers)
+    steer = steering_only(fdef, numbers)
+    if steering is not None:
+        steering.update(act.active & steer)
+    return act.active - steer
 
 
 def _immutable_locals(fdef, globals_: dict, outer: set[str], nodes=None, assigns=None) -> set[str]:

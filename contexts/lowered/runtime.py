@@ -245,6 +245,51 @@ def equality_guard(active, other, op: str) -> None:
     hits.append((_where(), other, op))
 
 
+def equality_guard2(a, b, op: str) -> None:
+    """Reverse mode, before `a == b` (an ordering, `np.allclose(a, b)`, ...) with both operands active: where
+    they are equal, a dual pair (under `hessian`) is refused if their tangents differ there (the two move
+    apart: a memo cache's stale key against the new argument, a kink between two formulas); a plain pair
+    is noted for forward mode to tell, as `equality_guard`'s. Two values that move together (`x == x`, a
+    NaN test) pass."""
+    mask = _equal_at(a, b, op)
+    if mask is None:
+        return
+    ta = getattr(a, "tangent", None) if type(a).__name__ == "Dual" else None
+    tb = getattr(b, "tangent", None) if type(b).__name__ == "Dual" else None
+    if ta is not None or tb is not None:
+        if _moving_apart(ta, tb, mask):
+            raise _special(b, op)
+        return
+    hits = SPECIAL_HITS.get()
+    if hits is None:
+        raise _special(b, op)
+    hits.append((_where(), b, op))
+
+
+def equality_guard2_fd(a, b, op: str, ta, tb) -> None:
+    """Forward mode, before `a == b` with both operands perturbed: refused where equal and their tangents
+    differ there."""
+    mask = _equal_at(a, b, op)
+    if mask is not None and _moving_apart(ta, tb, mask):
+        raise _special(b, op)
+
+
+def _moving_apart(ta, tb, mask) -> bool:
+    """The tangents differ where mask holds (None, 0: no tangent)."""
+    while type(ta).__name__ == "Dual":
+        ta = ta.primal
+    while type(tb).__name__ == "Dual":
+        tb = tb.primal
+    if ta is None or (type(ta) is int and ta == 0):
+        return _moving(tb, mask)
+    if tb is None or (type(tb) is int and tb == 0):
+        return _moving(ta, mask)
+    try:
+        return _moving(np.asarray(ta) - np.asarray(tb), mask)
+    except Exception:  # (shapes that do not subtract, sequences: moving unless both are still)
+        return _moving(ta, mask) or _moving(tb, mask)
+
+
 def equality_guard_fd(active, other, op: str, tangent) -> None:
     """Forward mode, before `active == other` (or `!=`): refused where they are equal and the tangent
     moves `active` there (a value that does not move is no special point of the derivative)."""
@@ -274,7 +319,14 @@ def _equal_at(active, other, op: str = "=="):
         except Exception:
             return None
     try:
-        eq = value == getattr(other, "primal", other) if type(other).__name__ == "Dual" else value == other
+        plain = getattr(other, "primal", other) if type(other).__name__ == "Dual" else other
+        if op in ("all==", "allclose", "isclose"):
+            v, o = np.asarray(value), np.asarray(plain)
+            eq = (v == o) if op == "all==" else np.isclose(v, o)
+            if op != "isclose":
+                return np.True_ if np.all(eq) else None
+        else:
+            eq = value == plain
         if type(eq) is bool or isinstance(eq, np.bool_):
             return np.True_ if eq else None
         eq = np.asarray(eq)
@@ -284,15 +336,19 @@ def _equal_at(active, other, op: str = "=="):
 
 
 def _moving(tangent, mask) -> bool:
-    """The tangent is not zero (nor NaN) where mask holds (a chunk of directions first, when it has one more
-    axis)."""
+    """The tangent is not zero where mask holds (a chunk of directions first, when it has one more axis). A
+    NaN tangent moves too: the value's rate there is unknown (`np.linalg.norm(x - c) == 0`: the norm's
+    tangent at 0 is 0/0, yet it moves in every direction; taken as still, the special case's derivative
+    came out, 0 silently)."""
     while type(tangent).__name__ == "Dual":  # (a nested derivative's: its value)
         tangent = tangent.primal
     if tangent is None:
         return False
+    if type(tangent) is tuple or type(tangent) is list:  # (a sequence's: any item's, where it is all equal)
+        return any(_moving(t, np.True_) for t in tangent)
     try:
         t = np.asarray(tangent)
-        t = (t != 0) & ~np.isnan(t)  # (a NaN tangent, 0 * inf at a kink: no direction the value moves in)
+        t = t != 0  # (NaN != 0)
     except Exception:
         return True
     mask = np.asarray(mask)
@@ -327,9 +383,12 @@ def _special(other, op: str) -> "SpecialPoint":
 
 
 def _may_carry(v) -> bool:
-    """v is a number or array of floats (or complex), or holds one: what an equality can single out."""
+    """v is a number or array of floats (or complex), or holds one: what an equality can single out (a
+    tuple or list of them too: `(x,) == (0.3,)`, `x.tolist() == c`)."""
     if isinstance(v, (float, complex, np.floating, np.complexfloating)):
         return True
+    if type(v) is tuple or type(v) is list:
+        return any(_may_carry(e) for e in v)
     if isinstance(v, np.ndarray):
         return v.dtype.kind in "fc"
     kind = UNCHANGEABLE_WHEN.get(type(v))  # (forward mode's Dual: a number's or an array's)
@@ -354,7 +413,7 @@ def eager_inplace(v, name: str, method: str) -> None:
 
 
 HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
-           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_equality_guard_fd__": equality_guard_fd, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
+           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)
 
 
@@ -362,7 +421,14 @@ _EQUALITY_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in
                  ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}  # (orderings: their ties)
 _EQUALITY_CALLS = {"equal": "==", "not_equal": "!=", "eq": "==", "ne": "!=",  # np.equal, operator.eq
                    "less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">=",
-                   "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+                   "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+                   # whole-array equality (a memo cache's `np.array_equal(z, self._last_z)`): special where
+                   # all of it is equal. (`np.allclose` holds on a neighbourhood: the branch it takes is the
+                   # code's there, and validation checks use it: not a special point.)
+                   "array_equal": "all==", "array_equiv": "all=="}
+
+
+_WHOLE_OPS = frozenset({"all=="})  # (checked with two active operands too: a cache's stale key)
 
 
 def _equality_test(v):
@@ -397,7 +463,15 @@ def equality_guards(stmts: list, is_active, tangent=None) -> list:
             ia, ib = is_active(a), is_active(b)
             if op in ("in", "not in"):  # (`x in c`: the item, checked in a builtin container)
                 ib = False
-            if ia != ib:
+            if ia and ib and op in _WHOLE_OPS:  # (two active: a memo cache's stale key against the argument)
+                args = [a, b, ast.Constant(op)]
+                name = "__od_equality_guard2__"
+                if tangent is not None:
+                    args += [tangent(a), tangent(b)]
+                    name = "__od_equality_guard2_fd__"
+                guard = ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=[])
+                out.append(ast.copy_location(ast.Expr(value=guard), s))
+            elif ia != ib:
                 active, other = (a, b) if ia else (b, a)
                 args = [active, other, ast.Constant(op)]
                 name = "__od_equality_guard__"
