@@ -249,31 +249,18 @@ def _scrub(obj, seen: set, depth: int) -> None:
     if depth > 3 or obj is None or id(obj) in seen or isinstance(obj, _NOT_SCRUBBED):
         return
     seen.add(id(obj))
-    if type(obj) is list:
-        for i, v in enumerate(obj):
-            if type(v) is Dual:
-                obj[i] = _value(v)
-            else:
-                _scrub(v, seen, depth + 1)
-        return
-    if type(obj) is dict:
-        for k, v in list(obj.items()):
-            if type(v) is Dual:
-                obj[k] = _value(v)
-            else:
-                _scrub(v, seen, depth + 1)
-        return
     if type(obj) is tuple:
         for v in obj:
             _scrub(v, seen, depth + 1)
         return
-    fields = getattr(obj, "__dict__", None)
-    if type(fields) is dict and not isinstance(obj, type):
-        for k, v in list(fields.items()):
-            if type(v) is Dual:
-                fields[k] = _value(v)
-            else:
-                _scrub(v, seen, depth + 1)
+    held = obj if type(obj) in (list, dict) else getattr(obj, "__dict__", None)
+    if type(held) not in (list, dict) or isinstance(obj, type):
+        return
+    for k, v in list(enumerate(held) if type(held) is list else held.items()):
+        if type(v) is Dual:
+            held[k] = _value(v)
+        else:
+            _scrub(v, seen, depth + 1)
 
 
 def _value(d):
