@@ -222,6 +222,11 @@ def _scrubbed(f, args) -> None:
     Dual came back from a plain call, a second jacfwd or hessian was wrong. Looked for in f's object,
     cells, defaults and the globals its code names, and in the arguments, three levels into objects,
     lists and dicts."""
+    if type(f) is types.FunctionType and f.__closure__ is None and f.__defaults__ is None:
+        g, names = f.__globals__, f.__code__.co_names  # (the common case: a module's function of numbers)
+        if all(type(a) in _VALUES for a in args) and not any(
+                n in g and not isinstance(g[n], _HOLD_NOTHING) for n in names):
+            return  # (a global function is followed: it may store into the objects it reaches)
     seen: set = set()
     for r in _roots(f, 0) + list(args):
         _scrub(r, seen, 0)
@@ -269,6 +274,8 @@ def _value(d):
     return d
 
 
+_VALUES = frozenset({float, int, complex, np.ndarray, np.float64})
+_HOLD_NOTHING = (types.ModuleType, types.BuiltinFunctionType, type, str, bytes, int, float, complex, np.ufunc)
 _NOT_SCRUBBED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, np.ndarray, np.generic, str,
                  bytes, int, float, complex, type)
 

@@ -119,3 +119,17 @@ def test_memo_cache_leaves_no_dual_and_its_hit_is_refused(mode):
     assert type(plain) in (float, np.float64) and plain == pytest.approx(_model_sum(_Cached(), P))
     with pytest.raises(SpecialPoint):  # the cache's hit at the same point: the derivative is not the code's
         run(f, P)
+
+
+_MODULE_CACHE = _Cached()
+
+
+def _through_a_helper(p):
+    return _model_sum(_MODULE_CACHE, p)
+
+
+def test_no_dual_left_in_a_module_level_object():
+    # f reaches the object only through a global helper function: followed too
+    jacfwd(_through_a_helper, P)
+    assert type(_MODULE_CACHE._last_w) is np.ndarray and type(_MODULE_CACHE._last_z) is np.ndarray
+    assert type(_through_a_helper(P)) in (float, np.float64)
