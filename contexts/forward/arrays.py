@@ -23,7 +23,7 @@ import overdub
 from overdub.errors import OverdubError
 
 from ..rules.registry import MissingRule, by_position, registry
-from ..lowered.runtime import equality_guard2_fd, equality_guard_fd
+from ..lowered.runtime import _EQUALITY_CALLS, _WHOLE_OPS, equality_guard2_fd, equality_guard_fd
 from ..rules.frames import is_engine
 from .dual import (Dual, DualConversionError, Tag, _conversion_site, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
                    d_sub, fit, make, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
@@ -213,7 +213,7 @@ EQUALS = {np.equal: "==", np.not_equal: "!=", operator.eq: "==", operator.ne: "!
 
 # whole-array and approximate equality of a dual and a value (`lowered.runtime._EQUALITY_CALLS`'s "all==",
 # "allclose", "isclose"): a memo cache's `np.allclose(z, self._last_z)` singles out a point as `==` does
-WHOLE_EQUALS = {np.array_equal: "all==", np.array_equiv: "all=="}
+WHOLE_EQUALS = {getattr(np, name): op for name, op in _EQUALITY_CALLS.items() if op in _WHOLE_OPS}
 
 
 def checked_whole_equality(func, args) -> None:

@@ -246,7 +246,7 @@ def equality_guard(active, other, op: str) -> None:
 
 
 def equality_guard2(a, b, op: str) -> None:
-    """Reverse mode, before `a == b` (an ordering, `np.allclose(a, b)`, ...) with both operands active: where
+    """Reverse mode, before `np.array_equal(a, b)` (`_WHOLE_OPS`) with both operands active: where
     they are equal, a dual pair (under `hessian`) is refused if their tangents differ there (the two move
     apart: a memo cache's stale key against the new argument, a kink between two formulas); a plain pair
     is noted for forward mode to tell, as `equality_guard`'s. Two values that move together (`x == x`, a
@@ -320,13 +320,9 @@ def _equal_at(active, other, op: str = "=="):
             return None
     try:
         plain = getattr(other, "primal", other) if type(other).__name__ == "Dual" else other
-        if op in ("all==", "allclose", "isclose"):
-            v, o = np.asarray(value), np.asarray(plain)
-            eq = (v == o) if op == "all==" else np.isclose(v, o)
-            if op != "isclose":
-                return np.True_ if np.all(eq) else None
-        else:
-            eq = value == plain
+        if op == "all==":  # (np.array_equal: all of it)
+            return np.True_ if np.all(np.asarray(value) == np.asarray(plain)) else None
+        eq = value == plain
         if type(eq) is bool or isinstance(eq, np.bool_):
             return np.True_ if eq else None
         eq = np.asarray(eq)
