@@ -189,14 +189,16 @@ def _check_special(f, args, kwargs, hits) -> None:
     _CHECK_SPECIAL[0](f, args, kwargs, hits)
 
 
-def _reverse(pb, dy, args, y=None):
+def _reverse(pb, dy, args, y=None, f=None, kwargs=None):
     """Run a recorded pullback: (cotangent of f, cotangents of args shaped like args); y is the output, of
-    which dy is the cotangent (a registered container's is of its values: see `_output_container`)."""
+    which dy is the cotangent (a registered container's is of its values: see `_output_container`). Given
+    f, equality tests met by recordings the reverse pass makes (a Python operator's adjoint records it) are
+    checked as the forward pass's are (`_check_special`)."""
     container = _output_container(y)
     if container is not None:
         if dy is not None and not isinstance(dy, dict):
             dy = container.seed(y, dy)
-        dfn, dargs = _reverse(pb, _handed(dy), args)
+        dfn, dargs = _reverse(pb, _handed(dy), args, None, f, kwargs)
         return dfn, _of_output(container, dargs, y)
     if isinstance(dy, (dict, list, tuple)):
         dy = _handed(dy)
@@ -204,14 +206,22 @@ def _reverse(pb, dy, args, y=None):
         return None, tuple(finalize(None, a) for a in args)
     S = Session()
     _depth.enter()
+    hits = _SPECIAL_HITS.set([]) if f is not None else None
     try:
-        dfn, dargs, _dkw = pb[0](pb, dy, None, S)
+        try:
+            dfn, dargs, _dkw = pb[0](pb, dy, None, S)
+        finally:
+            S.finish()
+            found = _SPECIAL_HITS.get() if hits is not None else None
+            if hits is not None:
+                _SPECIAL_HITS.reset(hits)
+        if found:
+            _check_special(f, args, kwargs or {}, found)
     except StopIteration as e:
         raise _stopped(None) from e
     except Exception as e:
         raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
     finally:
-        S.finish()
         _depth.leave()
     if dargs is None:
         return dfn, tuple(finalize(None, a) for a in args)
@@ -223,7 +233,7 @@ def _pullback(f, args, kwargs, full=True):
     y, pb = _record(f, args, kwargs, full)
 
     def back(dy):
-        return _reverse(pb, dy, args, y)
+        return _reverse(pb, dy, args, y, f, kwargs)
     return y, back
 
 
@@ -428,11 +438,16 @@ def _value_and_gradient(f, args, wrt=None):
             dargs = None
         else:
             S = Session()
+            hits = _SPECIAL_HITS.set([])  # (a recording the reverse pass makes: a Python operator's adjoint)
             try:
                 dargs = pb[0](pb, seed, None, S)[1]
             finally:
                 if S._redo:  # (the common case: nothing to redo, no call)
                     S.finish()
+                found = _SPECIAL_HITS.get()
+                _SPECIAL_HITS.reset(hits)
+            if found:
+                _check_special(f, args, {}, found)
     except StopIteration as e:
         raise _stopped(f) from e
     except Exception as e:

@@ -318,7 +318,7 @@ class _Gen:
         if isinstance(s, ast.If):
             s.body = self.body(s.body)
             s.orelse = self.body(s.orelse) if s.orelse else []
-            return [s]
+            return self.guarded([s])  # (`if x:` on a differentiated float: `x != 0`)
         if isinstance(s, ast.While):
             self.depth += 1
             s.body = self.body(s.body)
@@ -395,10 +395,15 @@ class _Gen:
             stmts.extend(at(part, node))
         self.adjoints[k] = stmts or [ast.copy_location(ast.Pass(), like)]
 
+    def guarded(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        """stmts with a check before each equality, tie or truth test of a differentiated value (also of
+        one that only steers, `d = x - c`)."""
+        return equality_guards(stmts, lambda a: self.is_active(a) or isinstance(a, ast.Name) and a.id in self.steering)
+
     # -- one basic block -------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         # (`x == 0` on a differentiated x: SpecialPoint; also of a value that only steers, `d = x - c`)
-        stmts = equality_guards(stmts, lambda a: self.is_active(a) or isinstance(a, ast.Name) and a.id in self.steering)
+        stmts = self.guarded(stmts)
         ops = [(s, self.op_active(s)) for s in stmts]
         if not any(a for _, a in ops):
             return stmts

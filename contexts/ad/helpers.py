@@ -516,6 +516,9 @@ def getitem_index_adj(S, dobj, g, obj, idx, bounds=False, obj_active=True):
     gi = getattr(type(obj), "__getitem__", None)
     if not obj_active and type(idx) in _INERT_KEYS:
         return dobj, None
+    if isinstance(gi, property) and type(obj) is not _Dual and has_fields(obj):  # (giving the callable: `getitem_adj`)
+        dself, dargs = _rerun_back(S, _subscript_of_field, obj, (idx, _item_field(obj)), g, dobj, boxed=True)
+        return dself, dargs[0]
     if type(gi) is types.FunctionType and type(obj) is not _Dual:
         dself, dargs = _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)
         if bounds and not _no_cotangent(dargs[0]):
@@ -590,6 +593,9 @@ def getitem_adj(S, dobj, g, obj, idx):
     gi = getattr(type(obj), "__getitem__", None)
     if type(gi) is types.FunctionType:  # (g, a new object's box, as the re-run's new object's: xarray's `da[1:]`)
         return _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)[0]
+    if isinstance(gi, property) and has_fields(obj):
+        # a property returning the callable (ASE's `arraylike`: `__getitem__ = property(lambda s: s.array.__getitem__)`)
+        return _rerun_back(S, _subscript_of_field, obj, (idx, _item_field(obj)), g, dobj, boxed=True)[0]
     box = S.box(obj, dobj)
     if type(box) is MapBox:  # a read-only view of a dict (`types.MappingProxyType`): by key
         box[idx] = acc(box.get(idx), g)
@@ -601,6 +607,30 @@ def getitem_adj(S, dobj, g, obj, idx):
         return NoClosedForm(f"{type(obj).__name__}.__getitem__", "the container read",
                             fix="read the values from a list, tuple, dict or array").cotangent()
     return box
+
+
+def _subscript_of_field(obj, idx, field):
+    """`obj[idx]` where type(obj).__getitem__ is a property giving a field's own `__getitem__` (ASE's
+    `arraylike`): re-run as `obj.<field>[idx]`."""
+    return getattr(obj, field)[idx]
+
+
+def _assign_to_field(obj, idx, v, field):
+    """`obj[idx] = v` where type(obj).__setitem__ is a property giving a field's own: `obj.<field>[idx] = v`."""
+    getattr(obj, field)[idx] = v
+
+
+def _item_field(obj, method: str = "__getitem__") -> str:
+    """The field of obj whose own `method` (`__getitem__`, `__setitem__`) obj's gives (type(obj)'s is a
+    property, not a function: ASE's `arraylike` wraps an array so), or refused."""
+    owner = getattr(getattr(obj, method, None), "__self__", None)
+    for name, value in fields_of(obj).items():
+        if value is owner and owner is not None and type(name) is str:
+            return name
+    raise runtime.UnsupportedFunction(
+        f"reverse mode cannot differentiate {type(obj).__name__}'s {method}: it is a "
+        f"{type(getattr(type(obj), method)).__name__}, not a function, and gives no field's own",
+        where=runtime._user_line(), fix=f"index the array it holds (`obj.array[i]`), or define {method} as a method")
 
 
 def _into_child(S, box, child, idx, g) -> bool:
@@ -828,6 +858,10 @@ def setitem(obj, idx, v):
         # the class's own `__setitem__` (UserDict, a mapping keeping its values elsewhere): its twin runs,
         # so what it stores, and how, is recorded
         _, pb = _twin(setter, obj, idx, v)
+        return _SetByCode(pb, None, 1)
+    elif isinstance(setter, property) and has_fields(obj):
+        # a property giving a field's own `__setitem__` (ASE's `arraylike`): recorded as the store into it
+        _, pb = _twin(_assign_to_field, obj, idx, v, _item_field(obj, "__setitem__"))
         return _SetByCode(pb, None, 1)
     else:
         old = obj[idx]

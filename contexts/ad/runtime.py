@@ -417,7 +417,9 @@ def call(mask, f, /, *args, **kw):
     if rule is not None:
         for a in args:  # (the common case: arguments of plain types, one set lookup each)
             if type(a) not in _PLAIN_TYPES:
-                if _numpy_function(f) and protocol_objects(args):  # numpy hands it to the class's own code
+                if _numpy_function(f) and rule.kind != "nondiff" and protocol_objects(args):
+                    # numpy hands it to the class's own code (a question of kind, `np.isscalar`, it answers
+                    # itself: cvxpy's expressions take ufuncs only, and would come back here endlessly)
                     return _twin_call(mask, through_protocol(f), (), args, kw)
                 if rule.python is not None and (objects_of_classes(args, rule.kind == "reduction")
                                                 or own_number_operands(f, args)):

@@ -23,7 +23,7 @@ import overdub
 from overdub.errors import OverdubError
 
 from ..rules.registry import MissingRule, by_position, registry
-from ..lowered.runtime import _EQUALITY_CALLS, _WHOLE_OPS, equality_guard2_fd, equality_guard_fd
+from ..lowered.runtime import _EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, equality_guard2_fd, equality_guard_fd
 from ..rules.frames import is_engine
 from .dual import (Dual, DualConversionError, Tag, _conversion_site, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
                    d_sub, fit, make, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
@@ -213,19 +213,43 @@ EQUALS = {np.equal: "==", np.not_equal: "!=", operator.eq: "==", operator.ne: "!
 
 # whole-array and approximate equality of a dual and a value (`lowered.runtime._EQUALITY_CALLS`'s "all==",
 # "allclose", "isclose"): a memo cache's `np.allclose(z, self._last_z)` singles out a point as `==` does
-WHOLE_EQUALS = {getattr(np, name): op for name, op in _EQUALITY_CALLS.items() if op in _WHOLE_OPS}
+WHOLE_EQUALS = {getattr(np, name): op for name, op in _EQUALITY_CALLS.items() if op in _WHOLE_OPS or name == "isclose"}
 
 
-def checked_whole_equality(func, args) -> None:
+# tests of a dual's being zero (`np.any(d)`, `np.count_nonzero(d)`: `d != 0`), as `lowered.runtime._ZERO_TESTS`
+ZERO_TESTS = {getattr(np, name): op for name, op in _ZERO_TESTS.items() if callable(getattr(np, name, None))}
+CHECKED_TESTS = {**WHOLE_EQUALS, **ZERO_TESTS}
+
+
+def checked_test(func, args, kwargs=None) -> None:
+    """A whole-array equality (`checked_whole_equality`) or a test of being zero (`np.any(d)`) of a dual
+    in the user's code: refused where it holds and d's tangent moves it there."""
+    if func in ZERO_TESTS:
+        if args and type(args[0]) is Dual:
+            equality_guard_fd(args[0].primal, 0.0, ZERO_TESTS[func], args[0].tangent)
+        return
+    checked_whole_equality(func, args, kwargs)
+
+
+def checked_whole_equality(func, args, kwargs=None) -> None:
     """`np.allclose(d, other)` (array_equal, array_equiv, isclose) with one dual d: refused where it holds
-    and d's tangent moves it there."""
+    and d's tangent moves it there (for approximate equality, out of its band: `lowered.runtime._FLIP`)."""
     if len(args) < 2 or (type(args[0]) is not Dual and type(args[1]) is not Dual):
         return
+    close = None
+    if func in _CLOSE_FUNCTIONS:
+        kwargs = kwargs or {}
+        close = (primal(args[2]) if len(args) > 2 else kwargs.get("rtol", 1e-5),
+                 primal(args[3]) if len(args) > 3 else kwargs.get("atol", 1e-8))
     if type(args[0]) is Dual and type(args[1]) is Dual and args[0].tag is args[1].tag:
-        equality_guard2_fd(args[0].primal, args[1].primal, WHOLE_EQUALS[func], args[0].tangent, args[1].tangent)
+        equality_guard2_fd(args[0].primal, args[1].primal, WHOLE_EQUALS[func], args[0].tangent, args[1].tangent,
+                           close)
         return
     d, other = args[:2] if type(args[0]) is Dual else args[1::-1]
-    equality_guard_fd(d.primal, primal(other), WHOLE_EQUALS[func], d.tangent)
+    equality_guard_fd(d.primal, primal(other), WHOLE_EQUALS[func], d.tangent, close)
+
+
+_CLOSE_FUNCTIONS = frozenset({np.allclose, np.isclose})
 
 
 def _from_engine() -> bool:
@@ -803,8 +827,8 @@ def array_function(func, args, kwargs):
         moved = by_position(func, args, kwargs)
         if moved is not None:
             args, kwargs = moved[0], moved[1]
-    if func in WHOLE_EQUALS and not _from_engine():  # (`np.allclose(z, self._last_z)`: a special point)
-        checked_whole_equality(func, args)
+    if func in CHECKED_TESTS and not _from_engine():  # (`np.array_equal(z, self._last_z)`, `np.any(d)`: special points)
+        checked_test(func, args, kwargs)
     own = OWN_FUNCTIONS.get(func)
     if own is not None:
         return own(*args, **kwargs)

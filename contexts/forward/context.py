@@ -28,12 +28,12 @@ from ..rules.frames import is_engine, note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf
 
 from ..rules.registry import array_objects, by_position, key_of, objects_of_classes, registry, through_array
-from .arrays import (OWN_FUNCTIONS, WHOLE_EQUALS, checked_whole_equality, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality, EQUALS,
+from .arrays import (OWN_FUNCTIONS, CHECKED_TESTS, checked_test, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality, EQUALS,
                      has_dual, no_rule,
                      out_position, to_array, write_out)
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
-from .dual import Dual, DualConversionError, primal, primal_tree, split, top_tag, zero_tangent
+from .dual import Dual, DualAttributeError, DualConversionError, _conversion_site, primal, primal_tree, split, top_tag, zero_tangent
 from .holds import dual_free
 from .tangent_runtime import LOOKUPS, MAPPINGS, key_lookup, uncached
 
@@ -108,8 +108,13 @@ class ForwardContext(overdub.Context):
         """`obj.name` in the code run: a property's pure-Python getter runs under the context. (A type
         that is not a heap type, a module's or numpy's, holds no such property: read at once.)"""
         kind = type(obj)
-        if kind is Dual and _number_object(obj):  # `lat.toRadians()`, `lat.name` of a float subclass's value
-            return _number_attribute(self, obj, name, default)
+        if kind is Dual:
+            if _number_object(obj):  # `lat.toRadians()`, `lat.name` of a float subclass's value
+                return _number_attribute(self, obj, name, default)
+            if name == "__class__" and isinstance(obj.primal, np.ndarray):
+                # an array's class, as `type(x)` answers (`activity.ask_primals`): cvxpy's
+                # `constant.__class__ in INTERFACES` took a perturbed array for an unknown type
+                return type(obj.primal)
         if kind.__flags__ & _HEAPTYPE:
             found = _class_getter(obj, name)
             if found is not None and not _engine_code(found[0]):
@@ -121,8 +126,17 @@ class ForwardContext(overdub.Context):
         object itself (its name, its units: what the class keeps beside the number); a descriptor's
         Python `__set__` or a property's Python setter runs under the context."""
         kind = type(obj)
-        if kind is Dual and _number_object(obj):
-            return setattr(_number_value(obj), name, value)
+        if kind is Dual:
+            if _number_object(obj):
+                return setattr(_number_value(obj), name, value)
+            try:
+                return setattr(obj, name, value)  # (`x.shape = ...`)
+            except AttributeError:  # (a subclass's field: np.ma's `_sharedmask`)
+                raise DualAttributeError(
+                    f"forward mode cannot store .{name} on a perturbed {type(obj.primal).__name__}: a dual "
+                    f"holds a value and its tangent, not the fields of a subclass (a masked array's)",
+                    where=_conversion_site(), fix="compute with plain arrays (`np.where` for a mask), or give the "
+                    "function a forward rule (`contexts.rules.registry.frule(fn)`)") from None
         if kind.__flags__ & _HEAPTYPE and type(name) is str:
             found = _class_setter(obj, name)
             if found is not None and not _engine_code(found[0]):
@@ -739,8 +753,8 @@ def _known(fn, args, kwargs, tag, run_rule):
         if rule is not None and rule.frule is not None:
             return apply_frule(rule, fn, args, kwargs, tag, call=run_rule)
     rule = registry.get(fn)
-    if type(fn) is _DISPATCHER and fn in WHOLE_EQUALS:  # (`np.allclose(z, self._last_z)`: a special point)
-        checked_whole_equality(fn, args)
+    if type(fn) is _DISPATCHER and fn in CHECKED_TESTS:  # (`np.array_equal(z, self._last_z)`, `np.any(d)`)
+        checked_test(fn, args, kwargs)
     if rule is not None and rule.frule is not None:
         key = key_of(fn)
         if isinstance(key, tuple):

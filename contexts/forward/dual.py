@@ -630,7 +630,10 @@ class Dual:
         return hash(primal(self))
 
     def __bool__(self):
-        return bool(primal(self))
+        b = bool(primal(self))
+        if b:
+            return b
+        return _equality_checked(self, 0.0, b, "==")  # (`if x:` is `x != 0`: at 0, a special case)
 
     # conversions: integers have zero derivative; float/complex would drop it silently, so refuse
     def __int__(self):
@@ -917,10 +920,20 @@ def _equality_checked(d: Dual, other, result, op: str, frame: int = 2):
     (somewhere, for arrays): refused (`lowered.runtime.SpecialPoint`) where d's tangent moves it there and
     the caller is not the engine's own code (its rules compare duals freely); Python's result otherwise."""
     caller = sys._getframe(frame)
+    if caller.f_code.co_name in _DISPATCHING and caller.f_code.co_filename == _CONTEXT_FILE:
+        while caller is not None and caller.f_code.co_filename == _CONTEXT_FILE:  # (a C function run as it is:
+            caller = caller.f_back                                                 # `all([x, 1.0])`)
+        if caller is None:
+            return result
     if is_engine(caller.f_code.co_filename):
         return result
     equality_guard_fd(d.primal, primal(other), op, d.tangent)
     return result
+
+
+# forward mode's context running a C function as it is (its frames pass a comparison on to the caller's)
+_CONTEXT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "context.py")
+_DISPATCHING = frozenset({"_primitive", "primitive"})
 
 
 UNCHANGEABLE_WHEN[Dual] = lambda d: not d.shape  # (reverse mode's eager generators: a number's dual)

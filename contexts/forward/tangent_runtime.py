@@ -22,7 +22,7 @@ from overdub.passes import OwnedEntries, of_a_module, on_clear
 from overdub.passes import depth as _depth
 from overdub.errors import OverdubError
 
-from ..lowered.runtime import HELPERS as LOWERING_HELPERS, EagerIterationError, addresses, eager_items
+from ..lowered.runtime import HELPERS as LOWERING_HELPERS, EagerIterationError, addresses, eager_items, parsed
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx
@@ -196,6 +196,8 @@ def _fd_call(f, args, tans, kw, kwtans):
             if not (t is None or (type(t) in _SCALARS and t == 0)):  # (`_zero`, inline)
                 break
         else:
+            if (f is float or f is complex) and args and type(args[0]) is str:  # (the text of an active value)
+                parsed(args[0])
             return f(*args, **kw), 0
         if type(f) is _FUNCTION and _RULES.get(f) is None:
             # (the common case first: a Python function without a rule is its twin's, as below)

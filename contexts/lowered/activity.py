@@ -46,11 +46,34 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
         if isinstance(node, ast.JoinedStr):
             _format_fields(node, active)
             continue
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _text_expr(node.left) and (
+                _reads(node.right) & active):  # `"%.17g" % x`: the text of x's primal, remembered
+            right = node.right
+            items = right.elts if isinstance(right, ast.Tuple) else [right]
+            for i, e in enumerate(items):
+                if _reads(e) & active:
+                    items[i] = _helper_call("__od_primal__", [e], e)
+            if not isinstance(right, ast.Tuple):
+                node.right = items[0]
+            _as_text(node)
+            continue
         if not isinstance(node, ast.Call):
             continue
         if node.args and _parses(node.func, parsers) and not (
                 isinstance(node.args[0], ast.Constant) or isinstance(node.args[0], ast.Name) and node.args[0].id in active):
+            # (an active value's parse, the text of one, `float(("%.6f %s" % (x, u)).split()[0])`: the rules
+            # of float and complex check a str, `rules.builtins._parsed_first`)
             node.args[0] = _helper_call("__od_parsed__", [node.args[0]], node.args[0])
+        if (isinstance(node.func, ast.Attribute) and node.func.attr == "format" and _text_expr(node.func.value)
+                and any(_reads(a) & active for a in node.args + [k.value for k in node.keywords])):
+            # `"{:.18f}".format(x)` (geomdl's linspace rounds so): the text of x's primal, remembered
+            node.args = [_helper_call("__od_primal__", [a], a) if _reads(a) & active and not isinstance(a, ast.Starred)
+                         else a for a in node.args]
+            for k in node.keywords:
+                if k.arg is not None and _reads(k.value) & active:
+                    k.value = _helper_call("__od_primal__", [k.value], k.value)
+            _as_text(node)
+            continue
         if (isinstance(node.func, ast.Name) and node.func.id in asks
                 and any(isinstance(a, ast.Name) and a.id in active for a in node.args)):
             node.args = [ast.copy_location(ast.Call(ast.Name("__od_primal__", ast.Load()), [a], []), a)
@@ -81,6 +104,29 @@ def _parses(func: ast.expr, parsers: set) -> bool:
         return func.id in parsers or func.id in ("Decimal", "Fraction")
     return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
             and (func.value.id, func.attr) in (("float", "fromhex"), ("decimal", "Decimal"), ("fractions", "Fraction")))
+
+
+def _text_expr(node) -> bool:
+    """node makes a str: a str constant, an f-string, `+` or `%` of one, `str(...)`."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _text_expr(node.left) or _text_expr(node.right)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        return _text_expr(node.left)
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("str", "repr")
+
+
+def _as_text(node) -> None:
+    """node (a call or an operator making a str) in place as `__od_text__(node)`: its text remembered."""
+    inner = ast.copy_location(type(node)(**{f: getattr(node, f) for f in node._fields}), node)
+    for f in node._fields:
+        delattr(node, f)
+    node.__class__ = ast.Call
+    node.func, node.args, node.keywords = ast.Name("__od_text__", ast.Load()), [inner], []
+    ast.copy_location(node.func, node)
 
 
 def _format_fields(node: ast.JoinedStr, active: set) -> None:

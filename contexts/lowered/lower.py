@@ -114,6 +114,13 @@ def _joined(parts) -> list[tuple[str, ast.expr]] | None:
     return out
 
 
+def _truth_of_name(test) -> bool:
+    """`r` or `not r`: a loop test of a variable's truth."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Name)
+
+
 def _assign(target: str, value: ast.expr, like: ast.AST) -> ast.Assign:
     node = ast.Assign(targets=[_name(target, like, store=True)], value=value)
     return ast.copy_location(node, like)
@@ -312,7 +319,8 @@ class Lowerer:
     def stmt_While(self, s):
         head: list = []
         test = self.expr(s.test, head)
-        if not head:  # `while i < n:` needs no statements to evaluate: it stays a native loop test
+        if not head and not _truth_of_name(test):  # `while i < n:` needs no statements: a native loop test
+            # (`while r:` of a name is a test of r's being zero, which the modes check before an `if`)
             loop = ast.While(test=test, body=self.block(s.body), orelse=self.block(s.orelse) if s.orelse else [])
             return [ast.copy_location(loop, s)]
         if not is_atom(test):

@@ -9,6 +9,7 @@ modes share: which elements of two arrays are one element seen through two views
 from __future__ import annotations
 
 import ast
+import builtins
 import contextvars
 import numbers
 import re
@@ -108,7 +109,7 @@ def parsed(s):
         # (an engine value's repr, `f"{x!r}"` of a dual or tracer: never a number's text)
         raise TextRoundTrip(
             f"a differentiated number was formatted into text ({s.strip()!r}) and parsed back into a number: "
-            "text carries no derivative, so the result would be a constant",
+            "text carries no derivative, so the result would be a constant", where=_where(),
             fix="keep the number (round with `round(x, k)` or `np.round` if rounding was meant), or treat the "
                 "function as a primitive with a rule (`@contexts.custom_adjoint`)")
     return s
@@ -224,7 +225,7 @@ CHECK_SPECIAL: list = []
 along random directions, which refuses (`SpecialPoint`) where a compared value moves."""
 
 
-def equality_guard(active, other, op: str) -> None:
+def equality_guard(active, other, op: str, close=None) -> None:
     """Reverse mode, before `active == other` (op "==" or "!="), where only `active` may carry a derivative
     (the activity analysis's answer, conservative: an attribute of an object holding differentiated
     values, an element of a differentiated array). Where they are equal (anywhere, for arrays): a dual
@@ -232,11 +233,11 @@ def equality_guard(active, other, op: str) -> None:
     and the recording's entry point has forward mode tell whether it moves (reverse mode's values carry
     no such information); outside one, refused."""
     mask = _equal_at(active, other, op)
-    if mask is None:
+    if mask is None or close is not None and _wide(close, other):
         return
     tangent = getattr(active, "tangent", None) if type(active).__name__ == "Dual" else None
     if tangent is not None:
-        if _moving(tangent, mask):
+        if _moving(tangent, mask, close, other):
             raise _special(other, op)
         return
     hits = SPECIAL_HITS.get()
@@ -245,19 +246,19 @@ def equality_guard(active, other, op: str) -> None:
     hits.append((_where(), other, op))
 
 
-def equality_guard2(a, b, op: str) -> None:
+def equality_guard2(a, b, op: str, close=None) -> None:
     """Reverse mode, before `np.array_equal(a, b)` (`_WHOLE_OPS`) with both operands active: where
     they are equal, a dual pair (under `hessian`) is refused if their tangents differ there (the two move
     apart: a memo cache's stale key against the new argument, a kink between two formulas); a plain pair
     is noted for forward mode to tell, as `equality_guard`'s. Two values that move together (`x == x`, a
     NaN test) pass."""
     mask = _equal_at(a, b, op)
-    if mask is None:
+    if mask is None or close is not None and _wide(close, b):
         return
     ta = getattr(a, "tangent", None) if type(a).__name__ == "Dual" else None
     tb = getattr(b, "tangent", None) if type(b).__name__ == "Dual" else None
     if ta is not None or tb is not None:
-        if _moving_apart(ta, tb, mask):
+        if _moving_apart(ta, tb, mask, close, b):
             raise _special(b, op)
         return
     hits = SPECIAL_HITS.get()
@@ -266,36 +267,58 @@ def equality_guard2(a, b, op: str) -> None:
     hits.append((_where(), b, op))
 
 
-def equality_guard2_fd(a, b, op: str, ta, tb) -> None:
+def equality_guard2_fd(a, b, op: str, ta, tb, close=None) -> None:
     """Forward mode, before `a == b` with both operands perturbed: refused where equal and their tangents
     differ there."""
     mask = _equal_at(a, b, op)
-    if mask is not None and _moving_apart(ta, tb, mask):
+    if mask is not None and not (close is not None and _wide(close, b)) and _moving_apart(ta, tb, mask, close, b):
         raise _special(b, op)
 
 
-def _moving_apart(ta, tb, mask) -> bool:
+def _moving_apart(ta, tb, mask, close=None, other=None) -> bool:
     """The tangents differ where mask holds (None, 0: no tangent)."""
     while type(ta).__name__ == "Dual":
         ta = ta.primal
     while type(tb).__name__ == "Dual":
         tb = tb.primal
     if ta is None or (type(ta) is int and ta == 0):
-        return _moving(tb, mask)
+        return _moving(tb, mask, close, other)
     if tb is None or (type(tb) is int and tb == 0):
-        return _moving(ta, mask)
+        return _moving(ta, mask, close, other)
     try:
-        return _moving(np.asarray(ta) - np.asarray(tb), mask)
+        return _moving(np.asarray(ta) - np.asarray(tb), mask, close, other)
     except Exception:  # (shapes that do not subtract, sequences: moving unless both are still)
-        return _moving(ta, mask) or _moving(tb, mask)
+        return _moving(ta, mask, close, other) or _moving(tb, mask, close, other)
 
 
-def equality_guard_fd(active, other, op: str, tangent) -> None:
+def equality_guard_fd(active, other, op: str, tangent, close=None) -> None:
     """Forward mode, before `active == other` (or `!=`): refused where they are equal and the tangent
     moves `active` there (a value that does not move is no special point of the derivative)."""
     mask = _equal_at(active, other, op)
-    if mask is not None and _moving(tangent, mask):
+    if mask is not None and not (close is not None and _wide(close, other)) and _moving(tangent, mask, close, other):
         raise _special(other, op)
+
+
+# Approximate equality (`np.allclose(p, key, rtol, atol)`, `np.isclose`, `math.isclose`) found holding
+# exactly is a special point where the comparison's band (atol + rtol |other|) is so narrow that a step of
+# relative size _FLIP moves the value out of it: a memo cache's key (ASE's calculators compare positions at
+# 1e-15). A wider band holds on a neighbourhood (the branch is the code's there), and a validation check
+# (`np.allclose(norm(q), 1)` of a normalised q) passes: its tangent, rounding noise, stays inside.
+_FLIP = 1e-8
+
+
+def _band(close, other):
+    rtol, atol = close
+    try:
+        return np.abs(atol) + np.abs(rtol) * np.abs(np.asarray(getattr(other, "primal", other), dtype=float))
+    except (TypeError, ValueError):
+        return None
+
+
+def _wide(close, other) -> bool:
+    """The band holds for any step of relative size _FLIP of an O(1) tangent: no special point."""
+    band = _band(close, other)
+    return band is not None and bool(np.all(band > _FLIP))
 
 
 _CONTAINERS = (tuple, list, set, frozenset, dict, range)
@@ -322,6 +345,8 @@ def _equal_at(active, other, op: str = "=="):
         plain = getattr(other, "primal", other) if type(other).__name__ == "Dual" else other
         if op == "all==":  # (np.array_equal: all of it)
             return np.True_ if np.all(np.asarray(value) == np.asarray(plain)) else None
+        if op == "each==":  # (a truth test of each item: `all([x, y])`, `np.count_nonzero(d)`)
+            value = np.asarray(value)
         eq = value == plain
         if type(eq) is bool or isinstance(eq, np.bool_):
             return np.True_ if eq else None
@@ -331,7 +356,7 @@ def _equal_at(active, other, op: str = "=="):
     return eq if eq.dtype == bool and eq.any() else None
 
 
-def _moving(tangent, mask) -> bool:
+def _moving(tangent, mask, close=None, other=None) -> bool:
     """The tangent is not zero where mask holds (a chunk of directions first, when it has one more axis). A
     NaN tangent moves too: the value's rate there is unknown (`np.linalg.norm(x - c) == 0`: the norm's
     tangent at 0 is 0/0, yet it moves in every direction; taken as still, the special case's derivative
@@ -344,7 +369,8 @@ def _moving(tangent, mask) -> bool:
         return any(_moving(t, np.True_) for t in tangent)
     try:
         t = np.asarray(tangent)
-        t = t != 0  # (NaN != 0)
+        band = None if close is None else _band(close, other)
+        t = t != 0 if band is None else ~(np.abs(t) * _FLIP <= band)  # (NaN moves)
     except Exception:
         return True
     mask = np.asarray(mask)
@@ -419,27 +445,84 @@ _EQUALITY_CALLS = {"equal": "==", "not_equal": "!=", "eq": "==", "ne": "!=",  # 
                    "less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">=",
                    "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
                    # whole-array equality (a memo cache's `np.array_equal(z, self._last_z)`): special where
-                   # all of it is equal. (`np.allclose` holds on a neighbourhood: the branch it takes is the
-                   # code's there, and validation checks use it: not a special point.)
-                   "array_equal": "all==", "array_equiv": "all=="}
+                   # all of it is equal. Approximate equality too, where it holds exactly: `np.allclose`
+                   # holds on a neighbourhood, where the code's derivative is the cached value's (0), but at a
+                   # memo cache's own key (ASE's calculators compare positions by `np.allclose(.., 1e-15)`:
+                   # every gradient after a plain call came out 0) it is the code's special case; a
+                   # validation check that holds exactly of a value that moves is one too (the branch
+                   # not taken would normalise). Where it holds only approximately: not checked.
+                   "array_equal": "all==", "array_equiv": "all==", "allclose": "all==", "isclose": "=="}
+_CLOSE = {"allclose": ("rtol", "atol", 1e-5, 1e-8), "isclose": ("rtol", "atol", 1e-5, 1e-8)}  # (their bands)
 
 
 _WHOLE_OPS = frozenset({"all=="})  # (checked with two active operands too: a cache's stale key)
 
 
 def _equality_test(v):
-    """(a, b, op) of `a == b` (`!=`, `in`, `not in`) or `np.equal(a, b)` (`np.not_equal`, `operator.eq`,
-    `operator.ne`) in the lowered form, or None."""
+    """(a, b, op, close) of `a == b` (`!=`, `in`, `not in`) or `np.equal(a, b)` (`np.not_equal`, `operator.eq`,
+    `operator.ne`, `np.allclose`, ...) in the lowered form, or None; close: for approximate equality, the
+    expression of its (rtol, atol), else None."""
     if isinstance(v, ast.Compare) and len(v.ops) == 1 and type(v.ops[0]) in _EQUALITY_OPS:
-        return v.left, v.comparators[0], _EQUALITY_OPS[type(v.ops[0])]
-    if isinstance(v, ast.Call) and len(v.args) == 2 and all(k.arg for k in v.keywords) and not any(
+        return v.left, v.comparators[0], _EQUALITY_OPS[type(v.ops[0])], None
+    if isinstance(v, ast.Call) and 2 <= len(v.args) and all(k.arg for k in v.keywords) and not any(
             isinstance(a, ast.Starred) for a in v.args):  # (keywords: `out=mask`, `where=`)
         f = v.func
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
         op = _EQUALITY_CALLS.get(name)
-        if op is not None:
-            return v.args[0], v.args[1], op
+        if op is None or len(v.args) > (4 if name in _CLOSE else 2):
+            return None
+        close = None
+        if name in _CLOSE:
+            r, a, r0, a0 = _CLOSE[name]
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "math":
+                r, a, r0, a0 = "rel_tol", "abs_tol", 1e-9, 0.0
+            given = {k.arg: k.value for k in v.keywords}
+            rtol = v.args[2] if len(v.args) > 2 else given.get(r, ast.Constant(r0))
+            atol = v.args[3] if len(v.args) > 3 else given.get(a, ast.Constant(a0))
+            close = ast.Tuple(elts=[rtol, atol], ctx=ast.Load())
+        return v.args[0], v.args[1], op, close
     return None
+
+
+# tests of a value's being zero (its truth): `if x:`, `not x`, `x.any()`, `np.count_nonzero(d)`, ... on a
+# differentiated float are `x != 0` (`sin(x) if x else 0.0`: at 0 the special case's derivative came out, 0
+# where it is 1). `any` holds on a neighbourhood unless all of it is zero ("all=="); the rest single out
+# each zero.
+_ZERO_TESTS = {"any": "all==", "all": "each==", "bool": "==", "count_nonzero": "each==", "nonzero": "each==",
+               "flatnonzero": "each==", "argwhere": "each=="}  # ("each==": item by item, of a list too)
+
+
+def _zero_test(s, is_active):
+    """(value, op) of a statement testing an active value's truth, or None: `if t:` / `if not t:` (the
+    lowered form's tests, also of `and`, `or`, `a if t else b`, a loop's), `u = not t`, `u = t.any()`,
+    `u = np.any(t)` (`all`, `bool`, `count_nonzero`, `nonzero`, `flatnonzero`, `argwhere`)."""
+    if isinstance(s, ast.If):
+        t = s.test
+    elif isinstance(s, ast.Assign):
+        t = s.value
+        if isinstance(t, ast.Call) and not any(isinstance(a, ast.Starred) for a in t.args):
+            f = t.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+            op = _ZERO_TESTS.get(name)
+            if op is None:
+                return None
+            if len(t.args) == 1 and not (isinstance(f, ast.Attribute) and is_active(f.value)):
+                t = t.args[0]
+                if (isinstance(t, ast.Call) and isinstance(t.func, ast.Name) and t.func.id == "__od_primal__"
+                        and len(t.args) == 1):  # (`bool(x)` asks its question of the primal: `activity.ask_primals`)
+                    t = t.args[0]
+            elif not t.args and isinstance(f, ast.Attribute) and name != "bool":
+                t = f.value
+            else:
+                return None
+            return (t, op) if isinstance(t, ast.Name) and is_active(t) else None
+        if not (isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not)):
+            return None
+    else:
+        return None
+    if isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not):
+        t = t.operand
+    return (t, "==") if isinstance(t, ast.Name) and is_active(t) else None
 
 
 def equality_guards(stmts: list, is_active, tangent=None) -> list:
@@ -455,7 +538,7 @@ def equality_guards(stmts: list, is_active, tangent=None) -> list:
         v = getattr(s, "value", None)
         test = _equality_test(v) if isinstance(s, ast.Assign) else None
         if test is not None:
-            a, b, op = test
+            a, b, op, close = test
             ia, ib = is_active(a), is_active(b)
             if op in ("in", "not in"):  # (`x in c`: the item, checked in a builtin container)
                 ib = False
@@ -465,7 +548,8 @@ def equality_guards(stmts: list, is_active, tangent=None) -> list:
                 if tangent is not None:
                     args += [tangent(a), tangent(b)]
                     name = "__od_equality_guard2_fd__"
-                guard = ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=[])
+                keywords = [] if close is None else [ast.keyword(arg="close", value=close)]
+                guard = ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=keywords)
                 out.append(ast.copy_location(ast.Expr(value=guard), s))
             elif ia != ib:
                 active, other = (a, b) if ia else (b, a)
@@ -474,7 +558,68 @@ def equality_guards(stmts: list, is_active, tangent=None) -> list:
                 if tangent is not None:
                     args.append(tangent(active))
                     name = "__od_equality_guard_fd__"
+                keywords = [] if close is None else [ast.keyword(arg="close", value=close)]
+                guard = ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=keywords)
+                out.append(ast.copy_location(ast.Expr(value=guard), s))
+        else:
+            zero = _zero_test(s, is_active)
+            if zero is not None:  # (a truth test: `t != 0`)
+                active, op = zero
+                args = [active, ast.Constant(0.0), ast.Constant(op)]
+                name = "__od_equality_guard__"
+                if tangent is not None:
+                    args.append(tangent(active))
+                    name = "__od_equality_guard_fd__"
                 guard = ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=[])
                 out.append(ast.copy_location(ast.Expr(value=guard), s))
         out.append(s)
     return out
+
+
+# -- the rules of the builtins that test truth and parse text, checked as the lowered form's tests are --
+# (here, not in `contexts.rules`: the rules know nothing of the engines' special points)
+
+def _truth_frule(fn, op: str):
+    """Forward rule of `bool(x)` (`any`, `all`): a test of x's being zero (`x != 0`), refused where x is
+    zero and its tangent moves it (`sin(x) if bool(x) else 0.0` at 0)."""
+    def truth_frule(tangents, *args, **kwargs):
+        y = fn(*args, **kwargs)
+        t = tangents[0] if tangents and len(args) == 1 else None
+        if t is not None:
+            x = args[0]
+            if type(x) is list or type(x) is tuple:  # (`all([a, b])`: each item's)
+                try:
+                    x, t = np.asarray(x, dtype=float), np.asarray([0.0 if u is None else u for u in t], dtype=float)
+                except (TypeError, ValueError):
+                    return y, None
+            equality_guard_fd(x, 0.0, op, t)
+        return y, None
+    truth_frule.__name__ = truth_frule.__qualname__ = f"{fn.__name__}_frule"
+    return truth_frule
+
+
+def _parsed_first(fn):
+    """fn (float's, complex's value or forward rule) checking a text argument first: one made from a
+    differentiated number is refused (`parsed`), reached as a differentiated value's parse (reverse mode
+    runs the rule's `impl`; the tangent twin calls float on the text)."""
+    def parsing(*args, **kwargs):
+        text = args[1] if fn.__name__.endswith("frule") else args[0] if args else None
+        if type(text) is str:
+            parsed(text)
+        return fn(*args, **kwargs)
+    parsing.__name__ = parsing.__qualname__ = fn.__name__
+    return parsing
+
+
+def _checked_builtins() -> None:
+    from ..rules.registry import registry
+    for fn, op in ((builtins.bool, "=="), (builtins.any, "all=="), (builtins.all, "each==")):
+        registry.frule(fn)(_truth_frule(fn, op))
+    for fn in (builtins.float, builtins.complex):
+        rule = registry.get(fn)
+        registry.set(fn, impl=_parsed_first(rule.impl or fn))
+        if rule.frule is not None:
+            rule.frule = _parsed_first(rule.frule)
+
+
+_checked_builtins()

@@ -581,6 +581,12 @@ def through_protocol(fn):
             converted = []
             for a in args:
                 converted.append(_by_its_array(a))
+            if all(c is a for c, a in zip(converted, args)):  # (nothing to convert by: it would come back here)
+                raise NoRuleError(
+                    f"numpy's {getattr(fn, '__name__', fn)} of a {' and a '.join(k.__name__ for k in kinds)}, which "
+                    f"takes numpy's ufuncs by its own `__array_ufunc__` but has neither `__array_function__` nor "
+                    f"`__array__`: numpy would hold it in an object array, which carries no derivative",
+                    fix="pass its values as an array, or give the function a rule (`contexts.custom_adjoint`)")
             return fn(*converted, **kwargs)
         return fn(*args, **kwargs)
     dispatched.__name__ = f"{getattr(fn, '__name__', 'fn')}_by_its_protocol"

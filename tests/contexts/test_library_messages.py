@@ -88,12 +88,13 @@ def test_user_exception_gets_no_note(mode):
     assert not _ours(getattr(e.value, "__notes__", []))
 
 
-def test_dual_conversion_names_function_and_line(lib):
-    from contexts.forward import DualConversionError
-    with pytest.raises(DualConversionError) as e:
+def test_text_round_trip_names_function_and_line(lib):
+    # (`"%.6f" % x` is the text of x's value, remembered; its parse refused where it is read)
+    from contexts.lowered.runtime import TextRoundTrip
+    with pytest.raises(TextRoundTrip) as e:
         derivative(lambda x: lib.formatted(x), 0.5)
     text = str(e.value)
-    assert "formatted (" in text and "_od_fake_lib.py:" in text  # where the dual was converted
+    assert "in formatted" in text and "_od_fake_lib.py:" in text  # where the text was parsed
     assert f"{__file__}:" in text  # and the user's line that led there
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from ..leaves import as_array
 from ..registry import registry
 from ..sparsity_specs import DENSE
-from ._util import zeros
+from ._util import unsupported, zeros
 
 
 def _bincount_args(rest, kw):
@@ -52,10 +52,12 @@ def _first_indices(ar):
 
 
 def _checked(given):
+    """The options the rules cover where a derivative flows (integers' unique rows need none)."""
     if given.get("axis") is not None:
-        raise NotImplementedError("the rules of np.unique do not cover axis= (unique rows)")
+        raise unsupported("np.unique", "axis= (unique rows)", "take the unique rows of a derivative-free key "
+                          "(integer labels) and index the values with them")
     if given.get("equal_nan") is False:
-        raise NotImplementedError("the rules of np.unique do not cover equal_nan=False")
+        raise unsupported("np.unique", "equal_nan=False", "leave equal_nan at its default")
 
 
 @registry.adjoint(np.unique)
@@ -64,10 +66,10 @@ def unique_adjoint(dy, y, ar, *rest, **kw):
     there (the other copies of a repeated value are held still, as a sort's ties are); the indices and
     counts it may also return are constants."""
     given = _unique_options(rest, kw)
-    _checked(given)
     g = dy[0] if isinstance(y, tuple) else dy
     da = None
     if g is not None:
+        _checked(given)
         a = as_array(ar)
         flat = zeros(a.size, np.result_type(a, float), g)
         flat[_first_indices(a)] = as_array(g)
@@ -79,11 +81,11 @@ def unique_adjoint(dy, y, ar, *rest, **kw):
 @registry.frule(np.unique)
 def unique_frule(tangents, ar, *rest, **kw):
     given = _unique_options(rest, kw)
-    _checked(given)
     y = np.unique(ar, *rest, **kw)
     t = tangents[0] if tangents else None
     if t is None:
         return y, None
+    _checked(given)
     dvalues = as_array(t).ravel()[_first_indices(as_array(ar))]
     if isinstance(y, tuple):
         return y, (dvalues, *(None,) * (len(y) - 1))

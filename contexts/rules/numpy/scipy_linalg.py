@@ -19,9 +19,11 @@ array([0.375, 0.25 ])
 
 from __future__ import annotations
 
+import inspect
 import types
 
 import numpy as np
+import scipy.linalg as scipy_linalg
 import scipy.linalg.lapack as lapack
 
 from ..cotangents import Refused
@@ -528,6 +530,33 @@ def _gelsd_frule(fn):
         return y, (full.reshape(x.shape), ds, None, None)
     gelsd_frule.__name__ = gelsd_frule.__qualname__ = f"{fn.__name__}_frule"
     return gelsd_frule
+
+
+def _lstsq_frule(tangents, a, b, *args, **kwargs):
+    """Forward rule of `scipy.linalg.lstsq` itself: its residues are the squares of the rows of ?gelsd's x
+    past n, whose tangent `_gelsd_frule` cannot give (NaN: the residual in LAPACK's basis); here they come
+    from numpy's rule (2 r . (db - dA x)), with x's and the singular values'."""
+    bound = _LSTSQ.bind(a, b, *args, **kwargs)
+    options = {k: (False if k.startswith("overwrite") else v) for k, v in bound.arguments.items()}
+    y = scipy_linalg.lstsq(**options)
+    cond = options.get("cond")
+    ta, tb = (tuple(tangents) + (None, None))[:2]
+    if ta is None and tb is None:
+        return y, None
+    _real("scipy.linalg.lstsq", a, b)
+    x, resids, _rank, s = y
+    a_, b_ = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    m = a_.shape[0]
+    b2 = b_.reshape(m, -1)
+    tb2 = None if tb is None else np.asarray(tb, dtype=float).reshape(m, -1)
+    _, (dx, dres, _, ds) = lstsq_frule((ta, tb2), a_, b2, _rcond(cond))
+    dx = np.broadcast_to(dx, (a_.shape[1], b2.shape[1])).reshape(np.shape(x))
+    dres = np.zeros_like(resids) if np.size(resids) == 0 else np.asarray(dres).reshape(np.shape(resids))
+    return y, (dx, dres, None, None if s is None else ds)
+
+
+_LSTSQ = inspect.signature(scipy_linalg.lstsq)
+registry.frule(scipy_linalg.lstsq)(_lstsq_frule)
 
 
 # LAPACK's workspace queries (`?gelsd_lwork`, `?syevr_lwork`, ...): sizes, no derivative (their float

@@ -10,6 +10,7 @@ import operator
 import pytest
 
 from contexts import derivative, gradient
+from contexts.lowered.runtime import SpecialPoint
 
 
 class V:
@@ -172,7 +173,11 @@ def test_numpy_converts_objects_by_their_python_array():
     from scipy import interpolate
     w = np.array([1.0, 2.0, 0.5])
     np.testing.assert_allclose(gradient(lambda c: np.poly1d(c)(1.5), w)[0], [2.25, 1.5, 1.0])
-    np.testing.assert_allclose(gradient(lambda c: np.polymul(np.poly1d(c), [1.0, -2.0]).coeffs.sum(), w)[0],
+    # (at w the product's middle coefficient, 2 - 2 * 1, is exactly zero and moves, and trim_zeros tests its
+    # items by `nonzero`: refused, conservatively, as forward mode cannot run poly1d to tell; off it, right)
+    with pytest.raises(SpecialPoint):
+        gradient(lambda c: np.polymul(np.poly1d(c), [1.0, -2.0]).coeffs.sum(), w)
+    np.testing.assert_allclose(gradient(lambda c: np.polymul(np.poly1d(c), [1.0, -2.0]).coeffs.sum(), w + 0.25)[0],
                                [-1.0, -1.0, -1.0])
     # the Lagrange basis through 0, 1, 2 at 1.5
     np.testing.assert_allclose(gradient(lambda y: interpolate.lagrange(np.array([0.0, 1.0, 2.0]), y)(1.5), w)[0],

@@ -68,7 +68,9 @@ def test_comparisons_bool_hash_use_the_primal():
         assert a == 1.0
     with pytest.raises(SpecialPoint):  # (a tie of an ordering there: a branch boundary)
         assert a <= 1.0
-    assert bool(Dual(0.0, 1.0, t)) is False
+    assert bool(Dual(0.0, 0.0, t)) is False and bool(Dual(0.5, 1.0, t)) is True
+    with pytest.raises(SpecialPoint):  # (truth is `!= 0`: zero, where it moves, is a special point)
+        bool(Dual(0.0, 1.0, t))
     assert hash(a) == hash(1.0)
     assert int(Dual(2.7, 1.0, t)) == 2 and math.floor(Dual(2.7, 1.0, t)) == 2
 

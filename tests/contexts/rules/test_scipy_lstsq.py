@@ -37,13 +37,36 @@ def test_solutions(f, mode):
     assert_array_gradient(mode, f, P if f is tall else P[:10])
 
 
-def test_residuals_in_reverse_mode():
-    np.testing.assert_allclose(gradient(residuals, P)[0], fd.gradient(residuals, P)[0], rtol=1e-6, atol=1e-9)
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+def test_residuals(mode):
+    # (forward mode: by scipy.linalg.lstsq's own rule; its residues were NaN, from ?gelsd's rows past n,
+    # found on pwlf's fits)
+    assert_array_gradient(mode, residuals, P)
+
+
+@pytest.mark.parametrize("driver", ["gelsd", "gelss", "gelsy"])
+def test_residuals_of_several_right_hand_sides_forward(driver):
+    def f(p):
+        a, b = p[:8].reshape(4, 2), p[8:].reshape(4, 1)
+        x, res, _, _ = sla.lstsq(a, np.hstack([b, b ** 2]), lapack_driver=driver)
+        return np.sum(x * [[1.0, 0.5], [-2.0, 0.25]]) + 3.0 * np.sum(res)
+    want = fd.gradient(f, P)[0]
+    np.testing.assert_allclose(jvp(f, (P,), (np.eye(P.size)[3],))[1], want[3], rtol=1e-6, atol=1e-9)
+    from contexts import jacfwd
+    np.testing.assert_allclose(jacfwd(f, P), want, rtol=1e-6, atol=1e-9)
 
 
 def test_the_residual_rows_have_no_tangent():
-    """Forward mode: the rows past n hold the residual in LAPACK's own basis: NaN, never a number."""
-    assert np.isnan(jvp(residuals, (P,), (np.ones_like(P),))[1])
+    """Forward mode on ?gelsd itself: the rows past n hold the residual in LAPACK's own basis: NaN, never
+    a number."""
+    from scipy.linalg import lapack
+
+    def f(p):
+        a, b = p[:8].reshape(4, 2), p[8:].reshape(4, 1)
+        work, iwork, _ = lapack.dgelsd_lwork(4, 2, 1, -1.0)
+        x = lapack.dgelsd(a, b, int(work), iwork)[0]
+        return np.sum(x[2:] ** 2)
+    assert np.isnan(jvp(f, (P,), (np.ones_like(P),))[1])
 
 
 def test_the_residual_rows_read_one_by_one_refused():

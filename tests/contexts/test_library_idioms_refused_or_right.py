@@ -1,0 +1,241 @@
+"""Idioms of real libraries found silently wrong or crashing by sweeps on code nobody here wrote (ASE,
+geomdl, pwlf, cvxpy through PyPortfolioOpt, pykalman, tsfresh), reduced to their few lines. Each is
+right against central differences or closed forms, or refused with an OverdubError, in every mode.
+
+- text: `float("{:.18f}".format(x))` (geomdl's linspace and knot normalisation), `"%.17g" % x`: the text
+  carries no derivative (0 came out in forward mode, and in reverse mode for `%`);
+- a memo cache keyed by `np.allclose(p, key, rtol=1e-15, atol=1e-15)` (every ASE calculator's
+  `check_state`): at the cached point, 0 in both modes;
+- `__getitem__`/`__setitem__` given by a property (ASE's `arraylike`, `Cell`): 0 in reverse mode, or a crash;
+- crashes: numpy's `np.isscalar` of an object taking ufuncs only (cvxpy's expressions: endless recursion);
+  `x.__class__` of a perturbed array in forward mode (cvxpy's type table); `np.unique(ints, axis=0)` in a
+  differentiated function (tsfresh's permutation entropy); a masked array of a perturbed one (pykalman).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from contexts import derivative, gradient, hessian, jacfwd, jvp
+from contexts.lowered.runtime import SpecialPoint, TextRoundTrip
+from overdub.errors import OverdubError
+from tests import fd
+
+X = np.array([0.3, 0.7, 1.1])
+
+
+# -- text ---------------------------------------------------------------------------------------
+
+FMT = "{:.12f}"
+
+
+def _format_constant(k):
+    return float("{:.18f}".format(k)) * 2.0
+
+
+def _format_global(k):
+    return float(FMT.format(k)) * 2.0
+
+
+def _format_built(k):
+    digits = 6
+    return float(("{:." + str(digits) + "f}").format(k / 3.0)) * 2.0
+
+
+def _percent(k):
+    return float("%.17g" % k) * 2.0
+
+
+def _percent_tuple_split(k):
+    return float(("%.12f %s" % (k, "m")).split()[0]) * 2.0
+
+
+def _method_format(k):
+    return float(k.__format__(".12f")) * 2.0
+
+
+TEXTS = [_format_constant, _format_global, _format_built, _percent, _percent_tuple_split, _method_format]
+
+
+@pytest.mark.parametrize("f", TEXTS, ids=lambda f: f.__name__)
+def test_a_number_through_text_is_refused_in_every_mode(f):
+    for run in (lambda: derivative(f, 0.27), lambda: gradient(f, 0.27), lambda: jacfwd(f, 0.27)):
+        with pytest.raises(OverdubError):  # (TextRoundTrip, or no rule for str.format in reverse mode)
+            run()
+
+
+def test_text_for_a_message_only_is_fine():
+    def f(k):
+        msg = "value {:.3f} and %.2f" % (k,) if False else "value {:.3f}".format(k)
+        return k * k if msg else 0.0
+    assert derivative(f, 0.4) == pytest.approx(0.8, rel=1e-12)
+    assert gradient(f, 0.4)[0] == pytest.approx(0.8, rel=1e-12)
+
+
+def test_percent_text_is_refused_by_name():
+    with pytest.raises(TextRoundTrip):
+        gradient(_percent, 0.27)
+    with pytest.raises(TextRoundTrip):
+        derivative(_format_constant, 0.27)
+
+
+# -- a memo cache keyed by np.allclose --------------------------------------------------------------
+
+class _Calculator:
+    """ASE's Calculator, reduced: results cached by positions compared with np.allclose at 1e-15."""
+
+    def __init__(self):
+        self.key = None
+        self.energy = None
+
+    def get_energy(self, p):
+        if self.key is not None and np.allclose(p, self.key, rtol=1e-15, atol=1e-15):
+            return self.energy
+        self.key = np.array(p, copy=True)
+        self.energy = np.sum(np.sin(p) * p)
+        return self.energy
+
+
+@pytest.mark.parametrize("mode", ["gradient", "jacfwd", "hessian"])
+def test_a_cache_hit_at_the_cached_point_is_refused(mode):
+    calc = _Calculator()
+    calc.get_energy(X.copy())  # a plain call first, as `atoms.get_potential_energy()`
+    run = {"gradient": gradient, "jacfwd": jacfwd, "hessian": hessian}[mode]
+    with pytest.raises(SpecialPoint):
+        run(calc.get_energy, X.copy())
+
+
+def test_off_the_cached_point_right():
+    calc = _Calculator()
+    calc.get_energy(X.copy())
+    y = X + 0.01
+    want = np.sin(y) + y * np.cos(y)
+    np.testing.assert_allclose(gradient(calc.get_energy, y)[0], want, rtol=1e-12)
+    np.testing.assert_allclose(jacfwd(calc.get_energy, y + 0.01), np.sin(y + 0.01) + (y + 0.01) * np.cos(y + 0.01),
+                               rtol=1e-12)
+
+
+def test_an_approximate_check_that_holds_only_approximately_passes():
+    # np.allclose of a value near, not at, a constant: the branch holds on a neighbourhood (not refused)
+    def f(x):
+        n = np.sum(x * x)
+        if np.allclose(n, 1.0, atol=1e-3):
+            return np.sum(np.sin(x))
+        return np.sum(np.cos(x))
+    x = np.array([0.6, 0.8 + 1e-5])
+    np.testing.assert_allclose(gradient(f, x)[0], np.cos(x), rtol=1e-12)
+    np.testing.assert_allclose(jacfwd(f, x), np.cos(x), rtol=1e-12)
+
+
+# -- __getitem__ / __setitem__ given by a property ----------------------------------------------------
+
+class _ArrayLike:
+    """ASE's `arraylike` wrapper, reduced: the array's own methods handed out by properties."""
+
+    def __init__(self, a):
+        self.array = a
+
+    def __array__(self, dtype=None, copy=None):
+        return self.array
+
+    @property
+    def __getitem__(self):
+        return self.array.__getitem__
+
+    @property
+    def __setitem__(self):
+        return np.asarray(self).__setitem__
+
+
+def _read_one(x):
+    return _ArrayLike(x)[1] ** 2 * 3.0
+
+
+def _read_two(x):
+    w = _ArrayLike(x)
+    return w[0] * w[2] + w[1]
+
+
+def _write_then_read(x):
+    w = _ArrayLike(np.zeros(3))
+    w[:] = np.ones(3)  # (constant data stored through the property)
+    w[1] = x[0] * x[1]
+    return np.sum(w.array * np.arange(1.0, 4.0)) + x[2] ** 2
+
+
+@pytest.mark.parametrize("f", [_read_one, _read_two, _write_then_read], ids=lambda f: f.__name__)
+def test_items_through_a_property(f):
+    want = fd.gradient(f, X)[0]
+    np.testing.assert_allclose(gradient(f, X.copy())[0], want, rtol=1e-8, atol=1e-10)
+    if f is not _write_then_read:  # (forward mode: Python runs the property's numpy call itself, on the
+        # dual np.zeros makes there: numpy's ValueError, README's limits)
+        np.testing.assert_allclose(jacfwd(f, X.copy()), want, rtol=1e-8, atol=1e-10)
+
+
+# -- crashes made refusals or right -----------------------------------------------------------------
+
+class _UfuncsOnly:
+    """cvxpy's Expression, reduced: numpy's ufuncs by `__array_ufunc__`, nothing else."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __array_ufunc__(self, ufunc, method, *args, **kw):
+        return NotImplemented
+
+
+def _kind_question(x):
+    e = _UfuncsOnly(x * 2.0)
+    return np.sum(e.v) + (0.0 if np.isscalar(e) else 1.0)
+
+
+def test_a_question_of_kind_of_an_object_taking_ufuncs_only():
+    np.testing.assert_allclose(gradient(_kind_question, X)[0], [2.0, 2.0, 2.0])
+    np.testing.assert_allclose(jacfwd(_kind_question, X), [2.0, 2.0, 2.0])
+
+
+_INTERFACES = {np.ndarray: lambda a: a.shape}
+
+
+def _class_table(x):
+    if x.__class__ not in _INTERFACES:
+        raise TypeError(f"{type(x)} is not a valid type")
+    return np.sum(x ** 2) * len(_INTERFACES[x.__class__](x))  # (the shape's length, 1)
+
+
+def test_the_class_of_a_perturbed_array_is_the_arrays():
+    np.testing.assert_allclose(jacfwd(_class_table, X), 2.0 * X, rtol=1e-12)
+    np.testing.assert_allclose(gradient(_class_table, X)[0], 2.0 * X, rtol=1e-12)
+
+
+def _permutation_entropy(x):
+    """tsfresh's permutation_entropy (order 3, delay 1), plus x's sum."""
+    idx = np.arange(3)[None, :] + np.arange(len(x) - 2)[:, None]
+    ranks = np.argsort(np.argsort(x[idx]))
+    _, counts = np.unique(ranks, axis=0, return_counts=True)
+    p = counts / len(ranks)
+    return -np.sum(p * np.log(p)) + np.sum(x * x)
+
+
+def test_unique_rows_of_integers_need_no_derivative():
+    x = np.array([0.3, 1.2, -0.4, 0.8, 0.1, 0.9, 0.35, -0.2])
+    np.testing.assert_allclose(gradient(_permutation_entropy, x)[0], 2 * x, rtol=1e-12)
+    np.testing.assert_allclose(jacfwd(_permutation_entropy, x), 2 * x, rtol=1e-12)
+
+
+def test_unique_rows_of_a_differentiated_array_refused():
+    def f(x):
+        return np.sum(np.unique(np.stack([x, x]), axis=0))
+    for run in (lambda: gradient(f, X), lambda: jacfwd(f, X)):
+        with pytest.raises(OverdubError):
+            run()
+
+
+def test_a_masked_array_of_a_perturbed_one():
+    def f(y):
+        return (np.ma.asarray(y) * 2.0).sum()
+    np.testing.assert_allclose(gradient(f, X)[0], [2.0, 2.0, 2.0])
+    with pytest.raises(OverdubError):  # (forward mode: a dual holds no masked array's fields)
+        jacfwd(f, X)
+    assert math.isclose(f(X), 2.0 * X.sum())
