@@ -36,12 +36,13 @@ from __future__ import annotations
 import contextlib
 import sys
 
-__all__ = ["FACTOR", "MARGIN", "enter", "leave", "deeper", "active"]
+__all__ = ["FACTOR", "MARGIN", "enter", "leave", "deeper", "active", "on_start"]
 
 FACTOR = 4     # frames allowed per frame of the user's limit (the deepest twin needs about 3)
 MARGIN = 250   # for the machinery's own frames around the user's outermost call
 
 _runs: list[None] = []  # one entry per run in progress, all threads
+_starts: list = []      # callables run when a run starts while none is in progress (`on_start`)
 _user: int = 0          # the program's limit, to restore when the last run ends
 _ours: int | None = None  # the limit set here (None: never set)
 
@@ -52,10 +53,20 @@ def enter(_append=_runs.append, _get=sys.getrecursionlimit, _set=sys.setrecursio
     _append(None)
     limit = _get()
     if limit != _ours:  # the first run (or the last one restored it), or the program set one meanwhile
+        if len(_runs) == 1:
+            for fn in _starts:
+                fn()
         if limit != _user:
             _user = limit
             _ours = FACTOR * limit + MARGIN
         _set(_ours)
+
+
+def on_start(fn) -> None:
+    """Call fn() when a run starts while no other is in progress in any thread: a context's memory of
+    one outermost run (the texts made from its values) starts empty. (Free for nested runs: it rides on
+    the limit's first raise.)"""
+    _starts.append(fn)
 
 
 def leave(_pop=_runs.pop, _get=sys.getrecursionlimit, _set=sys.setrecursionlimit) -> None:

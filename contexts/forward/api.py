@@ -18,6 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 import overdub
+from overdub import depth as _runs
 from overdub.errors import OverdubError, describe
 
 from ..lowered.bisection import check_entry
@@ -290,6 +291,7 @@ def _entry(api: Callable) -> Callable:
             raise OverdubError(f"{describe(f)} is an async function: forward mode does not run coroutines",
                                fix="differentiate a plain function computing the same value")
         _DEPTH[0] += 1
+        _runs.enter()  # (a run of the engines: the outermost one's start is every context's, `overdub.depth`)
         try:
             return api(f, *args, **kwargs)
         except StopIteration as e:
@@ -304,6 +306,7 @@ def _entry(api: Callable) -> Callable:
             raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
         finally:
             SWALLOWED.clear()
+            _runs.leave()
             _DEPTH[0] -= 1
             if not _DEPTH[0]:
                 _scrubbed(f, args)

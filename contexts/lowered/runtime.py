@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from overdub import depth
 from overdub.errors import OverdubError
 
 from ..rules.frames import outside_engine
@@ -71,6 +72,8 @@ class TextRoundTrip(OverdubError):
 
 _TEXTS: dict[str, None] = {}
 _TEXTS_KEPT = 1024
+depth.on_start(_TEXTS.clear)  # (one outermost derivative call's texts: an earlier call's values are constants now,
+                              # and the same number's text made of a constant later was refused: geomdl's knots)
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b", re.I)
 
 
