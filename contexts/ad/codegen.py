@@ -39,10 +39,10 @@ from ..rules.registry import registry
 __all__ = ["generate", "Generated", "HELPERS"]
 
 # Helper free variables the generated code uses (filled by contexts.ad.runtime).
-HELPERS = ("__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
+HELPERS = ("__od_yields__", "__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
            "__od_getitem_index_adj__",
            "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
-           "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_unpack__",
+           "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_delattr__", "__od_delattr_adj__", "__od_unpack__",
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_eager__",
            "__od_eager_guard__", "__od_eager_inplace__", "__od_eager_items__", "__od_equality_guard__", "__od_equality_guard_fd__", "__od_equality_guard2__", "__od_equality_guard2_fd__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
@@ -477,7 +477,8 @@ class _Gen:
         if isinstance(s, ast.FunctionDef):
             return s.name in a
         if isinstance(s, ast.Delete):
-            return any(isinstance(t, ast.Subscript) and self.is_active(t.value) for t in s.targets)
+            return any(isinstance(t, (ast.Subscript, ast.Attribute)) and isinstance(t.value, ast.Name)
+                       and self.is_active(t.value) for t in s.targets)
         return False
 
     # -- one active statement: (forward statements, saved names, adjoint statements) -------------------
@@ -490,6 +491,15 @@ class _Gen:
             return [self._ret(s)], [], self.acc(s.value.id, "_od_dret")
         if isinstance(s, ast.FunctionDef):
             return self.made_closure(s.name, s, s)
+        if isinstance(s, ast.Delete) and isinstance(s.targets[0], ast.Attribute):
+            # `del obj.attr`: reads after it see the class's attribute (a constant), not the deleted value
+            t = s.targets[0]
+            obj = t.value.id
+            u = self.fresh("_od_u")
+            fwd = at([assign(u, call("__od_delattr__", obj, const(t.attr)))], s)
+            self.dvars.add(obj)
+            adj = [assign(d(obj), call("__od_delattr_adj__", "_od_S", d(obj), obj, const(t.attr), u))]
+            return fwd, [obj, u], adj
         if isinstance(s, ast.Delete):
             t = s.targets[0]
             obj = t.value.id
@@ -883,7 +893,7 @@ class _Gen:
             values = load(f"_od_hv{k}")
         fwd = at([before,
                   assign(w, if_exp(unchanged, const(None), call("__od_call_views__", pb, values, others_now,
-                                                                const(npos), _strings(kwnames))))], s)
+                                                                const(npos), _strings(kwnames), c)))], s)
         self.dvars.update(args | set(others))
         dargs = tuple_(d(n) if n else const(None) for n in names)
         douts = [d(m) for m in others]
@@ -1303,7 +1313,8 @@ def _guard_augmented(lowered, own: set) -> None:
 
 
 _CONSTRUCTORS = frozenset({"zeros", "empty", "ones", "full", "array", "copy", "zeros_like", "empty_like",
-                           "ones_like", "full_like", "list", "dict", "set", "bytearray", "deepcopy"})
+                           "ones_like", "full_like", "list", "dict", "set", "bytearray", "deepcopy",
+                           "__od_yields__"})  # (the eager generator's own list of items)
 
 
 def _made_here(value, globals_: dict, bound: set) -> bool:

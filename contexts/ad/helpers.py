@@ -752,6 +752,33 @@ def setattr_(obj, attr, v, active=True):
     return old
 
 
+def delattr_(obj, attr):
+    """`del obj.attr` of an object holding differentiated values: (the value deleted). A class's own
+    `__delattr__` or a property's deleter (code that may do anything) is refused."""
+    cls = type(obj)
+    descriptor = type(getattr(cls, attr, None))
+    if type(getattr(cls, "__delattr__", None)) is types.FunctionType or (
+            hasattr(descriptor, "__delete__") and descriptor is not types.MemberDescriptorType):
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate `del {cls.__name__}.{attr}` run by the class's own code (its "
+            f"`__delattr__`, a property's deleter)", where=runtime._user_line(),
+            fix="set the attribute to a new value instead of deleting it")
+    old = obj.__dict__[attr] if hasattr(obj, "__dict__") and attr in obj.__dict__ else getattr(obj, attr)
+    delattr(obj, attr)
+    return old
+
+
+def delattr_adj(S, dobj, obj, attr, old):
+    """The cotangent of obj before `del obj.attr`: what reads after it held for that name was the class
+    attribute's it uncovered (a constant to reverse mode), dropped; the deleted value is put back."""
+    box = S.box(obj, dobj)
+    if isinstance(box, dict):
+        box.pop(attr, None)
+    setattr(obj, attr, old)
+    S.redo(delattr, obj, attr)
+    return box
+
+
 def _restore_attr(obj, attr, old):
     if old is _MISSING:
         try:
@@ -949,8 +976,8 @@ def setitem_adj(S, dobj, obj, idx, v, old):
 
 
 def _scalar_cot(g, v):
-    if isinstance(g, np.ndarray) and g.ndim > 0:
-        g = g.sum()
+    if (isinstance(g, np.ndarray) or type(g) is _Dual) and g.ndim > 0:  # (a dual's too: under hessian, a
+        g = g.sum()                                                    # number stored into a slice)
     if isinstance(v, float) and isinstance(g, (np.floating, np.ndarray)):
         return float(g)
     return g
@@ -1158,6 +1185,9 @@ def views(a, *others, same=False):
                 keys = _keys_holding(n, a, 0, seen)
                 if keys:
                     found = (found or []) + [(j, _HELD, (n, keys))]
+                held = _held_views(n, a)
+                if held:
+                    found = (found or []) + [(j, _HELD_VIEW, (n, held))]
             continue
         if (abase is not None or n.base is not None) and np.may_share_memory(a, n):
             if n.itemsize != a.itemsize:
@@ -1169,6 +1199,29 @@ def views(a, *others, same=False):
             if np.isin(addr_n, addr_a).any():
                 found = (found or []) + [(j, addr_a, addr_n)]
     return found
+
+
+_HELD_VIEW = object()  # (views' record of arrays a container or object holds that share elements with a)
+
+
+def _held_views(n, a) -> list:
+    """(key, a's addresses, the held array's) of each array container or object n holds (one level) that
+    shares elements with a without being a (`la = [w, w[1:]]`, `o.view = w[1:]`: a write through one is a
+    change of the other, whose cotangent the container's box holds)."""
+    if type(n) is dict:
+        items = n.items()
+    elif type(n) in (list, tuple):
+        items = enumerate(n)
+    else:
+        items = fields_of(n).items()
+    out = []
+    for k, v in items:
+        if type(v) is _NDARRAY and v is not a and (a.base is not None or v.base is not None) \
+                and v.itemsize == a.itemsize and np.may_share_memory(a, v):
+            addr_a, addr_v = addresses(a), addresses(v)
+            if np.isin(addr_v, addr_a).any():
+                out.append((k, addr_a, addr_v))
+    return out
 
 
 def _container_views(a, others, same):
@@ -1278,6 +1331,16 @@ def views_merge(found, da, douts, S=None):
     douts = list(douts)
     for j, addr_a, addr_n in found:
         dn = douts[j]
+        if addr_a is _HELD_VIEW:  # (arrays an entry holds sharing elements with a: their shared part)
+            if S is None:
+                continue
+            holder, held = addr_n
+            box = douts[j] = S.box(holder, dn)
+            for key, addr_a_, addr_v in held:
+                g = box.get(key) if isinstance(box, dict) else (box[key] if key < len(box) else None)
+                if g is not None:
+                    da, box[key] = _merge_shared(da, g, addr_a_, addr_v)
+            continue
         if addr_a is _HELD:
             if S is None:
                 continue
@@ -1297,20 +1360,24 @@ def views_merge(found, da, douts, S=None):
         if addr_a is None:  # the same array
             da, douts[j] = acc(da, dn), None
             continue
-        dual = type(dn) is _Dual or type(da) is _Dual
-        dn = np.broadcast_to(dn if type(dn) is _Dual else np.asarray(dn), addr_n.shape)
-        shared = np.isin(addr_n, addr_a)
-        order = np.argsort(addr_a, axis=None)
-        sorted_a = addr_a.reshape(-1)[order]
-        pos = np.searchsorted(sorted_a, addr_n[shared])  # where each shared element of n sits in a
-        if dual:  # forward over reverse: the cotangents are dual arrays, gathered into a dual array
-            flat = np.zeros_like(dn if type(dn) is _Dual else da, shape=(addr_a.size,))
-        else:
-            flat = np.zeros(addr_a.size, dtype=np.result_type(dn, np.float64 if dn.dtype.kind in "biu" else dn))
-        np.add.at(flat, order[pos], dn[shared])
-        da = acc(da, flat.reshape(addr_a.shape))
-        douts[j] = np.where(shared, 0, dn)
+        da, douts[j] = _merge_shared(da, dn, addr_a, addr_n)
     return da, tuple(douts)
+
+
+def _merge_shared(da, dn, addr_a, addr_n):
+    """(a's cotangent with the elements array n shares with a added from dn, n's cotangent without them)."""
+    dual = type(dn) is _Dual or type(da) is _Dual
+    dn = np.broadcast_to(dn if type(dn) is _Dual else np.asarray(dn), addr_n.shape)
+    shared = np.isin(addr_n, addr_a)
+    order = np.argsort(addr_a, axis=None)
+    sorted_a = addr_a.reshape(-1)[order]
+    pos = np.searchsorted(sorted_a, addr_n[shared])  # where each shared element of n sits in a
+    if dual:  # forward over reverse: the cotangents are dual arrays, gathered into a dual array
+        flat = np.zeros_like(dn if type(dn) is _Dual else da, shape=(addr_a.size,))
+    else:
+        flat = np.zeros(addr_a.size, dtype=np.result_type(dn, np.float64 if dn.dtype.kind in "biu" else dn))
+    np.add.at(flat, order[pos], dn[shared])
+    return acc(da, flat.reshape(addr_a.shape)), np.where(shared, 0, dn)
 
 
 def spread_changed(c, pb, spreads, named):
@@ -1336,11 +1403,14 @@ def spread_changed(c, pb, spreads, named):
                     "array instead of filling one")
 
 
-def call_views(pb, args, others, npos=None, kwnames=()):
+def call_views(pb, args, others, npos=None, kwnames=(), since=None):
     """After a call that changed arrays in place: None if the callee is not a Python function (its rule
-    handles its arguments), else which arguments are arrays and, for each, the `others` sharing memory
-    with it (as `views` gives them). `args`: the first `npos` positional arguments (those before any
-    `*spread`: their positions are the call's), then the keyword arguments `kwnames` (by name)."""
+    handles its arguments), else which arguments are arrays and, for each changed by the call (stamped
+    after `since`), the `others` sharing memory with it (as `views` gives them). `args`: the first `npos`
+    positional arguments (those before any `*spread`: their positions are the call's), then the keyword
+    arguments `kwnames` (by name). (An array the call did not change keeps its views' cotangents where
+    they are: merged into an argument that is the caller's constant, `loss(x, data)` at x = data, the
+    whole gradient went with it, 0, after the callee appended to a list of its own.)"""
     if pb is not None and pb[0] is observe._observed_back:
         pb = pb[1]
     if pb is None or pb[0] is not runtime._twin_back:
@@ -1350,7 +1420,8 @@ def call_views(pb, args, others, npos=None, kwnames=()):
     if not any(arrays) and all(a is None for a in held):
         return None
     shared = [(i, views(a, *others, same=True)) for i, a in enumerate(args)
-              if (arrays[i] or held[i] is not None) and others]
+              if (arrays[i] and (since is None or LAST_CHANGE.get(id(bottom(a)), 0) > since)
+                  or held[i] is not None) and others]
     return arrays, [(i, found) for i, found in shared if found], held, (len(args) if npos is None else npos, kwnames)
 
 
@@ -1466,6 +1537,7 @@ HELPER_IMPLS = {
     "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj,
+    "__od_delattr__": delattr_, "__od_delattr_adj__": delattr_adj,
     "__od_enumerate__": enumerate, "__od_enumerate_at__": enumerate_at, "__od_slice_cot__": slice_cot,
     "__od_iop__": iop,
     "__od_iop_adj__": iop_adj, "__od_ndarray__": np.ndarray,

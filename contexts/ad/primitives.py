@@ -200,14 +200,20 @@ def _store_slot_inplace(obj, name, value):
 registry.set(store_slot, inplace=_store_slot_inplace, mutating=True)
 
 
-def _ufunc_at_adjoint(S, dself, dy, y, ufunc, x, idx, v=None):
-    """`ufunc.at(x, idx, v)` in place: x's cotangent passes through (add/subtract), v's is gathered from
-    it at idx (each repeated index once more); the primal update is undone for earlier adjoints."""
+def _ufunc_at_saves(ufunc, x, idx, v=None):
+    """The elements `ufunc.at(x, idx, v)` changes, as they were (a copy)."""
     if ufunc not in (np.add, np.subtract):
         raise NoRuleError(f"no reverse rule for {ufunc.__name__}.at", fix="use np.add.at or an explicit loop")
+    return x[np.asarray(idx) if type(idx) is list else idx].copy()
+
+
+def _ufunc_at_adjoint(S, dself, dy, y_saved, ufunc, x, idx, v=None):
+    """`ufunc.at(x, idx, v)` in place: x's cotangent passes through (add/subtract), v's is gathered from
+    it at idx (each repeated index once more); the primal update is undone for earlier adjoints, by the
+    elements saved before it (subtracting again rounds: `w.max()`'s adjoint then found no maximum)."""
     dx = S.held(0)
     sign = 1.0 if ufunc is np.add else -1.0
-    np.subtract.at(x, idx, v) if ufunc is np.add else np.add.at(x, idx, v)
+    x[np.asarray(idx) if type(idx) is list else idx] = y_saved[1]
     S.redo(ufunc.at, x, idx, v)
     dv = None
     if dx is not None and v is not None:
@@ -219,7 +225,7 @@ def _ufunc_at_adjoint(S, dself, dy, y, ufunc, x, idx, v=None):
 
 
 registry.adjoint((np.ufunc, "at"))(_ufunc_at_adjoint)
-registry.set((np.ufunc, "at"), mutating=True)
+registry.set((np.ufunc, "at"), mutating=True, saves=_ufunc_at_saves)
 
 @registry.frule(unpack)
 def unpack_frule(tangents, v, n, star):

@@ -229,13 +229,15 @@ def _scrubbed(f, args) -> None:
                 n in g and not isinstance(g[n], _HOLD_NOTHING) for n in names):
             return  # (a global function is followed: it may store into the objects it reaches)
     seen: set = set()
-    for r in _roots(f, 0) + list(args):
+    for r in _roots(f, 0, set()) + list(args):
         _scrub(r, seen, 0)
 
 
-def _roots(f, depth: int) -> list:
+def _roots(f, depth: int, followed: set) -> list:
     """What f reaches: its object, defaults, cells and the globals its code names; a function among them
-    (the user's f inside a hessian's inner gradient) is followed once more."""
+    (the user's f inside a hessian's inner gradient) is followed twice more, and one of f's own module
+    (a chain of helpers, the last storing into a global list) to any depth."""
+    followed.add(id(f))
     roots = [getattr(f, "__self__", None), getattr(f, "__defaults__", None)]
     for c in getattr(f, "__closure__", None) or ():
         try:
@@ -245,9 +247,10 @@ def _roots(f, depth: int) -> list:
     code, g = getattr(f, "__code__", None), getattr(f, "__globals__", None)
     if code is not None and g is not None:
         roots += [g[n] for n in code.co_names if n in g and not isinstance(g[n], types.ModuleType)]
-    if depth < 2:
-        roots += [r for fn in roots if isinstance(fn, (types.FunctionType, types.MethodType))
-                  for r in _roots(fn, depth + 1)]
+    for fn in list(roots):
+        if isinstance(fn, (types.FunctionType, types.MethodType)) and id(fn) not in followed and (
+                depth < 2 or getattr(fn, "__globals__", None) is g):
+            roots += _roots(fn, depth + 1, followed)
     return roots
 
 

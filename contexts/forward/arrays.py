@@ -392,6 +392,9 @@ def _add_at(ufunc, a, idx, b=None):
             ufunc.at(a.tangent, idx, bt)
         else:
             tidx = (slice(None),) + (idx if type(idx) is tuple else (idx,))
+            target = np.ndim(a.tangent[tidx])  # (the chunk axis first: b's tangent's lines up behind it)
+            if np.ndim(bt) < target:
+                bt = np.reshape(bt, np.shape(bt)[:1] + (1,) * (target - np.ndim(bt)) + np.shape(bt)[1:])
             ufunc.at(a.tangent, tidx, bt)
     return None
 
@@ -515,6 +518,8 @@ def _transpose(x, axes=None):
     if tag.chunk is None:
         return Dual(y, np.transpose(x.tangent, axes), tag)
     n = ndim(x.primal)
+    if isinstance(axes, (int, np.integer)):  # (`x.transpose(0)` of a 1-d x)
+        axes = (axes,)
     axes = range(n - 1, -1, -1) if axes is None else [a % n for a in axes]
     return Dual(y, np.transpose(x.tangent, (0,) + tuple(a + 1 for a in axes)), tag)
 

@@ -898,8 +898,9 @@ def _eager_generator(fdef):
     differentiates (documented: the body runs to completion when the generator is created)."""
     out = copy.deepcopy(fdef)
     body = [_Eager().visit(s) for s in out.body]
-    start = _loc(ast.Assign(targets=[ast.Name(id="_od_yields", ctx=ast.Store())], value=ast.List(elts=[], ctx=ast.Load())),
-                 fdef.body[0])
+    start = _loc(ast.Assign(targets=[ast.Name(id="_od_yields", ctx=ast.Store())],
+                            value=ast.Call(func=ast.Name(id="__od_yields__", ctx=ast.Load()), args=[], keywords=[])),
+                 fdef.body[0])  # (a list refusing an endless generator: `lowered.runtime.Yields`)
     end = _loc(ast.Return(value=_yields_iterator()), fdef.body[-1])
     # PEP 479: a StopIteration escaping a generator's body is a RuntimeError (else it would end a loop
     # around the generator's consumer silently)

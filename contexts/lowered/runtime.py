@@ -437,7 +437,26 @@ def eager_inplace(v, name: str, method: str) -> None:
         fix=f"compute a new value (`{name} = {name} + ...`), yield the values instead, or return a list")
 
 
-HELPERS = {"__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
+class Yields(list):
+    """The items a generator run eagerly yields (reverse mode runs one to its end when it is called):
+    refused past `YIELDS_KEPT` items, where an endless one (`while True: yield x`, read by `next`) would
+    run until memory ran out."""
+    __slots__ = ()
+
+    def append(self, v) -> None:
+        if len(self) >= YIELDS_KEPT:
+            raise EagerIterationError(
+                f"a generator yielded more than {YIELDS_KEPT:,} items: reverse mode runs a generator to its end "
+                f"when it is called, and an endless one never ends", where=_where(),
+                fix="give the generator a bound (a count of the items wanted), or differentiate in forward mode "
+                    "(`contexts.jacfwd`, `derivative`), which draws items as the code asks")
+        list.append(self, v)
+
+
+YIELDS_KEPT = 1 << 17  # (about a second of recording; an eager generator longer than that is a slow one too)
+
+
+HELPERS = {"__od_yields__": Yields, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)
 

@@ -412,10 +412,22 @@ def py_pow(base, exp, mod=None):
     return base ** exp if mod is None else type(base).__pow__(base, exp, mod)
 
 
+def py_divmod(a, b):
+    """divmod as Python calls it: a's `__divmod__`, else b's `__rdivmod__` (a class's own code)."""
+    method = getattr(type(a), "__divmod__", None)
+    y = NotImplemented if method is None else method(a, b)
+    if y is NotImplemented:
+        method = getattr(type(b), "__rdivmod__", None)
+        y = NotImplemented if method is None else method(b, a)
+    if y is NotImplemented:
+        raise TypeError(f"unsupported operand type(s) for divmod(): '{type(a).__name__}' and '{type(b).__name__}'")
+    return y
+
+
 for _fn, _form in [(builtins.sum, py_sum), (builtins.abs, py_abs), (builtins.float, py_float),
-                   (builtins.pow, py_pow), (builtins.complex, py_complex)]:
+                   (builtins.pow, py_pow), (builtins.complex, py_complex), (builtins.divmod, py_divmod)]:
     registry.set(_fn, python=_form)
-dispatches_on_numbers(builtins.abs, builtins.pow)
+dispatches_on_numbers(builtins.abs, builtins.pow, builtins.divmod)
 
 
 def slot_of(cls: type, name):

@@ -142,6 +142,10 @@ class Rule:
     meta: dict = field(default_factory=dict)
     # the adjoint takes (S, dself, dy, y, *args): it undoes an in-place change (S: `cotangents.UndoSession`)
     mutating: bool = False
+    # for a mutating rule: `saves(*args, **kw)` runs before the primitive and keeps what the adjoint needs
+    # to undo the change exactly (`ufunc.at`'s old elements: subtracting again rounds); its adjoint then
+    # gets `(y, saved)` for y
+    saves: Callable | None = None
     # for primitives that overwrite an array argument in place: `inplace(*args, **kw) -> (y, back)` runs
     # the primitive keeping what it overwrote; `back(S, dy, dself) -> (dself, cotangent deltas per
     # argument)` reads the cotangents the caller holds for the arguments with `S.held(i)`

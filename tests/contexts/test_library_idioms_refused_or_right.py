@@ -252,3 +252,154 @@ def test_an_earlier_calls_text_is_no_refusal_later():
         derivative(_format_constant, 0.27)
     assert derivative(constant_through_text, 1.5) == pytest.approx(0.27, rel=1e-15)
     assert gradient(constant_through_text, 1.5)[0] == pytest.approx(0.27, rel=1e-15)
+
+
+# -- found by a generator of object-heavy programs -------------------------------------------------------
+
+def _number_into_slice(x):
+    v = np.zeros(3)
+    v[:] = x[0]  # (a differentiated number broadcast into a slice)
+    w = np.zeros(2)
+    w[:] = np.sum(x)
+    return np.sum(v * v) + np.sum(w ** 3)
+
+
+def _add_at_after_max(x):
+    w = x * 1.0
+    m = w.max()  # (its adjoint reads w as it was: add.at is undone exactly, not by subtracting again)
+    np.add.at(w, [0, 0, 2], x[1] ** 2)
+    np.subtract.at(w, [1], 0.3 * x[0])
+    return np.sum(w ** 3) + m * x[2]
+
+
+def _view_in_a_list(x):
+    w = x * 1.0
+    held = [w, w[1:]]
+    held[1][1] = 0.0  # (w[2], written through the view the list holds)
+    return held[0][2] * 5.0 + np.sum(held[0] ** 2)
+
+
+class _Shadowed:
+    w = 2.0
+
+
+def _deleted_attribute(x):
+    k = _Shadowed()
+    k.w = x[0]
+    del k.w  # (k.w is the class's 2.0 again)
+    return k.w * x[1] + x[0]
+
+
+@pytest.mark.parametrize("f", [_number_into_slice, _add_at_after_max, _view_in_a_list, _deleted_attribute],
+                         ids=lambda f: f.__name__)
+def test_generated_program_idioms(f):
+    x = np.array([0.4, 0.9, 0.2])
+    want = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(gradient(f, x.copy())[0], want, rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(jacfwd(f, x.copy()), want, rtol=1e-8, atol=1e-9)
+    try:
+        h = hessian(f, x.copy())
+    except OverdubError:
+        return
+    np.testing.assert_allclose(h, fd.hessian(f, x), rtol=1e-4, atol=1e-5)
+
+
+_HISTORY = [1.0]
+
+
+def _store(z):
+    previous = _HISTORY[-1]  # (the previous call's input: a constant to this one)
+    _HISTORY.append(z)
+    return z * 2.0 + previous
+
+
+def _core(x):
+    return _store(x)
+
+
+def _via(d):
+    return _core(d["p"][1])
+
+
+def _through_three_helpers(x):
+    return _via({"p": (0.5, x)})
+
+
+def test_no_dual_left_in_a_global_three_helpers_deep():
+    assert jacfwd(_through_three_helpers, 0.3) == pytest.approx(2.0)
+    assert type(_HISTORY[-1]) is float
+    assert type(_through_three_helpers(0.3)) is float  # (a plain call after it: a number, not a dual)
+    assert derivative(_through_three_helpers, 0.3) == pytest.approx(2.0)
+
+
+# -- found on numpy.polynomial and scipy.signal / scipy.spatial --------------------------------------------
+
+_DATA = np.array([0.3, -1.2, 0.7, 2.1])
+
+
+def _shape_list(a):
+    return [n for n in a.shape]  # (a comprehension: the callee changes a list of its own in place)
+
+
+def _loss(x, d):
+    _shape_list(d)
+    return np.dot(x, d) + np.sum(x ** 2)
+
+
+def _loss_through_alias(x):
+    k = _DATA
+    _shape_list(x)
+    return np.dot(x, k)
+
+
+@pytest.mark.parametrize("f", [lambda x: _loss(x, _DATA), _loss_through_alias], ids=["data argument", "alias"])
+def test_evaluated_at_the_data_itself(f):
+    # `gradient(lambda x: loss(x, data), data)`: x is data's own object (scipy.signal.csd at x = sig gave 0,
+    # correlate 2x): an argument the callee did not change keeps its cotangent
+    want = fd.gradient(f, _DATA.copy())[0]
+    np.testing.assert_allclose(gradient(f, _DATA)[0], want, rtol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, _DATA), want, rtol=1e-8)
+
+
+def test_the_order_of_a_norm_refused():
+    # (scipy.spatial.distance.minkowski in p: 0 came out in both modes)
+    v = np.array([0.93, -1.54, 0.83])
+    for f in (lambda p: np.linalg.norm(v, p), lambda p: np.linalg.norm(v, ord=p)):
+        for run in (gradient, derivative):
+            with pytest.raises(OverdubError):
+                run(f, 2.7)
+    g = lambda u: np.linalg.norm(u, ord=2.7)  # noqa: E731  (in x: right)
+    np.testing.assert_allclose(gradient(g, v)[0], fd.gradient(g, v)[0], rtol=1e-7)
+
+
+def test_heaviside_in_its_value_at_zero():
+    x = np.array([0.0, 1.0, -2.0, 0.0])
+    f = lambda h: np.sum(np.heaviside(x, h) * np.arange(1.0, 5.0))  # noqa: E731  (h0 where x is 0: 1 + 4)
+    assert gradient(f, 0.3)[0] == pytest.approx(5.0) and derivative(f, 0.3) == pytest.approx(5.0)
+
+
+def test_transpose_of_one_axis_by_an_int():
+    # (`x.transpose(0)` of a 1-d x, scipy.signal's czt: a crash in both modes)
+    f = lambda x: np.sum(x.transpose(0) * np.arange(1.0, 4.0))  # noqa: E731
+    np.testing.assert_allclose(gradient(f, X)[0], [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(jacfwd(f, X), [1.0, 2.0, 3.0])
+
+
+def _endless(z):
+    while True:
+        z = z * 0.8 + 0.1
+        yield z
+
+
+def _first_of_endless(x):
+    return next(_endless(x)) * 2.0
+
+
+def test_an_endless_generator_is_refused_not_a_hang(monkeypatch):
+    # reverse mode runs a generator to its end when it is called: an endless one ran until memory ran out
+    from contexts.lowered import runtime
+    from contexts.lowered.runtime import EagerIterationError
+    monkeypatch.setattr(runtime, "YIELDS_KEPT", 1000)  # (the bound, made small for the test's speed)
+    with pytest.raises(EagerIterationError):
+        gradient(_first_of_endless, 0.3)
+    assert derivative(_first_of_endless, 0.3) == pytest.approx(1.6)  # (forward mode draws what is asked)

@@ -147,9 +147,12 @@ class DualsConverter:
             to_scalar = all(self.scalar_input)
         return arr[()] if to_scalar and np.ndim(arr) == 0 else arr
 
-    def result_type(self, extra_dtype=None):
+    def result_type(self, extra_dtype=None, ensure_inexact=False):
         values = [getattr(a, "primal", a) for a in self._args]
-        return np.result_type(*values, *(() if extra_dtype is None else (extra_dtype,)))
+        dtype = np.result_type(*values, *(() if extra_dtype is None else (extra_dtype,)))
+        if ensure_inexact and dtype.kind not in "fc":  # (numpy 2.4's: np.linspace's)
+            dtype = np.result_type(dtype, np.float64)
+        return dtype
 
 
 def _is_dual(a) -> bool:

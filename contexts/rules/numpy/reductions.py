@@ -19,7 +19,7 @@ import numpy as np
 from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 from ..generic import conj
 
-from ..registry import HOT_REDUCE_OPTIONS, registry
+from ..registry import HOT_REDUCE_OPTIONS, NoClosedForm, registry
 from ..sparsity_specs import INDICES, Cumulative, Custom, Reduction
 from ._util import bind as _bind, is_dual, normalize_axis, unsupported, zeros
 from .ufuncs import inexact, match_primal
@@ -92,6 +92,10 @@ def _count(x: np.ndarray, axis: Any, where: Any) -> Any:
     return int(np.prod([x.shape[i] for i in _axes(axis, x.ndim)], dtype=np.int64))
 
 
+def _real_option(v) -> bool:
+    return type(v) is float or isinstance(v, np.floating)
+
+
 def reduction_rule(fn: Any, params: tuple, grad: Callable, jvp: Callable, *keys: Any,
                    kind: str = "reduction") -> None:
     """Register fn (and method keys) from `grad(dy, y, x, **p)` (the cotangent of x) and
@@ -106,15 +110,28 @@ def reduction_rule(fn: Any, params: tuple, grad: Callable, jvp: Callable, *keys:
     label = getattr(fn, "__name__", "fn")
 
     def adjoint(dy, y, x, *rest, **kwargs):
-        if not rest and type(x) is _ndarray and x.dtype.kind == "f" and dy is not None:
+        if not rest and type(x) is _ndarray and x.dtype.kind == "f" and dy is not None and not (
+                kwargs and any(map(_real_option, kwargs.values()))):
             return (match_primal(grad(dy, y, x, **kwargs), x),)  # the hot case: a real array, options by name
         if dy is None or not inexact(x):
             return (None,) * (1 + len(rest))
         p = dict(zip(params, rest), **kwargs)
-        return (match_primal(grad(dy, y, as_array(x), **p), x),) + (None,) * len(rest)
+        out = (match_primal(grad(dy, y, as_array(x), **p), x),) + tuple(
+            _option_cotangent(v, params[i] if i < len(params) else f"argument {i + 2}") for i, v in enumerate(rest))
+        if kwargs and any(map(_real_option, kwargs.values())):
+            out += ({k: _option_cotangent(v, k) for k, v in kwargs.items()},)
+        return out
+
+    def _option_cotangent(v, name):
+        """An option's: None, or, for a float the result varies with (the order of `np.linalg.norm(x, p)`:
+        0 came out, silently), refused where it is differentiated."""
+        return NoClosedForm(f"{label}", name).cotangent() if _real_option(v) else None
 
     def frule(tangents, x, *rest, **kwargs):
         y = fn(x, *rest, **kwargs)
+        for i, t_option in enumerate(tangents[1:]):  # (a float option perturbed: refused, as in reverse mode)
+            if t_option is not None and np.any(t_option != 0):
+                raise NoClosedForm(f"{label}", params[i] if i < len(params) else f"argument {i + 2}").error()
         t = tangents[0] if tangents else None
         if t is None:
             return y, None

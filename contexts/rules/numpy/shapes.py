@@ -96,6 +96,8 @@ def transpose_transpose(dy, y, a, *rest, **kwargs):
     axes = kwargs.get("axes", rest[0] if len(rest) == 1 else rest if rest else None)
     if axes is None:
         return np.transpose(dy)
+    if isinstance(axes, (int, np.integer)):  # (`x.transpose(0)` of a 1-d x: scipy.signal's czt)
+        axes = (axes,)
     return np.transpose(dy, np.argsort([ax % np.ndim(a) for ax in axes]))
 
 

@@ -336,6 +336,9 @@ ufunc_rule(np.fmod, lambda y, a, b: 1.0, lambda y, a, b: -np.trunc(a / b), name=
 ufunc_rule(np.remainder, lambda y, a, b: 1.0, lambda y, a, b: -np.floor_divide(a, b), name="remainder")
 ufunc_rule(np.ldexp, lambda y, x, e: np.ldexp(np.ones_like(y), e), None, name="ldexp")
 ufunc_rule(np.copysign, lambda y, a, b: np.sign(a) * np.sign(y), None, name="copysign")
+# heaviside(x, h0) is h0 where x is 0 (its value there: 0 came out, silently, in h0); a step in x
+ufunc_rule(np.heaviside, lambda y, x, h0: np.zeros_like(y), lambda y, x, h0: (x == 0).astype(y.dtype, copy=False)
+           if isinstance(y, np.ndarray) else np.float64(x == 0), name="heaviside")
 # the identity in x, moved one step (as math.nextafter's rule): was non-differentiable, giving 0
 ufunc_rule(np.nextafter, lambda y, a, b: 1.0, None, name="nextafter")
 ufunc_rule(np.modf, lambda y, x: 1.0, name="modf", nout=2)
@@ -589,7 +592,7 @@ def _sign():
 
 registry.nondifferentiable(
     np.floor, np.ceil, np.rint, np.trunc, np.fix, np.round, np.around, (np.ndarray, "round"),
-    np.floor_divide, np.spacing, np.heaviside, np.signbit,
+    np.floor_divide, np.spacing, np.signbit,
     np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal,
     np.logical_and, np.logical_or, np.logical_xor, np.logical_not,
     np.isfinite, np.isinf, np.isnan, np.isnat, np.isclose, np.allclose, np.array_equal,
