@@ -39,7 +39,7 @@ from ..rules.registry import registry
 __all__ = ["generate", "Generated", "HELPERS"]
 
 # Helper free variables the generated code uses (filled by contexts.ad.runtime).
-HELPERS = ("__od_yields__", "__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
+HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
            "__od_getitem_index_adj__",
            "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_delattr__", "__od_delattr_adj__", "__od_unpack__",
@@ -1313,8 +1313,7 @@ def _guard_augmented(lowered, own: set) -> None:
 
 
 _CONSTRUCTORS = frozenset({"zeros", "empty", "ones", "full", "array", "copy", "zeros_like", "empty_like",
-                           "ones_like", "full_like", "list", "dict", "set", "bytearray", "deepcopy",
-                           "__od_yields__"})  # (the eager generator's own list of items)
+                           "ones_like", "full_like", "list", "dict", "set", "bytearray", "deepcopy"})
 
 
 def _made_here(value, globals_: dict, bound: set) -> bool:

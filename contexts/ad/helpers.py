@@ -950,7 +950,12 @@ def setitem_adj(S, dobj, obj, idx, v, old):
             if not is_basic_index(idx) and not (type(idx) is np.ndarray and idx.dtype == bool):
                 # an advanced index repeating a position: the last write wins, the others pass nothing
                 part = part * last_write_mask(dobj.shape, np.asarray(idx) if type(idx) is list else idx)
-            gv = generic.unbroadcast(part, v) if _is_array(v) else _scalar_cot(part, v)
+            if _is_array(v):
+                gv = generic.unbroadcast(part, v)
+            elif type(v) is list or type(v) is tuple:  # (`A[[0, 1]] = [a, b]`: each item's, as a list)
+                gv = _as_items(generic.unbroadcast(part, np.asarray(v)), v)
+            else:
+                gv = _scalar_cot(part, v)
             dobj[idx] = 0
         new = _copy(obj[idx])
         obj[idx] = old
@@ -973,6 +978,13 @@ def setitem_adj(S, dobj, obj, idx, v, old):
     _restore_item(obj, idx, old)
     S.redo(operator.setitem, obj, idx, new)
     return box, gv
+
+
+def _as_items(g, v):
+    """The cotangent g (an array of v's shape) of a list or tuple v, as a list of its items' (nested)."""
+    if type(v) is list or type(v) is tuple:
+        return [_as_items(g[i], item) for i, item in enumerate(v)]
+    return _scalar_cot(g, v) if not _is_array(v) else g
 
 
 def _scalar_cot(g, v):
@@ -1204,20 +1216,24 @@ def views(a, *others, same=False):
 _HELD_VIEW = object()  # (views' record of arrays a container or object holds that share elements with a)
 
 
+def _entries(n):
+    """(key, value) of a dict's items, a list's or tuple's (by index) or an object's fields."""
+    if type(n) is dict:
+        return n.items()
+    if type(n) in (list, tuple):
+        return enumerate(n)
+    return fields_of(n).items()
+
+
 def _held_views(n, a) -> list:
     """(key, a's addresses, the held array's) of each array container or object n holds (one level) that
     shares elements with a without being a (`la = [w, w[1:]]`, `o.view = w[1:]`: a write through one is a
     change of the other, whose cotangent the container's box holds)."""
-    if type(n) is dict:
-        items = n.items()
-    elif type(n) in (list, tuple):
-        items = enumerate(n)
-    else:
-        items = fields_of(n).items()
     out = []
-    for k, v in items:
+    for k, v in _entries(n):
         if type(v) is _NDARRAY and v is not a and (a.base is not None or v.base is not None) \
-                and v.itemsize == a.itemsize and np.may_share_memory(a, v):
+                and v.dtype.kind in "fc" and a.dtype.kind in "fc" and v.itemsize == a.itemsize \
+                and np.may_share_memory(a, v):  # (numbers': an object array's rows hold arrays of their own)
             addr_a, addr_v = addresses(a), addresses(v)
             if np.isin(addr_v, addr_a).any():
                 out.append((k, addr_a, addr_v))
@@ -1280,14 +1296,8 @@ def _keys_holding(n, a, depth=0, seen=None):
     shallowest depth searched: a search from as deep or deeper finds nothing either (the heap does not
     change during one search), so shared parts of a graph (mpmath's context, reached from each of its
     constants; colorspacious' transform graph) are searched once, not once per path to them."""
-    if type(n) is dict:
-        items = n.items()
-    elif type(n) in (list, tuple):
-        items = enumerate(n)
-    else:
-        items = fields_of(n).items()
     out = []
-    for k, v in items:
+    for k, v in _entries(n):
         tv = type(v)
         if v is a or tv is _Dual and primal(v) is a:
             out.append(k)

@@ -62,11 +62,6 @@ _NUMPY_DISPATCHED = (np.ufunc, _DISPATCHER)  # these reach Dual.__array_ufunc__/
 _ENTRY_MODULES = ("contexts.forward", "contexts.ad", "contexts.sparsity", "contexts.debug", "overdub")
 
 
-def _engine_entry(fn) -> bool:
-    """fn is an engine's entry point (`contexts.gradient` run by `hessian` on duals)."""
-    return (getattr(fn, "__module__", None) or "").startswith(_ENTRY_MODULES)
-
-
 def _native(fn) -> bool:
     """fn handles Duals by itself: numpy's protocols, the operator module, a Dual's own methods, the
     entry points of the contexts (they run their own context; rules in contexts.rules are recursed)."""
@@ -297,8 +292,15 @@ class ForwardContext(overdub.Context):
                 raise no_rule(fn, where=str(site)) from e
             return y
         except (TypeError, RuntimeError, ValueError, struct.error) as e:
-            if isinstance(e, OverdubError) or not (perturbed or _holds_dual(args)) or _engine_entry(fn):
-                raise  # (another engine's own failure, `hessian`'s inner gradient's: its message, not "no rule")
+            if isinstance(e, OverdubError) or not (perturbed or _holds_dual(args)):
+                raise  # (another engine's refusal, `hessian`'s inner gradient's: its own message, not "no rule")
+            if (getattr(fn, "__module__", None) or "").startswith(_ENTRY_MODULES):
+                # an engine's entry run on duals (`hessian`'s inner gradient) failed: said so, with the failure
+                raise OverdubError(
+                    f"{getattr(fn, '__qualname__', fn)} failed on forward mode's dual numbers (a derivative "
+                    f"inside a derivative): {type(e).__name__}: {e}", where=str(site),
+                    fix="take the outer derivative by finite differences of this one, or differentiate the "
+                        "inner function in forward mode (`contexts.jacfwd` of `contexts.jacfwd`)") from e
             # a class or C function without a rule refused the duals in its own words (mpmath's
             # `mpf(x)`: "cannot create mpf from Dual(...)"; scipy's `_brentq`: "Unable to parse arguments"):
             # the refusal says which, and where. Still a TypeError, for a library that catches one to try
@@ -310,7 +312,7 @@ class ForwardContext(overdub.Context):
             # under scipy.optimize.fsolve): refused by name too. Python's own errors pass (StopIteration,
             # KeyError, ZeroDivisionError: the program's control flow)
             if (isinstance(e, OverdubError) or type(e).__module__ == "builtins" or overdub.is_recursable(fn)
-                    or _engine_entry(fn) or not (perturbed or _holds_dual(args) or not all(map(dual_free, args)))):
+                    or not (perturbed or _holds_dual(args) or not all(map(dual_free, args)))):
                 raise
             raise no_rule(fn, where=str(site)) from e
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import functools
 import types
 
@@ -28,8 +29,8 @@ import numpy as np
 from overdub.errors import SourceUnavailable
 from overdub.passes import OwnedEntries, collector, compile_twin, get_source, on_clear
 
-from ..lowered.activity import (active_names, ask_primals, fresh_calls, local_names, name_stores, stored_base,
-                                view_groups, view_of, viewed)
+from ..lowered.activity import (active_names, ask_primals, fresh_calls, local_names, name_stores, resolved_calls,
+                                stored_base, view_groups, view_of, viewed)
 from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, compare, const, dict_, if_, if_exp,
                              index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
                              starred, try_except, tuple_, user)
@@ -62,7 +63,9 @@ class _Tangents:
         self.outside = _outside(fdef, fn)
         self.unfollowed = _unfollowed(fdef, active)
         # variables whose arrays may share memory
-        self.groups = view_groups(fdef, fresh_calls(fdef, fn.__globals__, tuple(fn.__code__.co_freevars)))
+        fresh = fresh_calls(fdef, fn.__globals__, tuple(fn.__code__.co_freevars))
+        self.groups = view_groups(fdef, fresh)
+        self.elsewhere = _made_elsewhere(fdef, fn, fresh)
         # the parameters whose tangents this function hands its caller before every return (their arrays
         # may change in place), in parameter order, None where not; none at all: nothing handed
         changed = _changed_in_place(fdef, self.groups)
@@ -186,6 +189,11 @@ class _Tangents:
         if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
             raise NotTransformable("storing into an active object")
         y = target.value.id
+        if y in self.elsewhere:
+            # an array, list or dict some object holds (`a = o.arr(); a[0] = x`): a later read through that
+            # object (`reader(o)`, networkx's `to_numpy_array(G)`) sees no tangent here (0 came out); duals
+            # carry it with the value
+            raise NotTransformable(f"storing into {y}, an object a call or attribute gave")
         new_tangent = call("__fd_setitem__", y, self.tangent(target.value), index_value(target.slice),
                            self.tangent(v), user(v))
         return at([assign(tangent_name(y), new_tangent)], s) + [s] + self.sync(y, s)
@@ -295,6 +303,12 @@ class _Tangents:
         then the tangents of the arguments the callee changed in place."""
         if any(k.arg is None for k in v.keywords):
             raise NotTransformable("a call with **")
+        if (isinstance(v.func, ast.Name) and v.func.id in ("getattr", "vars") and v.args
+                and self.tangent_var(v.args[0]) is not None and not (
+                    len(v.args) > 1 and isinstance(v.args[1], ast.Constant) and v.args[1].value in _NONDIFF_ATTRIBUTES)):
+            # `getattr(o, "d")`, `vars(o)` of an object holding active values, as `o.d` (an attribute's
+            # tangent is the duals'; here the dict read back had none: 0 came out, networkx's edge data)
+            raise NotTransformable(f"{v.func.id}() of an active value")
         # `f(x, *rest)`: rest, made a tuple once, passes its items' tangents (zeros when inactive)
         stars = {id(a): f"_od_s_{name}_{i}" for i, a in enumerate(v.args) if isinstance(a, ast.Starred)}
         spread = [assign(stars[id(a)], call("__fd_tuple__", user(a.value))) for a in v.args if id(a) in stars]
@@ -387,6 +401,47 @@ def tangent_twin(fn: types.FunctionType, active: frozenset):
         # every call (their locals included), and keep them alive with the cache entry
         raise NotTransformable(*found.args) from None
     return found
+
+
+# calls making a new container or array (a store into one stays the function's own)
+_CONSTRUCTORS = frozenset({np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like, np.empty_like,
+                           np.full_like, np.array, np.copy, np.arange, np.linspace, np.eye, np.identity, np.stack,
+                           np.concatenate, np.vstack, np.hstack, np.column_stack, np.tile, np.repeat, list, dict,
+                           set, tuple, bytearray, copy.copy, copy.deepcopy})
+
+
+def _made_elsewhere(fdef, fn, fresh: set) -> set[str]:
+    """The local variables some binding of which may be an object from elsewhere that another object holds:
+    a call's result (not a constructor's or a fresh one's), an attribute, an item of such a variable."""
+    made = set(fresh) | {id(n) for n, callee in resolved_calls(fdef, fn.__globals__, tuple(fn.__code__.co_freevars))
+                         if _constructs(callee)}
+    bindings: dict[str, list] = {}
+    for name, value in name_stores(fdef):
+        bindings.setdefault(name, []).append(value)
+    out: set[str] = set()
+
+    def elsewhere(value, seen) -> bool:
+        if isinstance(value, ast.Call):
+            f = value.func
+            return id(value) not in made and not (isinstance(f, ast.Attribute) and f.attr == "copy")
+        if isinstance(value, ast.Attribute):
+            return True
+        if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+            base = value.value.id
+            return base not in seen and any(elsewhere(v, seen | {base}) for v in bindings.get(base, ()))
+        return False
+
+    for name, values in bindings.items():
+        if any(elsewhere(v, {name}) for v in values):
+            out.add(name)
+    return out
+
+
+def _constructs(callee) -> bool:
+    try:
+        return callee in _CONSTRUCTORS
+    except TypeError:  # (an unhashable callee)
+        return False
 
 
 def _binds(pattern) -> bool:

@@ -822,15 +822,16 @@ class _Eager(ast.NodeTransformer):
         v = node.value
         if isinstance(v, ast.Yield):
             arg = v.value or ast.Constant(None)
-            return _loc(ast.Expr(value=ast.Call(func=ast.Attribute(value=ast.Name(id="_od_yields", ctx=ast.Load()),
-                                                                   attr="append", ctx=ast.Load()),
-                                                args=[arg], keywords=[])), node)
+            return [_loc(_bounded(), node),
+                    _loc(ast.Expr(value=ast.Call(func=ast.Attribute(value=ast.Name(id="_od_yields", ctx=ast.Load()),
+                                                                    attr="append", ctx=ast.Load()),
+                                                 args=[arg], keywords=[])), node)]
         if isinstance(v, ast.YieldFrom):
             body = ast.Expr(value=ast.Call(func=ast.Attribute(value=ast.Name(id="_od_yields", ctx=ast.Load()),
                                                               attr="append", ctx=ast.Load()),
                                            args=[ast.Name(id="_od_yielded", ctx=ast.Load())], keywords=[]))
-            loop = ast.For(target=ast.Name(id="_od_yielded", ctx=ast.Store()), iter=v.value, body=[body],
-                           orelse=[], type_comment=None)
+            loop = ast.For(target=ast.Name(id="_od_yielded", ctx=ast.Store()), iter=v.value,
+                           body=[_loc(_bounded(), node), body], orelse=[], type_comment=None)
             return _loc(loop, node)
         return self.generic_visit(node)
 
@@ -845,6 +846,14 @@ class _Eager(ast.NodeTransformer):
         raise Unsupported("`yield` used as a value (generator.send)", node)
 
     visit_YieldFrom = visit_Yield
+
+
+def _bounded() -> ast.Expr:
+    """`__od_endless__(len(_od_yields))` before each item: an endless generator refused, not run until memory
+    runs out (`lowered.runtime.endless`; `len` keeps the list the generator's own)."""
+    count = ast.Call(func=ast.Name(id="len", ctx=ast.Load()), args=[ast.Name(id="_od_yields", ctx=ast.Load())],
+                     keywords=[])
+    return ast.Expr(value=ast.Call(func=ast.Name(id="__od_endless__", ctx=ast.Load()), args=[count], keywords=[]))
 
 
 def _yields_iterator():
@@ -897,10 +906,10 @@ def _eager_generator(fdef):
     """A generator function as an eager one returning an iterator over what it yields: what reverse mode
     differentiates (documented: the body runs to completion when the generator is created)."""
     out = copy.deepcopy(fdef)
-    body = [_Eager().visit(s) for s in out.body]
-    start = _loc(ast.Assign(targets=[ast.Name(id="_od_yields", ctx=ast.Store())],
-                            value=ast.Call(func=ast.Name(id="__od_yields__", ctx=ast.Load()), args=[], keywords=[])),
-                 fdef.body[0])  # (a list refusing an endless generator: `lowered.runtime.Yields`)
+    eager = _Eager()
+    body = [t for s in out.body for t in (lambda v: v if isinstance(v, list) else [v])(eager.visit(s))]
+    start = _loc(ast.Assign(targets=[ast.Name(id="_od_yields", ctx=ast.Store())], value=ast.List(elts=[], ctx=ast.Load())),
+                 fdef.body[0])
     end = _loc(ast.Return(value=_yields_iterator()), fdef.body[-1])
     # PEP 479: a StopIteration escaping a generator's body is a RuntimeError (else it would end a loop
     # around the generator's consumer silently)

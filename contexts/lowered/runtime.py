@@ -236,12 +236,14 @@ def equality_guard(active, other, op: str, close=None) -> None:
     and the recording's entry point has forward mode tell whether it moves (reverse mode's values carry
     no such information); outside one, refused."""
     mask = _equal_at(active, other, op)
-    if mask is None or close is not None and _wide(close, other):
+    if mask is None:
         return
     tangent = getattr(active, "tangent", None) if type(active).__name__ == "Dual" else None
     if tangent is not None:
         if _moving(tangent, mask, close, other):
             raise _special(other, op)
+        return
+    if close is not None and _wide(close, other):  # (no tangent to tell by: an O(1) one's step)
         return
     hits = SPECIAL_HITS.get()
     if hits is None:
@@ -256,13 +258,15 @@ def equality_guard2(a, b, op: str, close=None) -> None:
     is noted for forward mode to tell, as `equality_guard`'s. Two values that move together (`x == x`, a
     NaN test) pass."""
     mask = _equal_at(a, b, op)
-    if mask is None or close is not None and _wide(close, b):
+    if mask is None:
         return
     ta = getattr(a, "tangent", None) if type(a).__name__ == "Dual" else None
     tb = getattr(b, "tangent", None) if type(b).__name__ == "Dual" else None
     if ta is not None or tb is not None:
         if _moving_apart(ta, tb, mask, close, b):
             raise _special(b, op)
+        return
+    if close is not None and _wide(close, b):
         return
     hits = SPECIAL_HITS.get()
     if hits is None:
@@ -274,7 +278,7 @@ def equality_guard2_fd(a, b, op: str, ta, tb, close=None) -> None:
     """Forward mode, before `a == b` with both operands perturbed: refused where equal and their tangents
     differ there."""
     mask = _equal_at(a, b, op)
-    if mask is not None and not (close is not None and _wide(close, b)) and _moving_apart(ta, tb, mask, close, b):
+    if mask is not None and _moving_apart(ta, tb, mask, close, b):
         raise _special(b, op)
 
 
@@ -298,7 +302,7 @@ def equality_guard_fd(active, other, op: str, tangent, close=None) -> None:
     """Forward mode, before `active == other` (or `!=`): refused where they are equal and the tangent
     moves `active` there (a value that does not move is no special point of the derivative)."""
     mask = _equal_at(active, other, op)
-    if mask is not None and not (close is not None and _wide(close, other)) and _moving(tangent, mask, close, other):
+    if mask is not None and _moving(tangent, mask, close, other):
         raise _special(other, op)
 
 
@@ -319,7 +323,8 @@ def _band(close, other):
 
 
 def _wide(close, other) -> bool:
-    """The band holds for any step of relative size _FLIP of an O(1) tangent: no special point."""
+    """The band holds for any step of relative size _FLIP of an O(1) tangent: no special point (reverse
+    mode's plain values, which carry no tangent, are not noted for forward mode to tell)."""
     band = _band(close, other)
     return band is not None and bool(np.all(band > _FLIP))
 
@@ -437,26 +442,22 @@ def eager_inplace(v, name: str, method: str) -> None:
         fix=f"compute a new value (`{name} = {name} + ...`), yield the values instead, or return a list")
 
 
-class Yields(list):
-    """The items a generator run eagerly yields (reverse mode runs one to its end when it is called):
-    refused past `YIELDS_KEPT` items, where an endless one (`while True: yield x`, read by `next`) would
-    run until memory ran out."""
-    __slots__ = ()
-
-    def append(self, v) -> None:
-        if len(self) >= YIELDS_KEPT:
-            raise EagerIterationError(
-                f"a generator yielded more than {YIELDS_KEPT:,} items: reverse mode runs a generator to its end "
-                f"when it is called, and an endless one never ends", where=_where(),
-                fix="give the generator a bound (a count of the items wanted), or differentiate in forward mode "
-                    "(`contexts.jacfwd`, `derivative`), which draws items as the code asks")
-        list.append(self, v)
+def endless(count: int) -> None:
+    """Before a generator run eagerly (reverse mode runs one to its end when it is called) keeps its next
+    item: refused past `YIELDS_KEPT` items, where an endless one (`while True: yield x`, read by `next`)
+    would run until memory ran out."""
+    if count >= YIELDS_KEPT:
+        raise EagerIterationError(
+            f"a generator yielded more than {YIELDS_KEPT:,} items: reverse mode runs a generator to its end "
+            f"when it is called, and an endless one never ends", where=_where(),
+            fix="give the generator a bound (a count of the items wanted), or differentiate in forward mode "
+                "(`contexts.jacfwd`, `derivative`), which draws items as the code asks")
 
 
 YIELDS_KEPT = 1 << 17  # (about a second of recording; an eager generator longer than that is a slow one too)
 
 
-HELPERS = {"__od_yields__": Yields, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
+HELPERS = {"__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)
 
@@ -635,6 +636,10 @@ def _parsed_first(fn):
 
 def _checked_builtins() -> None:
     from ..rules.registry import registry
+    # the text helpers the lowered form calls (`__od_text__` around a differentiated value's `.format`): their
+    # results carry no derivative, and the engines never transform them (a jacobian's second sweep undid
+    # their memory's store: radvel's `'{}{}'.format(key, n)`)
+    registry.nondifferentiable(text, formatted, parsed)
     for fn, op in ((builtins.bool, "=="), (builtins.any, "all=="), (builtins.all, "each==")):
         registry.frule(fn)(_truth_frule(fn, op))
     for fn in (builtins.float, builtins.complex):

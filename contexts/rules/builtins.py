@@ -427,7 +427,7 @@ def py_divmod(a, b):
 for _fn, _form in [(builtins.sum, py_sum), (builtins.abs, py_abs), (builtins.float, py_float),
                    (builtins.pow, py_pow), (builtins.complex, py_complex), (builtins.divmod, py_divmod)]:
     registry.set(_fn, python=_form)
-dispatches_on_numbers(builtins.abs, builtins.pow, builtins.divmod)
+dispatches_on_numbers(builtins.abs, builtins.pow)
 
 
 def slot_of(cls: type, name):

@@ -402,4 +402,67 @@ def test_an_endless_generator_is_refused_not_a_hang(monkeypatch):
     monkeypatch.setattr(runtime, "YIELDS_KEPT", 1000)  # (the bound, made small for the test's speed)
     with pytest.raises(EagerIterationError):
         gradient(_first_of_endless, 0.3)
-    assert derivative(_first_of_endless, 0.3) == pytest.approx(1.6)  # (forward mode draws what is asked)
+    assert jacfwd(_first_of_endless, 0.3) == pytest.approx(1.6)  # (forward mode's duals draw what is asked)
+
+
+@pytest.mark.parametrize("f", [lambda x: np.sum(np.square([x[0]])), lambda x: np.sum(np.log([x[0], 2.0 * x[1]])),
+                               lambda x: np.sum(np.power([x[0], x[1]], 2)), lambda x: np.sum(np.square([x]))],
+                         ids=["square of [x]", "log of a list", "power of a list", "square of [array]"])
+def test_ufuncs_of_lists(f):
+    # (the partials ran on the list itself: `2 * [x]` repeated it, np.square([x])'s derivative came out half;
+    # nolds' `np.log([rs(n) for n in ns])` raised)
+    want = fd.gradient(f, X)[0]
+    np.testing.assert_allclose(gradient(f, X.copy())[0], want, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(jacfwd(f, X.copy()), want, rtol=1e-8, atol=1e-10)
+
+
+# -- found on networkx's edge data (forward mode's tangent twin kept a store's tangent to itself) ---------
+
+class _Holder:
+    def __init__(self):
+        self.d = {"w": 1.0}
+        self.a = np.zeros(2)
+
+    def table(self):
+        return self.d
+
+    def array(self):
+        return self.a
+
+
+def _read_array(o):
+    return o.a[0] * 2.0
+
+
+def _stored_through_a_method_read_by_getattr(x):
+    o = _Holder()
+    o.table()["w"] = x
+    return getattr(o, "d")["w"] * 3.0 + vars(o)["d"]["w"]
+
+
+def _stored_into_a_held_array_read_by_a_callee(x):
+    o = _Holder()
+    a = o.array()
+    a[0] = x
+    return _read_array(o)
+
+
+def _two_yields(a, b):
+    yield a
+    yield b
+
+
+def _sum_of_yields(x):
+    s = 0.0
+    for v in _two_yields(x, x * x):
+        s = s + v
+    return s
+
+
+@pytest.mark.parametrize("f,want", [(_stored_through_a_method_read_by_getattr, 4.0),
+                                    (_stored_into_a_held_array_read_by_a_callee, 2.0),
+                                    (_sum_of_yields, 1.0 + 2 * 0.7)],
+                         ids=["getattr/vars of a dict stored into", "a held array read by a callee", "yields"])
+def test_stores_into_what_others_hold(f, want):
+    assert derivative(f, 0.7) == pytest.approx(want)
+    assert gradient(f, 0.7)[0] == pytest.approx(want)

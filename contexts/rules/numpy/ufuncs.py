@@ -119,6 +119,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
             return (None,) * len(args)
         mask = kwargs.get("where", True) if kwargs else True
         operands = args[:nin] if len(args) > nin else args
+        values = _as_values(operands)
         cts = []
         for p, a in zip(partials, operands):
             if p is None or not inexact(a):
@@ -126,7 +127,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
             elif type(p) is NoClosedForm:
                 cts.append(p.cotangent())
             else:
-                g = dropped_nan_zero(dy * conj(p(y, *operands)), dy, y)
+                g = dropped_nan_zero(dy * conj(p(y, *values)), dy, y)
                 cts.append(match_primal(g if mask is True else np.where(mask, g, 0), a))
         return tuple(cts) + (None,) * (len(args) - len(cts))
 
@@ -134,6 +135,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
         out = fn(*args, **kwargs)
         y = out[0] if nout > 1 else out
         operands = args[:nin]
+        values = _as_values(operands)
         dy = None
         for p, t, a in zip(partials, tangents, operands):
             if t is None or p is None:
@@ -142,7 +144,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
                 if p.refuses(t, a):
                     raise p.error()
                 continue
-            term = t * p(y, *operands)
+            term = t * p(y, *values)
             dy = term if dy is None else dy + term
         dy = _fit(_masked(dy, kwargs.get("where", True)) if dy is not None else None, y)
         return out, ((dy,) + (None,) * (nout - 1) if nout > 1 else dy)
@@ -156,6 +158,15 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
         registry.set(fn, hot=hot)
     if nin == 2 and nout == 1:
         registry.set(fn, hot_one=_hot_one(partials))
+
+
+def _as_values(operands: tuple) -> tuple:
+    """The operands as the partials take them: a list or tuple of numbers as the array numpy made of it
+    (`2 * [x]` repeats a list: `np.square([x])`'s derivative came out half, `1 / [x]` raised)."""
+    for a in operands:
+        if type(a) is list or type(a) is tuple:
+            return tuple(np.asarray(v) if type(v) is list or type(v) is tuple else v for v in operands)
+    return operands
 
 
 def _rules(*keys: Any, kind: str = "elementwise") -> Callable:
@@ -337,8 +348,8 @@ ufunc_rule(np.remainder, lambda y, a, b: 1.0, lambda y, a, b: -np.floor_divide(a
 ufunc_rule(np.ldexp, lambda y, x, e: np.ldexp(np.ones_like(y), e), None, name="ldexp")
 ufunc_rule(np.copysign, lambda y, a, b: np.sign(a) * np.sign(y), None, name="copysign")
 # heaviside(x, h0) is h0 where x is 0 (its value there: 0 came out, silently, in h0); a step in x
-ufunc_rule(np.heaviside, lambda y, x, h0: np.zeros_like(y), lambda y, x, h0: (x == 0).astype(y.dtype, copy=False)
-           if isinstance(y, np.ndarray) else np.float64(x == 0), name="heaviside")
+ufunc_rule(np.heaviside, lambda y, x, h0: np.zeros_like(y),
+           lambda y, x, h0: np.where(np.asarray(x) == 0, 1.0, 0.0) + np.zeros_like(y), name="heaviside")
 # the identity in x, moved one step (as math.nextafter's rule): was non-differentiable, giving 0
 ufunc_rule(np.nextafter, lambda y, a, b: 1.0, None, name="nextafter")
 ufunc_rule(np.modf, lambda y, x: 1.0, name="modf", nout=2)
