@@ -722,13 +722,16 @@ class _Gen:
         dself: Node = const(None)
         if method_obj:
             # `obj.m(...)`: a method bound to obj (its pullback's first cotangent is obj's), or a function,
-            # closure, partial or callable object stored on obj (its cotangent is that of obj's attribute)
-            fn_var = f"_od_f{self.npb}"
-            fetch = at([assign(fn_var, func)], s)
+            # closure, partial or callable object stored on obj (its cotangent is that of obj's attribute).
+            # A property giving it runs its twin here (`self.c(v)`, c a lazily built object: re-run in the
+            # adjoint, it found its cache filled, and the derivative through the object was lost: findiff's
+            # `Diff(0, h)(f)` in h gave 0)
+            fn_var, gpb = f"_od_f{self.npb}", f"_od_gp{self.npb}"
+            fetch = at([assign((fn_var, gpb), call("__od_getattr__", method_obj, const(v.func.attr)))], s)
             func = load(fn_var)
             dself = if_exp("_od_own", d(method_obj), const(None))
             self.dvars.add(method_obj)
-            need += [fn_var, method_obj]
+            need += [fn_var, method_obj, gpb]
         recorded = ast.Call(func=load("__od_call__"), args=[const(mask), func, *(user(a) for a in v.args)],
                             keywords=[ast.keyword(arg=k.arg, value=user(k.value)) for k in v.keywords])
         fwd_call = fetch + at([assign((name, pb), recorded)], s)
@@ -799,7 +802,7 @@ class _Gen:
         body: list[ast.stmt] = []  # `_od_r[0]` is the callee's own cotangent (cells, or a method's object)
         if method_obj:
             via_attr = call("__od_getattr_adj__", "_od_S", d(method_obj), item("_od_r", 0), method_obj,
-                            const(v.func.attr), fn_var)
+                            const(v.func.attr), fn_var, f"_od_gp{self.npb}")
             body.append(if_("_od_own", [assign(d(method_obj), item("_od_r", 0))],
                             [if_(not_none(item("_od_r", 0)), [assign(d(method_obj), via_attr)])]))
         else:

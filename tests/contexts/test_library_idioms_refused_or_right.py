@@ -466,3 +466,46 @@ def _sum_of_yields(x):
 def test_stores_into_what_others_hold(f, want):
     assert derivative(f, 0.7) == pytest.approx(want)
     assert gradient(f, 0.7)[0] == pytest.approx(want)
+
+
+# -- a lazily built object given by a property, called as a method (findiff's `Diff(0, h)(f)` in h: 0) ---------
+
+class _Quotient:
+    def __init__(self, s):
+        self.s = s
+
+    def __call__(self, v):
+        return v / self.s
+
+
+class _LazyOperator:
+    def __init__(self, s):
+        self.s = s
+        self._q = None
+
+    @property
+    def q(self):
+        if self._q is None:  # (built on first use, kept)
+            self._q = _Quotient(self.s)
+        return self._q
+
+    def __call__(self, v):
+        return self.q(v)
+
+
+class _LazyByGetattr:
+    def __init__(self, s):
+        self.s = s
+
+    @property
+    def q(self):
+        if getattr(self, "_q", None) is None:
+            self._q = _Quotient(self.s)
+        return self._q
+
+
+@pytest.mark.parametrize("f", [lambda h: _LazyOperator(h)(3.0), lambda h: _LazyOperator(h).q(3.0),
+                               lambda h: _LazyByGetattr(h).q(3.0)], ids=["called", "property called", "getattr"])
+def test_a_lazy_property_called_as_a_method(f):
+    h = 0.5  # (3 / h: -3 / h^2)
+    assert gradient(f, h)[0] == pytest.approx(-12.0) and derivative(f, h) == pytest.approx(-12.0)
