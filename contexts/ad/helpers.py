@@ -447,8 +447,8 @@ def _whole_number(t) -> bool:
 def _representation_read(obj, attr, result):
     """Refuse reading the inside of a differentiated number (see _NUMBER_PARTS) where the forward sweep
     reads `obj.attr` (a bound method is not its inside: its call goes to the rules)."""
-    if type(result) is types.MethodType and result.__self__ is obj:
-        return
+    if (type(result) is types.MethodType or type(result) is types.BuiltinMethodType) and result.__self__ is obj:
+        return  # (`d.sqrt()` of a Decimal: a C method bound to it)
     raise runtime.UnsupportedFunction(
         f"reverse mode cannot differentiate through .{attr} of a {type(obj).__name__}: it reads the inside "
         f"of a differentiated number (integers or plain floats that carry no derivative), so what is "
