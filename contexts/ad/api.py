@@ -416,38 +416,38 @@ def _value_and_gradient(f, args, wrt=None):
         if not _level.get():
             LAST_CHANGE.clear()
         token = _level.set(_level.get() + 1)
-        hits = _SPECIAL_HITS.set([])
+        found: list = []  # (equality tests found equal by the recording, and by recordings the reverse pass
+        hits = _SPECIAL_HITS.set(found)  # makes, a Python operator's adjoint: does the value move? forward mode says)
         try:
-            obs = observer() if _checking.get() is not None or _stack.get() else None  # (the common case: no call)
-            if obs is None:  # f's own gradient (its cells) is not wanted
-                if type(f) is _FunctionType and _rules.get(f) is None and not _runtime._overriding:
-                    # (`call`'s first case, inline)
-                    y, pb = _twin_call(mask if chosen is None else mask | CELLS_CONSTANT, f, (), args, _NOKW)
-                else:
-                    y, pb = call(mask, f, *args)
-            else:  # a debugging context or ADContext(check=True) sees every operation
-                y, pb = observed_entry(obs, mask, f, args, {})
-        finally:
-            found = _SPECIAL_HITS.get()
-            _SPECIAL_HITS.reset(hits)
-            _level.reset(token)
-        if found:  # (an equality test found equal: does the value move? forward mode says)
-            _check_special(f, args, {}, found)
-        seed = 1.0 if type(y) is float else _seed(y)
-        if pb is None:
-            dargs = None
-        else:
-            S = Session()
-            hits = _SPECIAL_HITS.set([])  # (a recording the reverse pass makes: a Python operator's adjoint)
             try:
-                dargs = pb[0](pb, seed, None, S)[1]
+                obs = observer() if _checking.get() is not None or _stack.get() else None  # (the common case)
+                if obs is None:  # f's own gradient (its cells) is not wanted
+                    if type(f) is _FunctionType and _rules.get(f) is None and not _runtime._overriding:
+                        # (`call`'s first case, inline)
+                        y, pb = _twin_call(mask if chosen is None else mask | CELLS_CONSTANT, f, (), args, _NOKW)
+                    else:
+                        y, pb = call(mask, f, *args)
+                else:  # a debugging context or ADContext(check=True) sees every operation
+                    y, pb = observed_entry(obs, mask, f, args, {})
             finally:
-                if S._redo:  # (the common case: nothing to redo, no call)
-                    S.finish()
-                found = _SPECIAL_HITS.get()
-                _SPECIAL_HITS.reset(hits)
+                _level.reset(token)
             if found:
-                _check_special(f, args, {}, found)
+                _check_special(f, args, {}, found[:])
+                found.clear()
+            seed = 1.0 if type(y) is float else _seed(y)
+            if pb is None:
+                dargs = None
+            else:
+                S = Session()
+                try:
+                    dargs = pb[0](pb, seed, None, S)[1]
+                finally:
+                    if S._redo:  # (the common case: nothing to redo, no call)
+                        S.finish()
+                if found:
+                    _check_special(f, args, {}, found[:])
+        finally:
+            _SPECIAL_HITS.reset(hits)
     except StopIteration as e:
         raise _stopped(f) from e
     except Exception as e:

@@ -235,9 +235,6 @@ def _inplace_back(pb, dy, dself, S):
     return r if len(r) == 3 else (r[0], r[1], None)  # (3: keyword cotangents too)
 
 
-_NOTHING_SAVED = object()
-
-
 def _mutating_back(pb, dy, dself, S):
     _, adj, y, args, kw, is_method = pb
     _held_for(S, args[0] if is_method else None)
@@ -462,15 +459,14 @@ def call(mask, f, /, *args, **kw):
                 # forward over reverse: a question about a value (isinstance, len, str) is asked of its
                 # primal, as the tangent twin asks it, never of the dual that carries it
                 return f(*map(_primal, args), **{k: _primal(v) for k, v in kw.items()}), None
-            saved = rule.saves(*full, **kw) if rule.saves is not None else _NOTHING_SAVED
+            saved = rule.saves(*full, **kw) if rule.saves is not None else None
             try:
                 y = f(*args, **kw) if impl is None else impl(*args, **kw)
             except TypeError:
                 y = _on_duals(rule, f, args, kw)  # higher order: forward-mode duals through a C function
             if rule.mutating:
                 _stamp(rule, f, full, is_method)
-                return y, (_mutating_back, rule.adjoint, y if saved is _NOTHING_SAVED else (y, saved), full, kw,
-                           is_method)
+                return y, (_mutating_back, rule.adjoint, y if rule.saves is None else (y, saved), full, kw, is_method)
             if len(args) == 1 and not is_method and type(args[0]) is _NDARRAY and args[0].dtype is _F8:
                 if rule.hot is not None and not kw and args[0].ndim:
                     return y, (_hot_back, rule.hot, y, args[0], rule.adjoint)

@@ -566,37 +566,28 @@ def equality_guards(stmts: list, is_active, tangent=None) -> list:
             if op in ("in", "not in"):  # (`x in c`: the item, checked in a builtin container)
                 ib = False
             if ia and ib and op in _WHOLE_OPS:  # (two active: a memo cache's stale key against the argument)
-                args = [a, b, ast.Constant(op)]
-                name = "__od_equality_guard2__"
-                if tangent is not None:
-                    args += [tangent(a), tangent(b)]
-                    name = "__od_equality_guard2_fd__"
-                keywords = [] if close is None else [ast.keyword(arg="close", value=close)]
-                guard = ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=keywords)
-                out.append(ast.copy_location(ast.Expr(value=guard), s))
+                out.append(_guard(s, "__od_equality_guard2__", (a, b), op, close, tangent))
             elif ia != ib:
-                active, other = (a, b) if ia else (b, a)
-                args = [active, other, ast.Constant(op)]
-                name = "__od_equality_guard__"
-                if tangent is not None:
-                    args.append(tangent(active))
-                    name = "__od_equality_guard_fd__"
-                keywords = [] if close is None else [ast.keyword(arg="close", value=close)]
-                guard = ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=keywords)
-                out.append(ast.copy_location(ast.Expr(value=guard), s))
+                out.append(_guard(s, "__od_equality_guard__", (a, b) if ia else (b, a), op, close, tangent))
         else:
             zero = _zero_test(s, is_active)
             if zero is not None:  # (a truth test: `t != 0`)
-                active, op = zero
-                args = [active, ast.Constant(0.0), ast.Constant(op)]
-                name = "__od_equality_guard__"
-                if tangent is not None:
-                    args.append(tangent(active))
-                    name = "__od_equality_guard_fd__"
-                guard = ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=[])
-                out.append(ast.copy_location(ast.Expr(value=guard), s))
+                out.append(_guard(s, "__od_equality_guard__", (zero[0], ast.Constant(0.0)), zero[1], None, tangent))
         out.append(s)
     return out
+
+
+def _guard(s, name: str, operands: tuple, op: str, close, tangent) -> ast.Expr:
+    """`name(a, b, op[, close=...])` before statement s; forward mode's (`tangent` given) `name_fd` with the
+    tangents of the operands it checks (the first, or both for a two-active guard) after op."""
+    args = [*operands, ast.Constant(op)]
+    if tangent is not None:
+        checked = operands if name == "__od_equality_guard2__" else operands[:1]
+        args += [tangent(x) for x in checked]
+        name = name[:-2] + "_fd__"
+    keywords = [] if close is None else [ast.keyword(arg="close", value=close)]
+    return ast.copy_location(ast.Expr(value=ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args,
+                                                     keywords=keywords)), s)
 
 
 # -- the rules of the builtins that test truth and parse text, checked as the lowered form's tests are --

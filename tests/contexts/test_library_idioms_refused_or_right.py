@@ -67,7 +67,7 @@ def test_a_number_through_text_is_refused_in_every_mode(f):
 
 def test_text_for_a_message_only_is_fine():
     def f(k):
-        msg = "value {:.3f} and %.2f" % (k,) if False else "value {:.3f}".format(k)
+        msg = "value {:.3f}".format(k) + " and %.2f" % k
         return k * k if msg else 0.0
     assert derivative(f, 0.4) == pytest.approx(0.8, rel=1e-12)
     assert gradient(f, 0.4)[0] == pytest.approx(0.8, rel=1e-12)

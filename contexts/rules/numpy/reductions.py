@@ -129,9 +129,10 @@ def reduction_rule(fn: Any, params: tuple, grad: Callable, jvp: Callable, *keys:
 
     def frule(tangents, x, *rest, **kwargs):
         y = fn(x, *rest, **kwargs)
-        for i, t_option in enumerate(tangents[1:]):  # (a float option perturbed: refused, as in reverse mode)
-            if t_option is not None and np.any(t_option != 0):
-                raise NoClosedForm(f"{label}", params[i] if i < len(params) else f"argument {i + 2}").error()
+        if len(tangents) > 1:  # (a float option perturbed: refused, as in reverse mode)
+            for i, t_option in enumerate(tangents[1:]):
+                if t_option is not None and np.any(t_option != 0):
+                    raise NoClosedForm(f"{label}", params[i] if i < len(params) else f"argument {i + 2}").error()
         t = tangents[0] if tangents else None
         if t is None:
             return y, None
