@@ -297,6 +297,8 @@ def _seed(y):
         return 1.0
     if isinstance(y, bool):
         raise NonScalarError(f"the function returned a bool ({y!r}); it has no gradient")
+    if type(y).__name__ == "Dual" and np.ndim(y.primal) == 0:  # forward over reverse: the primal's own 1
+        return _seed(y.primal)  # (before the number tests: a dual is a Real, and its primal a Fraction)
     if isinstance(y, float):
         return 1.0
     if isinstance(y, (int, Fraction)):
@@ -321,8 +323,6 @@ def _seed(y):
             f"`gradient` needs a real scalar output, got {type(y).__name__} of shape {shape} and dtype {y.dtype}",
             fix="reduce the output to a real scalar (e.g. `.sum()`), or use `jacobian` / `pullback` for vector "
                 "outputs")
-    if type(y).__name__ == "Dual" and np.ndim(y.primal) == 0:  # forward over reverse: the primal's own 1
-        return _seed(y.primal)
     fields = has_fields(y)
     container = container_of(y) if fields else None
     if container is not None and container.seed is not None:  # (a DataArray, a pint Quantity: its values')
@@ -533,6 +533,12 @@ def vjp(f: Callable, primals: tuple, cotangents: Any) -> tuple[Any, tuple]:
     return y, back(cotangents)[1]
 
 
+def _of_objects(a) -> bool:
+    """a holds Python numbers as objects (Fractions): its derivatives are kept so, not made floats."""
+    return getattr(a, "dtype", None) == object or (
+        isinstance(a, (list, tuple)) and np.asarray(a).dtype == object)
+
+
 def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
     """The Jacobian of f at args: for one array/scalar argument an array of shape (outputs, inputs),
     else a tuple with one block per argument. Reverse mode runs one pullback per output element on one
@@ -552,14 +558,14 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
     yarr = y if lazy else np.asarray(y)
     rows = []
     for i in range(yarr.size):
-        seed = (np.zeros(yarr.shape) if lazy else
-                np.zeros_like(yarr, dtype=float if yarr.dtype.kind != "c" else yarr.dtype))
-        seed.reshape(-1)[i] = 1.0
+        seed = (np.zeros(yarr.shape) if lazy else  # (of exact 0 and 1 where y holds objects: Fractions)
+                np.zeros_like(yarr, dtype=yarr.dtype if yarr.dtype.kind in "cO" else float))
+        seed.reshape(-1)[i] = 1
         dy = seed if isinstance(y, (np.ndarray, ArrayLeaf)) else (seed.item() if yarr.ndim == 0 else list(seed))
         rows.append(back(dy)[1])
     blocks = []
     for j, a in enumerate(args):
-        arr = as_array(a, dtype=float) if not np.iscomplexobj(a) else as_array(a)
+        arr = as_array(a) if np.iscomplexobj(a) or _of_objects(a) else as_array(a, dtype=float)
         block = np.stack([as_array(r[j] if r[j] is not None else np.zeros_like(arr)).reshape(-1) for r in rows])
         blocks.append(block.reshape(yarr.shape + arr.shape) if yarr.ndim else block.reshape(arr.shape))
     return blocks[0] if len(args) == 1 else tuple(blocks)

@@ -30,7 +30,7 @@ from ..rules.registry import registry
 from .arrays import to_array
 from .observe import _check as _checking, observer
 from .context import ForwardContext, _known, _vectorized, forward_context
-from .dual import SWALLOWED, Dual, DualConversionError, Tag, swallowed, top_tag, zero_tangent
+from .dual import SWALLOWED, Dual, DualConversionError, Tag, lift, primal, swallowed, top_tag, zero_tangent
 from .tangent import NotTransformable
 from .holds import dual_free
 from .tangent_runtime import tangent_jvp
@@ -121,6 +121,8 @@ def _user_line(e: BaseException, f: Callable) -> str:
 def _tangent_out(y: Any, tag: Tag) -> Any:
     """The tangent of output y with respect to tag, mirroring y's structure; zero where y is constant."""
     _lazy(y)
+    if type(y) is np.ndarray and y.dtype.kind == "O" and y.size:
+        y = lift(y, tag)  # (an object array holding duals: Fractions' gradient by forward over reverse)
     if type(y) is Dual:
         if y.tag is tag:
             if type(y.tangent) is Refused:  # a derivative a rule does not know (quad's error estimate)
@@ -165,6 +167,8 @@ def _rebuilt(y, items: list):
 
 def _primal_out(y: Any, tag: Tag) -> Any:
     """The primal of output y under tag, mirroring y's structure."""
+    if type(y) is np.ndarray and y.dtype.kind == "O" and y.size:
+        y = lift(y, tag)
     if type(y) is Dual and y.tag is tag:
         return y.primal
     if isinstance(y, (tuple, list)):
@@ -424,12 +428,13 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
         # no `values`, is seeded as an object: its magnitude's dual carries the units)
         return _jacfwd_of_container(f, x, container, chunk)
     if isinstance(x, (list, tuple)):
-        if x and all(_exact_scalar(v) or isinstance(v, Scalar) for v in x) and not all(
-                type(v) is int for v in x):
+        if _of_own_kind(x):
             return _jacfwd_exact(f, x)
         x = np.asarray(x, dtype=float)
     x = float_input(x)
-    if _exact_scalar(x):  # one direction in x's own arithmetic (the float64 seeds below would lose it)
+    if _exact_scalar(x) or isinstance(primal(x), Scalar):
+        # one direction in x's own arithmetic (the float64 seeds below would lose it: a Fraction's
+        # exactness, an mpmath number's digits past a float's 16)
         return _value_and_derivative(f, x)
     xshape = tuple(getattr(x, "shape", ()))
     n = int(np.prod(xshape))
@@ -465,6 +470,12 @@ def _jacfwd_of_container(f: Callable, x: Any, container, chunk: int | None) -> t
     return y, jac
 
 
+def _of_own_kind(values) -> bool:
+    """Numbers of an exact or registered kind (Fractions, Decimals, mpmath, sympy), not all ints."""
+    return bool(len(values)) and all(_exact_scalar(v) or isinstance(v, Scalar) for v in values) and not all(
+        type(v) is int for v in values)
+
+
 def _jacfwd_exact(f: Callable, x: list | tuple) -> tuple[Any, Any]:
     """(f(x), J) for a list of numbers of an exact or registered kind (Fractions, Decimals, mpmath,
     sympy): one scalar derivative per element, in the element's own arithmetic (float64 seeds would lose
@@ -475,7 +486,7 @@ def _jacfwd_exact(f: Callable, x: list | tuple) -> tuple[Any, Any]:
             return f(type(x)((*x[:j], s, *x[j + 1:])))
         y0, dy = _value_and_derivative(column, x[j])
         columns.append(np.asarray(dy, dtype=None if _floats(dy) else object))
-    if isinstance(y0, (list, tuple)):
+    if isinstance(y0, (list, tuple, np.ndarray)):
         y0 = np.asarray(y0, dtype=None if _floats(y0) else object)
     jac = np.stack(columns, axis=-1)
     return y0, (jac if jac.ndim else jac[()])
@@ -489,13 +500,13 @@ def _jacfwd_by_tangent_twin(f: Callable, x: Any, xshape: tuple, n: int):
     """(f(x), J) by n tangent-twin passes, or None when the twin cannot take f."""
     columns, y0 = [], None
     for j in range(n):
-        e = np.zeros(n)
-        e[j] = 1.0
-        out = _by_tangent_twin(f, (x,), (e.reshape(xshape) if xshape else 1.0,))
+        e = _seeds(x, 1, n)[0]  # (exact zeros and ones for Fractions)
+        e[j] += 1
+        out = _by_tangent_twin(f, (x,), (e.reshape(xshape) if xshape else e[0],))
         if out is None:
             return None
         y0, dy = out
-        columns.append(np.asarray(dy, dtype=float))
+        columns.append(np.asarray(dy, dtype=object if e.dtype == object else float))
     yshape = tuple(np.shape(y0))
     jac = np.stack(columns, axis=-1) if columns else np.zeros(yshape + (0,))
     return y0, jac.reshape(yshape + xshape)
@@ -504,14 +515,28 @@ def _jacfwd_by_tangent_twin(f: Callable, x: Any, xshape: tuple, n: int):
 _SEED_DTYPES = (np.float32, np.float16, np.longdouble)  # seeds in the input's precision (float32 stays so)
 
 
+def _seeds(x: Any, k: int, n: int) -> np.ndarray:
+    """k rows of n zero tangents for x: in x's dtype where it is a float one, float64 else, and for an
+    object array of exact or registered numbers (Fractions) of their own zero, exact like them."""
+    while type(x) is Dual:  # (forward over forward: the seeds of the values inside)
+        x = x.primal
+    dtype = getattr(x, "dtype", None)
+    if dtype == object and _of_own_kind(x.ravel()):
+        first = x.flat[0]
+        seed = np.empty((k, n), dtype=object)
+        seed[...] = type(first)(0) if isinstance(first, (numbers.Rational, decimal.Decimal)) else 0 * _unit(first)
+        return seed
+    return np.zeros((k, n), dtype=dtype if dtype in _SEED_DTYPES else np.float64)
+
+
 def _jacfwd_by_duals(f: Callable, x: Any, xshape: tuple, n: int, chunk: int | None):
     k = max(1, min(n, chunk or DEFAULT_CHUNK))
     columns, y0 = [], None
     for j0 in range(0, n, k):
         kk = min(k, n - j0)
         tag = Tag(chunk=kk)
-        seed = np.zeros((kk, n), dtype=x.dtype if getattr(x, "dtype", None) in _SEED_DTYPES else np.float64)
-        seed[np.arange(kk), np.arange(j0, j0 + kk)] = 1.0
+        seed = _seeds(x, kk, n)
+        seed[np.arange(kk), np.arange(j0, j0 + kk)] = seed[0, 0] + 1 if seed.dtype == object else 1.0
         y = _run(f, Dual(x, seed.reshape((kk,) + xshape), tag))
         if isinstance(y, (list, tuple)):
             y = to_array(y)

@@ -25,7 +25,7 @@ import numpy as np
 from ..lowered.runtime import UNCHANGEABLE_WHEN, equality_guard_fd, text
 from ..rules.frames import is_engine
 from ..rules.frames import is_engine, outside_engine
-from ..rules.leaves import UNIT_TYPES, ArrayLeaf
+from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar
 
 from overdub.errors import OverdubError
 
@@ -125,7 +125,32 @@ def split(x, tag: Tag):
     """(primal, tangent) of x with respect to tag; a value not perturbed by tag has tangent None."""
     if type(x) is Dual and x.tag is tag:
         return x.primal, x.tangent
+    if type(x) is np.ndarray and x.dtype.kind == "O" and x.size:
+        lifted = lift(x, tag)
+        if lifted is not x:
+            return lifted.primal, lifted.tangent
     return x, None
+
+
+def lift(x: np.ndarray, tag: Tag):
+    """An object array holding duals of tag as elements (`g = np.zeros_like(v); g[0] = d` where v holds
+    Fractions: numpy stores any object) as one dual array, of their primals and tangents (a zero where an
+    element is constant); x itself when it holds none. Met in arithmetic with a dual array, the elements'
+    tangents would otherwise hide in the result's primal and be lost."""
+    flat = x.ravel()
+    at = [i for i, e in enumerate(flat) if type(e) is Dual and e.tag is tag]
+    if not at:
+        return x
+    primals = np.empty(flat.shape, dtype=object)
+    primals[:] = [e.primal if type(e) is Dual and e.tag is tag else e for e in flat]
+    k = tag.chunk
+    tangents = np.zeros(flat.shape if k is None else (k,) + flat.shape, dtype=object)
+    for i in at:
+        if k is None:
+            tangents[i] = flat[i].tangent
+        else:
+            tangents[:, i] = flat[i].tangent
+    return Dual(primals.reshape(x.shape), tangents.reshape(tangents.shape[:-1] + x.shape), tag)
 
 
 def _brief(v) -> str:
@@ -382,7 +407,9 @@ def _defers(other, reflected: str) -> bool:
 
 
 _PLAIN = frozenset({float, int, bool, complex})
-_KNOWN_OPERANDS = (numbers.Number, np.ndarray, np.generic, list, tuple, ArrayLeaf)  # (a dask array: numpy's)
+# (a dask array: numpy's; a registered number, sympy's expressions among them, whose operators would defer
+# back to the dual's by `_op_priority`)
+_KNOWN_OPERANDS = (numbers.Number, np.ndarray, np.generic, list, tuple, ArrayLeaf, Scalar)
 
 
 class Dual:
@@ -399,6 +426,9 @@ class Dual:
 
     __slots__ = ("primal", "tangent", "tag")
     __array_priority__ = 1000
+    # sympy's operators defer to an operand of higher `_op_priority` (its reflected method) instead of
+    # sympifying it by `float()`: `Integer(2) * dual` is the dual's product (forward over reverse on symbols)
+    _op_priority = 1e9
 
     def __init__(self, primal, tangent, tag: Tag):
         self.primal = primal
@@ -853,6 +883,9 @@ class Dual:
 
     def astype(self, dtype, *args, **kwargs):
         dtype = np.dtype(dtype)
+        if dtype.kind == "O" and getattr(self.primal, "dtype", None) == dtype:  # (Fractions already)
+            return Dual(self.primal.astype(dtype, *args, **kwargs), self.tangent.astype(dtype, *args, **kwargs),
+                        self.tag)
         if dtype.kind == "O":  # numbers as objects would leave the tangent behind
             raise DualConversionError(f"a perturbed array cast with .astype(object) would lose its tangent",
                                       fix="keep the array's float dtype while it is differentiated")

@@ -242,8 +242,13 @@ def _dispatch(x, real, cplx, ufunc, ufloat, name=None):
         return real(x)
     if isinstance(x, _ARRAYS) or t is list or t is tuple:
         return ufunc(x)
+    name = name or getattr(real, "__name__", "?")
+    if hasattr(x, "primal") and hasattr(x, "__array_function__"):
+        y = _dual_of_kind(x, name)
+        if y is not NotImplemented:
+            return y
     if isinstance(x, _leaves.Scalar):  # a registered number type: its own function, never a float's
-        return _leaf_math(x, name or getattr(real, "__name__", "?"))(x)
+        return _leaf_math(x, name)(x)
     if isinstance(x, complex):
         if cplx is None:
             raise TypeError(f"no complex version of {getattr(real, '__name__', real)}")
@@ -253,6 +258,18 @@ def _dispatch(x, real, cplx, ufunc, ufloat, name=None):
     if isinstance(x, numbers.Real):
         return real(x)
     return ufunc(x)
+
+
+def _dual_of_kind(x, name):
+    """`name` of a forward-mode dual (a derivative of a derivative) over a registered number: its kind's
+    function by the dual's protocol (mpmath.cos of a dual over an mpf: numpy's ufunc has no loop for it, a
+    float's series would drop the digits); NotImplemented for a dual over floats."""
+    inner = x
+    while hasattr(inner, "primal") and _leaves.kind_of(inner) is None:
+        inner = inner.primal
+    if _leaves.kind_of(inner) is None:
+        return NotImplemented
+    return x.__array_function__(_leaf_math(inner, name), (type(x),), (x,), {})
 
 
 def _leaf_math(x, name):
@@ -387,6 +404,10 @@ def digamma(x):
         return _special.digamma(x) if _special is not None else np.vectorize(_digamma_scalar)(x)
     if isinstance(x, complex):
         raise TypeError("digamma of a complex number needs scipy.special.psi")
+    if hasattr(x, "primal") and hasattr(x, "__array_function__"):
+        y = _dual_of_kind(x, "digamma")
+        if y is not NotImplemented:
+            return y
     if isinstance(x, _leaves.Scalar):
         return _leaf_math(x, "digamma")(x)
     return _digamma_scalar(x)

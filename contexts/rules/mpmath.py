@@ -69,6 +69,14 @@ def loggamma_partial(y, x):
     return mpmath.digamma(x)
 
 
+def digamma_partial(y, x):
+    return mpmath.psi(1, x)
+
+
+def psi_partial_z(y, m, z):
+    return mpmath.psi(m + 1, z)
+
+
 def sec_partial(y, x):
     return y * mpmath.tan(x)
 
@@ -104,6 +112,7 @@ def _register(fn, partials, name):
 
 _OWN = {"erf": (erf_partial,), "erfc": (erfc_partial,), "log10": (log10_partial,),
         "degrees": (degrees_partial,), "radians": (radians_partial,), "loggamma": (loggamma_partial,),
+        "digamma": (digamma_partial,), "psi": (NoClosedForm("mpmath.psi", "m", 0), psi_partial_z),
         "sec": (sec_partial,), "csc": (csc_partial,), "cot": (cot_partial,),
         "power": (power_partial_x, power_partial_n), "log": (log_partial_x, log_partial_base),
         "ln": (log_partial_x, log_partial_base)}

@@ -53,12 +53,20 @@ for _name in SAME_VALUE:
 
 
 def _differentiable(a) -> bool:
-    return isinstance(a, (sp.Expr, int, float, complex)) and not isinstance(a, bool)
+    return issubclass(type(a), (sp.Expr, int, float, complex)) and type(a) is not bool
+
+
+def _perturbed(a) -> bool:
+    """A forward-mode dual number (of a derivative of a derivative: hessian's forward over reverse runs
+    the reverse pass's rules on duals over expressions)."""
+    return not issubclass(type(a), sp.Basic) and all(hasattr(a, n) for n in ("primal", "tangent", "tag"))
 
 
 def partials(cls, args, kwargs):
     """d cls(*args) / d args[i] for each argument, by sympy: the argument replaced by a fresh symbol,
     differentiated, and put back (None for arguments that are not expressions: names, flags)."""
+    if any(_perturbed(a) for a in args):
+        return _partials_at_duals(cls, args, kwargs)
     out = []
     for i, a in enumerate(args):
         if not _differentiable(a):
@@ -81,6 +89,40 @@ def partials(cls, args, kwargs):
     return out
 
 
+def _partials_at_duals(cls, args, kwargs):
+    """`partials` where some arguments are dual numbers: each partial a function of all the arguments,
+    evaluated at the duals (its own derivative taken by sympy too). Dropping the duals' tangents would
+    give a Hessian without the terms of the partials' own derivatives."""
+    dummies = [sp.Dummy() if _differentiable(a) or _perturbed(a) else None for a in args]
+    expr = cls(*(a if d is None else d for d, a in zip(dummies, args)), **kwargs)
+    pairs = [(d, a) for d, a in zip(dummies, args) if d is not None]
+    return [None if d is None else _at(sp.diff(expr, d), pairs) for d in dummies]
+
+
+def _value_at_duals(cls, args, kwargs):
+    """cls(*args) where some arguments are dual numbers (forward over forward): a dual, by `_at`."""
+    dummies = [sp.Dummy() if _differentiable(a) or _perturbed(a) else None for a in args]
+    expr = cls(*(a if d is None else d for d, a in zip(dummies, args)), **kwargs)
+    return _at(expr, [(d, a) for d, a in zip(dummies, args) if d is not None])
+
+
+def _at(expr, pairs):
+    """expr, a function of the dummies of `pairs` ((dummy, value) each), at their values, some of them
+    dual numbers: a dual whose tangent is the chain rule's, by sympy's derivatives of expr."""
+    duals = [a for _, a in pairs if _perturbed(a)]
+    if not duals:
+        return expr.subs(dict(pairs))
+    top = max(duals, key=lambda a: a.tag.order)  # (the innermost derivative's tag, as the duals' own)
+    tag = top.tag
+    plain = [(d, a.primal if _perturbed(a) and a.tag is tag else a) for d, a in pairs]
+    dy = None
+    for d, a in pairs:
+        if _perturbed(a) and a.tag is tag:
+            term = a.tangent * _at(sp.diff(expr, d), plain)
+            dy = term if dy is None else dy + term
+    return type(top)(_at(expr, plain), dy, tag)
+
+
 def _make(cls) -> Rule:
     def adjoint(dy, y, *args, **kwargs):
         if dy is None:
@@ -89,7 +131,7 @@ def _make(cls) -> Rule:
                      for p, a in zip(partials(cls, args, kwargs), args))
 
     def frule(tangents, *args, **kwargs):
-        y = cls(*args, **kwargs)
+        y = cls(*args, **kwargs) if not any(_perturbed(a) for a in args) else _value_at_duals(cls, args, kwargs)
         dy = None
         for p, t in zip(partials(cls, args, kwargs), tangents):
             if p is not None and t is not None:

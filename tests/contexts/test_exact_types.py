@@ -5,9 +5,10 @@ arithmetic (a Decimal method without a rule) is refused by name."""
 from decimal import Decimal
 from fractions import Fraction
 
+import numpy as np
 import pytest
 
-from contexts import derivative, gradient, hessian, jacfwd
+from contexts import derivative, gradient, hessian, jacfwd, jacobian
 from contexts.rules.registry import NoRuleError
 from overdub.errors import OverdubError
 
@@ -48,3 +49,37 @@ def test_a_decimal_method_without_a_rule_is_refused_by_name():
         gradient(lambda x: x.fma(x, 1) * x, Decimal(2))
     with pytest.raises(OverdubError, match="fma"):
         derivative(lambda x: x.fma(x, 1) * x, Decimal(2))
+
+
+def g(v):  # a vector function of object arrays of Fractions
+    return np.array([v[0] * v[0] * v[1], v[1] ** 3 / (v[0] + 1)], dtype=object)
+
+
+def g_jacobian(v):
+    a, b = v
+    return [[2 * a * b, a * a], [-b ** 3 / (a + 1) ** 2, 3 * b * b / (a + 1)]]
+
+
+@pytest.mark.parametrize("mode", ["jacfwd", "jacobian"])
+def test_an_object_array_of_fractions_has_an_exact_jacobian(mode):
+    # (seeded with float64 ones, every entry came back a float)
+    v = np.array([Fraction(1, 3), Fraction(-5, 2)], dtype=object)
+    got = jacfwd(g, v) if mode == "jacfwd" else jacobian(g, v)
+    assert got.shape == (2, 2)
+    assert all(type(e) is Fraction for e in got.ravel()), got
+    assert got.tolist() == g_jacobian(v)
+
+
+def test_an_object_array_of_fractions_has_an_exact_hessian():
+    v = np.array([[Fraction(1, 3), Fraction(2)], [Fraction(-1, 4), Fraction(5, 2)]], dtype=object)
+    h = hessian(lambda m: (m ** 3).sum() + m[0, 0] * m[1, 1], v)
+    assert h.shape == (2, 2, 2, 2)
+    assert all(type(e) is Fraction for e in h.ravel())
+    expected = np.zeros((4, 4), dtype=object)
+    for i, e in enumerate(v.ravel()):
+        expected[i, i] = 6 * e
+    expected[0, 3] = expected[3, 0] = 1
+    assert h.reshape(4, 4).tolist() == expected.tolist()
+    d = np.array([Decimal("0.5"), Decimal("1.25")], dtype=object)
+    hd = hessian(lambda u: (u ** 3).sum(), d)
+    assert all(type(e) is Decimal for e in hd.ravel()) and hd.tolist() == [[3, 0], [0, Decimal("7.5")]]

@@ -69,3 +69,20 @@ def test_complex_output_refused_as_for_complex():
     from contexts.ad.api import NonScalarError
     with pytest.raises(NonScalarError):
         gradient(lambda t: mpmath.exp(t), mpmath.mpc(1, 1))
+
+
+@pytest.mark.parametrize("fn, second", [
+    (lambda u: mpmath.sin(u) * u, lambda u: 2 * mpmath.cos(u) - u * mpmath.sin(u)),
+    (lambda u: mpmath.exp(u) * mpmath.gamma(u),
+     lambda u: mpmath.exp(u) * mpmath.gamma(u) * ((1 + mpmath.digamma(u)) ** 2 + mpmath.psi(1, u))),
+    (lambda u: mpmath.loggamma(u) * mpmath.atan(u), lambda u: mpmath.psi(1, u) * mpmath.atan(u)
+     + 2 * mpmath.digamma(u) / (1 + u * u) - 2 * u * mpmath.loggamma(u) / (1 + u * u) ** 2)],
+    ids=["x sin x", "exp gamma", "loggamma atan"])
+@pytest.mark.parametrize("inner", ["reverse", "forward"])
+def test_hessian_keeps_every_digit(fn, second, inner):
+    # (a dual over an mpf took numpy's cos, which has no loop for it, and digamma's float series: 1e-13)
+    with mpmath.workdps(50):
+        a = mpmath.mpf("1.5")
+        h = hessian(fn, a, inner=inner)
+        assert isinstance(h, mpmath.mpf)
+        assert abs(h - second(a)) < mpmath.mpf(10) ** -45

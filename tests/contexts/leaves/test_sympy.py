@@ -6,7 +6,7 @@ import pytest
 
 sp = pytest.importorskip("sympy")
 
-from contexts import derivative, gradient, pullback  # noqa: E402
+from contexts import derivative, gradient, hessian, jacfwd, pullback  # noqa: E402
 from contexts.rules.registry import NoRuleError  # noqa: E402
 from overdub.errors import OverdubError  # noqa: E402
 
@@ -104,3 +104,26 @@ def test_forward_mode_seeds_with_sympys_one():
     assert not got.atoms(sp.Float)
     assert sp.expand(got - sp.diff(f(x), x)) == 0
     assert derivative(lambda t: t ** 3 + sp.sin(t), x) == 3 * x ** 2 + sp.cos(x)
+
+
+@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("inner", ["reverse", "forward"])
+def test_hessian_equals_sympys_second_derivative(name, inner):
+    # (forward over reverse runs sympy's rules on duals over expressions: the partials' own derivatives
+    # were dropped, `x * sin(x)` had the Hessian cos(x))
+    f = CASES[name]
+    got = hessian(f, x, inner=inner)
+    assert sp.simplify(got - sp.diff(f(x), x, 2)) == 0
+    assert not got.atoms(sp.Float)  # (exact: seeded with sympy's one, not 1.0)
+
+
+def test_hessian_and_jacobian_in_two_symbols():
+    f = lambda v: sp.exp(v[0]) * v[1] ** 2 + sp.sin(v[0] * v[1])  # noqa: E731
+    expr = f([x, y])
+    h = hessian(f, [x, y])
+    for i, a in enumerate((x, y)):
+        for j, b in enumerate((x, y)):
+            assert sp.simplify(h[i, j] - sp.diff(expr, a, b)) == 0
+    jac = jacfwd(lambda v: [sp.sin(v[0]) * v[1], v[0] / v[1]], [x, y])
+    assert jac.shape == (2, 2)
+    assert sp.simplify(jac[0, 0] - y * sp.cos(x)) == 0 and sp.simplify(jac[1, 1] + x / y ** 2) == 0
