@@ -201,6 +201,10 @@ def _reverse(pb, dy, args, y=None, f=None, kwargs=None):
         dfn, dargs = _reverse(pb, _handed(dy), args, None, f, kwargs)
         return dfn, _of_output(container, dargs, y)
     if isinstance(dy, (dict, list, tuple)):
+        dy, inside = _seeded_inside(y, dy)
+        if inside:  # (a list of Quantities: each one's cotangent of its magnitude, the units of them all)
+            dfn, dargs = _reverse(pb, dy, args, None, f, kwargs)
+            return dfn, _of_output(inside[0][0], dargs, inside[0][1])
         dy = _handed(dy)
     if pb is None:
         return None, tuple(finalize(None, a) for a in args)
@@ -260,6 +264,43 @@ def _output_container(y):
         raise NonScalarError(f"reverse mode cannot take the cotangent of a {type(y).__name__} returned by the "
                              "function", fix="return its values (`y.values`, `y.to_array()`)")
     return container
+
+
+def _seeded_inside(y, dy) -> tuple[Any, list]:
+    """dy, the cotangent of a list, tuple or dict output y, with that of each element of a registered
+    container kind (a pint Quantity) seeded as its kind says, and those elements' (container, value) whose
+    kind turns gradients into its units (`of_output`). Their units must agree, and no plain number may
+    be differentiated beside them: a gradient has one unit (refused, never a sum of magnitudes of
+    different units; seeded as plain numbers, the Quantities' cotangents were lost: a zero)."""
+    found, plain = [], []
+
+    def walk(yv, dv):
+        if dv is None:
+            return None
+        if isinstance(yv, (list, tuple)) and isinstance(dv, (list, tuple)) and len(yv) == len(dv):
+            return type(dv)(walk(a, b) for a, b in zip(yv, dv))
+        if isinstance(yv, dict) and isinstance(dv, dict):
+            return {k: walk(yv[k], v) if k in yv else v for k, v in dv.items()}
+        container = _output_container(yv)
+        given = not (isinstance(dv, (numbers.Number, np.ndarray)) and not np.any(dv != 0))  # (not a 0)
+        if container is None or isinstance(dv, dict):
+            if given and isinstance(dv, (numbers.Number, np.ndarray)):
+                plain.append(yv)
+            return dv
+        if container.of_output is not None and given:
+            found.append((container, yv))
+        return container.seed(yv, dv)
+
+    dy = walk(y, dy)
+    if found:
+        units = {repr(c.of_output(1.0, v)) for c, v in found}
+        if len(units) > 1 or plain:
+            raise NonScalarError(
+                "the outputs given cotangents hold values of different units "
+                f"({', '.join(sorted(units))}{' and plain numbers' if plain else ''}): a gradient has one unit",
+                fix="pull back the outputs of one unit at a time (zero cotangents for the others), or "
+                    "convert them to one unit before returning them")
+    return dy, found
 
 
 def _of_output(container, grads: tuple, y) -> tuple:
@@ -554,18 +595,40 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
     if mode != "reverse":
         raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="reverse" or mode="forward"')
     y, back = _pullback(f, args, {}, full=False)
-    lazy = isinstance(y, ArrayLeaf)  # a dask array: seeded with numpy's one-hots, its rows kept lazy
-    yarr = y if lazy else np.asarray(y)
+    container = _output_container(y)  # (a pint Quantity, a DataArray: seeded by its values)
+    values = (container.held(y) if container is not None else
+              type(y)(_held(v) for v in y) if type(y) in (list, tuple) else y)  # ([q1, q2]: magnitudes)
+    lazy = isinstance(values, ArrayLeaf)  # a dask array: seeded with numpy's one-hots, its rows kept lazy
+    yarr = values if lazy else np.asarray(values)
     rows = []
     for i in range(yarr.size):
         seed = (np.zeros(yarr.shape) if lazy else  # (of exact 0 and 1 where y holds objects: Fractions)
                 np.zeros_like(yarr, dtype=yarr.dtype if yarr.dtype.kind in "cO" else float))
         seed.reshape(-1)[i] = 1
-        dy = seed if isinstance(y, (np.ndarray, ArrayLeaf)) else (seed.item() if yarr.ndim == 0 else list(seed))
+        dy = (seed if isinstance(values, (np.ndarray, ArrayLeaf)) else
+              seed.item() if yarr.ndim == 0 else list(seed))
         rows.append(back(dy)[1])
     blocks = []
     for j, a in enumerate(args):
-        arr = as_array(a) if np.iscomplexobj(a) or _of_objects(a) else as_array(a, dtype=float)
-        block = np.stack([as_array(r[j] if r[j] is not None else np.zeros_like(arr)).reshape(-1) for r in rows])
+        if not yarr.ndim and (container is not None or _held(a) is not a or not isinstance(
+                a, (numbers.Number, np.ndarray, np.generic, list, tuple, ArrayLeaf))):  # (a ufloat)
+            blocks.append(rows[0][j])  # (a scalar output's gradient, as `gradient` gives it: units, labels)
+            continue
+        held = _held(a)
+        arr = as_array(held) if np.iscomplexobj(held) or _of_objects(held) else as_array(held, dtype=float)
+        entries = [r[j] for r in rows]
+        if any(e is not None and _held(e) is not e for e in entries):  # (Quantities: pint's stack keeps units)
+            kept = next(e for e in entries if e is not None)
+            block = np.stack([np.reshape(e if e is not None else 0 * kept, -1) for e in entries])
+        else:
+            block = np.stack([as_array(e if e is not None else np.zeros_like(arr)).reshape(-1) for e in entries])
         blocks.append(block.reshape(yarr.shape + arr.shape) if yarr.ndim else block.reshape(arr.shape))
     return blocks[0] if len(args) == 1 else tuple(blocks)
+
+
+def _held(a):
+    """The values of a registered container (a Quantity's magnitude, a DataArray's array), or a itself."""
+    if type(a) is float or type(a) is np.ndarray or not has_fields(a):
+        return a
+    container = container_of(a)
+    return container.held(a) if container is not None and container.held is not None else a

@@ -221,3 +221,12 @@ def _assert_ufloat_gradient(f, g):
 def test_gradient_on_object_array_of_ufloats(f):
     (g,) = gradient(f, U)
     _assert_ufloat_gradient(f, g)
+
+
+def test_reverse_jacobian_of_a_ufloat():
+    # (numpy's iscomplexobj of a ufloat raised TypeError: jacobian crashed on any ufloat input)
+    from contexts import jacobian
+    x = ufloat(1.5, 0.1)
+    j = jacobian(lambda a: a * a * a, x)
+    assert j.nominal_value == pytest.approx(fd.derivative(lambda a: a ** 3, 1.5), rel=1e-6)
+    assert j.std_dev == pytest.approx(6 * 1.5 * 0.1, rel=1e-12)  # d(3a²) = 6a da

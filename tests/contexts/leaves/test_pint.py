@@ -7,7 +7,7 @@ import pytest
 
 pint = pytest.importorskip("pint")
 
-from contexts import NonScalarError, derivative, gradient, hessian, jacfwd, jacobian, jvp, pullback  # noqa: E402
+from contexts import NonScalarError, derivative, gradient, hessian, jacfwd, jacobian, jvp, pullback, vjp  # noqa: E402
 from tests import fd  # noqa: E402
 
 ureg = pint.UnitRegistry()
@@ -145,3 +145,34 @@ def test_hessian_of_a_returned_quantity():
     H = hessian(lambda x: (x * ureg.m * x).sum() + x[0] * x[1] * ureg.m, X)
     np.testing.assert_allclose(getattr(H, "magnitude", H), 2 * np.eye(3) + np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]]),
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", ["list", "tuple", "dict"])
+def test_vjp_of_quantities_in_a_list_tuple_or_dict(shape):
+    # (each Quantity's float cotangent was taken as a number's and lost: 0 / metre, silently)
+    q = ureg.Quantity(1.37, "m")
+    pack = {"list": lambda a, b: [a, b], "tuple": lambda a, b: (a, b), "dict": lambda a, b: {"a": a, "b": b}}[shape]
+    f = lambda x: pack(x * x, 3.0 * x * x)  # noqa: E731
+    (g,) = vjp(f, (q,), pack(1.0, -3.0))[1]
+    expected = fd.derivative(lambda m: (m * m - 3.0 * 3.0 * m * m), 1.37)
+    assert g.units == ureg.m and g.magnitude == pytest.approx(expected, rel=1e-6)
+
+
+def test_vjp_of_quantities_of_different_units_refused():
+    q = ureg.Quantity(1.37, "m")
+    with pytest.raises(NonScalarError, match="different units"):
+        vjp(lambda x: [x * x, x], (q,), [1.0, 1.0])
+    (g,) = vjp(lambda x: [x * x, x], (q,), [1.0, 0.0])[1]  # (a zero cotangent: that output left out)
+    assert g.units == ureg.m and g.magnitude == pytest.approx(2 * 1.37)
+
+
+def test_reverse_jacobian_of_quantities():
+    q = ureg.Quantity(1.37, "m")
+    j = jacobian(lambda x: [x * x, 3.0 * x * x], q)
+    assert j.units == ureg.m
+    np.testing.assert_allclose(j.magnitude, [fd.derivative(lambda m: m * m, 1.37),
+                                             fd.derivative(lambda m: 3 * m * m, 1.37)], rtol=1e-6)
+    qa = ureg.Quantity(np.array([1.0, 2.0]), "m")
+    ja = jacobian(lambda x: 2.0 * x * x, qa)
+    assert ja.units == ureg.m
+    np.testing.assert_allclose(ja.magnitude, fd.jacobian(lambda m: 2.0 * m * m, np.array([1.0, 2.0])), rtol=1e-6)

@@ -188,7 +188,7 @@ def _loss_of_values(a):
     return loss(DA.copy(data=a))
 
 
-@pytest.mark.parametrize("mode", [gradient, jacfwd], ids=["reverse", "forward"])
+@pytest.mark.parametrize("mode", [gradient, jacfwd, jacobian], ids=["reverse", "forward", "jacobian"])
 def test_gradient_of_a_dataarray_is_a_dataarray(mode):
     g = mode(loss, DA)
     g = g[0] if type(g) is tuple else g
