@@ -24,7 +24,7 @@ from overdub.errors import OverdubError, describe
 from ..lowered.bisection import check_entry
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.cotangents import Refused
-from ..rules.leaves import Scalar, container_of, kind_of
+from ..rules.leaves import CONTAINERS, Scalar, container_of, kind_of
 from ..rules.registry import registry
 
 from .arrays import to_array
@@ -200,7 +200,28 @@ def _exact_scalar(x: Any) -> bool:
     return isinstance(x, (numbers.Rational, decimal.Decimal)) and not isinstance(x, (bool, np.generic))
 
 
+def _by_magnitude(x: Any):
+    """The registered container kind of x when forward mode seeds x's values inside it (a pint Quantity:
+    `leaves.Container.per_input`), else None."""
+    if type(x) is float or type(x) is np.ndarray or not CONTAINERS:
+        return None
+    container = container_of(x)
+    return container if container is not None and container.per_input is not None else None
+
+
+def _inside(f: Callable, x: Any, container) -> Callable:
+    """f of x with its held values replaced (seeded) by the argument."""
+    def of_values(v):
+        return f(container.rebuild(x, v))
+    of_values.__wrapped__ = f  # (errors name f's lines)
+    return of_values
+
+
 def _value_and_derivative(f: Callable, x: Any) -> tuple[Any, Any]:
+    container = _by_magnitude(x)
+    if container is not None:  # (a Quantity of a dual magnitude: its units kept through pint's code)
+        y, dy = _value_and_derivative(_inside(f, x, container), container.held(x))
+        return y, container.per_input(dy, x)
     fast = _by_tangent_twin(f, (x,), (_unit(x),))
     if fast is not None:
         return fast
@@ -345,7 +366,7 @@ def derivative(f: Callable, x: Any) -> Any:
 def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
     """(y, dy) by f's tangent twin (tangent.py, tangent_runtime.py), or None when only duals can do it."""
     current = overdub.current()
-    if (Dual in map(type, primals) or Dual in map(type, tangents)
+    if (Dual in map(type, primals) or Dual in map(type, tangents) or any(map(_unit_bearing, primals))
             or isinstance(current, ForwardContext) or _own_rule(f)
             or (current is not None or _checking.get() is not None) and observer() is not None):
         # an outer derivative is perturbing values (maybe in closures): its duals carry the tags. An
@@ -359,6 +380,16 @@ def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
     except NotTransformable:
         return None
     return y, _zero_tangent_of(y) if (type(dy) is int and dy == 0) else _fill_zeros(dy, y)
+
+
+def _unit_bearing(x: Any) -> bool:
+    """x is a container seeded as an object (a pint Quantity: `leaves.Container.values` None): the twin's
+    tangents of its constants are zeros in their own units, which a tangent in units per the input's
+    cannot be added to (DimensionalityError); duals carry the tangent inside the magnitude."""
+    if type(x) is float or type(x) is np.ndarray:
+        return False
+    container = container_of(x)
+    return container is not None and container.values is None
 
 
 def _zero_tangent_of(y: Any) -> Any:
@@ -409,6 +440,8 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         raise OverdubError(f"jvp got {len(primals)} primals but {len(tangents)} tangents",
                            fix="pass one tangent per primal (None for a constant)")
     primals = tuple(x if t is None else float_input(x) for x, t in zip(primals, tangents))
+    if any(t is not None and _by_magnitude(x) is not None for x, t in zip(primals, tangents)):
+        return _jvp_of_magnitudes(f, primals, tangents)
     fast = _by_tangent_twin(f, tuple(primals), tuple(None if t is None else _seed(x, t)
                                                    for x, t in zip(primals, tangents)))
     if fast is not None:
@@ -419,9 +452,26 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     return _primal_out(y, tag), _tangent_out(y, tag)
 
 
+def _jvp_of_magnitudes(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+    """`jvp` where some primals are containers seeded by their values (pint Quantities): f of those values,
+    each tangent as its container's values (a Quantity tangent's magnitude in its primal's units); the
+    output's tangent is in the output's units (dx carries x's)."""
+    kinds = [None if t is None else _by_magnitude(x) for x, t in zip(primals, tangents)]
+
+    def of_values(*vs):
+        return f(*(v if c is None else c.rebuild(x, v) for v, x, c in zip(vs, primals, kinds)))
+    of_values.__wrapped__ = f
+    return jvp(of_values, tuple(x if c is None else c.held(x) for x, c in zip(primals, kinds)),
+               tuple(t if c is None else c.tangent_values(t, x) for x, t, c in zip(primals, tangents, kinds)))
+
+
 @_entry
 def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]:
     """(f(x), J) with J of shape shape(f(x)) + shape(x), `chunk` directions per pass."""
+    container = _by_magnitude(x)
+    if container is not None:  # (a Quantity: J of its magnitudes, per its unit)
+        y, jac = _value_and_jacfwd(_inside(f, x, container), container.held(x), chunk)
+        return y, container.per_input(jac, x)
     container = container_of(x)
     if container is not None and (container.values is not None or container.held is None):
         # (an xarray DataArray: its values seeded, for a scalar f J is a DataArray; a pint Quantity, with
@@ -541,6 +591,7 @@ def _jacfwd_by_duals(f: Callable, x: Any, xshape: tuple, n: int, chunk: int | No
         if isinstance(y, (list, tuple)):
             y = to_array(y)
         container = _output_container(y)
+        out = y
         if container is not None:  # (a DataArray: J of its values, a plain array)
             y = container.held(y)
         y0 = _primal_out(y, tag)
@@ -548,6 +599,8 @@ def _jacfwd_by_duals(f: Callable, x: Any, xshape: tuple, n: int, chunk: int | No
     block = columns[0] if len(columns) == 1 else np.concatenate(columns)
     yshape = tuple(getattr(y0, "shape", ()))
     jac = np.reshape(np.moveaxis(block, 0, -1), yshape + xshape) if (yshape or xshape) else block[0]
+    if container is not None and container.per_input is not None:  # (a Quantity: J in its units, as y)
+        return container.rebuild(out, y0), container.rebuild(out, jac)
     return y0, jac
 
 

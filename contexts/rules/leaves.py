@@ -220,7 +220,12 @@ class Container:
       `pullback`'s `back(dy)` takes dy so. Without it, a container output is refused: its fields'
       cotangents are not a number, and seeding one would silently give zero;
     - `of_output(g, y)`: the gradient g of an output y of this kind, as its kind says (pint: g times y's
-      units)."""
+      units);
+    - `per_input(dy, x)`: forward mode's derivative with respect to x from dy, the output's tangent where
+      x's `held` values are seeded with ones (pint: dy per x's unit). With it, forward mode seeds x's
+      values inside x (a Quantity of dual magnitudes, whose arithmetic keeps units), not x as an object;
+      then `tangent_values(t, x)` gives the values seeded for a tangent t of x (`jvp`: a Quantity t's
+      magnitude in x's units, a plain t as it is)."""
 
     cotangent: Callable[[Any, Any], Any]
     values: Callable[[Any], Any] | None = None
@@ -228,6 +233,8 @@ class Container:
     held: Callable[[Any], Any] | None = None
     seed: Callable[[Any, Any], Any] | None = None
     of_output: Callable[[Any, Any], Any] | None = None
+    per_input: Callable[[Any, Any], Any] | None = None
+    tangent_values: Callable[[Any, Any], Any] | None = None
 
 
 CONTAINERS: dict[type, Container] = {}
@@ -235,11 +242,12 @@ CONTAINERS: dict[type, Container] = {}
 
 def register_container(cls: type, *, cotangent: Callable, values: Callable | None = None,
                        rebuild: Callable | None = None, held: Callable | None = None,
-                       seed: Callable | None = None, of_output: Callable | None = None) -> None:
+                       seed: Callable | None = None, of_output: Callable | None = None,
+                       per_input: Callable | None = None, tangent_values: Callable | None = None) -> None:
     """Register `cls` (and its subclasses) as a container of arrays with labels: see `Container`."""
     if not isinstance(cls, type):
         raise TypeError(f"register_container takes a class, not {cls!r}")
-    CONTAINERS[cls] = Container(cotangent, values, rebuild, held, seed, of_output)
+    CONTAINERS[cls] = Container(cotangent, values, rebuild, held, seed, of_output, per_input, tangent_values)
 
 
 def container_of(x) -> Container | None:

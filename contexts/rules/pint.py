@@ -113,11 +113,31 @@ def quantity_of_output(g, y):
     return g
 
 
+def quantity_per_input(dy, x):
+    """Forward mode's derivative with respect to a Quantity x from dy, the output's tangent where x's
+    magnitude is seeded with ones: dy per x's unit."""
+    if dy is None:
+        return None
+    if type(dy) in (list, tuple):
+        return type(dy)(quantity_per_input(v, x) for v in dy)
+    if type(dy) is dict:
+        return {k: quantity_per_input(v, x) for k, v in dy.items()}
+    if isinstance(dy, x._REGISTRY.Quantity):
+        return dy / x.units
+    return x._REGISTRY.Quantity(dy, x.units ** -1)
+
+
+def quantity_tangent_values(t, x):
+    """The magnitude seeded for a tangent t of a Quantity x: a Quantity t's in x's units."""
+    return t.m_as(x.units) if isinstance(t, x._REGISTRY.Quantity) else t
+
+
 def _containers() -> None:
     import pint
 
     register_container(pint.Quantity, cotangent=quantity_cotangent, held=quantity_held, rebuild=quantity_rebuild,
-                       seed=quantity_seed, of_output=quantity_of_output)
+                       seed=quantity_seed, of_output=quantity_of_output, per_input=quantity_per_input,
+                       tangent_values=quantity_tangent_values)
 
 
 _containers()

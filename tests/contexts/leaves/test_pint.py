@@ -176,3 +176,27 @@ def test_reverse_jacobian_of_quantities():
     ja = jacobian(lambda x: 2.0 * x * x, qa)
     assert ja.units == ureg.m
     np.testing.assert_allclose(ja.magnitude, fd.jacobian(lambda m: 2.0 * m * m, np.array([1.0, 2.0])), rtol=1e-6)
+
+
+def horner_in_joules(x):
+    acc = ureg.Quantity(2.0, "J/m**2")
+    acc = acc * x + ureg.Quantity(4.0, "J/m")
+    return acc * x + ureg.Quantity(-5.0, "J")
+
+
+def test_forward_modes_with_constants_in_units():
+    # (x was seeded as a dual of the Quantity, whose units pint's arithmetic then dropped: a tangent in
+    # J/m**2 added to one in J/m, DimensionalityError; jacfwd's result had the units 1/m)
+    q = ureg.Quantity(1.37, "m")
+    expected = fd.derivative(lambda m: 2.0 * m * m + 4.0 * m - 5.0, 1.37)
+    for got in (derivative(horner_in_joules, q), jacfwd(horner_in_joules, q),
+                gradient(horner_in_joules, q)[0], jacobian(horner_in_joules, q)):
+        assert got.units == ureg.J / ureg.m and got.magnitude == pytest.approx(expected, rel=1e-6)
+    y, dy = jvp(horner_in_joules, (q,), (ureg.Quantity(10.0, "cm"),))
+    assert dy.units == ureg.J and dy.magnitude == pytest.approx(0.1 * expected, rel=1e-6)
+    h = hessian(lambda x: x * x + 3 * ureg.Quantity(1.0, "m") * x, q)
+    assert h.dimensionless and h.magnitude == pytest.approx(2.0)
+    qa = ureg.Quantity(np.array([1.0, 2.0]), "m")
+    j = jacfwd(lambda x: 2.0 * x * x, qa)
+    assert j.units == ureg.m
+    np.testing.assert_allclose(j.magnitude, fd.jacobian(lambda m: 2.0 * m * m, np.array([1.0, 2.0])), rtol=1e-6)
