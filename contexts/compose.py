@@ -22,6 +22,7 @@ from .ad import gradient, pullback
 from .forward.api import float_input, jacfwd, jvp, reraise_located
 from .forward.dual import Dual
 from .lowered.runtime import SpecialPoint, special_case
+from .rules.leaves import container_of
 
 __all__ = ["hessian", "hvp", "jacobian"]
 
@@ -159,8 +160,23 @@ def hessian(f: Callable, x: Any, inner: str = "auto", chunk: int | None = None) 
     array([[4., 2.],
            [2., 0.]])
     """
+    f, x = _of_labelled_values(f, x)
     x = float_input(x)
     return _either(lambda g: jacfwd(g, x, chunk), f, inner)
+
+
+def _of_labelled_values(f: Callable, x: Any) -> tuple[Callable, Any]:
+    """(f of x's values, the values) for a container of labelled arrays (an xarray DataArray: a Hessian
+    is a plain array of shape x.shape * 2, with no labels of one axis; the inner gradient is taken with
+    respect to its values), else (f, x)."""
+    container = container_of(x) if type(x) is not np.ndarray and type(x) is not float else None
+    if container is None or container.values is None or container.rebuild is None:
+        return f, x
+
+    def of_values(v):
+        return f(container.rebuild(x, v))
+    of_values.__wrapped__ = f
+    return of_values, container.values(x)
 
 
 def hvp(f: Callable, x: Any, v: Any, inner: str = "auto") -> Any:
@@ -171,7 +187,10 @@ def hvp(f: Callable, x: Any, v: Any, inner: str = "auto") -> Any:
     >>> hvp(lambda x: (x ** 3).sum(), np.array([1.0, 2.0]), np.array([1.0, 0.0]), inner="forward")
     array([6., 0.])
     """
+    f, x = _of_labelled_values(f, x)
     x = float_input(x)
+    kind = container_of(v) if type(v) is not np.ndarray else None
+    v = kind.values(v) if kind is not None and kind.values is not None else v  # (a DataArray direction)
     return _either(lambda g: jvp(g, (x,), (v,))[1], f, inner)
 
 

@@ -342,8 +342,10 @@ def _seed(y):
         return _seed(y.primal)  # (before the number tests: a dual is a Real, and its primal a Fraction)
     if isinstance(y, float):
         return 1.0
-    if isinstance(y, (int, Fraction)):
+    if isinstance(y, int):
         return 1
+    if isinstance(y, Fraction):
+        return Fraction(1)  # (`gradient(lambda x: x, Fraction(1, 3))` is a Fraction, not the int 1)
     if isinstance(y, Scalar) and not kind_of(y).complex:  # Decimal, mpmath, sympy: the one of its kind
         return kind_of(y).one(y)
     if isinstance(y, complex) or isinstance(y, Scalar):
@@ -603,7 +605,7 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
     rows = []
     for i in range(yarr.size):
         seed = (np.zeros(yarr.shape) if lazy else  # (of exact 0 and 1 where y holds objects: Fractions)
-                np.zeros_like(yarr, dtype=yarr.dtype if yarr.dtype.kind in "cO" else float))
+                np.zeros_like(yarr, dtype=yarr.dtype if yarr.dtype.kind in "cOf" else float))
         seed.reshape(-1)[i] = 1
         dy = (seed if isinstance(values, (np.ndarray, ArrayLeaf)) else
               seed.item() if yarr.ndim == 0 else list(seed))

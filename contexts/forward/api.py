@@ -189,6 +189,8 @@ def _unit(x: Any) -> Any:
         return decimal.Decimal(1)
     if isinstance(x, Scalar):  # (a registered kind, sympy's, mpmath's: its own one)
         return kind_of(x).one(x)
+    if isinstance(x, numbers.Rational) and not isinstance(x, int):
+        return type(x)(1)  # (a Fraction's: `hessian(lambda x: x * x, Fraction(7, 5))` is Fraction(2))
     return 1 if isinstance(x, numbers.Rational) else 1.0
 
 
@@ -421,7 +423,9 @@ def _seed(x: Any, t: Any) -> Any:
     if t is None:
         return x
     if isinstance(x, np.ndarray) or (type(x) is Dual and x.shape):
-        return np.asarray(t, dtype=np.result_type(float, np.asarray(t).dtype))
+        own = getattr(primal(x), "dtype", None)  # (a float32 x and tangent: a float32 tangent out)
+        return np.asarray(t, dtype=np.result_type(own if own is not None and own.kind in "fc" else float,
+                                                  np.asarray(t).dtype))
     return t
 
 
@@ -440,8 +444,8 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         raise OverdubError(f"jvp got {len(primals)} primals but {len(tangents)} tangents",
                            fix="pass one tangent per primal (None for a constant)")
     primals = tuple(x if t is None else float_input(x) for x, t in zip(primals, tangents))
-    if any(t is not None and _by_magnitude(x) is not None for x, t in zip(primals, tangents)):
-        return _jvp_of_magnitudes(f, primals, tangents)
+    if any(t is not None and _by_values(x) is not None for x, t in zip(primals, tangents)):
+        return _jvp_of_values(f, primals, tangents)
     fast = _by_tangent_twin(f, tuple(primals), tuple(None if t is None else _seed(x, t)
                                                    for x, t in zip(primals, tangents)))
     if fast is not None:
@@ -452,17 +456,40 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     return _primal_out(y, tag), _tangent_out(y, tag)
 
 
-def _jvp_of_magnitudes(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
-    """`jvp` where some primals are containers seeded by their values (pint Quantities): f of those values,
-    each tangent as its container's values (a Quantity tangent's magnitude in its primal's units); the
-    output's tangent is in the output's units (dx carries x's)."""
-    kinds = [None if t is None else _by_magnitude(x) for x, t in zip(primals, tangents)]
+def _by_values(x: Any):
+    """The registered container kind of x when forward mode seeds its values (a Quantity's magnitude, a
+    DataArray's array), else None."""
+    if type(x) is float or type(x) is np.ndarray or not CONTAINERS:
+        return None
+    container = container_of(x)
+    if container is None or container.rebuild is None:
+        return None
+    return container if container.per_input is not None or container.values is not None else None
+
+
+def _values_of(container, x: Any) -> Any:
+    return container.held(x) if container.per_input is not None else container.values(x)
+
+
+def _tangent_values_of(container, t: Any, x: Any) -> Any:
+    """A tangent t of a container x as the values seeded: by the kind's `tangent_values` (a Quantity's
+    magnitude in x's units), or a container t's values (a DataArray's), or t as it is (an array)."""
+    if container.tangent_values is not None:
+        return container.tangent_values(t, x)
+    return container.values(t) if container_of(t) is container else t
+
+
+def _jvp_of_values(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+    """`jvp` where some primals are containers seeded by their values (pint Quantities, DataArrays): f of
+    those values, each tangent as its container's values; the output's tangent is of the output's kind
+    (in its units: dx carries x's)."""
+    kinds = [None if t is None else _by_values(x) for x, t in zip(primals, tangents)]
 
     def of_values(*vs):
         return f(*(v if c is None else c.rebuild(x, v) for v, x, c in zip(vs, primals, kinds)))
     of_values.__wrapped__ = f
-    return jvp(of_values, tuple(x if c is None else c.held(x) for x, c in zip(primals, kinds)),
-               tuple(t if c is None else c.tangent_values(t, x) for x, t, c in zip(primals, tangents, kinds)))
+    return jvp(of_values, tuple(x if c is None else _values_of(c, x) for x, c in zip(primals, kinds)),
+               tuple(t if c is None else _tangent_values_of(c, t, x) for x, t, c in zip(primals, tangents, kinds)))
 
 
 @_entry

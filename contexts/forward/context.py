@@ -223,7 +223,7 @@ class ForwardContext(overdub.Context):
                     if y is not _UNKNOWN:
                         return y
                 if args and (type(args[0]) is types.GeneratorType or _iterates_in_python(args[0])) and _consumes(fn) \
-                        and not (len(args) > 1 and (fn is max or fn is min)):
+                        and not (len(args) > 1 and (fn is max or fn is min)) and not _array_protocol(fn, args[0]):
                     # `math.fsum(u * k for k in ks)`, `math.fsum(seq)` of a class iterating in Python (its
                     # items computed on duals): all of it, in order
                     args = (list(args[0]),) + args[1:]
@@ -705,6 +705,13 @@ def _iterates_in_python(x) -> bool:
 
 
 _PLAIN_ITERABLES = frozenset({list, tuple, dict, set, frozenset, str, bytes, range, np.ndarray, Dual})
+
+
+def _array_protocol(fn, x) -> bool:
+    """A numpy function given an object numpy takes as an array by its own protocols (a DataArray's
+    `__array_ufunc__` and methods: `np.prod(da)` is `da.prod()`), not by iterating it."""
+    cls = type(x)
+    return _numpy_callable(fn) and any(hasattr(cls, n) for n in ("__array_ufunc__", "__array_function__", "__array__"))
 
 
 def _consumes(fn) -> bool:

@@ -83,3 +83,12 @@ def test_an_object_array_of_fractions_has_an_exact_hessian():
     d = np.array([Decimal("0.5"), Decimal("1.25")], dtype=object)
     hd = hessian(lambda u: (u ** 3).sum(), d)
     assert all(type(e) is Decimal for e in hd.ravel()) and hd.tolist() == [[3, 0], [0, Decimal("7.5")]]
+
+
+def test_a_constant_derivative_of_a_fraction_is_a_fraction():
+    # (seeded with the int 1: `hessian(lambda x: x * x, Fraction(7, 5))` was the int 2)
+    x = Fraction(7, 5)
+    for got in (hessian(lambda v: v * v, x), hessian(lambda v: v * v, x, inner="forward"),
+                gradient(lambda v: v, x)[0], derivative(lambda v: 3 * v, x)):
+        assert type(got) is Fraction
+    assert hessian(lambda v: v * v, x) == 2 and derivative(lambda v: 3 * v, x) == 3

@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from contexts import gradient, hessian, jacfwd
+from contexts import gradient, hessian, jacfwd, jacobian, jvp
 from contexts.rules.leaves import Scalar, kind_of, register_scalar
 
 
@@ -37,6 +37,16 @@ def test_float32_through_hessian():
     h = hessian(lambda v: (v * v * v).sum() + v[0] * v[1], x)
     assert h.dtype == np.float32
     np.testing.assert_allclose(h, [[6.0, 1.0], [1.0, 12.0]], rtol=1e-6)
+
+
+def test_float32_through_jvp_and_a_reverse_jacobian_of_a_list():
+    # (the tangent was made float64 by jvp's seed, a list output's cotangents by jacobian's)
+    x = np.array([1.5, 0.5, 2.0], np.float32)
+    y, dy = jvp(lambda v: (v * v).sum(), (x,), (np.ones(3, np.float32),))
+    assert np.asarray(dy).dtype == np.float32 and float(dy) == pytest.approx(8.0, rel=1e-6)
+    j = jacobian(lambda s: [s * s, s * s * s + 1], np.float32(1.5))
+    assert j.dtype == np.float32
+    np.testing.assert_allclose(j, [3.0, 6.75], rtol=1e-6)
 
 
 class Q:

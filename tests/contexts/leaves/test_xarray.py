@@ -10,7 +10,7 @@ import pytest
 
 xr = pytest.importorskip("xarray")
 
-from contexts import NonScalarError, derivative, gradient, jacfwd, jacobian, jvp, pullback  # noqa: E402
+from contexts import NonScalarError, derivative, gradient, hessian, hvp, jacfwd, jacobian, jvp, pullback  # noqa: E402
 from overdub.errors import OverdubError  # noqa: E402
 from tests import fd  # noqa: E402
 
@@ -330,3 +330,24 @@ def test_jacobian_of_a_dataarray_output():
 def test_gradient_of_a_dataarray_of_many_values_refused():
     with pytest.raises(NonScalarError, match="DataArray"):
         gradient(lambda x: grid(x) * 2.0, X6)
+
+
+def _sum_and_prod(a):
+    return np.sum(a / (a * a + 1)) + np.prod(a)
+
+
+def test_forward_modes_and_hessian_of_a_dataarray_with_numpys_reductions():
+    # (np.prod(da) in forward mode took the DataArray apart as a Python iterable: refused; jvp handed the
+    # DataArray to prod's rule: ValueError; hessian refused the DataArray of duals)
+    x = xr.DataArray(np.array([1.37, 0.6, 2.1]), dims=("a",), coords={"a": [10, 20, 30]})
+    t = np.array([1.0, 2.0, -1.0])
+    expected = fd.gradient(lambda v: float(_sum_and_prod(v)), x.values)[0]
+    j = jacfwd(_sum_and_prod, x)
+    assert isinstance(j, xr.DataArray) and j.dims == ("a",)
+    np.testing.assert_allclose(j.values, expected, rtol=1e-6)
+    y, dy = jvp(_sum_and_prod, (x,), (x.copy(data=t),))
+    assert float(dy) == pytest.approx(expected @ t, rel=1e-6)
+    h = hessian(_sum_and_prod, x)
+    np.testing.assert_allclose(h, fd.hessian(lambda v: float(_sum_and_prod(v)), x.values, matrix=True),
+                               rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(hvp(_sum_and_prod, x, x.copy(data=t)), h @ t, rtol=1e-10)
