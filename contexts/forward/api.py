@@ -57,7 +57,7 @@ def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
     try:
         if isinstance(f, np.vectorize):
             with ctx:
-                return _vectorized(f, args, kwargs, ctx.recurse)
+                return _vectorized(f, args, kwargs, ctx._element)
         if args and type(args[0]) is Dual and _own_rule(f):  # a primitive given itself (`mpmath.atan`):
             with ctx:                                          # its rule, as where it is called
                 return _known(f, args, kwargs, args[0].tag, ctx._run_rule)

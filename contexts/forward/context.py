@@ -236,7 +236,7 @@ class ForwardContext(overdub.Context):
                 return type(primal(args[0]))
             fn = uncached(fn)  # a cache would serve the value of the primal, unperturbed
             if isinstance(fn, np.vectorize):
-                return _vectorized(fn, args, kwargs, self.recurse)
+                return _vectorized(fn, args, kwargs, self._element)
             y = _known(fn, args, kwargs, tag, self._run_rule)
             if y is not _UNKNOWN:
                 return y
@@ -267,6 +267,16 @@ class ForwardContext(overdub.Context):
             if y is not _UNKNOWN:
                 return y
         return fn(*args, **kwargs)
+
+    def _element(self, fn, *args):
+        """fn on one element's duals (np.vectorize's pyfunc): by its rule where it has one (unumpy's
+        functions vectorize umath's, whose code reads the number's inside), else recursed into."""
+        tag = top_tag(args)
+        if tag is not None:
+            y = _known(fn, args, {}, tag, self._run_rule)
+            if y is not _UNKNOWN:
+                return y
+        return self.recurse(fn, *args)
 
     def _primitive(self, site, fn, args, kwargs, perturbed=False):
         try:

@@ -230,3 +230,17 @@ def test_reverse_jacobian_of_a_ufloat():
     j = jacobian(lambda a: a * a * a, x)
     assert j.nominal_value == pytest.approx(fd.derivative(lambda a: a ** 3, 1.5), rel=1e-6)
     assert j.std_dev == pytest.approx(6 * 1.5 * 0.1, rel=1e-12)  # d(3a²) = 6a da
+
+
+def test_unumpy_functions_in_forward_mode():
+    # (np.vectorize's pyfunc, umath.sin, was recursed into on each element's dual, never given its rule:
+    # refused on reading a dual's `.nominal_value`)
+    from uncertainties import unumpy
+    from contexts import derivative, jacfwd
+    xu = unumpy.uarray([1.0, 2.0], [0.1, 0.2])
+    j = jacfwd(lambda x: unumpy.sin(x).sum(), xu)
+    np.testing.assert_allclose(unumpy.nominal_values(j), np.cos([1.0, 2.0]), rtol=1e-12)
+    np.testing.assert_allclose(unumpy.std_devs(j), np.abs(np.sin([1.0, 2.0])) * [0.1, 0.2], rtol=1e-12)
+    d = derivative(lambda t: unumpy.sin(xu * t).sum(), 1.0)
+    assert d.nominal_value == pytest.approx(fd.derivative(lambda t: np.sin(np.array([1.0, 2.0]) * t).sum(), 1.0),
+                                            rel=1e-6)
