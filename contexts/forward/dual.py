@@ -150,6 +150,9 @@ def lift(x: np.ndarray, tag: Tag):
             tangents[i] = flat[i].tangent
         else:
             tangents[:, i] = flat[i].tangent
+    if all(type(e) is float or isinstance(e, np.floating) for e in primals) and all(
+            type(e) in (float, int) or isinstance(e, np.floating) for e in tangents.ravel()):
+        primals, tangents = primals.astype(float), tangents.astype(float)  # (floats held as objects)
     return Dual(primals.reshape(x.shape), tangents.reshape(tangents.shape[:-1] + x.shape), tag)
 
 
@@ -901,7 +904,10 @@ class Dual:
         tangent = self.tangent
         if self.tag.chunk:
             flat = tangent.reshape((self.tag.chunk, -1))
-            tangent = flat[:, np.ravel_multi_index(args, self.shape) if args else 0]
+            index = args[0] if len(args) == 1 else args  # (`a.item(4)` flat, `a.item((1, 2))`, `a.item(1, 2)`)
+            at = 0 if not args else np.ravel_multi_index(index, self.shape) if isinstance(index, tuple) else (
+                index % max(1, int(np.prod(self.shape))))
+            tangent = flat[:, at]
         elif hasattr(tangent, "item"):
             tangent = tangent.item(*args) if type(tangent) is not Dual else tangent.item(*args)
         return Dual(value, tangent, self.tag)

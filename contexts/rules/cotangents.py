@@ -16,7 +16,7 @@ import numpy as np
 
 from .leaves import ArrayLeaf
 
-__all__ = ["Tangent", "SeqBox", "MapBox", "Refused", "acc", "merge_into", "has_fields", "fields_of", "UndoSession",
+__all__ = ["Tangent", "SeqBox", "MapBox", "Refused", "Overwritten", "acc", "merge_into", "has_fields", "fields_of", "UndoSession",
            "NUMBER_VALUE", "number_part"]
 
 # The key under which an object's box keeps the cotangent of the number the object is (a float subclass's
@@ -56,6 +56,18 @@ class UndoSession(Protocol):
         """The cotangent the caller holds for the call's `out=` array (taken: once per call), or None."""
 
 _NDARRAY = np.ndarray
+
+
+class Overwritten:
+    """The cotangent an in-place primitive (`np.fill_diagonal`, `np.copyto(where=)`, `np.put`) returns for
+    the array it overwrote where `mask`: added to the array's, it makes those entries zero and leaves the
+    others (never a delta `-d`, which makes `inf - inf = NaN` where d is infinite: sklearn's distances,
+    `sqrt` at an overwritten 0)."""
+
+    __slots__ = ("mask",)
+
+    def __init__(self, mask):
+        self.mask = mask
 
 
 class Refused:
@@ -204,12 +216,14 @@ def acc(a, b):
     """a + b for cotangents: None is zero, boxes merge in place, tuples and dicts elementwise; a sum with
     a `Refused` cotangent is that (it refuses where it is used)."""
     if a is None:
-        return b
+        return b if type(b) is not Overwritten else None
     if b is None:
         return a
     ta = type(a)
     if ta is float and type(b) is float or ta is _NDARRAY and type(b) is _NDARRAY:
         return a + b
+    if type(b) is Overwritten:
+        return np.where(b.mask, np.zeros_like(a) if ta is _NDARRAY else 0.0, a)  # (not 0 * a: inf there)
     if ta is Refused:
         return a
     if type(b) is Refused:

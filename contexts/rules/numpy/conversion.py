@@ -1,6 +1,9 @@
 """Leaving numpy: `x.item()`, `x.tolist()`; methods of numpy scalars use the ndarray rules. Casts: numpy's
 inexact scalar types called as functions (`np.float64(x)`, `x.dtype.type(v)`) and `ndarray.__array_wrap__`."""
 
+import decimal
+import numbers
+
 import numpy as np
 
 from ..leaves import as_array  # np.asarray, but a dask array is left as it is
@@ -10,7 +13,15 @@ from ._util import match_primal
 
 @registry.adjoint((np.ndarray, "item"), (np.generic, "item"))
 def item_adjoint(dy, y, self, *index):
+    if not (type(dy) in (float, int, complex) or isinstance(dy, (np.generic, numbers.Rational, decimal.Decimal))):
+        # (a dual number, forward over reverse; a ufloat: a one-hot array times dy, of dy's own kind)
+        onehot = item_adjoint(1.0, y, self, *index)[0]
+        return (onehot * dy,) + (None,) * len(index)
     out = np.zeros(np.shape(self), dtype=np.result_type(getattr(self, "dtype", float), type(dy)))
+    if len(index) == 1 and isinstance(index[0], tuple):  # `a.item((1, 2))`: the multi-index as one tuple
+        index = index[0]
+        out[index] = dy
+        return (out if isinstance(self, np.ndarray) else out[()], None)
     if index:
         out[np.unravel_index(index[0], out.shape) if len(index) == 1 else index] = dy
     else:

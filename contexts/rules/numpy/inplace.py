@@ -13,6 +13,7 @@ import numpy as np
 
 from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..generic import unbroadcast
+from ..cotangents import Overwritten
 from ..registry import registry
 from ._util import is_dual, zeros
 
@@ -60,7 +61,7 @@ def copyto_inplace(dst, src, casting="same_kind", where=True):
         written = np.broadcast_to(as_array(where, dtype=bool), dst.shape)
         dsrc = np.where(written, d, 0.0)
         array = isinstance(src, np.ndarray) or np.ndim(src) and type(src).__name__ == "Dual"  # (forward over reverse)
-        return dself, (-dsrc, unbroadcast(dsrc, src) if array else dsrc.sum())
+        return dself, (Overwritten(written), unbroadcast(dsrc, src) if array else dsrc.sum())
     return None, copyto_back
 
 
@@ -76,7 +77,7 @@ def place_inplace(arr, mask, vals):
             return dself, (None, None, None)
         m = as_array(mask, dtype=bool)
         picked = _arr(d)[m]
-        return dself, (-np.where(m, d, 0.0), None, _cycled_cotangent(picked, np.arange(picked.size), vals))
+        return dself, (Overwritten(m), None, _cycled_cotangent(picked, np.arange(picked.size), vals))
     return None, place_back
 
 
@@ -92,7 +93,7 @@ def putmask_inplace(a, mask, values):
             return dself, (None, None, None)
         m = np.broadcast_to(as_array(mask, dtype=bool), a.shape)
         flat = np.flatnonzero(m)
-        return dself, (-np.where(m, d, 0.0), None, _cycled_cotangent(_arr(d).reshape(-1)[flat], flat, values))
+        return dself, (Overwritten(m), None, _cycled_cotangent(_arr(d).reshape(-1)[flat], flat, values))
     return None, putmask_back
 
 
@@ -147,8 +148,10 @@ def put_inplace(a, ind, v, mode="raise"):
         d = S.held(0)
         if d is None:
             return dself, (None, None, None)
-        kept, dv = _put_split(a, ind, v, mode, d)
-        return dself, (kept - d, None, dv)
+        written = np.zeros(a.size, dtype=bool)
+        written[_put_positions(a.size, ind, mode)] = True
+        _, dv = _put_split(a, ind, v, mode, d)
+        return dself, (Overwritten(written.reshape(a.shape)), None, dv)
     return None, put_back
 
 
@@ -234,7 +237,7 @@ def fill_diagonal_inplace(a, val, wrap=False):
             return dself, (None, None)
         d = np.broadcast_to(_arr(d), a.shape)
         picked = d.reshape(-1)[np.flatnonzero(written)]  # in the order numpy writes them
-        return dself, (-np.where(written, d, 0.0), _cycled_cotangent(picked, np.arange(picked.size), val))
+        return dself, (Overwritten(written), _cycled_cotangent(picked, np.arange(picked.size), val))
     return None, fill_diagonal_back
 
 
