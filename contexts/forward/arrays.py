@@ -68,7 +68,42 @@ def per_direction(g, t, tag: Tag):
 
 def apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     """fn(*args, **kwargs) on Duals through rule.frule; `call(frule, tangents, *values)` runs the rule
-    (the context passes one that recurses into it when values are Duals of outer tags)."""
+    (the context passes one that recurses into it when values are Duals of outer tags). With a chunk of
+    directions, a result whose value is a view of an argument's gets a tangent viewing that argument's
+    (`_viewing_tangents`)."""
+    y = _apply_frule(rule, fn, args, kwargs, tag, call)
+    if tag.chunk is not None and (type(y) is Dual or type(y) in (list, tuple)):
+        return _viewing_tangents(y, fn, args, kwargs, tag)
+    return y
+
+
+def _viewing_tangents(y, fn, args: tuple, kwargs: dict, tag: Tag):
+    """y (fn's result on duals of a chunk of directions), where its value is a view of argument j's, with
+    a tangent that views j's tangent: the rule stacks one tangent per direction, a copy, and a write
+    through the view (`np.einsum('ii->i', A)[...] += v`, `np.split(A, 3)[0] *= s`, `np.matrix_transpose`,
+    `A.reshape(s, order='F')`) would not reach A's tangent."""
+    parts = list(y) if type(y) in (list, tuple) else [y]
+    if not any(type(p) is Dual and type(p.primal) is np.ndarray for p in parts):
+        return y
+    for j, a in enumerate(args):
+        if type(a) is not Dual or a.tag is not tag or type(a.primal) is not np.ndarray:
+            continue
+        values = [split(b, tag)[0] for b in args]
+        fixed = []
+        for i, p in enumerate(parts):
+            if (type(p) is Dual and p.tag is tag and type(p.primal) is np.ndarray and np.shares_memory(p.primal, a.primal)
+                    and not np.shares_memory(p.tangent, a.tangent)):
+                def g(t, i=i):
+                    out = fn(*values[:j], t, *values[j + 1:], **kwargs)
+                    return out[i] if type(y) in (list, tuple) else out
+                t = _chunk_view(g, a.tangent)
+                p = p if t is None else Dual(p.primal, t, tag)
+            fixed.append(p)
+        parts = fixed
+    return type(y)(parts) if type(y) in (list, tuple) else parts[0]
+
+
+def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     values, tangents, sequences = [], [], False
     for a in args:
         v, t = split(a, tag)
@@ -503,7 +538,9 @@ def _reshape(x, newshape=None, order="C", **kwargs):
     if tag.chunk is None:
         return Dual(y, np.reshape(x.tangent, newshape, **o), tag)
     if order != "C":
-        return make(y, per_direction(lambda t: np.reshape(t, newshape, order=order), x.tangent, tag), tag)
+        g = lambda t: np.reshape(t, newshape, order=order)  # noqa: E731
+        view = _chunk_view(g, x.tangent) if np.shares_memory(y, x.primal) else None  # (a view in F order too)
+        return Dual(y, view, tag) if view is not None else make(y, per_direction(g, x.tangent, tag), tag)
     return Dual(y, np.reshape(x.tangent, (tag.chunk,) + y.shape), tag)
 
 
@@ -619,10 +656,24 @@ def build_array(args: tuple, kwargs: dict, fn=None):
         raise OverdubError("forward mode does not differentiate a structured array (a dtype with fields, records) "
                            "built from perturbed values", fix="keep the fields as separate arrays (or a dict of arrays)")
     out = to_array(args[0], dtype)
-    if kwargs.get("copy", True if fn is np.array else None) is True and out is not args[0]:
+    copy = kwargs.get("copy", True if fn is np.array else None)
+    if copy is True and out is not args[0]:
         out = _own_copy(out, args[0])
+    elif copy is None and type(args[0]) is Dual and fn is not None and _copies(fn, args, kwargs):
+        # (`np.asarray(A, order="F")`, `np.ascontiguousarray(A.T)`: numpy copies where the layout differs;
+        # taken for views, a write into the copy changed A, value and tangent)
+        out = _own_copy(out if out is not args[0] else Dual(out.primal, out.tangent, out.tag), args[0])
     missing = kwargs.get("ndmin", 0) - np.ndim(out)
     return out.reshape((1,) * missing + np.shape(out)) if missing > 0 else out
+
+
+def _copies(fn, args: tuple, kwargs: dict) -> bool:
+    """numpy's builder fn makes a new array of the value inside the dual args[0] (not a view of it)."""
+    inside = primal(args[0])
+    if type(inside) is not np.ndarray:
+        return False
+    made = fn(inside, *primal_tree(args[1:]), **kwargs)
+    return not np.shares_memory(made, inside)
 
 
 def _own_copy(out, source):
@@ -652,7 +703,11 @@ def _on_primal(fn):
 
 def _bilinear(fn):
     def impl(*args, **kwargs):
-        return multilinear(fn, args, kwargs)
+        y = multilinear(fn, args, kwargs)
+        tag = y.tag if type(y) is Dual else None
+        if tag is not None and tag.chunk is not None:  # (`np.einsum('ii->i', A)`: a view of A's diagonal)
+            return _viewing_tangents(y, fn, args, kwargs, tag)
+        return y
     return impl
 
 

@@ -42,7 +42,7 @@ _BUILTIN_METHOD = types.BuiltinMethodType
 
 __all__ = ["ForwardContext", "ObservedForwardContext", "forward_context", "run_inside", "pushforward"]
 
-_ARRAY_BUILDERS = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asarray_chkfinite}
+_ARRAY_BUILDERS = {np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray, np.asarray_chkfinite}
 # looked up by identity: a callable object may be unhashable (a class defining __eq__ only, as
 # scikit-learn's kernels do), and `fn in a_set` would raise TypeError
 _ARRAY_BUILDER_IDS = frozenset(map(id, _ARRAY_BUILDERS))

@@ -869,7 +869,10 @@ class Dual:
                     self.tangent.copy() if hasattr(self.tangent, "copy") else self.tangent, self.tag)
 
     def __copy__(self):
-        return Dual(self.primal, self.tangent, self.tag)
+        """As `copy.copy` of its value: an array's data copied (writing into the copy of a perturbed array
+        wrote into the original: a hessian's reverse pass changed the caller's array), a number as it is."""
+        import copy
+        return Dual(copy.copy(self.primal), copy.copy(self.tangent), self.tag)
 
     def __reduce_ex__(self, protocol):
         """Never pickled: the copy would come back under another tag (an identity), a constant to the

@@ -515,8 +515,9 @@ def broadcast_arrays_adjoint(dy, y, *args, subok=False):
     """Each output is its input broadcast: its cotangent summed back to the input's shape."""
     from ..generic import unbroadcast
     gs = list(dy) if dy is not None else [None] * len(args)
-    return tuple(None if g is None else (unbroadcast(as_array(g), as_array(a)) if isinstance(a, np.ndarray)
-                                         else np.sum(g)) for g, a in zip(gs, args))
+    # (an array argument by its shape: a dual array, forward over reverse, was summed to a number)
+    return tuple(None if g is None else (unbroadcast(g, a) if np.ndim(a) else np.sum(g))
+                 for g, a in zip(gs, args))
 
 
 @registry.frule(np.broadcast_arrays)
