@@ -18,7 +18,7 @@ from ..forward.dual import Dual as _Dual, primal
 from ..rules import generic
 from ..rules.containers import refuse_differentiated_key
 from ..rules.generic import dropped_nan_zero
-from ..rules.operator import DERIVATIVES, pow_dx
+from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
 from ..rules.registry import registry
 from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
@@ -207,9 +207,9 @@ def _dual_binop_adj(opname, g, y, a, b, need):
         else:
             ga, gb = fit(g @ np.swapaxes(cb, -1, -2), a), fit(np.swapaxes(ca, -1, -2) @ g, b)
         return (_real_for(ga, a) if need & 1 else None), (_real_for(gb, b) if need & 2 else None)
-    if opname == "pow":
-        ga = g * _conj(b * a ** (b - 1))
-        gb = g * _conj((a ** b) * np.log(a)) if need & 2 else None
+    if opname == "pow":  # (the rules' partials: `0 ** 0.0`, a constant, raised ZeroDivisionError)
+        ga = g * _conj(pow_dx(a, b)) if need & 1 else None
+        gb = g * _conj(pow_dn(a, b, a ** b)) if need & 2 else None
     elif opname in DERIVATIVES:
         da, db = DERIVATIVES[opname]
         cy = _conj(a / b if y is None and opname == "truediv" else y)

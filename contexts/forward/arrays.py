@@ -104,6 +104,10 @@ def _viewing_tangents(y, fn, args: tuple, kwargs: dict, tag: Tag):
 
 
 def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
+    for name, v in kwargs.items():
+        if holds_dual_of(v, tag):  # (its tangent would be dropped: the rules' tangents are positional)
+            raise NoForwardRule(f"{getattr(fn, '__qualname__', fn)} called with a differentiated value by keyword "
+                                f"({name}=) in forward mode", fix="pass it by position")
     values, tangents, sequences = [], [], False
     for a in args:
         v, t = split(a, tag)
@@ -686,6 +690,17 @@ def _own_copy(out, source):
     return Dual(_own_copy(out.primal, source.primal), _own_copy(out.tangent, source.tangent), out.tag)
 
 
+def holds_dual_of(obj, tag: Tag) -> bool:
+    """obj is a dual of tag or a (nested) list, tuple or dict holding one."""
+    if type(obj) is Dual:
+        return obj.tag is tag
+    if type(obj) in (list, tuple):
+        return any(holds_dual_of(v, tag) for v in obj)
+    if type(obj) is dict:
+        return any(holds_dual_of(v, tag) for v in obj.values())
+    return False
+
+
 def has_dual(obj) -> bool:
     """obj is a Dual or a (nested) list/tuple holding one."""
     if type(obj) is Dual:
@@ -887,6 +902,10 @@ def array_function(func, args, kwargs):
         moved = by_position(func, args, kwargs)
         if moved is not None:
             args, kwargs = moved[0], moved[1]
+        if func is np.clip and ("min" in kwargs or "max" in kwargs):  # (numpy 2's names of the bounds)
+            kwargs = dict(kwargs)
+            args = (args[0], kwargs.pop("min", args[1] if len(args) > 1 else None),
+                    kwargs.pop("max", args[2] if len(args) > 2 else None)) + args[3:]
     if func in CHECKED_TESTS and not _from_engine():  # (`np.array_equal(z, self._last_z)`, `np.any(d)`: special points)
         checked_test(func, args, kwargs)
     own = OWN_FUNCTIONS.get(func)

@@ -862,6 +862,9 @@ class Dual:
     conjugate = conj
 
     def clip(self, lo=None, hi=None, out=None, **kwargs):
+        # (`a.clip(min=c)`: numpy 2's names for the bounds, taken by position: the rule's tangents are positional)
+        lo = kwargs.pop("min", kwargs.pop("a_min", lo))
+        hi = kwargs.pop("max", kwargs.pop("a_max", hi))
         return np.clip(self, lo, hi, out=out, **kwargs) if out is not None else np.clip(self, lo, hi, **kwargs)
 
     def copy(self, order="C"):

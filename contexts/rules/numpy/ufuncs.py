@@ -529,7 +529,13 @@ def _clip():
             cts.append(match_primal(np.where(below & ~above, dy, 0), lo) if inexact(lo) else None)
         if n > 2:
             cts.append(match_primal(np.where(above, dy, 0), hi) if inexact(hi) else None)
-        return tuple(cts) + (None,) * (n - len(cts))
+        cts += [None] * (n - len(cts))
+        by_name = {}  # (`a.clip(min=lo)`: the bounds' cotangents by keyword, the registry's trailing dict)
+        for key, bound, taken in (("a_min", lo, below & ~above), ("min", lo, below & ~above),
+                                  ("a_max", hi, above), ("max", hi, above)):
+            if key in kwargs:
+                by_name[key] = match_primal(np.where(taken, dy, 0), bound) if inexact(bound) else None
+        return tuple(cts) + ((by_name,) if by_name else ())
 
     def clip_frule(tangents, *args, **kwargs):
         a = args[0]
