@@ -112,11 +112,15 @@ def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     for a in args:
         v, t = split(a, tag)
         if t is None and type(a) in (list, tuple) and any(type(x) is Dual and x.tag is tag for x in a):
-            # a sequence of duals (`math.fsum([u, v])`): its values and a sequence of their tangents, as
-            # the tangent twin hands a sequence's tangent to the rule
-            parts = [split(x, tag) for x in a]
-            v, t = type(a)(p[0] for p in parts), _Seq(p[1] for p in parts)
-            sequences = True
+            if _takes_arrays(fn):  # (`np.interp([x0, 0.7], ...)`: numpy's array of it, zero tangents for the
+                # constants; a sequence's None tangents became NaN in the rule's float array)
+                v, t = split(to_array(a), tag)
+            else:
+                # a sequence of duals (`math.fsum([u, v])`): its values and a sequence of their tangents, as
+                # the tangent twin hands a sequence's tangent to the rule
+                parts = [split(x, tag) for x in a]
+                v, t = type(a)(p[0] for p in parts), _Seq(p[1] for p in parts)
+                sequences = True
         values.append(v)
         tangents.append(t)
     run = call or _call
@@ -690,6 +694,11 @@ def _own_copy(out, source):
     return Dual(_own_copy(out.primal, source.primal), _own_copy(out.tangent, source.tangent), out.tag)
 
 
+def _takes_arrays(fn) -> bool:
+    """fn is numpy's or scipy's: it takes a list as the array numpy makes of it."""
+    return isinstance(fn, np.ufunc) or (getattr(fn, "__module__", None) or "").split(".")[0] in ("numpy", "scipy")
+
+
 def holds_dual_of(obj, tag: Tag) -> bool:
     """obj is a dual of tag or a (nested) list, tuple or dict holding one."""
     if type(obj) is Dual:
@@ -827,7 +836,29 @@ def _apply_along_axis(func1d, axis, arr, *args, **kwargs):
     return np.moveaxis(stacked, list(range(len(outer), len(outer) + extra)), list(range(axis, axis + extra)))
 
 
+def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    """np.diff on duals: prepend/append joined to a first, as numpy does (each broadcast along the axis),
+    then differenced. (As a linear map of its first argument, a constant prepend entered the tangent.)"""
+    if prepend is not np._NoValue or append is not np._NoValue:
+        nd = max(np.ndim(a), 1)
+        ax = axis % nd
+        pieces = []
+        for extra in (prepend, None, append):
+            if extra is None:
+                pieces.append(a)
+            elif extra is not np._NoValue:
+                if np.ndim(extra) == 0:
+                    extra = np.broadcast_to(extra, np.shape(a)[:ax] + (1,) + np.shape(a)[ax + 1:])
+                pieces.append(extra)
+        a = np.concatenate(pieces, axis=ax)
+    return _linear_diff(a, n, axis)
+
+
+_linear_diff = linear(np.diff)
+
+
 OWN_FUNCTIONS = {
+    np.diff: _diff,
     np.copyto: _copyto, np.apply_along_axis: _apply_along_axis, **{fn: _store(fn) for fn in (np.put, np.place, np.putmask, np.fill_diagonal)},
     np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.sum: _sum,
     np.broadcast_to: _broadcast_to, np.where: _where, np.select: _select,
@@ -838,7 +869,7 @@ OWN_FUNCTIONS = {
     np.zeros_like: _zeros_like_dual(np.zeros_like), np.empty_like: _zeros_like_dual(np.zeros_like),
     np.ones_like: _zeros_like_dual(np.ones_like), np.full_like: _zeros_like_dual(np.full_like),
     **{fn: linear(fn) for fn in (
-        np.squeeze, np.mean, np.cumsum, np.diff,
+        np.squeeze, np.mean, np.cumsum,
         np.fliplr, np.flipud, np.roll, np.trace, np.diagonal, np.diag, np.triu, np.tril, np.tile,
         np.repeat, np.take, np.real, np.imag, np.copy, np.rot90,
         np.take_along_axis)},

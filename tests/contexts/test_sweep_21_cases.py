@@ -32,3 +32,44 @@ def test_hessian_through_a_constant_zero_power():
         return np.sum((c ** r) * np.exp(-m) * m)
     m = np.array([0.3, 0.7])
     np.testing.assert_allclose(hessian(f, m), fd.hessian(f, m, matrix=True), rtol=1e-4, atol=1e-6)
+
+
+def _every_mode(f, x):
+    expected = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(gradient(f, x)[0], expected, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(jacfwd(f, x), expected, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x, matrix=True), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(hessian(f, x, inner="forward"), fd.hessian(f, x, matrix=True), rtol=1e-4, atol=1e-5)
+
+
+V = np.array([1.11, 3.63, -1.92, 0.05, 0.45, 1.02, 0.3, 1.0, -0.5])
+
+
+@pytest.mark.parametrize("f", [
+    lambda v: np.sum(np.interp(v[:3], v[3:6], v[6:], period=1.3) ** 3),
+    lambda v: np.sum(np.interp(v[:3], [0.0, 0.5, 1.0], [0.3, 1.0, -0.5], period=-1.3) ** 3),
+    lambda v: np.interp([v[0], 0.7], [0.0, 1.0], [v[1], 2.0]).sum() ** 2,
+    lambda v: np.interp(v[0] / 4, [0.0, 1.0], [v[1], 2.0]) ** 2,
+], ids=["period in everything", "negative period", "a list x", "a scalar x"])
+def test_interp(f):
+    # (forward mode ignored period=: 0 outside the samples' range; reverse mode raised NotImplementedError,
+    # so the default hessian fell back to forward: all zeros. A list of duals gave NaN tangents.)
+    _every_mode(f, V)
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: np.sum(np.diff(x, prepend=0.5) ** 3),
+    lambda x: np.sum(np.diff(x, append=np.array([2.0, 1.0])) ** 3),
+    lambda x: np.sum(np.diff(x, n=2, prepend=0.3, append=x[0]) ** 3),
+    lambda x: np.sum(np.diff(np.outer(x, x), axis=0, prepend=1.5) ** 2),
+], ids=["prepend", "append", "n=2, a differentiated append", "2-d, axis 0"])
+def test_diff_with_values_joined(f):
+    # (forward mode took np.diff as linear: the constant prepend entered the tangent)
+    _every_mode(f, np.array([0.37, 1.21, -0.64]))
+
+
+@pytest.mark.parametrize("mode", ["clip", "wrap"])
+def test_take_out_of_range_by_mode(mode):
+    # (reverse mode scattered the cotangent at the indices as given: IndexError)
+    f = lambda x: (np.take(x, [0, 5, -7, 2], mode=mode) ** 3).sum() + (x.take([4, 1], mode=mode) ** 2).sum()  # noqa: E731
+    _every_mode(f, np.array([0.3, -1.2, 0.8]))

@@ -163,11 +163,18 @@ def last_write_mask(shape, idx):
 def take_transpose(dy, y, a, indices, *rest, **kwargs):
     """Cotangent of take(a, indices, axis): dy added at the taken positions."""
     axis = kwargs.get("axis", rest[0] if rest else None)
+    mode = kwargs.get("mode", rest[2] if len(rest) > 2 else "raise")
     a_ = as_array(a)
+    n = a_.size if axis is None else a_.shape[axis % a_.ndim]
+    indices = as_array(indices)
+    if mode == "clip":  # (the positions numpy read: indices clipped, or wrapped, into range)
+        indices = np.clip(indices, 0, n - 1)
+    elif mode == "wrap":
+        indices = indices % n
     if axis is None:
-        return getitem_cotangent(dy, (a_.size,), a_.dtype, as_array(indices)).reshape(a_.shape)
+        return getitem_cotangent(dy, (a_.size,), a_.dtype, indices).reshape(a_.shape)
     axis %= a_.ndim
-    index = (slice(None),) * axis + (as_array(indices),)
+    index = (slice(None),) * axis + (indices,)
     return getitem_cotangent(dy, a_.shape, a_.dtype, index)
 
 

@@ -29,9 +29,34 @@ def interp_adjoint(dy, y, x, xp, fp, *rest, **kw):
     return out + ({k: ends.get(k) for k in kw},) if kw else out
 
 
+def _periodic(x, xp, period):
+    """np.interp's own reduction of a periodic call to a plain one: (x mod period, the samples' positions
+    mod period, sorted and padded by one period at each end, the indices of xp and fp they are taken from).
+    A gather: cotangents are scattered back through the indices, tangents gathered by them."""
+    period = abs(float(period))
+    xa, xpa = as_array(x, dtype=float) % period, as_array(xp, dtype=float) % period
+    order = np.argsort(xpa, kind="stable")
+    idx = np.concatenate([order[-1:], order, order[:1]])
+    xp_ext = np.concatenate([xpa[order[-1:]] - period, xpa[order], xpa[order[:1]] + period])
+    return (xa if np.ndim(x) else float(xa)), xp_ext, idx
+
+
+def _scattered(g, idx, like):
+    """The cotangent of `like` gathered at idx, from g, that of the gathered values."""
+    if g is None:
+        return None
+    n = len(as_array(like, dtype=float))
+    out = zeros((n,), float, g)
+    np.add.at(out, idx, g)
+    return out if isinstance(like, np.ndarray) else list(out)
+
+
 def _interp_grads(dy, x, xp, fp, left, right, period):
-    if period is not None:
-        raise NotImplementedError("the reverse rule of np.interp does not cover period=")
+    if period is not None:  # (left and right are not used with a period, as in numpy)
+        xn, xp_ext, idx = _periodic(x, xp, period)
+        dx, dxp, dfp, _, _ = _interp_grads(dy, xn, xp_ext, as_array(fp)[idx], None, None, None)
+        dx = dx if isinstance(x, np.ndarray) else float(np.sum(dx))
+        return dx, _scattered(dxp, idx, xp), _scattered(dfp, idx, fp), None, None
     fp_arr = as_array(fp, dtype=float)
     if len(fp_arr) < 2:
         return None, None, np.sum(dy) if dy is not None else None, None, None
@@ -53,7 +78,7 @@ def _interp_grads(dy, x, xp, fp, left, right, period):
     dxp = zeros(xpa.shape, xpa.dtype, g)  # moving a sample moves the line through it
     np.add.at(dxp, i, np.where(inside, g * slope * (w - 1), 0.0))
     np.add.at(dxp, i + 1, np.where(inside, -g * slope * w, 0.0))
-    dx = dx if isinstance(x, np.ndarray) else float(dx)
+    dx = dx if isinstance(x, np.ndarray) or np.ndim(x) else float(dx)  # (a list x: an array, as numpy's y)
     dleft = None if left is None else np.sum(np.where(below, g, 0.0))
     dright = None if right is None else np.sum(np.where(above, g, 0.0))
     return (dx, (dxp if isinstance(xp, np.ndarray) else list(dxp)), (dfp if isinstance(fp, np.ndarray) else list(dfp)),
@@ -62,8 +87,18 @@ def _interp_grads(dy, x, xp, fp, left, right, period):
 
 @registry.frule(np.interp)
 def interp_frule(tangents, x, xp, fp, left=None, right=None, period=None):
-    y = np.interp(x, xp, fp, left=left, right=right, period=period)
     tx, txp, tfp, tleft, tright = (list(tangents) + [None] * 5)[:5]  # (left, right given by position)
+    if period is not None:  # (the periodic call's plain form: its samples gathered, their tangents too)
+        if len(tangents) > 5 and tangents[5] is not None:
+            from ..registry import NoRuleError
+            raise NoRuleError("np.interp differentiated in its period has no forward rule",
+                              fix="pass the period as a constant")
+        y = np.interp(x, xp, fp, period=period)
+        xn, xp_ext, idx = _periodic(x, xp, period)
+        gather = (lambda t: None if t is None else as_array(t, dtype=float)[idx])
+        _, dy = interp_frule((tx, gather(txp), gather(tfp)), xn, xp_ext, as_array(fp)[idx])
+        return y, dy
+    y = np.interp(x, xp, fp, left=left, right=right, period=period)
     i, w, width = _segments(x, xp)
     xa, xpa = as_array(x, dtype=float), as_array(xp, dtype=float)
     inside = (xa >= xpa[0]) & (xa <= xpa[-1])
