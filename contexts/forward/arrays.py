@@ -112,8 +112,10 @@ def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     for a in args:
         v, t = split(a, tag)
         if t is None and type(a) in (list, tuple) and any(type(x) is Dual and x.tag is tag for x in a):
-            if _takes_arrays(fn):  # (`np.interp([x0, 0.7], ...)`: numpy's array of it, zero tangents for the
-                # constants; a sequence's None tangents became NaN in the rule's float array)
+            if _takes_arrays(fn) and all(np.ndim(x) == 0 for x in a):
+                # (`np.interp([x0, 0.7], ...)`: numpy's array of numbers, zero tangents for the
+                # constants; a sequence's None tangents became NaN in the rule's float array. Not a list
+                # of arrays: np.block's pieces)
                 v, t = split(to_array(a), tag)
             else:
                 # a sequence of duals (`math.fsum([u, v])`): its values and a sequence of their tangents, as
