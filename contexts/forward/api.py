@@ -504,6 +504,9 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
         # (an xarray DataArray: its values seeded, for a scalar f J is a DataArray; a pint Quantity, with
         # no `values`, is seeded as an object: its magnitude's dual carries the units)
         return _jacfwd_of_container(f, x, container, chunk)
+    if isinstance(x, dict) or isinstance(x, (list, tuple)) and any(
+            isinstance(v, (dict, list, tuple)) or np.ndim(v) for v in x):
+        return _jacfwd_of_tree(f, x, chunk)  # (`{"a": 1.5, "b": array}`, `[1.5, array]`: as gradient takes them)
     if isinstance(x, (list, tuple)):
         if _of_own_kind(x):
             return _jacfwd_exact(f, x)
@@ -527,6 +530,48 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
         if by_columns is None:
             reraise_located(e, f)
         return by_columns
+
+
+def _leaves_of(x) -> list:
+    if isinstance(x, dict):
+        return [leaf for v in x.values() for leaf in _leaves_of(v)]
+    if isinstance(x, (list, tuple)):
+        return [leaf for v in x for leaf in _leaves_of(v)]
+    return [x]
+
+
+def _rebuilt_tree(x, leaves):
+    """x's structure (dicts, lists, tuples) with `leaves`, an iterator, in its leaves' places."""
+    if isinstance(x, dict):
+        return type(x)((k, _rebuilt_tree(v, leaves)) for k, v in x.items())
+    if isinstance(x, (list, tuple)):
+        return type(x)(_rebuilt_tree(v, leaves) for v in x)
+    return next(leaves)
+
+
+def _jacfwd_of_tree(f: Callable, x, chunk: int | None) -> tuple[Any, Any]:
+    """(f(x), J) for x a dict, list or tuple holding numbers and arrays: J of x's structure, each leaf's
+    block of shape shape(f(x)) + shape(leaf). One forward pass over all the leaves' values as one vector."""
+    leaves = _leaves_of(x)
+    for leaf in leaves:
+        if not (type(leaf) in (float, int) or isinstance(leaf, (np.floating, np.integer))
+                or type(leaf) is np.ndarray and leaf.dtype.kind in "fiu"):
+            raise OverdubError(f"jacfwd takes a dict, list or tuple of floats and float arrays; it holds a "
+                               f"{type(leaf).__name__}", fix="differentiate with respect to the numbers it holds")
+    shapes = [np.shape(leaf) for leaf in leaves]
+    sizes = [int(np.prod(sh)) for sh in shapes]
+    offsets = np.cumsum([0] + sizes)
+    flat = np.concatenate([np.ravel(np.asarray(leaf, dtype=float)) for leaf in leaves]) if leaves else np.zeros(0)
+
+    def of_flat(v):
+        pieces = (v[o:o + n].reshape(sh) if sh else v[o] for o, n, sh in zip(offsets, sizes, shapes))
+        return f(_rebuilt_tree(x, iter(pieces)))
+    of_flat.__wrapped__ = f
+    y, jac = _value_and_jacfwd(of_flat, flat, chunk)
+    yshape = np.shape(jac)[:-1]
+    blocks = (np.reshape(jac[..., o:o + n], yshape + sh) if (yshape or sh) else jac[o]
+              for o, n, sh in zip(offsets, sizes, shapes))
+    return y, _rebuilt_tree(x, blocks)
 
 
 def _jacfwd_of_container(f: Callable, x: Any, container, chunk: int | None) -> tuple[Any, Any]:

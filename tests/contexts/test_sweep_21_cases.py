@@ -73,3 +73,19 @@ def test_take_out_of_range_by_mode(mode):
     # (reverse mode scattered the cotangent at the indices as given: IndexError)
     f = lambda x: (np.take(x, [0, 5, -7, 2], mode=mode) ** 3).sum() + (x.take([4, 1], mode=mode) ** 2).sum()  # noqa: E731
     _every_mode(f, np.array([0.3, -1.2, 0.8]))
+
+
+def test_jacfwd_of_a_dict_or_a_list_of_arrays():
+    # (a dict crashed with KeyError, a list mixing a number and an array with ValueError)
+    from contexts import jacfwd
+    f = lambda d: d["a"] ** 2 * np.sum(np.sin(d["b"]))  # noqa: E731
+    p = {"a": 1.5, "b": np.array([1.0, 2.0])}
+    j = jacfwd(f, p)
+    g = gradient(f, p)[0]
+    assert set(j) == {"a", "b"} and j["a"] == pytest.approx(2 * 1.5 * np.sum(np.sin([1.0, 2.0])))
+    np.testing.assert_allclose(j["b"], g["b"], rtol=1e-12)
+    np.testing.assert_allclose(j["b"], fd.gradient(lambda b: f({"a": 1.5, "b": b}), p["b"])[0], rtol=1e-6)
+    jl = jacfwd(lambda t: np.array([t[0] * t[1][0], t[1][1] ** 2]), [1.5, np.array([1.0, 2.0])])
+    assert jl[0].shape == (2,) and jl[1].shape == (2, 2)
+    np.testing.assert_allclose(jl[0], [1.0, 0.0])
+    np.testing.assert_allclose(jl[1], [[1.5, 0.0], [0.0, 4.0]])
