@@ -19,7 +19,7 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from .ad import gradient, pullback
-from .forward.api import float_input, jacfwd, jvp, reraise_located
+from .forward.api import float_input, jacfwd, jvp, rebuilt_tree, reraise_located, tree_leaves
 from .forward.dual import Dual
 from .lowered.runtime import SpecialPoint, special_case
 from .rules.leaves import container_of
@@ -36,8 +36,9 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
     if any(isinstance(a, Dual) for a in args):
         return
     rng = np.random.default_rng(20261129)
+    leaves = [leaf for a in args for leaf in tree_leaves(a)]  # (a list, tuple or dict argument: its items)
     directions = []
-    for a in args:
+    for a in leaves:
         if isinstance(a, (float, np.floating)):
             directions.append(float(rng.normal()))
         elif isinstance(a, np.ndarray) and a.dtype.kind == "f":
@@ -47,8 +48,12 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
             directions.append(None)
         else:
             raise _unchecked(hits, f"an argument of type {type(a).__name__}")
+
+    def of_leaves(*xs):
+        given = iter(xs)
+        return f(*(rebuilt_tree(a, given) for a in args), **kwargs)
     try:
-        jvp((lambda *xs: f(*xs, **kwargs)) if kwargs else f, tuple(args), tuple(directions))
+        jvp(of_leaves, tuple(leaves), tuple(directions))
     except SpecialPoint:
         raise
     except Exception as e:

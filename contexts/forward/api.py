@@ -532,27 +532,27 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
         return by_columns
 
 
-def _leaves_of(x) -> list:
+def tree_leaves(x) -> list:
     if isinstance(x, dict):
-        return [leaf for v in x.values() for leaf in _leaves_of(v)]
+        return [leaf for v in x.values() for leaf in tree_leaves(v)]
     if isinstance(x, (list, tuple)):
-        return [leaf for v in x for leaf in _leaves_of(v)]
+        return [leaf for v in x for leaf in tree_leaves(v)]
     return [x]
 
 
-def _rebuilt_tree(x, leaves):
+def rebuilt_tree(x, leaves):
     """x's structure (dicts, lists, tuples) with `leaves`, an iterator, in its leaves' places."""
     if isinstance(x, dict):
-        return type(x)((k, _rebuilt_tree(v, leaves)) for k, v in x.items())
+        return type(x)((k, rebuilt_tree(v, leaves)) for k, v in x.items())
     if isinstance(x, (list, tuple)):
-        return type(x)(_rebuilt_tree(v, leaves) for v in x)
+        return type(x)(rebuilt_tree(v, leaves) for v in x)
     return next(leaves)
 
 
 def _jacfwd_of_tree(f: Callable, x, chunk: int | None) -> tuple[Any, Any]:
     """(f(x), J) for x a dict, list or tuple holding numbers and arrays: J of x's structure, each leaf's
     block of shape shape(f(x)) + shape(leaf). One forward pass over all the leaves' values as one vector."""
-    leaves = _leaves_of(x)
+    leaves = tree_leaves(x)
     for leaf in leaves:
         if not (type(leaf) in (float, int) or isinstance(leaf, (np.floating, np.integer))
                 or type(leaf) is np.ndarray and leaf.dtype.kind in "fiu"):
@@ -565,13 +565,13 @@ def _jacfwd_of_tree(f: Callable, x, chunk: int | None) -> tuple[Any, Any]:
 
     def of_flat(v):
         pieces = (v[o:o + n].reshape(sh) if sh else v[o] for o, n, sh in zip(offsets, sizes, shapes))
-        return f(_rebuilt_tree(x, iter(pieces)))
+        return f(rebuilt_tree(x, iter(pieces)))
     of_flat.__wrapped__ = f
     y, jac = _value_and_jacfwd(of_flat, flat, chunk)
     yshape = np.shape(jac)[:-1]
     blocks = (np.reshape(jac[..., o:o + n], yshape + sh) if (yshape or sh) else jac[o]
               for o, n, sh in zip(offsets, sizes, shapes))
-    return y, _rebuilt_tree(x, blocks)
+    return y, rebuilt_tree(x, blocks)
 
 
 def _jacfwd_of_container(f: Callable, x: Any, container, chunk: int | None) -> tuple[Any, Any]:

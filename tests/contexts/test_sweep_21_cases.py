@@ -89,3 +89,24 @@ def test_jacfwd_of_a_dict_or_a_list_of_arrays():
     assert jl[0].shape == (2,) and jl[1].shape == (2, 2)
     np.testing.assert_allclose(jl[0], [1.0, 0.0])
     np.testing.assert_allclose(jl[1], [[1.5, 0.0], [0.0, 4.0]])
+
+
+def test_a_special_point_check_perturbs_the_items_of_a_list_argument():
+    # (sklearn's Matern compares its constant nu == 2.5: with x passed as [X, length_scale] the check could
+    # not perturb a list and refused (SpecialPoint); its items are perturbed now, and nu does not move)
+    class Kernel:
+        def __init__(self, scale, nu):
+            self.scale, self.nu = scale, nu
+
+        def __call__(self, x):
+            if self.nu == 2.5:
+                return np.exp(-np.sum(x * x) / self.scale)
+            return np.sum(x)
+
+    f = lambda d: Kernel(d[1], nu=2.5)(d[0]) + Kernel(d[1], 2.5).scale  # noqa: E731
+    x, s = np.array([0.3, -0.2]), 0.9
+    g = gradient(f, [x, s])[0]
+    np.testing.assert_allclose(g[0], fd.gradient(lambda v: f([v, s]), x)[0], rtol=1e-6)
+    assert g[1] == pytest.approx(fd.derivative(lambda t: f([x, t]), s), rel=1e-6)
+    with pytest.raises(Exception, match="compared equal"):  # (where the compared value is the list's item)
+        gradient(lambda d: np.sum(d[0]) if d[1] == 2.5 else 0.0, [x, 2.5])
