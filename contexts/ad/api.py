@@ -200,6 +200,9 @@ def _reverse(pb, dy, args, y=None, f=None, kwargs=None):
             dy = container.seed(y, dy)
         dfn, dargs = _reverse(pb, _handed(dy), args, None, f, kwargs)
         return dfn, _of_output(container, dargs, y)
+    if type(y) in (list, tuple) and type(dy) is np.ndarray and dy.ndim and len(dy) == len(y) and any(
+            _output_container(v) is not None for v in y if type(v) is not float):
+        dy = list(dy)  # (an array of cotangents for a list of Quantities: one each, as a list would give)
     if isinstance(dy, (dict, list, tuple)):
         dy, inside = _seeded_inside(y, dy)
         if inside:  # (a list of Quantities: each one's cotangent of its magnitude, the units of them all)
@@ -606,7 +609,13 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
     for i in range(yarr.size):
         seed = (np.zeros(yarr.shape) if lazy else  # (of exact 0 and 1 where y holds objects: Fractions)
                 np.zeros_like(yarr, dtype=yarr.dtype if yarr.dtype.kind in "cOf" else float))
-        seed.reshape(-1)[i] = 1
+        if seed.dtype == object:  # (each entry's own 0 and 1: a Decimal's, as `gradient` seeds it; an
+            # int 1 made a float of np.mean's 1 / n, which a Decimal cannot multiply)
+            one = _seed(yarr.flat[i]) if isinstance(yarr.flat[i], (Fraction, Scalar)) else 1
+            seed[...] = 0 * one
+            seed.reshape(-1)[i] = one
+        else:
+            seed.reshape(-1)[i] = 1
         dy = (seed if isinstance(values, (np.ndarray, ArrayLeaf)) else
               seed.item() if yarr.ndim == 0 else list(seed))
         rows.append(back(dy)[1])
@@ -617,7 +626,7 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
             blocks.append(rows[0][j])  # (a scalar output's gradient, as `gradient` gives it: units, labels)
             continue
         held = _held(a)
-        arr = as_array(held) if np.iscomplexobj(held) or _of_objects(held) else as_array(held, dtype=float)
+        arr = as_array(held) if _keeps_kind(held) else as_array(held, dtype=float)
         entries = [r[j] for r in rows]
         if any(e is not None and _held(e) is not e for e in entries):  # (Quantities: pint's stack keeps units)
             kept = next(e for e in entries if e is not None)
@@ -626,6 +635,15 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
             block = np.stack([as_array(e if e is not None else np.zeros_like(arr)).reshape(-1) for e in entries])
         blocks.append(block.reshape(yarr.shape + arr.shape) if yarr.ndim else block.reshape(arr.shape))
     return blocks[0] if len(args) == 1 else tuple(blocks)
+
+
+def _keeps_kind(v) -> bool:
+    """v's derivatives are not float64: complex, objects (Fractions), or numbers numpy cannot make floats
+    of (mpmath's mpc, a sympy expression, a ufloat)."""
+    try:
+        return bool(np.iscomplexobj(v)) or _of_objects(v) or np.asarray(v).dtype == object
+    except TypeError:  # (numpy's iscomplexobj of a ufloat)
+        return True
 
 
 def _held(a):

@@ -92,3 +92,19 @@ def test_a_constant_derivative_of_a_fraction_is_a_fraction():
                 gradient(lambda v: v, x)[0], derivative(lambda v: 3 * v, x)):
         assert type(got) is Fraction
     assert hessian(lambda v: v * v, x) == 2 and derivative(lambda v: 3 * v, x) == 3
+
+
+def test_reverse_jacobian_keeps_the_kind():
+    # (a Decimal output seeded with the int 1: np.mean's 1 / n made a float a Decimal cannot multiply; an
+    # mpc or a sympy expression was made a float: crashed)
+    d = np.array([Decimal("1.37"), Decimal("0.6"), Decimal("2.1")], dtype=object)
+    j = jacobian(lambda v: np.mean(v * v), d)
+    assert all(type(e) is Decimal for e in j)
+    assert all(abs(a - 2 * e / 3) < Decimal("1e-25") for a, e in zip(j, d))
+    mpmath = pytest.importorskip("mpmath")
+    z = mpmath.mpc(1.3, 0.7)
+    assert jacobian(lambda w: w * w, z) == 2 * z
+    sp = pytest.importorskip("sympy")
+    s = sp.Symbol("s")
+    js = jacobian(lambda w: [w * w, w ** 3], s)
+    assert [sp.simplify(a - b) for a, b in zip(js, [2 * s, 3 * s ** 2])] == [0, 0]

@@ -200,3 +200,10 @@ def test_forward_modes_with_constants_in_units():
     j = jacfwd(lambda x: 2.0 * x * x, qa)
     assert j.units == ureg.m
     np.testing.assert_allclose(j.magnitude, fd.jacobian(lambda m: 2.0 * m * m, np.array([1.0, 2.0])), rtol=1e-6)
+
+
+def test_vjp_of_a_list_of_quantities_with_an_array_of_cotangents():
+    # (an ndarray cotangent for a list output was not taken apart per Quantity: 0 / metre, silently)
+    q = ureg.Quantity(1.37, "m")
+    (g,) = vjp(lambda x: [x * x, 3.0 * x * x], (q,), np.array([1.0, -3.0]))[1]
+    assert g.units == ureg.m and g.magnitude == pytest.approx(2 * 1.37 - 3 * 6 * 1.37, rel=1e-12)
