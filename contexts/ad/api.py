@@ -611,7 +611,8 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
                 np.zeros_like(yarr, dtype=yarr.dtype if yarr.dtype.kind in "cOf" else float))
         if seed.dtype == object:  # (each entry's own 0 and 1: a Decimal's, as `gradient` seeds it; an
             # int 1 made a float of np.mean's 1 / n, which a Decimal cannot multiply)
-            one = _seed(yarr.flat[i]) if isinstance(yarr.flat[i], (Fraction, Scalar)) else 1
+            e = yarr.flat[i]
+            one = Fraction(1) if isinstance(e, Fraction) else kind_of(e).one(e) if isinstance(e, Scalar) else 1
             seed[...] = 0 * one
             seed.reshape(-1)[i] = one
         else:
