@@ -413,6 +413,19 @@ def ad_repeat(obj, times=None):
     return iter(out)
 
 
+def ad_fromiter(iterable, dtype, count=-1, *, like=None):
+    """np.fromiter: the items drawn in Python (each draw differentiated), then numpy's array of them."""
+    items = []
+    if count != 0:
+        for v in iterable:
+            items.append(v)
+            if len(items) == count:
+                break
+    if count > 0 and len(items) < count:
+        raise ValueError(f"iterator too short: Expected {count} but iterator had only {len(items)} items.")
+    return _np.array(items, dtype=dtype)
+
+
 # -- attribute stores by name -----------------------------------------------------------------------------
 
 def plain_attribute(obj, name) -> bool:
@@ -474,4 +487,5 @@ REPLACEMENTS = {next: ad_next, map: ad_map, filter: ad_filter, zip: ad_zip, enum
 if hasattr(itertools, "pairwise"):
     REPLACEMENTS[itertools.pairwise] = ad_pairwise
 REPLACEMENTS[itertools.repeat] = ad_repeat
+REPLACEMENTS[_np.fromiter] = ad_fromiter
 REPLACEMENTS[setattr] = ad_setattr

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import itertools
 import operator
 import os
 import struct
@@ -202,6 +203,8 @@ class ForwardContext(overdub.Context):
             if tag is None:
                 if id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
                     return build_array(args, kwargs, fn)
+                if fn is np.fromiter and args:  # (the items drawn here: numpy's C loop cannot store duals)
+                    return _fromiter(*args, **kwargs)
                 if id(fn) in _ATLEAST_IDS and has_dual(args):  # `np.atleast_2d([h(s) for s in sigmas])`
                     args = tuple(to_array(a) if type(a) in (list, tuple) and has_dual(a) else a for a in args)
                 if type(fn) is _DISPATCHER and kwargs and fn in OWN_FUNCTIONS and has_dual(list(kwargs.values())):
@@ -715,6 +718,15 @@ def _iterates_in_python(x) -> bool:
 
 
 _PLAIN_ITERABLES = frozenset({list, tuple, dict, set, frozenset, str, bytes, range, np.ndarray, Dual})
+
+
+def _fromiter(iterable, dtype=float, count=-1, *, like=None):
+    """np.fromiter where the items may be duals: drawn in Python, then numpy's array of them (as
+    `np.array(items, dtype)`, a dual array where some are duals)."""
+    items = list(itertools.islice(iterable, count)) if count >= 0 else list(iterable)
+    if count > 0 and len(items) < count:
+        raise ValueError(f"iterator too short: Expected {count} but iterator had only {len(items)} items.")
+    return build_array((items,), {"dtype": dtype}, np.array) if has_dual(items) else np.array(items, dtype=dtype)
 
 
 def _array_protocol(fn, x) -> bool:

@@ -110,3 +110,13 @@ def test_a_special_point_check_perturbs_the_items_of_a_list_argument():
     assert g[1] == pytest.approx(fd.derivative(lambda t: f([x, t]), s), rel=1e-6)
     with pytest.raises(Exception, match="compared equal"):  # (where the compared value is the list's item)
         gradient(lambda d: np.sum(d[0]) if d[1] == 2.5 else 0.0, [x, 2.5])
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: np.fromiter((np.sin(v) * v for v in x), float).sum(),
+    lambda x: (np.fromiter(iter(x ** 2), dtype=np.float64, count=2) ** 2).sum(),
+    lambda x: np.fromiter(map(np.exp, x), float) @ x,
+], ids=["generator", "count", "map"])
+def test_fromiter(f):
+    # (reverse mode had no rule for np.fromiter; forward mode's duals could not enter numpy's C loop)
+    _every_mode(f, np.array([0.3, -1.2, 0.8]))
