@@ -641,6 +641,8 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
 def _keeps_kind(v) -> bool:
     """v's derivatives are not float64: complex, objects (Fractions), or numbers numpy cannot make floats
     of (mpmath's mpc, a sympy expression, a ufloat)."""
+    if isinstance(v, (np.ndarray, ArrayLeaf)):  # (a dask array: by its dtype, never computed)
+        return v.dtype.kind in "cO"
     try:
         return bool(np.iscomplexobj(v)) or _of_objects(v) or np.asarray(v).dtype == object
     except TypeError:  # (numpy's iscomplexobj of a ufloat)
