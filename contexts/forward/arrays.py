@@ -488,20 +488,10 @@ def _chunk_view(g, t):
     r0 = g(t[0])
     if type(r0) is not np.ndarray or not np.shares_memory(r0, t):
         return None
-    root = t
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    if not root.flags.c_contiguous:
-        return None
-    start = root.__array_interface__["data"][0]
-    offset = r0.__array_interface__["data"][0] - start
-    try:
-        # (r0's dtype: np.real / np.imag of a complex t are float views of it)
-        view = np.ndarray((t.shape[0],) + r0.shape, r0.dtype, buffer=root, offset=offset,
-                          strides=(t.strides[0],) + r0.strides)
-    except (ValueError, TypeError):
-        return None
-    if not view.flags.writeable or t.shape[0] > 1 and not np.array_equal(view[1], g(t[1])):
+    # the directions' views, one stride of t's leading axis apart, from r0's first element (r0's dtype:
+    # np.real / np.imag of a complex t are float views of it); t's own memory order does not matter
+    view = np.lib.stride_tricks.as_strided(r0, (t.shape[0],) + r0.shape, (t.strides[0],) + r0.strides)
+    if t.shape[0] > 1 and not (np.shares_memory(view[-1], t[-1]) and np.array_equal(view[-1], g(t[-1]))):
         return None
     return view
 
@@ -545,13 +535,18 @@ def _reshape(x, newshape=None, order="C", **kwargs):
     tag = x.tag
     o = {} if order == "C" else {"order": order}  # (C order unnamed: dask's reshape takes no `order`)
     y = np.reshape(x.primal, newshape, **o)
+    viewing = type(y) is np.ndarray and np.shares_memory(y, x.primal)
     if tag.chunk is None:
-        return Dual(y, np.reshape(x.tangent, newshape, **o), tag)
-    if order != "C":
+        t = np.reshape(x.tangent, newshape, **o)
+    elif order != "C":
         g = lambda t: np.reshape(t, newshape, order=order)  # noqa: E731
-        view = _chunk_view(g, x.tangent) if np.shares_memory(y, x.primal) else None  # (a view in F order too)
-        return Dual(y, view, tag) if view is not None else make(y, per_direction(g, x.tangent, tag), tag)
-    return Dual(y, np.reshape(x.tangent, (tag.chunk,) + y.shape), tag)
+        view = _chunk_view(g, x.tangent) if viewing else None  # (a view in F order too)
+        t = view if view is not None else per_direction(g, x.tangent, tag)
+    else:
+        t = np.reshape(x.tangent, (tag.chunk,) + y.shape)
+    if not viewing and type(t) is np.ndarray and type(x.tangent) is np.ndarray and np.shares_memory(t, x.tangent):
+        t = t.copy()  # (numpy copied the value, an F-ordered one's reshape: the tangent must not be a view)
+    return Dual(y, t, tag) if type(t) is np.ndarray else make(y, t, tag)
 
 
 def _ravel(x, order="C"):
@@ -665,6 +660,19 @@ def build_array(args: tuple, kwargs: dict, fn=None):
     if dtype is not None and np.dtype(dtype).names is not None:
         raise OverdubError("forward mode does not differentiate a structured array (a dtype with fields, records) "
                            "built from perturbed values", fix="keep the fields as separate arrays (or a dict of arrays)")
+    src = args[0]
+    if (type(src) is Dual and type(src.primal) is np.ndarray and fn is not None and "ndmin" not in kwargs
+            and not has_dual(args[1:]) and not has_dual(list(kwargs.values()))):
+        # numpy's own result on the value (its copy or view, its memory order), the tangent following it
+        value = fn(src.primal, *args[1:], **kwargs)
+        if type(value) is np.ndarray:
+            if value.dtype.kind not in "fc":
+                return value  # (cast to integers: piecewise constant)
+            if np.shares_memory(value, src.primal):
+                if value.shape == src.primal.shape and value.strides == src.primal.strides:
+                    return Dual(value, src.tangent, src.tag)
+            else:
+                return Dual(value, _layout_copy(src.tangent, value, src.tag), src.tag)
     out = to_array(args[0], dtype)
     copy = kwargs.get("copy", True if fn is np.array else None)
     if copy is True and out is not args[0]:
@@ -675,6 +683,24 @@ def build_array(args: tuple, kwargs: dict, fn=None):
         out = _own_copy(out if out is not args[0] else Dual(out.primal, out.tangent, out.tag), args[0])
     missing = kwargs.get("ndmin", 0) - np.ndim(out)
     return out.reshape((1,) * missing + np.shape(out)) if missing > 0 else out
+
+
+def _layout_copy(t, like: np.ndarray, tag: Tag):
+    """A copy of tangent t in `like`'s dtype and memory order (each direction's, for a chunk): so that a
+    reshape or ravel of the tangent is a view exactly where numpy makes one of the value (an F-ordered
+    value's `ravel(order="F")` a view, its `reshape(-1)` a copy)."""
+    if type(t) is not np.ndarray:
+        return t.copy() if type(t) is Dual else t
+    dtype = like.dtype if like.dtype.kind in "fc" else t.dtype
+    fortran = like.ndim >= 2 and like.flags.f_contiguous and not like.flags.c_contiguous
+    if tag.chunk is None:
+        return np.array(t, dtype=dtype, order="F" if fortran else "C")
+    if not fortran:
+        return np.array(t, dtype=dtype, order="C")
+    base = np.empty((t.shape[0],) + like.shape[::-1], dtype=dtype)
+    out = base.transpose((0,) + tuple(range(like.ndim, 0, -1)))  # (each direction F-contiguous)
+    out[...] = t
+    return out
 
 
 def _copies(fn, args: tuple, kwargs: dict) -> bool:

@@ -100,3 +100,40 @@ def test_hessians_through_broadcast_arrays_and_einsums_diagonal(g):
     from contexts import hvp
     v = np.array([1.0, -2.0, 0.5])
     np.testing.assert_allclose(hvp(g, x, v), h @ v, rtol=1e-8, atol=1e-10)
+
+
+W = np.array([[0.3, -0.4, 0.5], [0.9, -0.7, 0.2], [-0.5, -0.8, 0.9]])
+
+
+def _fortran_then(make_b, take_v, scale=2.0):
+    def f(x):
+        a = (x.reshape(3, 3) @ W).T  # (an F-ordered value)
+        b = make_b(a)
+        v = take_v(b)  # numpy decides view or copy by b's memory order
+        b *= scale
+        return np.sum(a * a) + np.sum(v * v) + v[0]
+    return f
+
+
+FORTRAN = {
+    "array of a transpose, reshape(-1) (a copy)": (np.array, lambda b: b.reshape(-1)),
+    "asfortranarray, reshape(-1) (a copy)": (np.asfortranarray, lambda b: b.reshape(-1)),
+    "asfortranarray, ravel F (a view)": (np.asfortranarray, lambda b: b.ravel(order="F")),
+    "astype, einsum diagonal (a view)": (lambda a: a.astype(float), lambda b: np.einsum("ii->i", b)),
+    "np.copy, ravel (a copy)": (np.copy, np.ravel),
+    "array of a transpose, reshape F (a view)": (np.array, lambda b: b.reshape(9, order="F")),
+}
+
+
+@pytest.mark.parametrize("name", FORTRAN)
+def test_fortran_ordered_values_view_or_copy_as_numpy_does(name):
+    # (the tangent kept C order where the value was F-ordered: a reshape copied one and viewed the other,
+    # and a write through b reached v's tangent but not its value, or the reverse: jacfwd wrong by 100%)
+    f = _fortran_then(*FORTRAN[name])
+    x = np.array([0.57, -0.51, 1.18, -1.57, -0.97, 0.95, 1.29, -0.55, 1.41])
+    expected = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(jacfwd(f, x), expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, x, chunk=1), expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gradient(f, x)[0], expected, rtol=1e-6, atol=1e-8)
+    t = np.linspace(-1.0, 1.0, 9)
+    assert jvp(f, (x,), (t,))[1] == pytest.approx(expected @ t, rel=1e-6)
