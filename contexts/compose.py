@@ -19,7 +19,7 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from .ad import gradient, pullback
-from .forward.api import float_input, jacfwd, jvp, rebuilt_tree, reraise_located, tree_leaves
+from .forward.api import float_input, jacfwd, jvp, rebuilt_tree, reraise_located, restorer, tree_leaves
 from .forward.dual import Dual
 from .lowered.runtime import SpecialPoint, special_case
 from .rules.leaves import container_of
@@ -167,7 +167,7 @@ def hessian(f: Callable, x: Any, inner: str = "auto", chunk: int | None = None) 
     """
     f, x = _of_labelled_values(f, x)
     x = float_input(x)
-    return _either(lambda g: jacfwd(g, x, chunk), f, inner)
+    return _either(lambda g: jacfwd(g, x, chunk), f, inner, x)
 
 
 def _of_labelled_values(f: Callable, x: Any) -> tuple[Callable, Any]:
@@ -196,17 +196,19 @@ def hvp(f: Callable, x: Any, v: Any, inner: str = "auto") -> Any:
     x = float_input(x)
     kind = container_of(v) if type(v) is not np.ndarray else None
     v = kind.values(v) if kind is not None and kind.values is not None else v  # (a DataArray direction)
-    return _either(lambda g: jvp(g, (x,), (v,))[1], f, inner)
+    return _either(lambda g: jvp(g, (x,), (v,))[1], f, inner, x)
 
 
-def _either(outer: Callable, f: Callable, inner: str) -> Any:
+def _either(outer: Callable, f: Callable, inner: str, x: Any = None) -> Any:
     """outer(the gradient of f by `inner`); with "auto", by reverse mode and, where that is refused (an
     OverdubError), by forward mode. The refusal's error is raised where both are refused."""
     if inner != "auto":
         return outer(_inner_gradient(f, inner))
+    reset = restorer(x) if x is not None else (lambda: None)
     try:
         return outer(_inner_gradient(f, "reverse"))
     except OverdubError as e:
+        reset()  # (the refused pass may have changed x in place: the second runs from the caller's values)
         try:
             return outer(_inner_gradient(f, "forward"))
         except OverdubError as e2:

@@ -224,9 +224,11 @@ def _value_and_derivative(f: Callable, x: Any) -> tuple[Any, Any]:
     if container is not None:  # (a Quantity of a dual magnitude: its units kept through pint's code)
         y, dy = _value_and_derivative(_inside(f, x, container), container.held(x))
         return y, container.per_input(dy, x)
+    reset = restorer(x)
     fast = _by_tangent_twin(f, (x,), (_unit(x),))
     if fast is not None:
         return fast
+    reset()  # (the twin may have changed x in place before it gave up)
     tag = Tag()
     y = _run(f, Dual(x, _unit(x), tag))
     return _primal_out(y, tag), _tangent_out(y, tag)
@@ -424,8 +426,9 @@ def _seed(x: Any, t: Any) -> Any:
         return x
     if isinstance(x, np.ndarray) or (type(x) is Dual and x.shape):
         own = getattr(primal(x), "dtype", None)  # (a float32 x and tangent: a float32 tangent out)
-        return np.asarray(t, dtype=np.result_type(own if own is not None and own.kind in "fc" else float,
-                                                  np.asarray(t).dtype))
+        # (a copy: f changing x in place changes its tangent, which was the caller's direction array)
+        return np.array(t, dtype=np.result_type(own if own is not None and own.kind in "fc" else float,
+                                                np.asarray(t).dtype))
     return t
 
 
@@ -446,10 +449,13 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     primals = tuple(x if t is None else float_input(x) for x, t in zip(primals, tangents))
     if any(t is not None and _by_values(x) is not None for x, t in zip(primals, tangents)):
         return _jvp_of_values(f, primals, tangents)
+    resets = [restorer(x) for x in primals]
     fast = _by_tangent_twin(f, tuple(primals), tuple(None if t is None else _seed(x, t)
                                                    for x, t in zip(primals, tangents)))
     if fast is not None:
         return fast
+    for reset in resets:  # (the twin may have changed them in place before it gave up)
+        reset()
     tag = Tag()
     args = [x if t is None else Dual(x, _seed(x, t), tag) for x, t in zip(primals, tangents)]
     y = _run(f, *args)
@@ -518,11 +524,13 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
         return _value_and_derivative(f, x)
     xshape = tuple(getattr(x, "shape", ()))
     n = int(np.prod(xshape))
+    reset = restorer(x)
     try:
         return _jacfwd_by_duals(f, x, xshape, n, chunk)
     except (OverdubError, ValueError) as e:
         # duals cannot enter a plain array the function made (`y = np.zeros(n); y[i] = ...`, `v += ...`):
         # one tangent-twin pass per column, where the twin can take the function
+        reset()
         try:
             by_columns = _jacfwd_by_tangent_twin(f, x, xshape, n)
         except Exception:  # the twin met what duals met: the duals' error says it better
@@ -621,7 +629,10 @@ def _floats(v) -> bool:
 def _jacfwd_by_tangent_twin(f: Callable, x: Any, xshape: tuple, n: int):
     """(f(x), J) by n tangent-twin passes, or None when the twin cannot take f."""
     columns, y0 = [], None
+    reset = restorer(x)
     for j in range(n):
+        if j:
+            reset()
         e = _seeds(x, 1, n)[0]  # (exact zeros and ones for Fractions)
         e[j] += 1
         out = _by_tangent_twin(f, (x,), (e.reshape(xshape) if xshape else e[0],))
@@ -635,6 +646,24 @@ def _jacfwd_by_tangent_twin(f: Callable, x: Any, xshape: tuple, n: int):
 
 
 _SEED_DTYPES = (np.float32, np.float16, np.longdouble)  # seeds in the input's precision (float32 stays so)
+
+
+def restorer(x: Any) -> Callable[[], None]:
+    """A function putting x's values back as they are now (x an array, or a dual of one): a derivative
+    running f more than once (a chunk of directions per pass, a second method after a refusal) runs each
+    pass on the caller's values, though f changes its argument in place (`x *= x`: the second pass saw
+    x squared, silently wrong)."""
+    inside = x
+    while type(inside) is Dual:
+        inside = inside.primal
+    if type(inside) is not np.ndarray:
+        return lambda: None
+    kept = inside.copy()
+
+    def reset():
+        if not np.array_equal(inside, kept, equal_nan=inside.dtype.kind in "fc"):
+            inside[...] = kept
+    return reset
 
 
 def _seeds(x: Any, k: int, n: int) -> np.ndarray:
@@ -654,7 +683,10 @@ def _seeds(x: Any, k: int, n: int) -> np.ndarray:
 def _jacfwd_by_duals(f: Callable, x: Any, xshape: tuple, n: int, chunk: int | None):
     k = max(1, min(n, chunk or DEFAULT_CHUNK))
     columns, y0 = [], None
+    reset = restorer(x)
     for j0 in range(0, n, k):
+        if j0:
+            reset()  # (each pass from the caller's values: f may change its argument in place)
         kk = min(k, n - j0)
         tag = Tag(chunk=kk)
         seed = _seeds(x, kk, n)

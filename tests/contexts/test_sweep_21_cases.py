@@ -120,3 +120,39 @@ def test_a_special_point_check_perturbs_the_items_of_a_list_argument():
 def test_fromiter(f):
     # (reverse mode had no rule for np.fromiter; forward mode's duals could not enter numpy's C loop)
     _every_mode(f, np.array([0.3, -1.2, 0.8]))
+
+
+def _squares_in_place(x):
+    x *= x  # (changes the caller's array, as a plain call does)
+    return x.sum() + x[0] * x[1]
+
+
+def _squares_through_star(x):
+    def core(v):
+        v *= v
+        return v.sum() + v[0] * v[1]
+    return core(*[x])
+
+
+@pytest.mark.parametrize("f", [_squares_in_place, _squares_through_star], ids=["in place", "through *args"])
+def test_a_function_changing_its_argument_in_place(f):
+    # (a second pass — the next chunk of jacfwd's directions, hessian's forward-over-forward after a
+    # refused forward-over-reverse — ran on the values the first had squared: silently wrong; jvp and hvp
+    # changed the caller's direction array)
+    from contexts import hvp, jvp
+    x0 = np.array([0.5, -1.2, 0.8])
+    expected = 2 * x0 + np.array([2 * x0[0] * x0[1] ** 2, 2 * x0[1] * x0[0] ** 2, 0.0])
+    hess = np.diag([2.0, 2.0, 2.0]) + np.array([[2 * x0[1] ** 2, 4 * x0[0] * x0[1], 0],
+                                                [4 * x0[0] * x0[1], 2 * x0[0] ** 2, 0], [0, 0, 0]])
+    for chunk in (None, 1, 2):
+        np.testing.assert_allclose(jacfwd(f, x0.copy(), chunk=chunk), expected, rtol=1e-12)
+    from overdub.errors import OverdubError
+    d = np.array([1.0, 0.5, -1.0])
+    keep = d.copy()
+    assert jvp(f, (x0.copy(),), (d,))[1] == pytest.approx(expected @ d, rel=1e-12)
+    try:
+        np.testing.assert_allclose(hessian(f, x0.copy()), hess, rtol=1e-12)
+        np.testing.assert_allclose(hvp(f, x0.copy(), d), hess @ d, rtol=1e-12)
+    except OverdubError:  # (through *args, a change in place of a nested dual is refused in both ways)
+        assert f is _squares_through_star
+    np.testing.assert_array_equal(d, keep)
