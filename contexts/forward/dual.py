@@ -132,6 +132,17 @@ def split(x, tag: Tag):
     return x, None
 
 
+def split_operand(x, tag: Tag):
+    """`split` of an arithmetic operand: a list or tuple holding duals as numpy's array of it (`s += [a[0]]`,
+    `a[:1] + [x]`: taken as a constant, its tangent was lost)."""
+    if (type(x) is list or type(x) is tuple) and any(type(e) is Dual and e.tag is tag for e in x):
+        from .arrays import to_array
+        lifted = to_array(x)
+        if type(lifted) is Dual and lifted.tag is tag:
+            return lifted.primal, lifted.tangent
+    return split(x, tag)
+
+
 def lift(x: np.ndarray, tag: Tag):
     """An object array holding duals of tag as elements (`g = np.zeros_like(v); g[0] = d` where v holds
     Fractions: numpy stores any object) as one dual array, of their primals and tangents (a zero where an
@@ -274,13 +285,17 @@ def _sign(v):
 def _own(t):
     """A tangent passed on unchanged to a new value: copied when it is an array, so that tangents share
     memory exactly where values do (an in-place change of one value must not reach another's tangent)."""
-    return t.copy() if type(t) is np.ndarray else t
+    if type(t) is np.ndarray:
+        return t.copy()
+    if type(t) is Dual and type(primal(t)) is np.ndarray:  # (a dual array tangent: forward over forward)
+        return t.copy()
+    return t
 
 
 def d_add(a, b):
     tag = top_tag((a, b))
-    av, at = split(a, tag)
-    bv, bt = split(b, tag)
+    av, at = split_operand(a, tag)
+    bv, bt = split_operand(b, tag)
     y = av + bv
     if tag.chunk:
         d = ndim(y)
@@ -290,8 +305,8 @@ def d_add(a, b):
 
 def d_sub(a, b):
     tag = top_tag((a, b))
-    av, at = split(a, tag)
-    bv, bt = split(b, tag)
+    av, at = split_operand(a, tag)
+    bv, bt = split_operand(b, tag)
     y = av - bv
     if tag.chunk:
         d = ndim(y)
@@ -301,8 +316,8 @@ def d_sub(a, b):
 
 def d_mul(a, b):
     tag = top_tag((a, b))
-    av, at = split(a, tag)
-    bv, bt = split(b, tag)
+    av, at = split_operand(a, tag)
+    bv, bt = split_operand(b, tag)
     y = av * bv
     if tag.chunk:
         d = ndim(y)
@@ -313,8 +328,8 @@ def d_mul(a, b):
 
 def d_div(a, b):
     tag = top_tag((a, b))
-    av, at = split(a, tag)
-    bv, bt = split(b, tag)
+    av, at = split_operand(a, tag)
+    bv, bt = split_operand(b, tag)
     y = av / bv
     if tag.chunk:
         d = ndim(y)
@@ -325,8 +340,8 @@ def d_div(a, b):
 
 def d_pow(a, b):
     tag = top_tag((a, b))
-    av, at = split(a, tag)
-    bv, bt = split(b, tag)
+    av, at = split_operand(a, tag)
+    bv, bt = split_operand(b, tag)
     y = av ** bv
     if tag.chunk:
         d = ndim(y)
@@ -354,8 +369,8 @@ def d_floordiv(a, b):
 def d_mod(a, b):
     """a % b = a - b * floor(a / b): tangent at - bt * floor(a / b)."""
     tag = top_tag((a, b))
-    av, at = split(a, tag)
-    bv, bt = split(b, tag)
+    av, at = split_operand(a, tag)
+    bv, bt = split_operand(b, tag)
     y = av % bv
     if tag.chunk:
         d = ndim(y)

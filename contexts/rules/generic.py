@@ -106,6 +106,11 @@ def unbroadcast(g, like):
         if axes:
             g = g.sum(axis=axes, keepdims=True)
         return g.reshape(like.shape)
+    if type(like) in (list, tuple) and isinstance(g, _ARRAY_TYPES) and g.ndim > 0:
+        # (`a[:1] + [x]`: numpy took the list as an array; its items' cotangents, as a list)
+        shaped = unbroadcast(g, np.zeros(_nested_shape(like)))
+        return [e.item() if isinstance(e, np.ndarray) and e.ndim == 0 else
+                (list(e) if isinstance(e, np.ndarray) else e) for e in shaped] if np.ndim(shaped) else shaped
     if isinstance(g, _ARRAY_TYPES) and g.ndim > 0 and not isinstance(like, _ARRAY_TYPES):
         total = g.sum()  # a scalar operand broadcast against an array
         if isinstance(like, np.generic):
@@ -115,6 +120,13 @@ def unbroadcast(g, like):
             return total.item()
         return total  # (a ufloat, for an object array of them)
     return g
+
+
+def _nested_shape(v) -> tuple:
+    """The shape numpy gives a (regular) nested list, read off its lengths (its items may be duals)."""
+    if type(v) in (list, tuple):
+        return (len(v),) + (_nested_shape(v[0]) if v else ())
+    return tuple(np.shape(v)) if isinstance(v, _ARRAY_TYPES) else ()
 
 
 def _dual_shaped(x) -> bool:

@@ -156,3 +156,39 @@ def test_a_function_changing_its_argument_in_place(f):
     except OverdubError:  # (through *args, a change in place of a nested dual is refused in both ways)
         assert f is _squares_through_star
     np.testing.assert_array_equal(d, keep)
+
+
+@pytest.mark.parametrize("f", [
+    lambda a: (lambda s: s[0])(_add_lists(a)),
+    lambda a: (a[:1] + [a[1]])[0] * a[2] + np.sum(np.ones(2) * [a[0], a[2]]),
+], ids=["s += [x] twice", "array + [x]"])
+def test_a_list_of_differentiated_numbers_as_an_operand(f):
+    # (forward mode lost the second `s += [a[1]]`'s tangent: jacfwd [1, 0, 0] for [1, 1, 0]; reverse mode
+    # crashed merging the list's cotangent)
+    x = np.array([0.3, 1.2, -0.7])
+    expected = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(gradient(f, x)[0], expected, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(jacfwd(f, x), expected, rtol=1e-6, atol=1e-9)
+
+
+def _add_lists(a):
+    s = np.zeros(1)
+    s += [a[0]]
+    s += [a[1] * a[2]]
+    return s
+
+
+@pytest.mark.parametrize("new", [lambda a: a + 0.0, lambda a: 0.0 + a, lambda a: a - 0.0, lambda a: np.add(a, 0),
+                                 lambda a: a ** 1], ids=["a + 0.0", "0.0 + a", "a - 0.0", "np.add(a, 0)", "a ** 1"])
+def test_a_new_array_shares_no_second_order_tangent(new):
+    # (forward over forward: `a + 0.0` passed a's tangent on unchanged, itself a dual whose arrays were
+    # a's: a change in place of the new array changed a's Hessian: 2x with `b *= 2`)
+    def f(x):
+        a = x ** 3
+        b = new(a)
+        b *= 2.0
+        b[0] = 5.0
+        return np.sum(a) + np.sum(b)
+    x = np.array([0.7, -1.3, 0.4])
+    np.testing.assert_allclose(hessian(f, x, inner="forward"), fd.hessian(f, x, matrix=True), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x, matrix=True), rtol=1e-4, atol=1e-5)
