@@ -352,7 +352,7 @@ def d_pow(a, b):
             if bv == 2:
                 dy = at * (2 * av)
             elif bv == 1:
-                dy = at
+                dy = _own(at)  # (a new value: its tangent its own, as the value is)
             elif bv != 0:
                 dy = at * (bv * av ** (bv - 1))
         elif not (isinstance(bv, numbers.Number) and bv == 0):
