@@ -83,16 +83,18 @@ def _viewing_tangents(y, fn, args: tuple, kwargs: dict, tag: Tag):
     through the view (`np.einsum('ii->i', A)[...] += v`, `np.split(A, 3)[0] *= s`, `np.matrix_transpose`,
     `A.reshape(s, order='F')`) would not reach A's tangent."""
     parts = list(y) if type(y) in (list, tuple) else [y]
-    if not any(type(p) is Dual and type(p.primal) is np.ndarray for p in parts):
+    if not any(type(p) is Dual and type(primal(p)) is np.ndarray for p in parts):
         return y
     for j, a in enumerate(args):
-        if type(a) is not Dual or a.tag is not tag or type(a.primal) is not np.ndarray:
+        if type(a) is not Dual or a.tag is not tag or type(primal(a)) is not np.ndarray:
             continue
         values = [split(b, tag)[0] for b in args]
         fixed = []
         for i, p in enumerate(parts):
-            if (type(p) is Dual and p.tag is tag and type(p.primal) is np.ndarray and np.shares_memory(p.primal, a.primal)
-                    and not np.shares_memory(p.tangent, a.tangent)):
+            # (innermost arrays compared: forward over forward's values and tangents are duals themselves)
+            if (type(p) is Dual and p.tag is tag and type(primal(p)) is np.ndarray
+                    and np.shares_memory(primal(p), primal(a)) and type(primal(a.tangent)) is np.ndarray
+                    and not np.shares_memory(primal(p.tangent), primal(a.tangent))):
                 def g(t, i=i):
                     out = fn(*values[:j], t, *values[j + 1:], **kwargs)
                     return out[i] if type(y) in (list, tuple) else out

@@ -192,3 +192,18 @@ def test_a_new_array_shares_no_second_order_tangent(new):
     x = np.array([0.7, -1.3, 0.4])
     np.testing.assert_allclose(hessian(f, x, inner="forward"), fd.hessian(f, x, matrix=True), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x, matrix=True), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("view", [lambda b: np.split(b, 4)[1], lambda b: np.einsum("ii->i", b)],
+                         ids=["split piece", "einsum diagonal"])
+def test_writes_through_views_at_second_order(view):
+    # (forward over forward: the views' second-order tangents were copies, the writes through them lost)
+    def f(x):
+        b = np.outer(x, x) if view(np.eye(4)).ndim == 1 else np.outer(x, x)
+        v = view(b)
+        v *= 1.5
+        return np.sum(b * b)
+    x = np.array([0.7, -1.3, 0.4, 0.9])
+    expected = fd.hessian(f, x, matrix=True)
+    np.testing.assert_allclose(hessian(f, x, inner="forward"), expected, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(hessian(f, x), expected, rtol=1e-4, atol=1e-4)
