@@ -57,7 +57,7 @@ def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
     try:
         if isinstance(f, np.vectorize):
             with ctx:
-                return _vectorized(f, args, kwargs, ctx._element)
+                return _vectorized(f, args, kwargs, ctx.element)
         if args and type(args[0]) is Dual and _own_rule(f):  # a primitive given itself (`mpmath.atan`):
             with ctx:                                          # its rule, as where it is called
                 return _known(f, args, kwargs, args[0].tag, ctx._run_rule)
@@ -370,7 +370,7 @@ def derivative(f: Callable, x: Any) -> Any:
 def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
     """(y, dy) by f's tangent twin (tangent.py, tangent_runtime.py), or None when only duals can do it."""
     current = overdub.current()
-    if (Dual in map(type, primals) or Dual in map(type, tangents) or any(map(_unit_bearing, primals))
+    if (Dual in map(type, primals) or Dual in map(type, tangents)
             or isinstance(current, ForwardContext) or _own_rule(f)
             or (current is not None or _checking.get() is not None) and observer() is not None):
         # an outer derivative is perturbing values (maybe in closures): its duals carry the tags. An
@@ -384,16 +384,6 @@ def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
     except NotTransformable:
         return None
     return y, _zero_tangent_of(y) if (type(dy) is int and dy == 0) else _fill_zeros(dy, y)
-
-
-def _unit_bearing(x: Any) -> bool:
-    """x is a container seeded as an object (a pint Quantity: `leaves.Container.values` None): the twin's
-    tangents of its constants are zeros in their own units, which a tangent in units per the input's
-    cannot be added to (DimensionalityError); duals carry the tangent inside the magnitude."""
-    if type(x) is float or type(x) is np.ndarray:
-        return False
-    container = container_of(x)
-    return container is not None and container.values is None
 
 
 def _zero_tangent_of(y: Any) -> Any:

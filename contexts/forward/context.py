@@ -239,7 +239,7 @@ class ForwardContext(overdub.Context):
                 return type(primal(args[0]))
             fn = uncached(fn)  # a cache would serve the value of the primal, unperturbed
             if isinstance(fn, np.vectorize):
-                return _vectorized(fn, args, kwargs, self._element)
+                return _vectorized(fn, args, kwargs, self.element)
             y = _known(fn, args, kwargs, tag, self._run_rule)
             if y is not _UNKNOWN:
                 return y
@@ -271,7 +271,7 @@ class ForwardContext(overdub.Context):
                 return y
         return fn(*args, **kwargs)
 
-    def _element(self, fn, *args):
+    def element(self, fn, *args):
         """fn on one element's duals (np.vectorize's pyfunc): by its rule where it has one (unumpy's
         functions vectorize umath's, whose code reads the number's inside), else recursed into."""
         tag = top_tag(args)
