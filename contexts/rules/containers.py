@@ -418,7 +418,7 @@ def dict_update_inplace(self, *args, **kw):
         gs = {k: box.pop(k, None) for k in old}
         for k, o in old.items():
             if o is _MISSING:
-                dict.__delitem__(self, k)
+                dict.pop(self, k, None)  # (as before the update: absent; a later pop's undo may not have put it back)
             else:
                 dict.__setitem__(self, k, o)
         S.redo(dict.update, self, new)

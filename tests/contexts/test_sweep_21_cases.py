@@ -207,3 +207,19 @@ def test_writes_through_views_at_second_order(view):
     expected = fd.hessian(f, x, matrix=True)
     np.testing.assert_allclose(hessian(f, x, inner="forward"), expected, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(hessian(f, x), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_a_dict_updated_then_popped():
+    # (scipy.stats' _axis_nan_policy wrapper: `kwds.update(...)` then `kwds.pop("axis", 0)`; the update's
+    # undo deleted a key the pop's had not put back: KeyError; stats.describe's gradient crashed)
+    import scipy.stats as st
+
+    def f(x):
+        k = {"b": x[1]}
+        k.update({"a": x[0] * 2, "b": x[1] ** 2})
+        v = k.pop("a", 0.0)
+        return v * k.pop("b") + x[0]
+    _every_mode(f, np.array([0.3, 1.2]))
+    g = lambda x: st.describe(x).variance + st.skew(x, 0) + st.kurtosis(x, 0)  # noqa: E731
+    x = np.array([0.3, 1.2, -0.5, 2.0])
+    np.testing.assert_allclose(gradient(g, x)[0], fd.gradient(g, x)[0], rtol=1e-6)
