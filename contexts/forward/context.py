@@ -73,16 +73,19 @@ def _native(fn) -> bool:
                      and not _engine_code(fn.__func__)))  # (a float subclass's method, bound to its dual)
 
 
-def _convert(kind, x):
-    """float(x) / complex(x) keeping the perturbation: the primal is converted, the tangent too."""
+def _convert(kind, x, tangent: bool = False):
+    """float(x) / complex(x) keeping the perturbation: the primal is converted, the tangent too (a chunk of
+    directions' tangents, an array, at any depth: forward over forward's tangent is a dual of them)."""
     if type(x) is not Dual:
+        if tangent and type(x) is np.ndarray and x.ndim:
+            return x.astype(np.result_type(x.dtype, 1.0 if kind is float else 1j), copy=False)
         return kind(x)
     t = x.tangent
     if isinstance(t, (numbers.Number, np.generic)) and type(t) is not Dual:
         t = kind(t)
     elif type(t) is Dual:
-        t = _convert(kind, t)
-    return Dual(_convert(kind, x.primal), t, x.tag)
+        t = _convert(kind, t, True)
+    return Dual(_convert(kind, x.primal, tangent), t, x.tag)
 
 
 class ForwardContext(overdub.Context):

@@ -223,3 +223,12 @@ def test_a_dict_updated_then_popped():
     g = lambda x: st.describe(x).variance + st.skew(x, 0) + st.kurtosis(x, 0)  # noqa: E731
     x = np.array([0.3, 1.2, -0.5, 2.0])
     np.testing.assert_allclose(gradient(g, x)[0], fd.gradient(g, x)[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("convert", [float, complex], ids=["float", "complex"])
+def test_a_number_converted_in_forward_over_forward(convert):
+    # (forward over forward: float() of a dual whose tangent is a dual of a chunk of directions converted
+    # the chunk itself: TypeError)
+    f = lambda x: convert(np.sum(x * x * x)).real  # noqa: E731
+    x = np.array([0.5, -1.2])
+    np.testing.assert_allclose(hessian(f, x, inner="forward"), np.diag(6 * x), rtol=1e-12)
