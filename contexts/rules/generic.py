@@ -441,9 +441,9 @@ def sign(x):
     if isinstance(x, _UFloat):
         x = x.nominal_value
         return (x > 0) - (x < 0)
-    if isinstance(x, _leaves.Scalar):
+    if isinstance(x, _leaves.Scalar) and not hasattr(x, "primal"):
         return _leaf_math(x, "sign")(x)
-    if isinstance(x, numbers.Real):
+    if isinstance(x, numbers.Real):  # (a dual of a Decimal too: piecewise constant, an int)
         return (x > 0) - (x < 0)
     if isinstance(getattr(x, "primal", None), complex):  # a complex forward-mode dual (forward over reverse):
         return x / abs(x) if x.primal != 0 else 0j      # z/|z| with its tangent (np.sign's would be numpy's)

@@ -108,3 +108,10 @@ def test_reverse_jacobian_keeps_the_kind():
     s = sp.Symbol("s")
     js = jacobian(lambda w: [w * w, w ** 3], s)
     assert [sp.simplify(a - b) for a, b in zip(js, [2 * s, 3 * s ** 2])] == [0, 0]
+
+
+def test_a_kink_in_forward_over_forward_of_a_decimal():
+    # (generic.sign of a dual over a Decimal asked the Decimal kind for a `sign` it does not register)
+    x = Decimal("1.37")
+    for inner in ("auto", "forward"):
+        assert hessian(lambda v: abs(v - 3) * v, x, inner=inner) == -2  # (2 sign(v - 3) for v < 3)
