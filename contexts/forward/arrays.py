@@ -664,6 +664,10 @@ def build_array(args: tuple, kwargs: dict, fn=None):
         raise OverdubError("forward mode does not differentiate a structured array (a dtype with fields, records) "
                            "built from perturbed values", fix="keep the fields as separate arrays (or a dict of arrays)")
     src = args[0]
+    if type(src) is Dual and fn is not None and kwargs.get("copy", fn is np.array) is not True:
+        inside = primal(src)
+        if type(inside) is np.ndarray and fn(inside, *primal_tree(args[1:]), **kwargs) is inside:
+            return src  # (`np.asarray(b) is b` in numpy: the dual itself, whatever later writes replace in it)
     if (type(src) is Dual and type(src.primal) is np.ndarray and fn is not None and "ndmin" not in kwargs
             and not has_dual(args[1:]) and not has_dual(list(kwargs.values()))):
         # numpy's own result on the value (its copy or view, its memory order), the tangent following it
