@@ -638,6 +638,16 @@ def _jacfwd_by_tangent_twin(f: Callable, x: Any, xshape: tuple, n: int):
 _SEED_DTYPES = (np.float32, np.float16, np.longdouble)  # seeds in the input's precision (float32 stays so)
 
 
+def _under(x: Any, t: Any) -> Any:
+    """Tangent t of a value x perturbed by outer derivatives (a dual): t as a dual of x's tags too, of zero
+    tangents, so a value written into x later (a dual of them) is written into t's parts in place. Plain,
+    t would be replaced by a new dual at that write, and a view of x taken before it (`np.einsum("ii->i",
+    b)`) kept the old one: the written value's second derivative was lost."""
+    if type(x) is not Dual or type(t) is not np.ndarray:
+        return t
+    return Dual(_under(x.primal, t), zero_tangent(t, x.tag), x.tag)
+
+
 def restorer(x: Any) -> Callable[[], None]:
     """A function putting x's values back as they are now (x an array, or a dual of one): a derivative
     running f more than once (a chunk of directions per pass, a second method after a refusal) runs each
@@ -681,7 +691,7 @@ def _jacfwd_by_duals(f: Callable, x: Any, xshape: tuple, n: int, chunk: int | No
         tag = Tag(chunk=kk)
         seed = _seeds(x, kk, n)
         seed[np.arange(kk), np.arange(j0, j0 + kk)] = seed[0, 0] + 1 if seed.dtype == object else 1.0
-        y = _run(f, Dual(x, seed.reshape((kk,) + xshape), tag))
+        y = _run(f, Dual(x, _under(x, seed.reshape((kk,) + xshape)), tag))
         if isinstance(y, (list, tuple)):
             y = to_array(y)
         container = _output_container(y)

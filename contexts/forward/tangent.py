@@ -580,7 +580,8 @@ _NUMPY_VIEWS = frozenset({"asarray", "asanyarray", "ascontiguousarray", "asfortr
                           "transpose", "swapaxes", "moveaxis", "rollaxis", "squeeze", "expand_dims", "diagonal",
                           "real", "imag", "broadcast_to", "broadcast_arrays", "atleast_1d", "atleast_2d",
                           "atleast_3d", "split", "array_split", "hsplit", "vsplit", "dsplit", "matrix_transpose",
-                          "permute_dims", "flip", "fliplr", "flipud", "rot90", "unstack", "require", "view"})
+                          "permute_dims", "flip", "fliplr", "flipud", "rot90", "unstack", "require", "view", "einsum",
+                          "sliding_window_view", "as_strided"})
 
 
 def _fresh_copy(e, globals_: dict) -> bool:
