@@ -447,7 +447,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     for reset in resets:  # (the twin may have changed them in place before it gave up)
         reset()
     tag = Tag()
-    args = [x if t is None else Dual(x, _seed(x, t), tag) for x, t in zip(primals, tangents)]
+    args = [x if t is None else Dual(x, _under(x, _seed(x, t)), tag) for x, t in zip(primals, tangents)]
     y = _run(f, *args)
     return _primal_out(y, tag), _tangent_out(y, tag)
 

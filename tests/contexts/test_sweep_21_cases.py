@@ -283,3 +283,11 @@ def test_a_value_written_through_a_view_keeps_its_second_derivative(f, inner):
     # both, replaced by a new one: views taken before kept the old, and the Hessian lost 2 c c'')
     x = np.array([0.93, -0.34, 0.71, -1.01])
     np.testing.assert_allclose(hessian(f, x, inner=inner), fd.hessian(f, x, matrix=True), rtol=1e-4, atol=1e-5)
+
+
+def test_hvp_by_forward_over_forward_through_a_written_view():
+    from contexts import hvp
+    x = np.array([0.93, -0.34, 0.71, -1.01])
+    v = np.array([0.5, -1.0, 2.0, 0.25])
+    expected = fd.hessian(_through_einsum_diagonal, x, matrix=True) @ v
+    np.testing.assert_allclose(hvp(_through_einsum_diagonal, x, v, inner="forward"), expected, rtol=1e-4, atol=1e-5)
