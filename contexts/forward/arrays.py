@@ -673,7 +673,7 @@ def build_array(args: tuple, kwargs: dict, fn=None):
         # numpy's own result on the value (its copy or view, its memory order), the tangent following it
         value = fn(src.primal, *args[1:], **kwargs)
         if type(value) is np.ndarray:
-            if value.dtype.kind not in "fc":
+            if value.dtype.kind not in "fcO":
                 return value  # (cast to integers: piecewise constant)
             if np.shares_memory(value, src.primal):
                 if value.shape == src.primal.shape and value.strides == src.primal.strides:

@@ -115,3 +115,11 @@ def test_a_kink_in_forward_over_forward_of_a_decimal():
     x = Decimal("1.37")
     for inner in ("auto", "forward"):
         assert hessian(lambda v: abs(v - 3) * v, x, inner=inner) == -2  # (2 sign(v - 3) for v < 3)
+
+
+@pytest.mark.parametrize("build", [np.array, lambda v: np.asarray(v, dtype=object), np.copy],
+                         ids=["array", "asarray object", "copy"])
+def test_an_object_array_copied_keeps_its_derivative(build):
+    v = np.array([Fraction(1, 3), Fraction(2)], dtype=object)
+    j = jacfwd(lambda x: build(x) * x, v)
+    assert j.tolist() == [[Fraction(2, 3), 0], [0, Fraction(4)]]
