@@ -19,7 +19,7 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from .ad import gradient, pullback
-from .forward.api import float_input, jacfwd, jvp, rebuilt_tree, reraise_located, restorer, tree_leaves
+from .forward.api import float_input, jacfwd, jvp, of_values, rebuilt_tree, reraise_located, restorer, tree_leaves
 from .forward.dual import Dual
 from .lowered.runtime import SpecialPoint, special_case
 from .rules.leaves import container_of
@@ -177,11 +177,7 @@ def _of_labelled_values(f: Callable, x: Any) -> tuple[Callable, Any]:
     container = container_of(x) if type(x) is not np.ndarray and type(x) is not float else None
     if container is None or container.values is None or container.rebuild is None:
         return f, x
-
-    def of_values(v):
-        return f(container.rebuild(x, v))
-    of_values.__wrapped__ = f
-    return of_values, container.values(x)
+    return of_values(f, x, container), container.values(x)
 
 
 def hvp(f: Callable, x: Any, v: Any, inner: str = "auto") -> Any:

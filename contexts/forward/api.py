@@ -205,24 +205,22 @@ def _exact_scalar(x: Any) -> bool:
 def _by_magnitude(x: Any):
     """The registered container kind of x when forward mode seeds x's values inside it (a pint Quantity:
     `leaves.Container.per_input`), else None."""
-    if type(x) is float or type(x) is np.ndarray or not CONTAINERS:
-        return None
-    container = container_of(x)
+    container = _by_values(x)
     return container if container is not None and container.per_input is not None else None
 
 
-def _inside(f: Callable, x: Any, container) -> Callable:
-    """f of x with its held values replaced (seeded) by the argument."""
-    def of_values(v):
+def of_values(f: Callable, x: Any, container) -> Callable:
+    """f of x with its values replaced (seeded) by the argument: `container.rebuild(x, v)`."""
+    def f_of_values(v):
         return f(container.rebuild(x, v))
-    of_values.__wrapped__ = f  # (errors name f's lines)
-    return of_values
+    f_of_values.__wrapped__ = f  # (errors name f's lines)
+    return f_of_values
 
 
 def _value_and_derivative(f: Callable, x: Any) -> tuple[Any, Any]:
     container = _by_magnitude(x)
     if container is not None:  # (a Quantity of a dual magnitude: its units kept through pint's code)
-        y, dy = _value_and_derivative(_inside(f, x, container), container.held(x))
+        y, dy = _value_and_derivative(of_values(f, x, container), container.held(x))
         return y, container.per_input(dy, x)
     reset = restorer(x)
     fast = _by_tangent_twin(f, (x,), (_unit(x),))
@@ -481,10 +479,10 @@ def _jvp_of_values(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, A
     (in its units: dx carries x's)."""
     kinds = [None if t is None else _by_values(x) for x, t in zip(primals, tangents)]
 
-    def of_values(*vs):
+    def f_of_values(*vs):
         return f(*(v if c is None else c.rebuild(x, v) for v, x, c in zip(vs, primals, kinds)))
-    of_values.__wrapped__ = f
-    return jvp(of_values, tuple(x if c is None else _values_of(c, x) for x, c in zip(primals, kinds)),
+    f_of_values.__wrapped__ = f
+    return jvp(f_of_values, tuple(x if c is None else _values_of(c, x) for x, c in zip(primals, kinds)),
                tuple(t if c is None else _tangent_values_of(c, t, x) for x, t, c in zip(primals, tangents, kinds)))
 
 
@@ -493,7 +491,7 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
     """(f(x), J) with J of shape shape(f(x)) + shape(x), `chunk` directions per pass."""
     container = _by_magnitude(x)
     if container is not None:  # (a Quantity: J of its magnitudes, per its unit)
-        y, jac = _value_and_jacfwd(_inside(f, x, container), container.held(x), chunk)
+        y, jac = _value_and_jacfwd(of_values(f, x, container), container.held(x), chunk)
         return y, container.per_input(jac, x)
     container = container_of(x)
     if container is not None and (container.values is not None or container.held is None):
@@ -580,11 +578,7 @@ def _jacfwd_of_container(f: Callable, x: Any, container, chunk: int | None) -> t
                            "reverse mode", fix=f"use contexts.gradient(f, x), or jacfwd with respect to one "
                                                 "of its arrays")
     values = container.values(x)
-
-    def of_values(v):
-        return f(container.rebuild(x, v))
-    of_values.__wrapped__ = f  # (errors name f's lines)
-    y, jac = _value_and_jacfwd(of_values, values, chunk)
+    y, jac = _value_and_jacfwd(of_values(f, x, container), values, chunk)
     if np.shape(jac) == np.shape(values) and not np.shape(y):
         jac = container.rebuild(x, jac)
     return y, jac
@@ -673,9 +667,8 @@ def _seeds(x: Any, k: int, n: int) -> np.ndarray:
         x = x.primal
     dtype = getattr(x, "dtype", None)
     if dtype == object and _of_own_kind(x.ravel()):
-        first = x.flat[0]
         seed = np.empty((k, n), dtype=object)
-        seed[...] = type(first)(0) if isinstance(first, (numbers.Rational, decimal.Decimal)) else 0 * _unit(first)
+        seed[...] = 0 * _unit(x.flat[0])  # (a Fraction's, a Decimal's own zero)
         return seed
     return np.zeros((k, n), dtype=dtype if dtype in _SEED_DTYPES else np.float64)
 

@@ -92,9 +92,10 @@ def _viewing_tangents(y, fn, args: tuple, kwargs: dict, tag: Tag):
         fixed = []
         for i, p in enumerate(parts):
             # (innermost arrays compared: forward over forward's values and tangents are duals themselves)
-            if (type(p) is Dual and p.tag is tag and type(primal(p)) is np.ndarray
-                    and np.shares_memory(primal(p), primal(a)) and type(primal(a.tangent)) is np.ndarray
-                    and not np.shares_memory(primal(p.tangent), primal(a.tangent))):
+            # (a copy never overlaps its source: `may_share_memory`'s bounds tell a view from a copy, cheaply)
+            if (type(p) is Dual and p.tag is tag and type(primal(p)) is np.ndarray and primal(p).base is not None
+                    and np.may_share_memory(primal(p), primal(a)) and type(primal(a.tangent)) is np.ndarray
+                    and not np.may_share_memory(primal(p.tangent), primal(a.tangent))):
                 def g(t, i=i):
                     out = fn(*values[:j], t, *values[j + 1:], **kwargs)
                     return out[i] if type(y) in (list, tuple) else out
@@ -538,7 +539,7 @@ def _reshape(x, newshape=None, order="C", **kwargs):
     o = {} if order == "C" else {"order": order}  # (C order unnamed: dask's reshape takes no `order`)
     y = np.reshape(x.primal, newshape, **o)
     py, px = primal(y), primal(x.primal)  # (innermost arrays: forward over forward's values are duals)
-    viewing = type(py) is np.ndarray and type(px) is np.ndarray and np.shares_memory(py, px)
+    viewing = type(py) is np.ndarray and type(px) is np.ndarray and np.may_share_memory(py, px)
     if tag.chunk is None:
         t = np.reshape(x.tangent, newshape, **o)
     elif order != "C":
@@ -547,7 +548,7 @@ def _reshape(x, newshape=None, order="C", **kwargs):
         t = view if view is not None else per_direction(g, x.tangent, tag)
     else:
         t = np.reshape(x.tangent, (tag.chunk,) + y.shape)
-    if not viewing and type(t) is np.ndarray and type(x.tangent) is np.ndarray and np.shares_memory(t, x.tangent):
+    if not viewing and type(t) is np.ndarray and type(x.tangent) is np.ndarray and np.may_share_memory(t, x.tangent):
         t = t.copy()  # (numpy copied the value, an F-ordered one's reshape: the tangent must not be a view)
     return Dual(y, t, tag) if type(t) is np.ndarray else make(y, t, tag)
 
@@ -675,7 +676,7 @@ def build_array(args: tuple, kwargs: dict, fn=None):
         if type(value) is np.ndarray:
             if value.dtype.kind not in "fcO":
                 return value  # (cast to integers: piecewise constant)
-            if np.shares_memory(value, src.primal):
+            if np.may_share_memory(value, src.primal):
                 if value.shape == src.primal.shape and value.strides == src.primal.strides:
                     return Dual(value, src.tangent, src.tag)
             else:
@@ -716,7 +717,7 @@ def _copies(fn, args: tuple, kwargs: dict) -> bool:
     if type(inside) is not np.ndarray:
         return False
     made = fn(inside, *primal_tree(args[1:]), **kwargs)
-    return not np.shares_memory(made, inside)
+    return not np.may_share_memory(made, inside)
 
 
 def _own_copy(out, source):

@@ -121,11 +121,14 @@ def top_tag(xs) -> Tag | None:
     return tag
 
 
+_OBJECT = np.dtype(object)
+
+
 def split(x, tag: Tag):
     """(primal, tangent) of x with respect to tag; a value not perturbed by tag has tangent None."""
     if type(x) is Dual and x.tag is tag:
         return x.primal, x.tangent
-    if type(x) is np.ndarray and x.dtype.kind == "O" and x.size:
+    if type(x) is np.ndarray and x.dtype is _OBJECT and x.size:  # (a dtype's identity: the hot path)
         lifted = lift(x, tag)
         if lifted is not x:
             return lifted.primal, lifted.tangent
@@ -877,9 +880,7 @@ class Dual:
     conjugate = conj
 
     def clip(self, lo=None, hi=None, out=None, **kwargs):
-        # (`a.clip(min=c)`: numpy 2's names for the bounds, taken by position: the rule's tangents are positional)
-        lo = kwargs.pop("min", kwargs.pop("a_min", lo))
-        hi = kwargs.pop("max", kwargs.pop("a_max", hi))
+        # (`a.clip(min=c)`: np.clip's forward dispatch takes numpy 2's names for the bounds by position)
         return np.clip(self, lo, hi, out=out, **kwargs) if out is not None else np.clip(self, lo, hi, **kwargs)
 
     def copy(self, order="C"):
