@@ -22,6 +22,7 @@ from .observe import _check as _checking, observed_entry, observer
 from . import runtime as _runtime
 from .runtime import _NOKW, _rules, _twin_call, call, override_rules, restore_rules
 from ..rules.cotangents import SeqBox, Tangent, fields_of, has_fields
+from .helpers import STORES
 from .structs import LAST_CHANGE, Session, finalize
 
 _FunctionType = types.FunctionType
@@ -151,21 +152,25 @@ def _stopped(f) -> OverdubError:
                         fix="give `next` a default (`next(it, None)`) or catch StopIteration inside the function")
 
 
-def _record(f, args, kwargs, full=True):
-    """Run f's recording forward pass: (y, pullback); `full` also records f's own gradient (its cells)."""
+def _record(f, args, kwargs, full=True, mask=None):
+    """Run f's recording forward pass: (y, pullback); `full` also records f's own gradient (its cells);
+    `mask` (a call's mask, `codegen`) chooses the arguments differentiated instead."""
+    if mask is None:
+        mask = EVERY_ARGUMENT if full else ARGUMENTS_ONLY
     if not callable(f):
         _check_callable(f)
     _depth.enter()
     if not _level.get():
         LAST_CHANGE.clear()  # (the stamps of a top-level recording's changes: `structs.changed`)
+        STORES.clear()
     token = _level.set(_level.get() + 1)
     hits = _SPECIAL_HITS.set([])
     try:
         obs = observer()
         if obs is not None:
-            out = observed_entry(obs, EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, args, kwargs)
+            out = observed_entry(obs, mask, f, args, kwargs)
         else:
-            out = call(EVERY_ARGUMENT if full else ARGUMENTS_ONLY, f, *args, **kwargs)
+            out = call(mask, f, *args, **kwargs)
     except StopIteration as e:
         raise _stopped(f) from e
     except Exception as e:
@@ -235,9 +240,9 @@ def _reverse(pb, dy, args, y=None, f=None, kwargs=None):
     return dfn, tuple(finalize(g, a) for g, a in zip(dargs, args))
 
 
-def _pullback(f, args, kwargs, full=True):
+def _pullback(f, args, kwargs, full=True, mask=None):
     args = _promote(args)
-    y, pb = _record(f, args, kwargs, full)
+    y, pb = _record(f, args, kwargs, full, mask)
 
     def back(dy):
         return _reverse(pb, dy, args, y, f, kwargs)
@@ -334,6 +339,12 @@ def pullback_full(f: Callable, *args: Any) -> tuple[Any, Callable]:
     (Tangent(a=2.0), (3.0,))
     """
     return _pullback(f, args, {})
+
+
+def pullback_at(f: Callable, t: Any, *args: Any) -> tuple[Any, Callable]:
+    """`pullback_full(f, t, *args)` with t held constant: a rule sampling f at points t of its own
+    (quad's integrand at its nodes), which wants the gradients of f's cells and of args only."""
+    return _pullback(f, (t, *args), {}, mask=(1 << (len(args) + 1)) - 2)
 
 
 def _seed(y):
@@ -461,6 +472,7 @@ def _value_and_gradient(f, args, wrt=None):
     try:
         if not _level.get():
             LAST_CHANGE.clear()
+            STORES.clear()
         token = _level.set(_level.get() + 1)
         found: list = []  # (equality tests found equal by the recording, and by recordings the reverse pass
         hits = _SPECIAL_HITS.set(found)  # makes, a Python operator's adjoint: does the value move? forward mode says)
@@ -608,7 +620,9 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
     rows = []
     for i in range(yarr.size):
         seed = (np.zeros(yarr.shape) if lazy else  # (of exact 0 and 1 where y holds objects: Fractions)
-                np.zeros_like(yarr, dtype=yarr.dtype if yarr.dtype.kind in "cOf" else float))
+                np.zeros(yarr.shape, dtype=yarr.dtype if yarr.dtype.kind in "cOf" else float))
+        # (C order: `seed.reshape(-1)` is then a view; zeros_like kept a transposed output's F order, the
+        # one-hot went into reshape's copy, and every row of the Jacobian was 0)
         if seed.dtype == object:  # (each entry's own 0 and 1: a Decimal's, as `gradient` seeds it; an
             # int 1 made a float of np.mean's 1 / n, which a Decimal cannot multiply)
             e = yarr.flat[i]

@@ -2,7 +2,7 @@
 reverse mode itself (`scipy.integrate.quad`: the integral of the integrand's pullback).
 
 The rules live with their domain (`contexts.rules.numpy.scipy_integrate`); rules sit below the modes, so
-reverse mode hands them `pullback_full` and registers the result. Their primal, where the callback's
+reverse mode hands them `pullback_full` (quad `pullback_at`: t held constant) and registers the result. Their primal, where the callback's
 closure holds forward mode's duals (forward over reverse, `hessian`), is the primitive's form on duals.
 """
 
@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from ..forward import callbacks as _forward  # noqa: F401  (the forms on duals, registered first)
 from ..rules.registry import registry
-from .api import pullback_full
+from .api import pullback_at, pullback_full
 
 __all__: list[str] = []
 
 if _forward._integrate is not None:
     for _fn in (_forward._integrate.quad, _forward._integrate.quad_vec):
-        registry.adjoint(_fn)(_forward._integrate.quad_adjoint(pullback_full, _fn))
+        registry.adjoint(_fn)(_forward._integrate.quad_adjoint(pullback_at, _fn))
         registry.get(_fn).impl = registry.get(_fn).duals
 
 try:

@@ -23,7 +23,7 @@ import numpy as np
 
 from overdub.passes import fix_missing_locations
 
-from ..lowered.activity import (active_names, ask_primals, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls,
+from ..lowered.activity import (active_names, ask_primals, captured_changes_by_kind as _changed_captures, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls,
                                 local_names, name_stores, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
                                 stored_base, view_groups, private_containers)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
@@ -44,12 +44,13 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_delattr__", "__od_delattr_adj__", "__od_unpack__",
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_eager__",
-           "__od_eager_guard__", "__od_eager_inplace__", "__od_eager_items__", "__od_equality_guard__", "__od_equality_guard_fd__", "__od_equality_guard2__", "__od_equality_guard2_fd__", "__od_tuple__",
+           "__od_eager_guard__", "__od_eager_inplace__", "__od_eager_items__", "__od_equality_guard__", "__od_equality_guard_fd__", "__od_equality_guard2__", "__od_equality_guard2_fd__", "__od_order_watch__",
+           "__od_order_watch_fd__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_spread_changed__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__", "__od_dropped__",
-           "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__",
+           "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__",
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_call_viewed__", "__od_kw_tape__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -239,6 +240,7 @@ class _Gen:
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
         own = local_names(fdef, nodes) | {n.name for n in nested}
         _, self.escaping = closure_hazards(fdef, params, nodes)  # (what may be bound again: `_bound_after`)
+        self.array_cells: list = []  # (id of a def statement, the captured variables it stores items into)
         self.readers: dict[str, set[str]] = {}
         self.made: dict[str, ast.AST] = {}  # closures made here, by name
         for n in makers:
@@ -406,7 +408,7 @@ class _Gen:
         stmts = self.guarded(stmts)
         ops = [(s, self.op_active(s)) for s in stmts]
         if not any(a for _, a in ops):
-            return stmts
+            return [_augmented(s) for s in stmts]
         k = self.new_block()
         fwd: list[ast.stmt] = []
         saved: list[str] = []
@@ -415,7 +417,7 @@ class _Gen:
         assigned_later = self._assigned_after(stmts)
         for idx, (s, act) in enumerate(ops):
             if not act:
-                fwd.append(s)
+                fwd.append(_augmented(s))
                 continue
             self._later = assigned_later[idx]
             self._results = []
@@ -1009,11 +1011,18 @@ class _Gen:
         bindings of now; the cells of variables that may be assigned again are guarded (`check_closure`)."""
         guarded = self.check_closure(name, node, stmt)
         adj = self.closure(name, node)
+        arrays = [names for key, names in self.array_cells if key == id(stmt)]
+        if arrays:  # (captured arrays it stores items into: refused, `runtime.closure_arrays`)
+            stmt = [stmt] + at([expr_stmt(call("__od_closure_arrays__", name, _strings(arrays[0])))], stmt)
+            if not guarded:
+                return stmt, [], adj
+        else:
+            stmt = [stmt]
         if not guarded:
-            return [stmt], [], adj
+            return stmt, [], adj
         made = self.fresh("_od_gc")  # (the closure as made: `name` may be rebound, `g = deco(g)`)
-        guard = at([assign(made, call("__od_guard_cells__", name, _strings(guarded)))], stmt)
-        return [stmt] + guard, [made], adj + [expr_stmt(call("__od_unguard__", made))]
+        guard = at([assign(made, call("__od_guard_cells__", name, _strings(guarded)))], stmt[0])
+        return stmt + guard, [made], adj + [expr_stmt(call("__od_unguard__", made))]
 
     def check_closure(self, name, node, stmt) -> list[str]:
         """A closure's cells are read when it is called, so its cotangent belongs to the variables'
@@ -1050,6 +1059,16 @@ class _Gen:
             raise Unsupported(
                 f"closure {name} that is {kind}, writing the differentiated variable "
                 f"`{written[0]}` (`nonlocal`) (call it directly by name, or return the value instead)", node)
+        methods, items = _changed_captures(node)
+        if not generator and (changed := sorted(methods & self.active)):
+            # (its cotangent after the change, the caller's, cannot reach the closure's adjoint: a list
+            # appended to in a function given to map or as a key came back 0)
+            raise Unsupported(
+                f"closure {name} that is {kind}, changing in place by a method (`{changed[0]}.append(...)`) "
+                f"the differentiated variable `{changed[0]}` it captures (call it directly by name, or pass "
+                f"`{changed[0]}` to it as an argument)", node)
+        if not generator and (changed := sorted(items & self.active)):
+            self.array_cells.append((id(stmt), changed))  # (an array's item store: refused when made)
         if late:
             raise Unsupported(
                 f"closure {name} that is {kind}, reading `{late[0]}`, a differentiated variable "
@@ -1313,6 +1332,18 @@ def _guard_augmented(lowered, own: set) -> None:
             out.append(s)
         return out
     lowered.body = guarded(lowered.body)
+
+
+def _augmented(s: ast.stmt) -> ast.stmt:
+    """A statement left as Python, with the lowered `x = x op y` marked in place as Python's `x op= y` again:
+    an array or list changes in place, so the variables sharing it see it (`b = a; b += 2.0` left `a` as it
+    was: a wrong value, and its derivative), and a class with `__iadd__` only is served."""
+    if (type(s) is ast.Assign and getattr(s.value, "_od_inplace", False) and len(s.targets) == 1
+            and isinstance(t := s.targets[0], ast.Name) and isinstance(s.value.left, ast.Name)
+            and s.value.left.id == t.id):
+        return ast.copy_location(ast.AugAssign(target=ast.Name(id=t.id, ctx=ast.Store()), op=s.value.op,
+                                               value=s.value.right), s)
+    return s
 
 
 _CONSTRUCTORS = frozenset({"zeros", "empty", "ones", "full", "array", "copy", "zeros_like", "empty_like",

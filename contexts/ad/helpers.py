@@ -11,6 +11,7 @@ import functools
 import numbers
 import operator
 import types
+import weakref
 
 import numpy as np
 
@@ -27,7 +28,7 @@ from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
-from .structs import CHANGES, LAST_CHANGE, TICKS, Bare, Session, Viewed, bottom, changed, remember_instance_dict
+from .structs import CHANGES, LAST_CHANGE, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
 
@@ -298,6 +299,74 @@ def _python_binop_adj(opname, g, a, b, S=None):
     return dargs[0], db
 
 
+# The stores the recording made into objects' attributes, by object: id -> (object, {attr: value}), for
+# one top-level recording (cleared with `structs.LAST_CHANGE`) and kept as the reverse pass undoes and
+# redoes them. A read of an attribute the recording stored into, finding there a value it did not store, was
+# given it by code Python ran unrecorded: a class's dunder run by an operator or builtin (`s[i]`, `-s`,
+# `len(s)`, `for v in s`) that stores into self (a lazy cache filled in `__getitem__`). Its derivative
+# would be lost (the gradient was 0): refused, `_unrecorded_store`.
+STORES: dict = {}
+
+
+def _stored(obj, attr, v) -> None:
+    """(before the store) obj.attr = v was recorded; the first store into obj also notes the attributes
+    it had then (set before the recording reached it)."""
+    entry = STORES.get(id(obj))
+    if entry is None or entry[0] is not obj:
+        own = getattr(obj, "__dict__", None)
+        STORES[id(obj)] = (obj, {attr: v}, frozenset(own) if type(own) is dict else frozenset())
+    else:
+        entry[1][attr] = v
+
+
+def _setattr_stored(obj, attr, v) -> None:
+    setattr(obj, attr, v)
+    _stored(obj, attr, v)
+
+
+_CONSTANT_TYPES = (type(None), bool, int, str, bytes, type, types.FunctionType, types.BuiltinFunctionType)
+
+
+_IMPLICIT = frozenset(f"__{n}__" for n in (
+    "getitem setitem delitem len iter next reversed contains bool neg pos abs invert eq ne lt le gt ge hash "
+    "int float complex index round trunc floor ceil format str repr enter exit aenter aexit "
+    "add radd iadd sub rsub isub mul rmul imul truediv rtruediv itruediv floordiv rfloordiv ifloordiv mod rmod "
+    "imod pow rpow ipow matmul rmatmul imatmul and rand iand or ror ior xor rxor ixor lshift rlshift ilshift "
+    "rshift rrshift irshift divmod rdivmod").split())
+
+
+_IMPLICITLY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _runs_implicitly(cls) -> bool:
+    """Does cls define, in Python, a method Python runs for an operator or a builtin (`__getitem__`,
+    `__len__`, `__neg__`, ...)? Only such classes' stores can escape the recording (a store made by a
+    Python function a C function calls back, scipy's `_NQuad.integrate` under quad, is no derivative's)."""
+    known = _IMPLICITLY.get(cls)
+    if known is None:
+        known = _IMPLICITLY[cls] = any(type(k.__dict__.get(name)) is types.FunctionType
+                                       for k in cls.__mro__[:-1] for name in _IMPLICIT)
+    return known
+
+
+def _unrecorded_store(obj, attr, v) -> None:
+    entry = STORES.get(id(obj))
+    if entry is None or entry[0] is not obj or not _runs_implicitly(type(obj)):
+        return
+    kept = entry[1].get(attr, _MISSING)
+    if kept is v or kept is _MISSING and attr in entry[2] or isinstance(v, _CONSTANT_TYPES):
+        return  # (as recorded; or there before the recording stored into obj)
+    if instance_dict_owner(getattr(obj, "__dict__", None)) is obj:  # (stores through `obj.__dict__`,
+        return                                                       # `setattr(obj, name, v)`: recorded)
+    raise runtime.UnsupportedFunction(
+        f"reverse mode read {type(obj).__name__}.{attr}, which code it did not record stored into the object "
+        "after the store it recorded: a method of the class that Python ran for an operator or a builtin "
+        "(`obj[i]`, `-obj`, `len(obj)`, `for v in obj`, `obj == v`) and that stores into its object (a lazy "
+        "cache). Its derivative would be lost", where=runtime._user_line(),
+        fix=f"call the method by name where it stores (`obj.__getitem__(i)`), fill the cache in `__init__`, "
+            "or use forward mode (`contexts.derivative`, `jacfwd`), which follows it")
+
+
 def getattr_(obj, attr):
     """`obj.attr` in the forward sweep, as (value, pullback or None). A property or
     `functools.cached_property` whose getter is a Python function runs its twin now: what the getter
@@ -308,7 +377,10 @@ def getattr_(obj, attr):
         return getattr(obj, attr), None
     own = getattr(obj, "__dict__", None)
     if type(own) is dict and attr in own:  # the instance's own value (a property stores elsewhere)
-        return getattr(obj, attr), None
+        v = getattr(obj, attr)
+        if STORES:
+            _unrecorded_store(obj, attr, v)
+        return v, None
     if _whole_number(t) and attr not in _NUMBER_PARTS:
         _representation_read(obj, attr, getattr(obj, attr))
     if t is _MODULE or isinstance(obj, (types.ModuleType, type)):  # (`np.exp`: the hot case)
@@ -746,6 +818,7 @@ def setattr_(obj, attr, v, active=True):
         return _SetByCode(pb, obj_at, v_at)
     if hasattr(obj, "__dict__") and type(getattr(type(obj), attr, None)) is not types.MemberDescriptorType:
         old = obj.__dict__.get(attr, _MISSING)
+        _stored(obj, attr, v)
     else:  # a slot (perhaps of a base class of a class with a __dict__)
         old = getattr(obj, attr, _MISSING)
     setattr(obj, attr, v)
@@ -785,8 +858,14 @@ def _restore_attr(obj, attr, old):
             delattr(obj, attr)
         except AttributeError:
             pass
+        entry = STORES.get(id(obj))
+        if entry is not None and entry[0] is obj:
+            entry[1].pop(attr, None)
     else:
         setattr(obj, attr, old)
+        entry = STORES.get(id(obj))
+        if entry is not None and entry[0] is obj and attr in entry[1]:
+            entry[1][attr] = old
 
 
 class _ItemStore(tuple):
@@ -819,7 +898,7 @@ def setattr_adj(S, dobj, obj, attr, old):
     gv = box.pop(attr, None) if isinstance(box, dict) else None
     new = getattr(obj, attr)
     _restore_attr(obj, attr, old)
-    S.redo(setattr, obj, attr, new)
+    S.redo(_setattr_stored, obj, attr, new)
     return box, gv
 
 
@@ -838,7 +917,7 @@ def _array_setattr_adj(S, dobj, obj, attr, old):
             fix="keep that value in a variable or a plain object of its own")
     new = getattr(obj, attr)
     _restore_attr(obj, attr, old)
-    S.redo(setattr, obj, attr, new)
+    S.redo(_setattr_stored, obj, attr, new)
     return dobj, gv
 
 
@@ -1560,7 +1639,7 @@ HELPER_IMPLS = {
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
     "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
-    "__od_guard_cells__": runtime.guard_cells, "__od_unguard__": runtime.unguard,
+    "__od_guard_cells__": runtime.guard_cells, "__od_closure_arrays__": runtime.closure_arrays, "__od_unguard__": runtime.unguard,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

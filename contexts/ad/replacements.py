@@ -191,6 +191,9 @@ def ad_sorted(iterable, *, key=None, reverse=False):
 
 
 def ad_reversed(seq):
+    own = getattr(type(seq), "__reversed__", None)
+    if type(own) is _FUNCTION:  # a class's own `__reversed__` (Python code, which may store into seq)
+        return own(seq)
     items = list(seq)
     out = []
     i = len(items) - 1
@@ -201,6 +204,7 @@ def ad_reversed(seq):
 
 
 _NO_INITIAL = object()
+_FUNCTION = type(ad_reversed)
 
 
 def ad_reduce(f, iterable, initial=_NO_INITIAL):

@@ -692,13 +692,13 @@ def _iterate_user(f, args, kw, iterate):
         # `for x in obj` / `iter(obj)`: drawn as the loop draws, not all at once (a loop leaving early
         # left the object drained: what read it next found nothing, silently)
         lazy = _Drawn(it)
-        return lazy, (_user_iter_back, (_next_back, lazy.nexts, pb), f, lazy, ())
+        return lazy, (_user_iter_back, (_next_back, lazy.nexts, pb), f, lazy, (), v)
     items, nexts = _draw(it)
     if nexts is not None:  # the iterator's own `__next__` made each item: its cotangent goes back through it
         pb = (_next_back, nexts, pb)
     if f in _DRAWING and not kw:
         y = unpack(items, *args[1:]) if f is unpack else f(items)
-        return y, (_user_iter_back, pb, f, y, args[1:])
+        return y, (_user_iter_back, pb, f, y, args[1:], v)
     y, inner = call(EVERY_ARGUMENT, f, items, *args[1:], **kw)
     return y, (None if inner is None else (_user_consumer_back, inner, pb))
 
@@ -787,10 +787,12 @@ def _leaf_rows(x):
 
 
 def _user_iter_back(pb, dy, dself, S):
-    _, inner, f, y, rest = pb
-    if dy is None or inner is None:
+    _, inner, f, y, rest, v = pb
+    if inner is None or dy is None and id(v) not in S.boxes:
         return None, (None,) * (1 + len(rest)), None
-    gs = unpacked_cots(dy, y, *rest) if f is unpack else list(dy)
+    # (no cotangent for the items, but one for the object: what its `__iter__` stored into it, read
+    # after, `for _ in s: pass; s.c`, goes back through it; skipped, it was lost)
+    gs = [] if dy is None else unpacked_cots(dy, y, *rest) if f is unpack else list(dy)
     dv, _, _ = inner[0](inner, SeqBox(gs), None, S)
     return None, (dv,) + (None,) * len(rest), None
 
@@ -1637,6 +1639,21 @@ def guard_cells(fn, names):
     key = id(fn)
     _GUARDED[key] = (weakref.ref(fn, lambda _, key=key: _GUARDED.pop(key, None)), held, _user_line())
     return fn
+
+
+def closure_arrays(fn, names) -> None:
+    """Closure fn, just made, passed on or stored, stores items into its captured variables `names`:
+    refused where one holds an array (the caller's cotangent for it after the change cannot reach the
+    closure's adjoint: `out[i] = x` in a function given to map came back 0). Lists and dicts are boxed by
+    the reverse pass, and pass."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ())) if type(fn) is types.FunctionType else {}
+    for n in names:
+        v = _cell_value(cells[n]) if n in cells else None
+        if isinstance(v, np.ndarray) or isinstance(v, ArrayLeaf) or type(v).__name__ == "Dual":
+            raise UnsupportedFunction(
+                f"reverse mode cannot differentiate closure {getattr(fn, '__qualname__', fn)}, passed on or stored, "
+                f"storing into `{n}`, an array it captures: the cotangent of `{n}` after the change cannot reach it",
+                where=_user_line(), fix=f"call it directly by name, or pass `{n}` to it as an argument")
 
 
 def unguard(fn) -> None:

@@ -240,6 +240,12 @@ def finalize(d, x):
             except (TypeError, ValueError):
                 pass
         return d
+    if isinstance(d, (list, tuple)) and type(x).__name__ == "Dual" and type(x.primal) is np.ndarray and x.ndim:
+        # (a dual array's cotangent gathered item by item, `sorted(x)` under `hvp`: an array, as a plain one's)
+        items = [zero_of(x.primal.dtype.type(0)) if g is None else g for g in d]
+        duals = any(type(g).__name__ == "Dual" for g in items)
+        d = np.stack(items) if duals else np.asarray(items, dtype=np.result_type(x.primal.dtype, float))
+        return d if d.shape == x.shape else np.broadcast_to(d, x.shape).copy()
     if isinstance(x, (numbers.Number, np.generic, Scalar)) or type(x).__module__.startswith("uncertainties"):
         if d is None:
             return zero_of(x)

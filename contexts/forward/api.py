@@ -504,6 +504,11 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
     if isinstance(x, (list, tuple)):
         if _of_own_kind(x):
             return _jacfwd_exact(f, x)
+        if x and all(type(v) is float for v in x):
+            # f is given a list (tuple) of duals of Python floats, as it was given x: an element of a dual
+            # array is numpy's float64, whose arithmetic differs (`x / 0` is inf where Python raises, a
+            # negative `x ** 0.5` nan where Python's is complex), and a list's operators are not an array's
+            return _value_and_jacfwd(_of_items(f, x), np.asarray(x, dtype=float), chunk)
         x = np.asarray(x, dtype=float)
     x = float_input(x)
     if _exact_scalar(x) or isinstance(primal(x), Scalar):
@@ -545,6 +550,25 @@ def rebuilt_tree(x, leaves):
     return next(leaves)
 
 
+def _of_items(f: Callable, x: list | tuple) -> Callable:
+    """f of a list or tuple of Python floats as a function of their vector (its entries given to f as
+    Python floats' duals, in x's type)."""
+    kind, n = type(x), len(x)
+
+    def of_vector(v):
+        items = [python_float(v[i]) for i in range(n)]
+        return f(kind(*items) if hasattr(kind, "_fields") else kind(items))
+    of_vector.__wrapped__ = f
+    return of_vector
+
+
+def python_float(v):
+    """v (an entry of a float vector, perhaps a dual's, of duals') with its innermost primal a Python float."""
+    if type(v) is Dual:
+        return Dual(python_float(v.primal), v.tangent, v.tag)
+    return float(v) if isinstance(v, np.floating) else v
+
+
 def _jacfwd_of_tree(f: Callable, x, chunk: int | None) -> tuple[Any, Any]:
     """(f(x), J) for x a dict, list or tuple holding numbers and arrays: J of x's structure, each leaf's
     block of shape shape(f(x)) + shape(leaf). One forward pass over all the leaves' values as one vector."""
@@ -560,7 +584,8 @@ def _jacfwd_of_tree(f: Callable, x, chunk: int | None) -> tuple[Any, Any]:
     flat = np.concatenate([np.ravel(np.asarray(leaf, dtype=float)) for leaf in leaves]) if leaves else np.zeros(0)
 
     def of_flat(v):
-        pieces = (v[o:o + n].reshape(sh) if sh else v[o] for o, n, sh in zip(offsets, sizes, shapes))
+        pieces = (v[o:o + n].reshape(sh) if sh else python_float(v[o]) if type(leaf) is float else v[o]
+                  for o, n, sh, leaf in zip(offsets, sizes, shapes, leaves))
         return f(rebuilt_tree(x, iter(pieces)))
     of_flat.__wrapped__ = f
     y, jac = _value_and_jacfwd(of_flat, flat, chunk)

@@ -23,7 +23,9 @@ import overdub
 from overdub.errors import OverdubError
 
 from ..rules.registry import MissingRule, by_position, registry
-from ..lowered.runtime import _EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, equality_guard2_fd, equality_guard_fd
+from ..lowered.runtime import (_EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, equality_guard2_fd,
+                               equality_guard_fd)
+from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
 from .dual import (Dual, DualConversionError, Tag, _conversion_site, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
                    d_sub, fit, make, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
@@ -334,6 +336,8 @@ def _on_values(ufunc, inputs, kwargs):
     into a plain `out=` array), an equality or ordering in the user's code checked for a tie first (`np.equal(x,
     0)` run natively under `hessian`: as `x == 0`). Called by `array_ufunc`, itself by Dual.__array_ufunc__."""
     if ufunc in EQUALS and len(inputs) == 2 and not is_engine(sys._getframe(3).f_code.co_filename):
+        if JUMP_WATCH.get() is not None:
+            watch_order(inputs[0], inputs[1], EQUALS[ufunc], sys._getframe(3))
         checked_equality(ufunc, inputs)
     return ufunc(*map(primal, inputs), **kwargs)
 

@@ -23,6 +23,7 @@ import os
 import numpy as np
 
 from ..lowered.runtime import UNCHANGEABLE_WHEN, equality_guard_fd, text
+from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
 from ..rules.frames import is_engine, outside_engine
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar
@@ -966,7 +967,10 @@ class Dual:
 
 def _ordered(d: Dual, other, result, op: str):
     """`d < other` (`<=`, `>`, `>=`): Python's result, checked for a tie as `d == other` is (a branch
-    boundary: `_equality_checked`) unless other is perturbed by d's tag too."""
+    boundary: `_equality_checked`) unless other is perturbed by d's tag too; noted for a rule sampling a
+    function (`lowered.runtime.JumpWatch`)."""
+    if JUMP_WATCH.get() is not None:
+        watch_order(d, other, op, sys._getframe(2))
     if type(other) is Dual and other.tag is d.tag:
         return result
     value = d.primal

@@ -21,7 +21,7 @@ from overdub.passes import AST_LOCK, ByIdentity, on_clear
 
 from .lower import all_nodes, own_nodes, param_names
 
-__all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_stores", "closure_hazards", "free_names",
+__all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_changes_by_kind", "captured_stores", "closure_hazards", "free_names",
            "fresh_calls", "local_names", "name_stores", "nonlocal_writes", "own_statements", "steering_numbers",
            "stored_base", "view_groups", "viewed", "view_of", "private_containers"]
 
@@ -349,6 +349,35 @@ def closure_hazards(fdef, params, nodes=None) -> tuple[set[str], set[str]]:
     return unstable, escaping
 
 
+def captured_changes_by_kind(fdef) -> tuple[set[str], set[str]]:
+    """(the captured variables a nested function changes by an in-place method, `log.append(v)`; those it
+    stores items into, `out[i] = v`, `out[i] += v`)."""
+    local = local_names(fdef)
+    methods: set[str] = set()
+    items: set[str] = set()
+    for n in all_nodes(fdef):
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in IN_PLACE_METHODS
+                and (base := stored_base(n.func)) and base not in local):
+            methods.add(base)
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AugAssign) else []
+        for t in targets:
+            if isinstance(t, ast.Subscript) and (base := stored_base(t)) and base not in local:
+                items.add(base)
+    return methods, items
+
+
+def _captured_changes(fdef) -> set[str]:
+    """Variables of the enclosing function whose objects a nested function may change in place: those it
+    stores into (`captured_stores`) and those whose methods it calls with arguments (`acc.add(q)`)."""
+    local = local_names(fdef)
+    out = captured_stores(fdef) if not isinstance(fdef, ast.Lambda) else set()
+    for n in all_nodes(fdef):
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and (n.args or n.keywords)
+                and (base := stored_base(n.func)) and base not in local):
+            out.add(base)
+    return out
+
+
 def differentiable_writes(fdef) -> set[str]:
     """The `nonlocal` variables a nested function sets from something other than themselves and constants
     (`acc = acc + v`, not the counter `n += 1`)."""
@@ -635,6 +664,7 @@ class _Activity:
         self.sources = sources
         self.views = views
         self.drawn: dict[str, set[str]] = {}  # name -> the objects its value may have been read out of
+        self.items: dict[str, set[str]] = {}  # a display made for an argument -> the variables it holds
         self.closure_stores: dict[str, set[str]] = {}
         self.closure_writes: dict[str, set[str]] = {}
         self.state_readers: set[str] = set()
@@ -665,6 +695,9 @@ class _Activity:
         if name in self.immutable:
             return
         todo, seen = [name], {name}
+        for m in self.items.get(name, ()):  # (the items themselves, not what they were drawn from: an
+            if m not in self.immutable:     # iterator drawn for a tuple's item is no object to change)
+                self.mark(m)
         while todo:
             n = todo.pop()
             self.mark(n)
@@ -903,8 +936,18 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     for n in loops:
         if isinstance(n.iter, ast.Name):
             drawn.setdefault(n.target.id, set()).add(n.iter.id)
+    # a display made for a call's argument (the lowering's temporary, `map(fn, [x], [acc])`): a call
+    # changing its items in place changes them (`fn(q, a)` storing into `a`: acc, read after, held no
+    # derivative). Not a display the code names itself (`row = (a, b); rows.append(row)`: every such a, b
+    # would be recorded)
+    items: dict[str, set[str]] = {}
+    for name, value in stores:
+        if name.startswith("_od_") and isinstance(value, (ast.List, ast.Tuple)):
+            items.setdefault(name, set()).update(e.id for e in value.elts if isinstance(e, ast.Name) and e.id in kept
+                                                 and not e.id.startswith("_od_"))  # (the code's own variables)
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     act.drawn = drawn
+    act.items = items
     act.immutable = _immutable_locals(fdef, globals_, set(param_names(a)) | set(freevars), nodes, stores)
     act.closure_stores = {n.name: captured_stores(n) for n in defs}
     act.closure_writes = {n.name: nonlocal_writes(n) for n in defs}
@@ -912,8 +955,12 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     # be differentiated (the code generator refuses it: its cotangent cannot be routed back)
     _, escaping = closure_hazards(fdef, [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs], nodes)
     for n in _own_defs(fdef):
-        if n.name in escaping and (written := differentiable_writes(n)):
+        if n.name in escaping and (written := differentiable_writes(n) | _captured_changes(n)):
+            # (also the captured objects it changes in place: `acc.total = q * 2` or `acc.add(q)` in a
+            # function given to map, filter, reduce, a key: read after, `acc` held no derivative, a zero)
             act.active |= written | {n.name}
+    for n in _own_lambdas(fdef):  # (a lambda is given away where it is made: `reduce(lambda a, q: acc.add(q), ...)`)
+        act.active |= _captured_changes(n)
     for n in nodes:  # global Python functions called here that read changeable module state
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in locals_:
             fn = globals_.get(n.func.id)
@@ -1132,6 +1179,17 @@ def _reads_of(e: ast.expr, into, reads: list, numbers=frozenset()) -> None:
 def _value_reads(node: ast.AST, reads: list) -> None:
     """Every variable node names (stores too: conservative), as a value read."""
     reads.extend((n.id, _VALUE) for n in all_nodes(node) if isinstance(n, ast.Name))
+
+
+def _own_lambdas(fdef):
+    """The lambdas in fdef's own body (not inside its nested functions)."""
+    stack = list(fdef.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Lambda):
+            yield n
+        elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
 
 
 def _own_defs(fdef):

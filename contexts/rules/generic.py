@@ -68,13 +68,16 @@ def conj(x):
         return x.conjugate()
     if isinstance(x, _ARRAYS):
         return np.conj(x) if np.iscomplexobj(x) else x
+    if tx.__name__ == "Dual":  # a complex dual's: its primal's and tangent's (returned as it was, reverse
+        # mode's adjoints under `hessian` left conj(f'(z)) unconjugated: cmath's f'' had the wrong sign)
+        return x.conjugate() if np.iscomplexobj(x.primal) or np.iscomplexobj(x.tangent) else x
     return x
 
 
 def zeros_like(x):
     if isinstance(x, _ARRAYS):
         return np.zeros_like(x)
-    if isinstance(x, numbers.Number):
+    if isinstance(x, numbers.Number) and type(x).__name__ != "Dual":  # (a dual is a Real: its zero is 0 * x)
         return type(x)(0) if not isinstance(x, bool) else 0
     return 0 * x
 

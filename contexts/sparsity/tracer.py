@@ -225,7 +225,7 @@ class Tracer:
         if primal is None or not base.shape:  # (a shape-() base: written or not, see above)
             base._primal = None
         elif base._primal is not None:
-            new = np.array(base._primal, copy=True)
+            new = np.array(base._primal, copy=True, order="C")  # (reshape(-1) a view: the write lands)
             new.reshape(-1)[rows.reshape(-1)] = np.broadcast_to(primal, rows.shape).reshape(-1)
             base._primal = new
 

@@ -116,7 +116,8 @@ def _put_split(a, ind, v, mode, d):
     last = np.zeros(pos.size, dtype=bool)
     _, first_from_end = np.unique(pos[::-1], return_index=True)
     last[pos.size - 1 - first_from_end] = True
-    d = d.copy() if is_dual(d) else np.array(d, dtype=np.result_type(d, float), copy=True)
+    d = d.copy() if is_dual(d) else np.array(d, dtype=np.result_type(d, float), copy=True, order="C")  # (C:
+    # the flat writes below go through reshape(-1), a copy of an F-ordered cotangent, where they were lost)
     picked = np.where(last, d.reshape(-1)[pos], 0.0)
     d.reshape(-1)[pos] = 0.0
     return d, _cycled_cotangent(picked, np.arange(pos.size), v)
@@ -289,6 +290,9 @@ def as_store(fn, args: tuple, kwargs: dict):
 
 def _cycled_at(values, flat_positions):
     """values repeated by flat position (putmask: position p of the array takes values[p % len(values)])."""
+    if isinstance(values, (list, tuple)) and any(type(v) is not np.ndarray and not isinstance(v, np.generic)
+                                                 and hasattr(v, "__array_function__") for v in values):
+        values = np.stack(values)  # (a list holding an engine's values, `a.put(i, [d, 3.0])`: stacked by its type)
     n = max(1, int(np.prod(values.shape if hasattr(values, "shape") else np.shape(values))))
     flat = values.reshape(-1) if hasattr(values, "reshape") else as_array(values).reshape(-1)
     return flat[as_array(flat_positions) % n]

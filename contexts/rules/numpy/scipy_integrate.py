@@ -44,8 +44,11 @@ import numbers
 import numpy as np
 from scipy.integrate import quad, quad_vec
 
+from overdub.errors import OverdubError
+
 from ..cotangents import Refused
 from ..registry import NoClosedForm
+from ..watch import JUMP_WATCH, JumpWatch
 from ._util import unsupported
 
 __all__ = ["quad_adjoint", "quad_duals"]
@@ -227,21 +230,23 @@ def _integrate(g, a, b, opts: dict, probe):
     _flatten(probe, (), first)
     layout.take(first)
     for _ in range(4):  # a leaf seen first during the integration: again with it
-        if not layout.leaves:
-            return None
         layout.grew = False
+        found = bool(layout.leaves)  # (none at the probe: a pass over the nodes to find them, `a * t if t < c
+                                     # else 0.0` sampled past c; returning None there was a zero gradient)
 
         def h(t):
             leaves: dict = {}
             _flatten(g(t), (), leaves)
             layout.take(leaves)
-            return layout.vector(leaves) if not layout.grew else np.zeros(size)
-        size = layout.size()
+            return layout.vector(leaves) if found and not layout.grew else np.zeros(size)
+        size = layout.size() if found else 1
         if opts["weight"] is None:
             vec = quad_vec(h, a, b, epsabs=opts["epsabs"], epsrel=opts["epsrel"], points=opts["points"])[0]
         else:
             vec = _weighted(h, a, b, size, opts)
-        if not layout.grew:
+        if not found and not layout.leaves:
+            return None
+        if found and not layout.grew:
             return layout.value(np.asarray(vec, dtype=float))
     raise unsupported("scipy.integrate.quad", "an integrand whose values change structure with t",
                       "return values of one structure at every t")
@@ -289,10 +294,12 @@ def _is_zero(v) -> bool:
 
 # -- reverse mode -----------------------------------------------------------------------------------
 
-def quad_adjoint(pullback_full, fn=quad):
-    """quad's adjoint, on reverse mode's `pullback_full` (which `contexts.ad` hands it: rules sit below the
-    modes). The cotangents of the integrand (its closure's, a Tangent) and of `args` are the integral of
-    the integrand's pullback over t; of the limits, the boundary terms."""
+def quad_adjoint(pullback_at, fn=quad):
+    """quad's adjoint, on reverse mode's `pullback_at` (`pullback_full` with t held constant, which
+    `contexts.ad` hands it: rules sit below the modes). The cotangents of the integrand (its closure's, a
+    Tangent) and of `args` are the integral of the integrand's pullback over t; of the limits, the
+    boundary terms. A jump of the integrand that may move with them (`_moving_jump`) makes them `Refused`
+    (they are wrong by the jump's term; a limit's are not)."""
     fname, names, _ = _SPECS[fn]
 
     def quad_adjoint(dout, out, *pos, **kw):
@@ -306,12 +313,20 @@ def quad_adjoint(pullback_full, fn=quad):
             raise _INFO.error()
         cot = dict.fromkeys(names + ("args", "wvar"))
         if dy is not None and not _is_zero(dy):
+            watch = JumpWatch()
+
             def cell_and_arg_cotangents(t):
-                _, back = pullback_full(func, t, *args)
+                _, back = _watched(watch, t, lambda u: pullback_at(func, u, *args))
                 dfn, dargs = back(dy)
                 return dfn, tuple(dargs[1:])
             whole = _integral(cell_and_arg_cotangents, a, b, opts)
             cot[fname], cot["args"] = whole if whole is not None else (None, None)
+            def value_at(t):
+                return _watched(watch, t, lambda u: pullback_at(func, u, *args))[0]
+            _sampled(watch, value_at, a, b)
+            jump = _moving_jump(watch, value_at, lambda depth, top: True)
+            if jump is not None:  # (the integral of the derivative may be None: `1.0 if t < a else 0.0`)
+                cot[fname], cot["args"] = Refused(jump), _refused_like(args, jump)
             cot["a"], cot["b"] = _edges(func, a, b, args, dy, opts)
             if opts["weight"] is not None and opts["wvar"] is not None:
                 cot["wvar"] = _WVAR.cotangent()
@@ -364,13 +379,20 @@ def quad_duals(run_inside, dual_free, fn=quad):
         if opts["weight"] is not None and not dual_free(opts["wvar"]):
             raise _WVAR.error()
 
+        watch = JumpWatch()
+
         def g(t):
-            return run_inside(func, (t, *args), {})
+            return _watched(watch, t, lambda u: run_inside(func, (u, *args), {}))
         plain = {**{k: opts[k] for k in names}, fname: lambda t: _primal_tree(g(t)), "a": _primal_tree(a),
                  "b": _primal_tree(b)}
         plain.pop("args", None)
         result = fn(**plain)
         y = _with_primal(_integral(g, a, b, opts), result[0])
+        _sampled(watch, g, a, b)
+        order = len(_tags(y, set()))  # (the derivative calls': a leaf as deep in tangents as that is no term)
+        jump = _moving_jump(watch, g, lambda depth, top: depth < max(top, order, 1))
+        if jump is not None:
+            raise jump.error()
         if not _is_dual(y):
             return (y,) + tuple(result[1:])
         tag, dual = y.tag, type(y)
@@ -381,6 +403,183 @@ def quad_duals(run_inside, dual_free, fn=quad):
             return (y, err, info) + tuple(result[3:])
         return (y, err) + tuple(result[2:])
     return quad_duals
+
+
+# -- jumps that move with the differentiated values ---------------------------------------------------
+# The Leibniz rule holds for an integrand continuous in t, or whose jumps stay put; a jump at a point that
+# moves with θ (`1.0 if t < a else 0.0`, a distribution's support edge at `loc` inside [a, b]) adds
+# (f(t*⁻) − f(t*⁺))·dt*/dθ, which the integral of ∂f/∂θ misses. Such a jump is a branch on a value that
+# depends on θ and on t: every comparison of a differentiated value (the modes' equality guards) is noted
+# at each node (`lowered.runtime.JumpWatch`), and an outcome that changes between two nodes is bisected to
+# its boundary, where the integrand's values on either side are compared. A jump there is refused (forward
+# mode) or makes the cotangents of the integrand's closure and args `Refused` (reverse mode, whose
+# activity cannot tell which of them the boundary moves with). A kink (`max(t - a, 0)` by a branch) is
+# continuous: the first derivative is right; its second differentiates a jump of the first, checked too.
+# Not seen: a jump made inside a C function (`np.floor`, `np.heaviside`, `np.sign` of t - a).
+
+_SWITCHES = 16  # boundaries bisected at most (beyond: refused, as unverified)
+
+
+class _MovingJump:
+    """Why a derivative of quad is refused: a jump of the integrand at a boundary that moves."""
+
+    function = "scipy.integrate.quad"
+
+    def __init__(self, line: str, t: float, unverified: bool = False):
+        self.line, self.t, self.unverified = line, t, unverified
+        self.argument = "the integrand's closure and args (a jump that moves with them)"
+
+    def error(self):
+        from ..registry import NoDerivative
+        what = ("more branches switching between quad's nodes than can be checked"
+                if self.unverified else f"a jump at t = {self.t:.17g}")
+        return NoDerivative(
+            f"scipy.integrate.quad's integrand has {what}, made by the comparison at {self.line}, whose "
+            "outcome depends on t and on the values differentiated: the jump moves with them, and its term "
+            "(the jump times its speed) is not in the integral of the integrand's derivative",
+            fix="split the integral at the jump, `quad(f, a, c) + quad(f, c, b)` with c the boundary (its "
+                "limit terms then carry the jump); or, if the boundary does not move with the values you "
+                "differentiate, use forward mode (`derivative`, `jacfwd`), which tells the values apart")
+
+
+def _watched(watch, t, run):
+    """run(t) (the integrand at t) with its orderings noted by watch. A node where a compared value ties
+    with one it moves against (`SpecialPoint`: t == a where the branch at a is met) is run a hair (2⁻⁴⁰
+    relative) further instead: a point of measure zero in the integral, where the branch taken is no
+    derivative's business (the boundary itself is `_moving_jump`'s); a tie of values that do not depend on
+    t (`a == 0`) stays a tie there, and refused."""
+    token = JUMP_WATCH.set(watch)
+    outer = watch.t
+    try:
+        watch.t = float(_primal_tree(t))
+        try:
+            return run(t)
+        except OverdubError as e:
+            if type(e).__name__ != "SpecialPoint":
+                raise
+            moved = watch.t + max(abs(watch.t), 1.0) * 2.0 ** -40
+            watch.t, watch.tied = moved, True
+            return run(_primal_tree(t) * 0.0 + moved if not _is_dual(t) else t + (moved - watch.t))
+    finally:
+        watch.t = outer
+        JUMP_WATCH.reset(token)
+
+
+def _sampled(watch, value_at, a, b) -> None:
+    """The integrand run at 31 more points of [a, b] when it compared differentiated values but few nodes
+    were seen (its derivative's integral had nothing to integrate: `1.0 if t < a else 0.0`)."""
+    if not watch.sites or len({t for _, seen in watch.sites.values() for t in seen}) > 30:
+        return
+    a, b = float(_primal_tree(a)), float(_primal_tree(b))
+    lo, hi = min(a, b), max(a, b)
+    u = np.linspace(0.0, 1.0, 33)[1:-1]
+    if np.isfinite(lo) and np.isfinite(hi):
+        points = lo + (hi - lo) * u
+    elif np.isfinite(lo):
+        points = lo + u / (1.0 - u)
+    elif np.isfinite(hi):
+        points = hi - u / (1.0 - u)
+    else:
+        points = np.tan(np.pi * (u - 0.5))
+    for t in points:
+        value_at(float(t))
+
+
+def _moving_jump(watch, value_at, kept):
+    """A `_MovingJump` where an ordering the watch saw switch between two nodes bounds a jump of the
+    integrand (value_at(t): its value, run watched; `kept(depth, top)`: which of its leaves must be
+    continuous, by how many tangents deep they sit of the deepest's), or None."""
+    switches = watch.switches()
+    if not switches:
+        return None
+    if len(switches) > _SWITCHES:
+        return _MovingJump(switches[0][1], switches[0][2], unverified=True)
+    for key, line, lo, hi in switches:
+        seen = watch.sites[key][1]
+        first, lo0, hi0 = seen[lo], lo, hi
+        v_lo = v_hi = None
+        for _ in range(64):  # to neighbouring floats
+            mid = lo + 0.5 * (hi - lo)
+            if mid <= lo or mid >= hi:
+                break
+            seen.pop(mid, None)
+            watch.tied = False
+            v = value_at(mid)
+            if watch.tied:  # (mid is the boundary itself: its neighbours are either side)
+                lo, hi = float(np.nextafter(mid, -np.inf)), float(np.nextafter(mid, np.inf))
+                v_lo = v_hi = None
+                break
+            if seen.get(mid) == first:
+                lo, v_lo = mid, v
+            else:
+                hi, v_hi = mid, v
+        v_lo = value_at(lo) if v_lo is None else v_lo
+        v_hi = value_at(hi) if v_hi is None else v_hi
+        wide = max(abs(lo), 1.0) * 1e-7  # (a continuous integrand's gap shrinks with the bracket; a jump's not)
+        u_lo, u_hi = value_at(max(lo - wide, lo0)), value_at(min(hi + wide, hi0))
+        if _jumps((v_lo, v_hi), (u_lo, u_hi), kept):
+            return _MovingJump(line, lo)
+    return None
+
+
+def _jumps(near: tuple, far: tuple, kept) -> bool:
+    """Is the gap between two values of the integrand either side of a boundary, at neighbouring floats
+    (near), more than rounding and not a tenth smaller than at points 10⁻⁷ further out (far), in some leaf
+    `kept` names? A continuous integrand's gap shrinks with the bracket; a jump's stays."""
+    leaves = []
+    for v in near + far:
+        out: dict = {}
+        try:
+            _flatten(v, (), out)
+        except Exception:
+            return True
+        leaves.append(out)
+    paths = {p: None for out in leaves for p in out}  # (a leaf missing on one side is a zero there)
+    depth = {p: sum(1 for k in p if k[0] == "t") for p in paths}
+    top = max(depth.values(), default=0)
+    for p in paths:
+        if not kept(depth[p], top):
+            continue
+        a, b, c, d = (np.asarray(out[p][0] if p in out else 0.0, dtype=complex) for out in leaves)
+        try:
+            a, b, c, d = np.broadcast_arrays(a, b, c, d)
+        except ValueError:
+            return True
+        with np.errstate(all="ignore"):
+            gap, spread = np.abs(a - b), np.abs(c - d)
+            size = np.maximum(np.maximum(np.abs(a), np.abs(b)), np.maximum(np.abs(c), np.abs(d)))
+            jumped = (gap > 0.1 * spread) & (gap > 1e-12 * size)
+            jumped |= np.isnan(gap) & ~(np.isnan(a) & np.isnan(b))
+        if np.any(jumped):
+            return True
+    return False
+
+
+def _tags(v, found: set) -> set:
+    """The tags of the duals in v."""
+    if _is_dual(v):
+        found.add(v.tag)
+        _tags(v.primal, found)
+        _tags(v.tangent, found)
+    elif isinstance(v, dict):
+        for x in v.values():
+            _tags(x, found)
+    elif isinstance(v, (tuple, list)):
+        for x in v:
+            _tags(x, found)
+    return found
+
+
+def _refused_like(v, why):
+    """v's structure with every number (or array, or dual) a `Refused` for why."""
+    if v is None:
+        return None
+    if isinstance(v, dict):
+        return type(v)({k: _refused_like(x, why) for k, x in v.items()})
+    if isinstance(v, (tuple, list)) and not _is_dual(v):
+        items = [_refused_like(x, why) for x in v]
+        return type(v)(*items) if hasattr(v, "_fields") else type(v)(items)
+    return Refused(why)
 
 
 def _integral(g, a, b, opts):

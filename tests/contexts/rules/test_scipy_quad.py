@@ -251,3 +251,85 @@ def test_quad_vec(mode):
         return integrate.quad_vec(lambda t, s: np.exp(-s * t * t), -np.inf, np.inf, args=(a,))[0]
     for f in (vector, with_args):
         assert mode(f, 0.7) == pytest.approx(fd.derivative(f, 0.7, h=1e-5), rel=1e-6)
+
+
+# -- jumps that move with the differentiated values (refused), and those that do not (right) ---------------
+
+def step_moving(a):  # d/da = exp(a), all of it the jump's term
+    return quad(lambda t: (1.0 if t < a else 0.0) * np.exp(t), 0, 1)[0]
+
+
+def step_moving_where(a):
+    return quad(lambda t: np.where(t < a, np.exp(t), 0.0), 0, 1)[0]
+
+
+def step_moving_both_active(a):  # (an ordering of two differentiated values: `t * a < a * a`)
+    return quad(lambda t: np.exp(t) if t * a < a * a else 0.0, 0, 1)[0]
+
+
+def support_edge(loc):  # uniform's density jumps at loc and loc + 1, both inside [0, 3]
+    from scipy import stats
+    return stats.uniform(loc=loc, scale=1.0).expect(lambda x: x, lb=0.0, ub=3.0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f", [step_moving, step_moving_where, step_moving_both_active, support_edge])
+def test_a_jump_that_moves_is_refused(mode, f):
+    # (the integral of the integrand's derivative misses the jump's term: these were 0 in both modes)
+    assert abs(fd.derivative(f, 0.3, h=1e-3)) > 0.5
+    with pytest.raises(NoDerivative, match="jump"):
+        mode(f, 0.3)
+
+
+def fixed_jump_closure(a, c=0.5):  # the boundary c is a constant of the closure
+    return quad(lambda t: a * t if t < c else 0.0, 0, 1)[0]
+
+
+def fixed_jump_off_the_probe(a):  # (the integrand at quad's first sample, 0.5, does not depend on a)
+    return quad(lambda t: a * t if t < 0.3 else 0.0, 0, 1)[0]
+
+
+def moving_kink(a):  # continuous in t: the first derivative needs no jump term
+    return quad(lambda t: t - a if t > a else 0.0, 0, 1)[0]
+
+
+def moving_kink_abs(a):
+    return quad(lambda t: (t - a) if t > a else (a - t), 0, 1)[0]
+
+
+def support_inside(loc):  # the limits inside the support: no jump between them
+    from scipy import stats
+    return stats.norm(loc=loc, scale=1.0).expect(lambda x: x * x, lb=-1.0, ub=3.0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f, exact", [
+    (fixed_jump_off_the_probe, 0.045), (moving_kink, -0.7), (moving_kink_abs, 2 * 0.3 - 1), (support_inside, None),
+])
+def test_a_jump_that_stays_put_and_a_moving_kink(mode, f, exact):
+    # (fixed_jump_off_the_probe was 0 in reverse mode: its first sample found no derivative to integrate)
+    got = mode(f, 0.3)  # (quad resolves a kink to ~1e-4 of the derivative by differences: the closed form decides)
+    np.testing.assert_allclose(got, fd.derivative(f, 0.3, h=1e-4), rtol=1e-3, atol=1e-8)
+    if exact is not None:
+        np.testing.assert_allclose(got, exact, rtol=1e-7)
+
+
+def test_a_constant_boundary_in_the_closure():
+    # forward mode tells c (a plain number) from a; reverse mode cannot (every cell of the integrand may
+    # be differentiated): it is right where quad's nodes keep off c, refused where the watch sees c move
+    np.testing.assert_allclose(by_forward(fixed_jump_closure, 0.3), 0.125, rtol=1e-9)
+    try:
+        got = by_reverse(fixed_jump_closure, 0.3)
+    except NoDerivative as e:
+        assert "forward mode" in str(e)
+    else:
+        np.testing.assert_allclose(got, 0.125, rtol=1e-9)
+
+
+@pytest.mark.parametrize("inner", ["reverse", "forward"])
+def test_second_derivative_across_a_moving_kink_is_refused(inner):
+    # ∫|t - a| dt: its first derivative's integrand jumps at t = a, so the second derivative has a term
+    # (2) the integral of the second derivative (0) misses
+    np.testing.assert_allclose(derivative(moving_kink_abs, 0.3), -0.4, rtol=1e-7)
+    with pytest.raises(NoDerivative, match="jump"):
+        hessian(moving_kink_abs, 0.3, inner=inner)
