@@ -264,3 +264,35 @@ def test_jacfwd_of_a_list_of_python_floats_keeps_python_arithmetic(kind):
     np.testing.assert_allclose(hessian(g, p), [[-math.cos(x) * 1.3, -math.sin(x)], [-math.sin(x), 0.0]],
                                rtol=1e-12, atol=1e-15)
     assert jacfwd(lambda p: len(p + kind([1.0])) * p[0], p).tolist() == [3.0, 0.0]  # (a list's +, not an array's)
+
+
+def test_an_in_place_operator_on_a_constant_shared_array_or_list():
+    # (reverse mode left `b += 2.0` of constants as `b = b + 2.0`: a, sharing b's array, kept its old
+    # values, a wrong value and derivative; a class with only `__iadd__` raised TypeError)
+    def f(x):
+        a = np.ones(3)
+        b = a
+        b += 2.0
+        return (a * x).sum()
+
+    def g(x):
+        items = [1.0]
+        alias = items
+        alias += [2.0]
+        return sum(items) * x
+
+    class Acc:
+        def __init__(self, v):
+            self.v = v
+
+        def __iadd__(self, o):
+            self.v = self.v * 0.5 + o
+            return self
+
+    def h(x):
+        acc = Acc(0.64)
+        acc += 0.64
+        return acc.v * x
+    for fn, exact in ((f, 9.0), (g, 3.0), (h, 0.96)):
+        assert gradient(fn, 0.5)[0] == pytest.approx(exact, rel=1e-12)
+        assert derivative(fn, 0.5) == pytest.approx(exact, rel=1e-12)
