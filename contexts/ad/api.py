@@ -15,6 +15,7 @@ from overdub.errors import OverdubError
 
 from ..lowered.runtime import CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as _SPECIAL_HITS, SpecialPoint, special_case
 from ..rules.frames import entry_error
+from ..rules.watch import JUMP_WATCH as _JUMP_WATCH
 from ..rules.leaves import ArrayLeaf, Scalar, as_array, container_of, kind_of
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
@@ -344,7 +345,10 @@ def pullback_full(f: Callable, *args: Any) -> tuple[Any, Callable]:
 def pullback_at(f: Callable, t: Any, *args: Any) -> tuple[Any, Callable]:
     """`pullback_full(f, t, *args)` with t held constant: a rule sampling f at points t of its own
     (quad's integrand at its nodes), which wants the gradients of f's cells and of args only."""
-    return _pullback(f, (t, *args), {}, mask=(1 << (len(args) + 1)) - 2)
+    if _JUMP_WATCH.get() is None:
+        return _pullback(f, (t, *args), {}, mask=(1 << (len(args) + 1)) - 2)
+    with _runtime.watching():  # (its piecewise calls noted: `rules.watch`)
+        return _pullback(f, (t, *args), {}, mask=(1 << (len(args) + 1)) - 2)
 
 
 def _seed(y):

@@ -816,10 +816,12 @@ def setattr_(obj, attr, v, active=True):
         fn, self_, args, obj_at, v_at = code
         _, pb = _twin(fn, self_, *args)
         return _SetByCode(pb, obj_at, v_at)
-    if hasattr(obj, "__dict__") and type(getattr(type(obj), attr, None)) is not types.MemberDescriptorType:
+    held = getattr(type(obj), attr, None)
+    if hasattr(obj, "__dict__") and type(held) is not types.MemberDescriptorType and not (
+            held is not None and hasattr(type(held), "__set__") and not isinstance(held, property)):
         old = obj.__dict__.get(attr, _MISSING)
         _stored(obj, attr, v)
-    else:  # a slot (perhaps of a base class of a class with a __dict__)
+    else:  # a slot (perhaps of a base class of a class with a __dict__), a C type's field (`c_double().value`)
         old = getattr(obj, attr, _MISSING)
     setattr(obj, attr, v)
     return old

@@ -37,6 +37,7 @@ from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
 
 from overdub.passes import OwnedEntries, collector, compile_twin, get_source, mangle_private, of_a_module, on_clear
 
+from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import getitem_iteration
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.leaves import LABEL_TYPES, ArrayLeaf, Scalar, carries_none
@@ -276,6 +277,20 @@ def override_rules(rules: dict):
     return token
 
 
+@contextlib.contextmanager
+def watching():
+    """`call` notes the branches of `rules.watch.PIECEWISE` functions for the rule sampling a function
+    (quad's integrand): it takes the path of blocks giving rules, one test per call, only meanwhile."""
+    global _overriding
+    with _overriding_lock:
+        _overriding += 1
+    try:
+        yield
+    finally:
+        with _overriding_lock:
+            _overriding -= 1
+
+
 def restore_rules(token) -> None:
     global _overriding
     _overrides.reset(token)
@@ -314,6 +329,9 @@ def _overridden_call(f, args, kw):
 def call(mask, f, /, *args, **kw):
     """Run f(*args, **kw) recording what its reverse pass needs; return (y, pullback or None)."""
     if _overriding:
+        if JUMP_WATCH.get() is not None:  # (a rule sampling a function, quad's: `watching`)
+            frame = sys._getframe(1)
+            watch_call(f, args, kw, (frame.f_code, frame.f_lasti), frame)
         given = _overridden_call(f, args, kw)
         if given is not None:
             return given
@@ -355,7 +373,8 @@ def call(mask, f, /, *args, **kw):
                             return y, (_one_back, plan[5], y, args, mask - 1, plan[1])
                     return y, (_plain_back, plan[1], y, args)
     kind = f.__class__
-    if kw and kind is _DISPATCHER and _kw_may_differ(kw) and not _writing(f):
+    if kw and (kind is _DISPATCHER or kind is _FunctionType and f in _rules) and _kw_may_differ(kw) and not _writing(f):
+        # (a Python function with a rule too: `scipy.linalg.expm(A=a)`, whose adjoint takes a by position)
         moved = by_position(f, args, kw)
         if moved is not None:  # `np.percentile(a=v, q=30)`: the rules take their arrays by position
             new_args, new_kw, names = moved

@@ -24,6 +24,7 @@ from overdub.passes import marked_opaque
 
 from ..lowered.bisection import bisects, refuse_bisection
 from ..lowered.runtime import TEXT_IDS, text_call
+from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.containers import holds
 from ..rules.frames import is_engine, note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf
@@ -146,7 +147,16 @@ class ForwardContext(overdub.Context):
             if found is not None and not _engine_code(found[0]):
                 self.recurse(*found, value)
                 return None
-        return setattr(obj, name, value)
+        try:
+            return setattr(obj, name, value)
+        except TypeError as e:  # (a C extension's field refusing a dual: pybind11's, scipy's HiGHS `col_cost_`)
+            if not has_dual(value):
+                raise
+            raise DualConversionError(
+                f"forward mode cannot store a perturbed value into .{name} of a {kind.__name__} (a field of "
+                f"compiled code, which takes plain numbers: {e})", where=_conversion_site(),
+                fix="keep that value out of the differentiated computation, or give the function that fills it a "
+                    "forward rule (`contexts.rules.registry.frule(fn)`)") from e
 
     def overdub(self, site, fn, /, *args, **kwargs):
         if fn is _GETITEM:  # `obj[i]`, as Python does it; a dict's hit by a perturbed key is refused
@@ -201,6 +211,8 @@ class ForwardContext(overdub.Context):
             if kwargs and not type(fn) is types.FunctionType:
                 args, kwargs = _by_position(fn, args, kwargs)
             tag = top_tag(args) if args else None
+            if tag is not None and JUMP_WATCH.get() is not None:  # (a rule sampling the function: quad's)
+                watch_call(fn, args, kwargs, site, str(site))
             if tag is not None and ARRAY_TYPES and _meets_array_leaf(fn, args, kwargs):
                 raise _array_leaf_refused(fn, site)
             if tag is None:
@@ -327,7 +339,9 @@ class ForwardContext(overdub.Context):
             # them (MINPACK's `minpack.error: Result from function call is not a proper array of floats`
             # under scipy.optimize.fsolve): refused by name too. Python's own errors pass (StopIteration,
             # KeyError, ZeroDivisionError: the program's control flow)
-            if (isinstance(e, OverdubError) or type(e).__module__ == "builtins" or overdub.is_recursable(fn)
+            converting = type(e) is IndexError and "be converted to" in str(e)  # (f2py refusing a dual: BLAS's
+            if ((isinstance(e, OverdubError) or type(e).__module__ == "builtins" and not converting  # dscal)
+                 or overdub.is_recursable(fn))
                     or not (perturbed or _holds_dual(args) or not all(map(dual_free, args)))):
                 raise
             raise no_rule(fn, where=str(site)) from e

@@ -8,12 +8,14 @@ for the rule to find branches whose boundary moves with the differentiated value
 from __future__ import annotations
 
 import contextvars
+import math
+import operator
 
 import numpy as np
 
 from .frames import _ENGINE as _ENGINE_FILES
 
-__all__ = ["JUMP_WATCH", "JumpWatch", "watch_order"]
+__all__ = ["JUMP_WATCH", "JumpWatch", "PIECEWISE", "watch_call", "watch_order"]
 
 JUMP_WATCH: contextvars.ContextVar = contextvars.ContextVar("overdub_jump_watch", default=None)
 """The `JumpWatch` of the rule sampling a function now (`contexts.rules.numpy.scipy_integrate`), or None."""
@@ -51,11 +53,15 @@ class JumpWatch:
             return
         if outcome is None:
             return
-        key = (frame.f_code, frame.f_lasti)
+        self.record((frame.f_code, frame.f_lasti), frame, outcome)
+
+    def record(self, key, where, outcome) -> None:
+        """outcome (hashable) of the branch at key, met at the point being run; `where`: a frame or a text."""
         entry = self.sites.get(key)
         if entry is None:
-            entry = self.sites[key] = (f"{frame.f_code.co_filename}:{frame.f_lineno} in "
-                                       f"{frame.f_code.co_qualname}", {})
+            line = where if isinstance(where, str) else (
+                f"{where.f_code.co_filename}:{where.f_lineno} in {where.f_code.co_qualname}")
+            entry = self.sites[key] = (line, {})
         entry[1].setdefault(self.t, outcome)
 
     def switches(self) -> list:
@@ -75,3 +81,90 @@ def watch_order(a, b, op: str, frame) -> None:
     w = JUMP_WATCH.get()
     if w is not None and w.t is not None and op in _ORDERED:
         w.note(a, b, op, frame)
+
+
+# -- functions whose value (or whose derivative) jumps where an argument crosses a point -----------------
+# For each, the branch it takes at its (innermost primal) arguments: the value of a step (floor, sign,
+# heaviside, the quotient of mod), the side of a kink (abs, max, clip): a jump of the value moves with
+# the arguments; a kink's jump is its derivative's, which a second derivative meets (`_moving_jump`'s
+# leaves by depth).
+
+def _plain(v):
+    while type(v).__name__ == "Dual":
+        v = v.primal
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _arg(args, kwargs, i, name, default=None):
+    return args[i] if len(args) > i else kwargs.get(name, default)
+
+
+def _quotient(args, kwargs):
+    a, b = _plain(_arg(args, kwargs, 0, "x1")), _plain(_arg(args, kwargs, 1, "x2"))
+    return np.floor(np.divide(a, b))
+
+
+def _sides(args, kwargs):
+    a, b = _plain(_arg(args, kwargs, 0, "x1")), _plain(_arg(args, kwargs, 1, "x2"))
+    return np.greater(a, b)
+
+
+def _sign(args, kwargs):
+    return np.sign(_plain(_arg(args, kwargs, 0, "x")))
+
+
+def _value(fn):
+    def value(args, kwargs):
+        return fn(*_plain(list(args)), **{k: _plain(v) for k, v in kwargs.items()})
+    return value
+
+
+def _extremum(args, kwargs):
+    items = _plain(list(args[0])) if len(args) == 1 and isinstance(args[0], (list, tuple)) else _plain(list(args))
+    if len(items) < 2:
+        return None
+    return np.argmax(items), np.argmin(items)  # (which item each of max and min takes)
+
+
+def _clipped(args, kwargs):
+    a = np.asarray(_plain(_arg(args, kwargs, 0, "a")))
+    lo, hi = _plain(_arg(args, kwargs, 1, "a_min", kwargs.get("min"))), _plain(_arg(args, kwargs, 2, "a_max", kwargs.get("max")))
+    return (np.less(a, lo) if lo is not None else False, np.greater(a, hi) if hi is not None else False)
+
+
+PIECEWISE: dict = {}
+for _fn in (np.floor, np.ceil, np.trunc, np.rint, np.fix, np.round, np.around, math.floor, math.ceil, math.trunc,
+            round, np.argmax, np.argmin, np.argsort, np.searchsorted, np.digitize):
+    PIECEWISE[_fn] = _value(_fn)
+for _fn in (np.sign, np.heaviside, np.absolute, np.fabs, abs, math.fabs):
+    PIECEWISE[_fn] = _sign
+for _fn in (np.mod, np.remainder, np.fmod, np.floor_divide, np.divmod, math.fmod, divmod, operator.mod,
+            operator.floordiv):
+    PIECEWISE[_fn] = _quotient
+for _fn in (np.maximum, np.minimum, np.fmax, np.fmin):
+    PIECEWISE[_fn] = _sides
+PIECEWISE[max] = PIECEWISE[min] = _extremum
+PIECEWISE[np.clip] = _clipped
+
+
+def watch_call(fn, args, kwargs, key, where) -> None:
+    """Note which branch fn takes at args for the rule sampling a function now, if fn is `PIECEWISE`
+    (key: the call's site; where: its frame or description)."""
+    w = JUMP_WATCH.get()
+    if w is None or w.t is None:
+        return
+    try:
+        branch = PIECEWISE.get(fn)
+    except TypeError:  # (an unhashable callable)
+        return
+    if branch is None:
+        return
+    try:
+        with np.errstate(all="ignore"):
+            out = branch(args, kwargs)
+        out = tuple(np.asarray(o).tobytes() for o in (out if isinstance(out, tuple) else (out,)))
+    except Exception:  # (arguments the test cannot take: the call itself tells the user)
+        return
+    w.record(key, where, out)

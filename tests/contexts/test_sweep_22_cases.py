@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from contexts import derivative, gradient, hessian, hvp, jacfwd, jacobian
+from contexts import derivative, gradient, hessian, hvp, jacfwd, jacobian, jvp
 from tests import fd
 
 X6 = np.array([0.3, -1.2, 0.7, 2.1, 0.5, -0.4])
@@ -296,3 +296,48 @@ def test_an_in_place_operator_on_a_constant_shared_array_or_list():
     for fn, exact in ((f, 9.0), (g, 3.0), (h, 0.96)):
         assert gradient(fn, 0.5)[0] == pytest.approx(exact, rel=1e-12)
         assert derivative(fn, 0.5) == pytest.approx(exact, rel=1e-12)
+
+
+def test_a_rule_of_a_python_function_called_by_keyword():
+    # (`scipy.linalg.expm(A=a)`: the adjoint got A by name: TypeError)
+    linalg = pytest.importorskip("scipy.linalg")
+    a = np.array([[0.4, 0.3], [0.1, 0.5]])
+    for f in (lambda a: linalg.expm(A=a)[0, 1], lambda a: np.real(linalg.sqrtm(A=a + 2.0 * np.eye(2))).sum()):
+        np.testing.assert_allclose(gradient(f, a)[0], fd.gradient(f, a)[0], rtol=1e-6, atol=1e-9)
+
+
+def test_a_differentiated_value_stored_into_a_c_field():
+    # (reverse mode undid `c.value = ...` by deleting the field: TypeError; forward mode refuses, by name)
+    import ctypes
+
+    from contexts.forward.dual import DualConversionError
+
+    def f(x):
+        c = ctypes.c_double()
+        c.value = x * 2.0
+        return c.value * x
+    assert gradient(f, 1.5)[0] == pytest.approx(6.0, rel=1e-12)
+    with pytest.raises(DualConversionError):
+        derivative(f, 1.5)
+
+
+def test_compiled_code_refusing_a_dual_is_refused_by_name():
+    # (f2py's IndexError "can't be converted to double" from BLAS's dscal, and pybind11's TypeError from
+    # HiGHS's fields, passed through as they were)
+    from contexts import MissingRule
+    from contexts.forward.dual import DualConversionError
+    blas = pytest.importorskip("scipy.linalg.blas")
+    optimize = pytest.importorskip("scipy.optimize")
+    with pytest.raises(MissingRule):
+        jacfwd(lambda x: blas.dscal(x[0] * x[1], np.ones(3)), np.array([2.0, 3.0]))
+    with pytest.raises(DualConversionError, match="compiled code"):
+        jacfwd(lambda c: optimize.linprog(c, A_ub=[[1.0, 1.0]], b_ub=[1.0], bounds=[(0, 1)] * 2).fun,
+               np.array([-1.0, -2.0]))
+
+
+def test_a_singular_partial_times_a_zero_tangent_is_no_zero():
+    # (a guard: 0 there would be wrong where the zero is first order, `np.cbrt(x ** 3)` at 0 has derivative
+    # 1; NaN, a refusal or 1 are honest)
+    for got in (jacfwd(lambda x: np.cbrt(x ** 3), np.array([0.0])), gradient(lambda x: np.cbrt(x ** 3).sum(),
+                                                                             np.array([0.0]))[0]):
+        assert not np.isfinite(got).all() or np.allclose(got, 1.0)

@@ -31,9 +31,10 @@ these rules. `quad_vec` has the same rules (array-valued integrands; its `full_o
 perturbed values in forward mode). `fixed_quad`, `simpson` and `trapezoid` are numpy code, differentiated
 as code.
 
-Not detected: an integrand with a jump whose position depends on θ (`1.0 if t < a else 0.0`) is
-differentiated as the integral of its derivative at each t, which misses the jump's term (split the
-integral at the jump, `quad(f, 0, a) + quad(f, a, 1)`: the limits' terms then carry it).
+An integrand with a jump whose position depends on θ (`1.0 if t < a else 0.0`, a distribution's support
+edge inside [a, b]) is refused (`_moving_jump`): the integral of its derivative misses the jump's term
+(split the integral at the jump, `quad(f, 0, a) + quad(f, a, 1)`: the limits' terms then carry it). The
+integrand's value at a moving limit is its limit from inside the interval (`_inside`).
 """
 
 from __future__ import annotations
@@ -283,6 +284,14 @@ def _all_finite(v) -> bool:
     return all(np.all(np.isfinite(a)) for a, _ in leaves.values())
 
 
+def _any_infinite(v) -> bool:
+    """Is the integrand infinite at a limit (a singular end, 1/sqrt(t) at 0)? A NaN there (0·∞ of a
+    density outside its support) is no verdict: its value from inside the interval decides."""
+    leaves: dict = {}
+    _flatten(v, (), leaves)
+    return any(np.any(np.isinf(a)) for a, _ in leaves.values())
+
+
 def _is_zero(v) -> bool:
     leaves: dict = {}
     try:
@@ -324,7 +333,7 @@ def quad_adjoint(pullback_at, fn=quad):
             def value_at(t):
                 return _watched(watch, t, lambda u: pullback_at(func, u, *args))[0]
             _sampled(watch, value_at, a, b)
-            jump = _moving_jump(watch, value_at, lambda depth, top: True)
+            jump = _moving_jump(watch, value_at, lambda depth, top: True, a, b)
             if jump is not None:  # (the integral of the derivative may be None: `1.0 if t < a else 0.0`)
                 cot[fname], cot["args"] = Refused(jump), _refused_like(args, jump)
             cot["a"], cot["b"] = _edges(func, a, b, args, dy, opts)
@@ -336,8 +345,19 @@ def quad_adjoint(pullback_at, fn=quad):
     return quad_adjoint
 
 
+def _inside(x, other):
+    """x moved a hair (2⁻³⁶ of the interval) towards the other limit: the integrand's value at a limit is
+    its limit from inside the interval, which a test at the limit itself need not give (`exp(t) if t < b
+    else 0.0` is 0 at b; `(l + 1) - l >= 1` fails at some l by rounding), as the integral's derivative
+    takes it."""
+    xv, ov = float(_primal_tree(x)), float(_primal_tree(other))
+    step = (abs(ov - xv) if np.isfinite(ov) else max(abs(xv), 1.0)) * 2.0 ** -36
+    return x + step if ov > xv else x - step
+
+
 def _edges(func, a, b, args, dy, opts) -> tuple:
-    """The cotangents of the limits: −dy·f(a), dy·f(b) (none at an infinite limit)."""
+    """The cotangents of the limits: −dy·f(a⁺), dy·f(b⁻) (none at an infinite limit; refused where f is
+    not finite at the limit itself)."""
     def term(x, sign):
         if not np.isfinite(_primal_tree(x)):
             return None
@@ -345,7 +365,9 @@ def _edges(func, a, b, args, dy, opts) -> tuple:
             return _WLIMIT.cotangent()
         try:  # (a singular end, 1/sqrt(t) at 0, is refused only if that limit is differentiated)
             with np.errstate(all="ignore"):
-                fx = func(x, *args)
+                if _any_infinite(func(x, *args)):
+                    return _EDGE.cotangent()
+                fx = func(_inside(x, b if sign < 0 else a), *args)
         except (ArithmeticError, ValueError):
             return _EDGE.cotangent()
         if not _all_finite(fx):
@@ -390,7 +412,7 @@ def quad_duals(run_inside, dual_free, fn=quad):
         y = _with_primal(_integral(g, a, b, opts), result[0])
         _sampled(watch, g, a, b)
         order = len(_tags(y, set()))  # (the derivative calls': a leaf as deep in tangents as that is no term)
-        jump = _moving_jump(watch, g, lambda depth, top: depth < max(top, order, 1))
+        jump = _moving_jump(watch, g, lambda depth, top: depth < max(top, order, 1), a, b)
         if jump is not None:
             raise jump.error()
         if not _is_dual(y):
@@ -413,9 +435,11 @@ def quad_duals(run_inside, dual_free, fn=quad):
 # at each node (`lowered.runtime.JumpWatch`), and an outcome that changes between two nodes is bisected to
 # its boundary, where the integrand's values on either side are compared. A jump there is refused (forward
 # mode) or makes the cotangents of the integrand's closure and args `Refused` (reverse mode, whose
-# activity cannot tell which of them the boundary moves with). A kink (`max(t - a, 0)` by a branch) is
-# continuous: the first derivative is right; its second differentiates a jump of the first, checked too.
-# Not seen: a jump made inside a C function (`np.floor`, `np.heaviside`, `np.sign` of t - a).
+# activity cannot tell which of them the boundary moves with). Steps and kinks of C functions (floor,
+# sign, heaviside, mod, abs, max, maximum, clip: `rules.watch.PIECEWISE`) are noted as their branch taken.
+# A kink (`max(t - a, 0)`) is continuous: the first derivative is right; its second differentiates a jump
+# of the first, checked too. Not seen: `%` and `//` as operators on numbers in reverse mode (their
+# functions, np.mod and np.floor_divide, are), and a step inside a C function of no rule.
 
 _SWITCHES = 16  # boundaries bisected at most (beyond: refused, as unverified)
 
@@ -434,9 +458,10 @@ class _MovingJump:
         what = ("more branches switching between quad's nodes than can be checked"
                 if self.unverified else f"a jump at t = {self.t:.17g}")
         return NoDerivative(
-            f"scipy.integrate.quad's integrand has {what}, made by the comparison at {self.line}, whose "
-            "outcome depends on t and on the values differentiated: the jump moves with them, and its term "
-            "(the jump times its speed) is not in the integral of the integrand's derivative",
+            f"scipy.integrate.quad's integrand has {what}, made by the branch at {self.line} (a comparison, a "
+            "step or a kink: floor, sign, abs, max), which depends on t and on the values differentiated: the "
+            "jump moves with them, and its term (the jump times its speed) is not in the integral of the "
+            "integrand's derivative (a kink's jump is its derivative's, which a second derivative meets)",
             fix="split the integral at the jump, `quad(f, a, c) + quad(f, c, b)` with c the boundary (its "
                 "limit terms then carry the jump); or, if the boundary does not move with the values you "
                 "differentiate, use forward mode (`derivative`, `jacfwd`), which tells the values apart")
@@ -485,10 +510,13 @@ def _sampled(watch, value_at, a, b) -> None:
         value_at(float(t))
 
 
-def _moving_jump(watch, value_at, kept):
+def _moving_jump(watch, value_at, kept, a, b):
     """A `_MovingJump` where an ordering the watch saw switch between two nodes bounds a jump of the
-    integrand (value_at(t): its value, run watched; `kept(depth, top)`: which of its leaves must be
-    continuous, by how many tangents deep they sit of the deepest's), or None."""
+    integrand inside (a, b) (value_at(t): its value, run watched; `kept(depth, top)`: which of its leaves
+    must be continuous, by how many tangents deep they sit of the deepest's), or None. A jump at a limit
+    itself is the limit's term's business (the integrand from inside: `_inside`)."""
+    ends = [e for e in (float(_primal_tree(a)), float(_primal_tree(b))) if np.isfinite(e)]
+    near = (abs(ends[1] - ends[0]) if len(ends) == 2 else 1.0) * 2.0 ** -30
     switches = watch.switches()
     if not switches:
         return None
@@ -513,6 +541,8 @@ def _moving_jump(watch, value_at, kept):
                 lo, v_lo = mid, v
             else:
                 hi, v_hi = mid, v
+        if any(abs(lo - e) <= near or abs(hi - e) <= near for e in ends):
+            continue  # (the boundary is a limit)
         v_lo = value_at(lo) if v_lo is None else v_lo
         v_hi = value_at(hi) if v_hi is None else v_hi
         wide = max(abs(lo), 1.0) * 1e-7  # (a continuous integrand's gap shrinks with the bracket; a jump's not)
@@ -591,9 +621,14 @@ def _integral(g, a, b, opts):
         lim = b if _is_dual(b) and (not _is_dual(a) or b.tag.order >= a.tag.order) else a
         sign = 1.0 if lim is b else -1.0
         inner = _integral(g, a if lim is b else a.primal, b.primal if lim is b else b, opts)
+        if not np.isfinite(_primal_tree(lim)):  # (an infinite limit has no term, as in reverse mode: the
+            return inner                         # integrand vanishes there for the integral to exist)
+        other = a if lim is b else b
         try:
             with np.errstate(all="ignore"):
-                edge = g(lim.primal)
+                if _any_infinite(g(lim.primal)):
+                    raise _EDGE.error()
+                edge = g(_inside(lim.primal, other))  # (its limit from inside the interval)
         except (ArithmeticError, ValueError) as e:
             raise _EDGE.error() from e
         if not _all_finite(edge):
