@@ -23,7 +23,7 @@ import overdub
 from overdub.errors import OverdubError
 
 from ..rules.registry import MissingRule, by_position, registry
-from ..lowered.runtime import (_EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, equality_guard2_fd,
+from ..lowered.runtime import (_EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, SpecialPoint, equality_guard2_fd,
                                equality_guard_fd)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
@@ -132,7 +132,10 @@ def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
         tangents.append(t)
     run = call or _call
     if tag.chunk is None:
-        y, dy = run(rule.frule, tangents, values, kwargs)
+        try:
+            y, dy = run(rule.frule, tangents, values, kwargs)
+        except ZeroDivisionError:
+            raise_singular(fn, values, kwargs)
         if dy is not None and isinstance(y, (tuple, list)) and isinstance(dy, (tuple, list)):
             return _outputs(y, [make(yj, dj, tag) if dj is not None else yj for yj, dj in zip(y, dy)])
         return y if dy is None else make(y, dy, tag)
@@ -145,7 +148,10 @@ def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
         dy = None
         for p, v, t in zip(partials, values, tangents):
             if p is not None and t is not None:
-                term = pad(t, v, d, tag) * p(y, *values)
+                try:
+                    term = pad(t, v, d, tag) * p(y, *values)
+                except ZeroDivisionError:
+                    raise_singular(fn, values, {})
                 dy = term if dy is None else dy + term
         return make(y, dy, tag)
     # one direction at a time: the frule knows nothing about chunks
@@ -154,6 +160,23 @@ def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
         y, dy = run(rule.frule, [None if t is None else _direction(t, i) for t in tangents], values, kwargs)
         dys.append(dy)
     return _chunked(y, dys, tag)
+
+
+def raise_singular(fn, values, kwargs):
+    """Raise, for a ZeroDivisionError met running fn's forward rule: Python's own where fn of the plain
+    values raises it (the program's, which its `except ZeroDivisionError` may take), else a `SpecialPoint`:
+    the derivative divides by zero at a singular point (sqrt's at 0 under a derivative of a derivative).
+    Raised as ZeroDivisionError, the user's `except` took it for the program's own and ran its fallback:
+    the derivative was the fallback's, silently."""
+    try:
+        fn(*primal_tree(values), **primal_tree(kwargs))
+    except ZeroDivisionError:
+        raise
+    except Exception:  # (the plain call fails otherwise: the refusal below says more)
+        pass
+    raise SpecialPoint(f"the derivative of {getattr(fn, '__qualname__', fn)} divides by zero here: a singular "
+                       "point, where it is infinite or has none", where=_conversion_site(),
+                       fix="differentiate at a point off the singularity") from None
 
 
 def apply_writing_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):

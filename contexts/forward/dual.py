@@ -358,7 +358,11 @@ def d_pow(a, b):
             elif bv == 1:
                 dy = _own(at)  # (a new value: its tangent its own, as the value is)
             elif bv != 0:
-                dy = at * (bv * av ** (bv - 1))
+                try:
+                    dy = at * (bv * av ** (bv - 1))
+                except ZeroDivisionError:  # (Python's 0.0 ** -0.5: the derivative's, at a singular point)
+                    from .arrays import raise_singular
+                    raise_singular(pow, (av, bv), {})
         elif not (isinstance(bv, numbers.Number) and bv == 0):
             dy = at * (bv * av ** (bv - 1))
     if bt is not None:

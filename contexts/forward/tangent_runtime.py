@@ -28,7 +28,7 @@ from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx
 from ..rules.registry import key_of, registry
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
-from .arrays import no_rule, out_position, write_out
+from .arrays import no_rule, out_position, raise_singular, write_out
 from .dual import Dual, DualConversionError, Tag, _own, primal
 from .holds import dual_free, splittable
 from .tangent import _NONDIFF_ATTRIBUTES, NotTransformable, tangent_twin
@@ -175,7 +175,10 @@ def _by_frule(rule, args, tans, kw):
     if out is not None and not isinstance(rule.fn, np.ufunc):
         y, dy = rule.frule(tangents, *args, **{k: v for k, v in kw.items() if k != "out"})
         return write_out(rule.fn, y, out), _nz(dy)
-    y, dy = rule.frule(tangents, *args, **kw)
+    try:
+        y, dy = rule.frule(tangents, *args, **kw)
+    except ZeroDivisionError:
+        raise_singular(rule.fn, args, kw)
     return y, _nz(dy)
 
 
@@ -564,7 +567,10 @@ def fd_pow(a, b, ta, tb):
     """The tangent of a ** b."""
     out = 0
     if not _zero(ta):
-        out = ta * pow_dx(a, b)
+        try:
+            out = ta * pow_dx(a, b)
+        except ZeroDivisionError:  # (the derivative's: `arrays.raise_singular`)
+            raise_singular(pow, (a, b), {})
     if not _zero(tb):
         out = out + tb * pow_dn(a, b, a ** b)
     return out

@@ -959,7 +959,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
             # (also the captured objects it changes in place: `acc.total = q * 2` or `acc.add(q)` in a
             # function given to map, filter, reduce, a key: read after, `acc` held no derivative, a zero)
             act.active |= written | {n.name}
-    for n in _own_lambdas(fdef):  # (a lambda is given away where it is made: `reduce(lambda a, q: acc.add(q), ...)`)
+    for n in _own_defs(fdef, ast.Lambda):  # (a lambda is given away where it is made: `reduce(lambda a, q: acc.add(q), ...)`)
         act.active |= _captured_changes(n)
     for n in nodes:  # global Python functions called here that read changeable module state
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in locals_:
@@ -1181,23 +1181,13 @@ def _value_reads(node: ast.AST, reads: list) -> None:
     reads.extend((n.id, _VALUE) for n in all_nodes(node) if isinstance(n, ast.Name))
 
 
-def _own_lambdas(fdef):
-    """The lambdas in fdef's own body (not inside its nested functions)."""
+def _own_defs(fdef, kind=ast.FunctionDef):
+    """The function definitions (or lambdas: kind) in fdef's own body (not inside its nested functions)."""
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
     stack = list(fdef.body)
     while stack:
         n = stack.pop()
-        if isinstance(n, ast.Lambda):
+        if isinstance(n, kind):
             yield n
-        elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(n))
-
-
-def _own_defs(fdef):
-    """The function definitions in fdef's own body (not deeper)."""
-    stack = list(fdef.body)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.FunctionDef):
-            yield n
-        elif not isinstance(n, (ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        elif not isinstance(n, nested):
             stack.extend(ast.iter_child_nodes(n))

@@ -341,3 +341,30 @@ def test_a_singular_partial_times_a_zero_tangent_is_no_zero():
     for got in (jacfwd(lambda x: np.cbrt(x ** 3), np.array([0.0])), gradient(lambda x: np.cbrt(x ** 3).sum(),
                                                                              np.array([0.0]))[0]):
         assert not np.isfinite(got).all() or np.allclose(got, 1.0)
+
+
+def _sqrt_or_fallback(x):
+    try:
+        return math.sqrt(x - 1.0) + x
+    except ZeroDivisionError:
+        return 100.0 * x
+
+
+def _power_or_fallback(x):
+    try:
+        return (x - 1.0) ** 0.5 + x
+    except ZeroDivisionError:
+        return 100.0 * x
+
+
+@pytest.mark.parametrize("f", [_sqrt_or_fallback, _power_or_fallback], ids=["math.sqrt", "** 0.5"])
+def test_a_derivative_dividing_by_zero_is_no_exception_of_the_program(f):
+    # (at x = 1 the second derivative's rule divided by zero, and the ZeroDivisionError reached the user's
+    # `except ZeroDivisionError`: its fallback ran, and the second derivative was 100 x's, 0)
+    from contexts import SpecialPoint
+    assert f(1.0) == 1.0
+    for second in (lambda: hessian(f, 1.0, inner="forward"), lambda: derivative(lambda y: derivative(f, y), 1.0),
+                   lambda: hessian(f, 1.0)):
+        with pytest.raises(SpecialPoint, match="divides by zero"):
+            second()
+    assert hessian(f, 1.5) == pytest.approx(-0.25 * 0.5 ** -1.5, rel=1e-9)  # (off the singularity: right)
