@@ -35,16 +35,17 @@ class JumpWatch:
 
     def __init__(self):
         self.t = None  # the point being run (None: not recording)
-        self.sites: dict = {}  # (code, lasti) -> (line, {t: outcome})
+        self.sites: dict = {}  # (code, lasti) -> (line, {t: outcome}, {t: moves})
         self.tied = False  # (the rule's: a point was run a hair off, at a tie)
 
     def note(self, a, b, op: str, frame) -> None:
         if frame is None or frame.f_code.co_filename.startswith(_ENGINE_FILES):  # (a rule's own comparison)
             return
-        while type(a).__name__ == "Dual":
-            a = a.primal
-        while type(b).__name__ == "Dual":
-            b = b.primal
+        try:
+            moves = _motion(a - b) if type(a).__name__ == "Dual" or type(b).__name__ == "Dual" else None
+        except Exception:
+            moves = None
+        a, b = _plain(a), _plain(b)
         try:
             with np.errstate(all="ignore"):
                 out = np.asarray(_ORDERED[op](a, b))
@@ -53,22 +54,39 @@ class JumpWatch:
             return
         if outcome is None:
             return
-        self.record((frame.f_code, frame.f_lasti), frame, outcome)
+        self.record((frame.f_code, frame.f_lasti), frame, outcome, moves)
 
-    def record(self, key, where, outcome) -> None:
-        """outcome (hashable) of the branch at key, met at the point being run; `where`: a frame or a text."""
+    def record(self, key, where, outcome, moves=None) -> None:
+        """outcome (hashable) of the branch at key, met at the point being run; `where`: a frame or a text;
+        `moves`: whether the compared values' difference has a tangent there (duals: forward mode), None
+        where that is not known (reverse mode's plain values): (g, the largest |ġ|), `moves`."""
         entry = self.sites.get(key)
         if entry is None:
             line = where if isinstance(where, str) else (
                 f"{where.f_code.co_filename}:{where.f_lineno} in {where.f_code.co_qualname}")
-            entry = self.sites[key] = (line, {})
+            entry = self.sites[key] = (line, {}, {})
         entry[1].setdefault(self.t, outcome)
+        entry[2][self.t] = moves
+
+    def moves(self, key, lo, hi) -> bool:
+        """Does the boundary of the branch at key, between lo and hi, move? Known not to (forward mode) where
+        its compared values' difference g (a step's argument) has a tangent ġ there so small beside g's
+        slope in t that the boundary's speed, ġ / (dg/dt), is below 10⁻⁹: `1.0 if a * (t - 0.5) > 0`,
+        scipy.stats' support mask `(t - loc) / scale >= 0` in scale."""
+        parts = self.sites[key][2]
+        at_lo, at_hi = parts.get(lo), parts.get(hi)
+        if at_lo is None or at_hi is None:
+            return True
+        with np.errstate(all="ignore"):
+            slope = float(np.max(np.abs(at_hi[0] - at_lo[0]), initial=0.0)) / (hi - lo)
+            speed = max(at_lo[1], at_hi[1]) / slope if slope > 0 else np.inf
+        return not speed <= 1e-9 * max(1.0, abs(lo))
 
     def switches(self) -> list:
         """[(site, line, t_lo, t_hi)]: the neighbouring points (in t) between which a site's outcome
         changed (a site met at one of them only is no switch: the control flow changed elsewhere)."""
         found = []
-        for key, (line, seen) in self.sites.items():
+        for key, (line, seen, _) in self.sites.items():
             ts = sorted(seen)
             for lo, hi in zip(ts, ts[1:]):
                 if seen[lo] != seen[hi]:
@@ -95,6 +113,17 @@ def _plain(v):
     if isinstance(v, (list, tuple)):
         return [_plain(x) for x in v]
     return v
+
+
+def _motion(v) -> tuple:
+    """(v's plain values as floats, the largest |tangent| of the dual v at any depth)."""
+    g = np.asarray(_plain(v), dtype=float)
+    most = 0.0
+    while type(v).__name__ == "Dual":
+        t = np.abs(np.asarray(_plain(v.tangent), dtype=float))
+        most = max(most, float(np.max(t, initial=0.0)))
+        v = v.primal
+    return g, most
 
 
 def _arg(args, kwargs, i, name, default=None):
@@ -167,4 +196,10 @@ def watch_call(fn, args, kwargs, key, where) -> None:
         out = tuple(np.asarray(o).tobytes() for o in (out if isinstance(out, tuple) else (out,)))
     except Exception:  # (arguments the test cannot take: the call itself tells the user)
         return
-    w.record(key, where, out)
+    try:  # (a step's argument, or a kink's two sides: their tangents say whether its boundary moves)
+        moves = (_motion(args[0] - args[1]) if len(args) == 2 and branch is _sides
+                 else _motion(args[0]) if len(args) >= 1 and branch in (_sign, _quotient) and
+                 type(args[0]).__name__ == "Dual" and (branch is _sign or type(args[1]).__name__ != "Dual") else None)
+    except Exception:
+        moves = None
+    w.record(key, where, out, moves)

@@ -39,15 +39,17 @@ integrand's value at a moving limit is its limit from inside the interval (`_ins
 
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
+import types
 
 import numpy as np
 from scipy.integrate import quad, quad_vec
 
 from overdub.errors import OverdubError
 
-from ..cotangents import Refused
+from ..cotangents import Refused, Tangent
 from ..registry import NoClosedForm
 from ..watch import JUMP_WATCH, JumpWatch
 from ._util import unsupported
@@ -284,6 +286,17 @@ def _all_finite(v) -> bool:
     return all(np.all(np.isfinite(a)) for a, _ in leaves.values())
 
 
+def _at_the_limit(g, x) -> bool:
+    """Is the integrand g infinite at the limit x itself? A tie there of a branch (`t < a` at a limit a,
+    under a derivative of a derivative: SpecialPoint) says nothing of it: no."""
+    try:
+        return _any_infinite(g(x))
+    except OverdubError as e:
+        if type(e).__name__ != "SpecialPoint":
+            raise
+        return False
+
+
 def _any_infinite(v) -> bool:
     """Is the integrand infinite at a limit (a singular end, 1/sqrt(t) at 0)? A NaN there (0·∞ of a
     density outside its support) is no verdict: its value from inside the interval decides."""
@@ -335,7 +348,7 @@ def quad_adjoint(pullback_at, fn=quad):
             _sampled(watch, value_at, a, b)
             jump = _moving_jump(watch, value_at, lambda depth, top: True, a, b)
             if jump is not None:  # (the integral of the derivative may be None: `1.0 if t < a else 0.0`)
-                cot[fname], cot["args"] = Refused(jump), _refused_like(args, jump)
+                cot[fname], cot["args"] = _refused_of(func, jump), _refused_like(args, jump)
             cot["a"], cot["b"] = _edges(func, a, b, args, dy, opts)
             if opts["weight"] is not None and opts["wvar"] is not None:
                 cot["wvar"] = _WVAR.cotangent()
@@ -412,7 +425,7 @@ def quad_duals(run_inside, dual_free, fn=quad):
         y = _with_primal(_integral(g, a, b, opts), result[0])
         _sampled(watch, g, a, b)
         order = len(_tags(y, set()))  # (the derivative calls': a leaf as deep in tangents as that is no term)
-        jump = _moving_jump(watch, g, lambda depth, top: depth < max(top, order, 1), a, b)
+        jump = _moving_jump(watch, g, lambda depth, top: depth < max(top, order, 1), a, b, by_tangents=True)
         if jump is not None:
             raise jump.error()
         if not _is_dual(y):
@@ -493,7 +506,7 @@ def _watched(watch, t, run):
 def _sampled(watch, value_at, a, b) -> None:
     """The integrand run at 31 more points of [a, b] when it compared differentiated values but few nodes
     were seen (its derivative's integral had nothing to integrate: `1.0 if t < a else 0.0`)."""
-    if not watch.sites or len({t for _, seen in watch.sites.values() for t in seen}) > 30:
+    if not watch.sites or len({t for entry in watch.sites.values() for t in entry[1]}) > 30:
         return
     a, b = float(_primal_tree(a)), float(_primal_tree(b))
     lo, hi = min(a, b), max(a, b)
@@ -510,7 +523,7 @@ def _sampled(watch, value_at, a, b) -> None:
         value_at(float(t))
 
 
-def _moving_jump(watch, value_at, kept, a, b):
+def _moving_jump(watch, value_at, kept, a, b, by_tangents=False):
     """A `_MovingJump` where an ordering the watch saw switch between two nodes bounds a jump of the
     integrand inside (a, b) (value_at(t): its value, run watched; `kept(depth, top)`: which of its leaves
     must be continuous, by how many tangents deep they sit of the deepest's), or None. A jump at a limit
@@ -524,7 +537,7 @@ def _moving_jump(watch, value_at, kept, a, b):
         return _MovingJump(switches[0][1], switches[0][2], unverified=True)
     for key, line, lo, hi in switches:
         seen = watch.sites[key][1]
-        first, lo0, hi0 = seen[lo], lo, hi
+        first = seen[lo]
         v_lo = v_hi = None
         for _ in range(64):  # to neighbouring floats
             mid = lo + 0.5 * (hi - lo)
@@ -543,19 +556,24 @@ def _moving_jump(watch, value_at, kept, a, b):
                 hi, v_hi = mid, v
         if any(abs(lo - e) <= near or abs(hi - e) <= near for e in ends):
             continue  # (the boundary is a limit)
-        v_lo = value_at(lo) if v_lo is None else v_lo
-        v_hi = value_at(hi) if v_hi is None else v_hi
-        wide = max(abs(lo), 1.0) * 1e-7  # (a continuous integrand's gap shrinks with the bracket; a jump's not)
-        u_lo, u_hi = value_at(max(lo - wide, lo0)), value_at(min(hi + wide, hi0))
+        # either side a few floats out (the bracket's ends may be the tie itself, on one side or the other as
+        # the comparison is written), and 10⁻⁷ out (a continuous integrand's gap shrinks with the bracket)
+        step = 4 * max(np.spacing(abs(lo)), np.spacing(abs(hi)))
+        v_lo, v_hi = value_at(lo - step), value_at(hi + step)
+        if by_tangents and not watch.moves(key, lo - step, hi + step):
+            continue  # (forward mode: the compared values do not move there, a jump that stays put)
+        wide = max(abs(lo), 1.0) * 1e-7
+        u_lo, u_hi = value_at(lo - wide), value_at(hi + wide)
         if _jumps((v_lo, v_hi), (u_lo, u_hi), kept):
             return _MovingJump(line, lo)
     return None
 
 
 def _jumps(near: tuple, far: tuple, kept) -> bool:
-    """Is the gap between two values of the integrand either side of a boundary, at neighbouring floats
-    (near), more than rounding and not a tenth smaller than at points 10⁻⁷ further out (far), in some leaf
-    `kept` names? A continuous integrand's gap shrinks with the bracket; a jump's stays."""
+    """Is the gap between two values of the integrand either side of a boundary, a few floats apart
+    (near), more than rounding and more than a thousandth of how much it changes over 10⁻⁷ on either side
+    (near to far), in some leaf `kept` names? A continuous integrand's gap is its change over those few
+    floats (10⁻⁹ of that); a jump's stays what it is, however close."""
     leaves = []
     for v in near + far:
         out: dict = {}
@@ -575,10 +593,10 @@ def _jumps(near: tuple, far: tuple, kept) -> bool:
             a, b, c, d = np.broadcast_arrays(a, b, c, d)
         except ValueError:
             return True
-        with np.errstate(all="ignore"):
-            gap, spread = np.abs(a - b), np.abs(c - d)
+        with np.errstate(all="ignore"):  # (a = near below, b = near above, c = far below, d = far above)
+            gap, spread = np.abs(a - b), np.abs(c - a) + np.abs(d - b)
             size = np.maximum(np.maximum(np.abs(a), np.abs(b)), np.maximum(np.abs(c), np.abs(d)))
-            jumped = (gap > 0.1 * spread) & (gap > 1e-12 * size)
+            jumped = (gap > 1e-3 * spread) & (gap > 1e-12 * size)
             jumped |= np.isnan(gap) & ~(np.isnan(a) & np.isnan(b))
         if np.any(jumped):
             return True
@@ -598,6 +616,44 @@ def _tags(v, found: set) -> set:
         for x in v:
             _tags(x, found)
     return found
+
+
+def _refused_of(v, why, depth=0, seen=None):
+    """A `Refused` cotangent for v (the integrand, its cells' values) in the structure reverse mode gives
+    its cotangents: a closure's cells, an object's fields, a partial's parts, a dict's or a sequence's items,
+    a `Refused` at each number or array (a whole Refused where a Tangent or a dict is expected was dropped:
+    a bound method's, a callable object's, a dict cell's gradient 0). None for what carries no derivative."""
+    seen = set() if seen is None else seen
+    if v is None or isinstance(v, (str, bytes, bool, type, types.ModuleType)) or id(v) in seen or depth > 6:
+        return None
+    if isinstance(v, (numbers.Number, np.ndarray, np.generic)) or _is_dual(v):
+        return Refused(why)
+    seen.add(id(v))
+    deeper = depth + 1
+    if isinstance(v, functools.partial):
+        return Tangent(func=_refused_of(v.func, why, deeper, seen), args=_refused_of(v.args, why, deeper, seen),
+                       keywords=_refused_of(dict(v.keywords), why, deeper, seen))
+    if isinstance(v, types.MethodType):
+        return _refused_of(v.__self__, why, deeper, seen)
+    if isinstance(v, types.FunctionType):
+        cells = dict(zip(v.__code__.co_freevars, v.__closure__ or ()))
+        out = {}
+        for n, c in cells.items():
+            try:
+                out[n] = _refused_of(c.cell_contents, why, deeper, seen)
+            except ValueError:  # (an empty cell)
+                out[n] = None
+        return Tangent(out)
+    if isinstance(v, dict):
+        return type(v)({k: _refused_of(x, why, deeper, seen) for k, x in v.items()}) if type(v) is dict else {
+            k: _refused_of(x, why, deeper, seen) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        items = [_refused_of(x, why, deeper, seen) for x in v]
+        return type(v)(*items) if hasattr(v, "_fields") else type(v)(items)
+    fields = getattr(v, "__dict__", None)
+    if isinstance(fields, dict):
+        return Tangent({k: _refused_of(x, why, deeper, seen) for k, x in fields.items()})
+    return Refused(why)
 
 
 def _refused_like(v, why):
@@ -626,7 +682,7 @@ def _integral(g, a, b, opts):
         other = a if lim is b else b
         try:
             with np.errstate(all="ignore"):
-                if _any_infinite(g(lim.primal)):
+                if _at_the_limit(g, lim.primal):
                     raise _EDGE.error()
                 edge = g(_inside(lim.primal, other))  # (its limit from inside the interval)
         except (ArithmeticError, ValueError) as e:
