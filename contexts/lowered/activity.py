@@ -375,6 +375,9 @@ def _captured_changes(fdef) -> set[str]:
         if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and (n.args or n.keywords)
                 and (base := stored_base(n.func)) and base not in local):
             out.add(base)
+        elif (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and (n.args or n.keywords)
+              and n.func.id not in local):  # (a captured callable called: a bound method may change its object)
+            out.add(n.func.id)
     return out
 
 
@@ -666,6 +669,7 @@ class _Activity:
         self.drawn: dict[str, set[str]] = {}  # name -> the objects its value may have been read out of
         self.items: dict[str, set[str]] = {}  # a display made for an argument -> the variables it holds
         self.closure_stores: dict[str, set[str]] = {}
+        self.closure_calls: dict[str, set[str]] = {}  # (the captured objects a nested function calls methods of)
         self.closure_writes: dict[str, set[str]] = {}
         self.state_readers: set[str] = set()
         self.immutable: set[str] = set()
@@ -743,7 +747,11 @@ class _Activity:
                     operands += [k.value for k in v.keywords]
                     if isinstance(v.func, ast.Attribute):
                         operands.append(v.func.value)
+                    elif isinstance(v.func, ast.Name) and v.func.id in self.drawn:
+                        operands.append(v.func)  # (`k = acc.add; k(x)`: a bound method changes its object)
                     for a in operands:
+                        if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name):
+                            a = a.value  # (`key=acc.add`: a bound method, which may change acc)
                         if isinstance(a, ast.Name) and a.id in self.locals:  # globals (modules) excluded
                             self.mark_argument(a.id)
                     # a closure made here that changes captured arrays in place (`out[i] = v`) changes them
@@ -751,6 +759,9 @@ class _Activity:
                         for n in self.closure_stores.get(v.func.id, ()):
                             if n in self.locals:
                                 self.mark_changed(n)
+                        for n in self.closure_calls.get(v.func.id, ()):  # (`[k(v) for v in xs]`, k = acc.add:
+                            if n in self.locals:                          # what k was read from, acc)
+                                self.mark_argument(n)
                         for n in self.closure_writes.get(v.func.id, ()):  # `nonlocal acc; acc = acc + v`
                             self.mark(n)
                 for t in s.targets:
@@ -889,6 +900,8 @@ def _drawn_from(value: ast.expr) -> str | None:
     (`d.get(k)`, `d.setdefault(k, [])`, `d.values()`, `lst.pop()`), the first argument of `next(it)`,
     `getattr(o, name)`, `vars(o)`...; None for anything else (a function's result is its own:
     `np.array(lst)` copies)."""
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+        return value.value.id  # (a bound method, `k = acc.add`, whose calls change acc)
     if not isinstance(value, ast.Call):
         return None
     f = value.func
@@ -950,6 +963,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     act.items = items
     act.immutable = _immutable_locals(fdef, globals_, set(param_names(a)) | set(freevars), nodes, stores)
     act.closure_stores = {n.name: captured_stores(n) for n in defs}
+    act.closure_calls = {n.name: _captured_changes(n) - act.closure_stores[n.name] for n in defs}
     act.closure_writes = {n.name: nonlocal_writes(n) for n in defs}
     # a closure passed on or stored that sets a captured variable from its inputs: that variable may
     # be differentiated (the code generator refuses it: its cotangent cannot be routed back)
