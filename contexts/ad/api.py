@@ -23,7 +23,7 @@ from .observe import _check as _checking, observed_entry, observer
 from . import runtime as _runtime
 from .runtime import _NOKW, _rules, _twin_call, call, override_rules, restore_rules
 from ..rules.cotangents import SeqBox, Tangent, fields_of, has_fields
-from .helpers import STORES
+from .helpers import stores as _stores
 from .structs import LAST_CHANGE, Session, finalize
 
 _FunctionType = types.FunctionType
@@ -162,8 +162,7 @@ def _record(f, args, kwargs, full=True, mask=None):
         _check_callable(f)
     _depth.enter()
     if not _level.get():
-        LAST_CHANGE.clear()  # (the stamps of a top-level recording's changes: `structs.changed`)
-        STORES.clear()
+        _fresh_recording()
     token = _level.set(_level.get() + 1)
     hits = _SPECIAL_HITS.set([])
     try:
@@ -184,6 +183,16 @@ def _record(f, args, kwargs, full=True, mask=None):
     if found:
         _check_special(f, args, kwargs, found)
     return out
+
+
+def _fresh_recording() -> None:
+    """A top-level recording begins: this thread's record of stores starts empty; the change stamps
+    (`structs.changed`) are dropped only when many, as other threads' recordings read them (a stale stamp
+    is older than any a recording compares with: harmless; clearing them under another thread's recording
+    lost its changes through a callee: a wrong gradient, rarely)."""
+    _stores().clear()
+    if len(LAST_CHANGE) > 65536:
+        LAST_CHANGE.clear()
 
 
 def _check_special(f, args, kwargs, hits) -> None:
@@ -475,8 +484,7 @@ def _value_and_gradient(f, args, wrt=None):
     _depth.enter()
     try:
         if not _level.get():
-            LAST_CHANGE.clear()
-            STORES.clear()
+            _fresh_recording()
         token = _level.set(_level.get() + 1)
         found: list = []  # (equality tests found equal by the recording, and by recordings the reverse pass
         hits = _SPECIAL_HITS.set(found)  # makes, a Python operator's adjoint: does the value move? forward mode says)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import numbers
 import operator
+import threading
 import types
 import weakref
 
@@ -304,17 +305,26 @@ def _python_binop_adj(opname, g, a, b, S=None):
 # redoes them. A read of an attribute the recording stored into, finding there a value it did not store, was
 # given it by code Python ran unrecorded: a class's dunder run by an operator or builtin (`s[i]`, `-s`,
 # `len(s)`, `for v in s`) that stores into self (a lazy cache filled in `__getitem__`). Its derivative
-# would be lost (the gradient was 0): refused, `_unrecorded_store`.
-STORES: dict = {}
+# would be lost (the gradient was 0): refused, `_unrecorded_store`. Per thread: `stores()`.
+_THREAD = threading.local()  # (its `stores`: one thread's recordings do not clear another's)
+
+
+def stores() -> dict:
+    """This thread's STORES (the dict described above)."""
+    d = getattr(_THREAD, "stores", None)
+    if d is None:
+        d = _THREAD.stores = {}
+    return d
 
 
 def _stored(obj, attr, v) -> None:
     """(before the store) obj.attr = v was recorded; the first store into obj also notes the attributes
     it had then (set before the recording reached it)."""
-    entry = STORES.get(id(obj))
+    table = stores()
+    entry = table.get(id(obj))
     if entry is None or entry[0] is not obj:
         own = getattr(obj, "__dict__", None)
-        STORES[id(obj)] = (obj, {attr: v}, frozenset(own) if type(own) is dict else frozenset())
+        table[id(obj)] = (obj, {attr: v}, frozenset(own) if type(own) is dict else frozenset())
     else:
         entry[1][attr] = v
 
@@ -349,8 +359,8 @@ def _runs_implicitly(cls) -> bool:
     return known
 
 
-def _unrecorded_store(obj, attr, v) -> None:
-    entry = STORES.get(id(obj))
+def _unrecorded_store(obj, attr, v, table) -> None:
+    entry = table.get(id(obj))
     if entry is None or entry[0] is not obj or not _runs_implicitly(type(obj)):
         return
     kept = entry[1].get(attr, _MISSING)
@@ -378,8 +388,9 @@ def getattr_(obj, attr):
     own = getattr(obj, "__dict__", None)
     if type(own) is dict and attr in own:  # the instance's own value (a property stores elsewhere)
         v = getattr(obj, attr)
-        if STORES:
-            _unrecorded_store(obj, attr, v)
+        table = getattr(_THREAD, "stores", None)
+        if table:
+            _unrecorded_store(obj, attr, v, table)
         return v, None
     if _whole_number(t) and attr not in _NUMBER_PARTS:
         _representation_read(obj, attr, getattr(obj, attr))
@@ -860,12 +871,12 @@ def _restore_attr(obj, attr, old):
             delattr(obj, attr)
         except AttributeError:
             pass
-        entry = STORES.get(id(obj))
+        entry = stores().get(id(obj))
         if entry is not None and entry[0] is obj:
             entry[1].pop(attr, None)
     else:
         setattr(obj, attr, old)
-        entry = STORES.get(id(obj))
+        entry = stores().get(id(obj))
         if entry is not None and entry[0] is obj and attr in entry[1]:
             entry[1][attr] = old
 

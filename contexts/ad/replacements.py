@@ -190,6 +190,38 @@ def ad_sorted(iterable, *, key=None, reverse=False):
     return out
 
 
+def ad_min(*args, key=None, default=None):
+    """`min(..., key=f)` with f Python code: f's calls recorded (what it stores into an object reaches the
+    gradient; `rules.builtins` calls a key plainly). `default` given by keyword only: `runtime.KEYED`."""
+    return _keyed_extremum(args, key, default, False)
+
+
+def ad_max(*args, key=None, default=None):
+    return _keyed_extremum(args, key, default, True)
+
+
+def ad_list_sort(items, *, key=None, reverse=False):
+    """`items.sort(key=f)` with f Python code: `items[:] = sorted(items, key=f)`, the key's calls recorded."""
+    items[:] = ad_sorted(items, key=key, reverse=reverse)
+
+
+def _keyed_extremum(args, key, default, is_max):
+    items = list(args[0]) if len(args) == 1 else list(args)
+    if not items:
+        if default is None:
+            raise ValueError(f"{'max' if is_max else 'min'}() iterable argument is empty")
+        return default
+    best = 0
+    kb = items[0] if key is None else key(items[0])
+    j = 1
+    while j < len(items):
+        kj = items[j] if key is None else key(items[j])
+        if (kj > kb) if is_max else (kj < kb):
+            best, kb = j, kj
+        j += 1
+    return items[best]
+
+
 def ad_reversed(seq):
     own = getattr(type(seq), "__reversed__", None)
     if type(own) is _FUNCTION:  # a class's own `__reversed__` (Python code, which may store into seq)

@@ -373,6 +373,8 @@ def call(mask, f, /, *args, **kw):
                             return y, (_one_back, plan[5], y, args, mask - 1, plan[1])
                     return y, (_plain_back, plan[1], y, args)
     kind = f.__class__
+    if kw and "key" in kw and (keyed := _keyed(f, kind, args, kw)) is not None:
+        return keyed
     if kw and (kind is _DISPATCHER or kind is _FunctionType and f in _rules) and _kw_may_differ(kw) and not _writing(f):
         # (a Python function with a rule too: `scipy.linalg.expm(A=a)`, whose adjoint takes a by position)
         moved = by_position(f, args, kw)
@@ -2110,7 +2112,28 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 # the functions generated code calls, and the rules the engine itself provides (they need `call`)
 from .helpers import HELPER_CELLS as _HELPER_CELLS, OBSERVED_CELLS as _OBSERVED_CELLS, unpacked_cots  # noqa: E402
 from .primitives import float_new, float_subclass_call, tuple_new  # noqa: E402
-from .replacements import GETTERS, REPLACEMENTS, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
+from .replacements import GETTERS, REPLACEMENTS, ad_list_sort, ad_max, ad_min, ad_sorted, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
+
+KEYED = {min: ad_min, max: ad_max, sorted: ad_sorted}  # builtins taking a key= run as Python code with a Python key
+
+
+def _keyed(f, kind, args, kw):
+    """min, max, sorted or a list's sort with a key= of Python code (a function, a partial, a bound method):
+    run as Python code themselves, so the key's calls are recorded (a key storing into an object,
+    `key=acc.add`: the rules call it plainly, and what it stored was lost, a zero); None otherwise."""
+    key = kw["key"]
+    if not (type(key) is _FunctionType or type(key) is functools.partial
+            or type(key) is types.MethodType and type(key.__func__) is _FunctionType):
+        return None
+    if kind is _BUILTIN and f.__name__ == "sort" and type(f.__self__) is list:
+        return _twin_call(EVERY_ARGUMENT, ad_list_sort, (), (f.__self__, *args), kw) if not args else None
+    try:
+        repl = KEYED.get(f)
+    except TypeError:  # (an unhashable callable)
+        return None
+    if repl is None or "default" in kw:
+        return None
+    return _twin_call(EVERY_ARGUMENT, repl, (), args, kw)
 from . import primitives as _primitives  # noqa: E402,F401
 from .primitives import POSITIONED, _keys_carry_nothing, position  # noqa: E402
 from ..rules.containers import new_dict  # noqa: E402

@@ -193,7 +193,11 @@ def copy_inplace(self):
 
 
 registry.nondifferentiable((list, "index"), (list, "count"), (tuple, "index"), (tuple, "count"),
-                           (dict, "keys"), (dict, "__contains__"), (list, "__contains__"))
+                           (dict, "keys"), (dict, "__contains__"), (list, "__contains__"),
+                           # a dict's keys drawn one by one (`next(iter(cache))`, re's cache evicting its
+                           # oldest entry: a module's dict, differentiated as any changeable global is):
+                           # keys carry no derivative, as `dict.keys` above
+                           (type(iter({})), "__next__"), (type(iter({}.keys())), "__next__"))
 
 
 @registry.adjoint((dict, "get"))
