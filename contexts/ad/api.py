@@ -354,10 +354,11 @@ def pullback_full(f: Callable, *args: Any) -> tuple[Any, Callable]:
 def pullback_at(f: Callable, t: Any, *args: Any) -> tuple[Any, Callable]:
     """`pullback_full(f, t, *args)` with t held constant: a rule sampling f at points t of its own
     (quad's integrand at its nodes), which wants the gradients of f's cells and of args only."""
+    mask = (1 << (len(args) + 1)) - 2  # (every argument but the first)
     if _JUMP_WATCH.get() is None:
-        return _pullback(f, (t, *args), {}, mask=(1 << (len(args) + 1)) - 2)
+        return _pullback(f, (t, *args), {}, mask=mask)
     with _runtime.watching():  # (its piecewise calls noted: `rules.watch`)
-        return _pullback(f, (t, *args), {}, mask=(1 << (len(args) + 1)) - 2)
+        return _pullback(f, (t, *args), {}, mask=mask)
 
 
 def _seed(y):

@@ -359,8 +359,8 @@ def _on_values(ufunc, inputs, kwargs):
     into a plain `out=` array), an equality or ordering in the user's code checked for a tie first (`np.equal(x,
     0)` run natively under `hessian`: as `x == 0`). Called by `array_ufunc`, itself by Dual.__array_ufunc__."""
     if ufunc in EQUALS and len(inputs) == 2 and not is_engine(sys._getframe(3).f_code.co_filename):
-        if JUMP_WATCH.get() is not None:
-            watch_order(inputs[0], inputs[1], EQUALS[ufunc], sys._getframe(3))
+        if (w := JUMP_WATCH.get()) is not None:
+            watch_order(w, inputs[0], inputs[1], EQUALS[ufunc], sys._getframe(3))
         checked_equality(ufunc, inputs)
     return ufunc(*map(primal, inputs), **kwargs)
 

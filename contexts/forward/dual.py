@@ -973,8 +973,8 @@ def _ordered(d: Dual, other, result, op: str):
     """`d < other` (`<=`, `>`, `>=`): Python's result, checked for a tie as `d == other` is (a branch
     boundary: `_equality_checked`) unless other is perturbed by d's tag too; noted for a rule sampling a
     function (`lowered.runtime.JumpWatch`)."""
-    if JUMP_WATCH.get() is not None:
-        watch_order(d, other, op, sys._getframe(2))
+    if (w := JUMP_WATCH.get()) is not None:
+        watch_order(w, d, other, op, sys._getframe(2))
     if type(other) is Dual and other.tag is d.tag:
         return result
     value = d.primal

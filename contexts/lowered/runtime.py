@@ -236,8 +236,8 @@ def equality_guard(active, other, op: str, close=None) -> None:
     (under `hessian`) is refused if its tangent moves it there; a plain value is noted in `SPECIAL_HITS`,
     and the recording's entry point has forward mode tell whether it moves (reverse mode's values carry
     no such information); outside one, refused. An ordering is also noted for a `JumpWatch`."""
-    if JUMP_WATCH.get() is not None:
-        watch_order(active, other, op, sys._getframe(1))
+    if (w := JUMP_WATCH.get()) is not None:
+        watch_order(w, active, other, op, sys._getframe(1))
     mask = _equal_at(active, other, op)
     if mask is None:
         return
@@ -254,16 +254,11 @@ def equality_guard(active, other, op: str, close=None) -> None:
     hits.append((_where(), other, op))
 
 
-def order_watch(a, b, op: str) -> None:
-    """Reverse mode, before `a < b` (an ordering) with both operands active: noted for a `JumpWatch`."""
-    if JUMP_WATCH.get() is not None:
-        watch_order(a, b, op, sys._getframe(1))
-
-
-def order_watch_fd(a, b, op: str, ta=None) -> None:
-    """Forward mode's `order_watch` (a tangent twin's: the first operand's tangent after op, unused)."""
-    if JUMP_WATCH.get() is not None:
-        watch_order(a, b, op, sys._getframe(1))
+def order_watch(a, b, op: str, ta=None) -> None:
+    """Before `a < b` (an ordering) with both operands active: noted for a `JumpWatch`. Both modes' (a
+    tangent twin's passes the first operand's tangent after op, unused)."""
+    if (w := JUMP_WATCH.get()) is not None:
+        watch_order(w, a, b, op, sys._getframe(1))
 
 
 def equality_guard2(a, b, op: str, close=None) -> None:
@@ -317,8 +312,8 @@ def equality_guard_fd(active, other, op: str, tangent, close=None) -> None:
     """Forward mode, before `active == other` (or `!=`): refused where they are equal and the tangent
     moves `active` there (a value that does not move is no special point of the derivative). An
     ordering of the user's (a tangent twin's guard) is also noted for a `JumpWatch`."""
-    if JUMP_WATCH.get() is not None:
-        watch_order(active, other, op, sys._getframe(1))
+    if (w := JUMP_WATCH.get()) is not None:
+        watch_order(w, active, other, op, sys._getframe(1))
     mask = _equal_at(active, other, op)
     if mask is not None and _moving(tangent, mask, close, other):
         raise _special(other, op)
@@ -476,7 +471,7 @@ YIELDS_KEPT = 1 << 17  # (about a second of recording; an eager generator longer
 
 
 HELPERS = {"__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
-           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch, "__od_order_watch_fd__": order_watch_fd, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
+           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)
 
 

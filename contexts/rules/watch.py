@@ -16,7 +16,7 @@ import operator
 
 import numpy as np
 
-from .frames import _ENGINE as _ENGINE_FILES
+from .frames import is_engine
 
 __all__ = ["JUMP_WATCH", "JumpWatch", "PIECEWISE", "watch_call", "watch_order"]
 
@@ -42,7 +42,7 @@ class JumpWatch:
         self.tied = False  # (the rule's: a point was run a hair off, at a tie)
 
     def note(self, a, b, op: str, frame) -> None:
-        if frame is None or frame.f_code.co_filename.startswith(_ENGINE_FILES):  # (a rule's own comparison)
+        if frame is None or is_engine(frame.f_code.co_filename):  # (a rule's own comparison)
             return
         try:
             moves = _motion(a - b) if type(a).__name__ == "Dual" or type(b).__name__ == "Dual" else None
@@ -97,10 +97,10 @@ class JumpWatch:
         return found
 
 
-def watch_order(a, b, op: str, frame) -> None:
-    """Note `a op b` (an ordering) for the rule sampling a function now, if any (`JumpWatch`)."""
-    w = JUMP_WATCH.get()
-    if w is not None and w.t is not None and op in _ORDERED:
+def watch_order(w, a, b, op: str, frame) -> None:
+    """Note `a op b` (an ordering) for w, the rule's `JumpWatch` (`JUMP_WATCH.get()`, which the hooks read
+    first: one context-variable read where no rule watches)."""
+    if w.t is not None and op in _ORDERED:
         w.note(a, b, op, frame)
 
 

@@ -348,7 +348,7 @@ def quad_adjoint(pullback_at, fn=quad):
             _sampled(watch, value_at, a, b)
             jump = _moving_jump(watch, value_at, lambda depth, top: True, a, b)
             if jump is not None:  # (the integral of the derivative may be None: `1.0 if t < a else 0.0`)
-                cot[fname], cot["args"] = _refused_of(func, jump), _refused_like(args, jump)
+                cot[fname], cot["args"] = _refused_of(func, jump), _refused_of(args, jump)
             cot["a"], cot["b"] = _edges(func, a, b, args, dy, opts)
             if opts["weight"] is not None and opts["wvar"] is not None:
                 cot["wvar"] = _WVAR.cotangent()
@@ -538,22 +538,20 @@ def _moving_jump(watch, value_at, kept, a, b, by_tangents=False):
     for key, line, lo, hi in switches:
         seen = watch.sites[key][1]
         first = seen[lo]
-        v_lo = v_hi = None
         for _ in range(64):  # to neighbouring floats
             mid = lo + 0.5 * (hi - lo)
             if mid <= lo or mid >= hi:
                 break
             seen.pop(mid, None)
             watch.tied = False
-            v = value_at(mid)
+            value_at(mid)  # (its branch noted in seen)
             if watch.tied:  # (mid is the boundary itself: its neighbours are either side)
                 lo, hi = float(np.nextafter(mid, -np.inf)), float(np.nextafter(mid, np.inf))
-                v_lo = v_hi = None
                 break
             if seen.get(mid) == first:
-                lo, v_lo = mid, v
+                lo = mid
             else:
-                hi, v_hi = mid, v
+                hi = mid
         if any(abs(lo - e) <= near or abs(hi - e) <= near for e in ends):
             continue  # (the boundary is a limit)
         # either side a few floats out (the bracket's ends may be the tie itself, on one side or the other as
@@ -653,18 +651,6 @@ def _refused_of(v, why, depth=0, seen=None):
     fields = getattr(v, "__dict__", None)
     if isinstance(fields, dict):
         return Tangent({k: _refused_of(x, why, deeper, seen) for k, x in fields.items()})
-    return Refused(why)
-
-
-def _refused_like(v, why):
-    """v's structure with every number (or array, or dual) a `Refused` for why."""
-    if v is None:
-        return None
-    if isinstance(v, dict):
-        return type(v)({k: _refused_like(x, why) for k, x in v.items()})
-    if isinstance(v, (tuple, list)) and not _is_dual(v):
-        items = [_refused_like(x, why) for x in v]
-        return type(v)(*items) if hasattr(v, "_fields") else type(v)(items)
     return Refused(why)
 
 
