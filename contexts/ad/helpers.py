@@ -384,6 +384,13 @@ def getattr_(obj, attr):
     re-running it in the reverse pass would find the cache filled and lose the derivative."""
     t = type(obj)
     if t in _C_LEVEL:  # attributes in C (an array's .T, a dual's own): nothing to run as a twin
+        if attr in _RAW_MEMORY and t is np.ndarray and obj.dtype.kind in "fc":
+            raise runtime.UnsupportedFunction(
+                f"reverse mode cannot follow a differentiated array's values through its raw memory (.{attr}): "
+                "C code reading them there (a ctypes or LowLevelCallable argument, a cache keyed by its "
+                "bytes) gives results without their derivative", where=runtime._user_line(),
+                fix="pass the values to C code that has a rule, or mark the inputs it depends on with "
+                    "`contexts.stop_gradient` if they are not to be differentiated")
         return getattr(obj, attr), None
     own = getattr(obj, "__dict__", None)
     if type(own) is dict and attr in own:  # the instance's own value (a property stores elsewhere)
@@ -584,6 +591,10 @@ _INERT_KEYS = frozenset({str, bytes, int, bool, type(None)})  # (keys that carry
 _CONSTANT_ATTRS = frozenset({"shape", "ndim", "size", "dtype", "strides", "itemsize", "nbytes", "flags",
                              "ctypes", "data", "numerator", "denominator", "device", "__class__"})
 
+
+# attributes of an array that expose its memory to code the recording cannot see: read of a differentiated
+# array, refused (forward mode's duals have none of them: refused there too)
+_RAW_MEMORY = frozenset({"ctypes", "data", "__array_interface__", "__array_struct__"})
 
 # attributes of a registered array type (a dask array's chunking) that carry no derivative
 _LEAF_METADATA = frozenset({"chunks", "chunksize", "numblocks", "npartitions", "name"})

@@ -52,6 +52,16 @@ def float_input(x: Any) -> Any:
 
 
 def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
+    return _entered(f, args, kwargs)
+
+
+def _run_form(form: Callable, args: tuple, kwargs: dict) -> Any:
+    """A rule's form on duals (`Rule.duals`: quad's, a root finder's) under a fresh forward context, run as
+    where it is called (never transformed: its own bisection of a jump would be refused as the user's)."""
+    return _entered(form, args, kwargs, form=True)
+
+
+def _entered(f: Callable, args: tuple, kwargs: dict, form: bool = False) -> Any:
     ctx = forward_context()
     ctx.tag = _held_tag(args + tuple(kwargs.values()))
     try:
@@ -61,6 +71,9 @@ def _run(f: Callable, /, *args: Any, **kwargs: Any) -> Any:
         if args and type(args[0]) is Dual and _own_rule(f):  # a primitive given itself (`mpmath.atan`):
             with ctx:                                          # its rule, as where it is called
                 return _known(f, args, kwargs, args[0].tag, ctx._run_rule)
+        if form:
+            with ctx:
+                return f(*args, **kwargs)
         check_entry(f)
         return ctx.run(f, *args, **kwargs)
     except (ValueError, TypeError) as e:

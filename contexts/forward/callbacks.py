@@ -8,12 +8,14 @@ functions and registers the result (`Rule.duals`, which the context calls in pla
 
 from __future__ import annotations
 
+import contextlib
 import types
 
 import numpy as np
 
+import overdub
 from ..rules.registry import registry
-from .context import run_inside
+from .context import ForwardContext, run_inside
 from .dual import Dual, Tag, primal, primal_tree, split
 from .holds import dual_free
 
@@ -38,16 +40,34 @@ except ImportError as e:  # scipy is optional
     _optimize = None
 
 
+@contextlib.contextmanager
+def _inner(tag):
+    """The active forward context's arrays made by g (`np.zeros`, to be filled: `ForwardContext._fresh`)
+    carry tag, the inner derivative call's, while g runs: a value of it stored into them keeps it (scipy.stats'
+    cdf fills `np.zeros` by `place`, under the slope of its generic ppf's root)."""
+    ctx = overdub.current()
+    if not isinstance(ctx, ForwardContext):
+        yield
+        return
+    held, ctx.tag = ctx.tag, tag
+    try:
+        yield
+    finally:
+        ctx.tag = held
+
+
 def _slope_at(g, x):
     """dg/dx at the plain x (a number, or a 1-d array: the Jacobian, outputs by rows), g's other inputs'
     perturbations dropped: forward mode on a fresh derivative call, the outermost, its plain part."""
     if np.ndim(x) == 0:
         tag = Tag()
-        _, t = split(g(Dual(x, 1.0, tag)), tag)
+        with _inner(tag):
+            _, t = split(g(Dual(x, 1.0, tag)), tag)
         return 0.0 if t is None else _plain(t)
     x = np.asarray(x, dtype=float)
     tag = Tag(chunk=x.size)
-    _, t = split(g(Dual(x, np.eye(x.size).reshape((x.size,) + x.shape), tag)), tag)
+    with _inner(tag):
+        _, t = split(g(Dual(x, np.eye(x.size).reshape((x.size,) + x.shape), tag)), tag)
     if t is None:
         return np.zeros((x.size, x.size))
     return np.asarray(_plain(t), dtype=float).reshape(x.size, -1).T
@@ -66,7 +86,8 @@ def _along(g, x):
     """The derivative of g along all ones at the plain x (each element of an elementwise g on its own), by a
     fresh derivative call: perturbations g's other inputs carry stay in it."""
     tag = Tag()
-    _, t = split(g(Dual(x, np.ones_like(x) if np.ndim(x) else 1.0, tag)), tag)
+    with _inner(tag):
+        _, t = split(g(Dual(x, np.ones_like(x) if np.ndim(x) else 1.0, tag)), tag)
     return 0.0 if t is None else t
 
 

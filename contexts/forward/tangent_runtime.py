@@ -313,7 +313,7 @@ def _through_duals(f, args, tans, kw, kwtans):
     The twin follows tangents of numbers, arrays and plain lists, tuples and dicts of them only: a call
     that leaves duals anywhere else (in an object it returns, an iterator, a closure, an argument it
     changed in place) raises NotTransformable, and the caller's derivative runs on duals from the start."""
-    from .api import _primal_out, _run, _tangent_out  # (api imports this module)
+    from .api import _primal_out, _run, _run_form, _tangent_out  # (api imports this module)
     f = uncached(f)
     # a primitive that writes into an argument (np.copyto, ufunc.at: the duals know how) may write perturbed
     # values into a plain float array: that argument gets a zero tangent to write them into
@@ -341,7 +341,8 @@ def _through_duals(f, args, tans, kw, kwtans):
     dkw = {k: (v if _all_zero(kwtans.get(k)) else dual_of(v, kwtans[k])) for k, v in kw.items()}
     try:
         # (a Python function with a form on duals — a root finder, a refused search — runs that form)
-        y = _run(rule.duals if rule is not None and rule.duals is not None else f, *dargs, **dkw)
+        y = (_run_form(rule.duals, tuple(dargs), dkw) if rule is not None and rule.duals is not None else
+             _run(f, *dargs, **dkw))
     except (TypeError, ValueError, struct.error) as e:
         # a DualConversionError, or the callable's own words ("cannot create mpf from Dual", struct.pack's
         # "required argument is not a float")

@@ -47,6 +47,7 @@ import types
 import numpy as np
 from scipy.integrate import quad, quad_vec
 
+import overdub
 from overdub.errors import OverdubError
 
 from ..cotangents import Refused, Tangent
@@ -91,6 +92,65 @@ def _options(fn, pos: tuple, kw: dict) -> dict:
     if not isinstance(opts["args"], tuple):
         opts["args"] = (opts["args"],)  # (quad's own convenience)
     return opts
+
+
+# -- a compiled integrand ------------------------------------------------------------------------------
+# quad also takes a `scipy.LowLevelCallable` (scipy.stats' geninvgauss integrates its pdf so): C code, not
+# run on duals, constant in every value differentiated but the limits, whose terms need its values there.
+# It is called through ctypes at those points, by the four signatures quad accepts.
+
+_SIGNATURES = {"double (double)": 0, "double (double, void *)": 1, "double (int, double *)": 2,
+               "double (int, double *, void *)": 3}
+
+
+def _capsule(capsule) -> tuple:
+    """(the function's address, its user data's) that scipy's capsule of a LowLevelCallable holds."""
+    import ctypes
+    api = ctypes.pythonapi
+    api.PyCapsule_GetName.restype, api.PyCapsule_GetName.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    api.PyCapsule_GetPointer.restype = api.PyCapsule_GetContext.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    api.PyCapsule_GetContext.argtypes = [ctypes.py_object]
+    return api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule)), api.PyCapsule_GetContext(capsule)
+
+
+def _is_compiled(func) -> bool:
+    from scipy import LowLevelCallable
+    return isinstance(func, LowLevelCallable)
+
+
+@overdub.opaque  # (C data: run as it is, never under a context)
+def _compiled(func, args: tuple):
+    """The LowLevelCallable func as a Python function of t (quad's args given to it as numbers)."""
+    import ctypes
+    from scipy._lib import _ccallback_c
+    capsule = tuple.__getitem__(func, 0)  # (what quad itself reads: scipy's capsule of the function)
+    signature = _ccallback_c.get_capsule_signature(capsule)
+    kind = _SIGNATURES.get(signature)
+    if kind is None:
+        raise unsupported("scipy.integrate.quad", f"a LowLevelCallable of signature {signature!r} with "
+                          "perturbed limits", "keep the limits constant")
+    address, data = _capsule(capsule)
+    data = ctypes.c_void_p(data)
+    double, vector = ctypes.c_double, ctypes.POINTER(ctypes.c_double)
+    head = [[double], [double, ctypes.c_void_p], [ctypes.c_int, vector], [ctypes.c_int, vector, ctypes.c_void_p]]
+    c = ctypes.CFUNCTYPE(double, *head[kind])(address)
+    return functools.partial(_call_compiled, c, kind, data, [float(_primal_tree(v)) for v in args])
+
+
+@overdub.opaque
+def _call_compiled(c, kind: int, data, rest: list, t, *_):
+    import ctypes
+    t = float(_primal_tree(t))
+    if kind < 2:
+        return c(t, data) if kind else c(t)
+    xx = (ctypes.c_double * (1 + len(rest)))(t, *rest)
+    return c(1 + len(rest), xx, data) if kind == 3 else c(1 + len(rest), xx)
+
+
+_COMPILED_ARGS = NoClosedForm("scipy.integrate.quad", "args (given to a compiled integrand, a LowLevelCallable: "
+                              "C code, not differentiated)",
+                              fix="integrate a Python function of them instead")
 
 
 def _check(opts: dict) -> None:
@@ -334,7 +394,11 @@ def quad_adjoint(pullback_at, fn=quad):
         if any(r is not None and not _is_zero(r) for r in rest[1:]):
             raise _INFO.error()
         cot = dict.fromkeys(names + ("args", "wvar"))
-        if dy is not None and not _is_zero(dy):
+        compiled = _compiled(func, args) if _is_compiled(func) else None
+        if compiled is not None and dy is not None and not _is_zero(dy):
+            cot["a"], cot["b"] = _edges(compiled, a, b, args, dy, opts)
+            cot["args"] = _refused_of(args, _COMPILED_ARGS) if args else None
+        elif dy is not None and not _is_zero(dy):
             watch = JumpWatch()
 
             def cell_and_arg_cotangents(t):
@@ -415,8 +479,15 @@ def quad_duals(run_inside, dual_free, fn=quad):
             raise _WVAR.error()
 
         watch = JumpWatch()
+        compiled = None
+        if _is_compiled(func):
+            if not dual_free(args):
+                raise _COMPILED_ARGS.error()
+            compiled = _compiled(func, args)
 
         def g(t):
+            if compiled is not None:
+                return compiled(t)
             return _watched(watch, t, lambda u: run_inside(func, (u, *args), {}))
         plain = {**{k: opts[k] for k in names}, fname: lambda t: _primal_tree(g(t)), "a": _primal_tree(a),
                  "b": _primal_tree(b)}
