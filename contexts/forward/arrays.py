@@ -278,6 +278,21 @@ _OWN_UFUNCS = {
 }
 
 
+_NUMPY_SCALARS = {float: np.float64, complex: np.complex128}
+
+
+def _numpy_scalar(v):
+    """v with a Python float or complex value as numpy's (a dual's innermost value too): numpy's arithmetic
+    ufuncs compute on numpy scalars (`np.abs(t - s) ** -0.5` at t = s is inf, where the float's `**`
+    raised ZeroDivisionError in the user's code)."""
+    kind = type(v)
+    if kind is Dual:
+        inner = _numpy_scalar(v.primal)
+        return v if inner is v.primal else Dual(inner, v.tangent, v.tag)
+    to = _NUMPY_SCALARS.get(kind)
+    return v if to is None else to(v)
+
+
 _SCANS = {np.add: np.cumsum, np.multiply: np.cumprod}
 EQUALS = {np.equal: "==", np.not_equal: "!=", operator.eq: "==", operator.ne: "!=",  # (`checked_equality`)
           np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",   # (orderings: their ties)
@@ -392,7 +407,7 @@ def array_ufunc(ufunc, method, inputs, kwargs):
             fix="call the ufunc plainly on dual arrays, or accumulate into a dual array")
     own = _OWN_UFUNCS.get(ufunc)
     if own is not None and not kwargs:
-        return own(*inputs)
+        return own(*map(_numpy_scalar, inputs))
     if ufunc is np.matmul and not kwargs:
         return multilinear(np.matmul, inputs, {})
     if _nondiff(ufunc):

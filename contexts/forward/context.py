@@ -284,7 +284,12 @@ class ForwardContext(overdub.Context):
             y = _construct(self, fn, args, kwargs)
             if y is not _UNKNOWN:
                 return y
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except IndexError as e:  # f2py refusing a dual (BLAS's dscal: "... can't be converted to double")
+            if "be converted to" not in str(e) or not (has_dual(args) or has_dual(list(kwargs.values()))):
+                raise
+            raise no_rule(fn) from e
 
     def element(self, fn, *args):
         """fn on one element's duals (np.vectorize's pyfunc): by its rule where it has one (unumpy's

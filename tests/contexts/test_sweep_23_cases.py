@@ -94,3 +94,80 @@ def test_raw_memory_of_a_differentiated_array_is_refused_in_reverse_mode():
     x = np.array([0.3, 0.4])
     np.testing.assert_allclose(gradient(g, x)[0], 2 * x)
     np.testing.assert_allclose(jacfwd(g, x), 2 * x)
+
+
+def test_jvp_through_an_f2py_function_refusing_a_dual_names_it():
+    # (jacfwd said so; jvp's tangent twin called BLAS's dscal on the dual: f2py's raw IndexError)
+    from scipy.linalg import blas
+    from contexts import jvp
+    from contexts.forward import NoForwardRule
+
+    def f(x):
+        return blas.dscal(x[0] * x[1], np.ones(3))
+    x = np.array([2.0, 3.0])
+    with pytest.raises(NoForwardRule, match="dscal"):
+        jvp(f, (x,), (np.ones(2),))
+
+
+def test_arithmetic_on_an_object_array_of_polynomials_is_refused_in_reverse_mode():
+    # numpy's Polynomial composition maps the inner polynomial's domain by `off + scl * np.asanyarray(p)`:
+    # the product of a 0-d object array, whose cotangent crashed the adjoint (Tangent * Polynomial)
+    from numpy.polynomial import Polynomial
+
+    def f(a):
+        return Polynomial([1.0, a, 0.5])(Polynomial([0.2, 1.3])).coef[1]
+    with pytest.raises(UnsupportedFunction, match="object array holding Polynomial"):
+        gradient(f, 0.7)
+
+    def g(a):  # (a polynomial's own arithmetic and evaluation: differentiated)
+        p = Polynomial([1.0, a, 0.5])
+        return p(0.3) + (p * p).coef[2] + p.deriv()(0.4)
+    assert gradient(g, 0.7)[0] == pytest.approx(fd.derivative(g, 0.7), rel=1e-7)
+
+
+def test_quad_with_an_integrable_singularity_at_a_fixed_limit():
+    # d/ds ∫_0.3^1 1/sqrt(s (t - 0.3)) dt = -sqrt(0.7) s^-1.5: quad_vec's nodes reached the limit (inf), the
+    # derivative was NaN; QUADPACK's quad, entry by entry, converges
+    def f(s, **kw):
+        return integrate.quad(lambda t: 1 / np.sqrt(s * (t - 0.3)), 0.3, 1.0, **kw)[0]
+    exact = -math.sqrt(0.7) * 1.3 ** -1.5
+    for kw in ({}, {"epsabs": 1e-12, "epsrel": 1e-12}):
+        assert derivative(lambda s: f(s, **kw), 1.3) == pytest.approx(exact, rel=1e-8)
+        assert gradient(lambda s: f(s, **kw), 1.3)[0] == pytest.approx(exact, rel=1e-8)
+    g = lambda s: integrate.quad(lambda t: t ** (s - 1.0), 0.0, 1.0)[0]  # 1/s  # noqa: E731
+    assert derivative(g, 0.37) == pytest.approx(-1 / 0.37 ** 2, rel=1e-7)
+    assert gradient(g, 0.37)[0] == pytest.approx(-1 / 0.37 ** 2, rel=1e-7)
+
+
+@pytest.mark.parametrize("points", [False, True])
+def test_quad_whose_derivative_is_not_integrable_is_refused(points):
+    # ∫_0^1 |t - s|^-0.5 dt: the derivative of the integrand is |t - s|^-1.5, not integrable (the Leibniz
+    # rule fails); a number here would be wrong
+    from contexts.rules.registry import NoDerivative
+
+    def f(s):
+        kw = {"points": [s]} if points else {}
+        return integrate.quad(lambda t: np.abs(t - s) ** -0.5, 0.0, 1.0, **kw)[0]
+    for mode in (derivative, gradient):
+        with pytest.raises(NoDerivative, match="does not converge"):
+            mode(f, 0.37)
+
+
+def test_points_given_a_differentiated_value():
+    def f(s):
+        return integrate.quad(lambda t: np.abs(t - s) * s, 0.0, 1.0, points=[s])[0]  # s (s²/2 + (1-s)²/2)
+    s = 0.37
+    exact = (s * s + (1 - s) ** 2) / 2 + s * (s - (1 - s))
+    assert derivative(f, s) == pytest.approx(exact, rel=1e-8)
+    assert gradient(f, s)[0] == pytest.approx(exact, rel=1e-8)
+
+
+def test_numpy_arithmetic_on_a_scalar_dual_computes_on_numpy_scalars():
+    # (np.abs of a dual of a Python float gave a Python float value: `** -0.5` at 0 raised ZeroDivisionError
+    # where the user's numpy code gives inf)
+    def f(s):
+        u = np.abs(s - 0.5) ** -0.5
+        return 7.0 * s if not np.isfinite(u) else u
+    with np.errstate(divide="ignore"):
+        assert derivative(f, 0.5) == 7.0
+        assert gradient(f, 0.5)[0] == 7.0

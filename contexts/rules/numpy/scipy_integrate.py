@@ -305,6 +305,8 @@ def _integrate(g, a, b, opts: dict, probe):
         size = layout.size() if found else 1
         if opts["weight"] is None:
             vec = quad_vec(h, a, b, epsabs=opts["epsabs"], epsrel=opts["epsrel"], points=opts["points"])[0]
+            if found and not layout.grew and not np.all(np.isfinite(vec)):
+                vec = _by_entries(h, a, b, size, opts)  # (an integrable singularity at a limit)
         else:
             vec = _weighted(h, a, b, size, opts)
         if not found and not layout.leaves:
@@ -326,6 +328,34 @@ def _weighted(h, a, b, size: int, opts: dict) -> np.ndarray:
     keep = {k: opts[k] for k in ("epsabs", "epsrel", "limit", "points", "weight", "wvar", "wopts", "maxp1",
                                  "limlst")}
     return np.array([quad(entry, a, b, args=(i,), **keep)[0] for i in range(size)])
+
+
+_DIVERGES = NoClosedForm("scipy.integrate.quad", "the integrand's values (the integral of their derivative "
+                         "does not converge: a singularity at a limit or inside)",
+                         fix="split the integral at the singularity and keep the part near it constant, or "
+                             "change variables to remove it (t = a + u**2 for 1/sqrt(t - a))")
+
+
+def _by_entries(h, a, b, size: int, opts: dict) -> np.ndarray:
+    """quad_vec's integral again by QUADPACK's quad, entry by entry: quad_vec's nodes reach a limit whose
+    integrand is infinite as its intervals shrink (`1/sqrt(t - a)` at a: inf), QUADPACK's extrapolation
+    converges. An entry QUADPACK reports not converged (a derivative that is not integrable, where the
+    Leibniz rule fails) is refused, never returned."""
+    seen: dict = {}
+
+    def entry(t, i):
+        if t not in seen:
+            seen[t] = h(t)
+        return seen[t][i]
+    out = np.empty(size)
+    with np.errstate(all="ignore"):
+        for i in range(size):
+            r = quad(entry, a, b, args=(i,), epsabs=opts["epsabs"], epsrel=opts["epsrel"], limit=200,
+                     points=opts["points"], full_output=1)
+            if len(r) > 3 or not np.isfinite(r[0]):
+                raise _DIVERGES.error()
+            out[i] = r[0]
+    return out
 
 
 def _inner_point(a, b) -> float:
@@ -472,6 +502,8 @@ def quad_duals(run_inside, dual_free, fn=quad):
         if dual_free((func, a, b, args, opts["wvar"])):
             return fn(*pos, **kw)
         _check(opts)
+        if opts.get("points") is not None:  # (break points steer the nodes, not the value: `points=[s]`)
+            opts["points"] = [_primal_tree(p) for p in opts["points"]]
         if fn is quad_vec and opts["full_output"]:
             raise unsupported("scipy.integrate.quad_vec", "full_output=True on perturbed values (its info's "
                               "arrays would have no derivative)", "drop full_output")
