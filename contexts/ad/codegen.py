@@ -229,6 +229,12 @@ class _Gen:
         nested = [n for n in makers if isinstance(n, ast.FunctionDef)]
         self.view_groups = view_groups(fdef, fresh)
         self.pure_calls = fresh  # calls known to change none of their arguments (`fresh_calls`)
+        # temporaries holding a one-item tuple of a variable (`out=(o,)` lowered to `t1 = (o,)`): the array
+        # a ufunc writes is o, whose cotangent the call's pullback takes (the tuple's was None: 0)
+        self.one_tuples = {n.targets[0].id: n.value.elts[0] for n in ast.walk(fdef)
+                           if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                           and n.targets[0].id.startswith(TEMP_PREFIX) and isinstance(n.value, ast.Tuple)
+                           and len(n.value.elts) == 1 and isinstance(n.value.elts[0], ast.Name)}
         self.writes: dict[int, int] = {}  # call id -> the argument it overwrites (`declared_writes`)
         self.private: frozenset[str] = frozenset()  # containers no other object holds (`private_containers`)
         self.entry: dict[int, str] = {}
@@ -751,6 +757,8 @@ class _Gen:
                    + [assign(d(n), const(None)) for n in written])
         # calls that may mutate array arguments in place see the cotangents the caller holds for them
         out_kw = next((k.value for k in v.keywords if k.arg == "out"), None)
+        if isinstance(out_kw, ast.Name) and out_kw.id in self.one_tuples:
+            out_kw = self.one_tuples[out_kw.id]  # (`np.sin(x, out=(o,))`: o is written)
         callee = v.func.attr if isinstance(v.func, ast.Attribute) else v.func.id if isinstance(v.func, ast.Name) else ""
         changed = _changed_array(callee, v, out_kw, self.is_active)
         pos = self.writes.get(id(v))
@@ -834,12 +842,13 @@ class _Gen:
                 body += self.acc(a.id, item(item("_od_r", 1), _offset(offset)))
             offset = _after(offset)
         for k in v.keywords:
-            if self.is_active(k.value):
+            value = out_kw if k.arg == "out" and out_kw is not None else k.value  # (`out=(o,)`: o's)
+            if self.is_active(value):
                 if k.arg is None:
-                    body += self.acc(k.value.id, item("_od_r", 2))
+                    body += self.acc(value.id, item("_od_r", 2))
                 else:
                     by_name = call(attr(item("_od_r", 2), "get"), const(k.arg))
-                    body += self.acc(k.value.id, if_exp(item("_od_r", 2), by_name, const(None)))
+                    body += self.acc(value.id, if_exp(item("_od_r", 2), by_name, const(None)))
         run = held_in + [pullback]
         if viewed is not None:  # (a Python callee: never one of the held backs)
             w, targets, dargs, douts = viewed

@@ -159,23 +159,26 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
         gb = {k: gd[k] for k in b if gd.get(k) is not None} or None
         return (ga if need & 1 else None), (gb if need & 2 else None)
     op = getattr(operator, opname)
-    for v in (a, b):
-        if type(v) is _NDARRAY and v.dtype == object and not all(_is_number(e) for e in v.flat):
-            # (numpy's Polynomial maps its domain by `off + scl * np.asanyarray(p)`: a 0-d array holding
-            # the Polynomial, whose own `__rmul__` numpy's loop calls in C, unrecorded)
-            kinds = sorted({type(e).__name__ for e in v.flat if not _is_number(e)})
-            raise runtime.UnsupportedFunction(
-                f"reverse mode cannot differentiate `{opname}` on an object array holding {', '.join(kinds)} "
-                "objects (numpy calls their operators in C, where the recording cannot see them)",
-                where=runtime._user_line(), fix="compute on the objects themselves, not an array of them, or "
-                                                "on arrays of numbers")
     if y is None:
         y = op(a, b)  # the block overwrote the result: recompute it for the rule
     rule = _rules.get(op)
     if rule is None or rule.adjoint is None:
         raise NoRuleError(f"no reverse rule for operator.{opname} on {type(a).__name__}, {type(b).__name__}",
                           fix=f"register one with `registry.adjoint(operator.{opname})`")
-    ga, gb = rule.adjoint(g, y, a, b)
+    try:
+        ga, gb = rule.adjoint(g, y, a, b)
+    except TypeError as e:
+        objects = [v for v in (a, b) if type(v) is _NDARRAY and v.dtype == object]
+        if not objects:
+            raise
+        # (numpy's Polynomial maps its domain by `off + scl * np.asanyarray(p)`: a 0-d array holding the
+        # Polynomial, whose own `__rmul__` numpy's loop calls in C, unrecorded; its cotangent's product failed)
+        kinds = sorted({type(e).__name__ for v in objects for e in v.flat})
+        raise runtime.UnsupportedFunction(
+            f"reverse mode cannot differentiate `{opname}` on an object array holding {', '.join(kinds)} "
+            "objects (numpy calls their operators in C, where the recording cannot see them)",
+            where=runtime._user_line(), fix="compute on the objects themselves, not an array of them, or "
+                                            "on arrays of numbers") from e
     return ga, gb
 
 
@@ -188,10 +191,6 @@ def _known(v) -> bool:
     """v's operators are the rules' (a number, array, list or tuple), not its class's Python code: a float
     subclass defining its own (`class Own(float): def __add__`) is not known."""
     return isinstance(v, _KNOWN) and not number_with_own_methods(v)
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, (numbers.Number, np.generic)) or type(v) is _Dual
 
 
 def _user_operand(opname, a, b) -> bool:

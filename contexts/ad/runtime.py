@@ -398,6 +398,12 @@ def call(mask, f, /, *args, **kw):
             return y, (None if pb is None else (_padded_back, pb, f.nin, len(args) - f.nin))
         elif kw and type(kw.get("out")) is tuple and len(kw["out"]) == 1:
             kw = {**kw, "out": kw["out"][0]}  # out=(a,)
+        elif kw and type(kw.get("out")) is tuple and any(o is not None for o in kw["out"]):
+            # (np.modf(x, out=(frac, whole)): the arrays written in C, unrecorded: their reads gave 0)
+            raise UnsupportedFunction(
+                f"reverse mode does not differentiate np.{f.__name__} writing its outputs into out= arrays",
+                where=_user_line(), fix=f"assign its results instead (`a, b = np.{f.__name__}(...)`), or copy "
+                                        f"them in: `a[...], b[...] = np.{f.__name__}(...)`")
     elif kind is _DISPATCHER and len(args) > 2:  # `np.clip(K, 0, 1, K)`, `np.dot(a, b, o)`
         pos = _out_position(f)
         if len(args) > pos >= 0 and args[pos] is not None:

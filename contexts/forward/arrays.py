@@ -617,8 +617,12 @@ def _sum(x, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
         raise OverdubError("np.sum(..., out=...) is not supported on Duals", fix="drop `out=`")
     tag = top_tag((x,))
     if tag is None or type(x) is not Dual:
+        if "initial" in kwargs and has_dual(x):  # (`linear` would add it to the tangent too)
+            return np.sum(x, axis=axis, dtype=dtype, keepdims=keepdims, **{k: v for k, v in kwargs.items()
+                                                                        if k != "initial"}) + kwargs["initial"]
         return linear(np.sum)(x, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
     y = np.sum(x.primal, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
+    kwargs.pop("initial", None)  # (a constant added to the sum: none to its tangent)
     if tag.chunk is None:
         return make(y, np.sum(x.tangent, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs), tag)
     n = ndim(x.primal)

@@ -584,6 +584,12 @@ class Dual:
     def __imatmul__(self, other):
         return self._update(self @ other)
 
+    def __ifloordiv__(self, other):  # (without: `v %= c` through a view rebound v, z unchanged: wrong values)
+        return self._update(self // other)
+
+    def __imod__(self, other):
+        return self._update(self % other)
+
     def sort(self, axis=-1, kind=None, order=None):
         """In place, as ndarray.sort: each tangent moves with its value (ties in a stable order)."""
         self._permute(np.argsort(self.primal, axis=axis, kind="stable"), axis)
@@ -614,6 +620,10 @@ class Dual:
         value = self.primal
         if type(value) is Dual and type(result) is Dual and result.tag is self.tag:
             return self._update_nested(result)
+        if type(result) is np.ndarray and type(value) is np.ndarray and result.shape == value.shape:
+            # a result without a tangent (`z //= c`): the values written in, the tangent zeroed in place
+            result = Dual(result, np.zeros_like(self.tangent) if type(self.tangent) is np.ndarray else 0.0,
+                          self.tag)
         if (type(value) is not np.ndarray or type(result) is not Dual or result.tag is not self.tag
                 or np.shape(result.primal) != value.shape):
             return result

@@ -154,6 +154,10 @@ class _Tangents:
             return [_in_place(s) if getattr(v, "_od_inplace", False) else s]
         if isinstance(v, ast.Subscript) and self.uses_active(v.slice):
             return self.subscript_with_tangent(s, name, v)
+        if getattr(v, "_od_inplace", False) and isinstance(v, ast.BinOp) and isinstance(v.op, ast.FloorDiv):
+            # (its tangent is 0 everywhere, which the views' tangents cannot take from a scalar 0 here:
+            # `w = z; w //= c` left z's tangent as it was; the duals overwrite both in place)
+            raise NotTransformable("an in-place //= of an active value")
         tangent = self.tangent_of(v)
         if tangent is None:  # the statement computes its own tangent (a call)
             return self.call_with_tangent(s, name, v)

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from contexts import derivative, gradient, jacfwd
+from contexts import derivative, gradient, hessian, jacfwd, jacobian, jvp
 from contexts.ad.runtime import UnsupportedFunction
 from tests import fd
 
@@ -171,3 +171,98 @@ def test_numpy_arithmetic_on_a_scalar_dual_computes_on_numpy_scalars():
     with np.errstate(divide="ignore"):
         assert derivative(f, 0.5) == 7.0
         assert gradient(f, 0.5)[0] == 7.0
+
+
+X4 = np.array([1.53, 0.37, 1.91, 0.67])
+
+
+def _wrap_angles(y):
+    z = y * 5.0
+    th = z[::2]
+    th %= 2 * np.pi  # (wrapped in place through a view)
+    return z ** 2
+
+
+def _mod_view(y):
+    z = y * 3.0
+    v = z[::2]
+    v %= y[1]
+    return z
+
+
+def _floordiv_alias(x):
+    z = x * 3.0
+    w = z
+    w //= 0.7  # z is floored in place: no longer depends on x
+    return z * x[0]
+
+
+def _floor_into(x):
+    z = x * 3.0
+    np.floor(z, out=z)
+    return z * x[0]
+
+
+@pytest.mark.parametrize("f", [_wrap_angles, _mod_view, _floordiv_alias, _floor_into])
+def test_in_place_mod_and_floordiv_through_views_and_aliases(f):
+    # (forward mode: a dual had no __imod__/__ifloordiv__, so `v %= c` rebound v and z kept its values: a
+    # wrong value and derivative; the tangent twin's `w //= c` left z's tangent)
+    expected = fd.jacobian(f, X4.copy())
+    np.testing.assert_allclose(jacfwd(f, X4.copy()), expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacobian(f, X4.copy()), expected, rtol=1e-6, atol=1e-8)
+    value, tangent = jvp(f, (X4.copy(),), (np.ones(4),))
+    np.testing.assert_allclose(value, f(X4.copy()))
+    np.testing.assert_allclose(tangent, expected.sum(axis=1), rtol=1e-6, atol=1e-8)
+
+
+def test_ufunc_out_given_as_a_one_item_tuple():
+    # (reverse mode: `out=(o,)`, the tuple numpy documents, was not taken as o written: 0; in place, the
+    # tuple's cotangent was added again on every row of a Jacobian)
+    def f(x):
+        o = np.empty(3)
+        np.sin(x, out=(o,))
+        return np.sum(o * o)
+
+    def k(x):
+        y = x * 1.0
+        np.sin(y, out=(y,))
+        return y
+    x = np.array([0.3, 0.7, 1.45])
+    np.testing.assert_allclose(gradient(f, x)[0], fd.gradient(f, x)[0], rtol=1e-7)
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(jacobian(k, x), np.diag(np.cos(x)), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_two_output_ufunc_writing_into_out_arrays_is_refused(mode):
+    def g(x):
+        frac, whole = np.empty(3), np.empty(3)
+        np.modf(x * 2.0, out=(frac, whole))
+        return np.sum(frac * frac)
+    x = np.array([0.3, 0.7, 1.45])
+    with pytest.raises(Exception, match="out"):
+        (gradient if mode == "reverse" else jacfwd)(g, x)
+
+
+def test_sum_with_initial_in_forward_mode():
+    # (jacfwd added the initial value to every tangent: [3.6, 4.6, 5.9] for [0.6, 1.6, 2.9])
+    x = np.array([0.3, 0.8, 1.45])
+    for f in (lambda x: np.sum(x ** 2, initial=3.0) * x[0], lambda x: (x ** 2).sum(initial=3.0),
+              lambda x: np.sum(np.sin(x).reshape(3, 1), axis=1, initial=2.0)):
+        expected = fd.jacobian(f, x)
+        np.testing.assert_allclose(jacfwd(f, x), expected, rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(jacobian(f, x), expected, rtol=1e-6, atol=1e-9)
+
+
+def test_pad_tangents_in_forward_mode():
+    # (linear_ramp ran the tangent toward end_values, a constant; maximum/minimum/median padded the tangent
+    # with the statistic of the tangents, not the tangent of the element picked)
+    x = np.array([0.3, 0.8, 1.45, -0.6])
+    for mode, kw in (("linear_ramp", {"end_values": 3.0}), ("linear_ramp", {}), ("mean", {}), ("edge", {}),
+                     ("reflect", {"reflect_type": "odd"}), ("constant", {"constant_values": 2.0})):
+        def f(x):
+            return np.pad(x ** 2, 2, mode=mode, **kw)
+        np.testing.assert_allclose(jacfwd(f, x), fd.jacobian(f, x), rtol=1e-6, atol=1e-8, err_msg=mode)
+    for mode in ("maximum", "minimum", "median"):
+        with pytest.raises(Exception, match=mode):
+            jacfwd(lambda x: np.pad(x ** 2, (2, 3), mode=mode), x)

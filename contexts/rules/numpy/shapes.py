@@ -210,8 +210,14 @@ def pad_transpose(dy, y, array, pad_width, *rest, **kwargs):
 
 
 def _pad_tangent(t, pad_width, *rest, **kwargs):
-    """pad applied to a tangent: constant padding contributes zero."""
-    kwargs = {k: v for k, v in kwargs.items() if k != "constant_values"}
+    """pad applied to a tangent: constant padding contributes zero, a linear ramp runs to 0 (its
+    end_values are constants); the copying modes and `mean` are linear. maximum, minimum and median copy
+    the tangent at the element they pick, not the statistic of the tangents: refused."""
+    (mode,) = _bind(rest, kwargs, ("mode",), ("constant",))
+    if mode in ("maximum", "minimum", "median") or callable(mode):
+        raise unsupported("np.pad", f"mode={mode!r} in forward mode",
+                          "pad with mode='edge', 'reflect', 'symmetric', 'wrap', 'mean' or a constant")
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("constant_values", "end_values")}
     return np.pad(t, pad_width, *rest, **kwargs)
 
 
