@@ -266,3 +266,37 @@ def test_pad_tangents_in_forward_mode():
     for mode in ("maximum", "minimum", "median"):
         with pytest.raises(Exception, match=mode):
             jacfwd(lambda x: np.pad(x ** 2, (2, 3), mode=mode), x)
+
+
+@pytest.mark.parametrize("scale", [100.0, 1000.0])
+def test_pinv_of_an_ill_conditioned_full_rank_matrix(scale):
+    # (the terms of dP holding I - A P and I - P A are zero at full rank; computed, they were rounding
+    # noise times |P|²: at cond 5e5 the derivative was 300% off, found by the fuzzer, numpy seed 905)
+    d = np.arange(1.0, 6.0)
+
+    def by_pinv(v):
+        return np.linalg.pinv(np.outer(v, v) * 0.2 + np.diag(d)) @ v
+
+    v = np.array([1.7257, 0.71944, 0.84135, 0.43391, 0.18420]) * scale
+    u, s = v / d, 1 + 0.2 * v @ (v / d)  # Sherman-Morrison: the function is u / s, its Jacobian:
+    exact = np.diag(1 / d) / s - np.outer(u, 0.4 * u) / s ** 2
+    tol = 1e-3 * np.abs(exact).max()  # (inv's own error at cond 5e5 is 3e-6 of it: the problem's conditioning)
+    np.testing.assert_allclose(jacobian(by_pinv, v.copy()), exact, atol=tol)
+    np.testing.assert_allclose(jacfwd(by_pinv, v.copy()), exact, atol=tol)
+
+
+def test_pinv_of_a_tall_and_a_rank_deficient_matrix():
+    # (the terms dropped only where the rank is full: a tall A keeps I - A P, a rank-deficient one both)
+    rng = np.random.default_rng(3)
+    B = rng.normal(size=(5, 3))
+
+    def tall(x):
+        return np.linalg.pinv(B * x[:3]) @ np.arange(5.0)
+
+    def deficient(x):
+        A = np.outer(x[:3], x[2:]) + np.outer(x[1:4], x[1:4])  # 3x3 of rank 2
+        return (np.linalg.pinv(A) @ np.ones(3)).sum()
+    x = np.array([0.7, -1.2, 0.4, 1.5, 0.9])
+    for f in (tall, deficient):
+        np.testing.assert_allclose(jacobian(f, x), fd.jacobian(f, x), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(jacfwd(f, x), fd.jacobian(f, x), rtol=1e-5, atol=1e-7)
