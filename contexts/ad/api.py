@@ -218,6 +218,8 @@ def _reverse(pb, dy, args, y=None, f=None, kwargs=None):
     if type(y) in (list, tuple) and type(dy) is np.ndarray and dy.ndim and len(dy) == len(y) and any(
             _output_container(v) is not None for v in y if type(v) is not float):
         dy = list(dy)  # (an array of cotangents for a list of Quantities: one each, as a list would give)
+    if type(y) in (list, tuple):
+        dy = _one_per_output(y, dy)
     if isinstance(dy, (dict, list, tuple)):
         dy, inside = _seeded_inside(y, dy)
         if inside:  # (a list of Quantities: each one's cotangent of its magnitude, the units of them all)
@@ -257,6 +259,29 @@ def _pullback(f, args, kwargs, full=True, mask=None):
     def back(dy):
         return _reverse(pb, dy, args, y, f, kwargs)
     return y, back
+
+
+def _one_per_output(y, dy):
+    """dy, the cotangent of a list or tuple output y: one per item (a list or tuple of y's length, or an
+    array stacking them, as `jacobian` seeds). Anything else is refused: a flat vector of all the outputs'
+    entries, or too few items, was spread over the items by broadcasting, a wrong product."""
+    if dy is None:
+        return dy
+    if type(dy) is np.ndarray and dy.ndim and len(dy) == len(y) and all(
+            np.shape(d) == np.shape(v) for d, v in zip(dy, y) if isinstance(v, (np.ndarray, float, int, complex))):
+        return type(y)(dy)
+    if not isinstance(dy, (list, tuple)) or len(dy) != len(y):
+        given = f"a {type(dy).__name__}" + (f" of {len(dy)} items" if isinstance(dy, (list, tuple)) else
+                                            f" of shape {np.shape(dy)}" if hasattr(dy, "shape") else "")
+        raise OverdubError(f"the cotangent of a {type(y).__name__} of {len(y)} outputs must be a list or tuple "
+                           f"of {len(y)} cotangents, one per output; got {given}",
+                           fix="give one cotangent per output, each of its output's shape: "
+                               "`vjp(f, (x,), (w1, w2))` (None for an output not to be differentiated)")
+    for i, (d, v) in enumerate(zip(dy, y)):
+        if type(v) is np.ndarray and type(d) is np.ndarray and d.ndim and d.shape != v.shape:
+            raise OverdubError(f"the cotangent of output {i} has shape {d.shape}, the output {v.shape}",
+                               fix="give each output's cotangent its output's shape")
+    return dy
 
 
 def _handed(dy):

@@ -300,3 +300,23 @@ def test_pinv_of_a_tall_and_a_rank_deficient_matrix():
     for f in (tall, deficient):
         np.testing.assert_allclose(jacobian(f, x), fd.jacobian(f, x), rtol=1e-5, atol=1e-7)
         np.testing.assert_allclose(jacfwd(f, x), fd.jacobian(f, x), rtol=1e-5, atol=1e-7)
+
+
+def test_a_cotangent_not_one_per_output_is_refused():
+    # (a flat vector, or too few items, for a tuple output was spread over its items by broadcasting)
+    from contexts import vjp
+    from overdub.errors import OverdubError
+
+    def f(x):
+        return x * 2.0, np.sin(x[:2])
+    x = np.array([0.3, 0.7, 1.1])
+    expected = 2.0 + np.r_[np.cos(x[:2]), 0.0]
+    for w in ((np.ones(3), np.ones(2)), [np.ones(3), np.ones(2)]):
+        np.testing.assert_allclose(vjp(f, (x,), w)[1][0], expected)
+    for w in (np.ones(5), np.ones(3), (np.ones(3),), (np.ones(3), np.ones(3))):
+        with pytest.raises(OverdubError, match="cotangent"):
+            vjp(f, (x,), w)
+    # (an array stacking one cotangent per output, as jacobian seeds, is one per output)
+    g = lambda x: (x * 2.0, np.sin(x))  # noqa: E731
+    np.testing.assert_allclose(vjp(g, (x,), np.ones((2, 3)))[1][0], 2.0 + np.cos(x))
+    np.testing.assert_allclose(jacobian(g, x)[1], np.diag(np.cos(x)))
