@@ -12,8 +12,11 @@ Limits (each raises a clear error or is conservative, never silently wrong):
 - a C function with no rule raises `NoSparsityRule` naming the line; `registry.sparsity(DENSE, fn)` is
   a conservative rule for it; gufuncs (linalg kernels), einsum, interp, convolve are dense by default;
 - arrays made inside the function with np.zeros/ones/empty/full become tracers so they can receive
-  traced values; views of traced arrays are copies (writing through a view does not reach the base);
-- `isinstance(x, np.ndarray)` is False for a tracer; `np.r_`/`np.c_` are not supported;
+  traced values; where numpy returns a view (slicing, reshape, transpose, np.split, np.flip, .real, ...)
+  so does a tracer, and a write through it reaches the base; a `.real`/`.imag` view keeps the parts'
+  dependencies together (a write through it adds to them);
+- `isinstance(x, np.ndarray)` is False for a traced value (a constant answers as its value does);
+  `np.r_`/`np.c_` are not supported;
 - scalar code works (Python loops over elements) at about 0.5 ms per operation: vectorise for speed.
 
 >>> import numpy as np

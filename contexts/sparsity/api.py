@@ -171,9 +171,8 @@ def sparse_jacobian(f: Callable, x: Any, pattern=None, *, colors: np.ndarray | N
     products = np.zeros((ncolors, P.shape[0]))
     for c in range(ncolors):
         seed = (colors == c).astype(float).reshape(x.shape)
-        _, dy = jvp(f, (x,), (seed,))
-        products[c] = np.ravel(np.asarray(dy, dtype=float) if not isinstance(dy, (list, tuple))
-                               else np.concatenate([np.ravel(d) for d in dy]))
+        _, dy = jvp(f, (x.copy(),), (seed,))  # (a copy each time: f may write into its argument)
+        products[c] = np.concatenate([np.ravel(np.asarray(d, dtype=float)) for d in _flatten(dy)])
     coo = P.tocoo()
     data = products[colors[coo.col], coo.row]
     J = sp.csr_array((data, (coo.row, coo.col)), shape=P.shape)

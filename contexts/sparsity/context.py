@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy._core._multiarray_umath import _array_converter
 
 import overdub
 from overdub.errors import OverdubError
@@ -19,8 +20,8 @@ from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.containers import holds
 from . import rules
 from .interpret import always, sparsity_rule
-from .ops import derive, has_tracer
-from .tracer import NoSparsityRule, TracedBranchError, Tracer
+from .ops import derive, has_tracer, out_as_keyword, split_out, write_out
+from .tracer import NoSparsityRule, TracedBranchError, Tracer, _shape
 
 __all__ = ["SparsityContext", "sparsity_context"]
 
@@ -38,23 +39,37 @@ _STORES = frozenset({np.copyto, np.place, np.putmask, np.put, np.fill_diagonal})
 _STORE_IDS = frozenset(map(id, _STORES))  # by identity: a callable object may be unhashable (__eq__ only)
 
 
-def _into_out(site, fn, result, out, where):
-    """`fn(..., out=o)`: the result written into o (a tracer; where `where=` allows), which is returned."""
-    target = out[0] if isinstance(out, tuple) else out
-    if not isinstance(target, Tracer):
-        if isinstance(result, Tracer) and not result.is_constant:
-            name = getattr(fn, "__qualname__", None) or repr(fn)
-            raise NoSparsityRule(f"{name}(..., out=<ndarray>) writes traced values into a plain array",
-                                 where=str(site),
-                                 fix="allocate the output with np.zeros/np.empty inside the traced function "
-                                     "(they give tracers), or drop out=")
-        target[...] = result.primal if isinstance(result, Tracer) else result
-        return out
-    if where is True:
-        target[...] = result
-    else:
-        target[...] = np.where(where, result, target)
-    return out
+class _TracersConverter:
+    """numpy's `_array_converter(*values)` (numpy 2's np.linspace, np.insert, np.ediff1d, np.delete begin
+    with it) where a value is a tracer, which the C converter would make a plain array: the same API on
+    the values as they are, tracers staying tracers. (`contexts/rules/numpy/conversion.py`'s
+    DualsConverter is the forward mode's.)"""
+
+    def __init__(self, *values):
+        self._values = values
+        self._python = tuple(type(v) in (int, float, complex) for v in values)
+        self.scalar_input = tuple(not isinstance(v, (Tracer, np.ndarray)) and np.ndim(v) == 0 for v in values)
+
+    def __len__(self):
+        return len(self._values)
+
+    def __getitem__(self, i):
+        return self._values[i]
+
+    def as_arrays(self, subok=True, pyscalars="convert_if_no_array"):
+        keep = pyscalars == "preserve" or pyscalars == "convert_if_no_array" and not all(self._python)
+        return tuple(v if isinstance(v, Tracer) or (keep and p) else np.asarray(v)
+                     for v, p in zip(self._values, self._python))
+
+    def wrap(self, arr, /, to_scalar=None):
+        if to_scalar is None:
+            to_scalar = all(self.scalar_input)
+        return arr[()] if to_scalar and len(_shape(arr)) == 0 else arr
+
+    def result_type(self, extra_dtype=None, ensure_inexact=False):
+        dtype = np.result_type(*(v.dtype if isinstance(v, Tracer) else v for v in self._values),
+                               *(() if extra_dtype is None else (extra_dtype,)))
+        return np.result_type(dtype, np.float64) if ensure_inexact and dtype.kind not in "fc" else dtype
 
 
 # what a 0-d value may be when its primal is unknown: a numpy scalar or a 0-d array, real or complex
@@ -68,7 +83,8 @@ def _isinstance(site, t: Tracer, cls) -> bool:
     get the answer of the value: of its primal when known, else the one all its possible types agree on,
     else a refusal, never a guess."""
     if isinstance(np.empty(0), cls):
-        return isinstance(t, cls)
+        # (a constant whose value is known is that value: numpy's `isinstance(condlist[0], ndarray)`)
+        return isinstance(t.primal if t.is_constant and t.primal is not None else t, cls)
     if t.shape:
         return False  # an array is none of the number types
     if t.primal is not None:
@@ -125,6 +141,8 @@ class SparsityContext(overdub.Context):
             raise TracedBranchError("a `match` with class patterns on a value that depends on the inputs "
                                     "(Python's isinstance would answer for the tracer)", where=str(site),
                                     fix="test the value with `if isinstance(...)` chains instead")
+        if fn is _array_converter and has_tracer(args, kwargs):
+            return _TracersConverter(*args)
         if fn is isinstance and len(args) == 2 and type(args[0]) is Tracer and not kwargs:
             return _isinstance(site, *args)
         if isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ == "at" and not kwargs:
@@ -156,9 +174,10 @@ class SparsityContext(overdub.Context):
         traced = has_tracer(args, kwargs)
         srule = sparsity_rule(rule, fn)
         if srule is not None and (traced or always(rule)):
+            args, kwargs = out_as_keyword(fn, args, kwargs)
             if kwargs.get("out") is not None:
-                rest = {k: v for k, v in kwargs.items() if k not in ("out", "where")}
-                return _into_out(site, fn, srule(*args, **rest), kwargs["out"], kwargs.get("where", True))
+                rest, out, where = split_out(fn, kwargs)
+                return write_out(fn, srule(*args, **rest), out, where, str(site))
             return srule(*args, **kwargs)
         if overdub.is_recursable(fn):
             if (step := bisects(getattr(fn, "__func__", fn))) is not None and (

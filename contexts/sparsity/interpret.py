@@ -10,12 +10,15 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
 from contexts.rules.sparsity_specs import (Concrete, Constructor, Cumulative, Dense, Elementwise, Indices,
                                            Reduction, Structural)
 
 from . import ops
 from .moves import constant_tracer, elementwise, reduce, restructure
-from .tracer import IndexTracer, Tracer
+from .tracer import IndexTracer, TracedBranchError, Tracer, user_site
 
 __all__ = ["sparsity_rule", "always"]
 
@@ -40,13 +43,26 @@ def _elementwise(spec: Elementwise, fn: Callable, /, *args, **kwargs):
     return elementwise(fn, spec, args, kwargs)
 
 
-def _reduction(spec: Reduction, fn: Callable, /, a, axis=None, *args, keepdims=False, **kwargs):
+def _reduction(spec: Reduction, fn: Callable, /, a, axis=None, *args, **kwargs):
+    """A reduction, its arguments after axis (dtype, keepdims, initial, where, ddof) by name: its primal
+    is computed with all of them (a sum without its where= is another number, and a branch on it
+    wrong), the value of where= deciding which elements a max/min may select."""
+    kwargs = {**ops.by_name(fn, args, 2), **kwargs}
+    keepdims = kwargs.pop("keepdims", False)
+    keepdims = False if keepdims is np._NoValue else keepdims
+    if any(isinstance(v, Tracer) and not v.is_constant for v in kwargs.values()):
+        # another traced argument (np.std(x, mean=m)): the result depends on it too
+        return ops.dense(fn, (a, axis), {**kwargs, "keepdims": keepdims}, linear=spec.linear is True)
     if not isinstance(a, Tracer):
         a = ops.array(a)
         if not isinstance(a, Tracer):
-            return fn(a, axis, *args, keepdims=keepdims, **kwargs)
+            return fn(a, axis, keepdims=keepdims, **kwargs)
+    known = all(not isinstance(v, Tracer) or v.primal is not None for v in kwargs.values())
+    kwargs = {k: v.primal if isinstance(v, Tracer) else v for k, v in kwargs.items()}
+    where = kwargs.get("where", True)
     return reduce(a, axis, keepdims, spec.linear,
-                  lambda p, axis, keepdims: fn(p, axis=axis, keepdims=keepdims, **kwargs))
+                  (lambda p, axis, keepdims: fn(p, axis=axis, keepdims=keepdims, **kwargs)) if known else None,
+                  where=True if where is np._NoValue else where)
 
 
 def _cumulative(spec: Cumulative, fn: Callable, /, a, axis=None, dtype=None, out=None):
@@ -54,10 +70,36 @@ def _cumulative(spec: Cumulative, fn: Callable, /, a, axis=None, dtype=None, out
 
 
 def _structural(spec: Structural, fn: Callable, /, a, *args, **kwargs):
+    """fn moves a's elements; where numpy's fn returns a view of a tracer (np.reshape, np.transpose,
+    np.flip, ...), so does the rule, so that a write through it reaches a (`Tracer._view_by`)."""
+    if fn in _SEVERAL and args:  # np.atleast_1d(a, b): each argument on its own, as numpy does
+        return type(fn(0, 0))(_structural(spec, fn, v) for v in (a, *args))  # (a list before numpy 2)
+    if fn is np.real and isinstance(a, Tracer):
+        return a.real  # part of each element: a write through it keeps the imaginary part's dependencies
+    if isinstance(a, Tracer):
+        return a._view_by(lambda i: fn(i, *args, **kwargs))
     return restructure([a], lambda i: fn(i, *args, **kwargs))
 
 
+# the structural functions of several arrays (each moved on its own)
+_SEVERAL = frozenset({np.atleast_1d, np.atleast_2d, np.atleast_3d})
+# declared DENSE (contexts/rules/numpy/shapes.py), but a view of the first argument: followed as one, so
+# that a write through it (`writeable=True`) reaches the array
+_VIEWS = frozenset({sliding_window_view})
+# declared DENSE, but the number of outputs depends on the values: no pattern without them (where the
+# values have no dependencies either, there are none to miss: dense, as before, for `x * inverse`)
+_SHAPED_BY_VALUES = frozenset({np.unique})
+
+
 def _dense(spec: Dense, fn: Callable, /, *args, **kwargs):
+    if fn in _VIEWS and args and isinstance(args[0], Tracer):
+        return _structural(spec, fn, *args, **kwargs)
+    if fn in _SHAPED_BY_VALUES and any(isinstance(a, Tracer) and a.primal is None and not a.is_constant
+                                       for a in args):
+        raise TracedBranchError(
+            f"np.{fn.__name__} of a value that depends on the inputs: how many elements it returns depends "
+            "on the values, which global sparsity detection does not have", where=user_site(3),
+            fix="use mode='local' (the pattern at one point)")
     return ops.dense(fn, args, kwargs, linear=spec.linear)
 
 
@@ -67,9 +109,8 @@ def _concrete(spec: Concrete, fn: Callable, /, *args, **kwargs):
 
 
 def _indices(spec: Indices, fn: Callable, /, *args, **kwargs):
-    primals = ops._known_primals(args)
-    if primals is not None:
-        return fn(*primals, **{k: v.primal if isinstance(v, Tracer) else v for k, v in kwargs.items()})
+    if all(t.primal is not None for t in ops._tracers_in((args, kwargs))):  # (np.lexsort's keys: a tuple)
+        return fn(*ops._substitute(args, None), **{k: ops._substitute(v, None) for k, v in kwargs.items()})
     return IndexTracer(ops.probe_shape(fn, args, kwargs), None)
 
 

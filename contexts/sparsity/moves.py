@@ -153,15 +153,18 @@ def _axes(axis, ndim: int) -> tuple:
     return tuple(int(a) % ndim for a in axis)
 
 
-def reduce(t: Tracer, axis, keepdims: bool, linear, primal_fn: Callable) -> Tracer:
+def reduce(t: Tracer, axis, keepdims: bool, linear, primal_fn: Callable | None, where: Any = True) -> Tracer:
     """Each output element depends on the group of elements reduced into it.
 
     linear: True (sum, mean), False (second derivatives between all group members), "prod" (between
-    distinct members), or "max"/"min" (first order only; in local mode only the selected element counts).
+    distinct members), or "max"/"min" (first order only; in local mode only the selected elements count).
+    primal_fn: the value from t's (None: unknown, as a where= mask whose value is unknown makes it);
+    where: the reduction's mask (its value), which elements a max/min may select.
     """
     t = as_tracer(t)
     axes = _axes(axis, t.ndim)
-    y = None if t.primal is None else np.asarray(primal_fn(t.primal, axis=axis, keepdims=keepdims))
+    y = None if t.primal is None or primal_fn is None else \
+        np.asarray(primal_fn(t.primal, axis=axis, keepdims=keepdims))
     kept = [d for d in range(t.ndim) if d not in axes]
     out_core = tuple(t.shape[d] for d in kept)
     shape = tuple(1 if d in axes else t.shape[d] for d in range(t.ndim)) if keepdims else out_core
@@ -170,12 +173,10 @@ def reduce(t: Tracer, axis, keepdims: bool, linear, primal_fn: Callable) -> Trac
     if t.P is None:
         return Tracer(shape, None, None, y, t.order)
     groups = np.transpose(_index_map(t.shape), kept + list(axes)).reshape(math.prod(out_core), -1)
-    if linear in ("max", "min") and t.primal is not None and groups.shape[1] > 0:
-        values = np.asarray(t.primal).ravel()[groups]
-        pick = np.argmax(values, axis=1) if linear == "max" else np.argmin(values, axis=1)
-        src = groups[np.arange(len(groups)), pick]
-        P = t.P.gather(src)
-        H = None if t.order < 2 else _H(t, t.P.ncols).gather(src)
+    if linear in ("max", "min") and y is not None and groups.shape[1] > 0:
+        out_rows, src = _selected(t, groups, y, where)
+        P = t.P.combine(out_rows, src, len(groups))
+        H = None if t.order < 2 else _H(t, t.P.ncols).combine(out_rows, src, len(groups))
         return Tracer(shape, P, H, y, t.order)
     out_rows = np.repeat(np.arange(len(groups)), groups.shape[1])
     P = t.P.combine(out_rows, groups.ravel(), len(groups))
@@ -190,6 +191,19 @@ def reduce(t: Tracer, axis, keepdims: bool, linear, primal_fn: Callable) -> Trac
         elif linear is False:
             H = H.union(P.cross(P))
     return Tracer(shape, P, H, y, t.order)
+
+
+def _selected(t: Tracer, groups: np.ndarray, y: Any, where: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(output row, element) of the elements a max/min selected at the point: those its where= allows
+    that equal its value (every one where that is NaN; none where it is `initial=`, a constant). Equality,
+    not argmax: NaNs (nanmax, fmax.reduce), masks and ties are then as numpy had them; a tie keeps all."""
+    values = np.asarray(t.primal).ravel()[groups]
+    target = np.asarray(y).reshape(-1)[:, None]
+    hit = (values == target) | np.isnan(target)
+    if where is not True:
+        hit &= np.broadcast_to(np.asarray(where, bool), t.shape).ravel()[groups]
+    out_rows, k = np.nonzero(hit)
+    return out_rows, groups[out_rows, k]
 
 
 def spread(tracers: list, shape: tuple) -> Tracer:

@@ -8,20 +8,24 @@ the rule's `kind` implies.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import types
 from typing import Any, Callable
 
 import numpy as np
+import scipy.sparse as sp
 
 from contexts.rules.registry import registry
+from contexts.rules.sparsity_specs import LINEAR, NONDIFF, NONLINEAR
 
 from .pattern import Pattern
 from .moves import Elementwise, _H, _known_primals, _ncols, as_tracer, elementwise, reduce, restructure
 from .tracer import NoSparsityRule, Tracer, _index_map, _shape, user_site
 
 __all__ = ["apply_ufunc", "apply_array_function", "matmul", "cumulative", "dense", "derive",
-           "has_tracer", "probe_shape"]
+           "has_tracer", "probe_shape", "out_as_keyword", "write_out"]
 
 
 def has_tracer(args, kwargs=None) -> bool:
@@ -162,10 +166,39 @@ _LINEAR_REDUCE = {np.add: True, np.subtract: True, np.multiply: "prod", np.maxim
 _OVERWRITING_GUFUNCS = ("qr_r_raw",)  # numpy.linalg kernels that write their result into their input too
 
 
+# the ufuncs of two outputs: how each depends on the inputs (a ufunc not listed: conservatively, each
+# elementwise in every input)
+_OUTPUT_SPECS = {np.modf: (LINEAR, NONDIFF), np.frexp: (NONLINEAR, NONDIFF), np.divmod: (NONDIFF, LINEAR)}
+
+
+def _output(ufunc, k: int, *args, **kwargs):
+    return ufunc(*args, **kwargs)[k]
+
+
+def _outputs(ufunc, inputs: tuple, kwargs: dict) -> tuple:
+    """A ufunc of several outputs (modf, frexp, divmod): a tuple of tracers, one per output."""
+    specs = _OUTPUT_SPECS.get(ufunc, (Elementwise(),) * ufunc.nout)
+    return tuple(elementwise(functools.partial(_output, ufunc, k), spec, inputs, kwargs)
+                 for k, spec in enumerate(specs))
+
+
+def _reduce_kwargs(kwargs: dict) -> tuple[Any, dict]:
+    """`ufunc.reduce`'s where= (its value: None when unknown) and the rest its primal needs (initial,
+    dtype): a primal computed without them would be another number, and a branch on it wrong."""
+    rest = {k: v for k, v in kwargs.items() if k in ("dtype", "initial")}
+    where = kwargs.get("where", True)
+    if isinstance(where, Tracer):
+        where = where.primal
+    if where is not None and where is not True:
+        rest["where"] = where
+    return where, rest
+
+
 def apply_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     out = kwargs.pop("out", None)
     if out is Ellipsis or (isinstance(out, tuple) and len(out) == 1 and out[0] is Ellipsis):
         out = None  # numpy 2: out=... asks for an array result
+    where = True if out is None or method != "__call__" else kwargs.pop("where", True)
     if method == "__call__":
         srule = _interpret.sparsity_rule(registry.get(ufunc), ufunc)
         if ufunc is np.matmul:
@@ -177,13 +210,18 @@ def apply_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
                 inputs[0][...] = dense(np.positive, (inputs[0],), {})
         elif srule is not None:
             result = srule(*inputs, **kwargs)
+        elif ufunc.nout > 1:
+            result = _outputs(ufunc, inputs, kwargs)
         else:  # any ufunc is elementwise: conservative in every argument
             result = elementwise(ufunc, Elementwise(), inputs, kwargs)
     elif method == "reduce":
         axis = kwargs.get("axis", 0)
         keepdims = kwargs.get("keepdims", False)
+        mask, rest = _reduce_kwargs(kwargs)
         result = reduce(inputs[0], axis, keepdims, _LINEAR_REDUCE.get(ufunc, False),
-                        lambda p, axis, keepdims: ufunc.reduce(p, axis=axis, keepdims=keepdims))
+                        None if mask is None else
+                        lambda p, axis, keepdims: ufunc.reduce(p, axis=axis, keepdims=keepdims, **rest),
+                        where=mask)
     elif method == "accumulate":
         result = cumulative(inputs[0], kwargs.get("axis", 0), ufunc in (np.add, np.subtract),
                             lambda p, axis: ufunc.accumulate(p, axis=axis))
@@ -194,24 +232,112 @@ def apply_ufunc(ufunc, method: str, inputs: tuple, kwargs: dict):
     else:
         raise _no_rule(getattr(ufunc, method))
     if out is not None:
-        target = out[0] if isinstance(out, tuple) else out
-        if not isinstance(target, Tracer):
-            if isinstance(result, Tracer) and result.is_constant and result.primal is not None:
-                target[...] = result.primal
-                return out
-            raise NoSparsityRule(f"{ufunc.__name__}(..., out=<ndarray>) writes traced values into a plain "
-                                 "array", where=user_site(3),
-                                 fix="allocate the output with np.zeros/np.empty inside the traced "
-                                     "function (they give tracers), or drop out=")
-        target[...] = result
-        return target
+        return write_out(ufunc, result, out, where, user_site(3))
     return result
+
+
+def write_out(fn: Callable, result: Any, out: Any, where: Any, site: str):
+    """`fn(..., out=o)` computed as `result` without it: result written into o where `where=` allows, o
+    returned, as numpy does. Several outputs (`np.divmod(a, b, out=(q, r))`) each into its own array (a
+    None among them: that output returned as computed). A plain array cannot take a traced value
+    (refused); a constant one it takes."""
+    outs = out if isinstance(out, tuple) else (out,)
+    results = result if len(outs) > 1 else (result,)
+    for target, value in zip(outs, results):
+        if target is not None:
+            _write_one(fn, target, value, where, site)
+    if len(outs) > 1:
+        return tuple(r if o is None else o for o, r in zip(outs, results))
+    return result if outs[0] is None else outs[0]
+
+
+def _write_one(fn: Callable, target: Any, value: Any, where: Any, site: str) -> None:
+    if isinstance(target, Tracer):
+        target[...] = value if where is True else where_(where, value, target)
+        return
+    if isinstance(value, Tracer):
+        if not (value.is_constant and value.primal is not None):
+            name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+            raise NoSparsityRule(f"{name}(..., out=<ndarray>) writes traced values into a plain array",
+                                 where=site, fix="allocate the output with np.zeros/np.empty inside the traced "
+                                                 "function (they give tracers), or drop out=")
+        value = value.primal
+    if where is True:
+        target[...] = value
+    else:
+        np.copyto(target, value, where=as_tracer(where)._concrete("out= with where="))
+
+
+# positional parameter names of numpy's functions, by function (for an `out` given by position)
+_POSITIONAL: dict = {}
+
+
+def _positional_names(fn: Callable) -> list:
+    try:
+        return _POSITIONAL[fn]
+    except KeyError:
+        names = _POSITIONAL[fn] = _signature_names(fn)
+        return names
+    except TypeError:  # (an unhashable callable)
+        return _signature_names(fn)
+
+
+def _signature_names(fn: Callable) -> list:
+    for target in (getattr(fn, "_implementation", None), fn):  # (a C implementation: the dispatcher's)
+        try:
+            params = inspect.signature(target).parameters.values()
+        except (TypeError, ValueError):
+            continue
+        return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return []
+
+
+def split_out(fn: Callable, kwargs: dict) -> tuple[dict, Any, Any]:
+    """(kwargs without out=, the out, the mask of the write): a ufunc's where= masks the write into out,
+    any other function's (np.sum's) is its own argument."""
+    mask = isinstance(fn, np.ufunc) or isinstance(getattr(fn, "__self__", None), np.ufunc)
+    rest = {k: v for k, v in kwargs.items() if k != "out" and not (mask and k == "where")}
+    return rest, kwargs["out"], kwargs.get("where", True) if mask else True
+
+
+def by_name(fn: Callable, args: tuple, start: int) -> dict:
+    """Positional arguments `args` of fn, from parameter `start` on, by their names (refused where its
+    signature does not name them: a C function's)."""
+    names = _positional_names(fn)[start:]
+    if len(args) > len(names):
+        name = getattr(fn, "__name__", repr(fn))
+        raise NoSparsityRule(f"{name}() given {len(args)} more positional arguments than its signature names "
+                             f"({names})", where=user_site(4), fix=f"pass {name}'s arguments by keyword")
+    return dict(zip(names, args))
+
+
+def out_as_keyword(fn: Callable, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """An output array given by position (`np.add(a, b, o)`, `np.divmod(a, b, q, r)`, `np.sum(a, 0, None,
+    o)`) moved to `out=`, as numpy's protocols do, so that every rule sees one form (a rule taking it for
+    an input would drop the write). Arguments after it are passed by name."""
+    if "out" in kwargs:
+        return args, kwargs
+    if isinstance(fn, np.ufunc):
+        if len(args) > fn.nin:
+            return args[:fn.nin], {**kwargs, "out": tuple(args[fn.nin:])}
+        return args, kwargs
+    if len(args) < 2 or not hasattr(fn, "_implementation"):  # (numpy's functions only)
+        return args, kwargs
+    names = _positional_names(fn)
+    pos = names.index("out") if "out" in names else -1
+    if not 0 <= pos < len(args):
+        return args, kwargs
+    return args[:pos], {**kwargs, **dict(zip(names[pos:], args[pos:]))}
 
 
 def apply_array_function(func, args: tuple, kwargs: dict):
     rule = registry.get(func)
     srule = _interpret.sparsity_rule(rule, func)
     if srule is not None:
+        args, kwargs = out_as_keyword(func, args, kwargs)
+        if kwargs.get("out") is not None:
+            rest, out, where = split_out(func, kwargs)
+            return write_out(func, srule(*args, **rest), out, where, user_site(3))
         return srule(*args, **kwargs)
     impl = getattr(func, "_implementation", None)
     if isinstance(impl, types.FunctionType):
@@ -234,6 +360,7 @@ def _reshape(x, shape):
 def matmul(a, b):
     """a @ b as the broadcast product summed over the contracted axis (structural zeros of constant
     operands are honoured by `multiply`)."""
+    a, b = (v.toarray() if sp.issparse(v) else v for v in (a, b))  # (a constant scipy.sparse operand)
     sa, sb = _shape(a), _shape(b)
     if not sa or not sb:
         return np.multiply(a, b)
@@ -302,9 +429,18 @@ def stack(arrays, axis=0, **kw) -> Tracer:
     return restructure(list(arrays), lambda *xs: np.stack(xs, axis=axis))
 
 
-def array(obj, dtype=None, *, copy=True, **kw):
+def array(obj, dtype=None, *, copy=True, ndmin=0, **kw):
     """np.array / np.asarray of tracers, or of nested lists holding tracers. (`copy` may be numpy's
-    `_CopyMode`, as array-api-compat passes it: `IF_NEEDED` is asarray's; its truth value raises.)"""
+    `_CopyMode`, as array-api-compat passes it: `IF_NEEDED` is asarray's; its truth value raises.)
+    ndmin: ones prepended to the shape (np.block's `array(a, ndmin=n, copy=None)`)."""
+    result = _array(obj, dtype, copy)
+    missing = ndmin - len(_shape(result))
+    if missing > 0:
+        return _reshape(result, (1,) * missing + _shape(result))
+    return result
+
+
+def _array(obj, dtype, copy):
     mode = getattr(np, "_CopyMode", None)
     if mode is not None and isinstance(copy, mode):
         copy = copy is mode.ALWAYS
@@ -329,9 +465,13 @@ WHERE = Elementwise(first=(False, True, True), second="none", select=_select_whe
 
 
 def where(cond, x=None, y=None):
+    """np.where(cond, x, y); np.where(cond) alone is np.nonzero (needs the values)."""
     if x is None and y is None:
         return np.nonzero(as_tracer(cond)._concrete("np.where(condition)"))
     return elementwise(np.where, WHERE, (cond, x, y))
+
+
+where_ = where  # (for the functions here whose `where` is an argument)
 
 
 def _select_clip(primals, constant, shape):
@@ -377,6 +517,11 @@ def pad(a, pad_width, mode="constant", **kw):
     if mode in ("constant", "empty"):
         return restructure([a], lambda i: np.pad(i, pad_width, constant_values=-1),
                            lambda p: np.pad(p, pad_width, mode, **kw))
+    if kw.get("reflect_type") == "odd":  # 2 * edge - mirror image: the two joined (numbers, not indices)
+        out = np.add(pad(a, pad_width, mode), pad(a, pad_width, "edge"))
+        primals = _known_primals((a,))
+        out.primal = None if primals is None else np.pad(primals[0], pad_width, mode, **kw)
+        return out
     return restructure([a], lambda i: np.pad(i, pad_width, mode, **kw))
 
 
@@ -386,6 +531,14 @@ def _like(fill):
         value = fill(shape, *args)
         return Tracer(np.shape(value), None, None, value.astype(dtype) if dtype else value, 0)
     return like
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, **kw):
+    """np.full_like: a constant array, or where fill_value is traced, its value broadcast (a copy)."""
+    shape = _shape(a) if shape is None else shape
+    if isinstance(fill_value, Tracer):
+        return restructure([fill_value], lambda i: np.array(np.broadcast_to(i, shape)))
+    return _like(np.full)(a, dtype, fill_value, shape=shape)
 
 
 from . import interpret as _interpret  # noqa: E402  (it applies specs with these operations: imported last)

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+import overdub
 from contexts.rules.registry import registry
 
 from contexts.rules.sparsity_specs import LINEAR, NONDIFF, NONLINEAR
@@ -36,14 +37,17 @@ __all__ = ["ufunc_at"]
 
 @registry.srule(builtins.float, builtins.complex)
 def float_srule(x=0.0, *rest):
-    """float(t) keeps the tracer (a conversion does not change dependencies)."""
+    """float(t), complex(t) keep the tracer (a conversion does not change dependencies); complex(a, b) is
+    a + b * 1j (its imaginary part is b's)."""
+    if rest:
+        return x + rest[0] * 1j
     return x if isinstance(x, Tracer) else float(x)
 
 
 def _fold(select_fn, reduce_kind):
     def srule(*args, key=None, **kwargs):
-        if key is not None:  # compares by key: needs the values
-            return getattr(builtins, reduce_kind)(*(_concrete_all(a) for a in args), key=key, **kwargs)
+        if key is not None:  # compares the keys (on tracers: local mode has their values, global refuses)
+            return getattr(builtins, reduce_kind)(*args, key=_in_context(key), **kwargs)  # the item itself
         if len(args) == 1:
             (items,) = args
             if isinstance(items, Tracer):
@@ -58,8 +62,13 @@ def _fold(select_fn, reduce_kind):
     return srule
 
 
-def _concrete_all(x):
-    return as_tracer(x)._concrete("max/min with key=") if isinstance(x, Tracer) else x
+def _in_context(fn):
+    """fn (a user's function called by a rule) run under the active sparsity context, as if the user's
+    code had called it: its own calls get their rules."""
+    ctx = ops._active_context()
+    if ctx is None or not overdub.is_recursable(fn):
+        return fn
+    return functools.partial(ctx.recurse, fn)
 
 
 registry.srule(builtins.max)(_fold(np.maximum, "max"))
@@ -152,8 +161,8 @@ def trace_srule(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 
 
 @registry.srule(np.take)
-def take_srule(a, indices, axis=None, **kw):
-    return as_tracer(a).take(indices, axis)
+def take_srule(a, indices, axis=None, out=None, mode="raise"):
+    return as_tracer(a).take(indices, axis, mode=mode)
 
 
 def _triangle(fn):
@@ -207,9 +216,9 @@ registry.srule(np.pad)(ops.pad)
 
 
 @registry.srule(np.dot, np.matmul)
-def dot_srule(a, b, out=None):
-    if len(_shape(a)) > 2 or len(_shape(b)) > 2:
-        return ops.dense(np.dot, (a, b), {})
+def dot_srule(a, b, out=None, **kwargs):
+    if len(_shape(a)) > 2 or len(_shape(b)) > 2 or kwargs:  # (np.matmul's axes=, dtype=: conservative)
+        return ops.dense(np.matmul if kwargs else np.dot, (a, b), kwargs)
     return ops.matmul(a, b)
 
 
@@ -344,9 +353,9 @@ def asarray_srule(a, dtype=None, *args, **kw):
 
 
 
-for _fn, _fill in ((np.zeros_like, np.zeros), (np.ones_like, np.ones), (np.empty_like, np.zeros),
-                   (np.full_like, np.full)):
+for _fn, _fill in ((np.zeros_like, np.zeros), (np.ones_like, np.ones), (np.empty_like, np.zeros)):
     registry.srule(_fn)(ops._like(_fill))
+registry.srule(np.full_like)(ops.full_like)
 
 
 # -- ufunc.at: unbuffered in-place updates (np.add.at(acc, idx, vals)) ------------------------------------

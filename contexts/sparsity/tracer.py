@@ -78,6 +78,10 @@ def _is_basic(key: Any) -> bool:
                or (isinstance(p, (int, np.integer)) and not isinstance(p, (bool, np.bool_))) for p in parts)
 
 
+def _same(a: Any) -> Any:
+    return a
+
+
 def is_tracer(x: Any) -> bool:
     return isinstance(x, Tracer)
 
@@ -91,12 +95,16 @@ def _primal(x: Any) -> Any:
 
 
 class _Flags:
-    """What library code asks of `a.flags` (tracers are written through setitem, never aliased)."""
-    writeable = c_contiguous = owndata = aligned = True
-    f_contiguous = False
+    """What library code asks of `a.flags` (tracers are written through setitem, never aliased), by
+    name or by numpy's letters (`a.flags["W"]`)."""
+    writeable = c_contiguous = owndata = aligned = forc = behaved = carray = True
+    f_contiguous = fnc = farray = writebackifcopy = False
+    _LETTERS = {"w": "writeable", "c": "c_contiguous", "f": "f_contiguous", "o": "owndata", "a": "aligned",
+                "x": "writebackifcopy", "b": "behaved", "ca": "carray", "fa": "farray"}
 
     def __getitem__(self, key):
-        return getattr(self, key.lower())
+        key = key.lower()
+        return getattr(self, self._LETTERS.get(key, key))
 
 
 _FLAGS = _Flags()
@@ -112,9 +120,11 @@ class Tracer:
            [0, 1, 1]])
     """
 
-    # a view (`z[1:3]`, `Z[k]`: numpy's basic indexing) has no state of its own: `_view` is (base, rows),
-    # its elements' rows in the base tracer, which its reads and writes go through, so that a function
-    # filling a view (`fill(z[1:3], x)`) fills z
+    # a view (`z[1:3]`, `Z[k]`: numpy's basic indexing) has no state of its own: `_view` is (base, rows,
+    # ops, partial), its elements' rows in the base tracer, which its reads and writes go through, so
+    # that a function filling a view (`fill(z[1:3], x)`) fills z; ops turn the base's primal into the
+    # view's; partial: the view holds part of each element (`z.real`, `z.imag` of a complex z), so a
+    # write adds to the element's dependencies instead of replacing them
     __slots__ = ("_shape", "_P", "_H", "_primal", "_order", "_view", "_seen")
     __array_priority__ = 1000
     def __hash__(self):
@@ -131,20 +141,22 @@ class Tracer:
         self._view = None
         self._seen = (None, None, None, None)  # a view's last (root P, its rows, root H, its rows)
 
-    def _view_by(self, op) -> "Tracer":
+    def _view_by(self, op, partial: bool = False, index_op=None) -> "Tracer":
         """op(self) (a numpy operation: basic indexing, transpose, reshape, ...) as a view tracer where
         numpy's op would return a view, else as a copy. The view's elements are rows `rows` of the root
         tracer (op applied to the index map: numpy decides view or copy there just as for values), its
-        primal the root's primal with the ops applied in turn (a numpy view of it)."""
+        primal the root's primal with the ops applied in turn (a numpy view of it). partial: op takes
+        part of each element (np.real, np.imag); index_op: what op does to the index map, when not op
+        (np.imag of integers is a new array of zeros, not the elements' imaginary parts)."""
         if self._view is None:
-            root, rows, ops = self, _index_map(self.shape), ()
+            root, rows, ops, was_partial = self, _index_map(self.shape), (), False
         else:
-            root, rows, ops = self._view
-        new = op(rows)
+            root, rows, ops, was_partial = self._view
+        new = (index_op or op)(rows)
         if not (isinstance(new, np.ndarray) and np.may_share_memory(new, rows)):
             return _moves.restructure([self], op)
         t = Tracer(new.shape, None)
-        t._view = (root, new, ops + (op,))
+        t._view = (root, new, ops + (op,), was_partial or partial)
         return t
 
     # state: a view's is its base's, read and written at its rows
@@ -152,7 +164,7 @@ class Tracer:
         """The pattern `slot` ("_P" or "_H") of a view: its rows of the root's, gathered once per root
         pattern (patterns are never changed in place: a new root pattern is a change); `k` is the slot's
         place in the `_seen` cache."""
-        base, rows, _ = self._view
+        base, rows, _, _ = self._view
         root = getattr(base, slot)
         if root is None:
             return None
@@ -164,8 +176,14 @@ class Tracer:
         return seen[k + 1]
 
     def _write_view_pattern(self, slot: str, own: Pattern | None) -> None:
-        """A view's rows of the root's pattern `slot` replaced by `own` (None: no dependencies)."""
-        base, rows, _ = self._view
+        """A view's rows of the root's pattern `slot` replaced by `own` (None: no dependencies); a partial
+        view's rows gain own (the rest of each element keeps its dependencies)."""
+        base, rows, _, partial = self._view
+        if partial and own is not None:
+            old = self._view_pattern(slot, 0 if slot == "_P" else 2)
+            own = own if old is None else old.union(own)
+        elif partial:
+            return
         root = getattr(base, slot)
         if own is None and root is None:
             return
@@ -207,7 +225,7 @@ class Tracer:
     def primal(self) -> Any:
         if self._view is None:
             return self._primal
-        base, _, ops = self._view
+        base, _, ops, _ = self._view
         p = base._primal
         if p is None:
             return None
@@ -221,12 +239,18 @@ class Tracer:
         if self._view is None:
             self._primal = primal
             return
-        base, rows, _ = self._view
+        base, rows, ops, partial = self._view
         if primal is None or not base.shape:  # (a shape-() base: written or not, see above)
             base._primal = None
         elif base._primal is not None:
             new = np.array(base._primal, copy=True, order="C")  # (reshape(-1) a view: the write lands)
-            new.reshape(-1)[rows.reshape(-1)] = np.broadcast_to(primal, rows.shape).reshape(-1)
+            if partial:  # a part of each element (np.real, np.imag): written through numpy's own views
+                view = new
+                for op in ops:
+                    view = op(view)
+                view[...] = primal
+            else:
+                new.reshape(-1)[rows.reshape(-1)] = np.broadcast_to(primal, rows.shape).reshape(-1)
             base._primal = new
 
     @property
@@ -249,9 +273,9 @@ class Tracer:
         """`a.shape = ...` reshapes in place, as for ndarray (rows stay in C order)."""
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         if self._view is not None:  # a view reshaped: the same rows of its base, in the new shape
-            base, rows, ops = self._view
+            base, rows, ops, partial = self._view
             rows = rows.reshape(shape)
-            self._view = (base, rows, ops + (lambda a, shape=rows.shape: a.reshape(shape),))
+            self._view = (base, rows, ops + (lambda a, shape=rows.shape: a.reshape(shape),), partial)
             self._shape = rows.shape
             return
         self._shape = np.empty(self._shape, dtype=np.bool_).reshape(shape).shape
@@ -368,7 +392,12 @@ class Tracer:
     def __array_wrap__(self, array, context=None, return_scalar=False):
         return array
 
-    def item(self):
+    def item(self, *args):
+        """`a.item()` of one element: a Python float, which holds no dependencies (refused for a traced
+        one); `a.item(k)`, `a.item(i, j)`: the element as a 0-d tracer, which keeps them."""
+        if args:
+            key = args[0] if len(args) == 1 else args
+            return self.reshape(-1)[key] if len(args) == 1 and not isinstance(key, tuple) else self[tuple(key)]
         return self.__float__() if self.size == 1 else self._concrete("item()")
 
     def tolist(self):
@@ -440,6 +469,9 @@ class Tracer:
     def __imul__(self, o): return self._inplace(np.multiply, o)
     def __itruediv__(self, o): return self._inplace(np.true_divide, o)
     def __ipow__(self, o): return self._inplace(np.power, o)
+    def __imod__(self, o): return self._inplace(np.remainder, o)
+    def __ifloordiv__(self, o): return self._inplace(np.floor_divide, o)
+    def __imatmul__(self, o): return self._inplace(np.matmul, o)
 
     # -- indexing ------------------------------------------------------------------------------------
     def __getitem__(self, key):
@@ -534,12 +566,26 @@ class Tracer:
 
     @property
     def real(self):
-        primal = None if self.primal is None else np.real(self.primal)
-        return Tracer(self._shape, self.P, self.H, primal, self.order)
+        return self._view_by(np.real, partial=True)
 
     @property
     def imag(self):
-        return _moves.elementwise(np.imag, _moves.NONDIFF, (self,))
+        """The imaginary part: a view with the value's dependencies (tracers do not keep the parts'
+        apart: for a real value a superset), a constant zero where the value is known to be real."""
+        if self.primal is not None and not np.iscomplexobj(self.primal):
+            return Tracer(self._shape, None, None, np.imag(self.primal), self.order)
+        return self._view_by(np.imag, partial=True, index_op=_same)
+
+    @property
+    def mT(self):
+        return self._view_by(lambda i: np.matrix_transpose(i))
+
+    def view(self, dtype=None, type=None):
+        """`a.view()`: a view of the same elements; a view as another dtype reinterprets bytes (refused)."""
+        if type is not None or (dtype is not None and np.dtype(dtype) != self.dtype):
+            raise NoSparsityMethod(f"a view of a traced value as {dtype or type} reinterprets its bytes",
+                                   where=user_site(2), fix="convert with .astype(...) instead")
+        return self._view_by(lambda i: i.view())
 
     def squeeze(self, axis=None):
         return self._view_by(lambda i: i.squeeze(axis))
@@ -553,10 +599,20 @@ class Tracer:
     def repeat(self, repeats, axis=None):
         return _moves.restructure([self], lambda i: i.repeat(repeats, axis))
 
-    def take(self, indices, axis=None):
+    def take(self, indices, axis=None, out=None, mode="raise"):
+        if out is not None:
+            raise NoSparsityMethod("a.take(..., out=...) of a traced value", where=user_site(2),
+                                   fix="assign the result: out[...] = a.take(indices, axis)")
         if _unknown_index(indices):
-            return _moves.spread([self], np.take(_index_map(self.shape), _probe_key(indices), axis).shape)
-        return _moves.restructure([self], lambda i: i.take(_concrete_key(indices), axis))
+            return _moves.spread([self], np.take(_index_map(self.shape), _probe_key(indices), axis,
+                                                 mode=mode).shape)
+        return _moves.restructure([self], lambda i: i.take(_concrete_key(indices), axis, mode=mode))
+
+    def compress(self, condition, axis=None, out=None):
+        if out is not None:
+            raise NoSparsityMethod("a.compress(..., out=...) of a traced value", where=user_site(2),
+                                   fix="assign the result: out[...] = a.compress(condition, axis)")
+        return _moves.restructure([self], lambda i: i.compress(_concrete_key(condition), axis))
 
     def copy(self, order="C"):
         return Tracer(self.shape, self.P, self.H, None if self.primal is None else np.copy(self.primal),
@@ -573,28 +629,14 @@ class Tracer:
 
     conjugate = conj
 
-    def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
-        return _moves.reduce(self, axis, keepdims, True, np.sum)
-
-    def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
-        return _moves.reduce(self, axis, keepdims, True, np.mean)
-
-    def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
-        return _moves.reduce(self, axis, keepdims, "prod", np.prod)
-
-    def max(self, axis=None, out=None, keepdims=False, **kw):
-        return _moves.reduce(self, axis, keepdims, "max", np.max)
-
-    def min(self, axis=None, out=None, keepdims=False, **kw):
-        return _moves.reduce(self, axis, keepdims, "min", np.min)
-
-    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
-        return _moves.reduce(self, axis, keepdims, False, lambda p, axis, keepdims: np.std(p, axis, ddof=ddof,
-                                                                                   keepdims=keepdims))
-
-    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
-        return _moves.reduce(self, axis, keepdims, False, lambda p, axis, keepdims: np.var(p, axis, ddof=ddof,
-                                                                                   keepdims=keepdims))
+    # the reductions are numpy's functions (their rules take dtype, out, initial, where as numpy does)
+    def sum(self, *args, **kw): return np.sum(self, *args, **kw)
+    def mean(self, *args, **kw): return np.mean(self, *args, **kw)
+    def prod(self, *args, **kw): return np.prod(self, *args, **kw)
+    def max(self, *args, **kw): return np.max(self, *args, **kw)
+    def min(self, *args, **kw): return np.min(self, *args, **kw)
+    def std(self, *args, **kw): return np.std(self, *args, **kw)
+    def var(self, *args, **kw): return np.var(self, *args, **kw)
 
     def any(self, axis=None, out=None, keepdims=False, **kw):
         return _moves._nondiff_reduce(self, axis, keepdims, np.any)
