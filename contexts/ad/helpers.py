@@ -843,6 +843,13 @@ def setattr_(obj, attr, v, active=True):
             where=runtime._user_line(),
             fix="keep the value on an instance (`self.x = ...`) or pass it as an argument; forward mode "
                 "(`contexts.derivative`, `jvp`) follows it")
+    if attr in _VALUE_SETTERS and isinstance(obj, np.ndarray) and obj.dtype.kind in "fc":
+        # (numpy writes the values in C: `Z.real = q * x` in lenstronomy's EPL was a store of no derivative, 0)
+        fix = ("assign the values: `a[...] = x` (`np.resize(x, a.shape)` for a shorter x)" if attr == "flat" else
+               "build the complex array from its parts: `Z = re + 1j * im`")
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate a store into an array's .{attr}", where=runtime._user_line(),
+            fix=fix)
     if isinstance(obj, dict) and _class_attribute(type(obj), "__setattr__") is _DICT_SETITEM:
         # `__setattr__ = dict.__setitem__` (scipy's OptimizeResult, attribute dicts): an item's store
         return _ItemStore(setitem(obj, attr, v))
@@ -860,6 +867,9 @@ def setattr_(obj, attr, v, active=True):
         old = getattr(obj, attr, _MISSING)
     setattr(obj, attr, v)
     return old
+
+
+_VALUE_SETTERS = frozenset({"real", "imag", "flat"})  # an array's attributes whose store writes its values
 
 
 def delattr_(obj, attr):

@@ -580,7 +580,7 @@ def _fresh_under_outer(f, args, kw):
     tag = getattr(ctx, "tag", None) if isinstance(ctx, ForwardContext) else None
     if tag is None or sys._getframe(2).f_code.co_filename.startswith(_NOT_FRESH):
         return None
-    return _fresh(f(*args, **kw), tag)
+    return _fresh(f(*args, **kw), tag, ctx.outer)
 
 
 def _kw_may_differ(kw) -> bool:

@@ -64,6 +64,7 @@ def _run_form(form: Callable, args: tuple, kwargs: dict) -> Any:
 def _entered(f: Callable, args: tuple, kwargs: dict, form: bool = False) -> Any:
     ctx = forward_context()
     ctx.tag = _held_tag(args + tuple(kwargs.values()))
+    ctx.outer = _outer_tags(args + tuple(kwargs.values()), ctx.tag)
     try:
         if isinstance(f, np.vectorize):
             with ctx:
@@ -95,6 +96,25 @@ def _own_rule(f) -> bool:
         return False
     rule = registry.get(f)
     return rule is not None and rule.frule is not None
+
+
+def _outer_tags(values, inner, depth: int = 3) -> tuple:
+    """The tags other than inner of the duals in values, nested ones too (an outer derivative call's)."""
+    found: dict = {}
+
+    def walk(v, d):
+        while type(v) is Dual:
+            found[id(v.tag)] = v.tag
+            if type(v.tangent) is Dual:
+                walk(v.tangent, d)
+            v = v.primal
+        if d and isinstance(v, (list, tuple, dict)):
+            for item in (v.values() if isinstance(v, dict) else v):
+                walk(item, d - 1)
+    for v in values:
+        walk(v, depth)
+    found.pop(id(inner), None)
+    return tuple(found.values())
 
 
 def _held_tag(values, depth: int = 3):

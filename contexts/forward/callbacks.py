@@ -49,11 +49,12 @@ def _inner(tag):
     if not isinstance(ctx, ForwardContext):
         yield
         return
-    held, ctx.tag = ctx.tag, tag
+    held, outer = ctx.tag, ctx.outer
+    ctx.tag, ctx.outer = tag, outer + ((held,) if held is not None else ())
     try:
         yield
     finally:
-        ctx.tag = held
+        ctx.tag, ctx.outer = held, outer
 
 
 def _slope_at(g, x):

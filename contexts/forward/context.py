@@ -108,6 +108,7 @@ class ForwardContext(overdub.Context):
     intercepts = frozenset({"call", "getattr", "setattr", "getitem"})
     read_attribute = "attribute"
     tag = None  # the derivative call's tag: arrays made by np.empty/zeros/ones/full carry it (see _fresh)
+    outer: tuple = ()  # the tags of outer derivative calls its inputs carry (nested duals): those arrays' too
 
     def attribute(self, obj, name, *default):
         """`obj.name` in the code run: a property's pure-Python getter runs under the context. (A type
@@ -227,7 +228,7 @@ class ForwardContext(overdub.Context):
                     moved = by_position(fn, args, kwargs)
                     return OWN_FUNCTIONS[fn](*moved[0], **moved[1]) if moved else OWN_FUNCTIONS[fn](*args, **kwargs)
                 if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
-                    return _fresh(fn(*args, **kwargs), self.tag)
+                    return _fresh(fn(*args, **kwargs), self.tag, self.outer)
                 if overdub.is_recursable(fn) and not _native(fn):
                     if (step := bisects(getattr(fn, "__func__", fn))) is not None and not (
                             dual_free(args) and dual_free(kwargs) and dual_free(fn)):
@@ -616,11 +617,21 @@ def _by_position(fn, args, kwargs):
     return args + tuple(rest.pop(n) for n in names[len(args):]), rest
 
 
-def _fresh(y, tag):
-    """A float or complex array made by the function under tag, as a dual of zero tangent (else y)."""
-    if type(y) is np.ndarray and y.dtype.kind in "fc":
-        return Dual(y, zero_tangent(y, tag), tag)
-    return y
+def _fresh(y, tag, outer: tuple = ()):
+    """A float or complex array made by the function under tag, as a dual of zero tangent (else y); under
+    the tags of outer derivative calls too (`outer`, the inputs' other tags), nested: a value of them stored
+    into it, or through a view of it, then needs no new dual around the array, which the views would not
+    share (`v = Z[:]; v[0] = x`: the second derivative was 0)."""
+    if type(y) is not np.ndarray or y.dtype.kind not in "fc":
+        return y
+    tags = sorted({*outer, tag}, key=lambda t: t.order)
+    v = y
+    for i, t in enumerate(tags):
+        z = zero_tangent(y, t)
+        for lower in tags[:i]:  # (its tangent is perturbed by the lower tags as its value is)
+            z = Dual(z, zero_tangent(z, lower), lower)
+        v = Dual(v, z, t)
+    return v
 
 
 def _numpy_callable(fn) -> bool:

@@ -308,8 +308,8 @@ def pow_dx(x, n):
     (0, 12.0, 1)
     """
     if _is_array(x) or _is_array(n):
-        if np.asarray(x).dtype.kind in "iub":  # (an integer base to integer powers n - 1 < 0: numpy refuses)
-            x = np.asarray(x, dtype=float)
+        if type(x) is int or type(x) is np.ndarray and x.dtype.kind in "iub":
+            x = np.asarray(x, dtype=float)  # (an integer base to integer powers n - 1 < 0: numpy refuses)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(n == 0, 0, n * x ** (n - 1)) if _is_array(n) else (0 * x if n == 0 else n * x ** (n - 1))
     if n == 0:

@@ -320,3 +320,52 @@ def test_a_cotangent_not_one_per_output_is_refused():
     g = lambda x: (x * 2.0, np.sin(x))  # noqa: E731
     np.testing.assert_allclose(vjp(g, (x,), np.ones((2, 3)))[1][0], 2.0 + np.cos(x))
     np.testing.assert_allclose(jacobian(g, x)[1], np.diag(np.cos(x)))
+
+
+def _through_a_view(x):
+    Z = np.zeros(2)
+    v = Z[:]
+    v[0] = x  # (written through a view of an array the function made)
+    return np.sum(Z ** 2) * x
+
+
+def _view_taken_before(x):
+    Z = np.zeros(2)
+    v = Z[:]
+    Z[0] = x  # (read back through a view taken before)
+    return v[0] ** 2 * x
+
+
+def _complex_view(x):
+    Z = np.zeros(2, complex)
+    Z.imag[0] = x
+    Z.real[1] = x ** 3
+    return np.sum(np.abs(Z) ** 2)
+
+
+@pytest.mark.parametrize("f", [_through_a_view, _view_taken_before, _complex_view])
+def test_second_derivatives_through_views_of_a_fresh_array(f):
+    # (a value of the outer derivative call stored into an array the inner one made wrapped the array in a
+    # new dual, which its views did not share: the second derivative was 0 in every Hessian mode)
+    x = 0.83
+    h = 1e-4
+    expected = (f(x + h) - 2 * f(x) + f(x - h)) / h ** 2
+    assert derivative(lambda s: derivative(f, s), x) == pytest.approx(expected, rel=1e-6)
+    assert hessian(f, x) == pytest.approx(expected, rel=1e-6)
+    assert hessian(f, x, inner="forward") == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("attr", ["real", "imag", "flat"])
+def test_store_into_an_arrays_real_imag_or_flat_is_refused_in_reverse_mode(attr):
+    # (lenstronomy's EPLMajorAxis: `Z = np.empty(n, complex); Z.real = q * x`, written by numpy in C: 0)
+    def g(x):
+        Z = np.zeros(3, complex if attr != "flat" else float)
+        if attr == "real":
+            Z.real = 0.7 * x
+        elif attr == "imag":
+            Z.imag = 0.7 * x
+        else:
+            Z.flat = 0.7 * x
+        return np.sum(np.abs(Z) ** 2)
+    with pytest.raises(UnsupportedFunction, match=f"store into an array's .{attr}"):
+        gradient(g, 0.9)
