@@ -159,6 +159,8 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
         gb = {k: gd[k] for k in b if gd.get(k) is not None} or None
         return (ga if need & 1 else None), (gb if need & 2 else None)
     op = getattr(operator, opname)
+    if type(a) is np.matrix or type(b) is np.matrix or type(g) is np.matrix:
+        raise runtime.matrix_refused()
     if y is None:
         y = op(a, b)  # the block overwrote the result: recompute it for the rule
     rule = _rules.get(op)

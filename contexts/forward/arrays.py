@@ -380,8 +380,22 @@ def _on_values(ufunc, inputs, kwargs):
     return ufunc(*map(primal, inputs), **kwargs)
 
 
+def _holds_matrix(values) -> bool:
+    return any(type(v) is np.matrix or type(v) is Dual and type(primal(v)) is np.matrix for v in values)
+
+
+def _matrix_refused(fn):
+    """np.matrix met by a rule on duals: its `*` is a matrix product and its reductions keep two axes, where
+    the rules compute elementwise (np.multiply(X, B) took B's rows)."""
+    return NoForwardRule(f"{getattr(fn, '__name__', fn)} on a np.matrix with perturbed values (its * is a matrix "
+                         "product, which the rules' elementwise products would follow)",
+                         fix="use ndarrays: `np.asarray(m)`, with `@` for the matrix product")
+
+
 def array_ufunc(ufunc, method, inputs, kwargs):
     """Dual.__array_ufunc__: arithmetic ourselves, other ufuncs by their registry rule."""
+    if _holds_matrix(inputs):
+        raise _matrix_refused(ufunc)
     if method == "reduce" and len(inputs) == 1:  # np.add.reduce: np.sum's rule, axis 0 by default
         from ..rules.numpy.reductions import reduce_options
         fn, options = reduce_options(ufunc, (), kwargs)
@@ -1003,6 +1017,8 @@ def array_function(func, args, kwargs):
     """Dual.__array_function__: our structural maps, else the registry's frule, else recursion into the
     function's pure-Python implementation under the forward context, else a clear error. An `out=` is
     written after the fact (the rules compute new values)."""
+    if _holds_matrix(args):
+        raise _matrix_refused(func)
     if len(args) > 2 and "out" not in kwargs:  # `np.clip(K, 0, 1, K)`: the output given by position
         pos = out_position(func)
         if len(args) > pos >= 0 and args[pos] is not None:

@@ -31,7 +31,7 @@ from overdub.passes import OwnedEntries, collector, compile_twin, get_source, on
 
 from ..lowered.activity import (active_names, ask_primals, fresh_calls, local_names, name_stores, resolved_calls,
                                 stored_base, view_groups, view_of, viewed)
-from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, compare, const, dict_, if_, if_exp,
+from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, compare, const, dict_, expr_stmt, if_, if_exp,
                              index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
                              starred, try_except, tuple_, user)
 from ..lowered.bisection import bisection_step, refuse_bisection
@@ -327,6 +327,10 @@ class _Tangents:
                          kw_tangents)
         else:
             value = call("__fd_call__", user(v.func), args, tangents, kw, kw_tangents)
+            if self.tangent_var(v.func) is not None:
+                # a callee that carries a derivative (`(a * Pot())(0.9)`: an object a differentiated number
+                # made, by its __rmul__): the call's tangent would leave out the callee's; the duals carry it
+                spread.insert(0, expr_stmt(call("__fd_callee__", self.tangent(v.func))))
         return (at(spread + [assign((name, tangent_name(name)), value)], s) + self.taken_back(v, s)
                 + self.written_out(v, name, s))
 

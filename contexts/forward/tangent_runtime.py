@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import numbers
 import struct
 import sys
 import threading
@@ -87,6 +88,9 @@ def make_twin(fn, twin_code, cells):
     return twin
 
 
+_TANGENT_KINDS = (numbers.Number, np.ndarray, np.generic, list, tuple, dict, Dual)
+
+
 def _zero(t) -> bool:
     """The twins' zero tangent: 0, None, or a scalar zero it became by arithmetic (`0 * 0.346` is 0.0),
     which stands for zeros of any shape as 0 does (never a tangent to index or transpose)."""
@@ -110,6 +114,20 @@ def _registry_zeros(t, a):
     if (type(t) is list or type(t) is tuple) and (type(a) is list or type(a) is tuple) and len(a) == len(t):
         return type(t)(_zeros_of(e, d) if _zero(d) else _registry_zeros(d, e) for d, e in zip(t, a))
     return t
+
+
+def fd_callee(t) -> None:
+    """A callee's tangent t (it carries a derivative: an object a differentiated value made): the call is
+    the duals', which carry the callee's too (the twin's call would drop it: 0)."""
+    if not _zero(t):
+        raise NotTransformable("a call of a value that carries a derivative")
+
+
+def _foreign(t) -> bool:
+    """t is no tangent the twins follow (numbers, arrays, lists, tuples, dicts of them) but an object of a
+    class of its own: `a * obj` made it by obj's `__rmul__` (`da * obj`), where the object's own indexing,
+    attributes and methods need not be linear in it (a `__getitem__` of k**3: the tangent came out wrong)."""
+    return not isinstance(t, _TANGENT_KINDS) and not (ARRAY_TYPES and isinstance(t, ArrayLeaf))
 
 
 def _zeros_of(e, d):
@@ -152,6 +170,8 @@ def _by_frule(rule, args, tans, kw):
     (passing it on would write the tangent into it too)."""
     if isinstance(rule.fn, np.ufunc) and len(args) > rule.fn.nin:  # `np.exp(x, buf)`: duals write buf
         raise NotTransformable("an output array passed by position")
+    if any(type(a) is np.matrix for a in args):  # (its * is a matrix product: the duals refuse it)
+        raise NotTransformable("a np.matrix")
     if len(args) > 2 and not isinstance(rule.fn, np.ufunc):  # an output given by position: duals write it
         fn = getattr(np, rule.fn[1], None) if isinstance(rule.fn, tuple) and rule.fn[0] is np.ndarray else rule.fn
         pos = out_position(fn) if type(fn) is type(np.sum) else -1
@@ -260,6 +280,8 @@ def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
 
 
 def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
+    if not _zero(tobj) and _foreign(tobj):
+        raise NotTransformable("a method of an object a differentiated value made")
     method = getattr(obj, name)
     if name in LOOKUPS and isinstance(obj, MAPPINGS) and args and tans and not _all_zero(tans[0]):
         key_lookup(obj, args[0])  # `memo.get(x)`
@@ -438,6 +460,8 @@ def fd_out(out, y, ty, tout, where):
 def fd_getitem(t, idx):
     if _zero(t):
         return 0
+    if _foreign(t):
+        raise NotTransformable("an item of an object a differentiated value made")
     return t.get(idx, 0) if type(t) is dict else t[idx]  # a dict's tangent holds its active items only
 
 
@@ -458,7 +482,11 @@ LOOKUPS = frozenset({"get", "pop", "setdefault"})
 
 
 def fd_attr(t, attr):
-    return 0 if _zero(t) else getattr(t, attr)
+    if _zero(t):
+        return 0
+    if _foreign(t):
+        raise NotTransformable("an attribute of an object a differentiated value made")
+    return getattr(t, attr)
 
 
 def fd_setitem(y, ty, idx, tv, v=None):
@@ -617,7 +645,8 @@ def _eager_items_frule(tangents, items):
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_attr, fd_pow, fd_matmul,
-                                           fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul)},
+                                           fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul,
+                                           fd_callee)},
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
     **LOWERING_HELPERS, "__od_primal__": primal, "__od_eager_items__": fd_eager_items}.items()}
 

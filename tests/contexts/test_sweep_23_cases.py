@@ -369,3 +369,59 @@ def test_store_into_an_arrays_real_imag_or_flat_is_refused_in_reverse_mode(attr)
         return np.sum(np.abs(Z) ** 2)
     with pytest.raises(UnsupportedFunction, match=f"store into an array's .{attr}"):
         gradient(g, 0.9)
+
+
+class _Scaled:
+    """An object a number scales by its reflected operator (galpy's `amp * Potential`), non-linear inside."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __rmul__(self, a):
+        return _Scaled(self.k * a)
+
+    def __radd__(self, a):
+        return _Scaled(self.k + a)
+
+    def __call__(self, x):
+        return self.k * x
+
+    def __getitem__(self, i):
+        return self.k ** 3
+
+    def scaled(self, s):
+        return self.k * s
+
+
+@pytest.mark.parametrize("f", [
+    lambda a: (a * _Scaled(2.0))(0.6), lambda a: (a + _Scaled(2.0))(0.6) * a, lambda a: (a * _Scaled(2.0))[1],
+    lambda a: (a * _Scaled(2.0)).k ** 2, lambda a: (a * _Scaled(2.0)).scaled(a),
+    lambda a: (a * np.poly1d([1.0, 2.0]))(0.9), lambda a: (np.poly1d([1.0, 2.0]) * a)(0.9),
+], ids=["call", "radd then call", "item", "attribute", "method", "poly1d times a", "a times poly1d"])
+def test_an_object_a_differentiated_number_made_in_forward_mode(f):
+    # (the tangent twin computed `da * obj` by obj's own operator and then called, indexed or read the
+    # object made from the tangent: 0, or the object's non-linear __getitem__ applied to the tangent)
+    expected = fd.derivative(f, 0.7)
+    assert derivative(f, 0.7) == pytest.approx(expected, rel=1e-7)
+    assert jvp(f, (0.7,), (1.0,))[1] == pytest.approx(expected, rel=1e-7)
+    assert gradient(f, 0.7)[0] == pytest.approx(expected, rel=1e-7)
+
+
+def test_arithmetic_on_a_matrix_is_refused():
+    # (np.matrix's * is a matrix product, which the rules' elementwise cotangent products followed: the
+    # gradient of sum((a * B) ∘ W) doubled, np.multiply(X, B)'s Jacobian took B's rows)
+    from contexts.forward import NoForwardRule
+    B = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+    W = np.array([[0.5, 1.0], [2.0, 1.5]])
+    with pytest.raises(UnsupportedFunction, match="np.matrix"):
+        gradient(lambda a: np.sum(np.asarray(a * B) * W), 0.7)
+    with pytest.raises(UnsupportedFunction, match="np.matrix"):
+        gradient(lambda a: np.multiply(B, a).sum(), 0.7)
+    g = lambda x: np.asarray(np.multiply(x.reshape(2, 2), B)).ravel()  # noqa: E731
+    x = np.array([1.0, 0.5, -0.3, 2.0])
+    with pytest.raises(UnsupportedFunction, match="np.matrix"):
+        jacobian(g, x)
+    with pytest.raises(NoForwardRule, match="np.matrix"):
+        jacfwd(g, x)
+    f = lambda a: (a * B)[0, 1] * a  # noqa: E731  (forward mode's scalar dual times the matrix: elementwise)
+    assert derivative(f, 0.7) == pytest.approx(fd.derivative(f, 0.7), rel=1e-7)
