@@ -1298,7 +1298,7 @@ def views(a, *others, same=False):
     with it, each with both arrays' element addresses; None when there are none (the common case, cheap:
     arrays that are not views are told apart by identity of their memory at once). With `same`, a itself
     among others counts too (addresses None: all of it)."""
-    if type(a) is not np.ndarray:
+    if type(a) is not np.ndarray and not isinstance(a, np.ndarray):  # (a subclass's view too: np.ma's)
         if type(a) in _MUTABLE_CONTAINERS:
             return _container_views(a, others, same)
         if type(a) is not _Dual or type(primal(a)) is not np.ndarray:
@@ -1318,7 +1318,7 @@ def views(a, *others, same=False):
         if tn is _Dual:
             n = primal(n)
             tn = type(n)
-        if tn is not np.ndarray:
+        if tn is not np.ndarray and not isinstance(n, np.ndarray):
             if tn in _CONTAINERS or (has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
                 if seen is None:
                     seen = {}

@@ -419,6 +419,10 @@ def call(mask, f, /, *args, **kw):
         pos = _out_position(f)
         if len(args) > pos >= 0 and args[pos] is not None:
             raise _positional_out(f)
+    if kw and kind is not _FunctionType and isinstance(kw.get("out"), np.ndarray) and type(kw["out"]) is not np.ndarray:
+        raise UnsupportedFunction(  # (an ndarray subclass's instance as out=: written in C, unrecorded: 0)
+            f"reverse mode does not differentiate {getattr(f, '__name__', f)} writing into an out= array of class "
+            f"{type(kw['out']).__name__}", where=_user_line(), fix="assign the result instead")
     if (kw and "out" in kw and type(_primal(kw["out"])) is np.ndarray
             and kind is not _FunctionType):
         # numpy's `out=` (a Python function taking one is differentiated as written: it passes it on)

@@ -197,7 +197,10 @@ def apply_writing_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None
     y = None
     # each direction's run writes the values again: from the same state (a kernel filtering its argument in
     # place, scipy.ndimage's later axes, would otherwise be applied once per direction)
-    before = {w: np.copy(values[w]) for w in positions if tag.chunk is not None and type(values[w]) is np.ndarray}
+    # (under an outer derivative call too: its dual, value and tangent, restored; left as the last direction
+    # wrote it, the next filtered it again: a Hessian off by the chunk's size)
+    before = {w: np.copy(values[w]) for w in positions if tag.chunk is not None and (
+        type(values[w]) is np.ndarray or type(values[w]) is Dual and type(primal(values[w])) is np.ndarray)}
     for i in directions:
         ts = tangents if i is None else [None if t is None else t[i] for t in tangents]
         if i:
@@ -408,6 +411,12 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         options.pop("out", None)
         return array_function(_SCANS[ufunc], inputs, options)
     out = kwargs.get("out")
+    if method == "__call__" and out is not None:
+        kinds = [type(o).__name__ for o in (out if isinstance(out, tuple) else (out,))
+                 if isinstance(o, np.ndarray) and type(o) is not np.ndarray]
+        if kinds:  # (an ndarray subclass's instance: written in C, its tangent lost: 0)
+            raise OverdubError(f"np.{ufunc.__name__}(..., out=...) into an array of class {kinds[0]} on dual "
+                               "arguments (it cannot hold a tangent)", fix="assign the result instead")
     if method == "__call__" and out is not None:
         if _nondiff(ufunc) and not any(type(o) is Dual for o in (out if isinstance(out, tuple) else (out,))):
             return _on_values(ufunc, inputs, kwargs)  # (`np.greater_equal(a, b, out=mask)`: pvlib's iam.ashrae)

@@ -172,6 +172,10 @@ def _by_frule(rule, args, tans, kw):
         raise NotTransformable("an output array passed by position")
     if any(type(a) is np.matrix for a in args):  # (its * is a matrix product: the duals refuse it)
         raise NotTransformable("a np.matrix")
+    out = kw.get("out") if kw else None
+    if out is not None and any(isinstance(o, np.ndarray) and type(o) is not np.ndarray
+                               for o in (out if type(out) is tuple else (out,))):
+        raise NotTransformable("an out= array of an ndarray subclass")  # (the duals refuse it by name)
     if len(args) > 2 and not isinstance(rule.fn, np.ufunc):  # an output given by position: duals write it
         fn = getattr(np, rule.fn[1], None) if isinstance(rule.fn, tuple) and rule.fn[0] is np.ndarray else rule.fn
         pos = out_position(fn) if type(fn) is type(np.sum) else -1

@@ -346,8 +346,9 @@ def test_scipy_golden_refused_brent_bounded_right():
     assert derivative(bounded, 0.7) == pytest.approx(fd.derivative(bounded, 0.7, h=1e-4), rel=1e-5)
 
 
-# numpy.ma's masked arrays (an ndarray subclass numpy.ma stores attributes on): reverse mode now follows
-# their values; each against central differences, masked elements left out of the derivative.
+# numpy.ma's masked arrays (an ndarray subclass numpy.ma stores attributes on): refused in reverse mode,
+# as in forward mode (these four came out right, but `masked_array(x, mask).var()` and `(m * x).sum()` did
+# not: numpy.ma writes through subclass views and `np.copyto(..., where=mask)` the recording misses).
 
 def masked_sum(x):
     return float(np.ma.array(np.array([x, 2 * x, 3 * x]), mask=[0, 1, 0]).sum())
@@ -367,6 +368,17 @@ def masked_invalid(x):
     return float((np.ma.masked_invalid(np.array([x, np.nan, x * x])) * 2.0).sum())
 
 
-@pytest.mark.parametrize("f", [masked_sum, masked_where_mean, masked_filled, masked_invalid])
-def test_masked_arrays_in_reverse_mode(f):
-    assert gradient(f, 0.7)[0] == pytest.approx(fd.derivative(f, 0.7), rel=1e-7)
+def masked_var(x):
+    return float(np.ma.masked_array(np.array([x, 2 * x, x * x, 0.3]), mask=[0, 0, 1, 0]).var())
+
+
+def masked_product(x):
+    m = np.ma.masked_array(np.array([x, 2 * x, x * x]), mask=[0, 1, 0])
+    return float((m * np.array([x, 1.0, 3.0])).sum())
+
+
+@pytest.mark.parametrize("f", [masked_sum, masked_where_mean, masked_filled, masked_invalid, masked_var,
+                               masked_product])
+def test_masked_arrays_are_refused_in_reverse_mode(f):
+    with pytest.raises(OverdubError, match="masked"):
+        gradient(f, 0.7)
