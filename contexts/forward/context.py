@@ -58,6 +58,7 @@ _FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones, np.full, np.empty_l
 _NOT_FRESH = (os.path.dirname(np.__file__) + os.sep, _RULES_DIR + os.sep)
 _ATLEAST_IDS = frozenset(map(id, (np.atleast_1d, np.atleast_2d, np.atleast_3d)))  # (lists taken as arrays)
 _DISPATCHER = type(np.sum)
+_POLY1D_FUNCTIONS = np.polymul._implementation.__module__  # (numpy.lib._polynomial_impl)
 _NUMPY_DISPATCHED = (np.ufunc, _DISPATCHER)  # these reach Dual.__array_ufunc__/__array_function__
 
 
@@ -234,7 +235,12 @@ class ForwardContext(overdub.Context):
                             dual_free(args) and dual_free(kwargs) and dual_free(fn)):
                         raise refuse_bisection(getattr(fn, "__func__", fn), step)  # (a callback's closure)
                     return self.recurse(fn, *args, **kwargs)
-                if isinstance(fn, _NUMPY_DISPATCHED) and array_objects(args):
+                if (isinstance(fn, _NUMPY_DISPATCHED) or id(fn) in _ARRAY_BUILDER_IDS) and array_objects(args):
+                    impl = getattr(fn, "_implementation", None)
+                    if type(impl) is types.FunctionType and impl.__module__ == _POLY1D_FUNCTIONS:
+                        # numpy's poly1d functions take a poly1d as it is (np.polymul, np.polyval return a
+                        # poly1d for one: converted first, they returned an array, a wrong value)
+                        return self.recurse(impl, *args, **kwargs)
                     # numpy converts a poly1d by its class's `__array__`: that code runs here, on its duals
                     return self.recurse(through_array(fn), *args, **kwargs)
                 if isinstance(fn, type) and (has_dual(args) or any(has_dual(v) for v in kwargs.values())):

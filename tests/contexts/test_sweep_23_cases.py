@@ -480,3 +480,42 @@ def test_second_derivatives_of_kernels_filtering_in_place():
     img = np.linspace(0.1, 1.2, 12).reshape(3, 4) ** 1.5
     s = lambda a: np.sum(ndimage.sobel(a.reshape(3, 4)) ** 3)  # noqa: E731
     np.testing.assert_allclose(hessian(s, img.ravel()), fd.hessian(s, img.ravel()), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("f", [
+    lambda a: np.polymul(np.poly1d([a, 0.3 * a, 0.2]), np.poly1d([1.0, 0.5, -0.4, 0.1]))[1],
+    lambda a: np.polyval([1.0, 0.2, 0.5], np.poly1d([a, 0.3 * a]))[1],
+    lambda a: np.polyder(np.poly1d([a, 0.3 * a, 0.2]) * np.poly1d([a, 0.3 * a, 0.2]))[1],
+], ids=["polymul", "polyval of a poly1d", "polyder"])
+def test_numpys_poly1d_functions_in_forward_mode(f):
+    # (forward mode converted the poly1d to its coefficient array before numpy's function saw it: an array
+    # came back, not a poly1d, and p[1] read another coefficient: a wrong value and derivative)
+    value, tangent = jvp(f, (0.61,), (1.0,))
+    assert value == pytest.approx(f(0.61), rel=1e-12)
+    assert tangent == pytest.approx(fd.derivative(f, 0.61), rel=1e-7)
+    h = 1e-4
+    assert hessian(f, 0.61) == pytest.approx((f(0.61 + h) - 2 * f(0.61) + f(0.61 - h)) / h ** 2, rel=1e-5, abs=1e-7)
+
+
+@pytest.mark.parametrize("x", [1.22, -1.22, 0.3])
+def test_complex_arccos_and_arcsin_on_their_cuts(x):
+    # (the rules' sqrt(1 - x * x) at x = 1.22 + 0j went to the other side of sqrt's cut: the imaginary
+    # part's derivative came out with the wrong sign, as numpy's emath.arccos gives it)
+    for f in (lambda a: np.emath.arccos(a).imag, lambda a: np.arcsin(a + 0j).imag,
+              lambda a: np.emath.arcsin(a).real + np.emath.arccos(a).real):
+        expected = fd.derivative(f, x)
+        assert gradient(f, x)[0] == pytest.approx(expected, rel=1e-7, abs=1e-9)
+        assert derivative(f, x) == pytest.approx(expected, rel=1e-7, abs=1e-9)
+
+
+def test_interp_of_complex_samples_is_refused():
+    # (the rules take real samples: the imaginary part's derivative was dropped, 0)
+    from contexts.rules.numpy._util import UnsupportedCase
+
+    def f(b):
+        return np.interp(0.3, [0.0, 0.5, 1.0], np.array([1.0 + 0.3j, 2.0 + 1j * b, 0.5])).imag
+    for mode in (gradient, derivative):
+        with pytest.raises(UnsupportedCase, match="complex samples"):
+            mode(f, 0.61)
+    g = lambda b: np.interp(0.3, [0.0, 0.5, 1.0], np.array([1.0, 2.0 * b, 0.5]))  # noqa: E731
+    assert derivative(g, 0.61) == pytest.approx(1.2) and gradient(g, 0.61)[0] == pytest.approx(1.2)

@@ -5,7 +5,15 @@ import numpy as np
 from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..registry import registry
 from ..sparsity_specs import DENSE
-from ._util import zeros
+from ._util import unsupported, zeros
+
+
+def _real_samples(fp, *ends):
+    """The rules take real samples: a complex fp's (or left's, right's) imaginary part lost its derivative
+    (0, in every mode)."""
+    if any(np.iscomplexobj(as_array(v)) for v in (fp, *ends) if v is not None):
+        raise unsupported("np.interp", "complex samples",
+                          "interpolate the parts: np.interp(x, xp, fp.real) + 1j * np.interp(x, xp, fp.imag)")
 
 
 def _segments(x, xp):
@@ -23,6 +31,7 @@ def interp_adjoint(dy, y, x, xp, fp, *rest, **kw):
     """Cotangents of x, xp, fp, and of `left`/`right` (the values outside the samples) however they were
     passed: by position, or by keyword (the registry's trailing dict)."""
     given = dict(zip(("left", "right", "period"), rest), **kw)
+    _real_samples(fp, given.get("left"), given.get("right"))
     grads = _interp_grads(dy, x, xp, fp, given.get("left"), given.get("right"), given.get("period"))
     ends = {"left": grads[3], "right": grads[4], "period": None}
     out = grads[:3] + tuple(ends[k] for k in ("left", "right", "period")[:len(rest)])
@@ -88,6 +97,7 @@ def _interp_grads(dy, x, xp, fp, left, right, period):
 @registry.frule(np.interp)
 def interp_frule(tangents, x, xp, fp, left=None, right=None, period=None):
     tx, txp, tfp, tleft, tright = (list(tangents) + [None] * 5)[:5]  # (left, right given by position)
+    _real_samples(fp, left, right)
     if period is not None:  # (the periodic call's plain form: its samples gathered, their tangents too)
         if len(tangents) > 5 and tangents[5] is not None:
             from ..registry import NoRuleError

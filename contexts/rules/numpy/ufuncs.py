@@ -372,8 +372,11 @@ ufunc_rule(np.logaddexp2, lambda y, a, b: np.exp2(a - y), lambda y, a, b: np.exp
 ufunc_rule(np.sin, lambda y, x: np.cos(x), name="sin")
 ufunc_rule(np.cos, lambda y, x: _negated(np.sin(x)), name="cos")
 ufunc_rule(np.tan, lambda y, x: 1 + y * y, name="tan")
-ufunc_rule(np.arcsin, lambda y, x: 1 / np.sqrt(1 - x * x), name="arcsin")
-ufunc_rule(np.arccos, lambda y, x: -1 / np.sqrt(1 - x * x), name="arccos")
+# (sqrt(-(x - 1)) sqrt(1 + x), the branch numpy's complex arcsin/arccos take on their cuts, as cmath's
+# rules: sqrt(1 - x * x) at x = 1.22 + 0j, and 1 - x's +0 imaginary part, went to the other side of sqrt's
+# cut: the imaginary part's derivative of the wrong sign)
+ufunc_rule(np.arcsin, lambda y, x: 1 / (np.sqrt(-(x - 1)) * np.sqrt(1 + x)), name="arcsin")
+ufunc_rule(np.arccos, lambda y, x: -1 / (np.sqrt(-(x - 1)) * np.sqrt(1 + x)), name="arccos")
 ufunc_rule(np.arctan, OneOver(lambda y, x: 1 + x * x), name="arctan")
 ufunc_rule(np.sinh, lambda y, x: np.cosh(x), name="sinh")
 ufunc_rule(np.cosh, lambda y, x: np.sinh(x), name="cosh")
