@@ -372,9 +372,26 @@ def ad_chain(*iterables):
 def ad_chain_from_iterable(iterables):
     out = []
     for it in iterables:
+        if _endless(it):  # (drawn eagerly, an endless one never ended: skimage's label2rgb hung)
+            raise OverdubError("reverse mode draws itertools.chain's items at once, and one of its iterables "
+                               f"is endless ({type(it).__name__})",
+                               fix="chain a finite part of it (`itertools.islice(it, n)`), or zip it with the "
+                                   "finite sequence directly")
         for x in it:
             out.append(x)
     return iter(out)
+
+
+def _endless(it) -> bool:
+    """it is an iterator of itertools that never ends: cycle, count, repeat without a number of times."""
+    if isinstance(it, (itertools.cycle, itertools.count)):
+        return True
+    if isinstance(it, itertools.repeat):
+        try:
+            operator.length_hint(it)
+        except TypeError:  # (`repeat(x)` has no length)
+            return True
+    return False
 
 
 def ad_pairwise(iterable):

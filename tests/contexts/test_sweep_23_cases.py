@@ -519,3 +519,23 @@ def test_interp_of_complex_samples_is_refused():
             mode(f, 0.61)
     g = lambda b: np.interp(0.3, [0.0, 0.5, 1.0], np.array([1.0, 2.0 * b, 0.5]))  # noqa: E731
     assert derivative(g, 0.61) == pytest.approx(1.2) and gradient(g, 0.61)[0] == pytest.approx(1.2)
+
+
+def test_chain_of_an_endless_iterator_is_refused_not_drawn_forever():
+    # (reverse mode's itertools.chain drew every item at once: chain([bg], cycle(colors)), skimage's
+    # label2rgb, never returned)
+    import itertools
+    from overdub.errors import OverdubError
+
+    def f(a):
+        colors = [np.array((1.0, 0, 0)), np.array((0, 0, 1.0))]
+        alpha = a  # noqa: F841  (the shape of function whose chain reverse mode records)
+        cyc = itertools.chain([np.zeros(3)], itertools.cycle(colors))
+        table = np.stack([c for i, c in zip(range(3), cyc)])
+        return a * np.sum(table)
+    try:
+        value = gradient(f, 0.7)[0]
+    except OverdubError as e:
+        assert "endless" in str(e)
+    else:
+        assert value == pytest.approx(2.0)
