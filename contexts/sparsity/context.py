@@ -12,6 +12,7 @@ import overdub
 from overdub.errors import OverdubError
 
 from contexts.forward.observe import Observed, observer
+from contexts.rules.numpy.conversion import KeptConverter
 from contexts.rules.numpy.inplace import as_store
 from contexts.rules.registry import registry
 
@@ -39,37 +40,21 @@ _STORES = frozenset({np.copyto, np.place, np.putmask, np.put, np.fill_diagonal})
 _STORE_IDS = frozenset(map(id, _STORES))  # by identity: a callable object may be unhashable (__eq__ only)
 
 
-class _TracersConverter:
-    """numpy's `_array_converter(*values)` (numpy 2's np.linspace, np.insert, np.ediff1d, np.delete begin
-    with it) where a value is a tracer, which the C converter would make a plain array: the same API on
-    the values as they are, tracers staying tracers. (`contexts/rules/numpy/conversion.py`'s
-    DualsConverter is the forward mode's.)"""
+class _TracersConverter(KeptConverter):
+    """numpy's `_array_converter(*values)` where a value is a tracer, which the C converter would make a
+    plain array: tracers stay tracers (`rules.numpy.conversion.KeptConverter`)."""
 
-    def __init__(self, *values):
-        self._values = values
-        self._python = tuple(type(v) in (int, float, complex) for v in values)
-        self.scalar_input = tuple(not isinstance(v, (Tracer, np.ndarray)) and np.ndim(v) == 0 for v in values)
+    @staticmethod
+    def kept(v) -> bool:
+        return isinstance(v, Tracer)
 
-    def __len__(self):
-        return len(self._values)
+    @staticmethod
+    def value_of(v):
+        return v.dtype
 
-    def __getitem__(self, i):
-        return self._values[i]
-
-    def as_arrays(self, subok=True, pyscalars="convert_if_no_array"):
-        keep = pyscalars == "preserve" or pyscalars == "convert_if_no_array" and not all(self._python)
-        return tuple(v if isinstance(v, Tracer) or (keep and p) else np.asarray(v)
-                     for v, p in zip(self._values, self._python))
-
-    def wrap(self, arr, /, to_scalar=None):
-        if to_scalar is None:
-            to_scalar = all(self.scalar_input)
-        return arr[()] if to_scalar and len(_shape(arr)) == 0 else arr
-
-    def result_type(self, extra_dtype=None, ensure_inexact=False):
-        dtype = np.result_type(*(v.dtype if isinstance(v, Tracer) else v for v in self._values),
-                               *(() if extra_dtype is None else (extra_dtype,)))
-        return np.result_type(dtype, np.float64) if ensure_inexact and dtype.kind not in "fc" else dtype
+    @staticmethod
+    def ndim(arr) -> int:
+        return len(_shape(arr))
 
 
 # what a 0-d value may be when its primal is unknown: a numpy scalar or a 0-d array, real or complex

@@ -131,16 +131,30 @@ def wrap_frule(tangents, conv, arr, *rest, **kwargs):
 registry.nondifferentiable((_array_converter, "result_type"))
 
 
-class DualsConverter:
-    """`_array_converter(*args)` in forward mode where an argument is a dual: the C converter would turn
-    it into a plain array (numpy 2's np.delete, np.insert, np.linspace convert their inputs with it). The
-    same API on the values as they are: duals stay duals, other inputs become arrays as numpy's would."""
+class KeptConverter:
+    """`_array_converter(*values)` where some values are kept as they are (`kept`: a forward-mode dual, a
+    sparsity tracer), which the C converter would turn into plain arrays (numpy 2's np.delete, np.insert,
+    np.linspace, np.ediff1d convert their inputs with it). The same API on the values: the kept ones stay
+    themselves, the others become arrays as numpy's would. `value_of` gives what a kept value's dtype is
+    read from; `ndim` a result's number of axes."""
+
+    @staticmethod
+    def kept(v) -> bool:
+        return False
+
+    @staticmethod
+    def value_of(v):
+        return v
+
+    @staticmethod
+    def ndim(arr) -> int:
+        return np.ndim(arr)
 
     def __init__(self, *args):
-        self._args = tuple(a if _is_dual(a) else np.asarray(a) if not isinstance(a, (int, float, complex))
-                           else a for a in args)
+        self._args = tuple(a if self.kept(a) or isinstance(a, (int, float, complex)) else np.asarray(a)
+                           for a in args)
         self._python = tuple(isinstance(a, (int, float, complex)) and not isinstance(a, bool) for a in args)
-        self.scalar_input = tuple(np.ndim(a) == 0 and not _is_dual(a) and not isinstance(a, np.ndarray)
+        self.scalar_input = tuple(not self.kept(a) and not isinstance(a, np.ndarray) and np.ndim(a) == 0
                                   for a in args)
 
     def __len__(self):
@@ -151,19 +165,31 @@ class DualsConverter:
 
     def as_arrays(self, subok=True, pyscalars="convert_if_no_array"):
         keep = pyscalars == "preserve" or pyscalars == "convert_if_no_array" and not all(self._python)
-        return tuple(a if _is_dual(a) or (keep and p) else np.asarray(a) for a, p in zip(self._args, self._python))
+        return tuple(a if self.kept(a) or (keep and p) else np.asarray(a) for a, p in zip(self._args, self._python))
 
     def wrap(self, arr, /, to_scalar=None):
         if to_scalar is None:
             to_scalar = all(self.scalar_input)
-        return arr[()] if to_scalar and np.ndim(arr) == 0 else arr
+        return arr[()] if to_scalar and self.ndim(arr) == 0 else arr
 
     def result_type(self, extra_dtype=None, ensure_inexact=False):
-        values = [getattr(a, "primal", a) for a in self._args]
+        values = [self.value_of(a) if self.kept(a) else a for a in self._args]
         dtype = np.result_type(*values, *(() if extra_dtype is None else (extra_dtype,)))
         if ensure_inexact and dtype.kind not in "fc":  # (numpy 2.4's: np.linspace's)
             dtype = np.result_type(dtype, np.float64)
         return dtype
+
+
+class DualsConverter(KeptConverter):
+    """The converter in forward mode, where an argument is a dual: duals stay duals."""
+
+    @staticmethod
+    def kept(v) -> bool:
+        return _is_dual(v)
+
+    @staticmethod
+    def value_of(v):
+        return v.primal
 
 
 def _is_dual(a) -> bool:
