@@ -537,6 +537,8 @@ def _synced(x, tx, m, tm, seen: set):
         return _sync_container(x, tx, m, tm, seen)
     if (type(x) is np.ndarray and type(m) is np.ndarray and (x.base is not None or m.base is not None)
             and np.may_share_memory(x, m)):
+        if x.dtype != m.dtype:  # (Z.imag of a complex Z: half its bytes; the duals keep both in step)
+            raise NotTransformable("an in-place change seen through a view of another dtype")
         addr_x, addr_m = addresses(x), addresses(m)
         shared = np.isin(addr_m, addr_x)
         if shared.any():

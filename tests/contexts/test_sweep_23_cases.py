@@ -539,3 +539,28 @@ def test_chain_of_an_endless_iterator_is_refused_not_drawn_forever():
         assert "endless" in str(e)
     else:
         assert value == pytest.approx(2.0)
+
+
+def _imag_view_then_write(x):
+    Z = x[:2] + 1j * x[2:]
+    im = Z.imag
+    Z[0] = x[3] + 1j * x[0] ** 2
+    return im * 1.0
+
+
+def _real_view_scaled(x):
+    Z = x[:2] + 1j * x[2:]
+    re = Z.real
+    re *= 3.0
+    return np.abs(Z)
+
+
+@pytest.mark.parametrize("f", [_imag_view_then_write, _real_view_scaled])
+def test_jvp_through_real_and_imag_views_of_a_complex_array(f):
+    # (the tangent twin synced views by element addresses, which a float view of complex memory does not
+    # share one for one: jvp kept the old tangent where jacfwd was right)
+    x = np.array([0.61, -0.37, 0.83, 0.24])
+    v = np.array([1.0, 0.5, -0.3, 0.7])
+    expected = fd.jacobian(f, x) @ v
+    np.testing.assert_allclose(jvp(f, (x,), (v,))[1], expected, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(jacfwd(f, x) @ v, expected, rtol=1e-6, atol=1e-9)
