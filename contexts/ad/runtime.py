@@ -128,7 +128,7 @@ def _static_back(pb, dy, dself, S):
         # a zero cotangent gives zero cotangents: rules are not evaluated where they may be singular
         # (sqrt at 0 times sin(0) in colour science: 0 * inf would be nan)
         return dself, (None,) * (len(args) - is_method), None
-    if type(y) is _MATRIX or any(type(a) is _MATRIX for a in args):
+    if type(y) is _MATRIX:  # (elementwise arithmetic and reductions with keepdims on one give one)
         raise matrix_refused()
     try:
         grads = adj(dy, y, *args, **kw) if kw else adj(dy, y, *args)

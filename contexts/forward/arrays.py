@@ -384,7 +384,14 @@ def _on_values(ufunc, inputs, kwargs):
 
 
 def _holds_matrix(values) -> bool:
-    return any(type(v) is np.matrix or type(v) is Dual and type(primal(v)) is np.matrix for v in values)
+    for v in values:
+        t = type(v)
+        if t is _MATRIX or t is Dual and type(v.primal) is _MATRIX:
+            return True
+    return False
+
+
+_MATRIX = np.matrix
 
 
 def _matrix_refused(fn):
