@@ -1404,13 +1404,17 @@ _twin_map = _twins.data
 on_clear(_twins.clear)
 
 
-def _active_params(code, mask, npre, nargs, kwnames):
+def _active_params(code, mask, npre, nargs, kwnames, all_passed=False):
     names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount
                              + bool(code.co_flags & 4) + bool(code.co_flags & 8)]
-    if mask == EVERY_ARGUMENT:
-        return frozenset(names)
-    if mask == ARGUMENTS_ONLY:  # every argument, but not the closure's cells: the caller wants no gradient for f
-        return frozenset(names) | _NO_CELLS
+    if mask == EVERY_ARGUMENT or mask == ARGUMENTS_ONLY:
+        # (the parameters left to their defaults are active as `_defaulted` says: a number a function
+        # defined at a module's level took as its default is a constant)
+        npassed = npre + nargs
+        left = () if all_passed else {n for j, n in enumerate(names[:code.co_argcount + code.co_kwonlyargcount])
+                                      if j >= npassed and n not in kwnames}
+        every = frozenset(n for n in names if n not in left)
+        return every if mask == EVERY_ARGUMENT else every | _NO_CELLS  # (ARGUMENTS_ONLY: not the cells)
     act = set(names[:npre]) | (_NO_CELLS if mask & CELLS_CONSTANT else set())
     for i in range(nargs):
         if mask >> i & 1:
@@ -1886,6 +1890,10 @@ def _defaulted(fn, npassed, kw) -> frozenset | None:
     (Run on every call of a function with defaults: one pass over the defaults left, no generators.)"""
     out = None
     d = fn.__defaults__
+    # (a function defined outside any function, at a module's or a class's level, evaluated its defaults at
+    # its definition, before any recording: a number there, or a tuple of them, is a constant; astropy's
+    # Sersic evaluated `gammaincinv(2 * n, ...)` of one and was refused as differentiated in n)
+    nested = "<locals>" in fn.__qualname__
     if d:
         code = fn.__code__
         argcount = code.co_argcount
@@ -1893,7 +1901,8 @@ def _defaulted(fn, npassed, kw) -> frozenset | None:
         names = code.co_varnames
         for j in range(npassed if npassed > first else first, argcount):
             v = d[j - first]
-            if type(v) not in _CONSTANT_DEFAULTS and not isinstance(v, _NOT_DIFFERENTIABLE_DEFAULTS):
+            if type(v) not in _CONSTANT_DEFAULTS and not isinstance(v, _NOT_DIFFERENTIABLE_DEFAULTS) and (
+                    nested or not _frozen_number(v)):
                 name = names[j]
                 if name not in kw:
                     if out is None:
@@ -1903,7 +1912,7 @@ def _defaulted(fn, npassed, kw) -> frozenset | None:
     if kwd:
         for name, v in kwd.items():
             if type(v) not in _CONSTANT_DEFAULTS and not isinstance(v, _NOT_DIFFERENTIABLE_DEFAULTS) \
-                    and name not in kw:
+                    and name not in kw and (nested or not _frozen_number(v)):
                 if out is None:
                     out = []
                 out.append(name)
@@ -1912,6 +1921,15 @@ def _defaulted(fn, npassed, kw) -> frozenset | None:
 
 # the exact types of `_NOT_DIFFERENTIABLE_DEFAULTS` most defaults have (one set lookup, no isinstance)
 _CONSTANT_DEFAULTS = frozenset({str, bytes, bool, int, type(None), types.ModuleType, type, _BUILTIN})
+
+
+def _frozen_number(v, depth: int = 3) -> bool:
+    """v is an immutable number (float, complex, a numpy scalar) or a tuple of them: nothing can store a
+    derivative into it after it was made."""
+    t = type(v)
+    if t is float or t is complex or isinstance(v, np.generic):
+        return True
+    return t is tuple and depth > 0 and all(_frozen_number(e, depth - 1) for e in v)
 
 
 def _default_cots(fn, dparams, npassed, kw, dcells):
@@ -2122,7 +2140,7 @@ def twin_source(fn, active=None) -> tuple[str, str]:
     import ast
     code = fn.__code__
     if active is None:
-        active = _active_params(code, EVERY_ARGUMENT, 0, 0, ())
+        active = _active_params(code, EVERY_ARGUMENT, 0, 0, (), all_passed=True)
     info = twin_info(fn, frozenset(active))
     return ast.unparse(info.generated.forward), ast.unparse(info.generated.adjoint)
 

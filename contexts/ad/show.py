@@ -45,7 +45,7 @@ def show_adjoint(f: Callable, active: Iterable[str] | None = None, raw: bool = F
         raise TypeError("show_adjoint's `active` is the names of the differentiated parameters "
                         f"(e.g. ['x']), not {active!r}")
     code = fn.__code__
-    act = frozenset(active) if active is not None else _active_params(code, EVERY_ARGUMENT, 0, 0, ())
+    act = frozenset(active) if active is not None else _active_params(code, EVERY_ARGUMENT, 0, 0, (), all_passed=True)
     info = twin_info(fn, act)
     gen = info.generated
     tidy = (lambda text: text) if raw else _names

@@ -13,7 +13,8 @@ import contexts.rules  # noqa: F401
 from contexts.rules.registry import registry
 
 reals = st.floats(0.2, 2.0)
-cplx = st.builds(complex, st.floats(0.2, 2.0), st.floats(-2.0, 2.0))
+cplx = st.builds(complex, st.floats(0.2, 2.0), st.floats(-2.0, 2.0, allow_subnormal=False))  # (cmath.phase of
+# 2 + 5e-324j raises OverflowError: an underflow, the test's own input, not the rule)
 
 CASES = [  # (function, strategy for its arguments)
     (math.sin, st.tuples(reals)), (math.log, st.tuples(reals)), (math.atan2, st.tuples(reals, reals)),
