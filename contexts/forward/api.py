@@ -62,9 +62,16 @@ def _run_form(form: Callable, args: tuple, kwargs: dict) -> Any:
 
 
 def _entered(f: Callable, args: tuple, kwargs: dict, form: bool = False) -> Any:
+    enclosing = overdub.current()
     ctx = forward_context()
     ctx.tag = _held_tag(args + tuple(kwargs.values()))
     ctx.outer = _outer_tags(args + tuple(kwargs.values()), ctx.tag)
+    if isinstance(enclosing, ForwardContext) and enclosing.tag is not None and ctx.tag is not None:
+        # (a derivative call inside another's code: the outer one's perturbation may reach this one's arrays
+        # through a closure, `derivative(lambda t: g(s, t), t0)` at a plain t0, not through its inputs)
+        more = [t for t in (enclosing.tag, *enclosing.outer) if t is not ctx.tag and t.order < ctx.tag.order
+                and all(t is not o for o in ctx.outer)]
+        ctx.outer = ctx.outer + tuple(more)
     try:
         if isinstance(f, np.vectorize):
             with ctx:

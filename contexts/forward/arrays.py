@@ -470,6 +470,8 @@ def _into_out(ufunc, inputs, kwargs, out):
         result = Dual(result, zero_tangent(np.asarray(result), o.tag), o.tag)
     else:
         result = array_ufunc(ufunc, "__call__", inputs, rest)
+    if type(result) is Dual and result.tag is o.tag and np.shape(result.primal) != np.shape(o.primal):
+        result = _broadcast_into(result, np.shape(o.primal))  # (inputs broadcast to out's shape, as numpy does)
     where = kwargs.get("where", True)
     if where is True:
         merged = result
@@ -487,6 +489,21 @@ def _into_out(ufunc, inputs, kwargs, out):
         o.tangent = merged.tangent
         return o
     return o._update(merged)
+
+
+def _broadcast_into(d, shape: tuple):
+    """The dual d broadcast to shape, its tangent with it (a chunk's directions leading): a ufunc's result
+    written into a larger `out=` (written as it was, the smaller result left out unchanged: its old tangent,
+    or 0)."""
+    p = np.broadcast_to(d.primal, shape)
+    p = p.copy() if type(p) is np.ndarray else p
+    t = d.tangent
+    lead = () if d.tag.chunk is None else np.shape(t)[:1]
+    if lead:  # (the directions' axis first: the value's own axes aligned on the right of it)
+        small = np.shape(t)[1:]
+        t = np.reshape(t, lead + (1,) * (len(shape) - len(small)) + small)
+    t = np.broadcast_to(t, lead + shape)
+    return Dual(p, t.copy() if type(t) is np.ndarray else t, d.tag)
 
 
 def _add_at(ufunc, a, idx, b=None):

@@ -582,3 +582,46 @@ def test_a_module_level_functions_number_default_is_a_constant_in_reverse_mode()
         g = lambda r, s=x * x: s * r  # noqa: E731
         return g(3.0)
     assert gradient(outer, 0.7)[0] == pytest.approx(4.2)
+
+
+def _into_a_larger_out(z):
+    b = np.outer(z[:2], z[:2])
+    np.add(z[:2], z[2], out=b)  # (z[:2] + z[2] broadcast to b's (2, 2))
+    return b.ravel()
+
+
+def _into_a_fresh_larger_out(z):
+    b = np.zeros(1)
+    np.multiply(z[0], z[1], out=b)
+    return b * z[2] + b
+
+
+@pytest.mark.parametrize("f", [_into_a_larger_out, _into_a_fresh_larger_out])
+def test_ufunc_broadcasting_into_a_larger_out_array_in_forward_mode(f):
+    # (the smaller result was handed to the out array's in-place update, which left the array as it was:
+    # its old tangent, or 0)
+    x = np.array([0.7, 0.2, 0.3])
+    expected = fd.jacobian(f, x)
+    np.testing.assert_allclose(jacfwd(f, x), expected, rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(jvp(f, (x,), (np.array([1.0, 0.5, -0.2]),))[1],
+                               expected @ np.array([1.0, 0.5, -0.2]), rtol=1e-7, atol=1e-10)
+    g = lambda v: np.sum(f(v) ** 2)  # noqa: E731
+    np.testing.assert_allclose(hessian(g, x, inner="forward"), fd.hessian(g, x), rtol=1e-4, atol=1e-6)
+
+
+def test_nested_derivatives_over_two_directions_write_through_a_view():
+    # (the inner derivative call started at a plain value, the outer one's perturbation came through the
+    # closure: arrays the inner call made did not carry the outer tag, and a write through their view was
+    # lost, 0)
+    def inner(s, t):
+        b = np.zeros(2)
+        u = b[:]
+        u[0] = s * t
+        u[1] = np.sin(s) * t * t
+        return b[0] + b[1]
+
+    def outer(s):
+        return derivative(lambda t: inner(s, t), 0.6)
+    expected = 1.0 + np.cos(0.8) * 2 * 0.6  # d/ds (s + sin(s) 2t) at t = 0.6
+    assert derivative(outer, 0.8) == pytest.approx(expected, rel=1e-10)
+    assert jacfwd(lambda v: np.array([outer(v[0])]), np.array([0.8]))[0, 0] == pytest.approx(expected, rel=1e-10)
