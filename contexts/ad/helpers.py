@@ -845,7 +845,7 @@ def setattr_(obj, attr, v, active=True):
             where=runtime._user_line(),
             fix="keep the value on an instance (`self.x = ...`) or pass it as an argument; forward mode "
                 "(`contexts.derivative`, `jvp`) follows it")
-    if attr in _VALUE_SETTERS and isinstance(obj, np.ndarray) and obj.dtype.kind in "fc":
+    if attr in _VALUE_SETTERS and (isinstance(obj, np.ndarray) and obj.dtype.kind in "fc" or type(obj) is _Dual):
         # (numpy writes the values in C: `Z.real = q * x` in lenstronomy's EPL was a store of no derivative, 0)
         fix = ("assign the values: `a[...] = x` (`np.resize(x, a.shape)` for a shorter x)" if attr == "flat" else
                "build the complex array from its parts: `Z = re + 1j * im`")
