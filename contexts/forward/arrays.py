@@ -607,8 +607,13 @@ def multilinear(fn, args, kwargs):
 def join(fn):
     """A map linear in a sequence of arrays (concatenate, stack, ...)."""
     def impl(arrays, *rest, **kwargs):
+        if kwargs.get("out") is not None:  # (`np.concatenate(parts, out=o)`: computed, then written into o)
+            out = kwargs.pop("out")
+            return write_out(fn, impl(arrays, *rest, **kwargs), out)
         arrays = [a if type(a) is Dual else to_array(a) if has_dual(a) else np.asarray(a) for a in arrays]
         tag = top_tag(arrays)
+        if tag is None:
+            return fn(arrays, *rest, **kwargs)
         values = [split(a, tag)[0] for a in arrays]
         y = fn(values, *rest, **kwargs)
         tangents = [split(a, tag)[1] for a in arrays]

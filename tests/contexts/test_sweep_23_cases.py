@@ -625,3 +625,14 @@ def test_nested_derivatives_over_two_directions_write_through_a_view():
     expected = 1.0 + np.cos(0.8) * 2 * 0.6  # d/ds (s + sin(s) 2t) at t = 0.6
     assert derivative(outer, 0.8) == pytest.approx(expected, rel=1e-10)
     assert jacfwd(lambda v: np.array([outer(v[0])]), np.array([0.8]))[0, 0] == pytest.approx(expected, rel=1e-10)
+
+
+def test_concatenate_into_an_out_array_in_forward_mode():
+    # (crashed: AttributeError on a None tag)
+    def f(x):
+        o = np.empty(4)
+        np.concatenate([x[:2] ** 2, x[2:] * 3], out=o)
+        return o
+    x = np.array([0.3, 0.8, 1.45, -0.6])
+    np.testing.assert_allclose(jacfwd(f, x), fd.jacobian(f, x), rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(jacobian(f, x), fd.jacobian(f, x), rtol=1e-7, atol=1e-10)
