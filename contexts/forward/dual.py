@@ -296,7 +296,20 @@ def _own(t):
     return t
 
 
+_MATRIX = np.matrix
+
+
+def matrix_refused():
+    """A dual met with a np.matrix operand: its `*` is a matrix product and its reductions keep two axes,
+    where the rules compute elementwise (refused in every mode, as `rules` and `contexts.ad` do)."""
+    return OverdubError("forward mode does not differentiate arithmetic on a np.matrix (its * is a matrix "
+                        "product, which the rules' elementwise products would follow)",
+                        fix="use ndarrays: `np.asarray(m)`, with `@` for the matrix product")
+
+
 def d_add(a, b):
+    if type(a) is _MATRIX or type(b) is _MATRIX:
+        raise matrix_refused()
     tag = top_tag((a, b))
     av, at = split_operand(a, tag)
     bv, bt = split_operand(b, tag)
@@ -308,6 +321,8 @@ def d_add(a, b):
 
 
 def d_sub(a, b):
+    if type(a) is _MATRIX or type(b) is _MATRIX:
+        raise matrix_refused()
     tag = top_tag((a, b))
     av, at = split_operand(a, tag)
     bv, bt = split_operand(b, tag)
@@ -319,6 +334,8 @@ def d_sub(a, b):
 
 
 def d_mul(a, b):
+    if type(a) is _MATRIX or type(b) is _MATRIX:
+        raise matrix_refused()
     tag = top_tag((a, b))
     av, at = split_operand(a, tag)
     bv, bt = split_operand(b, tag)
@@ -331,6 +348,8 @@ def d_mul(a, b):
 
 
 def d_div(a, b):
+    if type(a) is _MATRIX or type(b) is _MATRIX:
+        raise matrix_refused()
     tag = top_tag((a, b))
     av, at = split_operand(a, tag)
     bv, bt = split_operand(b, tag)
@@ -343,6 +362,8 @@ def d_div(a, b):
 
 
 def d_pow(a, b):
+    if type(a) is _MATRIX or type(b) is _MATRIX:
+        raise matrix_refused()
     tag = top_tag((a, b))
     av, at = split_operand(a, tag)
     bv, bt = split_operand(b, tag)
@@ -376,6 +397,8 @@ def d_floordiv(a, b):
 
 def d_mod(a, b):
     """a % b = a - b * floor(a / b): tangent at - bt * floor(a / b)."""
+    if type(a) is _MATRIX or type(b) is _MATRIX:
+        raise matrix_refused()
     tag = top_tag((a, b))
     av, at = split_operand(a, tag)
     bv, bt = split_operand(b, tag)
