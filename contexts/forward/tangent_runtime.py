@@ -89,6 +89,7 @@ def make_twin(fn, twin_code, cells):
 
 
 _TANGENT_KINDS = (numbers.Number, np.ndarray, np.generic, list, tuple, dict, Dual)
+_TANGENT_TYPES = frozenset({float, int, complex, np.ndarray, np.float64, list, tuple, dict, Dual})  # (at once)
 
 
 def _zero(t) -> bool:
@@ -229,6 +230,9 @@ def _fd_call(f, args, tans, kw, kwtans):
         if type(f) is _FUNCTION and _RULES.get(f) is None:
             # (the common case first: a Python function without a rule is its twin's, as below)
             return _by_twin(f, args, tans, kw, kwtans)
+    for t in tans:  # (a builtin or a rule given an object a differentiated number made, `float(a * obj)`:
+        if type(t) not in _TANGENT_TYPES and not _zero(t) and _foreign(t):  # its dunder ran on the tangent)
+            raise NotTransformable("an object a differentiated value made, given to a builtin or a rule")
     if f is getattr and len(args) >= 2 and args[1] in _NONDIFF_ATTRIBUTES:  # getattr(x, "shape", ())
         return f(*args, **kw), 0
     f = uncached(f)

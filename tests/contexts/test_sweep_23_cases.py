@@ -392,12 +392,21 @@ class _Scaled:
     def scaled(self, s):
         return self.k * s
 
+    def __float__(self):
+        return float(self.k ** 2)
+
+    def __iter__(self):
+        yield self.k ** 2
+        yield self.k
+
 
 @pytest.mark.parametrize("f", [
     lambda a: (a * _Scaled(2.0))(0.6), lambda a: (a + _Scaled(2.0))(0.6) * a, lambda a: (a * _Scaled(2.0))[1],
     lambda a: (a * _Scaled(2.0)).k ** 2, lambda a: (a * _Scaled(2.0)).scaled(a),
     lambda a: (a * np.poly1d([1.0, 2.0]))(0.9), lambda a: (np.poly1d([1.0, 2.0]) * a)(0.9),
-], ids=["call", "radd then call", "item", "attribute", "method", "poly1d times a", "a times poly1d"])
+    lambda a: float(a * _Scaled(2.0)), lambda a: sum(a * _Scaled(2.0)),
+], ids=["call", "radd then call", "item", "attribute", "method", "poly1d times a", "a times poly1d", "float",
+        "iterated"])
 def test_an_object_a_differentiated_number_made_in_forward_mode(f):
     # (the tangent twin computed `da * obj` by obj's own operator and then called, indexed or read the
     # object made from the tangent: 0, or the object's non-linear __getitem__ applied to the tangent)
