@@ -25,6 +25,7 @@ from ..rules.registry import registry
 from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
+from ..rules.numpy._util import matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
@@ -160,7 +161,7 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
         return (ga if need & 1 else None), (gb if need & 2 else None)
     op = getattr(operator, opname)
     if type(a) is np.matrix or type(b) is np.matrix or type(g) is np.matrix:
-        raise runtime.matrix_refused()
+        raise matrix_refused()
     if y is None:
         y = op(a, b)  # the block overwrote the result: recompute it for the rule
     rule = _rules.get(op)

@@ -129,6 +129,7 @@ def _static_back(pb, dy, dself, S):
         # (sqrt at 0 times sin(0) in colour science: 0 * inf would be nan)
         return dself, (None,) * (len(args) - is_method), None
     if type(y) is _MATRIX:  # (elementwise arithmetic and reductions with keepdims on one give one)
+        from ..rules.numpy._util import matrix_refused  # (rules below the modes: loaded by now)
         raise matrix_refused()
     try:
         grads = adj(dy, y, *args, **kw) if kw else adj(dy, y, *args)
@@ -144,14 +145,6 @@ def _static_back(pb, dy, dself, S):
 
 _ANY_COUNT = 1 << 30
 _MATRIX = np.matrix
-
-
-def matrix_refused():
-    """np.matrix met by a rule: its `*` and `**` are matrix products and its reductions keep two axes, where the
-    rules compute elementwise with `*` (a constant matrix B in `a * B` doubled the gradient)."""
-    return UnsupportedFunction("the derivative of arithmetic on a np.matrix (its * is a matrix product, which the "
-                               "rules' elementwise products would follow)", where=_user_line(),
-                               fix="use ndarrays: `np.asarray(m)`, with `@` for the matrix product")
 
 
 def _plan(rule, f) -> tuple:

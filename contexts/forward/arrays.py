@@ -28,7 +28,7 @@ from ..lowered.runtime import (_EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, Special
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
 from .dual import (Dual, DualConversionError, Tag, _conversion_site, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
-                   d_sub, fit, make, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
+                   d_sub, fit, make, matrix_refused, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
                    zero_tangent)
 
 __all__ = ["array_ufunc", "array_function", "apply_frule", "NoForwardRule", "to_array"]
@@ -384,6 +384,7 @@ def _on_values(ufunc, inputs, kwargs):
 
 
 def _holds_matrix(values) -> bool:
+    """A np.matrix among values, or a dual of one (refused: `rules.numpy._util.matrix_refused`)."""
     for v in values:
         t = type(v)
         if t is _MATRIX or t is Dual and type(v.primal) is _MATRIX:
@@ -394,18 +395,10 @@ def _holds_matrix(values) -> bool:
 _MATRIX = np.matrix
 
 
-def _matrix_refused(fn):
-    """np.matrix met by a rule on duals: its `*` is a matrix product and its reductions keep two axes, where
-    the rules compute elementwise (np.multiply(X, B) took B's rows)."""
-    return NoForwardRule(f"{getattr(fn, '__name__', fn)} on a np.matrix with perturbed values (its * is a matrix "
-                         "product, which the rules' elementwise products would follow)",
-                         fix="use ndarrays: `np.asarray(m)`, with `@` for the matrix product")
-
-
 def array_ufunc(ufunc, method, inputs, kwargs):
     """Dual.__array_ufunc__: arithmetic ourselves, other ufuncs by their registry rule."""
     if _holds_matrix(inputs):
-        raise _matrix_refused(ufunc)
+        raise matrix_refused()
     if method == "reduce" and len(inputs) == 1:  # np.add.reduce: np.sum's rule, axis 0 by default
         from ..rules.numpy.reductions import reduce_options
         fn, options = reduce_options(ufunc, (), kwargs)
@@ -1056,7 +1049,7 @@ def array_function(func, args, kwargs):
     function's pure-Python implementation under the forward context, else a clear error. An `out=` is
     written after the fact (the rules compute new values)."""
     if _holds_matrix(args):
-        raise _matrix_refused(func)
+        raise matrix_refused()
     if len(args) > 2 and "out" not in kwargs:  # `np.clip(K, 0, 1, K)`: the output given by position
         pos = out_position(func)
         if len(args) > pos >= 0 and args[pos] is not None:

@@ -300,11 +300,8 @@ _MATRIX = np.matrix
 
 
 def matrix_refused():
-    """A dual met with a np.matrix operand: its `*` is a matrix product and its reductions keep two axes,
-    where the rules compute elementwise (refused in every mode, as `rules` and `contexts.ad` do)."""
-    return OverdubError("forward mode does not differentiate arithmetic on a np.matrix (its * is a matrix "
-                        "product, which the rules' elementwise products would follow)",
-                        fix="use ndarrays: `np.asarray(m)`, with `@` for the matrix product")
+    from ..rules.numpy._util import matrix_refused as refused  # (the rules' one message, every mode's)
+    return refused()
 
 
 def d_add(a, b):

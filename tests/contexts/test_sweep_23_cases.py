@@ -419,19 +419,18 @@ def test_an_object_a_differentiated_number_made_in_forward_mode(f):
 def test_arithmetic_on_a_matrix_is_refused():
     # (np.matrix's * is a matrix product, which the rules' elementwise cotangent products followed: the
     # gradient of sum((a * B) ∘ W) doubled, np.multiply(X, B)'s Jacobian took B's rows)
-    from contexts.forward import NoForwardRule
     from overdub.errors import OverdubError
     B = np.matrix([[1.0, 2.0], [3.0, 4.0]])
     W = np.array([[0.5, 1.0], [2.0, 1.5]])
-    with pytest.raises(UnsupportedFunction, match="np.matrix"):
+    with pytest.raises(OverdubError, match="np.matrix"):
         gradient(lambda a: np.sum(np.asarray(a * B) * W), 0.7)
-    with pytest.raises(UnsupportedFunction, match="np.matrix"):
+    with pytest.raises(OverdubError, match="np.matrix"):
         gradient(lambda a: np.multiply(B, a).sum(), 0.7)
     g = lambda x: np.asarray(np.multiply(x.reshape(2, 2), B)).ravel()  # noqa: E731
     x = np.array([1.0, 0.5, -0.3, 2.0])
-    with pytest.raises(UnsupportedFunction, match="np.matrix"):
+    with pytest.raises(OverdubError, match="np.matrix"):
         jacobian(g, x)
-    with pytest.raises(NoForwardRule, match="np.matrix"):
+    with pytest.raises(OverdubError, match="np.matrix"):
         jacfwd(g, x)
     for h in (lambda x: np.asarray(x[0] * B).ravel(), lambda x: np.asarray(x.reshape(2, 2) * B).ravel()):
         for mode in (jacfwd, lambda f, x: jvp(f, (x,), (np.ones(4),))):  # (jacfwd's duals crashed in mul_da)

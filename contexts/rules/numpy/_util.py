@@ -32,6 +32,15 @@ def unsupported(fn_name: str, case: str, fix: str) -> UnsupportedCase:
     return UnsupportedCase(f"the rule for {fn_name} does not differentiate {case}", fix=fix)
 
 
+def matrix_refused() -> UnsupportedCase:
+    """np.matrix met by a rule in any mode: its `*` is a matrix product and its reductions keep two axes,
+    where the rules compute elementwise with `*` (a constant B in `a * B` doubled the gradient; np.multiply(X,
+    B)'s Jacobian took B's rows)."""
+    return unsupported("np.matrix", "arithmetic on a np.matrix of differentiated values (its * is a matrix "
+                       "product, which the rules' elementwise products would follow)",
+                       "use ndarrays: `np.asarray(m)`, with `@` for the matrix product")
+
+
 def sum_to_shape(g: np.ndarray, shape: tuple) -> np.ndarray:
     """Sum `g` down to `shape` (the reverse of broadcasting `shape` up to `g.shape`)."""
     g = as_array(g)
