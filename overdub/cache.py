@@ -168,6 +168,8 @@ def _adopt_nested(twin: types.CodeType, original: types.CodeType, key) -> types.
             continue
         new = _adopt_nested(const, orig, key).replace(co_qualname=orig.co_qualname)
         _nested[new] = (key, orig)
+        _source._remember_twin(new)  # (a pass asking for its source, `gradient(inner)` inside a context's
+        # run of the outer function, gets the original definition: not "the file changed since import")
         consts[i], changed = new, True
     return twin.replace(co_consts=tuple(consts)) if changed else twin
 

@@ -337,7 +337,7 @@ def _find_source(code: types.CodeType, module_globals) -> FunctionSource:
     # pytest compiles test modules with their asserts rewritten: their code cannot match the text, which
     # is what pytest compiled (the marker is the rewriter's global)
     rewritten = module_globals is not None and "@pytest_ar" in module_globals
-    if not rewritten and code not in _twin_codes and not _compiles_to(found, code):
+    if not rewritten and _twin_codes.get(code) is None and not _compiles_to(found, code):
         raise SourceUnavailable(
             f"the source of {where} in the file today does not compile to the code that runs (the file "
             "changed since it was imported): re-import the module (importlib.reload) so both agree")
@@ -488,7 +488,7 @@ def compile_twin(source: FunctionSource, tree, extra_freevars: tuple[str, ...] =
     twin = _only_code(factory_code, name=code.co_name).replace(co_qualname=code.co_qualname)
     _remember_twin(twin)
     if opaque:
-        _opaque_codes.add(twin)
+        _opaque_codes[twin] = True
     return twin
 
 
@@ -518,21 +518,24 @@ def fix_missing_locations(root: ast.AST) -> None:
                 push((v, where))
 
 
-_opaque_codes: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()
+# (by identity: code objects compare by value, so a set of them held one entry for a twin and an equal
+# code adopted under another qualname, and lost it when the first died: a nested def made by a context's
+# twin was then taken for an edited file)
+_opaque_codes = ByIdentity()
 
 
 def is_opaque(code: types.CodeType) -> bool:
     """code is a twin compiled `opaque` by a pass: its source is not what it runs."""
-    return code in _opaque_codes
+    return _opaque_codes.get(code) is not None
 
 
-_twin_codes: "weakref.WeakSet[types.CodeType]" = weakref.WeakSet()
+_twin_codes = ByIdentity()
 
 
 def _remember_twin(code: types.CodeType) -> None:
     """Code compiled here, nested code objects included: a pass asking for the source of a function made
     by a twin (a nested def or lambda) gets the original's definition, not a check against its own text."""
-    _twin_codes.add(code)
+    _twin_codes[code] = True
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             _remember_twin(c)
@@ -556,9 +559,11 @@ def _only_code(code: types.CodeType, name: str | None = None) -> types.CodeType:
 
 def make_function(twin_code: types.CodeType, fn: types.FunctionType,
                   helper_cells: dict[str, types.CellType]) -> types.FunctionType:
-    """A function object running `twin_code` with fn's globals, cells, defaults, name and qualname."""
+    """A function object running `twin_code` with fn's globals, cells, defaults, name and qualname. The
+    pass's helper cells take precedence over fn's cells of the same name: fn may be a nested def another
+    pass's twin made, closing over that pass's helper (`__od_call__`)."""
     own = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    closure = tuple(own[v] if v in own else helper_cells[v] for v in twin_code.co_freevars)
+    closure = tuple(helper_cells[v] if v in helper_cells else own[v] for v in twin_code.co_freevars)
     twin = types.FunctionType(twin_code, fn.__globals__, fn.__name__, fn.__defaults__, closure or None)
     twin.__kwdefaults__ = fn.__kwdefaults__
     twin.__qualname__ = fn.__qualname__

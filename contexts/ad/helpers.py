@@ -20,6 +20,7 @@ from ..forward.dual import Dual as _Dual, primal
 from ..rules import generic
 from ..rules.containers import refuse_differentiated_key
 from ..rules.generic import dropped_nan_zero
+from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
 from ..rules.registry import registry
 from . import observe, runtime
@@ -1294,6 +1295,13 @@ def iop_adj(S, opname, g, a, b, old):
 
 # -- arrays sharing memory: an in-place change seen through every view -----------------------------
 
+def _duration(y, a, b, act_a, act_b):
+    """After `y = a * b` or `a / b` (one operand differentiated) of a result not a float: a duration scaled
+    by the differentiated number is refused (`operator.scaled_duration`)."""
+    if type(y) in runtime.DURATIONS or type(y) is np.ndarray and y.dtype.kind == "m":
+        scaled_duration(a, b, act_a, act_b)
+
+
 def views(a, *others, same=False):
     """For an in-place change of the array a: the positions among `others` of arrays sharing elements
     with it, each with both arrays' element addresses; None when there are none (the common case, cheap:
@@ -1319,6 +1327,18 @@ def views(a, *others, same=False):
         if tn is _Dual:
             n = primal(n)
             tn = type(n)
+        if tn is np.flatiter:  # `it = a.flat` taken before the change: its reads see it, as a flat view's
+            arr = n.base  # (its cotangent is a flat array of its array's size, in C order)
+            if arr is a or np.may_share_memory(a, arr):
+                if arr.itemsize != a.itemsize:
+                    raise runtime.UnsupportedFunction(
+                        "reverse mode cannot differentiate an in-place change of an array seen through a "
+                        f"flat iterator of another dtype ({a.dtype} and {arr.dtype} share memory)",
+                        fix="take `.flat` after the change")
+                addr_a, addr_n = addresses(a), addresses(arr).reshape(-1)
+                if np.isin(addr_n, addr_a).any():
+                    found = (found or []) + [(j, addr_a, addr_n)]
+            continue
         if tn is not np.ndarray and not isinstance(n, np.ndarray):
             if tn in _CONTAINERS or (has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
                 if seen is None:
@@ -1687,7 +1707,7 @@ HELPER_IMPLS = {
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup,
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
-    "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
+    "__od_duration__": _duration, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
     "__od_guard_cells__": runtime.guard_cells, "__od_closure_arrays__": runtime.closure_arrays, "__od_unguard__": runtime.unguard,
 }

@@ -39,6 +39,7 @@ from overdub.passes import OwnedEntries, collector, compile_twin, get_source, ma
 
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import getitem_iteration
+from ..rules.operator import scaled_duration
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.leaves import LABEL_TYPES, ArrayLeaf, Scalar, carries_none
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoRuleError, array_objects, by_position, key_of,
@@ -499,6 +500,8 @@ def call(mask, f, /, *args, **kw):
                 y = f(*args, **kw) if impl is None else impl(*args, **kw)
             except TypeError:
                 y = _on_duals(rule, f, args, kw)  # higher order: forward-mode duals through a C function
+            if type(y) in DURATIONS and f in _SCALINGS and len(args) == 2:  # `a * td`: rounded, refused
+                scaled_duration(args[0], args[1], mask < 0 or bool(mask & 1), mask < 0 or bool(mask & 2))
             if rule.mutating:
                 _stamp(rule, f, full, is_method)
                 return y, (_mutating_back, rule.adjoint, y if rule.saves is None else (y, saved), full, kw, is_method)
@@ -1094,6 +1097,8 @@ _CONSTANT_LEAVES = frozenset({bool, int, str, bytes, bytearray, type(None), type
                               # dates and times: integer fields (a float made into one was refused there)
                               datetime.datetime, datetime.date, datetime.time, datetime.timedelta,
                               datetime.timezone, np.datetime64, np.timedelta64})
+DURATIONS = frozenset({datetime.timedelta, np.timedelta64})
+_SCALINGS = frozenset({operator.mul, operator.truediv, operator.imul, operator.itruediv, np.multiply, np.divide})
 _CONSTANT_KINDS = (type, np.integer, np.bool_, np.dtype, np.random.BitGenerator, np.random.Generator,
                    np.random.RandomState, str, bytes, int)
 _DIFF_LEAVES = frozenset({float, complex, np.float64, np.float32, np.complex128})
@@ -1515,8 +1520,8 @@ def _closure_plan(own: tuple, wanted: tuple, table: dict):
     if not wanted:
         return None
     idx, helpers = [], []
-    for v in wanted:
-        if v in own:
+    for v in wanted:  # (the helpers first: fn may be a nested def another pass's twin made, whose own
+        if v in own and v not in table:  # `__od_call__` cell is that pass's helper)
             idx.append(own.index(v))
         else:
             idx.append(len(own) + len(helpers))

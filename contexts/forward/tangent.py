@@ -250,8 +250,10 @@ class _Tangents:
 
     def attribute_tangent(self, v: ast.Attribute) -> ast.expr:
         var = self.tangent_var(v.value)
-        if var is None or v.attr in _NONDIFF_ATTRIBUTES:
+        if var is None:
             return const(0)
+        if v.attr in _NONDIFF_ATTRIBUTES:  # (0, unless an object of a class of its own, `a * obj`, made it:
+            return call("__fd_attr0__", var)  # its `.size` may be a property of its own: refused)
         if v.attr in ("T", "real", "imag"):
             return call("__fd_attr__", var, const(v.attr))
         raise NotTransformable(f"the attribute .{v.attr} of an active value")
@@ -271,10 +273,16 @@ class _Tangents:
             # one tangent, maybe an int (a zero, or an int seed): `[1] * n` repeats a constant list, and the
             # zero of n's tangent must not repeat it 0 times — `fd_mul` sorts that out; floats and arrays
             # pass inline
-            t = ta or tb
-            return if_exp(is_not(attr(t, "__class__"), "int"), declared_tangent("mul", a, b, ta, tb),
+            t, other = (ta, b) if ta else (tb, a)
+            inline = is_not(attr(t, "__class__"), "int")
+            if not isinstance(other, ast.Constant):  # (a duration, `a * td`, is rounded: fd_mul refuses it)
+                inline = and_(inline, compare(attr(user(other), "__class__"), ast.In(), "__fd_numbers__"))
+            return if_exp(inline, declared_tangent("mul", a, b, ta, tb),
                           call("__fd_mul__", user(a), user(b), ta or const(0), tb or const(0)))
         if op is ast.Div:
+            if tb and not ta and not isinstance(a, ast.Constant):  # (`td / a`: a duration, rounded)
+                return if_exp(compare(attr(user(a), "__class__"), ast.In(), "__fd_numbers__"),
+                              declared_tangent("truediv", a, b, ta, tb), call("__fd_div__", user(a), user(b), tb))
             return declared_tangent("truediv", a, b, ta, tb)
         if op is ast.Pow:
             return call("__fd_pow__", user(a), user(b), self.tangent(a), self.tangent(b))

@@ -26,7 +26,7 @@ from overdub.errors import OverdubError
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, EagerIterationError, addresses, eager_items, parsed
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.frames import note_transformed, outside_engine
-from ..rules.operator import pow_dn, pow_dx
+from ..rules.operator import pow_dn, pow_dx, scaled_duration
 from ..rules.registry import key_of, registry
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
 from .arrays import no_rule, out_position, raise_singular, write_out
@@ -497,6 +497,13 @@ def fd_attr(t, attr):
     return getattr(t, attr)
 
 
+def fd_attr0(t):
+    """The tangent of `.shape`, `.size`, `.dtype`... of a value of tangent t: 0."""
+    if type(t) in _TANGENT_TYPES or _zero(t) or not _foreign(t):
+        return 0
+    raise NotTransformable("an attribute of an object a differentiated value made")
+
+
 def fd_setitem(y, ty, idx, tv, v=None):
     """The tangent of container y after `y[idx] = v`: ty with tv at idx, as a new array, list or dict."""
     if type(y) is not np.ndarray and type(y) is not list and isinstance(idx, (float, complex, np.inexact)):
@@ -526,8 +533,8 @@ def fd_setitem(y, ty, idx, tv, v=None):
 def fd_sync(x, tx, members, tans):
     """After an in-place change of x (tangent tx): the tangents of `members` (values that may share x's
     memory) made to agree with tx (`_synced`)."""
-    if type(x) is not np.ndarray and type(x) is not list and type(x) is not dict:
-        return tans
+    if type(x) is not np.ndarray and type(x) is not list and type(x) is not dict and not isinstance(x, np.ndarray):
+        return tans  # (an ndarray subclass's change is seen through its views too: `r.view(Sub)`)
     return tuple(_synced(x, tx, m, tm, set()) for m, tm in zip(members, tans))
 
 
@@ -539,7 +546,7 @@ def _synced(x, tx, m, tm, seen: set):
         return tx
     if type(m) is list or type(m) is tuple or type(m) is dict:
         return _sync_container(x, tx, m, tm, seen)
-    if (type(x) is np.ndarray and type(m) is np.ndarray and (x.base is not None or m.base is not None)
+    if (isinstance(x, np.ndarray) and isinstance(m, np.ndarray) and (x.base is not None or m.base is not None)
             and np.may_share_memory(x, m)):
         if x.dtype != m.dtype:  # (Z.imag of a complex Z: half its bytes; the duals keep both in step)
             raise NotTransformable("an in-place change seen through a view of another dtype")
@@ -630,11 +637,20 @@ def fd_mul(a, b, ta, tb):
     za, zb = type(ta) is int and ta == 0, type(tb) is int and tb == 0
     if za and zb:
         return 0
+    scaled_duration(a, b, not za, not zb)
     if za:
         return a * tb
     if zb:
         return ta * b
     return ta * b + a * tb
+
+
+def fd_div(a, b, tb):
+    """The tangent of `a / b` where only b is perturbed and a is not a plain number."""
+    if type(tb) is int and tb == 0:
+        return 0
+    scaled_duration(a, b, False, True)
+    return -(a / b) * tb / b
 
 
 def fd_eager_items(items: list) -> list:
@@ -654,9 +670,10 @@ def _eager_items_frule(tangents, items):
 
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
-    **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_attr, fd_pow, fd_matmul,
-                                           fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul,
+    **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_attr, fd_attr0, fd_pow, fd_matmul,
+                                           fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul, fd_div,
                                            fd_callee)},
+    "__fd_numbers__": frozenset({float, int, bool, complex, np.float64, np.float32, np.int64, np.complex128}),
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
     **LOWERING_HELPERS, "__od_primal__": primal, "__od_eager_items__": fd_eager_items}.items()}
 

@@ -212,6 +212,7 @@ def mul_frule(tangents, a, b):
     if _repeats(a, b, y):
         seq, n, t = (a, b, tangents[0]) if _is_seq(a) else (b, a, tangents[1])
         return y, list(t or _zero_seq(len(seq))) * n
+    scaled_duration(a, b, _live(ta), _live(tb))
     t = _mul_tangent(*tangents, a, b)
     return y, _shaped(t, y)
 
@@ -219,7 +220,13 @@ def mul_frule(tangents, a, b):
 def imul_frule(tangents, a, b):
     t = _mul_tangent(*tangents, a, b)
     y = operator.imul(a, b)
+    scaled_duration(a, b, _live(tangents[0]), _live(tangents[1]))
     return y, _shaped(t, y)
+
+
+def _live(t) -> bool:
+    """A tangent given (None, or the twins' int 0, is none)."""
+    return t is not None and not (type(t) is int and t == 0)
 
 
 def _timelike(v) -> bool:
@@ -229,6 +236,21 @@ def _timelike(v) -> bool:
     if isinstance(dtype, np.dtype):
         return dtype.kind in ("m", "M")
     return isinstance(v, (datetime.date, datetime.time, datetime.timedelta))
+
+
+def scaled_duration(a, b, active_a: bool, active_b: bool) -> None:
+    """Refuse `a * td`, `td * a`, `td / a` (a duration scaled by a differentiated number): the result is
+    rounded, a datetime.timedelta to whole microseconds, a np.timedelta64 to whole units of its own (hours
+    times 0.6 is 0 hours), a step function whose derivative is no use (forward mode gave the unrounded
+    3600 s per hour where the value does not move; reverse mode 0 where it moves by 3600 s)."""
+    for v, active, other in ((a, active_a, b), (b, active_b, a)):
+        if active and _timelike(other) and not _timelike(v) and not isinstance(v, (int, np.integer)) and not (
+                isinstance(v, np.ndarray) and v.dtype.kind in "biu"):
+            from .numpy._util import unsupported
+            raise unsupported(
+                "`number * duration`", f"a {'timedelta64 array' if isinstance(other, np.ndarray) else type(other).__name__} scaled by a differentiated number (rounded to whole "
+                "microseconds, or to whole units of a np.timedelta64: no derivative)",
+                "compute with the duration in seconds: `a * td.total_seconds()`, `td / np.timedelta64(1, 's')`")
 
 
 def truediv_adjoint(dy, y, a, b):
@@ -248,12 +270,14 @@ def _truediv_tangent(ta, tb, a, b, y):
 
 def truediv_frule(tangents, a, b):
     y = a / b
+    scaled_duration(a, b, _live(tangents[0]), _live(tangents[1]))
     return y, _shaped(_truediv_tangent(*tangents, a, b, y), y)
 
 
 def itruediv_frule(tangents, a, b):
     t = _truediv_tangent(*tangents, a, b, a / b)
     y = operator.itruediv(a, b)
+    scaled_duration(a, b, _live(tangents[0]), _live(tangents[1]))
     return y, _shaped(t, y)
 
 
