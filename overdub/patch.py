@@ -188,10 +188,14 @@ def resolve(fn, key: tuple):
         return resolve(fn.__func__, key)
     if isinstance(fn, type):
         return _instantiation(fn, key)
-    call = getattr(kind, "__call__", None)
+    call = _stored(kind, "__call__")
     if type(call) is _FunctionType:
         target = _function_twin(call, key)
         return None if target is None else _MethodType(target, fn)
+    if _bound_by_descriptor(call):  # (a descriptor object's `__get__` gives what the call runs: that)
+        bound = fn.__call__
+        return None if bound is fn else resolve(bound, key)
+    call = getattr(kind, "__call__", None)
     implementation = _array_function_implementation(fn)
     if implementation is not None:
         target = _function_twin(implementation, key)
@@ -296,8 +300,28 @@ def _target_function(fn):
             return None
         init = fn.__init__
         return init if type(init) is _FunctionType else None
-    call = getattr(kind, "__call__", None)
+    call = _stored(kind, "__call__")
     return call if type(call) is _FunctionType else _array_function_implementation(fn)
+
+
+def _stored(kind, name):
+    """kind's attribute `name` as its class dict holds it (a descriptor itself, not what its `__get__`
+    gives: a `__call__` descriptor returning a lambda was taken for the method, and called with the
+    object too)."""
+    for k in kind.__mro__:
+        found = k.__dict__.get(name, _NOTHING)
+        if found is not _NOTHING:
+            return found
+    return None
+
+
+_NOTHING = object()
+
+
+def _bound_by_descriptor(attr) -> bool:
+    return (attr is not None and type(attr) is not _FunctionType and hasattr(type(attr), "__get__")
+            and not isinstance(attr, (types.WrapperDescriptorType, types.MethodDescriptorType,
+                                      types.BuiltinFunctionType, property)))
 
 
 def patch(fn, intercepts=frozenset({"call"})):

@@ -361,7 +361,9 @@ class _Gen:
         body = self.body(s.body)
         self.depth -= 1
         orelse = self.body(s.orelse) if s.orelse else []
-        if not (self.is_active(s.iter) and self.is_active(s.target)):
+        if not self.is_active(s.iter):
+            # (an active iterable whose items go unused, `for _ in self: pass`, still runs recorded: its
+            # class's `__next__` may store into it — particles' Kalman filter — and that was lost: 0)
             s.body, s.orelse = body, orelse
             return [s]
         # for v in it  ->  _od_itJ = iter(it) (a recorded call: user classes' __iter__ is differentiated)
@@ -1564,7 +1566,7 @@ def _real_array_test(op: ast.operator, a: ast.expr, b: ast.expr, act_a: bool, ac
     """For `a + b`, `a - b`, `a * b`: the test under which the float formulas of `_fast_cotangents` hold for
     arrays too — a float64 result cotangent, each active operand a float64 array of its shape (no
     broadcasting to undo: `type(_g) is ndarray is type(a)`, `_g.dtype is f8 is a.dtype`, `_g.shape ==
-    a.shape`), and a product's other operand real. None where it cannot hold."""
+    a.shape`), and the other operand a real number or array. None where it cannot hold."""
     if not isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
         return None
     actives = ["_g"]
@@ -1573,7 +1575,8 @@ def _real_array_test(op: ast.operator, a: ast.expr, b: ast.expr, act_a: bool, ac
         if isinstance(x, ast.Name):
             if active:
                 actives.append(x.id)
-            elif isinstance(op, ast.Mult):  # it multiplies the other's cotangent: real, of any broadcast shape
+            else:  # a product's multiplies the other's cotangent: real, of any broadcast shape; and any is a
+                # number or a plain array, whose operator is numpy's (`C() + x` runs C's own `__add__`)
                 others.append(or_(and_(is_(call("type", x.id), "__od_ndarray__"), is_(attr(x.id, "dtype"), "__od_f8__")),
                                   is_(call("type", x.id), "float"), is_(call("type", x.id), "int")))
         elif not isinstance(x, ast.Constant) or not isinstance(x.value, (int, float)) or isinstance(x.value, bool):

@@ -113,7 +113,10 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
                     gb, sb = db(_to_operand(g, b, sb), a, b, y), True
                 elif opname == "truediv":  # db's -(t / b) * y, on the quotient g / b, negated in place
                     gb = (ga if need & 1 else g / b) * y
-                    np.negative(gb, out=gb)
+                    if type(gb) is _NDARRAY:
+                        np.negative(gb, out=gb)
+                    else:  # (0-d operands: numpy's scalar)
+                        gb = -gb
                 else:
                     gb = db(g, a, b, y)
             if opname in ("mul", "truediv"):  # (0 * nan where the result was a NaN dropped later)
@@ -202,7 +205,8 @@ def _user_operand(opname, a, b) -> bool:
     differentiates it, also when the other operand is a dual."""
     name = opname.rstrip("_")
     return any(type(v) is not _Dual and not _known(v)
-               and type(getattr(type(v), f"__{n}__", None)) is types.FunctionType
+               and (runtime.own_dunder(type(v), f"__{n}__") is not None
+                    or runtime.descriptor_dunder(type(v), f"__{n}__"))
                for v, n in ((a, name), (b, "r" + name)))
 
 
@@ -295,9 +299,12 @@ def unary_adj(opname, g, x, S=None):
     """The cotangent of x for `-x` / `+x` (opname 'neg' / 'pos') beyond floats: an object whose class's
     `__neg__` / `__pos__` is Python code has it re-run under AD (it may compute anything); numbers, arrays
     and duals: -g / g."""
-    method = getattr(type(x), f"__{opname}__", None)
-    if type(method) is types.FunctionType and not _known(x) and type(x) is not _Dual:
+    method = runtime.own_dunder(type(x), f"__{opname}__")
+    if method is not None and not _known(x) and type(x) is not _Dual:
         return _rerun_back(Session() if S is None else S, method, x, (), g, boxed=True)[0]
+    if not _known(x) and type(x) is not _Dual and runtime.descriptor_dunder(type(x), f"__{opname}__"):
+        return _rerun_back(Session() if S is None else S, runtime.dunder_call, x, (f"__{opname}__",), g,
+                           boxed=True)[0]
     return -g if opname == "neg" else g
 
 
@@ -307,13 +314,23 @@ def _python_binop_adj(opname, g, a, b, S=None):
     adjoints run in the pass's session S: cotangents of structured operands live in their boxes there."""
     name = opname.rstrip("_")
     S = Session() if S is None else S
-    fa = getattr(type(a), f"__{name}__", None)
-    if type(fa) is types.FunctionType:
+    fa = runtime.own_dunder(type(a), f"__{name}__")  # (as stored: a descriptor's __get__ may give a function)
+    if fa is not None:
         y, pb = _twin(fa, a, b)
         if y is not NotImplemented:
             da, dargs = _pull(S, pb, _as_box_of(S, y, g))
             return da, dargs[0]
-    db, dargs = _rerun_back(S, getattr(type(b), f"__r{name}__"), b, (a,), g, boxed=True)
+    elif type(a) is not _Dual and not _known(a) and runtime.descriptor_dunder(type(a), f"__{name}__"):
+        # (a descriptor's method, multipledispatch's: pyrr's `Matrix44 * Matrix44`)
+        y, pb = _twin(runtime.dunder_call, a, f"__{name}__", b)
+        if y is not NotImplemented:
+            da, dargs = _pull(S, pb, _as_box_of(S, y, g))
+            return da, dargs[1]
+    fb = runtime.own_dunder(type(b), f"__r{name}__")
+    if fb is None:
+        db, dargs = _rerun_back(S, runtime.dunder_call, b, (f"__r{name}__", a), g, boxed=True)
+        return dargs[1], db
+    db, dargs = _rerun_back(S, fb, b, (a,), g, boxed=True)
     return dargs[0], db
 
 
@@ -490,6 +507,8 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
             box[attr] = acc(box.get(attr), g)
             return box
     if type(pb) is tuple and pb[0] is _DESCRIBED:  # obj was the __get__'s argument
+        if isinstance(obj, np.ndarray):  # (an ndarray subclass's descriptor, pyrr's `v.x`: an array's)
+            return acc(dobj, _pull(S, pb[1], g)[1][0])
         box = S.box(obj, dobj)
         _, dargs = _pull(S, pb[1], g)
         return S.box(obj, dargs[0]) if dargs[0] is not None else box
@@ -680,6 +699,12 @@ def getitem_adj(S, dobj, g, obj, idx):
             acc_[idx] += g
             S.scatter[id(obj)] = (obj, acc_)
             return acc_
+    if type(obj) is not _NDARRAY and isinstance(obj, np.ndarray) and type(
+            gi := getattr(type(obj), "__getitem__", None)) is types.FunctionType and not type(
+            obj).__module__.startswith("numpy"):  # (np.matrix's and np.ma's: refused where met)
+        # an ndarray subclass's own `__getitem__` (pyrr's `v[1]` of a Vector3 through its properties, a
+        # subclass scaling what it reads): its code, re-run under AD (numpy's indexing's adjoint was taken)
+        return _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)[0]
     if isinstance(obj, (np.ndarray, np.number, ArrayLeaf)):  # a numpy scalar too: `y[np.newaxis]`, `y[()]`
         rule = _rules.get((np.ndarray, "__getitem__"))
         if rule is not None and rule.adjoint is not None:
@@ -707,6 +732,8 @@ def getitem_adj(S, dobj, g, obj, idx):
     if isinstance(gi, property) and has_fields(obj):
         # a property returning the callable (ASE's `arraylike`: `__getitem__ = property(lambda s: s.array.__getitem__)`)
         return _rerun_back(S, _subscript_of_field, obj, (idx, _item_field(obj)), g, dobj, boxed=True)[0]
+    if gi is not None and runtime.descriptor_dunder(type(obj), "__getitem__"):  # (multipledispatch's)
+        return _rerun_back(S, runtime.dunder_call, obj, ("__getitem__", idx), g, dobj, boxed=True)[0]
     box = S.box(obj, dobj)
     if type(box) is MapBox:  # a read-only view of a dict (`types.MappingProxyType`): by key
         box[idx] = acc(box.get(idx), g)
@@ -873,7 +900,8 @@ def setattr_(obj, attr, v, active=True):
     return old
 
 
-_VALUE_SETTERS = frozenset({"real", "imag", "flat"})  # an array's attributes whose store writes its values
+_VALUE_SETTERS = frozenset({"real", "imag", "flat", "dtype", "strides"})  # an array's attributes whose store
+# writes its values or reads its bytes anew
 
 
 def delattr_(obj, attr):
@@ -969,6 +997,10 @@ def _array_setattr_adj(S, dobj, obj, attr, old):
     new = getattr(obj, attr)
     _restore_attr(obj, attr, old)
     S.redo(_setattr_stored, obj, attr, new)
+    if attr == "shape" and dobj is not None and not isinstance(dobj, dict):
+        # `r.shape = (3,)`, a reshape in place (skyfield's propagate): the cotangent in the old shape (it
+        # was broadcast against it: three times the gradient of an (3, 1) array)
+        dobj = np.reshape(dobj, old)
     return dobj, gv
 
 
@@ -1196,7 +1228,8 @@ class _Snapshot(tuple):
 def mutable(x) -> bool:
     """An array changed in place by `x op= y`: an ndarray, or (forward over reverse) a dual array, whose
     value and tangent are both overwritten in place (so its aliases and views see the change)."""
-    return type(x) is np.ndarray or (type(x) is _Dual and type(primal(x)) is np.ndarray)
+    return (type(x) is np.ndarray or (type(x) is _Dual and type(primal(x)) is np.ndarray)
+            or isinstance(x, np.ndarray))  # (an ndarray subclass's too: a callee's `o[0] = v` into one was lost)
 
 
 def iop(opname, a, b):
@@ -1211,6 +1244,19 @@ def iop(opname, a, b):
             f"forward over reverse (hessian, hvp): an in-place `{opname}` on an array could not be done in "
             "place on its dual (perturbed) value",
             fix="write `x = x op y` instead of `x op= y`, or compute the array without changing it in place")
+    if isinstance(a, np.ndarray) and type(a) is not _Dual:  # an ndarray subclass: in place too (its aliases
+        inplace = getattr(type(a), f"__i{opname.rstrip('_')}__", None)  # see it), by its own code if any
+        if type(inplace) is types.FunctionType:  # (pyrr's `v += w`)
+            y, pb = _twin(inplace, a, b)
+            if y is not NotImplemented:
+                return y, _SetByCode(pb, None, 0)
+        changed(a)
+        old = a.copy()
+        if getattr(operator, "i" + opname.rstrip("_"))(a, b) is a:
+            return a, old
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate an in-place `{opname}` on a {type(a).__name__} that rebinds",
+            fix="write `x = x op y` instead of `x op= y`")
     if (opname == "add" and isinstance(a, list)) or (opname == "or_" and isinstance(a, dict)):
         changed(a)
         old = _Snapshot((a.copy(),))

@@ -785,8 +785,8 @@ def _next_back(pb, dy, dself, S):
     dit = None
     for i in reversed(range(len(nexts))):
         p, g = nexts[i], gs[i] if i < len(gs) else None
-        if p is not None and g is not None:
-            dit, _, _ = p[0](p, g, dit, S)
+        if p is not None:  # (an item of no cotangent too: what `__next__` stored into the iterator, read
+            dit, _, _ = p[0](p, g, dit, S)  # after, `for _ in self: pass; self.loglik`, goes back through it)
     if inner is None:
         return None, (None,), None
     return inner[0](inner, dit, dself, S)
@@ -814,8 +814,8 @@ def _user_consumer_back(pb, dy, dself, S):
     dfn, dargs, dkw = _inner_back(pb, dy, dself, S, (None,))
     gs = dargs[0]
     dv = None
-    if gs is not None and draw is not None:
-        dv, _, _ = draw[0](draw, SeqBox(list(gs)), None, S)
+    if draw is not None:  # (no cotangent for the items, but maybe one for what `__next__` stored: as above)
+        dv, _, _ = draw[0](draw, SeqBox(list(gs) if gs is not None else []), None, S)
     return dfn, (dv,) + dargs[1:], dkw
 
 
@@ -1035,10 +1035,13 @@ def _other_call(mask, f, args, kw):
         shifted = mask if mask < 0 else (mask & ~KW_ACTIVE) << 1 | 1 | (mask & KW_ACTIVE)
         y, pb = call(shifted, f.__func__, f.__self__, *args, **kw)
         return y, (None if pb is None else (_bound_back, pb))
-    cal = getattr(type(f), "__call__", None)
-    if type(cal) is types.FunctionType:
+    cal = own_dunder(type(f), "__call__")  # (as stored: a descriptor's `__get__` may give a function)
+    if cal is not None:
         y, pb = _twin_call(EVERY_ARGUMENT, cal, (f,), args, kw)
         return y, pb
+    if descriptor_dunder(type(f), "__call__"):
+        y, pb = _twin_call(EVERY_ARGUMENT, dunder_call, (f,), ("__call__",) + tuple(args), kw)
+        return y, (None if pb is None else (_dunder_call_back, pb))
     # only the arguments the caller differentiates count (mask >= 0 says which): constants such as the
     # 0.0 and 1.0 of `np.linspace(0.0, 1.0, len(x))` do not make a call differentiable
     checked = tuple(a for i, a in enumerate(args) if mask >> i & 1) if mask >= 0 else tuple(args)
@@ -1056,11 +1059,52 @@ def _other_call(mask, f, args, kw):
     raise _no_rule(f)
 
 
+def dunder_call(obj, name, *args, **kw):
+    """`obj.<name>(*args)` by what its class's attribute binds: differentiated as this call where the
+    attribute is an object of its own, not a function (a descriptor: multipledispatch's dispatcher, one
+    giving a `functools.partial`), which Python calls for an operator, a subscript or a call."""
+    return getattr(obj, name)(*args, **kw)
+
+
+_C_CALLABLES = (types.BuiltinFunctionType, types.WrapperDescriptorType, types.MethodDescriptorType,
+                types.MethodWrapperType, types.ClassMethodDescriptorType)
+
+
+def descriptor_dunder(cls, name) -> bool:
+    """cls's attribute `name` (`__mul__`, `__getitem__`, `__call__`), as stored, is neither a function nor
+    C's: an object whose code Python runs for the operator, bound by its `__get__` (its result's derivative
+    was taken as a number's: 0; a lambda its `__get__` returned was called with the object too)."""
+    for k in cls.__mro__:
+        m = k.__dict__.get(name, _ABSENT)
+        if m is not _ABSENT:
+            return (m is not None and type(m) is not types.FunctionType and not isinstance(m, _C_CALLABLES)
+                    and not isinstance(m, (type, property)) and (callable(m) or hasattr(type(m), "__get__")))
+    return False
+
+
+_ABSENT = object()
+
+
+def own_dunder(cls, name):
+    """cls's attribute `name` as stored when it is a function (Python code to re-run with the object first),
+    else None (a descriptor's is `descriptor_dunder`'s; C's the rules')."""
+    for k in cls.__mro__:
+        m = k.__dict__.get(name, _ABSENT)
+        if m is not _ABSENT:
+            return m if type(m) is types.FunctionType else None
+    return None
+
+
 def _metadata_store(args, kw) -> bool:
     """`setattr(obj, "__name__", "g")` as functools.update_wrapper makes it: a constant stored into a
     dunder attribute, which no computation reads as a number (an object's fields are its plain names)."""
     return (not kw and len(args) == 3 and isinstance(args[1], str) and args[1].startswith("__")
             and args[1].endswith("__") and not _any_differentiable(args[2:], _NOKW))
+
+
+def _dunder_call_back(pb, dy, dself, S):
+    dobj, dargs, dkw = _inner_back(pb, dy, None, S)
+    return dobj, dargs[1:], dkw  # (the name's dropped: the cotangents of f and then of the call's arguments)
 
 
 def _getter_back(pb, dy, dself, S):

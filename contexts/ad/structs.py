@@ -78,7 +78,7 @@ def bottom(obj):
     dual array's (forward over reverse) is its value's, so a change stamped through either is seen by both."""
     if type(obj) is _Dual:
         obj = primal(obj)
-    while type(obj) is np.ndarray and isinstance(obj.base, np.ndarray):
+    while isinstance(obj, np.ndarray) and isinstance(obj.base, np.ndarray):  # (a subclass's view too)
         obj = obj.base
     return obj
 

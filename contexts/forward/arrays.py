@@ -641,7 +641,13 @@ def _reshape(x, newshape=None, order="C", **kwargs):
 
 
 def _ravel(x, order="C"):
-    return _reshape(x, -1, order=order)
+    out = _reshape(x, -1, order=order)
+    px = primal(x.primal)
+    if type(px) is np.ndarray and order in ("C", "F") and not np.may_share_memory(np.ravel(px, order=order), px):
+        # (numpy's ravel copies a non-contiguous array where a reshape may view it, `a[::2].ravel()`: taken
+        # for a view, a write into the copy changed the array, value and tangent)
+        return out.copy()
+    return out
 
 
 def _transpose(x, axes=None):

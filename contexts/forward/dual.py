@@ -856,7 +856,11 @@ class Dual:
             return Dual(self.primal[index], self.tangent[index], tag)
         if type(index) is not tuple:
             index = (index,)
-        return Dual(self.primal[index], self.tangent[(slice(None),) + index], tag)
+        y, t = self.primal[index], self.tangent[(slice(None),) + index]
+        if type(t) is np.ndarray and type(y) is not np.ndarray and type(y) is not Dual:
+            t = t.copy()  # (an element's value is numpy's copy: its directions' tangents were a view of the
+            # array's, and a later write into the array changed the element's derivative)
+        return Dual(y, t, tag)
 
     def __setitem__(self, index, item):
         tag = self.tag

@@ -231,7 +231,7 @@ class _Tangents:
             return None
         if isinstance(v, ast.Subscript):
             var = self.tangent_var(v.value)
-            return call("__fd_getitem__", var, index_value(v.slice)) if var else const(0)
+            return call("__fd_getitem__", var, index_value(v.slice), user(v.value)) if var else const(0)
         if isinstance(v, (ast.Tuple, ast.List)):
             if any(isinstance(e, ast.Starred) for e in v.elts):
                 raise NotTransformable("a starred element")
@@ -280,16 +280,21 @@ class _Tangents:
             return if_exp(inline, declared_tangent("mul", a, b, ta, tb),
                           call("__fd_mul__", user(a), user(b), ta or const(0), tb or const(0)))
         if op is ast.Div:
-            if tb and not ta and not isinstance(a, ast.Constant):  # (`td / a`: a duration, rounded)
-                return if_exp(compare(attr(user(a), "__class__"), ast.In(), "__fd_numbers__"),
-                              declared_tangent("truediv", a, b, ta, tb), call("__fd_div__", user(a), user(b), tb))
+            other = None if ta and tb else (b if ta else a)
+            if other is not None and not isinstance(other, ast.Constant):
+                # (an object's own `__truediv__`/`__rtruediv__` need not divide; `td / a`, a duration, is
+                # rounded: fd_div refuses both, the numbers pass inline)
+                return if_exp(compare(attr(user(other), "__class__"), ast.In(), "__fd_numbers__"),
+                              declared_tangent("truediv", a, b, ta, tb),
+                              call("__fd_div__", user(a), user(b), ta or const(0), tb or const(0)))
             return declared_tangent("truediv", a, b, ta, tb)
         if op is ast.Pow:
             return call("__fd_pow__", user(a), user(b), self.tangent(a), self.tangent(b))
         if op is ast.MatMult:
             return call("__fd_matmul__", user(a), user(b), self.tangent(a), self.tangent(b))
-        if op is ast.FloorDiv:
-            return const(0)
+        if op is ast.FloorDiv:  # (0, unless an operand is an object whose own `__floordiv__` is no floor)
+            return const(0) if isinstance(a, ast.Constant) or isinstance(b, ast.Constant) else call(
+                "__fd_floordiv__", user(a), user(b), self.tangent(a), self.tangent(b))
         raise NotTransformable(f"the operator {op.__name__} on active values")
 
     def sum_tangent(self, a, op: ast.Add | ast.Sub, b, ta: str | None, tb: str | None) -> ast.expr:

@@ -146,9 +146,25 @@ def _zeros_of(e, d):
     return d
 
 
+_NUMBERS = frozenset({float, int, bool, complex, np.float64, np.float32, np.int64, np.complex128})
+
+
+def _operand(v) -> None:
+    """v, an operand of an operator on a differentiated value, is a number, a plain array or a sequence (whose
+    operators are numpy's and Python's); an object of a class of its own (`C() + x` runs C's `__add__`,
+    which need not add: the twin's `t` came out for C's 2x) makes the twin give up: duals run C's code."""
+    tv = type(v)
+    if tv in _NUMBERS or tv is np.ndarray or tv is list or tv is tuple or tv is Dual or isinstance(v, np.generic) or (
+            ARRAY_TYPES and isinstance(v, ArrayLeaf)):
+        return
+    raise NotTransformable(f"an operator on a {tv.__name__} (its class's own)")
+
+
 def fd_bc(t, other):
     """The tangent t of `a + other` (other inactive) broadcast to the result's shape: a scalar or smaller
     array added to a larger constant array has a tangent in every entry of the result."""
+    if type(other) not in _NUMBERS:
+        _operand(other)
     shape = getattr(other, "shape", None)
     if not shape or not isinstance(t, (np.ndarray, np.generic, float, int, complex)):
         return t
@@ -465,9 +481,14 @@ def fd_out(out, y, ty, tout, where):
     return np.where(where, _dense(ty, out.shape, kind), _dense(tout, out.shape, kind))
 
 
-def fd_getitem(t, idx):
+def fd_getitem(t, idx, obj=None):
     if _zero(t):
         return 0
+    to = type(obj)
+    if (to is not np.ndarray and to is not list and to is not tuple and to is not dict and isinstance(obj, np.ndarray)
+            and type(to.__getitem__) is types.FunctionType and not to.__module__.startswith("numpy")):
+        # (an ndarray subclass's own: its code, on duals)
+        raise NotTransformable(f"an item of a {to.__name__} (its class's own __getitem__)")
     if _foreign(t):
         raise NotTransformable("an item of an object a differentiated value made")
     return t.get(idx, 0) if type(t) is dict else t[idx]  # a dict's tangent holds its active items only
@@ -611,6 +632,8 @@ def fd_cat(a, b, ta, tb):
 
 def fd_pow(a, b, ta, tb):
     """The tangent of a ** b."""
+    _operand(a)
+    _operand(b)
     out = 0
     if not _zero(ta):
         try:
@@ -623,6 +646,8 @@ def fd_pow(a, b, ta, tb):
 
 
 def fd_matmul(a, b, ta, tb):
+    _operand(a)
+    _operand(b)
     out = 0
     if not _zero(ta):
         out = ta @ b
@@ -638,6 +663,8 @@ def fd_mul(a, b, ta, tb):
     if za and zb:
         return 0
     scaled_duration(a, b, not za, not zb)
+    _operand(a)
+    _operand(b)
     if za:
         return a * tb
     if zb:
@@ -645,12 +672,23 @@ def fd_mul(a, b, ta, tb):
     return ta * b + a * tb
 
 
-def fd_div(a, b, tb):
-    """The tangent of `a / b` where only b is perturbed and a is not a plain number."""
-    if type(tb) is int and tb == 0:
+def fd_div(a, b, ta, tb):
+    """The tangent of `a / b` where one operand is not a plain number."""
+    za, zb = type(ta) is int and ta == 0, type(tb) is int and tb == 0
+    if za and zb:
         return 0
-    scaled_duration(a, b, False, True)
-    return -(a / b) * tb / b
+    scaled_duration(a, b, not za, not zb)
+    _operand(a)
+    _operand(b)
+    y = a / b
+    return (0 if za else ta / b) - (0 if zb else y * tb / b)
+
+
+def fd_floordiv(a, b, ta, tb):
+    """The tangent of `a // b`: 0 (a floor), unless an operand is an object of a class of its own."""
+    _operand(a)
+    _operand(b)
+    return 0
 
 
 def fd_eager_items(items: list) -> list:
@@ -671,9 +709,9 @@ def _eager_items_frule(tangents, items):
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_attr, fd_attr0, fd_pow, fd_matmul,
-                                           fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul, fd_div,
+                                           fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul, fd_div, fd_floordiv,
                                            fd_callee)},
-    "__fd_numbers__": frozenset({float, int, bool, complex, np.float64, np.float32, np.int64, np.complex128}),
+    "__fd_numbers__": _NUMBERS,
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
     **LOWERING_HELPERS, "__od_primal__": primal, "__od_eager_items__": fd_eager_items}.items()}
 

@@ -446,6 +446,7 @@ except ImportError:  # pragma: no cover
 
 def _plain(v) -> bool:
     return (isinstance(v, PLAIN_OPERANDS) and not _array_with_protocol(v)
+            and not (isinstance(v, np.ndarray) and number_with_own_methods(v))  # (a subclass's own operators)
             or type(v).__name__ == "Dual")  # (a dual's operators are the derivative's)
 
 
@@ -479,13 +480,23 @@ def number_with_own_methods(v) -> bool:
     """v is of a subclass of float, int or complex (pygeodesy's `Lat(float)`) that defines one of the
     special methods operators call in Python code: its operators are its class's, not the number's."""
     cls = type(v)
-    if cls in _BUILTIN_NUMBERS or cls is bool or not isinstance(v, _BUILTIN_NUMBERS):
+    if cls in _BUILTIN_NUMBERS or cls is bool or cls is np.ndarray:
         return False
     known = _OWN_METHODS.get(cls)
     if known is None:
+        if isinstance(v, _BUILTIN_NUMBERS):
+            bases = _BUILTIN_NUMBERS + (bool, object)
+        elif (isinstance(v, np.ndarray) and not cls.__module__.startswith("numpy")
+              and type(getattr(cls, "__array_ufunc__", None)) is not types.FunctionType):
+            # an ndarray subclass's own operators too (pyrr's Matrix44 `*`, a matrix product; `|` a dot
+            # product): numpy's derivative of `*` was taken for them (numpy's own subclasses, np.matrix and
+            # np.ma, are refused where met; one intercepting numpy by its own `__array_ufunc__`, an astropy
+            # Quantity, is differentiated through that, `_array_with_protocol`)
+            bases = (np.ndarray, object)
+        else:
+            return False
         known = any(name in _NUMBER_METHODS and callable(attr) and not isinstance(attr, _C_CALLABLES)
-                    for k in cls.__mro__ if k not in _BUILTIN_NUMBERS and k is not object and k is not bool
-                    for name, attr in vars(k).items())
+                    for k in cls.__mro__ if k not in bases for name, attr in vars(k).items())
         _OWN_METHODS[cls] = known
     return known
 

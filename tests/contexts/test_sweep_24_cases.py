@@ -224,3 +224,216 @@ def test_gradient_of_a_closure_made_under_forward_mode():
     s = 0.7
     assert gradient_of_an_inner_closure(s) == pytest.approx(2 * s * s * 1.3, rel=1e-12)
     assert derivative(gradient_of_an_inner_closure, s) == pytest.approx(4 * s * 1.3, rel=1e-9)
+
+
+# -- operators of a class of its own with the differentiated value on the other side (forward mode's twin
+#    and reverse mode's array fast path took numpy's operator: `C() + x` came out 1 for C's 2)
+
+class Weighted:
+    def __add__(self, o): return 2.0 * o
+    def __radd__(self, o): return 10.0 * o
+    def __sub__(self, o): return 3.0 * o
+    def __rsub__(self, o): return 11.0 * o
+    def __mul__(self, o): return o * o
+    def __truediv__(self, o): return 5.0 * o
+    def __rtruediv__(self, o): return 13.0 * o
+    def __floordiv__(self, o): return 6.0 * o
+    def __rfloordiv__(self, o): return 16.0 * o
+    def __pow__(self, o): return 8.0 * o
+    def __rpow__(self, o): return 14.0 * o
+
+
+_OPERATOR_CASES = {
+    "C + x": (lambda x: Weighted() + x, 2.0), "x + C": (lambda x: x + Weighted(), 10.0),
+    "C - x": (lambda x: Weighted() - x, 3.0), "x - C": (lambda x: x - Weighted(), 11.0),
+    "C / x": (lambda x: Weighted() / x, 5.0), "x / C": (lambda x: x / Weighted(), 13.0),
+    "C // x": (lambda x: Weighted() // x, 6.0), "x // C": (lambda x: x // Weighted(), 16.0),
+    "C ** x": (lambda x: Weighted() ** x, 8.0), "x ** C": (lambda x: x ** Weighted(), 14.0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_OPERATOR_CASES))
+def test_operator_of_an_object_on_the_other_side(case):
+    f, k = _OPERATOR_CASES[case]
+    assert fd.derivative(f, 0.7) == pytest.approx(k, rel=1e-6)
+    assert derivative(f, 0.7) == pytest.approx(k, rel=1e-12)
+    assert gradient(f, 0.7)[0] == pytest.approx(k, rel=1e-12)
+    xs = np.array([0.3, 0.5])
+    g = lambda x: np.sum(f(x))  # noqa: E731
+    np.testing.assert_allclose(gradient(g, xs)[0], [k, k], rtol=1e-12)
+    np.testing.assert_allclose(jacfwd(g, xs), [k, k], rtol=1e-12)
+
+
+def test_nonlinear_operator_of_an_object():
+    f = lambda x: Weighted() * x  # noqa: E731
+    assert derivative(f, 0.7) == pytest.approx(1.4, rel=1e-12)
+    assert gradient(f, 0.7)[0] == pytest.approx(1.4, rel=1e-12)
+
+
+# -- an ndarray subclass's own operators and `__getitem__` (pyrr's Matrix44 `*` a matrix product, `|` a dot
+#    product: reverse mode took numpy's elementwise ones)
+
+class VecMat(np.ndarray):
+    def __mul__(self, other):  # `*` a vector-matrix product
+        return np.dot(np.asarray(other), np.asarray(self))
+
+    def __or__(self, other):  # `|` a dot product
+        return float(np.dot(np.asarray(self), np.asarray(other)))
+
+    def __neg__(self):
+        return np.asarray(self) * 5.0
+
+    def __getitem__(self, i):
+        return np.asarray(self)[i] * 2.0
+
+
+R3 = np.array([[0.9, 0.1, 0.4], [-0.2, 1.1, 0.3], [0.5, 0.0, 0.8]])
+W3 = np.array([0.3, -1.1, 0.7])
+X3 = np.array([0.37, -0.71, 1.23])
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: (R3.view(VecMat) * x) @ W3,
+    lambda x: np.asarray(x).view(VecMat) | W3,
+    lambda x: (-(x * 1.0).view(VecMat)) @ W3,
+    lambda x: (x * 1.0).view(VecMat)[1] + 0.0,
+], ids=["mul", "or", "neg", "getitem"])
+def test_ndarray_subclass_operators(f):
+    np.testing.assert_allclose(gradient(f, X3)[0], fd.jacobian(f, X3), rtol=1e-6, atol=1e-9)
+
+
+class Plain(np.ndarray):
+    pass
+
+
+def _fill(o, v):
+    o[0] = v
+
+
+def _add_into(o, v):
+    o += v
+
+
+def _added_through_a_view(x):
+    b = np.ones(3)
+    v = b.view(Plain)
+    v += x * x
+    return b @ W3
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: (lambda a: (_fill(a, x[0]), a[0] * a[0])[1])(np.zeros(3).view(Plain)),
+    lambda x: (lambda a: (_add_into(a, x * x), np.asarray(a) @ W3)[1])(np.zeros(3).view(Plain)),
+    _added_through_a_view,
+], ids=["setitem in a callee", "+= in a callee", "+= seen by the base"])
+def test_ndarray_subclass_changed_in_place(f):
+    np.testing.assert_allclose(gradient(f, X3)[0], fd.jacobian(f, X3), rtol=1e-6, atol=1e-9)
+
+
+# -- operator methods that are descriptor objects (multipledispatch's dispatcher, a partial's maker): reverse
+#    mode took the result for a number's (0)
+
+class _Dispatcher:
+    def __get__(self, instance, owner):
+        self.obj = instance
+        return self
+
+    def __call__(self, other):
+        return self.obj.v * other
+
+
+class _ClosureMaker:
+    def __get__(self, instance, owner):
+        return lambda other: instance.v * other * 4.0
+
+
+class Described:
+    def __init__(self, v):
+        self.v = v
+    __mul__ = _Dispatcher()
+    __call__ = _ClosureMaker()
+
+
+@pytest.mark.parametrize("f, slope", [(lambda x: Described(x) * 3.0, 3.0), (lambda x: Described(x)(2.0), 8.0)],
+                         ids=["operator", "call"])
+def test_descriptor_dunders(f, slope):
+    assert fd.derivative(f, 0.7) == pytest.approx(slope, rel=1e-6)
+    assert gradient(f, 0.7)[0] == pytest.approx(slope, rel=1e-12)
+    assert derivative(f, 0.7) == pytest.approx(slope, rel=1e-12)
+
+
+# -- an array's shape set in place (skyfield's propagate: the cotangent was broadcast against the old shape,
+#    three times the gradient), and `/=` on a 0-d array (crashed)
+
+POS = np.array([1.0, 0.1, 0.05])
+
+
+def shape_set(t):
+    r = t * POS[:, None]
+    r.shape = (3,)
+    return r.sum()
+
+
+def shape_set_matrix(x):
+    y = x * 1.0
+    y.shape = (2, 2)
+    return (y * np.array([[1.0, 2.0], [3.0, 4.0]])).sum()
+
+
+def zero_d_divided(x):
+    d = np.array(x * 2.0)
+    d /= 3.0
+    return d
+
+
+def test_shape_set_in_place():
+    assert gradient(shape_set, 0.7)[0] == pytest.approx(1.15, rel=1e-12)
+    x = np.array([0.1, 0.2, 0.3, 0.4])
+    np.testing.assert_allclose(gradient(shape_set_matrix, x)[0], [1.0, 2.0, 3.0, 4.0], rtol=1e-12)
+    assert gradient(zero_d_divided, 0.37)[0] == pytest.approx(2 / 3, rel=1e-12)
+
+
+# -- what an iterator's `__next__` stores into itself, read after a loop that drops the items
+#    (particles' Kalman filter and HMM: `for _ in self: pass`, gradient 0)
+
+class Accumulating:
+    def __init__(self, a):
+        self.a, self.acc, self.n = a, 0.0, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.n == 3:
+            raise StopIteration
+        self.n += 1
+        self.acc = self.acc + self.a * self.a
+        return self.a * self.n
+
+
+def drained_by_for(a):
+    b = Accumulating(a)
+    for _ in b:
+        pass
+    return b.acc
+
+
+def drained_by_list(a):
+    b = Accumulating(a)
+    list(b)
+    return b.acc
+
+
+def drained_and_unpacked(a):
+    b = Accumulating(a)
+    p, q, r = b
+    return r + b.acc
+
+
+@pytest.mark.parametrize("f, slope", [(drained_by_for, lambda a: 6 * a), (drained_by_list, lambda a: 6 * a),
+                                      (drained_and_unpacked, lambda a: 3 + 6 * a)])
+def test_state_an_iterator_stores(f, slope):
+    a = 0.7
+    assert fd.derivative(f, a) == pytest.approx(slope(a), rel=1e-6)
+    assert gradient(f, a)[0] == pytest.approx(slope(a), rel=1e-12)
+    assert derivative(f, a) == pytest.approx(slope(a), rel=1e-12)
