@@ -242,6 +242,7 @@ class _Gen:
         # nested functions that write variables of this one: name -> those variables (rebound with
         # `nonlocal`, or changed in place: `out[i] = v` on a captured array)
         self.writers = {n.name: w for n in nested if (w := nonlocal_writes(n) | captured_stores(n))}
+        self.changers = {n.name: w for n in nested if (w := captured_stores(n))}  # (in place only)
         # closures made here, by name -> the variables of this function they read: a direct call routes
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
         own = local_names(fdef, nodes) | {n.name for n in nested}
@@ -758,12 +759,21 @@ class _Gen:
             fwd_call = at([expr_stmt(call("__od_key_lookup__", user(v.func.value), user(v.args[0])))], s) + fwd_call
         written = sorted(self.writers.get(v.func.id, ())) if isinstance(v.func, ast.Name) else []
         pre: list[ast.stmt] = []
+        cell_flags: list[ast.stmt] = []
         if written:
             # the cotangents of variables the callee writes (nonlocal) flow into it and come back
             self.dvars.update(written)
             dself = "_od_cin"
-            pre = ([assign("_od_cin", dict_((const(n) for n in written), (d(n) for n in written)))]
-                   + [assign(d(n), const(None)) for n in written])
+            # arrays it changes in place (`v[...] *= 2` on a captured view): the caller's other variables
+            # sharing their memory (`v = a[:-1]`) hand it their cotangents for it first, as for an in-place
+            # change written here (they were left with them: lost)
+            for n in sorted(self.changers.get(v.func.id, set()) & set(written) & self.active):
+                flags_fwd, merge, flags = self.view_merge(n, s)
+                cell_flags += flags_fwd
+                pre += merge
+                need += flags
+            pre += ([assign("_od_cin", dict_((const(n) for n in written), (d(n) for n in written)))]
+                    + [assign(d(n), const(None)) for n in written])
         # calls that may mutate array arguments in place see the cotangents the caller holds for them
         out_kw = next((k.value for k in v.keywords if k.arg == "out"), None)
         if isinstance(out_kw, ast.Name) and out_kw.id in self.one_tuples:
@@ -874,7 +884,7 @@ class _Gen:
                          tuple_(user(x) for x in named))
             fwd_call = (at([assign(sc, item("__od_changes__", 0))], s) + fwd_call
                         + at([if_(compare(item("__od_changes__", 0), ast.NotEq(), sc), [expr_stmt(check)])], s))
-        return view_fwd + fwd_call, need, adj
+        return cell_flags + view_fwd + fwd_call, need, adj
 
     def handed(self, s, pb: str, v: ast.Call, target: str | None = None) -> tuple[list[ast.stmt], tuple | None]:
         """For a call whose callee may change its array arguments in place: forward statements (the first
@@ -898,15 +908,22 @@ class _Gen:
         for kw in v.keywords:
             if kw.arg is not None:
                 names.append(kw.value.id if self.is_active(kw.value) and kw.value.id not in names else None)
-        if not any(names):
+        # a method's object: arrays its fields hold, changed by the method (`self.a += v`), may be the
+        # caller's too (`Box(a).add(v)`): their cotangents go into its box before the method's pullback
+        holder = f.value.id if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+                                and self.is_active(f.value) and f.value.id not in names) else None
+        if not any(names) and holder is None:
             return [], None
         k = self.npb
         c, w = f"_od_c{k}", f"_od_w{k}"
         self.single_use.difference_update(n for n in names if n)  # merged into before the call's own
         bound = self.bound_before.get(id(s))
         args = {n for n in names if n}
-        others = sorted({m for n in args for m in self.view_groups.get(n, ())
-                         if m in self.active and m not in args and m != target and (bound is None or m in bound)})
+        others = sorted({m for n in args | ({holder} if holder else set()) for m in self.view_groups.get(n, ())
+                         if m in self.active and m not in args and m != target and m != holder
+                         and (bound is None or m in bound)})
+        if not any(names) and not others:
+            return [], None
         values = tuple_(n or const(None) for n in names)
         others_now = call("__od_bound__", call("__od_locals__"), _strings(others)) if others else tuple_([])
         unchanged = compare(item("__od_changes__", 0), ast.Eq(), c)
@@ -916,7 +933,8 @@ class _Gen:
             values = load(f"_od_hv{k}")
         fwd = at([before,
                   assign(w, if_exp(unchanged, const(None), call("__od_call_views__", pb, values, others_now,
-                                                                const(npos), _strings(kwnames), c)))], s)
+                                                                const(npos), _strings(kwnames), c,
+                                                                load(holder) if holder else const(None))))], s)
         self.dvars.update(args | set(others))
         dargs = tuple_(d(n) if n else const(None) for n in names)
         douts = [d(m) for m in others]

@@ -1608,7 +1608,7 @@ def spread_changed(c, pb, spreads, named):
                     "array instead of filling one")
 
 
-def call_views(pb, args, others, npos=None, kwnames=(), since=None):
+def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None):
     """After a call that changed arrays in place: None if the callee is not a Python function (its rule
     handles its arguments), else which arguments are arrays and, for each changed by the call (stamped
     after `since`), the `others` sharing memory with it (as `views` gives them). `args`: the first `npos`
@@ -1622,12 +1622,30 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None):
         return None
     arrays = tuple(mutable(a) for a in args)
     held = tuple(a if type(a) in _MUTABLE_CONTAINERS else None for a in args)
-    if not any(arrays) and all(a is None for a in held):
+    kept = _held_changed(holder, others, since) if holder is not None and others else None
+    if not any(arrays) and all(a is None for a in held) and kept is None:
         return None
     shared = [(i, views(a, *others, same=True)) for i, a in enumerate(args)
               if (arrays[i] and (since is None or LAST_CHANGE.get(id(bottom(a)), 0) > since)
                   or held[i] is not None) and others]
-    return arrays, [(i, found) for i, found in shared if found], held, (len(args) if npos is None else npos, kwnames)
+    return (arrays, [(i, found) for i, found in shared if found], held, (len(args) if npos is None else npos, kwnames),
+            kept)
+
+
+def _held_changed(holder, others, since):
+    """For a method call `obj.m(...)`: the arrays obj's fields hold that the call changed in place and that
+    other variables share memory with (`Box(a).add(v)` doing `self.a += v`: the caller's `a`), as (obj,
+    [(field, views' entries)]); None when there are none. Their cotangents move into obj's box before the
+    method's pullback, where its adjoint of the change finds them (the caller's was left behind: lost)."""
+    if type(holder) in _PLAIN or not has_fields(holder) or isinstance(holder, _NOT_HOLDERS):
+        return None
+    entries = []
+    for k, v in fields_of(holder).items():
+        if type(v) is _NDARRAY and (since is None or LAST_CHANGE.get(id(bottom(v)), 0) > since):
+            found = [e for e in (views(v, *others, same=True) or ()) if e[1] is not _HELD and e[1] is not _HELD_VIEW]
+            if found:
+                entries.append((k, found))
+    return (holder, entries) if entries else None
 
 
 def call_merge(w, dargs, douts, S):
@@ -1635,7 +1653,7 @@ def call_merge(w, dargs, douts, S):
     the argument's, and a list or dict argument's cotangent into its box (where the callee's adjoints of
     its changes find it: `lst.append(x)` in the callee, `ps` the caller's); returns the arguments' and
     views' cotangents and those handed to the callee (its array arguments')."""
-    arrays, shared, held, _ = w
+    arrays, shared, held, _, _ = w
     dargs = list(dargs)
     for i, found in shared:
         dargs[i], douts = views_merge(found, dargs[i], douts, S)
@@ -1651,6 +1669,11 @@ def call_viewed(w, pb, g, dself, dargs, douts, S):
     names); returns the arguments' cotangents (those the callee took as its parameters' whole cotangents
     now None: they come back in its result), the views' and the pullback's result."""
     dargs, douts, handed = call_merge(w, dargs, douts, S)
+    if w[4] is not None:  # (arrays the method's object holds, changed by it: their views' cotangents in its box)
+        holder, entries = w[4]
+        dself = box = S.box(holder, dself)
+        for key, found in entries:
+            box[key], douts = views_merge(found, box.get(key), douts, S)
     S.dargs_in = (pb, handed, w[3])
     try:
         r = pb[0](pb, g, dself, S)

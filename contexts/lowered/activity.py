@@ -279,17 +279,37 @@ def captured_stores(fdef) -> set[str]:
     own body."""
     local = local_names(fdef)
     out: set[str] = set()
+    # local names that may share memory with a captured variable (`b = a`, `v = a.reshape(2, -1)`): a
+    # change through them is one of the captured object (it went unseen: the gradient missed it)
+    aliases: dict[str, set[str]] = {}
+    nodes = []
     stack = list(fdef.body)
     while stack:
         n = stack.pop()
+        nodes.append(n)
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
+    for _ in range(3):  # (chains of aliases, `b = a; c = b[1:]`)
+        for n in nodes:
+            if isinstance(n, ast.Assign):
+                seen = set()
+                for v in viewed(n.value, strict=True):
+                    seen |= aliases.get(v, set()) if v in local else {v}
+                for t in n.targets:
+                    if isinstance(t, ast.Name) and seen:
+                        aliases.setdefault(t.id, set()).update(seen)
+
+    def captured(base):
+        return {base} if base not in local else aliases.get(base, set())
+    for n in nodes:
         targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AugAssign) else []
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in IN_PLACE_METHODS:
             targets = [n.func]
         for t in targets:
-            if isinstance(t, (ast.Subscript, ast.Attribute)) and (base := stored_base(t)) and base not in local:
-                out.add(base)
-        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(n))
+            if isinstance(t, (ast.Subscript, ast.Attribute)) and (base := stored_base(t)):
+                out |= captured(base)
+            elif isinstance(n, ast.AugAssign) and isinstance(t, ast.Name) and t.id in aliases:
+                out |= aliases[t.id]  # (`b *= 0.5` on an array b views)
     return out - nonlocal_writes(fdef)
 
 

@@ -437,3 +437,103 @@ def test_state_an_iterator_stores(f, slope):
     assert fd.derivative(f, a) == pytest.approx(slope(a), rel=1e-6)
     assert gradient(f, a)[0] == pytest.approx(slope(a), rel=1e-12)
     assert derivative(f, a) == pytest.approx(slope(a), rel=1e-12)
+
+
+# -- aliasing found by a generator of programs that view and change arrays (forward mode's ravel of a
+#    non-contiguous array was a view: the value itself changed; an element's tangent in jacfwd was a view of
+#    the array's; a method changing an array its object holds, the caller's; a closure changing a captured
+#    array through an alias, or a captured view of another array)
+
+X4 = np.array([1.04, 0.61, -1.22, 0.31])
+
+
+def ravel_copy_written(x):
+    a = x * 1.0
+    a[::-1].ravel()[...] = 0.0  # (a copy: a keeps its values)
+    return np.sum(a)
+
+
+def ravel_copy_kept(x):
+    a = x * 1.0
+    w = a[::2].ravel()
+    a *= 2.0
+    return np.sum(w)
+
+
+def element_kept(x):
+    a = x * 1.0
+    s = a[3]
+    a *= 2.0
+    return s
+
+
+def element_after_reversal(x):
+    a = x * 1.0
+    s = float(a[3])
+    a[:] = a[::-1]
+    return np.sin(s)
+
+
+class _Holder:
+    def __init__(self, a):
+        self.a = a
+
+    def add(self, v):
+        self.a += v
+
+    def scale_tail(self, k):
+        self.a[1:] *= k
+
+
+def held_and_added(x):
+    a = np.array(x)
+    _Holder(a).add(x[3])
+    return np.sum(a)
+
+
+def held_view_scaled(x):
+    a = np.array(x)
+    v = a[1:]
+    h = _Holder(a)
+    h.scale_tail(x[0])
+    return np.sum(v ** 2) + a[0]
+
+
+def closure_alias_scaled(x):
+    a = x.copy()
+
+    def inner():
+        b = a
+        b *= 0.5
+    inner()
+    return np.sum(a)
+
+
+def closure_view_scaled(x):
+    a = x.copy()
+    v = a[:-1]
+
+    def inner():
+        v[...] *= 2.0
+    inner()
+    return np.sum(a)
+
+
+def closure_base_scaled(x):
+    a = x * 1.0
+    v = a[::2]
+
+    def inner():
+        a[...] *= 0.5
+    inner()
+    return np.sum(v)
+
+
+@pytest.mark.parametrize("f", [ravel_copy_written, ravel_copy_kept, element_kept, element_after_reversal,
+                               held_and_added, held_view_scaled, closure_alias_scaled, closure_view_scaled,
+                               closure_base_scaled])
+def test_aliases_changed_in_place(f):
+    expected = fd.jacobian(f, X4)
+    assert float(np.asarray(jvp(f, (X4.copy(),), (np.ones(4),))[0])) == pytest.approx(float(f(X4.copy())), rel=1e-12)
+    np.testing.assert_allclose(gradient(f, X4.copy())[0], expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, X4.copy()), expected, rtol=1e-6, atol=1e-8)
