@@ -51,7 +51,8 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__", "__od_dropped__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__",
-           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_call_viewed__", "__od_kw_tape__", "__od_duration__")
+           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_call_viewed__", "__od_kw_tape__", "__od_duration__",
+           "__od_loop_item_adj__", "__od_loop_box__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -373,24 +374,27 @@ class _Gen:
         it, v = s.iter.id, s.target.id
         itv, pb = f"_od_it{j}", f"_od_pbit{j}"
         pre = at([assign((itv, pb), call("__od_call__", const(EVERY_ARGUMENT), "__od_iter__", it)),
-                  expr_stmt(call("_od_ta", tuple_([const(j), pb])))], s)
+                  expr_stmt(call("_od_ta", tuple_([const(j), pb, it])))], s)
         self.dvars.update((it, itv))
         pullback = assign("_od_r", call(item(pb, 0), pb, "_g", const(None), "_od_S"))
-        adj0 = self.take(itv) + [_given(pb, [pullback, *self.acc(it, item(item("_od_r", 1), 0))])]
-        self.set_adjoint(j, [pb], [(adj0, s)], s)
+        # (the items' cotangents a list or tuple looped over got in its box, `loop_item_adj`: its own now)
+        adj0 = (self.take(itv) + [_given(pb, [pullback, *self.acc(it, item(item("_od_r", 1), 0))])]
+                + [assign(d(it), call("__od_loop_box__", "_od_S", d(it), it))])
+        self.set_adjoint(j, [pb, it], [(adj0, s)], s)
         self.depth += 1
         k = self.new_block()
         self.depth -= 1
         i = f"_od_i{k}"
         # a loop over an iterator already drawn from (`next(it)` first) numbers its items from there
         items = if_exp(is_(itv, it), call("__od_enumerate_at__", itv), call("__od_enumerate__", itv))
-        head = ast.For(target=store((i, v)), iter=items, body=[expr_stmt(call("_od_ta", tuple_([const(k), itv, i])))],
-                       orelse=[], type_comment=None)
+        head = ast.For(target=store((i, v)), iter=items,
+                       body=[expr_stmt(call("_od_ta", tuple_([const(k), itv, i, it])))], orelse=[], type_comment=None)
         at([head], s)
         head.body.extend(body)
         head.orelse = orelse
-        adj = self.take(v) + [_given("_g", [assign(d(itv), call("__od_getitem_adj__", "_od_S", d(itv), "_g", itv, i))])]
-        self.set_adjoint(k, [itv, i], [(adj, s)], s)
+        adj = self.take(v) + [_given("_g", [assign(d(itv), call("__od_loop_item_adj__", "_od_S", d(itv), "_g", itv, i,
+                                                                 it))])]
+        self.set_adjoint(k, [itv, i, it], [(adj, s)], s)
         return pre + [head]
 
     def new_block(self) -> int:

@@ -785,6 +785,27 @@ def _into_child(S, box, child, idx, g) -> bool:
     return True
 
 
+def loop_item_adj(S, dit, g, itv, i, it):
+    """A `for` loop item's cotangent: into the box of the list or tuple looped over, at its position, where
+    an in-place change of a later item sharing its memory finds it (`for w in [a, a]: w *= 2`: the second
+    change's cotangent, parked in the loop's iterator, was lost to the first, 2 for 4); the iterator's
+    box (`getitem_adj`) for anything else."""
+    if (type(it) is list or type(it) is tuple) and itv is not it:
+        box = S.box(it)
+        if not _into_child(S, box, it[i], i, g):
+            box[i] = acc(box[i], g)
+        return dit
+    return getitem_adj(S, dit, g, itv, i)
+
+
+def loop_box(S, dit, it):
+    """After a `for` loop's adjoint: the cotangent of the list or tuple looped over is its box, which holds
+    its items' (`loop_item_adj`), with dit merged in."""
+    if (type(it) is list or type(it) is tuple) and id(it) in S.boxes:
+        return S.box(it, dit)
+    return dit
+
+
 def display_adj(S, g, t):
     """A list, tuple or dict display's cotangent: its box (which may hold cotangents no variable carries)."""
     return S.boxes.get(id(t)) if g is None else S.box(t, g)
@@ -1776,7 +1797,7 @@ HELPER_IMPLS = {
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup,
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
-    "__od_duration__": _duration, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
+    "__od_duration__": _duration, "__od_loop_item_adj__": loop_item_adj, "__od_loop_box__": loop_box, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
     "__od_guard_cells__": runtime.guard_cells, "__od_closure_arrays__": runtime.closure_arrays, "__od_unguard__": runtime.unguard,
 }

@@ -968,10 +968,17 @@ class Dual:
             index = args[0] if len(args) == 1 else args  # (`a.item(4)` flat, `a.item((1, 2))`, `a.item(1, 2)`)
             at = 0 if not args else np.ravel_multi_index(index, self.shape) if isinstance(index, tuple) else (
                 index % max(1, int(np.prod(self.shape))))
-            tangent = flat[:, at]
+            tangent = flat[:, at].copy()  # (the value is a copy: so is its tangent, not a view of the array's)
         elif hasattr(tangent, "item"):
             tangent = tangent.item(*args) if type(tangent) is not Dual else tangent.item(*args)
         return Dual(value, tangent, self.tag)
+
+    def resize(self, *shape, **kwargs):
+        """ndarray.resize changes the array in place (zeros after the values; np.resize, which the other
+        methods' mapping would call, returns a new array repeating them): refused."""
+        raise OverdubError("forward mode does not differentiate ndarray.resize (it changes the array in place)",
+                           where=_conversion_site(),
+                           fix="make the new array: `np.concatenate([a.ravel(), np.zeros(n - a.size)])` or np.pad")
 
     def __getattr__(self, name):
         """Other ndarray methods (`x.std()`, `x.any()`, ...) as the numpy function of the same name."""
