@@ -1447,6 +1447,8 @@ def _held_views(n, a) -> list:
     change of the other, whose cotangent the container's box holds)."""
     out = []
     for k, v in _entries(n):
+        if type(v) is _Dual and type(primal(v)) is _NDARRAY:  # (forward over reverse: a dual array held, whose
+            v = primal(v)  # tangent shares memory where its value does: hessian of a list's view written)
         if type(v) is _NDARRAY and v is not a and (a.base is not None or v.base is not None) \
                 and v.dtype.kind in "fc" and a.dtype.kind in "fc" and v.itemsize == a.itemsize \
                 and np.may_share_memory(a, v):  # (numbers': an object array's rows hold arrays of their own)

@@ -814,7 +814,9 @@ def _vectorized(vec, args, kwargs, call):
         raise NoForwardRule("np.vectorize with keyword arguments, `excluded` or `signature` on duals",
                             fix="call the function on the elements in a loop, or use numpy's ufuncs")
     shape = np.broadcast_shapes(*(np.shape(a) for a in args))
-    full = [np.broadcast_to(a, shape) if np.shape(a) != shape else a for a in args]
+    full = [np.broadcast_to(a, shape) if np.shape(a) != shape else
+            (np.asarray(a) if type(a) in (list, tuple) and not has_dual(a) else a) for a in args]
+    full = [to_array(a) if type(a) in (list, tuple) else a for a in full]  # (indexed by `np.ndindex` tuples)
     out = [call(vec.pyfunc, *(a[i] if shape else a for a in full)) for i in np.ndindex(shape)]
     if not shape:
         return out[0]

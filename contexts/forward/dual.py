@@ -640,12 +640,12 @@ class Dual:
         value = self.primal
         if type(value) is Dual and type(result) is Dual and result.tag is self.tag:
             return self._update_nested(result)
-        if type(result) is np.ndarray and type(value) is np.ndarray and result.shape == value.shape:
+        if type(result) is np.ndarray and isinstance(value, np.ndarray) and result.shape == value.shape:
             # a result without a tangent (`z //= c`): the values written in, the tangent zeroed in place
             result = Dual(result, np.zeros_like(self.tangent) if type(self.tangent) is np.ndarray else 0.0,
                           self.tag)
-        if (type(value) is not np.ndarray or type(result) is not Dual or result.tag is not self.tag
-                or np.shape(result.primal) != value.shape):
+        if (not isinstance(value, np.ndarray) or type(result) is not Dual or result.tag is not self.tag
+                or np.shape(result.primal) != value.shape):  # (an ndarray subclass's view is written in place too)
             return result
         np.copyto(value, result.primal, casting="same_kind")  # numpy's in-place casting rule
         tangent = self.tangent

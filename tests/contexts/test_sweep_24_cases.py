@@ -8,7 +8,7 @@ import datetime
 import numpy as np
 import pytest
 
-from contexts import derivative, gradient, jacfwd, jacobian, jvp
+from contexts import derivative, gradient, hessian, jacfwd, jacobian, jvp
 from overdub.errors import OverdubError
 from tests import fd
 
@@ -537,3 +537,110 @@ def test_aliases_changed_in_place(f):
     assert float(np.asarray(jvp(f, (X4.copy(),), (np.ones(4),))[0])) == pytest.approx(float(f(X4.copy())), rel=1e-12)
     np.testing.assert_allclose(gradient(f, X4.copy())[0], expected, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(jacfwd(f, X4.copy()), expected, rtol=1e-6, atol=1e-8)
+
+
+def loop_over_aliases(x):
+    a = x.copy()
+    for w in [a, a]:
+        w *= 2.0
+    return np.sum(a)
+
+
+def loop_over_parts(x):
+    a = x.copy()
+    b = x * 2
+    for w in [a[:2], a[2:], b, a]:
+        w -= 0.1 * w ** 2
+    return np.sum(a ** 2) + np.sum(b)
+
+
+def loop_over_a_tuple_of_views(x):
+    a = x.copy()
+    for w in (a, a[::2]):
+        w[...] = np.sin(w)
+    return a @ x
+
+
+@pytest.mark.parametrize("f", [loop_over_aliases, loop_over_parts, loop_over_a_tuple_of_views])
+def test_loop_over_arrays_changed_in_place(f):
+    expected = fd.jacobian(f, X4)
+    np.testing.assert_allclose(gradient(f, X4.copy())[0], expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, X4.copy()), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_resize_in_place_is_refused_in_forward_mode():
+    def f(x):
+        r = x * 1.0
+        r.resize(6, refcheck=False)
+        return r.sum()
+    with pytest.raises(OverdubError, match="resize"):
+        jacfwd(f, X4.copy())
+
+
+def test_item_of_an_array_changed_after():
+    def f(x):
+        a = x * 1.0
+        s = a.item(3)
+        a *= 2.0
+        return s * s
+    np.testing.assert_allclose(jacfwd(f, X4.copy()), [0, 0, 0, 2 * X4[3]], rtol=1e-12)
+
+
+def test_vectorize_with_a_list_argument_in_forward_mode():
+    def f(x):
+        return np.vectorize(lambda v, s: v * s)(x, [0.1, 0.2, 0.3]).sum()
+    x = np.array([0.5, 0.7, 0.9])
+    np.testing.assert_allclose(jacfwd(f, x), [0.1, 0.2, 0.3], rtol=1e-12)
+    np.testing.assert_allclose(fd.jacobian(f, x), [0.1, 0.2, 0.3], rtol=1e-6)
+
+
+class _Tagged(np.ndarray):
+    pass
+
+
+def subclass_view_of_view_scaled(x):
+    a = x.copy()
+    v = a.view(_Tagged)[:]
+    v *= 2.0
+    return np.sum(np.sin(a))
+
+
+def test_subclass_view_of_a_view_changed():
+    expected = 2 * np.cos(2 * X4)
+    np.testing.assert_allclose(fd.jacobian(subclass_view_of_view_scaled, X4), expected, rtol=1e-6)
+    np.testing.assert_allclose(gradient(subclass_view_of_view_scaled, X4.copy())[0], expected, rtol=1e-9)
+    np.testing.assert_allclose(jacfwd(subclass_view_of_view_scaled, X4.copy()), expected, rtol=1e-9)
+
+
+def test_copyto_into_a_subclass_view_keeps_the_value_in_forward_mode():
+    def f(x):
+        a = x * 1.0
+        np.copyto(a.view(_Tagged), 0.1 * a.sum())
+        return np.sum(a)
+    y, _ = jvp(f, (X4.copy(),), (np.ones(4),))
+    assert y == pytest.approx(f(X4.copy()), rel=1e-12)  # (the value: the copy went into the view's memory)
+    np.testing.assert_allclose(gradient(f, X4.copy())[0], fd.jacobian(f, X4), rtol=1e-6)
+
+
+def list_held_view_written(x):
+    a = x.copy()
+    held = [a[1:]]
+    a *= a
+    held[0] += 0.25
+    return np.sum(a)
+
+
+def dict_held_view_written(x):
+    a = x.copy()
+    d = {"w": a[::-1]}
+    a *= a
+    d["w"] *= 1.1
+    return np.sum(a)
+
+
+@pytest.mark.parametrize("f, k", [(list_held_view_written, 2.0), (dict_held_view_written, 2.2)])
+def test_second_derivative_through_a_held_view_written(f, k):
+    expected = k * np.eye(4)
+    np.testing.assert_allclose(fd.hessian(f, X4), expected, atol=1e-5)
+    np.testing.assert_allclose(hessian(f, X4.copy()), expected, atol=1e-9)
+    np.testing.assert_allclose(hessian(f, X4.copy(), inner="forward"), expected, atol=1e-9)
