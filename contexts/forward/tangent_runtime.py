@@ -656,15 +656,23 @@ def fd_matmul(a, b, ta, tb):
     return out
 
 
+def _checked(a, b, ta, tb) -> tuple[bool, bool]:
+    """(ta is the twins' 0, tb is) for `a * b`, `a / b`; where either is not, a duration scaled by the
+    differentiated number and an operand of a class of its own are refused first."""
+    za, zb = type(ta) is int and ta == 0, type(tb) is int and tb == 0
+    if not (za and zb):
+        scaled_duration(a, b, not za, not zb)
+        _operand(a)
+        _operand(b)
+    return za, zb
+
+
 def fd_mul(a, b, ta, tb):
     """The tangent of `a * b` where a tangent is an int: 0 there is no derivative (an int operand's, or a
     zero), not a number to multiply by (`[1] * n` would repeat the list 0 times)."""
-    za, zb = type(ta) is int and ta == 0, type(tb) is int and tb == 0
+    za, zb = _checked(a, b, ta, tb)
     if za and zb:
         return 0
-    scaled_duration(a, b, not za, not zb)
-    _operand(a)
-    _operand(b)
     if za:
         return a * tb
     if zb:
@@ -674,12 +682,9 @@ def fd_mul(a, b, ta, tb):
 
 def fd_div(a, b, ta, tb):
     """The tangent of `a / b` where one operand is not a plain number."""
-    za, zb = type(ta) is int and ta == 0, type(tb) is int and tb == 0
+    za, zb = _checked(a, b, ta, tb)
     if za and zb:
         return 0
-    scaled_duration(a, b, not za, not zb)
-    _operand(a)
-    _operand(b)
     y = a / b
     return (0 if za else ta / b) - (0 if zb else y * tb / b)
 
