@@ -189,6 +189,11 @@ def _by_frule(rule, args, tans, kw):
         raise NotTransformable("an output array passed by position")
     if any(type(a) is np.matrix for a in args):  # (its * is a matrix product: the duals refuse it)
         raise NotTransformable("a np.matrix")
+    for a in args:  # (an ndarray subclass intercepting numpy by its own code, a unit array scaling what it
+        if type(a) is not np.ndarray and isinstance(a, np.ndarray) and (  # holds: the rule's tangent formula
+                type(getattr(type(a), "__array_ufunc__", None)) is types.FunctionType  # missed its scaling)
+                or type(getattr(type(a), "__array_function__", None)) is types.FunctionType):
+            raise NotTransformable(f"a {type(a).__name__} (its own __array_ufunc__)")
     out = kw.get("out") if kw else None
     if out is not None and any(isinstance(o, np.ndarray) and type(o) is not np.ndarray
                                for o in (out if type(out) is tuple else (out,))):

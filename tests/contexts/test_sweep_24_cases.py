@@ -644,3 +644,27 @@ def test_second_derivative_through_a_held_view_written(f, k):
     np.testing.assert_allclose(fd.hessian(f, X4), expected, atol=1e-5)
     np.testing.assert_allclose(hessian(f, X4.copy()), expected, atol=1e-9)
     np.testing.assert_allclose(hessian(f, X4.copy(), inner="forward"), expected, atol=1e-9)
+
+
+class _Millimetres(np.ndarray):
+    """Holds millimetres; every ufunc sees metres (a unit array's pattern)."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kw):
+        args = [np.asarray(i) * (1e-3 if isinstance(i, _Millimetres) else 1.0) for i in inputs]
+        return getattr(ufunc, method)(*args, **kw)
+
+
+def test_subclass_with_its_own_array_ufunc_in_forward_mode():
+    # (forward mode's tangent twin applied sin's rule to the millimetres' tangent: 1000 times the slope)
+    w = np.array([0.3, -1.1, 0.7])
+
+    def f(x):
+        return np.sin(np.asarray(x * 1000.0).view(_Millimetres)) @ w
+    x = np.array([0.37, -0.71, 1.23])
+    expected = np.cos(x) * w
+    np.testing.assert_allclose(fd.jacobian(f, x), expected, rtol=1e-6)
+    try:
+        got = jacfwd(f, x)
+    except OverdubError:
+        return
+    np.testing.assert_allclose(got, expected, rtol=1e-9)
