@@ -1449,7 +1449,7 @@ def _held_views(n, a) -> list:
     for k, v in _entries(n):
         if type(v) is _Dual and type(primal(v)) is _NDARRAY:  # (forward over reverse: a dual array held, whose
             v = primal(v)  # tangent shares memory where its value does: hessian of a list's view written)
-        if type(v) is _NDARRAY and v is not a and (a.base is not None or v.base is not None) \
+        if isinstance(v, np.ndarray) and v is not a and (a.base is not None or v.base is not None) \
                 and v.dtype.kind in "fc" and a.dtype.kind in "fc" and v.itemsize == a.itemsize \
                 and np.may_share_memory(a, v):  # (numbers': an object array's rows hold arrays of their own)
             addr_a, addr_v = addresses(a), addresses(v)
@@ -1664,7 +1664,8 @@ def _held_changed(holder, others, since):
         return None
     entries = []
     for k, v in fields_of(holder).items():
-        if type(v) is _NDARRAY and (since is None or LAST_CHANGE.get(id(bottom(v)), 0) > since):
+        if (type(v) is _NDARRAY or type(v) is _Dual and type(primal(v)) is _NDARRAY) and (  # (a dual array: a
+                since is None or LAST_CHANGE.get(id(bottom(v)), 0) > since):  # hessian's forward over reverse)
             found = [e for e in (views(v, *others, same=True) or ()) if e[1] is not _HELD and e[1] is not _HELD_VIEW]
             if found:
                 entries.append((k, found))

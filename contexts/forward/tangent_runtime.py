@@ -597,7 +597,7 @@ def _sync_container(x, tx, m, tm, seen: set):
     new = None
     for k in (list(m) if type(m) is dict else range(len(m))):
         item = m[k]
-        if type(item) is not np.ndarray and type(item) not in (list, tuple, dict):
+        if not isinstance(item, np.ndarray) and type(item) not in (list, tuple, dict):  # (a subclass's too)
             continue
         old = 0 if _zero(tm) else (tm.get(k, 0) if type(tm) is dict else tm[k])
         t = _synced(x, tx, item, old, seen)

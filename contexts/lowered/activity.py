@@ -551,6 +551,12 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset()) -> dict[st
     # share memory with each other
     a = fdef.args
     params = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+    # a closure's captured variables may share memory with each other and with its parameters too (`a`
+    # and its view `v = a[1:]` made outside: a write through one read through the other lost its gradient)
+    local = local_names(fdef)
+    captured = sorted({n.id for n in all_nodes(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                       and n.id not in local and n.id in parent})
+    params += captured
     if len(params) > 1:
         join(params[0], set(params[1:]))
     groups: dict[str, set[str]] = {}

@@ -537,6 +537,15 @@ def _register_slots(cls):
 for _cls in (float, int, complex):
     _register_slots(_cls)
 
+# an ndarray's own operator slots, called by name: an ndarray subclass's operator passing on to numpy's
+# (`def __mul__(self, o): return super().__mul__(o)`, keeping its metadata) is differentiated as its code,
+# which reaches them (the elementwise rules; its in-place slots are refused as C code changing it)
+for _op, (_adjoint, _frule) in _BINARY_SLOTS.items():
+    for _name, _reflected in ((f"__{_op}__", False), (f"__r{_op}__", True)):
+        registry.adjoint(getattr(np.ndarray, _name), (np.ndarray, _name), kind="elementwise")(
+            _slot_adjoint(_adjoint, _reflected))
+        registry.frule(getattr(np.ndarray, _name), (np.ndarray, _name))(_slot_frule(_frule, _reflected))
+
 
 # -- the operators as Python code, for operands of other classes ---------------------------------------
 # `operator.mul(a, b)` on an object of a class with its own `__mul__` means that method, whatever it
