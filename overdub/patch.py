@@ -188,11 +188,11 @@ def resolve(fn, key: tuple):
         return resolve(fn.__func__, key)
     if isinstance(fn, type):
         return _instantiation(fn, key)
-    call = _stored(kind, "__call__")
+    call = stored_attribute(kind, "__call__")
     if type(call) is _FunctionType:
         target = _function_twin(call, key)
         return None if target is None else _MethodType(target, fn)
-    if _bound_by_descriptor(call):  # (a descriptor object's `__get__` gives what the call runs: that)
+    if bound_by_descriptor(call):  # (a descriptor object's `__get__` gives what the call runs: that)
         bound = fn.__call__
         return None if bound is fn else resolve(bound, key)
     call = getattr(kind, "__call__", None)
@@ -300,11 +300,11 @@ def _target_function(fn):
             return None
         init = fn.__init__
         return init if type(init) is _FunctionType else None
-    call = _stored(kind, "__call__")
+    call = stored_attribute(kind, "__call__")
     return call if type(call) is _FunctionType else _array_function_implementation(fn)
 
 
-def _stored(kind, name):
+def stored_attribute(kind, name):
     """kind's attribute `name` as its class dict holds it (a descriptor itself, not what its `__get__`
     gives: a `__call__` descriptor returning a lambda was taken for the method, and called with the
     object too)."""
@@ -318,7 +318,9 @@ def _stored(kind, name):
 _NOTHING = object()
 
 
-def _bound_by_descriptor(attr) -> bool:
+def bound_by_descriptor(attr) -> bool:
+    """attr, a class's attribute as stored, is an object whose `__get__` binds what Python calls for it (not a
+    function, a C slot or a property): multipledispatch's dispatcher, a maker of partials."""
     return (attr is not None and type(attr) is not _FunctionType and hasattr(type(attr), "__get__")
             and not isinstance(attr, (types.WrapperDescriptorType, types.MethodDescriptorType,
                                       types.BuiltinFunctionType, property)))

@@ -35,7 +35,8 @@ import numpy as np
 import overdub
 from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
 
-from overdub.passes import OwnedEntries, collector, compile_twin, get_source, mangle_private, of_a_module, on_clear
+from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compile_twin, get_source, mangle_private,
+                            of_a_module, on_clear, stored_attribute)
 
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import getitem_iteration
@@ -1066,33 +1067,18 @@ def dunder_call(obj, name, *args, **kw):
     return getattr(obj, name)(*args, **kw)
 
 
-_C_CALLABLES = (types.BuiltinFunctionType, types.WrapperDescriptorType, types.MethodDescriptorType,
-                types.MethodWrapperType, types.ClassMethodDescriptorType)
-
-
 def descriptor_dunder(cls, name) -> bool:
-    """cls's attribute `name` (`__mul__`, `__getitem__`, `__call__`), as stored, is neither a function nor
-    C's: an object whose code Python runs for the operator, bound by its `__get__` (its result's derivative
-    was taken as a number's: 0; a lambda its `__get__` returned was called with the object too)."""
-    for k in cls.__mro__:
-        m = k.__dict__.get(name, _ABSENT)
-        if m is not _ABSENT:
-            return (m is not None and type(m) is not types.FunctionType and not isinstance(m, _C_CALLABLES)
-                    and not isinstance(m, (type, property)) and (callable(m) or hasattr(type(m), "__get__")))
-    return False
-
-
-_ABSENT = object()
+    """cls's attribute `name` (`__mul__`, `__getitem__`, `__call__`), as stored, is a descriptor object whose
+    `__get__` binds what Python runs for the operator (its result's derivative was taken as a number's: 0;
+    a lambda its `__get__` returned was called with the object too)."""
+    return bound_by_descriptor(stored_attribute(cls, name))
 
 
 def own_dunder(cls, name):
     """cls's attribute `name` as stored when it is a function (Python code to re-run with the object first),
     else None (a descriptor's is `descriptor_dunder`'s; C's the rules')."""
-    for k in cls.__mro__:
-        m = k.__dict__.get(name, _ABSENT)
-        if m is not _ABSENT:
-            return m if type(m) is types.FunctionType else None
-    return None
+    m = stored_attribute(cls, name)
+    return m if type(m) is types.FunctionType else None
 
 
 def _metadata_store(args, kw) -> bool:

@@ -747,3 +747,15 @@ def test_map_and_zip_over_a_tuple(f):
     expected = fd.derivative(f, 0.7)
     assert gradient(f, 0.7)[0] == pytest.approx(expected, rel=1e-7)
     assert derivative(f, 0.7) == pytest.approx(expected, rel=1e-7)
+
+
+def test_upper_cholesky_factor_in_forward_mode():
+    # (its tangent was the lower factor's formula: dense, not triangular)
+    A = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    E = np.array([[0.3, 0.1, -0.2], [0.1, 0.5, 0.4], [-0.2, 0.4, 0.2]])
+
+    def f(t):
+        return np.linalg.cholesky(A + t * E, upper=True)
+    expected = fd.derivative(f, 0.0)
+    np.testing.assert_allclose(jvp(f, (0.0,), (1.0,))[1], expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(np.tril(expected, -1), 0.0, atol=1e-8)

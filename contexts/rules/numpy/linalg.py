@@ -477,13 +477,15 @@ def cholesky_adjoint(dy, y, a, **kwargs):
 
 
 def cholesky_frule(tangents, a, **kwargs):
-    L = np.linalg.cholesky(a, **kwargs)
+    upper = kwargs.pop("upper", False)  # (numpy's upper factor is the lower one's conjugate transpose: it
+    L = np.linalg.cholesky(a, **kwargs)  # reads the lower triangle too; its tangent was the lower formula's)
     t = tangents[0]
     if t is None:
-        return L, None
+        return (_mH(L), None) if upper else (L, None)
     sym = _hermitian_from_lower(as_array(t))
     x = np.linalg.solve(L, _mH(np.linalg.solve(L, _mH(sym))))  # L^-1 dA L^-H
-    return L, L @ _phi(x)
+    dL = L @ _phi(x)
+    return (_mH(L), _mH(dL)) if upper else (L, dL)
 
 
 def _eig_gaps(w):
