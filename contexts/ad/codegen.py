@@ -139,8 +139,11 @@ def _changed_array(callee: str, v: ast.Call, out_kw, is_active):
     if out_kw is not None:
         return out_kw
     method_of = v.func.value if isinstance(v.func, ast.Attribute) and is_active(v.func.value) else None
-    if callee in ("copyto", "place", "put", "putmask", "fill_diagonal"):
-        return method_of if method_of is not None else (v.args[0] if v.args else None)
+    if callee in ("copyto", "place", "putmask", "fill_diagonal"):  # numpy's functions (no ndarray method):
+        return v.args[0] if v.args else None  # never `np` (made active by a closure reading it: the merge
+        # went to the module, and the array's views kept their cotangents: gradient 1 for 0)
+    if callee == "put":  # `a.put(ind, v)`, or `np.put(a, ind, v)` (three arguments)
+        return method_of if method_of is not None and len(v.args) < 3 else (v.args[0] if v.args else None)
     if callee == "at" and v.args:
         return v.args[0]
     if callee in ("fill", "sort", "partition") or callee in _CONTAINER_MUTATORS:

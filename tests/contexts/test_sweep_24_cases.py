@@ -759,3 +759,23 @@ def test_upper_cholesky_factor_in_forward_mode():
     expected = fd.derivative(f, 0.0)
     np.testing.assert_allclose(jvp(f, (0.0,), (1.0,))[1], expected, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(np.tril(expected, -1), 0.0, atol=1e-8)
+
+
+def copyto_after_a_closure(x):
+    a = x.copy()
+    derivative(lambda t: np.sum(t * a), 0.3)  # (a closure reading np and a: np was taken for the array)
+    np.copyto(a[:], 1.0)
+    return np.sum(a)
+
+
+def put_after_a_closure(x):
+    a = x.copy()
+    h = lambda t: np.sum(t * a)  # noqa: E731,F841
+    np.put(a.reshape(-1), [2], 1.0)
+    return np.sum(a * a)
+
+
+@pytest.mark.parametrize("f", [copyto_after_a_closure, put_after_a_closure])
+def test_numpy_writers_after_a_closure_reading_the_array(f):
+    expected = fd.jacobian(f, X4)
+    np.testing.assert_allclose(gradient(f, X4.copy())[0], expected, rtol=1e-6, atol=1e-8)
