@@ -141,10 +141,20 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
     loops = [n for n in _own_statements(fdef.body) if isinstance(n, (ast.While, ast.For))]
     candidates = [(loop, [n for n in _own_statements(loop.body) if isinstance(n, ast.If) and n.orelse])
                   for loop in loops]
-    if not any(ifs for _, ifs in candidates):
+    vectorised = [(loop, ups) for loop in loops if len(ups := _masked_updates(loop)) > 1]
+    if not any(ifs for _, ifs in candidates) and not vectorised:
         return None  # (no `if`/`else` in a loop: nothing more to walk — a long straight function's case)
     values = _assigned(fdef)
     local = set(values) | {a.arg for a in all_nodes(fdef.args) if isinstance(a, ast.arg)} | {_OPAQUE}
+    for loop, ups in vectorised:  # (a bracket narrowed elementwise: `hi = np.where(c, mid, hi)`, masks)
+        read_in_loop = set().union(*(_loads(s) for s in loop.body), _loads(getattr(loop, "test", ast.Pass())))
+        for ta, value_a, test_a, stmt in ups:
+            for tb, value_b, test_b, _ in ups:
+                if ta != tb and ta in read_in_loop and tb in read_in_loop \
+                        and (active is None or (_test_reads(test_a, values) | _test_reads(test_b, values)) & active) \
+                        and _made_of_bracket(value_a, {ta, tb}, values, local) \
+                        and _made_of_bracket(value_b, {ta, tb}, values, local):
+                    return stmt
     for loop, ifs in candidates:
         if not ifs:
             continue
@@ -162,6 +172,42 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
                             and _made_of_bracket(value_b, {ta, tb}, values, local):
                         return n
     return None
+
+
+def _masked_updates(loop) -> list:
+    """(name, value, test, statement) of each elementwise choice in the loop's own statements between a
+    variable's value and another by a test: `v = np.where(c, m, v)` (or `np.where(c, v, m)`), `v[c] = m[c]`,
+    `np.copyto(v, m, where=c)` — a vectorised bisection's bracket updates."""
+    out = []
+    temps = {s.targets[0].id: s.value for s in _own_statements(loop.body)
+             if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+             and s.targets[0].id.startswith(TEMP_PREFIX)}
+    for s in _own_statements(loop.body):
+        if isinstance(s, ast.Assign) and len(s.targets) == 1:
+            t, v = s.targets[0], s.value
+            if isinstance(v, ast.Name) and v.id in temps and isinstance(temps[v.id], ast.Subscript):
+                v = temps[v.id]  # (the lowered form's `_od_t3 = x[high]; upper[high] = _od_t3`)
+            if isinstance(t, ast.Name) and isinstance(v, ast.Call) and _called(v, "where") and len(v.args) == 3:
+                c, p, q = v.args
+                if isinstance(q, ast.Name) and q.id == t.id:
+                    out.append((t.id, p, c, s))
+                elif isinstance(p, ast.Name) and p.id == t.id:
+                    out.append((t.id, q, c, s))
+            elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                m = v.value if isinstance(v, ast.Subscript) else v
+                if isinstance(m, ast.Name) and m.id != t.value.id:
+                    out.append((t.value.id, m, t.slice, s))
+        if isinstance(s, (ast.Expr, ast.Assign)) and isinstance(s.value, ast.Call) and _called(s.value, "copyto"):
+            v = s.value
+            where = next((k.value for k in v.keywords if k.arg == "where"), None)
+            if where is not None and len(v.args) >= 2 and isinstance(v.args[0], ast.Name):
+                out.append((v.args[0].id, v.args[1], where, s))
+    return out
+
+
+def _called(call: ast.Call, name: str) -> bool:
+    f = call.func
+    return (isinstance(f, ast.Attribute) and f.attr == name) or (isinstance(f, ast.Name) and f.id == name)
 
 
 def _made_of_bracket(value, ends: set[str], values: dict[str, set[str]], local: set[str]) -> bool:

@@ -779,3 +779,38 @@ def put_after_a_closure(x):
 def test_numpy_writers_after_a_closure_reading_the_array(f):
     expected = fd.jacobian(f, X4)
     np.testing.assert_allclose(gradient(f, X4.copy())[0], expected, rtol=1e-6, atol=1e-8)
+
+
+# -- a bisection narrowing its bracket elementwise (np.where, masks): a fixed mix of the bracket's ends,
+#    derivative 0.25 for the cube root's 1/12 in every mode; refused like the scalar one
+
+def cbrt_by_where(t):
+    t = np.atleast_1d(t)
+    lower = np.zeros_like(t)
+    upper = t * 1.0
+    for _ in range(80):
+        x = (lower + upper) / 2
+        high = x * x * x > t
+        upper = np.where(high, x, upper)
+        lower = np.where(high, lower, x)
+    return ((lower + upper) / 2)[0]
+
+
+def cbrt_by_masks(t):
+    t = np.atleast_1d(t)
+    lower = np.zeros_like(t)
+    upper = t * 1.0
+    for _ in range(80):
+        x = (lower + upper) / 2
+        high = x * x * x > t
+        upper[high] = x[high]
+        lower[~high] = x[~high]
+    return ((lower + upper) / 2)[0]
+
+
+@pytest.mark.parametrize("f", [cbrt_by_where, cbrt_by_masks])
+@pytest.mark.parametrize("mode", [gradient, derivative])
+def test_vectorised_bisection_is_refused(f, mode):
+    assert f(8.0) == pytest.approx(2.0, rel=1e-12)
+    with pytest.raises(OverdubError, match="bisection"):
+        mode(f, 8.0)
