@@ -814,3 +814,15 @@ def test_vectorised_bisection_is_refused(f, mode):
     assert f(8.0) == pytest.approx(2.0, rel=1e-12)
     with pytest.raises(OverdubError, match="bisection"):
         mode(f, 8.0)
+
+
+def subclass_view_scaled_by_a_method(x):
+    a = x.copy()
+    _Scaler(a.view(_Tagged)).scale(1.3)
+    return np.sum(np.sin(a))
+
+
+def test_subclass_view_an_object_holds_changed_by_its_method():
+    np.testing.assert_allclose(gradient(subclass_view_scaled_by_a_method, X4.copy())[0], 1.3 * np.cos(1.3 * X4),
+                               rtol=1e-12)
+    np.testing.assert_allclose(fd.jacobian(subclass_view_scaled_by_a_method, X4), 1.3 * np.cos(1.3 * X4), rtol=1e-6)
