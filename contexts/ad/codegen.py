@@ -376,14 +376,17 @@ class _Gen:
         j = self.new_block()
         it, v = s.iter.id, s.target.id
         itv, pb = f"_od_it{j}", f"_od_pbit{j}"
-        pre = at([assign((itv, pb), call("__od_call__", const(EVERY_ARGUMENT), "__od_iter__", it)),
-                  expr_stmt(call("_od_ta", tuple_([const(j), pb, it])))], s)
+        # (the object looped over, under a name of its own: the user's may be bound again after the loop,
+        # `xs = [f(v) for v in xs]`, and the records restore what they save by name)
+        src = f"_od_src{j}"
+        pre = at([assign((itv, pb), call("__od_call__", const(EVERY_ARGUMENT), "__od_iter__", it)), assign(src, it),
+                  expr_stmt(call("_od_ta", tuple_([const(j), pb, src])))], s)
         self.dvars.update((it, itv))
         pullback = assign("_od_r", call(item(pb, 0), pb, "_g", const(None), "_od_S"))
         # (the items' cotangents a list or tuple looped over got in its box, `loop_item_adj`: its own now)
         adj0 = (self.take(itv) + [_given(pb, [pullback, *self.acc(it, item(item("_od_r", 1), 0))])]
-                + [assign(d(it), call("__od_loop_box__", "_od_S", d(it), it))])
-        self.set_adjoint(j, [pb, it], [(adj0, s)], s)
+                + [assign(d(it), call("__od_loop_box__", "_od_S", d(it), src))])
+        self.set_adjoint(j, [pb, src], [(adj0, s)], s)
         self.depth += 1
         k = self.new_block()
         self.depth -= 1
@@ -391,13 +394,23 @@ class _Gen:
         # a loop over an iterator already drawn from (`next(it)` first) numbers its items from there
         items = if_exp(is_(itv, it), call("__od_enumerate_at__", itv), call("__od_enumerate__", itv))
         head = ast.For(target=store((i, v)), iter=items,
-                       body=[expr_stmt(call("_od_ta", tuple_([const(k), itv, i, it])))], orelse=[], type_comment=None)
+                       body=[expr_stmt(call("_od_ta", tuple_([const(k), itv, i, src])))], orelse=[], type_comment=None)
         at([head], s)
         head.body.extend(body)
         head.orelse = orelse
-        adj = self.take(v) + [_given("_g", [assign(d(itv), call("__od_loop_item_adj__", "_od_S", d(itv), "_g", itv, i,
-                                                                 it))])]
-        self.set_adjoint(k, [itv, i, it], [(adj, s)], s)
+        # the items' cotangents into the list's box where the loop changes its variable in place (`for w in
+        # [a, a]: w *= 2`: a later change must find them), else into the iterator's
+        changes_v = any(isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == v
+                        or isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                        and n.targets[0].id == v and getattr(n.value, "_od_inplace", False)  # (lowered `w *= 2`)
+                        or isinstance(n, (ast.Assign, ast.AugAssign)) and any(
+                            isinstance(t, ast.Subscript) and stored_base(t) == v
+                            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
+                        for b in s.body for n in ast.walk(b))
+        item_adj = (call("__od_loop_item_adj__", "_od_S", d(itv), "_g", itv, i, src) if changes_v
+                    else call("__od_getitem_adj__", "_od_S", d(itv), "_g", itv, i))
+        adj = self.take(v) + [_given("_g", [assign(d(itv), item_adj)])]
+        self.set_adjoint(k, [itv, i, src], [(adj, s)], s)
         return pre + [head]
 
     def new_block(self) -> int:
