@@ -1664,8 +1664,7 @@ def _held_changed(holder, others, since):
         return None
     entries = []
     for k, v in fields_of(holder).items():
-        if (isinstance(v, np.ndarray) or type(v) is _Dual and type(primal(v)) is _NDARRAY) and (  # (a subclass's too)  # (a dual array: a
-                since is None or LAST_CHANGE.get(id(bottom(v)), 0) > since):  # hessian's forward over reverse)
+        if mutable(v) and (since is None or LAST_CHANGE.get(id(bottom(v)), 0) > since):
             found = [e for e in (views(v, *others, same=True) or ()) if e[1] is not _HELD and e[1] is not _HELD_VIEW]
             if found:
                 entries.append((k, found))

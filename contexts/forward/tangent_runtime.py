@@ -559,7 +559,7 @@ def fd_setitem(y, ty, idx, tv, v=None):
 def fd_sync(x, tx, members, tans):
     """After an in-place change of x (tangent tx): the tangents of `members` (values that may share x's
     memory) made to agree with tx (`_synced`)."""
-    if type(x) is not np.ndarray and type(x) is not list and type(x) is not dict and not isinstance(x, np.ndarray):
+    if type(x) is not list and type(x) is not dict and not isinstance(x, np.ndarray):
         return tans  # (an ndarray subclass's change is seen through its views too: `r.view(Sub)`)
     return tuple(_synced(x, tx, m, tm, set()) for m, tm in zip(members, tans))
 
