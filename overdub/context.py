@@ -51,6 +51,11 @@ class Context:
     # A context intercepting "getattr" may name a method `read_attribute(obj, name)` here: attribute reads
     # then call it directly (no Site, no prehook/posthook: a read is the commonest operation there is)
     read_attribute: str | None = None
+    # A context intercepting operator kinds (binop, augop, unaryop, compare, iter, truth, with) may name a method
+    # `operate(fn)` here, returning what such a site calls with its operands instead of `overdub` (no Site,
+    # no hooks: for a context that only needs to see which objects meet, as `overdub.ops.dispatch` does)
+    operate: str | None = None
+    _od_operators: dict | None = None  # fn -> operate(fn), per activation (`patch.OperatorTable`)
 
     # Derived per class in __init_subclass__ (per instance in __enter__ if an instance sets intercepts):
     _od_key: tuple = _patch.profile_key(intercepts)
@@ -131,6 +136,8 @@ class Context:
             self._od_key = _patch.profile_key(self.intercepts)
         if self._od_fast and self._od_fast_table is None:
             self._od_fast_table = _patch.FastTable(self)
+        if self.operate is not None and self._od_operators is None:
+            self._od_operators = _patch.OperatorTable(getattr(self, self.operate))
         _depth.enter()
         _stack.set(_stack.get() + (self,))
         _current.set(self)
@@ -149,8 +156,11 @@ class Context:
         _current.set(rest[-1] if rest else None)
         _route.set(rest[-1]._od_fast_table if rest else None)
         _depth.leave()
-        if self._od_fast and not any(ctx is self for ctx in rest):
-            self._od_fast_table = None
+        if not any(ctx is self for ctx in rest):
+            if self._od_fast:
+                self._od_fast_table = None
+            if self._od_operators is not None:
+                self._od_operators = None
         return False
 
 

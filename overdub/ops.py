@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import ast
 import operator
+import types
 
-__all__ = ["class_match", "hide_helpers", "in_", "not_in", "build_list", "build_tuple", "build_set", "build_dict", "unpack",
-           "BINOPS", "UNARYOPS", "CMPOPS", "AUGOPS", "PRIMITIVES"]
+__all__ = ["class_match", "hide_helpers", "managed", "in_", "not_in", "build_list", "build_tuple", "build_set", "build_dict", "unpack",
+           "BINOPS", "UNARYOPS", "CMPOPS", "AUGOPS", "PRIMITIVES", "SPECIAL_NAMES", "dispatch", "own_methods_route"]
 
 
 def class_match(subject):
@@ -80,6 +81,27 @@ def unpack(value, before: int, after: int | None = None):
     return (*head, rest, *tail)
 
 
+def managed(manager):
+    """The context manager of a `with` statement, as it is (a context may hand the statement a stand-in
+    running the manager's own `__enter__`/`__exit__` its way: `dispatch`)."""
+    return manager
+
+
+class _Managed:
+    """A `with` statement's manager whose `__enter__`/`__exit__` run by a dispatch's `call`."""
+
+    __slots__ = ("manager", "call")
+
+    def __init__(self, manager, call):
+        self.manager, self.call = manager, call
+
+    def __enter__(self):
+        return self.call(type(self.manager).__enter__, self.manager)
+
+    def __exit__(self, *exc_info):
+        return self.call(type(self.manager).__exit__, self.manager, *exc_info)
+
+
 def hide_helpers(namespace):
     """`locals()`/`vars()`/`dir()` of a twin without the pass's own names (`__od_*__`)."""
     hidden = lambda name: name.startswith("__od_") and name.endswith("__")  # noqa: E731
@@ -121,4 +143,195 @@ BUILDERS = {ast.List: ("list", build_list), ast.Tuple: ("tuple", build_tuple),
             ast.Set: ("set", build_set), ast.Dict: ("dict", build_dict)}
 
 # Pure-Python functions of this module that contexts treat as primitives (never recursed into).
-PRIMITIVES = frozenset({hide_helpers, in_, not_in, build_list, build_tuple, build_set, build_dict, unpack})
+PRIMITIVES = frozenset({hide_helpers, in_, not_in, build_list, build_tuple, build_set, build_dict, unpack, managed})
+
+
+# -- Python's operator dispatch, written out ----------------------------------------------------------
+# What an operator site's function calls on its operands' classes: the special methods, in the order
+# CPython tries them. A context whose values stand in for others runs an object's own special methods as
+# code (under itself) instead of letting CPython call them natively, where no context sees (`dispatch`).
+
+_BINARY = {operator.add: "add", operator.sub: "sub", operator.mul: "mul", operator.matmul: "matmul",
+           operator.truediv: "truediv", operator.floordiv: "floordiv", operator.mod: "mod", operator.pow: "pow",
+           operator.lshift: "lshift", operator.rshift: "rshift", operator.or_: "or", operator.xor: "xor",
+           operator.and_: "and"}
+_INPLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
+            operator.imatmul: operator.matmul, operator.itruediv: operator.truediv,
+            operator.ifloordiv: operator.floordiv, operator.imod: operator.mod, operator.ipow: operator.pow,
+            operator.ilshift: operator.lshift, operator.irshift: operator.rshift, operator.ior: operator.or_,
+            operator.ixor: operator.xor, operator.iand: operator.and_}
+_UNARY = {operator.neg: "__neg__", operator.pos: "__pos__", operator.invert: "__invert__"}
+_COMPARE = {operator.eq: ("__eq__", "__eq__"), operator.ne: ("__ne__", "__ne__"), operator.lt: ("__lt__", "__gt__"),
+            operator.le: ("__le__", "__ge__"), operator.gt: ("__gt__", "__lt__"), operator.ge: ("__ge__", "__le__")}
+
+# fn -> the special methods its dispatch may call, first operand's first
+SPECIAL_NAMES: dict = {}
+SPECIAL_NAMES.update((fn, (f"__{n}__", f"__r{n}__")) for fn, n in _BINARY.items())
+SPECIAL_NAMES.update((fn, (f"__i{_BINARY[b]}__", f"__{_BINARY[b]}__", f"__r{_BINARY[b]}__"))
+                     for fn, b in _INPLACE.items())
+SPECIAL_NAMES.update((fn, (name,)) for fn, name in _UNARY.items())
+SPECIAL_NAMES.update((fn, names) for fn, names in _COMPARE.items())
+SPECIAL_NAMES.update({operator.not_: ("__bool__", "__len__"), in_: ("__contains__", "__iter__", "__getitem__"),
+                      not_in: ("__contains__", "__iter__", "__getitem__"), iter: ("__iter__", "__getitem__"),
+                      bool: ("__bool__", "__len__"), managed: ("__enter__", "__exit__")})
+
+
+def dispatch(fn, args: tuple, call):
+    """`fn(*args)` for an operator site's fn (`operator.mul`, `operator.iadd`, `operator.neg`, `operator.lt`,
+    `in_`, `operator.not_`, `iter`, `bool`, `managed`) as CPython dispatches it, each special method found
+    on an operand's class run by `call(method, *operands)`: a reflected method of a subclass first,
+    NotImplemented passed on to the other operand's, `==` falling back to identity. Where no method takes
+    the operands, fn itself runs them (CPython's own error, or a sequence's concatenation or repetition,
+    which a C class's method refuses by TypeError before the other operand's reflected method is tried)."""
+    if fn in _BINARY:
+        return _binary(fn, fn, *args, call)
+    if fn in _INPLACE:
+        a, b = args
+        method = getattr(type(a), SPECIAL_NAMES[fn][0], None)
+        if method is not None:
+            y = call(method, a, b)
+            if y is not NotImplemented:
+                return y
+        return _binary(_INPLACE[fn], fn, a, b, call)
+    if fn in _COMPARE:
+        return _compare(fn, *args, call)
+    if fn in _UNARY:
+        (a,) = args
+        method = getattr(type(a), _UNARY[fn], None)
+        return fn(a) if method is None else call(method, a)
+    if fn is operator.not_:
+        return not _truth(args[0], call)
+    if fn is bool:
+        return _truth(args[0], call)
+    if fn is managed:
+        return _Managed(args[0], call)
+    if fn is in_ or fn is not_in:
+        item, container = args
+        found = _contains(container, item, call)
+        return found if fn is in_ else not found
+    if fn is iter:
+        (a,) = args
+        method = getattr(type(a), "__iter__", None)
+        if method is None:
+            return iter(a)  # (the sequence protocol, or CPython's TypeError)
+        it = call(method, a)
+        if not hasattr(type(it), "__next__"):
+            raise TypeError(f"iter() returned non-iterator of type '{type(it).__name__}'")
+        return it
+    return fn(*args)
+
+
+def _binary(fn, site_fn, a, b, call):
+    name, rname = SPECIAL_NAMES[fn]
+    ta, tb = type(a), type(b)
+    left = getattr(ta, name, None)
+    right = getattr(tb, rname, None) if tb is not ta else None
+    order = ((left, a, b), (right, b, a))
+    if right is not None and issubclass(tb, ta) and right is not getattr(ta, rname, None):
+        order = order[::-1]  # a subclass's reflected method first, as CPython does
+    for method, x, y in order:
+        if method is None:
+            continue
+        if type(method) is not types.FunctionType:  # a C class's: a sequence's may refuse by TypeError
+            try:
+                result = method(x, y)
+            except TypeError:
+                continue
+        else:
+            result = call(method, x, y)
+        if result is not NotImplemented:
+            return result
+    return site_fn(a, b)
+
+
+def _compare(fn, a, b, call):
+    name, rname = _COMPARE[fn]
+    ta, tb = type(a), type(b)
+    left, right = getattr(ta, name, None), getattr(tb, rname, None)
+    order = ((left, a, b), (right, b, a))
+    if tb is not ta and issubclass(tb, ta) and right is not getattr(ta, rname, None):
+        order = order[::-1]
+    for method, x, y in order:
+        if method is not None:
+            result = call(method, x, y)
+            if result is not NotImplemented:
+                return result
+    if fn is operator.eq:
+        return a is b
+    if fn is operator.ne:
+        return a is not b
+    return fn(a, b)
+
+
+def _truth(a, call) -> bool:
+    kind = type(a)
+    method = getattr(kind, "__bool__", None)
+    if method is not None:
+        y = call(method, a)
+        if type(y) is not bool:
+            raise TypeError(f"__bool__ should return bool, returned {type(y).__name__}")
+        return y
+    method = getattr(kind, "__len__", None)
+    return True if method is None else call(method, a) != 0
+
+
+def _contains(container, item, call) -> bool:
+    method = getattr(type(container), "__contains__", None)
+    if method is not None:
+        return _truth(call(method, container, item), call)
+    for value in dispatch(iter, (container,), call):
+        if value is item or dispatch(operator.eq, (value, item), call):
+            return True
+    return False
+
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
+_PLAIN_OPERANDS = frozenset({float, int, bool, complex, str, bytes, list, tuple, dict, set, type(None)})
+_ONE_OPERAND = frozenset({operator.neg, operator.pos, operator.invert, operator.not_, iter, bool, managed})
+
+
+def own_methods_route(fn, recurse, native):
+    """What a context's operator site may call for fn (see `Context.operate`): a function of the operands
+    running fn natively, unless an operand's class has a special method written in Python that fn's
+    dispatch may call and `native(cls)` does not claim (the context's own stand-in values, value types
+    whose operators know them); then Python's dispatch (`dispatch`), each such method run by
+    `recurse(method, *operands)` under the context, the others called.
+
+    >>> class U:
+    ...     def __neg__(self): return "U's own"
+    >>> ran = []
+    >>> neg = own_methods_route(operator.neg, lambda m, *a: ran.append(m.__qualname__) or m(*a), lambda c: False)
+    >>> neg(2.0), neg(U()), ran
+    (-2.0, "U's own", ['U.__neg__'])
+    """
+    names = SPECIAL_NAMES.get(fn)
+    if names is None:  # (`is`, `is not`)
+        return fn
+    plain = set(_PLAIN_OPERANDS)  # classes seen to have none of those methods of their own
+
+    def owns(kind) -> bool:
+        if kind.__flags__ & _HEAPTYPE and not native(kind) and any(
+                type(getattr(kind, name, None)) is types.FunctionType for name in names):
+            return True
+        if len(plain) > 1000:
+            plain.intersection_update(_PLAIN_OPERANDS)
+        plain.add(kind)
+        return False
+
+    def call(method, *operands):
+        if type(method) is types.FunctionType and not native(type(operands[0])):
+            return recurse(method, *operands)
+        return method(*operands)
+
+    if fn in _ONE_OPERAND:
+        def unary(a):
+            if type(a) in plain or not owns(type(a)):
+                return fn(a)
+            return dispatch(fn, (a,), call)
+        return unary
+
+    def binary(a, b):
+        if (type(a) in plain or not owns(type(a))) and (type(b) in plain or not owns(type(b))):
+            return fn(a, b)
+        return dispatch(fn, (a, b), call)
+    return binary

@@ -76,6 +76,9 @@ def _make_helper(site_table: tuple):
             return fn
         site = site_table[sid]
         if site.kind in ctx.intercepts:
+            operators = ctx._od_operators
+            if operators is not None and site.kind in _OPERATOR_KINDS:
+                return operators[fn]
             if fn is getattr and ctx.read_attribute is not None:
                 return getattr(ctx, ctx.read_attribute)
             return partial(ctx.overdub, site, fn)
@@ -85,6 +88,21 @@ def _make_helper(site_table: tuple):
 
 
 _FAST_TABLE_LIMIT = 10_000
+_OPERATOR_KINDS = frozenset({"binop", "augop", "unaryop", "compare", "iter", "truth", "with"})  # (what `Context.operate` takes)
+
+
+class OperatorTable(dict):
+    """A context's per-activation table for its operator sites (`Context.operate`), fn -> what to call."""
+
+    __slots__ = ("operate",)
+
+    def __init__(self, operate):
+        super().__init__()
+        self.operate = operate
+
+    def __missing__(self, fn):
+        target = self[fn] = self.operate(fn)
+        return target
 
 
 class FastTable(dict):

@@ -8,6 +8,8 @@ is in `profile` asks a helper free variable, with a static site id, what to call
     a.x             ->  __od_op__(9, __od_getattr__)(a, 'x')    (private names mangled by hand)
     a[i] = v        ->  __od_op__(10, __od_setitem__)(a, i, v)
     a < b < c       ->  __od_op__(11, __od_lt__)(a, (__od_t0__ := b)) and __od_op__(12, __od_lt__)(__od_t0__, c)
+    if u: / while u: / a if u else b / [.. if u]  ->  if __od_op__(13, __od_bool__)(u):     (kind "truth")
+    with m as v:    ->  with __od_op__(14, __od_managed__)(m) as v:                     (kind "with")
 
 Why `helper(sid, fn)(args)` and not `helper(sid, fn, args)`: the call itself stays an ordinary call, so
 CPython inlines Python-to-Python calls (no C recursion, no argument tuple/dict per call) and the helper
@@ -18,7 +20,8 @@ context is looked up when the operation starts, before its operands are evaluate
 Sites are numbered in evaluation order (operands before the operation). Every new node takes the position
 of the node it replaces, so tracebacks point at the user's file:line.
 
-Left alone, by design: short-circuit `and`/`or` and `x if c else y` (operands are still rewritten); match
+Left alone, by design: short-circuit `and`/`or` (operands are still rewritten; the truth of a test is asked
+of its whole value), `assert`, `async with`; match
 patterns; annotations; `yield from`/`await`; and calls that inspect the caller's frame, decided by name at
 the call site: `locals()`, `globals()`, `vars()`, `dir()`, `eval`/`exec` without namespaces, `breakpoint()`,
 `sys._getframe()`, `inspect.currentframe()` (the results of `locals()`, `vars()` and `dir()` are filtered
@@ -46,7 +49,7 @@ from .source import _LEAVES, FunctionSource, copy_tree
 __all__ = ["Site", "Block", "Instrumented", "instrument", "copy_tree", "KINDS", "normalize_profile"]
 
 KINDS = frozenset({"call", "binop", "unaryop", "compare", "getitem", "setitem", "delitem", "getattr",
-                   "setattr", "delattr", "iter", "unpack", "build", "augop"})
+                   "setattr", "delattr", "iter", "unpack", "build", "augop", "truth", "with"})
 
 FRAME_NAMES = frozenset({"locals", "globals", "vars", "dir", "eval", "exec", "breakpoint"})
 FRAME_ATTRS = frozenset({"_getframe", "currentframe", "_getframemodulename"})
@@ -348,15 +351,27 @@ class _Rewriter(ast.NodeTransformer):
         return node
 
     # -- compound statements -------------------------------------------------------------------------
+    def truth(self, test):
+        """A test as `bool(test)` at its position when "truth" is intercepted (`if u:` asks u's class)."""
+        if "truth" not in self.profile or isinstance(test, (ast.Constant, ast.Compare)) or (
+                isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
+            return test  # (a comparison's value is a bool, but for a class's own comparisons returning objects)
+        return self.op_call(test, "truth", "bool", bool, [test])
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        node.test = self.truth(node.test)
+        return node
+
     def visit_If(self, node):
-        node.test = self.visit(node.test)
+        node.test = self.truth(self.visit(node.test))
         node.body = self._body(node.body, "if")
         node.orelse = self._body(node.orelse, "else")
         return node
 
     def visit_While(self, node):
         self.new_block(node, "while test")
-        node.test = self.visit(node.test)
+        node.test = self.truth(self.visit(node.test))
         node.body = self._body(node.body, "while body")
         node.orelse = self._body(node.orelse, "while else")
         return node
@@ -374,6 +389,10 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_With(self, node):
         node.items = [self.visit(item) for item in node.items]
+        if "with" in self.profile and isinstance(node, ast.With):
+            for item in node.items:
+                item.context_expr = self.op_call(item.context_expr, "with", "with", ops.managed,
+                                                 [item.context_expr])
         node.body = self._body(node.body, "with body")
         return node
 
@@ -667,7 +686,7 @@ class _Rewriter(ast.NodeTransformer):
             self.temps_ok.pop()
             if "iter" in self.profile and not gen.is_async:
                 gen.iter = self.op_call(gen.iter, "iter", "iter", iter, [gen.iter])
-            gen.ifs = [self.visit(c) for c in gen.ifs]
+            gen.ifs = [self.truth(self.visit(c)) for c in gen.ifs]
         for name in ("elt", "key", "value"):
             if hasattr(node, name):
                 setattr(node, name, self.visit(getattr(node, name)))

@@ -288,11 +288,27 @@ def _as_box_of(S, y, g):
     if isinstance(g, (MapBox, SeqBox, Tangent)) and (
             isinstance(y, (dict, list, tuple))
             or has_fields(y) and not isinstance(y, (types.FunctionType, types.MethodType))):
+        if isinstance(g, Tangent) and has_fields(y) and not isinstance(y, (dict, list, tuple)):
+            # the entries for objects y holds (`r.m` of `r = a - b`, read after: `r.m.n`) go to those objects'
+            # own boxes, where the re-run's adjoints look for them (in y's box, beside them, they counted
+            # the object's cotangents twice where the re-run stores into it: `r.m -= b.m`)
+            fields = fields_of(y)
+            inner = {k: v for k, v in g.items() if _object_field(fields.get(k)) and isinstance(v, Tangent)}
+            for k, v in inner.items():
+                S.box(fields[k], v)
+            if inner:
+                g = Tangent({k: v for k, v in g.items() if k not in inner})
         return S.box(y, g)
     return g
 
 
+def _object_field(v) -> bool:
+    return has_fields(v) and not isinstance(v, (dict, list, tuple, np.ndarray, numbers.Number, types.FunctionType,
+                                                 types.MethodType))
+
+
 _NONES = (None, None, None)
+
 
 
 def unary_adj(opname, g, x, S=None):

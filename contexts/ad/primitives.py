@@ -11,6 +11,7 @@ from ..lowered.runtime import eager, eager_guard, eager_inplace, unpack
 from .helpers import _MISSING, _scalar_cot, getattr_, getattr_adj, mutable, setattr_adj, unpack_adjoint
 from ..rules.cotangents import acc, number_part
 from ..rules.registry import NoRuleError
+from ..rules.numpy.inplace import refuse_read_only_at
 from ..rules.builtins import float_adjoint, slot_of, store_slot
 
 registry.adjoint(unpack)(unpack_adjoint)
@@ -204,6 +205,7 @@ def _ufunc_at_saves(ufunc, x, idx, v=None):
     """The elements `ufunc.at(x, idx, v)` changes, as they were (a copy)."""
     if ufunc not in (np.add, np.subtract):
         raise NoRuleError(f"no reverse rule for {ufunc.__name__}.at", fix="use np.add.at or an explicit loop")
+    refuse_read_only_at(ufunc, x.primal if type(x).__name__ == "Dual" else x)
     return x[np.asarray(idx) if type(idx) is list else idx].copy()
 
 

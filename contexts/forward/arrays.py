@@ -23,6 +23,7 @@ import overdub
 from overdub.errors import OverdubError
 
 from ..rules.registry import MissingRule, by_position, registry
+from ..rules.numpy.inplace import refuse_read_only_at
 from ..lowered.runtime import (_EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, SpecialPoint, equality_guard2_fd,
                                equality_guard_fd)
 from ..rules.watch import JUMP_WATCH, watch_order
@@ -511,6 +512,10 @@ def _add_at(ufunc, a, idx, b=None):
     if type(bv) is Dual and type(a.primal) is not Dual:
         raise OverdubError(f"np.{ufunc.__name__}.at of values perturbed by an outer derivative call into an "
                            "array that only an inner one perturbs", fix="make the array from the input (`x * 0.0`)")
+    value = a.primal
+    while type(value) is Dual:
+        value = value.primal
+    refuse_read_only_at(ufunc, value)
     ufunc.at(a.primal, idx, bv)  # (nested derivatives: the value's own update, at every level)
     if type(bt) is Dual and type(a.tangent) is np.ndarray:
         share_tangent(a)  # the tangent takes an outer perturbation before it receives one

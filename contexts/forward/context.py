@@ -19,6 +19,7 @@ import types
 import numpy as np
 
 import overdub
+from overdub import ops
 from overdub.errors import OverdubError
 from overdub.passes import marked_opaque
 
@@ -26,8 +27,8 @@ from ..lowered.bisection import bisects, refuse_bisection
 from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.containers import holds
-from ..rules.frames import is_engine, note_transformed
-from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf
+from ..rules.frames import is_engine, is_engine_class, note_transformed
+from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf, value_class
 
 from ..rules.registry import array_objects, by_position, key_of, objects_of_classes, registry, through_array
 from .arrays import (OWN_FUNCTIONS, CHECKED_TESTS, checked_test, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality, EQUALS,
@@ -106,8 +107,12 @@ class ForwardContext(overdub.Context):
     # setattr: an attribute stored on a number object (a float subclass's instance, a dual here) goes to its
     # value; a descriptor's Python `__set__` and a property's setter run under the context
     # getitem: a dict looked up by a perturbed key (a hit is refused: `key_lookup`); anything else as Python
-    intercepts = frozenset({"call", "getattr", "setattr", "getitem"})
+    # binop, augop, unaryop, compare, iter, truth, with: an object's own special methods in Python run under the context
+    # (`operator_for`), not natively on duals, where `isinstance(self.v, float)` would answer for the dual
+    intercepts = frozenset({"call", "getattr", "setattr", "getitem", "binop", "augop", "unaryop", "compare", "iter",
+                            "truth", "with"})
     read_attribute = "attribute"
+    operate = "operator_for"
     tag = None  # the derivative call's tag: arrays made by np.empty/zeros/ones/full carry it (see _fresh)
     outer: tuple = ()  # the tags of outer derivative calls its inputs carry (nested duals): those arrays' too
 
@@ -126,7 +131,27 @@ class ForwardContext(overdub.Context):
             found = _class_getter(obj, name)
             if found is not None and not _engine_code(found[0]):
                 return self.recurse(*found)
+            fallback = getattr(kind, "__getattr__", None)
+            if type(fallback) is types.FunctionType and not _engine_code(fallback):
+                # a class's `__getattr__`, which Python calls when the lookup fails: under the context too
+                try:
+                    return kind.__getattribute__(obj, name)
+                except AttributeError:
+                    try:
+                        return self.recurse(fallback, obj, name)
+                    except AttributeError:
+                        if default:
+                            return default[0]
+                        raise
         return getattr(obj, name, *default)
+
+    def operator_for(self, fn):
+        """What an operator site (`a * b`, `a += b`, `-a`, `a < b`, `x in a`, `for v in a`) calls with its
+        operands: fn itself, unless an operand's class has special methods of its own in Python for it:
+        those run as code under the context (Python's dispatch written out: `overdub.ops.dispatch`).
+        Natively they would run on duals, where `isinstance(self.v, float)` answers for the dual and the
+        code takes another branch than it does on the value (`U(x) ** 2` gave 0)."""
+        return overdub.ops.own_methods_route(fn, self.recurse, _native_class)
 
     def store_attribute(self, obj, name, value):
         """`obj.name = value` in the code run: on a float subclass's value (a dual), stored on the value
@@ -385,6 +410,8 @@ def _array_like_first(fn) -> bool:
 class ObservedForwardContext(Observed, ForwardContext):
     """ForwardContext reporting each operation of the user's code to an observer (`contexts.ad.observe`):
     the primal operands and incoming tangents of the innermost derivative call perturbing them."""
+
+    intercepts = Observed.intercepts | {"compare", "iter", "truth", "with"}  # (operators an object's own methods may take)
 
     def recurses(self, fn, args, kwargs) -> bool:
         if not overdub.is_recursable(fn) or _native(fn):
@@ -869,3 +896,8 @@ def _run_rule_plain(frule, tangents, values, kwargs):
     if any(has_dual(v) for v in values) and overdub.is_recursable(frule):
         return forward_context().run(frule, tangents, *values, **kwargs)
     return frule(tangents, *values, **kwargs)
+
+
+def _native_class(cls) -> bool:
+    """Objects of cls run their operators natively here: the engine's own, values (`leaves.value_class`)."""
+    return is_engine_class(cls) or value_class(cls)

@@ -28,6 +28,7 @@ from ..rules.frames import is_engine
 from ..rules.frames import is_engine, outside_engine
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar
 
+from overdub import ops as _overdub_ops
 from overdub.errors import OverdubError
 
 __all__ = ["Tag", "Dual", "DualConversionError", "DualInsideError", "top_tag", "split", "primal", "make"]
@@ -857,9 +858,13 @@ class Dual:
         if type(index) is not tuple:
             index = (index,)
         y, t = self.primal[index], self.tangent[(slice(None),) + index]
-        if type(t) is np.ndarray and type(y) is not np.ndarray and type(y) is not Dual:
-            t = t.copy()  # (an element's value is numpy's copy: its directions' tangents were a view of the
-            # array's, and a later write into the array changed the element's derivative)
+        if type(t) is np.ndarray or type(t) is Dual:
+            value = y
+            while type(value) is Dual:  # (forward over forward: the value's value)
+                value = value.primal
+            if type(value) is not np.ndarray:
+                t = _own(t)  # (an element's value is numpy's copy: its directions' tangents were a view of
+                # the array's, and a later write into the array changed the element's derivative)
         return Dual(y, t, tag)
 
     def __setitem__(self, index, item):
@@ -869,6 +874,11 @@ class Dual:
                 "a value perturbed by an inner derivative call was stored into an array of an outer one",
                 fix="create the array inside the inner function, or return the value instead of storing it")
         v, t = split(item, tag)
+        value = self.primal
+        while type(value) is Dual:
+            value = value.primal
+        if isinstance(value, np.ndarray) and not value.flags.writeable:
+            raise ValueError("assignment destination is read-only")  # (numpy's words: a diagonal, a broadcast)
         self.primal = assign(self.primal, index, v)
         tindex = index if tag.chunk is None else (slice(None),) + (index if type(index) is tuple else (index,))
         if t is None:
@@ -1015,7 +1025,7 @@ def _ordered(d: Dual, other, result, op: str):
     boundary: `_equality_checked`) unless other is perturbed by d's tag too; noted for a rule sampling a
     function (`lowered.runtime.JumpWatch`)."""
     if (w := JUMP_WATCH.get()) is not None:
-        watch_order(w, d, other, op, sys._getframe(2))
+        watch_order(w, d, other, op, _past_operators(sys._getframe(2)))
     if type(other) is Dual and other.tag is d.tag:
         return result
     value = d.primal
@@ -1029,7 +1039,7 @@ def _equality_checked(d: Dual, other, result, op: str, frame: int = 2):
     """`d == other` (or `!=`) in the user's code, other not perturbed by d's tag, where they are equal
     (somewhere, for arrays): refused (`lowered.runtime.SpecialPoint`) where d's tangent moves it there and
     the caller is not the engine's own code (its rules compare duals freely); Python's result otherwise."""
-    caller = sys._getframe(frame)
+    caller = _past_operators(sys._getframe(frame))
     if caller.f_code.co_name in _DISPATCHING and caller.f_code.co_filename == _CONTEXT_FILE:
         while caller is not None and caller.f_code.co_filename == _CONTEXT_FILE:  # (a C function run as it is:
             caller = caller.f_back                                                 # `all([x, 1.0])`)
@@ -1040,6 +1050,16 @@ def _equality_checked(d: Dual, other, result, op: str, frame: int = 2):
     equality_guard_fd(d.primal, primal(other), op, d.tangent)
     return result
 
+
+def _past_operators(frame):
+    """frame, or the first frame outward of it outside the core's operator dispatch (`overdub.ops`: forward
+    mode's context routes the user's operators through it, so a dual's `__eq__` is called from there)."""
+    while frame is not None and frame.f_code.co_filename == _OPS_FILE:
+        frame = frame.f_back
+    return frame
+
+
+_OPS_FILE = _overdub_ops.__file__
 
 # forward mode's context running a C function as it is (its frames pass a comparison on to the caller's)
 _CONTEXT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "context.py")

@@ -96,6 +96,7 @@ class Observed:
     into (`recurses`) and how an operation's values read (`operation`)."""
 
     intercepts = _REPORTED
+    operate = None  # (every operator through `overdub`, reported; the engine's `operator_for` runs it)
 
     def __init__(self, obs, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -104,16 +105,30 @@ class Observed:
     def overdub(self, site, fn, /, *args, **kwargs):
         engine = site.filename.startswith(_ENGINE_DIR)  # the engine's own code (a rule run on duals)
         if site.kind != "call":
-            if engine:
-                return fn(*args, **kwargs)
+            op = fn if kwargs else self._operators(fn)
+            if engine or site.kind not in _REPORTED:
+                return op(*args, **kwargs)
             return self.obs.observe_derivative(self.operation(site, fn, args, kwargs, False),
-                                               lambda: fn(*args, **kwargs))
+                                               lambda: op(*args, **kwargs))
         run = super().overdub
         if engine:
             return run(site, fn, *args, **kwargs)
         site = dataclasses.replace(site, op=_name_of(fn))
         op = self.operation(site, fn, args, kwargs, self.recurses(fn, args, kwargs))
         return self.obs.observe_derivative(op, lambda: run(site, fn, *args, **kwargs))
+
+    def _operators(self, fn):
+        """What the engine's operator sites call for fn (`operator_for`), remembered per context."""
+        route = getattr(self, "operator_for", None)
+        if route is None:
+            return fn
+        table = self.__dict__.get("_observed_operators")
+        if table is None:
+            table = self._observed_operators = {}
+        found = table.get(fn)
+        if found is None:
+            found = table[fn] = route(fn)
+        return found
 
     def run(self, fn, /, *args, **kwargs):
         """`run` of the engine's context, the root call reported as a call of the user's function."""

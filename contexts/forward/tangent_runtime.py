@@ -63,7 +63,7 @@ def fd_args_back(positions: tuple, values: tuple) -> tuple:
     out = []
     for i, v in zip(positions, values):
         given = args[i] if i < len(args) else v
-        t = moved[i] if i < len(moved) and type(given) in (np.ndarray, list, dict) else None
+        t = moved[i] if i < len(moved) and (type(given) in (np.ndarray, list, dict) or isinstance(given, np.ndarray)) else None
         if t is not None and i < len(tans) and t is tans[i]:
             t = None  # handed back as it was given: unchanged (a change makes a new tangent)
         if t is not None and v is not given:
@@ -76,7 +76,7 @@ def fd_args_back(positions: tuple, values: tuple) -> tuple:
 
 def _no_change(t) -> bool:
     """A handed-back tangent that leaves an unfollowed argument as the caller sees it: none, or zeros."""
-    return _all_zero(t) or (type(t) is np.ndarray and not t.any())
+    return _all_zero(t) or (isinstance(t, np.ndarray) and not t.any())
 
 
 def make_twin(fn, twin_code, cells):
@@ -328,6 +328,8 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     if type(method) is types.MethodType and type(method.__func__) is types.FunctionType:
         return fd_call(method.__func__, (obj, *args), (tobj, *tans), kw, kwtans)
     rule = registry.get(method)  # a C type's method: keyed (type, name), the object first
+    if rule is None and isinstance(obj, np.ndarray) and type(method) is types.BuiltinMethodType:
+        rule = registry.get((np.ndarray, name))  # (an ndarray subclass's inherited method: `a.view(Sub).fill(v)`)
     if rule is not None and (rule.inplace is not None or rule.mutating):
         # it changes the object in place (a.sort(), a.fill(v)): duals carry the tangent with the memory
         raise NotTransformable(f"{type(obj).__name__}.{name} changes an active object in place")
@@ -466,9 +468,9 @@ def _all_zero(t) -> bool:
 
 def _changed_tangent(d, t):
     """The tangent of a dual argument after the call, where the call changed it (None where not)."""
-    if type(d) is not Dual or type(d.tangent) is not np.ndarray:
+    if type(d) is not Dual or not isinstance(d.tangent, np.ndarray):  # (a subclass view's: `a.view(Sub)`)
         return None
-    if type(t) is np.ndarray:
+    if isinstance(t, np.ndarray):
         return None if np.array_equal(d.tangent, t) else d.tangent
     return d.tangent if d.tangent.any() else None
 

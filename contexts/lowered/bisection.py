@@ -16,7 +16,10 @@ give two different variables of the bracket, both read in the loop, values compu
 bisecting only when it leaves it: chemicals' iapws95_rho) is not one: its iterate follows the function.
 Every mode refuses it; the fix is a derivative of the root by the implicit function theorem
 (`contexts.custom_adjoint`) or a method whose iterate follows the function's values (Newton's, secant).
-Not recognised: brackets moved by tuple assignments (`lo, hi = mid, hi`) or conditional expressions.
+So is an end moved by a half-width the loop halves (`dm *= 0.5; xm = a + dm; if f(xm) * fa >= 0: a = xm`:
+scipy's bisect as fluids ports it). Not recognised: brackets moved by tuple assignments (`lo, hi = mid, hi`)
+or conditional expressions, and a secant or Newton iteration that bisects its bracket when a step leaves
+it where every step leaves it (fluids' secant with `bisection=True` on a decreasing function).
 """
 from __future__ import annotations
 
@@ -142,7 +145,9 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
     candidates = [(loop, [n for n in _own_statements(loop.body) if isinstance(n, ast.If) and n.orelse])
                   for loop in loops]
     vectorised = [(loop, ups) for loop in loops if len(ups := _masked_updates(loop)) > 1]
-    if not any(ifs for _, ifs in candidates) and not vectorised:
+    halving = [(loop, ifs) for loop in loops if _halved(loop)
+               and (ifs := [n for n in _own_statements(loop.body) if isinstance(n, ast.If)])]
+    if not any(ifs for _, ifs in candidates) and not vectorised and not halving:
         return None  # (no `if`/`else` in a loop: nothing more to walk — a long straight function's case)
     values = _assigned(fdef)
     local = set(values) | {a.arg for a in all_nodes(fdef.args) if isinstance(a, ast.arg)} | {_OPAQUE}
@@ -155,6 +160,13 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
                         and _made_of_bracket(value_a, {ta, tb}, values, local) \
                         and _made_of_bracket(value_b, {ta, tb}, values, local):
                     return stmt
+    for loop, ifs in halving:
+        read_in_loop = set().union(*(_loads(s) for s in loop.body), _loads(getattr(loop, "test", ast.Pass())))
+        for n in ifs:
+            if active is not None and not _test_reads(n.test, values) & active or active is None and not _loads(n.test):
+                continue
+            if _steps_by_halves(n, loop, read_in_loop):
+                return n
     for loop, ifs in candidates:
         if not ifs:
             continue
@@ -172,6 +184,64 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
                             and _made_of_bracket(value_b, {ta, tb}, values, local):
                         return n
     return None
+
+
+def _loop_stores(loop) -> dict[str, list]:
+    """name -> the values `name = value` stores in the loop's own statements (a name bound otherwise: None)."""
+    stores: dict[str, list] = {}
+    for s in _own_statements(loop.body):
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            stores.setdefault(s.targets[0].id, []).append(s.value)
+        elif isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):  # (`dm *= 0.5`, unlowered)
+            value = ast.BinOp(left=ast.Name(id=s.target.id, ctx=ast.Load()), op=s.op, right=s.value)
+            stores.setdefault(s.target.id, []).append(value)
+        elif isinstance(s, (ast.Assign, ast.AugAssign, ast.For, ast.AnnAssign)):
+            for t in (s.targets if isinstance(s, ast.Assign) else [s.target]):
+                for m in all_nodes(t):
+                    if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Store):
+                        stores.setdefault(m.id, []).append(None)
+    return stores
+
+
+def _halved(loop) -> set[str]:
+    """The variables the loop only scales by constants (`dm *= 0.5`, `h = h / 2`): a bisection's half-width."""
+    out = set()
+    for name, vals in _loop_stores(loop).items():
+        if name.startswith(TEMP_PREFIX):
+            continue
+        if all(isinstance(v, ast.BinOp) and isinstance(v.op, (ast.Mult, ast.Div))
+               and isinstance(v.left, ast.Name) and v.left.id == name and isinstance(v.right, ast.Constant)
+               or isinstance(v, ast.BinOp) and isinstance(v.op, ast.Mult) and isinstance(v.right, ast.Name)
+               and v.right.id == name and isinstance(v.left, ast.Constant) for v in vals):
+            out.add(name)
+    return out
+
+
+def _steps_by_halves(n: ast.If, loop, read_in_loop: set[str]) -> bool:
+    """The `if` moves an end of a bracket by a half-width the loop halves: `dm *= 0.5; xm = a + dm;
+    if f(xm) * fa >= 0: a = xm` (scipy's bisect, ported to Python by fluids and others), the value stored
+    made of that end and the half-widths alone. (A step size halved where an error test fails, `if err >
+    tol: h = h * 0.5`, stores the half-width itself: not an end moved by one.)"""
+    stores, steps = _loop_stores(loop), _halved(loop)
+    for branch in (n.body, n.orelse):
+        for end, value in _given(branch).items():
+            if end not in read_in_loop or end in steps:
+                continue
+            made, todo, seen = set(), list(_loads(value)), set()
+            while todo:
+                name = todo.pop()
+                if name in seen:
+                    continue
+                seen.add(name)
+                vals = stores.get(name)
+                if name != end and name not in steps and vals and all(v is not None for v in vals):
+                    for v in vals:  # (a temporary, or `xm = a + dm` stored in the loop: what it is made of)
+                        todo.extend(_loads(v))
+                else:
+                    made.add(name)
+            if made & steps and made <= {end} | steps:
+                return True
+    return False
 
 
 def _masked_updates(loop) -> list:

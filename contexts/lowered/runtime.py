@@ -18,12 +18,16 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
 
+import types
+
 import numpy as np
 
+import overdub
 from overdub import depth
 from overdub.errors import OverdubError
 
-from ..rules.frames import outside_engine
+from ..rules.frames import is_engine_class, outside_engine
+from ..rules.leaves import value_class
 from ..rules.watch import JUMP_WATCH, watch_order
 
 __all__ = ["HELPERS", "EagerIterationError", "SpecialPoint", "special_case", "ORDER_OPS", "SPECIAL_HITS", "CHECK_SPECIAL", "equality_guard", "equality_guard_fd", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
@@ -229,6 +233,41 @@ CHECK_SPECIAL: list = []
 along random directions, which refuses (`SpecialPoint`) where a compared value moves."""
 
 
+class OwnTestUnderForward(OverdubError):
+    """A class's own Python test methods (`__bool__`, `__eq__`, `__lt__`, `__contains__`) met by reverse mode's
+    pass under an outer forward pass (`hessian`'s forward over reverse): the pass runs them natively, on the
+    dual numbers the object holds, where `isinstance(self.v, float)` answers for the dual and the method
+    can take another branch than on the value. Refused; `hessian` then takes forward over forward, which
+    runs them as code."""
+
+
+_HEAPTYPE = 1 << 9
+_TEST_NAMES = {"==": ("__eq__",), "!=": ("__ne__", "__eq__"), "<": ("__lt__", "__gt__"), "<=": ("__le__", "__ge__"),
+               ">": ("__gt__", "__lt__"), ">=": ("__ge__", "__le__"), "in": ("__contains__", "__iter__", "__eq__"),
+               "not in": ("__contains__", "__iter__", "__eq__")}
+_TRUTH_NAMES = ("__bool__", "__len__")
+
+
+def own_test(a, b, op: str) -> None:
+    """Before a test (`a op b`; a truth test is `a != 0.0`) in reverse mode's pass: refused
+    (`OwnTestUnderForward`) where an outer context runs operators its own way (`Context.operate`: forward
+    mode's duals) and an operand's class has Python methods of its own for the test."""
+    ctx = overdub.current()
+    if ctx is None or ctx.operate is None:
+        return
+    for obj in (a, b):
+        kind = type(obj)
+        if not kind.__flags__ & _HEAPTYPE or is_engine_class(kind) or value_class(kind):
+            continue
+        for name in _TEST_NAMES.get(op, ()) + _TRUTH_NAMES:
+            method = getattr(kind, name, None)
+            if type(method) is types.FunctionType:
+                raise OwnTestUnderForward(
+                    f"reverse mode under a forward pass meets `{kind.__name__}.{name}`, a test method of the class's "
+                    f"own, which it would run on the dual numbers the object holds", where=_where(),
+                    fix="hessian(f, x, inner=\"forward\") runs it as code (the default hessian does so by itself)")
+
+
 def equality_guard(active, other, op: str, close=None) -> None:
     """Reverse mode, before `active == other` (op "==" or "!="), where only `active` may carry a derivative
     (the activity analysis's answer, conservative: an attribute of an object holding differentiated
@@ -238,6 +277,8 @@ def equality_guard(active, other, op: str, close=None) -> None:
     no such information); outside one, refused. An ordering is also noted for a `JumpWatch`."""
     if (w := JUMP_WATCH.get()) is not None:
         watch_order(w, active, other, op, sys._getframe(1))
+    if type(active).__flags__ & _HEAPTYPE or type(other).__flags__ & _HEAPTYPE:
+        own_test(active, other, op)
     mask = _equal_at(active, other, op)
     if mask is None:
         return
@@ -471,7 +512,7 @@ YIELDS_KEPT = 1 << 17  # (about a second of recording; an eager generator longer
 
 
 HELPERS = {"__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
-           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
+           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)
 
 
@@ -577,7 +618,11 @@ def equality_guards(stmts: list, is_active, tangent=None) -> list:
             a, b, op, close = test
             ia, ib = is_active(a), is_active(b)
             if op in ("in", "not in"):  # (`x in c`: the item, checked in a builtin container)
+                if ib and tangent is None:  # (a container of a class's own: its `__contains__`, `own_test`)
+                    out.append(_guard(s, "__od_own_test__", (b, a), op, None, None))
                 ib = False
+            if ia and ib and op in ("==", "!=") and tangent is None:
+                out.append(_guard(s, "__od_own_test__", (a, b), op, None, None))
             if ia and ib and op in _WHOLE_OPS:  # (two active: a memo cache's stale key against the argument)
                 out.append(_guard(s, "__od_equality_guard2__", (a, b), op, close, tangent))
             elif ia and ib and op in ORDER_OPS:  # (no tie to check: noted for a rule sampling the function)

@@ -567,15 +567,44 @@ def _copy_rule(deep):
 
     def copy_inplace(x, *rest):
         _copy_checked(x, deep)
-        y = fn(x, *rest)
+        # (a deep copy's memo pairs each object inside x with its copy: the cotangents each copy's box
+        # gathers go back to its original's box, where the stores into it (`L[0].v = x`, `o.box.v = x`,
+        # river's `self.mean.update(x)`) find them)
+        memo = (rest[0] if rest and type(rest[0]) is dict else {}) if deep else None
+        y = fn(x, memo, *rest[1:]) if deep else fn(x, *rest)
 
         def copy_back(S, dy, dself):
-            if y is x or dy is None:
+            if y is x:
                 return None, (dy,) + (None,) * len(rest)
-            box = S.box(y, dy) if not isinstance(y, (np.ndarray, numbers.Number)) else dy
-            return None, (_plain(box, deep),) + (None,) * len(rest)
+            if not _boxed(x):  # (an array, a number: its cotangent is a value)
+                return None, (_plain(dy, deep),) + (None,) * len(rest)
+            S.box(y, dy)
+            pairs = [(x, y)]
+            if deep:  # (the originals copy.deepcopy kept alive, and their copies)
+                pairs += [(o, memo.get(id(o))) for o in list(memo.get(id(memo), ())) if o is not x]
+            for orig, c in pairs:
+                box = S.boxes.get(id(c)) if c is not None and c is not orig and _boxed(c) else None
+                if box is not None:
+                    S.box(orig, _leaf_entries(box, c, deep))
+            return None, (S.box(x),) + (None,) * len(rest)
         return y, copy_back
     registry.set(fn, inplace=copy_inplace)
+
+
+def _boxed(v) -> bool:
+    """v's cotangent lives in a box of its own (a list, dict, tuple or object with fields), by identity."""
+    return isinstance(v, (list, dict, tuple)) or (has_fields(v) and not isinstance(v, (np.ndarray, numbers.Number)))
+
+
+def _leaf_entries(box, c, deep):
+    """The entries of copy c's box for c's own values (numbers, arrays), as plain values: an entry for a boxed
+    value (an object, a list inside c) is that value's, in its own box (a deep copy's pair; a shallow
+    copy's shares the original's)."""
+    if isinstance(box, list):
+        return [None if i < len(c) and _boxed(c[i]) else _plain(g, deep) for i, g in enumerate(box)]
+    values = c if isinstance(c, dict) else fields_of(c)
+    out = {k: _plain(g, deep) for k, g in box.items() if not _boxed(values.get(k))}
+    return Tangent(out) if isinstance(box, Tangent) else out
 
 
 _copy_rule(False)

@@ -16,7 +16,7 @@ import sysconfig
 import overdub
 import overdub.errors
 
-__all__ = ["is_engine", "is_user", "outside_engine", "user_chain", "note_transformed", "name_user_lines",
+__all__ = ["is_engine", "is_engine_class", "is_user", "outside_engine", "user_chain", "note_transformed", "name_user_lines",
            "entry_error"]
 
 _ENGINE = (os.path.dirname(os.path.abspath(overdub.__file__)) + os.sep,  # overdub/ and contexts/
@@ -27,6 +27,12 @@ _LIBRARY = tuple({os.path.abspath(p) + os.sep for key in ("stdlib", "platstdlib"
 
 def is_engine(filename: str) -> bool:
     return filename.startswith(_ENGINE)
+
+
+def is_engine_class(cls) -> bool:
+    """cls is the engine's own (a dual's, a tracer's, a cotangent's class): its methods handle the engines'
+    values themselves, never run under a context."""
+    return (cls.__module__ or "").startswith(("contexts.", "overdub."))
 
 
 def is_user(filename: str) -> bool:

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import abc
 import importlib
+import numbers
+import types
 import importlib.abc
 import sys
 from dataclasses import dataclass, field
@@ -40,7 +42,7 @@ _NDARRAY = _np.ndarray
 
 __all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains", "ArrayLeaf",
            "register_array", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "Container",
-           "register_container", "container_of"]
+           "register_container", "container_of", "value_class"]
 
 
 class Scalar(abc.ABC):
@@ -333,3 +335,29 @@ def _register_decimal() -> None:
 
 
 _register_decimal()
+
+
+# -- classes whose objects are values, not code ------------------------------------------------------------
+
+def value_class(kind: type) -> bool:
+    """Objects of `kind` are values the engines compute with by the objects' own operators, run natively as
+    Python dispatches them (each side's special methods answering NotImplemented for what they do not
+    know, the duals' and tracers' taking over): numbers (`numbers.Number`: Fraction, Decimal), registered
+    scalars, arrays, containers and labels, numpy's own classes (np.matrix, masked arrays, poly1d) and
+    objects taking numpy's functions by its protocols written in Python (pandas', pint's, xarray's,
+    astropy's). A class of the user's or of a library other than these (a vector class with `__add__`) is
+    code: a context whose values stand in for others runs its special methods under itself."""
+    found = _VALUE_CLASSES.get(kind)
+    if found is None:
+        found = _VALUE_CLASSES[kind] = bool(
+            issubclass(kind, (numbers.Number, Scalar, ArrayLeaf, Labels))
+            or any(issubclass(kind, cls) for cls in (*CONTAINERS, *CONSTANT_TYPES))
+            or (kind.__module__ or "").split(".")[0] == "numpy"
+            or type(getattr(kind, "__array_ufunc__", None)) is types.FunctionType
+            or type(getattr(kind, "__array_function__", None)) is types.FunctionType)
+        if len(_VALUE_CLASSES) > 4096:  # (bounded: classes made at run time)
+            _VALUE_CLASSES.clear()
+    return found
+
+
+_VALUE_CLASSES: dict = {}

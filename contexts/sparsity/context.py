@@ -3,6 +3,8 @@ their sparsity rule; pure-Python callees are recursed into; operators are left t
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,8 @@ from contexts.rules.registry import registry
 from ..lowered.bisection import bisects, held_in_callables, refuse_bisection
 from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.containers import holds
+from ..rules.frames import is_engine_class
+from ..rules.leaves import value_class
 from . import rules
 from .interpret import always, sparsity_rule
 from .ops import derive, has_tracer, out_as_keyword, split_out, write_out
@@ -61,13 +65,28 @@ class _TracersConverter(KeptConverter):
 _SCALAR_STAND_INS = (np.float64(0.0), np.array(0.0), np.complex128(0.0), np.array(0j))
 
 
+def _library_dirs() -> tuple:
+    """numpy's and scipy's directories (scipy's without importing it)."""
+    dirs = [os.path.dirname(np.__file__)]
+    spec = importlib.util.find_spec("scipy")
+    dirs += list(spec.submodule_search_locations or ()) if spec is not None else []
+    return tuple(d + os.sep for d in dirs)
+
+
+_ARRAY_LIBRARIES = _library_dirs()
+
+
 def _isinstance(site, t: Tracer, cls) -> bool:
     """isinstance(t, cls) as the value t stands for would answer it. Questions about arrays
-    (`isinstance(a, np.ndarray)`, which numpy's own code asks) keep the tracer's answer, False: a tracer
-    goes through numpy's generic path (`np.asarray(a)`). Questions about numbers (`isinstance(v, float)`)
-    get the answer of the value: of its primal when known, else the one all its possible types agree on,
-    else a refusal, never a guess."""
+    (`isinstance(a, np.ndarray)`) asked by numpy's and scipy's own code keep the tracer's answer, False:
+    a tracer goes through their generic path (`np.asarray(a)`); asked by other code of a traced array, the
+    array's answer, True (`return self.v * o if isinstance(self.v, np.ndarray) else 0.0 * o` took the other
+    branch: an empty pattern). Questions about numbers (`isinstance(v, float)`) get the answer of the
+    value: of its primal when known, else the one all its possible types agree on, else a refusal, never a
+    guess."""
     if isinstance(np.empty(0), cls):
+        if t.shape and not site.filename.startswith(_ARRAY_LIBRARIES) and not (t.is_constant and t.primal is not None):
+            return True
         # (a constant whose value is known is that value: numpy's `isinstance(condlist[0], ndarray)`)
         return isinstance(t.primal if t.is_constant and t.primal is not None else t, cls)
     if t.shape:
@@ -113,7 +132,15 @@ class SparsityContext(overdub.Context):
            [0, 1, 1]])
     """
 
-    intercepts = frozenset({"call"})
+    # operators, tests, iteration and `with`: an object's own special methods in Python run under the
+    # context (`operator_for`), not natively on tracers, where `isinstance(self.v, np.ndarray)` would answer
+    # for the tracer and the code take another branch than on the values (an empty pattern)
+    intercepts = frozenset({"call", "binop", "augop", "unaryop", "compare", "iter", "truth", "with"})
+    operate = "operator_for"
+
+    def operator_for(self, fn):
+        """What an operator site calls with its operands (`overdub.ops.own_methods_route`)."""
+        return overdub.ops.own_methods_route(fn, self.recurse, _native_class)
 
     def overdub(self, site, fn, /, *args, **kwargs):
         if _own(fn):
@@ -208,6 +235,8 @@ class ObservedSparsityContext(Observed, SparsityContext):
     """SparsityContext reporting each operation of the user's code to an observer (`contexts.ad.observe`);
     the values are tracers (their dependencies, and in local mode their primal)."""
 
+    intercepts = Observed.intercepts | {"compare", "iter", "truth", "with"}  # (an object's own methods)
+
     def recurses(self, fn, args, kwargs) -> bool:
         return (not _own(fn) and overdub.is_recursable(fn) and id(fn) not in _STORE_IDS
                 and sparsity_rule(registry.get(fn), fn) is None)
@@ -217,3 +246,8 @@ def sparsity_context() -> SparsityContext:
     """A SparsityContext, observed when a debugging context is active."""
     obs = observer()
     return SparsityContext() if obs is None else ObservedSparsityContext(obs)
+
+
+def _native_class(cls) -> bool:
+    """Objects of cls run their operators natively here: the engine's own, values (`leaves.value_class`)."""
+    return is_engine_class(cls) or value_class(cls)

@@ -22,6 +22,7 @@ import numpy as np
 
 import overdub
 from contexts.rules.registry import registry
+from contexts.rules.numpy.inplace import refuse_read_only_at
 
 from contexts.rules.sparsity_specs import LINEAR, NONDIFF, NONLINEAR
 
@@ -364,6 +365,7 @@ def ufunc_at(ufunc: np.ufunc, a: Any, indices: Any, b: Any = None) -> None:
     """`ufunc.at(a, indices, b)` on a tracer a: each indexed element of a (repeated indices each time)
     depends on what it did and on the b elements updating it. Second order: linear ufuncs only."""
     traced_b = isinstance(b, Tracer) and not b.is_constant
+    refuse_read_only_at(ufunc, a)
     if not isinstance(a, Tracer):
         if traced_b:
             raise NoSparsityRule(f"{ufunc.__name__}.at writes traced values into a plain array",

@@ -125,7 +125,7 @@ class Tracer:
     # that a function filling a view (`fill(z[1:3], x)`) fills z; ops turn the base's primal into the
     # view's; partial: the view holds part of each element (`z.real`, `z.imag` of a complex z), so a
     # write adds to the element's dependencies instead of replacing them
-    __slots__ = ("_shape", "_P", "_H", "_primal", "_order", "_view", "_seen")
+    __slots__ = ("_shape", "_P", "_H", "_primal", "_order", "_view", "_seen", "_readonly")
     __array_priority__ = 1000
     def __hash__(self):
         """Never a dict key or set member: equal values would hash alike while their dependences differ,
@@ -140,6 +140,7 @@ class Tracer:
         self._P, self._H, self._primal, self._order = P, H, primal, order
         self._view = None
         self._seen = (None, None, None, None)  # a view's last (root P, its rows, root H, its rows)
+        self._readonly = False  # a view numpy makes read-only (`a.diagonal()`), and views of it
 
     def _view_by(self, op, partial: bool = False, index_op=None) -> "Tracer":
         """op(self) (a numpy operation: basic indexing, transpose, reshape, ...) as a view tracer where
@@ -157,6 +158,7 @@ class Tracer:
             return _moves.restructure([self], op)
         t = Tracer(new.shape, None)
         t._view = (root, new, ops + (op,), was_partial or partial)
+        t._readonly = self._readonly
         return t
 
     # state: a view's is its base's, read and written at its rows
@@ -494,7 +496,12 @@ class Tracer:
             return self._view_by(lambda a: a[key])  # numpy's basic indexing gives a view
         return _moves.restructure([self], lambda i: i[key])
 
+    def _writable(self) -> None:
+        if self._readonly:
+            raise ValueError("assignment destination is read-only")  # (numpy's words)
+
     def __setitem__(self, key, value) -> None:
+        self._writable()
         if _unknown_index(key):
             # the elements written are unknown: each may keep its value or take any of value's
             np.asarray(_index_map(self.shape)[_probe_key(key)])  # numpy's checks of the key
@@ -527,6 +534,7 @@ class Tracer:
     def store_anywhere(self, value) -> None:
         """A store of value at positions that are not known (global mode: `t[np.argsort(x)] = v`,
         `np.place(t, x > 0, v)`): each element keeps its dependencies and gains all of value's."""
+        self._writable()
         if isinstance(value, Tracer) and value.P is not None:
             spread = _moves.spread([value], self.shape)
             n = value.P.ncols
@@ -594,7 +602,10 @@ class Tracer:
         return self._view_by(lambda i: i.swapaxes(a, b))
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
-        return _moves.restructure([self], lambda i: i.diagonal(offset, axis1, axis2))
+        # numpy's is a read-only view: it follows a later change of its base, and refuses writes
+        t = self._view_by(lambda i: i.diagonal(offset, axis1, axis2))
+        t._readonly = t._readonly or t._view is not None
+        return t
 
     def repeat(self, repeats, axis=None):
         return _moves.restructure([self], lambda i: i.repeat(repeats, axis))

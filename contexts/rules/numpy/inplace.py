@@ -15,7 +15,24 @@ from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..generic import unbroadcast
 from ..cotangents import Overwritten
 from ..registry import registry
+from overdub.errors import OverdubError
 from ._util import is_dual, zeros
+
+
+class ReadOnlyTarget(OverdubError, ValueError):
+    """`np.add.at` into an array numpy made read-only (`a.diagonal()`): numpy's `ufunc.at` writes into it
+    regardless, through to the array it views, where the engines' views of it (a dual's, a tracer's, a
+    recorded copy) do not follow."""
+
+
+def refuse_read_only_at(ufunc, target) -> None:
+    """Refuse `ufunc.at(target, ...)` when target (an array, a dual's value, a tracer) is read-only."""
+    flags = getattr(target, "flags", None)
+    if getattr(flags, "writeable", True) is False or getattr(target, "_readonly", False) is True:
+        raise ReadOnlyTarget(f"np.{ufunc.__name__}.at into a read-only array (numpy writes into a read-only "
+                             "view such as `a.diagonal()` regardless, and through it into its base)",
+                             fix="update the base array at the positions: `np.add.at(A, np.diag_indices(n), v)`, "
+                                 "or make the view writable (`np.einsum('ii->i', A)`)")
 
 
 def _inplace(*fns):

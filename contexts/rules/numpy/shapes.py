@@ -651,6 +651,11 @@ def as_strided_frule(tangents, x, *rest, **kwargs):
     shape, strides, _, _ = _strided_options(rest, kwargs)
     xa = as_array(plain(x))
     idx = _strided_indices(xa, shape, strides)
+    if type(t) is np.ndarray and t.shape == xa.shape and t.strides == xa.strides and t.dtype == xa.dtype:
+        # a view of the tangent as y is of x: a later change of x in place (`np.tanh(a, out=a)`) is seen
+        # through y's tangent as through its value
+        return y, _stride_tricks.as_strided(t, idx.shape, strides if strides is not None else xa.strides,
+                                            writeable=y.flags.writeable)
     tt = np.broadcast_to(as_array(t), np.shape(t)[:max(np.ndim(t) - xa.ndim, 0)] + xa.shape)
     lead = tt.shape[:tt.ndim - xa.ndim]  # (jacfwd's batch of tangents)
     return y, tt.reshape(lead + (-1,))[..., idx]
@@ -677,6 +682,16 @@ def sliding_window_view_adjoint(dy, y, x, *rest, **kwargs):
 def sliding_window_view_frule(tangents, x, *rest, **kwargs):
     window_shape, axis = _window_options(rest, kwargs)
     xa = as_array(plain(x))
+    t = tangents[0] if tangents else None
+    lead = np.ndim(t) - xa.ndim
+    if type(t) is np.ndarray and lead >= 0 and t.shape[lead:] == xa.shape and window_shape is not None:
+        # the windows of the tangent (jacfwd's batch axes first): a view of it, as y is of x, so that a later
+        # change of x in place (`np.tanh(a[:], out=a[:])`) is seen through y's tangent as through its value
+        axes = range(xa.ndim) if axis is None else (axis,) if np.ndim(axis) == 0 else axis
+        axes = tuple(int(a) % max(xa.ndim, 1) + lead for a in axes)
+        y = _stride_tricks.sliding_window_view(x, *rest, **kwargs)
+        return y, _stride_tricks.sliding_window_view(t, window_shape, axis=axes,
+                                                     writeable=kwargs.get("writeable", False))
     view = _stride_tricks.sliding_window_view(xa, window_shape, axis)
     _, dy = as_strided_frule(tangents[:1], xa, view.shape, view.strides)
     return _stride_tricks.sliding_window_view(x, *rest, **kwargs), dy

@@ -88,5 +88,8 @@ def test_sparsity_global_answers_what_every_scalar_type_agrees_on():
     def f(x):
         a = x[0] * x[1]
         return np.array([isinstance(a, (list, str)) * 5.0 + a, x[2] * isinstance(x, np.ndarray)])
-    got = jacobian_sparsity(f, np.array([1.5, 2.0, 3.0])).toarray()
-    assert got.tolist() == [[True, True, False], [False, False, False]]
+    x = np.array([1.5, 2.0, 3.0])
+    got = jacobian_sparsity(f, x).toarray()
+    # (the user's `isinstance(x, np.ndarray)` of a traced array is the array's answer, True: x[2] * True
+    # depends on x[2], as differences show; numpy's own code keeps the tracer's answer)
+    assert got.tolist() == (np.abs(fd.jacobian(f, x)) > 0).tolist() == [[True, True, False], [False, False, True]]
