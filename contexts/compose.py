@@ -202,7 +202,19 @@ def _either(outer: Callable, f: Callable, inner: str, x: Any = None) -> Any:
         return outer(_inner_gradient(f, inner))
     reset = restorer(x) if x is not None else (lambda: None)
     try:
-        return outer(_inner_gradient(f, "reverse"))
+        result = outer(_inner_gradient(f, "reverse"))
+        if _has_nan(np.asarray(result)) if isinstance(result, (np.ndarray, float, np.floating)) else False:
+            # NaN entries (0 * inf on the reverse pass: a sqrt at 0 in the branch an np.where leaves out):
+            # forward over forward's where it has a number, as `gradient`'s NaN entries are taken
+            reset()
+            try:
+                other = outer(_inner_gradient(f, "forward"))
+            except Exception:  # (refused or failed: the NaN stays, never a zero)
+                return result
+            if np.shape(other) == np.shape(result):
+                filled = np.where(np.isnan(result), other, result)
+                return filled if isinstance(result, np.ndarray) else type(result)(filled)
+        return result
     except OverdubError as e:
         reset()  # (the refused pass may have changed x in place: the second runs from the caller's values)
         try:

@@ -24,11 +24,13 @@ only these, so that sources, caches, the recursion limit and thread safety work 
 - `context_stack` is the context variable holding the active contexts (`overdub.active()` copies it;
   a hot path may test `context_stack.get()` for emptiness instead).
 - `marked_opaque(fn)`: whether the user opted fn out of every transform (`overdub.opaque`).
+- `bound_self(fn)` / `method_function(fn)`: a bound method's object and function, asked without running a
+  callable object's `__getattr__` (which Python never runs to call it).
 """
 
 from . import collector, depth
 from .cache import clear, on_clear, original_code
-from .patch import bound_by_descriptor, property_getter, stored_attribute
+from .patch import bound_by_descriptor, bound_self, method_function, property_getter, stored_attribute
 from .source import (AST_LOCK, FunctionSource, compile_twin, copy_tree, fix_missing_locations, get_source,
                      make_function, mangle_private, marked_opaque)
 from .stack import _stack as context_stack
@@ -36,4 +38,5 @@ from .weak import ByIdentity, OwnedEntries, of_a_module
 
 __all__ = ["get_source", "FunctionSource", "mangle_private", "AST_LOCK", "compile_twin", "make_function", "copy_tree",
            "OwnedEntries", "ByIdentity", "of_a_module", "on_clear", "clear", "original_code", "depth", "collector", "context_stack",
-           "marked_opaque", "property_getter", "fix_missing_locations", "stored_attribute", "bound_by_descriptor"]
+           "marked_opaque", "property_getter", "fix_missing_locations", "stored_attribute", "bound_by_descriptor",
+           "bound_self", "method_function"]

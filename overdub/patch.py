@@ -322,6 +322,26 @@ def _target_function(fn):
     return call if type(call) is _FunctionType else _array_function_implementation(fn)
 
 
+_METHOD_TYPES = (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)
+
+
+def bound_self(fn):
+    """The object a bound method is bound to (`fn.__self__`), None for anything else, asked without running
+    any `__getattr__` of an object's class (a callable object's lazy attributes, an attribute dict's
+    KeyError: plain Python never asks them when it calls the object)."""
+    if isinstance(fn, _METHOD_TYPES):
+        return fn.__self__
+    try:
+        return object.__getattribute__(fn, "__self__")
+    except (AttributeError, TypeError):
+        return None
+
+
+def method_function(fn):
+    """A bound Python method's function (`fn.__func__`), else fn itself; no `__getattr__` runs."""
+    return fn.__func__ if type(fn) is types.MethodType else fn
+
+
 def stored_attribute(kind, name):
     """kind's attribute `name` as its class dict holds it (a descriptor itself, not what its `__get__`
     gives: a `__call__` descriptor returning a lambda was taken for the method, and called with the

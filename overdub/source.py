@@ -365,11 +365,11 @@ def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
                                       b.co_argcount, b.co_kwonlyargcount, b.co_posonlyargcount):
         return False
     if len(a.co_consts) != len(b.co_consts):
-        return False
+        return _same_but_keywords(a, b)
     # (the same bytecode: the same operations, without decoding them — `dis` takes a tenth of a long
     # function's first gradient; decoded only where the encodings differ)
     if a.co_code != b.co_code and _operations(a) != _operations(b):
-        return False
+        return _same_but_keywords(a, b)
     for x, y in zip(a.co_consts, b.co_consts):
         if isinstance(x, types.CodeType) and isinstance(y, types.CodeType):
             if not _same_code(x, y):
@@ -377,6 +377,30 @@ def _same_code(a: types.CodeType, b: types.CodeType) -> bool:
         elif type(x) is not type(y) or _constant_key(x) != _constant_key(y):
             return False
     return True
+
+
+def _same_but_keywords(a: types.CodeType, b: types.CodeType) -> bool:
+    """The same program but for how calls pass keyword arguments: a method call on an imported module
+    (`mod.f(k1=..., ..., k16=...)`) is compiled in its module with the keywords' names as constants one by one
+    (a dict built), and alone, as a twin is, with them as one tuple of names (CPython tells an imported name
+    by the module's symbol table). Compared with keyword names taken out of both."""
+    def key(code):
+        consts = []
+        for c in code.co_consts:
+            if type(c) is tuple and all(type(v) is str for v in c):
+                consts.extend(c)
+            elif isinstance(c, types.CodeType):
+                consts.append(("code", c.co_name))
+            else:
+                consts.append(c)
+        ops = [op for op in _operations(code) if not (op[0] == "LOAD_CONST" and (
+            op[1].startswith(("'", '"')) or op[1].startswith("(") and "'" in op[1] or op[1] == "(,)"))]
+        return sorted(map(_constant_key, (c for c in consts if c != ()))), ops
+    if key(a) != key(b):
+        return False
+    nested = [(x, y) for x, y in zip([c for c in a.co_consts if isinstance(c, types.CodeType)],
+                                     [c for c in b.co_consts if isinstance(c, types.CodeType)])]
+    return all(_same_code(x, y) for x, y in nested)
 
 
 _DECISIVE = frozenset({"BINARY_OP", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "UNARY_NEGATIVE", "UNARY_NOT",

@@ -573,7 +573,7 @@ def _nan_where_finite(grads: tuple, y) -> bool:
     array gradient)."""
     for g in grads:
         tg = type(g)
-        if (tg is float and g != g) or (tg is np.ndarray and g.dtype.kind == "f" and g.size
+        if ((tg is float or tg is np.float64 or tg is complex or tg is np.complex128) and g != g) or (tg is np.ndarray and g.dtype.kind == "f" and g.size
                                         and np.isnan(np.add.reduce(g, axis=None))):
             break
     else:
@@ -635,6 +635,22 @@ def _of_objects(a) -> bool:
         isinstance(a, (list, tuple)) and np.asarray(a).dtype == object)
 
 
+def _real_input(a) -> bool:
+    """a is a real number or array of them (a complex output's Jacobian is then one complex matrix)."""
+    if isinstance(a, (bool, int, float, np.floating, np.integer)):
+        return True
+    return isinstance(a, np.ndarray) and a.dtype.kind in "fiub"
+
+
+def _complex_row(re, im):
+    if re is None and im is None:
+        return None
+    re = 0.0 if re is None else re
+    im = 0.0 if im is None else im
+    return np.asarray(re) + 1j * np.asarray(im) if isinstance(re, np.ndarray) or isinstance(im, np.ndarray) else (
+        complex(re) + 1j * complex(im))
+
+
 def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
     """The Jacobian of f at args: for one array/scalar argument an array of shape (outputs, inputs),
     else a tuple with one block per argument. Reverse mode runs one pullback per output element on one
@@ -671,7 +687,13 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
             seed.reshape(-1)[i] = 1
         dy = (seed if isinstance(values, (np.ndarray, ArrayLeaf)) else
               seed.item() if yarr.ndim == 0 else list(seed))
-        rows.append(back(dy)[1])
+        row = back(dy)[1]
+        if yarr.dtype.kind == "c" and not lazy and all(_real_input(a) for a in args):
+            # a complex output of real inputs: the one-hot's pullback is the row's real part, the pullback of
+            # 1j times it its imaginary part (the real part alone was returned: 2 for 2+1j)
+            dyi = 1j * seed if isinstance(values, np.ndarray) else (1j * seed).item() if yarr.ndim == 0 else list(1j * seed)
+            row = tuple(_complex_row(re, im) for re, im in zip(row, back(dyi)[1]))
+        rows.append(row)
     blocks = []
     for j, a in enumerate(args):
         if not yarr.ndim and (container is not None or _held(a) is not a or not isinstance(
@@ -687,7 +709,42 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
         else:
             block = np.stack([as_array(e if e is not None else np.zeros_like(arr)).reshape(-1) for e in entries])
         blocks.append(block.reshape(yarr.shape + arr.shape) if yarr.ndim else block.reshape(arr.shape))
+    blocks = _nan_rows_by_forward(f, args, blocks, yarr)
     return blocks[0] if len(args) == 1 else tuple(blocks)
+
+
+def _nan_rows_by_forward(f, args, blocks, yarr):
+    """NaN entries of a reverse Jacobian where the output is finite (0 * inf on the way back: a sqrt at 0 in
+    the branch an np.where leaves out, pvlib's `_dist`) taken from forward mode's Jacobian, as `gradient`'s
+    are (`nan_by_forward`); where forward mode is NaN too, refuses or cannot run, the NaN stays."""
+    if lazy_or_objects(yarr) or not any(isinstance(b, np.ndarray) and b.dtype.kind in "fc" and np.isnan(b).any()
+                                         for b in blocks):
+        return blocks
+    try:
+        if not np.isfinite(yarr).all():
+            return blocks
+    except TypeError:
+        return blocks
+    from ..forward import jacfwd
+    out = list(blocks)
+    for j, (a, b) in enumerate(zip(args, blocks)):
+        if not (isinstance(b, np.ndarray) and np.isnan(b).any()) or not (
+                isinstance(a, (float, np.floating)) or isinstance(a, np.ndarray) and a.dtype.kind == "f"):
+            continue
+
+        def along(t, j=j):
+            return f(*args[:j], t, *args[j + 1:])
+        try:
+            J = np.asarray(jacfwd(along, a))
+        except Exception:  # (forward mode refused or failed: the NaN stays)
+            continue
+        if J.shape == b.shape:
+            out[j] = np.where(np.isnan(b), J, b)
+    return out
+
+
+def lazy_or_objects(yarr) -> bool:
+    return isinstance(yarr, ArrayLeaf) or getattr(yarr, "dtype", np.dtype(float)).kind not in "fc"
 
 
 def _keeps_kind(v) -> bool:

@@ -579,6 +579,9 @@ class _Gen:
             adj = self.take(name) + [if_(or_(not_none("_g"), not_none(pb)), [assign(d(obj), call(
                 "__od_getattr_adj__", "_od_S", d(obj), "_g", obj, const(v.attr), name, pb))])]
             return fwd, [obj, name, pb], adj
+        if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Constant):
+            # a literal's item (`'ab'[i]`, i from a loop over differentiated values): a constant's, no cotangent
+            return [s], [], self.take(name)
         if isinstance(v, ast.Subscript):
             obj = v.value.id
             self.dvars.add(obj)
@@ -651,9 +654,11 @@ class _Gen:
             return [], [], []
         flag = self.fresh("_od_v")
         self.single_use.discard(name)  # the merge adds to its cotangent: the statement's own must add too
-        bound_now = starred(call("__od_bound__", call("__od_locals__"), _strings(others)))
+        # (the name itself may be unbound too, a closure's cell assigned on one branch only: `if full_output:
+        # ans = {}` read by a nested function fluids' size_control_valve_g calls: no array, nothing to merge)
+        bound_now = starred(call("__od_bound__", call("__od_locals__"), _strings([name] + others)))
         fwd = at([try_except([assign(flag, call("__od_views__", name, *others, same=const(True)))], "NameError",
-                             [assign(flag, call("__od_views__", name, bound_now, same=const(True)))])], s)
+                             [assign(flag, call("__od_views__", bound_now, same=const(True)))])], s)
         self.dvars.update(others + [name])
         douts = [d(n) for n in others]
         merge = [_given(flag, [assign((d(name), douts), call("__od_views_merge__", flag, d(name), tuple_(douts),

@@ -29,6 +29,7 @@ from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy._util import matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
+from ..rules.leaves import value_class
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
 from .structs import CHANGES, LAST_CHANGE, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
@@ -293,7 +294,8 @@ def _as_box_of(S, y, g):
             # own boxes, where the re-run's adjoints look for them (in y's box, beside them, they counted
             # the object's cotangents twice where the re-run stores into it: `r.m -= b.m`)
             fields = fields_of(y)
-            inner = {k: v for k, v in g.items() if _object_field(fields.get(k)) and isinstance(v, Tangent)}
+            inner = {k: v for k, v in g.items() if _object_field(fields.get(k)) and isinstance(v, Tangent)
+                     and not value_class(type(fields[k]))}  # (a registered container's: its own rules')
             for k, v in inner.items():
                 S.box(fields[k], v)
             if inner:

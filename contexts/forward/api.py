@@ -17,6 +17,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from overdub.passes import bound_self
+
 import overdub
 from overdub import depth as _runs
 from overdub.errors import OverdubError, describe
@@ -30,7 +32,7 @@ from ..rules.registry import registry
 from .arrays import to_array
 from .observe import _check as _checking, observer
 from .context import ForwardContext, _known, _vectorized, forward_context
-from .dual import SWALLOWED, Dual, DualConversionError, Tag, lift, primal, swallowed, top_tag, zero_tangent
+from .dual import primal_tree, SWALLOWED, Dual, DualConversionError, Tag, lift, primal, swallowed, top_tag, zero_tangent
 from .tangent import NotTransformable
 from .holds import dual_free
 from .tangent_runtime import tangent_jvp
@@ -305,7 +307,7 @@ def _roots(f, depth: int, followed: set) -> list:
     (the user's f inside a hessian's inner gradient) is followed twice more, and one of f's own module
     (a chain of helpers, the last storing into a global list) to any depth."""
     followed.add(id(f))
-    roots = [getattr(f, "__self__", None), getattr(f, "__defaults__", None)]
+    roots = [bound_self(f), getattr(f, "__defaults__", None) if type(f) is types.FunctionType else None]
     for c in getattr(f, "__closure__", None) or ():
         try:
             roots.append(c.cell_contents)
@@ -740,7 +742,7 @@ def _seeds(x: Any, k: int, n: int) -> np.ndarray:
 
 def _jacfwd_by_duals(f: Callable, x: Any, xshape: tuple, n: int, chunk: int | None):
     k = max(1, min(n, chunk or DEFAULT_CHUNK))
-    columns, y0 = [], None
+    columns, y0, tree = [], None, None
     reset = restorer(x)
     for j0 in range(0, n, k):
         if j0:
@@ -750,6 +752,14 @@ def _jacfwd_by_duals(f: Callable, x: Any, xshape: tuple, n: int, chunk: int | No
         seed = _seeds(x, kk, n)
         seed[np.arange(kk), np.arange(j0, j0 + kk)] = seed[0, 0] + 1 if seed.dtype == object else 1.0
         y = _run(f, Dual(x, _under(x, seed.reshape((kk,) + xshape)), tag))
+        if isinstance(y, dict) or isinstance(y, (list, tuple)) and not _stackable(y):
+            # a dict, or a tuple of an array and a number (pvlib's results): a Jacobian per item, as JAX's
+            # jacfwd gives for a tree of outputs
+            tree = y
+            items = [y[key] for key in (list(y) if isinstance(y, dict) else range(len(y)))]
+            y0 = [_primal_out(v, tag) for v in items]
+            columns.append([(_tangent_out(v, tag), kk) for v in items])
+            continue
         if isinstance(y, (list, tuple)):
             y = to_array(y)
         container = _output_container(y)
@@ -758,12 +768,43 @@ def _jacfwd_by_duals(f: Callable, x: Any, xshape: tuple, n: int, chunk: int | No
             y = container.held(y)
         y0 = _primal_out(y, tag)
         columns.append(_tangent_out(y, tag))
+    if tree is not None:
+        jacs = []
+        for i, leaf in enumerate(y0):
+            lshape = np.shape(leaf)
+            block = np.concatenate([np.broadcast_to(np.asarray(0.0 if _zero_out(col[i][0]) else col[i][0]),
+                                                    (col[i][1],) + lshape) for col in columns])
+            jacs.append(np.reshape(np.moveaxis(block, 0, -1), lshape + xshape))
+        return _like(tree, y0), _like(tree, jacs)
     block = columns[0] if len(columns) == 1 else np.concatenate(columns)
     yshape = tuple(getattr(y0, "shape", ()))
     jac = np.reshape(np.moveaxis(block, 0, -1), yshape + xshape) if (yshape or xshape) else block[0]
     if container is not None and container.per_input is not None:  # (a Quantity: J in its units, as y)
         return container.rebuild(out, y0), container.rebuild(out, jac)
     return y0, jac
+
+
+def _stackable(y) -> bool:
+    """A list or tuple output numpy stacks into one array (items of one shape, no dict among them)."""
+    if any(isinstance(v, dict) for v in y):
+        return False
+    try:
+        return len({np.shape(primal_tree(v)) for v in y}) <= 1
+    except Exception:  # (a ragged nesting)
+        return False
+
+
+def _zero_out(t) -> bool:
+    return t is None or (type(t) in (int, float) and t == 0)
+
+
+def _like(tree, items: list):
+    """items in tree's structure: a dict's keys, a tuple's (a named tuple's) or a list's places."""
+    if isinstance(tree, dict):
+        return dict(zip(tree, items))
+    if isinstance(tree, tuple):
+        return type(tree)(*items) if hasattr(tree, "_fields") else tuple(items)
+    return list(items)
 
 
 def jacfwd(f: Callable, x: Any, chunk: int | None = None) -> Any:

@@ -21,7 +21,7 @@ import numpy as np
 import overdub
 from overdub import ops
 from overdub.errors import OverdubError
-from overdub.passes import marked_opaque
+from overdub.passes import bound_self, marked_opaque, method_function
 
 from ..lowered.bisection import bisects, refuse_bisection
 from ..lowered.runtime import TEXT_IDS, text_call
@@ -71,7 +71,7 @@ def _native(fn) -> bool:
     entry points of the contexts (they run their own context; rules in contexts.rules are recursed)."""
     module = getattr(fn, "__module__", None) or ""
     return (isinstance(fn, _NUMPY_DISPATCHED) or module == "_operator"
-            or module.startswith(_ENTRY_MODULES) or type(getattr(fn, "__self__", None)) is Dual
+            or module.startswith(_ENTRY_MODULES) or type(bound_self(fn)) is Dual
             and not (type(fn) is types.MethodType and type(fn.__func__) is types.FunctionType
                      and not _engine_code(fn.__func__)))  # (a float subclass's method, bound to its dual)
 
@@ -256,9 +256,9 @@ class ForwardContext(overdub.Context):
                 if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
                     return _fresh(fn(*args, **kwargs), self.tag, self.outer)
                 if overdub.is_recursable(fn) and not _native(fn):
-                    if (step := bisects(getattr(fn, "__func__", fn))) is not None and not (
+                    if (step := bisects(method_function(fn))) is not None and not (
                             dual_free(args) and dual_free(kwargs) and dual_free(fn)):
-                        raise refuse_bisection(getattr(fn, "__func__", fn), step)  # (a callback's closure)
+                        raise refuse_bisection(method_function(fn), step)  # (a callback's closure)
                     return self.recurse(fn, *args, **kwargs)
                 if (isinstance(fn, _NUMPY_DISPATCHED) or id(fn) in _ARRAY_BUILDER_IDS) and array_objects(args):
                     impl = getattr(fn, "_implementation", None)
@@ -291,8 +291,8 @@ class ForwardContext(overdub.Context):
             if y is not _UNKNOWN:
                 return y
             if overdub.is_recursable(fn):
-                if (step := bisects(getattr(fn, "__func__", fn))) is not None:
-                    raise refuse_bisection(getattr(fn, "__func__", fn), step)
+                if (step := bisects(method_function(fn))) is not None:
+                    raise refuse_bisection(method_function(fn), step)
                 return self.recurse(fn, *args, **kwargs)
             if isinstance(fn, type):
                 y = _construct(self, fn, args, kwargs)
@@ -335,7 +335,13 @@ class ForwardContext(overdub.Context):
 
     def _primitive(self, site, fn, args, kwargs, perturbed=False):
         try:
-            return fn(*args, **kwargs)
+            y = fn(*args, **kwargs)
+            if perturbed and _opaque(y):
+                # a C class or function without a rule took duals into an object of its own, whose values it
+                # keeps where forward mode cannot see them (pandas' `NumpyBlock(values)`: the Series made of
+                # it held the values without their tangents, and jacfwd gave 0)
+                raise no_rule(fn, where=str(site))
+            return y
         except NoForwardRule as e:
             if e.where is not None:
                 raise
@@ -453,7 +459,7 @@ _RECORDING_ONLY = (object.__setattr__, object.__getattribute__)
 def _meets_array_leaf(fn, args, kwargs) -> bool:
     """A call perturbed by duals that would run a dask array's own Python code: a method of one, or a
     function of dask's taking one (numpy's functions on it go to their rules, as on an ndarray)."""
-    if isinstance(getattr(fn, "__self__", None), ArrayLeaf):
+    if isinstance(bound_self(fn), ArrayLeaf):
         return True
     module = getattr(fn, "__module__", None) or ""
     return (module.startswith("dask") and (holds_array_leaf(args) or holds_array_leaf(kwargs.values()))
@@ -625,6 +631,25 @@ def _class_getter(obj, name):
     return None
 
 
+# C types that hold the objects they are given as they are (iterators, containers, wrappers): duals in them
+# stay duals
+_HOLDING_MODULES = frozenset({"builtins", "itertools", "functools", "collections", "_collections", "operator",
+                              "types", "_functools", "weakref", "_weakref", "copy", "contextlib", "re", "enum"})
+
+
+def _opaque(y) -> bool:
+    """y is an object of a C type (not a number, array or container of them, not one holding what it was
+    given) with no dual anywhere forward mode can see: made from duals, its values lost their tangents."""
+    if y is None or isinstance(y, (numbers.Number, np.ndarray, np.generic, str, bytes, list, tuple, dict, set,
+                                   frozenset, type, Dual)):
+        return False
+    # (a C class, or a Python class on a C base keeping fields of its own: pandas' NumpyBlock on libinternals')
+    return any(not base.__flags__ & _HEAPTYPE and base is not object
+               and (getattr(base, "__module__", None) or "builtins").split(".")[0] not in _HOLDING_MODULES
+               and not (getattr(base, "__module__", None) or "").startswith(("numpy", "_operator"))
+               for base in type(y).__mro__) and dual_free(y)
+
+
 def _engine_code(fn) -> bool:
     """fn is the engine's own (a Dual's properties): it handles duals itself, never run under a context."""
     return (getattr(fn, "__module__", None) or "").startswith(_ENTRY_MODULES)
@@ -669,7 +694,7 @@ def _fresh(y, tag, outer: tuple = ()):
 
 def _numpy_callable(fn) -> bool:
     """fn is numpy's (`np.add.at`, an array's method): it hands duals to their own protocols."""
-    owner = getattr(fn, "__self__", None)
+    owner = bound_self(fn)
     return (getattr(fn, "__module__", None) or "").startswith("numpy") or isinstance(owner, (np.ufunc, np.ndarray))
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from overdub import Site
+from overdub.passes import bound_self
 from overdub.passes import context_stack as _stack
 
 __all__ = ["DerivativeOp", "Observed", "observer"]
@@ -67,7 +68,7 @@ class _Both:
 
 
 def _name_of(f) -> str:
-    owner = getattr(f, "__self__", None)
+    owner = bound_self(f)
     if getattr(type(owner), "_od_parts", None) is not None:  # a method of a dual: the method of its value
         while getattr(type(owner), "_od_parts", None) is not None:
             owner = owner._od_parts()[0]
@@ -75,7 +76,7 @@ def _name_of(f) -> str:
     if isinstance(f, types.MethodType):
         return f"{type(f.__self__).__name__}.{f.__func__.__name__}"
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__
-    owner = getattr(f, "__self__", None)
+    owner = bound_self(f)
     if owner is not None and not isinstance(owner, types.ModuleType) and "." not in name:
         name = f"{type(owner).__name__}.{name}"
     module = getattr(f, "__module__", None)

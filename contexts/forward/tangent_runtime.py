@@ -18,6 +18,8 @@ import types
 
 import numpy as np
 
+from overdub.passes import bound_self
+
 import overdub
 from overdub.passes import OwnedEntries, of_a_module, on_clear
 from overdub.passes import depth as _depth
@@ -412,7 +414,7 @@ def _through_duals(f, args, tans, kw, kwtans):
     if any(not _same_items(c, items) for c, items in made):
         raise NotTransformable("a call changed a container holding active values in place")
     if not all(dual_free(a) for a, t in zip(args, tans) if _all_zero(t)) or not dual_free(
-            getattr(f, "__self__", None)) or not all(dual_free(v) for k, v in kw.items()
+            bound_self(f)) or not all(dual_free(v) for k, v in kw.items()
                                                      if _all_zero(kwtans.get(k))):
         raise NotTransformable("a call stored active values into an argument")
     if not splittable(y):

@@ -29,7 +29,7 @@ import types
 import weakref
 
 from overdub.errors import OverdubError, SourceUnavailable
-from overdub.passes import get_source
+from overdub.passes import get_source, method_function
 
 from .lower import TEMP_PREFIX, all_nodes
 
@@ -314,7 +314,7 @@ def refuse_bisection(fn, step: ast.If, mode: str = "forward mode") -> BisectionR
 def check_entry(f, mode: str = "forward mode") -> None:
     """Refuse the function an engine is given when it bisects (functions it calls are checked as they are
     called on perturbed values)."""
-    fn = getattr(f, "__func__", f)
+    fn = method_function(f)
     step = bisects(fn)
     if step is not None:
         raise refuse_bisection(fn, step, mode)
@@ -329,9 +329,9 @@ def bisects(fn) -> ast.If | None:
     """The bracket-narrowing `if` of a Python function's own source (any test), or None (no source: None);
     once per code object. For forward mode's duals, which know no variable's activity: the caller asks
     only when the function is called with perturbed values."""
-    code = getattr(fn, "__code__", None)
-    if type(fn) is not types.FunctionType or code is None:
+    if type(fn) is not types.FunctionType:
         return None
+    code = fn.__code__
     try:
         return _BISECTS[code]
     except KeyError:

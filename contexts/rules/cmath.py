@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import cmath
+import math
 
 from .generic import conj, project
 from .math import _ELEMENTWISE as _REAL_PARTIALS
@@ -41,12 +42,20 @@ def _sqrt_one_minus_square(z):
     return cmath.sqrt(-(z - 1)) * cmath.sqrt(1 + z)
 
 
+def _inverse(w):
+    """1 / w, an infinity at w == 0 (asin's and acos's at +-1) where Python's complex division raises."""
+    try:
+        return 1 / w
+    except ZeroDivisionError:
+        return complex(math.inf, 0.0)
+
+
 def asin_derivative(y, z):
-    return 1 / _sqrt_one_minus_square(z)
+    return _inverse(_sqrt_one_minus_square(z))
 
 
 def acos_derivative(y, z):
-    return -1 / _sqrt_one_minus_square(z)
+    return -_inverse(_sqrt_one_minus_square(z))
 
 
 def _holomorphic(fn, derivative, name):

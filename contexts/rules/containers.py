@@ -583,9 +583,8 @@ def _copy_rule(deep):
             if deep:  # (the originals copy.deepcopy kept alive, and their copies)
                 pairs += [(o, memo.get(id(o))) for o in list(memo.get(id(memo), ())) if o is not x]
             for orig, c in pairs:
-                box = S.boxes.get(id(c)) if c is not None and c is not orig and _boxed(c) else None
-                if box is not None:
-                    S.box(orig, _leaf_entries(box, c, deep))
+                if c is not None and c is not orig and _boxed(c):
+                    S.box(orig, _leaf_entries(S.box(c), c, deep))
             return None, (S.box(x),) + (None,) * len(rest)
         return y, copy_back
     registry.set(fn, inplace=copy_inplace)

@@ -251,8 +251,38 @@ def _singular(d: float, partial, *args) -> float:
     (the argument does not move: as the adjoints' `0 * inf` elsewhere), else d times numpy's inf or nan."""
     if d == 0.0:
         return 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):  # (0-d arrays: numpy's arithmetic all the way)
+        return float(d * partial(*(np.asarray(a, dtype=float) for a in args)))
+
+
+def _singular_any(d, partial, *args):
+    """`_singular` for the general path: numpy scalars, a dual (forward over reverse: `0.5 / y` at y = 0 on a
+    dual raised ZeroDivisionError out of the rule), an object. 0 where d is an exact zero, else d times the
+    partial in numpy's arithmetic (its inf or nan, which forward mode may retake)."""
+    if _exact_zero(d):
+        return 0.0 * d
     with np.errstate(divide="ignore", invalid="ignore"):
-        return float(d * partial(*(np.float64(a) for a in args)))
+        return d * partial(*(_in_numpy(a) for a in args))
+
+
+def _exact_zero(d) -> bool:
+    while type(d).__name__ == "Dual":
+        if not _exact_zero(d.tangent):
+            return False
+        d = d.primal
+    try:
+        return not np.any(d)
+    except Exception:  # (an object numpy cannot test)
+        return False
+
+
+def _in_numpy(a):
+    """a in numpy's float arithmetic (its division by zero gives inf): a dual's value too."""
+    if type(a).__name__ == "Dual":
+        return a * np.ones((), dtype=float)
+    if isinstance(a, (float, int, np.floating)):
+        return np.asarray(a, dtype=float)
+    return a
 
 
 def register_elementwise(fn, partials, name):
@@ -272,15 +302,20 @@ def register_elementwise(fn, partials, name):
     rule = registry.get(fn)
     generic_adjoint, generic_frule = rule.adjoint, rule.frule
     if len(partials) == 1:
-        partial = _on_floats(partials[0])
+        partial, raw = _on_floats(partials[0]), partials[0]  # (raw: numpy's arithmetic at a singular point)
 
         def adjoint(dy, y, x):
             if type(dy) is float and type(x) is float:
                 try:
                     return (dy * partial(y, x),)
                 except ZeroDivisionError:  # (a singular point: sqrt's at 0)
-                    return (_singular(dy, partial, y, x),)
-            return generic_adjoint(dy, y, x)
+                    return (_singular(dy, raw, y, x),)
+            try:
+                return generic_adjoint(dy, y, x)
+            except ZeroDivisionError:  # (numpy scalars: acos at an argument of exactly 1)
+                if type(dy).__name__ == "Dual" and not _exact_zero(dy):
+                    raise  # (forward over reverse: forward mode says where it divides by zero)
+                return (_singular_any(dy, raw, y, x),)
 
         def frule(tangents, x):
             t = tangents[0]
@@ -289,10 +324,16 @@ def register_elementwise(fn, partials, name):
                 try:
                     return y, t * partial(y, x)
                 except ZeroDivisionError:
-                    return y, _singular(t, partial, y, x)
-            return generic_frule(tangents, x)
+                    return y, _singular(t, raw, y, x)
+            try:
+                return generic_frule(tangents, x)
+            except ZeroDivisionError:
+                if t is not None and not _exact_zero(t):
+                    raise  # (forward mode says where it divides by zero: a SpecialPoint)
+                return fn(x), (None if t is None else 0.0 * t)
     elif len(partials) == 2:
         first, second = map(_on_floats, partials)
+        raws = dict(zip((first, second), partials))  # (numpy's arithmetic at a singular point)
 
         def adjoint(dy, y, *args, **kwargs):
             try:
@@ -302,7 +343,7 @@ def register_elementwise(fn, partials, name):
                 if type(dy) is float and len(args) == 1 and type(args[0]) is float:  # log(x)
                     return (dy * first(y, *args, **kwargs),)
             except ZeroDivisionError:  # (a singular point)
-                return tuple(None if p is None else _singular(dy, p, y, *args) for p in (first, second)[:len(args)])
+                return tuple(None if p is None else _singular(dy, raws[p], y, *args) for p in (first, second)[:len(args)])
             return generic_adjoint(dy, y, *args, **kwargs)
 
         def frule(tangents, *args, **kwargs):
@@ -315,7 +356,7 @@ def register_elementwise(fn, partials, name):
                         try:
                             dy = dy + t * partial(y, *args, **kwargs)
                         except ZeroDivisionError:  # (a singular point)
-                            dy = dy + _singular(t, partial, y, *args)
+                            dy = dy + _singular(t, raws[partial], y, *args)
                 return y, dy
             return generic_frule(tangents, *args, **kwargs)
     else:

@@ -11,6 +11,7 @@ import numpy as np
 from numpy._core._multiarray_umath import _array_converter
 
 import overdub
+from overdub.passes import bound_self, method_function
 from overdub.errors import OverdubError
 
 from contexts.forward.observe import Observed, observer
@@ -36,7 +37,7 @@ _OWN = ("contexts.sparsity",)
 def _own(fn: Any) -> bool:
     """fn belongs to the tracer machinery (a Tracer method, a rule): call it, never patch it."""
     module = getattr(fn, "__module__", None) or ""
-    return module.startswith(_OWN) or isinstance(getattr(fn, "__self__", None), Tracer)
+    return module.startswith(_OWN) or isinstance(bound_self(fn), Tracer)
 
 
 _CLASS_MATCH = overdub.ops.class_match
@@ -103,6 +104,20 @@ def _isinstance(site, t: Tracer, cls) -> bool:
         fix="use mode='local' (the value's type at one point decides it)")
 
 
+def _isscalar(site, t: Tracer) -> bool:
+    """np.isscalar(t) as the value t stands for would answer it (pvlib's `np.isscalar(x)` branches): an array
+    is not a scalar; a 0-d value is what its primal is, when known (a numpy scalar: yes; a 0-d array: no),
+    else refused, never a guess."""
+    if t.shape:
+        return False
+    if t.primal is not None:
+        return bool(np.isscalar(t.primal))
+    raise TracedBranchError(
+        "np.isscalar(value) of a value that depends on the inputs: global sparsity detection does not know "
+        "whether it is a numpy scalar or a 0-d array", where=str(site),
+        fix="use mode='local' (the value's type at one point decides it)")
+
+
 # the stores whose positions come from an argument (mask or indices), and their parameter names
 _STORE_TARGET = {np.place: "arr", np.putmask: "a", np.put: "a", np.copyto: "dst", np.fill_diagonal: "a"}
 _STORE_WHERE = {np.place: "mask", np.putmask: "mask", np.put: "ind"}
@@ -157,7 +172,10 @@ class SparsityContext(overdub.Context):
             return _TracersConverter(*args)
         if fn is isinstance and len(args) == 2 and type(args[0]) is Tracer and not kwargs:
             return _isinstance(site, *args)
-        if isinstance(getattr(fn, "__self__", None), np.ufunc) and fn.__name__ == "at" and not kwargs:
+        if fn is np.isscalar and len(args) == 1 and type(args[0]) is Tracer and not kwargs \
+                and not site.filename.startswith(_ARRAY_LIBRARIES):  # (numpy's own code: the tracer's answer)
+            return _isscalar(site, args[0])
+        if isinstance(bound_self(fn), np.ufunc) and fn.__name__ == "at" and not kwargs:
             return rules.ufunc_at(fn.__self__, *args)
         if id(fn) in _STORE_IDS:  # np.copyto, np.place, np.putmask, np.put, np.fill_diagonal: one store
             if not any(isinstance(a, Tracer) and not (a.is_constant and a.primal is not None)
@@ -192,9 +210,9 @@ class SparsityContext(overdub.Context):
                 return write_out(fn, srule(*args, **rest), out, where, str(site))
             return srule(*args, **kwargs)
         if overdub.is_recursable(fn):
-            if (step := bisects(getattr(fn, "__func__", fn))) is not None and (
+            if (step := bisects(method_function(fn))) is not None and (
                     traced or held_in_callables((fn, *args, *kwargs.values()), _is_tracer)):
-                raise refuse_bisection(getattr(fn, "__func__", fn), step, "sparsity detection")
+                raise refuse_bisection(method_function(fn), step, "sparsity detection")
             return self.recurse(fn, *args, **kwargs)
         if not traced:
             try:

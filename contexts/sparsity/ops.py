@@ -474,6 +474,17 @@ def where(cond, x=None, y=None):
 where_ = where  # (for the functions here whose `where` is an argument)
 
 
+def select(condlist, choicelist, default=0):
+    """np.select as the np.where's it amounts to, the first true condition's choice winning (numpy's own code
+    asks `cond.dtype == bool` of traced conditions, which a tracer does not answer so)."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    out = default
+    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
+        out = where(cond, choice, out)
+    return out
+
+
 def _select_clip(primals, constant, shape):
     a, lo, hi = primals
     if a is None:

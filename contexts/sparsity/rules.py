@@ -211,6 +211,7 @@ def append_srule(arr, values, axis=None):
 
 
 registry.srule(np.where)(ops.where)
+registry.srule(np.select)(ops.select)
 registry.srule(np.clip)(ops.clip)
 registry.srule(np.diff)(ops.diff)
 registry.srule(np.pad)(ops.pad)

@@ -573,3 +573,183 @@ def test_a_line_search_halving_its_step_is_not_refused():
     assert want == pytest.approx(12 * (x - p) ** 2 / (12 * (x - p) ** 2 + 2), rel=1e-6)
     assert gradient(backtracking_newton, p)[0] == pytest.approx(want, rel=1e-6)
     assert derivative(backtracking_newton, p) == pytest.approx(want, rel=1e-6)
+
+
+# -- the sweeps' crashes and refusals, each now right (against differences or a closed form) or refused ----
+
+import math as _math
+
+
+def acos_of_a_constant_minus_one(D):
+    h = D
+    return D * _math.acos(1.0 - 2.0 * h / D)  # = pi * D
+
+
+def sqrt_of_a_constant_zero(x):
+    c = 2.0
+    return x * x + _math.sqrt(c - 2.0)
+
+
+def test_a_partial_singular_where_its_argument_is_constant():
+    assert gradient(acos_of_a_constant_minus_one, 1.3)[0] == pytest.approx(_math.pi)
+    assert derivative(acos_of_a_constant_minus_one, 1.3) == pytest.approx(_math.pi)
+    assert float(hessian(sqrt_of_a_constant_zero, 0.7)) == pytest.approx(2.0)
+    assert gradient(sqrt_of_a_constant_zero, 0.7)[0] == pytest.approx(1.4)
+
+
+def closure_over_a_cell_never_assigned(x, full_output=False):
+    if full_output:
+        ans = {}
+
+    def inner(c):
+        if full_output:
+            ans["c"] = c
+        return c * c
+    return inner(x)
+
+
+def test_a_closure_over_a_cell_left_unassigned():
+    assert gradient(closure_over_a_cell_never_assigned, 1.5)[0] == pytest.approx(3.0)
+
+
+def literal_item_in_a_loop(x):
+    s = 0.0
+    for i, v in enumerate([x, 2 * x]):
+        k = "ab"[i]
+        s = s + v * len(k)
+    return s
+
+
+def test_a_literals_item_indexed_in_a_loop():
+    assert gradient(literal_item_in_a_loop, 0.7)[0] == pytest.approx(3.0)
+
+
+def array_with_ndmin(x):
+    return np.sum(np.c_[np.eye(3), [x[0], x[1], x[2]]] * np.arange(12.0).reshape(3, 4))
+
+
+def test_np_array_with_ndmin_of_items():
+    x = np.array([0.3, 0.5, 0.7])
+    np.testing.assert_allclose(gradient(array_with_ndmin, x)[0], [3.0, 7.0, 11.0])
+    np.testing.assert_allclose(jacfwd(array_with_ndmin, x), [3.0, 7.0, 11.0])
+
+
+def det_of_a_matrix(x):
+    return np.linalg.det(x.reshape(2, 2))
+
+
+def test_det_at_a_singular_matrix():
+    x = np.array([1.0, 2.0, 2.0, 4.0])  # singular: the gradient is the cofactor matrix
+    np.testing.assert_allclose(gradient(det_of_a_matrix, x)[0], [4.0, -2.0, -2.0, 1.0], atol=1e-12)
+    np.testing.assert_allclose(jacfwd(det_of_a_matrix, x), [4.0, -2.0, -2.0, 1.0], atol=1e-12)
+
+
+def test_jacfwd_of_a_dict_and_of_a_ragged_tuple():
+    x = np.array([2.1, 5.3])
+    got = jacfwd(lambda v: {"a": v * 2.0, "b": v[0] * v[1]}, x)
+    np.testing.assert_allclose(got["a"], 2 * np.eye(2))
+    np.testing.assert_allclose(got["b"], [5.3, 2.1])
+    first, second = jacfwd(lambda v: (v * 2.0, v[0] * 3.0), x)
+    np.testing.assert_allclose(first, 2 * np.eye(2))
+    np.testing.assert_allclose(second, [3.0, 0.0])
+
+
+def test_reverse_jacobian_of_a_complex_output():
+    from contexts import jacobian
+    x = np.array([2.1, 5.3, 0.7])
+    f = lambda v: v * (2.0 + 1.0j) + v ** 2 * 1j  # noqa: E731
+    want = np.diag(2.0 + 2j * x * 1 + 0j) + 0j
+    want = np.diag(2.0 + 1j + 2j * x)
+    np.testing.assert_allclose(jacobian(f, x), want)
+    np.testing.assert_allclose(jacfwd(f, x), want)
+
+
+def test_a_pandas_series_made_of_duals_is_refused_not_zero():
+    pd = pytest.importorskip("pandas")
+    x = np.array([2.1, 5.3, 8.1])
+    with pytest.raises(Exception, match="forward rule|refus|rule"):
+        jacfwd(lambda v: pd.Series(v * 2.0), x)
+
+
+def test_sparsity_of_np_select_and_isscalar():
+    def finv(t):
+        lin = t <= 6.0 / 29
+        return np.select([lin, ~lin], [3 * (6.0 / 29) ** 2 * (t - 4.0 / 29), t ** 3])
+    x = np.array([0.1, 0.5])
+    np.testing.assert_allclose(sparse_jacobian(finv, x).toarray(), fd.jacobian(finv, x), rtol=1e-6)
+    np.testing.assert_array_equal(jacobian_sparsity(finv, x).toarray(), np.eye(2, dtype=bool))
+
+    def scalar_branch(v):
+        w = v[0]
+        if np.isscalar(w):
+            w = np.array([w])
+        return np.atleast_1d(0.0042 * w + 3.12)[0] * v[1]
+    pattern = jacobian_sparsity(scalar_branch, x, mode="local")  # (global mode refuses the question)
+    np.testing.assert_allclose(sparse_jacobian(scalar_branch, x, pattern).toarray(),
+                               np.atleast_2d(fd.jacobian(scalar_branch, x)), rtol=1e-6)
+
+
+def test_a_call_with_sixteen_keywords_on_an_imported_module():
+    from tests.contexts._kwcall_lib import f16
+    assert gradient(f16, 1.5)[0] == pytest.approx(fd.derivative(f16, 1.5), rel=1e-7)
+    assert derivative(f16, 1.5) == pytest.approx(fd.derivative(f16, 1.5), rel=1e-7)
+
+
+class LazyAttributes:
+    """A callable object computing attributes on demand: plain Python never asks it for `__self__` or
+    `__func__` to call it, so its `__getattr__` must not run when an engine calls it."""
+
+    def __init__(self, a):
+        self.a = a
+        self.v = 0.0
+
+    def __getattr__(self, name):
+        self.v = self.v + self.a * self.a
+        return 1.0
+
+    def __call__(self):
+        return 0.0
+
+
+def calls_an_object_with_lazy_attributes(a):
+    c = LazyAttributes(a)
+    c()
+    return c.v + a  # (= a: __getattr__ never runs)
+
+
+class AttributeDict(dict):
+    def __getattr__(self, name):
+        return self[name]  # (a KeyError for anything else: `__func__`, `__self__`, `__code__`)
+
+    def __call__(self, x):
+        return self["k"] * x * x
+
+
+_K = AttributeDict(k=3.0)
+
+
+def calls_an_attribute_dict(x):
+    return _K(x)
+
+
+@pytest.mark.parametrize("f", [calls_an_object_with_lazy_attributes, calls_an_attribute_dict], ids=lambda f: f.__name__)
+def test_calling_an_object_asks_none_of_its_attributes(f):
+    x = 0.7
+    want = fd.derivative(f, x)
+    assert derivative(f, x) == pytest.approx(want, rel=1e-7)
+    assert jvp(f, (x,), (1.0,)) == pytest.approx((f(x), want), rel=1e-7)
+    assert gradient(f, x)[0] == pytest.approx(want, rel=1e-7)
+
+
+def where_skipping_a_sqrt_at_zero(x):
+    dist = ((x - np.array([0.5, 1.5])) ** 2) ** 0.5  # [|x0 - 0.5|, 0] at x1 = 1.5
+    return np.where(np.array([True, False]), dist, 7.0 * x * x)
+
+
+def test_nan_entries_of_a_reverse_jacobian_and_hessian_are_taken_from_forward_mode():
+    from contexts import jacobian
+    x = np.array([1.3, 1.5])
+    np.testing.assert_allclose(jacobian(where_skipping_a_sqrt_at_zero, x), fd.jacobian(where_skipping_a_sqrt_at_zero, x),
+                               rtol=1e-6)
+    second = lambda v: where_skipping_a_sqrt_at_zero(v)[1]  # noqa: E731
+    np.testing.assert_allclose(hessian(second, x), [[0.0, 0.0], [0.0, 14.0]], atol=1e-9)

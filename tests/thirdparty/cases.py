@@ -668,7 +668,7 @@ def _():
 
 @case("pandas", "Series arithmetic + sum",
       reverse=R('NoRuleError', 'pandas Series of differentiated arrays'),
-      forward=R('DualConversionError', 'pandas Series of differentiated arrays'))
+      forward=R('NoForwardRule', 'pandas Series of differentiated arrays (its C blocks take the duals)'))
 def _():
     pd = _imp("pandas")
     return (lambda x: float((pd.Series(x) * 2.0 + 1.0).sum())), np.array([0.3, 0.8, 1.1])
@@ -676,7 +676,7 @@ def _():
 
 @case("pandas", "DataFrame column ops to_numpy",
       reverse=R('NoRuleError', 'pandas DataFrame of differentiated arrays'),
-      forward=R('DualConversionError', 'pandas DataFrame of differentiated arrays'))
+      forward=R('NoForwardRule', 'pandas DataFrame of differentiated arrays (its C blocks take the duals)'))
 def _():
     pd = _imp("pandas")
 
@@ -688,7 +688,7 @@ def _():
 
 @case("pandas", "Series.rolling mean",
       reverse=R('NoRuleError', 'pandas Series of differentiated arrays'),
-      forward=R('DualConversionError', 'pandas Series of differentiated arrays (ensure_float64)'))
+      forward=R('NoForwardRule', 'pandas Series of differentiated arrays (its C blocks take the duals)'))
 def _():
     pd = _imp("pandas")
     return (lambda x: pd.Series(x).rolling(2).mean().to_numpy()[1:]), np.array([0.3, 0.8, 1.1, 0.4])
@@ -696,7 +696,7 @@ def _():
 
 @case("pandas", "Series.ewm mean",
       reverse=R('NoRuleError', 'pandas Series of differentiated arrays'),
-      forward=R('DualConversionError', 'pandas Series of differentiated arrays (ensure_float64)'))
+      forward=R('NoForwardRule', 'pandas Series of differentiated arrays (its C blocks take the duals)'))
 def _():
     pd = _imp("pandas")
     return (lambda x: pd.Series(x).ewm(alpha=0.4).mean().to_numpy()), np.array([0.3, 0.8, 1.1])

@@ -341,10 +341,24 @@ def inv_frule(tangents, a):
     return y, (None if t is None else -(y @ t @ y))
 
 
+def _adjugate(a):
+    """adj(A) = det(A) inv(A), also where A is singular (its cofactors, from the SVD A = U S Vh: adj(A) =
+    det(U) det(Vh) Vh^H diag(prod of the other singular values) U^H)."""
+    u, sv, vh = np.linalg.svd(a)
+    n = sv.shape[-1]
+    others = np.stack([np.prod(np.delete(sv, i, axis=-1), axis=-1) for i in range(n)], axis=-1)
+    scale = (np.linalg.det(u) * np.linalg.det(vh))[..., None, None]
+    return scale * (_mH(vh) @ (others[..., :, None] * _mH(u)))
+
+
 def det_adjoint(dy, y, a):
-    """Pullback of det: dy * conj(det) * inv(A)^H."""
-    scale = (as_array(dy) * _conj(as_array(y)))[..., None, None]
-    return (match_primal(scale * _mH(np.linalg.inv(a)), a),)
+    """Pullback of det: dy * adj(A)^H (dy * conj(det) * inv(A)^H where A is invertible; the cofactors where it
+    is singular, `det(J @ J.T)` at a singular configuration: the gradient is not zero there)."""
+    try:
+        scale = (as_array(dy) * _conj(as_array(y)))[..., None, None]
+        return (match_primal(scale * _mH(np.linalg.inv(a)), a),)
+    except np.linalg.LinAlgError:
+        return (match_primal(as_array(dy)[..., None, None] * _mH(_adjugate(as_array(a))), a),)
 
 
 def det_frule(tangents, a):
@@ -352,7 +366,10 @@ def det_frule(tangents, a):
     t = tangents[0]
     if t is None:
         return y, None
-    return y, y * np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)
+    try:
+        return y, y * np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)
+    except np.linalg.LinAlgError:  # (singular: trace(adj(A) t))
+        return y, np.trace(_adjugate(a) @ t, axis1=-2, axis2=-1)
 
 
 def slogdet_adjoint(dy, y, a):

@@ -393,9 +393,14 @@ def array_adjoint(dy, y, obj, *rest, **kwargs):
     _not_structured(y, "np.array")
     if type(dy) is Refused:
         return (dy if may_carry(obj) else None, *(None,) * len(rest))
+    dy = as_array(dy)
+    if kwargs.get("ndmin") and isinstance(obj, (list, tuple)) and dy.ndim > len(natural := np.shape(obj)):
+        dy = dy.reshape(dy.shape[dy.ndim - len(natural):])  # (ndmin's leading axes: np.c_[M, [a, b, c]])
     if isinstance(obj, (list, tuple)):
-        return (_nested_cotangent(as_array(dy), obj), *(None,) * len(rest))
-    return (match_primal(as_array(dy), obj) if may_carry(obj) else None, *(None,) * len(rest))
+        return (_nested_cotangent(dy, obj), *(None,) * len(rest))
+    if kwargs.get("ndmin") and may_carry(obj) and dy.ndim > np.ndim(obj):
+        dy = dy.reshape(np.shape(obj))
+    return (match_primal(dy, obj) if may_carry(obj) else None, *(None,) * len(rest))
 
 
 def _array_frule(fn):
@@ -407,6 +412,8 @@ def _array_frule(fn):
         _not_structured(y, f"np.{fn.__name__}")
         dtype = kwargs.get("dtype", rest[0] if rest else None)
         dy = _nested_tangent(t, obj)
+        if np.ndim(dy) < np.ndim(y) and np.size(dy) == np.size(y):  # (ndmin's leading axes)
+            dy = np.reshape(dy, np.shape(y))
         return y, (dy if dtype is None else dy.astype(dtype))
     frule.__name__ = frule.__qualname__ = f"{fn.__name__}_frule"
     return frule

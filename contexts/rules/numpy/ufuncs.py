@@ -684,3 +684,5 @@ registry.sparsity(NONDIFF, np.less, np.less_equal, np.greater, np.greater_equal,
 registry.sparsity(Custom("ops.py: np.where(cond) alone is np.nonzero; the branch taken in local mode"),
                   np.where)
 registry.sparsity(Custom("ops.py: bounds given as None; the side taken in local mode"), np.clip)
+registry.sparsity(Custom("ops.py: the np.where's it amounts to (numpy's own code asks a traced condition's "
+                         "dtype)"), np.select)
