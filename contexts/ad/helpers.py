@@ -16,6 +16,8 @@ import weakref
 
 import numpy as np
 
+import overdub
+
 from ..forward.dual import Dual as _Dual, primal
 from ..rules import generic
 from ..rules.containers import refuse_differentiated_key
@@ -25,6 +27,7 @@ from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
 from ..rules.registry import registry
 from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
+from ..lowered.runtime import OwnTestUnderForward
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy._util import matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
@@ -278,7 +281,16 @@ def _rerun_back(S, fn, self_, args, g, dself=None, boxed=False):
     """Re-run `fn(self_, *args)` (Python code of a class) under AD and pull g back through it; `boxed`: g is
     the cotangent of a new object the code makes (an operator's result), given as that object's box."""
     y, pb = _twin(fn, self_, *args)
-    return _pull(S, pb, _as_box_of(S, y, g) if boxed else g, dself)
+    return _pull(S, pb, _result_box(S, y, g, (self_, *args)) if boxed else g, dself)
+
+
+def _result_box(S, y, g, operands):
+    """`_as_box_of` for an operator's re-run result y, but where y is an operand itself (`__radd__` returning
+    self, for `sum(objs)`): the reads of the result were the operand's, their cotangents in its box already,
+    which g would count twice (2.8 for 1.4)."""
+    if any(y is v for v in operands) and id(y) in S.boxes and _object_result(y):
+        return S.box(y)
+    return _as_box_of(S, y, g)
 
 
 def _as_box_of(S, y, g):
@@ -304,6 +316,10 @@ def _as_box_of(S, y, g):
     return g
 
 
+def _object_result(v) -> bool:
+    return has_fields(v) and not isinstance(v, (dict, list, tuple, np.ndarray, numbers.Number))
+
+
 def _object_field(v) -> bool:
     return has_fields(v) and not isinstance(v, (dict, list, tuple, np.ndarray, numbers.Number, types.FunctionType,
                                                  types.MethodType))
@@ -313,12 +329,28 @@ _NONES = (None, None, None)
 
 
 
+def outer_forward(a, b, name: str) -> None:
+    """Refuse a class's own operator method met by reverse mode's pass under an outer forward pass (hessian's
+    forward over reverse): the recording ran it natively on the duals the object holds, where `type(self.v)
+    is float` answers for the dual and the method may take another branch than on the value; `hessian`
+    then takes forward over forward, which runs it as code."""
+    ctx = overdub.current()
+    if ctx is None or getattr(ctx, "operate", None) is None:
+        return
+    kind = type(a) if runtime.own_dunder(type(a), name) is not None else type(b)
+    raise OwnTestUnderForward(
+        f"reverse mode under a forward pass meets `{kind.__name__}`'s own operator method (`{name}`), which its "
+        "recording ran on the dual numbers the object holds", where=runtime._user_line(),
+        fix='hessian(f, x, inner="forward") runs it as code (the default hessian does so by itself)')
+
+
 def unary_adj(opname, g, x, S=None):
     """The cotangent of x for `-x` / `+x` (opname 'neg' / 'pos') beyond floats: an object whose class's
     `__neg__` / `__pos__` is Python code has it re-run under AD (it may compute anything); numbers, arrays
     and duals: -g / g."""
     method = runtime.own_dunder(type(x), f"__{opname}__")
     if method is not None and not _known(x) and type(x) is not _Dual:
+        outer_forward(x, None, f"__{opname}__")
         return _rerun_back(Session() if S is None else S, method, x, (), g, boxed=True)[0]
     if not _known(x) and type(x) is not _Dual and runtime.descriptor_dunder(type(x), f"__{opname}__"):
         return _rerun_back(Session() if S is None else S, runtime.dunder_call, x, (f"__{opname}__",), g,
@@ -332,11 +364,22 @@ def _python_binop_adj(opname, g, a, b, S=None):
     adjoints run in the pass's session S: cotangents of structured operands live in their boxes there."""
     name = opname.rstrip("_")
     S = Session() if S is None else S
+    outer_forward(a, b, f"__{name}__")
     fa = runtime.own_dunder(type(a), f"__{name}__")  # (as stored: a descriptor's __get__ may give a function)
+    ta, tb = type(a), type(b)
+    if tb is not ta and issubclass(tb, ta) and runtime.own_dunder(tb, f"__r{name}__") is not None \
+            and runtime.own_dunder(tb, f"__r{name}__") is not runtime.own_dunder(ta, f"__r{name}__"):
+        # (a subclass's reflected method first, as CPython calls it: `V(x) * W(x)` with W(V) defining
+        # `__rmul__` ran W's; the adjoint differentiated V's `__mul__`)
+        fb = runtime.own_dunder(tb, f"__r{name}__")
+        y, pb = _twin(fb, b, a)
+        if y is not NotImplemented:
+            db, dargs = _pull(S, pb, _result_box(S, y, g, (a, b)))
+            return dargs[0], db
     if fa is not None:
         y, pb = _twin(fa, a, b)
         if y is not NotImplemented:
-            da, dargs = _pull(S, pb, _as_box_of(S, y, g))
+            da, dargs = _pull(S, pb, _result_box(S, y, g, (a, b)))
             return da, dargs[0]
     elif type(a) is not _Dual and not _known(a) and runtime.descriptor_dunder(type(a), f"__{name}__"):
         # (a descriptor's method, multipledispatch's: pyrr's `Matrix44 * Matrix44`)

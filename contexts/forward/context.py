@@ -203,6 +203,17 @@ class ForwardContext(overdub.Context):
             checked_equality(fn, args)  # `np.equal(x, 0)` in the code run: as `x == 0`
         if fn is getattr and 2 <= len(args) <= 3 and not kwargs:  # `getattr(kf, "log_likelihood")`
             return self.attribute(*args)
+        if fn is hasattr and len(args) == 2 and type(args[0]) is Dual and not kwargs and not is_engine(site.filename):
+            # `hasattr(v, "shape")` in the user's code: False where its value has no such attribute (a float's
+            # dual has a shape, a dtype and a length of its own: the code took an array's branch); where the
+            # value has it, the dual's own answer (False for the inside of a number, `.numerator`: mpmath's
+            # operators rely on it to hand a foreign operand to its own arithmetic)
+            value = args[0]
+            while type(value) is Dual:
+                value = value.primal
+            if not hasattr(value, args[1]):
+                return False
+            return hasattr(args[0], args[1])
         if fn is setattr and len(args) == 3 and not kwargs:
             return self.store_attribute(*args)
         if fn is _FLOAT_NEW and args and isinstance(args[0], type) and has_dual(args[1:]):

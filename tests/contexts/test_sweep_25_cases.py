@@ -753,3 +753,78 @@ def test_nan_entries_of_a_reverse_jacobian_and_hessian_are_taken_from_forward_mo
                                rtol=1e-6)
     second = lambda v: where_skipping_a_sqrt_at_zero(v)[1]  # noqa: E731
     np.testing.assert_allclose(hessian(second, x), [[0.0, 0.0], [0.0, 14.0]], atol=1e-9)
+
+
+# -- the generator of classes with special methods (session 25): reverse mode's re-run of an operator ------
+
+class Vm:
+    def __init__(self, v):
+        self.v = v
+
+    def __mul__(self, o):
+        return Vm(self.v * o.v * 2.0)
+
+
+class Wm(Vm):
+    def __rmul__(self, o):  # (CPython calls a subclass's reflected method first)
+        return Wm(o.v * self.v * 3.0)
+
+
+def subclass_reflected(x):
+    return (Vm(x) * Wm(x)).v  # 3 x**2
+
+
+class Inner:
+    def __init__(self, b):
+        self.b = b
+
+
+class ReturnsSelf:
+    def __init__(self, p, q):
+        self.m = Inner(p)
+        self.n = q
+
+    def __radd__(self, o):
+        return self  # (the idiom that makes sum(objs) work)
+
+
+def radd_returning_self(x):
+    r = 0 + ReturnsSelf(2.0, x * x)
+    return r.n + r.m.b * 0.0  # x**2
+
+
+class TypedDiv:
+    def __init__(self, v):
+        self.v = v
+
+    def __truediv__(self, o):
+        return TypedDiv(self.v / o * 2.0 if type(self.v) is float else self.v / o)
+
+
+def type_test_in_an_operator(x):
+    t = (TypedDiv(x) / 1.5).v  # (4/3) x for a float
+    return t * t
+
+
+class Shaped:
+    def __init__(self, v):
+        self.v = v
+
+
+def hasattr_shape_of_a_float(x):
+    v = Shaped(x).v
+    return 3.0 * v if not hasattr(v, "shape") else 2.0 * v
+
+
+@pytest.mark.parametrize("f", [subclass_reflected, radd_returning_self, type_test_in_an_operator,
+                               hasattr_shape_of_a_float], ids=lambda f: f.__name__)
+def test_operator_methods_in_every_mode(f):
+    x = 0.7
+    want = fd.derivative(f, x)
+    h = 1e-4  # (a float argument, as the methods test its type: fd.hessian passes an array)
+    want2 = (f(x + h) - 2 * f(x) + f(x - h)) / h ** 2
+    assert gradient(f, x)[0] == pytest.approx(want, rel=1e-7)
+    assert derivative(f, x) == pytest.approx(want, rel=1e-7)
+    assert jvp(f, (x,), (1.0,))[1] == pytest.approx(want, rel=1e-7)
+    assert float(hessian(f, x)) == pytest.approx(want2, rel=1e-5, abs=1e-6)
+    assert float(hessian(f, x, inner="forward")) == pytest.approx(want2, rel=1e-5, abs=1e-6)
