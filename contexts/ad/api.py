@@ -573,7 +573,8 @@ def _nan_where_finite(grads: tuple, y) -> bool:
     array gradient)."""
     for g in grads:
         tg = type(g)
-        if ((tg is float or tg is np.float64 or tg is complex or tg is np.complex128) and g != g) or (tg is np.ndarray and g.dtype.kind == "f" and g.size
+        if ((tg is float or tg is np.float64 or tg is complex or tg is np.complex128) and g != g) or (
+                tg is np.ndarray and g.dtype.kind == "f" and g.size
                                         and np.isnan(np.add.reduce(g, axis=None))):
             break
     else:
@@ -691,7 +692,8 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
         if yarr.dtype.kind == "c" and not lazy and all(_real_input(a) for a in args):
             # a complex output of real inputs: the one-hot's pullback is the row's real part, the pullback of
             # 1j times it its imaginary part (the real part alone was returned: 2 for 2+1j)
-            dyi = 1j * seed if isinstance(values, np.ndarray) else (1j * seed).item() if yarr.ndim == 0 else list(1j * seed)
+            dyi = (1j * seed if isinstance(values, np.ndarray) else (1j * seed).item() if yarr.ndim == 0 else
+                   list(1j * seed))
             row = tuple(_complex_row(re, im) for re, im in zip(row, back(dyi)[1]))
         rows.append(row)
     blocks = []

@@ -188,6 +188,13 @@ def _tangent_out(y: Any, tag: Tag) -> Any:
         raise OverdubError(f"the function returned an object of type {type(y).__name__} holding perturbed "
                            "values, whose tangent forward mode cannot take apart",
                            fix="return numbers, arrays, or lists, tuples and dicts of them")
+    if not isinstance(y, (np.ndarray, np.generic)) and any(
+            hasattr(type(y), name) for name in ("__array__", "__array_ufunc__", "__array_function__")):
+        # an array-like object of a library's (a pandas Series made from duals keeps their values only: its
+        # tangent came out 0): whether its values depend on the input cannot be told, so it is refused
+        raise OverdubError(f"the function returned a {type(y).__name__}, an array-like object forward mode "
+                           "cannot take apart: its values may have lost their derivative inside its library",
+                           fix="return its values as an array (`.to_numpy()`, `np.asarray(...)` of plain data)")
     return zero_tangent(y, tag)
 
 

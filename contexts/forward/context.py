@@ -19,7 +19,6 @@ import types
 import numpy as np
 
 import overdub
-from overdub import ops
 from overdub.errors import OverdubError
 from overdub.passes import bound_self, marked_opaque, method_function
 
@@ -107,8 +106,9 @@ class ForwardContext(overdub.Context):
     # setattr: an attribute stored on a number object (a float subclass's instance, a dual here) goes to its
     # value; a descriptor's Python `__set__` and a property's setter run under the context
     # getitem: a dict looked up by a perturbed key (a hit is refused: `key_lookup`); anything else as Python
-    # binop, augop, unaryop, compare, iter, truth, with: an object's own special methods in Python run under the context
-    # (`operator_for`), not natively on duals, where `isinstance(self.v, float)` would answer for the dual
+    # binop, augop, unaryop, compare, iter, truth, with: an object's own special methods in Python run under
+    # the context (`operator_for`), not natively on duals, where `isinstance(self.v, float)` would answer for
+    # the dual
     intercepts = frozenset({"call", "getattr", "setattr", "getitem", "binop", "augop", "unaryop", "compare", "iter",
                             "truth", "with"})
     read_attribute = "attribute"
@@ -428,7 +428,8 @@ class ObservedForwardContext(Observed, ForwardContext):
     """ForwardContext reporting each operation of the user's code to an observer (`contexts.ad.observe`):
     the primal operands and incoming tangents of the innermost derivative call perturbing them."""
 
-    intercepts = Observed.intercepts | {"compare", "iter", "truth", "with"}  # (operators an object's own methods may take)
+    # (the operators an object's own methods may take)
+    intercepts = Observed.intercepts | {"compare", "iter", "truth", "with"}
 
     def recurses(self, fn, args, kwargs) -> bool:
         if not overdub.is_recursable(fn) or _native(fn):

@@ -65,7 +65,8 @@ def fd_args_back(positions: tuple, values: tuple) -> tuple:
     out = []
     for i, v in zip(positions, values):
         given = args[i] if i < len(args) else v
-        t = moved[i] if i < len(moved) and (type(given) in (np.ndarray, list, dict) or isinstance(given, np.ndarray)) else None
+        t = (moved[i] if i < len(moved) and (type(given) in (np.ndarray, list, dict) or isinstance(given, np.ndarray))
+             else None)
         if t is not None and i < len(tans) and t is tans[i]:
             t = None  # handed back as it was given: unchanged (a change makes a new tangent)
         if t is not None and v is not given:

@@ -343,7 +343,8 @@ def register_elementwise(fn, partials, name):
                 if type(dy) is float and len(args) == 1 and type(args[0]) is float:  # log(x)
                     return (dy * first(y, *args, **kwargs),)
             except ZeroDivisionError:  # (a singular point)
-                return tuple(None if p is None else _singular(dy, raws[p], y, *args) for p in (first, second)[:len(args)])
+                return tuple(None if p is None else _singular(dy, raws[p], y, *args)
+                             for p in (first, second)[:len(args)])
             return generic_adjoint(dy, y, *args, **kwargs)
 
         def frule(tangents, *args, **kwargs):

@@ -828,3 +828,12 @@ def test_operator_methods_in_every_mode(f):
     assert jvp(f, (x,), (1.0,))[1] == pytest.approx(want, rel=1e-7)
     assert float(hessian(f, x)) == pytest.approx(want2, rel=1e-5, abs=1e-6)
     assert float(hessian(f, x, inner="forward")) == pytest.approx(want2, rel=1e-5, abs=1e-6)
+
+
+def test_an_array_like_output_of_a_library_is_refused_not_zero():
+    """Whatever a library's version does with the duals inside (pandas 2 refuses its C blocks, pandas 3 kept
+    the values only and jacfwd gave 0), an array-like object returned is refused, never a zero Jacobian."""
+    pd = pytest.importorskip("pandas")
+    from overdub.errors import OverdubError
+    with pytest.raises(OverdubError):
+        jacfwd(lambda v: pd.Series(v * 2.0), np.array([2.1, 5.3, 8.1]))
