@@ -290,12 +290,13 @@ _PLAIN_OPERANDS = frozenset({float, int, bool, complex, str, bytes, list, tuple,
 _ONE_OPERAND = frozenset({operator.neg, operator.pos, operator.invert, operator.not_, iter, bool, managed})
 
 
-def own_methods_route(fn, recurse, native):
+def own_methods_route(fn, recurse, native, check=None):
     """What a context's operator site may call for fn (see `Context.operate`): a function of the operands
     running fn natively, unless an operand's class has a special method written in Python that fn's
     dispatch may call and `native(cls)` does not claim (the context's own stand-in values, value types
     whose operators know them); then Python's dispatch (`dispatch`), each such method run by
-    `recurse(method, *operands)` under the context, the others called.
+    `recurse(method, *operands)` under the context, the others called. `check(fn, a, b)`, if given, is
+    called before a binary dispatch (a context refusing operand kinds it cannot follow).
 
     >>> class U:
     ...     def __neg__(self): return "U's own"
@@ -333,5 +334,7 @@ def own_methods_route(fn, recurse, native):
     def binary(a, b):
         if (type(a) in plain or not owns(type(a))) and (type(b) in plain or not owns(type(b))):
             return fn(a, b)
+        if check is not None:
+            check(fn, a, b)
         return dispatch(fn, (a, b), call)
     return binary

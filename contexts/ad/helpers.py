@@ -157,6 +157,13 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
     if not (_known(a) and _known(b)) and _user_operand(opname, a, b):
         # an operator in Python code (a class's `__pow__`): differentiated as that code, before any
         # shortcut that assumes numbers
+        if type(y) is _NDARRAY and y.dtype == object and (type(a) is _NDARRAY or type(b) is _NDARRAY):
+            # (`x - V(c)`: numpy called V's `__rsub__` on each element in C, unrecorded: the re-run would hand it
+            # the whole array; the gradient was 0)
+            raise runtime.UnsupportedFunction(
+                f"reverse mode cannot differentiate `{opname}` of an array and a {type(b if type(a) is _NDARRAY else a).__name__} "
+                "(numpy applies its class's method to each element in C, where the recording cannot see it)",
+                where=runtime._user_line(), fix="apply the operator to each element yourself")
         return _python_binop_adj(opname, g, a, b, S)
     if type(a) is _Dual or type(b) is _Dual or type(g) is _Dual:
         return _dual_binop_adj(opname, g, y, a, b, need)
@@ -611,10 +618,21 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
     if prop is None and type(ga) is types.FunctionType and attr not in fields_of(obj):
         # found by the class's own __getattr__ (scipy's OptimizeResult reads its keys): differentiated
         return _rerun_back(S, ga, obj, (attr,), g, dobj)[0]
+    if isinstance(obj, (np.ndarray, np.generic)) and attr in _ARRAY_LAYOUT:
+        return dobj  # (`a.flags.c_contiguous`, `a.itemsize`: the layout carries no derivative)
     _check_container_field(obj, attr)
     box = S.box(obj, dobj)
+    if not isinstance(box, dict):  # (an object of a C class without fields: numpy's flags)
+        if isinstance(getattr(obj, attr, None), (bool, int, str, bytes, type(None))):
+            return box  # (a flag, a count, a name: no derivative)
+        raise NoRuleError(f"reverse mode cannot take a derivative through .{attr} of a {type(obj).__name__} "
+                          "(a C object without fields)", fix="give the function reading it a rule")
     box[attr] = acc(box.get(attr), g)
     return box
+
+
+_ARRAY_LAYOUT = frozenset({"flags", "itemsize", "nbytes", "strides", "dtype", "ndim", "size", "shape", "base",
+                           "ctypes", "data", "__array_interface__", "__array_priority__"})
 
 
 # Numbers the engine differentiates as a whole (their operators go to the rules) but whose inside is

@@ -151,7 +151,7 @@ class ForwardContext(overdub.Context):
         those run as code under the context (Python's dispatch written out: `overdub.ops.dispatch`).
         Natively they would run on duals, where `isinstance(self.v, float)` answers for the dual and the
         code takes another branch than it does on the value (`U(x) ** 2` gave 0)."""
-        return overdub.ops.own_methods_route(fn, self.recurse, _native_class)
+        return overdub.ops.own_methods_route(fn, self.recurse, _native_class, _array_with_object)
 
     def store_attribute(self, obj, name, value):
         """`obj.name = value` in the code run: on a float subclass's value (a dual), stored on the value
@@ -288,6 +288,9 @@ class ForwardContext(overdub.Context):
                     # `math.fsum(u * k for k in ks)`, `math.fsum(seq)` of a class iterating in Python (its
                     # items computed on duals): all of it, in order
                     args = (list(args[0]),) + args[1:]
+                    form = _python_form(fn, args)
+                    if form is not None:  # (`sum(V(x) * k for k in ks)`: the items' own `__add__`, as code)
+                        return self.recurse(form, *args, **kwargs)
                 return self._primitive(site, fn, args, kwargs)
             if _native(fn):
                 return self._primitive(site, fn, args, kwargs)
@@ -938,3 +941,22 @@ def _run_rule_plain(frule, tangents, values, kwargs):
 def _native_class(cls) -> bool:
     """Objects of cls run their operators natively here: the engine's own, values (`leaves.value_class`)."""
     return is_engine_class(cls) or value_class(cls)
+
+
+def _elementwise_operand(obj) -> bool:
+    """An ndarray on the left of an operator takes obj as an element of an object array (applying obj's
+    reflected method to each element): obj is no array, and defers to numpy neither by `__array_ufunc__`
+    nor by a higher `__array_priority__` (scipy's sparse matrices, which numpy leaves the operator to)."""
+    return (not isinstance(obj, (np.ndarray, Dual)) and not hasattr(type(obj), "__array_ufunc__")
+            and getattr(type(obj), "__array_priority__", 0.0) <= 0.0)
+
+
+def _array_with_object(fn, a, b) -> None:
+    """A perturbed array on the left of an operator with an object of a class of its own (`x - V(c)`): numpy
+    makes an object array of the object's method applied to each element, where the duals' operator would
+    hand the whole array to it once (a different value, silently: jacfwd 2x): refused."""
+    if type(a) is Dual and isinstance(a.primal, np.ndarray) and a.primal.ndim and _elementwise_operand(b):
+        raise NoForwardRule(f"an array perturbed by forward mode combined by `{fn.__name__}` with a "
+                            f"{type(b).__name__}, an object of a class of its own (numpy applies its method to "
+                            "each element: an object array)",
+                            fix="apply the operator to each element yourself, or to plain values")

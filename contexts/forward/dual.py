@@ -365,6 +365,8 @@ def d_pow(a, b):
     tag = top_tag((a, b))
     av, at = split_operand(a, tag)
     bv, bt = split_operand(b, tag)
+    if type(bv) is tuple or type(bv) is list:  # (`x ** (2, 3)`: numpy takes the exponents as an array)
+        bv = np.asarray(bv)
     y = av ** bv
     if tag.chunk:
         d = ndim(y)
@@ -588,27 +590,43 @@ class Dual:
     # in place: an array's value and tangent are both overwritten, so every view of it sees the change
     # (tangents share memory exactly where values do); other values are rebound, as Python does
     def __iadd__(self, other):
+        if _defers(other, "__radd__"):
+            return NotImplemented  # (`a += obj`: obj's own `__radd__`, as Python calls it for a number)
         return self._update(self + other)
 
     def __isub__(self, other):
+        if _defers(other, "__rsub__"):
+            return NotImplemented  # (`a -= obj`: obj's own `__rsub__`, as Python calls it for a number)
         return self._update(self - other)
 
     def __imul__(self, other):
+        if _defers(other, "__rmul__"):
+            return NotImplemented  # (`a *= obj`: obj's own `__rmul__`, as Python calls it for a number)
         return self._update(self * other)
 
     def __itruediv__(self, other):
+        if _defers(other, "__rtruediv__"):
+            return NotImplemented  # (`a /= obj`: obj's own `__rtruediv__`, as Python calls it for a number)
         return self._update(self / other)
 
     def __ipow__(self, other):
+        if _defers(other, "__rpow__"):
+            return NotImplemented  # (`a **= obj`: obj's own `__rpow__`, as Python calls it for a number)
         return self._update(self ** other)
 
     def __imatmul__(self, other):
+        if _defers(other, "__rmatmul__"):
+            return NotImplemented  # (`a @= obj`: obj's own `__rmatmul__`, as Python calls it for a number)
         return self._update(self @ other)
 
     def __ifloordiv__(self, other):  # (without: `v %= c` through a view rebound v, z unchanged: wrong values)
+        if _defers(other, "__rfloordiv__"):
+            return NotImplemented
         return self._update(self // other)
 
     def __imod__(self, other):
+        if _defers(other, "__rmod__"):
+            return NotImplemented  # (`a %= obj`: obj's own `__rmod__`, as Python calls it for a number)
         return self._update(self % other)
 
     def sort(self, axis=-1, kind=None, order=None):

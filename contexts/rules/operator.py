@@ -331,6 +331,8 @@ def pow_dx(x, n):
     >>> pow_dx(0.0, 2), pow_dx(2.0, 3), pow_dx(0.0, 1)
     (0, 12.0, 1)
     """
+    if type(n) is tuple or type(n) is list:  # (`x ** (2, 3)`: numpy takes the exponents as an array)
+        n = np.asarray(n)
     if _is_array(x) or _is_array(n):
         if type(x) is int or type(x) is np.ndarray and x.dtype.kind in "iub":
             x = np.asarray(x, dtype=float)  # (an integer base to integer powers n - 1 < 0: numpy refuses)

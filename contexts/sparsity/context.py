@@ -155,7 +155,7 @@ class SparsityContext(overdub.Context):
 
     def operator_for(self, fn):
         """What an operator site calls with its operands (`overdub.ops.own_methods_route`)."""
-        return overdub.ops.own_methods_route(fn, self.recurse, _native_class)
+        return overdub.ops.own_methods_route(fn, self.recurse, _native_class, _array_with_object)
 
     def overdub(self, site, fn, /, *args, **kwargs):
         if _own(fn):
@@ -269,3 +269,15 @@ def sparsity_context() -> SparsityContext:
 def _native_class(cls) -> bool:
     """Objects of cls run their operators natively here: the engine's own, values (`leaves.value_class`)."""
     return is_engine_class(cls) or value_class(cls)
+
+
+def _array_with_object(fn, a, b) -> None:
+    """A traced array on the left of an operator with an object of a class of its own (`x - V(c)`): numpy makes
+    an object array of the object's method applied to each element; the tracer's operator would not: refused
+    (not an object numpy leaves the operator to: `__array_ufunc__`, a higher `__array_priority__`)."""
+    obj = b
+    if type(a) is Tracer and a.shape and not isinstance(obj, (np.ndarray, Tracer)) \
+            and not hasattr(type(obj), "__array_ufunc__") and getattr(type(obj), "__array_priority__", 0.0) <= 0.0:
+        raise NoSparsityRule(f"a traced array combined by `{fn.__name__}` with a {type(obj).__name__}, an object "
+                             "of a class of its own (numpy applies its method to each element)",
+                             fix="apply the operator to each element yourself, or to plain values")

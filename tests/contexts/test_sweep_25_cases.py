@@ -837,3 +837,77 @@ def test_an_array_like_output_of_a_library_is_refused_not_zero():
     from overdub.errors import OverdubError
     with pytest.raises(OverdubError):
         jacfwd(lambda v: pd.Series(v * 2.0), np.array([2.1, 5.3, 8.1]))
+
+
+def power_by_a_tuple(x):
+    return np.sum(x.reshape(2, 2) ** (2, 3))
+
+
+def layout_flags_read(x):
+    a = x * 1.0
+    return np.sum(a * a) + a.flags.c_contiguous + a.itemsize
+
+
+def test_a_tuple_exponent_and_layout_flags():
+    x = np.array([0.3, 0.5, 0.7, 1.1])
+    for f in (power_by_a_tuple, layout_flags_read):
+        want = fd.jacobian(f, x)
+        np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-7)
+    np.testing.assert_allclose(jacfwd(power_by_a_tuple, x), fd.jacobian(power_by_a_tuple, x), rtol=1e-7)
+
+
+class OnlyReflected:
+    def __init__(self, v):
+        self.v = v
+
+    def __rsub__(self, o):
+        return OnlyReflected(o - self.v)
+
+
+def array_minus_an_object(x):
+    r = x - OnlyReflected(x[0] * x[1])  # numpy: an object array of __rsub__ per element
+    return np.array([e.v for e in r])
+
+
+@pytest.mark.parametrize("mode", ["jacobian", "jacfwd", "sparsity"])
+def test_an_array_combined_with_an_object_is_refused(mode):
+    from contexts import jacobian
+    from overdub.errors import OverdubError
+    run = {"jacobian": jacobian, "jacfwd": jacfwd, "sparsity": jacobian_sparsity}[mode]
+    with pytest.raises(OverdubError, match="each element"):
+        run(array_minus_an_object, np.array([0.7, 0.3, 0.5]))
+
+
+class TypedAdd:
+    def __init__(self, v):
+        self.v = v
+
+    def __add__(self, o):
+        o = o.v
+        return TypedAdd((self.v + o) * (3.0 if type(o) is float else 2.0))
+
+    def __radd__(self, o):
+        if isinstance(o, float):
+            return TypedAdd((o + self.v) * 3.0)
+        return TypedAdd(o + self.v)
+
+
+def sum_of_a_generator_of_objects(x):
+    return sum(TypedAdd(o) for o in [x, x]).v  # 6x
+
+
+def augmented_assignment_onto_an_object(x):
+    a = x * 1.0
+    a += TypedAdd(x)  # (a float has no __iadd__: TypedAdd.__radd__(a), which sees a float)
+    return a.v  # 6x
+
+
+@pytest.mark.parametrize("f", [sum_of_a_generator_of_objects, augmented_assignment_onto_an_object],
+                         ids=lambda f: f.__name__)
+def test_methods_called_from_sum_and_augmented_assignment(f):
+    x = 0.7
+    want = fd.derivative(f, x)
+    assert want == pytest.approx(6.0, rel=1e-6)
+    assert derivative(f, x) == pytest.approx(want, rel=1e-7)
+    assert jvp(f, (x,), (1.0,)) == pytest.approx((f(x), want), rel=1e-7)
+    assert gradient(f, x)[0] == pytest.approx(want, rel=1e-7)
