@@ -719,7 +719,7 @@ def _nan_rows_by_forward(f, args, blocks, yarr):
     """NaN entries of a reverse Jacobian where the output is finite (0 * inf on the way back: a sqrt at 0 in
     the branch an np.where leaves out, pvlib's `_dist`) taken from forward mode's Jacobian, as `gradient`'s
     are (`nan_by_forward`); where forward mode is NaN too, refuses or cannot run, the NaN stays."""
-    if lazy_or_objects(yarr) or not any(isinstance(b, np.ndarray) and b.dtype.kind in "fc" and np.isnan(b).any()
+    if _lazy_or_objects(yarr) or not any(isinstance(b, np.ndarray) and b.dtype.kind in "fc" and np.isnan(b).any()
                                          for b in blocks):
         return blocks
     try:
@@ -745,7 +745,7 @@ def _nan_rows_by_forward(f, args, blocks, yarr):
     return out
 
 
-def lazy_or_objects(yarr) -> bool:
+def _lazy_or_objects(yarr) -> bool:
     return isinstance(yarr, ArrayLeaf) or getattr(yarr, "dtype", np.dtype(float)).kind not in "fc"
 
 

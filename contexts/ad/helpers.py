@@ -295,7 +295,7 @@ def _result_box(S, y, g, operands):
     """`_as_box_of` for an operator's re-run result y, but where y is an operand itself (`__radd__` returning
     self, for `sum(objs)`): the reads of the result were the operand's, their cotangents in its box already,
     which g would count twice (2.8 for 1.4)."""
-    if any(y is v for v in operands) and id(y) in S.boxes and _object_result(y):
+    if any(y is v for v in operands) and id(y) in S.boxes and _object_field(y):
         return S.box(y)
     return _as_box_of(S, y, g)
 
@@ -321,10 +321,6 @@ def _as_box_of(S, y, g):
                 g = Tangent({k: v for k, v in g.items() if k not in inner})
         return S.box(y, g)
     return g
-
-
-def _object_result(v) -> bool:
-    return has_fields(v) and not isinstance(v, (dict, list, tuple, np.ndarray, numbers.Number))
 
 
 def _object_field(v) -> bool:
@@ -374,11 +370,10 @@ def _python_binop_adj(opname, g, a, b, S=None):
     outer_forward(a, b, f"__{name}__")
     fa = runtime.own_dunder(type(a), f"__{name}__")  # (as stored: a descriptor's __get__ may give a function)
     ta, tb = type(a), type(b)
-    if tb is not ta and issubclass(tb, ta) and runtime.own_dunder(tb, f"__r{name}__") is not None \
-            and runtime.own_dunder(tb, f"__r{name}__") is not runtime.own_dunder(ta, f"__r{name}__"):
+    fb = runtime.own_dunder(tb, f"__r{name}__") if tb is not ta and issubclass(tb, ta) else None
+    if fb is not None and fb is not runtime.own_dunder(ta, f"__r{name}__"):
         # (a subclass's reflected method first, as CPython calls it: `V(x) * W(x)` with W(V) defining
         # `__rmul__` ran W's; the adjoint differentiated V's `__mul__`)
-        fb = runtime.own_dunder(tb, f"__r{name}__")
         y, pb = _twin(fb, b, a)
         if y is not NotImplemented:
             db, dargs = _pull(S, pb, _result_box(S, y, g, (a, b)))

@@ -26,8 +26,8 @@ from ..lowered.bisection import bisects, refuse_bisection
 from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.containers import holds
-from ..rules.frames import is_engine, is_engine_class, note_transformed
-from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf, value_class
+from ..rules.frames import is_engine, note_transformed
+from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf, runs_natively, taken_per_element
 
 from ..rules.registry import array_objects, by_position, key_of, objects_of_classes, registry, through_array
 from .arrays import (OWN_FUNCTIONS, CHECKED_TESTS, checked_test, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality, EQUALS,
@@ -151,7 +151,7 @@ class ForwardContext(overdub.Context):
         those run as code under the context (Python's dispatch written out: `overdub.ops.dispatch`).
         Natively they would run on duals, where `isinstance(self.v, float)` answers for the dual and the
         code takes another branch than it does on the value (`U(x) ** 2` gave 0)."""
-        return overdub.ops.own_methods_route(fn, self.recurse, _native_class, _array_with_object)
+        return overdub.ops.own_methods_route(fn, self.recurse, runs_natively, _array_with_object)
 
     def store_attribute(self, obj, name, value):
         """`obj.name = value` in the code run: on a float subclass's value (a dual), stored on the value
@@ -938,24 +938,12 @@ def _run_rule_plain(frule, tangents, values, kwargs):
     return frule(tangents, *values, **kwargs)
 
 
-def _native_class(cls) -> bool:
-    """Objects of cls run their operators natively here: the engine's own, values (`leaves.value_class`)."""
-    return is_engine_class(cls) or value_class(cls)
-
-
-def _elementwise_operand(obj) -> bool:
-    """An ndarray on the left of an operator takes obj as an element of an object array (applying obj's
-    reflected method to each element): obj is no array, and defers to numpy neither by `__array_ufunc__`
-    nor by a higher `__array_priority__` (scipy's sparse matrices, which numpy leaves the operator to)."""
-    return (not isinstance(obj, (np.ndarray, Dual)) and not hasattr(type(obj), "__array_ufunc__")
-            and getattr(type(obj), "__array_priority__", 0.0) <= 0.0)
-
 
 def _array_with_object(fn, a, b) -> None:
     """A perturbed array on the left of an operator with an object of a class of its own (`x - V(c)`): numpy
     makes an object array of the object's method applied to each element, where the duals' operator would
     hand the whole array to it once (a different value, silently: jacfwd 2x): refused."""
-    if type(a) is Dual and isinstance(a.primal, np.ndarray) and a.primal.ndim and _elementwise_operand(b):
+    if type(a) is Dual and isinstance(a.primal, np.ndarray) and a.primal.ndim and taken_per_element(b, Dual):
         raise NoForwardRule(f"an array perturbed by forward mode combined by `{fn.__name__}` with a "
                             f"{type(b).__name__}, an object of a class of its own (numpy applies its method to "
                             "each element: an object array)",

@@ -42,7 +42,7 @@ _NDARRAY = _np.ndarray
 
 __all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains", "ArrayLeaf",
            "register_array", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "Container",
-           "register_container", "container_of", "value_class"]
+           "register_container", "container_of", "value_class", "taken_per_element", "runs_natively"]
 
 
 class Scalar(abc.ABC):
@@ -361,3 +361,18 @@ def value_class(kind: type) -> bool:
 
 
 _VALUE_CLASSES: dict = {}
+
+
+def taken_per_element(obj, *stand_ins) -> bool:
+    """An ndarray on the left of an operator takes obj as an element of an object array, applying obj's
+    reflected method to each element: obj is no array (nor one of the engine's `stand_ins`) and defers to
+    numpy neither by `__array_ufunc__` nor by a higher `__array_priority__` (scipy's sparse matrices)."""
+    return (not isinstance(obj, (_np.ndarray, *stand_ins)) and not hasattr(type(obj), "__array_ufunc__")
+            and getattr(type(obj), "__array_priority__", 0.0) <= 0.0)
+
+
+def runs_natively(cls) -> bool:
+    """Objects of cls run their operators natively under a context whose values stand in for others (forward
+    mode's, sparsity's `operator_for`): the engine's own classes, and values (`value_class`)."""
+    from .frames import is_engine_class
+    return is_engine_class(cls) or value_class(cls)

@@ -22,8 +22,7 @@ from contexts.rules.registry import registry
 from ..lowered.bisection import bisects, held_in_callables, refuse_bisection
 from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.containers import holds
-from ..rules.frames import is_engine_class
-from ..rules.leaves import value_class
+from ..rules.leaves import runs_natively, taken_per_element
 from . import rules
 from .interpret import always, sparsity_rule
 from .ops import derive, has_tracer, out_as_keyword, split_out, write_out
@@ -155,7 +154,7 @@ class SparsityContext(overdub.Context):
 
     def operator_for(self, fn):
         """What an operator site calls with its operands (`overdub.ops.own_methods_route`)."""
-        return overdub.ops.own_methods_route(fn, self.recurse, _native_class, _array_with_object)
+        return overdub.ops.own_methods_route(fn, self.recurse, runs_natively, _array_with_object)
 
     def overdub(self, site, fn, /, *args, **kwargs):
         if _own(fn):
@@ -266,18 +265,12 @@ def sparsity_context() -> SparsityContext:
     return SparsityContext() if obs is None else ObservedSparsityContext(obs)
 
 
-def _native_class(cls) -> bool:
-    """Objects of cls run their operators natively here: the engine's own, values (`leaves.value_class`)."""
-    return is_engine_class(cls) or value_class(cls)
-
 
 def _array_with_object(fn, a, b) -> None:
     """A traced array on the left of an operator with an object of a class of its own (`x - V(c)`): numpy makes
     an object array of the object's method applied to each element; the tracer's operator would not: refused
     (not an object numpy leaves the operator to: `__array_ufunc__`, a higher `__array_priority__`)."""
-    obj = b
-    if type(a) is Tracer and a.shape and not isinstance(obj, (np.ndarray, Tracer)) \
-            and not hasattr(type(obj), "__array_ufunc__") and getattr(type(obj), "__array_priority__", 0.0) <= 0.0:
-        raise NoSparsityRule(f"a traced array combined by `{fn.__name__}` with a {type(obj).__name__}, an object "
+    if type(a) is Tracer and a.shape and taken_per_element(b, Tracer):
+        raise NoSparsityRule(f"a traced array combined by `{fn.__name__}` with a {type(b).__name__}, an object "
                              "of a class of its own (numpy applies its method to each element)",
                              fix="apply the operator to each element yourself, or to plain values")

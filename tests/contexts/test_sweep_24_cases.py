@@ -791,10 +791,14 @@ def test_numpy_writers_after_a_closure_reading_the_array(f):
 # -- a bisection narrowing its bracket elementwise (np.where, masks): a fixed mix of the bracket's ends,
 #    derivative 0.25 for the cube root's 1/12 in every mode; refused like the scalar one
 
-def cbrt_by_where(t):
+def _bracket(t):
+    """The cube root's starting bracket [0, t], elementwise."""
     t = np.atleast_1d(t)
-    lower = np.zeros_like(t)
-    upper = t * 1.0
+    return t, np.zeros_like(t), t * 1.0
+
+
+def cbrt_by_where(t):
+    t, lower, upper = _bracket(t)
     for _ in range(80):
         x = (lower + upper) / 2
         high = x * x * x > t
@@ -804,9 +808,7 @@ def cbrt_by_where(t):
 
 
 def cbrt_by_masks(t):
-    t = np.atleast_1d(t)
-    lower = np.zeros_like(t)
-    upper = t * 1.0
+    t, lower, upper = _bracket(t)
     for _ in range(80):
         x = (lower + upper) / 2
         high = x * x * x > t
