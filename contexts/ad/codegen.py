@@ -43,7 +43,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_getitem_index_adj__",
            "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_delattr__", "__od_delattr_adj__", "__od_unpack__",
-           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iter__", "__od_eager__",
+           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iop_views__", "__od_iter__", "__od_eager__",
            "__od_eager_guard__", "__od_eager_inplace__", "__od_eager_items__", "__od_equality_guard__", "__od_own_test__", "__od_equality_guard_fd__", "__od_equality_guard2__", "__od_equality_guard2_fd__", "__od_order_watch__",
            "__od_order_watch_fd__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
@@ -633,12 +633,37 @@ class _Gen:
         flags_fwd, merge, flags = self.view_merge(name, s)
         fwd = flags_fwd + at([assign((name, u), call("__od_iop__", const(opname), user(a), user(b)))], s)
         need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [u] + flags
-        adj = (merge + self.take(name)
-               + [assign(("_od_ga", "_od_gb"), call("__od_iop_adj__", "_od_S", const(opname), "_g", user(a), user(b),
-                                                    u))]
+        back = call("__od_iop_adj__", "_od_S", const(opname), "_g", user(a), user(b), u)
+        held = self.held_by_object(name, b, s)
+        if held:
+            # an object's own `__isub__` may change in place an array one of its fields holds, which other
+            # variables share (`a = V(t); a -= y` with `self.v -= o`): as for a method call (`handed`), the
+            # forward notes which, and the adjoint moves their cotangents into the object's box first
+            c = f"_od_c{u[len('_od_u'):]}"
+            others_now = call("__od_bound__", call("__od_locals__"), _strings(held))
+            fwd = (at([assign(c, item("__od_changes__", 0))], s) + fwd
+                   + at([if_(compare(item("__od_changes__", 0), ast.NotEq(), c), [assign(u, call(
+                       "__od_iop_views__", u, user(a), user(b), others_now, c))])], s))
+            self.dvars.update(held)
+            douts = [d(m) for m in held]
+            back = call("__od_iop_adj__", "_od_S", const(opname), "_g", user(a), user(b), u, tuple_(douts))
+            adj = (merge + self.take(name) + [assign(("_od_ga", "_od_gb", tuple(douts)), back)])
+        else:
+            adj = merge + self.take(name) + [assign(("_od_ga", "_od_gb"), back)]
+        adj = (adj
                + (self.acc(a.id, "_od_ga") if self.is_active(a) else [])
                + (self.acc(b.id, "_od_gb") if self.is_active(b) else []))
         return fwd, need, adj
+
+    def held_by_object(self, name: str, b, s) -> list[str]:
+        """The active variables, bound before statement s, that may share memory with what the value in
+        `name` holds (an object's fields), other than b: those an object's own in-place operator may change
+        under them."""
+        if name in self.private:
+            return []
+        bound = self.bound_before.get(id(s))
+        return sorted(m for m in self.view_groups.get(name, ()) if m in self.active and m != name
+                      and not (isinstance(b, ast.Name) and m == b.id) and (bound is None or m in bound))
 
     def view_merge(self, name: str, s) -> tuple[list[ast.stmt], list[ast.stmt], list[str]]:
         """For an in-place change of the array in `name`: other variables may hold arrays sharing memory

@@ -1396,11 +1396,36 @@ def _repeated_adj(S, g, a, before):
     return box, None
 
 
-def iop_adj(S, opname, g, a, b, old):
-    if type(old) is _SetByCode:  # a class's own in-place operator: back through its code
-        if old.pb is None:
+class _OwnIopViewed:
+    """What `a op= b` by a's class's own Python method left where it changed arrays in place that other
+    variables share (a field's array, `self.v -= o`): its pullback and `call_views`' note of them."""
+    __slots__ = ("pb", "w")
+
+    def __init__(self, pb, w):
+        self.pb, self.w = pb, w
+
+
+def iop_views(old, a, b, others, since):
+    """After `a op= b` that changed arrays in place: for a's class's own method, which of them `others`
+    share (as for a method call, `call_views` with a as the method's object)."""
+    if type(old) is not _SetByCode or old.pb is None:
+        return old
+    w = call_views(old.pb, (b,), others, 1, (), since, holder=a)
+    return old if w is None else _OwnIopViewed(old.pb, w)
+
+
+def iop_adj(S, opname, g, a, b, old, douts=None):
+    """The adjoint of `a op= b`: (a's cotangent, b's), and with `douts` (the cotangents of the variables
+    that may share what a holds) those too, after them."""
+    if douts is not None:
+        if type(old) is _OwnIopViewed:
+            dargs, douts, r = call_viewed(old.w, old.pb, g, None, (None,), douts, S)
+            return r[0], acc(dargs[0], r[1][0]), douts
+        return (*iop_adj(S, opname, g, a, b, old), douts)
+    if type(old) is _SetByCode:  # a class's own in-place operator: back through its code (its result's
+        if old.pb is None:  # cotangent g as a call's: `__iadd__` may return a new object)
             return None, None
-        da, dargs = _pull(S, old.pb, _as_box_of(S, a, g))
+        da, dargs = _pull(S, old.pb, g)
         return da, dargs[0]
     if type(old) is _Repeated:
         return _repeated_adj(S, g, a, old[0])
@@ -1737,12 +1762,26 @@ def _held_changed(holder, others, since):
     if type(holder) in _PLAIN or not has_fields(holder) or isinstance(holder, _NOT_HOLDERS):
         return None
     entries = []
-    for k, v in fields_of(holder).items():
-        if mutable(v) and (since is None or LAST_CHANGE.get(id(bottom(v)), 0) > since):
-            found = [e for e in (views(v, *others, same=True) or ()) if e[1] is not _HELD and e[1] is not _HELD_VIEW]
-            if found:
-                entries.append((k, found))
+    _changed_held(holder, others, since, entries, 0, set())
     return (holder, entries) if entries else None
+
+
+def _changed_held(n, others, since, entries, depth, seen):
+    """Into `entries`, (n, field or key, views' entries) for each array n holds that the call changed and
+    `others` share, and so on down the objects, lists and dicts n holds (`self.inner.v -= o`, a level down:
+    the caller's array lost its change's derivative)."""
+    seen.add(id(n))
+    for k, v in _entries(n):
+        tv = type(v)
+        if mutable(v):
+            if since is None or LAST_CHANGE.get(id(bottom(v)), 0) > since:
+                found = [e for e in (views(v, *others, same=True) or ())
+                         if e[1] is not _HELD and e[1] is not _HELD_VIEW]
+                if found:
+                    entries.append((n, k, found))
+        elif (depth < _NESTED and tv not in _PLAIN and id(v) not in seen and tv is not tuple
+              and (tv in _MUTABLE_CONTAINERS or has_fields(v) and not isinstance(v, _NOT_HOLDERS))):
+            _changed_held(v, others, since, entries, depth + 1, seen)
 
 
 def call_merge(w, dargs, douts, S):
@@ -1768,9 +1807,14 @@ def call_viewed(w, pb, g, dself, dargs, douts, S):
     dargs, douts, handed = call_merge(w, dargs, douts, S)
     if w[4] is not None:  # (arrays the method's object holds, changed by it: their views' cotangents in its box)
         holder, entries = w[4]
-        dself = box = S.box(holder, dself)
-        for key, found in entries:
-            box[key], douts = views_merge(found, box.get(key), douts, S)
+        dself = S.box(holder, dself)
+        for owner, key, found in entries:
+            box = S.box(owner)
+            if isinstance(box, list):  # (a list's box, a SeqBox: its items' cotangents by position)
+                box.extend([None] * (key + 1 - len(box)))
+                box[key], douts = views_merge(found, box[key], douts, S)
+            else:
+                box[key], douts = views_merge(found, box.get(key), douts, S)
     S.dargs_in = (pb, handed, w[3])
     try:
         r = pb[0](pb, g, dself, S)
@@ -1865,7 +1909,7 @@ HELPER_IMPLS = {
     "__od_delattr__": delattr_, "__od_delattr_adj__": delattr_adj,
     "__od_enumerate__": enumerate, "__od_enumerate_at__": enumerate_at, "__od_slice_cot__": slice_cot,
     "__od_iop__": iop,
-    "__od_iop_adj__": iop_adj, "__od_ndarray__": np.ndarray,
+    "__od_iop_adj__": iop_adj, "__od_iop_views__": iop_views, "__od_ndarray__": np.ndarray,
     "__od_f8__": np.dtype(np.float64),
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_spread_changed__": spread_changed, "__od_call_merge__": call_merge,
