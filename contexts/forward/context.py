@@ -54,7 +54,7 @@ _RULES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # cont
 # (not in numpy's own Python code: np.identity fills its np.zeros through `.flat`, which a dual lacks; nor
 # in the rules, which make their dual arrays themselves)
 _FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones, np.full, np.empty_like, np.zeros_like, np.ones_like,
-                                 np.full_like)))
+                                 np.full_like, np.eye, np.identity, np.tri, np.copy)))  # (`T = np.eye(4); T[:3, :3] = R`)
 _NOT_FRESH = (os.path.dirname(np.__file__) + os.sep, _RULES_DIR + os.sep)
 _ATLEAST_IDS = frozenset(map(id, (np.atleast_1d, np.atleast_2d, np.atleast_3d)))  # (lists taken as arrays)
 _DISPATCHER = type(np.sum)

@@ -4,7 +4,7 @@ differences or a closed form, in every mode that takes them."""
 import numpy as np
 import pytest
 
-from contexts import derivative, gradient, hessian, jacfwd, jvp, vjp
+from contexts import gradient, jacfwd, jacobian, jacobian_sparsity, vjp
 from tests import fd
 
 X = np.array([0.7, -0.45, 1.1])
@@ -163,3 +163,53 @@ def test_method_changes_nested_shared_array(f):
     want = fd.gradient(f, X.copy())[0]
     np.testing.assert_allclose(gradient(f, X.copy())[0], want, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(jacfwd(f, X.copy()), want, rtol=1e-7, atol=1e-9)
+
+
+# -- arrays a function makes by np.eye/np.identity/np.tri/np.copy, then fills -------------------
+
+def transform(R, p):
+    """pytransform3d's `transform_from` shape: a 4x4 identity filled with a rotation and a translation."""
+    out = np.eye(4)
+    out[:3, :3] = R
+    out[:3, 3] = p
+    c = np.copy(out)
+    c[3, :3] = p * 2.0
+    eye3 = np.identity(3)
+    eye3[0] = p
+    return out @ c + np.tri(4) * p[0] + np.sum(eye3)
+
+
+def transform_by_keyword(q):
+    return transform(R=np.outer(q[:3], q[3:]), p=q[:3])
+
+
+def transform_from(R, p):
+    out = np.eye(4)
+    out[:3, :3] = R
+    out[:3, 3] = p
+    return out
+
+
+def checked_transform(q):
+    """A check on the filled matrix (pytransform3d's `np.allclose(A2B[3], [0, 0, 0, 1])`) before using it."""
+    t = transform_from(R=np.outer(q[:3], q[3:]), p=q[:3])
+    if not np.allclose(t[3], [0.0, 0.0, 0.0, 1.0]):
+        raise ValueError("not a transform")
+    return np.sum(t * t)
+
+
+Q = np.array([0.43, -0.61, 0.29, 1.3, -0.7, 2.1])
+
+
+def test_filled_identity_forward_and_reverse():
+    want = fd.jacobian(transform_by_keyword, Q)
+    np.testing.assert_allclose(jacfwd(transform_by_keyword, Q), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacobian(transform_by_keyword, Q), want, rtol=1e-6, atol=1e-8)
+    pattern = jacobian_sparsity(transform_by_keyword, Q).toarray() != 0
+    assert np.all((np.abs(want.reshape(16, 6)) > 1e-9) <= pattern)
+
+
+def test_filled_identity_checked_gradient():
+    want = fd.gradient(checked_transform, Q)[0]
+    np.testing.assert_allclose(gradient(checked_transform, Q)[0], want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(checked_transform, Q), want, rtol=1e-6, atol=1e-8)
