@@ -296,7 +296,8 @@ def own_methods_route(fn, recurse, native, check=None):
     dispatch may call and `native(cls)` does not claim (the context's own stand-in values, value types
     whose operators know them); then Python's dispatch (`dispatch`), each such method run by
     `recurse(method, *operands)` under the context, the others called. `check(fn, a, b)`, if given, is
-    called before a binary dispatch (a context refusing operand kinds it cannot follow).
+    called before a binary dispatch: a context refusing operand kinds it cannot follow, or giving the
+    operands as the methods are to see them (a pair; None: as they are).
 
     >>> class U:
     ...     def __neg__(self): return "U's own"
@@ -335,6 +336,8 @@ def own_methods_route(fn, recurse, native, check=None):
         if (type(a) in plain or not owns(type(a))) and (type(b) in plain or not owns(type(b))):
             return fn(a, b)
         if check is not None:
-            check(fn, a, b)
+            given = check(fn, a, b)
+            if given is not None:
+                a, b = given
         return dispatch(fn, (a, b), call)
     return binary

@@ -1134,6 +1134,9 @@ def setitem(obj, idx, v):
                 "tangent",
                 fix="make the array from the input so it carries one: `np.zeros_like(x, shape=...)`, "
                     "`x * 0.0`, `x.copy()`")
+        if _indexes_itself(obj, idx):  # `I[I] = False` (pyromat's Newton loop): the store changes its index,
+            old = _OwnIndex((old, _copy(idx) if type(idx) is not tuple else tuple(  # which the adjoint needs
+                _copy(i) if isinstance(i, np.ndarray) else i for i in idx)))  # as it was
     elif isinstance(obj, dict):
         old = obj.get(idx, _MISSING)
     elif type(idx) is slice and isinstance(obj, list) and idx.step in (None, 1):
@@ -1188,7 +1191,20 @@ def _restore_item(obj, idx, old):
         obj[idx] = old
 
 
+class _OwnIndex(tuple):
+    """What `a[idx] = v` replaced where idx is (or holds) an array sharing a's memory: (a[idx] before, idx
+    before)."""
+
+
+def _indexes_itself(obj, idx) -> bool:
+    if type(idx) is tuple:
+        return any(_indexes_itself(obj, i) for i in idx)
+    return isinstance(idx, np.ndarray) and type(obj) is not _Dual and np.may_share_memory(obj, idx)
+
+
 def setitem_adj(S, dobj, obj, idx, v, old):
+    if type(old) is _OwnIndex:
+        old, idx = old
     if type(old) is _SetByCode:
         if old.pb is None:
             return dobj, None

@@ -49,7 +49,7 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoRuleError, a
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import unpack
+from ..lowered.runtime import parsed, remembered_text, unpack
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
 from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
@@ -1294,7 +1294,16 @@ def _construct(cls, args, kw, meta=True):
             _, pb = _twin_call(EVERY_ARGUMENT, init, (obj,), args, kw)
             return obj, (None if pb is None else (_construct_back, pb))
     if not _any_differentiable(args, kw):
-        return cls(*args, **kw), None
+        if remembered_text((*args, *kw.values())):
+            # a differentiated number's text: a class with code of its own runs it (`Point(f"{lat} {lon}")`
+            # parses it back there: refused), a C class's parse (`Decimal(str(x))`) is refused here
+            if type(cls.__new__) is not types.FunctionType and type(init) is not types.FunctionType:
+                for a in (*args, *kw.values()):
+                    if type(a) is str:
+                        parsed(a)
+                return cls(*args, **kw), None
+        else:
+            return cls(*args, **kw), None
     if issubclass(cls, float) and cls.__new__ is _FLOAT_NEW and cls.__init__ is object.__init__ and not kw \
             and type(cls).__call__ is type.__call__:
         return call(EVERY_ARGUMENT, float_subclass_call, *args, cls=cls)  # `class Deg(float)`, no own __new__

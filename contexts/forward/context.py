@@ -23,7 +23,7 @@ from overdub.errors import OverdubError
 from overdub.passes import bound_self, marked_opaque, method_function
 
 from ..lowered.bisection import bisects, refuse_bisection
-from ..lowered.runtime import TEXT_IDS, text_call
+from ..lowered.runtime import TEXT_IDS, remembered_text, text_call
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.containers import holds
 from ..rules.frames import is_engine, note_transformed
@@ -54,7 +54,7 @@ _RULES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # cont
 # (not in numpy's own Python code: np.identity fills its np.zeros through `.flat`, which a dual lacks; nor
 # in the rules, which make their dual arrays themselves)
 _FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones, np.full, np.empty_like, np.zeros_like, np.ones_like,
-                                 np.full_like, np.eye, np.identity, np.tri, np.copy)))  # (`T = np.eye(4); T[:3, :3] = R`)
+                                 np.full_like, np.eye, np.identity, np.tri)))  # (`T = np.eye(4); T[:3, :3] = R`)
 _NOT_FRESH = (os.path.dirname(np.__file__) + os.sep, _RULES_DIR + os.sep)
 _ATLEAST_IDS = frozenset(map(id, (np.atleast_1d, np.atleast_2d, np.atleast_3d)))  # (lists taken as arrays)
 _DISPATCHER = type(np.sum)
@@ -266,6 +266,10 @@ class ForwardContext(overdub.Context):
                     return OWN_FUNCTIONS[fn](*moved[0], **moved[1]) if moved else OWN_FUNCTIONS[fn](*args, **kwargs)
                 if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
                     return _fresh(fn(*args, **kwargs), self.tag, self.outer)
+                if isinstance(fn, type) and fn.__module__ != "builtins" and remembered_text((*args, *kwargs.values())):
+                    y = _construct(self, fn, args, kwargs)  # (its code may parse the text back: geopy's Point)
+                    if y is not _UNKNOWN:
+                        return y
                 if overdub.is_recursable(fn) and not _native(fn):
                     if (step := bisects(method_function(fn))) is not None and not (
                             dual_free(args) and dual_free(kwargs) and dual_free(fn)):
@@ -293,6 +297,9 @@ class ForwardContext(overdub.Context):
                         return self.recurse(form, *args, **kwargs)
                 return self._primitive(site, fn, args, kwargs)
             if _native(fn):
+                if type(fn) is types.FunctionType and fn.__module__.startswith("contexts.ad") and _nondifferentiable(fn):
+                    # `stop_gradient(a)` (the contexts' own): of the values, no tangent
+                    return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
                 return self._primitive(site, fn, args, kwargs)
             if fn is type and len(args) == 1 and not kwargs and not site.filename.startswith(_RULES_DIR):
                 # a perturbed value's type is its primal's in the user's code, as the other modes see it
@@ -939,11 +946,17 @@ def _run_rule_plain(frule, tangents, values, kwargs):
 
 
 
-def _array_with_object(fn, a, b) -> None:
+def _array_with_object(fn, a, b):
     """A perturbed array on the left of an operator with an object of a class of its own (`x - V(c)`): numpy
     makes an object array of the object's method applied to each element, where the duals' operator would
-    hand the whole array to it once (a different value, silently: jacfwd 2x): refused."""
-    if type(a) is Dual and isinstance(a.primal, np.ndarray) and a.primal.ndim and taken_per_element(b, Dual):
+    hand the whole array to it once (a different value, silently: jacfwd 2x): refused. A numpy scalar there
+    (`np.float64(s) + V(c)`): numpy hands the object's reflected method a Python number (`s.item()`), where
+    `type(o) is float` or `hasattr(o, "shape")` may choose the branch: so does the dual it gets."""
+    if type(a) is not Dual or not taken_per_element(b, Dual):
+        return None
+    if isinstance(a.primal, np.generic) and not isinstance(b, np.generic):
+        return Dual(a.primal.item(), a.tangent, a.tag), b
+    if isinstance(a.primal, np.ndarray) and a.primal.ndim:
         raise NoForwardRule(f"an array perturbed by forward mode combined by `{fn.__name__}` with a "
                             f"{type(b).__name__}, an object of a class of its own (numpy applies its method to "
                             "each element: an object array)",

@@ -704,25 +704,40 @@ class Dual:
         return d_abs(self)
 
     # comparisons, truth and hashing look at the primal only
+    # (`x < obj` of an object whose class compares in Python: its reflected method, `obj.__gt__(x)`, runs on
+    # the dual, as Python runs it on a float; compared on the values, it ran natively on the primal: the
+    # derivative through x was lost when it returns a value)
     def __lt__(self, other):
+        if _defers(other, "__gt__"):
+            return NotImplemented
         return _ordered(self, other, primal(self) < primal(other), "<")
 
     def __le__(self, other):
+        if _defers(other, "__ge__"):
+            return NotImplemented
         return _ordered(self, other, primal(self) <= primal(other), "<=")
 
     def __gt__(self, other):
+        if _defers(other, "__lt__"):
+            return NotImplemented
         return _ordered(self, other, primal(self) > primal(other), ">")
 
     def __ge__(self, other):
+        if _defers(other, "__le__"):
+            return NotImplemented
         return _ordered(self, other, primal(self) >= primal(other), ">=")
 
     def __eq__(self, other):
+        if _defers(other, "__eq__"):
+            return NotImplemented
         eq = primal(self) == primal(other)
         if eq is False or type(other) is Dual and other.tag is self.tag:
             return eq
         return _equality_checked(self, other, eq, "==")
 
     def __ne__(self, other):
+        if _defers(other, "__ne__"):
+            return NotImplemented
         ne = primal(self) != primal(other)
         if ne is True or type(other) is Dual and other.tag is self.tag:
             return ne

@@ -25,7 +25,7 @@ from overdub.passes import OwnedEntries, of_a_module, on_clear
 from overdub.passes import depth as _depth
 from overdub.errors import OverdubError
 
-from ..lowered.runtime import HELPERS as LOWERING_HELPERS, EagerIterationError, addresses, eager_items, parsed
+from ..lowered.runtime import HELPERS as LOWERING_HELPERS, EagerIterationError, addresses, eager_items, parsed, remembered_text
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
@@ -250,6 +250,11 @@ def _fd_call(f, args, tans, kw, kwtans):
         else:
             if (f is float or f is complex) and args and type(args[0]) is str:  # (the text of an active value)
                 parsed(args[0])
+            elif remembered_text(args):  # (a callee may parse it back: geopy's `Point(f"{lat} {lon}")`)
+                if type(f) is _FUNCTION:
+                    return _by_twin(f, args, tans, kw, kwtans)
+                if isinstance(f, type) and f.__module__ != "builtins":  # its code: on the duals' path
+                    raise NotTransformable("a class given a differentiated number's text")
             return f(*args, **kw), 0
         if type(f) is _FUNCTION and _RULES.get(f) is None:
             # (the common case first: a Python function without a rule is its twin's, as below)
@@ -277,10 +282,10 @@ def _fd_call(f, args, tans, kw, kwtans):
             raise NotTransformable("a bound method of a C type called by name")
         if rule.frule is not None and plain_kw:
             return _by_frule(rule, (f.__self__, *args), (0, *tans), kw)
+    if rule is not None and rule.kind == "nondiff":  # (before its frule: `stop_gradient(a)` of an array)
+        return f(*args, **kw), 0
     if rule is not None and rule.frule is not None and plain_kw:
         return _by_frule(rule, args, tans, kw)
-    if rule is not None and rule.kind == "nondiff":
-        return f(*args, **kw), 0
     if rule is None and type(f) is types.FunctionType and plain_kw:
         return _by_twin(f, args, tans, kw, kwtans)
     return _through_duals(f, args, tans, kw, kwtans)

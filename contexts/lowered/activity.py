@@ -60,7 +60,8 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
         if not isinstance(node, ast.Call):
             continue
         if node.args and _parses(node.func, parsers) and not (
-                isinstance(node.args[0], ast.Constant) or isinstance(node.args[0], ast.Name) and node.args[0].id in active):
+                isinstance(node.args[0], ast.Constant) or isinstance(node.args[0], ast.Name) and node.args[0].id in active
+                and isinstance(node.func, ast.Name) and node.func.id in parsers):  # (not Decimal's, Fraction's)
             # (an active value's parse, the text of one, `float(("%.6f %s" % (x, u)).split()[0])`: the rules
             # of float and complex check a str, `rules.builtins._parsed_first`)
             node.args[0] = _helper_call("__od_parsed__", [node.args[0]], node.args[0])
@@ -740,15 +741,18 @@ class _Activity:
         a = self.active
         if isinstance(v, ast.Name):
             return v.id in a
-        if isinstance(v, ast.Constant) or isinstance(v, (ast.Compare, ast.JoinedStr)):
+        if isinstance(v, ast.Constant) or isinstance(v, ast.Compare):
             return False
+        if isinstance(v, ast.JoinedStr):  # the text of an active value (`f"{x}"`): active, so a callee parsing it
+            return any(n in a for n in _reads(v))  # back (`float(s)`) runs transformed and is refused there
         if isinstance(v, ast.UnaryOp):
             return not isinstance(v.op, (ast.Not, ast.Invert)) and self.value_active(v.operand)
         if isinstance(v, ast.BinOp):
             return self.value_active(v.left) or self.value_active(v.right)
         if isinstance(v, ast.Call):
             if isinstance(v.func, ast.Name) and v.func.id in self.nondiff and v.func.id not in a:
-                return False
+                # (but `str(x)`, as an f-string: geopy's `Point(f"{lat} {lon}")` parsed by a callee gave 0)
+                return v.func.id in _TEXT_MAKERS and any(n in a for n in _reads(v))
             if isinstance(v.func, ast.Name) and v.func.id in self.state_readers:
                 return True  # it may return what an earlier call stored into module state
             return any(n in a for n in _reads(v))
@@ -1009,10 +1013,67 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     while act.changed:
         act.changed = False
         act.visit(fdef.body)
+        # an array an active operation read (a constant factor `y = x * c`, an index `z = x[I]`) and changed
+        # in place afterwards (`c[:] = 0`, `I[I] = err > tol`: pyromat's Newton loop) is kept for the adjoint
+        # by reference: it would see the new values (0 for 2.0 and 3.0, a derivative sent to the wrong element).
+        # Active, its changes are undone in the reverse pass as an active array's are.
+        for n in _read_then_changed(fdef, act, nodes):
+            act.mark_changed(n)
     steer = steering_only(fdef, numbers)
     if steering is not None:
         steering.update(act.active & steer)
     return act.active - steer
+
+
+_WRITTEN_FIRST = frozenset({"copyto", "place", "putmask", "fill_diagonal", "at"})  # (numpy's: into argument 0)
+
+
+def _read_then_changed(fdef, act: _Activity, nodes: list) -> set[str]:
+    """The inactive local variables fdef changes in place (a store into an item or field, a changing method,
+    `np.copyto(v, ...)`, `out=v`) whose array an active statement reads, itself or through a view (`d =
+    c[:]`: either way round). (Not yet `c *= 0` on a name: a counter's `k += 1` would count.)"""
+    changed = changed_in_place(fdef, augmented_names=False)
+    for n in nodes:
+        if isinstance(n, ast.Call):
+            changed.update(k.value.id for k in n.keywords if k.arg == "out" and isinstance(k.value, ast.Name))
+            callee = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None)
+            if callee in _WRITTEN_FIRST and n.args and isinstance(n.args[0], ast.Name):
+                changed.add(n.args[0].id)
+    changed = (changed & act.locals) - act.active  # (`list.append(lst, v)`: `list` is no variable here)
+    if not changed:
+        return set()
+    read: set[str] = set()
+    for n in nodes:
+        if isinstance(n, ast.Assign) and act.value_active(n.value):
+            read |= _reads(n.value)
+            for t in n.targets:
+                if isinstance(t, ast.Subscript):
+                    read |= _reads(t.slice)
+        elif isinstance(n, ast.Expr) and act.value_active(n.value):
+            read |= _reads(n.value)
+    inverse: dict[str, set[str]] = {}  # (what may be a view of each variable)
+    for m, srcs in act.sources.items():
+        for n in srcs:
+            inverse.setdefault(n, set()).add(m)
+    out = set()
+    for name in changed:
+        shared = _sharing(name, act.sources, inverse)
+        if shared & read:
+            out |= {name} | (shared & read)
+    return out
+
+
+def _sharing(name: str, sources: dict[str, set[str]], inverse: dict[str, set[str]]) -> set[str]:
+    """name and the variables whose arrays may share memory with its: what it may be a view of (`sources`),
+    and what may be a view of it (`inverse`), transitively."""
+    out, todo = {name}, [name]
+    while todo:
+        n = todo.pop()
+        for m in (*sources.get(n, ()), *inverse.get(n, ())):
+            if m not in out:
+                out.add(m)
+                todo.append(m)
+    return out
 
 
 def _immutable_locals(fdef, globals_: dict, outer: set[str], nodes=None, assigns=None) -> set[str]:

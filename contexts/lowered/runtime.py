@@ -30,7 +30,7 @@ from ..rules.frames import is_engine_class, outside_engine
 from ..rules.leaves import value_class
 from ..rules.watch import JUMP_WATCH, watch_order
 
-__all__ = ["HELPERS", "EagerIterationError", "SpecialPoint", "special_case", "ORDER_OPS", "SPECIAL_HITS", "CHECK_SPECIAL", "equality_guard", "equality_guard_fd", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call"]
+__all__ = ["HELPERS", "EagerIterationError", "SpecialPoint", "special_case", "ORDER_OPS", "SPECIAL_HITS", "CHECK_SPECIAL", "equality_guard", "equality_guard_fd", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call", "remembered_text"]
 
 
 def unpack(v, n, star):
@@ -109,6 +109,12 @@ def formatted(value, conversion: int, spec: str = ""):
     elif conversion == ord("a"):
         value = ascii(value)
     return format(value, spec) if exact else text(format(value, spec))
+
+
+def remembered_text(args) -> bool:
+    """One of args is the text of a differentiated number (made since the outermost derivative call began)."""
+    return bool(_TEXTS) and any(type(a) is str and (a.strip() in _TEXTS or any(
+        n.lstrip("+") in _TEXTS for n in _NUMBER.findall(a))) for a in args)  # (`f"{lat} 11.575"`: lat's)
 
 
 def parsed(s):

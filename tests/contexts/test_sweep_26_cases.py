@@ -4,7 +4,8 @@ differences or a closed form, in every mode that takes them."""
 import numpy as np
 import pytest
 
-from contexts import gradient, jacfwd, jacobian, jacobian_sparsity, vjp
+from contexts import derivative, gradient, jacfwd, jacobian, jacobian_sparsity, jvp, stop_gradient, vjp
+from contexts.lowered.runtime import TextRoundTrip
 from tests import fd
 
 X = np.array([0.7, -0.45, 1.1])
@@ -213,3 +214,184 @@ def test_filled_identity_checked_gradient():
     want = fd.gradient(checked_transform, Q)[0]
     np.testing.assert_allclose(gradient(checked_transform, Q)[0], want, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(jacfwd(checked_transform, Q), want, rtol=1e-6, atol=1e-8)
+
+
+# -- an array an active operation read, changed in place afterwards -----------------------------
+
+def const_factor_cleared(x):
+    c = np.array([2.0, 3.0, 0.5])
+    y = x * c
+    c[:] = 0.0
+    return np.sum(y)
+
+
+def const_factor_scaled_by_index(x):
+    c = np.array([2.0, 3.0, 0.5])
+    y = np.sin(x * c)
+    c[...] *= 0.0
+    return np.sum(y)
+
+
+def const_factor_copyto(x):
+    c = np.array([2.0, 3.0, 0.5])
+    y = x * c
+    np.copyto(c, 0.0)
+    return np.sum(y)
+
+
+def const_factor_out(x):
+    c = np.array([3.0, 2.0, 0.5])
+    y = x * c
+    np.multiply(c, 0.0, out=c)
+    return np.sum(y)
+
+
+def const_factor_view_cleared(x):
+    c = np.array([2.0, 3.0, 0.5])
+    view = c[:]
+    y = x * c
+    view[:] = 0
+    return np.sum(y)
+
+
+def mask_cleared(x):
+    mask = np.array([True, False, True])
+    z = x[mask]
+    mask[:] = [False, True, False]
+    return np.sum(z * z)
+
+
+def list_index_changed(x):
+    at = [0, 2]
+    z = x[at]
+    at[0] = 1
+    return np.sum(z * 3.0)
+
+
+def mask_changed_by_itself(x):
+    """pyromat's Newton loop: `x[Ids] += dx[Ids]; Ids[Ids] = abs(error[Ids]) > tol`."""
+    ids = np.ones(3, dtype=bool)
+    z = x[ids]
+    ids[ids] = False
+    return np.sum(z * z * x)
+
+
+def index_changed_by_itself(x):
+    at = np.array([0, 1])
+    z = x[at]
+    at[at == 0] = 2
+    return np.sum(z * 3.0) + z[0] * x[2]
+
+
+@pytest.mark.parametrize("f", [const_factor_cleared, const_factor_scaled_by_index, const_factor_copyto,
+                               const_factor_out, const_factor_view_cleared, mask_cleared, list_index_changed,
+                               mask_changed_by_itself, index_changed_by_itself])
+def test_read_array_changed_afterwards(f):
+    want = fd.gradient(f, X.copy())[0]
+    np.testing.assert_allclose(gradient(f, X.copy())[0], want, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(jacfwd(f, X.copy()), want, rtol=1e-7, atol=1e-9)
+
+
+# -- stop_gradient in forward mode's Jacobians of arrays ----------------------------------------
+
+def test_stop_gradient_jacfwd_arrays():
+    def f(x):
+        return np.sum(x ** 2) + stop_gradient(np.sum(x ** 3))
+
+    def g(x):
+        return x ** 2 + stop_gradient(x ** 3)
+
+    np.testing.assert_allclose(jacfwd(f, X), 2 * X)  # the closed form: stop_gradient's part is a constant
+    np.testing.assert_allclose(jacfwd(g, X), np.diag(2 * X))
+    np.testing.assert_allclose(jvp(f, (X,), (np.ones(3),))[1], np.sum(2 * X))
+
+
+# -- a differentiated number's text parsed back by a callee -------------------------------------
+
+def parse_first(s):
+    return float(s.split()[0])
+
+
+class FromText:
+    """geopy's `Point(f"{lat} {lon}")`: its `__new__` parses the text."""
+
+    def __new__(cls, s):
+        self = super().__new__(cls)
+        self.lat = float(s.split()[0])
+        return self
+
+
+def parsed_by_function(lat):
+    return parse_first(f"{lat} 11.575") * 2.0
+
+
+def parsed_by_class(lat):
+    return FromText(f"{lat} 11.575").lat * 2.0
+
+
+def parsed_from_str(lat):
+    return parse_first(str(lat)) * 2.0
+
+
+@pytest.mark.parametrize("f", [parsed_by_function, parsed_by_class, parsed_from_str])
+@pytest.mark.parametrize("mode", [lambda f: gradient(f, 48.137), lambda f: derivative(f, 48.137),
+                                  lambda f: jacfwd(f, 48.137)])
+def test_text_parsed_by_callee_refused(f, mode):
+    with pytest.raises(TextRoundTrip):
+        mode(f)
+
+
+def test_text_made_for_a_message_is_not_refused():
+    def f(x):
+        message = f"x is {x}"
+        assert message.startswith("x is")
+        return x * x
+
+    assert gradient(f, 1.5)[0] == pytest.approx(3.0)
+    assert derivative(f, 1.5) == pytest.approx(3.0)
+
+
+# -- a number's operator with an object of a class of its own: what its method is handed --------
+
+class ReflectedCompare:
+    """`x < obj` makes Python call `obj.__gt__(x)`; this one returns a value."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __gt__(self, o):
+        return self.v - o * 0.5
+
+    def __le__(self, o):
+        return self.v * o
+
+
+def reflected_gt(x):
+    return x < ReflectedCompare(x * x)  # x*x - 0.5x
+
+
+def reflected_le(x):
+    return x >= ReflectedCompare(x * 3.0)  # 3x * x
+
+
+class TakesFloats:
+    """numpy hands an object's reflected method a Python float for a numpy scalar on the left."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __radd__(self, o):
+        return self.v + (o * 2.0 if type(o) is float else o * 5.0)
+
+
+def numpy_scalar_left(x):
+    s = np.sin(x) + 0.5
+    return np.float64(s) + TakesFloats(x)
+
+
+@pytest.mark.parametrize("f, exact", [(reflected_gt, lambda x: 2 * x - 0.5), (reflected_le, lambda x: 6 * x),
+                                      (numpy_scalar_left, lambda x: 2 * np.cos(x) + 1.0)])
+def test_number_with_object_forward(f, exact):
+    x = 0.613
+    assert derivative(f, x) == pytest.approx(exact(x), rel=1e-9)
+    assert jvp(f, (x,), (1.0,))[1] == pytest.approx(exact(x), rel=1e-9)
