@@ -388,6 +388,10 @@ class Lowerer:
         subject = self.atom(s.subject, pre)
         cases, rebound = [], True
         for c in s.cases:
+            if c.guard is not None and any(isinstance(n, ast.NamedExpr) for n in ast.walk(c.guard)):
+                # (a guard runs natively: the name bound there would hold a constant, its derivative 0)
+                raise Unsupported("`match` case guard binding a name (`case p if (y := ...)`): bind it in the "
+                                  "case's body", c.guard)
             binds = _pattern_reads(c.pattern, subject)
             rebound = rebound and binds is not None
             again = [ast.copy_location(ast.Assign(targets=[_name(n, c.pattern, True)], value=e), c.pattern)
@@ -406,7 +410,20 @@ class Lowerer:
         return [s]
 
     stmt_Pass = stmt_Break = stmt_Continue = stmt_Global = stmt_Nonlocal = _keep
-    stmt_Import = stmt_ImportFrom = stmt_Assert = stmt_ClassDef = _keep
+    stmt_Import = stmt_ImportFrom = stmt_ClassDef = _keep
+
+    def stmt_Assert(self, s):
+        """`assert test, msg`: the test lowered before (what it computes and stores, a walrus's name, a method
+        storing into its object: `assert b.store(x)`, is followed as any code's; run natively, it counted as
+        a constant), then `assert t, msg` on its value. Its tests are marked `_od_assert`: they choose no
+        value (the other way raises), so no transformer checks them for a branch point."""
+        pre: list = []
+        test = self.atom(s.test, pre)
+        for n in pre:
+            for m in ast.walk(n):
+                if isinstance(m, (ast.Assign, ast.If)):
+                    m._od_assert = True
+        return pre + [ast.copy_location(ast.Assert(test=test, msg=s.msg), s)]
 
     def stmt_Raise(self, s):
         return [s]
@@ -634,7 +651,18 @@ class Lowerer:
         return ast.copy_location(ast.Dict(keys=keys, values=values), e)
 
     def expr_JoinedStr(self, e, pre):
-        return e  # strings are never differentiable: kept whole
+        """An f-string, kept, with each field's expression lowered before it (what a field computes or stores,
+        `f"{d.append(x * 2.0)}"`, a walrus, is followed as any code's: run natively, it counted as a constant)."""
+        values = []
+        for v in e.values:
+            if isinstance(v, ast.FormattedValue) and not isinstance(v.value, (ast.Name, ast.Constant)):
+                spec = v.format_spec
+                if spec is not None:
+                    spec = self.expr_JoinedStr(spec, pre)
+                v = ast.copy_location(ast.FormattedValue(value=self.atom(v.value, pre), conversion=v.conversion,
+                                                         format_spec=spec), v)
+            values.append(v)
+        return ast.copy_location(ast.JoinedStr(values=values), e)
 
     def expr_Lambda(self, e, pre):
         self._defaults(e.args, pre)

@@ -618,6 +618,9 @@ def equality_guards(stmts: list, is_active, tangent=None) -> list:
     `np.less`, `operator.lt`, ...) is checked for a tie the same way: its two branches meet there."""
     out = []
     for s in stmts:
+        if getattr(s, "_od_assert", False):  # (an assert's test chooses no value: `lower.stmt_Assert`)
+            out.append(s)
+            continue
         v = getattr(s, "value", None)
         test = _equality_test(v) if isinstance(s, ast.Assign) else None
         if test is not None:

@@ -6,6 +6,7 @@ import pytest
 
 from contexts import derivative, gradient, jacfwd, jacobian, jacobian_sparsity, jvp, stop_gradient, vjp
 from contexts.lowered.runtime import TextRoundTrip
+from overdub.errors import OverdubError
 from tests import fd
 
 X = np.array([0.7, -0.45, 1.1])
@@ -395,3 +396,67 @@ def test_number_with_object_forward(f, exact):
     x = 0.613
     assert derivative(f, x) == pytest.approx(exact(x), rel=1e-9)
     assert jvp(f, (x,), (1.0,))[1] == pytest.approx(exact(x), rel=1e-9)
+
+
+# -- code in an assert's test, an f-string's field, a match guard -------------------------------
+
+class Store:
+    def keep(self, x):
+        self.y = np.sin(x) * 2.0
+        return True
+
+
+def assert_walrus(x):
+    assert (y := x * 2.0) > 0
+    return y ** 3  # 8x^3
+
+
+def assert_method_stores(x):
+    b = Store()
+    assert b.keep(x), "not kept"
+    return b.y ** 3  # 8 sin^3 x
+
+
+def assert_appends(x):
+    seen = []
+    assert seen.append(x * x) is None
+    return seen[0] * x  # x^3
+
+
+def fstring_field_appends(x):
+    seen = []
+    text = f"{seen.append(x * 2.0)}:{x:.3f}"
+    assert text.startswith("None")
+    return seen[0] ** 3  # 8x^3
+
+
+@pytest.mark.parametrize("f, exact", [(assert_walrus, lambda x: 24 * x * x),
+                                      (assert_method_stores, lambda x: 24 * np.sin(x) ** 2 * np.cos(x)),
+                                      (assert_appends, lambda x: 3 * x * x),
+                                      (fstring_field_appends, lambda x: 24 * x * x)])
+def test_code_in_assert_and_fstring_field(f, exact):
+    x = 0.43
+    assert gradient(f, x)[0] == pytest.approx(exact(x), rel=1e-9)
+    assert derivative(f, x) == pytest.approx(exact(x), rel=1e-9)
+
+
+def test_assert_of_an_equality_is_no_branch_point():
+    def f(x):
+        y = x * x
+        assert np.allclose(y, x * x), "squares differ"  # (equal everywhere: no special point to refuse)
+        return y * 3.0
+
+    assert gradient(f, 0.5)[0] == pytest.approx(3.0)
+    assert derivative(f, 0.5) == pytest.approx(3.0)
+
+
+def test_match_guard_binding_a_name():
+    def f(x):
+        match 1:
+            case 1 if (y := x * 2.0) > 0:
+                return y ** 3
+        return 0.0
+
+    with pytest.raises(OverdubError, match="guard"):
+        gradient(f, 0.43)
+    assert derivative(f, 0.43) == pytest.approx(24 * 0.43 ** 2, rel=1e-9)  # (forward mode's duals follow it)
