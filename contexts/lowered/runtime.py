@@ -30,7 +30,7 @@ from ..rules.frames import is_engine_class, outside_engine
 from ..rules.leaves import value_class
 from ..rules.watch import JUMP_WATCH, watch_order
 
-__all__ = ["HELPERS", "EagerIterationError", "SpecialPoint", "special_case", "ORDER_OPS", "SPECIAL_HITS", "CHECK_SPECIAL", "equality_guard", "equality_guard_fd", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call", "remembered_text"]
+__all__ = ["HELPERS", "EagerIterationError", "SpecialPoint", "special_case", "ORDER_OPS", "SPECIAL_HITS", "CHECK_SPECIAL", "equality_guard", "equality_guard_fd", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call", "remembered_text", "OwnComparison"]
 
 
 def unpack(v, n, star):
@@ -272,6 +272,32 @@ def own_test(a, b, op: str) -> None:
                     f"reverse mode under a forward pass meets `{kind.__name__}.{name}`, a test method of the class's "
                     f"own, which it would run on the dual numbers the object holds", where=_where(),
                     fix="hessian(f, x, inner=\"forward\") runs it as code (the default hessian does so by itself)")
+
+
+class OwnComparison(OverdubError):
+    """Reverse mode met a comparison by a class's own method returning a value that is no bool."""
+
+
+_OWN_COMPARED = frozenset({"==", "!=", "<", "<=", ">", ">="})
+_OWN_COMPARISONS = ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")
+
+
+def compared(result, a, b) -> None:
+    """Reverse mode, after `a < b` (or another rich comparison) with a differentiated operand: refused where a
+    class's own comparison method made a result that is no bool (`V(x) < V(y)` returning a V: reverse mode
+    takes a test's result for a constant, and 0 came out); a bool, numpy's booleans pass at once."""
+    kind = type(result)
+    if kind is bool or kind is np.bool_ or kind is np.ndarray and result.dtype == bool:
+        return
+    for obj in (a, b):
+        cls = type(obj)
+        if cls.__flags__ & _HEAPTYPE and not is_engine_class(cls) and not value_class(cls) and any(
+                type(getattr(cls, name, None)) is types.FunctionType for name in _OWN_COMPARISONS):
+            raise OwnComparison(
+                f"reverse mode does not differentiate a comparison by {cls.__name__}'s own method that returns a "
+                f"{kind.__name__}, not a bool", where=_where(),
+                fix="call the method by name (`a.__lt__(b)`: a call, which reverse mode follows), or use forward "
+                    "mode (jacfwd, derivative)")
 
 
 def equality_guard(active, other, op: str, close=None) -> None:
@@ -518,7 +544,7 @@ YIELDS_KEPT = 1 << 17  # (about a second of recording; an eager generator longer
 
 
 HELPERS = {"__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
-           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
+           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)
 
 
@@ -608,14 +634,16 @@ def _zero_test(s, is_active):
     return (t, "==") if isinstance(t, ast.Name) and is_active(t) else None
 
 
-def equality_guards(stmts: list, is_active, tangent=None) -> list:
+def equality_guards(stmts: list, is_active, tangent=None, valued=None) -> list:
     """stmts with a guard before each `t = a == b` (or `!=`) of the lowered form where exactly one operand
     is active (`is_active(atom)`: the mode's own activity), the active one first: reverse mode's
     `__od_equality_guard__(active, other, op)`, or, given `tangent(atom)` (an expression of its tangent),
     forward mode's `__od_equality_guard_fd__(active, other, op, tangent)`. Two active operands (`x != x`,
     a NaN test; a tie) are not checked; `x in c` is, for an active x and a builtin container c, and so
     are `np.equal(x, c)`, `np.not_equal`, `operator.eq` and `operator.ne`. An ordering (`<`, `<=`, `>`, `>=`,
-    `np.less`, `operator.lt`, ...) is checked for a tie the same way: its two branches meet there."""
+    `np.less`, `operator.lt`, ...) is checked for a tie the same way: its two branches meet there. Given
+    `valued(atom)` (reverse mode's: an operand carrying a derivative, not one that only steers), a rich
+    comparison of such an operand is followed by `__od_compared__` on its result."""
     out = []
     for s in stmts:
         if getattr(s, "_od_assert", False):  # (an assert's test chooses no value: `lower.stmt_Assert`)
@@ -638,6 +666,13 @@ def equality_guards(stmts: list, is_active, tangent=None) -> list:
                 out.append(_guard(s, "__od_order_watch__", (a, b), op, None, tangent))
             elif ia != ib:
                 out.append(_guard(s, "__od_equality_guard__", (a, b) if ia else (b, a), op, close, tangent))
+            if valued is not None and isinstance(v, ast.Compare) and op in _OWN_COMPARED and (valued(a) or valued(b)):
+                # (reverse mode: the result of a class's own comparison, `V(x) < V(y)` making a V, checked)
+                out.append(s)
+                out.append(ast.copy_location(ast.Expr(value=ast.Call(
+                    func=ast.Name(id="__od_compared__", ctx=ast.Load()),
+                    args=[ast.Name(id=s.targets[0].id, ctx=ast.Load()), a, b], keywords=[])), s))
+                continue
         else:
             zero = _zero_test(s, is_active)
             if zero is not None:  # (a truth test: `t != 0`)

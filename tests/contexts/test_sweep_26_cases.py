@@ -4,8 +4,8 @@ differences or a closed form, in every mode that takes them."""
 import numpy as np
 import pytest
 
-from contexts import derivative, gradient, jacfwd, jacobian, jacobian_sparsity, jvp, stop_gradient, vjp
-from contexts.lowered.runtime import TextRoundTrip
+from contexts import derivative, gradient, hessian, jacfwd, jacobian, jacobian_sparsity, jvp, stop_gradient, vjp
+from contexts.lowered.runtime import OwnComparison, TextRoundTrip
 from overdub.errors import OverdubError
 from tests import fd
 
@@ -460,3 +460,23 @@ def test_match_guard_binding_a_name():
     with pytest.raises(OverdubError, match="guard"):
         gradient(f, 0.43)
     assert derivative(f, 0.43) == pytest.approx(24 * 0.43 ** 2, rel=1e-9)  # (forward mode's duals follow it)
+
+
+class ValuedLess:
+    def __init__(self, v):
+        self.v = v
+
+    def __lt__(self, o):
+        return ValuedLess(self.v * 2.0 + o.v)
+
+
+def valued_less(x):
+    return (ValuedLess(x) < ValuedLess(x * x)).v  # 2x + x^2
+
+
+def test_comparison_returning_a_value():
+    with pytest.raises(OwnComparison):
+        gradient(valued_less, 0.7)
+    assert derivative(valued_less, 0.7) == pytest.approx(2 + 2 * 0.7)
+    assert hessian(valued_less, 0.7) == pytest.approx(2.0)  # (forward over forward)
+    assert gradient(lambda x: ValuedLess(x).__lt__(ValuedLess(x * x)).v, 0.7)[0] == pytest.approx(3.4)
