@@ -18,7 +18,7 @@ import numpy as np
 
 import overdub
 
-from ..forward.dual import Dual as _Dual, primal
+from ..forward.dual import Dual as _Dual, as_python_number, numpy_scalar_dual, primal
 from ..rules import generic
 from ..rules.containers import refuse_differentiated_key
 from ..rules.generic import dropped_nan_zero
@@ -32,7 +32,7 @@ from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy._util import matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
-from ..rules.leaves import value_class
+from ..rules.leaves import taken_per_element, value_class
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
 from .structs import CHANGES, LAST_CHANGE, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
@@ -338,8 +338,8 @@ def outer_forward(a, b, name: str) -> None:
     is float` answers for the dual and the method may take another branch than on the value; `hessian`
     then takes forward over forward, which runs it as code."""
     ctx = overdub.current()
-    if ctx is None or getattr(ctx, "operate", None) is None:
-        return
+    if (ctx is None or getattr(ctx, "operate", None) is None) and type(a) is not _Dual and type(b) is not _Dual:
+        return  # (an operand a dual: an outer pass by tangent twins, which run no context)
     kind = type(a) if runtime.own_dunder(type(a), name) is not None else type(b)
     raise OwnTestUnderForward(
         f"reverse mode under a forward pass meets `{kind.__name__}`'s own operator method (`{name}`), which its "
@@ -390,6 +390,10 @@ def _python_binop_adj(opname, g, a, b, S=None):
             da, dargs = _pull(S, pb, _as_box_of(S, y, g))
             return da, dargs[1]
     fb = runtime.own_dunder(type(b), f"__r{name}__")
+    if isinstance(a, np.generic) and taken_per_element(b):
+        a = a.item()  # (`np.float64(s) + V(c)`: numpy hands V's reflected method a Python number)
+    elif type(a) is _Dual and numpy_scalar_dual(a) and taken_per_element(b, _Dual):
+        a = as_python_number(a)  # (the same under hessian's outer forward pass)
     if fb is None:
         db, dargs = _rerun_back(S, runtime.dunder_call, b, (f"__r{name}__", a), g, boxed=True)
         return dargs[1], db

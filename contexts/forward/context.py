@@ -35,7 +35,8 @@ from .arrays import (OWN_FUNCTIONS, CHECKED_TESTS, checked_test, NoForwardRule, 
                      out_position, to_array, write_out)
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
-from .dual import Dual, DualAttributeError, DualConversionError, _conversion_site, primal, primal_tree, split, top_tag, zero_tangent
+from .dual import (Dual, DualAttributeError, DualConversionError, _conversion_site, as_python_number, numpy_scalar_dual,
+                   primal, primal_tree, split, top_tag, zero_tangent)
 from .holds import dual_free
 from .tangent_runtime import LOOKUPS, MAPPINGS, key_lookup, uncached
 
@@ -954,8 +955,8 @@ def _array_with_object(fn, a, b):
     `type(o) is float` or `hasattr(o, "shape")` may choose the branch: so does the dual it gets."""
     if type(a) is not Dual or not taken_per_element(b, Dual):
         return None
-    if isinstance(a.primal, np.generic) and not isinstance(b, np.generic):
-        return Dual(a.primal.item(), a.tangent, a.tag), b
+    if numpy_scalar_dual(a):
+        return as_python_number(a), b
     if isinstance(a.primal, np.ndarray) and a.primal.ndim:
         raise NoForwardRule(f"an array perturbed by forward mode combined by `{fn.__name__}` with a "
                             f"{type(b).__name__}, an object of a class of its own (numpy applies its method to "

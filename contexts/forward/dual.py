@@ -26,7 +26,7 @@ from ..lowered.runtime import UNCHANGEABLE_WHEN, equality_guard_fd, text
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
 from ..rules.frames import is_engine, outside_engine
-from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar
+from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 
 from overdub import ops as _overdub_ops
 from overdub.errors import OverdubError
@@ -455,6 +455,31 @@ def _defers(other, reflected: str) -> bool:
     return type(getattr(type(other), reflected, None)) is types.FunctionType
 
 
+def _reflected(d: "Dual", other, reflected: str):
+    """What `d op other` leaves to other's reflected method (`_defers`): NotImplemented, so Python calls it on
+    d; but numpy hands it a numpy scalar's value as a Python number (`np.float64(s) + V(c)`: `type(o) is
+    float` in the method chooses its branch by it), so the dual of a numpy scalar calls it on the dual of that
+    number (forward mode's operator routing hands it that dual already)."""
+    if numpy_scalar_dual(d) and taken_per_element(other, Dual):
+        return getattr(type(other), reflected)(other, as_python_number(d))
+    return NotImplemented
+
+
+def numpy_scalar_dual(d) -> bool:
+    """d is a dual (of duals, nested) of a numpy scalar."""
+    while type(d) is Dual:
+        d = d.primal
+    return isinstance(d, np.generic)
+
+
+def as_python_number(d):
+    """A dual of a numpy scalar (nested too) as the dual of its Python number, as numpy hands an object's
+    reflected method the scalar (`np.float64(s) + V(c)` calls `V.__radd__(float(s))`)."""
+    if type(d) is Dual:
+        return Dual(as_python_number(d.primal), d.tangent, d.tag)
+    return d.item()
+
+
 _PLAIN = frozenset({float, int, bool, complex})
 # (a dask array: numpy's; a registered number, sympy's expressions among them, whose operators would defer
 # back to the dual's by `_op_priority`)
@@ -503,7 +528,7 @@ class Dual:
         if type(other) is Dual and other.tag is self.tag and self.tag.chunk is None:
             return Dual(self.primal + other.primal, self.tangent + other.tangent, self.tag)
         if _defers(other, "__radd__"):
-            return NotImplemented
+            return _reflected(self, other, "__radd__")
         return d_add(self, other)
 
     def __radd__(self, other):
@@ -511,7 +536,7 @@ class Dual:
 
     def __sub__(self, other):
         if _defers(other, "__rsub__"):
-            return NotImplemented
+            return _reflected(self, other, "__rsub__")
         return d_sub(self, other)
 
     def __rsub__(self, other):
@@ -528,7 +553,7 @@ class Dual:
         elif UNIT_TYPES and _unit(other) is not None:
             return _unit(other)(self, other)
         elif _defers(other, "__rmul__"):
-            return NotImplemented
+            return _reflected(self, other, "__rmul__")
         return d_mul(self, other)
 
     def __rmul__(self, other):
@@ -540,7 +565,7 @@ class Dual:
         if UNIT_TYPES and _unit(other) is not None:
             return _unit(other)(self, 1 / other)
         if _defers(other, "__rtruediv__"):
-            return NotImplemented
+            return _reflected(self, other, "__rtruediv__")
         return d_div(self, other)
 
     def __rtruediv__(self, other):
@@ -548,7 +573,7 @@ class Dual:
 
     def __pow__(self, other):
         if _defers(other, "__rpow__"):
-            return NotImplemented
+            return _reflected(self, other, "__rpow__")
         return d_pow(self, other)
 
     def __rpow__(self, other):
@@ -556,7 +581,7 @@ class Dual:
 
     def __floordiv__(self, other):
         if _defers(other, "__rfloordiv__"):
-            return NotImplemented
+            return _reflected(self, other, "__rfloordiv__")
         return d_floordiv(self, other)
 
     def __rfloordiv__(self, other):
@@ -564,7 +589,7 @@ class Dual:
 
     def __mod__(self, other):
         if _defers(other, "__rmod__"):
-            return NotImplemented
+            return _reflected(self, other, "__rmod__")
         return d_mod(self, other)
 
     def __rmod__(self, other):
@@ -578,7 +603,7 @@ class Dual:
 
     def __matmul__(self, other):
         if _defers(other, "__rmatmul__"):
-            return NotImplemented
+            return _reflected(self, other, "__rmatmul__")
         return np.matmul(self, other)
 
     def __rmatmul__(self, other):
@@ -591,42 +616,42 @@ class Dual:
     # (tangents share memory exactly where values do); other values are rebound, as Python does
     def __iadd__(self, other):
         if _defers(other, "__radd__"):
-            return NotImplemented  # (`a += obj`: obj's own `__radd__`, as Python calls it for a number)
+            return _reflected(self, other, "__radd__")  # (`a += obj`: obj's own `__radd__`, as Python calls it for a number)
         return self._update(self + other)
 
     def __isub__(self, other):
         if _defers(other, "__rsub__"):
-            return NotImplemented  # (`a -= obj`: obj's own `__rsub__`, as Python calls it for a number)
+            return _reflected(self, other, "__rsub__")  # (`a -= obj`: obj's own `__rsub__`, as Python calls it for a number)
         return self._update(self - other)
 
     def __imul__(self, other):
         if _defers(other, "__rmul__"):
-            return NotImplemented  # (`a *= obj`: obj's own `__rmul__`, as Python calls it for a number)
+            return _reflected(self, other, "__rmul__")  # (`a *= obj`: obj's own `__rmul__`, as Python calls it for a number)
         return self._update(self * other)
 
     def __itruediv__(self, other):
         if _defers(other, "__rtruediv__"):
-            return NotImplemented  # (`a /= obj`: obj's own `__rtruediv__`, as Python calls it for a number)
+            return _reflected(self, other, "__rtruediv__")  # (`a /= obj`: obj's own `__rtruediv__`, as Python calls it for a number)
         return self._update(self / other)
 
     def __ipow__(self, other):
         if _defers(other, "__rpow__"):
-            return NotImplemented  # (`a **= obj`: obj's own `__rpow__`, as Python calls it for a number)
+            return _reflected(self, other, "__rpow__")  # (`a **= obj`: obj's own `__rpow__`, as Python calls it for a number)
         return self._update(self ** other)
 
     def __imatmul__(self, other):
         if _defers(other, "__rmatmul__"):
-            return NotImplemented  # (`a @= obj`: obj's own `__rmatmul__`, as Python calls it for a number)
+            return _reflected(self, other, "__rmatmul__")  # (`a @= obj`: obj's own `__rmatmul__`, as Python calls it for a number)
         return self._update(self @ other)
 
     def __ifloordiv__(self, other):  # (without: `v %= c` through a view rebound v, z unchanged: wrong values)
         if _defers(other, "__rfloordiv__"):
-            return NotImplemented
+            return _reflected(self, other, "__rfloordiv__")
         return self._update(self // other)
 
     def __imod__(self, other):
         if _defers(other, "__rmod__"):
-            return NotImplemented  # (`a %= obj`: obj's own `__rmod__`, as Python calls it for a number)
+            return _reflected(self, other, "__rmod__")  # (`a %= obj`: obj's own `__rmod__`, as Python calls it for a number)
         return self._update(self % other)
 
     def sort(self, axis=-1, kind=None, order=None):
@@ -709,27 +734,27 @@ class Dual:
     # derivative through x was lost when it returns a value)
     def __lt__(self, other):
         if _defers(other, "__gt__"):
-            return NotImplemented
+            return _reflected(self, other, "__gt__")
         return _ordered(self, other, primal(self) < primal(other), "<")
 
     def __le__(self, other):
         if _defers(other, "__ge__"):
-            return NotImplemented
+            return _reflected(self, other, "__ge__")
         return _ordered(self, other, primal(self) <= primal(other), "<=")
 
     def __gt__(self, other):
         if _defers(other, "__lt__"):
-            return NotImplemented
+            return _reflected(self, other, "__lt__")
         return _ordered(self, other, primal(self) > primal(other), ">")
 
     def __ge__(self, other):
         if _defers(other, "__le__"):
-            return NotImplemented
+            return _reflected(self, other, "__le__")
         return _ordered(self, other, primal(self) >= primal(other), ">=")
 
     def __eq__(self, other):
         if _defers(other, "__eq__"):
-            return NotImplemented
+            return _reflected(self, other, "__eq__")
         eq = primal(self) == primal(other)
         if eq is False or type(other) is Dual and other.tag is self.tag:
             return eq
@@ -737,7 +762,7 @@ class Dual:
 
     def __ne__(self, other):
         if _defers(other, "__ne__"):
-            return NotImplemented
+            return _reflected(self, other, "__ne__")
         ne = primal(self) != primal(other)
         if ne is True or type(other) is Dual and other.tag is self.tag:
             return ne

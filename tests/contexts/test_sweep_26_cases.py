@@ -480,3 +480,9 @@ def test_comparison_returning_a_value():
     assert derivative(valued_less, 0.7) == pytest.approx(2 + 2 * 0.7)
     assert hessian(valued_less, 0.7) == pytest.approx(2.0)  # (forward over forward)
     assert gradient(lambda x: ValuedLess(x).__lt__(ValuedLess(x * x)).v, 0.7)[0] == pytest.approx(3.4)
+
+
+def test_numpy_scalar_with_object_reverse_and_hessian():
+    x = 0.613
+    assert gradient(numpy_scalar_left, x)[0] == pytest.approx(1.0 + 2 * np.cos(x), rel=1e-9)
+    assert hessian(numpy_scalar_left, x) == pytest.approx(-2 * np.sin(x), rel=1e-9)
