@@ -8,6 +8,7 @@ and if that tries to turn a Dual into a float, a `NoForwardRule` error naming th
 
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
 import itertools
@@ -25,6 +26,7 @@ from overdub.passes import bound_self, marked_opaque, method_function
 from ..lowered.bisection import bisects, refuse_bisection
 from ..lowered.runtime import TEXT_IDS, remembered_text, text_call
 from ..rules.watch import JUMP_WATCH, watch_call
+from ..rules.builtins import py_reduce
 from ..rules.containers import holds
 from ..rules.frames import is_engine, note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf, runs_natively, taken_per_element
@@ -233,6 +235,8 @@ class ForwardContext(overdub.Context):
                                         "value that is not differentiated")
             if (fn is map or fn is filter) and len(args) >= 2 and args[0] is not None and not kwargs:
                 return _called_from_c(self, site, fn, args)
+            if fn is functools.reduce and len(args) >= 2 and not kwargs and objects_of_classes(args[1:], True):
+                return self.recurse(py_reduce, *args)  # (`reduce(operator.add, objs)`: their `__add__` as code)
             if type(fn) is operator.methodcaller and len(args) == 1 and not kwargs:
                 # `methodcaller(name, *a, **kw)(obj)` is `obj.name(*a, **kw)`, run as that call: natively
                 # its arguments' duals reached a float's own method (`(0.7).__mul__(dual)`: NotImplemented)
@@ -288,8 +292,13 @@ class ForwardContext(overdub.Context):
                     y = _construct(self, fn, args, kwargs)  # duals in a list, or by keyword
                     if y is not _UNKNOWN:
                         return y
+                if fn is iter and len(args) == 1 and not kwargs and _iterates_in_python(args[0]):
+                    # `iter(obj)`: its class's `__iter__` as code (an iterator's returning itself: `next(iter(it))`
+                    # took the whole of it, and the next `next(it, 0.0)` found it spent)
+                    return self.operator_for(iter)(args[0])
                 if args and (type(args[0]) is types.GeneratorType or _iterates_in_python(args[0])) and _consumes(fn) \
-                        and not (len(args) > 1 and (fn is max or fn is min)) and not _array_protocol(fn, args[0]):
+                        and fn not in _LAZY and not (len(args) > 1 and (fn is max or fn is min)) \
+                        and not _array_protocol(fn, args[0]):
                     # `math.fsum(u * k for k in ks)`, `math.fsum(seq)` of a class iterating in Python (its
                     # items computed on duals): all of it, in order
                     args = (list(args[0]),) + args[1:]
@@ -512,7 +521,8 @@ def _method_call(caller: operator.methodcaller) -> tuple:
 def _python_form(fn, args):
     """`Rule.python` of fn when an argument is an object of a class of its own (`float(obj)` runs
     `obj.__float__`, `sum(objs)` their `__add__`), else None."""
-    if not args or not objects_of_classes(args, True) or _native(fn) or fn in _RECORDING_ONLY:
+    if not args or not objects_of_classes(args, True) or fn in _RECORDING_ONLY or (
+            _native(fn) and getattr(fn, "__module__", None) != "_operator"):  # (`operator.add(u, v)`: their code)
         return None  # (the common case: plain arguments)
     rule = registry.get(fn)
     if rule is None or rule.python is None:
@@ -860,6 +870,9 @@ def _array_protocol(fn, x) -> bool:
     `__array_ufunc__` and methods: `np.prod(da)` is `da.prod()`), not by iterating it."""
     cls = type(x)
     return _numpy_callable(fn) and any(hasattr(cls, n) for n in ("__array_ufunc__", "__array_function__", "__array__"))
+
+
+_LAZY = frozenset({iter, enumerate, zip, map, filter, reversed})  # (they draw items one at a time)
 
 
 def _consumes(fn) -> bool:

@@ -374,6 +374,23 @@ def py_sum(iterable, start=0):
     return start
 
 
+def py_reduce(function, iterable, *initial):
+    """functools.reduce written in Python: forward mode runs it as code where the items are objects of classes
+    of their own, so `reduce(operator.add, objs)` calls their `__add__` through its context (called from C, it
+    ran natively on the duals the objects hold)."""
+    it = iter(iterable)
+    if initial:
+        value = initial[0]
+    else:
+        try:
+            value = next(it)
+        except StopIteration:
+            raise TypeError("reduce() of empty iterable with no initial value") from None
+    for element in it:
+        value = function(value, element)
+    return value
+
+
 def py_abs(x):
     return type(x).__abs__(x)
 

@@ -1,6 +1,9 @@
 """Cases found by the sweeps of session 26 and left from session 25, each checked against central
 differences or a closed form, in every mode that takes them."""
 
+import functools
+import operator
+
 import numpy as np
 import pytest
 
@@ -486,3 +489,64 @@ def test_numpy_scalar_with_object_reverse_and_hessian():
     x = 0.613
     assert gradient(numpy_scalar_left, x)[0] == pytest.approx(1.0 + 2 * np.cos(x), rel=1e-9)
     assert hessian(numpy_scalar_left, x) == pytest.approx(-2 * np.sin(x), rel=1e-9)
+
+
+# -- forward mode: iter() of an iterator, reduce and operator functions over objects -------------
+
+class CountUp:
+    """An iterator whose `__iter__` returns itself."""
+
+    def __init__(self, v):
+        self.v, self.i = v, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i >= 3:
+            raise StopIteration
+        self.i += 1
+        return self.v * self.i
+
+
+def iter_of_generator(x):
+    g = (e for e in [x, 2 * x, 3 * x])
+    first = next(iter(g))
+    return first + next(g, 0.0)  # 3x
+
+
+def iter_of_iterator(x):
+    it = CountUp(x)
+    first = next(iter(it))
+    return first + next(it, 0.0)  # 3x
+
+
+class Doubles:
+    """`__add__` taking its branch by the kind of number it holds."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __add__(self, o):
+        return Doubles((self.v + o.v) * (2.0 if isinstance(self.v, float) else 3.0))
+
+
+def reduce_operator_add(x):
+    return functools.reduce(operator.add, [Doubles(x), Doubles(1.0)]).v  # 2(x + 1)
+
+
+def operator_add_objects(x):
+    return operator.add(Doubles(x), Doubles(1.0)).v  # 2(x + 1)
+
+
+@pytest.mark.parametrize("f, exact", [(iter_of_generator, 3.0), (iter_of_iterator, 3.0),
+                                      (reduce_operator_add, 2.0), (operator_add_objects, 2.0)])
+def test_forward_iteration_and_operator_functions(f, exact):
+    x = 0.44
+    assert derivative(f, x) == pytest.approx(exact)
+    value, tangent = jvp(f, (x,), (1.0,))
+    assert value == pytest.approx(f(x)) and tangent == pytest.approx(exact)
+    try:
+        assert gradient(f, x)[0] == pytest.approx(exact)
+    except OverdubError:  # (reverse mode: `next(iter(it))` of an iterator of a class of its own is refused)
+        assert f is iter_of_iterator
