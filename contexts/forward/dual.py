@@ -462,7 +462,21 @@ def _reflected(d: "Dual", other, reflected: str):
     number (forward mode's operator routing hands it that dual already)."""
     if numpy_scalar_dual(d) and taken_per_element(other, Dual):
         return getattr(type(other), reflected)(other, as_python_number(d))
+    inner = d.primal
+    while type(inner) is Dual:
+        inner = inner.primal
+    if isinstance(inner, np.ndarray) and inner.ndim and taken_per_element(other, Dual):
+        # (`x - V(c)`: numpy makes an object array of V's method applied to each element; handed the whole dual
+        # array at once, it computed another value: hessian's forward over reverse, silently)
+        raise ObjectArrayOperand(
+            f"a perturbed array combined by `{reflected}` with a {type(other).__name__}, an object of a class of "
+            "its own: numpy applies its method to each element (an object array), which no mode follows",
+            where=_conversion_site(), fix="apply the operator to each element yourself, or to plain values")
     return NotImplemented
+
+
+class ObjectArrayOperand(OverdubError, TypeError):
+    """A dual array met an object numpy would apply element by element (an object array)."""
 
 
 def numpy_scalar_dual(d) -> bool:

@@ -371,7 +371,17 @@ registry.set(builtins.int, impl=_int_impl, frule=_int_frule)
 def py_sum(iterable, start=0):
     for item in iterable:
         start = start + item
+        if type(start) is np.ndarray and start.dtype == object:
+            # (an array's partial sum plus an object: numpy applied its method to each element, in C, unseen:
+            # reverse mode's gradient was 0)
+            raise ObjectArrayMade(f"sum() added a {type(item).__name__}, an object of a class of its own, to an "
+                                  "array: numpy applied its method to each element (an object array), which no "
+                                  "mode follows", fix="add the objects before the arrays, or sum the elements yourself")
     return start
+
+
+class ObjectArrayMade(OverdubError):
+    """An operator made an object array of an object's method applied to each element of an array."""
 
 
 def py_reduce(function, iterable, *initial):

@@ -550,3 +550,38 @@ def test_forward_iteration_and_operator_functions(f, exact):
         assert gradient(f, x)[0] == pytest.approx(exact)
     except OverdubError:  # (reverse mode: `next(iter(it))` of an iterator of a class of its own is refused)
         assert f is iter_of_iterator
+
+
+# -- an array with an object numpy applies element by element: refused in every mode -------------
+
+class ReflectedSub:
+    def __init__(self, v):
+        self.v = v
+
+    def __add__(self, o):
+        return self.v + getattr(o, "v", o)
+
+    def __radd__(self, o):
+        return ReflectedSub(o + self.v)
+
+    def __rsub__(self, o):
+        return ReflectedSub((o - self.v) * 2.0)
+
+
+def sum_reaches_an_array(x):
+    s = np.sum(x) * 0.3
+    r = sum([ReflectedSub(x), ReflectedSub(s), ReflectedSub(s)])  # V + V is an array; array + V an object array
+    return np.sum(r)
+
+
+def array_minus_object(x):
+    r = x - ReflectedSub(x[0] * x[1])
+    y = r.v * 0.5 if hasattr(r, "v") else np.array([e.v for e in r])
+    return np.sum(np.sin(y))
+
+
+@pytest.mark.parametrize("f", [sum_reaches_an_array, array_minus_object])
+@pytest.mark.parametrize("mode", [lambda f: gradient(f, X), lambda f: jacfwd(f, X), lambda f: hessian(f, X)])
+def test_object_array_refused(f, mode):
+    with pytest.raises(OverdubError):
+        mode(f)
