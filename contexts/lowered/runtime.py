@@ -339,7 +339,10 @@ def equality_guard2(a, b, op: str, close=None) -> None:
     they are equal, a dual pair (under `hessian`) is refused if their tangents differ there (the two move
     apart: a memo cache's stale key against the new argument, a kink between two formulas); a plain pair
     is noted for forward mode to tell, as `equality_guard`'s. Two values that move together (`x == x`, a
-    NaN test) pass."""
+    NaN test) pass. (`a == b` of two active values only where both are numbers, not arrays: a library's
+    alignment checks compare arrays with themselves.)"""
+    if op in ("==", "!=") and not (_number(a) and _number(b)):
+        return
     mask = _equal_at(a, b, op)
     if mask is None:
         return
@@ -360,9 +363,20 @@ def equality_guard2(a, b, op: str, close=None) -> None:
 def equality_guard2_fd(a, b, op: str, ta, tb, close=None) -> None:
     """Forward mode, before `a == b` with both operands perturbed: refused where equal and their tangents
     differ there."""
+    if op in ("==", "!=") and not (_number(a) and _number(b)):
+        return
     mask = _equal_at(a, b, op)
     if mask is not None and _moving_apart(ta, tb, mask, close, b):
         raise _special(b, op)
+
+
+_NUMBERS = frozenset({float, int, np.float64, np.float32})
+
+
+def _number(v) -> bool:
+    while type(v).__name__ == "Dual":
+        v = v.primal
+    return type(v) in _NUMBERS
 
 
 def _moving_apart(ta, tb, mask, close=None, other=None) -> bool:
@@ -660,7 +674,10 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None) -> list:
                 ib = False
             if ia and ib and op in ("==", "!=") and tangent is None:
                 out.append(_guard(s, "__od_own_test__", (a, b), op, None, None))
-            if ia and ib and op in _WHOLE_OPS:  # (two active: a memo cache's stale key against the argument)
+            if ia and ib and (op in _WHOLE_OPS or op in ("==", "!=") and not (
+                    isinstance(a, ast.Name) and isinstance(b, ast.Name) and a.id == b.id)):  # (`x != x`: NaN's test)
+                # (two active: a memo cache's stale key against the argument; `x == self.t` in a method, its
+                # object taken as active: thermo's `if T == self.T_cached`, the cached value's derivative 0)
                 out.append(_guard(s, "__od_equality_guard2__", (a, b), op, close, tangent))
             elif ia and ib and op in ORDER_OPS:  # (no tie to check: noted for a rule sampling the function)
                 out.append(_guard(s, "__od_order_watch__", (a, b), op, None, tangent))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from contexts import derivative, gradient, hessian, jacfwd, jacobian, jacobian_sparsity, jvp, stop_gradient, vjp
-from contexts.lowered.runtime import OwnComparison, TextRoundTrip
+from contexts.lowered.runtime import OwnComparison, SpecialPoint, TextRoundTrip
 from overdub.errors import OverdubError
 from tests import fd
 
@@ -585,3 +585,40 @@ def array_minus_object(x):
 def test_object_array_refused(f, mode):
     with pytest.raises(OverdubError):
         mode(f)
+
+
+# -- `x == self.attr` in a method: its object is taken as active, the comparison still checked ---
+
+class CachedCube:
+    """thermo's `if T == self.T_cached: return self.cached` (a value cached at one point)."""
+
+    t = 1.37
+
+    def cube(self, x):
+        if x == self.t:
+            return 2.571353  # 1.37 ** 3, cached
+        return x ** 3
+
+
+CACHED = CachedCube()
+
+
+def through_bound_method(x):
+    return CACHED.cube(x) + 2.0 * x
+
+
+def nan_test_passes(x):
+    y = x * x
+    if y != y:  # (a NaN test: no branch point)
+        return 0.0
+    return y
+
+
+def test_equality_with_a_field_in_a_method_is_checked():
+    with pytest.raises(SpecialPoint):
+        gradient(through_bound_method, 1.37)
+    with pytest.raises(SpecialPoint):
+        jacfwd(through_bound_method, 1.37)
+    x = 1.2
+    assert gradient(through_bound_method, x)[0] == pytest.approx(3 * x * x + 2.0)
+    assert gradient(nan_test_passes, x)[0] == pytest.approx(2 * x)
