@@ -468,6 +468,11 @@ def call(mask, f, /, *args, **kw):
                 if rule.kind != "nondiff" and _numpy_function(f) and (cls := _numeric_by_python(args)) is not None:
                     raise _converted_by_python(f, cls)
                 break
+        if f is dict and args and not hasattr(args[0], "keys") and (
+                iterate := _python_iteration(type(args[0]))) is not None:
+            # `dict(enumerate(it))`, `dict(map(fn, it))` of an iterator drawn one item at a time, or of a class
+            # iterating in Python: the pairs drawn as code (consumed in C, their values' cotangents were lost: 0)
+            return _iterate_user(f, args, kw, iterate)
         if rule.iterates and args:
             t0 = type(args[0])
             if t0 in POSITIONED and f is not iter:

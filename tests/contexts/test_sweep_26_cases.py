@@ -622,3 +622,28 @@ def test_equality_with_a_field_in_a_method_is_checked():
     x = 1.2
     assert gradient(through_bound_method, x)[0] == pytest.approx(3 * x * x + 2.0)
     assert gradient(nan_test_passes, x)[0] == pytest.approx(2 * x)
+
+
+# -- dict() of pairs drawn one at a time ----------------------------------------------------------
+
+class Pairs:
+    """A class iterating its (key, value) pairs in Python."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __iter__(self):
+        yield "a", self.v * self.v
+        yield "b", self.v * 3.0
+
+
+@pytest.mark.parametrize("f, exact", [
+    (lambda x: dict(enumerate(iter([x * x, 3.0 * x])))[1], lambda x: 3.0),
+    (lambda x: dict(map(lambda e: ("k", e), iter([x * x])))["k"], lambda x: 2 * x),
+    (lambda x: x * dict(enumerate(iter([x * x])))[0], lambda x: 3 * x * x),
+    (lambda x: dict(Pairs(x))["a"] + dict(Pairs(x))["b"], lambda x: 2 * x + 3.0),
+])
+def test_dict_of_drawn_pairs(f, exact):
+    x = 0.613
+    assert gradient(f, x)[0] == pytest.approx(exact(x))
+    assert derivative(f, x) == pytest.approx(exact(x))
