@@ -1017,8 +1017,10 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         # in place afterwards (`c[:] = 0`, `I[I] = err > tol`: pyromat's Newton loop) is kept for the adjoint
         # by reference: it would see the new values (0 for 2.0 and 3.0, a derivative sent to the wrong element).
         # Active, its changes are undone in the reverse pass as an active array's are.
-        for n in _read_then_changed(fdef, act, nodes):
+        for n in _read_then_changed(fdef, act, nodes, numbers):
             act.mark_changed(n)
+        for n in _read_then_passed(fdef, act, nodes, globals_, numbers):
+            act.mark_argument(n)
     steer = steering_only(fdef, numbers)
     if steering is not None:
         steering.update(act.active & steer)
@@ -1028,20 +1030,40 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
 _WRITTEN_FIRST = frozenset({"copyto", "place", "putmask", "fill_diagonal", "at"})  # (numpy's: into argument 0)
 
 
-def _read_then_changed(fdef, act: _Activity, nodes: list) -> set[str]:
-    """The inactive local variables fdef changes in place (a store into an item or field, a changing method,
-    `np.copyto(v, ...)`, `out=v`) whose array an active statement reads, itself or through a view (`d =
-    c[:]`: either way round). (Not yet `c *= 0` on a name: a counter's `k += 1` would count.)"""
-    changed = changed_in_place(fdef, augmented_names=False)
+def _read_then_passed(fdef, act: _Activity, nodes: list, globals_: dict, numbers: frozenset) -> set[str]:
+    """The inactive local variables whose array an active statement reads (itself, or a field of it: `t =
+    a.w`) and that are then handed to Python code that may change it in place: an argument of a Python
+    function's call (`reset(c)`), or the object of a method that is no array's (`a.zero()`). Active, the
+    callee's change is recorded and undone in the reverse pass (the adjoint of `x * c` saw the new values)."""
+    defs = {n.name for n in nodes if isinstance(n, ast.FunctionDef)}
+    args, objects = set(), set()
     for n in nodes:
-        if isinstance(n, ast.Call):
-            changed.update(k.value.id for k in n.keywords if k.arg == "out" and isinstance(k.value, ast.Name))
-            callee = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None)
-            if callee in _WRITTEN_FIRST and n.args and isinstance(n.args[0], ast.Name):
-                changed.add(n.args[0].id)
-    changed = (changed & act.locals) - act.active  # (`list.append(lst, v)`: `list` is no variable here)
-    if not changed:
+        if not isinstance(n, ast.Call):
+            continue
+        f = n.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            if f.value.id in act.locals and not hasattr(np.ndarray, f.attr) and f.attr not in _MUTATORS:
+                objects.add(f.value.id)
+        elif isinstance(f, ast.Name) and (f.id in defs or type(globals_.get(f.id)) is types.FunctionType):
+            args.update(a.id for a in (*n.args, *(k.value for k in n.keywords)) if isinstance(a, ast.Name))
+    args = (args & act.locals) - act.active - numbers
+    objects -= act.active
+    if args:  # (a loop's counter, `comb(q, j)`, a number's name: no array to change)
+        args -= {n.target.id for n in nodes if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
+        args &= {t.id for n in nodes if isinstance(n, ast.Assign) and not isinstance(
+            n.value, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)) for t in n.targets
+            if isinstance(t, ast.Name)} | set(param_names(fdef.args))
+    if not args and not objects:
         return set()
+    read = _active_reads(nodes, act)
+    out = args & read
+    for r in read - act.active:
+        out |= objects & (act.drawn.get(r, set()) | {r})
+    return out
+
+
+def _active_reads(nodes: list, act: _Activity) -> set[str]:
+    """The names the active statements read."""
     read: set[str] = set()
     for n in nodes:
         if isinstance(n, ast.Assign) and act.value_active(n.value):
@@ -1051,6 +1073,31 @@ def _read_then_changed(fdef, act: _Activity, nodes: list) -> set[str]:
                     read |= _reads(t.slice)
         elif isinstance(n, ast.Expr) and act.value_active(n.value):
             read |= _reads(n.value)
+    return read
+
+
+def _read_then_changed(fdef, act: _Activity, nodes: list, numbers: frozenset = frozenset()) -> set[str]:
+    """The inactive local variables fdef changes in place (a store into an item or field, a changing method,
+    `np.copyto(v, ...)`, `out=v`, `c op= v` on a variable bound to what may be an array: not a counter's
+    `k += 1`) whose array an active statement reads, itself or through a view (`d = c[:]`: either way)."""
+    changed = changed_in_place(fdef, augmented_names=False)
+    augmented, bound_otherwise = set(), set()
+    for n in nodes:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name):
+            if getattr(n.value, "_od_inplace", False):
+                augmented.add(t.id)
+            elif not isinstance(n.value, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)):
+                bound_otherwise.add(t.id)  # (a call's result, an item, an alias: perhaps an array)
+        if isinstance(n, ast.Call):
+            changed.update(k.value.id for k in n.keywords if k.arg == "out" and isinstance(k.value, ast.Name))
+            callee = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None)
+            if callee in _WRITTEN_FIRST and n.args and isinstance(n.args[0], ast.Name):
+                changed.add(n.args[0].id)
+    changed |= (augmented & bound_otherwise) - numbers
+    changed = (changed & act.locals) - act.active  # (`list.append(lst, v)`: `list` is no variable here)
+    if not changed:
+        return set()
+    read = _active_reads(nodes, act)
     inverse: dict[str, set[str]] = {}  # (what may be a view of each variable)
     for m, srcs in act.sources.items():
         for n in srcs:

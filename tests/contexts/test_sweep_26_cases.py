@@ -647,3 +647,52 @@ def test_dict_of_drawn_pairs(f, exact):
     x = 0.613
     assert gradient(f, x)[0] == pytest.approx(exact(x))
     assert derivative(f, x) == pytest.approx(exact(x))
+
+
+def _reset(c):
+    c[:] = 0.0
+
+
+class Weights:
+    def __init__(self):
+        self.w = np.array([2.0, 3.0, 0.5])
+
+    def zero(self):
+        self.w[:] = 0.0
+
+
+def const_factor_scaled_in_place(x):
+    c = np.array([2.0, 3.0, 0.5])
+    y = np.sin(x * c)
+    c *= 0.0
+    return np.sum(y)
+
+
+def const_factor_reset_by_callee(x):
+    c = np.array([2.0, 3.0, 0.5])
+    y = x * c
+    _reset(c)
+    return np.sum(y)
+
+
+def field_zeroed_by_method(x):
+    a = Weights()
+    y = x * a.w
+    a.zero()
+    return np.sum(y * y)
+
+
+def counter_stays_a_number(x):
+    k, r = 0, x
+    while k < 3:
+        r = r * x
+        k += 1
+    return np.sum(r)
+
+
+@pytest.mark.parametrize("f", [const_factor_scaled_in_place, const_factor_reset_by_callee, field_zeroed_by_method,
+                               counter_stays_a_number])
+def test_read_array_changed_by_code_elsewhere(f):
+    want = fd.gradient(f, X.copy())[0]
+    np.testing.assert_allclose(gradient(f, X.copy())[0], want, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(jacfwd(f, X.copy()), want, rtol=1e-7, atol=1e-9)
