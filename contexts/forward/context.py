@@ -331,6 +331,10 @@ class ForwardContext(overdub.Context):
                     return y
             if marked_opaque(fn):  # the user's opt-out: a rule (found above), or refused by name
                 raise no_rule(fn, where=str(site))
+            if not isinstance(fn, type) and _takes_callback(args, kwargs) and has_dual(args):
+                # a compiled function calling Python back (scipy's LSODA): it would be handed duals it cannot
+                # take, and an error raised inside its C code left it broken (a later call crashed the process)
+                raise no_rule(fn, where=str(site))
             if not _numpy_callable(fn):
                 args, kwargs = _constants_as_plain(args, kwargs)
             return self._primitive(site, fn, args, kwargs, perturbed=True)
@@ -834,6 +838,11 @@ def _construct(ctx, cls, args, kwargs):
         elif init is not object.__init__:
             init(obj, *args, **kwargs)
     return obj
+
+
+def _takes_callback(args, kwargs) -> bool:
+    """A Python function among the arguments (a callback a compiled function would call)."""
+    return any(type(a) in (types.FunctionType, types.MethodType) for a in (*args, *kwargs.values()))
 
 
 def _nondifferentiable(fn) -> bool:
