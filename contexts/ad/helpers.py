@@ -1267,6 +1267,9 @@ def _as_items(g, v):
 def _scalar_cot(g, v):
     if (isinstance(g, np.ndarray) or type(g) is _Dual) and g.ndim > 0:  # (a dual's too: under hessian, a
         g = g.sum()                                                    # number stored into a slice)
+    if isinstance(v, (float, np.floating)) and isinstance(g, (complex, np.complexfloating, np.ndarray)) and \
+            np.iscomplexobj(g):  # (a real number stored into a complex array: its cotangent the real part)
+        g = g.real
     if isinstance(v, float) and isinstance(g, (np.floating, np.ndarray)):
         return float(g)
     return g

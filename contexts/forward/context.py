@@ -133,7 +133,16 @@ class ForwardContext(overdub.Context):
         if kind.__flags__ & _HEAPTYPE:
             found = _class_getter(obj, name)
             if found is not None and not _engine_code(found[0]):
-                return self.recurse(*found)
+                try:
+                    return self.recurse(*found)
+                except AttributeError:  # (a getter raising it: `getattr(q, "shape", False)`, pint's on a float)
+                    fallback = getattr(kind, "__getattr__", None)
+                    if type(fallback) is types.FunctionType and not _engine_code(fallback):
+                        return self.recurse(fallback, obj, name) if not default else _or_default(
+                            lambda: self.recurse(fallback, obj, name), default[0])
+                    if default:
+                        return default[0]
+                    raise
             fallback = getattr(kind, "__getattr__", None)
             if type(fallback) is types.FunctionType and not _engine_code(fallback):
                 # a class's `__getattr__`, which Python calls when the lookup fails: under the context too
@@ -838,6 +847,13 @@ def _construct(ctx, cls, args, kwargs):
         elif init is not object.__init__:
             init(obj, *args, **kwargs)
     return obj
+
+
+def _or_default(read, default):
+    try:
+        return read()
+    except AttributeError:
+        return default
 
 
 def _takes_callback(args, kwargs) -> bool:

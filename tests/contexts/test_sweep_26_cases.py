@@ -696,3 +696,40 @@ def test_read_array_changed_by_code_elsewhere(f):
     want = fd.gradient(f, X.copy())[0]
     np.testing.assert_allclose(gradient(f, X.copy())[0], want, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(jacfwd(f, X.copy()), want, rtol=1e-7, atol=1e-9)
+
+
+# -- crashes: a getter raising AttributeError under getattr's default; a real number in a complex array
+
+class ShapeOfMagnitude:
+    def __init__(self, m):
+        self._m = m
+
+    @property
+    def shape(self):
+        return self._m.shape  # (a float has none: AttributeError)
+
+
+def _shaped(q, x):
+    return x * x if not getattr(q, "shape", False) else x
+
+
+def _wrapped(*args, **kw):
+    return _shaped(*args, **kw)
+
+
+def getattr_default_of_raising_getter(x):
+    return _wrapped(ShapeOfMagnitude(945.0), x)  # x^2
+
+
+def real_into_complex(x):
+    a = np.zeros(2, dtype=complex)
+    a[0] = x * 2.0
+    return abs(a[0] * (1 + 1j)) ** 2  # 8 x^2
+
+
+@pytest.mark.parametrize("f, exact", [(getattr_default_of_raising_getter, lambda x: 2 * x),
+                                      (real_into_complex, lambda x: 16 * x)])
+def test_former_crashes(f, exact):
+    x = 0.7
+    assert gradient(f, x)[0] == pytest.approx(exact(x))
+    assert derivative(f, x) == pytest.approx(exact(x))
