@@ -110,6 +110,12 @@ class _Flags:
 _FLAGS = _Flags()
 
 
+def _opts_out(o) -> bool:
+    """o's class opts out of numpy's ufuncs (`__array_ufunc__ = None`): an ndarray's operator leaves it to o's
+    reflected method (`x < obj` is `obj.__gt__(x)`), and so does a tracer's."""
+    return getattr(type(o), "__array_ufunc__", 0) is None
+
+
 class Tracer:
     """An array (or scalar, shape ()) whose elements know the inputs they depend on.
 
@@ -420,41 +426,41 @@ class Tracer:
         return apply_array_function(func, args, kwargs)
 
     # -- operators -----------------------------------------------------------------------------------
-    def __add__(self, o): return np.add(self, o)
-    def __radd__(self, o): return np.add(o, self)
-    def __sub__(self, o): return np.subtract(self, o)
-    def __rsub__(self, o): return np.subtract(o, self)
-    def __mul__(self, o): return np.multiply(self, o)
-    def __rmul__(self, o): return np.multiply(o, self)
-    def __truediv__(self, o): return np.true_divide(self, o)
-    def __rtruediv__(self, o): return np.true_divide(o, self)
-    def __floordiv__(self, o): return np.floor_divide(self, o)
-    def __rfloordiv__(self, o): return np.floor_divide(o, self)
-    def __mod__(self, o): return np.remainder(self, o)
-    def __rmod__(self, o): return np.remainder(o, self)
-    def __pow__(self, o): return np.power(self, o)
-    def __rpow__(self, o): return np.power(o, self)
-    def __matmul__(self, o): return np.matmul(self, o)
-    def __rmatmul__(self, o): return np.matmul(o, self)
+    def __add__(self, o): return NotImplemented if _opts_out(o) else np.add(self, o)
+    def __radd__(self, o): return NotImplemented if _opts_out(o) else np.add(o, self)
+    def __sub__(self, o): return NotImplemented if _opts_out(o) else np.subtract(self, o)
+    def __rsub__(self, o): return NotImplemented if _opts_out(o) else np.subtract(o, self)
+    def __mul__(self, o): return NotImplemented if _opts_out(o) else np.multiply(self, o)
+    def __rmul__(self, o): return NotImplemented if _opts_out(o) else np.multiply(o, self)
+    def __truediv__(self, o): return NotImplemented if _opts_out(o) else np.true_divide(self, o)
+    def __rtruediv__(self, o): return NotImplemented if _opts_out(o) else np.true_divide(o, self)
+    def __floordiv__(self, o): return NotImplemented if _opts_out(o) else np.floor_divide(self, o)
+    def __rfloordiv__(self, o): return NotImplemented if _opts_out(o) else np.floor_divide(o, self)
+    def __mod__(self, o): return NotImplemented if _opts_out(o) else np.remainder(self, o)
+    def __rmod__(self, o): return NotImplemented if _opts_out(o) else np.remainder(o, self)
+    def __pow__(self, o): return NotImplemented if _opts_out(o) else np.power(self, o)
+    def __rpow__(self, o): return NotImplemented if _opts_out(o) else np.power(o, self)
+    def __matmul__(self, o): return NotImplemented if _opts_out(o) else np.matmul(self, o)
+    def __rmatmul__(self, o): return NotImplemented if _opts_out(o) else np.matmul(o, self)
     def __neg__(self): return np.negative(self)
     def __pos__(self): return self
     def __abs__(self): return np.absolute(self)
-    def __lt__(self, o): return np.less(self, o)
-    def __le__(self, o): return np.less_equal(self, o)
-    def __gt__(self, o): return np.greater(self, o)
-    def __ge__(self, o): return np.greater_equal(self, o)
-    def __eq__(self, o): return np.equal(self, o)
-    def __ne__(self, o): return np.not_equal(self, o)
+    def __lt__(self, o): return NotImplemented if _opts_out(o) else np.less(self, o)
+    def __le__(self, o): return NotImplemented if _opts_out(o) else np.less_equal(self, o)
+    def __gt__(self, o): return NotImplemented if _opts_out(o) else np.greater(self, o)
+    def __ge__(self, o): return NotImplemented if _opts_out(o) else np.greater_equal(self, o)
+    def __eq__(self, o): return NotImplemented if _opts_out(o) else np.equal(self, o)
+    def __ne__(self, o): return NotImplemented if _opts_out(o) else np.not_equal(self, o)
     def __round__(self, ndigits=None): return np.round(self, ndigits or 0)
-    def __divmod__(self, o): return np.floor_divide(self, o), np.remainder(self, o)
+    def __divmod__(self, o): return NotImplemented if _opts_out(o) else np.floor_divide(self, o), np.remainder(self, o)
 
     def __invert__(self): return np.invert(self)
-    def __and__(self, o): return np.bitwise_and(self, o)
-    def __rand__(self, o): return np.bitwise_and(o, self)
-    def __or__(self, o): return np.bitwise_or(self, o)
-    def __ror__(self, o): return np.bitwise_or(o, self)
-    def __xor__(self, o): return np.bitwise_xor(self, o)
-    def __rxor__(self, o): return np.bitwise_xor(o, self)
+    def __and__(self, o): return NotImplemented if _opts_out(o) else np.bitwise_and(self, o)
+    def __rand__(self, o): return NotImplemented if _opts_out(o) else np.bitwise_and(o, self)
+    def __or__(self, o): return NotImplemented if _opts_out(o) else np.bitwise_or(self, o)
+    def __ror__(self, o): return NotImplemented if _opts_out(o) else np.bitwise_or(o, self)
+    def __xor__(self, o): return NotImplemented if _opts_out(o) else np.bitwise_xor(self, o)
+    def __rxor__(self, o): return NotImplemented if _opts_out(o) else np.bitwise_xor(o, self)
 
     # in place, as ndarray: every name bound to this tracer sees the update
     def _inplace(self, ufunc, o):

@@ -733,3 +733,25 @@ def test_former_crashes(f, exact):
     x = 0.7
     assert gradient(f, x)[0] == pytest.approx(exact(x))
     assert derivative(f, x) == pytest.approx(exact(x))
+
+
+class OptsOut:
+    """numpy's opt-out: an array's operator leaves `x < obj` to `obj.__gt__(x)`."""
+
+    __array_ufunc__ = None
+
+    def __init__(self, v):
+        self.v = v
+
+    def __gt__(self, o):
+        return self.v * o
+
+
+def test_sparsity_of_an_operand_opting_out_of_ufuncs():
+    def f(x):
+        return x < OptsOut(np.sin(x))  # sin(x) * x
+
+    want = np.abs(fd.jacobian(f, X)) > 1e-9
+    for mode in ("global", "local"):
+        pattern = jacobian_sparsity(f, X, mode=mode).toarray() != 0
+        assert np.all(want <= pattern)
