@@ -50,6 +50,10 @@ class DualAttributeError(OverdubError, AttributeError):
 _NUMPY_VALUES = (np.ndarray, np.generic)  # their other attributes are metadata (`.device`, `.flags`), not insides
 
 
+class DeclinedDual(OverdubError, TypeError):
+    """A class's own operator returned NotImplemented for a dual number, where it may take the number."""
+
+
 class DualInsideError(OverdubError):
     """Code read an attribute that the perturbed value has but its dual does not give (the inside of a
     number: an mpmath mpf's `_mpf_`), which carries no tangent; `hasattr` answered False, and the same
@@ -479,6 +483,17 @@ class ObjectArrayOperand(OverdubError, TypeError):
     """A dual array met an object numpy would apply element by element (an object array)."""
 
 
+def _declined(other, name: str):
+    """`obj op dual` reached the dual's reflected method: obj's class's own `name` returned NotImplemented for the
+    dual, which may well take the number it stands for (`type(o) is float`): refused, never computed on obj as a
+    number (its fields read as an array's: a crash or a wrong value)."""
+    raise DeclinedDual(
+        f"{type(other).__name__}.{name} declined forward mode's dual number (it returned NotImplemented), where "
+        "it may take the number the dual stands for", where=_conversion_site(),
+        fix="let the method take any number (`isinstance(o, numbers.Number)` rather than `type(o) is float`), "
+            "or use reverse mode (gradient)")
+
+
 def numpy_scalar_dual(d) -> bool:
     """d is a dual (of duals, nested) of a numpy scalar."""
     while type(d) is Dual:
@@ -546,6 +561,8 @@ class Dual:
         return d_add(self, other)
 
     def __radd__(self, other):
+        if _defers(other, "__add__"):
+            _declined(other, "__add__")
         return d_add(other, self)
 
     def __sub__(self, other):
@@ -554,6 +571,8 @@ class Dual:
         return d_sub(self, other)
 
     def __rsub__(self, other):
+        if _defers(other, "__sub__"):
+            _declined(other, "__sub__")
         return d_sub(other, self)
 
     def __mul__(self, other):
@@ -573,6 +592,8 @@ class Dual:
     def __rmul__(self, other):
         if type(other) is float or type(other) is int:
             return Dual(other * self.primal, other * self.tangent, self.tag)
+        if _defers(other, "__mul__"):
+            _declined(other, "__mul__")
         return d_mul(other, self)
 
     def __truediv__(self, other):
@@ -583,6 +604,8 @@ class Dual:
         return d_div(self, other)
 
     def __rtruediv__(self, other):
+        if _defers(other, "__truediv__"):
+            _declined(other, "__truediv__")
         return d_div(other, self)
 
     def __pow__(self, other):
@@ -591,6 +614,8 @@ class Dual:
         return d_pow(self, other)
 
     def __rpow__(self, other):
+        if _defers(other, "__pow__"):
+            _declined(other, "__pow__")
         return d_pow(other, self)
 
     def __floordiv__(self, other):
@@ -599,6 +624,8 @@ class Dual:
         return d_floordiv(self, other)
 
     def __rfloordiv__(self, other):
+        if _defers(other, "__floordiv__"):
+            _declined(other, "__floordiv__")
         return d_floordiv(other, self)
 
     def __mod__(self, other):
@@ -607,6 +634,8 @@ class Dual:
         return d_mod(self, other)
 
     def __rmod__(self, other):
+        if _defers(other, "__mod__"):
+            _declined(other, "__mod__")
         return d_mod(other, self)
 
     def __divmod__(self, other):
@@ -621,6 +650,8 @@ class Dual:
         return np.matmul(self, other)
 
     def __rmatmul__(self, other):
+        if _defers(other, "__matmul__"):
+            _declined(other, "__matmul__")
         return np.matmul(other, self)
 
     def __neg__(self):

@@ -7,7 +7,7 @@ import operator
 import numpy as np
 import pytest
 
-from contexts import derivative, gradient, hessian, jacfwd, jacobian, jacobian_sparsity, jvp, stop_gradient, vjp
+from contexts import derivative, gradient, hessian, hvp, jacfwd, jacobian, jacobian_sparsity, jvp, stop_gradient, vjp
 from contexts.lowered.runtime import OwnComparison, SpecialPoint, TextRoundTrip
 from overdub.errors import OverdubError
 from tests import fd
@@ -755,3 +755,30 @@ def test_sparsity_of_an_operand_opting_out_of_ufuncs():
     for mode in ("global", "local"):
         pattern = jacobian_sparsity(f, X, mode=mode).toarray() != 0
         assert np.all(want <= pattern)
+
+
+class FloatsOnly:
+    """`__mul__` taking floats only, and a `__getattr__` answering any name (`.shape` too)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __mul__(self, o):
+        return FloatsOnly(self.v * o) if type(o) is float else NotImplemented
+
+    def __rmul__(self, o):
+        return FloatsOnly(o * self.v)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self.v * 0.25
+
+
+def test_operator_declining_a_dual():
+    def f(x):
+        return (FloatsOnly(x) * x).v  # x^2
+
+    assert derivative(f, 0.7) == pytest.approx(1.4)
+    assert hessian(f, 0.7) == pytest.approx(2.0)
+    assert hvp(f, 0.7, 1.0) == pytest.approx(2.0)
