@@ -659,34 +659,35 @@ class Dual:
 
     # in place: an array's value and tangent are both overwritten, so every view of it sees the change
     # (tangents share memory exactly where values do); other values are rebound, as Python does
+    # (`a += obj`: obj's own `__radd__`, as Python calls it for a number; so for the other operators)
     def __iadd__(self, other):
         if _defers(other, "__radd__"):
-            return _reflected(self, other, "__radd__")  # (`a += obj`: obj's own `__radd__`, as Python calls it for a number)
+            return _reflected(self, other, "__radd__")
         return self._update(self + other)
 
     def __isub__(self, other):
         if _defers(other, "__rsub__"):
-            return _reflected(self, other, "__rsub__")  # (`a -= obj`: obj's own `__rsub__`, as Python calls it for a number)
+            return _reflected(self, other, "__rsub__")
         return self._update(self - other)
 
     def __imul__(self, other):
         if _defers(other, "__rmul__"):
-            return _reflected(self, other, "__rmul__")  # (`a *= obj`: obj's own `__rmul__`, as Python calls it for a number)
+            return _reflected(self, other, "__rmul__")
         return self._update(self * other)
 
     def __itruediv__(self, other):
         if _defers(other, "__rtruediv__"):
-            return _reflected(self, other, "__rtruediv__")  # (`a /= obj`: obj's own `__rtruediv__`, as Python calls it for a number)
+            return _reflected(self, other, "__rtruediv__")
         return self._update(self / other)
 
     def __ipow__(self, other):
         if _defers(other, "__rpow__"):
-            return _reflected(self, other, "__rpow__")  # (`a **= obj`: obj's own `__rpow__`, as Python calls it for a number)
+            return _reflected(self, other, "__rpow__")
         return self._update(self ** other)
 
     def __imatmul__(self, other):
         if _defers(other, "__rmatmul__"):
-            return _reflected(self, other, "__rmatmul__")  # (`a @= obj`: obj's own `__rmatmul__`, as Python calls it for a number)
+            return _reflected(self, other, "__rmatmul__")
         return self._update(self @ other)
 
     def __ifloordiv__(self, other):  # (without: `v %= c` through a view rebound v, z unchanged: wrong values)
@@ -696,7 +697,7 @@ class Dual:
 
     def __imod__(self, other):
         if _defers(other, "__rmod__"):
-            return _reflected(self, other, "__rmod__")  # (`a %= obj`: obj's own `__rmod__`, as Python calls it for a number)
+            return _reflected(self, other, "__rmod__")
         return self._update(self % other)
 
     def sort(self, axis=-1, kind=None, order=None):
