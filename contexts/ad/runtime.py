@@ -1138,6 +1138,7 @@ _CONSTANT_KINDS = (type, np.integer, np.bool_, np.dtype, np.random.BitGenerator,
                    np.random.RandomState, str, bytes, int)
 _DIFF_LEAVES = frozenset({float, complex, np.float64, np.float32, np.complex128})
 _DICT_VIEWS = (type({}.values()), type({}.items()), type({}.keys()))
+_KEYS_VIEW = type({}.keys())
 
 
 def _may_differ(a, depth) -> bool:
@@ -1169,6 +1170,8 @@ def _may_differ(a, depth) -> bool:
         r = a.__reduce__()
         return bool(r[1]) and _may_differ(r[1][0], depth + 1)
     if isinstance(a, _DICT_VIEWS):
+        if ta is _KEYS_VIEW:  # (`" ".join(d.keys())` of a dict holding differentiated values: its keys only)
+            return any(_may_differ(k, depth + 1) for k in a)
         m = getattr(a, "mapping", None)
         return m is None or _may_differ(m, depth + 1)
     if ta is types.FunctionType:

@@ -782,3 +782,11 @@ def test_operator_declining_a_dual():
     assert derivative(f, 0.7) == pytest.approx(1.4)
     assert hessian(f, 0.7) == pytest.approx(2.0)
     assert hvp(f, 0.7, 1.0) == pytest.approx(2.0)
+
+
+def test_keys_of_a_dict_of_differentiated_values_carry_none():
+    def f(x):
+        d = {"a": x, "b": 2 * x}
+        return d["a"] * len(" ".join(d.keys()))  # 3x
+
+    assert gradient(f, 1.5)[0] == pytest.approx(3.0)
