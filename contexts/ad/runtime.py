@@ -554,6 +554,12 @@ def _method_call(mask, f, args, kw):
     func = f.__func__
     if type(f.__self__) is _Dual:  # forward-over-reverse: a dual array's method is numpy's
         return _dual_method_call(f, args, kw)
+    if func is _Drawn.__next__ and not args and not kw:
+        # `next(iter(obj))` of an iterator of a class's own: the engine's lazy drawer records the draw itself
+        # (run as a twin, its code was the engine's own, differentiated: a refusal naming `ast.Module`)
+        lazy = f.__self__
+        y = lazy.__next__()
+        return y, (_drawn_item_back, lazy, len(lazy.nexts) - 1)
     if _hashable(func) and func in _rules:  # a rule given to the method's function
         y, pb = call(EVERY_ARGUMENT, func, f.__self__, *args, **kw)
         return y, (None if pb is None else (_bound_back, pb))
@@ -764,6 +770,17 @@ class _Drawn:
         y, pb = _twin_call(EVERY_ARGUMENT, self.nxt, (self.it,), (), _NOKW)  # (StopIteration ends it)
         self.nexts.append(pb)
         return y
+
+
+def _drawn_item_back(pb, dy, dself, S):
+    """An item drawn by `next()` from a `_Drawn`: its cotangent goes into the drawer's box at its position,
+    where the pullback of the `iter()` that made the drawer finds it."""
+    _, lazy, k = pb
+    box = S.box(lazy, dself)
+    if dy is not None:
+        box.extend([None] * (k + 1 - len(box)))
+        box[k] = acc(box[k], dy)
+    return box, (), None
 
 
 def _draw(it):
