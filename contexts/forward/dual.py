@@ -221,12 +221,13 @@ def _drop_leading_ones(t, v, d_out: int):
     when the extra leading ones have size 1 (`y[i] = a` with a of shape (1, n) into a row of shape (n,));
     the tangent, its directions first, has those unit axes after them: dropped as numpy drops v's."""
     extra = ndim(v) - d_out
-    if extra <= 0 or type(t) is not np.ndarray:
+    if extra <= 0 or type(t) is not np.ndarray and type(t) is not Dual:  # (a dual tangent: nested derivatives)
         return t
     s = shape(v)
     if any(n != 1 for n in s[:extra]):
         return t
-    return t.reshape(t.shape[:1] + t.shape[1 + extra:])
+    ts = shape(t)
+    return t.reshape(ts[:1] + ts[1 + extra:])
 
 
 def zero_tangent(v, tag: Tag):

@@ -787,3 +787,16 @@ def test_keys_of_a_dict_of_differentiated_values_carry_none():
         return d["a"] * len(" ".join(d.keys()))  # 3x
 
     assert gradient(f, 1.5)[0] == pytest.approx(3.0)
+
+
+def test_hessian_inner_forward_stores_a_row_of_one_more_dimension():
+    def f(x):
+        out = np.zeros((2, 2))
+        v = np.array([[x[0]], [x[1] * x[0]]])
+        out[-1, :] = np.transpose(v)  # (1, 2) into a row of shape (2,): tmm's `vw_list[-1, :] = np.transpose(vw)`
+        return (out ** 2).sum()  # x0^2 + (x0 x1)^2
+
+    x = np.array([1.3, 0.7])
+    want = np.array([[2 + 2 * x[1] ** 2, 4 * x[0] * x[1]], [4 * x[0] * x[1], 2 * x[0] ** 2]])
+    np.testing.assert_allclose(hessian(f, x, inner="forward"), want, rtol=1e-12)
+    np.testing.assert_allclose(hessian(f, x), want, rtol=1e-12)
