@@ -1010,16 +1010,18 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
             fn = globals_.get(n.func.id)
             if type(fn) is types.FunctionType and _reads_state(fn):
                 act.state_readers.add(n.func.id)
+    mutations = _Mutations(fdef, nodes, globals_, numbers, act.locals)
     while act.changed:
         act.changed = False
         act.visit(fdef.body)
         # an array an active operation read (a constant factor `y = x * c`, an index `z = x[I]`) and changed
-        # in place afterwards (`c[:] = 0`, `I[I] = err > tol`: pyromat's Newton loop) is kept for the adjoint
-        # by reference: it would see the new values (0 for 2.0 and 3.0, a derivative sent to the wrong element).
-        # Active, its changes are undone in the reverse pass as an active array's are.
-        for n in _read_then_changed(fdef, act, nodes, numbers):
+        # in place afterwards (`c[:] = 0`, `I[I] = err > tol`: pyromat's Newton loop; `reset(c)`, `a.zero()`)
+        # is kept for the adjoint by reference: it would see the new values (0 for 2.0 and 3.0, a derivative
+        # sent to the wrong element). Active, its changes are undone in the reverse pass as an active array's.
+        marked, handed = mutations.read_then_changed(act, nodes)
+        for n in marked:
             act.mark_changed(n)
-        for n in _read_then_passed(fdef, act, nodes, globals_, numbers):
+        for n in handed:
             act.mark_argument(n)
     steer = steering_only(fdef, numbers)
     if steering is not None:
@@ -1028,38 +1030,66 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
 
 
 _WRITTEN_FIRST = frozenset({"copyto", "place", "putmask", "fill_diagonal", "at"})  # (numpy's: into argument 0)
+_NUMBER_VALUES = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)  # (what binds no array)
 
 
-def _read_then_passed(fdef, act: _Activity, nodes: list, globals_: dict, numbers: frozenset) -> set[str]:
-    """The inactive local variables whose array an active statement reads (itself, or a field of it: `t =
-    a.w`) and that are then handed to Python code that may change it in place: an argument of a Python
-    function's call (`reset(c)`), or the object of a method that is no array's (`a.zero()`). Active, the
-    callee's change is recorded and undone in the reverse pass (the adjoint of `x * c` saw the new values)."""
-    defs = {n.name for n in nodes if isinstance(n, ast.FunctionDef)}
-    args, objects = set(), set()
-    for n in nodes:
-        if not isinstance(n, ast.Call):
-            continue
-        f = n.func
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
-            if f.value.id in act.locals and not hasattr(np.ndarray, f.attr) and f.attr not in _MUTATORS:
-                objects.add(f.value.id)
-        elif isinstance(f, ast.Name) and (f.id in defs or type(globals_.get(f.id)) is types.FunctionType):
-            args.update(a.id for a in (*n.args, *(k.value for k in n.keywords)) if isinstance(a, ast.Name))
-    args = (args & act.locals) - act.active - numbers
-    objects -= act.active
-    if args:  # (a loop's counter, `comb(q, j)`, a number's name: no array to change)
-        args -= {n.target.id for n in nodes if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
-        args &= {t.id for n in nodes if isinstance(n, ast.Assign) and not isinstance(
-            n.value, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)) for t in n.targets
-            if isinstance(t, ast.Name)} | set(param_names(fdef.args))
-    if not args and not objects:
-        return set()
-    read = _active_reads(nodes, act)
-    out = args & read
-    for r in read - act.active:
-        out |= objects & (act.drawn.get(r, set()) | {r})
-    return out
+class _Mutations:
+    """What fdef may change in place, found once before the activity's fixed point: the variables it changes
+    (a store into an item or field, a changing method, `np.copyto(v, ...)`, `out=v`, `c op= v` on a variable
+    bound to what may be an array, not a counter's `k += 1`); those it hands to a Python function (`reset(c)`)
+    and the local objects whose methods that are no array's it calls (`a.zero()`)."""
+
+    def __init__(self, fdef, nodes: list, globals_: dict, numbers: frozenset, locals_: set[str]):
+        changed = changed_in_place(fdef, augmented_names=False)
+        augmented, maybe_arrays = set(), set(param_names(fdef.args))
+        defs = {n.name for n in nodes if isinstance(n, ast.FunctionDef)}
+        loop_vars = {n.target.id for n in nodes if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
+        args, objects = set(), set()
+        for n in nodes:
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name):
+                if getattr(n.value, "_od_inplace", False):
+                    augmented.add(t.id)
+                elif not isinstance(n.value, _NUMBER_VALUES):
+                    maybe_arrays.add(t.id)  # (a call's result, an item, an alias: perhaps an array)
+            if not isinstance(n, ast.Call):
+                continue
+            f = n.func
+            changed.update(k.value.id for k in n.keywords if k.arg == "out" and isinstance(k.value, ast.Name))
+            callee = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+            if callee in _WRITTEN_FIRST and n.args and isinstance(n.args[0], ast.Name):
+                changed.add(n.args[0].id)
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+                if not hasattr(np.ndarray, f.attr) and f.attr not in _MUTATORS:
+                    objects.add(f.value.id)
+            elif isinstance(f, ast.Name) and (f.id in defs or type(globals_.get(f.id)) is types.FunctionType):
+                args.update(a.id for a in (*n.args, *(k.value for k in n.keywords)) if isinstance(a, ast.Name))
+        changed |= (augmented & maybe_arrays) - numbers
+        self.changed = changed & locals_  # (`list.append(lst, v)`: `list` is no variable here)
+        # (a loop's counter, `comb(q, j)`, a number's name: no array to change)
+        self.args = (args & locals_ & maybe_arrays) - numbers - loop_vars
+        self.objects = objects & locals_
+
+    def read_then_changed(self, act: _Activity, nodes: list) -> tuple[set[str], set[str]]:
+        """(the variables to mark changed, those to mark as arguments): inactive ones an active statement reads,
+        itself or through a view (`d = c[:]`: either way), or a field of it (`t = a.w`), and changed after."""
+        changed, args, objects = self.changed - act.active, self.args - act.active, self.objects - act.active
+        if not (changed or args or objects):
+            return set(), set()
+        read = _active_reads(nodes, act)
+        marked = set()
+        if changed:
+            inverse: dict[str, set[str]] = {}  # (what may be a view of each variable)
+            for m, srcs in act.sources.items():
+                for n in srcs:
+                    inverse.setdefault(n, set()).add(m)
+            for name in changed:
+                shared = _sharing(name, act.sources, inverse)
+                if shared & read:
+                    marked |= {name} | (shared & read)
+        handed = args & read
+        for r in read - act.active:
+            handed |= objects & (act.drawn.get(r, set()) | {r})
+        return marked, handed
 
 
 def _active_reads(nodes: list, act: _Activity) -> set[str]:
@@ -1074,40 +1104,6 @@ def _active_reads(nodes: list, act: _Activity) -> set[str]:
         elif isinstance(n, ast.Expr) and act.value_active(n.value):
             read |= _reads(n.value)
     return read
-
-
-def _read_then_changed(fdef, act: _Activity, nodes: list, numbers: frozenset = frozenset()) -> set[str]:
-    """The inactive local variables fdef changes in place (a store into an item or field, a changing method,
-    `np.copyto(v, ...)`, `out=v`, `c op= v` on a variable bound to what may be an array: not a counter's
-    `k += 1`) whose array an active statement reads, itself or through a view (`d = c[:]`: either way)."""
-    changed = changed_in_place(fdef, augmented_names=False)
-    augmented, bound_otherwise = set(), set()
-    for n in nodes:
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name):
-            if getattr(n.value, "_od_inplace", False):
-                augmented.add(t.id)
-            elif not isinstance(n.value, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)):
-                bound_otherwise.add(t.id)  # (a call's result, an item, an alias: perhaps an array)
-        if isinstance(n, ast.Call):
-            changed.update(k.value.id for k in n.keywords if k.arg == "out" and isinstance(k.value, ast.Name))
-            callee = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None)
-            if callee in _WRITTEN_FIRST and n.args and isinstance(n.args[0], ast.Name):
-                changed.add(n.args[0].id)
-    changed |= (augmented & bound_otherwise) - numbers
-    changed = (changed & act.locals) - act.active  # (`list.append(lst, v)`: `list` is no variable here)
-    if not changed:
-        return set()
-    read = _active_reads(nodes, act)
-    inverse: dict[str, set[str]] = {}  # (what may be a view of each variable)
-    for m, srcs in act.sources.items():
-        for n in srcs:
-            inverse.setdefault(n, set()).add(m)
-    out = set()
-    for name in changed:
-        shared = _sharing(name, act.sources, inverse)
-        if shared & read:
-            out |= {name} | (shared & read)
-    return out
 
 
 def _sharing(name: str, sources: dict[str, set[str]], inverse: dict[str, set[str]]) -> set[str]:
