@@ -1138,9 +1138,8 @@ def setitem(obj, idx, v):
                 "tangent",
                 fix="make the array from the input so it carries one: `np.zeros_like(x, shape=...)`, "
                     "`x * 0.0`, `x.copy()`")
-        if _indexes_itself(obj, idx):  # `I[I] = False` (pyromat's Newton loop): the store changes its index,
-            old = _OwnIndex((old, _copy(idx) if type(idx) is not tuple else tuple(  # which the adjoint needs
-                _copy(i) if isinstance(i, np.ndarray) else i for i in idx)))  # as it was
+        if _indexes_itself(obj, idx):  # `I[I] = False` (pyromat's Newton loop): the store changes its own
+            old = _OwnIndex((old, _index_copy(idx)))  # index, which the adjoint needs as it was
     elif isinstance(obj, dict):
         old = obj.get(idx, _MISSING)
     elif type(idx) is slice and isinstance(obj, list) and idx.step in (None, 1):
@@ -1204,6 +1203,13 @@ def _indexes_itself(obj, idx) -> bool:
     if type(idx) is tuple:
         return any(_indexes_itself(obj, i) for i in idx)
     return isinstance(idx, np.ndarray) and type(obj) is not _Dual and np.may_share_memory(obj, idx)
+
+
+def _index_copy(idx):
+    """idx with its arrays copied."""
+    if type(idx) is tuple:
+        return tuple(_copy(i) if isinstance(i, np.ndarray) else i for i in idx)
+    return _copy(idx)
 
 
 def setitem_adj(S, dobj, obj, idx, v, old):

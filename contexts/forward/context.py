@@ -135,14 +135,16 @@ class ForwardContext(overdub.Context):
             if found is not None and not _engine_code(found[0]):
                 try:
                     return self.recurse(*found)
-                except AttributeError:  # (a getter raising it: `getattr(q, "shape", False)`, pint's on a float)
-                    fallback = getattr(kind, "__getattr__", None)
-                    if type(fallback) is types.FunctionType and not _engine_code(fallback):
-                        return self.recurse(fallback, obj, name) if not default else _or_default(
-                            lambda: self.recurse(fallback, obj, name), default[0])
-                    if default:
-                        return default[0]
-                    raise
+                except AttributeError:  # (a getter raising it, pint's `q.shape` of a float: `getattr(q, "shape",
+                    fallback = getattr(kind, "__getattr__", None)  # False)`): `__getattr__`, then the default
+                    try:
+                        if type(fallback) is types.FunctionType and not _engine_code(fallback):
+                            return self.recurse(fallback, obj, name)
+                        raise
+                    except AttributeError:
+                        if default:
+                            return default[0]
+                        raise
             fallback = getattr(kind, "__getattr__", None)
             if type(fallback) is types.FunctionType and not _engine_code(fallback):
                 # a class's `__getattr__`, which Python calls when the lookup fails: under the context too
@@ -316,8 +318,8 @@ class ForwardContext(overdub.Context):
                         return self.recurse(form, *args, **kwargs)
                 return self._primitive(site, fn, args, kwargs)
             if _native(fn):
-                if type(fn) is types.FunctionType and fn.__module__.startswith("contexts.ad") and _nondifferentiable(fn):
-                    # `stop_gradient(a)` (the contexts' own): of the values, no tangent
+                if type(fn) is types.FunctionType and _nondifferentiable(fn):
+                    # `stop_gradient(a)` (the contexts' own Python functions): of the values, no tangent
                     return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
                 return self._primitive(site, fn, args, kwargs)
             if fn is type and len(args) == 1 and not kwargs and not site.filename.startswith(_RULES_DIR):
@@ -847,13 +849,6 @@ def _construct(ctx, cls, args, kwargs):
         elif init is not object.__init__:
             init(obj, *args, **kwargs)
     return obj
-
-
-def _or_default(read, default):
-    try:
-        return read()
-    except AttributeError:
-        return default
 
 
 def _takes_callback(args, kwargs) -> bool:
