@@ -969,6 +969,10 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     for name, value in stores:
         sources.setdefault(name, set()).update(viewed(value, strict=True) & kept)
         views.setdefault(name, set()).update(view_of(value) - {name})
+    for n in nodes:  # (`o.c = c`: an in-place change through `o.c` is one of c: `o.c -= x * x` made c active)
+        if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Attribute)
+                and isinstance(t.value, ast.Name) and isinstance(n.value, ast.Name) and n.value.id in kept):
+            sources.setdefault(t.value.id, set()).add(n.value.id)
     # the objects a variable's value may have been read out of (`t = d.get(k)`, `t = next(it)`, `for t in
     # ts`): a call changing t in place changes what they hold. (A display's items are not: a call given
     # `(a, b)` rarely changes a or b, and following them made every result appended to a list active.)
@@ -1030,6 +1034,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
 
 
 _WRITTEN_FIRST = frozenset({"copyto", "place", "putmask", "fill_diagonal", "at"})  # (numpy's: into argument 0)
+_HEAPTYPE = 1 << 9  # (a class made by a class statement)
 _NUMBER_VALUES = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)  # (what binds no array)
 
 
@@ -1042,13 +1047,16 @@ class _Mutations:
     def __init__(self, fdef, nodes: list, globals_: dict, numbers: frozenset, locals_: set[str]):
         changed = changed_in_place(fdef, augmented_names=False)
         augmented, maybe_arrays = set(), set(param_names(fdef.args))
-        defs = {n.name for n in nodes if isinstance(n, ast.FunctionDef)}
+        defs = {n.name for n in nodes if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
         loop_vars = {n.target.id for n in nodes if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
         args, objects = set(), set()
+        arithmetic = []
         for n in nodes:
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name):
                 if getattr(n.value, "_od_inplace", False):
                     augmented.add(t.id)
+                elif isinstance(n.value, (ast.BinOp, ast.UnaryOp)):
+                    arithmetic.append((t.id, n.value))
                 elif not isinstance(n.value, _NUMBER_VALUES):
                     maybe_arrays.add(t.id)  # (a call's result, an item, an alias: perhaps an array)
             if not isinstance(n, ast.Call):
@@ -1061,8 +1069,17 @@ class _Mutations:
             if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
                 if not hasattr(np.ndarray, f.attr) and f.attr not in _MUTATORS:
                     objects.add(f.value.id)
-            elif isinstance(f, ast.Name) and (f.id in defs or type(globals_.get(f.id)) is types.FunctionType):
+            elif isinstance(f, ast.Name) and (f.id in defs or type(callee := globals_.get(f.id)) is types.FunctionType
+                                              or isinstance(callee, type) and callee.__flags__ & _HEAPTYPE):
+                # (a Python function, or a class of its own: `Holder(c).bump()` changes what it was given)
                 args.update(a.id for a in (*n.args, *(k.value for k in n.keywords)) if isinstance(a, ast.Name))
+        grown = True  # (arithmetic on what may be an array may be one: `c = np.ones(3) * 0.3`; a counter's not)
+        while grown:
+            grown = False
+            for name, value in arithmetic:
+                if name not in maybe_arrays and _reads(value) & maybe_arrays:
+                    maybe_arrays.add(name)
+                    grown = True
         changed |= (augmented & maybe_arrays) - numbers
         self.changed = changed & locals_  # (`list.append(lst, v)`: `list` is no variable here)
         # (a loop's counter, `comb(q, j)`, a number's name: no array to change)
@@ -1096,7 +1113,9 @@ def _active_reads(nodes: list, act: _Activity) -> set[str]:
     """The names the active statements read."""
     read: set[str] = set()
     for n in nodes:
-        if isinstance(n, ast.Assign) and act.value_active(n.value):
+        if isinstance(n, ast.Assign) and (act.value_active(n.value) or any(  # (`c[m] = 2.0` into an active c)
+                isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in act.active
+                for t in n.targets)):
             read |= _reads(n.value)
             for t in n.targets:
                 if isinstance(t, ast.Subscript):
