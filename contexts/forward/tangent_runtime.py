@@ -16,6 +16,8 @@ import sys
 import threading
 import types
 
+import operator
+
 import numpy as np
 
 from overdub.passes import bound_self
@@ -240,8 +242,19 @@ def fd_call(f, args, tans, kw, kwtans):
     return out
 
 
+_IN_PLACE_OPERATORS = frozenset({operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ifloordiv,
+                                  operator.imod, operator.ipow, operator.imatmul, operator.iand, operator.ior,
+                                  operator.ixor, operator.ilshift, operator.irshift, operator.iconcat})
+_IN_PLACE_NAMES = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
+                             "__ipow__", "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
+                             "__irshift__"})
+
+
 def _fd_call(f, args, tans, kw, kwtans):
     _MOVED.args = None
+    if f in _IN_PLACE_OPERATORS and args and isinstance(args[0], (np.ndarray, list)):
+        # (`operator.iadd(a, y)`: a changes in place, which the twin's tangents would not follow: the duals do)
+        raise NotTransformable("an in-place operator function on an array")
     plain_kw = not kwtans or all(_zero(t) for t in kwtans.values())
     if plain_kw:
         for t in tans:
@@ -319,6 +332,9 @@ def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
 def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     if not _zero(tobj) and _foreign(tobj):
         raise NotTransformable("a method of an object a differentiated value made")
+    if name in _IN_PLACE_NAMES and isinstance(obj, (np.ndarray, list)):
+        # (`a.__imul__(x)` by name: the array changes in place, which the twin's tangents would not follow)
+        raise NotTransformable("an in-place operator's method called by name")
     method = getattr(obj, name)
     if name in LOOKUPS and isinstance(obj, MAPPINGS) and args and tans and not _all_zero(tans[0]):
         key_lookup(obj, args[0])  # `memo.get(x)`

@@ -30,7 +30,7 @@ from . import generic
 from .cotangents import Refused, acc
 from .generic import conj, dropped_nan_zero, fit, plain, project, sign
 from .leaves import ArrayLeaf
-from .registry import dispatches_on_numbers, registry
+from .registry import NoRuleError, dispatches_on_numbers, registry
 
 __all__ = ["NOT_NUMERIC", "DERIVATIVES", "pow_dx", "pow_dn", "floor_quotient"]
 
@@ -450,6 +450,26 @@ for _fn, _adj, _frule in [
 registry.set_kind("elementwise", operator.iadd, operator.isub, operator.iconcat, inplace=True)
 registry.set_kind("elementwise", operator.imul, operator.itruediv, operator.imod, operator.ipow,
                   inplace=True, needs_value_before=True)
+
+
+def _not_in_place(fn):
+    """fn (`operator.iadd`...) as reverse mode records it: refused where it would change an array or a list
+    in place (`operator.iadd(a, y)` on a line of its own: the change of `a` was lost, 3.0 for 5.4; `a += y`
+    is followed)."""
+    def in_place_refused(a, b):
+        if isinstance(a, (np.ndarray, list)) or type(a).__name__ == "Dual" and isinstance(a.primal, np.ndarray):
+            raise NoRuleError(f"reverse mode does not differentiate operator.{fn.__name__} changing a "
+                              f"{type(a).__name__} in place", fix=f"write the augmented assignment itself "
+                              f"(`a {_AUGMENTED[fn]} b`)")
+        return fn(a, b)
+    in_place_refused.__name__ = in_place_refused.__qualname__ = fn.__name__
+    return in_place_refused
+
+
+_AUGMENTED = {operator.iadd: "+=", operator.isub: "-=", operator.iconcat: "+=", operator.imul: "*=",
+              operator.itruediv: "/=", operator.imod: "%=", operator.ipow: "**="}
+for _fn in _AUGMENTED:
+    registry.set(_fn, impl=_not_in_place(_fn))
 
 registry.adjoint(operator.neg, kind="linear")(neg_adjoint)
 registry.frule(operator.neg)(neg_frule)

@@ -859,3 +859,25 @@ def right_or_refused(compute, want, rtol=1e-7):
     except OverdubError:
         return
     np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-5 if rtol > 1e-6 else 1e-9)
+
+
+def operator_iadd_on_its_own_line(x):
+    a = np.array([x, 2.0 * x])
+    operator.iadd(a, np.array([x * x, x]))  # a += [x^2, x]
+    return np.sum(a)  # x^2 + 4x
+
+
+def imul_by_name(x):
+    a = np.array([x, 2.0 * x])
+    a.__imul__(x)
+    return np.sum(a)  # 3x^2
+
+
+@pytest.mark.parametrize("f, d1, d2", [(operator_iadd_on_its_own_line, lambda x: 2 * x + 4, lambda x: 2.0),
+                                       (imul_by_name, lambda x: 6 * x, lambda x: 6.0)])
+def test_in_place_operator_by_a_call(f, d1, d2):
+    x = 0.7
+    assert derivative(f, x) == pytest.approx(d1(x))
+    assert jvp(f, (x,), (1.0,))[1] == pytest.approx(d1(x))
+    right_or_refused(lambda: gradient(f, x)[0], d1(x))
+    assert hessian(f, x) == pytest.approx(d2(x))
