@@ -245,6 +245,7 @@ def fd_call(f, args, tans, kw, kwtans):
 _IN_PLACE_OPERATORS = frozenset({operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ifloordiv,
                                   operator.imod, operator.ipow, operator.imatmul, operator.iand, operator.ior,
                                   operator.ixor, operator.ilshift, operator.irshift, operator.iconcat})
+_IN_PLACE_OPERATOR_IDS = frozenset(map(id, _IN_PLACE_OPERATORS))  # (by identity: a callable may be unhashable)
 _IN_PLACE_NAMES = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
                              "__ipow__", "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
                              "__irshift__"})
@@ -252,7 +253,7 @@ _IN_PLACE_NAMES = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__",
 
 def _fd_call(f, args, tans, kw, kwtans):
     _MOVED.args = None
-    if f in _IN_PLACE_OPERATORS and args and isinstance(args[0], (np.ndarray, list)):
+    if id(f) in _IN_PLACE_OPERATOR_IDS and args and isinstance(args[0], (np.ndarray, list)):
         # (`operator.iadd(a, y)`: a changes in place, which the twin's tangents would not follow: the duals do)
         raise NotTransformable("an in-place operator function on an array")
     plain_kw = not kwtans or all(_zero(t) for t in kwtans.values())

@@ -233,6 +233,8 @@ class SparsityContext(overdub.Context):
         try:
             return fn(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - any failure of a C function on tracers means "no rule"
+            if isinstance(e, OverdubError) and kwargs.get("out") is not None:
+                raise  # (a write into `out=` refused: derived without it, the array kept its values, silently)
             if rule is not None:
                 result = derive(rule, fn, args, kwargs)
                 if result is not NotImplemented:

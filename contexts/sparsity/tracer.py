@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import types
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,7 @@ from overdub.errors import OverdubError
 
 from ..lowered.runtime import text
 
+from contexts.rules.leaves import runs_natively
 from contexts.rules.registry import MissingRule
 
 from .pattern import Pattern
@@ -111,9 +113,35 @@ _FLAGS = _Flags()
 
 
 def _opts_out(o) -> bool:
-    """o's class opts out of numpy's ufuncs (`__array_ufunc__ = None`): an ndarray's operator leaves it to o's
-    reflected method (`x < obj` is `obj.__gt__(x)`), and so does a tracer's."""
-    return getattr(type(o), "__array_ufunc__", 0) is None
+    """A tracer's operator leaves `t op o` to o's own methods (NotImplemented): where o's class opts out of
+    numpy's ufuncs (`__array_ufunc__ = None`: `x < obj` is `obj.__gt__(x)`, as for an ndarray), and where it
+    has arithmetic of its own in Python, which Python runs for a number (`s - V(c)` is `V.__rsub__(s)`; taken
+    for a constant, what V holds dropped out of the pattern)."""
+    kind = type(o)
+    if kind in _NUMBERS or kind is Tracer:
+        return False
+    ufunc = getattr(kind, "__array_ufunc__", 0)
+    if ufunc is None:
+        return True
+    return (ufunc == 0 and kind.__flags__ & _HEAPTYPE and getattr(kind, "__array_priority__", 0.0) <= 0.0
+            and not runs_natively(kind)  # (scipy's sparse matrices, numpy-aware by priority: the rules')
+            and any(type(getattr(kind, name, None)) is types.FunctionType for name in _ARITHMETIC))
+
+
+def _declined(o):
+    """A tracer's reflected operator reached for o of a class with its own arithmetic: o's method declined the
+    tracer (`isinstance(o, float)`), where it would take the number: refused, never taken for a constant."""
+    if getattr(type(o), "__array_ufunc__", 0) is None:
+        return NotImplemented  # (numpy's opt-out: Python's own TypeError follows, as for an ndarray)
+    raise NoSparsityRule(f"{type(o).__name__}'s own operator declined a sparsity tracer (it returned "
+                         "NotImplemented), where it may take the number the tracer stands for",
+                         fix="let the method take any number (`isinstance(o, numbers.Number)`)")
+
+
+_NUMBERS = frozenset({float, int, bool, complex, np.float64, np.float32, np.ndarray, np.bool_, np.int64})
+_HEAPTYPE = 1 << 9
+_ARITHMETIC = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+               "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__lt__", "__gt__", "__le__", "__ge__", "__eq__")
 
 
 class Tracer:
@@ -427,21 +455,21 @@ class Tracer:
 
     # -- operators -----------------------------------------------------------------------------------
     def __add__(self, o): return NotImplemented if _opts_out(o) else np.add(self, o)
-    def __radd__(self, o): return NotImplemented if _opts_out(o) else np.add(o, self)
+    def __radd__(self, o): return _declined(o) if _opts_out(o) else np.add(o, self)
     def __sub__(self, o): return NotImplemented if _opts_out(o) else np.subtract(self, o)
-    def __rsub__(self, o): return NotImplemented if _opts_out(o) else np.subtract(o, self)
+    def __rsub__(self, o): return _declined(o) if _opts_out(o) else np.subtract(o, self)
     def __mul__(self, o): return NotImplemented if _opts_out(o) else np.multiply(self, o)
-    def __rmul__(self, o): return NotImplemented if _opts_out(o) else np.multiply(o, self)
+    def __rmul__(self, o): return _declined(o) if _opts_out(o) else np.multiply(o, self)
     def __truediv__(self, o): return NotImplemented if _opts_out(o) else np.true_divide(self, o)
-    def __rtruediv__(self, o): return NotImplemented if _opts_out(o) else np.true_divide(o, self)
+    def __rtruediv__(self, o): return _declined(o) if _opts_out(o) else np.true_divide(o, self)
     def __floordiv__(self, o): return NotImplemented if _opts_out(o) else np.floor_divide(self, o)
-    def __rfloordiv__(self, o): return NotImplemented if _opts_out(o) else np.floor_divide(o, self)
+    def __rfloordiv__(self, o): return _declined(o) if _opts_out(o) else np.floor_divide(o, self)
     def __mod__(self, o): return NotImplemented if _opts_out(o) else np.remainder(self, o)
-    def __rmod__(self, o): return NotImplemented if _opts_out(o) else np.remainder(o, self)
+    def __rmod__(self, o): return _declined(o) if _opts_out(o) else np.remainder(o, self)
     def __pow__(self, o): return NotImplemented if _opts_out(o) else np.power(self, o)
-    def __rpow__(self, o): return NotImplemented if _opts_out(o) else np.power(o, self)
+    def __rpow__(self, o): return _declined(o) if _opts_out(o) else np.power(o, self)
     def __matmul__(self, o): return NotImplemented if _opts_out(o) else np.matmul(self, o)
-    def __rmatmul__(self, o): return NotImplemented if _opts_out(o) else np.matmul(o, self)
+    def __rmatmul__(self, o): return _declined(o) if _opts_out(o) else np.matmul(o, self)
     def __neg__(self): return np.negative(self)
     def __pos__(self): return self
     def __abs__(self): return np.absolute(self)
@@ -456,11 +484,11 @@ class Tracer:
 
     def __invert__(self): return np.invert(self)
     def __and__(self, o): return NotImplemented if _opts_out(o) else np.bitwise_and(self, o)
-    def __rand__(self, o): return NotImplemented if _opts_out(o) else np.bitwise_and(o, self)
+    def __rand__(self, o): return _declined(o) if _opts_out(o) else np.bitwise_and(o, self)
     def __or__(self, o): return NotImplemented if _opts_out(o) else np.bitwise_or(self, o)
-    def __ror__(self, o): return NotImplemented if _opts_out(o) else np.bitwise_or(o, self)
+    def __ror__(self, o): return _declined(o) if _opts_out(o) else np.bitwise_or(o, self)
     def __xor__(self, o): return NotImplemented if _opts_out(o) else np.bitwise_xor(self, o)
-    def __rxor__(self, o): return NotImplemented if _opts_out(o) else np.bitwise_xor(o, self)
+    def __rxor__(self, o): return _declined(o) if _opts_out(o) else np.bitwise_xor(o, self)
 
     # in place, as ndarray: every name bound to this tracer sees the update
     def _inplace(self, ufunc, o):

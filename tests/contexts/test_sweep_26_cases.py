@@ -881,3 +881,40 @@ def test_in_place_operator_by_a_call(f, d1, d2):
     assert jvp(f, (x,), (1.0,))[1] == pytest.approx(d1(x))
     right_or_refused(lambda: gradient(f, x)[0], d1(x))
     assert hessian(f, x) == pytest.approx(d2(x))
+
+
+def test_sparsity_of_a_write_into_a_plain_array_is_refused():
+    def f(x):
+        c = np.array([0.1, 0.2, 0.3])
+        np.sin(x, out=c)
+        return np.sum(c)
+
+    with pytest.raises(OverdubError):
+        jacobian_sparsity(f, X)
+
+
+class RejectsTracers:
+    def __init__(self, v):
+        self.v = v
+
+    def __rsub__(self, o):
+        return RejectsTracers(o - self.v)
+
+    def __add__(self, o):
+        if not isinstance(o, (int, float, np.ndarray, np.floating)):
+            return NotImplemented
+        return RejectsTracers(self.v + o)
+
+
+def test_sparsity_of_objects_with_their_own_arithmetic():
+    def f_rsub(x):
+        r = np.sin(x[1]) - RejectsTracers(np.sum(x * x))
+        return r.v
+
+    def f_add(x):
+        return np.sum((RejectsTracers(x * 1.0) + x[2] * 2.0).v)
+
+    want = np.abs(fd.jacobian(f_rsub, X)) > 1e-9
+    assert np.all(want <= (jacobian_sparsity(f_rsub, X).toarray().ravel() != 0))
+    with pytest.raises(OverdubError):  # (its __add__ declines the tracer: never taken for a constant)
+        jacobian_sparsity(f_add, X)
