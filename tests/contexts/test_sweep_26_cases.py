@@ -918,3 +918,15 @@ def test_sparsity_of_objects_with_their_own_arithmetic():
     assert np.all(want <= (jacobian_sparsity(f_rsub, X).toarray().ravel() != 0))
     with pytest.raises(OverdubError):  # (its __add__ declines the tracer: never taken for a constant)
         jacobian_sparsity(f_add, X)
+
+
+def test_jvp_of_a_constant_filled_by_a_function_then_scaled():
+    def f(x):
+        c = np.array([0.2, 0.3, 0.4])
+        np.copyto(c, x)  # (c's zero tangent was an integer array: the stored tangent was cut to 0)
+        c *= 2.0
+        return c
+
+    v = np.array([0.3, -0.5, 0.8])
+    np.testing.assert_allclose(jvp(f, (X,), (v,))[1], 2 * v)
+    np.testing.assert_allclose(jacfwd(f, X), 2 * np.eye(3))

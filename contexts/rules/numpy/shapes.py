@@ -414,6 +414,9 @@ def _array_frule(fn):
         dy = _nested_tangent(t, obj)
         if np.ndim(dy) < np.ndim(y) and np.size(dy) == np.size(y):  # (ndmin's leading axes)
             dy = np.reshape(dy, np.shape(y))
+        if dtype is None and isinstance(y, np.ndarray) and y.dtype.kind in "fc" and isinstance(dy, np.ndarray) \
+                and dy.dtype.kind in "biu":  # (constants' zero tangents, ints: a value stored later, cut to 0)
+            dtype = y.dtype
         return y, (dy if dtype is None else dy.astype(dtype))
     frule.__name__ = frule.__qualname__ = f"{fn.__name__}_frule"
     return frule
