@@ -635,7 +635,7 @@ class _Gen:
         fwd = flags_fwd + at([assign((name, u), call("__od_iop__", const(opname), user(a), user(b)))], s)
         need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [u] + flags
         back = call("__od_iop_adj__", "_od_S", const(opname), "_g", user(a), user(b), u)
-        held = self.held_by_object(name, b, s)
+        held = self.held_by_object(name, s)
         if held:
             # an object's own `__isub__` may change in place an array one of its fields holds, which other
             # variables share (`a = V(t); a -= y` with `self.v -= o`): as for a method call (`handed`), the
@@ -656,15 +656,14 @@ class _Gen:
                + (self.acc(b.id, "_od_gb") if self.is_active(b) else []))
         return fwd, need, adj
 
-    def held_by_object(self, name: str, b, s) -> list[str]:
+    def held_by_object(self, name: str, s) -> list[str]:
         """The active variables, bound before statement s, that may share memory with what the value in
-        `name` holds (an object's fields), other than b: those an object's own in-place operator may change
-        under them."""
+        `name` holds (an object's fields): those an object's own in-place operator may change under them."""
         if name in self.private:
             return []
         bound = self.bound_before.get(id(s))
         return sorted(m for m in self.view_groups.get(name, ()) if m in self.active and m != name
-                      and not (isinstance(b, ast.Name) and m == b.id) and (bound is None or m in bound))
+                      and (bound is None or m in bound))  # (b too: `o += a` where o holds a, AccSelf's)
 
     def view_merge(self, name: str, s) -> tuple[list[ast.stmt], list[ast.stmt], list[str]]:
         """For an in-place change of the array in `name`: other variables may hold arrays sharing memory

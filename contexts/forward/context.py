@@ -282,7 +282,7 @@ class ForwardContext(overdub.Context):
                     return OWN_FUNCTIONS[fn](*moved[0], **moved[1]) if moved else OWN_FUNCTIONS[fn](*args, **kwargs)
                 if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
                     return _fresh(fn(*args, **kwargs), self.tag, self.outer)
-                if isinstance(fn, type) and fn.__module__ != "builtins" and remembered_text((*args, *kwargs.values())):
+                if isinstance(fn, type) and fn.__flags__ & _HEAPTYPE and remembered_text((*args, *kwargs.values())):
                     y = _construct(self, fn, args, kwargs)  # (its code may parse the text back: geopy's Point)
                     if y is not _UNKNOWN:
                         return y

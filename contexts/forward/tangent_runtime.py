@@ -245,6 +245,7 @@ def fd_call(f, args, tans, kw, kwtans):
 _IN_PLACE_OPERATORS = frozenset({operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ifloordiv,
                                   operator.imod, operator.ipow, operator.imatmul, operator.iand, operator.ior,
                                   operator.ixor, operator.ilshift, operator.irshift, operator.iconcat})
+_HEAPTYPE = 1 << 9  # (a class made by a class statement)
 _IN_PLACE_OPERATOR_IDS = frozenset(map(id, _IN_PLACE_OPERATORS))  # (by identity: a callable may be unhashable)
 _IN_PLACE_NAMES = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
                              "__ipow__", "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
@@ -267,7 +268,7 @@ def _fd_call(f, args, tans, kw, kwtans):
             elif remembered_text(args):  # (a callee may parse it back: geopy's `Point(f"{lat} {lon}")`)
                 if type(f) is _FUNCTION:
                     return _by_twin(f, args, tans, kw, kwtans)
-                if isinstance(f, type) and f.__module__ != "builtins":  # its code: on the duals' path
+                if isinstance(f, type) and f.__flags__ & _HEAPTYPE:  # a class of its own: its code, on the duals' path
                     raise NotTransformable("a class given a differentiated number's text")
             return f(*args, **kw), 0
         if type(f) is _FUNCTION and _RULES.get(f) is None:

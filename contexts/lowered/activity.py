@@ -988,10 +988,18 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     # derivative). Not a display the code names itself (`row = (a, b); rows.append(row)`: every such a, b
     # would be recorded)
     items: dict[str, set[str]] = {}
+    classes = {n.name for n in nodes if isinstance(n, ast.ClassDef)}
     for name, value in stores:
         if name.startswith("_od_") and isinstance(value, (ast.List, ast.Tuple)):
             items.setdefault(name, set()).update(e.id for e in value.elts if isinstance(e, ast.Name) and e.id in kept
                                                  and not e.id.startswith("_od_"))  # (the code's own variables)
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and (
+                value.func.id in classes or isinstance(cls := globals_.get(value.func.id), type)
+                and cls.__flags__ & _HEAPTYPE):
+            # an object of a class of its own made from variables (`o = Holder(c)`) may hold them: a method
+            # changing it with a differentiated value (`o.sub(y)`: `self.c -= o`) changes them
+            items.setdefault(name, set()).update(a.id for a in (*value.args, *(k.value for k in value.keywords))
+                                                 if isinstance(a, ast.Name) and a.id in kept)
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     act.drawn = drawn
     act.items = items

@@ -930,3 +930,37 @@ def test_jvp_of_a_constant_filled_by_a_function_then_scaled():
     v = np.array([0.3, -0.5, 0.8])
     np.testing.assert_allclose(jvp(f, (X,), (v,))[1], 2 * v)
     np.testing.assert_allclose(jacfwd(f, X), 2 * np.eye(3))
+
+
+class AddsToItself:
+    def __init__(self, v):
+        self.v = v
+
+    def __iadd__(self, o):
+        self.v += o
+        return self
+
+    def sub(self, o):
+        self.v -= o
+        return self
+
+
+def iadd_of_what_it_holds(x):
+    a = x * 1.0
+    o = AddsToItself(a)
+    o += a  # a becomes 2x
+    return np.sum(a * a)
+
+
+def changed_through_a_new_object(x):
+    c = np.array([1.275, 0.453, -1.462])
+    o = AddsToItself(c)
+    o.sub(x * 2.0)  # c changes
+    return np.sum(c * c)
+
+
+@pytest.mark.parametrize("f", [iadd_of_what_it_holds, changed_through_a_new_object])
+def test_objects_holding_arrays_changed_in_place(f):
+    want = fd.gradient(f, X.copy())[0]
+    np.testing.assert_allclose(gradient(f, X.copy())[0], want, rtol=1e-7, atol=1e-9)
+    right_or_refused(lambda: jacfwd(f, X.copy()), want)
