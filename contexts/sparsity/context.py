@@ -25,7 +25,7 @@ from ..rules.containers import holds
 from ..rules.leaves import runs_natively, taken_per_element
 from . import rules
 from .interpret import always, sparsity_rule
-from .ops import derive, has_tracer, out_as_keyword, split_out, write_out
+from .ops import PlainArrayWrite, derive, has_tracer, out_as_keyword, split_out, write_out
 from .tracer import NoSparsityRule, TracedBranchError, Tracer, _shape
 
 __all__ = ["SparsityContext", "sparsity_context"]
@@ -233,8 +233,9 @@ class SparsityContext(overdub.Context):
         try:
             return fn(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - any failure of a C function on tracers means "no rule"
-            if isinstance(e, OverdubError) and kwargs.get("out") is not None:
-                raise  # (a write into `out=` refused: derived without it, the array kept its values, silently)
+            if isinstance(e, PlainArrayWrite) or isinstance(e, OverdubError) and kwargs.get("out") is not None:
+                raise  # (a write into a plain array refused, `out=` or `operator.iadd(c, t)`: derived without it,
+                # the array kept its values, silently)
             if rule is not None:
                 result = derive(rule, fn, args, kwargs)
                 if result is not NotImplemented:

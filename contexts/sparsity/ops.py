@@ -251,6 +251,11 @@ def write_out(fn: Callable, result: Any, out: Any, where: Any, site: str):
     return result if outs[0] is None else outs[0]
 
 
+class PlainArrayWrite(NoSparsityRule):
+    """Traced values written into a plain array (`out=`, an in-place operator): refused, never derived
+    without the write (the array kept its values: their dependencies dropped out of the pattern)."""
+
+
 def _write_one(fn: Callable, target: Any, value: Any, where: Any, site: str) -> None:
     if isinstance(target, Tracer):
         target[...] = value if where is True else where_(where, value, target)
@@ -258,7 +263,7 @@ def _write_one(fn: Callable, target: Any, value: Any, where: Any, site: str) -> 
     if isinstance(value, Tracer):
         if not (value.is_constant and value.primal is not None):
             name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
-            raise NoSparsityRule(f"{name}(..., out=<ndarray>) writes traced values into a plain array",
+            raise PlainArrayWrite(f"{name}(..., out=<ndarray>) writes traced values into a plain array",
                                  where=site, fix="allocate the output with np.zeros/np.empty inside the traced "
                                                  "function (they give tracers), or drop out=")
         value = value.primal

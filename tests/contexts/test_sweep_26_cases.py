@@ -964,3 +964,13 @@ def test_objects_holding_arrays_changed_in_place(f):
     want = fd.gradient(f, X.copy())[0]
     np.testing.assert_allclose(gradient(f, X.copy())[0], want, rtol=1e-7, atol=1e-9)
     right_or_refused(lambda: jacfwd(f, X.copy()), want)
+
+
+def test_sparsity_of_an_in_place_operator_into_a_plain_array_is_refused():
+    def f(x):
+        c = np.array([0.5, -1.0, 0.1])
+        operator.iadd(c, x)  # (derived without the write: c kept its values, an entry missed)
+        return np.sum(np.sin(c))
+
+    with pytest.raises(OverdubError):
+        jacobian_sparsity(f, X)
