@@ -216,6 +216,24 @@ def pad(t, v, d_out: int, tag: Tag):
     return t.reshape(s[:1] + (1,) * (d_out - d) + s[1:])
 
 
+def _split_advanced(index: tuple):
+    """Where an index's advanced parts (arrays, lists, and integers among them) are not side by side, numpy
+    puts their dimensions first: the number of those dimensions (where a chunked tangent's directions' axis
+    lands), else None."""
+    arrays = [i for i, e in enumerate(index) if isinstance(e, (np.ndarray, list)) and not isinstance(e, Dual)]
+    if not arrays:
+        return None
+    advanced = [i for i, e in enumerate(index) if i in arrays or isinstance(e, (int, np.integer))
+                and not isinstance(e, bool)]
+    if advanced[-1] - advanced[0] + 1 == len(advanced):
+        return None  # (side by side: in place)
+    shapes = []
+    for i in advanced:
+        e = np.asarray(index[i])
+        shapes.append((int(np.count_nonzero(e)),) if e.dtype == bool else e.shape)
+    return len(np.broadcast_shapes(*shapes))
+
+
 def _drop_leading_ones(t, v, d_out: int):
     """A chunked tangent of value v stored into d_out dimensions: numpy stores a value of more dimensions
     when the extra leading ones have size 1 (`y[i] = a` with a of shape (1, n) into a row of shape (n,));
@@ -963,6 +981,8 @@ class Dual:
         if type(index) is not tuple:
             index = (index,)
         y, t = self.primal[index], self.tangent[(slice(None),) + index]
+        if (first := _split_advanced(index)) is not None:  # (numpy put the advanced dimensions first, before the
+            t = np.moveaxis(t, first, 0)                      # directions' axis: `A[mask, :3, 3]`)
         if type(t) is np.ndarray or type(t) is Dual:
             value = y
             while type(value) is Dual:  # (forward over forward: the value's value)
@@ -990,6 +1010,8 @@ class Dual:
             t = 0.0
         elif tag.chunk:
             t = _drop_leading_ones(pad(t, v, ndim(self.primal[index]), tag), v, ndim(self.primal[index]))
+            if (first := _split_advanced(tindex[1:])) is not None and ndim(t) > first:
+                t = np.moveaxis(t, 0, first)  # (the tangent's layout numpy's indexing gives: see __getitem__)
         self.tangent = assign(self.tangent, tindex, t)
 
     def reshape(self, *shape_, **kwargs):

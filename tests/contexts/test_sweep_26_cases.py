@@ -974,3 +974,22 @@ def test_sparsity_of_an_in_place_operator_into_a_plain_array_is_refused():
 
     with pytest.raises(OverdubError):
         jacobian_sparsity(f, X)
+
+
+def test_chunked_tangents_through_split_advanced_indices():
+    """`A[mask, :3, 3]`: numpy puts the advanced dimensions first, ahead of the directions' axis of a chunked
+    tangent (hessian: an IndexError under an all-False mask, pytransform3d's exponential coordinates)."""
+    def f(x):
+        xs = x.reshape(2, 3)
+        a = np.zeros((2, 4, 4))
+        a[..., :3, 3] = xs * xs[:, ::-1]
+        mask = np.array([True, False])
+        a[mask, :3, 3] = xs[mask] ** 2
+        a[np.array([False, False]), :3, 2] = xs[np.array([False, False])]
+        b = a[mask, 1:, 3] * 2.0 + a[[0, 1], :2, 3].sum()
+        return np.sum(a * a) + np.sum(b ** 2)
+
+    x = np.linspace(0.3, 1.4, 6)
+    np.testing.assert_allclose(jacfwd(f, x), fd.gradient(f, x)[0], rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(hessian(f, x, inner="forward"), fd.hessian(f, x), rtol=1e-5, atol=1e-5)
