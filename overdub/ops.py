@@ -285,7 +285,8 @@ def _contains(container, item, call) -> bool:
     return False
 
 
-_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement
+HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (`cls.__flags__ & HEAPTYPE`)
+_HEAPTYPE = HEAPTYPE
 _PLAIN_OPERANDS = frozenset({float, int, bool, complex, str, bytes, list, tuple, dict, set, type(None)})
 _ONE_OPERAND = frozenset({operator.neg, operator.pos, operator.invert, operator.not_, iter, bool, managed})
 

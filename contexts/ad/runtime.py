@@ -1322,10 +1322,10 @@ def _construct(cls, args, kw, meta=True):
         if remembered_text((*args, *kw.values())):
             # a differentiated number's text: a class with code of its own runs it (`Point(f"{lat} {lon}")`
             # parses it back there: refused), a C class's parse (`Decimal(str(x))`) is refused here
+            for a in (*args, *kw.values()):  # (`Decimal(str(x))`, `Fraction(repr(x))`: the text itself)
+                if type(a) is str:
+                    parsed(a)
             if type(cls.__new__) is not types.FunctionType and type(init) is not types.FunctionType:
-                for a in (*args, *kw.values()):
-                    if type(a) is str:
-                        parsed(a)
                 return cls(*args, **kw), None
         else:
             return cls(*args, **kw), None

@@ -545,7 +545,7 @@ def _python_form(fn, args):
     return rule.python if objects_of_classes(args, rule.kind == "reduction") else None
 
 
-_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (its properties may be Python)
+_HEAPTYPE = overdub.ops.HEAPTYPE  # (a class made by a class statement)
 
 
 _NOT_FOUND = object()

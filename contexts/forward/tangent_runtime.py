@@ -8,6 +8,8 @@ duals instead (`api.py`).
 
 from __future__ import annotations
 
+import decimal
+import fractions
 import functools
 import inspect
 import numbers
@@ -245,7 +247,8 @@ def fd_call(f, args, tans, kw, kwtans):
 _IN_PLACE_OPERATORS = frozenset({operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ifloordiv,
                                   operator.imod, operator.ipow, operator.imatmul, operator.iand, operator.ior,
                                   operator.ixor, operator.ilshift, operator.irshift, operator.iconcat})
-_HEAPTYPE = 1 << 9  # (a class made by a class statement)
+_PARSERS = (float, complex, decimal.Decimal, fractions.Fraction)
+_HEAPTYPE = overdub.ops.HEAPTYPE  # (a class made by a class statement)
 _IN_PLACE_OPERATOR_IDS = frozenset(map(id, _IN_PLACE_OPERATORS))  # (by identity: a callable may be unhashable)
 _IN_PLACE_NAMES = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
                              "__ipow__", "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
@@ -254,16 +257,13 @@ _IN_PLACE_NAMES = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__",
 
 def _fd_call(f, args, tans, kw, kwtans):
     _MOVED.args = None
-    if id(f) in _IN_PLACE_OPERATOR_IDS and args and isinstance(args[0], (np.ndarray, list)):
-        # (`operator.iadd(a, y)`: a changes in place, which the twin's tangents would not follow: the duals do)
-        raise NotTransformable("an in-place operator function on an array")
     plain_kw = not kwtans or all(_zero(t) for t in kwtans.values())
     if plain_kw:
         for t in tans:
             if not (t is None or (type(t) in _SCALARS and t == 0)):  # (`_zero`, inline)
                 break
         else:
-            if (f is float or f is complex) and args and type(args[0]) is str:  # (the text of an active value)
+            if f in _PARSERS and args and type(args[0]) is str:  # (the text of an active value)
                 parsed(args[0])
             elif remembered_text(args):  # (a callee may parse it back: geopy's `Point(f"{lat} {lon}")`)
                 if type(f) is _FUNCTION:
@@ -299,6 +299,10 @@ def _fd_call(f, args, tans, kw, kwtans):
             return _by_frule(rule, (f.__self__, *args), (0, *tans), kw)
     if rule is not None and rule.kind == "nondiff":  # (before its frule: `stop_gradient(a)` of an array)
         return f(*args, **kw), 0
+    if id(f) in _IN_PLACE_OPERATOR_IDS and args and isinstance(args[0], (np.ndarray, list)):
+        # (`operator.iadd(a, y)`: a changes in place, which the twin's tangents would not follow: the duals do;
+        # checked here, past the common cases, not on every call)
+        raise NotTransformable("an in-place operator function on an array")
     if rule is not None and rule.frule is not None and plain_kw:
         return _by_frule(rule, args, tans, kw)
     if rule is None and type(f) is types.FunctionType and plain_kw:

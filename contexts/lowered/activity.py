@@ -17,6 +17,8 @@ import types
 
 import numpy as np
 
+import overdub.ops
+
 from overdub.passes import AST_LOCK, ByIdentity, on_clear
 
 from .lower import all_nodes, own_nodes, param_names
@@ -60,8 +62,7 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
         if not isinstance(node, ast.Call):
             continue
         if node.args and _parses(node.func, parsers) and not (
-                isinstance(node.args[0], ast.Constant) or isinstance(node.args[0], ast.Name) and node.args[0].id in active
-                and isinstance(node.func, ast.Name) and node.func.id in parsers):  # (not Decimal's, Fraction's)
+                isinstance(node.args[0], ast.Constant) or isinstance(node.args[0], ast.Name) and node.args[0].id in active):
             # (an active value's parse, the text of one, `float(("%.6f %s" % (x, u)).split()[0])`: the rules
             # of float and complex check a str, `rules.builtins._parsed_first`)
             node.args[0] = _helper_call("__od_parsed__", [node.args[0]], node.args[0])
@@ -1042,7 +1043,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
 
 
 _WRITTEN_FIRST = frozenset({"copyto", "place", "putmask", "fill_diagonal", "at"})  # (numpy's: into argument 0)
-_HEAPTYPE = 1 << 9  # (a class made by a class statement)
+_HEAPTYPE = overdub.ops.HEAPTYPE  # (a class made by a class statement)
 _NUMBER_VALUES = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)  # (what binds no array)
 
 

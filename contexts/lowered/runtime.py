@@ -247,7 +247,7 @@ class OwnTestUnderForward(OverdubError):
     runs them as code."""
 
 
-_HEAPTYPE = 1 << 9
+_HEAPTYPE = overdub.ops.HEAPTYPE  # (a class made by a class statement)
 _TEST_NAMES = {"==": ("__eq__",), "!=": ("__ne__", "__eq__"), "<": ("__lt__", "__gt__"), "<=": ("__le__", "__ge__"),
                ">": ("__gt__", "__lt__"), ">=": ("__ge__", "__le__"), "in": ("__contains__", "__iter__", "__eq__"),
                "not in": ("__contains__", "__iter__", "__eq__")}

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+import overdub.ops
+
 from overdub.errors import OverdubError
 
 from ..lowered.runtime import text
@@ -139,7 +141,7 @@ def _declined(o):
 
 
 _NUMBERS = frozenset({float, int, bool, complex, np.float64, np.float32, np.ndarray, np.bool_, np.int64})
-_HEAPTYPE = 1 << 9
+_HEAPTYPE = overdub.ops.HEAPTYPE  # (a class made by a class statement)
 _ARITHMETIC = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
                "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__lt__", "__gt__", "__le__", "__ge__", "__eq__")
 

@@ -1,6 +1,7 @@
 """Cases found by the sweeps of session 26 and left from session 25, each checked against central
 differences or a closed form, in every mode that takes them."""
 
+import fractions
 import functools
 import operator
 
@@ -993,3 +994,13 @@ def test_chunked_tangents_through_split_advanced_indices():
     np.testing.assert_allclose(jacfwd(f, x), fd.gradient(f, x)[0], rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(hessian(f, x, inner="forward"), fd.hessian(f, x), rtol=1e-5, atol=1e-5)
+
+
+def test_fraction_of_a_differentiated_float_is_refused_in_forward_mode():
+    """A Fraction made of a dual took its exact ratio, a constant (0.62 for 1.24), when the lowering wrapped
+    `Fraction(x)` of an active x as a parse: now refused again, and a parse of its text too."""
+    def f(x):
+        return float(fractions.Fraction(x)) * x
+
+    with pytest.raises(OverdubError):
+        derivative(f, 0.62)
