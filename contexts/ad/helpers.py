@@ -1172,7 +1172,7 @@ def _set_list_slice(obj, idx, v):
     return _ListSlice((old, start, len(obj) - n_before + len(old)))
 
 
-def _list_slice_adj(S, dobj, obj, idx, done):
+def _list_slice_adj(S, dobj, obj, idx, done, v):
     """The adjoint of `obj[a:b] = v` on a list: v's cotangent is that of the new items, which the old
     ones (and their empty cotangents) then replace again."""
     old, start, n_new = done
@@ -1184,7 +1184,17 @@ def _list_slice_adj(S, dobj, obj, idx, done):
     new = obj[where]
     obj[where] = old
     S.redo(operator.setitem, obj, idx, new)
-    return box, gv
+    return box, _items_cot(gv, v)
+
+
+def _items_cot(gv: list, v):
+    """The cotangent of v, whose items a list's slice store took (gv: theirs): an array's (`l[1:] /= s`,
+    trimesh's `shear[1:] /= scale[2]`, makes one) is an array, zeros for the items that got none."""
+    if not _is_array(v) or len(v) != len(gv):
+        return gv
+    if all(c is None for c in gv):
+        return None
+    return np.stack([np.zeros(np.shape(v[i])) if c is None else np.asarray(c) for i, c in enumerate(gv)])
 
 
 def _restore_item(obj, idx, old):
@@ -1245,7 +1255,7 @@ def setitem_adj(S, dobj, obj, idx, v, old):
         S.redo(operator.setitem, obj, idx, new)
         return dobj, gv
     if type(old) is _ListSlice:
-        return _list_slice_adj(S, dobj, obj, idx, old)
+        return _list_slice_adj(S, dobj, obj, idx, old, v)
     box = S.box(obj, dobj)
     if isinstance(obj, dict):
         gv = box.pop(idx, None)
@@ -1254,6 +1264,7 @@ def setitem_adj(S, dobj, obj, idx, v, old):
         gv = [box[j] for j in js]
         for j in js:
             box[j] = None
+        gv = _items_cot(gv, v)
     else:
         gv = box[idx]
         box[idx] = None
@@ -1503,7 +1514,7 @@ def views(a, *others, same=False):
     arrays that are not views are told apart by identity of their memory at once). With `same`, a itself
     among others counts too (addresses None: all of it)."""
     if type(a) is not np.ndarray and not isinstance(a, np.ndarray):  # (a subclass's view too: np.ma's)
-        if type(a) in _MUTABLE_CONTAINERS:
+        if type(a) in _MUTABLE_CONTAINERS or isinstance(a, _MUTABLE_CONTAINERS):
             return _container_views(a, others, same)
         if type(a) is not _Dual or type(primal(a)) is not np.ndarray:
             return None
@@ -1535,7 +1546,7 @@ def views(a, *others, same=False):
                     found = (found or []) + [(j, addr_a, addr_n)]
             continue
         if tn is not np.ndarray and not isinstance(n, np.ndarray):
-            if tn in _CONTAINERS or (has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
+            if tn in _CONTAINERS or isinstance(n, _CONTAINERS) or (has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
                 if seen is None:
                     seen = {}
                 keys = _keys_holding(n, a, 0, seen)
@@ -1566,6 +1577,11 @@ def _entries(n):
         return n.items()
     if type(n) in (list, tuple):
         return enumerate(n)
+    if isinstance(n, (dict, list, tuple)):
+        # a subclass's: its items (SALib's `class ResultDict(dict)` holding arrays filled later, an
+        # OrderedDict's), then its fields (`r.arr = a`), both as its cotangent box holds them
+        items = list(n.items() if isinstance(n, dict) else enumerate(n))
+        return items + list(fields_of(n).items()) if has_fields(n) else items
     return fields_of(n).items()
 
 
@@ -1596,7 +1612,8 @@ def _container_views(a, others, same):
         if n is a:
             if same:
                 found = (found or []) + [(j, None, None)]
-        elif type(n) in _CONTAINERS or (type(n) not in _PLAIN and has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
+        elif type(n) in _CONTAINERS or isinstance(n, _CONTAINERS) or (
+                type(n) not in _PLAIN and has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
             keys = _keys_holding(n, a, 0, seen)
             if keys:
                 found = (found or []) + [(j, _HELD, (n, keys))]
@@ -1649,7 +1666,7 @@ def _keys_holding(n, a, depth=0, seen=None):
             out.append(k)
         elif tv in _PLAIN or tv is _NDARRAY or tv is _Dual or depth >= _NESTED:
             continue
-        elif tv in _CONTAINERS or has_fields(v) and not isinstance(v, _NOT_HOLDERS):
+        elif tv in _CONTAINERS or isinstance(v, _CONTAINERS) or has_fields(v) and not isinstance(v, _NOT_HOLDERS):
             if seen is not None:
                 known = seen.get(id(v))
                 if known is not None and known <= depth + 1:
@@ -1669,7 +1686,7 @@ def _take_nested(S, obj, box, path):
         entry = box.get(k) if hasattr(box, "get") else (box[k] if k < len(box) else None)
         if entry is None:
             return None
-        child = obj[k] if type(obj) in _CONTAINERS else fields_of(obj)[k]
+        child = obj[k] if isinstance(obj, _CONTAINERS) else fields_of(obj)[k]
         cb = S.box(child, entry)
         box[k] = cb
         obj, box = child, cb
@@ -1772,7 +1789,7 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
     if pb is None or pb[0] is not runtime._twin_back:
         return None
     arrays = tuple(mutable(a) for a in args)
-    held = tuple(a if type(a) in _MUTABLE_CONTAINERS else None for a in args)
+    held = tuple(a if type(a) in _MUTABLE_CONTAINERS or isinstance(a, _MUTABLE_CONTAINERS) else None for a in args)
     kept = _held_changed(holder, others, since) if holder is not None and others else None
     if not any(arrays) and all(a is None for a in held) and kept is None:
         return None
@@ -1809,7 +1826,8 @@ def _changed_held(n, others, since, entries, depth, seen):
                 if found:
                     entries.append((n, k, found))
         elif (depth < _NESTED and tv not in _PLAIN and id(v) not in seen and tv is not tuple
-              and (tv in _MUTABLE_CONTAINERS or has_fields(v) and not isinstance(v, _NOT_HOLDERS))):
+              and (tv in _MUTABLE_CONTAINERS or isinstance(v, _MUTABLE_CONTAINERS)
+                   or has_fields(v) and not isinstance(v, _NOT_HOLDERS))):
             _changed_held(v, others, since, entries, depth + 1, seen)
 
 

@@ -89,6 +89,7 @@ _MethodType = types.MethodType
 _TUPLE_NEW = tuple.__new__
 _FLOAT_NEW = float.__new__
 _OBJECT_SLOTS = {name: getattr(object, name) for name in ("__getattribute__", "__setattr__")}
+_OBJECT_INIT = object.__init__
 _PLAIN_TYPES = frozenset({float, int, bool, complex, str, bytes, type(None), np.ndarray, np.float64, np.float32,
                           np.int64, np.complex128, np.bool_})
 
@@ -1079,6 +1080,9 @@ def _other_call(mask, f, args, kw):
         return f(*args, **kw), None
     if f is setattr and _metadata_store(args, kw):
         return f(*args), None
+    if f is _OBJECT_INIT or type(f) is _WRAPPER and f.__name__ == "__init__" and getattr(f, "__objclass__", None) is object:
+        # object's own __init__ (`super().__init__()` atop a hierarchy, blackscholes' options): stores nothing
+        return f(*args, **kw), None
     raise _no_rule(f)
 
 

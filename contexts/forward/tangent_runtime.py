@@ -69,8 +69,8 @@ def fd_args_back(positions: tuple, values: tuple) -> tuple:
     out = []
     for i, v in zip(positions, values):
         given = args[i] if i < len(args) else v
-        t = (moved[i] if i < len(moved) and (type(given) in (np.ndarray, list, dict) or isinstance(given, np.ndarray))
-             else None)
+        t = (moved[i] if i < len(moved) and (type(given) in (np.ndarray, list, dict)
+                                             or isinstance(given, (np.ndarray, list, dict))) else None)
         if t is not None and i < len(tans) and t is tans[i]:
             t = None  # handed back as it was given: unchanged (a change makes a new tangent)
         if t is not None and v is not given:
@@ -591,7 +591,7 @@ def fd_setitem(y, ty, idx, tv, v=None):
 def fd_sync(x, tx, members, tans):
     """After an in-place change of x (tangent tx): the tangents of `members` (values that may share x's
     memory) made to agree with tx (`_synced`)."""
-    if type(x) is not list and type(x) is not dict and not isinstance(x, np.ndarray):
+    if not isinstance(x, (list, dict, np.ndarray)):
         return tans  # (an ndarray subclass's change is seen through its views too: `r.view(Sub)`)
     return tuple(_synced(x, tx, m, tm, set()) for m, tm in zip(members, tans))
 
@@ -602,7 +602,7 @@ def _synced(x, tx, m, tm, seen: set):
     m shares elements with x; tm itself where nothing changes."""
     if m is x:
         return tx
-    if type(m) is list or type(m) is tuple or type(m) is dict:
+    if isinstance(m, (list, tuple, dict)):  # (a subclass's too: SALib's `class ResultDict(dict)`)
         return _sync_container(x, tx, m, tm, seen)
     if (isinstance(x, np.ndarray) and isinstance(m, np.ndarray) and (x.base is not None or m.base is not None)
             and np.may_share_memory(x, m)):
@@ -627,7 +627,8 @@ def _sync_container(x, tx, m, tm, seen: set):
         return tm
     seen.add(id(m))
     new = None
-    for k in (list(m) if type(m) is dict else range(len(m))):
+    is_dict = isinstance(m, dict)
+    for k in (list(m) if is_dict else range(len(m))):
         item = m[k]
         if not isinstance(item, np.ndarray) and type(item) not in (list, tuple, dict):  # (a subclass's too)
             continue
@@ -636,11 +637,11 @@ def _sync_container(x, tx, m, tm, seen: set):
         if t is not old:
             if new is None:
                 new = (dict(tm) if type(tm) is dict else list(tm)) if not _zero(tm) else (
-                    {} if type(m) is dict else [0] * len(m))
+                    {} if is_dict else [0] * len(m))
             new[k] = t
     if new is None:
         return tm
-    return tuple(new) if type(m) is tuple else new
+    return tuple(new) if isinstance(m, tuple) else new
 
 
 def _dense(t, shape, kind):
