@@ -51,7 +51,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__", "__od_dropped__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__",
-           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_call_viewed__", "__od_kw_tape__", "__od_duration__",
+           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_call_viewed__", "__od_kw_tape__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -201,6 +201,8 @@ class _Gen:
     def __init__(self, fdef: ast.FunctionDef, active: set[str], params: list[str], fresh: set[int] = frozenset(),
                  observed: bool = False, compact: bool = False):
         self.fdef = fdef
+        # the names the function reads: a result none reads is dropped (`obj + x` as a statement)
+        self.loaded = {n.id for n in all_nodes(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         self.steering: frozenset = frozenset()  # (variables that only steer, but depend on the inputs)
         # compact: no inlined fast paths beside the general rules (`generate`'s compact)
         self.compact = compact
@@ -508,9 +510,10 @@ class _Gen:
             return self.is_active(t.value) or self.is_active(s.value)
         if isinstance(s, ast.FunctionDef):
             return s.name in a
-        if isinstance(s, ast.Delete):
+        if isinstance(s, ast.Delete):  # (an active key too: a class's own `__delitem__` may keep it)
             return any(isinstance(t, (ast.Subscript, ast.Attribute)) and isinstance(t.value, ast.Name)
-                       and self.is_active(t.value) for t in s.targets)
+                       and (self.is_active(t.value) or isinstance(t, ast.Subscript) and any(
+                           n in self.active for n in _names_in(t.slice))) for t in s.targets)
         return False
 
     # -- one active statement: (forward statements, saved names, adjoint statements) -------------------
@@ -695,7 +698,11 @@ class _Gen:
             return self.inplace(s, name, v)
         a, b = v.left, v.right
         act_a, act_b = self.is_active(a), self.is_active(b)
-        if isinstance(v.op, (ast.Mult, ast.Div)) and act_a != act_b and isinstance(b if act_a else a, ast.Name):
+        if name not in self.loaded and (act_a or act_b):
+            # a dropped result (`obj + x`): a class's own method that stores, run natively, is refused
+            post = [at([expr_stmt(call("__od_dropped_op__", const(_OPNAMES.get(type(v.op), "?")), user(a), user(b)))],
+                       s)[0]]
+        elif isinstance(v.op, (ast.Mult, ast.Div)) and act_a != act_b and isinstance(b if act_a else a, ast.Name):
             # a duration scaled by a differentiated number, `a * td` (td a constant): rounded, no derivative
             # (its cotangent never comes: 0 came out) — refused; a float result passes at one test
             post = [at([if_(is_not(attr(name, "__class__"), "float"), [expr_stmt(call(

@@ -27,7 +27,8 @@ from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
 from ..rules.registry import registry
 from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
-from ..lowered.runtime import OwnTestUnderForward
+from ..lowered.runtime import OwnTestUnderForward, refuse_storing_method
+from overdub.ops import HEAPTYPE
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.numpy._util import matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
@@ -361,6 +362,25 @@ def unary_adj(opname, g, x, S=None):
     return -g if opname == "neg" else g
 
 
+def _stored_elsewhere(method, obj, y, opname) -> None:
+    """A class's own operator method re-run for its result's cotangent: refused where it stores into objects
+    and its result is not its own object (what it stored, read later through the object, would take no
+    cotangent from the re-run: `__add__` keeping its operand in `self.last`)."""
+    if y is not obj:
+        refuse_storing_method(method, opname, type(obj))
+
+
+def dropped_op(opname, a, b) -> None:
+    """After `a <op> b` whose result nothing reads (`obj + x` as a statement): a class's own method for it,
+    run natively, refused where it stores into objects (its stores' derivatives would be lost: 0)."""
+    name = opname.rstrip("_")
+    for v, n in ((a, name), (b, "r" + name)):
+        if type(v).__flags__ & HEAPTYPE and type(v) is not _Dual and not _known(v):
+            method = runtime.own_dunder(type(v), f"__{n}__")
+            if method is not None:
+                refuse_storing_method(method, opname, type(v))
+
+
 def _python_binop_adj(opname, g, a, b, S=None):
     """A user class's operator (`__add__` in Python) is re-run under AD in the reverse pass (its operands
     are the recorded ones), so its own code is differentiated — recomputation instead of recording. Its
@@ -376,11 +396,13 @@ def _python_binop_adj(opname, g, a, b, S=None):
         # `__rmul__` ran W's; the adjoint differentiated V's `__mul__`)
         y, pb = _twin(fb, b, a)
         if y is not NotImplemented:
+            _stored_elsewhere(fb, b, y, opname)
             db, dargs = _pull(S, pb, _result_box(S, y, g, (a, b)))
             return dargs[0], db
     if fa is not None:
         y, pb = _twin(fa, a, b)
         if y is not NotImplemented:
+            _stored_elsewhere(fa, a, y, opname)
             da, dargs = _pull(S, pb, _result_box(S, y, g, (a, b)))
             return da, dargs[0]
     elif type(a) is not _Dual and not _known(a) and runtime.descriptor_dunder(type(a), f"__{name}__"):
@@ -1294,6 +1316,8 @@ def _scalar_cot(g, v):
 
 def delitem(obj, idx):
     if type(deleter := getattr(type(obj), "__delitem__", None)) is types.FunctionType:
+        if runtime._may_differ(idx, 0):  # (its pullback has no way back for a key it stored: refused first)
+            refuse_storing_method(deleter, "del", type(obj))
         _, pb = _twin(deleter, obj, idx)  # the class's own code (UserDict's): recorded, so undone in reverse
         return _SetByCode(pb, None, 0)
     changed(obj)
@@ -1304,7 +1328,15 @@ def delitem(obj, idx):
 
 def delitem_adj(S, dobj, obj, idx, old):
     if type(old) is _SetByCode:
-        return dobj if old.pb is None else _pull(S, old.pb, None, dobj)[0]
+        if old.pb is None:
+            return dobj
+        dobj, dargs = _pull(S, old.pb, None, dobj)
+        if dargs and dargs[0] is not None:  # (`del obj[x]` whose method stored x: its cotangent has no way back)
+            raise runtime.UnsupportedFunction(
+                f"{type(obj).__name__}.__delitem__ computed with its differentiated key: reverse mode does not "
+                f"hand a key's cotangent back", where=runtime._user_line(),
+                fix="compute with the key outside the deletion, or use forward mode (jacfwd, derivative)")
+        return dobj
     box = S.box(obj, dobj)
     if isinstance(obj, list) and isinstance(idx, int):
         box.insert(idx if idx >= 0 else len(box) + idx + 1, None)
@@ -1923,6 +1955,9 @@ def key_lookup(obj, key):
     (`containers.refuse_differentiated_key`: the entry's value was not computed from this key)."""
     if isinstance(obj, (dict, types.MappingProxyType)) and runtime._may_differ(key, 0):
         refuse_differentiated_key(obj, key)
+    if type(obj).__flags__ & HEAPTYPE and type(getter := getattr(type(obj), "__getitem__", None)) is types.FunctionType:
+        # (a class's own `__getitem__` runs natively: one storing the differentiated key loses its derivative)
+        refuse_storing_method(getter, "[]", type(obj))
 
 
 _LIST_ITER = type(iter([]))
@@ -1962,7 +1997,7 @@ HELPER_IMPLS = {
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_spread_changed__": spread_changed, "__od_call_merge__": call_merge,
     "__od_call_viewed__": call_viewed, "__od_kw_tape__": KwTape,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
-    "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup,
+    "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op,
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
     "__od_duration__": _duration, "__od_loop_item_adj__": loop_item_adj, "__od_loop_box__": loop_box, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,

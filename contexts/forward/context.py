@@ -43,6 +43,7 @@ from .holds import dual_free
 from .tangent_runtime import LOOKUPS, MAPPINGS, key_lookup, uncached
 
 _GETITEM = operator.getitem
+_SETITEM, _DELITEM = operator.setitem, operator.delitem
 _BUILTIN_METHOD = types.BuiltinMethodType
 
 __all__ = ["ForwardContext", "ObservedForwardContext", "forward_context", "run_inside", "pushforward"]
@@ -112,8 +113,10 @@ class ForwardContext(overdub.Context):
     # binop, augop, unaryop, compare, iter, truth, with: an object's own special methods in Python run under
     # the context (`operator_for`), not natively on duals, where `isinstance(self.v, float)` would answer for
     # the dual
-    intercepts = frozenset({"call", "getattr", "setattr", "getitem", "binop", "augop", "unaryop", "compare", "iter",
-                            "truth", "with"})
+    # setitem, delitem: a class's own Python `__setitem__`/`__delitem__` runs under the context (trimesh's
+    # `DataStore.__setitem__` asked `isinstance(data, np.ndarray)` of the dual natively: another branch)
+    intercepts = frozenset({"call", "getattr", "setattr", "getitem", "setitem", "delitem", "binop", "augop",
+                            "unaryop", "compare", "iter", "truth", "with"})
     read_attribute = "attribute"
     operate = "operator_for"
     tag = None  # the derivative call's tag: arrays made by np.empty/zeros/ones/full carry it (see _fresh)
@@ -184,6 +187,11 @@ class ForwardContext(overdub.Context):
                     where=_conversion_site(), fix="compute with plain arrays (`np.where` for a mask), or give the "
                     "function a forward rule (`contexts.rules.registry.frule(fn)`)") from None
         if kind.__flags__ & _HEAPTYPE and type(name) is str:
+            own = kind.__setattr__
+            if type(own) is types.FunctionType and not _engine_code(own):
+                # a class's own `__setattr__` (which Python calls for every store), under the context
+                self.recurse(own, obj, name, value)
+                return None
             found = _class_setter(obj, name)
             if found is not None and not _engine_code(found[0]):
                 self.recurse(*found, value)
@@ -200,6 +208,12 @@ class ForwardContext(overdub.Context):
                     "forward rule (`contexts.rules.registry.frule(fn)`)") from e
 
     def overdub(self, site, fn, /, *args, **kwargs):
+        if fn is _SETITEM or fn is _DELITEM:  # `obj[i] = v`, `del obj[i]`: a class's own method under the context
+            method = getattr(type(args[0]), "__setitem__" if fn is _SETITEM else "__delitem__", None)
+            if type(method) is types.FunctionType and not _engine_code(method):
+                self.recurse(method, *args)
+                return None
+            return fn(*args)
         if fn is _GETITEM:  # `obj[i]`, as Python does it; a dict's hit by a perturbed key is refused
             obj, key = args
             if isinstance(obj, MAPPINGS) and has_dual(key):
@@ -316,6 +330,10 @@ class ForwardContext(overdub.Context):
                     form = _python_form(fn, args)
                     if form is not None:  # (`sum(V(x) * k for k in ks)`: the items' own `__add__`, as code)
                         return self.recurse(form, *args, **kwargs)
+                if kwargs and not isinstance(fn, type) and type(fn) is not types.FunctionType and not _numpy_callable(fn):
+                    # (a work array `np.empty(...)` made here, a zero-tangent dual, by keyword to compiled code whose
+                    # signature `_by_position` cannot read: scipy's Cython `_draw(..., sample=s)`, TypeError)
+                    args, kwargs = _constants_as_plain(args, kwargs)
                 return self._primitive(site, fn, args, kwargs)
             if _native(fn):
                 if type(fn) is types.FunctionType and _nondifferentiable(fn):

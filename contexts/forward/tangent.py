@@ -113,6 +113,10 @@ class _Tangents:
         if isinstance(s, ast.Delete) and any(isinstance(t, ast.Subscript) and self.tangent_var(t.value)
                                              for t in s.targets):
             raise NotTransformable("deleting from an active container")
+        if isinstance(s, ast.Delete) and any(isinstance(t, ast.Subscript) and self.uses_active(t.slice)
+                                             for t in s.targets):
+            # (a class's own `__delitem__` would see the key without its tangent: the duals run it as code)
+            raise NotTransformable("deleting by an active key")
         return [s]
 
     def uses_active(self, node) -> bool:

@@ -29,7 +29,8 @@ from overdub.passes import OwnedEntries, of_a_module, on_clear
 from overdub.passes import depth as _depth
 from overdub.errors import OverdubError
 
-from ..lowered.runtime import HELPERS as LOWERING_HELPERS, EagerIterationError, addresses, eager_items, parsed, remembered_text
+from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, EagerIterationError, addresses, eager_items, own_test_method,
+                               parsed, remembered_text)
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
@@ -749,6 +750,18 @@ def _eager_items_frule(tangents, items):
     return fd_eager_items(items), tangents[0]
 
 
+def _own_test_declined(guard):
+    """A tangent twin's guard before a test (`x in obj`, `obj == x`, `a < b`) declining where an operand's own
+    class has a Python method for it: natively it would see the active value without its tangent (a
+    `__contains__` storing its item: 0 came out); the duals run it as code (`ForwardContext.operator_for`)."""
+    def declined(a, b, op, *rest, **kw):
+        if (type(a).__flags__ & _HEAPTYPE or type(b).__flags__ & _HEAPTYPE) and own_test_method(a, b, op) is not None:
+            raise NotTransformable(f"a class's own method for `{op}`")
+        return guard(a, b, op, *rest, **kw)
+    declined.__name__ = declined.__qualname__ = guard.__name__
+    return declined
+
+
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_attr, fd_attr0, fd_pow, fd_matmul,
@@ -756,7 +769,9 @@ HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
                                            fd_callee)},
     "__fd_numbers__": _NUMBERS,
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
-    **LOWERING_HELPERS, "__od_primal__": primal, "__od_eager_items__": fd_eager_items}.items()}
+    **LOWERING_HELPERS, "__od_primal__": primal, "__od_eager_items__": fd_eager_items,
+    **{name: _own_test_declined(LOWERING_HELPERS[name]) for name in (
+        "__od_equality_guard_fd__", "__od_equality_guard2_fd__", "__od_order_watch_fd__")}}.items()}
 
 
 def _twin(f: types.FunctionType, tans: tuple):

@@ -142,6 +142,11 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
     """The first `if` of fdef (not of its nested functions) that narrows a bracket by a test reading a
     variable in `active` (None: any variable), or None."""
     loops = [n for n in _own_statements(fdef.body) if isinstance(n, (ast.While, ast.For))]
+    if not loops:
+        return None
+    found = selection_step(fdef, active)
+    if found is not None:
+        return found
     candidates = [(loop, [n for n in _own_statements(loop.body) if isinstance(n, ast.If) and n.orelse])
                   for loop in loops]
     vectorised = [(loop, ups) for loop in loops if len(ups := _masked_updates(loop)) > 1]
@@ -375,3 +380,412 @@ def held_in_callables(values, test) -> bool:
         elif isinstance(v, dict):
             todo += list(v.values())
     return False
+
+
+# -- brackets narrowed by selection, in general -----------------------------------------------------
+# The shapes above, and any other: a loop whose variables are computed from each other and constants alone
+# (no data from the inputs: `mid = (lo + hi) / 2`, `lo, hi = mid, hi`, `hi = mid if c else hi`,
+# `hi = np.select([c], [mid], hi)`, `hi = min(hi, mid)`, a blend `c * mid + (1 - c) * hi`, the bracket kept
+# in a list, a width `w = (hi - lo) / 2`), some of them chosen by a test on the inputs' data (an `if`, a
+# mask, a comparison's value used as a number), and two of them combined by arithmetic (the chosen values
+# are mixes of the bracket: a bisection, golden-section search, a bracket started at `x - 3`). A comparison's
+# value carries no data (its outcome is what steers), nor does an index found by argmin/argmax/searchsorted.
+# Not one: a counter (`k += 1` under a test: no two combined), an argmax's index (`best = i`: chosen, not
+# combined), a step halved when a test fails (`h *= 0.5`: one variable), a Newton iterate (computed from
+# the inputs' data), an integer bisection of a table (`(lo + hi) // 2`: indices, whose derivative is 0).
+
+# calls whose value is an index, a count or a test's outcome (no data); those on the inputs' data steer
+_STEER_CALLS = frozenset({"argmin", "argmax", "argsort", "searchsorted", "digitize", "nonzero", "flatnonzero",
+                          "argwhere", "isnan", "isfinite", "isinf", "sign", "bool", "count_nonzero"})
+_CUT_CALLS = _STEER_CALLS | {"len", "int", "round", "floor", "ceil", "trunc"}
+_INT_CALLS = frozenset({"len", "int", "round", "count_nonzero", "argmin", "argmax", "argsort", "searchsorted",
+                        "digitize", "ceil", "floor", "trunc", "nonzero", "flatnonzero", "argwhere"})
+_MASK_FIRST = frozenset({"where", "select", "putmask", "place", "piecewise"})  # (their first argument steers)
+_INTEGER_OPS = (ast.FloorDiv, ast.RShift, ast.LShift, ast.Mod)
+# calls combining numbers as arithmetic does (`min(hi, mid)`, `np.linspace(lo, hi, 11)`), not `zip(a, b)`
+_MIXING_CALLS = frozenset({"min", "max", "minimum", "maximum", "fmin", "fmax", "linspace", "mean", "average", "interp",
+                           "clip", "hypot", "fsum", "sum", "add", "subtract", "multiply", "divide"})
+
+
+def _unpacked(binds) -> None:
+    """The lowered form's tuple assignment (`t = (mid, fm); u = __od_unpack__(t, 2, -1); lo = u[0]`): each
+    name's binding given its own item (`lo = mid`), as the source's `lo, flo = mid, fm` binds it."""
+    single: dict = {}
+    for b in binds:
+        single[b.name] = b.value if b.name not in single else None
+    for b in binds:
+        v = b.value
+        if (isinstance(v, ast.Subscript) and isinstance(v.value, ast.Name) and isinstance(v.slice, ast.Constant)
+                and type(v.slice.value) is int):
+            u = single.get(v.value.id)
+            if isinstance(u, ast.Call) and _call_name(u) == "__od_unpack__" and u.args and isinstance(u.args[0], ast.Name):
+                t = single.get(u.args[0].id)
+                if isinstance(t, (ast.Tuple, ast.List)) and 0 <= v.slice.value < len(t.elts):
+                    b.value = t.elts[v.slice.value]
+
+
+def _parts_of_one(a, b) -> bool:
+    """a and b are two different items or fields of one variable (`br[0]`, `br[1]`; `b.lo`, `b.hi`)."""
+    if not (isinstance(a, (ast.Subscript, ast.Attribute)) and isinstance(b, (ast.Subscript, ast.Attribute))):
+        return False
+    return ast.dump(a) != ast.dump(b)
+
+
+def _call_name(node: ast.Call) -> str | None:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+
+
+def _data_reads(node) -> set[str]:
+    """The names whose values node's value is computed from: a comparison's operands, a conditional
+    expression's test, a mask argument, an index found by a search, do not count (they steer)."""
+    out: set[str] = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if n is None or isinstance(n, (ast.Compare, *_DEFS)):
+            continue
+        if isinstance(n, ast.Name):
+            if isinstance(n.ctx, ast.Load):
+                out.add(n.id)
+            continue
+        if isinstance(n, ast.IfExp):
+            todo += [n.body, n.orelse]
+            continue
+        if isinstance(n, ast.Call):
+            name = _call_name(n)
+            if name in _CUT_CALLS:
+                continue
+            args = n.args[1:] if name in _MASK_FIRST else n.args
+            todo += list(args) + [k.value for k in n.keywords if k.arg != "where"]
+            todo.append(n.func.value if isinstance(n.func, ast.Attribute) else n.func)  # (`getattr(p, s)()`)
+            continue
+        if isinstance(n, ast.Subscript):
+            todo.append(n.value)  # (an index chooses: `grid[best]`)
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _numeric_test(n: ast.Compare) -> bool:
+    """An ordering (`g > 0`, `abs(fc) < abs(fd)`): what chooses a bracket's half. An equality singles out a
+    point (`elif g == 0: break`), `is` and `in` ask of identity and membership (`name == _ellipsis`, einops'
+    pattern parser), none of them a half."""
+    return all(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in n.ops) and not any(
+        isinstance(c, ast.Constant) and (c.value is None or isinstance(c.value, (str, bytes)))
+        for c in [n.left, *n.comparators])
+
+
+def _integer_names(binds) -> set[str]:
+    """The names every binding of which is an integer: a literal, a loop over `range`/`enumerate`, `len(...)`,
+    `int(...)`, a count, and integer arithmetic of those (counters and indices carry no derivative)."""
+    names = {b.name for b in binds}
+    by_name: dict = {}
+    for b in binds:
+        by_name.setdefault(b.name, []).append(b)
+    out = set(names)
+
+    def integer(v) -> bool:  # (or a test's outcome: a mask, `lb == -np.inf`, and counts of them)
+        if isinstance(v, ast.Constant):
+            return type(v.value) in (int, bool)
+        if isinstance(v, ast.Name):
+            return v.id in out
+        if isinstance(v, (ast.Compare, ast.BoolOp)):
+            return True
+        if isinstance(v, ast.BinOp):
+            if isinstance(v.op, (ast.BitOr, ast.BitAnd, ast.BitXor)):
+                return True
+            return not isinstance(v.op, (ast.Div, ast.MatMult)) and integer(v.left) and integer(v.right)
+        if isinstance(v, ast.UnaryOp):
+            return isinstance(v.op, (ast.Not, ast.Invert)) or integer(v.operand)
+        if isinstance(v, ast.Subscript):
+            return integer(v.value)  # (`np.argsort(h)[::-1]`)
+        if isinstance(v, ast.Call):
+            name = _call_name(v)
+            if any(k.arg == "dtype" and isinstance(k.value, ast.Name) and k.value.id in ("bool", "int")
+                   for k in v.keywords):  # (`np.ones(n, dtype=bool)`: a mask)
+                return True
+            if name in ("copy", "ravel", "flatten", "reshape", "tolist") and isinstance(v.func, ast.Attribute):
+                return integer(v.func.value)
+            return name in _INT_CALLS or name in ("sum", "any", "all") and bool(v.args) and integer(v.args[0])
+        return False
+
+    changed = True
+    while changed:
+        changed = False
+        for name in list(out):
+            for b in by_name[name]:
+                v = b.value
+                loop_target = isinstance(b.stmt, (ast.For, ast.AsyncFor)) and v is b.stmt.iter
+                if loop_target:
+                    ok = isinstance(v, ast.Call) and _call_name(v) in ("range",) or (
+                        isinstance(v, ast.Call) and _call_name(v) == "enumerate" and _only_index(b))
+                elif isinstance(b.stmt, ast.AugAssign) and v is not None:
+                    ok = integer(v)
+                else:
+                    ok = v is not None and integer(v)
+                if not ok:
+                    out.discard(name)
+                    changed = True
+                    break
+    return out
+
+
+def _only_index(b) -> bool:
+    """The binding is the index of `for i, v in enumerate(...)`."""
+    t = b.stmt.target
+    return isinstance(t, ast.Tuple) and len(t.elts) == 2 and isinstance(t.elts[0], ast.Name) and t.elts[0].id == b.name
+
+
+def _steer_reads(node) -> set[str]:
+    """The names node's value is computed from or chosen by (its data, masks, tests, `int(c)`), not the
+    indices it reads at (a counter's)."""
+    out, todo = set(), [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name):
+            if isinstance(n.ctx, ast.Load):
+                out.add(n.id)
+        elif isinstance(n, ast.Subscript):
+            todo.append(n.value)
+        elif not isinstance(n, _DEFS):
+            todo.extend(ast.iter_child_nodes(n))
+    return out
+
+
+class _Binding:
+    __slots__ = ("name", "value", "stmt", "ifs", "loops")
+
+    def __init__(self, name, value, stmt, ifs, loops):
+        self.name, self.value, self.stmt, self.ifs, self.loops = name, value, stmt, ifs, loops
+
+
+def _bindings(body, ifs=(), loops=()):
+    """Each binding of a name in body's own statements: (name, value or None for an opaque one, statement,
+    the `if` tests around it, the loops around it). A store into an item or attribute binds its base
+    (`br[1] = mid`, `b.hi = mid`: the container changes); a call changing its first argument in place
+    (`np.copyto(lo, mid, where=c)`, `np.putmask(hi, c, mid)`) binds it to the call."""
+    for s in body:
+        if isinstance(s, _DEFS):
+            continue
+        if isinstance(s, ast.Assign):
+            for t in s.targets:
+                parts = _parts(s.value, len(t.elts)) if isinstance(t, (ast.Tuple, ast.List)) else None
+                if parts is not None:
+                    for te, ve in zip(t.elts, parts):
+                        yield from _bind_target(te, ve, s, ifs, loops)
+                else:
+                    yield from _bind_target(t, s.value, s, ifs, loops)
+        elif isinstance(s, ast.AugAssign):
+            yield from _bind_target(s.target, ast.BinOp(left=_load_of(s.target), op=s.op, right=s.value), s, ifs, loops)
+        elif isinstance(s, ast.AnnAssign) and s.value is not None:
+            yield from _bind_target(s.target, s.value, s, ifs, loops)
+        if isinstance(s, (ast.Expr, ast.Assign)) and isinstance(s.value, ast.Call) and s.value.args \
+                and _call_name(s.value) in ("copyto", "putmask", "place") and isinstance(s.value.args[0], ast.Name):
+            yield _Binding(s.value.args[0].id, s.value, s, ifs, loops)
+        elif isinstance(s, (ast.For, ast.AsyncFor)):
+            for m in all_nodes(s.target):
+                if isinstance(m, ast.Name):
+                    yield _Binding(m.id, s.iter, s, ifs, loops)
+            yield from _bindings(s.body, ifs, loops + (s,))
+            yield from _bindings(s.orelse, ifs, loops)
+            continue
+        elif isinstance(s, ast.While):
+            yield from _bindings(s.body, ifs, loops + (s,))
+            yield from _bindings(s.orelse, ifs, loops)
+            continue
+        elif isinstance(s, ast.If):
+            yield from _bindings(s.body, ifs + (s.test,), loops)
+            yield from _bindings(s.orelse, ifs + (s.test,), loops)
+            continue
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            for i in s.items:
+                if i.optional_vars is not None:
+                    for m in all_nodes(i.optional_vars):
+                        if isinstance(m, ast.Name):
+                            yield _Binding(m.id, None, s, ifs, loops)
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            if not isinstance(s, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+                for sub in getattr(s, name, None) or ():
+                    if isinstance(sub, ast.ExceptHandler):
+                        yield from _bindings(sub.body, ifs, loops)
+                    elif isinstance(sub, ast.match_case):
+                        yield from _bindings(sub.body, ifs, loops)
+                    elif isinstance(sub, ast.stmt):
+                        yield from _bindings([sub], ifs, loops)
+        for n in _walrus(s):
+            yield _Binding(n.target.id, n.value, s, ifs, loops)
+
+
+def _parts(value, n: int):
+    """The n values a tuple target takes from value (`a, b = x, y`; `a, b = (x, y) if c else (u, v)`, each
+    a conditional expression of its own), or None."""
+    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == n \
+            and not any(isinstance(e, ast.Starred) for e in value.elts):
+        return value.elts
+    if isinstance(value, ast.IfExp):
+        body, orelse = _parts(value.body, n), _parts(value.orelse, n)
+        if body is not None and orelse is not None:
+            return [ast.IfExp(test=value.test, body=b, orelse=o) for b, o in zip(body, orelse)]
+    return None
+
+
+def _walrus(s):
+    for attr in ("value", "test", "iter"):
+        v = getattr(s, attr, None)
+        if isinstance(v, ast.AST):
+            yield from (n for n in all_nodes(v) if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name))
+
+
+def _load_of(target):
+    if isinstance(target, ast.Name):
+        return ast.Name(id=target.id, ctx=ast.Load())
+    return target
+
+
+def _bind_target(t, value, s, ifs, loops):
+    if isinstance(t, ast.Name):
+        yield _Binding(t.id, value, s, ifs, loops)
+    elif isinstance(t, (ast.Subscript, ast.Attribute)):
+        base = t.value
+        while isinstance(base, (ast.Subscript, ast.Attribute)):
+            base = base.value
+        if isinstance(base, ast.Name):
+            extra = [t.slice] if isinstance(t, ast.Subscript) else []
+            # (the container after the store: its old content and the stored value; the index steers)
+            yield _Binding(base.id, ast.Tuple(elts=[ast.Name(id=base.id, ctx=ast.Load()), value], ctx=ast.Load()),
+                           s, ifs + tuple(extra), loops)
+    else:
+        for m in all_nodes(t):
+            if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Store):
+                yield _Binding(m.id, None, s, ifs, loops)
+
+
+def selection_step(fdef: ast.AST, active=None):
+    """The first statement of fdef narrowing a bracket by selection (see above), or None. `active`: the
+    variables that may carry derivatives (their names not bound in fdef are its inputs: parameters,
+    cells); None: the parameters."""
+    binds = list(_bindings(fdef.body))
+    _unpacked(binds)
+    loops = {id(lp): lp for b in binds for lp in b.loops}
+    if not loops:
+        return None
+    bound = {b.name for b in binds}
+    params = {a.arg for a in all_nodes(fdef.args) if isinstance(a, ast.arg)}
+    # (the parameters that may carry derivatives, where the caller knows: a text pattern steers no number)
+    inputs = params if active is None else (params & set(active)) | {n for n in active if n not in bound}
+    reads = {id(b): (None if b.value is None else _data_reads(b.value)) for b in binds}
+
+    dep = set(inputs)  # (the names computed from the inputs' data, by any binding)
+    changed = True
+    while changed:
+        changed = False
+        for b in binds:
+            if b.name not in dep and (reads[id(b)] is None or reads[id(b)] & dep):
+                dep.add(b.name)
+                changed = True
+
+    integers = _integer_names(binds)
+    temps: dict = {}  # (the lowered form's temporaries: their values, to see the user's variables through)
+    for b in binds:
+        if b.name.startswith(TEMP_PREFIX) and b.value is not None:
+            temps.setdefault(b.name, []).append(b.value)
+
+    def resolve(node):
+        seen = 0
+        while isinstance(node, ast.Name) and len(temps.get(node.id, ())) == 1 and seen < 20:
+            node, seen = temps[node.id][0], seen + 1
+        return node
+
+    def users(names: set) -> set:
+        """The user's variables behind names (temporaries expanded)."""
+        out, todo, seen = set(), list(names), set()
+        while todo:
+            n = todo.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            if n in temps:
+                for v in temps[n]:
+                    todo.extend(_data_reads(v))
+            else:
+                out.add(n)
+        return out
+    for loop in loops.values():
+        inner = [b for b in binds if loop in b.loops]
+        closed = {b.name for b in inner} - dep - integers
+        if not closed:
+            continue
+        if any(isinstance(n, ast.BinOp) and isinstance(n.op, _INTEGER_OPS) and _data_reads(n) & closed
+               or isinstance(n, ast.Call) and _call_name(n) == "int" and _data_reads(n) & closed
+               for b in inner if b.value is not None for n in all_nodes(b.value)):
+            continue  # (an integer bisection of indices: `mid = (lo + hi) // 2`)
+        # the tests on the inputs' data, and the names holding their outcomes (masks, `c = float(g > 0)`)
+        steer: set[str] = set()
+
+        def steers(node) -> bool:
+            for n in all_nodes(node):
+                if isinstance(n, ast.Compare) and _numeric_test(n) and any(
+                        _data_reads(o) & dep for o in [n.left, *n.comparators]):
+                    return True
+                if isinstance(n, ast.Call) and _call_name(n) in _STEER_CALLS and any(
+                        _data_reads(a) & dep for a in n.args):
+                    return True
+            return bool(steer) and bool(_steer_reads(node) & steer)
+
+        changed = True
+        while changed:
+            changed = False
+            for b in binds:
+                # (a temporary bound under a steering test: the lowered form's conditional expression)
+                if b.name not in steer and (b.value is not None and steers(b.value) or b.name.startswith(
+                        TEMP_PREFIX) and any(steers(t) for t in b.ifs)):
+                    steer.add(b.name)
+                    changed = True
+        steered = [b for b in inner if b.name in closed and (any(steers(t) for t in b.ifs)
+                                                              or b.value is not None and steers(b.value))]
+        if not steered:
+            continue
+        mixed: set[str] = set()
+        for b in inner:
+            if b.value is None:
+                continue
+            for n in all_nodes(b.value):
+                if isinstance(n, ast.BinOp) and not isinstance(n.op, (ast.BitOr, ast.BitAnd, ast.BitXor)):
+                    left, right = users(_data_reads(n.left)) & closed, users(_data_reads(n.right)) & closed
+                    # (two of them, or two parts of one: `br[0] + br[1]`, `b.lo + b.hi`)
+                    if left and right and (len(left | right) > 1 or _parts_of_one(resolve(n.left), resolve(n.right))):
+                        mixed |= left | right | {b.name}
+                elif isinstance(n, ast.Call) and _call_name(n) in _MIXING_CALLS:
+                    parts = [users(_data_reads(a)) & closed for a in n.args]
+                    if sum(1 for p in parts if p) > 1 and len(set().union(*parts)) > 1:
+                        mixed |= set().union(*parts) | {b.name}
+        mixed = users(mixed) | mixed
+        # carried from one pass to the next: a variable whose bindings in the loop read it back (`mid` from
+        # `lo` and `hi`, `lo` from `mid`), not a table's row read afresh each pass (fluids' Miller bends)
+        within: dict = {}
+        for b in inner:
+            within.setdefault(b.name, set()).update(() if b.value is None else users(_data_reads(b.value)))
+        carried = set()
+        for name in mixed & closed:
+            todo, seen = list(within.get(name, ())), set()
+            while todo:
+                m = todo.pop()
+                if m == name:
+                    carried.add(name)
+                    break
+                if m not in seen:
+                    seen.add(m)
+                    todo.extend(within.get(m, ()))
+        if not carried:
+            continue
+        for b in steered:
+            if b.name in mixed:
+                if _DEBUG:
+                    print("selection:", b.name, "closed", sorted(closed), "mixed", sorted(mixed), "ifs",
+                          [ast.unparse(t) for t in b.ifs], "value", b.value and ast.unparse(b.value))
+                return b.stmt
+    return None
+
+
+_DEBUG = False

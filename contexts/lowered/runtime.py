@@ -254,10 +254,243 @@ _TEST_NAMES = {"==": ("__eq__",), "!=": ("__ne__", "__eq__"), "<": ("__lt__", "_
 _TRUTH_NAMES = ("__bool__", "__len__")
 
 
+def own_test_method(a, b, op: str):
+    """(class, method): a Python method of an operand's own class that Python runs for the test `a op b`
+    (`__eq__`, `__lt__`, `__contains__`, ...), or None (numbers, arrays, the engines' and value classes)."""
+    for obj in (a, b):
+        kind = type(obj)
+        if not kind.__flags__ & _HEAPTYPE or is_engine_class(kind) or value_class(kind):
+            continue
+        for name in _TEST_NAMES.get(op, ()):
+            method = getattr(kind, name, None)
+            if type(method) is types.FunctionType:
+                return kind, method
+    return None
+
+
+class OwnMethodStores(OverdubError):
+    """Reverse mode met a class's own method that Python runs natively for a test or an operator (`x in obj`,
+    `obj == x`, `del obj[x]`, `obj + x` whose result is dropped) handed a differentiated value, and the method
+    stores into objects: what it stores would carry no derivative (0 came out)."""
+
+
+# what a method may change objects by: the opcodes storing into an attribute, an item, a global or a cell,
+# and calls of the mutating methods of lists, dicts, sets and arrays, of setattr and delattr
+_STORE_OPS = frozenset({"STORE_ATTR", "STORE_SUBSCR", "DELETE_ATTR", "DELETE_SUBSCR", "STORE_GLOBAL",
+                        "STORE_DEREF", "STORE_SLICE"})
+_MUTATOR_NAMES = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "pop", "popitem", "remove",
+                            "discard", "clear", "sort", "reverse", "fill", "put", "itemset", "__setitem__",
+                            "__setattr__", "__delitem__", "__delattr__", "setattr", "delattr", "appendleft",
+                            "extendleft", "copyto", "place", "putmask"})
+_STORES: dict = {}  # id(code) -> (code, whether it may store)
+
+
+def stores_into_objects(fn, cls=None, depth: int = 1) -> bool:
+    """fn's code (its nested functions', the Python functions it calls by a global name or as a method of
+    its first argument's class, one level down) stores into an object or calls a mutating method: a
+    method run natively then changes state reverse mode does not record. Cached per code object."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    found = _STORES.get(id(code))
+    if found is not None and found[0] is code:
+        return found[1]
+    _STORES[id(code)] = (code, False)  # (a recursive method: no store found on the way round)
+    result = _scan_stores(code, fn, cls, depth)
+    _STORES[id(code)] = (code, result)
+    return result
+
+
+def _scan_stores(code, fn, cls, depth) -> bool:
+    """Whether the definition behind code stores into an object it did not make itself: an attribute or item
+    store, a deletion, or a mutating method's call on a parameter, a global or a value it was handed (a list
+    it made, `objs = []; objs.append(v)`, is its own); `global`/`nonlocal` stores; the same down the Python
+    functions it calls by a global name or as its class's methods. Without source: any store at all."""
+    from overdub.passes import get_source
+    try:
+        tree = get_source(code, getattr(fn, "__globals__", None)).tree
+    except Exception:  # (no source: its bytecode's stores and mutating calls, on any object)
+        import dis
+        return any(ins.opname in _STORE_OPS or ins.opname in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL")
+                   and ins.argval in _MUTATOR_NAMES for ins in dis.get_instructions(code))
+    glob = getattr(fn, "__globals__", {})
+    values: dict = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                for m in ast.walk(t):
+                    if isinstance(m, ast.Name):
+                        values.setdefault(m.id, []).append(n.value if t is m else None)
+        elif isinstance(n, (ast.For, ast.comprehension, ast.NamedExpr, ast.AnnAssign)):
+            for m in ast.walk(n.target):
+                if isinstance(m, ast.Name):
+                    values.setdefault(m.id, []).append(
+                        getattr(n, "value", None) if isinstance(n, (ast.NamedExpr, ast.AnnAssign)) else None)
+        elif isinstance(n, ast.withitem) and n.optional_vars is not None:
+            for m in ast.walk(n.optional_vars):
+                if isinstance(m, ast.Name):
+                    values.setdefault(m.id, []).append(None)
+        elif isinstance(n, ast.arg):
+            values.setdefault(n.arg, []).append(None)
+    # the names that may hold an object from outside: the parameters, what they hold (`d = self.data`),
+    # loop and `with` targets, and names bound to those; a call's result is taken for a new object (xarray's
+    # `result = self._replace(...)` filled in), a global for the outside
+    aliases = {name for name, vs in values.items() if any(v is None for v in vs)}
+    changed = True
+    while changed:
+        changed = False
+        for name, vs in values.items():
+            if name not in aliases and any(_base_name(v) in aliases for v in vs if v is not None):
+                aliases.add(name)
+                changed = True
+
+    def outside(expr) -> bool:  # (the object an attribute or item store changes)
+        base = _base_name(expr)
+        return base is None or base in aliases or base not in values
+
+    # the names computed from the parameters (what a store must carry to matter: `self.v = o`, not a counter
+    # `Table.lookups += 1`)
+    params = {a.arg for a in ast.walk(tree.args) if isinstance(a, ast.arg)} if hasattr(tree, "args") else set()
+    derived = set(params)
+    changed = True
+    while changed:
+        changed = False
+        for name, vs in values.items():
+            if name not in derived and any(v is not None and _reads(v) & derived for v in vs):
+                derived.add(name)
+                changed = True
+
+    def carries(value, target=None) -> bool:
+        if value is None:
+            return True
+        names = _reads(value)
+        if target is not None and isinstance(value, ast.BinOp) and ast.dump(value.left) == ast.dump(target):
+            names = _reads(value.right)  # (`self.n += 1`: a counter)
+        return bool(names & derived)
+
+    first = None
+    if isinstance(tree, (ast.FunctionDef, ast.AsyncFunctionDef)) and tree.args.args:
+        first = tree.args.args[0].arg
+
+    def stores(n, fresh) -> bool:
+        """n (a statement's own parts) changes an outside object; `fresh`: the names bound to a call's result or a
+        literal on the way here (`variable = variable.copy(); variable.attrs = a`: its own copy)."""
+        def out(expr):
+            base = _base_name(expr)
+            return base not in fresh and outside(expr)
+        for m in ast.walk(n) if not isinstance(n, ast.stmt) else _own_parts(n):
+            if isinstance(m, (ast.Global, ast.Nonlocal)):
+                return True
+            if isinstance(m, ast.Delete):
+                if any(isinstance(t, (ast.Attribute, ast.Subscript)) and out(t) for t in m.targets):
+                    return True
+            elif isinstance(m, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = m.targets if isinstance(m, ast.Assign) else [m.target]
+                value = m.value if not isinstance(m, ast.AugAssign) else ast.BinOp(left=m.target, op=m.op, right=m.value)
+                if any(isinstance(t, (ast.Attribute, ast.Subscript)) and out(t) and carries(value, t) for t in targets):
+                    return True
+            elif isinstance(m, ast.Call):
+                f = m.func
+                if isinstance(f, ast.Attribute) and f.attr in _MUTATOR_NAMES and out(f.value) and (
+                        any(carries(a) for a in m.args) or any(carries(k.value) for k in m.keywords)):
+                    return True
+                if isinstance(f, ast.Name) and f.id in ("setattr", "delattr"):
+                    return True
+                if depth > 0:
+                    target = glob.get(f.id) if isinstance(f, ast.Name) else (
+                        getattr(cls, f.attr, None) if cls is not None and isinstance(f, ast.Attribute)
+                        and isinstance(f.value, ast.Name) and f.value.id == first else None)  # (`self.helper(o)`)
+                    if type(target) is types.FunctionType and stores_into_objects(target, cls, depth - 1):
+                        return True
+        return False
+
+    def block(stmts, fresh) -> tuple:
+        """(a store found, the names fresh after the block)."""
+        fresh = set(fresh)
+        for st in stmts:
+            if stores(st, fresh):
+                return True, fresh
+            if isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None:
+                for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
+                    if isinstance(t, ast.Name):
+                        if isinstance(st.value, (ast.Call, ast.List, ast.Dict, ast.Set, ast.ListComp,
+                                                 ast.DictComp, ast.SetComp, ast.Constant)):
+                            fresh.add(t.id)
+                        else:
+                            fresh.discard(t.id)
+            elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                if stores(st, set()):
+                    return True, fresh
+            else:
+                after = None
+                for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    sub = getattr(st, name, None)
+                    if not sub:
+                        continue
+                    parts = [h.body for h in sub] if name in ("handlers", "cases") else [sub]
+                    for part in parts:
+                        found, f = block(part, fresh)
+                        if found:
+                            return True, fresh
+                        after = f if after is None else after & f
+                if after is not None:
+                    fresh &= after
+                for t in ast.walk(st):
+                    if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store):
+                        fresh.discard(t.id)  # (rebound in a loop, a branch: no longer known)
+        return False, fresh
+
+    body = tree.body if isinstance(tree.body, list) else [ast.Expr(value=tree.body)]
+    return block(body, set())[0]
+
+
+def _own_parts(st):
+    """The nodes of statement st outside its nested blocks (a compound statement's test, iterator, items)."""
+    todo = [st]
+    while todo:
+        n = todo.pop()
+        yield n
+        for name, v in ast.iter_fields(n):
+            if name in ("body", "orelse", "finalbody", "handlers", "cases") and n is st and isinstance(v, list):
+                continue
+            if isinstance(v, list):
+                todo.extend(x for x in v if isinstance(x, ast.AST))
+            elif isinstance(v, ast.AST):
+                todo.append(v)
+
+
+def _reads(node) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _base_name(expr):
+    """The variable an expression reads through (`self.data[k]`: self), or None (a call's result, ...)."""
+    while isinstance(expr, (ast.Attribute, ast.Subscript, ast.Starred)):
+        expr = expr.value
+    if isinstance(expr, ast.IfExp):
+        return _base_name(expr.body) or _base_name(expr.orelse)
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def refuse_storing_method(method, op: str, cls=None) -> None:
+    """Reverse mode, where Python runs `method` (of `cls`, an operand's own class) natively on a differentiated
+    value: refused if it stores into objects."""
+    if stores_into_objects(method, cls):
+        raise OwnMethodStores(
+            f"reverse mode runs {method.__qualname__} natively for `{op}` with a differentiated value, and it "
+            f"stores into objects: what it stores would carry no derivative", where=_where(),
+            fix=f"call the method by name (`obj.{method.__name__}(...)`: a call, which reverse mode follows), or "
+                "use forward mode (jacfwd, derivative)")
+
+
 def own_test(a, b, op: str) -> None:
     """Before a test (`a op b`; a truth test is `a != 0.0`) in reverse mode's pass: refused
     (`OwnTestUnderForward`) where an outer context runs operators its own way (`Context.operate`: forward
-    mode's duals) and an operand's class has Python methods of its own for the test."""
+    mode's duals) and an operand's class has Python methods of its own for the test; and where such a
+    method, run natively on the differentiated value, stores into objects (`OwnMethodStores`)."""
+    own = own_test_method(a, b, op)
+    if own is not None:
+        refuse_storing_method(own[1], op, own[0])
     ctx = overdub.current()
     if ctx is None or ctx.operate is None:
         return
@@ -334,6 +567,14 @@ def order_watch(a, b, op: str, ta=None) -> None:
         watch_order(w, a, b, op, sys._getframe(1))
 
 
+def order_watch_reverse(a, b, op: str) -> None:
+    """Reverse mode's `order_watch`: a class's own ordering method is checked too (`own_test`)."""
+    if type(a).__flags__ & _HEAPTYPE or type(b).__flags__ & _HEAPTYPE:
+        own_test(a, b, op)
+    if (w := JUMP_WATCH.get()) is not None:
+        watch_order(w, a, b, op, sys._getframe(1))
+
+
 def equality_guard2(a, b, op: str, close=None) -> None:
     """Reverse mode, before `np.array_equal(a, b)` (`_WHOLE_OPS`) with both operands active: where
     they are equal, a dual pair (under `hessian`) is refused if their tangents differ there (the two move
@@ -341,6 +582,8 @@ def equality_guard2(a, b, op: str, close=None) -> None:
     is noted for forward mode to tell, as `equality_guard`'s. Two values that move together (`x == x`, a
     NaN test) pass. (`a == b` of two active values only where both are numbers, not arrays: a library's
     alignment checks compare arrays with themselves.)"""
+    if type(a).__flags__ & _HEAPTYPE or type(b).__flags__ & _HEAPTYPE:
+        own_test(a, b, op)
     if op in ("==", "!=") and not (_number(a) and _number(b)):
         return
     mask = _equal_at(a, b, op)
@@ -558,7 +801,7 @@ YIELDS_KEPT = 1 << 17  # (about a second of recording; an eager generator longer
 
 
 HELPERS = {"__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
-           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
+           "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)
 
 

@@ -181,7 +181,7 @@ def copy_inplace(self):
     def copy_back(S, dy, dself):
         got = S.box(y, dy)
         box = S.box(self, dself)
-        if isinstance(self, dict):
+        if isinstance(self, (dict, types.MappingProxyType)):
             for k in self:
                 g = got.get(k)
                 if g is not None:
@@ -364,11 +364,16 @@ SHARED_SAFELY: list[type] = []
 under every key of `dict.fromkeys` is safe (its cotangent box is the same whatever key reached it)."""
 
 
+_RANDOM_STATES = (np.random.Generator, np.random.BitGenerator, np.random.RandomState, np.random.SeedSequence)
+
+
 def _carries_derivative(value, depth: int = 0) -> bool:
     """value may carry a derivative (conservative: an object of a type not known here may): a dtype, an
     integer array, an index of integer or string labels (`leaves.carries_none`) or an object all of whose
     fields are such carry none."""
     if value is None or isinstance(value, (bool, int, str, bytes, type, np.dtype, np.integer, np.bool_)):
+        return False
+    if isinstance(value, _RANDOM_STATES):  # (a random generator's state: integers; SALib copies one)
         return False
     if carries_none(value):
         return False
@@ -753,3 +758,4 @@ registry.nondifferentiable((_PROXY, "keys"), (_PROXY, "__contains__"), (_PROXY, 
 registry.adjoint((_PROXY, "get"))(dict_get_adjoint)
 registry.adjoint((_PROXY, "values"))(dict_values_adjoint)
 registry.adjoint((_PROXY, "items"))(dict_items_adjoint)
+registry.set((_PROXY, "copy"), inplace=copy_inplace)  # (a dict: plasmapy's `signature.parameters.copy()`)

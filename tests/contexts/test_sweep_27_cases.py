@@ -144,3 +144,215 @@ def test_list_slice_in_place_division(f):
     want = fd.derivative(f, x)
     assert gradient(f, x)[0] == pytest.approx(want, rel=1e-6)
     assert derivative(f, x) == pytest.approx(want, rel=1e-6)
+
+
+# -- a class's own methods Python runs natively for an operator, a test, a store or a deletion -------
+# (trimesh's `DataStore.__setitem__` asked `isinstance(data, np.ndarray)` of forward mode's dual: another
+# branch; a `__contains__`, `__eq__`, `__lt__`, `__delitem__` or a dropped `__add__` storing the
+# differentiated operand: 0 in both modes)
+
+class Keeper:
+    def __init__(self):
+        self.v = 0.0
+
+    def __contains__(self, o):
+        self.v = o
+        return True
+
+    def __eq__(self, o):
+        self.v = o
+        return True
+
+    def __lt__(self, o):
+        self.v = o
+        return True
+
+    def __delitem__(self, k):
+        self.v = k
+
+    def __add__(self, o):
+        self.last = o
+        return o * 2.0
+
+    def __getitem__(self, k):
+        self.v = k
+        return 1.0
+
+    __hash__ = object.__hash__
+
+
+class LogList(list):
+    def __contains__(self, o):
+        self.append(o)
+        return True
+
+
+class Typed:
+    """Stores by its own `__setitem__`/`__setattr__`, testing the value's type (natively, a dual's)."""
+
+    def __init__(self):
+        self.vals = {}
+
+    def __setitem__(self, k, o):
+        self.vals[k] = o if isinstance(o, float) else 1.0
+
+    def __setattr__(self, n, o):
+        object.__setattr__(self, n, o if isinstance(o, (float, dict)) else 1.0)
+
+
+def kept_by_in(x):
+    b = Keeper()
+    (x * x) in b  # noqa: B015
+    return b.v
+
+
+def kept_by_eq(x):
+    b = Keeper()
+    b == x * x  # noqa: B015
+    return b.v
+
+
+def kept_by_lt(x):
+    b = Keeper()
+    b < x * x  # noqa: B015
+    return b.v
+
+
+def kept_by_del(x):
+    b = Keeper()
+    del b[x * x]
+    return b.v
+
+
+def kept_by_list_in(x):
+    log = LogList()
+    (x * x) in log  # noqa: B015
+    return log[0]
+
+
+def kept_by_dropped_add(x):
+    b = Keeper()
+    b + x * x  # noqa: B018
+    return b.last
+
+
+def kept_by_used_add(x):
+    b = Keeper()
+    y = b + x * x
+    return y + b.last
+
+
+def kept_by_getitem(x):
+    b = Keeper()
+    b[x * x]  # noqa: B018
+    return b.v
+
+
+def typed_setitem(x):
+    t = Typed()
+    t["a"] = x * x
+    return t.vals["a"] * 3.0
+
+
+def typed_setattr(x):
+    t = Typed()
+    t.w = x * x
+    return t.w * 3.0
+
+
+STORING = [kept_by_in, kept_by_eq, kept_by_lt, kept_by_del, kept_by_list_in, kept_by_dropped_add, kept_by_used_add,
+           kept_by_getitem]
+
+
+@pytest.mark.parametrize("f", STORING + [typed_setitem, typed_setattr])
+def test_own_method_run_natively_forward(f):
+    x = 0.7
+    want = fd.derivative(f, x)
+    assert derivative(f, x) == pytest.approx(want, rel=1e-6)
+    assert jvp(f, (x,), (1.0,))[1] == pytest.approx(want, rel=1e-6)
+    assert jacfwd(f, np.array(x)) == pytest.approx(want, rel=1e-6)
+
+
+@pytest.mark.parametrize("f", STORING)
+def test_own_method_storing_refused_in_reverse(f):
+    from contexts.lowered.runtime import OwnMethodStores
+    with pytest.raises(OwnMethodStores, match="stores into objects"):
+        gradient(f, 0.7)
+
+
+@pytest.mark.parametrize("f", [typed_setitem, typed_setattr])
+def test_own_store_method_reverse(f):
+    assert gradient(f, 0.7)[0] == pytest.approx(fd.derivative(f, 0.7), rel=1e-6)
+
+
+class Interval:
+    """A pure range test and ordering of its own (sklearn's `Interval` kind): no refusal."""
+
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+    def __contains__(self, v):
+        return self.lo < v < self.hi
+
+    def __lt__(self, v):
+        return self.hi < v
+
+    def __add__(self, o):
+        return Interval(self.lo + o, self.hi + o)
+
+
+def pure_own_tests(x):
+    s = 0.0
+    box = Interval(0.0, 10.0)
+    if x in box:
+        s = s + x * x
+    if not (box < x):
+        s = s + np.sin(x)
+    box + x  # noqa: B018
+    return s
+
+
+def test_pure_own_tests_not_refused():
+    want = fd.derivative(pure_own_tests, 0.7)
+    assert gradient(pure_own_tests, 0.7)[0] == pytest.approx(want, rel=1e-6)
+    assert derivative(pure_own_tests, 0.7) == pytest.approx(want, rel=1e-6)
+
+
+# -- refusals of values that carry no derivative -------------------------------------------------
+
+def _scaled(a, b=2.0):
+    return a * b
+
+
+def signature_parameters_copied(x):
+    import inspect
+    bound = inspect.signature(_scaled).bind(x, b=3.0)
+    params = bound.signature.parameters.copy()  # (plasmapy's unit checks: "no rule for mappingproxy.copy")
+    return _scaled(*bound.args, **bound.kwargs) + len(params)
+
+
+def generator_copied(x):
+    import copy
+    rng = copy.copy(np.random.default_rng(3))  # (SALib: "reverse mode copies ... not a Generator")
+    return x * x * rng.uniform()
+
+
+@pytest.mark.parametrize("f", [signature_parameters_copied, generator_copied])
+def test_values_without_derivatives_not_refused(f):
+    want = fd.derivative(f, 1.3)
+    assert gradient(f, 1.3)[0] == pytest.approx(want, rel=1e-6)
+    assert derivative(f, 1.3) == pytest.approx(want, rel=1e-6)
+
+
+def sobol_scaled(t):
+    from scipy.stats import qmc
+    # (scipy's Cython `_draw(..., sample=np.empty(...))` by keyword: forward mode's zero-tangent work array
+    # reached the C code, TypeError)
+    s = qmc.Sobol(d=2, scramble=False).random(4)
+    return (s * t).sum() + t * t
+
+
+def test_work_array_by_keyword_to_compiled_code_forward():
+    want = fd.derivative(sobol_scaled, 0.3)
+    assert derivative(sobol_scaled, 0.3) == pytest.approx(want, rel=1e-6)
+    assert jacfwd(sobol_scaled, np.array(0.3)) == pytest.approx(want, rel=1e-6)

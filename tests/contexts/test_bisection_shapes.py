@@ -1,0 +1,361 @@
+"""Bisections written in every shape the generator of session 27 found missed (each gave 0 for the root's
+derivative in every mode, silently): each is refused by every mode now, with the bisection named; loops that
+only look alike (a counter under a test, an argmax's index, a step halved when a test fails, Newton's iterate
+kept in a bracket) are differentiated."""
+
+import numpy as np
+import pytest
+
+from contexts import derivative, gradient, hessian, jacfwd
+from contexts.lowered.bisection import BisectionRefused
+from overdub.errors import OverdubError
+from tests import fd
+
+
+def G(y, x):
+    return y ** 3 + y - x  # the root y(x): dy/dx = 1 / (3 y^2 + 1)
+
+
+class Bracket:
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+
+def by_tuples(x):
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        if G(mid, x) > 0:
+            lo, hi = lo, mid
+        else:
+            lo, hi = mid, hi
+    return lo
+
+
+def by_conditional_expressions(x):
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        hi = mid if G(mid, x) > 0 else hi
+        lo = lo if G(mid, x) > 0 else mid
+    return lo
+
+
+def by_tuple_of_conditionals(x):
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if G(mid, x) > 0 else (mid, hi)
+    return lo
+
+
+def by_elif(x):
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        g = G(mid, x)
+        if g > 0:
+            hi = mid
+        elif g < 0:
+            lo = mid
+        else:
+            break
+    return lo
+
+
+def by_continue(x):
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        if G(mid, x) > 0:
+            hi = mid
+            continue
+        lo = mid
+    return lo
+
+
+def by_two_ifs(x):
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        g = G(mid, x)
+        if g > 0:
+            hi = mid
+        if g <= 0:
+            lo = mid
+    return lo
+
+
+def by_augmented(x):
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        if G(mid, x) > 0:
+            hi -= hi - mid
+        else:
+            lo += mid - lo
+    return lo
+
+
+def by_min_max(x):
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        if G(mid, x) > 0:
+            hi = min(hi, mid)
+        else:
+            lo = max(lo, mid)
+    return lo
+
+
+def by_blend(x):
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        c = float(G(mid, x) > 0)
+        hi = c * mid + (1 - c) * hi
+        lo = c * lo + (1 - c) * mid
+    return lo
+
+
+def by_width(x):
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        w = (hi - lo) / 2
+        mid = lo + w
+        if G(mid, x) > 0:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+def by_local_constant(x):
+    half = 0.5
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = lo + (hi - lo) * half
+        if G(mid, x) > 0:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+def golden_section(x):
+    invphi = 0.6180339887498949
+    a, b = 0.0, 2.0
+    for _ in range(75):
+        c = b - (b - a) * invphi
+        d = a + (b - a) * invphi
+        if abs(G(c, x)) < abs(G(d, x)):
+            b = d
+        else:
+            a = c
+    return 0.5 * (a + b)
+
+
+def by_wrapped_values(x):
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        if G(mid, x) > 0:
+            hi = float(mid)
+        else:
+            lo = mid + 0.0
+    return lo
+
+
+def in_a_list(x):
+    br = [0.0, 2.0]
+    for _ in range(50):
+        mid = 0.5 * (br[0] + br[1])
+        if G(mid, x) > 0:
+            br[1] = mid
+        else:
+            br[0] = mid
+    return br[0]
+
+
+def in_a_list_by_index(x):
+    br = [0.0, 2.0]
+    for _ in range(50):
+        mid = 0.5 * (br[0] + br[1])
+        br[int(G(mid, x) > 0)] = mid
+    return br[0]
+
+
+def in_a_dict(x):
+    b = {"lo": 0.0, "hi": 2.0}
+    for _ in range(50):
+        mid = 0.5 * (b["lo"] + b["hi"])
+        if G(mid, x) > 0:
+            b["hi"] = mid
+        else:
+            b["lo"] = mid
+    return b["lo"]
+
+
+def in_an_object(x):
+    b = Bracket(0.0, 2.0)
+    for _ in range(50):
+        mid = 0.5 * (b.lo + b.hi)
+        if G(mid, x) > 0:
+            b.hi = mid
+        else:
+            b.lo = mid
+    return b.lo
+
+
+def with_its_signs(x):
+    lo, hi = 0.0, 2.0
+    flo = G(lo, x)
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        fm = G(mid, x)
+        if (fm > 0) == (flo > 0):
+            lo, flo = mid, fm
+        else:
+            hi = mid
+    return lo
+
+
+SCALAR = [by_tuples, by_conditional_expressions, by_tuple_of_conditionals, by_elif, by_continue, by_two_ifs,
+          by_augmented, by_min_max, by_blend, by_width, by_local_constant, golden_section, by_wrapped_values,
+          in_a_list, in_a_list_by_index, in_a_dict, in_an_object, with_its_signs]
+
+
+def arrays_by_select(x):
+    lo, hi = np.zeros(3), np.full(3, 2.0)
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        pos = G(mid, x) > 0
+        hi = np.select([pos], [mid], hi)
+        lo = np.select([~pos], [mid], lo)
+    return np.sum(lo)
+
+
+def arrays_by_putmask(x):
+    lo, hi = np.zeros(3), np.full(3, 2.0)
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        pos = G(mid, x) > 0
+        np.putmask(hi, pos, mid)
+        np.putmask(lo, ~pos, mid)
+    return np.sum(lo)
+
+
+def arrays_by_place(x):
+    lo, hi = np.zeros(3), np.full(3, 2.0)
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        pos = G(mid, x) > 0
+        np.place(hi, pos, mid[pos])
+        np.place(lo, ~pos, mid[~pos])
+    return np.sum(lo)
+
+
+def arrays_into_slices(x):
+    lo, hi = np.zeros(3), np.full(3, 2.0)
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        pos = G(mid, x) > 0
+        hi[:] = np.where(pos, mid, hi)
+        lo[:] = np.where(pos, lo, mid)
+    return np.sum(lo)
+
+
+def arrays_wrapped(x):
+    lo, hi = np.zeros(3), np.full(3, 2.0)
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        pos = G(mid, x) > 0
+        hi = np.where(pos, mid, hi) + 0.0
+        lo = np.asarray(np.where(pos, lo, mid))
+    return np.sum(lo)
+
+
+def arrays_blended(x):
+    lo, hi = np.zeros(3), np.full(3, 2.0)
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        pos = (G(mid, x) > 0).astype(float)
+        hi = hi + (mid - hi) * pos
+        lo = lo + (mid - lo) * (1.0 - pos)
+    return np.sum(lo)
+
+
+ARRAYS = [arrays_by_select, arrays_by_putmask, arrays_by_place, arrays_into_slices, arrays_wrapped, arrays_blended]
+
+
+@pytest.mark.parametrize("f", SCALAR)
+def test_scalar_bisection_refused(f):
+    x = 1.3
+    assert abs(fd.derivative(f, x) - 1 / (3 * f(x) ** 2 + 1)) < 1e-5  # (the root's derivative: what 0 was not)
+    with pytest.raises(OverdubError, match="bisection"):
+        gradient(f, x)
+    with pytest.raises(BisectionRefused, match="bisection"):
+        derivative(f, x)
+    with pytest.raises(OverdubError, match="bisection"):
+        hessian(f, x)
+
+
+@pytest.mark.parametrize("f", ARRAYS)
+def test_array_bisection_refused(f):
+    x = np.array([0.7, 1.3, 1.9])
+    with pytest.raises(OverdubError, match="bisection"):
+        gradient(f, x)
+    with pytest.raises(BisectionRefused, match="bisection"):
+        jacfwd(f, x)
+
+
+# -- loops that only look alike -----------------------------------------------------------------
+
+def counted_under_a_test(x):
+    k, s = 0, 0.0
+    for i in range(20):
+        if np.sin(x * i) > 0:
+            k += 1
+            s = s + x * i
+    return s * k
+
+
+def argmax_index(x):
+    v = np.array([np.sin(x), np.cos(x), x * 0.3])
+    best = 0
+    for i in range(3):
+        if v[i] > v[best]:
+            best = i
+    return v[best] * 2.0
+
+
+def step_halved(x):
+    y, h = 1.0, 0.5
+    for _ in range(12):
+        trial = y + h * np.cos(x * y)
+        if abs(trial - y) > 0.2:
+            h = h * 0.5
+        y = trial
+    return y
+
+
+def newton_in_bracket(x):
+    lo, hi, y = 0.0, 2.0, 1.0
+    for _ in range(30):
+        y_new = y - G(y, x) / (3 * y * y + 1)
+        if not lo < y_new < hi:
+            y_new = 0.5 * (lo + hi)
+        if G(y_new, x) > 0:
+            hi = y_new
+        else:
+            lo = y_new
+        y = y_new
+    return y
+
+
+@pytest.mark.parametrize("f", [counted_under_a_test, argmax_index, step_halved, newton_in_bracket])
+def test_lookalikes_differentiated(f):
+    x = 1.3
+    want = fd.derivative(f, x)
+    assert gradient(f, x)[0] == pytest.approx(want, rel=1e-5, abs=1e-8)
+    assert derivative(f, x) == pytest.approx(want, rel=1e-5, abs=1e-8)
