@@ -781,11 +781,5 @@ def selection_step(fdef: ast.AST, active=None):
             continue
         for b in steered:
             if b.name in mixed:
-                if _DEBUG:
-                    print("selection:", b.name, "closed", sorted(closed), "mixed", sorted(mixed), "ifs",
-                          [ast.unparse(t) for t in b.ifs], "value", b.value and ast.unparse(b.value))
                 return b.stmt
     return None
-
-
-_DEBUG = False
