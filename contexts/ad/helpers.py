@@ -155,6 +155,11 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
             return ga, gb
         if a.ndim == 1 and b.ndim == 1 and (type(g) is float or type(g) is np.float64):  # inner product
             return (g * b if need & 1 else None), (g * a if need & 2 else None)
+    if not (_known(a) and _known(b)):
+        name = opname.rstrip("_")
+        for v, n in ((a, name), (b, "r" + name)):
+            if type(v).__flags__ & HEAPTYPE and type(v) is not _Dual:
+                _property_dunder(type(v), f"__{n}__")
     if not (_known(a) and _known(b)) and _user_operand(opname, a, b):
         # an operator in Python code (a class's `__pow__`): differentiated as that code, before any
         # shortcut that assumes numbers
@@ -166,6 +171,8 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
                 "(numpy applies its class's method to each element in C, where the recording cannot see it)",
                 where=runtime._user_line(), fix="apply the operator to each element yourself")
         return _python_binop_adj(opname, g, a, b, S)
+    if (type(a) is _NDARRAY or type(b) is _NDARRAY) and (converted_by_numpy(a) or converted_by_numpy(b)):
+        raise_unseen_conversion(a if converted_by_numpy(a) else b, f"`{opname}` with an array")
     if type(a) is _Dual or type(b) is _Dual or type(g) is _Dual:
         return _dual_binop_adj(opname, g, y, a, b, need)
     if opname == "pow" and not need & 2:  # x ** n with a constant exponent: d/dx only
@@ -210,6 +217,37 @@ def _known(v) -> bool:
     """v's operators are the rules' (a number, array, list or tuple), not its class's Python code: a float
     subclass defining its own (`class Own(float): def __add__`) is not known."""
     return isinstance(v, _KNOWN) and not number_with_own_methods(v)
+
+
+def _property_dunder(cls, name) -> None:
+    """An operator method given by a property (ase's `arraylike`: `__mul__ = property(lambda self:
+    np.asarray(self).__mul__)`): the function it returns closes over the object, whose cotangent the re-run
+    lost (0 came out): refused."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            if isinstance(klass.__dict__[name], property):
+                raise runtime.UnsupportedFunction(
+                    f"reverse mode cannot differentiate {cls.__name__}.{name}, an operator given by a property (the "
+                    f"function it returns closes over the object)", where=runtime._user_line(),
+                    fix="define the operator as a method (`def __mul__(self, o): ...`), or use forward mode")
+            return
+
+
+def converted_by_numpy(v) -> bool:
+    """v is an object of a class of its own that numpy converts to an array by its Python `__array__` (ase's
+    Cell): inside numpy's compiled code, where no recording sees the conversion."""
+    kind = type(v)
+    # (a class taking numpy's functions and ufuncs itself, dask's arrays, is no such conversion)
+    return (bool(kind.__flags__ & HEAPTYPE) and not isinstance(v, (np.ndarray, _Dual))
+            and type(getattr(kind, "__array__", None)) is types.FunctionType
+            and getattr(kind, "__array_ufunc__", None) is None and getattr(kind, "__array_function__", None) is None)
+
+
+def raise_unseen_conversion(v, where: str):
+    raise runtime.UnsupportedFunction(
+        f"reverse mode cannot differentiate {where} and a {type(v).__name__}, which numpy converts by its class's "
+        f"`__array__` inside compiled code, unrecorded (its derivative would be lost)", where=runtime._user_line(),
+        fix="convert it yourself first (`np.asarray(obj)`: a call reverse mode follows), or use forward mode")
 
 
 def _user_operand(opname, a, b) -> bool:
@@ -1258,6 +1296,8 @@ def setitem_adj(S, dobj, obj, idx, v, old):
                 fix="compute with the key outside the store (`obj[k] = f(k)`)")
         return dobj, dargs[1]
     if _is_array(obj):
+        if converted_by_numpy(v):  # (`base[:] = cell`: ase's `Atoms.set_cell`)
+            raise_unseen_conversion(v, "a store into an array of")
         gv = None
         if dobj is not None:
             dobj = _copy(dobj)

@@ -14,6 +14,8 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
+from overdub.errors import OverdubError
+
 from .leaves import ArrayLeaf
 
 __all__ = ["Tangent", "SeqBox", "MapBox", "Refused", "Overwritten", "acc", "merge_into", "has_fields", "fields_of", "UndoSession",
@@ -200,10 +202,22 @@ def merge_into(box, d):
     if type(box) is Tangent and isinstance(d, (float, np.floating)) and not isinstance(d, bool):
         box[NUMBER_VALUE] = acc(box.get(NUMBER_VALUE), d)  # (the number a float subclass's object is)
         return box
+    if type(box) is Tangent and type(d) is np.ndarray and d.dtype.kind in "fc" and d.any():
+        # an array's cotangent for an object of fields: numpy took the object for an array, by its class's
+        # `__array__`, in C (`np.ones(3) + cell`, `base[:] = cell`: ase's Cell), which no recording saw; the
+        # cotangent had no field to go to (0 came out)
+        raise ArrayConversionUnseen(
+            "reverse mode met an object numpy converted to an array by its class's `__array__` inside compiled "
+            "code (an operator with an array, a store into one, a list of them): the conversion was not recorded",
+            fix="convert it yourself first (`np.asarray(obj)`, a call reverse mode follows), or use forward mode")
     items = d.items() if isinstance(d, dict) else fields_of(d).items() if has_fields(d) else ()
     for k, v in items:
         box[k] = acc(box.get(k), v)
     return box
+
+
+class ArrayConversionUnseen(OverdubError):
+    """Reverse mode: a cotangent array reached an object numpy had converted to an array natively."""
 
 
 def number_part(dy):

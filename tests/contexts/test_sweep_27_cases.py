@@ -356,3 +356,69 @@ def test_work_array_by_keyword_to_compiled_code_forward():
     want = fd.derivative(sobol_scaled, 0.3)
     assert derivative(sobol_scaled, 0.3) == pytest.approx(want, rel=1e-6)
     assert jacfwd(sobol_scaled, np.array(0.3)) == pytest.approx(want, rel=1e-6)
+
+
+# -- objects numpy converts by their own `__array__` inside compiled code (ase's Cell) ----------------
+# (`np.ones(3) + cell`, `base[:] = cell`, `np.concatenate([cell])`, `np.ones(3) @ cell`; an operator given by
+# a property, ase's `arraylike`: reverse mode gave 0; forward mode refuses them)
+
+class CellLike:
+    def __init__(self, a):
+        self.a = np.asarray(a, dtype=float)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.array(self.a, dtype=dtype, copy=copy)
+
+
+class ArrayLike(CellLike):
+    __mul__ = property(lambda self: np.asarray(self).__mul__)
+
+
+class ClosingOperator:
+    def __init__(self, a):
+        self.a = np.asarray(a, dtype=float)
+
+    __mul__ = property(lambda self: lambda o: self.a * o)
+
+
+def array_plus_cell(s):
+    return (np.ones(3) + CellLike(np.ones(3) * s)).sum()
+
+
+def array_matmul_cell(s):
+    return (np.ones(3) @ CellLike(np.eye(3) * s)).sum()
+
+
+def cell_stored_into_array(s):
+    base = np.zeros(3)
+    base[:] = CellLike(np.ones(3) * s)
+    return base.sum()
+
+
+def cells_concatenated(s):
+    return np.concatenate([CellLike(np.ones(3) * s)]).sum()
+
+
+def property_operator(s):
+    return (ArrayLike(np.ones(3) * s) * 2.0).sum()
+
+
+def closing_property_operator(s):
+    return (ClosingOperator(np.ones(3) * s) * 2.0).sum()
+
+
+@pytest.mark.parametrize("f", [array_plus_cell, array_matmul_cell, cell_stored_into_array, cells_concatenated,
+                               property_operator, closing_property_operator])
+def test_unrecorded_conversions_refused_in_reverse(f):
+    from overdub.errors import OverdubError
+    assert fd.derivative(f, 1.03) != 0.0
+    with pytest.raises(OverdubError, match="__array__|property"):
+        gradient(f, 1.03)
+
+
+def converted_by_hand(s):
+    return np.sum(CellLike(np.ones(3) * s)) + (np.ones(3) + np.asarray(CellLike(np.ones(3) * s))).sum()
+
+
+def test_conversion_by_hand_differentiated():
+    assert gradient(converted_by_hand, 1.03)[0] == pytest.approx(fd.derivative(converted_by_hand, 1.03), rel=1e-6)
