@@ -422,3 +422,30 @@ def converted_by_hand(s):
 
 def test_conversion_by_hand_differentiated():
     assert gradient(converted_by_hand, 1.03)[0] == pytest.approx(fd.derivative(converted_by_hand, 1.03), rel=1e-6)
+
+
+# -- np.broadcast of differentiated values: its shape, not its items (astroML's GaussianMixture1D) -----
+
+def broadcast_items(x):
+    return sum(a * b for a, b in np.broadcast(x, 2.0))
+
+
+def broadcast_items_listed(x):
+    return sum(a * b for a, b in list(np.broadcast(x, np.array([1.0, 2.0]))))
+
+
+def broadcast_shape(x):
+    return np.broadcast(x, np.ones(3)).shape[0] * x + np.broadcast(x, np.ones((2, 3))).size
+
+
+@pytest.mark.parametrize("f", [broadcast_items, broadcast_items_listed])
+def test_broadcast_items_refused(f):
+    from overdub.errors import OverdubError
+    for mode in (lambda: gradient(f, 1.3), lambda: derivative(f, 1.3), lambda: jacfwd(f, np.array(1.3))):
+        with pytest.raises(OverdubError, match="np.broadcast"):
+            mode()
+
+
+def test_broadcast_shape_differentiated():
+    assert gradient(broadcast_shape, 1.3)[0] == pytest.approx(3.0)
+    assert derivative(broadcast_shape, 1.3) == pytest.approx(3.0)

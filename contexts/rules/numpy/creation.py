@@ -8,6 +8,8 @@ choice — pathwise, score function — that the code does not say); with consta
 
 import numpy as np
 
+from overdub.errors import OverdubError
+
 from ..registry import registry
 from ..sparsity_specs import CONSTRUCTOR, INDICES, Custom
 from ._util import match_primal
@@ -17,9 +19,47 @@ registry.nondifferentiable(
     np.random.default_rng, np.random.seed, np.random.rand, np.random.randn, np.random.random,
     np.isclose, np.allclose, np.array_equal, np.argmax, np.argmin,
     np.count_nonzero, np.digitize, np.iscomplexobj, np.isrealobj,
-    np.result_type, np.can_cast, np.promote_types, np.ndim, np.size, np.broadcast, np.broadcast_shapes,
+    np.result_type, np.can_cast, np.promote_types, np.ndim, np.size, np.broadcast_shapes,
     np.isscalar, np.iterable, np.shape, np.dtype,
 )
+
+# -- np.broadcast(*arrays): its shape, not its items ---------------------------------------------------
+# Its items are the arrays' values, drawn in C: of differentiated arrays they would carry no derivative
+# (astroML's GaussianMixture1D iterated one: 0 for the means' derivative). Its shape is answered; drawing
+# items is refused, naming np.broadcast_arrays, whose arrays the rules differentiate.
+
+class BroadcastShape:
+    """np.broadcast of differentiated values: its shape (`shape`, `nd`, `ndim`, `size`, `numiter`), no items."""
+
+    def __init__(self, b):
+        self.shape, self.nd, self.ndim, self.size, self.numiter = b.shape, b.nd, b.ndim, b.size, b.numiter
+
+    def _refused(self, *_):
+        raise OverdubError("the items of np.broadcast of differentiated values are drawn in C, without their "
+                           "derivatives", fix="iterate over `zip(*(a.flat for a in np.broadcast_arrays(...)))`")
+
+    __iter__ = __next__ = _refused
+    iters = index = property(_refused)
+
+
+def _differentiated(v) -> bool:
+    return isinstance(v, (float, complex, np.floating, np.complexfloating)) or (
+        isinstance(v, np.ndarray) and v.dtype.kind in "fc") or not isinstance(v, (int, bool, np.integer, np.ndarray))
+
+
+@registry.rrule(np.broadcast)
+def broadcast_rrule(*args):
+    b = np.broadcast(*args)
+    y = BroadcastShape(b) if any(_differentiated(a) for a in args) else b
+    return y, lambda dy: (None,) * len(args)
+
+
+@registry.frule(np.broadcast)
+def broadcast_frule(tangents, *args):
+    b = np.broadcast(*args)
+    perturbed = any(t is not None and not (type(t) is int and t == 0) for t in tangents)
+    return (BroadcastShape(b) if perturbed else b), None
+
 
 # sparsity (contexts/rules/sparsity_specs.py): arrays made inside the function are tracers, so that they
 # can take traced values
