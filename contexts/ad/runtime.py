@@ -1373,11 +1373,25 @@ def _new_back(pb, dy, dself, S):
 
 
 def _has_source(fn) -> bool:
+    """fn's source can be had (kept per code object: a class's `__init__` is asked at every construction; the
+    cache is emptied with overdub's, `overdub.opaque` marking a function included)."""
+    code = fn.__code__
+    known = _SOURCE_KNOWN.get(id(code))
+    if known is not None and known[0] is code:
+        return known[1]
     try:
-        get_source(fn.__code__, fn.__globals__)
-        return True
+        get_source(code, fn.__globals__)
+        found = True
     except SourceUnavailable:
-        return False
+        found = False
+    if len(_SOURCE_KNOWN) > 4096:
+        _SOURCE_KNOWN.clear()
+    _SOURCE_KNOWN[id(code)] = (code, found)
+    return found
+
+
+_SOURCE_KNOWN: dict = {}  # id(code) -> (code, whether its source can be had)
+on_clear(_SOURCE_KNOWN.clear)
 
 
 def _check_post_init(cls, obj, passed):
