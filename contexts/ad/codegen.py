@@ -51,7 +51,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__", "__od_dropped__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__",
-           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_call_viewed__", "__od_kw_tape__", "__od_duration__",
+           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -1200,6 +1200,10 @@ class _Gen:
         fwd = flags_fwd + at([assign(u, call("__od_setitem__", obj, index_value(t.slice), user(v)))], s)
         if self.is_active(t.slice):  # `d[x] = v`: a dict's key carries no cotangent back
             fwd = at([expr_stmt(call("__od_key_guard__", obj, t.slice))], s) + fwd
+        if self.is_active(v) and isinstance(v, ast.Name):  # (an object numpy converts unrecorded: refused)
+            fwd = at([if_(compare(attr(v.id, "__class__"), ast.NotIn(), "__od_plain_values__"),  # (no `type`: a
+                          # function's own variable may be named so, scipy's `detrend(data, type=...)`)
+                          [expr_stmt(call("__od_converted_store__", obj, v.id))], [])], s) + fwd
         self.dvars.add(obj)
         adj = merge + [assign((d(obj), "_od_gv"), call("__od_setitem_adj__", "_od_S", d(obj), obj,
                                                         index_value(t.slice), user(v), u))]

@@ -157,8 +157,8 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
             return (g * b if need & 1 else None), (g * a if need & 2 else None)
     if not (_known(a) and _known(b)):
         name = opname.rstrip("_")
-        for v, n in ((a, name), (b, "r" + name)):
-            if type(v).__flags__ & HEAPTYPE and type(v) is not _Dual:
+        for v, n, bit in ((a, name, 1), (b, "r" + name, 2)):
+            if need & bit and type(v).__flags__ & HEAPTYPE and type(v) is not _Dual:
                 _property_dunder(type(v), f"__{n}__")
     if not (_known(a) and _known(b)) and _user_operand(opname, a, b):
         # an operator in Python code (a class's `__pow__`): differentiated as that code, before any
@@ -171,8 +171,9 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
                 "(numpy applies its class's method to each element in C, where the recording cannot see it)",
                 where=runtime._user_line(), fix="apply the operator to each element yourself")
         return _python_binop_adj(opname, g, a, b, S)
-    if (type(a) is _NDARRAY or type(b) is _NDARRAY) and (converted_by_numpy(a) or converted_by_numpy(b)):
-        raise_unseen_conversion(a if converted_by_numpy(a) else b, f"`{opname}` with an array")
+    if (type(a) is _NDARRAY or type(b) is _NDARRAY) and (
+            need & 1 and converted_by_numpy(a) or need & 2 and converted_by_numpy(b)):  # (a constant one passes)
+        raise_unseen_conversion(a if need & 1 and converted_by_numpy(a) else b, f"`{opname}` of an array")
     if type(a) is _Dual or type(b) is _Dual or type(g) is _Dual:
         return _dual_binop_adj(opname, g, y, a, b, need)
     if opname == "pow" and not need & 2:  # x ** n with a constant exponent: d/dx only
@@ -243,9 +244,17 @@ def converted_by_numpy(v) -> bool:
             and getattr(kind, "__array_ufunc__", None) is None and getattr(kind, "__array_function__", None) is None)
 
 
+def converted_store(obj, v) -> None:
+    """Before `obj[i] = v` of a differentiated v that is no number or array (the generated code asks only
+    then): refused where obj is an array and numpy converts v by its class's `__array__` (`base[:] = cell`:
+    ase's `Atoms.set_cell`; 0 came out)."""
+    if isinstance(obj, np.ndarray) and converted_by_numpy(v):
+        raise_unseen_conversion(v, "a store into an array")
+
+
 def raise_unseen_conversion(v, where: str):
     raise runtime.UnsupportedFunction(
-        f"reverse mode cannot differentiate {where} and a {type(v).__name__}, which numpy converts by its class's "
+        f"reverse mode cannot differentiate {where} taking a {type(v).__name__}, which numpy converts by its class's "
         f"`__array__` inside compiled code, unrecorded (its derivative would be lost)", where=runtime._user_line(),
         fix="convert it yourself first (`np.asarray(obj)`: a call reverse mode follows), or use forward mode")
 
@@ -1296,8 +1305,6 @@ def setitem_adj(S, dobj, obj, idx, v, old):
                 fix="compute with the key outside the store (`obj[k] = f(k)`)")
         return dobj, dargs[1]
     if _is_array(obj):
-        if converted_by_numpy(v):  # (`base[:] = cell`: ase's `Atoms.set_cell`)
-            raise_unseen_conversion(v, "a store into an array of")
         gv = None
         if dobj is not None:
             dobj = _copy(dobj)
@@ -2037,7 +2044,8 @@ HELPER_IMPLS = {
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_spread_changed__": spread_changed, "__od_call_merge__": call_merge,
     "__od_call_viewed__": call_viewed, "__od_kw_tape__": KwTape,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
-    "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op,
+    "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
+    "__od_plain_values__": frozenset({float, int, complex, bool, np.float64, np.ndarray, np.complex128}),
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
     "__od_duration__": _duration, "__od_loop_item_adj__": loop_item_adj, "__od_loop_box__": loop_box, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,

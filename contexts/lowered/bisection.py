@@ -402,6 +402,18 @@ _INT_CALLS = frozenset({"len", "int", "round", "count_nonzero", "argmin", "argma
                         "digitize", "ceil", "floor", "trunc", "nonzero", "flatnonzero", "argwhere"})
 _MASK_FIRST = frozenset({"where", "select", "putmask", "place", "piecewise"})  # (their first argument steers)
 _INTEGER_OPS = (ast.FloorDiv, ast.RShift, ast.LShift, ast.Mod)
+_SHAPE_ATTRS = frozenset({"shape", "size", "ndim", "dtype"})
+_SHAPED_LIKE = frozenset({"zeros_like", "ones_like", "empty_like", "full_like"})  # (their first argument: a shape)
+
+
+def _free_reads(fn) -> set[str]:
+    """The names a nested function or lambda reads that it does not bind itself (its cells)."""
+    own = {a.arg for a in all_nodes(fn.args) if isinstance(a, ast.arg)}
+    body = fn.body if isinstance(fn.body, list) else [fn.body]
+    for n in (m for b in body for m in all_nodes(b)):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            own.add(n.id)
+    return {n.id for b in body for n in all_nodes(b) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - own
 # calls combining numbers as arithmetic does (`min(hi, mid)`, `np.linspace(lo, hi, 11)`), not `zip(a, b)`
 _MIXING_CALLS = frozenset({"min", "max", "minimum", "maximum", "fmin", "fmax", "linspace", "mean", "average", "interp",
                            "clip", "hypot", "fsum", "sum", "add", "subtract", "multiply", "divide"})
@@ -443,8 +455,13 @@ def _data_reads(node) -> set[str]:
     todo = [node]
     while todo:
         n = todo.pop()
-        if n is None or isinstance(n, (ast.Compare, *_DEFS)):
+        if n is None or isinstance(n, (ast.Compare, ast.ClassDef)):
             continue
+        if isinstance(n, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):  # (a closure: what it reads of
+            out |= _free_reads(n)                                                # the enclosing function's)
+            continue
+        if isinstance(n, ast.Attribute) and n.attr in _SHAPE_ATTRS:
+            continue  # (`q.shape`: a shape, no data)
         if isinstance(n, ast.Name):
             if isinstance(n.ctx, ast.Load):
                 out.add(n.id)
@@ -454,9 +471,9 @@ def _data_reads(node) -> set[str]:
             continue
         if isinstance(n, ast.Call):
             name = _call_name(n)
-            if name in _CUT_CALLS:
-                continue
-            args = n.args[1:] if name in _MASK_FIRST else n.args
+            if name in _CUT_CALLS or name in _SHAPED_LIKE and len(n.args) <= 1:
+                continue  # (`np.zeros_like(q)`: q's shape, no data)
+            args = n.args[1:] if name in _MASK_FIRST or name in _SHAPED_LIKE else n.args
             todo += list(args) + [k.value for k in n.keywords if k.arg != "where"]
             todo.append(n.func.value if isinstance(n.func, ast.Attribute) else n.func)  # (`getattr(p, s)()`)
             continue
@@ -566,6 +583,9 @@ def _bindings(body, ifs=(), loops=()):
     (`br[1] = mid`, `b.hi = mid`: the container changes); a call changing its first argument in place
     (`np.copyto(lo, mid, where=c)`, `np.putmask(hi, c, mid)`) binds it to the call."""
     for s in body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):  # (a closure: bound to what it reads)
+            yield _Binding(s.name, s, s, ifs, loops)
+            continue
         if isinstance(s, _DEFS):
             continue
         if isinstance(s, ast.Assign):

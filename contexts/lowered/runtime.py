@@ -282,7 +282,7 @@ _MUTATOR_NAMES = frozenset({"append", "extend", "insert", "update", "setdefault"
                             "discard", "clear", "sort", "reverse", "fill", "put", "itemset", "__setitem__",
                             "__setattr__", "__delitem__", "__delattr__", "setattr", "delattr", "appendleft",
                             "extendleft", "copyto", "place", "putmask"})
-_STORES: dict = {}  # id(code) -> (code, whether it may store)
+_STORES: dict = {}  # (id(code), id(cls), depth) -> (code, cls, whether it may store)
 
 
 def stores_into_objects(fn, cls=None, depth: int = 1) -> bool:
@@ -292,12 +292,15 @@ def stores_into_objects(fn, cls=None, depth: int = 1) -> bool:
     code = getattr(fn, "__code__", None)
     if code is None:
         return False
-    found = _STORES.get(id(code))
-    if found is not None and found[0] is code:
-        return found[1]
-    _STORES[id(code)] = (code, False)  # (a recursive method: no store found on the way round)
+    key = (id(code), id(cls), depth)
+    found = _STORES.get(key)
+    if found is not None and found[0] is code and found[1] is cls:
+        return found[2]
+    if len(_STORES) > 4096:  # (the entries keep their code objects: bounded)
+        _STORES.clear()
+    _STORES[key] = (code, cls, False)  # (a recursive method: no store found on the way round)
     result = _scan_stores(code, fn, cls, depth)
-    _STORES[id(code)] = (code, result)
+    _STORES[key] = (code, cls, result)
     return result
 
 

@@ -359,3 +359,53 @@ def test_lookalikes_differentiated(f):
     want = fd.derivative(f, x)
     assert gradient(f, x)[0] == pytest.approx(want, rel=1e-5, abs=1e-8)
     assert derivative(f, x) == pytest.approx(want, rel=1e-5, abs=1e-8)
+
+
+# -- the test reading the input through a closure, a bracket shaped like the input ---------------------
+
+def bisection_closure_test(x):
+    def g(y):
+        return y ** 3 + y - x
+
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if g(mid) > 0 else (mid, hi)
+    return lo
+
+
+def bisection_lambda_test(x):
+    g = lambda y: y ** 3 + y - x  # noqa: E731
+    half = 0.5
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = lo + (hi - lo) * half
+        if g(mid) > 0:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+def arrays_shaped_like_the_input(x):
+    lo, w = np.zeros_like(x), np.full(x.shape, 2.0)
+    for _ in range(50):
+        w = w / 2
+        lo = np.where(G(lo + w, x) <= 0, lo + w, lo)
+    return np.sum(lo)
+
+
+@pytest.mark.parametrize("f", [bisection_closure_test, bisection_lambda_test])
+def test_bisection_through_a_closure_refused(f):
+    x = 1.3
+    assert abs(fd.derivative(f, x) - 1 / (3 * f(x) ** 2 + 1)) < 1e-5
+    for mode in (gradient, derivative, hessian, lambda f, x: jacfwd(f, np.array(x))):
+        with pytest.raises(OverdubError, match="bisection"):
+            mode(f, x)
+
+
+def test_bisection_of_arrays_shaped_like_the_input_refused():
+    x = np.array([0.45, 1.1, 1.6])
+    for mode in (gradient, jacfwd):
+        with pytest.raises(OverdubError, match="bisection"):
+            mode(arrays_shaped_like_the_input, x)

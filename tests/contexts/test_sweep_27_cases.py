@@ -449,3 +449,39 @@ def test_broadcast_items_refused(f):
 def test_broadcast_shape_differentiated():
     assert gradient(broadcast_shape, 1.3)[0] == pytest.approx(3.0)
     assert derivative(broadcast_shape, 1.3) == pytest.approx(3.0)
+
+
+class _HoldsCell:
+    """ase's `Atoms.set_cell`: `self.cell[:] = Cell(...)`, here of constants."""
+
+    def __init__(self, pos):
+        self.pos = pos
+        self.cell = np.zeros(3)
+        self.cell[:] = CellLike(np.ones(3))
+
+
+def constant_cell_stored(x):
+    h = _HoldsCell(x * 2.0)
+    return (h.pos ** 2).sum() + h.cell.sum() + (x @ ArrayLike(np.eye(3))).sum()
+
+
+def test_constant_objects_converted_by_numpy_pass():
+    x = np.array([0.3, -0.7, 1.1])
+    np.testing.assert_allclose(gradient(constant_cell_stored, x)[0], fd.gradient(constant_cell_stored, x)[0],
+                               rtol=1e-6)
+
+
+def _detrended(data, type="linear"):  # noqa: A002 - a parameter named as the builtin (scipy's detrend)
+    out = data.copy()
+    out[:] = out - out.mean() if type == "linear" else out
+    return out
+
+
+def shadowed_builtin_store(x):
+    return np.sum(_detrended(x * x) ** 2)
+
+
+def test_store_in_a_function_with_a_variable_named_type():
+    x = np.array([0.3, 1.2, 0.7])
+    np.testing.assert_allclose(gradient(shadowed_builtin_store, x)[0], fd.gradient(shadowed_builtin_store, x)[0],
+                               rtol=1e-6)

@@ -61,6 +61,12 @@ def broadcast_frule(tangents, *args):
     return (BroadcastShape(b) if perturbed else b), None
 
 
+@registry.srule(np.broadcast)
+def broadcast_srule(*args):
+    """On tracers: the shape (np.cross asks `np.broadcast(a[..., 0], b[..., 0]).shape`), not the items."""
+    return BroadcastShape(np.broadcast(*[np.empty(np.shape(a), dtype=np.int8) for a in args]))
+
+
 # sparsity (contexts/rules/sparsity_specs.py): arrays made inside the function are tracers, so that they
 # can take traced values
 registry.sparsity(CONSTRUCTOR, np.zeros, np.ones, np.empty, np.full)
