@@ -25,11 +25,13 @@ from ..rules.generic import dropped_nan_zero
 from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
 from ..rules.registry import registry
+from overdub.ops import HEAPTYPE
+
 from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
 from ..lowered.runtime import OwnTestUnderForward, refuse_storing_method
-from overdub.ops import HEAPTYPE
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
+from ..rules.frames import is_engine_class
 from ..rules.numpy._util import matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
@@ -422,7 +424,7 @@ def dropped_op(opname, a, b) -> None:
     run natively, refused where it stores into objects (its stores' derivatives would be lost: 0)."""
     name = opname.rstrip("_")
     for v, n in ((a, name), (b, "r" + name)):
-        if type(v).__flags__ & HEAPTYPE and type(v) is not _Dual and not _known(v):
+        if type(v).__flags__ & HEAPTYPE and type(v) is not _Dual and not _known(v) and not is_engine_class(type(v)):
             method = runtime.own_dunder(type(v), f"__{n}__")
             if method is not None:
                 refuse_storing_method(method, opname, type(v))
@@ -631,6 +633,10 @@ _DESCRIBED = object()  # a pullback's mark: a read through a descriptor's Python
 
 
 def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
+    if pb is None and (type(result) is int or type(result) is bool) and not (obj.__class__.__flags__ & HEAPTYPE):
+        # an integer a C object answers (a timedelta's `.days`, geomag's `(t - date(...)).days`): no derivative
+        # (its cotangent, a float from `days / 365`, went into the object's box: a crash in the date's sum)
+        return dobj
     if pb is None:  # (the common case first: an instance's own attribute, `self.k`)
         own = getattr(obj, "__dict__", None)
         if (type(own) is dict and attr in own and getattr(type(obj), attr, _MISSING) is _MISSING
@@ -2002,7 +2008,8 @@ def key_lookup(obj, key):
     (`containers.refuse_differentiated_key`: the entry's value was not computed from this key)."""
     if isinstance(obj, (dict, types.MappingProxyType)) and runtime._may_differ(key, 0):
         refuse_differentiated_key(obj, key)
-    if type(obj).__flags__ & HEAPTYPE and type(getter := getattr(type(obj), "__getitem__", None)) is types.FunctionType:
+    if type(obj).__flags__ & HEAPTYPE and type(getter := getattr(type(obj), "__getitem__", None)) is types.FunctionType \
+            and not is_engine_class(type(obj)):  # (forward mode's duals under hessian: the engine's own)
         # (a class's own `__getitem__` runs natively: one storing the differentiated key loses its derivative)
         refuse_storing_method(getter, "[]", type(obj))
 

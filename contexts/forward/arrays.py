@@ -677,15 +677,17 @@ def _sum(x, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
             return np.sum(x, axis=axis, dtype=dtype, keepdims=keepdims, **{k: v for k, v in kwargs.items()
                                                                         if k != "initial"}) + kwargs["initial"]
         return linear(np.sum)(x, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
-    y = np.sum(x.primal, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs)
+    if keepdims:  # (passed only when asked: an ndarray subclass's `sum` may not take it, quantities' Quantity)
+        kwargs["keepdims"] = True
+    y = np.sum(x.primal, axis=axis, dtype=dtype, **kwargs)
     kwargs.pop("initial", None)  # (a constant added to the sum: none to its tangent)
     if tag.chunk is None:
-        return make(y, np.sum(x.tangent, axis=axis, dtype=dtype, keepdims=keepdims, **kwargs), tag)
+        return make(y, np.sum(x.tangent, axis=axis, dtype=dtype, **kwargs), tag)
     n = ndim(x.primal)
     if axis is None:
         axis = tuple(range(n))
     shifted = tuple(a % n + 1 for a in axis) if isinstance(axis, tuple) else axis % n + 1
-    return make(y, np.sum(x.tangent, axis=shifted, dtype=dtype, keepdims=keepdims, **kwargs), tag)
+    return make(y, np.sum(x.tangent, axis=shifted, dtype=dtype, **kwargs), tag)
 
 
 def _shifted(axes, n):

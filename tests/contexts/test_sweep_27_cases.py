@@ -485,3 +485,40 @@ def test_store_in_a_function_with_a_variable_named_type():
     x = np.array([0.3, 1.2, 0.7])
     np.testing.assert_allclose(gradient(shadowed_builtin_store, x)[0], fd.gradient(shadowed_builtin_store, x)[0],
                                rtol=1e-6)
+
+
+# -- an integer a C object answers (geomag's `(t - date(...)).days`), kept on an object ---------------
+
+class _Epoch:
+    def at(self, x, when=None):
+        import datetime
+        when = when or datetime.date(2017, 7, 2)
+        years = (when - datetime.date(2017, 1, 1)).days / 365.0
+        self.years = years
+        return x * years + x * x
+
+
+def days_of_a_date_difference(x):
+    return _Epoch().at(x)
+
+
+def test_days_of_a_timedelta_carry_no_derivative():
+    want = fd.derivative(days_of_a_date_difference, 0.7)
+    assert gradient(days_of_a_date_difference, 0.7)[0] == pytest.approx(want, rel=1e-6)
+    assert derivative(days_of_a_date_difference, 0.7) == pytest.approx(want, rel=1e-6)
+
+
+class _SumWithoutKeepdims(np.ndarray):
+    """An ndarray subclass whose `sum` takes no `keepdims` (quantities' Quantity)."""
+
+    def sum(self, axis=None, dtype=None, out=None):
+        return np.asarray(self).sum(axis, dtype, out)
+
+
+def summed_subclass(x):
+    return float(np.sum((x * 2.0).view(_SumWithoutKeepdims)))
+
+
+def test_forward_sum_of_a_subclass_without_keepdims():
+    x = np.array([1.37, 2.41, 0.53])
+    np.testing.assert_allclose(jacfwd(summed_subclass, x), [2.0, 2.0, 2.0])
