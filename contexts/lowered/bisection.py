@@ -571,10 +571,28 @@ def _steer_reads(node) -> set[str]:
 
 
 class _Binding:
-    __slots__ = ("name", "value", "stmt", "ifs", "loops")
+    __slots__ = ("name", "value", "stmt", "ifs", "loops", "outside")
 
     def __init__(self, name, value, stmt, ifs, loops):
         self.name, self.value, self.stmt, self.ifs, self.loops = name, value, stmt, ifs, loops
+        self.outside = False
+
+
+def _bound_first(loop) -> set[str]:
+    """The names the loop's body binds by a plain `name = value` at its top level before any read of them
+    there (and the value not reading them): a fresh value each pass, whatever they held before the loop."""
+    out, read = set(), set()
+    for st in loop.body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            name = st.targets[0].id
+            value_reads = _loads(st.value)
+            read |= value_reads
+            if name not in read:
+                out.add(name)
+            read.add(name)
+            continue
+        read |= {n.id for n in all_nodes(st) if isinstance(n, ast.Name)}
+    return out
 
 
 def _bindings(body, ifs=(), loops=()):
@@ -607,11 +625,11 @@ def _bindings(body, ifs=(), loops=()):
             for m in all_nodes(s.target):
                 if isinstance(m, ast.Name):
                     yield _Binding(m.id, s.iter, s, ifs, loops)
-            yield from _bindings(s.body, ifs, loops + (s,))
+            yield from _bindings(s.body, (), loops + (s,))  # (the tests that choose inside a loop: its own)
             yield from _bindings(s.orelse, ifs, loops)
             continue
         elif isinstance(s, ast.While):
-            yield from _bindings(s.body, ifs, loops + (s,))
+            yield from _bindings(s.body, (), loops + (s,))
             yield from _bindings(s.orelse, ifs, loops)
             continue
         elif isinstance(s, ast.If):
@@ -696,14 +714,20 @@ def selection_step(fdef: ast.AST, active=None):
     inputs = params if active is None else (params & set(active)) | {n for n in active if n not in bound}
     reads = {id(b): (None if b.value is None else _data_reads(b.value)) for b in binds}
 
-    dep = set(inputs)  # (the names computed from the inputs' data, by any binding)
-    changed = True
-    while changed:
-        changed = False
-        for b in binds:
-            if b.name not in dep and (reads[id(b)] is None or reads[id(b)] & dep):
-                dep.add(b.name)
-                changed = True
+
+    def dependent(killed: set) -> set:
+        """The names computed from the inputs' data; `killed`'s bindings outside the loop do not count (the loop
+        binds them afresh before reading them: `mid = x` before a bisection's loop is dead inside it)."""
+        out = set(inputs)
+        changed = True
+        while changed:
+            changed = False
+            for b in binds:
+                if b.name not in out and (reads[id(b)] is None or reads[id(b)] & out) and not (
+                        b.name in killed and b.outside):
+                    out.add(b.name)
+                    changed = True
+        return out
 
     integers = _integer_names(binds)
     temps: dict = {}  # (the lowered form's temporaries: their values, to see the user's variables through)
@@ -733,6 +757,10 @@ def selection_step(fdef: ast.AST, active=None):
         return out
     for loop in loops.values():
         inner = [b for b in binds if loop in b.loops]
+        killed = _bound_first(loop)
+        for b in binds:
+            b.outside = loop not in b.loops
+        dep = dependent(killed)
         closed = {b.name for b in inner} - dep - integers
         if not closed:
             continue

@@ -409,3 +409,21 @@ def test_bisection_of_arrays_shaped_like_the_input_refused():
     for mode in (gradient, jacfwd):
         with pytest.raises(OverdubError, match="bisection"):
             mode(arrays_shaped_like_the_input, x)
+
+
+def with_a_name_bound_before(x):
+    mid = x * 1.0  # (the loop binds mid afresh before reading it: what it held before does not count)
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        if G(mid, x) > 0:
+            hi = mid
+        else:
+            lo = mid
+    return lo + 0.0 * mid
+
+
+def test_bisection_with_a_name_bound_before_refused():
+    for mode in (gradient, derivative, hessian):
+        with pytest.raises(OverdubError, match="bisection"):
+            mode(with_a_name_bound_before, 0.9)
