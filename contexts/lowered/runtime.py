@@ -286,9 +286,10 @@ _STORES: dict = {}  # (id(code), id(cls), depth) -> (code, cls, whether it may s
 
 
 def stores_into_objects(fn, cls=None, depth: int = 1) -> bool:
-    """fn's code (its nested functions', the Python functions it calls by a global name or as a method of
-    its first argument's class, one level down) stores into an object or calls a mutating method: a
-    method run natively then changes state reverse mode does not record. Cached per code object."""
+    """fn (its nested functions, and the Python functions it calls by a global name or as methods of its first
+    argument's class, `depth` levels down) stores what it derives from its arguments into an object it did not
+    make, by an attribute or item store, a deletion or a mutating method (`_scan_stores`): run natively, such
+    a method changes state reverse mode does not record. Cached per code object, class and depth."""
     code = getattr(fn, "__code__", None)
     if code is None:
         return False
