@@ -1148,19 +1148,43 @@ def _sharing(name: str, sources: dict[str, set[str]], inverse: dict[str, set[str
 
 
 def _immutable_locals(fdef, globals_: dict, outer: set[str], nodes=None, assigns=None) -> set[str]:
-    """Variables every binding of which is a constant or a builtin type or function (`dtype = float`): no
+    """Variables every binding of which is a constant (a module's number, `np.inf`, too) or a builtin type or
+    function (`dtype = float`): no
     call can store a derivative into them (`y.astype(dtype)` does not make dtype active). (`nodes`,
     `assigns`: `all_nodes(fdef)` and `name_stores(fdef)` as lists, if the caller has them.)"""
     stores = collections.Counter(n.id for n in (all_nodes(fdef) if nodes is None else nodes)
                                  if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     plain = collections.Counter()
-    for name, value in name_stores(fdef) if assigns is None else assigns:
-        if isinstance(value, ast.Constant) or (
+
+    def number(v) -> bool:  # (`-100.0`, `np.inf`, `-math.pi`: a literal, or a module's number)
+        if isinstance(v, ast.UnaryOp) and isinstance(v.op, (ast.USub, ast.UAdd)):
+            v = v.operand
+        if isinstance(v, ast.Constant):
+            return True
+        if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id not in stores \
+                and v.value.id not in outer and isinstance(globals_.get(v.value.id), types.ModuleType):
+            return type(getattr(globals_[v.value.id], v.attr, None)) in (float, int)
+        return False
+
+    pairs = list(name_stores(fdef) if assigns is None else assigns)
+    for name, value in pairs:
+        if number(value) or (
                 isinstance(value, ast.Name) and value.id not in globals_ and value.id not in stores
                 and value.id not in outer
                 and isinstance(getattr(builtins, value.id, None), (type, types.BuiltinFunctionType))):
             plain[name] += 1
-    return {n for n, k in plain.items() if k == stores[n] and n not in outer}
+    found = {n for n, k in plain.items() if k == stores[n] and n not in outer}
+    for _ in range(3):  # (a negation or copy of one: the lowered form's `t = np.inf; u = -t`)
+        more = collections.Counter()
+        for name, value in pairs:
+            v = value.operand if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)) else value
+            if isinstance(v, ast.Name) and v.id in found or number(value):
+                more[name] += 1
+        grown = {n for n, k in more.items() if k == stores[n] and n not in outer} - found
+        if not grown:
+            break
+        found |= grown
+    return found
 
 
 # -- variables that only steer: read by comparisons and branch tests, never as values --------------------

@@ -522,3 +522,16 @@ def summed_subclass(x):
 def test_forward_sum_of_a_subclass_without_keepdims():
     x = np.array([1.37, 2.41, 0.53])
     np.testing.assert_allclose(jacfwd(summed_subclass, x), [2.0, 2.0, 2.0])
+
+
+def db_with_constant_limits(x):
+    # (scikit-rf's `mathFunctions.magnitude_2_db`: the keywords' constants were taken as differentiated in
+    # reverse mode, the call refused)
+    floor = -np.inf
+    return np.sum(np.nan_to_num(20 * np.log10(x), nan=-100.0, neginf=floor, posinf=np.inf))
+
+
+def test_constant_keyword_arguments_not_refused():
+    x = np.array([0.5, 1.5, 2.5])
+    np.testing.assert_allclose(gradient(db_with_constant_limits, x)[0], fd.gradient(db_with_constant_limits, x)[0],
+                               rtol=1e-6)
