@@ -44,6 +44,8 @@ from .tangent_runtime import LOOKUPS, MAPPINGS, key_lookup, uncached
 
 _GETITEM = operator.getitem
 _SETITEM, _DELITEM = operator.setitem, operator.delitem
+_OBJECT_SETATTR = object.__setattr__
+_SLOT_METHOD = type(object().__setattr__)  # (a bound slot, `obj.__setattr__` of a class that keeps object's)
 _BUILTIN_METHOD = types.BuiltinMethodType
 
 __all__ = ["ForwardContext", "ObservedForwardContext", "forward_context", "run_inside", "pushforward"]
@@ -208,6 +210,16 @@ class ForwardContext(overdub.Context):
                     "forward rule (`contexts.rules.registry.frule(fn)`)") from e
 
     def overdub(self, site, fn, /, *args, **kwargs):
+        if (fn is _OBJECT_SETATTR or type(fn) is _SLOT_METHOD and fn.__name__ == "__setattr__"
+                and getattr(fn, "__objclass__", None) is object) and not kwargs:
+            # object's own store (`self.__setattr__(k, v)` in scikit-rf's Network, `object.__setattr__(self, k, v)`
+            # in a class's own `__setattr__`): a property's Python setter or a descriptor's `__set__` under the context
+            obj, (name, value) = (args[0], args[1:]) if fn is _OBJECT_SETATTR else (fn.__self__, args)
+            found = _class_setter(obj, name) if type(obj).__flags__ & _HEAPTYPE and type(name) is str else None
+            if found is not None and not _engine_code(found[0]):
+                self.recurse(*found, value)
+                return None
+            return fn(*args)
         if fn is _SETITEM or fn is _DELITEM:  # `obj[i] = v`, `del obj[i]`: a class's own method under the context
             method = getattr(type(args[0]), "__setitem__" if fn is _SETITEM else "__delitem__", None)
             if type(method) is types.FunctionType and not _engine_code(method):

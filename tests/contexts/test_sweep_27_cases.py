@@ -535,3 +535,53 @@ def test_constant_keyword_arguments_not_refused():
     x = np.array([0.5, 1.5, 2.5])
     np.testing.assert_allclose(gradient(db_with_constant_limits, x)[0], fd.gradient(db_with_constant_limits, x)[0],
                                rtol=1e-6)
+
+
+class _Network:
+    """scikit-rf's Network: keyword arguments stored by `self.__setattr__(k, v)`, one through a property setter."""
+
+    def __init__(self, **kw):
+        for k in kw:
+            self.__setattr__(k, kw[k])
+
+    @property
+    def s(self):
+        return self._s
+
+    @s.setter
+    def s(self, v):
+        self._s = np.array(v, dtype=complex)
+
+
+class _Guarded:
+    """A class's own `__setattr__` storing through object's (`object.__setattr__(self, ...)`), a property too."""
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value * 1.0)
+
+    @property
+    def scaled(self):
+        return self._scaled
+
+    @scaled.setter
+    def scaled(self, v):
+        object.__setattr__(self, "_scaled", v * 2.0)
+
+
+def network_magnitude(x):
+    return np.abs(_Network(s=np.array([x, 2 * x])).s).sum()
+
+
+def guarded_stores(x):
+    g = _Guarded()
+    g.scaled = x * x
+    g.plain = np.sin(x)
+    return g.scaled + g.plain
+
+
+@pytest.mark.parametrize("f", [network_magnitude, guarded_stores])
+def test_object_setattr_by_name(f):
+    want = fd.derivative(f, 1.3)
+    assert derivative(f, 1.3) == pytest.approx(want, rel=1e-6)
+    assert gradient(f, 1.3)[0] == pytest.approx(want, rel=1e-6)
+    assert jacfwd(f, np.array(1.3)) == pytest.approx(want, rel=1e-6)
