@@ -750,16 +750,40 @@ def _eager_items_frule(tangents, items):
     return fd_eager_items(items), tangents[0]
 
 
-def _own_test_declined(guard):
-    """A tangent twin's guard before a test (`x in obj`, `obj == x`, `a < b`) declining where an operand's own
+# the operand types no class's own test method can come with: the guards below pass them at once (a wrapper
+# taking `*args` cost a loop's comparison 0.3 us: `derivative` of a 30-step loop 15.6 -> 25.5 us)
+_NO_OWN_TEST = frozenset({float, int, bool, complex, np.float64, np.ndarray, Dual, type(None), str})
+
+
+def _declined(a, b, op) -> None:
+    """A tangent twin's guard before a test (`x in obj`, `obj == x`, `a < b`) declines where an operand's own
     class has a Python method for it: natively it would see the active value without its tangent (a
     `__contains__` storing its item: 0 came out); the duals run it as code (`ForwardContext.operator_for`)."""
-    def declined(a, b, op, *rest, **kw):
-        if (type(a).__flags__ & _HEAPTYPE or type(b).__flags__ & _HEAPTYPE) and own_test_method(a, b, op) is not None:
-            raise NotTransformable(f"a class's own method for `{op}`")
-        return guard(a, b, op, *rest, **kw)
-    declined.__name__ = declined.__qualname__ = guard.__name__
-    return declined
+    if (type(a).__flags__ & _HEAPTYPE or type(b).__flags__ & _HEAPTYPE) and own_test_method(a, b, op) is not None:
+        raise NotTransformable(f"a class's own method for `{op}`")
+
+
+_equality_guard_fd = LOWERING_HELPERS["__od_equality_guard_fd__"]
+_equality_guard2_fd = LOWERING_HELPERS["__od_equality_guard2_fd__"]
+_order_watch_fd = LOWERING_HELPERS["__od_order_watch_fd__"]
+
+
+def fd_equality_guard(active, other, op, tangent, close=None):
+    if type(active) not in _NO_OWN_TEST or type(other) not in _NO_OWN_TEST:
+        _declined(active, other, op)
+    _equality_guard_fd(active, other, op, tangent, close)
+
+
+def fd_equality_guard2(a, b, op, ta, tb, close=None):
+    if type(a) not in _NO_OWN_TEST or type(b) not in _NO_OWN_TEST:
+        _declined(a, b, op)
+    _equality_guard2_fd(a, b, op, ta, tb, close)
+
+
+def fd_order_watch(a, b, op, ta=None):
+    if type(a) not in _NO_OWN_TEST or type(b) not in _NO_OWN_TEST:
+        _declined(a, b, op)
+    _order_watch_fd(a, b, op, ta)
 
 
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
@@ -770,8 +794,8 @@ HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     "__fd_numbers__": _NUMBERS,
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
     **LOWERING_HELPERS, "__od_primal__": primal, "__od_eager_items__": fd_eager_items,
-    **{name: _own_test_declined(LOWERING_HELPERS[name]) for name in (
-        "__od_equality_guard_fd__", "__od_equality_guard2_fd__", "__od_order_watch_fd__")}}.items()}
+    "__od_equality_guard_fd__": fd_equality_guard, "__od_equality_guard2_fd__": fd_equality_guard2,
+    "__od_order_watch_fd__": fd_order_watch}.items()}
 
 
 def _twin(f: types.FunctionType, tans: tuple):
