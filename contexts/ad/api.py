@@ -13,7 +13,8 @@ from overdub import Context
 from overdub.passes import context_stack as _stack, depth as _depth
 from overdub.errors import OverdubError
 
-from ..lowered.runtime import CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as _SPECIAL_HITS, SpecialPoint, special_case
+from ..lowered.runtime import (CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as _SPECIAL_HITS, Hits as _Hits, SpecialPoint,
+                              special_case)
 from ..rules.frames import entry_error
 from ..rules.watch import JUMP_WATCH as _JUMP_WATCH
 from ..rules.leaves import ArrayLeaf, Scalar, as_array, container_of, kind_of
@@ -164,7 +165,7 @@ def _record(f, args, kwargs, full=True, mask=None):
     if not _level.get():
         _fresh_recording()
     token = _level.set(_level.get() + 1)
-    hits = _SPECIAL_HITS.set([])
+    hits = _SPECIAL_HITS.set(_Hits())
     try:
         obs = observer()
         if obs is not None:
@@ -230,7 +231,7 @@ def _reverse(pb, dy, args, y=None, f=None, kwargs=None):
         return None, tuple(finalize(None, a) for a in args)
     S = Session()
     _depth.enter()
-    hits = _SPECIAL_HITS.set([]) if f is not None else None
+    hits = _SPECIAL_HITS.set(_Hits()) if f is not None else None
     try:
         try:
             dfn, dargs, _dkw = pb[0](pb, dy, None, S)
@@ -512,7 +513,7 @@ def _value_and_gradient(f, args, wrt=None):
         if not _level.get():
             _fresh_recording()
         token = _level.set(_level.get() + 1)
-        found: list = []  # (equality tests found equal by the recording, and by recordings the reverse pass
+        found = _Hits()  # (equality tests found equal by the recording, and by recordings the reverse pass
         hits = _SPECIAL_HITS.set(found)  # makes, a Python operator's adjoint: does the value move? forward mode says)
         try:
             try:

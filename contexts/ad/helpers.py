@@ -180,6 +180,10 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
         return _dual_binop_adj(opname, g, y, a, b, need)
     if opname == "pow" and not need & 2:  # x ** n with a constant exponent: d/dx only
         return generic.fit(dropped_nan_zero(g * generic.conj(pow_dx(a, b)), g, lambda: a ** b), a), None
+    if S is not None and type(y) is tuple and (y is a or y is b) and g is S.boxes.get(id(y)):
+        # the result is an operand itself (CPython hands a tuple back from `t + ()`, `() + t`, `t * 1`): its
+        # cotangent is that operand's box already; split by the rule and merged back, it was counted twice
+        return (g if y is a and need & 1 else None), (g if y is b and need & 2 else None)
     if opname == "or_" and isinstance(a, dict) and isinstance(b, dict):  # a | b: b's entries win
         gd = g if isinstance(g, dict) else {}
         ga = {k: gd[k] for k in a if k not in b and gd.get(k) is not None} or None
@@ -868,6 +872,8 @@ def getitem_adj(S, dobj, g, obj, idx):
     if isinstance(obj, (list, tuple)):
         box = S.box(obj, dobj)
         if isinstance(idx, slice):
+            if g is box:  # (`t[:]`, `t[0:len(t)]` of a tuple is the tuple: its cotangent is there already)
+                return box
             for j, gj in zip(range(*idx.indices(len(obj))), g):
                 if gj is not None:
                     box[j] = acc(box[j], gj)
@@ -1343,6 +1349,8 @@ def setitem_adj(S, dobj, obj, idx, v, old):
     else:
         gv = box[idx]
         box[idx] = None
+    if isinstance(obj, dict) and idx not in obj:  # (removed since, by code the recording did not see: a
+        return box, gv                             # `logging` cache cleared when pyswarms configures logging)
     new = obj[idx]
     _restore_item(obj, idx, old)
     S.redo(operator.setitem, obj, idx, new)
@@ -1581,7 +1589,10 @@ def iop_adj(S, opname, g, a, b, old, douts=None):
         a = old
     if g is None:
         return None, None
-    return binop_adj(opname, g, None, a, b, 3, S)
+    y = None
+    if type(a) is tuple and (type(b) is tuple or type(b) is int):  # (`t += ()`, `t *= 1`: t itself)
+        y = getattr(operator, opname)(a, b)
+    return binop_adj(opname, g, y, a, b, 3, S)
 
 
 # -- arrays sharing memory: an in-place change seen through every view -----------------------------

@@ -24,6 +24,7 @@ from overdub import depth as _runs
 from overdub.errors import OverdubError, describe
 
 from ..lowered.bisection import check_entry
+from ..lowered.runtime import HISTORY, INPUT_SCALE, closed_in, input_scale
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.cotangents import Refused
 from ..rules.leaves import CONTAINERS, Scalar, container_of, kind_of
@@ -362,7 +363,10 @@ _NOT_SCRUBBED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType
 
 def _entry(api: Callable) -> Callable:
     """An entry point that refuses async functions (their coroutine would be differentiated as a constant)
-    and never lets a StopIteration of f escape (an enclosing `map` or generator would end silently)."""
+    and never lets a StopIteration of f escape (an enclosing `map` or generator would end silently). Sets
+    the inputs' scale for the tests of orderings (`lowered.runtime.near_at`)."""
+    by_directions = api.__name__ == "jvp"  # (primals and tangents; the others take x)
+
     @functools.wraps(api)
     def entry(f, *args, **kwargs):
         if (f.__code__.co_flags & _ASYNC if type(f) is types.FunctionType
@@ -371,8 +375,13 @@ def _entry(api: Callable) -> Callable:
                                fix="differentiate a plain function computing the same value")
         _DEPTH[0] += 1
         _runs.enter()  # (a run of the engines: the outermost one's start is every context's, `overdub.depth`)
+        scale = INPUT_SCALE.set(input_scale(*args[:2]) if by_directions else input_scale(args[:1]))
+        history = HISTORY.set({}) if HISTORY.get() is None else None  # (the outermost entry's run)
         try:
-            return api(f, *args, **kwargs)
+            out = api(f, *args, **kwargs)
+            if history is not None:
+                closed_in(HISTORY.get())
+            return out
         except StopIteration as e:
             raise OverdubError(f"{describe(f)} raised StopIteration while differentiated",
                                fix="catch it inside the function (next(it, default) for an iterator that may "
@@ -384,6 +393,9 @@ def _entry(api: Callable) -> Callable:
                 raise err from e
             raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
         finally:
+            INPUT_SCALE.reset(scale)
+            if history is not None:
+                HISTORY.reset(history)
             SWALLOWED.clear()
             _runs.leave()
             _DEPTH[0] -= 1

@@ -12,6 +12,7 @@ partials and other rules are applied once per direction.
 
 from __future__ import annotations
 
+import math
 import operator
 import os
 import sys
@@ -24,8 +25,8 @@ from overdub.errors import OverdubError
 
 from ..rules.registry import MissingRule, by_position, registry
 from ..rules.numpy.inplace import refuse_read_only_at
-from ..lowered.runtime import (_EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, SpecialPoint, equality_guard2_fd,
-                               equality_guard_fd)
+from ..lowered.runtime import (_EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
+                               equality_guard_fd, near_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
 from .dual import (Dual, DualConversionError, Tag, _conversion_site, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
@@ -110,6 +111,11 @@ def _viewing_tangents(y, fn, args: tuple, kwargs: dict, tag: Tag):
 
 
 def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
+    if fn in SIGNS and len(args) > SIGNS[fn] and type(d := args[SIGNS[fn]]) is Dual and d.tag is tag \
+            and not _called_by_engine():
+        # (a sign is an ordering against 0: `np.sign(g(m)) == -1` in a bisection's step, checked for its tie
+        # and for closing in, as `g(m) < 0` is; the lowered form guards it the same way)
+        equality_guard_fd(d.primal, 0.0, "<", d.tangent)
     for name, v in kwargs.items():
         if holds_dual_of(v, tag):  # (its tangent would be dropped: the rules' tangents are positional)
             raise NoForwardRule(f"{getattr(fn, '__qualname__', fn)} called with a differentiated value by keyword "
@@ -303,6 +309,9 @@ EQUALS = {np.equal: "==", np.not_equal: "!=", operator.eq: "==", operator.ne: "!
           operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">="}
 
 
+SIGNS = {np.sign: 0, np.signbit: 0, np.heaviside: 0, np.copysign: 1, math.copysign: 1}  # (whose sign is taken)
+
+
 # whole-array and approximate equality of a dual and a value (`lowered.runtime._EQUALITY_CALLS`'s "all==",
 # "allclose", "isclose"): a memo cache's `np.allclose(z, self._last_z)` singles out a point as `==` does
 WHOLE_EQUALS = {getattr(np, name): op for name, op in _EQUALITY_CALLS.items() if op in _WHOLE_OPS or name == "isclose"}
@@ -344,6 +353,16 @@ def checked_whole_equality(func, args, kwargs=None) -> None:
 _CLOSE_FUNCTIONS = frozenset({np.allclose, np.isclose})
 
 
+def _called_by_engine() -> bool:
+    """The call being dispatched comes from the engines' own code (a rule: abs's adjoint takes a sign), past
+    forward mode's dispatch, the core's interception and numpy's Python code."""
+    frame = sys._getframe(2)
+    while frame is not None and (frame.f_code.co_filename.startswith(_PASSING_THROUGH)
+                                 or os.sep + "numpy" + os.sep in frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame is not None and is_engine(frame.f_code.co_filename)
+
+
 def _from_engine() -> bool:
     """The numpy function being dispatched was called by the engines' own code (a rule), not the user's."""
     frame = sys._getframe(2)
@@ -362,6 +381,8 @@ def checked_equality(ufunc, inputs) -> None:
     refused where they are equal and x's tangent moves it there (`lowered.runtime.SpecialPoint`), as
     `x == other`."""
     if (type(inputs[0]) is Dual) == (type(inputs[1]) is Dual):
+        if type(inputs[0]) is Dual and inputs[0].tag is inputs[1].tag and EQUALS[ufunc] in ORDER_OPS:
+            near_guard(inputs[0].primal, inputs[1].primal, EQUALS[ufunc], inputs[0].tangent, inputs[1].tangent)
         return
     d, other = inputs if type(inputs[0]) is Dual else inputs[::-1]
     equality_guard_fd(d.primal, primal(other), EQUALS[ufunc], d.tangent)
@@ -381,6 +402,9 @@ def _on_values(ufunc, inputs, kwargs):
         if (w := JUMP_WATCH.get()) is not None:
             watch_order(w, inputs[0], inputs[1], EQUALS[ufunc], sys._getframe(3))
         checked_equality(ufunc, inputs)
+    elif ufunc in SIGNS and len(inputs) > SIGNS[ufunc] and type(d := inputs[SIGNS[ufunc]]) is Dual \
+            and not _called_by_engine():
+        equality_guard_fd(d.primal, 0.0, "<", d.tangent)  # (np.signbit: `_apply_frule`'s check of a sign)
     return ufunc(*map(primal, inputs), **kwargs)
 
 
@@ -589,6 +613,8 @@ def _chunk_view(g, t):
 def multilinear(fn, args, kwargs):
     """A map linear in each argument separately (products, dot, matmul, einsum): one term per Dual."""
     tag = top_tag(args)
+    if any(type(a) in (list, tuple) for a in args):  # (`np.dot(m, [t[0], t[1]])` of duals: numpy's array of
+        args = [to_array(a) if type(a) in (list, tuple) and holds_dual_of(a, tag) else a for a in args]  # them)
     values = [split(a, tag)[0] for a in args]
     y = fn(*values, **kwargs)
     dy = None

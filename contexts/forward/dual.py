@@ -22,9 +22,8 @@ import os
 
 import numpy as np
 
-from ..lowered.runtime import UNCHANGEABLE_WHEN, equality_guard_fd, text
+from ..lowered.runtime import HISTORY, UNCHANGEABLE_WHEN, rounding_residue, closing_in, equality_guard_fd, near_at, near_guard, text
 from ..rules.watch import JUMP_WATCH, watch_order
-from ..rules.frames import is_engine
 from ..rules.frames import is_engine, outside_engine
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 
@@ -822,6 +821,8 @@ class Dual:
             return _reflected(self, other, "__eq__")
         eq = primal(self) == primal(other)
         if eq is False or type(other) is Dual and other.tag is self.tag:
+            if eq is False and HISTORY.get() is not None and type(self.primal) is float:
+                _rates_noted(self.tangent)  # (the rates a root finder's exact exit is judged by: `rounding_residue`)
             return eq
         return _equality_checked(self, other, eq, "==")
 
@@ -830,6 +831,8 @@ class Dual:
             return _reflected(self, other, "__ne__")
         ne = primal(self) != primal(other)
         if ne is True or type(other) is Dual and other.tag is self.tag:
+            if ne is True and HISTORY.get() is not None and type(self.primal) is float:
+                _rates_noted(self.tangent)
             return ne
         return _equality_checked(self, other, ne, "!=")
 
@@ -1020,6 +1023,12 @@ class Dual:
     def ravel(self, order="C"):
         return np.ravel(self, order=order)
 
+    @property
+    def flat(self):  # (`a, b, c = m.flat`, `m.flat[i]`: transforms3d's mat2quat, scipy's linregress)
+        if not isinstance(self.primal, np.ndarray):  # (a number's dual has none: sympy's sympify asks)
+            raise AttributeError("flat")
+        return _Flat(self)
+
     def flatten(self, order="C"):
         return np.ravel(self, order=order).copy()
 
@@ -1147,6 +1156,29 @@ class Dual:
         return [x.tolist() for x in self]
 
 
+class _Flat:
+    """A dual array's `.flat`, read: its items in C order (a view of the flattened dual: `m.flat[i]`,
+    iteration, `len`). Writing through it is refused (forward mode's `c.flat[i] = x`: write `c.ravel()`'s
+    items, or `c[np.unravel_index(i, c.shape)] = x`)."""
+    __slots__ = ("_items",)
+
+    def __init__(self, d: Dual):
+        self._items = np.ravel(d)
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self):
+        return len(self._items)
+
+    def __getitem__(self, index):
+        return self._items[index]
+
+    def __setitem__(self, index, value):
+        raise OverdubError("forward mode does not write into a dual array through `.flat`",
+                           fix="write its items by index: `c[np.unravel_index(i, c.shape)] = x`")
+
+
 def _ordered(d: Dual, other, result, op: str):
     """`d < other` (`<=`, `>`, `>=`): Python's result, checked for a tie as `d == other` is (a branch
     boundary: `_equality_checked`) unless other is perturbed by d's tag too; noted for a rule sampling a
@@ -1154,12 +1186,43 @@ def _ordered(d: Dual, other, result, op: str):
     if (w := JUMP_WATCH.get()) is not None:
         watch_order(w, d, other, op, _past_operators(sys._getframe(2)))
     if type(other) is Dual and other.tag is d.tag:
+        rate = _rate(d.tangent, other.tangent)
+        if near_at(d.primal, other.primal, rate) is not None:
+            return _equality_checked(d, other, result, "~" + op, frame=3)
+        if type(d.primal) is float and HISTORY.get() is not None:
+            _closing(d.primal, other.primal, op, rate)
         return result
     value = d.primal
-    if type(value) is float:  # (the common case: one comparison more)
-        if value != primal(other):
+    if type(value) is float or type(value) is np.float64:  # (the common case: one comparison more)
+        if value != primal(other) and near_at(value, primal(other), d.tangent) is None:
+            if HISTORY.get() is not None:
+                _closing(value, primal(other), op, d.tangent)
+                if type(value) is float:
+                    _rates_noted(d.tangent, 3)
             return result
     return _equality_checked(d, other, result, op, frame=3)
+
+
+def _rates_noted(rate, depth: int = 2) -> None:
+    """A test not tied, in the user's code: its tangent noted for `lowered.runtime.rounding_residue`."""
+    caller = _past_operators(sys._getframe(depth))
+    if not is_engine(caller.f_code.co_filename):
+        rounding_residue(caller, False, rate)
+
+
+def _closing(a, b, op: str, rate) -> None:
+    """`lowered.runtime.closing_in` for a comparison in the user's code (not the rules')."""
+    caller = _past_operators(sys._getframe(3))
+    if not is_engine(caller.f_code.co_filename):
+        closing_in(caller, a, b, op, rate)
+
+
+def _rate(ta, tb):
+    """The tangent of a - b (None where it has none)."""
+    try:
+        return ta - tb
+    except Exception:
+        return None
 
 
 def _equality_checked(d: Dual, other, result, op: str, frame: int = 2):
@@ -1174,8 +1237,16 @@ def _equality_checked(d: Dual, other, result, op: str, frame: int = 2):
             return result
     if is_engine(caller.f_code.co_filename):
         return result
-    equality_guard_fd(d.primal, primal(other), op, d.tangent)
+    if op[:1] == "~":  # (two duals of one tag closing in: refused by `near_guard`)
+        near_guard(d.primal, other.primal, op[1:], d.tangent, other.tangent)
+        return result
+    equality_guard_fd(d.primal, primal(other), op, d.tangent, None, caller)
+    if op in _ORDERINGS and HISTORY.get() is not None:  # (a nested derivative's duals: their values')
+        closing_in(caller, d.primal, primal(other), op, d.tangent)
     return result
+
+
+_ORDERINGS = frozenset({"<", "<=", ">", ">="})
 
 
 def _past_operators(frame):

@@ -29,8 +29,8 @@ from overdub.passes import OwnedEntries, of_a_module, on_clear
 from overdub.passes import depth as _depth
 from overdub.errors import OverdubError
 
-from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, EagerIterationError, addresses, eager_items, own_test_method,
-                               parsed, remembered_text)
+from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, EagerIterationError, addresses, closing_in,
+                               eager_items, own_test_method, parsed, remembered_text)
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
@@ -771,7 +771,9 @@ _order_watch_fd = LOWERING_HELPERS["__od_order_watch_fd__"]
 def fd_equality_guard(active, other, op, tangent, close=None):
     if type(active) not in _NO_OWN_TEST or type(other) not in _NO_OWN_TEST:
         _declined(active, other, op)
-    _equality_guard_fd(active, other, op, tangent, close)
+    _equality_guard_fd(active, other, op, tangent, close, sys._getframe(1))
+    if op in ORDER_OPS:
+        closing_in(sys._getframe(1), active, other, op, tangent)
 
 
 def fd_equality_guard2(a, b, op, ta, tb, close=None):
@@ -780,10 +782,13 @@ def fd_equality_guard2(a, b, op, ta, tb, close=None):
     _equality_guard2_fd(a, b, op, ta, tb, close)
 
 
-def fd_order_watch(a, b, op, ta=None):
+def fd_order_watch(a, b, op, ta=None, tb=None):
     if type(a) not in _NO_OWN_TEST or type(b) not in _NO_OWN_TEST:
         _declined(a, b, op)
-    _order_watch_fd(a, b, op, ta)
+    _order_watch_fd(a, b, op, ta, tb)
+    if type(a) is float and type(b) is float and type(ta) is float and type(tb) is float or type(
+            ta) is np.ndarray and type(tb) is np.ndarray and ta.shape == tb.shape:
+        closing_in(sys._getframe(1), a, b, op, ta - tb)
 
 
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...

@@ -156,6 +156,10 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
         return None  # (no `if`/`else` in a loop: nothing more to walk — a long straight function's case)
     values = _assigned(fdef)
     local = set(values) | {a.arg for a in all_nodes(fdef.args) if isinstance(a, ast.arg)} | {_OPAQUE}
+    binds = list(_bindings(fdef.body))
+    _unpacked(binds)
+    integers = _integer_names(binds)  # (a bracket of indices, `lo, hi = 0, len(xs) - 1`: a table's search,
+    # its result an index that selects constants, as `bisect.bisect` does; interpolation after it is smooth)
     for loop, ups in vectorised:  # (a bracket narrowed elementwise: `hi = np.where(c, mid, hi)`, masks)
         read_in_loop = set().union(*(_loads(s) for s in loop.body), _loads(getattr(loop, "test", ast.Pass())))
         for ta, value_a, test_a, stmt in ups:
@@ -172,6 +176,9 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
                 continue
             if _steps_by_halves(n, loop, read_in_loop):
                 return n
+    temps = {s.targets[0].id: s.value for s in _own_statements(fdef.body)
+             if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+             and s.targets[0].id.startswith(TEMP_PREFIX)}
     for loop, ifs in candidates:
         if not ifs:
             continue
@@ -179,16 +186,68 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
         for n in ifs:
             if active is not None and not _test_reads(n.test, values) & active:
                 continue
+            if _finiteness_test(n.test, temps):
+                continue
             if active is None and not _loads(n.test):
                 continue
             a, b = _given(n.body), _given(n.orelse)
             for ta, value_a in a.items():
                 for tb, value_b in b.items():
                     if ta != tb and ta in read_in_loop and tb in read_in_loop \
+                            and not ({ta, tb} <= integers and _indexing_only(loop, integers)) \
                             and _made_of_bracket(value_a, {ta, tb}, values, local) \
                             and _made_of_bracket(value_b, {ta, tb}, values, local):
                         return n
     return None
+
+
+def _indexing_only(loop, integers: set[str]) -> bool:
+    """The loop uses its integers only as indices and in integer arithmetic and tests (`xs[mid] > x`,
+    `mid = (lo + hi) // 2`, `hi - lo > 1`): a search of a table's entries. An index scaled into a value
+    (`g(mid * h, x) < 0`: a bisection on a grid) is not."""
+    parents = {id(c): p for p in all_nodes(loop) for c in ast.iter_child_nodes(p)}
+
+    def integer(node) -> bool:
+        return (isinstance(node, ast.Name) and node.id in integers
+                or isinstance(node, ast.Constant) and type(node.value) in (int, bool)
+                or isinstance(node, ast.BinOp) and integer(node.left) and integer(node.right))
+
+    for n in all_nodes(loop):
+        if not (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in integers):
+            continue
+        child, p = n, parents.get(id(n))
+        while isinstance(p, ast.BinOp) and integer(p):
+            child, p = p, parents.get(id(p))
+        if isinstance(p, ast.Subscript) and child is p.slice or isinstance(p, (ast.Assign, ast.Tuple)) \
+                or isinstance(p, ast.Compare) and all(integer(o) for o in [p.left, *p.comparators]) \
+                or isinstance(p, ast.Call) and _call_name(p) in ("range", "int", "len") \
+                or isinstance(p, (ast.If, ast.While, ast.IfExp)) and child is p.test or isinstance(p, ast.BoolOp) \
+                or isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not):  # (a test's outcome, tested)
+            continue
+        return False
+    return True
+
+
+_FINITENESS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "any", "all"})
+
+
+def _finiteness_test(test, temps: dict) -> bool:
+    """The test asks only whether values are NaN or infinite (`np.any(np.isnan(dx))`: a safeguarded Newton
+    iteration's fallback, karney's geodesic solver's), no ordering of them: no bracket is narrowed by it."""
+    todo, seen, calls = [test], 0, 0
+    while todo and seen < 50:
+        node = todo.pop()
+        seen += 1
+        for n in all_nodes(node):
+            if isinstance(n, ast.Name) and n.id in temps:
+                todo.append(temps[n.id])
+            elif isinstance(n, ast.Compare):
+                return False
+            elif isinstance(n, ast.Call):
+                if _call_name(n) not in _FINITENESS:
+                    return False
+                calls += 1
+    return calls > 0 and not todo
 
 
 def _loop_stores(loop) -> dict[str, list]:

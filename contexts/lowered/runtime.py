@@ -11,7 +11,9 @@ from __future__ import annotations
 import ast
 import builtins
 import contextvars
+import math
 import numbers
+import operator
 import re
 import sys
 from decimal import Decimal
@@ -548,8 +550,14 @@ def equality_guard(active, other, op: str, close=None) -> None:
         watch_order(w, active, other, op, sys._getframe(1))
     if type(active).__flags__ & _HEAPTYPE or type(other).__flags__ & _HEAPTYPE:
         own_test(active, other, op)
+    if type(active).__name__ == "Dual" and op in _TIES and type(active.primal) in _FLOATS and rounding_residue(
+            sys._getframe(1), active.primal == getattr(other, "primal", other), active.tangent):
+        return  # (under `hessian`: a root finder's exact exit, its residual's tangent rounding's residue)
     mask = _equal_at(active, other, op)
     if mask is None:
+        if op in ORDER_OPS:
+            _closing_in(active, other, op, getattr(active, "tangent", None) if type(active).__name__ == "Dual"
+                        else None)
         return
     tangent = getattr(active, "tangent", None) if type(active).__name__ == "Dual" else None
     if tangent is not None:
@@ -564,19 +572,68 @@ def equality_guard(active, other, op: str, close=None) -> None:
     hits.append((_where(), other, op))
 
 
-def order_watch(a, b, op: str, ta=None) -> None:
-    """Before `a < b` (an ordering) with both operands active: noted for a `JumpWatch`. Both modes' (a
-    tangent twin's passes the first operand's tangent after op, unused)."""
+def _closing_in(a, b, op: str, rate) -> None:
+    """Reverse mode, before `a < b` with no tie: refused where a step of relative size _FLIP flips it, for
+    duals (under `hessian`: `rate` their tangent); plain values whose gap narrowed onto the boundary
+    (`narrowing`) are noted for forward mode to tell."""
+    if rate is not None:
+        a, b = getattr(a, "primal", a), getattr(b, "primal", b)
+        if near_at(a, b, rate) is not None:
+            raise _near_special(b, op)
+        while type(rate).__name__ == "Dual":
+            rate = rate.primal
+        closing_in(sys._getframe(2), a, b, op, rate)
+        return
+    hits = SPECIAL_HITS.get()
+    if hits is not None and narrowing(a, b, hits, sys._getframe(2)):
+        hits.append((_where(), b, "~" + op))
+
+
+def order_watch(a, b, op: str, ta=None, tb=None) -> None:
+    """Before `a < b` (an ordering) with both operands active: noted for a `JumpWatch`; forward mode's (a
+    tangent twin's, passing both tangents after op) refused where a step of relative size _FLIP of the
+    inputs flips it (`near_at`)."""
     if (w := JUMP_WATCH.get()) is not None:
         watch_order(w, a, b, op, sys._getframe(1))
+    if ta is not None or tb is not None:
+        near_guard(a, b, op, ta, tb)
+
+
+def near_guard(a, b, op: str, ta, tb) -> None:
+    """Refused where a step of relative size _FLIP flips `a op b`, the two moving by tangents ta and tb.
+    Two that move together up to rounding (a safeguarded Newton iteration's `lo < y_new`, both converged
+    onto the root with their derivatives) do not part: a rate below _FLIP of the tangents is none."""
+    if tb is None or type(tb) is int and tb == 0:
+        rate = ta
+    elif ta is None or type(ta) is int and ta == 0:
+        rate = tb
+    else:
+        while type(ta).__name__ == "Dual":
+            ta = ta.primal
+        while type(tb).__name__ == "Dual":
+            tb = tb.primal
+        try:
+            rate = np.abs(np.asarray(ta, dtype=float) - np.asarray(tb, dtype=float))
+            rate = np.where(rate > _FLIP * np.maximum(np.abs(ta), np.abs(tb)), rate, 0.0)
+        except Exception:  # (tangents of different kinds: a sequence's)
+            return
+    if near_at(a, b, rate) is not None:
+        raise _near_special(b, op)
 
 
 def order_watch_reverse(a, b, op: str) -> None:
-    """Reverse mode's `order_watch`: a class's own ordering method is checked too (`own_test`)."""
+    """Reverse mode's `order_watch`: a class's own ordering method is checked too (`own_test`), and the
+    test closing in on its boundary (`_closing_in`)."""
     if type(a).__flags__ & _HEAPTYPE or type(b).__flags__ & _HEAPTYPE:
         own_test(a, b, op)
     if (w := JUMP_WATCH.get()) is not None:
         watch_order(w, a, b, op, sys._getframe(1))
+    da, db = type(a).__name__ == "Dual", type(b).__name__ == "Dual"
+    if da or db:
+        near_guard(a.primal if da else a, b.primal if db else b, op, a.tangent if da else None,
+                   b.tangent if db else None)
+    else:
+        _closing_in(a, b, op, None)
 
 
 def equality_guard2(a, b, op: str, close=None) -> None:
@@ -642,15 +699,27 @@ def _moving_apart(ta, tb, mask, close=None, other=None) -> bool:
         return _moving(ta, mask, close, other) or _moving(tb, mask, close, other)
 
 
-def equality_guard_fd(active, other, op: str, tangent, close=None) -> None:
+def equality_guard_fd(active, other, op: str, tangent, close=None, frame=None) -> None:
     """Forward mode, before `active == other` (or `!=`): refused where they are equal and the tangent
     moves `active` there (a value that does not move is no special point of the derivative). An
-    ordering of the user's (a tangent twin's guard) is also noted for a `JumpWatch`."""
+    ordering of the user's (a tangent twin's guard) is also noted for a `JumpWatch`. Given the test's
+    frame, a number's tangent at a tie that is rounding's residue of the rates the test met is none
+    (`rounding_residue`)."""
     if (w := JUMP_WATCH.get()) is not None:
         watch_order(w, active, other, op, sys._getframe(1))
+    if frame is not None and op in _TIES:
+        value, plain = active, other
+        while type(value).__name__ == "Dual":  # (a nested derivative's: values)
+            value = value.primal
+        while type(plain).__name__ == "Dual":
+            plain = plain.primal
+        if type(value) in _FLOATS and rounding_residue(frame, value == plain, tangent):
+            return
     mask = _equal_at(active, other, op)
     if mask is not None and _moving(tangent, mask, close, other):
         raise _special(other, op)
+    if op in ORDER_OPS and mask is None and near_at(active, other, tangent) is not None:
+        raise _near_special(other, op)
 
 
 # Approximate equality (`np.allclose(p, key, rtol, atol)`, `np.isclose`, `math.isclose`) found holding
@@ -740,9 +809,253 @@ def _moving(tangent, mask, close=None, other=None) -> bool:
 ORDER_OPS = frozenset({"<", "<=", ">", ">="})
 
 
+# -- orderings closing in on their boundary --
+# A tie is one point; an iteration that narrows onto a test's boundary (a bisection's `g(mid, x) < 0`, its
+# step in a helper, a method, a recursion or a `reduce`, where the loop-level detector of `bisection` does
+# not see it) decides its last tests a hair from the other branch: the value it returns is a fixed mix of
+# its brackets, constant on steps far narrower than any finite difference, and the derivative of the branch
+# taken (0) is not the function's. Such a test is one that a step of relative size _FLIP of the inputs
+# flips: |a - b| < _FLIP * INPUT_SCALE * |rate of a - b|. An iteration whose derivative follows its values
+# (Newton's, the secant's) passes: the rate of its residual shrinks with the residual. Forward mode has the
+# rate (the tangent) at every test; reverse mode, whose values carry none, notes a test whose gap fell
+# below _FLIP of the largest the same test met in the recording, for forward mode to tell (`CHECK_SPECIAL`).
+
+INPUT_SCALE: contextvars.ContextVar = contextvars.ContextVar("overdub_input_scale", default=1.0)
+"""The size of a forward-mode entry's inputs per unit of its directions (`input_scale`, set by the entry)."""
+
+
+def input_scale(values, directions=None) -> float:
+    """The largest multiple s of the directions v (1 each, without) whose step s v changes no input x by more
+    than its own size (|x|, or 1 where x is 0): a step of relative size _FLIP is then _FLIP s v. (Inputs of
+    unlike sizes, a pressure of 1e6 beside a viscosity of 1e-3: the viscosity's size bounds the step.)"""
+    scale = float("inf")
+    for k, x in enumerate(values):
+        v = 1.0 if directions is None else directions[k]
+        while type(x).__name__ == "Dual":
+            x = x.primal
+        if v is None or not (_in_numpy(x) and _in_numpy(v)):  # (a dask array's size is not computed for it)
+            continue
+        if type(x) is float and type(v) is float:
+            if v != 0.0:
+                scale = min(scale, (abs(x) or 1.0) / abs(v))
+            continue
+        try:
+            a, d = np.abs(np.asarray(x, dtype=float)), np.abs(np.asarray(v, dtype=float))
+            a = np.where(a == 0.0, 1.0, a)
+            moved = np.broadcast_to(d, a.shape) != 0.0 if d.ndim <= a.ndim else None
+            if moved is not None and moved.any():
+                scale = min(scale, float(np.nanmin(a[moved] / np.broadcast_to(d, a.shape)[moved])))
+        except (TypeError, ValueError):
+            continue
+    return scale if 0.0 < scale < float("inf") else 1.0
+
+
+def _in_numpy(v) -> bool:
+    """v is a Python number or numpy's (an array, a scalar): what the checks of orderings compute on."""
+    return type(v) in (float, int, bool) or isinstance(v, (np.ndarray, np.generic))
+
+
+def near_at(a, b, rate):
+    """Where the ordering of a and b flips within a step of relative size _FLIP of the inputs (`rate`: the
+    tangent of a - b; with one more axis, a chunk of directions: the largest): True or a bool array; None
+    where nowhere, or where the values are not floats (an exact type's tests are exact)."""
+    while type(rate).__name__ == "Dual":
+        rate = rate.primal
+    if rate is None or type(rate) is int and rate == 0:
+        return None
+    while type(a).__name__ == "Dual":  # (a nested derivative's: values)
+        a = a.primal
+    while type(b).__name__ == "Dual":
+        b = b.primal
+    if JUMP_WATCH.get() is not None or not (_in_numpy(a) and _in_numpy(b) and _in_numpy(rate)):
+        return None  # (a rule sampling the function notes its branches itself; a dask array is not computed)
+    if type(a) is float and type(rate) is float and (type(b) is float or type(b) is int):
+        return True if abs(a - b) < _FLIP * INPUT_SCALE.get() * abs(rate) else None
+    try:
+        gap = np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
+        r = np.abs(np.asarray(rate, dtype=float))
+        if r.ndim == gap.ndim + 1:
+            r = r.max(axis=0)
+        near = gap < _FLIP * INPUT_SCALE.get() * r
+    except (TypeError, ValueError):
+        return None
+    if near.ndim and near.size > 1:  # (an array: its elements closing in together, a vectorised bisection's;
+        return near if np.count_nonzero(near) * 2 > near.size else None  # one point of a grid next to a
+    return near if near.any() else None                                 # breakpoint is data, as a tie is)
+
+
+# A loose iteration (a bisection stopped at `hi - lo < 1e-4`, its step in a helper) never comes within a step of
+# _FLIP of its test's boundary, but its history shows it: visit after visit of the same test (its code and
+# line, in one forward-mode run) the step that would flip it -- its gap over its rate, the tested value's
+# sensitivity to the inputs -- falls a thousandfold from the largest it had, and stays there: the iterate
+# closing in carries no derivative. An iteration whose derivative follows its values keeps that step (Newton's and the secant's
+# residuals lose their rate with their gap), and a convergence test against a tolerance ends about the
+# tolerance away. Scalars only (a vectorised bisection's `np.where` steps are the loop detector's).
+
+HISTORY: contextvars.ContextVar = contextvars.ContextVar("overdub_test_history", default=None)
+"""{(code, line): [largest step, visits since the step fell below 1/100 of it, last step, last gap, op, b,
+largest rate, how many of those visits' tests held, how many failed]}
+of a forward-mode run's orderings of floats (set by the outermost entry), or None."""
+
+_FLOATS = frozenset({float, np.float64})
+_NUMBERS_OR_INT = frozenset({float, np.float64, int})
+_RUN, _FELL = 4, 1e-3  # (visits in a row, the fall of the step)
+_ORDERS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def closing_in(frame, a, b, op: str, rate) -> None:
+    """Forward mode, before `a op b` of floats in frame with rate the tangent of a - b: noted in `HISTORY`,
+    which `closed_in` judges when the run ends."""
+    hist = HISTORY.get()
+    if hist is None or JUMP_WATCH.get() is not None:
+        return
+    while type(a).__name__ == "Dual":  # (a nested derivative's: values)
+        a = a.primal
+    while type(b).__name__ == "Dual":
+        b = b.primal
+    while type(rate).__name__ == "Dual":
+        rate = rate.primal
+    if type(a) not in _FLOATS or type(b) not in _NUMBERS_OR_INT:
+        return
+    if type(rate) is np.ndarray and rate.dtype.kind == "f" and rate.size:  # (a chunk of directions: the largest)
+        rate = np.max(np.abs(rate))
+    elif type(rate) not in _FLOATS:
+        return
+    gap, r = abs(float(a) - float(b)), abs(float(rate))
+    key = (frame.f_code, frame.f_lineno)
+    h = hist.get(key)
+    # (a test whose value does not move never flips: a rate of 0, or rounding's residue of the rates the
+    # test met -- a safeguarded Newton iteration's `g(tn) > 0` once g(tn) is exactly 0: `rounding_residue`)
+    still = r == 0.0 or h is not None and r <= _FLIP * 1e-2 * h[6]
+    step = math.inf if still else gap / r
+    if h is None:
+        hist[key] = [step if step < math.inf else 0.0, 0, step, gap, op, b, r, 0, 0]
+        return
+    h[6] = max(h[6], r)
+    if step == math.inf:
+        h[1] = 0
+    elif step > h[0]:
+        h[0], h[1] = step, 0
+    elif step < 10 * _FELL * h[0]:
+        if not h[1]:
+            h[7] = h[8] = 0
+        h[1] += 1
+        if _ORDERS[op](a, b):  # (the outcomes of the run's tests)
+            h[7] += 1
+        else:
+            h[8] += 1
+    else:
+        h[1] = 0
+    h[2], h[3], h[5] = step, gap, b
+
+
+_TIES = frozenset({"==", "!=", "<", "<=", ">", ">="})
+
+
+def rounding_residue(frame, tied: bool, rate) -> bool:
+    """A root finder's exact exit, `if q == 0.0: return p` (fluids' secant and newton): the residual q of an
+    iterate whose derivative follows its values has a tangent that shrinks with it, to rounding's residue of
+    the residuals' rates before. Where the test is tied, a tangent below _FLIP * 1e-2 of the largest the same
+    test (its code and line, in this forward-mode run) met is that residue: the value does not move. Its
+    first visit has no history: a tie there moves where its tangent is not 0 (`x == 0` at 0)."""
+    hist = HISTORY.get()
+    while type(rate).__name__ == "Dual":
+        rate = rate.primal
+    if hist is None:
+        return False
+    if type(rate) is np.ndarray and rate.dtype.kind == "f" and rate.size:  # (a chunk of directions: the largest)
+        rate = np.max(np.abs(rate))
+    elif type(rate) not in _FLOATS:
+        return False
+    r = abs(float(rate))
+    key = (frame.f_code, frame.f_lineno, "==")
+    top = hist.get(key, 0.0)
+    if r > top:
+        hist[key] = r
+    return tied and r <= _FLIP * 1e-2 * top
+
+
+def closed_in(hist: dict) -> None:
+    """At the end of a forward-mode run: refused where a test's last visits closed in on it (`HISTORY`): the
+    last _RUN of them a step below 1/100 of the largest it had, each outcome at least twice among them (a
+    bisection narrows its bracket from both ends; a march to a bound -- an ODE solver's `t_new > t_bound` --
+    turns once, at its end), the last below _FELL of the largest, and its gap below
+    _FELL of b where b is not 0 (a convergence test `norm(u - u2) < 1e-12` ends about its tolerance away).
+    (Its end, not its middle: data swept through a threshold in order passes close to it and away again;
+    an iteration stays.)"""
+    for key, h in hist.items():
+        if len(key) != 2:  # (an equality's rates: `rounding_residue`)
+            continue
+        (code, line), (top, run, step, gap, op, b, _, held, failed) = key, h
+        if run >= _RUN and step < _FELL * top and (b == 0 or gap < _FELL * abs(b)) and min(held, failed) >= 2:
+            raise SpecialPoint(
+                f"an iteration closing in on the test `{op}` against {b!r:.40}: over its last {run} visits the "
+                f"step of the inputs that would flip it fell below {_FELL:g} of the largest it had: the iterate "
+                f"narrowing onto the test carries no derivative (a bisection, its step in a helper, a method or a "
+                f"recursion), and the derivative of its result is not the root's", where=f"{code.co_filename}:{line} in {code.co_qualname}", fix=NEAR_FIX)
+
+
+class Hits(list):
+    """A recording's `SPECIAL_HITS`: the tests found equal (or closing in), and the largest gap each
+    ordering (its code and line) has met (`narrowing`)."""
+    __slots__ = ("gaps",)
+
+    def __init__(self):
+        super().__init__()
+        self.gaps = {}
+
+
+def narrowing(a, b, hits, frame) -> bool:
+    """Reverse mode, `a < b` of plain values in frame: whether the gap |a - b| has fallen below _FLIP of
+    the largest the same test met in this recording (an iteration closing in on the test's boundary) and,
+    for a b not 0, below _FLIP of b (a Newton iteration's `abs(dx) > tol` ends a gap of about tol away)."""
+    gaps = getattr(hits, "gaps", None)
+    if gaps is None or JUMP_WATCH.get() is not None or not (_in_numpy(a) and _in_numpy(b)) or type(a) is int or type(a) is bool or isinstance(a, (np.integer, np.bool_)) or (
+            type(a) is np.ndarray and a.dtype.kind in "biu"):  # (an integer carries no derivative: `x.ndim`)
+        return False
+    try:
+        if type(a) is float and (type(b) is float or type(b) is int):
+            small = large = abs(a - b)
+            size = abs(b)
+        else:
+            b = np.asarray(b, dtype=float)
+            gap = np.abs(np.asarray(a, dtype=float) - b)
+            if not gap.size:
+                return False
+            small, large = float(np.nanmedian(gap)), float(np.nanmax(gap))  # (most of it: see `near_at`)
+            size = float(np.max(np.abs(b))) if b.size else 0.0
+    except (TypeError, ValueError):
+        return False
+    key = (frame.f_code, frame.f_lineno)
+    h = gaps.get(key)
+    if h is None or large > h[0]:
+        gaps[key] = [large, 0]
+        return False
+    h[1] = h[1] + 1 if small < 10 * _FELL * h[0] else 0
+    # (closing in by _FLIP at once, or by _FELL visit after visit: forward mode tells which, by the rate)
+    return (small < _FLIP * h[0] or h[1] >= _RUN and small < _FELL * h[0]) and (
+        size == 0.0 or small < _FELL * size)
+
+
+def _near_special(other, op: str) -> "SpecialPoint":
+    return SpecialPoint(special_case(other, "~" + op), where=_where(), fix=NEAR_FIX)
+
+
+NEAR_FIX = ("give the solving function its derivative (`@contexts.custom_adjoint`: by the implicit function "
+            "theorem, dy/dx = -(dg/dx)/(dg/dy) at a root), find the root with an iteration that follows the "
+            "function's values (Newton's, secant; scipy.optimize.brentq has a rule), or differentiate at a "
+            "point off the branch boundary")
+
+
 def special_case(other, op: str) -> str:
-    """What an equality (or a tie of an ordering) found: the head of `SpecialPoint`'s message."""
+    """What an equality (or a tie of an ordering, or an ordering closing in: op "~<") found: the head of
+    `SpecialPoint`'s message."""
     shown = f"an item of a {type(other).__name__}" if op in ("in", "not in") else f"{repr(other):.60}"
+    if op[:1] == "~":
+        return (f"a differentiated value within a step of {_FLIP:g} (relative to the inputs) of {shown}, compared "
+                f"by `{op[1:]}`: the test takes its other branch that close (an iteration closing in on it, as a "
+                f"bisection's `g(mid) < 0` in a helper, a method or a recursion; a point next to a branch boundary), "
+                f"where the derivative of the branch taken is not the function's")
     if op in ORDER_OPS:
         return (f"a differentiated value equal to {shown}, compared by `{op}`: a branch boundary, where the "
                 f"code's branches meet and the derivative of the branch taken need not be the function's (a kink: "
@@ -822,6 +1135,7 @@ _EQUALITY_CALLS = {"equal": "==", "not_equal": "!=", "eq": "==", "ne": "!=",  # 
                    # validation check that holds exactly of a value that moves is one too (the branch
                    # not taken would normalise). Where it holds only approximately: not checked.
                    "array_equal": "all==", "array_equiv": "all==", "allclose": "all==", "isclose": "=="}
+_SIGN_TESTS = {"sign": 0, "signbit": 0, "heaviside": 0, "copysign": 1}  # (the argument whose sign is taken)
 _CLOSE = {"allclose": ("rtol", "atol", 1e-5, 1e-8), "isclose": ("rtol", "atol", 1e-5, 1e-8)}  # (their bands)
 
 
@@ -834,6 +1148,12 @@ def _equality_test(v):
     expression of its (rtol, atol), else None."""
     if isinstance(v, ast.Compare) and len(v.ops) == 1 and type(v.ops[0]) in _EQUALITY_OPS:
         return v.left, v.comparators[0], _EQUALITY_OPS[type(v.ops[0])], None
+    if isinstance(v, ast.Call) and v.args and not any(isinstance(a, ast.Starred) for a in v.args):
+        f = v.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+        at = _SIGN_TESTS.get(name)
+        if at is not None and len(v.args) > at:  # (a sign is an ordering against 0: `np.sign(g(m)) == -1`
+            return v.args[at], ast.Constant(0.0), "<", None  # in a bisection's step, its tie and closing in)
     if isinstance(v, ast.Call) and 2 <= len(v.args) and all(k.arg for k in v.keywords) and not any(
             isinstance(a, ast.Starred) for a in v.args):  # (keywords: `out=mask`, `where=`)
         f = v.func
@@ -947,10 +1267,10 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None) -> list:
 
 def _guard(s, name: str, operands: tuple, op: str, close, tangent) -> ast.Expr:
     """`name(a, b, op[, close=...])` before statement s; forward mode's (`tangent` given) `name_fd` with the
-    tangents of the operands it checks (the first, or both for a two-active guard) after op."""
+    tangents of the operands it checks (the first, or both for a two-active guard or ordering) after op."""
     args = [*operands, ast.Constant(op)]
     if tangent is not None:
-        checked = operands if name == "__od_equality_guard2__" else operands[:1]
+        checked = operands if name in ("__od_equality_guard2__", "__od_order_watch__") else operands[:1]
         args += [tangent(x) for x in checked]
         name = name[:-2] + "_fd__"
     keywords = [] if close is None else [ast.keyword(arg="close", value=close)]

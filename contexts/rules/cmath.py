@@ -61,7 +61,15 @@ def acos_derivative(y, z):
 def _holomorphic(fn, derivative, name):
     """Register the adjoint dy * conj(f'(z)) (projected onto z's type) and the frule f'(z) * dz."""
     def adjoint(dy, y, z):
-        return (None if dy is None else project(dy * conj(derivative(y, z)), z),)
+        if dy is None:
+            return (None,)
+        try:
+            partial = derivative(y, z)
+        except ZeroDivisionError:  # (a singular point, sqrt's at 0: infinite, as math's rule gives in reverse;
+            if dy == 0:           # forward mode refuses it. Nothing moves where the cotangent is 0)
+                return (None,)
+            partial = complex(math.inf, 0.0)
+        return (project(dy * conj(partial), z),)
 
     def frule(tangents, z):
         y, t = fn(z), tangents[0]

@@ -248,7 +248,9 @@ def _on_floats(partial):
 
 def _singular(d: float, partial, *args) -> float:
     """d times a partial that divides by zero on floats (sqrt's at 0, cbrt's, acos' at 1): 0 where d is 0
-    (the argument does not move: as the adjoints' `0 * inf` elsewhere), else d times numpy's inf or nan."""
+    (the argument does not move: as the adjoints' `0 * inf` elsewhere -- fluids' full tank, `acos(1 - 2 h / D)`
+    at h = D, its argument -1 whatever D), else d times numpy's inf or nan. (A zero of higher order, `cbrt(x **
+    3)` at 0, is taken for no change too: README, Limits.)"""
     if d == 0.0:
         return 0.0
     with np.errstate(divide="ignore", invalid="ignore"):  # (0-d arrays: numpy's arithmetic all the way)
@@ -312,9 +314,10 @@ def register_elementwise(fn, partials, name):
                     return (_singular(dy, raw, y, x),)
             try:
                 return generic_adjoint(dy, y, x)
-            except ZeroDivisionError:  # (numpy scalars: acos at an argument of exactly 1)
-                if type(dy).__name__ == "Dual" and not _exact_zero(dy):
-                    raise  # (forward over reverse: forward mode says where it divides by zero)
+            except ZeroDivisionError:  # (numpy scalars: acos at an argument of exactly 1; a dual cotangent,
+                # forward over reverse: numpy's inf or nan, which reaches an input's entry only if the argument
+                # moves there -- `hessian` retakes such entries from forward mode -- and is dropped where it
+                # is an object's constant field: fluids' TANK at a full tank, sqrt(2 R D - D D) of its D)
                 return (_singular_any(dy, raw, y, x),)
 
         def frule(tangents, x):

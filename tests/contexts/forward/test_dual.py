@@ -63,7 +63,9 @@ def test_comparisons_bool_hash_use_the_primal():
     t = Tag()
     a, b = Dual(1.0, 5.0, t), Dual(2.0, -1.0, t)
     assert a < b and b > 1.5 and a <= 1.2 and a != 1.5 and a != b and Dual(1.0, 0.0, t) == 1.0
-    assert Dual(1.0, 0.0, t) <= 1.0 and a <= Dual(1.0, 2.0, t)  # (a tie that does not move; two duals)
+    assert Dual(1.0, 0.0, t) <= 1.0 and a <= Dual(1.0, 5.0, t)  # (a tie that does not move; two moving together)
+    with pytest.raises(SpecialPoint):  # (two duals tied that part: a kink, as `max(a, b)` written with a test)
+        assert a <= Dual(1.0, 2.0, t)
     with pytest.raises(SpecialPoint):  # (equal to a plain number where it moves: `lowered.runtime`)
         assert a == 1.0
     with pytest.raises(SpecialPoint):  # (a tie of an ordering there: a branch boundary)
