@@ -6,14 +6,17 @@
 argument in turn (scalar arguments). `assert_right_or_refused(mode, f, *args)`: the gradient equals
 central differences (tests/fd.py), or the mode refused with an OverdubError; returns whether it refused.
 `assert_array_gradient(mode, f, x)`: a scalar function of one array, by `gradient` ("reverse"), `jacfwd`
-("forward") or `jvp` along a direction ("jvp"), against central differences.
+("forward") or `jvp` along a direction ("jvp"), against central differences. `assert_scalar_modes(f, x)`: a
+scalar function of a float by `gradient`, `derivative` and (optionally) `hessian`, against central
+differences (the second derivative against differences of forward mode's first).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MODES", "ARRAY_MODES", "gradient_in", "assert_right_or_refused", "assert_array_gradient"]
+__all__ = ["MODES", "ARRAY_MODES", "gradient_in", "assert_right_or_refused", "assert_array_gradient",
+           "assert_scalar_modes"]
 
 MODES = ("reverse", "forward")
 
@@ -53,3 +56,18 @@ def assert_array_gradient(mode: str, f, x, rtol: float = 1e-6, atol: float = 1e-
     else:
         got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+
+
+def assert_scalar_modes(f, x: float, rtol: float = 1e-6, second: bool = True, hrtol: float = 1e-5,
+                        hatol: float = 1e-6) -> None:
+    from contexts import ADContext, derivative, gradient, hessian
+
+    from tests import fd
+    want = fd.derivative(f, x)
+    with ADContext():
+        assert abs(gradient(f, x)[0] - want) <= rtol * abs(want) + 1e-12, (gradient(f, x)[0], want)
+    assert abs(derivative(f, x) - want) <= rtol * abs(want) + 1e-12, (derivative(f, x), want)
+    if second:
+        h = float(hessian(f, x))
+        wanted = fd.derivative(lambda u: derivative(f, u), x)
+        assert abs(h - wanted) <= hrtol * abs(wanted) + hatol, (h, wanted)

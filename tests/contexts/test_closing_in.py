@@ -16,6 +16,8 @@ import pytest
 from contexts import ADContext, SpecialPoint, UnsupportedFunction, derivative, gradient, hessian, jacfwd, jvp
 from contexts.lowered.bisection import BisectionRefused
 from tests import fd
+from tests.contexts.test_bisection_shapes import newton_in_bracket
+from tests.modes import assert_scalar_modes
 
 
 def G(t, x):
@@ -34,11 +36,15 @@ def step(lo, hi, x):
     return lo, mid
 
 
-def by_helper(x):
+def bisected(step_of, x, steps=60):
     lo, hi = 0.0, 4.0
-    for _ in range(60):
-        lo, hi = step(lo, hi, x)
+    for _ in range(steps):
+        lo, hi = step_of(lo, hi, x)
     return 0.5 * (lo + hi)
+
+
+def by_helper(x):
+    return bisected(step, x)
 
 
 def _recursive(lo, hi, x, n):
@@ -88,10 +94,7 @@ def _against(t, x):
 
 
 def by_two_sided_test(x):
-    lo, hi = 0.0, 4.0
-    for _ in range(60):
-        lo, hi = _split(lo, hi, x)
-    return hi
+    return bisected(_split, x)
 
 
 def _split(lo, hi, x):
@@ -195,20 +198,6 @@ def illinois(x):
     return c
 
 
-def safeguarded_newton(x):
-    lo, hi, t = 0.0, 4.0, 1.0
-    for _ in range(30):
-        new = t - G(t, x) / (3 * t * t + 1)
-        if not lo < new < hi:
-            new = 0.5 * (lo + hi)
-        if G(new, x) > 0:
-            hi = new
-        else:
-            lo = new
-        t = new
-    return t
-
-
 def fixed_point(x):
     t, err = 0.5, 1.0
     while err > 1e-14:
@@ -233,7 +222,7 @@ def halved_below(x):
     return v * x
 
 
-@pytest.mark.parametrize("f", [newton, newton_relative, secant, illinois, safeguarded_newton])
+@pytest.mark.parametrize("f", [newton, newton_relative, secant, illinois, newton_in_bracket])
 def test_iterations_following_their_values_are_differentiated(f):
     x = 1.7
     want = root_slope(x)  # (the implicit function's derivative, a closed form)
@@ -246,11 +235,7 @@ def test_iterations_following_their_values_are_differentiated(f):
 
 @pytest.mark.parametrize("f", [fixed_point, running_max, halved_below])
 def test_ordinary_loops_with_tests_are_differentiated(f):
-    x = 1.7
-    want = fd.derivative(f, x)
-    with ADContext():
-        assert gradient(f, x)[0] == pytest.approx(want, rel=1e-6)
-    assert derivative(f, x) == pytest.approx(want, rel=1e-6)
+    assert_scalar_modes(f, 1.7, second=False)
 
 
 def piecewise(x):
@@ -320,10 +305,7 @@ def _sign_step(lo, hi, x):
 
 
 def by_sign(x):
-    lo, hi = 0.0, 4.0
-    for _ in range(60):
-        lo, hi = _sign_step(lo, hi, x)
-    return hi
+    return bisected(_sign_step, x)
 
 
 def by_copysign(x):

@@ -10,6 +10,7 @@ import pytest
 from contexts import ADContext, UnsupportedFunction, derivative, gradient, hessian, jacfwd
 from contexts.lowered.bisection import BisectionRefused
 from tests import fd
+from tests.modes import assert_scalar_modes
 
 XS = [0.0, 0.5, 1.1, 1.6, 2.0, 2.7, 3.3, 4.0]
 YS = [0.0, 0.3, 0.9, 1.2, 1.9, 2.2, 2.4, 3.0]
@@ -44,12 +45,7 @@ def scaled_table_lookup(x):
 
 @pytest.mark.parametrize("f", [table_lookup, scaled_table_lookup])
 def test_binary_search_of_a_table_is_differentiated(f):
-    x = 1.3
-    want = fd.derivative(f, x)
-    with ADContext():
-        assert gradient(f, x)[0] == pytest.approx(want, rel=1e-6)
-    assert derivative(f, x) == pytest.approx(want, rel=1e-6)
-    assert hessian(f, x) == pytest.approx(fd.derivative(lambda u: derivative(f, u), x), rel=1e-5, abs=1e-7)
+    assert_scalar_modes(f, 1.3, hatol=1e-7)
 
 
 def grid_bisection(x):
@@ -138,12 +134,7 @@ def chained(x):
 
 @pytest.mark.parametrize("f", [state_tuple, empty_concatenations, whole_slices, times_one_and_augmented, chained])
 def test_a_tuple_handed_back_as_itself_counts_once(f):
-    x = 1.3
-    want = fd.derivative(f, x)
-    with ADContext():
-        assert gradient(f, x)[0] == pytest.approx(want, rel=1e-7)
-    assert derivative(f, x) == pytest.approx(want, rel=1e-7)
-    assert hessian(f, x) == pytest.approx(fd.derivative(lambda u: derivative(f, u), x), rel=1e-5, abs=1e-6)
+    assert_scalar_modes(f, 1.3, rtol=1e-7)
 
 
 def test_a_tuple_argument_handed_back_as_itself():
