@@ -24,7 +24,7 @@ from overdub import depth as _runs
 from overdub.errors import OverdubError, describe
 
 from ..lowered.bisection import check_entry
-from ..lowered.runtime import HISTORY, INPUT_SCALE, closed_in, input_scale
+from ..lowered.runtime import HISTORY, Run, closed_in
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.cotangents import Refused
 from ..rules.leaves import CONTAINERS, Scalar, container_of, kind_of
@@ -375,12 +375,13 @@ def _entry(api: Callable) -> Callable:
                                fix="differentiate a plain function computing the same value")
         _DEPTH[0] += 1
         _runs.enter()  # (a run of the engines: the outermost one's start is every context's, `overdub.depth`)
-        scale = INPUT_SCALE.set(input_scale(*args[:2]) if by_directions else input_scale(args[:1]))
-        history = HISTORY.set({}) if HISTORY.get() is None else None  # (the outermost entry's run)
+        outermost = HISTORY.run is None  # (its run: its tests and inputs, made a `Run` when first asked)
+        if outermost:
+            HISTORY.run = (args[0], args[1]) if by_directions else (args[:1], None)
         try:
             out = api(f, *args, **kwargs)
-            if history is not None:
-                closed_in(HISTORY.get())
+            if outermost and type(tests := HISTORY.run) is Run and tests:
+                closed_in(tests)
             return out
         except StopIteration as e:
             raise OverdubError(f"{describe(f)} raised StopIteration while differentiated",
@@ -393,9 +394,8 @@ def _entry(api: Callable) -> Callable:
                 raise err from e
             raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
         finally:
-            INPUT_SCALE.reset(scale)
-            if history is not None:
-                HISTORY.reset(history)
+            if outermost:
+                HISTORY.run = None
             SWALLOWED.clear()
             _runs.leave()
             _DEPTH[0] -= 1

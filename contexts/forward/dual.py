@@ -821,7 +821,7 @@ class Dual:
             return _reflected(self, other, "__eq__")
         eq = primal(self) == primal(other)
         if eq is False or type(other) is Dual and other.tag is self.tag:
-            if eq is False and HISTORY.get() is not None and type(self.primal) is float:
+            if eq is False and HISTORY.run is not None and type(self.primal) is float:
                 _rates_noted(self.tangent)  # (the rates a root finder's exact exit is judged by: `rounding_residue`)
             return eq
         return _equality_checked(self, other, eq, "==")
@@ -831,7 +831,7 @@ class Dual:
             return _reflected(self, other, "__ne__")
         ne = primal(self) != primal(other)
         if ne is True or type(other) is Dual and other.tag is self.tag:
-            if ne is True and HISTORY.get() is not None and type(self.primal) is float:
+            if ne is True and HISTORY.run is not None and type(self.primal) is float:
                 _rates_noted(self.tangent)
             return ne
         return _equality_checked(self, other, ne, "!=")
@@ -1189,13 +1189,13 @@ def _ordered(d: Dual, other, result, op: str):
         rate = _rate(d.tangent, other.tangent)
         if near_at(d.primal, other.primal, rate) is not None:
             return _equality_checked(d, other, result, "~" + op, frame=3)
-        if type(d.primal) is float and HISTORY.get() is not None:
+        if type(d.primal) is float and HISTORY.run is not None:
             _closing(d.primal, other.primal, op, rate)
         return result
     value = d.primal
     if type(value) is float or type(value) is np.float64:  # (the common case: one comparison more)
         if value != primal(other) and near_at(value, primal(other), d.tangent) is None:
-            if HISTORY.get() is not None:
+            if HISTORY.run is not None:
                 _closing(value, primal(other), op, d.tangent)
                 if type(value) is float:
                     _rates_noted(d.tangent, 3)
@@ -1241,7 +1241,7 @@ def _equality_checked(d: Dual, other, result, op: str, frame: int = 2):
         near_guard(d.primal, other.primal, op[1:], d.tangent, other.tangent)
         return result
     equality_guard_fd(d.primal, primal(other), op, d.tangent, None, caller)
-    if op in _ORDERINGS and HISTORY.get() is not None:  # (a nested derivative's duals: their values')
+    if op in _ORDERINGS and HISTORY.run is not None:  # (a nested derivative's duals: their values')
         closing_in(caller, d.primal, primal(other), op, d.tangent)
     return result
 

@@ -16,6 +16,7 @@ import numbers
 import operator
 import re
 import sys
+import threading
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable
@@ -815,13 +816,38 @@ ORDER_OPS = frozenset({"<", "<=", ">", ">="})
 # not see it) decides its last tests a hair from the other branch: the value it returns is a fixed mix of
 # its brackets, constant on steps far narrower than any finite difference, and the derivative of the branch
 # taken (0) is not the function's. Such a test is one that a step of relative size _FLIP of the inputs
-# flips: |a - b| < _FLIP * INPUT_SCALE * |rate of a - b|. An iteration whose derivative follows its values
+# flips: |a - b| < _FLIP * (the inputs' scale: `Run`) * |rate of a - b|. An iteration whose derivative follows its values
 # (Newton's, the secant's) passes: the rate of its residual shrinks with the residual. Forward mode has the
 # rate (the tangent) at every test; reverse mode, whose values carry none, notes a test whose gap fell
 # below _FLIP of the largest the same test met in the recording, for forward mode to tell (`CHECK_SPECIAL`).
 
-INPUT_SCALE: contextvars.ContextVar = contextvars.ContextVar("overdub_input_scale", default=1.0)
-"""The size of a forward-mode entry's inputs per unit of its directions (`input_scale`, set by the entry)."""
+class Run(dict):
+    """A forward-mode run (its outermost entry's, `HISTORY`): the history of its tests, {key: notes}
+    (`closing_in`, `rounding_residue`), and `scale`, its inputs' size per unit of its directions
+    (`input_scale`), or the entry's (values, directions) to compute it from when first asked (most runs
+    compare nothing)."""
+    __slots__ = ("scale",)
+
+
+def current_run():
+    """This thread's forward-mode `Run`, made from the entry's (values, directions) on first use; None
+    outside one."""
+    run = HISTORY.run
+    if type(run) is tuple:
+        scale, run = run, Run()
+        run.scale = scale
+        HISTORY.run = run
+    return run
+
+
+def _input_scale() -> float:
+    run = current_run()
+    if run is None:
+        return 1.0
+    s = run.scale
+    if type(s) is tuple:
+        s = run.scale = input_scale(*s)
+    return s
 
 
 def input_scale(values, directions=None) -> float:
@@ -870,13 +896,13 @@ def near_at(a, b, rate):
     if JUMP_WATCH.get() is not None or not (_in_numpy(a) and _in_numpy(b) and _in_numpy(rate)):
         return None  # (a rule sampling the function notes its branches itself; a dask array is not computed)
     if type(a) is float and type(rate) is float and (type(b) is float or type(b) is int):
-        return True if abs(a - b) < _FLIP * INPUT_SCALE.get() * abs(rate) else None
+        return True if abs(a - b) < _FLIP * _input_scale() * abs(rate) else None
     try:
         gap = np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
         r = np.abs(np.asarray(rate, dtype=float))
         if r.ndim == gap.ndim + 1:
             r = r.max(axis=0)
-        near = gap < _FLIP * INPUT_SCALE.get() * r
+        near = gap < _FLIP * _input_scale() * r
     except (TypeError, ValueError):
         return None
     if near.ndim and near.size > 1:  # (an array: its elements closing in together, a vectorised bisection's;
@@ -892,10 +918,15 @@ def near_at(a, b, rate):
 # residuals lose their rate with their gap), and a convergence test against a tolerance ends about the
 # tolerance away. Scalars only (a vectorised bisection's `np.where` steps are the loop detector's).
 
-HISTORY: contextvars.ContextVar = contextvars.ContextVar("overdub_test_history", default=None)
-"""{(code, line): [largest step, visits since the step fell below 1/100 of it, last step, last gap, op, b,
+class _Runs(threading.local):
+    run = None
+
+
+HISTORY = _Runs()
+"""`HISTORY.run`: this thread's outermost forward-mode entry's `Run` (a thread's attribute, not a context
+variable: two of those set and reset per derivative cost a tenth of a small one): {(code, line): [largest step, visits since the step fell below 1/100 of it, last step, last gap, op, b,
 largest rate, how many of those visits' tests held, how many failed]}
-of a forward-mode run's orderings of floats (set by the outermost entry), or None."""
+of its orderings of floats, or None."""
 
 _FLOATS = frozenset({float, np.float64})
 _NUMBERS_OR_INT = frozenset({float, np.float64, int})
@@ -906,7 +937,7 @@ _ORDERS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator
 def closing_in(frame, a, b, op: str, rate) -> None:
     """Forward mode, before `a op b` of floats in frame with rate the tangent of a - b: noted in `HISTORY`,
     which `closed_in` judges when the run ends."""
-    hist = HISTORY.get()
+    hist = current_run()
     if hist is None or JUMP_WATCH.get() is not None:
         return
     while type(a).__name__ == "Dual":  # (a nested derivative's: values)
@@ -958,7 +989,7 @@ def rounding_residue(frame, tied: bool, rate) -> bool:
     the residuals' rates before. Where the test is tied, a tangent below _FLIP * 1e-2 of the largest the same
     test (its code and line, in this forward-mode run) met is that residue: the value does not move. Its
     first visit has no history: a tie there moves where its tangent is not 0 (`x == 0` at 0)."""
-    hist = HISTORY.get()
+    hist = current_run()
     while type(rate).__name__ == "Dual":
         rate = rate.primal
     if hist is None:
@@ -998,19 +1029,19 @@ def closed_in(hist: dict) -> None:
 class Hits(list):
     """A recording's `SPECIAL_HITS`: the tests found equal (or closing in), and the largest gap each
     ordering (its code and line) has met (`narrowing`)."""
-    __slots__ = ("gaps",)
-
-    def __init__(self):
-        super().__init__()
-        self.gaps = {}
+    __slots__ = ("gaps",)  # (made by the first ordering noted: most recordings meet none)
 
 
 def narrowing(a, b, hits, frame) -> bool:
     """Reverse mode, `a < b` of plain values in frame: whether the gap |a - b| has fallen below _FLIP of
     the largest the same test met in this recording (an iteration closing in on the test's boundary) and,
     for a b not 0, below _FLIP of b (a Newton iteration's `abs(dx) > tol` ends a gap of about tol away)."""
+    if type(hits) is not Hits:
+        return False
     gaps = getattr(hits, "gaps", None)
-    if gaps is None or JUMP_WATCH.get() is not None or not (_in_numpy(a) and _in_numpy(b)) or type(a) is int or type(a) is bool or isinstance(a, (np.integer, np.bool_)) or (
+    if gaps is None:
+        gaps = hits.gaps = {}
+    if JUMP_WATCH.get() is not None or not (_in_numpy(a) and _in_numpy(b)) or type(a) is int or type(a) is bool or isinstance(a, (np.integer, np.bool_)) or (
             type(a) is np.ndarray and a.dtype.kind in "biu"):  # (an integer carries no derivative: `x.ndim`)
         return False
     try:
