@@ -13,8 +13,8 @@ from overdub import Context
 from overdub.passes import context_stack as _stack, depth as _depth
 from overdub.errors import OverdubError
 
-from ..lowered.runtime import (CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as _SPECIAL_HITS, Hits as _Hits, SpecialPoint,
-                              special_case)
+from ..lowered.runtime import (CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as _SPECIAL_HITS, Hits as _Hits,
+                              SpecialPoint, special_case)
 from ..rules.frames import entry_error
 from ..rules.watch import JUMP_WATCH as _JUMP_WATCH
 from ..rules.leaves import ArrayLeaf, Scalar, as_array, container_of, kind_of

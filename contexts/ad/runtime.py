@@ -469,8 +469,8 @@ def call(mask, f, /, *args, **kw):
                     return _twin_call(mask, rule.python, (), args, kw)
                 if _numpy_function(f) and array_objects(args):  # numpy converts it by its class's __array__
                     return _twin_call(mask, through_array(f), (), args, kw)
-                if rule.kind != "nondiff" and (_numpy_function(f) or getattr(f, "__module__", None) in _CONVERTING) and (
-                        cls := _numeric_by_python(args)) is not None:  # (`math.fsum([obj, 1.0])`: 0 came out)
+                if rule.kind != "nondiff" and (_numpy_function(f) or getattr(f, "__module__", None) in _CONVERTING) \
+                        and (cls := _numeric_by_python(args)) is not None:  # (`math.fsum([obj, 1.0])`: 0 came out)
                     raise _converted_by_python(f, cls)
                 break
         if f is dict and args and not hasattr(args[0], "keys") and (

@@ -22,7 +22,8 @@ import os
 
 import numpy as np
 
-from ..lowered.runtime import HISTORY, UNCHANGEABLE_WHEN, rounding_residue, closing_in, equality_guard_fd, near_at, near_guard, text
+from ..lowered.runtime import (HISTORY, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard,
+                               rounding_residue, text)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine, outside_engine
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element

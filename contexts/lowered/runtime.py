@@ -816,8 +816,8 @@ ORDER_OPS = frozenset({"<", "<=", ">", ">="})
 # not see it) decides its last tests a hair from the other branch: the value it returns is a fixed mix of
 # its brackets, constant on steps far narrower than any finite difference, and the derivative of the branch
 # taken (0) is not the function's. Such a test is one that a step of relative size _FLIP of the inputs
-# flips: |a - b| < _FLIP * (the inputs' scale: `Run`) * |rate of a - b|. An iteration whose derivative follows its values
-# (Newton's, the secant's) passes: the rate of its residual shrinks with the residual. Forward mode has the
+# flips: |a - b| < _FLIP * (the inputs' scale: `Run`) * |rate of a - b|. An iteration whose derivative
+# follows its values (Newton's, the secant's) passes: its residual's rate shrinks with it. Forward mode has the
 # rate (the tangent) at every test; reverse mode, whose values carry none, notes a test whose gap fell
 # below _FLIP of the largest the same test met in the recording, for forward mode to tell (`CHECK_SPECIAL`).
 
@@ -914,19 +914,19 @@ def near_at(a, b, rate):
 # _FLIP of its test's boundary, but its history shows it: visit after visit of the same test (its code and
 # line, in one forward-mode run) the step that would flip it -- its gap over its rate, the tested value's
 # sensitivity to the inputs -- falls a thousandfold from the largest it had, and stays there: the iterate
-# closing in carries no derivative. An iteration whose derivative follows its values keeps that step (Newton's and the secant's
-# residuals lose their rate with their gap), and a convergence test against a tolerance ends about the
-# tolerance away. Scalars only (a vectorised bisection's `np.where` steps are the loop detector's).
+# closing in carries no derivative. An iteration whose derivative follows its values keeps that step
+# (Newton's and the secant's residuals lose their rate with their gap), and a convergence test against a
+# tolerance ends about the tolerance away. Scalars only (a vectorised bisection's `np.where` steps are the
+# loop detector's).
 
 class _Runs(threading.local):
     run = None
 
 
 HISTORY = _Runs()
-"""`HISTORY.run`: this thread's outermost forward-mode entry's `Run` (a thread's attribute, not a context
-variable: two of those set and reset per derivative cost a tenth of a small one): {(code, line): [largest step, visits since the step fell below 1/100 of it, last step, last gap, op, b,
-largest rate, how many of those visits' tests held, how many failed]}
-of its orderings of floats, or None."""
+"""`HISTORY.run`: this thread's outermost forward-mode entry's `Run`, {(code, line): `_Test`} of its orderings
+of floats, or None (a thread's attribute, not a context variable: two of those set and reset per derivative
+cost a tenth of a small one)."""
 
 _FLOATS = frozenset({float, np.float64})
 _NUMBERS_OR_INT = frozenset({float, np.float64, int})
@@ -954,30 +954,39 @@ def closing_in(frame, a, b, op: str, rate) -> None:
         return
     gap, r = abs(float(a) - float(b)), abs(float(rate))
     key = (frame.f_code, frame.f_lineno)
-    h = hist.get(key)
+    t = hist.get(key)
+    if t is None:
+        t = hist[key] = _Test(op)
     # (a test whose value does not move never flips: a rate of 0, or rounding's residue of the rates the
     # test met -- a safeguarded Newton iteration's `g(tn) > 0` once g(tn) is exactly 0: `rounding_residue`)
-    still = r == 0.0 or h is not None and r <= _FLIP * 1e-2 * h[6]
-    step = math.inf if still else gap / r
-    if h is None:
-        hist[key] = [step if step < math.inf else 0.0, 0, step, gap, op, b, r, 0, 0]
-        return
-    h[6] = max(h[6], r)
+    step = math.inf if r == 0.0 or r <= _FLIP * 1e-2 * t.rate else gap / r
+    t.rate = max(t.rate, r)
     if step == math.inf:
-        h[1] = 0
-    elif step > h[0]:
-        h[0], h[1] = step, 0
-    elif step < 10 * _FELL * h[0]:
-        if not h[1]:
-            h[7] = h[8] = 0
-        h[1] += 1
-        if _ORDERS[op](a, b):  # (the outcomes of the run's tests)
-            h[7] += 1
+        t.run = 0
+    elif step > t.top:
+        t.top, t.run = step, 0
+    elif step < 10 * _FELL * t.top:
+        if not t.run:
+            t.held = t.failed = 0
+        t.run += 1
+        if _ORDERS[op](a, b):
+            t.held += 1
         else:
-            h[8] += 1
+            t.failed += 1
     else:
-        h[1] = 0
-    h[2], h[3], h[5] = step, gap, b
+        t.run = 0
+    t.step, t.gap, t.b = step, gap, b
+
+
+class _Test:
+    """What a forward-mode run noted of one ordering (`closing_in`): the largest step that would flip it
+    (its gap over its rate), the visits since the step fell below 1/100 of it and how many of their tests
+    held and failed, the last visit's step, gap and other operand, and the largest rate it met."""
+    __slots__ = ("op", "top", "run", "held", "failed", "step", "gap", "b", "rate")
+
+    def __init__(self, op: str):
+        self.op, self.top, self.run, self.held, self.failed = op, 0.0, 0, 0, 0
+        self.step, self.gap, self.b, self.rate = math.inf, math.inf, 0.0, 0.0
 
 
 _TIES = frozenset({"==", "!=", "<", "<=", ">", ">="})
@@ -1014,16 +1023,18 @@ def closed_in(hist: dict) -> None:
     _FELL of b where b is not 0 (a convergence test `norm(u - u2) < 1e-12` ends about its tolerance away).
     (Its end, not its middle: data swept through a threshold in order passes close to it and away again;
     an iteration stays.)"""
-    for key, h in hist.items():
+    for key, t in hist.items():
         if len(key) != 2:  # (an equality's rates: `rounding_residue`)
             continue
-        (code, line), (top, run, step, gap, op, b, _, held, failed) = key, h
-        if run >= _RUN and step < _FELL * top and (b == 0 or gap < _FELL * abs(b)) and min(held, failed) >= 2:
+        (code, line), op, b, run = key, t.op, t.b, t.run
+        if run >= _RUN and t.step < _FELL * t.top and (b == 0 or t.gap < _FELL * abs(b)) and min(
+                t.held, t.failed) >= 2:
             raise SpecialPoint(
                 f"an iteration closing in on the test `{op}` against {b!r:.40}: over its last {run} visits the "
                 f"step of the inputs that would flip it fell below {_FELL:g} of the largest it had: the iterate "
                 f"narrowing onto the test carries no derivative (a bisection, its step in a helper, a method or a "
-                f"recursion), and the derivative of its result is not the root's", where=f"{code.co_filename}:{line} in {code.co_qualname}", fix=NEAR_FIX)
+                f"recursion), and the derivative of its result is not the root's",
+                where=f"{code.co_filename}:{line} in {code.co_qualname}", fix=NEAR_FIX)
 
 
 class Hits(list):
@@ -1033,17 +1044,19 @@ class Hits(list):
 
 
 def narrowing(a, b, hits, frame) -> bool:
-    """Reverse mode, `a < b` of plain values in frame: whether the gap |a - b| has fallen below _FLIP of
-    the largest the same test met in this recording (an iteration closing in on the test's boundary) and,
-    for a b not 0, below _FLIP of b (a Newton iteration's `abs(dx) > tol` ends a gap of about tol away)."""
+    """Reverse mode, `a < b` of plain values in frame: whether the gap |a - b| has closed in on the test's
+    boundary -- fallen below _FLIP of the largest the same test (its code and line) met in this recording,
+    or below _FELL of it visit after visit (_RUN of them in a row) -- and, for a b not 0, below _FELL of b
+    (a Newton iteration's `abs(dx) > tol` ends a gap of about tol away). Forward mode then tells, by the
+    tested value's rate, whether an iteration closed in (`closing_in`)."""
     if type(hits) is not Hits:
         return False
     gaps = getattr(hits, "gaps", None)
     if gaps is None:
         gaps = hits.gaps = {}
-    if JUMP_WATCH.get() is not None or not (_in_numpy(a) and _in_numpy(b)) or type(a) is int or type(a) is bool or isinstance(a, (np.integer, np.bool_)) or (
-            type(a) is np.ndarray and a.dtype.kind in "biu"):  # (an integer carries no derivative: `x.ndim`)
-        return False
+    if JUMP_WATCH.get() is not None or not (_in_numpy(a) and _in_numpy(b)) or type(a) in (int, bool) or (
+            isinstance(a, (np.integer, np.bool_)) or type(a) is np.ndarray and a.dtype.kind in "biu"):
+        return False  # (an integer carries no derivative: `x.ndim`)
     try:
         if type(a) is float and (type(b) is float or type(b) is int):
             small = large = abs(a - b)
@@ -1058,13 +1071,13 @@ def narrowing(a, b, hits, frame) -> bool:
     except (TypeError, ValueError):
         return False
     key = (frame.f_code, frame.f_lineno)
-    h = gaps.get(key)
-    if h is None or large > h[0]:
+    seen = gaps.get(key)  # ([the largest gap, visits in a row below 1/100 of it])
+    if seen is None or large > seen[0]:
         gaps[key] = [large, 0]
         return False
-    h[1] = h[1] + 1 if small < 10 * _FELL * h[0] else 0
-    # (closing in by _FLIP at once, or by _FELL visit after visit: forward mode tells which, by the rate)
-    return (small < _FLIP * h[0] or h[1] >= _RUN and small < _FELL * h[0]) and (
+    top = seen[0]
+    seen[1] = seen[1] + 1 if small < 10 * _FELL * top else 0
+    return (small < _FLIP * top or seen[1] >= _RUN and small < _FELL * top) and (
         size == 0.0 or small < _FELL * size)
 
 
