@@ -551,9 +551,6 @@ def equality_guard(active, other, op: str, close=None) -> None:
         watch_order(w, active, other, op, sys._getframe(1))
     if type(active).__flags__ & _HEAPTYPE or type(other).__flags__ & _HEAPTYPE:
         own_test(active, other, op)
-    if type(active).__name__ == "Dual" and op in _TIES and type(active.primal) in _FLOATS and rounding_residue(
-            sys._getframe(1), active.primal == getattr(other, "primal", other), active.tangent):
-        return  # (under `hessian`: a root finder's exact exit, its residual's tangent rounding's residue)
     mask = _equal_at(active, other, op)
     if mask is None:
         if op in ORDER_OPS:
@@ -997,12 +994,11 @@ def rounding_residue(frame, tied: bool, rate) -> bool:
     iterate whose derivative follows its values has a tangent that shrinks with it, to rounding's residue of
     the residuals' rates before. Where the test is tied, a tangent below _FLIP * 1e-2 of the largest the same
     test (its code and line, in this forward-mode run) met is that residue: the value does not move. Its
-    first visit has no history: a tie there moves where its tangent is not 0 (`x == 0` at 0)."""
+    first visit has no history: a tie there moves where its tangent is not 0 (`x == 0` at 0). First
+    derivatives only: under a second, the tie is refused as before."""
     hist = current_run()
-    while type(rate).__name__ == "Dual":
-        rate = rate.primal
-    if hist is None:
-        return False
+    if hist is None or type(rate).__name__ == "Dual":  # (a derivative of a derivative: the iterate's second
+        return False  # derivative need not have converged where its first has -- fluids' secant, 0.5% off)
     if type(rate) is np.ndarray and rate.dtype.kind == "f" and rate.size:  # (a chunk of directions: the largest)
         rate = np.max(np.abs(rate))
     elif type(rate) not in _FLOATS:
