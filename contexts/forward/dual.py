@@ -22,7 +22,7 @@ import os
 
 import numpy as np
 
-from ..lowered.runtime import (HISTORY, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard,
+from ..lowered.runtime import (HISTORY, ORDER_OPS, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard,
                                rounding_residue, text)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine, outside_engine
@@ -1198,24 +1198,25 @@ def _ordered(d: Dual, other, result, op: str):
         if value != primal(other) and near_at(value, primal(other), d.tangent) is None:
             if HISTORY.run is not None:
                 _closing(value, primal(other), op, d.tangent)
-                if type(value) is float:
-                    _rates_noted(d.tangent, 3)
             return result
     return _equality_checked(d, other, result, op, frame=3)
 
 
-def _rates_noted(rate, depth: int = 2) -> None:
-    """A test not tied, in the user's code: its tangent noted for `lowered.runtime.rounding_residue`."""
-    caller = _past_operators(sys._getframe(depth))
+def _rates_noted(rate) -> None:
+    """An equality not tied, in the user's code: its tangent noted for `lowered.runtime.rounding_residue`."""
+    caller = _past_operators(sys._getframe(2))
     if not is_engine(caller.f_code.co_filename):
         rounding_residue(caller, False, rate)
 
 
 def _closing(a, b, op: str, rate) -> None:
-    """`lowered.runtime.closing_in` for a comparison in the user's code (not the rules')."""
+    """`lowered.runtime.closing_in` for an ordering in the user's code (not the rules'), and its rate noted
+    for `rounding_residue` (one walk out of the operators for both)."""
     caller = _past_operators(sys._getframe(3))
     if not is_engine(caller.f_code.co_filename):
         closing_in(caller, a, b, op, rate)
+        if type(a) is float:
+            rounding_residue(caller, False, rate)
 
 
 def _rate(ta, tb):
@@ -1242,12 +1243,10 @@ def _equality_checked(d: Dual, other, result, op: str, frame: int = 2):
         near_guard(d.primal, other.primal, op[1:], d.tangent, other.tangent)
         return result
     equality_guard_fd(d.primal, primal(other), op, d.tangent, None, caller)
-    if op in _ORDERINGS and HISTORY.run is not None:  # (a nested derivative's duals: their values')
+    if op in ORDER_OPS and HISTORY.run is not None:  # (a nested derivative's duals: their values')
         closing_in(caller, d.primal, primal(other), op, d.tangent)
     return result
 
-
-_ORDERINGS = frozenset({"<", "<=", ">", ">="})
 
 
 def _past_operators(frame):

@@ -986,7 +986,7 @@ class _Test:
         self.step, self.gap, self.b, self.rate = math.inf, math.inf, 0.0, 0.0
 
 
-_TIES = frozenset({"==", "!=", "<", "<=", ">", ">="})
+_TIES = ORDER_OPS | {"==", "!="}
 
 
 def rounding_residue(frame, tied: bool, rate) -> bool:
