@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-__all__ = ["OverdubError", "SourceUnavailable", "MarkedOpaque", "ContextStackError", "hidden"]
+import sys
+
+__all__ = ["OverdubError", "SourceUnavailable", "MarkedOpaque", "ContextStackError", "hidden", "not_swallowed"]
 
 
 class OverdubError(Exception):
-    """Base class of every error raised by overdub and its contexts."""
+    """Base class of every error raised by overdub and its contexts. The code a context runs cannot catch
+    one (`not_swallowed`), except the few that stand for a plain Python condition its code may test
+    (`swallowable`: a value that cannot be hashed)."""
+
+    swallowable = False
 
     def __init__(self, what: str, *, where: str | None = None, fix: str | None = None):
         self.what, self.where, self.fix = what, where, fix
@@ -60,3 +66,19 @@ def hidden(e: BaseException) -> "OverdubError | None":
         seen.add(id(inner))
         inner = inner.__cause__ or inner.__context__
     return None
+
+
+def not_swallowed(frame=None) -> None:
+    """At the start of each `except` handler of the code a context runs (the core's pass and the
+    transformers' twins put the call there): an OverdubError being handled is raised again. A library's
+    `try: ... except Exception: return default` would otherwise take a context's refusal for a failure of
+    its own and go on with its fallback: a result without the refused part, silently (pynverse's
+    `except: resultsmask[j] = False`, a bisection returning a default)."""
+    e = sys.exc_info()[1]
+    if isinstance(e, OverdubError) and not e.swallowable:
+        frame = frame or sys._getframe(1)  # (the handler's: a helper calling this gives it)
+        note = (f"the code at {frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_qualname}) caught this "
+                "error; it is raised again rather than letting that code go on without the refused part")
+        if note not in getattr(e, "__notes__", ()):
+            e.add_note(note)
+        raise e

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import ops
-from .errors import OverdubError
+from .errors import OverdubError, not_swallowed
 from .source import _LEAVES, FunctionSource, copy_tree
 
 __all__ = ["Site", "Block", "Instrumented", "instrument", "copy_tree", "KINDS", "normalize_profile"]
@@ -404,7 +404,9 @@ class _Rewriter(ast.NodeTransformer):
             self.new_block(handler, "except")
             if handler.type is not None:
                 handler.type = self.visit(handler.type)
-            handler.body = self._body(handler.body, None)
+            # (a context's error is not the code's to catch: `errors.not_swallowed`)
+            check = ast.Call(func=_name(self.operator_name(not_swallowed), handler), args=[], keywords=[])
+            handler.body = [_loc(ast.Expr(_loc(check, handler)), handler)] + self._body(handler.body, None)
         node.orelse = self._body(node.orelse, "try else")
         node.finalbody = self._body(node.finalbody, "finally")
         return node

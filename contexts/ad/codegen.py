@@ -50,9 +50,9 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_call_views__", "__od_call_merge__", "__od_spread_changed__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__", "__od_dropped__",
-           "__od_viewed__", "__od_bare__", "__od_text__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__",
+           "__od_viewed__", "__od_bare__", "__od_text__", "__od_text_of__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__",
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_duration__",
-           "__od_loop_item_adj__", "__od_loop_box__")
+           "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -217,6 +217,10 @@ class _Gen:
         self.dvars: set[str] = set()
         self.single_use = _single_use_temps(fdef)
         self.depth = 0  # loop nesting while generating, and per block: blocks in loops are tested first
+        # inside a try's or with's body: a statement may raise and the code go on after it (a handler,
+        # `contextlib.suppress`), so each statement is a block of its own (a block's record is made at its
+        # end: the statements before the raise were lost, `r = r * x` inside an `if` in a try: 0.5 for 2.0)
+        self.fragile = 0
         self.depth_of: dict[int, int] = {}
         self._later: set[str] | _AssignedAfter = set()
         self._results: list[str] = []
@@ -313,7 +317,7 @@ class _Gen:
                 flush(s)
             else:
                 run.append(s)
-                if isinstance(s, ast.Return) or single:
+                if isinstance(s, ast.Return) or single or self.fragile:
                     flush()
                 if isinstance(s, ast.Return):
                     break  # anything after a return is dead code
@@ -343,12 +347,16 @@ class _Gen:
         if isinstance(s, ast.For):
             return self.for_loop(s)
         if isinstance(s, ast.Try):
-            s.body = self.body(s.body, single=True)
+            self.fragile += 1
+            s.body = self.body(s.body)
+            self.fragile -= 1
             for h in s.handlers:
                 reads = h.name is not None and _reads_caught(h)
                 h.body = self.body(h.body)
                 if reads:  # no derivative flows from a raise to its handler: refused if the exception holds one
                     h.body = at([expr_stmt(call("__od_caught__", h.name))], h) + h.body
+                # a refusal is not the code's to catch (`overdub.errors.not_swallowed`)
+                h.body = at([expr_stmt(call("__od_not_swallowed__"))], h) + h.body
             s.orelse = self.body(s.orelse) if s.orelse else []
             s.finalbody = self.body(s.finalbody) if s.finalbody else []
             return [s]
@@ -359,8 +367,12 @@ class _Gen:
                     raise Unsupported("`with ... as` on a differentiated context manager (the value of its "
                                       "`__enter__` is not differentiated); call `__enter__`/`__exit__` "
                                       "explicitly or compute the value outside the `with`", s)
+            self.fragile += 1
             s.body = self.body(s.body)
-            return [s]
+            self.fragile -= 1
+            guards = [expr_stmt(call("__od_managed__", item.context_expr)) for item in s.items
+                      if isinstance(item.context_expr, ast.Name) and self.is_active(item.context_expr)]
+            return at(guards, s) + [s] if guards else [s]
         raise AssertionError(type(s))
 
     def for_loop(self, s: ast.For) -> list[ast.stmt]:

@@ -25,6 +25,7 @@ from ..rules.generic import dropped_nan_zero
 from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
 from ..rules.registry import registry
+from overdub.errors import not_swallowed
 from overdub.ops import HEAPTYPE
 
 from . import observe, runtime
@@ -305,9 +306,15 @@ def _dual_binop_adj(opname, g, y, a, b, need):
         if opname in ("mul", "truediv"):  # (0 * nan where the result was a NaN dropped later, as for arrays)
             result = (lambda: getattr(operator, opname)(a, b)) if y is None else y
             ga, gb = dropped_nan_zero(ga, g, result), dropped_nan_zero(gb, g, result)
+    elif opname == "mod":  # a % b = a - b * floor(a / b): 1 and -floor(a / b), between the jumps
+        ga = g if need & 1 else None
+        gb = -g * (primal(a) // primal(b)) if need & 2 else None
+    elif opname == "floordiv":
+        ga = gb = None
     else:
         raise NoRuleError(f"no reverse rule for operator.{opname} on forward-mode duals")
-    return (_real_for(fit(ga, a), a) if need & 1 else None), (_real_for(fit(gb, b), b) if need & 2 else None)
+    return (_real_for(fit(ga, a), a) if need & 1 and ga is not None else None), (
+        _real_for(fit(gb, b), b) if need & 2 and gb is not None else None)
 
 
 def _conj(v):
@@ -1213,7 +1220,7 @@ def setitem(obj, idx, v):
                 "fields, records: np.rec.fromarrays)", where=runtime._user_line(),
                 fix="keep the fields as separate arrays (or a dict of arrays)")
         old = _copy(obj[idx])
-        if type(obj) is not _Dual and type(v) is _Dual:
+        if type(obj) is not _Dual and type(v) is _Dual and obj.dtype.kind != "O":  # (an object array holds it)
             raise runtime.UnsupportedFunction(
                 "forward over reverse (hessian, hvp) stores a perturbed value into an array that has no "
                 "tangent",
@@ -1221,15 +1228,16 @@ def setitem(obj, idx, v):
                     "`x * 0.0`, `x.copy()`")
         if _indexes_itself(obj, idx):  # `I[I] = False` (pyromat's Newton loop): the store changes its own
             old = _OwnIndex((old, _index_copy(idx)))  # index, which the adjoint needs as it was
+    elif type(setter := getattr(type(obj), "__setitem__", None)) is types.FunctionType:
+        # the class's own `__setitem__` (UserDict, a mapping keeping its values elsewhere, a dict subclass
+        # checking the key and keeping a table of the values beside: lmfit's Parameters, whose table's
+        # derivative was lost where it ran natively): its twin runs, so what it stores, and how, is recorded
+        _, pb = _twin(setter, obj, idx, v)
+        return _SetByCode(pb, None, 1)
     elif isinstance(obj, dict):
         old = obj.get(idx, _MISSING)
     elif type(idx) is slice and isinstance(obj, list) and idx.step in (None, 1):
         return _set_list_slice(obj, idx, v)
-    elif type(setter := getattr(type(obj), "__setitem__", None)) is types.FunctionType:
-        # the class's own `__setitem__` (UserDict, a mapping keeping its values elsewhere): its twin runs,
-        # so what it stores, and how, is recorded
-        _, pb = _twin(setter, obj, idx, v)
-        return _SetByCode(pb, None, 1)
     elif isinstance(setter, property) and has_fields(obj):
         # a property giving a field's own `__setitem__` (ASE's `arraylike`): recorded as the store into it
         _, pb = _twin(_assign_to_field, obj, idx, v, _item_field(obj, "__setitem__"))
@@ -1446,7 +1454,9 @@ def unpack_adjoint(dy, y, v, n, star):
             if g is not None:
                 out[i] = g
         return (out, None, None)
-    return (type(v)(gs) if isinstance(v, tuple) and not hasattr(v, "_fields") else gs, None, None)  # (gs: new)
+    # (gs: new; a tuple subclass's made by tuple's own `__new__`, not its class's, which may take the items
+    # one by one: pygeodesy's named tuples)
+    return (tuple.__new__(type(v), gs) if isinstance(v, tuple) and not hasattr(v, "_fields") else gs, None, None)
 
 
 class _Snapshot(tuple):
@@ -1690,7 +1700,8 @@ def _held_views(n, a) -> list:
         if type(v) is _Dual and type(primal(v)) is _NDARRAY:  # (forward over reverse: a dual array held, whose
             v = primal(v)  # tangent shares memory where its value does: hessian of a list's view written)
         if isinstance(v, np.ndarray) and v is not a and (a.base is not None or v.base is not None) \
-                and v.dtype.kind in "fc" and a.dtype.kind in "fc" and v.itemsize == a.itemsize \
+                and (v.dtype.kind in "fc" and a.dtype.kind in "fc" or v.dtype.kind == a.dtype.kind == "O") \
+                and v.itemsize == a.itemsize \
                 and np.may_share_memory(a, v):  # (numbers': an object array's rows hold arrays of their own)
             addr_a, addr_v = addresses(a), addresses(v)
             if np.isin(addr_v, addr_a).any():
@@ -1775,6 +1786,15 @@ def _keys_holding(n, a, depth=0, seen=None):
     return out
 
 
+def _entry(n, k):
+    """The value `_entries(n)` gives for key k: an item, or a field (a dict subclass's: `pars._asteval`)."""
+    if isinstance(n, dict):
+        return dict.__getitem__(n, k) if dict.__contains__(n, k) else fields_of(n)[k]
+    if isinstance(n, (list, tuple)) and type(k) is int:
+        return n[k]
+    return fields_of(n)[k]
+
+
 def _take_nested(S, obj, box, path):
     """The cotangent held for `obj[path[0]][path[1]]...` (a `_Path`), taken out of the boxes (None: none).
     On the way each container's entry becomes its child's box, as `_into_child` keeps them."""
@@ -1782,7 +1802,7 @@ def _take_nested(S, obj, box, path):
         entry = box.get(k) if hasattr(box, "get") else (box[k] if k < len(box) else None)
         if entry is None:
             return None
-        child = obj[k] if isinstance(obj, _CONTAINERS) else fields_of(obj)[k]
+        child = _entry(obj, k)
         cb = S.box(child, entry)
         box[k] = cb
         obj, box = child, cb
@@ -1836,6 +1856,8 @@ def views_merge(found, da, douts, S=None):
 def _merge_shared(da, dn, addr_a, addr_n):
     """(a's cotangent with the elements array n shares with a added from dn, n's cotangent without them)."""
     dual = type(dn) is _Dual or type(da) is _Dual
+    if type(dn) is _NDARRAY and dn.ndim > addr_n.ndim:  # (an object array's items' cotangents stacked)
+        return _merge_shared_items(da, dn, addr_a, addr_n)
     dn = np.broadcast_to(dn if type(dn) is _Dual else np.asarray(dn), addr_n.shape)
     shared = np.isin(addr_n, addr_a)
     order = np.argsort(addr_a, axis=None)
@@ -1847,6 +1869,30 @@ def _merge_shared(da, dn, addr_a, addr_n):
         flat = np.zeros(addr_a.size, dtype=np.result_type(dn, np.float64 if dn.dtype.kind in "biu" else dn))
     np.add.at(flat, order[pos], dn[shared])
     return acc(da, flat.reshape(addr_a.shape)), np.where(shared, 0, dn)
+
+
+def _merge_shared_items(da, dn, addr_a, addr_n):
+    """`_merge_shared` for an object array (a row of one viewed: python-control's polynomial tables) whose
+    cotangent dn holds its items' cotangents stacked (a float array, the items' axes after the array's):
+    both cotangents come back as object arrays of the items' cotangents (0.0 for none), the form an object
+    array's getitem adjoint gives them (added to a stacked one, numpy broadcast the items into each
+    other's entries: -10.08 for 5.6)."""
+    items = np.empty(addr_n.size, dtype=object)
+    for j, sub in enumerate(dn.reshape((addr_n.size,) + dn.shape[addr_n.ndim:])):
+        items[j] = sub.copy()
+    moved = np.empty(addr_a.size, dtype=object)
+    moved[:] = 0.0
+    where = {int(addr): i for i, addr in enumerate(addr_a.reshape(-1))}
+    for j, addr in enumerate(addr_n.reshape(-1)):
+        i = where.get(int(addr))
+        if i is not None:
+            moved[i] = moved[i] + items[j]
+            items[j] = 0.0
+    moved = moved.reshape(addr_a.shape)
+    if da is not None:
+        for idx in np.ndindex(moved.shape):
+            moved[idx] = acc(da[idx], moved[idx])
+    return moved, items.reshape(addr_n.shape)
 
 
 def spread_changed(c, pb, spreads, named):
@@ -1989,6 +2035,38 @@ def match_guard(subject, what="a `match` on"):  # what: "a `match` on", "a set o
                 "(`if` tests for a match, a list for a set)")
 
 
+def _holds_numbers(v, depth: int) -> bool:
+    """v is or holds (in its fields and containers, a few levels deep) a number or array of numbers: what a
+    context manager built from differentiated values keeps (contextlib's generator-made ones: their
+    arguments; sklearn's `config_context(...)` holds flags and its generator)."""
+    if isinstance(v, (float, complex, np.floating, np.complexfloating)) or type(v) is _Dual:
+        return True
+    if isinstance(v, np.ndarray):
+        return v.dtype.kind in "fcO"
+    if depth >= 3 or isinstance(v, (str, bytes, int, type, types.FunctionType, types.GeneratorType,
+                                    types.ModuleType, types.MethodType)) or v is None:
+        return False
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return any(_holds_numbers(e, depth + 1) for e in v)
+    if isinstance(v, dict):
+        return any(_holds_numbers(e, depth + 1) for e in v.values())
+    return has_fields(v) and any(_holds_numbers(e, depth + 1) for e in fields_of(v).values())
+
+
+def managed(m) -> None:
+    """Before `with m:` of a manager that may hold a derivative: refused where its class's `__enter__` or
+    `__exit__` is Python code, which the `with` statement runs natively (what it stores, a setting in a
+    class attribute or a module's dict read in the body, carried no derivative: 2.25 for 6.75)."""
+    cls = type(m)
+    if (type(getattr(cls, "__enter__", None)) is types.FunctionType
+            or type(getattr(cls, "__exit__", None)) is types.FunctionType) and _holds_numbers(m, 0):
+        raise runtime.UnsupportedFunction(
+            f"reverse mode cannot differentiate `with` on a {cls.__name__} holding a differentiated value: the "
+            "statement runs its `__enter__` and `__exit__` natively", where=runtime._user_line(),
+            fix="call them explicitly (`m.__enter__()` ... `m.__exit__(None, None, None)`), which reverse mode "
+                "differentiates; forward mode (`contexts.derivative`, `jvp`) follows the `with` as it is")
+
+
 def caught(e):
     """At the start of an `except ... as e` handler that reads e: reverse mode follows no derivative from a
     raise to its handler (`raise ValueError(x)` ... `except ValueError as e: y = e.args[0]`, a generator's
@@ -2002,11 +2080,22 @@ def caught(e):
                 "(`@contexts.custom_adjoint`); forward mode (`contexts.derivative`, `jvp`) follows it")
 
 
+def _by_identity(key) -> bool:
+    """A key hashed and compared by identity alone (an object of a class with neither `__eq__` nor
+    `__hash__` of its own, or a tuple of those and constants: chaospy's `cache[idx, self]`): what it holds
+    is not its value as a key."""
+    if type(key) is tuple:
+        return all(_by_identity(k) or not runtime._may_differ(k, 0) for k in key)
+    cls = type(key)
+    return cls.__flags__ & HEAPTYPE and cls.__hash__ is object.__hash__ and cls.__eq__ is object.__eq__ \
+        and not isinstance(key, (numbers.Number, np.ndarray, list, dict, tuple, set))
+
+
 def key_guard(obj, key):
     """Before a dict is keyed by a value the analysis could not prove constant (`{x: v}`, `d[x] = v`): keys
     carry no cotangent back, so one that may carry a derivative is refused (read back as a number by
     `list(d)`, `d.items()`, it would be a constant)."""
-    if isinstance(obj, dict) and runtime._may_differ(key, 0):
+    if isinstance(obj, dict) and runtime._may_differ(key, 0) and not _by_identity(key):
         raise runtime.UnsupportedFunction(
             "reverse mode cannot key a dict by a differentiated value: the keys carry no derivative back",
             where=runtime._user_line(),
@@ -2061,7 +2150,7 @@ HELPER_IMPLS = {
     "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_spread_changed__": spread_changed, "__od_call_merge__": call_merge,
     "__od_call_viewed__": call_viewed, "__od_kw_tape__": KwTape,
-    "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
+    "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught, "__od_not_swallowed__": not_swallowed, "__od_managed__": managed,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
     "__od_plain_values__": frozenset({float, int, complex, bool, np.float64, np.ndarray, np.complex128}),
     "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,

@@ -370,16 +370,39 @@ def ad_chain(*iterables):
 
 
 def ad_chain_from_iterable(iterables):
+    parts = list(iterables)
+    for it in parts:
+        if type(it) is Forever or _endless(it):
+            # (drawn eagerly, an endless one never ended: skimage's label2rgb hung; tokenize's
+            # `chain(lines, iter(readline, b""), repeat(b""))`, lmfit's parameter names, was refused)
+            return _Chained(parts)
     out = []
-    for it in iterables:
-        if _endless(it):  # (drawn eagerly, an endless one never ended: skimage's label2rgb hung)
-            raise OverdubError("reverse mode draws itertools.chain's items at once, and one of its iterables "
-                               f"is endless ({type(it).__name__})",
-                               fix="chain a finite part of it (`itertools.islice(it, n)`), or zip it with the "
-                                   "finite sequence directly")
+    for it in parts:
         for x in it:
             out.append(x)
     return iter(out)
+
+
+class _Chained(_Mapped):
+    """itertools.chain with an endless part, drawn from only as far as it is read."""
+
+    def __init__(self, parts):
+        super().__init__(None, parts)
+        self.k = 0
+        self.current = None
+
+    def __next__(self):
+        while self.k < len(self.its):
+            if self.current is None:
+                part = self.its[self.k]
+                if type(part) is Forever:
+                    return part.obj
+                self.current = iter(part)
+            for x in self.current:
+                return x
+            self.k = self.k + 1
+            self.current = None
+        raise StopIteration
 
 
 def _endless(it) -> bool:
@@ -493,6 +516,24 @@ def plain_attribute(obj, name) -> bool:
     return True
 
 
+def attribute_setter(obj, name):
+    """The Python function `obj.name = v` runs, as (function, whether it takes the name): the class's own
+    `__setattr__`, or a property's setter; None for the rest (slots, C descriptors). Not differentiated."""
+    cls = type(obj)
+    if type(name) is not str:
+        return None
+    own = cls.__setattr__
+    if own is not object.__setattr__:
+        return (own, True) if type(own) is types.FunctionType else None
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            held = klass.__dict__[name]
+            if isinstance(held, property) and type(held.fset) is types.FunctionType:
+                return held.fset, False
+            return None
+    return None
+
+
 def carries_derivative(value) -> bool:
     """value may carry a derivative (the engine's own test; not differentiated)."""
     from .runtime import _any_differentiable
@@ -511,8 +552,15 @@ def ad_setattr(obj, name, value):
         if type(name) is str and name.startswith("__") and name.endswith("__") and not carries_derivative(value):
             store_attribute(obj, name, value)  # metadata (functools.wraps's `__module__`, `__doc__`), as before
             return
+        setter = attribute_setter(obj, name)
+        if setter is not None:  # (its code, differentiated: lmfit's `setattr(par, "expr", ...)`, a property)
+            if setter[1]:
+                setter[0](obj, name, value)
+            else:
+                setter[0](obj, value)
+            return
         raise OverdubError(f"setattr(obj, {name!r}, value) of a differentiated value on a {type(obj).__name__} "
-                           "whose attribute is not a plain instance attribute (a __setattr__, property or slot)",
+                           "whose attribute is a slot or a descriptor of C code",
                            fix="assign the attribute by name (`obj.attr = value`)")
     obj.__dict__[name] = value
 

@@ -49,7 +49,7 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoRuleError, a
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import parsed, remembered_text, unpack
+from ..lowered.runtime import parsed, remembered_text, text_of as _text_of, unpack
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
 from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
@@ -73,6 +73,7 @@ class UnsupportedFunction(OverdubError):
 # -- rules ---------------------------------------------------------------------------------------
 
 _rules = registry.rules
+_CONSTANT_GENERATORS = registry.constant_generators
 _BASE_CONTAINERS = (list, dict, tuple)
 
 
@@ -542,7 +543,8 @@ def call(mask, f, /, *args, **kw):
         return _twin_call(mask, f, (), args, kw)
     if type(f) is types.MethodType:
         return _method_call(mask, f, args, kw)
-    if type(f) is _METHOD_DESCRIPTOR and args and isinstance(args[0], f.__objclass__):
+    if (type(f) is _METHOD_DESCRIPTOR or type(f) is _SLOT_WRAPPER and (f.__objclass__, f.__name__) in _rules) \
+            and args and isinstance(args[0], f.__objclass__):  # (a slot's with a rule: `dict.__setitem__(d, k, v)`)
         # `dict.get(d, key, default)` (inspect's static getattr): the C method bound to its object, whose
         # rule is keyed (type, name); the object's cotangent comes back as the first argument's
         shifted = mask if mask < 0 else (mask & ~KW_ACTIVE) >> 1 | (mask & KW_ACTIVE)
@@ -552,6 +554,7 @@ def call(mask, f, /, *args, **kw):
 
 
 _METHOD_DESCRIPTOR = types.MethodDescriptorType
+_SLOT_WRAPPER = types.WrapperDescriptorType  # (`dict.__setitem__`)
 
 
 def _method_call(mask, f, args, kw):
@@ -1057,6 +1060,8 @@ def _other_call(mask, f, args, kw):
     if f is type and len(args) == 1 and not kw:  # a value's type carries no derivative (a dual's: its
         return type(_primal(args[0])), None        # primal's, as in the tangent twin)
     if isinstance(f, type):
+        if mask == 0 and _c_made(f):  # (a C class given constants alone: `operator.methodcaller("twice", 3.0)`)
+            return f(*args, **kw), None
         return _construct(f, args, kw)
     if type(f) is types.MethodType:  # method of a Python class bound to a C callable etc.
         # the object becomes the first argument: the caller's bits move up one, the object's is set
@@ -1078,6 +1083,11 @@ def _other_call(mask, f, args, kw):
         checked = (owner,) + checked  # a C method of a differentiable object (`y.sort()`) needs a rule too
     if not _any_differentiable(checked, kw if mask < 0 or mask & KW_ACTIVE else _NOKW):
         return f(*args, **kw), None
+    if type(owner) is str and type(f) is _BUILTIN and f.__name__ == "format":
+        # `fmt.format(x)` (lmfit's `fwhm_expr`: a class's constant read from an object that holds a derivative
+        # later): text carries none; it is remembered, so a parse of it back is refused (`parsed`)
+        values = [*map(_primal, args), *(_primal(v) for v in kw.values())]
+        return _text_of(f(*values[:len(args)], **dict(zip(kw, values[len(args):]))), *values), None
     if owner is not None and type(f) is _WRAPPER and getattr(owner, "__objclass__", None) is type:
         # `type.__dict__["__mro__"].__get__(obj)` (inspect's static getattr): a class's metadata, or
         # TypeError for an object that is not a class — never a number
@@ -1088,6 +1098,12 @@ def _other_call(mask, f, args, kw):
         # object's own __init__ (`super().__init__()` atop a hierarchy, blackscholes' options): stores nothing
         return f(*args, **kw), None
     raise _no_rule(f)
+
+
+def _c_made(cls) -> bool:
+    """cls's objects are made by C code alone: no Python `__new__`, `__init__` or metaclass `__call__`."""
+    return (type(type(cls).__call__) is not types.FunctionType and type(cls.__new__) is not types.FunctionType
+            and type(cls.__init__) is not types.FunctionType)
 
 
 def dunder_call(obj, name, *args, **kw):
@@ -1199,6 +1215,10 @@ def _may_differ(a, depth) -> bool:
             return any(_may_differ(k, depth + 1) for k in a)
         m = getattr(a, "mapping", None)
         return m is None or _may_differ(m, depth + 1)
+    if ta is types.GeneratorType and a.gi_code in _CONSTANT_GENERATORS:  # (tokenize's tokens)
+        return False
+    if isinstance(a, weakref.ref):  # (what it refers to: a WeakKeyDictionary's key, singledispatch's class)
+        return _may_differ(a(), depth + 1)
     if ta is types.FunctionType:
         cells = a.__closure__ or ()
         return any(_may_differ(_cell_value(c), depth + 1) for c in cells)
@@ -1241,7 +1261,10 @@ def _no_rule(f) -> NoRuleError:
 
 def _partial_call(p, args, kw):
     y, pb = call(EVERY_ARGUMENT, p.func, *p.args, *args, **{**p.keywords, **kw})
-    return y, (None if pb is None else (_partial_back, pb, len(p.args), tuple(p.keywords)))
+    # (the partial's own keywords the call did not override: `partial(model, q=x)(1.0, q=0.27)` gave x the
+    # cotangent of the 0.27)
+    own = tuple(k for k in p.keywords if k not in kw) if kw else tuple(p.keywords)
+    return y, (None if pb is None else (_partial_back, pb, len(p.args), own))
 
 
 _LRU_CACHE = functools._lru_cache_wrapper
@@ -2249,7 +2272,9 @@ def _keyed(f, kind, args, kw):
             or type(key) is types.MethodType and type(key.__func__) is _FunctionType):
         return None
     if kind is _BUILTIN and f.__name__ == "sort" and type(f.__self__) is list:
-        return _twin_call(EVERY_ARGUMENT, ad_list_sort, (), (f.__self__, *args), kw) if not args else None
+        # (the list as the twin's self: its cotangent after the sort flows in and comes out as the method's,
+        # where given as an argument it came out among the arguments' and the caller dropped it: `sum(L)` 0)
+        return _twin_call(EVERY_ARGUMENT, ad_list_sort, (f.__self__,), args, kw) if not args else None
     try:
         repl = KEYED.get(f)
     except TypeError:  # (an unhashable callable)

@@ -1023,6 +1023,10 @@ def _diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
 _linear_diff = linear(np.diff)
 
 
+# the functions joining a sequence of arrays (duals inside lists numpy's dispatch does not look into:
+# `np.concatenate(([0.0], [k, 2 * k]))`)
+JOINS = frozenset({np.concatenate, np.stack, np.hstack, np.vstack, np.column_stack, np.dstack})
+
 OWN_FUNCTIONS = {
     np.diff: _diff,
     np.copyto: _copyto, np.apply_along_axis: _apply_along_axis, **{fn: _store(fn) for fn in (np.put, np.place, np.putmask, np.fill_diagonal)},
@@ -1039,8 +1043,7 @@ OWN_FUNCTIONS = {
         np.fliplr, np.flipud, np.roll, np.trace, np.diagonal, np.diag, np.triu, np.tril, np.tile,
         np.repeat, np.take, np.real, np.imag, np.copy, np.rot90,
         np.take_along_axis)},
-    **{fn: join(fn) for fn in (
-        np.concatenate, np.stack, np.hstack, np.vstack, np.column_stack, np.dstack)},
+    **{fn: join(fn) for fn in JOINS},
     **{fn: _bilinear(fn) for fn in (
         np.dot, np.inner, np.outer, np.tensordot, np.kron, np.cross, np.vdot, np.einsum)},
     **{fn: _on_primal(fn) for fn in (

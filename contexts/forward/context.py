@@ -32,7 +32,7 @@ from ..rules.frames import is_engine, note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf, runs_natively, taken_per_element
 
 from ..rules.registry import array_objects, by_position, key_of, objects_of_classes, registry, through_array
-from .arrays import (OWN_FUNCTIONS, CHECKED_TESTS, checked_test, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality, EQUALS,
+from .arrays import (OWN_FUNCTIONS, JOINS, CHECKED_TESTS, checked_test, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality, EQUALS,
                      has_dual, no_rule,
                      out_position, to_array, write_out)
 from .observe import DerivativeOp, Observed, observer
@@ -131,10 +131,11 @@ class ForwardContext(overdub.Context):
         if kind is Dual:
             if _number_object(obj):  # `lat.toRadians()`, `lat.name` of a float subclass's value
                 return _number_attribute(self, obj, name, default)
-            if name == "__class__" and isinstance(obj.primal, np.ndarray):
-                # an array's class, as `type(x)` answers (`activity.ask_primals`): cvxpy's
-                # `constant.__class__ in INTERFACES` took a perturbed array for an unknown type
-                return type(obj.primal)
+            if name == "__class__":
+                # the value's class, as `type(x)` answers (`activity.ask_primals`): cvxpy's
+                # `constant.__class__ in INTERFACES` took a perturbed array for an unknown type, and
+                # functools.singledispatch (`dispatch(args[0].__class__)`) ran its fallback for a float
+                return type(primal(obj))
         if kind.__flags__ & _HEAPTYPE:
             found = _class_getter(obj, name)
             if found is not None and not _engine_code(found[0]):
@@ -302,6 +303,12 @@ class ForwardContext(overdub.Context):
                     return _fromiter(*args, **kwargs)
                 if id(fn) in _ATLEAST_IDS and has_dual(args):  # `np.atleast_2d([h(s) for s in sigmas])`
                     args = tuple(to_array(a) if type(a) in (list, tuple) and has_dual(a) else a for a in args)
+                if type(fn) is _DISPATCHER and fn in OWN_FUNCTIONS and has_dual(args):
+                    if fn in JOINS:
+                        return OWN_FUNCTIONS[fn](*args, **kwargs)
+                    if type(args[0]) in (list, tuple) and has_dual(args[0]):
+                        # (`np.diag([q, 0.1 * q])`: numpy's dispatch does not look into the list)
+                        return OWN_FUNCTIONS[fn](to_array(args[0]), *args[1:], **kwargs)
                 if type(fn) is _DISPATCHER and kwargs and fn in OWN_FUNCTIONS and has_dual(list(kwargs.values())):
                     # (`np.select(..., default=d)`: not dispatched on; `np.cumsum(a=v)`: its rule's by position)
                     moved = by_position(fn, args, kwargs)
@@ -439,7 +446,8 @@ class ForwardContext(overdub.Context):
                 raise no_rule(fn, where=str(site)) from e
             return y
         except (TypeError, RuntimeError, ValueError, struct.error) as e:
-            if isinstance(e, OverdubError) or not (perturbed or _holds_dual(args)):
+            if isinstance(e, OverdubError) or not (perturbed or _holds_dual(args)
+                                                    or _holds_dual(tuple(kwargs.values()))):  # (`timedelta(days=d)`)
                 raise  # (another engine's refusal, `hessian`'s inner gradient's: its own message, not "no rule")
             if (getattr(fn, "__module__", None) or "").startswith(_ENTRY_MODULES):
                 # an engine's entry run on duals (`hessian`'s inner gradient) failed: said so, with the failure
@@ -450,8 +458,13 @@ class ForwardContext(overdub.Context):
                         "inner function in forward mode (`contexts.jacfwd` of `contexts.jacfwd`)") from e
             # a class or C function without a rule refused the duals in its own words (mpmath's
             # `mpf(x)`: "cannot create mpf from Dual(...)"; scipy's `_brentq`: "Unable to parse arguments"):
-            # the refusal says which, and where. Still a TypeError, for a library that catches one to try
-            # another way
+            # the refusal says which, and where. Where the call fails on the plain values too (inspect's
+            # `_is_type` asking `type.__dict__["__mro__"].__get__(x)` of a number), that failure is the
+            # value's own: raised as it is, for the code catching it to take its other way as it would
+            # (a refusal is not the code's to catch: `overdub.errors.not_swallowed`)
+            plain = _plain_failure(fn, args, kwargs) if type(fn) in _PROBES else None
+            if plain is not None:
+                raise plain from None
             raise no_rule(fn, where=str(site)) from e
         except Exception as e:
             # an error class of the library's own from a C function given duals, or a callback holding
@@ -631,10 +644,30 @@ def _number_object(d) -> bool:
     return type(v) is not float and isinstance(v, float) and type(v).__flags__ & _HEAPTYPE
 
 
+# the callables asked again on plain values when they refuse duals: slots of types, which hold no state
+# (a C encoder called again found its own marker of the failed first call: "Circular reference detected")
+_PROBES = (types.MethodWrapperType, types.WrapperDescriptorType)
+
+
+def _plain_failure(fn, args, kwargs) -> BaseException | None:
+    """The exception fn raises on the values of its dual arguments (the primals), or None where it succeeds
+    there."""
+    try:
+        fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
+    except Exception as e:  # noqa: BLE001 - any failure of the plain call is the answer
+        return e
+    return None
+
+
+_DUAL_FIELDS = frozenset(Dual.__slots__)
+
+
 def _number_attribute(ctx, d, name, default):
     """`d.name` for a dual whose value is a float subclass's object: the class's Python methods bound to the
     dual, its properties and Python descriptors run on the dual; what float itself has (`real`,
     `is_integer`), the dual's own; anything else (the object's fields, class constants) the value's."""
+    if name in _DUAL_FIELDS:  # (the dual's own: a derivative of a derivative reads its inner one's value)
+        return getattr(d, name)
     value = _number_value(d)
     if type(name) is str:
         for klass in type(value).__mro__:
@@ -821,6 +854,8 @@ def pushforward(fn, /, *args, **kwargs):
     tag = top_tag(tuple(args) + tuple(kwargs.values())) if args or kwargs else None
     if tag is None and id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
         return build_array(args, kwargs, fn)  # an array built from a list of duals
+    if tag is None and type(fn) is _DISPATCHER and fn in JOINS and has_dual(args):
+        return OWN_FUNCTIONS[fn](*args, **kwargs)  # (`np.concatenate(([0.0], [k, 2 * k]))` under hessian)
     if type(fn) is types.FunctionType:
         rule = registry.rules.get(fn)
         if rule is not None and rule.duals is not None:

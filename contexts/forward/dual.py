@@ -23,7 +23,7 @@ import os
 import numpy as np
 
 from ..lowered.runtime import (HISTORY, ORDER_OPS, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard,
-                               rounding_residue, text)
+                               converged, exit_lines, rounding_residue, text)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine, outside_engine
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
@@ -45,6 +45,8 @@ class DualAttributeError(OverdubError, AttributeError):
     """Code read an attribute a perturbed value does not have as a dual: most often the inside of a number
     (a Fraction's `numerator`, an mpmath mpf's `_mpf_`), which carries no tangent. Still an AttributeError,
     so `hasattr` and `getattr(x, name, default)` answer as before."""
+
+    swallowable = True  # (a probe's answer: code may take its fallback, `overdub.errors.not_swallowed`)
 
 
 _NUMPY_VALUES = (np.ndarray, np.generic)  # their other attributes are metadata (`.device`, `.flags`), not insides
@@ -278,7 +280,7 @@ def make(y, dy, tag: Tag):
 
 
 from ..rules.generic import add as _sum  # noqa: E402  (None is the zero tangent)
-from ..rules.operator import mul_da, mul_db, truediv_da, truediv_db  # noqa: E402  (declared once)
+from ..rules.operator import KINK, mul_da, mul_db, truediv_da, truediv_db  # noqa: E402  (declared once)
 
 
 def _log(v):
@@ -449,7 +451,10 @@ def d_abs(a):
             yv = yv.primal
         den = np.where(y == 0, 1, y) if isinstance(yv, np.ndarray) else (y if yv != 0 else 1.0)
         return Dual(y, np.real(np.conj(a.primal) * a.tangent) / den, a.tag)
-    return Dual(abs(a.primal), a.tangent * _sign(a.primal), a.tag)  # sign broadcasts over a chunk axis
+    y = Dual(abs(a.primal), a.tangent * _sign(a.primal), a.tag)  # sign broadcasts over a chunk axis
+    if type(a.primal) is float and a.primal == 0.0 and type(a.tangent) is float and a.tangent != 0.0:
+        KINK[0], KINK[1] = y, abs(a.tangent)  # (`rules.operator.KINK`)
+    return y
 
 
 # -- the Dual ----------------------------------------------------------------------------------
@@ -1195,9 +1200,12 @@ def _ordered(d: Dual, other, result, op: str):
         return result
     value = d.primal
     if type(value) is float or type(value) is np.float64:  # (the common case: one comparison more)
-        if value != primal(other) and near_at(value, primal(other), d.tangent) is None:
+        ov = primal(other)
+        if type(ov) is np.ndarray:  # (a number against an array, `a < x` of skfuzzy's trimf: elementwise)
+            return _equality_checked(d, other, result, op, frame=3)
+        if value != ov and near_at(value, ov, d.tangent) is None:
             if HISTORY.run is not None:
-                _closing(value, primal(other), op, d.tangent)
+                _closing(value, ov, op, d.tangent, d, result)
             return result
     return _equality_checked(d, other, result, op, frame=3)
 
@@ -1209,14 +1217,18 @@ def _rates_noted(rate) -> None:
         rounding_residue(caller, False, rate)
 
 
-def _closing(a, b, op: str, rate) -> None:
+def _closing(a, b, op: str, rate, d=None, result=None) -> None:
     """`lowered.runtime.closing_in` for an ordering in the user's code (not the rules'), and its rate noted
-    for `rounding_residue` (one walk out of the operators for both)."""
+    for `rounding_residue` (one walk out of the operators for both); where the ordering ends a loop (the
+    dual d tested, `result` its outcome), `converged`."""
     caller = _past_operators(sys._getframe(3))
     if not is_engine(caller.f_code.co_filename):
         closing_in(caller, a, b, op, rate)
         if type(a) is float:
             rounding_residue(caller, False, rate)
+        if d is not None and (leaves := exit_lines(caller.f_code, caller.f_globals).get(caller.f_lineno)) is not None \
+                and bool(result) is leaves:
+            converged(d, b, op, rate, leaves, caller)
 
 
 def _rate(ta, tb):

@@ -71,6 +71,10 @@ class _Tangents:
         changed = _changed_in_place(fdef, self.groups)
         self.handed = tuple(a.arg if a.arg in active and a.arg in changed else None
                             for a in fdef.args.posonlyargs + fdef.args.args)
+        # inside a try's or with's body: a statement may raise and the code go on after it (a handler,
+        # `contextlib.suppress`), so a tangent is assigned only once its value is (`val = table[k]` missing
+        # its key gave val the tangent 0 with its old value)
+        self.fragile = 0
 
     def tangent_var(self, atom) -> str | None:
         """The variable holding an atom's tangent, or None for a zero tangent."""
@@ -141,9 +145,15 @@ class _Tangents:
             for c in s.cases:
                 c.body = self.block(c.body)
             return
-        s.body = self.block(s.body)
+        if isinstance(s, (ast.Try, ast.With)):
+            self.fragile += 1
+            s.body = self.block(s.body)
+            self.fragile -= 1
+        else:
+            s.body = self.block(s.body)
         for h in getattr(s, "handlers", ()):
-            h.body = self.block(h.body)
+            # (a refusal is not the code's to catch: `overdub.errors.not_swallowed`)
+            h.body = at([expr_stmt(call("__od_not_swallowed__"))], h) + self.block(h.body)
         if getattr(s, "orelse", None):
             s.orelse = self.block(s.orelse)
         if getattr(s, "finalbody", None):
@@ -170,6 +180,11 @@ class _Tangents:
             # `x op= y` is Python's in-place operator (an array changes in place, so its views and the
             # caller see it; a number is rebound), and the variables viewing x follow its tangent
             return tangent_stmt + [_in_place(s)] + self.sync(name, s)
+        if self.fragile:
+            if name in {n.id for n in all_nodes(tangent) if isinstance(n, ast.Name)} | _names(v):
+                new = "_od_fnew"  # (the tangent reads the old value: computed first, assigned after)
+                return at([assign(new, tangent), s, assign(tangent_name(name), load(new))], s)
+            return [s] + tangent_stmt
         return tangent_stmt + [s]
 
     def subscript_with_tangent(self, s, name: str, v: ast.Subscript) -> list[ast.stmt]:
@@ -204,6 +219,9 @@ class _Tangents:
             raise NotTransformable(f"storing into {y}, an object a call or attribute gave")
         new_tangent = call("__fd_setitem__", y, self.tangent(target.value), index_value(target.slice),
                            self.tangent(v), user(v))
+        if self.fragile:  # (a store that may raise, `y[k] = v` past the end: the tangent after it, as above)
+            return at([assign("_od_fnew", new_tangent), s, assign(tangent_name(y), load("_od_fnew"))],
+                      s) + self.sync(y, s)
         return at([assign(tangent_name(y), new_tangent)], s) + [s] + self.sync(y, s)
 
     def sync(self, name: str, s) -> list[ast.stmt]:
@@ -299,6 +317,8 @@ class _Tangents:
         if op is ast.FloorDiv:  # (0, unless an operand is an object whose own `__floordiv__` is no floor)
             return const(0) if isinstance(a, ast.Constant) or isinstance(b, ast.Constant) else call(
                 "__fd_floordiv__", user(a), user(b), self.tangent(a), self.tangent(b))
+        if op is ast.Mod:
+            return call("__fd_mod__", user(a), user(b), self.tangent(a), self.tangent(b))
         raise NotTransformable(f"the operator {op.__name__} on active values")
 
     def sum_tangent(self, a, op: ast.Add | ast.Sub, b, ta: str | None, tb: str | None) -> ast.expr:
@@ -467,6 +487,10 @@ def _constructs(callee) -> bool:
         return callee in _CONSTRUCTORS
     except TypeError:  # (an unhashable callee)
         return False
+
+
+def _names(node) -> set[str]:
+    return {n.id for n in all_nodes(node) if isinstance(n, ast.Name)}
 
 
 def _binds(pattern) -> bool:

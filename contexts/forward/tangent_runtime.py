@@ -27,10 +27,10 @@ from overdub.passes import bound_self
 import overdub
 from overdub.passes import OwnedEntries, of_a_module, on_clear
 from overdub.passes import depth as _depth
-from overdub.errors import OverdubError
+from overdub.errors import OverdubError, not_swallowed
 
 from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, EagerIterationError, addresses, closing_in,
-                               eager_items, own_test_method, parsed, remembered_text)
+                               eager_items, own_test_method, parsed, remembered_text, text)
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
@@ -735,6 +735,30 @@ def fd_floordiv(a, b, ta, tb):
     return 0
 
 
+def fd_not_swallowed() -> None:
+    """At the start of an `except` handler of a twin: a refusal, or the twin giving up for dual numbers
+    (`NotTransformable`, which a bare `except:` catches), is raised again (`overdub.errors.not_swallowed`)."""
+    e = sys.exc_info()[1]
+    if isinstance(e, NotTransformable):
+        raise e
+    not_swallowed(sys._getframe(1))
+
+
+def fd_mod(a, b, ta, tb):
+    """The tangent of `a % b` = a - b * floor(a / b): ta - tb * (a // b) (between the jumps, where it is one
+    side's derivative; the jumps are where the value's floor moves); text formatting (`fmt % x`) has none,
+    its text remembered (a parse of it back is refused)."""
+    if type(a) is str or type(a) is bytes:
+        text(a % b)
+        return 0
+    _operand(a)
+    _operand(b)
+    out = 0 if _zero(ta) else ta
+    if not _zero(tb):
+        out = out - tb * (a // b)
+    return out
+
+
 def fd_eager_items(items: list) -> list:
     """A generator expression's items, as the lowering computes them (eagerly: `lowered.runtime.eager_items`);
     where that differs from Python's lazy run (one object yielded twice), the twin gives up and the call
@@ -768,10 +792,10 @@ _equality_guard2_fd = LOWERING_HELPERS["__od_equality_guard2_fd__"]
 _order_watch_fd = LOWERING_HELPERS["__od_order_watch_fd__"]
 
 
-def fd_equality_guard(active, other, op, tangent, close=None):
+def fd_equality_guard(active, other, op, tangent, close=None, leaves=None):
     if type(active) not in _NO_OWN_TEST or type(other) not in _NO_OWN_TEST:
         _declined(active, other, op)
-    _equality_guard_fd(active, other, op, tangent, close, sys._getframe(1))
+    _equality_guard_fd(active, other, op, tangent, close, sys._getframe(1), leaves)
     if op in ORDER_OPS:
         closing_in(sys._getframe(1), active, other, op, tangent)
 
@@ -794,13 +818,13 @@ def fd_order_watch(a, b, op, ta=None, tb=None):
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_attr, fd_attr0, fd_pow, fd_matmul,
-                                           fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul, fd_div, fd_floordiv,
+                                           fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul, fd_div, fd_floordiv, fd_mod,
                                            fd_callee)},
     "__fd_numbers__": _NUMBERS,
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
     **LOWERING_HELPERS, "__od_primal__": primal, "__od_eager_items__": fd_eager_items,
     "__od_equality_guard_fd__": fd_equality_guard, "__od_equality_guard2_fd__": fd_equality_guard2,
-    "__od_order_watch_fd__": fd_order_watch}.items()}
+    "__od_order_watch_fd__": fd_order_watch, "__od_not_swallowed__": fd_not_swallowed}.items()}
 
 
 def _twin(f: types.FunctionType, tans: tuple):

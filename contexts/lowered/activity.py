@@ -74,7 +74,8 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
             for k in node.keywords:
                 if k.arg is not None and _reads(k.value) & active:
                     k.value = _helper_call("__od_primal__", [k.value], k.value)
-            _as_text(node)
+            _as_text(node, [a for a in [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
+                            if isinstance(a, ast.Call) and isinstance(a.func, ast.Name) and a.func.id == "__od_primal__"])
             continue
         if (isinstance(node.func, ast.Name) and node.func.id in asks
                 and any(isinstance(a, ast.Name) and a.id in active for a in node.args)):
@@ -121,13 +122,17 @@ def _text_expr(node) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("str", "repr")
 
 
-def _as_text(node) -> None:
-    """node (a call or an operator making a str) in place as `__od_text__(node)`: its text remembered."""
+def _as_text(node, values=None) -> None:
+    """node (a call or an operator making a str) in place as `__od_text__(node)`: its text remembered; given
+    the values formatted, `__od_text_of__(node, *values)`: remembered where one is not an integer."""
     inner = ast.copy_location(type(node)(**{f: getattr(node, f) for f in node._fields}), node)
     for f in node._fields:
         delattr(node, f)
     node.__class__ = ast.Call
-    node.func, node.args, node.keywords = ast.Name("__od_text__", ast.Load()), [inner], []
+    if values:
+        node.func, node.args, node.keywords = ast.Name("__od_text_of__", ast.Load()), [inner, *values], []
+    else:
+        node.func, node.args, node.keywords = ast.Name("__od_text__", ast.Load()), [inner], []
     ast.copy_location(node.func, node)
 
 
@@ -716,8 +721,8 @@ class _Activity:
             n = todo.pop()
             self.mark(n)
             for m in self.sources.get(n, ()):
-                if m not in seen:
-                    seen.add(m)
+                if m not in seen and m not in self.immutable:  # (a number shares no memory: the -0.5 given
+                    seen.add(m)  # to `np.random.uniform` whose draw is stored into an active object)
                     todo.append(m)
 
     def mark_argument(self, name: str) -> None:
@@ -778,8 +783,10 @@ class _Activity:
                     operands += [k.value for k in v.keywords]
                     if isinstance(v.func, ast.Attribute):
                         operands.append(v.func.value)
-                    elif isinstance(v.func, ast.Name) and v.func.id in self.drawn:
-                        operands.append(v.func)  # (`k = acc.add; k(x)`: a bound method changes its object)
+                    elif isinstance(v.func, ast.Name) and (v.func.id in self.drawn or v.func.id in self.locals):
+                        # (`k = acc.add; k(x)`: a bound method changes its object; `acc = make_acc(); acc(x)`:
+                        # a closure a factory made changes its cells, `nonlocal total; total += v`)
+                        operands.append(v.func)
                     for a in operands:
                         if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name):
                             a = a.value  # (`key=acc.add`: a bound method, which may change acc)
@@ -906,17 +913,37 @@ def _module_changes(globals_: dict) -> set[str] | None:
     return changed
 
 
+def _module_state_read(module, name: str, nodes) -> bool:
+    """Some `name.attr` read in nodes (name bound to module) is state of that module its own code may
+    change (a dict or object a function of it stores into): as `mutable_globals` for one's own module."""
+    attrs = {n.attr for n in nodes if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+             and n.value.id == name}
+    space = getattr(module, "__dict__", None)
+    if not attrs or not isinstance(space, dict) or not isinstance(space.get("__file__"), str) \
+            or not space["__file__"].endswith(".py"):
+        return False
+    candidates = [a for a in attrs if a in space and not (isinstance(v := space[a], _NOT_STATE) or type(v) in _INERT
+                                                           or callable(v))]
+    if not candidates:
+        return False
+    changed = _module_changes(space)
+    return any(changed is None or a in changed for a in candidates)
+
+
 def mutable_globals(fdef, locals_: set[str], globals_: dict, nodes=None) -> set[str]:
     """The module globals fdef reads that hold state its module's code (this function or another) may
     change with differentiated values: containers, arrays and objects stored into, changed by their
     methods, or rebound by `global`. Values read from them may carry derivatives: they are active."""
-    names = {n.id for n in (all_nodes(fdef) if nodes is None else nodes)
+    nodes = list(all_nodes(fdef)) if nodes is None else nodes
+    names = {n.id for n in nodes
              if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in locals_ and n.id in globals_}
     if not names:
         return set()
     changed = _module_changes(globals_)
     out = set()
     for name in names:
+        if type(globals_[name]) is types.ModuleType and _module_state_read(globals_[name], name, nodes):
+            out.add(name)  # (`lib.STATE["factor"]`, which lib's own functions set: read through the module)
         v = globals_[name]
         if changed is not None and name not in changed or isinstance(v, _NOT_STATE) or type(v) in _INERT \
                 or callable(v):

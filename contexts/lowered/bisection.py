@@ -86,6 +86,12 @@ def _given(branch: list[ast.stmt]) -> dict[str, ast.expr]:
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
                 and not s.targets[0].id.startswith(TEMP_PREFIX) and _loads(s.value):
             out[s.targets[0].id] = s.value
+    if branch and isinstance(branch[-1], ast.If):
+        # an `elif` chain ending the branch: `elif v > t: hi = mid` / `elif v < t: lo = mid` without an
+        # `else` (mibian's implied volatility: 0 in every mode where it was not seen)
+        for part in (branch[-1].body, branch[-1].orelse):
+            for name, value in _given(part).items():
+                out.setdefault(name, value)
     return out
 
 

@@ -179,8 +179,8 @@ class Lowerer:
         hit = sorted(passed & changed)
         if not hit:
             return []
-        guard = ast.Call(func=_name("__od_eager_guard__", s), args=[_name(it, s), ast.Constant(hit[0])],
-                         keywords=[])
+        guard = ast.Call(func=_name("__od_eager_guard__", s), args=[_name(it, s), ast.Constant(hit[0]),
+                                                                     _name(hit[0], s)], keywords=[])
         return [_loc(ast.Expr(value=guard), s)]
 
     # -- statements ------------------------------------------------------------------------------

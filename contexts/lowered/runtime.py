@@ -27,9 +27,11 @@ import numpy as np
 
 import overdub
 from overdub import depth
+from overdub.passes import AST_LOCK
 from overdub.errors import OverdubError
 
 from ..rules.frames import is_engine_class, outside_engine
+from ..rules.operator import KINK
 from ..rules.leaves import value_class
 from ..rules.watch import JUMP_WATCH, watch_order
 
@@ -100,11 +102,24 @@ def text(s):
     return s
 
 
+def text_of(s, *values):
+    """`fmt.format(x, ...)` of values some of which may be differentiated: the text remembered (`text`) where
+    one of them is a number that is not an integer (`"{}-12-31".format(year - 1)` of a default parameter
+    holding an int is a date's text, whose "2013" parsed back by pandas was refused)."""
+    if any(not _exact(v) for v in values):
+        text(s)
+    return s
+
+
+def _exact(v) -> bool:
+    return isinstance(v, (numbers.Integral, str, bytes, type)) or v is None
+
+
 def formatted(value, conversion: int, spec: str = ""):
     """An f-string's field `{x!r:spec}` of a differentiated x (its primal), as text, remembered; the text
     of a value that carries no derivative whatever its origin (an integer, a string: `len(x)` in an error
     message) is not (remembered, its parse elsewhere, `float("3")`, was refused)."""
-    exact = isinstance(value, (numbers.Integral, str, bytes, type)) or value is None
+    exact = _exact(value)
     if conversion == ord("s"):
         value = str(value)
     elif conversion == ord("r"):
@@ -209,18 +224,25 @@ def _where() -> str:
 _TUPLE_ITERATOR = type(iter(()))
 
 
-def eager_guard(it, name: str) -> None:
+def eager_guard(it, name: str, value=None) -> None:
     """The function draws from `it` (a loop, `next`) while changing in place `name`, which it passed to the
     call that made `it` (`for v in gen(out): out.append(v)`): refused when that call was a generator run
     eagerly (it read `name` before the changes, where Python's generator reads it between items). The
-    eager run's iterator is a tuple's (a call returning `iter(a_tuple)` is refused too: rare, loud)."""
-    if type(it) is _TUPLE_ITERATOR:
+    eager run's iterator is a tuple's (a call returning `iter(a_tuple)` is refused too: rare, loud). A
+    number, text or tuple (`value`, what `name` holds) changes in no place: `n += 1` rebinds it."""
+    if type(it) is _TUPLE_ITERATOR and not _unchangeable(value):
         raise EagerIterationError(
             f"drawing from a generator while `{name}`, which was passed to it, may change in place (a loop over "
             f"it or `next` changing `{name}`, or a callee given both): reverse mode runs generators eagerly, so the "
             f"generator read `{name}` before the changes",
             where=_where(),
             fix="build the values in the loop itself, or pass the generator a copy")
+
+
+def _unchangeable(v) -> bool:
+    if type(v) is tuple:
+        return all(_unchangeable(e) for e in v)
+    return type(v) in _UNCHANGEABLE or isinstance(v, np.generic)
 
 
 class SpecialPoint(OverdubError):
@@ -570,6 +592,101 @@ def equality_guard(active, other, op: str, close=None) -> None:
     hits.append((_where(), other, op))
 
 
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_TOLERANCE = 1e-2  # (the largest bound taken for an iteration's tolerance)
+
+
+def converged(active, bound, op: str, tangent, leaves, frame=None) -> None:
+    """Forward mode, before the test `t = active op bound` that ends a loop (`if t: break` for `leaves`
+    True, `if not t: break` for False: the lowered form's `while`): where the loop ends here on a
+    tolerance-like bound (|active| <= |bound| <= _TOLERANCE), refused if the tested value's derivative is
+    far from converged -- its rate above 10 sqrt(|bound|). An iteration that started at (or within its
+    tolerance of) its answer stops after no step or one, and the derivative of those steps is not the
+    answer's: Newton's from a guess that is the root (0.5 for 0.25), a power iteration from the fixed
+    point (networkx's centralities at equal weights), an inverse started at its value. One that iterated
+    there has a residual whose rate shrank with it (Newton's lags one step: sqrt of the tolerance)."""
+    v, b = active, bound
+    while type(v).__name__ == "Dual":
+        v = v.primal
+    while type(b).__name__ == "Dual":
+        b = b.primal
+    if type(v) not in _FLOATS or type(b) not in (float, int) or op not in _COMPARE:
+        return
+    first = True
+    run = current_run() if frame is not None else None
+    if run is not None:  # (the test's visits in this call: a first one ends a loop that never iterated)
+        key = ("exit", id(frame), frame.f_code, frame.f_lineno)
+        first = key not in run
+        run[key] = True
+    if bool(_COMPARE[op](v, b)) is not leaves or not abs(v) <= abs(b) <= _TOLERANCE:
+        return
+    rate = tangent
+    while type(rate).__name__ == "Dual":  # (under a second derivative: the first's)
+        rate = rate.primal
+    if type(rate) is np.ndarray and rate.dtype.kind == "f" and rate.size:  # (a chunk of directions)
+        rate = float(np.max(np.abs(rate)))
+    elif type(rate) not in _FLOATS:
+        rate = 0.0
+    rate = abs(float(rate))
+    if rate == 0.0 and v == 0.0 and KINK[0] is active:  # (`abs(r)` of a residual exactly 0: its speed)
+        rate = KINK[1]
+    if rate > 10.0 * math.sqrt(abs(b)) or rate == 0.0 and v == 0.0 and first and run is not None:
+        # (a change or residual exactly 0 at the first test, whose rate `abs` or a sum of them hid: the
+        # iteration's start was its answer, `x = {v: 1/n}` of a power iteration on a regular graph)
+        raise SpecialPoint(
+            f"an iteration ended by its test `{op}` against the tolerance {b!r:.20} where the tested value's "
+            f"derivative has not converged (its rate {rate:.3g}): it stopped after a step or none, having "
+            "started at or within its tolerance of its answer, and the derivative of those steps is not the "
+            "answer's", where=_where(),
+            fix="start the iteration away from the answer, iterate a few steps more (a fixed count), or give "
+                "the solver its derivative by the implicit function theorem (`@contexts.custom_adjoint`)")
+
+
+_EXIT_LINES: dict = {}  # code -> {line of a loop's ending comparison: the outcome that ends it}
+
+
+def _definition(code):
+    """The tree of the definition starting at code's first line in its file (a twin's code is compiled from
+    the same lines: the interception core's, whose source `get_source` takes for a changed file's), or None."""
+    import linecache
+    lines = linecache.getlines(code.co_filename)
+    if not lines:
+        return None
+    try:
+        with AST_LOCK:
+            module = ast.parse("".join(lines))
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(module):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                node.lineno == code.co_firstlineno or node.decorator_list
+                and node.decorator_list[0].lineno == code.co_firstlineno):
+            return node
+    return None
+
+
+def exit_lines(code, globals_) -> dict:
+    """The loop-ending comparisons of a function's source, by line (for the tests forward mode's dual numbers
+    meet, which know no statement: `converged`): a `while a op b:` (ended when False) and an `if a op b:
+    break` (when True)."""
+    found = _EXIT_LINES.get(code)
+    if found is None:
+        found = {}
+        tree = _definition(code)
+        for node in ast.walk(tree) if tree is not None else ():
+            test = getattr(node, "test", None)
+            if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+                continue
+            if isinstance(node, ast.While):
+                found[test.lineno] = False
+            elif isinstance(node, ast.If) and not node.orelse and node.body and isinstance(node.body[-1], ast.Break):
+                found[test.lineno] = True
+        if len(_EXIT_LINES) > 4096:
+            _EXIT_LINES.clear()
+        _EXIT_LINES[code] = found
+    return found
+
+
 def _closing_in(a, b, op: str, rate) -> None:
     """Reverse mode, before `a < b` with no tie: refused where a step of relative size _FLIP flips it, for
     duals (under `hessian`: `rate` their tangent); plain values whose gap narrowed onto the boundary
@@ -697,7 +814,7 @@ def _moving_apart(ta, tb, mask, close=None, other=None) -> bool:
         return _moving(ta, mask, close, other) or _moving(tb, mask, close, other)
 
 
-def equality_guard_fd(active, other, op: str, tangent, close=None, frame=None) -> None:
+def equality_guard_fd(active, other, op: str, tangent, close=None, frame=None, leaves=None) -> None:
     """Forward mode, before `active == other` (or `!=`): refused where they are equal and the tangent
     moves `active` there (a value that does not move is no special point of the derivative). An
     ordering of the user's (a tangent twin's guard) is also noted for a `JumpWatch`. Given the test's
@@ -711,13 +828,16 @@ def equality_guard_fd(active, other, op: str, tangent, close=None, frame=None) -
             value = value.primal
         while type(plain).__name__ == "Dual":
             plain = plain.primal
-        if type(value) in _FLOATS and rounding_residue(frame, value == plain, tangent):
+        if type(value) in _FLOATS and type(plain) is not np.ndarray \
+                and rounding_residue(frame, value == plain, tangent):
             return
     mask = _equal_at(active, other, op)
     if mask is not None and _moving(tangent, mask, close, other):
         raise _special(other, op)
     if op in ORDER_OPS and mask is None and near_at(active, other, tangent) is not None:
         raise _near_special(other, op)
+    if leaves is not None:
+        converged(active, other, op, tangent, leaves, frame)
 
 
 # Approximate equality (`np.allclose(p, key, rtol, atol)`, `np.isclose`, `math.isclose`) found holding
@@ -1159,7 +1279,8 @@ YIELDS_KEPT = 1 << 17  # (about a second of recording; an eager generator longer
 
 HELPERS = {"__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
-           "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed}  # (locals() by a name of its own: a parameter may be called `locals`)
+           "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed,
+           "__od_text_of__": text_of}  # (locals() by a name of its own: a parameter may be called `locals`)
 
 
 _EQUALITY_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in",
@@ -1266,6 +1387,7 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None) -> list:
     `valued(atom)` (reverse mode's: an operand carrying a derivative, not one that only steers), a rich
     comparison of such an operand is followed by `__od_compared__` on its result."""
     out = []
+    exits = _exit_tests(stmts) if tangent is not None else {}
     for s in stmts:
         if getattr(s, "_od_assert", False):  # (an assert's test chooses no value: `lower.stmt_Assert`)
             out.append(s)
@@ -1289,7 +1411,10 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None) -> list:
             elif ia and ib and op in ORDER_OPS:  # (no tie to check: noted for a rule sampling the function)
                 out.append(_guard(s, "__od_order_watch__", (a, b), op, None, tangent))
             elif ia != ib:
-                out.append(_guard(s, "__od_equality_guard__", (a, b) if ia else (b, a), op, close, tangent))
+                guard = _guard(s, "__od_equality_guard__", (a, b) if ia else (b, a), op, close, tangent)
+                if ia and op in ORDER_OPS and s.targets[0].id in exits:  # (a loop's end: `converged`)
+                    guard.value.keywords.append(ast.keyword(arg="leaves", value=ast.Constant(exits[s.targets[0].id])))
+                out.append(guard)
             if valued is not None and isinstance(v, ast.Compare) and op in _OWN_COMPARED and (valued(a) or valued(b)):
                 # (reverse mode: the result of a class's own comparison, `V(x) < V(y)` making a V, checked)
                 out.append(s)
@@ -1302,6 +1427,20 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None) -> list:
             if zero is not None:  # (a truth test: `t != 0`)
                 out.append(_guard(s, "__od_equality_guard__", (zero[0], ast.Constant(0.0)), zero[1], None, tangent))
         out.append(s)
+    return out
+
+
+def _exit_tests(stmts) -> dict:
+    """name -> the truth of the test variable that ends a loop, among stmts: `if t: break` (True), `if not
+    t: break` (False: the lowered form's `while t:`)."""
+    out = {}
+    for s in stmts:
+        if isinstance(s, ast.If) and not s.orelse and s.body and isinstance(s.body[-1], ast.Break):
+            t = s.test
+            if isinstance(t, ast.Name):
+                out[t.id] = True
+            elif isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not) and isinstance(t.operand, ast.Name):
+                out[t.operand.id] = False
     return out
 
 
@@ -1358,7 +1497,7 @@ def _checked_builtins() -> None:
     # the text helpers the lowered form calls (`__od_text__` around a differentiated value's `.format`): their
     # results carry no derivative, and the engines never transform them (a jacobian's second sweep undid
     # their memory's store: radvel's `'{}{}'.format(key, n)`)
-    registry.nondifferentiable(text, formatted, parsed)
+    registry.nondifferentiable(text, text_of, formatted, parsed)
     for fn, op in ((builtins.bool, "=="), (builtins.any, "all=="), (builtins.all, "each==")):
         registry.frule(fn)(_truth_frule(fn, op))
     for fn in (builtins.float, builtins.complex):

@@ -340,6 +340,8 @@ _ENGINE = (os.path.join(_ROOT, "contexts") + os.sep, os.path.join(_ROOT, "overdu
 def _check_int(x, known: bool = False):
     """Refuse int(x) of a differentiated x at a jump: any nonzero integer when x is known to carry a
     derivative (`known`), else one of magnitude 2**52 or more."""
+    while type(x).__name__ == "Dual":  # (forward over forward: the inner derivative's value, a dual of the outer)
+        x = x.primal
     if not isinstance(x, (float, np.floating)) or x == 0 or not float(x).is_integer() or (
             not known and abs(x) < _EXACT):
         return

@@ -439,6 +439,25 @@ def dict_update_inplace(self, *args, **kw):
 registry.set((dict, "__init__"), inplace=dict_update_inplace)  # `super().__init__(**kw)` in a subclass
 
 
+@_inplace((dict, "__setitem__"))
+def dict_setitem_inplace(self, key, value):
+    """`dict.__setitem__(self, k, v)` by name (a dict subclass's own `__setitem__` handing the store on to
+    dict's: lmfit's Parameters): the store, with the old value kept for the reverse pass."""
+    old = dict.get(self, key, _MISSING)
+    dict.__setitem__(self, key, value)
+
+    def setitem_back(S, dy, dself):
+        box = S.box(self, dself)
+        g = box.pop(key, None)
+        if old is _MISSING:
+            dict.pop(self, key, None)
+        else:
+            dict.__setitem__(self, key, old)
+        S.redo(dict.__setitem__, self, key, value)
+        return box, (None, g)
+    return None, setitem_back
+
+
 @_inplace((list, "__init__"))
 def list_init_inplace(self, *args):
     """list.__init__(self[, iterable]) (`super().__init__(items)` in a subclass): replaces the contents."""
@@ -476,14 +495,21 @@ def dict_setdefault_inplace(self, key, default=None):
 
 
 @mutating((dict, "popitem"))
-def dict_popitem_adjoint(S, dself, dy, y, self):
+def dict_popitem_adjoint(S, dself, dy, y, self, last=True):
+    """d.popitem() (an OrderedDict's `popitem(last=False)`: its first item, put back first)."""
     box = S.box(self, dself)
     k, v = y
     self[k] = v
+    if not last:
+        self.move_to_end(k, last=False)
     if dy is not None and dy[1] is not None:
         box[k] = acc(box.get(k), dy[1])
-    S.redo(dict.popitem, self)
+    S.redo(dict.popitem if last else _pop_first, self)
     return box, ()
+
+
+def _pop_first(d):
+    return d.popitem(last=False)
 
 
 @_inplace((list, "clear"), (dict, "clear"))
@@ -713,7 +739,7 @@ _CONSTANT_MEMBERS = (str, bytes, int, type(None), type(Ellipsis))
 def _constant_member(m) -> bool:
     if type(m) is tuple:
         return all(_constant_member(e) for e in m)
-    return isinstance(m, _CONSTANT_MEMBERS) and not isinstance(m, float)
+    return isinstance(m, _CONSTANT_MEMBERS) and not isinstance(m, float) or isinstance(m, (np.integer, np.bool_))
 
 
 def set_rrule(iterable=(), /, *, _kind=set):

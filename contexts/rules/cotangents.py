@@ -226,6 +226,19 @@ def number_part(dy):
     return dy.get(NUMBER_VALUE) if type(dy) is Tangent else dy
 
 
+def _items_sum(a, b):
+    """a + b for the cotangents of an array of objects, one an object array of its items' cotangents, the
+    other their stack (a float array, the items' axes after the array's): added item by item (numpy's `+`
+    broadcast the items into each other's entries)."""
+    items, stack = (a, b) if a.dtype.kind == "O" else (b, a)
+    if stack.shape[:items.ndim] != items.shape or stack.ndim == items.ndim:
+        return a + b
+    out = np.empty(items.shape, dtype=object)
+    for idx in np.ndindex(items.shape):
+        out[idx] = acc(items[idx], stack[idx])
+    return out
+
+
 def acc(a, b):
     """a + b for cotangents: None is zero, boxes merge in place, tuples and dicts elementwise; a sum with
     a `Refused` cotangent is that (it refuses where it is used)."""
@@ -234,8 +247,12 @@ def acc(a, b):
     if b is None:
         return a
     ta = type(a)
-    if ta is float and type(b) is float or ta is _NDARRAY and type(b) is _NDARRAY:
+    if ta is float and type(b) is float:
         return a + b
+    if ta is _NDARRAY and type(b) is _NDARRAY:
+        if (a.dtype.kind == "O") is (b.dtype.kind == "O"):
+            return a + b
+        return _items_sum(a, b)
     if type(b) is Overwritten:
         return np.where(b.mask, np.zeros_like(a) if ta is _NDARRAY else 0.0, a)  # (not 0 * a: inf there)
     if ta is Refused:

@@ -17,6 +17,7 @@ Forward mode and sparsity run inspect's code as before (no forward rule).
 from __future__ import annotations
 
 import inspect
+import tokenize
 
 import numpy as np
 
@@ -51,3 +52,12 @@ def signature_adjoint(dy, y, fn, *args, **kwargs):
 
 
 registry.adjoint(inspect.signature)(signature_adjoint)
+
+
+# Source text read as tokens (asteval's `valid_symbol_name`, met by lmfit's Parameters for every name): text
+# in, text and positions out, no derivative. Run natively: reverse mode would run its generators eagerly,
+# refused where they keep state between tokens. (A number's text made of a differentiated value is
+# remembered where it is made; a parse of it back is refused there.)
+registry.nondifferentiable(*(f for name in ("tokenize", "generate_tokens", "detect_encoding", "untokenize",
+                                            "_tokenize", "_generate_tokens_from_c_tokenizer")
+                             if callable(f := getattr(tokenize, name, None))))

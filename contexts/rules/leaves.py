@@ -267,7 +267,7 @@ forward mode's `dual * unit` and `dual / unit` make the quantity of the dual wit
 # -- domains loaded with their package -----------------------------------------------------------------
 
 DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "dask.array": "contexts.rules.dask",
-           "pint": "contexts.rules.pint", "xarray": "contexts.rules.xarray"}
+           "pint": "contexts.rules.pint", "xarray": "contexts.rules.xarray", "pandas": "contexts.rules.pandas"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 
 _loaded: set[str] = set()
@@ -346,13 +346,15 @@ def value_class(kind: type) -> bool:
     scalars, arrays, containers and labels, numpy's own classes (np.matrix, masked arrays, poly1d) and
     objects taking numpy's functions by its protocols written in Python (pandas', pint's, xarray's,
     astropy's). A class of the user's or of a library other than these (a vector class with `__add__`) is
-    code: a context whose values stand in for others runs its special methods under itself."""
+    code: a context whose values stand in for others runs its special methods under itself; so are
+    numpy.polynomial's series (`Polynomial * Polynomial` natively met its duals in `np.array`, refused, and
+    its `except Exception: return NotImplemented` made that a TypeError)."""
     found = _VALUE_CLASSES.get(kind)
     if found is None:
         found = _VALUE_CLASSES[kind] = bool(
             issubclass(kind, (numbers.Number, Scalar, ArrayLeaf, Labels))
             or any(issubclass(kind, cls) for cls in (*CONTAINERS, *CONSTANT_TYPES))
-            or (kind.__module__ or "").split(".")[0] == "numpy"
+            or (kind.__module__ or "").split(".")[0] == "numpy" and not kind.__module__.startswith("numpy.polynomial")
             or type(getattr(kind, "__array_ufunc__", None)) is types.FunctionType
             or type(getattr(kind, "__array_function__", None)) is types.FunctionType)
         if len(_VALUE_CLASSES) > 4096:  # (bounded: classes made at run time)

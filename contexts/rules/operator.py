@@ -425,12 +425,20 @@ def abs_adjoint(dy, y, x):
     return (fit(project(dy, y) * sign(x), x),)
 
 
+# The last |x| taken at a kink, x exactly 0 and moving: (the result, |x|'s speed). Its tangent is 0 (the
+# convention), but |x| moves up at that speed in every direction: a convergence test `abs(r) > tol` of a
+# residual exactly 0 is that close to flipping (`lowered.runtime.converged`).
+KINK: list = [None, 0.0]
+
+
 def abs_frule(tangents, x):
     """d|z| = Re(conj(z/|z|) dz), which is sign(x) dx for real x."""
     y, t = abs(x), tangents[0]
     if t is None:
         return y, None
     s = sign(x)
+    if type(x) is float and x == 0.0 and type(t) is float and t != 0.0:
+        KINK[0], KINK[1] = y, abs(t)
     return y, project(conj(s) * t, y) if not generic.is_real(x) else t * s
 
 

@@ -206,6 +206,8 @@ class Registry:
         self.rules: dict[Any, Rule] = {}
         self.version = 0  # bumped on every registration, for anyone who caches lookups
         self.families: list[tuple[Callable, Callable]] = []  # (test, make): see `family`
+        # the code of nondifferentiable generator functions: the generators they make carry no derivative
+        self.constant_generators: set[types.CodeType] = set()
 
     # -- lookup --------------------------------------------------------------------------------
     def get(self, fn: Any) -> Rule | None:
@@ -317,6 +319,8 @@ class Registry:
             rule.kind = "nondiff"
             rule.adjoint = _nondiff_adjoint
             rule.frule = _nondiff_frule(fn)
+            if type(fn) is types.FunctionType and fn.__code__.co_flags & _GENERATOR:
+                self.constant_generators.add(fn.__code__)
 
     def elementwise(self, fn: Any, *partials: Callable, name: str | None = None) -> None:
         """fn(x1, ..., xn) acts elementwise; `partials[i](y, *args)` is dy/dx_i at the primal point
@@ -382,6 +386,9 @@ def _integral(v) -> bool:
     if isinstance(v, (np.ndarray, np.generic)):
         return v.dtype.kind in "biu"
     return isinstance(v, int)
+
+
+_GENERATOR = 0x20  # (inspect.CO_GENERATOR)
 
 
 def _nondiff_adjoint(dy, y, *args, **kwargs):

@@ -20,37 +20,18 @@ Loaded when xarray is first imported (`leaves.DOMAINS`).
 
 from __future__ import annotations
 
-from pandas._libs import internals as _pd_internals
-
 import numpy as np
 import pandas as pd
 
 from overdub.errors import OverdubError
 
+from . import pandas as _pandas_rules  # noqa: F401  (pandas' own bookkeeping, registered there)
 from .containers import SHARED_SAFELY
 from .cotangents import Tangent
-from .leaves import register_constant, register_container, register_labels
+from .leaves import register_container, register_labels
 from .registry import registry
 
 __all__: list[str] = []
-
-registry.nondifferentiable(_pd_internals.BlockValuesRefs.add_index_reference)
-register_constant(_pd_internals.BlockValuesRefs)  # (weak references to the arrays sharing memory)
-
-
-def _register_predicates() -> None:
-    """pandas' tests of values (in Cython): booleans, carrying no derivative."""
-    from pandas._libs import lib
-
-    for name in ("is_list_like", "is_scalar", "is_iterator", "is_integer", "is_float", "is_bool", "is_complex",
-                 "is_hashable", "is_array", "item_from_zerodim", "is_np_dtype", "infer_dtype",
-                 "is_bool_list", "is_range_indexer", "is_sequence_range", "dtypes_all_equal"):
-        fn = getattr(lib, name, None)
-        if fn is not None:
-            registry.nondifferentiable(fn)
-
-
-_register_predicates()
 
 
 def _string_labels(index) -> bool:

@@ -40,6 +40,8 @@ class TracedBranchError(OverdubError):
 class TracedHashError(OverdubError, TypeError):
     """A traced value was hashed (a dict key, a set member). Still a TypeError, as hashing an array is."""
 
+    swallowable = True  # (a probe's answer: code may take its fallback, `overdub.errors.not_swallowed`)
+
 
 class NoSparsityRule(MissingRule):
     """A primitive was reached with tracers and has no sparsity rule."""
@@ -51,6 +53,8 @@ _FLOAT_INSIDES = frozenset({"as_integer_ratio", "hex", "is_integer", "fromhex"})
 class NoSparsityMethod(NoSparsityRule, AttributeError):
     """An ndarray method or attribute tracers do not have. Also an AttributeError, so that library code
     probing for it (`getattr(a, "argsort", None)`, `hasattr`) takes its fallback as for any object."""
+
+    swallowable = True  # (a probe's answer: code may take its fallback, `overdub.errors.not_swallowed`)
 
 
 _NDARRAY_NAMES = frozenset(name for name in dir(np.ndarray) if not name.startswith("__"))

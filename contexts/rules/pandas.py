@@ -1,0 +1,26 @@
+"""pandas' bookkeeping met by code that computes with numpy (pvlib, xarray): Cython tests of values and the
+references pandas keeps between arrays sharing memory, none of which carries a derivative. Registered as
+non-differentiable primitives (reverse mode refused them as C functions without rules: `is_list_like` in
+every pvlib function taking a Series or a float alike).
+
+Loaded when pandas is first imported (`leaves.DOMAINS`); xarray's domain builds on it.
+"""
+
+from __future__ import annotations
+
+from pandas._libs import internals as _pd_internals
+from pandas._libs import lib as _pd_lib
+
+from .leaves import register_constant
+from .registry import registry
+
+__all__: list[str] = []
+
+registry.nondifferentiable(_pd_internals.BlockValuesRefs.add_index_reference)
+register_constant(_pd_internals.BlockValuesRefs)  # (weak references to the arrays sharing memory)
+
+# pandas' tests of values (in Cython): booleans, carrying no derivative
+registry.nondifferentiable(*(fn for name in (
+    "is_list_like", "is_scalar", "is_iterator", "is_integer", "is_float", "is_bool", "is_complex", "is_hashable",
+    "is_array", "item_from_zerodim", "is_np_dtype", "infer_dtype", "is_bool_list", "is_range_indexer",
+    "is_sequence_range", "dtypes_all_equal") if (fn := getattr(_pd_lib, name, None)) is not None))
