@@ -30,7 +30,7 @@ from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, c
                              if_exp, index_value, is_, is_none, is_not, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
 from ..lowered.inline import inline
-from ..lowered.runtime import equality_guards
+from ..lowered.runtime import equality_guards, exit_tests
 from ..lowered.bisection import BISECTION, BISECTION_FIX, bisection_step
 from ..lowered.lower import TEMP_PREFIX, Unsupported, all_nodes, is_generator, own_nodes, param_names
 from ..rules.operator import DERIVATIVES
@@ -221,6 +221,7 @@ class _Gen:
         # `contextlib.suppress`), so each statement is a block of its own (a block's record is made at its
         # end: the statements before the raise were lost, `r = r * x` inside an `if` in a try: 0.5 for 2.0)
         self.fragile = 0
+        self.exits: dict = {}  # the lowered form's test variables that end a loop (`lowered.runtime.exit_tests`)
         self.depth_of: dict[int, int] = {}
         self._later: set[str] | _AssignedAfter = set()
         self._results: list[str] = []
@@ -297,6 +298,7 @@ class _Gen:
     # -- statements ----------------------------------------------------------------------------
     def body(self, stmts: list[ast.stmt], single: bool = False) -> list[ast.stmt]:
         """Forward statements for a statement list; records blocks of simple statements."""
+        self.exits = {**self.exits, **exit_tests(stmts)}  # (a test's `if not t: break` is a block of its own)
         out: list[ast.stmt] = []
         run: list[ast.stmt] = []
 
@@ -444,7 +446,7 @@ class _Gen:
         """stmts with a check before each equality, tie or truth test of a differentiated value (also of
         one that only steers, `d = x - c`)."""
         return equality_guards(stmts, lambda a: self.is_active(a) or isinstance(a, ast.Name) and a.id in self.steering,
-                               valued=self.is_active)
+                               valued=self.is_active, exits=self.exits)
 
     # -- one basic block -------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:

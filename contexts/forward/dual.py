@@ -452,8 +452,12 @@ def d_abs(a):
         den = np.where(y == 0, 1, y) if isinstance(yv, np.ndarray) else (y if yv != 0 else 1.0)
         return Dual(y, np.real(np.conj(a.primal) * a.tangent) / den, a.tag)
     y = Dual(abs(a.primal), a.tangent * _sign(a.primal), a.tag)  # sign broadcasts over a chunk axis
-    if type(a.primal) is float and a.primal == 0.0 and type(a.tangent) is float and a.tangent != 0.0:
-        KINK[0], KINK[1] = y, abs(a.tangent)  # (`rules.operator.KINK`)
+    if (type(a.primal) is float or type(a.primal) is np.float64) and a.primal == 0.0:  # (`rules.operator.KINK`;
+        # a chunk of directions: the largest)
+        speed = abs(a.tangent) if type(a.tangent) is float else (
+            float(np.max(np.abs(a.tangent))) if type(a.tangent) is np.ndarray and a.tangent.size else 0.0)
+        if speed:
+            KINK[0], KINK[1], KINK[2] = y, speed, max(KINK[2], speed)
     return y
 
 
@@ -1205,7 +1209,7 @@ def _ordered(d: Dual, other, result, op: str):
             return _equality_checked(d, other, result, op, frame=3)
         if value != ov and near_at(value, ov, d.tangent) is None:
             if HISTORY.run is not None:
-                _closing(value, ov, op, d.tangent, d, result)
+                _closing(value, ov, op, d.tangent, d)
             return result
     return _equality_checked(d, other, result, op, frame=3)
 
@@ -1217,18 +1221,17 @@ def _rates_noted(rate) -> None:
         rounding_residue(caller, False, rate)
 
 
-def _closing(a, b, op: str, rate, d=None, result=None) -> None:
+def _closing(a, b, op: str, rate, d=None) -> None:
     """`lowered.runtime.closing_in` for an ordering in the user's code (not the rules'), and its rate noted
     for `rounding_residue` (one walk out of the operators for both); where the ordering ends a loop (the
-    dual d tested, `result` its outcome), `converged`."""
+    dual d tested), `converged`."""
     caller = _past_operators(sys._getframe(3))
     if not is_engine(caller.f_code.co_filename):
         closing_in(caller, a, b, op, rate)
         if type(a) is float:
             rounding_residue(caller, False, rate)
-        if d is not None and (leaves := exit_lines(caller.f_code, caller.f_globals).get(caller.f_lineno)) is not None \
-                and bool(result) is leaves:
-            converged(d, b, op, rate, leaves, caller)
+        if d is not None and (leaves := exit_lines(caller.f_code, caller.f_globals).get(caller.f_lineno)) is not None:
+            converged(d, b, op, rate, leaves, caller)  # (each visit: its first is told apart)
 
 
 def _rate(ta, tb):
@@ -1254,7 +1257,8 @@ def _equality_checked(d: Dual, other, result, op: str, frame: int = 2):
     if op[:1] == "~":  # (two duals of one tag closing in: refused by `near_guard`)
         near_guard(d.primal, other.primal, op[1:], d.tangent, other.tangent)
         return result
-    equality_guard_fd(d.primal, primal(other), op, d.tangent, None, caller)
+    leaves = exit_lines(caller.f_code, caller.f_globals).get(caller.f_lineno) if op in ORDER_OPS else None
+    equality_guard_fd(d.primal, primal(other), op, d.tangent, None, caller, leaves)
     if op in ORDER_OPS and HISTORY.run is not None:  # (a nested derivative's duals: their values')
         closing_in(caller, d.primal, primal(other), op, d.tangent)
     return result

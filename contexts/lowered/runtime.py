@@ -562,7 +562,7 @@ def compared(result, a, b) -> None:
                     "mode (jacfwd, derivative)")
 
 
-def equality_guard(active, other, op: str, close=None) -> None:
+def equality_guard(active, other, op: str, close=None, leaves=None) -> None:
     """Reverse mode, before `active == other` (op "==" or "!="), where only `active` may carry a derivative
     (the activity analysis's answer, conservative: an attribute of an object holding differentiated
     values, an element of a differentiated array). Where they are equal (anywhere, for arrays): a dual
@@ -578,6 +578,8 @@ def equality_guard(active, other, op: str, close=None) -> None:
         if op in ORDER_OPS:
             _closing_in(active, other, op, getattr(active, "tangent", None) if type(active).__name__ == "Dual"
                         else None)
+            if leaves is not None:
+                _ended(active, other, op, leaves, sys._getframe(1))
         return
     tangent = getattr(active, "tangent", None) if type(active).__name__ == "Dual" else None
     if tangent is not None:
@@ -596,7 +598,7 @@ _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operato
 _TOLERANCE = 1e-2  # (the largest bound taken for an iteration's tolerance)
 
 
-def converged(active, bound, op: str, tangent, leaves, frame=None) -> None:
+def converged(active, bound, op: str, tangent, leaves, frame=None, first=None) -> None:
     """Forward mode, before the test `t = active op bound` that ends a loop (`if t: break` for `leaves`
     True, `if not t: break` for False: the lowered form's `while`): where the loop ends here on a
     tolerance-like bound (|active| <= |bound| <= _TOLERANCE), refused if the tested value's derivative is
@@ -610,10 +612,10 @@ def converged(active, bound, op: str, tangent, leaves, frame=None) -> None:
         v = v.primal
     while type(b).__name__ == "Dual":
         b = b.primal
+    kinks, KINK[2] = KINK[2], 0.0  # (the kinks met since an ending test was last visited)
     if type(v) not in _FLOATS or type(b) not in (float, int) or op not in _COMPARE:
         return
-    first = True
-    run = current_run() if frame is not None else None
+    run = current_run() if frame is not None and first is None else None
     if run is not None:  # (the test's visits in this call: a first one ends a loop that never iterated)
         key = ("exit", id(frame), frame.f_code, frame.f_lineno)
         first = key not in run
@@ -628,9 +630,9 @@ def converged(active, bound, op: str, tangent, leaves, frame=None) -> None:
     elif type(rate) not in _FLOATS:
         rate = 0.0
     rate = abs(float(rate))
-    if rate == 0.0 and v == 0.0 and KINK[0] is active:  # (`abs(r)` of a residual exactly 0: its speed)
-        rate = KINK[1]
-    if rate > 10.0 * math.sqrt(abs(b)) or rate == 0.0 and v == 0.0 and first and run is not None:
+    if rate == 0.0 and v == 0.0:  # (`abs(r)` of a residual exactly 0, a sum of such: their speed)
+        rate = max(KINK[1] if KINK[0] is active else 0.0, kinks)
+    if rate > 10.0 * math.sqrt(abs(b)) or rate == 0.0 and v == 0.0 and first:
         # (a change or residual exactly 0 at the first test, whose rate `abs` or a sum of them hid: the
         # iteration's start was its answer, `x = {v: 1/n}` of a power iteration on a regular graph)
         raise SpecialPoint(
@@ -685,6 +687,27 @@ def exit_lines(code, globals_) -> dict:
             _EXIT_LINES.clear()
         _EXIT_LINES[code] = found
     return found
+
+
+def _ended(active, other, op: str, leaves, frame) -> None:
+    """Reverse mode, before the test that ends a loop (see `converged`): a dual's (under `hessian`) checked
+    by its tangent; a plain value's that ends the loop on a tolerance-like bound at the test's first visit
+    in the recording (no step taken, or one) is noted for forward mode to tell (`SPECIAL_HITS`)."""
+    hits = SPECIAL_HITS.get()
+    first = False
+    if type(hits) is Hits:
+        seen = getattr(hits, "exits", None)
+        if seen is None:
+            seen = hits.exits = set()
+        key = (id(frame), frame.f_code, frame.f_lineno)
+        first = key not in seen
+        seen.add(key)
+    if type(active).__name__ == "Dual":
+        converged(active, other, op, active.tangent, leaves, frame, first)
+        return
+    if first and type(active) in _FLOATS and type(other) in (float, int) and bool(
+            _COMPARE[op](active, other)) is leaves and abs(active) <= abs(other) <= _TOLERANCE:
+        hits.append((_where(), other, "~" + op))
 
 
 def _closing_in(a, b, op: str, rate) -> None:
@@ -1156,7 +1179,7 @@ def closed_in(hist: dict) -> None:
 class Hits(list):
     """A recording's `SPECIAL_HITS`: the tests found equal (or closing in), and the largest gap each
     ordering (its code and line) has met (`narrowing`)."""
-    __slots__ = ("gaps",)  # (made by the first ordering noted: most recordings meet none)
+    __slots__ = ("gaps", "exits")  # (made by the first ordering noted: most recordings meet none)
 
 
 def narrowing(a, b, hits, frame) -> bool:
@@ -1376,7 +1399,7 @@ def _zero_test(s, is_active):
     return (t, "==") if isinstance(t, ast.Name) and is_active(t) else None
 
 
-def equality_guards(stmts: list, is_active, tangent=None, valued=None) -> list:
+def equality_guards(stmts: list, is_active, tangent=None, valued=None, exits=None) -> list:
     """stmts with a guard before each `t = a == b` (or `!=`) of the lowered form where exactly one operand
     is active (`is_active(atom)`: the mode's own activity), the active one first: reverse mode's
     `__od_equality_guard__(active, other, op)`, or, given `tangent(atom)` (an expression of its tangent),
@@ -1387,7 +1410,7 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None) -> list:
     `valued(atom)` (reverse mode's: an operand carrying a derivative, not one that only steers), a rich
     comparison of such an operand is followed by `__od_compared__` on its result."""
     out = []
-    exits = _exit_tests(stmts) if tangent is not None else {}
+    exits = exit_tests(stmts) if exits is None else exits  # (the tests ending a loop, `converged`)
     for s in stmts:
         if getattr(s, "_od_assert", False):  # (an assert's test chooses no value: `lower.stmt_Assert`)
             out.append(s)
@@ -1430,7 +1453,7 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None) -> list:
     return out
 
 
-def _exit_tests(stmts) -> dict:
+def exit_tests(stmts) -> dict:
     """name -> the truth of the test variable that ends a loop, among stmts: `if t: break` (True), `if not
     t: break` (False: the lowered form's `while t:`)."""
     out = {}

@@ -428,7 +428,7 @@ def abs_adjoint(dy, y, x):
 # The last |x| taken at a kink, x exactly 0 and moving: (the result, |x|'s speed). Its tangent is 0 (the
 # convention), but |x| moves up at that speed in every direction: a convergence test `abs(r) > tol` of a
 # residual exactly 0 is that close to flipping (`lowered.runtime.converged`).
-KINK: list = [None, 0.0]
+KINK: list = [None, 0.0, 0.0]  # (the result, its speed; the largest speed of those met since it was read)
 
 
 def abs_frule(tangents, x):
@@ -437,8 +437,8 @@ def abs_frule(tangents, x):
     if t is None:
         return y, None
     s = sign(x)
-    if type(x) is float and x == 0.0 and type(t) is float and t != 0.0:
-        KINK[0], KINK[1] = y, abs(t)
+    if (type(x) is float or type(x) is np.float64) and x == 0.0 and type(t) in (float, np.float64) and t != 0.0:
+        KINK[0], KINK[1], KINK[2] = y, abs(t), max(KINK[2], abs(t))
     return y, project(conj(s) * t, y) if not generic.is_real(x) else t * s
 
 

@@ -645,3 +645,96 @@ def test_a_duration_of_a_differentiated_number_by_keyword_is_refused():
     with ADContext():
         with pytest.raises(OverdubError, match="timedelta"):
             gradient(day_of_year_date, 40.0)
+
+
+# -- an iteration that starts at its answer stops at once: the derivative of its steps is not the answer's --
+
+def cubic(x):
+    return x ** 3 + x
+
+
+def newton_from(guess):
+    def solve(s, tol=1e-12):
+        x = guess(s)
+        while abs(cubic(x) - s) > tol:  # (the residual tested before a step: none taken at the root)
+            x = x - (cubic(x) - s) / (3 * x * x + 1)
+        return x
+    return solve
+
+
+def chord(s):
+    x = s / 2.0
+    while True:
+        x = x - (cubic(x) - s) / 3.5  # (one step from the root, then the test)
+        if abs(cubic(x) - s) <= 1e-12:
+            break
+    return x
+
+
+def fixed_point(s):
+    x = 0.0
+    for _ in range(500):
+        new = 0.5 * (x + s / (1.0 + x * x))  # (x (1 + x^2) = s, converging linearly)
+        if abs(new - x) < 1e-13:
+            break
+        x = new
+    return new
+
+
+def perron(w):
+    # a power iteration (networkx's eigenvector centrality) on a weighted 5-cycle, from the uniform vector:
+    # at equal weights that is the fixed point, and the loop stops after one step
+    n = 5
+    nbrs = {i: [((i + 1) % n, w[i]), ((i - 1) % n, w[(i - 1) % n])] for i in range(n)}
+    x = {v: 1.0 / n for v in nbrs}
+    for _ in range(1000):
+        last = x
+        x = dict(last)
+        for v in x:
+            for u, wt in nbrs[v]:
+                x[u] += last[v] * wt
+        norm = sum(t * t for t in x.values()) ** 0.5
+        x = {k: t / norm for k, t in x.items()}
+        if sum(abs(x[v] - last[v]) for v in x) < n * 1e-13:
+            break
+    return x[0] + 2.0 * x[1] - 0.5 * x[2] + 0.3 * x[3]
+
+
+@pytest.mark.parametrize("f", [newton_from(lambda s: s / 2.0), chord], ids=["newton_at_the_root", "chord"])
+def test_an_iteration_started_at_its_answer_is_refused(f):
+    # at s = 2 the guess s / 2 is the root of x^3 + x = s: the unrolled steps' derivative, 0.5 (or one
+    # chord step's, 0.214), for the root's 0.25
+    from overdub.errors import OverdubError
+    with ADContext():
+        with pytest.raises(OverdubError, match="converged"):
+            gradient(f, 2.0)
+    with pytest.raises(OverdubError, match="converged"):
+        derivative(f, 2.0)
+    with pytest.raises(OverdubError, match="converged"):
+        hessian(f, 2.0)
+
+
+def test_a_power_iteration_from_its_fixed_point_is_refused_and_right_elsewhere():
+    from overdub.errors import OverdubError
+    from contexts import jacfwd
+    with pytest.raises(OverdubError, match="converged"):
+        jacfwd(perron, np.ones(5))
+    w = np.array([1.0, 1.3, 0.8, 1.1, 0.9])
+    want = fd.gradient(perron, w)[0]
+    np.testing.assert_allclose(jacfwd(perron, w), want, rtol=1e-6, atol=1e-9)
+    with ADContext():
+        np.testing.assert_allclose(gradient(perron, w)[0], want, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("f", [newton_from(lambda s: 3.0), fixed_point,
+                               lambda s: newton_from(lambda s: 3.0)(s, 1e-6)],
+                         ids=["newton", "fixed_point", "newton_loose"])
+def test_an_iteration_that_iterated_is_right(f):
+    # the root's derivatives by the implicit function theorem: x' = 1 / (3x^2 + 1), x'' = -6 x x'^3
+    s = 2.5
+    x = float(np.real(np.roots([1.0, 0.0, 1.0, -s])[np.abs(np.imag(np.roots([1.0, 0.0, 1.0, -s]))) < 1e-12][0]))
+    d1 = 1.0 / (3 * x * x + 1)
+    with ADContext():
+        assert gradient(f, s)[0] == pytest.approx(d1, rel=1e-5)
+    assert derivative(f, s) == pytest.approx(d1, rel=1e-5)
+    assert hessian(f, s) == pytest.approx(-6 * x * d1 ** 3, rel=1e-3)
