@@ -75,7 +75,8 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                 if k.arg is not None and _reads(k.value) & active:
                     k.value = _helper_call("__od_primal__", [k.value], k.value)
             _as_text(node, [a for a in [*node.args, *(k.value for k in node.keywords if k.arg is not None)]
-                            if isinstance(a, ast.Call) and isinstance(a.func, ast.Name) and a.func.id == "__od_primal__"])
+                            if isinstance(a, ast.Call) and isinstance(a.func, ast.Name)
+                            and a.func.id == "__od_primal__"])
             continue
         if (isinstance(node.func, ast.Name) and node.func.id in asks
                 and any(isinstance(a, ast.Name) and a.id in active for a in node.args)):

@@ -615,13 +615,6 @@ def converged(active, bound, op: str, tangent, leaves, frame=None, first=None) -
     kinks, KINK[2] = KINK[2], 0.0  # (the kinks met since an ending test was last visited)
     if type(v) not in _FLOATS or type(b) not in (float, int) or op not in _COMPARE:
         return
-    run = current_run() if frame is not None and first is None else None
-    if run is not None:  # (the test's visits in this call: a first one ends a loop that never iterated)
-        key = ("exit", id(frame), frame.f_code, frame.f_lineno)
-        first = key not in run
-        run[key] = True
-    if bool(_COMPARE[op](v, b)) is not leaves or not abs(v) <= abs(b) <= _TOLERANCE:
-        return
     rate = tangent
     while type(rate).__name__ == "Dual":  # (under a second derivative: the first's)
         rate = rate.primal
@@ -632,7 +625,19 @@ def converged(active, bound, op: str, tangent, leaves, frame=None, first=None) -
     rate = abs(float(rate))
     if rate == 0.0 and v == 0.0:  # (`abs(r)` of a residual exactly 0, a sum of such: their speed)
         rate = max(KINK[1] if KINK[0] is active else 0.0, kinks)
-    if rate > 10.0 * math.sqrt(abs(b)) or rate == 0.0 and v == 0.0 and first:
+    top = None  # (the largest rate this test met in this call, before this visit)
+    run = current_run() if frame is not None and first is None else None
+    if run is not None:  # (the test's visits in this call: a first one ends a loop that never iterated)
+        key = ("exit", id(frame), frame.f_code, frame.f_lineno)
+        top = run.get(key)
+        first = top is None
+        run[key] = rate if top is None else max(top, rate)
+    if bool(_COMPARE[op](v, b)) is not leaves or not abs(v) <= abs(b) <= _TOLERANCE:
+        return
+    # (at a first visit, no scale but the tolerance's; later, the rates it met: a residual in pascals has a
+    # rate its units make large, which a converged iteration's is not beside the first visit's)
+    if rate > 10.0 * math.sqrt(abs(b)) and (first or top is not None and rate > 1e-3 * top) or (
+            rate == 0.0 and v == 0.0 and first):
         # (a change or residual exactly 0 at the first test, whose rate `abs` or a sum of them hid: the
         # iteration's start was its answer, `x = {v: 1/n}` of a power iteration on a regular graph)
         raise SpecialPoint(

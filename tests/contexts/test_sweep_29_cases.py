@@ -726,9 +726,18 @@ def test_a_power_iteration_from_its_fixed_point_is_refused_and_right_elsewhere()
         np.testing.assert_allclose(gradient(perron, w)[0], want, rtol=1e-6, atol=1e-9)
 
 
+def newton_in_pascals(s):
+    # a residual in large units (1e5 per unit of x) ended at a small tolerance: its rate at the end is large
+    # in those units, small beside its first visit's
+    x = 3.0
+    while abs(1e5 * (cubic(x) - s)) > 1e-6:
+        x = x - (cubic(x) - s) / (3 * x * x + 1)
+    return x
+
+
 @pytest.mark.parametrize("f", [newton_from(lambda s: 3.0), fixed_point,
-                               lambda s: newton_from(lambda s: 3.0)(s, 1e-6)],
-                         ids=["newton", "fixed_point", "newton_loose"])
+                               lambda s: newton_from(lambda s: 3.0)(s, 1e-6), newton_in_pascals],
+                         ids=["newton", "fixed_point", "newton_loose", "newton_in_pascals"])
 def test_an_iteration_that_iterated_is_right(f):
     # the root's derivatives by the implicit function theorem: x' = 1 / (3x^2 + 1), x'' = -6 x x'^3
     s = 2.5
