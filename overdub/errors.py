@@ -75,6 +75,8 @@ def not_swallowed(frame=None) -> None:
     its own and go on with its fallback: a result without the refused part, silently (pynverse's
     `except: resultsmask[j] = False`, a bisection returning a default)."""
     e = sys.exc_info()[1]
+    if e is not None and not isinstance(e, OverdubError) and (e.__cause__ is not None or e.__context__ is not None):
+        e = hidden(e) or e  # (numpy's "setting an array element with a sequence" caused by a refused dual)
     if isinstance(e, OverdubError) and not e.swallowable:
         frame = frame or sys._getframe(1)  # (the handler's: a helper calling this gives it)
         note = (f"the code at {frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_qualname}) caught this "
