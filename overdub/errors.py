@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
-__all__ = ["OverdubError", "SourceUnavailable", "MarkedOpaque", "ContextStackError", "hidden", "not_swallowed"]
+__all__ = ["OverdubError", "SourceUnavailable", "MarkedOpaque", "ContextStackError", "hidden", "not_swallowed",
+           "ENGINE_DIRS"]
+
+# the directories of the engines' own code (the core's; a package of contexts adds its own), whose handlers
+# catch the contexts' errors on purpose (a fallback from one way of differentiating to another)
+ENGINE_DIRS: list[str] = [os.path.dirname(os.path.abspath(__file__)) + os.sep]
 
 
 class OverdubError(Exception):
@@ -74,11 +80,13 @@ def not_swallowed(frame=None) -> None:
     `try: ... except Exception: return default` would otherwise take a context's refusal for a failure of
     its own and go on with its fallback: a result without the refused part, silently (pynverse's
     `except: resultsmask[j] = False`, a bisection returning a default)."""
+    frame = frame or sys._getframe(1)  # (the handler's: a helper calling this gives it)
+    if frame.f_code.co_filename.startswith(tuple(ENGINE_DIRS)):
+        return
     e = sys.exc_info()[1]
     if e is not None and not isinstance(e, OverdubError) and (e.__cause__ is not None or e.__context__ is not None):
         e = hidden(e) or e  # (numpy's "setting an array element with a sequence" caused by a refused dual)
     if isinstance(e, OverdubError) and not e.swallowable:
-        frame = frame or sys._getframe(1)  # (the handler's: a helper calling this gives it)
         note = (f"the code at {frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_qualname}) caught this "
                 "error; it is raised again rather than letting that code go on without the refused part")
         if note not in getattr(e, "__notes__", ()):

@@ -25,6 +25,9 @@ _LIBRARY = tuple({os.path.abspath(p) + os.sep for key in ("stdlib", "platstdlib"
                   if (p := sysconfig.get_paths().get(key))})
 
 
+overdub.errors.ENGINE_DIRS.extend(d for d in _ENGINE if d not in overdub.errors.ENGINE_DIRS)
+
+
 def is_engine(filename: str) -> bool:
     return filename.startswith(_ENGINE)
 
