@@ -84,8 +84,10 @@ def not_swallowed(frame=None) -> None:
     if frame.f_code.co_filename.startswith(tuple(ENGINE_DIRS)):
         return
     e = sys.exc_info()[1]
-    if e is not None and not isinstance(e, OverdubError) and (e.__cause__ is not None or e.__context__ is not None):
-        e = hidden(e) or e  # (numpy's "setting an array element with a sequence" caused by a refused dual)
+    if e is not None and isinstance(e.__cause__, OverdubError):
+        # (numpy's "setting an array element with a sequence" raised from a refused dual; its context is
+        # not asked: an error raised while an engine's handler ran has that handler's error for context)
+        e = hidden(e) or e
     if isinstance(e, OverdubError) and not e.swallowable:
         note = (f"the code at {frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_qualname}) caught this "
                 "error; it is raised again rather than letting that code go on without the refused part")

@@ -298,7 +298,7 @@ class _Gen:
     # -- statements ----------------------------------------------------------------------------
     def body(self, stmts: list[ast.stmt], single: bool = False) -> list[ast.stmt]:
         """Forward statements for a statement list; records blocks of simple statements."""
-        self.exits = {**self.exits, **exit_tests(stmts)}  # (a test's `if not t: break` is a block of its own)
+        self.exits = {**self.exits, **exit_tests(stmts, self.depth > 0)}  # (`if not t: break`: a block of its own)
         out: list[ast.stmt] = []
         run: list[ast.stmt] = []
 

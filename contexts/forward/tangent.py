@@ -36,7 +36,7 @@ from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, co
                              starred, try_except, tuple_, user)
 from ..lowered.bisection import bisection_step, refuse_bisection
 from ..lowered.inline import inline
-from ..lowered.runtime import equality_guards
+from ..lowered.runtime import equality_guards, exit_tests
 from ..lowered.lower import Unsupported, all_nodes, lower
 from ..rules.operator import DERIVATIVES
 
@@ -75,6 +75,7 @@ class _Tangents:
         # `contextlib.suppress`), so a tangent is assigned only once its value is (`val = table[k]` missing
         # its key gave val the tangent 0 with its old value)
         self.fragile = 0
+        self.loops = 0  # (loop nesting: a `return` inside a loop ends it, `lowered.runtime.exit_tests`)
 
     def tangent_var(self, atom) -> str | None:
         """The variable holding an atom's tangent, or None for a zero tangent."""
@@ -94,7 +95,8 @@ class _Tangents:
 
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
-        for s in equality_guards(stmts, lambda atom: self.tangent_var(atom) is not None, self.tangent):
+        for s in equality_guards(stmts, lambda atom: self.tangent_var(atom) is not None, self.tangent,
+                                 exits=exit_tests(stmts, self.loops > 0)):
             out.extend(self.stmt(s))
         return out or [ast.copy_location(ast.Pass(), stmts[0] if stmts else ast.Pass())]
 
@@ -149,6 +151,10 @@ class _Tangents:
             self.fragile += 1
             s.body = self.block(s.body)
             self.fragile -= 1
+        elif isinstance(s, (ast.For, ast.While)):
+            self.loops += 1
+            s.body = self.block(s.body)
+            self.loops -= 1
         else:
             s.body = self.block(s.body)
         for h in getattr(s, "handlers", ()):

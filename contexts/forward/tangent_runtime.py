@@ -30,6 +30,7 @@ from overdub.passes import depth as _depth
 from overdub.errors import OverdubError, not_swallowed
 
 from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, EagerIterationError, addresses, closing_in,
+                               converged,
                                eager_items, own_test_method, parsed, remembered_text, text)
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.frames import note_transformed, outside_engine
@@ -806,10 +807,12 @@ def fd_equality_guard2(a, b, op, ta, tb, close=None):
     _equality_guard2_fd(a, b, op, ta, tb, close)
 
 
-def fd_order_watch(a, b, op, ta=None, tb=None):
+def fd_order_watch(a, b, op, ta=None, tb=None, leaves=None):
     if type(a) not in _NO_OWN_TEST or type(b) not in _NO_OWN_TEST:
         _declined(a, b, op)
     _order_watch_fd(a, b, op, ta, tb)
+    if leaves is not None and _zero(tb):  # (a loop's end against a bound that does not move: `converged`)
+        converged(a, b, op, ta, leaves, sys._getframe(1))
     if type(a) is float and type(b) is float and type(ta) is float and type(tb) is float or type(
             ta) is np.ndarray and type(tb) is np.ndarray and ta.shape == tb.shape:
         closing_in(sys._getframe(1), a, b, op, ta - tb)

@@ -680,13 +680,18 @@ def exit_lines(code, globals_) -> dict:
     if found is None:
         found = {}
         tree = _definition(code)
+        in_loop = set()  # (the statements inside a loop of the function's own: a `return` there ends it)
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, (ast.For, ast.While)):
+                in_loop.update(id(n) for n in ast.walk(node) if n is not node)
         for node in ast.walk(tree) if tree is not None else ():
             test = getattr(node, "test", None)
             if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
                 continue
             if isinstance(node, ast.While):
                 found[test.lineno] = False
-            elif isinstance(node, ast.If) and not node.orelse and node.body and isinstance(node.body[-1], ast.Break):
+            elif isinstance(node, ast.If) and not node.orelse and node.body and (
+                    isinstance(node.body[-1], ast.Break) or isinstance(node.body[-1], ast.Return) and id(node) in in_loop):
                 found[test.lineno] = True
         if len(_EXIT_LINES) > 4096:
             _EXIT_LINES.clear()
@@ -710,8 +715,9 @@ def _ended(active, other, op: str, leaves, frame) -> None:
     if type(active).__name__ == "Dual":
         converged(active, other, op, active.tangent, leaves, frame, first)
         return
-    if first and type(active) in _FLOATS and type(other) in (float, int) and bool(
+    if (first or active == 0.0) and type(active) in _FLOATS and type(other) in (float, int) and bool(
             _COMPARE[op](active, other)) is leaves and abs(active) <= abs(other) <= _TOLERANCE:
+        # (or a change exactly 0 at a later one: a power iteration whose first step reached its fixed point)
         hits.append((_where(), other, "~" + op))
 
 
@@ -764,7 +770,7 @@ def near_guard(a, b, op: str, ta, tb) -> None:
         raise _near_special(b, op)
 
 
-def order_watch_reverse(a, b, op: str) -> None:
+def order_watch_reverse(a, b, op: str, leaves=None) -> None:
     """Reverse mode's `order_watch`: a class's own ordering method is checked too (`own_test`), and the
     test closing in on its boundary (`_closing_in`)."""
     if type(a).__flags__ & _HEAPTYPE or type(b).__flags__ & _HEAPTYPE:
@@ -777,6 +783,8 @@ def order_watch_reverse(a, b, op: str) -> None:
                    b.tangent if db else None)
     else:
         _closing_in(a, b, op, None)
+    if leaves is not None and not db:  # (a loop's end against a bound that is a number here: `converged`)
+        _ended(a, b, op, leaves, sys._getframe(1))
 
 
 def equality_guard2(a, b, op: str, close=None) -> None:
@@ -1437,7 +1445,10 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None, exits=Non
                 # object taken as active: thermo's `if T == self.T_cached`, the cached value's derivative 0)
                 out.append(_guard(s, "__od_equality_guard2__", (a, b), op, close, tangent))
             elif ia and ib and op in ORDER_OPS:  # (no tie to check: noted for a rule sampling the function)
-                out.append(_guard(s, "__od_order_watch__", (a, b), op, None, tangent))
+                guard = _guard(s, "__od_order_watch__", (a, b), op, None, tangent)
+                if s.targets[0].id in exits:  # (a loop's end, its bound perhaps a number at run time: `converged`)
+                    guard.value.keywords.append(ast.keyword(arg="leaves", value=ast.Constant(exits[s.targets[0].id])))
+                out.append(guard)
             elif ia != ib:
                 guard = _guard(s, "__od_equality_guard__", (a, b) if ia else (b, a), op, close, tangent)
                 if ia and op in ORDER_OPS and s.targets[0].id in exits:  # (a loop's end: `converged`)
@@ -1458,12 +1469,14 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None, exits=Non
     return out
 
 
-def exit_tests(stmts) -> dict:
+def exit_tests(stmts, returns: bool = False) -> dict:
     """name -> the truth of the test variable that ends a loop, among stmts: `if t: break` (True), `if not
-    t: break` (False: the lowered form's `while t:`)."""
+    t: break` (False: the lowered form's `while t:`); with `returns` (stmts inside a loop), `if t: return`
+    too (networkx's power iterations)."""
     out = {}
+    ends = (ast.Break, ast.Return) if returns else ast.Break
     for s in stmts:
-        if isinstance(s, ast.If) and not s.orelse and s.body and isinstance(s.body[-1], ast.Break):
+        if isinstance(s, ast.If) and not s.orelse and s.body and isinstance(s.body[-1], ends):
             t = s.test
             if isinstance(t, ast.Name):
                 out[t.id] = True

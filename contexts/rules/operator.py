@@ -437,8 +437,11 @@ def abs_frule(tangents, x):
     if t is None:
         return y, None
     s = sign(x)
-    if (type(x) is float or type(x) is np.float64) and x == 0.0 and type(t) in (float, np.float64) and t != 0.0:
-        KINK[0], KINK[1], KINK[2] = y, abs(t), max(KINK[2], abs(t))
+    if (type(x) is float or type(x) is np.float64) and x == 0.0:  # (a chunk of directions: the largest)
+        speed = abs(t) if type(t) in (float, np.float64) else (
+            float(np.max(np.abs(t))) if type(t) is np.ndarray and t.dtype.kind == "f" and t.size else 0.0)
+        if speed:
+            KINK[0], KINK[1], KINK[2] = y, speed, max(KINK[2], speed)
     return y, project(conj(s) * t, y) if not generic.is_real(x) else t * s
 
 
