@@ -1445,15 +1445,11 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None, exits=Non
                 # object taken as active: thermo's `if T == self.T_cached`, the cached value's derivative 0)
                 out.append(_guard(s, "__od_equality_guard2__", (a, b), op, close, tangent))
             elif ia and ib and op in ORDER_OPS:  # (no tie to check: noted for a rule sampling the function)
-                guard = _guard(s, "__od_order_watch__", (a, b), op, None, tangent)
-                if s.targets[0].id in exits:  # (a loop's end, its bound perhaps a number at run time: `converged`)
-                    guard.value.keywords.append(ast.keyword(arg="leaves", value=ast.Constant(exits[s.targets[0].id])))
-                out.append(guard)
+                # (a loop's end, its bound perhaps a number at run time: `converged`)
+                out.append(_ending(_guard(s, "__od_order_watch__", (a, b), op, None, tangent), s, exits))
             elif ia != ib:
                 guard = _guard(s, "__od_equality_guard__", (a, b) if ia else (b, a), op, close, tangent)
-                if ia and op in ORDER_OPS and s.targets[0].id in exits:  # (a loop's end: `converged`)
-                    guard.value.keywords.append(ast.keyword(arg="leaves", value=ast.Constant(exits[s.targets[0].id])))
-                out.append(guard)
+                out.append(_ending(guard, s, exits) if ia and op in ORDER_OPS else guard)
             if valued is not None and isinstance(v, ast.Compare) and op in _OWN_COMPARED and (valued(a) or valued(b)):
                 # (reverse mode: the result of a class's own comparison, `V(x) < V(y)` making a V, checked)
                 out.append(s)
@@ -1467,6 +1463,14 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None, exits=Non
                 out.append(_guard(s, "__od_equality_guard__", (zero[0], ast.Constant(0.0)), zero[1], None, tangent))
         out.append(s)
     return out
+
+
+def _ending(guard: ast.Expr, s, exits: dict) -> ast.Expr:
+    """guard told, by `leaves=`, the outcome of s's test that ends a loop (`exit_tests`), where it does."""
+    name = s.targets[0].id
+    if name in exits:
+        guard.value.keywords.append(ast.keyword(arg="leaves", value=ast.Constant(exits[name])))
+    return guard
 
 
 def exit_tests(stmts, returns: bool = False) -> dict:
