@@ -386,6 +386,16 @@ class _Gen:
             # (an active iterable whose items go unused, `for _ in self: pass`, still runs recorded: its
             # class's `__next__` may store into it — particles' Kalman filter — and that was lost: 0)
             s.body, s.orelse = body, orelse
+            bound = sorted({n.id for n in ast.walk(s.target) if isinstance(n, ast.Name) and n.id in self.active})
+            if bound:
+                # each pass binds the target again to an item that carries no derivative: the cotangent its
+                # uses gave it stops there (`i = k; for i in range(3): ...; k * i` took k * i's for k: 2.3
+                # for 2, lmoments3's reused loop variable), as an assignment's store takes it
+                self.depth += 1
+                k = self.new_block()
+                self.depth -= 1
+                self.set_adjoint(k, [], [([st for name in bound for st in self.take(name)], s)], s)
+                s.body = at([expr_stmt(call("_od_ta", tuple_([const(k)])))], s) + s.body
             return [s]
         # for v in it  ->  _od_itJ = iter(it) (a recorded call: user classes' __iter__ is differentiated)
         #                  for _od_iK, v in enumerate(_od_itJ): record (k, _od_itJ, i); adjoint: it[i] read

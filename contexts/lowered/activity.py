@@ -1175,6 +1175,9 @@ def _sharing(name: str, sources: dict[str, set[str]], inverse: dict[str, set[str
     return out
 
 
+_NUMBER_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+
+
 def _immutable_locals(fdef, globals_: dict, outer: set[str], nodes=None, assigns=None) -> set[str]:
     """Variables every binding of which is a constant (a module's number, `np.inf`, too) or a builtin type or
     function (`dtype = float`): no
@@ -1202,11 +1205,21 @@ def _immutable_locals(fdef, globals_: dict, outer: set[str], nodes=None, assigns
                 and isinstance(getattr(builtins, value.id, None), (type, types.BuiltinFunctionType))):
             plain[name] += 1
     found = {n for n, k in plain.items() if k == stores[n] and n not in outer}
-    for _ in range(3):  # (a negation or copy of one: the lowered form's `t = np.inf; u = -t`)
-        more = collections.Counter()
+    def made_of(v) -> bool:  # (arithmetic on such numbers, a tuple of them: a number, a tuple of numbers)
+        if isinstance(v, ast.UnaryOp) and isinstance(v.op, (ast.USub, ast.UAdd)):
+            v = v.operand
+        if isinstance(v, ast.Name):
+            return v.id in found
+        if isinstance(v, ast.BinOp) and isinstance(v.op, _NUMBER_OPS):
+            return made_of(v.left) and made_of(v.right)
+        if isinstance(v, ast.Tuple):
+            return all(made_of(e) for e in v.elts)
+        return number(v)
+
+    for _ in range(4):  # (a negation or copy of one: the lowered form's `t = np.inf; u = -t`; `q = 0.55 * 50.0
+        more = collections.Counter()  # / 0.125`, whose temporaries come first; `key = (q, 3)`: prysm's memo key)
         for name, value in pairs:
-            v = value.operand if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)) else value
-            if isinstance(v, ast.Name) and v.id in found or number(value):
+            if made_of(value):
                 more[name] += 1
         grown = {n for n, k in more.items() if k == stores[n] and n not in outer} - found
         if not grown:

@@ -74,12 +74,15 @@ class Overwritten:
 
 class Refused:
     """The cotangent of an argument a rule knows no derivative in (`registry.NoClosedForm`): dropped, as
-    any cotangent, where the argument is not differentiated; `acc` keeps it (a sum with it is as unknown);
-    every other use (arithmetic, a conversion to a number or an array, a truth test, iteration) raises the
-    rule's `NoDerivative`. Never a zero."""
+    any cotangent, where the argument is not differentiated; `acc` keeps it (a sum with it is as unknown),
+    and so do the linear steps of an adjoint's arithmetic (a cotangent times a partial, a sum, a negation:
+    `gammainc(1.0 - self.alpha / 2.0, r)` of a constant field sends it on to the field, where it is
+    dropped; refused at once, galpy's potentials were refused in r). Every other use (a conversion to a
+    number or an array, numpy's functions, a truth test, iteration) and its arrival at a differentiated
+    input (`structs.finalize`, a closure's cell) raise the rule's `NoDerivative`. Never a zero."""
 
     __slots__ = ("why",)
-    __array_ufunc__ = None  # numpy defers to the operators below, which refuse
+    __array_ufunc__ = None  # numpy defers to the operators below (an array times it: unknown as well)
 
     def __init__(self, why) -> None:
         self.why = why
@@ -87,11 +90,19 @@ class Refused:
     def refuse(self, *args, **kwargs):
         raise self.why.error()
 
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = refuse
-    __matmul__ = __rmatmul__ = __pow__ = __rpow__ = __neg__ = __pos__ = __abs__ = refuse
+    def unknown(self, *args):
+        return self
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = unknown
+    __matmul__ = __rmatmul__ = __neg__ = __pos__ = unknown
+    __rtruediv__ = __pow__ = __rpow__ = __abs__ = refuse  # (no linear step of an adjoint: a use of the value)
     __float__ = __complex__ = __int__ = __index__ = __bool__ = __array__ = refuse
     __iter__ = __len__ = __getitem__ = refuse
-    conjugate = real = imag = property(refuse)
+    imag = property(refuse)
+    real = property(unknown)
+
+    def conjugate(self):
+        return self
 
     def __repr__(self) -> str:
         return f"Refused({self.why.function} in {self.why.argument})"
