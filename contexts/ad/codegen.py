@@ -30,7 +30,7 @@ from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, c
                              if_exp, index_value, is_, is_none, is_not, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
 from ..lowered.inline import inline
-from ..lowered.runtime import equality_guards, exit_tests
+from ..lowered.runtime import MUTATOR_NAMES, equality_guards, exit_tests
 from ..lowered.bisection import BISECTION, BISECTION_FIX, bisection_step
 from ..lowered.lower import TEMP_PREFIX, Unsupported, all_nodes, is_generator, own_nodes, param_names
 from ..rules.operator import DERIVATIVES
@@ -176,6 +176,7 @@ class Generated:
     blocks: dict = field(default_factory=dict)  # block id -> list of adjoint statements (for printing)
     entry: dict = field(default_factory=dict)  # positional parameter index -> its entry copy (active)
     numbers: frozenset = frozenset()  # parameters that must be bound to numbers (`steering_numbers`)
+    storing: frozenset = frozenset()  # the blocks storing into an object (a field, an item, a mutating method)
 
 
 def _targets(s) -> set[str]:
@@ -184,6 +185,18 @@ def _targets(s) -> set[str]:
 
 def _names_in(node) -> list[str]:
     return [n.id for n in all_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+
+
+def _stores(s) -> bool:
+    """s stores into an object: a field or item assignment or deletion, or a mutating method's call."""
+    for n in ast.walk(s):
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = n.targets if isinstance(n, (ast.Assign, ast.Delete)) else [n.target]
+            if any(isinstance(t, (ast.Attribute, ast.Subscript)) for t in targets):
+                return True
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in MUTATOR_NAMES:
+            return True
+    return False
 
 
 class _AssignedAfter:
@@ -212,6 +225,7 @@ class _Gen:
         self.active = active
         self.params = params
         self.nblocks = 0
+        self.storing: set[int] = set()  # (blocks storing into objects: `Generated.storing`)
         self.npb = 0
         self.adjoints: dict[int, list[ast.stmt]] = {}
         self.dvars: set[str] = set()
@@ -466,6 +480,8 @@ class _Gen:
         if not any(a for _, a in ops):
             return [_augmented(s) for s in stmts]
         k = self.new_block()
+        if any(_stores(s) for s, a in ops if a):
+            self.storing.add(k)
         fwd: list[ast.stmt] = []
         saved: list[str] = []
         kept: set[str] = set()  # (saved's names, for membership: the list's own test was quadratic)
@@ -1589,7 +1605,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     _fix_returns(fwd)
     adjoint = gen.adjoint_function(adjoint_name, cells)
     return Generated(forward=fwd, adjoint=adjoint, active=active, params=params, blocks=gen.adjoints,
-                     entry=gen.entry, numbers=assumed)
+                     entry=gen.entry, numbers=assumed, storing=frozenset(gen.storing))
 
 
 def _may_change_arrays(fdef: ast.FunctionDef, params: list[str], numbers: frozenset) -> bool:

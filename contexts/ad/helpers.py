@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import numbers
 import operator
+import sys
 import threading
 import types
 import weakref
@@ -25,7 +26,7 @@ from ..rules.generic import dropped_nan_zero
 from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
 from ..rules.registry import registry
-from overdub.errors import not_swallowed
+from overdub.errors import ENGINE_DIRS, not_swallowed as _not_swallowed
 from overdub.ops import HEAPTYPE
 
 from . import observe, runtime
@@ -678,6 +679,11 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
         # method's call hands its object's cotangent to the method)
         return acc(dobj, g)
     if isinstance(obj, (types.ModuleType, type)):
+        if g is not None and type(result) in (dict, list):
+            # a container a module or class holds (`Meter.stats`, `lib.STATE`), read again later by the same
+            # path: its items' cotangents go to its box, where a store into it finds them (they were
+            # dropped: a class's accumulator dict gave 1.5 for 2.5)
+            S.box(result, g)
         return dobj
     if not has_fields(obj) and not isinstance(obj, (list, tuple, dict)) and \
             _class_attribute(type(obj), attr) is result:
@@ -2051,6 +2057,23 @@ def _holds_numbers(v, depth: int) -> bool:
     if isinstance(v, dict):
         return any(_holds_numbers(e, depth + 1) for e in v.values())
     return has_fields(v) and any(_holds_numbers(e, depth + 1) for e in fields_of(v).values())
+
+
+def not_swallowed() -> None:
+    """At the start of each `except` handler of a twin: a refusal being handled is raised again
+    (`overdub.errors.not_swallowed`), and so is an error that left a call whose recorded work it lost
+    (`runtime._note_lost`): the derivative of what the call stored before raising is not recorded."""
+    frame = sys._getframe(1)
+    _not_swallowed(frame)
+    e = sys.exc_info()[1]
+    lost = getattr(e, "__dict__", {}).get("__od_lost__")
+    if lost is not None and not frame.f_code.co_filename.startswith(tuple(ENGINE_DIRS)):
+        raise runtime.UnsupportedFunction(
+            f"reverse mode cannot follow the derivative of what {lost} stored before it raised "
+            f"{type(e).__name__}, caught here: the recording of its work ends with the raise",
+            where=f"{frame.f_code.co_filename}:{frame.f_lineno}",
+            fix="return a value instead of raising it (or store after the test that raises), or use forward mode "
+                "(jacfwd, derivative)") from e
 
 
 def managed(m) -> None:

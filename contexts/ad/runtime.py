@@ -451,9 +451,14 @@ def call(mask, f, /, *args, **kw):
                 shifted = mask if mask < 0 else (mask & ~KW_ACTIVE) << 1 | 1 | (mask & KW_ACTIVE)
                 y, pb = call(shifted, _OBJECT_SLOTS[f.__name__], f.__self__, *args, **kw)
                 return y, (None if pb is None else (_bound_back, pb))
+            if tf is _WRAPPER and f.__name__ == "__call__" and type(f.__self__) is _UFUNC:
+                return call(mask, f.__self__, *args, **kw)  # (`getattr(ufunc, method)(...)` with "__call__")
             rule, is_method = _rule_of(f)
             if is_method and len(args) > 1 and isinstance(f.__self__, np.ndarray):
                 _method_out(f, args)
+            if is_method and type(f.__self__) is _UFUNC and rule is not None and rule.kind != "nondiff" \
+                    and protocol_objects(args):  # `np.add.reduce(q)`: numpy hands it to q's __array_ufunc__
+                return _twin_call(mask, through_protocol(f.__self__, f.__name__), (), args, kw)
         elif registry.families and isinstance(f, type):  # a family's class (sympy's `sin`): made on first use
             rule = registry.get(f)
     if rule is not None:
@@ -1500,7 +1505,7 @@ def _construct_back(pb, dy, dself, S):
 class _TwinInfo:
     __slots__ = ("fwd_code", "rev_code", "rev_closure", "rev", "argcount", "varargs", "varkw", "names", "cells",
                  "generated", "helper_closure", "closure_plan", "entry", "numbers", "general", "active",
-                 "fwd_last", "rev_last", "tier")
+                 "fwd_last", "rev_last", "tier", "storing")
 
 
 # (id(code), call shape...) -> _TwinInfo, an entry removed when its code object dies. An info holds code
@@ -1615,6 +1620,7 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True, compa
     info.cells = cells
     info.entry = frozenset(gen.entry)
     info.numbers = tuple(code.co_varnames.index(p) for p in gen.numbers) or None
+    info.storing = gen.storing
     info.general, info.active = None, active
     info.fwd_last = info.rev_last = None
     if info.numbers is not None and any(j >= code.co_argcount for j in info.numbers):
@@ -1899,8 +1905,28 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
         y, tape = fwd(*args) if not pre and not kw else fwd(*pre, *args, **kw)
     except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
         note_transformed(e, fn, "reverse mode (its recording pass)")
+        if not isinstance(e, OverdubError) and "__od_lost__" not in getattr(e, "__dict__", ()):
+            _note_lost(e, info, fn)
         raise
     return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
+
+
+def _note_lost(e, info, fn) -> None:
+    """e leaves fn's recording pass: where the pass had recorded a block storing differentiated values into
+    an object (its tape, read from its frame), the derivative of what it stored before raising would be
+    lost with the tape (a solver's `self.root = t; raise Converged()`, caught by its
+    caller, who then reads `self.root`: 0.0 for 3.0). Marked on e, for a handler of transformed code that
+    catches it to refuse (`helpers.not_swallowed`)."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_frame.f_code is not info.fwd_code:
+        tb = tb.tb_next
+    tape = tb.tb_frame.f_locals.get("_od_tape") if tb is not None else None
+    storing = info.storing
+    if tape and storing and any(type(r) is tuple and r and r[0] in storing for r in tape):
+        try:
+            e.__od_lost__ = fn.__code__.co_qualname
+        except (AttributeError, TypeError):  # pragma: no cover - an exception class without a __dict__
+            pass
 
 
 def _forward_function(info, fn):

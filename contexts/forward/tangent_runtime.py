@@ -27,7 +27,7 @@ from overdub.passes import bound_self
 import overdub
 from overdub.passes import OwnedEntries, of_a_module, on_clear
 from overdub.passes import depth as _depth
-from overdub.errors import OverdubError, not_swallowed
+from overdub.errors import ENGINE_DIRS, OverdubError, not_swallowed
 
 from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, EagerIterationError, addresses, closing_in,
                                converged,
@@ -230,11 +230,27 @@ def _by_frule(rule, args, tans, kw):
     if out is not None and not isinstance(rule.fn, np.ufunc):
         y, dy = rule.frule(tangents, *args, **{k: v for k, v in kw.items() if k != "out"})
         return write_out(rule.fn, y, out), _nz(dy)
+    if out is not None and _aliased(out, args):
+        # `np.multiply(z, a, out=z)`: the ufunc wrote z before the frule's tangent read it (a*dz + z*da with
+        # z the product: 2.1 for 3.0). Computed apart, then written, as numpy's buffering makes it
+        if type(out) is tuple or "where" in kw:
+            raise NotTransformable("an out= array that is also an input, with several outputs or where=")
+        y, dy = rule.frule(tangents, *args, **{k: v for k, v in kw.items() if k != "out"})
+        out[...] = y
+        return out, _nz(dy)
     try:
         y, dy = rule.frule(tangents, *args, **kw)
     except ZeroDivisionError:
         raise_singular(rule.fn, args, kw)
     return y, _nz(dy)
+
+
+def _aliased(out, args) -> bool:
+    """An output array (or one of a tuple's) shares memory with an array argument."""
+    for o in (out if type(out) is tuple else (out,)):
+        if isinstance(o, np.ndarray) and any(isinstance(a, np.ndarray) and np.may_share_memory(o, a) for a in args):
+            return True
+    return False
 
 
 def fd_call(f, args, tans, kw, kwtans):
@@ -322,7 +338,31 @@ def _by_twin(f, args, tans, kw, kwtans):
         return twin(tuple(tans), *args, **kw)
     except Exception as e:  # (free when nothing is raised) a library function's error says so
         note_transformed(e, f, "forward mode (its tangent twin)")
+        if not isinstance(e, OverdubError) and "__od_lost__" not in getattr(e, "__dict__", ()):
+            _note_lost(e, twin, f, args, tans)
         raise
+
+
+def _note_lost(e, twin, f, args, tans) -> None:
+    """e leaves f's tangent twin: where f had stored into a list, dict or array it was given (its tangent
+    there a new one, handed back to the caller only at a return: `fd_args_back`), the tangent of what it
+    stored is lost with the raise (`box['r'] = a * a; raise Done()`, caught by the caller, who reads
+    `box['r']`: 0.0 for 3.0). Marked on e, for a handler of a twin that catches it to refuse."""
+    tb = e.__traceback__
+    code = twin.__code__
+    while tb is not None and tb.tb_frame.f_code is not code:
+        tb = tb.tb_next
+    if tb is None:
+        return
+    local = tb.tb_frame.f_locals
+    names = f.__code__.co_varnames[:f.__code__.co_argcount]
+    for name, a, t in zip(names, args, tans):
+        if isinstance(a, (list, dict, np.ndarray)) and local.get("_od_f_" + name, t) is not t:
+            try:
+                e.__od_lost__ = f.__code__.co_qualname
+            except (AttributeError, TypeError):  # pragma: no cover - an exception class without a __dict__
+                pass
+            return
 
 
 def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
@@ -742,7 +782,12 @@ def fd_not_swallowed() -> None:
     e = sys.exc_info()[1]
     if isinstance(e, NotTransformable):
         raise e
-    not_swallowed(sys._getframe(1))
+    frame = sys._getframe(1)
+    not_swallowed(frame)
+    lost = getattr(e, "__dict__", {}).get("__od_lost__")
+    if lost is not None and not frame.f_code.co_filename.startswith(tuple(ENGINE_DIRS)):
+        raise NotTransformable(f"the tangent of what {lost} stored into an argument before it raised "
+                               f"{type(e).__name__}, caught at {frame.f_code.co_filename}:{frame.f_lineno}")
 
 
 def fd_mod(a, b, ta, tb):

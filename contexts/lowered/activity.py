@@ -872,10 +872,14 @@ def _changed_globals(tree: ast.AST) -> set[str]:
             for t in targets:
                 if isinstance(t, (ast.Subscript, ast.Attribute)) and base(t):
                     out.add(base(t))
+                if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Attribute):
+                    out.add("." + t.value.attr)  # (`self.stats[k] = v`: a field's items, maybe a class's)
         elif isinstance(n, ast.Call):
             f = n.func
             if isinstance(f, ast.Attribute) and f.attr in _MUTATORS and base(f.value):
                 out.add(base(f.value))
+            if isinstance(f, ast.Attribute) and f.attr in _MUTATORS and isinstance(f.value, ast.Attribute):
+                out.add("." + f.value.attr)  # (`self.log.append(v)`)
             elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) and base(f.value):
                 out.add(base(f.value))  # `G.obj.method(...)`: a method of an object held by G
             for k in n.keywords:
@@ -931,6 +935,18 @@ def _module_state_read(module, name: str, nodes) -> bool:
     return any(changed is None or a in changed for a in candidates)
 
 
+def _class_state_read(cls: type, name: str, nodes, changed) -> bool:
+    """Some `name.attr` read in nodes is a container the class holds for all its objects (`stats = {}` in
+    its body) that the module's code stores into, as `Cls.stats[k] = v` or `self.stats[k] = v`: a global
+    class read so holds state (`Meter.stats['sum']` after its methods added to it: 0.0 for 2.5)."""
+    for n in nodes:
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name:
+            held = next((k.__dict__[n.attr] for k in cls.__mro__ if n.attr in k.__dict__), None)
+            if isinstance(held, _SHARED_CONTAINERS) and (changed is None or name in changed or "." + n.attr in changed):
+                return True
+    return False
+
+
 def mutable_globals(fdef, locals_: set[str], globals_: dict, nodes=None) -> set[str]:
     """The module globals fdef reads that hold state its module's code (this function or another) may
     change with differentiated values: containers, arrays and objects stored into, changed by their
@@ -946,6 +962,9 @@ def mutable_globals(fdef, locals_: set[str], globals_: dict, nodes=None) -> set[
         if type(globals_[name]) is types.ModuleType and _module_state_read(globals_[name], name, nodes):
             out.add(name)  # (`lib.STATE["factor"]`, which lib's own functions set: read through the module)
         v = globals_[name]
+        if isinstance(v, type) and v.__flags__ & _HEAPTYPE and _class_state_read(v, name, nodes, changed):
+            out.add(name)
+            continue
         if changed is not None and name not in changed or isinstance(v, _NOT_STATE) or type(v) in _INERT \
                 or callable(v):
             continue

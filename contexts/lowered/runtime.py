@@ -303,10 +303,11 @@ class OwnMethodStores(OverdubError):
 # and calls of the mutating methods of lists, dicts, sets and arrays, of setattr and delattr
 _STORE_OPS = frozenset({"STORE_ATTR", "STORE_SUBSCR", "DELETE_ATTR", "DELETE_SUBSCR", "STORE_GLOBAL",
                         "STORE_DEREF", "STORE_SLICE"})
-_MUTATOR_NAMES = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "pop", "popitem", "remove",
-                            "discard", "clear", "sort", "reverse", "fill", "put", "itemset", "__setitem__",
-                            "__setattr__", "__delitem__", "__delattr__", "setattr", "delattr", "appendleft",
-                            "extendleft", "copyto", "place", "putmask"})
+MUTATOR_NAMES = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "pop", "popitem", "remove",
+                           "discard", "clear", "sort", "reverse", "fill", "put", "itemset", "__setitem__",
+                           "__setattr__", "__delitem__", "__delattr__", "setattr", "delattr", "appendleft",
+                           "extendleft", "copyto", "place", "putmask"})
+_MUTATOR_NAMES = MUTATOR_NAMES
 _STORES: dict = {}  # (id(code), id(cls), depth) -> (code, cls, whether it may store)
 
 
@@ -1486,6 +1487,24 @@ def exit_tests(stmts, returns: bool = False) -> dict:
                 out[t.id] = True
             elif isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not) and isinstance(t.operand, ast.Name):
                 out[t.operand.id] = False
+    if out:  # (`if abs(r) < tol and i < n: break`: the lowered `and`/`or` copies each part's test into the
+        copies = []  # one the `if` reads, `t5 = t7`; each part ends the loop as the whole does)
+        todo = list(stmts)
+        while todo:
+            s = todo.pop()
+            if isinstance(s, ast.If):
+                todo.extend(s.body)
+                todo.extend(s.orelse)
+            elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                    and isinstance(s.value, ast.Name):
+                copies.append((s.targets[0].id, s.value.id))
+        grown = True
+        while grown:
+            grown = False
+            for target, source in copies:
+                if target in out and source not in out:
+                    out[source] = out[target]
+                    grown = True
     return out
 
 

@@ -575,12 +575,12 @@ def protocol_objects(args: tuple) -> bool:
     return False
 
 
-def through_protocol(fn):
+def through_protocol(fn, method: str = "__call__"):
     """fn (a numpy function or ufunc) as Python code doing numpy's dispatch: the class's own
     `__array_ufunc__`/`__array_function__` is called, as numpy calls it, and the engines differentiate
     that code (pint's, computing numpy's functions on the magnitudes, where numpy's rules apply). numpy's
     rules taken on such objects would treat them as arrays, and their cotangents would not be the
-    objects' own."""
+    objects' own. `method`: a ufunc's method (`np.add.reduce(q)`: "reduce"), handed on as numpy does."""
     ufunc = isinstance(fn, np.ufunc)
 
     def dispatched(*args, **kwargs):
@@ -592,11 +592,11 @@ def through_protocol(fn):
         kinds = tuple(type(v) for v in found)
         for v in found:
             if ufunc:
-                method = getattr(type(v), "__array_ufunc__", None)
-                y = NotImplemented if method is None else method(v, fn, "__call__", *args, **kwargs)
+                own = getattr(type(v), "__array_ufunc__", None)
+                y = NotImplemented if own is None else own(v, fn, method, *args, **kwargs)
             else:
-                method = getattr(type(v), "__array_function__", None)
-                y = NotImplemented if method is None else method(v, fn, kinds, args, kwargs)
+                own = getattr(type(v), "__array_function__", None)
+                y = NotImplemented if own is None else own(v, fn, kinds, args, kwargs)
             if y is not NotImplemented:
                 return y
         if not ufunc:  # numpy converts an object without an `__array_function__` by its `__array__` (xarray's)
@@ -610,7 +610,7 @@ def through_protocol(fn):
                     f"`__array__`: numpy would hold it in an object array, which carries no derivative",
                     fix="pass its values as an array, or give the function a rule (`contexts.custom_adjoint`)")
             return fn(*converted, **kwargs)
-        return fn(*args, **kwargs)
+        return getattr(fn, method)(*args, **kwargs)
     dispatched.__name__ = f"{getattr(fn, '__name__', 'fn')}_by_its_protocol"
     return dispatched
 
