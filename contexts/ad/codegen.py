@@ -23,7 +23,7 @@ import numpy as np
 
 from overdub.passes import fix_missing_locations
 
-from ..lowered.activity import (active_names, ask_primals, captured_changes_by_kind as _changed_captures, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls,
+from ..lowered.activity import (active_names, ask_primals, asked as _asked, captured_changes_by_kind as _changed_captures, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls,
                                 local_names, name_stores, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
                                 stored_base, view_groups, private_containers)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
@@ -52,7 +52,8 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__", "__od_dropped__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_text_of__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__",
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_duration__",
-           "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__")
+           "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_stairs__",
+           "__od_stairs_fd__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -185,6 +186,16 @@ def _targets(s) -> set[str]:
 
 def _names_in(node) -> list[str]:
     return [n.id for n in all_nodes(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+
+
+def _stairs_checked(s) -> list:
+    """s, after a check of `round(t, 10)` (or int) of an active t whose result the activity takes as
+    inactive: a step far finer than t is noted for forward mode to tell (`lowered.runtime.staircase_reverse`)."""
+    v = getattr(s, "value", None)
+    if isinstance(s, ast.Assign) and isinstance(v, ast.Call) and getattr(v, "_od_stairs", False):
+        args = [_asked(v.args[0]), *v.args[1:]]  # (the value itself: a dual under `hessian`, whose tangent tells)
+        return at([expr_stmt(call("__od_stairs__", ast.Name(v.func.id, ast.Load()), tuple_(args)))], s) + [s]
+    return [s]
 
 
 def _stores(s) -> bool:
@@ -476,6 +487,7 @@ class _Gen:
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         # (`x == 0` on a differentiated x: SpecialPoint; also of a value that only steers, `d = x - c`)
         stmts = self.guarded(stmts)
+        stmts = [c for s in stmts for c in _stairs_checked(s)]
         ops = [(s, self.op_active(s)) for s in stmts]
         if not any(a for _, a in ops):
             return [_augmented(s) for s in stmts]

@@ -31,7 +31,7 @@ from overdub.ops import HEAPTYPE
 
 from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
-from ..lowered.runtime import OwnTestUnderForward, refuse_storing_method
+from ..lowered.runtime import OwnTestUnderForward, refuse_storing_method, remembered_text
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
 from ..rules.frames import is_engine_class
 from ..rules.numpy._util import matrix_refused
@@ -2129,8 +2129,8 @@ def key_guard(obj, key):
 def key_lookup(obj, key):
     """Before `d[k]`, `d.get(k)`, `d.pop(k)`, `d.setdefault(k)` with k differentiated: a hit is refused
     (`containers.refuse_differentiated_key`: the entry's value was not computed from this key)."""
-    if isinstance(obj, (dict, types.MappingProxyType)) and runtime._may_differ(key, 0):
-        refuse_differentiated_key(obj, key)
+    if isinstance(obj, (dict, types.MappingProxyType)) and (runtime._may_differ(key, 0) or remembered_text((key,))):
+        refuse_differentiated_key(obj, key)  # (a differentiated value's text too: a memo keyed by f"{t:.10g}")
     if type(obj).__flags__ & HEAPTYPE and type(getter := getattr(type(obj), "__getitem__", None)) is types.FunctionType \
             and not is_engine_class(type(obj)):  # (forward mode's duals under hessian: the engine's own)
         # (a class's own `__getitem__` runs natively: one storing the differentiated key loses its derivative)

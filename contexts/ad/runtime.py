@@ -49,7 +49,7 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoRuleError, a
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import parsed, remembered_text, text_of as _text_of, unpack
+from ..lowered.runtime import STAIRS, parsed, remembered_text, staircase_reverse, text_of as _text_of, unpack
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
 from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
@@ -504,6 +504,8 @@ def call(mask, f, /, *args, **kw):
                 k for k, v in kw.items() if k not in _NOT_VALUES and _may_differ(v, 0))))
         if rule.adjoint is not None:
             impl = rule.impl
+            if rule.kind == "nondiff" and f in STAIRS and (mask < 0 or mask & 1):  # (`round(t, 10)`: a fine step)
+                staircase_reverse(f, args)
             if rule.kind == "nondiff" and id(f) in _FRESH_IDS and (y := _fresh_under_outer(f, args, kw)) is not None:
                 # forward over reverse (hessian): an array the user's code makes takes perturbed values,
                 # as in forward mode (`v = np.zeros(n); v[i] = ...`): a dual of zero tangent

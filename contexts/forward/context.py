@@ -24,7 +24,8 @@ from overdub.errors import OverdubError
 from overdub.passes import bound_self, marked_opaque, method_function
 
 from ..lowered.bisection import bisects, refuse_bisection
-from ..lowered.runtime import TEXT_IDS, remembered_text, text_call
+from ..rules.builtins import _check_int as int_jump
+from ..lowered.runtime import STAIRS, TEXT_IDS, remembered_text, staircased, text_call
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
 from ..rules.containers import holds
@@ -229,16 +230,22 @@ class ForwardContext(overdub.Context):
             return fn(*args)
         if fn is _GETITEM:  # `obj[i]`, as Python does it; a dict's hit by a perturbed key is refused
             obj, key = args
-            if isinstance(obj, MAPPINGS) and has_dual(key):
-                key_lookup(obj, key)
+            if isinstance(obj, MAPPINGS) and (has_dual(key) or type(key) is str and remembered_text((key,))):
+                key_lookup(obj, key)  # (a differentiated value's text too: a memo keyed by f"{t:.10g}")
             getitem = getattr(type(obj), "__getitem__", None)
             if type(getitem) is types.FunctionType and not _engine_code(getitem):
                 # a class's own Python `__getitem__` runs under the context (`np.r_[frow, eye]` on duals)
                 return self.recurse(getitem, obj, key)
             return obj[key]
         if (type(fn) is _BUILTIN_METHOD and fn.__name__ in LOOKUPS and args and isinstance(fn.__self__, MAPPINGS)
-                and has_dual(args[0])):  # `memo.get(x)`
+                and (has_dual(args[0]) or type(args[0]) is str and remembered_text(args[:1]))):  # `memo.get(x)`
             key_lookup(fn.__self__, args[0])
+        if args and type(args[0]) is Dual and (type(fn) is _BUILTIN_METHOD or fn is int) and fn in STAIRS \
+                and type(args[0].primal) is not np.ndarray and np.any(primal(args[0].tangent)):
+            # (`round(t, 10)`: a step far finer than t, marked: refused where used beyond a test)
+            if fn is int:
+                int_jump(primal(args[0]), known=True)
+            return staircased(fn, args, fn(primal(args[0]), *args[1:], **kwargs))
         if (type(fn) is np.ufunc or type(fn) is _BUILTIN_METHOD) and fn in EQUALS and len(args) == 2 \
                 and not is_engine(site.filename):
             checked_equality(fn, args)  # `np.equal(x, 0)` in the code run: as `x == 0`

@@ -23,7 +23,7 @@ import os
 import numpy as np
 
 from ..lowered.runtime import (HISTORY, ORDER_OPS, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard,
-                               converged, exit_lines, rounding_residue, text)
+                               converged, exit_lines, rounding_residue, staircased, text)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine, outside_engine
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
@@ -863,22 +863,29 @@ class Dual:
         from ..rules.builtins import _check_int  # at a jump of int() with a derivative: refused
         if np.any(primal(self.tangent)):
             _check_int(primal(self), known=True)
-        return int(primal(self))
+        return self._stairs(int, (), int(primal(self)))
 
     def __index__(self):
         return primal(self).__index__()
 
     def __trunc__(self):
-        return math.trunc(primal(self))
+        return self._stairs(math.trunc, (), math.trunc(primal(self)))
 
     def __floor__(self):
-        return math.floor(primal(self))
+        return self._stairs(math.floor, (), math.floor(primal(self)))
 
     def __ceil__(self):
-        return math.ceil(primal(self))
+        return self._stairs(math.ceil, (), math.ceil(primal(self)))
 
     def __round__(self, ndigits=None):
-        return round(primal(self), ndigits)
+        return self._stairs(round, () if ndigits is None else (ndigits,), round(primal(self), ndigits))
+
+    def _stairs(self, fn, rest, value):
+        """fn (round, floor, ...) of a moving value by steps far below its size: marked, refused where used
+        beyond a test (`lowered.runtime.staircased`)."""
+        if type(self.primal) is not np.ndarray and np.any(primal(self.tangent)):
+            return staircased(fn, (self, *rest), value)
+        return value
 
     def __float__(self):
         raise DualConversionError(

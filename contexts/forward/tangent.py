@@ -29,7 +29,7 @@ import numpy as np
 from overdub.errors import SourceUnavailable
 from overdub.passes import OwnedEntries, collector, compile_twin, get_source, on_clear
 
-from ..lowered.activity import (active_names, ask_primals, fresh_calls, local_names, name_stores, resolved_calls,
+from ..lowered.activity import (active_names, ask_primals, asked as _asked, fresh_calls, local_names, name_stores, resolved_calls,
                                 stored_base, view_groups, view_of, viewed)
 from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, compare, const, dict_, expr_stmt, if_, if_exp,
                              index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
@@ -171,6 +171,11 @@ class _Tangents:
             return self.store_into(s, target, v)
         name = target.id
         if name not in self.active:
+            if isinstance(v, ast.Call) and getattr(v, "_od_stairs", False) and (
+                    t := self.tangent_of(_asked(v.args[0]))) is not None:
+                # `key = round(t, 10)`: refused on a step far finer than t where t moves (`stairs_fd`)
+                check = call("__od_stairs_fd__", ast.Name(v.func.id, ast.Load()), tuple_(list(v.args)), t)
+                return at([expr_stmt(check)], s) + [s]
             return [_in_place(s) if getattr(v, "_od_inplace", False) else s]
         if isinstance(v, ast.Subscript) and self.uses_active(v.slice):
             return self.subscript_with_tangent(s, name, v)

@@ -29,9 +29,10 @@ from overdub.passes import OwnedEntries, of_a_module, on_clear
 from overdub.passes import depth as _depth
 from overdub.errors import ENGINE_DIRS, OverdubError, not_swallowed
 
-from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, EagerIterationError, addresses, closing_in,
-                               converged,
-                               eager_items, own_test_method, parsed, remembered_text, text)
+from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, STAIRS, EagerIterationError, addresses,
+                               closing_in, converged, eager_items, own_test_method, parsed, remembered_text,
+                               staircase_fd, text)
+from ..rules.builtins import _check_int as int_jump
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
@@ -316,6 +317,10 @@ def _fd_call(f, args, tans, kw, kwtans):
         if rule.frule is not None and plain_kw:
             return _by_frule(rule, (f.__self__, *args), (0, *tans), kw)
     if rule is not None and rule.kind == "nondiff":  # (before its frule: `stop_gradient(a)` of an array)
+        if f in STAIRS and tans and not _zero(tans[0]):  # (`round(t, 10)`: a step far below t)
+            if f is int and args:
+                int_jump(args[0], known=True)
+            staircase_fd(f, args)
         return f(*args, **kw), 0
     if id(f) in _IN_PLACE_OPERATOR_IDS and args and isinstance(args[0], (np.ndarray, list)):
         # (`operator.iadd(a, y)`: a changes in place, which the twin's tangents would not follow: the duals do;
@@ -384,8 +389,9 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
         # (`a.__imul__(x)` by name: the array changes in place, which the twin's tangents would not follow)
         raise NotTransformable("an in-place operator's method called by name")
     method = getattr(obj, name)
-    if name in LOOKUPS and isinstance(obj, MAPPINGS) and args and tans and not _all_zero(tans[0]):
-        key_lookup(obj, args[0])  # `memo.get(x)`
+    if name in LOOKUPS and isinstance(obj, MAPPINGS) and args and tans and (
+            not _all_zero(tans[0]) or type(args[0]) is str and remembered_text(args[:1])):
+        key_lookup(obj, args[0])  # `memo.get(x)`, `memo.get(f"{x:.10g}")`
     if type(obj) is list and name in _LIST_MUTATORS:
         return _list_method(obj, name, tobj, args, tans, kw)
     if _zero(tobj) and (not isinstance(key_of(method), tuple) or isinstance(obj, np.ufunc)

@@ -44,6 +44,7 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
     asks = {n for n in NONDIFF_BUILTINS if n not in globals_ and n not in local}
     texts = _TEXT_MAKERS & asks
     parsers = {n for n in _PARSERS if n not in local and (n not in globals_ or globals_[n] is _PARSERS[n])}
+    tested = _only_tested(fdef)
     for node in list(own_nodes(fdef)):
         if isinstance(node, ast.JoinedStr):
             _format_fields(node, active)
@@ -78,6 +79,10 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                             if isinstance(a, ast.Call) and isinstance(a.func, ast.Name)
                             and a.func.id == "__od_primal__"])
             continue
+        if (isinstance(node.func, ast.Name) and node.func.id in _STAIRS and node.func.id not in globals_
+                and node.func.id not in local and node.args and _reads(node.args[0]) & active
+                and id(node) not in tested):
+            node._od_stairs = True  # (each transformer checks a step far finer than the value: `STAIRS`)
         if (isinstance(node.func, ast.Name) and node.func.id in asks
                 and any(isinstance(a, ast.Name) and a.id in active for a in node.args)):
             node.args = [ast.copy_location(ast.Call(ast.Name("__od_primal__", ast.Load()), [a], []), a)
@@ -90,6 +95,36 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                 node.func, node.args, node.keywords = ast.Name("__od_text__", ast.Load()), [inner], []
                 ast.copy_location(node.func, node)
 
+
+_STAIRS = frozenset({"round", "int"})
+
+
+def _only_tested(fdef) -> set[int]:
+    """ids of the `round(...)`/`int(...)` calls whose result is bound to a variable every read of which is an
+    operand of an ordering or an equality (`P = round(P, 8); if P > Pc:`, iapws' phase): a fine step there
+    only decides a test, and is not checked (`STAIRS`)."""
+    bound: dict[str, list] = {}
+    for n in own_nodes(fdef):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            bound.setdefault(n.targets[0].id, []).append(n.value)
+    tests: set[int] = set()
+    for n in own_nodes(fdef):
+        if isinstance(n, ast.Compare) and not any(isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in n.ops):
+            tests.update(id(e) for e in (n.left, *n.comparators) if isinstance(e, ast.Name))
+    reads: dict[str, bool] = {}
+    for n in own_nodes(fdef):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in bound:
+            reads[n.id] = reads.get(n.id, True) and id(n) in tests
+    return {id(v) for name, values in bound.items() if reads.get(name, False) for v in values
+            if isinstance(v, ast.Call)}
+
+
+def asked(e: ast.expr) -> ast.expr:
+    """e without the `__od_primal__(...)`/`__od_int_arg__(...)` `ask_primals` put around it."""
+    while isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in ("__od_primal__",
+                                                                                       "__od_int_arg__") and e.args:
+        e = e.args[0]
+    return e
 
 # A differentiated number's text parsed back is refused (lowered.runtime: `__od_text__`, `__od_parsed__`).
 _TEXT_MAKERS = frozenset({"str", "repr", "format"})

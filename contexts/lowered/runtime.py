@@ -61,6 +61,113 @@ def addresses(a):
     return np.broadcast_to(addr, a.shape)
 
 
+# -- a staircase finer than the value it rounds: round(x, 10), int(x * 1e9) ----------------------------
+# round, int, floor, ceil and trunc are steps with derivative 0, but a step far below the value's size (a
+# thermodynamic cache keyed by `round(T, 10)`, a value cleaned of noise by `round(p, 12)`, `int(t * 1e9)`)
+# stands for the value itself: the code that reads it means x, and 0 is not the derivative the program's
+# values show (central differences give 1). Refused where the differentiated value moves (forward mode's
+# tangent), noted for forward mode to tell in reverse mode.
+_STAIR = 1e-6  # (steps at most this fraction of max(1, |x|): finer than any difference quotient sees)
+STAIRS = {builtins.round: "round", builtins.int: "int", math.floor: "math.floor", math.ceil: "math.ceil",
+          math.trunc: "math.trunc"}
+
+
+def _staircase(fn, args) -> str | None:
+    """The refusal's text where fn(*args) rounds a number by steps finer than _STAIR of its size."""
+    if not args:
+        return None
+    x = args[0]
+    while type(x).__name__ == "Dual":
+        x = x.primal
+    if not isinstance(x, (float, np.floating)) or not math.isfinite(x):
+        return None
+    digits = args[1] if fn is builtins.round and len(args) > 1 else None
+    if digits is not None and type(digits) is not int:
+        return None
+    step = 10.0 ** -digits if digits else 1.0
+    if step > _STAIR * max(1.0, abs(float(x))):
+        return None
+    shown = f"round(x, {digits})" if digits else f"{STAIRS.get(fn, 'int')}(x)"
+    return (f"{shown} of a differentiated value {float(x):.6g} rounds it by steps of {step:g}, far finer than "
+            f"the value: a staircase whose derivative is 0, where the value it stands for moves with the inputs "
+            f"(a memo keyed by a rounded value, a value cleaned of noise)")
+
+
+STAIR_FIX = ("round outside the differentiated function (or only for display), key a memo by something not "
+             "computed from the inputs, or compute with the value itself")
+
+
+class _Staircased:
+    """A number forward mode's duals rounded by a fine step (`_staircase`): it stands for the value in the
+    tests it is made for (`P = round(P, 8); if P > Pc:` in iapws), and refuses the uses that would carry
+    its zero derivative on (arithmetic with it, a memo keyed by it: `SpecialPoint`). Its text is kept on
+    its instance (`why`)."""
+
+    why = ""
+
+    def _refused(self, *args):
+        raise SpecialPoint(self.why, where=_where(), fix=STAIR_FIX)
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refused
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __neg__ = __pos__ = _refused
+    __hash__ = __abs__ = __float__ = __int__ = __round__ = __trunc__ = __floor__ = __ceil__ = _refused
+
+
+class StaircasedFloat(_Staircased, float):
+    pass
+
+
+class StaircasedInt(_Staircased, int):
+    pass
+
+
+def staircased(fn, args, value):
+    """fn(*args)'s value `value` where its first argument is a dual: as it is, or marked (`_Staircased`)
+    where the step is far finer than the value."""
+    text = _staircase(fn, args)
+    if text is None or type(value) not in (float, int):
+        return value
+    out = (StaircasedFloat if type(value) is float else StaircasedInt)(value)
+    out.why = text
+    return out
+
+
+def staircase_fd(fn, args) -> None:
+    """Forward mode, fn (of `STAIRS`) of a value whose tangent is not zero: refused on a fine staircase."""
+    text = _staircase(fn, args)
+    if text is not None:
+        raise SpecialPoint(text, where=_where(), fix=STAIR_FIX)
+
+
+def staircase_reverse(fn, args) -> None:
+    """Reverse mode, fn (of `STAIRS`) of a value the activity takes as differentiated: a fine staircase is
+    noted for forward mode to tell whether the value moves (refused outside a checked recording)."""
+    x = args[0] if args else None
+    if type(x).__name__ == "Dual":  # (under `hessian`: its tangent tells)
+        stairs_fd(fn, args, x.tangent)
+        return
+    text = _staircase(fn, args)
+    if text is None:
+        return
+    hits = SPECIAL_HITS.get()
+    if hits is None:
+        raise SpecialPoint(text, where=_where(), fix=STAIR_FIX)
+    hits.append((_where(), args[0], "=="))
+
+
+def stairs_fd(fn, args, tangent) -> None:
+    """The tangent twin, before `key = round(t, 10)` (or int) whose result carries no tangent: refused on
+    a fine staircase where t's tangent is not zero (`staircase_fd`); int() at its jumps too."""
+    while type(tangent).__name__ == "Dual":
+        tangent = tangent.primal
+    if tangent is None or (type(tangent) is int and tangent == 0) or not np.any(tangent):
+        return
+    if fn is builtins.int and args:
+        from ..rules.builtins import _check_int
+        _check_int(args[0], known=True)
+    staircase_fd(fn, args)
+
+
 def int_arg(x):
     """The argument of `int(a)` for an active `a` (its primal): refused where int() jumps (a float that is
     a nonzero integer), where the integer would carry the value and drop its derivative."""
@@ -1316,6 +1423,7 @@ YIELDS_KEPT = 1 << 17  # (about a second of recording; an eager generator longer
 
 HELPERS = {"__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
+           "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed,
            "__od_text_of__": text_of}  # (locals() by a name of its own: a parameter may be called `locals`)
 

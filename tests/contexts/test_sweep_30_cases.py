@@ -308,3 +308,85 @@ def test_an_iteration_started_at_its_answer_with_its_test_in_a_boolean_operation
     want = -t0 / (3 * t0 * t0 + 0.9)
     with ADContext():
         assert gradient(lambda a: _warm_newton(a, t1, how), 0.9)[0] == pytest.approx(want, rel=1e-6)
+
+
+# -- a staircase far finer than its value: round(t, 12), a memo keyed by a rounded or formatted value ------
+
+def _modes_refuse(f, x):
+    from contexts import derivative, hessian
+    with ADContext(), pytest.raises(OverdubError):
+        gradient(f, x)
+    with pytest.raises(OverdubError):
+        derivative(f, x)
+    with pytest.raises(OverdubError):
+        hessian(f, x)
+
+
+def rounded_to_noise(t):
+    # a value cleaned of noise: the staircase's derivative is 0, central differences (and the program's values)
+    # give 1 (2.7742 for the sum)
+    return round(t, 12) + t * t + 0.5 * t
+
+
+def truncated_to_nanos(t):
+    return int(t * 1e9) * 1e-9 + t * t
+
+
+@pytest.mark.parametrize("f", [rounded_to_noise, truncated_to_nanos])
+def test_a_staircase_far_finer_than_its_value_is_refused(f):
+    _modes_refuse(f, 0.95823)
+
+
+def _memoised(key_of):
+    memo = {}
+
+    def f(t):
+        key = key_of(t)
+        if key in memo:
+            return memo[key]
+        v = t * t + np.exp(-0.5 * t) * t
+        memo[key] = v
+        return v
+    return f
+
+
+def _round_key(t):
+    return round(t, 10)
+
+
+def _nano_key(t):
+    return int(round(t * 1e9))
+
+
+def _text_key(t):
+    return f"{t:.10g}"
+
+
+def _tuple_key(t):
+    return (3, round(t, 8))
+
+
+@pytest.mark.parametrize("key_of", [_round_key, _nano_key, _text_key, _tuple_key])
+def test_a_memo_keyed_by_a_rounded_or_formatted_value_is_refused(key_of):
+    # a property cache keyed by `round(T, 10)` or `f"{T:.10g}"`, filled by an earlier plain call at the same
+    # point, served its plain value: 0.0 for 2.0022 in every mode
+    f = _memoised(key_of)
+    f(0.8)
+    _modes_refuse(f, 0.8)
+
+
+def rounded_for_a_test_only(p):
+    # iapws' `getphase`: `P = round(P, 8)` then only compared: the step decides a test, no value
+    q = round(p, 8)
+    if q > 2.0:
+        return p * p
+    return 3.0 * p
+
+
+def coarse_round_times(t):
+    return round(t, 2) * t  # (a step of 0.01 beside 0.83: the staircase central differences see)
+
+
+@pytest.mark.parametrize("f", [rounded_for_a_test_only, coarse_round_times])
+def test_a_round_that_only_decides_a_test_or_is_coarse_is_differentiated(f):
+    assert_scalar_modes(f, 0.83)
