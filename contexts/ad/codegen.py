@@ -53,7 +53,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_text_of__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__",
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_stairs__",
-           "__od_stairs_fd__")
+           "__od_stairs_fd__", "__od_operator__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -192,9 +192,15 @@ def _stairs_checked(s) -> list:
     """s, after a check of `round(t, 10)` (or int) of an active t whose result the activity takes as
     inactive: a step far finer than t is noted for forward mode to tell (`lowered.runtime.staircase_reverse`)."""
     v = getattr(s, "value", None)
+    # (the check's operands are copies: the block renames a variable the statement binds again in place,
+    # `x = x % 2.0`, and a shared node read the renamed one before it was set)
     if isinstance(s, ast.Assign) and isinstance(v, ast.Call) and getattr(v, "_od_stairs", False):
         args = [_asked(v.args[0]), *v.args[1:]]  # (the value itself: a dual under `hessian`, whose tangent tells)
-        return at([expr_stmt(call("__od_stairs__", ast.Name(v.func.id, ast.Load()), tuple_(args)))], s) + [s]
+        check = call("__od_stairs__", ast.Name(v.func.id, ast.Load()), tuple_(copy.deepcopy(args)))
+        return at([expr_stmt(check)], s) + [s]
+    if isinstance(s, ast.Assign) and isinstance(v, ast.BinOp) and getattr(v, "_od_stairs", False):
+        fn = attr("__od_operator__", "floordiv" if isinstance(v.op, ast.FloorDiv) else "mod")
+        return at([expr_stmt(call("__od_stairs__", fn, tuple_(copy.deepcopy([v.left, v.right]))))], s) + [s]
     return [s]
 
 

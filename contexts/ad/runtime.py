@@ -160,8 +160,8 @@ def _plan(rule, f) -> tuple:
     arguments, hot, hot_reduce, hot_one)`, where run computes f's value (`Rule.impl` or f). Empty where the
     general path decides: rules that iterate, mutate or have no adjoint, and calls passing numpy's `out`
     by position (more arguments than the plan takes)."""
-    if rule.adjoint is None or rule.iterates or rule.mutating or rule.kind == "nondiff":
-        plan = ()
+    if rule.adjoint is None or rule.iterates or rule.mutating or rule.kind == "nondiff" or _stairs(f):
+        plan = ()  # (a rounding by a step, `np.mod`: checked on the general path, `STAIRS`)
     else:
         kind = type(f)
         most = (f.nin if kind is _UFUNC else _out_position(f) % _ANY_COUNT if kind is _DISPATCHER
@@ -169,6 +169,13 @@ def _plan(rule, f) -> tuple:
         plan = (rule.impl or f, rule.adjoint, most, rule.hot, rule.hot_reduce, rule.hot_one)
     rule.plan = plan
     return plan
+
+
+def _stairs(f) -> bool:
+    try:
+        return f in STAIRS
+    except TypeError:  # (an unhashable callable)
+        return False
 
 
 def _plain_back(pb, dy, dself, S):
@@ -504,7 +511,7 @@ def call(mask, f, /, *args, **kw):
                 k for k, v in kw.items() if k not in _NOT_VALUES and _may_differ(v, 0))))
         if rule.adjoint is not None:
             impl = rule.impl
-            if rule.kind == "nondiff" and f in STAIRS and (mask < 0 or mask & 1):  # (`round(t, 10)`: a fine step)
+            if f in STAIRS and (mask < 0 or mask & 1):  # (`round(t, 10)`, `np.mod(t, 1e-12)`: a fine step)
                 staircase_reverse(f, args)
             if rule.kind == "nondiff" and id(f) in _FRESH_IDS and (y := _fresh_under_outer(f, args, kw)) is not None:
                 # forward over reverse (hessian): an array the user's code makes takes perturbed values,

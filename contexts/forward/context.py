@@ -25,7 +25,7 @@ from overdub.passes import bound_self, marked_opaque, method_function
 
 from ..lowered.bisection import bisects, refuse_bisection
 from ..rules.builtins import _check_int as int_jump
-from ..lowered.runtime import STAIRS, TEXT_IDS, remembered_text, staircased, text_call
+from ..lowered.runtime import STAIRS, TEXT_IDS, remembered_text, staircase_text as fine_staircase, staircased, text_call
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
 from ..rules.containers import holds
@@ -240,12 +240,15 @@ class ForwardContext(overdub.Context):
         if (type(fn) is _BUILTIN_METHOD and fn.__name__ in LOOKUPS and args and isinstance(fn.__self__, MAPPINGS)
                 and (has_dual(args[0]) or type(args[0]) is str and remembered_text(args[:1]))):  # `memo.get(x)`
             key_lookup(fn.__self__, args[0])
-        if args and type(args[0]) is Dual and (type(fn) is _BUILTIN_METHOD or fn is int) and fn in STAIRS \
-                and type(args[0].primal) is not np.ndarray and np.any(primal(args[0].tangent)):
-            # (`round(t, 10)`: a step far finer than t, marked: refused where used beyond a test)
+        if args and type(args[0]) is Dual and _stairs(fn) and np.any(primal(args[0].tangent)) \
+                and fine_staircase(fn, args) is not None:
+            # (`round(t, 10)`: a step far finer than t, marked: refused where used beyond a test; a remainder,
+            # an array's: refused)
             if fn is int:
                 int_jump(primal(args[0]), known=True)
-            return staircased(fn, args, fn(primal(args[0]), *args[1:], **kwargs))
+            if STAIRS[fn] in ("digits", "unit") and type(args[0].primal) is not np.ndarray:
+                return staircased(fn, args, fn(primal(args[0]), *args[1:], **kwargs))
+            staircased(fn, args, None)
         if (type(fn) is np.ufunc or type(fn) is _BUILTIN_METHOD) and fn in EQUALS and len(args) == 2 \
                 and not is_engine(site.filename):
             checked_equality(fn, args)  # `np.equal(x, 0)` in the code run: as `x == 0`
@@ -926,6 +929,14 @@ def _construct(ctx, cls, args, kwargs):
 def _takes_callback(args, kwargs) -> bool:
     """A Python function among the arguments (a callback a compiled function would call)."""
     return any(type(a) in (types.FunctionType, types.MethodType) for a in (*args, *kwargs.values()))
+
+
+def _stairs(fn) -> bool:
+    """fn rounds its first argument by a step (`lowered.runtime.STAIRS`)."""
+    try:
+        return fn in STAIRS
+    except TypeError:  # (an unhashable callable)
+        return False
 
 
 def _nondifferentiable(fn) -> bool:

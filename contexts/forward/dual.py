@@ -17,6 +17,7 @@ import itertools
 import sys
 import types
 import math
+import operator
 import numbers
 import os
 
@@ -649,7 +650,7 @@ class Dual:
     def __floordiv__(self, other):
         if _defers(other, "__rfloordiv__"):
             return _reflected(self, other, "__rfloordiv__")
-        return d_floordiv(self, other)
+        return self._stairs(operator.floordiv, (other,), d_floordiv(self, other))
 
     def __rfloordiv__(self, other):
         if _defers(other, "__floordiv__"):
@@ -659,6 +660,7 @@ class Dual:
     def __mod__(self, other):
         if _defers(other, "__rmod__"):
             return _reflected(self, other, "__rmod__")
+        self._stairs(operator.mod, (other,), None)  # (a remainder by a step far finer than self: refused)
         return d_mod(self, other)
 
     def __rmod__(self, other):
@@ -667,7 +669,7 @@ class Dual:
         return d_mod(other, self)
 
     def __divmod__(self, other):
-        return d_floordiv(self, other), d_mod(self, other)
+        return self.__floordiv__(other), self.__mod__(other)
 
     def __rdivmod__(self, other):
         return d_floordiv(other, self), d_mod(other, self)
@@ -883,7 +885,7 @@ class Dual:
     def _stairs(self, fn, rest, value):
         """fn (round, floor, ...) of a moving value by steps far below its size: marked, refused where used
         beyond a test (`lowered.runtime.staircased`)."""
-        if type(self.primal) is not np.ndarray and np.any(primal(self.tangent)):
+        if np.any(primal(self.tangent)):
             return staircased(fn, (self, *rest), value)
         return value
 

@@ -174,7 +174,12 @@ class _Tangents:
             if isinstance(v, ast.Call) and getattr(v, "_od_stairs", False) and (
                     t := self.tangent_of(_asked(v.args[0]))) is not None:
                 # `key = round(t, 10)`: refused on a step far finer than t where t moves (`stairs_fd`)
-                check = call("__od_stairs_fd__", ast.Name(v.func.id, ast.Load()), tuple_(list(v.args)), t)
+                check = call("__od_stairs_fd__", ast.Name(v.func.id, ast.Load()), tuple_(copy.deepcopy(v.args)), t)
+                return at([expr_stmt(check)], s) + [s]
+            if isinstance(v, ast.BinOp) and getattr(v, "_od_stairs", False) and (
+                    t := self.tangent_of(v.left)) is not None:  # (`q = t // 1e-12`)
+                fn = attr("__od_operator__", "floordiv" if isinstance(v.op, ast.FloorDiv) else "mod")
+                check = call("__od_stairs_fd__", fn, tuple_(copy.deepcopy([user(v.left), user(v.right)])), t)
                 return at([expr_stmt(check)], s) + [s]
             return [_in_place(s) if getattr(v, "_od_inplace", False) else s]
         if isinstance(v, ast.Subscript) and self.uses_active(v.slice):
@@ -326,7 +331,8 @@ class _Tangents:
         if op is ast.MatMult:
             return call("__fd_matmul__", user(a), user(b), self.tangent(a), self.tangent(b))
         if op is ast.FloorDiv:  # (0, unless an operand is an object whose own `__floordiv__` is no floor)
-            return const(0) if isinstance(a, ast.Constant) or isinstance(b, ast.Constant) else call(
+            return const(0) if isinstance(a, ast.Constant) or isinstance(b, ast.Constant) and not (
+                isinstance(b.value, float) and abs(b.value) < 1e-3) else call(  # (a fine step: checked)
                 "__fd_floordiv__", user(a), user(b), self.tangent(a), self.tangent(b))
         if op is ast.Mod:
             return call("__fd_mod__", user(a), user(b), self.tangent(a), self.tangent(b))

@@ -322,6 +322,8 @@ def _fd_call(f, args, tans, kw, kwtans):
                 int_jump(args[0], known=True)
             staircase_fd(f, args)
         return f(*args, **kw), 0
+    if rule is not None and tans and not _zero(tans[0]) and f in STAIRS:  # (`np.mod(t, 1e-12)`, `math.fmod`)
+        staircase_fd(f, args)
     if id(f) in _IN_PLACE_OPERATOR_IDS and args and isinstance(args[0], (np.ndarray, list)):
         # (`operator.iadd(a, y)`: a changes in place, which the twin's tangents would not follow: the duals do;
         # checked here, past the common cases, not on every call)
@@ -776,9 +778,12 @@ def fd_div(a, b, ta, tb):
 
 
 def fd_floordiv(a, b, ta, tb):
-    """The tangent of `a // b`: 0 (a floor), unless an operand is an object of a class of its own."""
+    """The tangent of `a // b`: 0 (a floor), unless an operand is an object of a class of its own; refused
+    on a step far finer than a where a moves (`staircase_fd`)."""
     _operand(a)
     _operand(b)
+    if not _zero(ta):
+        staircase_fd(operator.floordiv, (a, b))
     return 0
 
 
@@ -805,6 +810,8 @@ def fd_mod(a, b, ta, tb):
         return 0
     _operand(a)
     _operand(b)
+    if not _zero(ta):
+        staircase_fd(operator.mod, (a, b))  # (`t - t % 1e-12`: a staircase far finer than t)
     out = 0 if _zero(ta) else ta
     if not _zero(tb):
         out = out - tb * (a // b)

@@ -49,6 +49,9 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
         if isinstance(node, ast.JoinedStr):
             _format_fields(node, active)
             continue
+        if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)) and not _text_expr(node.left)
+                and _reads(node.left) & active and id(node) not in tested):
+            node._od_stairs = True  # (`t // 1e-12`, `t % 1e-12`: each transformer checks the step, `STAIRS`)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _text_expr(node.left) and (
                 _reads(node.right) & active):  # `"%.17g" % x`: the text of x's primal, remembered
             right = node.right
@@ -96,7 +99,7 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                 ast.copy_location(node.func, node)
 
 
-_STAIRS = frozenset({"round", "int"})
+_STAIRS = frozenset({"round", "int", "hash"})
 
 
 def _only_tested(fdef) -> set[int]:
@@ -116,7 +119,7 @@ def _only_tested(fdef) -> set[int]:
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in bound:
             reads[n.id] = reads.get(n.id, True) and id(n) in tests
     return {id(v) for name, values in bound.items() if reads.get(name, False) for v in values
-            if isinstance(v, ast.Call)}
+            if isinstance(v, (ast.Call, ast.BinOp))}
 
 
 def asked(e: ast.expr) -> ast.expr:

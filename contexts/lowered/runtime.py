@@ -68,29 +68,63 @@ def addresses(a):
 # values show (central differences give 1). Refused where the differentiated value moves (forward mode's
 # tangent), noted for forward mode to tell in reverse mode.
 _STAIR = 1e-6  # (steps at most this fraction of max(1, |x|): finer than any difference quotient sees)
-STAIRS = {builtins.round: "round", builtins.int: "int", math.floor: "math.floor", math.ceil: "math.ceil",
-          math.trunc: "math.trunc"}
+STAIRS = {builtins.round: "digits", np.round: "digits", np.around: "digits",
+          builtins.int: "unit", math.floor: "unit", math.ceil: "unit", math.trunc: "unit", np.floor: "unit",
+          np.ceil: "unit", np.trunc: "unit", np.rint: "unit", np.fix: "unit",
+          operator.floordiv: "divisor", np.floor_divide: "divisor", builtins.divmod: "divisor", np.divmod: "divisor",
+          operator.mod: "modulo", math.fmod: "modulo", np.mod: "modulo", np.fmod: "modulo", builtins.hash: "hash"}
+"""The functions that round their first argument by a step: of 10**-digits (round), 1 (int, floor), or their
+second argument (`//`, `%`: a remainder jumps by its step as often, `t - t % step` is a staircase)."""
 
 
-def _staircase(fn, args) -> str | None:
-    """The refusal's text where fn(*args) rounds a number by steps finer than _STAIR of its size."""
-    if not args:
-        return None
-    x = args[0]
+def _size(x) -> float | None:
+    """|x|, or the largest |x| of a float array; None for anything else (or not finite)."""
     while type(x).__name__ == "Dual":
         x = x.primal
-    if not isinstance(x, (float, np.floating)) or not math.isfinite(x):
+    if isinstance(x, (float, np.floating)):
+        v = abs(float(x))
+    elif type(x) is np.ndarray and x.dtype.kind == "f" and x.size:
+        v = float(np.max(np.abs(x)))
+    else:
         return None
-    digits = args[1] if fn is builtins.round and len(args) > 1 else None
-    if digits is not None and type(digits) is not int:
+    return v if math.isfinite(v) else None
+
+
+def staircase_text(fn, args) -> str | None:
+    """The refusal's text where fn(*args) rounds its first argument by steps finer than _STAIR of its size."""
+    kind = STAIRS.get(fn)
+    size = _size(args[0]) if args and kind is not None else None
+    if size is None:
         return None
-    step = 10.0 ** -digits if digits else 1.0
-    if step > _STAIR * max(1.0, abs(float(x))):
+    digits = None
+    if kind == "digits":
+        digits = args[1] if len(args) > 1 else None
+        if digits is not None and not isinstance(digits, (int, np.integer)):
+            return None
+        step = 10.0 ** -int(digits) if digits else 1.0
+    elif kind == "unit":
+        step = 1.0
+    elif kind == "hash":  # (a hash moves with every bit of the value: a memo keyed by `hash(t)`)
+        step = 0.0
+    else:
+        b = args[1] if len(args) > 1 else None
+        while type(b).__name__ == "Dual":
+            b = b.primal
+        if not isinstance(b, (int, float, np.integer, np.floating)) or not b:
+            return None
+        step = abs(float(b))
+    if step > _STAIR * max(1.0, size):
         return None
-    shown = f"round(x, {digits})" if digits else f"{STAIRS.get(fn, 'int')}(x)"
-    return (f"{shown} of a differentiated value {float(x):.6g} rounds it by steps of {step:g}, far finer than "
-            f"the value: a staircase whose derivative is 0, where the value it stands for moves with the inputs "
-            f"(a memo keyed by a rounded value, a value cleaned of noise)")
+    name = getattr(fn, "__name__", "round")
+    if kind == "hash":
+        return (f"hash(x) of a differentiated value {size:.6g}: a key that changes with every bit of the value and "
+                f"carries no derivative (a memo keyed by it serves a value not computed from this one)")
+    shown = f"{name}(x, {digits})" if digits else f"x {'//' if name == 'floordiv' else '%'} {step:g}" if name in (
+        "floordiv", "mod") else f"{name}(x{', ' + format(step, 'g') if kind in ('divisor', 'modulo') else ''})"
+    return (f"{shown} of a differentiated value of size {size:.6g} rounds it by steps of {step:g}, far finer than "
+            f"the value: a staircase whose derivative is 0 (a remainder's is 1 between jumps that come every "
+            f"step), where the value it stands for moves with the inputs (a memo keyed by a rounded value, a "
+            f"value cleaned of noise)")
 
 
 STAIR_FIX = ("round outside the differentiated function (or only for display), key a memo by something not "
@@ -98,7 +132,7 @@ STAIR_FIX = ("round outside the differentiated function (or only for display), k
 
 
 class _Staircased:
-    """A number forward mode's duals rounded by a fine step (`_staircase`): it stands for the value in the
+    """A number forward mode's duals rounded by a fine step (`staircase_text`): it stands for the value in the
     tests it is made for (`P = round(P, 8); if P > Pc:` in iapws), and refuses the uses that would carry
     its zero derivative on (arithmetic with it, a memo keyed by it: `SpecialPoint`). Its text is kept on
     its instance (`why`)."""
@@ -124,17 +158,20 @@ class StaircasedInt(_Staircased, int):
 def staircased(fn, args, value):
     """fn(*args)'s value `value` where its first argument is a dual: as it is, or marked (`_Staircased`)
     where the step is far finer than the value."""
-    text = _staircase(fn, args)
-    if text is None or type(value) not in (float, int):
+    text = staircase_text(fn, args)
+    if text is None:
         return value
-    out = (StaircasedFloat if type(value) is float else StaircasedInt)(value)
+    if not isinstance(value, (float, int, np.floating, np.integer)) or isinstance(value, bool) or \
+            STAIRS.get(fn) == "modulo":
+        raise SpecialPoint(text, where=_where(), fix=STAIR_FIX)  # (an array, a remainder: refused at once)
+    out = (StaircasedFloat if isinstance(value, (float, np.floating)) else StaircasedInt)(value)
     out.why = text
     return out
 
 
 def staircase_fd(fn, args) -> None:
     """Forward mode, fn (of `STAIRS`) of a value whose tangent is not zero: refused on a fine staircase."""
-    text = _staircase(fn, args)
+    text = staircase_text(fn, args)
     if text is not None:
         raise SpecialPoint(text, where=_where(), fix=STAIR_FIX)
 
@@ -146,7 +183,7 @@ def staircase_reverse(fn, args) -> None:
     if type(x).__name__ == "Dual":  # (under `hessian`: its tangent tells)
         stairs_fd(fn, args, x.tangent)
         return
-    text = _staircase(fn, args)
+    text = staircase_text(fn, args)
     if text is None:
         return
     hits = SPECIAL_HITS.get()
@@ -1423,7 +1460,7 @@ YIELDS_KEPT = 1 << 17  # (about a second of recording; an eager generator longer
 
 HELPERS = {"__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
-           "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd,
+           "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed,
            "__od_text_of__": text_of}  # (locals() by a name of its own: a parameter may be called `locals`)
 

@@ -3,6 +3,8 @@ galpy, POT, prysm, stonesoup, copulas, python_speech_features, smt, anastruct; g
 programs), each distilled to the idiom the library uses, checked against finite differences or a closed
 form, or asserting the refusal that stands for a silent wrong."""
 
+import math
+
 import numpy as np
 import pytest
 from scipy import special
@@ -390,3 +392,37 @@ def coarse_round_times(t):
 @pytest.mark.parametrize("f", [rounded_for_a_test_only, coarse_round_times])
 def test_a_round_that_only_decides_a_test_or_is_coarse_is_differentiated(f):
     assert_scalar_modes(f, 0.83)
+
+
+def _fine(stair):
+    return lambda t: stair(t) + t * t
+
+
+@pytest.mark.parametrize("stair", [
+    lambda t: t // 1e-12 * 1e-12,
+    lambda t: float(np.round(t, 12)),
+    lambda t: float(np.floor(t * 1e12) / 1e12),
+    lambda t: float(np.rint(t * 1e12) * 1e-12),
+    lambda t: t - math.fmod(t, 1e-12),
+    lambda t: t - t % 1e-12,
+    lambda t: divmod(t, 1e-12)[0] * 1e-12,
+    lambda t: hash(t) * 0.0 + t,
+], ids=["floordiv", "np_round", "np_floor", "np_rint", "fmod", "mod", "divmod", "hash"])
+def test_every_spelling_of_a_fine_staircase_is_refused(stair):
+    _modes_refuse(_fine(stair), 0.8123)
+
+
+def mod_bound_again(x):
+    x = x % 2.0  # (a remainder by a coarse step, the variable bound again: reverse mode's check crashed)
+    return x * x
+
+
+def floordiv_bound_again(x):
+    k = x // 0.5
+    x = x - k * 0.5
+    return x * x + k
+
+
+@pytest.mark.parametrize("f", [mod_bound_again, floordiv_bound_again])
+def test_a_coarse_remainder_is_differentiated(f):
+    assert_scalar_modes(f, 1.3)
