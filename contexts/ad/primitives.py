@@ -221,7 +221,8 @@ def _ufunc_at_adjoint(S, dself, dy, y_saved, ufunc, x, idx, v=None):
     if dx is not None and v is not None:
         dual = type(dx).__name__ == "Dual" or type(v).__name__ == "Dual"  # forward over reverse
         g = (dx if dual else np.asarray(dx))[np.asarray(idx) if type(idx) is list else idx] * sign
-        dv = generic.unbroadcast(g, v) if isinstance(v, np.ndarray) or dual and np.ndim(v) else (
+        dv = generic.unbroadcast(g, v) if isinstance(v, np.ndarray) or dual and np.ndim(v) or (
+            type(v) in (list, tuple) and np.ndim(g)) else (  # (a list of values: each its own, `[a, 2 * a]`)
             np.sum(g) if dual else _scalar_cot(g, v))
     return dself, (None, None, dv)
 

@@ -494,6 +494,16 @@ def ad_repeat(obj, times=None):
     return iter(out)
 
 
+def ad_ndenumerate(arr):
+    """np.ndenumerate(a): its (index, item) pairs, each item read by indexing in Python (numpy's reads them
+    through a flat iterator in C, which no recording follows)."""
+    a = _np.asarray(arr)
+    out = []
+    for idx in _np.ndindex(a.shape):
+        out.append((idx, a[idx]))
+    return iter(out)
+
+
 def ad_fromiter(iterable, dtype, count=-1, *, like=None):
     """np.fromiter: the items drawn in Python (each draw differentiated), then numpy's array of them."""
     items = []
@@ -594,4 +604,5 @@ if hasattr(itertools, "pairwise"):
     REPLACEMENTS[itertools.pairwise] = ad_pairwise
 REPLACEMENTS[itertools.repeat] = ad_repeat
 REPLACEMENTS[_np.fromiter] = ad_fromiter
+REPLACEMENTS[_np.ndenumerate] = ad_ndenumerate
 REPLACEMENTS[setattr] = ad_setattr

@@ -472,7 +472,7 @@ class ForwardContext(overdub.Context):
             # `_is_type` asking `type.__dict__["__mro__"].__get__(x)` of a number), that failure is the
             # value's own: raised as it is, for the code catching it to take its other way as it would
             # (a refusal is not the code's to catch: `overdub.errors.not_swallowed`)
-            plain = _plain_failure(fn, args, kwargs) if type(fn) in _PROBES else None
+            plain = _plain_failure(fn, args, kwargs) if type(fn) in _PROBES or fn is iter else None
             if plain is not None:
                 raise plain from None
             raise no_rule(fn, where=str(site)) from e
@@ -656,7 +656,8 @@ def _number_object(d) -> bool:
 
 # the callables asked again on plain values when they refuse duals: slots of types, which hold no state
 # (a C encoder called again found its own marker of the failed first call: "Circular reference detected")
-_PROBES = (types.MethodWrapperType, types.WrapperDescriptorType)
+_PROBES = (types.MethodWrapperType, types.WrapperDescriptorType)  # (and `iter(x)`: "is it an array?",
+# colossus' isArray: a number's TypeError, as the plain call raises it)
 
 
 def _plain_failure(fn, args, kwargs) -> BaseException | None:

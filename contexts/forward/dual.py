@@ -1179,13 +1179,31 @@ class _Flat:
     """A dual array's `.flat`, read: its items in C order (a view of the flattened dual: `m.flat[i]`,
     iteration, `len`). Writing through it is refused (forward mode's `c.flat[i] = x`: write `c.ravel()`'s
     items, or `c[np.unravel_index(i, c.shape)] = x`)."""
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_shape", "_next")
 
     def __init__(self, d: Dual):
         self._items = np.ravel(d)
+        self._shape = np.shape(d)
+        self._next = 0  # (as numpy's flatiter: `next(a.flat)` and its `coords`, np.ndenumerate's)
 
     def __iter__(self):
         return iter(self._items)
+
+    def __next__(self):
+        if self._next >= len(self._items):
+            raise StopIteration
+        self._next += 1
+        return self._items[self._next - 1]
+
+    @property
+    def index(self) -> int:
+        return self._next
+
+    @property
+    def coords(self) -> tuple:
+        if self._next >= len(self._items):
+            return tuple(self._shape)
+        return tuple(int(i) for i in np.unravel_index(self._next, self._shape))
 
     def __len__(self):
         return len(self._items)

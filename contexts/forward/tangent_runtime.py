@@ -246,6 +246,10 @@ def _by_frule(rule, args, tans, kw):
     return y, _nz(dy)
 
 
+def _number(x) -> bool:
+    return isinstance(x, (int, float, complex, np.number)) and not isinstance(x, bool)
+
+
 def _aliased(out, args) -> bool:
     """An output array (or one of a tuple's) shares memory with an array argument."""
     for o in (out if type(out) is tuple else (out,)):
@@ -487,6 +491,9 @@ def _through_duals(f, args, tans, kw, kwtans):
             raise NotTransformable("a call stored a perturbed value into a plain array") from e
         if overdub.is_recursable(f) or isinstance(e, OverdubError) and not isinstance(e, DualConversionError):
             raise
+        if f is iter and isinstance(e, TypeError) and len(args) == 1 and _number(args[0]):
+            raise TypeError(f"'{type(args[0]).__name__}' object is not iterable") from None  # (as Python's: a
+            # number asked whether it is an array, colossus' isArray, takes the code's other way)
         frame = outside_engine(sys._getframe(1))  # a C callable (or a class) with no frule met a dual
         raise no_rule(f, where=f"{frame.f_code.co_filename}:{frame.f_lineno}") from e
     if any(not _same_items(c, items) for c, items in made):

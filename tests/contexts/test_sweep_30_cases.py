@@ -426,3 +426,45 @@ def floordiv_bound_again(x):
 @pytest.mark.parametrize("f", [mod_bound_again, floordiv_bound_again])
 def test_a_coarse_remainder_is_differentiated(f):
     assert_scalar_modes(f, 1.3)
+
+
+# -- crashes and false refusals of the sweeps -----------------------------------------------------------------
+
+def add_at_list_of_values(a):
+    # `np.add.at(self.a, [0, 0, 2], [u, v, 1.0])`: reverse mode crashed merging the list's cotangent
+    z = np.zeros(3)
+    np.add.at(z, [0, 0, 2], [a, 2 * a, 1.0])
+    return float(z @ np.array([1.0, 0.5, 0.25]))
+
+
+def enumerated_items(a):
+    # np.ndenumerate: forward mode's .flat of a dual array had no `coords`; reverse refused numpy's flatiter
+    arr = np.array([[a, 2 * a], [a * a, 1.0]])
+    acc = 0.0
+    for (i, j), v in np.ndenumerate(arr):
+        acc += v ** (i + j + 1)
+    return acc
+
+
+def _is_array(v):
+    try:
+        iter(v)
+        return True
+    except TypeError:
+        return False
+
+
+def probed_for_an_array(z):
+    # colossus' isArray: `iter(z)` of a number raises TypeError, which forward mode made a refusal
+    return z * z if not _is_array(z) else sum(z)
+
+
+def test_np_add_at_given_a_list_of_values():
+    want = fd.derivative(add_at_list_of_values, 0.7)
+    with ADContext():
+        assert gradient(add_at_list_of_values, 0.7)[0] == pytest.approx(want, rel=1e-6)
+
+
+@pytest.mark.parametrize("f", [enumerated_items, probed_for_an_array])
+def test_ndenumerate_and_the_iter_probe(f):
+    assert_scalar_modes(f, 0.7)
