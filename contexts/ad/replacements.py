@@ -545,6 +545,9 @@ def attribute_setter(obj, name):
             held = klass.__dict__[name]
             if isinstance(held, property) and type(held.fset) is types.FunctionType:
                 return held.fset, False
+            if type(getattr(type(held), "__set__", None)) is types.FunctionType:
+                # a data descriptor of Python code (stonesoup's `Property`): its `__set__`, differentiated
+                return functools.partial(type(held).__set__, held), False
             return None
     return None
 
@@ -573,6 +576,9 @@ def ad_setattr(obj, name, value):
                 setter[0](obj, name, value)
             else:
                 setter[0](obj, value)
+            return
+        if not carries_derivative(value):  # (a count, a flag: C code storing it loses no derivative)
+            store_attribute(obj, name, value)
             return
         raise OverdubError(f"setattr(obj, {name!r}, value) of a differentiated value on a {type(obj).__name__} "
                            "whose attribute is a slot or a descriptor of C code",

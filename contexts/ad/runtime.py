@@ -43,7 +43,7 @@ from ..rules.builtins import getitem_iteration
 from ..rules.operator import scaled_duration
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.leaves import LABEL_TYPES, ArrayLeaf, Scalar, carries_none
-from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoRuleError, array_objects, by_position, key_of,
+from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, NoRuleError, array_objects, by_position, key_of,
                               objects_of_classes, own_number_operands, protocol_objects, registry, through_array,
                               through_protocol)
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
@@ -52,7 +52,7 @@ from ..lowered.lower import Unsupported, lower
 from ..lowered.runtime import STAIRS, parsed, remembered_text, staircase_reverse, text_of as _text_of, unpack
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
-from ..rules.cotangents import SeqBox, Tangent, acc, fields_of, has_fields
+from ..rules.cotangents import Refused, SeqBox, Tangent, acc, fields_of, has_fields
 from .structs import CHANGES, TICKS, Bare, _not_handed, changed
 
 __all__ = ["call", "UnsupportedFunction", "twin_source"]
@@ -129,8 +129,26 @@ def _rule_of(f):
     return None, False
 
 
+def _unknown_back(dy, args) -> tuple:
+    """The arguments' cotangents from an unknown one (`cotangents.Refused`: a rule downstream knows no
+    derivative in a value computed here): unknown as well wherever an argument can carry one, so that it is
+    dropped at a constant (scipy.stats' `argsreduce` broadcasting a literal shape parameter, which stdtr has
+    no derivative in) and refused at a differentiated input; never a zero."""
+    return tuple(None if a is None or isinstance(a, (bool, int, str, bytes, np.integer, np.bool_)) or (
+        type(a) is _NDARRAY and a.dtype.kind in "biuSUO") else dy for a in args)
+
+
 def _static_back(pb, dy, dself, S):
     _, adj, y, args, kw, is_method = pb
+    if type(dy) is Refused:
+        try:  # (the rule's own structural steps keep it where it goes: `Refused.__array_function__`)
+            grads = adj(dy, y, *args, **kw) if kw else adj(dy, y, *args)
+        except NoDerivative:  # (a step that is a use of it: unknown wherever it may go)
+            grads = _unknown_back(dy, args)
+            return (acc(dself, dy), grads[1:], None) if is_method else (None, grads, None)
+        if kw and len(grads) == len(args) + 1 and type(grads[-1]) is dict:
+            grads = grads[:-1]
+        return (acc(dself, grads[0]), grads[1:], None) if is_method else (None, grads, None)
     if dy is None or (type(dy) is float and dy == 0.0):
         # a zero cotangent gives zero cotangents: rules are not evaluated where they may be singular
         # (sqrt at 0 times sin(0) in colour science: 0 * inf would be nan)
@@ -183,6 +201,11 @@ def _plain_back(pb, dy, dself, S):
     _, adj, y, args = pb
     if dy is None or (type(dy) is float and dy == 0.0):  # (as `_static_back`: rules not evaluated at zero)
         return None, (None,) * len(args), None
+    if type(dy) is Refused:
+        try:
+            return None, adj(dy, y, *args), None
+        except NoDerivative:  # (a step that is a use of it: unknown wherever it may go)
+            return None, _unknown_back(dy, args), None
     try:
         return None, adj(dy, y, *args), None
     except TypeError:  # forward-over-reverse: the rule met forward-mode duals it cannot convert
@@ -209,6 +232,8 @@ def _one_back(pb, dy, dself, S):
 def _hot_reduce_back(pb, dy, dself, S):
     """A reduction's pullback on a float64 array: its `hot_reduce` cotangent where dy is the usual one."""
     _, hot, y, x, adj, kw = pb
+    if type(dy) is Refused:
+        return None, (dy,), None
     if dy is not None:
         g = hot(dy, y, x, **kw) if kw else hot(dy, y, x)
         if g is not None:

@@ -72,6 +72,9 @@ class Overwritten:
         self.mask = mask
 
 
+_LINEAR_UFUNCS = frozenset({np.add, np.subtract, np.multiply, np.negative, np.positive, np.conjugate})
+
+
 class Refused:
     """The cotangent of an argument a rule knows no derivative in (`registry.NoClosedForm`): dropped, as
     any cotangent, where the argument is not differentiated; `acc` keeps it (a sum with it is as unknown),
@@ -82,10 +85,21 @@ class Refused:
     input (`structs.finalize`, a closure's cell) raise the rule's `NoDerivative`. Never a zero."""
 
     __slots__ = ("why",)
-    __array_ufunc__ = None  # numpy defers to the operators below (an array times it: unknown as well)
 
     def __init__(self, why) -> None:
         self.why = why
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """An adjoint's linear steps on arrays keep it unknown (a product with a partial, a sum); any other
+        ufunc is a use of the value: refused."""
+        if method == "__call__" and (ufunc in _LINEAR_UFUNCS or ufunc is np.true_divide and inputs[0] is self):
+            return self
+        return self.refuse()
+
+    def __array_function__(self, func, types, args, kwargs):
+        """numpy's functions on it (the structural steps of adjoints: a sum over broadcast axes, a reshape, a
+        scatter by an index) keep it unknown; a test of it (`np.any(g != 0)`) then refuses at its truth."""
+        return self
 
     def refuse(self, *args, **kwargs):
         raise self.why.error()

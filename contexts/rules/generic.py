@@ -19,6 +19,7 @@ from uncertainties.core import AffineScalarFunc as _UFloat
 
 from .leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 from . import leaves as _leaves
+from .cotangents import Refused as _Refused
 
 try:  # scipy is optional: it supplies erf/gamma/digamma ufuncs for arrays and array-like values
     import scipy.special as _special
@@ -90,6 +91,8 @@ def unbroadcast(g, like):
     """Sum g down to the shape of `like` (undo numpy broadcasting); scalars `like` get a scalar back."""
     if g is None:
         return None
+    if type(g) is _Refused:  # (unknown: a rule knows no derivative in a value computed from this one)
+        return g
     if type(g) is np.ndarray and type(like) is np.ndarray and g.ndim == like.ndim:
         shape = like.shape  # the hot case: kept axes of length 1, summed in one reduction
         axes = tuple(i for i, n in enumerate(shape) if n == 1 and g.shape[i] != 1)
