@@ -49,7 +49,8 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, 
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import STAIRS, parsed, remembered_text, staircase_reverse, text_of as _text_of, unpack
+from ..lowered.runtime import (STAIRS, is_stair as _stairs, parsed, remembered_text, staircase_reverse,
+                               text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
 from ..rules.cotangents import Refused, SeqBox, Tangent, acc, fields_of, has_fields
@@ -188,12 +189,6 @@ def _plan(rule, f) -> tuple:
     rule.plan = plan
     return plan
 
-
-def _stairs(f) -> bool:
-    try:
-        return f in STAIRS
-    except TypeError:  # (an unhashable callable)
-        return False
 
 
 def _plain_back(pb, dy, dself, S):

@@ -25,7 +25,8 @@ from overdub.passes import bound_self, marked_opaque, method_function
 
 from ..lowered.bisection import bisects, refuse_bisection
 from ..rules.builtins import _check_int as int_jump
-from ..lowered.runtime import STAIRS, TEXT_IDS, remembered_text, staircase_text as fine_staircase, staircased, text_call
+from ..lowered.runtime import (STAIRS, TEXT_IDS, is_stair as _stairs, remembered_text,
+                               staircase_text as fine_staircase, staircased, text_call)
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
 from ..rules.containers import holds
@@ -931,13 +932,6 @@ def _takes_callback(args, kwargs) -> bool:
     """A Python function among the arguments (a callback a compiled function would call)."""
     return any(type(a) in (types.FunctionType, types.MethodType) for a in (*args, *kwargs.values()))
 
-
-def _stairs(fn) -> bool:
-    """fn rounds its first argument by a step (`lowered.runtime.STAIRS`)."""
-    try:
-        return fn in STAIRS
-    except TypeError:  # (an unhashable callable)
-        return False
 
 
 def _nondifferentiable(fn) -> bool:

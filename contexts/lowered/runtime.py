@@ -77,6 +77,14 @@ STAIRS = {builtins.round: "digits", np.round: "digits", np.around: "digits",
 second argument (`//`, `%`: a remainder jumps by its step as often, `t - t % step` is a staircase)."""
 
 
+def is_stair(fn) -> bool:
+    """fn is one of `STAIRS` (False for an unhashable callable)."""
+    try:
+        return fn in STAIRS
+    except TypeError:
+        return False
+
+
 def _size(x) -> float | None:
     """|x|, or the largest |x| of a float array; None for anything else (or not finite)."""
     while type(x).__name__ == "Dual":
