@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["OverdubError", "SourceUnavailable", "MarkedOpaque", "ContextStackError", "hidden", "not_swallowed",
+__all__ = ["OverdubError", "SourceUnavailable", "MarkedOpaque", "ContextStackError", "hidden", "not_swallowed", "mark_lost", "lost_work",
            "ENGINE_DIRS"]
 
 # the directories of the engines' own code (the core's; a package of contexts adds its own), whose handlers
@@ -94,3 +94,26 @@ def not_swallowed(frame=None) -> None:
         if note not in getattr(e, "__notes__", ()):
             e.add_note(note)
         raise e
+
+
+def mark_lost(e: BaseException, code, name: str, lost) -> None:
+    """e leaves a transformer's twin whose code object is `code`: where `lost(frame_locals)` says the work
+    recorded there before the raise is lost with it (a call that stored into an object, then raised), e is
+    marked with `name`, for a handler of transformed code that catches it (`lost_work`)."""
+    tb = e.__traceback__
+    while tb is not None and tb.tb_frame.f_code is not code:
+        tb = tb.tb_next
+    if tb is not None and lost(tb.tb_frame.f_locals):
+        try:
+            e.__od_lost__ = name
+        except (AttributeError, TypeError):  # pragma: no cover - an exception class without a __dict__
+            pass
+
+
+def lost_work(frame) -> str | None:
+    """The name `mark_lost` put on the exception being handled in frame, where frame is not the engines'."""
+    lost = getattr(sys.exc_info()[1], "__dict__", {}).get("__od_lost__")
+    if lost is None or frame.f_code.co_filename.startswith(tuple(ENGINE_DIRS)):
+        return None
+    return lost
+

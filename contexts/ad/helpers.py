@@ -26,7 +26,7 @@ from ..rules.generic import dropped_nan_zero
 from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
 from ..rules.registry import registry
-from overdub.errors import ENGINE_DIRS, not_swallowed as _not_swallowed
+from overdub.errors import lost_work, not_swallowed as _not_swallowed
 from overdub.ops import HEAPTYPE
 
 from . import observe, runtime
@@ -2065,9 +2065,8 @@ def not_swallowed() -> None:
     (`runtime._note_lost`): the derivative of what the call stored before raising is not recorded."""
     frame = sys._getframe(1)
     _not_swallowed(frame)
-    e = sys.exc_info()[1]
-    lost = getattr(e, "__dict__", {}).get("__od_lost__")
-    if lost is not None and not frame.f_code.co_filename.startswith(tuple(ENGINE_DIRS)):
+    if (lost := lost_work(frame)) is not None:
+        e = sys.exc_info()[1]
         raise runtime.UnsupportedFunction(
             f"reverse mode cannot follow the derivative of what {lost} stored before it raised "
             f"{type(e).__name__}, caught here: the recording of its work ends with the raise",

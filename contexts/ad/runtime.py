@@ -33,7 +33,7 @@ from fractions import Fraction
 import numpy as np
 
 import overdub
-from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable
+from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable, mark_lost
 
 from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compile_twin, get_source, mangle_private,
                             of_a_module, on_clear, stored_attribute)
@@ -141,15 +141,6 @@ def _unknown_back(dy, args) -> tuple:
 
 def _static_back(pb, dy, dself, S):
     _, adj, y, args, kw, is_method = pb
-    if type(dy) is Refused:
-        try:  # (the rule's own structural steps keep it where it goes: `Refused.__array_function__`)
-            grads = adj(dy, y, *args, **kw) if kw else adj(dy, y, *args)
-        except NoDerivative:  # (a step that is a use of it: unknown wherever it may go)
-            grads = _unknown_back(dy, args)
-            return (acc(dself, dy), grads[1:], None) if is_method else (None, grads, None)
-        if kw and len(grads) == len(args) + 1 and type(grads[-1]) is dict:
-            grads = grads[:-1]
-        return (acc(dself, grads[0]), grads[1:], None) if is_method else (None, grads, None)
     if dy is None or (type(dy) is float and dy == 0.0):
         # a zero cotangent gives zero cotangents: rules are not evaluated where they may be singular
         # (sqrt at 0 times sin(0) in colour science: 0 * inf would be nan)
@@ -161,6 +152,10 @@ def _static_back(pb, dy, dself, S):
         grads = adj(dy, y, *args, **kw) if kw else adj(dy, y, *args)
     except TypeError:  # forward-over-reverse: the rule met forward-mode duals it cannot convert
         grads = _adjoint_on_duals(adj, dy, y, args, kw)
+    except NoDerivative:
+        if type(dy) is not Refused:
+            raise
+        grads = _unknown_back(dy, args)  # (a use of an unknown cotangent: unknown wherever it may go)
     dkw = None
     if kw and len(grads) == len(args) + 1 and type(grads[-1]) is dict:  # keyword cotangents
         grads, dkw = grads[:-1], grads[-1]
@@ -196,15 +191,14 @@ def _plain_back(pb, dy, dself, S):
     _, adj, y, args = pb
     if dy is None or (type(dy) is float and dy == 0.0):  # (as `_static_back`: rules not evaluated at zero)
         return None, (None,) * len(args), None
-    if type(dy) is Refused:
-        try:
-            return None, adj(dy, y, *args), None
-        except NoDerivative:  # (a step that is a use of it: unknown wherever it may go)
-            return None, _unknown_back(dy, args), None
     try:
         return None, adj(dy, y, *args), None
     except TypeError:  # forward-over-reverse: the rule met forward-mode duals it cannot convert
         return None, _adjoint_on_duals(adj, dy, y, args, _NOKW), None
+    except NoDerivative:
+        if type(dy) is not Refused:
+            raise
+        return None, _unknown_back(dy, args), None  # (a use of an unknown cotangent: unknown wherever it may go)
 
 
 def _hot_back(pb, dy, dself, S):
@@ -227,9 +221,7 @@ def _one_back(pb, dy, dself, S):
 def _hot_reduce_back(pb, dy, dself, S):
     """A reduction's pullback on a float64 array: its `hot_reduce` cotangent where dy is the usual one."""
     _, hot, y, x, adj, kw = pb
-    if type(dy) is Refused:
-        return None, (dy,), None
-    if dy is not None:
+    if dy is not None and type(dy) is not Refused:  # (an unknown one: the rule's, `_static_back`)
         g = hot(dy, y, x, **kw) if kw else hot(dy, y, x)
         if g is not None:
             return None, (g,), None
@@ -1943,19 +1935,12 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
 def _note_lost(e, info, fn) -> None:
     """e leaves fn's recording pass: where the pass had recorded a block storing differentiated values into
     an object (its tape, read from its frame), the derivative of what it stored before raising would be
-    lost with the tape (a solver's `self.root = t; raise Converged()`, caught by its
-    caller, who then reads `self.root`: 0.0 for 3.0). Marked on e, for a handler of transformed code that
-    catches it to refuse (`helpers.not_swallowed`)."""
-    tb = e.__traceback__
-    while tb is not None and tb.tb_frame.f_code is not info.fwd_code:
-        tb = tb.tb_next
-    tape = tb.tb_frame.f_locals.get("_od_tape") if tb is not None else None
+    lost with the tape (a solver's `self.root = t; raise Converged()`, caught by its caller, who then reads
+    `self.root`: 0.0 for 3.0): marked for a handler of transformed code that catches it to refuse."""
     storing = info.storing
-    if tape and storing and any(type(r) is tuple and r and r[0] in storing for r in tape):
-        try:
-            e.__od_lost__ = fn.__code__.co_qualname
-        except (AttributeError, TypeError):  # pragma: no cover - an exception class without a __dict__
-            pass
+    if storing:
+        mark_lost(e, info.fwd_code, fn.__code__.co_qualname, lambda local: any(
+            type(r) is tuple and r and r[0] in storing for r in local.get("_od_tape") or ()))
 
 
 def _forward_function(info, fn):

@@ -27,12 +27,11 @@ from overdub.passes import bound_self
 import overdub
 from overdub.passes import OwnedEntries, of_a_module, on_clear
 from overdub.passes import depth as _depth
-from overdub.errors import ENGINE_DIRS, OverdubError, not_swallowed
+from overdub.errors import OverdubError, lost_work, mark_lost, not_swallowed
 
 from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, STAIRS, EagerIterationError, addresses,
                                closing_in, converged, eager_items, own_test_method, parsed, remembered_text,
-                               staircase_fd, text)
-from ..rules.builtins import _check_int as int_jump
+                               staircase_fd, stairs_fd, text)
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
@@ -320,14 +319,10 @@ def _fd_call(f, args, tans, kw, kwtans):
             raise NotTransformable("a bound method of a C type called by name")
         if rule.frule is not None and plain_kw:
             return _by_frule(rule, (f.__self__, *args), (0, *tans), kw)
+    if rule is not None and tans and f in STAIRS:  # (`round(t, 10)`, `np.mod(t, 1e-12)`: a step far below t)
+        stairs_fd(f, args, tans[0])
     if rule is not None and rule.kind == "nondiff":  # (before its frule: `stop_gradient(a)` of an array)
-        if f in STAIRS and tans and not _zero(tans[0]):  # (`round(t, 10)`: a step far below t)
-            if f is int and args:
-                int_jump(args[0], known=True)
-            staircase_fd(f, args)
         return f(*args, **kw), 0
-    if rule is not None and tans and not _zero(tans[0]) and f in STAIRS:  # (`np.mod(t, 1e-12)`, `math.fmod`)
-        staircase_fd(f, args)
     if id(f) in _IN_PLACE_OPERATOR_IDS and args and isinstance(args[0], (np.ndarray, list)):
         # (`operator.iadd(a, y)`: a changes in place, which the twin's tangents would not follow: the duals do;
         # checked here, past the common cases, not on every call)
@@ -358,22 +353,11 @@ def _note_lost(e, twin, f, args, tans) -> None:
     """e leaves f's tangent twin: where f had stored into a list, dict or array it was given (its tangent
     there a new one, handed back to the caller only at a return: `fd_args_back`), the tangent of what it
     stored is lost with the raise (`box['r'] = a * a; raise Done()`, caught by the caller, who reads
-    `box['r']`: 0.0 for 3.0). Marked on e, for a handler of a twin that catches it to refuse."""
-    tb = e.__traceback__
-    code = twin.__code__
-    while tb is not None and tb.tb_frame.f_code is not code:
-        tb = tb.tb_next
-    if tb is None:
-        return
-    local = tb.tb_frame.f_locals
+    `box['r']`: 0.0 for 3.0): marked for a handler of a twin that catches it (`fd_not_swallowed`)."""
     names = f.__code__.co_varnames[:f.__code__.co_argcount]
-    for name, a, t in zip(names, args, tans):
-        if isinstance(a, (list, dict, np.ndarray)) and local.get("_od_f_" + name, t) is not t:
-            try:
-                e.__od_lost__ = f.__code__.co_qualname
-            except (AttributeError, TypeError):  # pragma: no cover - an exception class without a __dict__
-                pass
-            return
+    mark_lost(e, twin.__code__, f.__code__.co_qualname, lambda local: any(
+        isinstance(a, (list, dict, np.ndarray)) and local.get("_od_f_" + name, t) is not t
+        for name, a, t in zip(names, args, tans)))
 
 
 def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
@@ -802,8 +786,7 @@ def fd_not_swallowed() -> None:
         raise e
     frame = sys._getframe(1)
     not_swallowed(frame)
-    lost = getattr(e, "__dict__", {}).get("__od_lost__")
-    if lost is not None and not frame.f_code.co_filename.startswith(tuple(ENGINE_DIRS)):
+    if (lost := lost_work(frame)) is not None:
         raise NotTransformable(f"the tangent of what {lost} stored into an argument before it raised "
                                f"{type(e).__name__}, caught at {frame.f_code.co_filename}:{frame.f_lineno}")
 
