@@ -6,7 +6,9 @@ over forward mode (`jvp`, `derivative`, `jacfwd`, `hessian`) the tangent that di
 A pair potential over particle positions: the energy is finite, but its gradient is NaN. The culprit is
 the distance of each particle to itself: sqrt(0) is fine, its derivative 0.5 / sqrt(0) is not, and the
 mask that drops those pairs multiplies the infinite derivative by zero in the backward pass. Forward mode
-meets the same singularity as sqrt's tangent 0 / (2 sqrt(0)); CountContext shows what each pass computed.
+does not meet it there (the diagonal does not move: its tangent is 0, and so is its term), but meets the
+same mistake where a zero that moves is masked: `np.sqrt(v) * keep`; NaNContext over `jvp` names that
+tangent. CountContext shows what each pass computed.
 """
 
 import warnings
@@ -26,6 +28,11 @@ def energy(positions):
     r = distances(positions)
     off_diagonal = 1.0 - np.eye(len(positions))
     return 0.5 * np.sum(off_diagonal * (r - 1.0) ** 2)   # springs of rest length 1
+
+
+def masked_roots(values):
+    keep = np.array([0.0, 1.0, 1.0])  # the first value is dropped: sqrt's infinite tangent there, times 0: NaN
+    return np.sum(np.sqrt(values) * keep)
 
 
 def safe_distances(positions):
@@ -56,14 +63,21 @@ with warnings.catch_warnings():
 
     velocity = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]])
     rate = jvp(energy, (positions,), (velocity,))[1]     # forward mode: d energy along the velocity
-    print("energy's rate of change =", rate, " <- NaN too")
+    h = 1e-6
+    moved = (energy(positions + h * velocity) - energy(positions - h * velocity)) / (2 * h)
+    print("energy's rate of change =", rate, "(central differences:", moved, ")")
+    assert np.isclose(rate, moved, rtol=1e-6)  # (the diagonal's tangent is 0: its term is 0, not 0 * inf)
+
+    values, push = np.array([0.0, 0.5, 2.0]), np.array([1.0, 1.0, 1.0])
+    rate = jvp(masked_roots, (values,), (push,))[1]
+    print("masked roots' rate of change =", rate, " <- NaN: the zero moves")
     assert np.isnan(rate)
     try:
-        NaNContext().run(jvp, energy, (positions,), (velocity,))
+        NaNContext().run(jvp, masked_roots, (values,), (push,))
         raise SystemExit("NaNContext found nothing")
     except NaNError as e:
         print(f"\nNaNError: {e}\n")
-        assert e.tangents is not None and e.site.function == "distances" and e.site.op == "np.sqrt"
+        assert e.tangents is not None and e.site.function == "masked_roots"
 
     fixed = NaNContext().run(gradient, safe_energy, positions)[0]   # no NaN anywhere: no error
     h = 1e-6

@@ -1521,22 +1521,39 @@ def _made_here(value, globals_: dict, bound: set) -> bool:
 
 
 def _single_use_temps(fdef) -> set[str]:
-    """Temporaries stored once and read once: their cotangent has a single contribution."""
+    """Temporaries stored once and read once, where the read runs once per store: their cotangent has a
+    single contribution. (A read in a loop the store is not in runs many times per store: the loop variable
+    of a comprehension's outer `for`, read in its inner one, `[a * b for a in A for b in B]`, took the last
+    pass's cotangent alone: 1 for 3.)"""
     loads: dict[str, int] = {}
     stores: dict[str, int] = {}
-    stack = list(fdef.body)
+    store_loops: dict[str, tuple] = {}
+    load_loops: dict[str, tuple] = {}
+    stack = [(n, ()) for n in fdef.body]
     while stack:
-        n = stack.pop()
+        n, loops = stack.pop()
         if isinstance(n, ast.Name) and n.id.startswith(TEMP_PREFIX):
-            table = stores if isinstance(n.ctx, ast.Store) else loads
-            table[n.id] = table.get(n.id, 0) + 1
-        if not isinstance(n, (ast.FunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(n))
+            if isinstance(n.ctx, ast.Store):
+                stores[n.id] = stores.get(n.id, 0) + 1
+                store_loops[n.id] = loops
+            else:
+                loads[n.id] = loads.get(n.id, 0) + 1
+                load_loops[n.id] = loops
+        if isinstance(n, (ast.For, ast.AsyncFor)):  # its target is bound at each pass: inside the loop
+            inner = loops + (id(n),)
+            stack.extend([(n.target, inner), (n.iter, loops)] + [(m, inner) for m in n.body]
+                         + [(m, loops) for m in n.orelse])
+        elif isinstance(n, ast.While):
+            inner = loops + (id(n),)
+            stack.extend([(n.test, inner)] + [(m, inner) for m in n.body] + [(m, loops) for m in n.orelse])
+        elif not isinstance(n, (ast.FunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend((m, loops) for m in ast.iter_child_nodes(n))
         elif isinstance(n, ast.FunctionDef):  # a nested function reading a temp counts as many reads
             for m in all_nodes(n):
                 if isinstance(m, ast.Name):
                     loads[m.id] = loads.get(m.id, 0) + 2
-    return {t for t, k in stores.items() if k == 1 and loads.get(t, 0) == 1}
+    return {t for t, k in stores.items()
+            if k == 1 and loads.get(t, 0) == 1 and load_loops.get(t) == store_loops.get(t)}
 
 
 def _dispatch(ks: list[int], blocks: dict[int, list[ast.stmt]], like) -> list[ast.stmt]:

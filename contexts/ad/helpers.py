@@ -576,6 +576,11 @@ def getattr_(obj, attr):
                 fix="pass the values to C code that has a rule, or mark the inputs it depends on with "
                     "`contexts.stop_gradient` if they are not to be differentiated")
         return getattr(obj, attr), None
+    if type(getattr(t, "__getattribute__", None)) is types.FunctionType and attr != "__dict__" and attr != "__class__":
+        # the class's own `__getattribute__` (a value scaled on every read): its code, recorded (the stored
+        # attribute's cotangent was taken: 1.0 for 1.5, +2 for -2 of a negating one); its own reads through
+        # `object.__getattribute__` read the instance dict (`py_object_getattribute`)
+        return _twin(t.__getattribute__, obj, attr)
     own = getattr(obj, "__dict__", None)
     if type(own) is dict and attr in own:  # the instance's own value (a property stores elsewhere)
         v = getattr(obj, attr)
@@ -587,6 +592,11 @@ def getattr_(obj, attr):
         _representation_read(obj, attr, getattr(obj, attr))
     if t is _MODULE or isinstance(obj, (types.ModuleType, type)):  # (`np.exp`: the hot case)
         return getattr(obj, attr), None
+    if t is super and (held := _past(obj, attr)) is not None and isinstance(held, property) and (
+            type(held.fget) is types.FunctionType):
+        # `super().v`, a base class's property: its getter's twin on the object (run natively it gave 0:
+        # pyfar's `Signal.time` returning `super().time`); its cotangent is the object's, as super()'s is
+        return _twin(held.fget, obj.__self__)
     if isinstance(obj, ArrayLeaf):  # a dask array's `.T`, `.shape`: read as an ndarray's (never its code)
         return getattr(obj, attr), None
     if attr == "__dict__":  # (also of a C type's instance, SimpleNamespace's: its dict is its fields)
@@ -625,6 +635,20 @@ def getattr_(obj, attr):
 
 
 _MODULE = types.ModuleType
+
+
+def _past(proxy, attr):
+    """The class attribute a `super()` proxy finds for attr (in the object's MRO after the proxy's class), or
+    None."""
+    self_ = proxy.__self__
+    mro = (self_ if isinstance(self_, type) else type(self_)).__mro__
+    start = proxy.__thisclass__
+    if start not in mro:
+        return None
+    for klass in mro[mro.index(start) + 1:]:
+        if attr in klass.__dict__:
+            return klass.__dict__[attr]
+    return None
 
 
 def _class_attribute(cls, attr):
@@ -882,6 +906,16 @@ def getitem_adj(S, dobj, g, obj, idx):
         out = np.zeros(obj.shape, dtype=np.result_type(obj.dtype, np.asarray(g).dtype))
         np.add.at(out, idx, g)
         return acc(dobj, out)
+    kind = type(obj)
+    if kind is not list and kind is not tuple and kind is not dict and isinstance(obj, (list, tuple, dict)):
+        # a subclass's own `__getitem__` (a dict of values in units converted on read), or `__missing__` (a
+        # default computed from another entry): its code, re-run under AD (the item's was taken: 1 for 2, 0)
+        gi = getattr(kind, "__getitem__", None)
+        if type(gi) is types.FunctionType:
+            return _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)[0]
+        missing = getattr(kind, "__missing__", None)
+        if isinstance(obj, dict) and type(missing) is types.FunctionType and not dict.__contains__(obj, idx):
+            return _rerun_back(S, missing, obj, (idx,), g, dobj, boxed=True)[0]
     if isinstance(obj, (list, tuple)):
         box = S.box(obj, dobj)
         if isinstance(idx, slice):
@@ -1130,14 +1164,27 @@ def _restore_attr(obj, attr, old):
             delattr(obj, attr)
         except AttributeError:
             pass
+        except TypeError:  # a class's own slot (`cls.__qualname__ = ...` in namedtuple): kept, as it is metadata
+            if not _class_metadata(obj, attr):
+                raise
         entry = stores().get(id(obj))
         if entry is not None and entry[0] is obj:
             entry[1].pop(attr, None)
     else:
-        setattr(obj, attr, old)
+        try:
+            setattr(obj, attr, old)
+        except TypeError:
+            if not _class_metadata(obj, attr):
+                raise
         entry = stores().get(id(obj))
         if entry is not None and entry[0] is obj and attr in entry[1]:
             entry[1][attr] = old
+
+
+def _class_metadata(obj, attr) -> bool:
+    """`cls.__qualname__`, `fn.__qualname__` and the like: a class's or function's own slot, which takes
+    only its kind of value (not the record's old one: deleting it is refused) and carries no derivative."""
+    return isinstance(obj, (type, types.FunctionType)) and attr.startswith("__") and attr.endswith("__")
 
 
 class _ItemStore(tuple):

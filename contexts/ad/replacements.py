@@ -79,6 +79,9 @@ def ad_map(f, *iterables):
         for s in iterables:
             its.append(iter(s))
         return _Mapped(f, its)
+    # (over sequences, f applied to every item now: C consumers of the result, `out.extend(...)`, take a list
+    # iterator's items with their cotangents, which a Python iterator's draws would not give them; a consumer
+    # stopping early then sees f's effects of every item, as Python would not)
     out = []
     for args in zip(*iterables):
         out.append(f(*args))

@@ -36,7 +36,7 @@ import overdub
 from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable, mark_lost
 
 from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compile_twin, get_source, mangle_private,
-                            of_a_module, on_clear, stored_attribute)
+                            marked_opaque, of_a_module, on_clear, stored_attribute)
 
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import getitem_iteration
@@ -403,6 +403,8 @@ def call(mask, f, /, *args, **kw):
                             return y, (_one_back, plan[5], y, args, mask - 1, plan[1])
                     return y, (_plain_back, plan[1], y, args)
     kind = f.__class__
+    if f is globals and not args and not kw:  # the calling twin's, which are its function's (these are the engine's)
+        return sys._getframe(1).f_globals, None
     if kw and "key" in kw and (keyed := _keyed(f, kind, args, kw)) is not None:
         return keyed
     if kw and (kind is _DISPATCHER or kind is _FunctionType and f in _rules) and _kw_may_differ(kw) and not _writing(f):
@@ -455,6 +457,13 @@ def call(mask, f, /, *args, **kw):
         tf = type(f)
         if tf is types.FunctionType:
             return _twin_call(mask, f, (), args, kw)
+        if tf is _UFUNC and (stand := registry.stand_in_of(f)) is not None:  # (np.frompyfunc's, made before)
+            if _may_differ(stand[1][0], 0):  # its function's cells: held by the ufunc, their cotangents lost
+                raise UnsupportedFunction(
+                    f"reverse mode cannot differentiate the ufunc {f.__name__} made by np.frompyfunc of a closure "
+                    "that holds differentiated values", where=_user_line(),
+                    fix="make it inside the differentiated function, or use np.vectorize")
+            return _twin_call(mask, stand[0], stand[1], args, kw)
         if tf is _BUILTIN or tf is _WRAPPER:
             if f is _TUPLE_NEW:  # a namedtuple's constructor (its registry key is every C __new__'s)
                 return call(mask, tuple_new, *args, **kw)
@@ -480,6 +489,8 @@ def call(mask, f, /, *args, **kw):
                 return _twin_call(mask, through_protocol(f.__self__, f.__name__), (), args, kw)
         elif registry.families and isinstance(f, type):  # a family's class (sympy's `sin`): made on first use
             rule = registry.get(f)
+    if rule is not None and rule.stand_in is not None:  # the primitive as Python code: differentiated as code
+        return _twin_call(mask, rule.stand_in, (f.__self__,) if is_method else (), args, kw)
     if rule is not None:
         for a in args:  # (the common case: arguments of plain types, one set lookup each)
             if type(a) not in _PLAIN_TYPES:
@@ -595,6 +606,8 @@ def _method_call(mask, f, args, kw):
         y = lazy.__next__()
         return y, (_drawn_item_back, lazy, len(lazy.nexts) - 1)
     if _hashable(func) and func in _rules:  # a rule given to the method's function
+        if (stand := _rules[func].stand_in) is not None:  # (as code, its object first: a Generator's shuffle)
+            return _twin_call(mask, stand, (f.__self__,), args, kw)
         y, pb = call(EVERY_ARGUMENT, func, f.__self__, *args, **kw)
         return y, (None if pb is None else (_bound_back, pb))
     if isinstance(f.__self__, Scalar):  # a registered number's method without a rule: its inside is
@@ -883,8 +896,11 @@ def _leaf_rows(x):
 
 def _user_iter_back(pb, dy, dself, S):
     _, inner, f, y, rest, v = pb
-    if inner is None or dy is None and id(v) not in S.boxes:
+    if inner is None:
         return None, (None,) * (1 + len(rest)), None
+    # (no cotangent for the items nor the object is no reason to skip the draws: what `__next__` stored
+    # elsewhere, a map's function into a list it captured, `list(map(pred, it))`, goes back through them:
+    # skipped, it was lost, 0 for 12.6)
     # (no cotangent for the items, but one for the object: what its `__iter__` stored into it, read
     # after, `for _ in s: pass; s.c`, goes back through it; skipped, it was lost)
     gs = [] if dy is None else unpacked_cots(dy, y, *rest) if f is unpack else list(dy)
@@ -1088,7 +1104,10 @@ def _other_call(mask, f, args, kw):
     if isinstance(f, type):
         if mask == 0 and _c_made(f):  # (a C class given constants alone: `operator.methodcaller("twice", 3.0)`)
             return f(*args, **kw), None
-        return _construct(f, args, kw)
+        # (the caller's mask says which arguments carry a derivative: `Geo(12.0, t)`'s 12.0 does not, so a C
+        # function its __init__ gives it is no differentiated call; the class's code may read differentiated
+        # cells whatever the caller knows of its name)
+        return _construct(f, args, kw, mask=mask if mask < 0 else mask & ~CELLS_CONSTANT)
     if type(f) is types.MethodType:  # method of a Python class bound to a C callable etc.
         # the object becomes the first argument: the caller's bits move up one, the object's is set
         shifted = mask if mask < 0 else (mask & ~KW_ACTIVE) << 1 | 1 | (mask & KW_ACTIVE)
@@ -1123,7 +1142,86 @@ def _other_call(mask, f, args, kw):
     if f is _OBJECT_INIT or type(f) is _WRAPPER and f.__name__ == "__init__" and getattr(f, "__objclass__", None) is object:
         # object's own __init__ (`super().__init__()` atop a hierarchy, blackscholes' options): stores nothing
         return f(*args, **kw), None
+    if _numeric_call(f, args, kw):
+        y = f(*args, **kw)
+        if _inexact_out(y):
+            return y, (_no_rule_back, f, args, kw)
     raise _no_rule(f)
+
+
+def _numeric_call(f, args, kw) -> bool:
+    """f, a C function without a rule, is one that computes numbers from numbers alone: a ufunc (scipy.special's
+    `stdtrit`) of numbers and numeric arrays, without an output argument, or a module's function of numbers
+    (statistics' `_normal_dist_inv_cdf`): it changes none of its arguments and keeps none of them."""
+    if marked_opaque(f) or kw and (type(f) is not _UFUNC or not kw.keys() <= _UFUNC_OPTIONS):
+        return False
+    if type(f) is _UFUNC:
+        return len(args) == f.nin and all(_numeric_leaf(a, True) for a in args)
+    owner = getattr(f, "__self__", None)
+    return type(f) is _BUILTIN and (owner is None or type(owner) is types.ModuleType) and all(
+        _numeric_leaf(a, False) for a in args)
+
+
+_UFUNC_OPTIONS = frozenset({"dtype", "casting", "order", "subok"})
+_NUMERIC_LEAVES = frozenset({float, int, bool, complex, str, type(None), np.float64, np.float32, np.int64, np.int32,
+                             np.complex128, np.bool_})
+
+
+def _numeric_leaf(v, arrays: bool) -> bool:
+    t = type(v)
+    if t in _NUMERIC_LEAVES:
+        return True
+    if t is _NDARRAY:
+        return arrays and v.dtype.kind in "biufc"
+    return t is tuple and all(_numeric_leaf(e, arrays) for e in v)
+
+
+def _inexact_out(y) -> bool:
+    """y is inexact numbers or arrays only (tuples of them): what a derivative could flow through. A C function
+    returning anything else (bytes of a float: `struct.pack`) may carry its arguments' values where no
+    cotangent follows, so it is refused."""
+    t = type(y)
+    if t is float or t is complex or t is np.float64 or t is np.float32 or t is np.complex128:
+        return True
+    if t is _NDARRAY:
+        return y.dtype.kind in "fc"
+    return t is tuple and len(y) > 0 and all(_inexact_out(e) for e in y)
+
+
+def _no_rule_back(pb, dy, dself, S):
+    """The cotangents of a C function without a rule that computes numbers from numbers (`_numeric_call`): not
+    known, `Refused` wherever an argument can carry one, so that it is dropped at a constant (the 0.975 and 18 of
+    `scipy.stats.t.ppf(0.975, 18)`, read through the distribution's object, which reverse mode cannot tell from
+    a differentiated one) and refused at a differentiated input; none for a zero cotangent."""
+    _, f, args, kw = pb
+    if dy is None or _all_zero_cotangent(dy):
+        return None, (None,) * len(args), None
+    return None, _unknown_back(Refused(_NoRule(f, _user_line())), args), None
+
+
+class _NoRule:
+    """Why a cotangent is unknown (`Refused.why`): it went back through a C function without a rule."""
+
+    __slots__ = ("f", "where", "function", "argument")
+
+    def __init__(self, f, where) -> None:
+        self.f, self.where, self.function, self.argument = f, where, _qualified(f), "its arguments"
+
+    def error(self) -> NoRuleError:
+        return _no_rule(self.f, self.where)
+
+
+def _all_zero_cotangent(dy) -> bool:
+    if type(dy) is tuple:
+        return all(d is None or _all_zero_cotangent(d) for d in dy)
+    if type(dy) is float:
+        return dy == 0.0
+    return type(dy) is _NDARRAY and dy.dtype.kind in "fc" and not dy.any()
+
+
+def _qualified(f) -> str:
+    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+    return f"{getattr(f, '__module__', None) or type(f).__module__}.{name}"
 
 
 def _c_made(cls) -> bool:
@@ -1273,8 +1371,8 @@ def _user_line() -> str | None:
     return f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})" if frame else None
 
 
-def _no_rule(f) -> NoRuleError:
-    where = _user_line()
+def _no_rule(f, where=None) -> NoRuleError:
+    where = where or _user_line()
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
     module = getattr(f, "__module__", None) or type(f).__module__
     return NoRuleError(
@@ -1333,7 +1431,7 @@ def _partial_back(pb, dy, dself, S):
     return own, dargs[npre:], rest_kw
 
 
-def _construct(cls, args, kw, meta=True):
+def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
     if cls is super:  # a proxy: the methods reached through it are differentiated with their object
         return cls(*args, **kw), None
     if cls is _LRU_CACHE and len(args) == 4 and not kw:  # functools.lru_cache around a function: called, it
@@ -1348,12 +1446,12 @@ def _construct(cls, args, kw, meta=True):
         return _generator_cm(cls, *args), None
     meta_call = getattr(type(cls), "__call__", None) if meta else None
     if type(meta_call) is types.FunctionType:  # a metaclass's own `__call__` makes the object: its code
-        return _twin_call(EVERY_ARGUMENT, meta_call, (cls,), args, kw)
+        return _twin_call(mask, meta_call, (cls,), args, kw)
     init = cls.__init__
     if cls.__new__ is object.__new__ and type(init) is types.FunctionType:
         if _has_source(init):
             obj = object.__new__(cls)
-            _, pb = _twin_call(EVERY_ARGUMENT, init, (obj,), args, kw)
+            _, pb = _twin_call(mask, init, (obj,), args, kw)
             return obj, (None if pb is None else (_construct_back, pb))
         if dataclasses.is_dataclass(cls):  # generated __init__: fields in, fields out
             names = [f.name for f in dataclasses.fields(cls) if f.init]
@@ -1373,7 +1471,7 @@ def _construct(cls, args, kw, meta=True):
             return y, (_static_back, _rules[base].adjoint, y, args, kw, False)
         if type(init) is types.FunctionType and _has_source(init):  # its own __init__, differentiated
             obj = base.__new__(cls)
-            _, pb = _twin_call(EVERY_ARGUMENT, init, (obj,), args, kw)
+            _, pb = _twin_call(mask, init, (obj,), args, kw)
             return obj, (None if pb is None else (_construct_back, pb))
     if not _any_differentiable(args, kw):
         if remembered_text((*args, *kw.values())):
@@ -1391,20 +1489,20 @@ def _construct(cls, args, kw, meta=True):
         return call(EVERY_ARGUMENT, float_subclass_call, *args, cls=cls)  # `class Deg(float)`, no own __new__
     new = cls.__new__
     if type(new) is types.FunctionType and type(cls).__call__ is type.__call__ and _has_source(new):
-        return _construct_by_new(cls, new, args, kw)
+        return _construct_by_new(cls, new, args, kw, mask)
     raise _no_rule(cls)
 
 
-def _construct_by_new(cls, new, args, kw):
+def _construct_by_new(cls, new, args, kw, mask=EVERY_ARGUMENT):
     """`cls(*args)` for a class with a Python `__new__` (pint's quantities), as `type.__call__` runs it:
     `__new__`'s twin makes the object, then, if it is a cls, `__init__`'s twin (object's: nothing) fills it.
     The object's cotangent flows back through __init__ into __new__; the arguments' add up."""
-    obj, pb_new = _twin_call(EVERY_ARGUMENT, new, (cls,), args, kw)
+    obj, pb_new = _twin_call(mask, new, (cls,), args, kw)
     pb_init = None
     if isinstance(obj, cls):
         init = type(obj).__init__
         if type(init) is types.FunctionType and _has_source(init):
-            _, pb_init = _twin_call(EVERY_ARGUMENT, init, (obj,), args, kw)
+            _, pb_init = _twin_call(mask, init, (obj,), args, kw)
         elif init is not object.__init__:
             raise _no_rule(cls)  # a C __init__ taking the differentiated arguments
     if pb_new is None and pb_init is None:
@@ -1451,9 +1549,12 @@ def _check_post_init(cls, obj, passed):
     """A dataclass's generated `__init__` runs natively, its `__post_init__` too: the cotangents of its
     fields go to the arguments as passed, so a field it computes or changes from them (a frozen class's
     `object.__setattr__(self, "b", 2 * self.a)`) would lose its derivative: refused."""
+    declared = getattr(cls, "__dataclass_fields__", {})
     for name, value in fields_of(obj).items():
         if name in passed:
             changed = value is not passed[name] and (_may_differ(value, 0) or _may_differ(passed[name], 0))
+        elif name in declared and value is declared[name].default:
+            changed = False  # (left to its default, a constant of the class: pyfeng's `divr: float = 0.0`)
         else:
             changed = _may_differ(value, 0)
         if changed:

@@ -161,14 +161,16 @@ def _user_line(e: BaseException, f: Callable) -> str:
     return where or describe(f)
 
 
-def _tangent_out(y: Any, tag: Tag) -> Any:
-    """The tangent of output y with respect to tag, mirroring y's structure; zero where y is constant."""
+def _tangent_out(y: Any, tag: Tag, unknown: bool = False) -> Any:
+    """The tangent of output y with respect to tag, mirroring y's structure; zero where y is constant. A
+    tangent no rule knows (`Refused`: quad's error estimate) is refused, or kept where `unknown` (the tangent
+    twins carry it on, refusing it where it is used: `quad(...)[0]` drops it)."""
     _lazy(y)
     if type(y) is np.ndarray and y.dtype.kind == "O" and y.size:
         y = lift(y, tag)  # (an object array holding duals: Fractions' gradient by forward over reverse)
     if type(y) is Dual:
         if y.tag is tag:
-            if type(y.tangent) is Refused:  # a derivative a rule does not know (quad's error estimate)
+            if type(y.tangent) is Refused and not unknown:
                 y.tangent.refuse()
             return y.tangent
         if y.tag.order > tag.order:
@@ -177,9 +179,9 @@ def _tangent_out(y: Any, tag: Tag) -> Any:
                 fix="return plain values from the function passed to the inner derivative call")
         return zero_tangent(y, tag)
     if isinstance(y, (tuple, list)):
-        return _rebuilt(y, [_tangent_out(v, tag) for v in y])
+        return _rebuilt(y, [_tangent_out(v, tag, unknown) for v in y])
     if isinstance(y, dict):
-        return {k: _tangent_out(v, tag) for k, v in y.items()}
+        return {k: _tangent_out(v, tag, unknown) for k, v in y.items()}
     if y is None or isinstance(y, (str, bool)):
         return None
     container = _output_container(y)
@@ -442,7 +444,20 @@ def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
             raise NotTransformable("a dual in the result")
     except NotTransformable:
         return None
+    _known_tangent(dy)
     return y, _zero_tangent_of(y) if (type(dy) is int and dy == 0) else _fill_zeros(dy, y)
+
+
+def _known_tangent(dy: Any) -> None:
+    """Refuses a tangent of the output no rule knows (`Refused`, which the twins carry), anywhere in dy."""
+    if type(dy) is Refused:
+        dy.refuse()
+    if isinstance(dy, (tuple, list)):
+        for d in dy:
+            _known_tangent(d)
+    elif type(dy) is dict:
+        for d in dy.values():
+            _known_tangent(d)
 
 
 def _zero_tangent_of(y: Any) -> Any:

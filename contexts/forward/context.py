@@ -286,6 +286,16 @@ class ForwardContext(overdub.Context):
                 return _called_from_c(self, site, fn, args)
             if fn is functools.reduce and len(args) >= 2 and not kwargs and objects_of_classes(args[1:], True):
                 return self.recurse(py_reduce, *args)  # (`reduce(operator.add, objs)`: their `__add__` as code)
+            if type(fn) is operator.attrgetter and len(args) == 1 and not kwargs:
+                # `attrgetter("k", "a.b")(obj)`: each attribute read as the code's `obj.k` is (a property's getter
+                # under the context: natively it ran on the duals outside, refused)
+                got = []
+                for name in fn.__reduce__()[1]:
+                    v = args[0]
+                    for part in name.split("."):
+                        v = self.attribute(v, part)
+                    got.append(v)
+                return got[0] if len(got) == 1 else tuple(got)
             if type(fn) is operator.methodcaller and len(args) == 1 and not kwargs:
                 # `methodcaller(name, *a, **kw)(obj)` is `obj.name(*a, **kw)`, run as that call: natively
                 # its arguments' duals reached a float's own method (`(0.7).__mul__(dual)`: NotImplemented)
@@ -308,6 +318,8 @@ class ForwardContext(overdub.Context):
             if tag is not None and ARRAY_TYPES and _meets_array_leaf(fn, args, kwargs):
                 raise _array_leaf_refused(fn, site)
             if tag is None:
+                if type(fn) is np.ufunc and (stand := registry.stand_in_of(fn)) is not None:
+                    return _frompyfunc_call(self, stand, args, kwargs)  # (np.frompyfunc's: its closure's duals)
                 if id(fn) in _ARRAY_BUILDER_IDS and args and has_dual(args[0]):
                     return build_array(args, kwargs, fn)
                 if fn is np.fromiter and args:  # (the items drawn here: numpy's C loop cannot store duals)
@@ -365,6 +377,10 @@ class ForwardContext(overdub.Context):
                     # signature `_by_position` cannot read: scipy's Cython `_draw(..., sample=s)`, TypeError)
                     args, kwargs = _constants_as_plain(args, kwargs)
                 return self._primitive(site, fn, args, kwargs)
+            if (stand := registry.stand_in_of(fn)) is not None:  # the primitive as Python code (`Rule.stand_in`)
+                if type(fn) is np.ufunc:
+                    return _frompyfunc_call(self, stand, args, kwargs)
+                return self.recurse(stand[0], *stand[1], *args, **kwargs)
             if _native(fn):
                 if type(fn) is types.FunctionType and _nondifferentiable(fn):
                     # `stop_gradient(a)` (the contexts' own Python functions): of the values, no tangent
@@ -991,6 +1007,14 @@ def _is_dual(v) -> bool:
 def _sequence_tag(args):
     """The top tag of the duals held by list or tuple arguments (one level down), or None."""
     return top_tag([x for a in args if type(a) in (list, tuple) for x in a])
+
+
+def _frompyfunc_call(ctx, stand, args, kwargs):
+    """A call of `np.frompyfunc(func, nin, nout)`'s ufunc (stand: its stand-in, `(called_vectorized, (func,
+    nout))`): the vectorized call it makes, func on each element's duals (numpy's own vectorize makes such a
+    ufunc and calls it: recursing into that would come back here)."""
+    func, nout = stand[1]
+    return _vectorized(np.vectorize(func, otypes=["O"] * nout), args, kwargs, ctx.element)
 
 
 def _vectorized(vec, args, kwargs, call):

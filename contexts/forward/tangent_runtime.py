@@ -260,6 +260,8 @@ def _aliased(out, args) -> bool:
 def fd_call(f, args, tans, kw, kwtans):
     """(f(*args, **kw), its tangent) given the arguments' tangents (0 for zero). The tangents of array
     arguments f changed in place come back through `_MOVED` (`fd_args_back`)."""
+    if f is globals and not args and not kw:  # the calling twin's, which are its function's (these are ours)
+        return sys._getframe(1).f_globals, 0
     out = _fd_call(f, args, tans, kw, kwtans)
     if _MOVED.args is not None:
         _MOVED.given = (args, tans)
@@ -302,6 +304,9 @@ def _fd_call(f, args, tans, kw, kwtans):
     if f is getattr and len(args) >= 2 and args[1] in _NONDIFF_ATTRIBUTES:  # getattr(x, "shape", ())
         return f(*args, **kw), 0
     f = uncached(f)
+    if (stand := registry.stand_in_of(f)) is not None:  # the primitive as Python code (`Rule.stand_in`)
+        pre = stand[1]
+        return _by_twin(stand[0], (*pre, *args), (*(0,) * len(pre), *tans), kw, kwtans)
     rule = registry.get(f)
     if rule is None and type(f) is types.MethodDescriptorType and args and isinstance(args[0], f.__objclass__):
         # `np.ndarray.sum(a)`, `type(a).__copy__(a)`: the C method unbound, its object first
@@ -494,7 +499,7 @@ def _through_duals(f, args, tans, kw, kwtans):
         # an array passed by keyword only, changed in place: the twin hands back positional ones alone
         raise NotTransformable("a call changed in place an array passed by keyword")
     # (a result holding no dual has tangent zero: a module, a function, a shape)
-    out = _primal_out(y, tag), (0 if dual_free(y) else _nz(_tangent_out(y, tag)))
+    out = _primal_out(y, tag), (0 if dual_free(y) else _nz(_tangent_out(y, tag, unknown=True)))
     _MOVED.args = moved if any(m is not None for m in moved) else None
     return out
 

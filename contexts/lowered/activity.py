@@ -41,7 +41,9 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
     derivative, ask their question of its primal (`__od_primal__`): under a derivative of a derivative the value
     is a forward-mode dual, and the answer must be the one the plain call gets. Both transformers run it."""
     local = local_names(fdef) | set(freevars)
-    asks = {n for n in NONDIFF_BUILTINS if n not in globals_ and n not in local}
+    # (not any/all: they draw from their argument, whose draws may run code that is differentiated, a map's
+    # function storing what it is given; they are Python loops, `rules.builtins.py_any`)
+    asks = {n for n in NONDIFF_BUILTINS if n not in globals_ and n not in local} - {"any", "all"}
     texts = _TEXT_MAKERS & asks
     parsers = {n for n in _PARSERS if n not in local and (n not in globals_ or globals_[n] is _PARSERS[n])}
     tested = _only_tested(fdef)
@@ -131,6 +133,7 @@ def asked(e: ast.expr) -> ast.expr:
 
 # A differentiated number's text parsed back is refused (lowered.runtime: `__od_text__`, `__od_parsed__`).
 _TEXT_MAKERS = frozenset({"str", "repr", "format"})
+_TEXT_MAKERS_AND_DRAWERS = _TEXT_MAKERS | {"any", "all"}
 _PARSERS = {"float": float, "int": int, "complex": complex}
 
 
@@ -452,15 +455,29 @@ def differentiable_writes(fdef) -> set[str]:
     (`acc = acc + v`, not the counter `n += 1`)."""
     names = nonlocal_writes(fdef)
     out: set[str] = set()
-    for n in all_nodes(fdef):
+    nodes = list(all_nodes(fdef))
+    made: dict[str, list] = {}  # (the lowered form's temporaries: `_od_t3 = len(data); n = _od_t3`)
+    for n in nodes:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            made.setdefault(n.targets[0].id, []).append(n.value)
+    for n in nodes:
         if isinstance(n, ast.Assign):
             for t in n.targets:
-                if isinstance(t, ast.Name) and t.id in names and _reads(n.value) - {t.id}:
+                if isinstance(t, ast.Name) and t.id in names and _reads(n.value) - {t.id} and not _counted(n.value, made):
                     out.add(t.id)
         elif (isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id in names
               and not isinstance(n.value, ast.Constant)):
             out.add(n.target.id)
     return out
+
+
+def _counted(e: ast.expr, made: dict) -> bool:
+    """e is a count or a truth, never a derivative's carrier: `len(data)`, a comparison (statistics.kde's
+    `nonlocal n; n = len(data)`), or a temporary made only of one (made: name -> the values assigned it)."""
+    if isinstance(e, ast.Name) and e.id.startswith("_od_") and len(made.get(e.id, ())) == 1:
+        e = made[e.id][0]
+    return isinstance(e, ast.Compare) or isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and (
+        e.func.id in ("len", "isinstance", "callable", "id")) and not e.keywords
 
 
 def _reads(e: ast.AST) -> set[str]:
@@ -730,6 +747,29 @@ def _reads_state(fn, depth: int = 0) -> bool:
     return found
 
 
+def _callable_reads_state(v) -> bool:
+    """Whether calling v, a global callable, runs Python code that may read changeable module state: a
+    function, and the functions a bound method, a partial, `np.vectorize` and `np.frompyfunc`'s ufunc hold."""
+    for _ in range(4):
+        if type(v) is types.FunctionType:
+            return _reads_state(v)
+        if type(v) is types.MethodType:
+            v = v.__func__
+        elif type(v) is functools.partial:
+            v = v.func
+        elif isinstance(v, np.vectorize):
+            v = v.pyfunc
+        elif type(v) is np.ufunc and v.__name__.endswith(" (vectorized)"):
+            from contexts.rules.registry import registry
+            stand = registry.stand_in_of(v)
+            if stand is None:
+                return False
+            v = stand[1][0]
+        else:
+            return False
+    return False
+
+
 class _Activity:
     def __init__(self, active: set[str], nondiff_globals: frozenset[str], locals_: set[str],
                  sources: dict[str, set[str]], views: dict[str, set[str]]):
@@ -796,10 +836,13 @@ class _Activity:
             return self.value_active(v.left) or self.value_active(v.right)
         if isinstance(v, ast.Call):
             if isinstance(v.func, ast.Name) and v.func.id in self.nondiff and v.func.id not in a:
-                # (but `str(x)`, as an f-string: geopy's `Point(f"{lat} {lon}")` parsed by a callee gave 0)
-                return v.func.id in _TEXT_MAKERS and any(n in a for n in _reads(v))
-            if isinstance(v.func, ast.Name) and v.func.id in self.state_readers:
-                return True  # it may return what an earlier call stored into module state
+                # (but `str(x)`, as an f-string: geopy's `Point(f"{lat} {lon}")` parsed by a callee gave 0; and
+                # any/all drawing from an active iterator, whose draws run code that may store: recorded)
+                return v.func.id in _TEXT_MAKERS_AND_DRAWERS and any(n in a for n in _reads(v))
+            if self.state_readers and any(n in self.state_readers for n in _reads(v)):
+                # it may return what an earlier call stored into module state (the function called, or given
+                # to the callee: `map(h, xs)`, `np.vectorize(h)(xs)` of an h reading a changed global dict)
+                return True
             return any(n in a for n in _reads(v))
         if isinstance(v, (ast.Lambda, ast.FunctionDef)):
             return bool(free_names(v) & a)
@@ -855,7 +898,7 @@ class _Activity:
             elif isinstance(s, ast.FunctionDef):
                 if free_names(s) & self.active:
                     self.mark(s.name)
-                    for n in nonlocal_writes(s):  # state the closure writes back
+                    for n in differentiable_writes(s):  # state the closure writes back (not a count it keeps)
                         self.mark(n)
             elif isinstance(s, ast.For):
                 if self.value_active(s.iter) and isinstance(s.target, ast.Name):
@@ -1096,22 +1139,29 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     # a closure passed on or stored that sets a captured variable from its inputs: that variable may
     # be differentiated (the code generator refuses it: its cotangent cannot be routed back)
     _, escaping = closure_hazards(fdef, [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs], nodes)
+    captures = locals_ | set(freevars)  # (what a nested function can capture: not `math` or `len`, globals)
     for n in _own_defs(fdef):
-        if n.name in escaping and (written := differentiable_writes(n) | _captured_changes(n)):
+        if n.name in escaping and (written := (differentiable_writes(n) | _captured_changes(n)) & captures):
             # (also the captured objects it changes in place: `acc.total = q * 2` or `acc.add(q)` in a
             # function given to map, filter, reduce, a key: read after, `acc` held no derivative, a zero)
             act.active |= written | {n.name}
     for n in _own_defs(fdef, ast.Lambda):  # (a lambda is given away where it is made: `reduce(lambda a, q: acc.add(q), ...)`)
-        act.active |= _captured_changes(n)
-    for n in nodes:  # global Python functions called here that read changeable module state
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in locals_:
-            fn = globals_.get(n.func.id)
-            if type(fn) is types.FunctionType and _reads_state(fn):
-                act.state_readers.add(n.func.id)
+        act.active |= _captured_changes(n) & captures
+    for n in nodes:  # global Python functions read here (called, or given away) that read changeable module state
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in locals_ and n.id in globals_:
+            if n.id not in act.state_readers and _callable_reads_state(globals_[n.id]):
+                act.state_readers.add(n.id)
     mutations = _Mutations(fdef, nodes, globals_, numbers, act.locals)
+    captured = set(freevars)
     while act.changed:
         act.changed = False
         act.visit(fdef.body)
+        if captured and act.active & captured and not captured <= act.state_readers:
+            # a captured object holds a derivative (stored into it here: `box["a"] = a`): a captured function
+            # may read it, called with constants or given away (`h(1.0)`, `map(h, xs)` of an `h` reading
+            # `box`: taken for constants, 1.0 for 4.0 silently)
+            act.state_readers |= captured
+            act.changed = True
         # an array an active operation read (a constant factor `y = x * c`, an index `z = x[I]`) and changed
         # in place afterwards (`c[:] = 0`, `I[I] = err > tol`: pyromat's Newton loop; `reset(c)`, `a.zero()`)
         # is kept for the adjoint by reference: it would see the new values (0 for 2.0 and 3.0, a derivative

@@ -538,6 +538,9 @@ class Lowerer:
         return _name(e.target.id, e)
 
     def expr_Call(self, e, pre):
+        if (isinstance(e.func, ast.Name) and e.func.id in ("any", "all") and len(e.args) == 1 and not e.keywords
+                and isinstance(e.args[0], ast.GeneratorExp) and len(e.args[0].generators) == 1):
+            return self._short_circuit(e.func.id == "any", e.args[0], pre)
         if (isinstance(e.func, ast.Name) and e.func.id == "super" and not e.args and not e.keywords
                 and self.first_param):
             # zero-argument super() reads its caller's frame: made explicit, as the core does
@@ -713,6 +716,23 @@ class Lowerer:
         if any(g.is_async for g in gens):
             raise Unsupported("async comprehension", e)
         return self.block(build(0))
+
+    def _short_circuit(self, is_any: bool, gen: ast.GeneratorExp, pre):
+        """`any(p(v) for v in it)`, `all(...)` as the loop stopping at the first decisive item that they are
+        (a generator expression is evaluated eagerly: every item was drawn, a walrus witness came out the last
+        item, an iterator shared with the code after was spent, a predicate recording its calls recorded all)."""
+        if gen.generators[0].is_async:
+            raise Unsupported("async comprehension", gen)
+
+        def add(r):
+            def finish(rename):
+                test = rename(gen.elt)
+                if not is_any:
+                    test = _loc(ast.UnaryOp(op=ast.Not(), operand=test), gen)
+                decided = [_assign(r, _loc(ast.Constant(value=is_any), gen), gen), _loc(ast.Break(), gen)]
+                return [_loc(ast.If(test=test, body=decided, orelse=[]), gen)]
+            return finish
+        return self._comprehension(gen, pre, lambda: _loc(ast.Constant(value=not is_any), gen), add)
 
     def expr_ListComp(self, e, pre):
         empty = lambda: ast.copy_location(ast.List(elts=[], ctx=ast.Load()), e)
@@ -969,7 +989,30 @@ def _check_supported_shallow(fdef) -> None:
             raise Unsupported(f"call `{node.func.id}(...)` that reads the function's variables by name (a "
                               "transformed function's frame holds other variables: the derivative would not "
                               "follow them; use the variables themselves)", node)
+        if isinstance(node, ast.Try) and (jump := _jump_out_of(node.finalbody)) is not None:
+            # (it discards the `return` of the try: reverse mode still added that value's derivative, 4.4
+            # for 3; Python 3.14 warns of it, PEP 765)
+            raise Unsupported(f"`{jump}` in a `finally` block (it discards the try's return or exception)", node)
         stack.extend(ast.iter_child_nodes(node))
+
+
+def _jump_out_of(stmts: list) -> str | None:
+    """'return', 'break' or 'continue' leaving a `finally` block's statements (not a loop or function inside
+    it), or None."""
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            return "return"
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return "break" if isinstance(node, ast.Break) else "continue"
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):  # (its own break and continue stay inside)
+            stack.extend(n for n in ast.walk(node) if isinstance(n, ast.Return))
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return None
 
 
 def _reads_frame(call: ast.Call) -> bool:

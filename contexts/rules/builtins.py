@@ -5,17 +5,21 @@ Convention for an iterable argument: its cotangent is a list with one entry per 
 zero), and so is its tangent in an frule. Functions that consume an iterable (`min`/`max` of one
 iterable, `sum`) use the closure (rrule) form, because the iterable may be a one-shot generator.
 
-Ties in `min`/`max`: the element Python returns (the first extremal one) gets the whole cotangent.
+Ties in `min`/`max` of numbers (without a key): the tied elements share the cotangent equally, as
+`np.maximum` and `np.max` share it and central differences see it (the whole of it went to the element
+Python returns: `max(x, -1.0)` at x = -1 gave 1 where the differences give 0.5). With a key, the element
+Python returns gets it whole (tied keys of different values are a jump, not a kink).
 
 >>> from contexts.rules import registry
 >>> y, pullback = registry.get(max).rrule([1.0, 3.0, 3.0])
 >>> y, pullback(1.0)
-(3.0, ([None, 1.0, None],))
+(3.0, ([None, 0.5, 0.5],))
 """
 
 from __future__ import annotations
 
 import builtins
+import numbers
 import types
 import os
 import sys
@@ -55,6 +59,18 @@ def _pick(select, items: list, kwargs) -> tuple:
     return items[best], best
 
 
+def _ties(items: list, i, kwargs) -> list:
+    """The indices of the items equal to the chosen one, items[i] (by value, without a key: numbers): at such a
+    tie the derivative is the mean of the tied items', as for `np.maximum` and `np.max` (one item's, it was
+    one side's derivative: `max(x, -1.0)` at x = -1 gave 1 where central differences give 0.5)."""
+    if i is None or "key" in kwargs or len(items) < 2:
+        return [i]
+    chosen = items[i]
+    if not isinstance(chosen, numbers.Real):
+        return [i]
+    return [j for j, v in enumerate(items) if isinstance(v, numbers.Real) and v == chosen]
+
+
 def _extremum_rrule(select, args, kwargs):
     if len(args) == 1:  # one iterable (perhaps a generator): materialise it once
         items = list(args[0])
@@ -70,7 +86,12 @@ def _extremum_rrule(select, args, kwargs):
             if i is not None:
                 out[i] = dy
             return (out,)
-        cotangents = _one_hot(n, i, dy)
+        tied = _ties(items, i, kwargs)
+        if len(tied) > 1 and dy is not None:
+            share = dy / len(tied)
+            cotangents = [share if j in tied else None for j in range(n)]
+        else:
+            cotangents = _one_hot(n, i, dy)
         out = (_gathered(args[0], cotangents),) if one_iterable else tuple(cotangents)
         return out + ({"default": dy if i is None else None},) if "default" in kwargs else out
     extremum_pullback.__name__ = extremum_pullback.__qualname__ = f"{select.__name__}_pullback"
@@ -92,6 +113,10 @@ def _extremum_frule(select, tangents, args, kwargs):
     else:
         items, ts = list(args), list(tangents)
     y, i = _pick(select, items, kwargs)
+    tied = _ties(items, i, kwargs)
+    if len(tied) > 1:
+        known = [ts[j] for j in tied if ts[j] is not None]
+        return y, (sum(known) / len(tied) if known else None)
     return y, (None if i is None else ts[i])
 
 
@@ -529,3 +554,26 @@ def py_object_getattribute(obj, name):
 
 
 registry.set(object.__getattribute__, python=py_object_getattribute)
+
+
+# -- any() and all(): they stop at the first decisive item -------------------------------------------------
+
+def py_any(iterable):
+    """`any(it)` as the Python loop it is (`Rule.stand_in`): items drawn only until the first true one (a
+    rule drawing them all let a predicate recording its calls through `map`, or an iterator shared with
+    the code after, see every item: another value)."""
+    for x in iterable:
+        if x:
+            return True
+    return False
+
+
+def py_all(iterable):
+    for x in iterable:
+        if not x:
+            return False
+    return True
+
+
+registry.set(builtins.any, stand_in=py_any)
+registry.set(builtins.all, stand_in=py_all)

@@ -642,8 +642,23 @@ _copy_rule(True)
 
 
 # `bisect.bisect_left/right(a, x)`: a position, piecewise constant in x and in a's items (an ordering test,
-# as `x < a[i]` is: a branch); `insort` changes the list and has no rule
+# as `x < a[i]` is: a branch); `insort` is that position's `list.insert`, written so for every engine
 registry.nondifferentiable(bisect.bisect_left, bisect.bisect_right)
+
+
+def insort_right(a, x, lo=0, hi=None, *, key=None):
+    """`bisect.insort_right` as the Python code it runs."""
+    at = bisect.bisect_right(a, x if key is None else key(x), lo, len(a) if hi is None else hi, key=key)
+    a.insert(at, x)
+
+
+def insort_left(a, x, lo=0, hi=None, *, key=None):
+    at = bisect.bisect_left(a, x if key is None else key(x), lo, len(a) if hi is None else hi, key=key)
+    a.insert(at, x)
+
+
+registry.set(bisect.insort_right, stand_in=insort_right)
+registry.set(bisect.insort_left, stand_in=insort_left)
 
 
 # -- C functions that reorder a list in place (heapq, list.sort, random.shuffle) ------------------

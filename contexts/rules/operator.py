@@ -663,3 +663,29 @@ for _fn, _form in [
 ]:
     registry.set(_fn, python=_form)
     dispatches_on_numbers(_fn)
+
+
+# -- `operator.methodcaller(name, *args)` given values that may carry derivatives ------------------------
+
+class MethodCaller:
+    """`operator.methodcaller(name, *args, **kw)` as Python code (`Rule.stand_in`): the arguments it holds
+    are an object's fields, whose derivatives every engine follows (held by the C object, they were lost)."""
+
+    def __init__(self, name, args, kw):
+        if not isinstance(name, str):
+            raise TypeError("method name must be a string")
+        self.name, self.args, self.kw = name, args, kw
+
+    def __call__(self, obj):
+        return getattr(obj, self.name)(*self.args, **self.kw)
+
+    def __repr__(self) -> str:
+        parts = [repr(self.name), *map(repr, self.args), *(f"{k}={v!r}" for k, v in self.kw.items())]
+        return f"operator.methodcaller({', '.join(parts)})"
+
+
+def methodcaller(name, /, *args, **kw):
+    return MethodCaller(name, args, kw)
+
+
+registry.set(operator.methodcaller, stand_in=methodcaller)

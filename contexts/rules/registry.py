@@ -178,6 +178,10 @@ class Rule:
     # engines differentiate instead of the numeric rules when an operand is an object of a class whose
     # special methods are its own (they may mean anything, not arithmetic)
     python: Callable | None = None
+    # the primitive written as Python code doing the same work (a C function permuting by a seeded stream,
+    # `bisect.insort`'s ordered insert): every engine differentiates that code in fn's place, always. For a
+    # C type's bound method (key `(type, name)`) it takes the object first.
+    stand_in: Callable | None = None
     # a higher-order primitive (one calling a Python function it is given, `scipy.integrate.quad`) as a
     # function taking and returning duals itself: forward mode calls it in place of fn, since the duals
     # that perturb the call may sit where no frule sees them (in the callback's closure)
@@ -208,6 +212,9 @@ class Registry:
         self.families: list[tuple[Callable, Callable]] = []  # (test, make): see `family`
         # the code of nondifferentiable generator functions: the generators they make carry no derivative
         self.constant_generators: set[types.CodeType] = set()
+        # `made(fn) -> (stand-in, arguments first) or None` for callables made at run time that stand for
+        # Python code (a ufunc of `np.frompyfunc`): asked by `stand_in_of` for a callable without a rule
+        self.made_stand_ins: list[Callable] = []
 
     # -- lookup --------------------------------------------------------------------------------
     def get(self, fn: Any) -> Rule | None:
@@ -232,6 +239,23 @@ class Registry:
                 rule = self.rules[cls] = make(cls)
                 return rule
         return None
+
+    def stand_in_of(self, fn: Any) -> tuple[Callable, tuple] | None:
+        """(fn's stand-in (`Rule.stand_in`), the arguments to put first: a bound method's object), or None."""
+        bound = type(fn) is types.MethodType  # (a Cython method: its class's function, bound)
+        try:
+            rule = self.get(fn.__func__ if bound else fn)
+        except TypeError:  # (an unhashable method's function)
+            return None
+        if rule is None and self.made_stand_ins:
+            for made in self.made_stand_ins:
+                if (stand := made(fn)) is not None:
+                    return stand
+        if rule is None or rule.stand_in is None:
+            return None
+        if bound or isinstance(key_of(fn), tuple):
+            return rule.stand_in, (fn.__self__,)
+        return rule.stand_in, ()
 
     def __contains__(self, fn: Any) -> bool:
         return self.get(fn) is not None

@@ -8,6 +8,7 @@
 - `linalg`, `shapes`, `indexing`: matmul and linear algebra, reshaping/joining, indexing.
 - `convolution`: the C kernels under `np.correlate` and `np.convolve`.
 - `fft`: `numpy.fft` and `scipy.fft` (fft, ifft, rfft, irfft, hfft, ihfft, their 2-D and N-D forms).
+- `random`: a seeded Generator's permutation, shuffle and choice of differentiated items (as indexing).
 - `roots`: `np.roots` and `np.linalg.eigvals` (simple roots and eigenvalues).
 - `scipy_banded`: `scipy.linalg.solve_banded`, `solveh_banded` (over ?gtsv, ?gbsv, ?ptsv, ?pbsv), and
   LAPACK's ?gbsv called directly (make_interp_spline).
@@ -28,10 +29,10 @@ from __future__ import annotations
 
 import importlib
 
-from . import conversion, convolution, counting, creation, fft, inplace, interpolation, reductions, roots, ufuncs
+from . import conversion, convolution, counting, creation, fft, inplace, interpolation, random, reductions, roots, ufuncs
 
 __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "counting", "fft", "inplace",
-           "interpolation", "roots"]
+           "interpolation", "random", "roots"]
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines",
               "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_signal", "scipy_ndimage"):

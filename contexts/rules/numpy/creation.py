@@ -6,6 +6,8 @@ rule: with differentiated parameters they are refused (a sample's derivative in 
 choice — pathwise, score function — that the code does not say); with constant ones they are constants.
 """
 
+import gc
+
 import numpy as np
 
 from overdub.errors import OverdubError
@@ -120,3 +122,33 @@ def arange_frule(tangents, *args, **kwargs):
     if t_step is not None:
         dy = dy + np.arange(y.size) * t_step
     return y, dy
+
+
+# -- np.frompyfunc(f, nin, nout): a ufunc calling f from C, where no engine follows it -----------------------
+# Made in differentiated code, it is made as `np.vectorize(f)` of object outputs (what frompyfunc's ufunc
+# computes, element by element), which every engine differentiates through f.
+
+def frompyfunc(func, /, nin, nout, *, identity=None):
+    """`np.frompyfunc` as the vectorized function it stands for (`Rule.stand_in`)."""
+    if not callable(func):
+        raise TypeError("function must be callable")
+    return np.vectorize(func, otypes=["O"] * nout)
+
+
+def called_vectorized(func, nout, /, *args, **kw):
+    """A call of `np.frompyfunc(func, nin, nout)`'s ufunc, as the vectorized call it makes."""
+    return np.vectorize(func, otypes=["O"] * nout)(*args, **kw)
+
+
+def _made_by_frompyfunc(fn):
+    """(called_vectorized, (func, nout)) for a ufunc `np.frompyfunc` made (one made before the
+    differentiated code ran: its Python function is what the ufunc object holds, the one callable among
+    its references), else None."""
+    if type(fn) is not np.ufunc or not fn.__name__.endswith(" (vectorized)"):
+        return None
+    held = [r for r in gc.get_referents(fn) if callable(r)]
+    return (called_vectorized, (held[0], fn.nout)) if len(held) == 1 else None
+
+
+registry.set(np.frompyfunc, stand_in=frompyfunc)
+registry.made_stand_ins.append(_made_by_frompyfunc)

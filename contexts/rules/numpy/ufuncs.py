@@ -144,7 +144,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
                 if p.refuses(t, a):
                     raise p.error()
                 continue
-            term = t * p(y, *values)
+            term = _unmoved_zero(t * p(y, *values), t)
             dy = term if dy is None else dy + term
         dy = _fit(_masked(dy, kwargs.get("where", True)) if dy is not None else None, y)
         return out, ((dy,) + (None,) * (nout - 1) if nout > 1 else dy)
@@ -158,6 +158,16 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
         registry.set(fn, hot=hot)
     if nin == 2 and nout == 1:
         registry.set(fn, hot_one=_hot_one(partials))
+
+
+def _unmoved_zero(term, t):
+    """The tangent term `t * partial`, 0 where t is 0: the operand does not move there, and an infinite
+    partial (sqrt at 0) made 0 * inf = NaN of it (a constant packed into an array with a differentiated value:
+    numpy's `kaiser` window ends; a number's tangent 0 gives 0 there too). A finite term (the common case,
+    one sum to tell) is returned as is."""
+    if type(term) is np.ndarray and term.dtype.kind in "fc" and not np.isfinite(term.sum()):
+        return np.where(np.asarray(t) == 0, term.dtype.type(0), term)
+    return term
 
 
 def _as_values(operands: tuple) -> tuple:
@@ -518,6 +528,24 @@ def _clip_sides(a, lo, hi):
     return below, np.greater(a if lo is None else np.maximum(a, lo), hi)
 
 
+def _clip_masks(a, lo, hi):
+    """((all, half) for a, for lo, for hi): where each of them takes clip's derivative whole, and where half
+    of it: a tie of a with a bound splits it, as `np.maximum` splits a tie (one side's derivative was taken
+    there, 1 where central differences give 0.5: niapy clips the point in place onto its bounds)."""
+    below, above = _clip_sides(a, lo, hi)
+    inside = ~(below | above)
+    tie_lo = np.equal(a, lo) & inside if lo is not None else False
+    tie_hi = np.equal(a, hi) & inside if hi is not None else False
+    tied = tie_lo | tie_hi
+    return ((inside & ~tied, tie_lo ^ tie_hi), (below & ~above, tie_lo), (above, tie_hi))
+
+
+def _share(d, whole, half):
+    """d where `whole`, d / 2 where `half`, 0 elsewhere (of d's type: Fractions stay exact)."""
+    out = np.where(whole, d, 0)
+    return np.where(half, d / 2, out) if np.any(half) else out
+
+
 @_rules(np.clip, (np.ndarray, "clip"))
 def _clip():
     def clip_adjoint(dy, y, *args, **kwargs):
@@ -526,18 +554,17 @@ def _clip():
             return (None,) * n
         a = args[0]
         lo, hi = _clip_bounds(args, kwargs)
-        below, above = _clip_sides(a, lo, hi)
-        cts = [match_primal(np.where(below | above, 0, dy), a) if inexact(a) else None]
+        ma, mlo, mhi = _clip_masks(a, lo, hi)
+        cts = [match_primal(_share(dy, *ma), a) if inexact(a) else None]
         if n > 1:
-            cts.append(match_primal(np.where(below & ~above, dy, 0), lo) if inexact(lo) else None)
+            cts.append(match_primal(_share(dy, *mlo), lo) if inexact(lo) else None)
         if n > 2:
-            cts.append(match_primal(np.where(above, dy, 0), hi) if inexact(hi) else None)
+            cts.append(match_primal(_share(dy, *mhi), hi) if inexact(hi) else None)
         cts += [None] * (n - len(cts))
         by_name = {}  # (`a.clip(min=lo)`: the bounds' cotangents by keyword, the registry's trailing dict)
-        for key, bound, taken in (("a_min", lo, below & ~above), ("min", lo, below & ~above),
-                                  ("a_max", hi, above), ("max", hi, above)):
+        for key, bound, m in (("a_min", lo, mlo), ("min", lo, mlo), ("a_max", hi, mhi), ("max", hi, mhi)):
             if key in kwargs:
-                by_name[key] = match_primal(np.where(taken, dy, 0), bound) if inexact(bound) else None
+                by_name[key] = match_primal(_share(dy, *m), bound) if inexact(bound) else None
         return tuple(cts) + ((by_name,) if by_name else ())
 
     def clip_frule(tangents, *args, **kwargs):
@@ -547,8 +574,8 @@ def _clip():
         ta = tangents[0] if tangents[0] is not None else 0.0
         tlo = tangents[1] if len(tangents) > 1 and tangents[1] is not None else 0.0
         thi = tangents[2] if len(tangents) > 2 and tangents[2] is not None else 0.0
-        below, above = _clip_sides(a, lo, hi)
-        dy = np.where(above, thi, np.where(below, tlo, ta))
+        ma, mlo, mhi = _clip_masks(a, lo, hi)
+        dy = _share(ta, *ma) + _share(tlo, *mlo) + _share(thi, *mhi)
         return y, _fit(dy.astype(np.result_type(y), copy=False) if np.result_type(y).kind == "f" else dy, y)
     return clip_adjoint, clip_frule
 

@@ -104,11 +104,14 @@ def _tape_items(back):
 
 
 def test_no_rule_error_names_function_and_line():
-    doubled = np.frompyfunc(lambda v: v * 2.0, 1, 1)  # a fresh C callable no rule knows
+    import struct
+
+    def doubled(v):  # (C functions no rule knows, whose result carries the value where no cotangent follows)
+        return struct.unpack("d", struct.pack("d", v * 2.0))[0]
     with pytest.raises(NoRuleError) as e:
         gradient(lambda x: doubled(x) * x, 1.0)
     msg = str(e.value)
-    assert "lambda" in msg and "test_api_errors.py" in msg and "possible fix" in msg
+    assert "doubled" in msg and "test_api_errors.py" in msg and "possible fix" in msg
 
 
 def test_non_scalar_output():

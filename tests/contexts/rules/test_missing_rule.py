@@ -15,7 +15,7 @@ from contexts.sparsity import jacobian_sparsity
 
 
 def _opaque(x):
-    return np.frompyfunc(lambda v: v * v, 1, 1)(x).astype(float)  # a ufunc of a Python lambda: no rule
+    return np.array(struct.unpack("2d", struct.pack("2d", *x))) * x  # bytes in between: no rule in any mode
 
 
 def _packed(x):

@@ -34,12 +34,19 @@ def test_max_of_a_generator_and_of_several_arguments():
     assert pullback(min, 2.0, 0.5, -1.5, 3.0) == (-1.5, (None, 2.0, None))
 
 
-def test_max_ties_go_to_the_element_python_returns():
+def test_max_ties_share_the_cotangent_as_central_differences_do():
     a, b = 2.0, float("2.0")
     y, (ct,) = pullback(max, 1.0, [1.0, a, b])
-    assert y is a and ct == [None, 1.0, None]
+    assert y is a and ct == [None, 0.5, 0.5]
     y, cts = pullback(min, 1.0, Fraction(1, 2), Fraction(1, 2))
-    assert cts == (1.0, None)
+    assert cts == (0.5, 0.5)
+    # with a key, tied keys of different values: the element Python returns takes it whole
+    assert pullback(max, 1.0, [-2.0, 2.0], key=abs) == (-2.0, ([1.0, None],))
+    from contexts import ADContext, gradient
+    f = lambda x: max(x, 1.0) + min([x, 1.0, 3.0])  # noqa: E731
+    h = 1e-6
+    with ADContext():
+        assert abs(gradient(f, 1.0)[0] - (f(1.0 + h) - f(1.0 - h)) / (2 * h)) < 1e-6
 
 
 def test_max_key_and_default():
