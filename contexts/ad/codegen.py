@@ -16,6 +16,7 @@ user's statement it mirrors.
 from __future__ import annotations
 
 import ast
+import collections
 import copy
 from dataclasses import dataclass, field
 
@@ -285,6 +286,17 @@ class _Gen:
         # `nonlocal`, or changed in place: `out[i] = v` on a captured array)
         self.writers = {n.name: w for n in nested if (w := nonlocal_writes(n) | captured_stores(n))}
         self.changers = {n.name: w for n in nested if (w := captured_stores(n))}  # (in place only)
+        # a lambda bound once to a name that changes captured objects in place (`cb = lambda v: hist.append(v)`):
+        # as a def's (the list's cotangent did not flow into its call: 0 for 3)
+        bound = collections.Counter(t.id for n in nodes if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                                    if isinstance(t, ast.Name))
+        for n in makers:
+            if isinstance(n, ast.Assign) and bound[n.targets[0].id] == 1 and n.targets[0].id not in self.writers:
+                shim = ast.FunctionDef(name=n.targets[0].id, args=n.value.args, body=[ast.Return(value=n.value.body)],
+                                       decorator_list=[], returns=None, type_comment=None, type_params=[])
+                if w := captured_stores(shim):
+                    self.writers[shim.name] = self.changers[shim.name] = w
         # closures made here, by name -> the variables of this function they read: a direct call routes
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
         own = local_names(fdef, nodes) | {n.name for n in nested}

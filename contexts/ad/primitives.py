@@ -16,9 +16,11 @@ from ..rules.builtins import float_adjoint, slot_of, store_slot
 
 registry.adjoint(unpack)(unpack_adjoint)
 registry.set(unpack, iterates=True)
-from .replacements import _order, attribute_setter, carries_derivative, plain_attribute, store_attribute
+from .replacements import (_order, attribute_setter, carries_derivative, delete_attribute, plain_attribute,
+                           store_attribute)
 
-registry.nondifferentiable(_order, attribute_setter, plain_attribute, carries_derivative, store_attribute)
+registry.nondifferentiable(_order, attribute_setter, plain_attribute, carries_derivative, store_attribute,
+                           delete_attribute)
 
 
 def tuple_new(cls, iterable=()):

@@ -589,6 +589,22 @@ def ad_setattr(obj, name, value):
     obj.__dict__[name] = value
 
 
+def delete_attribute(obj, name) -> None:
+    """The builtin delattr, of an attribute holding no derivative (not differentiated)."""
+    delattr(obj, name)
+
+
+def ad_delattr(obj, name):
+    """`delattr(obj, name)` of a name known only when it runs (`delattr(o, "k")` is lowered to `del o.k`): on
+    an object that may hold a derivative it is refused (the cotangents the name's later reads gave would go
+    to the deleted value); else run as it is."""
+    if carries_derivative(obj):
+        raise OverdubError(f"delattr(obj, {name!r}) with a name computed at run time, on a {type(obj).__name__} "
+                           "that may hold a differentiated value",
+                           fix="delete it by name (`del obj.attr`), or set it to a new value")
+    delete_attribute(obj, name)
+
+
 def ad_methodcaller(items, obj):
     """`operator.methodcaller(name, *args)(obj)` as the method call it stands for."""
     if not items:
@@ -615,3 +631,4 @@ REPLACEMENTS[itertools.repeat] = ad_repeat
 REPLACEMENTS[_np.fromiter] = ad_fromiter
 REPLACEMENTS[_np.ndenumerate] = ad_ndenumerate
 REPLACEMENTS[setattr] = ad_setattr
+REPLACEMENTS[delattr] = ad_delattr

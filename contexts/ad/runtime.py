@@ -49,7 +49,7 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, 
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import (STAIRS, is_stair as _stairs, parsed, remembered_text, staircase_reverse,
+from ..lowered.runtime import (STAIRS, dataclass_init, is_stair as _stairs, parsed, remembered_text, staircase_reverse,
                                text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
@@ -1453,6 +1453,12 @@ def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
             obj = object.__new__(cls)
             _, pb = _twin_call(mask, init, (obj,), args, kw)
             return obj, (None if pb is None else (_construct_back, pb))
+        if dataclasses.is_dataclass(cls) and _own_post_init(cls):
+            # its `__post_init__` computing from the fields: the generated `__init__` as code
+            # (`lowered.runtime.dataclass_init`), differentiated with it (run natively it was refused)
+            obj = object.__new__(cls)
+            _, pb = _twin_call(mask, dataclass_init, (obj,), args, kw)
+            return obj, (None if pb is None else (_construct_back, pb))
         if dataclasses.is_dataclass(cls):  # generated __init__: fields in, fields out
             names = [f.name for f in dataclasses.fields(cls) if f.init]
             obj = cls(*args, **kw)
@@ -1543,6 +1549,11 @@ def _has_source(fn) -> bool:
 
 _SOURCE_KNOWN: dict = {}  # id(code) -> (code, whether its source can be had)
 on_clear(_SOURCE_KNOWN.clear)
+
+
+def _own_post_init(cls) -> bool:
+    post = getattr(cls, "__post_init__", None)
+    return type(post) is types.FunctionType and _has_source(post)
 
 
 def _check_post_init(cls, obj, passed):

@@ -479,7 +479,7 @@ def _into_out(ufunc, inputs, kwargs, out):
         return result
     scalar = type(o) is Dual and type(o.primal) is not Dual and isinstance(o.primal, np.generic)
     if (type(o) is not Dual or type(primal(o)) is not np.ndarray) and not scalar:
-        raise OverdubError(
+        raise PlainArrayWrite(
             f"np.{ufunc.__name__}(..., out=...) into an array without a tangent, on dual arguments",
             fix="assign the result (`y = np.f(...)`) instead of writing into `out=`")
     rest = {k: v for k, v in kwargs.items() if k not in ("out", "where")}
@@ -650,6 +650,28 @@ def join(fn):
     return impl
 
 
+class PlainArrayWrite(OverdubError):
+    """Perturbed values written into an array without a tangent (`out=`, `np.copyto`, `np.put`): refused; a
+    tangent twin's call meeting it has its caller run on duals from the start, where such an array a plain
+    call made (`np.zeros`) is a dual."""
+
+
+def _insert(arr, obj, values, axis=None):
+    """np.insert: linear in the array and the values inserted (spectrum's `np.insert(a, 0, 1)`)."""
+    arr = arr if type(arr) is Dual else to_array(arr) if has_dual(arr) else np.asarray(arr)
+    values = values if type(values) is Dual else to_array(values) if has_dual(values) else np.asarray(values)
+    tag = top_tag((arr, values))
+    (av, at), (vv, vt) = split(arr, tag), split(values, tag)
+    y = np.insert(av, obj, vv, axis=axis)
+    if tag is None or np.asarray(y).dtype.kind not in "fc":
+        return y
+    at = zero_tangent(av, tag) if at is None else at
+    vt = zero_tangent(vv, tag) if vt is None else vt
+    if tag.chunk is None:
+        return make(y, np.insert(at, obj, vt, axis=axis), tag)
+    return make(y, np.stack([np.insert(at[i], obj, vt[i], axis=axis) for i in range(tag.chunk)]), tag)
+
+
 def _reshape(x, newshape=None, order="C", **kwargs):
     newshape = kwargs.pop("shape", newshape)
     share_tangent(x)
@@ -760,6 +782,18 @@ def _broadcast_to(x, shape_, subok=False):
     y = np.broadcast_to(x.primal, shape_)
     t = pad(x.tangent, x.primal, len(y.shape), tag)
     return Dual(y, np.broadcast_to(t, ((tag.chunk,) if tag.chunk else ()) + y.shape), tag)
+
+
+def _full_like_dual(a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    """np.full_like of a dual array or a dual fill value: zeros like a (a dual of zero tangent) plus the
+    value, whose tangent fills it (the value was written as a constant: numpy's copyto refused a dual one)."""
+    if type(fill_value) is not Dual:  # (a constant fill: the array like a, of zero tangent where it is a dual's)
+        return _zeros_like_dual(np.full_like)(a, fill_value, dtype=dtype, order=order, subok=subok, shape=shape)
+    out = np.zeros_like(a, dtype=dtype, order=order, subok=subok, shape=shape)
+    if np.dtype(primal(out).dtype).kind not in "fc":
+        return np.full_like(primal(a), primal(fill_value), dtype=dtype, order=order, subok=subok, shape=shape)
+    out[...] = fill_value
+    return out
 
 
 def _zeros_like_dual(fill):
@@ -934,7 +968,7 @@ def _select(condlist, choicelist, default=0):
 def _copyto(dst, src, casting="same_kind", where=True):
     """np.copyto into a dual array: its value and tangent, so its views see the change."""
     if type(dst) is not Dual:
-        raise OverdubError("np.copyto of dual values into an array without a tangent", where=_conversion_site(),
+        raise PlainArrayWrite("np.copyto of dual values into an array without a tangent", where=_conversion_site(),
                            fix="make the array from the input (`np.zeros_like(x)`), or assign instead "
                                "(`dst = np.where(mask, src, dst)`)")
     tag = dst.tag
@@ -970,7 +1004,7 @@ def _store(fn):
         target, index, values = as_store(fn, args, kwargs)
         if type(target) is not Dual:
             if has_dual(values):
-                raise OverdubError(f"np.{fn.__name__} of dual values into an array without a tangent",
+                raise PlainArrayWrite(f"np.{fn.__name__} of dual values into an array without a tangent",
                                    where=_conversion_site(), fix="make the array from the input (`np.zeros_like(x)`), or assign")
             return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
         target[index] = values
@@ -1030,14 +1064,14 @@ JOINS = frozenset({np.concatenate, np.stack, np.hstack, np.vstack, np.column_sta
 OWN_FUNCTIONS = {
     np.diff: _diff,
     np.copyto: _copyto, np.apply_along_axis: _apply_along_axis, **{fn: _store(fn) for fn in (np.put, np.place, np.putmask, np.fill_diagonal)},
-    np.reshape: _reshape, np.ravel: _ravel, np.transpose: _transpose, np.sum: _sum,
+    np.reshape: _reshape, np.ravel: _ravel, np.insert: _insert, np.transpose: _transpose, np.sum: _sum,
     np.broadcast_to: _broadcast_to, np.where: _where, np.select: _select,
     **{fn: _each(fn) for fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d)},
     np.moveaxis: _axes_map(np.moveaxis, "source", "destination"),
     np.swapaxes: _axes_map(np.swapaxes, "axis1", "axis2"),
     np.flip: _axes_map(np.flip, "axis"), np.expand_dims: _axes_map(np.expand_dims, "axis"),
     np.zeros_like: _zeros_like_dual(np.zeros_like), np.empty_like: _zeros_like_dual(np.zeros_like),
-    np.ones_like: _zeros_like_dual(np.ones_like), np.full_like: _zeros_like_dual(np.full_like),
+    np.ones_like: _zeros_like_dual(np.ones_like), np.full_like: _full_like_dual,
     **{fn: linear(fn) for fn in (
         np.squeeze, np.mean, np.cumsum,
         np.fliplr, np.flipud, np.roll, np.trace, np.diagonal, np.diag, np.triu, np.tril, np.tile,

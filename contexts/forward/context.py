@@ -8,6 +8,7 @@ and if that tries to turn a Dual into a float, a `NoForwardRule` error naming th
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import numbers
@@ -25,7 +26,7 @@ from overdub.passes import bound_self, marked_opaque, method_function
 
 from ..lowered.bisection import bisects, refuse_bisection
 from ..rules.builtins import _check_int as int_jump
-from ..lowered.runtime import (STAIRS, TEXT_IDS, is_stair as _stairs, remembered_text,
+from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, is_stair as _stairs, remembered_text,
                                staircase_text as fine_staircase, staircased, text_call)
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
@@ -925,6 +926,12 @@ def _construct(ctx, cls, args, kwargs):
     new, init = cls.__new__, cls.__init__
     own_new = type(new) is types.FunctionType and overdub.is_recursable(new)
     own_init = type(init) is types.FunctionType and overdub.is_recursable(init)
+    if new is object.__new__ and not own_init and dataclasses.is_dataclass(cls) and (
+            type(post := getattr(cls, "__post_init__", None)) is types.FunctionType and overdub.is_recursable(post)):
+        # the generated __init__ (no source) as code, its `__post_init__` recursed (pycoare's np.asarray)
+        obj = object.__new__(cls)
+        ctx.recurse(dataclass_init, obj, *args, **kwargs)
+        return obj
     if own_new:
         obj = ctx.recurse(new, cls, *args, **kwargs)
     elif new is object.__new__ and own_init:

@@ -37,7 +37,7 @@ from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
 from ..rules.registry import key_of, registry
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
-from .arrays import no_rule, out_position, raise_singular, write_out
+from .arrays import PlainArrayWrite, no_rule, out_position, raise_singular, write_out
 from .dual import Dual, DualConversionError, Tag, _own, primal
 from .holds import dual_free, splittable
 from .tangent import _NONDIFF_ATTRIBUTES, NotTransformable, tangent_twin
@@ -469,6 +469,10 @@ def _through_duals(f, args, tans, kw, kwtans):
         # (a Python function with a form on duals — a root finder, a refused search — runs that form)
         y = (_run_form(rule.duals, tuple(dargs), dkw) if rule is not None and rule.duals is not None else
              _run(f, *dargs, **dkw))
+    except PlainArrayWrite as e:
+        if overdub.is_recursable(f):  # (an array a method updates in place, made plain by the twin's caller)
+            raise NotTransformable("a call wrote perturbed values into a plain array") from e
+        raise
     except (TypeError, ValueError, struct.error) as e:
         # a DualConversionError, or the callable's own words ("cannot create mpf from Dual", struct.pack's
         # "required argument is not a float")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import collections
+import copy
 import functools
 import os
 import types
@@ -97,7 +98,11 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                                                  node.args[0])
             if node.func.id in texts:  # the text of a differentiated value: remembered (`__od_text__`)
                 inner = ast.copy_location(ast.Call(node.func, node.args, node.keywords), node)
-                node.func, node.args, node.keywords = ast.Name("__od_text__", ast.Load()), [inner], []
+                # (with the value itself where it is a variable's: `str(seq)` of a string a differentiated
+                # call was also given is no number's text, and its parse, `bytes(seq, "ascii")`, was refused)
+                shown = [copy.deepcopy(inner.args[0])] if len(inner.args) == 1 and not node.keywords and _plain_read(
+                    inner.args[0]) else []
+                node.func, node.args, node.keywords = ast.Name("__od_text__", ast.Load()), [inner] + shown, []
                 ast.copy_location(node.func, node)
 
 
@@ -469,6 +474,13 @@ def differentiable_writes(fdef) -> set[str]:
               and not isinstance(n.value, ast.Constant)):
             out.add(n.target.id)
     return out
+
+
+def _plain_read(e: ast.expr) -> bool:
+    """e reads a variable (also through `__od_primal__`): evaluated twice, it gives the same value."""
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "__od_primal__" and len(e.args) == 1:
+        e = e.args[0]
+    return isinstance(e, ast.Name)
 
 
 def _counted(e: ast.expr, made: dict) -> bool:

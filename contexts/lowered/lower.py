@@ -200,6 +200,14 @@ class Lowerer:
         pre: list = []
         if isinstance(s.value, ast.Constant):
             return []  # docstrings and bare constants
+        v = s.value
+        if (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "delattr" and len(v.args) == 2
+                and not v.keywords and isinstance(v.args[1], ast.Constant) and type(v.args[1].value) is str
+                and v.args[1].value.isidentifier()):
+            # `delattr(self, "_tmp")` is `del self._tmp` (pyfar's constructors), which the engines follow
+            obj = self.atom(v.args[0], pre)
+            target = ast.copy_location(ast.Attribute(value=obj, attr=v.args[1].value, ctx=ast.Del()), v)
+            return pre + self.stmt_Delete(ast.copy_location(ast.Delete(targets=[target]), s))
         value = self.expr(s.value, pre)
         if not is_atom(value):
             pre.append(_assign(self.state.temp(), value, s))

@@ -399,7 +399,7 @@ def test_a_c_function_without_a_rule_given_a_differentiated_value_is_refused_whe
 
 
 def test_a_dataclass_with_post_init_and_a_field_left_to_its_default():
-    from dataclasses import dataclass
+    from dataclasses import InitVar, dataclass, field
 
     @dataclass
     class Params:
@@ -416,14 +416,26 @@ def test_a_dataclass_with_post_init_and_a_field_left_to_its_default():
     assert_scalar_modes(f, 1.7)
 
     @dataclass
-    class Derived:
+    class Derived:  # (pycoare's inputs: fields derived in __post_init__, refused as set natively)
         a: float
         b: float = 0.0
+        c: list = field(default_factory=list)
 
         def __post_init__(self):
-            self.b = 2.0 * self.a  # (set from a differentiated value natively: still refused)
-    with ADContext(), pytest.raises(OverdubError):
-        gradient(lambda s: Derived(s).b, 1.0)
+            self.b = 2.0 * self.a
+            self.k = np.asarray(self.a, dtype=float) * self.b
+            self.c.append(self.k)
+
+    @dataclass(frozen=True)
+    class Frozen:
+        a: float
+        scale: InitVar[float] = 3.0
+
+        def __post_init__(self, scale):
+            object.__setattr__(self, "b", self.a * scale)
+
+    assert_scalar_modes(lambda s: Derived(s).b + Derived(a=s * s).k + Derived(s).c[0], 1.3)
+    assert_scalar_modes(lambda s: Frozen(s).b * Frozen(s, scale=s).b, 1.3)
 
 
 def kernel_density(data, h):
@@ -592,3 +604,94 @@ def test_a_base_class_property_read_through_super():
     # reverse mode ran the base property natively through the super() proxy: 0.0 for 1.4, hessian 0
     assert_scalar_modes(lambda a: _Derived(a).v * a, 0.7)
     assert_scalar_modes(lambda a: _Derived(a).twice() + a, 0.7)
+
+
+# -- package sweeps pkJ, pkK, pkL: false refusals --------------------------------------------------------
+
+class _Filter:
+    def __init__(self, w):
+        self.w = np.array(w)  # (padasip: the weights from a list, then updated in place)
+
+    def adapt(self, mu, x):
+        self.w += mu * x
+        return float(self.w @ self.w)
+
+
+def weights_from_a_list_updated_in_place(mu):
+    return _Filter([0.1, -0.2]).adapt(mu, np.array([1.0, 2.0])) * mu
+
+
+def filled_with_a_value(t):
+    # np.full / np.full_like of a differentiated value (scipy.stats.pearsonr, pyfeng): refused in forward mode
+    return float(np.sum(np.full(3, t) * np.array([1.0, 2.0, 3.0])) + np.sum(np.full_like(np.zeros((2, 2)), t * t)))
+
+
+def bessel_order_from_a_rounded_count(x):
+    from scipy import special
+    nmax = np.round(2 + x)  # PyMieScatt's number of terms: piecewise constant in x
+    nu = np.arange(1, nmax + 1) + 0.5
+    return float(np.sum(special.yv(nu, x)))
+
+
+class _Scratch:
+    k = 2.0
+
+    def __init__(self, a):
+        self._tmp = a * 3.0
+        self.a = a + self._tmp
+        self.k = a * a
+        delattr(self, "_tmp")  # (pyfar's constructors)
+        delattr(self, "k")  # (the class's constant shows again)
+
+
+def deleted_attributes(a):
+    o = _Scratch(a)
+    return o.a * o.k
+
+
+def text_of_a_string_beside_a_differentiated_call(a):
+    def corr(x, seq):
+        return 0.0 * x
+
+    def tm(seq, x, never=False):
+        seq = str(seq)  # biopython's Tm_NN: str() of a sequence, then parsed as bytes
+        bytes(seq, encoding="ascii")
+        if never:
+            corr(x, seq)
+        return x * len(seq)
+    return tm("ACGT", a)
+
+
+def test_weights_from_a_list_updated_in_place_by_a_method():
+    # reverse mode and hessian right; forward mode refuses the update of a plain array made from a list
+    # (numpy's np.array of a list stays plain: libraries make their indexes so), never a wrong number
+    want = fd.derivative(weights_from_a_list_updated_in_place, 1.3)
+    with ADContext():
+        assert gradient(weights_from_a_list_updated_in_place, 1.3)[0] == pytest.approx(want, rel=1e-6)
+    try:
+        got = derivative(weights_from_a_list_updated_in_place, 1.3)
+    except OverdubError:
+        return
+    assert got == pytest.approx(want, rel=1e-6)
+
+
+@pytest.mark.parametrize("f", [filled_with_a_value,
+                               bessel_order_from_a_rounded_count, deleted_attributes,
+                               text_of_a_string_beside_a_differentiated_call])
+def test_sweep_31_false_refusals(f):
+    assert_scalar_modes(f, 1.3 if f is not bessel_order_from_a_rounded_count else 2.3)
+
+
+def test_delattr_of_a_differentiated_slot_value_is_refused():
+    class Slotted:
+        __slots__ = ("v",)
+
+        def __init__(self, v):
+            self.v = v
+
+    def f(a, name="v"):
+        s = Slotted(a)
+        delattr(s, name)  # (a name known only when it runs: refused on an object holding a derivative)
+        return a
+    with ADContext(), pytest.raises(OverdubError, match="delattr"):
+        gradient(f, 1.0)

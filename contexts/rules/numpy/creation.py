@@ -12,6 +12,7 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
+from ..cotangents import Refused
 from ..registry import registry
 from ..sparsity_specs import CONSTRUCTOR, INDICES, Custom
 from ._util import match_primal
@@ -99,6 +100,11 @@ def arange_rrule(*args, **kwargs):
         out = [None] * len(args)
         if dy is None or y.dtype.kind not in "fc" or not y.size:
             return tuple(out)
+        if type(dy) is Refused:  # (unknown: of a float start or step; an integer one takes none)
+            for i, v in ((i_start, start), (i_step, step)):
+                if i is not None and not isinstance(v, (int, np.integer)):
+                    out[i] = dy
+            return tuple(out)
         dy = np.asarray(dy)
         if i_start is not None:
             out[i_start] = match_primal(dy.sum(), start)
@@ -152,3 +158,69 @@ def _made_by_frompyfunc(fn):
 
 registry.set(np.frompyfunc, stand_in=frompyfunc)
 registry.made_stand_ins.append(_made_by_frompyfunc)
+
+
+# -- np.full(shape, v), np.full_like(a, v): differentiable in the fill value v ------------------------------
+# (numpy writes v into an empty array with copyto: a differentiated v was refused in forward mode, as a dual
+# stored into a plain array; scipy.stats.pearsonr fills so)
+
+def _fill_args(fn, args, kwargs):
+    """(fill value, dtype) of an np.full / np.full_like call."""
+    fill = args[1] if len(args) > 1 else kwargs.get("fill_value")
+    dtype = args[2] if len(args) > 2 else kwargs.get("dtype")
+    return fill, dtype
+
+
+def _fills_inexact(fill, dtype) -> bool:
+    from .ufuncs import inexact
+    return inexact(fill) and (dtype is None or np.dtype(dtype).kind in "fc")
+
+
+def _full_adjoint(fn):
+    def adjoint(dy, y, *args, **kwargs):
+        from ..generic import unbroadcast
+        fill, dtype = _fill_args(fn, args, kwargs)
+        out = [None] * len(args)
+        if dy is None or not _fills_inexact(fill, dtype):
+            return tuple(out) + (({"fill_value": None},) if "fill_value" in kwargs else ())
+        g = match_primal(unbroadcast(dy, np.asarray(fill)) if np.ndim(fill) else np.sum(dy), fill)
+        if len(args) > 1:
+            out[1] = g
+            return tuple(out)
+        return tuple(out) + ({"fill_value": g},)
+    adjoint.__name__ = f"{fn.__name__}_adjoint"
+    return adjoint
+
+
+def _full_frule(fn):
+    def frule(tangents, *args, **kwargs):
+        fill, dtype = _fill_args(fn, args, kwargs)
+        y = _full_impl(fn)(*args, **kwargs)
+        t = tangents[1] if len(tangents) > 1 else None
+        if t is None or not _fills_inexact(fill, dtype):
+            return y, None
+        return y, np.broadcast_to(np.asarray(t, dtype=y.dtype), y.shape).copy()
+    frule.__name__ = f"{fn.__name__}_frule"
+    return frule
+
+
+def _full_impl(fn):
+    """fn itself, or, for a fill value numpy cannot write into a plain array (forward mode's dual, under a
+    second derivative), the filled array as zeros plus the value (of its shape and float dtype)."""
+    def impl(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError:
+            fill, dtype = _fill_args(fn, args, kwargs)
+            like = args[0] if args else kwargs.get("a", kwargs.get("shape"))
+            shape = np.shape(like) if fn is np.full_like else like
+            zeros = np.zeros(shape, dtype=dtype if dtype is not None else (
+                like.dtype if fn is np.full_like and np.asarray(like).dtype.kind in "fc" else float))
+            return zeros + fill
+    return impl
+
+
+for _fn in (np.full, np.full_like):
+    registry.adjoint(_fn)(_full_adjoint(_fn))
+    registry.frule(_fn)(_full_frule(_fn))
+    registry.set(_fn, impl=_full_impl(_fn))
