@@ -24,7 +24,7 @@ import numpy as np
 
 from overdub.passes import fix_missing_locations
 
-from ..lowered.activity import (active_names, ask_primals, asked as _asked, captured_changes_by_kind as _changed_captures, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls,
+from ..lowered.activity import (active_names, ask_primals, through_calls, asked as _asked, captured_changes_by_kind as _changed_captures, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls,
                                 local_names, name_stores, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
                                 stored_base, view_groups, private_containers)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
@@ -284,8 +284,14 @@ class _Gen:
         self.bound_before = _bound_before(fdef, params)
         # nested functions that write variables of this one: name -> those variables (rebound with
         # `nonlocal`, or changed in place: `out[i] = v` on a captured array)
-        self.writers = {n.name: w for n in nested if (w := nonlocal_writes(n) | captured_stores(n))}
-        self.changers = {n.name: w for n in nested if (w := captured_stores(n))}  # (in place only)
+        own_writes = {n.name: nonlocal_writes(n) | captured_stores(n) for n in nested}
+        self.writers = through_calls(nested, own_writes)
+        # (what a closure rebinds, `nonlocal`, only through a sibling closure it calls: refused at its call; a
+        # captured object it changes in place there keeps its cotangent box by identity)
+        rebound = {n.name: nonlocal_writes(n) for n in nested}
+        by_sibling, inside = through_calls(nested, rebound), through_calls(nested, rebound, siblings=False)
+        self.through = {k: w - inside.get(k, set()) for k, w in by_sibling.items() if w - inside.get(k, set())}
+        self.changers = through_calls(nested, {n.name: captured_stores(n) for n in nested})  # (in place only)
         # a lambda bound once to a name that changes captured objects in place (`cb = lambda v: hist.append(v)`):
         # as a def's (the list's cotangent did not flow into its call: 0 for 3)
         bound = collections.Counter(t.id for n in nodes if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
@@ -885,6 +891,11 @@ class _Gen:
             # `memo.get(x)`: a dict's hit by a differentiated key is refused (`helpers.key_lookup`)
             fwd_call = at([expr_stmt(call("__od_key_lookup__", user(v.func.value), user(v.args[0])))], s) + fwd_call
         written = sorted(self.writers.get(v.func.id, ())) if isinstance(v.func, ast.Name) else []
+        if written and (through := sorted(self.through.get(v.func.id, ()))):
+            # it writes them through another closure it calls (`helper` calling `add`, whose `nonlocal s`):
+            # their cotangents would come back inside that closure's, not to them (0 for 3)
+            raise Unsupported(f"closure `{v.func.id}` writing `{through[0]}` through another closure it calls "
+                              f"(call that one directly, or pass `{through[0]}` as an argument)", s)
         pre: list[ast.stmt] = []
         cell_flags: list[ast.stmt] = []
         if written:

@@ -108,6 +108,12 @@ DICT_VIEWS = (type({}.values()), type({}.items()))
 
 def _iter_adjoint(dy, y, x, *sentinel):
     """iter(x): the iterator's cotangent (one entry per element drawn, by its position in x) mapped onto x."""
+    if sentinel and dy is not None and any(g is not None for g in dy):
+        # `iter(read, None)`: read() called from C at each draw, unrecorded (its items' cotangents were
+        # dropped: 0)
+        raise NoRuleError("the items drawn from iter(callable, sentinel) carry a derivative: the callable "
+                          "runs from C, where reverse mode cannot follow it",
+                          fix="call it in a loop: `while (v := read()) is not None: ...`")
     if dy is None or sentinel:
         return (None,) * (1 + len(sentinel))
     if y is x:  # iter() of an iterator is the iterator itself: one object, one cotangent box
@@ -120,6 +126,8 @@ def _iter_adjoint(dy, y, x, *sentinel):
         return unpack_adjoint(gs, tuple(x), x, n, -1)[:1]
     if isinstance(x, _KEYED):
         return (_keys_carry_nothing(list(dy)),)
+    if type(x) is range:  # its items are integers: a cotangent a use gave them (`t * i`) carries nothing
+        return (None,)
     if any(g is not None for g in dy):  # (dropped, the gradient would be silently 0: a dual array's was)
         raise NoRuleError(f"the items drawn from iter() of a {type(x).__name__} carry a derivative, which "
                           "reverse mode cannot map back onto it",

@@ -1090,7 +1090,15 @@ def _other_call(mask, f, args, kw):
     if f is super and len(args) == 2:  # super(cls, obj): its cotangent is obj's
         return super(*args), (_super_back,)
     if type(f) is _LRU_CACHE:  # differentiated through the function itself: a cached value has no pullback
-        return call(mask, f.__wrapped__, *args, **kw)
+        inner = f.__wrapped__
+        if type(inner) is types.FunctionType and any(_cell_value(c) is f for c in inner.__closure__ or ()):
+            # a recursive closure cached (`@cache def F(n): ... F(n - 1) ...` reading a differentiated cell):
+            # its cells' cotangents went round the cache's self-reference and were lost, 0
+            raise UnsupportedFunction(
+                f"reverse mode cannot differentiate {inner.__qualname__}, a recursive closure under "
+                "functools.lru_cache/cache", where=_user_line(),
+                fix="drop the cache, or pass the differentiated value as an argument; forward mode follows it")
+        return call(mask, inner, *args, **kw)
     if isinstance(f, np.vectorize) and f.signature is None and not f.excluded and not kw:
         y, pb = _twin_call(EVERY_ARGUMENT, ad_vectorize, (), (f,) + args, _NOKW)
         return y, (_vectorize_back, pb)

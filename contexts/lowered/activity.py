@@ -483,6 +483,38 @@ def _plain_read(e: ast.expr) -> bool:
     return isinstance(e, ast.Name)
 
 
+def through_calls(defs, own: dict, siblings: bool = True) -> dict:
+    """own (nested function's name -> the enclosing variables it writes) with what each also writes through
+    the nested functions it calls by name or defines (`helper(v)` calling `add`, whose `nonlocal s` it
+    changes: the cotangent of s did not flow into helper's call, 0 for 3), as far as they are free variables
+    of it (not its own locals), transitively."""
+    by_name = {d.name: d for d in defs}
+    reach, local = {}, {}
+    for d in defs:
+        inner = {m.name for m in all_nodes(d) if isinstance(m, ast.FunctionDef) and m is not d}
+        called = {n.func.id for n in all_nodes(d) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                  and n.func.id in by_name and n.func.id != d.name}
+        # (a function defined inside d may write d's own variables: those stay d's)
+        reach[d.name] = [(m, m in inner) for m in (called | inner if siblings else inner)]
+        local[d.name] = local_names(d) - nonlocal_names(d)
+    out = {k: set(v) for k, v in own.items()}
+    changed = True
+    while changed:
+        changed = False
+        for name, targets in reach.items():
+            mine = out.setdefault(name, set())
+            for m, nested in targets:
+                extra = out.get(m, set()) - mine - (local[name] if nested else set())
+                if extra:
+                    mine |= extra
+                    changed = True
+    return {k: v for k, v in out.items() if v}
+
+
+def nonlocal_names(fdef) -> set[str]:
+    return {n for s in all_nodes(fdef) if isinstance(s, (ast.Nonlocal, ast.Global)) for n in s.names}
+
+
 def _counted(e: ast.expr, made: dict) -> bool:
     """e is a count or a truth, never a derivative's carrier: `len(data)`, a comparison (statistics.kde's
     `nonlocal n; n = len(data)`), or a temporary made only of one (made: name -> the values assigned it)."""
@@ -1145,9 +1177,9 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     act.drawn = drawn
     act.items = items
     act.immutable = _immutable_locals(fdef, globals_, set(param_names(a)) | set(freevars), nodes, stores)
-    act.closure_stores = {n.name: captured_stores(n) for n in defs}
-    act.closure_calls = {n.name: _captured_changes(n) - act.closure_stores[n.name] for n in defs}
-    act.closure_writes = {n.name: nonlocal_writes(n) for n in defs}
+    act.closure_stores = through_calls(defs, {n.name: captured_stores(n) for n in defs})
+    act.closure_calls = {n.name: _captured_changes(n) - act.closure_stores.get(n.name, set()) for n in defs}
+    act.closure_writes = through_calls(defs, {n.name: nonlocal_writes(n) for n in defs})
     # a closure passed on or stored that sets a captured variable from its inputs: that variable may
     # be differentiated (the code generator refuses it: its cotangent cannot be routed back)
     _, escaping = closure_hazards(fdef, [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs], nodes)

@@ -984,9 +984,17 @@ def _check_supported_shallow(fdef) -> None:
     """Reject yield/await and reads of the frame by name (`locals()`) in fdef itself (not in nested
     definitions)."""
     stored = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    stack = list(ast.iter_child_nodes(fdef))
+    stack = [fdef] + list(ast.iter_child_nodes(fdef))
     while stack:
         node = stack.pop()
+        if node is fdef:  # (its own body's blocks, checked below; its children are on the stack)
+            late = _late_generator(fdef.body)
+            if late is not None:
+                raise Unsupported(f"lazy iterator `{late[0]}` reading `{late[1]}`, which is assigned or changed "
+                                  f"before `{late[0]}` is used: it is drawn where it is made, so it would read "
+                                  f"`{late[1]}` before the change (make it where it is used, or build a list)",
+                                  late[2])
+            continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
@@ -997,11 +1005,47 @@ def _check_supported_shallow(fdef) -> None:
             raise Unsupported(f"call `{node.func.id}(...)` that reads the function's variables by name (a "
                               "transformed function's frame holds other variables: the derivative would not "
                               "follow them; use the variables themselves)", node)
+        for block in (getattr(node, "body", None), getattr(node, "orelse", None), getattr(node, "finalbody", None)):
+            if type(block) is list and (late := _late_generator(block)) is not None:
+                raise Unsupported(f"lazy iterator `{late[0]}` reading `{late[1]}`, which is assigned or changed "
+                                  f"before `{late[0]}` is used: it is drawn where it is made, so it would read "
+                                  f"`{late[1]}` before the change (make it where it is used, or build a list)",
+                                  late[2])
         if isinstance(node, ast.Try) and (jump := _jump_out_of(node.finalbody)) is not None:
             # (it discards the `return` of the try: reverse mode still added that value's derivative, 4.4
             # for 3; Python 3.14 warns of it, PEP 765)
             raise Unsupported(f"`{jump}` in a `finally` block (it discards the try's return or exception)", node)
         stack.extend(ast.iter_child_nodes(node))
+
+
+_LAZY_BUILTINS = frozenset({"zip", "enumerate", "reversed", "map", "filter", "iter"})
+
+
+def _late_generator(stmts: list) -> tuple[str, str, ast.AST] | None:
+    """(generator variable, variable, node) for a generator expression bound to a name (`g = (c * w for w in
+    ws)`) whose reads are rebound or changed in place (`c = 3 * t`, `ws.append(x)`) before a later statement
+    of the same block first uses it: Python's generator reads them when it runs, the engines' (evaluated
+    where it is made) read them before (another value in every mode: 3 for 9); None if there is none."""
+    from .activity import changed_in_place  # (activity imports this module)
+    for i, st in enumerate(stmts):
+        if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+                and (isinstance(st.value, ast.GeneratorExp) or isinstance(st.value, ast.Call)
+                     and isinstance(st.value.func, ast.Name) and st.value.func.id in _LAZY_BUILTINS)):
+            continue
+        name = st.targets[0].id
+        if isinstance(st.value, ast.GeneratorExp):
+            reads = _comprehension_reads(st.value) | {n.id for n in ast.walk(st.value.generators[0].iter)
+                                                      if isinstance(n, ast.Name)}
+        else:  # (`it = zip(ws, vs)`, `enumerate`, `reversed`, `map`, `filter`, `iter`: drawn where made, too)
+            reads = {n.id for n in ast.walk(st.value) if isinstance(n, ast.Name) and n is not st.value.func}
+        for later in stmts[i + 1:]:
+            if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(later)):
+                break
+            stored = {n.id for n in ast.walk(later) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            hit = sorted((stored | changed_in_place(ast.Module(body=[later], type_ignores=[]))) & reads)
+            if hit:
+                return name, hit[0], later
+    return None
 
 
 def _jump_out_of(stmts: list) -> str | None:
