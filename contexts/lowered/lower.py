@@ -990,10 +990,7 @@ def _check_supported_shallow(fdef) -> None:
         if node is fdef:  # (its own body's blocks, checked below; its children are on the stack)
             late = _late_generator(fdef.body)
             if late is not None:
-                raise Unsupported(f"lazy iterator `{late[0]}` reading `{late[1]}`, which is assigned or changed "
-                                  f"before `{late[0]}` is used: it is drawn where it is made, so it would read "
-                                  f"`{late[1]}` before the change (make it where it is used, or build a list)",
-                                  late[2])
+                raise _late_refused(late)
             continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue
@@ -1007,10 +1004,7 @@ def _check_supported_shallow(fdef) -> None:
                               "follow them; use the variables themselves)", node)
         for block in (getattr(node, "body", None), getattr(node, "orelse", None), getattr(node, "finalbody", None)):
             if type(block) is list and (late := _late_generator(block)) is not None:
-                raise Unsupported(f"lazy iterator `{late[0]}` reading `{late[1]}`, which is assigned or changed "
-                                  f"before `{late[0]}` is used: it is drawn where it is made, so it would read "
-                                  f"`{late[1]}` before the change (make it where it is used, or build a list)",
-                                  late[2])
+                raise _late_refused(late)
         if isinstance(node, ast.Try) and (jump := _jump_out_of(node.finalbody)) is not None:
             # (it discards the `return` of the try: reverse mode still added that value's derivative, 4.4
             # for 3; Python 3.14 warns of it, PEP 765)
@@ -1046,6 +1040,12 @@ def _late_generator(stmts: list) -> tuple[str, str, ast.AST] | None:
             if hit:
                 return name, hit[0], later
     return None
+
+
+def _late_refused(late) -> Unsupported:
+    return Unsupported(f"lazy iterator `{late[0]}` reading `{late[1]}`, which is assigned or changed before "
+                       f"`{late[0]}` is used: it is drawn where it is made, so it would read `{late[1]}` before the "
+                       f"change (make it where it is used, or build a list)", late[2])
 
 
 def _jump_out_of(stmts: list) -> str | None:
