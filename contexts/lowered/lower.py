@@ -201,6 +201,12 @@ class Lowerer:
         if isinstance(s.value, ast.Constant):
             return []  # docstrings and bare constants
         v = s.value
+        if (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "setattr" and len(v.args) == 3
+                and not v.keywords and isinstance(v.args[1], ast.Constant) and type(v.args[1].value) is str
+                and v.args[1].value.isidentifier() and not v.args[1].value.startswith("__")):
+            # `setattr(o, "a", v)` is `o.a = v` (a SimpleNamespace's field: refused by name before)
+            target = ast.copy_location(ast.Attribute(value=v.args[0], attr=v.args[1].value, ctx=ast.Store()), v)
+            return self.stmt_Assign(ast.copy_location(ast.Assign(targets=[target], value=v.args[2]), s))
         if (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "delattr" and len(v.args) == 2
                 and not v.keywords and isinstance(v.args[1], ast.Constant) and type(v.args[1].value) is str
                 and v.args[1].value.isidentifier()):

@@ -802,3 +802,24 @@ def test_next_inside_a_loop_over_the_same_iterator_is_refused_in_reverse_mode():
     with ADContext():  # (drawn as pairs by zip: followed)
         assert gradient(lambda t: sum(a * b for a, b in zip(*[iter([t, 2 * t, 3 * t, 4 * t])] * 2)), 0.7)[0] == \
             pytest.approx(want, rel=1e-6)
+
+
+def test_setattr_by_a_constant_name_is_the_store_it_stands_for():
+    import types
+
+    class Scaled:
+        @property
+        def v(self):
+            return self._v
+
+        @v.setter
+        def v(self, x):
+            self._v = x * 3.0
+
+    def f(t):  # (a SimpleNamespace's field by setattr was refused as "a slot or a C descriptor")
+        o = types.SimpleNamespace(a=t)
+        setattr(o, "a", o.a * 2.0)
+        s = Scaled()
+        setattr(s, "v", t * t)
+        return o.a * t + s.v
+    assert_scalar_modes(f, 0.7)
