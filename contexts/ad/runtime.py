@@ -1382,9 +1382,8 @@ def _user_line() -> str | None:
 def _no_rule(f, where=None) -> NoRuleError:
     where = where or _user_line()
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
-    module = getattr(f, "__module__", None) or type(f).__module__
     return NoRuleError(
-        f"no reverse rule for the C function {module}.{name}, reached with differentiable inputs",
+        f"no reverse rule for the C function {_qualified(f)}, reached with differentiable inputs",
         where=where,
         fix=("register one: `@contexts.custom_adjoint(fn)` on a function returning (y, pullback), or "
              f"`contexts.rules.registry.adjoint({name})` with the static form; or wrap the call in "

@@ -304,10 +304,10 @@ def _fd_call(f, args, tans, kw, kwtans):
     if f is getattr and len(args) >= 2 and args[1] in _NONDIFF_ATTRIBUTES:  # getattr(x, "shape", ())
         return f(*args, **kw), 0
     f = uncached(f)
-    if (stand := registry.stand_in_of(f)) is not None:  # the primitive as Python code (`Rule.stand_in`)
-        pre = stand[1]
-        return _by_twin(stand[0], (*pre, *args), (*(0,) * len(pre), *tans), kw, kwtans)
     rule = registry.get(f)
+    if (rule is None or rule.stand_in is not None) and (stand := registry.stand_in_of(f)) is not None:
+        pre = stand[1]  # the primitive as Python code (`Rule.stand_in`; asked only where no other rule is)
+        return _by_twin(stand[0], (*pre, *args), (*(0,) * len(pre), *tans), kw, kwtans)
     if rule is None and type(f) is types.MethodDescriptorType and args and isinstance(args[0], f.__objclass__):
         # `np.ndarray.sum(a)`, `type(a).__copy__(a)`: the C method unbound, its object first
         rule = registry.get((f.__objclass__, f.__name__))

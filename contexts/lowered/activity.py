@@ -883,11 +883,12 @@ class _Activity:
                 # (but `str(x)`, as an f-string: geopy's `Point(f"{lat} {lon}")` parsed by a callee gave 0; and
                 # any/all drawing from an active iterator, whose draws run code that may store: recorded)
                 return v.func.id in _TEXT_MAKERS_AND_DRAWERS and any(n in a for n in _reads(v))
-            if self.state_readers and any(n in self.state_readers for n in _reads(v)):
+            read = _reads(v)
+            if self.state_readers and not self.state_readers.isdisjoint(read):
                 # it may return what an earlier call stored into module state (the function called, or given
                 # to the callee: `map(h, xs)`, `np.vectorize(h)(xs)` of an h reading a changed global dict)
                 return True
-            return any(n in a for n in _reads(v))
+            return not a.isdisjoint(read)
         if isinstance(v, (ast.Lambda, ast.FunctionDef)):
             return bool(free_names(v) & a)
         if isinstance(v, ast.Attribute):

@@ -180,7 +180,7 @@ class Rule:
     python: Callable | None = None
     # the primitive written as Python code doing the same work (a C function permuting by a seeded stream,
     # `bisect.insort`'s ordered insert): every engine differentiates that code in fn's place, always. For a
-    # C type's bound method (key `(type, name)`) it takes the object first.
+    # Cython class's method (registered on the class's function) it takes the object first.
     stand_in: Callable | None = None
     # a higher-order primitive (one calling a Python function it is given, `scipy.integrate.quad`) as a
     # function taking and returning duals itself: forward mode calls it in place of fn, since the duals
@@ -212,9 +212,10 @@ class Registry:
         self.families: list[tuple[Callable, Callable]] = []  # (test, make): see `family`
         # the code of nondifferentiable generator functions: the generators they make carry no derivative
         self.constant_generators: set[types.CodeType] = set()
-        # `made(fn) -> (stand-in, arguments first) or None` for callables made at run time that stand for
-        # Python code (a ufunc of `np.frompyfunc`): asked by `stand_in_of` for a callable without a rule
-        self.made_stand_ins: list[Callable] = []
+        # type -> `made(fn) -> (stand-in, arguments first) or None` for callables of that type made at run time
+        # that stand for Python code (a ufunc of `np.frompyfunc`): asked by `stand_in_of`
+        self.made_stand_ins: dict[type, Callable] = {}
+        self.stand_in_ids: set[int] = set()  # (the callables with a `Rule.stand_in`, by identity: `stand_in_of`)
 
     # -- lookup --------------------------------------------------------------------------------
     def get(self, fn: Any) -> Rule | None:
@@ -241,21 +242,17 @@ class Registry:
         return None
 
     def stand_in_of(self, fn: Any) -> tuple[Callable, tuple] | None:
-        """(fn's stand-in (`Rule.stand_in`), the arguments to put first: a bound method's object), or None."""
+        """(fn's stand-in (`Rule.stand_in`), the arguments to put first: a bound method's object), or None. Asked
+        on the engines' per-call paths: a callable with none is told apart by one set lookup."""
         bound = type(fn) is types.MethodType  # (a Cython method: its class's function, bound)
-        try:
-            rule = self.get(fn.__func__ if bound else fn)
-        except TypeError:  # (an unhashable method's function)
-            return None
-        if rule is None and self.made_stand_ins:
-            for made in self.made_stand_ins:
-                if (stand := made(fn)) is not None:
-                    return stand
+        target = fn.__func__ if bound else fn
+        if id(target) not in self.stand_in_ids:
+            made = self.made_stand_ins.get(type(fn))
+            return None if made is None else made(fn)
+        rule = self.rules.get(target)
         if rule is None or rule.stand_in is None:
             return None
-        if bound or isinstance(key_of(fn), tuple):
-            return rule.stand_in, (fn.__self__,)
-        return rule.stand_in, ()
+        return rule.stand_in, ((fn.__self__,) if bound else ())
 
     def __contains__(self, fn: Any) -> bool:
         return self.get(fn) is not None
@@ -328,6 +325,8 @@ class Registry:
                     setattr(rule, name, None)
             for name, value in fields.items():
                 setattr(rule, name, value)
+            if "stand_in" in fields and not isinstance(fn, tuple):  # (kept alive by its rule, keyed by it)
+                (self.stand_in_ids.add if fields["stand_in"] is not None else self.stand_in_ids.discard)(id(key_of(fn)))
 
     def set_kind(self, kind: str, *fns: Any, **meta: Any) -> None:
         for fn in fns:

@@ -150,14 +150,14 @@ def _made_by_frompyfunc(fn):
     """(called_vectorized, (func, nout)) for a ufunc `np.frompyfunc` made (one made before the
     differentiated code ran: its Python function is what the ufunc object holds, the one callable among
     its references), else None."""
-    if type(fn) is not np.ufunc or not fn.__name__.endswith(" (vectorized)"):
+    if not fn.__name__.endswith(" (vectorized)"):  # (asked for ufuncs only)
         return None
     held = [r for r in gc.get_referents(fn) if callable(r)]
     return (called_vectorized, (held[0], fn.nout)) if len(held) == 1 else None
 
 
 registry.set(np.frompyfunc, stand_in=frompyfunc)
-registry.made_stand_ins.append(_made_by_frompyfunc)
+registry.made_stand_ins[np.ufunc] = _made_by_frompyfunc
 
 
 # -- np.full(shape, v), np.full_like(a, v): differentiable in the fill value v ------------------------------
