@@ -24,7 +24,7 @@ import numpy as np
 
 from overdub.passes import fix_missing_locations
 
-from ..lowered.activity import (active_names, ask_primals, through_calls, asked as _asked, captured_changes_by_kind as _changed_captures, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls,
+from ..lowered.activity import (active_names, ask_primals, through_calls, asked as _asked, captured_changes_by_kind as _changed_captures, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls, stateful_calls,
                                 local_names, name_stores, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
                                 stored_base, view_groups, private_containers)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
@@ -54,7 +54,8 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_text_of__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__",
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_stairs__",
-           "__od_stairs_fd__", "__od_operator__")
+           "__od_stairs_fd__", "__od_operator__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
+           "__od_size__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -230,7 +231,7 @@ class _AssignedAfter:
 
 class _Gen:
     def __init__(self, fdef: ast.FunctionDef, active: set[str], params: list[str], fresh: set[int] = frozenset(),
-                 observed: bool = False, compact: bool = False):
+                 observed: bool = False, compact: bool = False, stateful: set[int] = frozenset()):
         self.fdef = fdef
         # the names the function reads: a result none reads is dropped (`obj + x` as a statement)
         self.loaded = {n.id for n in all_nodes(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
@@ -270,7 +271,7 @@ class _Gen:
                   and isinstance(n.targets[0], ast.Name)):
                 makers.append(n)
         nested = [n for n in makers if isinstance(n, ast.FunctionDef)]
-        self.view_groups = view_groups(fdef, fresh)
+        self.view_groups = view_groups(fdef, fresh, stateful)
         self.pure_calls = fresh  # calls known to change none of their arguments (`fresh_calls`)
         # temporaries holding a one-item tuple of a variable (`out=(o,)` lowered to `t1 = (o,)`): the array
         # a ufunc writes is o, whose cotangent the call's pullback takes (the tuple's was None: 0)
@@ -340,9 +341,9 @@ class _Gen:
         return f"{prefix}{self.npb}"
 
     def take(self, name: str) -> list[ast.stmt]:
-        """Adjoint statements taking name's cotangent into `_g` (a store: the variable's is reset)."""
+        """Adjoint statements taking name's cotangent into `_od_g` (a store: the variable's is reset)."""
         self.dvars.add(name)
-        return [assign("_g", d(name)), assign(d(name), const(None))]
+        return [assign("_od_g", d(name)), assign(d(name), const(None))]
 
     # -- statements ----------------------------------------------------------------------------
     def body(self, stmts: list[ast.stmt], single: bool = False) -> list[ast.stmt]:
@@ -462,7 +463,7 @@ class _Gen:
         pre = at([assign((itv, pb), call("__od_call__", const(EVERY_ARGUMENT), "__od_iter__", it)), assign(src, it),
                   expr_stmt(call("_od_ta", tuple_([const(j), pb, src])))], s)
         self.dvars.update((it, itv))
-        pullback = assign("_od_r", call(item(pb, 0), pb, "_g", const(None), "_od_S"))
+        pullback = assign("_od_r", call(item(pb, 0), pb, "_od_g", const(None), "_od_S"))
         # (the items' cotangents a list or tuple looped over got in its box, `loop_item_adj`: its own now)
         adj0 = (self.take(itv) + [_given(pb, [pullback, *self.acc(it, item(item("_od_r", 1), 0))])]
                 + [assign(d(it), call("__od_loop_box__", "_od_S", d(it), src))])
@@ -478,18 +479,11 @@ class _Gen:
         at([head], s)
         head.body.extend(body)
         head.orelse = orelse
-        # the items' cotangents into the list's box where the loop changes its variable in place (`for w in
-        # [a, a]: w *= 2`: a later change must find them), else into the iterator's
-        changes_v = any(isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == v
-                        or isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-                        and n.targets[0].id == v and getattr(n.value, "_od_inplace", False)  # (lowered `w *= 2`)
-                        or isinstance(n, (ast.Assign, ast.AugAssign)) and any(
-                            isinstance(t, ast.Subscript) and stored_base(t) == v
-                            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
-                        for b in s.body for n in ast.walk(b))
-        item_adj = (call("__od_loop_item_adj__", "_od_S", d(itv), "_g", itv, i, src) if changes_v
-                    else call("__od_getitem_adj__", "_od_S", d(itv), "_g", itv, i))
-        adj = self.take(v) + [_given("_g", [assign(d(itv), item_adj)])]
+        # the items' cotangents into the box of the list or tuple looped over, at their positions (where the
+        # body's changes of it, undone in the reverse pass, find them: `for w in [a, a]: w *= 2`, items appended,
+        # sorted or removed while the loop runs, a change by a callee given the list), else into the iterator's
+        item_adj = call("__od_loop_item_adj__", "_od_S", d(itv), "_od_g", itv, i, src)
+        adj = self.take(v) + [_given("_od_g", [assign(d(itv), item_adj)])]
         self.set_adjoint(k, [itv, i, src], [(adj, s)], s)
         return pre + [head]
 
@@ -632,7 +626,7 @@ class _Gen:
             return self.setitem_(s, t, v)
         name = t.id
         if isinstance(v, (ast.Name, ast.Constant)):
-            adj = self.take(name) + ([_given("_g", self.acc(v.id, "_g"))] if self.is_active(v) else [])
+            adj = self.take(name) + ([_given("_od_g", self.acc(v.id, "_od_g"))] if self.is_active(v) else [])
             return [s], [], adj
         if isinstance(v, ast.BinOp):
             return self.binop(s, name, v)
@@ -642,13 +636,13 @@ class _Gen:
                 x = v.operand.id
                 # floats and arrays inline; other values (objects whose class's own __neg__ / __pos__ is
                 # differentiated as its code) through the helper
-                plain = neg("_g") if isinstance(v.op, ast.USub) else load("_g")
-                general = call("__od_unary_adj__", const("neg" if isinstance(v.op, ast.USub) else "pos"), "_g", x, "_od_S")
+                plain = neg("_od_g") if isinstance(v.op, ast.USub) else load("_od_g")
+                general = call("__od_unary_adj__", const("neg" if isinstance(v.op, ast.USub) else "pos"), "_od_g", x, "_od_S")
                 number = or_(*(is_(call("type", x), kind) for kind in ("float", "__od_ndarray__", "__od_float64__")))
                 if self.compact:
-                    adj.append(_given("_g", self.acc(x, general)))
+                    adj.append(_given("_od_g", self.acc(x, general)))
                 else:
-                    adj.append(_given("_g", [if_(number, [assign("_od_c", plain)], [assign("_od_c", general)]),
+                    adj.append(_given("_od_g", [if_(number, [assign("_od_c", plain)], [assign("_od_c", general)]),
                                              *self.acc(x, "_od_c")]))
                 return [s], [x], adj
             return [s], [], adj
@@ -661,8 +655,8 @@ class _Gen:
             self.dvars.add(obj)
             pb = self.fresh("_od_pb")
             fwd = at([assign((name, pb), call("__od_getattr__", obj, const(v.attr)))], s)
-            adj = self.take(name) + [if_(or_(not_none("_g"), not_none(pb)), [assign(d(obj), call(
-                "__od_getattr_adj__", "_od_S", d(obj), "_g", obj, const(v.attr), name, pb))])]
+            adj = self.take(name) + [if_(or_(not_none("_od_g"), not_none(pb)), [assign(d(obj), call(
+                "__od_getattr_adj__", "_od_S", d(obj), "_od_g", obj, const(v.attr), name, pb))])]
             return fwd, [obj, name, pb], adj
         if isinstance(v, ast.Subscript) and isinstance(v.value, ast.Constant):
             # a literal's item (`'ab'[i]`, i from a loop over differentiated values): a constant's, no cotangent
@@ -673,9 +667,9 @@ class _Gen:
             if any(n in self.active for n in _names_in(v.slice)):
                 # (a dict looked up by a differentiated key: a hit is refused, `helpers.key_lookup`)
                 lookup = at([expr_stmt(call("__od_key_lookup__", obj, index_value(v.slice)))], s)
-                return lookup + [s], [obj] + _names_in(v.slice), self.take(name) + [_given("_g", self.index_adj(obj, v.slice))]
-            adj = self.take(name) + [_given("_g", [assign(d(obj), call(
-                "__od_getitem_adj__", "_od_S", d(obj), "_g", obj, index_value(v.slice)))])]
+                return lookup + [s], [obj] + _names_in(v.slice), self.take(name) + [_given("_od_g", self.index_adj(obj, v.slice))]
+            adj = self.take(name) + [_given("_od_g", [assign(d(obj), call(
+                "__od_getitem_adj__", "_od_S", d(obj), "_od_g", obj, index_value(v.slice)))])]
             return [s], [obj] + _names_in(v.slice), adj
         if isinstance(v, (ast.Tuple, ast.List)):
             return self.build_seq(s, name, v)
@@ -697,7 +691,7 @@ class _Gen:
             parts = [(e.id, i) for i, e in enumerate(idx.elts) if self.is_active(e)]
         else:  # slice bounds (`a[:k]`): an index's cotangent, if a class's code gives one, is refused then
             parts = None
-        out = [assign((d(obj), "_od_gi"), call("__od_getitem_index_adj__", "_od_S", d(obj), "_g", obj,
+        out = [assign((d(obj), "_od_gi"), call("__od_getitem_index_adj__", "_od_S", d(obj), "_od_g", obj,
                                                index_value(idx), const(parts is None), const(obj in self.active)))]
         if parts is None:
             return out
@@ -718,7 +712,7 @@ class _Gen:
         flags_fwd, merge, flags = self.view_merge(name, s)
         fwd = flags_fwd + at([assign((name, u), call("__od_iop__", const(opname), user(a), user(b)))], s)
         need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [u] + flags
-        back = call("__od_iop_adj__", "_od_S", const(opname), "_g", user(a), user(b), u)
+        back = call("__od_iop_adj__", "_od_S", const(opname), "_od_g", user(a), user(b), u)
         held = self.held_by_object(name, s)
         if held:
             # an object's own `__isub__` may change in place an array one of its fields holds, which other
@@ -731,7 +725,7 @@ class _Gen:
                        "__od_iop_views__", u, user(a), user(b), others_now, c))])], s))
             self.dvars.update(held)
             douts = [d(m) for m in held]
-            back = call("__od_iop_adj__", "_od_S", const(opname), "_g", user(a), user(b), u, tuple_(douts))
+            back = call("__od_iop_adj__", "_od_S", const(opname), "_od_g", user(a), user(b), u, tuple_(douts))
             adj = (merge + self.take(name) + [assign(("_od_ga", "_od_gb", tuple(douts)), back)])
         else:
             adj = merge + self.take(name) + [assign(("_od_ga", "_od_gb"), back)]
@@ -799,7 +793,7 @@ class _Gen:
             self._results.append(name)  # saved as is: it is the value after this statement
         adj = self.take(name)
         opname = _OPNAMES.get(type(v.op), "?")
-        generic = [assign(("_od_ga", "_od_gb"), call("__od_binop_adj__", const(opname), "_g",
+        generic = [assign(("_od_ga", "_od_gb"), call("__od_binop_adj__", const(opname), "_od_g",
                                                      name if keep_y else const(None), user(a), user(b),
                                                      const(int(act_a) | 2 * int(act_b)), "_od_S"))]
         # `r = r * x`: r's cotangent was just taken (None), so its contribution is assigned directly
@@ -813,7 +807,7 @@ class _Gen:
             generic = []
         if self.observed:
             fwd = at([assign(name, call("__od_binop__", const(opname), user(a), user(b)))], s)
-            return fwd + post, need, adj + ([_given("_g", generic + added)] if generic else [])
+            return fwd + post, need, adj + ([_given("_od_g", generic + added)] if generic else [])
         if not generic:
             return [s, *post], need, adj
         fast = None if self.compact else _fast_cotangents(v.op, a, b, load(name) if keep_y
@@ -823,7 +817,7 @@ class _Gen:
             inline = ([assign("_od_ga", fa)] if act_a else []) + ([assign("_od_gb", fb)] if act_b else [])
             # sums need a scalar result (nothing to unbroadcast: a float cotangent says so); products and
             # quotients need real scalar operands (nothing to unbroadcast or conjugate)
-            test = is_(call("type", "_g"), "float")
+            test = is_(call("type", "_od_g"), "float")
             if isinstance(v.op, (ast.Add, ast.Sub)):
                 # and numbers as operands: an object's `__radd__` may return a float (`1.0 + obj`)
                 parts = [test] + [or_(is_(call("type", x.id), "float"), is_(call("type", x.id), "int"))
@@ -848,12 +842,12 @@ class _Gen:
                     # 0 * inf where the product overflowed and its cotangent is 0 (a mask dropped it later):
                     # 0 there (`generic.dropped_nan_zero`; one sum tells a finite cotangent). Not for scalars:
                     # their NaN stays (per-operation cost on scalar code; a NaN, never a finite wrong number)
-                    array_inline = inline + [assign(g, call("__od_dropped__", g, "_g", user(a), user(b)))
+                    array_inline = inline + [assign(g, call("__od_dropped__", g, "_od_g", user(a), user(b)))
                                              for g, act in (("_od_ga", act_a), ("_od_gb", act_b)) if act]
                 path = [if_(arrays, array_inline, generic)]
-            adj.append(_given("_g", [if_(test, inline, path), *added]))
+            adj.append(_given("_od_g", [if_(test, inline, path), *added]))
         else:
-            adj.append(_given("_g", generic + added))
+            adj.append(_given("_od_g", generic + added))
         return [s, *post], need, adj
 
     def call(self, s, name, v: ast.Call):
@@ -968,7 +962,7 @@ class _Gen:
             is_super = compare(attr(attr(method_obj, "__class__"), "__name__"), ast.Eq(), const("super"))
             bound_to = if_exp(is_super, attr(method_obj, "__self__"), method_obj)
             pre.append(assign("_od_own", is_(call("getattr", fn_var, const("__self__"), const(None)), bound_to)))
-        pullback = assign("_od_r", call(item(pb, 0), pb, "_g", dself, "_od_S"))
+        pullback = assign("_od_r", call(item(pb, 0), pb, "_od_g", dself, "_od_S"))
         if handed_fwd:
             need.append(f"_od_w{self.npb}")
         body: list[ast.stmt] = []  # `_od_r[0]` is the callee's own cotangent (cells, or a method's object)
@@ -1014,7 +1008,7 @@ class _Gen:
         run = held_in + [pullback]
         if viewed is not None:  # (a Python callee: never one of the held backs)
             w, targets, dargs, douts = viewed
-            run = [if_(is_none(w), run, [assign(targets, call("__od_call_viewed__", w, pb, "_g", dself, dargs,
+            run = [if_(is_none(w), run, [assign(targets, call("__od_call_viewed__", w, pb, "_od_g", dself, dargs,
                                                                 douts, "_od_S"))])]
         adj = self.take(name) + pre + [_given(pb, run + (body or [ast.Pass()]))]
         if handed_fwd:
@@ -1062,8 +1056,10 @@ class _Gen:
         self.single_use.difference_update(n for n in names if n)  # merged into before the call's own
         bound = self.bound_before.get(id(s))
         args = {n for n in names if n}
-        others = sorted({m for n in args | ({holder} if holder else set()) for m in self.view_groups.get(n, ())
-                         if m in self.active and m not in args and m != target and m != holder
+        # (a function of its own holds its defaults' objects: `def add(v, store=hist)` appends to hist)
+        fn = {f.id} if isinstance(f, ast.Name) and self.is_active(f) else set()
+        others = sorted({m for n in args | ({holder} if holder else set()) | fn for m in self.view_groups.get(n, ())
+                         if m in self.active and m not in args and m != target and m != holder and m not in fn
                          and (bound is None or m in bound)})
         if not any(names) and not others:
             return [], None
@@ -1114,7 +1110,7 @@ class _Gen:
             if self.is_active(e):
                 inner += self.acc(e.id, item("_od_gs", _offset(offset)))
             offset = _after(offset)
-        adj = self.take(name) + [assign("_od_gs", call("__od_display_adj__", "_od_S", "_g", obj)), _given("_od_gs", inner)]
+        adj = self.take(name) + [assign("_od_gs", call("__od_display_adj__", "_od_S", "_od_g", obj)), _given("_od_gs", inner)]
         return [s], need, adj
 
     def build_dict(self, s, name, v):
@@ -1142,7 +1138,7 @@ class _Gen:
                 inner += self.acc(val.id, "_od_gd")
             else:
                 inner += self.acc(val.id, call(attr("_od_gd", "get"), user(k)))
-        adj = self.take(name) + [assign("_od_gd", call("__od_display_adj__", "_od_S", "_g", obj)),
+        adj = self.take(name) + [assign("_od_gd", call("__od_display_adj__", "_od_S", "_od_g", obj)),
                                  _given("_od_gd", inner)]
         # a key carries no cotangent back (`{x: 1.0}`, then `list(d)[0]`): refused when it may carry one
         guards = [expr_stmt(call("__od_key_guard__", obj, k)) for k in v.keys if k is not None and self.is_active(k)]
@@ -1258,16 +1254,16 @@ class _Gen:
     def closure(self, name, node):
         inner: list[ast.stmt] = []
         for n in sorted(free_names(node, False) & self.active):
-            inner += self.acc(n, call("__od_cell_cot__", "_g", const(n)))
+            inner += self.acc(n, call("__od_cell_cot__", "_od_g", const(n)))
         # default values: their cotangents are the made function's `__defaults__` / `__kwdefaults__` ones
         args = node.args
         for i, x in enumerate(args.defaults):
             if self.is_active(x):
-                inner += self.acc(x.id, call("__od_cell_cot__", "_g", tuple_([const("__defaults__"), const(i)])))
+                inner += self.acc(x.id, call("__od_cell_cot__", "_od_g", tuple_([const("__defaults__"), const(i)])))
         for a, x in zip(args.kwonlyargs, args.kw_defaults):
             if x is not None and self.is_active(x):
-                inner += self.acc(x.id, call("__od_cell_cot__", "_g", tuple_([const("__kwdefaults__"), const(a.arg)])))
-        return self.take(name) + [_given("_g", inner)]
+                inner += self.acc(x.id, call("__od_cell_cot__", "_od_g", tuple_([const("__kwdefaults__"), const(a.arg)])))
+        return self.take(name) + [_given("_od_g", inner)]
 
     def setattr_(self, s, t, v):
         obj, field_name = t.value.id, t.attr
@@ -1660,7 +1656,8 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
         raise Unsupported(f"{BISECTION} ({BISECTION_FIX})", step)
     if getattr(lowered, "_od_generator", False):
         _check_shared_changes(lowered, globals_)
-    gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed, compact)
+    gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed, compact,
+               stateful_calls(lowered, globals_, freevars))
     gen.steering = frozenset(steering)
     gen.writes = declared_writes(lowered, globals_, freevars)
     gen.private = private_containers(lowered, globals_)
@@ -1721,13 +1718,13 @@ def _fix_returns(fwd: ast.FunctionDef) -> None:
 
 def _fast_cotangents(op: ast.operator, a: ast.expr, b: ast.expr, y: ast.expr) -> tuple[ast.expr, ast.expr] | None:
     """For `a + b`, `a - b`, `a * b`, `a / b` on real scalars: the cotangents of a and b given the result's
-    `_g`, the operator's derivatives declared once (`contexts.rules.operator.DERIVATIVES`) inlined; y is
+    `_od_g`, the operator's derivatives declared once (`contexts.rules.operator.DERIVATIVES`) inlined; y is
     the result (the expression `a / b` where the block overwrote it). None for other operators."""
     name = _DECLARED.get(type(op))
     if name is None:
         return None
     da, db = DERIVATIVES[name]
-    return (inline(da, t="_g", a=user(a), b=user(b), y=y), inline(db, t="_g", a=user(a), b=user(b), y=y))
+    return (inline(da, t="_od_g", a=user(a), b=user(b), y=y), inline(db, t="_od_g", a=user(a), b=user(b), y=y))
 
 
 _DECLARED = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv"}
@@ -1744,10 +1741,10 @@ def _chain(op: ast.cmpop, xs: list[Node]) -> ast.Compare:
 def _float64_test(a: ast.expr, b: ast.expr) -> ast.expr | None:
     """For `a + b`, `a - b`, `a * b`, `a / b`: the test under which the formulas of `_fast_cotangents` give
     what `binop_adj`'s real-scalar case gives for numpy float64 scalars (`p[0]` of a float array): the
-    result's cotangent and every variable operand a float64 (`type(_g) is float64 is type(a) is type(b)`),
+    result's cotangent and every variable operand a float64 (`type(_od_g) is float64 is type(a) is type(b)`),
     constants real numbers. Each cotangent then comes out a float64, its operand's type, as binop_adj keeps
     it. None where a constant is not a real number."""
-    types = [call("type", "_g"), load("__od_float64__")]
+    types = [call("type", "_od_g"), load("__od_float64__")]
     for x in (a, b):
         if isinstance(x, ast.Name):
             types.append(call("type", x.id))
@@ -1759,11 +1756,11 @@ def _float64_test(a: ast.expr, b: ast.expr) -> ast.expr | None:
 def _real_array_test(op: ast.operator, a: ast.expr, b: ast.expr, act_a: bool, act_b: bool) -> ast.expr | None:
     """For `a + b`, `a - b`, `a * b`: the test under which the float formulas of `_fast_cotangents` hold for
     arrays too — a float64 result cotangent, each active operand a float64 array of its shape (no
-    broadcasting to undo: `type(_g) is ndarray is type(a)`, `_g.dtype is f8 is a.dtype`, `_g.shape ==
+    broadcasting to undo: `type(_od_g) is ndarray is type(a)`, `_od_g.dtype is f8 is a.dtype`, `_od_g.shape ==
     a.shape`), and the other operand a real number or array. None where it cannot hold."""
     if not isinstance(op, (ast.Add, ast.Sub, ast.Mult)):
         return None
-    actives = ["_g"]
+    actives = ["_od_g"]
     others = []
     for x, active in ((a, act_a), (b, act_b)):
         if isinstance(x, ast.Name):

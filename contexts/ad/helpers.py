@@ -514,8 +514,29 @@ def _stored(obj, attr, v) -> None:
 
 
 def _setattr_stored(obj, attr, v) -> None:
-    setattr(obj, attr, v)
+    _set_again(obj, attr, v)
     _stored(obj, attr, v)
+
+
+def _set_again(obj, attr, v) -> None:
+    """obj.attr = v, as the store being undone or redone made it: a frozen dataclass's fields are set by
+    `object.__setattr__` in its `__init__`, which its own `__setattr__` refuses (bsm-pricer's frozen, slotted
+    market data: the redo crashed with FrozenInstanceError)."""
+    try:
+        setattr(obj, attr, v)
+    except AttributeError:  # (dataclasses.FrozenInstanceError is one)
+        if type(obj).__setattr__ is object.__setattr__:
+            raise
+        object.__setattr__(obj, attr, v)
+
+
+def _delete_again(obj, attr) -> None:
+    try:
+        delattr(obj, attr)
+    except AttributeError:
+        if type(obj).__delattr__ is object.__delattr__ or not hasattr(obj, attr):
+            raise
+        object.__delattr__(obj, attr)  # (a frozen dataclass's field, set in its `__init__`)
 
 
 _CONSTANT_TYPES = (type(None), bool, int, str, bytes, type, types.FunctionType, types.BuiltinFunctionType)
@@ -1161,7 +1182,7 @@ def delattr_adj(S, dobj, obj, attr, old):
 def _restore_attr(obj, attr, old):
     if old is _MISSING:
         try:
-            delattr(obj, attr)
+            _delete_again(obj, attr)
         except AttributeError:
             pass
         except TypeError:  # a class's own slot (`cls.__qualname__ = ...` in namedtuple): kept, as it is metadata
@@ -1172,7 +1193,7 @@ def _restore_attr(obj, attr, old):
             entry[1].pop(attr, None)
     else:
         try:
-            setattr(obj, attr, old)
+            _set_again(obj, attr, old)
         except TypeError:
             if not _class_metadata(obj, attr):
                 raise
@@ -1986,13 +2007,62 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
     arrays = tuple(mutable(a) for a in args)
     held = tuple(a if type(a) in _MUTABLE_CONTAINERS or isinstance(a, _MUTABLE_CONTAINERS) else None for a in args)
     kept = _held_changed(holder, others, since) if holder is not None and others else None
-    if not any(arrays) and all(a is None for a in held) and kept is None:
+    boxed = _changed_containers(others, -1 if since is None else since) if others else None
+    if not any(arrays) and all(a is None for a in held) and kept is None and boxed is None:
         return None
     shared = [(i, views(a, *others, same=True)) for i, a in enumerate(args)
               if (arrays[i] and (since is None or LAST_CHANGE.get(id(bottom(a)), 0) > since)
                   or held[i] is not None) and others]
     return (arrays, [(i, found) for i, found in shared if found], held, (len(args) if npos is None else npos, kwnames),
-            kept)
+            kept, boxed, -1 if since is None else since)
+
+
+def _changed_containers(others, since):
+    """The caller's variables (positions among `others`, with their values) that are, or whose objects hold
+    in a field (two levels down), a list or dict the call changed in place: a callee reaching it another way
+    (`Recorder(hist).add(v)` appending to `self.history`, a list in module state two objects share) undoes
+    the change on that list's box, where the caller's cotangent for it must be then (it was left in the
+    caller's variable: 0 for 3, silently). None when there are none."""
+    out = None
+    for j, o in enumerate(others):
+        if type(o) in _PLAIN:
+            continue
+        if type(o) in _MUTABLE_CONTAINERS or isinstance(o, _MUTABLE_CONTAINERS):
+            if LAST_CHANGE.get(id(o), 0) > since:
+                out = (out or []) + [(j, o)]
+        elif has_fields(o) and not isinstance(o, _NOT_HOLDERS) and _holds_changed(o, since, 0):
+            out = (out or []) + [(j, o)]
+    return out
+
+
+def _holds_changed(o, since, depth) -> bool:
+    for _, v in fields_of(o).items():
+        if type(v) in _PLAIN:
+            continue
+        if type(v) in _MUTABLE_CONTAINERS or isinstance(v, _MUTABLE_CONTAINERS):
+            if LAST_CHANGE.get(id(v), 0) > since:
+                return True
+        elif depth < 1 and has_fields(v) and not isinstance(v, _NOT_HOLDERS) and _holds_changed(v, since, depth + 1):
+            return True
+    return False
+
+
+def _into_boxes(S, o, d, since, depth=0):
+    """o's cotangent d moved into o's box, and the cotangents its fields hold for lists and dicts changed
+    since `since` into theirs (the box itself stands in the field: the callee's adjoints of the changes
+    take from it in place, and the caller's later reads see what they left)."""
+    if type(o) in _MUTABLE_CONTAINERS or isinstance(o, _MUTABLE_CONTAINERS):
+        return S.box(o, d)
+    box = S.box(o, d)
+    for k, v in fields_of(o).items():
+        if type(v) in _PLAIN:
+            continue
+        if type(v) in _MUTABLE_CONTAINERS or isinstance(v, _MUTABLE_CONTAINERS):
+            if LAST_CHANGE.get(id(v), 0) > since:
+                box[k] = S.box(v, box.get(k))
+        elif depth < 1 and has_fields(v) and not isinstance(v, _NOT_HOLDERS) and _holds_changed(v, since, depth + 1):
+            box[k] = _into_boxes(S, v, box.get(k), since, depth + 1)
+    return box
 
 
 def _held_changed(holder, others, since):
@@ -2003,11 +2073,22 @@ def _held_changed(holder, others, since):
     if type(holder) in _PLAIN or not has_fields(holder) or isinstance(holder, _NOT_HOLDERS):
         return None
     entries = []
-    _changed_held(holder, others, since, entries, 0, set())
+    _changed_held(holder, others, since, entries, 0, set(), (id(holder),))
     return (holder, entries) if entries else None
 
 
-def _changed_held(n, others, since, entries, depth, seen):
+def _direct(e):
+    """A `views` entry, an object's holding the array kept only where its own field or item is the array (`a`
+    of `c = copy.copy(a)`): one holding it further down (`vs` of `for v in vs: v.bump(o)`) holds it through
+    the method's object, whose cotangent the method is given (taken twice: 2x)."""
+    if e[1] is not _HELD:
+        return e
+    holder, keys = e[2]
+    keys = [k for k in keys if type(k) is not _Path]
+    return (e[0], _HELD, (holder, keys)) if keys else None
+
+
+def _changed_held(n, others, since, entries, depth, seen, chain):
     """Into `entries`, (n, field or key, views' entries) for each array n holds that the call changed and
     `others` share, and so on down the objects, lists and dicts n holds (`self.inner.v -= o`, a level down:
     the caller's array lost its change's derivative)."""
@@ -2016,14 +2097,18 @@ def _changed_held(n, others, since, entries, depth, seen):
         tv = type(v)
         if mutable(v):
             if since is None or LAST_CHANGE.get(id(bottom(v)), 0) > since:
-                found = [e for e in (views(v, *others, same=True) or ())
-                         if e[1] is not _HELD and e[1] is not _HELD_VIEW]
+                # (and objects holding it, `a` of `c = copy.copy(a); c.add(x)`: not the method's own object
+                # under another name, `_od_in_self`, whose cotangent is the method's dself already, nor one
+                # on the way down to the array, whose box is the one it goes into)
+                found = [_direct(e) for e in (views(v, *others, same=True) or ())
+                         if e[1] is not _HELD_VIEW and (e[1] is not _HELD or id(e[2][0]) not in chain)]
+                found = [e for e in found if e is not None]
                 if found:
                     entries.append((n, k, found))
         elif (depth < _NESTED and tv not in _PLAIN and id(v) not in seen and tv is not tuple
               and (tv in _MUTABLE_CONTAINERS or isinstance(v, _MUTABLE_CONTAINERS)
                    or has_fields(v) and not isinstance(v, _NOT_HOLDERS))):
-            _changed_held(v, others, since, entries, depth + 1, seen)
+            _changed_held(v, others, since, entries, depth + 1, seen, chain + (id(v),))
 
 
 def call_merge(w, dargs, douts, S):
@@ -2031,7 +2116,7 @@ def call_merge(w, dargs, douts, S):
     the argument's, and a list or dict argument's cotangent into its box (where the callee's adjoints of
     its changes find it: `lst.append(x)` in the callee, `ps` the caller's); returns the arguments' and
     views' cotangents and those handed to the callee (its array arguments')."""
-    arrays, shared, held, _, _ = w
+    arrays, shared, held = w[:3]
     dargs = list(dargs)
     for i, found in shared:
         dargs[i], douts = views_merge(found, dargs[i], douts, S)
@@ -2047,6 +2132,11 @@ def call_viewed(w, pb, g, dself, dargs, douts, S):
     names); returns the arguments' cotangents (those the callee took as its parameters' whole cotangents
     now None: they come back in its result), the views' and the pullback's result."""
     dargs, douts, handed = call_merge(w, dargs, douts, S)
+    if w[5] is not None:
+        douts = list(douts)
+        for j, o in w[5]:
+            douts[j] = _into_boxes(S, o, douts[j], w[6])
+        douts = tuple(douts)
     if w[4] is not None:  # (arrays the method's object holds, changed by it: their views' cotangents in its box)
         holder, entries = w[4]
         dself = S.box(holder, dself)

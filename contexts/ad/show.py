@@ -79,10 +79,10 @@ def _fold(stmts: list[ast.stmt]) -> list[ast.stmt]:
             src, guarded = taken, stmts[i + 2]
             body = _fold(guarded.body)
             if _temporary(src):  # a temporary's cotangent is read once here: used by its name
-                out.extend(_substitute(body, "_g", src))
+                out.extend(_substitute(body, "_od_g", src))
             else:  # a variable's is taken (its cotangent starts again from zero for what came before)
                 out.append(_parse(f"g, {src} = {src}, 0"))
-                out.extend(_substitute(body, "_g", "g"))
+                out.extend(_substitute(body, "_od_g", "g"))
             i += 3
             continue
         if taken is not None:  # taken and never used: a constant's cotangent (`y = 1.0`), dropped
@@ -121,8 +121,8 @@ def _fold(stmts: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def _take(s, nxt) -> str | None:
-    """`_g = D` then `D = None`: the name D whose cotangent a statement's adjoint takes."""
-    if (isinstance(s, ast.Assign) and _is_name(s.targets[0], "_g") and isinstance(s.value, ast.Name)
+    """`_od_g = D` then `D = None`: the name D whose cotangent a statement's adjoint takes."""
+    if (isinstance(s, ast.Assign) and _is_name(s.targets[0], "_od_g") and isinstance(s.value, ast.Name)
             and isinstance(nxt, ast.Assign) and _is_name(nxt.targets[0], s.value.id)
             and isinstance(nxt.value, ast.Constant) and nxt.value.value is None):
         return s.value.id

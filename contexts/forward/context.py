@@ -806,7 +806,9 @@ def _by_position(fn, args, kwargs):
         return args, kwargs
     names = rule.positional if rule is not None else ()
     if not names or len(args) >= len(names) or not all(n in kwargs for n in names[len(args):]):
-        if type(fn) is _DISPATCHER and fn not in OWN_FUNCTIONS:  # by its signature (`np.percentile(a=v)`)
+        if (type(fn) is _DISPATCHER and fn not in OWN_FUNCTIONS
+                or type(fn) is types.BuiltinFunctionType and (rule is not None or id(fn) in _ARRAY_BUILDER_IDS)):
+            # by its signature (`np.percentile(a=v)`, `np.asarray(a=v)`: pyextremes')
             moved = by_position(fn, args, kwargs)
             if moved is not None:
                 return moved[0], moved[1]

@@ -281,7 +281,7 @@ def make(y, dy, tag: Tag):
 
 
 from ..rules.generic import add as _sum  # noqa: E402  (None is the zero tangent)
-from ..rules.operator import KINK, mul_da, mul_db, truediv_da, truediv_db  # noqa: E402  (declared once)
+from ..rules.operator import KINK, mul_da, mul_db, pow_dx, truediv_da, truediv_db  # noqa: E402  (declared once)
 
 
 def _log(v):
@@ -411,7 +411,9 @@ def d_pow(a, b):
                     from .arrays import raise_singular
                     raise_singular(pow, (av, bv), {})
         elif not (isinstance(bv, numbers.Number) and bv == 0):
-            dy = at * (bv * av ** (bv - 1))
+            # (as `pow_dx`: 0 where the exponent is 0, not 0 * 0**-1 = NaN: findiff's `cd ** arange(n)`
+            # stencils, whose base is 0 at the stencil's own point)
+            dy = at * pow_dx(av, bv)
     if bt is not None:
         dy = _sum(dy, bt * (y * _log_base(av)))
     return make(y, dy, tag)
@@ -1109,6 +1111,29 @@ class Dual:
         """A copy of value and tangent under the same tag (a tag is an identity: never copied)."""
         import copy
         return Dual(copy.deepcopy(self.primal, memo), copy.deepcopy(self.tangent, memo), self.tag)
+
+    def view(self, *args, **kwargs):
+        """`a.view(np.ndarray)`: the same values in the same memory, and the tangent's view with them
+        (autograd.numpy's `concatenate(...).view(ndarray)`); a view as another dtype or class reinterprets the
+        bytes, and a bare `.view()` is taken for an attribute store after (pandas' read-only index values):
+        refused."""
+        kind = kwargs.pop("type", None)
+        dtype = kwargs.pop("dtype", None)
+        if args:
+            first = args[0]
+            if isinstance(first, type) and issubclass(first, np.ndarray):
+                kind = first
+            else:
+                dtype = first
+            if len(args) > 1:
+                kind = args[1]
+        same_dtype = dtype is None or np.dtype(dtype) == getattr(self.primal, "dtype", None)
+        # (not a bare `.view()`: pandas marks the view read-only, `data._readonly = True`, which a dual has not)
+        if kwargs or not same_dtype or kind is not np.ndarray or type(self.primal) is not np.ndarray:
+            raise DualAttributeError(
+                "forward mode cannot view a perturbed array as another dtype or class: the bytes reinterpreted "
+                "carry no tangent", fix="convert it (`.astype(...)`, `np.asarray(...)`) instead")
+        return Dual(self.primal.view(), self.tangent.view(), self.tag)
 
     def astype(self, dtype, *args, **kwargs):
         dtype = np.dtype(dtype)

@@ -35,7 +35,7 @@ from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, STAIRS, E
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
-from ..rules.registry import key_of, registry
+from ..rules.registry import by_position, key_of, registry
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
 from .arrays import PlainArrayWrite, no_rule, out_position, raise_singular, write_out
 from .dual import Dual, DualConversionError, Tag, _own, primal
@@ -303,6 +303,12 @@ def _fd_call(f, args, tans, kw, kwtans):
             raise NotTransformable("an object a differentiated value made, given to a builtin or a rule")
     if f is getattr and len(args) >= 2 and args[1] in _NONDIFF_ATTRIBUTES:  # getattr(x, "shape", ())
         return f(*args, **kw), 0
+    if not plain_kw and type(f) is types.BuiltinFunctionType and (moved := by_position(f, args, kw)) is not None:
+        # (`np.asarray(a=x, dtype=...)`, pyextremes': the rules take it by position)
+        args, kw, names = moved
+        tans = (*tans, *(kwtans.get(n, 0) for n in names))
+        kwtans = {k: t for k, t in kwtans.items() if k not in names}
+        plain_kw = not kwtans or all(_zero(t) for t in kwtans.values())
     f = uncached(f)
     rule = registry.get(f)
     if (rule is None or rule.stand_in is not None) and (stand := registry.stand_in_of(f)) is not None:

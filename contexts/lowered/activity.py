@@ -624,14 +624,34 @@ def fresh_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> 
     return out
 
 
-def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset()) -> dict[str, set[str]]:
+def stateful_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> set[int]:
+    """The ids of the calls in fdef whose results may share objects with each other through state no
+    argument shows: a call of a Python function or a class of its own (`Bag()` whose `__init__` sets
+    `self.items = SHARED`, `get_cache()` returning a module's list), resolved now or defined in fdef."""
+    out = set()
+    for n, fn in resolved_calls(fdef, globals_, freevars):
+        if type(fn) is types.FunctionType or isinstance(fn, type) and fn.__flags__ & _HEAPTYPE:
+            out.add(id(n))
+    own = {n.name for n in all_nodes(fdef) if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n is not fdef}
+    if own:
+        out.update(id(n) for n in all_nodes(fdef)
+                   if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in own)
+    return out
+
+
+_STATE = "<state>"  # (no variable's name: the group of results of `stateful_calls`)
+
+
+def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
+                stateful: set[int] = frozenset()) -> dict[str, set[str]]:
     """Each variable's group of variables whose objects may share memory with its own (views of one
     array, containers holding it, results of calls on it): connected by assignments `a = <view of b>`,
     stores `b[i] = a` / `b.f = a`, calls (result and arguments) and loops over b; the parameters form one
     group (a caller may pass views of one array). A name outside every group shares memory with no other
     variable. `fresh`: the ids of calls known to return new objects (`fresh_calls`), whose results join
     no group (without it, every `math.sin(x)` would join x's group, and the code following each call's
-    group would grow with the function's length: quadratic)."""
+    group would grow with the function's length: quadratic). `stateful`: the ids of calls whose results may
+    share objects through state (`stateful_calls`): they join one group."""
     parent: dict[str, str] = {}
 
     def root(x: str) -> str:
@@ -647,6 +667,8 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset()) -> dict[st
     for n in all_nodes(fdef):
         if isinstance(n, ast.Assign):
             shared = set() if id(n.value) in fresh else viewed(n.value)
+            if id(n.value) in stateful:
+                shared.add(_STATE)
             for t in n.targets:
                 if isinstance(t, ast.Name):
                     join(t.id, shared)
@@ -654,6 +676,11 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset()) -> dict[st
                     join(stored_base(t), shared)
         elif isinstance(n, ast.For) and isinstance(n.target, ast.Name):
             join(n.target.id, viewed(n.iter))
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fdef:
+            # a nested function holds its defaults' objects (`def add(v, store=hist)`: calling it changes hist)
+            for d in (*n.args.defaults, *n.args.kw_defaults):
+                if d is not None:
+                    join(n.name, viewed(d))
     # the caller may pass one array twice, or an array and a view of it (`f(y, y[1:])`): the parameters may
     # share memory with each other
     a = fdef.args
@@ -837,13 +864,14 @@ class _Activity:
             self.changed = True
 
     def mark_changed(self, name: str) -> None:
-        """name's object receives an active value in place: it, and every variable it may be a view of
-        (those it was computed from: `v = y[1:3]` shares y's memory), become active."""
+        """name's object receives an active value in place: it, every variable it may be a view of (those
+        it was computed from: `v = y[1:3]` shares y's memory), and the objects it holds (`ns.items[0] = y` of
+        `ns = SimpleNamespace(items=h)` changes h), become active."""
         todo, seen = [name], {name}
         while todo:
             n = todo.pop()
             self.mark(n)
-            for m in self.sources.get(n, ()):
+            for m in (*self.sources.get(n, ()), *self.items.get(n, ())):
                 if m not in seen and m not in self.immutable:  # (a number shares no memory: the -0.5 given
                     seen.add(m)  # to `np.random.uniform` whose draw is stored into an active object)
                     todo.append(m)
@@ -852,18 +880,29 @@ class _Activity:
         """name is an argument of a call with active inputs, which may store them into it in place: it, the
         arrays it is certainly a view of (`helper(z[1:3], x)` fills z) and the objects it may have been
         read from (`t = d.get(k); t.append(x)` fills the list d holds) become active."""
-        if name in self.immutable:
+        if name in self.immutable:  # (a function: what its defaults hold, `def add(v, store=hist)`, is not)
+            self._mark_held(name, {name})
             return
-        todo, seen = [name], {name}
-        for m in self.items.get(name, ()):  # (the items themselves, not what they were drawn from: an
-            if m not in self.immutable:     # iterator drawn for a tuple's item is no object to change)
-                self.mark(m)
+        todo, seen, held = [name], {name}, {name}
         while todo:
             n = todo.pop()
             self.mark(n)
+            self._mark_held(n, held)
             for m in (*self.views.get(n, ()), *self.drawn.get(n, ())):
                 if m not in seen and m in self.locals and m not in self.immutable:
                     seen.add(m)
+                    todo.append(m)
+
+    def _mark_held(self, name: str, seen: set) -> None:
+        """The objects name's object may hold (`items`), and theirs: a change through it may be a change of
+        them (`reg['h'].append(y)` of `reg = {'h': hist}`). Not what they were drawn from: an iterator drawn
+        for a tuple's item is no object to change."""
+        todo = [name]
+        while todo:
+            for m in self.items.get(todo.pop(), ()):
+                if m not in seen and m not in self.immutable:
+                    seen.add(m)
+                    self.mark(m)
                     todo.append(m)
 
     def value_active(self, v: ast.AST) -> bool:
@@ -879,6 +918,8 @@ class _Activity:
         if isinstance(v, ast.BinOp):
             return self.value_active(v.left) or self.value_active(v.right)
         if isinstance(v, ast.Call):
+            if isinstance(v.func, ast.Name) and v.func.id in LOOP_HELPERS:  # (the lowering's index loops')
+                return False
             if isinstance(v.func, ast.Name) and v.func.id in self.nondiff and v.func.id not in a:
                 # (but `str(x)`, as an f-string: geopy's `Point(f"{lat} {lon}")` parsed by a callee gave 0; and
                 # any/all drawing from an active iterator, whose draws run code that may store: recorded)
@@ -910,14 +951,15 @@ class _Activity:
                     operands += [k.value for k in v.keywords]
                     if isinstance(v.func, ast.Attribute):
                         operands.append(v.func.value)
-                    elif isinstance(v.func, ast.Name) and (v.func.id in self.drawn or v.func.id in self.locals):
+                    elif isinstance(v.func, ast.Name) and (v.func.id in self.drawn or v.func.id in self.locals
+                                                           or v.func.id in self.items):  # (a def's defaults)
                         # (`k = acc.add; k(x)`: a bound method changes its object; `acc = make_acc(); acc(x)`:
                         # a closure a factory made changes its cells, `nonlocal total; total += v`)
                         operands.append(v.func)
                     for a in operands:
                         if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name):
                             a = a.value  # (`key=acc.add`: a bound method, which may change acc)
-                        if isinstance(a, ast.Name) and a.id in self.locals:  # globals (modules) excluded
+                        if isinstance(a, ast.Name) and (a.id in self.locals or a.id in self.items):  # (not modules)
                             self.mark_argument(a.id)
                     # a closure made here that changes captured arrays in place (`out[i] = v`) changes them
                     if isinstance(v.func, ast.Name):
@@ -969,6 +1011,8 @@ class _Activity:
                 self.visit(s.body)
 
 
+# the helpers of the lowering's index loops (`Lowerer.live_loop`): a test of types, of a position, the keys
+LOOP_HELPERS = frozenset({"__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__", "__od_size__"})
 _SHARED_CONTAINERS = (list, dict, set, collections.deque, np.ndarray)
 _NOT_STATE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
               functools.partial)
@@ -1161,19 +1205,29 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     # changing its items in place changes them (`fn(q, a)` storing into `a`: acc, read after, held no
     # derivative). Not a display the code names itself (`row = (a, b); rows.append(row)`: every such a, b
     # would be recorded)
+    # So may any display or call result holding a variable's object (`reg = {'h': hist}`, `o = Holder(c)`,
+    # `ns = SimpleNamespace(items=hist)`), and a nested function's defaults (`def add(v, store=hist)`): a
+    # change through the holder (`reg['h'].append(y)`, `o.sub(y)` doing `self.c -= y`) changes the variable's
+    # object, which the variable's later reads see (`sum(hist)` was taken for a constant: 0 for 3). Numbers
+    # cannot be changed in place: they are left out (`row = (a, b); rows.append(row)`).
     items: dict[str, set[str]] = {}
-    classes = {n.name for n in nodes if isinstance(n, ast.ClassDef)}
     for name, value in stores:
-        if name.startswith("_od_") and isinstance(value, (ast.List, ast.Tuple)):
-            items.setdefault(name, set()).update(e.id for e in value.elts if isinstance(e, ast.Name) and e.id in kept
-                                                 and not e.id.startswith("_od_"))  # (the code's own variables)
-        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and (
-                value.func.id in classes or isinstance(cls := globals_.get(value.func.id), type)
-                and cls.__flags__ & _HEAPTYPE):
-            # an object of a class of its own made from variables (`o = Holder(c)`) may hold them: a method
-            # changing it with a differentiated value (`o.sub(y)`: `self.c -= o`) changes them
-            items.setdefault(name, set()).update(a.id for a in (*value.args, *(k.value for k in value.keywords))
-                                                 if isinstance(a, ast.Name) and a.id in kept)
+        if isinstance(value, (ast.List, ast.Tuple, ast.Set)):  # (the code's own variables: not a temporary
+            held = [e for e in value.elts if not (isinstance(e, ast.Name) and e.id.startswith("_od_"))]
+        elif isinstance(value, ast.Dict):                      # drawn for an item, `next(ids)`)
+            held = [e for e in value.values if not (isinstance(e, ast.Name) and e.id.startswith("_od_"))]
+        elif isinstance(value, ast.Call) and _may_hold_arguments(value.func, globals_, locals_):
+            held = [a.value if isinstance(a, ast.Starred) else a for a in value.args]
+            held += [k.value for k in value.keywords]
+        else:
+            continue
+        names = {e.id for e in held if isinstance(e, ast.Name) and e.id in kept and e.id not in numbers}
+        if names:
+            items.setdefault(name, set()).update(names)
+    for n in defs:
+        defaults = [e for e in (*n.args.defaults, *n.args.kw_defaults) if isinstance(e, ast.Name)]
+        if names := {e.id for e in defaults if e.id in kept and e.id not in numbers}:
+            items.setdefault(n.name, set()).update(names)
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     act.drawn = drawn
     act.items = items
@@ -1222,6 +1276,27 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     return act.active - steer
 
 
+def _may_hold_arguments(func: ast.expr, globals_: dict, locals_: set[str]) -> bool:
+    """Whether a call's result may hold its arguments' objects: a class's (`SimpleNamespace(items=h)`,
+    `Holder(c)`), a Python function's, a method's or a callee not known now; not a C function's (`next(ids)`,
+    `len(xs)`, `np.sum(a)`: the result of one holding its argument is a view, which `sources` follows)."""
+    if isinstance(func, ast.Name):
+        if func.id in locals_:
+            return True
+        fn = globals_[func.id] if func.id in globals_ else getattr(builtins, func.id, None)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id not in locals_:
+        module = globals_.get(func.value.id)
+        if not isinstance(module, types.ModuleType):
+            return True
+        fn = vars(module).get(func.attr)
+    else:
+        return True
+    if type(fn) is types.FunctionType:  # (numpy's Python functions return new arrays, or views: `sources`)
+        return not (getattr(fn, "__module__", None) or "").startswith("numpy")
+    return fn is None or isinstance(fn, type) and fn not in _NUMBER_TYPES
+
+
+_NUMBER_TYPES = frozenset({int, float, complex, bool, str, bytes, range, slice})
 _WRITTEN_FIRST = frozenset({"copyto", "place", "putmask", "fill_diagonal", "at"})  # (numpy's: into argument 0)
 _HEAPTYPE = overdub.ops.HEAPTYPE  # (a class made by a class statement)
 _NUMBER_VALUES = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp)  # (what binds no array)

@@ -196,6 +196,8 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
                 continue
             if active is None and not _loads(n.test):
                 continue
+            if _test_reads(n.test, values) - {_OPAQUE} <= integers:  # (`if t == 0:` of a range's counter: pykalman's
+                continue                                  # filter, whose first step differs; no bracket)
             a, b = _given(n.body), _given(n.orelse)
             for ta, value_a in a.items():
                 for tb, value_b in b.items():

@@ -134,6 +134,31 @@ def _loc(node, like):
     return node
 
 
+def _changed_by(body: list, names: set, changed_in_place, stored_base, viewed) -> set:
+    """Those of `names` the statements may change in place: directly (`changed_in_place`), through a
+    variable bound to a view or an item of one (`row = xs[i]; row += v`), or by a call given one (`grow(xs)`,
+    `obj.add(xs)`: a callee may change it)."""
+    module = ast.Module(body=body, type_ignores=[])
+    changed = changed_in_place(module)
+    out = names & changed
+    for n in ast.walk(module):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            if n.targets[0].id in changed:
+                out |= names & viewed(n.value, strict=True)
+        elif isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _READERS):
+            for a in (*n.args, *(k.value for k in n.keywords)):
+                a = a.value if isinstance(a, ast.Starred) else a
+                if isinstance(a, ast.Name) and a.id in names:
+                    out.add(a.id)
+    return out
+
+
+# builtins that read their arguments and change none (a call of one given the looped-over list is no change)
+_READERS = frozenset({"len", "sum", "min", "max", "abs", "float", "int", "complex", "round", "range", "print",
+                      "isinstance", "sorted", "list", "tuple", "str", "repr", "enumerate", "zip", "reversed",
+                      "any", "all", "iter", "dict", "set", "frozenset", "bool", "type", "id", "hash", "format"})
+
+
 def is_atom(node: ast.AST) -> bool:
     return isinstance(node, (ast.Name, ast.Constant))
 
@@ -348,6 +373,9 @@ class Lowerer:
         return [ast.copy_location(loop, s)]
 
     def stmt_For(self, s):
+        live = self.live_loop(s)
+        if live is not None:
+            return live
         self.drawn_by_loop(s)
         pre: list = []
         it = self.atom(s.iter, pre)
@@ -367,6 +395,99 @@ class Lowerer:
                        type_comment=None)
         pre.append(ast.copy_location(loop, s))
         return pre
+
+    def live_loop(self, s: ast.For) -> list[ast.stmt] | None:
+        """`for v in xs`, `for i, v in enumerate(xs)`, `for a, b in zip(xs, ys)`, `for k, v in d.items()`
+        (`.values()`) whose body may change xs (or d) in place (a store into it, a method changing it, a
+        call given it, a view of it changed): Python draws each item when the loop reaches it, so the loop
+        sees what the body changed ahead (a prefix sum in place, items appended then visited, a sort), and
+        the modes' iteration (an eager copy, an item's cotangent parked in the iterator) did not: the value
+        or the derivative came out wrong, silently. Such a loop is written as the index loop Python runs
+        (`while k < len(xs): v = xs[k]; k += 1; ...`; a dict's keys listed first, its size checked as
+        Python checks it), which every transformer differentiates item by item; where the objects are not
+        lists, tuples, arrays or plain dicts when it runs (`__od_live__` tells), the loop is left as it is."""
+        if getattr(s, "_od_as_written", False):
+            return None
+        from .activity import changed_in_place, stored_base, viewed  # (activity imports this module)
+        it = s.iter
+        start, func, method = None, None, None
+        if isinstance(it, ast.Name):
+            seqs = [it]
+        elif (isinstance(it, ast.Call) and not it.keywords and it.args
+              and not any(isinstance(a, ast.Starred) for a in it.args)):
+            f = it.func
+            if isinstance(f, ast.Name) and f.id == "enumerate" and len(it.args) <= 2:
+                func, seqs, start = f, it.args[:1], (it.args[1] if len(it.args) == 2 else None)
+            elif isinstance(f, ast.Name) and f.id == "zip":
+                func, seqs = f, list(it.args)
+            else:
+                return None
+        elif (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in ("items", "values")
+              and not it.args and not it.keywords and isinstance(it.func.value, ast.Name)):
+            seqs, method = [it.func.value], it.func.attr
+        else:
+            return None
+        names = {a.id for a in seqs if isinstance(a, ast.Name)}
+        if not names or not names & _changed_by(s.body, names, changed_in_place, stored_base, viewed):
+            return None
+        pre: list = []
+
+        def new(value):
+            name = self.state.temp()
+            pre.append(_loc(_assign(name, value, s), s))
+            return name
+
+        def load(name):
+            return _name(name, s)
+
+        # the objects looped over: a variable's by its name (the checks of the loop as written look for it:
+        # `next(it)` inside `for v in it`), an expression's held (evaluated once, as Python does)
+        held = [a.id if isinstance(a, ast.Name) else new(copy.deepcopy(a)) for a in seqs]
+        first = new(copy.deepcopy(start)) if start is not None else None
+        rebound = {n.id for n in ast.walk(ast.Module(body=s.body, type_ignores=[]))
+                   if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        # (a variable the body binds again, `xs = xs + [v]`: Python's loop keeps the object it started with)
+        kept = [new(_name(h, s)) if h in rebound else h for h in held]
+        k = self.state.temp()
+        live = ast.Call(func=_name("__od_live__", s), args=[copy.deepcopy(func) if func is not None else
+                                                            ast.Constant(method), *map(load, kept)], keywords=[])
+        ok = new(live)
+        index = ast.Subscript(value=load(kept[0]), slice=load(k), ctx=ast.Load())
+        if method is not None:  # d.items() / d.values(): by the keys listed before the loop
+            keys, size = self.state.temp(), self.state.temp()
+            setup = [_assign(keys, ast.Call(func=_name("__od_keys__", s), args=[load(kept[0])], keywords=[]), s),
+                     _assign(size, ast.Call(func=_name("__od_size__", s), args=[load(kept[0])], keywords=[]), s)]
+            more = ast.Call(func=_name("__od_more_keys__", s), args=[load(k), load(keys), load(kept[0]), load(size)],
+                            keywords=[])
+            key = ast.Subscript(value=load(keys), slice=load(k), ctx=ast.Load())
+            value = ast.Subscript(value=load(kept[0]), slice=key, ctx=ast.Load())
+            item = ast.Tuple(elts=[copy.deepcopy(key), value], ctx=ast.Load()) if method == "items" else value
+        else:
+            setup = []
+            more = ast.Call(func=_name("__od_more__", s), args=[load(k), *map(load, kept)], keywords=[])
+            reads = [ast.Subscript(value=load(h), slice=load(k), ctx=ast.Load()) for h in kept]
+            if func is None:
+                item = index
+            elif func.id == "enumerate":
+                number = load(k) if first is None else ast.BinOp(left=load(k), op=ast.Add(), right=load(first))
+                item = ast.Tuple(elts=[number, reads[0]], ctx=ast.Load())
+            else:
+                item = ast.Tuple(elts=reads, ctx=ast.Load())
+        step = [ast.Assign(targets=[copy.deepcopy(s.target)], value=item),
+                _assign(k, ast.BinOp(left=load(k), op=ast.Add(), right=ast.Constant(1)), s)]
+        loop = ast.While(test=more, body=step + copy.deepcopy(s.body), orelse=copy.deepcopy(s.orelse))
+        if method is not None:
+            again = ast.Call(func=ast.Attribute(value=load(held[0]), attr=method, ctx=ast.Load()), args=[], keywords=[])
+        else:
+            again = load(held[0]) if func is None else ast.Call(
+                func=copy.deepcopy(func), args=[*map(load, held)] + ([load(first)] if first is not None else []),
+                keywords=[])
+        as_written = ast.For(target=copy.deepcopy(s.target), iter=again, body=s.body, orelse=s.orelse,
+                             type_comment=None)
+        as_written._od_as_written = True
+        branch = ast.If(test=load(ok), body=setup + [_assign(k, ast.Constant(0), s), loop], orelse=[as_written])
+        _loc(branch, s)
+        return self.block(pre) + self.block([branch])
 
     def stmt_Try(self, s):
         handlers = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import contextvars
 import math
 import numbers
@@ -1469,7 +1470,45 @@ def endless(count: int) -> None:
 YIELDS_KEPT = 1 << 17  # (about a second of recording; an eager generator longer than that is a slow one too)
 
 
-HELPERS = {"__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
+def live(how, *objs) -> bool:
+    """`__od_live__`: whether a loop the lowering wrote as an index loop (`Lowerer.live_loop`) runs as one:
+    `how` is the loop's `enumerate` or `zip` as the function finds it (the builtin, not one of its own), None
+    for a loop over the object itself, or "items"/"values" for a dict's; the objects lists, tuples, arrays
+    (not 0-d, not a subclass, whose iteration may be its own), or for a dict's loop a plain dict."""
+    if type(how) is str:
+        return len(objs) == 1 and type(objs[0]) in _PLAIN_DICTS
+    if how is not None and how is not enumerate and how is not zip:
+        return False
+    for o in objs:
+        while type(o).__name__ == "Dual":  # (an array of forward mode's, under `hessian`: its value's type)
+            o = o.primal
+        t = type(o)
+        if t is not list and t is not tuple and (t is not np.ndarray or o.ndim == 0):
+            return False
+    return True
+
+
+_PLAIN_DICTS = (dict, collections.OrderedDict, collections.defaultdict)
+
+
+def more(k: int, *seqs) -> bool:
+    """`__od_more__`: another item of each sequence at position k (as their iterators ask, when drawn)."""
+    for s in seqs:
+        if k >= len(s):
+            return False
+    return True
+
+
+def more_keys(k: int, keys: list, d: dict, size: int) -> bool:
+    """`__od_more_keys__`: another key of the keys listed before a loop over a dict's items; a dict whose
+    size the loop changed raises as Python's iteration does."""
+    if len(d) != size:
+        raise RuntimeError("dictionary changed size during iteration")
+    return k < len(keys)
+
+
+HELPERS = {"__od_live__": live, "__od_more__": more, "__od_more_keys__": more_keys, "__od_keys__": list,
+           "__od_size__": len, "__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed,

@@ -447,11 +447,19 @@ def _tangent_list(t, n):
     return [None] * n if t is None else list(t)
 
 
+def _like(gs: list, iterable):
+    """The items' cotangents as the iterable's: an array's as an array (`math.fsum(x * 2.0)`: the product's
+    adjoint was given a list), else the list."""
+    if type(iterable) is np.ndarray and iterable.dtype.kind in "fc":
+        return np.asarray(gs, dtype=iterable.dtype).reshape(iterable.shape)
+    return gs
+
+
 def fsum_rrule(iterable, *, _primal=math.fsum):
     xs = list(iterable)
 
     def fsum_pullback(dy):
-        return ([dy] * len(xs),)
+        return (_like([dy] * len(xs), iterable),)
     return _primal(xs), fsum_pullback
 
 
@@ -478,7 +486,7 @@ def prod_rrule(iterable, *, start=1):
     xs = list(iterable)
 
     def prod_pullback(dy):
-        return ([g.mul(dy, g.conj(p)) for p in _prod_except_each(xs, start)],)
+        return (_like([g.mul(dy, g.conj(p)) for p in _prod_except_each(xs, start)], iterable),)
     return math.prod(xs, start=start), prod_pullback
 
 

@@ -341,6 +341,10 @@ def pow_dx(x, n):
     if n == 0:
         return 0 * x
     if plain(x) == 0 and generic.is_real(n) and plain(n) > 0:
+        if plain(n) > 1 and type(x).__name__ == "Dual":
+            # (a dual, under a derivative of a derivative: the 0 lost the slope's own derivative, n (n - 1)
+            # x**(n - 2), the hessian of x**2 at 0 came out 0 for 2; n x**(n - 1) carries it)
+            return n * x ** (n - 1)
         return 1 if plain(n) == 1 else (0 if plain(n) > 1 else math.inf)
     return n * x ** (n - 1)
 
