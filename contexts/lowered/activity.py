@@ -33,7 +33,7 @@ NONDIFF_BUILTINS = frozenset({
     "range", "len", "isinstance", "issubclass", "type", "int", "bool", "str", "repr", "print", "id", "hash",
     "hasattr", "callable", "round", "ord", "chr", "format", "bin", "hex", "oct", "any", "all",
     "object", "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "RuntimeError",
-    "ZeroDivisionError", "StopIteration", "NotImplementedError", "AssertionError", "slice",
+    "ZeroDivisionError", "StopIteration", "NotImplementedError", "AssertionError", "slice", "open",
 })
 
 
@@ -1278,22 +1278,26 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
 
 def _may_hold_arguments(func: ast.expr, globals_: dict, locals_: set[str]) -> bool:
     """Whether a call's result may hold its arguments' objects: a class's (`SimpleNamespace(items=h)`,
-    `Holder(c)`), a Python function's, a method's or a callee not known now; not a C function's (`next(ids)`,
-    `len(xs)`, `np.sum(a)`: the result of one holding its argument is a view, which `sources` follows)."""
-    if isinstance(func, ast.Name):
-        if func.id in locals_:
-            return True
-        fn = globals_[func.id] if func.id in globals_ else getattr(builtins, func.id, None)
-    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id not in locals_:
-        module = globals_.get(func.value.id)
-        if not isinstance(module, types.ModuleType):
-            return True
-        fn = vars(module).get(func.attr)
-    else:
+    `Holder(c)`, `dict(h=hist)`), a method's, or a callee defined here; not a module's function (`next(ids)`,
+    `np.linalg.solve(A, b)`, a helper `rhs(1, offsets, {0: 1})`: taking its display arguments for held made
+    findiff's `{0: 1}` active, its keys read as differentiated values, refused). A result that is a view of
+    an argument is `sources`' to follow."""
+    path = []
+    while isinstance(func, ast.Attribute):
+        path.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
         return True
-    if type(fn) is types.FunctionType:  # (numpy's Python functions return new arrays, or views: `sources`)
-        return not (getattr(fn, "__module__", None) or "").startswith("numpy")
-    return fn is None or isinstance(fn, type) and fn not in _NUMBER_TYPES
+    if func.id in locals_:
+        return True  # (a function or class of its own, a local object's method)
+    fn = globals_[func.id] if func.id in globals_ else getattr(builtins, func.id, None)
+    for name in reversed(path):
+        if not isinstance(fn, types.ModuleType):
+            return True  # (a method of a global object: `REGISTRY.make(hist)`)
+        fn = vars(fn).get(name)
+    if fn is None:
+        return True
+    return isinstance(fn, type) and fn not in _NUMBER_TYPES
 
 
 _NUMBER_TYPES = frozenset({int, float, complex, bool, str, bytes, range, slice})

@@ -216,6 +216,7 @@ class Registry:
         # that stand for Python code (a ufunc of `np.frompyfunc`): asked by `stand_in_of`
         self.made_stand_ins: dict[type, Callable] = {}
         self.stand_in_ids: set[int] = set()  # (the callables with a `Rule.stand_in`, by identity: `stand_in_of`)
+        self.stand_in_methods: set[str] = set()  # (the names of C types' methods with one, keyed (type, name))
 
     # -- lookup --------------------------------------------------------------------------------
     def get(self, fn: Any) -> Rule | None:
@@ -247,6 +248,11 @@ class Registry:
         bound = type(fn) is types.MethodType  # (a Cython method: its class's function, bound)
         target = fn.__func__ if bound else fn
         if id(target) not in self.stand_in_ids:
+            if type(fn) is _BUILTIN_METHOD and fn.__name__ in self.stand_in_methods:  # (`a.compress(c)`)
+                owner = fn.__self__
+                rule = self.rules.get((type(owner), fn.__name__))
+                if rule is not None and rule.stand_in is not None:
+                    return rule.stand_in, (owner,)
             made = self.made_stand_ins.get(type(fn))
             return None if made is None else made(fn)
         rule = self.rules.get(target)
@@ -327,6 +333,8 @@ class Registry:
                 setattr(rule, name, value)
             if "stand_in" in fields and not isinstance(fn, tuple):  # (kept alive by its rule, keyed by it)
                 (self.stand_in_ids.add if fields["stand_in"] is not None else self.stand_in_ids.discard)(id(key_of(fn)))
+            elif "stand_in" in fields and fields["stand_in"] is not None:  # (a C type's method: by its name)
+                self.stand_in_methods.add(fn[1])
 
     def set_kind(self, kind: str, *fns: Any, **meta: Any) -> None:
         for fn in fns:

@@ -10,6 +10,7 @@ import types
 import numpy as np
 import pytest
 
+from overdub.errors import OverdubError
 from tests import fd
 from tests.modes import assert_array_gradient, assert_scalar_modes
 
@@ -547,3 +548,138 @@ def test_stencil_powers_jacfwd():
     f = lambda c: (c[None, :] - c[0]) ** np.arange(3)[:, None]
     c = np.array([0.0, 0.1, 0.3])
     np.testing.assert_allclose(jacfwd(f, c), fd.jacobian(f, c), atol=1e-6)
+
+
+def linspace_ends(t):
+    return np.linspace(t, 3 * t * t, 7)
+
+
+def geomspace_ends(t):
+    return np.geomspace(1.0 + t, 5.0 * t, 6)
+
+
+def geomspace_negative_no_end(t):
+    return np.geomspace(-1.0 - t, -5.0 * t, 6, endpoint=False)
+
+
+def linspace_of_arrays(t):
+    return np.linspace(np.array([t, 1.0]), np.array([2.0, t * t]), 4, axis=1)
+
+
+def geomspace_of_arrays(t):
+    return np.geomspace(np.array([t, 1.0]), np.array([2.0, 3 + t * t]), 4, axis=-1)
+
+
+def linspace_step(t):
+    samples, step = np.linspace(0.0, t, 5, retstep=True)
+    return np.sin(samples) * step
+
+
+@pytest.mark.parametrize("f", [linspace_ends, geomspace_ends, geomspace_negative_no_end, linspace_of_arrays,
+                               geomspace_of_arrays, linspace_step], ids=lambda f: f.__name__)
+def test_linspace_geomspace_in_every_mode(f):
+    # (forward mode refused them: numpy's code multiplies into an array it made, `out=`)
+    from contexts import derivative, jacfwd, jacobian
+    want = fd.derivative(f, 0.7)
+    np.testing.assert_allclose(derivative(f, 0.7), want, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(jacfwd(lambda v: f(v[0]), np.array([0.7]))[..., 0], want, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(jacobian(lambda v: f(v[0]), np.array([0.7]))[..., 0], want, rtol=1e-6, atol=1e-9)
+    assert_scalar_modes(lambda t: float(np.sum(np.sin(f(t)))), 0.7)
+
+
+def logaddexp_reduced(x):
+    return float(np.logaddexp.reduce(x) + np.sum(np.logaddexp.reduce(x.reshape(2, 3), axis=1) ** 2))
+
+
+def hypot_reduced(x):
+    return float(np.sum(np.hypot.reduce(x.reshape(2, 3) * x[0], axis=0, keepdims=True) * np.arange(3.0))
+                 + np.logaddexp2.reduce(x, axis=None))
+
+
+@pytest.mark.parametrize("f", [logaddexp_reduced, hypot_reduced], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["reverse", "forward", "jvp"])
+def test_reduce_of_associative_ufuncs(f, mode):
+    assert_array_gradient(mode, f, np.array([0.3, 1.2, -0.4, 0.8, 2.0, 0.1]))
+
+
+def test_reduce_of_associative_ufuncs_hessian():
+    from contexts import hessian
+    x = np.array([0.3, 1.2, -0.4, 0.8, 2.0, 0.1])
+    np.testing.assert_allclose(hessian(logaddexp_reduced, x), fd.hessian(logaddexp_reduced, x, matrix=True),
+                               rtol=1e-4, atol=1e-6)
+
+
+def test_reduce_of_a_ufunc_numpy_groups_its_own_way_is_refused():
+    # (np.arctan2.reduce is not the left fold of arctan2: its derivative by the fold was wrong)
+    from contexts import ADContext, gradient, jacfwd
+    x = np.array([0.3, 1.2, -0.4, 0.8])
+    with ADContext(), pytest.raises(OverdubError):
+        gradient(lambda v: float(np.arctan2.reduce(v)), x)
+    with pytest.raises(OverdubError):
+        jacfwd(lambda v: np.arctan2.reduce(v), x)
+
+
+def vdot_of_matrices(t):
+    M = np.array([[t, 1.0], [2.0, t * t]])
+    return float(np.vdot(M, M.T) + np.vdot(np.array([t, 2.0]), np.array([3.0, t])))
+
+
+def compressed(t):
+    a = np.array([[t, 2.0, t * t], [1.0, t, 3.0]])
+    return float(np.compress([True, False, True], a, axis=1).sum() * np.compress([1, 0, 1], a).prod()
+                 + a.compress([False, True]).sum())
+
+
+def diagflat_sum(t):
+    return float((np.diagflat(np.array([t, 2.0 * t]), 1) @ np.arange(3.0)).sum() * t)
+
+
+@pytest.mark.parametrize("f", [vdot_of_matrices, compressed, diagflat_sum], ids=lambda f: f.__name__)
+def test_numpy_functions_as_numpy_code(f):
+    # (np.vdot in reverse mode, np.compress and np.diagflat in every mode were refused: a C function or
+    # method without a rule, a write through `.flat`)
+    assert_scalar_modes(f, 0.7)
+
+
+def test_numpy_stand_ins_match_numpy():
+    from contexts.rules.numpy import stand_ins
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(3, 2)) + 1j * rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
+    assert stand_ins.vdot(a, b) == pytest.approx(np.vdot(a, b))
+    m = rng.normal(size=(3, 4))
+    for cond, axis in (([True, False, True], 0), ([0, 1, 1, 0], 1), ([1, 0, 1, 1, 0], None), ([], 1)):
+        np.testing.assert_array_equal(stand_ins.compress(cond, m, axis), np.compress(cond, m, axis))
+    with pytest.raises(Exception):
+        stand_ins.compress([0, 0, 0, 1], m, 0)
+    np.testing.assert_array_equal(stand_ins.diagflat(m[:2, :2], -1), np.diagflat(m[:2, :2], -1))
+
+
+class LazyModel:  # pygeomag's GeoMag: coefficients read from a file on the first calculation
+    path = None
+
+    def __init__(self):
+        self.coefficients = None
+
+    def load(self):
+        with open(self.path) as fh:
+            self.coefficients = [float(v) for v in fh.read().split()]
+
+    def calculate(self, lat):
+        if self.coefficients is None:
+            self.load()
+        return sum(c * lat ** i for i, c in enumerate(self.coefficients))
+
+
+def lazily_loaded(lat):
+    return LazyModel().calculate(lat)
+
+
+def test_a_file_opened_in_a_method_is_no_differentiated_context_manager(tmp_path):
+    # (`with open(self.path)` where self carries a derivative was refused as a differentiated context manager)
+    path = tmp_path / "coefficients.txt"
+    path.write_text("1.5 -0.25 0.125")
+    LazyModel.path = str(path)
+    try:
+        assert_scalar_modes(lazily_loaded, 0.7)
+    finally:
+        LazyModel.path = None

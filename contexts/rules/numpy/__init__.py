@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import importlib
 
-from . import conversion, convolution, counting, creation, fft, inplace, interpolation, random, reductions, roots, ufuncs
+from . import conversion, convolution, counting, creation, fft, inplace, interpolation, random, reductions, roots, stand_ins, ufuncs
 
 __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "counting", "fft", "inplace",
            "interpolation", "random", "roots"]

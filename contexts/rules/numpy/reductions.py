@@ -612,12 +612,84 @@ def reduce_options(ufunc, rest: tuple, kwargs: dict) -> tuple:
     return fn, p
 
 
+# (associative: numpy's reduce groups the items as it likes, `np.arctan2.reduce` is no left fold; an
+# associative ufunc's value, and so its derivative, is the fold's whatever the grouping)
+_ASSOCIATIVE = frozenset({np.logaddexp, np.logaddexp2, np.hypot})
+
+
+def _fold_partials(ufunc, rest: tuple, kwargs: dict):
+    """For `ufunc.reduce` of another binary ufunc with partials (`np.logaddexp.reduce`, `np.hypot.reduce`):
+    (its partials, the axis, keepdims), the reduction a left fold y_k = f(y_{k-1}, x_k); None where the
+    options are others (out=, initial=, where=, several axes)."""
+    p = dict(zip(_REDUCE, rest), **kwargs)
+    rule = registry.rules.get(ufunc) if ufunc in _ASSOCIATIVE else None
+    partials = rule.meta.get("partials") if rule is not None else None
+    axis = p.get("axis", 0)
+    if (partials is None or None in partials or p.get("out") is not None or p.get("where", True) is not True
+            or p.get("initial", _NoValue) is not _NoValue or isinstance(axis, tuple)):
+        return None
+    return partials, axis, bool(p.get("keepdims", False))
+
+
+def _fold(ufunc, x, axis, keepdims):
+    """(the prefixes y_0..y_n of the fold along axis, moved to the front, x so moved, a function putting a
+    result of the fold's shape back as reduce gives it)."""
+    x = as_array(x) if not is_dual(x) else x
+    if axis is None:
+        shape = (1,) * np.ndim(x) if keepdims else ()
+        x, axis = np.reshape(x, -1), 0
+    else:
+        axis = normalize_axis(axis, np.ndim(x))
+        shape = None
+    xs = np.moveaxis(x, axis, 0)
+    ys = [xs[0]]  # (the prefixes by the ufunc itself: on forward mode's duals too, under a hessian)
+    for k in range(1, len(xs)):
+        ys.append(ufunc(ys[-1], xs[k]))
+
+    def put(r):
+        if shape is not None:
+            return np.reshape(r, shape) if keepdims else r
+        return np.expand_dims(r, axis) if keepdims else r
+    return ys, xs, put, axis
+
+
+def _fold_adjoint(ufunc, dy, x, folded):
+    partials, axis, keepdims = folded
+    pa, pb = partials
+    ys, xs, _, ax = _fold(ufunc, x, axis, keepdims)
+    g = dy
+    if keepdims:
+        g = np.squeeze(g, axis=ax) if axis is not None else np.reshape(g, ())
+    gx = [None] * len(xs)
+    for k in range(len(xs) - 1, 0, -1):
+        gx[k] = g * pb(ys[k], ys[k - 1], xs[k])
+        g = g * pa(ys[k], ys[k - 1], xs[k])
+    gx[0] = g
+    gx = np.stack([np.broadcast_to(v, np.shape(xs[0])) if not is_dual(v) else v for v in gx])
+    gx = np.moveaxis(gx, 0, ax) if axis is not None else gx
+    return np.reshape(gx, np.shape(x))
+
+
+def _fold_tangent(ufunc, t, x, folded):
+    partials, axis, keepdims = folded
+    pa, pb = partials
+    ys, xs, put, ax = _fold(ufunc, x, axis, keepdims)
+    ts = np.moveaxis(np.reshape(t, np.shape(x)), ax, 0) if axis is not None else np.reshape(t, -1)
+    acc = ts[0]
+    for k in range(1, len(xs)):
+        acc = pa(ys[k], ys[k - 1], xs[k]) * acc + pb(ys[k], ys[k - 1], xs[k]) * ts[k]
+    return put(acc)
+
+
 @registry.adjoint((np.ufunc, "reduce"))
 def reduce_adjoint(dy, y, ufunc, x, *rest, **kwargs):
-    """`ufunc.reduce(x, axis=0, ...)`: np.sum's, np.prod's, np.max's or np.min's pullback."""
+    """`ufunc.reduce(x, axis=0, ...)`: np.sum's, np.prod's, np.max's or np.min's pullback; another binary
+    ufunc's by its partials along the fold (`np.logaddexp.reduce`)."""
     nones = (None,) * len(rest)
     if dy is None or not inexact(x):
         return (None, None) + nones
+    if ufunc not in REDUCERS and (folded := _fold_partials(ufunc, rest, kwargs)) is not None:
+        return (None, match_primal(_fold_adjoint(ufunc, dy, x, folded), x)) + nones
     fn, p = reduce_options(ufunc, rest, kwargs)
     return (None, registry.get(fn).adjoint(dy, y, x, **p)[0]) + nones
 
@@ -628,6 +700,8 @@ def reduce_frule(tangents, ufunc, x, *rest, **kwargs):
     t = tangents[1] if len(tangents) > 1 else None
     if t is None:
         return y, None
+    if ufunc not in REDUCERS and (folded := _fold_partials(ufunc, rest, kwargs)) is not None:
+        return y, _fold_tangent(ufunc, t, x, folded)
     fn, p = reduce_options(ufunc, rest, kwargs)
     return y, registry.get(fn).frule((t,), x, **p)[1]
 
