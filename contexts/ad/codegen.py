@@ -55,7 +55,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_stairs__",
            "__od_stairs_fd__", "__od_operator__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
-           "__od_size__")
+           "__od_size__", "__od_more_back__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -131,6 +131,7 @@ ENTRY = "_od_in_"  # prefix of the parameters' entry copies
 # A call's mask says which arguments the caller differentiates: bit i for positional argument i, and
 KW_ACTIVE = 1 << 60  # some keyword argument is differentiated (all are then taken to be).
 CELLS_CONSTANT = 1 << 61  # the function's captured variables are constants (`gradient(f, ..., wrt=)`).
+FRESH_SELF = 1 << 59  # the first argument put before the call's own is an object just made (`__init__`'s).
 # Two negative masks are whole policies rather than bits:
 EVERY_ARGUMENT = -1  # every argument may carry a derivative, and so may the function itself (its cells)
 ARGUMENTS_ONLY = -2  # every argument, but no gradient is wanted for the function (`gradient(f, x)`)

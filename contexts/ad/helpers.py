@@ -7,6 +7,7 @@ every mutation undone here for earlier adjoints is registered for redo with `S.r
 
 from __future__ import annotations
 
+import collections
 import functools
 import numbers
 import operator
@@ -32,7 +33,7 @@ from overdub.ops import HEAPTYPE
 from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
 from ..lowered.runtime import OwnTestUnderForward, refuse_storing_method, remembered_text
-from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses
+from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses, live as _live
 from ..rules.frames import is_engine_class
 from ..rules.numpy._util import matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
@@ -2007,14 +2008,15 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
     arrays = tuple(mutable(a) for a in args)
     held = tuple(a if type(a) in _MUTABLE_CONTAINERS or isinstance(a, _MUTABLE_CONTAINERS) else None for a in args)
     kept = _held_changed(holder, others, since) if holder is not None and others else None
-    boxed = _changed_containers(others, -1 if since is None else since) if others else None
+    stamp = -1 if since is None else since
+    boxed = _changed_containers(others, stamp) if others else None
     if not any(arrays) and all(a is None for a in held) and kept is None and boxed is None:
         return None
     shared = [(i, views(a, *others, same=True)) for i, a in enumerate(args)
               if (arrays[i] and (since is None or LAST_CHANGE.get(id(bottom(a)), 0) > since)
                   or held[i] is not None) and others]
     return (arrays, [(i, found) for i, found in shared if found], held, (len(args) if npos is None else npos, kwnames),
-            kept, boxed, -1 if since is None else since)
+            kept, boxed, stamp)
 
 
 def _changed_containers(others, since):
@@ -2028,40 +2030,36 @@ def _changed_containers(others, since):
         if type(o) in _PLAIN:
             continue
         if type(o) in _MUTABLE_CONTAINERS or isinstance(o, _MUTABLE_CONTAINERS):
-            if LAST_CHANGE.get(id(o), 0) > since:
-                out = (out or []) + [(j, o)]
-        elif has_fields(o) and not isinstance(o, _NOT_HOLDERS) and _holds_changed(o, since, 0):
+            hit = LAST_CHANGE.get(id(o), 0) > since
+        else:
+            hit = has_fields(o) and not isinstance(o, _NOT_HOLDERS) and any(_changed_fields(o, since, 0))
+        if hit:
             out = (out or []) + [(j, o)]
     return out
 
 
-def _holds_changed(o, since, depth) -> bool:
-    for _, v in fields_of(o).items():
+def _changed_fields(o, since, depth):
+    """(field, value, is a container) for the fields of object o that are lists or dicts changed since
+    `since` (containers), or objects holding such (one level further down)."""
+    for k, v in fields_of(o).items():
         if type(v) in _PLAIN:
             continue
         if type(v) in _MUTABLE_CONTAINERS or isinstance(v, _MUTABLE_CONTAINERS):
             if LAST_CHANGE.get(id(v), 0) > since:
-                return True
-        elif depth < 1 and has_fields(v) and not isinstance(v, _NOT_HOLDERS) and _holds_changed(v, since, depth + 1):
-            return True
-    return False
+                yield k, v, True
+        elif depth < 1 and has_fields(v) and not isinstance(v, _NOT_HOLDERS) and any(_changed_fields(v, since, 1)):
+            yield k, v, False
 
 
 def _into_boxes(S, o, d, since, depth=0):
     """o's cotangent d moved into o's box, and the cotangents its fields hold for lists and dicts changed
     since `since` into theirs (the box itself stands in the field: the callee's adjoints of the changes
     take from it in place, and the caller's later reads see what they left)."""
-    if type(o) in _MUTABLE_CONTAINERS or isinstance(o, _MUTABLE_CONTAINERS):
-        return S.box(o, d)
     box = S.box(o, d)
-    for k, v in fields_of(o).items():
-        if type(v) in _PLAIN:
-            continue
-        if type(v) in _MUTABLE_CONTAINERS or isinstance(v, _MUTABLE_CONTAINERS):
-            if LAST_CHANGE.get(id(v), 0) > since:
-                box[k] = S.box(v, box.get(k))
-        elif depth < 1 and has_fields(v) and not isinstance(v, _NOT_HOLDERS) and _holds_changed(v, since, depth + 1):
-            box[k] = _into_boxes(S, v, box.get(k), since, depth + 1)
+    if type(o) in _MUTABLE_CONTAINERS or isinstance(o, _MUTABLE_CONTAINERS):
+        return box
+    for k, v, container in list(_changed_fields(o, since, depth)):
+        box[k] = S.box(v, box.get(k)) if container else _into_boxes(S, v, box.get(k), since, depth + 1)
     return box
 
 
@@ -2273,6 +2271,21 @@ def key_lookup(obj, key):
         refuse_storing_method(getter, "[]", type(obj))
 
 
+def live_loop(kind, fns, *objs) -> bool:
+    """Reverse mode's `__od_live__`: as every mode's (`lowered.runtime.live`), and refused where the loop
+    as written would iterate a changeable container the body changes (a deque, a list or dict subclass of
+    its own iteration, an array subclass): reverse mode draws such a loop's items before its body runs."""
+    if _live(kind, fns, *objs):
+        return True
+    for o in objs:
+        if isinstance(o, (list, dict, set, collections.deque)) or isinstance(o, np.ndarray) and type(o) is not _Dual:
+            raise runtime.UnsupportedFunction(
+                f"reverse mode cannot differentiate a loop over a {type(o).__name__} that its body changes: it "
+                "draws the loop's items before the body runs", where=runtime._user_line(),
+                fix="loop by index (`for i in range(len(xs))`), or over a list or array")
+    return False
+
+
 _LIST_ITER = type(iter([]))
 
 
@@ -2313,7 +2326,7 @@ HELPER_IMPLS = {
     "__od_not_swallowed__": not_swallowed, "__od_managed__": managed,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
     "__od_plain_values__": frozenset({float, int, complex, bool, np.float64, np.ndarray, np.complex128}),
-    "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS,
+    "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS, "__od_live__": live_loop,
     "__od_duration__": _duration, "__od_loop_item_adj__": loop_item_adj, "__od_loop_box__": loop_box, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
     "__od_guard_cells__": runtime.guard_cells, "__od_closure_arrays__": runtime.closure_arrays, "__od_unguard__": runtime.unguard,

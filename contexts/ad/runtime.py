@@ -46,7 +46,7 @@ from ..rules.leaves import LABEL_TYPES, ArrayLeaf, Scalar, carries_none
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, NoRuleError, array_objects, by_position, key_of,
                               objects_of_classes, own_number_operands, protocol_objects, registry, through_array,
                               through_protocol)
-from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, HELPERS, KW_ACTIVE, generate
+from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
 from ..lowered.runtime import (STAIRS, dataclass_init, is_stair as _stairs, parsed, remembered_text, staircase_reverse,
@@ -1455,10 +1455,11 @@ def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
     if type(meta_call) is types.FunctionType:  # a metaclass's own `__call__` makes the object: its code
         return _twin_call(mask, meta_call, (cls,), args, kw)
     init = cls.__init__
+    fresh = mask | FRESH_SELF if mask == 0 else mask  # (no argument differentiated: see `_active_params`)
     if cls.__new__ is object.__new__ and type(init) is types.FunctionType:
         if _has_source(init):
             obj = object.__new__(cls)
-            _, pb = _twin_call(mask, init, (obj,), args, kw)
+            _, pb = _twin_call(fresh, init, (obj,), args, kw)
             return obj, (None if pb is None else (_construct_back, pb))
         if dataclasses.is_dataclass(cls) and _own_post_init(cls):
             # its `__post_init__` computing from the fields: the generated `__init__` as code
@@ -1667,7 +1668,11 @@ def _active_params(code, mask, npre, nargs, kwnames, all_passed=False):
                                       if j >= npassed and n not in kwnames}
         every = frozenset(n for n in names if n not in left)
         return every if mask == EVERY_ARGUMENT else every | _NO_CELLS  # (ARGUMENTS_ONLY: not the cells)
-    act = set(names[:npre]) | (_NO_CELLS if mask & CELLS_CONSTANT else set())
+    # (an object just made, given to its `__init__` with constants only, holds nothing differentiated: what
+    # `__init__` stores into it from the arguments is constant too; a value it stores from elsewhere makes it
+    # active as any store does. Taken for active, findiff's stencil weights, computed there from ints, sent
+    # their constant cotangent into the ints' dicts: refused)
+    act = (set(names[:npre]) if not mask & FRESH_SELF else set()) | (_NO_CELLS if mask & CELLS_CONSTANT else set())
     for i in range(nargs):
         if mask >> i & 1:
             j = npre + i

@@ -423,7 +423,10 @@ class ForwardContext(overdub.Context):
         """A function the context does not recurse into, entered by `run` (the tangent twins' calls)."""
         if marked_opaque(fn) and (has_dual(args) or has_dual(list(kwargs.values()))):
             raise no_rule(fn)
-        if isinstance(fn, type) and issubclass(fn, float) and has_dual(args):  # `Angle(x)`, a float subclass
+        if isinstance(fn, type) and (issubclass(fn, float) or fn.__flags__ & _HEAPTYPE) and (
+                has_dual(args) or has_dual(list(kwargs.values()))):
+            # `Angle(x)`, a float subclass; a class of its own, its code recursed as inside a call (a dataclass's
+            # `__post_init__` asking `math.isfinite(self.spot)`: bsm-pricer's, run natively it was refused)
             y = _construct(self, fn, args, kwargs)
             if y is not _UNKNOWN:
                 return y

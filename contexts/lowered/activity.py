@@ -836,6 +836,11 @@ def _callable_reads_state(v) -> bool:
             if stand is None:
                 return False
             v = stand[1][0]
+        elif isinstance(v, type) and v.__flags__ & _HEAPTYPE:
+            # a class of its own: its methods (`__init__` reading `G[-1]`, a list the caller filled with a
+            # differentiated value: the object was taken for a constant, 0 for 6)
+            return any(type(m) is types.FunctionType and _reads_state(m)
+                       for k in v.__mro__[:-1] if k.__flags__ & _HEAPTYPE for m in vars(k).values())
         else:
             return False
     return False
@@ -1012,7 +1017,8 @@ class _Activity:
 
 
 # the helpers of the lowering's index loops (`Lowerer.live_loop`): a test of types, of a position, the keys
-LOOP_HELPERS = frozenset({"__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__", "__od_size__"})
+LOOP_HELPERS = frozenset({"__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__", "__od_size__",
+                          "__od_more_back__"})
 _SHARED_CONTAINERS = (list, dict, set, collections.deque, np.ndarray)
 _NOT_STATE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
               functools.partial)
@@ -1201,21 +1207,19 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     for n in loops:
         if isinstance(n.iter, ast.Name):
             drawn.setdefault(n.target.id, set()).add(n.iter.id)
-    # a display made for a call's argument (the lowering's temporary, `map(fn, [x], [acc])`): a call
-    # changing its items in place changes them (`fn(q, a)` storing into `a`: acc, read after, held no
-    # derivative). Not a display the code names itself (`row = (a, b); rows.append(row)`: every such a, b
-    # would be recorded)
-    # So may any display or call result holding a variable's object (`reg = {'h': hist}`, `o = Holder(c)`,
-    # `ns = SimpleNamespace(items=hist)`), and a nested function's defaults (`def add(v, store=hist)`): a
-    # change through the holder (`reg['h'].append(y)`, `o.sub(y)` doing `self.c -= y`) changes the variable's
-    # object, which the variable's later reads see (`sum(hist)` was taken for a constant: 0 for 3). Numbers
-    # cannot be changed in place: they are left out (`row = (a, b); rows.append(row)`).
+    # the objects a variable's value may hold: a display's items (`reg = {'h': hist}`, `map(fn, [x], [acc])`),
+    # the arguments of a class's or a method's call (`o = Holder(c)`, `ns = SimpleNamespace(items=hist)`,
+    # `dict(h=hist)`) and a nested function's defaults (`def add(v, store=hist)`): a change through the holder
+    # (`reg['h'].append(y)`, `o.sub(y)` doing `self.c -= y`) changes the variable's object, which its later
+    # reads see (`sum(hist)` was taken for a constant: 0 for 3). Not numbers (`row = (a, b)`: no change in
+    # place reaches them), not the lowering's temporaries drawn for an item (`next(ids)`), not a module
+    # function's arguments (`_may_hold_arguments`)
     items: dict[str, set[str]] = {}
     for name, value in stores:
-        if isinstance(value, (ast.List, ast.Tuple, ast.Set)):  # (the code's own variables: not a temporary
-            held = [e for e in value.elts if not (isinstance(e, ast.Name) and e.id.startswith("_od_"))]
-        elif isinstance(value, ast.Dict):                      # drawn for an item, `next(ids)`)
-            held = [e for e in value.values if not (isinstance(e, ast.Name) and e.id.startswith("_od_"))]
+        if isinstance(value, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+            held = [e.value if isinstance(e, ast.Starred) else e
+                    for e in (value.values if isinstance(value, ast.Dict) else value.elts)]
+            held = [e for e in held if not (isinstance(e, ast.Name) and e.id.startswith("_od_"))]
         elif isinstance(value, ast.Call) and _may_hold_arguments(value.func, globals_, locals_):
             held = [a.value if isinstance(a, ast.Starred) else a for a in value.args]
             held += [k.value for k in value.keywords]

@@ -134,6 +134,68 @@ def _loc(node, like):
     return node
 
 
+def _loop_shape(it: ast.expr):
+    """(numbered: None, True or enumerate's start expression; kind: "seq", "zip", "reversed", "items" or
+    "values"; the builtins the shape names, as the function finds them; the expressions looped over) of a
+    loop `for ... in it` that `Lowerer.live_loop` can write as an index loop, or None."""
+    numbered, fns = None, []
+    if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate"
+            and 1 <= len(it.args) <= 2 and all(k.arg == "start" for k in it.keywords)
+            and len(it.args) + len(it.keywords) <= 2 and not any(isinstance(a, ast.Starred) for a in it.args)):
+        fns.append(it.func)
+        numbered = it.args[1] if len(it.args) == 2 else it.keywords[0].value if it.keywords else True
+        it = it.args[0]
+    if isinstance(it, ast.Name):
+        return numbered, "seq", fns, [it]
+    if not isinstance(it, ast.Call) or it.keywords or any(isinstance(a, ast.Starred) for a in it.args):
+        return None
+    f = it.func
+    if isinstance(f, ast.Name) and f.id in ("iter", "reversed") and len(it.args) == 1 and isinstance(it.args[0], ast.Name):
+        return numbered, "seq" if f.id == "iter" else "reversed", fns + [f], list(it.args)
+    if isinstance(f, ast.Name) and f.id == "zip" and it.args:
+        return numbered, "zip", fns + [f], list(it.args)
+    if (isinstance(f, ast.Attribute) and f.attr in ("items", "values") and not it.args
+            and isinstance(f.value, ast.Name)):
+        return numbered, f.attr, fns, [f.value]
+    return None
+
+
+def _loop_again(it: ast.expr, held: dict, first, like) -> ast.expr:
+    """The loop's iterable as written, its objects read from where `live_loop` holds them (`held`: id of the
+    expression -> name), enumerate's start from `first`."""
+    def swap(node):
+        if id(node) in held:
+            return _name(held[id(node)], like)
+        if isinstance(node, ast.Call):
+            args = [swap(a) for a in node.args]
+            keywords = [ast.keyword(arg=k.arg, value=swap(k.value)) for k in node.keywords]
+            if first is not None and isinstance(node.func, ast.Name) and node.func.id == "enumerate":
+                args, keywords = args[:1] + [_name(first, like)], []
+            return ast.Call(func=swap(node.func), args=args, keywords=keywords)
+        if isinstance(node, ast.Attribute):
+            return ast.Attribute(value=swap(node.value), attr=node.attr, ctx=ast.Load())
+        return copy.deepcopy(node)
+    return swap(it)
+
+
+_LAZY = frozenset({"map", "filter"})
+_LAZY_MODULES = frozenset({"itertools"})
+
+
+def _lazy_over(it: ast.expr) -> set:
+    """The variables a lazy iterator the loop draws from reads as its sequences (`map(f, xs)`, `filter(p,
+    xs)`, `itertools.chain(xs, ys)`, `enumerate(map(f, xs))`): empty for anything else."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("enumerate", "iter") and it.args:
+        return _lazy_over(it.args[0])
+    if not isinstance(it, ast.Call):
+        return set()
+    f = it.func
+    if not (isinstance(f, ast.Name) and f.id in _LAZY or isinstance(f, ast.Attribute)
+            and isinstance(f.value, ast.Name) and f.value.id in _LAZY_MODULES):
+        return set()
+    return {a.id for a in it.args if isinstance(a, ast.Name)}
+
+
 def _changed_by(body: list, names: set, changed_in_place, stored_base, viewed) -> set:
     """Those of `names` the statements may change in place: directly (`changed_in_place`), through a
     variable bound to a view or an item of one (`row = xs[i]; row += v`), or by a call given one (`grow(xs)`,
@@ -397,38 +459,37 @@ class Lowerer:
         return pre
 
     def live_loop(self, s: ast.For) -> list[ast.stmt] | None:
-        """`for v in xs`, `for i, v in enumerate(xs)`, `for a, b in zip(xs, ys)`, `for k, v in d.items()`
-        (`.values()`) whose body may change xs (or d) in place (a store into it, a method changing it, a
-        call given it, a view of it changed): Python draws each item when the loop reaches it, so the loop
-        sees what the body changed ahead (a prefix sum in place, items appended then visited, a sort), and
-        the modes' iteration (an eager copy, an item's cotangent parked in the iterator) did not: the value
-        or the derivative came out wrong, silently. Such a loop is written as the index loop Python runs
-        (`while k < len(xs): v = xs[k]; k += 1; ...`; a dict's keys listed first, its size checked as
-        Python checks it), which every transformer differentiates item by item; where the objects are not
-        lists, tuples, arrays or plain dicts when it runs (`__od_live__` tells), the loop is left as it is."""
+        """`for v in xs` (`iter(xs)`, `reversed(xs)`), `for a, b in zip(xs, ys)`, `for k, v in d.items()`
+        (`.values()`), each perhaps in `enumerate(..., start)`, whose body may change xs (or d) in place (a
+        store into it, a method changing it, a call given it, a view of it changed): Python draws each item
+        when the loop reaches it, so the loop sees what the body changed ahead (a prefix sum in place, items
+        appended then visited, a sort), and the modes' iteration (an eager copy, an item's cotangent parked in
+        the iterator) did not: the value or the derivative came out wrong, silently. Such a loop is written as
+        the index loop Python runs (`while k < len(xs): v = xs[k]; k += 1; ...`; a dict's keys listed first,
+        its size checked as Python checks it), which every transformer differentiates item by item; where the
+        objects are not lists, tuples, arrays or plain dicts when it runs (`__od_live__` tells, and refuses in
+        reverse mode for other containers), the loop is left as it is. A lazy iterator of such a list (`map`,
+        `filter`, `itertools`) is refused: it would be drawn eagerly."""
         if getattr(s, "_od_as_written", False):
             return None
         from .activity import changed_in_place, stored_base, viewed  # (activity imports this module)
-        it = s.iter
-        start, func, method = None, None, None
-        if isinstance(it, ast.Name):
-            seqs = [it]
-        elif (isinstance(it, ast.Call) and not it.keywords and it.args
-              and not any(isinstance(a, ast.Starred) for a in it.args)):
-            f = it.func
-            if isinstance(f, ast.Name) and f.id == "enumerate" and len(it.args) <= 2:
-                func, seqs, start = f, it.args[:1], (it.args[1] if len(it.args) == 2 else None)
-            elif isinstance(f, ast.Name) and f.id == "zip":
-                func, seqs = f, list(it.args)
-            else:
-                return None
-        elif (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in ("items", "values")
-              and not it.args and not it.keywords and isinstance(it.func.value, ast.Name)):
-            seqs, method = [it.func.value], it.func.attr
-        else:
+        shape = _loop_shape(s.iter)
+        if shape is None:
+            lazy = _lazy_over(s.iter)
+            if lazy and lazy & _changed_by(s.body, lazy, changed_in_place, stored_base, viewed):
+                name = sorted(lazy)[0]
+                raise Unsupported(f"loop over a lazy iterator of `{name}` (map, filter, itertools), which the loop "
+                                  f"changes: it would be drawn before the changes (loop over `{name}` itself, or "
+                                  "by index)", s)
             return None
-        names = {a.id for a in seqs if isinstance(a, ast.Name)}
-        if not names or not names & _changed_by(s.body, names, changed_in_place, stored_base, viewed):
+        numbered, kind, fns, seqs = shape
+        # (the variables whose objects the sequences are, or are views of: `zip(M, M[1:])`, `M[::-1]`)
+        names = set().union(*(viewed(a, strict=True) for a in seqs))
+        changed = _changed_by(s.body, names, changed_in_place, stored_base, viewed)
+        if {n.id for n in ast.walk(s.target) if isinstance(n, ast.Name)} & changed_in_place(
+                ast.Module(body=s.body, type_ignores=[])):
+            changed = names  # (an item changed in place, a row of an array: `for r, s in zip(M, M[1:]): s += r`)
+        if not names or not names & changed:
             return None
         pre: list = []
 
@@ -440,48 +501,49 @@ class Lowerer:
         def load(name):
             return _name(name, s)
 
+        def sub(value, index):
+            return ast.Subscript(value=value, slice=index, ctx=ast.Load())
+
         # the objects looped over: a variable's by its name (the checks of the loop as written look for it:
         # `next(it)` inside `for v in it`), an expression's held (evaluated once, as Python does)
         held = [a.id if isinstance(a, ast.Name) else new(copy.deepcopy(a)) for a in seqs]
-        first = new(copy.deepcopy(start)) if start is not None else None
+        first = new(copy.deepcopy(numbered)) if numbered not in (None, True) else None
         rebound = {n.id for n in ast.walk(ast.Module(body=s.body, type_ignores=[]))
                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         # (a variable the body binds again, `xs = xs + [v]`: Python's loop keeps the object it started with)
         kept = [new(_name(h, s)) if h in rebound else h for h in held]
         k = self.state.temp()
-        live = ast.Call(func=_name("__od_live__", s), args=[copy.deepcopy(func) if func is not None else
-                                                            ast.Constant(method), *map(load, kept)], keywords=[])
-        ok = new(live)
-        index = ast.Subscript(value=load(kept[0]), slice=load(k), ctx=ast.Load())
-        if method is not None:  # d.items() / d.values(): by the keys listed before the loop
+        checked = ast.Tuple(elts=[copy.deepcopy(f) for f in fns], ctx=ast.Load())
+        ok = new(ast.Call(func=_name("__od_live__", s), args=[ast.Constant(kind), checked, *map(load, kept)],
+                          keywords=[]))
+        setup: list = []
+        if kind in ("items", "values"):  # by the keys listed before the loop
             keys, size = self.state.temp(), self.state.temp()
             setup = [_assign(keys, ast.Call(func=_name("__od_keys__", s), args=[load(kept[0])], keywords=[]), s),
                      _assign(size, ast.Call(func=_name("__od_size__", s), args=[load(kept[0])], keywords=[]), s)]
             more = ast.Call(func=_name("__od_more_keys__", s), args=[load(k), load(keys), load(kept[0]), load(size)],
                             keywords=[])
-            key = ast.Subscript(value=load(keys), slice=load(k), ctx=ast.Load())
-            value = ast.Subscript(value=load(kept[0]), slice=key, ctx=ast.Load())
-            item = ast.Tuple(elts=[copy.deepcopy(key), value], ctx=ast.Load()) if method == "items" else value
+            key = sub(load(keys), load(k))
+            value = sub(load(kept[0]), copy.deepcopy(key))
+            item = ast.Tuple(elts=[key, value], ctx=ast.Load()) if kind == "items" else value
+        elif kind == "reversed":  # from the last position when made, down, while inside the list
+            last = self.state.temp()
+            setup = [_assign(last, ast.BinOp(left=ast.Call(func=_name("__od_size__", s), args=[load(kept[0])],
+                                                           keywords=[]), op=ast.Sub(), right=ast.Constant(1)), s)]
+            at = ast.BinOp(left=load(last), op=ast.Sub(), right=load(k))
+            more = ast.Call(func=_name("__od_more_back__", s), args=[copy.deepcopy(at), load(kept[0])], keywords=[])
+            item = sub(load(kept[0]), at)
         else:
-            setup = []
             more = ast.Call(func=_name("__od_more__", s), args=[load(k), *map(load, kept)], keywords=[])
-            reads = [ast.Subscript(value=load(h), slice=load(k), ctx=ast.Load()) for h in kept]
-            if func is None:
-                item = index
-            elif func.id == "enumerate":
-                number = load(k) if first is None else ast.BinOp(left=load(k), op=ast.Add(), right=load(first))
-                item = ast.Tuple(elts=[number, reads[0]], ctx=ast.Load())
-            else:
-                item = ast.Tuple(elts=reads, ctx=ast.Load())
+            reads = [sub(load(h), load(k)) for h in kept]
+            item = reads[0] if kind == "seq" else ast.Tuple(elts=reads, ctx=ast.Load())
+        if numbered is not None:
+            number = load(k) if first is None else ast.BinOp(left=load(k), op=ast.Add(), right=load(first))
+            item = ast.Tuple(elts=[number, item], ctx=ast.Load())
         step = [ast.Assign(targets=[copy.deepcopy(s.target)], value=item),
                 _assign(k, ast.BinOp(left=load(k), op=ast.Add(), right=ast.Constant(1)), s)]
         loop = ast.While(test=more, body=step + copy.deepcopy(s.body), orelse=copy.deepcopy(s.orelse))
-        if method is not None:
-            again = ast.Call(func=ast.Attribute(value=load(held[0]), attr=method, ctx=ast.Load()), args=[], keywords=[])
-        else:
-            again = load(held[0]) if func is None else ast.Call(
-                func=copy.deepcopy(func), args=[*map(load, held)] + ([load(first)] if first is not None else []),
-                keywords=[])
+        again = _loop_again(s.iter, dict(zip(map(id, seqs), held)), first, s)
         as_written = ast.For(target=copy.deepcopy(s.target), iter=again, body=s.body, orelse=s.orelse,
                              type_comment=None)
         as_written._od_as_written = True

@@ -154,6 +154,9 @@ class _Staircased:
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refused
     __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __neg__ = __pos__ = _refused
     __hash__ = __abs__ = __float__ = __int__ = __round__ = __trunc__ = __floor__ = __ceil__ = _refused
+    # (a numpy scalar's conversions, asked of the number that stands for one: `np.round(t * 1e6).astype(
+    # 'datetime64[us]')` in sunposition crashed with an AttributeError)
+    astype = item = tolist = view = _refused
 
 
 class StaircasedFloat(_Staircased, float):
@@ -1470,22 +1473,34 @@ def endless(count: int) -> None:
 YIELDS_KEPT = 1 << 17  # (about a second of recording; an eager generator longer than that is a slow one too)
 
 
-def live(how, *objs) -> bool:
+def live(kind: str, fns: tuple, *objs) -> bool:
     """`__od_live__`: whether a loop the lowering wrote as an index loop (`Lowerer.live_loop`) runs as one:
-    `how` is the loop's `enumerate` or `zip` as the function finds it (the builtin, not one of its own), None
-    for a loop over the object itself, or "items"/"values" for a dict's; the objects lists, tuples, arrays
-    (not 0-d, not a subclass, whose iteration may be its own), or for a dict's loop a plain dict."""
-    if type(how) is str:
+    `fns` are the loop's `enumerate`, `zip`, `iter` or `reversed` as the function finds them (the builtins,
+    not its own), the objects lists (or list subclasses iterating and indexing as lists), tuples, arrays (not
+    0-d, not a subclass, whose iteration may be its own), or for a dict's loop ("items", "values") a plain
+    dict."""
+    for f in fns:
+        if f is not enumerate and f is not zip and f is not iter and f is not reversed:
+            return False
+    if kind == "items" or kind == "values":
         return len(objs) == 1 and type(objs[0]) in _PLAIN_DICTS
-    if how is not None and how is not enumerate and how is not zip:
-        return False
     for o in objs:
         while type(o).__name__ == "Dual":  # (an array of forward mode's, under `hessian`: its value's type)
             o = o.primal
         t = type(o)
-        if t is not list and t is not tuple and (t is not np.ndarray or o.ndim == 0):
-            return False
+        if t is list or t is tuple or t is np.ndarray and o.ndim:
+            continue
+        if isinstance(o, list) and t.__iter__ is list.__iter__ and t.__getitem__ is list.__getitem__ \
+                and t.__len__ is list.__len__:
+            continue  # (a list subclass of its own fields, iterated and indexed as a list)
+        return False
     return True
+
+
+def more_back(at: int, seq) -> bool:
+    """`__od_more_back__`: another item of `reversed(seq)` at position `at` (counting down; a list that
+    shrank below it ends the loop, as its reverse iterator does)."""
+    return 0 <= at < len(seq)
 
 
 _PLAIN_DICTS = (dict, collections.OrderedDict, collections.defaultdict)
@@ -1507,7 +1522,7 @@ def more_keys(k: int, keys: list, d: dict, size: int) -> bool:
     return k < len(keys)
 
 
-HELPERS = {"__od_live__": live, "__od_more__": more, "__od_more_keys__": more_keys, "__od_keys__": list,
+HELPERS = {"__od_live__": live, "__od_more__": more, "__od_more_back__": more_back, "__od_more_keys__": more_keys, "__od_keys__": list,
            "__od_size__": len, "__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator,

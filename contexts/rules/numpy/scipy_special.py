@@ -443,6 +443,7 @@ def _exprel_partial(y, x):
 
 
 ufunc_rule(sc.expm1, lambda y, x: y + 1, name="expm1")
+ufunc_rule(sc.cosm1, lambda y, x: -np.sin(x), name="cosm1")  # cos(x) - 1 (scipy.stats.vonmises' logpdf)
 ufunc_rule(sc.log1p, OneOver(lambda y, x: 1 + x), name="log1p")
 ufunc_rule(sc.cbrt, OneOver(lambda y, x: 3 * y * y), name="cbrt")
 ufunc_rule(sc.exp2, lambda y, x: y * math.log(2), name="exp2")
