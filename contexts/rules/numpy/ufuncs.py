@@ -144,7 +144,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
                 if p.refuses(t, a):
                     raise p.error()
                 continue
-            term = unmoved_zero(t * p(y, *values), t)
+            term = _unmoved_zero(t * p(y, *values), t)
             dy = term if dy is None else dy + term
         dy = _fit(_masked(dy, kwargs.get("where", True)) if dy is not None else None, y)
         return out, ((dy,) + (None,) * (nout - 1) if nout > 1 else dy)
@@ -160,30 +160,14 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
         registry.set(fn, hot_one=_hot_one(partials))
 
 
-def unmoved_zero(term, t):
+def _unmoved_zero(term, t):
     """The tangent term `t * partial`, 0 where t is 0: the operand does not move there, and an infinite
     partial (sqrt at 0) made 0 * inf = NaN of it (a constant packed into an array with a differentiated value:
     numpy's `kaiser` window ends; a number's tangent 0 gives 0 there too). A finite term (the common case,
     one sum to tell) is returned as is."""
     if type(term) is np.ndarray and term.dtype.kind in "fc" and not np.isfinite(term.sum()):
         return np.where(np.asarray(t) == 0, term.dtype.type(0), term)
-    if isinstance(term, (float, np.inexact)) and not math.isfinite(abs(term)) and type(t) is not np.ndarray and t == 0:
-        return type(term)(0)  # (a number's: `arccos(clip(x, -1, 1))` where clipped, on forward mode's duals)
-    if type(term).__name__ == "Dual" and not _finite_dual(term):  # (a derivative of a derivative's term)
-        still = np.asarray(t == 0)  # (a dual t compares by its value)
-        if still.any():
-            return np.where(still, 0.0, term)
     return term
-
-
-def _finite_dual(d) -> bool:
-    """Every value and tangent of a (nested) dual is finite."""
-    if type(d).__name__ == "Dual":
-        return _finite_dual(d.primal) and _finite_dual(d.tangent)
-    try:
-        return bool(np.all(np.isfinite(d)))
-    except TypeError:  # (objects: Fractions)
-        return True
 
 
 def _as_values(operands: tuple) -> tuple:
