@@ -1215,12 +1215,16 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     # place reaches them), not the lowering's temporaries drawn for an item (`next(ids)`), not a module
     # function's arguments (`_may_hold_arguments`)
     items: dict[str, set[str]] = {}
+    bound: dict[str, list] = {}
+    for name, value in stores:
+        bound.setdefault(name, []).append(value)
+    aliases = {name: values[0] for name, values in bound.items() if len(values) == 1}  # (bound once)
     for name, value in stores:
         if isinstance(value, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
             held = [e.value if isinstance(e, ast.Starred) else e
                     for e in (value.values if isinstance(value, ast.Dict) else value.elts)]
             held = [e for e in held if not (isinstance(e, ast.Name) and e.id.startswith("_od_"))]
-        elif isinstance(value, ast.Call) and _may_hold_arguments(value.func, globals_, locals_):
+        elif isinstance(value, ast.Call) and _may_hold_arguments(value.func, globals_, locals_, aliases):
             held = [a.value if isinstance(a, ast.Starred) else a for a in value.args]
             held += [k.value for k in value.keywords]
         else:
@@ -1280,20 +1284,28 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     return act.active - steer
 
 
-def _may_hold_arguments(func: ast.expr, globals_: dict, locals_: set[str]) -> bool:
+def _may_hold_arguments(func: ast.expr, globals_: dict, locals_: set[str], aliases: dict | None = None) -> bool:
     """Whether a call's result may hold its arguments' objects: a class's (`SimpleNamespace(items=h)`,
-    `Holder(c)`, `dict(h=hist)`), a method's, or a callee defined here; not a module's function (`next(ids)`,
-    `np.linalg.solve(A, b)`, a helper `rhs(1, offsets, {0: 1})`: taking its display arguments for held made
-    findiff's `{0: 1}` active, its keys read as differentiated values, refused). A result that is a view of
-    an argument is `sources`' to follow."""
+    `Holder(c)`, `dict(h=hist)`), a method's, a Python function's (a factory, `make_holder(h)`), a callee
+    defined here; not a C function's (`next(ids)`), nor numpy's (`np.linalg.solve(A, b)`, found through its
+    module's attributes: taken for one, its arguments' arguments became active, findiff's `{0: 1}` too, whose
+    keys were then refused). A result that is a view of an argument is `sources`' to follow."""
     path = []
-    while isinstance(func, ast.Attribute):
-        path.append(func.attr)
-        func = func.value
-    if not isinstance(func, ast.Name):
+    for _ in range(8):
+        while isinstance(func, ast.Attribute):
+            path.append(func.attr)
+            func = func.value
+        if not isinstance(func, ast.Name):
+            return True
+        if func.id not in locals_:
+            break
+        # (the lowering's `_od_t1 = np.linalg` before `_od_t1.solve(A, b)`: a module's attribute, read once)
+        value = aliases.get(func.id) if aliases else None
+        if not isinstance(value, (ast.Attribute, ast.Name)):
+            return True  # (a function or class of its own, a local object's method)
+        func = value
+    else:
         return True
-    if func.id in locals_:
-        return True  # (a function or class of its own, a local object's method)
     fn = globals_[func.id] if func.id in globals_ else getattr(builtins, func.id, None)
     for name in reversed(path):
         if not isinstance(fn, types.ModuleType):
@@ -1301,6 +1313,8 @@ def _may_hold_arguments(func: ast.expr, globals_: dict, locals_: set[str]) -> bo
         fn = vars(fn).get(name)
     if fn is None:
         return True
+    if type(fn) is types.FunctionType:  # (a factory, `make_holder(h)`: yes; numpy's: new arrays, or views)
+        return not (getattr(fn, "__module__", None) or "").startswith("numpy")
     return isinstance(fn, type) and fn not in _NUMBER_TYPES
 
 

@@ -892,3 +892,28 @@ def test_a_loop_over_row_views_changed_in_place():
     with ADContext():
         assert gradient(zip_of_row_views, 0.7)[0] == pytest.approx(fd.derivative(zip_of_row_views, 0.7), rel=1e-6)
     assert float(hessian(zip_of_row_views, 0.7)) == pytest.approx(6.0, rel=1e-6)
+
+
+class Holding:
+    def __init__(self, h):
+        self.h = h
+
+    def add(self, v):
+        self.h.append(v)
+
+
+def make_holding(h):  # a factory: a module function keeping its argument in what it returns
+    return Holding(h)
+
+
+def list_kept_by_a_factory(t):
+    hist = []
+    make_holding(hist).add(3.0 * t)
+    o = make_holding(hist)
+    o.h.append(t * t)
+    return sum(hist)
+
+
+def test_a_list_kept_by_a_factorys_object():
+    # (0 for 4.4: the list was taken for a constant when a module function, not a class, made its holder)
+    assert_scalar_modes(list_kept_by_a_factory, 0.7)
