@@ -145,8 +145,8 @@ def _loop_shape(it: ast.expr):
         fns.append(it.func)
         numbered = it.args[1] if len(it.args) == 2 else it.keywords[0].value if it.keywords else True
         it = it.args[0]
-    if isinstance(it, ast.Name):
-        return numbered, "seq", fns, [it]
+    if isinstance(it, ast.Name) or numbered is not None and isinstance(it, ast.Attribute):
+        return numbered, "seq", fns, [it]  # (`enumerate(self.items)`: the attribute read once, as Python does)
     if not isinstance(it, ast.Call) or it.keywords or any(isinstance(a, ast.Starred) for a in it.args):
         return None
     f = it.func
@@ -155,7 +155,7 @@ def _loop_shape(it: ast.expr):
     if isinstance(f, ast.Name) and f.id == "zip" and it.args:
         return numbered, "zip", fns + [f], list(it.args)
     if (isinstance(f, ast.Attribute) and f.attr in ("items", "values") and not it.args
-            and isinstance(f.value, ast.Name)):
+            and isinstance(f.value, (ast.Name, ast.Attribute))):
         return numbered, f.attr, fns, [f.value]
     return None
 
@@ -202,6 +202,12 @@ def _changed_by(body: list, names: set, changed_in_place, stored_base, viewed) -
     `obj.add(xs)`: a callee may change it)."""
     module = ast.Module(body=body, type_ignores=[])
     changed = changed_in_place(module)
+    for n in ast.walk(module):  # (`del xs[i + 1]`, a swap `xs[i], xs[j] = xs[j], xs[i]`: changes in place too)
+        targets = n.targets if isinstance(n, (ast.Delete, ast.Assign)) else ()
+        for t in targets:
+            for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
+                if isinstance(e, (ast.Subscript, ast.Attribute)) and (base := stored_base(e)):
+                    changed.add(base)
     out = names & changed
     for n in ast.walk(module):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
@@ -489,6 +495,14 @@ class Lowerer:
         if {n.id for n in ast.walk(s.target) if isinstance(n, ast.Name)} & changed_in_place(
                 ast.Module(body=s.body, type_ignores=[])):
             changed = names  # (an item changed in place, a row of an array: `for r, s in zip(M, M[1:]): s += r`)
+        if kind != "seq" or numbered is not None:
+            # enumerate, zip, reversed, a dict's items: the modes draw them eagerly, so a change the body makes
+            # another way (an alias `M = L`, a closure, a method of an object holding the list, `self.items`)
+            # was missed too: any call or store in the body may be one
+            if any(isinstance(n, (ast.Call, ast.Delete)) or isinstance(n, (ast.Assign, ast.AugAssign)) and any(
+                    not isinstance(t, ast.Name) for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
+                   for n in ast.walk(ast.Module(body=s.body, type_ignores=[]))):
+                changed = names
         if not names or not names & changed:
             return None
         pre: list = []
@@ -508,10 +522,9 @@ class Lowerer:
         # `next(it)` inside `for v in it`), an expression's held (evaluated once, as Python does)
         held = [a.id if isinstance(a, ast.Name) else new(copy.deepcopy(a)) for a in seqs]
         first = new(copy.deepcopy(numbered)) if numbered not in (None, True) else None
-        rebound = {n.id for n in ast.walk(ast.Module(body=s.body, type_ignores=[]))
-                   if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        # (a variable the body binds again, `xs = xs + [v]`: Python's loop keeps the object it started with)
-        kept = [new(_name(h, s)) if h in rebound else h for h in held]
+        # (the index loop's own reference, as Python's loop keeps the object it started with: the body may bind
+        # the name again, `xs = xs + [v]`, delete it, or a closure rebind it, `nonlocal xs`)
+        kept = [new(_name(h, s)) if not h.startswith(TEMP_PREFIX) else h for h in held]
         k = self.state.temp()
         checked = ast.Tuple(elts=[copy.deepcopy(f) for f in fns], ctx=ast.Load())
         ok = new(ast.Call(func=_name("__od_live__", s), args=[ast.Constant(kind), checked, *map(load, kept)],

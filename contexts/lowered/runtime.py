@@ -1519,6 +1519,11 @@ def more_keys(k: int, keys: list, d: dict, size: int) -> bool:
     size the loop changed raises as Python's iteration does."""
     if len(d) != size:
         raise RuntimeError("dictionary changed size during iteration")
+    if k and list(d) != keys:  # (a key deleted and another added, or one taken out and put back: moved to the end)
+        raise EagerIterationError(
+            "a loop over a dict whose body takes keys out and puts others (or the same) in: Python's iteration "
+            "follows the dict's table, which the differentiated loop does not", where=_where(),
+            fix="loop over a copy of the keys (`for k in list(d)`), or collect the changes and apply them after")
     return k < len(keys)
 
 
