@@ -2277,8 +2277,9 @@ def live_loop(kind, fns, *objs) -> bool:
     its own iteration, an array subclass): reverse mode draws such a loop's items before its body runs."""
     if _live(kind, fns, *objs):
         return True
-    for o in objs:
-        if isinstance(o, (list, dict, set, collections.deque)) or isinstance(o, np.ndarray) and type(o) is not _Dual:
+    for o in objs:  # (not a dict's or set's keys, drawn live: biopython's `for aa in d: d[aa] = ...` is right)
+        if isinstance(o, (list, collections.deque)) or isinstance(o, np.ndarray) and type(o) is not _Dual \
+                or isinstance(o, dict) and kind != "seq":
             raise runtime.UnsupportedFunction(
                 f"reverse mode cannot differentiate a loop over a {type(o).__name__} that its body changes: it "
                 "draws the loop's items before the body runs", where=runtime._user_line(),
