@@ -495,6 +495,7 @@ class Lowerer:
         if {n.id for n in ast.walk(s.target) if isinstance(n, ast.Name)} & changed_in_place(
                 ast.Module(body=s.body, type_ignores=[])):
             changed = names  # (an item changed in place, a row of an array: `for r, s in zip(M, M[1:]): s += r`)
+        seen = bool(names & changed)  # (a change seen here: reverse mode refuses the loop as written)
         if kind != "seq" or numbered is not None:
             # enumerate, zip, reversed, a dict's items: the modes draw them eagerly, so a change the body makes
             # another way (an alias `M = L`, a closure, a method of an object holding the list, `self.items`)
@@ -527,8 +528,8 @@ class Lowerer:
         kept = [new(_name(h, s)) if not h.startswith(TEMP_PREFIX) else h for h in held]
         k = self.state.temp()
         checked = ast.Tuple(elts=[copy.deepcopy(f) for f in fns], ctx=ast.Load())
-        ok = new(ast.Call(func=_name("__od_live__", s), args=[ast.Constant(kind), checked, *map(load, kept)],
-                          keywords=[]))
+        ok = new(ast.Call(func=_name("__od_live__", s), args=[ast.Constant(kind if seen else "?" + kind), checked,
+                                                              *map(load, kept)], keywords=[]))
         setup: list = []
         if kind in ("items", "values"):  # by the keys listed before the loop
             keys, size = self.state.temp(), self.state.temp()

@@ -1479,11 +1479,16 @@ def live(kind: str, fns: tuple, *objs) -> bool:
     not its own), the objects lists (or list subclasses iterating and indexing as lists), tuples, arrays (not
     0-d, not a subclass, whose iteration may be its own), or for a dict's loop ("items", "values") a plain
     dict."""
+    kind = kind.lstrip("?")  # ("?items": a change the lowering did not see, only may be)
     for f in fns:
         if f is not enumerate and f is not zip and f is not iter and f is not reversed:
             return False
     if kind == "items" or kind == "values":
-        return len(objs) == 1 and type(objs[0]) in _PLAIN_DICTS
+        if len(objs) != 1 or not isinstance(objs[0], dict):
+            return False
+        t = type(objs[0])  # (a dict subclass reading and iterating as a dict: pint's udict, a Counter)
+        return t in _PLAIN_DICTS or all(getattr(t, m) is getattr(dict, m)
+                                        for m in ("__getitem__", "__iter__", "__len__", "keys", "items", "values"))
     for o in objs:
         while type(o).__name__ == "Dual":  # (an array of forward mode's, under `hessian`: its value's type)
             o = o.primal

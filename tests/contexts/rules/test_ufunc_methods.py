@@ -62,7 +62,9 @@ def test_the_value_is_the_ufuncs(name):
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_other_reductions_refused(mode):
+    # (np.hypot.reduce is differentiated since session 32, by the fold of its partials; np.arctan2's reduce
+    # is no left fold of it)
     with pytest.raises((UnsupportedCase, OverdubError)):
-        assert_array_gradient(mode, lambda a: np.hypot.reduce(a), X)
+        assert_array_gradient(mode, lambda a: np.arctan2.reduce(a), X)
     with pytest.raises((UnsupportedCase, OverdubError)):
         assert_array_gradient(mode, lambda a: np.add.reduce(a, initial=1.0), X)
