@@ -176,14 +176,17 @@ def test_array_changed_through_another_object(f, mode):
 # `d.items()`: the value itself came out wrong, 2.7 for 5.1) or parked each item's cotangent in the iterator,
 # where the body's changes of the container (undone in the reverse pass) did not find it (1 for 3).
 
-def prefix_sum_in_place(t):
-    L = [t, 1.0, 1.0]
+def _prefix_squares(L):
     acc = 0.0
     for i, v in enumerate(L):
         acc += v * v
         if i + 1 < len(L):
             L[i + 1] += v
     return acc
+
+
+def prefix_sum_in_place(t):
+    return _prefix_squares([t, 1.0, 1.0])
 
 
 def prefix_sum_plain_loop(t):
@@ -849,13 +852,7 @@ class Tagged(list):
 
 
 def list_subclass_prefix(t):
-    L = Tagged([t, 1.0, 2.0])
-    acc = 0.0
-    for i, v in enumerate(L):
-        acc += v * v
-        if i + 1 < len(L):
-            L[i + 1] += v
-    return acc
+    return _prefix_squares(Tagged([t, 1.0, 2.0]))
 
 
 @pytest.mark.parametrize("f", [reversed_prefix, iter_appended, enumerate_start_by_name,

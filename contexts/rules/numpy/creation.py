@@ -230,30 +230,31 @@ for _fn in (np.full, np.full_like):
 # (numpy's code multiplies into an array it made with `out=`, where forward mode's duals cannot go: gen7's
 # `np.sin(np.linspace(0.0, t, 5))` was refused in forward mode; reverse mode follows numpy's code)
 
-def _spacing(args, kwargs):
-    """(start, stop, the other options by name) of an np.linspace / np.geomspace call."""
+def _spacing(tangents, args, kwargs):
+    """(start, stop, their tangents, zeros where none, the other options by name but the dtype: the tangents'
+    is the values' float one) of an np.linspace / np.geomspace call; None where neither end has a tangent."""
     names = ("start", "stop", "num", "endpoint", "retstep", "dtype", "axis")
-    bound = dict(zip(names, args))
-    bound.update(kwargs)
-    return bound.pop("start"), bound.pop("stop"), bound
-
-
-def _zero_like(t, v):
-    return np.zeros_like(np.asarray(v, dtype=float)) if t is None else t
+    options = dict(zip(names, args))
+    options.update(kwargs)
+    start, stop = options.pop("start"), options.pop("stop")
+    options.pop("dtype", None)
+    ts = tangents[0] if len(tangents) > 0 else None
+    te = tangents[1] if len(tangents) > 1 else None
+    if ts is None and te is None:
+        return None
+    zero = lambda t, v: np.zeros_like(np.asarray(v, dtype=float)) if t is None else t  # noqa: E731
+    return start, stop, zero(ts, start), zero(te, stop), options
 
 
 @registry.frule(np.linspace)
 def linspace_frule(tangents, *args, **kwargs):
     """linspace is linear in (start, stop): the tangent is the linspace of their tangents."""
     y = np.linspace(*args, **kwargs)
-    start, stop, options = _spacing(args, kwargs)
-    ts = tangents[0] if len(tangents) > 0 else None
-    te = tangents[1] if len(tangents) > 1 else None
-    if ts is None and te is None:
+    spacing = _spacing(tangents, args, kwargs)
+    if spacing is None:
         return y, None
-    options.pop("dtype", None)  # (the tangent in the values' float dtype)
-    dy = np.linspace(_zero_like(ts, start), _zero_like(te, stop), **options)
-    return y, dy
+    _, _, ts, te, options = spacing
+    return y, np.linspace(ts, te, **options)
 
 
 @registry.frule(np.geomspace)
@@ -261,15 +262,13 @@ def geomspace_frule(tangents, *args, **kwargs):
     """y_k = start (stop / start) ** f_k, f_k = k / (num - 1) (k / num without the endpoint): its tangent is
     y_k ((1 - f_k) dstart / start + f_k dstop / stop)."""
     y = np.geomspace(*args, **kwargs)
-    start, stop, options = _spacing(args, kwargs)
-    ts = tangents[0] if len(tangents) > 0 else None
-    te = tangents[1] if len(tangents) > 1 else None
-    if ts is None and te is None:
+    spacing = _spacing(tangents, args, kwargs)
+    if spacing is None:
         return y, None
-    options.pop("dtype", None)
+    start, stop, ts, te, options = spacing
     options.pop("retstep", None)
-    rs = np.asarray(_zero_like(ts, start), dtype=float) / np.asarray(start, dtype=float)
-    re = np.asarray(_zero_like(te, stop), dtype=float) / np.asarray(stop, dtype=float)
+    rs = np.asarray(ts, dtype=float) / np.asarray(start, dtype=float)
+    re = np.asarray(te, dtype=float) / np.asarray(stop, dtype=float)
     f = np.linspace(np.zeros_like(rs + re), np.ones_like(rs + re), **options)
     along = lambda r: np.linspace(r + 0.0 * re, r + 0.0 * rs, **options)  # noqa: E731  (r repeated along the axis)
     return y, y * ((1.0 - f) * along(rs) + f * along(re))
