@@ -2007,7 +2007,13 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
         return None
     arrays = tuple(mutable(a) for a in args)
     held = tuple(a if type(a) in _MUTABLE_CONTAINERS or isinstance(a, _MUTABLE_CONTAINERS) else None for a in args)
-    kept = _held_changed(holder, others, since) if holder is not None and others else None
+    # (the method's object, and each argument that is an object, dict or list: arrays they hold, changed by
+    # the call, may be the caller's too: `step(s, dt)` doing `s.x += dt * s.x` on the caller's x)
+    kept = None
+    if others:
+        for i, o in ((-1, holder), *enumerate(args)):
+            if o is not None and not mutable(o) and (found := _held_changed(o, others, since)) is not None:
+                kept = (kept or []) + [(i, *found)]
     stamp = -1 if since is None else since
     boxed = _changed_containers(others, stamp) if others else None
     if not any(arrays) and all(a is None for a in held) and kept is None and boxed is None:
@@ -2068,7 +2074,8 @@ def _held_changed(holder, others, since):
     other variables share memory with (`Box(a).add(v)` doing `self.a += v`: the caller's `a`), as (obj,
     [(field, views' entries)]); None when there are none. Their cotangents move into obj's box before the
     method's pullback, where its adjoint of the change finds them (the caller's was left behind: lost)."""
-    if type(holder) in _PLAIN or not has_fields(holder) or isinstance(holder, _NOT_HOLDERS):
+    if type(holder) in _PLAIN or isinstance(holder, _NOT_HOLDERS) or not (
+            has_fields(holder) or type(holder) in _MUTABLE_CONTAINERS or isinstance(holder, _MUTABLE_CONTAINERS)):
         return None
     entries = []
     _changed_held(holder, others, since, entries, 0, set(), (id(holder),))
@@ -2135,9 +2142,11 @@ def call_viewed(w, pb, g, dself, dargs, douts, S):
         for j, o in w[5]:
             douts[j] = _into_boxes(S, o, douts[j], w[6])
         douts = tuple(douts)
-    if w[4] is not None:  # (arrays the method's object holds, changed by it: their views' cotangents in its box)
-        holder, entries = w[4]
-        dself = S.box(holder, dself)
+    for i, holder, entries in w[4] or ():  # (arrays the method's object or an argument holds, changed by the
+        if i < 0:                           # call: their views' cotangents in its box)
+            dself = S.box(holder, dself)
+        else:
+            dargs = (*dargs[:i], S.box(holder, dargs[i]), *dargs[i + 1:])
         for owner, key, found in entries:
             box = S.box(owner)
             if isinstance(box, list):  # (a list's box, a SeqBox: its items' cotangents by position)

@@ -385,7 +385,11 @@ class _Tangents:
                 # a callee that carries a derivative (`(a * Pot())(0.9)`: an object a differentiated number
                 # made, by its __rmul__): the call's tangent would leave out the callee's; the duals carry it
                 spread.insert(0, expr_stmt(call("__fd_callee__", self.tangent(v.func))))
-        return (at(spread + [assign((name, tangent_name(name)), value)], s) + self.taken_back(v, s)
+        # `m.append(x)` changes m's tangent list in place (`_list_method`); the variables that may name the
+        # same list follow (`m, n = h, 1` gives m a tangent list of its own: h's new item had tangent 0)
+        grown = (self.sync(v.func.value.id, s) if isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name)
+                 and v.func.attr in _LIST_MUTATORS and self.tangent_var(v.func.value) is not None else [])
+        return (at(spread + [assign((name, tangent_name(name)), value)], s) + grown + self.taken_back(v, s)
                 + self.written_out(v, name, s))
 
     def written_out(self, v: ast.Call, name: str, s) -> list[ast.stmt]:
@@ -417,6 +421,9 @@ class _Tangents:
         replace = [if_(not_none(item("_od_mv", k)), [assign(tangent_name(a), item("_od_mv", k))] + self.sync(a, s))
                    for k, (_, a) in enumerate(followed)]
         return at([if_(not_none(attr("__fd_moved__", "args")), [take] + replace)], s)
+
+
+_LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop"})  # (tangent_runtime's `_list_method`)
 
 
 def _same_class(ta: str, tb: str) -> ast.expr:

@@ -503,15 +503,33 @@ def _through_duals(f, args, tans, kw, kwtans):
         raise NotTransformable("a call stored active values into an argument")
     if not splittable(y):
         raise NotTransformable(f"a call returned a {type(y).__name__} that may hold active values")
+    if made and _returns_made(y, {id(c) for c, _ in made}, 0):
+        # a list, tuple or dict it was given, or one they hold (`d.get('h')`, an unpacking's items): the
+        # call gave its copy of duals, taken apart into yet another copy; the caller's changes to that
+        # (`m += [x]`) missed the object it names (h's own value was wrong)
+        raise NotTransformable("a call returned a container it was given")
     moved = tuple(_changed_tangent(d, t) for d, t in zip(dargs, tans))
     given = {id(d) for d in dargs}
     if any(id(d) not in given and _changed_tangent(d, kwtans[k]) is not None for k, d in dkw.items()):
         # an array passed by keyword only, changed in place: the twin hands back positional ones alone
         raise NotTransformable("a call changed in place an array passed by keyword")
     # (a result holding no dual has tangent zero: a module, a function, a shape)
-    out = _primal_out(y, tag), (0 if dual_free(y) else _nz(_tangent_out(y, tag, unknown=True)))
+    # (a result holding no dual is the call's own object: `d.get('h')` is the caller's list h, not a copy the
+    # caller's `m += [x]` would change instead)
+    out = (y, 0) if dual_free(y) else (_primal_out(y, tag), _nz(_tangent_out(y, tag, unknown=True)))
     _MOVED.args = moved if any(m is not None for m in moved) else None
     return out
+
+
+def _returns_made(y, made: set, depth: int) -> bool:
+    """y is, or holds (a few levels down), one of the containers of duals made for a call."""
+    if id(y) in made:
+        return True
+    if depth < 4 and (type(y) is list or type(y) is tuple):
+        return any(_returns_made(e, made, depth + 1) for e in y if type(e) in (list, tuple, dict))
+    if depth < 4 and type(y) is dict:
+        return any(_returns_made(e, made, depth + 1) for e in y.values() if type(e) in (list, tuple, dict))
+    return False
 
 
 def uncached(f):
@@ -659,8 +677,10 @@ def _synced(x, tx, m, tm, seen: set):
     if m is x:
         return tx
     if isinstance(m, (list, tuple, dict)):  # (a subclass's too: SALib's `class ResultDict(dict)`)
-        return _sync_container(x, tx, m, tm, seen)
-    if (isinstance(x, np.ndarray) and isinstance(m, np.ndarray) and (x.base is not None or m.base is not None)
+        t = _sync_container(x, tx, m, tm, seen)
+        if t is not tm:
+            return t
+    elif (isinstance(x, np.ndarray) and isinstance(m, np.ndarray) and (x.base is not None or m.base is not None)
             and np.may_share_memory(x, m)):
         if x.dtype != m.dtype:  # (Z.imag of a complex Z: half its bytes; the duals keep both in step)
             raise NotTransformable("an in-place change seen through a view of another dtype")
@@ -674,6 +694,29 @@ def _synced(x, tx, m, tm, seen: set):
             src = np.zeros(x.size, kind) if _zero(tx) else np.broadcast_to(tx, x.shape).reshape(-1)
             new[shared] = src[pos]
             return new
+    if isinstance(x, (list, tuple, dict)):  # (x holds m: `d['x'] *= v` in a callee given d changes the caller's
+        return _held_by(x, tx, m, tm, set())  # x, which d holds)
+    return tm
+
+
+def _held_by(x, tx, m, tm, seen: set):
+    """`_synced` where container x holds m (or an array sharing m's memory), a few levels down: m's tangent
+    is what x's tangent has at its place."""
+    seen.add(id(x))
+    for k in (list(x) if isinstance(x, dict) else range(len(x))):
+        item = x[k]
+        if isinstance(item, np.ndarray) or type(item) in (list, tuple, dict):
+            t = 0 if _zero(tx) else (tx.get(k, 0) if type(tx) is dict else tx[k])
+            if item is m:
+                return t
+            if isinstance(item, np.ndarray):
+                t = _synced(item, t, m, tm, set()) if isinstance(m, np.ndarray) else tm
+            elif id(item) not in seen and len(seen) < 64:
+                t = _held_by(item, t, m, tm, seen)
+            else:
+                continue
+            if t is not tm:
+                return t
     return tm
 
 
