@@ -564,7 +564,16 @@ def view_of(e: ast.AST) -> set[str]:
         return view_of(e.value)
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in _VIEW_METHODS:
         return view_of(e.func.value)
+    if (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in _SAME_ARRAY
+            and e.args and not isinstance(e.args[0], ast.Starred)):
+        return view_of(e.args[0])  # (`m = np.asarray(a)` is a itself: `np.sin(m, out=m)` changes a)
     return set()
+
+
+# numpy's functions returning their array argument itself (or a view of it) when it is already an array
+_SAME_ARRAY = frozenset({"asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "atleast_1d",
+                         "atleast_2d", "atleast_3d", "require", "squeeze", "ravel", "reshape", "transpose",
+                         "swapaxes", "moveaxis", "expand_dims"})
 
 
 _FRESH_MODULES = frozenset({"math", "cmath"})
@@ -664,18 +673,24 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
         for b in names:
             parent[root(b)] = root(a)
 
-    for n in all_nodes(fdef):
+    nodes = list(all_nodes(fdef))
+    made_here = _callables_made_here(fdef, nodes)
+    for n in nodes:
         if isinstance(n, ast.Assign):
             shared = set() if id(n.value) in fresh else viewed(n.value)
             if id(n.value) in stateful:
                 shared.add(_STATE)
+            if made_here and (callee := _callee_made_here(n.value, made_here)) is not None:
+                shared |= free_names(callee)  # (`m = get()` of `get = lambda: a`: m may be a)
             for t in n.targets:
                 if isinstance(t, ast.Name):
                     join(t.id, shared)
                 elif isinstance(t, (ast.Subscript, ast.Attribute)) and stored_base(t) is not None:
                     join(stored_base(t), shared)
-        elif isinstance(n, ast.For) and isinstance(n.target, ast.Name):
-            join(n.target.id, viewed(n.iter))
+        elif isinstance(n, ast.For):  # (also the lowering's `for _od_i4, v in __od_enumerate_at__(...)`)
+            shared = viewed(n.iter) if isinstance(n.target, ast.Name) else _reads(n.iter)
+            for t in _loop_targets(n):
+                join(t, shared)
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fdef:
             # a nested function holds its defaults' objects (`def add(v, store=hist)`: calling it changes hist)
             for d in (*n.args.defaults, *n.args.kw_defaults):
@@ -697,6 +712,36 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
     for x in list(parent):
         groups.setdefault(root(x), set()).add(x)
     return {x: members for members in groups.values() if len(members) > 1 for x in members}
+
+
+def _loop_targets(n: ast.For) -> list[str]:
+    """The names a for loop binds (`v`, `i, v`; not the lowering's own index `_od_i4`)."""
+    if isinstance(n.target, ast.Name):
+        return [n.target.id]
+    if isinstance(n.target, ast.Tuple):
+        return [e.id for e in n.target.elts if isinstance(e, ast.Name) and not e.id.startswith("_od_i")]
+    return []
+
+
+def _callables_made_here(fdef, nodes) -> dict:
+    """The nested functions of fdef by name, and its variables bound once, to a lambda."""
+    out = {n.name: n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fdef}
+    lambdas: dict = {}
+    for n in nodes:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            lambdas.setdefault(n.targets[0].id, []).append(n.value)
+    out.update((k, v[0]) for k, v in lambdas.items() if len(v) == 1 and isinstance(v[0], ast.Lambda) and k not in out)
+    return out
+
+
+def _callee_made_here(value, made_here: dict):
+    """The nested function or lambda a call `value` calls (`get()`, `(lambda: a)()`), or None."""
+    if not isinstance(value, ast.Call):
+        return None
+    f = value.func
+    if isinstance(f, ast.Lambda):
+        return f
+    return made_here.get(f.id) if isinstance(f, ast.Name) else None
 
 
 # -- containers no other object can hold ---------------------------------------------------------------
@@ -879,6 +924,14 @@ class _Activity:
             for m in (*self.sources.get(n, ()), *self.items.get(n, ())):
                 if m not in seen and m not in self.immutable:  # (a number shares no memory: the -0.5 given
                     seen.add(m)  # to `np.random.uniform` whose draw is stored into an active object)
+                    todo.append(m)
+            # and the objects it may have been read out of, with what they hold (`for m in [a]: pass` then
+            # `m[0] = y` changes a; `m = get()` of a `get = lambda: a`)
+            for m in self.drawn.get(n, ()):
+                if m not in seen and m in self.locals and m not in self.immutable:
+                    seen.add(m)
+                    self.mark(m)
+                    self._mark_held(m, seen)
                     todo.append(m)
 
     def mark_argument(self, name: str) -> None:
@@ -1167,7 +1220,9 @@ def _drawn_from(value: ast.expr) -> str | None:
 
 
 # builtins whose result is (or iterates) a part of their first argument's object
-_PART_READERS = frozenset({"next", "iter", "reversed", "enumerate", "getattr", "vars"})
+_PART_READERS = frozenset({"next", "iter", "reversed", "enumerate", "getattr", "vars",
+                           # (an item of the first argument: `m = max([h, []], key=len)` then `m.append(x)`)
+                           "max", "min", "sorted", "list", "tuple"})
 
 
 def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
@@ -1207,6 +1262,17 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     for n in loops:
         if isinstance(n.iter, ast.Name):
             drawn.setdefault(n.target.id, set()).add(n.iter.id)
+    for n in nodes:  # (the lowering's index loops: `for _od_i4, v in __od_enumerate_at__(it) if it is vs else ...`)
+        if isinstance(n, ast.For) and isinstance(n.target, ast.Tuple):
+            for t in _loop_targets(n):
+                if src := (_reads(n.iter) & kept) - {t}:
+                    drawn.setdefault(t, set()).update(src)
+    # a call of a function or lambda made here may return what it captures (`get = lambda: a; m = get()`,
+    # `m = (lambda: a)()`: a change of m in place is one of a)
+    made_here = _callables_made_here(fdef, nodes)
+    for name, value in stores:
+        if (callee := _callee_made_here(value, made_here)) is not None and (held := free_names(callee) & kept):
+            drawn.setdefault(name, set()).update(held)
     # the objects a variable's value may hold: a display's items (`reg = {'h': hist}`, `map(fn, [x], [acc])`),
     # the arguments of a class's or a method's call (`o = Holder(c)`, `ns = SimpleNamespace(items=hist)`,
     # `dict(h=hist)`) and a nested function's defaults (`def add(v, store=hist)`): a change through the holder
@@ -1219,10 +1285,12 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     for name, value in stores:
         bound.setdefault(name, []).append(value)
     aliases = {name: values[0] for name, values in bound.items() if len(values) == 1}  # (bound once)
+    temps: dict[str, set[str]] = {}  # (a display's items that are the lowering's temporaries)
     for name, value in stores:
         if isinstance(value, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
             held = [e.value if isinstance(e, ast.Starred) else e
                     for e in (value.values if isinstance(value, ast.Dict) else value.elts)]
+            temps.setdefault(name, set()).update(e.id for e in held if isinstance(e, ast.Name) and e.id.startswith("_od_"))
             held = [e for e in held if not (isinstance(e, ast.Name) and e.id.startswith("_od_"))]
         elif isinstance(value, ast.Call) and _may_hold_arguments(value.func, globals_, locals_, aliases):
             held = [a.value if isinstance(a, ast.Starred) else a for a in value.args]
@@ -1236,6 +1304,9 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         defaults = [e for e in (*n.args.defaults, *n.args.kw_defaults) if isinstance(e, ast.Name)]
         if names := {e.id for e in defaults if e.id in kept and e.id not in numbers}:
             items.setdefault(n.name, set()).update(names)
+    for name, names in temps.items():  # (a temporary that holds objects itself: `vs = [Vec(a)]`'s `Vec(a)`)
+        if names := {t for t in names if t in items}:
+            items.setdefault(name, set()).update(names)
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     act.drawn = drawn
     act.items = items
