@@ -21,6 +21,7 @@ import numpy as np
 import overdub
 
 from ..forward.dual import Dual as _Dual, as_python_number, numpy_scalar_dual, primal
+from ..forward.holds import dual_free
 from ..rules import generic
 from ..rules.containers import refuse_differentiated_key
 from ..rules.generic import dropped_nan_zero
@@ -393,6 +394,25 @@ def _object_field(v) -> bool:
 
 _NONES = (None, None, None)
 
+
+
+def asked_primal(x):
+    """`__od_primal__` of reverse mode's twins (the value `len(x)`, `type(x)`, `str(x)`... ask of): the primal of
+    a dual; an object whose class has its own Python `__len__` under an outer forward pass (hessian's forward
+    over reverse) is refused, `OwnTestUnderForward`: `len(q)` runs it natively on the duals q holds, where
+    `isinstance(self.value, np.ndarray)` is False (physipy's Quantity: a length of 1 for 3, a Hessian 3x)."""
+    kind = type(x)
+    if kind is _Dual:
+        return primal(x)
+    if (kind.__flags__ & HEAPTYPE and type(getattr(kind, "__len__", None)) is types.FunctionType
+            and not is_engine_class(kind) and not value_class(kind)):
+        ctx = overdub.current()
+        if ctx is not None and getattr(ctx, "operate", None) is not None or not dual_free(x):
+            raise OwnTestUnderForward(
+                f"reverse mode under a forward pass meets `{kind.__name__}.__len__`, a method of the class's own "
+                "that Python runs natively, on the dual numbers the object holds", where=runtime._user_line(),
+                fix='hessian(f, x, inner="forward") runs it as code (the default hessian does so by itself)')
+    return x
 
 
 def outer_forward(a, b, name: str) -> None:
@@ -2338,7 +2358,7 @@ HELPER_IMPLS = {
     "__od_not_swallowed__": not_swallowed, "__od_managed__": managed,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
     "__od_plain_values__": frozenset({float, int, complex, bool, np.float64, np.ndarray, np.complex128}),
-    "__od_primal__": primal, "__od_getattr__": getattr_, **LOWERING_HELPERS, "__od_live__": live_loop,
+    "__od_primal__": asked_primal, "__od_getattr__": getattr_, **LOWERING_HELPERS, "__od_live__": live_loop,
     "__od_duration__": _duration, "__od_loop_item_adj__": loop_item_adj, "__od_loop_box__": loop_box, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
     "__od_guard_cells__": runtime.guard_cells, "__od_closure_arrays__": runtime.closure_arrays, "__od_unguard__": runtime.unguard,

@@ -239,6 +239,18 @@ class ForwardContext(overdub.Context):
                 # a class's own Python `__getitem__` runs under the context (`np.r_[frow, eye]` on duals)
                 return self.recurse(getitem, obj, key)
             return obj[key]
+        if fn is len and len(args) == 1 and not kwargs:
+            # a class's own Python `__len__` runs under the context: natively, `isinstance(self.value,
+            # np.ndarray)` there saw the dual (physipy's Quantity took its scalar branch: a length of 1 for 3)
+            method = getattr(type(args[0]), "__len__", None)
+            if type(method) is types.FunctionType and not _engine_code(method):
+                n = self.recurse(method, args[0])
+                if not isinstance(n, int):
+                    raise TypeError(f"'{type(n).__name__}' object cannot be interpreted as an integer")
+                if n < 0:
+                    raise ValueError("__len__() should return >= 0")
+                return int(n)
+            return len(args[0])
         if (type(fn) is _BUILTIN_METHOD and fn.__name__ in LOOKUPS and args and isinstance(fn.__self__, MAPPINGS)
                 and (has_dual(args[0]) or type(args[0]) is str and remembered_text(args[:1]))):  # `memo.get(x)`
             key_lookup(fn.__self__, args[0])
