@@ -33,7 +33,7 @@ from overdub.ops import HEAPTYPE
 
 from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
-from ..lowered.runtime import OwnTestUnderForward, refuse_storing_method, remembered_text
+from ..lowered.runtime import EagerIterationError, OwnTestUnderForward, refuse_storing_method, remembered_text
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses, live as _live
 from ..rules.frames import is_engine_class
 from ..rules.numpy._util import matrix_refused
@@ -394,6 +394,25 @@ def _object_field(v) -> bool:
 
 _NONES = (None, None, None)
 
+
+
+def iter_guard(obj, name: str) -> None:
+    """Before `for v in obj` whose body changes obj (`s.k = ...`, `s.bump(t)`, `reset(s)`): refused where obj's
+    class iterates by Python code, an `__iter__` (a generator's runs eagerly when the loop starts: its items
+    read obj before the changes, 5.4 for 4.7; `iter(self.items)` of a list the body changes is drawn as it
+    was) or a `__next__` of its own (its reads of obj are not followed)."""
+    kind = type(obj)
+    if not kind.__flags__ & HEAPTYPE or is_engine_class(kind) or value_class(kind):
+        return
+    it, nxt = getattr(kind, "__iter__", None), getattr(kind, "__next__", None)
+    if type(it) is types.FunctionType or type(nxt) is types.FunctionType:  # (an `__iter__` returning a generator
+        # method's, or `iter(self.items)` of a list the body changes: the same)
+        raise EagerIterationError(
+            f"a loop over a {kind.__name__} whose body changes `{name}`: reverse mode computes the items of the "
+            f"class's own iteration (`{'__next__' if type(nxt) is types.FunctionType else '__iter__'}`) without "
+            f"seeing those changes", where=runtime._user_line(),
+            fix=f"draw the items first (`for v in list({name}):`) if they should not see the changes, or compute "
+                "each item in the loop; forward mode (jacfwd, derivative) follows the loop as it is")
 
 
 def asked_primal(x):
@@ -2358,7 +2377,8 @@ HELPER_IMPLS = {
     "__od_not_swallowed__": not_swallowed, "__od_managed__": managed,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
     "__od_plain_values__": frozenset({float, int, complex, bool, np.float64, np.ndarray, np.complex128}),
-    "__od_primal__": asked_primal, "__od_getattr__": getattr_, **LOWERING_HELPERS, "__od_live__": live_loop,
+    "__od_primal__": asked_primal, "__od_getattr__": getattr_, **LOWERING_HELPERS, "__od_iter_guard__": iter_guard,
+    "__od_live__": live_loop,
     "__od_duration__": _duration, "__od_loop_item_adj__": loop_item_adj, "__od_loop_box__": loop_box, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
     "__od_guard_cells__": runtime.guard_cells, "__od_closure_arrays__": runtime.closure_arrays, "__od_unguard__": runtime.unguard,

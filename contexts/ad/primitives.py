@@ -7,7 +7,7 @@ import numpy as np
 
 from ..rules import generic
 from ..rules.registry import registry
-from ..lowered.runtime import eager, eager_guard, eager_inplace, unpack
+from ..lowered.runtime import eager, eager_guard, eager_inplace, iter_guard, unpack
 from .helpers import _MISSING, _scalar_cot, getattr_, getattr_adj, mutable, setattr_adj, unpack_adjoint
 from ..rules.cotangents import acc, number_part
 from ..rules.registry import NoRuleError
@@ -137,7 +137,7 @@ def _iter_adjoint(dy, y, x, *sentinel):
 
 registry.adjoint(iter, eager)(_iter_adjoint)  # (eager: a generator's items, checked, then iter's)
 registry.set(iter, eager, iterates=True)
-registry.nondifferentiable(eager_guard)  # (a check: returns None)
+registry.nondifferentiable(eager_guard, iter_guard)  # (checks: return None)
 registry.nondifferentiable(eager_inplace)
 
 # iterators whose position in their sequence is known (`__reduce__` gives it): `next` and loops over a

@@ -24,7 +24,7 @@ from overdub import depth as _runs
 from overdub.errors import OverdubError, describe
 
 from ..lowered.bisection import check_entry
-from ..lowered.runtime import HISTORY, Run, closed_in
+from ..lowered.runtime import HISTORY, Run, _Staircased, closed_in
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.cotangents import Refused
 from ..rules.leaves import CONTAINERS, Scalar, container_of, kind_of
@@ -184,6 +184,8 @@ def _tangent_out(y: Any, tag: Tag, unknown: bool = False) -> Any:
         return {k: _tangent_out(v, tag, unknown) for k, v in y.items()}
     if y is None or isinstance(y, (str, bool)):
         return None
+    if isinstance(y, _Staircased):  # (`return round(s, 6)`, vincenty's: returned, its zero tangent is no
+        y._refused()                # test's; `derivative` refused it, jacfwd gave 0)
     container = _output_container(y)
     if container is not None:  # (a DataArray: its values' tangent, as a DataArray of y's labels)
         return container.rebuild(y, _tangent_out(container.held(y), tag))

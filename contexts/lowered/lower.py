@@ -196,10 +196,12 @@ def _lazy_over(it: ast.expr) -> set:
     return {a.id for a in it.args if isinstance(a, ast.Name)}
 
 
-def _changed_by(body: list, names: set, changed_in_place, stored_base, viewed) -> set:
+def _changed_by(body: list, names: set, changed_in_place, stored_base, viewed, methods: bool = False,
+                callees: set | None = None) -> set:
     """Those of `names` the statements may change in place: directly (`changed_in_place`), through a
     variable bound to a view or an item of one (`row = xs[i]; row += v`), or by a call given one (`grow(xs)`,
-    `obj.add(xs)`: a callee may change it)."""
+    `obj.add(xs)`: a callee may change it); with `methods`, also by a call of one's method (`s.bump(t)`);
+    with `callees`, only calls of those names count as changing what they are given."""
     module = ast.Module(body=body, type_ignores=[])
     changed = changed_in_place(module)
     for n in ast.walk(module):  # (`del xs[i + 1]`, a swap `xs[i], xs[j] = xs[j], xs[i]`: changes in place too)
@@ -214,6 +216,10 @@ def _changed_by(body: list, names: set, changed_in_place, stored_base, viewed) -
             if n.targets[0].id in changed:
                 out |= names & viewed(n.value, strict=True)
         elif isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _READERS):
+            if methods and isinstance(n.func, ast.Attribute) and (base := stored_base(n.func.value)) in names:
+                out.add(base)
+            if callees is not None and not (isinstance(n.func, ast.Name) and n.func.id in callees):
+                continue
             for a in (*n.args, *(k.value for k in n.keywords)):
                 a = a.value if isinstance(a, ast.Starred) else a
                 if isinstance(a, ast.Name) and a.id in names:
@@ -243,6 +249,8 @@ class Lowerer:
         self.calls: dict[str, ast.Call] = {}  # variables bound to a call's result (`eager_guard`)
         # (variables drawn from by `next(v)`, variables the function changes in place): `drawn_by_next`
         self.nexted, self.changed = drawn
+        self.own: set | None = None  # (the function's own variables: not globals or cells)
+        self.defs: dict = {}  # (its nested functions by name)
 
     def drawn_by_loop(self, s: ast.For) -> None:
         """`for v in (len(acc) * x for _ in r): acc.append(v)`: a generator expression is evaluated where it
@@ -269,6 +277,20 @@ class Lowerer:
             return []
         from .activity import stored_base  # (activity imports this module)
         passed = {b for a in [*call.args, *(k.value for k in call.keywords)] if (b := stored_base(a))}
+        if isinstance(call.func, ast.Attribute) and (b := stored_base(call.func.value)):
+            passed.add(b)  # (a generator method reads its object: `for v in s.items(): s.bump(t)`)
+        if isinstance(call.func, ast.Name) and call.func.id in self.defs:  # (a closure reads what it captures)
+            from .activity import free_names
+            passed |= free_names(self.defs[call.func.id]) & (self.own or set())
+        if isinstance(changed, list):  # a loop's body: what it changes of those, also by a method or a call,
+            from .activity import changed_in_place, viewed  # and the globals it changes (a generator may read
+            body = ast.Module(body=changed, type_ignores=[])  # a module's dict the body stores into)
+            outside = ({n for n in changed_in_place(body) - self.own if not n.startswith(TEMP_PREFIX)}
+                       if self.own is not None else set())  # (the lowering's temporaries are its own)
+            # (a function of its own given one, `bump(s)`: not any callee's, `from_native(obj)` reads it)
+            changed = _changed_by(changed, passed, changed_in_place, stored_base, viewed, methods=True,
+                                  callees=set(self.defs)) | outside
+            passed |= outside
         hit = sorted(passed & changed)
         if not hit:
             return []
@@ -441,16 +463,26 @@ class Lowerer:
         return [ast.copy_location(loop, s)]
 
     def stmt_For(self, s):
+        guard = []
+        if isinstance(s.iter, ast.Name):
+            from .activity import changed_in_place, stored_base, viewed  # (activity imports this module)
+            if _changed_by(s.body, {s.iter.id}, changed_in_place, stored_base, viewed, methods=True,
+                           callees=set(self.defs)):
+                # `for v in s: s.k = ...` over an object whose `__iter__` is a generator (reverse mode runs it
+                # eagerly) or whose `__next__` reads what the body changes: checked where it runs
+                check = ast.Call(func=_name("__od_iter_guard__", s), args=[_name(s.iter.id, s), ast.Constant(s.iter.id)],
+                                 keywords=[])
+                guard = [_loc(ast.Expr(value=check), s)]
         live = self.live_loop(s)
         if live is not None:
-            return live
+            return guard + live
         self.drawn_by_loop(s)
-        pre: list = []
+        pre: list = guard
         it = self.atom(s.iter, pre)
         from .activity import changed_in_place  # (activity imports this module)
         made = s.iter if isinstance(s.iter, ast.Call) else self.calls.get(s.iter.id) if isinstance(s.iter, ast.Name) else None
         if made is not None and isinstance(it, ast.Name):
-            pre += self.eager_guard(it.id, made, changed_in_place(ast.Module(body=s.body, type_ignores=[])), s)
+            pre += self.eager_guard(it.id, made, s.body, s)
         body: list = []
         if isinstance(s.target, ast.Name):
             target = _name(s.target.id, s.target, True)
@@ -1020,6 +1052,9 @@ def lower(fdef: ast.FunctionDef, iterators: bool = False) -> ast.FunctionDef:
     a = fdef.args
     positional = a.posonlyargs + a.args
     lw = Lowerer(_Lowering(), positional[0].arg if positional else None, iterators, _drawn_by_next(fdef))
+    from .activity import local_names  # (activity imports this module)
+    lw.own = local_names(fdef)
+    lw.defs = {n.name: n for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef}
     out = copy.copy(fdef)
     out.body = lw.block(fdef.body)
     out._od_generator = generator  # (run eagerly: see `contexts.ad.codegen._check_shared_changes`)

@@ -398,6 +398,11 @@ def eager_guard(it, name: str, value=None) -> None:
             fix="build the values in the loop itself, or pass the generator a copy")
 
 
+def iter_guard(obj, name: str) -> None:
+    """`for v in obj` whose body changes obj (`__od_iter_guard__`): nothing here; reverse mode's own
+    (`contexts.ad.helpers.iter_guard`) refuses an object it would iterate eagerly."""
+
+
 def _unchangeable(v) -> bool:
     if type(v) is tuple:
         return all(_unchangeable(e) for e in v)
@@ -1535,7 +1540,7 @@ def more_keys(k: int, keys: list, d: dict, size: int) -> bool:
 
 
 HELPERS = {"__od_live__": live, "__od_more__": more, "__od_more_back__": more_back, "__od_more_keys__": more_keys, "__od_keys__": list,
-           "__od_size__": len, "__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard,
+           "__od_size__": len, "__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard, "__od_iter_guard__": iter_guard,
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed,
