@@ -38,7 +38,7 @@ from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses, live as _l
 from ..rules.frames import is_engine_class
 from ..rules.numpy._util import matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
-from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
+from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into, own_dict
 from ..rules.leaves import taken_per_element, value_class
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
@@ -547,7 +547,7 @@ def _stored(obj, attr, v) -> None:
     table = stores()
     entry = table.get(id(obj))
     if entry is None or entry[0] is not obj:
-        own = getattr(obj, "__dict__", None)
+        own = own_dict(obj)
         table[id(obj)] = (obj, {attr: v}, frozenset(own) if type(own) is dict else frozenset())
     else:
         entry[1][attr] = v
@@ -611,7 +611,7 @@ def _unrecorded_store(obj, attr, v, table) -> None:
     kept = entry[1].get(attr, _MISSING)
     if kept is v or kept is _MISSING and attr in entry[2] or isinstance(v, _CONSTANT_TYPES):
         return  # (as recorded; or there before the recording stored into obj)
-    if instance_dict_owner(getattr(obj, "__dict__", None)) is obj:  # (stores through `obj.__dict__`,
+    if instance_dict_owner(own_dict(obj)) is obj:  # (stores through `obj.__dict__`,
         return                                                       # `setattr(obj, name, v)`: recorded)
     raise runtime.UnsupportedFunction(
         f"reverse mode read {type(obj).__name__}.{attr}, which code it did not record stored into the object "
@@ -622,12 +622,27 @@ def _unrecorded_store(obj, attr, v, table) -> None:
             "or use forward mode (`contexts.derivative`, `jacfwd`), which follows it")
 
 
+_EAGER_ITERATOR = type(iter(()))  # (what reverse mode's generators are: `lowered.runtime.eager`)
+_GENERATOR_METHODS = frozenset({"close", "send", "throw"})
+
+
+def _closed():
+    return None
+
+
 def getattr_(obj, attr):
     """`obj.attr` in the forward sweep, as (value, pullback or None). A property or
     `functools.cached_property` whose getter is a Python function runs its twin now: what the getter
     reads and writes (a lazy cache `if self._c is None: self._c = ...`) is recorded at this point, where
     re-running it in the reverse pass would find the cache filled and lose the derivative."""
     t = type(obj)
+    if t is _EAGER_ITERATOR and attr in _GENERATOR_METHODS:  # a generator reverse mode ran when it was made
+        if attr == "close":  # (`g.close()` after the first items: it ran to its end already; nothing to stop)
+            return _closed, None
+        raise runtime.UnsupportedFunction(
+            f"reverse mode cannot `{attr}` into a generator: it runs a generator to its end when it is made",
+            where=runtime._user_line(), fix="use forward mode (jacfwd, derivative), or pass the values to the "
+                                            "generator's function as arguments")
     if t in _C_LEVEL:  # attributes in C (an array's .T, a dual's own): nothing to run as a twin
         if attr in _RAW_MEMORY and t is np.ndarray and obj.dtype.kind in "fc":
             raise runtime.UnsupportedFunction(
@@ -642,7 +657,7 @@ def getattr_(obj, attr):
         # attribute's cotangent was taken: 1.0 for 1.5, +2 for -2 of a negating one); its own reads through
         # `object.__getattribute__` read the instance dict (`py_object_getattribute`)
         return _twin(t.__getattribute__, obj, attr)
-    own = getattr(obj, "__dict__", None)
+    own = own_dict(obj)
     if type(own) is dict and attr in own:  # the instance's own value (a property stores elsewhere)
         v = getattr(obj, attr)
         table = getattr(_THREAD, "stores", None)
@@ -683,7 +698,7 @@ def getattr_(obj, attr):
                 raise
             return getattr(obj, attr), None
     if (type(prop) is functools.cached_property and type(prop.func) is types.FunctionType
-            and attr == prop.attrname and attr not in getattr(obj, "__dict__", (attr,))):
+            and attr == prop.attrname and attr not in (own_dict(obj) or (attr,))):
         y, pb = _twin(prop.func, obj)
         old = setattr_(obj, attr, y)  # the cache, stored as cached_property does: undone in the reverse pass
         return y, (_CACHED, pb, old)
@@ -735,7 +750,7 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
         # (its cotangent, a float from `days / 365`, went into the object's box: a crash in the date's sum)
         return dobj
     if pb is None:  # (the common case first: an instance's own attribute, `self.k`)
-        own = getattr(obj, "__dict__", None)
+        own = own_dict(obj)
         if (type(own) is dict and attr in own and getattr(type(obj), attr, _MISSING) is _MISSING
                 and type(result) is not types.MethodType and type(result) is not types.BuiltinMethodType
                 and not isinstance(obj, _NOT_PLAIN) and not isinstance(obj, ArrayLeaf)):
@@ -1178,11 +1193,16 @@ def setattr_(obj, attr, v, active=True):
         _, pb = _twin(fn, self_, *args)
         return _SetByCode(pb, obj_at, v_at)
     held = getattr(type(obj), attr, None)
-    if hasattr(obj, "__dict__") and type(held) is not types.MemberDescriptorType and not (
+    if own_dict(obj) is not None and type(held) is not types.MemberDescriptorType and not (
             held is not None and hasattr(type(held), "__set__") and not isinstance(held, property)):
         old = obj.__dict__.get(attr, _MISSING)
         _stored(obj, attr, v)
-    else:  # a slot (perhaps of a base class of a class with a __dict__), a C type's field (`c_double().value`)
+    elif type(held) is types.MemberDescriptorType:  # a slot (perhaps of a base class of a class with a __dict__),
+        try:                                         # read by the slot itself: an unset one is not asked of the
+            old = held.__get__(obj, type(obj))       # class's `__getattr__`, which may read it again (euclid3)
+        except AttributeError:
+            old = _MISSING
+    else:  # a C type's field (`c_double().value`)
         old = getattr(obj, attr, _MISSING)
     setattr(obj, attr, v)
     return old
@@ -1203,7 +1223,7 @@ def delattr_(obj, attr):
             f"reverse mode does not differentiate `del {cls.__name__}.{attr}` run by the class's own code (its "
             f"`__delattr__`, a property's deleter)", where=runtime._user_line(),
             fix="set the attribute to a new value instead of deleting it")
-    old = obj.__dict__[attr] if hasattr(obj, "__dict__") and attr in obj.__dict__ else getattr(obj, attr)
+    old = own_dict(obj)[attr] if attr in (own_dict(obj) or ()) else getattr(obj, attr)
     delattr(obj, attr)
     return old
 

@@ -18,6 +18,8 @@ import numpy as _np
 
 from overdub.errors import OverdubError
 
+from ..rules.cotangents import own_dict
+
 __all__ = ["REPLACEMENTS", "GETTERS"]
 
 
@@ -526,7 +528,7 @@ def plain_attribute(obj, name) -> bool:
     """`obj.name = v` is a store into obj's own `__dict__`: its class has no `__setattr__` of its own and
     no descriptor (property, slot) of that name. Not differentiated (registered nondifferentiable)."""
     cls = type(obj)
-    if type(name) is not str or cls.__setattr__ is not object.__setattr__ or type(getattr(obj, "__dict__", None)) is not dict:
+    if type(name) is not str or cls.__setattr__ is not object.__setattr__ or type(own_dict(obj)) is not dict:
         return False
     for klass in cls.__mro__:
         if name in klass.__dict__:

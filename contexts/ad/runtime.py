@@ -407,7 +407,8 @@ def call(mask, f, /, *args, **kw):
         return sys._getframe(1).f_globals, None
     if kw and "key" in kw and (keyed := _keyed(f, kind, args, kw)) is not None:
         return keyed
-    if kw and (kind is _DISPATCHER or (kind is _FunctionType or kind is _BUILTIN) and f in _rules) and _kw_may_differ(kw) and not _writing(f):
+    if kw and (kind is _DISPATCHER or (kind is _FunctionType or kind is _BUILTIN) and f in _rules) and (
+            _kw_may_differ(kw) or kind is _BUILTIN) and not _writing(f):  # (`pow(t, exp=3)`: the rule takes exp by position)
         # (a Python function with a rule too: `scipy.linalg.expm(A=a)`, whose adjoint takes a by position)
         moved = by_position(f, args, kw)
         if moved is not None:  # `np.percentile(a=v, q=30)`: the rules take their arrays by position

@@ -813,7 +813,8 @@ def _engine_code(fn) -> bool:
 def _by_position(fn, args, kwargs):
     """(args, kwargs) with a dual given by keyword for one of the leading parameters a rule names
     (`Rule.positional`: `dsyevr(a=a1, lower=1)`) moved to its position, where the frule takes its tangent."""
-    if not any(type(v) is Dual for v in kwargs.values()):
+    if not any(type(v) is Dual for v in kwargs.values()) and not (
+            type(fn) is types.BuiltinFunctionType and any(type(a) is Dual for a in args)):  # (`pow(t, exp=3)`)
         return args, kwargs
     try:
         rule = registry.get(fn)

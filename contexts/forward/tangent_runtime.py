@@ -303,7 +303,8 @@ def _fd_call(f, args, tans, kw, kwtans):
             raise NotTransformable("an object a differentiated value made, given to a builtin or a rule")
     if f is getattr and len(args) >= 2 and args[1] in _NONDIFF_ATTRIBUTES:  # getattr(x, "shape", ())
         return f(*args, **kw), 0
-    if not plain_kw and type(f) is types.BuiltinFunctionType and (moved := by_position(f, args, kw)) is not None:
+    if kw and (not plain_kw or not all(_zero(t) for t in tans)) and type(f) is types.BuiltinFunctionType and (
+            moved := by_position(f, args, kw)) is not None:  # (and `pow(t, exp=3)`: a rule's exponent by position)
         # (`np.asarray(a=x, dtype=...)`, pyextremes': the rules take it by position)
         args, kw, names = moved
         tans = (*tans, *(kwtans.get(n, 0) for n in names))

@@ -21,7 +21,7 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
-from .cotangents import Tangent, acc, fields_of, has_fields, merge_into
+from .cotangents import Tangent, acc, fields_of, has_fields, merge_into, own_dict
 from .leaves import Labels, carries_none
 from .registry import NoRuleError, registry
 
@@ -66,7 +66,7 @@ def holds(x, test, depth: int = 3) -> bool:
         return any(holds(v, test, depth - 1) for v in x)
     if isinstance(x, dict):
         return any(holds(v, test, depth - 1) for v in x.values())
-    fields = getattr(x, "__dict__", None)
+    fields = own_dict(x)
     return isinstance(fields, dict) and any(holds(v, test, depth - 1) for v in fields.values())
 
 
@@ -565,7 +565,7 @@ def _plain_object(x) -> bool:
     """An object copied field by field by `copy` (no `__copy__`, `__deepcopy__`, `__reduce__` or state
     methods of its own)."""
     t = type(x)
-    return (hasattr(x, "__dict__") or bool(getattr(t, "__slots__", None))) and not any(
+    return (own_dict(x) is not None or bool(getattr(t, "__slots__", None))) and not any(
         getattr(t, m, None) is not getattr(object, m, None)
         for m in ("__reduce_ex__", "__reduce__", "__getstate__", "__setstate__")) and not (
         hasattr(t, "__copy__") or hasattr(t, "__deepcopy__"))

@@ -167,7 +167,7 @@ class MapBox(dict):
 def has_fields(obj) -> bool:
     """An object with named fields: a `__dict__` or `__slots__` (not a number, array or container) — the
     slots of any class of its MRO (a subclass declaring `__slots__ = ()`, as collections.abc's views do)."""
-    return (hasattr(obj, "__dict__") or _slotted(type(obj)) and not isinstance(
+    return (own_dict(obj) is not None or _slotted(type(obj)) and not isinstance(
         obj, (numbers.Number, np.ndarray, np.generic, list, tuple, dict, str, bytes))) and not isinstance(obj, ArrayLeaf)
 
 
@@ -188,11 +188,24 @@ def _slotted(t) -> bool:
     return known
 
 
+def own_dict(obj):
+    """obj's `__dict__`, or None: read past the class's `__getattr__` (a `__slots__` class whose
+    `__getattr__` reads its own slots, euclid3's swizzles, recursed without end when asked for `__dict__`)."""
+    try:
+        return object.__getattribute__(obj, "__dict__")
+    except Exception:
+        pass
+    if type(getattr(type(obj), "__getattr__", None)) is types.FunctionType:
+        return None
+    return getattr(obj, "__dict__", None)  # (a C class's own lookup: a `threading.local`'s per-thread dict)
+
+
 def fields_of(obj) -> dict:
     """An object's fields by name: its `__dict__`, and the `__slots__` of its class and bases that are set
     (read by their slots themselves: an unset one is not passed to the class's `__getattr__`, which may
     read it again, as a half-built xarray object's does, endlessly)."""
-    out = dict(vars(obj)) if hasattr(obj, "__dict__") else {}
+    own = own_dict(obj)
+    out = dict(own) if own is not None else {}
     for cls in type(obj).__mro__:
         slots = cls.__dict__.get("__slots__", ())
         for name in (slots,) if isinstance(slots, str) else slots:

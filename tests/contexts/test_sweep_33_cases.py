@@ -453,3 +453,69 @@ def test_jacfwd_of_a_finely_rounded_result_is_refused():
         jacfwd(rounded_to_micro, 1.0)
     with pytest.raises(SpecialPoint):
         jacfwd(lambda p: rounded_to_micro(p[0]), np.array([1.0]))
+
+
+# -- crashes found by the sweeps: now differentiated or refused in the library's words -------------------
+
+class Law:  # (actuarialmath's Survival: closures over self stored on self, integrated by quad)
+    def __init__(self, a):
+        self.a = a
+
+        def f(t):
+            return self.a * math.exp(-self.a * t)
+        self.f = f
+
+    def epv(self):
+        import scipy.integrate
+        return scipy.integrate.quad(lambda t: self.f(t) * math.exp(-0.05 * t), 0, 10.0)[0]
+
+
+def test_quad_of_an_object_holding_a_closure_over_itself():
+    from contexts import ADContext, derivative, gradient
+    from overdub.errors import OverdubError
+    from tests import fd
+    f = lambda a: Law(a).epv()  # noqa: E731
+    assert derivative(f, 0.5) == pytest.approx(fd.derivative(f, 0.5), rel=1e-6)
+    with ADContext(), pytest.raises(OverdubError, match="holds itself"):  # (was: RecursionError)
+        gradient(f, 0.5)
+
+
+class Swizzled:  # (euclid3's Vector3: `__slots__` and a `__getattr__` reading them)
+    __slots__ = ['x', 'y']
+
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+    def __getattr__(self, name):
+        try:
+            return tuple([(self.x, self.y)['xy'.index(c)] for c in name])
+        except ValueError:
+            raise AttributeError(name)
+
+
+def slotted_with_getattr(t):
+    v = Swizzled(t, 2.0)
+    return v.x * v.y + v.yx[1] ** 2
+
+
+def builtin_pow_by_keyword(t):
+    import functools
+    return pow(t, exp=3) + functools.partial(pow, exp=2)(t)
+
+
+def generator_closed_early(t):
+    def powers(v, n):
+        acc = 1.0
+        for _ in range(n):
+            acc *= v
+            yield acc
+    g = powers(t, 10)
+    first = [next(g) for _ in range(3)]
+    g.close()
+    return sum(first)
+
+
+@pytest.mark.parametrize("f", [slotted_with_getattr, builtin_pow_by_keyword, generator_closed_early])
+def test_crashes_of_the_sweeps(f):
+    assert_scalar_modes(f, 0.9)

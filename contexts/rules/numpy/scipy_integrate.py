@@ -176,19 +176,25 @@ def _primal_tree(v):
     return v
 
 
-def _flatten(v, path: tuple, out: dict) -> None:
+def _flatten(v, path: tuple, out: dict, inside: frozenset = frozenset()) -> None:
     t = type(v)
     if v is None:
         return
+    if isinstance(v, (dict, tuple, list)):
+        if id(v) in inside:  # (an object holding a closure over itself: actuarialmath's Makeham, RecursionError)
+            raise unsupported("scipy.integrate.quad", "an integrand whose derivative holds itself (an object "
+                              "holding a closure over the object)", "pass the differentiated values to the "
+                              "integrand as `args`, or use forward mode (jacfwd, derivative)")
+        inside = inside | {id(v)}
     if _is_dual(v):
-        _flatten(v.primal, path, out)
-        _flatten(v.tangent, path + (("t", v.tag, t),), out)
+        _flatten(v.primal, path, out, inside)
+        _flatten(v.tangent, path + (("t", v.tag, t),), out, inside)
     elif isinstance(v, dict):  # (a closure's Tangent, a dict's MapBox too)
         for k, x in v.items():
-            _flatten(x, path + (("d", t, k),), out)
+            _flatten(x, path + (("d", t, k),), out, inside)
     elif isinstance(v, (tuple, list)):
         for i, x in enumerate(v):
-            _flatten(x, path + (("s", t, len(v), i),), out)
+            _flatten(x, path + (("s", t, len(v), i),), out, inside)
     elif t is Refused:
         v.refuse()
     elif isinstance(v, (numbers.Number, np.ndarray, np.generic)) and not isinstance(v, bool):
