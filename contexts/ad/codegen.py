@@ -42,7 +42,8 @@ __all__ = ["generate", "Generated", "HELPERS"]
 # Helper free variables the generated code uses (filled by contexts.ad.runtime).
 HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
            "__od_getitem_index_adj__",
-           "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__",
+           "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__", "__od_setattr_views__",
+           "__od_setattr_merge__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_delattr__", "__od_delattr_adj__", "__od_unpack__",
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iop_views__", "__od_iter__", "__od_eager__",
            "__od_eager_guard__", "__od_iter_guard__", "__od_eager_inplace__", "__od_eager_items__", "__od_equality_guard__", "__od_own_test__", "__od_compared__", "__od_equality_guard_fd__", "__od_equality_guard2__", "__od_equality_guard2_fd__", "__od_order_watch__",
@@ -1274,7 +1275,25 @@ class _Gen:
         adj = [assign((d(obj), "_od_gv"), call("__od_setattr_adj__", "_od_S", d(obj), obj, const(field_name), u))]
         if self.is_active(v):
             adj += self.acc(v.id, "_od_gv")
-        return fwd, [obj, u], adj
+        need = [obj, u]
+        # a property's setter (the class's code) changing in place an array the object holds that other
+        # variables share (`m.level = t` doing `self.out[:] = ...` on the caller's `out`): their cotangents go
+        # into the object's box before the setter's pullback, as for a method's (`call_viewed`)
+        bound = self.bound_before.get(id(s))
+        others = sorted(m for m in self.view_groups.get(obj, ()) if m in self.active and m != obj
+                        and (bound is None or m in bound))
+        if others:
+            c, k = self.fresh("_od_sc"), self.fresh("_od_sk")
+            others_now = call("__od_bound__", call("__od_locals__"), _strings(others))
+            fwd = at([assign(c, item("__od_changes__", 0))], s) + fwd + at([assign(k, if_exp(
+                compare(item("__od_changes__", 0), ast.Eq(), c), const(None),
+                call("__od_setattr_views__", u, obj, others_now, c)))], s)
+            self.dvars.update(others)
+            douts = [d(m) for m in others]
+            adj = [if_(not_none(k), [assign((d(obj), douts), call("__od_setattr_merge__", "_od_S", k, d(obj),
+                                                                    tuple_(douts)))], [])] + adj
+            need.append(k)
+        return fwd, need, adj
 
     def setitem_(self, s, t, v):
         obj = t.value.id

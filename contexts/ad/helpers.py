@@ -1279,6 +1279,28 @@ class _ItemStore(tuple):
 _DICT_SETITEM = dict.__setitem__
 
 
+def setattr_views(u, obj, others, since):
+    """After `obj.attr = v` that changed arrays in place: where the class's code did the store (a property's
+    setter: `u` a `_SetByCode`), the arrays obj holds that it changed and `others` share (`_held_changed`)."""
+    if type(u) is not _SetByCode or u.obj_at is not None:
+        return None
+    return _held_changed(obj, others, since)
+
+
+def setattr_merge(S, kept, dobj, douts):
+    """Before such a store's adjoint: the views' cotangents of the arrays obj holds in obj's box (`call_viewed`)."""
+    holder, entries = kept
+    dobj = S.box(holder, dobj)
+    for owner, key, found in entries:
+        box = S.box(owner)
+        if isinstance(box, list):
+            box.extend([None] * (key + 1 - len(box)))
+            box[key], douts = views_merge(found, box[key], douts, S)
+        else:
+            box[key], douts = views_merge(found, box.get(key), douts, S)
+    return dobj, douts
+
+
 def setattr_adj(S, dobj, obj, attr, old):
     if type(old) is _ItemStore:
         return setitem_adj(S, dobj, obj, attr, None, old[0])
@@ -2397,7 +2419,8 @@ HELPER_IMPLS = {
     "__od_not_swallowed__": not_swallowed, "__od_managed__": managed,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
     "__od_plain_values__": frozenset({float, int, complex, bool, np.float64, np.ndarray, np.complex128}),
-    "__od_primal__": asked_primal, "__od_getattr__": getattr_, **LOWERING_HELPERS, "__od_iter_guard__": iter_guard,
+    "__od_primal__": asked_primal, "__od_getattr__": getattr_, "__od_setattr_views__": setattr_views,
+    "__od_setattr_merge__": setattr_merge, **LOWERING_HELPERS, "__od_iter_guard__": iter_guard,
     "__od_live__": live_loop,
     "__od_duration__": _duration, "__od_loop_item_adj__": loop_item_adj, "__od_loop_box__": loop_box, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,

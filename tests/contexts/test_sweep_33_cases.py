@@ -519,3 +519,54 @@ def generator_closed_early(t):
 @pytest.mark.parametrize("f", [slotted_with_getattr, builtin_pow_by_keyword, generator_closed_early])
 def test_crashes_of_the_sweeps(f):
     assert_scalar_modes(f, 0.9)
+
+
+# -- a property setter changing in place an array the caller holds; a method given its own object --------
+# (gen8's W18: `m.level = t` doing `self.out[:] = ...` on the caller's `out`, 0 for 3; W16: `o.add(o)` doing
+# `self.d += other.d`, 2 for 4)
+
+class Model:
+    def __init__(self, out, w):
+        self.out = out
+        self.w = w
+
+    def calc(self, v):
+        self.out[:] = self.w * v + self.out * 0.5
+
+    @property
+    def level(self):
+        return float(self.out.sum())
+
+    @level.setter
+    def level(self, v):
+        self.calc(v)
+
+    def add(self, other):
+        self.out += other.out
+
+
+def property_setter_fills_callers_array(t):
+    out = np.zeros(2) + 0.3
+    m = Model(out, np.array([1.0, 2.0]))
+    m.level = t
+    return float(out @ np.array([1.0, 3.0]))
+
+
+def property_setter_twice(t):
+    out = np.zeros(2) + 0.3
+    m = Model(out, np.array([1.0, 2.0]))
+    m.level = t
+    m.level = t * t
+    return float(out @ out)
+
+
+def method_given_its_own_object(t):
+    a = np.ones(2) * t
+    o = Model(a, None)
+    o.add(o)
+    return float(a.sum() * t)
+
+
+@pytest.mark.parametrize("f", [property_setter_fills_callers_array, property_setter_twice, method_given_its_own_object])
+def test_setter_and_self_argument(f):
+    assert_scalar_modes(f, 0.7)
