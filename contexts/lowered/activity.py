@@ -708,6 +708,8 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
     params += captured
     if len(params) > 1:
         join(params[0], set(params[1:]))
+    if captured and _STATE in parent:  # (results of stateful calls may hold module state the function reads:
+        join(_STATE, set(captured))    # `Bag()` whose `self.items = REGISTRY`, then `sum(REGISTRY)`)
     groups: dict[str, set[str]] = {}
     for x in list(parent):
         groups.setdefault(root(x), set()).add(x)
