@@ -8,6 +8,7 @@ import types
 import numpy as np
 import pytest
 
+from tests.contexts.test_sweep_26_cases import CountUp
 from tests.modes import assert_scalar_modes
 
 
@@ -392,26 +393,12 @@ def closure_generator_over_array_a_helper_scales(t):
     return float(out)
 
 
-class Counter:
-    def __init__(self, k):
-        self.k, self.i = k, 0
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        if self.i >= 3:
-            raise StopIteration
-        self.i += 1
-        return self.k * self.i
-
-
 def iterator_class_reads_what_the_body_changes(t):
-    it = Counter(t)
+    it = CountUp(t)  # (its `__next__` returns self.v * self.i)
     out = 0.0
     for v in it:
         out += v
-        it.k = it.k * t
+        it.v = it.v * t
     return out
 
 
