@@ -54,7 +54,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__", "__od_dropped__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_text_of__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__",
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_duration__",
-           "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_stairs__",
+           "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_stairs__",
            "__od_stairs_fd__", "__od_operator__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
            "__od_size__", "__od_more_back__")
 
@@ -426,6 +426,8 @@ class _Gen:
             self.fragile -= 1
             guards = [expr_stmt(call("__od_managed__", item.context_expr)) for item in s.items
                       if isinstance(item.context_expr, ast.Name) and self.is_active(item.context_expr)]
+            for item in s.items:  # (a manager whose `__exit__` swallows what a call raised after it stored:
+                item.context_expr = call("__od_watched__", item.context_expr)  # `contextlib.suppress`)
             return at(guards, s) + [s] if guards else [s]
         raise AssertionError(type(s))
 

@@ -2300,6 +2300,36 @@ def not_swallowed() -> None:
                 "(jacfwd, derivative)") from e
 
 
+class _Watched:
+    """`with m:` in reverse mode's twins (`__od_watched__`): m's own `__enter__` and `__exit__`; where `__exit__`
+    swallows an exception that left a call whose recorded work it lost (a method that stored, then raised,
+    inside `contextlib.suppress`: the store's derivative was lost, 1.8 for 2.8), refused as a handler
+    catching it is (`not_swallowed`)."""
+    __slots__ = ("m",)
+
+    def __init__(self, m):
+        self.m = m
+
+    def __enter__(self):
+        return self.m.__enter__()
+
+    def __exit__(self, et, ev, tb):
+        swallowed = self.m.__exit__(et, ev, tb)
+        if swallowed and ev is not None and (lost := own_dict(ev) or {}).get("__od_lost__") is not None:
+            raise runtime.UnsupportedFunction(
+                f"reverse mode cannot follow the derivative of what {lost['__od_lost__']} stored before it raised "
+                f"{type(ev).__name__}, swallowed by a `with {type(self.m).__name__}(...)`: the recording of its "
+                "work ends with the raise", where=runtime._user_line(),
+                fix="return a value instead of raising it (or store after the test that raises), or use forward "
+                    "mode (jacfwd, derivative)") from ev
+        return swallowed
+
+
+def watched(m):
+    """`__od_watched__`: m, or its `_Watched` where its class's `__exit__` is Python code (which may swallow)."""
+    return _Watched(m) if type(getattr(type(m), "__exit__", None)) is types.FunctionType else m
+
+
 def managed(m) -> None:
     """Before `with m:` of a manager that may hold a derivative: refused where its class's `__enter__` or
     `__exit__` is Python code, which the `with` statement runs natively (what it stores, a setting in a
@@ -2416,7 +2446,7 @@ HELPER_IMPLS = {
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_spread_changed__": spread_changed, "__od_call_merge__": call_merge,
     "__od_call_viewed__": call_viewed, "__od_kw_tape__": KwTape,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
-    "__od_not_swallowed__": not_swallowed, "__od_managed__": managed,
+    "__od_not_swallowed__": not_swallowed, "__od_managed__": managed, "__od_watched__": watched,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
     "__od_plain_values__": frozenset({float, int, complex, bool, np.float64, np.ndarray, np.complex128}),
     "__od_primal__": asked_primal, "__od_getattr__": getattr_, "__od_setattr_views__": setattr_views,

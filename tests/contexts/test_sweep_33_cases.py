@@ -557,3 +557,54 @@ def method_given_its_own_object(t):
 @pytest.mark.parametrize("f", [property_setter_fills_callers_array, property_setter_twice, method_given_its_own_object])
 def test_setter_and_self_argument(f):
     assert_scalar_modes(f, 0.7)
+
+
+# -- a store made by a call that then raised, swallowed by a `with` (gen9's W3) ---------------------------
+# Under try/except reverse mode refused it; `contextlib.suppress` (or a manager whose __exit__ returns True)
+# swallowed it natively: the store's derivative was lost (1.8 for 2.8).
+
+class Overflow(Exception):
+    pass
+
+
+class Acc:
+    def __init__(self, lim):
+        self.s, self.lim = 0.0, lim
+
+    def add(self, v):
+        self.s += v
+        if self.s > self.lim:
+            raise Overflow
+        return self.s
+
+
+def suppressed_after_store(t):
+    import contextlib
+    a = Acc(1.0)
+    with contextlib.suppress(Overflow):
+        a.add(t * t)
+        a.add(t)
+        a.add(100.0)
+    return a.s
+
+
+def test_store_then_raise_swallowed_by_a_with_is_refused():
+    from contexts import ADContext, derivative, gradient
+    from overdub.errors import OverdubError
+    from tests import fd
+    assert derivative(suppressed_after_store, 0.9) == pytest.approx(fd.derivative(suppressed_after_store, 0.9))
+    with ADContext(), pytest.raises(OverdubError, match="stored before it raised"):
+        gradient(suppressed_after_store, 0.9)
+
+
+def test_suppress_without_a_lost_store_is_differentiated():
+    import contextlib
+
+    def f(t):
+        out = t * t
+        with contextlib.suppress(KeyError):
+            out = out + {}["missing"]
+        with contextlib.suppress(ZeroDivisionError):
+            out = out * t
+        return out
+    assert_scalar_modes(f, 0.9)
