@@ -240,7 +240,7 @@ class _Tangents:
                       s) + self.sync(y, s)
         return at([assign(tangent_name(y), new_tangent)], s) + [s] + self.sync(y, s)
 
-    def sync(self, name: str, s) -> list[ast.stmt]:
+    def sync(self, name: str, s, held: bool = False) -> list[ast.stmt]:
         """After an in-place change of the array in `name`: the variables that may view its memory (their
         static group) get tangents that agree with its new one where they share elements (checked at
         run time; nothing happens for arrays that are not views of each other)."""
@@ -248,10 +248,12 @@ class _Tangents:
         if not members:
             return []
         tangents = [tangent_name(m) for m in members]
-        in_scope = call("__fd_sync__", name, tangent_name(name), tuple_(members), tuple_(tangents))
+        # (`held`: x's items may have changed in place too, a callee's `d['x'] *= v`: the members x holds follow)
+        extra = [const(True)] if held else []
+        in_scope = call("__fd_sync__", name, tangent_name(name), tuple_(members), tuple_(tangents), *extra)
         # (a member not bound yet: the frame's locals give None and 0 for it)
         bound = call("__fd_bound__", call("__od_locals__"), const(tuple(members)), const(tuple(tangents)))
-        from_locals = call("__fd_sync__", name, tangent_name(name), starred(bound))
+        from_locals = call("__fd_sync__", name, tangent_name(name), starred(bound), *extra)
         return at([try_except([assign(tangents, in_scope)], "NameError", [assign(tangents, from_locals)])], s)
 
     def tangent_of(self, v) -> ast.expr | None:
@@ -418,7 +420,7 @@ class _Tangents:
                     and a.id in self.active and a.id not in self.outside and a.id not in self.unfollowed]
         take = assign("_od_mv", call("__fd_args_back__", tuple_(const(i) for i, _ in followed),
                                      tuple_(a for _, a in followed)))
-        replace = [if_(not_none(item("_od_mv", k)), [assign(tangent_name(a), item("_od_mv", k))] + self.sync(a, s))
+        replace = [if_(not_none(item("_od_mv", k)), [assign(tangent_name(a), item("_od_mv", k))] + self.sync(a, s, held=True))
                    for k, (_, a) in enumerate(followed)]
         return at([if_(not_none(attr("__fd_moved__", "args")), [take] + replace)], s)
 

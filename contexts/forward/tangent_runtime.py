@@ -663,15 +663,16 @@ def fd_setitem(y, ty, idx, tv, v=None):
     raise NotTransformable(f"storing into a {type(y).__name__}")
 
 
-def fd_sync(x, tx, members, tans):
+def fd_sync(x, tx, members, tans, held=False):
     """After an in-place change of x (tangent tx): the tangents of `members` (values that may share x's
-    memory) made to agree with tx (`_synced`)."""
+    memory) made to agree with tx (`_synced`); with `held` (a callee changed x, perhaps its items in place),
+    also those of the members x holds (`_held_by`)."""
     if not isinstance(x, (list, dict, np.ndarray)):
         return tans  # (an ndarray subclass's change is seen through its views too: `r.view(Sub)`)
-    return tuple(_synced(x, tx, m, tm, set()) for m, tm in zip(members, tans))
+    return tuple(_synced(x, tx, m, tm, set(), held) for m, tm in zip(members, tans))
 
 
-def _synced(x, tx, m, tm, seen: set):
+def _synced(x, tx, m, tm, seen: set, held: bool = False):
     """The tangent tm of value m after an in-place change of x, made to agree with tx where m is x or holds
     it (a list, tuple or dict, also nested: a new container where any item changes) and, for arrays, where
     m shares elements with x; tm itself where nothing changes."""
@@ -695,8 +696,8 @@ def _synced(x, tx, m, tm, seen: set):
             src = np.zeros(x.size, kind) if _zero(tx) else np.broadcast_to(tx, x.shape).reshape(-1)
             new[shared] = src[pos]
             return new
-    if isinstance(x, (list, tuple, dict)):  # (x holds m: `d['x'] *= v` in a callee given d changes the caller's
-        return _held_by(x, tx, m, tm, set())  # x, which d holds)
+    if held and isinstance(x, (list, tuple, dict)) and isinstance(m, (list, tuple, dict, np.ndarray)):
+        return _held_by(x, tx, m, tm, set())  # (x holds m: `d['x'] *= v` in a callee given d changes the caller's x)
     return tm
 
 
