@@ -691,7 +691,10 @@ def _positional_mask(args) -> int:
 def _kw_checked_back(pb, dy, dself, S):
     """A rule called with a differentiated keyword argument: its pullback must give that argument's
     cotangent (a trailing dict, registry's convention); one that gives none would drop it silently."""
-    dfn, dargs, dkw = _inner_back(pb, dy, dself, S)
+    try:
+        dfn, dargs, dkw = _inner_back(pb, dy, dself, S)
+    finally:
+        S.dins = None  # (handed for an in-place rule by keyword, `HELD_BACKS`: for this call only)
     if dkw is None and dy is not None and not (type(dy) is float and dy == 0.0):
         f, names = pb[2], pb[3]
         name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
@@ -1037,7 +1040,8 @@ def _out_back(pb, dy, dself, S):
 
 # the pullbacks that read the cotangents the caller holds for the call's arguments (`Session.held`,
 # `held_out`): the adjoint hands them to these only, when they are the call's own pullback
-HELD_BACKS = frozenset({_inplace_back, _mutating_back, _out_back, _positional_out_back})
+HELD_BACKS = frozenset({_inplace_back, _mutating_back, _out_back, _positional_out_back,
+                        _kw_checked_back})  # (`np.putmask(a, mask=m, values=v)`: the in-place rule, by keyword)
 
 
 def _dual_method_call(f, args, kw):

@@ -1517,6 +1517,8 @@ def _immutable_locals(fdef, globals_: dict, outer: set[str], nodes=None, assigns
         if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id not in stores \
                 and v.value.id not in outer and isinstance(globals_.get(v.value.id), types.ModuleType):
             return type(getattr(globals_[v.value.id], v.attr, None)) in (float, int)
+        if isinstance(v, ast.Name) and v.id not in stores and v.id not in outer and v.id in globals_:
+            return type(globals_[v.id]) in (float, int)  # (`from numpy import inf`, then `neginf=-inf`)
         return False
 
     pairs = list(name_stores(fdef) if assigns is None else assigns)

@@ -608,3 +608,24 @@ def test_suppress_without_a_lost_store_is_differentiated():
             out = out * t
         return out
     assert_scalar_modes(f, 0.9)
+
+
+# -- false refusals of the sweeps (pkQ: scikit-hep vector, petbox-dca) -----------------------------------
+
+from numpy import inf  # noqa: E402  (a module's number imported by name, as vector's backends do)
+
+
+def nan_to_num_with_negated_inf(t):
+    return float(np.nan_to_num(1.2 / t, nan=0, posinf=inf, neginf=-inf))
+
+
+def putmask_by_keyword(d):
+    dt = np.array([1.0, 10.0, 100.0])
+    d_dt = np.log1p(d * 1.2 * dt) / 1.2
+    np.putmask(d_dt, mask=d_dt > 2.0, values=np.inf)
+    return float(np.sum(1000.0 * np.exp(-d_dt)))
+
+
+@pytest.mark.parametrize("f", [nan_to_num_with_negated_inf, putmask_by_keyword])
+def test_false_refusals_of_the_sweeps(f):
+    assert_scalar_modes(f, 0.8)
