@@ -29,7 +29,6 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from . import generic
-from .cotangents import own_dict
 from .generic import conj, fit, project
 from .operator import floor_quotient, abs_adjoint, abs_frule, pow_adjoint, pow_frule
 from .registry import NoRuleError, dispatches_on_numbers, registry
@@ -515,7 +514,8 @@ def py_object_setattr(obj, name, value):
             and type(prop.fset) is types.FunctionType):  # its setter, as Python calls it (a subclass's too)
         prop.fset(obj, value)
         return
-    if own_dict(obj) is None or hasattr(type(getattr(type(obj), name, None)), "__set__"):
+    if not hasattr(obj, "__dict__") or hasattr(type(getattr(type(obj), name, None)), "__set__"):  # (run as code:
+        # its read of the `__dict__` is reverse mode's, `getattr_`)
         raise NoRuleError(f"object.__setattr__ of {type(obj).__name__}.{name} (a slot or a data descriptor) "
                           "with a differentiated value",
                           fix="store it with a plain `self.name = value`, or into the instance dict")
@@ -543,7 +543,7 @@ def py_object_getattribute(obj, name):
     reads of a differentiated object (past an overriding `__getattribute__`) are refused."""
     if name == "__dict__":
         return obj.__dict__
-    d = own_dict(obj)
+    d = getattr(obj, "__dict__", None)  # (run as code: the read is reverse mode's)
     descriptor = hasattr(type(getattr(type(obj), name, None)), "__set__")
     if type(d) is dict and name in d and not descriptor:
         return d[name]

@@ -193,7 +193,7 @@ def own_dict(obj):
     `__getattr__` reads its own slots, euclid3's swizzles, recursed without end when asked for `__dict__`)."""
     try:
         return object.__getattribute__(obj, "__dict__")
-    except Exception:
+    except (AttributeError, TypeError):
         pass
     if type(getattr(type(obj), "__getattr__", None)) is types.FunctionType:
         return None
