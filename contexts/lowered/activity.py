@@ -681,7 +681,7 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
             if id(n.value) in stateful:
                 shared.add(_STATE)
             if made_here and (callee := _callee_made_here(n.value, made_here)) is not None:
-                shared |= free_names(callee)  # (`m = get()` of `get = lambda: a`: m may be a)
+                shared |= _captured_here(callee, fdef)  # (`m = get()` of `get = lambda: a`: m may be a)
             for t in n.targets:
                 if isinstance(t, ast.Name):
                     join(t.id, shared)
@@ -734,6 +734,12 @@ def _callables_made_here(fdef, nodes) -> dict:
             lambdas.setdefault(n.targets[0].id, []).append(n.value)
     out.update((k, v[0]) for k, v in lambdas.items() if len(v) == 1 and isinstance(v[0], ast.Lambda) and k not in out)
     return out
+
+
+def _captured_here(callee, fdef) -> set[str]:
+    """The variables of fdef (its own bindings and parameters) a nested function or lambda reads: what its
+    call may return (not a name its comprehension binds with `:=`, its own, though `free_names` counts it)."""
+    return free_names(callee) & (own_bindings(fdef) | set(param_names(fdef.args)))
 
 
 def _callee_made_here(value, made_here: dict):
@@ -1273,7 +1279,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     # `m = (lambda: a)()`: a change of m in place is one of a)
     made_here = _callables_made_here(fdef, nodes)
     for name, value in stores:
-        if (callee := _callee_made_here(value, made_here)) is not None and (held := free_names(callee) & kept):
+        if (callee := _callee_made_here(value, made_here)) is not None and (held := _captured_here(callee, fdef) & kept):
             drawn.setdefault(name, set()).update(held)
     # the objects a variable's value may hold: a display's items (`reg = {'h': hist}`, `map(fn, [x], [acc])`),
     # the arguments of a class's or a method's call (`o = Holder(c)`, `ns = SimpleNamespace(items=hist)`,

@@ -629,3 +629,17 @@ def putmask_by_keyword(d):
 @pytest.mark.parametrize("f", [nan_to_num_with_negated_inf, putmask_by_keyword])
 def test_false_refusals_of_the_sweeps(f):
     assert_scalar_modes(f, 0.8)
+
+
+def walrus_in_a_nested_generators_comprehension(t):
+    # (verification helper's R2: `last` is the generator's own, not a variable of f; a linking of 3ac8745
+    # took it for f's and refused the closure)
+    def g(a):
+        values = [a, 2.0 * a, a * a]
+        sq = [(last := v * v) for v in values]
+        yield sum(sq) + last * 2.0
+    return list(g(t))[0]
+
+
+def test_walrus_in_a_nested_generators_comprehension():
+    assert_scalar_modes(walrus_in_a_nested_generators_comprehension, 0.7)
