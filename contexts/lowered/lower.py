@@ -193,7 +193,9 @@ def _lazy_over(it: ast.expr) -> set:
     if not (isinstance(f, ast.Name) and f.id in _LAZY or isinstance(f, ast.Attribute)
             and isinstance(f.value, ast.Name) and f.value.id in _LAZY_MODULES):
         return set()
-    return {a.id for a in it.args if isinstance(a, ast.Name)}
+    # (and the object of a bound method given, `map(o.scale, xs)`: its calls read o as they are drawn)
+    return {a.id for a in it.args if isinstance(a, ast.Name)} | {
+        a.value.id for a in it.args if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name)}
 
 
 def _changed_by(body: list, names: set, changed_in_place, stored_base, viewed, methods: bool = False,
@@ -514,7 +516,7 @@ class Lowerer:
         shape = _loop_shape(s.iter)
         if shape is None:
             lazy = _lazy_over(s.iter)
-            if lazy and lazy & _changed_by(s.body, lazy, changed_in_place, stored_base, viewed):
+            if lazy and lazy & _changed_by(s.body, lazy, changed_in_place, stored_base, viewed, methods=True):
                 name = sorted(lazy)[0]
                 raise Unsupported(f"loop over a lazy iterator of `{name}` (map, filter, itertools), which the loop "
                                   f"changes: it would be drawn before the changes (loop over `{name}` itself, or "
