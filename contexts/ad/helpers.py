@@ -33,7 +33,8 @@ from overdub.ops import HEAPTYPE
 
 from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
-from ..lowered.runtime import EagerIterationError, OwnTestUnderForward, refuse_storing_method, remembered_text
+from ..lowered.runtime import (_TUPLE_ITERATOR, EagerIterationError, OwnTestUnderForward, refuse_storing_method,
+                               remembered_text, users_class)  # (`_TUPLE_ITERATOR`: what reverse mode's generators are, `eager`)
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses, live as _live
 from ..rules.frames import is_engine_class
 from ..rules.numpy._util import matrix_refused
@@ -402,7 +403,7 @@ def iter_guard(obj, name: str) -> None:
     read obj before the changes, 5.4 for 4.7; `iter(self.items)` of a list the body changes is drawn as it
     was) or a `__next__` of its own (its reads of obj are not followed)."""
     kind = type(obj)
-    if not kind.__flags__ & HEAPTYPE or is_engine_class(kind) or value_class(kind):
+    if not users_class(kind):
         return
     it, nxt = getattr(kind, "__iter__", None), getattr(kind, "__next__", None)
     if type(it) is types.FunctionType or type(nxt) is types.FunctionType:  # (an `__iter__` returning a generator
@@ -423,8 +424,7 @@ def asked_primal(x):
     kind = type(x)
     if kind is _Dual:
         return primal(x)
-    if (kind.__flags__ & HEAPTYPE and type(getattr(kind, "__len__", None)) is types.FunctionType
-            and not is_engine_class(kind) and not value_class(kind)):
+    if users_class(kind) and type(getattr(kind, "__len__", None)) is types.FunctionType:
         ctx = overdub.current()
         if ctx is not None and getattr(ctx, "operate", None) is not None or not dual_free(x):
             raise OwnTestUnderForward(
@@ -622,7 +622,6 @@ def _unrecorded_store(obj, attr, v, table) -> None:
             "or use forward mode (`contexts.derivative`, `jacfwd`), which follows it")
 
 
-_EAGER_ITERATOR = type(iter(()))  # (what reverse mode's generators are: `lowered.runtime.eager`)
 _GENERATOR_METHODS = frozenset({"close", "send", "throw"})
 
 
@@ -636,7 +635,7 @@ def getattr_(obj, attr):
     reads and writes (a lazy cache `if self._c is None: self._c = ...`) is recorded at this point, where
     re-running it in the reverse pass would find the cache filled and lose the derivative."""
     t = type(obj)
-    if t is _EAGER_ITERATOR and attr in _GENERATOR_METHODS:  # a generator reverse mode ran when it was made
+    if t is _TUPLE_ITERATOR and attr in _GENERATOR_METHODS:  # a generator reverse mode ran when it was made
         if attr == "close":  # (`g.close()` after the first items: it ran to its end already; nothing to stop)
             return _closed, None
         raise runtime.UnsupportedFunction(
@@ -1290,15 +1289,20 @@ def setattr_views(u, obj, others, since):
 def setattr_merge(S, kept, dobj, douts):
     """Before such a store's adjoint: the views' cotangents of the arrays obj holds in obj's box (`call_viewed`)."""
     holder, entries = kept
-    dobj = S.box(holder, dobj)
+    return S.box(holder, dobj), _held_into_boxes(S, entries, douts)
+
+
+def _held_into_boxes(S, entries, douts):
+    """The views' cotangents of the arrays `_held_changed` found (owner, field or key, views' entries) moved
+    into their owners' boxes; returns the views' cotangents left."""
     for owner, key, found in entries:
         box = S.box(owner)
-        if isinstance(box, list):
+        if isinstance(box, list):  # (a list's box, a SeqBox: its items' cotangents by position)
             box.extend([None] * (key + 1 - len(box)))
             box[key], douts = views_merge(found, box[key], douts, S)
         else:
             box[key], douts = views_merge(found, box.get(key), douts, S)
-    return dobj, douts
+    return douts
 
 
 def setattr_adj(S, dobj, obj, attr, old):
@@ -2228,13 +2232,7 @@ def call_viewed(w, pb, g, dself, dargs, douts, S):
             dself = S.box(holder, dself)
         else:
             dargs = (*dargs[:i], S.box(holder, dargs[i]), *dargs[i + 1:])
-        for owner, key, found in entries:
-            box = S.box(owner)
-            if isinstance(box, list):  # (a list's box, a SeqBox: its items' cotangents by position)
-                box.extend([None] * (key + 1 - len(box)))
-                box[key], douts = views_merge(found, box[key], douts, S)
-            else:
-                box[key], douts = views_merge(found, box.get(key), douts, S)
+        douts = _held_into_boxes(S, entries, douts)
     S.dargs_in = (pb, handed, w[3])
     try:
         r = pb[0](pb, g, dself, S)

@@ -390,7 +390,7 @@ class _Tangents:
         # `m.append(x)` changes m's tangent list in place (`_list_method`); the variables that may name the
         # same list follow (`m, n = h, 1` gives m a tangent list of its own: h's new item had tangent 0)
         grown = (self.sync(v.func.value.id, s) if isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name)
-                 and v.func.attr in _LIST_MUTATORS and self.tangent_var(v.func.value) is not None else [])
+                 and v.func.attr in LIST_MUTATORS and self.tangent_var(v.func.value) is not None else [])
         return (at(spread + [assign((name, tangent_name(name)), value)], s) + grown + self.taken_back(v, s)
                 + self.written_out(v, name, s))
 
@@ -425,7 +425,7 @@ class _Tangents:
         return at([if_(not_none(attr("__fd_moved__", "args")), [take] + replace)], s)
 
 
-_LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop"})  # (tangent_runtime's `_list_method`)
+LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop"})  # (what tangent_runtime's `_list_method` follows)
 
 
 def _same_class(ta: str, tb: str) -> ast.expr:

@@ -40,7 +40,7 @@ from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
 from .arrays import PlainArrayWrite, no_rule, out_position, raise_singular, write_out
 from .dual import Dual, DualConversionError, Tag, _own, primal
 from .holds import dual_free, splittable
-from .tangent import _NONDIFF_ATTRIBUTES, NotTransformable, tangent_twin
+from .tangent import _NONDIFF_ATTRIBUTES, LIST_MUTATORS, NotTransformable, tangent_twin
 
 __all__ = ["tangent_jvp", "fd_call", "fd_mcall", "make_twin", "uncached"]
 
@@ -394,7 +394,7 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     if name in LOOKUPS and isinstance(obj, MAPPINGS) and args and tans and (
             not _all_zero(tans[0]) or type(args[0]) is str and remembered_text(args[:1])):
         key_lookup(obj, args[0])  # `memo.get(x)`, `memo.get(f"{x:.10g}")`
-    if type(obj) is list and name in _LIST_MUTATORS:
+    if type(obj) is list and name in LIST_MUTATORS:
         return _list_method(obj, name, tobj, args, tans, kw)
     if _zero(tobj) and (not isinstance(key_of(method), tuple) or isinstance(obj, np.ufunc)
                         or all(_zero(t) for t in tans) and all(_zero(t) for t in kwtans.values())):
@@ -418,7 +418,6 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     return _through_duals(lambda o, *a, **k: getattr(o, name)(*a, **k), (obj, *args), (tobj, *tans), kw, kwtans)
 
 
-_LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop"})
 
 
 def _list_method(obj, name, tobj, args, tans, kw):

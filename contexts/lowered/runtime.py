@@ -443,12 +443,18 @@ _TEST_NAMES = {"==": ("__eq__",), "!=": ("__ne__", "__eq__"), "<": ("__lt__", "_
 _TRUTH_NAMES = ("__bool__", "__len__")
 
 
+def users_class(kind: type) -> bool:
+    """kind is a class of the user's or a library's (made by a class statement), not the engines' nor a value
+    class the rules know (`rules.leaves`): its Python special methods are its own code."""
+    return bool(kind.__flags__ & _HEAPTYPE) and not is_engine_class(kind) and not value_class(kind)
+
+
 def own_test_method(a, b, op: str):
     """(class, method): a Python method of an operand's own class that Python runs for the test `a op b`
     (`__eq__`, `__lt__`, `__contains__`, ...), or None (numbers, arrays, the engines' and value classes)."""
     for obj in (a, b):
         kind = type(obj)
-        if not kind.__flags__ & _HEAPTYPE or is_engine_class(kind) or value_class(kind):
+        if not users_class(kind):
             continue
         for name in _TEST_NAMES.get(op, ()):
             method = getattr(kind, name, None)
@@ -690,7 +696,7 @@ def own_test(a, b, op: str) -> None:
         return
     for obj in (a, b):
         kind = type(obj)
-        if not kind.__flags__ & _HEAPTYPE or is_engine_class(kind) or value_class(kind):
+        if not users_class(kind):
             continue
         for name in _TEST_NAMES.get(op, ()) + _TRUTH_NAMES:
             method = getattr(kind, name, None)
