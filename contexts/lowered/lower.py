@@ -1228,7 +1228,7 @@ def _check_supported_shallow(fdef) -> None:
     while stack:
         node = stack.pop()
         if node is fdef:  # (its own body's blocks, checked below; its children are on the stack)
-            late = _late_generator(fdef.body)
+            late = _late_generator(fdef.body) or _kept_generator(fdef)
             if late is not None:
                 raise _late_refused(late)
             continue
@@ -1282,7 +1282,74 @@ def _late_generator(stmts: list) -> tuple[str, str, ast.AST] | None:
     return None
 
 
+_KEEPERS = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault", "put"})
+
+
+def _kept_generator(fdef) -> tuple[str, str, ast.AST] | None:
+    """(description, variable, node) for a generator expression made in a loop or comprehension, kept past
+    the iteration (appended, put in a display or a container's item, a comprehension's element) and reading
+    a variable the iteration rebinds: every one of Python's generators reads the variable's last value
+    when it runs (late binding); the engines', drawn where it is made, read the value of its own iteration
+    (`gens.append(c * w for w in ws)` in `for c in cs`, `[(c * w for w in ws) for c in cs]`: 9 for 12,
+    the value too); None if there is none."""
+    parents: dict = {}
+    loops = []
+    stack = [fdef]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            parents[child] = node
+            stack.append(child)
+        if isinstance(node, (ast.For, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            loops.append(node)
+    for loop in loops:
+        if isinstance(loop, (ast.For, ast.While)):
+            rebound = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            inner = [g for s in loop.body for g in ast.walk(s) if isinstance(g, ast.GeneratorExp) and g in parents]
+        else:
+            rebound = {n.id for c in loop.generators for n in ast.walk(c.target) if isinstance(n, ast.Name)}
+            elts = [loop.key, loop.value] if isinstance(loop, ast.DictComp) else [loop.elt]
+            inner = [g for e in elts for g in ast.walk(e) if isinstance(g, ast.GeneratorExp) and g in parents]
+        for g in inner:
+            hit = sorted(_comprehension_reads(g) & rebound)
+            if hit and _kept_past(g, parents, loop):
+                return "made in a loop", hit[0], g
+    return None
+
+
+def _kept_past(g, parents: dict, loop) -> bool:
+    """The generator expression g outlives its iteration of `loop` (see `_kept_generator`)."""
+    p = parents.get(g)
+    if p is loop:  # (a comprehension's element: the list holds every iteration's generator)
+        return True
+    if isinstance(p, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+        return True
+    if isinstance(p, ast.Call) and g in p.args:
+        return isinstance(p.func, ast.Attribute) and p.func.attr in _KEEPERS
+    if isinstance(p, ast.Assign) and g is p.value:
+        if any(not isinstance(t, ast.Name) for t in p.targets):
+            return True  # (`d[k] = (... for ...)`, `self.g = ...`)
+        names = {t.id for t in p.targets}
+        body = loop.body if isinstance(loop, (ast.For, ast.While)) else []
+        for n in (n for s in body for n in ast.walk(s)):
+            if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load):
+                q = parents.get(n)
+                if (isinstance(q, (ast.List, ast.Tuple, ast.Set, ast.Dict))
+                        or isinstance(q, ast.Call) and n in q.args and isinstance(q.func, ast.Attribute)
+                        and q.func.attr in _KEEPERS
+                        or isinstance(q, ast.Assign) and any(not isinstance(t, ast.Name) for t in q.targets)):
+                    return True
+    return False
+
+
 def _late_refused(late) -> Unsupported:
+    if late[0] == "made in a loop":
+        return Unsupported(f"generator expression made in a loop and kept past its iteration, reading `{late[1]}`, "
+                           f"which the loop rebinds: Python's generators all read `{late[1]}`'s last value when "
+                           f"they run, the engines' draw each where it is made (build a list, or bind the value "
+                           f"by a default argument of a function)", late[2])
     return Unsupported(f"lazy iterator `{late[0]}` reading `{late[1]}`, which is assigned or changed before "
                        f"`{late[0]}` is used: it is drawn where it is made, so it would read `{late[1]}` before the "
                        f"change (make it where it is used, or build a list)", late[2])

@@ -1,0 +1,152 @@
+"""Cases of session 34: silent wrong derivatives left by earlier sweeps and found by this session's generated
+programs and package sweeps, each distilled to the idiom the code uses and checked against finite
+differences in every mode, or asserting the refusal that stands for a silent wrong."""
+
+import numpy as np
+import pytest
+
+from tests.modes import assert_scalar_modes
+
+
+# -- a parameter the callee changes and rebinds (gen6's X5, forward mode) ---------------------------------
+# `def G(n, b, memo=None): if memo is None: memo = {}` then `memo[n] = r`: the twin handed back no tangent
+# for a parameter it rebinds, so the caller's memo kept the tangents it had before the call and a memo hit
+# counted 0 (derivative 2 for 3; the generated fibm 0.36 for 0.66). Reverse mode was right.
+
+def memo_fib(n, b, memo=None):
+    if memo is None:
+        memo = {}
+    if n in memo:
+        return memo[n]
+    r = b if n <= 1 else memo_fib(n - 1, b, memo) + memo_fib(n - 2, b, memo)
+    memo[n] = r
+    return r
+
+
+def memo_weighted(n, a, b, memo=None):
+    if memo is None:
+        memo = {}
+    if n in memo:
+        return memo[n]
+    r = a if n == 0 else (b if n == 1 else 0.6 * memo_weighted(n - 1, a, b, memo)
+                          + 0.3 * memo_weighted(n - 2, a, b, memo))
+    memo[n] = r
+    return r
+
+
+def appends_then_rebinds(L, t):
+    L.append(t * 3)
+    L = [0.0]
+    L.append(t)
+    return t
+
+
+def rebinds_to_the_same_array(x, t):
+    x = np.asarray(x)
+    x[0] *= t
+    return x
+
+
+def rebinds_none_to_the_callers_dict(d, t, memo=None):
+    if memo is None:
+        memo = d
+    memo['k'] = t * t
+    return 0.0
+
+
+def memo_default_none(t):
+    return memo_fib(3, t) + memo_fib(4, t, {})
+
+
+def memo_generated(t):
+    return memo_weighted(3, 1.0, t) * t
+
+
+def appended_before_rebinding(t):
+    L = []
+    appends_then_rebinds(L, t)
+    return L[0] * 2 + t * t
+
+
+def rebound_to_itself(t):
+    a = np.array([t, 2.0])
+    rebinds_to_the_same_array(a, t)
+    return float(a[0] + a[1] * t)
+
+
+def rebound_from_none_to_callers(t):
+    d = {}
+    rebinds_none_to_the_callers_dict(d, t)
+    return d['k'] * t + t
+
+
+@pytest.mark.parametrize("f", [memo_default_none, memo_generated, appended_before_rebinding, rebound_to_itself,
+                               rebound_from_none_to_callers])
+def test_a_rebound_parameter_hands_back_its_tangent(f):
+    assert_scalar_modes(f, 0.7)
+
+
+def test_a_memo_hit_keeps_its_tangent_in_jvp():
+    from contexts import jvp
+    y, dy = jvp(lambda t: memo_fib(3, t), (0.7,), (1.0,))
+    assert abs(y - 2.1) < 1e-12 and abs(dy - 3.0) < 1e-12
+
+
+# -- float() of a float is the float (gen5's W6, jacfwd) ---------------------------------------------------
+# `u = float(s)` then `u is s`: True in Python for a float s; jacfwd's duals made float() a new dual, so the
+# other branch ran (3 for 2).
+
+def float_of_float_is_itself(t):
+    s = t * 1.0
+    u = float(s)
+    return u * (2.0 if u is s else 3.0)
+
+
+def test_float_of_a_float_is_itself_under_duals():
+    from contexts import jacfwd, jvp
+    assert abs(float(jacfwd(float_of_float_is_itself, 0.7)) - 2.0) < 1e-12
+    assert abs(jvp(float_of_float_is_itself, (0.7,), (1.0,))[1] - 2.0) < 1e-12
+    assert_scalar_modes(float_of_float_is_itself, 0.7)
+
+
+# -- generator expressions made in a loop and kept past it (gen6's X1 c, d) ---------------------------------
+# Python's generators read the loop variable's last value when they run; reverse mode draws each where it
+# is made (the value 6.3 for 8.4, gradient 9 for 12): refused now; forward mode runs them lazily, right.
+
+def generators_appended_in_a_loop(t):
+    gens = []
+    for c in (t, 2.0 * t):
+        gens.append(c * w for w in (1.0, 2.0))
+    return sum(sum(g) for g in gens)
+
+
+def generators_of_a_comprehension(t):
+    gens = [(c * w for w in (1.0, 2.0)) for c in (t, 2.0 * t)]
+    return sum(sum(g) for g in gens)
+
+
+def generators_named_then_kept(t):
+    gens = {}
+    for i, c in enumerate((t, 2.0 * t)):
+        g = (c * w for w in (1.0, 2.0))
+        gens[i] = g
+    return sum(sum(g) for g in gens.values())
+
+
+def generators_consumed_in_their_iteration(t):
+    return sum(sum(c * w for w in (1.0, 2.0)) for c in (t, 2.0 * t)) + sum(
+        [max(c * w for w in (1.0, 2.0)) for c in (t, 3.0 * t)])
+
+
+@pytest.mark.parametrize("f", [generators_appended_in_a_loop, generators_of_a_comprehension,
+                               generators_named_then_kept])
+def test_generators_kept_past_their_iteration_are_refused_in_reverse_mode(f):
+    from contexts import ADContext, UnsupportedFunction, derivative, gradient
+    from tests import fd
+    assert abs(derivative(f, 0.7) - fd.derivative(f, 0.7)) < 1e-6
+    with ADContext(), pytest.raises(UnsupportedFunction, match="made in a loop and kept past its iteration"):
+        gradient(f, 0.7)
+
+
+def test_generators_consumed_in_their_iteration_are_differentiated():
+    assert_scalar_modes(generators_consumed_in_their_iteration, 0.7)
