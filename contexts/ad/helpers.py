@@ -919,6 +919,7 @@ def getitem_index_adj(S, dobj, g, obj, idx, bounds=False, obj_active=True):
         dself, dargs = _rerun_back(S, _subscript_of_field, obj, (idx, _item_field(obj)), g, dobj, boxed=True)
         return dself, dargs[0]
     if type(gi) is types.FunctionType and type(obj) is not _Dual:
+        outer_forward(obj, g, "__getitem__")  # (see getitem_adj)
         dself, dargs = _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)
         if bounds and not _no_cotangent(dargs[0]):
             raise runtime.UnsupportedFunction(
@@ -1009,6 +1010,9 @@ def getitem_adj(S, dobj, g, obj, idx):
         return box
     gi = getattr(type(obj), "__getitem__", None)
     if type(gi) is types.FunctionType:  # (g, a new object's box, as the re-run's new object's: xarray's `da[1:]`)
+        # (under an outer forward pass the recording ran it natively on duals, where `isinstance(r,
+        # np.ndarray)` is False: gen7's Y2, a Hessian of zeros)
+        outer_forward(obj, g, "__getitem__")
         return _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)[0]
     if isinstance(gi, property) and has_fields(obj):
         # a property returning the callable (ASE's `arraylike`: `__getitem__ = property(lambda s: s.array.__getitem__)`)
