@@ -432,11 +432,6 @@ class _Gen:
         raise AssertionError(type(s))
 
     def for_loop(self, s: ast.For) -> list[ast.stmt]:
-        if isinstance(s.iter, ast.Name) and _drawn_inside(s):
-            # `for v in it: w = next(it)`: the loop's draws and the body's interleave on one iterator, which
-            # the recording draws apart (items' cotangents went to the wrong draws: 36 for 46)
-            raise Unsupported(f"`next({s.iter.id})` inside `for ... in {s.iter.id}` (draw the items first: "
-                              f"`items = list({s.iter.id})`)", s)
         self.depth += 1
         body = self.body(s.body)
         self.depth -= 1
@@ -1563,18 +1558,6 @@ def _made_here(value, globals_: dict, bound: set) -> bool:
             return True
         cls = globals_.get(name) if isinstance(f, ast.Name) and name not in bound else None
         return isinstance(cls, type) and cls.__new__ is object.__new__
-    return False
-
-
-def _drawn_inside(loop: ast.For) -> bool:
-    """The body of `for v in it` draws from `it` too (`next(it)`, `islice(it, k)`; another `for w in it` is
-    not told apart from a loop over a list's items twice)."""
-    name = loop.iter.id
-    for n in all_nodes(ast.Module(body=loop.body + loop.orelse, type_ignores=[])):
-        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute)) and n.args and (
-                isinstance(n.args[0], ast.Name) and n.args[0].id == name) and (
-                (n.func.id if isinstance(n.func, ast.Name) else n.func.attr) in ("next", "islice")):
-            return True
     return False
 
 

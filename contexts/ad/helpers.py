@@ -2416,12 +2416,25 @@ _LIST_ITER = type(iter([]))
 
 def enumerate_at(it):
     """The loop `for v in it` as (position, item) pairs: positions in it's sequence, so a loop over a
-    partly consumed list iterator (`next(it)` first) puts each item's cotangent at its own place."""
+    partly consumed list iterator (`next(it)` first) puts each item's cotangent at its own place. Each
+    position is read at its draw: the body may draw from it too (a nested `for w in it: ... break`, a
+    `next(it)`), past the items the loop sees (the outer loop's items counted one by one: 63 for 64)."""
     if type(it) is _LIST_ITER or type(it) in runtime.POSITIONED:
         r = it.__reduce__()
-        if len(r) == 3 and r[2]:
-            return enumerate(it, r[2])
+        if len(r) == 3:
+            return _positions(it)
     return enumerate(it)
+
+
+def _positions(it):
+    reduce, draw = it.__reduce__, it.__next__
+    while True:
+        r = reduce()
+        try:
+            v = draw()
+        except StopIteration:
+            return
+        yield r[2], v
 
 
 def _dropped(ga, g, a, b):

@@ -181,3 +181,85 @@ def test_a_dunder_testing_isinstance_under_hessian():
         grad = lambda v: gradient(wrapped_slices, v)[0]
         np.testing.assert_allclose(grad(x), fd.gradient(wrapped_slices, x)[0], rtol=1e-6)
     np.testing.assert_allclose(hessian(wrapped_slices, x), fd.jacobian(grad, x), rtol=1e-5, atol=1e-6)
+
+
+# -- a loop over an iterator its body draws from too (gen6's d3; the refusal of `next(it)` inside it) -------
+# The positions of a loop's items were counted from where it started: a nested `for w in it: ... break`
+# drew items the outer loop's count did not see, so the outer loop's later items' cotangents went to the
+# wrong items (63 for 64). Each position is read at its draw now, and `next(it)` / `islice(it, k)` inside
+# `for v in it`, refused before, is differentiated.
+
+class Draws:
+    def __init__(self, xs):
+        self.xs, self.i = xs, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i >= len(self.xs):
+            raise StopIteration
+        self.i += 1
+        return self.xs[self.i - 1]
+
+
+def nested_loops_over_one_iterator(t):
+    it = iter([t, 2.0 * t, 3.0 * t, 4.0 * t, 5.0 * t])
+    acc = 0.0
+    for v in it:
+        acc += v
+        for w in it:
+            acc += 10.0 * w * v
+            break
+    return acc
+
+
+def _next_inside(make):
+    def f(t):
+        it = make(t)
+        acc = 0.0
+        for v in it:
+            w = next(it, 0.0)
+            acc += 10.0 * v + w * v
+        return acc
+    f.__name__ = f"next_inside_{make.__name__}"
+    return f
+
+
+def of_list(t):
+    return iter([t, 2 * t, 3 * t, 4 * t])
+
+
+def of_tuple(t):
+    return iter((t, 2 * t, 3 * t, 4 * t, 5 * t))
+
+
+def of_map(t):
+    return map(lambda v: v * v, [t, 2 * t, 3 * t, 4 * t])
+
+
+def of_array(t):
+    return iter(np.array([t, 2 * t, 3 * t, 4 * t]))
+
+
+def of_reversed(t):
+    return reversed([t, 2 * t, 3 * t, 4 * t])
+
+
+def of_class(t):
+    return Draws([t, 2 * t, 3 * t, 4 * t])
+
+
+def islice_inside(t):
+    import itertools
+    it = iter([t, 2 * t, 3 * t, 4 * t, 5 * t, 6 * t])
+    acc = 0.0
+    for v in it:
+        acc += v * sum(itertools.islice(it, 2))
+    return acc
+
+
+@pytest.mark.parametrize("f", [nested_loops_over_one_iterator, islice_inside] + [
+    _next_inside(m) for m in (of_list, of_tuple, of_map, of_array, of_reversed, of_class)], ids=lambda f: f.__name__)
+def test_a_loop_over_an_iterator_its_body_draws_from(f):
+    assert_scalar_modes(f, 0.7)
