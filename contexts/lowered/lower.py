@@ -147,6 +147,9 @@ def _loop_shape(it: ast.expr):
         it = it.args[0]
     if isinstance(it, ast.Name) or numbered is not None and isinstance(it, ast.Attribute):
         return numbered, "seq", fns, [it]  # (`enumerate(self.items)`: the attribute read once, as Python does)
+    if (isinstance(it, ast.Subscript) or isinstance(it, ast.Attribute) and it.attr == "T") and isinstance(
+            _base_name(it), ast.Name):
+        return numbered, "seq", fns, [it]  # (`M[::-1]`, `M[1:]`, `M.T`: held once; a view's items are M's)
     if not isinstance(it, ast.Call) or it.keywords or any(isinstance(a, ast.Starred) for a in it.args):
         return None
     f = it.func
@@ -158,6 +161,33 @@ def _loop_shape(it: ast.expr):
             and isinstance(f.value, (ast.Name, ast.Attribute))):
         return numbered, f.attr, fns, [f.value]
     return None
+
+
+def _base_name(e: ast.expr) -> ast.expr:
+    while isinstance(e, (ast.Subscript, ast.Attribute)):
+        e = e.value
+    return e
+
+
+def _view_aliases(fdef) -> dict[str, set[str]]:
+    """Each variable's group of variables bound to certain views of one another anywhere in fdef (`R =
+    z.reshape(3, 1)`, `T = M[1:]`, `F = M.ravel()`, `V = z[1:][::-1]`): a loop over z whose body changes R
+    changes what it visits (its items' cotangents went to the items as they were: 73.7 for 81.5)."""
+    from .activity import view_of  # (activity imports this module)
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            for b in view_of(n.value) - {n.targets[0].id}:
+                parent[root(b)] = root(n.targets[0].id)
+    groups: dict[str, set[str]] = {}
+    for x in list(parent):
+        groups.setdefault(root(x), set()).add(x)
+    return {x: members for members in groups.values() for x in members}
 
 
 def _loop_again(it: ast.expr, held: dict, first, like) -> ast.expr:
@@ -253,6 +283,7 @@ class Lowerer:
         self.nexted, self.changed = drawn
         self.own: set | None = None  # (the function's own variables: not globals or cells)
         self.defs: dict = {}  # (its nested functions by name)
+        self.fdef, self.aliases = None, None  # (the function lowered; its variables' view groups, `_view_aliases`)
 
     def drawn_by_loop(self, s: ast.For) -> None:
         """`for v in (len(acc) * x for _ in r): acc.append(v)`: a generator expression is evaluated where it
@@ -523,8 +554,12 @@ class Lowerer:
                                   "by index)", s)
             return None
         numbered, kind, fns, seqs = shape
-        # (the variables whose objects the sequences are, or are views of: `zip(M, M[1:])`, `M[::-1]`)
+        # (the variables whose objects the sequences are, or are views of: `zip(M, M[1:])`, `M[::-1]`, and
+        # the variables bound to views of those: `R = z.reshape(3, 1)` before `for v in z: R[2, 0] += v`)
         names = set().union(*(viewed(a, strict=True) for a in seqs))
+        if self.aliases is None:
+            self.aliases = _view_aliases(self.fdef) if self.fdef is not None else {}
+        names = names.union(*(self.aliases.get(n, ()) for n in names))
         changed = _changed_by(s.body, names, changed_in_place, stored_base, viewed)
         if {n.id for n in ast.walk(s.target) if isinstance(n, ast.Name)} & changed_in_place(
                 ast.Module(body=s.body, type_ignores=[])):
@@ -1057,6 +1092,7 @@ def lower(fdef: ast.FunctionDef, iterators: bool = False) -> ast.FunctionDef:
     from .activity import local_names  # (activity imports this module)
     lw.own = local_names(fdef)
     lw.defs = {n.name: n for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef}
+    lw.fdef, lw.aliases = fdef, None
     out = copy.copy(fdef)
     out.body = lw.block(fdef.body)
     out._od_generator = generator  # (run eagerly: see `contexts.ad.codegen._check_shared_changes`)
