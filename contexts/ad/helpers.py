@@ -520,7 +520,11 @@ def _python_binop_adj(opname, g, a, b, S=None):
     if fb is None:
         db, dargs = _rerun_back(S, runtime.dunder_call, b, (f"__r{name}__", a), g, boxed=True)
         return dargs[1], db
-    db, dargs = _rerun_back(S, fb, b, (a,), g, boxed=True)
+    # (refused, as `__add__` is, where it stores into objects and returns another: `acc = acc + h` whose
+    # `__radd__` appends to a list the loop visits: 1 for 7)
+    y, pb = _twin(fb, b, a)
+    _stored_elsewhere(fb, b, y, opname)
+    db, dargs = _pull(S, pb, _result_box(S, y, g, (a, b)))
     return dargs[0], db
 
 

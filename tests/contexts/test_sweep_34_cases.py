@@ -340,3 +340,52 @@ def body_view(t):
                                rev_view, body_view])
 def test_a_loop_over_an_array_whose_views_the_body_changes(f):
     assert_scalar_modes(f, 0.7)
+
+
+# -- a reflected operator method storing into objects (gen8's W8 dunder) -----------------------------------
+# `acc = acc + h` where `Hold.__radd__` appends to the list the loop visits: Python ran it natively, its
+# store carried no derivative (1 for 7). Refused, as `__add__` storing and returning another object is.
+
+class Grows:
+    def __init__(self, L):
+        self.L = L
+
+    def grow(self):
+        if len(self.L) < 3:
+            self.L.append(2.0 * self.L[-1])
+
+    def __radd__(self, other):
+        self.grow()
+        return other
+
+
+class Shifted:
+    def __init__(self, c):
+        self.c = c
+
+    def __radd__(self, other):
+        return other + self.c * self.c
+
+
+def reflected_method_appends(t):
+    L = [t]
+    h = Grows(L)
+    acc = 0.0
+    for v in L:
+        acc += v
+        acc = acc + h
+    return acc
+
+
+def reflected_method_pure(t):
+    return 2.0 * t + Shifted(t) + sum([Shifted(t), Shifted(3.0)], 0.5)
+
+
+def test_a_reflected_operator_method_storing_into_objects_is_refused():
+    from contexts import ADContext, derivative, gradient
+    from contexts.lowered.runtime import OwnMethodStores
+    from tests import fd
+    assert abs(derivative(reflected_method_appends, 0.7) - fd.derivative(reflected_method_appends, 0.7)) < 1e-6
+    with ADContext(), pytest.raises(OwnMethodStores, match="__radd__"):
+        gradient(reflected_method_appends, 0.7)
+    assert_scalar_modes(reflected_method_pure, 0.7)
