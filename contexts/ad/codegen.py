@@ -48,7 +48,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iop_views__", "__od_iter__", "__od_eager__",
            "__od_eager_guard__", "__od_iter_guard__", "__od_eager_inplace__", "__od_eager_items__", "__od_equality_guard__", "__od_own_test__", "__od_compared__", "__od_equality_guard_fd__", "__od_equality_guard2__", "__od_equality_guard2_fd__", "__od_order_watch__",
            "__od_order_watch_fd__", "__od_tuple__",
-           "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_views_merge__", "__od_changes__",
+           "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_plain_cells__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_spread_changed__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_getattr__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_held_backs__", "__od_dropped__",
@@ -293,6 +293,7 @@ class _Gen:
         # captured object it changes in place there keeps its cotangent box by identity)
         rebound = {n.name: nonlocal_writes(n) for n in nested}
         by_sibling, inside = through_calls(nested, rebound), through_calls(nested, rebound, siblings=False)
+        self.rebinders = inside  # (name -> the variables it rebinds, `plain_cells`)
         self.through = {k: w - inside.get(k, set()) for k, w in by_sibling.items() if w - inside.get(k, set())}
         self.changers = through_calls(nested, {n.name: captured_stores(n) for n in nested})  # (in place only)
         # a lambda bound once to a name that changes captured objects in place (`cb = lambda v: hist.append(v)`):
@@ -580,7 +581,11 @@ class _Gen:
         if isinstance(s, ast.Assign):
             t = s.targets[0]
             if isinstance(t, ast.Name):
-                return t.id in a
+                # (or a call of a closure rebinding differentiated variables, `nonlocal s; s = 1.0`, whose
+                # inputs carry no derivative: the adjoint must see s's old value end there: 3 for 1)
+                v = s.value
+                return t.id in a or isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and bool(
+                    self.rebinders.get(v.func.id, set()) & a)
             return self.is_active(t.value) or self.is_active(s.value)
         if isinstance(s, ast.FunctionDef):
             return s.name in a
@@ -898,6 +903,10 @@ class _Gen:
         cell_flags: list[ast.stmt] = []
         if written:
             # the cotangents of variables the callee writes (nonlocal) flow into it and come back
+            if rebinds := sorted(self.rebinders.get(v.func.id, set()) & set(written)):
+                check = call("__od_plain_cells__", call("__od_locals__"), _strings(rebinds), const(v.func.id))
+                cell_flags += at([expr_stmt(check)], s)
+                fwd_call = fwd_call + at([expr_stmt(copy.deepcopy(check))], s)
             self.dvars.update(written)
             dself = "_od_cin"
             # arrays it changes in place (`v[...] *= 2` on a captured view): the caller's other variables

@@ -1907,6 +1907,23 @@ def bound(scope, names):
     return tuple(scope.get(n) for n in names)
 
 
+def plain_cells(scope, names, callee) -> None:
+    """Before and after a call of a closure that rebinds the caller's variables (`nonlocal L; L = [0.0]`):
+    refused where one holds a list, dict, tuple or object, whose cotangent is a box of that object (the
+    caller's adjoint kept one box for the name across the rebinding: a value read through an alias `M = L`
+    made before it came out 6.2 for 5.2, a loop over it 57.4 for 19.6, an item read after it an IndexError).
+    Numbers and arrays are followed."""
+    for n in names:
+        v = scope.get(n)
+        if v is None or type(v) in _PLAIN or isinstance(v, (np.ndarray, np.generic, numbers.Number)):
+            continue
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not follow `{n}`, a {type(v).__name__}, rebound (`nonlocal`) by the closure "
+            f"`{callee}` it calls", where=runtime._user_line(),
+            fix=f"return the new value from `{callee}` and assign it (`{n} = {callee}(...)`), or change the "
+                f"{type(v).__name__} in place instead of rebinding `{n}`")
+
+
 _CONTAINERS = (list, tuple, dict)
 _MUTABLE_CONTAINERS = (list, dict)
 _PLAIN = frozenset({int, float, complex, bool, str, bytes, type(None), np.float64, np.float32, np.int64,
@@ -2461,7 +2478,7 @@ HELPER_IMPLS = {
     "__od_iop__": iop,
     "__od_iop_adj__": iop_adj, "__od_iop_views__": iop_views, "__od_ndarray__": np.ndarray,
     "__od_f8__": np.dtype(np.float64),
-    "__od_views__": views, "__od_bound__": bound, "__od_views_merge__": views_merge,
+    "__od_views__": views, "__od_bound__": bound, "__od_plain_cells__": plain_cells, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_spread_changed__": spread_changed, "__od_call_merge__": call_merge,
     "__od_call_viewed__": call_viewed, "__od_kw_tape__": KwTape,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
