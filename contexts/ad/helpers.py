@@ -1903,8 +1903,20 @@ def _dual_views(a, others, same):
 
 
 def bound(scope, names):
-    """The values of `names` in a frame's locals, None for those not bound yet."""
-    return tuple(scope.get(n) for n in names)
+    """The values of `names` in a frame's locals, None for those not bound yet; a module global among
+    them (a list the caller's objects hold, `self.items = REGISTRY`) from the frame's globals (read as None,
+    the cotangent the caller held for it stayed behind when a method appended to it: 0 for 1.4)."""
+    out = tuple(scope.get(n, _UNBOUND) for n in names)
+    if not any(v is _UNBOUND for v in out):
+        return out
+    frame = sys._getframe(1)
+    code = frame.f_code
+    own = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
+    return tuple(frame.f_globals.get(n) if v is _UNBOUND and n not in own else None if v is _UNBOUND else v
+                 for n, v in zip(names, out))
+
+
+_UNBOUND = object()
 
 
 def plain_cells(scope, names, callee) -> None:

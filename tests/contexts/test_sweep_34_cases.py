@@ -476,3 +476,34 @@ def test_a_closure_rebinding_a_container_is_refused_in_reverse_mode(f):
     assert abs(derivative(f, 0.7) - fd.derivative(f, 0.7)) < 1e-6
     with ADContext(), pytest.raises(UnsupportedFunction, match=r"rebound \(`nonlocal`\) by the closure"):
         gradient(f, 0.7)
+
+
+# -- a module's list that the caller's objects hold and a method appends to (gen8's W7) ---------------------
+# `self.items = REGISTRY` in `__init__`, `b.put(t * t)` appending, then `sum(REGISTRY)`: the cotangent the
+# caller held for the module's list was read as None at the call (a global is no local): 0 for 1.4.
+
+REGISTRY = []
+TABLE = {}
+
+
+class Bag:
+    def __init__(self):
+        self.items = REGISTRY
+        self.table = TABLE
+
+    def put(self, v):
+        self.items.append(v)
+        self.table[len(self.table)] = 3.0 * v
+
+
+def module_list_appended_by_method(t):
+    REGISTRY.clear()
+    TABLE.clear()
+    b = Bag()
+    b.put(t * t)
+    b.put(2.0 * t)
+    return sum(REGISTRY) + TABLE[1] * t
+
+
+def test_a_module_list_a_method_appends_to():
+    assert_scalar_modes(module_list_appended_by_method, 0.7)
