@@ -1103,7 +1103,9 @@ def _other_call(mask, f, args, kw):
                 f"reverse mode cannot differentiate {inner.__qualname__}, a recursive closure under "
                 "functools.lru_cache/cache", where=_user_line(),
                 fix="drop the cache, or pass the differentiated value as an argument; forward mode follows it")
-        return call(mask, inner, *args, **kw)
+        y, pb = call(mask, inner, *args, **kw)
+        _stale_hit(f, y, args, kw)
+        return y, pb
     if isinstance(f, np.vectorize) and f.signature is None and not f.excluded and not kw:
         y, pb = _twin_call(EVERY_ARGUMENT, ad_vectorize, (), (f,) + args, _NOKW)
         return y, (_vectorize_back, pb)
@@ -1404,6 +1406,43 @@ def _partial_call(p, args, kw):
 
 
 _LRU_CACHE = functools._lru_cache_wrapper
+
+
+def _stale_hit(f, y, args, kw) -> None:
+    """After reverse mode differentiated an lru_cache'd call through the function itself: the wrapper called
+    as Python calls it (so the cache holds what it would), and a hit whose cached value is not the one just
+    computed refused — a value computed before the state the function reads changed (a cell `box[0]`, the
+    attribute of a cached method's `self`): Python returns it, the recomputation's derivative is of another
+    value (5.85 for 6.03, gradient 11 for 9.4). Values other than numbers and arrays are not compared; under
+    an outer forward pass (hessian) their primals are."""
+    try:
+        hits = f.cache_info().hits
+        cached = f(*args, **kw)
+    except Exception:  # (an argument the cache cannot hash: Python would have raised; the recording ran)
+        return
+    if f.cache_info().hits > hits and not _same_numbers(cached, y):
+        raise UnsupportedFunction(
+            f"reverse mode recomputes {getattr(f, '__qualname__', f)} under functools.lru_cache, and the cache "
+            "answers this call with a value computed before what the function reads changed", where=_user_line(),
+            fix="key the cache by everything the function reads (pass it as an argument), or drop the cache")
+
+
+def _same_numbers(a, b) -> bool:
+    """a and b are equal numbers, arrays, or tuples/lists of them (duals: their primals); True for anything
+    else (not compared)."""
+    from contexts.forward.dual import Dual, primal  # (forward mode imports this module)
+    if type(a) is Dual or type(b) is Dual:
+        return _same_numbers(primal(a), primal(b))
+    if isinstance(a, (tuple, list)) and type(b) is type(a):
+        return len(a) == len(b) and all(_same_numbers(u, v) for u, v in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        try:
+            return bool(np.array_equal(a, b, equal_nan=True))
+        except TypeError:
+            return True
+    if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+        return a == b or a != a and b != b
+    return True
 
 
 def _super_back(pb, dy, dself, S):

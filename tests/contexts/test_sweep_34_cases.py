@@ -507,3 +507,58 @@ def module_list_appended_by_method(t):
 
 def test_a_module_list_a_method_appends_to():
     assert_scalar_modes(module_list_appended_by_method, 0.7)
+
+
+# -- an lru_cache hit returning a value computed before what the function reads changed (gen9's W2) ---------
+# Reverse mode differentiates a cached function through the function itself (the cache bypassed): a hit
+# Python answers from the cache with a stale value was recomputed (value 5.85 for 6.03, gradient 11 for 9.4).
+# The wrapper is called as Python calls it now, and such a hit is refused; a hit with the same value is right.
+
+def lru_stale_by_cell(t):
+    import functools
+    box = [t]
+
+    @functools.lru_cache(maxsize=None)
+    def g(n):
+        return box[0] * n
+    a = g(2)
+    box[0] = t * t
+    return a + g(2) + g(3)
+
+
+class CachedScale:
+    def __init__(self, k):
+        self.k = k
+
+    @__import__("functools").lru_cache(maxsize=None)
+    def val(self, n):
+        return self.k * n
+
+
+def lru_stale_method(t):
+    c = CachedScale(t)
+    a = c.val(2)
+    c.k = t * t
+    return a + c.val(2) + c.val(3)
+
+
+def lru_pure_hits(t):
+    import functools
+
+    @functools.lru_cache(maxsize=None)
+    def g(v):
+        return v * v * v
+    return g(t) + g(t) + g(2.0 * t)
+
+
+@pytest.mark.parametrize("f", [lru_stale_by_cell, lru_stale_method])
+def test_a_stale_lru_cache_hit_is_refused_in_reverse_mode(f):
+    from contexts import ADContext, UnsupportedFunction, derivative, gradient
+    from tests import fd
+    assert abs(derivative(f, 0.9) - fd.derivative(f, 0.9)) < 1e-6
+    with ADContext(), pytest.raises(UnsupportedFunction, match="lru_cache"):
+        gradient(f, 0.9)
+
+
+def test_lru_cache_hits_of_a_pure_function():
+    assert_scalar_modes(lru_pure_hits, 0.9)
