@@ -1321,6 +1321,12 @@ _DICT_VIEWS = (type({}.values()), type({}.items()), type({}.keys()))
 _KEYS_VIEW = type({}.keys())
 
 
+# iterators whose `__reduce__` gives the items they have left (`next(iter(names))` of a set of strings: no
+# derivative reaches it, epipack's constructors)
+_REDUCED_ITERATORS = frozenset({type(iter(set())), type(iter({})), type(iter({}.values())), type(iter({}.items())),
+                                type(iter("")), type(iter(range(0)))})
+
+
 def _may_differ(a, depth) -> bool:
     ta = type(a)
     if ta in _DIFF_LEAVES:
@@ -1346,8 +1352,8 @@ def _may_differ(a, depth) -> bool:
         return any(_may_differ(v, depth + 1) for v in a)
     if isinstance(a, dict) or ta is types.MappingProxyType:  # (a read-only view: what it shows)
         return any(_may_differ(v, depth + 1) for v in a.values())
-    if ta in POSITIONED:  # a list, tuple or array iterator: what it iterates
-        r = a.__reduce__()
+    if ta in POSITIONED or ta in _REDUCED_ITERATORS:  # a list, tuple, array, set or dict iterator: what it
+        r = a.__reduce__()                                # iterates (a set's: the items left, as a list)
         return bool(r[1]) and _may_differ(r[1][0], depth + 1)
     if isinstance(a, _DICT_VIEWS):
         if ta is _KEYS_VIEW:  # (`" ".join(d.keys())` of a dict holding differentiated values: its keys only)

@@ -16,6 +16,7 @@ import numbers
 import random
 import sys
 import types
+import weakref
 
 import numpy as np
 
@@ -571,6 +572,11 @@ def _plain_object(x) -> bool:
         hasattr(t, "__copy__") or hasattr(t, "__deepcopy__"))
 
 
+# what copy.copy and copy.deepcopy return as they are (`copy._deepcopy_atomic`'s kinds)
+_ATOMIC = (type, types.FunctionType, types.BuiltinFunctionType, types.CodeType, range, property, weakref.ref,
+           type(Ellipsis), type(NotImplemented), np.ufunc)
+
+
 def _copy_checked(x, deep, depth=0):
     if isinstance(x, (list, tuple, set, frozenset)) and type(x) in (list, tuple, set, frozenset):
         items = x
@@ -578,6 +584,8 @@ def _copy_checked(x, deep, depth=0):
         items = x.values()
     elif isinstance(x, (np.ndarray, numbers.Number, str, bytes, type(None), bool)) or type(x) is object:
         return  # (a bare `object()`: a sentinel, an identity)
+    elif isinstance(x, _ATOMIC):
+        return  # (what `copy` returns as it is: a class held as a field, LightPipes' `_dtype = complex`)
     elif has_fields(x) and _plain_object(x):
         items = fields_of(x).values()
     elif not _carries_derivative(x):  # (a dtype, an index of integer labels: copied as they are)

@@ -562,3 +562,69 @@ def test_a_stale_lru_cache_hit_is_refused_in_reverse_mode(f):
 
 def test_lru_cache_hits_of_a_pure_function():
     assert_scalar_modes(lru_pure_hits, 0.9)
+
+
+# -- false refusals of session 33's sweeps --------------------------------------------------------------------
+# copy.deepcopy of an object holding a class (LightPipes' Field._dtype = complex: 31 cases); next(iter(s)) of a
+# set of strings unpacked beside a differentiated rate (epipack's constructors: 11); np.random.normal with a
+# computed scale (qfin: a seeded draw is a function of its parameters, loc + scale * standard_normal()).
+
+class HoldsAType:
+    def __init__(self, a):
+        self._dtype = complex
+        self._conv = float
+        self.field = np.ones((2, 3)) * a
+
+
+def deepcopy_holding_a_type(a):
+    import copy
+    F = copy.deepcopy(HoldsAType(a))
+    d = copy.deepcopy({"dtype": float, "x": a, "f": np.sin})
+    return float(np.sum(F.field ** 2)) + d["x"] ** 3 + d["f"](a)
+
+
+def next_of_a_set_of_strings(beta):
+    events = []
+    for s0, s1, rate, t0, t1 in [("S", "I", beta, "I", "I")]:
+        common = set([s0, s1]) & set([t0, t1])
+        events.append((next(iter(common)), rate))
+    return events[0][1] ** 2 * 3.0
+
+
+@pytest.mark.parametrize("f", [deepcopy_holding_a_type, next_of_a_set_of_strings])
+def test_false_refusals_of_session_33(f):
+    assert_scalar_modes(f, 0.7)
+
+
+@pytest.mark.parametrize("kind", ["legacy", "generator"])
+@pytest.mark.parametrize("name, params", [("normal", (0.3, 1.7)), ("uniform", (-0.5, 2.0)),
+                                          ("exponential", (1.3,))])
+def test_location_scale_draws_are_numpys_own_and_differentiable(kind, name, params):
+    from contexts import ADContext, derivative, gradient
+
+    def rng():
+        return np.random.RandomState(7) if kind == "legacy" else np.random.default_rng(7)
+    for size in (None, 5, (2, 3)):
+        mine = getattr(__import__("contexts.rules.numpy.random", fromlist=[name]), name)(rng(), *params, size=size)
+        np.testing.assert_array_equal(mine, getattr(rng(), name)(*params, size=size))
+
+    def f(s):
+        r = rng()
+        ps = (params[0] * s,) + params[1:] if len(params) == 1 else (params[0], params[1] * s)
+        return float(np.sum(getattr(r, name)(*ps, size=4) ** 2))
+    from tests import fd
+    want = fd.derivative(f, 1.1)
+    with ADContext():
+        assert gradient(f, 1.1)[0] == pytest.approx(want, rel=1e-6)
+    assert derivative(f, 1.1) == pytest.approx(want, rel=1e-6)
+
+
+def test_a_path_drawn_with_a_computed_scale():
+    def path(S, sigma, dt):
+        z = np.random.normal(0, np.sqrt(dt), size=5)
+        return S * np.prod(np.exp(sigma * z - sigma ** 2 * dt / 2))
+
+    def f(sigma):
+        np.random.seed(0)
+        return float(path(100.0, sigma, 0.01))
+    assert_scalar_modes(f, 0.2)
