@@ -434,6 +434,20 @@ def asked_primal(x):
     return x
 
 
+def rounded(x):
+    """`round(x, ...)`'s argument (`__od_rounded__`): its primal; an object whose class has its own Python
+    `__round__` refused — round's result is taken for a number's, which carries no derivative, and the
+    method may return an object carrying x's (forallpeople's `round(force, 2)` sets the digits it prints:
+    0 for 3)."""
+    kind = type(x)
+    if users_class(kind) and type(getattr(kind, "__round__", None)) is types.FunctionType:
+        raise runtime.UnsupportedFunction(
+            f"reverse mode takes round() of a `{kind.__name__}`, whose class has its own __round__, for a number's "
+            "rounding (no derivative)", where=runtime._user_line(),
+            fix="call the method by name (`x.__round__(n)`: a call, which reverse mode follows), or use forward mode")
+    return asked_primal(x)
+
+
 def outer_forward(a, b, name: str) -> None:
     """Refuse a class's own operator method met by reverse mode's pass under an outer forward pass (hessian's
     forward over reverse): the recording ran it natively on the duals the object holds, where `type(self.v)
@@ -2497,7 +2511,7 @@ HELPER_IMPLS = {
     "__od_not_swallowed__": not_swallowed, "__od_managed__": managed, "__od_watched__": watched,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
     "__od_plain_values__": frozenset({float, int, complex, bool, np.float64, np.ndarray, np.complex128}),
-    "__od_primal__": asked_primal, "__od_getattr__": getattr_, "__od_setattr_views__": setattr_views,
+    "__od_primal__": asked_primal, "__od_rounded__": rounded, "__od_getattr__": getattr_, "__od_setattr_views__": setattr_views,
     "__od_setattr_merge__": setattr_merge, **LOWERING_HELPERS, "__od_iter_guard__": iter_guard,
     "__od_live__": live_loop,
     "__od_duration__": _duration, "__od_loop_item_adj__": loop_item_adj, "__od_loop_box__": loop_box, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64,

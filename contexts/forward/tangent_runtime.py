@@ -31,7 +31,7 @@ from overdub.errors import OverdubError, lost_work, mark_lost, not_swallowed
 
 from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, STAIRS, EagerIterationError, addresses,
                                closing_in, converged, eager_items, own_test_method, parsed, remembered_text,
-                               staircase_fd, stairs_fd, text)
+                               staircase_fd, stairs_fd, text, users_class)
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
@@ -532,6 +532,16 @@ def _returns_made(y, made: set, depth: int) -> bool:
     return False
 
 
+def fd_rounded(x):
+    """`round(x, ...)`'s argument in a tangent twin: x; an object whose class has its own Python `__round__`
+    gives up the twin (its result may carry x's tangent, which the twin takes for a number's rounding's
+    none): the duals run the method as code."""
+    kind = type(x)
+    if users_class(kind) and type(getattr(kind, "__round__", None)) is types.FunctionType:
+        raise NotTransformable(f"round() of a {kind.__name__}, whose class has its own __round__")
+    return primal(x)
+
+
 def uncached(f):
     """f without its functools.lru_cache / cache wrapper: a perturbed call must never be served the value
     cached for its primal (a dual hashes and compares as its primal does)."""
@@ -932,7 +942,7 @@ HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
                                            fd_callee)},
     "__fd_numbers__": _NUMBERS,
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
-    **LOWERING_HELPERS, "__od_primal__": primal, "__od_eager_items__": fd_eager_items,
+    **LOWERING_HELPERS, "__od_primal__": primal, "__od_rounded__": fd_rounded, "__od_eager_items__": fd_eager_items,
     "__od_equality_guard_fd__": fd_equality_guard, "__od_equality_guard2_fd__": fd_equality_guard2,
     "__od_order_watch_fd__": fd_order_watch, "__od_not_swallowed__": fd_not_swallowed}.items()}
 

@@ -93,6 +93,9 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                 and any(isinstance(a, ast.Name) and a.id in active for a in node.args)):
             node.args = [ast.copy_location(ast.Call(ast.Name("__od_primal__", ast.Load()), [a], []), a)
                          if isinstance(a, ast.Name) and a.id in active else a for a in node.args]
+            if node.func.id == "round" and isinstance(node.args[0], ast.Call):
+                # (an object's own `__round__` may return an object carrying the derivative: `__od_rounded__`)
+                node.args[0].func.id = "__od_rounded__"
             if node.func.id == "int" and node.args:  # refused at a jump of int() (`__od_int_arg__`)
                 node.args[0] = ast.copy_location(ast.Call(ast.Name("__od_int_arg__", ast.Load()), [node.args[0]], []),
                                                  node.args[0])
@@ -131,8 +134,8 @@ def _only_tested(fdef) -> set[int]:
 
 def asked(e: ast.expr) -> ast.expr:
     """e without the `__od_primal__(...)`/`__od_int_arg__(...)` `ask_primals` put around it."""
-    while isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in ("__od_primal__",
-                                                                                       "__od_int_arg__") and e.args:
+    while isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in (
+            "__od_primal__", "__od_int_arg__", "__od_rounded__") and e.args:
         e = e.args[0]
     return e
 
@@ -478,7 +481,8 @@ def differentiable_writes(fdef) -> set[str]:
 
 def _plain_read(e: ast.expr) -> bool:
     """e reads a variable (also through `__od_primal__`): evaluated twice, it gives the same value."""
-    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "__od_primal__" and len(e.args) == 1:
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in ("__od_primal__", "__od_rounded__") \
+            and len(e.args) == 1:
         e = e.args[0]
     return isinstance(e, ast.Name)
 

@@ -478,8 +478,16 @@ def py_divmod(a, b):
     return y
 
 
+def py_round(number, ndigits=None):
+    """round as Python calls it: the class's `__round__` (an object's own: forallpeople's `round(force, 2)`
+    sets the precision it prints with, its value unchanged; taken for a staircase, 0 for 3)."""
+    method = type(number).__round__
+    return method(number) if ndigits is None else method(number, ndigits)
+
+
 for _fn, _form in [(builtins.sum, py_sum), (builtins.abs, py_abs), (builtins.float, py_float),
-                   (builtins.pow, py_pow), (builtins.complex, py_complex), (builtins.divmod, py_divmod)]:
+                   (builtins.pow, py_pow), (builtins.complex, py_complex), (builtins.divmod, py_divmod),
+                   (builtins.round, py_round)]:
     registry.set(_fn, python=_form)
 dispatches_on_numbers(builtins.abs, builtins.pow)
 

@@ -565,3 +565,16 @@ NONDIFFERENTIABLE = ("ceil", "floor", "trunc", "isnan", "isinf", "isfinite", "is
 registry.nondifferentiable(*(getattr(math, name) for name in NONDIFFERENTIABLE if hasattr(math, name)))
 registry.sparsity(CONCRETE, math.ceil, math.floor, math.trunc, math.isnan, math.isinf, math.isfinite)
 
+
+
+def _by_special_method(name):
+    def form(x):
+        return getattr(type(x), name)(x)
+    form.__name__ = form.__qualname__ = f"py_{name.strip('_')}"
+    form.__doc__ = (f"math.{name.strip('_')} as Python calls it: the class's `{name}` (an object's own: its code "
+                    "is differentiated; taken for a staircase, 0)")
+    return form
+
+
+for _name in ("floor", "ceil", "trunc"):
+    registry.set(getattr(math, _name), python=_by_special_method(f"__{_name}__"))

@@ -628,3 +628,48 @@ def test_a_path_drawn_with_a_computed_scale():
         np.random.seed(0)
         return float(path(100.0, sigma, 0.01))
     assert_scalar_modes(f, 0.2)
+
+
+# -- round() and math.floor/ceil/trunc of an object with its own special method (pkT: forallpeople) ---------
+# `round(force, 2)` sets the digits a unit-carrying value prints with (`__round__` returns a new object of
+# the same value): reverse mode took round's result for a number's rounding (no derivative): 0 for 3. Now
+# refused in reverse mode (asked by name it is followed); math.floor/ceil/trunc run the class's method as code.
+
+class Shown:
+    def __init__(self, value, digits=3):
+        self.value, self.digits = value, digits
+
+    def __round__(self, n=0):
+        return Shown(self.value, n)
+
+    def __floor__(self):
+        return Shown(self.value * 2.0)
+
+    def __ceil__(self):
+        return Shown(self.value + 1.0)
+
+    def __trunc__(self):
+        return Shown(self.value ** 2)
+
+
+def round_of_an_object(x):
+    return round(Shown(x), 6).value * 3.0 + round(Shown(x * x)).value
+
+
+def floor_ceil_trunc_of_an_object(x):
+    import math
+    return math.floor(Shown(x)).value * math.ceil(Shown(x)).value + math.trunc(Shown(x)).value
+
+
+def round_by_name(x):
+    return Shown(x).__round__(6).value * 3.0
+
+
+def test_round_of_an_object_with_its_own_round():
+    from contexts import ADContext, UnsupportedFunction, derivative, gradient
+    from tests import fd
+    assert derivative(round_of_an_object, 0.7) == pytest.approx(fd.derivative(round_of_an_object, 0.7), rel=1e-6)
+    with ADContext(), pytest.raises(UnsupportedFunction, match="own __round__"):
+        gradient(round_of_an_object, 0.7)
+    assert_scalar_modes(round_by_name, 0.7)
+    assert_scalar_modes(floor_ceil_trunc_of_an_object, 0.7)
