@@ -2139,8 +2139,28 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
     whole gradient went with it, 0, after the callee appended to a list of its own.)"""
     if pb is not None and pb[0] is observe._observed_back:
         pb = pb[1]
-    if pb is None or pb[0] is not runtime._twin_back:
+    if pb is None:
         return None
+    if pb[0] is not runtime._twin_back:
+        # a C method's rule changing its object in place, the method reached as a value (`append = L.append`,
+        # `getattr(L, "append")`, `ops["push"]`, `list.append(L, v)`): the caller's cotangent for the object
+        # into its box, where the rule's adjoint takes it (left in the caller's variable: 0 for 3)
+        stamp = -1 if since is None else since
+        boxed = _changed_containers(others, stamp) if others else None
+        # (and an argument so changed: `list.append(L, v)`, the method unbound)
+        kept = [(i, a, []) for i, a in enumerate(args) if (type(a) in _MUTABLE_CONTAINERS or isinstance(
+            a, _MUTABLE_CONTAINERS)) and LAST_CHANGE.get(id(a), 0) > stamp] or None
+        # (an array of the caller's the call changed, the method's own object: `getattr(a, "fill")(t)`; its
+        # cotangent is the rule's `dself`, which it hands back for the method, then its object)
+        own = _self_of(pb)
+        changed = [j for j, o in enumerate(others or ()) if o is own]
+        # (not where other variables view it: their cotangents stay refused, `runtime._held_for`)
+        own = changed[0] if own is not None and (type(own) is _NDARRAY or type(own) is _Dual) and changed and len(
+            views(own, *others, same=True) or ()) == 1 else None
+        if boxed is None and kept is None and own is None:
+            return None
+        return ((False,) * len(args), [], (None,) * len(args), (len(args) if npos is None else npos, kwnames),
+                kept, boxed, stamp, own)
     arrays = tuple(mutable(a) for a in args)
     held = tuple(a if type(a) in _MUTABLE_CONTAINERS or isinstance(a, _MUTABLE_CONTAINERS) else None for a in args)
     # (the method's object, and each argument that is an object, dict or list: arrays they hold, changed by
@@ -2159,6 +2179,15 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
                   or held[i] is not None) and others]
     return (arrays, [(i, found) for i, found in shared if found], held, (len(args) if npos is None else npos, kwnames),
             kept, boxed, stamp)
+
+
+def _self_of(pb):
+    """The object whose C method an in-place rule's pullback is for (a bound method's), or None."""
+    if pb[0] is runtime._inplace_back:
+        return pb[2]
+    if pb[0] is runtime._mutating_back and pb[5]:
+        return pb[3][0]
+    return None
 
 
 def _changed_containers(others, since):
@@ -2273,6 +2302,8 @@ def call_viewed(w, pb, g, dself, dargs, douts, S):
     names); returns the arguments' cotangents (those the callee took as its parameters' whole cotangents
     now None: they come back in its result), the views' and the pullback's result."""
     dargs, douts, handed = call_merge(w, dargs, douts, S)
+    if len(w) > 7 and w[7] is not None and dself is None:  # (see call_views: the C method's own array)
+        dself, douts = douts[w[7]], (*douts[:w[7]], None, *douts[w[7] + 1:])
     if w[5] is not None:
         douts = list(douts)
         for j, o in w[5]:
@@ -2285,6 +2316,8 @@ def call_viewed(w, pb, g, dself, dargs, douts, S):
             dargs = (*dargs[:i], S.box(holder, dargs[i]), *dargs[i + 1:])
         douts = _held_into_boxes(S, entries, douts)
     S.dargs_in = (pb, handed, w[3])
+    if len(w) > 7 and pb[0] in runtime.HELD_BACKS:  # (a C rule's: the caller's cotangents of its arguments,
+        S.dins = dargs                               # as the adjoint hands them when there is no `w`)
     try:
         r = pb[0](pb, g, dself, S)
     finally:

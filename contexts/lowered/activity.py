@@ -1319,6 +1319,12 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     for name, names in temps.items():  # (a temporary that holds objects itself: `vs = [Vec(a)]`'s `Vec(a)`)
         if names := {t for t in names if t in items}:
             items.setdefault(name, set()).update(names)
+        # (and the object of an attribute a temporary read, a bound method: `ops = {"push": L.append}` holds
+        # L, which `ops["push"](v)` changes: it was taken for a constant, 0 for 3)
+        objs = {aliases[t].value.id for t in temps[name] if isinstance(aliases.get(t), ast.Attribute)
+                and isinstance(aliases[t].value, ast.Name)}
+        if objs := {o for o in objs if o in kept and o not in numbers}:
+            items.setdefault(name, set()).update(objs)
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     act.drawn = drawn
     act.items = items

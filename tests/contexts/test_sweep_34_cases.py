@@ -673,3 +673,54 @@ def test_round_of_an_object_with_its_own_round():
         gradient(round_of_an_object, 0.7)
     assert_scalar_modes(round_by_name, 0.7)
     assert_scalar_modes(floor_ceil_trunc_of_an_object, 0.7)
+
+
+# -- a C container's method reached as a value (gen10's W1) ---------------------------------------------------
+# `append = L.append; append(v)`, `getattr(L, "append")(v)`, `list.append(L, v)`, `ops = {"push": L.append}`,
+# `getattr(a, "fill")(t)`: reverse mode's in-place rule for the method was pulled back without the caller's
+# cotangent for its object (0 for 3, 0 for 2); `L.append(v)` written out was right.
+
+def method_in_a_variable(t):
+    L = [1.0]
+    append = L.append
+    append(t * 3)
+    append(t * t)
+    return sum(L) + L[1] * t
+
+
+def method_by_getattr(t):
+    L = [1.0]
+    getattr(L, "append")(t * 3)
+    getattr(L, "extend")([t, 2.0 * t])
+    return sum(L) * L[1]
+
+
+def method_unbound(t):
+    L = [1.0]
+    list.append(L, t * 3)
+    d = {}
+    dict.update(d, {"k": t * t})
+    return sum(L) * L[1] + d["k"]
+
+
+def methods_in_a_dispatch_table(t):
+    L = [1.0]
+    ops = {"push": L.append, "grow": L.extend}
+    ops["push"](t * 3)
+    ops["grow"]([t, t])
+    return sum(L) + L[-1] * t
+
+
+def array_method_by_getattr(t):
+    a = np.ones(2)
+    getattr(a, "fill")(t)
+    b = np.array([3.0, 1.0, 2.0]) * t
+    srt = b.sort
+    srt()
+    return float(a.sum() * a[0]) + float(b[0] + 2.0 * b[2])
+
+
+@pytest.mark.parametrize("f", [method_in_a_variable, method_by_getattr, method_unbound, methods_in_a_dispatch_table,
+                               array_method_by_getattr])
+def test_a_container_method_reached_as_a_value(f):
+    assert_scalar_modes(f, 0.7)

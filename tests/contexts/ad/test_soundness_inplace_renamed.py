@@ -2,7 +2,8 @@
 they change are handed to the primitive's own pullback whatever the call looks like (`cp = np.copyto`
 gave the gradient of the array before the copy), and where they cannot be (arguments spread with `*`, an
 output passed through `**kwargs`, a `functools.partial` around the primitive, views of the arrays under a
-renamed primitive, an array's bound method called through a variable) the call is refused, never differentiated as if nothing was written."""
+renamed primitive, an array's bound method called through a variable while other variables view the array)
+the call is refused, never differentiated as if nothing was written."""
 
 import functools
 
@@ -44,7 +45,17 @@ def by_name_with_a_view(x):
     return np.sum(v * v) + np.sum(a)
 
 
-@pytest.mark.parametrize("f", [renamed_copy, renamed_ufunc_at, by_name_with_a_view])
+def renamed_method_with_a_view(x):
+    a = x * 2.0
+    v = a[:2]
+    put = a.put
+    put([0], x[1] ** 2)
+    return np.sum(a * a * x) + np.sum(v * x[:2])
+
+
+# (renamed_method: refused until session 34, when the caller's cotangent of a bound method's own array is
+# handed to the rule as its object's; with other variables viewing the array it still is)
+@pytest.mark.parametrize("f", [renamed_copy, renamed_ufunc_at, by_name_with_a_view, renamed_method])
 def test_right_against_finite_differences(f):
     x = np.array([1.0, 2.0, 0.5])
     np.testing.assert_allclose(gradient(f, x.copy())[0], fd_gradient(f, x.copy())[0], rtol=1e-7)
@@ -78,7 +89,8 @@ def renamed_with_a_view(x):
     return np.sum(v * v) + np.sum(a)
 
 
-@pytest.mark.parametrize("f", [spread, through_kwargs, through_partial, renamed_with_a_view, renamed_method])
+@pytest.mark.parametrize("f", [spread, through_kwargs, through_partial, renamed_with_a_view,
+                               renamed_method_with_a_view])
 def test_refused_where_the_cotangents_cannot_be_handed(f):
     with pytest.raises(UnsupportedFunction, match="in-place") as e:
         gradient(f, np.array([1.0, 2.0, 0.5]))
