@@ -358,6 +358,8 @@ def _overridden_call(f, args, kw):
 
 def call(mask, f, /, *args, **kw):
     """Run f(*args, **kw) recording what its reverse pass needs; return (y, pullback or None)."""
+    if _TEXTS:  # (a differentiated number's text was made: a parse of it by numpy is refused, `parse_check`)
+        parse_check(f, args, kw)
     if _overriding:
         if JUMP_WATCH.get() is not None:  # (a rule sampling a function, quad's: `watching`)
             frame = sys._getframe(1)
@@ -1325,6 +1327,9 @@ _KEYS_VIEW = type({}.keys())
 # derivative reaches it, epipack's constructors)
 _REDUCED_ITERATORS = frozenset({type(iter(set())), type(iter({})), type(iter({}.values())), type(iter({}.items())),
                                 type(iter("")), type(iter(range(0)))})
+
+
+from ..lowered.runtime import _TEXTS, parse_check  # noqa: E402  (the texts remembered, `text`)
 
 
 def _may_differ(a, depth) -> bool:

@@ -26,7 +26,7 @@ from overdub.passes import bound_self, marked_opaque, method_function
 
 from ..lowered.bisection import bisects, refuse_bisection
 from ..rules.builtins import _check_int as int_jump
-from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, is_stair as _stairs, remembered_text,
+from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, is_stair as _stairs, parsed_astype, remembered_text,
                                staircase_text as fine_staircase, staircased, text_call)
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
@@ -304,6 +304,8 @@ class ForwardContext(overdub.Context):
                 y = text_call(fn, args, kwargs, has_dual(args), primal)
                 if y is not None:
                     return y
+            elif type(fn) is _BUILTIN_METHOD:  # (`texts.astype(float)`: parsed)
+                parsed_astype(fn, args)
             if fn is _CLASS_MATCH:
                 if not _holds_dual(args[0]):
                     return args[0]

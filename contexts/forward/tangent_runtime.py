@@ -31,7 +31,7 @@ from overdub.errors import OverdubError, lost_work, mark_lost, not_swallowed
 
 from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, STAIRS, EagerIterationError, addresses,
                                closing_in, converged, eager_items, own_test_method, parsed, remembered_text,
-                               staircase_fd, stairs_fd, text, users_class)
+                               staircase_fd, stairs_fd, text, users_class, _TEXTS, parse_check)
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
@@ -262,6 +262,8 @@ def fd_call(f, args, tans, kw, kwtans):
     arguments f changed in place come back through `_MOVED` (`fd_args_back`)."""
     if f is globals and not args and not kw:  # the calling twin's, which are its function's (these are ours)
         return sys._getframe(1).f_globals, 0
+    if _TEXTS:  # (a parse of a differentiated number's text by numpy: refused, `parse_check`)
+        parse_check(f, args, kw)
     out = _fd_call(f, args, tans, kw, kwtans)
     if _MOVED.args is not None:
         _MOVED.given = (args, tans)
@@ -391,6 +393,8 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
         # (`a.__imul__(x)` by name: the array changes in place, which the twin's tangents would not follow)
         raise NotTransformable("an in-place operator's method called by name")
     method = getattr(obj, name)
+    if _TEXTS:  # (`np.float64(s)`, `texts.astype(float)`: a parse of a differentiated number's text, refused)
+        parse_check(method, args, kw)
     if name in LOOKUPS and isinstance(obj, MAPPINGS) and args and tans and (
             not _all_zero(tans[0]) or type(args[0]) is str and remembered_text(args[:1])):
         key_lookup(obj, args[0])  # `memo.get(x)`, `memo.get(f"{x:.10g}")`

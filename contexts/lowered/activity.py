@@ -68,11 +68,17 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
             continue
         if not isinstance(node, ast.Call):
             continue
-        if node.args and _parses(node.func, parsers) and not (
-                isinstance(node.args[0], ast.Constant) or isinstance(node.args[0], ast.Name) and node.args[0].id in active):
+        if node.args and (_parses(node.func, parsers) or _numpy_parses(node, globals_, local)) and not (
+                isinstance(node.args[0], (ast.Constant, ast.Starred))
+                or isinstance(node.args[0], ast.Name) and node.args[0].id in active):
+            # (an active argument is checked where the call runs: `runtime.parse_check`)
             # (an active value's parse, the text of one, `float(("%.6f %s" % (x, u)).split()[0])`: the rules
             # of float and complex check a str, `rules.builtins._parsed_first`)
             node.args[0] = _helper_call("__od_parsed__", [node.args[0]], node.args[0])
+        if (isinstance(node.func, ast.Attribute) and node.func.attr == "astype"
+                and not (isinstance(node.func.value, ast.Name) and node.func.value.id in active)):
+            # (`np.array([str(t)]).astype(float)`: an array of texts parsed: gen10's W2, 0 for 2)
+            node.func.value = _helper_call("__od_parsed__", [node.func.value], node.func.value)
         if (isinstance(node.func, ast.Attribute) and node.func.attr == "format" and _text_expr(node.func.value)
                 and any(_reads(a) & active for a in node.args + [k.value for k in node.keywords])):
             # `"{:.18f}".format(x)` (geomdl's linspace rounds so): the text of x's primal, remembered
@@ -157,6 +163,22 @@ def _parses(func: ast.expr, parsers: set) -> bool:
         return func.id in parsers or func.id in ("Decimal", "Fraction")
     return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
             and (func.value.id, func.attr) in (("float", "fromhex"), ("decimal", "Decimal"), ("fractions", "Fraction")))
+
+
+# numpy's functions that parse text into numbers (their first argument), and those that do given a dtype
+_NUMPY_PARSERS = frozenset({"float64", "float32", "float16", "longdouble", "complex128", "complex64", "fromstring",
+                            "loadtxt", "genfromtxt", "double", "single", "cdouble"})
+_NUMPY_DTYPED = frozenset({"array", "asarray", "asanyarray", "fromiter"})
+
+
+def _numpy_parses(node: ast.Call, globals_: dict, local: set) -> bool:
+    """node is a call of numpy's that may parse text into numbers: `np.float64(s)`, `np.fromstring(s, sep=
+    " ")`, `np.loadtxt(lines)`, `np.array(texts, dtype=float)`."""
+    f = node.func
+    if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id not in local
+            and getattr(globals_.get(f.value.id), "__name__", None) == "numpy"):
+        return False
+    return f.attr in _NUMPY_PARSERS or f.attr in _NUMPY_DTYPED and any(k.arg == "dtype" for k in node.keywords)
 
 
 def _text_expr(node) -> bool:

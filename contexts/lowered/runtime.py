@@ -295,8 +295,17 @@ def remembered_text(args) -> bool:
 
 
 def parsed(s):
-    """The argument of float/int/complex/Decimal/Fraction: refused when it is a remembered text."""
-    if type(s) is str and (_TEXTS and s.strip().lstrip("+") in _TEXTS or "Dual(" in s or "Tracer(" in s):
+    """The argument of float/int/complex/Decimal/Fraction and numpy's parsers (`np.float64(s)`,
+    `np.fromstring`, `np.loadtxt`, `texts.astype(float)`): refused when it is, or holds (a list, tuple or
+    array of texts; a number inside a text, `str(t) + "+1j"`), a remembered text."""
+    if type(s) is not str:
+        if (_TEXTS and type(s) in (list, tuple) or type(s) is np.ndarray and s.dtype.kind in "US") and _holds_text(s, 0):
+            raise TextRoundTrip(
+                "a differentiated number was formatted into text and parsed back into numbers: text carries no "
+                "derivative, so the result would be a constant", where=_where(),
+                fix="keep the numbers, or treat the function as a primitive with a rule (`@contexts.custom_adjoint`)")
+        return s
+    if _TEXTS and remembered_text((s,)) or "Dual(" in s or "Tracer(" in s:
         # (an engine value's repr, `f"{x!r}"` of a dual or tracer: never a number's text)
         raise TextRoundTrip(
             f"a differentiated number was formatted into text ({s.strip()!r}) and parsed back into a number: "
@@ -306,9 +315,24 @@ def parsed(s):
     return s
 
 
+def _holds_text(v, depth: int) -> bool:
+    if type(v) is str:
+        return remembered_text((v,)) or "Dual(" in v or "Tracer(" in v
+    if type(v) is np.ndarray:
+        return v.dtype.kind in "US" and v.size <= 100_000 and any(_holds_text(str(e), depth) for e in v.flat)
+    if depth < 3 and type(v) in (list, tuple):
+        return any(_holds_text(e, depth + 1) for e in v)
+    return False
+
+
 # the interception contexts (forward mode's duals, sparsity's tracers) see these as calls
 _MAKERS = (str, repr, format)
-TEXT_IDS = frozenset(id(f) for f in (*_MAKERS, float, int, complex, Decimal, Fraction))
+# numpy's parsers of text into numbers (`np.float64(s)`, `np.loadtxt(lines)`), and its array makers, which
+# parse given a dtype (`np.array(texts, dtype=float)`); a str array's `astype` is asked by `parsed_astype`
+_NUMPY_PARSERS = (np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64, np.fromstring,
+                  np.loadtxt, np.genfromtxt)
+_DTYPED = frozenset(id(f) for f in (np.array, np.asarray, np.asanyarray, np.fromiter))
+TEXT_IDS = frozenset(id(f) for f in (*_MAKERS, float, int, complex, Decimal, Fraction, *_NUMPY_PARSERS)) | _DTYPED
 
 
 def text_call(fn, args, kwargs, perturbed: bool, value):
@@ -319,9 +343,34 @@ def text_call(fn, args, kwargs, perturbed: bool, value):
         if not perturbed:
             return None
         return text(fn(*map(value, args), **kwargs))
-    if args:
+    if args and (id(fn) not in _DTYPED or kwargs.get("dtype") is not None):
         parsed(args[0])
     return None
+
+
+def parse_check(fn, args, kwargs) -> None:
+    """Where a call runs (reverse mode's `call`, a tangent twin's): a parse of a remembered text by numpy's
+    parsers or the builtins (`np.float64(s)`, `np.array(texts, dtype=float)`, `texts.astype(float)`)
+    refused. Cheap when no differentiated number's text was made."""
+    if _TEXTS:
+        if id(fn) in TEXT_IDS and fn not in _MAKERS:
+            text_call(fn, args, kwargs, False, None)
+        elif type(fn) is _BUILTIN_METHOD:
+            parsed_astype(fn, args)
+
+
+_BUILTIN_METHOD = type([].append)
+
+
+def parsed_astype(fn, args) -> None:
+    """An interception context's call of a str array's bound `astype` (or `ndarray.astype(a, ...)`): the
+    texts it parses checked (`parsed`)."""
+    if _TEXTS and getattr(fn, "__name__", None) == "astype":
+        obj = getattr(fn, "__self__", None)
+        if type(obj) is not np.ndarray and args:
+            obj = args[0]
+        if type(obj) is np.ndarray and obj.dtype.kind in "US":
+            parsed(obj)
 
 
 class EagerIterationError(OverdubError):
