@@ -755,3 +755,46 @@ def test_numpy_arrays_of_numbers_and_constant_texts_are_not_parses_of_differenti
         a = np.array([t, 2.0 * t], dtype=float) + np.float64("1.5") + np.array(["2.5"]).astype(float)
         return float(np.sum(a * a))
     assert_scalar_modes(f, 0.7)
+
+
+# -- second derivatives at special points, and cholesky's upper factor (gen10's W5, W6) ----------------------
+# np.sinc at 0 gave a constant derivative there (hessian 0 for -pi^2/3); numpy's own np.i0, Python code over
+# |x|, lost its second derivative at 0 (0 for 0.5). np.linalg.cholesky(M, upper=True) reads M's upper
+# triangle; forward mode differentiated the lower one (0.304 for 0) and reverse mode refused it.
+
+def sinc_centred(t):
+    return float(np.sinc(t - 0.7)) + float(np.sum(np.sinc(np.array([t - 0.7, 2.0 * t]))))
+
+
+def i0_centred(t):
+    return float(np.i0(t - 0.7)) * 2.0 + float(np.sum(np.i0(np.array([t, 0.5]))))
+
+
+@pytest.mark.parametrize("f, second", [(sinc_centred, -np.pi ** 2 / 3), (i0_centred, None)])
+def test_second_derivatives_at_zero(f, second):
+    from contexts import hessian
+    # (sinc's: a finite difference of its derivative cancels near 0; the closed form below checks it)
+    assert_scalar_modes(f, 0.7, second=second is None)
+    if second is not None:  # (the centred term's second derivative alone, against its closed form)
+        assert float(hessian(lambda t: float(np.sinc(t - 0.7)), 0.7)) == pytest.approx(second, rel=1e-9)
+    else:
+        assert float(hessian(lambda t: float(np.i0(t - 0.7)), 0.7)) == pytest.approx(0.5, rel=1e-9)
+
+
+def cholesky_upper_reads_upper(t):
+    M = np.array([[2.0 + t, 0.3 * t, 0.1], [t * t, 1.5, 0.2], [0.4, t, 1.0 + t]])
+    U = np.linalg.cholesky(M, upper=True)
+    return float(np.sum(U * np.arange(1.0, 10.0).reshape(3, 3)))
+
+
+def test_cholesky_upper_factor_in_every_mode():
+    assert_scalar_modes(cholesky_upper_reads_upper, 0.7)
+    from contexts import ADContext, gradient, jacfwd
+    from tests import fd
+    A = np.array([[4.0, 1.0, 0.5], [0.2, 3.0, 0.3], [0.9, 0.7, 2.0]])
+
+    def f(a):
+        return float(np.sum(np.linalg.cholesky(a, upper=True) ** 2 * np.arange(1.0, 10.0).reshape(3, 3)))
+    with ADContext():
+        np.testing.assert_allclose(gradient(f, A)[0], fd.gradient(f, A)[0], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(jacfwd(f, A), fd.gradient(f, A)[0], rtol=1e-6, atol=1e-9)
