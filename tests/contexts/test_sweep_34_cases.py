@@ -798,3 +798,21 @@ def test_cholesky_upper_factor_in_every_mode():
     with ADContext():
         np.testing.assert_allclose(gradient(f, A)[0], fd.gradient(f, A)[0], rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(jacfwd(f, A), fd.gradient(f, A)[0], rtol=1e-6, atol=1e-9)
+
+
+# -- np.matmul(a, b, out=o) with both operands differentiated, forward mode (gen10's W3) ----------------------
+# The bilinear frule computed each term of the tangent into `out=` too: the second overwrote the first
+# (12 for 11.5; M @ v 2.4 for 3.9).
+
+def matmul_into_out(t):
+    a = np.array([[t, 1.0], [0.5, 2 * t]])
+    out = np.empty((2, 2))
+    np.matmul(a, a, out=out)
+    M = np.array([[t, 1.0], [0.5, 2 * t]])
+    w = np.empty(2)
+    np.matmul(M, np.array([t, 1.0]), out=w)
+    return float(out.sum()) + float(w.sum() * t)
+
+
+def test_matmul_into_out_with_both_operands_differentiated():
+    assert_scalar_modes(matmul_into_out, 0.7)

@@ -98,6 +98,7 @@ def _bilinear_frule(fn):
     correlate2, whose tangent along dv is then exactly correlate2(a, dv))."""
     def frule(tangents, a, v, *rest, **kwargs):
         y = fn(a, v, *rest, **kwargs)
+        kwargs = {k: val for k, val in kwargs.items() if k != "out"} if "out" in kwargs else kwargs
         ta, tv = (tuple(tangents) + (None, None))[:2]
         dy = None
         if ta is not None:
