@@ -18,6 +18,8 @@ import sys
 import types
 import math
 import operator
+import decimal
+import fractions
 import numbers
 import os
 
@@ -357,6 +359,18 @@ def d_sub(a, b):
     return make(y, _sum(at, -bt) if at is not None and bt is not None else _own(at) if bt is None else -bt, tag)
 
 
+_EXACT_NUMBERS = (fractions.Fraction, decimal.Decimal)
+
+
+def _for_tangent(v, t):
+    """A constant operand v as the tangent t's product takes it: an exact number (a Fraction, a Decimal)
+    beside a tangent array of floats as a float (else an array of objects: np.abs of it complex, jacfwd
+    1+0.228j for 1, gen10's W4); anything else as it is."""
+    if type(t) is np.ndarray and t.dtype.kind in "fc" and isinstance(v, _EXACT_NUMBERS):
+        return float(v)
+    return v
+
+
 def d_mul(a, b):
     if type(a) is _MATRIX or type(b) is _MATRIX:
         raise matrix_refused()
@@ -367,8 +381,8 @@ def d_mul(a, b):
     if tag.chunk:
         d = ndim(y)
         at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
-    return make(y, _sum(None if at is None else mul_da(at, av, bv, y), None if bt is None else mul_db(bt, av, bv, y)),
-                tag)
+    return make(y, _sum(None if at is None else mul_da(at, av, _for_tangent(bv, at), y),
+                        None if bt is None else mul_db(bt, _for_tangent(av, bt), bv, y)), tag)
 
 
 def d_div(a, b):
@@ -381,8 +395,8 @@ def d_div(a, b):
     if tag.chunk:
         d = ndim(y)
         at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
-    return make(y, _sum(None if at is None else truediv_da(at, av, bv, y),
-                        None if bt is None else truediv_db(bt, av, bv, y)), tag)
+    return make(y, _sum(None if at is None else truediv_da(at, av, _for_tangent(bv, at), y),
+                        None if bt is None else truediv_db(bt, _for_tangent(av, bt), bv, y)), tag)
 
 
 def d_pow(a, b):
@@ -391,6 +405,8 @@ def d_pow(a, b):
     tag = top_tag((a, b))
     av, at = split_operand(a, tag)
     bv, bt = split_operand(b, tag)
+    if at is not None and bt is None:
+        bv = _for_tangent(bv, at)  # (`x ** Fraction(1, 2)` beside a tangent array; the value then a float)
     if type(bv) is tuple or type(bv) is list:  # (`x ** (2, 3)`: numpy takes the exponents as an array)
         bv = np.asarray(bv)
     y = av ** bv

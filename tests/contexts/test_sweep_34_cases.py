@@ -816,3 +816,21 @@ def matmul_into_out(t):
 
 def test_matmul_into_out_with_both_operands_differentiated():
     assert_scalar_modes(matmul_into_out, 0.7)
+
+
+# -- a Fraction coefficient beside a tangent array of floats (gen10's W4) ------------------------------------
+# `Fraction(2, 5) * t` as a phase, then np.abs of the complex number: jacfwd's tangent became an array of
+# objects, on which np.real is the identity: jacfwd 1+0.228j for 1, hessian -0.0912 for 0.
+
+def fraction_phase(t):
+    from fractions import Fraction
+    z = t * np.exp(1j * (Fraction(2, 5) * t)) + (t / Fraction(5, 2)) * 1j + t ** Fraction(3, 2)
+    return float(np.abs(z))
+
+
+def test_a_fraction_coefficient_beside_a_tangent_array():
+    from contexts import jacfwd
+    from tests import fd
+    assert_scalar_modes(fraction_phase, 0.57)
+    j = jacfwd(fraction_phase, 0.57)
+    assert np.asarray(j).dtype == np.float64 and float(j) == pytest.approx(fd.derivative(fraction_phase, 0.57), rel=1e-6)
