@@ -400,6 +400,11 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
         key_lookup(obj, args[0])  # `memo.get(x)`, `memo.get(f"{x:.10g}")`
     if type(obj) is list and name in LIST_MUTATORS:
         return _list_method(obj, name, tobj, args, tans, kw)
+    if (type(method) is not types.MethodType and getattr(method, "__self__", None) is not obj
+            and not isinstance(key_of(method), tuple)):
+        # a callable the attribute holds, not bound to obj (`t.__class__(t)`, a function or class stored on
+        # it): called with the arguments alone (obj given first crashed float's frule, gen10's C1)
+        return fd_call(method, args, tans, kw, kwtans)
     if _zero(tobj) and (not isinstance(key_of(method), tuple) or isinstance(obj, np.ufunc)
                         or all(_zero(t) for t in tans) and all(_zero(t) for t in kwtans.values())):
         return fd_call(method, args, tans, kw, kwtans)
@@ -410,7 +415,8 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
             raise NotTransformable(f"{type(obj).__name__}.{name}: no forward rule on a dask array")
         return _by_frule(rule, (obj, *args), (tobj, *tans), kw)
     if type(method) is types.MethodType and type(method.__func__) is types.FunctionType:
-        return fd_call(method.__func__, (obj, *args), (tobj, *tans), kw, kwtans)
+        bound = method.__self__  # (a classmethod's is the class: no tangent)
+        return fd_call(method.__func__, (bound, *args), (tobj if bound is obj else 0, *tans), kw, kwtans)
     rule = registry.get(method)  # a C type's method: keyed (type, name), the object first
     if rule is None and isinstance(obj, np.ndarray) and type(method) is types.BuiltinMethodType:
         rule = registry.get((np.ndarray, name))  # (an ndarray subclass's inherited method: `a.view(Sub).fill(v)`)

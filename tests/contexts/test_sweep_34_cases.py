@@ -834,3 +834,27 @@ def test_a_fraction_coefficient_beside_a_tangent_array():
     assert_scalar_modes(fraction_phase, 0.57)
     j = jacfwd(fraction_phase, 0.57)
     assert np.asarray(j).dtype == np.float64 and float(j) == pytest.approx(fd.derivative(fraction_phase, 0.57), rel=1e-6)
+
+
+# -- a callable an attribute holds, called in a tangent twin (gen10's C1) -----------------------------------
+# `t.__class__(t)`: the twin's method call gave the object first to float's rule (a TypeError); a classmethod
+# reached through an instance was given the instance for its class.
+
+class Scaled:
+    factor = staticmethod(lambda v: 3.0 * v)
+
+    def __init__(self, v):
+        self.v = v
+
+    @classmethod
+    def make(cls, v):
+        return cls(v * v)
+
+
+def attribute_callables(t):
+    s = Scaled(t)
+    return t.__class__(t) * t + s.factor(t) + s.make(t).v
+
+
+def test_callables_an_attribute_holds_in_a_tangent_twin():
+    assert_scalar_modes(attribute_callables, 0.7)
