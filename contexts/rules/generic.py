@@ -181,7 +181,9 @@ def project(g, like):
     if g is None or type(g) is float:
         return g
     if isinstance(g, (complex, np.complexfloating)) or (isinstance(g, _ARRAY_TYPES) and g.dtype.kind == "c"):
-        if is_real(like):
+        # (a dual `like`, forward over reverse: by its primal; the imaginary part a real argument of
+        # `complex(a, b)` was given came back through `.imag`, pkS's svg.path: a Hessian 4 for 2)
+        if is_real(like) or is_real(getattr(like, "primal", like)):
             return g.real
     if (type(like) is float or type(like) is complex) and isinstance(g, _leaves.Scalar):
         return _leaves.plain_like(g, like)  # a float given to mpmath or sympy gets a float back

@@ -858,3 +858,22 @@ def attribute_callables(t):
 
 def test_callables_an_attribute_holds_in_a_tangent_twin():
     assert_scalar_modes(attribute_callables, 0.7)
+
+
+# -- a complex number rebuilt from another's parts, under hessian (pkS: svg.path's Arc.point) ---------------
+# complex(c.real, c.imag): the cotangent of its real second argument, under an outer forward pass, kept its
+# imaginary part (a dual argument was not taken for a real one), which came back through `.imag`: a Hessian
+# 4 for 2, 0 for 12, a complex one.
+
+def complex_rebuilt(r):
+    import math
+    c = complex(r * r, -r)
+    d = complex(r * r, r * r * r)
+    center = complex(r * r, -r)
+    x = math.cos(r) + center.real
+    y = math.sin(r) + center.imag
+    return complex(c.real, c.imag).real + complex(d.imag, d.real).real + complex(x, y).real
+
+
+def test_a_complex_number_rebuilt_from_anothers_parts():
+    assert_scalar_modes(complex_rebuilt, 2.0)
