@@ -805,6 +805,15 @@ def equality_guard(active, other, op: str, close=None, leaves=None) -> None:
     if tangent is not None:
         if _moving(tangent, mask, close, other):
             raise _special(other, op)
+        if close is None:
+            # (a tie still to first order under an outer forward pass, hessian's: whether the value moves
+            # off it at second order, its rate changing, this pass cannot tell, and the branch's second
+            # derivative may not be the function's: squaternion's `if m == 1.0: return q` at |q| = 1, a
+            # Hessian 0 for -1. Refused; hessian takes forward over forward, whose nested tangents tell)
+            raise SpecialPoint(
+                f"{special_case(other, op)}, where its rate is 0: a second derivative by forward over reverse "
+                "cannot tell whether it moves off the tie", where=_where(),
+                fix='hessian(f, x, inner="forward") (the default hessian takes it by itself)')
         return
     if close is not None and _wide(close, other):  # (no tangent to tell by: an O(1) one's step)
         return
@@ -1159,8 +1168,9 @@ def _moving(tangent, mask, close=None, other=None) -> bool:
     NaN tangent moves too: the value's rate there is unknown (`np.linalg.norm(x - c) == 0`: the norm's
     tangent at 0 is 0/0, yet it moves in every direction; taken as still, the special case's derivative
     came out, 0 silently)."""
-    while type(tangent).__name__ == "Dual":  # (a nested derivative's: its value)
-        tangent = tangent.primal
+    if type(tangent).__name__ == "Dual":  # (a nested derivative's: its value, and its own rate: a tangent 0
+        # here whose rate is not moves off the tie at second order, `if m == 1.0` at a minimum of m)
+        return _moving(tangent.primal, mask, close, other) or _moving(tangent.tangent, mask, close, other)
     if tangent is None:
         return False
     if type(tangent) is tuple or type(tangent) is list:  # (a sequence's: any item's, where it is all equal)

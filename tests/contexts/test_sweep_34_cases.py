@@ -877,3 +877,28 @@ def complex_rebuilt(r):
 
 def test_a_complex_number_rebuilt_from_anothers_parts():
     assert_scalar_modes(complex_rebuilt, 2.0)
+
+
+# -- a tie whose value is still to first order, under a second derivative (pkS: squaternion's normalize) -----
+# `if m == 1.0: return q` at a unit quaternion: m's rate is 0 there, so the tie was let through, and the branch's
+# second derivative (0) taken for the function's (-1) by every nested route. Refused now: forward over reverse
+# cannot tell whether the value moves off the tie; nested tangents (forward over forward) tell that it does.
+
+def normalized_component(a):
+    import math
+    m = math.sqrt(a * a + 1.0)
+    if m == 1.0:
+        return 1.0
+    return 1.0 / m
+
+
+def test_a_tie_still_to_first_order_under_a_second_derivative():
+    from contexts import derivative, hessian
+    from contexts.lowered.runtime import SpecialPoint
+    assert derivative(normalized_component, 0.0) == 0.0
+    with pytest.raises(SpecialPoint):
+        hessian(normalized_component, 0.0)
+    with pytest.raises(SpecialPoint):
+        derivative(lambda a: derivative(normalized_component, a), 0.0)
+    assert float(hessian(normalized_component, 0.3)) == pytest.approx(
+        (2 * 0.3 ** 2 - 1) / (0.3 ** 2 + 1) ** 2.5, rel=1e-9)
