@@ -337,9 +337,14 @@ def pow_dx(x, n):
         if type(x) is int or type(x) is np.ndarray and x.dtype.kind in "iub":
             x = np.asarray(x, dtype=float)  # (an integer base to integer powers n - 1 < 0: numpy refuses)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(n == 0, 0, n * x ** (n - 1)) if _is_array(n) else (0 * x if n == 0 else n * x ** (n - 1))
+            d = np.where(n == 0, 0, n * x ** (n - 1)) if _is_array(n) else (0 * x if n == 0 else n * x ** (n - 1))
+            if np.any(np.isinf(n)):  # (x ** -inf, 0 off |x| = 1: a constant there, not inf * 0)
+                d = np.where(np.isinf(n) & (x ** (n - 1) == 0), 0, d)
+            return d
     if n == 0:
         return 0 * x
+    if type(n) is float and math.isinf(n) and generic.is_real(x) and plain(x) ** (n - 1) == 0:
+        return 0 * x  # (`(1 + r) ** -inf`, a perpetuity's discount: 0 near r, its derivative 0, not nan)
     if plain(x) == 0 and generic.is_real(n) and plain(n) > 0:
         if plain(n) > 1 and type(x).__name__ == "Dual":
             # (a dual, under a derivative of a derivative: the 0 lost the slope's own derivative, n (n - 1)

@@ -902,3 +902,14 @@ def test_a_tie_still_to_first_order_under_a_second_derivative():
         derivative(lambda a: derivative(normalized_component, a), 0.0)
     assert float(hessian(normalized_component, 0.3)) == pytest.approx(
         (2 * 0.3 ** 2 - 1) / (0.3 ** 2 + 1) ** 2.5, rel=1e-9)
+
+
+# -- x ** -inf off |x| = 1 (pkS: bond-pricing's perpetuity, n_periods=inf) ------------------------------------
+# (1 + r) ** -inf is 0 near r > 0, its derivative 0: the power rule's -inf * 0 gave nan.
+
+def perpetuity(r):
+    return (1 - (1 + r) ** -np.inf) / r + float(np.sum(np.array([1 + r, 2 + r]) ** -np.inf))
+
+
+def test_a_power_to_minus_infinity():
+    assert_scalar_modes(perpetuity, 0.05, second=False)
