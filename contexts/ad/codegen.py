@@ -26,7 +26,7 @@ from overdub.passes import fix_missing_locations
 
 from ..lowered.activity import (active_names, ask_primals, through_calls, asked as _asked, captured_changes_by_kind as _changed_captures, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls, stateful_calls,
                                 local_names, name_stores, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
-                                stored_base, view_groups, private_containers)
+                                stored_base, view_groups, view_of, private_containers)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
                              if_exp, index_value, is_, is_none, is_not, item, list_, load, neg, not_none, or_, starred, store,
                              try_except, tuple_, user)
@@ -293,7 +293,14 @@ class _Gen:
         # captured object it changes in place there keeps its cotangent box by identity)
         rebound = {n.name: nonlocal_writes(n) for n in nested}
         by_sibling, inside = through_calls(nested, rebound), through_calls(nested, rebound, siblings=False)
-        self.rebinders = inside  # (name -> the variables it rebinds, `plain_cells`)
+        # (name -> the variables it rebinds by `=` and that this function aliases, loops over, holds or
+        # changes in place: a list or dict so rebound is refused where the call runs, `plain_cells`; a
+        # `nonlocal` only declared, `nonlocal L; L.append(v)`, rebinds nothing, and `out = out + [v]` read
+        # only by its name after is followed)
+        self.rebinders = through_calls(nested, {n.name: nonlocal_writes(n) & _rebound_names(n) for n in nested},
+                                       siblings=False)
+        hazards = _container_hazards(fdef, nodes) if self.rebinders else set()
+        self.hazardous = {k: w & hazards for k, w in self.rebinders.items()}
         self.through = {k: w - inside.get(k, set()) for k, w in by_sibling.items() if w - inside.get(k, set())}
         self.changers = through_calls(nested, {n.name: captured_stores(n) for n in nested})  # (in place only)
         # a lambda bound once to a name that changes captured objects in place (`cb = lambda v: hist.append(v)`):
@@ -903,7 +910,7 @@ class _Gen:
         cell_flags: list[ast.stmt] = []
         if written:
             # the cotangents of variables the callee writes (nonlocal) flow into it and come back
-            if rebinds := sorted(self.rebinders.get(v.func.id, set()) & set(written)):
+            if rebinds := sorted(self.hazardous.get(v.func.id, set()) & set(written)):
                 check = call("__od_plain_cells__", call("__od_locals__"), _strings(rebinds), const(v.func.id))
                 cell_flags += at([expr_stmt(check)], s)
                 fwd_call = fwd_call + at([expr_stmt(copy.deepcopy(check))], s)
@@ -1795,3 +1802,43 @@ def _real_array_test(op: ast.operator, a: ast.expr, b: ast.expr, act_a: bool, ac
 
 
 _EQ = compare("_", ast.Eq(), "_").ops[0]
+
+
+def _rebound_names(fdef) -> set[str]:
+    """The names fdef binds in its own body (`x = ...`, `x += ...`, loop targets), nested scopes aside."""
+    out: set[str] = set()
+    stack = list(fdef.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.add(n.id)
+        stack.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _container_hazards(fdef, nodes) -> set[str]:
+    """The variables whose object fdef may reach other than by its name at the time: aliased (`M = L`, a
+    view), looped over, held by a display or an object (`[L]`, `o.f = L`), passed to a call, or changed in
+    place: where a closure rebinds such a variable to a new list or dict, its one cotangent box per name
+    no longer follows the objects (gen8's W11)."""
+    out = set(changed_in_place(fdef))
+    for n in nodes:
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                if isinstance(t, ast.Name):  # (an item read, `out[0]`, aliases no list or dict)
+                    out |= set() if isinstance(n.value, ast.Subscript) else view_of(n.value) - {t.id}
+                else:
+                    out |= {e.id for e in ast.walk(n.value) if isinstance(e, ast.Name)}
+            if isinstance(n.value, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+                out |= {e.id for e in ast.walk(n.value) if isinstance(e, ast.Name)}
+        elif isinstance(n, ast.For):
+            out |= {e.id for e in ast.walk(n.iter) if isinstance(e, ast.Name)}
+        elif isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _READING_BUILTINS):
+            out |= {a.id for a in n.args if isinstance(a, ast.Name)}
+    return out
+
+
+_READING_BUILTINS = frozenset({"sum", "len", "min", "max", "sorted", "list", "tuple", "print", "float", "any", "all",
+                               "abs", "round", "str", "repr", "isinstance"})

@@ -1365,6 +1365,8 @@ def _kept_past(g, parents: dict, loop) -> bool:
     if isinstance(p, ast.Call) and g in p.args:
         return isinstance(p.func, ast.Attribute) and p.func.attr in _KEEPERS
     if isinstance(p, ast.Assign) and g is p.value:
+        if any(isinstance(t, (ast.Tuple, ast.List, ast.Starred)) for t in p.targets):
+            return False  # (`a, b = (float(v) for v in vals)`: drained by the unpacking, pygeomag's reader)
         if any(not isinstance(t, ast.Name) for t in p.targets):
             return True  # (`d[k] = (... for ...)`, `self.g = ...`)
         names = {t.id for t in p.targets}

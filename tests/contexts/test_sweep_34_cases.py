@@ -913,3 +913,49 @@ def perpetuity(r):
 
 def test_a_power_to_minus_infinity():
     assert_scalar_modes(perpetuity, 0.05, second=False)
+
+
+# -- what this session's refusals must leave alone (the verification helper's R1-R3) ------------------------
+# A generator expression drained by an unpacking in a loop (pygeomag's coefficient reader: 18 cases refused);
+# a `nonlocal` only declared by a closure that appends to the list; a list rebound by concatenation and read
+# only by its name after.
+
+LINES = ["2.0 1.0", "3.0 0.5", "0.5 4.0"]
+
+
+def genexpr_unpacked_in_a_loop(t):
+    s = 0.0
+    for line in LINES:
+        vals = line.split()
+        a, b = (float(v) for v in vals)
+        first, *rest = (float(v) * t for v in vals)
+        s += a * t * t + b * t + first * rest[0]
+    return s
+
+
+def nonlocal_only_declared(t):
+    L = [t]
+
+    def push(v):
+        nonlocal L
+        L.append(v * 2.0)
+    push(t * t)
+    push(3.0)
+    return sum(L) * L[1]
+
+
+def nonlocal_list_rebound_by_concatenation(t):
+    out = []
+
+    def push(v):
+        nonlocal out
+        out = out + [v * 2.0]
+    for v in [t, t * t, 3.0]:
+        push(v)
+    return sum(out) + out[0] * t
+
+
+@pytest.mark.parametrize("f", [genexpr_unpacked_in_a_loop, nonlocal_only_declared,
+                               nonlocal_list_rebound_by_concatenation])
+def test_left_alone_by_this_sessions_refusals(f):
+    assert_scalar_modes(f, 0.7)
