@@ -2166,6 +2166,8 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
     # (the method's object, and each argument that is an object, dict or list: arrays they hold, changed by
     # the call, may be the caller's too: `step(s, dt)` doing `s.x += dt * s.x` on the caller's x)
     kept = None
+    if type(holder) is super:  # (`super().setup()`: the object is super's, whose box its fields' changes
+        holder = holder.__self__  # take; a box of the proxy's gave self's cotangent twice: petbox-dca, 2 for 1)
     if others:
         for i, o in ((-1, holder), *enumerate(args)):
             if o is not None and not mutable(o) and (found := _held_changed(o, others, since)) is not None:

@@ -959,3 +959,33 @@ def nonlocal_list_rebound_by_concatenation(t):
                                nonlocal_list_rebound_by_concatenation])
 def test_left_alone_by_this_sessions_refusals(f):
     assert_scalar_modes(f, 0.7)
+
+
+# -- a method reached by super() whose object's array a field holds was changed in place (petbox-dca) -------
+# `super().setup()` building `s` from self.qi, `s[1, 1] = 5.0`, `object.__setattr__(self, "sp", s)`: the view
+# routing took the super proxy for the method's object, whose box then gave self's cotangent a second time
+# (MH(qi=q).qi: 2 for 1; sp[0, 1]: 0 for 1; petbox-dca's rates 0 for 0.449).
+
+class SetsUp:
+    def __init__(self, qi):
+        self.qi = qi
+        self.setup()
+
+    def setup(self):
+        s = np.array([[0.0, self.qi], [1.0, 2.0]])
+        s[1, 1] = 5.0
+        object.__setattr__(self, "sp", s)
+
+
+class SetsUpToo(SetsUp):
+    def setup(self):
+        super().setup()
+
+
+def super_method_storing_a_changed_array(q):
+    o = SetsUpToo(q)
+    return o.qi * q + o.sp[0, 1] * 2.0 + float(o.sp.sum())
+
+
+def test_a_super_method_storing_an_array_it_changed():
+    assert_scalar_modes(super_method_storing_a_changed_array, 3.0)
