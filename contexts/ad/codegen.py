@@ -579,6 +579,12 @@ class _Gen:
                     last[t.id] = i
             if isinstance(s, ast.FunctionDef):
                 last[s.name] = i
+            v = getattr(s, "value", None)
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in self.rebinders:
+                # (a closure's call rebinding variables, `nonlocal s; s = 1.0`, assigns them: a value read
+                # before it is snapshotted, its adjoint took the new one, 3 for 2.4)
+                for n in self.rebinders[v.func.id]:
+                    last[n] = i
         return [_AssignedAfter(last, i) for i in range(len(stmts))]
 
     def op_active(self, s) -> bool:

@@ -989,3 +989,24 @@ def super_method_storing_a_changed_array(q):
 
 def test_a_super_method_storing_an_array_it_changed():
     assert_scalar_modes(super_method_storing_a_changed_array, 3.0)
+
+
+# -- a value read before a closure's call rebinds its variable (the verification helper's N3) ---------------
+# `y = s * s; reset(); return y + s * x` with `nonlocal s; s = 1.0`: the block's record saved s after the call,
+# and `y = s * s`'s adjoint took the new value (3 for 2.4, hessian 0 for 2).
+
+def read_before_a_reset(x):
+    s = x
+
+    def reset():
+        nonlocal s
+        s = 1.0
+    y = s * s
+    reset()
+    z = s * x
+    s = x * x
+    return y + z + s
+
+
+def test_a_value_read_before_a_closure_rebinds_it():
+    assert_scalar_modes(read_before_a_reset, 0.7)
