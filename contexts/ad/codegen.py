@@ -314,6 +314,13 @@ class _Gen:
                                        decorator_list=[], returns=None, type_comment=None, type_params=[])
                 if w := captured_stores(shim):
                     self.writers[shim.name] = self.changers[shim.name] = w
+                # (and one calling a closure that rebinds `nonlocal` variables, `h = lambda v: add(v * v)`:
+                # refused at its call, as a def's call through a sibling is; gen6's via_lambda, 0 for 5.47)
+                called = {c.func.id for c in ast.walk(n.value.body) if isinstance(c, ast.Call)
+                          and isinstance(c.func, ast.Name)}
+                if w := set().union(*(by_sibling.get(c, set()) for c in called)):
+                    self.writers[shim.name] = self.writers.get(shim.name, set()) | w
+                    self.through[shim.name] = w
         # closures made here, by name -> the variables of this function they read: a direct call routes
         # their cotangents to the variables' bindings at the call (Python's cells are late-bound)
         own = local_names(fdef, nodes) | {n.name for n in nested}

@@ -1010,3 +1010,26 @@ def read_before_a_reset(x):
 
 def test_a_value_read_before_a_closure_rebinds_it():
     assert_scalar_modes(read_before_a_reset, 0.7)
+
+
+# -- a lambda calling a closure that rebinds a nonlocal number (gen6's via_lambda) ---------------------------
+
+def accumulate_through_a_lambda(t):
+    s = 0.0
+
+    def add(u):
+        nonlocal s
+        s += u * t
+    h = lambda v: add(v * v)  # noqa: E731
+    for v in [t, 2.0]:
+        h(v)
+    return s
+
+
+def test_a_lambda_calling_a_closure_that_rebinds_is_refused_in_reverse_mode():
+    from contexts import ADContext, UnsupportedFunction, derivative, gradient
+    from tests import fd
+    f = accumulate_through_a_lambda
+    assert derivative(f, 0.7) == pytest.approx(fd.derivative(f, 0.7), rel=1e-6)
+    with ADContext(), pytest.raises(UnsupportedFunction, match="through another closure"):
+        gradient(f, 0.7)
