@@ -71,3 +71,19 @@ def assert_scalar_modes(f, x: float, rtol: float = 1e-6, second: bool = True, hr
         h = float(hessian(f, x))
         wanted = fd.derivative(lambda u: derivative(f, u), x)
         assert abs(h - wanted) <= hrtol * abs(wanted) + hatol, (h, wanted)
+
+
+def assert_refused_in_reverse(f, x: float, error=None, match: str | None = None, rtol: float = 1e-6) -> None:
+    """Forward mode's derivative of scalar f at x matches finite differences, and reverse mode's gradient
+    is refused (`error`, an OverdubError by default, its message matching `match`): the refusal that stands
+    where reverse mode would otherwise be silently wrong."""
+    import pytest
+
+    from contexts import ADContext, derivative, gradient
+    from overdub.errors import OverdubError
+
+    from tests import fd
+    want = fd.derivative(f, x)
+    assert abs(derivative(f, x) - want) <= rtol * abs(want) + 1e-12, (derivative(f, x), want)
+    with ADContext(), pytest.raises(error or OverdubError, match=match):
+        gradient(f, x)
