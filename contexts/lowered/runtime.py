@@ -563,6 +563,7 @@ def _scan_stores(code, fn, cls, depth) -> bool:
         return any(ins.opname in _STORE_OPS or ins.opname in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL")
                    and ins.argval in _MUTATOR_NAMES for ins in dis.get_instructions(code))
     glob = getattr(fn, "__globals__", {})
+    rebound = {m.id for m in ast.walk(tree) if isinstance(m, ast.Name) and isinstance(m.ctx, (ast.Store, ast.Del))}
     values: dict = {}
     for n in ast.walk(tree):
         if isinstance(n, ast.Assign):
@@ -629,7 +630,9 @@ def _scan_stores(code, fn, cls, depth) -> bool:
             return base not in fresh and outside(expr)
         for m in ast.walk(n) if not isinstance(n, ast.stmt) else _own_parts(n):
             if isinstance(m, (ast.Global, ast.Nonlocal)):
-                return True
+                if any(name in rebound for name in m.names):  # (a declaration only read under, `global EPS;
+                    return True                                # return EPS`, stores nothing: Geometry3D)
+                continue
             if isinstance(m, ast.Delete):
                 if any(isinstance(t, (ast.Attribute, ast.Subscript)) and out(t) for t in m.targets):
                     return True

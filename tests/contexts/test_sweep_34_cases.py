@@ -1008,3 +1008,37 @@ def accumulate_through_a_lambda(t):
 
 def test_a_lambda_calling_a_closure_that_rebinds_is_refused_in_reverse_mode():
     assert_refused_in_reverse(accumulate_through_a_lambda, 0.7, match="through another closure")
+
+
+# -- a `global` declaration only read under is no store (pkT: Geometry3D's get_eps) --------------------------
+# Vector.__eq__ comparing with a tolerance `def get_eps(): global FLOAT_EPS; return FLOAT_EPS` was refused
+# (OwnMethodStores: "it stores into objects") at `v == Vector.zero()` in every Line constructor.
+
+FLOAT_EPS = 1e-10
+
+
+def get_eps():
+    global FLOAT_EPS
+    return FLOAT_EPS
+
+
+class Vec3:
+    def __init__(self, x, y, z):
+        self._v = [x, y, z]
+
+    def __eq__(self, other):
+        return all(abs(a - b) < get_eps() for a, b in zip(self._v, other._v))
+
+    def length(self):
+        return (self._v[0] ** 2 + self._v[1] ** 2 + self._v[2] ** 2) ** 0.5
+
+
+def compared_with_a_global_tolerance(a):
+    v = Vec3(a, 2.0, 3.0)
+    if v == Vec3(0.0, 0.0, 0.0):
+        raise ValueError("zero vector")
+    return v.length() * a
+
+
+def test_a_global_declaration_only_read_is_no_store():
+    assert_scalar_modes(compared_with_a_global_tolerance, 0.7)
