@@ -2130,9 +2130,11 @@ def spread_changed(c, pb, spreads, named):
 
 
 def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None):
-    """After a call that changed arrays in place: None if the callee is not a Python function (its rule
-    handles its arguments), else which arguments are arrays and, for each changed by the call (stamped
-    after `since`), the `others` sharing memory with it (as `views` gives them). `args`: the first `npos`
+    """After a call that changed arrays in place: for a C function's rule, None unless the rule changed a
+    list, dict or array of the caller's it was not handed by name (a method reached as a value: then what
+    `call_viewed` moves into that object's box, or hands the rule as its object's cotangent); else which
+    arguments are arrays and, for each changed by the call (stamped after `since`), the `others` sharing
+    memory with it (as `views` gives them). `args`: the first `npos`
     positional arguments (those before any `*spread`: their positions are the call's), then the keyword
     arguments `kwnames` (by name). (An array the call did not change keeps its views' cotangents where
     they are: merged into an argument that is the caller's constant, `loss(x, data)` at x = data, the
@@ -2299,7 +2301,8 @@ def call_merge(w, dargs, douts, S):
 
 
 def call_viewed(w, pb, g, dself, dargs, douts, S):
-    """The pullback of such a call (`w` not None: its callee is a Python function): `call_merge`, then the
+    """The pullback of such a call (`w` not None: its callee is a Python function, or a C rule `call_views`
+    found changing the caller's objects; then its `w` has an eighth entry): `call_merge`, then the
     pullback with the arguments' cotangents handed to it (with their layout: positions, then keyword
     names); returns the arguments' cotangents (those the callee took as its parameters' whole cotangents
     now None: they come back in its result), the views' and the pullback's result."""
