@@ -1129,9 +1129,14 @@ def _changed_globals(tree: ast.AST) -> set[str]:
     changed by a mutating method (`G.append(v)`), written as `out=G`, or rebound after `global G`."""
     out: set[str] = set()
     base = stored_base
+    fields: dict[str, set[str]] = {}  # (a field given a name's object, `self.d = SCALE`: field -> names)
     for n in all_nodes(tree):
         if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = n.targets if isinstance(n, (ast.Assign, ast.Delete)) else [n.target]
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name):
+                for t in targets:
+                    if isinstance(t, ast.Attribute):
+                        fields.setdefault(t.attr, set()).add(n.value.id)
             for t in targets:
                 if isinstance(t, (ast.Subscript, ast.Attribute)) and base(t):
                     out.add(base(t))
@@ -1153,6 +1158,9 @@ def _changed_globals(tree: ast.AST) -> set[str]:
             for st in all_nodes(n):
                 if isinstance(st, ast.Name) and isinstance(st.ctx, ast.Store) and st.id in declared:
                     out.add(st.id)
+    for attr, names in fields.items():  # (a module dict an object holds, stored into through the field:
+        if "." + attr in out:           # `self.d = SCALE` then `self.d['v'] = v`; SCALE['v'] read gave 0)
+            out |= names
     return out
 
 

@@ -1042,3 +1042,28 @@ def compared_with_a_global_tolerance(a):
 
 def test_a_global_declaration_only_read_is_no_store():
     assert_scalar_modes(compared_with_a_global_tolerance, 0.7)
+
+
+# -- a module's dict an object holds, stored into by its method (the verification helper's N4) --------------
+# `self.d = SCALE` in `__init__`, `self.d['v'] = v` in a method, then `SCALE['v']` read by its global name: the
+# module's code changes SCALE only through the field, so its read was taken for a constant (0 for 2.8).
+
+SCALE = {'k': 2.0}
+
+
+class Scales:
+    def __init__(self):
+        self.d = SCALE
+
+    def set(self, v):
+        self.d['v'] = v
+
+
+def module_dict_stored_by_a_method(x):
+    s = Scales()
+    s.set(x * x)
+    return SCALE['v'] * SCALE['k'] + x
+
+
+def test_a_module_dict_an_object_holds_stored_into_by_its_method():
+    assert_scalar_modes(module_dict_stored_by_a_method, 0.7)
