@@ -2275,7 +2275,7 @@ def _changed_held(n, others, since, entries, depth, seen, chain):
                 # under another name, `_od_in_self`, whose cotangent is the method's dself already, nor one
                 # on the way down to the array, whose box is the one it goes into)
                 found = [_direct(e) for e in (views(v, *others, same=True) or ())
-                         if e[1] is not _HELD_VIEW and (e[1] is not _HELD or id(e[2][0]) not in chain)]
+                         if (e[1] is not _HELD and e[1] is not _HELD_VIEW) or id(e[2][0]) not in chain]
                 found = [e for e in found if e is not None]
                 if found:
                     entries.append((n, k, found))

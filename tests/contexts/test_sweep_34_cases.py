@@ -1067,3 +1067,32 @@ def module_dict_stored_by_a_method(x):
 
 def test_a_module_dict_an_object_holds_stored_into_by_its_method():
     assert_scalar_modes(module_dict_stored_by_a_method, 0.7)
+
+
+# -- two objects holding an array and a partial view of it, each changed by a method (gen8's sa8) ------------
+# `o1 = Vec(a); o2 = Vec(a[1:]); o1.scale(t); o2.scale(t)` (or both in a list, looped over): undoing o1's
+# change, the cotangent o2's box held for the shared elements was left out (16.9 for 20.5).
+
+class Scales3:
+    def __init__(self, d):
+        self.d = d
+
+    def scale(self, s):
+        self.d *= s
+
+
+def objects_holding_an_array_and_its_view(t):
+    a = np.array([1.0, 2.0, 3.0]) * t
+    v = a[1:]
+    o1 = Scales3(a)
+    o2 = Scales3(v)
+    o1.scale(t)
+    o2.scale(t)
+    b = np.array([1.0, 2.0, 3.0]) * t
+    for o in [Scales3(b), Scales3(b[1:]), Scales3(b)]:
+        o.scale(t)
+    return float(a @ np.array([1.0, 2.0, 3.0])) + float(b @ b)
+
+
+def test_objects_holding_an_array_and_its_view():
+    assert_scalar_modes(objects_holding_an_array_and_its_view, 0.7)
