@@ -1832,6 +1832,7 @@ def _rebound_names(fdef) -> set[str]:
 
 
 def _container_hazards(fdef, nodes) -> set[str]:
+    from ..lowered.lower import _READERS  # (the builtins that change no argument, the lowering's)
     """The variables whose object fdef may reach other than by its name at the time: aliased (`M = L`, a
     view), looped over, held by a display or an object (`[L]`, `o.f = L`), passed to a call, or changed in
     place: where a closure rebinds such a variable to a new list or dict, its one cotangent box per name
@@ -1848,10 +1849,7 @@ def _container_hazards(fdef, nodes) -> set[str]:
                 out |= {e.id for e in ast.walk(n.value) if isinstance(e, ast.Name)}
         elif isinstance(n, ast.For):
             out |= {e.id for e in ast.walk(n.iter) if isinstance(e, ast.Name)}
-        elif isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _READING_BUILTINS):
+        elif isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _READERS):
             out |= {a.id for a in n.args if isinstance(a, ast.Name)}
     return out
 
-
-_READING_BUILTINS = frozenset({"sum", "len", "min", "max", "sorted", "list", "tuple", "print", "float", "any", "all",
-                               "abs", "round", "str", "repr", "isinstance"})
