@@ -259,31 +259,6 @@ def ad_reduce(f, iterable, initial=_NO_INITIAL):
     return acc
 
 
-def ad_vectorize(vec, *args):
-    """A call of `np.vectorize(f)` (no signature, no excluded arguments): f applied element by element in
-    Python, so reverse mode differentiates f (numpy calls it from C, where it cannot follow)."""
-    import numpy as np
-    arrays = [np.asarray(a) for a in args]
-    # an argument numpy takes as one object (a function, the user's object: `np.asarray` wraps it in a 0-d
-    # object array) is given to each call as it is: the cotangent of a closure's captured values comes back
-    # to it (through the object array it was lost: properscoring's `crps_quadrature(x, cdf)`, 0.0 for 0.7)
-    whole = [a.dtype == object and a.ndim == 0 and not isinstance(v, (list, tuple, np.ndarray))
-             for a, v in zip(arrays, args)]
-    shape = np.broadcast_shapes(*[a.shape for a in arrays])
-    flats = [v if w else np.broadcast_to(a, shape).reshape(-1) for a, v, w in zip(arrays, args, whole)]
-    n = 1
-    for k in shape:
-        n = n * k
-    out = []
-    for i in range(n):
-        out.append(vec.pyfunc(*[f if w else f[i] for f, w in zip(flats, whole)]))
-    if out and type(out[0]) is tuple:  # several outputs (scipy's truncnorm moments): an array each
-        return tuple(np.array([o[k] for o in out], dtype=vec.otypes[k] if len(vec.otypes or ()) > k else None
-                              ).reshape(shape) for k in range(len(out[0])))
-    res = np.array(out, dtype=vec.otypes[0] if vec.otypes else None)
-    return res.reshape(shape)
-
-
 def ad_islice(iterable, *args):
     """`itertools.islice(iterable, [start,] stop[, step])`: the items taken in Python (geopy's Point reads
     its coordinates so), consuming the iterable as far as islice does and no further."""

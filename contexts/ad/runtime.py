@@ -39,6 +39,7 @@ from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compil
                             marked_opaque, of_a_module, on_clear, stored_attribute)
 
 from ..rules.watch import JUMP_WATCH, watch_call
+from ..rules.numpy.stand_ins import vectorized
 from ..rules.builtins import getitem_iteration
 from ..rules.operator import scaled_duration
 from ..rules.frames import note_transformed, outside_engine
@@ -1108,8 +1109,8 @@ def _other_call(mask, f, args, kw):
         y, pb = call(mask, inner, *args, **kw)
         _stale_hit(f, y, args, kw)
         return y, pb
-    if isinstance(f, np.vectorize) and f.signature is None and not f.excluded and not kw:
-        y, pb = _twin_call(EVERY_ARGUMENT, ad_vectorize, (), (f,) + args, _NOKW)
+    if isinstance(f, np.vectorize):  # numpy's loop as Python (`rules.numpy.stand_ins.vectorized`)
+        y, pb = _twin_call(EVERY_ARGUMENT, vectorized, (), (f,) + args, kw)
         return y, (_vectorize_back, pb)
     if (f is vars and len(args) == 1 or f is object.__getattribute__ and len(args) == 2
             and args[1] == "__dict__") and not kw and not isinstance(args[0], (type, types.ModuleType)):
@@ -1286,8 +1287,8 @@ def _getter_back(pb, dy, dself, S):
 
 
 def _vectorize_back(pb, dy, dself, S):
-    _, dargs, _ = _inner_back(pb, dy, None, S)
-    return dargs[0] if dargs else None, dargs[1:], None  # the vectorize object's, then the arguments'
+    _, dargs, dkw = _inner_back(pb, dy, None, S)
+    return dargs[0] if dargs else None, dargs[1:], dkw  # the vectorize object's, then the arguments'
 
 
 def _hashable(f) -> bool:
@@ -2477,7 +2478,7 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 # the functions generated code calls, and the rules the engine itself provides (they need `call`)
 from .helpers import HELPER_CELLS as _HELPER_CELLS, OBSERVED_CELLS as _OBSERVED_CELLS, unpacked_cots  # noqa: E402
 from .primitives import float_new, float_subclass_call, tuple_new  # noqa: E402
-from .replacements import GETTERS, REPLACEMENTS, ad_list_sort, ad_max, ad_min, ad_sorted, ad_vectorize  # noqa: E402  (they are differentiated by `call` itself)
+from .replacements import GETTERS, REPLACEMENTS, ad_list_sort, ad_max, ad_min, ad_sorted  # noqa: E402  (they are differentiated by `call` itself)
 
 KEYED = {min: ad_min, max: ad_max, sorted: ad_sorted}  # builtins taking a key= run as Python code with a Python key
 

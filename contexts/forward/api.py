@@ -78,7 +78,7 @@ def _entered(f: Callable, args: tuple, kwargs: dict, form: bool = False) -> Any:
     try:
         if isinstance(f, np.vectorize):
             with ctx:
-                return _vectorized(f, args, kwargs, ctx.element)
+                return _vectorized(ctx, f, args, kwargs)
         if args and type(args[0]) is Dual and _own_rule(f):  # a primitive given itself (`mpmath.atan`):
             with ctx:                                          # its rule, as where it is called
                 return _known(f, args, kwargs, args[0].tag, ctx._run_rule)

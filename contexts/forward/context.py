@@ -31,6 +31,7 @@ from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, is_stair as _st
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
 from ..rules.containers import holds
+from ..rules.numpy.stand_ins import vectorized
 from ..rules.frames import is_engine, note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf, runs_natively, taken_per_element
 
@@ -373,6 +374,8 @@ class ForwardContext(overdub.Context):
                     y = _construct(self, fn, args, kwargs)  # (its code may parse the text back: geopy's Point)
                     if y is not _UNKNOWN:
                         return y
+                if isinstance(fn, np.vectorize):  # (its function may read perturbed values it holds)
+                    return _vectorized(self, fn, args, kwargs)
                 if overdub.is_recursable(fn) and not _native(fn):
                     if (step := bisects(method_function(fn))) is not None and not (
                             dual_free(args) and dual_free(kwargs) and dual_free(fn)):
@@ -423,7 +426,7 @@ class ForwardContext(overdub.Context):
                 return type(primal(args[0]))
             fn = uncached(fn)  # a cache would serve the value of the primal, unperturbed
             if isinstance(fn, np.vectorize):
-                return _vectorized(fn, args, kwargs, self.element)
+                return _vectorized(self, fn, args, kwargs)
             y = _known(fn, args, kwargs, tag, self._run_rule)
             if y is not _UNKNOWN:
                 return y
@@ -929,7 +932,9 @@ def pushforward(fn, /, *args, **kwargs):
         return fn(*args, **kwargs)
     fn = uncached(fn)
     if isinstance(fn, np.vectorize):
-        return forward_context().run(_vectorized, fn, args, kwargs, run_inside)
+        ctx = forward_context()
+        with ctx:
+            return _vectorized(ctx, fn, args, kwargs)
     y = _known(fn, args, kwargs, tag, _run_rule_plain)
     if y is not _UNKNOWN:
         return y
@@ -1056,26 +1061,17 @@ def _frompyfunc_call(ctx, stand, args, kwargs):
     """A call of `np.frompyfunc(func, nin, nout)`'s ufunc (stand: its stand-in, `(called_vectorized, (func,
     nout))`): the vectorized call it makes, func on each element's duals (numpy's own vectorize makes such a
     ufunc and calls it: recursing into that would come back here)."""
-    func, nout = stand[1]
-    return _vectorized(np.vectorize(func, otypes=["O"] * nout), args, kwargs, ctx.element)
+    return ctx.recurse(stand[0], *stand[1], *args, **kwargs)
 
 
-def _vectorized(vec, args, kwargs, call):
-    """np.vectorize(pyfunc)(*args) on Duals: pyfunc on each element's Dual (numpy's own loop turns its
-    inputs into object arrays, which Duals refuse), the results stacked as one array Dual."""
-    if kwargs or vec.signature is not None or vec.excluded:
-        raise NoForwardRule("np.vectorize with keyword arguments, `excluded` or `signature` on duals",
-                            fix="call the function on the elements in a loop, or use numpy's ufuncs")
-    shape = np.broadcast_shapes(*(np.shape(a) for a in args))
-    full = [np.broadcast_to(a, shape) if np.shape(a) != shape else
-            (np.asarray(a) if type(a) in (list, tuple) and not has_dual(a) else a) for a in args]
-    full = [to_array(a) if type(a) in (list, tuple) else a for a in full]  # (indexed by `np.ndindex` tuples)
-    out = [call(vec.pyfunc, *(a[i] if shape else a for a in full)) for i in np.ndindex(shape)]
-    if not shape:
-        return out[0]
-    if out and type(out[0]) is tuple:  # several outputs (scipy's truncnorm moments): an array each
-        return tuple(np.reshape(to_array([o[k] for o in out]), shape) for k in range(len(out[0])))
-    return np.reshape(to_array(out), shape)
+def _vectorized(ctx, vec, args, kwargs):
+    """`vec(*args, **kwargs)` for an `np.vectorize` object on duals: numpy's loop as the Python code it is
+    (`rules.numpy.stand_ins.vectorized`), the function run on each element's duals (numpy's own loop turns
+    its inputs into object arrays, which duals refuse). Object outputs (`otypes="O"`, np.frompyfunc's) are
+    stacked in the results' own dtype: a tangent has no place in an object array."""
+    if vec.otypes and "O" in vec.otypes:
+        vec = np.vectorize(vec.pyfunc, excluded=vec.excluded, signature=vec.signature, cache=True)
+    return ctx.recurse(vectorized, vec, *args, **kwargs)
 
 
 def _known(fn, args, kwargs, tag, run_rule):

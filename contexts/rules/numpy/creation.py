@@ -13,7 +13,7 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from ..cotangents import Refused
-from ..registry import registry
+from ..registry import NoRuleError, registry
 from ..sparsity_specs import CONSTRUCTOR, INDICES, Custom
 from ._util import match_primal
 
@@ -142,8 +142,14 @@ def frompyfunc(func, /, nin, nout, *, identity=None):
 
 
 def called_vectorized(func, nout, /, *args, **kw):
-    """A call of `np.frompyfunc(func, nin, nout)`'s ufunc, as the vectorized call it makes."""
-    return np.vectorize(func, otypes=["O"] * nout)(*args, **kw)
+    """A call of `np.frompyfunc(func, nin, nout)`'s ufunc, as the vectorized call it makes. Its keywords are
+    the ufunc's options, not func's: `out=...` (np.vectorize's own call) asks for the results returned."""
+    if kw.get("out", None) in (None, ...):
+        kw.pop("out", None)
+    if kw:
+        raise NoRuleError(f"the options {sorted(kw)} of a ufunc made by np.frompyfunc",
+                          fix="call it without them, or use np.vectorize")
+    return np.vectorize(func, otypes=["O"] * nout)(*args)
 
 
 def _made_by_frompyfunc(fn):

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..registry import registry
 
-__all__ = ["vdot", "compress", "compress_method", "diagflat"]
+__all__ = ["vdot", "compress", "compress_method", "diagflat", "vectorized", "vectorize_plan"]
 
 
 def vdot(a, b, /):
@@ -39,6 +39,89 @@ def diagflat(v, k=0):
     return np.diag(np.ravel(v), k)
 
 
+# -- np.vectorize(f)(...): numpy calls f from C (through `np.frompyfunc`), where no engine follows it ----------
+# Its call written as the Python loop it is, for every engine: f called on each element (each core sub-array,
+# given a signature) of the vectorized arguments, the `excluded` ones and those given by keyword (vectorized
+# too, unless excluded) passed as numpy passes them, the results stacked with numpy's dtype.
+
+def vectorize_plan(vec, args, kwargs):
+    """How `vec(*args, **kwargs)` calls its function, from the arguments' shapes alone: (positions,
+    names, loop shape, core shapes of the vectorized arguments, output core dimensions or None). The
+    vectorized arguments are `args[i]` for i in positions, then `kwargs[n]` for n in names."""
+    excluded = vec.excluded
+    positions = tuple(i for i in range(len(args)) if i not in excluded)
+    names = tuple(n for n in kwargs if n not in excluded)
+    shapes = [np.shape(args[i]) for i in positions] + [np.shape(kwargs[n]) for n in names]
+    if vec.signature is None:
+        return positions, names, np.broadcast_shapes(*shapes), [()] * len(shapes), None
+    core_in, core_out = vec._in_and_out_core_dims
+    if len(shapes) != len(core_in):
+        raise TypeError(f"wrong number of positional arguments: expected {len(core_in)!r}, got {len(shapes)!r}")
+    sizes, loops, cores = {}, [], []
+    for shape, dims in zip(shapes, core_in):
+        if len(shape) < len(dims):
+            raise ValueError(f"input with shape {shape!r} does not have enough dimensions for all core "
+                             f"dimensions {dims!r} of signature {vec.signature!r}")
+        split = len(shape) - len(dims)
+        for dim, size in zip(dims, shape[split:]):
+            if sizes.setdefault(dim, size) != size:
+                raise ValueError(f"inconsistent size for core dimension {dim!r}: {size} vs {sizes[dim]}")
+        loops.append(shape[:split])
+        cores.append(shape[split:])
+    return positions, names, np.broadcast_shapes(*loops), cores, core_out
+
+
+def vectorized(vec, /, *args, **kwargs):
+    """`vec(*args, **kwargs)` for an `np.vectorize` object vec, as numpy computes it."""
+    positions, names, loop, cores, core_out = vectorize_plan(vec, args, kwargs)
+    vargs = [args[i] for i in positions] + [kwargs[n] for n in names]
+    if not vargs:
+        return vec.pyfunc(*args, **kwargs)
+    n = 1
+    for k in loop:
+        n = n * k
+    flats = []
+    for v, core in zip(vargs, cores):
+        a = np.asanyarray(v)
+        if core_out is None and a.dtype == object and a.ndim == 0 and not isinstance(v, (list, tuple)):
+            # one object numpy wraps in a 0-d array (a function, the user's object) is handed to each call
+            # as it is: the cotangent of what a closure captured comes back to it (through the object array
+            # it was lost: properscoring's `crps_quadrature(x, cdf)`, 0.0 for 0.7)
+            flats.append(None)
+        else:
+            flats.append(np.reshape(np.broadcast_to(a, loop + core), (n,) + core))
+    if n == 0:
+        if not vec.otypes:
+            raise ValueError("cannot call `vectorize` on size 0 inputs unless `otypes` is set")
+        if core_out is not None and any(len(dims) for dims in core_out):
+            return np.vectorize.__call__(vec, *args, **kwargs)  # (numpy's own: empty, nothing to differentiate)
+        empty = tuple(np.zeros(loop, dtype=t) for t in vec.otypes)
+        return empty[0] if len(empty) == 1 else empty
+    where = {i: k for k, i in enumerate(positions)}
+    at = {name: len(positions) + k for k, name in enumerate(names)}
+    outs = []
+    for j in range(n):
+        picked = [v if f is None else f[j] for v, f in zip(vargs, flats)]
+        call_args = [picked[where[i]] if i in where else a for i, a in enumerate(args)]
+        call_kw = {k: picked[at[k]] if k in at else v for k, v in kwargs.items()}
+        if j == 0 and core_out is None and not vec.otypes and not vec.cache:
+            vec.pyfunc(*call_args, **call_kw)  # numpy calls f on the first elements once more, for the types
+        outs.append(vec.pyfunc(*call_args, **call_kw))
+    several = type(outs[0]) is tuple
+    count = len(outs[0]) if several else 1
+    if core_out is not None and count != len(core_out):
+        raise ValueError(f"wrong number of outputs from pyfunc: expected {len(core_out)!r}, got {count!r}")
+    results = []
+    for k in range(count):
+        items = [o[k] for o in outs] if several else outs
+        first = np.asanyarray(items[0])
+        dtype = vec.otypes[k] if vec.otypes else (first.dtype if core_out is not None else first.dtype.char)
+        core = np.shape(items[0]) if core_out is not None else ()
+        results.append(np.reshape(np.array(items, dtype=dtype), loop + core))
+    return tuple(results) if several else results[0]
+
+
+registry.nondifferentiable(vectorize_plan)
 registry.set(np.vdot, stand_in=vdot)
 registry.set(np.compress, stand_in=compress)
 registry.set((np.ndarray, "compress"), stand_in=compress_method)

@@ -1,0 +1,105 @@
+"""Cases of session 35: false refusals and crashes met on code nobody here wrote (the generated programs of
+gen10, the package sweeps), each checked against finite differences in every mode; and the silent wrong
+derivatives left open, now right or refused."""
+
+import numpy as np
+import pytest
+
+from contexts import ADContext, gradient, hessian, jacfwd, jvp
+from contexts.rules.numpy.stand_ins import vectorized
+from tests import fd
+from tests.modes import ARRAY_MODES, assert_array_gradient, assert_scalar_modes
+
+
+# -- np.vectorize with keywords, `excluded` and `signature` (gen10 F1, ~50 programs; bond-pricing 17) -----------
+# numpy calls the function from C; every engine now runs numpy's loop as Python (`stand_ins.vectorized`),
+# where they were refused before (keywords, excluded, signature) or crashed (a scalar's 0-d result).
+
+def _by_keyword(x):
+    v = np.vectorize(lambda a, b=1.0, c=2.0: a * b + c ** 2)
+    return v(x, c=x[::-1] * 0.5, b=3.0).sum()
+
+
+def _excluded_position(x):
+    v = np.vectorize(lambda a, p: a ** p[0] + p[1] * a, excluded={1})
+    return v(x, [2.0, x[0]]).sum()
+
+
+def _excluded_name(x):
+    v = np.vectorize(lambda a, p=None: a * p["s"], excluded={"p"})
+    return v(x, p={"s": x[1]}).sum()
+
+
+def _signature(x):
+    v = np.vectorize(lambda row, w: (row * w).sum(), signature="(n),(n)->()")
+    return (v(x.reshape(2, 3), x[:3] ** 2) ** 2).sum()
+
+
+def _signature_two_outputs(x):
+    v = np.vectorize(lambda row: (row * 2, row.sum()), signature="(n)->(n),()")
+    a, b = v(x.reshape(2, 3))
+    return (a ** 2).sum() + (b ** 3).sum()
+
+
+def _cached(x):
+    v = np.vectorize(lambda a, k: np.sin(a) * k, cache=True, otypes=[float])
+    return v(x, k=2.5).sum() + v(x[0], 1.0)
+
+
+def _scalar_argument(x):
+    r = np.vectorize(lambda a: a * a + 1)(x[0])
+    return float(r) * r.ndim + float(r) + x[1]
+
+
+VECTORIZED = [_by_keyword, _excluded_position, _excluded_name, _signature, _signature_two_outputs, _cached,
+              _scalar_argument]
+X6 = np.array([0.3, 0.7, 1.1, 1.4, 0.2, 0.9])
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+@pytest.mark.parametrize("f", VECTORIZED)
+def test_np_vectorize_keywords_excluded_signature(f, mode):
+    with ADContext():
+        assert_array_gradient(mode, f, X6)
+
+
+@pytest.mark.parametrize("f", [_by_keyword, _signature_two_outputs, _excluded_position])
+def test_np_vectorize_second_derivatives(f):
+    want = fd.jacobian(lambda u: fd.gradient(f, u)[0], X6)
+    np.testing.assert_allclose(hessian(f, X6), want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("make, args, kwargs", [
+    (lambda: np.vectorize(lambda a, b=1.0: a * b), (np.arange(3.0),), {"b": np.array([[1.0], [2.0]])}),
+    (lambda: np.vectorize(lambda a, p: a + len(p), excluded={1}), (np.arange(3.0), [1, 2]), {}),
+    (lambda: np.vectorize(lambda a: int(a * 3)), (np.array([0.5, 1.7]),), {}),  # int results: an int array
+    (lambda: np.vectorize(lambda a: (a, a > 1)), (np.array([0.5, 1.7]),), {}),
+    (lambda: np.vectorize(lambda r: r[::-1] * 2, signature="(n)->(n)"), (np.arange(6.0).reshape(2, 3),), {}),
+    (lambda: np.vectorize(lambda r, s: r.sum() * s, signature="(n),()->()"), (np.ones((2, 3)), 2.0), {}),
+    (lambda: np.vectorize(lambda a: a, otypes=[float]), (np.zeros(0),), {}),
+])
+def test_vectorized_computes_what_numpy_computes(make, args, kwargs):
+    # the stand-in's values, dtypes and shapes are numpy's own (checked against np.vectorize itself)
+    want, got = make()(*args, **kwargs), vectorized(make(), *args, **kwargs)
+    for w, g in zip(want if type(want) is tuple else (want,), got if type(got) is tuple else (got,)):
+        assert type(g) is type(w) and g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def test_vectorized_calls_the_function_as_often_as_numpy():
+    # without otypes numpy calls the function once more on the first elements, for the output types
+    def counted(calls):
+        def f(a):
+            calls.append(a)
+            return a * 2
+        return f
+    ours, numpys = [], []
+    vectorized(np.vectorize(counted(ours)), np.arange(3.0))
+    np.vectorize(counted(numpys))(np.arange(3.0))
+    assert ours == numpys
+
+
+def test_np_vectorize_of_a_scalar_is_a_0d_array_in_forward_mode():
+    # (pkS C2: forward mode returned the float; numpy gives a 0-d array, and `.ndim` was read off it)
+    f = lambda t: float(np.vectorize(lambda a: a * a)(t).reshape(1)[0]) * 3.0
+    assert_scalar_modes(f, 0.7)
