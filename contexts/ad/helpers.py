@@ -762,9 +762,12 @@ _DESCRIBED = object()  # a pullback's mark: a read through a descriptor's Python
 
 
 def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
-    if pb is None and (type(result) is int or type(result) is bool) and not (obj.__class__.__flags__ & HEAPTYPE):
-        # an integer a C object answers (a timedelta's `.days`, geomag's `(t - date(...)).days`): no derivative
-        # (its cotangent, a float from `days / 365`, went into the object's box: a crash in the date's sum)
+    if pb is None and (type(result) is int or type(result) is bool) and (
+            not (obj.__class__.__flags__ & HEAPTYPE) or isinstance(obj, (list, tuple, dict))):
+        # an integer a C object answers (a timedelta's `.days`, geomag's `(t - date(...)).days`), or a list,
+        # tuple or dict subclass (a `time.struct_time`'s `.tm_yday`: solarpy's, refused as a field sharing
+        # its items' box): no derivative (its cotangent, a float from `days / 365`, went into the object's
+        # box: a crash in the date's sum)
         return dobj
     if pb is None:  # (the common case first: an instance's own attribute, `self.k`)
         own = own_dict(obj)
@@ -2470,9 +2473,10 @@ def key_guard(obj, key):
 def key_lookup(obj, key):
     """Before `d[k]`, `d.get(k)`, `d.pop(k)`, `d.setdefault(k)` with k differentiated: a hit is refused
     (`containers.refuse_differentiated_key`: the entry's value was not computed from this key)."""
-    if isinstance(obj, (dict, types.MappingProxyType)) and (runtime._may_differ(key, 0) or remembered_text((key,))):
+    differs = runtime._may_differ(key, 0)
+    if isinstance(obj, (dict, types.MappingProxyType)) and (differs or remembered_text((key,))):
         refuse_differentiated_key(obj, key)  # (a differentiated value's text too: a memo keyed by f"{t:.10g}")
-    if type(obj).__flags__ & HEAPTYPE and type(getter := getattr(type(obj), "__getitem__", None)) is types.FunctionType \
+    if differs and type(obj).__flags__ & HEAPTYPE and type(getter := getattr(type(obj), "__getitem__", None)) is types.FunctionType \
             and not is_engine_class(type(obj)):  # (forward mode's duals under hessian: the engine's own)
         # (a class's own `__getitem__` runs natively: one storing the differentiated key loses its derivative)
         refuse_storing_method(getter, "[]", type(obj))

@@ -64,7 +64,10 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                     items[i] = _helper_call("__od_primal__", [e], e)
             if not isinstance(right, ast.Tuple):
                 node.right = items[0]
-            _as_text(node)
+            # (remembered where a value formatted is not an integer: numpy's `"%s%d" % (kind, bits)` of an
+            # int array's dtype is no number's text, and `iinfo(dtype).max` keyed by it was refused)
+            _as_text(node, [e for e in items if isinstance(e, ast.Call) and isinstance(e.func, ast.Name)
+                            and e.func.id == "__od_primal__"])
             continue
         if not isinstance(node, ast.Call):
             continue

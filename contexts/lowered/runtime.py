@@ -271,7 +271,7 @@ def text_of(s, *values):
 
 
 def _exact(v) -> bool:
-    return isinstance(v, (numbers.Integral, str, bytes, type)) or v is None
+    return isinstance(v, (numbers.Integral, str, bytes, type)) or v is None or type(v) is tuple and all(map(_exact, v))
 
 
 def formatted(value, conversion: int, spec: str = ""):

@@ -103,3 +103,64 @@ def test_np_vectorize_of_a_scalar_is_a_0d_array_in_forward_mode():
     # (pkS C2: forward mode returned the float; numpy gives a 0-d array, and `.ndim` was read off it)
     f = lambda t: float(np.vectorize(lambda a: a * a)(t).reshape(1)[0]) * 3.0
     assert_scalar_modes(f, 0.7)
+
+
+# -- values that carry no derivative, taken for differentiated ones (pkU's false refusals) -------------------
+
+def _int_flags_checked(x):
+    # surpyval's fit: integer censoring flags checked by `np.isin`, whose integer path reads
+    # `np.iinfo(dtype).max`, a memo keyed by `"%s%d" % (kind, bits)`: that text was remembered as a
+    # differentiated number's (DifferentiatedKey)
+    c = np.zeros_like(x, dtype=int)
+    assert np.isin(c, (0, 1)).all()
+    return (x ** 2).sum() + np.iinfo(c.dtype).max * 0.0
+
+
+_STRUCT_TIME = __import__("time").struct_time((2019, 6, 21, 14, 30, 0, 4, 172, -1))
+
+
+def _day_of_year(st):
+    return st.tm_yday
+
+
+def _declination(st, lat):
+    return lat * np.sin(2 * np.pi * _day_of_year(st) / 365)
+
+
+def _struct_time_two_levels_down(x):
+    # solarpy: `day_of_the_year(date) = date.timetuple().tm_yday` two calls down (refused: a struct_time is
+    # a tuple subclass, and its field was taken to share its items' box)
+    return -_declination(_STRUCT_TIME, x[0]) * x[1]
+
+
+class _Rule:
+    def __init__(self, ratio, n):
+        self.ratio = ratio
+        self.n = n
+
+    def matrix(self):
+        i, j = np.ogrid[0:self.n, 0:self.n]  # (numdifftools' `_fd_matrix`)
+        return np.sum((1.0 / self.ratio) ** (i * (j + 1)))
+
+
+def _grid_of_an_objects_count(x):
+    # an int a differentiated object holds, in `np.ogrid[...]`: nd_grid's own `__getitem__` (it stores into
+    # objects) was refused as if the key were differentiated
+    return float(_Rule(x[0], 3).matrix()) * x[1]
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+@pytest.mark.parametrize("f", [_int_flags_checked, _struct_time_two_levels_down, _grid_of_an_objects_count])
+def test_plain_values_inside_differentiated_code_are_not_refused(f, mode):
+    with ADContext():
+        assert_array_gradient(mode, f, np.array([1.3, 0.8]))
+
+
+def test_a_number_formatted_with_percent_and_parsed_back_is_still_refused():
+    # the guard: `"%s%d" % ...` of integers is no number's text, but of a differentiated float it is
+    from contexts.lowered.runtime import TextRoundTrip
+
+    def f(x):
+        return float("%s%.6f" % ("", x)) * x
+    with ADContext(), pytest.raises(TextRoundTrip):
+        gradient(f, 1.3)
