@@ -39,6 +39,7 @@ from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compil
                             marked_opaque, of_a_module, on_clear, stored_attribute)
 
 from ..rules.watch import JUMP_WATCH, watch_call
+from ..rules.numpy.objects import holds_objects, object_form
 from ..rules.numpy.stand_ins import vectorized
 from ..rules.builtins import getitem_iteration
 from ..rules.operator import scaled_duration
@@ -93,6 +94,7 @@ _TUPLE_NEW = tuple.__new__
 _FLOAT_NEW = float.__new__
 _OBJECT_SLOTS = {name: getattr(object, name) for name in ("__getattribute__", "__setattr__")}
 _OBJECT_INIT = object.__init__
+_OBJECT_DTYPE = np.dtype(object)
 _PLAIN_TYPES = frozenset({float, int, bool, complex, str, bytes, type(None), np.ndarray, np.float64, np.float32,
                           np.int64, np.complex128, np.bool_})
 
@@ -391,8 +393,8 @@ def call(mask, f, /, *args, **kw):
                 plan = _plan(rule, f)
             if plan and len(args) <= plan[2]:
                 for a in args:
-                    if type(a) not in _PLAIN_TYPES:
-                        break
+                    if type(a) not in _PLAIN_TYPES or type(a) is _NDARRAY and a.dtype is _OBJECT_DTYPE:
+                        break  # (an object array: its elements may compute in Python, `holds_objects`)
                 else:
                     y = plan[0](*args)
                     if len(args) == 1 and type(a) is _NDARRAY and a.dtype is _F8:
@@ -496,6 +498,18 @@ def call(mask, f, /, *args, **kw):
     if rule is not None and rule.stand_in is not None:  # the primitive as Python code: differentiated as code
         return _twin_call(mask, rule.stand_in, (f.__self__,) if is_method else (), args, kw)
     if rule is not None:
+        objects = is_method and type(f.__self__) is _NDARRAY and f.__self__.dtype is _OBJECT_DTYPE
+        if not objects:
+            for a in args:
+                if type(a) is _NDARRAY and a.dtype is _OBJECT_DTYPE:
+                    objects = True
+                    break
+        if objects and rule.kind != "nondiff" and holds_objects((*args, f.__self__) if is_method else args, kw):
+            if (form := object_form(f, args, kw)) is not None:
+                # numpy's arithmetic on an object array of the user's objects: their own methods, as code
+                return _twin_call(EVERY_ARGUMENT, form[0], form[1], args, kw)
+            if rule.python is not None and objects_of_classes(args, rule.kind == "reduction"):
+                return _twin_call(mask, rule.python, (), args, kw)  # (`sum(a)`: the items' own `__add__`)
         for a in args:  # (the common case: arguments of plain types, one set lookup each)
             if type(a) not in _PLAIN_TYPES:
                 if _numpy_function(f) and rule.kind != "nondiff" and protocol_objects(args):

@@ -557,6 +557,12 @@ def objects_of_classes(args: tuple, reduction: bool = False) -> bool:
     For a reduction, the items of a list or tuple first argument count; an iterator's are not looked at
     (drawing them would consume it: the engine looks again once it has drawn them)."""
     for i, a in enumerate(args):
+        if i == 0 and reduction and type(a) is np.ndarray and a.dtype == object and a.size:
+            # (`sum(a)` of an object array: the items' own `__add__`, as for a list; taken for numbers, the
+            # gradient of a `__add__` that multiplies came out 4 for 7.8)
+            from .leaves import value_class
+            if not all(value_class(k) for k in set(map(type, a.flat))):
+                return True
         if _plain(a):
             continue
         if type(a) in (list, tuple):

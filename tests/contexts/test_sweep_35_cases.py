@@ -164,3 +164,103 @@ def test_a_number_formatted_with_percent_and_parsed_back_is_still_refused():
         return float("%s%.6f" % ("", x)) * x
     with ADContext(), pytest.raises(TextRoundTrip):
         gradient(f, 1.3)
+
+
+# -- numpy's arithmetic on object arrays of the user's objects (gen11's W1 and its kin) ----------------------
+# numpy computes with each element's own operators; the rules took them for numbers. With a class whose
+# `__add__` is not the arithmetic of its derivatives, reverse mode was silently wrong (4 for 6); an array
+# filled by `a[i] = Box(t)` lost the elements' cotangents in a 0-d object array (0 for 6). Reverse mode now
+# runs numpy's loops as Python on the objects' methods, or refuses; forward mode was right.
+
+class _Skewed:
+    """A value whose `+` multiplies and whose `*` adds: numpy's loops must call these, not a number's."""
+
+    def __init__(self, v):
+        self.v = v
+
+    @staticmethod
+    def _of(o):
+        return o.v if isinstance(o, _Skewed) else o
+
+    def __add__(self, o):
+        return _Skewed(self.v * (1.0 + self._of(o)))
+
+    __radd__ = __add__
+
+    def __mul__(self, o):
+        return _Skewed(self.v + 2.0 * self._of(o))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, n):
+        return _Skewed(self.v / n)
+
+    def __neg__(self):
+        return _Skewed(self.v ** 2)
+
+    def sin(self):
+        return _Skewed(np.sin(self.v) * 3)
+
+
+def _skewed(t):
+    return np.array([_Skewed(t), _Skewed(3.0 * t), _Skewed(0.5)], dtype=object)
+
+
+def _filled(t):
+    a = np.empty(3, dtype=object)
+    for i in range(3):
+        a[i] = _Skewed(t * (i + 1))
+    return a
+
+
+_SKEWED_2D = lambda t: np.array([[_Skewed(t), _Skewed(2 * t)], [_Skewed(3 * t), _Skewed(t * t)]], dtype=object)
+
+OBJECT_ARRAY_CASES = {
+    "np_sum": lambda t: np.sum(_skewed(t)).v,
+    "sum_method": lambda t: _skewed(t).sum().v,
+    "sum_of_filled": lambda t: np.sum(_filled(t)).v,
+    "builtin_sum": lambda t: sum(_skewed(t)).v,
+    "builtin_sum_of_filled": lambda t: sum(_filled(t)).v,
+    "add_reduce": lambda t: np.add.reduce(_filled(t)).v,
+    "add_reduce_rows": lambda t: np.add.reduce(_SKEWED_2D(t), axis=0)[1].v,
+    "sum_axis1": lambda t: np.sum(_SKEWED_2D(t), axis=1)[0].v,
+    "prod": lambda t: np.prod(_skewed(t)).v,
+    "mean": lambda t: np.mean(_skewed(t)).v,
+    "mean_method": lambda t: _skewed(t).mean().v,
+    "ufunc_add": lambda t: np.add(_skewed(t), _skewed(t * t)).sum().v,
+    "ufunc_method": lambda t: np.sin(_skewed(t)).sum().v,
+    "dot_floats": lambda t: np.dot(_skewed(t), np.array([1.0, 2.0, 3.0])).v,
+    "dot_objects": lambda t: np.dot(_skewed(t), _skewed(2 * t)).v,
+    "matmul_2d": lambda t: np.matmul(_SKEWED_2D(t), np.array([1.0, 2.0]))[1].v,
+    "where_then_index": lambda t: (np.where([True, False, True], _skewed(t), _filled(t))[1] + 1.0).v,
+}
+
+
+@pytest.mark.parametrize("name", sorted(OBJECT_ARRAY_CASES))
+def test_numpy_arithmetic_on_object_arrays_of_own_classes(name):
+    f = OBJECT_ARRAY_CASES[name]
+    want = fd.derivative(f, 0.7)
+    with ADContext():
+        got = gradient(f, 0.7)[0]
+    assert abs(got - want) <= 1e-6 * abs(want), (got, want)
+    from contexts import derivative
+    assert abs(derivative(f, 0.7) - want) <= 1e-6 * abs(want)
+
+
+@pytest.mark.parametrize("f", [lambda t: (_skewed(t) + _skewed(t * t)).sum().v, lambda t: (2.0 * _skewed(t)).sum().v,
+                               lambda t: (-_skewed(t)).sum().v,
+                               lambda t: np.cumsum(_skewed(t))[-1].v])
+def test_object_array_arithmetic_without_a_python_form_is_refused_in_reverse(f):
+    # numpy applied the operators in C; the refusal names the ufunc to call instead
+    from overdub.errors import OverdubError
+    with ADContext(), pytest.raises(OverdubError, match="object array"):
+        gradient(f, 0.7)
+
+
+def test_object_arrays_of_numbers_keep_the_rules():
+    # Fractions are numbers: their arrays keep the rules (exact, the elements' kind kept)
+    from fractions import Fraction
+    f = lambda t: np.sum(np.array([t, 3 * t, Fraction(1, 2)], dtype=object) * 2) * t
+    with ADContext():
+        got = gradient(f, Fraction(1, 3))[0]
+    assert got == 16 * Fraction(1, 3) + 1 and type(got) is Fraction
