@@ -40,8 +40,8 @@ from ..rules.frames import is_engine_class
 from ..rules.numpy._util import matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into, own_dict
-from ..rules.leaves import taken_per_element, value_class
-from ..rules.numpy.objects import holds_objects
+from ..rules.leaves import taken_per_element
+from ..rules.numpy.objects import computes_in_python, holds_objects
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
 from .structs import CHANGES, LAST_CHANGE, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
@@ -229,7 +229,7 @@ def _objects_refused(opname, *operands):
     their methods to each element in C, unrecorded, and the rule would take them for numbers (`a + b` of
     objects whose `__add__` multiplies: 39.1 for 56.4)."""
     kinds = sorted({type(e).__name__ for v in operands if type(v) is _NDARRAY and v.dtype == object
-                    for e in v.flat if not value_class(type(e))})
+                    for e in v.flat if computes_in_python(e)})
     raise runtime.UnsupportedFunction(
         f"reverse mode cannot differentiate `{opname}` on an object array holding {', '.join(kinds)} objects "
         "(numpy calls their operators in C, where the recording cannot see them)", where=runtime._user_line(),
@@ -722,6 +722,12 @@ def getattr_(obj, attr):
         return d, None
     prop = _class_attribute(t, attr)
     if prop is None:
+        ga = getattr(t, "__getattr__", None)
+        if type(ga) is types.FunctionType and type(own) is dict and not is_engine_class(t):
+            # not the object's own: found by the class's `__getattr__`, its twin run now, so what it stores
+            # (a lazy attribute, `setattr(self, name, v)`) is recorded (run natively and re-run in the
+            # reverse pass, the stored value was a constant: 0 for 1.8)
+            return _twin(ga, obj, attr)
         return getattr(obj, attr), None
     if isinstance(prop, property):
         if prop.fget is None:
@@ -1032,10 +1038,15 @@ def getitem_adj(S, dobj, g, obj, idx):
         # default computed from another entry): its code, re-run under AD (the item's was taken: 1 for 2, 0)
         gi = getattr(kind, "__getitem__", None)
         if type(gi) is types.FunctionType:
+            refuse_storing_method(gi, "[]", kind)  # (run natively, what it stored carried no derivative)
             return _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)[0]
         missing = getattr(kind, "__missing__", None)
         if isinstance(obj, dict) and type(missing) is types.FunctionType and not dict.__contains__(obj, idx):
             return _rerun_back(S, missing, obj, (idx,), g, dobj, boxed=True)[0]
+        if isinstance(obj, dict) and type(missing) is types.FunctionType:
+            # found: maybe stored by `__missing__` itself (`self[key] = v`, a memo) when Python ran it natively
+            # for this read, its value computed from the object's fields unrecorded (0 for 2)
+            refuse_storing_method(missing, "[]", kind)
     if isinstance(obj, (list, tuple)):
         box = S.box(obj, dobj)
         if isinstance(idx, slice):
@@ -1057,6 +1068,9 @@ def getitem_adj(S, dobj, g, obj, idx):
         # (under an outer forward pass the recording ran it natively on duals, where `isinstance(r,
         # np.ndarray)` is False: gen7's Y2, a Hessian of zeros)
         outer_forward(obj, g, "__getitem__")
+        # (Python ran it natively: a lazy cache it filled, `self.cache[i] = ...`, holds a value computed
+        # unrecorded, which a later read took for a constant: 0 for 4)
+        refuse_storing_method(gi, "[]", type(obj))
         return _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)[0]
     if isinstance(gi, property) and has_fields(obj):
         # a property returning the callable (ASE's `arraylike`: `__getitem__ = property(lambda s: s.array.__getitem__)`)
@@ -1224,6 +1238,16 @@ def setattr_(obj, attr, v, active=True):
             where=runtime._user_line(),
             fix="keep the value on an instance (`self.x = ...`) or pass it as an argument; forward mode "
                 "(`contexts.derivative`, `jvp`) follows it")
+    if attr == "__dict__" and own_dict(obj) is not None and not isinstance(obj, (type, types.ModuleType)):
+        # (its fields' cotangents are the object's box, by attribute: a new dict's values were constants, 0)
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate replacing a {type(obj).__name__}'s __dict__ wholesale",
+            where=runtime._user_line(), fix="update it instead (`obj.__dict__.update(d)`, `vars(obj).update(d)`), "
+                                            "or set the attributes one by one; forward mode follows it")
+    if attr == "__class__" and not isinstance(obj, (type, types.ModuleType)):
+        old = type(obj)  # (the class is no field: undone by setting it back, not by deleting it)
+        setattr(obj, attr, v)
+        return old
     if attr in _VALUE_SETTERS and (isinstance(obj, np.ndarray) and obj.dtype.kind in "fc" or type(obj) is _Dual):
         # (numpy writes the values in C: `Z.real = q * x` in lenstronomy's EPL was a store of no derivative, 0)
         fix = ("assign the values: `a[...] = x` (`np.resize(x, a.shape)` for a shorter x)" if attr == "flat" else

@@ -2503,8 +2503,9 @@ def _keyed(f, kind, args, kw):
     `key=acc.add`: the rules call it plainly, and what it stored was lost, a zero); None otherwise."""
     key = kw["key"]
     if not (type(key) is _FunctionType or type(key) is functools.partial
-            or type(key) is types.MethodType and type(key.__func__) is _FunctionType):
-        return None
+            or type(key) is types.MethodType and type(key.__func__) is _FunctionType
+            or type(getattr(type(key), "__call__", None)) is _FunctionType):  # (an object's own `__call__`
+        return None                                                          # recording into itself: 0)
     if kind is _BUILTIN and f.__name__ == "sort" and type(f.__self__) is list:
         # (the list as the twin's self: its cotangent after the sort flows in and comes out as the method's,
         # where given as an argument it came out among the arguments' and the caller dropped it: `sum(L)` 0)

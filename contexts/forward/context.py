@@ -30,7 +30,7 @@ from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, is_stair as _st
                                staircase_text as fine_staircase, staircased, text_call)
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
-from ..rules.containers import holds
+from ..rules.containers import SEQUENCE_FORMS, holds
 from ..rules.numpy.stand_ins import vectorized
 from ..rules.frames import is_engine, note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf, runs_natively, taken_per_element
@@ -333,6 +333,10 @@ class ForwardContext(overdub.Context):
                 # its arguments' duals reached a float's own method (`(0.7).__mul__(dual)`: NotImplemented)
                 name, margs, mkw = _method_call(fn)
                 return self.overdub(site, self.attribute(args[0], name), *margs, **mkw)
+            if type(fn) is types.BuiltinMethodType and type(fn.__self__) in (list, tuple) and (
+                    fn.__name__ in SEQUENCE_FORMS) and not kwargs and objects_of_classes((fn.__self__,), True):
+                # `[o].count(t)`: the items' own `__eq__` handed the dual (the C loop handed its primal)
+                return self.recurse(SEQUENCE_FORMS[fn.__name__], fn.__self__, *args)
             form = _python_form(fn, args)
             if form is not None:  # an object's special methods are its class's own code: run them
                 return self.recurse(form, *args, **kwargs)

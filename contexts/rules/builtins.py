@@ -522,6 +522,9 @@ def py_object_setattr(obj, name, value):
             and type(prop.fset) is types.FunctionType):  # its setter, as Python calls it (a subclass's too)
         prop.fset(obj, value)
         return
+    if name in ("__dict__", "__class__"):  # (not a field: the store that replaces them, as Python makes it)
+        setattr(obj, name, value)
+        return
     if not hasattr(obj, "__dict__") or hasattr(type(getattr(type(obj), name, None)), "__set__"):  # (run as code:
         # its read of the `__dict__` is reverse mode's, `getattr_`)
         raise NoRuleError(f"object.__setattr__ of {type(obj).__name__}.{name} (a slot or a data descriptor) "

@@ -193,6 +193,27 @@ def copy_inplace(self):
     return y, copy_back
 
 
+def py_count(seq, value):
+    """`seq.count(value)` as the loop it is (identity first, then `==`): run where an item's class compares
+    in Python (its `__eq__` may record what it is handed: the list's C loop handed it a dual's primal)."""
+    n = 0
+    for x in seq:
+        if x is value or x == value:
+            n += 1
+    return n
+
+
+def py_index(seq, value, start=0, stop=sys.maxsize):
+    """`seq.index(value[, start[, stop]])` as the loop it is (see `py_count`)."""
+    start, stop, _ = slice(start, stop).indices(len(seq))
+    for i in range(start, stop):
+        if seq[i] is value or seq[i] == value:
+            return i
+    raise ValueError(f"{value!r} is not in {type(seq).__name__}")
+
+
+SEQUENCE_FORMS = {"count": py_count, "index": py_index}
+
 registry.nondifferentiable((list, "index"), (list, "count"), (tuple, "index"), (tuple, "count"),
                            (dict, "keys"), (dict, "__contains__"), (list, "__contains__"),
                            # a dict's keys drawn one by one (`next(iter(cache))`, re's cache evicting its

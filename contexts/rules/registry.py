@@ -560,8 +560,7 @@ def objects_of_classes(args: tuple, reduction: bool = False) -> bool:
         if i == 0 and reduction and type(a) is np.ndarray and a.dtype == object and a.size:
             # (`sum(a)` of an object array: the items' own `__add__`, as for a list; taken for numbers, the
             # gradient of a `__add__` that multiplies came out 4 for 7.8)
-            from .leaves import value_class
-            if not all(value_class(k) for k in set(map(type, a.flat))):
+            if not all(_plain(v) for v in {type(v): v for v in a.flat}.values()):
                 return True
         if _plain(a):
             continue

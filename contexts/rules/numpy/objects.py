@@ -15,11 +15,10 @@ import operator
 
 import numpy as np
 
-from ..leaves import value_class
-from ..registry import NoRuleError
+from ..registry import NoRuleError, _plain
 from .stand_ins import vectorized
 
-__all__ = ["holds_objects", "object_form"]
+__all__ = ["holds_objects", "computes_in_python", "object_form"]
 
 _NO = np._NoValue
 
@@ -38,13 +37,23 @@ _UFUNCS = {op: u for u, op in _OPERATORS.items()}
 
 
 def holds_objects(args, kw) -> bool:
-    """An argument is an object array holding an object of a class that is code (`value_class` is false)."""
+    """An argument is an object array holding an object that is no number to the rules (`registry._plain`:
+    Fractions, Decimals, ufloats, registered scalars are; a class's own, or a float subclass with operators
+    of its own, is not)."""
     for a in (*args, *kw.values()):
         if type(a) is np.ndarray and a.dtype == object and a.size:
-            kinds = set(map(type, a.flat))
-            if any(not value_class(k) for k in kinds):
-                return True
+            seen = {}
+            for e in a.flat:
+                if type(e) not in seen:
+                    seen[type(e)] = None
+                    if computes_in_python(e):
+                        return True
     return False
+
+
+def computes_in_python(e) -> bool:
+    """e is no number to the rules: its operators are its class's code (`holds_objects`)."""
+    return not _plain(e)
 
 
 def ufunc_call(ufunc, *args, **kw):
