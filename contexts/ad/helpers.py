@@ -834,6 +834,14 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
             # dropped: a class's accumulator dict gave 1.5 for 2.5)
             S.box(result, g)
         return dobj
+    if type(result) in (dict, list) and _class_attribute(type(obj), attr) is result and attr not in (
+            own_dict(obj) or ()) and not isinstance(obj, (list, tuple, dict)):
+        # a container the class holds, read through an instance (`self.hist.append(v)` of a class attribute):
+        # its items' cotangents go to its own box, as read through the class (the object's box took them, and
+        # a store into the container found none: 0 for 1.8)
+        if g is not None:
+            S.box(result, g)
+        return dobj
     if not has_fields(obj) and not isinstance(obj, (list, tuple, dict)) and \
             _class_attribute(type(obj), attr) is result:
         return dobj  # its class's attribute (the object has no fields): a constant, as a class's own reads are

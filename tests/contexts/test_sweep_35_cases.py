@@ -264,3 +264,137 @@ def test_object_arrays_of_numbers_keep_the_rules():
     with ADContext():
         got = gradient(f, Fraction(1, 3))[0]
     assert got == 16 * Fraction(1, 3) + 1 and type(got) is Fraction
+
+
+# -- special methods Python runs for an operator or a builtin, storing what they compute (gen11 W2-W7) ---------
+
+class _LazyAttr:
+    def __init__(self, a):
+        self.a = a
+
+    def __getattr__(self, name):  # computed on first access, then cached as a plain attribute
+        v = self.a * self.a
+        setattr(self, name, v)
+        return v
+
+
+class _Memo(dict):
+    def __init__(self, k):
+        self.k = k
+
+    def __missing__(self, key):
+        self[key] = v = self.k * key
+        return v
+
+
+class _Table:
+    def __init__(self, k):
+        self.k = k
+        self.cache = {}
+
+    def __getitem__(self, i):
+        if i not in self.cache:
+            self.cache[i] = self.k * i
+        return self.cache[i]
+
+
+class _Recorder:
+    def __init__(self, a):
+        self.a = a
+        self.acc = 0.0
+
+    def __call__(self, v):
+        self.acc = self.acc + self.a * v
+        return v
+
+
+class _Eq:
+    def __init__(self, a):
+        self.a = a
+        self.seen = 0.0
+
+    def __eq__(self, other):
+        self.seen = self.seen + self.a * other
+        return True
+
+    __hash__ = object.__hash__
+
+
+class _Shared:
+    hist = []
+
+    def __init__(self, k):
+        self.k = k
+
+    def push(self, v):
+        self.hist.append(self.k * v)
+
+
+class _A:
+    def val(self):
+        return self.v * 2
+
+
+class _B(_A):
+    def val(self):
+        return self.v * 3
+
+
+def _lazy_attribute(t):
+    o = _LazyAttr(t)
+    return o.sq + o.sq * t
+
+
+def _sorted_by_a_recorder(t):
+    c = _Recorder(t)
+    sorted([t, 2.0], key=c)
+    max([t, 2.0], key=c)
+    return c.acc
+
+
+def _class_list_through_an_instance(t):
+    _Shared.hist.clear()
+    a, b = _Shared(t), _Shared(2.0)
+    a.push(t)
+    b.push(t)
+    return sum(b.hist) + a.hist[0] * t
+
+
+def _class_changed(t):
+    o = _A()
+    o.v = t
+    r = o.val()
+    o.__class__ = _B
+    return r + o.val() * t
+
+
+@pytest.mark.parametrize("f", [_lazy_attribute, _sorted_by_a_recorder, _class_list_through_an_instance, _class_changed])
+def test_code_python_runs_implicitly_is_differentiated(f):
+    assert_scalar_modes(f, 0.9, second=False)
+
+
+@pytest.mark.parametrize("f", [lambda t: _Memo(t)[2], lambda t: _Table(t)[2] + _Table(t)[2] * t])
+def test_a_lookup_storing_what_it_computes_is_refused_in_reverse(f):
+    # Python ran `__missing__` / `__getitem__` natively: what it stored was computed unrecorded (0 for 2, 4)
+    from tests.modes import assert_refused_in_reverse
+    assert_refused_in_reverse(f, 0.9)
+
+
+def test_a_dict_replaced_wholesale_is_refused_in_reverse():
+    def f(t):
+        o = _A()
+        o.__dict__ = {"v": t * t}
+        return o.val()
+    from tests.modes import assert_refused_in_reverse
+    assert_refused_in_reverse(f, 0.9, match="__dict__")
+
+
+@pytest.mark.parametrize("method", ["count", "index"])
+def test_forward_list_count_and_index_hand_the_items_eq_the_dual(method):
+    def f(t):
+        o = _Eq(t)
+        getattr([o], method)(t)
+        return o.seen
+    from contexts import derivative
+    assert abs(derivative(f, 0.9) - 1.8) < 1e-12
+    assert abs(float(hessian(f, 0.9)) - 2.0) < 1e-9
