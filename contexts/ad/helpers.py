@@ -40,7 +40,7 @@ from ..rules.frames import is_engine_class
 from ..rules.numpy._util import matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into, own_dict
-from ..rules.leaves import taken_per_element
+from ..rules.leaves import taken_per_element, value_class
 from ..rules.numpy.objects import computes_in_python, holds_objects
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
@@ -788,6 +788,29 @@ _C_LEVEL = frozenset({np.ndarray, _Dual, float, complex, int, bool, np.float64, 
                       np.int64, np.bool_})
 _CACHED = object()  # a pullback's mark: a cached_property's first read, which also stored the value
 _DESCRIBED = object()  # a pullback's mark: a read through a descriptor's Python `__get__`
+
+
+def subscript(obj, idx):
+    """`obj[idx]` in the forward sweep where obj is no list, tuple, dict or array, as (value, pullback or
+    None): a class's own `__getitem__`, or a dict subclass's `__missing__` for a missing key, runs its twin
+    now, so what it stores (a lazy cache filled on the first read) is recorded (run natively, a later
+    read found the cached value a constant: 0 for 4)."""
+    kind = type(obj)
+    if kind.__flags__ & HEAPTYPE and not is_engine_class(kind) and not isinstance(obj, (np.ndarray, _Dual)):
+        gi = getattr(kind, "__getitem__", None)
+        if type(gi) is types.FunctionType:
+            return _twin(gi, obj, idx)
+        missing = getattr(kind, "__missing__", None)
+        if isinstance(obj, dict) and type(missing) is types.FunctionType and type(gi) is not types.FunctionType:
+            if dict.__contains__(obj, idx):  # (found: the dict's own; an unhashable key raises as Python does)
+                return dict.__getitem__(obj, idx), None
+            return _twin(missing, obj, idx)
+    return obj[idx], None
+
+
+def subscript_adj(S, dobj, g, pb):
+    """The adjoint of `subscript` where the class's code ran: the object's cotangent through its twin."""
+    return _pull(S, pb, g, dobj)[0]
 
 
 def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
@@ -2616,6 +2639,8 @@ HELPER_IMPLS = {
     "__od_setattr_merge__": setattr_merge, **LOWERING_HELPERS, "__od_iter_guard__": iter_guard,
     "__od_live__": live_loop,
     "__od_duration__": _duration, "__od_loop_item_adj__": loop_item_adj, "__od_loop_box__": loop_box, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64, "__od_object__": np.dtype(object),
+    "__od_native_items__": frozenset({list, tuple, dict, np.ndarray, str}), "__od_subscript__": subscript,
+    "__od_subscript_adj__": subscript_adj,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
     "__od_guard_cells__": runtime.guard_cells, "__od_closure_arrays__": runtime.closure_arrays, "__od_unguard__": runtime.unguard,
 }

@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import collections.abc
 import contextlib
+import copy
 import contextvars
 import dataclasses
 import datetime
@@ -497,6 +498,11 @@ def call(mask, f, /, *args, **kw):
             rule = registry.get(f)
     if rule is not None and rule.stand_in is not None:  # the primitive as Python code: differentiated as code
         return _twin_call(mask, rule.stand_in, (f.__self__,) if is_method else (), args, kw)
+    if (f is copy.copy or f is copy.deepcopy) and args and not kw and type(own := getattr(
+            type(args[0]), "__copy__" if f is copy.copy else "__deepcopy__", None)) is _FunctionType:
+        # a class's own copy protocol (`def __copy__(self): return M(self.a, self.b)`): its code, as copy runs it
+        return _twin_call(mask if f is copy.copy else EVERY_ARGUMENT, own, (),
+                          args if f is copy.copy else (args[0], args[1] if len(args) > 1 else {}), kw)
     if rule is not None:
         objects = is_method and type(f.__self__) is _NDARRAY and f.__self__.dtype is _OBJECT_DTYPE
         if not objects:

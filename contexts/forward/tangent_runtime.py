@@ -945,6 +945,21 @@ def fd_order_watch(a, b, op, ta=None, tb=None, leaves=None):
         closing_in(sys._getframe(1), a, b, op, ta - tb)
 
 
+_text = LOWERING_HELPERS["__od_text__"]
+
+
+def fd_text(s, *shown):
+    """`str(x)`, `repr(x)`, `format(x)` of a value the lowering could not prove constant (`__od_text__`):
+    remembered as a differentiated number's text unless x, given, holds no dual (a dict's default
+    `values.get("w", 1.0)` of a dict holding a dual: its parse was refused)."""
+    if shown and all(type(v) in _PLAIN_NUMBERS for v in shown):  # (a perturbed number is a Dual; an object's
+        return s                                                  # text may show one it holds: remembered)
+    return _text(s, *shown)
+
+
+_PLAIN_NUMBERS = frozenset({float, int, bool, complex, np.float64, np.float32, np.int64, np.complex128})
+
+
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_attr, fd_attr0, fd_pow, fd_matmul,
@@ -954,7 +969,7 @@ HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
     **LOWERING_HELPERS, "__od_primal__": primal, "__od_rounded__": fd_rounded, "__od_eager_items__": fd_eager_items,
     "__od_equality_guard_fd__": fd_equality_guard, "__od_equality_guard2_fd__": fd_equality_guard2,
-    "__od_order_watch_fd__": fd_order_watch, "__od_not_swallowed__": fd_not_swallowed}.items()}
+    "__od_order_watch_fd__": fd_order_watch, "__od_not_swallowed__": fd_not_swallowed, "__od_text__": fd_text}.items()}
 
 
 def _twin(f: types.FunctionType, tans: tuple):

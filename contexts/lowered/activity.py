@@ -112,8 +112,9 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                 inner = ast.copy_location(ast.Call(node.func, node.args, node.keywords), node)
                 # (with the value itself where it is a variable's: `str(seq)` of a string a differentiated
                 # call was also given is no number's text, and its parse, `bytes(seq, "ascii")`, was refused)
-                shown = [copy.deepcopy(inner.args[0])] if len(inner.args) == 1 and not node.keywords and _plain_read(
-                    inner.args[0]) else []
+                # (the value as it is, not its primal: forward mode tells a constant's text by it, `fd_text`)
+                shown = [copy.deepcopy(_unwrapped(inner.args[0]))] if len(inner.args) == 1 and not node.keywords \
+                    and _plain_read(inner.args[0]) else []
                 node.func, node.args, node.keywords = ast.Name("__od_text__", ast.Load()), [inner] + shown, []
                 ast.copy_location(node.func, node)
 
@@ -502,6 +503,13 @@ def differentiable_writes(fdef) -> set[str]:
               and not isinstance(n.value, ast.Constant)):
             out.add(n.target.id)
     return out
+
+
+def _unwrapped(e: ast.expr) -> ast.expr:
+    """e without its `__od_primal__(...)`."""
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "__od_primal__" and len(e.args) == 1:
+        return e.args[0]
+    return e
 
 
 def _plain_read(e: ast.expr) -> bool:

@@ -1318,7 +1318,7 @@ def _late_generator(stmts: list) -> tuple[str, str, ast.AST] | None:
     return None
 
 
-_KEEPERS = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault", "put"})
+_KEEPERS = frozenset({"append", "insert", "add", "appendleft", "setdefault", "put"})  # (`extend` drains it)
 
 
 def _kept_generator(fdef) -> tuple[str, str, ast.AST] | None:

@@ -115,7 +115,14 @@ def _lazy_neg(x):
     return s.n
 
 
-@pytest.mark.parametrize("f", [_lazy_item, _lazy_len, _lazy_neg], ids=["s[i]", "len(s)", "-s"])
+def test_a_store_made_by_a_getitem_is_recorded_in_reverse_mode():
+    # (session 35: `s[i]` of a class's own `__getitem__` runs its twin in the forward sweep, so the store
+    # into self is recorded; before, it was refused, and earlier still the gradient was 0)
+    exact = fd.derivative(_lazy_item, 0.7)
+    assert gradient(_lazy_item, 0.7)[0] == pytest.approx(exact, rel=1e-8)
+
+
+@pytest.mark.parametrize("f", [_lazy_len, _lazy_neg], ids=["len(s)", "-s"])
 def test_a_store_made_by_a_dunder_python_runs_is_refused_in_reverse_mode(f):
     # (reverse mode runs these natively and re-runs them in its reverse pass: the store into self was not
     # recorded, and the gradient was 0)
