@@ -796,7 +796,8 @@ def subscript(obj, idx):
     now, so what it stores (a lazy cache filled on the first read) is recorded (run natively, a later
     read found the cached value a constant: 0 for 4)."""
     kind = type(obj)
-    if kind.__flags__ & HEAPTYPE and not is_engine_class(kind) and not isinstance(obj, (np.ndarray, _Dual)):
+    if kind.__flags__ & HEAPTYPE and not is_engine_class(kind) and not value_class(kind):
+        # (not numpy's, pandas', dask's, xarray's values: their indexing has rules of its own)
         gi = getattr(kind, "__getitem__", None)
         if type(gi) is types.FunctionType:
             return _twin(gi, obj, idx)
@@ -2640,7 +2641,7 @@ HELPER_IMPLS = {
     "__od_live__": live_loop,
     "__od_duration__": _duration, "__od_loop_item_adj__": loop_item_adj, "__od_loop_box__": loop_box, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64, "__od_object__": np.dtype(object),
     "__od_native_items__": frozenset({list, tuple, dict, np.ndarray, str}), "__od_subscript__": subscript,
-    "__od_subscript_adj__": subscript_adj,
+    "__od_subscript_adj__": subscript_adj, "__od_type__": type,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
     "__od_guard_cells__": runtime.guard_cells, "__od_closure_arrays__": runtime.closure_arrays, "__od_unguard__": runtime.unguard,
 }

@@ -40,11 +40,12 @@ from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compil
                             marked_opaque, of_a_module, on_clear, stored_attribute)
 
 from ..rules.watch import JUMP_WATCH, watch_call
+from ..rules.numpy.creation import python_ufunc_method
 from ..rules.numpy.objects import holds_objects, object_form
 from ..rules.numpy.stand_ins import vectorized
 from ..rules.builtins import getitem_iteration
 from ..rules.operator import scaled_duration
-from ..rules.frames import note_transformed, outside_engine
+from ..rules.frames import is_engine_class, note_transformed, outside_engine
 from ..rules.leaves import LABEL_TYPES, ArrayLeaf, Scalar, carries_none
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, NoRuleError, array_objects, by_position, key_of,
                               objects_of_classes, own_number_operands, protocol_objects, registry, through_array,
@@ -56,8 +57,8 @@ from ..lowered.runtime import (STAIRS, dataclass_init, is_stair as _stairs, pars
                                text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
-from ..rules.cotangents import Refused, SeqBox, Tangent, acc, fields_of, has_fields
-from .structs import CHANGES, TICKS, Bare, _not_handed, changed
+from ..rules.cotangents import Refused, SeqBox, Tangent, acc, fields_of, has_fields, own_dict
+from .structs import CHANGES, LAST_CHANGE, TICKS, Bare, _not_handed, bottom, changed
 
 __all__ = ["call", "UnsupportedFunction", "twin_source"]
 
@@ -488,6 +489,8 @@ def call(mask, f, /, *args, **kw):
                 return y, (None if pb is None else (_bound_back, pb))
             if tf is _WRAPPER and f.__name__ == "__call__" and type(f.__self__) is _UFUNC:
                 return call(mask, f.__self__, *args, **kw)  # (`getattr(ufunc, method)(...)` with "__call__")
+            if tf is _BUILTIN and (method := python_ufunc_method(f)) is not None:
+                return _twin_call(mask, method.__func__, (method.__self__,), args, kw)  # (frompyfunc's `.reduce`)
             rule, is_method = _rule_of(f)
             if is_method and len(args) > 1 and isinstance(f.__self__, np.ndarray):
                 _method_out(f, args)
@@ -499,7 +502,8 @@ def call(mask, f, /, *args, **kw):
     if rule is not None and rule.stand_in is not None:  # the primitive as Python code: differentiated as code
         return _twin_call(mask, rule.stand_in, (f.__self__,) if is_method else (), args, kw)
     if (f is copy.copy or f is copy.deepcopy) and args and not kw and type(own := getattr(
-            type(args[0]), "__copy__" if f is copy.copy else "__deepcopy__", None)) is _FunctionType:
+            type(args[0]), "__copy__" if f is copy.copy else "__deepcopy__", None)) is _FunctionType \
+            and not is_engine_class(type(args[0])):  # (a forward-mode dual's own, under hessian: the rule's)
         # a class's own copy protocol (`def __copy__(self): return M(self.a, self.b)`): its code, as copy runs it
         return _twin_call(mask if f is copy.copy else EVERY_ARGUMENT, own, (),
                           args if f is copy.copy else (args[0], args[1] if len(args) > 1 else {}), kw)
@@ -831,19 +835,37 @@ class _Drawn:
     """An iterator over a Python iterator's items, each drawn when asked for by its `__next__` run as its
     twin (what it computes is recorded): the pullbacks of the draws made, in `nexts`, are those the
     reverse pass follows back (`_next_back`), however far the loop went."""
-    __slots__ = ("it", "nxt", "nexts")
+    __slots__ = ("it", "nxt", "nexts", "tick")
     _od_by_position = True  # (its cotangent box: the drawn items' cotangents by position, `structs._new_box`)
 
     def __init__(self, it):
-        self.it, self.nxt, self.nexts = it, type(it).__next__, []
+        self.it, self.nxt, self.nexts, self.tick = it, type(it).__next__, [], CHANGES[0]
 
     def __iter__(self):
         return self
 
     def __next__(self):
+        if CHANGES[0] != self.tick:
+            self._check_unchanged()
         y, pb = _twin_call(EVERY_ARGUMENT, self.nxt, (self.it,), (), _NOKW)  # (StopIteration ends it)
         self.nexts.append(pb)
         return y
+
+    def _check_unchanged(self):
+        """Refused where a list, dict or array the iterator holds changed since it was made: the draws are
+        followed back where the iterator was made, after the loop's changes were undone, so a draw reading
+        an item the loop changed or added read another (1 for 3, or past the list's end)."""
+        it = self.it
+        fields = own_dict(it)
+        held = [it, *(fields.values() if type(fields) is dict else ())]
+        for v in held:
+            if isinstance(v, (list, dict, np.ndarray)) and LAST_CHANGE.get(id(bottom(v)), -1) > self.tick:
+                raise UnsupportedFunction(
+                    f"reverse mode cannot differentiate a loop over a {type(it).__name__} whose own list, dict "
+                    "or array the loop changes: it follows the iterator's draws back after undoing the loop's "
+                    "changes", where=_user_line(),
+                    fix="loop over a copy of the values, or by index over the container itself; forward mode "
+                        "follows it")
 
 
 def _drawn_item_back(pb, dy, dself, S):

@@ -31,6 +31,7 @@ from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, is_stair as _st
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
 from ..rules.containers import SEQUENCE_FORMS, holds
+from ..rules.numpy.creation import python_ufunc_method
 from ..rules.numpy.stand_ins import vectorized
 from ..rules.frames import is_engine, note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf, runs_natively, taken_per_element
@@ -415,6 +416,8 @@ class ForwardContext(overdub.Context):
                     # signature `_by_position` cannot read: scipy's Cython `_draw(..., sample=s)`, TypeError)
                     args, kwargs = _constants_as_plain(args, kwargs)
                 return self._primitive(site, fn, args, kwargs)
+            if type(fn) is types.BuiltinMethodType and (method := python_ufunc_method(fn)) is not None:
+                return self.recurse(method, *args, **kwargs)  # (`np.frompyfunc(f, 2, 1).reduce(a)`)
             if (stand := registry.stand_in_of(fn)) is not None:  # the primitive as Python code (`Rule.stand_in`)
                 if type(fn) is np.ufunc:
                     return _frompyfunc_call(self, stand, args, kwargs)
@@ -502,7 +505,9 @@ class ForwardContext(overdub.Context):
                 raise  # another engine met a Dual deep inside: its own message says where
             # duals inside a list or tuple argument (`math.fsum([u, v])`): the rule takes the sequence
             # apart. Only after the C function refused them: max, min, sorted return the duals themselves
-            inner = None if _native(fn) else _sequence_tag(args)
+            # (numpy's functions take duals by their protocols, but not inside a list: `np.interp(0.3, [0, 1],
+            # [1.0, x])` by its rule)
+            inner = None if _native(fn) and not isinstance(fn, _NUMPY_DISPATCHED) else _sequence_tag(args)
             y = _UNKNOWN if inner is None else _known(uncached(fn), args, kwargs, inner, self._run_rule)
             if y is _UNKNOWN and _array_like_first(fn) and type(args[0]) in (list, tuple) and has_dual(args[0]):
                 # `np.ravel((x, y, z))` of duals: numpy takes the list as an array, as np.asarray makes it

@@ -33,6 +33,7 @@ from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, STAIRS, E
                                closing_in, converged, eager_items, own_test_method, parsed, remembered_text,
                                staircase_fd, stairs_fd, text, users_class, _TEXTS, parse_check)
 from ..rules.containers import refuse_differentiated_key as key_lookup
+from ..rules.numpy.creation import python_ufunc_method
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
 from ..rules.registry import by_position, key_of, registry
@@ -313,6 +314,8 @@ def _fd_call(f, args, tans, kw, kwtans):
         kwtans = {k: t for k, t in kwtans.items() if k not in names}
         plain_kw = not kwtans or all(_zero(t) for t in kwtans.values())
     f = uncached(f)
+    if type(f) is types.BuiltinMethodType and (method := python_ufunc_method(f)) is not None:
+        return _by_twin(method.__func__, (method.__self__, *args), (0, *tans), kw, kwtans)  # (frompyfunc's reduce)
     rule = registry.get(f)
     if (rule is None or rule.stand_in is not None) and (stand := registry.stand_in_of(f)) is not None:
         pre = stand[1]  # the primitive as Python code (`Rule.stand_in`; asked only where no other rule is)

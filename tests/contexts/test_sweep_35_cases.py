@@ -476,3 +476,99 @@ def test_forward_mode_takes_a_plain_numbers_text_as_a_constants():
     assert derivative(_text_of_a_dicts_default, 0.9) == pytest.approx(1.0 + 1.8, rel=1e-12)
     with pytest.raises(TextRoundTrip):  # (the guard: a perturbed number's text parsed back stays refused)
         derivative(lambda t: float(str(t * 2.0)) * t, 0.9)
+
+
+# -- np.frompyfunc's ufunc's reduce and accumulate (gen10's C2: AttributeError in reverse, refused forward) ------
+
+_MADE_BEFORE = np.frompyfunc(lambda u, v: u + v * v, 2, 1)
+
+
+def _frompyfunc_reduce_made_here(t):
+    f = np.frompyfunc(lambda u, v: u * v, 2, 1)
+    return float(f.reduce(np.array([t, 2.0, t], dtype=object)))
+
+
+def _frompyfunc_reduce_rows(t):
+    return float(_MADE_BEFORE.reduce(np.array([[t, 2.0], [t, 3.0]], dtype=object), axis=0)[0]) * t
+
+
+@pytest.mark.parametrize("f", [_frompyfunc_reduce_made_here, _frompyfunc_reduce_rows])
+def test_frompyfunc_reduce(f):
+    assert_scalar_modes(f, 0.7, second=False)
+
+
+def test_frompyfunc_accumulate_in_reverse():
+    def f(t):
+        acc = np.frompyfunc(lambda u, v: u * v + 1.0, 2, 1).accumulate(np.array([t, 2.0, t], dtype=object))
+        assert acc.dtype == object  # (numpy's own result kind)
+        return float(acc[2])
+    with ADContext():
+        assert gradient(f, 0.7)[0] == pytest.approx(fd.derivative(f, 0.7), rel=1e-7)
+
+
+class _Point:
+    def __init__(self, x):
+        self.x = x
+
+
+def _interp_of_a_list_in_context_mode(t):
+    # (svgelements' Line.point: an object made first sends forward mode down its context path, where numpy's
+    # functions given duals inside a list found no rule)
+    _Point(t)
+    return float(np.interp(0.3, [0, 1], [1.0, t])) + float(np.sum(np.array([t, 2.0]) * t))
+
+
+def test_numpy_function_of_duals_inside_a_list():
+    assert_scalar_modes(_interp_of_a_list_in_context_mode, 1.5, second=False)
+
+
+# -- a loop over a user's iterator class whose list the body changes (left from session 34: 1 for 3, or a crash) --
+
+class _ListIterator:
+    def __init__(self, items):
+        self.items, self.i = items, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i >= len(self.items):
+            raise StopIteration
+        self.i += 1
+        return self.items[self.i - 1]
+
+
+def _iterator_over_a_list_the_body_extends(t):
+    xs = [t, 2 * t, 3 * t]
+    acc = 0.0
+    for v in _ListIterator(xs):
+        acc += v
+        if len(xs) < 5:
+            xs.append(v * t)
+    return acc
+
+
+def _iterator_over_a_list_the_body_changes(t):
+    xs = [t, 2.0, 3.0]
+    acc = 0.0
+    for v in _ListIterator(xs):
+        acc += v * t
+        xs[-1] = v * v
+    return acc
+
+
+def _iterator_the_body_leaves_alone(t):
+    xs, out = [t, 2 * t, 3 * t], []
+    for v in _ListIterator(xs):
+        out.append(v * t)
+    return sum(out) + xs[0]
+
+
+@pytest.mark.parametrize("f", [_iterator_over_a_list_the_body_extends, _iterator_over_a_list_the_body_changes])
+def test_a_loop_over_an_iterator_whose_list_the_body_changes_is_refused_in_reverse(f):
+    from tests.modes import assert_refused_in_reverse
+    assert_refused_in_reverse(f, 0.7, match="changes")
+
+
+def test_a_loop_over_an_iterator_the_body_leaves_alone():
+    assert_scalar_modes(_iterator_the_body_leaves_alone, 0.7, second=False)

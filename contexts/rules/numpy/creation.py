@@ -134,11 +134,48 @@ def arange_frule(tangents, *args, **kwargs):
 # Made in differentiated code, it is made as `np.vectorize(f)` of object outputs (what frompyfunc's ufunc
 # computes, element by element), which every engine differentiates through f.
 
+class PythonUfunc(np.vectorize):
+    """The ufunc `np.frompyfunc(func, nin, nout)` makes, as the engines run it: `np.vectorize(func)` of
+    object outputs, with the ufunc's `reduce` and `accumulate` as numpy's object loops (func left to right)."""
+
+    def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+        if out is not None or keepdims or where is not True or type(axis) is tuple:
+            raise NoRuleError("reduce with out=, keepdims, where= or several axes of a ufunc made by np.frompyfunc",
+                              fix="reduce one axis at a time")
+        from .objects import reduce
+        return reduce(self.pyfunc, a, axis, initial, rows=self)
+
+    def accumulate(self, a, axis=0, dtype=None, out=None):
+        if out is not None:
+            raise NoRuleError("accumulate with out= of a ufunc made by np.frompyfunc", fix="assign its result")
+        a = np.moveaxis(np.asarray(a), axis, 0)
+        op = self.pyfunc if np.ndim(a) == 1 else self
+        acc = a[0]
+        items = [acc]
+        for i in range(1, np.shape(a)[0]):
+            acc = op(acc, a[i])
+            items.append(acc)
+        res = np.empty(np.shape(a), dtype=object)
+        for i in range(len(items)):
+            res[i] = items[i]
+        return np.moveaxis(res, 0, axis)
+
+
+def python_ufunc_method(fn):
+    """`f.reduce` / `f.accumulate` of a ufunc np.frompyfunc made (before the differentiated code ran) as
+    `PythonUfunc`'s method, else None."""
+    ufunc = getattr(fn, "__self__", None)
+    if type(ufunc) is not np.ufunc or getattr(fn, "__name__", None) not in ("reduce", "accumulate"):
+        return None
+    made = _made_by_frompyfunc(ufunc)
+    return None if made is None else getattr(PythonUfunc(made[1][0], otypes=["O"] * ufunc.nout), fn.__name__)
+
+
 def frompyfunc(func, /, nin, nout, *, identity=None):
     """`np.frompyfunc` as the vectorized function it stands for (`Rule.stand_in`)."""
     if not callable(func):
         raise TypeError("function must be callable")
-    return np.vectorize(func, otypes=["O"] * nout)
+    return PythonUfunc(func, otypes=["O"] * nout)
 
 
 def called_vectorized(func, nout, /, *args, **kw):

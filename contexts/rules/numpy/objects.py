@@ -65,15 +65,16 @@ def ufunc_call(ufunc, *args, **kw):
     return vectorized(np.vectorize(op, otypes=["O"] * ufunc.nout), *args)
 
 
-def reduce(op, a, axis=0, initial=_NO):
+def reduce(op, a, axis=0, initial=_NO, rows=None):
     """numpy's object reduction of `a` along `axis` (all of it for None): `op` left to right, from
-    `initial` where given."""
+    `initial` where given (rows: op on whole rows, elementwise, for more than one dimension; by default the
+    ufunc of the operator, `ufunc_call`)."""
     a = np.asarray(a)
     if axis is None:
         a, axis = np.reshape(a, -1), 0
     a = np.moveaxis(a, axis, 0)
-    if np.ndim(a) > 1:  # rows of objects: the ufunc of the operator, on each element (`ufunc_call`)
-        op = _UFUNCS.get(op, op)
+    if np.ndim(a) > 1:
+        op = rows if rows is not None else _UFUNCS.get(op, op)
     n = np.shape(a)[0]
     if n == 0 and initial is _NO:
         raise ValueError("zero-size array to reduction operation which has no identity")
