@@ -1735,7 +1735,7 @@ def _make_method_back(pb, dy, dself, S):
 
 
 def _construct_back(pb, dy, dself, S):
-    inner = pb[1]  # the new object's cotangent flows into __init__'s `self`
+    inner = pb[1]  # the new object's cotangent flows into __init__'s `self` (into its box: `_twin_back`)
     return (None,) + inner[0](inner, None, dy, S)[1:]
 
 
@@ -2151,7 +2151,7 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
         if not isinstance(e, OverdubError) and "__od_lost__" not in getattr(e, "__dict__", ()):
             _note_lost(e, info, fn)
         raise
-    return y, (_twin_back, info, tape, len(pre), len(args), kw, fn)
+    return y, (_twin_back, info, tape, len(pre), len(args), kw, fn, pre[0] if pre else None)
 
 
 def _note_lost(e, info, fn) -> None:
@@ -2332,7 +2332,11 @@ def _default_cots(fn, dparams, npassed, kw, dcells):
 
 
 def _twin_back(pb, dy, dself, S):
-    _, info, tape, npre, nargs, kw, fn = pb
+    _, info, tape, npre, nargs, kw, fn, self_ = pb
+    if type(dself) is Tangent and npre and has_fields(self_):
+        # (an object's cotangent given as a value, not in its box: a root finder's rule hands its function's
+        # closure's so; into the box, where a base class's method reached by `super()` reads it: 0 came out)
+        dself = S.box(self_, dself)
     dins, took = None, 0
     handed = S.dargs_in
     if handed is not None and handed[0] is pb:

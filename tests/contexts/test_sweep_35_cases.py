@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from contexts import ADContext, gradient, hessian, jacfwd, jvp
-from contexts.rules.numpy.stand_ins import vectorized
 from tests import fd
 from tests.modes import ARRAY_MODES, assert_array_gradient, assert_scalar_modes
 
@@ -80,6 +79,7 @@ def test_np_vectorize_second_derivatives(f):
 ])
 def test_vectorized_computes_what_numpy_computes(make, args, kwargs):
     # the stand-in's values, dtypes and shapes are numpy's own (checked against np.vectorize itself)
+    from contexts.rules.numpy.stand_ins import vectorized
     want, got = make()(*args, **kwargs), vectorized(make(), *args, **kwargs)
     for w, g in zip(want if type(want) is tuple else (want,), got if type(got) is tuple else (got,)):
         assert type(g) is type(w) and g.dtype == w.dtype and g.shape == w.shape
@@ -93,6 +93,7 @@ def test_vectorized_calls_the_function_as_often_as_numpy():
             calls.append(a)
             return a * 2
         return f
+    from contexts.rules.numpy.stand_ins import vectorized
     ours, numpys = [], []
     vectorized(np.vectorize(counted(ours)), np.arange(3.0))
     np.vectorize(counted(numpys))(np.arange(3.0))
@@ -127,10 +128,14 @@ def _declination(st, lat):
     return lat * np.sin(2 * np.pi * _day_of_year(st) / 365)
 
 
+def _altitude(st, lat):
+    return -_declination(st, lat)
+
+
 def _struct_time_two_levels_down(x):
-    # solarpy: `day_of_the_year(date) = date.timetuple().tm_yday` two calls down (refused: a struct_time is
+    # solarpy: `day_of_the_year(date) = date.timetuple().tm_yday` three calls down (refused: a struct_time is
     # a tuple subclass, and its field was taken to share its items' box)
-    return -_declination(_STRUCT_TIME, x[0]) * x[1]
+    return _altitude(_STRUCT_TIME, x[0]) * x[1]
 
 
 class _Rule:
@@ -572,3 +577,68 @@ def test_a_loop_over_an_iterator_whose_list_the_body_changes_is_refused_in_rever
 
 def test_a_loop_over_an_iterator_the_body_leaves_alone():
     assert_scalar_modes(_iterator_the_body_leaves_alone, 0.7, second=False)
+
+
+@pytest.mark.parametrize("uplo", ["U", "L"])
+def test_eigh_reading_either_triangle_in_reverse(uplo):
+    # (gen10 F9: UPLO='U' was refused in reverse mode; the gradient goes to the triangle read)
+    rng = np.random.default_rng(0)
+    a, w = rng.normal(size=(4, 4)), rng.normal(size=(4, 4))
+    f = lambda m: np.sum(np.linalg.eigh(m, UPLO=uplo)[0] ** 3) + np.linalg.eigvalsh(m + 1j * w, UPLO=uplo)[2]
+    with ADContext():
+        got = gradient(f, a)[0]
+    np.testing.assert_allclose(got, fd.gradient(f, a)[0], rtol=1e-7, atol=1e-9)
+    assert not np.any(np.tril(got, -1) if uplo == "U" else np.triu(got, 1))
+
+
+# -- an object's cotangent handed as a value into a base class's code reached by super() (pkW: quantsbin) ------
+# A root finder's rule hands the cotangent of its function's closure as a value (a Tangent of the captured
+# object's fields); the method that set the field was a base class's, reached by `super()` (or by name) from
+# the subclass's own: it read the object's box, empty, and the implied volatility's derivative was 0.
+
+class _Framework:
+    def __init__(self, spot0=None, volatility=None):
+        self.spot0 = spot0
+        self.volatility = volatility
+
+    def set_spot(self, spot0):
+        self.spot0 = spot0
+
+    def value(self):
+        return self.spot0 * self.volatility
+
+
+class _Model(_Framework):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+
+    def set_spot(self, spot0):
+        super().set_spot(spot0)
+
+
+def _implied(m, premium):
+    from scipy import optimize
+
+    def objective(v):
+        m.volatility = v
+        return m.value() - premium
+    return optimize.brentq(objective, 0.001, 0.999, xtol=1e-14)
+
+
+def _implied_after_init(s):
+    return _implied(_Model(spot0=s, volatility=0.25), 25.0)
+
+
+def _implied_after_method(s):
+    m = _Model(volatility=0.3)
+    m.set_spot(s)
+    return _implied(m, 25.0)
+
+
+@pytest.mark.parametrize("f", [_implied_after_init, _implied_after_method])
+def test_a_root_through_an_attribute_a_base_class_set(f):
+    want = -25.0 / 102.0 ** 2  # the root v* = 25 / s (bisection's steps make finite differences 0)
+    with ADContext():
+        assert gradient(f, 102.0)[0] == pytest.approx(want, rel=1e-8)
+    from contexts import derivative
+    assert derivative(f, 102.0) == pytest.approx(want, rel=1e-8)

@@ -618,15 +618,15 @@ def eigh_tangents(w, v, sym, name, vectors=True):
 
 def eigh_adjoint(dy, y, a, *rest, **kwargs):
     """Pullback of eigh(A) = (w, V): V (diag(dw) + F * (V^H dV)) V^H, restricted to the triangle read."""
-    if _bind(rest, kwargs, ("UPLO",), ("L",))[0] != "L":
-        raise unsupported("np.linalg.eigh", "UPLO='U'", "pass the transposed matrix with UPLO='L'")
+    lower = str(_bind(rest, kwargs, ("UPLO",), ("L",))[0]).upper() == "L"
     w, v = y
     dw, dv = (tuple(dy) + (None, None))[:2]
     middle = eigh_middle(w, v, dw, dv, "np.linalg.eigh")
     if type(middle) is Refused:
         return (middle, *(None,) * len(rest))
     g = v @ middle @ _mH(v)
-    return (match_primal(_lower_gradient(g), a), *(None,) * len(rest))
+    # (UPLO='U' reads the upper triangle: the lower one of a^H, whose gradient is the lower one's, mirrored)
+    return (match_primal(_lower_gradient(g) if lower else _mH(_lower_gradient(g)), a), *(None,) * len(rest))
 
 
 def hermitian_seen(t, lower=True):
