@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import collections
 import copy
+import datetime
 import heapq
 import numbers
 import random
@@ -607,6 +608,8 @@ def _copy_checked(x, deep, depth=0):
         return  # (a bare `object()`: a sentinel, an identity)
     elif isinstance(x, _ATOMIC):
         return  # (what `copy` returns as it is: a class held as a field, LightPipes' `_dtype = complex`)
+    elif isinstance(x, (datetime.date, datetime.time, datetime.timedelta, datetime.tzinfo)):
+        return  # (dates and times: values of no derivative, copied by their own protocol: quantsbin's)
     elif has_fields(x) and _plain_object(x):
         items = fields_of(x).values()
     elif not _carries_derivative(x):  # (a dtype, an index of integer labels: copied as they are)

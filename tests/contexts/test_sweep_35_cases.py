@@ -642,3 +642,34 @@ def test_a_root_through_an_attribute_a_base_class_set(f):
         assert gradient(f, 102.0)[0] == pytest.approx(want, rel=1e-8)
     from contexts import derivative
     assert derivative(f, 102.0) == pytest.approx(want, rel=1e-8)
+
+
+_BASIS = np.cos(np.add.outer(np.arange(4.0), 0.37 * np.arange(40.0)))
+_V = np.sin(np.arange(40.0))
+
+
+def test_hessian_through_a_slice_of_a_constant_array():
+    # (pkW: pyturb's zernike_decompose, `basis[:, mask].T`: forward over reverse refused the cotangent of a
+    # constant's slice, a dual it could not hold)
+    f = lambda a: float(np.sum(np.dot(_BASIS[:, :30], a * _V[:30]) ** 2))
+    want = 2 * np.sum((_BASIS[:, :30] @ _V[:30]) ** 2)
+    assert float(hessian(f, 1.3, inner="reverse")) == pytest.approx(want, rel=1e-10)
+
+
+class _Trade:
+    def __init__(self, spot, when):
+        self.spot, self.when = spot, when
+
+
+def _bumped_copy_of_an_object_holding_a_date(t):
+    # (pkW: quantsbin's numerical greeks deep-copy the instrument, which holds its expiry date: refused)
+    import copy
+    import datetime
+    base = _Trade(t, datetime.datetime(2026, 12, 1))
+    bumped = copy.deepcopy(base)
+    bumped.spot = bumped.spot * 1.01
+    return (bumped.spot ** 2 - base.spot ** 2) / (bumped.when - base.when + datetime.timedelta(days=1)).days
+
+
+def test_a_copy_of_an_object_holding_a_date():
+    assert_scalar_modes(_bumped_copy_of_an_object_holding_a_date, 1.3, second=False)
