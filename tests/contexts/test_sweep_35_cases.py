@@ -529,18 +529,7 @@ def test_numpy_function_of_duals_inside_a_list():
 
 # -- a loop over a user's iterator class whose list the body changes (left from session 34: 1 for 3, or a crash) --
 
-class _ListIterator:
-    def __init__(self, items):
-        self.items, self.i = items, 0
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        if self.i >= len(self.items):
-            raise StopIteration
-        self.i += 1
-        return self.items[self.i - 1]
+from tests.contexts.ad.test_iterators_heaps import Items as _ListIterator  # noqa: E402  (a Python iterator)
 
 
 def _iterator_over_a_list_the_body_extends(t):
