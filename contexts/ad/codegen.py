@@ -80,6 +80,23 @@ _CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", 
                                  "setdefault", "popitem", "__setitem__", "__delitem__", "__iadd__"})
 
 
+def _leaves_early(body) -> bool:
+    """body may leave otherwise than by its end or a raise (`return`, `break`, `continue`, `yield`), not
+    counting nested functions and classes, nor a loop's own `break`/`continue` inside it."""
+    stack = [(st, False) for st in body]
+    while stack:
+        node, in_loop = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Await)):
+            return True
+        if isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
+            return True
+        loop = in_loop or isinstance(node, (ast.For, ast.While, ast.AsyncFor))
+        stack.extend((child, loop) for child in ast.iter_child_nodes(node))
+    return False
+
+
 def _reads_caught(h: ast.ExceptHandler) -> bool:
     """The handler reads the exception it binds (`except E as e: v = e.args[0]`), beyond re-raising it or
     chaining to it (`raise`, `raise e`, `raise X from e`)."""
@@ -430,6 +447,10 @@ class _Gen:
             s.finalbody = self.body(s.finalbody) if s.finalbody else []
             return [s]
         if isinstance(s, ast.With):
+            if (len(s.items) == 1 and isinstance(s.items[0].context_expr, ast.Name)
+                    and (self.is_active(s.items[0].context_expr) or s.items[0].optional_vars is not None
+                         and self.is_active(s.items[0].optional_vars)) and not _leaves_early(s.body)):
+                return self.body(self.entered(s))
             for item in s.items:
                 if item.optional_vars is not None and (self.is_active(item.optional_vars)
                                                        or self.is_active(item.context_expr)):
@@ -445,6 +466,39 @@ class _Gen:
                 item.context_expr = call("__od_watched__", item.context_expr)  # `contextlib.suppress`)
             return at(guards, s) + [s] if guards else [s]
         raise AssertionError(type(s))
+
+    def entered(self, s: ast.With) -> list[ast.stmt]:
+        """`with m as v: body` on a differentiated manager m, as the calls Python makes: `v = m.__enter__()`,
+        the body, then `m.__exit__(None, None, None)` (or, where the body raised, `m.__exit__(type, value,
+        traceback)`, re-raised unless it answers true), each a recorded method call: what `__enter__` returns
+        and what both store (a setting changed and restored) are differentiated (a `with` runs them natively,
+        unrecorded: refused before). Only a body that leaves by its end or by raising (`_leaves_early`)."""
+        item = s.items[0]
+        m = item.context_expr.id
+        n = self.fresh("_od_with")
+        enter, ex, exc, kind, tb, answer, again = (f"{n}_{part}" for part in ("enter", "exit", "exc", "type", "tb",
+                                                                              "answer", "again"))
+        self.active.update({m, enter, ex, answer, again})
+        target = item.optional_vars.id if item.optional_vars is not None else f"{n}_value"
+        self.active.add(target)  # (what it returns may carry a derivative; the call itself is recorded either way)
+
+        def method_call(name, method, args):
+            return [assign(name, call(attr(m, method), *args))]
+        handler_body = ([assign(kind, call("__od_type__", exc)), assign(tb, attr(exc, "__traceback__"))]
+                        + method_call(answer, "__exit__", [kind, exc, tb])
+                        + [assign(again, ast.UnaryOp(ast.Not(), load(answer))),
+                           if_(load(again), [ast.Raise(exc=None, cause=None)], [])])
+        handler = ast.ExceptHandler(type=load("BaseException"), name=exc, body=handler_body)
+        node = ast.Try(body=s.body, handlers=[handler], orelse=method_call(ex, "__exit__", [const(None)] * 3),
+                       finalbody=[])
+        node._od_try = True
+        out = method_call(target, "__enter__", []) + [node]
+        for st in out:
+            ast.copy_location(st, s)
+            for sub in ast.walk(st):
+                if not hasattr(sub, "lineno") and "lineno" in getattr(sub, "_attributes", ()):
+                    ast.copy_location(sub, s)
+        return out
 
     def for_loop(self, s: ast.For) -> list[ast.stmt]:
         self.depth += 1

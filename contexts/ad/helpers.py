@@ -1026,10 +1026,11 @@ def getitem_adj(S, dobj, g, obj, idx):
         out = np.zeros(base.size, dtype=np.result_type(base.dtype, np.asarray(g).dtype, float))
         np.add.at(out, np.arange(base.size)[idx], g)
         return acc(dobj, out)
-    if type(g) is _Dual and type(obj) is _NDARRAY:
-        # forward over reverse: a plain array's item (`B[:, :30]` of a constant) carries no derivative of either
-        # pass (what derives from the inputs is a dual, and a dual stored into a plain array is refused): its
-        # cotangent is not wanted (as a plain array, it could not hold the dual's: refused before)
+    if type(g) is _Dual and type(obj) is _NDARRAY and obj.dtype.kind in "fciub":
+        # forward over reverse: a plain array of numbers' item (`B[:, :30]` of a constant) carries no derivative
+        # of either pass (what derives from the inputs is a dual, and a dual stored into a plain array of
+        # numbers is refused; an object array may hold duals): its cotangent is not wanted (as a plain array,
+        # it could not hold the dual's: refused before)
         return dobj
     if type(obj) is _Dual:  # forward-over-reverse: scatter into a dual array of zeros
         out = np.zeros_like(obj)

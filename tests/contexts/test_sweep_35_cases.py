@@ -662,3 +662,74 @@ def _bumped_copy_of_an_object_holding_a_date(t):
 
 def test_a_copy_of_an_object_holding_a_date():
     assert_scalar_modes(_bumped_copy_of_an_object_holding_a_date, 1.3, second=False)
+
+
+# -- `with m as v` on a differentiated manager (gen11's F1, the most common reverse refusal of its programs) ----
+# Reverse mode now makes the calls Python makes, each recorded: `v = m.__enter__()`, the body, then
+# `m.__exit__(None, None, None)` (or the exception's, re-raised unless it answers true).
+
+class _Settings:
+    def __init__(self):
+        self.scale = 1.0
+
+
+class _Override:
+    def __init__(self, settings, scale):
+        self.settings, self.scale, self.old = settings, scale, None
+
+    def __enter__(self):
+        self.old = self.settings.scale
+        self.settings.scale = self.scale
+        return self.settings
+
+    def __exit__(self, *exc):
+        self.settings.scale = self.old
+        return False
+
+
+class _Swallowing:
+    def __init__(self, v):
+        self.v, self.caught = v, None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        self.caught = kind
+        return kind is ZeroDivisionError
+
+
+def _override_as(t):
+    s = _Settings()
+    with _Override(s, scale=t * t) as st:
+        r = st.scale * t
+    return r + s.scale * t
+
+
+def _override_without_as(t):
+    s = _Settings()
+    m = _Override(s, scale=t * t)
+    with m:
+        r = s.scale * t
+    return r + m.old
+
+
+def _swallowed_inside(t):
+    with _Swallowing(t * 3.0) as g:
+        r = g.v * t
+        r = r / (g.v - g.v)  # ZeroDivisionError, swallowed by `__exit__`
+    return r + (g.caught is ZeroDivisionError) * t
+
+
+@pytest.mark.parametrize("f", [_override_as, _override_without_as, _swallowed_inside])
+def test_with_on_a_differentiated_manager(f):
+    assert_scalar_modes(f, 0.7, second=False)
+
+
+def test_with_leaving_by_return_is_still_refused_in_reverse():
+    def f(t):
+        s = _Settings()
+        with _Override(s, scale=t * t) as st:
+            return st.scale * t
+    from tests.modes import assert_refused_in_reverse
+    assert_refused_in_reverse(f, 0.7, match="with")
