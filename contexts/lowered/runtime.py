@@ -487,8 +487,8 @@ class OwnTestUnderForward(OverdubError):
 
 _HEAPTYPE = overdub.ops.HEAPTYPE  # (a class made by a class statement)
 _TEST_NAMES = {"==": ("__eq__",), "!=": ("__ne__", "__eq__"), "<": ("__lt__", "__gt__"), "<=": ("__le__", "__ge__"),
-               ">": ("__gt__", "__lt__"), ">=": ("__ge__", "__le__"), "in": ("__contains__", "__iter__", "__eq__"),
-               "not in": ("__contains__", "__iter__", "__eq__")}
+               ">": ("__gt__", "__lt__"), ">=": ("__ge__", "__le__"), "in": ("__contains__", "__iter__", "__eq__", "__getitem__"),
+               "not in": ("__contains__", "__iter__", "__eq__", "__getitem__")}  # (the sequence protocol last)
 _TRUTH_NAMES = ("__bool__", "__len__")
 
 

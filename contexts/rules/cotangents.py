@@ -277,6 +277,16 @@ def _items_sum(a, b):
     return out
 
 
+def _objects_sum(a, b):
+    """a + b for two object arrays of cotangents, item by item by `acc`: an item that is an object's box (the
+    same box read through the array twice) stays that box (numpy's `+` made a new Tangent of the box added to
+    itself, and the object's construction took it into its box again: 18 for 6)."""
+    out = np.empty(a.shape, dtype=object)
+    for idx in np.ndindex(a.shape):
+        out[idx] = acc(a[idx], b[idx])
+    return out
+
+
 def acc(a, b):
     """a + b for cotangents: None is zero, boxes merge in place, tuples and dicts elementwise; a sum with
     a `Refused` cotangent is that (it refuses where it is used)."""
@@ -288,6 +298,8 @@ def acc(a, b):
     if ta is float and type(b) is float:
         return a + b
     if ta is _NDARRAY and type(b) is _NDARRAY:
+        if a.dtype.kind == "O" and b.dtype.kind == "O" and a.shape == b.shape:
+            return _objects_sum(a, b)
         if (a.dtype.kind == "O") is (b.dtype.kind == "O"):
             return a + b
         return _items_sum(a, b)

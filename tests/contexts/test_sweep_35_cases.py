@@ -733,3 +733,65 @@ def test_with_leaving_by_return_is_still_refused_in_reverse():
             return st.scale * t
     from tests.modes import assert_refused_in_reverse
     assert_refused_in_reverse(f, 0.7, match="with")
+
+
+# -- the verification helper's regressions of this session, and what they uncovered -------------------------
+
+class _Box:
+    def __init__(self, v):
+        self.v = v
+
+    def __add__(self, o):
+        return _Box(self.v + (o.v if isinstance(o, _Box) else o))
+
+    __radd__ = __add__
+
+
+def _object_array_read_twice(t):
+    # (R2: an object array's items read twice: their boxes summed into new Tangents, counted again at their
+    # construction: 18 for 6; `a[0] + a[1]` read twice was 3x before this session too)
+    a = np.array([_Box(t), _Box(2 * t)], dtype=object)
+    return a.sum().v + (a[0] + a[1]).v + sum(a).v
+
+
+def _object_array_filled_read_twice(t):
+    a = np.empty(2, dtype=object)
+    a[0], a[1] = _Box(t), _Box(t * t)
+    return np.sum(a).v + np.sum(np.add(a, a)).v + a[0].v
+
+
+@pytest.mark.parametrize("f", [_object_array_read_twice, _object_array_filled_read_twice])
+def test_an_object_array_read_twice(f):
+    assert_scalar_modes(f, 0.7, second=False)
+
+
+class _LazySequence:  # the old sequence protocol only, filling a cache as `in` walks it
+    def __init__(self, x, n):
+        self.x, self.n, self.cache = x, n, {}
+
+    def __getitem__(self, i):
+        if i >= self.n:
+            raise IndexError(i)
+        if i not in self.cache:
+            self.cache[i] = self.x ** (i + 1)
+        return self.cache[i]
+
+
+def test_in_over_a_sequence_protocol_that_stores_is_refused_in_reverse():
+    # (R1: Python walks `__getitem__` natively for `in`; the cache it filled was read as a constant: 0 for 1.47)
+    def f(t):
+        s = _LazySequence(t, 3)
+        found = 5.0 in s
+        return s[2] + found
+    from tests.modes import assert_refused_in_reverse
+    assert_refused_in_reverse(f, 0.7, match="__getitem__")
+
+
+def test_arange_given_a_float_start_by_keyword_is_refused():
+    # (R3: bond-pricing's `np.arange(start=s, step=1/f, stop=e)` crashed the rule; its tangent has no position)
+    from overdub.errors import OverdubError
+    f = lambda t: float(np.sum(np.arange(start=t, stop=t + 3.0, step=1.0)))
+    with ADContext(), pytest.raises(OverdubError, match="keyword"):
+        gradient(f, 0.5)
+    g = lambda t: float(np.sum(np.arange(t, t + 3.0, 1.0)))  # (by position: right)
+    assert_scalar_modes(g, 0.5, second=False)

@@ -81,9 +81,19 @@ registry.sparsity(INDICES, np.digitize)
 # -- np.arange([start,] stop[, step]): start + i * step -------------------------------------------------
 
 def _arange_parts(args, kwargs):
-    """(start, step, the positions of start and step among args or None) of np.arange's arguments."""
+    """(start, step, the positions of start and step among args or None) of np.arange's arguments. A start
+    or step given by keyword has no position its tangent or cotangent could take: refused unless an integer
+    (bond-pricing's `np.arange(start=s, step=1/f, stop=e)`: a crash before)."""
     kw = dict(kwargs)
+    for name in ("start", "step"):
+        if name in kw and not isinstance(kw[name], (int, np.integer)):
+            raise NoRuleError(f"np.arange with its {name} given by keyword (a {type(kw[name]).__name__})",
+                              fix="give start, stop and step by position: `np.arange(start, stop, step)`")
+    if len(args) == 0:
+        return kw.get("start", 0), kw.get("step", 1), (None, None)
     if len(args) == 1:
+        if "stop" in kw:  # (`np.arange(a, stop=b)`: a is the start)
+            return args[0], kw.get("step", 1), (0, None)
         return kw.get("start", 0), kw.get("step", 1), (None, None)  # (a stop alone: 0, 1, 2, ...)
     if len(args) == 2:
         return args[0], kw.get("step", 1), (0, None)
