@@ -948,6 +948,11 @@ def fd_order_watch(a, b, op, ta=None, tb=None, leaves=None):
         closing_in(sys._getframe(1), a, b, op, ta - tb)
 
 
+def _same(x):
+    """`__od_inverted__` in forward mode: the operand itself (its class's `__invert__` runs on its duals)."""
+    return x
+
+
 _text = LOWERING_HELPERS["__od_text__"]
 
 
@@ -972,7 +977,7 @@ HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
     **LOWERING_HELPERS, "__od_primal__": primal, "__od_rounded__": fd_rounded, "__od_eager_items__": fd_eager_items,
     "__od_equality_guard_fd__": fd_equality_guard, "__od_equality_guard2_fd__": fd_equality_guard2,
-    "__od_order_watch_fd__": fd_order_watch, "__od_not_swallowed__": fd_not_swallowed, "__od_text__": fd_text}.items()}
+    "__od_order_watch_fd__": fd_order_watch, "__od_not_swallowed__": fd_not_swallowed, "__od_text__": fd_text, "__od_inverted__": _same}.items()}
 
 
 def _twin(f: types.FunctionType, tans: tuple):

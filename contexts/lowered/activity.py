@@ -49,6 +49,10 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
     parsers = {n for n in _PARSERS if n not in local and (n not in globals_ or globals_[n] is _PARSERS[n])}
     tested = _only_tested(fdef)
     for node in list(own_nodes(fdef)):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert) and _reads(node.operand) & active:
+            # `~x` carries no derivative (of an integer, a mask); an object's own `__invert__` may compute one,
+            # which reverse mode would drop (`__od_inverted__` refuses it there; forward mode follows it)
+            node.operand = _helper_call("__od_inverted__", [node.operand], node.operand)
         if isinstance(node, ast.JoinedStr):
             _format_fields(node, active)
             continue

@@ -498,6 +498,18 @@ def users_class(kind: type) -> bool:
     return bool(kind.__flags__ & _HEAPTYPE) and not is_engine_class(kind) and not value_class(kind)
 
 
+def inverted(x):
+    """The operand of `~x` where x may carry a derivative (`__od_inverted__`), refused in reverse mode where
+    its class has an `__invert__` of its own: that code runs natively and its result was taken for a
+    constant (`~M(t)` gave 0 for -6.25: svgelements' inverse matrix). Forward mode follows it."""
+    if users_class(type(x)) and type(getattr(type(x), "__invert__", None)) is types.FunctionType:
+        raise OwnMethodStores(
+            f"reverse mode does not differentiate `~` of a {type(x).__name__} (its class's own `__invert__`)",
+            where=_where(), fix="call the method by name (`obj.__invert__()`: a call, which reverse mode follows), "
+                                "or use forward mode")
+    return x
+
+
 def own_test_method(a, b, op: str):
     """(class, method): a Python method of an operand's own class that Python runs for the test `a op b`
     (`__eq__`, `__lt__`, `__contains__`, ...), or None (numbers, arrays, the engines' and value classes)."""
@@ -1612,7 +1624,7 @@ HELPERS = {"__od_live__": live, "__od_more__": more, "__od_more_back__": more_ba
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed,
-           "__od_text_of__": text_of}  # (locals() by a name of its own: a parameter may be called `locals`)
+           "__od_text_of__": text_of, "__od_inverted__": inverted}  # (locals() by a name of its own: a parameter may be called `locals`)
 
 
 _EQUALITY_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in",

@@ -498,6 +498,11 @@ registry.frule(operator.pos)(pos_frule)
 registry.adjoint(operator.abs, kind="elementwise")(abs_adjoint)
 registry.frule(operator.abs)(abs_frule)
 
+def py_invert(x):
+    """`operator.invert(x)` as `~x` (`Rule.python`): an object's own `__invert__` is its class's code."""
+    return ~x
+
+
 registry.nondifferentiable(
     operator.floordiv, operator.ifloordiv,  # piecewise constant
     operator.lt, operator.le, operator.eq, operator.ne, operator.ge, operator.gt,
@@ -507,6 +512,7 @@ registry.nondifferentiable(
     operator.lshift, operator.rshift, operator.iand, operator.ior, operator.ixor,
     operator.ilshift, operator.irshift,
 )
+registry.set(operator.invert, operator.inv, python=py_invert)
 
 
 # -- the same rules for the slot methods of float, int and complex -----------------------------------

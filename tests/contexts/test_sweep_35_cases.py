@@ -795,3 +795,25 @@ def test_arange_given_a_float_start_by_keyword_is_refused():
         gradient(f, 0.5)
     g = lambda t: float(np.sum(np.arange(t, t + 3.0, 1.0)))  # (by position: right)
     assert_scalar_modes(g, 0.5, second=False)
+
+
+class _Invertible:
+    def __init__(self, a):
+        self.a = a
+
+    def __invert__(self):
+        return _Invertible(1.0 / self.a)
+
+
+@pytest.mark.parametrize("f", [lambda t: (~_Invertible(t)).a, lambda t: __import__("operator").invert(_Invertible(t)).a])
+def test_invert_of_an_own_class_is_refused_in_reverse(f):
+    # (N1: `~obj` by a class's own `__invert__` ran natively and its result was a constant: 0 for -6.25)
+    from tests.modes import assert_refused_in_reverse
+    assert_refused_in_reverse(f, 0.4, match="__invert__")
+
+
+def test_invert_of_a_mask_stays_differentiable():
+    f = lambda x: float(np.sum(np.where(~(x > 0.5), x ** 2, x)))
+    with ADContext():
+        assert_array_gradient("reverse", f, np.array([0.2, 0.7, 0.9]))
+    assert_array_gradient("forward", f, np.array([0.2, 0.7, 0.9]))
