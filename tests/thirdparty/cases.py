@@ -1814,7 +1814,8 @@ def _():
 
 
 @case("iapws", "IAPWS95(T=, rho=).P (Helmholtz class)", rtol=1e-4,
-      reverse=R('UnsupportedFunction', '`with ... as` a differentiated context manager (MEoS._saturation)'))
+      reverse=R('NoRuleError', 'scipy.optimize.fsolve (MINPACK _hybrd) in MEoS._saturation, reached past its '
+                               '`with ... as` (a differentiated context manager, followed since session 35)'))
 def _():
     iapws = _imp("iapws")
     return (lambda p: iapws.IAPWS95(T=p[0], rho=p[1]).P), np.array([400.0, 900.0])
