@@ -122,11 +122,10 @@ def dot(a, b, out=None):
         return np.array([_dot1(a, b[:, j]) for j in range(np.shape(b)[1])], dtype=object)
     if np.ndim(b) == 1:
         return np.array([_dot1(a[i], b) for i in range(np.shape(a)[0])], dtype=object)
-    rows = [[_dot1(a[i], b[:, j]) for j in range(np.shape(b)[1])] for i in range(np.shape(a)[0])]
     out = np.empty((np.shape(a)[0], np.shape(b)[1]), dtype=object)
-    for i in range(len(rows)):
-        for j in range(len(rows[i])):
-            out[i, j] = rows[i][j]
+    for i in range(np.shape(a)[0]):
+        for j in range(np.shape(b)[1]):
+            out[i, j] = _dot1(a[i], b[:, j])
     return out
 
 
