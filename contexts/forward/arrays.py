@@ -815,8 +815,34 @@ def to_array(obj, dtype=None):
     if isinstance(obj, (list, tuple)):
         if not any(type(x) is Dual or isinstance(x, (list, tuple)) for x in obj):
             return np.asarray(obj, dtype=dtype)
+        if (mixed := _object_items(obj, dtype)) is not None:
+            return mixed
         return np.stack([to_array(x, dtype) for x in obj]) if obj else np.asarray(obj, dtype=dtype)
     return np.asarray(obj, dtype=dtype)
+
+
+def _object_items(obj, dtype):
+    """A flat list of duals beside items numpy keeps as objects (`np.array((n, df, af, None, None))` of an
+    `np.vectorize`'s outputs, 0-d arrays among them): numpy's object array of the values, each item as numpy
+    keeps it (a 0-d array stays one), and the tangents item by item in the same form — np.stack made the
+    items scalars, and `res[1][()]` then failed on a float tangent. None where it is not such a list."""
+    if dtype is not None and np.dtype(dtype) != object:
+        return None
+    duals = [x for x in obj if type(x) is Dual]
+    tag = duals[0].tag
+    if tag.chunk is not None or any(x.tag is not tag for x in duals) or any(type(x) in (list, tuple) for x in obj):
+        return None
+    value = np.array([primal(x) for x in obj], dtype=dtype)
+    if value.dtype != object or value.shape != (len(obj),):
+        return None
+    tangent = np.empty(len(obj), dtype=object)
+    for i, x in enumerate(obj):
+        if type(x) is Dual:
+            t = x.tangent
+        else:
+            t = np.zeros(np.shape(x)) if isinstance(x, np.ndarray) else 0.0
+        tangent[i] = np.asarray(t) if isinstance(value[i], np.ndarray) else t
+    return Dual(value, tangent, tag)
 
 
 def build_array(args: tuple, kwargs: dict, fn=None):
