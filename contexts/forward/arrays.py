@@ -829,6 +829,8 @@ def _object_items(obj, dtype):
     if dtype is not None and np.dtype(dtype) != object:
         return None
     duals = [x for x in obj if type(x) is Dual]
+    if not duals:
+        return None
     tag = duals[0].tag
     if tag.chunk is not None or any(x.tag is not tag for x in duals) or any(type(x) in (list, tuple) for x in obj):
         return None

@@ -22,6 +22,17 @@ __all__ = ["holds_objects", "computes_in_python", "object_form"]
 
 _NO = np._NoValue
 
+
+def _larger(a, b):
+    """numpy's maximum of two objects (`npy_ObjectMax`): the first where `a >= b`, else the second."""
+    return a if a >= b else b
+
+
+def _smaller(a, b):
+    """numpy's minimum of two objects (`npy_ObjectMin`): the first where `a <= b`, else the second."""
+    return a if a <= b else b
+
+
 # a ufunc's operator on objects (numpy's object loops call these); the rest call the element's method of
 # the ufunc's name (`np.sin(a)`: `a[i].sin()`)
 _OPERATORS = {
@@ -29,7 +40,7 @@ _OPERATORS = {
     np.floor_divide: operator.floordiv, np.remainder: operator.mod, np.power: operator.pow,
     np.negative: operator.neg, np.positive: operator.pos, np.absolute: operator.abs, np.matmul: operator.matmul,
     np.less: operator.lt, np.less_equal: operator.le, np.greater: operator.gt, np.greater_equal: operator.ge,
-    np.equal: operator.eq, np.not_equal: operator.ne,
+    np.equal: operator.eq, np.not_equal: operator.ne, np.maximum: _larger, np.minimum: _smaller,
 }
 
 
@@ -102,6 +113,26 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO, where=
     return ufunc_reduce(np.multiply, a, axis, dtype, out, keepdims, initial, where)
 
 
+def max_(a, axis=None, out=None, keepdims=False, initial=_NO, where=True):
+    """np.max / ndarray.max of an object array: numpy's maximum.reduce, the object itself (its cotangent
+    flows to the element chosen)."""
+    return ufunc_reduce(np.maximum, a, axis, None, out, keepdims, initial, where)
+
+
+def min_(a, axis=None, out=None, keepdims=False, initial=_NO, where=True):
+    """np.min / ndarray.min of an object array: numpy's minimum.reduce."""
+    return ufunc_reduce(np.minimum, a, axis, None, out, keepdims, initial, where)
+
+
+def tolist(a):
+    """ndarray.tolist of an object array: nested lists of the objects themselves (a 0-d array: its object)."""
+    if np.ndim(a) == 0:
+        return a[()]
+    if np.ndim(a) == 1:
+        return [a[i] for i in range(len(a))]
+    return [tolist(a[i]) for i in range(len(a))]
+
+
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """np.mean / ndarray.mean of an object array: the sum divided by the count, as numpy divides."""
     total = sum_(a, axis, dtype, out, keepdims, where=where)
@@ -164,8 +195,9 @@ def matmul(a, b):
 
 
 # numpy functions (and ndarray methods by name) with a form; the arithmetic without one, refused
-_FORMS = {np.sum: sum_, np.prod: prod, np.mean: mean, np.dot: dot, np.matmul: matmul}
-_METHODS = {"sum": sum_, "prod": prod, "mean": mean, "dot": dot}
+_FORMS = {np.sum: sum_, np.prod: prod, np.mean: mean, np.dot: dot, np.matmul: matmul, np.max: max_, np.amax: max_,
+          np.min: min_, np.amin: min_}
+_METHODS = {"sum": sum_, "prod": prod, "mean": mean, "dot": dot, "max": max_, "min": min_, "tolist": tolist}
 _ARITHMETIC = frozenset({
     "sum", "prod", "mean", "average", "var", "std", "cumsum", "cumprod", "nansum", "nanprod", "nanmean",
     "nanvar", "nanstd", "nancumsum", "nancumprod", "dot", "vdot", "inner", "outer", "matmul", "tensordot",
@@ -218,5 +250,5 @@ def object_form(f, args, kw):
 def _refused(what: str) -> NoRuleError:
     return NoRuleError(
         f"{what} on an object array holding objects of a class that computes in Python: numpy runs the "
-        "objects' own operators, which reverse mode differentiates only in ufuncs, sum, prod, mean, dot and "
-        "matmul", fix="loop over the elements in Python (`sum(a[i] * w[i] for i in ...)`), or use forward mode")
+        "objects' own operators, which reverse mode differentiates only in ufuncs, sum, prod, mean, max, min, "
+        "dot and matmul", fix="loop over the elements in Python (`sum(a[i] * w[i] for i in ...)`), or use forward mode")
