@@ -386,14 +386,17 @@ class ForwardContext(overdub.Context):
                             dual_free(args) and dual_free(kwargs) and dual_free(fn)):
                         raise refuse_bisection(method_function(fn), step)  # (a callback's closure)
                     return self.recurse(fn, *args, **kwargs)
-                if (isinstance(fn, _NUMPY_DISPATCHED) or id(fn) in _ARRAY_BUILDER_IDS) and array_objects(args):
+                builder = id(fn) in _ARRAY_BUILDER_IDS
+                if (builder or isinstance(fn, _NUMPY_DISPATCHED)) and array_objects(args, builder):
                     impl = getattr(fn, "_implementation", None)
                     if type(impl) is types.FunctionType and impl.__module__ == _POLY1D_FUNCTIONS:
                         # numpy's poly1d functions take a poly1d as it is (np.polymul, np.polyval return a
                         # poly1d for one: converted first, they returned an array, a wrong value)
                         return self.recurse(impl, *args, **kwargs)
                     # numpy converts a poly1d by its class's `__array__`: that code runs here, on its duals
-                    return self.recurse(through_array(fn), *args, **kwargs)
+                    # (`np.asarray(point)` calls geometer's `__array__`, returning the dual it holds: numpy's
+                    # own call refused it, "object __array__ method not producing an array")
+                    return self.recurse(through_array(fn, builder), *args, **kwargs)
                 if isinstance(fn, type) and (has_dual(args) or any(has_dual(v) for v in kwargs.values())):
                     y = _construct(self, fn, args, kwargs)  # duals in a list, or by keyword
                     if y is not _UNKNOWN:
@@ -1100,6 +1103,10 @@ def _known(fn, args, kwargs, tag, run_rule):
         if rule is not None and rule.frule is not None:
             return apply_frule(rule, fn, args, kwargs, tag, call=run_rule)
     rule = registry.get(fn)
+    if rule is None and type(fn) is types.MethodType and type(fn.__func__) is types.FunctionType \
+            and (rule := registry.rules.get(fn.__func__)) is not None:
+        # a rule on a Python method (solve_ivp's `self._estimate_error_norm(K, h, scale)`): its object first
+        fn, args = fn.__func__, (fn.__self__, *args)
     if type(fn) is _DISPATCHER and fn in CHECKED_TESTS:  # (`np.array_equal(z, self._last_z)`, `np.any(d)`)
         checked_test(fn, args, kwargs)
     if rule is not None and rule.frule is not None:

@@ -574,18 +574,23 @@ def objects_of_classes(args: tuple, reduction: bool = False) -> bool:
     return False
 
 
-def _python_array(a) -> bool:
+def _python_array(a, builder: bool = False) -> bool:
     """a is an object whose class converts it to an array by Python code (`np.poly1d.__array__`), and which
     numpy takes by that conversion (no `__array_ufunc__` or `__array_function__` of its own, which numpy
-    would call instead), and which is not being converted right now (an `__array__` calling numpy on its
-    own object)."""
+    would call instead; builder: the function is `np.asarray`, `np.array` and kin, which dispatch by neither
+    and call `__array__` whatever else the class defines), and which is not being converted right now (an
+    `__array__` calling numpy on its own object)."""
     cls = type(a)
     return (type(getattr(cls, "__array__", None)) is types.FunctionType and not isinstance(a, np.ndarray)
-            and getattr(cls, "__array_ufunc__", None) is None and getattr(cls, "__array_function__", None) is None
+            and (builder or (getattr(cls, "__array_ufunc__", None) is None
+                             and getattr(cls, "__array_function__", None) is None))
             and id(a) not in _converting)
 
 
 _converting: set = set()  # ids of the objects whose __array__ runs (as code) now
+
+# numpy's builders, which take an object by its `__array__` and dispatch by no protocol
+_BUILDER_IDS = frozenset(map(id, (np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray)))
 
 
 def _protocol_object(a) -> bool:
@@ -618,6 +623,8 @@ def through_protocol(fn, method: str = "__call__"):
     rules taken on such objects would treat them as arrays, and their cotangents would not be the
     objects' own. `method`: a ufunc's method (`np.add.reduce(q)`: "reduce"), handed on as numpy does."""
     ufunc = isinstance(fn, np.ufunc)
+    if id(fn) in _BUILDER_IDS:  # (`np.asarray(obj)` calls `__array__`, never `__array_function__`)
+        return through_array(fn, builder=True)
 
     def dispatched(*args, **kwargs):
         found = []
@@ -668,8 +675,8 @@ def _by_its_array(a):
     return a
 
 
-def _as_array(a):
-    if not _python_array(a):
+def _as_array(a, builder: bool = False):
+    if not _python_array(a, builder):
         return a
     _converting.add(id(a))
     try:
@@ -678,15 +685,15 @@ def _as_array(a):
         _converting.discard(id(a))
 
 
-def through_array(fn):
+def through_array(fn, builder: bool = False):
     """fn as Python code for arguments that numpy converts by their class's `__array__` (a poly1d): the
     conversions run first, as code the engines differentiate, then fn on arrays; the rules' cotangents for
-    those arguments would be arrays, not cotangents of the objects."""
+    those arguments would be arrays, not cotangents of the objects (builder: see `_python_array`)."""
     def converted_first(*args, **kwargs):
-        return fn(*[_as_array(a) for a in args], **kwargs)
+        return fn(*[_as_array(a, builder) for a in args], **kwargs)
     return converted_first
 
 
-def array_objects(args: tuple) -> bool:
+def array_objects(args: tuple, builder: bool = False) -> bool:
     """Whether an argument is an object whose class converts it to an array by Python code."""
-    return any(_python_array(a) for a in args if not _plain(a) and type(a) not in (list, tuple, dict))
+    return any(_python_array(a, builder) for a in args if not _plain(a) and type(a) not in (list, tuple, dict))

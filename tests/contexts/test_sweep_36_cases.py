@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from contexts import ForwardContext, derivative
+from contexts import ADContext, ForwardContext, derivative, gradient
 from tests import fd
-from tests.modes import assert_scalar_modes
+from tests.modes import ARRAY_MODES, assert_array_gradient, assert_scalar_modes
 
 
 # -- np.array of an np.vectorize's outputs, numbers beside None (bond-pricing's bond_coupon_periods) -------------
@@ -86,3 +86,111 @@ def _object_tolist(x):
 @pytest.mark.parametrize("f", [_object_max, _object_max_rows, _object_maximum, _object_tolist])
 def test_object_array_extrema_and_tolist(f, x):
     assert_scalar_modes(f, x, second=False)
+
+
+# -- np.asarray of an object converting itself by `__array__`, with numpy's protocols of its own (geometer) -----
+# numpy's builders call `__array__` whatever else the class defines; forward mode ran it natively, where it
+# returned the dual it holds ("object __array__ method not producing an array"). Now it runs as code.
+
+class _Held:
+    def __init__(self, *xs):
+        self.array = np.array(xs)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.array if dtype is None else self.array.astype(dtype)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return NotImplemented
+
+    def __array_function__(self, func, types, args, kwargs):
+        return NotImplemented
+
+
+def _held_as_array(t):
+    p = _Held(t, 2.0 * t, 1.0)
+    a = np.asarray(p)
+    return float(a[0] * a[1]) + float(np.array(p, dtype=float)[1] ** 2)
+
+
+def test_as_array_by_own_array_method_beside_protocols():
+    assert_scalar_modes(_held_as_array, 0.7, second=False)
+    with ForwardContext():
+        np.testing.assert_allclose(derivative(_held_as_array, 0.7), fd.derivative(_held_as_array, 0.7), rtol=1e-6)
+
+
+# -- np.einsum's interleaved form (geometer's `join`): refused by reverse mode, now spelled as subscripts ---------
+
+def _einsum_interleaved(x):
+    a, b = x[:6].reshape(2, 3), np.cos(x[3:9]).reshape(3, 2)
+    c = np.einsum(a, [0, 1], b, [1, 2], [0, 2])
+    d = np.einsum(a, [0, 1], a, [0, 1])
+    e = np.einsum(b, [27, 1], a, [0, 27])  # (implicit output: numpy orders 27 after 0 and 1)
+    f = np.einsum(a, [Ellipsis, 1], x[:3], [1], [Ellipsis])
+    return (c ** 2).sum() + d + (e * np.arange(e.size).reshape(e.shape)).sum() + (f ** 3).sum()
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+def test_einsum_interleaved_form(mode):
+    assert_array_gradient(mode, _einsum_interleaved, np.linspace(0.2, 1.4, 9))
+
+
+# -- solve_ivp's step sizes are constants of the derivative (pkX: yoshika's infusion and effect-site models) -----
+# Its step-size control was differentiated: with a right-hand side switching in t, the gradient was that of
+# where each step happened to end (0.8548 for 0.8555), the steps' times had derivatives (-9.8e-5 for 0), and
+# a branch on the error estimate was refused. Now `contexts.rules.numpy.scipy_ivp` holds the control fixed.
+
+def _infusion(r, method="RK45"):
+    from scipy.integrate import solve_ivp
+
+    def ode(t, y):
+        d = [-0.1 * y[0]]
+        if t <= 10.0:
+            d[0] += r
+        return d
+    sol = solve_ivp(ode, (0.0, 30.0), [0.0], t_eval=np.arange(0.0, 31.0), method=method, max_step=1.0,
+                    rtol=1e-8, atol=1e-10)
+    return sol.y[0][-1]
+
+
+_SCHEDULE_T = np.linspace(0.0, 30.0, 31)
+_SCHEDULE = 2.0 * np.exp(-0.1 * _SCHEDULE_T) + 0.5
+
+
+def _effect_site(ke0, rtol=1e-8, atol=1e-10):
+    from scipy.integrate import solve_ivp
+
+    def ode(t, y):
+        return [ke0 * (float(np.interp(t, _SCHEDULE_T, _SCHEDULE)) - y[0])]
+    return solve_ivp(ode, (0.0, 30.0), [0.0], t_eval=_SCHEDULE_T, max_step=1.0, rtol=rtol, atol=atol).y[0][-1]
+
+
+def _step_time(r):
+    from scipy.integrate import solve_ivp
+    return solve_ivp(lambda t, y: -0.1 * y + r, (0.0, 30.0), np.array([0.0]), rtol=1e-6, atol=1e-9).t[6]
+
+
+@pytest.mark.parametrize("method", ["RK45", "RK23", "DOP853"])
+def test_solve_ivp_switching_rhs_linear_in_rate(method):
+    # y(30) is linear in r on the solver's steps (y0 = 0), so its derivative is y(r) / r
+    want = _infusion(5.0, method) / 5.0
+    with ADContext():
+        np.testing.assert_allclose(gradient(lambda r: _infusion(r, method), 5.0)[0], want, rtol=1e-9)
+    with ForwardContext():
+        np.testing.assert_allclose(derivative(lambda r: _infusion(r, method), 5.0), want, rtol=1e-9)
+
+
+def test_solve_ivp_interpolated_schedule_against_a_tight_solve():
+    # the derivative of the ODE's solution, by differences of solves 1000x tighter (at the call's own
+    # tolerances, finite differences jump with the steps: -0.603, -0.995 for steps 1e-5, 1e-6)
+    want = (_effect_site(0.2 + 1e-4, 1e-11, 1e-13) - _effect_site(0.2 - 1e-4, 1e-11, 1e-13)) / 2e-4
+    with ADContext():
+        np.testing.assert_allclose(gradient(_effect_site, 0.2)[0], want, rtol=1e-5)
+    with ForwardContext():
+        np.testing.assert_allclose(derivative(_effect_site, 0.2), want, rtol=1e-5)
+
+
+def test_solve_ivp_step_times_are_constants():
+    with ADContext():
+        assert gradient(_step_time, 5.0)[0] == 0.0
+    with ForwardContext():
+        assert derivative(_step_time, 5.0) == 0.0

@@ -19,6 +19,7 @@
 - `scipy_spatial`: `scipy.spatial.distance.cdist`/`pdist` (euclidean, sqeuclidean) and `squareform`.
 - `scipy_signal`: `scipy.signal.lfilter`'s IIR kernel `_sigtools._linear_filter` (in b, a, x and zi).
 - `scipy_integrate`: `scipy.integrate.quad` by the Leibniz rule (and so `dblquad`, `tplquad`, `nquad`).
+- `scipy_ivp`: `solve_ivp`'s Runge-Kutta step-size control, held constant (the steps chosen on the values).
 - `scipy_ndimage`: scipy.ndimage's line filters `_nd_image.correlate1d` and `uniform_filter1d` (gaussian,
   uniform, sobel, prewitt, convolve1d filters), written into their output arrays.
 
@@ -35,11 +36,11 @@ __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "cou
            "interpolation", "random", "roots"]
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines",
-              "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_signal", "scipy_ndimage"):
+              "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)
     except ImportError as e:
         if e.name not in (f"{__name__}.{_name}", "scipy", "scipy.special", "scipy.linalg", "scipy.spatial", "scipy.interpolate",
-                          "scipy.integrate", "scipy.signal", "scipy.ndimage"):
+                          "scipy.integrate", "scipy.integrate._ivp", "scipy.signal", "scipy.ndimage"):
             raise

@@ -227,11 +227,30 @@ def _einsum_operand_cotangent(dy, out, ins, operands, i, x, optimize):
     return xbar
 
 
+_LABELS = string.ascii_uppercase + string.ascii_lowercase  # (numpy's letters for the sublists' 0..51, in order)
+
+
+def _interleaved(args):
+    """einsum's interleaved form `np.einsum(a, [0, 1], b, [1, 2], [0, 2])` as (subscripts, operands): each
+    sublist's integers as numpy spells them (0-25 'A'-'Z', 26-51 'a'-'z', so that the implicit output's
+    alphabetical order is the integers' order), Ellipsis as '...'."""
+    args = list(args)
+    out = args.pop() if len(args) % 2 else None
+
+    def spelled(sub):
+        return "".join("..." if k is Ellipsis else _LABELS[operator.index(k)] for k in sub)
+    spec = ",".join(spelled(sub) for sub in args[1::2]) + ("" if out is None else "->" + spelled(out))
+    return spec, args[0::2]
+
+
 def einsum_adjoint(dy, y, subscripts, *operands, optimize=False, **kwargs):
-    """Pullback of np.einsum(subscripts, *operands): each operand's cotangent is another einsum."""
+    """Pullback of np.einsum(subscripts, *operands): each operand's cotangent is another einsum (the
+    interleaved form's as the subscripts' it spells)."""
     if not isinstance(subscripts, str):
-        raise unsupported("np.einsum", "the interleaved (operand, sublist) form",
-                          "write the subscripts as a string: np.einsum('ij,jk->ik', a, b)")
+        spec, arrays = _interleaved((subscripts, *operands))
+        cts = einsum_adjoint(dy, y, spec, *arrays, optimize=optimize)[1:]
+        every = [v for ct in cts for v in (ct, None)]
+        return tuple(every + [None] * (1 + len(operands) - len(every)))
     arrays = [as_array(op) for op in operands]
     ins, out = _parse_einsum(subscripts, [a.shape for a in arrays])
     dy = as_array(dy)
@@ -242,6 +261,9 @@ def einsum_adjoint(dy, y, subscripts, *operands, optimize=False, **kwargs):
 
 def einsum_frule(tangents, subscripts, *operands, **kwargs):
     """einsum is multilinear: the tangent sums one einsum per operand with a tangent."""
+    if not isinstance(subscripts, str):  # (the interleaved form: its operands every other argument)
+        spec, arrays = _interleaved((subscripts, *operands))
+        return einsum_frule((None, *tangents[0::2][:len(arrays)]), spec, *arrays, **kwargs)
     y = np.einsum(subscripts, *operands, **kwargs)
     dy = None
     for i, t in enumerate(tangents[1:]):
