@@ -1744,6 +1744,14 @@ def mutable(x) -> bool:
             or isinstance(x, np.ndarray))  # (an ndarray subclass's too: a callee's `o[0] = v` into one was lost)
 
 
+def _numeric_right(b) -> bool:
+    """`lst += b` where Python takes b's numeric addition before the list's concatenation (a list has no
+    numeric `+=`, and CPython tries the right operand's number slot first): numpy's arrays and scalars,
+    and duals (forward over reverse), make `lst + b` an array, rebinding (impedance's `z = n * [0j];
+    z += elem`: taken for an extension, the array's cotangent was lost, 0 for 3)."""
+    return isinstance(b, (np.ndarray, np.generic)) or type(b) is _Dual
+
+
 def iop(opname, a, b):
     """`a op= b`: in place for arrays, lists (`+=`) and dicts (`|=`) (returning what the reverse pass
     needs to undo it), else rebinding."""
@@ -1769,6 +1777,8 @@ def iop(opname, a, b):
         raise runtime.UnsupportedFunction(
             f"reverse mode does not differentiate an in-place `{opname}` on a {type(a).__name__} that rebinds",
             fix="write `x = x op y` instead of `x op= y`")
+    if opname == "add" and isinstance(a, list) and _numeric_right(b):
+        return operator.add(a, b), None  # (numpy's addition, a new array: a rebinds)
     if (opname == "add" and isinstance(a, list)) or (opname == "or_" and isinstance(a, dict)):
         changed(a)
         old = _Snapshot((a.copy(),))

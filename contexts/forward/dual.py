@@ -39,6 +39,10 @@ __all__ = ["Tag", "Dual", "DualConversionError", "DualInsideError", "top_tag", "
 _orders = itertools.count(1)
 
 
+_OWN_REFERENCES = 3  # (sys.getrefcount of a tangent only its dual holds, inside `Dual._update`: the slot,
+                     # the local name, getrefcount's argument)
+
+
 class DualConversionError(OverdubError, TypeError):
     """A Dual was converted to a plain number (float(), a C function, a float array): the derivative
     would be lost silently, so we refuse."""
@@ -787,6 +791,18 @@ class Dual:
             return result
         np.copyto(value, result.primal, casting="same_kind")  # numpy's in-place casting rule
         tangent = self.tangent
+        if type(tangent) is np.ndarray and tangent.dtype.kind != "c" and value.dtype.kind == "c" \
+                and np.iscomplexobj(result.tangent):
+            # a complex value whose tangent is real so far (`z = 3 * [0j]; z += x * ones`), now taking a
+            # complex one: written in, its imaginary part was dropped (impedance's circuits: 9 for -142.6).
+            # The tangent becomes complex where nothing else holds it; a view of it could not follow
+            if sys.getrefcount(tangent) > _OWN_REFERENCES:
+                raise OverdubError("forward mode cannot change in place a complex array whose derivative was "
+                                   "real so far while another array views it (the view's derivative would not "
+                                   "follow)", fix="start the array complex (`np.zeros(n, complex)` and a "
+                                                  "complex first value), or write `z = z + w`")
+            self.tangent = np.array(result.tangent)
+            return self
         if type(tangent) is np.ndarray and tangent.flags.writeable and np.shape(result.tangent) == tangent.shape:
             tangent[...] = result.tangent
         else:

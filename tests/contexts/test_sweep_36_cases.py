@@ -194,3 +194,63 @@ def test_solve_ivp_step_times_are_constants():
         assert gradient(_step_time, 5.0)[0] == 0.0
     with ForwardContext():
         assert derivative(_step_time, 5.0) == 0.0
+
+
+# -- `lst += array`: numpy's addition, not the list's extension (pkY: impedance's series circuits) ---------------
+# CPython tries the right operand's numeric `+` before a list's concatenation, so `z = 2 * [0.0]; z += a` makes
+# an array; reverse mode took it for an extension, and the array's cotangent was lost (0 for 3; hessian 3 for 6).
+
+def _list_plus_array(x):
+    a = np.array([x, 2 * x])
+    z = 2 * [0.0]
+    z += a
+    z += a
+    return float(np.sum(z)) * x
+
+
+def _impedance_series(r):
+    w = 2 * np.pi * np.array([1.0, 10.0, 100.0])
+    z = 3 * [0j]
+    for elem in (r * np.ones(3), 1 / (1j * w * 0.01 * r)):
+        z += elem
+    return float(np.sum(np.abs(z) ** 2))
+
+
+def _list_plus_scalar(x):
+    z = [1.0, 2.0]
+    z += np.float64(x) * 3
+    return float(np.sum(z ** 2))
+
+
+@pytest.mark.parametrize("f", [_list_plus_array, _impedance_series, _list_plus_scalar])
+def test_list_plus_equals_array(f):
+    assert_scalar_modes(f, 1.5)
+
+
+def _complex_after_real(r):
+    z = 3 * [0j]
+    z += r * np.ones(3)  # (complex values, a real derivative so far)
+    z += 1j * r ** 2 * np.arange(3.0)
+    return float(np.sum(np.abs(z) ** 2))
+
+
+def _complex_after_real_viewed(r):
+    z = 3 * [0j]
+    z += r * np.ones(3)
+    v = z[:2]
+    z += 1j * r ** 2 * np.arange(3.0)
+    return float(np.sum(np.abs(v) ** 2))
+
+
+def test_complex_tangent_written_into_a_real_one():
+    # forward mode dropped the imaginary part of the tangent written in place (impedance: 9 for -142.6)
+    assert_scalar_modes(_complex_after_real, 1.5)
+    with ForwardContext():
+        np.testing.assert_allclose(derivative(_complex_after_real, 1.5), fd.derivative(_complex_after_real, 1.5),
+                                   rtol=1e-6)
+    from overdub.errors import OverdubError
+    with ForwardContext(), pytest.raises(OverdubError, match="views it"):
+        derivative(_complex_after_real_viewed, 1.5)
+    with ADContext():
+        np.testing.assert_allclose(gradient(_complex_after_real_viewed, 1.5)[0],
+                                   fd.derivative(_complex_after_real_viewed, 1.5), rtol=1e-6)
