@@ -9,6 +9,7 @@ and if that tries to turn a Dual into a float, a `NoForwardRule` error naming th
 from __future__ import annotations
 
 import dataclasses
+import collections.abc
 import functools
 import inspect
 import numbers
@@ -437,6 +438,14 @@ class ForwardContext(overdub.Context):
             fn = uncached(fn)  # a cache would serve the value of the primal, unperturbed
             if isinstance(fn, np.vectorize):
                 return _vectorized(self, fn, args, kwargs)
+            if args and isinstance(args[0], _ITERATOR) and type(args[0]) is not Dual and fn not in _LAZY \
+                    and _consumes(fn) and not (len(args) > 1 and (fn is max or fn is min)):
+                # `sum((v * v for v in xs), 3.0 * x)`: a dual beside an iterator of duals, which the rule cannot
+                # look into (its items' tangents were dropped: 3.0 for 4.4); drawn here, all of it, in order
+                args = (list(args[0]),) + args[1:]
+                form = _python_form(fn, args)
+                if form is not None:
+                    return self.recurse(form, *args, **kwargs)
             y = _known(fn, args, kwargs, tag, self._run_rule)
             if y is not _UNKNOWN:
                 return y
@@ -1046,7 +1055,8 @@ def _array_protocol(fn, x) -> bool:
     return _numpy_callable(fn) and any(hasattr(cls, n) for n in ("__array_ufunc__", "__array_function__", "__array__"))
 
 
-_LAZY = frozenset({iter, enumerate, zip, map, filter, reversed})  # (they draw items one at a time)
+_LAZY = frozenset({iter, enumerate, zip, map, filter, reversed})
+_ITERATOR = collections.abc.Iterator  # (they draw items one at a time)
 
 
 def _consumes(fn) -> bool:

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from contexts import ADContext, ForwardContext, derivative, gradient
+from contexts import ADContext, ForwardContext, derivative, gradient, jacfwd
 from tests import fd
 from tests.modes import ARRAY_MODES, assert_array_gradient, assert_scalar_modes
 
@@ -254,3 +254,34 @@ def test_complex_tangent_written_into_a_real_one():
     with ADContext():
         np.testing.assert_allclose(gradient(_complex_after_real_viewed, 1.5)[0],
                                    fd.derivative(_complex_after_real_viewed, 1.5), rtol=1e-6)
+
+
+# -- sum(<iterator>, start) with a differentiated start, forward mode (gen12 W2) -----------------------------------
+# the rule was handed the iterator, which it cannot look into: only start's tangent came back (3.0 for 4.4),
+# and jacfwd's columns mixed; hessian through a singledispatch function after it was wrong too.
+
+def _sum_generator_start(x):
+    return sum((v * v for v in [x, 0.5]), 3.0 * x)
+
+
+def _sum_map_start(x):
+    return sum(map(lambda v: v * v, [x, 0.5]), 3.0 * x) + sum(filter(None, [x, 0.0, 2 * x]), x * x)
+
+
+def _sum_iter_start(x):
+    s = 3.0 * x
+    return sum(iter([x * x, 0.25]), s) * sum(reversed([x, 1.0]), s)
+
+
+@pytest.mark.parametrize("f", [_sum_generator_start, _sum_map_start, _sum_iter_start])
+def test_sum_of_an_iterator_with_a_differentiated_start(f):
+    assert_scalar_modes(f, 0.7)
+    with ForwardContext():
+        np.testing.assert_allclose(derivative(f, 0.7), fd.derivative(f, 0.7), rtol=1e-6)
+
+
+def test_sum_of_an_iterator_jacfwd_columns():
+    def two(v):
+        return sum((u * u for u in [v[1], 0.3]), 0.5 * v[1]) * v[0]
+    x = np.array([0.3, 0.7])
+    np.testing.assert_allclose(jacfwd(two, x), fd.gradient(two, x)[0], rtol=1e-6)
