@@ -455,6 +455,11 @@ def call(mask, f, /, *args, **kw):
     if (kw and "out" in kw and type(_primal(kw["out"])) is np.ndarray
             and kind is not _FunctionType):
         # numpy's `out=` (a Python function taking one is differentiated as written: it passes it on)
+        if kind is _UFUNC and protocol_objects(args):
+            # numpy hands the whole call, out= too, to an operand's own `__array_ufunc__` (a Series': ta's
+            # KAMA, `np.divide(a, s, out=o, where=...)`), as code; computed into a new array, its result
+            # (the class's) could not be written into out (a TypeError)
+            return _twin_call(mask, through_protocol(f), (), args, kw)
         return _out_call(f, args, kw)  # (a dual array, forward over reverse, is changed in place too)
     try:
         rule = _rules.get(f)

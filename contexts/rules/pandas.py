@@ -11,6 +11,8 @@ from __future__ import annotations
 from pandas._libs import internals as _pd_internals
 from pandas._libs import lib as _pd_lib
 
+import numpy as np
+
 from .leaves import register_constant
 from .registry import registry
 
@@ -22,5 +24,16 @@ register_constant(_pd_internals.BlockValuesRefs)  # (weak references to the arra
 # pandas' tests of values (in Cython): booleans, carrying no derivative
 registry.nondifferentiable(*(fn for name in (
     "is_list_like", "is_scalar", "is_iterator", "is_integer", "is_float", "is_bool", "is_complex", "is_hashable",
-    "is_array", "item_from_zerodim", "is_np_dtype", "infer_dtype", "is_bool_list", "is_range_indexer",
+    "is_array", "is_np_dtype", "infer_dtype", "is_bool_list", "is_range_indexer",
     "is_sequence_range", "dtypes_all_equal") if (fn := getattr(_pd_lib, name, None)) is not None))
+
+
+def item_from_zerodim(val):
+    """pandas' `lib.item_from_zerodim` as the Python it is: a 0-d array's item, anything else itself (it was
+    registered with the tests of values, as non-differentiable: `s * 2 + s * 3` kept 2 of 5)."""
+    if isinstance(val, np.ndarray) and val.ndim == 0:
+        return val[()]
+    return val
+
+
+registry.set(_pd_lib.item_from_zerodim, stand_in=item_from_zerodim)

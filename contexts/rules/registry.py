@@ -627,6 +627,8 @@ def through_protocol(fn, method: str = "__call__"):
         return through_array(fn, builder=True)
 
     def dispatched(*args, **kwargs):
+        if ufunc and kwargs.get("out") is not None and type(kwargs["out"]) is not tuple:
+            kwargs = {**kwargs, "out": (kwargs["out"],)}  # (numpy hands `__array_ufunc__` out= as a tuple)
         found = []
         for a in args:
             for v in (a if type(a) in (list, tuple) else (a,)):

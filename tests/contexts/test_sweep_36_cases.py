@@ -285,3 +285,46 @@ def test_sum_of_an_iterator_jacfwd_columns():
         return sum((u * u for u in [v[1], 0.3]), 0.5 * v[1]) * v[0]
     x = np.array([0.3, 0.7])
     np.testing.assert_allclose(jacfwd(two, x), fd.gradient(two, x)[0], rtol=1e-6)
+
+
+# -- pandas' helpers and numpy's corners met by differentiating through pandas (pdx) -----------------------------
+
+def test_pandas_item_from_zerodim_is_the_identity():
+    # registered as a test of values (non-differentiable), it dropped every derivative through it: 0 for 5
+    lib = pytest.importorskip("pandas._libs.lib")
+
+    def f(x):
+        return lib.item_from_zerodim(np.array(x * 3.0)) + lib.item_from_zerodim(x * 2.0)
+    assert_scalar_modes(f, 1.5)
+
+
+def test_absolute_of_a_nan_padding_no_result_shows():
+    # 0 * sign(nan) made NaN where the padding's cotangent was 0 (pandas' shift(1) under ta's ATR)
+    c = np.array([np.nan, 1, 1, 1, 1.0])
+
+    def viewed(x):
+        return np.abs(x.view() * c)[1:].sum()
+    x = np.array([1.0, -3.0, 2.0, 5.0, 4.0])
+    with ADContext():
+        np.testing.assert_array_equal(gradient(viewed, x)[0], [0.0, -1.0, 1.0, 1.0, 1.0])
+
+
+class _OwnUfuncs:
+    def __init__(self, v):
+        self.v = v
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kw):
+        args = [i.v if isinstance(i, _OwnUfuncs) else i for i in inputs]
+        if kw.get("out") is not None:
+            kw["out"] = tuple(o.v if isinstance(o, _OwnUfuncs) else o for o in kw["out"])
+        return _OwnUfuncs(getattr(ufunc, method)(*args, **kw))
+
+
+def test_ufunc_out_handed_to_an_operands_array_ufunc_is_refused_not_a_crash():
+    from overdub.errors import OverdubError
+
+    def f(x):
+        r = np.divide(x, _OwnUfuncs(x + 1.0), out=np.zeros_like(x), where=x != 0)
+        return r.v.sum()
+    with ADContext(), pytest.raises(OverdubError):
+        gradient(f, np.array([1.0, 2.0, 3.0]))

@@ -485,7 +485,9 @@ def _absolute():
     def absolute_adjoint(dy, y, x, *rest, **kwargs):
         if dy is None or not inexact(x):
             return (None,) * (1 + len(rest))
-        g = dy * _safe_div(x, y) if np.iscomplexobj(x) else dy * np.sign(x)
+        g = dy * _safe_div(x, y) if np.iscomplexobj(x) else dropped_nan_zero(dy * np.sign(x), dy, y)
+        # (a NaN padding no later value shows: 0 where its cotangent is 0, as the elementwise rules' — pandas'
+        # `shift(1)` under ta's ATR gave NaN, through a view of the array)
         return (match_primal(_masked(g, kwargs.get("where", True)), x),) + (None,) * len(rest)
 
     def absolute_frule(tangents, x, *rest, **kwargs):
