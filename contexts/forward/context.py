@@ -382,6 +382,10 @@ class ForwardContext(overdub.Context):
                         return y
                 if isinstance(fn, np.vectorize):  # (its function may read perturbed values it holds)
                     return _vectorized(self, fn, args, kwargs)
+                if type(fn) is not np.ufunc and (stand := registry.stand_in_of(fn)) is not None:
+                    # the primitive as Python code (`Rule.stand_in`), its duals inside a list
+                    # (`statistics.mean([x, 2 * x])`: its own code converts them to exact ratios, refused)
+                    return self.recurse(stand[0], *stand[1], *args, **kwargs)
                 if overdub.is_recursable(fn) and not _native(fn):
                     if (step := bisects(method_function(fn))) is not None and not (
                             dual_free(args) and dual_free(kwargs) and dual_free(fn)):

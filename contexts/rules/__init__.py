@@ -13,6 +13,7 @@ from . import decimals as _decimals  # noqa: F401
 from . import introspection as _introspection  # noqa: F401
 from . import math as _math  # noqa: F401
 from . import operator as _operator  # noqa: F401
+from . import statistics_forms as _statistics_forms  # noqa: F401
 from . import uncertainties as _uncertainties  # noqa: F401
 from . import leaves as _leaves
 from .check import check_rule, numerical_gradient
