@@ -756,6 +756,11 @@ def _reordering(fn, pushes: bool, pops: bool, is_method: bool = False):
                     if obj is y and box[i] is None:
                         box[i] = dy
                         break
+                else:
+                    if item is not None and y is item:
+                        # `heappushpop(h, v)` handing v itself back (h empty, or v <= h[0]): v never entered the
+                        # heap, its cotangent is the result's (it was lost: 0 for 3, gen12 W1)
+                        ditem = acc(ditem, dy)
             rest = (ditem,) + (None,) * (len(args) - 1) if args else ()
             if is_method:
                 return box, rest

@@ -1,6 +1,7 @@
 """Cases of session 36: crashes, false refusals and silent wrong derivatives met on code nobody here wrote
 (package sweeps, generated programs), each checked against finite differences in every mode."""
 
+import heapq
 import math
 
 import numpy as np
@@ -328,3 +329,26 @@ def test_ufunc_out_handed_to_an_operands_array_ufunc_is_refused_not_a_crash():
         return r.v.sum()
     with ADContext(), pytest.raises(OverdubError):
         gradient(f, np.array([1.0, 2.0, 3.0]))
+
+
+# -- heapq.heappushpop handing the pushed item itself back (gen12 W1: reverse 0 for 3, hessian 0 for 2) ---------
+
+def _pushpop_small(x):
+    h = [1.0, 2.0]
+    return heapq.heappushpop(h, 3.0 * x) + h[0] * x      # 3x < 1: 3x itself comes back
+
+
+def _pushpop_empty(x):
+    return heapq.heappushpop([], x * x)
+
+
+def _pushpop_large(x):
+    h = [0.5 * x, 2.0]
+    heapq.heapify(h)
+    top = heapq.heappushpop(h, 3.0 * x)                  # 3x > 0.5x: the top comes back, 3x enters
+    return top * 2.0 + sum(v * v for v in h)
+
+
+@pytest.mark.parametrize("f, x", [(_pushpop_small, 0.1), (_pushpop_empty, 0.7), (_pushpop_large, 0.9)])
+def test_heappushpop_returning_the_item(f, x):
+    assert_scalar_modes(f, x)
