@@ -566,6 +566,14 @@ class _Rewriter(ast.NodeTransformer):
             if isinstance(func, ast.Name) and func.id in ("locals", "vars", "dir"):
                 hide = _name(self.operator_name(ops.hide_helpers), node)
                 return _loc(ast.Call(func=hide, args=[node], keywords=[]), node)
+            if isinstance(func, ast.Name) and func.id in ("eval", "exec") and node.args and "call" in self.profile:
+                # the text it runs, a call of `ops.source_text` the context sees (`eval(repr(x))`)
+                text = node.args[0]
+                sid = self.new_site(text, "call", "source_text")
+                callee = ast.Call(func=_name(CALL, text), args=[_const(sid, text),
+                                                                _name(self.operator_name(ops.source_text), text)],
+                                  keywords=[])
+                node.args[0] = _loc(ast.Call(func=_loc(callee, text), args=[text], keywords=[]), text)
             return node
         if isinstance(func, ast.Name) and func.id == "super" and not node.args and not node.keywords:
             node.args = [_name("__class__", node), _loc(copy.deepcopy(self.first_args[-1]), node)]

@@ -382,7 +382,8 @@ class ForwardContext(overdub.Context):
                         return y
                 if isinstance(fn, np.vectorize):  # (its function may read perturbed values it holds)
                     return _vectorized(self, fn, args, kwargs)
-                if type(fn) is not np.ufunc and (stand := registry.stand_in_of(fn)) is not None:
+                if type(fn) is not np.ufunc and not site.filename.startswith(_RULES_DIR) \
+                        and (stand := registry.stand_in_of(fn)) is not None:  # (a stand-in's own call: the C one)
                     # the primitive as Python code (`Rule.stand_in`), its duals inside a list
                     # (`statistics.mean([x, 2 * x])`: its own code converts them to exact ratios, refused)
                     return self.recurse(stand[0], *stand[1], *args, **kwargs)

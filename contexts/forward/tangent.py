@@ -579,7 +579,7 @@ def _lowered(fn):
     try:
         src = get_source(code, fn.__globals__)
         original = src.as_function_def()
-        fdef = lower(original)
+        fdef = lower(original, iterators=True)  # (a generator expression drawn twice: its items once, as in Python)
     except (SourceUnavailable, Unsupported) as e:
         raise NotTransformable(str(e)) from e
     if any(isinstance(n, (ast.Nonlocal, ast.Global)) for n in all_nodes(original)):

@@ -1022,9 +1022,19 @@ class Lowerer:
         """Evaluated eagerly (documented in the README); for reverse mode an iterator over the list (so
         `next` works), for the others the list itself; either checked (`runtime.eager_items`: one changeable
         object yielded twice is refused)."""
-        items = self.expr_ListComp(e, pre)
-        return _loc(ast.Call(func=_name("__od_eager__" if self.iterators else "__od_eager_items__", e),
-                             args=[items], keywords=[]), e)
+        if not self.iterators:
+            items = self.expr_ListComp(e, pre)
+            return _loc(ast.Call(func=_name("__od_eager_items__", e), args=[items], keywords=[]), e)
+
+        def add(r):  # (each item counted first: `(x * k for k in itertools.count())` refused, not run forever)
+            def finish(rn):
+                count = ast.Call(func=_name("__od_size__", e), args=[_name(r, e)], keywords=[])
+                guard = _loc(ast.Expr(value=ast.Call(func=_name("__od_endless__", e), args=[count], keywords=[])), e)
+                return [guard, self._append_stmt(r, rn(e.elt), e)]
+            return finish
+        empty = lambda: ast.copy_location(ast.List(elts=[], ctx=ast.Load()), e)
+        items = self._comprehension(e, pre, empty, add)
+        return _loc(ast.Call(func=_name("__od_eager__", e), args=[items], keywords=[]), e)
 
     def expr_SetComp(self, e, pre):
         empty = lambda: ast.copy_location(ast.Call(func=_name("set", e), args=[], keywords=[]), e)

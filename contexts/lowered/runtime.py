@@ -332,7 +332,11 @@ _MAKERS = (str, repr, format)
 _NUMPY_PARSERS = (np.float64, np.float32, np.float16, np.longdouble, np.complex128, np.complex64, np.fromstring,
                   np.loadtxt, np.genfromtxt)
 _DTYPED = frozenset(id(f) for f in (np.array, np.asarray, np.asanyarray, np.fromiter))
-TEXT_IDS = frozenset(id(f) for f in (*_MAKERS, float, int, complex, Decimal, Fraction, *_NUMPY_PARSERS)) | _DTYPED
+# Python's own parsers of source text: a differentiated number's text run as code (`eval("R(" + str([x]) + ")",
+# env)`, impedance's circuits; `ast.literal_eval(str(x))`, `exec("y = " + repr(x), d)`) came back a constant
+_SOURCE_PARSERS = (eval, exec, compile, ast.literal_eval, overdub.ops.source_text)
+TEXT_IDS = frozenset(id(f) for f in (*_MAKERS, float, int, complex, Decimal, Fraction, *_NUMPY_PARSERS,
+                                     *_SOURCE_PARSERS)) | _DTYPED
 
 
 def text_call(fn, args, kwargs, perturbed: bool, value):

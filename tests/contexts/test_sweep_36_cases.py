@@ -352,3 +352,83 @@ def _pushpop_large(x):
 @pytest.mark.parametrize("f, x", [(_pushpop_small, 0.1), (_pushpop_empty, 0.7), (_pushpop_large, 0.9)])
 def test_heappushpop_returning_the_item(f, x):
     assert_scalar_modes(f, x)
+
+
+# -- a differentiated number's text run as code: eval / exec / compile / ast.literal_eval (pkY: impedance) -------
+# float(str(x)) was refused (TextRoundTrip); these came back constants: 0 for 2 in one mode or both.
+
+def _circuit_element(p, f):
+    return np.array(len(f) * [p[0]])
+
+
+_ENV = {"R": _circuit_element, "sum": sum}
+_ROUND_TRIPS = {
+    "eval(text, env)": lambda x: float(np.sum(eval("R(" + str([x]) + "," + str([1.0, 2.0]) + ")", _ENV))),
+    "ast.literal_eval": lambda x: __import__("ast").literal_eval(str(x)) * 2.0,
+    "exec(text, d)": lambda x: (lambda d: (exec("y = " + repr(x) + " * 2", d), d["y"])[1])({}),
+    "eval(compile(text))": lambda x: eval(compile(repr(x) + "*2", "<s>", "eval"), {}),
+}
+
+
+def _eval_in_frame(x):
+    return eval(repr(x)) * 2.0 + eval("{}*2".format(x))
+
+
+@pytest.mark.parametrize("name", list(_ROUND_TRIPS))
+def test_text_run_as_code_is_refused(name):
+    from contexts.lowered.runtime import TextRoundTrip
+    f = _ROUND_TRIPS[name]
+    with ADContext(), pytest.raises(TextRoundTrip):
+        gradient(f, 0.7)
+    with ForwardContext(), pytest.raises(TextRoundTrip):
+        derivative(f, 0.7)
+
+
+def test_eval_without_namespaces_is_refused_in_forward_mode():
+    from overdub.errors import OverdubError
+    from contexts.lowered.runtime import TextRoundTrip
+    with ForwardContext(), pytest.raises(TextRoundTrip):
+        derivative(_eval_in_frame, 0.7)
+    with ADContext(), pytest.raises(OverdubError):  # (reverse mode refuses eval reading its caller's frame)
+        gradient(_eval_in_frame, 0.7)
+    with ForwardContext():  # (text that is no differentiated number's runs as before)
+        assert derivative(lambda x: eval("3 * 2") * x, 0.7) == 6.0
+
+
+# -- generator expressions in forward mode's tangent twin (gen12 C2 and kin) and reverse mode's endless ones -----
+# The tangent twin (derivative without a `with ForwardContext()`) made a generator expression a list: drawn twice,
+# its items came twice (33 for 3), and `next(gen)` crashed ('list' object is not an iterator). Reverse mode ran
+# one over an endless iterator until memory ran out; it is refused now, as an endless generator function is.
+
+def _drawn_twice(x):
+    g = (v * x for v in [1.0, 2.0])
+    a = sum(g)
+    b = sum(g)  # (empty: Python's generator is spent)
+    return a + 10 * b
+
+
+def _next_then_rest(x):
+    g = (v * x for v in [1.0, 2.0, 4.0])
+    first = next(g)
+    return first + sum(g) * 3 + next(v for v in [1.0, 2.0]) * 0.1
+
+
+@pytest.mark.parametrize("f", [_drawn_twice, _next_then_rest])
+def test_generator_expression_drawn_as_python_draws_it(f):
+    assert_scalar_modes(f, 0.9)
+    with ForwardContext():
+        np.testing.assert_allclose(derivative(f, 0.9), fd.derivative(f, 0.9), rtol=1e-6)
+    np.testing.assert_allclose(jacfwd(lambda v: f(v[0]), np.array([0.9])), [fd.derivative(f, 0.9)], rtol=1e-6)
+
+
+def test_endless_generator_expression_refused_in_reverse_mode():
+    import itertools
+
+    from contexts.lowered.runtime import EagerIterationError
+
+    def f(x):
+        return sum(itertools.islice((x * k for k in itertools.count()), 3))
+    with ADContext(), pytest.raises(EagerIterationError, match="endless"):
+        gradient(f, 0.7)
+    with ForwardContext():  # (forward mode's duals draw items as the code asks)
+        assert derivative(f, 0.7) == pytest.approx(3.0)
