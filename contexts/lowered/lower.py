@@ -1236,6 +1236,15 @@ def _reads_only(func) -> bool:
     return False
 
 
+def _late_reads(g: ast.GeneratorExp) -> set[str]:
+    """The names generator expression g reads when it runs: not its outermost iterable, which Python
+    evaluates where g is made (PEP 289: `gens.append(max(m, v) for v in w)` in a loop rebinding w keeps each
+    iteration's w; trueskill's `rate`, refused before)."""
+    first = copy.copy(g.generators[0])
+    first.iter = ast.Constant(value=())
+    return _comprehension_reads(ast.GeneratorExp(elt=g.elt, generators=[first, *g.generators[1:]]))
+
+
 def _comprehension_reads(e) -> set[str]:
     """The names a comprehension reads from the function around it (its own variables excepted)."""
     from .activity import free_names  # (activity imports this module)
@@ -1359,7 +1368,7 @@ def _kept_generator(fdef) -> tuple[str, str, ast.AST] | None:
             elts = [loop.key, loop.value] if isinstance(loop, ast.DictComp) else [loop.elt]
             inner = [g for e in elts for g in ast.walk(e) if isinstance(g, ast.GeneratorExp) and g in parents]
         for g in inner:
-            hit = sorted(_comprehension_reads(g) & rebound)
+            hit = sorted(_late_reads(g) & rebound)
             if hit and _kept_past(g, parents, loop):
                 return "made in a loop", hit[0], g
     return None

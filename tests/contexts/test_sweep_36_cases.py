@@ -432,3 +432,29 @@ def test_endless_generator_expression_refused_in_reverse_mode():
         gradient(f, 0.7)
     with ForwardContext():  # (forward mode's duals draw items as the code asks)
         assert derivative(f, 0.7) == pytest.approx(3.0)
+
+
+# -- a generator expression made in a loop, reading the loop's variable only in its outermost iterable (pkX:
+# trueskill's rate, 17 refusals): Python evaluates that iterable where the generator is made (PEP 289) ----------
+
+def _kept_generators(x):
+    gens = []
+    for w in ([x, 2.0], [3.0, x * x]):
+        gens.append(max(0.5, v) for v in w)
+    return sum(sum(g) for g in gens)
+
+
+def _kept_generators_late(x):
+    gens = []
+    for w in (x, 2.0 * x):
+        gens.append(v * w for v in (1.0, 2.0))  # (w read when it runs: every generator sees the last w)
+    return sum(sum(g) for g in gens)
+
+
+def test_generator_kept_past_its_iteration_reading_the_loop_variable_first():
+    assert_scalar_modes(_kept_generators, 1.5)
+    from overdub.errors import OverdubError
+    with ADContext(), pytest.raises(OverdubError, match="kept past its iteration"):
+        gradient(_kept_generators_late, 1.5)
+    with ForwardContext():
+        np.testing.assert_allclose(derivative(_kept_generators_late, 1.5), fd.derivative(_kept_generators_late, 1.5))
