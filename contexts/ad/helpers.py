@@ -248,8 +248,25 @@ _KNOWN_NUMBERS = tuple(t for t in PLAIN_OPERANDS if t not in (np.ndarray, np.gen
 
 def _known(v) -> bool:
     """v's operators are the rules' (a number, array, list or tuple), not its class's Python code: a float
-    subclass defining its own (`class Own(float): def __add__`) is not known."""
-    return isinstance(v, _KNOWN) and not number_with_own_methods(v)
+    subclass defining its own (`class Own(float): def __add__`) is not known, nor a list or tuple subclass
+    defining one (trueskill's `Matrix(list)` and its `__rmul__`: the rule's adjoint called it on a cotangent)."""
+    if not isinstance(v, _KNOWN):
+        return False
+    t = type(v)
+    if t is not list and t is not tuple and isinstance(v, (list, tuple)):
+        own = _OWN_SEQUENCE_OPERATORS.get(t)
+        if own is None:
+            own = _OWN_SEQUENCE_OPERATORS[t] = any(
+                type(attr) is types.FunctionType and name in _OPERATOR_DUNDERS
+                for k in t.__mro__ if k not in (list, tuple, object) for name, attr in vars(k).items())
+        return not own
+    return not number_with_own_methods(v)
+
+
+_OWN_SEQUENCE_OPERATORS: dict = {}
+_OPERATOR_DUNDERS = frozenset(f"__{p}{n}__" for n in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod",
+                                                      "pow", "and", "or", "xor", "lshift", "rshift")
+                              for p in ("", "r", "i"))
 
 
 def _property_dunder(cls, name) -> None:

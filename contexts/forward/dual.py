@@ -505,8 +505,10 @@ def _unit(other):
 def _defers(other, reflected: str) -> bool:
     """A Dual's operator leaves `dual op other` to other's reflected operator when other's class writes it
     in Python (a small vector class's `__rmul__`): that code runs on the dual, as it would on a float."""
-    if type(other) in _PLAIN or type(other) is Dual or isinstance(other, _KNOWN_OPERANDS):
+    if type(other) in _PLAIN or type(other) is Dual:
         return False
+    if isinstance(other, _KNOWN_OPERANDS) and not (isinstance(other, _SEQUENCES) and type(other) not in _SEQUENCES):
+        return False  # (a list subclass's own `__rmul__`, trueskill's Matrix: its code, as Python calls it)
     return type(getattr(type(other), reflected, None)) is types.FunctionType
 
 
@@ -564,6 +566,7 @@ _PLAIN = frozenset({float, int, bool, complex})
 # (a dask array: numpy's; a registered number, sympy's expressions among them, whose operators would defer
 # back to the dual's by `_op_priority`)
 _KNOWN_OPERANDS = (numbers.Number, np.ndarray, np.generic, list, tuple, ArrayLeaf, Scalar)
+_SEQUENCES = (list, tuple)
 
 
 class Dual:

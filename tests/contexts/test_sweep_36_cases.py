@@ -458,3 +458,32 @@ def test_generator_kept_past_its_iteration_reading_the_loop_variable_first():
         gradient(_kept_generators_late, 1.5)
     with ForwardContext():
         np.testing.assert_allclose(derivative(_kept_generators_late, 1.5), fd.derivative(_kept_generators_late, 1.5))
+
+
+# -- a number times a list subclass with its own `__rmul__` (pkX: trueskill's Matrix.inverse) --------------------
+# reverse mode's rule took it for a sequence and called `__rmul__` on a cotangent; forward mode's dual took the
+# list itself, where Python calls the class's reflected method.
+
+class _Matrix(list):
+    def __init__(self, src):
+        if isinstance(src, dict):
+            src = [[src[0, 0], src[0, 1]]]
+        elif not isinstance(src, list):
+            raise TypeError("src must be a list or dict")
+        super().__init__(src)
+
+    def __rmul__(self, other):
+        from numbers import Number
+        if not isinstance(other, Number):
+            raise TypeError("The operand should be a number")
+        return type(self)({(0, c): other * self[0][c] for c in range(2)})
+
+
+def _matrix_scaled(v):
+    m = _Matrix([[v[1], 1.0]])
+    return (2.0 * m)[0][0] + (v[0] * m)[0][0] * (v[0] * m)[0][1]
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+def test_number_times_list_subclass_with_own_rmul(mode):
+    assert_array_gradient(mode, _matrix_scaled, np.array([2.0, 5.0]))
