@@ -382,8 +382,11 @@ class ForwardContext(overdub.Context):
                         return y
                 if isinstance(fn, np.vectorize):  # (its function may read perturbed values it holds)
                     return _vectorized(self, fn, args, kwargs)
-                if type(fn) is not np.ufunc and not site.filename.startswith(_RULES_DIR) \
+                if (type(fn) is types.FunctionType or type(fn) is types.MethodType) \
+                        and not site.filename.startswith(_RULES_DIR) \
                         and (stand := registry.stand_in_of(fn)) is not None:  # (a stand-in's own call: the C one)
+                    # (Python code only: a C function's stand-in, `all`'s, is what the duals' own methods do
+                    # natively, truth tests checked there)
                     # the primitive as Python code (`Rule.stand_in`), its duals inside a list
                     # (`statistics.mean([x, 2 * x])`: its own code converts them to exact ratios, refused)
                     return self.recurse(stand[0], *stand[1], *args, **kwargs)

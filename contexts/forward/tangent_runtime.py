@@ -30,7 +30,7 @@ from overdub.passes import depth as _depth
 from overdub.errors import OverdubError, lost_work, mark_lost, not_swallowed
 
 from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, STAIRS, EagerIterationError, addresses,
-                               closing_in, converged, eager_items, own_test_method, parsed, remembered_text,
+                               closing_in, converged, eager, eager_items, endless, own_test_method, parsed, remembered_text,
                                staircase_fd, stairs_fd, text, users_class, _TEXTS, parse_check)
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.numpy.creation import python_ufunc_method
@@ -905,6 +905,25 @@ def _eager_items_frule(tangents, items):
     return fd_eager_items(items), tangents[0]
 
 
+def fd_eager(items: list):
+    """A generator expression as the lowering gives it (an iterator over its items, drawn once, as Python's
+    generator is: drawn twice, a list gave its items twice, and `next` could not take it); where the eager
+    run differs from Python's lazy one (`fd_eager_items`), the call runs on duals instead."""
+    try:
+        return eager(items)
+    except EagerIterationError:
+        raise NotTransformable("a generator expression yielding one changeable object twice") from None
+
+
+def fd_endless(count: int) -> None:
+    """An endless generator expression (`x * k for k in itertools.count()`): the call runs on duals, which
+    draw its items as the code asks."""
+    try:
+        endless(count)
+    except EagerIterationError:
+        raise NotTransformable("a generator expression over an endless iterator") from None
+
+
 # the operand types no class's own test method can come with: the guards below pass them at once (a wrapper
 # taking `*args` cost a loop's comparison 0.3 us: `derivative` of a 30-step loop 15.6 -> 25.5 us)
 _NO_OWN_TEST = frozenset({float, int, bool, complex, np.float64, np.ndarray, Dual, type(None), str})
@@ -976,6 +995,7 @@ HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     "__fd_numbers__": _NUMBERS,
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
     **LOWERING_HELPERS, "__od_primal__": primal, "__od_rounded__": fd_rounded, "__od_eager_items__": fd_eager_items,
+    "__od_eager__": fd_eager, "__od_endless__": fd_endless,
     "__od_equality_guard_fd__": fd_equality_guard, "__od_equality_guard2_fd__": fd_equality_guard2,
     "__od_order_watch_fd__": fd_order_watch, "__od_not_swallowed__": fd_not_swallowed, "__od_text__": fd_text, "__od_inverted__": _same}.items()}
 

@@ -432,6 +432,7 @@ def test_endless_generator_expression_refused_in_reverse_mode():
         gradient(f, 0.7)
     with ForwardContext():  # (forward mode's duals draw items as the code asks)
         assert derivative(f, 0.7) == pytest.approx(3.0)
+    assert derivative(f, 0.7) == pytest.approx(3.0)  # (the tangent twin gives it to them)
 
 
 # -- a generator expression made in a loop, reading the loop's variable only in its outermost iterable (pkX:
