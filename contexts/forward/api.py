@@ -33,7 +33,8 @@ from ..rules.registry import registry
 from .arrays import to_array
 from .observe import _check as _checking, observer
 from .context import ForwardContext, _known, _vectorized, forward_context
-from .dual import primal_tree, SWALLOWED, Dual, DualConversionError, Tag, lift, primal, swallowed, top_tag, zero_tangent
+from .dual import (primal_tree, SWALLOWED, Dual, DualConversionError, Tag, kept_past_its_call, lift, primal, swallowed,
+                   top_tag, zero_tangent)
 from .tangent import NotTransformable
 from .holds import dual_free
 from .tangent_runtime import tangent_jvp
@@ -172,7 +173,11 @@ def _tangent_out(y: Any, tag: Tag, unknown: bool = False) -> Any:
         if y.tag is tag:
             if type(y.tangent) is Refused and not unknown:
                 y.tangent.refuse()
+            if type(y.primal) is Dual and y.primal.tag.ended:
+                raise kept_past_its_call()
             return y.tangent
+        if y.tag.ended:  # (an earlier call's dual, not an outer derivative's: it would count as a constant)
+            raise kept_past_its_call()
         if y.tag.order > tag.order:
             raise OverdubError(
                 "a value perturbed by an inner derivative call escaped it (returned or stored)",
@@ -282,8 +287,11 @@ def _value_and_derivative(f: Callable, x: Any) -> tuple[Any, Any]:
         return fast
     reset()  # (the twin may have changed x in place before it gave up)
     tag = Tag()
-    y = _run(f, Dual(x, _unit(x), tag))
-    return _primal_out(y, tag), _tangent_out(y, tag)
+    try:
+        y = _run(f, Dual(x, _unit(x), tag))
+        return _primal_out(y, tag), _tangent_out(y, tag)
+    finally:
+        tag.ended = True
 
 
 def _is_array(x: Any) -> bool:
@@ -524,8 +532,11 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         reset()
     tag = Tag()
     args = [x if t is None else Dual(x, _under(x, _seed(x, t)), tag) for x, t in zip(primals, tangents)]
-    y = _run(f, *args)
-    return _primal_out(y, tag), _tangent_out(y, tag)
+    try:
+        y = _run(f, *args)
+        return _primal_out(y, tag), _tangent_out(y, tag)
+    finally:
+        tag.ended = True
 
 
 def _by_values(x: Any):
@@ -787,23 +798,26 @@ def _jacfwd_by_duals(f: Callable, x: Any, xshape: tuple, n: int, chunk: int | No
         tag = Tag(chunk=kk)
         seed = _seeds(x, kk, n)
         seed[np.arange(kk), np.arange(j0, j0 + kk)] = seed[0, 0] + 1 if seed.dtype == object else 1.0
-        y = _run(f, Dual(x, _under(x, seed.reshape((kk,) + xshape)), tag))
-        if isinstance(y, dict) or isinstance(y, (list, tuple)) and not _stackable(y):
-            # a dict, or a tuple of an array and a number (pvlib's results): a Jacobian per item, as JAX's
-            # jacfwd gives for a tree of outputs
-            tree = y
-            items = [y[key] for key in (list(y) if isinstance(y, dict) else range(len(y)))]
-            y0 = [_primal_out(v, tag) for v in items]
-            columns.append([(_tangent_out(v, tag), kk) for v in items])
-            continue
-        if isinstance(y, (list, tuple)):
-            y = to_array(y)
-        container = _output_container(y)
-        out = y
-        if container is not None:  # (a DataArray: J of its values, a plain array)
-            y = container.held(y)
-        y0 = _primal_out(y, tag)
-        columns.append(_tangent_out(y, tag))
+        try:
+            y = _run(f, Dual(x, _under(x, seed.reshape((kk,) + xshape)), tag))
+            if isinstance(y, dict) or isinstance(y, (list, tuple)) and not _stackable(y):
+                # a dict, or a tuple of an array and a number (pvlib's results): a Jacobian per item, as JAX's
+                # jacfwd gives for a tree of outputs
+                tree = y
+                items = [y[key] for key in (list(y) if isinstance(y, dict) else range(len(y)))]
+                y0 = [_primal_out(v, tag) for v in items]
+                columns.append([(_tangent_out(v, tag), kk) for v in items])
+                continue
+            if isinstance(y, (list, tuple)):
+                y = to_array(y)
+            container = _output_container(y)
+            out = y
+            if container is not None:  # (a DataArray: J of its values, a plain array)
+                y = container.held(y)
+            y0 = _primal_out(y, tag)
+            columns.append(_tangent_out(y, tag))
+        finally:
+            tag.ended = True  # (the next pass's, or a later call's, meeting one of its duals refuses it)
     if tree is not None:
         jacs = []
         for i, leaf in enumerate(y0):

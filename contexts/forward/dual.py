@@ -43,6 +43,17 @@ _OWN_REFERENCES = 3  # (sys.getrefcount of a tangent only its dual holds, inside
                      # the local name, getrefcount's argument)
 
 
+def kept_past_its_call() -> OverdubError:
+    """A dual of a derivative call that has returned, met again: a module's cache, a global or an object's
+    field kept a perturbed value past its call (pygfunction's `thermal_resistances` keeps its last result: a
+    later derivative call read it back, 0 for 6, and a plain call raised inside the library)."""
+    return OverdubError(
+        "a value perturbed by an earlier forward-mode derivative call, which has returned, was kept past it (a "
+        "cache in a module, a global, an object's field) and is used again", where=_conversion_site(),
+        fix="clear the cache after the derivative call (or before the next), or keep plain values there; "
+            "reverse mode (`gradient`) keeps plain values in such caches")
+
+
 class DualConversionError(OverdubError, TypeError):
     """A Dual was converted to a plain number (float(), a C function, a float array): the derivative
     would be lost silently, so we refuse."""
@@ -115,11 +126,12 @@ class Tag:
     """The identity of one derivative call. `order` grows with creation; `chunk` is k for a Dual that
     carries k tangent directions, None for a single direction."""
 
-    __slots__ = ("order", "chunk")
+    __slots__ = ("order", "chunk", "ended")
 
     def __init__(self, chunk: int | None = None):
         self.order = next(_orders)
         self.chunk = chunk
+        self.ended = False  # (its derivative call has returned: a dual of it met later was kept past the call)
 
     def __repr__(self) -> str:
         return f"Tag({self.order}{'' if self.chunk is None else f', chunk={self.chunk}'})"
@@ -927,6 +939,8 @@ class Dual:
         return value
 
     def __float__(self):
+        if self.tag.ended:
+            raise kept_past_its_call()
         raise DualConversionError(
             f"float() of a Dual (primal {_brief(primal(self))}) would drop its derivative",
             where=_conversion_site(), fix=_CONVERSION_FIX)
@@ -937,6 +951,8 @@ class Dual:
             where=_conversion_site(), fix=_CONVERSION_FIX)
 
     def __array__(self, dtype=None, copy=None):
+        if self.tag.ended:
+            raise kept_past_its_call()
         raise DualConversionError(
             f"numpy tried to convert a Dual (primal {_brief(primal(self))}) to a plain array",
             where=_conversion_site(), fix=_CONVERSION_FIX)

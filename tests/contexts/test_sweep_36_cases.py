@@ -488,3 +488,34 @@ def _matrix_scaled(v):
 @pytest.mark.parametrize("mode", ARRAY_MODES)
 def test_number_times_list_subclass_with_own_rmul(mode):
     assert_array_gradient(mode, _matrix_scaled, np.array([2.0, 5.0]))
+
+
+# -- a perturbed value kept past its forward-mode derivative call (pkY: pygfunction's result cache) -------------
+# The module's cache kept the first call's duals: the next derivative call at the same point read them back as
+# constants (0 for 6), and a plain call raised inside the library. A dual of an ended call is refused now.
+
+def _through_cache(k):
+    from tests.contexts import _tolerance_cache_lib as lib
+    return float(np.sum(lib.resistances(k)))
+
+
+def test_duals_kept_past_their_call_are_refused():
+    from overdub.errors import OverdubError
+    from tests.contexts import _tolerance_cache_lib as lib
+    lib.CACHE.update(k=None, R=None)
+    try:
+        with ForwardContext():
+            assert derivative(_through_cache, 2.0) == pytest.approx(6.0)
+            with pytest.raises(OverdubError, match="kept past it"):
+                derivative(_through_cache, 2.0)
+        with pytest.raises(OverdubError, match="kept past it"):
+            _through_cache(2.0)
+        lib.CACHE.update(k=None, R=None)
+        with pytest.raises(OverdubError, match="kept past it"):  # (jacfwd's second pass of directions)
+            jacfwd(lambda v: _through_cache(v[0]) * v[1], np.array([2.0, 3.0]), chunk=1)
+        lib.CACHE.update(k=None, R=None)
+        with ADContext():  # (reverse mode keeps plain values there)
+            assert gradient(_through_cache, 2.0)[0] == pytest.approx(6.0)
+            assert gradient(_through_cache, 2.0)[0] == 0.0  # (the cache's value, a constant: as the code says)
+    finally:
+        lib.CACHE.update(k=None, R=None)
