@@ -555,8 +555,11 @@ class ForwardContext(overdub.Context):
             # `_is_type` asking `type.__dict__["__mro__"].__get__(x)` of a number), that failure is the
             # value's own: raised as it is, for the code catching it to take its other way as it would
             # (a refusal is not the code's to catch: `overdub.errors.not_swallowed`)
-            plain = _plain_failure(fn, args, kwargs) if type(fn) in _PROBES or fn is iter else None
+            plain = _plain_failure(fn, args, kwargs) if type(fn) in _PROBES or fn is iter or (
+                isinstance(e, np.linalg.LinAlgError)) else None
             if plain is not None:
+                # (a singular matrix's LinAlgError is the values' own: nashpy's support enumeration catches it
+                # to try the next support; taken for a refusal, every such call was refused)
                 raise plain from None
             raise no_rule(fn, where=str(site)) from e
         except Exception as e:

@@ -519,3 +519,21 @@ def test_duals_kept_past_their_call_are_refused():
             assert gradient(_through_cache, 2.0)[0] == 0.0  # (the cache's value, a constant: as the code says)
     finally:
         lib.CACHE.update(k=None, R=None)
+
+
+# -- a singular matrix's LinAlgError caught by the library (pkY: nashpy's support enumeration) -------------------
+# forward mode took numpy's LinAlgError on duals for a missing rule, and the library's `except` never ran.
+
+def _solve_or_fallback(x):
+    m = np.array([[x, 2 * x], [1.0, 2.0]])  # (singular for every x)
+    try:
+        return float(np.linalg.solve(m, np.array([1.0, 1.0])).sum())
+    except np.linalg.LinAlgError:
+        return x * x + np.linalg.solve(np.array([[x, 1.0], [0.0, 2.0]]), np.array([1.0, x]))[0]
+
+
+def test_singular_matrix_error_caught_by_the_code():
+    assert_scalar_modes(_solve_or_fallback, 1.3)
+    with ForwardContext():
+        np.testing.assert_allclose(derivative(_solve_or_fallback, 1.3), fd.derivative(_solve_or_fallback, 1.3),
+                                   rtol=1e-6)
