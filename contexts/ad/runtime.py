@@ -48,7 +48,7 @@ from ..rules.operator import scaled_duration
 from ..rules.frames import is_engine_class, note_transformed, outside_engine
 from ..rules.leaves import LABEL_TYPES, ArrayLeaf, Scalar, carries_none
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, NoRuleError, array_objects, by_position, key_of,
-                              objects_of_classes, own_number_operands, protocol_objects, registry, through_array,
+                              objects_of_classes, own_number_operands, protocol_objects, qualified_name, registry, through_array,
                               through_protocol)
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
@@ -1285,8 +1285,7 @@ def _all_zero_cotangent(dy) -> bool:
 
 
 def _qualified(f) -> str:
-    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
-    return f"{getattr(f, '__module__', None) or type(f).__module__}.{name}"
+    return qualified_name(f)
 
 
 def _c_made(cls) -> bool:

@@ -23,7 +23,7 @@ import overdub
 
 from overdub.errors import OverdubError
 
-from ..rules.registry import MissingRule, by_position, registry
+from ..rules.registry import MissingRule, by_position, qualified_name, registry
 from ..rules.numpy.inplace import refuse_read_only_at
 from ..lowered.runtime import (_EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
                                equality_guard_fd, near_guard)
@@ -50,7 +50,7 @@ def _ensure_rules_loaded() -> None:
 def no_rule(fn, where: str | None = None) -> NoForwardRule:
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     module = getattr(fn, "__module__", None)
-    full = f"{module}.{name}" if module and module != "builtins" else name
+    full = qualified_name(fn) if module and module != "builtins" or isinstance(fn, np.ufunc) else name
     return NoForwardRule(
         f"no forward rule for {full}, reached with dual (perturbed) arguments",
         where=where,

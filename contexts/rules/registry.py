@@ -32,6 +32,7 @@ when a call executes, never bake them into generated code.
 from __future__ import annotations
 
 import numbers
+import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -111,6 +112,19 @@ class NoClosedForm:
 
 
 _BUILTIN_METHOD = types.BuiltinMethodType  # also the type of bound methods of C types
+
+
+def qualified_name(fn: Any) -> str:
+    """`module.name` of a callable for messages; a ufunc by where it is found (scipy.special's ufuncs say
+    `numpy` as their module: `scipy.special.ellipj` was named `numpy.ellipj`)."""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    module = getattr(fn, "__module__", None) or type(fn).__module__
+    if isinstance(fn, np.ufunc) and getattr(np, fn.__name__, None) is not fn:
+        for where in ("scipy.special",):
+            found = sys.modules.get(where)
+            if found is not None and getattr(found, fn.__name__, None) is fn:
+                return f"{where}.{fn.__name__}"
+    return f"{module}.{name}"
 
 
 def key_of(fn: Any) -> Any:

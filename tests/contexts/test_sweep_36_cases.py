@@ -537,3 +537,16 @@ def test_singular_matrix_error_caught_by_the_code():
     with ForwardContext():
         np.testing.assert_allclose(derivative(_solve_or_fallback, 1.3), fd.derivative(_solve_or_fallback, 1.3),
                                    rtol=1e-6)
+
+
+def test_a_scipy_ufunc_without_a_rule_is_named_by_its_module():
+    # (scipy.special's ufuncs say `numpy` as their module: the refusal named `numpy.ellipj`, pkX)
+    sc = pytest.importorskip("scipy.special")
+    from overdub.errors import OverdubError
+
+    def f(u):
+        return sc.ellipj(u, 0.5)[0]
+    with ADContext(), pytest.raises(OverdubError, match=r"scipy\.special\.ellipj"):
+        gradient(f, 0.7)
+    with ForwardContext(), pytest.raises(OverdubError, match=r"scipy\.special\.ellipj"):
+        derivative(f, 0.7)
