@@ -482,12 +482,18 @@ def _prod_except_each(xs, start):
     return [prefix[i] * suffix[i + 1] for i in range(n)]
 
 
-def prod_rrule(iterable, *, start=1):
+def prod_rrule(iterable, **kw):
+    """math.prod(iterable, start=1): `start=` (keyword-only) gets its cotangent as a keyword argument's (the
+    registry's trailing dict), dy times the product of the items."""
+    start = kw.get("start", 1)
     xs = list(iterable)
 
     def prod_pullback(dy):
-        return (_like([g.mul(dy, g.conj(p)) for p in _prod_except_each(xs, start)], iterable),)
-    return math.prod(xs, start=start), prod_pullback
+        items = _like([g.mul(dy, g.conj(p)) for p in _prod_except_each(xs, start)], iterable)
+        if "start" not in kw:
+            return (items,)
+        return (items, {"start": g.mul(dy, g.conj(math.prod(xs)))})
+    return math.prod(xs, **kw), prod_pullback
 
 
 def prod_frule(tangents, iterable, *, start=1):

@@ -550,3 +550,12 @@ def test_a_scipy_ufunc_without_a_rule_is_named_by_its_module():
         gradient(f, 0.7)
     with ForwardContext(), pytest.raises(OverdubError, match=r"scipy\.special\.ellipj"):
         derivative(f, 0.7)
+
+
+def _prod_with_start(x):
+    return math.prod([x, 2.0, x * x], start=x + 1.0) + math.prod((v for v in [x, 3.0]), start=2.0)
+
+
+def test_math_prod_with_a_differentiated_start():
+    # (reverse mode: "the reverse rule of prod gives no cotangent for its keyword argument(s) start=", gen12)
+    assert_scalar_modes(_prod_with_start, 0.7)
