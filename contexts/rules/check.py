@@ -270,12 +270,21 @@ def _check_reverse(rule, fn, args, kwargs, rng, rtol, atol):
         if not _same_primal(y2, y):
             _fail(fn, args, kwargs, "rrule's primal differs from the function's", y2, y)
     got = pullback_of(rule, fn, dy, args, kwargs, y)
+    by_name = {}
+    if kwargs and len(got) == len(args) + 1 and isinstance(got[-1], dict):  # (keyword arguments' cotangents)
+        got, by_name = got[:-1], got[-1]
     if len(got) != len(args):
         _fail(fn, args, kwargs, "wrong number of cotangents", len(got), len(args))
     want = numerical_gradient(lambda *a: _inner(dy, fn(*a, **kwargs)), *args)
     for i, (g, w) in enumerate(zip(got, want)):
         if not _close(g, w, rtol, atol):
             _fail(fn, args, kwargs, f"cotangent of argument {i} (dy = {dy!r})", g, w)
+    for name, g in by_name.items():
+        if g is None:
+            continue
+        (w,) = numerical_gradient(lambda v: _inner(dy, fn(*args, **{**kwargs, name: v})), kwargs[name])
+        if not _close(g, w, rtol, atol):
+            _fail(fn, args, kwargs, f"cotangent of keyword argument {name} (dy = {dy!r})", g, w)
 
 
 def _check_forward(rule, fn, args, kwargs, rng, rtol, atol):
