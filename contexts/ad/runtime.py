@@ -1180,7 +1180,9 @@ def _other_call(mask, f, args, kw):
         return y, (None if pb is None else (_bound_back, pb))
     cal = own_dunder(type(f), "__call__")  # (as stored: a descriptor's `__get__` may give a function)
     if cal is not None:
-        y, pb = _twin_call(EVERY_ARGUMENT, cal, (f,), args, kw)
+        # the object first, as a method's (`p(0.3)`: the caller's mask says 0.3 is a constant, so a memo keyed
+        # by it was no differentiated key; every argument taken as differentiated refused it, gen12)
+        y, pb = _twin_call(EVERY_ARGUMENT if mask < 0 else mask & ~(CELLS_CONSTANT | FRESH_SELF), cal, (f,), args, kw)
         return y, pb
     if descriptor_dunder(type(f), "__call__"):
         y, pb = _twin_call(EVERY_ARGUMENT, dunder_call, (f,), ("__call__",) + tuple(args), kw)

@@ -559,3 +559,33 @@ def _prod_with_start(x):
 def test_math_prod_with_a_differentiated_start():
     # (reverse mode: "the reverse rule of prod gives no cotangent for its keyword argument(s) start=", gen12)
     assert_scalar_modes(_prod_with_start, 0.7)
+
+
+# -- an object's own `__call__` given a constant: its memo keyed by it (gen12 F6: refused in reverse mode) --------
+
+class _Interpolant:
+    def __init__(self, a):
+        self.a, self._cache = a, {}
+
+    def __call__(self, x):
+        if x in self._cache:
+            return self._cache[x]
+        s = self.a * x * x
+        self._cache[x] = s
+        return s
+
+
+def _memo_by_constant(a):
+    p = _Interpolant(a)
+    return p(0.3) + p(0.3) + p(1.5) * a
+
+
+def test_own_call_memo_keyed_by_a_constant():
+    assert_scalar_modes(_memo_by_constant, 0.7)
+    from overdub.errors import OverdubError
+
+    def keyed_by_x(a):
+        p = _Interpolant(1.5)
+        return p(a) + p(a)
+    with ADContext(), pytest.raises(OverdubError, match="key"):  # (a differentiated key: still refused)
+        gradient(keyed_by_x, 0.7)
