@@ -187,7 +187,7 @@ def _tangent_out(y: Any, tag: Tag, unknown: bool = False) -> Any:
         return _rebuilt(y, [_tangent_out(v, tag, unknown) for v in y])
     if isinstance(y, dict):
         return {k: _tangent_out(v, tag, unknown) for k, v in y.items()}
-    if y is None or isinstance(y, (str, bool)):
+    if y is None or isinstance(y, (str, bool, type)):  # (a class returned beside a value: `type(xs[0]), s`)
         return None
     if isinstance(y, _Staircased):  # (`return round(s, 6)`, vincenty's: returned, its zero tangent is no
         y._refused()                # test's; `derivative` refused it, jacfwd gave 0)

@@ -830,6 +830,13 @@ class Dual:
         value = self.primal
         if type(primal(value)) is not np.ndarray or np.shape(result.primal) != value.shape:
             return result
+        if primal(value).dtype.kind == "c" and "f" in _kinds(self) and "c" in _kinds(result.tangent) | _kinds(
+                result.primal.tangent if type(result.primal) is Dual else None):
+            # (a complex value whose derivatives' parts are real so far, `z = np.array([a + 0j])`, taking complex
+            # ones in place: numpy dropped their imaginary parts, forward over forward's second derivative 0 for 2)
+            raise OverdubError("forward over forward cannot change in place a complex array whose derivatives "
+                               "were real so far", fix="start the array complex in its derivatives too, or "
+                               "write `z = z + w`; `hessian` with inner='reverse' takes it")
         value[...] = result.primal
         tangent, new = self.tangent, result.tangent
         if type(tangent) is Dual:
@@ -1406,6 +1413,17 @@ def share_tangent(x):
     v = x.primal
     if type(v) is Dual and type(x.tangent) is np.ndarray:
         x.tangent = Dual(x.tangent, zero_tangent(x.tangent, v.tag), v.tag)
+
+
+def _kinds(x) -> set:
+    """The dtype kinds of the arrays inside x, a dual at every level of nesting."""
+    if type(x) is Dual:
+        return _kinds(x.primal) | _kinds(x.tangent)
+    if type(x) is np.ndarray:
+        return {x.dtype.kind}
+    if type(x) is complex:
+        return {"c"}
+    return set()
 
 
 def assign(container, index, item):

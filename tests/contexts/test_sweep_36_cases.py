@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from contexts import ADContext, ForwardContext, derivative, gradient, jacfwd
+from contexts import ADContext, ForwardContext, derivative, gradient, hessian, jacfwd
 from tests import fd
 from tests.modes import ARRAY_MODES, assert_array_gradient, assert_scalar_modes
 
@@ -589,3 +589,33 @@ def test_own_call_memo_keyed_by_a_constant():
         return p(a) + p(a)
     with ADContext(), pytest.raises(OverdubError, match="key"):  # (a differentiated key: still refused)
         gradient(keyed_by_x, 0.7)
+
+
+def test_forward_over_forward_complex_written_into_real_derivatives():
+    # (verify36: `z = np.array([a + 0j]); z += c * 1j` dropped the imaginary part of the inner derivative in
+    # place: forward over forward's hessian [[2, 0], [0, 0]] for [[2, 0], [0, 2]]; refused now, and the auto
+    # hessian, forward over reverse, is right)
+    from overdub.errors import OverdubError
+
+    def f(v):
+        z = np.array([v[0] + 0j])
+        z += v[1] * 1j
+        return float(np.sum(np.abs(z) ** 2))
+    x = np.array([0.5, 2.0])
+    with pytest.raises(OverdubError, match="complex"):
+        hessian(f, x, inner="forward")
+    np.testing.assert_allclose(hessian(f, x), [[2.0, 0.0], [0.0, 2.0]], atol=1e-9)
+
+
+def _class_beside_a_value(xs):
+    return type(xs[0]), sum([x * x for x in xs])
+
+
+def _returns_a_class(a):
+    kind, s = _class_beside_a_value(np.array([a, 2.0 * a]))
+    return s * (2.0 if kind is np.float64 else 1.0)
+
+
+def test_a_class_returned_beside_a_value():
+    # (the tangent twin's call on duals took a zero tangent of np.float64, the class: a TypeError, stat helper)
+    assert_scalar_modes(_returns_a_class, 1.3)
