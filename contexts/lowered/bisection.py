@@ -204,7 +204,8 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
                     if ta != tb and ta in read_in_loop and tb in read_in_loop \
                             and not ({ta, tb} <= integers and _indexing_only(loop, integers)) \
                             and _made_of_bracket(value_a, {ta, tb}, values, local) \
-                            and _made_of_bracket(value_b, {ta, tb}, values, local):
+                            and _made_of_bracket(value_b, {ta, tb}, values, local) \
+                            and _between(ta, value_a, tb, value_b, values, local):
                         return n
     return None
 
@@ -356,6 +357,23 @@ def _made_of_bracket(value, ends: set[str], values: dict[str, set[str]], local: 
     """Whether the value given to the bracket's ends is computed from the ends alone (`mid = (lo + hi) / 2`,
     in every assignment of it): a Newton step kept inside a bracket (`rho = rho + drho`, bisecting only
     when it leaves: chemicals' iapws95_rho) is not a bisection, its iterate follows the function."""
+    made_of = _made_of(value, ends, values, local)
+    return bool(made_of) and made_of <= ends  # (constants alone are not a bracket's update)
+
+
+def _between(ta: str, value_a, tb: str, value_b, values: dict[str, set[str]], local: set[str]) -> bool:
+    """One of the two values is made of both ends (`mid = (lo + hi) / 2`, `d = a + (b - a) * invphi`: a point
+    between them), or each is the other end's (a golden-section search's `x1 = x2` / `x2 = x1`, the interior
+    points moving over). Two variables each stepped from itself alone (`i += 1` in one branch,
+    `a = np.asarray(a)` in the other: a loop unpacking a vector, pkY's) bracket nothing."""
+    ends = {ta, tb}
+    made_a, made_b = _made_of(value_a, ends, values, local), _made_of(value_b, ends, values, local)
+    return made_a >= ends or made_b >= ends or (tb in made_a and ta in made_b)
+
+
+def _made_of(value, ends: set[str], values: dict[str, set[str]], local: set[str]) -> set[str]:
+    """The local variables value is computed from (through the lowering's temporaries; a variable other than
+    the ends, through its assignments)."""
     start = _loads(value)
     if isinstance(value, ast.Name) and value.id not in ends:
         start = set(values.get(value.id, {_OPAQUE}))
@@ -367,8 +385,7 @@ def _made_of_bracket(value, ends: set[str], values: dict[str, set[str]], local: 
         seen.add(name)
         if name.startswith(TEMP_PREFIX):
             todo.extend(values.get(name, ()))
-    made_of = {m for m in seen if not m.startswith(TEMP_PREFIX)} & local
-    return bool(made_of) and made_of <= ends  # (constants alone are not a bracket's update)
+    return {m for m in seen if not m.startswith(TEMP_PREFIX)} & local
 
 
 class BisectionRefused(OverdubError):

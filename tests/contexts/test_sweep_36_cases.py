@@ -619,3 +619,30 @@ def _returns_a_class(a):
 def test_a_class_returned_beside_a_value():
     # (the tangent twin's call on duals took a zero tangent of np.float64, the class: a TypeError, stat helper)
     assert_scalar_modes(_returns_a_class, 1.3)
+
+
+# -- a loop unpacking a vector by the kinds of its parts, taken for a bisection (pkY's harness, impedance) --------
+# `i += 1` in one branch and `a = np.asarray(a)` in the other stepped two variables each from itself: no bracket.
+
+def _unpack(v, args):
+    out, i = [], 0
+    for a in args:
+        if isinstance(a, float):
+            out.append(v[i])
+            i += 1
+        else:
+            a = np.asarray(a)
+            out.append(v[i:i + a.size].reshape(a.shape))
+            i += a.size
+    return out
+
+
+def _unpacked_sum(v):
+    args = [0.5, np.zeros(2), 0.3]
+    p, q, r = _unpack(v, args)
+    return p * np.sum(q ** 2) + r ** 3
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+def test_a_loop_unpacking_a_vector_is_no_bisection(mode):
+    assert_array_gradient(mode, _unpacked_sum, np.array([0.5, 1.0, 2.0, 0.3]))
