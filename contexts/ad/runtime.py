@@ -1206,6 +1206,11 @@ def _other_call(mask, f, args, kw):
         return f(*args, **kw), None
     if f is setattr and _metadata_store(args, kw):
         return f(*args), None
+    if type(f) is _BUILTIN and f.__name__ == "__getitem__" and len(args) == 1 and not kw \
+            and isinstance(owner, dict) and type(getattr(type(owner), "__missing__", None)) is _FunctionType:
+        # `ns.__getitem__(k)` of a dict subclass with a Python `__missing__` (a bound method handed to map):
+        # as `ns[k]`, its `__missing__` run as code (`helpers.subscript`), not called from C unrecorded
+        return _twin_call(EVERY_ARGUMENT, subscripted, (owner,), args, kw)
     if f is _OBJECT_INIT or type(f) is _WRAPPER and f.__name__ == "__init__" and getattr(f, "__objclass__", None) is object:
         # object's own __init__ (`super().__init__()` atop a hierarchy, blackscholes' options): stores nothing
         return f(*args, **kw), None
@@ -1403,9 +1408,11 @@ def _may_differ(a, depth) -> bool:
     if depth >= 6:
         return True  # too deep to look into: it may hold one
     if isinstance(a, (list, tuple, set, frozenset)):
-        return any(_may_differ(v, depth + 1) for v in a)
+        return any(_may_differ(v, depth + 1) for v in a) or (
+            ta.__flags__ & 512 and has_fields(a) and _fields_may_differ(a, depth))  # (512: a class of Python code)
     if isinstance(a, dict) or ta is types.MappingProxyType:  # (a read-only view: what it shows)
-        return any(_may_differ(v, depth + 1) for v in a.values())
+        return any(_may_differ(v, depth + 1) for v in a.values()) or (
+            ta.__flags__ & 512 and has_fields(a) and _fields_may_differ(a, depth))  # (512: a class of Python code)
     if ta in POSITIONED or ta in _REDUCED_ITERATORS:  # a list, tuple, array, set or dict iterator: what it
         r = a.__reduce__()                                # iterates (a set's: the items left, as a list)
         return bool(r[1]) and _may_differ(r[1][0], depth + 1)
@@ -1430,6 +1437,13 @@ def _may_differ(a, depth) -> bool:
     if has_fields(a) and not isinstance(a, BaseException):
         return any(_may_differ(v, depth + 1) for v in fields_of(a).values())
     return True  # a type the engine does not know: it may carry one
+
+
+def _fields_may_differ(a, depth) -> bool:
+    """A list, tuple or dict subclass's own fields (`self._params`): its Python methods C code calls
+    (a dict subclass's `__missing__` under `eval(expr, g, ns)`, `ns.__getitem__(k)`, `format_map`) may
+    read them; seen as the empty dict it is, the C call ran unrecorded (epidemik's parameters: 0 for 2)."""
+    return any(_may_differ(v, depth + 1) for v in fields_of(a).values())
 
 
 def _cell_value(c):
@@ -2557,7 +2571,7 @@ def _keyed(f, kind, args, kw):
     return _twin_call(EVERY_ARGUMENT, repl, (), args, kw)
 from . import primitives as _primitives  # noqa: E402,F401
 from .primitives import POSITIONED, _keys_carry_nothing, position  # noqa: E402
-from ..rules.containers import new_dict  # noqa: E402
+from ..rules.containers import new_dict, subscripted  # noqa: E402
 
 VIEWS_ITEMS = (type({}.items()), type(__import__("collections").OrderedDict().items()))
 VIEWS = frozenset((type({}.values()), type(__import__("collections").OrderedDict().values())) + VIEWS_ITEMS)

@@ -837,3 +837,9 @@ registry.adjoint((_PROXY, "get"))(dict_get_adjoint)
 registry.adjoint((_PROXY, "values"))(dict_values_adjoint)
 registry.adjoint((_PROXY, "items"))(dict_items_adjoint)
 registry.set((_PROXY, "copy"), inplace=copy_inplace)  # (a dict: plasmapy's `signature.parameters.copy()`)
+
+
+def subscripted(obj, key):
+    """`obj[key]` as code (a dict subclass's bound `__getitem__` called as a method: its `__missing__` runs as
+    the subscript runs it)."""
+    return obj[key]

@@ -646,3 +646,34 @@ def _unpacked_sum(v):
 @pytest.mark.parametrize("mode", ARRAY_MODES)
 def test_a_loop_unpacking_a_vector_is_no_bisection(mode):
     assert_array_gradient(mode, _unpacked_sum, np.array([0.5, 1.0, 2.0, 0.3]))
+
+
+# -- a dict subclass's `__missing__` reached from C (pkZ: epidemik's parameter namespace) ----------------------
+# `ns.__getitem__(k)`, `dict.__getitem__(ns, k)`, `map(ns.__getitem__, keys)` ran `__missing__` from C,
+# unrecorded: 0 for 2; eval/exec/format_map with such a mapping ran natively, its fields unseen (0.15 for 0.3).
+
+class _Namespace(dict):
+    def __init__(self, params):
+        super().__init__()
+        self._params = params
+
+    def __missing__(self, key):
+        return self._params[key]
+
+
+def _missing_by_method(b):
+    ns = _Namespace({"beta": b})
+    return ns.__getitem__("beta") * 2.0 + dict.__getitem__(ns, "beta") + sum(map(ns.__getitem__, ["beta"]))
+
+
+def _missing_by_eval(b):
+    return eval("beta / 2", {"__builtins__": {}}, _Namespace({"beta": b})) * b
+
+
+def test_dict_subclass_missing_reached_from_c():
+    assert_scalar_modes(_missing_by_method, 0.3)
+    from overdub.errors import OverdubError
+    with ADContext(), pytest.raises(OverdubError):
+        gradient(_missing_by_eval, 0.3)
+    with ForwardContext():
+        np.testing.assert_allclose(derivative(_missing_by_eval, 0.3), fd.derivative(_missing_by_eval, 0.3), rtol=1e-6)
