@@ -677,3 +677,38 @@ def test_dict_subclass_missing_reached_from_c():
         gradient(_missing_by_eval, 0.3)
     with ForwardContext():
         np.testing.assert_allclose(derivative(_missing_by_eval, 0.3), fd.derivative(_missing_by_eval, 0.3), rtol=1e-6)
+
+
+# -- numpy's functions handing an object to its own method of their name (gen13 W4, C2) --------------------------
+# `np.sum(obj)` calls `obj.sum(...)` (fromnumeric's `_wrapreduction`): reverse mode's rule took the object for an
+# array (0), or its stand-in came back to numpy (a RecursionError for np.compress).
+
+class _Column:
+    def __init__(self, v):
+        self.v = v
+
+    def sum(self, axis=None, dtype=None, out=None, **kw):
+        return np.sum(self.v) * 2.0
+
+    def mean(self, axis=None, dtype=None, out=None, **kw):
+        return np.sum(self.v) * 3.0
+
+    def max(self, axis=None, out=None, **kw):
+        return np.max(self.v)
+
+    def round(self, decimals=0, out=None):
+        return self.v * 2.0
+
+    def compress(self, condition, axis=None, out=None):
+        return self.v[:2] * 2.0
+
+
+def _numpy_on_own_methods(x):
+    c = _Column(x * x)
+    return (float(np.sum(c)) + float(np.mean(c)) + float(np.max(c)) + float(np.sum(np.round(c)))
+            + float(np.sum(np.compress([True, False, True, False], c))))
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+def test_numpy_functions_calling_an_objects_own_method(mode):
+    assert_array_gradient(mode, _numpy_on_own_methods, np.array([1.0, 2.0, 3.0, 0.2]))
