@@ -712,3 +712,25 @@ def _numpy_on_own_methods(x):
 @pytest.mark.parametrize("mode", ARRAY_MODES)
 def test_numpy_functions_calling_an_objects_own_method(mode):
     assert_array_gradient(mode, _numpy_on_own_methods, np.array([1.0, 2.0, 3.0, 0.2]))
+
+
+# -- ravel / flatten / reshape with order 'K' or 'A' of a Fortran-ordered or permuted array (gen13 W6) -----------
+# numpy reads such an array in memory order; reverse mode put the cotangent back in C order: permuted.
+
+_WEIGHTS = np.arange(1.0, 7.0)
+
+
+def _memory_order_reads(x):
+    m = np.outer(x[:2], np.array([1.0, 10.0, 100.0]))        # (2, 3); m.T is Fortran-ordered
+    p = np.outer(x[:3], x[2:4]).T                             # (2, 3), Fortran-ordered
+    q = np.stack([np.outer(x[:2], x[1:4])] * 2).transpose(1, 0, 2)[:, ::-1]  # permuted, neither order
+    return float(m.T.ravel(order="K") @ _WEIGHTS + m.T.flatten("A") @ _WEIGHTS ** 2
+                 + m.T.reshape(6, order="A") @ np.sqrt(_WEIGHTS) + p.ravel(order="K") @ _WEIGHTS
+                 + q.ravel(order="K") @ np.arange(12.0) + q.ravel(order="A") @ np.arange(12.0) ** 2)
+
+
+def test_ravel_in_memory_order_reverse():
+    x = np.array([0.4, 1.3, -0.7, 2.1])
+    with ADContext():
+        np.testing.assert_allclose(gradient(_memory_order_reads, x)[0], fd.gradient(_memory_order_reads, x)[0],
+                                   rtol=1e-6)

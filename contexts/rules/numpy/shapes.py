@@ -52,20 +52,41 @@ def _reshape(g, shape, order):
     return np.reshape(g, shape) if order == "C" else np.reshape(g, shape, order=order)
 
 
-def _order(rest, kwargs, position):
-    """The memory order a reshape-like call used ('F' or 'C')."""
+def _order(a, rest, kwargs, position):
+    """The order a reshape-like call read a's elements in ('F', 'C', or 'K': memory order, not one of them):
+    'A' and 'K' by a's layout (numpy reads a Fortran-ordered array, a transposed matrix, in memory order:
+    taken for C order, the cotangent came back permuted, gen13 W6)."""
     order = kwargs.get("order", rest[position] if len(rest) > position and isinstance(rest[position], str)
                        else "C")
-    return "F" if order == "F" else "C"
+    if order not in ("A", "K"):
+        return "F" if order == "F" else "C"
+    flags = getattr(a, "flags", None)
+    if flags is None or getattr(flags, "c_contiguous", True):
+        return "C"
+    if flags.f_contiguous:
+        return "F"
+    return "C" if order == "A" else "K"
+
+
+def _memory_order_back(dy, a):
+    """Cotangent of `a.ravel(order='K')` of a non-contiguous a: dy put back where each element was read,
+    by the same read of an index array laid out as a is (`np.empty_like` keeps a's layout)."""
+    where = np.empty_like(a, dtype=np.intp)
+    where[...] = np.arange(np.size(a)).reshape(np.shape(a))
+    g = zeros((np.size(a),), np.result_type(dy, np.float64), dy)
+    g[where.ravel(order="K")] = dy
+    return g.reshape(np.shape(a))
 
 
 def reshape_transpose(dy, y, a, *rest, **kwargs):
     """Cotangent of reshape/ravel/flatten/squeeze/expand_dims: dy in a's shape (same memory order)."""
-    return _reshape(dy, np.shape(a), _order(rest, kwargs, len(rest) - 1 if rest else 0))
+    order = _order(a, rest, kwargs, len(rest) - 1 if rest else 0)
+    return _memory_order_back(dy, a) if order == "K" else _reshape(dy, np.shape(a), order)
 
 
 def ravel_transpose(dy, y, a, *rest, **kwargs):
-    return _reshape(dy, np.shape(a), _order(rest, kwargs, 0))
+    order = _order(a, rest, kwargs, 0)
+    return _memory_order_back(dy, a) if order == "K" else _reshape(dy, np.shape(a), order)
 
 
 def _plain_reshape(dy, y, a, *rest, **kwargs):
