@@ -46,9 +46,9 @@ from ..rules.numpy.stand_ins import vectorized
 from ..rules.builtins import getitem_iteration
 from ..rules.operator import scaled_duration
 from ..rules.frames import is_engine_class, note_transformed, outside_engine
-from ..rules.leaves import LABEL_TYPES, ArrayLeaf, Scalar, carries_none, value_class
+from ..rules.leaves import LABEL_TYPES, ArrayLeaf, Scalar, carries_none
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, NoRuleError, array_objects, by_position, key_of,
-                              objects_of_classes, own_number_operands, protocol_objects, qualified_name, registry, through_array,
+                              objects_of_classes, own_method_form, own_number_operands, protocol_objects, qualified_name, registry, through_array,
                               through_protocol)
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
@@ -102,23 +102,6 @@ _PLAIN_TYPES = frozenset({float, int, bool, complex, str, bytes, type(None), np.
 
 
 _CONVERTING = frozenset({"math", "cmath"})  # (modules whose C functions take numbers by `__float__`/`__index__`)
-
-
-def _by_own_method(f, args):
-    """numpy's Python implementation of f (a function of fromnumeric that hands a non-array to its own method
-    of f's name, `np.sum(obj)` calling `obj.sum(...)`) where its array argument is such an object: of a class
-    of Python code (not an array, a registered leaf or value), with a Python method of that name; else None."""
-    impl = getattr(f, "_implementation", None)
-    if type(impl) is not _FunctionType or not impl.__code__.co_filename.endswith("fromnumeric.py"):
-        return None
-    code = impl.__code__
-    at = code.co_varnames[:code.co_argcount].index("a") if "a" in code.co_varnames[:code.co_argcount] else 0
-    a = args[at] if len(args) > at else None  # (the array argument: `np.compress(condition, a)`'s second)
-    kind = type(a)
-    if a is None or not kind.__flags__ & 512 or isinstance(a, np.ndarray) or value_class(kind):
-        return None
-    name = {"around": "round", "amax": "max", "amin": "min"}.get(f.__name__, f.__name__)
-    return impl if type(getattr(kind, name, None)) is _FunctionType else None
 
 
 def _numpy_function(f) -> bool:
@@ -521,7 +504,7 @@ def call(mask, f, /, *args, **kw):
                 return _twin_call(mask, through_protocol(f.__self__, f.__name__), (), args, kw)
         elif registry.families and isinstance(f, type):  # a family's class (sympy's `sin`): made on first use
             rule = registry.get(f)
-    if type(f) is _DISPATCHER and rule is not None and (impl := _by_own_method(f, args)) is not None:
+    if type(f) is _DISPATCHER and rule is not None and (impl := own_method_form(f, args)) is not None:
         # `np.sum(obj)` of an object whose class has its own `sum` (a container of pandas' kind): numpy's Python
         # calls it (fromnumeric's `_wrapreduction`/`_wrapfunc`); run as that code, the method is differentiated
         # (the rule took the object for an array: 0, gen13 W4; a stand-in's numpy calls came back: recursion)

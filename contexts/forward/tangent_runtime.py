@@ -36,7 +36,7 @@ from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
-from ..rules.registry import by_position, key_of, registry
+from ..rules.registry import by_position, key_of, own_method_form, registry
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
 from .arrays import PlainArrayWrite, no_rule, out_position, raise_singular, write_out
 from .dual import Dual, DualConversionError, Tag, _own, primal
@@ -276,6 +276,7 @@ _IN_PLACE_OPERATORS = frozenset({operator.iadd, operator.isub, operator.imul, op
                                   operator.ixor, operator.ilshift, operator.irshift, operator.iconcat})
 _PARSERS = (float, complex, decimal.Decimal, fractions.Fraction)
 _HEAPTYPE = overdub.ops.HEAPTYPE  # (a class made by a class statement)
+_DISPATCHER = type(np.diff)  # (numpy's array-function dispatchers)
 _IN_PLACE_OPERATOR_IDS = frozenset(map(id, _IN_PLACE_OPERATORS))  # (by identity: a callable may be unhashable)
 _IN_PLACE_NAMES = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
                              "__ipow__", "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
@@ -284,6 +285,10 @@ _IN_PLACE_NAMES = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__",
 
 def _fd_call(f, args, tans, kw, kwtans):
     _MOVED.args = None
+    if type(f) is _DISPATCHER and own_method_form(f, args) is not None:
+        # `np.sum(obj)` calling obj's own `sum` (a subclass of ndarray's, a container's): the rule would take
+        # obj for an array (jvp 0.39 for 3.11, gen13 W2); on duals its own method runs, or is refused
+        raise NotTransformable(f"np.{f.__name__} of an object with its own {f.__name__} method")
     plain_kw = not kwtans or all(_zero(t) for t in kwtans.values())
     if plain_kw:
         for t in tans:

@@ -41,7 +41,7 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
-from .leaves import ArrayLeaf, Scalar
+from .leaves import ArrayLeaf, Scalar, value_class
 from .sparsity_specs import Custom, SparsitySpec
 
 __all__ = ["Registry", "Rule", "registry", "key_of", "call_key", "MissingRule", "NoRuleError", "NoDerivative",
@@ -699,6 +699,28 @@ def _as_array(a, builder: bool = False):
         return type(a).__array__(a)
     finally:
         _converting.discard(id(a))
+
+
+def own_method_form(f, args):
+    """numpy's Python implementation of f (a function of fromnumeric that hands a non-array to its own method
+    of f's name, `np.sum(obj)` calling `obj.sum(...)`) where its array argument is such an object: of a class
+    of Python code (not an array, a registered leaf or value), with a Python method of that name; else None."""
+    impl = getattr(f, "_implementation", None)
+    if type(impl) is not types.FunctionType or not impl.__code__.co_filename.endswith("fromnumeric.py"):
+        return None
+    code = impl.__code__
+    at = code.co_varnames[:code.co_argcount].index("a") if "a" in code.co_varnames[:code.co_argcount] else 0
+    a = args[at] if len(args) > at else None  # (the array argument: `np.compress(condition, a)`'s second)
+    kind = type(a)
+    if a is None or not kind.__flags__ & 512 or kind is np.ndarray:
+        return None
+    if isinstance(a, np.ndarray):  # (a subclass of the user's, `class Doubled(np.ndarray)` with its own `sum`:
+        if kind.__module__.split(".")[0] == "numpy":  # numpy's `_wrapreduction` calls it; not numpy's own)
+            return None
+    elif value_class(kind):
+        return None
+    name = {"around": "round", "amax": "max", "amin": "min"}.get(f.__name__, f.__name__)
+    return impl if type(getattr(kind, name, None)) is types.FunctionType else None
 
 
 def through_array(fn, builder: bool = False):

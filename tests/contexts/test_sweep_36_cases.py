@@ -734,3 +734,28 @@ def test_ravel_in_memory_order_reverse():
     with ADContext():
         np.testing.assert_allclose(gradient(_memory_order_reads, x)[0], fd.gradient(_memory_order_reads, x)[0],
                                    rtol=1e-6)
+
+
+class _Doubled(np.ndarray):
+    def sum(self, axis=None, dtype=None, out=None, **kw):
+        return np.asarray(self).sum() * 2.0
+
+    def mean(self, axis=None, dtype=None, out=None, **kw):
+        return np.asarray(self).sum() * 3.0
+
+
+def _subclass_reductions(x):
+    v = np.asarray(x * x).view(_Doubled)
+    return float(np.sum(v)) + float(np.mean(v))
+
+
+def test_ndarray_subclass_with_its_own_reductions():
+    # (numpy's np.sum calls a subclass's own sum: the rules took it for an array, 0.39 for 3.11 in every
+    # mode, gen13 W2; reverse mode runs it now, forward mode refuses the view of a dual as the class)
+    from overdub.errors import OverdubError
+    x = np.array([0.55, 0.9, 1.15, 1.3])
+    with ADContext():
+        np.testing.assert_allclose(gradient(_subclass_reductions, x)[0], fd.gradient(_subclass_reductions, x)[0],
+                                   rtol=1e-6)
+    with pytest.raises(OverdubError):
+        jacfwd(_subclass_reductions, x)
