@@ -181,60 +181,42 @@ def mean(data):
     return _as(total if divided else total / n, T)
 
 
+def _spread(name, original, data, centre, ddof: int, root: bool):
+    """variance (ddof 1) or pvariance (ddof 0), or their square roots (stdev, pstdev), of data about centre
+    (its mean where None), as `statistics` gives them; the original's exact code for other data."""
+    data = list(data)
+    if not _floats(data, () if centre is None else (centre,)):
+        return original(data, centre)
+    n = len(data)
+    T = _ss_type(data, centre)
+    ss, _ = _ss(data, centre, n)
+    if n < 1 + ddof:
+        raise StatisticsError(f"{name} requires at least {'two data points' if ddof else 'one data point'}")
+    if not root:
+        return _as(ss / (n - ddof), T)
+    if not isfinite(ss):
+        raise _no_numerator()
+    return sqrt(ss / (n - ddof))  # (a float, as statistics returns for floats)
+
+
 def variance(data, xbar=None):
     """`statistics.variance` (see the module's docstring)."""
-    data = list(data)
-    if not _floats(data, () if xbar is None else (xbar,)):
-        return _variance(data, xbar)
-    n = len(data)
-    T = _ss_type(data, xbar)
-    ss, _ = _ss(data, xbar, n)
-    if n < 2:
-        raise StatisticsError('variance requires at least two data points')
-    return _as(ss / (n - 1), T)
+    return _spread("variance", _variance, data, xbar, 1, False)
 
 
 def pvariance(data, mu=None):
     """`statistics.pvariance` (see the module's docstring)."""
-    data = list(data)
-    if not _floats(data, () if mu is None else (mu,)):
-        return _pvariance(data, mu)
-    n = len(data)
-    T = _ss_type(data, mu)
-    ss, _ = _ss(data, mu, n)
-    if n < 1:
-        raise StatisticsError('pvariance requires at least one data point')
-    return _as(ss / n, T)
+    return _spread("pvariance", _pvariance, data, mu, 0, False)
 
 
 def stdev(data, xbar=None):
-    """`statistics.stdev` (see the module's docstring); a float, as statistics returns for floats."""
-    data = list(data)
-    if not _floats(data, () if xbar is None else (xbar,)):
-        return _stdev(data, xbar)
-    n = len(data)
-    T = _ss_type(data, xbar)
-    ss, _ = _ss(data, xbar, n)
-    if n < 2:
-        raise StatisticsError('stdev requires at least two data points')
-    if not isfinite(ss):
-        raise _no_numerator()
-    return sqrt(ss / (n - 1))
+    """`statistics.stdev` (see the module's docstring)."""
+    return _spread("stdev", _stdev, data, xbar, 1, True)
 
 
 def pstdev(data, mu=None):
-    """`statistics.pstdev` (see the module's docstring); a float, as statistics returns for floats."""
-    data = list(data)
-    if not _floats(data, () if mu is None else (mu,)):
-        return _pstdev(data, mu)
-    n = len(data)
-    T = _ss_type(data, mu)
-    ss, _ = _ss(data, mu, n)
-    if n < 1:
-        raise StatisticsError('pstdev requires at least one data point')
-    if not isfinite(ss):
-        raise _no_numerator()
-    return sqrt(ss / n)
+    """`statistics.pstdev` (see the module's docstring)."""
+    return _spread("pstdev", _pstdev, data, mu, 0, True)
 
 
 def harmonic_mean(data, weights=None):
