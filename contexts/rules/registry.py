@@ -704,23 +704,31 @@ def _as_array(a, builder: bool = False):
 def own_method_form(f, args):
     """numpy's Python implementation of f (a function of fromnumeric that hands a non-array to its own method
     of f's name, `np.sum(obj)` calling `obj.sum(...)`) where its array argument is such an object: of a class
-    of Python code (not an array, a registered leaf or value), with a Python method of that name; else None."""
-    impl = getattr(f, "_implementation", None)
-    if type(impl) is not types.FunctionType or not impl.__code__.co_filename.endswith("fromnumeric.py"):
+    of Python code (not a plain array, numpy's own subclass, a registered leaf or value), with a Python method
+    of that name; else None. Asked on every numpy function's call: the function's facts are cached."""
+    known = _FROMNUMERIC.get(f)
+    if known is None:
+        impl = getattr(f, "_implementation", None)
+        known = _FROMNUMERIC[f] = (None, 0, "")
+        if type(impl) is types.FunctionType and impl.__code__.co_filename.endswith("fromnumeric.py"):
+            names = impl.__code__.co_varnames[:impl.__code__.co_argcount]
+            known = _FROMNUMERIC[f] = (impl, names.index("a") if "a" in names else 0,
+                                       {"around": "round", "amax": "max", "amin": "min"}.get(f.__name__, f.__name__))
+    impl, at, name = known
+    if impl is None or len(args) <= at:
         return None
-    code = impl.__code__
-    at = code.co_varnames[:code.co_argcount].index("a") if "a" in code.co_varnames[:code.co_argcount] else 0
-    a = args[at] if len(args) > at else None  # (the array argument: `np.compress(condition, a)`'s second)
-    kind = type(a)
-    if a is None or not kind.__flags__ & 512 or kind is np.ndarray:
+    kind = type(args[at])  # (the array argument: `np.compress(condition, a)`'s second)
+    if kind is np.ndarray or not kind.__flags__ & 512:
         return None
-    if isinstance(a, np.ndarray):  # (a subclass of the user's, `class Doubled(np.ndarray)` with its own `sum`:
+    if issubclass(kind, np.ndarray):  # (a subclass of the user's, `class Doubled(np.ndarray)` with its own `sum`:
         if kind.__module__.split(".")[0] == "numpy":  # numpy's `_wrapreduction` calls it; not numpy's own)
             return None
     elif value_class(kind):
         return None
-    name = {"around": "round", "amax": "max", "amin": "min"}.get(f.__name__, f.__name__)
     return impl if type(getattr(kind, name, None)) is types.FunctionType else None
+
+
+_FROMNUMERIC: dict = {}  # numpy function -> (its fromnumeric implementation or None, its array's position, name)
 
 
 def through_array(fn, builder: bool = False):
