@@ -287,7 +287,8 @@ def _fd_call(f, args, tans, kw, kwtans):
     _MOVED.args = None
     if type(f) is _DISPATCHER and own_method_form(f, args) is not None:
         # `np.sum(obj)` calling obj's own `sum` (a subclass of ndarray's, a container's): the rule would take
-        # obj for an array (jvp 0.39 for 3.11, gen13 W2); on duals its own method runs, or is refused
+        # obj for an array (jvp 0.39 for 3.11, gen13 W2); on duals its own method runs, or is refused (run as
+        # numpy's Python here, the method's object lost its tangent: 1.56 for 3.11)
         raise NotTransformable(f"np.{f.__name__} of an object with its own {f.__name__} method")
     plain_kw = not kwtans or all(_zero(t) for t in kwtans.values())
     if plain_kw:
