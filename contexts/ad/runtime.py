@@ -1414,10 +1414,10 @@ def _may_differ(a, depth) -> bool:
         return True  # too deep to look into: it may hold one
     if isinstance(a, (list, tuple, set, frozenset)):
         return any(_may_differ(v, depth + 1) for v in a) or (
-            ta.__flags__ & 512 and has_fields(a) and _fields_may_differ(a, depth))  # (512: a class of Python code)
+            ta.__flags__ & _HEAPTYPE and has_fields(a) and _fields_may_differ(a, depth))
     if isinstance(a, dict) or ta is types.MappingProxyType:  # (a read-only view: what it shows)
         return any(_may_differ(v, depth + 1) for v in a.values()) or (
-            ta.__flags__ & 512 and has_fields(a) and _fields_may_differ(a, depth))  # (512: a class of Python code)
+            ta.__flags__ & _HEAPTYPE and has_fields(a) and _fields_may_differ(a, depth))
     if ta in POSITIONED or ta in _REDUCED_ITERATORS:  # a list, tuple, array, set or dict iterator: what it
         r = a.__reduce__()                                # iterates (a set's: the items left, as a list)
         return bool(r[1]) and _may_differ(r[1][0], depth + 1)
@@ -1442,6 +1442,9 @@ def _may_differ(a, depth) -> bool:
     if has_fields(a) and not isinstance(a, BaseException):
         return any(_may_differ(v, depth + 1) for v in fields_of(a).values())
     return True  # a type the engine does not know: it may carry one
+
+
+_HEAPTYPE = overdub.ops.HEAPTYPE  # (a class of Python code)
 
 
 def _fields_may_differ(a, depth) -> bool:

@@ -383,8 +383,8 @@ class ForwardContext(overdub.Context):
                 if isinstance(fn, np.vectorize):  # (its function may read perturbed values it holds)
                     return _vectorized(self, fn, args, kwargs)
                 if (type(fn) is types.FunctionType or type(fn) is types.MethodType) \
-                        and not site.filename.startswith(_RULES_DIR) \
-                        and (stand := registry.stand_in_of(fn)) is not None:  # (a stand-in's own call: the C one)
+                        and (stand := registry.stand_in_of(fn)) is not None \
+                        and not site.filename.startswith(_RULES_DIR):  # (a stand-in's own call: the C one)
                     # (Python code only: a C function's stand-in, `all`'s, is what the duals' own methods do
                     # natively, truth tests checked there)
                     # the primitive as Python code (`Rule.stand_in`), its duals inside a list
@@ -446,7 +446,7 @@ class ForwardContext(overdub.Context):
             fn = uncached(fn)  # a cache would serve the value of the primal, unperturbed
             if isinstance(fn, np.vectorize):
                 return _vectorized(self, fn, args, kwargs)
-            if args and isinstance(args[0], _ITERATOR) and type(args[0]) is not Dual and fn not in _LAZY \
+            if args and type(args[0]) not in _NOT_ITERATORS and isinstance(args[0], _ITERATOR) and fn not in _LAZY \
                     and _consumes(fn) and not (len(args) > 1 and (fn is max or fn is min)):
                 # `sum((v * v for v in xs), 3.0 * x)`: a dual beside an iterator of duals, which the rule cannot
                 # look into (its items' tangents were dropped: 3.0 for 4.4); drawn here, all of it, in order
@@ -1067,7 +1067,9 @@ def _array_protocol(fn, x) -> bool:
 
 
 _LAZY = frozenset({iter, enumerate, zip, map, filter, reversed})
-_ITERATOR = collections.abc.Iterator  # (they draw items one at a time)
+_ITERATOR = collections.abc.Iterator
+_NOT_ITERATORS = frozenset({Dual, float, int, np.ndarray, np.float64, list, tuple, dict, str})  # (the per-call
+# test's common arguments, told without the ABC's isinstance)  # (they draw items one at a time)
 
 
 def _consumes(fn) -> bool:

@@ -40,6 +40,7 @@ from typing import Any, Callable
 import numpy as np
 
 from overdub.errors import OverdubError
+from overdub.ops import HEAPTYPE
 
 from .leaves import ArrayLeaf, Scalar, value_class
 from .sparsity_specs import Custom, SparsitySpec
@@ -718,7 +719,7 @@ def own_method_form(f, args):
     if impl is None or len(args) <= at:
         return None
     kind = type(args[at])  # (the array argument: `np.compress(condition, a)`'s second)
-    if kind is np.ndarray or not kind.__flags__ & 512:
+    if kind is np.ndarray or not kind.__flags__ & _HEAPTYPE:
         return None
     if issubclass(kind, np.ndarray):  # (a subclass of the user's, `class Doubled(np.ndarray)` with its own `sum`:
         if kind.__module__.split(".")[0] == "numpy":  # numpy's `_wrapreduction` calls it; not numpy's own)
@@ -728,6 +729,7 @@ def own_method_form(f, args):
     return impl if type(getattr(kind, name, None)) is types.FunctionType else None
 
 
+_HEAPTYPE = HEAPTYPE  # (a class of Python code)
 _FROMNUMERIC: dict = {}  # numpy function -> (its fromnumeric implementation or None, its array's position, name)
 
 
