@@ -27,7 +27,7 @@ from ..rules.containers import refuse_differentiated_key
 from ..rules.generic import dropped_nan_zero
 from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
-from ..rules.registry import registry
+from ..rules.registry import own_operators, registry
 from overdub.errors import lost_work, not_swallowed as _not_swallowed
 from overdub.ops import HEAPTYPE
 
@@ -254,19 +254,8 @@ def _known(v) -> bool:
         return False
     t = type(v)
     if t is not list and t is not tuple and isinstance(v, (list, tuple)):
-        own = _OWN_SEQUENCE_OPERATORS.get(t)
-        if own is None:
-            own = _OWN_SEQUENCE_OPERATORS[t] = any(
-                type(attr) is types.FunctionType and name in _OPERATOR_DUNDERS
-                for k in t.__mro__ if k not in (list, tuple, object) for name, attr in vars(k).items())
-        return not own
+        return not own_operators(t)
     return not number_with_own_methods(v)
-
-
-_OWN_SEQUENCE_OPERATORS: dict = {}
-_OPERATOR_DUNDERS = frozenset(f"__{p}{n}__" for n in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod",
-                                                      "pow", "and", "or", "xor", "lshift", "rshift")
-                              for p in ("", "r", "i"))
 
 
 def _property_dunder(cls, name) -> None:

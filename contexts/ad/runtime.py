@@ -532,7 +532,7 @@ def call(mask, f, /, *args, **kw):
                 return _twin_call(mask, rule.python, (), args, kw)  # (`sum(a)`: the items' own `__add__`)
         for a in args:  # (the common case: arguments of plain types, one set lookup each)
             if type(a) not in _PLAIN_TYPES:
-                if _numpy_function(f) and rule.kind != "nondiff" and protocol_objects(args):
+                if _numpy_function(f) and rule.kind != "nondiff" and protocol_objects(args, f):
                     # numpy hands it to the class's own code (a question of kind, `np.isscalar`, it answers
                     # itself: cvxpy's expressions take ufuncs only, and would come back here endlessly)
                     return _twin_call(mask, through_protocol(f), (), args, kw)

@@ -23,13 +23,14 @@ import overdub
 
 from overdub.errors import OverdubError
 
-from ..rules.registry import MissingRule, by_position, qualified_name, registry
+from ..rules.numpy.shapes import memory_order, reading_order
+from ..rules.registry import MissingRule, by_position, own_operators, qualified_name, registry
 from ..rules.numpy.inplace import refuse_read_only_at
 from ..lowered.runtime import (_EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
                                equality_guard_fd, near_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
-from .dual import (Dual, DualConversionError, Tag, _conversion_site, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
+from .dual import (Dual, DualConversionError, Tag, _conversion_site, own_operators_refused, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
                    d_sub, fit, make, matrix_refused, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
                    zero_tangent)
 
@@ -455,6 +456,10 @@ def array_ufunc(ufunc, method, inputs, kwargs):
             fix="call the ufunc plainly on dual arrays, or accumulate into a dual array")
     own = _OWN_UFUNCS.get(ufunc)
     if own is not None and not kwargs:
+        for a in inputs:  # (the duals' arithmetic is Python's operators: `np.multiply(v, x)` ran a Vec's
+            p = a.primal if type(a) is Dual else a  # own `__mul__`, which doubles: 8.0 for 8.2, gen13 W3)
+            if type(p) is not np.ndarray and isinstance(p, np.ndarray) and own_operators(type(p)):
+                own_operators_refused(type(p))
         return own(*map(_numpy_scalar, inputs))
     if ufunc is np.matmul and not kwargs:
         return multilinear(np.matmul, inputs, {})
@@ -674,6 +679,8 @@ def _insert(arr, obj, values, axis=None):
 
 def _reshape(x, newshape=None, order="C", **kwargs):
     newshape = kwargs.pop("shape", newshape)
+    if order == "A":  # (by the value's layout: the tangent's may differ)
+        order = reading_order(primal(x.primal), (), {"order": order}, 0)
     share_tangent(x)
     tag = x.tag
     o = {} if order == "C" else {"order": order}  # (C order unnamed: dask's reshape takes no `order`)
@@ -694,6 +701,10 @@ def _reshape(x, newshape=None, order="C", **kwargs):
 
 
 def _ravel(x, order="C"):
+    if order in ("A", "K"):  # (read as the value is laid out; 'K' of an array neither C nor F contiguous: a copy)
+        order = reading_order(primal(x.primal), (), {"order": order}, 0)
+        if order == "K":
+            return _reshape(x, -1)[memory_order(primal(x.primal))]
     out = _reshape(x, -1, order=order)
     px = primal(x.primal)
     if type(px) is np.ndarray and order in ("C", "F") and not np.may_share_memory(np.ravel(px, order=order), px):

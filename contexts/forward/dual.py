@@ -28,8 +28,9 @@ import numpy as np
 from ..lowered.runtime import (HISTORY, ORDER_OPS, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard,
                                converged, exit_lines, rounding_residue, staircased, text)
 from ..rules.watch import JUMP_WATCH, watch_order
-from ..rules.frames import is_engine, outside_engine
+from ..rules.frames import is_engine, is_user, outside_engine, tests_none
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
+from ..rules.registry import own_operators
 
 from overdub import ops as _overdub_ops
 from overdub.errors import OverdubError
@@ -295,7 +296,22 @@ def fit(dy, y, tag: Tag):
 
 def make(y, dy, tag: Tag):
     """The Dual (y, dy) under tag, its tangent fitted to y's shape; None means a zero tangent."""
+    t = type(y)
+    if t is not float and t is not np.ndarray and t is not np.float64 and isinstance(y, np.ndarray) and (
+            own_operators(t)):
+        own_operators_refused(t)
     return Dual(y, fit(dy, y, tag), tag)
+
+
+def own_operators_refused(cls):
+    """A rule's result of an ndarray subclass with operators of its own (`np.multiply(v, x)` of a `Vec` whose
+    `__add__` adds a square): a dual's operators are the C array's, so `w + x` would take the tangent of a
+    plain sum (8.0 for 8.2, gen13 W3). Refused."""
+    raise OverdubError(
+        f"forward mode met a {cls.__module__}.{cls.__qualname__} (an ndarray subclass with operators or "
+        f"indexing of its own) holding a differentiated value: a dual's operators are numpy's, not that "
+        f"class's code", where=_conversion_site(),
+        fix="compute on plain arrays (np.asarray(v)), or use reverse mode (`gradient`), which runs the class's code")
 
 
 from ..rules.generic import add as _sum  # noqa: E402  (None is the zero tangent)
@@ -1026,9 +1042,20 @@ class Dual:
 
     @property
     def base(self):
-        """Never None: a dual does not own its memory as an array does (scipy's `_datacopied` reads
-        `a.base is None` to decide that it may overwrite an argument's copy in place)."""
-        return self.primal
+        """None where the value owns its memory (`a.base is None` branches as on the plain array: a dual
+        answering "a view" always took the other branch, 6 for 3, gen13 W1). Where it views another array,
+        code testing only None-ness (scipy's `_datacopied`) gets a value that is not None; the user's code
+        reading the base for more (`b.base is a`: a dual is not its value's owner) is refused."""
+        owner = self.primal.base if isinstance(self.primal, (np.ndarray, Dual)) else self.primal
+        if owner is None:
+            return None
+        frame = outside_engine(sys._getframe(1))
+        if frame is None or not is_user(frame.f_code.co_filename) or tests_none(frame):
+            return self.primal
+        raise OverdubError(
+            "forward mode cannot tell which array owns a perturbed view's memory (`.base`): a dual is not its "
+            "value's owner, so `b.base is a` would be False where numpy says True", where=_conversion_site(),
+            fix="test `b.base is None`, or np.shares_memory(b, a); or use reverse mode (`gradient`)")
 
     @property
     def T(self):

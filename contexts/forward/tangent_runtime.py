@@ -36,7 +36,7 @@ from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
-from ..rules.registry import by_position, key_of, own_method_form, registry
+from ..rules.registry import by_position, key_of, own_method_form, own_operators, registry
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
 from .arrays import PlainArrayWrite, no_rule, out_position, raise_singular, write_out
 from .dual import Dual, DualConversionError, Tag, _own, primal
@@ -243,6 +243,10 @@ def _by_frule(rule, args, tans, kw):
         y, dy = rule.frule(tangents, *args, **kw)
     except ZeroDivisionError:
         raise_singular(rule.fn, args, kw)
+    if type(y) is not np.ndarray and isinstance(y, np.ndarray) and own_operators(type(y)) and not _zero(dy):
+        # (`a.view(Vec)`, `np.multiply(v, x)` of a Vec: an ndarray subclass whose own `__add__` need not add;
+        # the twin's operators take the tangent of a C array's (`w + x` gave 5 for 8.2, gen13 W3): duals)
+        raise NotTransformable(f"an ndarray subclass with operators of its own ({type(y).__name__})")
     return y, _nz(dy)
 
 
@@ -672,6 +676,8 @@ def fd_setitem(y, ty, idx, tv, v=None):
     if _zero(ty) and _zero(tv):
         return 0
     if type(y) is np.ndarray:
+        if y.dtype.names is not None:  # (a record's field: the duals refuse it by name)
+            raise NotTransformable("a store into a structured array")
         kind = np.result_type(y.dtype, getattr(tv, "dtype", float), float)
         new = _dense(ty, y.shape, kind)
         new[idx] = 0 if _zero(tv) else tv

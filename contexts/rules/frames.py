@@ -9,6 +9,8 @@ frames (site-packages, the standard library) told from the user's.
 
 from __future__ import annotations
 
+import bisect
+import dis
 import os
 import sys
 import sysconfig
@@ -51,6 +53,50 @@ def outside_engine(frame):
     while frame is not None and frame.f_code.co_filename.startswith(_ENGINE):
         frame = frame.f_back
     return frame
+
+
+def tests_none(frame) -> bool:
+    """The instruction frame is at (reading an attribute, calling getattr) is followed by a test of its
+    result against None (`a.base is None`, `if x.base is not None:`), the result used for nothing else:
+    an answer of None or not-None is all that code reads from it. Also in the core's form of the code, where
+    the test is a call of the `is`/`is not` operator's site (`__od_op__(k, __od_is__)(a.base, None)`)."""
+    code = frame.f_code
+    ops = _OPS.get(code)
+    if ops is None:
+        seq = [(i.offset, i.opname, i.argval) for i in dis.get_instructions(code)]
+        ops = _OPS[code] = ([o for o, _, _ in seq], seq)
+    offsets, seq = ops
+    n = bisect.bisect_right(offsets, frame.f_lasti) - 1  # (f_lasti may point into the instruction's caches)
+    if n < 0 or n + 1 >= len(seq):
+        return False
+    op, arg = seq[n + 1][1:]
+    if op in _JUMP_IF_NONE:
+        return True
+    if op != "LOAD_CONST" or arg is not None or n + 2 >= len(seq):
+        return False
+    then = seq[n + 2][1]
+    if then == "IS_OP":
+        return True
+    if then == "PRECALL" and n + 3 < len(seq):
+        then = seq[n + 3][1]
+    if then != "CALL" or seq[n + 2][2] != 2:
+        return False
+    for k in range(n - 1, -1, -1):  # the site's function, loaded before its left operand (this value)
+        op, arg = seq[k][1:]
+        if op in _STATEMENT_ENDS:
+            return False
+        if arg in ("__od_is__", "__od_is_not__"):
+            return True
+    return False
+
+
+_OPS: dict = {}  # code -> ([offsets], [(offset, opname, argval)]), caches left out
+_JUMP_IF_NONE = frozenset({"POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "POP_JUMP_FORWARD_IF_NONE",
+                           "POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NONE",
+                           "POP_JUMP_BACKWARD_IF_NOT_NONE"})
+_STATEMENT_ENDS = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF", "STORE_ATTR",
+                             "STORE_SUBSCR", "POP_TOP", "RETURN_VALUE", "RETURN_CONST", "JUMP_FORWARD",
+                             "JUMP_BACKWARD", "RESUME"})
 
 
 def user_chain(frames, limit: int = 3) -> list[str]:

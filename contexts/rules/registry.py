@@ -619,14 +619,17 @@ def _protocol_object(a) -> bool:
             or type(getattr(cls, "__array_ufunc__", None)) is types.FunctionType)
 
 
-def protocol_objects(args: tuple) -> bool:
+def protocol_objects(args: tuple, fn=None) -> bool:
     """Whether an argument (or an item of a list or tuple argument) is an object numpy would hand the call
-    to by its class's Python `__array_function__`/`__array_ufunc__` (see `through_protocol`)."""
+    to by its class's Python `__array_function__`/`__array_ufunc__` (see `through_protocol`). For fn one of
+    numpy's builders (`np.asarray`), an ndarray subclass's is not: they take its memory as a plain array,
+    dispatching by nothing (taken for a dispatch, the call came back here endlessly, gen13 C3)."""
+    builder = fn is not None and id(fn) in _BUILDER_IDS
     for a in args:
         if type(a) in (list, tuple):
             if any(_protocol_object(v) for v in a):
                 return True
-        elif _protocol_object(a):
+        elif _protocol_object(a) and not (builder and isinstance(a, np.ndarray)):
             return True
     return False
 
@@ -731,6 +734,27 @@ def own_method_form(f, args):
 
 _HEAPTYPE = HEAPTYPE  # (a class of Python code)
 _FROMNUMERIC: dict = {}  # numpy function -> (its fromnumeric implementation or None, its array's position, name)
+
+
+OPERATOR_DUNDERS = frozenset(f"__{p}{n}__" for n in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod",
+                                                     "pow", "and", "or", "xor", "lshift", "rshift")
+                             for p in ("", "r", "i")) | {"__neg__", "__pos__", "__abs__"}
+_ARRAY_DUNDERS = OPERATOR_DUNDERS | {"__getitem__", "__setitem__", "__iter__", "__array_ufunc__",
+                                     "__array_function__"}
+_OWN_OPERATORS: dict = {}  # class -> whether it has operators of its own (Python code)
+
+
+def own_operators(cls, bases: tuple = (list, tuple, object)) -> bool:
+    """Whether cls (a subclass of a C type in `bases`: a list's, an ndarray's) defines operators of its own in
+    Python: an `__add__` that need not add (trueskill's `Matrix(list).__rmul__`), an ndarray subclass's
+    `__mul__` that doubles. For an ndarray subclass (bases holding np.ndarray) also indexing, iteration and
+    numpy's protocols: a rule's tangent or cotangent formula is the C type's, not that code's. Cached."""
+    own = _OWN_OPERATORS.get(cls)
+    if own is None:
+        names = _ARRAY_DUNDERS if issubclass(cls, np.ndarray) else OPERATOR_DUNDERS
+        own = _OWN_OPERATORS[cls] = any(not names.isdisjoint(vars(k)) for k in cls.__mro__
+                                        if k not in bases and k.__module__.split(".")[0] != "numpy")
+    return own
 
 
 def through_array(fn, builder: bool = False):

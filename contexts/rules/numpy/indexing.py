@@ -237,10 +237,38 @@ registry.sparsity(Custom("rules.py: the triangle kept, the rest no dependency"),
 
 def _draw_order(op: np.ndarray, rest: tuple, kwargs: dict) -> list:
     """The positions (flat, C order) of op's elements in each item np.nditer(op, *rest, **kwargs) draws:
-    the same iteration over an array of positions laid out as op is (order='K' follows memory)."""
-    positions = np.empty_like(op, dtype=np.intp)
+    the same iteration over an array of positions laid out in memory as op is, strides and their signs
+    alike (order='K' follows memory: over `a[::-1]` it draws a's first element first; `np.empty_like`'s
+    positive strides drew them the other way, 85 for 198, gen13 W5)."""
+    return [np.array(item, copy=True) for item in np.nditer(_laid_out_as(op), *rest, **kwargs)]
+
+
+def _laid_out_as(op: np.ndarray) -> np.ndarray:
+    """op's flat C-order positions in an array of op's shape whose strides are op's (in units of its items)."""
+    size = op.dtype.itemsize
+    if op.size == 0 or any(s % size for s in op.strides):  # (a field of a packed record: not whole items)
+        raise unsupported("np.nditer", "an array whose strides are not whole elements (a record's field)",
+                          "iterate a copy (`np.nditer(a.copy())`)")
+    steps = [s // size for s in op.strides]
+    low = sum((n - 1) * k for n, k in zip(op.shape, steps) if k < 0)
+    high = sum((n - 1) * k for n, k in zip(op.shape, steps) if k > 0)
+    buffer = np.zeros(high - low + 1, dtype=np.intp)
+    positions = np.lib.stride_tricks.as_strided(buffer[-low:], op.shape, [k * buffer.itemsize for k in steps])
     positions[...] = np.arange(op.size).reshape(op.shape)
-    return [np.array(item, copy=True) for item in np.nditer(positions, *rest, **kwargs)]
+    return positions
+
+
+_INDEX_FLAGS = ("multi_index", "c_index", "f_index")
+
+
+def _nditer_checked(*args, **kwargs):
+    """np.nditer as reverse mode runs it (`Rule.impl`): its iterator is drawn whole at the loop, so an index
+    it tracks (`it.multi_index` read in the loop) would be read past the end: refused at the call."""
+    flags = kwargs.get("flags", args[1] if len(args) > 1 else None) or ()
+    if any(f in _INDEX_FLAGS for f in flags):
+        raise unsupported("np.nditer", "an iterator tracking an index (flags multi_index, c_index, f_index)",
+                          "loop over np.ndindex(a.shape) and read a[idx]")
+    return np.nditer(*args, **kwargs)
 
 
 def nditer_adjoint(dy, y, op, *rest, **kwargs):
@@ -263,6 +291,7 @@ def nditer_adjoint(dy, y, op, *rest, **kwargs):
 
 
 registry.adjoint(np.nditer)(nditer_adjoint)
+registry.set(np.nditer, impl=_nditer_checked)
 
 
 # np.apply_along_axis: Python code in numpy (differentiated through it in the AD modes); on tracers its C

@@ -52,7 +52,7 @@ def _reshape(g, shape, order):
     return np.reshape(g, shape) if order == "C" else np.reshape(g, shape, order=order)
 
 
-def _order(a, rest, kwargs, position):
+def reading_order(a, rest, kwargs, position):
     """The order a reshape-like call read a's elements in ('F', 'C', or 'K': memory order, not one of them):
     'A' and 'K' by a's layout (numpy reads a Fortran-ordered array, a transposed matrix, in memory order:
     taken for C order, the cotangent came back permuted, gen13 W6)."""
@@ -68,24 +68,30 @@ def _order(a, rest, kwargs, position):
     return "C" if order == "A" else "K"
 
 
-def _memory_order_back(dy, a):
-    """Cotangent of `a.ravel(order='K')` of a non-contiguous a: dy put back where each element was read,
-    by the same read of an index array laid out as a is (`np.empty_like` keeps a's layout)."""
+def memory_order(a) -> np.ndarray:
+    """The flat C-order positions of a's elements in the order `a.ravel(order='K')` reads them: the same
+    read of an index array laid out as a is (`np.empty_like` keeps a's layout, as ravel does: it does not
+    flip negative strides, unlike np.nditer)."""
     where = np.empty_like(a, dtype=np.intp)
     where[...] = np.arange(np.size(a)).reshape(np.shape(a))
+    return where.ravel(order="K")
+
+
+def _memory_order_back(dy, a):
+    """Cotangent of `a.ravel(order='K')` of a non-contiguous a: dy put back where each element was read."""
     g = zeros((np.size(a),), np.result_type(dy, np.float64), dy)
-    g[where.ravel(order="K")] = dy
+    g[memory_order(a)] = dy
     return g.reshape(np.shape(a))
 
 
 def reshape_transpose(dy, y, a, *rest, **kwargs):
     """Cotangent of reshape/ravel/flatten/squeeze/expand_dims: dy in a's shape (same memory order)."""
-    order = _order(a, rest, kwargs, len(rest) - 1 if rest else 0)
+    order = reading_order(a, rest, kwargs, len(rest) - 1 if rest else 0)
     return _memory_order_back(dy, a) if order == "K" else _reshape(dy, np.shape(a), order)
 
 
 def ravel_transpose(dy, y, a, *rest, **kwargs):
-    order = _order(a, rest, kwargs, 0)
+    order = reading_order(a, rest, kwargs, 0)
     return _memory_order_back(dy, a) if order == "K" else _reshape(dy, np.shape(a), order)
 
 
@@ -96,6 +102,36 @@ def _plain_reshape(dy, y, a, *rest, **kwargs):
 _both("reshape", np.reshape, reshape_transpose)
 _both("ravel", np.ravel, ravel_transpose)
 register_linear([(np.ndarray, "flatten")], _method("flatten"), ravel_transpose, "ndarray_flatten")
+
+
+def _ordered_frule(fn, last: bool):
+    """The frule of a reshape-like fn reading its array in an order 'A' or 'K' resolved by the value's
+    layout: the tangent, laid out otherwise (a C-ordered tangent of a Fortran-ordered value), is read in
+    that resolved order, never its own (`np.asfortranarray(a).ravel(order='K')`: the tangent came out in C
+    order, 197.6 for 187.6, gen13 W6). last: the order is the last positional argument (reshape's), else
+    the first."""
+    def frule(tangents, x, *rest, **kwargs):
+        y = fn(x, *rest, **kwargs)
+        t = tangents[0] if tangents else None
+        if t is None:
+            return y, None
+        position = (len(rest) - 1 if rest else 0) if last else 0
+        order = reading_order(x, rest, kwargs, position)
+        if order == "K":
+            return y, np.reshape(np.reshape(t, -1)[memory_order(x)], np.shape(y))
+        if len(rest) > position and isinstance(rest[position], str):
+            rest = (*rest[:position], order, *rest[position + 1:])
+        elif "order" in kwargs:
+            kwargs = dict(kwargs, order=order)
+        return y, fn(t, *rest, **kwargs)
+    frule.__name__ = frule.__qualname__ = f"{getattr(fn, '__name__', 'reshape')}_ordered_frule"
+    return frule
+
+
+for _key, _fn, _last in ((np.reshape, np.reshape, True), ((np.ndarray, "reshape"), _method("reshape"), True),
+                         (np.ravel, np.ravel, False), ((np.ndarray, "ravel"), _method("ravel"), False),
+                         ((np.ndarray, "flatten"), _method("flatten"), False)):
+    registry.frule(_key, kind="linear")(_ordered_frule(_fn, _last))
 _both("squeeze", np.squeeze, _plain_reshape)
 _both("expand_dims", np.expand_dims, _plain_reshape, method=False)
 for _fn in (np.atleast_1d, np.atleast_2d, np.atleast_3d):

@@ -1,0 +1,254 @@
+"""Cases of session 37: crashes, false refusals and silent wrong derivatives met on code nobody here wrote
+(package sweeps, generated programs), each checked against finite differences in every mode."""
+
+import numpy as np
+import pytest
+
+from contexts import derivative, gradient, hessian, jacfwd, jvp
+from overdub.errors import OverdubError
+from tests import fd
+from tests.modes import MODES, assert_right_or_refused, assert_scalar_modes
+
+
+# -- an ndarray subclass with operators of its own, in forward mode (gen13 W3) -----------------------------------
+# The tangent twin and the duals take an array's operators for numpy's: `w + x` of a Vec whose `__add__` adds a
+# square had the tangent of a plain sum (5 for 8.2), and `np.multiply(v, x)` on duals ran Vec's own `__mul__`
+# (which doubles: 8 for 8.2, the value changed too). Forward mode now refuses such a class; reverse mode runs its
+# code (right) or refuses.
+
+class _Vec(np.ndarray):
+    def __mul__(self, other):
+        return np.multiply(np.asarray(self), other) * 2.0
+
+    def __add__(self, other):
+        return np.add(np.asarray(self), np.asarray(other) ** 2)
+
+
+def _vec_sum_viewed(x):
+    a = (np.array([1.0, 2.0]) * x).view(_Vec)
+    return (a + x).sum()
+
+
+def _vec_scaled(x):
+    a = (np.array([1.0, 2.0]) * x).view(_Vec)
+    return np.sum(a * 3.0)
+
+
+def _vec_by_ufunc(x):
+    w = np.multiply(np.array([1.0, 2.0]).view(_Vec), x)
+    return (w + x).sum()
+
+
+def _vec_constant_operand(x):
+    v = np.array([1.0, 2.0]).view(_Vec)
+    return (v * x).sum() + (v + x).sum()
+
+
+@pytest.mark.parametrize("f", [_vec_sum_viewed, _vec_scaled, _vec_by_ufunc, _vec_constant_operand])
+@pytest.mark.parametrize("mode", MODES)
+def test_ndarray_subclass_own_operators(f, mode):
+    assert_right_or_refused(mode, f, 1.3)
+
+
+@pytest.mark.parametrize("f", [_vec_sum_viewed, _vec_scaled, _vec_by_ufunc])
+def test_ndarray_subclass_own_operators_refused_in_forward_mode(f):
+    with pytest.raises(OverdubError):
+        derivative(f, 1.3)
+    with pytest.raises(OverdubError):
+        jacfwd(lambda v: f(v[0] + v[1]), np.array([0.6, 0.7]))
+
+
+def test_ndarray_subclass_own_operators_right_in_reverse_mode():
+    np.testing.assert_allclose(gradient(_vec_scaled, 1.3)[0], fd.derivative(_vec_scaled, 1.3), rtol=1e-8)
+    # a constant Vec times x: its own `__mul__` runs on the differentiated number, in both modes
+    np.testing.assert_allclose(derivative(_vec_constant_operand, 1.3), fd.derivative(_vec_constant_operand, 1.3),
+                               rtol=1e-8)
+
+
+# -- `.base` of a perturbed array (gen13 W1) --------------------------------------------------------------------
+# A dual answered `a.base` with a value never None: `if a.base is None` took the other branch (6 for 3, hessian 72
+# for 18). Now None where the value owns its memory; `b.base is a` (a dual is not its value's owner) is refused.
+
+def _owns_memory(x):
+    a = np.array([1.0, 2.0]) * x
+    return a.sum() if a.base is None else 2 * a.sum()
+
+
+def _copy_owns_memory(x):
+    a = np.array([1.0, 2.0]) * x
+    c = a.copy()
+    return a.sum() if c.base is None else 3 * a.sum()
+
+
+def _getattr_base(x):
+    a = np.array([1.0, 2.0]) * x
+    return a.sum() if getattr(a, "base", None) is None else 4 * a.sum()
+
+
+def _view_not_none(x):
+    a = np.array([1.0, 2.0]) * x
+    b = a[::2]
+    return b.sum() * a.sum() if b.base is not None else a.sum()
+
+
+@pytest.mark.parametrize("f", [_owns_memory, _copy_owns_memory, _getattr_base, _view_not_none])
+def test_base_none_as_numpy_answers(f):
+    assert_scalar_modes(f, 1.3)
+
+
+class _Holder:
+    def __init__(self, a):
+        self.a = a
+
+    def total(self):
+        b = self.a.T
+        return self.a.sum() if b.base is self.a else 7 * self.a.sum()
+
+
+def _base_identity(x):
+    a = np.array([1.0, 2.0]) * x
+    b = a[::2]
+    return a.sum() if b.base is a else 5 * a.sum()
+
+
+@pytest.mark.parametrize("f", [_base_identity, lambda x: _Holder(np.array([1.0, 2.0]) * x).total()])
+def test_base_identity_refused_in_forward_mode(f):
+    np.testing.assert_allclose(gradient(f, 1.3)[0], fd.derivative(f, 1.3), rtol=1e-8)
+    with pytest.raises(OverdubError, match="base"):
+        derivative(f, 1.3)
+    with pytest.raises(OverdubError, match="base"):
+        hessian(lambda s: f(s) ** 2, 1.3)
+
+
+# -- np.nditer over negative strides; an index it tracks (gen13 W5, C4) ---------------------------------------
+# np.nditer draws a view with negative strides in memory order (it flips them); the adjoint laid its positions
+# out with positive ones and put each item's cotangent at the mirrored element (85 for 198).
+
+_W = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+
+
+def _weighted_draws(view):
+    def f(x):
+        a = view(_W * x ** np.arange(1, 7))
+        s = 0.0
+        for i, v in enumerate(np.nditer(a)):
+            s = s + (i + 1) * v * v
+        return s
+    return f
+
+
+_VIEWS = {
+    "reversed": lambda a: a[::-1],
+    "every other reversed": lambda a: a[::-2],
+    "rows reversed": lambda a: a.reshape(2, 3)[::-1],
+    "columns reversed": lambda a: a.reshape(2, 3)[:, ::-1],
+    "transposed reversed": lambda a: a.reshape(2, 3).T[::-1],
+    "fortran columns reversed": lambda a: np.asfortranarray(a.reshape(2, 3))[:, ::-2],
+}
+
+
+@pytest.mark.parametrize("view", list(_VIEWS.values()), ids=list(_VIEWS))
+def test_nditer_over_negative_strides(view):
+    f = _weighted_draws(view)
+    np.testing.assert_allclose(gradient(f, 1.1)[0], fd.derivative(f, 1.1), rtol=1e-7)
+
+
+def _multi_index(x):
+    a = (_W[:4] * x).reshape(2, 2)
+    s = 0.0
+    it = np.nditer(a, flags=["multi_index"])
+    for v in it:
+        i, j = it.multi_index
+        s = s + (i + 2 * j + 1) * v * v
+    return s
+
+
+def test_nditer_tracking_an_index_refused_in_reverse_mode():
+    # (the iterator is drawn whole at the loop: `it.multi_index` was read past its end, a ValueError)
+    with pytest.raises(OverdubError, match="index"):
+        gradient(_multi_index, 1.3)
+
+
+# -- ravel(order='K') and order 'A' in forward mode (gen13 W6 forward half, C5) ------------------------------
+# The tangent, C-ordered, was read in its own memory order where the value is Fortran-ordered (197.6 for 187.6);
+# on duals `ravel(order='K')` crashed (np.reshape takes no 'K').
+
+def _fortran_ravel(order, method):
+    def f(x):
+        a = np.asfortranarray((_W * x ** np.arange(1, 7)).reshape(2, 3))
+        if method == "ravel":
+            r = a.ravel(order=order)
+        elif method == "np.ravel":
+            r = np.ravel(a, order=order)
+        else:
+            r = a.flatten(order=order)
+        return (r * np.arange(1, 7)).sum()
+    return f
+
+
+@pytest.mark.parametrize("order", ["A", "K"])
+@pytest.mark.parametrize("method", ["ravel", "np.ravel", "flatten"])
+def test_ravel_in_memory_order_forward(order, method):
+    f = _fortran_ravel(order, method)
+    want = fd.derivative(f, 1.3)
+    np.testing.assert_allclose(derivative(f, 1.3), want, rtol=1e-8)
+    np.testing.assert_allclose(jvp(f, (1.3,), (1.0,))[1], want, rtol=1e-8)
+    np.testing.assert_allclose(gradient(f, 1.3)[0], want, rtol=1e-8)
+
+
+@pytest.mark.parametrize("view", [lambda a: np.asfortranarray(a), lambda a: a.T, lambda a: a[:, ::-1],
+                                  lambda a: a[:, ::2], lambda a: np.asfortranarray(a)[::-1]])
+@pytest.mark.parametrize("order", ["A", "K"])
+def test_ravel_in_memory_order_on_duals(view, order):
+    from contexts.forward import Dual, Tag
+    arr = view(np.arange(12.0).reshape(3, 4) ** 1.5)
+    d = Dual(arr, arr * 10 + 1, Tag())
+    for r in (np.ravel(d, order=order), d.ravel(order=order), d.flatten(order=order)):
+        np.testing.assert_array_equal(r.primal, arr.ravel(order=order))
+        # (the tangent, an array of its own layout, read in the value's order: element by element arr's * 10 + 1)
+        np.testing.assert_array_equal(r.tangent, arr.ravel(order=order) * 10 + 1)
+
+
+def _fortran_ravel_columns(v):
+    a = np.asfortranarray(np.outer(v, [1.0, 2.0, 3.0]))[:, ::-1]
+    return a.ravel(order="K") ** 2
+
+
+def test_jacfwd_of_ravel_in_memory_order():
+    v = np.array([0.5, 1.5])
+    np.testing.assert_allclose(jacfwd(_fortran_ravel_columns, v), fd.jacobian(_fortran_ravel_columns, v),
+                               rtol=1e-6, atol=1e-9)
+
+
+# -- a field of a structured array stored in forward mode (gen13 C1): a crash, now refused as in reverse ----------
+
+def _records(x):
+    s = np.zeros(3, dtype=[("p", float), ("q", float)])
+    s["p"] = _W[:3] * x
+    s["q"] = _W[1:4] * x * x
+    return (s["p"] * s["q"]).sum()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_structured_field_store_refused(mode):
+    assert assert_right_or_refused(mode, _records, 1.3)
+
+
+# -- np.asarray of an ndarray subclass with its own __array_ufunc__, in reverse mode (gen13 C3) -----------------
+# The builder was taken for a dispatch to the class's protocol and came back to itself (RecursionError).
+
+class _Unwrapping(np.ndarray):
+    def __array_ufunc__(self, ufunc, method, *inputs, **kw):
+        inputs = tuple(i.view(np.ndarray) if isinstance(i, _Unwrapping) else i for i in inputs)
+        out = getattr(ufunc, method)(*inputs, **kw)
+        return out.view(_Unwrapping) if isinstance(out, np.ndarray) else out
+
+
+def _unwrapped(x):
+    a = (np.array([1.0, 2.0]) * x).view(_Unwrapping)
+    return np.asarray(np.tanh(a) + a).sum()
+
+
+def test_asarray_of_subclass_with_own_array_ufunc():
+    np.testing.assert_allclose(gradient(_unwrapped, 0.7)[0], fd.derivative(_unwrapped, 0.7), rtol=1e-8)
+    assert_right_or_refused("forward", _unwrapped, 0.7)
