@@ -252,3 +252,32 @@ def _unwrapped(x):
 def test_asarray_of_subclass_with_own_array_ufunc():
     np.testing.assert_allclose(gradient(_unwrapped, 0.7)[0], fd.derivative(_unwrapped, 0.7), rtol=1e-8)
     assert_right_or_refused("forward", _unwrapped, 0.7)
+
+
+# -- scipy.special.ellipj: Jacobi's elliptic functions had no rule (refused; pkZ) -------------------------------
+# In u: (cn dn, -sn dn, -m sn cn, dn); in m through the amplitude's derivative at fixed u, with its limit at m = 0.
+
+@pytest.mark.parametrize("u, m", [(0.7, 0.3), (2.5, 0.9), (-1.4, 0.05)])
+def test_ellipj_rule(u, m):
+    import scipy.special as sc
+    fd.check_rule(sc.ellipj, np.array([u, u / 2]), np.array([m, m / 3]), diff=(0, 1))
+
+
+def _jacobi(u, m):
+    import scipy.special as sc
+    sn, cn, dn, ph = sc.ellipj(u, m)
+    return sn * 2 + cn * dn + ph ** 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_ellipj_in_both_arguments(mode):
+    assert not assert_right_or_refused(mode, _jacobi, 0.7, 0.3)
+
+
+def test_ellipj_at_m_zero():
+    # the amplitude's derivative in m at m = 0 is its limit, -(u - sin u cos u) / 4; one-sided differences there
+    import scipy.special as sc
+    u, h = -0.4, 1e-7
+    want = [(a - b) / h for a, b in zip(sc.ellipj(u, h), sc.ellipj(u, 0.0))]
+    got = [gradient(lambda m, k=k: sc.ellipj(u, m)[k], 0.0)[0] for k in range(4)]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)

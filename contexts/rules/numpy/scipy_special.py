@@ -432,6 +432,45 @@ _two_integrals(sc.shichi, "shichi", _sinc_like(np.sinh), lambda x: np.cosh(x) / 
 _two_integrals(sc.fresnel, "fresnel", lambda z: np.sin(math.pi / 2 * z * z), lambda z: np.cos(math.pi / 2 * z * z))
 
 
+# -- Jacobi's elliptic functions: sn, cn, dn and the amplitude of (u, m) -------------------------------------
+
+def _ellipj_partials(u, m):
+    """((d/du), (d/dm)) of ellipj's four outputs (sn, cn, dn, ph = am(u|m)). In m by the amplitude's: at fixed
+    u = F(ph|m), dph/dm = dn (sn cn / dn - (E(ph|m) - (1 - m) u) / m) / (2 (1 - m)) (E the incomplete integral
+    of the second kind), with its limit -(u - sin u cos u) / 4 at m = 0; none at m = 1 (NaN)."""
+    sn, cn, dn, ph = sc.ellipj(u, m)
+    u, m = np.asarray(u, dtype=float), np.asarray(m, dtype=float)
+    at_zero = m == 0
+    safe = np.where(at_zero, 0.5, m)
+    dph = np.where(at_zero, -(u - np.sin(u) * np.cos(u)) / 4,
+                   dn * (sn * cn / dn - (sc.ellipeinc(ph, safe) - (1 - safe) * u) / safe) / (2 * (1 - m)))
+    by_u = (cn * dn, -sn * dn, -m * sn * cn, dn)
+    by_m = (cn * dph, -sn * dph, (-sn * sn - 2 * m * sn * cn * dph) / (2 * dn), dph)
+    return by_u, by_m
+
+
+def ellipj_adjoint(dy, y, u, m, **kwargs):
+    if dy is None or all(d is None for d in dy):
+        return (None, None)
+    by_u, by_m = _ellipj_partials(u, m)
+    gu = sum(d * p for d, p in zip(dy, by_u) if d is not None)
+    gm = sum(d * p for d, p in zip(dy, by_m) if d is not None)
+    return (match_primal(gu, u) if inexact(u) else None, match_primal(gm, m) if inexact(m) else None)
+
+
+def ellipj_frule(tangents, u, m, **kwargs):
+    y = sc.ellipj(u, m, **kwargs)
+    tu, tm = (tuple(tangents) + (None, None))[:2]
+    if tu is None and tm is None:
+        return y, None
+    by_u, by_m = _ellipj_partials(u, m)
+    return y, tuple((0 if tu is None else tu * pu) + (0 if tm is None else tm * pm) for pu, pm in zip(by_u, by_m))
+
+
+registry.adjoint(sc.ellipj, kind="elementwise")(ellipj_adjoint)
+registry.frule(sc.ellipj, kind="elementwise")(ellipj_frule)
+
+
 # -- elementary functions in scipy.special's own versions ------------------------------------------------
 
 _DEG = math.pi / 180
