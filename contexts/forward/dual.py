@@ -452,13 +452,13 @@ def d_pow(a, b):
                 dy = at * (2 * av)
             elif bv == 1:
                 dy = _own(at)  # (a new value: its tangent its own, as the value is)
-            elif bv != 0:
+            elif bv != 0 and bv - bv == 0:  # (finite: `(1 + r) ** -inf`'s is pow_dx's 0, not -inf * 0)
                 try:
                     dy = at * (bv * av ** (bv - 1))
                 except ZeroDivisionError:  # (Python's 0.0 ** -0.5: the derivative's, at a singular point)
                     from .arrays import raise_singular
                     raise_singular(pow, (av, bv), {})
-        elif not (isinstance(bv, numbers.Number) and bv == 0):
+        if dy is None and not (isinstance(bv, numbers.Number) and bv == 0):
             # (as `pow_dx`: 0 where the exponent is 0, not 0 * 0**-1 = NaN: findiff's `cd ** arange(n)`
             # stencils, whose base is 0 at the stencil's own point)
             dy = at * pow_dx(av, bv)

@@ -324,6 +324,13 @@ def _is_array(x) -> bool:
         type(x) is not float and type(x) is not int and bool(getattr(x, "shape", ())))
 
 
+def _innermost(x):
+    """The number behind x: a dual's value (nested: a derivative of a derivative's), a ufloat's nominal one."""
+    while hasattr(type(x), "_od_parts"):
+        x = x._od_parts()[0]
+    return plain(x)
+
+
 def pow_dx(x, n):
     """d(x**n)/dx = n * x**(n-1), with ChainRules' values at x == 0 for real n >= 0
     (0 for n == 0 or n > 1, 1 for n == 1, inf for 0 < n < 1): `0**n` never gives 0 * inf.
@@ -343,7 +350,7 @@ def pow_dx(x, n):
             return d
     if n == 0:
         return 0 * x
-    if type(n) is float and math.isinf(n) and generic.is_real(x) and plain(x) ** (n - 1) == 0:
+    if type(n) is float and math.isinf(n) and generic.is_real(v := _innermost(x)) and v ** (n - 1) == 0:
         return 0 * x  # (`(1 + r) ** -inf`, a perpetuity's discount: 0 near r, its derivative 0, not nan)
     if plain(x) == 0 and generic.is_real(n) and plain(n) > 0:
         if plain(n) > 1 and type(x).__name__ == "Dual":

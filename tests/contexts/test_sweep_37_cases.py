@@ -281,3 +281,24 @@ def test_ellipj_at_m_zero():
     want = [(a - b) / h for a, b in zip(sc.ellipj(u, h), sc.ellipj(u, 0.0))]
     got = [gradient(lambda m, k=k: sc.ellipj(u, m)[k], 0.0)[0] for k in range(4)]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+# -- an infinite exponent: a perpetuity's discount `(1 + r) ** -inf` (pkY's perpetuity, left from session 36) ----
+# Its derivative in the base is 0 where the power is 0, never -inf * 0 = NaN: forward mode's np.power and Python
+# pow on duals, and the hessian's derivative of reverse mode's partial on a dual, gave NaN.
+
+def _perpetuity(r, n=float("inf")):
+    return 100.0 / r * (1 - (1 + r) ** -n)
+
+
+def _perpetuity_np(r):
+    return float(100.0 / r * (1 - np.power(1 + r, -np.inf)))
+
+
+def _perpetuities(r):
+    return (100.0 / r * (1 - np.power(1 + r, np.array([-np.inf, -30.0])))).sum()
+
+
+@pytest.mark.parametrize("f", [_perpetuity, _perpetuity_np, _perpetuities])
+def test_infinite_exponent(f):
+    assert_scalar_modes(f, 0.05, hrtol=1e-6)

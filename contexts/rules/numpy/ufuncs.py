@@ -24,6 +24,7 @@ import numpy as np
 
 from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 from ..generic import dropped_nan_zero
+from ..operator import pow_dx
 from ..registry import NoClosedForm, registry
 from ..sparsity_specs import LINEAR, NONDIFF, STRUCTURAL, Custom, Elementwise
 from ._util import match_primal as _match_primal
@@ -335,8 +336,14 @@ def _dpower_base(y, x, p):
     if np.ndim(p) == 0 and not isinstance(p, np.ndarray):
         if p == 2:
             return 2 * x
+        if p - p != 0:  # (an infinite exponent, `(1 + r) ** -inf`: 0 where x**(p-1) is, not inf * 0)
+            return pow_dx(x, p)
         return p * x ** (p - 1) if p != 0 else np.zeros_like(y)
-    return p * x ** np.where(p == 0, 1, p - 1)
+    with np.errstate(invalid="ignore"):
+        d = p * x ** np.where(p == 0, 1, p - 1)
+    if np.any(np.isinf(p)):
+        d = np.where(np.isinf(p) & (x ** np.where(p == 0, 1, p - 1) == 0), 0, d)
+    return d
 
 
 def _dpower_exponent(y, x, p):
