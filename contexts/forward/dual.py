@@ -274,7 +274,10 @@ def zero_tangent(v, tag: Tag):
     """A zero tangent for value v under tag (an ndarray, or a Dual of a lower tag when v is one)."""
     p = primal(v)
     if tag.chunk is None and not hasattr(v, "shape"):
-        return p * 0 if isinstance(p, numbers.Number) else 0.0
+        if not isinstance(p, numbers.Number):
+            return 0.0
+        z = p * 0  # (the value's own kind of zero: a Fraction's, a Decimal's)
+        return z if z == z else type(p)(0)  # (an infinite value's: 0, not inf * 0 = nan, gen14)
     dtype = np.result_type(getattr(p, "dtype", np.float64), 0.0)  # (a weak float: float32 stays float32)
     return np.zeros(((tag.chunk,) if tag.chunk else ()) + shape(v), dtype=dtype)
 

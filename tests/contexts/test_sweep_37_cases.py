@@ -302,3 +302,35 @@ def _perpetuities(r):
 @pytest.mark.parametrize("f", [_perpetuity, _perpetuity_np, _perpetuities])
 def test_infinite_exponent(f):
     assert_scalar_modes(f, 0.05, hrtol=1e-6)
+
+
+# -- an infinite or NaN constant beside duals (gen14): its zero tangent was `inf * 0`, NaN ----------------------
+# `np.where(mask, np.inf, x)` on duals (forward mode past its tangent twin) gave the constant's entries a NaN
+# tangent, and np.min / np.nanmax of it a NaN derivative.
+
+def _dual_path(x):
+    np.apply_along_axis(lambda r: r @ r, 0, x.reshape(2, 2))  # (forward mode's duals, past its twin)
+
+
+def _min_beside_inf(x):
+    _dual_path(x)
+    return np.min(np.where(np.arange(4) == 0, np.inf, x) * 2.0)
+
+
+def _nanmax_beside_nan(x):
+    _dual_path(x)
+    return np.nanmax(np.where(np.arange(4) == 0, np.nan, x))
+
+
+def _max_beside_minus_inf(x):
+    _dual_path(x)
+    return np.max(np.where(x > 0.6, x, -np.inf))
+
+
+@pytest.mark.parametrize("f", [_min_beside_inf, _nanmax_beside_nan, _max_beside_minus_inf])
+def test_infinite_constant_beside_duals(f):
+    x = np.array([0.478, 0.9318, 0.6647, 0.9977])
+    direction = np.array([1.0, 0.5, 2.0, 1.5])
+    want = fd.directional(f, (x,), (direction,))
+    np.testing.assert_allclose(jvp(f, (x,), (direction,))[1], want, rtol=1e-6)
+    np.testing.assert_allclose(derivative(lambda t: f(x + t * direction), 0.0), want, rtol=1e-6)
