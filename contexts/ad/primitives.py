@@ -11,7 +11,7 @@ from ..lowered.runtime import eager, eager_guard, eager_inplace, iter_guard, unp
 from .helpers import _MISSING, _scalar_cot, getattr_, getattr_adj, mutable, setattr_adj, unpack_adjoint
 from ..rules.cotangents import acc, number_part
 from ..rules.registry import NoRuleError
-from ..rules.numpy.inplace import refuse_read_only_at
+from ..rules.numpy.inplace import at_rounds, refuse_read_only_at
 from ..rules.builtins import float_adjoint, slot_of, store_slot
 
 registry.adjoint(unpack)(unpack_adjoint)
@@ -212,17 +212,69 @@ registry.set(store_slot, inplace=_store_slot_inplace, mutating=True)
 
 
 def _ufunc_at_saves(ufunc, x, idx, v=None):
-    """The elements `ufunc.at(x, idx, v)` changes, as they were (a copy)."""
+    """The elements `ufunc.at(x, idx, v)` changes, as they were (a copy); for a ufunc other than add and
+    subtract, which needs the value before each write, the whole array."""
     if ufunc not in (np.add, np.subtract):
-        raise NoRuleError(f"no reverse rule for {ufunc.__name__}.at", fix="use np.add.at or an explicit loop")
+        rule = registry.get(ufunc)
+        if rule is None or rule.adjoint is None or ufunc.nin != (1 if v is None else 2) or ufunc.nout != 1 or (
+                not isinstance(x, np.ndarray)):
+            raise NoRuleError(f"no reverse rule for {ufunc.__name__}.at", fix="use np.add.at or an explicit loop")
+        refuse_read_only_at(ufunc, x)
+        return x.copy()
     refuse_read_only_at(ufunc, x.primal if type(x).__name__ == "Dual" else x)
     return x[np.asarray(idx) if type(idx) is list else idx].copy()
+
+
+def _ufunc_at_general(S, dself, y_saved, ufunc, x, idx, v):
+    """`ufunc.at(x, idx, v)` for a ufunc whose adjoint is registered (multiply, maximum, divide, ...): numpy's
+    writes one after another, replayed from the array as it was, a round of distinct positions at a time
+    (`at_rounds`); then, the rounds last to first, each write's cotangents by the ufunc's own adjoint, the
+    position's cotangent passed on to the value it held before."""
+    old = y_saved[1]
+    dx = S.held(0)
+    x[...] = old
+    S.redo(ufunc.at, x, idx, *(() if v is None else (v,)))
+    if dx is None:
+        return dself, (None, None, None)
+    positions, values, rounds = at_rounds(x.shape, idx, v)
+    adjoint = registry.get(ufunc).adjoint
+    current = np.array(old, dtype=np.result_type(old, float)).reshape(-1)
+    before = []
+    for r in rounds:
+        at = positions[r]
+        a = current[at].copy()
+        before.append(a)
+        current[at] = ufunc(a) if values is None else ufunc(a, values[r])
+    g = np.array(np.asarray(dx), dtype=np.result_type(dx, float)).reshape(-1)
+    dvalues = None if values is None else np.zeros(values.shape, np.result_type(g, values, float))
+    for r, a in zip(reversed(rounds), reversed(before)):
+        at = positions[r]
+        if values is None:
+            da = adjoint(g[at], ufunc(a), a)[0]
+        else:
+            da, dv = adjoint(g[at], ufunc(a, values[r]), a, values[r])
+            if dv is not None:
+                dvalues[r] = dv
+        g[at] = 0 if da is None else da
+    held = np.asarray(dx)
+    if not np.all(np.isfinite(held.reshape(-1)[positions])):  # (the change is added: inf - inf would be NaN)
+        raise NoRuleError(f"no reverse rule for {ufunc.__name__}.at where the array's cotangent is infinite",
+                          fix="use an explicit loop")
+    moved = g.reshape(x.shape) - held  # (the caller's cotangent of x changes by this: a delta, added to it)
+    dv = None
+    if dvalues is not None and v is not None:
+        shaped = dvalues.reshape(np.shape(np.arange(x.size).reshape(x.shape)[np.asarray(idx) if type(idx) is list
+                                                                              else idx]))
+        dv = generic.unbroadcast(shaped, v) if isinstance(v, np.ndarray) else _scalar_cot(np.sum(shaped), v)
+    return dself, (moved, None, dv)
 
 
 def _ufunc_at_adjoint(S, dself, dy, y_saved, ufunc, x, idx, v=None):
     """`ufunc.at(x, idx, v)` in place: x's cotangent passes through (add/subtract), v's is gathered from
     it at idx (each repeated index once more); the primal update is undone for earlier adjoints, by the
     elements saved before it (subtracting again rounds: `w.max()`'s adjoint then found no maximum)."""
+    if ufunc is not np.add and ufunc is not np.subtract:
+        return _ufunc_at_general(S, dself, y_saved, ufunc, x, idx, v)
     dx = S.held(0)
     sign = 1.0 if ufunc is np.add else -1.0
     x[np.asarray(idx) if type(idx) is list else idx] = y_saved[1]

@@ -25,7 +25,7 @@ from overdub.errors import OverdubError
 
 from ..rules.numpy.shapes import memory_order, reading_order
 from ..rules.registry import MissingRule, by_position, own_operators, qualified_name, registry
-from ..rules.numpy.inplace import refuse_read_only_at
+from ..rules.numpy.inplace import at_rounds, refuse_read_only_at
 from ..lowered.runtime import (_EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
                                equality_guard_fd, near_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
@@ -449,6 +449,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         return _into_out(ufunc, inputs, kwargs, out)
     if method == "at" and ufunc in (np.add, np.subtract) and type(inputs[0]) is Dual:
         return _add_at(ufunc, *inputs)
+    if method == "at" and type(inputs[0]) is Dual and ufunc.nout == 1 and len(inputs) == ufunc.nin + 1:
+        return _ufunc_at(ufunc, *inputs)
     if method != "__call__":
         raise OverdubError(
             f"np.{ufunc.__name__}.{method}(...) is not supported on dual arrays (only reduce, outer, "
@@ -560,6 +562,43 @@ def _add_at(ufunc, a, idx, b=None):
             if np.ndim(bt) < target:
                 bt = np.reshape(bt, np.shape(bt)[:1] + (1,) * (target - np.ndim(bt)) + np.shape(bt)[1:])
             ufunc.at(a.tangent, tidx, bt)
+    return None
+
+
+def _ufunc_at(ufunc, a, idx, b=None):
+    """`ufunc.at(a, idx, b)` on a dual array for a ufunc other than add and subtract (multiply, maximum,
+    divide, negative...): numpy's writes one after another, a round of distinct positions at a time
+    (`at_rounds`), each by the ufunc's frule on the values and tangents the positions hold then."""
+    tag = a.tag
+    rule = registry.get(ufunc)
+    bv, bt = split(b, tag) if type(b) is Dual else (b, None)
+    if (rule is None or rule.frule is None or type(a.primal) is not np.ndarray or type(a.tangent) is not np.ndarray
+            or type(bv) is Dual or type(bt) is Dual or isinstance(b, (list, tuple)) and has_dual(b)):
+        raise OverdubError(f"np.{ufunc.__name__}.at(...) on dual arrays of a derivative of a derivative, or "
+                           "without a forward rule for the ufunc", fix="write the update as a loop over the indices")
+    refuse_read_only_at(ufunc, a.primal)
+    shape = a.primal.shape
+    positions, values, rounds = at_rounds(shape, idx, bv)
+    value = np.array(a.primal, dtype=np.result_type(a.primal, float)).reshape(-1)
+    lead = (tag.chunk,) if tag.chunk else ()
+    tangent = np.array(a.tangent).reshape(lead + (-1,))
+    written = np.shape(np.arange(value.size).reshape(shape)[np.asarray(idx) if type(idx) is list else idx])
+    tb = None if bt is None else np.broadcast_to(bt, lead + written).reshape(lead + (-1,))
+    for r in rounds:
+        at = positions[r]
+        av = value[at]
+        directions = [(tangent[i] if lead else tangent, None if tb is None else (tb[i] if lead else tb))
+                      for i in range(tag.chunk or 1)]
+        y = None
+        for i, (ta, tbi) in enumerate(directions):
+            if values is None:
+                y, dy = rule.frule((ta[at],), av)
+            else:
+                y, dy = rule.frule((ta[at], None if tbi is None else tbi[r]), av, values[r])
+            (tangent[i] if lead else tangent)[at] = 0 if dy is None else dy
+        value[at] = y
+    a.primal[...] = value.reshape(shape)
+    a.tangent[...] = tangent.reshape(a.tangent.shape)
     return None
 
 

@@ -334,3 +334,63 @@ def test_infinite_constant_beside_duals(f):
     want = fd.directional(f, (x,), (direction,))
     np.testing.assert_allclose(jvp(f, (x,), (direction,))[1], want, rtol=1e-6)
     np.testing.assert_allclose(derivative(lambda t: f(x + t * direction), 0.0), want, rtol=1e-6)
+
+
+# -- ufunc.at for ufuncs other than add and subtract, and np.add.reduceat (gen14: refused in both modes) ---------
+# numpy's writes one after another (repeated positions see each other's results): replayed a round of distinct
+# positions at a time, each write by the ufunc's own rule.
+
+_AT = np.array([0, 2, 2, 1, 0, 2])
+
+
+def _multiply_at(x):
+    a = np.cos(x).copy()
+    np.multiply.at(a, _AT, x + 0.5)
+    return (a * np.arange(1, 7)).sum()
+
+
+def _maximum_at(x):
+    a = x * 1.0
+    np.maximum.at(a, _AT, np.sin(x) * 2)
+    return (a ** 2 * np.arange(1, 7)).sum()
+
+
+def _divide_at(x):
+    a = x ** 2
+    np.divide.at(a, [0, 1, 1], 1.5 + x[:3])
+    return a.sum()
+
+
+def _negative_at(x):
+    a = x * 1.0
+    np.negative.at(a, [1, 1, 3])
+    return (a * np.arange(6)).sum()
+
+
+def _multiply_at_2d(x):
+    a = np.ones((2, 2)) * x[0]
+    np.multiply.at(a, (np.array([0, 0, 1]), np.array([1, 1, 0])), x[1:4])
+    return a.sum() + a[0, 1] ** 2
+
+
+def _multiply_at_into_constant(x):
+    a = np.ones(6)
+    np.multiply.at(a, _AT, x)
+    return (a * np.arange(1, 7)).sum()
+
+
+def _reduceat_runs(x):
+    return (np.add.reduceat(x ** 2, [0, 2, 2, 5, 1]) * np.arange(1, 6)).sum()
+
+
+def _reduceat_axes(x):
+    m = x.reshape(3, 2)
+    return (np.add.reduceat(np.sin(m), [0, 2], axis=0) ** 2).sum() + np.add.reduceat(m, [1, 0], axis=1).prod()
+
+
+@pytest.mark.parametrize("f", [_multiply_at, _maximum_at, _divide_at, _negative_at, _multiply_at_2d,
+                               _multiply_at_into_constant, _reduceat_runs, _reduceat_axes])
+@pytest.mark.parametrize("mode", ["reverse", "forward", "jvp"])
+def test_ufunc_at_and_reduceat(f, mode):
+    from tests.modes import assert_array_gradient
+    assert_array_gradient(mode, f, np.array([0.4, 0.9, 1.3, 0.7, 1.1, 0.6]))

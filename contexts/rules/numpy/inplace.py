@@ -35,6 +35,24 @@ def refuse_read_only_at(ufunc, target) -> None:
                                  "or make the view writable (`np.einsum('ii->i', A)`)")
 
 
+def at_rounds(shape: tuple, idx, v=None):
+    """`ufunc.at(x, idx, v)` on an x of `shape` as numpy runs it, one element after another: (the flat
+    positions written, in order; v's value for each, broadcast, or None; the rounds: position numbers k
+    split so that within a round no position repeats and every earlier write to a position is in an earlier
+    round). A round's updates can then be computed at once, the rounds in order as numpy's."""
+    where = np.arange(int(np.prod(shape)), dtype=np.intp).reshape(shape)[np.asarray(idx) if type(idx) is list
+                                                                        else idx]
+    positions = np.ravel(where)
+    values = None if v is None else np.ravel(np.broadcast_to(v, np.shape(where)))
+    order = np.argsort(positions, kind="stable")
+    ranked = positions[order]
+    starts = np.r_[0, np.flatnonzero(ranked[1:] != ranked[:-1]) + 1] if ranked.size else np.zeros(0, np.intp)
+    occurrence = np.empty(positions.size, dtype=np.intp)
+    occurrence[order] = np.arange(positions.size) - np.repeat(starts, np.diff(np.r_[starts, positions.size]))
+    rounds = [np.flatnonzero(occurrence == r) for r in range(int(occurrence.max()) + 1 if occurrence.size else 0)]
+    return positions, values, rounds
+
+
 def _inplace(*fns):
     def register(impl):
         for fn in fns:

@@ -588,6 +588,51 @@ def accumulate_frule(tangents, ufunc, x, *rest, **kwargs):
     raise unsupported(f"np.{ufunc.__name__}.accumulate", "this ufunc", "write the scan with np.cumsum/np.cumprod")
 
 
+# -- np.add.reduceat: sums over runs of an axis -----------------------------------------------------------
+
+def _reduceat_runs(indices, n: int) -> list:
+    """The (start, stop) of each run `np.add.reduceat(x, indices)` sums along an axis of n: indices[i] up to
+    the next index, or the single element indices[i] where the next is not past it (numpy's rule)."""
+    idx = [int(i) + n if int(i) < 0 else int(i) for i in np.ravel(indices)]
+    runs = []
+    for i, start in enumerate(idx):
+        stop = idx[i + 1] if i + 1 < len(idx) else n
+        runs.append((start, stop if stop > start else start + 1))
+    return runs
+
+
+def _reduceat_options(ufunc, rest: tuple, kwargs: dict):
+    p = dict(zip(("indices", "axis", "dtype", "out"), rest), **kwargs)
+    if ufunc is not np.add or p.get("out") is not None:
+        raise unsupported(f"np.{ufunc.__name__}.reduceat", "a ufunc other than add, or out=",
+                          "sum the runs with np.add.reduceat, or reduce each slice")
+    return p["indices"], p.get("axis", 0)
+
+
+@registry.adjoint((np.ufunc, "reduceat"), kind="linear")
+def reduceat_adjoint(dy, y, ufunc, x, *rest, **kwargs):
+    """Cotangent of np.add.reduceat(x, indices, axis): each run's elements get the run's cotangent."""
+    nones = (None,) * len(rest)
+    indices, axis = _reduceat_options(ufunc, rest, kwargs)
+    if dy is None or not inexact(x):
+        return (None, None) + nones
+    x = as_array(x)
+    axis = normalize_axis(axis, x.ndim)
+    dy = np.moveaxis(as_array(dy), axis, 0)
+    g = np.zeros((x.shape[axis],) + dy.shape[1:], np.result_type(dy, x, float))
+    for i, (start, stop) in enumerate(_reduceat_runs(indices, x.shape[axis])):
+        g[start:stop] += dy[i]
+    return (None, match_primal(np.moveaxis(g, 0, axis), x)) + nones
+
+
+@registry.frule((np.ufunc, "reduceat"), kind="linear")
+def reduceat_frule(tangents, ufunc, x, *rest, **kwargs):
+    _reduceat_options(ufunc, rest, kwargs)
+    y = ufunc.reduceat(x, *rest, **kwargs)
+    t = tangents[1] if len(tangents) > 1 else None
+    return y, (None if t is None else ufunc.reduceat(as_array(t), *rest, **kwargs))
+
+
 # -- ufunc.reduce and ufunc.outer: the reductions' and the ufuncs' own rules ------------------------------
 
 REDUCERS = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum: np.min}
