@@ -540,15 +540,18 @@ def test_singular_matrix_error_caught_by_the_code():
 
 
 def test_a_scipy_ufunc_without_a_rule_is_named_by_its_module():
-    # (scipy.special's ufuncs say `numpy` as their module: the refusal named `numpy.ellipj`, pkX)
+    # (scipy.special's ufuncs say `numpy` as their module: the refusal named `numpy.ellipj`, pkX; ellipj has
+    # rules since session 37: the test takes another ufunc without one)
     sc = pytest.importorskip("scipy.special")
+    from contexts.rules.registry import registry
     from overdub.errors import OverdubError
+    name = next(n for n in ("bei", "ber", "kei", "ker", "besselpoly", "agm") if registry.get(getattr(sc, n)) is None)
 
     def f(u):
-        return sc.ellipj(u, 0.5)[0]
-    with ADContext(), pytest.raises(OverdubError, match=r"scipy\.special\.ellipj"):
+        return getattr(sc, name)(u, *(0.5,) * (getattr(sc, name).nin - 1)) * 1.0
+    with ADContext(), pytest.raises(OverdubError, match=rf"scipy\.special\.{name}"):
         gradient(f, 0.7)
-    with ForwardContext(), pytest.raises(OverdubError, match=r"scipy\.special\.ellipj"):
+    with ForwardContext(), pytest.raises(OverdubError, match=rf"scipy\.special\.{name}"):
         derivative(f, 0.7)
 
 
