@@ -791,6 +791,8 @@ _CONSTANT_MEMBERS = (str, bytes, int, type(None), type(Ellipsis))
 def _constant_member(m) -> bool:
     if type(m) is tuple:
         return all(_constant_member(e) for e in m)
+    if isinstance(m, type):  # (a class, `set(map(type, values))`, trueskill's: unless it holds numbers itself)
+        return not any(isinstance(v, (float, complex, np.ndarray, np.inexact)) for v in vars(m).values())
     return isinstance(m, _CONSTANT_MEMBERS) and not isinstance(m, float) or isinstance(m, (np.integer, np.bool_))
 
 

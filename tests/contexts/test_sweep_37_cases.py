@@ -394,3 +394,26 @@ def _reduceat_axes(x):
 def test_ufunc_at_and_reduceat(f, mode):
     from tests.modes import assert_array_gradient
     assert_array_gradient(mode, f, np.array([0.4, 0.9, 1.3, 0.7, 1.1, 0.6]))
+
+
+# -- a set of classes (trueskill's `set(map(type, values))`, left from session 36): constants, not refused ------
+
+def _kinds_of(x):
+    vals = [x, 2.0 * x, 3.0]
+    kinds = set(map(type, vals))
+    return sum(vals) * len(kinds) if float in kinds else 0.0
+
+
+class _Holds:
+    pass
+
+
+def _class_holding_a_number(x):
+    _Holds.v = x * 2.0
+    s = {_Holds}
+    return next(iter(s)).v * x
+
+
+def test_set_of_classes():
+    assert_scalar_modes(_kinds_of, 1.3, second=False)
+    assert_right_or_refused("reverse", _class_holding_a_number, 1.3)
