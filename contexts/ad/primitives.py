@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..rules import generic
+from ..rules.containers import constant_member
 from ..rules.registry import registry
 from ..lowered.runtime import eager, eager_guard, eager_inplace, iter_guard, unpack
 from .helpers import _MISSING, _scalar_cot, getattr_, getattr_adj, mutable, setattr_adj, unpack_adjoint
@@ -79,7 +80,7 @@ def _sequence_adjoint(dy, y, x=()):
     if y is x:  # tuple(t) is t: one object, one cotangent box
         return (dy,)
     if isinstance(x, _KEYED):
-        return (_keys_carry_nothing(dy),)
+        return (_keys_carry_nothing(dy, x),)
     return unpack_adjoint(dy, y, x, len(y), -1)[:1]
 
 
@@ -88,9 +89,12 @@ def _sequence_adjoint(dy, y, x=()):
 _KEYED = (dict, type({}.keys()), set, frozenset)
 
 
-def _keys_carry_nothing(dy):
-    """None, or refused when the keys (set members) drawn were given a cotangent: it would be dropped."""
-    if dy is not None and any(g is not None and not (type(g) is float and g == 0.0) for g in dy):
+def _keys_carry_nothing(dy, keys=()):
+    """None, or refused when the keys (set members) drawn were given a cotangent: it would be dropped. Not
+    where every key is a constant (ints, strings, tuples of them: `sum(d[k] * k for k in d)` gives the int
+    keys a cotangent, which they have no place to carry)."""
+    if dy is not None and any(g is not None and not (type(g) is float and g == 0.0) for g in dy) and not (
+            keys and all(constant_member(k) for k in keys)):
         raise NoRuleError("the keys of a dict (or members of a set) were read as differentiated values: no "
                           "cotangent goes back to them",
                           fix="keep the differentiated values among the dict's values (`d.values()`, "
@@ -125,7 +129,7 @@ def _iter_adjoint(dy, y, x, *sentinel):
             return (gs,)  # the view's rule maps positions to keys
         return unpack_adjoint(gs, tuple(x), x, n, -1)[:1]
     if isinstance(x, _KEYED):
-        return (_keys_carry_nothing(list(dy)),)
+        return (_keys_carry_nothing(list(dy), x),)
     if type(x) is range:  # its items are integers: a cotangent a use gave them (`t * i`) carries nothing
         return (None,)
     if any(g is not None for g in dy):  # (dropped, the gradient would be silently 0: a dual array's was)

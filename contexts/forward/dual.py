@@ -957,6 +957,15 @@ class Dual:
     def __round__(self, ndigits=None):
         return self._stairs(round, () if ndigits is None else (ndigits,), round(primal(self), ndigits))
 
+    def is_integer(self):
+        """A float's test of being whole, on the value; where it is whole and moves, a test at a special point
+        (refused, as `x == round(x)` is)."""
+        value = primal(self)
+        whole = value.is_integer()
+        if whole:
+            equality_guard_fd(self, float(value), "==", self.tangent)
+        return whole
+
     def _stairs(self, fn, rest, value):
         """fn (round, floor, ...) of a moving value by steps far below its size: marked, refused where used
         beyond a test (`lowered.runtime.staircased`)."""

@@ -19,6 +19,8 @@ Python returns gets it whole (tied keys of different values are a jump, not a ki
 from __future__ import annotations
 
 import builtins
+import itertools
+import math
 import numbers
 import types
 import os
@@ -327,6 +329,10 @@ registry.nondifferentiable(
     builtins.any, builtins.all, builtins.range,
 )
 
+# a counter's next number (`next(itertools.count(1))` numbering objects: a count of differentiated numbers is
+# refused where it is made, `itertools.count` having no rule)
+registry.nondifferentiable((itertools.count, "__next__"))
+
 # sparsity (contexts/rules/sparsity_specs.py)
 registry.sparsity(NONLINEAR, builtins.abs)  # |z| of a complex z is smooth (real x: a superset)
 registry.sparsity(NONLINEAR, builtins.pow)
@@ -587,5 +593,12 @@ def py_all(iterable):
     return True
 
 
+def py_is_integer(v):
+    """`v.is_integer()` as the test it is (`Rule.stand_in`): an equality, checked as the engines check one
+    where the value is whole and moves."""
+    return math.isfinite(v) and v == math.floor(v)
+
+
+registry.set((float, "is_integer"), stand_in=py_is_integer)
 registry.set(builtins.any, stand_in=py_any)
 registry.set(builtins.all, stand_in=py_all)

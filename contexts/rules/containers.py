@@ -788,9 +788,9 @@ registry.set((list, "sort"), inplace=_reordering(list.sort, False, False, is_met
 _CONSTANT_MEMBERS = (str, bytes, int, type(None), type(Ellipsis))
 
 
-def _constant_member(m) -> bool:
+def constant_member(m) -> bool:
     if type(m) is tuple:
-        return all(_constant_member(e) for e in m)
+        return all(constant_member(e) for e in m)
     if isinstance(m, type):  # (a class, `set(map(type, values))`, trueskill's: unless it holds numbers itself)
         return not any(isinstance(v, (float, complex, np.ndarray, np.inexact)) for v in vars(m).values())
     return isinstance(m, _CONSTANT_MEMBERS) and not isinstance(m, float) or isinstance(m, (np.integer, np.bool_))
@@ -802,7 +802,7 @@ def set_rrule(iterable=(), /, *, _kind=set):
     having no place to carry them back: refused."""
     if not isinstance(iterable, (dict, type({}.keys()))):
         iterable = list(iterable)
-        if not all(_constant_member(m) for m in iterable):
+        if not all(constant_member(m) for m in iterable):
             raise NoRuleError(f"a {_kind.__name__} of values that may carry a derivative (its members have no "
                               "place to carry it back)",
                               fix="keep the values in a list or tuple; use a set for keys, names or indices only")

@@ -417,3 +417,67 @@ def _class_holding_a_number(x):
 def test_set_of_classes():
     assert_scalar_modes(_kinds_of, 1.3, second=False)
     assert_right_or_refused("reverse", _class_holding_a_number, 1.3)
+
+
+# -- false refusals of pkB's packages: int keys given a cotangent, a counter numbering objects, is_integer --------
+
+def _int_keys(x):
+    table = {1: x, 2: x * x}
+    return sum(table[k] * k for k in table)
+
+
+def _int_keys_loop(x):
+    table = {1: np.array([x, 2 * x]), 2: np.array([x * x, 1.0])}
+    t = 0.0
+    for k in table:
+        t = t + np.sum(table[k]) * k
+    return t
+
+
+_NUMBERING = __import__("itertools").count(1)
+
+
+class _Numbered:
+    def __init__(self, e):
+        self.e = e
+        self.k = next(_NUMBERING)
+
+
+def _numbered(x):
+    return _Numbered(x).e * 2 + (3.0 * x).is_integer()
+
+
+@pytest.mark.parametrize("f", [_int_keys, _int_keys_loop, _numbered])
+def test_constants_beside_differentiated_values(f):
+    assert_scalar_modes(f, 1.3, second=False)
+
+
+def _float_keys(x):
+    table = {x: 1.0, 2.0: x}
+    return sum(table[k] * k for k in table)
+
+
+def _counted_from(x):
+    c = __import__("itertools").count(x, 0.5)
+    next(c)
+    return next(c) * 2
+
+
+@pytest.mark.parametrize("f", [_float_keys, _counted_from])
+def test_differentiated_keys_and_counters_still_refused_in_reverse(f):
+    with pytest.raises(OverdubError):
+        gradient(f, 1.3)
+    assert_right_or_refused("forward", f, 1.3)
+
+
+def _whole(x):
+    return x * 2 if (x * 1.0).is_integer() else x * 3
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_is_integer_of_a_moving_whole_number_refused(mode):
+    # (a test of equality: right off whole numbers, refused at one where the value moves, as `x == 2.0` is)
+    from tests.modes import gradient_in
+    np.testing.assert_allclose(gradient_in(mode, _whole, 1.3)[0], 3.0)
+    with pytest.raises(OverdubError):
+        gradient_in(mode, _whole, 2.0)
