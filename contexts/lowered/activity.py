@@ -671,7 +671,15 @@ def fresh_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> 
         elif (isinstance(fn, np.ufunc) and len(n.args) <= fn.nin
               and all(k.arg is not None and k.arg != "out" for k in n.keywords)):
             out.add(id(n))
+        elif (fn in _FRESH_ARRAYS or fn is np.array and all(k.arg not in ("copy", None) for k in n.keywords)) \
+                and not any(k.arg == "out" for k in n.keywords):
+            out.add(id(n))  # (`y = np.copy(x)`: y's writes do not reach x, a loop over x stays a constant's)
     return out
+
+
+# numpy's functions returning a new array whatever they are given (np.array without `copy=`, also)
+_FRESH_ARRAYS = frozenset({np.copy, np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.zeros, np.ones,
+                           np.empty, np.full, np.arange, np.linspace})
 
 
 def stateful_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> set[int]:
@@ -1302,8 +1310,10 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     sources: dict[str, set[str]] = {}
     views: dict[str, set[str]] = {}
     kept = locals_ - loop_vars  # (once: per store, it made the analysis quadratic in the function's length)
+    fresh = fresh_calls(fdef, globals_, freevars)  # (`y = np.copy(x)`: a store into y is none into x)
     for name, value in stores:
-        sources.setdefault(name, set()).update(viewed(value, strict=True) & kept)
+        if id(value) not in fresh:
+            sources.setdefault(name, set()).update(viewed(value, strict=True) & kept)
         views.setdefault(name, set()).update(view_of(value) - {name})
     for n in nodes:  # (`o.c = c`: an in-place change through `o.c` is one of c: `o.c -= x * x` made c active)
         if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Attribute)

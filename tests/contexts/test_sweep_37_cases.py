@@ -481,3 +481,36 @@ def test_is_integer_of_a_moving_whole_number_refused(mode):
     np.testing.assert_allclose(gradient_in(mode, _whole, 1.3)[0], 3.0)
     with pytest.raises(OverdubError):
         gradient_in(mode, _whole, 2.0)
+
+
+# -- a store into a copy of a constant array beside a loop over that array (pkA, audiodspy's envelope) ---------
+# `y = np.copy(x)` then `y[n] = level` in `for n, s in enumerate(x)`: activity took y for a view of x, so the
+# loop ran over an "active" sequence, forward mode's twin gave up and the duals refused the store into a
+# plain array. A fresh array's stores reach nothing else.
+
+_SAMPLES = np.array([0.5, -1.0, 2.0, 0.1])
+
+
+def _envelope(r):
+    y = np.copy(_SAMPLES)
+    level = 0
+    for n, s in enumerate(_SAMPLES):
+        level += r * (np.abs(s) - level)
+        y[n] = level
+    return float(np.sum(y))
+
+
+def _envelope_zeros(r):
+    x = _SAMPLES * 1.0
+    y = np.zeros_like(x)
+    level = 0.0
+    for n, s in enumerate(x):
+        level = level + r * (s - level)
+        y[n] = level
+    return float(np.sum(y * x))
+
+
+@pytest.mark.parametrize("f", [_envelope, _envelope_zeros])
+def test_store_into_a_fresh_copy_in_a_loop_over_the_original(f):
+    # (the hessian of the first is refused: forward over reverse stores a dual into the plain copy)
+    assert_scalar_modes(f, 0.3, second=f is _envelope_zeros)
