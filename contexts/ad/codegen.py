@@ -217,7 +217,8 @@ def _stairs_checked(s) -> list:
     # `x = x % 2.0`, and a shared node read the renamed one before it was set)
     if isinstance(s, ast.Assign) and isinstance(v, ast.Call) and getattr(v, "_od_stairs", False):
         args = [_asked(v.args[0]), *v.args[1:]]  # (the value itself: a dual under `hessian`, whose tangent tells)
-        check = call("__od_stairs__", ast.Name(v.func.id, ast.Load()), tuple_(copy.deepcopy(args)))
+        kw = dict_((const(k.arg) for k in v.keywords if k.arg), (copy.deepcopy(k.value) for k in v.keywords if k.arg))
+        check = call("__od_stairs__", ast.Name(v.func.id, ast.Load()), tuple_(copy.deepcopy(args)), kw)
         return at([expr_stmt(check)], s) + [s]
     if isinstance(s, ast.Assign) and isinstance(v, ast.BinOp) and getattr(v, "_od_stairs", False):
         fn = attr("__od_operator__", "floordiv" if isinstance(v.op, ast.FloorDiv) else "mod")

@@ -53,7 +53,7 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, 
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import (STAIRS, dataclass_init, is_stair as _stairs, parsed, remembered_text, staircase_reverse,
+from ..lowered.runtime import (STAIRS, dataclass_init, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
                                text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
@@ -570,10 +570,12 @@ def call(mask, f, /, *args, **kw):
             y, pb = call(mask & ~KW_ACTIVE if mask >= 0 else _positional_mask(args), f, *args, **kw)
             return y, (None if pb is None else (_kw_checked_back, pb, f, tuple(
                 k for k, v in kw.items() if k not in _NOT_VALUES and _may_differ(v, 0))))
+        if is_method and (method := stair_method(f, args)) is not None:  # (`a.round(13)`: np.round's, pkA's elote)
+            staircase_reverse(*method, kw)
         if rule.adjoint is not None:
             impl = rule.impl
             if f in STAIRS and (mask < 0 or mask & 1):  # (`round(t, 10)`, `np.mod(t, 1e-12)`: a fine step)
-                staircase_reverse(f, args)
+                staircase_reverse(f, args, kw)
             if rule.kind == "nondiff" and id(f) in _FRESH_IDS and (y := _fresh_under_outer(f, args, kw)) is not None:
                 # forward over reverse (hessian): an array the user's code makes takes perturbed values,
                 # as in forward mode (`v = np.zeros(n); v[i] = ...`): a dual of zero tangent

@@ -274,14 +274,14 @@ class ForwardContext(overdub.Context):
                 and (has_dual(args[0]) or type(args[0]) is str and remembered_text(args[:1]))):  # `memo.get(x)`
             key_lookup(fn.__self__, args[0])
         if args and type(args[0]) is Dual and _stairs(fn) and np.any(primal(args[0].tangent)) \
-                and fine_staircase(fn, args) is not None:
+                and fine_staircase(fn, args, kwargs) is not None:
             # (`round(t, 10)`: a step far finer than t, marked: refused where used beyond a test; a remainder,
             # an array's: refused)
             if fn is int:
                 int_jump(primal(args[0]), known=True)
             if STAIRS[fn] in ("digits", "unit") and type(args[0].primal) is not np.ndarray:
-                return staircased(fn, args, fn(primal(args[0]), *args[1:], **kwargs))
-            staircased(fn, args, None)
+                return staircased(fn, args, fn(primal(args[0]), *args[1:], **kwargs), kwargs)
+            staircased(fn, args, None, kwargs)
         if (type(fn) is np.ufunc or type(fn) is _BUILTIN_METHOD) and fn in EQUALS and len(args) == 2 \
                 and not is_engine(site.filename):
             checked_equality(fn, args)  # `np.equal(x, 0)` in the code run: as `x == 0`

@@ -192,7 +192,9 @@ class _Tangents:
             if isinstance(v, ast.Call) and getattr(v, "_od_stairs", False) and (
                     t := self.tangent_of(_asked(v.args[0]))) is not None:
                 # `key = round(t, 10)`: refused on a step far finer than t where t moves (`stairs_fd`)
-                check = call("__od_stairs_fd__", ast.Name(v.func.id, ast.Load()), tuple_(copy.deepcopy(v.args)), t)
+                kw = dict_((const(k.arg) for k in v.keywords if k.arg),
+                           (user(copy.deepcopy(k.value)) for k in v.keywords if k.arg))
+                check = call("__od_stairs_fd__", ast.Name(v.func.id, ast.Load()), tuple_(copy.deepcopy(v.args)), t, kw)
                 return at([expr_stmt(check)], s) + [s]
             if isinstance(v, ast.BinOp) and getattr(v, "_od_stairs", False) and (
                     t := self.tangent_of(v.left)) is not None:  # (`q = t // 1e-12`)

@@ -31,7 +31,7 @@ from overdub.errors import OverdubError, lost_work, mark_lost, not_swallowed
 
 from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, STAIRS, EagerIterationError, addresses,
                                closing_in, converged, eager, eager_items, endless, own_test_method, parsed, remembered_text,
-                               staircase_fd, stairs_fd, text, users_class, _TEXTS, parse_check)
+                               staircase_fd, stair_method, stairs_fd, text, users_class, _TEXTS, parse_check)
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.frames import note_transformed, outside_engine
@@ -347,7 +347,7 @@ def _fd_call(f, args, tans, kw, kwtans):
         if rule.frule is not None and plain_kw:
             return _by_frule(rule, (f.__self__, *args), (0, *tans), kw)
     if rule is not None and tans and f in STAIRS:  # (`round(t, 10)`, `np.mod(t, 1e-12)`: a step far below t)
-        stairs_fd(f, args, tans[0])
+        stairs_fd(f, args, tans[0], kw)
     if rule is not None and rule.kind == "nondiff":  # (before its frule: `stop_gradient(a)` of an array)
         return f(*args, **kw), 0
     if id(f) in _IN_PLACE_OPERATOR_IDS and args and isinstance(args[0], (np.ndarray, list)):
@@ -406,6 +406,8 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
         # (`a.__imul__(x)` by name: the array changes in place, which the twin's tangents would not follow)
         raise NotTransformable("an in-place operator's method called by name")
     method = getattr(obj, name)
+    if name == "round" and not _zero(tobj) and (stair := stair_method(method, args)) is not None:
+        stairs_fd(*stair, tobj, kw)  # (`a.round(13)`: np.round's, a step far below the value where it moves)
     if _TEXTS:  # (`np.float64(s)`, `texts.astype(float)`: a parse of a differentiated number's text, refused)
         parse_check(method, args, kw)
     if name in LOOKUPS and isinstance(obj, MAPPINGS) and args and tans and (

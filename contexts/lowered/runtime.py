@@ -99,15 +99,25 @@ def _size(x) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def staircase_text(fn, args) -> str | None:
-    """The refusal's text where fn(*args) rounds its first argument by steps finer than _STAIR of its size."""
+def stair_method(f, args: tuple):
+    """(np.round, its arguments) for a bound `round` method of an array or a numpy scalar (`a.round(13)`,
+    `np.float64(x).round(13)`), which round as np.round does; else None."""
+    owner = getattr(f, "__self__", None)
+    if getattr(f, "__name__", None) == "round" and isinstance(owner, (np.ndarray, np.generic)):
+        return np.round, (owner, *args)
+    return None
+
+
+def staircase_text(fn, args, kw=None) -> str | None:
+    """The refusal's text where fn(*args, **kw) rounds its first argument by steps finer than _STAIR of its
+    size (the digits by position, or by keyword: `np.round(x, decimals=13)`, `round(x, ndigits=13)`)."""
     kind = STAIRS.get(fn)
     size = _size(args[0]) if args and kind is not None else None
     if size is None:
         return None
     digits = None
     if kind == "digits":
-        digits = args[1] if len(args) > 1 else None
+        digits = args[1] if len(args) > 1 else (kw.get("decimals", kw.get("ndigits")) if kw else None)
         if digits is not None and not isinstance(digits, (int, np.integer)):
             return None
         step = 10.0 ** -int(digits) if digits else 1.0
@@ -167,10 +177,10 @@ class StaircasedInt(_Staircased, int):
     pass
 
 
-def staircased(fn, args, value):
+def staircased(fn, args, value, kw=None):
     """fn(*args)'s value `value` where its first argument is a dual: as it is, or marked (`_Staircased`)
     where the step is far finer than the value."""
-    text = staircase_text(fn, args)
+    text = staircase_text(fn, args, kw)
     if text is None:
         return value
     if not isinstance(value, (float, int, np.floating, np.integer)) or isinstance(value, bool) or \
@@ -181,21 +191,21 @@ def staircased(fn, args, value):
     return out
 
 
-def staircase_fd(fn, args) -> None:
+def staircase_fd(fn, args, kw=None) -> None:
     """Forward mode, fn (of `STAIRS`) of a value whose tangent is not zero: refused on a fine staircase."""
-    text = staircase_text(fn, args)
+    text = staircase_text(fn, args, kw)
     if text is not None:
         raise SpecialPoint(text, where=_where(), fix=STAIR_FIX)
 
 
-def staircase_reverse(fn, args) -> None:
+def staircase_reverse(fn, args, kw=None) -> None:
     """Reverse mode, fn (of `STAIRS`) of a value the activity takes as differentiated: a fine staircase is
     noted for forward mode to tell whether the value moves (refused outside a checked recording)."""
     x = args[0] if args else None
     if type(x).__name__ == "Dual":  # (under `hessian`: its tangent tells)
-        stairs_fd(fn, args, x.tangent)
+        stairs_fd(fn, args, x.tangent, kw)
         return
-    text = staircase_text(fn, args)
+    text = staircase_text(fn, args, kw)
     if text is None:
         return
     hits = SPECIAL_HITS.get()
@@ -204,7 +214,7 @@ def staircase_reverse(fn, args) -> None:
     hits.append((_where(), args[0], "=="))
 
 
-def stairs_fd(fn, args, tangent) -> None:
+def stairs_fd(fn, args, tangent, kw=None) -> None:
     """The tangent twin, before `key = round(t, 10)` (or int) whose result carries no tangent: refused on
     a fine staircase where t's tangent is not zero (`staircase_fd`); int() at its jumps too."""
     while type(tangent).__name__ == "Dual":
@@ -214,7 +224,7 @@ def stairs_fd(fn, args, tangent) -> None:
     if fn is builtins.int and args:
         from ..rules.builtins import _check_int
         _check_int(args[0], known=True)
-    staircase_fd(fn, args)
+    staircase_fd(fn, args, kw)
 
 
 def int_arg(x):

@@ -514,3 +514,34 @@ def _envelope_zeros(r):
 def test_store_into_a_fresh_copy_in_a_loop_over_the_original(f):
     # (the hessian of the first is refused: forward over reverse stores a dual into the plain copy)
     assert_scalar_modes(f, 0.3, second=f is _envelope_zeros)
+
+
+# -- a fine rounding by keyword or by method (pkA, elote's `np.round(r, decimals=13)` after a solve) -----------
+# Refused by position (`np.round(x, 13)`); by keyword, np.around, round(x, ndigits=13), `a.round(13)` and
+# `np.float64(x).round(13)` gave 0 silently in every mode (finite differences: 3).
+
+_FINE_ROUNDINGS = {
+    "np.round decimals=": lambda m: float(np.round(3.0 * m, decimals=13)),
+    "np.around decimals=": lambda m: float(np.around(3.0 * m, decimals=13)),
+    "round ndigits=": lambda m: round(3.0 * m, ndigits=13),
+    "ndarray.round": lambda m: float(np.array([3.0 * m]).round(13)[0]),
+    "ndarray.round decimals=": lambda m: float(np.array([3.0 * m]).round(decimals=13)[0]),
+    "float64.round": lambda m: float(np.float64(3.0 * m).round(13)),
+}
+
+
+def _massey(m):
+    M = np.array([[2.0, -1.0, -1.0], [-1.0, 2.0, -1.0], [1.0, 1.0, 1.0]])
+    p = np.zeros(3)
+    p[0] = m + 3.0
+    p[1] = 7.0 - m
+    r = np.round(np.linalg.solve(M, p), decimals=13)
+    return float(r[0]) - 2 * float(r[2])
+
+
+@pytest.mark.parametrize("f", [*_FINE_ROUNDINGS.values(), _massey], ids=[*_FINE_ROUNDINGS, "massey"])
+@pytest.mark.parametrize("mode", ["gradient", "derivative", "hessian"])
+def test_fine_rounding_by_keyword_or_method_refused(f, mode):
+    import contexts
+    with pytest.raises(OverdubError, match="rounds it by steps"):
+        getattr(contexts, mode)(f, 7.0)
