@@ -565,8 +565,9 @@ def _():
 # ===============================================================================================
 
 @case("astropy", "cosmology FlatLambdaCDM.comoving_distance",
-      forward=R('DualAttributeError', 'a Quantity holding a dual: its .value is read off the dual (astropy '
-                                      'unwraps with getattr(x, "value") in __array_ufunc__); refused, no longer 0'))
+      forward=R('OverdubError', 'a Quantity (an ndarray subclass with operators of its own) holding a dual: its '
+                                'operators are its own code, which the duals would take for numpy\'s; refused (its '
+                                '.value read off the dual gave 0 before session 36)'))
 def _():
     cosmology = _imp("astropy.cosmology")
     cosmo = cosmology.FlatLambdaCDM(H0=70.0, Om0=0.3)
