@@ -545,3 +545,30 @@ def test_fine_rounding_by_keyword_or_method_refused(f, mode):
     import contexts
     with pytest.raises(OverdubError, match="rounds it by steps"):
         getattr(contexts, mode)(f, 7.0)
+
+
+# -- sqrt or arccos at a constant read out of an array holding x (gen14 W3; numpy's own np.kaiser) ---------------
+# jacfwd's chunked tangents took the partials' fast path, where the constant's zero tangent times sqrt's infinite
+# slope at 0 was NaN; so was the hessian. A zero tangent's term is 0.
+
+def _switched_off_noise(x):
+    theta = np.array([x[0], x[1], 0.0])
+    return theta[0] * theta[1] + np.sqrt(theta[2]) * theta[0]
+
+
+def _arccos_at_one(x):
+    theta = np.array([x[0], x[1], 1.0])
+    return x[0] * np.arccos(theta[2]) + x[1] ** 2
+
+
+def _kaiser(x):
+    return np.sum(np.kaiser(6, x[0]) * np.arange(1, 7)) + x[1]
+
+
+@pytest.mark.parametrize("f", [_switched_off_noise, _arccos_at_one, _kaiser])
+def test_singular_slope_at_a_constant_entry(f):
+    x = np.array([0.7, 1.3]) if f is not _kaiser else np.array([2.5, 0.3])
+    want = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-4, atol=1e-5)

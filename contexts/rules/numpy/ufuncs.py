@@ -145,7 +145,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
                 if p.refuses(t, a):
                     raise p.error()
                 continue
-            term = _unmoved_zero(t * p(y, *values), t)
+            term = unmoved_zero(t * p(y, *values), t)
             dy = term if dy is None else dy + term
         dy = _fit(_masked(dy, kwargs.get("where", True)) if dy is not None else None, y)
         return out, ((dy,) + (None,) * (nout - 1) if nout > 1 else dy)
@@ -161,7 +161,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
         registry.set(fn, hot_one=_hot_one(partials))
 
 
-def _unmoved_zero(term, t):
+def unmoved_zero(term, t):
     """The tangent term `t * partial`, 0 where t is 0: the operand does not move there, and an infinite
     partial (sqrt at 0) made 0 * inf = NaN of it (a constant packed into an array with a differentiated value:
     numpy's `kaiser` window ends; a number's tangent 0 gives 0 there too). A finite term (the common case,
