@@ -600,5 +600,17 @@ def py_is_integer(v):
 
 
 registry.set((float, "is_integer"), stand_in=py_is_integer)
+
+
+def wrapper_get(descriptor, obj, owner=None):
+    """`object.__setattr__.__get__(obj)` (a C slot's descriptor bound to an object: attrs' frozen classes keep
+    one as their setter) as the bound method it is, whose calls the engines see with the object first
+    (`Rule.stand_in`: C's own binding hid the object's cotangent)."""
+    if obj is None:
+        return descriptor
+    return types.MethodType(descriptor, obj)
+
+
+registry.set((types.WrapperDescriptorType, "__get__"), stand_in=wrapper_get)
 registry.set(builtins.any, stand_in=py_any)
 registry.set(builtins.all, stand_in=py_all)

@@ -572,3 +572,48 @@ def test_singular_slope_at_a_constant_entry(f):
     np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-4, atol=1e-5)
+
+
+# -- attrs' frozen classes in reverse mode (pkA, boule's ellipsoids) ------------------------------------------
+# Their __init__ binds `object.__setattr__.__get__(self)`, a C descriptor's __get__ without a rule: refused. As
+# the bound method it is, its calls reach the engines with the object first.
+
+def _frozen_classes():
+    attr = pytest.importorskip("attr")
+
+    @attr.s(frozen=True, slots=True)
+    class FrozenSlots:
+        a = attr.ib()
+        b = attr.ib(default=2.0)
+
+        def value(self):
+            return self.a * self.b + self.a ** 2
+
+    @attr.define(frozen=True)
+    class FrozenDefine:
+        a: float
+
+        def value(self):
+            return self.a ** 3
+    return FrozenSlots, FrozenDefine
+
+
+def _bound_by_get(x):
+    add = float.__add__.__get__(x)
+    return add(x * x) * x
+
+
+def _setter_by_get(x):
+    class P:
+        pass
+    p = P()
+    setter = object.__setattr__.__get__(p)
+    setter("v", x * 2)
+    return p.v * x
+
+
+def test_frozen_attrs_classes_and_descriptors_bound_by_get():
+    slots, define = _frozen_classes()
+    for f in (lambda x: slots(x, x * 3).value(), lambda x: define(x).value(), _bound_by_get, _setter_by_get):
+        np.testing.assert_allclose(gradient(f, 0.7)[0], fd.derivative(f, 0.7), rtol=1e-7)
+        assert_right_or_refused("forward", f, 0.7)
