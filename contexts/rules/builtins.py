@@ -31,6 +31,7 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from . import generic
+from .cotangents import Refused
 from .generic import conj, fit, project
 from .operator import floor_quotient, abs_adjoint, abs_frule, pow_adjoint, pow_frule
 from .registry import NoRuleError, dispatches_on_numbers, registry
@@ -263,6 +264,8 @@ def float_adjoint(dy, y, x=0.0):
     """float(x) is the identity on real numbers; a one-element array gets its cotangent back in shape."""
     if dy is None or not _numeric(x):
         return (None,)
+    if type(dy) is Refused:  # (no derivative known: still refusing at a differentiated input)
+        return (dy,)
     if isinstance(x, np.ndarray):
         return (np.full(x.shape, dy, dtype=np.result_type(x.dtype, float)),)
     return (project(dy, x),)

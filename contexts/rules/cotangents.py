@@ -75,6 +75,9 @@ class Overwritten:
 _LINEAR_UFUNCS = frozenset({np.add, np.subtract, np.multiply, np.negative, np.positive, np.conjugate})
 
 
+_WRITERS = frozenset({np.copyto, np.place, np.putmask, np.put, np.put_along_axis, np.fill_diagonal})
+
+
 class Refused:
     """The cotangent of an argument a rule knows no derivative in (`registry.NoClosedForm`): dropped, as
     any cotangent, where the argument is not differentiated; `acc` keeps it (a sum with it is as unknown),
@@ -98,7 +101,11 @@ class Refused:
 
     def __array_function__(self, func, types, args, kwargs):
         """numpy's functions on it (the structural steps of adjoints: a sum over broadcast axes, a reshape, a
-        scatter by an index) keep it unknown; a test of it (`np.any(g != 0)`) then refuses at its truth."""
+        scatter by an index) keep it unknown; a test of it (`np.any(g != 0)`) then refuses at its truth. One
+        writing it into another array (`np.copyto(a, g)`, as `np.full(shape, g)` does) is a use: refused (the
+        array kept its uninitialised memory, a number that was no derivative: gen15's W1)."""
+        if func in _WRITERS:
+            return self.refuse()
         return self
 
     def refuse(self, *args, **kwargs):

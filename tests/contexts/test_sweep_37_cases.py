@@ -617,3 +617,31 @@ def test_frozen_attrs_classes_and_descriptors_bound_by_get():
     for f in (lambda x: slots(x, x * 3).value(), lambda x: define(x).value(), _bound_by_get, _setter_by_get):
         np.testing.assert_allclose(gradient(f, 0.7)[0], fd.derivative(f, 0.7), rtol=1e-7)
         assert_right_or_refused("forward", f, 0.7)
+
+
+# -- an unknown cotangent through float() of a 0-d array (gen15 W1) -----------------------------------------------
+# A C function without a rule (or a partial without a closed form) sends back `Refused`; float()'s adjoint of a 0-d
+# array filled an array with it by np.full, whose copyto kept the array's uninitialised memory: a number (the
+# function's value, another argument's partial) came back where reverse mode refuses the same call on x itself.
+
+def _no_rule_through_float(x):
+    import scipy.special as sc
+    return sc.agm(float(np.asarray(x)), 0.4)
+
+
+def _no_closed_form_through_float(v):
+    import scipy.special as sc
+    return sc.jv(float(np.asarray(v)), 1.5)
+
+
+def _spline_value_as_shape(x):
+    import scipy.interpolate as si
+    import scipy.stats as st
+    spl = si.CubicSpline([0.0, 1.0, 2.0, 3.0], np.array([1.0, 2.0, 2.5, 4.0]) * x)
+    return st.gamma.cdf(1.0, float(spl(1.5)))
+
+
+@pytest.mark.parametrize("f", [_no_rule_through_float, _no_closed_form_through_float, _spline_value_as_shape])
+def test_unknown_cotangent_through_float_of_0d_array_refused(f):
+    with pytest.raises(OverdubError):
+        gradient(f, 1.7)
