@@ -2021,7 +2021,9 @@ def _opaque_back(pb, dy, dself, S):
             return type(v)(back(x, depth + 1) for x in v) if not hasattr(v, "_fields") else None
         if depth < 3 and isinstance(v, dict):
             return {k: back(x, depth + 1) for k, x in v.items()}
-        return cots.get(id(v))
+        # (once: an object given twice, `parse(x, x)`, takes its cotangent at its first place; at each, it was
+        # counted twice, scipy.stats' `logistic.cdf(0.8, loc=x, scale=x)` twice its derivative, gen15 W2)
+        return cots.pop(id(v), None)
 
     dargs = tuple(back(a) for a in args)
     dkw = {k: back(v) for k, v in kw.items()} if kw else None

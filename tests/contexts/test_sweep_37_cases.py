@@ -645,3 +645,31 @@ def _spline_value_as_shape(x):
 def test_unknown_cotangent_through_float_of_0d_array_refused(f):
     with pytest.raises(OverdubError):
         gradient(f, 1.7)
+
+
+# -- the same object given twice to a function without source (gen15 W2; scipy.stats' exec-made _parse_args) ------
+# Its cotangents are routed back by identity: each place the object was given took the whole, counted twice
+# (`stats.logistic.cdf(0.8, loc=x, scale=x)`: twice its derivative, the hessian too).
+
+_NS: dict = {}
+exec("def _parse(loc=0, scale=1):\n    return (), loc, scale\n", _NS)
+
+
+def _parsed_twice(x):
+    args, loc, scale = _NS["_parse"](x, x)
+    return loc + 2.0 * scale * loc
+
+
+def _logistic_loc_scale(x):
+    import scipy.stats as st
+    return st.logistic.cdf(0.8, loc=x, scale=x)
+
+
+def _frozen_var(x):
+    import scipy.stats as st
+    return st.logistic(loc=x, scale=x).var() + st.norm.logpdf(0.8, loc=x, scale=x)
+
+
+@pytest.mark.parametrize("f", [_parsed_twice, _logistic_loc_scale, _frozen_var])
+def test_same_object_twice_through_a_function_without_source(f):
+    assert_scalar_modes(f, 1.1)
