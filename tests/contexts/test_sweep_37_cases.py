@@ -673,3 +673,25 @@ def _frozen_var(x):
 @pytest.mark.parametrize("f", [_parsed_twice, _logistic_loc_scale, _frozen_var])
 def test_same_object_twice_through_a_function_without_source(f):
     assert_scalar_modes(f, 1.1)
+
+
+# -- the hessian of PPoly.integrate in its coefficients (gen15 W3) ----------------------------------------------
+# Forward over forward ran the kernel's frule as code, whose call into the plain output array dropped the outer
+# derivative's tangent: 0 for 2 (the auto hessian falls back to it: forward over reverse is refused there).
+
+def _ppoly_integral(x):
+    import scipy.interpolate as si
+    return float(si.PPoly(np.array([[1.0], [x * x]]), np.array([0.0, 1.0])).integrate(0.0, 1.0))
+
+
+def _pchip_integral(x):
+    import scipy.interpolate as si
+    t = np.linspace(0.0, 2.0, 5)
+    return float(si.PchipInterpolator(t, np.sin(t * x) + x * t).integrate(0.2, 1.7))
+
+
+@pytest.mark.parametrize("f", [_ppoly_integral, _pchip_integral])
+def test_hessian_of_ppoly_integrate(f):
+    want = fd.derivative(lambda s: derivative(f, s), 0.9, h=1e-4)
+    np.testing.assert_allclose(hessian(f, 0.9), want, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(hessian(f, 0.9, inner="forward"), want, rtol=1e-5, atol=1e-7)

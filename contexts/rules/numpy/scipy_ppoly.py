@@ -226,10 +226,13 @@ _INTEGRATE = "scipy.interpolate.PPoly.integrate (_ppoly.integrate)"
 
 
 def _integrated(c, x, a, b, extrapolate, out=None):
-    """_ppoly.integrate into a new array (the kernel requires its output)."""
+    """_ppoly.integrate into a new array (the kernel requires its output). Run as code under an outer
+    derivative (forward over forward: c a dual of the outer one), the call is that derivative's rule, which
+    returns the dual result it could not write into the plain array: taken (read from the array, the outer
+    tangent was dropped: a hessian of 0 for 2, gen15 W3)."""
     y = np.empty(c.shape[2], dtype=c.dtype)
-    _ppoly.integrate(c, x, a, b, extrapolate, y)
-    return y
+    made = _ppoly.integrate(c, x, a, b, extrapolate, y)
+    return y if made is None else made
 
 
 def _piece_at(c, x, j, t):
