@@ -29,7 +29,7 @@ import scipy.linalg.lapack as lapack
 from ..cotangents import Refused
 from ..registry import NoClosedForm, registry
 from ._util import bind as _bind, match_primal, unsupported
-from .linalg import (_lower_gradient, cholesky_adjoint, cholesky_frule, eigh_middle, eigh_tangents,
+from .linalg import (_lower_gradient, cholesky_adjoint, cholesky_frule, det_adjoint, det_frule, eigh_middle, eigh_tangents,
                      hermitian_seen, lstsq_adjoint, lstsq_frule, svd_adjoint, svd_frule)
 
 __all__: list[str] = []
@@ -778,3 +778,23 @@ def _register_matrix_functions():
 
 
 _register_matrix_functions()
+
+
+# -- scipy.linalg.det: its Cython kernel `find_det_from_lu(a)` (an LU of a, in a's memory, then the diagonal's
+# product) is the determinant: np.linalg.det's rules, on a copy (the kernel scratches its argument) -------------
+
+from scipy.linalg._cythonized_array_utils import find_det_from_lu as _find_det_from_lu  # noqa: E402
+
+
+def _det_from_lu(a):
+    """The kernel's determinant of a, a left as it was."""
+    return _find_det_from_lu(np.array(a, order="C", copy=True))
+
+
+def _det_from_lu_frule(tangents, a):
+    return _det_from_lu(a), det_frule(tangents, a)[1]
+
+
+registry.adjoint(_find_det_from_lu)(det_adjoint)
+registry.frule(_find_det_from_lu)(_det_from_lu_frule)
+registry.set(_find_det_from_lu, impl=_det_from_lu)
