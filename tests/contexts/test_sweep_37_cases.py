@@ -716,3 +716,19 @@ def test_scipy_linalg_det(mode):
 def test_scipy_linalg_det_hessian():
     x = np.array([1.1, 0.7, 0.9])
     np.testing.assert_allclose(hessian(_scipy_det, x), fd.hessian(_scipy_det, x), rtol=1e-5, atol=1e-6)
+
+
+# -- a fractional power of an unmoved 0: a distance matrix's diagonal (gen15 W4) -----------------------------------
+# scipy's distance_matrix(P, P) takes `sum(|y - x| ** 2) ** 0.5`, 0 on the diagonal with a zero tangent: the term
+# was 0 * inf = NaN in forward mode, and reverse mode (whose NaN asks forward mode) NaN too.
+
+def _self_distances(x):
+    from scipy.spatial import distance_matrix
+    P = np.array([[x[0], 1.0], [2.0, x[1]], [0.5, 0.5]])
+    return distance_matrix(P, P).sum()
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward", "jvp"])
+def test_fractional_power_of_an_unmoved_zero(mode):
+    from tests.modes import assert_array_gradient
+    assert_array_gradient(mode, _self_distances, np.array([0.3, 1.7]))
