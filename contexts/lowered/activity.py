@@ -671,10 +671,17 @@ def fresh_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> 
         elif (isinstance(fn, np.ufunc) and len(n.args) <= fn.nin
               and all(k.arg is not None and k.arg != "out" for k in n.keywords)):
             out.add(id(n))
-        elif (fn in _FRESH_ARRAYS or fn is np.array and all(k.arg not in ("copy", None) for k in n.keywords)) \
+        elif (_fresh_array(fn) or fn is np.array and all(k.arg not in ("copy", None) for k in n.keywords)) \
                 and not any(k.arg == "out" for k in n.keywords):
             out.add(id(n))  # (`y = np.copy(x)`: y's writes do not reach x, a loop over x stays a constant's)
     return out
+
+
+def _fresh_array(fn) -> bool:
+    try:
+        return fn in _FRESH_ARRAYS
+    except TypeError:  # (an unhashable callable: a global object with `__call__` and `__eq__`)
+        return False
 
 
 # numpy's functions returning a new array whatever they are given (np.array without `copy=`, also)
