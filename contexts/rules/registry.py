@@ -75,17 +75,19 @@ class NoClosedForm:
     raises `NoDerivative` on any use (`cotangents.Refused`, ChainRules' `@not_implemented`). For sparsity
     the argument counts as a dependency (the derivative exists, only its value is unknown here)."""
 
-    __slots__ = ("function", "argument", "position", "fix")
+    __slots__ = ("function", "argument", "position", "fix", "where")
 
     def __init__(self, function: str, argument: str, position: int | None = None, fix: str | None = None) -> None:
         self.function, self.argument, self.position = function, argument, position
+        self.where = None
         self.fix = fix or f"keep {argument} constant (it is then not differentiated; `gradient(f, x, a, wrt=0)` " \
                           f"leaves an argument of yours out), or differentiate {function} in {argument} with " \
                           f"contexts.rules.check.numerical_gradient"
 
     def error(self) -> NoDerivative:
         return NoDerivative(f"{self.function} has no derivative in its argument {self.argument} that the rules "
-                            f"know (no closed form): it cannot be differentiated in {self.argument}", fix=self.fix)
+                            f"know (no closed form): it cannot be differentiated in {self.argument}", fix=self.fix,
+                            where=self.where)
 
     def __call__(self, y, *args):
         """Refuses, unless the argument (at `position`) is an integer: it has no tangent space, as for
@@ -105,8 +107,15 @@ class NoClosedForm:
         return True
 
     def cotangent(self):
+        """Refused, naming the user's line the call is on (the adjoint's frame, the first outside the engine:
+        the refusal is raised later, where the cotangent reaches a differentiated input)."""
         from .cotangents import Refused
-        return Refused(self)
+        from .frames import outside_engine
+        placed = NoClosedForm(self.function, self.argument, self.position, self.fix)
+        frame = outside_engine(sys._getframe(1))
+        if frame is not None:
+            placed.where = f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_qualname}"
+        return Refused(placed)
 
     def __repr__(self) -> str:
         return f"NoClosedForm({self.function!r}, {self.argument!r})"

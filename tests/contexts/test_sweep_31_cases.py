@@ -391,8 +391,10 @@ def test_a_c_function_without_a_rule_given_a_differentiated_value_is_refused_whe
     with ADContext(), pytest.raises(OverdubError, match="stdtrit") as e:
         gradient(f, 12.0)
     assert "test_sweep_31_cases.py" in str(e.value)
-    with ADContext(), pytest.raises(OverdubError, match="stdtrit"):
-        gradient(lambda t: special.stdtrit(3.0, t) * 2.0, 0.7)
+    # (stdtrit has rules since session 37: its probability p differentiated, its degrees of freedom refused)
+    with ADContext():
+        np.testing.assert_allclose(gradient(lambda t: special.stdtrit(3.0, t) * 2.0, 0.7)[0],
+                                   fd.derivative(lambda t: special.stdtrit(3.0, t) * 2.0, 0.7), rtol=1e-6)
     import struct
     with ADContext(), pytest.raises(OverdubError):  # (bytes of a float: no cotangent could follow them)
         gradient(lambda t: struct.unpack("d", struct.pack("d", t))[0] * 2.0, 0.7)

@@ -545,7 +545,7 @@ def test_a_scipy_ufunc_without_a_rule_is_named_by_its_module():
     sc = pytest.importorskip("scipy.special")
     from contexts.rules.registry import registry
     from overdub.errors import OverdubError
-    name = next(n for n in ("bei", "ber", "kei", "ker", "besselpoly", "agm") if registry.get(getattr(sc, n)) is None)
+    name = next(n for n in ("zetac", "mathieu_a", "bdtrik", "stdtridf") if registry.get(getattr(sc, n)) is None)
 
     def f(u):
         return getattr(sc, name)(u, *(0.5,) * (getattr(sc, name).nin - 1)) * 1.0

@@ -35,7 +35,7 @@ from . import conversion, convolution, counting, creation, fft, inplace, interpo
 __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "counting", "fft", "inplace",
            "interpolation", "random", "roots"]
 
-for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_linalg", "scipy_banded", "scipy_splines",
+for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_special_more", "scipy_linalg", "scipy_banded", "scipy_splines",
               "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")

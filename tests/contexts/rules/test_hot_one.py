@@ -38,6 +38,8 @@ def test_the_fast_case_exists_for_the_common_binary_ufuncs():
 def test_one_argument_differentiated_matches_central_differences(fn, i):
     if fn is np.ldexp and i == 1:
         pytest.skip("ldexp's exponent is an integer")
+    if "dd->d" not in fn.types:
+        pytest.skip("no loop for two floats (scipy's eval_hermite takes an integer degree)")
     c = 2 if fn is np.ldexp else C
     if i == 0:
         def loss(x):
