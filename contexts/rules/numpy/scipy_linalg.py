@@ -785,6 +785,8 @@ _register_matrix_functions()
 
 from scipy.linalg._cythonized_array_utils import find_det_from_lu as _find_det_from_lu  # noqa: E402
 
+from ..sparsity_specs import DENSE  # noqa: E402
+
 
 def _det_from_lu(a):
     """The kernel's determinant of a, a left as it was."""
@@ -798,3 +800,4 @@ def _det_from_lu_frule(tangents, a):
 registry.adjoint(_find_det_from_lu)(det_adjoint)
 registry.frule(_find_det_from_lu)(_det_from_lu_frule)
 registry.set(_find_det_from_lu, impl=_det_from_lu)
+registry.sparsity(DENSE, _find_det_from_lu)  # (the determinant depends on every entry)
