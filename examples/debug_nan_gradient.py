@@ -6,9 +6,10 @@ over forward mode (`jvp`, `derivative`, `jacfwd`, `hessian`) the tangent that di
 A pair potential over particle positions: the energy is finite, but its gradient is NaN. The culprit is
 the distance of each particle to itself: sqrt(0) is fine, its derivative 0.5 / sqrt(0) is not, and the
 mask that drops those pairs multiplies the infinite derivative by zero in the backward pass. Forward mode
-does not meet it there (the diagonal does not move: its tangent is 0, and so is its term), but meets the
-same mistake where a zero that moves is masked: `np.sqrt(v) * keep`; NaNContext over `jvp` names that
-tangent. CountContext shows what each pass computed.
+meets it too: the diagonal's tangent is 0, times sqrt's infinite slope (a zero tangent does not prove that
+a value stays put: `np.cbrt(x ** 3)` at 0 has a zero tangent under cbrt's infinite slope and derivative 1,
+so no engine takes such a term as 0), and so does a masked zero that moves, `np.sqrt(v) * keep`;
+NaNContext over `jvp` names that tangent. CountContext shows what each pass computed.
 """
 
 import warnings
@@ -65,8 +66,9 @@ with warnings.catch_warnings():
     rate = jvp(energy, (positions,), (velocity,))[1]     # forward mode: d energy along the velocity
     h = 1e-6
     moved = (energy(positions + h * velocity) - energy(positions - h * velocity)) / (2 * h)
-    print("energy's rate of change =", rate, "(central differences:", moved, ")")
-    assert np.isclose(rate, moved, rtol=1e-6)  # (the diagonal's tangent is 0: its term is 0, not 0 * inf)
+    print("energy's rate of change =", rate, "(central differences:", moved, ") <- NaN too: 0 * inf on the diagonal")
+    assert np.isnan(rate)
+    assert np.isclose(jvp(safe_energy, (positions,), (velocity,))[1], moved, rtol=1e-6)  # (kept away from 0)
 
     values, push = np.array([0.0, 0.5, 2.0]), np.array([1.0, 1.0, 1.0])
     rate = jvp(masked_roots, (values,), (push,))[1]

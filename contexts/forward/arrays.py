@@ -24,7 +24,6 @@ import overdub
 from overdub.errors import OverdubError
 
 from ..rules.numpy.shapes import memory_order, reading_order
-from ..rules.numpy.ufuncs import unmoved_zero
 from ..rules.registry import MissingRule, by_position, own_operators, qualified_name, registry
 from ..rules.numpy.inplace import at_rounds, refuse_read_only_at
 from ..lowered.runtime import (_EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
@@ -158,8 +157,7 @@ def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
         for p, v, t in zip(partials, values, tangents):
             if p is not None and t is not None:
                 try:
-                    t = pad(t, v, d, tag)
-                    term = unmoved_zero(t * p(y, *values), t)  # (sqrt at a constant 0: 0, not 0 * inf)
+                    term = pad(t, v, d, tag) * p(y, *values)
                 except ZeroDivisionError:
                     raise_singular(fn, values, {})
                 dy = term if dy is None else dy + term

@@ -31,7 +31,6 @@ from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine, is_user, outside_engine, tests_none
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 from ..rules.registry import own_operators
-from ..rules.numpy.ufuncs import unmoved_zero
 
 from overdub import ops as _overdub_ops
 from overdub.errors import OverdubError
@@ -458,9 +457,7 @@ def d_pow(a, b):
                 dy = _own(at)  # (a new value: its tangent its own, as the value is)
             elif bv != 0 and bv - bv == 0:  # (finite: `(1 + r) ** -inf`'s is pow_dx's 0, not -inf * 0)
                 try:
-                    # (an unmoved 0 under a fractional power: its term 0, not 0 * inf; a distance matrix's
-                    # diagonal, `sum(d ** 2) ** 0.5` at d = 0, gen15)
-                    dy = unmoved_zero(at * (bv * av ** (bv - 1)), at)
+                    dy = at * (bv * av ** (bv - 1))
                 except ZeroDivisionError:  # (Python's 0.0 ** -0.5: the derivative's, at a singular point)
                     from .arrays import raise_singular
                     raise_singular(pow, (av, bv), {})

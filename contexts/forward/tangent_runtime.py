@@ -36,7 +36,6 @@ from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
-from ..rules.numpy.ufuncs import unmoved_zero
 from ..rules.registry import by_position, key_of, own_method_form, own_operators, registry
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
 from .arrays import PlainArrayWrite, no_rule, out_position, raise_singular, write_out
@@ -813,7 +812,7 @@ def fd_pow(a, b, ta, tb):
     out = 0
     if not _zero(ta):
         try:
-            out = unmoved_zero(ta * pow_dx(a, b), ta)  # (an unmoved 0 under a fractional power: 0, not 0 * inf)
+            out = ta * pow_dx(a, b)
         except ZeroDivisionError:  # (the derivative's: `arrays.raise_singular`)
             raise_singular(pow, (a, b), {})
     if not _zero(tb):

@@ -1503,7 +1503,7 @@ def _():
 @case("skfuzzy", "membership.pimf", dist="scikit-fuzzy")
 def _():
     fuzz = _imp("skfuzzy")
-    return (lambda p: fuzz.pimf(_FUZZ_X + 0.5, p[0], p[1], p[2], p[3])), np.array([1.0, 3.0, 6.0, 9.0])
+    return (lambda p: fuzz.pimf(_FUZZ_X + 0.5, p[0], p[1], p[2], p[3])), np.array([1.0, 3.0, 6.0, 9.25])
 
 
 @case("skfuzzy", "defuzz centroid", dist="scikit-fuzzy")

@@ -38,7 +38,6 @@ from .scipy_special import _beta_density, _gamma_density
 from ..generic import dropped_nan_zero
 from .ufuncs import _fit, conj, inexact, match_primal, ufunc_rule
 
-from .ufuncs import unmoved_zero
 
 __all__: list[str] = []
 
@@ -102,7 +101,7 @@ def multi_output_rule(fn, name: str, *partials, real_only: bool = False) -> None
                     raise p.error()
                 continue
             check(args)
-            terms = [None if pk is None else unmoved_zero(t * pk, t) for pk in p(y, *args)]
+            terms = [None if pk is None else t * pk for pk in p(y, *args)]
             total = terms if total is None else [u if v is None else v if u is None else u + v
                                                  for u, v in zip(total, terms)]
         if total is None:

@@ -145,7 +145,7 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
                 if p.refuses(t, a):
                     raise p.error()
                 continue
-            term = unmoved_zero(t * p(y, *values), t)
+            term = t * p(y, *values)
             dy = term if dy is None else dy + term
         dy = _fit(_masked(dy, kwargs.get("where", True)) if dy is not None else None, y)
         return out, ((dy,) + (None,) * (nout - 1) if nout > 1 else dy)
@@ -159,16 +159,6 @@ def ufunc_rule(fn: Any, *partials: Callable | None, name: str | None = None, nou
         registry.set(fn, hot=hot)
     if nin == 2 and nout == 1:
         registry.set(fn, hot_one=_hot_one(partials))
-
-
-def unmoved_zero(term, t):
-    """The tangent term `t * partial`, 0 where t is 0: the operand does not move there, and an infinite
-    partial (sqrt at 0) made 0 * inf = NaN of it (a constant packed into an array with a differentiated value:
-    numpy's `kaiser` window ends; a number's tangent 0 gives 0 there too). A finite term (the common case,
-    one sum to tell) is returned as is."""
-    if type(term) is np.ndarray and term.dtype.kind in "fc" and not np.isfinite(term.sum()):
-        return np.where(np.asarray(t) == 0, term.dtype.type(0), term)
-    return term
 
 
 def _as_values(operands: tuple) -> tuple:
@@ -460,7 +450,7 @@ def _weighted(dy, w):
     if isinstance(g, ArrayLeaf):  # (a dask array's: no test of its values, which would compute them)
         return np.where(w != 0, g, 0.0)
     try:
-        if np.isfinite(np.sum(g)):  # (one reduction, as `_unmoved_zero` tells: ReLU's adjoint is on a hot path)
+        if np.isfinite(np.sum(g)):  # (one reduction, one sum to tell: ReLU's adjoint is on a hot path)
             return g
     except TypeError:  # (Fractions, objects: no inf)
         return g
