@@ -24,6 +24,7 @@ import math
 import numbers
 import types
 import os
+import re
 import sys
 
 import numpy as np
@@ -335,6 +336,17 @@ registry.nondifferentiable(
 # a counter's next number (`next(itertools.count(1))` numbering objects: a count of differentiated numbers is
 # refused where it is made, `itertools.count` having no rule)
 registry.nondifferentiable((itertools.count, "__next__"))
+
+# regular expressions: text in, text and positions out (a differentiated number's text parsed back, from what a
+# match cut out of it too, is refused where float() or int() parse it: `lowered.runtime.parsed`)
+registry.nondifferentiable(*((re.Pattern, _n) for _n in ("match", "search", "fullmatch", "findall", "finditer",
+                                                        "split", "sub", "subn")),
+                           *((re.Match, _n) for _n in ("group", "groups", "groupdict", "start", "end", "span",
+                                                      "expand", "__getitem__")),
+                           # (the module's functions and its Python compiler: primitives, never code to
+                           # differentiate: reverse mode's adjoint of `_optimize_charset` crashed, pkB)
+                           re.compile, re.match, re.search, re.fullmatch, re.findall, re.finditer, re.split, re.sub,
+                           re.subn, re.escape, re._compile)
 
 # sparsity (contexts/rules/sparsity_specs.py)
 registry.sparsity(NONLINEAR, builtins.abs)  # |z| of a complex z is smooth (real x: a superset)

@@ -686,3 +686,30 @@ def test_scipy_linalg_det(mode):
 def test_scipy_linalg_det_hessian():
     x = np.array([1.1, 0.7, 0.9])
     np.testing.assert_allclose(hessian(_scipy_det, x), fd.hessian(_scipy_det, x), rtol=1e-5, atol=1e-6)
+
+
+# -- regular expressions (pkB: pyequion's formula parsing, ChemCompute's reactions) -------------------------------
+# Text in, text out: primitives in every mode (reverse mode refused `Match.groups` "with differentiable inputs",
+# and differentiated the stdlib's regex compiler: an IndexError in its adjoint). A differentiated number's text
+# cut out by a match and parsed back is still refused where float() parses it.
+
+def _formula_count(x):
+    import re
+    feed = {"NaCl": x, "CaCl2": 10.0}
+    tags = list(feed.keys())
+    element, digits = re.match(r"([A-Za-z]+)([0-9]+)", tags[1]).groups()
+    return x * int(digits) + feed["NaCl"] * len(element)
+
+
+def _number_text_cut_out(x):
+    import re
+    text = f"value={x:.9f} units"
+    return float(re.search(r"value=([0-9.]+)", text).group(1)) * 2.0
+
+
+def test_regular_expressions_are_primitives():
+    assert_scalar_modes(_formula_count, 1.5, second=False)
+    for mode in MODES:
+        with pytest.raises(OverdubError, match="text"):
+            from tests.modes import gradient_in
+            gradient_in(mode, _number_text_cut_out, 1.5)
