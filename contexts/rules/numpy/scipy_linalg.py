@@ -780,24 +780,29 @@ def _register_matrix_functions():
 _register_matrix_functions()
 
 
-# -- scipy.linalg.det: its Cython kernel `find_det_from_lu(a)` (an LU of a, in a's memory, then the diagonal's
-# product) is the determinant: np.linalg.det's rules, on a copy (the kernel scratches its argument) -------------
+# -- scipy.linalg.det: its kernel (scipy 1.17's Cython `find_det_from_lu(a)`, an LU of a in a's memory then the
+# diagonal's product; scipy 1.18's batched `_linalg_det(a, overwrite_a)`) is the determinant: np.linalg.det's
+# rules, on a copy (the kernels may scratch their argument) ---------------------------------------------------
 
-from scipy.linalg._cythonized_array_utils import find_det_from_lu as _find_det_from_lu  # noqa: E402
+import scipy.linalg._basic as _scipy_basic  # noqa: E402
 
 from ..sparsity_specs import DENSE  # noqa: E402
 
 
-def _det_from_lu(a):
-    """The kernel's determinant of a, a left as it was."""
-    return _find_det_from_lu(np.array(a, order="C", copy=True))
+def _det_kernel_rules(kernel, run):
+    """Register det's rules under `kernel`, whose value is `run(a, *rest)` (a left as it was)."""
+    def adjoint(dy, y, a, *rest):
+        return det_adjoint(dy, y, a) + (None,) * len(rest)
+
+    def frule(tangents, a, *rest):
+        return run(a, *rest), det_frule(tuple(tangents[:1]), a)[1]
+    registry.adjoint(kernel)(adjoint)
+    registry.frule(kernel)(frule)
+    registry.set(kernel, impl=run)
+    registry.sparsity(DENSE, kernel)  # (the determinant depends on every entry)
 
 
-def _det_from_lu_frule(tangents, a):
-    return _det_from_lu(a), det_frule(tangents, a)[1]
-
-
-registry.adjoint(_find_det_from_lu)(det_adjoint)
-registry.frule(_find_det_from_lu)(_det_from_lu_frule)
-registry.set(_find_det_from_lu, impl=_det_from_lu)
-registry.sparsity(DENSE, _find_det_from_lu)  # (the determinant depends on every entry)
+if (_find_det_from_lu := getattr(_scipy_basic, "find_det_from_lu", None)) is not None:
+    _det_kernel_rules(_find_det_from_lu, lambda a: _find_det_from_lu(np.array(a, order="C", copy=True)))
+if (_linalg_det := getattr(_scipy_basic, "_linalg_det", None)) is not None:
+    _det_kernel_rules(_linalg_det, lambda a, overwrite_a=False: _linalg_det(np.array(a, order="C", copy=True), False))
