@@ -261,6 +261,16 @@ ufunc_rule(sc.agm, lambda y, a, b: _agm_partials(a, b)[0], lambda y, a, b: _agm_
 _ROUNDS = 18
 
 
+def _add(*terms):
+    """The sum of the terms that are not None (None: a derivative known to be zero), or None."""
+    terms = [t for t in terms if t is not None]
+    return None if not terms else sum(terms[1:], terms[0])
+
+
+def _mul(t, f):
+    return None if t is None else t * f
+
+
 def _elliprd_partial(k):
     """dR_D/d(x, y, z)[k] by Carlson's duplication differentiated: R_D(x, y, z) = R_D(x', y', z') / 4
     + 3 / (sqrt z (z + lam)), x' = (x + lam) / 4 (y', z' alike), lam = sqrt x sqrt y + sqrt x sqrt z + sqrt y sqrt z.
@@ -268,13 +278,6 @@ def _elliprd_partial(k):
     (x + y + 3z) / 5: the first-order term of its series is 0):
     the derivative is exact to rounding, also where arguments meet (where the divided differences of R_D that give
     it in closed form lose every digit). The tangent of the argument k only (0 for the others: None)."""
-    def add(*terms):
-        terms = [t for t in terms if t is not None]
-        return None if not terms else sum(terms[1:], terms[0])
-
-    def mul(t, f):
-        return None if t is None else t * f
-
     def partial(r, x, y, z):
         v = [x, y, z]
         t = [None, None, None]
@@ -285,16 +288,16 @@ def _elliprd_partial(k):
             s = [np.sqrt(u) for u in v]
             ds = [None if dt is None else dt / (2 * su) for dt, su in zip(t, s)]
             lam = s[0] * s[1] + s[0] * s[2] + s[1] * s[2]
-            dlam = add(mul(ds[0], s[1] + s[2]), mul(ds[1], s[0] + s[2]), mul(ds[2], s[0] + s[1]))
+            dlam = _add(_mul(ds[0], s[1] + s[2]), _mul(ds[1], s[0] + s[2]), _mul(ds[2], s[0] + s[1]))
             w = s[2] * (v[2] + lam)
-            dw = add(mul(ds[2], v[2] + lam), mul(add(t[2], dlam), s[2]))
+            dw = _add(_mul(ds[2], v[2] + lam), _mul(_add(t[2], dlam), s[2]))
             if dw is not None:
                 total = total - fac * dw / (w * w)
             fac = fac / 4
             v = [(u + lam) / 4 for u in v]
-            t = [None if dt is None and dlam is None else add(dt, dlam) / 4 for dt in t]
+            t = [None if dt is None and dlam is None else _add(dt, dlam) / 4 for dt in t]
         a = (v[0] + v[1] + 3 * v[2]) / 5
-        da = add(t[0], t[1], mul(t[2], 3.0)) / 5
+        da = _add(t[0], t[1], _mul(t[2], 3.0)) / 5
         return total - 1.5 * fac / 3 * da / (a * np.sqrt(a) * a)  # fac / 3 is 4^-rounds now
     return partial
 
@@ -307,13 +310,6 @@ def _elliprj_partial(k):
     + 6 / d R_C(1, 1 + delta / d^2) differentiated (d = (sqrt p + sqrt x)(sqrt p + sqrt y)(sqrt p + sqrt z),
     delta = (p - x)(p - y)(p - z), x' = (x + lam) / 4, ..., as for R_D; dR_C(1, u)/du = -R_D(1, u, u) / 3).
     A real p < 0 (a Cauchy principal value, which the duplication does not reach) refused."""
-    def add(*terms):
-        terms = [t for t in terms if t is not None]
-        return None if not terms else sum(terms[1:], terms[0])
-
-    def mul(t, f):
-        return None if t is None else t * f
-
     def partial(r, x, y, z, p):
         if not np.iscomplexobj(p) and np.any(np.asarray(p) < 0):
             raise unsupported("scipy.special.elliprj", "p < 0 (a principal value)", "differentiate it at p > 0, "
@@ -327,32 +323,32 @@ def _elliprj_partial(k):
             s = [np.sqrt(u) for u in v]
             ds = [None if dt is None else dt / (2 * su) for dt, su in zip(t, s)]
             lam = s[0] * s[1] + s[0] * s[2] + s[1] * s[2]
-            dlam = add(mul(ds[0], s[1] + s[2]), mul(ds[1], s[0] + s[2]), mul(ds[2], s[0] + s[1]))
+            dlam = _add(_mul(ds[0], s[1] + s[2]), _mul(ds[1], s[0] + s[2]), _mul(ds[2], s[0] + s[1]))
             f = [s[3] + s[i] for i in range(3)]
-            df = [add(ds[3], ds[i]) for i in range(3)]
+            df = [_add(ds[3], ds[i]) for i in range(3)]
             d = f[0] * f[1] * f[2]
-            dd = add(mul(df[0], f[1] * f[2]), mul(df[1], f[0] * f[2]), mul(df[2], f[0] * f[1]))
+            dd = _add(_mul(df[0], f[1] * f[2]), _mul(df[1], f[0] * f[2]), _mul(df[2], f[0] * f[1]))
             e = [v[3] - v[i] for i in range(3)]
-            de = [add(t[3], None if t[i] is None else -t[i]) for i in range(3)]
+            de = [_add(t[3], None if t[i] is None else -t[i]) for i in range(3)]
             delta = e[0] * e[1] * e[2]
-            ddelta = add(mul(de[0], e[1] * e[2]), mul(de[1], e[0] * e[2]), mul(de[2], e[0] * e[1]))
+            ddelta = _add(_mul(de[0], e[1] * e[2]), _mul(de[1], e[0] * e[2]), _mul(de[2], e[0] * e[1]))
             eps = delta / (d * d)
             u = 1 + eps
-            du = add(None if ddelta is None else ddelta / (d * d),
+            du = _add(None if ddelta is None else ddelta / (d * d),
                      None if dd is None else -2 * delta * dd / (d * d * d))
             if np.max(np.abs(eps)) > 1e-4:
                 rc, drc = sc.elliprc(1.0, u), -sc.elliprd(1.0, u, u) / 3
             else:  # R_C(1, 1 + eps) = sum (-eps)^k / (2k + 1): to 1e-21 (eps shrinks every round)
                 rc = 1 + eps * (-1 / 3 + eps * (1 / 5 + eps * (-1 / 7 + eps / 9)))  # (no **: pow is slow there)
                 drc = -1 / 3 + eps * (2 / 5 + eps * (-3 / 7 + eps * (4 / 9)))
-            dterm = add(None if dd is None else -dd / (d * d) * rc, None if du is None else drc * du / d)
+            dterm = _add(None if dd is None else -dd / (d * d) * rc, None if du is None else drc * du / d)
             if dterm is not None:
                 total = total + fac * dterm
             fac = fac / 4
             v = [(w + lam) / 4 for w in v]
-            t = [None if dt is None and dlam is None else add(dt, dlam) / 4 for dt in t]
+            t = [None if dt is None and dlam is None else _add(dt, dlam) / 4 for dt in t]
         a = (v[0] + v[1] + v[2] + 2 * v[3]) / 5
-        da = add(t[0], t[1], t[2], mul(t[3], 2.0)) / 5
+        da = _add(t[0], t[1], t[2], _mul(t[3], 2.0)) / 5
         return total - 1.5 * fac / 6 * da / (a * np.sqrt(a) * a)  # fac / 6 is 4^-rounds now
     return partial
 
