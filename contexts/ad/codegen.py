@@ -54,7 +54,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_object__", "__od_native_items__", "__od_subscript__", "__od_subscript_adj__", "__od_type__", "__od_held_backs__", "__od_dropped__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_text_of__", "__od_inverted__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__",
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_duration__",
-           "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_stairs__",
+           "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_entered_as__", "__od_stairs__",
            "__od_stairs_fd__", "__od_operator__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
            "__od_size__", "__od_more_back__")
 
@@ -452,19 +452,19 @@ class _Gen:
                     and (self.is_active(s.items[0].context_expr) or s.items[0].optional_vars is not None
                          and self.is_active(s.items[0].optional_vars)) and not _leaves_early(s.body)):
                 return self.body(self.entered(s))
-            for item in s.items:
-                if item.optional_vars is not None and (self.is_active(item.optional_vars)
-                                                       or self.is_active(item.context_expr)):
-                    raise Unsupported("`with ... as` on a differentiated context manager (the value of its "
-                                      "`__enter__` is not differentiated); call `__enter__`/`__exit__` "
-                                      "explicitly or compute the value outside the `with`", s)
+            # `with m(...) as v` on a manager the analysis could not prove constant, run natively (the value
+            # of its `__enter__` is not differentiated): checked when entered instead (`entered_as`: refused
+            # where the manager or what `__enter__` gives holds a number; scipy's `with MapWrapper(map) as mf`)
+            as_checked = {id(item) for item in s.items if item.optional_vars is not None
+                          and (self.is_active(item.optional_vars) or self.is_active(item.context_expr))}
             self.fragile += 1
             s.body = self.body(s.body)
             self.fragile -= 1
             guards = [expr_stmt(call("__od_managed__", item.context_expr)) for item in s.items
                       if isinstance(item.context_expr, ast.Name) and self.is_active(item.context_expr)]
             for item in s.items:  # (a manager whose `__exit__` swallows what a call raised after it stored:
-                item.context_expr = call("__od_watched__", item.context_expr)  # `contextlib.suppress`)
+                item.context_expr = call("__od_entered_as__" if id(item) in as_checked  # `contextlib.suppress`)
+                                         else "__od_watched__", item.context_expr)
             return at(guards, s) + [s] if guards else [s]
         raise AssertionError(type(s))
 

@@ -2520,6 +2520,32 @@ class _Watched:
         return swallowed
 
 
+class _EnteredAs(_Watched):
+    """`with m as v` on a manager that may hold a derivative (`__od_entered_as__`): the statement runs its
+    `__enter__` natively, so v carries no derivative of what it was computed from. Refused where m, or what
+    its `__enter__` gives, holds a number (`_holds_numbers`): what is left is a manager of settings, pools or
+    files (scipy's `MapWrapper(map)`, whose `__enter__` gives itself)."""
+    __slots__ = ()
+
+    def __enter__(self):
+        m = self.m
+        if _holds_numbers(m, 0) or _holds_numbers(v := m.__enter__(), 0) and (
+                m.__exit__(None, None, None) or True):
+            raise runtime.UnsupportedFunction(
+                f"reverse mode cannot differentiate `with ... as` on a {type(m).__name__} holding a number: the "
+                "statement runs its `__enter__` natively, and the value it gives carries no derivative",
+                where=runtime._user_line(),
+                fix="call `__enter__`/`__exit__` explicitly (`v = m.__enter__()` ... `m.__exit__(None, None, "
+                    "None)`), which reverse mode differentiates, or compute the value outside the `with`; forward "
+                    "mode (`contexts.derivative`, `jvp`) follows the `with` as it is")
+        return v
+
+
+def entered_as(m):
+    """`__od_entered_as__`: m, checked when entered (`_EnteredAs`)."""
+    return _EnteredAs(m)
+
+
 def watched(m):
     """`__od_watched__`: m, or its `_Watched` where its class's `__exit__` is Python code (which may swallow)."""
     return _Watched(m) if type(getattr(type(m), "__exit__", None)) is types.FunctionType else m
@@ -2655,7 +2681,7 @@ HELPER_IMPLS = {
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_spread_changed__": spread_changed, "__od_call_merge__": call_merge,
     "__od_call_viewed__": call_viewed, "__od_kw_tape__": KwTape,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
-    "__od_not_swallowed__": not_swallowed, "__od_managed__": managed, "__od_watched__": watched,
+    "__od_not_swallowed__": not_swallowed, "__od_managed__": managed, "__od_watched__": watched, "__od_entered_as__": entered_as,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
     "__od_plain_values__": frozenset({float, int, complex, bool, np.float64, np.ndarray, np.complex128}),
     "__od_primal__": asked_primal, "__od_rounded__": rounded, "__od_getattr__": getattr_, "__od_setattr_views__": setattr_views,

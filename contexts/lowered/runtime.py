@@ -1474,10 +1474,12 @@ def narrowing(a, b, hits, frame) -> bool:
             size = abs(b)
         else:
             b = np.asarray(b, dtype=float)
-            gap = np.abs(np.asarray(a, dtype=float) - b)
+            with np.errstate(invalid="ignore", over="ignore"):  # (inf - inf: least_squares' open bounds)
+                gap = np.abs(np.asarray(a, dtype=float) - b)
+            gap = gap[~np.isnan(gap)]
             if not gap.size:
                 return False
-            small, large = float(np.nanmedian(gap)), float(np.nanmax(gap))  # (most of it: see `near_at`)
+            small, large = float(np.median(gap)), float(np.max(gap))  # (most of it: see `near_at`)
             size = float(np.max(np.abs(b))) if b.size else 0.0
     except (TypeError, ValueError):
         return False
