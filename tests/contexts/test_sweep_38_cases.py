@@ -82,3 +82,69 @@ def test_with_as_holding_a_number_refused_in_reverse_mode(f):
     with pytest.raises(OverdubError):
         gradient(f, 1.5)
     np.testing.assert_allclose(derivative(f, 1.5), 6.0 if f is _reads_setting else 3.0)
+
+
+# -- scipy.linalg.lu_factor / lu_solve (LAPACK getrf, getrs) -------------------------------------------------
+# Refused in both modes before (no rule for dgetrf: iadpython's every slab calculation). The rules differentiate
+# the packed factors through A[perm] = L U, pivoting held fixed.
+
+import scipy.linalg as _sl  # noqa: E402
+
+from contexts import hessian, jacfwd  # noqa: E402
+from tests import fd  # noqa: E402
+
+_RNG = np.random.default_rng(38)
+_A0, _W = _RNG.normal(size=(4, 4)), _RNG.normal(size=(4, 4))
+_B0 = _RNG.normal(size=4)
+
+
+def _factor_then_solve(x):
+    return np.sum(_sl.lu_solve(_sl.lu_factor(_A0 + x * _W), _B0 * x) ** 2)
+
+
+def _packed_factors(x):
+    lu, piv = _sl.lu_factor(_A0 + x * _W)
+    return np.sum(np.sin(lu)) + np.prod(np.diag(lu))
+
+
+def _transposed_solve(x):
+    rhs = np.stack([_B0, _B0 * x], axis=1)
+    return np.sum(_sl.lu_solve(_sl.lu_factor(_A0 + np.cos(x) * _W), rhs, trans=1) * _W[:, :2])
+
+
+def _float32_factors(x):
+    lu, _ = _sl.lu_factor((_A0 + x * _W).astype(np.float32))
+    return float(np.sum(lu.astype(float) ** 2))
+
+
+@pytest.mark.parametrize("f", [_factor_then_solve, _packed_factors, _transposed_solve])
+def test_lu_factor_and_solve(f):
+    want = fd.derivative(f, 0.7)
+    np.testing.assert_allclose(gradient(f, 0.7)[0], want, rtol=1e-6)
+    np.testing.assert_allclose(derivative(f, 0.7), want, rtol=1e-6)
+
+
+def test_lu_factor_float32():
+    want = fd.derivative(_float32_factors, 0.7, h=2e-3)  # (the pivots change at 0.71)
+    np.testing.assert_allclose(gradient(_float32_factors, 0.7)[0], want, rtol=2e-3)
+    np.testing.assert_allclose(derivative(_float32_factors, 0.7), want, rtol=2e-3)
+
+
+def test_lu_solve_of_a_vector_by_every_mode():
+    def f(v):
+        return np.sum(_sl.lu_solve(_sl.lu_factor(_A0 + np.outer(v, v)), v) ** 3)
+    v = _RNG.normal(size=4)
+    want = fd.gradient(f, v)[0]
+    np.testing.assert_allclose(gradient(f, v)[0], want, rtol=1e-6)
+    np.testing.assert_allclose(jacfwd(f, v), want, rtol=1e-6)
+
+
+def test_lu_second_derivative_closed_form():
+    # lu of [[x, 1], [1, 3]] (x > 1: no pivoting) is [[x, 1], [1/x, 3 - 1/x]]; the sum of squares'
+    # second derivative is 2 + 6/x^4 - 12/x^3 + 6/x^4
+    x = 2.0
+    got = hessian(lambda x: np.sum(_sl.lu_factor(np.array([[x, 1.0], [1.0, 3.0]]))[0] ** 2), x)
+    np.testing.assert_allclose(got, 2 + 12 / x ** 4 - 12 / x ** 3, rtol=1e-10)
+    # and the solve's: sum(A^-1 1) = (1 + x)/(3x - 1), derivative -4/(3x - 1)^2
+    got = gradient(lambda x: np.sum(_sl.lu_solve(_sl.lu_factor(np.array([[x, 1.0], [1.0, 3.0]])), np.ones(2))), x)
+    np.testing.assert_allclose(got[0], -4 / (3 * x - 1) ** 2, rtol=1e-12)

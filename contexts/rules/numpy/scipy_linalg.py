@@ -806,3 +806,119 @@ if (_find_det_from_lu := getattr(_scipy_basic, "find_det_from_lu", None)) is not
     _det_kernel_rules(_find_det_from_lu, lambda a: _find_det_from_lu(np.array(a, order="C", copy=True)))
 if (_linalg_det := getattr(_scipy_basic, "_linalg_det", None)) is not None:
     _det_kernel_rules(_linalg_det, lambda a, overwrite_a=False: _linalg_det(np.array(a, order="C", copy=True), False))
+
+
+# -- getrf / getrs: the LU factorisation (`lu_factor`) and the solve from it (`lu_solve`) --------------------
+# `lu, piv, info = ?getrf(a)`: a's rows permuted (`a[perm] = L U`, perm from the row swaps piv) factor into L
+# (unit lower, below lu's diagonal) and U (upper, on and above it). Square real matrices; the pivots and info
+# carry no derivative (the pivoting is locally constant).
+
+def _lu_perm(piv):
+    """perm with a[perm] = L U, from LAPACK's row swaps (row i swapped with row piv[i], in turn)."""
+    perm = np.arange(len(piv))
+    for i, p in enumerate(np.asarray(piv)):
+        perm[i], perm[p] = perm[p], perm[i]
+    return perm
+
+
+def _lu_parts(lu, name):
+    lu = np.asarray(lu)
+    if lu.ndim != 2 or lu.shape[0] != lu.shape[1]:
+        raise unsupported(name, f"a factorisation of a {lu.shape} matrix (square ones only)",
+                          "differentiate a square system (or use np.linalg.lstsq for a rectangular one)")
+    return np.tril(lu, -1) + np.eye(len(lu), dtype=lu.dtype), np.triu(lu)
+
+
+def _tri_solve(t, b, lower, trans=False):
+    return scipy_linalg.solve_triangular(t, b, lower=lower, trans=int(trans), check_finite=False)
+
+
+def getrf_adjoint(dy, y, a, *rest, **kwargs):
+    """Pullback of `lu, piv, info = ?getrf(a)`: with Lbar, Ubar the cotangents of lu's two parts,
+    a[perm]bar = L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T."""
+    _real("scipy.linalg.lu_factor", a)
+    dlu = dy[0] if dy is not None else None
+    nones = (None,) * len(rest)
+    if dlu is None:
+        return (None,) + nones
+    lu, piv = y[0], y[1]
+    low, up = _lu_parts(lu, "scipy.linalg.lu_factor")
+    dlu = np.asarray(dlu)
+    middle = np.tril(low.T @ np.tril(dlu, -1), -1) + np.triu(np.triu(dlu) @ up.T)
+    dap = _tri_solve(up, _tri_solve(low, middle, True, trans=True).T, False).T  # (X U^-T = (U^-1 X^T)^T)
+    da = np.empty_like(dap)
+    da[_lu_perm(piv)] = dap
+    return (match_primal(da, a),) + nones
+
+
+def _getrf_frule(fn):
+    def getrf_frule(tangents, a, *rest, **kwargs):
+        y = fn(a, *rest, **kwargs)
+        t = tangents[0] if tangents else None
+        if t is None:
+            return y, None
+        _real("scipy.linalg.lu_factor", a)
+        low, up = _lu_parts(y[0], "scipy.linalg.lu_factor")
+        tp = np.asarray(t, dtype=y[0].dtype)[_lu_perm(y[1])]
+        f = _tri_solve(up, _tri_solve(low, tp, True).T, False, trans=True).T  # L^-1 dA[perm] U^-1
+        dlu = low @ np.tril(f, -1) + np.triu(f) @ up  # (dL strictly lower, dU upper: one packed array)
+        return y, (np.tril(dlu, -1) + np.triu(dlu), None, None)
+    return getrf_frule
+
+
+def _lu_matrix(lu, piv):
+    """(L, U, A): the matrix the factorisation stands for, A[perm] = L U."""
+    low, up = _lu_parts(lu, "scipy.linalg.lu_solve")
+    a = np.empty_like(low)
+    a[_lu_perm(piv)] = low @ up
+    return low, up, a
+
+
+def _lu_cotangent(da, low, up, piv):
+    """The cotangent of the packed lu from A's: through A[perm] = L U, tril(Abar' U^T, -1) + triu(L^T Abar')."""
+    dap = da[_lu_perm(piv)]
+    return np.tril(dap @ up.T, -1) + np.triu(low.T @ dap)
+
+
+def getrs_adjoint(dy, y, lu, piv, b, *rest, **kwargs):
+    """Pullback of `x, info = ?getrs(lu, piv, b, trans)`: op(A) x = b, bbar = op(A)^-T xbar,
+    op(A)bar = -bbar x^T, then through A[perm] = L U to lu's two parts."""
+    (trans,) = _bind(rest, kwargs, ("trans",), (0,))
+    _real("scipy.linalg.lu_solve", lu, b)
+    dx = dy[0] if dy is not None else None
+    nones = (None,) * len(rest)
+    if dx is None:
+        return (None, None, None) + nones
+    low, up, a = _lu_matrix(lu, piv)
+    op = a.T if trans else a
+    db = np.linalg.solve(op.T, np.asarray(dx))
+    dop = -_outer(db, y[0])
+    return (match_primal(_lu_cotangent(dop.T if trans else dop, low, up, piv), lu), None,
+            match_primal(db, b)) + nones
+
+
+def _getrs_frule(fn):
+    def getrs_frule(tangents, lu, piv, b, *rest, **kwargs):
+        y = fn(lu, piv, b, *rest, **kwargs)
+        tlu, _, tb = (tuple(tangents) + (None, None, None))[:3]
+        if tlu is None and tb is None:
+            return y, None
+        (trans,) = _bind(rest, kwargs, ("trans",), (0,))
+        _real("scipy.linalg.lu_solve", lu, b)
+        low, up, a = _lu_matrix(lu, piv)
+        op = a.T if trans else a
+        rhs = np.zeros_like(y[0]) if tb is None else np.asarray(tb, dtype=y[0].dtype)
+        if tlu is not None:
+            tlu = np.asarray(tlu)
+            da = np.empty_like(a)
+            da[_lu_perm(piv)] = np.tril(tlu, -1) @ up + low @ np.triu(tlu)
+            rhs = rhs - (da.T if trans else da) @ y[0]
+        return y, (np.linalg.solve(op, rhs), None)
+    return getrs_frule
+
+
+for _prefix in ("s", "d"):
+    registry.adjoint(getattr(lapack, _prefix + "getrf"))(getrf_adjoint)
+    registry.frule(getattr(lapack, _prefix + "getrf"))(_getrf_frule(getattr(lapack, _prefix + "getrf")))
+    registry.adjoint(getattr(lapack, _prefix + "getrs"))(getrs_adjoint)
+    registry.frule(getattr(lapack, _prefix + "getrs"))(_getrs_frule(getattr(lapack, _prefix + "getrs")))
