@@ -1,6 +1,6 @@
 """Rules for the LAPACK routines under scipy.linalg's triangular and Cholesky solvers and its symmetric
 eigensolver (real types): `?trtrs` (`solve_triangular`), `?potrf` (`cholesky`, `cho_factor`), `?potrs`
-(`cho_solve`), `?syevr`, `?syevd`, `?syev` (`eigh`, `eigvalsh`), `?gesdd`, `?gesvd` (`svd`, `svdvals`,
+(`cho_solve`), `?getrf`, `?getrs` (`lu_factor`, `lu_solve`), `?syevr`, `?syevd`, `?syev` (`eigh`, `eigvalsh`), `?gesdd`, `?gesvd` (`svd`, `svdvals`,
 `pinv`, `orth`, `null_space`) and `?gelsd` (`lstsq`, and so savgol_coeffs and detrend).
 scipy's Python code around them (argument checks, transposing C-ordered input) is differentiated as
 written. Importing it without scipy installed raises ImportError, which `contexts.rules.numpy` tolerates.
