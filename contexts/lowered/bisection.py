@@ -173,7 +173,8 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
                 if ta != tb and ta in read_in_loop and tb in read_in_loop \
                         and (active is None or (_test_reads(test_a, values) | _test_reads(test_b, values)) & active) \
                         and _made_of_bracket(value_a, {ta, tb}, values, local) \
-                        and _made_of_bracket(value_b, {ta, tb}, values, local):
+                        and _made_of_bracket(value_b, {ta, tb}, values, local) \
+                        and not _round_trip(ta, value_a, test_a, tb, value_b, test_b, values, local):
                     return stmt
     for loop, ifs in halving:
         read_in_loop = set().union(*(_loads(s) for s in loop.body), _loads(getattr(loop, "test", ast.Pass())))
@@ -335,17 +336,34 @@ def _masked_updates(loop) -> list:
                 if isinstance(q, ast.Name) and q.id == t.id:
                     out.append((t.id, p, c, s))
                 elif isinstance(p, ast.Name) and p.id == t.id:
-                    out.append((t.id, q, c, s))
+                    out.append((t.id, q, ast.UnaryOp(ast.Invert(), c), s))  # (chosen where c is false)
             elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
                 m = v.value if isinstance(v, ast.Subscript) else v
+                mask = t.slice
+                if isinstance(mask, ast.Name) and mask.id in temps:
+                    mask = temps[mask.id]  # (`_od_t13 = (mx, 0); gen[_od_t13] = ...`)
                 if isinstance(m, ast.Name) and m.id != t.value.id:
-                    out.append((t.value.id, m, t.slice, s))
+                    out.append((t.value.id, m, mask, s))
         if isinstance(s, (ast.Expr, ast.Assign)) and isinstance(s.value, ast.Call) and _called(s.value, "copyto"):
             v = s.value
             where = next((k.value for k in v.keywords if k.arg == "where"), None)
             if where is not None and len(v.args) >= 2 and isinstance(v.args[0], ast.Name):
                 out.append((v.args[0].id, v.args[1], where, s))
     return out
+
+
+def _mask(test) -> str:
+    """An elementwise choice's mask, the row mask of a tuple index (`gen[mx, 0]`: `mx`), as text."""
+    return ast.dump(test.elts[0] if isinstance(test, ast.Tuple) and test.elts else test)
+
+
+def _round_trip(ta, value_a, test_a, tb, value_b, test_b, values, local) -> bool:
+    """Two choices by one mask, each taking the other variable's values alone (`fixed[mx] = gen[mx, 1]` then
+    `gen[mx, 0] = fixed[mx]`: pypower's Q limits, a value clamped to its limit through a copy): no point
+    between two ends, nothing narrowed. A golden-section search's interior points moving over choose by
+    opposite masks (`x2[c] = x1[c]`, `x1[~c] = x2[~c]`)."""
+    return (_made_of(value_a, {ta, tb}, values, local) == {tb} and _made_of(value_b, {ta, tb}, values, local) == {ta}
+            and _mask(test_a) == _mask(test_b))
 
 
 def _called(call: ast.Call, name: str) -> bool:

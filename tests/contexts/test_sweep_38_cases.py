@@ -148,3 +148,46 @@ def test_lu_second_derivative_closed_form():
     # and the solve's: sum(A^-1 1) = (1 + x)/(3x - 1), derivative -4/(3x - 1)^2
     got = gradient(lambda x: np.sum(_sl.lu_solve(_sl.lu_factor(np.array([[x, 1.0], [1.0, 3.0]])), np.ones(2))), x)
     np.testing.assert_allclose(got[0], -4 / (3 * x - 1) ** 2, rtol=1e-12)
+
+
+# -- a value clamped to its limit through a copy by one mask is no bisection (pypower's Q limits) -------------
+# `fixed[mx] = gen[mx, 1]; gen[mx, 0] = fixed[mx]` was taken for a vectorised bracket's two ends (each taking
+# the other's values), refused in both modes: pypower's every power flow.
+
+def _q_limits(x):
+    gen = np.array([[x, 2.5], [2.0 * x, 2.5], [3.0, 4.0]])  # columns: output, limit
+    fixed = np.zeros(3)
+    for _ in range(2):
+        mx = np.flatnonzero(gen[:, 0] > gen[:, 1])
+        fixed[mx] = gen[mx, 1]
+        gen[mx, 0] = fixed[mx]
+    return float(np.sum(gen[:, 0] * np.array([1.0, 2.0, 3.0])))
+
+
+@pytest.mark.parametrize("x", [1.0, 2.0, 3.0])
+def test_clamp_through_a_copy_is_no_bisection(x):
+    want = fd.derivative(_q_limits, x)
+    np.testing.assert_allclose(gradient(_q_limits, x)[0], want, rtol=1e-6)
+    np.testing.assert_allclose(derivative(_q_limits, x), want, rtol=1e-6)
+
+
+def _vectorised_golden(c):
+    """A golden-section search run elementwise, interior points moving over by opposite masks: still refused."""
+    a, b = np.zeros(2), np.full(2, 3.0)
+    r = (np.sqrt(5.0) - 1) / 2
+    x1, x2 = b - r * (b - a), a + r * (b - a)
+    for _ in range(40):
+        m = (x1 - c) ** 2 < (x2 - c) ** 2
+        b[m] = x2[m]
+        x2[m] = x1[m]
+        x1[m] = b[m] - r * (b[m] - a[m])
+        a[~m] = x1[~m]
+        x1[~m] = x2[~m]
+        x2[~m] = a[~m] + r * (b[~m] - a[~m])
+    return float(np.sum((a + b) / 2))
+
+
+def test_vectorised_golden_section_still_refused():
+    for mode in (gradient, derivative):
+        with pytest.raises(OverdubError):
+            mode(_vectorised_golden, 1.2)
