@@ -1608,7 +1608,9 @@ def setitem_adj(S, dobj, obj, idx, v, old):
             if not is_basic_index(idx) and not (type(idx) is np.ndarray and idx.dtype == bool):
                 # an advanced index repeating a position: the last write wins, the others pass nothing
                 part = part * last_write_mask(dobj.shape, np.asarray(idx) if type(idx) is list else idx)
-            if _is_array(v):
+            if obj.dtype.kind in "biu":  # (an array of integers keeps v's values cut to steps: derivative 0,
+                gv = None                 # gen17 W1)
+            elif _is_array(v):
                 gv = generic.unbroadcast(part, v)
             elif type(v) is list or type(v) is tuple:  # (`A[[0, 1]] = [a, b]`: each item's, as a list)
                 gv = _as_items(generic.unbroadcast(part, np.asarray(v)), v)

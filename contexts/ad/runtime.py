@@ -39,6 +39,7 @@ from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable, mark_l
 from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compile_twin, get_source, mangle_private,
                             marked_opaque, of_a_module, on_clear, stored_attribute)
 
+from ..rules.generic import integral
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.numpy.objects import holds_objects, object_form
@@ -146,9 +147,9 @@ def _unknown_back(dy, args) -> tuple:
 
 def _static_back(pb, dy, dself, S):
     _, adj, y, args, kw, is_method = pb
-    if dy is None or (type(dy) is float and dy == 0.0):
+    if dy is None or (type(dy) is float and dy == 0.0) or integral(y):
         # a zero cotangent gives zero cotangents: rules are not evaluated where they may be singular
-        # (sqrt at 0 times sin(0) in colour science: 0 * inf would be nan)
+        # (sqrt at 0 times sin(0) in colour science: 0 * inf would be nan); nor does a value of integers
         return dself, (None,) * (len(args) - is_method), None
     if type(y) is _MATRIX:  # (elementwise arithmetic and reductions with keepdims on one give one)
         from ..rules.numpy._util import matrix_refused  # (rules below the modes: loaded by now)
@@ -194,7 +195,7 @@ def _plan(rule, f) -> tuple:
 def _plain_back(pb, dy, dself, S):
     """`_static_back` for the plan's calls: a function (not a method) of positional arguments."""
     _, adj, y, args = pb
-    if dy is None or (type(dy) is float and dy == 0.0):  # (as `_static_back`: rules not evaluated at zero)
+    if dy is None or (type(dy) is float and dy == 0.0) or integral(y):  # (as `_static_back`)
         return None, (None,) * len(args), None
     try:
         return None, adj(dy, y, *args), None
@@ -209,7 +210,7 @@ def _plain_back(pb, dy, dself, S):
 def _hot_back(pb, dy, dself, S):
     """A one-argument rule's pullback on a float64 array: its `hot` cotangent when dy is the usual one."""
     _, hot, y, x, adj = pb
-    if type(dy) is _NDARRAY and dy.dtype is _F8 and dy.shape == x.shape:
+    if type(dy) is _NDARRAY and dy.dtype is _F8 and dy.shape == x.shape and not integral(y):
         return None, (hot(dy, y, x),), None
     return _static_back((None, adj, y, (x,), None, False), dy, dself, S)
 
@@ -218,7 +219,7 @@ def _one_back(pb, dy, dself, S):
     """A two-argument rule's pullback when the caller differentiates argument i alone, a float64 array: its
     `hot_one` cotangent when dy is the usual one (the other argument's is never computed)."""
     _, hot, y, args, i, adj = pb
-    if type(dy) is _NDARRAY and dy.dtype is _F8 and dy.shape == args[i].shape:
+    if type(dy) is _NDARRAY and dy.dtype is _F8 and dy.shape == args[i].shape and not integral(y):
         return None, ((hot(dy, y, *args, 0), None) if i == 0 else (None, hot(dy, y, *args, 1))), None
     return _plain_back((None, adj, y, args), dy, dself, S)
 
@@ -226,7 +227,7 @@ def _one_back(pb, dy, dself, S):
 def _hot_reduce_back(pb, dy, dself, S):
     """A reduction's pullback on a float64 array: its `hot_reduce` cotangent where dy is the usual one."""
     _, hot, y, x, adj, kw = pb
-    if dy is not None and type(dy) is not Refused:  # (an unknown one: the rule's, `_static_back`)
+    if dy is not None and type(dy) is not Refused and not integral(y):  # (else the rule's, `_static_back`)
         g = hot(dy, y, x, **kw) if kw else hot(dy, y, x)
         if g is not None:
             return None, (g,), None
@@ -268,6 +269,10 @@ def _inplace_back(pb, dy, dself, S):
         r = pb[1](S, dy, dself)
     finally:
         S.dins = None  # (handed for this call only)
+    if len(pb) > 3 and integral(pb[3]) and r[1]:  # (an integer array written, `t.fill(v)`, `np.put(t, i, v)`:
+        # v's values cut to steps, gen17 W2: no cotangent but the written array's own, a function's first)
+        kept = () if pb[2] is not None else r[1][:1]
+        r = (r[0], kept + (None,) * (len(r[1]) - len(kept))) + tuple(r[2:])
     return r if len(r) == 3 else (r[0], r[1], None)  # (3: keyword cotangents too)
 
 
@@ -278,6 +283,8 @@ def _mutating_back(pb, dy, dself, S):
         dself, grads = adj(S, dself, dy, y, *args, **kw)
     finally:
         S.dins = None
+    if is_method and integral(args[0]):  # (`t.fill(v)`, `t.put(i, v)` of an integer array: v's values cut to
+        grads = (None,) * len(grads)  # steps, derivative 0; gen17 W2)
     return dself, grads, None
 
 
@@ -603,7 +610,7 @@ def call(mask, f, /, *args, **kw):
         if rule.inplace is not None:
             _stamp(rule, f, full, is_method)
             y, back = rule.inplace(*full, **kw)
-            return y, (_inplace_back, back, f.__self__ if is_method else None)
+            return y, (_inplace_back, back, f.__self__ if is_method else None, full[0] if full else None)
         if rule.rrule is not None:
             if rule.kind == "reduction" and full and isinstance(full[0], collections.abc.Iterator):
                 full = (list(full[0]),) + full[1:]  # drawn once here (the rule would): a retry sees it all
@@ -1046,7 +1053,7 @@ def _out_call(f, args, kw):
     if where is not True:
         where = np.broadcast_to(where, out.shape)
     y, pb = call(EVERY_ARGUMENT, f, *args, **rest)
-    np.copyto(out, y, where=where)
+    np.copyto(out, y, where=where, casting=rest.get("casting", "same_kind"))  # (`casting='unsafe'` into ints)
     return out, (_out_back, pb, out, old, where, len(args))
 
 
@@ -1081,7 +1088,8 @@ def _out_back(pb, dy, dself, S):
     S.redo(operator.setitem, out, Ellipsis, new)
     if where is not True and total is not None:
         total = np.where(where, total, 0.0)  # only the written elements came from f
-    if inner is None or total is None:  # nothing read the result: no cotangent for the arguments
+    if inner is None or total is None or integral(out):  # nothing read the result (or an integer array took it,
+        # in steps): no cotangent for the arguments
         dfn, dargs, dkw = None, (None,) * nargs, None
     else:
         dfn, dargs, dkw = inner[0](inner, total, dself, S)

@@ -50,8 +50,10 @@ def float_input(x: Any) -> Any:
     differentiated as the float64 array of the same values (numpy's integer arithmetic has no tangent
     space, and an integer array cannot hold a dual or a derivative); Python ints and Fractions stay exact
     scalars."""
-    if type(x) is np.ndarray and x.dtype.kind in "iu":
+    if type(x) is np.ndarray and x.dtype.kind in "biu":
         return x.astype(np.float64)
+    if isinstance(x, (np.integer, np.bool_)):  # (numpy's integer scalars too: a value of integers moves in
+        return np.float64(x)                    # steps, and carries no tangent, `generic.integral`)
     return x
 
 
@@ -435,7 +437,7 @@ def derivative(f: Callable, x: Any) -> Any:
     """
     if _is_array(x):
         raise OverdubError("derivative takes a scalar input", fix="use jacfwd(f, x) for arrays")
-    return _value_and_derivative(f, x)[1]
+    return _value_and_derivative(f, float_input(x))[1]
 
 
 def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):

@@ -31,6 +31,7 @@ from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine, is_user, outside_engine, tests_none
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 from ..rules.registry import own_operators
+from ..rules.generic import integral
 
 from overdub import ops as _overdub_ops
 from overdub.errors import OverdubError
@@ -298,8 +299,11 @@ def fit(dy, y, tag: Tag):
 
 
 def make(y, dy, tag: Tag):
-    """The Dual (y, dy) under tag, its tangent fitted to y's shape; None means a zero tangent."""
+    """The Dual (y, dy) under tag, its tangent fitted to y's shape; None means a zero tangent. A value of
+    numpy integers or booleans is y itself: it moves in steps (`generic.integral`), its derivative 0."""
     t = type(y)
+    if t is not float and integral(y):
+        return y
     if t is not float and t is not np.ndarray and t is not np.float64 and isinstance(y, np.ndarray) and (
             own_operators(t)):
         own_operators_refused(t)

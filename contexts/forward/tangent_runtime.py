@@ -36,6 +36,7 @@ from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
+from ..rules.generic import integral
 from ..rules.registry import by_position, key_of, own_method_form, own_operators, registry
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
 from .arrays import PlainArrayWrite, no_rule, out_position, raise_singular, write_out
@@ -230,7 +231,7 @@ def _by_frule(rule, args, tans, kw):
     out = kw.get("out")
     if out is not None and not isinstance(rule.fn, np.ufunc):
         y, dy = rule.frule(tangents, *args, **{k: v for k, v in kw.items() if k != "out"})
-        return write_out(rule.fn, y, out), _nz(dy)
+        return write_out(rule.fn, y, out), _nz(None if integral(out) else dy)
     if out is not None and _aliased(out, args):
         # `np.multiply(z, a, out=z)`: the ufunc wrote z before the frule's tangent read it (a*dz + z*da with
         # z the product: 2.1 for 3.0). Computed apart, then written, as numpy's buffering makes it
@@ -238,11 +239,13 @@ def _by_frule(rule, args, tans, kw):
             raise NotTransformable("an out= array that is also an input, with several outputs or where=")
         y, dy = rule.frule(tangents, *args, **{k: v for k, v in kw.items() if k != "out"})
         out[...] = y
-        return out, _nz(dy)
+        return out, _nz(None if integral(out) else dy)
     try:
         y, dy = rule.frule(tangents, *args, **kw)
     except ZeroDivisionError:
         raise_singular(rule.fn, args, kw)
+    if integral(y):  # (numpy integers out, `np.sum(v, dtype=int)`: they move in steps, no tangent)
+        return y, 0
     if type(y) is not np.ndarray and isinstance(y, np.ndarray) and own_operators(type(y)) and not _zero(dy):
         # (`a.view(Vec)`, `np.multiply(v, x)` of a Vec: an ndarray subclass whose own `__add__` need not add;
         # the twin's operators take the tangent of a C array's (`w + x` gave 5 for 8.2, gen13 W3): duals)
@@ -680,6 +683,8 @@ def fd_setitem(y, ty, idx, tv, v=None):
     if type(y) is np.ndarray:
         if y.dtype.names is not None:  # (a record's field: the duals refuse it by name)
             raise NotTransformable("a store into a structured array")
+        if y.dtype.kind in "biu":  # (an integer array keeps the values cut to steps: no tangent, gen17 W1)
+            return 0
         kind = np.result_type(y.dtype, getattr(tv, "dtype", float), float)
         new = _dense(ty, y.shape, kind)
         new[idx] = 0 if _zero(tv) else tv

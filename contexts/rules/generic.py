@@ -27,7 +27,7 @@ except ImportError:  # pragma: no cover - exercised only without scipy
     _special = None
 
 __all__ = [
-    "add", "mul", "conj", "zeros_like", "unbroadcast", "is_zero", "project", "fit", "is_real", "sign",
+    "integral", "add", "mul", "conj", "zeros_like", "unbroadcast", "is_zero", "project", "fit", "is_real", "sign",
     "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
     "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt", "cbrt",
     "erf", "erfc", "gamma", "lgamma", "digamma", "floor", "atan2", "hypot", "plain",
@@ -35,6 +35,14 @@ __all__ = [
 
 _ARRAY_TYPES = (np.ndarray, ArrayLeaf)  # arrays: numpy's, and registered types' (dask's)
 _ARRAYS = (np.ndarray, np.generic, ArrayLeaf)  # arrays and numpy's scalars
+
+
+def integral(y) -> bool:
+    """y is a numpy integer or boolean (an array of them, or a scalar): a value that moves in steps, whose
+    derivative is 0 whatever it was computed from (`np.array(v, dtype=int)`, `np.sum(v, dtype=int)`, a float
+    stored into an integer array: gen17's W1/W2, whose float derivatives the rules passed through the cast).
+    Python ints are not: they are exact inputs (`derivative(f, 3)`), differentiated in their own arithmetic."""
+    return (type(y) is np.ndarray and y.dtype.kind in "biu") or isinstance(y, (np.integer, np.bool_))
 
 
 def add(a, b):

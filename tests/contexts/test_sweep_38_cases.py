@@ -191,3 +191,104 @@ def test_vectorised_golden_section_still_refused():
     for mode in (gradient, derivative):
         with pytest.raises(OverdubError):
             mode(_vectorised_golden, 1.2)
+
+
+# -- values cut to integers carry no derivative (gen17 W1, W2, C1) -----------------------------------------
+# A float stored into an integer or boolean array, or a numpy function asked for an integer dtype (`dtype=int`
+# on a reduction, a ufunc, a constructor), moves in steps: its derivative is 0. Every mode passed the floats'
+# derivative through the cast (np.array(x * 10, dtype=int) @ x: 12.1 for 6).
+
+_XI = np.array([0.61, 0.83, 0.47])  # x * 10 -> 6, 8, 4 (no step within finite differences' reach)
+
+
+def _stored_into_ints(x):
+    t = np.zeros(3, dtype=int)
+    t[:] = x * 10.0
+    return float(np.sum(t * x)) + float(np.sum(t))
+
+
+def _stored_one_into_ints(x):
+    t = np.zeros(3, dtype=int)
+    t[0] = x[0] * 10.0
+    return float(np.sum(t * x))
+
+
+def _stored_into_bools(x):
+    t = np.zeros(3, dtype=bool)
+    t[:] = x
+    return float(np.sum(t * x))
+
+
+def _out_ints(x):
+    t = np.zeros(3, dtype=int)
+    np.add(x * 5, x * 5, out=t, casting="unsafe")
+    return float(np.sum(t * x))
+
+
+def _filled_ints(x):
+    t = np.zeros(3, dtype=int)
+    t.fill(x[0] * 10)
+    return float(np.sum(t * x))
+
+
+def _put_ints(x):
+    t = np.zeros(3, dtype=int)
+    t.put([0, 2], x[:2] * 10)
+    return float(np.sum(t * x))
+
+
+def _np_put_ints(x):
+    t = np.zeros(3, dtype=int)
+    np.put(t, [0, 2], x[:2] * 10)
+    return float(np.sum(t * x))
+
+
+_INTEGER_DTYPES = [
+    _stored_into_ints, _stored_one_into_ints, _stored_into_bools, _out_ints, _filled_ints, _put_ints, _np_put_ints,
+    lambda x: float(np.sum(x * 10.0, dtype=int) * x[0]),
+    lambda x: float(np.mean(x * 10.0, dtype=int)) + float(np.sum(x)),
+    lambda x: float(np.cumsum(x * 10.0, dtype=int) @ x),
+    lambda x: float(np.multiply(x * 10.0, 2.0, dtype=int, casting="unsafe") @ x),
+    lambda x: float(np.array(x * 10.0, dtype=int) @ x),
+    lambda x: float(np.asarray(x * 10.0, dtype=np.int64) @ x),
+    lambda x: float(np.fromiter(x * 10.0, dtype=int) @ x),
+    lambda x: float(np.array(x, dtype=bool) @ x),
+    lambda x: float(np.add.reduce(x * 10, dtype=int) * x[1]),
+    lambda x: float(np.prod(x * 10, dtype=np.int64) * x[2]),
+    lambda x: float(np.einsum("i->", x * 10, dtype=int, casting="unsafe") * x[0]),
+    lambda x: float(np.sum((x * 10).astype(np.int32) * x)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(_INTEGER_DTYPES)))
+def test_values_cut_to_integers(k):
+    f = _INTEGER_DTYPES[k]
+    want = fd.gradient(f, _XI)[0]
+    answers = [got for got in (_gradient_or_refused(f), _jvps_or_refused(f)) if got is not None]
+    assert answers  # (reverse mode answers every one)
+    for got in answers:
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+
+
+def _gradient_or_refused(f):
+    try:
+        return gradient(f, _XI)[0]
+    except OverdubError:
+        return None
+
+
+def _jvps_or_refused(f):
+    from contexts import jvp
+    try:
+        return np.array([jvp(f, (_XI,), (np.eye(3)[k],))[1] for k in range(3)])
+    except OverdubError:
+        return None
+
+
+def test_integer_inputs_are_still_points_on_the_reals():
+    from contexts import jvp
+    np.testing.assert_allclose(derivative(lambda x: x ** 3, np.int64(3)), 27.0)
+    np.testing.assert_allclose(jvp(lambda x: np.sum(x ** 2), (np.array([1, 2, 3]),), (np.ones(3),))[1], 12.0)
+    np.testing.assert_allclose(jvp(lambda x: np.sum(x * 2.0), (np.array([True, False]),), (np.ones(2),))[1], 4.0)
+    np.testing.assert_allclose(gradient(lambda x: np.sum(x ** 2), np.array([1, 2, 3]))[0], [2.0, 4.0, 6.0])
+    np.testing.assert_allclose(gradient(lambda x: x ** 2, np.int64(3))[0], 6.0)
