@@ -298,6 +298,8 @@ def _fd_call(f, args, tans, kw, kwtans):
         # numpy's Python here, the method's object lost its tangent: 1.56 for 3.11)
         raise NotTransformable(f"np.{f.__name__} of an object with its own {f.__name__} method")
     plain_kw = not kwtans or all(_zero(t) for t in kwtans.values())
+    if f is type and len(args) == 3 and not _zero(tans[2]):  # (`type(name, bases, {'k': x})`: the class's
+        raise NotTransformable("a class made by type() of differentiated attributes")  # values, on duals)
     if plain_kw:
         for t in tans:
             if not (t is None or (type(t) in _SCALARS and t == 0)):  # (`_zero`, inline)

@@ -103,7 +103,8 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                 and id(node) not in tested):
             node._od_stairs = True  # (each transformer checks a step far finer than the value: `STAIRS`)
         if (isinstance(node.func, ast.Name) and node.func.id in asks
-                and any(isinstance(a, ast.Name) and a.id in active for a in node.args)):
+                and any(isinstance(a, ast.Name) and a.id in active for a in node.args)
+                and not (node.func.id == "type" and len(node.args) == 3)):  # (a class made: its namespace's values)
             node.args = [ast.copy_location(ast.Call(ast.Name("__od_primal__", ast.Load()), [a], []), a)
                          if isinstance(a, ast.Name) and a.id in active else a for a in node.args]
             if node.func.id == "round" and isinstance(node.args[0], ast.Call):
@@ -1044,8 +1045,10 @@ class _Activity:
                 return False
             if isinstance(v.func, ast.Name) and v.func.id in self.nondiff and v.func.id not in a:
                 # (but `str(x)`, as an f-string: geopy's `Point(f"{lat} {lon}")` parsed by a callee gave 0; and
-                # any/all drawing from an active iterator, whose draws run code that may store: recorded)
-                return v.func.id in _TEXT_MAKERS_AND_DRAWERS and any(n in a for n in _reads(v))
+                # any/all drawing from an active iterator, whose draws run code that may store: recorded; and
+                # `type(name, bases, namespace)`, a class holding the namespace's values: gen16 W1, 0)
+                return (v.func.id in _TEXT_MAKERS_AND_DRAWERS or v.func.id == "type" and len(v.args) == 3) and any(
+                    n in a for n in _reads(v))
             read = _reads(v)
             if self.state_readers and not self.state_readers.isdisjoint(read):
                 # it may return what an earlier call stored into module state (the function called, or given

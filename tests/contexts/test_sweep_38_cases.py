@@ -292,3 +292,78 @@ def test_integer_inputs_are_still_points_on_the_reals():
     np.testing.assert_allclose(jvp(lambda x: np.sum(x * 2.0), (np.array([True, False]),), (np.ones(2),))[1], 4.0)
     np.testing.assert_allclose(gradient(lambda x: np.sum(x ** 2), np.array([1, 2, 3]))[0], [2.0, 4.0, 6.0])
     np.testing.assert_allclose(gradient(lambda x: x ** 2, np.int64(3))[0], 6.0)
+
+
+# -- a class made by type(name, bases, namespace) of differentiated values (gen16 W1) ------------------------
+# Reverse and forward mode gave 0: `type` was taken for a question of kind, its namespace asked of its primal.
+
+def _made_by_type(x):
+    cls = type("Dyn", (), {"k": x, "scale": 3.0})
+    return cls.k ** 2 * cls.scale
+
+
+def _made_by_type_with_base(x):
+    class Base:
+        def compute(self):
+            return self.k * self.k + 1.0
+    cls = type("Dyn", (Base,), {"k": x})
+    return cls().compute()
+
+
+@pytest.mark.parametrize("f", [_made_by_type, _made_by_type_with_base])
+def test_class_made_by_type(f):
+    from tests.modes import assert_right_or_refused
+    assert_right_or_refused("reverse", f, 0.7)
+    np.testing.assert_allclose(derivative(f, 0.7), fd.derivative(f, 0.7), rtol=1e-6)
+
+
+# -- np.linalg.slogdet's sign of a complex matrix moves (gen17 W3); a complex matrix's singular values in
+# forward mode (gen17 W4: the imaginary directions' rates had the wrong sign) -----------------------------
+
+_XC = np.array([0.61, 0.83, 0.47])
+
+
+def _complex_slogdet(x):
+    a = np.array([[1.0 + x[0], 0.5j], [0.2, 1.0 + x[1] * (1 + 0.3j)]])
+    s, logabs = np.linalg.slogdet(a)
+    return float(s.imag) + 0.5 * float(s.real) + logabs
+
+
+def _real_slogdet(x):
+    a = np.array([[1.0 + x[0], 0.5], [0.2, 1.0 + x[1]]])
+    s, logabs = np.linalg.slogdet(a)
+    return float(s) * logabs
+
+
+def _complex_matrix(x):
+    return np.array([[x[0], 1j * x[1]], [0.5 + x[2] * 1j, 1.0]])
+
+
+@pytest.mark.parametrize("f", [_complex_slogdet, _real_slogdet,
+                               lambda x: float(np.linalg.svd(_complex_matrix(x), compute_uv=False)[0]),
+                               lambda x: float(np.linalg.norm(_complex_matrix(x), 2)),
+                               lambda x: float(np.linalg.norm(_complex_matrix(x), "nuc")),
+                               lambda x: float(np.sum(np.linalg.svdvals(_complex_matrix(x)) ** 2))])
+def test_complex_slogdet_and_singular_values(f):
+    from contexts import jvp
+    x = _XC[:2] if f in (_complex_slogdet, _real_slogdet) else _XC
+    want = fd.gradient(f, x)[0]
+    np.testing.assert_allclose([jvp(f, (x,), (e,))[1] for e in np.eye(x.size)], want, rtol=1e-6, atol=1e-9)
+    try:
+        np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-6, atol=1e-9)
+    except OverdubError:
+        pass
+
+
+def test_complex_slogdet_hessian_against_differences_of_gradients():
+    from contexts import hessian
+    x = _XC[:2]
+    want = np.array([(gradient(_complex_slogdet, x + 1e-5 * e)[0] - gradient(_complex_slogdet, x - 1e-5 * e)[0])
+                     / 2e-5 for e in np.eye(2)])
+    np.testing.assert_allclose(hessian(_complex_slogdet, x), want, rtol=1e-5, atol=1e-8)
+
+
+def test_complex_singular_vectors_refused_in_forward_mode():
+    from contexts import jvp
+    with pytest.raises(OverdubError):
+        jvp(lambda x: float(np.abs(np.linalg.svd(_complex_matrix(x))[0][0, 0])), (_XC,), (np.ones(3),))

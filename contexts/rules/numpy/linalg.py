@@ -397,12 +397,18 @@ def det_frule(tangents, a):
 
 
 def slogdet_adjoint(dy, y, a):
-    """Pullback of slogdet through logabsdet (the sign is piecewise constant for real A)."""
-    dlog = dy[1] if isinstance(dy, (tuple, list)) else dy
-    if dlog is None:
+    """Pullback of slogdet: through logabsdet, and for complex A through the sign, s = exp(i theta) with
+    dtheta = Im tr(A^-1 dA): Abar = (dlog + i Im(conj(s) sbar)) inv(A)^H (the sign of a real A is piecewise
+    constant; a complex A's moves: gen17 W3, 0)."""
+    parts = tuple(dy) if isinstance(dy, (tuple, list)) else (None, dy)
+    dsign, dlog = parts[0], parts[1]
+    complex_a = np.iscomplexobj(a)
+    if dlog is None and (dsign is None or not complex_a):
         return (None,)
-    dlog = np.real(as_array(dlog))[..., None, None]
-    return (match_primal(dlog * _mH(np.linalg.inv(a)), a),)
+    scale = 0.0 if dlog is None else np.real(as_array(dlog))
+    if complex_a and dsign is not None:
+        scale = scale + 1j * np.imag(np.conj(as_array(y[0])) * as_array(dsign))
+    return (match_primal(np.asarray(scale)[..., None, None] * _mH(np.linalg.inv(a)), a),)
 
 
 def slogdet_frule(tangents, a):
@@ -410,8 +416,9 @@ def slogdet_frule(tangents, a):
     t = tangents[0]
     if t is None:
         return y, None
-    dlog = np.real(np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1))
-    return y, (np.zeros_like(y[0]), dlog)
+    rate = np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)
+    dsign = y[0] * 1j * np.imag(rate) if np.iscomplexobj(y[0]) else np.zeros_like(y[0])
+    return y, (dsign, np.real(rate))
 
 
 def _solve_adjoint(dy, y, a, b, vector):
@@ -750,6 +757,14 @@ def svd_frule(tangents, a, *rest, **kwargs):
     if t is None:
         return y, None
     u, s, vh = np.linalg.svd(a, full_matrices=False)
+    if np.iscomplexobj(a) or np.iscomplexobj(t):
+        # ds = Re diag(U^H dA V) (the transpose where the conjugate transpose belongs gave the imaginary
+        # directions' rates with the wrong sign: gen17 W4); the vectors' phases are a gauge: refused
+        if compute_uv:
+            raise unsupported("np.linalg.svd", "the singular vectors of a complex matrix (their phases are not "
+                              "unique)", "differentiate the singular values (compute_uv=False, svdvals, "
+                              "norm(A, 2)), or split the matrix into real and imaginary parts")
+        return y, np.real(np.diagonal(_mH(u) @ t @ _mH(vh), axis1=-2, axis2=-1))
     v = _mT(vh)
     p = _mT(u) @ t @ v
     ds = np.diagonal(p, axis1=-2, axis2=-1).copy()
