@@ -147,7 +147,7 @@ def _unknown_back(dy, args) -> tuple:
 
 def _static_back(pb, dy, dself, S):
     _, adj, y, args, kw, is_method = pb
-    if dy is None or (type(dy) is float and dy == 0.0) or integral(y):
+    if dy is None or (type(dy) is float and dy == 0.0) or _stepped(y, args):
         # a zero cotangent gives zero cotangents: rules are not evaluated where they may be singular
         # (sqrt at 0 times sin(0) in colour science: 0 * inf would be nan); nor does a value of integers
         return dself, (None,) * (len(args) - is_method), None
@@ -192,10 +192,23 @@ def _plan(rule, f) -> tuple:
 
 
 
+def _stepped(y, args) -> bool:
+    """y, a rule's value, is made of integers (`generic.integral`) cut from its arguments' values: no
+    cotangent reaches them. Not a view of a float argument's memory in an integer dtype (`x.view(np.int64)`:
+    the bits of the floats, whose rule refuses it)."""
+    if not integral(y):
+        return False
+    if type(y) is _NDARRAY and y.base is not None:
+        for a in args:
+            if isinstance(a, np.ndarray) and a.dtype.kind in "fc" and np.may_share_memory(a, y):
+                return False
+    return True
+
+
 def _plain_back(pb, dy, dself, S):
     """`_static_back` for the plan's calls: a function (not a method) of positional arguments."""
     _, adj, y, args = pb
-    if dy is None or (type(dy) is float and dy == 0.0) or integral(y):  # (as `_static_back`)
+    if dy is None or (type(dy) is float and dy == 0.0) or _stepped(y, args):  # (as `_static_back`)
         return None, (None,) * len(args), None
     try:
         return None, adj(dy, y, *args), None
@@ -210,7 +223,7 @@ def _plain_back(pb, dy, dself, S):
 def _hot_back(pb, dy, dself, S):
     """A one-argument rule's pullback on a float64 array: its `hot` cotangent when dy is the usual one."""
     _, hot, y, x, adj = pb
-    if type(dy) is _NDARRAY and dy.dtype is _F8 and dy.shape == x.shape and not integral(y):
+    if type(dy) is _NDARRAY and dy.dtype is _F8 and dy.shape == x.shape and not _stepped(y, (x,)):
         return None, (hot(dy, y, x),), None
     return _static_back((None, adj, y, (x,), None, False), dy, dself, S)
 
@@ -219,7 +232,7 @@ def _one_back(pb, dy, dself, S):
     """A two-argument rule's pullback when the caller differentiates argument i alone, a float64 array: its
     `hot_one` cotangent when dy is the usual one (the other argument's is never computed)."""
     _, hot, y, args, i, adj = pb
-    if type(dy) is _NDARRAY and dy.dtype is _F8 and dy.shape == args[i].shape and not integral(y):
+    if type(dy) is _NDARRAY and dy.dtype is _F8 and dy.shape == args[i].shape and not _stepped(y, args):
         return None, ((hot(dy, y, *args, 0), None) if i == 0 else (None, hot(dy, y, *args, 1))), None
     return _plain_back((None, adj, y, args), dy, dself, S)
 
@@ -227,7 +240,7 @@ def _one_back(pb, dy, dself, S):
 def _hot_reduce_back(pb, dy, dself, S):
     """A reduction's pullback on a float64 array: its `hot_reduce` cotangent where dy is the usual one."""
     _, hot, y, x, adj, kw = pb
-    if dy is not None and type(dy) is not Refused and not integral(y):  # (else the rule's, `_static_back`)
+    if dy is not None and type(dy) is not Refused and not _stepped(y, (x,)):  # (else the rule's, `_static_back`)
         g = hot(dy, y, x, **kw) if kw else hot(dy, y, x)
         if g is not None:
             return None, (g,), None
