@@ -118,6 +118,7 @@ def _of_floats(x) -> bool:
     return True
 
 
+
 class ForwardContext(overdub.Context):
     """Runs functions on Duals, handling the calls that cannot know about them.
 
@@ -508,6 +509,11 @@ class ForwardContext(overdub.Context):
         return self.recurse(fn, *args)
 
     def _primitive(self, site, fn, args, kwargs, perturbed=False):
+        if type(fn).__name__ == "fortran" and (perturbed or _holds_dual(args) or _holds_dual(tuple(kwargs.values()))):
+            # an f2py wrapper (LAPACK, BLAS, MINPACK) without a rule, given duals: refused before the call, whose
+            # failing conversion of a dual drops a reference to a dtype (scipy's: numpy's refcount error after a
+            # dozen refusals, gen17 C2)
+            raise no_rule(fn, where=str(site))
         try:
             y = fn(*args, **kwargs)
             if perturbed and _opaque(y):

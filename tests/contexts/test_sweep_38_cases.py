@@ -367,3 +367,24 @@ def test_complex_singular_vectors_refused_in_forward_mode():
     from contexts import jvp
     with pytest.raises(OverdubError):
         jvp(lambda x: float(np.abs(np.linalg.svd(_complex_matrix(x))[0][0, 0])), (_XC,), (np.ones(3),))
+
+
+# -- an f2py wrapper given duals is refused before the call (gen17 C2) ---------------------------------------
+# f2py's failing conversion of a dual dropped a reference to the complex dtype at every refusal: after a dozen,
+# numpy's "Reference count error detected" (memory unsafety).
+
+def test_f2py_wrapper_refused_before_the_call():
+    import sys
+
+    import scipy.linalg
+
+    from contexts import jvp
+
+    def f(x):
+        a = np.array([[x[0] + 1.0, 1j * x[1]], [0.5 + x[2] * 1j, 1.5]])
+        return float(np.sum(scipy.linalg.svdvals(a)))
+    before = sys.getrefcount(np.dtype(complex))
+    for _ in range(5):
+        with pytest.raises(OverdubError):
+            jvp(f, (_XC,), (np.ones(3),))
+    assert sys.getrefcount(np.dtype(complex)) >= before
