@@ -23,7 +23,7 @@ import overdub
 from ..forward.dual import Dual as _Dual, as_python_number, numpy_scalar_dual, primal
 from ..forward.holds import dual_free
 from ..rules import generic
-from ..rules.containers import refuse_differentiated_key
+from ..rules.containers import own_mapping_refused, refuse_differentiated_key
 from ..rules.generic import dropped_nan_zero
 from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
@@ -1206,6 +1206,7 @@ def dict_parts(gd, parts):
     for i in range(len(parts) - 1, -1, -1):
         spread, p = parts[i]
         if spread:
+            own_mapping_refused(p)  # (its entries read by its own code: no cotangent by key)
             keys = list(p.keys())
             out[i] = {k: gd[k] for k in keys if k not in seen and gd.get(k) is not None} or None
             seen.update(keys)

@@ -27,7 +27,7 @@ from .cotangents import Tangent, acc, fields_of, has_fields, merge_into, own_dic
 from .leaves import Labels, carries_none
 from .registry import NoRuleError, registry
 
-__all__ = ["mutating", "SHARED_SAFELY", "DifferentiatedKey", "refuse_differentiated_key"]
+__all__ = ["own_mapping_refused", "mutating", "SHARED_SAFELY", "DifferentiatedKey", "refuse_differentiated_key"]
 
 
 class DifferentiatedKey(OverdubError):
@@ -267,6 +267,16 @@ def dict_pop_adjoint(S, dself, dy, y, self, key, default=_MISSING):
     return box, (None, None)
 
 
+def own_mapping_refused(m) -> None:
+    """Reverse mode gives a mapping's entries' cotangents back by key (`dict(m)`, `d.update(m)`, `{**m}`): a
+    mapping whose class reads its entries in Python code of its own (`__getitem__` of a dict it holds) keeps
+    no entries by key, and the cotangent was lost (gen16 W3: 0.7 for 1.4). Refused."""
+    if not isinstance(m, dict) and type(getattr(type(m), "__getitem__", None)) is types.FunctionType:
+        raise NoRuleError(f"reverse mode cannot take the entries of a {type(m).__name__} (a mapping whose own "
+                          "__getitem__ reads them) into a dict: their cotangents would go to it by key",
+                          fix="read them as code: `{k: m[k] for k in m.keys()}`; forward mode follows it")
+
+
 def _writes(args, kw):
     """The (key, value, source) writes of `dict(...)` / `d.update(...)` in order: source ("m", key) for a
     mapping's entry, ("p", i) for the i-th pair of an iterable, ("k", name) for a keyword; and the pairs
@@ -274,6 +284,7 @@ def _writes(args, kw):
     out = []
     other = args[0] if args else ()
     if hasattr(other, "keys"):
+        own_mapping_refused(other)
         for k in other.keys():
             out.append((k, other[k], ("m", k)))
         items = other

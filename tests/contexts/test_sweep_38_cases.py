@@ -388,3 +388,47 @@ def test_f2py_wrapper_refused_before_the_call():
         with pytest.raises(OverdubError):
             jvp(f, (_XC,), (np.ones(3),))
     assert sys.getrefcount(np.dtype(complex)) >= before
+
+
+# -- a mapping whose own __getitem__ reads its entries, taken into a dict (gen16 W3) --------------------------
+# Reverse mode gave the entries' cotangents back by key, to an object that keeps none by key: lost (0.7 for 1.4).
+
+class _KV:
+    def __init__(self, a):
+        self._d = {"a": a}
+
+    def keys(self):
+        return self._d.keys()
+
+    def __getitem__(self, k):
+        return self._d[k]
+
+
+def _kv_dict(x):
+    return dict(_KV(x))["a"] * x
+
+
+def _kv_spread(x):
+    return {**_KV(x)}["a"] * x
+
+
+def _kv_update(x):
+    d = {"b": 1.0}
+    d.update(_KV(x))
+    return d["a"] * x * d["b"]
+
+
+def _kv_by_code(x):
+    m = _KV(x)
+    return {k: m[k] for k in m.keys()}["a"] * x
+
+
+@pytest.mark.parametrize("f", [_kv_dict, _kv_spread, _kv_update, _kv_by_code])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_mapping_of_its_own(f, mode):
+    from tests.modes import assert_right_or_refused
+    assert_right_or_refused(mode, f, 0.7)
+
+
+def test_mapping_of_its_own_read_by_code_is_differentiated():
+    np.testing.assert_allclose(gradient(_kv_by_code, 0.7)[0], 1.4)
