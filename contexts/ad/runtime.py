@@ -147,6 +147,8 @@ def _unknown_back(dy, args) -> tuple:
 
 def _static_back(pb, dy, dself, S):
     _, adj, y, args, kw, is_method = pb
+    if type(y) is list and id(y) in S.boxes:  # (its items' cotangents from where they were written through
+        dy = S.box(y, dy)                      # another name for it: `d = copy.copy({'w': w}); d['w'][1] = x`)
     if dy is None or (type(dy) is float and dy == 0.0) or _stepped(y, args):
         # a zero cotangent gives zero cotangents: rules are not evaluated where they may be singular
         # (sqrt at 0 times sin(0) in colour science: 0 * inf would be nan); nor does a value of integers
@@ -208,6 +210,8 @@ def _stepped(y, args) -> bool:
 def _plain_back(pb, dy, dself, S):
     """`_static_back` for the plan's calls: a function (not a method) of positional arguments."""
     _, adj, y, args = pb
+    if type(y) is list and id(y) in S.boxes:  # (as `_static_back`)
+        dy = S.box(y, dy)
     if dy is None or (type(dy) is float and dy == 0.0) or _stepped(y, args):  # (as `_static_back`)
         return None, (None,) * len(args), None
     try:

@@ -432,3 +432,45 @@ def test_mapping_of_its_own(f, mode):
 
 def test_mapping_of_its_own_read_by_code_is_differentiated():
     np.testing.assert_allclose(gradient(_kv_by_code, 0.7)[0], 1.4)
+
+
+# -- a list made by list(...), written through a shallow copy's alias (gen16 W2) ------------------------------
+# The store's cotangent went into the list's box, which list()'s pullback never read: 0.7 for 1.4.
+
+import copy as _copy  # noqa: E402
+
+
+class _Net:
+    def __init__(self, w):
+        self.w = list(w)
+
+    def out(self):
+        return self.w[0] * self.w[1]
+
+
+def _copied_object_written(x):
+    p = _Net([x, 1.0])
+    q = _copy.copy(p)
+    q.w[1] = x
+    return p.out()
+
+
+def _copied_dict_written(x):
+    w = list([x, 1.0])
+    d = _copy.copy({"w": w})
+    d["w"][1] = x * x
+    return w[0] * w[1] + sum(w)
+
+
+def _tuple_of_lists_written(x):
+    w = list((x, 2.0))
+    t = tuple([w, 3.0])
+    t[0][0] = x * 3.0
+    return w[0] * w[1] + t[1] * x
+
+
+@pytest.mark.parametrize("f", [_copied_object_written, _copied_dict_written, _tuple_of_lists_written])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_list_written_through_an_alias(f, mode):
+    from tests.modes import assert_right_or_refused
+    assert not assert_right_or_refused(mode, f, 0.7)
