@@ -761,9 +761,10 @@ def svd_frule(tangents, a, *rest, **kwargs):
         # ds = Re diag(U^H dA V) (the transpose where the conjugate transpose belongs gave the imaginary
         # directions' rates with the wrong sign: gen17 W4); the vectors' phases are a gauge: refused
         if compute_uv:
-            raise unsupported("np.linalg.svd", "the singular vectors of a complex matrix (their phases are not "
-                              "unique)", "differentiate the singular values (compute_uv=False, svdvals, "
-                              "norm(A, 2)), or split the matrix into real and imaginary parts")
+            raise unsupported("np.linalg.svd", "the singular vectors of a complex matrix in forward mode (their "
+                              "phases are not unique; reverse mode's rules of norm(A, 2) and cond read them, so "
+                              "their second derivatives too)", "take the singular values alone (compute_uv=False, "
+                              "svdvals) in forward mode, or split the matrix into real and imaginary parts")
         return y, np.real(np.diagonal(_mH(u) @ t @ _mH(vh), axis1=-2, axis2=-1))
     v = _mT(vh)
     p = _mT(u) @ t @ v
