@@ -1206,9 +1206,9 @@ def dict_parts(gd, parts):
     for i in range(len(parts) - 1, -1, -1):
         spread, p = parts[i]
         if spread:
-            own_mapping_refused(p)  # (its entries read by its own code: no cotangent by key)
             keys = list(p.keys())
             out[i] = {k: gd[k] for k in keys if k not in seen and gd.get(k) is not None} or None
+            own_mapping_refused(p, out[i])  # (its entries read by its own code: no cotangent by key)
             seen.update(keys)
         else:
             if p not in seen:

@@ -267,11 +267,14 @@ def dict_pop_adjoint(S, dself, dy, y, self, key, default=_MISSING):
     return box, (None, None)
 
 
-def own_mapping_refused(m) -> None:
+def own_mapping_refused(m, g, values=None) -> None:
     """Reverse mode gives a mapping's entries' cotangents back by key (`dict(m)`, `d.update(m)`, `{**m}`): a
     mapping whose class reads its entries in Python code of its own (`__getitem__` of a dict it holds) keeps
     no entries by key, and the cotangent was lost (gen16 W3: 0.7 for 1.4). Refused."""
-    if not isinstance(m, dict) and type(getattr(type(m), "__getitem__", None)) is types.FunctionType:
+    if g and not isinstance(m, dict) and type(getattr(type(m), "__getitem__", None)) is types.FunctionType and any(
+            gk is not None and not _boxed((values or m)[k]) for k, gk in g.items()):
+        # (an object's value, boxed: its cotangent is in its own box by identity, whoever holds it: xarray's
+        # Frozen mappings of variables)
         raise NoRuleError(f"reverse mode cannot take the entries of a {type(m).__name__} (a mapping whose own "
                           "__getitem__ reads them) into a dict: their cotangents would go to it by key",
                           fix="read them as code: `{k: m[k] for k in m.keys()}`; forward mode follows it")
@@ -284,7 +287,6 @@ def _writes(args, kw):
     out = []
     other = args[0] if args else ()
     if hasattr(other, "keys"):
-        own_mapping_refused(other)
         for k in other.keys():
             out.append((k, other[k], ("m", k)))
         items = other
@@ -316,6 +318,8 @@ def _route(gs, writes, other, nargs):
             gp[src[1]] = (None, g)
         else:
             gk[src[1]] = g
+    if hasattr(other, "keys"):
+        own_mapping_refused(other, gm, {k: v for k, v, _ in writes})  # (where none, nothing is lost)
     dother = (gm or None) if hasattr(other, "keys") else gp
     return ((dother,) if nargs else ()), gk
 
