@@ -29,6 +29,8 @@ if _optimize is not None:
         registry.get(_fn).impl = _optimize.root_plain(_fn)
     for _fn, _name in _optimize.SEARCHES.items():
         registry.adjoint(_fn)(_optimize.search_adjoint(_name))
+    for _fn, _name in _optimize.ITERATIONS.items():
+        registry.adjoint(_fn)(_optimize.search_adjoint(_name, _optimize.iteration_refused))
     from ..forward import derivative as _derivative
     from ..rules.numpy import scipy_elementwise as _elementwise
     for _fn, _kind in _elementwise.SOLVERS.items():

@@ -127,6 +127,8 @@ if _optimize is not None:
     registry.duals(_optimize.optimize.fsolve)(_optimize.fsolve_duals(_FW))
     for _fn, _name in _optimize.SEARCHES.items():
         registry.duals(_fn)(_optimize.search_duals(_FW, _fn, _name))
+    for _fn, _name in _optimize.ITERATIONS.items():
+        registry.duals(_fn)(_optimize.search_duals(_FW, _fn, _name, _optimize.iteration_refused))
     from ..rules.numpy import scipy_elementwise as _elementwise
     _FW.along, _FW.make = _along, _make
     for _fn, _kind in _elementwise.SOLVERS.items():

@@ -947,7 +947,7 @@ class Dual:
         return self._stairs(int, (), int(primal(self)))
 
     def __index__(self):
-        return primal(self).__index__()
+        return operator.index(primal(self))  # (a float's: TypeError, as the code asking expects; pkD's sympy)
 
     def __trunc__(self):
         return self._stairs(math.trunc, (), math.trunc(primal(self)))

@@ -474,3 +474,21 @@ def _tuple_of_lists_written(x):
 def test_list_written_through_an_alias(f, mode):
     from tests.modes import assert_right_or_refused
     assert not assert_right_or_refused(mode, f, 0.7)
+
+
+# -- operator.index of a perturbed float raises TypeError, as a float's does (pkD: sympy's nsimplify) ---------
+
+def _as_int_or_scaled(t):
+    import operator
+    try:
+        n = operator.index(t)
+    except TypeError:
+        n = None
+    return 2.0 * (t if n is None else float(n)) ** 2
+
+
+def test_index_of_a_perturbed_float_is_a_type_error():
+    from contexts import hessian
+    np.testing.assert_allclose(gradient(_as_int_or_scaled, 3.0)[0], 12.0)
+    np.testing.assert_allclose(derivative(_as_int_or_scaled, 3.0), 12.0)
+    np.testing.assert_allclose(hessian(_as_int_or_scaled, 3.0), 4.0)

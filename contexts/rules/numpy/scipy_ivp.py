@@ -15,7 +15,8 @@ boundary moving across the switch carried a jump, and the gradient was off by 1-
 had derivatives of their own (`sol.t[6]`: -9.8e-5 for 0). With a smooth right-hand side the two agree to the
 tolerances. The branch on the error (`if error_norm < 1`), met on a differentiated value, was refused.
 
-BDF and Radau (LAPACK's LU) and LSODA (Fortran) are refused by name elsewhere; `events=` are located by
+BDF (its Newton iteration, `scipy_optimize.ITERATIONS`), Radau (LAPACK's complex LU) and LSODA (Fortran) are refused
+by name elsewhere; `events=` are located by
 brentq, whose rule differentiates the event's time.
 """
 

@@ -26,7 +26,7 @@ from scipy import optimize
 from ..cotangents import Refused
 from ..registry import NoClosedForm, NoDerivative, NoRuleError
 
-__all__ = ["ROOT_FINDERS", "SEARCHES", "root_adjoint", "root_plain", "root_duals", "fsolve_duals",
+__all__ = ["ROOT_FINDERS", "SEARCHES", "ITERATIONS", "iteration_refused", "root_adjoint", "root_plain", "root_duals", "fsolve_duals",
            "search_adjoint", "search_duals", "any_cotangent"]
 
 ROOT_FINDERS = (optimize.brentq, optimize.brenth, optimize.ridder, optimize.bisect, optimize.toms748)
@@ -144,20 +144,41 @@ def any_cotangent(v) -> bool:
         return True
 
 
-def search_adjoint(name):
+def iteration_refused(name) -> NoDerivative:
+    return NoDerivative(f"{name} stops its Newton iteration at the solver's tolerance, on a Jacobian frozen from "
+                        "earlier steps: differentiated as code, its derivative is off by about that tolerance "
+                        "(scipy's BDF at rtol=1e-3: 4.5e-4 of it), and overdub has no rule for it",
+                        fix="use an explicit method (method='RK45', 'DOP853'), whose steps are differentiated "
+                            "exactly, or give the solve a custom adjoint (`@contexts.custom_adjoint`)")
+
+
+# iterations refused by name: their result run natively, its derivative refused (see `iteration_refused`)
+ITERATIONS = {}
+try:
+    from scipy.integrate._ivp import bdf as _bdf
+    ITERATIONS[_bdf.solve_bdf_system] = "scipy.integrate.solve_ivp(method='BDF')"
+except (ImportError, AttributeError):  # pragma: no cover - another scipy's layout
+    pass
+
+
+def search_adjoint(name, refused=None):
     """Reverse mode: the search runs natively; any cotangent reaching its result is refused."""
+    refused = refused or _search_refused
+
     def adjoint(dy, y, *args, **kwargs):
         if any_cotangent(dy):
-            raise _search_refused(name)
+            raise refused(name)
         return (None,) * len(args) + ({},)
     return adjoint
 
 
-def search_duals(fw, fn, name):
+def search_duals(fw, fn, name, refused=None):
     """Forward mode: the search on plain values where nothing it is given is perturbed; else refused."""
+    refused = refused or _search_refused
+
     def run(*args, **kwargs):
         if not fw.dual_free((args, kwargs)):
-            raise _search_refused(name)
+            raise refused(name)
         return fn(*args, **kwargs)
     run.__name__ = run.__qualname__ = f"{getattr(fn, '__name__', 'search')}_duals"
     return run
