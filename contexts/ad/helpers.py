@@ -1198,6 +1198,14 @@ def display_adj(S, g, t):
     return S.boxes.get(id(t)) if g is None else S.box(t, g)
 
 
+def kw_spread(m, g):
+    """The cotangent of m, spread as keyword arguments (`f(**m)`): g, by key; refused where m is a mapping
+    whose own __getitem__ reads its entries (gen16 W3: lost, 0.7 for 1.4)."""
+    if g is not None and not isinstance(m, dict):
+        own_mapping_refused(m, g)
+    return g
+
+
 def dict_parts(gd, parts):
     """The cotangents of a dict display's entries `{k: v, **m, ...}` (parts: (is_spread, key or mapping)
     in order) from the dict's cotangent gd: a key's cotangent goes to its last write only."""
@@ -2682,7 +2690,7 @@ HELPER_IMPLS = {
     "__od_f8__": np.dtype(np.float64),
     "__od_views__": views, "__od_bound__": bound, "__od_plain_cells__": plain_cells, "__od_views_merge__": views_merge,
     "__od_changes__": CHANGES, "__od_call_views__": call_views, "__od_spread_changed__": spread_changed, "__od_call_merge__": call_merge,
-    "__od_call_viewed__": call_viewed, "__od_kw_tape__": KwTape,
+    "__od_call_viewed__": call_viewed, "__od_kw_tape__": KwTape, "__od_kw_spread__": kw_spread,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
     "__od_not_swallowed__": not_swallowed, "__od_managed__": managed, "__od_watched__": watched, "__od_entered_as__": entered_as,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,

@@ -492,3 +492,27 @@ def test_index_of_a_perturbed_float_is_a_type_error():
     np.testing.assert_allclose(gradient(_as_int_or_scaled, 3.0)[0], 12.0)
     np.testing.assert_allclose(derivative(_as_int_or_scaled, 3.0), 12.0)
     np.testing.assert_allclose(hessian(_as_int_or_scaled, 3.0), 4.0)
+
+
+def _kv_keywords(x):
+    return dict(**_KV(x))["a"] * x
+
+
+def _kv_call_keywords(x):
+    def g(a, b=2.0):
+        return a * b
+    return g(**_KV(x)) * x
+
+
+def _plain_dict_keywords(x):
+    def g(a, b=2.0):
+        return a * b
+    return g(**{"a": x, "b": x}) * x
+
+
+@pytest.mark.parametrize("f", [_kv_keywords, _kv_call_keywords, _plain_dict_keywords])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_mapping_of_its_own_spread_as_keywords(f, mode):
+    from tests.modes import assert_right_or_refused
+    refused = assert_right_or_refused(mode, f, 0.7)
+    assert not refused or f is not _plain_dict_keywords
