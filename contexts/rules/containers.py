@@ -860,3 +860,31 @@ def subscripted(obj, key):
     """`obj[key]` as code (a dict subclass's bound `__getitem__` called as a method: its `__missing__` runs as
     the subscript runs it)."""
     return obj[key]
+
+
+def mutable_mapping_clear(self):
+    """`MutableMapping.clear` without its loop of `popitem` until KeyError (a raise after a store, caught,
+    which reverse mode refuses): a user mapping's entries deleted one by one, as code; a weak dictionary, a
+    cache of objects (functools.singledispatch clears its own whenever an ABC is registered: every reverse call
+    through it was refused, pkD's stdatm), cleared natively."""
+    if isinstance(self, _WEAK_DICTS):
+        clear_weak(self)
+        return
+    for key in list(self.keys()):
+        del self[key]
+
+
+_WEAK_DICTS = (weakref.WeakKeyDictionary, weakref.WeakValueDictionary)
+
+
+def clear_weak(d) -> None:
+    """A weak dictionary emptied, as MutableMapping.clear does it (run natively: no derivative)."""
+    while True:
+        try:
+            d.popitem()
+        except KeyError:
+            return
+
+
+registry.nondifferentiable(clear_weak)
+registry.set(collections.abc.MutableMapping.clear, stand_in=mutable_mapping_clear)

@@ -534,3 +534,75 @@ def test_hessian_of_a_store_into_an_array_of_constants():
     np.testing.assert_allclose(gradient(_store_into_constants, x)[0], fd.gradient(_store_into_constants, x)[0],
                                rtol=1e-6)
     np.testing.assert_allclose(hessian(_store_into_constants, x), want, rtol=1e-5, atol=1e-7)
+
+
+# -- MutableMapping.clear: a weak dictionary's (functools.singledispatch's cache, cleared whenever an ABC is
+# registered) refused every reverse call (pkD: stdatm); a user mapping's entries deleted as code -------------
+
+import collections.abc as _abc  # noqa: E402
+import functools as _functools  # noqa: E402
+import numbers as _numbers  # noqa: E402
+import weakref as _weakref  # noqa: E402
+
+
+@_functools.singledispatch
+def _dispatched(v):
+    return 0.0
+
+
+@_dispatched.register
+def _(v: _numbers.Real):
+    return v * v
+
+
+class _Store(_abc.MutableMapping):
+    def __init__(self):
+        self._d = {}
+
+    def __getitem__(self, k):
+        return self._d[k]
+
+    def __setitem__(self, k, v):
+        self._d[k] = v
+
+    def __delitem__(self, k):
+        del self._d[k]
+
+    def __iter__(self):
+        return iter(self._d)
+
+    def __len__(self):
+        return len(self._d)
+
+
+def _store_cleared(x):
+    s = _Store()
+    s["a"] = x * x
+    first = s["a"]
+    s.clear()
+    s["b"] = 3.0 * x
+    return first * s["b"] + len(s)
+
+
+def test_weak_dictionary_cleared():
+    d = _weakref.WeakKeyDictionary()
+
+    class K:
+        pass
+    k = K()
+    d[k] = 1.0
+
+    def f(x):
+        d.clear()
+        return x * x
+    np.testing.assert_allclose(gradient(f, 3.0)[0], 6.0)
+    _dispatched(3.0)
+    _numbers.Real.register(type("_Other38", (), {}))  # (abc's cache token changes: singledispatch clears)
+    np.testing.assert_allclose(gradient(lambda x: _dispatched(x), 3.0)[0], 6.0)
+    np.testing.assert_allclose(derivative(lambda x: _dispatched(x), 3.0), 6.0)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_user_mapping_cleared(mode):
+    from tests.modes import assert_right_or_refused
+    assert not assert_right_or_refused(mode, _store_cleared, 0.7)
