@@ -606,3 +606,42 @@ def test_weak_dictionary_cleared():
 def test_user_mapping_cleared(mode):
     from tests.modes import assert_right_or_refused
     assert not assert_right_or_refused(mode, _store_cleared, 0.7)
+
+
+# -- scipy.signal.convolve2d / correlate2d (no rule before, in either mode: pkC's sewar) ------------------------
+
+from scipy import signal as _signal  # noqa: E402
+
+_IMG = np.random.default_rng(2).normal(size=(5, 6))
+
+
+def _conv2d_case(fn, mode, shape):
+    kern = np.random.default_rng(3).normal(size=shape)
+    ramp = np.arange(_IMG.size).reshape(_IMG.shape) / 10.0
+
+    def f(v):
+        y = fn(_IMG + v[0] * ramp, kern * (1 + v[1]) + v[1] ** 2, mode=mode)
+        return float(np.sum(y * np.cos(np.arange(y.size)).reshape(y.shape)) + 0.1 * np.sum(y ** 2))
+    return f
+
+
+@pytest.mark.parametrize("shape", [(3, 2), (2, 3), (4, 4), (3, 3)])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("fn", [_signal.convolve2d, _signal.correlate2d])
+def test_convolve2d_and_correlate2d(fn, mode, shape):
+    from contexts import jvp
+    f = _conv2d_case(fn, mode, shape)
+    x = np.array([0.3, 0.2])
+    want = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-6)
+    np.testing.assert_allclose([jvp(f, (x,), (e,))[1] for e in np.eye(2)], want, rtol=1e-6)
+
+
+def test_convolve2d_hessian_and_refused_boundary():
+    from contexts import hessian
+    f = _conv2d_case(_signal.convolve2d, "same", (3, 2))
+    x = np.array([0.3, 0.2])
+    want = np.array([(gradient(f, x + 1e-5 * e)[0] - gradient(f, x - 1e-5 * e)[0]) / 2e-5 for e in np.eye(2)])
+    np.testing.assert_allclose(hessian(f, x), want, rtol=1e-5, atol=1e-7)
+    with pytest.raises(OverdubError):
+        gradient(lambda v: float(np.sum(_signal.convolve2d(_IMG * v, np.ones((2, 2)), boundary="wrap"))), 1.0)

@@ -410,3 +410,63 @@ def upfirdn_frule(tangents, x, h, out, up, down, axis, mode, cval):
 
 registry.set(_upfirdn, inplace=upfirdn_inplace, writes=2)
 registry.frule(_upfirdn)(upfirdn_frule)
+
+
+# -- _sigtools._convolve2d(in1, in2, flip, mode, boundary, fillvalue): scipy.signal.convolve2d / correlate2d ---
+# Bilinear in the two arrays (real ones; zero fill at the boundary, the default): forward, the kernel on each
+# tangent in turn; reverse, through the full convolution, of which 'same' and 'valid' are the centred part:
+# a_bar = corr(g_full, b, 'valid'), b_bar = corr(g_full, a, 'valid'). A correlation (flip = 0) is the
+# convolution by the flipped second array. Other boundaries and fill values are refused by name.
+
+_convolve2d = getattr(_sigtools, "_convolve2d", None)
+
+
+def _conv2d_checked(in1, in2, mode, boundary, fillvalue):
+    _check_real(in1, in2)
+    if boundary != 0 or fillvalue != 0:
+        raise unsupported("scipy.signal.convolve2d", "a boundary other than zero fill",
+                          "pad the array yourself (np.pad), then convolve with mode='valid'")
+    if mode == 0 and any(p < q for p, q in zip(np.shape(in1), np.shape(in2))):
+        raise unsupported("scipy.signal.convolve2d", "mode='valid' with the second array the larger",
+                          "swap the arguments")
+
+
+def convolve2d_frule(tangents, in1, in2, flip, mode, boundary=0, fillvalue=0):
+    y = _convolve2d(in1, in2, flip, mode, boundary, fillvalue)
+    ta, tb = (tuple(tangents) + (None, None))[:2]
+    if ta is None and tb is None:
+        return y, None
+    _conv2d_checked(in1, in2, mode, boundary, fillvalue)
+    dy = np.zeros_like(y)
+    if ta is not None:
+        dy = dy + _convolve2d(np.asarray(ta, dtype=y.dtype), in2, flip, mode, boundary, fillvalue)
+    if tb is not None:
+        dy = dy + _convolve2d(in1, np.asarray(tb, dtype=y.dtype), flip, mode, boundary, fillvalue)
+    return y, dy
+
+
+def convolve2d_adjoint(dy, y, in1, in2, flip, mode, boundary=0, fillvalue=0):
+    if dy is None:
+        return (None,) * 6
+    _conv2d_checked(in1, in2, mode, boundary, fillvalue)
+    a = np.asarray(in1, dtype=float)
+    b = np.asarray(in2, dtype=float)
+    kernel = b if flip else b[::-1, ::-1]
+    full = tuple(p + q - 1 for p, q in zip(a.shape, b.shape))
+    g = np.asarray(dy, dtype=float)
+    # ('same': centred, the odd cell before for a convolution, after for a correlation, as scipy's C places it)
+    start = [0, 0] if mode == 2 else [(f - n + (0 if flip else 1)) // 2 for f, n in zip(full, g.shape)]
+    if mode == 0:
+        start = [q - 1 for q in b.shape]
+    g_full = np.zeros(full)
+    g_full[start[0]:start[0] + g.shape[0], start[1]:start[1] + g.shape[1]] = g
+    da = _convolve2d(g_full, kernel, 0, 0, 0, 0)  # (correlation, 'valid': a's shape)
+    dk = _convolve2d(g_full, a, 0, 0, 0, 0)  # (the kernel's shape)
+    db = dk if flip else dk[::-1, ::-1]
+    return match_primal(da, in1), match_primal(db, in2), None, None, None, None
+
+
+if _convolve2d is not None:
+    registry.adjoint(_convolve2d)(convolve2d_adjoint)
+    registry.frule(_convolve2d)(convolve2d_frule)
+    registry.sparsity(DENSE, _convolve2d)  # (conservative)
