@@ -645,3 +645,16 @@ def test_convolve2d_hessian_and_refused_boundary():
     np.testing.assert_allclose(hessian(f, x), want, rtol=1e-5, atol=1e-7)
     with pytest.raises(OverdubError):
         gradient(lambda v: float(np.sum(_signal.convolve2d(_IMG * v, np.ones((2, 2)), boundary="wrap"))), 1.0)
+
+
+# -- quad of an integrand taking abs of a complex number: no kink but at 0 (pkC: svgpathtools' lengths) -------
+
+def _complex_speed_length(x):
+    from scipy.integrate import quad
+    return quad(lambda t: abs(complex(1.0, x * t)) + abs(np.exp(1j * x * t) * (2.0 + t)), 0.0, 1.0)[0]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_quad_of_abs_of_a_complex_number(mode):
+    from tests.modes import assert_right_or_refused
+    assert not assert_right_or_refused(mode, _complex_speed_length, 0.7)
