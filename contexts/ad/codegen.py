@@ -16,6 +16,7 @@ user's statement it mirrors.
 from __future__ import annotations
 
 import ast
+import builtins
 import collections
 import copy
 from dataclasses import dataclass, field
@@ -79,6 +80,8 @@ _MUTATING_METHODS = frozenset({"at", "copyto", "place", "put", "putmask", "fill_
 _CONTAINER_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "reverse", "update",
                                  "setdefault", "popitem", "__setitem__", "__delitem__", "__iadd__"})
 
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 def _leaves_early(body) -> bool:
     """body may leave otherwise than by its end or a raise (`return`, `break`, `continue`, `yield`), not
@@ -603,8 +606,8 @@ class _Gen:
             later, own = assigned_later[idx], _targets(s) & read
             renames, after = {}, []
             for n in need:
-                if n in later or n in own:
-                    snap = f"_od_s{k}_{idx}_{n}"
+                if n in later or n in own or n in _BUILTIN_NAMES:  # (a builtin read, `D[float]`: saved as a
+                    snap = f"_od_s{k}_{idx}_{n}"                 # local named so, it shadowed the adjoint's own)
                     if n in _targets(s) and n not in read:  # the statement's own result: kept after it
                         after.extend(at([assign(snap, n)], s))
                     else:

@@ -658,3 +658,19 @@ def _complex_speed_length(x):
 def test_quad_of_abs_of_a_complex_number(mode):
     from tests.modes import assert_right_or_refused
     assert not assert_right_or_refused(mode, _complex_speed_length, 0.7)
+
+
+# -- a builtin read as a value (`D[float]`, `Box[float]`) was saved for the reverse pass under its own name,
+# shadowing the builtin the adjoint's code calls (gen16 C1: UnboundLocalError) --------------------------------
+
+_BY_TYPE = {float: lambda v: v * 3.0, int: lambda v: v * 5.0}
+
+
+def _builtin_as_key(x):
+    return _BY_TYPE[float](x) + (1.0 if x > 0 else 0.0) + _BY_TYPE[type(2)](x) * len([x, x])
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_builtin_read_as_a_value(mode):
+    from tests.modes import assert_right_or_refused
+    assert not assert_right_or_refused(mode, _builtin_as_key, 0.7)
