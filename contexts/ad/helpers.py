@@ -1447,7 +1447,10 @@ def setattr_adj(S, dobj, obj, attr, old):
         return _array_setattr_adj(S, dobj, obj, attr, old)
     box = S.box(obj, dobj)
     gv = box.pop(attr, None) if isinstance(box, dict) else None
-    new = getattr(obj, attr)
+    # (the value stored, read past a `__getattribute__` of the class's own: its code ran again here, on an
+    # object the reverse pass has half restored, and its side effects with it: gen16 C2)
+    new = (object.__getattribute__(obj, attr) if type(getattr(type(obj), "__getattribute__", None))
+           is types.FunctionType else getattr(obj, attr))
     _restore_attr(obj, attr, old)
     S.redo(_setattr_stored, obj, attr, new)
     return box, gv

@@ -674,3 +674,28 @@ def _builtin_as_key(x):
 def test_builtin_read_as_a_value(mode):
     from tests.modes import assert_right_or_refused
     assert not assert_right_or_refused(mode, _builtin_as_key, 0.7)
+
+
+# -- a class's own __getattribute__ run again by the reverse pass of an attribute store (gen16 C2: crash) ------
+
+class _Counted:
+    def __init__(self, p):
+        self.p = p
+        self.reads = 0
+
+    def __getattribute__(self, n):
+        if n == "p":
+            object.__setattr__(self, "reads", object.__getattribute__(self, "reads") + 1)
+            return object.__getattribute__(self, n) * 1.5
+        return object.__getattribute__(self, n)
+
+
+def _counted(x):
+    c = _Counted(x)
+    return c.p * x + c.reads
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_own_getattribute_not_run_by_the_reverse_pass(mode):
+    from tests.modes import assert_right_or_refused
+    assert not assert_right_or_refused(mode, _counted, 0.7)
