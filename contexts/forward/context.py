@@ -509,7 +509,8 @@ class ForwardContext(overdub.Context):
         return self.recurse(fn, *args)
 
     def _primitive(self, site, fn, args, kwargs, perturbed=False):
-        if type(fn).__name__ == "fortran" and (perturbed or _holds_dual(args) or _holds_dual(tuple(kwargs.values()))):
+        if type(fn).__name__ == "fortran" and (_holds_dual(args) or _holds_dual(tuple(kwargs.values()))):
+            # (`perturbed` aside: a fresh array's zero tangent, made plain before, is no dual given)
             # an f2py wrapper (LAPACK, BLAS, MINPACK) without a rule, given duals: refused before the call, whose
             # failing conversion of a dual drops a reference to a dtype (scipy's: numpy's refcount error after a
             # dozen refusals, gen17 C2)

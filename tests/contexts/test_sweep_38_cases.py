@@ -699,3 +699,16 @@ def _counted(x):
 def test_own_getattribute_not_run_by_the_reverse_pass(mode):
     from tests.modes import assert_right_or_refused
     assert not assert_right_or_refused(mode, _counted, 0.7)
+
+
+def test_f2py_wrapper_given_a_fresh_constant_array_runs():
+    # (a dual passed by keyword takes forward mode's duals path, where the callee's np.ones is a fresh array of
+    # zero tangent, made plain before the call: the refusal above took it for a perturbed argument)
+    import scipy.linalg
+
+    def g(n, a=-1.0):
+        c = np.ones((2, n))
+        return float(scipy.linalg.eigvals_banded(c)[0]) * a
+    want = float(scipy.linalg.eigvals_banded(np.ones((2, 3)))[0])
+    np.testing.assert_allclose(derivative(lambda x: g(3, a=x), 0.3), want, rtol=1e-12)
+    np.testing.assert_allclose(derivative(lambda x: g(3, x), 0.3), want, rtol=1e-12)
