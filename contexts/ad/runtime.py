@@ -600,9 +600,7 @@ def call(mask, f, /, *args, **kw):
             impl = rule.impl
             if f in STAIRS and (mask < 0 or mask & 1):  # (`round(t, 10)`, `np.mod(t, 1e-12)`: a fine step)
                 staircase_reverse(f, args, kw)
-            if (rule.kind == "nondiff" and id(f) in _FRESH_IDS or f is _NP_ARRAY and args and type(args[0]) in (
-                    list, tuple) and not _any_dual(args, kw)) and (y := _fresh_under_outer(f, args, kw)) is not None:
-                # (and `np.array([1.0, 2.0])` of constants: a store of a perturbed value into it, gen17)
+            if rule.kind == "nondiff" and id(f) in _FRESH_IDS and (y := _fresh_under_outer(f, args, kw)) is not None:
                 # forward over reverse (hessian): an array the user's code makes takes perturbed values,
                 # as in forward mode (`v = np.zeros(n); v[i] = ...`): a dual of zero tangent
                 return y, None
@@ -704,8 +702,7 @@ _NOT_VALUES = frozenset({"out", "dtype", "axis", "axes", "keepdims", "where", "c
                          "size", "shape", "num", "endpoint", "retstep"})
 
 
-_FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones)))
-_NP_ARRAY = np.array  # (forward mode's list, np.full aside: no rule)
+_FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones)))  # (forward mode's list, np.full aside: no rule)
 
 
 def _fresh_under_outer(f, args, kw):

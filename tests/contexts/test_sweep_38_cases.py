@@ -518,24 +518,6 @@ def test_mapping_of_its_own_spread_as_keywords(f, mode):
     assert not refused or f is not _plain_dict_keywords
 
 
-# -- hessian of a store into an array of constants made by np.array (gen17: refused before) -----------------
-
-def _store_into_constants(x):
-    t = np.array([1.0, 2.0, 3.0])
-    t[1] = x[1] * x[0]
-    return float(np.sum(t ** 2 * x))
-
-
-def test_hessian_of_a_store_into_an_array_of_constants():
-    from contexts import hessian
-    x = np.array([0.61, 0.83, 0.47])
-    want = np.array([(gradient(_store_into_constants, x + 1e-5 * e)[0]
-                      - gradient(_store_into_constants, x - 1e-5 * e)[0]) / 2e-5 for e in np.eye(3)])
-    np.testing.assert_allclose(gradient(_store_into_constants, x)[0], fd.gradient(_store_into_constants, x)[0],
-                               rtol=1e-6)
-    np.testing.assert_allclose(hessian(_store_into_constants, x), want, rtol=1e-5, atol=1e-7)
-
-
 # -- MutableMapping.clear: a weak dictionary's (functools.singledispatch's cache, cleared whenever an ABC is
 # registered) refused every reverse call (pkD: stdatm); a user mapping's entries deleted as code -------------
 
