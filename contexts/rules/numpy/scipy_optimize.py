@@ -145,20 +145,34 @@ def any_cotangent(v) -> bool:
 
 
 def iteration_refused(name) -> NoDerivative:
-    return NoDerivative(f"{name} stops its Newton iteration at the solver's tolerance, on a Jacobian frozen from "
-                        "earlier steps: differentiated as code, its derivative is off by about that tolerance "
-                        "(scipy's BDF at rtol=1e-3: 4.5e-4 of it), and overdub has no rule for it",
-                        fix="use an explicit method (method='RK45', 'DOP853'), whose steps are differentiated "
-                            "exactly, or give the solve a custom adjoint (`@contexts.custom_adjoint`)")
+    """`name` is a key of `_WHY`: what the iteration is, and what to use instead."""
+    what, fix = _WHY[name]
+    return NoDerivative(f"{name} {what}: differentiated as code, its derivative is off by about its tolerance, "
+                        "and overdub has no rule for it", fix=fix)
 
+
+_BDF = "scipy.integrate.solve_ivp(method='BDF')"
+_BOUNDED = "scipy.optimize.minimize_scalar(method='bounded') (fminbound)"
+_WHY = {
+    _BDF: ("stops its Newton iteration at the solver's tolerance, on a Jacobian frozen from earlier steps (at "
+           "rtol=1e-3: 4.5e-4 of the derivative)",
+           "use an explicit method (method='RK45', 'DOP853'), whose steps are differentiated exactly, or give the "
+           "solve a custom adjoint (`@contexts.custom_adjoint`)"),
+    _BOUNDED: ("stops its golden-section and parabolic steps at xatol (iadpython's inversion, minimising |M(a) - r|: "
+               "8e-4 of the derivative off)",
+               "find the minimiser as a root of the objective's derivative with scipy.optimize.brentq (whose rule "
+               "differentiates the root itself), or a root of g for |g|; or give the call a custom adjoint"),
+}
 
 # iterations refused by name: their result run natively, its derivative refused (see `iteration_refused`)
 ITERATIONS = {}
 try:
     from scipy.integrate._ivp import bdf as _bdf
-    ITERATIONS[_bdf.solve_bdf_system] = "scipy.integrate.solve_ivp(method='BDF')"
+    ITERATIONS[_bdf.solve_bdf_system] = _BDF
 except (ImportError, AttributeError):  # pragma: no cover - another scipy's layout
     pass
+if (_bounded := getattr(getattr(optimize, "_optimize", None), "_minimize_scalar_bounded", None)) is not None:
+    ITERATIONS[_bounded] = _BOUNDED
 
 
 def search_adjoint(name, refused=None):

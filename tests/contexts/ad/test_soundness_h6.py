@@ -332,7 +332,7 @@ def test_golden_section_refused():
         derivative(golden_argmin, 0.7)
 
 
-def test_scipy_golden_refused_brent_bounded_right():
+def test_scipy_golden_and_bounded_refused():
     optimize = pytest.importorskip("scipy.optimize")
 
     def argmin(method, x, **kw):
@@ -342,8 +342,11 @@ def test_scipy_golden_refused_brent_bounded_right():
         gradient(lambda x: argmin("golden", x, options={"xtol": 1e-12}), 0.7)
     with pytest.raises(BisectionRefused):  # (its objective's closure holds the perturbed input)
         derivative(lambda x: argmin("golden", x, options={"xtol": 1e-12}), 0.7)
+    # (the bounded method, right here on a smooth objective, was 8e-4 off on a kinked one, |M(a) - r|, which it
+    # cannot tell apart: refused by name since session 38, `scipy_optimize.ITERATIONS`)
     bounded = lambda x: argmin("bounded", x, bounds=(-3.0, 3.0), options={"xatol": 1e-12})  # noqa: E731
-    assert derivative(bounded, 0.7) == pytest.approx(fd.derivative(bounded, 0.7, h=1e-4), rel=1e-5)
+    with pytest.raises(OverdubError):
+        derivative(bounded, 0.7)
 
 
 # numpy.ma's masked arrays (an ndarray subclass numpy.ma stores attributes on): refused in reverse mode,
