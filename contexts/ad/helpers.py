@@ -1201,8 +1201,7 @@ def display_adj(S, g, t):
 def kw_spread(m, g):
     """The cotangent of m, spread as keyword arguments (`f(**m)`): g, by key; refused where m is a mapping
     whose own __getitem__ reads its entries (gen16 W3: lost, 0.7 for 1.4)."""
-    if g is not None and not isinstance(m, dict):
-        own_mapping_refused(m, g)
+    own_mapping_refused(m, g)
     return g
 
 
@@ -2543,8 +2542,13 @@ class _EnteredAs(_Watched):
 
     def __enter__(self):
         m = self.m
-        if _holds_numbers(m, 0) or _holds_numbers(v := m.__enter__(), 0) and (
-                m.__exit__(None, None, None) or True):
+        held = _holds_numbers(m, 0)
+        if not held:
+            v = m.__enter__()
+            if _holds_numbers(v, 0):
+                m.__exit__(None, None, None)  # (entered: left again before the refusal)
+                held = True
+        if held:
             raise runtime.UnsupportedFunction(
                 f"reverse mode cannot differentiate `with ... as` on a {type(m).__name__} holding a number: the "
                 "statement runs its `__enter__` natively, and the value it gives carries no derivative",

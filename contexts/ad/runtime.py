@@ -1595,19 +1595,26 @@ def _number_like(v) -> bool:
     return isinstance(v, (float, complex, np.inexact)) or type(v) is _NDARRAY and v.dtype.kind in "fc"
 
 
-def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
-    if cls is super:  # a proxy: the methods reached through it are differentiated with their object
-        return cls(*args, **kw), None
-    if cls is type and len(args) == 3 and isinstance(args[2], dict) and any(  # (`type(name, bases, {'k': x})`,
-            _number_like(v) or type(v) in (list, tuple, dict) and any(  # gen16 W1; not namedtuple's methods,
-                _number_like(e) for e in (v.values() if type(v) is dict else v))  # getters and names)
-            for v in args[2].values()):
+def _class_of_numbers_refused(namespace) -> None:
+    """A class made by `type(name, bases, namespace)` whose namespace holds numbers (or lists, tuples, dicts of
+    them): read through the class, its attributes would not carry the derivative (0 before). Not its methods,
+    getters and names (namedtuple's)."""
+    if isinstance(namespace, dict) and any(
+            _number_like(v) or type(v) in (list, tuple, dict) and any(
+                _number_like(e) for e in (v.values() if type(v) is dict else v))
+            for v in namespace.values()):
         raise UnsupportedFunction(
             "reverse mode cannot make a class by type(name, bases, namespace) holding differentiated values: "
             "its attributes, read through the class, would not carry the derivative (0)", where=_user_line(),
             fix="keep the value on an instance (`self.k = ...`) or pass it as an argument; forward mode "
                 "(`contexts.derivative`, `jvp`) follows it")
-    if cls is type and len(args) == 3:  # (a class of no numbers, namedtuple's: made as it is)
+
+
+def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
+    if cls is super:  # a proxy: the methods reached through it are differentiated with their object
+        return cls(*args, **kw), None
+    if cls is type and len(args) == 3:  # `type(name, bases, namespace)`: made as it is, refused where the
+        _class_of_numbers_refused(args[2])  # namespace holds numbers (gen16 W1); namedtuple's: made
         return type(*args, **kw), None
     if cls is _LRU_CACHE and len(args) == 4 and not kw:  # functools.lru_cache around a function: called, it
         return _LRU_CACHE(*args), (_cached_back,)         # is differentiated through the function itself

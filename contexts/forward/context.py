@@ -118,7 +118,6 @@ def _of_floats(x) -> bool:
     return True
 
 
-
 class ForwardContext(overdub.Context):
     """Runs functions on Duals, handling the calls that cannot know about them.
 
@@ -510,10 +509,10 @@ class ForwardContext(overdub.Context):
 
     def _primitive(self, site, fn, args, kwargs, perturbed=False):
         if type(fn).__name__ == "fortran" and (_holds_dual(args) or _holds_dual(tuple(kwargs.values()))):
-            # (`perturbed` aside: a fresh array's zero tangent, made plain before, is no dual given)
             # an f2py wrapper (LAPACK, BLAS, MINPACK) without a rule, given duals: refused before the call, whose
             # failing conversion of a dual drops a reference to a dtype (scipy's: numpy's refcount error after a
-            # dozen refusals, gen17 C2)
+            # dozen refusals, gen17 C2). The arguments, not `perturbed`: a fresh array's zero tangent was made
+            # plain before, and is no dual given
             raise no_rule(fn, where=str(site))
         try:
             y = fn(*args, **kwargs)

@@ -37,6 +37,11 @@ NONDIFF_BUILTINS = frozenset({
 })
 
 
+def _makes_class(call: ast.Call) -> bool:
+    """`type(name, bases, namespace)`: a class made, holding the namespace's values (not a question of kind)."""
+    return isinstance(call.func, ast.Name) and call.func.id == "type" and len(call.args) == 3
+
+
 def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevars: tuple = ()) -> None:
     """`isinstance(a, float)`, `type(a)`, `len(a)`, `str(a)`... of an active value, whose result carries no
     derivative, ask their question of its primal (`__od_primal__`): under a derivative of a derivative the value
@@ -104,7 +109,7 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
             node._od_stairs = True  # (each transformer checks a step far finer than the value: `STAIRS`)
         if (isinstance(node.func, ast.Name) and node.func.id in asks
                 and any(isinstance(a, ast.Name) and a.id in active for a in node.args)
-                and not (node.func.id == "type" and len(node.args) == 3)):  # (a class made: its namespace's values)
+                and not _makes_class(node)):  # (a class made: its namespace's values)
             node.args = [ast.copy_location(ast.Call(ast.Name("__od_primal__", ast.Load()), [a], []), a)
                          if isinstance(a, ast.Name) and a.id in active else a for a in node.args]
             if node.func.id == "round" and isinstance(node.args[0], ast.Call):
@@ -1047,8 +1052,7 @@ class _Activity:
                 # (but `str(x)`, as an f-string: geopy's `Point(f"{lat} {lon}")` parsed by a callee gave 0; and
                 # any/all drawing from an active iterator, whose draws run code that may store: recorded; and
                 # `type(name, bases, namespace)`, a class holding the namespace's values: gen16 W1, 0)
-                return (v.func.id in _TEXT_MAKERS_AND_DRAWERS or v.func.id == "type" and len(v.args) == 3) and any(
-                    n in a for n in _reads(v))
+                return (v.func.id in _TEXT_MAKERS_AND_DRAWERS or _makes_class(v)) and any(n in a for n in _reads(v))
             read = _reads(v)
             if self.state_readers and not self.state_readers.isdisjoint(read):
                 # it may return what an earlier call stored into module state (the function called, or given

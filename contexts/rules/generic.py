@@ -42,7 +42,10 @@ def integral(y) -> bool:
     derivative is 0 whatever it was computed from (`np.array(v, dtype=int)`, `np.sum(v, dtype=int)`, a float
     stored into an integer array: gen17's W1/W2, whose float derivatives the rules passed through the cast).
     Python ints are not: they are exact inputs (`derivative(f, 3)`), differentiated in their own arithmetic."""
-    return (type(y) is np.ndarray and y.dtype.kind in "biu") or isinstance(y, (np.integer, np.bool_))
+    t = type(y)
+    if t is float:  # (the common case first: every rule's result passes here)
+        return False
+    return (t is np.ndarray and y.dtype.kind in "biu") or isinstance(y, (np.integer, np.bool_))
 
 
 def add(a, b):

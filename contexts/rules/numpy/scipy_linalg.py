@@ -862,16 +862,8 @@ def _getrf_frule(fn):
         tp = np.asarray(t, dtype=y[0].dtype)[_lu_perm(y[1])]
         f = _tri_solve(up, _tri_solve(low, tp, True).T, False, trans=True).T  # L^-1 dA[perm] U^-1
         dlu = low @ np.tril(f, -1) + np.triu(f) @ up  # (dL strictly lower, dU upper: one packed array)
-        return y, (np.tril(dlu, -1) + np.triu(dlu), None, None)
+        return y, (dlu, None, None)
     return getrf_frule
-
-
-def _lu_matrix(lu, piv):
-    """(L, U, A): the matrix the factorisation stands for, A[perm] = L U."""
-    low, up = _lu_parts(lu, "scipy.linalg.lu_solve")
-    a = np.empty_like(low)
-    a[_lu_perm(piv)] = low @ up
-    return low, up, a
 
 
 def _lu_cotangent(da, low, up, piv):
@@ -889,10 +881,9 @@ def getrs_adjoint(dy, y, lu, piv, b, *rest, **kwargs):
     nones = (None,) * len(rest)
     if dx is None:
         return (None, None, None) + nones
-    low, up, a = _lu_matrix(lu, piv)
-    op = a.T if trans else a
-    db = np.linalg.solve(op.T, np.asarray(dx))
-    dop = -_outer(db, y[0])
+    low, up = _lu_parts(lu, "scipy.linalg.lu_solve")
+    db = scipy_linalg.lu_solve((lu, piv), np.asarray(dx), trans=0 if trans else 1, check_finite=False)  # (the
+    dop = -_outer(db, y[0])  # factors at hand: op(A)^-T xbar without a new factorisation)
     return (match_primal(_lu_cotangent(dop.T if trans else dop, low, up, piv), lu), None,
             match_primal(db, b)) + nones
 
@@ -905,15 +896,14 @@ def _getrs_frule(fn):
             return y, None
         (trans,) = _bind(rest, kwargs, ("trans",), (0,))
         _real("scipy.linalg.lu_solve", lu, b)
-        low, up, a = _lu_matrix(lu, piv)
-        op = a.T if trans else a
         rhs = np.zeros_like(y[0]) if tb is None else np.asarray(tb, dtype=y[0].dtype)
         if tlu is not None:
+            low, up = _lu_parts(lu, "scipy.linalg.lu_solve")
             tlu = np.asarray(tlu)
-            da = np.empty_like(a)
+            da = np.empty_like(low)
             da[_lu_perm(piv)] = np.tril(tlu, -1) @ up + low @ np.triu(tlu)
             rhs = rhs - (da.T if trans else da) @ y[0]
-        return y, (np.linalg.solve(op, rhs), None)
+        return y, (fn(lu, piv, rhs, trans=trans)[0], None)  # (op(A)^-1 rhs by the same factors)
     return getrs_frule
 
 
