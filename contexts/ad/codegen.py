@@ -120,6 +120,12 @@ def _accumulate(dn: str, c: str) -> ast.If:
                [if_(floats, [assign(dn, binop(dn, ast.Add(), c))], [assign(dn, call("__od_acc__", dn, c))])])
 
 
+def _also_bound(s: ast.Assign, alias: str) -> ast.Assign:
+    """`name = value` as `name = alias = value`: the new value under a name of its own."""
+    bound = ast.Assign(targets=[*s.targets, ast.Name(id=alias, ctx=ast.Store())], value=s.value)
+    return ast.copy_location(bound, s)
+
+
 def _given(cotangent: str, body: list[ast.stmt]) -> ast.If:
     """`if cotangent is not None: body`."""
     return if_(not_none(cotangent), body)
@@ -756,12 +762,22 @@ class _Gen:
             # stores (a lazy cache, `self.cache[i] = ...`) is recorded now; lists, tuples, dicts and arrays
             # are indexed as written
             pb = self.fresh("_od_pb")
-            fwd = at([if_(compare(call("__od_type__", obj), ast.In(), "__od_native_items__"), [s, assign(pb, const(None))],
-                          [assign((name, pb), call("__od_subscript__", obj, index_value(v.slice)))])], s)
-            adj = self.take(name) + [if_(not_none(pb), [assign(d(obj), call(
+            adj = self.take(name)
+            need = [obj, pb] + _names_in(v.slice)
+            y = name
+            if isinstance(v.slice, ast.Slice):  # (a new list: its box's cotangent too)
+                y, adj = self._new_list(name, v, adj)
+                need.append(y)
+            native, made = s, [assign((name, pb), call("__od_subscript__", obj, index_value(v.slice)))]
+            if y != name:
+                native = _also_bound(s, y)
+                made = [assign((y, pb), call("__od_subscript__", obj, index_value(v.slice))), assign(name, y)]
+            fwd = at([if_(compare(call("__od_type__", obj), ast.In(), "__od_native_items__"),
+                          [native, assign(pb, const(None))], made)], s)
+            adj += [if_(not_none(pb), [assign(d(obj), call(
                 "__od_subscript_adj__", "_od_S", d(obj), "_od_g", pb))], [_given("_od_g", [assign(d(obj), call(
                     "__od_getitem_adj__", "_od_S", d(obj), "_od_g", obj, index_value(v.slice)))])])]
-            return fwd, [obj, pb] + _names_in(v.slice), adj
+            return fwd, need, adj
         if isinstance(v, (ast.Tuple, ast.List)):
             return self.build_seq(s, name, v)
         if isinstance(v, ast.Dict):
@@ -772,6 +788,23 @@ class _Gen:
             # a set's members carry no cotangent back: refused when they may carry a derivative
             return [s] + at([expr_stmt(call("__od_match_guard__", name, const("a set of")))], s), [], self.take(name)
         return [s], [], self.take(name)  # sets, f-strings...: nothing flows back
+
+    def _new_list(self, name, v, adj):
+        """(the name the new value is saved by, adj) for a statement that may make a new list (`w = base[:]`,
+        `base * 1`, `base + []`): the adjoint takes, besides the variable's cotangent, what is in the list's
+        box — the items written through another name for it (`d = copy.copy({'w': w}); d['w'][1] = x`: the
+        copy's pullback leaves a shared list's cotangent in the list's own box, for the adjoint of what made
+        it: gen16 W2b, 0.7 for 1.4). Where the statement reads the old value (`acc = acc + [x]`), the new one
+        is also bound to a name of its own (`_also_bound`; the block snapshots the old one for the reads)."""
+        y = name
+        if name in _names_in(v):
+            self._n_results = getattr(self, "_n_results", 0) + 1
+            y = f"_od_res{self._n_results}_{name}"
+        if isinstance(v, ast.BinOp):  # (a cotangent there: `binop_adj` reads the box, off the numbers' fast path)
+            test = and_(is_("_od_g", const(None)), is_(call("type", y), "list"))
+        else:
+            test = is_(call("type", y), "list")
+        return y, adj + [if_(test, [assign("_od_g", call("__od_loop_box__", "_od_S", "_od_g", y))])]
 
     def index_adj(self, obj: str, idx: ast.expr) -> list[ast.stmt]:
         """The adjoint of `obj[idx]` with an active index: a class's own `__getitem__` (`np.r_[x, 1.0]`)
@@ -883,9 +916,19 @@ class _Gen:
         if keep_y:
             self._results.append(name)  # saved as is: it is the value after this statement
         adj = self.take(name)
+        if (isinstance(v.op, ast.Add) and not any(isinstance(x, ast.Constant) for x in (a, b))
+                or isinstance(v.op, ast.Mult) and not any(isinstance(x, ast.Constant) and type(x.value) is not int
+                                                          for x in (a, b))) and (act_a or act_b) and name in self.loaded:
+            y, adj = self._new_list(name, v, adj)  # (`base + []`, `base * 1`: a new list)
+            need = need + [y]
+            if y != name:
+                s = _also_bound(s, y)
+            keep_y, result = True, y
+        else:
+            result = name
         opname = _OPNAMES.get(type(v.op), "?")
         generic = [assign(("_od_ga", "_od_gb"), call("__od_binop_adj__", const(opname), "_od_g",
-                                                     name if keep_y else const(None), user(a), user(b),
+                                                     result if keep_y else const(None), user(a), user(b),
                                                      const(int(act_a) | 2 * int(act_b)), "_od_S"))]
         # `r = r * x`: r's cotangent was just taken (None), so its contribution is assigned directly
         fresh_a = act_a and a.id == name and not (act_b and b.id == name)
@@ -897,11 +940,11 @@ class _Gen:
         if not (act_a or act_b):  # (`1.0 / 6`: no operand takes a cotangent; the result's is dropped)
             generic = []
         if self.observed:
-            fwd = at([assign(name, call("__od_binop__", const(opname), user(a), user(b)))], s)
+            fwd = at([ast.Assign(targets=s.targets, value=call("__od_binop__", const(opname), user(a), user(b)))], s)
             return fwd + post, need, adj + ([_given("_od_g", generic + added)] if generic else [])
         if not generic:
             return [s, *post], need, adj
-        fast = None if self.compact else _fast_cotangents(v.op, a, b, load(name) if keep_y
+        fast = None if self.compact else _fast_cotangents(v.op, a, b, load(result) if keep_y
                                                           else binop(user(a), ast.Div(), user(b)))
         if fast is not None:
             fa, fb = fast

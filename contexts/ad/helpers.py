@@ -185,6 +185,8 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
     if (type(a) is _NDARRAY or type(b) is _NDARRAY) and (
             need & 1 and converted_by_numpy(a) or need & 2 and converted_by_numpy(b)):  # (a constant one passes)
         raise_unseen_conversion(a if need & 1 and converted_by_numpy(a) else b, f"`{opname}` of an array")
+    if type(y) is list and S is not None and id(y) in S.boxes:  # (a new list's box: `codegen._new_list`)
+        g = S.box(y, g)
     if type(a) is _Dual or type(b) is _Dual or type(g) is _Dual:
         return _dual_binop_adj(opname, g, y, a, b, need)
     if opname == "pow" and not need & 2:  # x ** n with a constant exponent: d/dx only
@@ -719,6 +721,15 @@ def getattr_(obj, attr):
         # `super().v`, a base class's property: its getter's twin on the object (run natively it gave 0:
         # pyfar's `Signal.time` returning `super().time`); its cotangent is the object's, as super()'s is
         return _twin(held.fget, obj.__self__)
+    if t is super and type(held := _past(obj, attr)) is functools.cached_property and (
+            type(held.func) is types.FunctionType):
+        # `super().c` of a base class's cached_property, overridden in the subclass (krigeo's `Ki`): Python
+        # runs its getter natively from C, its value unrecorded (0 for 5.6); its cache is a store past the
+        # subclass's own descriptor, which the reverse pass cannot undo there
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate `super().{attr}`, a base class's functools.cached_property",
+            where=runtime._user_line(), fix=f"call its getter itself (`{held.func.__qualname__}.func(self)`), or "
+                                            "use forward mode (derivative, jvp)")
     if isinstance(obj, ArrayLeaf):  # a dask array's `.T`, `.shape`: read as an ndarray's (never its code)
         return getattr(obj, attr), None
     if attr == "__dict__":  # (also of a C type's instance, SimpleNamespace's: its dict is its fields)
@@ -1187,7 +1198,10 @@ def loop_item_adj(S, dit, g, itv, i, it):
 
 def loop_box(S, dit, it):
     """After a `for` loop's adjoint: the cotangent of the list or tuple looped over is its box, which holds
-    its items' (`loop_item_adj`), with dit merged in."""
+    its items' (`loop_item_adj`), with dit merged in. Also a new list's, made by a slice or an operator
+    (`w = base[:]`, `base * 1`, `base + []`): what was written through another name for it (a shallow
+    copy's entry, `d = copy.copy({'w': w}); d['w'][1] = x`) is in its box, not with the variable (gen16
+    W2b: 0.7 for 1.4)."""
     if (type(it) is list or type(it) is tuple) and id(it) in S.boxes:
         return S.box(it, dit)
     return dit

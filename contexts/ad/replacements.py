@@ -19,6 +19,7 @@ import numpy as _np
 from overdub.errors import OverdubError
 
 from ..rules.cotangents import own_dict
+from ..rules.registry import registry
 
 __all__ = ["REPLACEMENTS", "GETTERS"]
 
@@ -410,6 +411,52 @@ def ad_pairwise(iterable):
     return iter(out)
 
 
+def _positions(kind, n: int, r):
+    """itertools' rows of positions in n items (constants: run as they are, `registry.nondifferentiable`)."""
+    return list(kind(range(n), r))
+
+
+registry.nondifferentiable(_positions)
+
+
+def _picked(pool, kind, r):
+    """The tuples of pool's items at each of itertools' rows of positions (`kind`: combinations, ...)."""
+    out = []
+    for row in _positions(kind, len(pool), r):
+        picked = []
+        for i in row:
+            picked.append(pool[i])
+        out.append(tuple(picked))
+    return iter(out)
+
+
+def ad_combinations(iterable, r):
+    pool = tuple(iterable)
+    return _picked(pool, itertools.combinations, r)
+
+
+def ad_combinations_with_replacement(iterable, r):
+    pool = tuple(iterable)
+    return _picked(pool, itertools.combinations_with_replacement, r)
+
+
+def ad_permutations(iterable, r=None):
+    pool = tuple(iterable)
+    return _picked(pool, itertools.permutations, r)
+
+
+def ad_tee(iterable, n=2):
+    """`itertools.tee`: n iterators over the items, drawn now (compas' `pairwise`: `a, b = tee(it)`)."""
+    if type(iterable) is Forever or _endless(iterable):
+        raise OverdubError("itertools.tee of an iterator without end: reverse mode draws its items when the "
+                           "copies are made", fix="tee a finite iterator (`itertools.islice(it, n)`)")
+    items = list(iterable)
+    out = []
+    for _ in range(n):
+        out.append(iter(items))
+    return tuple(out)
+
+
 def ad_zip_longest(*iterables, fillvalue=None):
     seqs = [list(s) for s in iterables]
     n = max((len(s) for s in seqs), default=0)
@@ -601,7 +648,9 @@ REPLACEMENTS = {next: ad_next, map: ad_map, filter: ad_filter, zip: ad_zip, enum
                 itertools.chain: ad_chain, itertools.chain.from_iterable: ad_chain_from_iterable,
                 itertools.zip_longest: ad_zip_longest, itertools.compress: ad_compress,
                 itertools.takewhile: ad_takewhile, itertools.dropwhile: ad_dropwhile, itertools.islice: ad_islice,
-                itertools.groupby: ad_groupby}
+                itertools.groupby: ad_groupby, itertools.combinations: ad_combinations,
+                itertools.combinations_with_replacement: ad_combinations_with_replacement,
+                itertools.permutations: ad_permutations, itertools.tee: ad_tee}
 if hasattr(itertools, "pairwise"):
     REPLACEMENTS[itertools.pairwise] = ad_pairwise
 REPLACEMENTS[itertools.repeat] = ad_repeat

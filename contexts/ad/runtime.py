@@ -42,6 +42,7 @@ from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compil
 from ..rules.generic import integral
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.numpy.creation import python_ufunc_method
+from ..rules.numpy.reductions import UFUNC_METHOD_OUT
 from ..rules.numpy.objects import holds_objects, object_form
 from ..rules.numpy.stand_ins import vectorized
 from ..rules.builtins import getitem_iteration
@@ -523,6 +524,8 @@ def call(mask, f, /, *args, **kw):
             rule, is_method = _rule_of(f)
             if is_method and len(args) > 1 and isinstance(f.__self__, np.ndarray):
                 _method_out(f, args)
+            elif is_method and len(args) > 3 and type(f.__self__) is _UFUNC:
+                _ufunc_method_out(f, args)
             if is_method and type(f.__self__) is _UFUNC and rule is not None and rule.kind != "nondiff" \
                     and protocol_objects(args):  # `np.add.reduce(q)`: numpy hands it to q's __array_ufunc__
                 return _twin_call(mask, through_protocol(f.__self__, f.__name__), (), args, kw)
@@ -1048,14 +1051,23 @@ def _method_out(f, args):
             raise _positional_out(f)
 
 
-def _positional_out(f) -> UnsupportedFunction:
+def _ufunc_method_out(f, args):
+    """`np.add.accumulate(a, 0, None, a)`, `np.add.reduce(x, 0, None, s)`: a ufunc method's output given by
+    position, refused as a function's is (gen19 W4, W5: the write was not seen, 0 or the wrong gradient)."""
+    pos = UFUNC_METHOD_OUT.get(f.__name__, -1)
+    if len(args) > pos >= 0 and args[pos] is not None:
+        raise _positional_out(f, f"{f.__self__.__name__}.{f.__name__}")
+
+
+def _positional_out(f, name=None) -> UnsupportedFunction:
     """The refusal of outputs passed by position (`np.exp(K, K)`). The transform sees the call as one
     reading its arguments, not writing into one, so the array's cotangent before and after the call would
     be one (sklearn's laplacian_kernel gave the gradient of -gamma * d, not of exp(-gamma * d))."""
+    name = name or f.__name__
     return UnsupportedFunction(
-        f"reverse mode does not differentiate np.{f.__name__} writing into an output array passed by position",
+        f"reverse mode does not differentiate np.{name} writing into an output array passed by position",
         where=_user_line(),
-        fix=f"pass it by keyword (`np.{f.__name__}(..., out=a)`), or assign the result")
+        fix=f"pass it by keyword (`np.{name}(..., out=a)`), or assign the result")
 
 
 def _out_call(f, args, kw):
@@ -1129,6 +1141,7 @@ HELD_BACKS = frozenset({_inplace_back, _mutating_back, _out_back, _positional_ou
 def _dual_method_call(f, args, kw):
     """x.sum() etc. on a forward-mode dual array: run it, and differentiate it with the ndarray method's
     rule (whose adjoint then runs on duals, under ForwardContext when it must)."""
+    _method_out(f, args)  # (`a.sum(0, None, s)` on duals: refused, as on arrays; gen19 W3 gave zeros)
     rule = _rules.get((np.ndarray, f.__name__))
     if rule is not None and rule.adjoint is None and rule.inplace is not None:  # x.sort(), x.fill(v)
         changed(_primal(f.__self__))

@@ -25,7 +25,8 @@ def show_adjoint(f: Callable, active: Iterable[str] | None = None, raw: bool = F
 
     Each block record is `(block id, saved primal values...)`; the adjoint of block k runs when its record
     is popped in the reverse pass. Lines are the user's. `d_v` is the cotangent of variable v, `tN` the
-    lowered form's temporaries, `v_old` a value saved before it was rebound, `pbN` a callee's pullback.
+    lowered form's temporaries, `v_old` a value saved before it was rebound, `v_new` the value a statement
+    reading v bound it to, `pbN` a callee's pullback.
 
     >>> import math
     >>> def f(x):
@@ -70,6 +71,7 @@ def show_adjoint(f: Callable, active: Iterable[str] | None = None, raw: bool = F
 def _fold(stmts: list[ast.stmt]) -> list[ast.stmt]:
     """A block's adjoint statements with the machinery folded away (see the module's docstring)."""
     out: list[ast.stmt] = []
+    stmts = [s for s in stmts if not _new_list_box(s)]
     i = 0
     while i < len(stmts):
         s = stmts[i]
@@ -168,6 +170,12 @@ def _is_fast_path(s: ast.If) -> bool:
     return "type(" in text and "__od_" in general and "_adj__" in general
 
 
+def _new_list_box(s) -> bool:
+    """`if ... type(y) is list: _od_g = __od_loop_box__(...)`: a new list's box read (`codegen._new_list`)."""
+    return (isinstance(s, ast.If) and len(s.body) == 1 and not s.orelse
+            and "__od_loop_box__" in ast.unparse(s.body[0]) and " is list" in ast.unparse(s.test))
+
+
 def _is_bookkeeping(s) -> bool:
     """Statements about arrays a callee changed in place (`_od_w`, `_od_S`), none for a plain call."""
     text = ast.unparse(s) if not isinstance(s, ast.If) else ast.unparse(s.test)
@@ -231,6 +239,7 @@ def _parse(text: str) -> ast.stmt:
 def _names(text: str) -> str:
     """The generated names as a reader would write them: `d_x`, `t3`, `y_old`, `pb1`, `record`."""
     text = re.sub(r"\b_od_s\d+_\d+_(\w+)", r"\1_old", text)
+    text = re.sub(r"\b_od_res\d+_(\w+)", r"\1_new", text)
     text = re.sub(r"\b_od_d__od_in_(\w+)", r"d_\1_in", text)
     text = re.sub(r"\b_od_d__od_(\w+)", r"d_\1", text)
     text = re.sub(r"\b_od_in_(\w+)", r"\1_in", text)

@@ -32,6 +32,7 @@ from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, is_stair as _st
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
 from ..rules.containers import SEQUENCE_FORMS, holds
+from ..rules.numpy.reductions import UFUNC_METHOD_OUT
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.numpy.stand_ins import vectorized
 from ..rules.frames import is_engine, note_transformed
@@ -285,6 +286,8 @@ class ForwardContext(overdub.Context):
         if (type(fn) is np.ufunc or type(fn) is _BUILTIN_METHOD) and fn in EQUALS and len(args) == 2 \
                 and not is_engine(site.filename):
             checked_equality(fn, args)  # `np.equal(x, 0)` in the code run: as `x == 0`
+        if type(fn) is types.MethodType and fn.__func__ is _DUAL_FLOAT and not args and not kwargs:
+            fn, args = float, (fn.__self__,)  # `v.__float__()` called as a method: float(v), by its rule
         if fn is getattr and 2 <= len(args) <= 3 and not kwargs:  # `getattr(kf, "log_likelihood")`
             return self.attribute(*args)
         if fn is hasattr and len(args) == 2 and type(args[0]) is Dual and not kwargs and not is_engine(site.filename):
@@ -892,6 +895,9 @@ def _by_position(fn, args, kwargs):
     return args + tuple(rest.pop(n) for n in names[len(args):]), rest
 
 
+_DUAL_FLOAT = Dual.__float__
+
+
 def _fresh(y, tag, outer: tuple = ()):
     """A float or complex array made by the function under tag, as a dual of zero tangent (else y); under
     the tags of outer derivative calls too (`outer`, the inputs' other tags), nested: a value of them stored
@@ -1146,6 +1152,11 @@ def _known(fn, args, kwargs, tag, run_rule):
             # `np.clip(K, 0, 1, K)`, `a.sum(0, None, o)`: the output given by position, written as out=
             named = getattr(np, key[1], None) if isinstance(key, tuple) and key[0] is np.ndarray else fn
             pos = out_position(named) if type(named) is _DISPATCHER else -1
+            if isinstance(key, tuple) and key[0] is np.ufunc:  # `np.add.accumulate(a, 0, None, a)` (gen19 W4)
+                pos = UFUNC_METHOD_OUT.get(key[1], -2) + 1     # (the ufunc first)
+            if len(args) > pos + 1 >= 1 and args[pos] is not None:  # (options after it: not moved, refused)
+                raise NoForwardRule(f"{getattr(fn, '__qualname__', fn)} with its output and later options "
+                                    "passed by position", fix="pass them by keyword (`out=o`)")
             if len(args) > pos >= 0 and args[pos] is not None:
                 kwargs = {**kwargs, "out": args[pos]}
                 args = args[:pos] + args[pos + 1:]

@@ -34,6 +34,7 @@ from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, STAIRS, E
                                staircase_fd, stair_method, stairs_fd, text, users_class, _TEXTS, parse_check)
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.numpy.creation import python_ufunc_method
+from ..rules.numpy.reductions import UFUNC_METHOD_OUT
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
 from ..rules.generic import integral
@@ -212,6 +213,8 @@ def _by_frule(rule, args, tans, kw):
     if len(args) > 2 and not isinstance(rule.fn, np.ufunc):  # an output given by position: duals write it
         fn = getattr(np, rule.fn[1], None) if isinstance(rule.fn, tuple) and rule.fn[0] is np.ndarray else rule.fn
         pos = out_position(fn) if type(fn) is type(np.sum) else -1
+        if isinstance(rule.fn, tuple) and rule.fn[0] is np.ufunc:  # `np.add.accumulate(a, 0, None, a)`, the
+            pos = UFUNC_METHOD_OUT.get(rule.fn[1], -2) + 1            # ufunc first (gen19 W4: its write lost)
         if len(args) > pos >= 0 and args[pos] is not None:
             raise NotTransformable("an output array passed by position")
     tangents = tuple(_registry_zeros(t, a) for t, a in zip(tans, args))
@@ -292,6 +295,8 @@ _IN_PLACE_NAMES = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__",
 
 def _fd_call(f, args, tans, kw, kwtans):
     _MOVED.args = None
+    if kw and type(kw.get("out")) is tuple:  # `out=(a,)`: the twin follows an `out=` variable, not a
+        raise NotTransformable("an out= tuple")  # tuple's items (gen19 W2: the write was lost); duals write a
     if type(f) is _DISPATCHER and own_method_form(f, args) is not None:
         # `np.sum(obj)` calling obj's own `sum` (a subclass of ndarray's, a container's): the rule would take
         # obj for an array (jvp 0.39 for 3.11, gen13 W2); on duals its own method runs, or is refused (run as

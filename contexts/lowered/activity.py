@@ -235,8 +235,11 @@ def _format_fields(node: ast.JoinedStr, active: set) -> None:
 def local_names(fdef, nodes=None) -> set[str]:
     """fdef's variables: its parameters and the names it (or a function defined in it) stores. (`nodes`:
     `all_nodes(fdef)` as a list, when the caller walks the tree for other things too.)"""
-    return ({n.id for n in (all_nodes(fdef) if nodes is None else nodes)
-             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    nodes = all_nodes(fdef) if nodes is None else nodes
+    # (and the classes it defines: `class C: items = []` then `C.items.append(x)` changes C's list, read back
+    # as `sum(C.items)`: taken for a constant, 0 for 2.4, gen18 W3)
+    return ({n.id if isinstance(n, ast.Name) else n.name for n in nodes
+             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) or isinstance(n, ast.ClassDef)}
             | set(param_names(fdef.args)))
 
 
@@ -740,6 +743,10 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
     for n in nodes:
         if isinstance(n, ast.Assign):
             shared = set() if id(n.value) in fresh else viewed(n.value)
+            if isinstance(n.value, ast.BinOp) and isinstance(n.value.op, (ast.Add, ast.Mult, ast.BitOr)):
+                # a list or dict an operator made holds its operands' objects (`l = [a] * 2`, `L + L`, `D | {}`):
+                # a change through it (`l[1] *= 0.5`) is one of a (gen18 W1, W4: 2 for 1)
+                shared |= {e.id for e in (n.value.left, n.value.right) if isinstance(e, ast.Name)}
             if id(n.value) in stateful:
                 shared.add(_STATE)
             if made_here and (callee := _callee_made_here(n.value, made_here)) is not None:
@@ -1381,6 +1388,30 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         names = {e.id for e in held if isinstance(e, ast.Name) and e.id in kept and e.id not in numbers}
         if names:
             items.setdefault(name, set()).update(names)
+    for n in nodes:  # and a variable stored into it (`o[0] = acc`, `o['c'] = acc`, `o.l = acc`): a change through
+        # the holder (`o[0][0] = x`, `o.l.append(x)`) changes acc, read after by its own name (gen18 W7: 0 for 2)
+        if (isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id in kept
+                and n.value.id not in numbers and (not n.value.id.startswith("_od_") or n.value.id in items)):
+            # (a temporary only where it holds objects itself: `o.d = {'c': acc}`)
+            for t in n.targets:
+                if isinstance(t, (ast.Attribute, ast.Subscript)) and isinstance(t.value, ast.Name):
+                    items.setdefault(t.value.id, set()).add(n.value.id)
+    for _ in range(3):  # a list or dict an operator made of one that holds objects (`l = [a] * 2`, `L + L`,
+        # `D | {}`) holds them too: a change through it (`l[1] *= 0.5`) changes a (gen18 W1, W4: 2 for 1)
+        grew = False
+        for name, value in stores:
+            if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult, ast.BitOr)):
+                for e in (value.left, value.right):
+                    if isinstance(e, ast.Name) and e.id in items and e.id not in items.get(name, ()):
+                        items.setdefault(name, set()).add(e.id)
+                        grew = True
+        if not grew:
+            break
+    for name, value in stores:  # a lambda's defaults (`push = lambda v, out=acc: out.append(v)`), as a def's
+        if isinstance(value, ast.Lambda):
+            defaults = [e for e in (*value.args.defaults, *value.args.kw_defaults) if isinstance(e, ast.Name)]
+            if names := {e.id for e in defaults if e.id in kept and e.id not in numbers}:
+                items.setdefault(name, set()).update(names)
     for n in defs:
         defaults = [e for e in (*n.args.defaults, *n.args.kw_defaults) if isinstance(e, ast.Name)]
         if names := {e.id for e in defaults if e.id in kept and e.id not in numbers}:

@@ -320,6 +320,10 @@ registry.adjoint(builtins.divmod, kind="elementwise")(divmod_adjoint)
 registry.frule(builtins.divmod)(divmod_frule)
 registry.adjoint(builtins.float, kind="linear")(_positional_adjoint(float_adjoint))
 registry.frule(builtins.float)(float_frule)
+# the conversion called as the method it is (`v.__float__()`, `np.float64(x).__float__()`): float(v)'s rules
+for _key in ((float, "__float__"), (np.generic, "__float__"), (np.ndarray, "__float__")):
+    registry.adjoint(_key, kind="linear")(float_adjoint)
+    registry.frule(_key)(float_frule)
 registry.adjoint(builtins.complex, kind="linear")(_positional_adjoint(complex_adjoint))
 registry.frule(builtins.complex)(complex_frule)
 
@@ -619,7 +623,7 @@ registry.set((float, "is_integer"), stand_in=py_is_integer)
 
 def wrapper_get(descriptor, obj, owner=None):
     """`object.__setattr__.__get__(obj)` (a C slot's descriptor bound to an object: attrs' frozen classes keep
-    one as their setter) as the bound method it is, whose calls the engines see with the object first
+    one as their setter), or a Python function's `__get__`, as the bound method it is, whose calls the engines see with the object first
     (`Rule.stand_in`: C's own binding hid the object's cotangent)."""
     if obj is None:
         return descriptor
@@ -627,5 +631,8 @@ def wrapper_get(descriptor, obj, owner=None):
 
 
 registry.set((types.WrapperDescriptorType, "__get__"), stand_in=wrapper_get)
+# a Python function bound by hand (`self.func.__get__(obj, cls)`: functools.partialmethod's and
+# singledispatchmethod's `__get__`): the bound method it is, whose cotangent is the object's
+registry.set((types.FunctionType, "__get__"), stand_in=wrapper_get)
 registry.set(builtins.any, stand_in=py_any)
 registry.set(builtins.all, stand_in=py_all)

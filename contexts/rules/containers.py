@@ -888,3 +888,8 @@ def clear_weak(d) -> None:
 
 registry.nondifferentiable(clear_weak)
 registry.set(collections.abc.MutableMapping.clear, stand_in=mutable_mapping_clear)
+
+
+# `weakref.ref(obj)`: a reference by identity, no value of its own. What is read through it (`r().v`) is obj's
+# own, its cotangent in obj's box (reverse mode boxes objects by identity), so the reference carries none.
+registry.nondifferentiable(weakref.ref)

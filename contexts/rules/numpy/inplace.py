@@ -35,6 +35,19 @@ def refuse_read_only_at(ufunc, target) -> None:
                                  "or make the view writable (`np.einsum('ii->i', A)`)")
 
 
+def refuse_overlapping_place(arr, vals) -> None:
+    """Refuse `np.place(arr, mask, vals)` where vals shares memory with arr: numpy reads vals as it writes
+    (`np.place(a, m, a)` repeats a's first values), which the engines' copies of vals do not (gen19 W1: the
+    derivative and, in forward mode, the value changed)."""
+    while is_dual(arr):
+        arr = arr.primal
+    while is_dual(vals):
+        vals = vals.primal
+    if isinstance(arr, np.ndarray) and isinstance(vals, np.ndarray) and np.may_share_memory(arr, vals):
+        raise ReadOnlyTarget("np.place with values that share memory with the array it writes (numpy reads "
+                             "them as it writes, one after another)", fix="pass a copy: `np.place(a, m, v.copy())`")
+
+
 def at_rounds(shape: tuple, idx, v=None):
     """`ufunc.at(x, idx, v)` on an x of `shape` as numpy runs it, one element after another: (the flat
     positions written, in order; v's value for each, broadcast, or None; the rounds: position numbers k
@@ -102,6 +115,7 @@ def copyto_inplace(dst, src, casting="same_kind", where=True):
 
 @_inplace(np.place)
 def place_inplace(arr, mask, vals):
+    refuse_overlapping_place(arr, vals)
     old = arr.copy()
     np.place(arr, mask, vals)
 
@@ -303,6 +317,7 @@ def as_store(fn, args: tuple, kwargs: dict):
         return dst, Ellipsis, np.where(where, src, dst)
     if fn is np.place:
         arr, mask, vals = bind(("arr", "mask", "vals"), {})
+        refuse_overlapping_place(arr, vals)
         m = as_array(mask, dtype=bool)
         return arr, m, _cycled(vals, int(m.sum()))
     if fn is np.putmask:

@@ -639,6 +639,9 @@ REDUCERS = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum
 """ufunc -> the reduction `ufunc.reduce` is (its default axis is 0, the reduction's None)."""
 
 _REDUCE = ("axis", "dtype", "out", "keepdims", "initial", "where")
+# where a ufunc method takes its output by position: `np.add.reduce(a, axis, dtype, out)`,
+# `accumulate(a, axis, dtype, out)`, `reduceat(a, indices, axis, dtype, out)`
+UFUNC_METHOD_OUT = {"reduce": 3, "accumulate": 3, "reduceat": 4}
 
 
 def reduce_options(ufunc, rest: tuple, kwargs: dict) -> tuple:
