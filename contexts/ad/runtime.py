@@ -510,8 +510,9 @@ def call(mask, f, /, *args, **kw):
             if tf is _WRAPPER and f.__name__ == "__call__" and type(f.__self__) is not type \
                     and isinstance(f.__self__, type):  # `super().__call__(*a)` in a metaclass's __call__
                 return _construct(f.__self__, args, kw, meta=False)
-            if tf is _WRAPPER and f.__name__ in _OBJECT_SLOTS and \
-                    getattr(type(f.__self__), f.__name__, None) is _OBJECT_SLOTS[f.__name__]:
+            if tf is _WRAPPER and f.__name__ in _OBJECT_SLOTS and (
+                    getattr(type(f.__self__), f.__name__, None) is _OBJECT_SLOTS[f.__name__]
+                    or getattr(f, "__objclass__", None) is object):  # (`super().__setattr__(k, v)` in a class's own)
                 # `obj.__getattribute__(name)`, `obj.__setattr__(name, v)` (pykalman's `get_params`): object's
                 # own slot bound to obj, whose rule is the unbound slot's with obj first
                 shifted = mask if mask < 0 else (mask & ~KW_ACTIVE) << 1 | 1 | (mask & KW_ACTIVE)

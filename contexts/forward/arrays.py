@@ -144,10 +144,6 @@ def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
             y, dy = run(rule.frule, tangents, values, kwargs)
         except ZeroDivisionError:
             raise_singular(fn, values, kwargs)
-        if _not_finite(dy) and all(t is None or _all_zero(t) for t in tangents):
-            # a call on zero tangents only (a work array np.zeros made, `_fresh`): its tangent is zero, not
-            # the rule's 0 * inf (`np.sqrt(np.zeros(3))` in a function reached by a keyword dual: NaN)
-            dy = np.zeros_like(dy) if type(dy) is np.ndarray else type(dy)(0)
         if dy is not None and isinstance(y, (tuple, list)) and isinstance(dy, (tuple, list)):
             return _outputs(y, [make(yj, dj, tag) if dj is not None else yj for yj, dj in zip(y, dy)])
         return y if dy is None else make(y, dy, tag)
@@ -164,41 +160,14 @@ def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
                     term = pad(t, v, d, tag) * p(y, *values)
                 except ZeroDivisionError:
                     raise_singular(fn, values, {})
-                if _not_finite(term) and _all_zero(t):  # (as on one direction: zero tangents give zero)
-                    continue
                 dy = term if dy is None else dy + term
         return make(y, dy, tag)
     # one direction at a time: the frule knows nothing about chunks
     y, dys = None, []
     for i in range(tag.chunk):
-        ts = [None if t is None else _direction(t, i) for t in tangents]
-        y, dy = run(rule.frule, ts, values, kwargs)
-        if _not_finite(dy) and all(t is None or _all_zero(t) for t in ts):  # (as on one direction)
-            dy = np.zeros_like(dy) if type(dy) is np.ndarray else type(dy)(0)
+        y, dy = run(rule.frule, [None if t is None else _direction(t, i) for t in tangents], values, kwargs)
         dys.append(dy)
     return _chunked(y, dys, tag)
-
-
-def _not_finite(t) -> bool:
-    """t, a rule's tangent, is a number or array of numbers holding a NaN or an infinity."""
-    kind = type(t)
-    if kind is float or kind is np.float64:
-        return not math.isfinite(t)
-    if kind is complex or kind is np.complex128:
-        return not (math.isfinite(t.real) and math.isfinite(t.imag))
-    return kind is np.ndarray and t.dtype.kind in "fc" and not np.isfinite(t).all()
-
-
-def _all_zero(t) -> bool:
-    """t, a tangent handed to a rule, is zeros (numbers or arrays of them, or a sequence of those)."""
-    kind = type(t)
-    if kind is np.ndarray:
-        return t.dtype.kind in "fcbiu" and not t.any()
-    if kind is float or kind is int or kind is np.float64 or kind is complex:
-        return t == 0
-    if isinstance(t, (list, tuple)):
-        return all(x is None or _all_zero(x) for x in t)
-    return False
 
 
 def raise_singular(fn, values, kwargs):

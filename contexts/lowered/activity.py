@@ -740,13 +740,15 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
 
     nodes = list(all_nodes(fdef))
     made_here = _callables_made_here(fdef, nodes)
+    containers = container_names(fdef, nodes)
     for n in nodes:
         if isinstance(n, ast.Assign):
             shared = set() if id(n.value) in fresh else viewed(n.value)
             if isinstance(n.value, ast.BinOp) and isinstance(n.value.op, (ast.Add, ast.Mult, ast.BitOr)):
                 # a list or dict an operator made holds its operands' objects (`l = [a] * 2`, `L + L`, `D | {}`):
-                # a change through it (`l[1] *= 0.5`) is one of a (gen18 W1, W4: 2 for 1)
-                shared |= {e.id for e in (n.value.left, n.value.right) if isinstance(e, ast.Name)}
+                # a change through it (`l[1] *= 0.5`) is one of a (gen18 W1, W4: 2 for 1). Operands known to be
+                # containers only: arithmetic on arrays makes new ones
+                shared |= {e.id for e in (n.value.left, n.value.right) if isinstance(e, ast.Name) and e.id in containers}
             if id(n.value) in stateful:
                 shared.add(_STATE)
             if made_here and (callee := _callee_made_here(n.value, made_here)) is not None:
@@ -783,6 +785,35 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
     for x in list(parent):
         groups.setdefault(root(x), set()).add(x)
     return {x: members for members in groups.values() if len(members) > 1 for x in members}
+
+
+_CONTAINER_DISPLAYS = (ast.List, ast.Tuple, ast.Dict, ast.ListComp, ast.DictComp)
+_CONTAINER_MAKERS = frozenset({"list", "dict", "tuple"})
+
+
+def container_names(fdef, nodes=None) -> set[str]:
+    """The variables every binding of which makes a list, tuple or dict: a display, a comprehension,
+    `list(...)`, `dict(...)`, `tuple(...)`, or `+`, `*`, `|` of such a variable."""
+    values: dict[str, list] = {}
+    for name, value in name_stores(fdef, nodes):
+        values.setdefault(name, []).append(value)
+
+    def makes(v, known) -> bool:
+        if isinstance(v, _CONTAINER_DISPLAYS):
+            return True
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in _CONTAINER_MAKERS:
+            return True
+        return isinstance(v, ast.BinOp) and isinstance(v.op, (ast.Add, ast.Mult, ast.BitOr)) and any(
+            isinstance(e, ast.Name) and e.id in known for e in (v.left, v.right))
+    known: set[str] = set()
+    grew = True
+    while grew:
+        grew = False
+        for name, vs in values.items():
+            if name not in known and all(makes(v, known | {name}) for v in vs):
+                known.add(name)
+                grew = True
+    return known
 
 
 def _loop_targets(n: ast.For) -> list[str]:

@@ -79,30 +79,10 @@ def test_new_list_written_through_a_shallow_copy(f):
     assert_scalar_modes(f, 0.7)
 
 
-# -- a work array np.zeros made, under forward mode's duals (a keyword dual): its tangent is zero -----------------
-# Forward mode's duals path makes the arrays np.zeros/np.ones make duals of zero tangent (values stored into them
-# later carry theirs); a rule singular at their values (sqrt at 0, arcsin at 1) gave its 0 * inf: NaN.
-
 import numpy as np  # noqa: E402
 
-from contexts import derivative, hessian, jacfwd, jvp  # noqa: E402
+from contexts import derivative, hessian, jvp  # noqa: E402
 from tests import fd  # noqa: E402
-
-
-def _with_work_arrays(a):
-    z = np.zeros(3)
-    return np.sum(a * a) + np.sqrt(z).sum() + np.arcsin(np.ones(2)).sum()
-
-
-def test_work_arrays_under_a_keyword_dual():
-    f = lambda x: _with_work_arrays(a=x)  # noqa: E731
-    assert derivative(f, 0.7) == pytest.approx(fd.derivative(f, 0.7), rel=1e-7)
-    assert hessian(f, 0.7) == pytest.approx(2.0, rel=1e-12)
-    x = np.array([0.7, 0.2])
-    want = fd.gradient(f, x)[0]
-    np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-7)
-    np.testing.assert_allclose(jvp(f, (x,), (np.array([1.0, -2.0]),))[1], want @ [1.0, -2.0], rtol=1e-7)
-    np.testing.assert_allclose(hessian(f, x), 2.0 * np.eye(2), rtol=1e-12, atol=1e-12)
 
 
 # -- itertools.tee, combinations, permutations in reverse mode (pkC: compas' `pairwise` refused) ------------------
