@@ -1293,8 +1293,8 @@ def _check_supported_shallow(fdef) -> None:
             raise Unsupported("generator function (`yield`)", node)
         if isinstance(node, ast.Await):
             raise Unsupported("`await`", node)
-        if isinstance(node, ast.Call) and _reads_frame(node) and node.func.id not in stored:
-            raise Unsupported(f"call `{node.func.id}(...)` that reads the function's variables by name (a "
+        if isinstance(node, ast.Call) and _reads_frame(node) and ast.unparse(node.func) not in stored:
+            raise Unsupported(f"call `{ast.unparse(node.func)}(...)` that reads the function's variables by name (a "
                               "transformed function's frame holds other variables: the derivative would not "
                               "follow them; use the variables themselves)", node)
         for block in (getattr(node, "body", None), getattr(node, "orelse", None), getattr(node, "finalbody", None)):
@@ -1432,8 +1432,13 @@ def _jump_out_of(stmts: list) -> str | None:
 
 
 def _reads_frame(call: ast.Call) -> bool:
-    """`locals()`, `vars()`, `eval(s)`, `exec(s)`: the call reads the caller's local variables by name."""
+    """`locals()`, `vars()`, `eval(s)`, `exec(s)`, `numexpr.evaluate(s)`: the call reads the caller's local
+    variables by name."""
     f = call.func
+    if (isinstance(f, ast.Attribute) and f.attr == "evaluate" and isinstance(f.value, ast.Name)
+            and f.value.id in ("numexpr", "ne") and len(call.args) < 2
+            and not any(k.arg in ("local_dict", "global_dict") for k in call.keywords)):
+        return True  # (its variables from the frame: a transformed function's are other ones, plain, 0 silently)
     if not isinstance(f, ast.Name):
         return False
     if f.id == "locals" or (f.id == "vars" and not call.args):

@@ -267,7 +267,8 @@ forward mode's `dual * unit` and `dual / unit` make the quantity of the dual wit
 # -- domains loaded with their package -----------------------------------------------------------------
 
 DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "dask.array": "contexts.rules.dask",
-           "pint": "contexts.rules.pint", "xarray": "contexts.rules.xarray", "pandas": "contexts.rules.pandas"}
+           "pint": "contexts.rules.pint", "xarray": "contexts.rules.xarray", "pandas": "contexts.rules.pandas",
+           "numexpr": "contexts.rules.numexpr"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 
 _loaded: set[str] = set()

@@ -388,3 +388,61 @@ def test_super_cached_property():
     assert hessian(f, 0.7) == pytest.approx(8.0, rel=1e-7)
     with pytest.raises(UnsupportedFunction, match="cached_property"):
         gradient(f, 0.7)
+
+
+# -- `super().__setattr__(k, v)` in a class's own __setattr__ (pkE: c4dynamics' state objects), reverse mode ----------
+
+
+class _Watched:
+    def __init__(self):
+        self._X = np.zeros(2)
+
+    def __setattr__(self, k, v):
+        super().__setattr__(k, v)
+
+    @property
+    def X(self):
+        return self._X
+
+    @X.setter
+    def X(self, v):
+        self._X[:] = v
+
+
+def _set_through_super(x):
+    s = _Watched()
+    s.a = x * 2.0
+    s.X = np.array([x, 2.0 * x])
+    return s.a ** 2 + float(s.X @ s.X)
+
+
+def test_setattr_through_super():
+    assert gradient(_set_through_super, 0.7)[0] == pytest.approx(fd.derivative(_set_through_super, 0.7), rel=1e-7)
+
+
+# -- numexpr.evaluate, run as numpy (pkE: catsim's item information was refused as a C function) -----------------
+
+
+def _numexpr_information(x):
+    numexpr = pytest.importorskip("numexpr")
+    a = np.array([x, 2.0 * x, 0.3])
+    p = 1.0 / (1.0 + np.exp(-a))
+    y = numexpr.evaluate("(a ** 2 * (p - 0.1) ** 2) / (p * (1 - p))", local_dict={"a": a, "p": p})
+    z = numexpr.evaluate("where(a > 0.5, sin(a) ** 2, exp(-a)) + arctan2(a, 2.0) * 3", global_dict={"a": a})
+    return float(y.sum() + z.sum() + numexpr.evaluate("sum(a * a)", local_dict={"a": a}))
+
+
+def test_numexpr_evaluate_in_every_mode():
+    assert_scalar_modes(_numexpr_information, 0.4)
+
+
+def test_numexpr_reading_its_callers_frame_refused():
+    numexpr = pytest.importorskip("numexpr")
+
+    def f(x):
+        a = np.array([x, 2.0])
+        return float(numexpr.evaluate("sum(a * a)"))
+    with pytest.raises(OverdubError, match="reads the function's variables by name"):
+        gradient(f, 0.4)
+    with pytest.raises(OverdubError):
+        derivative(f, 0.4)
