@@ -2299,6 +2299,9 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
         return ((False,) * len(args), [], (None,) * len(args), (len(args) if npos is None else npos, kwnames),
                 kept, boxed, stamp, own)
     arrays = tuple(mutable(a) for a in args)
+    info, npre = pb[1], pb[3]
+    if (info.varargs >= 0 or info.varkw >= 0) and since is not None:
+        _variadic_changed(pb, args, arrays, len(args) if npos is None else npos, kwnames, since)
     held = tuple(a if type(a) in _MUTABLE_CONTAINERS or isinstance(a, _MUTABLE_CONTAINERS) else None for a in args)
     # (the method's object, and each argument that is an object, dict or list: arrays they hold, changed by
     # the call, may be the caller's too: `step(s, dt)` doing `s.x += dt * s.x` on the caller's x)
@@ -2318,6 +2321,28 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
                   or held[i] is not None) and others]
     return (arrays, [(i, found) for i, found in shared if found], held, (len(args) if npos is None else npos, kwnames),
             kept, boxed, stamp)
+
+
+def _variadic_changed(pb, args, arrays, npos, kwnames, since) -> None:
+    """An array the call changed in place that the callee took into its `*args` or `**kwargs` (`def step(s,
+    *arrs): for v in arrs: v *= s`): refused. Its parameter is the tuple or dict Python made, which has no
+    entry copy, so the caller's cotangent for it after the call cannot be handed to the change (gen19 W9a:
+    the writes' derivative was lost)."""
+    info, npre = pb[1], pb[3]
+    for i, a in enumerate(args):
+        if not arrays[i] or LAST_CHANGE.get(id(bottom(a)), 0) <= since:
+            continue
+        if i < npos:
+            spread = npre + i >= info.argcount
+        else:
+            name = kwnames[i - npos]
+            spread = name not in info.names or info.names.index(name) in (info.varargs, info.varkw)
+        if spread:
+            raise runtime.UnsupportedFunction(
+                f"reverse mode cannot differentiate {pb[6].__qualname__} changing in place an array it took "
+                "into its `*args` or `**kwargs`: the caller's cotangent for it after the call cannot reach the "
+                "change", where=runtime._user_line(),
+                fix="give the function a parameter for the array, or return new arrays instead of changing them")
 
 
 def _self_of(pb):
@@ -2379,7 +2404,8 @@ def _held_changed(holder, others, since):
     [(field, views' entries)]); None when there are none. Their cotangents move into obj's box before the
     method's pullback, where its adjoint of the change finds them (the caller's was left behind: lost)."""
     if type(holder) in _PLAIN or isinstance(holder, _NOT_HOLDERS) or not (
-            has_fields(holder) or type(holder) in _MUTABLE_CONTAINERS or isinstance(holder, _MUTABLE_CONTAINERS)):
+            has_fields(holder) or type(holder) in _MUTABLE_CONTAINERS or isinstance(holder, _MUTABLE_CONTAINERS)
+            or type(holder) is tuple):  # (`step((W, b), ...)` changing the arrays a tuple holds: gen19 W9a)
         return None
     entries = []
     _changed_held(holder, others, since, entries, 0, set(), (id(holder),))

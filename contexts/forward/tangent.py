@@ -65,6 +65,7 @@ class _Tangents:
         # variables whose arrays may share memory
         fresh = fresh_calls(fdef, fn.__globals__, tuple(fn.__code__.co_freevars))
         self.groups = view_groups(fdef, fresh)
+        self.drawn = _container_sources(fdef)
         self.elsewhere = _made_elsewhere(fdef, fn, fresh)
         # the parameters whose tangents this function hands its caller before every return (their arrays
         # may change in place), in parameter order, None where not; none at all: nothing handed
@@ -214,8 +215,14 @@ class _Tangents:
         tangent_stmt = at([assign(tangent_name(name), tangent)], s)
         if getattr(v, "_od_inplace", False):
             # `x op= y` is Python's in-place operator (an array changes in place, so its views and the
-            # caller see it; a number is rebound), and the variables viewing x follow its tangent
-            return tangent_stmt + [_in_place(s)] + self.sync(name, s)
+            # caller see it; a number is rebound), and the variables viewing x follow its tangent. An array
+            # drawn from a list, tuple, dict or object (`p = arrs[0]`, `for p in params: p -= lr * g`): the
+            # container's tangent holds the array's, which the new one would not reach (gen19 W9): duals
+            check = []
+            if sources := self.drawn.get(name):
+                check = at([try_except([expr_stmt(call("__fd_drawn_check__", name, tuple_(sorted(sources))))],
+                                       "NameError", [ast.Pass()])], s)
+            return check + tangent_stmt + [_in_place(s)] + self.sync(name, s)
         if self.fragile:
             if name in {n.id for n in all_nodes(tangent) if isinstance(n, ast.Name)} | _names(v):
                 new = "_od_fnew"  # (the tangent reads the old value: computed first, assigned after)
@@ -461,6 +468,27 @@ def declared_tangent(name: str, a, b, ta: str | None, tb: str | None) -> ast.exp
     y = binop(user(a), ast.Div(), user(b)) if name == "truediv" else const(None)
     terms = [inline(d, t=t, a=user(a), b=user(b), y=y) for d, t in ((da, ta), (db, tb)) if t]
     return terms[0] if len(terms) == 1 else binop(terms[0], ast.Add(), terms[1])
+
+
+def _container_sources(fdef) -> dict[str, set[str]]:
+    """The variables a variable's value may be an item of: `p = arrs[0]` (arrs), `for p, g in zip(params,
+    grads)` (params, grads), `p = next(it)` (it)."""
+    out: dict[str, set[str]] = {}
+    for name, value in name_stores(fdef):
+        if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+            out.setdefault(name, set()).add(value.value.id)
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "next" \
+                and value.args and isinstance(value.args[0], ast.Name):
+            out.setdefault(name, set()).add(value.args[0].id)
+    for n in all_nodes(fdef):
+        if isinstance(n, ast.For):
+            reads = {r.id for r in all_nodes(n.iter) if isinstance(r, ast.Name) and isinstance(r.ctx, ast.Load)}
+            targets = [n.target] if isinstance(n.target, ast.Name) else [
+                e for e in getattr(n.target, "elts", ()) if isinstance(e, ast.Name)]
+            for t in targets:
+                if reads - {t.id}:
+                    out.setdefault(t.id, set()).update(reads - {t.id})
+    return out
 
 
 def _in_place(s: ast.Assign) -> ast.AugAssign:

@@ -530,15 +530,19 @@ def _through_duals(f, args, tans, kw, kwtans):
             # number asked whether it is an array, colossus' isArray, takes the code's other way)
         frame = outside_engine(sys._getframe(1))  # a C callable (or a class) with no frule met a dual
         raise no_rule(f, where=f"{frame.f_code.co_filename}:{frame.f_lineno}") from e
-    if any(not _same_items(c, items) for c, items in made):
+    if any(not _same_items(c, items) for c, items, _ in made):
         raise NotTransformable("a call changed a container holding active values in place")
+    if any(_changed_tangent(d, t) is not None for _, items, ts in made for d, t in zip(items, ts)):
+        # (an array a list or tuple held, changed in place by the call: `for p in params: p -= lr * g`; its
+        # new tangent stayed with the call's dual, gen19 W9)
+        raise NotTransformable("a call changed in place an array a container argument holds")
     if not all(dual_free(a) for a, t in zip(args, tans) if _all_zero(t)) or not dual_free(
             bound_self(f)) or not all(dual_free(v) for k, v in kw.items()
                                                      if _all_zero(kwtans.get(k))):
         raise NotTransformable("a call stored active values into an argument")
     if not splittable(y):
         raise NotTransformable(f"a call returned a {type(y).__name__} that may hold active values")
-    if made and _returns_made(y, {id(c) for c, _ in made}, 0):
+    if made and _returns_made(y, {id(c) for c, _, _ in made}, 0):
         # a list, tuple or dict it was given, or one they hold (`d.get('h')`, an unpacking's items): the
         # call gave its copy of duals, taken apart into yet another copy; the caller's changes to that
         # (`m += [x]`) missed the object it names (h's own value was wrong)
@@ -596,12 +600,12 @@ def _dualize(a, t, tag, made: list):
         if (type(t) is list or type(t) is tuple) and len(t) == len(a):
             items = [_dualize(v, tv, tag, made) if not _all_zero(tv) else v for v, tv in zip(a, t)]
             out = type(a)(items)
-            made.append((out, items))
+            made.append((out, items, list(t)))
             return out
     elif type(a) is dict:
         if type(t) is dict:
             out = {k: (_dualize(v, t[k], tag, made) if not _all_zero(t.get(k)) else v) for k, v in a.items()}
-            made.append((out, list(out.values())))
+            made.append((out, list(out.values()), [t.get(k) for k in a]))
             return out
     return Dual(a, _own(t), tag)
 
@@ -1013,11 +1017,21 @@ def fd_text(s, *shown):
 _PLAIN_NUMBERS = frozenset({float, int, bool, complex, np.float64, np.float32, np.int64, np.complex128})
 
 
+def fd_drawn_check(v, sources) -> None:
+    """Before `v op= y` in a twin: v, an array, drawn from a list, tuple, dict or object (`p = arrs[0]`, a
+    loop over `zip(params, grads)`): the twin rebinds v's tangent, which the container's tangent would not
+    see (gen19 W9: the caller's array changed, its tangent not); the duals change it in place."""
+    if isinstance(v, np.ndarray):
+        for src in sources:
+            if not isinstance(src, (np.ndarray, np.generic, int, float, range, str)) and src is not None:
+                raise NotTransformable("an array drawn from a container, changed in place")
+
+
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_attr, fd_attr0, fd_pow, fd_matmul,
                                            fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul, fd_div, fd_floordiv, fd_mod,
-                                           fd_callee)},
+                                           fd_callee, fd_drawn_check)},
     "__fd_numbers__": _NUMBERS,
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
     **LOWERING_HELPERS, "__od_primal__": primal, "__od_rounded__": fd_rounded, "__od_eager_items__": fd_eager_items,

@@ -446,3 +446,74 @@ def test_numexpr_reading_its_callers_frame_refused():
         gradient(f, 0.4)
     with pytest.raises(OverdubError):
         derivative(f, 0.4)
+
+
+# -- arrays a helper changes in place through a tuple, a list, `*args` or `**kwargs` (gen19 W9) --------------------
+# An optimiser step `def sgd(params, grads, lr): for p, g in zip(params, grads): p -= lr * g`: reverse mode lost
+# the writes through a tuple, forward mode's twin through any container; `*args`/`**kwargs` are refused in reverse.
+
+
+def _first_scaled(arrs, s):
+    p = arrs[0]
+    p *= s
+
+
+def _sgd(params, grads, lr):
+    for p, g in zip(params, grads):
+        p -= lr * g
+
+
+def _scale_all(arrs, s):
+    for v in arrs:
+        v *= s
+
+
+def _through_a_tuple(x):
+    p = x[:2] * 1.0
+    _first_scaled((p,), x[2])
+    return float(np.sum(p))
+
+
+def _sgd_step_tuple(x):
+    W = np.outer(x[:2], x[2:])
+    b = x[:2] * 1.0
+    _sgd((W, b), (W ** 2, b * x[3]), 0.1)
+    return float(np.sum(W) + np.sum(b ** 2))
+
+
+def _sgd_step_list(x):
+    W = np.outer(x[:2], x[2:])
+    b = x[:2] * 1.0
+    _sgd([W, b], [W ** 2, b * x[3]], 0.1)
+    return float(np.sum(W) + np.sum(b ** 2))
+
+
+def _view_in_a_list(x):
+    a = x * 1.0
+    _scale_all([a[1:2]], x[0])
+    return float(a[1] * x[1] + np.sum(a))
+
+
+@pytest.mark.parametrize("f", [_through_a_tuple, _sgd_step_tuple, _sgd_step_list, _view_in_a_list])
+def test_arrays_changed_by_a_helper_through_a_container(f):
+    want = fd.gradient(f, _X)[0]
+    np.testing.assert_allclose(gradient(f, _X)[0], want, rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(jvp(f, (_X,), (_T,))[1], want @ _T, rtol=1e-7)
+    np.testing.assert_allclose(hessian(f, _X), fd.hessian(f, _X), rtol=1e-5, atol=1e-5)
+
+
+def _star_scaled(s, *arrs):
+    for v in arrs:
+        v *= s
+
+
+def test_arrays_changed_through_star_args_refused_in_reverse():
+    def f(x):
+        p = x[:2] * 1.0
+        q = x[2:] * 1.0
+        _star_scaled(x[0], p, q)
+        return float(np.sum(p) + np.sum(q))
+    with pytest.raises(UnsupportedFunction, match=r"\*args"):
+        gradient(f, _X)
+    want = fd.gradient(f, _X)[0]
+    np.testing.assert_allclose(jvp(f, (_X,), (_T,))[1], want @ _T, rtol=1e-7)
