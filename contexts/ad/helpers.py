@@ -740,7 +740,8 @@ def getattr_(obj, attr):
     prop = _class_attribute(t, attr)
     if prop is None:
         ga = getattr(t, "__getattr__", None)
-        if type(ga) is types.FunctionType and type(own) is dict and not is_engine_class(t):
+        if type(ga) is types.FunctionType and type(own) is dict and not is_engine_class(t) and not any(
+                attr in k.__dict__ for k in t.__mro__):  # (a class attribute that is None, `_Kinf = None`: found)
             # not the object's own: found by the class's `__getattr__`, its twin run now, so what it stores
             # (a lazy attribute, `setattr(self, name, v)`) is recorded (run natively and re-run in the
             # reverse pass, the stored value was a constant: 0 for 1.8)
@@ -1970,6 +1971,10 @@ def views(a, *others, same=False):
             continue
         if tn is not np.ndarray and not isinstance(n, np.ndarray):
             if tn in _CONTAINERS or isinstance(n, _CONTAINERS) or (has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
+                if tn is dict and (owner := instance_dict_owner(n)) is not None and any(o is owner for o in others):
+                    # an object's `__dict__` beside the object (`d = self.__dict__` in its `__setattr__`): one
+                    # box, the object's; counted for both, the change's cotangent was moved twice (pkE W1: 2x)
+                    continue
                 if seen is None:
                     seen = {}
                 keys = _keys_holding(n, a, 0, seen)

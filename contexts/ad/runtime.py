@@ -43,6 +43,7 @@ from ..rules.generic import integral
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
+from ..rules.numpy.inplace import refuse_overlapping_out
 from ..rules.numpy.objects import holds_objects, object_form
 from ..rules.numpy.stand_ins import vectorized
 from ..rules.builtins import getitem_iteration
@@ -1074,6 +1075,7 @@ def _positional_out(f, name=None) -> UnsupportedFunction:
 def _out_call(f, args, kw):
     """`f(..., out=a)`: computed into a new array, then written into a (numpy returns a); the reverse
     pass restores a's old values and takes the cotangent a's variable holds as f's output's."""
+    refuse_overlapping_out(f, args, kw)
     out = kw["out"]
     changed(_primal(out))
     old = out.copy()

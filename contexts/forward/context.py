@@ -33,6 +33,7 @@ from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
 from ..rules.containers import SEQUENCE_FORMS, holds
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
+from ..rules.numpy.inplace import refuse_overlapping_out
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.numpy.stand_ins import vectorized
 from ..rules.frames import is_engine, note_transformed
@@ -353,6 +354,8 @@ class ForwardContext(overdub.Context):
                     return rule.duals(*args, **kwargs)
             if kwargs and not type(fn) is types.FunctionType:
                 args, kwargs = _by_position(fn, args, kwargs)
+            if kwargs and "out" in kwargs:
+                refuse_overlapping_out(fn, args, kwargs)  # (np.concatenate into an overlapping out=: unbuffered)
             tag = top_tag(args) if args else None
             if tag is not None and JUMP_WATCH.get() is not None:  # (a rule sampling the function: quad's)
                 watch_call(fn, args, kwargs, site, str(site))

@@ -35,6 +35,7 @@ from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, STAIRS, E
 from ..rules.containers import refuse_differentiated_key as key_lookup
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
+from ..rules.numpy.inplace import refuse_overlapping_out
 from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
 from ..rules.generic import integral
@@ -295,8 +296,10 @@ _IN_PLACE_NAMES = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__",
 
 def _fd_call(f, args, tans, kw, kwtans):
     _MOVED.args = None
-    if kw and type(kw.get("out")) is tuple:  # `out=(a,)`: the twin follows an `out=` variable, not a
-        raise NotTransformable("an out= tuple")  # tuple's items (gen19 W2: the write was lost); duals write a
+    if kw and "out" in kw:
+        if type(kw["out"]) is tuple:  # `out=(a,)`: the twin follows an `out=` variable, not a tuple's items
+            raise NotTransformable("an out= tuple")  # (gen19 W2: the write was lost); duals write into a
+        refuse_overlapping_out(f, args, kw)
     if type(f) is _DISPATCHER and own_method_form(f, args) is not None:
         # `np.sum(obj)` calling obj's own `sum` (a subclass of ndarray's, a container's): the rule would take
         # obj for an array (jvp 0.39 for 3.11, gen13 W2); on duals its own method runs, or is refused (run as

@@ -517,3 +517,59 @@ def test_arrays_changed_through_star_args_refused_in_reverse():
         gradient(f, _X)
     want = fd.gradient(f, _X)[0]
     np.testing.assert_allclose(jvp(f, (_X,), (_T,))[1], want @ _T, rtol=1e-7)
+
+
+def test_concatenate_into_an_overlapping_out_refused():
+    def rolled(x):
+        a = x * 1.0
+        np.concatenate((a[1:], a[:1]), out=a)  # numpy: [x1, x2, x3, x1], copied piece by piece
+        return float(a @ np.arange(1.0, 5.0))
+
+    def apart(x):
+        a = x * 1.0
+        b = np.empty(4)
+        np.concatenate((a[1:], a[:1]), out=b)
+        return float(b @ np.arange(1.0, 5.0))
+    for run in (lambda: gradient(rolled, _X), lambda: jvp(rolled, (_X,), (_T,)), lambda: hessian(rolled, _X)):
+        with pytest.raises(OverdubError, match="overlaps"):
+            run()
+    np.testing.assert_allclose(gradient(apart, _X)[0], fd.gradient(apart, _X)[0], rtol=1e-7)
+    np.testing.assert_allclose(jvp(apart, (_X,), (_T,))[1], fd.gradient(apart, _X)[0] @ _T, rtol=1e-7)
+
+
+# -- an object's own __setattr__ reading its __dict__, then a property setter changing an array (pkE W1: 2x);
+# a class attribute that is None read through an object with __getattr__ (pkE C2: AttributeError) -----------------
+
+
+class _DictReadingSetter:
+    _gain = None
+
+    def __init__(self):
+        self._X = np.zeros(2)
+
+    def __getattr__(self, name):
+        raise AttributeError(name)
+
+    def __setattr__(self, var, val):
+        d = self.__dict__  # noqa: F841
+        super().__setattr__(var, val)
+
+    @property
+    def X(self):
+        return self._X
+
+    @X.setter
+    def X(self, v):
+        self._X[:] = v
+
+
+def _dict_reading_setter(a):
+    s = _DictReadingSetter()
+    s.X = np.array([a, a * a])
+    k = 2.0 if s._gain is None else s._gain
+    return float(s.X @ s.X) * k
+
+
+def test_own_setattr_reading_its_dict():
+    assert gradient(_dict_reading_setter, 0.7)[0] == pytest.approx(fd.derivative(_dict_reading_setter, 0.7), rel=1e-7)
+    assert derivative(_dict_reading_setter, 0.7) == pytest.approx(fd.derivative(_dict_reading_setter, 0.7), rel=1e-7)

@@ -35,16 +35,44 @@ def refuse_read_only_at(ufunc, target) -> None:
                                  "or make the view writable (`np.einsum('ii->i', A)`)")
 
 
+class OverlappingWrite(OverdubError, ValueError):
+    """A numpy function writing into an array it reads as it goes (np.place's values, np.concatenate's
+    `out=` overlapping a piece): numpy's result depends on the order of its writes, which the engines'
+    copies of the inputs do not reproduce."""
+
+
+# numpy functions copying their inputs into `out=` piece by piece, unbuffered: an `out` overlapping an input
+# reads what was already written (`np.concatenate((a[1:], a[:1]), out=a)`: [x1, x2, x3, x1], gen19 W10)
+_UNBUFFERED_OUT = frozenset({np.concatenate, np.stack})
+
+
+def _value(v):
+    while is_dual(v):
+        v = v.primal
+    return v
+
+
+def refuse_overlapping_out(fn, args, kwargs) -> None:
+    """Refuse np.concatenate/np.stack writing into an `out=` that shares memory with one of its pieces."""
+    if fn not in _UNBUFFERED_OUT or kwargs.get("out") is None or not args:
+        return
+    out = _value(kwargs["out"])
+    pieces = args[0] if isinstance(args[0], (list, tuple)) else (args[0],)
+    for p in pieces:
+        p = _value(p)
+        if isinstance(out, np.ndarray) and isinstance(p, np.ndarray) and np.may_share_memory(out, p):
+            raise OverlappingWrite(f"np.{fn.__name__} into an out= array that overlaps one of its inputs (numpy "
+                                   "copies the pieces one after another, reading what it wrote)",
+                                   fix="concatenate into a new array, or copy the overlapping piece first")
+
+
 def refuse_overlapping_place(arr, vals) -> None:
     """Refuse `np.place(arr, mask, vals)` where vals shares memory with arr: numpy reads vals as it writes
     (`np.place(a, m, a)` repeats a's first values), which the engines' copies of vals do not (gen19 W1: the
     derivative and, in forward mode, the value changed)."""
-    while is_dual(arr):
-        arr = arr.primal
-    while is_dual(vals):
-        vals = vals.primal
+    arr, vals = _value(arr), _value(vals)
     if isinstance(arr, np.ndarray) and isinstance(vals, np.ndarray) and np.may_share_memory(arr, vals):
-        raise ReadOnlyTarget("np.place with values that share memory with the array it writes (numpy reads "
+        raise OverlappingWrite("np.place with values that share memory with the array it writes (numpy reads "
                              "them as it writes, one after another)", fix="pass a copy: `np.place(a, m, v.copy())`")
 
 
