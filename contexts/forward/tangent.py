@@ -129,6 +129,10 @@ class _Tangents:
             return self.assignment(s)
         if isinstance(s, ast.FunctionDef) and s.name in self.active:
             raise NotTransformable("a closure over active values")
+        if isinstance(s, ast.ClassDef) and (s.name in self.active or self.uses_active(s)):
+            # (a class made here that active values are stored into, `C.items.append(x)`: no tangent variable
+            # of its own; the duals carry its attributes')
+            raise NotTransformable("a class whose body or methods use active values")
         if isinstance(s, ast.ClassDef) and self.uses_active(s):
             raise NotTransformable("a class whose body or methods use active values")
         if isinstance(s, ast.Raise) and self.uses_active(s):
