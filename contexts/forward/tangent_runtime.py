@@ -219,6 +219,10 @@ def _by_frule(rule, args, tans, kw):
         if len(args) > pos >= 0 and args[pos] is not None:
             raise NotTransformable("an output array passed by position")
     tangents = tuple(_registry_zeros(t, a) for t, a in zip(tans, args))
+    if isinstance(rule.fn, np.ufunc) and any(type(t) is list or type(t) is tuple for t in tangents):
+        # (`np.add([x], [x * x])`: a list's tangent is a list, which the rule's `+` would concatenate: as the
+        # array numpy makes of the list, gen18 C4)
+        tangents = tuple(_as_array_tangent(t, a) for t, a in zip(tangents, args))
     if rule.writes is not None and rule.inplace is not None:
         # a C kernel writing into an argument: its frule writes the value and returns that argument's
         # tangent after the call, handed back to the caller as a callee's change in place is
@@ -255,6 +259,16 @@ def _by_frule(rule, args, tans, kw):
         # the twin's operators take the tangent of a C array's (`w + x` gave 5 for 8.2, gen13 W3): duals)
         raise NotTransformable(f"an ndarray subclass with operators of its own ({type(y).__name__})")
     return y, _nz(dy)
+
+
+def _as_array_tangent(t, a):
+    """A list's or tuple's tangent (a list of numbers' tangents) as the array numpy makes of the list."""
+    if type(t) is not list and type(t) is not tuple:
+        return t
+    try:
+        return np.asarray([0.0 if e is None else e for e in t], dtype=np.result_type(np.asarray(a), float))
+    except (TypeError, ValueError):
+        raise NotTransformable("a list's tangent that is no array") from None
 
 
 def _number(x) -> bool:
@@ -497,13 +511,14 @@ def _through_duals(f, args, tans, kw, kwtans):
     # one array passed twice (`correlate1d(b, w, output=b)`) is one dual: its tangent changes with its value
     # through either name (two duals of one array: a write through the keyword's was lost)
     arrays: dict = {}
+    memo: dict = {}  # (one list held twice, `[a, a]`, is one list of duals: copy.deepcopy keeps it one, gen18 W8)
 
     def dual_of(a, t):
         if type(a) is not np.ndarray:
-            return _dualize(a, t, tag, made)
+            return _dualize(a, t, tag, made, memo)
         d = arrays.get(id(a))
         if d is None or d[1] is not t:
-            d = arrays[id(a)] = (_dualize(a, t, tag, made), t)
+            d = arrays[id(a)] = (_dualize(a, t, tag, made, memo), t)
         return d[0]
     dargs = [dual_of(a, t) if not _all_zero(t) else
              Dual(a, np.zeros(a.shape), tag) if writes and type(a) is np.ndarray and a.dtype.kind == "f" else a
@@ -545,6 +560,10 @@ def _through_duals(f, args, tans, kw, kwtans):
         raise NotTransformable("a call stored active values into an argument")
     if not splittable(y):
         raise NotTransformable(f"a call returned a {type(y).__name__} that may hold active values")
+    if (type(y) is list or type(y) is tuple or type(y) is dict) and _holds_twice(y, set(), 0):
+        # (`copy.deepcopy([a, a])`: one list held twice, which the twin's split into values and tangents
+        # would make two: a store through one was not seen through the other, the value changed, gen18 W8)
+        raise NotTransformable("a call returned a container holding one list or dict twice")
     if made and _returns_made(y, {id(c) for c, _, _ in made}, 0):
         # a list, tuple or dict it was given, or one they hold (`d.get('h')`, an unpacking's items): the
         # call gave its copy of duals, taken apart into yet another copy; the caller's changes to that
@@ -561,6 +580,19 @@ def _through_duals(f, args, tans, kw, kwtans):
     out = (y, 0) if dual_free(y) else (_primal_out(y, tag), _nz(_tangent_out(y, tag, unknown=True)))
     _MOVED.args = moved if any(m is not None for m in moved) else None
     return out
+
+
+def _holds_twice(y, seen: set, depth: int) -> bool:
+    """y (a list, tuple or dict) holds, a few levels down, one list or dict at two places."""
+    for v in (y.values() if type(y) is dict else y):
+        if type(v) is list or type(v) is dict or type(v) is tuple:
+            if type(v) is not tuple:
+                if id(v) in seen:
+                    return True
+                seen.add(id(v))
+            if depth < 4 and _holds_twice(v, seen, depth + 1):
+                return True
+    return False
 
 
 def _returns_made(y, made: set, depth: int) -> bool:
@@ -596,18 +628,26 @@ def uncached(f):
             return f
 
 
-def _dualize(a, t, tag, made: list):
+def _dualize(a, t, tag, made: list, memo: dict | None = None):
     """a perturbed by tangent t as duals: a plain list, tuple or dict of values becomes a new one of duals
-    (remembered in `made`, to check that the call left it alone); any other value one dual."""
+    (remembered in `made`, to check that the call left it alone); any other value one dual. `memo`: the
+    containers made so far by id, so that one held twice is made once."""
+    if memo is None:
+        memo = {}
     if type(a) is list or type(a) is tuple:
         if (type(t) is list or type(t) is tuple) and len(t) == len(a):
-            items = [_dualize(v, tv, tag, made) if not _all_zero(tv) else v for v, tv in zip(a, t)]
-            out = type(a)(items)
+            if id(a) in memo:
+                return memo[id(a)]
+            items = [_dualize(v, tv, tag, made, memo) if not _all_zero(tv) else v for v, tv in zip(a, t)]
+            out = memo[id(a)] = type(a)(items)
             made.append((out, items, list(t)))
             return out
     elif type(a) is dict:
         if type(t) is dict:
-            out = {k: (_dualize(v, t[k], tag, made) if not _all_zero(t.get(k)) else v) for k, v in a.items()}
+            if id(a) in memo:
+                return memo[id(a)]
+            out = memo[id(a)] = {k: (_dualize(v, t[k], tag, made, memo) if not _all_zero(t.get(k)) else v)
+                                 for k, v in a.items()}
             made.append((out, list(out.values()), [t.get(k) for k in a]))
             return out
     return Dual(a, _own(t), tag)

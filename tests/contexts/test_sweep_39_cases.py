@@ -573,3 +573,25 @@ def _dict_reading_setter(a):
 def test_own_setattr_reading_its_dict():
     assert gradient(_dict_reading_setter, 0.7)[0] == pytest.approx(fd.derivative(_dict_reading_setter, 0.7), rel=1e-7)
     assert derivative(_dict_reading_setter, 0.7) == pytest.approx(fd.derivative(_dict_reading_setter, 0.7), rel=1e-7)
+
+
+# -- forward mode: a deep copy holding one list twice (gen18 W8: the value changed, 0.7 for 0.49); a ufunc of two
+# lists (gen18 C4: their tangents were concatenated) ------------------------------------------------------------
+
+
+def _deep_copy_shared(x):
+    a = [x, 1.0]
+    b = copy.deepcopy([a, a])
+    b[0][0] = x * x
+    return b[1][0] + b[0][1] * x
+
+
+def _ufunc_of_lists(x):
+    return float(np.sum(np.add([x, 1.0], [x * x, 2.0]) * np.array([1.0, 3.0]))
+                 + np.sum(np.subtract([x, 1.0], [x * x, 2.0])))
+
+
+@pytest.mark.parametrize("f", [_deep_copy_shared, _ufunc_of_lists])
+def test_forward_containers(f):
+    assert jvp(f, (0.7,), (1.0,))[0] == pytest.approx(f(0.7), rel=1e-15)
+    assert_scalar_modes(f, 0.7)
