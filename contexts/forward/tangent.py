@@ -266,10 +266,14 @@ class _Tangents:
             raise NotTransformable(f"storing into {y}, an object a call or attribute gave")
         new_tangent = call("__fd_setitem__", y, self.tangent(target.value), index_value(target.slice),
                            self.tangent(v), user(v))
+        check = []
+        if sources := self.drawn.get(y):  # (an array drawn from a container: as for `p op= v`, gen19 W9a)
+            check = at([try_except([expr_stmt(call("__fd_drawn_check__", y, tuple_(sorted(sources))))],
+                                   "NameError", [ast.Pass()])], s)
         if self.fragile:  # (a store that may raise, `y[k] = v` past the end: the tangent after it, as above)
-            return at([assign("_od_fnew", new_tangent), s, assign(tangent_name(y), load("_od_fnew"))],
-                      s) + self.sync(y, s)
-        return at([assign(tangent_name(y), new_tangent)], s) + [s] + self.sync(y, s)
+            return check + at([assign("_od_fnew", new_tangent), s, assign(tangent_name(y), load("_od_fnew"))],
+                              s) + self.sync(y, s)
+        return check + at([assign(tangent_name(y), new_tangent)], s) + [s] + self.sync(y, s)
 
     def sync(self, name: str, s, held: bool = False) -> list[ast.stmt]:
         """After an in-place change of the array in `name`: the variables that may view its memory (their
@@ -485,6 +489,13 @@ def _container_sources(fdef) -> dict[str, set[str]]:
                 and value.args and isinstance(value.args[0], ast.Name):
             out.setdefault(name, set()).add(value.args[0].id)
     for n in all_nodes(fdef):
+        if isinstance(n, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in n.targets):
+            # (`p, q = arrs`: each an item of arrs)
+            reads = {r.id for r in all_nodes(n.value) if isinstance(r, ast.Name) and isinstance(r.ctx, ast.Load)}
+            for t in n.targets:
+                for e in getattr(t, "elts", ()):
+                    if isinstance(e, ast.Name) and reads - {e.id}:
+                        out.setdefault(e.id, set()).update(reads - {e.id})
         if isinstance(n, ast.For):
             reads = {r.id for r in all_nodes(n.iter) if isinstance(r, ast.Name) and isinstance(r.ctx, ast.Load)}
             targets = [n.target] if isinstance(n.target, ast.Name) else [
@@ -492,6 +503,11 @@ def _container_sources(fdef) -> dict[str, set[str]]:
             for t in targets:
                 if reads - {t.id}:
                     out.setdefault(t.id, set()).update(reads - {t.id})
+    aliases = [(name, value.id) for name, value in name_stores(fdef) if isinstance(value, ast.Name)]
+    for _ in range(4):  # (and through another name: `_od_t2 = _od_t1[0]; p = _od_t2`)
+        for name, other in aliases:
+            if other in out and not out[other] - {name} <= out.get(name, set()):
+                out.setdefault(name, set()).update(out[other] - {name})
     return out
 
 

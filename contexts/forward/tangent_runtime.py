@@ -305,7 +305,7 @@ _DISPATCHER = type(np.diff)  # (numpy's array-function dispatchers)
 _IN_PLACE_OPERATOR_IDS = frozenset(map(id, _IN_PLACE_OPERATORS))  # (by identity: a callable may be unhashable)
 _IN_PLACE_NAMES = frozenset({"__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
                              "__ipow__", "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
-                             "__irshift__"})
+                             "__irshift__", "__setitem__", "__delitem__"})  # (`a.__setitem__(i, v)`: a store, gen19 W6)
 
 
 def _fd_call(f, args, tans, kw, kwtans):

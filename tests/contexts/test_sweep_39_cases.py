@@ -595,3 +595,39 @@ def _ufunc_of_lists(x):
 def test_forward_containers(f):
     assert jvp(f, (0.7,), (1.0,))[0] == pytest.approx(f(0.7), rel=1e-15)
     assert_scalar_modes(f, 0.7)
+
+
+def _unpacked_and_scaled(arrs, s):
+    p, q = arrs
+    p *= s
+
+
+def _unpacked_and_stored(t):
+    a, b = t
+    a[0] = b[1] * 2.0
+
+
+def _unpacked_in_a_helper(x):
+    p = x[:2] * 1.0
+    q = x[2:] * 1.0
+    _unpacked_and_scaled((p, q), x[0])
+    m = x * 1.0
+    _unpacked_and_stored((m[:2], m[2:]))
+    return float(np.sum(p) + np.sum(q) + np.sum(m * x))
+
+
+def _setitem_by_name(x):
+    a = x * 1.0
+    a.__setitem__(slice(1, 3), a[2:4] * a[0])
+    return float(np.sum(a ** 2))
+
+
+@pytest.mark.parametrize("f", [_unpacked_in_a_helper, _setitem_by_name])
+def test_forward_follows_writes_through_items_and_by_name(f):
+    np.testing.assert_allclose(jvp(f, (_X,), (_T,))[1], fd.gradient(f, _X)[0] @ _T, rtol=1e-7)
+    try:
+        got = gradient(f, _X)[0]
+    except OverdubError:
+        assert f is _setitem_by_name  # (reverse mode has no rule for ndarray.__setitem__ called by name)
+    else:
+        np.testing.assert_allclose(got, fd.gradient(f, _X)[0], rtol=1e-7)
