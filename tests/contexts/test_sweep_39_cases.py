@@ -631,3 +631,22 @@ def test_forward_follows_writes_through_items_and_by_name(f):
         assert f is _setitem_by_name  # (reverse mode has no rule for ndarray.__setitem__ called by name)
     else:
         np.testing.assert_allclose(got, fd.gradient(f, _X)[0], rtol=1e-7)
+
+
+def _compressed_into(x):
+    r = np.zeros(2)
+    np.compress(np.array([True, False, True, False]), x * x, out=r)
+    return float(np.sum(r * r))
+
+
+def _copied_where_by_position(x):
+    b = np.zeros(4)
+    np.copyto(b, x * x, "same_kind", x > 0.4)
+    return float(b @ x)
+
+
+@pytest.mark.parametrize("f", [_compressed_into, _copied_where_by_position])
+def test_numpy_writes_crashed(f):  # (gen19 C2: RecursionError in forward mode; C1: IndexError in reverse)
+    want = fd.gradient(f, _X)[0]
+    np.testing.assert_allclose(gradient(f, _X)[0], want, rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(jvp(f, (_X,), (_T,))[1], want @ _T, rtol=1e-7)

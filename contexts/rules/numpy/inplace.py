@@ -125,7 +125,10 @@ def _cycled_cotangent(picked, positions, values):
 
 
 @_inplace(np.copyto)
-def copyto_inplace(dst, src, casting="same_kind", where=True):
+def copyto_inplace(dst, src, *rest, **kwargs):
+    casting = kwargs.get("casting", rest[0] if rest else "same_kind")
+    where = kwargs.get("where", rest[1] if len(rest) > 1 else True)
+    nones = (None,) * len(rest)  # (casting and where given by position: no cotangent; gen19 C1: IndexError)
     old = dst.copy()
     np.copyto(dst, src, casting=casting, where=where)
 
@@ -133,11 +136,11 @@ def copyto_inplace(dst, src, casting="same_kind", where=True):
         _restore(S, dst, old)
         d = S.held(0)
         if d is None:
-            return dself, (None, None)
+            return dself, (None, None) + nones
         written = np.broadcast_to(as_array(where, dtype=bool), dst.shape)
         dsrc = np.where(written, d, 0.0)
         array = isinstance(src, np.ndarray) or np.ndim(src) and type(src).__name__ == "Dual"  # (forward over reverse)
-        return dself, (Overwritten(written), unbroadcast(dsrc, src) if array else dsrc.sum())
+        return dself, (Overwritten(written), unbroadcast(dsrc, src) if array else dsrc.sum()) + nones
     return None, copyto_back
 
 

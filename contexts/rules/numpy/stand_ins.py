@@ -19,8 +19,9 @@ def vdot(a, b, /):
 
 def compress(condition, a, axis=None, out=None):
     """np.compress: the slices of a along axis where condition is true (condition carries no derivative)."""
-    if out is not None:
-        return np.compress(condition, a, axis, out)  # (into `out`: numpy's own, refused where it is refused)
+    if out is not None:  # (written into `out` as a store is, which the engines follow or refuse; numpy's own
+        out[...] = compress(condition, a, axis)  # call here was this stand-in again: a RecursionError, gen19 C2)
+        return out
     chosen = np.nonzero(np.asarray(condition, dtype=bool))[0]
     if axis is None:
         a, axis = np.ravel(a), 0
