@@ -541,11 +541,8 @@ def test_concatenate_into_an_overlapping_out_refused():
 # a class attribute that is None read through an object with __getattr__ (pkE C2: AttributeError) -----------------
 
 
-class _DictReadingSetter:
+class _DictReadingSetter(_Watched):
     _gain = None
-
-    def __init__(self):
-        self._X = np.zeros(2)
 
     def __getattr__(self, name):
         raise AttributeError(name)
@@ -553,14 +550,6 @@ class _DictReadingSetter:
     def __setattr__(self, var, val):
         d = self.__dict__  # noqa: F841
         super().__setattr__(var, val)
-
-    @property
-    def X(self):
-        return self._X
-
-    @X.setter
-    def X(self, v):
-        self._X[:] = v
 
 
 def _dict_reading_setter(a):
