@@ -222,11 +222,7 @@ class _Tangents:
             # caller see it; a number is rebound), and the variables viewing x follow its tangent. An array
             # drawn from a list, tuple, dict or object (`p = arrs[0]`, `for p in params: p -= lr * g`): the
             # container's tangent holds the array's, which the new one would not reach (gen19 W9): duals
-            check = []
-            if sources := self.drawn.get(name):
-                check = at([try_except([expr_stmt(call("__fd_drawn_check__", name, tuple_(sorted(sources))))],
-                                       "NameError", [ast.Pass()])], s)
-            return check + tangent_stmt + [_in_place(s)] + self.sync(name, s)
+            return self.drawn_check(name, s) + tangent_stmt + [_in_place(s)] + self.sync(name, s)
         if self.fragile:
             if name in {n.id for n in all_nodes(tangent) if isinstance(n, ast.Name)} | _names(v):
                 new = "_od_fnew"  # (the tangent reads the old value: computed first, assigned after)
@@ -266,14 +262,20 @@ class _Tangents:
             raise NotTransformable(f"storing into {y}, an object a call or attribute gave")
         new_tangent = call("__fd_setitem__", y, self.tangent(target.value), index_value(target.slice),
                            self.tangent(v), user(v))
-        check = []
-        if sources := self.drawn.get(y):  # (an array drawn from a container: as for `p op= v`, gen19 W9a)
-            check = at([try_except([expr_stmt(call("__fd_drawn_check__", y, tuple_(sorted(sources))))],
-                                   "NameError", [ast.Pass()])], s)
+        check = self.drawn_check(y, s)  # (an array drawn from a container: as for `p op= v`, gen19 W9a)
         if self.fragile:  # (a store that may raise, `y[k] = v` past the end: the tangent after it, as above)
             return check + at([assign("_od_fnew", new_tangent), s, assign(tangent_name(y), load("_od_fnew"))],
                               s) + self.sync(y, s)
         return check + at([assign(tangent_name(y), new_tangent)], s) + [s] + self.sync(y, s)
+
+    def drawn_check(self, name: str, s) -> list[ast.stmt]:
+        """Before an in-place change of name's array: `__fd_drawn_check__` where it may be an item of a
+        container (`self.drawn`), whose tangent would not see the change (the twin gives up there)."""
+        sources = self.drawn.get(name)
+        if not sources:
+            return []
+        check = expr_stmt(call("__fd_drawn_check__", name, tuple_(sorted(sources))))
+        return at([try_except([check], "NameError", [ast.Pass()])], s)
 
     def sync(self, name: str, s, held: bool = False) -> list[ast.stmt]:
         """After an in-place change of the array in `name`: the variables that may view its memory (their

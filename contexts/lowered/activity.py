@@ -1438,15 +1438,12 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
                         grew = True
         if not grew:
             break
-    for name, value in stores:  # a lambda's defaults (`push = lambda v, out=acc: out.append(v)`), as a def's
-        if isinstance(value, ast.Lambda):
-            defaults = [e for e in (*value.args.defaults, *value.args.kw_defaults) if isinstance(e, ast.Name)]
-            if names := {e.id for e in defaults if e.id in kept and e.id not in numbers}:
-                items.setdefault(name, set()).update(names)
-    for n in defs:
-        defaults = [e for e in (*n.args.defaults, *n.args.kw_defaults) if isinstance(e, ast.Name)]
+    # a nested function's or a lambda's defaults (`def add(v, store=hist)`, `push = lambda v, out=acc: ...`)
+    makers = [(n.name, n.args) for n in defs] + [(name, v.args) for name, v in stores if isinstance(v, ast.Lambda)]
+    for maker, args in makers:
+        defaults = [e for e in (*args.defaults, *args.kw_defaults) if isinstance(e, ast.Name)]
         if names := {e.id for e in defaults if e.id in kept and e.id not in numbers}:
-            items.setdefault(n.name, set()).update(names)
+            items.setdefault(maker, set()).update(names)
     for name, names in temps.items():  # (a temporary that holds objects itself: `vs = [Vec(a)]`'s `Vec(a)`)
         if names := {t for t in names if t in items}:
             items.setdefault(name, set()).update(names)
