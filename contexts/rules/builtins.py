@@ -335,6 +335,7 @@ registry.nondifferentiable(
     builtins.isinstance, builtins.issubclass, builtins.callable, builtins.ord, builtins.chr,
     builtins.bin, builtins.oct, builtins.hex, builtins.format, builtins.repr, builtins.str,
     builtins.any, builtins.all, builtins.range,
+    builtins.dir,  # (the names of an object's attributes: gstools' models list theirs, pkF)
 )
 
 # a counter's next number (`next(itertools.count(1))` numbering objects: a count of differentiated numbers is

@@ -639,3 +639,19 @@ def test_numpy_writes_crashed(f):  # (gen19 C2: RecursionError in forward mode; 
     want = fd.gradient(f, _X)[0]
     np.testing.assert_allclose(gradient(f, _X)[0], want, rtol=1e-7, atol=1e-10)
     np.testing.assert_allclose(jvp(f, (_X,), (_T,))[1], want @ _T, rtol=1e-7)
+
+
+class _Named:
+    def __init__(self, a):
+        self.a = a
+        self.b = 2.0 * a
+
+
+def _attributes_listed(x):
+    m = _Named(x)
+    names = [n for n in dir(m) if not n.startswith("_")]
+    return sum(getattr(m, n) for n in names) * x
+
+
+def test_dir_of_an_object_holding_numbers():  # (pkF: gstools' models, refused: no rule for dir)
+    assert_scalar_modes(_attributes_listed, 0.7)
