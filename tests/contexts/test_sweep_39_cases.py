@@ -655,3 +655,37 @@ def _attributes_listed(x):
 
 def test_dir_of_an_object_holding_numbers():  # (pkF: gstools' models, refused: no rule for dir)
     assert_scalar_modes(_attributes_listed, 0.7)
+
+
+# -- np.linalg.eig of a general matrix (pkE: matpopmod's eigen-analysis refused, no rule) -------------------------
+
+_A0 = np.random.default_rng(1).normal(size=(4, 4))
+_W = np.random.default_rng(2).normal(size=(4, 4))
+
+
+def _leslie_growth(x):  # (the dominant eigenvalue and the stable stage distribution of a population matrix)
+    L = np.array([[0.0, 1.5 * x, 2.0], [0.5, 0.0, 0.0], [0.0, 0.8 * x, 0.0]])
+    w, v = np.linalg.eig(L)
+    k = np.argmax(np.abs(w))
+    s = np.real(v[:, k]) / np.real(v[:, k]).sum()
+    return float(np.real(w[k]) + s @ np.array([1.0, 2.0, 3.0]))
+
+
+def _complex_pairs(x):  # (eigenvalues and eigenvectors in complex pairs, LAPACK's normalisation)
+    w, v = np.linalg.eig(_A0 + x * _W)
+    return float(np.abs(w).sum() + np.sum(np.abs(v[:, 0]) * np.arange(4.0)) + np.sum(v.real * _W)
+                 + np.sum(v.imag * _A0))
+
+
+@pytest.mark.parametrize("f", [_leslie_growth, _complex_pairs])
+def test_eig_in_every_mode(f):
+    assert_scalar_modes(f, 0.3, rtol=1e-7)
+
+
+def test_eig_gradient_in_the_matrix():
+    def f(A):
+        w, v = np.linalg.eig(A)
+        return float(np.sum(np.abs(w) * np.arange(4.0)) + np.sum(np.real(v * np.conj(v[:, :1]))))
+    want = fd.gradient(f, _A0)[0]
+    np.testing.assert_allclose(gradient(f, _A0)[0], want, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(jvp(f, (_A0,), (_W,))[1], np.sum(want * _W), rtol=1e-6)

@@ -21,7 +21,7 @@ import numpy as np
 from ..registry import registry
 from ._util import match_primal, unsupported
 
-__all__ = ["eigvals_adjoint", "eigvals_frule", "roots_adjoint", "roots_frule"]
+__all__ = ["eig_adjoint", "eig_frule", "eigvals_adjoint", "eigvals_frule", "roots_adjoint", "roots_frule"]
 
 
 def _simple(w, what: str, fn: str) -> None:
@@ -65,6 +65,73 @@ def eigvals_adjoint(dy, y, a):
     return (match_primal(np.conj(u).T @ (g[:, None] * np.conj(v).T), a),)
 
 
+# -- np.linalg.eig: eigenvalues and eigenvectors of a general matrix ---------------------------------------
+# With A V = V diag(w) and U = V^-1, a direction dA moves w by diag(U dA V) and the eigenvectors, before
+# LAPACK's normalisation, by V (F * (U dA V)), F_il = 1 / (w_l - w_i) off the diagonal, 0 on it. LAPACK
+# (geev) scales each eigenvector to unit norm with its largest component real, so the normalised one moves by
+# dv + v (a + i b) with a = -Re(v^H dv) (the norm kept) and b = -Im(dv_m) / v_m (the largest component kept
+# real). The reverse rule is the adjoint of that map, taken direction by direction (the matrices eig is used on
+# in code are small: matpopmod's population matrices); larger ones are refused.
+
+_EIG_LARGEST = 40
+
+
+def _eig_parts(a):
+    a = np.asarray(a)
+    if a.ndim != 2:
+        raise unsupported("np.linalg.eig", "a stack of matrices", "call it per matrix")
+    w, v = np.linalg.eig(a)
+    _simple(w, "eigenvalue", "np.linalg.eig")
+    u = np.linalg.inv(v)
+    f = w[None, :] - w[:, None]
+    np.fill_diagonal(f, 1.0)
+    f = 1.0 / f
+    np.fill_diagonal(f, 0.0)
+    return w, v, u, f
+
+
+def _eig_tangents(parts, m):
+    """(dw, dv) for `m = U dA V` (directions on leading axes)."""
+    w, v, u, f = parts
+    dw = np.diagonal(m, axis1=-2, axis2=-1)
+    dv = v @ (f * m)
+    a = -np.real(np.sum(np.conj(v) * dv, axis=-2))  # (per column)
+    big = np.argmax(np.abs(v), axis=0)
+    cols = np.arange(v.shape[1])
+    b = -np.imag(dv[..., big, cols]) / np.real(v[big, cols])
+    return dw, dv + v * (a + 1j * b)[..., None, :]
+
+
+def eig_frule(tangents, a):
+    y = np.linalg.eig(a)
+    t = tangents[0]
+    if t is None:
+        return y, None
+    parts = _eig_parts(a)
+    dw, dv = _eig_tangents(parts, parts[2] @ np.asarray(t) @ parts[1])
+    real = not np.iscomplexobj(y[0])  # (numpy gives real arrays where every eigenvalue is real)
+    return y, (dw.real if real else dw, dv.real if real else dv)
+
+
+def eig_adjoint(dy, y, a):
+    gw, gv = dy if dy is not None else (None, None)
+    n = np.shape(a)[0]
+    if n > _EIG_LARGEST:
+        raise unsupported("np.linalg.eig", f"a {n}x{n} matrix (its reverse rule takes each of n^2 directions)",
+                          "use np.linalg.eigvals for the eigenvalues, or np.linalg.eigh for a symmetric matrix")
+    parts = _eig_parts(a)
+    w, v, u, _ = parts
+    # every direction E_jk at once: U E_jk V = outer(U[:, j], V[k, :])
+    m = u.T[:, None, :, None] * v[None, :, None, :]
+    dw, dv = _eig_tangents(parts, m)
+    g = np.zeros((n, n))
+    if gw is not None:
+        g = g + np.real(np.einsum("i,jki->jk", np.asarray(gw), np.conj(dw)))
+    if gv is not None:
+        g = g + np.real(np.einsum("pl,jkpl->jk", np.asarray(gv), np.conj(dv)))
+    return (match_primal(g, a),)
+
+
 def _matching(y, w) -> np.ndarray:
     """The indices of w that give y (eigvals and eig may order their values differently)."""
     y, w = np.asarray(y), np.asarray(w)
@@ -103,6 +170,8 @@ def roots_adjoint(dy, y, p):
     return (match_primal(np.conj(powers).T @ c, p),)
 
 
+registry.adjoint(np.linalg.eig)(eig_adjoint)
+registry.frule(np.linalg.eig)(eig_frule)
 registry.adjoint(np.linalg.eigvals)(eigvals_adjoint)
 registry.frule(np.linalg.eigvals)(eigvals_frule)
 registry.adjoint(np.roots)(roots_adjoint)
