@@ -42,6 +42,7 @@ from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into, own_dict
 from ..rules.leaves import taken_per_element, value_class
 from ..rules.numpy.objects import computes_in_python, holds_objects
+from ..rules.numpy.stand_ins import store_part
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
 from .structs import CHANGES, LAST_CHANGE, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
@@ -1315,6 +1316,10 @@ def setattr_(obj, attr, v, active=True):
         old = type(obj)  # (the class is no field: undone by setting it back, not by deleting it)
         setattr(obj, attr, v)
         return old
+    if attr in ("real", "imag") and (type(obj) is np.ndarray and obj.dtype.kind in "fc" or type(obj) is _Dual):
+        # the store of the whole array it is, as code (`stand_ins.store_part`): recorded
+        _, pb = _twin(store_part, obj, attr, v)
+        return _SetByCode(pb, None, 1)
     if attr in _VALUE_SETTERS and (isinstance(obj, np.ndarray) and obj.dtype.kind in "fc" or type(obj) is _Dual):
         # (numpy writes the values in C: `Z.real = q * x` in lenstronomy's EPL was a store of no derivative, 0)
         fix = ("assign the values: `a[...] = x` (`np.resize(x, a.shape)` for a shorter x)" if attr == "flat" else

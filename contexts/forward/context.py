@@ -34,6 +34,7 @@ from ..rules.builtins import py_reduce
 from ..rules.containers import SEQUENCE_FORMS, holds
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
 from ..rules.numpy.inplace import refuse_overlapping_out
+from ..rules.numpy.stand_ins import store_part
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.numpy.stand_ins import vectorized
 from ..rules.frames import is_engine, note_transformed
@@ -205,6 +206,8 @@ class ForwardContext(overdub.Context):
         if kind is Dual:
             if _number_object(obj):
                 return setattr(_number_value(obj), name, value)
+            if name in ("real", "imag") and isinstance(primal(obj), np.ndarray):
+                return self.recurse(store_part, obj, name, value)  # (`z.real = v`: the array's store)
             try:
                 return setattr(obj, name, value)  # (`x.shape = ...`)
             except AttributeError:  # (a subclass's field: np.ma's `_sharedmask`)

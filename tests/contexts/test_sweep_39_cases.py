@@ -689,3 +689,21 @@ def test_eig_gradient_in_the_matrix():
     want = fd.gradient(f, _A0)[0]
     np.testing.assert_allclose(gradient(f, _A0)[0], want, rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(jvp(f, (_A0,), (_W,))[1], np.sum(want * _W), rtol=1e-6)
+
+
+# -- stores into an array's .real and .imag (pkE: matpopmod's `vals.real = np.where(...)`, refused in both modes) --
+
+
+def _parts_stored(x):
+    z = np.zeros(3, dtype=complex)
+    z.real = [x, 2.0 * x, 1.0]
+    z.imag = np.array([x * x, 0.5, x])
+    w = np.exp(1j * x) * np.array([1.0, 2.0, 3.0])
+    w.real = np.where(np.abs(w.real) < 0.1, 0.0, w.real * x)
+    r = np.array([x, 1.0])
+    r.real = r * x
+    return float(np.abs(z).sum() + np.abs(w).sum() + r.sum())
+
+
+def test_real_and_imag_stores():
+    assert_scalar_modes(_parts_stored, 0.7)

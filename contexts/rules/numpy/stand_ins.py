@@ -9,7 +9,7 @@ import numpy as np
 
 from ..registry import registry
 
-__all__ = ["vdot", "compress", "compress_method", "diagflat", "vectorized", "vectorize_plan"]
+__all__ = ["vdot", "compress", "compress_method", "diagflat", "store_part", "vectorized", "vectorize_plan"]
 
 
 def vdot(a, b, /):
@@ -33,6 +33,22 @@ def compress(condition, a, axis=None, out=None):
 def compress_method(a, condition, axis=None, out=None):
     """`a.compress(condition, axis)`: np.compress's."""
     return compress(condition, a, axis, out)
+
+
+def store_part(z, part, v):
+    """`z.real = v`, `z.imag = v` of an array: the store of the whole array it is (the engines follow a
+    store; numpy writes the part in C: matpopmod's `vals.real = np.where(...)`)."""
+    if np.iscomplexobj(z):
+        z[...] = _with_part(z, part, v)  # (the parts read apart: a view of z held here would see the store)
+    elif part == "real":
+        z[...] = np.real(v)
+    else:
+        raise TypeError("array does not have imaginary part to set")
+
+
+def _with_part(z, part, v):
+    """The complex array z with its real or imaginary part replaced by v's real values (a new array)."""
+    return np.real(v) + 1j * z.imag if part == "real" else z.real + 1j * np.real(v)
 
 
 def diagflat(v, k=0):
