@@ -2339,15 +2339,19 @@ def _variadic_changed(pb, args, arrays, npos, kwnames, since) -> None:
     entry copy, so the caller's cotangent for it after the call cannot be handed to the change (gen19 W9a:
     the writes' derivative was lost)."""
     info, npre = pb[1], pb[3]
+    spread = []
     for i, a in enumerate(args):
-        if not arrays[i] or LAST_CHANGE.get(id(bottom(a)), 0) <= since:
-            continue
         if i < npos:
-            spread = npre + i >= info.argcount
+            spread.append(npre + i >= info.argcount)
         else:
             name = kwnames[i - npos]
-            spread = name not in info.names or info.names.index(name) in (info.varargs, info.varkw)
-        if spread:
+            spread.append(name not in info.names or info.names.index(name) in (info.varargs, info.varkw))
+    if not all(spread[npos:]):
+        # (a keyword argument of a parameter of its own, `f(xp.maximum, d, 0, out=d)`, sklearn's: the change may
+        # be that argument's, handed through it; the arguments seen here after the call need not be its values)
+        return
+    for i, a in enumerate(args):
+        if arrays[i] and spread[i] and LAST_CHANGE.get(id(bottom(a)), 0) > since:
             raise runtime.UnsupportedFunction(
                 f"reverse mode cannot differentiate {pb[6].__qualname__} changing in place an array it took "
                 "into its `*args` or `**kwargs`: the caller's cotangent for it after the call cannot reach the "
