@@ -37,12 +37,12 @@ def _simple(w, what: str, fn: str) -> None:
                           "the values (their sum, product: the trace, determinant) instead")
 
 
-def _eig(a):
+def _eig(a, fn="np.linalg.eigvals"):
     a = np.asarray(a)
     if a.ndim != 2:
-        raise unsupported("np.linalg.eigvals", "a stack of matrices", "call it per matrix")
+        raise unsupported(fn, "a stack of matrices", "call it per matrix")
     w, v = np.linalg.eig(a)
-    _simple(w, "eigenvalue", "np.linalg.eigvals")
+    _simple(w, "eigenvalue", fn)
     return w, v, np.linalg.inv(v)
 
 
@@ -77,12 +77,7 @@ _EIG_LARGEST = 40
 
 
 def _eig_parts(a):
-    a = np.asarray(a)
-    if a.ndim != 2:
-        raise unsupported("np.linalg.eig", "a stack of matrices", "call it per matrix")
-    w, v = np.linalg.eig(a)
-    _simple(w, "eigenvalue", "np.linalg.eig")
-    u = np.linalg.inv(v)
+    w, v, u = _eig(a, "np.linalg.eig")
     f = w[None, :] - w[:, None]
     np.fill_diagonal(f, 1.0)
     f = 1.0 / f
