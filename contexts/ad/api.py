@@ -25,7 +25,7 @@ from . import runtime as _runtime
 from .runtime import _NOKW, _rules, _twin_call, call, override_rules, restore_rules
 from ..rules.cotangents import SeqBox, Tangent, fields_of, has_fields
 from .helpers import stores as _stores
-from .structs import LAST_CHANGE, Session, finalize
+from .structs import CHANGES, LAST_CHANGE, RECORDING_START, Session, finalize
 
 _FunctionType = types.FunctionType
 
@@ -192,6 +192,7 @@ def _fresh_recording() -> None:
     is older than any a recording compares with: harmless; clearing them under another thread's recording
     lost its changes through a callee: a wrong gradient, rarely)."""
     _stores().clear()
+    RECORDING_START[0] = CHANGES[0]
     if len(LAST_CHANGE) > 65536:
         LAST_CHANGE.clear()
 

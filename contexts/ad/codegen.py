@@ -46,7 +46,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__", "__od_setattr_views__",
            "__od_setattr_merge__",
            "__od_setitem__", "__od_setitem_adj__", "__od_delitem__", "__od_delitem_adj__", "__od_delattr__", "__od_delattr_adj__", "__od_unpack__",
-           "__od_enumerate__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iop_views__", "__od_iter__", "__od_eager__",
+           "__od_enumerate__", "__od_enumerate_views__", "__od_slice_cot__", "__od_iop__", "__od_iop_adj__", "__od_iop_views__", "__od_iter__", "__od_eager__",
            "__od_eager_guard__", "__od_iter_guard__", "__od_eager_inplace__", "__od_eager_items__", "__od_equality_guard__", "__od_own_test__", "__od_compared__", "__od_equality_guard_fd__", "__od_equality_guard2__", "__od_equality_guard2_fd__", "__od_order_watch__",
            "__od_order_watch_fd__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_plain_cells__", "__od_views_merge__", "__od_changes__",
@@ -511,6 +511,7 @@ class _Gen:
         return out
 
     def for_loop(self, s: ast.For) -> list[ast.stmt]:
+        writes = _writes_in_place(s.body, {n.id for n in ast.walk(s.target) if isinstance(n, ast.Name)})
         self.depth += 1
         body = self.body(s.body)
         self.depth -= 1
@@ -551,7 +552,9 @@ class _Gen:
         self.depth -= 1
         i = f"_od_i{k}"
         # a loop over an iterator already drawn from (`next(it)` first) numbers its items from there
-        items = if_exp(is_(itv, it), call("__od_enumerate_at__", itv), call("__od_enumerate__", itv))
+        # (a body changing memory in place: items drawn from a lazy iterator may be views that overlap)
+        items = if_exp(is_(itv, it), call("__od_enumerate_at__", itv),
+                       call("__od_enumerate_views__", itv, src) if writes else call("__od_enumerate__", itv))
         head = ast.For(target=store((i, v)), iter=items,
                        body=[expr_stmt(call("_od_ta", tuple_([const(k), itv, i, src])))], orelse=[], type_comment=None)
         at([head], s)
@@ -1965,3 +1968,24 @@ def _container_hazards(fdef, nodes) -> set[str]:
             out |= {a.id for a in n.args if isinstance(a, ast.Name)}
     return out
 
+
+
+def _writes_in_place(body: list, targets: set) -> bool:
+    """Whether a loop body (lowered) may change memory in place: a store into an item or attribute, an
+    in-place operator, a mutating method, an `out=` argument, or a call of a function of the user's given the
+    loop's target (which may write into it)."""
+    for n in (m for st in body for m in ast.walk(st)):
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.Delete)):
+            ts = n.targets if isinstance(n, (ast.Assign, ast.Delete)) else [n.target]
+            if isinstance(n, ast.AugAssign) or getattr(getattr(n, "value", None), "_od_inplace", False) or any(
+                    isinstance(t, (ast.Subscript, ast.Attribute)) for t in ts):
+                return True
+        elif isinstance(n, ast.Attribute) and n.attr in MUTATOR_NAMES:
+            return True
+        elif isinstance(n, ast.Call):
+            if any(k.arg == "out" for k in n.keywords):
+                return True
+            if isinstance(n.func, ast.Name) and not hasattr(builtins, n.func.id) and any(
+                    isinstance(a, ast.Name) and a.id in targets for a in n.args):
+                return True
+    return False

@@ -45,7 +45,7 @@ from ..rules.numpy.objects import computes_in_python, holds_objects
 from ..rules.numpy.stand_ins import store_part
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
-from .structs import CHANGES, LAST_CHANGE, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
+from .structs import CHANGES, LAST_CHANGE, RECORDING_START, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
 
@@ -833,6 +833,19 @@ def subscript_adj(S, dobj, g, pb):
     return _pull(S, pb, g, dobj)[0]
 
 
+def _class_array_changed(obj, attr, result) -> None:
+    """A class's array read (through the class or an instance) after this recording changed it in place:
+    refused. Its reads are the class's constants to reverse mode (no variable holds its cotangent), so what
+    was written into it was lost (`buf = np.zeros(2)` in the class body, `self.buf[:] = v; return self.buf`:
+    0 for 3)."""
+    if LAST_CHANGE.get(id(bottom(result)), 0) > RECORDING_START[0]:
+        owner = obj.__name__ if isinstance(obj, type) else type(obj).__name__
+        raise runtime.UnsupportedFunction(
+            f"reverse mode cannot differentiate an array a class holds ({owner}.{attr}) changed in place and "
+            "read again: its reads are taken for the class's constant",
+            fix="keep the array on the object (`self.buf = np.zeros(2)` in `__init__`), or return a copy")
+
+
 def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
     if pb is None and (type(result) is int or type(result) is bool) and (
             not (obj.__class__.__flags__ & HEAPTYPE) or isinstance(obj, (list, tuple, dict))):
@@ -870,6 +883,9 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
         # the cotangent of a bound method is that of its object (`getattr(x, "sum")(axis=0)`: the C
         # method's call hands its object's cotangent to the method)
         return acc(dobj, g)
+    if g is not None and type(result) is _NDARRAY and (isinstance(obj, type) or _class_attribute(
+            type(obj), attr) is result and attr not in (own_dict(obj) or ())):
+        _class_array_changed(obj, attr, result)
     if isinstance(obj, (types.ModuleType, type)):
         if g is not None and type(result) in (dict, list):
             # a container a module or class holds (`Meter.stats`, `lib.STATE`), read again later by the same
@@ -1974,8 +1990,27 @@ def views(a, *others, same=False):
                 if np.isin(addr_n, addr_a).any():
                     found = (found or []) + [(j, addr_a, addr_n)]
             continue
+        if tn is _LIST_ITER or tn is _TUPLE_ITER:
+            # a list's or tuple's iterator (a generator's, map's or itertools.pairwise's items, drawn eagerly)
+            # holds its items' cotangents in its box by position (`getitem_adj`): those of items sharing
+            # memory with a, parked there by later passes of a loop over it, are a's before this change is
+            # undone (`for w in (a[i:i + 2] for i in range(2)): w[1] += w[0]`: 0 for 1, gen19 W7)
+            r = n.__reduce__()
+            if len(r) == 3:
+                seq = r[1][0]
+                for v in seq:  # (a tuple of views per item, itertools.pairwise's rows: not followed)
+                    if type(v) is tuple and any(isinstance(u, np.ndarray) and np.may_share_memory(u, a) for u in v):
+                        _view_refused(v, n)
+                keys = [k for k in _keys_holding(seq, a) if type(k) is int]
+                if keys:
+                    found = (found or []) + [(j, _HELD, (n, keys))]
+                held = _held_views(seq, a)
+                if held:
+                    found = (found or []) + [(j, _HELD_VIEW, (n, held))]
+            continue
         if tn is not np.ndarray and not isinstance(n, np.ndarray):
-            if tn in _CONTAINERS or isinstance(n, _CONTAINERS) or (has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
+            if tn in _CONTAINERS or isinstance(n, _CONTAINERS) or (has_fields(n) and (
+                    not isinstance(n, _NOT_HOLDERS) or tn is types.FunctionType)):
                 if tn is dict and (owner := instance_dict_owner(n)) is not None and any(o is owner for o in others):
                     # an object's `__dict__` beside the object (`d = self.__dict__` in its `__setattr__`): one
                     # box, the object's; counted for both, the change's cotangent was moved twice (pkE W1: 2x)
@@ -2047,7 +2082,8 @@ def _container_views(a, others, same):
             if same:
                 found = (found or []) + [(j, None, None)]
         elif type(n) in _CONTAINERS or isinstance(n, _CONTAINERS) or (
-                type(n) not in _PLAIN and has_fields(n) and not isinstance(n, _NOT_HOLDERS)):
+                type(n) not in _PLAIN and has_fields(n) and (not isinstance(n, _NOT_HOLDERS)
+                                                             or type(n) is types.FunctionType)):
             keys = _keys_holding(n, a, 0, seen)
             if keys:
                 found = (found or []) + [(j, _HELD, (n, keys))]
@@ -2099,6 +2135,8 @@ _CONTAINERS = (list, tuple, dict)
 _MUTABLE_CONTAINERS = (list, dict)
 _PLAIN = frozenset({int, float, complex, bool, str, bytes, type(None), np.float64, np.float32, np.int64,
                     np.intp, np.bool_, slice, range, types.ModuleType})
+# (a function is one where it is a variable of the caller's: `g.calls = []` then `g.calls.append(v)`, the list
+# read back as `sum(g.calls)`: gen20 W1, 0 for 1.4; not inside other objects, whose functions are code)
 _NOT_HOLDERS = (types.ModuleType, type, types.FunctionType, types.MethodType, types.BuiltinFunctionType)
 _HELD = object()  # in a `views` entry: a container or object holding the array itself
 
@@ -2324,13 +2362,62 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
                 kept = (kept or []) + [(i, *found)]
     stamp = -1 if since is None else since
     boxed = _changed_containers(others, stamp) if others else None
-    if not any(arrays) and all(a is None for a in held) and kept is None and boxed is None:
+    unhanded = _unhanded_changed(args, others, since, pb[6]) if others and since is not None and kept is None else None
+    if not any(arrays) and all(a is None for a in held) and kept is None and boxed is None and unhanded is None:
         return None
     shared = [(i, views(a, *others, same=True)) for i, a in enumerate(args)
               if (arrays[i] and (since is None or LAST_CHANGE.get(id(bottom(a)), 0) > since)
                   or held[i] is not None) and others]
     return (arrays, [(i, found) for i, found in shared if found], held, (len(args) if npos is None else npos, kwnames),
-            kept, boxed, stamp)
+            kept, boxed, stamp, None, unhanded)
+
+
+def _captures(fn, o, depth: int = 0) -> bool:
+    """Whether fn's closure holds o or shares memory with it (also through the functions it captures)."""
+    fn = getattr(fn, "__func__", fn)
+    for c in getattr(fn, "__closure__", None) or ():
+        try:
+            v = c.cell_contents
+        except ValueError:  # (an empty cell)
+            continue
+        if v is o or isinstance(v, np.ndarray) and np.may_share_memory(v, o):
+            return True
+        if type(v) in _MUTABLE_CONTAINERS or has_fields(v) and not callable(v):
+            return True  # (a list, dict or object it captured may hold o: theirs is the boxes' path)
+        if depth < 2 and callable(v) and _captures(v, o, depth + 1):
+            return True
+    return False
+
+
+def _unhanded_changed(args, others, since, fn=None):
+    """The positions among others of arrays of the caller's the call changed in place without being handed
+    them, nor anything sharing their memory (a buffer the callee keeps as a default argument or a class
+    attribute and returned before: `r = put(a)` then `put(b)` writing r's memory again), or None. The change
+    is in the callee's records, but no cotangent of the caller's reaches it: one the caller holds for such an
+    array when the call is undone is refused (`call_viewed`; gen19 W8: the first values' derivative, not the
+    second's). None held (a temporary the code no longer reads, `r = put(a).copy()`'s) needs none."""
+    out = None
+    for j, o in enumerate(others):
+        if type(o) is not _NDARRAY or LAST_CHANGE.get(id(bottom(o)), 0) <= since:
+            continue
+        if any(isinstance(a, np.ndarray) and np.may_share_memory(a, o) for a in args) or any(
+                type(a) is _Dual and np.may_share_memory(primal(a), o) for a in args):
+            continue
+        if any(type(a) in _MUTABLE_CONTAINERS or isinstance(a, _MUTABLE_CONTAINERS) or has_fields(a) for a in args):
+            continue  # (handed inside a list, dict or object: `_held_changed`'s and the boxes' to find)
+        if fn is not None and _captures(fn, o):
+            continue  # (a closure's cell: `def fill(v): buf[:] = v`, the caller's buf)
+        out = (out or []) + [j]
+    return out
+
+
+def _unhanded_refused(w, douts) -> None:
+    if any(douts[j] is not None for j in w[8]):
+        raise runtime.UnsupportedFunction(
+            "reverse mode cannot differentiate a call that changes in place an array the caller holds without "
+            "handing it over (a buffer the callee keeps as a default argument, a class attribute or module "
+            "state, returned by an earlier call), read after the call",
+            fix="copy what the earlier call returned (`r = put(v).copy()`), or pass the buffer as an argument")
 
 
 def _variadic_changed(pb, args, arrays, npos, kwnames, since) -> None:
@@ -2481,6 +2568,8 @@ def call_viewed(w, pb, g, dself, dargs, douts, S):
     pullback with the arguments' cotangents handed to it (with their layout: positions, then keyword
     names); returns the arguments' cotangents (those the callee took as its parameters' whole cotangents
     now None: they come back in its result), the views' and the pullback's result."""
+    if len(w) > 8 and w[8] is not None:
+        _unhanded_refused(w, douts)
     dargs, douts, handed = call_merge(w, dargs, douts, S)
     if len(w) > 7 and w[7] is not None and dself is None:  # (see call_views: the C method's own array)
         dself, douts = douts[w[7]], (*douts[:w[7]], None, *douts[w[7] + 1:])
@@ -2704,6 +2793,7 @@ def live_loop(kind, fns, *objs) -> bool:
 
 
 _LIST_ITER = type(iter([]))
+_TUPLE_ITER = type(iter(()))
 
 
 def enumerate_at(it):
@@ -2716,6 +2806,30 @@ def enumerate_at(it):
         if len(r) == 3:
             return _positions(it)
     return enumerate(it)
+
+
+def enumerate_views(it, src=None):
+    """`enumerate(it)` for a loop whose body changes memory in place, over `iter(src)`. Where src is an
+    object whose `__iter__` gave a list's or tuple's iterator (a generator method, drawn eagerly), an item
+    that is or holds a view of an array is refused: its cotangent waits in that iterator, which no change
+    sees, until the loop is undone, after the changes of earlier passes that shared its memory (`for w in
+    Blocks(a): w[1] += w[0]`, whose `__iter__` yields `self.a[i:i + 2]`: 0 for 1, gen19 W7)."""
+    if (type(it) is _LIST_ITER or type(it) is _TUPLE_ITER) and type(src) is not list and type(src) is not tuple:
+        r = it.__reduce__()
+        if len(r) == 3:
+            for v in r[1][0][r[2]:]:
+                _view_refused(v, it)
+    return enumerate(it)
+
+
+def _view_refused(v, it):
+    for u in (v if type(v) is tuple else (v,)):
+        if isinstance(u, np.ndarray) and u.base is not None:
+            raise runtime.UnsupportedFunction(
+                "reverse mode cannot differentiate a loop that changes memory in place over views of an "
+                f"array drawn from an iterator ({type(it).__name__}: a generator's, map's or itertools' items; "
+                "their cotangents reach the array only after the loop is undone, too late for the changes "
+                "of earlier passes)", fix="loop over a list of the views instead: `for w in list(...)`")
 
 
 def _positions(it):
@@ -2745,7 +2859,7 @@ HELPER_IMPLS = {
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj,
     "__od_delattr__": delattr_, "__od_delattr_adj__": delattr_adj,
-    "__od_enumerate__": enumerate, "__od_enumerate_at__": enumerate_at, "__od_slice_cot__": slice_cot,
+    "__od_enumerate__": enumerate, "__od_enumerate_views__": enumerate_views, "__od_enumerate_at__": enumerate_at, "__od_slice_cot__": slice_cot,
     "__od_iop__": iop,
     "__od_iop_adj__": iop_adj, "__od_iop_views__": iop_views, "__od_ndarray__": np.ndarray,
     "__od_f8__": np.dtype(np.float64),

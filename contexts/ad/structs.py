@@ -71,6 +71,8 @@ CHANGES = [0]
 # a call spreading `*args` or `**kwargs` tells by it which of the values it passed its callee changed
 # (`spread_changed`). Cleared when a top-level recording starts.
 LAST_CHANGE: dict[int, int] = {}
+# the counter when the current top-level recording began: a stamp above it is a change of this recording's
+RECORDING_START = [0]
 
 
 def bottom(obj):

@@ -1050,6 +1050,8 @@ def _copyto(dst, src, casting="same_kind", where=True):
                            fix="make the array from the input (`np.zeros_like(x)`), or assign instead "
                                "(`dst = np.where(mask, src, dst)`)")
     tag = dst.tag
+    if type(src) in (list, tuple):  # (a list of values, some perturbed: as an array of them; gen18 C3)
+        src = to_array(src, None)
     if type(src) is Dual and src.tag.order > tag.order:
         raise OverdubError(
             "a value perturbed by an inner derivative call was copied into an array of an outer one",

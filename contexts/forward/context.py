@@ -377,7 +377,11 @@ class ForwardContext(overdub.Context):
                     if fn in JOINS:
                         return OWN_FUNCTIONS[fn](*args, **kwargs)
                     if type(args[0]) in (list, tuple) and has_dual(args[0]):
-                        # (`np.diag([q, 0.1 * q])`: numpy's dispatch does not look into the list)
+                        # (`np.diag([q, 0.1 * q])`: numpy's dispatch does not look into the list; an `out=`
+                        # written after, as numpy's dispatch does: `np.cumsum([x, y], out=a)`, gen18 C5)
+                        if kwargs.get("out") is not None:
+                            return write_out(fn, OWN_FUNCTIONS[fn](to_array(args[0]), *args[1:], **{
+                                k: v for k, v in kwargs.items() if k != "out"}), kwargs["out"])
                         return OWN_FUNCTIONS[fn](to_array(args[0]), *args[1:], **kwargs)
                 if type(fn) is _DISPATCHER and kwargs and fn in OWN_FUNCTIONS and has_dual(list(kwargs.values())):
                     # (`np.select(..., default=d)`: not dispatched on; `np.cumsum(a=v)`: its rule's by position)

@@ -14,6 +14,7 @@ import collections
 import copy
 import functools
 import os
+import sys
 import types
 
 import numpy as np
@@ -598,6 +599,10 @@ def viewed(e: ast.AST, strict: bool = False) -> set[str]:
         return set().union(*(viewed(x.value if isinstance(x, ast.Starred) else x) for x in e.elts))
     if isinstance(e, ast.Dict):
         return set().union(*(viewed(x) for x in e.values))
+    if isinstance(e, (ast.Lambda, ast.GeneratorExp)) and not strict:
+        # (what a lambda or a generator reads, it may return or yield a view of: `map(lambda i: a[i:i + 2],
+        # ...)`, `(a[i:i + 2] for i in ...)`, looped over and written: gen19 W7)
+        return _reads(e)
     return set()
 
 
@@ -767,6 +772,12 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
             for d in (*n.args.defaults, *n.args.kw_defaults):
                 if d is not None:
                     join(n.name, viewed(d))
+            # and may return a view of what it captures (`def v(i): return a[i:i + 2]` given to map, its
+            # results written: gen19 W7)
+            own = local_names(n)
+            for r in all_nodes(n):
+                if isinstance(r, ast.Return) and r.value is not None:
+                    join(n.name, view_of(r.value) - own)
     # the caller may pass one array twice, or an array and a view of it (`f(y, y[1:])`): the parameters may
     # share memory with each other
     a = fdef.args
@@ -971,6 +982,22 @@ def _reads_state(fn, depth: int = 0) -> bool:
     return found
 
 
+def _holds_changed_state(cls: type) -> bool:
+    """Whether a class (or a base of its own) holds a container or array in its body that its module's
+    code stores into or changes by a method (`self.buf[:] = v`, `self.hist.append(v)`)."""
+    for k in cls.__mro__[:-1]:
+        if not k.__flags__ & _HEAPTYPE:
+            continue
+        held = [name for name, val in vars(k).items() if isinstance(val, _SHARED_CONTAINERS)]
+        if not held:
+            continue
+        space = getattr(sys.modules.get(k.__module__), "__dict__", None)
+        changed = _module_changes(space) if isinstance(space, dict) else None
+        if changed is None or any("." + name in changed for name in held):
+            return True
+    return False
+
+
 def _callable_reads_state(v) -> bool:
     """Whether calling v, a global callable, runs Python code that may read changeable module state: a
     function, and the functions a bound method, a partial, `np.vectorize` and `np.frompyfunc`'s ufunc hold."""
@@ -991,9 +1018,12 @@ def _callable_reads_state(v) -> bool:
             v = stand[1][0]
         elif isinstance(v, type) and v.__flags__ & _HEAPTYPE:
             # a class of its own: its methods (`__init__` reading `G[-1]`, a list the caller filled with a
-            # differentiated value: the object was taken for a constant, 0 for 6)
-            return any(type(m) is types.FunctionType and _reads_state(m)
-                       for k in v.__mro__[:-1] if k.__flags__ & _HEAPTYPE for m in vars(k).values())
+            # differentiated value: the object was taken for a constant, 0 for 6), and the containers and
+            # arrays it holds for all its objects that its module's code changes (`buf = np.zeros(2)` in its
+            # body, `self.buf[:] = v` in a method: `C(1.0).buf` read after was a constant, 0 for 6)
+            return _holds_changed_state(v) or any(
+                type(m) is types.FunctionType and _reads_state(m)
+                for k in v.__mro__[:-1] if k.__flags__ & _HEAPTYPE for m in vars(k).values())
         else:
             return False
     return False
@@ -1176,6 +1206,10 @@ class _Activity:
                     if item.optional_vars is not None and self.value_active(item.context_expr):
                         self.mark(item.optional_vars.id)
                 self.visit(s.body)
+                for item in s.items:  # (an active context manager's `__exit__` may store into what it holds:
+                    ctx = item.context_expr  # `self.out.append(self.value)`, gen20 W3)
+                    if isinstance(ctx, ast.Name) and ctx.id in self.active and ctx.id in self.locals:
+                        self.mark_argument(ctx.id)
 
 
 # the helpers of the lowering's index loops (`Lowerer.live_loop`): a test of types, of a position, the keys
@@ -1219,6 +1253,8 @@ def _changed_globals(tree: ast.AST) -> set[str]:
                     out.add("." + t.value.attr)  # (`self.stats[k] = v`: a field's items, maybe a class's)
         elif isinstance(n, ast.Call):
             f = n.func
+            if isinstance(f, ast.Name) and f.id in ("setattr", "delattr") and n.args and base(n.args[0]):
+                out.add(base(n.args[0]))  # (`setattr(CFG, 'gain', x)`: gen20 W4)
             if isinstance(f, ast.Attribute) and f.attr in _MUTATORS and base(f.value):
                 out.add(base(f.value))
             if isinstance(f, ast.Attribute) and f.attr in _MUTATORS and isinstance(f.value, ast.Attribute):
@@ -1311,6 +1347,9 @@ def mutable_globals(fdef, locals_: set[str], globals_: dict, nodes=None) -> set[
         if isinstance(v, type) and v.__flags__ & _HEAPTYPE and _class_state_read(v, name, nodes, changed):
             out.add(name)
             continue
+        if type(v) is types.FunctionType and changed is not None and name in changed and v.__dict__:
+            out.add(name)  # (a function whose attributes its module's code changes: `m.cache[n] = v`, a memo)
+            continue
         if changed is not None and name not in changed or isinstance(v, _NOT_STATE) or type(v) in _INERT \
                 or callable(v):
             continue
@@ -1352,9 +1391,10 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     special case's derivative, 0, silently, while `if t == 0.3:` was refused)."""
     nondiff = frozenset(n for n in NONDIFF_BUILTINS if n not in globals_ and hasattr(builtins, n))
     nodes = list(all_nodes(fdef))  # (one walk for the questions below: each was a walk of its own)
-    locals_ = local_names(fdef, nodes)
+    own = local_names(fdef, nodes)
+    locals_ = own | _attribute_holders(fdef, nodes, globals_)
     a = fdef.args
-    active_inputs = set(active_inputs) | mutable_globals(fdef, locals_, globals_, nodes)
+    active_inputs = set(active_inputs) | mutable_globals(fdef, own, globals_, nodes)
     stores = list(name_stores(fdef, nodes))
     loops = [n for n in nodes if isinstance(n, ast.For) and isinstance(n.target, ast.Name)]
     defs = [n for n in nodes if isinstance(n, ast.FunctionDef) and n is not fdef]
@@ -1381,6 +1421,12 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     for n in loops:
         if isinstance(n.iter, ast.Name):
             drawn.setdefault(n.target.id, set()).add(n.iter.id)
+    for n in nodes:  # (`with cm as b`: `__enter__` may return what cm holds, `nullcontext(a)`'s a: gen20 W5)
+        if isinstance(n, ast.With):
+            for item in n.items:
+                if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Name) \
+                        and item.context_expr.id in kept:
+                    drawn.setdefault(item.optional_vars.id, set()).add(item.context_expr.id)
     for n in nodes:  # (the lowering's index loops: `for _od_i4, v in __od_enumerate_at__(it) if it is vs else ...`)
         if isinstance(n, ast.For) and isinstance(n.target, ast.Tuple):
             for t in _loop_targets(n):
@@ -1400,6 +1446,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     # place reaches them), not the lowering's temporaries drawn for an item (`next(ids)`), not a module
     # function's arguments (`_may_hold_arguments`)
     items: dict[str, set[str]] = {}
+    classes = {n.name for n in nodes if isinstance(n, ast.ClassDef)} & kept
     bound: dict[str, list] = {}
     for name, value in stores:
         bound.setdefault(name, []).append(value)
@@ -1419,6 +1466,10 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         names = {e.id for e in held if isinstance(e, ast.Name) and e.id in kept and e.id not in numbers}
         if names:
             items.setdefault(name, set()).update(names)
+    for name, value in stores:  # (an object of a class defined here shares the class's attributes: `c = C()`
+        # then `c.items.append(x)` changes the list `C.items` reads back: 0 for 2, gen18 W3b)
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in classes:
+            items.setdefault(name, set()).add(value.func.id)
     for n in nodes:  # and a variable stored into it (`o[0] = acc`, `o['c'] = acc`, `o.l = acc`): a change through
         # the holder (`o[0][0] = x`, `o.l.append(x)`) changes acc, read after by its own name (gen18 W7: 0 for 2)
         if (isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id in kept
@@ -1499,6 +1550,40 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     if steering is not None:
         steering.update(act.active & steer)
     return act.active - steer
+
+
+def _attribute_holders(fdef, nodes: list, globals_: dict) -> set[str]:
+    """The functions defined in fdef and the globals (not modules) whose attributes fdef sets: objects that
+    hold state without being variables of fdef (`g.store = []` of a nested `def g`, `K.l = []` of a module's
+    class), so that a change through what they hold (`g.store.append(x)`, then `g.store[0]` read) makes them
+    active like any other holder (both were taken for constants: 0 for 2, gen18 W9 and W3b)."""
+    defs = {n.name for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fdef}
+    out = set()
+    for n in nodes:
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                while isinstance(t, ast.Subscript) and isinstance(t.value, (ast.Subscript, ast.Attribute)):
+                    t = t.value  # (`m.cache[n] = v`: m's attribute's item)
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name):
+                    name = t.value.id
+                    if name in defs or name in globals_ and not isinstance(globals_[name], types.ModuleType):
+                        out.add(name)
+        elif isinstance(n, ast.Call):
+            # a module's object (not a class, function or module) whose method f calls or that f hands to a
+            # call (`SIM.reset(x)`, `setattr(CFG, 'gain', x)`): the call may store into it (gen20 W1, W4)
+            objs = [n.func.value] if isinstance(n.func, ast.Attribute) else []
+            objs += [a for a in n.args if isinstance(a, ast.Name)]
+            for o in objs:
+                if isinstance(o, ast.Name) and o.id in globals_ and _module_object(globals_[o.id]):
+                    out.add(o.id)
+    return out
+
+
+def _module_object(v) -> bool:
+    """An object a module holds that may hold state: an instance of a class with fields, not a module, class,
+    function, number or text."""
+    return (not isinstance(v, (*_NOT_STATE, *_INERT, float, complex)) and not callable(v)
+            and hasattr(v, "__dict__") and not isinstance(v, np.ndarray))
 
 
 def _may_hold_arguments(func: ast.expr, globals_: dict, locals_: set[str], aliases: dict | None = None) -> bool:

@@ -140,7 +140,14 @@ def copyto_inplace(dst, src, *rest, **kwargs):
         written = np.broadcast_to(as_array(where, dtype=bool), dst.shape)
         dsrc = np.where(written, d, 0.0)
         array = isinstance(src, np.ndarray) or np.ndim(src) and type(src).__name__ == "Dual"  # (forward over reverse)
-        return dself, (Overwritten(written), unbroadcast(dsrc, src) if array else dsrc.sum()) + nones
+        if array:
+            dsrc = unbroadcast(dsrc, src)
+        elif np.ndim(src):  # (a list of values: one cotangent each, as a list; gen18 C3: TypeError)
+            dsrc = unbroadcast(dsrc, np.zeros(np.shape(src)))
+            dsrc = dsrc.tolist() if type(dsrc) is np.ndarray else list(dsrc)
+        else:
+            dsrc = dsrc.sum()
+        return dself, (Overwritten(written), dsrc) + nones
     return None, copyto_back
 
 
