@@ -622,6 +622,8 @@ def view_of(e: ast.AST) -> set[str]:
     if (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in _SAME_ARRAY
             and e.args and not isinstance(e.args[0], ast.Starred)):
         return view_of(e.args[0])  # (`m = np.asarray(a)` is a itself: `np.sin(m, out=m)` changes a)
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "__od_unpack__" and e.args:
+        return view_of(e.args[0])  # (the lowering's unpacking: the value's own items, `i, row = pair`)
     return set()
 
 
@@ -1084,7 +1086,8 @@ class _Activity:
             n = todo.pop()
             self.mark(n)
             self._mark_held(n, held)
-            for m in (*self.views.get(n, ()), *self.drawn.get(n, ())):
+            # (and what it holds, whose own views and sources the change reaches too: `t = (k, rows[k])`)
+            for m in (*self.views.get(n, ()), *self.drawn.get(n, ()), *self.items.get(n, ())):
                 if m not in seen and m in self.locals and m not in self.immutable:
                     seen.add(m)
                     todo.append(m)
@@ -1365,9 +1368,13 @@ def _drawn_from(value: ast.expr) -> str | None:
     `np.array(lst)` copies)."""
     if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
         return value.value.id  # (a bound method, `k = acc.add`, whose calls change acc)
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id.startswith("_od_"):
+        return value.value.id  # (an item of the lowering's unpacking, `_, b = pair`: gen20 W6)
     if not isinstance(value, ast.Call):
         return None
     f = value.func
+    if isinstance(f, ast.Name) and f.id == "__od_unpack__" and value.args and isinstance(value.args[0], ast.Name):
+        return value.args[0].id
     if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
         return f.value.id
     if isinstance(f, ast.Name) and f.id in _PART_READERS and value.args and isinstance(value.args[0], ast.Name):
@@ -1403,10 +1410,16 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     views: dict[str, set[str]] = {}
     kept = locals_ - loop_vars  # (once: per store, it made the analysis quadratic in the function's length)
     fresh = fresh_calls(fdef, globals_, freevars)  # (`y = np.copy(x)`: a store into y is none into x)
+    containers = container_names(fdef, nodes)
     for name, value in stores:
         if id(value) not in fresh:
             sources.setdefault(name, set()).update(viewed(value, strict=True) & kept)
         views.setdefault(name, set()).update(view_of(value) - {name})
+        if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult, ast.BitOr)):
+            # (a list an operator made of lists holds their items: `b = (O + [])[0]; b[0] = v` changes O's
+            # item, gen20 W7: 0 for 1.4)
+            sources[name].update(e.id for e in (value.left, value.right)
+                                 if isinstance(e, ast.Name) and e.id in containers and e.id in kept)
     for n in nodes:  # (`o.c = c`: an in-place change through `o.c` is one of c: `o.c -= x * x` made c active)
         if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Attribute)
                 and isinstance(t.value, ast.Name) and isinstance(n.value, ast.Name) and n.value.id in kept):
@@ -1416,7 +1429,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     # `(a, b)` rarely changes a or b, and following them made every result appended to a list active.)
     drawn: dict[str, set[str]] = {}
     for name, value in stores:
-        if (src := _drawn_from(value)) is not None and src in kept:
+        if (src := _drawn_from(value)) is not None and src in locals_:  # (a loop's target too: `for p in ...`)
             drawn.setdefault(name, set()).add(src)
     for n in loops:
         if isinstance(n.iter, ast.Name):
@@ -1498,6 +1511,12 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     for name, names in temps.items():  # (a temporary that holds objects itself: `vs = [Vec(a)]`'s `Vec(a)`)
         if names := {t for t in names if t in items}:
             items.setdefault(name, set()).update(names)
+        # (and one read out of a variable's object, `pair = (k, rows[k])` of the lowering's enumerate: the
+        # object held is rows' item, which a change through the pair, `row.append(v)`, changes: 0 for 2.8, gen20 W8)
+        read = {n for t in temps[name] if isinstance(aliases.get(t), (ast.Subscript, ast.Attribute))
+                for n in view_of(aliases[t])}
+        if read := {o for o in read if o in kept and o not in numbers}:
+            items.setdefault(name, set()).update(read)
         # (and the object of an attribute a temporary read, a bound method: `ops = {"push": L.append}` holds
         # L, which `ops["push"](v)` changes: it was taken for a constant, 0 for 3)
         objs = {aliases[t].value.id for t in temps[name] if isinstance(aliases.get(t), ast.Attribute)

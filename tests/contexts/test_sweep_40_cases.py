@@ -502,3 +502,59 @@ def _held_list_entered(x):
 @pytest.mark.parametrize("f", [_written_on_exit, _through_nullcontext, _held_list_entered])
 def test_context_managers_holding_state(f):
     assert_scalar_modes(f, 0.7)
+
+
+# -- items reached through enumerate, literal pairs, unpacking and operators on lists (gen20 W6-W8) ----------------
+# `for i, row in enumerate(rows): row.append(v)` lost the appends in reverse mode (0 for 2.8): the lowering's
+# unpacking of each pair hid where `row` came from. Also a loop variable changed after the loop, a list literal of
+# pairs, and `(O + [])[0]` changed in place (both modes 0).
+
+
+def _appended_through_enumerate(x):
+    rows = [[], []]
+    for i, row in enumerate(rows):
+        row.append(x * (i + 1))
+    return rows[0][0] * rows[1][0]
+
+
+def _enumerate_over_a_literal(x):
+    c = [0.0, 0.0]
+    for _, b in enumerate([c]):
+        b[0] = x * x
+    return c[0] + x
+
+
+def _loop_variable_after_the_loop(x):
+    rows = [[0.0, 0.0]]
+    for i, row in enumerate(rows):
+        pass
+    row[0] = x * x
+    return rows[0][0]
+
+
+def _literal_pairs(x):
+    rows = [[0.0], [0.0]]
+    for k, row in [(0, rows[0]), (1, rows[1])]:
+        row[0] = x * (k + 1)
+    return rows[0][0] * rows[1][0]
+
+
+def _item_of_a_sum_of_lists(x):
+    outer = [[0.0, 0.0]]
+    b = (outer + [])[0]
+    b[0] = x * x
+    return outer[0][0] * x
+
+
+def _unpacked_pair(x):
+    outer = [[]]
+    t = (1, outer[0])
+    b = t[1]
+    b.append(x * x)
+    return outer[0][0]
+
+
+@pytest.mark.parametrize("f", [_appended_through_enumerate, _enumerate_over_a_literal, _loop_variable_after_the_loop,
+                               _literal_pairs, _item_of_a_sum_of_lists, _unpacked_pair])
+def test_items_reached_through_pairs(f):
+    assert_scalar_modes(f, 0.7)
