@@ -1594,8 +1594,8 @@ def live(kind: str, fns: tuple, *objs) -> bool:
         while type(o).__name__ == "Dual":  # (an array of forward mode's, under `hessian`: its value's type)
             o = o.primal
         t = type(o)
-        if t is list or t is tuple or t is np.ndarray and o.ndim:
-            continue
+        if t is list or t is tuple or t is np.ndarray and o.ndim or t is range:
+            continue  # (a range beside a list: `zip(rows, range(2))`, indexed as the loop goes)
         if isinstance(o, list) and t.__iter__ is list.__iter__ and t.__getitem__ is list.__getitem__ \
                 and t.__len__ is list.__len__:
             continue  # (a list subclass of its own fields, iterated and indexed as a list)

@@ -554,7 +554,16 @@ def _unpacked_pair(x):
     return outer[0][0]
 
 
+def _zipped_with_a_range(x):  # (refused in reverse mode before: a loop over a list that its body changes)
+    rows = [[0.0], [0.0]]
+    for row, k in zip(rows, range(2)):
+        row[0] = x * (k + 1)
+    for k, row in zip(range(2), rows):
+        row.append(x * k)
+    return rows[0][0] * rows[1][0] + rows[1][1]
+
+
 @pytest.mark.parametrize("f", [_appended_through_enumerate, _enumerate_over_a_literal, _loop_variable_after_the_loop,
-                               _literal_pairs, _item_of_a_sum_of_lists, _unpacked_pair])
+                               _literal_pairs, _item_of_a_sum_of_lists, _unpacked_pair, _zipped_with_a_range])
 def test_items_reached_through_pairs(f):
     assert_scalar_modes(f, 0.7)
