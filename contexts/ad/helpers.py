@@ -23,7 +23,7 @@ import overdub
 from ..forward.dual import Dual as _Dual, as_python_number, numpy_scalar_dual, primal
 from ..forward.holds import dual_free
 from ..rules import generic
-from ..rules.containers import own_mapping_refused, refuse_differentiated_key
+from ..rules.containers import constant_member as _constant_member, own_mapping_refused, refuse_differentiated_key
 from ..rules.generic import dropped_nan_zero
 from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
@@ -2609,7 +2609,10 @@ class KwTape(list):
 
 def match_guard(subject, what="a `match` on"):  # what: "a `match` on", "a set of"
     """Before a `match` on a value (or a set display of values) the analysis could not prove constant:
-    refused if it may carry a derivative (pattern bindings and set members would carry it unseen)."""
+    refused if it may carry a derivative (pattern bindings and set members would carry it unseen). A set of
+    objects held by their identity (`containers.constant_member`) is not: they carry their own boxes."""
+    if what == "a set of" and isinstance(subject, (set, frozenset)) and all(_constant_member(m) for m in subject):
+        return
     if runtime._any_differentiable((subject,), _NOKW):
         raise runtime.UnsupportedFunction(
             f"reverse mode cannot transform {what} differentiated values", where=runtime._user_line(),

@@ -800,7 +800,7 @@ registry.set((list, "sort"), inplace=_reordering(list.sort, False, False, is_met
 
 # -- sets: members without a place for a cotangent ------------------------------------------------------
 
-_CONSTANT_MEMBERS = (str, bytes, int, type(None), type(Ellipsis))
+_CONSTANT_MEMBERS = (str, bytes, int, type(None), type(Ellipsis), np.dtype)
 
 
 def constant_member(m) -> bool:
@@ -808,7 +808,62 @@ def constant_member(m) -> bool:
         return all(constant_member(e) for e in m)
     if isinstance(m, type):  # (a class, `set(map(type, values))`, trueskill's: unless it holds numbers itself)
         return not any(isinstance(v, (float, complex, np.ndarray, np.inexact)) for v in vars(m).values())
-    return isinstance(m, _CONSTANT_MEMBERS) and not isinstance(m, float) or isinstance(m, (np.integer, np.bool_))
+    return isinstance(m, _CONSTANT_MEMBERS) and not isinstance(m, float) or isinstance(m, (np.integer, np.bool_)) \
+        or _by_identity(m)
+
+
+def _by_identity(m) -> bool:
+    """An object a set holds by its identity (its class's hash and equality are object's): whatever it holds
+    keeps its cotangents in its own box, which every read of it finds, through the set or not (chemthermo's
+    `{getattr(c, 'branch_state', None) for c in candidates}`: refused before)."""
+    t = type(m)
+    return (t.__hash__ is object.__hash__ and t.__eq__ is object.__eq__ and has_fields(m)
+            and not isinstance(m, (numbers.Number, np.ndarray, np.generic)))
+
+
+def set_add_inplace(self, m):
+    """`s.add(m)` of a constant member (a key, a name, an object by its identity): no cotangent; others refused
+    as `set(...)` refuses them."""
+    if not constant_member(m) and _carries_derivative(m):
+        raise NoRuleError("a set of values that may carry a derivative (its members have no place to carry it back)",
+                          fix="keep the values in a list or tuple; use a set for keys, names or indices only")
+    self.add(m)
+
+    def back(S, dy, dself):
+        return dself, (None,)
+    return None, back
+
+
+def set_pop_inplace(self):
+    """`s.pop()`: a member by its identity keeps its cotangent in its own box (taken there); others refused."""
+    y = self.pop()
+    if not constant_member(y) and _carries_derivative(y):
+        self.add(y)
+        raise NoRuleError("a value that may carry a derivative popped from a set (it has no place to carry it back)",
+                          fix="keep the values in a list or tuple; use a set for keys, names or indices only")
+
+    def back(S, dy, dself):
+        if dy is not None and not isinstance(y, _CONSTANT_MEMBERS):
+            S.box(y, dy)
+        return dself, ()
+    return y, back
+
+
+def _set_removal(method):
+    def removal_inplace(self, m):
+        """`s.discard(m)`, `s.remove(m)`: membership, no cotangent (the member keeps its own)."""
+        method(self, m)
+
+        def back(S, dy, dself):
+            return dself, (None,)
+        return None, back
+    return removal_inplace
+
+
+registry.set((set, "add"), inplace=set_add_inplace)
+registry.set((set, "pop"), inplace=set_pop_inplace)
+registry.set((set, "discard"), inplace=_set_removal(set.discard))
+registry.set((set, "remove"), inplace=_set_removal(set.remove))
 
 
 def set_rrule(iterable=(), /, *, _kind=set):

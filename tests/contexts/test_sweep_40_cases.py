@@ -567,3 +567,52 @@ def _zipped_with_a_range(x):  # (refused in reverse mode before: a loop over a l
                                _literal_pairs, _item_of_a_sum_of_lists, _unpacked_pair, _zipped_with_a_range])
 def test_items_reached_through_pairs(f):
     assert_scalar_modes(f, 0.7)
+
+
+# -- sets of objects held by their identity (pkG: chemthermo's flash, `{getattr(c, 'branch_state') for c in ...}`) ----
+# Reverse mode refused every set holding an object with differentiated fields; such an object keeps its cotangents
+# in its own box, which reads through the set find. A set of differentiated numbers is still refused.
+
+
+class _State:
+    def __init__(self, v):
+        self.v = v
+
+
+def _set_of_states(x):
+    a, b = _State(x * x), _State(3.0 * x)
+    seen = set()
+    for s in (a, b, a):
+        seen.add(s)
+    return sum(s.v for s in seen)
+
+
+def _set_display_popped(x):
+    a = _State(x * x)
+    s = {a, _State(2.0)}
+    s.discard(a)
+    s.add(a)
+    total = 0.0
+    while s:
+        total = total + s.pop().v * 2.0
+    return total
+
+
+def _one_state_through_a_comprehension(x):
+    s = _State(x ** 3)
+    states = {c for c in [s, s]}
+    return states.pop().v if len(states) == 1 else 0.0
+
+
+@pytest.mark.parametrize("f", [_set_of_states, _set_display_popped, _one_state_through_a_comprehension])
+def test_sets_of_objects(f):
+    assert_scalar_modes(f, 0.7)
+
+
+def test_a_set_of_differentiated_numbers_still_refused():
+    def f(x):
+        s = set()
+        s.add(x)
+        return sum(s)
+    with pytest.raises(OverdubError, match="set"):
+        gradient(f, 0.7)
