@@ -616,3 +616,48 @@ def test_a_set_of_differentiated_numbers_still_refused():
         return sum(s)
     with pytest.raises(OverdubError, match="set"):
         gradient(f, 0.7)
+
+
+# -- the singular vectors a result reads, at a rank-deficient matrix (pkG: pymort's Lee-Carter fits) ----------------
+# A centred matrix always has a zero singular value; the fit reads the top singular pair only, whose derivative
+# exists. Reverse mode refused every such fit; it now refuses only where the result reads a vector of a zero or
+# repeated singular value.
+
+_B = np.array([[1.0, 0.2, -0.3], [0.5, 1.1, 0.4], [0.3, -0.7, 0.9], [0.8, 0.1, 0.2]])
+
+
+def _top_pair_of_a_centred_matrix(x):
+    z = _B * np.array([1.0, x, 1.0])
+    z = z - z.mean(axis=1, keepdims=True)
+    u, s, vt = np.linalg.svd(z, full_matrices=False)
+    return float(s[0] * abs(vt[0, 0]) + u[1, 0] ** 2)
+
+
+def _top_pair_of_a_wide_centred_matrix(x):
+    z = (_B * np.array([1.0, x, 1.0])).T
+    z = z - z.mean(axis=0, keepdims=True)
+    u, s, vt = np.linalg.svd(z, full_matrices=False)
+    return float(s[0] + vt[0, 1] * u[0, 0])
+
+
+@pytest.mark.parametrize("f", [_top_pair_of_a_centred_matrix, _top_pair_of_a_wide_centred_matrix])
+def test_top_singular_pair_of_a_rank_deficient_matrix(f):
+    assert abs(gradient(f, 1.3)[0] - fd.derivative(f, 1.3)) < 1e-6
+
+
+def _isolated_vector_beside_a_repeated_pair(x):
+    z = np.diag([1.0, 1.0, 2.0]) * x + np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.3, 0.0, 0.0]]) * x ** 2
+    u, s, vt = np.linalg.svd(z)
+    return float(np.sum(np.abs(u[:, 0]) * np.array([1.0, 2.0, 3.0])) + s[0])
+
+
+def test_vectors_of_repeated_singular_values_refused_where_read():
+    f = _isolated_vector_beside_a_repeated_pair
+    assert abs(gradient(f, 1.3)[0] - fd.derivative(f, 1.3)) < 1e-6
+
+    def g(x):
+        z = np.diag([1.0, 1.0, 2.0]) * x
+        u, s, vt = np.linalg.svd(z)
+        return float(np.sum(np.abs(u[:, 1]) * np.array([1.0, 2.0, 3.0])))
+    with pytest.raises(OverdubError, match="repeated singular value"):
+        gradient(g, 1.3)

@@ -708,46 +708,85 @@ def svd_adjoint(dy, y, a, *rest, **kwargs):
     du = None if du is None else as_array(du)[..., :, :k]
     dvh = None if dvh is None else as_array(dvh)[..., :k, :]
     v = _mT(vh)
-    if du is not None or dvh is not None:
-        _vectors_differentiable(s, m, n)
+    utgu = None if du is None else _mT(u) @ du
+    dv = None if dvh is None else _mT(dvh)
+    vtgv = None if dv is None else _mT(v) @ dv
     f = _eig_gaps(s ** 2)
+    if du is not None or dvh is not None:
+        # (only the pairs and columns the cotangents reach: the top singular pair of a centred, rank-deficient
+        # matrix has a derivative; pymort's Lee-Carter fit was refused for its zero singular value)
+        unused = _vectors_differentiable(
+            s, m, n, vectors=[x for x in (du, dv) if x is not None],
+            columns=[c for c, on in ((None if du is None else du - u @ utgu, m > n),
+                                     (None if dv is None else dv - v @ vtgv, m < n)) if on and c is not None])
+        if unused is not None:
+            f = np.where(unused, 0.0, f)
     middle = zeros(s.shape + (k,), a_.dtype if a_.dtype.kind == "f" else float, s, ds, du, dvh)
     idx = np.arange(k)
     if ds is not None:
         middle[..., idx, idx] = ds
     extra = 0.0
     if du is not None:
-        utgu = _mT(u) @ du
         middle = middle + (f * (utgu - _mT(utgu))) * s[..., None, :]
         if m > n:
-            extra = extra + (du - u @ utgu) / s[..., None, :] @ vh
+            extra = extra + _divided_by_s(du - u @ utgu, s) @ vh
     if dvh is not None:
-        dv = _mT(dvh)
-        vtgv = _mT(v) @ dv
         middle = middle + s[..., :, None] * (f * (vtgv - _mT(vtgv)))
         if m < n:
-            extra = extra + u @ _mT((dv - v @ vtgv) / s[..., None, :])
+            extra = extra + u @ _mT(_divided_by_s(dv - v @ vtgv, s))
     return (match_primal(u @ middle @ vh + extra, a), *nones)
 
 
-def _vectors_differentiable(s, m, n):
+def _divided_by_s(c, s):
+    """c / s by columns; 0 in a column that is 0 (where s is 0 too: `_vectors_differentiable` refused the rest)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = c / s[..., None, :]
+    if is_dual(q) or is_dual(c):
+        return q
+    return np.where(c == 0, 0.0, q)
+
+
+def _vectors_differentiable(s, m, n, vectors=None, columns=None):
     """Singular vectors have a derivative only where the singular values are nonzero (for a rectangular
     matrix) and distinct: the formulas divide by s and by s_i^2 - s_j^2. Refused there, never a number
-    built from a division by rounding noise (a rank-deficient matrix: use np.linalg.pinv or svdvals)."""
+    built from a division by rounding noise (a rank-deficient matrix: use np.linalg.pinv or svdvals). Given
+    the vectors' cotangents (`vectors`) and the rectangular parts divided by s (`columns`), only where the
+    result reads a vector of such a pair (a nonzero cotangent column) or divides a nonzero column by a zero
+    s: returns the mask of the close pairs whose vectors it does not read (their gap factor taken as 0), or
+    None."""
     while is_dual(s):
         s = s.primal
     s = as_array(s)
     if s.size == 0:
-        return
+        return None
     top = np.max(s, axis=-1, keepdims=True)
     tol = max(m, n) * np.finfo(float).eps * np.where(top > 0, top, 1.0)
     gaps = np.abs(s[..., :, None] ** 2 - s[..., None, :] ** 2)
     k = s.shape[-1]
-    near = gaps[..., ~np.eye(k, dtype=bool)] <= (tol * np.maximum(top, 1.0)).reshape(tol.shape[:-1] + (1,))
-    if (m != n and np.any(s <= tol)) or np.any(near):
+    near = (gaps <= (tol * np.maximum(top, 1.0))[..., None]) & ~np.eye(k, dtype=bool)
+    zero = np.broadcast_to(s <= tol, s.shape) if m != n else np.zeros(s.shape, dtype=bool)
+    if vectors is None:
+        reached, used = near, zero
+    else:
+        read = np.zeros(s.shape, dtype=bool)  # (the vectors the result reads: their cotangent columns)
+        for x in vectors:
+            read |= np.any(_plain_nonzero(x), axis=-2)
+        reached = near & (read[..., :, None] | read[..., None, :])
+        used = np.zeros(s.shape, dtype=bool)
+        for c in columns or ():
+            used |= np.any(_plain_nonzero(c), axis=-2)
+        used &= zero
+    if np.any(reached) or np.any(used):
         raise unsupported("np.linalg.svd", "singular vectors at a zero or repeated singular value (they have no "
                           "derivative there)", "for a rank-deficient matrix use np.linalg.pinv or the singular "
                           "values alone (np.linalg.svd(a, compute_uv=False) to first order)")
+    return near if np.any(near) else None
+
+
+def _plain_nonzero(x):
+    if is_dual(x):  # (forward over reverse: its tangent may be nonzero where its value is not; all, as before)
+        return np.ones(np.shape(x.primal), dtype=bool)
+    return as_array(x) != 0
 
 
 def svd_frule(tangents, a, *rest, **kwargs):
