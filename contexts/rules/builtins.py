@@ -587,6 +587,13 @@ def py_object_getattribute(obj, name):
     cls = type(obj)
     if cls.__getattribute__ is object.__getattribute__ and getattr(cls, "__getattr__", None) is None:
         return getattr(obj, name)
+    if cls.__getattribute__ is object.__getattribute__ and type(name) is str:
+        # a class with a `__getattr__` of its own: the plain read where the class or the object has the name
+        # (no fallback is asked then), Python's AttributeError where neither has it (pydantic's models reading
+        # `object.__getattribute__(self, '__pydantic_extra__')` in their `__getattr__`: pkG's chemthermo)
+        if any(name in vars(k) for k in cls.__mro__):
+            return getattr(obj, name)
+        raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
     raise NoRuleError(f"object.__getattribute__ of {cls.__name__}.{name}, past the class's own attribute "
                       "access, on a differentiated object", fix="read it with a plain `obj.name`")
 

@@ -661,3 +661,29 @@ def test_vectors_of_repeated_singular_values_refused_where_read():
         return float(np.sum(np.abs(u[:, 1]) * np.array([1.0, 2.0, 3.0])))
     with pytest.raises(OverdubError, match="repeated singular value"):
         gradient(g, 1.3)
+
+
+# -- object.__getattribute__ in a class's own __getattr__ (pkG: pydantic models in chemthermo) -----------------------
+
+
+class _Extra:
+    __extra__ = {"scale": 3.0}
+
+    def __init__(self, tc):
+        self.tc = tc
+
+    def __getattr__(self, name):
+        extra = object.__getattribute__(self, "__extra__")
+        if name in extra:
+            return extra[name]
+        raise AttributeError(name)
+
+
+def _read_past_getattr(t):
+    d = _Extra(t * 2.0)
+    volatile = getattr(d, "volatile", True)
+    return d.tc * t * (2.0 if volatile else 1.0) + d.scale * t
+
+
+def test_object_getattribute_in_a_getattr():
+    assert_scalar_modes(_read_past_getattr, 1.7)
