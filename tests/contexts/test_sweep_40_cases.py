@@ -687,3 +687,29 @@ def _read_past_getattr(t):
 
 def test_object_getattribute_in_a_getattr():
     assert_scalar_modes(_read_past_getattr, 1.7)
+
+
+# -- np.arange with start, stop and step by keyword (pkG: seirsplus' SEIRS models, refused in reverse mode) ----------
+
+
+class _Epochs:
+    def __init__(self, beta):
+        self.beta = beta
+        self.t = 0.5
+
+    def run(self, runtime, dt=0.1):
+        t_eval = np.arange(start=self.t, stop=self.t + runtime, step=dt)
+        return self.beta * t_eval.sum()
+
+
+def _arange_by_keyword_in_a_method(x):
+    return _Epochs(x).run(4.0, dt=0.5)
+
+
+def _arange_of_differentiated_start_and_step(x):
+    return float(np.sum(np.arange(start=x, stop=3.0, step=0.25 * x) ** 2))
+
+
+@pytest.mark.parametrize("f", [_arange_by_keyword_in_a_method, _arange_of_differentiated_start_and_step])
+def test_arange_by_keyword(f):
+    assert_scalar_modes(f, 0.9)

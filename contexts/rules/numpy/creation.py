@@ -13,7 +13,7 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from ..cotangents import Refused
-from ..registry import NoRuleError, registry
+from ..registry import _POSITIONAL_NAMES as POSITIONAL_NAMES, NoRuleError, registry
 from ..sparsity_specs import CONSTRUCTOR, INDICES, Custom
 from ._util import match_primal
 
@@ -98,6 +98,11 @@ def _arange_parts(args, kwargs):
     if len(args) == 2:
         return args[0], kw.get("step", 1), (0, None)
     return args[0], args[2], (0, 2)
+
+
+# (np.arange has no signature to read: `np.arange(start=s, stop=e, step=h)` is run as `np.arange(s, e, h)` by the
+# engines' `by_position`, whose cotangents go back by name; seirsplus' `np.arange(start=self.t, ..., step=dt)`)
+POSITIONAL_NAMES[np.arange] = ("start", "stop", "step")
 
 
 @registry.rrule(np.arange)
