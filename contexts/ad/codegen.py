@@ -301,6 +301,7 @@ class _Gen:
                 makers.append(n)
         nested = [n for n in makers if isinstance(n, ast.FunctionDef)]
         self.view_groups = view_groups(fdef, fresh, stateful)
+        self.module_arrays: frozenset = frozenset()
         self.pure_calls = fresh  # calls known to change none of their arguments (`fresh_calls`)
         # temporaries holding a one-item tuple of a variable (`out=(o,)` lowered to `t1 = (o,)`): the array
         # a ufunc writes is o, whose cotangent the call's pullback takes (the tuple's was None: 0)
@@ -1203,7 +1204,7 @@ class _Gen:
         fn = {f.id} if isinstance(f, ast.Name) and self.is_active(f) else set()
         others = sorted({m for n in args | ({holder} if holder else set()) | fn for m in self.view_groups.get(n, ())
                          if m in self.active and m not in args and m != target and m != holder and m not in fn
-                         and (bound is None or m in bound)})
+                         and (bound is None or m in bound)} | (self.module_arrays - args))
         if not any(names) and not others:
             return [], None
         values = tuple_(n or const(None) for n in names)
@@ -1808,6 +1809,10 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed, compact,
                stateful_calls(lowered, globals_, freevars))
     gen.steering = frozenset(steering)
+    # the module's arrays among the active variables: a callee may change one in place without being handed
+    # it (`BUF[:] += v` in a helper): each call's check of what it changed looks at them (`call_views`)
+    own = local_names(lowered) | set(freevars)
+    gen.module_arrays = frozenset(m for m in active if m not in own and isinstance(globals_.get(m), np.ndarray))
     gen.writes = declared_writes(lowered, globals_, freevars)
     gen.private = private_containers(lowered, globals_)
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}

@@ -748,6 +748,7 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
     nodes = list(all_nodes(fdef))
     made_here = _callables_made_here(fdef, nodes)
     containers = container_names(fdef, nodes)
+    methods = {name for name, value in name_stores(fdef, nodes) if isinstance(value, ast.Attribute)}
     for n in nodes:
         if isinstance(n, ast.Assign):
             shared = set() if id(n.value) in fresh else viewed(n.value)
@@ -760,6 +761,8 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
                 shared.add(_STATE)
             if made_here and (callee := _callee_made_here(n.value, made_here)) is not None:
                 shared |= _captured_here(callee, fdef)  # (`m = get()` of `get = lambda: a`: m may be a)
+            if isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id in methods:
+                shared.add(n.value.func.id)  # (`b = g()` of `g = H(c).get`: b may be what g's object holds)
             for t in n.targets:
                 if isinstance(t, ast.Name):
                     join(t.id, shared)
@@ -1428,9 +1431,17 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     # ts`): a call changing t in place changes what they hold. (A display's items are not: a call given
     # `(a, b)` rarely changes a or b, and following them made every result appended to a list active.)
     drawn: dict[str, set[str]] = {}
+    bindings: dict[str, list] = {}
+    for name, value in stores:
+        bindings.setdefault(name, []).append(value)
     for name, value in stores:
         if (src := _drawn_from(value)) is not None and src in locals_:  # (a loop's target too: `for p in ...`)
             drawn.setdefault(name, set()).add(src)
+        # (a call of a bound method held by a variable, `g = H(c).get; b = g()`: what it returns may be what its
+        # object holds, a change of b one of c: gen20 W10, 0 for 1.4)
+        if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in kept
+                and any(isinstance(v, ast.Attribute) for v in bindings.get(value.func.id, ()))):
+            drawn.setdefault(name, set()).add(value.func.id)
     for n in loops:
         if isinstance(n.iter, ast.Name):
             drawn.setdefault(n.target.id, set()).add(n.iter.id)
@@ -1583,6 +1594,9 @@ def _attribute_holders(fdef, nodes: list, globals_: dict) -> set[str]:
             for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
                 while isinstance(t, ast.Subscript) and isinstance(t.value, (ast.Subscript, ast.Attribute)):
                     t = t.value  # (`m.cache[n] = v`: m's attribute's item)
+                if (isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in globals_
+                        and isinstance(globals_[t.value.id], (dict, list))):
+                    out.add(t.value.id)  # (a module's dict or list f stores into, `REG['k'] = c`: gen20 W11)
                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name):
                     name = t.value.id
                     if name in defs or name in globals_ and not isinstance(globals_[name], types.ModuleType):

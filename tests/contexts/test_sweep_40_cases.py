@@ -713,3 +713,68 @@ def _arange_of_differentiated_start_and_step(x):
 @pytest.mark.parametrize("f", [_arange_by_keyword_in_a_method, _arange_of_differentiated_start_and_step])
 def test_arange_by_keyword(f):
     assert_scalar_modes(f, 0.9)
+
+
+# -- an object's getter held as a bound method, a module's dict holding a list, a module's array (gen20 W10, W11,
+# W2b): reverse mode gave 0 for the first two; the third (a helper adding into a module's array the caller reads
+# after) gave the other path's derivative only, and is refused
+
+
+class _Holder:
+    def __init__(self, o):
+        self.o = o
+
+    def get(self):
+        return self.o
+
+
+def _through_a_held_getter(x):
+    c = [0.0, 0.0]
+    g = _Holder(c).get
+    b = g()
+    b[0] = x * x
+    return c[0] + x
+
+
+def _array_through_a_held_getter(x):
+    c = np.zeros(2)
+    g = _Holder(c).get
+    b = g()
+    b += x * x
+    return float(c[0])
+
+
+_REG = {}
+
+
+def _through_a_module_dict(x):
+    c = [0.0, 0.0]
+    _REG["k"] = c
+    _REG["k"][0] = x * x
+    out = c[0] * x
+    _REG.clear()
+    return out
+
+
+@pytest.mark.parametrize("f", [_through_a_held_getter, _array_through_a_held_getter, _through_a_module_dict])
+def test_holders_outside_the_function(f):
+    assert_scalar_modes(f, 0.7, second=False)
+    assert abs(gradient(f, 0.7)[0] - fd.derivative(f, 0.7)) < 1e-7
+
+
+_BUF = np.zeros(3)
+
+
+def _add_into_the_module_array(v):
+    _BUF[:] += v * v
+
+
+def _module_array_changed_by_a_helper(x):
+    _BUF[:] = 0.0
+    _add_into_the_module_array(x)
+    return float(np.sum(_BUF * 1.0 + x))
+
+
+def test_a_module_array_changed_by_a_helper_refused_in_reverse():
+    with pytest.raises(OverdubError, match="without handing it over"):
+        gradient(_module_array_changed_by_a_helper, np.array([0.5, 0.8, 1.1]))
