@@ -768,6 +768,10 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
                     join(t.id, shared)
                 elif isinstance(t, (ast.Subscript, ast.Attribute)) and stored_base(t) is not None:
                     join(stored_base(t), shared)
+        elif isinstance(n, ast.With):  # (`with nullcontext(c) as b`: b may be what the manager holds)
+            for item in n.items:
+                if isinstance(item.optional_vars, ast.Name):
+                    join(item.optional_vars.id, viewed(item.context_expr))
         elif isinstance(n, ast.For):  # (also the lowering's `for _od_i4, v in __od_enumerate_at__(...)`)
             shared = viewed(n.iter) if isinstance(n.target, ast.Name) else _reads(n.iter)
             for t in _loop_targets(n):
@@ -1378,6 +1382,12 @@ def _drawn_from(value: ast.expr) -> str | None:
     f = value.func
     if isinstance(f, ast.Name) and f.id == "__od_unpack__" and value.args and isinstance(value.args[0], ast.Name):
         return value.args[0].id
+    name = (f.attr if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+            and f.value.id in ("functools", "weakref") else f.id if isinstance(f, ast.Name) else None)
+    if name == "reduce" and len(value.args) >= 2 and isinstance(value.args[1], ast.Name):
+        return value.args[1].id  # (`functools.reduce(lambda p, q: q, xs)`: an item of xs, gen20 W6)
+    if name in ("ref", "proxy") and value.args and isinstance(value.args[0], ast.Name):
+        return value.args[0].id  # (`weakref.ref(a)`: what calling it gives back is a)
     if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
         return f.value.id
     if isinstance(f, ast.Name) and f.id in _PART_READERS and value.args and isinstance(value.args[0], ast.Name):
@@ -1434,13 +1444,20 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     bindings: dict[str, list] = {}
     for name, value in stores:
         bindings.setdefault(name, []).append(value)
+        if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult, ast.BitOr)):
+            # (a list an operator made of lists holds their items: `b = (O + [])[0]; b.append(v)`, gen20 W7)
+            drawn.setdefault(name, set()).update(e.id for e in (value.left, value.right)
+                                                 if isinstance(e, ast.Name) and e.id in containers and e.id in kept)
     for name, value in stores:
         if (src := _drawn_from(value)) is not None and src in locals_:  # (a loop's target too: `for p in ...`)
             drawn.setdefault(name, set()).add(src)
+        elif (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id in loop_vars):
+            drawn.setdefault(name, set()).add(value.value.id)  # (`row = pair[1]` of `for pair in enumerate(rows)`)
         # (a call of a bound method held by a variable, `g = H(c).get; b = g()`: what it returns may be what its
         # object holds, a change of b one of c: gen20 W10, 0 for 1.4)
         if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in kept
-                and any(isinstance(v, ast.Attribute) for v in bindings.get(value.func.id, ()))):
+                and any(isinstance(v, (ast.Attribute, ast.Call)) for v in bindings.get(value.func.id, ()))):
+            # (and of a callable a call made, `r = weakref.ref(a); b = r()`)
             drawn.setdefault(name, set()).add(value.func.id)
     for n in loops:
         if isinstance(n.iter, ast.Name):

@@ -778,3 +778,61 @@ def _module_array_changed_by_a_helper(x):
 def test_a_module_array_changed_by_a_helper_refused_in_reverse():
     with pytest.raises(OverdubError, match="without handing it over"):
         gradient(_module_array_changed_by_a_helper, np.array([0.5, 0.8, 1.1]))
+
+
+# -- more aliases of a container changed through them (gen20 W5-W8 residues): a pair subscripted in the loop, a
+# list an operator made, functools.reduce, weakref.ref, nullcontext of an array (reverse mode: 0)
+
+
+class _Acc4:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, v):
+        self.total = self.total + v * v
+
+
+def _pair_subscripted(x):
+    rows = [[0.0], [0.0]]
+    for pair in enumerate(rows):
+        k = pair[0]
+        row = pair[1]
+        row[0] = x * (k + 1)
+    return rows[0][0] * rows[1][0]
+
+
+def _appended_through_a_sum_of_lists(x):
+    outer = [[]]
+    b = (outer * 2)[1]
+    b.append(x * x)
+    return outer[0][0] * x
+
+
+def _through_reduce(x):
+    import functools
+    c = []
+    b = functools.reduce(lambda p, q: q, [None, c])
+    b.append(x * x)
+    return c[0] + x
+
+
+def _through_a_weak_reference(x):
+    import weakref
+    a = _Acc4()
+    b = weakref.ref(a)()
+    b.add(x)
+    return a.total
+
+
+def _array_through_nullcontext(x):
+    import contextlib
+    c = np.zeros(2)
+    with contextlib.nullcontext(c) as b:
+        b[0] = x * x
+    return float(c[0]) * x
+
+
+@pytest.mark.parametrize("f", [_pair_subscripted, _appended_through_a_sum_of_lists, _through_reduce,
+                               _through_a_weak_reference, _array_through_nullcontext])
+def test_more_aliases(f):
+    assert_scalar_modes(f, 0.7, second=False)
