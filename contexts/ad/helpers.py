@@ -883,7 +883,7 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
         # the cotangent of a bound method is that of its object (`getattr(x, "sum")(axis=0)`: the C
         # method's call hands its object's cotangent to the method)
         return acc(dobj, g)
-    if g is not None and type(result) is _NDARRAY and (isinstance(obj, type) or _class_attribute(
+    if g is not None and (type(result) is _NDARRAY or type(result) is _Dual) and (isinstance(obj, type) or _class_attribute(
             type(obj), attr) is result and attr not in (own_dict(obj) or ())):
         _class_array_changed(obj, attr, result)
     if isinstance(obj, (types.ModuleType, type)):
@@ -1999,7 +1999,8 @@ def views(a, *others, same=False):
             if len(r) == 3:
                 seq = r[1][0]
                 for v in seq:  # (a tuple of views per item, itertools.pairwise's rows: not followed)
-                    if type(v) is tuple and any(isinstance(u, np.ndarray) and np.may_share_memory(u, a) for u in v):
+                    if type(v) is tuple and any(isinstance(u := primal(w) if type(w) is _Dual else w, np.ndarray)
+                                                and np.may_share_memory(u, a) for w in v):
                         _view_refused(v, n)
                 keys = [k for k in _keys_holding(seq, a) if type(k) is int]
                 if keys:
@@ -2398,10 +2399,13 @@ def _unhanded_changed(args, others, since, fn=None):
     second's). None held (a temporary the code no longer reads, `r = put(a).copy()`'s) needs none."""
     out = None
     for j, o in enumerate(others):
+        if type(o) is _Dual:  # (forward over reverse: a dual array's value)
+            o = primal(o)
         if type(o) is not _NDARRAY or LAST_CHANGE.get(id(bottom(o)), 0) <= since:
             continue
         if any(isinstance(a, np.ndarray) and np.may_share_memory(a, o) for a in args) or any(
-                type(a) is _Dual and np.may_share_memory(primal(a), o) for a in args):
+                type(a) is _Dual and isinstance(primal(a), np.ndarray) and np.may_share_memory(primal(a), o)
+                for a in args):
             continue
         if any(type(a) in _MUTABLE_CONTAINERS or isinstance(a, _MUTABLE_CONTAINERS) or has_fields(a) for a in args):
             continue  # (handed inside a list, dict or object: `_held_changed`'s and the boxes' to find)
@@ -2827,6 +2831,8 @@ def enumerate_views(it, src=None):
 
 def _view_refused(v, it):
     for u in (v if type(v) is tuple else (v,)):
+        if type(u) is _Dual:  # (forward over reverse: its value's)
+            u = primal(u)
         if isinstance(u, np.ndarray) and u.base is not None:
             raise runtime.UnsupportedFunction(
                 "reverse mode cannot differentiate a loop that changes memory in place over views of an "
