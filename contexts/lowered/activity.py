@@ -688,9 +688,16 @@ def fresh_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple = ()) -> 
               and all(k.arg is not None and k.arg != "out" for k in n.keywords)):
             out.add(id(n))
         elif (_fresh_array(fn) or fn is np.array and all(k.arg not in ("copy", None) for k in n.keywords)) \
-                and not any(k.arg == "out" for k in n.keywords):
+                and not any(k.arg == "out" for k in n.keywords) and not _object_dtype(n):
             out.add(id(n))  # (`y = np.copy(x)`: y's writes do not reach x, a loop over x stays a constant's)
     return out
+
+
+def _object_dtype(call: ast.Call) -> bool:
+    """`dtype=object` (or "O") given: the array holds the objects it was given, not copies (gen20 W9)."""
+    return any(k.arg == "dtype" and (isinstance(k.value, ast.Name) and k.value.id == "object"
+                                     or isinstance(k.value, ast.Constant) and k.value.value in ("O", "object"))
+               for k in call.keywords)
 
 
 def _fresh_array(fn) -> bool:
@@ -748,7 +755,7 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
     nodes = list(all_nodes(fdef))
     made_here = _callables_made_here(fdef, nodes)
     containers = container_names(fdef, nodes)
-    methods = {name for name, value in name_stores(fdef, nodes) if isinstance(value, ast.Attribute)}
+    methods = {name for name, value in name_stores(fdef, nodes) if isinstance(value, (ast.Attribute, ast.Call))}
     for n in nodes:
         if isinstance(n, ast.Assign):
             shared = set() if id(n.value) in fresh else viewed(n.value)

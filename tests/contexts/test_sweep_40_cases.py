@@ -860,3 +860,41 @@ def test_second_derivatives_of_writes_through_aliases(f):
     except OverdubError:
         return
     np.testing.assert_allclose(got, want, atol=1e-6)
+
+
+# -- a container handed back by a closure a factory made, or held by an object array (gen20 W9) ---------------------
+
+
+def _from_a_closure_factory(x):
+    c = [0.0, 0.0]
+    mk = lambda o: (lambda: o)  # noqa: E731
+    b = mk(c)()
+    b[0] = x * x
+    return c[0] * x
+
+
+def _array_from_a_closure_factory(x):
+    c = np.zeros(2)
+    mk = lambda o: (lambda: o)  # noqa: E731
+    b = mk(c)()
+    b += x * x
+    return float(c[0]) * x
+
+
+@pytest.mark.parametrize("f", [_from_a_closure_factory, _array_from_a_closure_factory])
+def test_containers_from_closure_factories(f):
+    assert_scalar_modes(f, 0.7, second=False)
+
+
+def _held_by_an_object_array(x):
+    c = [0.0, 0.0]
+    b = np.array([None, c], dtype=object)[1]
+    b[0] = x * x
+    return c[0]
+
+
+def test_a_list_held_by_an_object_array():
+    from contexts import derivative
+    assert abs(gradient(_held_by_an_object_array, 0.7)[0] - 1.4) < 1e-9
+    with pytest.raises(OverdubError, match="object array"):
+        derivative(_held_by_an_object_array, 0.7)

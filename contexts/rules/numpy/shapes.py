@@ -467,6 +467,12 @@ def _array_frule(fn):
         if t is None:
             return y, None
         _not_structured(y, f"np.{fn.__name__}")
+        if isinstance(y, np.ndarray) and y.dtype == object and any(
+                isinstance(e, (list, tuple, dict)) for e in y.flat):
+            # (an object array holding the lists it was given: a change through it is one of them, which a
+            # tangent array cannot follow; gen20 W9 crashed the twin, and gave 0 before)
+            raise unsupported(f"np.{fn.__name__}", "an object array holding lists or dicts of differentiated "
+                              "values in forward mode", "keep the containers in a list")
         dtype = kwargs.get("dtype", rest[0] if rest else None)
         dy = _nested_tangent(t, obj)
         if np.ndim(dy) < np.ndim(y) and np.size(dy) == np.size(y):  # (ndmin's leading axes)
