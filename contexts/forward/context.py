@@ -17,6 +17,7 @@ import itertools
 import operator
 import os
 import struct
+import collections
 import types
 
 import numpy as np
@@ -484,7 +485,7 @@ class ForwardContext(overdub.Context):
                 # a compiled function calling Python back (scipy's LSODA): it would be handed duals it cannot
                 # take, and an error raised inside its C code left it broken (a later call crashed the process)
                 raise no_rule(fn, where=str(site))
-            if not _numpy_callable(fn):
+            if not _numpy_callable(fn) and not _container_method(fn):
                 args, kwargs = _constants_as_plain(args, kwargs)
             return self._primitive(site, fn, args, kwargs, perturbed=True)
         except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
@@ -929,6 +930,12 @@ def _numpy_callable(fn) -> bool:
     """fn is numpy's (`np.add.at`, an array's method): it hands duals to their own protocols."""
     owner = bound_self(fn)
     return (getattr(fn, "__module__", None) or "").startswith("numpy") or isinstance(owner, (np.ufunc, np.ndarray))
+
+
+def _container_method(fn) -> bool:
+    """fn is a method of a list, dict, set or deque: it may keep what it is given (`O.append(b)`), which must
+    stay the dual (its value alone, stored, missed the tangent b got later through `b[0] = y`: 0 for 1.4)."""
+    return type(fn) is types.BuiltinMethodType and isinstance(fn.__self__, (list, dict, set, collections.deque))
 
 
 def _constants_as_plain(args, kwargs):
