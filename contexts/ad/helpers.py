@@ -2002,12 +2002,7 @@ def views(a, *others, same=False):
                     if type(v) is tuple and any(isinstance(u := primal(w) if type(w) is _Dual else w, np.ndarray)
                                                 and np.may_share_memory(u, a) for w in v):
                         _view_refused(v, n)
-                keys = [k for k in _keys_holding(seq, a) if type(k) is int]
-                if keys:
-                    found = (found or []) + [(j, _HELD, (n, keys))]
-                held = _held_views(seq, a)
-                if held:
-                    found = (found or []) + [(j, _HELD_VIEW, (n, held))]
+                found = _holding(found, j, n, seq, a)
             continue
         if tn is not np.ndarray and not isinstance(n, np.ndarray):
             if tn in _CONTAINERS or isinstance(n, _CONTAINERS) or (has_fields(n) and (
@@ -2018,12 +2013,7 @@ def views(a, *others, same=False):
                     continue
                 if seen is None:
                     seen = {}
-                keys = _keys_holding(n, a, 0, seen)
-                if keys:
-                    found = (found or []) + [(j, _HELD, (n, keys))]
-                held = _held_views(n, a)
-                if held:
-                    found = (found or []) + [(j, _HELD_VIEW, (n, held))]
+                found = _holding(found, j, n, n, a, seen)
             continue
         if (abase is not None or n.base is not None) and np.may_share_memory(a, n):
             if n.itemsize != a.itemsize:
@@ -2038,6 +2028,21 @@ def views(a, *others, same=False):
 
 
 _HELD_VIEW = object()  # (views' record of arrays a container or object holds that share elements with a)
+
+
+def _holding(found, j, box_of, n, a, seen=None):
+    """`views`' entries for other j, a container or object n holding a itself (`_HELD`) or arrays sharing
+    elements with it (`_HELD_VIEW`), whose cotangents are in the box of `box_of` (n's own, or the iterator's
+    over the list or tuple n: by position only)."""
+    keys = _keys_holding(n, a, 0, seen)
+    if box_of is not n:
+        keys = [k for k in keys if type(k) is int]
+    if keys:
+        found = (found or []) + [(j, _HELD, (box_of, keys))]
+    held = _held_views(n, a)
+    if held:
+        found = (found or []) + [(j, _HELD_VIEW, (box_of, held))]
+    return found
 
 
 def _entries(n):
