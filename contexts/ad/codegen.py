@@ -553,7 +553,8 @@ class _Gen:
         self.depth -= 1
         i = f"_od_i{k}"
         # a loop over an iterator already drawn from (`next(it)` first) numbers its items from there
-        # (a body changing memory in place: items drawn from a lazy iterator may be views that overlap)
+        # (a body changing memory in place: the items an object's own `__iter__` gave, drawn eagerly, may be
+        # views whose cotangents no change sees: refused, `enumerate_views`)
         items = if_exp(is_(itv, it), call("__od_enumerate_at__", itv),
                        call("__od_enumerate_views__", itv, src) if writes else call("__od_enumerate__", itv))
         head = ast.For(target=store((i, v)), iter=items,
