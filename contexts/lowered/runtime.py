@@ -1373,6 +1373,7 @@ def closing_in(frame, a, b, op: str, rate) -> None:
     # test met -- a safeguarded Newton iteration's `g(tn) > 0` once g(tn) is exactly 0: `rounding_residue`)
     step = math.inf if r == 0.0 or r <= _FLIP * 1e-2 * t.rate else gap / r
     t.rate = max(t.rate, r)
+    t.topgap = max(t.topgap, gap)
     if step == math.inf:
         t.run = 0
     elif step > t.top:
@@ -1394,11 +1395,11 @@ class _Test:
     """What a forward-mode run noted of one ordering (`closing_in`): the largest step that would flip it
     (its gap over its rate), the visits since the step fell below 1/100 of it and how many of their tests
     held and failed, the last visit's step, gap and other operand, and the largest rate it met."""
-    __slots__ = ("op", "top", "run", "held", "failed", "step", "gap", "b", "rate")
+    __slots__ = ("op", "top", "run", "held", "failed", "step", "gap", "b", "rate", "topgap")
 
     def __init__(self, op: str):
         self.op, self.top, self.run, self.held, self.failed = op, 0.0, 0, 0, 0
-        self.step, self.gap, self.b, self.rate = math.inf, math.inf, 0.0, 0.0
+        self.step, self.gap, self.b, self.rate, self.topgap = math.inf, math.inf, 0.0, 0.0, 0.0
 
 
 _TIES = ORDER_OPS | {"==", "!="}
@@ -1438,8 +1439,11 @@ def closed_in(hist: dict) -> None:
         if len(key) != 2:  # (an equality's rates: `rounding_residue`)
             continue
         (code, line), op, b, run = key, t.op, t.b, t.run
+        # (and the gap itself fell: a grid scanned for a sign change, `if res[i] < 0.0 < res[i + 1]`, whose
+        # residual's rate grew faster than it from near 0, had its step fall while its gap grew: pkG's
+        # PC-SAFT density roots)
         if run >= _RUN and t.step < _FELL * t.top and (b == 0 or t.gap < _FELL * abs(b)) and min(
-                t.held, t.failed) >= 2:
+                t.held, t.failed) >= 2 and t.gap < _FELL * t.topgap:
             raise SpecialPoint(
                 f"an iteration closing in on the test `{op}` against {b!r:.40}: over its last {run} visits the "
                 f"step of the inputs that would flip it fell below {_FELL:g} of the largest it had: the iterate "

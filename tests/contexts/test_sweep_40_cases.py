@@ -944,3 +944,31 @@ def test_work_arrays_kept_by_container_methods_on_duals():
             assert abs(derivative(f, 0.7) - fd.derivative(f, 0.7)) < 1e-7
     finally:
         api._by_tangent_twin = saved
+
+
+# -- a grid scanned for a sign change, then Newton's steps (pkG: chemthermo's PC-SAFT density roots) ----------------
+# The scan's test `left < 0.0 < right` met a residual whose rate grew faster than it from near 0: its step fell
+# below 1/1000 of the largest while its gap grew, taken for an iteration closing in (SpecialPoint, both modes).
+
+_GRID = np.linspace(1e-4, 0.7, 2000)
+
+
+def _scanned_then_newton(t, target=1e5):
+    res = t * (np.exp(20.0 * _GRID) - 1.0) - target
+    br = None
+    for i in range(_GRID.size - 1):
+        left, right = float(res[i]), float(res[i + 1])
+        if left < 0.0 < right or right < 0.0 < left:
+            br = (float(_GRID[i]), float(_GRID[i + 1]))
+    eta = 0.5 * (br[0] + br[1])
+    for _ in range(30):
+        g = t * (np.exp(20.0 * eta) - 1.0) - target
+        eta = eta - g / (20.0 * t * np.exp(20.0 * eta))
+    return float(eta)
+
+
+def test_a_grid_scan_is_no_iteration_closing_in():
+    from contexts import derivative
+    exact = -(1e5 / 300.0 ** 2) / (1 + 1e5 / 300.0) / 20.0  # (d/dT of log(1 + 1e5 / T) / 20)
+    assert abs(gradient(_scanned_then_newton, 300.0)[0] - exact) < 1e-12
+    assert abs(derivative(_scanned_then_newton, 300.0) - exact) < 1e-12
