@@ -1133,6 +1133,13 @@ def getitem_adj(S, dobj, g, obj, idx):
         return box
     if isinstance(obj, dict):
         box = S.box(obj, dobj)
+        if not dict.__contains__(obj, idx):
+            # (an entry deleted after the read by a way the reverse pass does not undo: `del f.l` of a function's
+            # `__dict__`, gen18 C1: a KeyError here, and 0 had it been let through)
+            raise runtime.UnsupportedFunction(
+                f"reverse mode cannot differentiate an entry {idx!r} read from a dict (an object's or a "
+                "function's `__dict__`) and deleted afterwards by `del` of the attribute",
+                fix="leave the attribute in place, or keep the values in a dict of your own")
         if not _into_child(S, box, obj[idx], idx, g):
             box[idx] = acc(box.get(idx), g)
         return box
@@ -1484,8 +1491,13 @@ def setattr_adj(S, dobj, obj, attr, old):
     gv = box.pop(attr, None) if isinstance(box, dict) else None
     # (the value stored, read past a `__getattribute__` of the class's own: its code ran again here, on an
     # object the reverse pass has half restored, and its side effects with it: gen16 C2)
-    new = (object.__getattribute__(obj, attr) if type(getattr(type(obj), "__getattribute__", None))
-           is types.FunctionType else getattr(obj, attr))
+    try:
+        new = (object.__getattribute__(obj, attr) if type(getattr(type(obj), "__getattribute__", None))
+               is types.FunctionType else getattr(obj, attr))
+    except AttributeError:  # (deleted after the store by a way the reverse pass does not undo: `del f.cache` of
+        raise runtime.UnsupportedFunction(  # a function's attribute, gen18 C2: an AttributeError here)
+            f"reverse mode cannot differentiate the attribute {attr!r} stored on a {type(obj).__name__} and "
+            "deleted afterwards by `del`", fix="leave the attribute in place, or keep the values in a dict of your own") from None
     _restore_attr(obj, attr, old)
     S.redo(_setattr_stored, obj, attr, new)
     return box, gv

@@ -972,3 +972,41 @@ def test_a_grid_scan_is_no_iteration_closing_in():
     exact = -(1e5 / 300.0 ** 2) / (1 + 1e5 / 300.0) / 20.0  # (d/dT of log(1 + 1e5 / T) / 20)
     assert abs(gradient(_scanned_then_newton, 300.0)[0] - exact) < 1e-12
     assert abs(derivative(_scanned_then_newton, 300.0) - exact) < 1e-12
+
+
+# -- a function's attribute stored through its `__dict__` or `__func__`, then deleted (gen18 C1, C2: KeyError,
+# AttributeError in the reverse pass): refused; forward mode is right
+
+
+def _fn_helper(v):
+    return v
+
+
+class _KM:
+    def meth(self, v):
+        return v
+
+
+def _through_a_functions_dict_then_deleted(x):
+    d = _fn_helper.__dict__
+    d["l"] = []
+    d["l"].append(x)
+    s = _fn_helper.l[0] * 2.0
+    del _fn_helper.l
+    return s
+
+
+def _on_a_methods_function_then_deleted(x):
+    k = _KM()
+    k.meth.__func__.cache = [x]
+    s = _KM.meth.cache[0] * 2.0
+    del _KM.meth.cache
+    return s
+
+
+@pytest.mark.parametrize("f", [_through_a_functions_dict_then_deleted, _on_a_methods_function_then_deleted])
+def test_attributes_deleted_after_use(f):
+    from contexts import derivative
+    with pytest.raises(OverdubError, match="deleted afterwards"):
+        gradient(f, 0.7)
+    assert abs(derivative(f, 0.7) - 2.0) < 1e-12
