@@ -312,7 +312,14 @@ class _Tangents:
         if isinstance(v, (ast.Tuple, ast.List)):
             if any(isinstance(e, ast.Starred) for e in v.elts):
                 raise NotTransformable("a starred element")
-            return (tuple_ if isinstance(v, ast.Tuple) else list_)(self.tangent(e) for e in v.elts)
+            items = [self.tangent(e) for e in v.elts]
+            if items and all(isinstance(t, ast.Constant) and t.value == 0 for t in items) and any(
+                    isinstance(e, ast.Name) for e in v.elts):
+                # (no item moves: the display's tangent is 0 itself. As a list of its items' zeros it took the
+                # shape of its items' count alone: `[[1.0], [2.0]]` gave [0, 0], which `a * [0, 0]` broadcast
+                # against a (2, 1) array into (2, 2) -- a sum of it counted each entry twice)
+                return const(0)
+            return (tuple_ if isinstance(v, ast.Tuple) else list_)(items)
         if isinstance(v, ast.Dict):
             if any(k is None for k in v.keys):
                 raise NotTransformable("a dict display unpacking another")

@@ -1010,3 +1010,28 @@ def test_attributes_deleted_after_use(f):
     with pytest.raises(OverdubError, match="deleted afterwards"):
         gradient(f, 0.7)
     assert abs(derivative(f, 0.7) - 2.0) < 1e-12
+
+
+# -- forward mode's twin: a nested list constant in arithmetic with an array (the suite's `minimum.reduce keepdims`,
+# met in a fresh process): `[[1.0], [2.0]]` took the tangent [0, 0], which broadcast a (2, 1) array's tangent to
+# (2, 2); the sum after counted each entry twice (jvp 3.8 for 1.9)
+
+
+def _times_a_nested_list(a):
+    y = a[:2].reshape(2, 1) * [[1.0], [2.0]]
+    return y.sum()
+
+
+def _reduced_times_a_nested_list(a):
+    y = np.minimum.reduce(a.reshape(2, 3), axis=1, keepdims=True) * [[1.0], [2.0]]
+    return y.sum()
+
+
+@pytest.mark.parametrize("f", [_times_a_nested_list, _reduced_times_a_nested_list])
+def test_nested_list_constants_in_forward_mode(f):
+    from contexts import jacfwd
+    a = np.array([0.3, 0.1, 0.5, 0.9, 0.2, 0.7])
+    t = np.linspace(0.5, 1.5, 6)
+    want = fd.gradient(f, a)[0]
+    np.testing.assert_allclose(jvp(f, (a,), (t,))[1], want @ t, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, a), want, atol=1e-8)
