@@ -1435,7 +1435,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         if id(value) not in fresh:
             sources.setdefault(name, set()).update(viewed(value, strict=True) & kept)
         views.setdefault(name, set()).update(view_of(value) - {name})
-        if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult, ast.BitOr)):
+        if _container_operation(value, containers):
             # (a list an operator made of lists holds their items: `b = (O + [])[0]; b[0] = v` changes O's
             # item, gen20 W7: 0 for 1.4)
             sources[name].update(e.id for e in (value.left, value.right)
@@ -1451,7 +1451,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     bindings: dict[str, list] = {}
     for name, value in stores:
         bindings.setdefault(name, []).append(value)
-        if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult, ast.BitOr)):
+        if _container_operation(value, containers):
             # (a list an operator made of lists holds their items: `b = (O + [])[0]; b.append(v)`, gen20 W7)
             drawn.setdefault(name, set()).update(e.id for e in (value.left, value.right)
                                                  if isinstance(e, ast.Name) and e.id in containers and e.id in kept)
@@ -1604,6 +1604,17 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     if steering is not None:
         steering.update(act.active & steer)
     return act.active - steer
+
+
+def _container_operation(value, containers: set[str]) -> bool:
+    """`O + L`, `O * 2`, `D | E` of lists, tuples or dicts (containers, or numbers beside one): a container
+    holding their items. Not `a * L` of a variable that may be an array: numpy's arithmetic makes a new array
+    (the list `[[1.0], [2.0]]` taken as held by `a * [[1.0], [2.0]]` got a tangent of the wrong shape)."""
+    if not (isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult, ast.BitOr))):
+        return False
+    operands = (value.left, value.right)
+    return any(isinstance(e, ast.Name) and e.id in containers for e in operands) and all(
+        isinstance(e, ast.Name) and e.id in containers or isinstance(e, ast.Constant) for e in operands)
 
 
 def _attribute_holders(fdef, nodes: list, globals_: dict) -> set[str]:
