@@ -2008,7 +2008,7 @@ def views(a, *others, same=False):
             # memory with a, parked there by later passes of a loop over it, are a's before this change is
             # undone (`for w in (a[i:i + 2] for i in range(2)): w[1] += w[0]`: 0 for 1, gen19 W7)
             r = n.__reduce__()
-            if len(r) == 3:
+            if len(r) == 3 and type(r[1][0]) in (list, tuple):
                 seq = r[1][0]
                 for v in seq:  # (a tuple of views per item, itertools.pairwise's rows: not followed)
                     if type(v) is tuple and any(isinstance(u := primal(w) if type(w) is _Dual else w, np.ndarray)
@@ -2840,8 +2840,8 @@ def enumerate_views(it, src=None):
     Blocks(a): w[1] += w[0]`, whose `__iter__` yields `self.a[i:i + 2]`: 0 for 1, gen19 W7)."""
     if (type(it) is _LIST_ITER or type(it) is _TUPLE_ITER) and type(src) is not list and type(src) is not tuple:
         r = it.__reduce__()
-        if len(r) == 3:
-            for v in r[1][0][r[2]:]:
+        if len(r) == 3 and type(r[1][0]) in (list, tuple):  # (not a subclass's own indexing: importlib's
+            for v in r[1][0][r[2]:]:                          # EntryPoints, whose [i:] is a KeyError)
                 _view_refused(v, it)
     return enumerate(it)
 
