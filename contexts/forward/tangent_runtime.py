@@ -558,6 +558,10 @@ def _through_duals(f, args, tans, kw, kwtans):
             bound_self(f)) or not all(dual_free(v) for k, v in kw.items()
                                                      if _all_zero(kwtans.get(k))):
         raise NotTransformable("a call stored active values into an argument")
+    if type(f) is types.FunctionType and f.__closure__ and not dual_free(f):
+        # (a closure storing into what it captured, `def put(v): o['k'] = v * v` of a factory's `o`: the
+        # caller's object holds duals its tangents do not show; gen20 W9, jvp 0 for 1.4)
+        raise NotTransformable("a call stored active values into what the closure captured")
     if not splittable(y):
         raise NotTransformable(f"a call returned a {type(y).__name__} that may hold active values")
     if (type(y) is list or type(y) is tuple or type(y) is dict) and _holds_twice(y, set(), 0):

@@ -1035,3 +1035,22 @@ def test_nested_list_constants_in_forward_mode(f):
     want = fd.gradient(f, a)[0]
     np.testing.assert_allclose(jvp(f, (a,), (t,))[1], want @ t, atol=1e-8)
     np.testing.assert_allclose(jacfwd(f, a), want, atol=1e-8)
+
+
+# -- a closure a factory made, storing into the object it captured (gen20 W9: forward mode 0 for 1.4) ---------------
+
+
+def _recorder_of(o):
+    def put(v):
+        o["k"] = v * v
+    return put
+
+
+def _closure_storing_into_its_capture(x):
+    c = {"k": 0.0}
+    _recorder_of(c)(x)
+    return c["k"] * x
+
+
+def test_a_closure_storing_into_its_capture():
+    assert_scalar_modes(_closure_storing_into_its_capture, 0.7)
