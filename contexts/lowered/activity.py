@@ -755,7 +755,8 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
     nodes = list(all_nodes(fdef))
     made_here = _callables_made_here(fdef, nodes)
     containers = container_names(fdef, nodes)
-    methods = {name for name, value in name_stores(fdef, nodes) if isinstance(value, (ast.Attribute, ast.Call))}
+    # (variables bound to a bound method or a call's result: calling one may return what its object holds)
+    callables = {name for name, value in name_stores(fdef, nodes) if isinstance(value, (ast.Attribute, ast.Call))}
     for n in nodes:
         if isinstance(n, ast.Assign):
             shared = set() if id(n.value) in fresh else viewed(n.value)
@@ -768,7 +769,7 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
                 shared.add(_STATE)
             if made_here and (callee := _callee_made_here(n.value, made_here)) is not None:
                 shared |= _captured_here(callee, fdef)  # (`m = get()` of `get = lambda: a`: m may be a)
-            if isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id in methods:
+            if isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id in callables:
                 shared.add(n.value.func.id)  # (`b = g()` of `g = H(c).get`: b may be what g's object holds)
             for t in n.targets:
                 if isinstance(t, ast.Name):
@@ -1431,15 +1432,16 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     kept = locals_ - loop_vars  # (once: per store, it made the analysis quadratic in the function's length)
     fresh = fresh_calls(fdef, globals_, freevars)  # (`y = np.copy(x)`: a store into y is none into x)
     containers = container_names(fdef, nodes)
+    made_of: dict[str, set[str]] = {}  # (a list an operator made -> the lists it was made of)
     for name, value in stores:
         if id(value) not in fresh:
             sources.setdefault(name, set()).update(viewed(value, strict=True) & kept)
         views.setdefault(name, set()).update(view_of(value) - {name})
-        if _container_operation(value, containers):
+        if ops := _container_operands(value, containers, kept):
             # (a list an operator made of lists holds their items: `b = (O + [])[0]; b[0] = v` changes O's
-            # item, gen20 W7: 0 for 1.4)
-            sources[name].update(e.id for e in (value.left, value.right)
-                                 if isinstance(e, ast.Name) and e.id in containers and e.id in kept)
+            # item, gen20 W7: 0 for 1.4; and is drawn from them, below)
+            sources[name].update(ops)
+            made_of.setdefault(name, set()).update(ops)
     for n in nodes:  # (`o.c = c`: an in-place change through `o.c` is one of c: `o.c -= x * x` made c active)
         if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Attribute)
                 and isinstance(t.value, ast.Name) and isinstance(n.value, ast.Name) and n.value.id in kept):
@@ -1447,14 +1449,10 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     # the objects a variable's value may have been read out of (`t = d.get(k)`, `t = next(it)`, `for t in
     # ts`): a call changing t in place changes what they hold. (A display's items are not: a call given
     # `(a, b)` rarely changes a or b, and following them made every result appended to a list active.)
-    drawn: dict[str, set[str]] = {}
+    drawn: dict[str, set[str]] = {name: set(ops) for name, ops in made_of.items()}  # (`(O + [])[0].append(v)`)
     bindings: dict[str, list] = {}
     for name, value in stores:
         bindings.setdefault(name, []).append(value)
-        if _container_operation(value, containers):
-            # (a list an operator made of lists holds their items: `b = (O + [])[0]; b.append(v)`, gen20 W7)
-            drawn.setdefault(name, set()).update(e.id for e in (value.left, value.right)
-                                                 if isinstance(e, ast.Name) and e.id in containers and e.id in kept)
     for name, value in stores:
         if (src := _drawn_from(value)) is not None and src in locals_:  # (a loop's target too: `for p in ...`)
             drawn.setdefault(name, set()).add(src)
@@ -1606,15 +1604,17 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     return act.active - steer
 
 
-def _container_operation(value, containers: set[str]) -> bool:
-    """`O + L`, `O * 2`, `D | E` of lists, tuples or dicts (containers, or numbers beside one): a container
-    holding their items. Not `a * L` of a variable that may be an array: numpy's arithmetic makes a new array
-    (the list `[[1.0], [2.0]]` taken as held by `a * [[1.0], [2.0]]` got a tangent of the wrong shape)."""
+def _container_operands(value, containers: set[str], kept: set[str]) -> set[str]:
+    """The lists, tuples or dicts of `O + L`, `O * 2`, `D | E` (containers, or numbers beside one), which the
+    container it makes holds the items of; empty for anything else. Not `a * L` of a variable that may be an
+    array: numpy's arithmetic makes a new array (the list `[[1.0], [2.0]]` taken as held by `a * [[1.0], [2.0]]`
+    got a tangent of the wrong shape)."""
     if not (isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Mult, ast.BitOr))):
-        return False
+        return set()
     operands = (value.left, value.right)
-    return any(isinstance(e, ast.Name) and e.id in containers for e in operands) and all(
-        isinstance(e, ast.Name) and e.id in containers or isinstance(e, ast.Constant) for e in operands)
+    if not all(isinstance(e, ast.Name) and e.id in containers or isinstance(e, ast.Constant) for e in operands):
+        return set()
+    return {e.id for e in operands if isinstance(e, ast.Name) and e.id in kept}
 
 
 def _attribute_holders(fdef, nodes: list, globals_: dict) -> set[str]:
