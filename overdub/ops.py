@@ -116,6 +116,18 @@ def hide_helpers(namespace):
     return [name for name in namespace if not hidden(name)]
 
 
+def source_closure(fn):
+    """`fn.__closure__` as fn's source defines it. A function defined in a twin holds the pass's own cells too
+    (`__od_op__`, ...): `f.__closure__[0].cell_contents` read the context's helper, not the captured list
+    (gen20 C1). The compiler orders a code's free variables by name, so the user's keep their order."""
+    cells = fn.__closure__
+    code = getattr(fn, "__code__", None)
+    if not cells or code is None or not any(n.startswith("__od_") for n in code.co_freevars):
+        return cells
+    own = tuple(c for n, c in zip(code.co_freevars, cells) if not (n.startswith("__od_") and n.endswith("__")))
+    return own or None
+
+
 BINOPS = {
     ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub), ast.Mult: ("*", operator.mul),
     ast.MatMult: ("@", operator.matmul), ast.Div: ("/", operator.truediv),

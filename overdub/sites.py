@@ -664,6 +664,10 @@ class _Rewriter(ast.NodeTransformer):
         return self.visit(index)
 
     def visit_Attribute(self, node):
+        if node.attr == "__closure__" and isinstance(node.ctx, ast.Load):  # (the source's cells, not the twin's)
+            call = ast.Call(func=_name(self.operator_name(ops.source_closure), node), args=[self.visit(node.value)],
+                            keywords=[])
+            return _loc(call, node)
         if not isinstance(node.ctx, ast.Load) or "getattr" not in self.profile:
             return self.generic_visit(node)
         return self._getattr(node, self.visit(node.value), node.attr)

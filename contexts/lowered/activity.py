@@ -755,8 +755,10 @@ def view_groups(fdef: ast.FunctionDef, fresh: set[int] = frozenset(),
     nodes = list(all_nodes(fdef))
     made_here = _callables_made_here(fdef, nodes)
     containers = container_names(fdef, nodes)
-    # (variables bound to a bound method or a call's result: calling one may return what its object holds)
-    callables = {name for name, value in name_stores(fdef, nodes) if isinstance(value, (ast.Attribute, ast.Call))}
+    # (variables bound to a bound method, a call's result or a container's item: calling one may return
+    # what its object holds, `g = d['g']; b = g()` of `d = {'g': lambda: c}`)
+    callables = {name for name, value in name_stores(fdef, nodes)
+                 if isinstance(value, (ast.Attribute, ast.Call, ast.Subscript))}
     for n in nodes:
         if isinstance(n, ast.Assign):
             shared = set() if id(n.value) in fresh else viewed(n.value)
@@ -1421,6 +1423,10 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     nodes = list(all_nodes(fdef))  # (one walk for the questions below: each was a walk of its own)
     own = local_names(fdef, nodes)
     locals_ = own | _attribute_holders(fdef, nodes, globals_)
+    # (and the functions defined here that capture its variables: held in a container, `table = {'get': get}`,
+    # a call through it, `table['get']()[0] = v`, changes the captured c)
+    locals_ |= {n.name for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fdef
+                and _captured_here(n, fdef) & own}
     a = fdef.args
     active_inputs = set(active_inputs) | mutable_globals(fdef, own, globals_, nodes)
     stores = list(name_stores(fdef, nodes))
@@ -1461,8 +1467,10 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         # (a call of a bound method held by a variable, `g = H(c).get; b = g()`: what it returns may be what its
         # object holds, a change of b one of c: gen20 W10, 0 for 1.4)
         if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in kept
-                and any(isinstance(v, (ast.Attribute, ast.Call)) for v in bindings.get(value.func.id, ()))):
-            # (and of a callable a call made, `r = weakref.ref(a); b = r()`)
+                and any(isinstance(v, (ast.Attribute, ast.Call, ast.Subscript))
+                        for v in bindings.get(value.func.id, ()))):
+            # (and of a callable a call made, `r = weakref.ref(a); b = r()`, or one read out of a container,
+            # `d = {'g': lambda: c}; b = d['g']()`)
             drawn.setdefault(name, set()).add(value.func.id)
     for n in loops:
         if isinstance(n.iter, ast.Name):
@@ -1512,6 +1520,16 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         names = {e.id for e in held if isinstance(e, ast.Name) and e.id in kept and e.id not in numbers}
         if names:
             items.setdefault(name, set()).update(names)
+    # a nested function, class or lambda holds what it captures: its calls may return it (`d = {'g': lambda:
+    # c}; b = d['g'](); b[0] = v`, `g = H().get` of a class whose method returns c: a change of b is one of c,
+    # which was taken for a constant, 0 for 2.6)
+    scopes = [(n.name, n) for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+              and n is not fdef] + [(name, v) for name, v in stores if isinstance(v, ast.Lambda)]
+    for maker, scope in scopes:
+        held = (_scope_reads([scope]) & (own_bindings(fdef) | set(param_names(fdef.args)))
+                if isinstance(scope, ast.ClassDef) else _captured_here(scope, fdef))
+        if names := {v for v in held if v in kept and v not in numbers and v != maker}:
+            items.setdefault(maker, set()).update(names)
     for name, value in stores:  # (an object of a class defined here shares the class's attributes: `c = C()`
         # then `c.items.append(x)` changes the list `C.items` reads back: 0 for 2, gen18 W3b)
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in classes:
