@@ -595,7 +595,7 @@ def _scan_stores(code, fn, cls, depth) -> bool:
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 for m in ast.walk(t):
-                    if isinstance(m, ast.Name):
+                    if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Store):  # (not `out` of `out[i] = v`)
                         values.setdefault(m.id, []).append(n.value if t is m else None)
         elif isinstance(n, (ast.For, ast.comprehension, ast.NamedExpr, ast.AnnAssign)):
             for m in ast.walk(n.target):

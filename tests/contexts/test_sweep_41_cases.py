@@ -132,3 +132,69 @@ def test_closure_cells_of_plain_functions_are_unchanged():
         cells = Context().run(lambda: put.__closure__)
     assert cells == put.__closure__
     assert Context().run(lambda: _closure_cells.__closure__) is None
+
+
+# -- a class's operator method filling a list it made (gen20 R6) ---------------------------------------------------
+# `out = [0.0] * n; out[i + j] = out[i + j] + p * q` in `Poly.__mul__`: the store's base was taken for an object
+# from outside (the subscript target counted as a binding of `out`), so the operator, re-run for its cotangent,
+# was refused as storing into objects. A list the method made is its own.
+
+
+class _Poly:
+    def __init__(self, c):
+        self.c = list(c)
+
+    def __mul__(self, o):
+        out = [0.0] * (len(self.c) + len(o.c) - 1)
+        for i, p in enumerate(self.c):
+            for j, q in enumerate(o.c):
+                out[i + j] = out[i + j] + p * q
+        return _Poly(out)
+
+    def __add__(self, o):
+        n = max(len(self.c), len(o.c))
+        out = [0.0] * n
+        for k in range(n):
+            out[k] = (self.c[k] if k < len(self.c) else 0.0) + (o.c[k] if k < len(o.c) else 0.0)
+        return _Poly(out)
+
+    def __call__(self, t):
+        acc = 0.0
+        for a in reversed(self.c):
+            acc = acc * t + a
+        return acc
+
+
+class _Keeper:
+    """An operator storing its operand into the object itself: still refused (what it keeps would take no
+    cotangent from the re-run)."""
+    def __init__(self, v):
+        self.v = v
+        self.last = None
+
+    def __add__(self, o):
+        self.last = o
+        return _Keeper(self.v + o)
+
+
+def _polynomial_product(x):
+    p = _Poly([1.0, x]) * _Poly([x, 2.0, x * x])
+    return p.c[1] + p(0.5) * x
+
+
+def _polynomial_sum_then_product(x):
+    p = (_Poly([x, 1.0]) + _Poly([0.5, x, 2.0])) * _Poly([np.sin(x), 1.0])
+    return p(x)
+
+
+@pytest.mark.parametrize("f", [_polynomial_product, _polynomial_sum_then_product])
+def test_operator_methods_filling_their_own_lists(f):
+    assert_scalar_modes(f, 0.7)
+
+
+def test_operator_method_keeping_its_operand_still_refused():
+    def f(x):
+        k = _Keeper(1.0)
+        r = k + x * x
+        return r.v + k.last
+    assert_refused_in_reverse(f, 0.7, match="stores into objects")
