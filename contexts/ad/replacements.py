@@ -546,11 +546,16 @@ def ad_fromiter(iterable, dtype, count=-1, *, like=None):
 
 # -- attribute stores by name -----------------------------------------------------------------------------
 
+# `__setattr__`s that store into the instance's `__dict__` as object's does (a SimpleNamespace's is its own C
+# slot: `setattr(CFG, k, v)` of a module's namespace was refused, gen20 R13)
+_GENERIC_SETATTR = (object.__setattr__, types.SimpleNamespace.__setattr__)
+
+
 def plain_attribute(obj, name) -> bool:
     """`obj.name = v` is a store into obj's own `__dict__`: its class has no `__setattr__` of its own and
     no descriptor (property, slot) of that name. Not differentiated (registered nondifferentiable)."""
     cls = type(obj)
-    if type(name) is not str or cls.__setattr__ is not object.__setattr__ or type(own_dict(obj)) is not dict:
+    if type(name) is not str or cls.__setattr__ not in _GENERIC_SETATTR or type(own_dict(obj)) is not dict:
         return False
     for klass in cls.__mro__:
         if name in klass.__dict__:
@@ -565,7 +570,7 @@ def attribute_setter(obj, name):
     if type(name) is not str:
         return None
     own = cls.__setattr__
-    if own is not object.__setattr__:
+    if own not in _GENERIC_SETATTR:
         return (own, True) if type(own) is types.FunctionType else None
     for klass in cls.__mro__:
         if name in klass.__dict__:

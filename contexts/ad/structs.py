@@ -8,6 +8,8 @@ box per object per reverse pass (`Session.box`), so aliases and mutation see one
 
 from __future__ import annotations
 
+import collections
+import functools
 import itertools
 import weakref
 import numbers
@@ -30,17 +32,34 @@ __all__ = ["Session", "finalize", "zero_of", "TICKS", "CHANGES"]
 INSTANCE_DICTS: dict = {}
 
 
+# the keys of INSTANCE_DICTS whose objects cannot be referred to weakly (a SimpleNamespace, a class with
+# `__slots__` holding "__dict__" but not "__weakref__"), oldest first: held strongly, a bounded number
+_STRONG_KEYS: collections.deque = collections.deque()
+_STRONG_LIMIT = 4096
+
+
 def remember_instance_dict(obj, d) -> bool:
-    """Remember d as obj's `__dict__`; False when obj cannot be referred to weakly (then not remembered)."""
+    """Remember d as obj's `__dict__`. An object that cannot be referred to weakly is held strongly, the
+    last `_STRONG_LIMIT` of them (`setattr(ns, k, v)` of a SimpleNamespace was refused, gen20 R13); its
+    dict, held by it, keeps its id meanwhile."""
     key = id(d)
     known = INSTANCE_DICTS.get(key)
     if known is not None and known() is obj:
         return True
     try:
         INSTANCE_DICTS[key] = weakref.ref(obj, lambda _, key=key: INSTANCE_DICTS.pop(key, None))
-    except TypeError:  # (a class with `__slots__` holding "__dict__" but not "__weakref__")
-        return False
+    except TypeError:
+        INSTANCE_DICTS[key] = functools.partial(_itself, obj)
+        _STRONG_KEYS.append(key)
+        while len(_STRONG_KEYS) > _STRONG_LIMIT:
+            old = _STRONG_KEYS.popleft()
+            if type(INSTANCE_DICTS.get(old)) is functools.partial:
+                del INSTANCE_DICTS[old]
     return True
+
+
+def _itself(obj):
+    return obj
 
 
 def instance_dict_owner(d):

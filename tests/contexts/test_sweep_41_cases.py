@@ -198,3 +198,57 @@ def test_operator_method_keeping_its_operand_still_refused():
         r = k + x * x
         return r.v + k.last
     assert_refused_in_reverse(f, 0.7, match="stores into objects")
+
+
+# -- a SimpleNamespace's fields by a computed name or through its __dict__ (gen20 R13, refusal group 3) -------------
+# A SimpleNamespace cannot be referred to weakly, so its `__dict__` could not be remembered as its fields (refused),
+# and its C `__setattr__` made `setattr(ns, k, v)` a store of C code (refused). Both are its fields now.
+
+import types  # noqa: E402
+
+_CFG = types.SimpleNamespace(gain=1.0, v=1.0)
+
+
+def _configure(**kw):
+    for k, v in kw.items():
+        setattr(_CFG, k, v)
+
+
+def _namespace_configured_by_keywords(x):
+    _configure(gain=x)
+    return _CFG.gain * x
+
+
+def _namespace_through_vars(x):
+    ns = types.SimpleNamespace(o=x, k=2.0)
+    vars(ns)['o'] = vars(ns)['o'] * x
+    return ns.o + ns.__dict__['k'] * x
+
+
+def _namespace_updated_and_rescaled(x):
+    ns = types.SimpleNamespace()
+    ns.__dict__.update(p=x, q=np.sin(x))
+    for k, v in vars(ns).items():
+        setattr(ns, k, v * 2.0)
+    return ns.p * ns.q
+
+
+def _namespace_list_changed_through_its_dict(x):
+    ns = types.SimpleNamespace(h=[])
+    ns.h.append(x)
+    d = ns.__dict__
+    d['h'].append(x * x)
+    del d['h'][0]
+    return sum(ns.h) + x
+
+
+def _module_namespace_through_its_dict(x):
+    _CFG.__dict__['v'] = x * 3
+    return _CFG.v * x
+
+
+@pytest.mark.parametrize("f", [_namespace_configured_by_keywords, _namespace_through_vars,
+                               _namespace_updated_and_rescaled, _namespace_list_changed_through_its_dict,
+                               _module_namespace_through_its_dict])
+def test_simple_namespace_fields_by_name_and_through_dict(f):
+    assert_scalar_modes(f, 0.7)
