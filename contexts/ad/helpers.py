@@ -1498,6 +1498,10 @@ def setattr_adj(S, dobj, obj, attr, old):
         raise runtime.UnsupportedFunction(  # a function's attribute, gen18 C2: an AttributeError here)
             f"reverse mode cannot differentiate the attribute {attr!r} stored on a {type(obj).__name__} and "
             "deleted afterwards by `del`", fix="leave the attribute in place, or keep the values in a dict of your own") from None
+    if gv is None and id(new) in S.boxes and _object_field(new):
+        # (the object stored holds its cotangent in its own box: an operator's re-run put its result's fields'
+        # there, `W(self.r * o.r)` of a W whose r is a P, pkH W1: the stored P took none, 0)
+        gv = S.boxes[id(new)]
     _restore_attr(obj, attr, old)
     S.redo(_setattr_stored, obj, attr, new)
     return box, gv

@@ -269,7 +269,13 @@ def _ufunc_at_general(S, dself, y_saved, ufunc, x, idx, v):
     if dvalues is not None and v is not None:
         shaped = dvalues.reshape(np.shape(np.arange(x.size).reshape(x.shape)[np.asarray(idx) if type(idx) is list
                                                                               else idx]))
-        dv = generic.unbroadcast(shaped, v) if isinstance(v, np.ndarray) else _scalar_cot(np.sum(shaped), v)
+        if isinstance(v, np.ndarray):
+            dv = generic.unbroadcast(shaped, v)
+        elif type(v) in (list, tuple) and np.ndim(v):  # (a list of values: each its own, gen21 C1: TypeError)
+            dv = generic.unbroadcast(shaped, np.zeros(np.shape(v)))
+            dv = dv.tolist() if type(dv) is np.ndarray else list(dv)
+        else:
+            dv = _scalar_cot(np.sum(shaped), v)
     return dself, (moved, None, dv)
 
 

@@ -535,6 +535,8 @@ def _add_at(ufunc, a, idx, b=None):
     """`np.add.at(a, idx, b)` / `np.subtract.at` on a dual array: the same unbuffered update on the value
     and on the tangent (one more leading axis with chunks)."""
     tag = a.tag
+    if isinstance(b, (list, tuple)) and has_dual(b):
+        b = to_array(b)  # (a list of values, some perturbed: `[x[2], 2.0]`)
     if type(b) is Dual and b.tag.order > tag.order:
         raise OverdubError(
             f"np.{ufunc.__name__}.at of a value perturbed by an inner derivative call into an array of an outer one",
@@ -570,6 +572,8 @@ def _ufunc_at(ufunc, a, idx, b=None):
     divide, negative...): numpy's writes one after another, a round of distinct positions at a time
     (`at_rounds`), each by the ufunc's frule on the values and tangents the positions hold then."""
     tag = a.tag
+    if isinstance(b, (list, tuple)) and has_dual(b):
+        b = to_array(b)  # (a list of values, some perturbed: `[x[2], 2.0]`, gen21 C1)
     rule = registry.get(ufunc)
     bv, bt = split(b, tag) if type(b) is Dual else (b, None)
     if (rule is None or rule.frule is None or type(a.primal) is not np.ndarray or type(a.tangent) is not np.ndarray

@@ -252,3 +252,106 @@ def _module_namespace_through_its_dict(x):
                                _module_namespace_through_its_dict])
 def test_simple_namespace_fields_by_name_and_through_dict(f):
     assert_scalar_modes(f, 0.7)
+
+
+# -- an operator method wrapping another class's operator result (pkH W1: dual_quaternions over pyquaternion) -------
+# `W.__mul__` returning `W(self.r * o.r)`, r a P with its own `__mul__`: reverse mode re-runs W's operator for its
+# cotangent, and put the result's field entries (r's) into the box of the P the re-run made; `W.__init__`'s store
+# `self.r = p` then handed p no cotangent, and the inner operator was never differentiated: 0 for 2.
+
+
+class _P:
+    def __init__(self, v):
+        self.v = v
+
+    def __mul__(self, o):
+        return _P(self.v * o.v)
+
+    def __add__(self, o):
+        return _P(self.v + o.v)
+
+    def __sub__(self, o):
+        return _P(self.v - o.v)
+
+    def __neg__(self):
+        return _P(-self.v)
+
+
+class _W:
+    def __init__(self, r, s=None):
+        self.r = r
+        self.s = s
+
+    def __mul__(self, o):
+        p = self.r * o.r
+        return _W(p, self.s)
+
+    def __add__(self, o):
+        return _W(self.r + o.r, o.s)
+
+    def __sub__(self, o):
+        return _W(self.r - (-o.r))
+
+
+class _Z:
+    def __init__(self, w):
+        self.w = w
+
+    def __mul__(self, o):
+        return _Z(self.w * o.w)
+
+
+def _wrapped_product(a):
+    return (_W(_P(a)) * _W(_P(2.0))).r.v
+
+
+def _wrapped_sum(a):
+    return (_W(_P(a)) + _W(_P(a * a))).r.v
+
+
+def _wrapped_difference_of_a_negation(a):
+    return (_W(_P(np.sin(a))) - _W(_P(a))).r.v
+
+
+def _three_levels(a):
+    return (_Z(_W(_P(a))) * _Z(_W(_P(a)))).w.r.v
+
+
+def _wrapped_arrays(a):
+    w = _W(_P(np.array([a, 2 * a])))
+    u = w * w + w
+    return float(np.sum(u.r.v))
+
+
+def _wrapped_product_in_a_loop(a):
+    acc = _W(_P(1.0))
+    for k in range(3):
+        acc = acc * _W(_P(a + k))
+    return acc.r.v
+
+
+@pytest.mark.parametrize("f", [_wrapped_product, _wrapped_sum, _wrapped_difference_of_a_negation, _three_levels,
+                               _wrapped_arrays, _wrapped_product_in_a_loop])
+def test_operator_methods_wrapping_operator_results(f):
+    assert_scalar_modes(f, 0.7)
+
+
+# -- ufunc.at other than add with a list of values (gen21 C1) -------------------------------------------------------
+# `np.multiply.at(y, [0, 1], [x[2], 2.0])`: the values' cotangent came back as one number for the list (TypeError).
+
+
+def test_multiply_at_with_a_list_of_values():
+    def f(x):
+        y = x.copy()
+        np.multiply.at(y, [0, 1, 0], [x[2], 2.0, x[1]])
+        return (y * y).sum()
+
+    def g(x):
+        y = x.copy()
+        np.maximum.at(y, [[0, 1]], [[x[2] * 3, 2.0]])
+        return (y ** 3).sum()
+    x = np.array([0.3, -0.7, 1.1])
+    for fn in (f, g):
+        assert np.allclose(gradient(fn, x)[0], fd.gradient(fn, x)[0], rtol=1e-6, atol=1e-8)
+        assert np.allclose(jvp(fn, (x,), (np.array([1.0, -2.0, 0.5]),))[1],
+                           fd.gradient(fn, x)[0] @ np.array([1.0, -2.0, 0.5]), rtol=1e-6, atol=1e-8)
