@@ -1920,7 +1920,7 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True, compa
         tree = src.tree
         compact = not observed and (tree.end_lineno or tree.lineno) - tree.lineno > COMPACT_LINES
     try:
-        fdef = lower(mangle_private(src.as_function_def(), src.class_name), iterators=True)
+        fdef = lower(mangle_private(src.as_function_def(), src.class_name), iterators=True, globals_=fn.__globals__)
         gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars, observed,
                        numbers, compact)
     except Unsupported as e:

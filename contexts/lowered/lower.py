@@ -12,6 +12,8 @@ What is not lowered (the AD context reports it by name and line): `yield`, `awai
 from __future__ import annotations
 
 import ast
+import inspect
+import types
 import copy
 from dataclasses import dataclass, field
 
@@ -1087,15 +1089,17 @@ def _closure_reads(e) -> set[str]:
     return reads
 
 
-def lower(fdef: ast.FunctionDef, iterators: bool = False) -> ast.FunctionDef:
+def lower(fdef: ast.FunctionDef, iterators: bool = False, globals_: dict | None = None) -> ast.FunctionDef:
     """Return a copy of fdef in AD normal form (nested definitions are left for their own lowering);
-    `iterators`: generator expressions give an iterator over their items (else the list)."""
+    `iterators`: generator expressions give an iterator over their items (else the list). `globals_`: the
+    function's module namespace, where given (reverse mode, which runs generators eagerly): a call of one of
+    its generator functions is a lazy iterator of its arguments (`_late_generator`)."""
     if isinstance(fdef, ast.AsyncFunctionDef):
         raise Unsupported("async function", fdef)
     generator = is_generator(fdef)
     if generator:
         fdef = _eager_generator(fdef)
-    _check_supported_shallow(fdef)
+    _check_supported_shallow(fdef, globals_)
     a = fdef.args
     positional = a.posonlyargs + a.args
     lw = Lowerer(_Lowering(), positional[0].arg if positional else None, iterators, _drawn_by_next(fdef))
@@ -1275,15 +1279,22 @@ def _eager_generator(fdef):
     return out
 
 
-def _check_supported_shallow(fdef) -> None:
+def _check_supported_shallow(fdef, globals_: dict | None = None) -> None:
     """Reject yield/await and reads of the frame by name (`locals()`) in fdef itself (not in nested
     definitions)."""
     stored = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    # (the generator functions defined here: a call of one is a lazy iterator of its arguments)
+    generators = frozenset(n.name for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef
+                           and is_generator(n))
+    if globals_:  # (and the module's, called by name: `g = gen(p)` of a `def gen(seq): ... yield`)
+        called = {n.func.id for n in ast.walk(fdef) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        generators |= {c for c in called - stored if type(g := globals_.get(c)) is types.FunctionType
+                       and g.__code__.co_flags & inspect.CO_GENERATOR}
     stack = [fdef] + list(ast.iter_child_nodes(fdef))
     while stack:
         node = stack.pop()
         if node is fdef:  # (its own body's blocks, checked below; its children are on the stack)
-            late = _late_generator(fdef.body) or _kept_generator(fdef)
+            late = _late_generator(fdef.body, generators) or _kept_generator(fdef)
             if late is not None:
                 raise _late_refused(late)
             continue
@@ -1298,7 +1309,7 @@ def _check_supported_shallow(fdef) -> None:
                               "transformed function's frame holds other variables: the derivative would not "
                               "follow them; use the variables themselves)", node)
         for block in (getattr(node, "body", None), getattr(node, "orelse", None), getattr(node, "finalbody", None)):
-            if type(block) is list and (late := _late_generator(block)) is not None:
+            if type(block) is list and (late := _late_generator(block, generators)) is not None:
                 raise _late_refused(late)
         if isinstance(node, ast.Try) and (jump := _jump_out_of(node.finalbody)) is not None:
             # (it discards the `return` of the try: reverse mode still added that value's derivative, 4.4
@@ -1308,32 +1319,97 @@ def _check_supported_shallow(fdef) -> None:
 
 
 _LAZY_BUILTINS = frozenset({"zip", "enumerate", "reversed", "map", "filter", "iter"})
+# itertools' iterators, lazy as the builtins: `itertools.chain(p, q)` or `chain(p, q)` imported (a function of
+# the user's by one of these names is taken for one: a refusal at most, never a wrong value)
+_LAZY_ITERTOOLS = frozenset({"chain", "islice", "accumulate", "tee", "starmap", "pairwise", "zip_longest",
+                             "compress", "takewhile", "dropwhile", "groupby", "cycle", "filterfalse", "batched",
+                             "from_iterable"})
+# calls that copy what they are given when they run (`iter(sorted(p))` holds no p)
+_COPYING = frozenset({"sorted", "list", "tuple", "set", "frozenset", "dict", "deepcopy", "copy", "array"})
 
 
-def _late_generator(stmts: list) -> tuple[str, str, ast.AST] | None:
-    """(generator variable, variable, node) for a generator expression bound to a name (`g = (c * w for w in
-    ws)`) whose reads are rebound or changed in place (`c = 3 * t`, `ws.append(x)`) before a later statement
-    of the same block first uses it: Python's generator reads them when it runs, the engines' (evaluated
-    where it is made) read them before (another value in every mode: 3 for 9); None if there is none."""
+def _lazy_call(value, generators: frozenset) -> bool:
+    """value makes a lazy iterator: a builtin's (`zip`, `iter`, ...), itertools', or a call of a generator
+    function defined in the function (`generators`: their names)."""
+    if not isinstance(value, ast.Call):
+        return False
+    f = value.func
+    if isinstance(f, ast.Name):
+        return f.id in _LAZY_BUILTINS or f.id in _LAZY_ITERTOOLS or f.id in generators
+    return isinstance(f, ast.Attribute) and f.attr in _LAZY_ITERTOOLS and (
+        isinstance(f.value, ast.Name) and f.value.id == "itertools"
+        or isinstance(f.value, ast.Attribute) and f.value.attr == "chain")  # (`itertools.chain.from_iterable`)
+
+
+def _held_reads(e) -> set[str]:
+    """The variables whose objects a lazy iterator made of expression e (an argument) reads when it runs:
+    `p` of `p`, `d.values()`, `p[1:]`; what a generator expression or lambda reads; not the arguments of a
+    call that copies them when it runs (`sorted(p)`), nor of arithmetic."""
+    if isinstance(e, ast.Name):
+        return {e.id}
+    if isinstance(e, (ast.Attribute, ast.Subscript, ast.Starred)):
+        return _held_reads(e.value)
+    if isinstance(e, ast.Call):
+        f = e.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+        if name in _COPYING:
+            return set()
+        out = _held_reads(f.value) if isinstance(f, ast.Attribute) else set()
+        for a in (*e.args, *(k.value for k in e.keywords)):
+            out |= _held_reads(a)
+        return out
+    if isinstance(e, (ast.Tuple, ast.List)):
+        return set().union(*(_held_reads(x) for x in e.elts))
+    if isinstance(e, ast.GeneratorExp):
+        return _comprehension_reads(e) | {n.id for n in ast.walk(e.generators[0].iter) if isinstance(n, ast.Name)}
+    if isinstance(e, ast.Lambda):
+        return {n.id for n in ast.walk(e) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return set()
+
+
+def _late_generator(stmts: list, generators: frozenset = frozenset()) -> tuple[str, str, ast.AST] | None:
+    """(iterator variable, variable, node) for a generator expression or a lazy iterator bound to a name
+    (`g = (c * w for w in ws)`, `it = iter(p)`, `c = itertools.chain(p, q)`, `g = gen(p)` of a generator
+    function defined here: `generators`) whose reads are rebound or changed in place (`c = 3 * t`,
+    `ws.append(x)`, `p[1] = v`) before a later statement of the same block uses it: Python's iterator reads
+    them when it runs, the engines' (reverse mode's, drawn where it is made) read them before (another value:
+    3 for 9). Also after a first use (`first = next(it)`, then `p[1] = v`, then `sum(it)`: the gradient lost
+    the change), and in a compound statement that uses it and changes them (a loop over it). None if none."""
     from .activity import changed_in_place  # (activity imports this module)
     for i, st in enumerate(stmts):
-        if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
-                and (isinstance(st.value, ast.GeneratorExp) or isinstance(st.value, ast.Call)
-                     and isinstance(st.value.func, ast.Name) and st.value.func.id in _LAZY_BUILTINS)):
+        if not (isinstance(st, ast.Assign) and len(st.targets) == 1
+                and (isinstance(st.value, ast.GeneratorExp) or _lazy_call(st.value, generators))):
             continue
-        name = st.targets[0].id
+        target = st.targets[0]
+        if isinstance(target, ast.Name):
+            names = {target.id}
+        elif isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts) and (
+                _lazy_call(st.value, generators)):  # (`a, b = itertools.tee(p)`)
+            names = {e.id for e in target.elts}
+        else:
+            continue
+        name = min(names)
         if isinstance(st.value, ast.GeneratorExp):
             reads = _comprehension_reads(st.value) | {n.id for n in ast.walk(st.value.generators[0].iter)
                                                       if isinstance(n, ast.Name)}
         else:  # (`it = zip(ws, vs)`, `enumerate`, `reversed`, `map`, `filter`, `iter`: drawn where made, too)
-            reads = {n.id for n in ast.walk(st.value) if isinstance(n, ast.Name) and n is not st.value.func}
+            reads = set().union(*(_held_reads(a) for a in (*st.value.args, *(k.value for k in st.value.keywords))))
+            if isinstance(st.value.func, ast.Attribute):
+                reads |= _held_reads(st.value.func.value) - {"itertools"}
+        reads -= names
+        hit = None
         for later in stmts[i + 1:]:
-            if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(later)):
-                break
+            uses = any(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) for n in ast.walk(later))
+            if uses and hit is not None:
+                return hit
             stored = {n.id for n in ast.walk(later) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-            hit = sorted((stored | changed_in_place(ast.Module(body=[later], type_ignores=[]))) & reads)
-            if hit:
-                return name, hit[0], later
+            if names <= stored and not uses:
+                break  # (rebound: the iterator is no longer read)
+            changed = sorted((stored | changed_in_place(ast.Module(body=[later], type_ignores=[]))) & reads)
+            if changed and hit is None:
+                hit = (name, changed[0], later)
+                if uses and isinstance(later, (ast.For, ast.While, ast.With, ast.If, ast.Try)):
+                    return hit
     return None
 
 
