@@ -481,3 +481,25 @@ def _generator_consumed_before_the_change(x):
 @pytest.mark.parametrize("f", [_iterator_of_a_sorted_copy, _generator_consumed_before_the_change])
 def test_lazy_iterators_of_copies_or_consumed_first_are_followed(f):
     assert_scalar_modes(f, 0.7)
+
+
+# -- the message of a failing assert, read by its handler (gen21 W3) -------------------------------------------------
+# Forward mode's tangent twin computed an assert's message on values alone: `e.args[0]` had the derivative 0 for 5.
+
+
+from tests.contexts._assert_messages import (assert_message_read, assert_message_tuple_read,  # noqa: E402
+                                             passing_asserts)
+
+
+@pytest.mark.parametrize("f", [assert_message_read, assert_message_tuple_read])
+def test_assert_messages_carry_their_derivative_in_forward_mode(f):
+    x = 0.7
+    assert jvp(f, (x,), (1.0,))[1] == pytest.approx(fd.derivative(f, x), rel=1e-6)
+    with pytest.raises(Exception, match="AssertionError caught here"):
+        gradient(f, x)
+
+
+def test_passing_asserts_with_messages_are_kept():
+    assert_scalar_modes(passing_asserts, 0.7)
+    with pytest.raises(AssertionError, match="must be positive"):
+        gradient(passing_asserts, -0.7)
