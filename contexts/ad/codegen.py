@@ -805,8 +805,9 @@ class _Gen:
         if name in _names_in(v):
             self._n_results = getattr(self, "_n_results", 0) + 1
             y = f"_od_res{self._n_results}_{name}"
-        if isinstance(v, ast.BinOp):  # (a cotangent there: `binop_adj` reads the box, off the numbers' fast path)
-            test = and_(is_("_od_g", const(None)), is_(call("type", y), "list"))
+        if isinstance(v, ast.BinOp):  # (a cotangent there: `binop_adj` reads the box, off the numbers' fast path;
+            # an object's too, `self.r * o.r` of a class's operator, its fields' entries put there by a re-run)
+            test = and_(is_("_od_g", const(None)), is_not(call("type", y), "float"))
         else:
             test = is_(call("type", y), "list")
         return y, adj + [if_(test, [assign("_od_g", call("__od_loop_box__", "_od_S", "_od_g", y))])]

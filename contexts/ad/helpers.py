@@ -1229,6 +1229,10 @@ def loop_box(S, dit, it):
     W2b: 0.7 for 1.4)."""
     if (type(it) is list or type(it) is tuple) and id(it) in S.boxes:
         return S.box(it, dit)
+    if dit is None and id(it) in S.boxes and _object_field(it):
+        # (an object an operator made, whose fields' cotangents an outer operator's re-run put in its box:
+        # `D(self.r * o.r)` of a dataclass, `self.__dict__['r'] = r`, pkH W2, W3: 0 for 2)
+        return S.boxes[id(it)]
     return dit
 
 

@@ -503,3 +503,72 @@ def test_passing_asserts_with_messages_are_kept():
     assert_scalar_modes(passing_asserts, 0.7)
     with pytest.raises(AssertionError, match="must be positive"):
         gradient(passing_asserts, -0.7)
+
+
+# (the same with the wrapper's fields stored by a dataclass's generated `__init__`, through `self.__dict__` or
+# `__dict__.update`: the stored object's cotangent is read from its box where any of them takes it; pkH W2, W3)
+
+from dataclasses import dataclass  # noqa: E402
+
+
+@dataclass
+class _D:
+    r: _P
+
+    def __mul__(self, o):
+        return _D(self.r * o.r)
+
+    def __add__(self, o):
+        return _D(r=self.r + o.r)
+
+
+@dataclass(frozen=True)
+class _FrozenPair:
+    r: _P
+    d: _P
+
+    def __mul__(self, o):
+        return _FrozenPair(self.r * o.r, self.r * o.d + self.d * o.r)
+
+
+class _DictW:
+    def __init__(self, r):
+        self.__dict__['r'] = r
+
+    def __mul__(self, o):
+        return _DictW(self.r * o.r)
+
+
+class _KwW:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def __mul__(self, o):
+        return _KwW(r=self.r * o.r)
+
+
+def _dataclass_product(a):
+    return (_D(_P(a)) * _D(_P(2.0))).r.v
+
+
+def _dataclass_sum_scaled(a):
+    return (_D(_P(a)) + _D(_P(a))).r.v * a
+
+
+def _dual_number_shape(a):
+    q = _FrozenPair(_P(np.cos(a)), _P(a)) * _FrozenPair(_P(a * a), _P(1.5))
+    return q.r.v + 2.0 * q.d.v
+
+
+def _dict_stored_product(a):
+    return (_DictW(_P(a)) * _DictW(_P(2.0))).r.v
+
+
+def _dict_updated_product(a):
+    return (_KwW(r=_P(a)) * _KwW(r=_P(a))).r.v
+
+
+@pytest.mark.parametrize("f", [_dataclass_product, _dataclass_sum_scaled, _dual_number_shape, _dict_stored_product,
+                               _dict_updated_product])
+def test_operator_results_stored_by_generated_or_dict_initialisers(f):
+    assert_scalar_modes(f, 0.7)
