@@ -1253,46 +1253,114 @@ on_clear(_state_readers.clear)
 on_clear(_module_state.clear)
 
 
+# functions changing their first argument's array in place (`np.fill_diagonal(R, v)`, `np.copyto(R, A)`)
+_INPLACE_FUNCTIONS = frozenset({"copyto", "fill_diagonal", "put", "place", "putmask", "put_along_axis", "shuffle",
+                                "at"})
+# methods whose result is a view of (or the same object as) the object's array (`v = R.reshape(4)`)
+_VIEWING = frozenset({"reshape", "ravel", "view", "transpose", "swapaxes", "squeeze", "diagonal", "T", "real",
+                      "imag", "flat"})
+
+
+def _changed_in(n, base) -> list[str]:
+    """The variables whose objects node n changes in place: stores into items or attributes, mutating
+    methods, in-place augmented assignments of a name (with `augmented`), `out=`, and the in-place functions
+    of numpy given the object first (`np.copyto(R, A)`, `np.add.at(R, i, v)`)."""
+    out = []
+    if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+        for t in n.targets if isinstance(n, (ast.Assign, ast.Delete)) else [n.target]:
+            if isinstance(t, (ast.Subscript, ast.Attribute)) and base(t):
+                out.append(base(t))
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            out.append("+" + n.target.id)  # (`a += v`: a change in place only of an array or a list)
+    elif isinstance(n, ast.Call):
+        f = n.func
+        if isinstance(f, ast.Attribute) and f.attr in _MUTATORS and base(f.value):
+            out.append(base(f.value))
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+        if name in _INPLACE_FUNCTIONS and n.args and not isinstance(n.args[0], ast.Starred) and base(n.args[0]):
+            out.append(base(n.args[0]))
+        for k in n.keywords:
+            if k.arg == "out" and base(k.value):
+                out.append(base(k.value))
+    return out
+
+
 def _changed_globals(tree: ast.AST) -> set[str]:
     """The module-level names a module's code may change: stored into (`G[k] = v`, `G.f = v`, `del G[k]`),
-    changed by a mutating method (`G.append(v)`), written as `out=G`, or rebound after `global G`."""
+    changed by a mutating method (`G.append(v)`) or an in-place function of numpy (`np.fill_diagonal(G, v)`),
+    written as `out=G`, through a view or item bound to a name first (`v = G.reshape(4); v[0] = p`,
+    `a = N[0]; a += p`), handed to a function of the module that changes that parameter in place
+    (`fill(G, p)`), or rebound after `global G`."""
     out: set[str] = set()
     base = stored_base
     fields: dict[str, set[str]] = {}  # (a field given a name's object, `self.d = SCALE`: field -> names)
-    for n in all_nodes(tree):
+    aliases: dict[str, set[str]] = {}  # (a name bound to a part or a view of another's object: name -> those)
+    changed_params: dict[str, set[int]] = {}  # (a function of the module -> the positions of the parameters it
+    # changes in place)
+    calls = []
+    nodes = list(all_nodes(tree))
+    for n in nodes:
         if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = n.targets if isinstance(n, (ast.Assign, ast.Delete)) else [n.target]
             if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name):
                 for t in targets:
                     if isinstance(t, ast.Attribute):
                         fields.setdefault(t.attr, set()).add(n.value.id)
+            if isinstance(n, ast.Assign) and (src := _part_of(n.value)):
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        aliases.setdefault(t.id, set()).add(src)
             for t in targets:
-                if isinstance(t, (ast.Subscript, ast.Attribute)) and base(t):
-                    out.add(base(t))
                 if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Attribute):
                     out.add("." + t.value.attr)  # (`self.stats[k] = v`: a field's items, maybe a class's)
         elif isinstance(n, ast.Call):
             f = n.func
             if isinstance(f, ast.Name) and f.id in ("setattr", "delattr") and n.args and base(n.args[0]):
                 out.add(base(n.args[0]))  # (`setattr(CFG, 'gain', x)`: gen20 W4)
-            if isinstance(f, ast.Attribute) and f.attr in _MUTATORS and base(f.value):
-                out.add(base(f.value))
             if isinstance(f, ast.Attribute) and f.attr in _MUTATORS and isinstance(f.value, ast.Attribute):
                 out.add("." + f.value.attr)  # (`self.log.append(v)`)
             elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) and base(f.value):
                 out.add(base(f.value))  # `G.obj.method(...)`: a method of an object held by G
-            for k in n.keywords:
-                if k.arg == "out" and base(k.value):
-                    out.add(base(k.value))
+            if isinstance(f, ast.Name):
+                calls.append(n)
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             declared = {g for st in all_nodes(n) if isinstance(st, ast.Global) for g in st.names}
+            params = [a.arg for a in n.args.posonlyargs + n.args.args]
+            own_changes = set()
             for st in all_nodes(n):
                 if isinstance(st, ast.Name) and isinstance(st.ctx, ast.Store) and st.id in declared:
                     out.add(st.id)
+                own_changes.update(c.lstrip("+") for c in _changed_in(st, base))
+            if positions := {i for i, p in enumerate(params) if p in own_changes}:
+                changed_params[n.name] = positions
+        out.update(c for c in _changed_in(n, base) if not c.startswith("+"))
+        out.update(c[1:] for c in _changed_in(n, base) if c.startswith("+") and c[1:] in aliases)
+    for n in calls:  # (a module array handed to a function of the module changing that parameter in place)
+        for i in changed_params.get(n.func.id, ()):
+            if i < len(n.args) and not isinstance(n.args[i], ast.Starred) and base(n.args[i]):
+                out.add(base(n.args[i]))
+    for _ in range(4):  # (what an alias changed is a change of the objects it was read from: `a = N[0]; a[:] = 0`)
+        grown = {src for name in out & set(aliases) for src in aliases[name]} - out
+        if not grown:
+            break
+        out |= grown
     for attr, names in fields.items():  # (a module dict an object holds, stored into through the field:
         if "." + attr in out:           # `self.d = SCALE` then `self.d['v'] = v`; SCALE['v'] read gave 0)
             out |= names
     return out
+
+
+def _part_of(value) -> str | None:
+    """The variable whose object value is a part or a view of (`N[0]`, `M['a'][1:3]`, `R.T`, `R.reshape(4)`,
+    `O.buf`), or None (a call's result, arithmetic: new objects)."""
+    while True:
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _VIEWING:
+            value = value.func.value
+        elif isinstance(value, (ast.Subscript, ast.Attribute)):
+            value = value.value
+        else:
+            break
+    return value.id if isinstance(value, ast.Name) else None
 
 
 def _module_changes(globals_: dict) -> set[str] | None:

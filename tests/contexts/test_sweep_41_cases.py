@@ -5,7 +5,7 @@ or refused where reverse mode cannot route the cotangent."""
 import numpy as np
 import pytest
 
-from contexts import gradient, jvp
+from contexts import gradient, jvp, value_and_gradient
 from tests import fd
 from tests.modes import assert_refused_in_reverse, assert_scalar_modes
 
@@ -572,3 +572,95 @@ def _dict_updated_product(a):
                                _dict_updated_product])
 def test_operator_results_stored_by_generated_or_dict_initialisers(f):
     assert_scalar_modes(f, 0.7)
+
+
+# -- a module's array changed in place by numpy's in-place functions or through a view or item (pkH W4) -------------
+# `np.fill_diagonal(R, 1 - p)` of a module-level matrix (factor_analyzer's correlation matrix), `np.copyto`,
+# `np.put`, `np.putmask`, a view bound first (`v = R.reshape(4); v[0] = ...`), an array held in a module's list or
+# dict changed through an alias: the module's code was not seen changing R, so R's reads were constants (0 for -1.6).
+# Forward mode refuses them (a plain array cannot take a tangent).
+
+_R0 = np.array([[1.0, 0.3], [0.3, 1.0]])
+_RF = _R0.copy()
+_RC = _R0.copy()
+_RP = _R0.copy()
+_RM = _R0.copy()
+_RV = _R0.copy()
+_RT = _R0.copy()
+_RH = _R0.copy()
+_DR = {'R': _R0.copy()}
+_LR = [np.zeros(2)]
+_MA = {'a': np.zeros(4)}
+
+
+def _fill_diagonal_of(m, p):
+    np.fill_diagonal(m, 1 - p)
+
+
+def _module_fill_diagonal(p):
+    np.fill_diagonal(_RF, 1 - p)
+    return float(np.linalg.det(_RF))
+
+
+def _module_copyto(p):
+    np.copyto(_RC, np.array([[1 - p, 0.3], [0.3, 1 - p]]))
+    return float(np.linalg.det(_RC))
+
+
+def _module_put(p):
+    np.put(_RP, [0, 3], [1 - p, 1 - p])
+    return float(np.linalg.det(_RP))
+
+
+def _module_putmask(p):
+    np.putmask(_RM, np.eye(2, dtype=bool), 1 - p)
+    return float(np.linalg.det(_RM))
+
+
+def _module_reshaped_view(p):
+    v = _RV.reshape(4)
+    v[0] = 1 - p
+    v[3] = 1 - p
+    return float(np.linalg.det(_RV))
+
+
+def _module_transposed_view(p):
+    v = _RT.T
+    v[0, 0] = 1 - p
+    v[1, 1] = 1 - p
+    return float(np.linalg.det(_RT))
+
+
+def _module_array_handed_to_a_helper(p):
+    _fill_diagonal_of(_RH, p)
+    return float(np.linalg.det(_RH))
+
+
+def _module_dict_array_copied_into(p):
+    np.copyto(_DR['R'], np.array([[1 - p, 0.3], [0.3, 1 - p]]))
+    return float(np.linalg.det(_DR['R']))
+
+
+def _module_list_array_through_an_alias(p):
+    a = _LR[0]
+    a[:] = 0.0
+    a += p * p
+    return _LR[0][1] * p
+
+
+def _module_dict_array_through_a_slice(p):
+    v = _MA['a'][1:3]
+    v[:] = p * p
+    return _MA['a'][1] * p
+
+
+@pytest.mark.parametrize("f", [_module_fill_diagonal, _module_copyto, _module_put, _module_putmask,
+                               _module_reshaped_view, _module_transposed_view, _module_array_handed_to_a_helper,
+                               _module_dict_array_copied_into, _module_list_array_through_an_alias,
+                               _module_dict_array_through_a_slice])
+def test_module_arrays_changed_in_place_by_functions_and_views(f):
+    p = 0.2
+    want = fd.derivative(f, p)
+    y, (g,) = value_and_gradient(f, p)
+    assert g == pytest.approx(want, rel=1e-6)
+    assert y == pytest.approx(f(p), rel=1e-12)
