@@ -171,9 +171,11 @@ def _is_fast_path(s: ast.If) -> bool:
 
 
 def _new_list_box(s) -> bool:
-    """`if ... type(y) is list: _od_g = __od_loop_box__(...)`: a new list's box read (`codegen._new_list`)."""
+    """`if ... type(y) is list: _od_g = __od_loop_box__(...)` (`is not float` after an operator): a new list's
+    or object's box read (`codegen._new_list`)."""
+    test = ast.unparse(s.test) if isinstance(s, ast.If) else ""
     return (isinstance(s, ast.If) and len(s.body) == 1 and not s.orelse
-            and "__od_loop_box__" in ast.unparse(s.body[0]) and " is list" in ast.unparse(s.test))
+            and "__od_loop_box__" in ast.unparse(s.body[0]) and (" is list" in test or " is not float" in test))
 
 
 def _is_bookkeeping(s) -> bool:

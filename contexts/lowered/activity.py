@@ -361,6 +361,9 @@ def changed_in_place(fdef, augmented_names: bool = True) -> set[str]:
         if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in IN_PLACE_METHODS
                 and (base := stored_base(n.func))):
             out.add(base)
+        if isinstance(n, ast.Delete):  # (`del p[0]`, `del o.f`: gen21 W2b)
+            out.update(b for t in n.targets if isinstance(t, (ast.Subscript, ast.Attribute)) and (b := stored_base(t)))
+            continue
         if not isinstance(n, (ast.Assign, ast.AugAssign)):
             continue
         inplace = isinstance(n, ast.AugAssign) or getattr(n.value, "_od_inplace", False)

@@ -508,11 +508,26 @@ class Lowerer:
                 check = ast.Call(func=_name("__od_iter_guard__", s), args=[_name(s.iter.id, s), ast.Constant(s.iter.id)],
                                  keywords=[])
                 guard = [_loc(ast.Expr(value=check), s)]
+        pre: list = guard
+        if isinstance(s.iter, ast.Call) and _lazy_call(s.iter, frozenset()) and any(
+                isinstance(a, ast.Call) and not _lazy_call(a, frozenset()) for a in s.iter.args):
+            # `for i, v in enumerate(gen(vals))`, `zip(obj.stream(), ws)`, `islice(gen(vals), 3)`: each call inside
+            # the wrapper guarded as a loop's own iterable is (gen21 W4: the wrapper hid the generator's eager
+            # iterator from the guard, 1.0 for 3.8)
+            args = []
+            for a in s.iter.args:
+                if isinstance(a, ast.Call) and not _lazy_call(a, frozenset()):  # (`enumerate(zip(L, W))` as it is)
+                    t = self.atom(a, pre)
+                    if isinstance(t, ast.Name):
+                        pre += self.eager_guard(t.id, a, s.body, s)
+                    a = t
+                args.append(a)
+            s = copy.copy(s)
+            s.iter = ast.copy_location(ast.Call(func=s.iter.func, args=args, keywords=s.iter.keywords), s.iter)
         live = self.live_loop(s)
         if live is not None:
-            return guard + live
+            return pre + live
         self.drawn_by_loop(s)
-        pre: list = guard
         it = self.atom(s.iter, pre)
         from .activity import changed_in_place  # (activity imports this module)
         made = s.iter if isinstance(s.iter, ast.Call) else self.calls.get(s.iter.id) if isinstance(s.iter, ast.Name) else None
@@ -870,10 +885,15 @@ class Lowerer:
         if isinstance(e.func, ast.Attribute):
             bases.append(stored_base(e.func.value))
         guards = {}
+        # (a function of its own passed too changes what it captures: `consume(gen(vals), cb)` of a `cb`
+        # storing into vals, called between draws, gen21 W4)
+        from .activity import captured_stores  # (activity imports this module)
+        changes = {b: captured_stores(self.defs[b]) for b in bases if b in self.defs}
         for i, a in enumerate(items):
             gen = a if isinstance(a, ast.GeneratorExp) else (
                 self.generators.get(a.id) if isinstance(a, ast.Name) else None)
             others = {b for j, b in enumerate(bases) if j != i and b}
+            others |= {c for j, b in enumerate(bases) if j != i and b in changes for c in changes[b]}
             if gen is not None:
                 hit = sorted(_comprehension_reads(gen) & others)
                 if hit:

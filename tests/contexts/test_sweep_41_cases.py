@@ -664,3 +664,77 @@ def test_module_arrays_changed_in_place_by_functions_and_views(f):
     y, (g,) = value_and_gradient(f, p)
     assert g == pytest.approx(want, rel=1e-6)
     assert y == pytest.approx(f(p), rel=1e-12)
+
+
+def _gen_items(seq):
+    for t in seq:
+        yield t
+
+
+class _Stream:
+    def __init__(self, v):
+        self.v = v
+
+    def stream(self):
+        for k in range(3):
+            yield self.v * (k + 1)
+
+
+def _generator_enumerated_while_its_list_changes(x):
+    vals = [x, 1.0, 2.0]
+    s = 0.0
+    for i, v in enumerate(_gen_items(vals)):
+        s += v
+        vals[-1] = vals[-1] * x
+    return s
+
+
+def _generator_method_zipped_while_its_object_changes(x):
+    acc = _Stream(x)
+    s = 0.0
+    for v, w in zip(acc.stream(), (1.0, 1.0, 1.0)):
+        s += v * w
+        acc.v = acc.v * x
+    return s
+
+
+def _generator_sliced_while_its_list_changes(x):
+    vals = [x, 1.0, 2.0]
+    s = 0.0
+    for v in itertools.islice(_gen_items(vals), 3):
+        s += v
+        vals[-1] = vals[-1] * x
+    return s
+
+
+def _generator_handed_with_a_callback_changing_its_list(x):
+    vals = [x, 1.0, 2.0]
+
+    def consume(it, cb):
+        s = 0.0
+        for v in it:
+            s += v
+            cb()
+        return s
+
+    def cb():
+        vals[-1] = vals[-1] * x
+    return consume(_gen_items(vals), cb)
+
+
+def _chain_over_a_list_an_item_of_which_is_deleted(x):
+    p = [1.0, x, x * x]
+    it = itertools.chain(p)
+    del p[0]
+    return sum(t * w for t, w in zip(it, (1.0, 10.0)))
+
+
+@pytest.mark.parametrize("f", [_generator_enumerated_while_its_list_changes,
+                               _generator_method_zipped_while_its_object_changes,
+                               _generator_sliced_while_its_list_changes,
+                               _generator_handed_with_a_callback_changing_its_list,
+                               _chain_over_a_list_an_item_of_which_is_deleted])
+def test_generators_wrapped_or_handed_over_while_what_they_read_changes_refused_in_reverse(f):
+    # (gen21 W4, W2b: enumerate, zip, islice around the generator, or a callback changing its list, hid it from
+    # the guard; `del p[0]` was no change in place: 1.0 for 3.8)
+    assert_refused_in_reverse(f, 0.7)
