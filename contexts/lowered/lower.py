@@ -1391,8 +1391,23 @@ def _held_reads(e) -> set[str]:
     if isinstance(e, ast.GeneratorExp):
         return _comprehension_reads(e) | {n.id for n in ast.walk(e.generators[0].iter) if isinstance(n, ast.Name)}
     if isinstance(e, ast.Lambda):
-        return {n.id for n in ast.walk(e) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        from .activity import free_names  # (activity imports this module)
+        return free_names(e, False)
     return set()
+
+
+def _own_stores(st) -> set[str]:
+    """The names statement st binds in its own scope (not a comprehension's, lambda's or nested function's)."""
+    out, todo = set(), [st]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.add(n.id)
+        if n is not st and isinstance(n, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                          ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return out
 
 
 def _late_generator(stmts: list, generators: frozenset = frozenset()) -> tuple[str, str, ast.AST] | None:
@@ -1430,7 +1445,7 @@ def _late_generator(stmts: list, generators: frozenset = frozenset()) -> tuple[s
             uses = any(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) for n in ast.walk(later))
             if uses and hit is not None:
                 return hit
-            stored = {n.id for n in ast.walk(later) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            stored = _own_stores(later)
             if names <= stored and not uses:
                 break  # (rebound: the iterator is no longer read)
             changed = sorted((stored | changed_in_place(ast.Module(body=[later], type_ignores=[]))) & reads)
