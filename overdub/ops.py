@@ -13,6 +13,8 @@ import ast
 import operator
 import types
 
+from .errors import OverdubError
+
 __all__ = ["class_match", "hide_helpers", "source_text", "managed", "in_", "not_in", "build_list", "build_tuple", "build_set", "build_dict", "unpack",
            "BINOPS", "UNARYOPS", "CMPOPS", "AUGOPS", "PRIMITIVES", "SPECIAL_NAMES", "dispatch", "own_methods_route"]
 
@@ -99,6 +101,12 @@ class _Managed:
         return self.call(type(self.manager).__enter__, self.manager)
 
     def __exit__(self, *exc_info):
+        ev = exc_info[1] if len(exc_info) > 1 else None
+        if isinstance(ev, OverdubError) and not ev.swallowable:
+            # (a context's refusal is not the manager's to swallow: a `__exit__` returning True would take it
+            # for the code's own error; the manager is exited as if the block had ended)
+            self.call(type(self.manager).__exit__, self.manager, None, None, None)
+            return False
         return self.call(type(self.manager).__exit__, self.manager, *exc_info)
 
 

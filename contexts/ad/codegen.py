@@ -449,9 +449,14 @@ class _Gen:
             self.fragile -= 1
             for h in s.handlers:
                 reads = h.name is not None and _reads_caught(h)
+                # (or the handler asks for the exception being handled: `sys.exc_info()[1].args[0]`, gen21 W5)
+                asks = not reads and any(isinstance(n, ast.Attribute) and n.attr in ("exc_info", "exception")
+                                         for b in h.body for n in all_nodes(b))
                 h.body = self.body(h.body)
                 if reads:  # no derivative flows from a raise to its handler: refused if the exception holds one
                     h.body = at([expr_stmt(call("__od_caught__", h.name))], h) + h.body
+                elif asks:
+                    h.body = at([expr_stmt(call("__od_caught__"))], h) + h.body
                 # a refusal is not the code's to catch (`overdub.errors.not_swallowed`)
                 h.body = at([expr_stmt(call("__od_not_swallowed__"))], h) + h.body
             s.orelse = self.body(s.orelse) if s.orelse else []

@@ -28,7 +28,7 @@ from ..rules.generic import dropped_nan_zero
 from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
 from ..rules.registry import own_operators, registry
-from overdub.errors import lost_work, not_swallowed as _not_swallowed
+from overdub.errors import OverdubError, lost_work, not_swallowed as _not_swallowed
 from overdub.ops import HEAPTYPE
 
 from . import observe, runtime
@@ -1115,6 +1115,11 @@ def getitem_adj(S, dobj, g, obj, idx):
             return _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)[0]
         missing = getattr(kind, "__missing__", None)
         if isinstance(obj, dict) and type(missing) is types.FunctionType and not dict.__contains__(obj, idx):
+            if runtime._may_differ(idx, 0):  # (the key's cotangent has nowhere to go: `Table()[x]`, gen21 W7)
+                raise runtime.UnsupportedFunction(
+                    f"reverse mode does not differentiate a {kind.__name__}'s __missing__ with respect to a "
+                    "differentiated key", where=runtime._user_line(),
+                    fix=f"call it by name (`obj.__missing__(key)`), or use forward mode (derivative, jvp)")
             return _rerun_back(S, missing, obj, (idx,), g, dobj, boxed=True)[0]
         if isinstance(obj, dict) and type(missing) is types.FunctionType:
             # found: maybe stored by `__missing__` itself (`self[key] = v`, a memo) when Python ran it natively
@@ -2697,6 +2702,13 @@ class _Watched:
         return self.m.__enter__()
 
     def __exit__(self, et, ev, tb):
+        if isinstance(ev, OverdubError) and not ev.swallowable:  # (a refusal is not m's to swallow)
+            self.m.__exit__(None, None, None)
+            return False
+        if ev is not None and _carries_values(ev):
+            # (its Python `__exit__` is handed an exception holding a value: what it reads of it, `self.val =
+            # e.args[0]`, carried no derivative, 0 for 5, gen21 W5)
+            caught(ev)
         swallowed = self.m.__exit__(et, ev, tb)
         if swallowed and ev is not None and (lost := own_dict(ev) or {}).get("__od_lost__") is not None:
             raise runtime.UnsupportedFunction(
@@ -2758,12 +2770,28 @@ def managed(m) -> None:
                 "differentiates; forward mode (`contexts.derivative`, `jvp`) follows the `with` as it is")
 
 
-def caught(e):
-    """At the start of an `except ... as e` handler that reads e: reverse mode follows no derivative from a
-    raise to its handler (`raise ValueError(x)` ... `except ValueError as e: y = e.args[0]`, a generator's
-    `StopIteration(value)`), so an exception holding a value that may carry one is refused; one holding
-    text and integers (nearly all) passes."""
-    if runtime._may_differ((e.args, getattr(e, "__dict__", None)), 0):
+def _carries_values(e) -> bool:
+    """Exception e, or one it was raised from or while handling (its `__cause__`, `__context__`), holds a
+    value that may carry a derivative."""
+    for _ in range(8):
+        if e is None:
+            return False
+        if runtime._may_differ((e.args, getattr(e, "__dict__", None)), 0):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def caught(e=None):
+    """At the start of an `except ... as e` handler that reads e (or one that asks `sys.exc_info()`: e None,
+    the exception being handled): reverse mode follows no derivative from a raise to its handler (`raise
+    ValueError(x)` ... `except ValueError as e: y = e.args[0]`, a generator's `StopIteration(value)`), so an
+    exception holding a value that may carry one is refused, and one raised from such an exception (its
+    `__cause__`, `__context__`: `r.__cause__.args[0]` gave 0 for 2, gen21 W5); one holding text and
+    integers (nearly all) passes."""
+    if e is None:
+        e = sys.exc_info()[1]
+    if _carries_values(e):
         raise runtime.UnsupportedFunction(
             f"reverse mode cannot follow a derivative through the {type(e).__name__} caught here: it holds a "
             f"value that may carry one ({e!r:.80})", where=runtime._user_line(),

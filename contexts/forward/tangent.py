@@ -163,6 +163,8 @@ class _Tangents:
         elif isinstance(s, ast.With):
             if any(i.optional_vars is not None and self.uses_active(i.optional_vars) for i in s.items):
                 raise NotTransformable("`with ... as` an active value")  # (its tangent: the __enter__'s)
+            for i in s.items:  # (a Python `__exit__` swallows no give-up: `fd_managed`)
+                i.context_expr = ast.copy_location(call("__fd_managed__", i.context_expr), i.context_expr)
         elif isinstance(s, ast.Match):
             if (self.tangent_var(s.subject) is not None and not getattr(s, "_od_rebound", False)
                     and any(_binds(c.pattern) for c in s.cases)):
@@ -180,9 +182,16 @@ class _Tangents:
             self.loops -= 1
         else:
             s.body = self.block(s.body)
+        active_body = isinstance(s, ast.Try) and self.uses_active(ast.Module(body=s.body, type_ignores=[]))
         for h in getattr(s, "handlers", ()):
             # (a refusal is not the code's to catch: `overdub.errors.not_swallowed`)
-            h.body = at([expr_stmt(call("__od_not_swallowed__"))], h) + self.block(h.body)
+            body = self.block(h.body)
+            if active_body and h.name and any(isinstance(n, ast.Name) and n.id == h.name for b in h.body
+                                              for n in all_nodes(b)):
+                # the exception caught may carry active values without their tangents (`d[x]`'s KeyError(x):
+                # `e.args[0]` had the tangent 0, gen21 W6): read, the call reruns on duals
+                body = at([raise_(call("__fd_giveup__", const("an exception caught from active values")))], h)
+            h.body = at([expr_stmt(call("__od_not_swallowed__"))], h) + body
         if getattr(s, "orelse", None):
             s.orelse = self.block(s.orelse)
         if getattr(s, "finalbody", None):

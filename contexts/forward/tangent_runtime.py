@@ -688,7 +688,17 @@ def fd_out(out, y, ty, tout, where):
     return np.where(where, _dense(ty, out.shape, kind), _dense(tout, out.shape, kind))
 
 
+def _missing_by_code(obj, idx) -> bool:
+    """obj[idx] runs a dict subclass's own `__missing__` (Python code, which may compute from the key or the
+    object's fields: its result had the missing entry's tangent, 0; gen21 W7)."""
+    to = type(obj)
+    return (to is not dict and isinstance(obj, dict) and type(getattr(to, "__missing__", None)) is types.FunctionType
+            and not dict.__contains__(obj, idx))
+
+
 def fd_getitem(t, idx, obj=None):
+    if obj is not None and _missing_by_code(obj, idx):
+        raise NotTransformable(f"an item a {type(obj).__name__}'s own __missing__ computes")
     if _zero(t):
         return 0
     to = type(obj)
@@ -708,6 +718,8 @@ def fd_subscript(obj, idx, tobj, tidx):
     gi = getattr(type(obj), "__getitem__", None)
     if type(gi) is types.FunctionType and not _all_zero(tidx):
         return fd_call(gi, (obj, idx), (tobj, tidx), {}, {})
+    if _missing_by_code(obj, idx):
+        raise NotTransformable(f"an item a {type(obj).__name__}'s own __missing__ computes")
     if isinstance(obj, MAPPINGS) and not _all_zero(tidx):
         key_lookup(obj, idx)
     return obj[idx], fd_getitem(tobj, idx)
@@ -1074,11 +1086,35 @@ def fd_drawn_check(v, sources) -> None:
                 raise NotTransformable("an array drawn from a container, changed in place")
 
 
+class _Unswallowing:
+    """`with m:` in a twin where m's class has a Python `__exit__` (`__fd_managed__`): the twin's giving up
+    (NotTransformable, a BaseException) and an engine's refusal are not m's to swallow: m is exited as if the
+    block had ended, and they go on (a `__exit__` returning True took the give-up for the code's error, and
+    stored its message as the result: gen21 W5)."""
+    __slots__ = ("m",)
+
+    def __init__(self, m):
+        self.m = m
+
+    def __enter__(self):
+        return self.m.__enter__()
+
+    def __exit__(self, et, ev, tb):
+        if isinstance(ev, NotTransformable) or isinstance(ev, OverdubError) and not ev.swallowable:
+            self.m.__exit__(None, None, None)
+            return False
+        return self.m.__exit__(et, ev, tb)
+
+
+def fd_managed(m):
+    return _Unswallowing(m) if type(getattr(type(m), "__exit__", None)) is types.FunctionType else m
+
+
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_attr, fd_attr0, fd_pow, fd_matmul,
                                            fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul, fd_div, fd_floordiv, fd_mod,
-                                           fd_callee, fd_drawn_check)},
+                                           fd_callee, fd_drawn_check, fd_managed)},
     "__fd_numbers__": _NUMBERS,
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
     **LOWERING_HELPERS, "__od_primal__": primal, "__od_rounded__": fd_rounded, "__od_eager_items__": fd_eager_items,

@@ -738,3 +738,103 @@ def test_generators_wrapped_or_handed_over_while_what_they_read_changes_refused_
     # (gen21 W4, W2b: enumerate, zip, islice around the generator, or a callback changing its list, hid it from
     # the guard; `del p[0]` was no change in place: 1.0 for 3.8)
     assert_refused_in_reverse(f, 0.7)
+
+
+# -- a dict subclass's __missing__ with a differentiated key; a KeyError's key read by the handler (gen21 W6, W7) ----
+
+class _Table(dict):
+    def __missing__(self, key):
+        return key * 2
+
+
+def _missing_computes_from_the_key(x):
+    return _Table()[x] + x
+
+
+def _missing_of_a_square(x):
+    return _Table({1.0: 5.0})[x * x]
+
+
+def _key_error_key_read(x):
+    d = {}
+    try:
+        d[x]
+    except KeyError as e:
+        return e.args[0] * 2
+    return 0.0
+
+
+@pytest.mark.parametrize("f", [_missing_computes_from_the_key, _missing_of_a_square, _key_error_key_read])
+def test_keys_reaching_missing_or_a_key_error_refused_in_reverse(f):
+    # (forward mode's tangent twin handed __missing__ and the KeyError the key's value alone: 1.0 for 3, 0 for 2;
+    # reverse mode dropped the key's cotangent: refused)
+    assert_refused_in_reverse(f, 0.7)
+
+
+# -- an exception's value reached by __cause__, __context__, sys.exc_info() or a Python __exit__ (gen21 W5) -----------
+
+import sys  # noqa: E402
+
+
+def _value_of_the_cause(x):
+    try:
+        try:
+            raise ValueError(x)
+        except ValueError as e:
+            raise RuntimeError("wrapped") from e
+    except RuntimeError as r:
+        return r.__cause__.args[0] * 2
+
+
+def _value_of_the_context(x):
+    try:
+        try:
+            raise ValueError(x)
+        except ValueError:
+            raise RuntimeError("wrapped")
+    except RuntimeError as r:
+        return r.__context__.args[0] * 2
+
+
+def _value_by_exc_info(x):
+    try:
+        raise ValueError(x * 4)
+    except ValueError:
+        return sys.exc_info()[1].args[0]
+
+
+class _Swallow:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, t, e, tb):
+        if e is not None:
+            self.val = e.args[0]
+        return True
+
+
+def _value_kept_by_exit(x):
+    sw = _Swallow()
+    with sw:
+        raise ValueError(x * 5)
+    return sw.val
+
+
+@pytest.mark.parametrize("f", [_value_of_the_cause, _value_of_the_context, _value_by_exc_info, _value_kept_by_exit])
+def test_exception_values_reached_other_ways_refused_in_reverse(f):
+    # (reverse mode: 0 for 2, 4, 5; forward mode's twin gave up inside the `with`, and `__exit__` swallowed the
+    # give-up, storing its message as the result)
+    assert_refused_in_reverse(f, 0.7)
+
+
+def test_a_refusal_is_not_swallowed_by_a_python_exit():
+    def f(x):
+        sw = _Swallow()
+        with sw:
+            y = {x: 1.0}  # (a dict keyed by a differentiated value, read back: refused in both modes)
+            return y[x] * x
+    from overdub.errors import OverdubError
+    with pytest.raises(OverdubError, match="differentiated"):
+        gradient(f, 0.7)  # (swallowed, f returned None: a TypeError or a None gradient)
+    with pytest.raises(OverdubError, match="differentiated|perturbed"):
+        jvp(f, (0.7,), (1.0,))
