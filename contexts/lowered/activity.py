@@ -1273,6 +1273,8 @@ def _changed_in(n, base) -> list[str]:
         for t in n.targets if isinstance(n, (ast.Assign, ast.Delete)) else [n.target]:
             if isinstance(t, (ast.Subscript, ast.Attribute)) and base(t):
                 out.append(base(t))
+            elif isinstance(t, (ast.Subscript, ast.Attribute)):
+                out.extend(_viewed_through(t))  # (`R.reshape(-1)[[0, 3]] = v`, `np.asarray(R)[0] = v`: pkH W5)
         if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
             out.append("+" + n.target.id)  # (`a += v`: a change in place only of an array or a list)
     elif isinstance(n, ast.Call):
@@ -1288,7 +1290,7 @@ def _changed_in(n, base) -> list[str]:
     return out
 
 
-def _changed_globals(tree: ast.AST) -> set[str]:
+def _changed_globals(tree: ast.AST) -> set[str] | None:
     """The module-level names a module's code may change: stored into (`G[k] = v`, `G.f = v`, `del G[k]`),
     changed by a mutating method (`G.append(v)`) or an in-place function of numpy (`np.fill_diagonal(G, v)`),
     written as `out=G`, through a view or item bound to a name first (`v = G.reshape(4); v[0] = p`,
@@ -1342,6 +1344,8 @@ def _changed_globals(tree: ast.AST) -> set[str]:
         for i in changed_params.get(n.func.id, ()):
             if i < len(n.args) and not isinstance(n.args[i], ast.Starred) and base(n.args[i]):
                 out.add(base(n.args[i]))
+    if any(_own_module_by_name(n) for n in nodes):
+        return None  # (the module reaches its own globals by name: any may be changed, pkH W6f)
     for _ in range(4):  # (what an alias changed is a change of the objects it was read from: `a = N[0]; a[:] = 0`)
         grown = {src for name in out & set(aliases) for src in aliases[name]} - out
         if not grown:
@@ -1351,6 +1355,40 @@ def _changed_globals(tree: ast.AST) -> set[str]:
         if "." + attr in out:           # `self.d = SCALE` then `self.d['v'] = v`; SCALE['v'] read gave 0)
             out |= names
     return out
+
+
+def _viewed_through(t) -> list[str]:
+    """The variables a store into `t`, a part of a call's result (`R.reshape(-1)[0]`, `np.asarray(R)[0]`,
+    `np.einsum('ii->i', R)[:]`), may change: the call's object and its arguments (a view of any of them)."""
+    while isinstance(t, (ast.Subscript, ast.Attribute)):
+        t = t.value
+    out = []
+    todo = [t]
+    while todo:
+        e = todo.pop()
+        if isinstance(e, ast.Name):
+            out.append(e.id)
+        elif isinstance(e, (ast.Subscript, ast.Attribute, ast.Starred)):
+            todo.append(e.value)
+        elif isinstance(e, ast.Call):
+            if isinstance(e.func, ast.Attribute):
+                todo.append(e.func.value)
+            todo.extend(e.args)
+    return out
+
+
+def _own_module_by_name(n) -> bool:
+    """n reaches the module's own namespace as an object: `globals()`, `sys.modules[__name__]`,
+    `importlib.import_module(__name__)` (what is stored through it, `globals()['G']['a'][0] = v`, is no store
+    into G by name)."""
+    if isinstance(n, ast.Call) and not n.args and isinstance(n.func, ast.Name) and n.func.id == "globals":
+        return True
+    if isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == "__name__" and (
+            isinstance(n.func, ast.Attribute) and n.func.attr == "import_module"
+            or isinstance(n.func, ast.Name) and n.func.id == "import_module"):
+        return True
+    return (isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "modules"
+            and isinstance(n.slice, ast.Name) and n.slice.id == "__name__")
 
 
 def _part_of(value) -> str | None:
@@ -1506,7 +1544,9 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     loop_vars = {n.target.id for n in loops}
     sources: dict[str, set[str]] = {}
     views: dict[str, set[str]] = {}
-    kept = locals_ - loop_vars  # (once: per store, it made the analysis quadratic in the function's length)
+    # (and the captured variables: `C['a'][0] = v` of a closure's dict C stores into what C holds, read back as
+    # `C['a'][0]`: a constant, 0.49 for 1.47, pkH W6; a store into C itself made it active already)
+    kept = (locals_ | set(freevars)) - loop_vars  # (once: per store, it made the analysis quadratic in the length)
     fresh = fresh_calls(fdef, globals_, freevars)  # (`y = np.copy(x)`: a store into y is none into x)
     containers = container_names(fdef, nodes)
     made_of: dict[str, set[str]] = {}  # (a list an operator made -> the lists it was made of)

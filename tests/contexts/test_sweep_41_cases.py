@@ -838,3 +838,116 @@ def test_a_refusal_is_not_swallowed_by_a_python_exit():
         gradient(f, 0.7)  # (swallowed, f returned None: a TypeError or a None gradient)
     with pytest.raises(OverdubError, match="differentiated|perturbed"):
         jvp(f, (0.7,), (1.0,))
+
+
+# -- a closure's holder written two levels deep, or through a view (pkH W5, W6) -------------------------------------
+# `sim.cfg['gains'][0] = p` in a loss closure over a simulator: the store was into what the captured sim holds, which
+# the activity analysis did not follow from a captured variable (0 for 1.4); `v = C.reshape(-1); v[[0, 3]] = 1 - p`
+# of a captured array; a module array written through a view that is no variable (`R.reshape(-1)[[0, 3]] = ...`),
+# and a module's globals reached through `globals()` or `sys.modules[__name__]`.
+
+
+class _Sim:
+    def __init__(self):
+        self.cfg = {'gains': np.array([1.0, 2.0]), 'offset': 0.5}
+
+    def run(self):
+        g = self.cfg['gains']
+        return float(g[0] ** 2 + 3.0 * g[1] + self.cfg['offset'])
+
+
+def _loss_setting_a_simulator_parameter():
+    sim = _Sim()
+
+    def loss(p):
+        sim.cfg['gains'][0] = p
+        return sim.run()
+    return loss
+
+
+def _objective_filling_a_cached_array():
+    cache = {'val': np.zeros(3)}
+
+    def obj(theta):
+        cache['val'][:] = theta * np.array([1.0, 2.0, 3.0])
+        return float(np.sum(cache['val'] ** 2))
+    return obj
+
+
+def _state_dict_updated_in_a_loop():
+    state = {'x': np.zeros(3)}
+
+    def f(k):
+        state['x'][0] = k
+        for i in range(1, 3):
+            state['x'][i] = state['x'][i - 1] * k + 1.0
+        return float(state['x'][2])
+    return f
+
+
+def _nested_lists_of_a_closure():
+    c = {'a': [[0.0]]}
+
+    def f(p):
+        c['a'][0][0] = p * p
+        return c['a'][0][0] * p
+    return f
+
+
+def _captured_array_through_a_named_view():
+    c = np.array([[1.0, 0.3], [0.3, 1.0]])
+
+    def f(p):
+        v = c.reshape(-1)
+        v[[0, 3]] = 1 - p
+        return float(np.linalg.det(c))
+    return f
+
+
+def _captured_array_through_a_slice():
+    c = np.zeros(4)
+
+    def f(p):
+        v = c[1:3]
+        v[:] = p * p
+        return float(c[1] * p)
+    return f
+
+
+_RW = _R0.copy()
+_GM = {'a': [0.0]}
+
+
+def _module_array_through_an_unbound_view(p):
+    _RW.reshape(-1)[[0, 3]] = 1 - p
+    return float(np.linalg.det(_RW))
+
+
+def _module_array_through_asarray(p):
+    np.asarray(_RW)[0, 0] = 1 - p
+    _RW[1, 1] = 1.0
+    return float(np.linalg.det(_RW))
+
+
+def _module_dict_through_sys_modules(p):
+    sys.modules[__name__]._GM['a'][0] = p * p
+    return _GM['a'][0] * p
+
+
+def _module_dict_through_globals(p):
+    globals()['_GM']['a'][0] = p * p
+    return _GM['a'][0] * p
+
+
+@pytest.mark.parametrize("make", [_loss_setting_a_simulator_parameter, _objective_filling_a_cached_array,
+                                  _state_dict_updated_in_a_loop, _nested_lists_of_a_closure,
+                                  _captured_array_through_a_named_view, _captured_array_through_a_slice,
+                                  lambda: _module_array_through_an_unbound_view,
+                                  lambda: _module_array_through_asarray,
+                                  lambda: _module_dict_through_sys_modules, lambda: _module_dict_through_globals])
+def test_holders_written_deep_or_through_views(make):
+    p = 0.35
+    want = fd.derivative(make(), p)
+    y, (g,) = value_and_gradient(make(), p)
+    assert g == pytest.approx(want, rel=1e-6, abs=1e-9)
+    assert y == pytest.approx(make()(p), rel=1e-12)

@@ -33,7 +33,7 @@ def chain_backwards(x, n):
 
 
 def test_a_store_through_a_chain_of_aliases_of_a_global_is_refused_by_the_twin():
-    with pytest.raises(NotTransformable, match="storing into c"):
+    with pytest.raises(NotTransformable, match="storing into c|a changeable module global"):
         tangent_twin(chain, frozenset({"x"}))
 
 
