@@ -1554,6 +1554,12 @@ def _copy(x):
     return x.copy() if isinstance(x, ArrayLeaf) else np.array(x, copy=True)
 
 
+def module_namespace(d) -> bool:
+    """d is a module's `__dict__` (`globals()`, `vars(sys.modules[__name__])`, `f.__globals__`)."""
+    module = sys.modules.get(d.get("__name__")) if type(d.get("__name__")) is str else None
+    return module is not None and getattr(module, "__dict__", None) is d
+
+
 def setitem(obj, idx, v):
     changed(obj)  # (a caller's `__od_call_views__` sees the change of its argument)
     if type(obj) is np.flatiter:
@@ -1583,6 +1589,13 @@ def setitem(obj, idx, v):
         _, pb = _twin(setter, obj, idx, v)
         return _SetByCode(pb, None, 1)
     elif isinstance(obj, dict):
+        if type(obj) is dict and "__name__" in obj and runtime._may_differ(v, 0) and module_namespace(obj):
+            # (`globals()['G'] = x * x` then `G` read by name: a constant, 0 for 2.8, gen21 W10)
+            raise runtime.UnsupportedFunction(
+                f"reverse mode cannot store a differentiated value into a module's namespace ({idx!r}): reads of "
+                "the global by name would not carry the derivative", where=runtime._user_line(),
+                fix="keep the value in a dict of your own or pass it as an argument; forward mode (`derivative`, "
+                    "`jvp`) follows it")
         old = obj.get(idx, _MISSING)
     elif type(idx) is slice and isinstance(obj, list) and idx.step in (None, 1):
         return _set_list_slice(obj, idx, v)

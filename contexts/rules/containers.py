@@ -450,11 +450,31 @@ def fromkeys_inplace(cls, keys, value=None):
     return y, fromkeys_back
 
 
+_PLAIN_CONSTANTS = (str, bytes, bool, int, type(None), type, types.ModuleType, types.FunctionType,
+                    types.BuiltinFunctionType)
+
+
+def _refuse_module_namespace(d, values) -> None:
+    """Reverse mode's stores into a dict: refused where d is a module's namespace and a value stored may carry
+    a derivative (`globals().update({'H': x * 5})` then `H` read by name: a constant, 0 for 5, gen21 W10)."""
+    name = d.get("__name__") if type(d) is dict else None
+    module = sys.modules.get(name) if type(name) is str else None
+    if module is None or getattr(module, "__dict__", None) is not d:
+        return
+    if all(isinstance(v, _PLAIN_CONSTANTS) for v in values):
+        return
+    raise OverdubError(f"reverse mode cannot store a differentiated value into the namespace of module {name}: "
+                       "reads of the global by name would not carry the derivative",
+                       fix="keep the value in a dict of your own or pass it as an argument; forward mode "
+                           "(`derivative`, `jvp`) follows it")
+
+
 @_inplace((dict, "update"))
 def dict_update_inplace(self, *args, **kw):
     """d.update(mapping or pairs, **kw) in place: the old values are kept so the reverse pass restores
     them; each new value's cotangent goes to its source (the last write of a key wins)."""
     writes, items = _writes(args, kw)
+    _refuse_module_namespace(self, [v for _, v, _ in writes])
     old = {k: dict.get(self, k, _MISSING) for k, _, _ in writes}
     for k, v, _ in writes:
         dict.__setitem__(self, k, v)  # as dict.update does: a subclass's own __setitem__ is not called
@@ -517,6 +537,8 @@ def list_init_inplace(self, *args):
 def dict_setdefault_inplace(self, key, default=None):
     """d.setdefault(k, v): the value at k (a new one: v, stored) is also the result."""
     had = key in self
+    if not had:
+        _refuse_module_namespace(self, [default])
     y = self.setdefault(key, default)
 
     def setdefault_back(S, dy, dself):

@@ -951,3 +951,40 @@ def test_holders_written_deep_or_through_views(make):
     y, (g,) = value_and_gradient(make(), p)
     assert g == pytest.approx(want, rel=1e-6, abs=1e-9)
     assert y == pytest.approx(make()(p), rel=1e-12)
+
+
+# -- a module global rebound through the module's namespace dict (gen21 W10) ----------------------------------------
+# `globals()['G'] = x * x` then `G` read by name: reverse mode read a constant (0 for 2.8); `global G` was refused.
+
+_G41 = 0.0
+_H41 = 0.0
+
+
+def _read_g41():
+    return _G41 * 1.0
+
+
+def _global_through_globals(x):
+    globals()['_G41'] = x * x
+    return _G41 * 2
+
+
+def _global_through_vars_of_the_module(x):
+    vars(sys.modules[__name__])['_H41'] = x * x
+    return _H41 * 2
+
+
+def _global_through_update(x):
+    globals().update({'_H41': x * 5})
+    return _H41
+
+
+def _global_through_a_function_s_globals(x):
+    _read_g41.__globals__['_G41'] = x * x
+    return _read_g41()
+
+
+@pytest.mark.parametrize("f", [_global_through_globals, _global_through_vars_of_the_module, _global_through_update,
+                               _global_through_a_function_s_globals])
+def test_globals_rebound_through_the_namespace_refused_in_reverse(f):
+    assert_refused_in_reverse(f, 0.7, match="namespace")
