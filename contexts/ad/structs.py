@@ -49,6 +49,8 @@ def remember_instance_dict(obj, d) -> bool:
     try:
         INSTANCE_DICTS[key] = weakref.ref(obj, lambda _, key=key: INSTANCE_DICTS.pop(key, None))
     except TypeError:
+        if isinstance(obj, (list, tuple, dict)):  # (a tuple subclass's fields: its box is its items', by position)
+            return False
         INSTANCE_DICTS[key] = functools.partial(_itself, obj)
         _STRONG_KEYS.append(key)
         while len(_STRONG_KEYS) > _STRONG_LIMIT:
