@@ -1344,8 +1344,40 @@ def _changed_globals(tree: ast.AST) -> set[str] | None:
         for i in changed_params.get(n.func.id, ()):
             if i < len(n.args) and not isinstance(n.args[i], ast.Starred) and base(n.args[i]):
                 out.add(base(n.args[i]))
-    if any(_own_module_by_name(n) for n in nodes):
-        return None  # (the module reaches its own globals by name: any may be changed, pkH W6f)
+    # (the module's own namespace reached as an object in a function, `globals()['G']['a'][0] = v`,
+    # `sys.modules[__name__].G[0] = v`, `mod = sys.modules[__name__]; mod.G.append(v)`: the global it names is
+    # changed, pkH W6f; a key computed at run time, any global may be)
+    # (in functions only: the module's own top-level code ran when it was imported, `globals()[name] = ...`
+    # in numpy's __init__)
+    in_functions = [m for f in nodes if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) for m in all_nodes(f)]
+    selves = {t.id for n in in_functions if isinstance(n, ast.Assign) and _own_module_by_name(n.value)
+              for t in n.targets if isinstance(t, ast.Name)}
+    for n in in_functions:
+        chains = []
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.Delete)):
+            chains = [t for t in (n.targets if isinstance(n, (ast.Assign, ast.Delete)) else [n.target])
+                      if isinstance(t, (ast.Subscript, ast.Attribute))]
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _MUTATORS:
+            if _own_module_by_name(n.func.value):
+                return None  # (`globals().update(...)`: which names, known only when it runs)
+            chains = [n.func.value]
+        for x in chains:
+            while isinstance(x, (ast.Subscript, ast.Attribute)):
+                inner = x.value
+                if _own_module_by_name(inner) or isinstance(inner, ast.Name) and inner.id in selves:
+                    if isinstance(x, ast.Attribute):
+                        out.add(x.attr)
+                    elif isinstance(x.slice, ast.Constant) and type(x.slice.value) is str:
+                        out.add(x.slice.value)
+                    else:
+                        return None
+                    break
+                x = inner
+    # (names the module imports are modules and functions, no state of its own: `t = np.real(t)` is no view
+    # of np, changed by `t[i] = v`)
+    imported = {(a.asname or a.name).split(".")[0] for n in nodes if isinstance(n, (ast.Import, ast.ImportFrom))
+                for a in n.names}
+    aliases = {k: v - imported for k, v in aliases.items()}
     for _ in range(4):  # (what an alias changed is a change of the objects it was read from: `a = N[0]; a[:] = 0`)
         grown = {src for name in out & set(aliases) for src in aliases[name]} - out
         if not grown:
@@ -1371,8 +1403,8 @@ def _viewed_through(t) -> list[str]:
         elif isinstance(e, (ast.Subscript, ast.Attribute, ast.Starred)):
             todo.append(e.value)
         elif isinstance(e, ast.Call):
-            if isinstance(e.func, ast.Attribute):
-                todo.append(e.func.value)
+            if isinstance(e.func, ast.Attribute) and e.func.attr in _VIEWING:
+                todo.append(e.func.value)  # (`R.reshape(-1)`; not `np` of `np.asarray(R)`, a module)
             todo.extend(e.args)
     return out
 

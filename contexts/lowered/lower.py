@@ -1312,12 +1312,15 @@ def _check_supported_shallow(fdef, globals_: dict | None = None) -> None:
     definitions)."""
     stored = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     # (the generator functions defined here: a call of one is a lazy iterator of its arguments)
-    generators = frozenset(n.name for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef
-                           and is_generator(n))
+    # (each with the names it reads from outside: a global or a captured variable changed between draws, `SCALE
+    # = 5.0` between two `next(g)`, was read before the change: 2.1 for 7.7, gen21 W12)
+    from .activity import free_names  # (activity imports this module)
+    generators = {n.name: free_names(n) for n in ast.walk(fdef) if isinstance(n, ast.FunctionDef) and n is not fdef
+                  and is_generator(n)}
     if globals_:  # (and the module's, called by name: `g = gen(p)` of a `def gen(seq): ... yield`)
         called = {n.func.id for n in ast.walk(fdef) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-        generators |= {c for c in called - stored if type(g := globals_.get(c)) is types.FunctionType
-                       and g.__code__.co_flags & inspect.CO_GENERATOR}
+        generators.update((c, set(g.__code__.co_names)) for c in called - stored
+                          if type(g := globals_.get(c)) is types.FunctionType and g.__code__.co_flags & inspect.CO_GENERATOR)
     stack = [fdef] + list(ast.iter_child_nodes(fdef))
     while stack:
         node = stack.pop()
@@ -1410,7 +1413,7 @@ def _own_stores(st) -> set[str]:
     return out
 
 
-def _late_generator(stmts: list, generators: frozenset = frozenset()) -> tuple[str, str, ast.AST] | None:
+def _late_generator(stmts: list, generators=frozenset()) -> tuple[str, str, ast.AST] | None:
     """(iterator variable, variable, node) for a generator expression or a lazy iterator bound to a name
     (`g = (c * w for w in ws)`, `it = iter(p)`, `c = itertools.chain(p, q)`, `g = gen(p)` of a generator
     function defined here: `generators`) whose reads are rebound or changed in place (`c = 3 * t`,
@@ -1439,6 +1442,8 @@ def _late_generator(stmts: list, generators: frozenset = frozenset()) -> tuple[s
             reads = set().union(*(_held_reads(a) for a in (*st.value.args, *(k.value for k in st.value.keywords))))
             if isinstance(st.value.func, ast.Attribute):
                 reads |= _held_reads(st.value.func.value) - {"itertools"}
+            elif isinstance(generators, dict) and st.value.func.id in generators:
+                reads |= generators[st.value.func.id]  # (what the generator reads from outside: globals, cells)
         reads -= names
         hit = None
         for later in stmts[i + 1:]:

@@ -988,3 +988,49 @@ def _global_through_a_function_s_globals(x):
                                _global_through_a_function_s_globals])
 def test_globals_rebound_through_the_namespace_refused_in_reverse(f):
     assert_refused_in_reverse(f, 0.7, match="namespace")
+
+
+# -- a generator function reading a global or a class attribute the caller changes between draws (gen21 W12) --------
+
+_SCALE41 = 1.0
+
+
+class _K41:
+    s = 1.0
+
+
+def _gen_scaled(v):
+    for k in range(3):
+        yield v * _SCALE41 * (k + 1)
+
+
+def _gen_by_class(v):
+    for k in range(3):
+        yield v * _K41.s * (k + 1)
+
+
+def _global_changed_between_draws(x):
+    global _SCALE41
+    _SCALE41 = 1.0
+    g = _gen_scaled(x)
+    a = next(g)
+    _SCALE41 = 5.0
+    b = next(g)
+    _SCALE41 = 1.0
+    return a + b
+
+
+def _class_attribute_changed_between_draws(x):
+    _K41.s = 1.0
+    g = _gen_by_class(x)
+    a = next(g)
+    _K41.s = 5.0
+    b = next(g)
+    _K41.s = 1.0
+    return a + b
+
+
+@pytest.mark.parametrize("f", [_global_changed_between_draws, _class_attribute_changed_between_draws])
+def test_generators_reading_state_changed_between_draws_refused_in_reverse(f):
+    # (reverse mode runs the generator to its end when called: 2.1 for 7.7 in the value, 3 for 11)
+    assert_refused_in_reverse(f, 0.7, match="lazy iterator")
