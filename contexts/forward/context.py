@@ -29,7 +29,7 @@ from overdub.passes import bound_self, marked_opaque, method_function
 from ..lowered.bisection import bisects, refuse_bisection
 from ..rules.builtins import _check_int as int_jump
 from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, is_stair as _stairs, parsed_astype, remembered_text,
-                               staircase_text as fine_staircase, staircased, text_call)
+                               staircase_text as fine_staircase, staircased, text_call, text_of)
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
 from ..rules.containers import SEQUENCE_FORMS, holds
@@ -79,6 +79,20 @@ _NUMPY_DISPATCHED = (np.ufunc, _DISPATCHER)  # these reach Dual.__array_ufunc__/
 
 
 _ENTRY_MODULES = ("contexts.forward", "contexts.ad", "contexts.sparsity", "contexts.debug", "overdub")
+
+
+_MOD = operator.mod
+
+
+def _values_of(v):
+    """v with its duals as their values (a tuple's or a dict's too), for text."""
+    while type(v) is Dual:
+        v = v.primal
+    if type(v) is tuple:
+        return tuple(_values_of(e) for e in v)
+    if type(v) is dict:
+        return {k: _values_of(e) for k, e in v.items()}
+    return v
 
 
 def _native(fn) -> bool:
@@ -197,7 +211,17 @@ class ForwardContext(overdub.Context):
         those run as code under the context (Python's dispatch written out: `overdub.ops.dispatch`).
         Natively they would run on duals, where `isinstance(self.v, float)` answers for the dual and the
         code takes another branch than it does on the value (`U(x) ** 2` gave 0)."""
-        return overdub.ops.own_methods_route(fn, self.recurse, runs_natively, _array_with_object)
+        route = overdub.ops.own_methods_route(fn, self.recurse, runs_natively, _array_with_object)
+        if fn is not _MOD:
+            return route
+
+        def mod(a, b):
+            if type(a) is str and has_dual(b):
+                # `"%.3e" % x`: a log line's text, of the values (str's formatting asked float() of the dual:
+                # refused, gen21 R1); remembered, as `format(x, ...)`'s, so that parsing it back is refused
+                return text_of(a % _values_of(b), 0.5)
+            return route(a, b)
+        return mod
 
     def store_attribute(self, obj, name, value):
         """`obj.name = value` in the code run: on a float subclass's value (a dual), stored on the value

@@ -1034,3 +1034,21 @@ def _class_attribute_changed_between_draws(x):
 def test_generators_reading_state_changed_between_draws_refused_in_reverse(f):
     # (reverse mode runs the generator to its end when called: 2.1 for 7.7 in the value, 3 for 11)
     assert_refused_in_reverse(f, 0.7, match="lazy iterator")
+
+
+# -- `"%.3e" % x` as a log line, in forward mode's duals (gen21 R1: a false refusal, float() of the dual) ------------
+
+def _percent_formatted_log(x):
+    note = "%.3e" % x
+    return sum(t * t for t in [x, 2.0 * x]) + len(note) * 0.0
+
+
+def _percent_formatted_and_parsed(x):
+    return float("%.6f" % x) * x
+
+
+def test_percent_formatting_of_a_perturbed_number():
+    assert_scalar_modes(_percent_formatted_log, 0.7)
+    from overdub.errors import OverdubError
+    with pytest.raises(OverdubError, match="text"):
+        jvp(_percent_formatted_and_parsed, (0.7,), (1.0,))
