@@ -1086,6 +1086,12 @@ def fd_drawn_check(v, sources) -> None:
                 raise NotTransformable("an array drawn from a container, changed in place")
 
 
+def fd_eager_raised(e) -> None:
+    """A generator's twin, run eagerly, raised e: its consumer may stop before the item that raises (gen21
+    C4); the call reruns on duals, which draw items as the code asks."""
+    raise NotTransformable(f"a generator raised {type(e).__name__} while run eagerly") from e
+
+
 class _Unswallowing:
     """`with m:` in a twin where m's class has a Python `__exit__` (`__fd_managed__`): the twin's giving up
     (NotTransformable, a BaseException) and an engine's refusal are not m's to swallow: m is exited as if the
@@ -1118,7 +1124,7 @@ HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     "__fd_numbers__": _NUMBERS,
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
     **LOWERING_HELPERS, "__od_primal__": primal, "__od_rounded__": fd_rounded, "__od_eager_items__": fd_eager_items,
-    "__od_eager__": fd_eager, "__od_endless__": fd_endless,
+    "__od_eager__": fd_eager, "__od_endless__": fd_endless, "__od_eager_raised__": fd_eager_raised,
     "__od_equality_guard_fd__": fd_equality_guard, "__od_equality_guard2_fd__": fd_equality_guard2,
     "__od_order_watch_fd__": fd_order_watch, "__od_not_swallowed__": fd_not_swallowed, "__od_text__": fd_text, "__od_inverted__": _same}.items()}
 

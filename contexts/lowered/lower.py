@@ -1297,8 +1297,12 @@ def _eager_generator(fdef):
     # PEP 479: a StopIteration escaping a generator's body is a RuntimeError (else it would end a loop
     # around the generator's consumer silently)
     with AST_LOCK:
+        # and an error raised past where the consumer may stop (`v / 0` of a fourth item nobody draws: a
+        # ZeroDivisionError where the program raises none, gen21 C4) is told for what it is
         guard = ast.parse("try:\n    pass\nexcept StopIteration as _od_stop:\n"
-                          "    raise RuntimeError('generator raised StopIteration') from _od_stop\n").body[0]
+                          "    raise RuntimeError('generator raised StopIteration') from _od_stop\n"
+                          "except Exception as _od_raised:\n"
+                          "    __od_eager_raised__(_od_raised)\n    raise\n").body[0]
     for n in ast.walk(guard):
         if "lineno" in n._attributes:
             ast.copy_location(n, fdef.body[0])

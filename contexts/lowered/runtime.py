@@ -1563,6 +1563,16 @@ def eager_inplace(v, name: str, method: str) -> None:
         fix=f"compute a new value (`{name} = {name} + ...`), yield the values instead, or return a list")
 
 
+def eager_raised(e) -> None:
+    """A generator run eagerly (reverse mode runs one to its end when it is made) raised e: refused, as its
+    consumer may have stopped before the item that raises (`__od_eager_raised__`)."""
+    raise EagerIterationError(
+        f"a generator raised {type(e).__name__} ({str(e)[:80]}) while reverse mode ran it to its end when it was "
+        f"made: its consumer may stop before the item that raises", where=_where(),
+        fix="bound the generator to the items wanted (a count, a test before the item), or differentiate in "
+            "forward mode (`contexts.jacfwd`, `derivative`), which draws items as the code asks") from e
+
+
 def endless(count: int) -> None:
     """Before a generator run eagerly (reverse mode runs one to its end when it is called) keeps its next
     item: refused past `YIELDS_KEPT` items, where an endless one (`while True: yield x`, read by `next`)
@@ -1640,7 +1650,7 @@ def more_keys(k: int, keys: list, d: dict, size: int) -> bool:
 
 
 HELPERS = {"__od_live__": live, "__od_more__": more, "__od_more_back__": more_back, "__od_more_keys__": more_keys, "__od_keys__": list,
-           "__od_size__": len, "__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_guard__": eager_guard, "__od_iter_guard__": iter_guard,
+           "__od_size__": len, "__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_raised__": eager_raised, "__od_eager_guard__": eager_guard, "__od_iter_guard__": iter_guard,
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed,

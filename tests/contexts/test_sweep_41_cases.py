@@ -1052,3 +1052,32 @@ def test_percent_formatting_of_a_perturbed_number():
     from overdub.errors import OverdubError
     with pytest.raises(OverdubError, match="text"):
         jvp(_percent_formatted_and_parsed, (0.7,), (1.0,))
+
+
+# -- a generator that raises past where its consumer stops (gen21 C4) ------------------------------------------------
+# Run to its end when made (reverse mode; forward mode's tangent twin too), it raised ZeroDivisionError at an item no
+# one draws: forward mode now reruns on duals, which draw as the code asks; reverse mode refuses with the reason.
+
+def _gen_div(v):
+    for k in (3, 2, 1, 0):
+        yield v / k
+
+
+def _consumer_stopping_early(x):
+    s = 0.0
+    for t in _gen_div(x):
+        s += t
+        if s > 0.5 * x:
+            break
+    return s
+
+
+def _two_draws(x):
+    g = _gen_div(x)
+    return next(g) + next(g)
+
+
+@pytest.mark.parametrize("f", [_consumer_stopping_early, _two_draws])
+def test_generators_raising_past_the_consumer(f):
+    from contexts.lowered.runtime import EagerIterationError
+    assert_refused_in_reverse(f, 0.7, error=EagerIterationError, match="raised ZeroDivisionError")
