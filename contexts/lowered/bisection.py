@@ -166,10 +166,15 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
     _unpacked(binds)
     integers = _integer_names(binds)  # (a bracket of indices, `lo, hi = 0, len(xs) - 1`: a table's search,
     # its result an index that selects constants, as `bisect.bisect` does; interpolation after it is smooth)
+    temps = {s.targets[0].id: s.value for s in _own_statements(fdef.body)
+             if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+             and s.targets[0].id.startswith(TEMP_PREFIX)}
     for loop, ups in vectorised:  # (a bracket narrowed elementwise: `hi = np.where(c, mid, hi)`, masks)
         read_in_loop = set().union(*(_loads(s) for s in loop.body), _loads(getattr(loop, "test", ast.Pass())))
         for ta, value_a, test_a, stmt in ups:
             for tb, value_b, test_b, _ in ups:
+                if _identity_test(test_a, temps) or _identity_test(test_b, temps):
+                    continue
                 if ta != tb and ta in read_in_loop and tb in read_in_loop \
                         and (active is None or (_test_reads(test_a, values) | _test_reads(test_b, values)) & active) \
                         and _made_of_bracket(value_a, {ta, tb}, values, local) \
@@ -183,9 +188,6 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
                 continue
             if _steps_by_halves(n, loop, read_in_loop):
                 return n
-    temps = {s.targets[0].id: s.value for s in _own_statements(fdef.body)
-             if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
-             and s.targets[0].id.startswith(TEMP_PREFIX)}
     for loop, ifs in candidates:
         if not ifs:
             continue
@@ -193,7 +195,7 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
         for n in ifs:
             if active is not None and not _test_reads(n.test, values) & active:
                 continue
-            if _finiteness_test(n.test, temps):
+            if _finiteness_test(n.test, temps) or _identity_test(n.test, temps):
                 continue
             if active is None and not _loads(n.test):
                 continue
@@ -258,6 +260,17 @@ def _finiteness_test(test, temps: dict) -> bool:
                     return False
                 calls += 1
     return calls > 0 and not todo
+
+
+def _identity_test(test, temps: dict) -> bool:
+    """The test asks only what object a value is (`old[c] is None`, `prev is not None`): no ordering of numbers,
+    so no bracket is narrowed by it (pvmismatch's dedup of cells; a fixed-point loop's `prev is None or ...`)."""
+    seen = 0
+    while isinstance(test, ast.Name) and test.id in temps and seen < 20:
+        test, seen = temps[test.id], seen + 1
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _identity_test(test.operand, temps)
+    return isinstance(test, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in test.ops)
 
 
 def _loop_stores(loop) -> dict[str, list]:
@@ -342,6 +355,8 @@ def _masked_updates(loop) -> list:
                 mask = t.slice
                 if isinstance(mask, ast.Name) and mask.id in temps:
                     mask = temps[mask.id]  # (`_od_t13 = (mx, 0); gen[_od_t13] = ...`)
+                if isinstance(v, ast.Subscript) and ast.dump(v.slice) != ast.dump(t.slice):
+                    continue  # (`new[i] = old[c]`: no mask choosing between two values, pvmismatch's dedup)
                 if isinstance(m, ast.Name) and m.id != t.value.id:
                     out.append((t.value.id, m, mask, s))
         if isinstance(s, (ast.Expr, ast.Assign)) and isinstance(s.value, ast.Call) and _called(s.value, "copyto"):

@@ -1081,3 +1081,33 @@ def _two_draws(x):
 def test_generators_raising_past_the_consumer(f):
     from contexts.lowered.runtime import EagerIterationError
     assert_refused_in_reverse(f, 0.7, error=EagerIterationError, match="raised ZeroDivisionError")
+
+
+# -- no bisection: a dedup loop over objects keyed by identity (pkH: pvmismatch's setSuns, a false refusal) -----------
+
+class _Cell:
+    def __init__(self, ee):
+        self.ee = ee
+
+
+def _dedup(cells, ee):
+    new = list(range(len(cells)))
+    old = dict.fromkeys(cells)
+    for i, c in enumerate(cells):
+        if old[c] is None:
+            new[i] = _Cell(c.ee)
+            old[c] = new[i]
+        else:
+            new[i] = old[c]
+    for c in old.values():
+        c.ee = ee
+    return new
+
+
+def test_a_dedup_loop_is_no_bisection():
+    def f(x):
+        c = _Cell(1.0)
+        cells = _dedup([c, c, _Cell(2.0)], x)
+        return sum(k.ee for k in cells) * x
+    x = 0.5
+    assert jvp(f, (x,), (1.0,))[1] == pytest.approx(fd.derivative(f, x), rel=1e-6)
