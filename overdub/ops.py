@@ -89,6 +89,31 @@ def managed(manager):
     return manager
 
 
+class Unswallowing:
+    """A `with` statement's manager m, for a context whose refusals m's Python `__exit__` must not swallow (it
+    would take one for the code's own error: a `__exit__` returning True): a refusal (`stops`) goes on, m
+    exited as if the block had ended; anything else is m's (`exit`)."""
+    __slots__ = ("m",)
+
+    def __init__(self, m):
+        self.m = m
+
+    def __enter__(self):
+        return self.m.__enter__()
+
+    def stops(self, ev) -> bool:
+        return isinstance(ev, OverdubError) and not ev.swallowable
+
+    def __exit__(self, et, ev, tb):
+        if self.stops(ev):
+            self.m.__exit__(None, None, None)
+            return False
+        return self.exit(et, ev, tb)
+
+    def exit(self, et, ev, tb):
+        return self.m.__exit__(et, ev, tb)
+
+
 class _Managed:
     """A `with` statement's manager whose `__enter__`/`__exit__` run by a dispatch's `call`."""
 

@@ -29,6 +29,7 @@ from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
 from ..rules.registry import own_operators, registry
 from overdub.errors import OverdubError, lost_work, not_swallowed as _not_swallowed
+from overdub.ops import Unswallowing
 from overdub.ops import HEAPTYPE
 
 from . import observe, runtime
@@ -2701,23 +2702,14 @@ def not_swallowed() -> None:
                 "(jacfwd, derivative)") from e
 
 
-class _Watched:
-    """`with m:` in reverse mode's twins (`__od_watched__`): m's own `__enter__` and `__exit__`; where `__exit__`
-    swallows an exception that left a call whose recorded work it lost (a method that stored, then raised,
-    inside `contextlib.suppress`: the store's derivative was lost, 1.8 for 2.8), refused as a handler
-    catching it is (`not_swallowed`)."""
-    __slots__ = ("m",)
+class _Watched(Unswallowing):
+    """`with m:` in reverse mode's twins (`__od_watched__`): m's own `__enter__` and `__exit__` (a refusal is not
+    its to swallow); where `__exit__` swallows an exception that left a call whose recorded work it lost (a
+    method that stored, then raised, inside `contextlib.suppress`: the store's derivative was lost, 1.8 for
+    2.8), refused as a handler catching it is (`not_swallowed`)."""
+    __slots__ = ()
 
-    def __init__(self, m):
-        self.m = m
-
-    def __enter__(self):
-        return self.m.__enter__()
-
-    def __exit__(self, et, ev, tb):
-        if isinstance(ev, OverdubError) and not ev.swallowable:  # (a refusal is not m's to swallow)
-            self.m.__exit__(None, None, None)
-            return False
+    def exit(self, et, ev, tb):
         if ev is not None and _carries_values(ev):
             # (its Python `__exit__` is handed an exception holding a value: what it reads of it, `self.val =
             # e.args[0]`, carried no derivative, 0 for 5, gen21 W5)

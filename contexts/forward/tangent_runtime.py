@@ -28,6 +28,7 @@ import overdub
 from overdub.passes import OwnedEntries, of_a_module, on_clear
 from overdub.passes import depth as _depth
 from overdub.errors import OverdubError, lost_work, mark_lost, not_swallowed
+from overdub.ops import Unswallowing
 
 from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, STAIRS, EagerIterationError, addresses,
                                closing_in, converged, eager, eager_items, endless, own_test_method, parsed, remembered_text,
@@ -1092,24 +1093,14 @@ def fd_eager_raised(e) -> None:
     raise NotTransformable(f"a generator raised {type(e).__name__} while run eagerly") from e
 
 
-class _Unswallowing:
+class _Unswallowing(Unswallowing):
     """`with m:` in a twin where m's class has a Python `__exit__` (`__fd_managed__`): the twin's giving up
-    (NotTransformable, a BaseException) and an engine's refusal are not m's to swallow: m is exited as if the
-    block had ended, and they go on (a `__exit__` returning True took the give-up for the code's error, and
-    stored its message as the result: gen21 W5)."""
-    __slots__ = ("m",)
+    (NotTransformable, a BaseException) is not m's to swallow either (a `__exit__` returning True took the
+    give-up for the code's error, and stored its message as the result: gen21 W5)."""
+    __slots__ = ()
 
-    def __init__(self, m):
-        self.m = m
-
-    def __enter__(self):
-        return self.m.__enter__()
-
-    def __exit__(self, et, ev, tb):
-        if isinstance(ev, NotTransformable) or isinstance(ev, OverdubError) and not ev.swallowable:
-            self.m.__exit__(None, None, None)
-            return False
-        return self.m.__exit__(et, ev, tb)
+    def stops(self, ev) -> bool:
+        return isinstance(ev, NotTransformable) or super().stops(ev)
 
 
 def fd_managed(m):
