@@ -1338,8 +1338,11 @@ def _changed_globals(tree: ast.AST) -> set[str] | None:
                 own_changes.update(c.lstrip("+") for c in _changed_in(st, base))
             if positions := {i for i, p in enumerate(params) if p in own_changes}:
                 changed_params[n.name] = positions
-        out.update(c for c in _changed_in(n, base) if not c.startswith("+"))
-        out.update(c[1:] for c in _changed_in(n, base) if c.startswith("+") and c[1:] in aliases)
+        for c in _changed_in(n, base):  # (`a += v` of a name: a change in place of what an alias reads)
+            if not c.startswith("+"):
+                out.add(c)
+            elif c[1:] in aliases:
+                out.add(c[1:])
     for n in calls:  # (a module array handed to a function of the module changing that parameter in place)
         for i in changed_params.get(n.func.id, ()):
             if i < len(n.args) and not isinstance(n.args[i], ast.Starred) and base(n.args[i]):
