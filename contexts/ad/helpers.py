@@ -34,7 +34,7 @@ from overdub.ops import HEAPTYPE
 
 from . import observe, runtime
 from .codegen import EVERY_ARGUMENT, HELPERS
-from ..lowered.runtime import (_TUPLE_ITERATOR, EagerIterationError, OwnTestUnderForward, refuse_storing_method,
+from ..lowered.runtime import (_TUPLE_ITERATOR, EagerIterationError, OwnTestUnderForward, generator_asked, refuse_storing_method,
                                remembered_text, users_class)  # (`_TUPLE_ITERATOR`: what reverse mode's generators are, `eager`)
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses, live as _live
 from ..rules.frames import is_engine_class
@@ -465,6 +465,18 @@ def asked_primal(x):
     return x
 
 
+def instance_of(x, cls):
+    """`__od_instance_of__`: `isinstance(x, cls)`'s x as `asked_primal` gives it; refused where cls asks for a
+    generator and x is one reverse mode ran eagerly (`runtime.generator_asked`)."""
+    x = asked_primal(x)
+    if type(x) is _TUPLE_ITERATOR:
+        if type(cls) is str and cls in GENERATOR_ONLY:  # (`hasattr(g, "send")`: asks whether g is a generator)
+            generator_asked(x, types.GeneratorType)
+        elif type(cls) is not str:
+            generator_asked(x, cls)
+    return x
+
+
 def rounded(x):
     """`round(x, ...)`'s argument (`__od_rounded__`): its primal; an object whose class has its own Python
     `__round__` refused — round's result is taken for a number's, which carries no derivative, and the
@@ -674,6 +686,10 @@ def _unrecorded_store(obj, attr, v, table) -> None:
 
 
 _GENERATOR_METHODS = frozenset({"close", "send", "throw"})
+# what a generator has and its eager stand-in has not (`g.gi_frame`, `inspect.getgeneratorstate(g)`: an
+# AttributeError of the engine's making, gen21 C3)
+GENERATOR_ONLY = frozenset({"gi_frame", "gi_running", "gi_code", "gi_yieldfrom", "gi_suspended", "__name__",
+                            "__qualname__"}) | _GENERATOR_METHODS
 
 
 def _closed():
@@ -686,11 +702,12 @@ def getattr_(obj, attr):
     reads and writes (a lazy cache `if self._c is None: self._c = ...`) is recorded at this point, where
     re-running it in the reverse pass would find the cache filled and lose the derivative."""
     t = type(obj)
-    if t is _TUPLE_ITERATOR and attr in _GENERATOR_METHODS:  # a generator reverse mode ran when it was made
+    if t is _TUPLE_ITERATOR and attr in GENERATOR_ONLY:  # a generator reverse mode ran when it was made
         if attr == "close":  # (`g.close()` after the first items: it ran to its end already; nothing to stop)
             return _closed, None
         raise runtime.UnsupportedFunction(
-            f"reverse mode cannot `{attr}` into a generator: it runs a generator to its end when it is made",
+            f"reverse mode cannot `{attr}` of a generator: it runs a generator to its end when it is made (an "
+            "iterator over its items stands for it)",
             where=runtime._user_line(), fix="use forward mode (jacfwd, derivative), or pass the values to the "
                                             "generator's function as arguments")
     if t in _C_LEVEL:  # attributes in C (an array's .T, a dual's own): nothing to run as a twin
@@ -2937,7 +2954,7 @@ HELPER_IMPLS = {
     "__od_not_swallowed__": not_swallowed, "__od_managed__": managed, "__od_watched__": watched, "__od_entered_as__": entered_as,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
     "__od_plain_values__": frozenset({float, int, complex, bool, np.float64, np.ndarray, np.complex128}),
-    "__od_primal__": asked_primal, "__od_rounded__": rounded, "__od_getattr__": getattr_, "__od_setattr_views__": setattr_views,
+    "__od_primal__": asked_primal, "__od_instance_of__": instance_of, "__od_rounded__": rounded, "__od_getattr__": getattr_, "__od_setattr_views__": setattr_views,
     "__od_setattr_merge__": setattr_merge, **LOWERING_HELPERS, "__od_iter_guard__": iter_guard,
     "__od_live__": live_loop,
     "__od_duration__": _duration, "__od_loop_item_adj__": loop_item_adj, "__od_loop_box__": loop_box, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64, "__od_object__": np.dtype(object),

@@ -30,7 +30,7 @@ from overdub.passes import depth as _depth
 from overdub.errors import OverdubError, lost_work, mark_lost, not_swallowed
 from overdub.ops import Unswallowing
 
-from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, ORDER_OPS, STAIRS, EagerIterationError, addresses,
+from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, asks_a_generator, ORDER_OPS, STAIRS, EagerIterationError, addresses,
                                closing_in, converged, eager, eager_items, endless, own_test_method, parsed, remembered_text,
                                staircase_fd, stair_method, stairs_fd, text, users_class, _TEXTS, parse_check)
 from ..rules.containers import refuse_differentiated_key as key_lookup
@@ -1087,6 +1087,15 @@ def fd_drawn_check(v, sources) -> None:
                 raise NotTransformable("an array drawn from a container, changed in place")
 
 
+def fd_instance_of(x, cls):
+    """`__od_instance_of__` in a twin: x's value; a generator the twin ran eagerly asked whether it is one
+    reruns on duals (gen21 W11)."""
+    x = primal(x)
+    if type(cls) is not str and asks_a_generator(x, cls):
+        raise NotTransformable("isinstance asked of a generator run eagerly")
+    return x
+
+
 def fd_eager_raised(e) -> None:
     """A generator's twin, run eagerly, raised e: its consumer may stop before the item that raises (gen21
     C4); the call reruns on duals, which draw items as the code asks."""
@@ -1114,7 +1123,7 @@ HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
                                            fd_callee, fd_drawn_check, fd_managed)},
     "__fd_numbers__": _NUMBERS,
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
-    **LOWERING_HELPERS, "__od_primal__": primal, "__od_rounded__": fd_rounded, "__od_eager_items__": fd_eager_items,
+    **LOWERING_HELPERS, "__od_primal__": primal, "__od_instance_of__": fd_instance_of, "__od_rounded__": fd_rounded, "__od_eager_items__": fd_eager_items,
     "__od_eager__": fd_eager, "__od_endless__": fd_endless, "__od_eager_raised__": fd_eager_raised,
     "__od_equality_guard_fd__": fd_equality_guard, "__od_equality_guard2_fd__": fd_equality_guard2,
     "__od_order_watch_fd__": fd_order_watch, "__od_not_swallowed__": fd_not_swallowed, "__od_text__": fd_text, "__od_inverted__": _same}.items()}

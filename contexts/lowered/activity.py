@@ -113,6 +113,11 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                 and not _makes_class(node)):  # (a class made: its namespace's values)
             node.args = [ast.copy_location(ast.Call(ast.Name("__od_primal__", ast.Load()), [a], []), a)
                          if isinstance(a, ast.Name) and a.id in active else a for a in node.args]
+            if node.func.id in ("isinstance", "hasattr") and len(node.args) == 2 and isinstance(node.args[0], ast.Call) \
+                    and (_plain_read(node.args[1]) or isinstance(node.args[1], ast.Constant)):
+                # (what a generator is or has, asked of reverse mode's eager one: `__od_instance_of__`, gen21 W11)
+                node.args[0].func.id = "__od_instance_of__"
+                node.args[0].args.append(copy.deepcopy(node.args[1]))
             if node.func.id == "round" and isinstance(node.args[0], ast.Call):
                 # (an object's own `__round__` may return an object carrying the derivative: `__od_rounded__`)
                 node.args[0].func.id = "__od_rounded__"
@@ -156,7 +161,7 @@ def _only_tested(fdef) -> set[int]:
 def asked(e: ast.expr) -> ast.expr:
     """e without the `__od_primal__(...)`/`__od_int_arg__(...)` `ask_primals` put around it."""
     while isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in (
-            "__od_primal__", "__od_int_arg__", "__od_rounded__") and e.args:
+            "__od_primal__", "__od_int_arg__", "__od_rounded__", "__od_instance_of__") and e.args:
         e = e.args[0]
     return e
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import collections
+import collections.abc
 import contextvars
 import math
 import numbers
@@ -1571,6 +1572,28 @@ def eager_raised(e) -> None:
         f"made: its consumer may stop before the item that raises", where=_where(),
         fix="bound the generator to the items wanted (a count, a test before the item), or differentiate in "
             "forward mode (`contexts.jacfwd`, `derivative`), which draws items as the code asks") from e
+
+
+_GENERATOR_KINDS = (types.GeneratorType, collections.abc.Generator)
+
+
+def asks_a_generator(x, cls) -> bool:
+    """`isinstance(x, cls)` asks whether x is a generator, of a generator run eagerly (a tuple's iterator: reverse
+    mode's generators, `eager`), which Python's would answer otherwise (`isinstance(g, types.GeneratorType)`,
+    a library's `inspect.isgenerator(items)` branch: another value, gen21 W11)."""
+    if type(x) is not _TUPLE_ITERATOR:
+        return False
+    kinds = cls if type(cls) is tuple else (cls,)
+    return any(isinstance(k, type) and issubclass(k, _GENERATOR_KINDS) for k in kinds)
+
+
+def generator_asked(x, cls) -> None:
+    if asks_a_generator(x, cls):
+        raise EagerIterationError(
+            "`isinstance` asks whether a value is a generator, of one reverse mode ran to its end when it was made "
+            "(an iterator over its items, no generator): the code would take another branch", where=_where(),
+            fix="build the list of values first (`list(gen)`), or differentiate in forward mode (`derivative`, "
+                "`jacfwd`)")
 
 
 def endless(count: int) -> None:

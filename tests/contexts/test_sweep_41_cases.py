@@ -1111,3 +1111,57 @@ def test_a_dedup_loop_is_no_bisection():
         return sum(k.ee for k in cells) * x
     x = 0.5
     assert jvp(f, (x,), (1.0,))[1] == pytest.approx(fd.derivative(f, x), rel=1e-6)
+
+
+# -- what a generator is, asked of reverse mode's eager one (gen21 W11, C3) ---------------------------------------------
+# Reverse mode runs a generator to its end when it is made, an iterator over its items standing for it: code asking
+# `isinstance(g, types.GeneratorType)`, `inspect.isgenerator(g)` or `hasattr(g, 'send')` took another branch (0 for
+# 2), and `g.gi_frame` raised AttributeError. Refused now with the reason.
+
+import inspect  # noqa: E402
+import types as _types  # noqa: E402
+
+
+def _summarize(items):
+    if inspect.isgenerator(items):
+        return sum(items) * 2.0
+    return float(len(items))
+
+
+def _generator_type_asked(x):
+    gen = (t for t in (x,))
+    return sum(gen) * 2 if isinstance(gen, _types.GeneratorType) else 0.0
+
+
+def _library_asking_inspect(x):
+    return _summarize(t * t for t in (x, 1.0))
+
+
+def _generator_method_asked(x):
+    gen = (t * 3.0 for t in (x, 2.0))
+    return next(gen) if hasattr(gen, "send") else 0.0
+
+
+def _generator_frame_read(x):
+    def gen(v):
+        w = v * 3
+        yield w
+        yield w + 1
+    it = gen(x)
+    next(it)
+    return it.gi_frame.f_locals['w']
+
+
+@pytest.mark.parametrize("f", [_generator_type_asked, _library_asking_inspect, _generator_method_asked,
+                               _generator_frame_read])
+def test_generator_identity_asked_refused_in_reverse(f):
+    assert_refused_in_reverse(f, 0.7, match="generator")
+
+
+def test_iterables_normalised_by_kind_are_followed():
+    def f(x):
+        items = (t * t for t in (x, 2.0 * x))
+        if isinstance(items, (list, tuple)):
+            return 0.0
+        return sum(list(items))
+    assert_scalar_modes(f, 0.7)
