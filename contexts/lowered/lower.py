@@ -1403,6 +1403,30 @@ def _held_reads(e) -> set[str]:
     return set()
 
 
+# methods of lists, dicts and arrays reading the object when called (`get = d.get`, `s = a.sum`)
+_BOUND_READERS = frozenset({"get", "sum", "dot", "mean", "max", "min", "prod", "values", "items", "keys", "index",
+                            "count", "tolist", "std", "var", "cumsum", "all", "any", "__getitem__", "__len__"})
+
+
+def _holder_reads(value) -> set[str] | None:
+    """The variables a callable made by value holds and reads when called, like a lazy iterator: a
+    `functools.partial` of them, a bound method reading its list, dict or array (`d.get`, `a.sum`), a lambda's
+    defaults (`lambda L=L: sum(L)`). Changed in place before the call, reverse mode followed them as they were
+    bound (`partial(sum, L); L[0] = x * x`: 1.0 for 1.4; forward mode too where L was made of constants: 0,
+    verify41 W1-W5). None for anything else."""
+    if isinstance(value, ast.Call):
+        f = value.func
+        if isinstance(f, ast.Name) and f.id == "partial" or isinstance(f, ast.Attribute) and f.attr == "partial":
+            return set().union(*(_held_reads(a) for a in (*value.args[1:], *(k.value for k in value.keywords))))
+        return None
+    if isinstance(value, ast.Attribute) and value.attr in _BOUND_READERS and isinstance(value.value, ast.Name):
+        return {value.value.id}
+    if isinstance(value, ast.Lambda):
+        defaults = [d for d in (*value.args.defaults, *value.args.kw_defaults) if d is not None]
+        return {n.id for d in defaults for n in ast.walk(d) if isinstance(n, ast.Name)} or None
+    return None
+
+
 def _own_stores(st) -> set[str]:
     """The names statement st binds in its own scope (not a comprehension's, lambda's or nested function's)."""
     out, todo = set(), [st]
@@ -1427,8 +1451,9 @@ def _late_generator(stmts: list, generators=frozenset()) -> tuple[str, str, ast.
     the change), and in a compound statement that uses it and changes them (a loop over it). None if none."""
     from .activity import changed_in_place  # (activity imports this module)
     for i, st in enumerate(stmts):
+        held = _holder_reads(st.value) if isinstance(st, ast.Assign) and len(st.targets) == 1 else None
         if not (isinstance(st, ast.Assign) and len(st.targets) == 1
-                and (isinstance(st.value, ast.GeneratorExp) or _lazy_call(st.value, generators))):
+                and (isinstance(st.value, ast.GeneratorExp) or _lazy_call(st.value, generators) or held)):
             continue
         target = st.targets[0]
         if isinstance(target, ast.Name):
@@ -1439,7 +1464,9 @@ def _late_generator(stmts: list, generators=frozenset()) -> tuple[str, str, ast.
         else:
             continue
         name = min(names)
-        if isinstance(st.value, ast.GeneratorExp):
+        if held:
+            reads = set(held)
+        elif isinstance(st.value, ast.GeneratorExp):
             reads = _comprehension_reads(st.value) | {n.id for n in ast.walk(st.value.generators[0].iter)
                                                       if isinstance(n, ast.Name)}
         else:  # (`it = zip(ws, vs)`, `enumerate`, `reversed`, `map`, `filter`, `iter`: drawn where made, too)

@@ -1165,3 +1165,53 @@ def test_iterables_normalised_by_kind_are_followed():
             return 0.0
         return sum(list(items))
     assert_scalar_modes(f, 0.7)
+
+
+# -- a callable holding a container changed before it is called (verify41 W1-W5) -----------------------------------
+# `g = functools.partial(sum, L)`, a bound method `get = d.get` / `s = a.sum`, a lambda's default `lambda L=L: ...`,
+# then `L[0] = x * x`, then `g()`: reverse mode followed L as bound (1.0 for 1.4, 0 for 1.4); forward mode's twin too
+# where L was made of constants (0 for 1). Refused in reverse mode; forward mode runs on duals.
+
+import functools  # noqa: E402
+
+
+def _partial_of_a_changed_list(x):
+    L = [x]
+    g = functools.partial(sum, L)
+    L[0] = x * x
+    return g()
+
+
+def _partial_of_a_list_of_constants(x):
+    L = [0.0]
+    g = functools.partial(sum, L)
+    L[0] = x
+    return g()
+
+
+def _default_holding_a_list(x):
+    L = [x]
+    g = lambda L=L: sum(L)  # noqa: E731
+    L[0] = x * x
+    return g()
+
+
+def _bound_get_of_a_changed_dict(x):
+    d = {"a": 1.0}
+    get = d.get
+    d["a"] = x * x
+    return get("a")
+
+
+@pytest.mark.parametrize("f", [_partial_of_a_changed_list, _partial_of_a_list_of_constants, _default_holding_a_list,
+                               _bound_get_of_a_changed_dict])
+def test_callables_holding_containers_changed_before_the_call(f):
+    assert_refused_in_reverse(f, 0.7, match="reading")
+
+
+def test_a_partial_of_an_unchanged_list_is_followed():
+    def f(x):
+        L = [x, 2.0]
+        g = functools.partial(sum, L)
+        return g() * x
+    assert_scalar_modes(f, 0.7)
