@@ -591,6 +591,13 @@ def _made_elsewhere(fdef, fn, fresh: set) -> set[str]:
     for name, values in bindings.items():
         if any(elsewhere(v, {name}) for v in values):
             out.add(name)
+    # (and a variable handed to a factory, a function of the module making a closure, whose result is kept: the
+    # closure may hold it, `h = make(w); w[0] = x; h(1.0)` read w's value, 0 for 1, verify41 W6)
+    kept = {id(v) for _, v in name_stores(fdef)}
+    for n, callee in resolved_calls(fdef, fn.__globals__, tuple(fn.__code__.co_freevars)):
+        if id(n) in kept and type(callee) is types.FunctionType and any(
+                isinstance(c, types.CodeType) for c in callee.__code__.co_consts):
+            out |= {a.id for a in (*n.args, *(k.value for k in n.keywords)) if isinstance(a, ast.Name)}
     return out
 
 

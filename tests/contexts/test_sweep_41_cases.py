@@ -1215,3 +1215,21 @@ def test_a_partial_of_an_unchanged_list_is_followed():
         g = functools.partial(sum, L)
         return g() * x
     assert_scalar_modes(f, 0.7)
+
+
+def _make_reader(w):
+    def h(t):
+        return w[0] * t
+    return h
+
+
+def _closure_of_a_helper_holding_a_changed_list(x):
+    w = [1.0]
+    h = _make_reader(w)
+    w[0] = x
+    return h(1.0)
+
+
+def test_a_helper_s_closure_holding_a_list_changed_afterwards():
+    # (forward mode's twin stored x's tangent beside the list the closure reads: 0 for 1, verify41 W6)
+    assert_scalar_modes(_closure_of_a_helper_holding_a_changed_list, 0.7)
