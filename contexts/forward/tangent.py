@@ -182,7 +182,9 @@ class _Tangents:
             self.loops -= 1
         else:
             s.body = self.block(s.body)
-        active_body = isinstance(s, ast.Try) and self.uses_active(ast.Module(body=s.body, type_ignores=[]))
+        # (what the body reads: a name it only binds, `v = {}["k"]`, raises nothing active; verify41 REG2)
+        active_body = isinstance(s, ast.Try) and any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                                                     and n.id in self.active for b in s.body for n in all_nodes(b))
         for h in getattr(s, "handlers", ()):
             # (a refusal is not the code's to catch: `overdub.errors.not_swallowed`)
             body = self.block(h.body)

@@ -1403,24 +1403,18 @@ def _held_reads(e) -> set[str]:
     return set()
 
 
-# methods of lists, dicts and arrays reading the object when called (`get = d.get`, `s = a.sum`)
-_BOUND_READERS = frozenset({"get", "sum", "dot", "mean", "max", "min", "prod", "values", "items", "keys", "index",
-                            "count", "tolist", "std", "var", "cumsum", "all", "any", "__getitem__", "__len__"})
-
-
 def _holder_reads(value) -> set[str] | None:
     """The variables a callable made by value holds and reads when called, like a lazy iterator: a
-    `functools.partial` of them, a bound method reading its list, dict or array (`d.get`, `a.sum`), a lambda's
-    defaults (`lambda L=L: sum(L)`). Changed in place before the call, reverse mode followed them as they were
-    bound (`partial(sum, L); L[0] = x * x`: 1.0 for 1.4; forward mode too where L was made of constants: 0,
-    verify41 W1-W5). None for anything else."""
+    `functools.partial` of them, a lambda's defaults (`lambda L=L: sum(L)`). Changed in place before the call,
+    reverse mode followed them as they were bound (`partial(sum, L); L[0] = x * x`: 1.0 for 1.4; forward mode
+    too where L was made of constants: 0, verify41 W1-W5). None for anything else. (Not a bound method,
+    `get = d.get`: the stdlib's `self_get = self.get` in Counter.update is followed right, and refusing it
+    refused Counter, statistics and xarray; verify41's W4 forms of it are left open.)"""
     if isinstance(value, ast.Call):
         f = value.func
         if isinstance(f, ast.Name) and f.id == "partial" or isinstance(f, ast.Attribute) and f.attr == "partial":
             return set().union(*(_held_reads(a) for a in (*value.args[1:], *(k.value for k in value.keywords))))
         return None
-    if isinstance(value, ast.Attribute) and value.attr in _BOUND_READERS and isinstance(value.value, ast.Name):
-        return {value.value.id}
     if isinstance(value, ast.Lambda):
         defaults = [d for d in (*value.args.defaults, *value.args.kw_defaults) if d is not None]
         return {n.id for d in defaults for n in ast.walk(d) if isinstance(n, ast.Name)} or None
