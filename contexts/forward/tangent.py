@@ -595,10 +595,12 @@ def _made_elsewhere(fdef, fn, fresh: set) -> set[str]:
             out.add(name)
     # (and a variable handed to a factory, a function of the module making a closure, whose result is kept: the
     # closure may hold it, `h = make(w); w[0] = x; h(1.0)` read w's value, 0 for 1, verify41 W6)
+    # (and a user's class given it, whose object is kept: `h = H(w); w[0] = x; h.val()`, 0 for 1, verify41 W7)
     kept = {id(v) for _, v in name_stores(fdef)}
     for n, callee in resolved_calls(fdef, fn.__globals__, tuple(fn.__code__.co_freevars)):
-        if id(n) in kept and type(callee) is types.FunctionType and any(
-                isinstance(c, types.CodeType) for c in callee.__code__.co_consts):
+        if id(n) in kept and (type(callee) is types.FunctionType and any(
+                isinstance(c, types.CodeType) for c in callee.__code__.co_consts)
+                or isinstance(callee, type) and type(getattr(callee, "__init__", None)) is types.FunctionType):
             out |= {a.id for a in (*n.args, *(k.value for k in n.keywords)) if isinstance(a, ast.Name)}
     return out
 

@@ -1237,3 +1237,23 @@ def test_a_handler_reading_an_error_of_constants_keeps_forward_mode():
             v = len(e.args) * x
         return float(b.sum()) + v
     assert jvp(f, (0.7,), (1.0,))[1] == pytest.approx(fd.derivative(f, 0.7), rel=1e-6)  # (verify41 REG2: refused)
+
+
+class _Holder41:
+    def __init__(self, w):
+        self.w = w
+
+    def val(self):
+        return self.w[0]
+
+
+def _object_holding_a_list_changed_afterwards(x):
+    w = [1.0]
+    h = _Holder41(w)
+    w[0] = x
+    return h.val() * x
+
+
+def test_an_object_holding_a_list_changed_afterwards():
+    # (forward mode's twin stored x's tangent beside the list the object reads: 0 for 1, verify41 W7)
+    assert_scalar_modes(_object_holding_a_list_changed_afterwards, 0.7)
