@@ -1252,11 +1252,16 @@ def loop_box(S, dit, it):
     W2b: 0.7 for 1.4)."""
     if (type(it) is list or type(it) is tuple) and id(it) in S.boxes:
         return S.box(it, dit)
-    if dit is None and id(it) in S.boxes and _object_field(it):
-        # (an object an operator made, whose fields' cotangents an outer operator's re-run put in its box:
-        # `D(self.r * o.r)` of a dataclass, `self.__dict__['r'] = r`, pkH W2, W3: 0 for 2)
-        return S.boxes[id(it)]
+    if dit is None:  # (an object an operator made: `D(self.r * o.r)` of a dataclass, pkH W2, W3: 0 for 2)
+        return object_box(S, it)
     return dit
+
+
+def object_box(S, v):
+    """The box of v, an object of fields, where the pass holds one, or None: an outer operator's re-run puts
+    its result's fields' cotangents into the boxes of the objects they are (`_as_box_of`), where no variable
+    carries them; the store or the operator that made such an object reads them there."""
+    return S.boxes.get(id(v)) if _object_field(v) else None
 
 
 def display_adj(S, g, t):
@@ -1525,10 +1530,8 @@ def setattr_adj(S, dobj, obj, attr, old):
         raise runtime.UnsupportedFunction(  # a function's attribute, gen18 C2: an AttributeError here)
             f"reverse mode cannot differentiate the attribute {attr!r} stored on a {type(obj).__name__} and "
             "deleted afterwards by `del`", fix="leave the attribute in place, or keep the values in a dict of your own") from None
-    if gv is None and id(new) in S.boxes and _object_field(new):
-        # (the object stored holds its cotangent in its own box: an operator's re-run put its result's fields'
-        # there, `W(self.r * o.r)` of a W whose r is a P, pkH W1: the stored P took none, 0)
-        gv = S.boxes[id(new)]
+    if gv is None:  # (the stored object's cotangent in its own box: `W(self.r * o.r)`, pkH W1: 0 for 2)
+        gv = object_box(S, new)
     _restore_attr(obj, attr, old)
     S.redo(_setattr_stored, obj, attr, new)
     return box, gv
