@@ -52,6 +52,18 @@ def describe(fn) -> str:
     return f"{name} ({code.co_filename}:{code.co_firstlineno})"
 
 
+def refused(e: "BaseException | None") -> bool:
+    """e is a context's refusal no code's handler may swallow: a non-swallowable OverdubError, or an error
+    library code raised from one (numpy's "setting an array element with a sequence" raised from a refused
+    dual: a `__exit__` returning True took it, and the hessian went on without the store, 0 for 2).
+    Only the cause is asked: an error raised while an engine's handler ran has that handler's error for
+    its context."""
+    if isinstance(e, OverdubError):
+        return not e.swallowable
+    c = getattr(e, "__cause__", None)
+    return isinstance(c, OverdubError) and not c.swallowable
+
+
 def hidden(e: BaseException) -> "OverdubError | None":
     """The OverdubError that library code caught and turned into an error of its own (pandas'
     `except TypeError: raise DataError("No numeric types to aggregate") from err`), found in e's chain of

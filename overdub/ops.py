@@ -13,7 +13,7 @@ import ast
 import operator
 import types
 
-from .errors import OverdubError
+from .errors import refused
 
 __all__ = ["class_match", "hide_helpers", "source_text", "managed", "in_", "not_in", "build_list", "build_tuple", "build_set", "build_dict", "unpack",
            "BINOPS", "UNARYOPS", "CMPOPS", "AUGOPS", "PRIMITIVES", "SPECIAL_NAMES", "dispatch", "own_methods_route"]
@@ -102,7 +102,7 @@ class Unswallowing:
         return self.m.__enter__()
 
     def stops(self, ev) -> bool:
-        return isinstance(ev, OverdubError) and not ev.swallowable
+        return refused(ev)
 
     def __exit__(self, et, ev, tb):
         if self.stops(ev):
@@ -127,7 +127,7 @@ class _Managed:
 
     def __exit__(self, *exc_info):
         ev = exc_info[1] if len(exc_info) > 1 else None
-        if isinstance(ev, OverdubError) and not ev.swallowable:
+        if refused(ev):
             # (a context's refusal is not the manager's to swallow: a `__exit__` returning True would take it
             # for the code's own error; the manager is exited as if the block had ended)
             self.call(type(self.manager).__exit__, self.manager, None, None, None)

@@ -2030,6 +2030,16 @@ def views(a, *others, same=False):
         tn = type(n)
         if tn in _PLAIN:  # numbers, strings, None: they hold no array
             continue
+        if tn is _BOUND_C or tn is types.MethodType:
+            # a method bound to a (or to a view of it) taken before the change (`s = a.sum; a[0] = v; s()`):
+            # its cotangent is its object's (`getattr_adj`), to be merged as that object's (verify41 W4: 0)
+            n = n.__self__
+            if type(n) is _Dual:  # (forward over reverse: a dual array's method, bound to the dual)
+                n = primal(n)
+            tn = type(n)
+            if n is a:
+                found = (found or []) + [(j, None, None)]
+                continue
         if n is a:
             if same:
                 found = (found or []) + [(j, None, None)]
@@ -2143,7 +2153,9 @@ def _container_views(a, others, same):
     found = None
     seen = {}  # (shared by the scans of every variable: a library's singletons reached from many)
     for j, n in enumerate(others):
-        if n is a:
+        if (type(n) is _BOUND_C or type(n) is types.MethodType) and n.__self__ is a:
+            found = (found or []) + [(j, None, None)]  # (`get = d.get; d['a'] = v; get('a')`: see `views`)
+        elif n is a:
             if same:
                 found = (found or []) + [(j, None, None)]
         elif type(n) in _CONTAINERS or isinstance(n, _CONTAINERS) or (
@@ -2198,6 +2210,7 @@ def plain_cells(scope, names, callee) -> None:
 
 _CONTAINERS = (list, tuple, dict)
 _MUTABLE_CONTAINERS = (list, dict)
+_BOUND_C = types.BuiltinMethodType  # (a C method bound to its object: `d.get`, `a.sum`)
 _PLAIN = frozenset({int, float, complex, bool, str, bytes, type(None), np.float64, np.float32, np.int64,
                     np.intp, np.bool_, slice, range, types.ModuleType})
 # (a function is one where it is a variable of the caller's: `g.calls = []` then `g.calls.append(v)`, the list

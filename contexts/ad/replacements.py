@@ -113,6 +113,9 @@ class Forever:
                            "items when the iterator is made, and these never end",
                            fix="give the count: `itertools.repeat(x, n)`")
 
+    def __next__(self):  # (`next(repeat(L))`: L itself, crashed as a missing attribute)
+        return self.obj
+
 
 def ad_zip(*iterables, strict=False):
     return iter(_zip_rows(iterables, strict))

@@ -1212,6 +1212,15 @@ def _other_call(mask, f, args, kw):
         # an object's `__dict__` (inspect's static getattr reads it so): the attribute read, whose dict
         # shares the object's cotangent box
         return call(mask if mask < 0 else mask & 1, getattr, args[0], "__dict__")
+    if isinstance(f, type) and issubclass(f, BaseException) and not f.__flags__ & _HEAPTYPE and mask != 0 \
+            and _may_differ((args, kw), 0):
+        # an exception made of a value that may carry a derivative and kept (`e = ValueError(x)`, handed to a
+        # generator's `throw`): reverse mode follows none from it to where its values are read (see
+        # `helpers.caught`; a generator's handler read it as a constant, gen21 W8b: 0 for 3)
+        raise UnsupportedFunction(
+            f"reverse mode cannot follow a derivative through a {f.__name__} made of a value that may carry one",
+            where=_user_line(), fix="return the value instead of raising it, or give the function a custom adjoint "
+                                    "(`@contexts.custom_adjoint`); forward mode (`contexts.derivative`, `jvp`) follows it")
     if f is type and len(args) == 1 and not kw:  # a value's type carries no derivative (a dual's: its
         return type(_primal(args[0])), None        # primal's, as in the tangent twin)
     if isinstance(f, type):

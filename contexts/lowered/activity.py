@@ -38,6 +38,19 @@ NONDIFF_BUILTINS = frozenset({
 })
 
 
+# the exception classes among them: an exception raised where it is made carries no derivative anyone follows
+# (reverse mode refuses a handler catching one that holds a differentiated value); one bound to a name or
+# handed to a call holds its arguments, active (`e = ValueError(x)`, `it.throw(ValueError(x))`: its
+# handler's `e.args[0]` gave 0 in forward mode and in reverse mode a generator's, gen21 W8b)
+_EXCEPTIONS = frozenset({"Exception", "ValueError", "TypeError", "KeyError", "IndexError", "RuntimeError",
+                         "ZeroDivisionError", "StopIteration", "NotImplementedError", "AssertionError"})
+
+
+def _raised_here(fdef) -> set[int]:
+    """ids of the exception calls fdef raises where it makes them (`raise ValueError(x)`)."""
+    return {id(n.exc) for n in own_nodes(fdef) if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call)}
+
+
 def _makes_class(call: ast.Call) -> bool:
     """`type(name, bases, namespace)`: a class made, holding the namespace's values (not a question of kind)."""
     return isinstance(call.func, ast.Name) and call.func.id == "type" and len(call.args) == 3
@@ -54,6 +67,7 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
     texts = _TEXT_MAKERS & asks
     parsers = {n for n in _PARSERS if n not in local and (n not in globals_ or globals_[n] is _PARSERS[n])}
     tested = _only_tested(fdef)
+    raised = _raised_here(fdef)
     for node in list(own_nodes(fdef)):
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert) and _reads(node.operand) & active:
             # `~x` carries no derivative (of an integer, a mask); an object's own `__invert__` may compute one,
@@ -110,7 +124,8 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
             node._od_stairs = True  # (each transformer checks a step far finer than the value: `STAIRS`)
         if (isinstance(node.func, ast.Name) and node.func.id in asks
                 and any(isinstance(a, ast.Name) and a.id in active for a in node.args)
-                and not _makes_class(node)):  # (a class made: its namespace's values)
+                and not _makes_class(node)  # (a class made: its namespace's values)
+                and (node.func.id not in _EXCEPTIONS or id(node) in raised)):  # (an exception kept: its values)
             node.args = [ast.copy_location(ast.Call(ast.Name("__od_primal__", ast.Load()), [a], []), a)
                          if isinstance(a, ast.Name) and a.id in active else a for a in node.args]
             if node.func.id in ("isinstance", "hasattr") and len(node.args) == 2 and isinstance(node.args[0], ast.Call) \
@@ -1144,7 +1159,8 @@ class _Activity:
         if isinstance(v, ast.Call):
             if isinstance(v.func, ast.Name) and v.func.id in LOOP_HELPERS:  # (the lowering's index loops')
                 return False
-            if isinstance(v.func, ast.Name) and v.func.id in self.nondiff and v.func.id not in a:
+            if isinstance(v.func, ast.Name) and v.func.id in self.nondiff and v.func.id not in a \
+                    and v.func.id not in _EXCEPTIONS:
                 # (but `str(x)`, as an f-string: geopy's `Point(f"{lat} {lon}")` parsed by a callee gave 0; and
                 # any/all drawing from an active iterator, whose draws run code that may store: recorded; and
                 # `type(name, bases, namespace)`, a class holding the namespace's values: gen16 W1, 0)
