@@ -665,7 +665,11 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
     """
     if mode == "forward":
         from ..forward import jacfwd
-        return jacfwd(f, *args)
+        if len(args) == 1:
+            return jacfwd(f, args[0])
+        # one block per argument, as reverse mode gives them (the second argument went to jacfwd's `chunk`:
+        # f ran with its default there, silently, gen22 W1)
+        return tuple(jacfwd(lambda a, i=i: f(*args[:i], a, *args[i + 1:]), args[i]) for i in range(len(args)))
     if mode != "reverse":
         raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="reverse" or mode="forward"')
     y, back = _pullback(f, args, {}, full=False)

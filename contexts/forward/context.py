@@ -461,7 +461,8 @@ class ForwardContext(overdub.Context):
                     form = _python_form(fn, args)
                     if form is not None:  # (`sum(V(x) * k for k in ks)`: the items' own `__add__`, as code)
                         return self.recurse(form, *args, **kwargs)
-                if kwargs and not isinstance(fn, type) and type(fn) is not types.FunctionType and not _numpy_callable(fn):
+                if kwargs and not isinstance(fn, type) and type(fn) is not types.FunctionType and not _numpy_callable(fn) \
+                        and type(getattr(fn, "__self__", None)) is not Dual:  # (a dual's own method: `x.clip(out=b)`)
                     # (a work array `np.empty(...)` made here, a zero-tangent dual, by keyword to compiled code whose
                     # signature `_by_position` cannot read: scipy's Cython `_draw(..., sample=s)`, TypeError)
                     args, kwargs = _constants_as_plain(args, kwargs)

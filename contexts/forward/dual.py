@@ -1172,14 +1172,17 @@ class Dual:
     def cumsum(self, *args, **kwargs):
         return np.cumsum(self, *args, **kwargs)
 
+    def cumprod(self, *args, **kwargs):  # (its primal's, `x.cumprod(out=b)`, refused the dual b: sp42)
+        return np.cumprod(self, *args, **kwargs)
+
     def max(self, *args, **kwargs):
         return np.max(self, *args, **kwargs)
 
     def min(self, *args, **kwargs):
         return np.min(self, *args, **kwargs)
 
-    def dot(self, other):
-        return np.dot(self, other)
+    def dot(self, other, out=None):
+        return np.dot(self, other) if out is None else np.dot(self, other, out=out)
 
     def conj(self):
         return np.conjugate(self)

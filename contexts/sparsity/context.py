@@ -16,7 +16,7 @@ from overdub.errors import OverdubError
 
 from contexts.forward.observe import Observed, observer
 from contexts.rules.numpy.conversion import KeptConverter
-from contexts.rules.numpy.inplace import as_store
+from contexts.rules.numpy.inplace import OverlappingWrite, as_store
 from contexts.rules.registry import registry
 
 from ..lowered.bisection import bisects, held_in_callables, refuse_bisection
@@ -189,6 +189,8 @@ class SparsityContext(overdub.Context):
                 values = args[2] if len(args) > 2 else kwargs.get(_STORE_VALUES[fn])
                 target.store_anywhere(values)
                 return None
+            if fn is np.place:
+                _refuse_overlapping_place(args, kwargs)
             target, index, values = as_store(fn, args, kwargs)
             if isinstance(target, Tracer):
                 target[index] = values
@@ -277,3 +279,18 @@ def _array_with_object(fn, a, b) -> None:
         raise NoSparsityRule(f"a traced array combined by `{fn.__name__}` with a {type(b).__name__}, an object "
                              "of a class of its own (numpy applies its method to each element)",
                              fix="apply the operator to each element yourself, or to plain values")
+
+
+def _root(t):
+    return t._view[0] if isinstance(t, Tracer) and t._view is not None else t
+
+
+def _refuse_overlapping_place(args: tuple, kwargs: dict) -> None:
+    """`np.place(a, m, v)` of values v that are a, or a view of what a views: numpy reads them as it writes
+    (`np.place(a, m, a)` repeats a's first values), a copy of them does not (sp42 W2: missed nonzeros; forward
+    mode refuses it so too, `refuse_overlapping_place`)."""
+    got = dict(zip(("arr", "mask", "vals"), args), **kwargs)
+    arr, vals = got.get("arr"), got.get("vals")
+    if isinstance(arr, Tracer) and isinstance(vals, Tracer) and _root(arr) is _root(vals):
+        raise OverlappingWrite("np.place with values that share memory with the array it writes (numpy reads "
+                               "them as it writes, one after another)", fix="pass a copy: `np.place(a, m, v.copy())`")

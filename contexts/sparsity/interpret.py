@@ -94,6 +94,11 @@ _SHAPED_BY_VALUES = frozenset({np.unique})
 def _dense(spec: Dense, fn: Callable, /, *args, **kwargs):
     if fn in _VIEWS and args and isinstance(args[0], Tracer):
         return _structural(spec, fn, *args, **kwargs)
+    if fn is np.einsum and len(args) == 2 and isinstance(args[0], str) and isinstance(args[1], Tracer) \
+            and _einsum_view(args[0], args[1].shape, kwargs):
+        # one operand, nothing summed (`np.einsum('ii->i', M)`, `'ij->ji'`): numpy returns a writeable view,
+        # through which a write reaches M (a copy lost it: missed nonzeros, sp42 W3)
+        return args[1]._view_by(lambda i: np.einsum(args[0], i, **kwargs))
     if fn in _SHAPED_BY_VALUES and any(isinstance(a, Tracer) and a.primal is None and not a.is_constant
                                        for a in args):
         raise TracedBranchError(
@@ -120,3 +125,12 @@ def _constructor(spec: Constructor, fn: Callable, /, *args, **kwargs):
 
 _APPLY = {Elementwise: _elementwise, Reduction: _reduction, Cumulative: _cumulative, Structural: _structural,
           Dense: _dense, Concrete: _concrete, Indices: _indices, Constructor: _constructor}
+
+
+def _einsum_view(subscripts: str, shape: tuple, kwargs: dict) -> bool:
+    """numpy's einsum of one operand of this shape returns a view of it (asked of an index map)."""
+    index = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    try:
+        return np.may_share_memory(np.einsum(subscripts, index, **kwargs), index)
+    except (ValueError, TypeError):
+        return False

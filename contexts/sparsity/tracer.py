@@ -670,6 +670,8 @@ class Tracer:
                       self.order)
 
     def astype(self, dtype, **kwargs):
+        if kwargs.get("copy", True) is False and np.dtype(dtype) == self.dtype:
+            return self  # (numpy's: the array itself, a write through it is one into self; sp42 W5)
         primal = None if self.primal is None else np.asarray(self.primal).astype(dtype, **kwargs)
         if np.issubdtype(np.dtype(dtype), np.integer) or np.dtype(dtype) == bool:
             return Tracer(self.shape, None, None, primal, 0)
@@ -717,25 +719,36 @@ class Tracer:
     def fill(self, value) -> None:
         self[...] = value
 
+    # (an `out=` written, as ndarray's methods write it: dropped, `a.cumsum(out=a)` missed its nonzeros, sp42 W1)
     def cumsum(self, axis=None, dtype=None, out=None):
         from .ops import cumulative
-        return cumulative(self, axis, True, np.cumsum)
+        return _written(np.cumsum, cumulative(self, axis, True, np.cumsum), out)
 
     def cumprod(self, axis=None, dtype=None, out=None):
         from .ops import cumulative
-        return cumulative(self, axis, False, np.cumprod)
+        return _written(np.cumprod, cumulative(self, axis, False, np.cumprod), out)
 
-    def dot(self, other):
-        return np.dot(self, other)
+    def dot(self, other, out=None):
+        return _written(np.dot, np.dot(self, other), out)
 
-    def clip(self, a_min=None, a_max=None, **kw):
-        return np.clip(self, a_min, a_max)
+    def clip(self, a_min=None, a_max=None, out=None, **kw):
+        return _written(np.clip, np.clip(self, a_min, a_max), out)
 
-    def round(self, decimals=0):
-        return _moves.elementwise(np.round, _moves.NONDIFF, (self,), {"decimals": decimals})
+    def round(self, decimals=0, out=None):
+        return _written(np.round, _moves.elementwise(np.round, _moves.NONDIFF, (self,), {"decimals": decimals}), out)
 
     def nonzero(self):
         return np.nonzero(self._concrete("nonzero()"))
+
+
+def _written(fn, result, out):
+    """A method's result written into its `out=` (a tracer, or a plain array where the result is a constant's)."""
+    if out is None:
+        return result
+    from .ops import _write_one
+    target = out[0] if isinstance(out, tuple) else out
+    _write_one(fn, target, result, True, user_site(3))
+    return target
 
 
 class IndexTracer(Tracer):

@@ -162,3 +162,99 @@ def _raised_where_made(x):
 def test_exception_raised_where_made_stays_a_constant():
     # (the common case: an error path whose exception is raised at once; the function is differentiated as before)
     assert_scalar_modes(_raised_where_made, 0.7)
+
+
+# -- jacobian(f, x, y, mode="forward") (gen22 W1) ----------------------------------------------------------------
+# The second argument went to jacfwd's `chunk`: f ran with its default there, silently (or a TypeError).
+
+def _scaled(x, scale=1.0):
+    return np.array([x[0] * scale, x[1] ** 2 * scale])
+
+
+def test_forward_jacobian_of_several_arguments_gives_one_block_each():
+    from contexts import jacobian
+    x = np.array([1.0, 2.0])
+    jx, js = jacobian(_scaled, x, 3.0, mode="forward")
+    np.testing.assert_allclose(jx, [[3.0, 0.0], [0.0, 12.0]])  # (closed form: diag(s, 2 x1 s))
+    np.testing.assert_allclose(js, [1.0, 4.0])  # (x0, x1**2)
+    rx, rs = jacobian(_scaled, x, 3.0)
+    np.testing.assert_allclose(jx, rx)
+    np.testing.assert_allclose(js, rs)
+
+
+# -- sparsity: writes that reach an array through what numpy makes a view or writes in place (sp42 W1-W5) ---------
+# Each was a missed nonzero (a pattern saying a derivative is structurally zero where it is not), in global and
+# local mode: ndarray methods' `out=` dropped, `np.place` reading values it overwrites, `np.einsum('ii->i', M)`,
+# `np.broadcast_arrays` and `a.astype(float, copy=False)` taken for copies.
+
+def _cumsum_into_itself(x):
+    a = x * 1.0
+    a.cumsum(out=a)
+    return a
+
+
+def _cumprod_into_another(x):
+    b = np.empty_like(x)
+    x.cumprod(out=b)
+    return b
+
+
+def _clip_into_another(x):
+    b = x * 0.0
+    x.clip(-5.0, 5.0, out=b)
+    return b * x[0]
+
+
+def _einsum_diagonal_written(x):
+    M = np.outer(x[:3], x[1:4]) + 1.0
+    d = np.einsum('ii->i', M)
+    d *= x[4]
+    return M.ravel()
+
+
+def _broadcast_view_after_a_write(x):
+    a = x * 1.0
+    ba, _ = np.broadcast_arrays(a[:3], np.ones((2, 3)))
+    a[0] = a[4] ** 2
+    return ba.ravel()
+
+
+def _astype_without_a_copy(x):
+    a = x * 1.0
+    b = a.astype(np.float64, copy=False)
+    b[1:] *= a[0]
+    return a
+
+
+def _numeric_pattern(f, x, h=1e-6):
+    cols = [(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)]
+    return np.abs(np.stack(cols, axis=1)) > 1e-8
+
+
+@pytest.mark.parametrize("f", [_cumsum_into_itself, _cumprod_into_another, _clip_into_another,
+                               _einsum_diagonal_written, _broadcast_view_after_a_write, _astype_without_a_copy])
+@pytest.mark.parametrize("mode", ["global", "local"])
+def test_sparsity_follows_writes_through_views_and_out(f, mode):
+    from contexts import jacobian_sparsity, sparse_jacobian
+    x = np.array([0.61, -0.47, 0.83, 1.12, -0.71])
+    truth = _numeric_pattern(f, x)
+    got = jacobian_sparsity(f, x, mode=mode).toarray().astype(bool)
+    assert not (truth & ~got).any(), np.argwhere(truth & ~got)  # no missed nonzero
+    if mode == "global":
+        J = sparse_jacobian(f, x).toarray()
+        want = np.stack([(f(x + 1e-6 * e) - f(x - 1e-6 * e)) / 2e-6 for e in np.eye(x.size)], axis=1)
+        np.testing.assert_allclose(J, want, rtol=1e-6, atol=1e-8)
+
+
+def test_sparsity_refuses_place_reading_what_it_overwrites():
+    from contexts import jacobian_sparsity
+    from contexts.rules.numpy.inplace import OverlappingWrite
+    m = np.array([True, True, False, True, True, True])
+
+    def f(x):
+        a = x * 1.0
+        np.place(a, m, a)
+        return a
+    for mode in ("global", "local"):
+        with pytest.raises(OverlappingWrite):
+            jacobian_sparsity(f, np.linspace(-1.0, 1.0, 6), mode=mode)
