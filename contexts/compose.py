@@ -115,7 +115,7 @@ def jacobian(f: Callable, x: Any, mode: str = "forward", chunk: int | None = Non
            [0., 6.]])
     """
     if mode == "forward":
-        return jacfwd(f, x, chunk)
+        return jacfwd(f, x, chunk=chunk)
     if mode != "reverse":
         raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="forward" or mode="reverse"')
     y, back = pullback(f, x)
@@ -149,7 +149,7 @@ def _inner_gradient(f: Callable, inner: str) -> Callable:
     return grad_reverse
 
 
-def hessian(f: Callable, x: Any, inner: str = "auto", chunk: int | None = None) -> Any:
+def hessian(f: Callable, x: Any, *, inner: str = "auto", chunk: int | None = None) -> Any:
     """The Hessian of scalar f at x: forward mode over the reverse-mode gradient of `contexts.ad`
     (`inner="reverse"`: forward-over-reverse, one reverse pass per chunk of directions) or over a
     forward-mode gradient (`inner="forward"`: forward-over-forward, one forward pass per input and chunk).
@@ -167,7 +167,7 @@ def hessian(f: Callable, x: Any, inner: str = "auto", chunk: int | None = None) 
     """
     f, x = _of_labelled_values(f, x)
     x = float_input(x)
-    return _either(lambda g: jacfwd(g, x, chunk), f, inner, x)
+    return _either(lambda g: jacfwd(g, x, chunk=chunk), f, inner, x)
 
 
 def _of_labelled_values(f: Callable, x: Any) -> tuple[Callable, Any]:
@@ -180,7 +180,7 @@ def _of_labelled_values(f: Callable, x: Any) -> tuple[Callable, Any]:
     return of_values(f, x, container), container.values(x)
 
 
-def hvp(f: Callable, x: Any, v: Any, inner: str = "auto") -> Any:
+def hvp(f: Callable, x: Any, v: Any, *, inner: str = "auto") -> Any:
     """The Hessian-vector product H(x) @ v of scalar f in one forward pass over its gradient (an integer
     array x is differentiated as the float64 array of its values, as by `hessian`; `inner` as there).
 

@@ -859,9 +859,10 @@ def _like(tree, items: list):
     return list(items)
 
 
-def jacfwd(f: Callable, x: Any, chunk: int | None = None) -> Any:
+def jacfwd(f: Callable, x: Any, *, chunk: int | None = None) -> Any:
     """The Jacobian of f at x by forward mode, `chunk` tangent directions per pass (default
-    `DEFAULT_CHUNK`); shape `shape(f(x)) + shape(x)`.
+    `DEFAULT_CHUNK`, by keyword: a second positional argument of a function of several was taken for it,
+    silently); shape `shape(f(x)) + shape(x)`. For several arguments: `contexts.jacobian(f, x, y, mode="forward")`.
 
     >>> import numpy as np
     >>> jacfwd(lambda x: np.array([x[0] * x[1], np.sin(x[0])]), np.array([0.0, 2.0]))

@@ -1346,6 +1346,28 @@ class _Flat:
         raise OverdubError("forward mode does not write into a dual array through `.flat`",
                            fix="write its items by index: `c[np.unravel_index(i, c.shape)] = x`")
 
+    # numpy's flatiter is an array to its comparisons and numpy's functions (`d.flat == 1`, `np.sum(a.flat)`): the
+    # items' dual, as they are (without these, `d.flat == 1` was Python's identity test, False: pkI W1, 0 for 2)
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return getattr(ufunc, method)(*(self._items if v is self else v for v in inputs), **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return func(*(self._items if v is self else v for v in args), **kwargs)
+
+    __hash__ = None
+
+
+def _flat_operator(name: str):
+    def op(self, *other):
+        return getattr(self._items, name)(*other)
+    op.__name__ = name
+    return op
+
+
+for _name in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"):  # (numpy's flatiter has no arithmetic)
+    setattr(_Flat, _name, _flat_operator(_name))
+del _name
+
 
 def _ordered(d: Dual, other, result, op: str):
     """`d < other` (`<=`, `>`, `>=`): Python's result, checked for a tie as `d == other` is (a branch

@@ -258,3 +258,72 @@ def test_sparsity_refuses_place_reading_what_it_overwrites():
     for mode in ("global", "local"):
         with pytest.raises(OverlappingWrite):
             jacobian_sparsity(f, np.linspace(-1.0, 1.0, 6), mode=mode)
+
+
+# -- a `finally` changing the object a `return` already took (gen22 W2) -------------------------------------------
+# Python runs the block after the value is computed and before the caller has it: reverse mode lost an append done
+# there (1.0 for 1.6), forward mode an item store (1.0 for 3). The lowering runs the block before each such return.
+
+def _appended_in_finally(t):
+    out = [t]
+    try:
+        return out
+    finally:
+        out.append(t * 0.6)
+
+
+def _item_stored_in_finally(t):
+    d = {"a": t}
+    try:
+        return d
+    finally:
+        d["a"] = t * 3.0
+
+
+def _nested_finally_blocks(t):
+    out = [t]
+    try:
+        try:
+            return out
+        finally:
+            out.append(t * 2.0)  # the inner block first
+    finally:
+        out[0] = out[-1] * t  # then the outer, which sees the append
+
+
+def _finally_in_a_loop(t):
+    acc = [0.0]
+    for k in range(3):
+        try:
+            if k == 1:
+                return acc
+            acc[0] += t * k
+        finally:
+            acc[0] += 0.5 * t * t
+    return acc
+
+
+def _finally_rebinding_the_name(t):
+    v = t
+    try:
+        return v * 1.0
+    finally:
+        v = 100.0  # (after the value was taken: no effect)
+
+
+def _finally_after_a_handler_returned(t):
+    out = np.array([t, 1.0])
+    try:
+        raise ValueError
+    except ValueError:
+        return out
+    finally:
+        out[1] = t ** 3
+
+
+@pytest.mark.parametrize("f, read", [
+    (_appended_in_finally, lambda r, y: sum(r) * y), (_item_stored_in_finally, lambda r, y: r["a"] * y),
+    (_nested_finally_blocks, lambda r, y: sum(r)), (_finally_in_a_loop, lambda r, y: r[0] * y),
+    (_finally_rebinding_the_name, lambda r, y: r * y), (_finally_after_a_handler_returned, lambda r, y: float(r.sum()) * y)])
+def test_finally_changing_what_a_return_took(f, read):
+    assert_scalar_modes(lambda y: read(f(y), y), 1.3)
