@@ -113,9 +113,6 @@ class Forever:
                            "items when the iterator is made, and these never end",
                            fix="give the count: `itertools.repeat(x, n)`")
 
-    def __next__(self):  # (`next(repeat(L))`: L itself, crashed as a missing attribute)
-        return self.obj
-
 
 def ad_zip(*iterables, strict=False):
     return iter(_zip_rows(iterables, strict))
@@ -289,6 +286,8 @@ def ad_islice(iterable, *args):
 def ad_next(it, *default):
     """next(it[, default]) as the iterator's own `__next__`, which reverse mode follows (a Python class's
     is differentiated, a list iterator's has a rule; other C iterators are refused by name)."""
+    if type(it) is Forever:  # (`next(repeat(L))`: L itself, an AttributeError; no `__next__` of its own, which
+        return it.obj        # would make it an Iterator to the checks above)
     try:
         return it.__next__()
     except StopIteration:
