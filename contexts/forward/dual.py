@@ -1052,6 +1052,14 @@ class Dual:
         return getattr(self.primal, "dtype", np.dtype(type(primal(self.primal))))
 
     @property
+    def itemsize(self):  # (`as_strided(a, strides=(2 * a.itemsize,))`: the primal's, as its strides are)
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.dtype.itemsize * self.size
+
+    @property
     def flags(self):
         """The primal array's flags (numpy's Python code asks for contiguity, e.g. np.kron)."""
         return primal(self).flags

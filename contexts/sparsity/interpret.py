@@ -11,7 +11,7 @@ import functools
 from typing import Any, Callable
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided, sliding_window_view
 
 from contexts.rules.sparsity_specs import (Concrete, Constructor, Cumulative, Dense, Elementwise, Indices,
                                            Reduction, Structural)
@@ -93,6 +93,10 @@ _SHAPED_BY_VALUES = frozenset({np.unique})
 
 def _dense(spec: Dense, fn: Callable, /, *args, **kwargs):
     if fn in _VIEWS and args and isinstance(args[0], Tracer):
+        return _structural(spec, fn, *args, **kwargs)
+    if fn is as_strided and args and isinstance(args[0], Tracer) and args[0].dtype.itemsize == 8:
+        # a view too (sp42 W6: a write through it was lost), its strides in bytes the same over the index map
+        # (an array of int64); of another item size, a copy: dense, read only
         return _structural(spec, fn, *args, **kwargs)
     if fn is np.einsum and len(args) == 2 and isinstance(args[0], str) and isinstance(args[1], Tracer) \
             and _einsum_view(args[0], args[1].shape, kwargs):

@@ -165,7 +165,7 @@ class Tracer:
     # that a function filling a view (`fill(z[1:3], x)`) fills z; ops turn the base's primal into the
     # view's; partial: the view holds part of each element (`z.real`, `z.imag` of a complex z), so a
     # write adds to the element's dependencies instead of replacing them
-    __slots__ = ("_shape", "_P", "_H", "_primal", "_order", "_view", "_seen", "_readonly")
+    __slots__ = ("_shape", "_P", "_H", "_primal", "_order", "_view", "_seen", "_readonly", "_overlaps")
     __array_priority__ = 1000
     def __hash__(self):
         """Never a dict key or set member: equal values would hash alike while their dependences differ,
@@ -181,6 +181,7 @@ class Tracer:
         self._view = None
         self._seen = (None, None, None, None)  # a view's last (root P, its rows, root H, its rows)
         self._readonly = False  # a view numpy makes read-only (`a.diagonal()`), and views of it
+        self._overlaps = None  # a view's: whether it shows an element of its base at several places (asked once)
 
     def _view_by(self, op, partial: bool = False, index_op=None) -> "Tracer":
         """op(self) (a numpy operation: basic indexing, transpose, reshape, ...) as a view tracer where
@@ -336,6 +337,14 @@ class Tracer:
     @property
     def dtype(self):
         return np.result_type(self.primal) if self.primal is not None else np.dtype(np.float64)
+
+    @property
+    def itemsize(self) -> int:  # (`as_strided(a, strides=(2 * a.itemsize,))`)
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.dtype.itemsize * self.size
 
     @property
     def is_constant(self) -> bool:
@@ -548,6 +557,15 @@ class Tracer:
             self.store_anywhere(value)
             return
         key = _concrete_key(key)
+        if self._view is not None and not self._view[3] and self._shows_elements_twice():
+            # a view showing one element of its base at several places (`sliding_window_view`, `as_strided`): the
+            # store is one into the base's elements (written as the view's, the other places of an element kept
+            # their old dependencies, and one of them won: missed nonzeros, sp42 W6)
+            base, rows = self._view[0], self._view[1]
+            at = np.asarray(rows[key]).reshape(-1)
+            spread = value if not _shape(value) and not isinstance(value, Tracer) else np.broadcast_to(value, _shape(rows[key]))
+            base[np.unravel_index(at, base.shape)] = np.reshape(spread, -1) if _shape(spread) else spread
+            return
         targets = np.asarray(_index_map(self.shape)[key])
         rows = np.arange(self.size, dtype=np.int64)
         vshape = _shape(value)
@@ -570,6 +588,12 @@ class Tracer:
             self.primal = primal
         else:
             self.primal = None
+
+    def _shows_elements_twice(self) -> bool:
+        if self._overlaps is None:
+            flat = self._view[1].reshape(-1)
+            self._overlaps = bool(np.unique(flat).size < flat.size)
+        return self._overlaps
 
     def store_anywhere(self, value) -> None:
         """A store of value at positions that are not known (global mode: `t[np.argsort(x)] = v`,

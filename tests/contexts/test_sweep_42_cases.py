@@ -327,3 +327,52 @@ def _finally_after_a_handler_returned(t):
     (_finally_rebinding_the_name, lambda r, y: r * y), (_finally_after_a_handler_returned, lambda r, y: float(r.sum()) * y)])
 def test_finally_changing_what_a_return_took(f, read):
     assert_scalar_modes(lambda y: read(f(y), y), 1.3)
+
+
+# -- a dual array's .flat compared (pkI W1, trussme's Truss.analyze) -------------------------------------------------
+# `d.flat == 1` of a dual array was Python's identity test of forward mode's stand-in for the flat iterator: False,
+# so the count of ones was 0 and the derivative 0 for 2 (and `np.where(d.flat == 1)` raised).
+
+def _count_of_ones_through_flat(x):
+    d = np.ones(3)
+    d[1] = x
+    n = np.count_nonzero(d.flat == 1)
+    return d.sum() * n + float(np.sum(d.flat)) * x
+
+
+def test_flat_of_a_dual_array_compares_elementwise():
+    assert_scalar_modes(_count_of_ones_through_flat, 2.0, second=False)
+
+
+# -- sparsity: a write through a view showing elements at several places (sp42 W6) --------------------------------
+# `sliding_window_view(a, 2, writeable=True)` and `as_strided`: the write landed at one place of the element only,
+# and another place's old dependencies won (missed nonzeros; sparse_jacobian put the entry in the wrong column).
+
+def _window_written(x):
+    from numpy.lib.stride_tricks import sliding_window_view
+    a = x * 1.0
+    W = sliding_window_view(a, 3, writeable=True)
+    W[:, 1] = W[:, 0] * 2.0
+    W[1, 2] = x[0] ** 2
+    return a
+
+
+def _strided_written(x):
+    from numpy.lib.stride_tricks import as_strided
+    a = x * 1.0
+    e = as_strided(a, shape=(3,), strides=(2 * a.itemsize,))
+    e[1] = x[4] ** 2
+    return a * x[0]
+
+
+@pytest.mark.parametrize("f", [_window_written, _strided_written])
+@pytest.mark.parametrize("mode", ["global", "local"])
+def test_sparsity_follows_writes_through_overlapping_views(f, mode):
+    from contexts import jacobian_sparsity, sparse_jacobian
+    x = np.array([0.61, -0.47, 0.83, 1.12, -0.71, 0.35])
+    truth = _numeric_pattern(f, x)
+    got = jacobian_sparsity(f, x, mode=mode).toarray().astype(bool)
+    assert not (truth & ~got).any(), np.argwhere(truth & ~got)
+    J = sparse_jacobian(f, x).toarray()
+    want = np.stack([(f(x + 1e-6 * e) - f(x - 1e-6 * e)) / 2e-6 for e in np.eye(x.size)], axis=1)
+    np.testing.assert_allclose(J, want, rtol=1e-6, atol=1e-8)
