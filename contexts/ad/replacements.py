@@ -8,6 +8,7 @@ code.
 
 from __future__ import annotations
 
+import collections
 import collections.abc
 import functools
 import itertools
@@ -644,6 +645,150 @@ def ad_methodcaller(items, obj):
     return getattr(obj, items[0])(*items[1:])
 
 
+class Deque(collections.deque):
+    """`collections.deque` made in differentiated code, as Python over a list (its items): reverse mode follows a
+    list's changes, not those of the C deque, whose methods have no rules (`d.appendleft(x)`, a moving window
+    `deque(maxlen=k)`: refused, gen21's 153 programs). A subclass, so that `isinstance(d, deque)` holds; the C
+    part stays empty and keeps `maxlen`. C code that reads a deque's storage itself (a rare few: `deque.__init__`
+    by name) sees it empty."""
+
+    def __init__(self, iterable=(), maxlen=None):
+        collections.deque.__init__(self, (), maxlen)
+        self._items = []
+        for v in iterable:
+            self.append(v)
+
+    def _trim_left(self):
+        m = self.maxlen
+        while m is not None and len(self._items) > m:
+            self._items.pop(0)
+
+    def _trim_right(self):
+        m = self.maxlen
+        while m is not None and len(self._items) > m:
+            self._items.pop()
+
+    def append(self, v):
+        self._items.append(v)
+        self._trim_left()
+
+    def appendleft(self, v):
+        self._items.insert(0, v)
+        self._trim_right()
+
+    def extend(self, iterable):
+        for v in list(iterable):  # (`d.extend(d)`: its items as they were)
+            self.append(v)
+
+    def extendleft(self, iterable):
+        for v in list(iterable):
+            self.appendleft(v)
+
+    def pop(self):
+        if not self._items:
+            raise IndexError("pop from an empty deque")
+        return self._items.pop()
+
+    def popleft(self):
+        if not self._items:
+            raise IndexError("pop from an empty deque")
+        return self._items.pop(0)
+
+    def rotate(self, n=1):
+        k = len(self._items)
+        if k:
+            n %= k
+            if n:
+                self._items[:] = self._items[k - n:] + self._items[:k - n]
+
+    def clear(self):
+        self._items.clear()
+
+    def count(self, v):
+        return self._items.count(v)
+
+    def index(self, v, *bounds):
+        return self._items.index(v, *bounds)
+
+    def insert(self, i, v):
+        if self.maxlen is not None and len(self._items) >= self.maxlen:
+            raise IndexError("deque already at its maximum size")
+        self._items.insert(i, v)
+
+    def remove(self, v):
+        self._items.remove(v)
+
+    def reverse(self):
+        self._items.reverse()
+
+    def copy(self):
+        return ad_deque(self._items, self.maxlen)
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo):
+        import copy
+        return ad_deque(copy.deepcopy(self._items, memo), self.maxlen)
+
+    def __len__(self):
+        return len(self._items)
+
+    def __bool__(self):
+        return bool(self._items)
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __reversed__(self):
+        return reversed(self._items)
+
+    def __contains__(self, v):
+        return v in self._items
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            raise TypeError("sequence index must be integer, not 'slice'")
+        return self._items[i]
+
+    def __setitem__(self, i, v):
+        if isinstance(i, slice):
+            raise TypeError("sequence index must be integer, not 'slice'")
+        self._items[i] = v
+
+    def __delitem__(self, i):
+        del self._items[i]
+
+    def __iadd__(self, other):
+        self.extend(other)
+        return self
+
+    def __add__(self, other):
+        if not isinstance(other, collections.deque):
+            raise TypeError(f'can only concatenate deque (not "{type(other).__name__}") to deque')
+        return ad_deque(self._items + list(other), self.maxlen)
+
+    def __eq__(self, other):
+        return isinstance(other, collections.deque) and list(self) == list(other)
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = None
+
+    def __repr__(self):
+        inside = repr(self._items)
+        return f"deque({inside})" if self.maxlen is None else f"deque({inside}, maxlen={self.maxlen})"
+
+    def __reduce__(self):
+        return collections.deque, (list(self._items), self.maxlen)
+
+
+def ad_deque(iterable=(), maxlen=None):
+    d = Deque((), maxlen)  # (made of constants alone: deque's C `__new__` sees no differentiated value)
+    d.extend(iterable)
+    return d
+
+
 # a callable of these types stands for the function beside it, given its items (`__reduce__`'s)
 GETTERS = {operator.itemgetter: ad_itemgetter, operator.attrgetter: ad_attrgetter,
            operator.methodcaller: ad_methodcaller}
@@ -665,3 +810,4 @@ REPLACEMENTS[_np.fromiter] = ad_fromiter
 REPLACEMENTS[_np.ndenumerate] = ad_ndenumerate
 REPLACEMENTS[setattr] = ad_setattr
 REPLACEMENTS[delattr] = ad_delattr
+REPLACEMENTS[collections.deque] = ad_deque

@@ -542,7 +542,8 @@ def call(mask, f, /, *args, **kw):
         return _twin_call(mask, rule.stand_in, (f.__self__,) if is_method else (), args, kw)
     if (f is copy.copy or f is copy.deepcopy) and args and not kw and type(own := getattr(
             type(args[0]), "__copy__" if f is copy.copy else "__deepcopy__", None)) is _FunctionType \
-            and not is_engine_class(type(args[0])):  # (a forward-mode dual's own, under hessian: the rule's)
+            and (not is_engine_class(type(args[0])) or type(args[0]) is Deque):  # (a forward-mode dual's own,
+        # under hessian: the rule's; the deque stand-in's is Python to follow)
         # a class's own copy protocol (`def __copy__(self): return M(self.a, self.b)`): its code, as copy runs it
         return _twin_call(mask if f is copy.copy else EVERY_ARGUMENT, own, (),
                           args if f is copy.copy else (args[0], args[1] if len(args) > 1 else {}), kw)
@@ -2628,7 +2629,7 @@ def twin_source(fn, active=None) -> tuple[str, str]:
 # the functions generated code calls, and the rules the engine itself provides (they need `call`)
 from .helpers import HELPER_CELLS as _HELPER_CELLS, OBSERVED_CELLS as _OBSERVED_CELLS, unpacked_cots  # noqa: E402
 from .primitives import float_new, float_subclass_call, tuple_new  # noqa: E402
-from .replacements import GETTERS, REPLACEMENTS, ad_list_sort, ad_max, ad_min, ad_sorted  # noqa: E402  (they are differentiated by `call` itself)
+from .replacements import GETTERS, REPLACEMENTS, Deque, ad_list_sort, ad_max, ad_min, ad_sorted  # noqa: E402  (they are differentiated by `call` itself)
 
 KEYED = {min: ad_min, max: ad_max, sorted: ad_sorted}  # builtins taking a key= run as Python code with a Python key
 

@@ -376,3 +376,62 @@ def test_sparsity_follows_writes_through_overlapping_views(f, mode):
     J = sparse_jacobian(f, x).toarray()
     want = np.stack([(f(x + 1e-6 * e) - f(x - 1e-6 * e)) / 2e-6 for e in np.eye(x.size)], axis=1)
     np.testing.assert_allclose(J, want, rtol=1e-6, atol=1e-8)
+
+
+# -- collections.deque in reverse mode (gen21: 153 programs refused) -------------------------------------------------
+# A deque made in differentiated code is a Python stand-in over a list (a deque subclass), which reverse mode
+# follows as code; a C deque's methods have no rules (NoRuleError for `deque([x])`, `w.append(x)`).
+
+def _deque_rotated_and_popped(x):
+    from collections import deque
+    d = deque([x, 1.0, x * x])
+    d.rotate(-1)
+    d.appendleft(np.sin(x))
+    d.extend([x, 2.0])
+    d.extendleft([3.0 * x])
+    a = d.pop() * d.popleft()
+    return a + sum(d) * d[1] + d[-1] ** 2 + len(d)
+
+
+def _moving_window(x):
+    from collections import deque
+    w = deque(maxlen=3)
+    tot = 0.0
+    for k in range(6):
+        w.append(x * (k + 1))
+        tot += sum(w) / len(w)
+    return tot * w[0]
+
+
+def _breadth_first_queue(x):
+    from collections import deque
+    q = deque()
+    q.append((x, 0))
+    out = 0.0
+    while q:
+        v, depth = q.popleft()
+        out += v
+        if depth < 3:
+            q.append((v * 0.5, depth + 1))
+            q.append((v * x, depth + 1))
+    return out
+
+
+def _deque_copied_and_edited(x):
+    import copy
+    from collections import deque
+    d = deque([x, 2 * x], maxlen=3)
+    e = copy.copy(d)
+    e[0] = 5.0
+    g = copy.deepcopy(d)
+    g.append(x ** 3)
+    d.insert(1, x ** 2)
+    del d[0]
+    d.reverse()
+    return sum(d) + sum(e) + sum(g) * d[0] + (1.0 if isinstance(d, deque) else 0.0) + d.index(x ** 2)
+
+
+@pytest.mark.parametrize("f", [_deque_rotated_and_popped, _moving_window, _breadth_first_queue,
+                               _deque_copied_and_edited])
+def test_deque_in_every_mode(f):
+    assert_scalar_modes(f, 0.7)

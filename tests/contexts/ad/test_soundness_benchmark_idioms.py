@@ -182,10 +182,10 @@ def test_hessian_of_iteration_over_an_array(f):
     np.testing.assert_allclose(jacfwd(lambda t: gradient(f, t)[0], x), fd.hessian(f, x), rtol=1e-5, atol=1e-5)
 
 
-def test_iterating_an_unknown_container_is_refused_not_zero():
+def test_iterating_a_deque_is_followed_not_zero():
+    # (a C deque's items were lost to reverse mode, 0; it was refused, and a deque made in differentiated code is
+    # now a Python stand-in over a list that reverse mode follows: `replacements.Deque`)
     import collections
-
-    from overdub.errors import OverdubError
 
     def f(t):
         d = collections.deque([t, 2.0 * t])
@@ -193,8 +193,7 @@ def test_iterating_an_unknown_container_is_refused_not_zero():
         for v in d:
             s += v * v
         return s
-    with pytest.raises(OverdubError):
-        gradient(f, 0.7)
+    assert abs(gradient(f, 0.7)[0] - fd.derivative(f, 0.7)) < 1e-6
 
 
 # -- builtins iterating an array ------------------------------------------------------------------
