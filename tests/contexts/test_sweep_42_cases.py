@@ -435,3 +435,21 @@ def _deque_copied_and_edited(x):
                                _deque_copied_and_edited])
 def test_deque_in_every_mode(f):
     assert_scalar_modes(f, 0.7)
+
+
+# -- forward mode's duals after the twin gave up, on an array of constants written later (verify41 REG1) -------------
+# A write into a module array made the tangent twin give up; the rerun on duals then met `b = np.array([...]); b[0] = x`
+# with a plain b, refused. np.array of constants in the user's code is made as np.zeros' is: a dual of zero tangent.
+
+_BUFFER = np.ones(3)
+
+
+def _buffer_written_beside_a_module_array(x):
+    b = np.array([1.0, 2.0, 3.0])
+    b[0] = x * x
+    _BUFFER[0] = 2.0
+    return float(b.sum()) * x
+
+
+def test_forward_rerun_on_duals_takes_an_array_of_constants():
+    assert_scalar_modes(_buffer_written_beside_a_module_array, 0.7)

@@ -190,14 +190,27 @@ def test_hessian_through_stores_into_an_array_made_from_the_input():
                                fd.hessian(_stores_into_an_array_made_from_x, x), rtol=1e-4, atol=1e-4)
 
 
+_ZEROS = np.zeros(4)
+
+
 def test_hessian_storing_into_a_plain_array_says_how_to_fix_it():
-    """An array made by np.zeros in the user's code takes the perturbed values (a dual of zero tangent,
-    tests/contexts/forward/test_hessian_fresh_arrays.py); a plain array made otherwise is refused."""
+    """An array made by np.zeros or np.array of constants in the user's code takes the perturbed values (a dual
+    of zero tangent, tests/contexts/forward/test_hessian_fresh_arrays.py); a plain array made otherwise (a copy of
+    a module's) is refused."""
     from contexts.ad.runtime import UnsupportedFunction
 
     def f(x):
-        z = np.array([0.0, 0.0, 0.0, 0.0])
+        z = _ZEROS.copy()
         z[1:3] = x[:2] ** 2
         return np.sum(z * z)
     with pytest.raises(UnsupportedFunction, match="zeros_like"):
         hessian(f, np.array([1.3, -0.7, 2.1]))
+
+
+def test_hessian_storing_into_an_array_of_constants():
+    def f(x):
+        z = np.array([0.0, 0.0, 0.0, 0.0])
+        z[1:3] = x[:2] ** 2
+        return np.sum(z * z)
+    x = np.array([1.3, -0.7, 2.1])
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x, matrix=True), rtol=1e-5, atol=1e-6)
