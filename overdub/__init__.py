@@ -16,11 +16,11 @@ Originals are never modified; twins are cached per code object and profile.
 
 from .context import Context
 from .errors import ContextStackError, OverdubError, SourceUnavailable
-from .patch import is_recursable, patch
+from .patch import is_recursable, patch, without_source
 from .sites import KINDS, Block, Site
 from .source import opaque
 from .stack import active, current
 from .view import StaticView, show, view
 
-__all__ = ["Context", "Site", "Block", "KINDS", "current", "active", "patch", "is_recursable", "show",
+__all__ = ["Context", "Site", "Block", "KINDS", "current", "active", "patch", "is_recursable", "without_source", "show",
            "view", "StaticView", "opaque", "OverdubError", "SourceUnavailable", "ContextStackError"]

@@ -304,6 +304,20 @@ def is_recursable(fn) -> bool:
     return True
 
 
+def without_source(fn) -> bool:
+    """fn is a Python function whose source cannot be had (made by `exec`, a code generator's), no pass's twin
+    and no primitive: a context can run it only as it is."""
+    if type(fn) is not _FunctionType or id(fn.__code__) in _PRIMITIVE_CODES or is_opaque(fn.__code__):
+        return False
+    if cache.patched_for(fn.__code__) is not None:
+        return False
+    try:
+        get_source(fn.__code__, fn.__globals__)
+    except SourceUnavailable:
+        return True
+    return False
+
+
 def _target_function(fn):
     """The pure-Python function calling fn enters first, without patching anything (None if none)."""
     kind = type(fn)

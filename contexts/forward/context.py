@@ -535,6 +535,9 @@ class ForwardContext(overdub.Context):
             y = _construct(self, fn, args, kwargs)
             if y is not _UNKNOWN:
                 return y
+        if (type(fn) is types.FunctionType or isinstance(fn, type)) and (
+                has_dual(args) or has_dual(list(kwargs.values()))):
+            _sourceless_questions(fn, None)
         try:
             return fn(*args, **kwargs)
         except IndexError as e:  # f2py refusing a dual (BLAS's dscal: "... can't be converted to double")
@@ -553,6 +556,9 @@ class ForwardContext(overdub.Context):
         return self.recurse(fn, *args)
 
     def _primitive(self, site, fn, args, kwargs, perturbed=False):
+        if (type(fn) is types.FunctionType or isinstance(fn, type)) and (
+                _holds_dual(args) or _holds_dual(tuple(kwargs.values()))):
+            _sourceless_questions(fn, str(site))
         if type(fn).__name__ == "fortran" and (_holds_dual(args) or _holds_dual(tuple(kwargs.values()))):
             # an f2py wrapper (LAPACK, BLAS, MINPACK) without a rule, given duals: refused before the call, whose
             # failing conversion of a dual drops a reference to a dtype (scipy's: numpy's refcount error after a
@@ -967,6 +973,32 @@ def _container_method(fn) -> bool:
     """fn is a method of a list, dict, set or deque: it may keep what it is given (`O.append(b)`), which must
     stay the dual (its value alone, stored, missed the tangent b got later through `b[0] = y`: 0 for 1.4)."""
     return type(fn) is types.BuiltinMethodType and isinstance(fn.__self__, (list, dict, set, collections.deque))
+
+
+# what a function run as it is (no source: `exec`'s, a code generator's) may ask of a dual or hand to code run as it
+# is too, answered as of the dual, not of its value (`isinstance(a, float)` False: another branch, pkI W2)
+_QUESTIONS = frozenset({"isinstance", "issubclass", "type", "hasattr", "callable", "super", "float", "int", "bool",
+                        "str", "repr", "format", "round", "math", "numbers", "np", "numpy"})
+
+
+def _sourceless_questions(fn, where) -> None:
+    """Refuse running the Python function fn without its source (a twin cannot be made) on duals where its code
+    asks a question of a value or calls code that would run untransformed (`super().__init__`); for a class, its
+    `__init__` and `__new__` (prettyclass's generated `__init__`)."""
+    if isinstance(fn, type):
+        for part in (fn.__dict__.get("__init__"), fn.__dict__.get("__new__")):
+            if type(part) is types.FunctionType:
+                _sourceless_questions(part, where)
+        return
+    if not overdub.without_source(fn):
+        return
+    asked = [n for n in fn.__code__.co_names if n in _QUESTIONS]
+    if asked:
+        raise NoForwardRule(
+            f"forward mode cannot follow {fn.__qualname__}, a function without source (made by `exec` or a code "
+            f"generator), given dual numbers: it asks `{asked[0]}` of its values, which a dual answers "
+            "otherwise than its value would", where=where or _conversion_site(),
+            fix="give it a rule (`contexts.rules.registry.frule`), or define it in a file")
 
 
 def _constants_as_plain(args, kwargs):
