@@ -23,7 +23,7 @@ from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
 from . import runtime as _runtime
 from .runtime import _NOKW, _rules, _twin_call, call, override_rules, restore_rules
-from ..rules.cotangents import SeqBox, Tangent, fields_of, has_fields
+from ..rules.cotangents import SeqBox, Tangent, acc as acc_cotangents, fields_of, has_fields
 from .helpers import stores as _stores
 from .structs import CHANGES, LAST_CHANGE, RECORDING_START, Session, finalize
 
@@ -236,6 +236,8 @@ def _reverse(pb, dy, args, y=None, f=None, kwargs=None):
     try:
         try:
             dfn, dargs, _dkw = pb[0](pb, dy, None, S)
+            if dargs is not None:
+                dargs = _with_boxes(dargs, args, S)
         finally:
             S.finish()
             found = _SPECIAL_HITS.get() if hits is not None else None
@@ -431,6 +433,13 @@ def _seed(y):
             raise NonScalarError(f"`gradient` needs a real scalar output, got a {type(y).__name__} holding "
                                  f"{type(held).__name__} of shape {np.shape(held)}", fix=e.fix) from None
         return _handed(container.seed(y, one))
+    if type(y).__name__ == "Dual" and np.ndim(y.primal) > 0:
+        # forward over reverse of a vector output: seeded with 1.0, the gradient of the outputs' sum came out as
+        # if of a scalar f (`hessian(lambda x: x * x, x)`: the Hessian of the sum, gen22 W7)
+        raise NonScalarError(
+            f"`gradient` needs a real scalar output, got an array of shape {np.shape(y.primal)}",
+            fix="reduce the output to a scalar (e.g. `.sum()`), or use `jacobian` / `pullback` for vector outputs; "
+                "`hessian(f, x, inner=\"forward\")` gives one Hessian per output")
     if type(y).__name__ == "Dual" or hasattr(y, "__array_ufunc__") and not isinstance(y, np.ndarray) and not fields:
         return 1.0
     if fields:  # its cotangent is its fields': a number seeded there would be dropped, the gradient silently 0
@@ -448,15 +457,60 @@ def _seed(y):
 
 def _promote(args: tuple) -> tuple:
     """Integer arrays are differentiated as float arrays (numpy's integer arithmetic has no tangent
-    space; Python ints stay exact)."""
+    space; Python ints stay exact). One list, dict or object reached twice through the arguments' lists, tuples
+    and dicts is refused (see `_distinct`)."""
+    nested = False
     for a in args:
         ta = type(a)
         if ta is float or ta is int:  # (the common case: no isinstance of the abstract ArrayLeaf)
             continue
+        if ta is list or ta is tuple or ta is dict or not (ta is np.ndarray or isinstance(a, (np.generic, ArrayLeaf))):
+            nested = True
         if (ta is np.ndarray or isinstance(a, ArrayLeaf)) and a.dtype.kind in "iu":
-            return tuple(a.astype(float) if (type(a) is np.ndarray or isinstance(a, ArrayLeaf))
+            args = tuple(a.astype(float) if (type(a) is np.ndarray or isinstance(a, ArrayLeaf))
                          and a.dtype.kind in "iu" else a for a in args)
-    return args
+            break
+    return _distinct(args) if nested and len(args) + sum(type(a) in (list, tuple, dict) for a in args) > 1 else args
+
+
+def _distinct(args: tuple) -> tuple:
+    """args with the tuples reached twice through their lists, tuples and dicts made anew (`gradient(f, (1.0, 2.0),
+    (1.0, 2.0))`: one constant object); a list, dict or object reached twice refused. Reverse mode gives an
+    object's cotangent once, to the object: each place it is reached from was given the sum of all (gen22 W3:
+    `gradient(f, L, L)` gave both arguments the cotangents of both)."""
+    seen: dict = {}
+    repeated_tuple = False
+
+    def walk(v, depth: int) -> None:
+        nonlocal repeated_tuple
+        t = type(v)
+        if t is float or t is int or t is bool or t is str or v is None or t is np.ndarray \
+                or isinstance(v, (np.generic, numbers.Number, ArrayLeaf)):
+            return
+        if id(v) in seen:
+            if t is tuple:
+                repeated_tuple = True
+                return
+            raise OverdubError(
+                f"the same {t.__name__} is passed twice among the arguments (by identity): reverse mode gives an "
+                "object one cotangent, which each place it is passed at would hold whole",
+                fix="pass copies (`copy.deepcopy`), or pass it once and read it twice inside the function")
+        seen[id(v)] = v
+        if depth < 6 and (t is list or t is tuple or t is dict or isinstance(v, (list, tuple, dict))):
+            for item in (v.values() if isinstance(v, dict) else v):
+                walk(item, depth + 1)
+    for a in args:
+        walk(a, 0)
+    if not repeated_tuple:
+        return args
+
+    def anew(v, depth: int):
+        if type(v) is tuple and depth < 6:
+            return tuple([anew(u, depth + 1) for u in v])
+        if type(v) is list and depth < 6 and any(type(u) is tuple for u in v):
+            return [anew(u, depth + 1) for u in v]
+        return v
+    return _distinct(tuple(anew(a, 0) for a in args))
 
 
 def _wrt_mask(args: tuple, wrt) -> tuple[tuple, int]:
@@ -539,6 +593,8 @@ def _value_and_gradient(f, args, wrt=None):
                 S = Session()
                 try:
                     dargs = pb[0](pb, seed, None, S)[1]
+                    if dargs is not None and S.boxes:
+                        dargs = _with_boxes(dargs, args, S)
                 finally:
                     if S._redo:  # (the common case: nothing to redo, no call)
                         S.finish()
@@ -654,6 +710,57 @@ def _complex_row(re, im):
         complex(re) + 1j * complex(im))
 
 
+def _of_several_shapes(y) -> bool:
+    """A list or tuple output whose entries are not all numbers: arrays, or containers (a block each)."""
+    return any(not isinstance(v, (numbers.Number, np.generic)) or isinstance(v, np.ndarray) for v in y) and \
+        len({np.shape(v) if isinstance(v, (np.ndarray, numbers.Number, np.generic)) else id(v) for v in y}) > 1
+
+
+def _entry_of(f: Callable, key) -> Callable:
+    def entry(*args):
+        return f(*args)[key]
+    return entry
+
+
+def _with_boxes(dargs: tuple, args: tuple, S) -> tuple:
+    """The arguments' cotangents with what their boxes hold: a list's, dict's or object's entries given their
+    cotangents into its box by a rule that had no variable of it at hand (`sum(d.values())` of a dict argument:
+    the items' cotangents went to the dict's box, the argument's own was None, and the gradient came out zero,
+    gen22 W6), also for containers inside the arguments (`m.params.values()`)."""
+    if not S.boxes:
+        return dargs
+    seen: set = set()
+    return tuple(_boxed(g, a, S, seen, 0) for g, a in zip(dargs, args))
+
+
+def _boxed(g, a, S, seen: set, depth: int):
+    if depth > 4 or id(a) in seen or not (isinstance(a, (list, dict)) or (
+            has_fields(a) and not isinstance(a, (tuple, np.ndarray, np.generic, type, types.ModuleType,
+                                                 types.FunctionType)))):
+        return g
+    seen.add(id(a))
+    b = S.boxes.get(id(a))
+    if b is not None and g is not b:
+        g = b if g is None else acc_cotangents(b, g)
+    entries = (a.items() if isinstance(a, dict) else enumerate(a) if isinstance(a, list) else fields_of(a).items())
+    made = g is None  # (nothing came for a itself: a holder made for what its entries' boxes hold, if any)
+    if made:
+        g = [None] * len(a) if isinstance(a, list) else {} if isinstance(a, dict) else Tangent()
+    found = False
+    for k, v in entries:
+        if isinstance(v, (list, dict)) or has_fields(v):
+            if isinstance(g, dict):  # (a dict's, a MapBox, an object's Tangent)
+                inner = g.get(k)
+                new = _boxed(inner, v, S, seen, depth + 1)
+                if new is not inner:
+                    g[k], found = new, True
+            elif isinstance(g, list) and k < len(g):  # (a list's, a SeqBox)
+                new = _boxed(g[k], v, S, seen, depth + 1)
+                if new is not g[k]:
+                    g[k], found = new, True
+    return None if made and not found else g
+
+
 def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
     """The Jacobian of f at args: for one array/scalar argument an array of shape (outputs, inputs),
     else a tuple with one block per argument. Reverse mode runs one pullback per output element on one
@@ -673,6 +780,11 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
     if mode != "reverse":
         raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="reverse" or mode="forward"')
     y, back = _pullback(f, args, {}, full=False)
+    if isinstance(y, dict) or type(y) in (list, tuple) and _of_several_shapes(y):
+        # a dict, or a tuple of arrays of other shapes: one Jacobian per entry, as forward mode's jacfwd gives
+        # them (a dict's came out zeros, silently; a tuple's a ValueError of numpy's: gen22 W4)
+        parts = {k: jacobian(_entry_of(f, k), *args) for k in (y if isinstance(y, dict) else range(len(y)))}
+        return parts if isinstance(y, dict) else type(y)(parts.values()) if type(y) is list else tuple(parts.values())
     container = _output_container(y)  # (a pint Quantity, a DataArray: seeded by its values)
     values = (container.held(y) if container is not None else
               type(y)(_held(v) for v in y) if type(y) in (list, tuple) else y)  # ([q1, q2]: magnitudes)

@@ -501,3 +501,120 @@ def _dataclasses_and_named_tuples(x):
 def test_generated_methods_without_questions_still_run():
     # (dataclasses' and namedtuples' generated methods have no source either: they ask nothing of the values)
     assert_scalar_modes(_dataclasses_and_named_tuples, 0.5)
+
+
+# -- the API surface (gen22 W3, W4, W6, W7, W5) ------------------------------------------------------------------
+
+def _values_summed(y):
+    return sum(y.values()) * 2.0 + y.get("a")
+
+
+def _values_in_a_helper(y):
+    return _sum_of_values(y) * y["b"]
+
+
+def _sum_of_values(q):
+    return sum(q.values())
+
+
+def _nested_values(p):
+    return sum(v * 2.0 for _, v in p["p"].items()) * p["s"] + max(p["q"].values())
+
+
+class _Params:
+    def __init__(self):
+        self.params = {"w": 0.3, "b": 0.7}
+
+
+def _object_dict_values(m):
+    return sum(m.params.values()) ** 2
+
+
+def _leaves(g):
+    if isinstance(g, dict):
+        return [u for k in sorted(g) for u in _leaves(g[k])]
+    if hasattr(g, "params"):
+        return _leaves(g.params)
+    return [float(g)]
+
+
+@pytest.mark.parametrize("f, make", [
+    (_values_summed, lambda: {"a": 0.3, "b": 0.7}), (_values_in_a_helper, lambda: {"a": 0.3, "b": 0.7}),
+    (_nested_values, lambda: {"p": {"a": 0.5, "b": 0.7}, "q": {"u": 0.1, "v": 0.9}, "s": 1.2}),
+    (_object_dict_values, _Params)])
+def test_a_dict_argument_read_through_its_views(f, make):
+    # (W6: the values' cotangents went to the dict's box, the argument's own was None: a zero gradient)
+    got = _leaves(gradient(f, make())[0])
+    base = make()
+    want = []
+
+    def bump(holder, key, h):
+        p = make()
+        target = p.params if hasattr(p, "params") else p
+        for k in holder:
+            target = target[k]
+        target[key] += h
+        return f(p)
+
+    def walk(d, path):
+        for k in sorted(d):
+            if isinstance(d[k], dict):
+                walk(d[k], path + [k])
+            else:
+                want.append((bump(path, k, 1e-6) - bump(path, k, -1e-6)) / 2e-6)
+    walk(base.params if hasattr(base, "params") else base, [])
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+def test_the_same_list_passed_twice_is_refused_and_a_folded_tuple_is_not():
+    # (W3: every slot got the sum of both; arrays were right, per slot)
+    L = [1.0, 2.0]
+    with pytest.raises(OverdubError, match="passed twice"):
+        gradient(lambda a, b: a[0] * b[1], L, L)
+    with pytest.raises(OverdubError, match="passed twice"):
+        gradient(lambda P: P[0][0] * P[1][1], [L, L])
+    T = (1.0, 2.0)
+    assert gradient(lambda a, b: a[0] * b[1], T, T) == ((2.0, 0.0), (0.0, 1.0))
+
+
+def _dict_output(x):
+    return {"a": x[0] * x[1], "b": x * 3.0}
+
+
+def _tuple_of_shapes(x):
+    return (x * 2.0, x.sum() * x[0])
+
+
+@pytest.mark.parametrize("f", [_dict_output, _tuple_of_shapes])
+def test_reverse_jacobian_of_structured_outputs(f):
+    # (W4: a dict's Jacobian came out zeros, a tuple's a numpy ValueError): one per entry, as jacfwd gives them
+    from contexts import jacfwd, jacobian
+    x = np.array([1.0, 2.0])
+    got, want = jacobian(f, x), jacfwd(f, x)
+    keys = list(got) if isinstance(got, dict) else range(len(got))
+    for k in keys:
+        fd_k = np.stack([(np.asarray(f(x + 1e-6 * e)[k]) - np.asarray(f(x - 1e-6 * e)[k])) / 2e-6 for e in np.eye(2)], -1)
+        np.testing.assert_allclose(got[k], fd_k, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(want[k], fd_k, rtol=1e-6, atol=1e-8)
+
+
+def test_hessian_of_a_vector_output_is_one_per_output():
+    # (W7: forward over reverse seeded the vector output with ones: the Hessian of the outputs' sum, silently)
+    from contexts import hvp
+    x = np.array([1.0, 2.0])
+    f = lambda x: np.array([x[0] * x[1], x[1] ** 2])  # noqa: E731
+    want = np.array([[[0.0, 1.0], [1.0, 0.0]], [[0.0, 0.0], [0.0, 2.0]]])  # (closed form)
+    np.testing.assert_allclose(hessian(f, x), want)
+    np.testing.assert_allclose(hvp(f, x, np.array([1.0, 0.0])), want @ np.array([1.0, 0.0]))
+
+
+def _rounded_by_its_method(x):
+    return x.__round__(12) * 3.0
+
+
+def test_round_called_by_its_method_is_checked_as_round():
+    # (W5: `x.__round__(12)` gave 0 in both modes where `round(x, 12)` is refused)
+    from contexts.lowered.runtime import SpecialPoint
+    for mode in (gradient, derivative):
+        with pytest.raises(SpecialPoint):
+            mode(_rounded_by_its_method, 0.7)
