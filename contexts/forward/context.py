@@ -977,8 +977,8 @@ def _container_method(fn) -> bool:
 
 # what a function run as it is (no source: `exec`'s, a code generator's) may ask of a dual or hand to code run as it
 # is too, answered as of the dual, not of its value (`isinstance(a, float)` False: another branch, pkI W2)
-_QUESTIONS = frozenset({"isinstance", "issubclass", "type", "hasattr", "callable", "super", "float", "int", "bool",
-                        "str", "repr", "format", "round", "math", "numbers", "np", "numpy"})
+# (not numpy's or math's functions: a dual takes those by its protocols or refuses them loudly, as `float()` of one)
+_QUESTIONS = frozenset({"isinstance", "issubclass", "type", "hasattr", "callable", "super"})
 
 
 def _sourceless_questions(fn, where) -> None:

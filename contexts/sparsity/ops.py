@@ -438,7 +438,15 @@ def array(obj, dtype=None, *, copy=True, ndmin=0, **kw):
     """np.array / np.asarray of tracers, or of nested lists holding tracers. (`copy` may be numpy's
     `_CopyMode`, as array-api-compat passes it: `IF_NEEDED` is asarray's; its truth value raises.)
     ndmin: ones prepended to the shape (np.block's `array(a, ndmin=n, copy=None)`)."""
-    result = _array(obj, dtype, copy)
+    order = kw.get("order")
+    if isinstance(obj, Tracer) and order not in (None, "K", "A") and not (copy is True or (
+            getattr(np, "_CopyMode", None) is not None and copy is np._CopyMode.ALWAYS)) and (
+            dtype is None or np.dtype(dtype) == obj.dtype):
+        # (`np.array(a, order="F", copy=None)`, numpy's `require`: a view where numpy's is one, as it decides for
+        # the index map; taken for one always, a write into numpy's copy reached a: sp42 W8b)
+        result = obj._view_by(lambda i: np.array(i, order=order, copy=None))
+    else:
+        result = _array(obj, dtype, copy)
     missing = ndmin - len(_shape(result))
     if missing > 0:
         return _reshape(result, (1,) * missing + _shape(result))

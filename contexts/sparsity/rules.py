@@ -24,7 +24,7 @@ import overdub
 from contexts.rules.registry import registry
 from contexts.rules.numpy.inplace import refuse_read_only_at
 
-from contexts.rules.sparsity_specs import LINEAR, NONDIFF, NONLINEAR
+from contexts.rules.sparsity_specs import LINEAR, NONDIFF, NONLINEAR, Elementwise
 
 from . import ops
 from .moves import _H, _P, as_tracer, elementwise, reduce, restructure
@@ -36,13 +36,26 @@ __all__ = ["ufunc_at"]
 # -- builtins and math: a tracer, or Python values holding tracers ---------------------------------------
 
 
-@registry.srule(builtins.float, builtins.complex)
-def float_srule(x=0.0, *rest):
-    """float(t), complex(t) keep the tracer (a conversion does not change dependencies); complex(a, b) is
-    a + b * 1j (its imaginary part is b's)."""
+def _converted(x, kind):
+    """kind(t) of a tracer: its dependencies, its primal (where known) the Python number kind makes of it (`type(s)
+    is float` of `s = float(x.sum())` was a numpy scalar's answer, False, in local mode: sp42 W10)."""
+    if x.primal is None or x.size != 1:
+        return x
+    return Tracer((), x.P, x.H, kind(np.asarray(x.primal).reshape(-1)[0]), x.order)
+
+
+@registry.srule(builtins.float)
+def float_srule(x=0.0):
+    """float(t) keeps the tracer's dependencies (a conversion does not change them)."""
+    return _converted(x, float) if isinstance(x, Tracer) else float(x)
+
+
+@registry.srule(builtins.complex)
+def complex_srule(x=0.0, *rest):
+    """complex(t) as float(t); complex(a, b) is a + b * 1j (its imaginary part is b's)."""
     if rest:
         return x + rest[0] * 1j
-    return x if isinstance(x, Tracer) else float(x)
+    return _converted(x, complex) if isinstance(x, Tracer) else complex(x)
 
 
 def _fold(select_fn, reduce_kind):
@@ -351,8 +364,24 @@ if _sc is not None:
 registry.srule(np.array)(ops.array)
 
 
+@registry.srule(np.nan_to_num)
+def nan_to_num_srule(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    y = elementwise(np.nan_to_num, Elementwise(first=(True,), second="none"), (x,),
+                    {"nan": nan, "posinf": posinf, "neginf": neginf})
+    if not copy and isinstance(x, Tracer):  # (numpy's changes x in place and returns it: a copy lost a later
+        x[...] = y                          # write through the result, sp42 W9)
+        return x
+    return y
+
+
 @registry.srule(np.asarray, np.asanyarray)
 def asarray_srule(a, dtype=None, *args, **kw):
+    if isinstance(a, Tracer):
+        order = args[0] if args else kw.get("order")
+        if dtype is not None and np.dtype(dtype) != a.dtype:
+            return a.astype(dtype)  # (another dtype: numpy's copy, a write into it must not reach a: sp42 W8)
+        if order is not None:  # (a view or a copy, as numpy decides for the index map: `order="F"` of a C array)
+            return a._view_by(lambda i: np.asarray(i, order=order))
     return ops.array(a, dtype, copy=False)
 
 

@@ -385,6 +385,11 @@ class Tracer:
     def flags(self):
         if self.primal is not None and self.is_constant and isinstance(self.primal, np.ndarray):
             return self.primal.flags
+        if self.shape:
+            # the layout numpy's array would have, as its index map has it (a view's rows: `a.T` is F-contiguous,
+            # owns no data; numpy's `require(a.T, requirements="C")` copies by asking, and a view taken for it lost a
+            # write, sp42 W8b)
+            return (self._view[1] if self._view is not None else _index_map(self.shape)).flags
         return _FLAGS
 
     def __len__(self) -> int:
@@ -486,7 +491,7 @@ class Tracer:
     def __matmul__(self, o): return NotImplemented if _opts_out(o) else np.matmul(self, o)
     def __rmatmul__(self, o): return _declined(o) if _opts_out(o) else np.matmul(o, self)
     def __neg__(self): return np.negative(self)
-    def __pos__(self): return self
+    def __pos__(self): return self.copy()  # (numpy's `+a` is a new array: a write into it reached a, sp42 W8)
     def __abs__(self): return np.absolute(self)
     def __lt__(self, o): return NotImplemented if _opts_out(o) else np.less(self, o)
     def __le__(self, o): return NotImplemented if _opts_out(o) else np.less_equal(self, o)
@@ -702,7 +707,10 @@ class Tracer:
         return Tracer(self.shape, self.P, self.H, primal, self.order)
 
     def conj(self):
-        return self
+        # (a real array's is itself, as numpy's; a complex one's a new array of the conjugates: itself, its
+        # imaginary parts kept their sign and a write into it reached the original, sp42 W7)
+        # (global mode does not know a traced value's dtype: a new array, as for a complex one)
+        return self if self.primal is not None and self.dtype.kind != "c" else np.conjugate(self)
 
     conjugate = conj
 

@@ -618,3 +618,90 @@ def test_round_called_by_its_method_is_checked_as_round():
     for mode in (gradient, derivative):
         with pytest.raises(SpecialPoint):
             mode(_rounded_by_its_method, 0.7)
+
+
+# -- sparsity: copies taken for views and views for copies, conj, type() (sp42 W7-W10) -----------------------------
+
+def _positive_copy_written(x):
+    a = x * 1.0
+    b = +a  # (a new array: a write into it must not reach a)
+    b[0] = x[5] ** 2
+    return a * x[1]
+
+
+def _float32_copy_written(x):
+    a = x * 1.0
+    r = np.asarray(a, dtype=np.float32)
+    r[0] = x[5] ** 2
+    return a + r[0]
+
+
+def _fortran_order_copy_written(x):
+    a = x.reshape(2, 3) * 1.0
+    r = np.asarray(a, order="F")
+    r[0, 0] = x[5] ** 2
+    return a.ravel()
+
+
+def _required_layouts_written(x):
+    a = x.reshape(2, 3) * 1.0
+    r = np.require(a.T, requirements="C")  # (a copy)
+    r[0, 0] = x[5] ** 2
+    v = np.require(a, requirements="C")  # (a itself)
+    v[1, 1] = x[0] * x[2]
+    return a.ravel()
+
+
+def _conjugate_written(x):
+    z = x[:3] + 1j * x[3:]
+    w = z.conj()
+    w[0] = x[5]
+    return (z.imag * 1.0).real
+
+
+def _in_place_nan_to_num_written(x):
+    b = x * 1.0
+    r = np.nan_to_num(b, copy=False)  # (b itself)
+    r[0] = x[5] ** 2
+    return b
+
+
+@pytest.mark.parametrize("f", [_positive_copy_written, _float32_copy_written, _fortran_order_copy_written,
+                               _required_layouts_written, _conjugate_written, _in_place_nan_to_num_written])
+@pytest.mark.parametrize("mode", ["global", "local"])
+def test_sparsity_tells_copies_from_views(f, mode):
+    from contexts import jacobian_sparsity
+    x = np.array([0.61, -0.47, 0.83, 1.12, -0.71, 0.35])
+    truth = _numeric_pattern(f, x)
+    got = jacobian_sparsity(f, x, mode=mode).toarray().astype(bool)
+    assert not (truth & ~got).any(), np.argwhere(truth & ~got)
+
+
+def _branch_on_the_type_of_a_float(x):
+    s = float(np.sum(x))
+    if type(s) is float:
+        return x * s
+    return x * 1.0
+
+
+def test_sparsity_answers_type_of_a_number_or_refuses():
+    from contexts import jacobian_sparsity
+    from contexts.sparsity import TracedBranchError
+    x = np.array([0.8, 0.6, 0.4])
+    truth = _numeric_pattern(_branch_on_the_type_of_a_float, x)
+    assert truth.all()
+    assert jacobian_sparsity(_branch_on_the_type_of_a_float, x, mode="local").toarray().astype(bool).all()
+    with pytest.raises(TracedBranchError):
+        jacobian_sparsity(_branch_on_the_type_of_a_float, x)
+
+
+def test_forward_refuses_in_place_nan_to_num_of_a_dual_array():
+    from contexts import jacfwd
+    with pytest.raises(OverdubError, match="copy=False"):
+        jacfwd(_in_place_nan_to_num_written, np.linspace(0.1, 0.6, 6))
+    # (reverse mode follows it: checked against finite differences)
+    x = np.linspace(0.1, 0.6, 6)
+    w = np.arange(1.0, 7.0)
+    g = gradient(lambda v: float(_in_place_nan_to_num_written(v) @ w), x)[0]
+    np.testing.assert_allclose(g, fd.gradient(lambda v: float(_in_place_nan_to_num_written(v) @ w), x)[0], rtol=1e-6,
+                               atol=1e-9)

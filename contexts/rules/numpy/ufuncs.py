@@ -627,8 +627,18 @@ def _nan_to_num():
         return (match_primal(np.where(np.isfinite(x), dy, 0), x),) + (None,) * len(rest)
 
     def nan_to_num_frule(tangents, x, *rest, **kwargs):
-        y, t = np.nan_to_num(x, *rest, **kwargs), tangents[0]
-        return y, (None if t is None else np.where(np.isfinite(x), t, 0))
+        finite, t = np.isfinite(x), tangents[0]  # (before: `copy=False` changes x)
+        y = np.nan_to_num(x, *rest, **kwargs)
+        if t is None:
+            return y, None
+        if y is x and np.ndim(x):
+            # in place (`copy=False`): the result is x itself, which a new dual is not (a write through it was lost:
+            # sp42 W9's forward form, 0 for 1.4)
+            from contexts.rules.registry import MissingRule
+            raise MissingRule("forward mode does not follow np.nan_to_num(..., copy=False) of a perturbed array (in "
+                              "place: the result is the array itself)", fix="use copy=True (the default) and assign "
+                                                                           "the result: `a = np.nan_to_num(a)`")
+        return y, np.where(finite, t, 0)
     return nan_to_num_adjoint, nan_to_num_frule
 
 
@@ -712,7 +722,7 @@ def _taken_select(greater: bool):
 registry.sparsity(LINEAR, np.add, np.subtract, np.negative, np.positive, np.conjugate, np.deg2rad,
                   np.rad2deg, np.radians, np.degrees)
 registry.sparsity(STRUCTURAL, np.real)
-registry.sparsity(Elementwise(first=(True,), second="none"), np.nan_to_num)
+registry.sparsity(Custom("rules.py: elementwise; with copy=False in place, the array itself"), np.nan_to_num)
 registry.sparsity(LINEAR, np.fabs, np.remainder, np.fmod)  # piecewise linear
 # |z| and z/|z| of complex z are smooth, not piecewise linear or constant; the tracers do not know whether
 # a value is complex: every dependence, first and second order, is kept (for real x a superset)
