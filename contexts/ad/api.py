@@ -238,6 +238,8 @@ def _reverse(pb, dy, args, y=None, f=None, kwargs=None):
             dfn, dargs, _dkw = pb[0](pb, dy, None, S)
             if dargs is not None:
                 dargs = _with_boxes(dargs, args, S)
+                if S._redo:  # (the arguments as given, see `_value_and_gradient`)
+                    dargs = _Finalized(finalize(g, a) for g, a in zip(dargs, args))
         finally:
             S.finish()
             found = _SPECIAL_HITS.get() if hits is not None else None
@@ -253,6 +255,8 @@ def _reverse(pb, dy, args, y=None, f=None, kwargs=None):
         _depth.leave()
     if dargs is None:
         return dfn, tuple(finalize(None, a) for a in args)
+    if type(dargs) is _Finalized:
+        return dfn, tuple(dargs)
     return dfn, tuple(finalize(g, a) for g, a in zip(dargs, args))
 
 
@@ -595,6 +599,11 @@ def _value_and_gradient(f, args, wrt=None):
                     dargs = pb[0](pb, seed, None, S)[1]
                     if dargs is not None and S.boxes:
                         dargs = _with_boxes(dargs, args, S)
+                    if S._redo and dargs is not None:
+                        # the arguments as they were given, before the changes the reverse pass undid are made
+                        # again: an entry f popped from a dict argument has its gradient (the argument as f left it
+                        # was mirrored: `d.pop("a")`'s derivative was missing, gen22 W8)
+                        dargs = _Finalized(finalize(g, a) for g, a in zip(dargs, args))
                 finally:
                     if S._redo:  # (the common case: nothing to redo, no call)
                         S.finish()
@@ -610,7 +619,9 @@ def _value_and_gradient(f, args, wrt=None):
         _depth.leave()
     if dargs is None:
         dargs = (None,) * len(args)
-    if chosen is not None:
+    if type(dargs) is _Finalized:
+        grads = tuple(dargs) if chosen is None else tuple([dargs[i] for i in chosen])
+    elif chosen is not None:
         grads = tuple([finalize(dargs[i], args[i]) for i in chosen])
     elif len(args) == 1:
         g = dargs[0]
@@ -708,6 +719,10 @@ def _complex_row(re, im):
     im = 0.0 if im is None else im
     return np.asarray(re) + 1j * np.asarray(im) if isinstance(re, np.ndarray) or isinstance(im, np.ndarray) else (
         complex(re) + 1j * complex(im))
+
+
+class _Finalized(tuple):
+    """Gradients already shaped like the arguments (`finalize`), before the arguments' changes were made again."""
 
 
 def _of_several_shapes(y) -> bool:

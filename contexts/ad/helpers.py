@@ -2413,6 +2413,12 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
         # (and an argument so changed: `list.append(L, v)`, the method unbound)
         kept = [(i, a, []) for i, a in enumerate(args) if (type(a) in _MUTABLE_CONTAINERS or isinstance(
             a, _MUTABLE_CONTAINERS)) and LAST_CHANGE.get(id(a), 0) > stamp] or None
+        if pb[0] is runtime._partial_back and len(pb) > 4 and others and since is not None:
+            # (a partial's own arguments, and its function's cells, holding arrays of the caller's the call changed:
+            # `functools.partial(put, [W])(a)`, 0 for 3, pkI W4; as for a closure's, see below)
+            for o in _captured_holders(pb[4]):
+                if (found := _held_changed(o, others, since)) is not None:
+                    kept = (kept or []) + [(_CAPTURED, *found)]
         # (an array of the caller's the call changed, the method's own object: `getattr(a, "fill")(t)`; its
         # cotangent is the rule's `dself`, which it hands back for the method, then its object)
         own = _self_of(pb)
@@ -2438,6 +2444,13 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
         for i, o in ((-1, holder), *enumerate(args)):
             if o is not None and not mutable(o) and (found := _held_changed(o, others, since)) is not None:
                 kept = (kept or []) + [(i, *found)]
+        if since is not None and len(pb) > 6 and pb[6] is not None:
+            # and the lists, dicts and objects a closure captured: arrays they hold, changed by the call, may be
+            # the caller's (`L = [W]; def w(v): L[0][1] = v`: W's cotangent was left in the caller, 0 for 3, pkI W4)
+            for o in _captured_holders(pb[6]):
+                if all(o is not a for a in args) and o is not holder and (
+                        found := _held_changed(o, others, since)) is not None:
+                    kept = (kept or []) + [(_CAPTURED, *found)]
     stamp = -1 if since is None else since
     boxed = _changed_containers(others, stamp) if others else None
     unhanded = _unhanded_changed(args, others, since, pb[6]) if others and since is not None and kept is None else None
@@ -2448,6 +2461,30 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
                   or held[i] is not None) and others]
     return (arrays, [(i, found) for i, found in shared if found], held, (len(args) if npos is None else npos, kwnames),
             kept, boxed, stamp, None, unhanded)
+
+
+_CAPTURED = -2  # (`kept`'s position of a holder the callee captured, not handed)
+
+
+def _captured_holders(fn, depth: int = 0) -> list:
+    """The lists, dicts, tuples and objects fn's closure holds (also through the functions and partials it holds)."""
+    out = []
+    if isinstance(fn, functools.partial):
+        out += [a for a in (*fn.args, *fn.keywords.values()) if type(a) in _MUTABLE_CONTAINERS or type(a) is tuple
+                or isinstance(a, _MUTABLE_CONTAINERS)]
+        fn = fn.func
+    fn = getattr(fn, "__func__", fn)
+    for c in getattr(fn, "__closure__", None) or ():
+        try:
+            v = c.cell_contents
+        except ValueError:  # (an empty cell)
+            continue
+        if type(v) in _MUTABLE_CONTAINERS or type(v) is tuple or isinstance(v, _MUTABLE_CONTAINERS) or (
+                has_fields(v) and not callable(v) and not isinstance(v, _NOT_HOLDERS)):
+            out.append(v)
+        elif depth < 2 and callable(v):
+            out += _captured_holders(v, depth + 1)
+    return out
 
 
 def _captures(fn, o, depth: int = 0) -> bool:
@@ -2622,8 +2659,8 @@ def _changed_held(n, others, since, entries, depth, seen, chain):
                 found = [e for e in found if e is not None]
                 if found:
                     entries.append((n, k, found))
-        elif (depth < _NESTED and tv not in _PLAIN and id(v) not in seen and tv is not tuple
-              and (tv in _MUTABLE_CONTAINERS or isinstance(v, _MUTABLE_CONTAINERS)
+        elif (depth < _NESTED and tv not in _PLAIN and id(v) not in seen
+              and (tv in _MUTABLE_CONTAINERS or isinstance(v, _MUTABLE_CONTAINERS) or isinstance(v, tuple)
                    or has_fields(v) and not isinstance(v, _NOT_HOLDERS))):
             _changed_held(v, others, since, entries, depth + 1, seen, chain + (id(v),))
 
@@ -2660,7 +2697,9 @@ def call_viewed(w, pb, g, dself, dargs, douts, S):
             douts[j] = _into_boxes(S, o, douts[j], w[6])
         douts = tuple(douts)
     for i, holder, entries in w[4] or ():  # (arrays the method's object or an argument holds, changed by the
-        if i < 0:                           # call: their views' cotangents in its box)
+        if i == _CAPTURED:                  # call: their views' cotangents in its box)
+            S.box(holder)  # (a closure's cell: its box is where the callee's adjoint reads it)
+        elif i < 0:
             dself = S.box(holder, dself)
         else:
             dargs = (*dargs[:i], S.box(holder, dargs[i]), *dargs[i + 1:])

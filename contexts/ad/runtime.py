@@ -1537,7 +1537,7 @@ def _partial_call(p, args, kw):
     # (the partial's own keywords the call did not override: `partial(model, q=x)(1.0, q=0.27)` gave x the
     # cotangent of the 0.27)
     own = tuple(k for k in p.keywords if k not in kw) if kw else tuple(p.keywords)
-    return y, (None if pb is None else (_partial_back, pb, len(p.args), own))
+    return y, (None if pb is None else (_partial_back, pb, len(p.args), own, p))
 
 
 _LRU_CACHE = functools._lru_cache_wrapper
@@ -1609,7 +1609,7 @@ def _make_partial_back(pb, dy, dself, S):
 
 
 def _partial_back(pb, dy, dself, S):
-    _, _, npre, pkw = pb
+    npre, pkw = pb[2], pb[3]
     dfn, dargs, dkw = _inner_back(pb, dy, None, S)
     own = Tangent(func=dfn, args=tuple(dargs[:npre]),
                   keywords={k: (dkw or {}).get(k) for k in pkw})

@@ -320,7 +320,14 @@ def _through_an_objects_tuple(x):
     return float(np.sum(p) + np.sum(q))
 
 
-@pytest.mark.parametrize("f", [_through_a_namedtuple, _through_an_objects_tuple])
+def test_arrays_changed_through_an_objects_tuple():
+    # (refused until session 42, when arrays a tuple holds inside a holder became followed: `_changed_held`)
+    x = np.array([0.3, 0.5, 0.7, 0.9])
+    np.testing.assert_allclose(gradient(_through_an_objects_tuple, x)[0],
+                               fd.gradient(_through_an_objects_tuple, x)[0], rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("f", [_through_a_namedtuple])
 def test_arrays_changed_through_a_tuple_held_refused_in_reverse(f):
     x = np.array([0.3, 0.5, 0.7, 0.9])
     with pytest.raises(OverdubError):

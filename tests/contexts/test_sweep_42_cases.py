@@ -705,3 +705,76 @@ def test_forward_refuses_in_place_nan_to_num_of_a_dual_array():
     g = gradient(lambda v: float(_in_place_nan_to_num_written(v) @ w), x)[0]
     np.testing.assert_allclose(g, fd.gradient(lambda v: float(_in_place_nan_to_num_written(v) @ w), x)[0], rtol=1e-6,
                                atol=1e-9)
+
+
+# -- arrays of the caller's changed through containers a callee captured or holds (pkI W3, W4) ----------------------
+# `L = [W]; def w(v): L[0][1] = v`: W's cotangent stayed in the caller's variable while the closure's adjoint of
+# the change looked in L's box (0 for 3). Also a dict of tuples, a partial holding `[W]`, pairs `(M, pos)` or a
+# namedtuple an object keeps and a method of it writes through (epidemmo's Factor wiring).
+
+_COEFFS = np.array([1.0, 3.0])
+
+
+def _closure_over_a_list_holding_the_array(a):
+    W = np.zeros(2)
+    L = [W]
+
+    def w(v):
+        L[0][1] = v * v
+    w(a)
+    return float(W @ _COEFFS) * a
+
+
+def _closure_over_a_dict_of_pairs(a):
+    W = np.zeros(2)
+    D = {"k": (W, 1)}
+
+    def w(v):
+        M, pos = D["k"]
+        M[pos] = v * v
+    w(a)
+    return float(W @ _COEFFS) * a
+
+
+def _put(L, v):
+    L[0][1] = v * v
+
+
+def _partial_holding_the_array(a):
+    import functools
+    W = np.zeros(2)
+    functools.partial(_put, [W])(a)
+    return float(W @ _COEFFS) * a
+
+
+class _Factor:
+    def __init__(self, v):
+        self.v = v
+        self.mats = []
+
+    def connect(self, M, pos):
+        self.mats.append((M, pos))
+
+    def update(self):
+        for M, pos in self.mats:
+            M[pos] = self.v
+
+
+class _Wired:
+    def __init__(self, fa):
+        self.W = np.zeros(2)
+        fa.connect(self.W, 1)
+
+
+def _pairs_an_object_keeps(a):
+    fa = _Factor(0.4)
+    m = _Wired(fa)
+    fa.v = a * a
+    fa.update()
+    return float(m.W @ _COEFFS) * a
+
+
+@pytest.mark.parametrize("f", [_closure_over_a_list_holding_the_array, _closure_over_a_dict_of_pairs,
+                               _partial_holding_the_array, _pairs_an_object_keeps])
+def test_arrays_changed_through_what_a_callee_holds(f):
+    assert_scalar_modes(f, 0.4)
