@@ -727,8 +727,10 @@ class _Finalized(tuple):
 
 def _of_several_shapes(y) -> bool:
     """A list or tuple output whose entries are not all numbers: arrays, or containers (a block each)."""
-    return any(not isinstance(v, (numbers.Number, np.generic)) or isinstance(v, np.ndarray) for v in y) and \
-        len({np.shape(v) if isinstance(v, (np.ndarray, numbers.Number, np.generic)) else id(v) for v in y}) > 1
+    return all(type(v) is np.ndarray or isinstance(v, (numbers.Number, np.generic, dict, list, tuple)) for v in y) \
+        and any(type(v) is not np.ndarray and not isinstance(v, (numbers.Number, np.generic)) for v in y) or (
+            all(type(v) is np.ndarray or isinstance(v, (numbers.Number, np.generic)) for v in y)
+            and len({np.shape(v) for v in y}) > 1)
 
 
 def _entry_of(f: Callable, key) -> Callable:

@@ -414,12 +414,6 @@ class ForwardContext(overdub.Context):
                     return OWN_FUNCTIONS[fn](*moved[0], **moved[1]) if moved else OWN_FUNCTIONS[fn](*args, **kwargs)
                 if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
                     return _fresh(fn(*args, **kwargs), self.tag, self.outer)
-                if fn is np.array and self.tag is not None and args and type(args[0]) in (list, tuple) \
-                        and not site.filename.startswith(_NOT_FRESH) and not has_dual(args[0]):
-                    # a new array of constants the user's code writes into later (`b = np.array([1., 2.]);
-                    # b[0] = x`): as np.zeros' (a plain one refused the store, where the twin gave up for another
-                    # reason: verify41 REG1)
-                    return _fresh(fn(*args, **kwargs), self.tag, self.outer)
                 if isinstance(fn, type) and fn.__flags__ & _HEAPTYPE and remembered_text((*args, *kwargs.values())):
                     y = _construct(self, fn, args, kwargs)  # (its code may parse the text back: geopy's Point)
                     if y is not _UNKNOWN:

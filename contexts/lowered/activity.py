@@ -95,12 +95,6 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
             continue
         if not isinstance(node, ast.Call):
             continue
-        if (isinstance(node.func, ast.Attribute) and node.func.attr == "__round__" and "round" in asks
-                and _reads(node.func.value) & active and not node.keywords and len(node.args) <= 1):
-            # `x.__round__(12)`, as `round(x, 12)` (a step far finer than the value: refused, `STAIRS`; called
-            # by name it was a C method without a check, 0: gen22 W5)
-            node.args = [node.func.value, *node.args]
-            node.func = ast.copy_location(ast.Name("round", ast.Load()), node.func)
         if node.args and (_parses(node.func, parsers) or _numpy_parses(node, globals_, local)) and not (
                 isinstance(node.args[0], (ast.Constant, ast.Starred))
                 or isinstance(node.args[0], ast.Name) and node.args[0].id in active):
@@ -1165,9 +1159,6 @@ class _Activity:
         if isinstance(v, ast.Call):
             if isinstance(v.func, ast.Name) and v.func.id in LOOP_HELPERS:  # (the lowering's index loops')
                 return False
-            if isinstance(v.func, ast.Attribute) and v.func.attr == "__round__" and "round" in self.nondiff \
-                    and not v.keywords and len(v.args) <= 1:
-                return False  # (`x.__round__(12)`: `round(x, 12)`, as `ask_primals` makes it)
             if isinstance(v.func, ast.Name) and v.func.id in self.nondiff and v.func.id not in a \
                     and v.func.id not in _EXCEPTIONS:
                 # (but `str(x)`, as an f-string: geopy's `Point(f"{lat} {lon}")` parsed by a callee gave 0; and

@@ -437,24 +437,6 @@ def test_deque_in_every_mode(f):
     assert_scalar_modes(f, 0.7)
 
 
-# -- forward mode's duals after the twin gave up, on an array of constants written later (verify41 REG1) -------------
-# A write into a module array made the tangent twin give up; the rerun on duals then met `b = np.array([...]); b[0] = x`
-# with a plain b, refused. np.array of constants in the user's code is made as np.zeros' is: a dual of zero tangent.
-
-_BUFFER = np.ones(3)
-
-
-def _buffer_written_beside_a_module_array(x):
-    b = np.array([1.0, 2.0, 3.0])
-    b[0] = x * x
-    _BUFFER[0] = 2.0
-    return float(b.sum()) * x
-
-
-def test_forward_rerun_on_duals_takes_an_array_of_constants():
-    assert_scalar_modes(_buffer_written_beside_a_module_array, 0.7)
-
-
 # -- a function without source run on duals (pkI W2: prettyclass's generated __init__, yieldcurves' HullWhite) -----
 # Forward mode ran it as it is, on the engine's dual numbers: `isinstance(a, float)` answered False, another branch
 # (value and derivative wrong); reverse mode refuses it (no source). Refused now where its code asks such questions.
@@ -606,18 +588,6 @@ def test_hessian_of_a_vector_output_is_one_per_output():
     want = np.array([[[0.0, 1.0], [1.0, 0.0]], [[0.0, 0.0], [0.0, 2.0]]])  # (closed form)
     np.testing.assert_allclose(hessian(f, x), want)
     np.testing.assert_allclose(hvp(f, x, np.array([1.0, 0.0])), want @ np.array([1.0, 0.0]))
-
-
-def _rounded_by_its_method(x):
-    return x.__round__(12) * 3.0
-
-
-def test_round_called_by_its_method_is_checked_as_round():
-    # (W5: `x.__round__(12)` gave 0 in both modes where `round(x, 12)` is refused)
-    from contexts.lowered.runtime import SpecialPoint
-    for mode in (gradient, derivative):
-        with pytest.raises(SpecialPoint):
-            mode(_rounded_by_its_method, 0.7)
 
 
 # -- sparsity: copies taken for views and views for copies, conj, type() (sp42 W7-W10) -----------------------------
