@@ -2631,15 +2631,31 @@ def _held_changed(holder, others, since):
     return (holder, entries) if entries else None
 
 
-def _direct(e):
-    """A `views` entry, an object's holding the array kept only where its own field or item is the array (`a`
-    of `c = copy.copy(a)`): one holding it further down (`vs` of `for v in vs: v.bump(o)`) holds it through
-    the method's object, whose cotangent the method is given (taken twice: 2x)."""
+def _direct(e, chain=()):
+    """A `views` entry, an object's holding the array kept where its own field or item is the array (`a` of
+    `c = copy.copy(a)`), or where it holds it further down through objects none of which is on `chain`, the way
+    down from the method's object: one holding it through the method's object (`vs` of `for v in vs:
+    v.bump(o)`), whose cotangent the method is given, would take it twice (2x); another object holding it in a
+    list of its own (`f1.mats` beside `f0.mats`, epidemmo's factors) holds the cotangent an earlier pullback
+    parked there (dropped: 0, pkI W5)."""
     if e[1] is not _HELD:
         return e
     holder, keys = e[2]
-    keys = [k for k in keys if type(k) is not _Path]
+    keys = [k for k in keys if type(k) is not _Path or not _through(holder, k, chain)]
     return (e[0], _HELD, (holder, keys)) if keys else None
+
+
+def _through(holder, path, chain) -> bool:
+    """Whether the way down `path` from holder passes an object whose id is in chain (or cannot be walked)."""
+    n = holder
+    try:
+        for k in path[:-1]:
+            n = _entry(n, k)
+            if id(n) in chain:
+                return True
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return True
+    return not chain
 
 
 def _changed_held(n, others, since, entries, depth, seen, chain):
@@ -2654,7 +2670,7 @@ def _changed_held(n, others, since, entries, depth, seen, chain):
                 # (and objects holding it, `a` of `c = copy.copy(a); c.add(x)`: not the method's own object
                 # under another name, `_od_in_self`, whose cotangent is the method's dself already, nor one
                 # on the way down to the array, whose box is the one it goes into)
-                found = [_direct(e) for e in (views(v, *others, same=True) or ())
+                found = [_direct(e, chain) for e in (views(v, *others, same=True) or ())
                          if (e[1] is not _HELD and e[1] is not _HELD_VIEW) or id(e[2][0]) not in chain]
                 found = [e for e in found if e is not None]
                 if found:

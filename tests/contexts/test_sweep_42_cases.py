@@ -748,3 +748,31 @@ def _pairs_an_object_keeps(a):
                                _partial_holding_the_array, _pairs_an_object_keeps])
 def test_arrays_changed_through_what_a_callee_holds(f):
     assert_scalar_modes(f, 0.4)
+
+
+# -- two objects holding one array in lists of their own, each writing its element (pkI W5, epidemmo's factors) ----
+# The later write's pullback parked the array's cotangent in its object's box; the earlier one's did not look there
+# (a holder found further down was dropped, to keep one reached through the method's own object from counting
+# twice): 0 for 1, and the hessian 0 for 2.
+
+class _Writer:
+    def __init__(self, v, M, pos):
+        self.v = v
+        self.mats = [M]
+        self.pos = pos
+
+    def update(self):
+        for M in self.mats:
+            M[self.pos] = self.v
+
+
+def _two_writers_of_one_array(a):
+    W = np.zeros(2)
+    f0, f1 = _Writer(a * a, W, 0), _Writer(0.1, W, 1)
+    f0.update()
+    f1.update()
+    return float(W @ _COEFFS) * a
+
+
+def test_two_objects_writing_one_array_they_hold():
+    assert_scalar_modes(_two_writers_of_one_array, 0.7)
