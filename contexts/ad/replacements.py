@@ -783,6 +783,20 @@ class Deque(collections.deque):
         return collections.deque, (list(self._items), self.maxlen)
 
 
+def ad_getitem(a, b):
+    """`operator.getitem(a, b)`, `list.__getitem__(a, b)`: the subscript, which reverse mode follows (a C function
+    without a rule: refused, gen22's 272 programs)."""
+    return a[b]
+
+
+def ad_setitem(a, b, c):
+    a[b] = c
+
+
+def ad_delitem(a, b):
+    del a[b]
+
+
 def ad_deque(iterable=(), maxlen=None):
     d = Deque((), maxlen)  # (made of constants alone: deque's C `__new__` sees no differentiated value)
     d.extend(iterable)
@@ -811,3 +825,5 @@ REPLACEMENTS[_np.ndenumerate] = ad_ndenumerate
 REPLACEMENTS[setattr] = ad_setattr
 REPLACEMENTS[delattr] = ad_delattr
 REPLACEMENTS[collections.deque] = ad_deque
+REPLACEMENTS.update({operator.getitem: ad_getitem, operator.setitem: ad_setitem, operator.delitem: ad_delitem,
+                     list.__getitem__: ad_getitem, tuple.__getitem__: ad_getitem, dict.__getitem__: ad_getitem})

@@ -650,6 +650,9 @@ def call(mask, f, /, *args, **kw):
         return _twin_call(mask, f, (), args, kw)
     if type(f) is types.MethodType:
         return _method_call(mask, f, args, kw)
+    if (type(f) is _METHOD_DESCRIPTOR or type(f) is _SLOT_WRAPPER) and args and type(args[0]) is f.__objclass__ \
+            and (repl := REPLACEMENTS.get(f)) is not None:  # (not a subclass's: its own `__getitem__` not asked)
+        return _twin_call(EVERY_ARGUMENT, repl, (), args, kw)  # (`list.__getitem__(L, i)`: the subscript)
     if (type(f) is _METHOD_DESCRIPTOR or type(f) is _SLOT_WRAPPER and (f.__objclass__, f.__name__) in _rules) \
             and args and isinstance(args[0], f.__objclass__):  # (a slot's with a rule: `dict.__setitem__(d, k, v)`)
         # `dict.get(d, key, default)` (inspect's static getattr): the C method bound to its object, whose

@@ -776,3 +776,22 @@ def _two_writers_of_one_array(a):
 
 def test_two_objects_writing_one_array_they_hold():
     assert_scalar_modes(_two_writers_of_one_array, 0.7)
+
+
+# -- operator.getitem and the containers' own __getitem__ called by name (gen22: 272 programs refused) ----------
+
+def _subscripts_by_name(x):
+    import operator
+    L = [x, 1.0]
+    operator.setitem(L, 1, x * x)
+    d = {"a": x}
+    operator.setitem(d, "b", 3.0 * x)
+    operator.delitem(d, "a")
+    a = np.zeros(2)
+    operator.setitem(a, 0, x ** 3)
+    return (operator.getitem(L, 1) * dict.__getitem__(d, "b") + a[0] + tuple.__getitem__((x, 2.0), 0)
+            + list.__getitem__(L, 0) * operator.getitem(np.array([x, 2.0]), 0))
+
+
+def test_subscripts_called_by_name():
+    assert_scalar_modes(_subscripts_by_name, 0.7)
