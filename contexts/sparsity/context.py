@@ -91,6 +91,23 @@ def _type(site, t: Tracer) -> type:
         fix="use mode='local' (the value's type at one point decides it), or isinstance")
 
 
+def _hasattr(site, t: Tracer, name) -> bool:
+    """hasattr(t, name) asked by the user's code, as the value t stands for answers it: an array's as an ndarray's,
+    a number's as its primal's where known, else as all its possible types agree (`hasattr(s, 'shape')` of a float
+    was a tracer's True: the other branch, missed nonzeros, sp42 W10), else refused."""
+    if t.shape:
+        return hasattr(np.empty((0,) * len(t.shape)), name)
+    if t.primal is not None:
+        return hasattr(t.primal, name)
+    answers = {hasattr(v, name) for v in (*_SCALAR_STAND_INS, 0.0, 0j)}  # (`float(t)`'s too: a Python float)
+    if len(answers) == 1:
+        return answers.pop()
+    raise TracedBranchError(
+        f"hasattr(value, {name!r}) of a number that depends on the inputs: global sparsity detection does not know "
+        "whether it is a Python float, a numpy scalar or a 0-d array", where=str(site),
+        fix="use mode='local' (the value's type at one point decides it)")
+
+
 def _isinstance(site, t: Tracer, cls) -> bool:
     """isinstance(t, cls) as the value t stands for would answer it. Questions about arrays
     (`isinstance(a, np.ndarray)`) asked by numpy's and scipy's own code keep the tracer's answer, False:
@@ -189,6 +206,9 @@ class SparsityContext(overdub.Context):
         if fn is type and len(args) == 1 and type(args[0]) is Tracer and not kwargs \
                 and not site.filename.startswith(_ARRAY_LIBRARIES):
             return _type(site, args[0])
+        if fn is hasattr and len(args) == 2 and type(args[0]) is Tracer and not kwargs \
+                and not site.filename.startswith(_ARRAY_LIBRARIES):
+            return _hasattr(site, *args)
         if fn is np.isscalar and len(args) == 1 and type(args[0]) is Tracer and not kwargs \
                 and not site.filename.startswith(_ARRAY_LIBRARIES):  # (numpy's own code: the tracer's answer)
             return _isscalar(site, args[0])

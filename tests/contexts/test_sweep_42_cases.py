@@ -795,3 +795,19 @@ def _subscripts_by_name(x):
 
 def test_subscripts_called_by_name():
     assert_scalar_modes(_subscripts_by_name, 0.7)
+
+
+def _branch_on_hasattr_of_a_float(x):
+    s = float(x[0])
+    return x * 1.0 if hasattr(s, "shape") else x * s
+
+
+def test_sparsity_answers_hasattr_of_a_number_or_refuses():
+    from contexts import jacobian_sparsity
+    from contexts.sparsity import TracedBranchError
+    x = np.array([0.8, 0.6, 0.4])
+    truth = _numeric_pattern(_branch_on_hasattr_of_a_float, x)
+    got = jacobian_sparsity(_branch_on_hasattr_of_a_float, x, mode="local").toarray().astype(bool)
+    assert not (truth & ~got).any()
+    with pytest.raises(TracedBranchError):
+        jacobian_sparsity(_branch_on_hasattr_of_a_float, x)
