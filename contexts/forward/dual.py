@@ -1104,6 +1104,8 @@ class Dual:
         return len(self.primal)
 
     def __iter__(self):
+        if type(self.primal) is dict:  # (a dict's dual, `jvp(f, (d,), (t,))`: its keys, as a dict's iteration)
+            return iter(list(self.primal))
         return (self[i] for i in range(len(self.primal)))
 
     def __getitem__(self, index):
@@ -1284,6 +1286,12 @@ class Dual:
 
     def __getattr__(self, name):
         """Other ndarray methods (`x.std()`, `x.any()`, ...) as the numpy function of the same name."""
+        if type(self.primal) is dict and name in ("keys", "values", "items"):
+            # a dict's dual (`jvp(f, (d,), (t,))`): its views as lists, each value the dual of its entry (gen22 C2)
+            keys = list(self.primal)
+            parts = {"keys": lambda: keys, "values": lambda: [self[k] for k in keys],
+                     "items": lambda: [(k, self[k]) for k in keys]}
+            return parts[name]
         if name in _NDARRAY_METHODS and hasattr(self.primal, name):
             fn = getattr(np, name)
 

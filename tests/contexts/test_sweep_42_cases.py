@@ -811,3 +811,13 @@ def test_sparsity_answers_hasattr_of_a_number_or_refuses():
     assert not (truth & ~got).any()
     with pytest.raises(TracedBranchError):
         jacobian_sparsity(_branch_on_hasattr_of_a_float, x)
+
+
+def test_jvp_of_a_dict_iterated():
+    # (gen22 C2: iterating a dict primal's dual drew indices 0, 1, ...: KeyError; `.items()` was refused)
+    from contexts import jvp
+    d, t = {"a": 0.3, "b": 0.7}, {"a": 1.0, "b": 0.5}
+    f = lambda y: sum(y[k] * y[k] for k in y) + sum(v for _, v in y.items()) * len(list(y.keys()))  # noqa: E731
+    y, dy = jvp(f, (d,), (t,))
+    assert abs(y - f(d)) < 1e-12
+    assert abs(dy - (2 * 0.3 * 1.0 + 2 * 0.7 * 0.5 + 2 * (1.0 + 0.5))) < 1e-12  # (closed form)
