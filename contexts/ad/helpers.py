@@ -2473,12 +2473,7 @@ def _captured_holders(fn, depth: int = 0) -> list:
         out += [a for a in (*fn.args, *fn.keywords.values()) if type(a) in _MUTABLE_CONTAINERS or type(a) is tuple
                 or isinstance(a, _MUTABLE_CONTAINERS)]
         fn = fn.func
-    fn = getattr(fn, "__func__", fn)
-    for c in getattr(fn, "__closure__", None) or ():
-        try:
-            v = c.cell_contents
-        except ValueError:  # (an empty cell)
-            continue
+    for v in _cell_values(fn):
         if type(v) in _MUTABLE_CONTAINERS or type(v) is tuple or isinstance(v, _MUTABLE_CONTAINERS) or (
                 has_fields(v) and not callable(v) and not isinstance(v, _NOT_HOLDERS)):
             out.append(v)
@@ -2487,14 +2482,19 @@ def _captured_holders(fn, depth: int = 0) -> list:
     return out
 
 
-def _captures(fn, o, depth: int = 0) -> bool:
-    """Whether fn's closure holds o or shares memory with it (also through the functions it captures)."""
+def _cell_values(fn):
+    """The values fn's closure holds (a bound method's function's), its empty cells left out."""
     fn = getattr(fn, "__func__", fn)
     for c in getattr(fn, "__closure__", None) or ():
         try:
-            v = c.cell_contents
+            yield c.cell_contents
         except ValueError:  # (an empty cell)
             continue
+
+
+def _captures(fn, o, depth: int = 0) -> bool:
+    """Whether fn's closure holds o or shares memory with it (also through the functions it captures)."""
+    for v in _cell_values(fn):
         if v is o or isinstance(v, np.ndarray) and np.may_share_memory(v, o):
             return True
         if type(v) in _MUTABLE_CONTAINERS or has_fields(v) and not callable(v):

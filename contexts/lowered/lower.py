@@ -1161,13 +1161,7 @@ def _finally_before_returns(fdef):
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 out.append(st)
                 continue
-            for field in ("body", "orelse", "finalbody"):
-                if isinstance(getattr(st, field, None), list):
-                    setattr(st, field, block(getattr(st, field)))
-            for h in getattr(st, "handlers", ()):
-                h.body = block(h.body)
-            for c in getattr(st, "cases", ()):
-                c.body = block(c.body)
+            _inner_blocks(st, block, ("body", "orelse", "finalbody"))
             if isinstance(st, ast.Try) and st.finalbody and _returns_in(st):
                 count[0] += 1
                 done, value = f"_od_fin{count[0]}", f"_od_finr{count[0]}"
@@ -1182,13 +1176,7 @@ def _finally_before_returns(fdef):
                                     _loc(ast.Return(value=_name(value, t)), t)]
                             continue
                         if not isinstance(t, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                            for field in ("body", "orelse"):
-                                if isinstance(getattr(t, field, None), list):
-                                    setattr(t, field, at_returns(getattr(t, field)))
-                            for h in getattr(t, "handlers", ()):
-                                h.body = at_returns(h.body)
-                            for c in getattr(t, "cases", ()):
-                                c.body = at_returns(c.body)
+                            _inner_blocks(t, at_returns, ("body", "orelse"))
                         new.append(t)
                     return new
                 st.body, st.orelse = at_returns(st.body), at_returns(st.orelse)
@@ -1202,6 +1190,17 @@ def _finally_before_returns(fdef):
     fdef.body = block(fdef.body)
     ast.fix_missing_locations(fdef)
     return fdef
+
+
+def _inner_blocks(st, fn, fields) -> None:
+    """st's statement lists (`fields`, its handlers' and match cases' bodies) replaced by fn of each."""
+    for field in fields:
+        if isinstance(getattr(st, field, None), list):
+            setattr(st, field, fn(getattr(st, field)))
+    for h in getattr(st, "handlers", ()):
+        h.body = fn(h.body)
+    for c in getattr(st, "cases", ()):
+        c.body = fn(c.body)
 
 
 def _returns_in(t: ast.Try) -> bool:
