@@ -206,8 +206,9 @@ class SparsityContext(overdub.Context):
         if fn is type and len(args) == 1 and type(args[0]) is Tracer and not kwargs \
                 and not site.filename.startswith(_ARRAY_LIBRARIES):
             return _type(site, args[0])
-        if fn is hasattr and len(args) == 2 and type(args[0]) is Tracer and not kwargs \
-                and not site.filename.startswith(_ARRAY_LIBRARIES):
+        if fn is hasattr and len(args) == 2 and type(args[0]) is Tracer and not kwargs and type(args[1]) is str \
+                and not args[1].startswith("_") and not site.filename.startswith(_ARRAY_LIBRARIES):
+            # (not a protocol's name: `copy` asks `hasattr(y, '__setstate__')` of a tracer it is making)
             return _hasattr(site, *args)
         if fn is np.isscalar and len(args) == 1 and type(args[0]) is Tracer and not kwargs \
                 and not site.filename.startswith(_ARRAY_LIBRARIES):  # (numpy's own code: the tracer's answer)

@@ -821,3 +821,24 @@ def test_jvp_of_a_dict_iterated():
     y, dy = jvp(f, (d,), (t,))
     assert abs(y - f(d)) < 1e-12
     assert abs(dy - (2 * 0.3 * 1.0 + 2 * 0.7 * 0.5 + 2 * (1.0 + 0.5))) < 1e-12  # (closed form)
+
+
+class _Pair:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+
+def _deep_copied_objects(x):
+    import copy
+    t = _Pair(x[0], x[1] * 2.0)
+    u = copy.deepcopy([t, {"k": x[1]}])
+    return np.array([u[0].x * u[0].y + u[1]["k"], x[0]])
+
+
+def test_sparsity_of_deep_copies_after_hasattr_answers():
+    # (copy asks `hasattr(y, '__setstate__')` of a tracer it is making: answered as a value's, it recursed)
+    from contexts import jacobian_sparsity
+    x = np.array([0.5, 0.7])
+    for mode in ("global", "local"):
+        got = jacobian_sparsity(_deep_copied_objects, x, mode=mode).toarray().astype(bool)
+        assert not (_numeric_pattern(_deep_copied_objects, x) & ~got).any()
