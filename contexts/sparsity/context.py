@@ -74,6 +74,14 @@ def _library_dirs() -> tuple:
 
 
 _ARRAY_LIBRARIES = _library_dirs()
+# (Python's own library too: `copy` asks `type(x)` of a tracer it copies, as of the object it is, the tracer)
+_STDLIB = os.path.dirname(os.__file__) + os.sep
+
+
+def _asks_as_library(filename: str) -> bool:
+    """Code that takes a tracer for what it is: numpy's, scipy's, and Python's own library (not the packages
+    installed beside it)."""
+    return filename.startswith(_ARRAY_LIBRARIES) or filename.startswith(_STDLIB) and "site-packages" not in filename
 
 
 def _type(site, t: Tracer) -> type:
@@ -204,10 +212,10 @@ class SparsityContext(overdub.Context):
         if fn is isinstance and len(args) == 2 and type(args[0]) is Tracer and not kwargs:
             return _isinstance(site, *args)
         if fn is type and len(args) == 1 and type(args[0]) is Tracer and not kwargs \
-                and not site.filename.startswith(_ARRAY_LIBRARIES):
+                and not _asks_as_library(site.filename):
             return _type(site, args[0])
         if fn is hasattr and len(args) == 2 and type(args[0]) is Tracer and not kwargs and type(args[1]) is str \
-                and not args[1].startswith("_") and not site.filename.startswith(_ARRAY_LIBRARIES):
+                and not args[1].startswith("_") and not _asks_as_library(site.filename):
             # (not a protocol's name: `copy` asks `hasattr(y, '__setstate__')` of a tracer it is making)
             return _hasattr(site, *args)
         if fn is np.isscalar and len(args) == 1 and type(args[0]) is Tracer and not kwargs \
