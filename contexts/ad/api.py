@@ -803,6 +803,12 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
         parts = {k: jacobian(_entry_of(f, k), *args) for k in (y if isinstance(y, dict) else range(len(y)))}
         return parts if isinstance(y, dict) else type(y)(parts.values()) if type(y) is list else tuple(parts.values())
     container = _output_container(y)  # (a pint Quantity, a DataArray: seeded by its values)
+    if container is None and has_fields(y) and type(y).__name__ != "Dual" and not isinstance(
+            y, (np.ndarray, np.generic, numbers.Number, ArrayLeaf, Scalar, list, tuple, dict)) and not (
+            hasattr(type(y), "__mul__") or hasattr(type(y), "__float__")):  # (a number of its own kind: a ufloat)
+        # an object's fields are its cotangent, not a vector of outputs to seed: its Jacobian came out zeros (gen22 W4)
+        raise OverdubError(f"`jacobian` needs outputs of numbers and arrays, got an object of type {type(y).__name__}",
+                           fix="return its numbers (a tuple, a dict or an array of them), or use `jacfwd`")
     values = (container.held(y) if container is not None else
               type(y)(_held(v) for v in y) if type(y) in (list, tuple) else y)  # ([q1, q2]: magnitudes)
     lazy = isinstance(values, ArrayLeaf)  # a dask array: seeded with numpy's one-hots, its rows kept lazy

@@ -842,3 +842,17 @@ def test_sparsity_of_deep_copies_after_hasattr_answers():
     for mode in ("global", "local"):
         got = jacobian_sparsity(_deep_copied_objects, x, mode=mode).toarray().astype(bool)
         assert not (_numeric_pattern(_deep_copied_objects, x) & ~got).any()
+
+
+def test_reverse_jacobian_of_an_object_output_is_refused():
+    # (gen22 W4's dataclass form: an object's fields are its cotangent, no outputs to seed: zeros came out)
+    import dataclasses
+
+    from contexts import jacobian
+
+    @dataclasses.dataclass
+    class R:
+        p: float
+        q: float
+    with pytest.raises(OverdubError, match="numbers and arrays"):
+        jacobian(lambda x: R(x[0] * x[1], x[0] * 3.0), np.array([1.0, 2.0]))
