@@ -1117,7 +1117,7 @@ class _Gen:
         body: list[ast.stmt] = []  # `_od_r[0]` is the callee's own cotangent (cells, or a method's object)
         if method_obj:
             via_attr = call("__od_getattr_adj__", "_od_S", d(method_obj), item("_od_r", 0), method_obj,
-                            const(v.func.attr), fn_var, f"_od_gp{self.npb}")
+                            const(v.func.attr), fn_var, gpb)
             body.append(if_("_od_own", [assign(d(method_obj), item("_od_r", 0))],
                             [if_(not_none(item("_od_r", 0)), [assign(d(method_obj), via_attr)])]))
         else:
@@ -1783,9 +1783,11 @@ def _rename(node, renames, loads_only=True):
 
 def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str], globals_: dict,
              adjoint_name: str, freevars: tuple = (), observed: bool = False, numbers: bool = False,
-             compact: bool = False) -> Generated:
+             compact: bool = False, state_cells: frozenset = frozenset()) -> Generated:
     """Forward twin and adjoint of a lowered function (consumed: its tree is rewritten in place, so give a
-    fresh one) for the given active parameters and cells (`observed`: binary operations through helpers an
+    fresh one) for the given active parameters and cells (`state_cells`: those of them holding arrays, lists,
+    dicts or objects;
+    `observed`: binary operations through helpers an
     observer sees, `contexts.ad.observe`; `numbers`: counters changed in place, `n -= 1`, are taken to hold
     numbers where that makes them steer only — the caller checks `Generated.numbers`, the parameters that
     must then be bound to numbers).
@@ -1820,6 +1822,9 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     # it (`BUF[:] += v` in a helper): each call's check of what it changed looks at them (`call_views`)
     own = local_names(lowered) | set(freevars)
     gen.module_arrays = frozenset(m for m in active if m not in own and isinstance(globals_.get(m), np.ndarray))
+    # (and the arrays, lists, dicts and objects it captured: a sibling closure of one factory may change one,
+    # `def put(p): buf[:] += p`, `hist.append(p)`: `call_views` hands the callee the caller's cotangent)
+    gen.module_arrays |= frozenset(state_cells) & active & set(cells)
     gen.writes = declared_writes(lowered, globals_, freevars)
     gen.private = private_containers(lowered, globals_)
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}

@@ -2453,14 +2453,40 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
                     kept = (kept or []) + [(_CAPTURED, *found)]
     stamp = -1 if since is None else since
     boxed = _changed_containers(others, stamp) if others else None
-    unhanded = _unhanded_changed(args, others, since, pb[6]) if others and since is not None and kept is None else None
-    if not any(arrays) and all(a is None for a in held) and kept is None and boxed is None and unhanded is None:
+    cells = _cells_changed(pb, args, others, since) if others and since is not None else None
+    unhanded = (_unhanded_changed(args, others, since, pb[6], {j for j, _ in cells or ()})
+                if others and since is not None and kept is None else None)
+    if (not any(arrays) and all(a is None for a in held) and kept is None and boxed is None and unhanded is None
+            and cells is None):
         return None
     shared = [(i, views(a, *others, same=True)) for i, a in enumerate(args)
               if (arrays[i] and (since is None or LAST_CHANGE.get(id(bottom(a)), 0) > since)
                   or held[i] is not None) and others]
     return (arrays, [(i, found) for i, found in shared if found], held, (len(args) if npos is None else npos, kwnames),
-            kept, boxed, stamp, None, unhanded)
+            kept, boxed, stamp, None, unhanded, cells)
+
+
+def _cells_changed(pb, args, others, since):
+    """[(position among others, cell name)] of the caller's arrays the call changed in place that the callee,
+    a function (not a method), holds in a cell of its own, not handed: a sibling closure of one factory
+    writing the array both capture (`def put(p): st[0] = p * p` beside `def f(p): put(p); return st[0]`).
+    The caller's cotangent for it goes in as the callee's cell's (`call_viewed`), and the cell's before the
+    call comes back to the caller's variable; left in the caller, the write's derivative was lost (0 for 2.8)."""
+    fn = pb[6]
+    if pb[3] or type(fn) is not types.FunctionType or not fn.__closure__:
+        return None
+    out = None
+    for name, c in zip(fn.__code__.co_freevars, fn.__closure__):
+        try:
+            v = c.cell_contents
+        except ValueError:
+            continue
+        if type(v) is not _NDARRAY or LAST_CHANGE.get(id(bottom(v)), 0) <= since or any(a is v for a in args):
+            continue
+        for j, o in enumerate(others):
+            if o is v:
+                out = (out or []) + [(j, name)]
+    return out
 
 
 _CAPTURED = -2  # (`kept`'s position of a holder the callee captured, not handed)
@@ -2504,7 +2530,7 @@ def _captures(fn, o, depth: int = 0) -> bool:
     return False
 
 
-def _unhanded_changed(args, others, since, fn=None):
+def _unhanded_changed(args, others, since, fn=None, routed=frozenset()):
     """The positions among others of arrays of the caller's the call changed in place without being handed
     them, nor anything sharing their memory (a buffer the callee keeps as a default argument or a class
     attribute and returned before: `r = put(a)` then `put(b)` writing r's memory again), or None. The change
@@ -2515,7 +2541,7 @@ def _unhanded_changed(args, others, since, fn=None):
     for j, o in enumerate(others):
         if type(o) is _Dual:  # (forward over reverse: a dual array's value)
             o = primal(o)
-        if type(o) is not _NDARRAY or LAST_CHANGE.get(id(bottom(o)), 0) <= since:
+        if j in routed or type(o) is not _NDARRAY or LAST_CHANGE.get(id(bottom(o)), 0) <= since:
             continue
         if any(isinstance(a, np.ndarray) and np.may_share_memory(a, o) for a in args) or any(
                 type(a) is _Dual and isinstance(primal(a), np.ndarray) and np.may_share_memory(primal(a), o)
@@ -2523,10 +2549,16 @@ def _unhanded_changed(args, others, since, fn=None):
             continue
         if any(type(a) in _MUTABLE_CONTAINERS or isinstance(a, _MUTABLE_CONTAINERS) or has_fields(a) for a in args):
             continue  # (handed inside a list, dict or object: `_held_changed`'s and the boxes' to find)
-        if fn is not None and _captures(fn, o):
-            continue  # (a closure's cell: `def fill(v): buf[:] = v`, the caller's buf)
+        if fn is not None and _captures(fn, o) and not _sibling(fn):
+            continue  # (a closure's cell: `def fill(v): buf[:] = v` made by the caller, its buf; see codegen)
         out = (out or []) + [j]
     return out
+
+
+def _sibling(fn) -> bool:
+    """fn (a closure) was not made by the function calling it (its factory's frame is not the caller's):
+    what its cells hold is not the caller's variables' own, whose cotangents the making of a closure routes."""
+    return True
 
 
 def _unhanded_refused(w, douts) -> None:
@@ -2704,6 +2736,15 @@ def call_viewed(w, pb, g, dself, dargs, douts, S):
     now None: they come back in its result), the views' and the pullback's result."""
     if len(w) > 8 and w[8] is not None:
         _unhanded_refused(w, douts)
+    cells = w[9] if len(w) > 9 else None
+    if cells is not None and dself is None:  # (the caller's cotangents of arrays the callee's cells hold)
+        douts = list(douts)
+        dself = Tangent({name: douts[j] for j, name in cells})
+        for j, _ in cells:
+            douts[j] = None
+        douts = tuple(douts)
+    elif cells is not None:
+        cells = None
     dargs, douts, handed = call_merge(w, dargs, douts, S)
     if len(w) > 7 and w[7] is not None and dself is None:  # (see call_views: the C method's own array)
         dself, douts = douts[w[7]], (*douts[:w[7]], None, *douts[w[7] + 1:])
@@ -2730,6 +2771,13 @@ def call_viewed(w, pb, g, dself, dargs, douts, S):
     took, S.took = S.took, 0
     if took:
         dargs = tuple(None if took >> i & 1 else c for i, c in enumerate(dargs))
+    if cells is not None and type(r[0]) is Tangent:  # (the cells' cotangents before the call: the caller's again)
+        own = Tangent(r[0])
+        douts = list(douts)
+        for j, name in cells:
+            douts[j] = acc(douts[j], own.pop(name, None))
+        r = (own if runtime._any_given(own) else None, *r[1:])
+        douts = tuple(douts)
     return dargs, douts, r
 
 

@@ -10,6 +10,7 @@ cotangent of the function object (of `self` for a bound method, of the captured 
 
 from __future__ import annotations
 
+import ast
 import builtins
 import collections.abc
 import contextlib
@@ -54,8 +55,8 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, 
                               objects_of_classes, own_method_form, own_number_operands, protocol_objects, qualified_name, registry, through_array,
                               through_protocol)
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
-from ..lowered.activity import NONDIFF_BUILTINS
-from ..lowered.lower import Unsupported, lower
+from ..lowered.activity import NONDIFF_BUILTINS, cells_callees_may_change, cells_rebound_by_callees, state_cells
+from ..lowered.lower import Unsupported, all_nodes, lower
 from ..lowered.runtime import (STAIRS, dataclass_init, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
                                text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position
@@ -1928,14 +1929,26 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True, compa
     freevars = tuple(c for c in code.co_freevars if c != "__class__" and not c.startswith("__od_"))
     requested = active  # (as asked: `_tier_up` builds again for the same, cells' policy included)
     cells = [] if _NO_CELLS <= active else list(freevars)
+    constant_cells = _NO_CELLS <= active
     active = active - _NO_CELLS
     if compact is None:
         tree = src.tree
         compact = not observed and (tree.end_lineno or tree.lineno) - tree.lineno > COMPACT_LINES
     try:
         fdef = lower(mangle_private(src.as_function_def(), src.class_name), iterators=True, globals_=fn.__globals__)
+        if constant_cells:
+            cells = cells_callees_may_change(src.as_function_def(), fn, freevars)
+        if rebound := cells_rebound_by_callees(fn):
+            name, callee = rebound[0]
+            raise UnsupportedFunction(
+                f"reverse mode cannot differentiate {code.co_qualname} reading `{name}`, a variable it captured that "
+                f"{callee} (a function it calls) rebinds by `nonlocal`: the value read after the call would be "
+                "taken for a constant",
+                where=f"{code.co_filename}:{code.co_firstlineno}",
+                fix=f"keep `{name}` in a list or dict both functions capture (`{name}[0] = ...`), or have "
+                    f"{callee.rpartition('.')[2]} return it")
         gen = generate(fdef, set(active), cells, fn.__globals__, f"{code.co_name}__adjoint", freevars, observed,
-                       numbers, compact)
+                       numbers, compact, state_cells(fn))
     except Unsupported as e:
         line = getattr(e.node, "lineno", code.co_firstlineno)
         raise UnsupportedFunction(

@@ -29,7 +29,7 @@ import numpy as np
 from overdub.errors import SourceUnavailable
 from overdub.passes import OwnedEntries, collector, compile_twin, get_source, on_clear
 
-from ..lowered.activity import (active_names, ask_primals, asked as _asked, fresh_calls, local_names, name_stores, resolved_calls,
+from ..lowered.activity import (active_names, ask_primals, cells_callees_may_change, cells_rebound_by_callees, asked as _asked, fresh_calls, local_names, name_stores, resolved_calls,
                                 stored_base, view_groups, view_of, viewed)
 from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, compare, const, dict_, expr_stmt, if_, if_exp,
                              index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
@@ -633,6 +633,15 @@ def _build(fn, active):
     step = bisection_step(fdef, act | set(active))  # (the inputs: a test may steer a value it does not reach)
     if step is not None:  # (refused, not left to duals: they would differentiate the same bracket)
         raise refuse_bisection(fn, step)
+    if cells_rebound_by_callees(fn):
+        # (a function it calls rebinds a cell it reads, `nonlocal total`: on duals the cell holds its dual)
+        raise NotTransformable("a captured variable a callee rebinds")
+    if cells_callees_may_change(src.as_function_def(), fn, fn.__code__.co_freevars, handed=True):
+        # a function it calls may store perturbed values into an object it captured (a sibling closure of one
+        # factory, `def put(p): st["x"] = p * p`): the twin would read them back without their tangents, and
+        # giving up after such a call left duals in the object, read again by the pass on duals (a leaked
+        # Dual came out, 5.18 for 4.8); duals carry them
+        raise NotTransformable("a captured object a callee may change")
     if any(n in fn.__globals__ for n in act - local_names(fdef)):
         # a module global the module's code changes may hold perturbed values (activity says so): its
         # tangent lives outside this function, where duals carry it

@@ -2234,3 +2234,113 @@ def _own_defs(fdef, kind=ast.FunctionDef):
             yield n
         elif not isinstance(n, nested):
             stack.extend(ast.iter_child_nodes(n))
+
+
+_CELL_STORES = frozenset({"STORE_DEREF", "DELETE_DEREF"})
+
+
+def cells_rebound_by_callees(fn) -> list[tuple[str, str]]:
+    """[(cell name, callee)]: the cells of fn (captured from its factory) that a function fn captures (or one
+    that function captures) rebinds by `nonlocal` while they hold a number or an array, not an int, a string
+    or None: a sibling closure of one factory (`def add(p): nonlocal total; total = total + p * p` beside
+    `def f(p): add(p); return total * p`). A twin reads such a cell as a constant after the call (reverse mode
+    gave 0.49 for 1.47; forward mode's twin ran add on duals and then gave up, leaving a dual in the cell)."""
+    cells = {id(c): name for name, c in zip(fn.__code__.co_freevars, fn.__closure__ or ())}
+    if not cells:
+        return []
+    out: list[tuple[str, str]] = []
+    seen: set[int] = set()
+
+    def visit(g, depth):
+        if type(g) is not types.FunctionType or id(g) in seen or not g.__closure__:
+            return
+        seen.add(id(g))
+        own = dict(zip(g.__code__.co_freevars, g.__closure__))
+        for ins in _instructions(g.__code__):
+            if ins.opname in _CELL_STORES and (c := own.get(ins.argval)) is not None and id(c) in cells:
+                try:
+                    v = c.cell_contents
+                except ValueError:
+                    v = None
+                if not (v is None or type(v) in (int, bool, str, bytes)):
+                    out.append((cells[id(c)], g.__qualname__))
+        if depth < 2:
+            for c in g.__closure__:
+                try:
+                    visit(c.cell_contents, depth + 1)
+                except ValueError:
+                    pass
+
+    for c in fn.__closure__:
+        try:
+            visit(c.cell_contents, 0)
+        except ValueError:
+            pass
+    return out
+
+
+def _instructions(code):
+    import dis
+    return dis.get_instructions(code)
+
+
+def _cell_values(fn) -> dict:
+    out = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:  # (an empty cell: assigned later, by the factory)
+            out[name] = _EMPTY_CELL
+    return out
+
+
+_EMPTY_CELL = object()
+
+
+def holds_state(v) -> bool:
+    """v is an array, list, dict, set or object with fields (not a function, class or module): state a
+    function holding it may change in place."""
+    if isinstance(v, (list, dict, set, np.ndarray)):
+        return True
+    if callable(v) or isinstance(v, (types.ModuleType, type)):
+        return False
+    return hasattr(v, "__dict__") or bool(getattr(type(v), "__slots__", None))
+
+
+def state_cells(fn) -> frozenset:
+    """The names of fn's cells holding state a callee may change (`holds_state`)."""
+    return frozenset(name for name, v in _cell_values(fn).items() if v is not _EMPTY_CELL and holds_state(v))
+
+
+def cells_callees_may_change(fdef, fn, freevars: tuple, handed: bool = False) -> list[str]:
+    """The captured variables of fn naming state (`holds_state`, or an empty cell) that a function fn calls
+    may change: fn calls a function it captured, or one read out of what it captured (`ops["put"](p)`,
+    `ns.put(p)`; not an array's or a container's own method, `X.sum()`, `cfg.get("k")`), or (`handed`) hands
+    a captured list, dict or object to a call. A sibling closure of one factory writes into the state both
+    capture (`def put(p): st["x"] = p * p` beside `def f(p): put(p); return st["x"]`): where fn's cells are
+    taken for constants (`gradient(f, x)`'s f), the read gave 0 for 2.8 silently. `fdef`: fn's definition."""
+    values = _cell_values(fn)
+    called = set()
+    for n in all_nodes(fdef):
+        if not isinstance(n, ast.Call):
+            continue
+        func = n.func
+        if isinstance(func, ast.Name) and func.id in freevars:
+            called.add(func.id)
+        else:
+            inner = func.value if isinstance(func, (ast.Attribute, ast.Subscript)) else None
+            while isinstance(inner, (ast.Attribute, ast.Subscript)):
+                inner = inner.value
+            if isinstance(inner, ast.Name) and inner.id in freevars and not isinstance(values.get(inner.id), np.ndarray) and (
+                    isinstance(func, ast.Subscript) or func.value is not inner or holds_state(values.get(inner.id))):
+                called.add(inner.id)
+        if handed:
+            for a in (*n.args, *(k.value for k in n.keywords)):
+                while isinstance(a, (ast.Attribute, ast.Subscript, ast.Starred)):
+                    a = a.value
+                if isinstance(a, ast.Name) and a.id in freevars and holds_state(values.get(a.id)) and not isinstance(
+                        values.get(a.id), np.ndarray):
+                    called.add(a.id)
+    if not called:
+        return []
+    return [name for name, v in values.items() if name in freevars and (v is _EMPTY_CELL or holds_state(v))]
