@@ -101,7 +101,13 @@ def stop_gradient(x: Any) -> Any:
     >>> from contexts import gradient
     >>> gradient(lambda x: x * stop_gradient(x), 3.0)
     (3.0,)
+
+    Of every order, as JAX's: a forward-mode perturbation of x is dropped too (a Hessian by forward over
+    reverse differentiated through it, 3.2 for 1.6 against forward over forward, gen23 W2).
     """
+    from ..forward.dual import Dual
+    while type(x) is Dual:
+        x = x.primal
     return x
 
 

@@ -11,7 +11,7 @@ adjoints carry the duals through. This keeps the AD machinery itself out of the 
 from __future__ import annotations
 
 from .api import _pullback, _seed, _wrt_mask, gradient, value_and_gradient
-from ..rules.cotangents import Tangent
+from ..rules.cotangents import Tangent, acc
 from ..rules.registry import registry
 
 __all__ = []
@@ -86,9 +86,14 @@ def value_and_gradient_rrule(f, *args, wrt=None):
         dfn, dargs = (None, (None,) * len(args))
         if dg is not None:
             dfn, dargs = _second_order_pullback(f, args, _spread(dg, args, wrt))
-        if dy is not None:  # the value's own cotangent: dy * gradient (every argument's: wrt's are not all)
-            full = g if wrt is None else gradient(f, *args)
-            dargs = tuple(a if gi is None else (gi * dy if a is None else a + gi * dy) for a, gi in zip(dargs, full))
+        if dy is not None:
+            # the value's own cotangent: a reverse pass of f with output cotangent dy, for every argument (wrt's
+            # are not all) and for f itself (what a closure captured: the value's part was lost, gen23 W1, 0 for
+            # 1.23 when only the value was used)
+            _, back = _pullback(f, tuple(args), {})
+            dfn_y, dargs_y = back(dy)
+            dfn = acc(dfn, dfn_y)
+            dargs = tuple(acc(a, _like(b, x)) for a, b, x in zip(dargs, dargs_y, args))
         return (dfn, *dargs)
     return (y, g), value_and_gradient_pullback
 

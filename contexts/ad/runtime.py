@@ -2298,6 +2298,10 @@ def _forward_function(info, fn):
         plan = info.closure_plan
         if plan is not None:
             closure = plan[0](closure + plan[1])
+        elif not info.fwd_code.co_freevars:
+            # (fn's cells are only another pass's helpers, `__od_mul__`: a lambda made by forward mode's twin,
+            # `derivative(lambda x: gradient(lambda t: t * t, x)[0], 1.5)`, whose twin reads none; gen23 C1)
+            closure = None
     fwd = _FunctionType(info.fwd_code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     if fn.__kwdefaults__:
         fwd.__kwdefaults__ = fn.__kwdefaults__

@@ -330,7 +330,7 @@ def sort_srule(a, axis=-1, kind=None, order=None, **kw):
 def broadcast_arrays_srule(*args, subok=False):
     shape = np.broadcast_shapes(*(_shape(a) for a in args))
     # (views, as numpy's: a later write into an argument shows through them; copies lost it, sp42 W4)
-    return tuple(a._view_by(lambda i: np.broadcast_to(i, shape)) if isinstance(a, Tracer)
+    return tuple(a._view_by(lambda i: np.broadcast_to(i, shape), writeable=True) if isinstance(a, Tracer)
                  else restructure([a], lambda i: np.broadcast_to(i, shape)) for a in args)
 
 

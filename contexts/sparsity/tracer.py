@@ -183,13 +183,16 @@ class Tracer:
         self._readonly = False  # a view numpy makes read-only (`a.diagonal()`), and views of it
         self._overlaps = None  # a view's: whether it shows an element of its base at several places (asked once)
 
-    def _view_by(self, op, partial: bool = False, index_op=None) -> "Tracer":
+    def _view_by(self, op, partial: bool = False, index_op=None, writeable: bool = False) -> "Tracer":
         """op(self) (a numpy operation: basic indexing, transpose, reshape, ...) as a view tracer where
         numpy's op would return a view, else as a copy. The view's elements are rows `rows` of the root
         tracer (op applied to the index map: numpy decides view or copy there just as for values), its
         primal the root's primal with the ops applied in turn (a numpy view of it). partial: op takes
         part of each element (np.real, np.imag); index_op: what op does to the index map, when not op
-        (np.imag of integers is a new array of zeros, not the elements' imaginary parts)."""
+        (np.imag of integers is a new array of zeros, not the elements' imaginary parts). A view numpy
+        makes read-only (np.broadcast_to, np.diagonal) refuses writes as numpy's does, unless `writeable`
+        (np.broadcast_arrays' views: numpy warns, and writes): code catching numpy's ValueError to write
+        into a copy instead had its write go into the base (a missed nonzero, sp43 W1)."""
         if self._view is None:
             root, rows, ops, was_partial = self, _index_map(self.shape), (), False
         else:
@@ -199,7 +202,7 @@ class Tracer:
             return _moves.restructure([self], op)
         t = Tracer(new.shape, None)
         t._view = (root, new, ops + (op,), was_partial or partial)
-        t._readonly = self._readonly
+        t._readonly = self._readonly or (not writeable and not new.flags.writeable and rows.flags.writeable)
         return t
 
     # state: a view's is its base's, read and written at its rows

@@ -264,3 +264,109 @@ def test_a_cell_rebound_by_a_sibling_is_refused_in_reverse():
 def test_a_captured_plain_array_written_by_a_sibling_is_refused_forward(factory):
     with pytest.raises(OverdubError):
         derivative(factory(), 0.7)
+
+
+# -- sparsity: a write into a view numpy makes read-only (sp43 W1) ---------------------------------------------------
+# np.broadcast_to, np.diagonal and np.diag of a matrix give read-only views: numpy refuses a write, and code
+# catching that writes into a copy. Under tracing the write went into the base array: a missed nonzero, and a wrong
+# number from sparse_jacobian.
+
+def _guarded_write(view):
+    def f(x):
+        a = x * 1.0
+        d = view(a)
+        try:
+            d[0] = x[2] ** 2
+        except ValueError:
+            d = d.copy()
+            d[0] = x[2] ** 2
+        return a
+    return f
+
+
+@pytest.mark.parametrize("view", [lambda a: np.broadcast_to(a, (2, 4))[0], lambda a: np.diagonal(a.reshape(2, 2)),
+                                  lambda a: np.diag(a.reshape(2, 2)), lambda a: a.reshape(2, 2).diagonal()])
+def test_sparsity_write_into_a_read_only_view_raises_as_numpy(view):
+    from contexts import jacobian_sparsity, sparse_jacobian
+    f = _guarded_write(view)
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    want = fd.jacobian(f, x)
+    assert np.allclose(want, np.eye(4))
+    for mode in ("global", "local"):
+        pattern = jacobian_sparsity(f, x, mode=mode).toarray()
+        assert not np.any((np.abs(want) > 1e-9) & ~pattern), mode
+    assert np.allclose(sparse_jacobian(f, x).toarray(), want, atol=1e-6)
+
+
+def test_sparsity_write_through_broadcast_arrays_still_reaches_the_base():
+    from contexts import jacobian_sparsity
+    import warnings
+
+    def f(x):
+        a = x * 1.0
+        d = np.broadcast_arrays(a, np.ones((2, 4)))[0][0]
+        d[0] = x[2] ** 2  # (numpy writes, with a DeprecationWarning: a[0] is now x[2]**2)
+        return a
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        want = fd.jacobian(f, x)
+        pattern = jacobian_sparsity(f, x, mode="global").toarray()
+    assert want[0, 2] != 0 and pattern[0, 2]
+    assert not np.any((np.abs(want) > 1e-9) & ~pattern)
+
+
+# -- derivatives of derivatives (gen23 W1, W2, C1) -----------------------------------------------------------------
+
+def _value_of_an_inner_gradient(x):
+    import math
+    v, (g,) = _value_and_gradient(lambda t: math.exp(x * t), 0.7)
+    return v  # (reverse over reverse: the value's part, through the closure's x, was lost: 0 for 1.23)
+
+
+def _value_times_inner_gradient(x):
+    import math
+    v, (g,) = _value_and_gradient(lambda t: math.exp(x * t), 0.7)
+    return v * g
+
+
+def _value_and_gradient(f, *args):
+    from contexts import value_and_gradient
+    return value_and_gradient(f, *args)
+
+
+def _value_of_a_two_argument_gradient(x):
+    import math
+    v, g = _value_and_gradient(lambda t, s: math.sin(t * s) + t * t, x, 2.0)
+    return v * 3 + g[0]
+
+
+@pytest.mark.parametrize("f", [_value_of_an_inner_gradient, _value_times_inner_gradient,
+                               _value_of_a_two_argument_gradient])
+def test_reverse_over_reverse_keeps_the_inner_value(f):
+    want = fd.derivative(f, 0.8)
+    _close(gradient(f, 0.8)[0], want)
+    _close(derivative(f, 0.8), want)
+
+
+def test_stop_gradient_stops_every_order():
+    from contexts import hvp, stop_gradient
+
+    def f(x):
+        return stop_gradient(x) * x ** 2  # gradient 2x·sg(x); its derivative with sg(x) held: 2·sg(x)
+    x = 0.8
+    assert abs(gradient(f, x)[0] - 2 * x * x) < 1e-12
+    for h in (hessian(f, x), hessian(f, x, inner="forward"), derivative(lambda t: derivative(f, t), x),
+              gradient(lambda t: gradient(f, t)[0], x)[0], derivative(lambda t: gradient(f, t)[0], x), hvp(f, x, 1.0)):
+        assert abs(float(h) - 2 * x) < 1e-12, h
+
+    def g(x):
+        return gradient(lambda t: stop_gradient(x) * t, 0.5)[0]  # sg(x): no derivative at any order
+    assert gradient(g, 0.8)[0] == 0 and derivative(g, 0.8) == 0
+
+
+def test_forward_over_reverse_of_a_lambda_made_inside():
+    # (the inner lambda, made by forward mode's twin, holds only that twin's helpers in its cells: its reverse
+    # twin was given them as its own closure, a ValueError)
+    assert abs(derivative(lambda x: gradient(lambda t: t * t * x, x)[0], 1.5) - 4 * 1.5) < 1e-12
+    assert abs(derivative(lambda x: gradient(lambda t: t * t, x)[0], 1.5) - 2.0) < 1e-12
