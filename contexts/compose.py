@@ -19,7 +19,8 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from .ad import gradient, pullback
-from .forward.api import float_input, jacfwd, jvp, of_values, rebuilt_tree, reraise_located, restorer, tree_leaves
+from .forward.api import (flattened, float_input, is_tree, jacfwd, jvp, of_values, rebuilt_tree, reraise_located,
+                          restorer, tree_leaves)
 from .forward.dual import Dual
 from .lowered.runtime import SpecialPoint, special_case
 from .rules.leaves import container_of
@@ -166,8 +167,26 @@ def hessian(f: Callable, x: Any, *, inner: str = "auto", chunk: int | None = Non
            [2., 0.]])
     """
     f, x = _of_labelled_values(f, x)
+    if is_tree(x):  # (a dict or a list of arrays: a block per pair of leaves, `_tree_blocks`)
+        of_flat, flat, layout = flattened(f, x, "hessian")
+        return _tree_blocks(x, hessian(of_flat, flat, inner=inner, chunk=chunk), layout)
     x = float_input(x)
     return _either(lambda g: jacfwd(g, x, chunk=chunk), f, inner, x)
+
+
+def _tree_blocks(x, h: np.ndarray, layout):
+    """The Hessian over x's leaves, h over their values laid end to end, as x's structure of x's structure:
+    `H[i][j]` (`H["a"]["b"]` for a dict) of shape `shape(x[i]) + shape(x[j])`, `H[i][j][a][b]` the second
+    derivative in `x[i][a]` and `x[j][b]`, as JAX's `hessian` gives it (the blocks came out transposed, the
+    outer structure the inner gradient's, gen22 W9; a dict crashed, C3)."""
+    offsets, sizes, shapes = layout
+    h = np.asarray(h)
+
+    def block(i, j):
+        b = h[offsets[i]:offsets[i] + sizes[i], offsets[j]:offsets[j] + sizes[j]].reshape(shapes[i] + shapes[j])
+        return b if b.ndim else b[()]
+    n = len(shapes)
+    return rebuilt_tree(x, iter([rebuilt_tree(x, iter([block(i, j) for j in range(n)])) for i in range(n)]))
 
 
 def _of_labelled_values(f: Callable, x: Any) -> tuple[Callable, Any]:
@@ -189,6 +208,13 @@ def hvp(f: Callable, x: Any, v: Any, *, inner: str = "auto") -> Any:
     array([6., 0.])
     """
     f, x = _of_labelled_values(f, x)
+    if is_tree(x):  # (a dict or a list of arrays: v of x's structure, the product too)
+        of_flat, flat, (offsets, sizes, shapes) = flattened(f, x, "hvp")
+        _, vflat, _ = flattened(f, v, "hvp")
+        if vflat.shape != flat.shape:
+            raise ValueError(f"hvp's direction has {vflat.size} values, x has {flat.size}: give it x's structure")
+        hv = np.asarray(hvp(of_flat, flat, vflat, inner=inner))
+        return rebuilt_tree(x, iter([hv[o:o + n].reshape(sh) if sh else hv[o] for o, n, sh in zip(offsets, sizes, shapes)]))
     x = float_input(x)
     kind = container_of(v) if type(v) is not np.ndarray else None
     v = kind.values(v) if kind is not None and kind.values is not None else v  # (a DataArray direction)

@@ -589,8 +589,7 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
         # (an xarray DataArray: its values seeded, for a scalar f J is a DataArray; a pint Quantity, with
         # no `values`, is seeded as an object: its magnitude's dual carries the units)
         return _jacfwd_of_container(f, x, container, chunk)
-    if isinstance(x, dict) or isinstance(x, (list, tuple)) and any(
-            isinstance(v, (dict, list, tuple)) or np.ndim(v) for v in x):
+    if is_tree(x):
         return _jacfwd_of_tree(f, x, chunk)  # (`{"a": 1.5, "b": array}`, `[1.5, array]`: as gradient takes them)
     if isinstance(x, (list, tuple)):
         if _of_own_kind(x):
@@ -663,11 +662,28 @@ def python_float(v):
 def _jacfwd_of_tree(f: Callable, x, chunk: int | None) -> tuple[Any, Any]:
     """(f(x), J) for x a dict, list or tuple holding numbers and arrays: J of x's structure, each leaf's
     block of shape shape(f(x)) + shape(leaf). One forward pass over all the leaves' values as one vector."""
+    of_flat, flat, (offsets, sizes, shapes) = flattened(f, x, "jacfwd")
+    y, jac = _value_and_jacfwd(of_flat, flat, chunk)
+    yshape = np.shape(jac)[:-1]
+    blocks = (np.reshape(jac[..., o:o + n], yshape + sh) if (yshape or sh) else jac[o]
+              for o, n, sh in zip(offsets, sizes, shapes))
+    return y, rebuilt_tree(x, blocks)
+
+
+def is_tree(x) -> bool:
+    """x is a dict, or a list or tuple holding containers or arrays: differentiated leaf by leaf."""
+    return isinstance(x, dict) or isinstance(x, (list, tuple)) and any(
+        isinstance(v, (dict, list, tuple)) or np.ndim(v) for v in x)
+
+
+def flattened(f: Callable, x, what: str):
+    """(f of one vector of x's leaves' values, that vector, (offsets, sizes, shapes) of the leaves in it) for x
+    a dict, list or tuple holding floats and float arrays (`what` names the caller in the refusal)."""
     leaves = tree_leaves(x)
     for leaf in leaves:
         if not (type(leaf) in (float, int) or isinstance(leaf, (np.floating, np.integer))
                 or type(leaf) is np.ndarray and leaf.dtype.kind in "fiu"):
-            raise OverdubError(f"jacfwd takes a dict, list or tuple of floats and float arrays; it holds a "
+            raise OverdubError(f"{what} takes a dict, list or tuple of floats and float arrays; it holds a "
                                f"{type(leaf).__name__}", fix="differentiate with respect to the numbers it holds")
     shapes = [np.shape(leaf) for leaf in leaves]
     sizes = [int(np.prod(sh)) for sh in shapes]
@@ -679,11 +695,7 @@ def _jacfwd_of_tree(f: Callable, x, chunk: int | None) -> tuple[Any, Any]:
                   for o, n, sh, leaf in zip(offsets, sizes, shapes, leaves))
         return f(rebuilt_tree(x, iter(pieces)))
     of_flat.__wrapped__ = f
-    y, jac = _value_and_jacfwd(of_flat, flat, chunk)
-    yshape = np.shape(jac)[:-1]
-    blocks = (np.reshape(jac[..., o:o + n], yshape + sh) if (yshape or sh) else jac[o]
-              for o, n, sh in zip(offsets, sizes, shapes))
-    return y, rebuilt_tree(x, blocks)
+    return of_flat, flat, (offsets, sizes, shapes)
 
 
 def _jacfwd_of_container(f: Callable, x: Any, container, chunk: int | None) -> tuple[Any, Any]:

@@ -370,3 +370,35 @@ def test_forward_over_reverse_of_a_lambda_made_inside():
     # twin was given them as its own closure, a ValueError)
     assert abs(derivative(lambda x: gradient(lambda t: t * t * x, x)[0], 1.5) - 4 * 1.5) < 1e-12
     assert abs(derivative(lambda x: gradient(lambda t: t * t, x)[0], 1.5) - 2.0) < 1e-12
+
+
+# -- hessian and hvp of a function of a list or dict of arrays (gen22 W9, C3) -----------------------------------------
+
+def _of_two_arrays(p):
+    return p[0][0] * p[1][1] + p[0][1] * p[1][0] ** 2 + np.sin(p[0][0] * p[0][1])
+
+
+def test_hessian_of_a_list_of_arrays_gives_blocks_as_jax():
+    p = [np.array([1.0, 2.0]), np.array([3.0, 4.0])]
+    flat = np.concatenate(p)
+    want = fd.hessian(lambda u: _of_two_arrays([u[:2], u[2:]]), flat)
+    for inner in ("auto", "forward"):
+        H = hessian(_of_two_arrays, p, inner=inner)
+        for i, (a, b) in enumerate(((0, 2), (2, 4))):
+            for j, (c, d) in enumerate(((0, 2), (2, 4))):
+                assert np.allclose(H[i][j], want[a:b, c:d], atol=1e-5), (inner, i, j, H[i][j], want[a:b, c:d])
+
+
+def test_hessian_and_hvp_of_a_dict_of_arrays():
+    from contexts import hvp
+    d = {"a": np.array([1.0, 2.0]), "b": np.array([3.0, 4.0])}
+    f = lambda q: _of_two_arrays([q["a"], q["b"]])
+    flat = np.concatenate([d["a"], d["b"]])
+    want = fd.hessian(lambda u: _of_two_arrays([u[:2], u[2:]]), flat)
+    H = hessian(f, d)
+    assert np.allclose(H["a"]["b"], want[:2, 2:], atol=1e-5) and np.allclose(H["b"]["a"], want[2:, :2], atol=1e-5)
+    assert np.allclose(H["a"]["a"], want[:2, :2], atol=1e-5) and np.allclose(H["b"]["b"], want[2:, 2:], atol=1e-5)
+    v = {"a": np.array([0.5, -1.0]), "b": np.array([2.0, 0.25])}
+    hv = hvp(f, d, v)
+    got = np.concatenate([hv["a"], hv["b"]])
+    assert np.allclose(got, want @ np.concatenate([v["a"], v["b"]]), atol=1e-4)
