@@ -434,7 +434,7 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
         # (`a.__imul__(x)` by name: the array changes in place, which the twin's tangents would not follow)
         raise NotTransformable("an in-place operator's method called by name")
     method = getattr(obj, name)
-    if name == "round" and not _zero(tobj) and (stair := stair_method(method, args)) is not None:
+    if (name == "round" or name == "__round__") and not _zero(tobj) and (stair := stair_method(method, args)) is not None:
         stairs_fd(*stair, tobj, kw)  # (`a.round(13)`: np.round's, a step far below the value where it moves)
     if _TEXTS:  # (`np.float64(s)`, `texts.astype(float)`: a parse of a differentiated number's text, refused)
         parse_check(method, args, kw)

@@ -16,6 +16,7 @@ import contextvars
 import math
 import numbers
 import operator
+import os
 import re
 import sys
 import threading
@@ -36,6 +37,7 @@ from ..rules.frames import is_engine_class, outside_engine
 from ..rules.operator import KINK
 from ..rules.leaves import value_class
 from ..rules.watch import JUMP_WATCH, watch_order
+from ..rules.registry import registry
 
 __all__ = ["HELPERS", "EagerIterationError", "SpecialPoint", "special_case", "ORDER_OPS", "SPECIAL_HITS", "CHECK_SPECIAL", "equality_guard", "equality_guard_fd", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call", "remembered_text", "OwnComparison"]
 
@@ -101,11 +103,15 @@ def _size(x) -> float | None:
 
 
 def stair_method(f, args: tuple):
-    """(np.round, its arguments) for a bound `round` method of an array or a numpy scalar (`a.round(13)`,
-    `np.float64(x).round(13)`), which round as np.round does; else None."""
+    """(np.round, its arguments) for a bound `round` or `__round__` method of an array or a numpy scalar
+    (`a.round(13)`, `np.float64(x).round(13)`), which round as np.round does; (round, its arguments) for a
+    float's `__round__`; else None."""
     owner = getattr(f, "__self__", None)
-    if getattr(f, "__name__", None) == "round" and isinstance(owner, (np.ndarray, np.generic)):
+    name = getattr(f, "__name__", None)
+    if (name == "round" or name == "__round__") and isinstance(owner, (np.ndarray, np.generic)):
         return np.round, (owner, *args)
+    if name == "__round__" and type(owner) is float:  # (`x.__round__(12)`: round's, gen22 W5: 0 for 3)
+        return builtins.round, (owner, *args)
     return None
 
 
@@ -272,6 +278,22 @@ def text(s, *shown):
     return s
 
 
+def _savetxt(fname, X, *args, **kwargs):
+    """np.savetxt of differentiated values (run on their values by the rules below): the numbers written are
+    remembered as their text, and a file's name, so that `np.loadtxt` of them is refused (a round trip gave 0
+    in both modes, gen22 W5)."""
+    np.savetxt(fname, X, *args, **kwargs)
+    if hasattr(fname, "getvalue"):
+        written = fname.getvalue()
+        text(written.decode(errors="replace") if isinstance(written, bytes) else written)
+    elif isinstance(fname, (str, os.PathLike)):
+        _remember(os.fspath(fname).strip())
+
+
+registry.frule(np.savetxt)(lambda tangents, *args, **kwargs: (_savetxt(*args, **kwargs), None))
+registry.rrule(np.savetxt)(lambda *args, **kwargs: (_savetxt(*args, **kwargs), lambda dy: (None,) * len(args)))
+
+
 def text_of(s, *values):
     """`fmt.format(x, ...)` of values some of which may be differentiated: the text remembered (`text`) where
     one of them is a number that is not an integer (`"{}-12-31".format(year - 1)` of a default parameter
@@ -308,7 +330,14 @@ def remembered_text(args) -> bool:
 def parsed(s):
     """The argument of float/int/complex/Decimal/Fraction and numpy's parsers (`np.float64(s)`,
     `np.fromstring`, `np.loadtxt`, `texts.astype(float)`): refused when it is, or holds (a list, tuple or
-    array of texts; a number inside a text, `str(t) + "+1j"`), a remembered text."""
+    array of texts; a number inside a text, `str(t) + "+1j"`; an `io.StringIO` or a file `np.savetxt` wrote
+    them into), a remembered text."""
+    if _TEXTS and type(s) is not str and hasattr(s, "getvalue") and callable(s.getvalue):
+        text_in = s.getvalue()  # (`np.loadtxt(io.StringIO(f"{x} 1.0"))`: 0 in forward mode, gen22 W5)
+        parsed(text_in.decode(errors="replace") if isinstance(text_in, bytes) else text_in)
+        return s
+    if _TEXTS and isinstance(s, os.PathLike):
+        s = os.fspath(s)
     if type(s) is not str:
         if (_TEXTS and type(s) in (list, tuple) or type(s) is np.ndarray and s.dtype.kind in "US") and _holds_text(s, 0):
             raise TextRoundTrip(
