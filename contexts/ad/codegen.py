@@ -302,6 +302,7 @@ class _Gen:
         nested = [n for n in makers if isinstance(n, ast.FunctionDef)]
         self.view_groups = view_groups(fdef, fresh, stateful)
         self.module_arrays: frozenset = frozenset()
+        self.state_cells: frozenset = frozenset()  # (the captured variables holding state, `generate`)
         self.pure_calls = fresh  # calls known to change none of their arguments (`fresh_calls`)
         # temporaries holding a one-item tuple of a variable (`out=(o,)` lowered to `t1 = (o,)`): the array
         # a ufunc writes is o, whose cotangent the call's pullback takes (the tuple's was None: 0)
@@ -1211,7 +1212,8 @@ class _Gen:
         fn = {f.id} if isinstance(f, ast.Name) and self.is_active(f) else set()
         others = sorted({m for n in args | ({holder} if holder else set()) | fn for m in self.view_groups.get(n, ())
                          if m in self.active and m not in args and m != target and m != holder and m not in fn
-                         and (bound is None or m in bound)} | (self.module_arrays - args))
+                         and (bound is None or m in bound)} | (self.module_arrays - args)
+                        | (self.state_cells - args - {holder, target}))
         if not any(names) and not others:
             return [], None
         values = tuple_(n or const(None) for n in names)
@@ -1824,7 +1826,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     gen.module_arrays = frozenset(m for m in active if m not in own and isinstance(globals_.get(m), np.ndarray))
     # (and the arrays, lists, dicts and objects it captured: a sibling closure of one factory may change one,
     # `def put(p): buf[:] += p`, `hist.append(p)`: `call_views` hands the callee the caller's cotangent)
-    gen.module_arrays |= frozenset(state_cells) & active & set(cells)
+    gen.state_cells = frozenset(state_cells) & active & set(cells)
     gen.writes = declared_writes(lowered, globals_, freevars)
     gen.private = private_containers(lowered, globals_)
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}

@@ -2331,8 +2331,10 @@ def cells_callees_may_change(fdef, fn, freevars: tuple, handed: bool = False) ->
             inner = func.value if isinstance(func, (ast.Attribute, ast.Subscript)) else None
             while isinstance(inner, (ast.Attribute, ast.Subscript)):
                 inner = inner.value
-            if isinstance(inner, ast.Name) and inner.id in freevars and not isinstance(values.get(inner.id), np.ndarray) and (
-                    isinstance(func, ast.Subscript) or func.value is not inner or holds_state(values.get(inner.id))):
+            v = values.get(inner.id) if isinstance(inner, ast.Name) else None
+            if isinstance(inner, ast.Name) and inner.id in freevars and not isinstance(v, np.ndarray) and (
+                    isinstance(func, ast.Subscript) or func.value is not inner
+                    or holds_state(v) and not isinstance(v, (list, dict, set))):
                 called.add(inner.id)
         if handed:
             for a in (*n.args, *(k.value for k in n.keywords)):
