@@ -329,7 +329,15 @@ def _seeded_inside(y, dy) -> tuple[Any, list]:
         if dv is None:
             return None
         if isinstance(yv, (list, tuple)) and isinstance(dv, (list, tuple)) and len(yv) == len(dv):
-            return type(dv)(walk(a, b) for a, b in zip(yv, dv))
+            items = [walk(a, b) for a, b in zip(yv, dv)]
+            return type(dv)(*items) if hasattr(dv, "_fields") else type(dv)(items)  # (a namedtuple's, gen22 C7)
+        if type(yv) is np.ndarray and isinstance(dv, (list, tuple)):
+            # (a list given as an array output's cotangent, `vjp(lambda x: x * 2.0, (x,), [1.0, 0.0])`: as the array
+            # it stands for; a TypeError before, gen22 C5)
+            dv = np.asarray(dv, dtype=np.result_type(yv.dtype, float))
+            if dv.shape != yv.shape:
+                raise ValueError(f"the cotangent has shape {dv.shape}, the output {yv.shape}")
+            return dv
         if isinstance(yv, dict) and isinstance(dv, dict):
             return {k: walk(yv[k], v) if k in yv else v for k, v in dv.items()}
         container = _output_container(yv)

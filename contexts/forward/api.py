@@ -664,10 +664,16 @@ def _jacfwd_of_tree(f: Callable, x, chunk: int | None) -> tuple[Any, Any]:
     block of shape shape(f(x)) + shape(leaf). One forward pass over all the leaves' values as one vector."""
     of_flat, flat, (offsets, sizes, shapes) = flattened(f, x, "jacfwd")
     y, jac = _value_and_jacfwd(of_flat, flat, chunk)
-    yshape = np.shape(jac)[:-1]
-    blocks = (np.reshape(jac[..., o:o + n], yshape + sh) if (yshape or sh) else jac[o]
-              for o, n, sh in zip(offsets, sizes, shapes))
-    return y, rebuilt_tree(x, blocks)
+
+    def split(j):
+        if isinstance(j, dict):  # (a dict or ragged tuple of outputs: the output's structure outside, JAX's
+            return type(j)((k, split(v)) for k, v in j.items())  # layout; a KeyError before, gen22 C1)
+        if isinstance(j, (list, tuple)):
+            return type(j)(split(v) for v in j)
+        yshape = np.shape(j)[:-1]
+        return rebuilt_tree(x, (np.reshape(j[..., o:o + n], yshape + sh) if (yshape or sh) else j[o]
+                                for o, n, sh in zip(offsets, sizes, shapes)))
+    return y, split(jac)
 
 
 def is_tree(x) -> bool:

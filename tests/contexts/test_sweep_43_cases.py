@@ -454,3 +454,30 @@ def test_coarse_dunder_round_is_a_staircase():
     def f(x):
         return x.__round__(2) * 3.0 + x
     assert gradient(f, 0.7)[0] == 1.0 and derivative(f, 0.7) == 1.0
+
+
+# -- the API with containers in and out (gen22 C1, C5, C7) ---------------------------------------------------------
+
+def test_jacfwd_of_a_dict_or_list_input_and_a_dict_or_tuple_output():
+    from contexts import jacfwd
+    d = {"a": 0.3, "b": 0.7}
+    J = jacfwd(lambda y: {"s": y["a"] * y["b"], "v": np.array([y["a"], 1.0])}, d)
+    assert float(J["s"]["a"]) == pytest.approx(0.7) and float(J["s"]["b"]) == pytest.approx(0.3)
+    assert np.allclose(J["v"]["a"], [1.0, 0.0]) and np.allclose(J["v"]["b"], [0.0, 0.0])
+    L = [np.array([1.0, 2.0]), np.array([3.0, 4.0])]
+    J = jacfwd(lambda p: (p[0] @ p[1], p[0] * 2.0), L)  # (the output's structure outside, the input's inside)
+    assert np.allclose(J[0][0], L[1]) and np.allclose(J[0][1], L[0])
+    assert np.allclose(J[1][0], 2.0 * np.eye(2)) and np.allclose(J[1][1], np.zeros((2, 2)))
+
+
+def test_vjp_with_a_list_cotangent_for_an_array_output_and_a_namedtuple_output():
+    import collections
+    from contexts import vjp
+    x = np.array([1.0, 2.0])
+    y, (g,) = vjp(lambda x: x * 2.0, (x,), [1.0, 0.0])
+    assert np.allclose(g, [2.0, 0.0])
+    NT = collections.namedtuple("NT", "p q")
+    y, (g,) = vjp(lambda x: NT(x[0] * x[1], x[0] * 3.0), (x,), NT(1.0, 0.0))
+    assert isinstance(y, NT) and np.allclose(g, [2.0, 1.0])
+    y, (g,) = vjp(lambda x: NT(x[0] * x[1], x[0] * 3.0), (x,), NT(0.5, 1.0))
+    assert np.allclose(g, [0.5 * 2.0 + 3.0, 0.5 * 1.0])
