@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..forward import callbacks as _forward  # noqa: F401  (the forms on duals, registered first)
 from ..rules.registry import registry
 from .api import pullback_at, pullback_full
+from .runtime import CALLBACK_ADJOINTS
 
 __all__: list[str] = []
 
@@ -36,3 +37,12 @@ if _optimize is not None:
     for _fn, _kind in _elementwise.SOLVERS.items():
         registry.adjoint(_fn)(_elementwise.solution_adjoint(pullback_full, _derivative, _fn, _kind))
         registry.get(_fn).impl = _optimize.root_plain(_fn)  # (duals in f's closure: refused by name)
+
+# (their cotangents for a closure's captured lists, dicts and objects go into those objects' boxes at the call,
+# `runtime._boxed_cells`: handed back where the closure was made, they missed a change made since, gen23 W4)
+CALLBACK_ADJOINTS.update(
+    registry.get(_fn).adjoint for _fn in (
+        *((_forward._integrate.quad, _forward._integrate.quad_vec) if _forward._integrate is not None else ()),
+        *((*_optimize.ROOT_FINDERS, *_optimize.SEARCHES, *_optimize.ITERATIONS, *_elementwise.SOLVERS)
+          if _optimize is not None else ()))
+    if registry.get(_fn) is not None and registry.get(_fn).adjoint is not None)

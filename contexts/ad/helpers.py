@@ -3080,7 +3080,8 @@ HELPER_IMPLS = {
     "__od_native_items__": frozenset({list, tuple, dict, np.ndarray, str}), "__od_subscript__": subscript,
     "__od_subscript_adj__": subscript_adj, "__od_type__": type,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
-    "__od_guard_cells__": runtime.guard_cells, "__od_closure_arrays__": runtime.closure_arrays, "__od_unguard__": runtime.unguard,
+    "__od_guard_cells__": runtime.guard_cells, "__od_closure_arrays__": runtime.closure_arrays,
+    "__od_closure_made__": runtime.closure_made, "__od_unguard__": runtime.unguard,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

@@ -44,10 +44,24 @@ def _second_order_pullback(f, args, v, dy=None):
     of f (with output cotangent dy, the seed by default) on duals x + εv."""
     from ..forward.dual import Dual, Tag
     tag = Tag()
-    duals = tuple(a if t is None else Dual(a, t, tag) for a, t in zip(args, v))
+    duals = tuple(_dualized(a, t, tag) for a, t in zip(args, v))
     y, back = _pullback(f, duals, {})
     dfn, dargs = back(_seed(_primal_part(y, tag)) if dy is None else dy)
     return _tangent_part(dfn, tag), tuple(_like(_tangent_part(g, tag), a) for g, a in zip(dargs, args))
+
+
+def _dualized(a, t, tag):
+    """a perturbed along t: a dual, or for a dict, list or tuple argument the same container of duals of its
+    items (one dual of the whole container was indexed as a dict: a KeyError, gen23 C2)."""
+    from ..forward.dual import Dual
+    if t is None:
+        return a
+    if isinstance(a, dict) and isinstance(t, dict):
+        return type(a)((k, _dualized(v, t.get(k), tag)) for k, v in a.items())
+    if isinstance(a, (list, tuple)) and isinstance(t, (list, tuple)) and len(a) == len(t):
+        items = [_dualized(v, tv, tag) for v, tv in zip(a, t)]
+        return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+    return Dual(a, t, tag)
 
 
 def _like(g, a):
@@ -67,7 +81,30 @@ def _spread(parts, args, wrt) -> tuple:
     return tuple(out)
 
 
+def _arrays_refused(f, what: str) -> None:
+    """A closure made by the differentiated code reading its arrays (`arr = np.array([x, 1.0]); gradient(
+    lambda t: arr[0] * t * t, 0.5)`): refused. The rule's pass (forward over reverse) takes a plain array's
+    items for constants, so the closure's part came back None: 0 for 1, gen23 W4."""
+    from .runtime import UnsupportedFunction, _overrides, _user_line, active_array_cells
+    if _overrides.get():
+        # (`with ADContext(rules={math.floor: straight_through})`: the rules give first derivatives only; the
+        # rule's pass took floor's own, 0, for the second: 0 for 3, gen23 W3)
+        raise UnsupportedFunction(
+            f"reverse mode cannot differentiate {what} of {f.__qualname__} inside a block giving rules "
+            "(`ADContext(rules=...)`): the rules give first derivatives, not the second ones this needs",
+            where=_user_line(), fix="use forward mode (`derivative`) for the outer derivative, or leave the "
+                                    "block's rules out of the inner derivative")
+    found = active_array_cells(f)
+    if found:
+        raise UnsupportedFunction(
+            f"reverse mode cannot differentiate {what} of {f.__qualname__}, a closure reading `{found[0]}`, a "
+            "differentiated array it captured: the inner pass takes a plain array's items for constants",
+            where=_user_line(), fix=f"pass `{found[0]}` to the function as an argument, or use forward mode "
+                                    "(`derivative`) for the outer derivative")
+
+
 def gradient_rrule(f, *args, wrt=None):
+    _arrays_refused(f, "gradient")
     g = gradient(f, *args, wrt=wrt)
 
     def gradient_pullback(dg):
@@ -79,6 +116,7 @@ def gradient_rrule(f, *args, wrt=None):
 
 
 def value_and_gradient_rrule(f, *args, wrt=None):
+    _arrays_refused(f, "value_and_gradient")
     y, g = value_and_gradient(f, *args, wrt=wrt)
 
     def value_and_gradient_pullback(dout):
@@ -103,6 +141,7 @@ def derivative_rrule(f, x):
     cotangents are v·f''(x) for x and ∂/∂cells (v·f'(x)) for f — one reverse pass of f on x + ε, with v
     as its output cotangent (mixed partials commute)."""
     from ..forward import derivative
+    _arrays_refused(f, "derivative")
     d = derivative(f, x)
 
     def derivative_pullback(v):
@@ -117,9 +156,53 @@ registry.rrule(gradient)(gradient_rrule)
 registry.rrule(value_and_gradient)(value_and_gradient_rrule)
 
 
+def _holds_values(f) -> bool:
+    """f carries values of its own a derivative may flow into: a closure's cells, defaults, a bound method's
+    object, a partial's arguments (functions, classes and modules aside)."""
+    import functools
+    import types
+    if isinstance(f, functools.partial):
+        return bool(f.args or f.keywords) or _holds_values(f.func)
+    if isinstance(f, types.MethodType):
+        return True
+    if type(f) is not types.FunctionType:
+        return not isinstance(f, (types.BuiltinFunctionType, type)) and hasattr(f, "__dict__")
+    if f.__defaults__ or f.__kwdefaults__:
+        return True
+    for c in f.__closure__ or ():
+        try:
+            v = c.cell_contents
+        except ValueError:
+            continue
+        if not isinstance(v, (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type)) or (
+                type(v) is types.FunctionType and _holds_values(v)):
+            return True
+    return False
+
+
+def forwarddiff_rrule(f, x, chunk=None):
+    """Mixed mode's rule: the transposed Jacobian forward mode computes, for a function holding nothing of its
+    own; for a closure (a bound method, a partial), what it captured may be differentiated too (`forwarddiff(
+    lambda z: z * z * a, x)` in a: the closure's part was dropped, 1.62 for 2.52, gen23 W6): a reverse pass
+    of f gives both."""
+    from ..forward.mixed import forwarddiff_rrule as by_jacobian
+    if not _holds_values(f):
+        return by_jacobian(f, x, chunk)
+    y, back = _pullback(f, (x,), {})
+
+    def forwarddiff_pullback(dy):
+        if dy is None:
+            return (None, None)
+        dfn, (dx,) = back(dy)
+        return dfn, _like(dx, x)
+    return y, forwarddiff_pullback
+
+
 def _register_forward_rules():
     from ..forward import derivative
+    from ..forward.mixed import forwarddiff
     registry.rrule(derivative)(derivative_rrule)
+    registry.rrule(forwarddiff)(forwarddiff_rrule)
 
 
 _register_forward_rules()

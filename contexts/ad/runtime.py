@@ -62,7 +62,7 @@ from ..lowered.runtime import (STAIRS, dataclass_init, is_stair as _stairs, pars
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
 from ..rules.cotangents import Refused, SeqBox, Tangent, acc, fields_of, has_fields, own_dict
-from .structs import CHANGES, LAST_CHANGE, TICKS, Bare, _not_handed, bottom, changed
+from .structs import CHANGES, LAST_CHANGE, RECORDING_START, TICKS, Bare, _not_handed, bottom, changed
 
 __all__ = ["call", "UnsupportedFunction", "twin_source"]
 
@@ -170,9 +170,15 @@ def _static_back(pb, dy, dself, S):
     dkw = None
     if kw and len(grads) == len(args) + 1 and type(grads[-1]) is dict:  # keyword cotangents
         grads, dkw = grads[:-1], grads[-1]
+    if adj in CALLBACK_ADJOINTS and (closures := _closures_given(args)) is not None:
+        grads = _boxed_cells(S, grads, closures)  # (quad's integrand, brentq's function: `_boxed_cells`)
     if is_method:
         return acc(dself, grads[0]), grads[1:], dkw
     return None, grads, dkw
+
+
+# the adjoints of rules given a Python function they differentiate by reverse mode (quad, brentq: `callbacks`)
+CALLBACK_ADJOINTS: set = set()
 
 
 _ANY_COUNT = 1 << 30
@@ -309,16 +315,68 @@ def _mutating_back(pb, dy, dself, S):
 
 
 def _rrule_back(pb, dy, dself, S):
-    _, back, nargs, is_method = pb
+    _, back, nargs, is_method, closures = pb
     if dy is None:
         return dself, (None,) * (nargs - is_method), None
     grads = back(dy)
+    if closures is not None:
+        grads = _boxed_cells(S, grads, closures)
     dkw = None
     if len(grads) == nargs + 1 and type(grads[-1]) is dict:  # keyword cotangents
         grads, dkw = grads[:-1], grads[-1]
     if is_method:
         return acc(dself, grads[0]), tuple(grads[1:]), dkw
     return None, tuple(grads), dkw
+
+
+def _closures_given(args):
+    """((position, closure), ...) of the closures (and functions with defaults) among a rule's arguments
+    (quad's integrand, brentq's function, derivative's), or None."""
+    closures = None
+    for i, a in enumerate(args):
+        if type(a) is types.FunctionType and (a.__closure__ or a.__defaults__):
+            closures = (closures or ()) + ((i, a),)
+    return closures
+
+
+def _boxed_cells(S, grads, closures):
+    """The cotangents a rule gives for closures it was handed (`quad(g, ...)`, `derivative(g, t)`), their parts
+    for the lists, dicts and objects the closures' cells hold moved into those objects' boxes now, at the
+    call: handed back where the closure was made, they reached the object as it was then (`lst = [x]; g =
+    lambda t: lst[0] * t; lst[0] = x * x; quad(g, 0, 1)`: x's derivative, 1.0 for 1.6, gen23 W4). An array
+    cell changed in place while recording is refused: its cotangent has no box, and the change may have come
+    after the closure was made."""
+    grads = list(grads)
+    for i, fn in closures:
+        g = grads[i] if i < len(grads) else None
+        if not isinstance(g, Tangent):
+            continue
+        rest = Tangent(g)
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            part = rest.get(name)
+            if part is None:
+                continue
+            v = _cell_value(cell)
+            if isinstance(v, (list, dict)) or has_fields(v) and not callable(v) and not isinstance(v, np.ndarray):
+                S.box(v, rest.pop(name))
+            elif isinstance(v, np.ndarray) and (made := _MADE_AT.get(id(fn))) is not None and made[0]() is fn \
+                    and LAST_CHANGE.get(id(bottom(v)), 0) > made[1]:
+                raise UnsupportedFunction(
+                    f"reverse mode cannot differentiate {fn.__qualname__}, handed to a rule, through `{name}`, an "
+                    "array it captured that was changed in place after the closure was made: its derivative would "
+                    "be taken as of when the closure was made", where=_user_line(),
+                    fix=f"pass `{name}` to the function as an argument, or make the closure after the change")
+        defaults = rest.get("__defaults__")
+        if defaults is not None and fn.__defaults__:  # (`def g(t, st=state)`: the default's object, as a cell's)
+            kept = list(defaults)
+            for j, (part, v) in enumerate(zip(kept, fn.__defaults__)):
+                if part is not None and (isinstance(v, (list, dict)) or has_fields(v) and not callable(v)
+                                         and not isinstance(v, np.ndarray)):
+                    S.box(v, part)
+                    kept[j] = None
+            rest["__defaults__"] = type(defaults)(kept) if any(k is not None for k in kept) else None
+        grads[i] = rest if _any_given(rest) else None
+    return tuple(grads)
 
 
 # -- rules an ADContext block gives: `ADContext(rules={fn: rrule})` ------------------------------------
@@ -383,7 +441,7 @@ def _overridden_call(f, args, kw):
         return None
     rrule, full = given
     y, back = rrule(*full, **kw)
-    return y, (_rrule_back, back, len(full), full is not args)
+    return y, (_rrule_back, back, len(full), full is not args, _closures_given(full))
 
 
 # -- the call: Zygote's J --------------------------------------------------------------------------
@@ -644,7 +702,7 @@ def call(mask, f, /, *args, **kw):
                 y, back = rule.rrule(*full, **kw)
             except TypeError:  # forward over reverse: the rule's primal call met duals (`math.fsum`)
                 y, back = _rrule_on_duals(rule.rrule, full, kw)
-            return y, (_rrule_back, back, len(full), is_method)
+            return y, (_rrule_back, back, len(full), is_method, _closures_given(full))
         if rule.kind == "nondiff":
             return f(*args, **kw), None
     if type(f) is types.FunctionType:
@@ -2177,6 +2235,33 @@ def closure_arrays(fn, names) -> None:
                 f"reverse mode cannot differentiate closure {getattr(fn, '__qualname__', fn)}, passed on or stored, "
                 f"storing into `{n}`, an array it captures: the cotangent of `{n}` after the change cannot reach it",
                 where=_user_line(), fix=f"call it directly by name, or pass `{n}` to it as an argument")
+
+
+# closures passed on or stored that capture arrays, by id: (a weak reference, the change counter when made)
+_MADE_AT: dict[int, tuple] = {}
+
+
+def closure_made(fn, read=()) -> None:
+    """Closure fn, just made, passed on or stored, reading the differentiated variables `read`: when it
+    captures an array, the change counter of now and those names, so that a rule given it later refuses a
+    captured array changed in place since (its cotangent goes back where fn was made, before the change:
+    `_boxed_cells`), and a derivative rule one it differentiates (`active_array_cells`)."""
+    if type(fn) is not types.FunctionType or not fn.__closure__:
+        return
+    if any(isinstance(_cell_value(c), np.ndarray) for c in fn.__closure__):
+        key = id(fn)
+        _MADE_AT[key] = (weakref.ref(fn, lambda _, key=key: _MADE_AT.pop(key, None)), CHANGES[0], read)
+
+
+def active_array_cells(fn) -> list[str]:
+    """The captured variables of closure fn (made by differentiated code, `closure_made`) that hold arrays of
+    numbers and are differentiated there."""
+    made = _MADE_AT.get(id(fn)) if type(fn) is types.FunctionType else None
+    if made is None or made[0]() is not fn:
+        return []
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    return [n for n in made[2] if n in cells and isinstance(v := _cell_value(cells[n]), np.ndarray)
+            and v.dtype.kind in "fc"]
 
 
 def unguard(fn) -> None:

@@ -2,7 +2,9 @@
 Jacobian by forward mode, and let the reverse pass apply the transposed Jacobian.
 
 Invariant: `forwarddiff(f, x)` returns exactly `f(x)`; only its registered rrule differs from
-recursion, so reverse mode never records f's inside (cheap for few inputs and many intermediates).
+recursion, so reverse mode never records f's inside (cheap for few inputs and many intermediates). A
+closure (or a bound method, a partial) may carry differentiated values of its own: for it the rule is
+reverse mode's own pass (`contexts.ad.nested.forwarddiff_rrule`), which gives their cotangents too.
 """
 
 from __future__ import annotations

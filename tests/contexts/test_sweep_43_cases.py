@@ -481,3 +481,125 @@ def test_vjp_with_a_list_cotangent_for_an_array_output_and_a_namedtuple_output()
     assert isinstance(y, NT) and np.allclose(g, [2.0, 1.0])
     y, (g,) = vjp(lambda x: NT(x[0] * x[1], x[0] * 3.0), (x,), NT(0.5, 1.0))
     assert np.allclose(g, [0.5 * 2.0 + 3.0, 0.5 * 1.0])
+
+
+# -- nested and mixed derivatives of closures (gen23 W1b, W3, W4, W6, C2) -----------------------------------------
+
+def test_reverse_over_reverse_of_a_dict_or_list_argument_holding_the_outer_variable():
+    g1 = lambda x: gradient(lambda d: d["a"] * d["b"] ** 2, {"a": x, "b": 0.7})[0]["b"]
+    g2 = lambda x: gradient(lambda l: l[0] * l[1] ** 2, [x, 0.7])[0][1]
+    for g in (g1, g2):  # (2·a·b in a: 1.4)
+        _close(gradient(g, 0.8)[0], 1.4)
+        _close(derivative(g, 0.8), 1.4)
+
+
+def _forwarddiff_of_a_closure(a):
+    from contexts.forward import forwarddiff
+    return float(np.sum(forwarddiff(lambda z: z * z * a, np.array([a, 0.3]))))  # a³ + 0.09 a
+
+
+def _forwarddiff_closure_only(a):
+    from contexts.forward import forwarddiff
+    return float(np.sum(forwarddiff(lambda z: np.sin(z) * a, np.array([0.2, 0.3]))))
+
+
+@pytest.mark.parametrize("f", [_forwarddiff_of_a_closure, _forwarddiff_closure_only])
+def test_forwarddiff_inside_reverse_mode_differentiates_the_closure(f):
+    want = fd.derivative(f, 0.9)
+    _close(gradient(f, 0.9)[0], want)
+    _close(derivative(f, 0.9), want)
+
+
+def _list_then_inner_derivative(x):
+    lst = [x]
+    g = lambda t: lst[0] * t
+    lst[0] = x * x
+    return derivative(g, 0.5)  # x²: the closure reads the list as changed
+
+
+def _dict_then_inner_gradient(x):
+    state = {"a": x}
+    g = lambda t: state["a"] * t * t
+    state["a"] = x * x
+    return gradient(g, 0.5)[0]
+
+
+def _default_dict_then_inner_derivative(x):
+    state = {"a": x}
+
+    def g(t, st=state):
+        return st["a"] * t
+    state["a"] = x * x
+    return derivative(g, 0.5)
+
+
+def _object_then_quad(x):
+    from scipy.integrate import quad
+    o = _Obj()
+    o.a = x
+    g = lambda t: o.a * t
+    o.a = x * x
+    return quad(g, 0.0, 1.0)[0] * 2
+
+
+def _list_then_quad(x):
+    from scipy.integrate import quad
+    lst = [x]
+    g = lambda t: lst[0] * t
+    lst[0] = x * x * x
+    return quad(g, 0.0, 1.0)[0] * 2
+
+
+def _list_then_brentq(x):
+    from scipy.optimize import brentq
+    lst = [x]
+    g = lambda t: t ** 3 - lst[0]
+    lst[0] = x * x
+    return brentq(g, 0.0, 2.0, xtol=1e-14)
+
+
+@pytest.mark.parametrize("f", [_list_then_inner_derivative, _dict_then_inner_gradient,
+                               _default_dict_then_inner_derivative, _object_then_quad, _list_then_quad,
+                               _list_then_brentq])
+def test_a_closure_given_to_a_rule_reads_its_objects_as_changed(f):
+    # (the closure's cotangent went back where it was made: the object as it was then, x's derivative)
+    want = fd.derivative(f, 0.8)
+    _close(gradient(f, 0.8)[0], want, rtol=1e-5)
+    _close(derivative(f, 0.8), want, rtol=1e-5)
+
+
+def test_hessian_through_quad_of_a_closure_over_a_changed_list():
+    h = float(hessian(_list_then_quad, 0.8))
+    assert abs(h - 6 * 0.8) < 1e-6, h  # (x³'s: 0 before)
+
+
+def _array_then_inner_derivative(x):
+    arr = np.array([x, 1.0])
+    return derivative(lambda t: arr[0] * t * t, 0.5)
+
+
+def _array_changed_then_quad(x):
+    from scipy.integrate import quad
+    arr = np.array([x, 1.0])
+    g = lambda t: arr[0] * t
+    arr[0] = x * x
+    return quad(g, 0.0, 1.0)[0]
+
+
+@pytest.mark.parametrize("f", [_array_then_inner_derivative, _array_changed_then_quad])
+def test_closures_over_arrays_given_to_rules_refused_where_unfollowed(f):
+    want = fd.derivative(f, 0.8)
+    _close(derivative(f, 0.8), want)
+    with pytest.raises(OverdubError):  # (0 and the derivative of the old value before)
+        gradient(f, 0.8)
+
+
+def test_gradient_of_an_inner_gradient_under_block_rules_is_refused():
+    import math
+    from contexts import ADContext
+    st = lambda v: (math.floor(v), lambda dy: (dy,))
+    inner = lambda x: gradient(lambda t: math.floor(3 * t) * x, 0.55)[0]
+    with ADContext(rules={math.floor: st}):
+        assert abs(inner(0.8) - 2.4) < 1e-12
+        with pytest.raises(OverdubError, match="rules"):
+            gradient(inner, 0.8)
