@@ -24,7 +24,7 @@ def _trace(f: Callable, x: Any, mode: str, order: int) -> tuple[Any, int]:
 
     if mode not in _MODES:
         raise OverdubError(f"unknown sparsity mode {mode!r}", fix='use mode="global" or mode="local"')
-    x = np.asarray(x, dtype=float)
+    x = _real_input(x)
     n = x.size
     H = Pattern.empty(n, n * n) if order == 2 else None
     primal = x.copy() if mode == "local" else None
@@ -145,6 +145,16 @@ def color_columns(pattern) -> np.ndarray:
     return colors
 
 
+def _real_input(x) -> np.ndarray:
+    """x as a float array; a complex x is refused (cast to float, its imaginary part was dropped with only a
+    ComplexWarning: f traced at another point, sp43 W3)."""
+    if np.iscomplexobj(x):
+        raise OverdubError("sparsity detection takes a real input; x is complex",
+                           fix="pass the real and imaginary parts as one real vector (np.concatenate([x.real, "
+                               "x.imag])) and rebuild the complex values inside f")
+    return np.asarray(x, dtype=float)
+
+
 def sparse_jacobian(f: Callable, x: Any, pattern=None, *, colors: np.ndarray | None = None,
                     full_output: bool = False):
     """The Jacobian of f at x as a CSR array, from its sparsity pattern (detected when not given), a
@@ -161,18 +171,23 @@ def sparse_jacobian(f: Callable, x: Any, pattern=None, *, colors: np.ndarray | N
     """
     from contexts.forward import jvp
 
-    x = np.asarray(x, dtype=float)
+    x = _real_input(x)
     P = jacobian_sparsity(f, x) if pattern is None else sp.csr_array(pattern, dtype=bool)
     if P.shape[1] != x.size:
         raise OverdubError(f"pattern has {P.shape[1]} columns but x has {x.size} elements",
                            fix="pass the pattern of this f at an x of the same size")
     colors = color_columns(P) if colors is None else np.asarray(colors)
     ncolors = int(colors.max()) + 1 if len(colors) else 0
-    products = np.zeros((ncolors, P.shape[0]))
+    rows = []
     for c in range(ncolors):
         seed = (colors == c).astype(float).reshape(x.shape)
         _, dy = jvp(f, (x.copy(),), (seed,))  # (a copy each time: f may write into its argument)
-        products[c] = np.concatenate([np.ravel(np.asarray(d, dtype=float)) for d in _flatten(dy)])
+        rows.append(np.concatenate([np.ravel(np.asarray(d)) for d in _flatten(dy)]))
+    # (a complex f's Jacobian is complex: cast to float, its imaginary parts were dropped, sp43 W2)
+    complex_ = any(np.iscomplexobj(r) for r in rows)
+    products = np.zeros((ncolors, P.shape[0]), dtype=complex if complex_ else float)
+    for c, r in enumerate(rows):
+        products[c] = r
     coo = P.tocoo()
     data = products[colors[coo.col], coo.row]
     J = sp.csr_array((data, (coo.row, coo.col)), shape=P.shape)

@@ -86,8 +86,7 @@ _SEVERAL = frozenset({np.atleast_1d, np.atleast_2d, np.atleast_3d})
 # declared DENSE (contexts/rules/numpy/shapes.py), but a view of the first argument: followed as one, so
 # that a write through it (`writeable=True`) reaches the array
 _VIEWS = frozenset({sliding_window_view})
-# declared DENSE, but the number of outputs depends on the values: no pattern without them (where the
-# values have no dependencies either, there are none to miss: dense, as before, for `x * inverse`)
+# declared DENSE, but the number of outputs depends on the values: no pattern without them
 _SHAPED_BY_VALUES = frozenset({np.unique})
 
 
@@ -103,10 +102,11 @@ def _dense(spec: Dense, fn: Callable, /, *args, **kwargs):
         # one operand, nothing summed (`np.einsum('ii->i', M)`, `'ij->ji'`): numpy returns a writeable view,
         # through which a write reaches M (a copy lost it: missed nonzeros, sp42 W3)
         return args[1]._view_by(lambda i: np.einsum(args[0], i, **kwargs))
-    if fn in _SHAPED_BY_VALUES and any(isinstance(a, Tracer) and a.primal is None and not a.is_constant
-                                       for a in args):
+    if fn in _SHAPED_BY_VALUES and any(isinstance(a, Tracer) and a.primal is None for a in args):
+        # (also a value without dependencies whose values global mode does not have, `np.unique(np.round(u))`:
+        # run on stand-in values, one element came out, and the pattern had one row for four, sp43 W4)
         raise TracedBranchError(
-            f"np.{fn.__name__} of a value that depends on the inputs: how many elements it returns depends "
+            f"np.{fn.__name__} of a value computed from the inputs: how many elements it returns depends "
             "on the values, which global sparsity detection does not have", where=user_site(3),
             fix="use mode='local' (the pattern at one point)")
     return ops.dense(fn, args, kwargs, linear=spec.linear)

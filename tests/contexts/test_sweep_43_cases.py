@@ -603,3 +603,39 @@ def test_gradient_of_an_inner_gradient_under_block_rules_is_refused():
         assert abs(inner(0.8) - 2.4) < 1e-12
         with pytest.raises(OverdubError, match="rules"):
             gradient(inner, 0.8)
+
+
+# -- sparsity: complex values, and np.unique of a value without dependencies (sp43 W2, W3, W4) ------------------------
+
+def test_sparse_jacobian_of_a_complex_function_keeps_the_imaginary_parts():
+    from contexts import jacfwd, sparse_jacobian
+    f = lambda v: v * np.exp(1j * v[::-1])
+    x = np.array([0.5, 1.5, 2.5])
+    want = np.asarray(jacfwd(f, x))
+    h = 1e-6
+    fd_col = (f(x + h * np.eye(3)[0]) - f(x - h * np.eye(3)[0])) / (2 * h)
+    assert np.allclose(want[:, 0], fd_col, atol=1e-6)
+    assert np.allclose(sparse_jacobian(f, x).toarray(), want, atol=1e-12)
+
+
+def test_sparsity_of_a_complex_input_is_refused():
+    from contexts import jacobian_sparsity, sparse_jacobian
+    z = np.array([1 + 1j, 2 + 1j, 3 - 1j])
+    for call in (lambda: jacobian_sparsity(lambda v: v * v[2], z, mode="local"),
+                 lambda: jacobian_sparsity(lambda v: v * v[2], z), lambda: sparse_jacobian(lambda v: v * v[2], z)):
+        with pytest.raises(OverdubError, match="complex"):
+            call()
+
+
+def test_global_sparsity_of_np_unique_of_a_rounded_input_is_refused():
+    from contexts import jacobian_sparsity
+    from contexts.sparsity.tracer import TracedBranchError
+
+    def f(u):
+        return np.unique(np.round(u)) * u[0]
+    x = np.array([0.3, 1.7, 0.9, 2.4, 1.1, 0.2, 3.0, 1.9])
+    with pytest.raises(TracedBranchError):
+        jacobian_sparsity(f, x, mode="global")
+    local = jacobian_sparsity(f, x, mode="local").toarray()
+    want = fd.jacobian(f, x)
+    assert local.shape == want.shape == (4, 8) and not np.any((np.abs(want) > 1e-9) & ~local)
