@@ -1588,6 +1588,12 @@ def setitem(obj, idx, v):
             "reverse mode does not differentiate assignments through `x.flat`",
             fix="assign through an index of x (`x[np.unravel_index(i, x.shape)] = v`), or through "
                 "`x.reshape(-1)` of a contiguous x")
+    if (type(obj) is not np.ndarray and isinstance(obj, np.ndarray) and type(obj) is not _Dual
+            and type(setter := getattr(type(obj), "__setitem__", None)) is types.FunctionType):
+        # an ndarray subclass's own `__setitem__` (diffpy's Cartesian coordinates writing through to their atom,
+        # a subclass scaling what it stores): its code, recorded (taken for ndarray's: 0 for 1, pkJ W1)
+        _, pb = _twin(setter, obj, idx, v)
+        return _SetByCode(pb, None, 1)
     if _is_array(obj):
         if getattr(obj.dtype, "names", None) is not None and runtime._may_differ(v, 0):
             raise runtime.UnsupportedFunction(
@@ -1891,6 +1897,14 @@ def iop(opname, a, b):
         raise runtime.UnsupportedFunction(
             f"reverse mode does not differentiate an in-place `{opname}` on a {type(a).__name__} that rebinds",
             fix="write `x = x op y` instead of `x op= y`")
+    if type(a) is not list and type(a) is not dict and isinstance(a, (list, dict)):
+        # a list's or dict's subclass with its own in-place operator (`__iadd__` doubling what it adds, an
+        # OrderedDict's `__ior__`): its code, recorded (taken for list's or dict's: 1 for 2, pkJ W2)
+        inplace = getattr(type(a), f"__i{opname.rstrip('_')}__", None)
+        if type(inplace) is types.FunctionType:
+            y, pb = _twin(inplace, a, b)
+            if y is not NotImplemented:
+                return y, _SetByCode(pb, None, 0)
     if opname == "add" and isinstance(a, list) and _numeric_right(b):
         return operator.add(a, b), None  # (numpy's addition, a new array: a rebinds)
     if (opname == "add" and isinstance(a, list)) or (opname == "or_" and isinstance(a, dict)):

@@ -639,3 +639,100 @@ def test_global_sparsity_of_np_unique_of_a_rounded_input_is_refused():
     local = jacobian_sparsity(f, x, mode="local").toarray()
     want = fd.jacobian(f, x)
     assert local.shape == want.shape == (4, 8) and not np.any((np.abs(want) > 1e-9) & ~local)
+
+
+# -- builtin subclasses with their own operators (pkJ W1, W2, W3) ----------------------------------------------------
+# Reverse mode took `c[i] = v` on an ndarray subclass, `L += [x]` on a list subclass and `d |= {...}` on a dict
+# subclass for the builtin's own operation, though the class defines its own (0 for 1, 1 for 2), and np.array of a
+# list subclass iterating through its own `__iter__` for the underlying items (1 for 2).
+
+class _Ignore(np.ndarray):
+    def __setitem__(self, idx, value):
+        pass  # (drops the write)
+
+
+def _ignored_write(x):
+    c = np.zeros(3).view(_Ignore)
+    c[1] = x
+    return float(np.sum(c)) + 2.0 * x
+
+
+class _Doubling(list):
+    def __iadd__(self, other):
+        return _Doubling(list(self) + [2 * o for o in other])
+
+
+class _DoublingInPlace(list):
+    def __iadd__(self, other):
+        for o in other:
+            self.append(2 * o)
+        return self
+
+
+class _Tripling(list):
+    def __imul__(self, n):
+        return _Tripling([3 * v for v in self])
+
+
+class _DoublingDict(dict):
+    def __ior__(self, other):
+        for k, v in other.items():
+            dict.__setitem__(self, k, 2 * v)
+        return self
+
+
+def _list_iadd(x):
+    L = _Doubling([1.0])
+    L += [x * x]
+    return L[1] * 1.0
+
+
+def _list_iadd_in_place(x):
+    L = _DoublingInPlace([1.0])
+    L += [x * x]
+    return L[1] * 1.0
+
+
+def _list_imul(x):
+    L = _Tripling([x * x])
+    L *= 2
+    return L[0] * 1.0
+
+
+def _dict_ior(x):
+    d = _DoublingDict()
+    d |= {"a": x * x}
+    return d["a"] * 1.0
+
+
+@pytest.mark.parametrize("f", [_ignored_write, _list_iadd, _list_iadd_in_place, _list_imul, _dict_ior])
+def test_builtin_subclasses_own_operators(f):
+    want = fd.derivative(f, 1.3)
+    _close(gradient(f, 1.3)[0], want)
+    if f is _ignored_write:  # (forward mode refuses an ndarray subclass of duals' own `__setitem__`)
+        with pytest.raises(OverdubError):
+            derivative(f, 1.3)
+        return
+    _close(derivative(f, 1.3), want)
+
+
+@pytest.mark.parametrize("f", [_list_iadd, _list_imul, _dict_ior])
+def test_builtin_subclasses_own_operators_hessian(f):
+    wanted = fd.derivative(lambda u: derivative(f, u), 1.3)
+    assert abs(float(hessian(f, 1.3)) - wanted) < 1e-5 * abs(wanted), (hessian(f, 1.3), wanted)
+
+
+class _Scaled(list):
+    def __iter__(self):
+        for v in list.__iter__(self):
+            yield 2 * v
+
+
+def _array_of_a_scaled_list(x):
+    return float(np.sum(np.array(_Scaled([x, 1.0]))))
+
+
+def test_np_array_of_a_list_subclass_with_its_own_iteration_refused_in_reverse():
+    _close(derivative(_array_of_a_scaled_list, 1.3), 2.0)
+    with pytest.raises(OverdubError):
+        gradient(_array_of_a_scaled_list, 1.3)
