@@ -648,6 +648,12 @@ class Tracer:
     def real(self):
         return self._view_by(np.real, partial=True)
 
+    @real.setter
+    def real(self, value):
+        # `z.real = v`, `z.real *= c`: a write through the real part's view, as numpy's (an AttributeError
+        # before, sp43 C3)
+        self.real[...] = value
+
     @property
     def imag(self):
         """The imaginary part: a view with the value's dependencies (tracers do not keep the parts'
@@ -655,6 +661,12 @@ class Tracer:
         if self.primal is not None and not np.iscomplexobj(self.primal):
             return Tracer(self._shape, None, None, np.imag(self.primal), self.order)
         return self._view_by(np.imag, partial=True, index_op=_same)
+
+    @imag.setter
+    def imag(self, value):
+        if self.primal is not None and not np.iscomplexobj(self.primal):  # (numpy's words for a real array's)
+            raise TypeError("array does not have imaginary part to set")
+        self.imag[...] = value
 
     @property
     def mT(self):

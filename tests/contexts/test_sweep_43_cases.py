@@ -736,3 +736,20 @@ def test_np_array_of_a_list_subclass_with_its_own_iteration_refused_in_reverse()
     _close(derivative(_array_of_a_scaled_list, 1.3), 2.0)
     with pytest.raises(OverdubError):
         gradient(_array_of_a_scaled_list, 1.3)
+
+
+def _real_imag_assigned(x):
+    z = x[:2] + 1j * x[2:]
+    z.real *= x[3]
+    z.imag += z.real
+    return np.concatenate([z.real, z.imag])
+
+
+def test_sparsity_of_assignments_to_real_and_imag():
+    # (`z.real = ...`, `z.imag += ...` on a traced complex array: an AttributeError, sp43 C3)
+    from contexts import jacobian_sparsity
+    x = np.array([0.5, 1.0, 1.5, 2.0])
+    want = np.abs(fd.jacobian(lambda v: _real_imag_assigned(v.copy()), x)) > 1e-9
+    for mode in ("global", "local"):
+        pattern = jacobian_sparsity(_real_imag_assigned, x, mode=mode).toarray()
+        assert not np.any(want & ~pattern), mode
