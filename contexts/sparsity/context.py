@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import types
 from typing import Any
 
 import numpy as np
@@ -278,8 +279,13 @@ class SparsityContext(overdub.Context):
         return self._traced_primitive(site, rule, fn, args, kwargs)
 
     def _traced_primitive(self, site, rule, fn, args, kwargs):
-        """A C function reached with tracers and no srule: numpy protocols, then the rule's kind."""
+        """A C function reached with tracers and no srule: numpy protocols, then the rule's kind. A C function
+        of another extension (scipy's `lsoda`) is not given tracers at all: it knows no numpy protocol, and a
+        tracer's refusal raised inside it (`__array__`) left scipy's LSODA wrapper's objects broken, the
+        interpreter crashing later in a garbage collection (sp43 C1)."""
         try:
+            if _foreign_c(fn):
+                raise TypeError(f"a C function of {fn.__module__ or 'an extension'}, not given tracers")
             return fn(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - any failure of a C function on tracers means "no rule"
             if isinstance(e, PlainArrayWrite) or isinstance(e, OverdubError) and kwargs.get("out") is not None:
@@ -298,6 +304,23 @@ class SparsityContext(overdub.Context):
                 fix=f"declare one: `registry.sparsity(spec, {name})` with a spec of "
                     "contexts/rules/sparsity_specs.py (`DENSE` is conservative), or code on tracers with "
                     f"`registry.srule({name})`") from e
+
+
+# the modules whose C functions take tracers through Python's and numpy's protocols (`len`, `math.sin`, ufuncs)
+_PROTOCOL_MODULES = ("builtins", "math", "cmath", "operator", "numpy", "_operator", "itertools", "functools",
+                     "_functools", "collections", "_collections", "copy", "_abc", "abc", "types", "inspect")
+
+
+def _foreign_c(fn) -> bool:
+    """fn is a C function (not a method of an object, not a ufunc) of another extension than Python's and
+    numpy's (scipy's `lsoda`, `_odepack`'s functions)."""
+    if type(fn) is not types.BuiltinFunctionType:
+        return False
+    owner = fn.__self__
+    if owner is not None and not isinstance(owner, types.ModuleType):  # (a C method bound to its object)
+        return False
+    module = fn.__module__ or (owner.__name__ if owner is not None else "")
+    return bool(module) and module.split(".")[0] not in _PROTOCOL_MODULES
 
 
 class ObservedSparsityContext(Observed, SparsityContext):

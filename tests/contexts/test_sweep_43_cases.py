@@ -780,3 +780,34 @@ def test_gradients_of_inner_gradients_with_data_arrays_and_third_order(f):
     want = fd.derivative(f, 0.8)
     _close(gradient(f, 0.8)[0], want)
     _close(derivative(f, 0.8), want)
+
+
+_LSODA_THEN_BDF = """
+import numpy as np, scipy.integrate as si
+from contexts import jacobian_sparsity
+def rhs(t, y):
+    return -y
+x = np.array([1.0, 0.5])
+for method in ("LSODA", "BDF", "BDF"):
+    try:
+        jacobian_sparsity(lambda y0: si.solve_ivp(rhs, (0, 1), y0, method=method).y[:, -1], x, mode="local")
+    except Exception as e:
+        print(method, type(e).__name__)
+import gc; gc.collect()
+print("survived")
+"""
+
+
+def test_sparsity_refusing_scipys_lsoda_leaves_the_interpreter_whole(tmp_path):
+    # (a tracer's refusal raised inside scipy's C `lsoda` left broken objects behind: the next garbage
+    # collection crashed the interpreter, sp43 C1)
+    import os
+    import subprocess
+    import sys
+    script = tmp_path / "lsoda_then_bdf.py"
+    script.write_text(_LSODA_THEN_BDF)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0 and "survived" in run.stdout, (run.returncode, run.stdout, run.stderr[-2000:])
+    assert "LSODA NoSparsityRule" in run.stdout
