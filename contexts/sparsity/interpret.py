@@ -76,6 +76,17 @@ def _structural(spec: Structural, fn: Callable, /, a, *args, **kwargs):
         return type(fn(0, 0))(_structural(spec, fn, v) for v in (a, *args))  # (a list before numpy 2)
     if fn is np.real and isinstance(a, Tracer):
         return a.real  # part of each element: a write through it keeps the imaginary part's dependencies
+    if (inner := ops._tracers_in((args, kwargs))):
+        # a position, count or shape computed from the inputs (`np.delete(u, u > 1)`, `np.tile(a, reps)`): its
+        # value where it is known (local mode), else refused (the move was run again on the tracer: a
+        # RecursionError, sp43 C4)
+        if any(t.primal is None for t in inner):
+            raise TracedBranchError(
+                f"np.{getattr(fn, '__name__', 'function')} given positions or sizes computed from the inputs: "
+                "what it moves where depends on their values, which global sparsity detection does not have",
+                where=user_site(3), fix="use mode='local' (the pattern at one point)")
+        args = ops._substitute(args, None)
+        kwargs = {k: ops._substitute(v, None) for k, v in kwargs.items()}
     if isinstance(a, Tracer):
         return a._view_by(lambda i: fn(i, *args, **kwargs))
     return restructure([a], lambda i: fn(i, *args, **kwargs))

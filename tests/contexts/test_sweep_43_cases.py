@@ -811,3 +811,16 @@ def test_sparsity_refusing_scipys_lsoda_leaves_the_interpreter_whole(tmp_path):
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env)
     assert run.returncode == 0 and "survived" in run.stdout, (run.returncode, run.stdout, run.stderr[-2000:])
     assert "LSODA NoSparsityRule" in run.stdout
+
+
+def test_sparsity_of_moves_with_positions_computed_from_the_inputs():
+    # (`np.delete(u, u > 1)`: the move was run again on the tracer, a RecursionError, sp43 C4)
+    from contexts import jacobian_sparsity
+    from contexts.sparsity.tracer import TracedBranchError
+    f = lambda u: np.delete(u, u > 1) * 2.0
+    x = np.array([0.5, 1.5, 2.0])
+    with pytest.raises(TracedBranchError):
+        jacobian_sparsity(f, x, mode="global")
+    local = jacobian_sparsity(f, x, mode="local").toarray()
+    want = fd.jacobian(f, x)
+    assert local.shape == want.shape and not np.any((np.abs(want) > 1e-9) & ~local)
