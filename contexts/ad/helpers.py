@@ -139,6 +139,8 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
                 ga, gb = dropped_nan_zero(ga, g, result), dropped_nan_zero(gb, g, result)
             return ((ga if sa else _to_operand(ga, a, sa)) if need & 1 else None,
                     (gb if sb else _to_operand(gb, b, sb)) if need & 2 else None)
+    if type(a) is not _NDARRAY and isinstance(a, np.ndarray) or type(b) is not _NDARRAY and isinstance(b, np.ndarray):
+        runtime.overriding_refused(f"`{opname}`", a, b, dunder=f"__{opname.rstrip('_')}__")
     if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype is b.dtype
             and a.dtype.kind == "f" and a.dtype is getattr(g, "dtype", None) and a.ndim <= 2 and b.ndim <= 2):
         # real matrix and vector products: only the active operands' products, and outer products
@@ -510,6 +512,8 @@ def unary_adj(opname, g, x, S=None):
     """The cotangent of x for `-x` / `+x` (opname 'neg' / 'pos') beyond floats: an object whose class's
     `__neg__` / `__pos__` is Python code has it re-run under AD (it may compute anything); numbers, arrays
     and duals: -g / g."""
+    if type(x) is not _NDARRAY and isinstance(x, np.ndarray):
+        runtime.overriding_refused(f"`{opname}`", x, dunder=f"__{opname}__")
     if type(x) is _NDARRAY and x.dtype == object and holds_objects((x,), {}):
         _objects_refused(opname, x)
     method = runtime.own_dunder(type(x), f"__{opname}__")

@@ -329,6 +329,29 @@ def _rrule_back(pb, dy, dself, S):
     return None, tuple(grads), dkw
 
 
+def overriding_refused(what: str, *args, dunder: str | None = None) -> None:
+    """Refused: an ndarray subclass among args computing what numpy's rule differentiates by code of its own
+    that the engine does not run: its `__array_ufunc__` under an operator it has no method for (`a * 3.0` of a
+    subclass doubling every ufunc's result: `dunder`), its `__array_function__` under a numpy function
+    without a Python `__array_ufunc__` beside it (an astropy Quantity's are run as its code). Its values follow
+    that code, numpy's derivatives do not (6 for 12, 2 for 4, pkJ W6)."""
+    for a in args:
+        t = type(a)
+        if t is _NDARRAY or not isinstance(a, np.ndarray) or t is _Dual or t.__module__.startswith("numpy"):
+            continue
+        ufunc = type(getattr(t, "__array_ufunc__", None)) is types.FunctionType
+        if dunder is not None:
+            refused = ufunc and own_dunder(t, dunder) is None
+        else:
+            refused = not ufunc and type(getattr(t, "__array_function__", None)) is types.FunctionType
+        if refused:
+            raise UnsupportedFunction(
+                f"reverse mode does not differentiate {what} of a {t.__name__}, an ndarray subclass computing "
+                "numpy's functions by its own `__array_ufunc__` or `__array_function__`", where=_user_line(),
+                fix="compute on its values (`np.asarray(a)`) and apply what the subclass does by hand, or give "
+                    "the computation a rule (`@contexts.custom_adjoint`)")
+
+
 def _closures_given(args):
     """((position, closure), ...) of the closures (and functions with defaults) among a rule's arguments
     (quad's integrand, brentq's function, derivative's), or None."""
@@ -663,6 +686,12 @@ def call(mask, f, /, *args, **kw):
             staircase_reverse(*method, kw)
         if rule.adjoint is not None:
             impl = rule.impl
+            if (type(f) is not types.BuiltinFunctionType and not isinstance(f, np.ufunc)
+                    and (getattr(f, "__module__", None) or "").startswith("numpy")):
+                for a in full:  # (a numpy function dispatching to a subclass's own code: `overriding_refused`)
+                    if type(a) is not _NDARRAY and isinstance(a, np.ndarray):
+                        overriding_refused(f"np.{f.__name__}", *full)
+                        break
             if f in STAIRS and (mask < 0 or mask & 1):  # (`round(t, 10)`, `np.mod(t, 1e-12)`: a fine step)
                 staircase_reverse(f, args, kw)
             if rule.kind == "nondiff" and id(f) in _FRESH_IDS and (y := _fresh_under_outer(f, args, kw)) is not None:
@@ -717,6 +746,14 @@ def call(mask, f, /, *args, **kw):
         # `dict.get(d, key, default)` (inspect's static getattr): the C method bound to its object, whose
         # rule is keyed (type, name); the object's cotangent comes back as the first argument's
         shifted = mask if mask < 0 else (mask & ~KW_ACTIVE) >> 1 | (mask & KW_ACTIVE)
+        rule = _rules.get((f.__objclass__, f.__name__))
+        if rule is not None and (rule.mutating or rule.inplace is not None) and isinstance(args[0], np.ndarray):
+            # (an array's method changing it in place, called unbound, `np.ndarray.fill(c, v)`: the caller's
+            # cotangent of c after the call does not reach the rule, as it does for `c.fill(v)`: 0 for 6, pkJ W5)
+            raise UnsupportedFunction(
+                f"reverse mode does not differentiate {f.__objclass__.__name__}.{f.__name__} called unbound, "
+                "changing its array in place", where=_user_line(),
+                fix=f"call it as the array's method: `a.{f.__name__}(...)`")
         y, pb = call(shifted, f.__get__(args[0]), *args[1:], **kw)
         return y, (None if pb is None else (_unbound_back, pb))
     return _other_call(mask, f, args, kw)

@@ -824,3 +824,59 @@ def test_sparsity_of_moves_with_positions_computed_from_the_inputs():
     local = jacobian_sparsity(f, x, mode="local").toarray()
     want = fd.jacobian(f, x)
     assert local.shape == want.shape and not np.any((np.abs(want) > 1e-9) & ~local)
+
+
+# -- ndarray subclasses computing by their own code, unbound array methods, a float's own __float__ (pkJ W4-W7) ------
+
+class _DoublingUfuncs(np.ndarray):
+    def __array_ufunc__(self, ufunc, method, *inputs, **kw):
+        inputs = [np.asarray(i) for i in inputs]
+        return 2 * getattr(ufunc, method)(*inputs, **kw)
+
+
+class _DoublingSum(np.ndarray):
+    def __array_function__(self, func, types, args, kwargs):
+        args = [np.asarray(a) if isinstance(a, _DoublingSum) else a for a in args]
+        r = func(*args, **kwargs)
+        return 2 * r if func is np.sum else r
+
+
+def _times_three_doubled(x):
+    a = (np.ones(2) * x).view(_DoublingUfuncs)
+    return float(np.sum(np.asarray(a * 3.0)))
+
+
+def _sum_doubled(x):
+    a = (np.ones(2) * x).view(_DoublingSum)
+    return float(np.sum(a))
+
+
+def _unbound_fill(x):
+    c = np.zeros(3)
+    np.ndarray.fill(c, 2 * x)
+    return float(np.sum(c))
+
+
+def _unbound_sort(x):
+    c = np.array([3.0 * x, 1.0, 2.0 * x])
+    np.ndarray.sort(c)
+    return float(c[0] + 2 * c[2])
+
+
+@pytest.mark.parametrize("f", [_times_three_doubled, _sum_doubled, _unbound_fill, _unbound_sort])
+def test_numpy_paths_reverse_mode_cannot_follow_are_refused(f):
+    with pytest.raises(OverdubError):  # (the values followed the subclass's code, the derivative numpy's)
+        gradient(f, 1.3)
+
+
+class _ScaledFloat(float):
+    def __float__(self):
+        return 5.0 * float.__float__(self)
+
+
+def _float_of_a_scaled_float(x):
+    return float(_ScaledFloat(x))
+
+
+def test_float_of_a_float_subclass_runs_its_own_float():
+    _close(gradient(_float_of_a_scaled_float, 1.3)[0], fd.derivative(_float_of_a_scaled_float, 1.3))
