@@ -880,3 +880,18 @@ def _float_of_a_scaled_float(x):
 
 def test_float_of_a_float_subclass_runs_its_own_float():
     _close(gradient(_float_of_a_scaled_float, 1.3)[0], fd.derivative(_float_of_a_scaled_float, 1.3))
+
+
+def _outer_of_aranges(p):
+    return float(np.sum(np.add.outer(np.arange(3.0), np.arange(3.0)) * p ** 2))  # 18 p²
+
+
+def _arange_by_step(s):
+    return float(np.sum(np.arange(0.0, 3.0, s) * s))  # 6 s² near 0.8
+
+
+@pytest.mark.parametrize("f, want", [(_outer_of_aranges, 36.0), (_arange_by_step, 12.0)])
+def test_reverse_over_reverse_through_np_arange(f, want):
+    # (np.arange's pullback made its dual cotangent a plain array: refused, gen23 C5)
+    assert abs(gradient(lambda t: gradient(f, t)[0], 0.8)[0] - want) < 1e-9
+    assert abs(float(hessian(f, 0.8)) - want) < 1e-9

@@ -15,7 +15,7 @@ from overdub.errors import OverdubError
 from ..cotangents import Refused
 from ..registry import _POSITIONAL_NAMES as POSITIONAL_NAMES, NoRuleError, registry
 from ..sparsity_specs import CONSTRUCTOR, INDICES, Custom
-from ._util import match_primal
+from ._util import is_dual, match_primal
 
 registry.nondifferentiable(
     np.zeros, np.ones, np.empty, np.eye, np.identity, np.tri, np.indices,
@@ -120,7 +120,7 @@ def arange_rrule(*args, **kwargs):
                 if i is not None and not isinstance(v, (int, np.integer)):
                     out[i] = dy
             return tuple(out)
-        dy = np.asarray(dy)
+        dy = dy if is_dual(dy) else np.asarray(dy)  # (under an outer forward pass: a dual, gen23 C5)
         if i_start is not None:
             out[i_start] = match_primal(dy.sum(), start)
         if i_step is not None:
