@@ -918,9 +918,28 @@ def _checked(a, b, ta, tb) -> tuple[bool, bool]:
     return za, zb
 
 
+def _nested_tangent(t, p):
+    """A (nested) list's tangent, its items' zeros the twins' int 0, as the array numpy makes of the list p
+    (`np.ones((2, 2)) * [[a], [1.0]]`: `[[1.0], 0]` was no array, a ValueError, pkJ C1)."""
+    def filled(t, p):
+        if type(t) is list or type(t) is tuple:
+            return [filled(ti, pi) for ti, pi in zip(t, p)]
+        if t is None or type(t) is int and t == 0:
+            return np.zeros(np.shape(p))
+        return t
+    try:
+        return np.asarray(filled(t, p), dtype=np.result_type(np.asarray(p), float))
+    except (TypeError, ValueError):
+        raise NotTransformable("a list's tangent that is no array") from None
+
+
 def fd_mul(a, b, ta, tb):
     """The tangent of `a * b` where a tangent is an int: 0 there is no derivative (an int operand's, or a
     zero), not a number to multiply by (`[1] * n` would repeat the list 0 times)."""
+    if (type(tb) is list or type(tb) is tuple) and type(a) is np.ndarray:
+        tb = _nested_tangent(tb, b)
+    if (type(ta) is list or type(ta) is tuple) and type(b) is np.ndarray:
+        ta = _nested_tangent(ta, a)
     za, zb = _checked(a, b, ta, tb)
     if za and zb:
         return 0
@@ -933,6 +952,10 @@ def fd_mul(a, b, ta, tb):
 
 def fd_div(a, b, ta, tb):
     """The tangent of `a / b` where one operand is not a plain number."""
+    if (type(tb) is list or type(tb) is tuple) and type(a) is np.ndarray:
+        tb = _nested_tangent(tb, b)
+    if (type(ta) is list or type(ta) is tuple) and type(b) is np.ndarray:
+        ta = _nested_tangent(ta, a)
     za, zb = _checked(a, b, ta, tb)
     if za and zb:
         return 0

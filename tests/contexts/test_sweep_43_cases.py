@@ -895,3 +895,19 @@ def test_reverse_over_reverse_through_np_arange(f, want):
     # (np.arange's pullback made its dual cotangent a plain array: refused, gen23 C5)
     assert abs(gradient(lambda t: gradient(f, t)[0], 0.8)[0] - want) < 1e-9
     assert abs(float(hessian(f, 0.8)) - want) < 1e-9
+
+
+def _array_times_a_nested_list(a):
+    return float(np.sum(np.ones((2, 2)) * [[a], [1.0]]))  # (diffpy's `base * [[ar], [br], [cr]]`)
+
+
+def _array_over_a_nested_list(a):
+    return float(np.sum(np.ones((2, 2)) / [[a], [2.0]]))
+
+
+@pytest.mark.parametrize("f", [_array_times_a_nested_list, _array_over_a_nested_list])
+def test_forward_array_with_a_nested_list_mixing_a_perturbed_value(f):
+    # (the list's tangent `[[1.0], 0]` was no array: a ValueError, pkJ C1)
+    want = fd.derivative(f, 3.0)
+    _close(derivative(f, 3.0), want)
+    _close(gradient(f, 3.0)[0], want)
