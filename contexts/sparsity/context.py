@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import types
 from typing import Any
 
@@ -306,9 +307,9 @@ class SparsityContext(overdub.Context):
                     f"`registry.srule({name})`") from e
 
 
-# the modules whose C functions take tracers through Python's and numpy's protocols (`len`, `math.sin`, ufuncs)
-_PROTOCOL_MODULES = ("builtins", "math", "cmath", "operator", "numpy", "_operator", "itertools", "functools",
-                     "_functools", "collections", "_collections", "copy", "_abc", "abc", "types", "inspect")
+# the modules whose C functions take tracers through Python's and numpy's protocols (`len`, `math.sin`,
+# `heapq.heapify`'s comparisons, ufuncs): Python's own and numpy's
+_PROTOCOL_MODULES = frozenset(sys.stdlib_module_names) | {"numpy"}
 
 
 def _foreign_c(fn) -> bool:
