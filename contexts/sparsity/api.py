@@ -36,6 +36,7 @@ def _trace(f: Callable, x: Any, mode: str, order: int) -> tuple[Any, int]:
         return sparsity_context().run(f, t), n
     except ValueError as e:
         if "setting an array element with a sequence" not in str(e):
+            _unfollowed(e, f, x)
             raise
         # numpy's words for a tracer stored into a plain float array the function made (`np.zeros(n)`)
         raise NoSparsityRule(
@@ -44,6 +45,27 @@ def _trace(f: Callable, x: Any, mode: str, order: int) -> tuple[Any, int]:
             where=_user_line(e, f),
             fix="make that array from the input (`np.zeros_like(x)`, `x * 0.0`, `x.copy()`), not `np.zeros(n)`"
         ) from e
+    except (TypeError, IndexError, AttributeError, KeyError, RecursionError) as e:
+        _unfollowed(e, f, x)
+        raise
+
+
+def _unfollowed(e: BaseException, f: Callable, x: np.ndarray) -> None:
+    """An error of the tracing that the plain call does not raise (a library's code asking of a tracer what
+    only a value can answer: `sp.diags(u)`'s, `np.resize`'s, `np.bincount`'s): refused as such, naming the
+    user's line, rather than left as the library's own error (sp43 C2, C6)."""
+    if isinstance(e, OverdubError):
+        return
+    try:
+        f(x.copy())
+    except Exception:  # noqa: BLE001 - the plain call fails too: the function's own error, as it is
+        return
+    raise NoSparsityRule(
+        f"sparsity detection cannot follow {getattr(f, '__qualname__', f)!s}: on traced values it raised "
+        f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}, which the plain call does not",
+        where=_user_line(e, f),
+        fix="use mode='local' where the code asks values of the inputs, or give the library function a sparsity "
+            "rule (`contexts.rules.registry.srule`)") from e
 
 
 def _user_line(e: BaseException, f: Callable) -> str | None:
