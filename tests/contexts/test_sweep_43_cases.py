@@ -913,13 +913,12 @@ def test_forward_array_with_a_nested_list_mixing_a_perturbed_value(f):
     _close(gradient(f, 3.0)[0], want)
 
 
-@pytest.mark.parametrize("f", [lambda u: __import__("scipy.sparse").sparse.diags(u) @ np.ones(4),
-                               lambda u: np.resize(u, int(u[0] * 2) + 5) * 2.0])
+@pytest.mark.parametrize("f", [lambda u: __import__("scipy.sparse").sparse.diags(u) @ np.ones(4)])
 def test_sparsity_errors_of_library_code_on_tracers_are_refusals(f):
-    # (scipy.sparse.diags took a tracer for a list of diagonals: its own ValueError; np.resize a TypeError, sp43 C2, C6)
+    # (scipy.sparse.diags took a tracer for a list of diagonals: its own ValueError, sp43 C2)
     from contexts import jacobian_sparsity
     from contexts.sparsity import NoSparsityRule
     x = np.linspace(1.0, 2.0, 4)
     f(x)  # (the plain call runs)
     with pytest.raises(NoSparsityRule, match="plain call does not"):
-        jacobian_sparsity(f, x, mode="global")
+        jacobian_sparsity(f, x, mode="local")
