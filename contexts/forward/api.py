@@ -82,8 +82,8 @@ def _entered(f: Callable, args: tuple, kwargs: dict, form: bool = False) -> Any:
         if isinstance(f, np.vectorize):
             with ctx:
                 return _vectorized(ctx, f, args, kwargs)
-        if args and type(args[0]) is Dual and _own_rule(f):  # a primitive given itself (`mpmath.atan`):
-            with ctx:                                          # its rule, as where it is called
+        if args and type(args[0]) is Dual and (_own_rule(f) or _c_rule(f)):  # a primitive given itself (`mpmath.atan`,
+            with ctx:                    # `math.sin`: float() of the dual refused, gen23): its rule, as where called
                 return _known(f, args, kwargs, args[0].tag, ctx._run_rule)
         if form:
             with ctx:
@@ -101,6 +101,17 @@ def _entered(f: Callable, args: tuple, kwargs: dict, form: bool = False) -> Any:
 
 
 _PYTHON_CALLABLES = (types.FunctionType, types.MethodType)
+
+
+def _c_rule(f) -> bool:
+    """f is a C function or ufunc with a forward rule (`math.sin`, `np.sin`)."""
+    if type(f) is not types.BuiltinFunctionType and not isinstance(f, np.ufunc):
+        return False
+    try:
+        rule = registry.get(f)
+    except TypeError:  # (unhashable)
+        return False
+    return rule is not None and rule.frule is not None
 
 
 def _own_rule(f) -> bool:

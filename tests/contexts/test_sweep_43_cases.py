@@ -922,3 +922,13 @@ def test_sparsity_errors_of_library_code_on_tracers_are_refusals(f):
     f(x)  # (the plain call runs)
     with pytest.raises(NoSparsityRule, match="plain call does not"):
         jacobian_sparsity(f, x, mode="local")
+
+
+def test_forward_mode_of_a_c_function_given_directly():
+    import math
+    from contexts import jacfwd
+    # (math.sin given to derivative itself: float() of the dual was refused, gen23)
+    assert abs(derivative(math.sin, 0.5) - math.cos(0.5)) < 1e-15
+    y, dy = jvp(math.exp, (0.5,), (2.0,))
+    assert abs(y - math.exp(0.5)) < 1e-15 and abs(dy - 2.0 * math.exp(0.5)) < 1e-14
+    assert np.allclose(jacfwd(np.sin, np.array([0.1, 0.2])), np.diag(np.cos([0.1, 0.2])))
