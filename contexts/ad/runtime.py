@@ -10,7 +10,6 @@ cotangent of the function object (of `self` for a bound method, of the captured 
 
 from __future__ import annotations
 
-import ast
 import builtins
 import collections.abc
 import contextlib
@@ -56,7 +55,7 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, 
                               through_protocol)
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS, cells_callees_may_change, cells_rebound_by_callees, state_cells
-from ..lowered.lower import Unsupported, all_nodes, lower
+from ..lowered.lower import Unsupported, lower
 from ..lowered.runtime import (STAIRS, dataclass_init, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
                                text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position

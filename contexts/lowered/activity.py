@@ -12,6 +12,7 @@ import ast
 import builtins
 import collections
 import copy
+import dis
 import functools
 import os
 import sys
@@ -2256,7 +2257,7 @@ def cells_rebound_by_callees(fn) -> list[tuple[str, str]]:
             return
         seen.add(id(g))
         own = dict(zip(g.__code__.co_freevars, g.__closure__))
-        for ins in _instructions(g.__code__):
+        for ins in dis.get_instructions(g.__code__):
             if ins.opname in _CELL_STORES and (c := own.get(ins.argval)) is not None and id(c) in cells:
                 try:
                     v = c.cell_contents
@@ -2277,11 +2278,6 @@ def cells_rebound_by_callees(fn) -> list[tuple[str, str]]:
         except ValueError:
             pass
     return out
-
-
-def _instructions(code):
-    import dis
-    return dis.get_instructions(code)
 
 
 def _cell_values(fn) -> dict:
