@@ -2472,7 +2472,7 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
     stamp = -1 if since is None else since
     boxed = _changed_containers(others, stamp) if others else None
     cells = _cells_changed(pb, args, others, since) if others and since is not None else None
-    unhanded = (_unhanded_changed(args, others, since, pb[6], {j for j, _ in cells or ()})
+    unhanded = (_unhanded_changed(args, others, since, {j for j, _ in cells or ()})
                 if others and since is not None and kept is None else None)
     if (not any(arrays) and all(a is None for a in held) and kept is None and boxed is None and unhanded is None
             and cells is None):
@@ -2536,19 +2536,7 @@ def _cell_values(fn):
             continue
 
 
-def _captures(fn, o, depth: int = 0) -> bool:
-    """Whether fn's closure holds o or shares memory with it (also through the functions it captures)."""
-    for v in _cell_values(fn):
-        if v is o or isinstance(v, np.ndarray) and np.may_share_memory(v, o):
-            return True
-        if type(v) in _MUTABLE_CONTAINERS or has_fields(v) and not callable(v):
-            return True  # (a list, dict or object it captured may hold o: theirs is the boxes' path)
-        if depth < 2 and callable(v) and _captures(v, o, depth + 1):
-            return True
-    return False
-
-
-def _unhanded_changed(args, others, since, fn=None, routed=frozenset()):
+def _unhanded_changed(args, others, since, routed=frozenset()):
     """The positions among others of arrays of the caller's the call changed in place without being handed
     them, nor anything sharing their memory (a buffer the callee keeps as a default argument or a class
     attribute and returned before: `r = put(a)` then `put(b)` writing r's memory again), or None. The change
@@ -2567,16 +2555,8 @@ def _unhanded_changed(args, others, since, fn=None, routed=frozenset()):
             continue
         if any(type(a) in _MUTABLE_CONTAINERS or isinstance(a, _MUTABLE_CONTAINERS) or has_fields(a) for a in args):
             continue  # (handed inside a list, dict or object: `_held_changed`'s and the boxes' to find)
-        if fn is not None and _captures(fn, o) and not _sibling(fn):
-            continue  # (a closure's cell: `def fill(v): buf[:] = v` made by the caller, its buf; see codegen)
         out = (out or []) + [j]
     return out
-
-
-def _sibling(fn) -> bool:
-    """fn (a closure) was not made by the function calling it (its factory's frame is not the caller's):
-    what its cells hold is not the caller's variables' own, whose cotangents the making of a closure routes."""
-    return True
 
 
 def _unhanded_refused(w, douts) -> None:

@@ -81,48 +81,55 @@ def _spread(parts, args, wrt) -> tuple:
     return tuple(out)
 
 
-def _arrays_refused(f, what: str) -> None:
-    """A closure made by the differentiated code reading its arrays (`arr = np.array([x, 1.0]); gradient(
-    lambda t: arr[0] * t * t, 0.5)`): refused. The rule's pass (forward over reverse) takes a plain array's
-    items for constants, so the closure's part came back None: 0 for 1, gen23 W4."""
-    from .runtime import UnsupportedFunction, _overrides, _user_line, active_array_cells
+def _rules_refused(f, what: str) -> None:
+    """Inside a block giving rules (`ADContext(rules={math.floor: straight_through})`), refused: the rules give
+    first derivatives only, and the rule's pass took floor's own, 0, for the second (0 for 3, gen23 W3)."""
+    from .runtime import UnsupportedFunction, _overrides, _user_line
     if _overrides.get():
-        # (`with ADContext(rules={math.floor: straight_through})`: the rules give first derivatives only; the
-        # rule's pass took floor's own, 0, for the second: 0 for 3, gen23 W3)
         raise UnsupportedFunction(
             f"reverse mode cannot differentiate {what} of {f.__qualname__} inside a block giving rules "
             "(`ADContext(rules=...)`): the rules give first derivatives, not the second ones this needs",
             where=_user_line(), fix="use forward mode (`derivative`) for the outer derivative, or leave the "
                                     "block's rules out of the inner derivative")
+
+
+def _arrays_refused(f, what: str) -> None:
+    """A closure made by the differentiated code reading its arrays (`arr = np.array([x, 1.0]); gradient(
+    lambda t: arr[0] * t * t, 0.5)`), whose derivative is wanted: refused. The rule's pass (forward over
+    reverse) takes a plain array's items for constants, so the closure's part came back None: 0 for 1, gen23 W4."""
+    from .runtime import UnsupportedFunction, active_array_cells
     found = active_array_cells(f)
     if found:
         raise UnsupportedFunction(
             f"reverse mode cannot differentiate {what} of {f.__qualname__}, a closure reading `{found[0]}`, a "
             "differentiated array it captured: the inner pass takes a plain array's items for constants",
-            where=_user_line(), fix=f"pass `{found[0]}` to the function as an argument, or use forward mode "
-                                    "(`derivative`) for the outer derivative")
+            where=f"{f.__code__.co_filename}:{f.__code__.co_firstlineno}",
+            fix=f"pass `{found[0]}` to the function as an argument, or use forward mode (`derivative`) for the "
+                "outer derivative")
 
 
 def gradient_rrule(f, *args, wrt=None):
-    _arrays_refused(f, "gradient")
+    _rules_refused(f, "gradient")
     g = gradient(f, *args, wrt=wrt)
 
     def gradient_pullback(dg):
         if dg is None:
             return (None,) * (len(args) + 1)
+        _arrays_refused(f, "gradient")
         dfn, dargs = _second_order_pullback(f, args, _spread(dg, args, wrt))
         return (dfn, *dargs)
     return g, gradient_pullback
 
 
 def value_and_gradient_rrule(f, *args, wrt=None):
-    _arrays_refused(f, "value_and_gradient")
+    _rules_refused(f, "value_and_gradient")
     y, g = value_and_gradient(f, *args, wrt=wrt)
 
     def value_and_gradient_pullback(dout):
         dy, dg = dout if dout is not None else (None, None)
         dfn, dargs = (None, (None,) * len(args))
         if dg is not None:
+            _arrays_refused(f, "value_and_gradient")
             dfn, dargs = _second_order_pullback(f, args, _spread(dg, args, wrt))
         if dy is not None:
             # the value's own cotangent: a reverse pass of f with output cotangent dy, for every argument (wrt's
@@ -141,12 +148,13 @@ def derivative_rrule(f, x):
     cotangents are v·f''(x) for x and ∂/∂cells (v·f'(x)) for f — one reverse pass of f on x + ε, with v
     as its output cotangent (mixed partials commute)."""
     from ..forward import derivative
-    _arrays_refused(f, "derivative")
+    _rules_refused(f, "derivative")
     d = derivative(f, x)
 
     def derivative_pullback(v):
         if v is None:
             return None, None
+        _arrays_refused(f, "derivative")
         dfn, (dx,) = _second_order_pullback(f, (x,), (1.0 if not isinstance(x, int) else 1,), dy=v)
         return dfn, dx
     return d, derivative_pullback
