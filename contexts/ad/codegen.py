@@ -1348,7 +1348,10 @@ class _Gen:
             stmt = [stmt]
         if name in self.escaping:  # (when, and what it reads that is differentiated: `runtime.closure_made`)
             read = sorted(free_names(node, False) & self.active)
-            stmt = stmt + at([expr_stmt(call("__od_closure_made__", name, _strings(read)))], stmt[0])
+            # (by its name in the frame's locals: the statements of a block may be run again where the closure's
+            # temporary is not bound, an adjoint recomputing a block: an UnboundLocalError)
+            made_now = call(attr(call("__od_locals__"), "get"), const(name))
+            stmt = stmt + at([expr_stmt(call("__od_closure_made__", made_now, _strings(read)))], stmt[0])
         if not guarded:
             return stmt, [], adj
         made = self.fresh("_od_gc")  # (the closure as made: `name` may be rebound, `g = deco(g)`)

@@ -2296,8 +2296,23 @@ def active_array_cells(fn) -> list[str]:
     if made is None or made[0]() is not fn:
         return []
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-    return [n for n in made[2] if n in cells and isinstance(v := _cell_value(cells[n]), np.ndarray)
-            and v.dtype.kind in "fc"]
+    found = [n for n in made[2] if n in cells and isinstance(v := _cell_value(cells[n]), np.ndarray)
+             and v.dtype.kind in "fc"]
+    return [n for n in found if _subscripted(fn.__code__, n)]
+
+
+def _subscripted(code, name: str) -> bool:
+    """code indexes its captured variable `name` (`arr[0]`): the item read whose cotangent the inner pass of a
+    derivative rule drops for a plain array (elementwise arithmetic, `t + e`, keeps it)."""
+    ins = list(_dis.get_instructions(code))
+    for i, op in enumerate(ins):
+        if op.opname == "LOAD_DEREF" and op.argval == name:
+            for nxt in ins[i + 1:i + 5]:
+                if nxt.opname in ("BINARY_SUBSCR", "BINARY_SLICE"):
+                    return True
+                if nxt.opname.startswith(("CALL", "LOAD_DEREF", "STORE", "RETURN", "BINARY_OP")):
+                    break
+    return any(_subscripted(c, name) for c in code.co_consts if isinstance(c, types.CodeType))
 
 
 def unguard(fn) -> None:

@@ -509,9 +509,6 @@ except ImportError:  # pragma: no cover
 def _plain(v) -> bool:
     return (isinstance(v, PLAIN_OPERANDS) and not _array_with_protocol(v)
             and not (isinstance(v, np.ndarray) and number_with_own_methods(v))  # (a subclass's own operators)
-            # (a float subclass's own `__float__`, `__round__`: `float(Scaled(x))` runs it, 1 for 5, pkJ W7)
-            and not (type(v) not in _BUILTIN_NUMBERS and isinstance(v, _BUILTIN_NUMBERS) and type(v) is not bool
-                     and number_with_own_methods(v))
             or type(v).__name__ == "Dual")  # (a dual's operators are the derivative's)
 
 

@@ -250,7 +250,9 @@ def _unwrapped(x):
 
 
 def test_asarray_of_subclass_with_own_array_ufunc():
-    np.testing.assert_allclose(gradient(_unwrapped, 0.7)[0], fd.derivative(_unwrapped, 0.7), rtol=1e-8)
+    # (no RecursionError; since session 43 an operator on a subclass whose `__array_ufunc__` is its own code is
+    # refused in reverse mode, as that code may compute anything: pkJ W6 doubled every result)
+    assert_right_or_refused("gradient", _unwrapped, 0.7)
     assert_right_or_refused("forward", _unwrapped, 0.7)
 
 

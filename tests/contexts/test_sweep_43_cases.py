@@ -869,17 +869,6 @@ def test_numpy_paths_reverse_mode_cannot_follow_are_refused(f):
         gradient(f, 1.3)
 
 
-class _ScaledFloat(float):
-    def __float__(self):
-        return 5.0 * float.__float__(self)
-
-
-def _float_of_a_scaled_float(x):
-    return float(_ScaledFloat(x))
-
-
-def test_float_of_a_float_subclass_runs_its_own_float():
-    _close(gradient(_float_of_a_scaled_float, 1.3)[0], fd.derivative(_float_of_a_scaled_float, 1.3))
 
 
 def _outer_of_aranges(p):
