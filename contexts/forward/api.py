@@ -82,7 +82,7 @@ def _entered(f: Callable, args: tuple, kwargs: dict, form: bool = False) -> Any:
         if isinstance(f, np.vectorize):
             with ctx:
                 return _vectorized(ctx, f, args, kwargs)
-        if args and type(args[0]) is Dual and (_own_rule(f) or _c_rule(f)):  # a primitive given itself (`mpmath.atan`,
+        if args and type(args[0]) is Dual and (_own_rule(f) or not kwargs and _c_rule(f)):  # a primitive given itself (`mpmath.atan`,
             with ctx:                    # `math.sin`: float() of the dual refused, gen23): its rule, as where called
                 return _known(f, args, kwargs, args[0].tag, ctx._run_rule)
         if form:
