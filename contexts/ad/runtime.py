@@ -37,7 +37,7 @@ import overdub
 from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable, mark_lost
 
 from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compile_twin, get_source, mangle_private,
-                            marked_opaque, of_a_module, on_clear, stored_attribute)
+                            marked_opaque, of_a_module, on_clear, original_code, stored_attribute)
 
 from ..rules.generic import integral
 from ..rules.watch import JUMP_WATCH, watch_call
@@ -89,6 +89,7 @@ _BUILTIN = types.BuiltinMethodType  # also the type of builtin functions such as
 _NDARRAY = np.ndarray
 _F8 = np.dtype(np.float64)
 _WRAPPER = types.MethodWrapperType  # (1.0).__mul__
+_CellType = types.CellType
 _UFUNC = np.ufunc
 _DISPATCHER = type(np.diff)  # numpy's array-function dispatchers wrap a Python implementation
 _FunctionType = types.FunctionType
@@ -134,6 +135,10 @@ def _rule_of(f):
                 rule = _rules.get((base, key[1]))
                 if rule is not None:
                     break
+        elif rule is None and type(f) is _WRAPPER and f.__objclass__ is not key[0]:
+            # a number's C slot its subclass inherits (`super().__float__()` in a float subclass's own
+            # `__float__`): the rule of the class defining it, which reads the stored value
+            rule = _rules.get((f.__objclass__, key[1]))
         return rule, True
     return None, False
 
@@ -648,14 +653,15 @@ def call(mask, f, /, *args, **kw):
                     # itself: cvxpy's expressions take ufuncs only, and would come back here endlessly)
                     return _twin_call(mask, through_protocol(f), (), args, kw)
                 if rule.python is not None and (objects_of_classes(args, rule.kind == "reduction")
-                                                or own_number_operands(f, args)):
+                                                or own_number_operands(f, args)
+                                                or (f in _BY_DUNDER and _own_conversion(args[0]))):
                     # an operand's special methods are its class's own code: they are what the primitive runs
                     # (a float subclass's own `__add__` too, as `operator.add` calls it)
                     return _twin_call(mask, rule.python, (), args, kw)
                 if _numpy_function(f) and array_objects(args):  # numpy converts it by its class's __array__
                     return _twin_call(mask, through_array(f), (), args, kw)
                 if rule.kind != "nondiff" and (_numpy_function(f) or getattr(f, "__module__", None) in _CONVERTING) \
-                        and (cls := _numeric_by_python(args)) is not None:  # (`math.fsum([obj, 1.0])`: 0 came out)
+                        and (cls := _numeric_by_python(args, _numpy_function(f))) is not None:  # (`math.fsum([obj, 1.0])`: 0 came out)
                     raise _converted_by_python(f, cls)
                 break
         if f is dict and args and not hasattr(args[0], "keys") and (
@@ -829,14 +835,30 @@ def _kw_may_differ(kw) -> bool:
 _NUMERIC_DUNDERS = ("__float__", "__complex__", "__int__", "__index__")
 
 
-def _numeric_by_python(args):
+_BY_DUNDER = (float, complex)  # (builtins converting any operand by its class's `__float__`/`__complex__`)
+
+
+def _own_conversion(v) -> bool:
+    """v is of a subclass of float or complex whose class converts it by its own Python `__float__` or
+    `__complex__` (`float(v)`, `complex(v)` and numpy run that; math's functions read the stored value)."""
+    cls = type(v)
+    return (cls is not float and cls is not complex and isinstance(v, (float, complex))
+            and (type(getattr(cls, "__float__", None)) is _FunctionType
+                 or type(getattr(cls, "__complex__", None)) is _FunctionType))
+
+
+def _numeric_by_python(args, numpy: bool = False):
     """The class of an argument (or of an item of a list or tuple argument) that numpy would turn into a
     number by the class's own Python `__float__`/`__complex__`/...: that code runs out of the engine's
-    sight. None if there is none (or it carries no derivative)."""
+    sight. None if there is none (or it carries no derivative). numpy: f is numpy's, which converts a
+    float subclass by its own `__float__` too (`np.sqrt(s)`, `np.float64(s)`: taken for its stored value,
+    1 for 5, pkJ W7); math reads the value stored."""
     for a in args:
         for v in (a if type(a) in (list, tuple) else (a,)):
             cls = type(v)
-            if cls in _PLAIN_TYPES or isinstance(v, PLAIN_OPERANDS) or cls is _Dual:  # (numbers, ufloats...)
+            if cls in _PLAIN_TYPES or cls is _Dual:
+                continue
+            if isinstance(v, PLAIN_OPERANDS) and not (numpy and _own_conversion(v)):  # (numbers, ufloats...)
                 continue
             if any(type(getattr(cls, m, None)) is _FunctionType for m in _NUMERIC_DUNDERS) and _may_differ(v, 0):
                 return cls
@@ -2349,7 +2371,9 @@ def _stamp(rule, f, full, is_method) -> None:
     it (`heappush(heap, x)`, `np.copyto(dst, src)`); any other (`getattr`, which may fill a lazy cache) only
     moves the counter."""
     if is_method and full:
-        target = full[0]
+        # (a ufunc's `at` writes its first argument, not the ufunc: `np.add.at(y, i, v)` into a view a caller
+        # handed in went unstamped, the caller's cotangent of the base never reached it: 0 for 3.4)
+        target = full[1] if type(full[0]) is _UFUNC and len(full) > 1 else full[0]
     elif rule.writes is not None and rule.writes < len(full):
         target = full[rule.writes]
     elif full and getattr(f, "__name__", None) in _WRITES_FIRST:
@@ -2422,12 +2446,29 @@ def _note_lost(e, info, fn) -> None:
             type(r) is tuple and r and r[0] in storing for r in local.get("_od_tape") or ()))
 
 
+def _cells_by_name(fn, closure: tuple) -> tuple:
+    """fn's cells in the order of its code's free names, for a function whose code is another pass's nested
+    twin but whose cells are those of the original code (a lambda made inside `with ADContext():` in a
+    function forward mode differentiates: its code names the pass's helpers besides its own cells, which
+    alone came). Empty cells stand for the helpers, in whose place the twin takes its own."""
+    original = original_code(fn.__code__)
+    if len(original.co_freevars) != len(closure):
+        raise UnsupportedFunction(
+            f"reverse mode cannot call {fn.__qualname__}: its code names {len(fn.__code__.co_freevars)} "
+            f"free variables but it holds {len(closure)} cells", where=_user_line(),
+            fix="define the function outside the differentiated code")
+    own = dict(zip(original.co_freevars, closure))
+    return tuple(own.get(v) or _CellType() for v in fn.__code__.co_freevars)
+
+
 def _forward_function(info, fn):
     """The forward twin as a function of fn (its globals, cells and defaults). Made per call, so that no
     cache keeps fn's globals or cells alive, except for a function of a module without cells (its module
     keeps its globals alive anyway): the last one made is kept on the info, for the next call of fn with
     the same defaults (`_twin_call`)."""
     closure = fn.__closure__
+    if len(closure or ()) != len(fn.__code__.co_freevars):
+        closure = _cells_by_name(fn, closure or ())
     if closure is None:
         closure = info.helper_closure
     else:

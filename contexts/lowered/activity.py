@@ -642,10 +642,18 @@ def view_of(e: ast.AST) -> set[str]:
     if isinstance(e, (ast.Subscript, ast.Attribute)):
         return view_of(e.value)
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in _VIEW_METHODS:
+        if e.func.attr in _SAME_ARRAY and e.args and not isinstance(e.args[0], ast.Starred):
+            # `np.reshape(res, s)` reads as a method of `np` too: the first argument's view as well (taken
+            # for `np`'s alone, a write through it by `np.copyto`, `out=` or `np.add.at` left res a
+            # constant: 0 in both modes, scipy.sparse's `y.ravel()` into a kernel)
+            return view_of(e.func.value) | view_of(e.args[0])
         return view_of(e.func.value)
-    if (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in _SAME_ARRAY
-            and e.args and not isinstance(e.args[0], ast.Starred)):
+    name = e.func.attr if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) else (
+        e.func.id if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) else None)
+    if name in _SAME_ARRAY and e.args and not isinstance(e.args[0], ast.Starred):
         return view_of(e.args[0])  # (`m = np.asarray(a)` is a itself: `np.sin(m, out=m)` changes a)
+    if name in _VIEWS_OF_ALL and e.args:  # (`a, b = np.broadcast_arrays(x, y)`: views of each)
+        return set().union(*(view_of(a.value if isinstance(a, ast.Starred) else a) for a in e.args))
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "__od_unpack__" and e.args:
         return view_of(e.args[0])  # (the lowering's unpacking: the value's own items, `i, row = pair`)
     return set()
@@ -654,7 +662,13 @@ def view_of(e: ast.AST) -> set[str]:
 # numpy's functions returning their array argument itself (or a view of it) when it is already an array
 _SAME_ARRAY = frozenset({"asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "atleast_1d",
                          "atleast_2d", "atleast_3d", "require", "squeeze", "ravel", "reshape", "transpose",
-                         "swapaxes", "moveaxis", "expand_dims"})
+                         "swapaxes", "moveaxis", "expand_dims",
+                         # and views of it (`a, b = np.split(res, 2)`, `r = np.real(z)`, `np.flip(a)`: a write
+                         # through one by `np.copyto` or `out=` left res a constant, 0 for 3.4 in both modes)
+                         "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack", "real", "imag",
+                         "diagonal", "flip", "fliplr", "flipud", "rot90", "broadcast_to", "as_strided",
+                         "sliding_window_view", "asmatrix", "matrix_transpose", "permute_dims", "rollaxis"})
+_VIEWS_OF_ALL = frozenset({"broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid", "ix_"})
 
 
 _FRESH_MODULES = frozenset({"math", "cmath"})
@@ -1732,8 +1746,8 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
             items.setdefault(name, set()).update(names)
         # (and one read out of a variable's object, `pair = (k, rows[k])` of the lowering's enumerate: the
         # object held is rows' item, which a change through the pair, `row.append(v)`, changes: 0 for 2.8, gen20 W8)
-        read = {n for t in temps[name] if isinstance(aliases.get(t), (ast.Subscript, ast.Attribute))
-                for n in view_of(aliases[t])}
+        read = {n for t in temps[name] if isinstance(aliases.get(t), (ast.Subscript, ast.Attribute, ast.Call))
+                for n in view_of(aliases[t])}  # (and a view a call made: `d = {'w': res.reshape(6)}`)
         if read := {o for o in read if o in kept and o not in numbers}:
             items.setdefault(name, set()).update(read)
         # (and the object of an attribute a temporary read, a bound method: `ops = {"push": L.append}` holds
