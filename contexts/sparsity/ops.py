@@ -541,8 +541,21 @@ def pad(a, pad_width, mode="constant", **kw):
     if mode in ("constant", "empty"):
         return restructure([a], lambda i: np.pad(i, pad_width, constant_values=-1),
                            lambda p: np.pad(p, pad_width, mode, **kw))
-    if kw.get("reflect_type") == "odd":  # 2 * edge - mirror image: the two joined (numbers, not indices)
-        out = np.add(pad(a, pad_width, mode), pad(a, pad_width, "edge"))
+    if kw.get("reflect_type") == "odd":
+        # 2 * edge - mirror image, which numpy computes axis by axis (a later axis reflects values an earlier
+        # one built from several entries) and, for a pad wider than the array, again from what it padded: each
+        # padded axis's lines taken whole (a superset; the mirror and the edge alone missed entries, gen24 W8)
+        t = as_tracer(a)
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (t.ndim, 2))  # (numpy's reading of it)
+        out = t
+        for axis in range(t.ndim):
+            if widths[axis].any():
+                one = [(0, 0)] * t.ndim
+                one[axis] = tuple(int(w) for w in widths[axis])
+                edged = pad(out, one, "edge")
+                padded = np.ones(edged.shape, dtype=bool)  # (the interior keeps its own elements)
+                padded[tuple(slice(b, n - e) for (b, e), n in zip(one, edged.shape))] = False
+                out = where(padded, along_axis(edged, axis, True), edged)
         primals = _known_primals((a,))
         out.primal = None if primals is None else np.pad(primals[0], pad_width, mode, **kw)
         return out

@@ -158,6 +158,10 @@ def norm_srule(x, ord=None, axis=None, keepdims=False):
     x = as_tracer(x)
     if axis is None and x.ndim == 2 and ord not in (None, "fro"):
         return ops.dense(np.linalg.norm, (x,), {"ord": ord})
+    if isinstance(axis, tuple) and len(axis) == 2 and ord not in (None, "fro"):
+        # a matrix norm over two axes (inf: the largest row sum, 1: column sum, 2: singular values): every entry
+        # of each matrix (the vector inf-norm's choice below kept one entry of the row, gen24 W4)
+        return reduce(x, axis, keepdims, False, lambda p, axis, keepdims: np.linalg.norm(p, ord, axis, keepdims))
     if ord in (np.inf, -np.inf):  # the largest (smallest) |x|: local mode picks it by |x|, not x
         return reduce(np.abs(x), axis, keepdims, "max" if ord == np.inf else "min",
                       lambda p, axis, keepdims: np.max(p, axis, keepdims=keepdims) if ord == np.inf
@@ -230,10 +234,19 @@ registry.srule(np.diff)(ops.diff)
 registry.srule(np.pad)(ops.pad)
 
 
-@registry.srule(np.dot, np.matmul)
-def dot_srule(a, b, out=None, **kwargs):
-    if len(_shape(a)) > 2 or len(_shape(b)) > 2 or kwargs:  # (np.matmul's axes=, dtype=: conservative)
-        return ops.dense(np.matmul if kwargs else np.dot, (a, b), kwargs)
+@registry.srule(np.dot)
+def dot_srule(a, b, out=None):
+    if len(_shape(a)) > 2 or len(_shape(b)) > 2:  # (np.dot's sum over a's last and b's second-to-last axes)
+        return ops.dense(np.dot, (a, b), {})
+    return ops.matmul(a, b)
+
+
+@registry.srule(np.matmul)
+def matmul_srule(a, b, out=None, **kwargs):
+    """Stacked matrices too (`ops.matmul` broadcasts the leading axes, as np.matmul does; np.dot's rule gave
+    np.dot's shape for them: 12 rows for 6 outputs, gen24 W1)."""
+    if kwargs:  # (axes=, dtype=: conservative)
+        return ops.dense(np.matmul, (a, b), kwargs)
     return ops.matmul(a, b)
 
 

@@ -272,3 +272,41 @@ def test_the_kernels_stand_ins_compute_what_scipy_does():
             getattr(_sparsetools, f"{fmt}_matvec")(*args, x, y0)
             getattr(ours, f"{fmt}_matvec")(*args, x, y1)
             np.testing.assert_allclose(y1, y0, rtol=1e-13, atol=1e-13)
+
+
+# -- sparsity rules met by gen24 (numpy's keywords): a missed nonzero is a wrong `sparse_jacobian` ----------------------
+
+
+def _no_missed_nonzero(fv, x, mode):
+    from contexts.sparsity import jacobian_sparsity
+    pattern = jacobian_sparsity(fv, x, mode=mode).toarray()
+    J = fd.jacobian(fv, x, matrix=True)
+    assert pattern.shape == J.shape
+    assert not (np.abs(J) > 1e-8)[~pattern].any()
+    return pattern
+
+
+@pytest.mark.parametrize("mode", ["global", "local"])
+def test_np_matmul_by_name_on_stacked_matrices_sparsity(mode):
+    def fv(x):  # (2, 3, 3) @ (2, 3, 1): 6 outputs, each of its own stack (np.dot's rule gave 12 rows, gen24 W1)
+        B = x.reshape(2, 3, 1) * np.ones((2, 3, 3))
+        return np.matmul(B, x.reshape(2, 3, 1)).ravel()
+    pattern = _no_missed_nonzero(fv, np.arange(1.0, 7.0), mode)
+    assert not pattern[:3, 3:].any() and not pattern[3:, :3].any()
+
+
+@pytest.mark.parametrize("mode", ["global", "local"])
+@pytest.mark.parametrize("norm", [lambda a: np.linalg.norm(a, ord=np.inf, axis=(0, 1)),
+                                  lambda a: np.linalg.norm(a, ord=-np.inf, axis=(1, 0)),
+                                  lambda a: np.linalg.norm(a, ord=1, axis=(0, 1))])
+def test_a_matrix_norm_over_two_axes_sparsity(norm, mode):
+    x = np.array([1.0, 2.0, 3.0, 0.5, -4.0, 1.0])  # (row sums 6 and 5.5; the largest |a| is in row 1: gen24 W4)
+    _no_missed_nonzero(lambda a: norm(a.reshape(2, 3)) * np.ones(1), x, mode)
+
+
+@pytest.mark.parametrize("mode", ["global", "local"])
+@pytest.mark.parametrize("shape, width, kind", [((2, 3), 1, "reflect"), ((2, 3), (1, 2), "symmetric"),
+                                                ((6,), 8, "reflect"), ((3, 4), ((0, 2), (3, 1)), "reflect")])
+def test_np_pad_odd_reflection_sparsity(shape, width, kind, mode):
+    x = np.random.default_rng(0).normal(size=int(np.prod(shape)))  # (gen24 W8: 8 entries missed in 2-D)
+    _no_missed_nonzero(lambda v: np.pad(v.reshape(shape), width, mode=kind, reflect_type="odd").ravel(), x, mode)
