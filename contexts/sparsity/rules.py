@@ -461,3 +461,20 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     per = _shape(results[0]) if results else ()
     out = np.reshape(stacked, tuple(outer) + tuple(per))
     return np.moveaxis(out, -1, axis % len(_shape(arr))) if per else out
+
+
+# -- scipy.sparse.linalg.spsolve(A, b): A^-1 is dense in general --------------------------------------------------
+
+try:
+    import scipy.sparse.linalg as _sparse_linalg
+except ImportError:  # pragma: no cover
+    _sparse_linalg = None
+
+if _sparse_linalg is not None:
+    @registry.srule(_sparse_linalg.spsolve)
+    def spsolve_srule(A, b, *args, **kwargs):
+        """Every entry of x on every entry of b (conservative); a matrix holding traced values is refused."""
+        if isinstance(getattr(A, "data", None), Tracer) or isinstance(A, Tracer):
+            raise NoSparsityRule("scipy.sparse.linalg.spsolve of a sparse matrix built from traced values",
+                                 where=user_site(), fix="solve densely: np.linalg.solve(A.toarray(), b)")
+        return ops.dense(_sparse_linalg.spsolve, (A, b) + args, kwargs, linear=True)

@@ -310,3 +310,62 @@ def test_a_matrix_norm_over_two_axes_sparsity(norm, mode):
 def test_np_pad_odd_reflection_sparsity(shape, width, kind, mode):
     x = np.random.default_rng(0).normal(size=int(np.prod(shape)))  # (gen24 W8: 8 entries missed in 2-D)
     _no_missed_nonzero(lambda v: np.pad(v.reshape(shape), width, mode=kind, reflect_type="odd").ravel(), x, mode)
+
+
+# -- scipy.sparse.linalg.spsolve: differentiated in b, and in the stored values of a CSR, CSC or COO matrix -----------
+
+_SYSTEM = (sparse.random(_N, _N, density=0.4, random_state=3) + sparse.eye(_N) * 3).tocsc()
+
+
+def _system():
+    return _SYSTEM
+
+
+def _solve_in_b(u):
+    from scipy.sparse.linalg import spsolve
+    return np.sum(spsolve(_system(), np.sin(u)) ** 3)
+
+
+def _solve_in_the_values(u):
+    from scipy.sparse.linalg import spsolve
+    B = _system().copy()
+    B.data = B.data * (1.0 + u[B.indices])
+    return np.sum(spsolve(B, np.sin(u)) ** 2)
+
+
+def _solve_in_coo_values(u):
+    from scipy.sparse.linalg import spsolve
+    A = _system().tocoo()
+    B = sparse.coo_matrix((A.data * u[A.row], (A.row, A.col)), shape=A.shape)
+    return np.sum(spsolve(B.tocsc(), np.ones(_N)))
+
+
+@pytest.mark.parametrize("f", [_solve_in_b, _solve_in_the_values])
+def test_spsolve_reverse(f):
+    u = np.linspace(0.1, 1.0, _N)
+    want = fd.gradient(f, u)[0]
+    np.testing.assert_allclose(gradient(f, u)[0], want, rtol=1e-6, atol=1e-8 * np.abs(want).max())
+
+
+def test_spsolve_in_b_forward_and_sparsity():
+    from contexts.sparsity import jacobian_sparsity
+    u = np.linspace(0.1, 1.0, _N)
+    want = fd.gradient(_solve_in_b, u)[0]
+    t = np.cos(np.arange(_N))
+    assert jvp(_solve_in_b, (u,), (t,))[1] == pytest.approx(float(want @ t), rel=1e-7)
+    from scipy.sparse.linalg import spsolve
+    r = lambda v: spsolve(_system(), np.sin(v))  # noqa: E731
+    J = fd.jacobian(r, u)
+    assert not (np.abs(J) > 1e-9)[~jacobian_sparsity(r, u).toarray()].any()
+
+
+def test_spsolve_in_the_values_right_or_refused_forward():
+    u = np.linspace(0.1, 1.0, _N)
+    with pytest.raises(OverdubError):
+        jvp(_solve_in_the_values, (u,), (np.ones(_N),))
+    try:
+        g = gradient(_solve_in_coo_values, u)[0]
+    except OverdubError:
+        return
+    want = fd.gradient(_solve_in_coo_values, u)[0]
+    np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-8 * np.abs(want).max())
