@@ -369,3 +369,17 @@ def test_spsolve_in_the_values_right_or_refused_forward():
         return
     want = fd.gradient(_solve_in_coo_values, u)[0]
     np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-8 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("fmt", ["bsr", "dia"])
+def test_spsolve_in_the_values_of_another_format_is_refused(fmt):
+    from scipy.sparse.linalg import spsolve
+    A = _SYSTEM.tobsr(blocksize=(1, 1)) if fmt == "bsr" else sparse.diags([np.ones(_N - 1), 4 * np.ones(_N)], [1, 0],
+                                                                          format="dia")
+
+    def f(u):
+        B = A.copy()
+        B.data = B.data * u[0]
+        return np.sum(spsolve(B, np.ones(_N)))
+    with pytest.raises(OverdubError, match="spsolve"):
+        gradient(f, np.linspace(0.1, 1.0, _N))
