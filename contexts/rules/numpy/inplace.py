@@ -146,7 +146,7 @@ def copyto_inplace(dst, src, *rest, **kwargs):
             dsrc = unbroadcast(dsrc, np.zeros(np.shape(src)))
             dsrc = dsrc.tolist() if type(dsrc) is np.ndarray else list(dsrc)
         else:
-            dsrc = dsrc.sum()
+            dsrc = np.sum(dsrc)  # (not `.sum()`: a refused cotangent stays one, gen24 C3: AttributeError)
         return dself, (Overwritten(written), dsrc) + nones
     return None, copyto_back
 
