@@ -393,3 +393,41 @@ def test_a_refused_cotangent_through_np_copyto_of_a_number_is_refused(op):
         return np.sum(sc.gammaincc(0.5 + op(v)[:2] ** 2, 1.2))
     with pytest.raises(OverdubError, match="gammaincc"):
         gradient(f, np.array([0.3, -0.8, 1.1, 0.5]))
+
+
+# -- scipy.linalg.toeplitz, circulant, hankel (as_strided over memory outside the view: refused in reverse mode,
+# `.strides` of a dual in forward mode, 324 + 127 refusals in gen24) as numpy gathers, in every mode ------------------
+
+_STRUCTURED = {
+    "toeplitz": lambda x: __import__("scipy.linalg").linalg.toeplitz(x[:3]) @ x[:3],
+    "toeplitz_c_r": lambda x: (__import__("scipy.linalg").linalg.toeplitz(x[:2], x[1:]) ** 2).ravel(),
+    "circulant": lambda x: __import__("scipy.linalg").linalg.circulant(x) @ np.sin(x),
+    "hankel_c_r": lambda x: __import__("scipy.linalg").linalg.hankel(x[:3], x[2:]).ravel() * 2.0,
+    "hankel_c": lambda x: __import__("scipy.linalg").linalg.hankel(x).ravel() ** 2,
+}
+_X5 = np.array([0.3, -0.5, 0.7, 1.1, 1.3])
+
+
+@pytest.mark.parametrize("name", sorted(_STRUCTURED))
+def test_structured_matrices_every_mode(name):
+    from contexts.sparsity import jacobian_sparsity
+    vf = _STRUCTURED[name]
+
+    def f(x):
+        return np.sum(vf(x) ** 2)
+    want = fd.gradient(f, _X5)[0]
+    np.testing.assert_allclose(gradient(f, _X5)[0], want, rtol=1e-8, atol=1e-10)
+    assert jvp(f, (_X5,), (np.ones(5),))[1] == pytest.approx(want.sum(), rel=1e-8)
+    J = fd.jacobian(vf, _X5, matrix=True)
+    assert np.array_equal(jacobian_sparsity(vf, _X5).toarray(), np.abs(J) > 1e-9)
+
+
+def test_structured_matrices_stand_ins_are_scipys():
+    import scipy.linalg as sla
+
+    from contexts.rules.numpy import scipy_matrices as ours
+    for c, r in [([1, 2, 3], [1, 4, 5, 6]), ([1.0, 2 + 3j, 4 - 1j], None), ([1.0, 2.0], [5.0])]:
+        assert np.array_equal(ours.toeplitz(c, r), sla.toeplitz(c, r))
+        assert np.array_equal(ours.hankel(c, r), sla.hankel(c, r))
+        assert np.array_equal(ours.circulant(c), sla.circulant(c))
+    assert np.array_equal(ours.toeplitz(2.0), sla.toeplitz(2.0))

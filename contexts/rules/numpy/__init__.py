@@ -22,7 +22,9 @@
 - `scipy_ivp`: `solve_ivp`'s Runge-Kutta step-size control, held constant (the steps chosen on the values).
 - `scipy_ndimage`: scipy.ndimage's line filters `_nd_image.correlate1d` and `uniform_filter1d` (gaussian,
   uniform, sobel, prewitt, convolve1d filters), written into their output arrays.
-- `scipy_sparse`: scipy.sparse's matrix-vector kernels under `A @ x` (`csr_matvec` and kin), as numpy code.
+- `scipy_sparse`: scipy.sparse's matrix-vector kernels under `A @ x` (`csr_matvec` and kin), as numpy code;
+  `scipy.sparse.linalg.spsolve`.
+- `scipy_matrices`: `scipy.linalg.toeplitz`, `circulant`, `hankel` as numpy gathers.
 
 Attributes are not calls: `x.T` reaches the rules as `(np.ndarray, 'transpose')` only when called.
 """
@@ -37,7 +39,8 @@ __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "cou
            "interpolation", "random", "roots"]
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_special_more", "scipy_linalg", "scipy_banded", "scipy_splines",
-              "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage", "scipy_sparse"):
+              "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage", "scipy_sparse",
+              "scipy_matrices"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)
