@@ -205,6 +205,11 @@ class SparsityContext(overdub.Context):
             y = text_call(fn, args, kwargs, has_tracer(args, kwargs), lambda v: v)
             if y is not None:
                 return y
+        if fn is map and len(args) > 1 and not kwargs and not overdub.is_recursable(args[0]) and has_tracer(args[1:]):
+            # `map(np.asarray, (x, loc, scale))` (scipy.stats' distributions): the function called from C on each
+            # item was a tracer's conversion to a plain array, refused; each call goes through the context
+            f = args[0]
+            return map(lambda *items: self.overdub(site, f, *items), *args[1:])
         if fn is _CLASS_MATCH and has_tracer(args, kwargs):
             raise TracedBranchError("a `match` with class patterns on a value that depends on the inputs "
                                     "(Python's isinstance would answer for the tracer)", where=str(site),

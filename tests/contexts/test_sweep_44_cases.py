@@ -431,3 +431,17 @@ def test_structured_matrices_stand_ins_are_scipys():
         assert np.array_equal(ours.hankel(c, r), sla.hankel(c, r))
         assert np.array_equal(ours.circulant(c), sla.circulant(c))
     assert np.array_equal(ours.toeplitz(2.0), sla.toeplitz(2.0))
+
+
+# -- sparsity of scipy.stats' distributions: `map(asarray, (x, loc, scale))` converted a tracer from C (436 + 294 gen24
+# refusals: the most frequent) ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fv", [lambda x: __import__("scipy.stats").stats.gamma.logpdf(0.5 + x ** 2, a=1.5 + np.cos(x) ** 2,
+                                                                                       scale=1.2),
+                                lambda x: __import__("scipy.stats").stats.norm.cdf(x, loc=x[::-1] * 0.5, scale=2.0),
+                                lambda x: np.array(list(map(np.sin, x))) * np.array(list(map(np.asarray, x[::-1])))])
+def test_map_of_numpy_functions_over_traced_values_sparsity(fv):
+    x = np.array([0.3, -0.5, 0.7, 1.1])
+    pattern = _no_missed_nonzero(fv, x, "local")
+    assert pattern.sum() <= 2 * x.size  # (elementwise, or two entries a row: not dense)
