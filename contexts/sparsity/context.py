@@ -264,9 +264,11 @@ class SparsityContext(overdub.Context):
                 rest, out, where = split_out(fn, kwargs)
                 return write_out(fn, srule(*args, **rest), out, where, str(site))
             return srule(*args, **kwargs)
-        if traced and (stand := registry.stand_in_of(fn)) is not None:
+        if traced and rule is not None and rule.stand_in is not None and srule is None \
+                and (stand := registry.stand_in_of(fn)) is not None:
             # the primitive as Python code (`Rule.stand_in`: scipy.sparse's `csr_matvec` under `A @ x`), traced
-            # as code: a C function of another extension is never given tracers (`_traced_primitive`)
+            # as code: a C function of another extension is never given tracers (`_traced_primitive`). (Not the
+            # stand-ins made per ufunc of `np.frompyfunc`: elementwise by their kind, and calling themselves)
             return self.recurse(stand[0], *stand[1], *args, **kwargs)
         if overdub.is_recursable(fn):
             if (step := bisects(method_function(fn))) is not None and (
