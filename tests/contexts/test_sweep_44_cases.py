@@ -445,3 +445,14 @@ def test_map_of_numpy_functions_over_traced_values_sparsity(fv):
     x = np.array([0.3, -0.5, 0.7, 1.1])
     pattern = _no_missed_nonzero(fv, x, "local")
     assert pattern.sum() <= 2 * x.size  # (elementwise, or two entries a row: not dense)
+
+
+# -- the hessian of x ** p in x and p at p = 0 (gen24 W12): d2/dx dp = 1/x; the partial's constant 0 there gave 0 ------
+
+
+@pytest.mark.parametrize("f, x", [(lambda v: v[0] ** v[1], np.array([1.7, 0.0])),
+                                  (lambda v: np.sum(np.power(v[:2], v[2:])), np.array([1.7, 2.5, 0.0, 0.5])),
+                                  (lambda v: np.sum(np.float_power(v[:2], v[2:])), np.array([1.7, 2.5, 0.0, 0.5]))])
+def test_hessian_of_a_power_at_a_zero_exponent(f, x):
+    from contexts import hessian
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-6)

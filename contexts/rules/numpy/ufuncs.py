@@ -322,15 +322,24 @@ _unary_linear(np.real, np.real, lambda dy: np.real(dy), "real")
 
 
 def _dpower_base(y, x, p):
-    """d x**p / dx = p x**(p-1), taken as 0 where p == 0 (so 0**0 has derivative 0, not nan)."""
+    """d x**p / dx = p x**(p-1), taken as 0 where p == 0 and x == 0 (so 0**0 has derivative 0, not nan).
+    Where p == 0 and x != 0 the formula itself is kept: its value is 0, and its derivative in p, x**-1, is what a
+    hessian in x and p reads there (a constant 0 gave 0 for 1/x, gen24 W12)."""
     if np.ndim(p) == 0 and not isinstance(p, np.ndarray):
         if p == 2:
             return 2 * x
         if p - p != 0:  # (an infinite exponent, `(1 + r) ** -inf`: 0 where x**(p-1) is, not inf * 0)
             return pow_dx(x, p)
-        return p * x ** (p - 1) if p != 0 else np.zeros_like(y)
-    with np.errstate(invalid="ignore"):
-        d = p * x ** np.where(p == 0, 1, p - 1)
+        if p != 0:
+            return p * x ** (p - 1)
+        if type(p) in (int, float) and type(y) in (float, np.float64, np.ndarray):
+            return np.zeros_like(y)  # (a plain exponent 0: no tangent to keep)
+        zero = x == 0
+        return np.where(zero, 0.0, p * np.where(zero, 1.0, x) ** (p - 1))
+    corner = (p == 0) & (x == 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d = p * np.where(corner, 1.0, x) ** (p - 1)
+    d = np.where(corner, 0.0, d)
     if np.any(np.isinf(p)):
         d = np.where(np.isinf(p) & (x ** np.where(p == 0, 1, p - 1) == 0), 0, d)
     return d
