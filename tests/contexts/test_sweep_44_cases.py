@@ -456,3 +456,21 @@ def test_map_of_numpy_functions_over_traced_values_sparsity(fv):
 def test_hessian_of_a_power_at_a_zero_exponent(f, x):
     from contexts import hessian
     np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-6)
+
+
+# -- sparsity of scipy.linalg's factorizations and solvers (LAPACK's f2py routines are never given tracers: refused) ---
+
+_M4 = lambda x: np.outer(x, x) + np.diag(x ** 2 + 2)  # noqa: E731
+
+
+@pytest.mark.parametrize("mode", ["global", "local"])
+@pytest.mark.parametrize("name, vf", [
+    ("svd", lambda x: __import__("scipy.linalg").linalg.svd(_M4(x), compute_uv=False)),
+    ("eigh", lambda x: __import__("scipy.linalg").linalg.eigh(_M4(x))[0]),
+    ("cholesky", lambda x: __import__("scipy.linalg").linalg.cholesky(_M4(x), lower=True).ravel()),
+    ("cho_solve", lambda x: (lambda sla: sla.cho_solve(sla.cho_factor(_M4(x)), x))(__import__("scipy.linalg").linalg)),
+    ("lu_solve", lambda x: (lambda sla: sla.lu_solve(sla.lu_factor(_M4(x)), np.ones(4)))(__import__("scipy.linalg").linalg)),
+    ("solve_triangular", lambda x: __import__("scipy.linalg").linalg.solve_triangular(np.tril(_M4(x)), x, lower=True)),
+    ("inv", lambda x: __import__("scipy.linalg").linalg.inv(_M4(x)).ravel())])
+def test_scipy_linalg_sparsity(name, vf, mode):
+    _no_missed_nonzero(vf, np.array([0.3, -0.5, 0.7, 1.1]), mode)

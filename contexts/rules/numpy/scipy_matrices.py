@@ -1,5 +1,5 @@
 """scipy.linalg's structured matrices, `toeplitz`, `circulant` and `hankel`, written as the numpy indexing they
-compute (`Rule.stand_in`), for every engine.
+compute (`Rule.stand_in`), for every engine; and the sparsity of scipy.linalg's dense factorizations (below).
 
 scipy builds them with `np.lib.stride_tricks.as_strided` over a joined vector of the values, read backwards from
 its middle: memory outside the view it is given, which reverse mode refuses and forward mode cannot view on a dual
@@ -58,3 +58,22 @@ for _name in __all__:
     _fn = getattr(_linalg, _name, None)
     if _fn is not None:
         registry.set(_fn, stand_in=globals()[_name])
+
+
+# -- the sparsity of scipy.linalg's dense factorizations and solvers -----------------------------------------------------
+# Their LAPACK routines are f2py objects, never given tracers: each function's every output on every entry of every
+# traced argument (DENSE, a superset; a triangular factor's zeros included). Reverse and forward mode still go into
+# them (the rules sit on the LAPACK routines, scipy_linalg.py); a function with rules of its own is left alone.
+
+def _dense_sparsity():
+    from ..sparsity_specs import DENSE
+    names = ("svd", "svdvals", "eigh", "eigvalsh", "eig", "eigvals", "cholesky", "cho_factor", "cho_solve", "lu",
+             "lu_factor", "lu_solve", "qr", "rq", "schur", "inv", "solve", "solve_triangular", "pinv", "pinvh",
+             "polar", "hessenberg", "det", "null_space", "orth")
+    for name in names:
+        fn = getattr(_linalg, name, None)
+        if fn is not None and registry.get(fn) is None:
+            registry.sparsity(DENSE, fn)
+
+
+_dense_sparsity()
