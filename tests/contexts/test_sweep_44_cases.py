@@ -474,3 +474,25 @@ _M4 = lambda x: np.outer(x, x) + np.diag(x ** 2 + 2)  # noqa: E731
     ("inv", lambda x: __import__("scipy.linalg").linalg.inv(_M4(x)).ravel())])
 def test_scipy_linalg_sparsity(name, vf, mode):
     _no_missed_nonzero(vf, np.array([0.3, -0.5, 0.7, 1.1]), mode)
+
+
+# -- np.linalg.svd(a, hermitian=True): numpy reads the lower triangle (gen24 W14: the general svd's derivative, split
+# between both triangles, came out) ------------------------------------------------------------------------------------
+
+_S2 = lambda x: np.outer(x[:2], x[:2]) + np.diag(x[2:] ** 2 + 1) + np.array([[0, x[3]], [x[2], 0]])  # noqa: E731
+
+
+@pytest.mark.parametrize("f", [lambda x: np.sum(np.linalg.svd(_S2(x), hermitian=True, compute_uv=False) ** 2),
+                               lambda x: np.sum(np.linalg.pinv(_S2(x), hermitian=True) ** 2),
+                               lambda x: np.linalg.matrix_rank(_S2(x), hermitian=True) * x[0]])
+def test_a_hermitian_svd_reads_the_lower_triangle(f):
+    x = np.array([0.3, -0.5, 0.7, 1.1])
+    want = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-8, atol=1e-10)
+    assert jvp(f, (x,), (np.array([1.0, -2.0, 0.5, 3.0]),))[1] == pytest.approx(
+        float(want @ [1.0, -2.0, 0.5, 3.0]), rel=1e-8, abs=1e-10)
+
+
+def test_a_hermitian_svds_vectors_are_refused():
+    with pytest.raises(OverdubError, match="hermitian"):
+        gradient(lambda x: np.sum(np.linalg.svd(_S2(x), hermitian=True)[0] ** 2), np.array([0.3, -0.5, 0.7, 1.1]))

@@ -680,9 +680,23 @@ registry.frule(np.linalg.eigh)(eigh_frule)
 
 def _svd_flags(rest, kwargs):
     """(full_matrices, compute_uv) of an svd call."""
-    full, compute_uv, _ = _bind(rest, kwargs, ("full_matrices", "compute_uv", "hermitian"),
-                                (True, True, False))
-    return full, compute_uv
+    full, compute_uv, hermitian = _bind(rest, kwargs, ("full_matrices", "compute_uv", "hermitian"),
+                                        (True, True, False))
+    if hermitian and compute_uv:  # (numpy's is eigh of the lower triangle, its vectors signed by the eigenvalues')
+        raise unsupported("np.linalg.svd", "singular vectors with hermitian=True (numpy reads only the lower triangle)",
+                          "pass hermitian=False: the same values for a symmetric matrix, differentiated in both "
+                          "triangles; or use np.linalg.eigh, differentiated in the triangle it reads")
+    return full, compute_uv, bool(hermitian)
+
+
+def _lower_symmetric(m):
+    """The symmetric matrix of m's lower triangle: what numpy's hermitian svd (eigh, UPLO='L') reads."""
+    return np.tril(m) + _mT(np.tril(m, -1))
+
+
+def _folded(d):
+    """A cotangent of `_lower_symmetric(m)` as m's: an entry below the diagonal stands at two places."""
+    return np.tril(d) + _mT(np.triu(d, 1))
 
 
 def svd_adjoint(dy, y, a, *rest, **kwargs):
@@ -692,11 +706,12 @@ def svd_adjoint(dy, y, a, *rest, **kwargs):
     a_ = as_array(a)
     if np.iscomplexobj(a_):
         raise unsupported("np.linalg.svd", "complex matrices", "split real and imaginary parts")
-    full, compute_uv = _svd_flags(rest, kwargs)
+    full, compute_uv, hermitian = _svd_flags(rest, kwargs)
     nones = (None,) * len(rest)
-    if not compute_uv:
-        u, _, vh = np.linalg.svd(a_, full_matrices=False)
-        return (match_primal((u * as_array(dy)[..., None, :]) @ vh, a), *nones)
+    if not compute_uv:  # (hermitian: the values of the lower triangle's symmetric matrix, gen24 W14)
+        u, _, vh = np.linalg.svd(_lower_symmetric(a_) if hermitian else a_, full_matrices=False)
+        da = (u * as_array(dy)[..., None, :]) @ vh
+        return (match_primal(_folded(da) if hermitian else da, a), *nones)
     u, s, vh = y
     du, ds, dvh = (tuple(dy) + (None, None, None))[:3]
     m, n = a_.shape[-2:]
@@ -790,11 +805,13 @@ def _plain_nonzero(x):
 
 
 def svd_frule(tangents, a, *rest, **kwargs):
-    full, compute_uv = _svd_flags(rest, kwargs)
+    full, compute_uv, hermitian = _svd_flags(rest, kwargs)
     y = np.linalg.svd(a, *rest, **kwargs)
     t = tangents[0]
     if t is None:
         return y, None
+    if hermitian:  # (the values of the lower triangle's symmetric matrix, in its tangent: gen24 W14)
+        a, t = _lower_symmetric(a), _lower_symmetric(t)
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     if np.iscomplexobj(a) or np.iscomplexobj(t):
         # ds = Re diag(U^H dA V) (the transpose where the conjugate transpose belongs gave the imaginary
