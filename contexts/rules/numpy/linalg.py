@@ -728,6 +728,7 @@ def svd_adjoint(dy, y, a, *rest, **kwargs):
     vtgv = None if dv is None else _mT(v) @ dv
     f = _eig_gaps(s ** 2)
     if du is not None or dvh is not None:
+        _full_rank_under_duals(s, (m, n))
         # (only the pairs and columns the cotangents reach: the top singular pair of a centred, rank-deficient
         # matrix has a derivative; pymort's Lee-Carter fit was refused for its zero singular value)
         unused = _vectors_differentiable(
@@ -752,11 +753,29 @@ def svd_adjoint(dy, y, a, *rest, **kwargs):
     return (match_primal(u @ middle @ vh + extra, a), *nones)
 
 
+def _full_rank_under_duals(s, shape) -> None:
+    """Forward over reverse through singular vectors: refused at a zero singular value (a rank-deficient matrix),
+    whose vectors' second derivatives the formulas build from rounding noise (finite wrong hessians, gen24 W13)."""
+    if not is_dual(s):
+        return
+    values = s
+    while is_dual(values):
+        values = values.primal
+    values = as_array(values)
+    tiny = np.max(values, axis=-1, keepdims=True, initial=0.0) * max(shape) * np.finfo(float).eps
+    if np.any(values <= tiny):
+        raise unsupported("np.linalg.svd", "second derivatives of singular vectors at a zero singular value (a "
+                          "rank-deficient matrix)", "use np.linalg.pinv, or the singular values alone")
+
+
 def _divided_by_s(c, s):
     """c / s by columns; 0 in a column that is 0 (where s is 0 too: `_vectors_differentiable` refused the rest)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         q = c / s[..., None, :]
     if is_dual(q) or is_dual(c):
+        # (forward over reverse: a column's value 0 at a zero s has a derivative of its own, divided by that 0; the
+        # quotient built from rounding noise gave finite wrong hessians, gen24 W13)
+        _full_rank_under_duals(s, np.shape(c)[-2:])
         return q
     return np.where(c == 0, 0.0, q)
 
