@@ -13,7 +13,7 @@ import numpy as np
 
 from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..generic import unbroadcast
-from ..cotangents import Overwritten
+from ..cotangents import Overwritten, Refused
 from ..registry import registry
 from overdub.errors import OverdubError
 from ._util import is_dual, zeros
@@ -275,6 +275,8 @@ def sort_inplace(self, axis=-1, kind=None, order=None):
         if type(dself).__name__ == "Dual":  # forward over reverse: gathered by the inverse permutation
             return np.take_along_axis(np.broadcast_to(dself, self.shape), np.argsort(perm, axis=axis),
                                       axis=axis), ()
+        if type(dself) is Refused:  # no known derivative downstream: passed on (gen24 C1)
+            return dself, ()
         d = np.broadcast_to(as_array(dself), self.shape)
         before = np.empty(self.shape, dtype=d.dtype)
         np.put_along_axis(before, perm, d, axis=axis)
@@ -303,6 +305,8 @@ def partition_inplace(self, kth, axis=-1, kind="introselect", order=None):
         if type(dself).__name__ == "Dual":  # forward over reverse: gathered by the inverse permutation
             return np.take_along_axis(np.broadcast_to(dself, self.shape), np.argsort(source, axis=axis),
                                       axis=axis), (None,)
+        if type(dself) is Refused:  # no known derivative downstream: passed on (np.result_type cannot read it,
+            return dself, (None,)   # gen24 C1)
         before = np.empty(self.shape, dtype=np.result_type(dself, self))
         np.put_along_axis(before, source, np.broadcast_to(as_array(dself), self.shape), axis=axis)
         return before, (None,)

@@ -400,6 +400,8 @@ def sort_adjoint(dy, y, a, *rest, **kwargs):
     if type(dy).__name__ == "Dual":  # forward over reverse: gathered by the inverse permutation
         da = np.take_along_axis(np.broadcast_to(dy, flat.shape), np.argsort(perm, axis=ax), axis=ax)
         return (match_primal(da.reshape(a_.shape), a), *(None,) * len(rest))
+    if type(dy) is Refused:  # no known derivative downstream: passed on (np.result_type cannot read it, gen24 C1)
+        return (dy, *(None,) * len(rest))
     da = np.empty(flat.shape, dtype=np.result_type(dy, a_))
     np.put_along_axis(da, perm, as_array(dy), ax)
     return (match_primal(da.reshape(a_.shape), a), *(None,) * len(rest))
