@@ -64,7 +64,7 @@ def _interp_grads(dy, x, xp, fp, left, right, period):
     if period is not None:  # (left and right are not used with a period, as in numpy)
         xn, xp_ext, idx = _periodic(x, xp, period)
         dx, dxp, dfp, _, _ = _interp_grads(dy, xn, xp_ext, as_array(fp)[idx], None, None, None)
-        dx = dx if isinstance(x, np.ndarray) else float(np.sum(dx))
+        dx = dx if isinstance(x, np.ndarray) or np.ndim(x) else float(np.sum(dx))  # (a list x: an array, gen24 C2)
         return dx, _scattered(dxp, idx, xp), _scattered(dfp, idx, fp), None, None
     fp_arr = as_array(fp, dtype=float)
     if len(fp_arr) < 2:
