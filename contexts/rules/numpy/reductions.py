@@ -424,11 +424,14 @@ def _var_jvp(t, y, x, axis=None, ddof=0, keepdims=False, where=True, mean=_NoVal
     return _reduced(total, x.ndim, axis, keepdims)
 
 
-def _half_over(y, x, axis=None, keepdims=False, **_):
+def _half_over(y, x, axis=None, keepdims=False, where=True, **_):
     """1 / (2 std), 0 where the slice is constant (the subgradient there). Constant up to rounding
     counts: entries computed alike may differ in their last bit, and 1 / std of that noise times the
-    centred noise is a number of order one with no meaning (std at the scale of eps * max|x|)."""
-    scale = np.max(np.abs(x), axis=axis, keepdims=True) if np.ndim(x) else np.abs(x)
+    centred noise is a number of order one with no meaning (std at the scale of eps * max|x|). The scale
+    is that of the entries taken (`where=`, nanstd's non-NaN ones): a NaN left out made it NaN (gen24 W5)."""
+    w = _given(where, True)
+    ax_ = np.abs(x) if w is True else np.where(w, np.abs(x), 0)
+    scale = np.max(ax_, axis=axis, keepdims=True) if np.ndim(x) else ax_
     scale = _reduced(scale, np.ndim(x), axis, keepdims) if np.ndim(x) else scale
     flat = np.abs(y) <= 64 * np.finfo(float).eps * scale
     return np.where(flat, 0, 0.5 / np.where(flat, 1, y))
@@ -496,11 +499,24 @@ def _cumprod_grad(dy, y, x, axis=None, **_):
     if np.all(xs != 0):
         g = _reverse_cumsum(dys * ys, ax) / conj(xs)
     else:  # before the first zero the no-zero formula holds; at it, the product of the others; after it, 0
+           # (0 with x_z's tangent on duals)
         before, at = _first_zero(xs, ax)
         y_skip = conj(np.cumprod(np.where(at, 1, xs), axis=ax))
         g = np.where(before, _reverse_cumsum(dys * ys, ax) / conj(np.where(before, xs, 1)),
-                     np.where(at, _reverse_cumsum(dys * y_skip, ax), 0))
+                     np.where(at, _reverse_cumsum(dys * y_skip, ax), _after_zero(dys, xs, ax, before, at)))
     return g.reshape(x.shape)
+
+
+def _after_zero(dys, xs, ax, before, at):
+    """The cotangent of the entries after a slice's first zero x_z: 0, but on duals (forward over reverse)
+    x_z times the cotangent with x_z taken as 1 (the products of the other factors), so that it carries
+    x_z's tangent: the constant 0 dropped d2/dx_z dx_j (gen24 W7). Later zeros by the same rule, in turn."""
+    after = ~(before | at)
+    if not (np.any(after) and any(is_dual(v) for v in (dys, xs))):
+        return 0
+    x1 = np.where(at, 1, xs)
+    x_z = np.sum(np.where(at, xs, 0), axis=ax, keepdims=True)  # 0, with its tangent
+    return conj(x_z) * _cumprod_grad(dys, np.cumprod(x1, axis=ax), x1, ax)
 
 
 def _cumprod_jvp(t, y, x, axis=None, **_):
