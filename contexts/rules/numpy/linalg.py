@@ -54,8 +54,30 @@ def _add(a, b):
 
 # -- matmul ----------------------------------------------------------------------------------------
 
+def _core_last(x, axes):
+    """x with the core axes np.matmul's `axes=` names for it moved to the end (where matmul reads them)."""
+    n = len(axes)
+    return np.moveaxis(x, tuple(axes), tuple(range(-n, 0))) if n else x
+
+
+def _core_back(dx, axes):
+    """The inverse of _core_last: a cotangent's core axes put back where `axes=` said they were."""
+    n = len(axes)
+    return np.moveaxis(dx, tuple(range(-n, 0)), tuple(axes)) if n else dx
+
+
 def matmul_adjoint(dy, y, a, b, **kwargs):
-    """Pullback of a @ b for 1-D, 2-D and batched operands; vector cases use broadcast multiplies."""
+    """Pullback of a @ b for 1-D, 2-D and batched operands; vector cases use broadcast multiplies.
+    `axes=` (where each operand's core axes are) is matmul's with those axes moved last: the
+    cotangents are moved back (dropped, it was the gradient of a @ b: gen24 W9). (numpy refuses `axis=`.)"""
+    axes = kwargs.get("axes")
+    if axes is not None:
+        a_, b_ = as_array(a), as_array(b)
+        ia, ib = (tuple(np.atleast_1d(t)) for t in axes[:2])
+        iy = tuple(np.atleast_1d(axes[2])) if len(axes) > 2 else ()
+        dy = dy if type(dy) is Refused else _core_last(as_array(dy), iy)
+        da, db = matmul_adjoint(dy, None, _core_last(a_, ia), _core_last(b_, ib))
+        return (match_primal(_core_back(as_array(da), ia), a), match_primal(_core_back(as_array(db), ib), b))
     a_, b_, dy = as_array(a), as_array(b), as_array(dy)
     ca, cb = _conj(a_), _conj(b_)
     if a_.ndim == 1 and b_.ndim == 1:
