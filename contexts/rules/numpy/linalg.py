@@ -620,6 +620,30 @@ def _cluster_mean(x, same):
     return np.sum(np.where(member, x[..., None, :], 0.0), axis=-1) / np.sum(member, axis=-1)
 
 
+def _parts(x):
+    """The plain arrays a value holds: itself, or a dual's primal and tangent (in turn, for nested duals).
+    Forward over reverse tests each as the plain rule tests the value (a chunk's axis leads: the tests
+    read the last two axes)."""
+    return _parts(x.primal) + _parts(x.tangent) if is_dual(x) else [as_array(x)]
+
+
+def _plain(x):
+    """A dual's primal value (the innermost), or x."""
+    while is_dual(x):
+        x = x.primal
+    return x
+
+
+def _unequal_in_cluster(x, same):
+    """Some part of x (..., n) differs within a cluster: no cluster mean is its derivative."""
+    return any(_cluster_mean(part, same) is None for part in _parts(x))
+
+
+def _on_cluster(x, same, axis):
+    """Some part of x is nonzero in a row (axis=-1) or column (axis=-2) of a repeated eigenvalue."""
+    return any(np.any(np.any(part != 0, axis=axis) & np.any(same, axis=-1)) for part in _parts(x))
+
+
 def eigh_middle(w, v, dw, dv, name):
     """diag(dw) + F * (V^H dV): the gradient of a function of (w, V) = eigh(A) in A is V middle V^H.
     Refused (a `cotangents.Refused`) where it has none: an eigenvector of a repeated eigenvalue with a
@@ -627,20 +651,23 @@ def eigh_middle(w, v, dw, dv, name):
     vh = _mH(v)
     middle = zeros(v.shape, np.result_type(v, w), w, v, dw, dv)
     idx = np.arange(w.shape[-1])
-    same = _clustered(w)
-    repeated = bool(np.any(same)) and not any(is_dual(x) for x in (w, v, dw, dv))
+    same = _clustered(_plain(w))
+    # (on duals, forward over reverse, the same tests on the values and their tangents: skipping them put
+    # 1/(w_j - w_i) = inf into the middle, a NaN hessian where reverse mode refuses, gen24 W2)
+    repeated = bool(np.any(same))
     if dw is not None:
         dw = as_array(dw)
         if repeated:
-            dw = _cluster_mean(dw, same)
-            if dw is None:
+            if _unequal_in_cluster(dw, same):
                 return Refused(RepeatedEigenvalues(name, "an eigenvalue cotangent unequal within the cluster"))
+            member = same | np.eye(same.shape[-1], dtype=bool)
+            dw = np.sum(np.where(member, dw[..., None, :], 0.0), axis=-1) / np.sum(member, axis=-1)
         middle[..., idx, idx] = dw
     if dv is not None:
         dv = as_array(dv)
         gaps = _eig_gaps(w)
         if repeated:
-            if np.any(np.any(dv != 0, axis=-2) & np.any(same, axis=-1)):
+            if _on_cluster(dv, same, -2):
                 return Refused(RepeatedEigenvalues(name, "an eigenvector of the repeated eigenvalue"))
             gaps = np.where(same, 0.0, gaps)
         middle = middle + gaps * (vh @ dv)
@@ -653,16 +680,18 @@ def eigh_tangents(w, v, sym, name, vectors=True):
     the identity on each cluster, dV unless P is zero on the clusters' rows."""
     p = _mH(v) @ sym @ v
     dw = np.real(np.diagonal(p, axis1=-2, axis2=-1)).copy()
-    same = _clustered(w)
-    repeated = bool(np.any(same)) and not any(is_dual(x) for x in (w, v, sym))
+    same = _clustered(_plain(w))
+    repeated = bool(np.any(same))  # (on duals too, each part tested: gen24 W2, as eigh_middle)
     gaps = _eig_gaps(w)
     if repeated:
-        off = np.where(same, np.abs(p), 0.0)
-        dw = _cluster_mean(dw, same)
-        if dw is None or np.max(off) > _SAME_RTOL * max(np.max(np.abs(p)), np.finfo(float).tiny):
+        off = [np.max(np.where(same, np.abs(part), 0.0)) > _SAME_RTOL * max(np.max(np.abs(part)), np.finfo(float).tiny)
+               for part in _parts(p)]
+        if _unequal_in_cluster(dw, same) or any(off):
             raise RepeatedEigenvalues(name, "the eigenvalues along this tangent").error()
-        if vectors and np.any(np.any(p != 0, axis=-1) & np.any(same, axis=-1)):
+        if vectors and _on_cluster(p, same, -1):
             raise RepeatedEigenvalues(name, "the eigenvectors along this tangent").error()
+        member = same | np.eye(same.shape[-1], dtype=bool)
+        dw = np.sum(np.where(member, dw[..., None, :], 0.0), axis=-1) / np.sum(member, axis=-1)
         gaps = np.where(same, 0.0, gaps)
     return dw, (v @ (gaps * p) if vectors else None)
 
