@@ -397,9 +397,27 @@ def _adjugate(a):
     return scale * (_mH(vh) @ (others[..., :, None] * _mH(u)))
 
 
+def _adjugate_poly(a):
+    """adj(A) by Faddeev-LeVerrier: (-1)^(n+1) M_n, M_1 = I, M_k+1 = A M_k - tr(A M_k) / k I; products, sums and
+    traces only, so a dual A (forward over reverse) differentiates the cofactors, a polynomial, also where A
+    is singular (the inverse or the SVD there gave a hessian of det with arbitrary numbers, gen24 W6)."""
+    n = a.shape[-1]
+    eye = np.eye(n)
+    m = eye
+    for k in range(1, n):
+        am = a @ m
+        m = am - (np.trace(am, axis1=-2, axis2=-1) / k)[..., None, None] * eye
+    return m if n % 2 else -m
+
+
+_POLY_ADJUGATE_N = 4  # up to this order on duals always (exact, cheap); beyond it, where inv fails or is ill-conditioned
+
+
 def det_adjoint(dy, y, a):
     """Pullback of det: dy * adj(A)^H (dy * conj(det) * inv(A)^H where A is invertible; the cofactors where it
     is singular, `det(J @ J.T)` at a singular configuration: the gradient is not zero there)."""
+    if _poly_cofactors(a):
+        return (match_primal(as_array(dy)[..., None, None] * _mH(_adjugate_poly(a)), a),)
     try:
         scale = (as_array(dy) * _conj(as_array(y)))[..., None, None]
         return (match_primal(scale * _mH(np.linalg.inv(a)), a),)
@@ -407,11 +425,28 @@ def det_adjoint(dy, y, a):
         return (match_primal(as_array(dy)[..., None, None] * _mH(_adjugate(as_array(a))), a),)
 
 
+def _poly_cofactors(a):
+    """det's rules take adj(A) by _adjugate_poly: a dual A (a derivative inside a derivative), small or
+    singular or nearly (y inv(A) and y solve(A, t) then differentiate y ~ 0 times an inverse ~ inf)."""
+    return is_dual(a) and (a.shape[-1] <= _POLY_ADJUGATE_N or _ill_conditioned(a))
+
+
+def _ill_conditioned(a):
+    """A (a dual's primal) is singular or nearly: inv(A)'s derivative there is no cofactors' derivative."""
+    a = as_array(_plain(a))
+    try:
+        return bool(np.any(np.linalg.cond(a) > 1e8))
+    except np.linalg.LinAlgError:
+        return True
+
+
 def det_frule(tangents, a):
     y = np.linalg.det(a)
     t = tangents[0]
     if t is None:
         return y, None
+    if _poly_cofactors(a):  # (forward over forward: trace(adj(A) t), polynomial in A, gen24 W6)
+        return y, np.trace(_adjugate_poly(a) @ t, axis1=-2, axis2=-1)
     try:
         return y, y * np.trace(np.linalg.solve(a, t), axis1=-2, axis2=-1)
     except np.linalg.LinAlgError:  # (singular: trace(adj(A) t))
