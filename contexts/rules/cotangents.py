@@ -198,13 +198,40 @@ def _slotted(t) -> bool:
 def own_dict(obj):
     """obj's `__dict__`, or None: read past the class's `__getattr__` (a `__slots__` class whose
     `__getattr__` reads its own slots, euclid3's swizzles, recursed without end when asked for `__dict__`)."""
+    t = type(obj)
+    if t in _DICTLESS:  # (tuples, lists, arrays: no exception raised twice per object)
+        return None
     try:
         return object.__getattribute__(obj, "__dict__")
     except (AttributeError, TypeError):
         pass
-    if type(getattr(type(obj), "__getattr__", None)) is types.FunctionType:
+    if type(getattr(t, "__getattr__", None)) is types.FunctionType:
         return None
-    return getattr(obj, "__dict__", None)  # (a C class's own lookup: a `threading.local`'s per-thread dict)
+    d = getattr(obj, "__dict__", None)  # (a C class's own lookup: a `threading.local`'s per-thread dict)
+    if d is None and len(_DICTLESS) < 4096 and _dictless(t):
+        _DICTLESS.add(t)
+    return d
+
+
+# Classes whose instances never have a `__dict__`: immutable (C) classes, so fixed for good, without a
+# `__dict__` anywhere in their MRO, and with object's attribute lookup (inherited, or the builtins' own
+# generic one): a bound method's or a weakref proxy's lookup forwards `__dict__`, so they are never here
+_DICTLESS: set = set()
+_GENERIC_LOOKUP = frozenset({tuple, list, dict, set, frozenset, str, bytes, int, float, complex, range, slice,
+                             type(iter([])), type(iter(())), type(iter(range(1))), type(iter("")), type(len)})
+_IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE
+
+
+def _dictless(t) -> bool:
+    if not t.__flags__ & _IMMUTABLE_TYPE or t.__dictoffset__:
+        return False
+    for cls in t.__mro__:
+        if "__dict__" in cls.__dict__:
+            return False
+        if cls is not object and cls not in _GENERIC_LOOKUP and (
+                "__getattribute__" in cls.__dict__ or "__getattr__" in cls.__dict__):
+            return False
+    return True
 
 
 def fields_of(obj) -> dict:
