@@ -201,6 +201,8 @@ def _by_frule(rule, args, tans, kw):
     (passing it on would write the tangent into it too)."""
     if isinstance(rule.fn, np.ufunc) and len(args) > rule.fn.nin:  # `np.exp(x, buf)`: duals write buf
         raise NotTransformable("an output array passed by position")
+    if not kw and len(args) <= 2 and rule.writes is None and all(type(a) is float for a in args):
+        return _by_frule_on_floats(rule, args, tans, kw)
     if any(type(a) is np.matrix for a in args):  # (its * is a matrix product: the duals refuse it)
         raise NotTransformable("a np.matrix")
     for a in args:  # (an ndarray subclass intercepting numpy by its own code, a unit array scaling what it
@@ -258,6 +260,23 @@ def _by_frule(rule, args, tans, kw):
     if type(y) is not np.ndarray and isinstance(y, np.ndarray) and own_operators(type(y)) and not _zero(dy):
         # (`a.view(Vec)`, `np.multiply(v, x)` of a Vec: an ndarray subclass whose own `__add__` need not add;
         # the twin's operators take the tangent of a C array's (`w + x` gave 5 for 8.2, gen13 W3): duals)
+        raise NotTransformable(f"an ndarray subclass with operators of its own ({type(y).__name__})")
+    return y, _nz(dy)
+
+
+def _by_frule_on_floats(rule, args, tans, kw):
+    """`_by_frule` for one or two floats by position (`math.sin(x)`, `x ** 2.0`): no array, subclass,
+    matrix or output to look for, and a float's registry tangent is its own (None for a zero)."""
+    tangents = tuple(None if t is None or (type(t) in _SCALARS and t == 0) else t for t in tans)
+    if isinstance(rule.fn, np.ufunc) and any(type(t) is list or type(t) is tuple for t in tangents):
+        tangents = tuple(_as_array_tangent(t, a) for t, a in zip(tangents, args))
+    try:
+        y, dy = rule.frule(tangents, *args)
+    except ZeroDivisionError:
+        raise_singular(rule.fn, args, kw)
+    if integral(y):
+        return y, 0
+    if type(y) is not np.ndarray and isinstance(y, np.ndarray) and own_operators(type(y)) and not _zero(dy):
         raise NotTransformable(f"an ndarray subclass with operators of its own ({type(y).__name__})")
     return y, _nz(dy)
 
