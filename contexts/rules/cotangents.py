@@ -223,6 +223,7 @@ _IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE
 
 
 def _dictless(t) -> bool:
+    """No instance of class t can have a `__dict__` (what `_DICTLESS` may hold)."""
     if not t.__flags__ & _IMMUTABLE_TYPE or t.__dictoffset__:
         return False
     for cls in t.__mro__:
