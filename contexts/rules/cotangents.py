@@ -201,6 +201,8 @@ def own_dict(obj):
     t = type(obj)
     if t in _DICTLESS:  # (tuples, lists, arrays: no exception raised twice per object)
         return None
+    if not t.__dictoffset__ and t.__flags__ & _HEAPTYPE and _dictless(t):
+        return None  # (a namedtuple's or a `__slots__` class's: asked afresh each time, as a class may change)
     try:
         return object.__getattribute__(obj, "__dict__")
     except (AttributeError, TypeError):
@@ -208,23 +210,24 @@ def own_dict(obj):
     if type(getattr(t, "__getattr__", None)) is types.FunctionType:
         return None
     d = getattr(obj, "__dict__", None)  # (a C class's own lookup: a `threading.local`'s per-thread dict)
-    if d is None and len(_DICTLESS) < 4096 and _dictless(t):
+    if d is None and t.__flags__ & _IMMUTABLE_TYPE and len(_DICTLESS) < 4096 and _dictless(t):
         _DICTLESS.add(t)
     return d
 
 
-# Classes whose instances never have a `__dict__`: immutable (C) classes, so fixed for good, without a
-# `__dict__` anywhere in their MRO, and with object's attribute lookup (inherited, or the builtins' own
-# generic one): a bound method's or a weakref proxy's lookup forwards `__dict__`, so they are never here
+# Immutable (C) classes whose instances never have a `__dict__` (`_dictless`): fixed for good, so remembered
 _DICTLESS: set = set()
 _GENERIC_LOOKUP = frozenset({tuple, list, dict, set, frozenset, str, bytes, int, float, complex, range, slice,
                              type(iter([])), type(iter(())), type(iter(range(1))), type(iter("")), type(len)})
 _IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE (a class statement's)
 
 
 def _dictless(t) -> bool:
-    """No instance of class t can have a `__dict__` (what `_DICTLESS` may hold)."""
-    if not t.__flags__ & _IMMUTABLE_TYPE or t.__dictoffset__:
+    """No instance of class t has a `__dict__` now: no `__dict__` slot nor anywhere in its MRO, and object's
+    attribute lookup (inherited, or the builtins' own generic one): a bound method's or a weakref proxy's
+    lookup forwards `__dict__`, a class's own `__getattr__` may answer it."""
+    if t.__dictoffset__:
         return False
     for cls in t.__mro__:
         if "__dict__" in cls.__dict__:
