@@ -245,7 +245,7 @@ def get_source(code: types.CodeType, module_globals=None) -> FunctionSource:
             found = e
         _source_cache[code] = found
     if isinstance(found, SourceUnavailable):
-        raise found
+        raise found.with_traceback(None)  # (the cached error: its traceback grew by two frames a raise, keeping them alive)
     return FunctionSource(code=code, tree=found[0], filename=code.co_filename, class_name=found[1])
 
 
