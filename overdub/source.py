@@ -242,7 +242,7 @@ def get_source(code: types.CodeType, module_globals=None) -> FunctionSource:
             src = _find_source(code, module_globals)
             found = (src.tree, src.class_name)
         except SourceUnavailable as e:
-            found = e
+            found = e.with_traceback(None)
         _source_cache[code] = found
     if isinstance(found, SourceUnavailable):
         raise found.with_traceback(None)  # (the cached error: its traceback grew by two frames a raise, keeping them alive)
