@@ -516,3 +516,26 @@ def test_hessian_through_singular_vectors_right_or_refused_at_a_rank_deficient_m
     except OverdubError:
         return
     np.testing.assert_allclose(H, fd.hessian(deficient, x), rtol=1e-4, atol=1e-5)
+
+
+# -- np.linalg.pinv(rcond=) / lstsq(rcond=) whose cutoff drops a nonzero singular value (gen24 W15: the constant-rank
+# formula gave 0.33 for 0.46): refused in A, right in b ---------------------------------------------------------------
+
+_A2 = np.array([[3.0, 0.2], [0.1, 1.0]])  # (singular values 3.01 and 0.99; a cutoff of 0.5 drops the second)
+
+
+@pytest.mark.parametrize("f", [lambda v: np.sum(np.linalg.pinv(v.reshape(2, 2), rcond=0.5) * np.arange(1.0, 5.0).reshape(2, 2)),
+                               lambda v: np.sum(np.linalg.lstsq(v.reshape(2, 2), np.array([1.0, 2.0]), rcond=0.5)[0])])
+def test_a_cutoff_dropping_a_singular_value_is_refused_in_a(f):
+    with pytest.raises(OverdubError, match="cutoff"):
+        gradient(f, _A2.ravel())
+    with pytest.raises(OverdubError, match="cutoff"):
+        jvp(f, (_A2.ravel(),), (np.ones(4),))
+
+
+def test_a_cutoff_dropping_a_singular_value_right_in_b():
+    f = lambda b: np.sum(np.linalg.lstsq(_A2, b, rcond=0.5)[0] ** 2)  # noqa: E731
+    b = np.array([1.0, 2.0])
+    want = fd.gradient(f, b)[0]
+    np.testing.assert_allclose(gradient(f, b)[0], want, rtol=1e-8)
+    assert jvp(f, (b,), (np.ones(2),))[1] == pytest.approx(want.sum(), rel=1e-8)

@@ -25,7 +25,7 @@ from numpy.linalg import _umath_linalg  # the gufunc under np.linalg.lstsq is ke
 
 from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..cotangents import Refused
-from ..registry import NoDerivative, registry
+from ..registry import NoClosedForm, NoDerivative, registry
 from ..sparsity_specs import DENSE, STRUCTURAL, Custom
 from ._util import bind as _bind, is_dual, match_primal, unsupported, zeros
 
@@ -960,6 +960,8 @@ def pinv_adjoint(dy, y, a, *rest, **kwargs):
     Abar = -P^H Pbar P^H + (I - A P) Pbar^H P P^H + P^H P Pbar^H (I - P A). Written without singular values,
     so it holds at a rank-deficient A (numpy's own pinv divides by them) and under forward over reverse."""
     hermitian = _pinv_hermitian(rest, kwargs)
+    if (cut := _value_cut("np.linalg.pinv", a, _pinv_cutoff(rest, kwargs))) is not None:
+        return (cut.cotangent(), *(None,) * len(rest))
     a_, p, g = as_array(a), y, as_array(dy)
     if hermitian:
         a_ = _hermitian_from_lower(a_)
@@ -978,6 +980,8 @@ def pinv_frule(tangents, a, *rest, **kwargs):
     t = tangents[0]
     if t is None:
         return p, None
+    if (cut := _value_cut("np.linalg.pinv", a, _pinv_cutoff(rest, kwargs))) is not None:
+        raise cut.error()
     a_, t = as_array(a), as_array(t)
     if _pinv_hermitian(rest, kwargs):  # numpy reads the lower triangle (eigh)
         a_, t = _hermitian_from_lower(a_), _hermitian_from_lower(t)
@@ -1006,6 +1010,31 @@ def _full_rank(a, rest, kwargs) -> tuple[bool, bool]:
     relative = max([1e-15, max(m, n) * np.finfo(float).eps] + [float(np.max(v)) for v in given])
     rank = np.sum(s > relative * s[..., :1], axis=-1)
     return bool(np.all(rank == m)), bool(np.all(rank == n))
+
+
+def _value_cut(name, a, cutoff):
+    """Where the cutoff (rcond, rtol: relative to the largest singular value) drops a singular value that is not
+    zero, the result is the pseudo-inverse of A's truncation, which moves with A in ways the constant-rank formula
+    does not see (gen24 W15: 0.33 for 0.46): the derivative in A refused there (`NoClosedForm`: its cotangent is
+    dropped where A is a constant, refused where A is differentiated), else None. A zero one (a rank-deficient A)
+    is fine."""
+    while is_dual(a):
+        a = a.primal
+    a = np.asarray(a)
+    if cutoff is None or a.ndim < 2 or a.size == 0 or not np.all(np.isfinite(a)):
+        return None
+    s = np.linalg.svd(a, compute_uv=False)
+    top = s[..., :1]
+    zero = s <= top * max(a.shape[-2:]) * np.finfo(float).eps
+    if not np.any(~zero & (s <= np.max(cutoff) * top)):
+        return None
+    return NoClosedForm(name, "A where its cutoff (rcond/rtol) drops a nonzero singular value (the truncation "
+                        "moves with A)", fix="pass a smaller rcond, or truncate explicitly with np.linalg.svd")
+
+
+def _pinv_cutoff(rest, kwargs):
+    given = [v for v in (*rest[:1], kwargs.get("rcond"), kwargs.get("rtol")) if v is not None]
+    return None if not given else max(float(np.max(v)) for v in given)
 
 
 def _pinv_hermitian(rest, kwargs) -> bool:
@@ -1112,6 +1141,7 @@ def lstsq_adjoint(dy, y, a, b, rcond, **kwargs):
     Abar = -Bbar X^T + (B - A X)(pinv(A) Bbar)^T + pinv(A)^T X (Xbar - pinv(A) A Xbar)^T; the residuals
     |B - A X|^2 (full column rank, m > n) and the singular values add their own terms."""
     _real_only("np.linalg.lstsq", a, b)
+    cut = _value_cut("np.linalg.lstsq", a, rcond)
     dx, dres, _, ds = (tuple(dy) + (None,) * 4)[:4]
     a_, b_ = as_array(a), as_array(b)
     x, _, rank, _ = y
@@ -1130,6 +1160,8 @@ def lstsq_adjoint(dy, y, a, b, rcond, **kwargs):
     if ds is not None:
         u, _, vh = np.linalg.svd(a_, full_matrices=False)
         da = _add(da, (u * as_array(ds)[..., None, :]) @ vh)
+    if cut is not None:  # (b's is right: x = P b with P fixed by A)
+        return cut.cotangent(), match_primal(db, b), None
     return match_primal(da, a), match_primal(db, b), None
 
 
@@ -1139,6 +1171,8 @@ def lstsq_frule(tangents, a, b, rcond, **kwargs):
     ta, tb = (tuple(tangents) + (None, None))[:2]
     if ta is None and tb is None:
         return y, None
+    if ta is not None and (cut := _value_cut("np.linalg.lstsq", a, rcond)) is not None:
+        raise cut.error()
     a_, b_ = as_array(a), as_array(b)
     p = np.linalg.pinv(a_, rcond=rcond)
     r = b_ - a_ @ x
