@@ -539,3 +539,16 @@ def test_a_cutoff_dropping_a_singular_value_right_in_b():
     want = fd.gradient(f, b)[0]
     np.testing.assert_allclose(gradient(f, b)[0], want, rtol=1e-8)
     assert jvp(f, (b,), (np.ones(2),))[1] == pytest.approx(want.sum(), rel=1e-8)
+
+
+def test_forward_through_the_vectors_of_a_square_rank_deficient_matrix():
+    import scipy.linalg as sla
+    from contexts.forward import jacfwd
+    W = np.arange(1.0, 10.0).reshape(3, 3)
+
+    def null_projector(v):  # (rank 2: jacfwd gave 9.9 where the derivative is 0, gen24 W16)
+        A = np.outer(v[:3], v[3:]) + np.outer(np.cos(v[:3]), v[3:] ** 2)
+        N = sla.null_space(A)
+        return np.sum(N @ N.T * W)
+    x = np.array([0.3, -0.7, 1.1, 0.5, 0.9, -0.4])
+    np.testing.assert_allclose(jacfwd(null_projector, x), fd.gradient(null_projector, x)[0], rtol=1e-6, atol=1e-7)

@@ -939,8 +939,12 @@ def svd_frule(tangents, a, *rest, **kwargs):
     _vectors_differentiable(s, m, n)
     f = _eig_gaps(s ** 2)
     ps, sp = p * s[..., None, :], s[..., :, None] * p
-    du = u @ (f * (ps + _mT(ps))) + (t @ v - u @ p) / s[..., None, :]
-    dv = v @ (f * (sp + _mT(sp))) + (_mT(t) @ u - v @ _mT(p)) / s[..., None, :]
+    du = u @ (f * (ps + _mT(ps)))
+    dv = v @ (f * (sp + _mT(sp)))
+    if m != n:  # (the parts outside U's and V's span: zero for a square A, whose U and V are complete; computed,
+        # rounding noise divided by a zero singular value, gen24 W16: 9.9 for 0)
+        du = du + (t @ v - u @ p) / s[..., None, :]
+        dv = dv + (_mT(t) @ u - v @ _mT(p)) / s[..., None, :]
     return y, (du, ds, _mT(dv))
 
 
