@@ -820,13 +820,17 @@ def _axes_map(fn, *names):
     return impl
 
 
+_SEVERAL = type(np.atleast_1d(0.0, 0.0))  # (numpy 2 returns a tuple for several arguments, numpy 1 a list)
+
+
 def _each(fn):
-    """np.atleast_1d and kin: each argument on its own (a list of results for several, as numpy's)."""
+    """np.atleast_1d and kin: each argument on its own (a tuple of results for several, as numpy 2's: a list made
+    numpy's own `if not isinstance(arrs, tuple): arrs = (arrs,)` in np.dstack stack the list, gen24 W17)."""
     one = linear(fn)
 
     def impl(*arys):
         outs = [one(a) if type(a) is Dual else fn(a) for a in arys]
-        return outs[0] if len(outs) == 1 else outs
+        return outs[0] if len(outs) == 1 else _SEVERAL(outs)
     impl.__name__ = f"{fn.__name__}_pushforward"
     return impl
 

@@ -552,3 +552,13 @@ def test_forward_through_the_vectors_of_a_square_rank_deficient_matrix():
         return np.sum(N @ N.T * W)
     x = np.array([0.3, -0.7, 1.1, 0.5, 0.9, -0.4])
     np.testing.assert_allclose(jacfwd(null_projector, x), fd.gradient(null_projector, x)[0], rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("f", [lambda x: np.sum(np.dstack([x, 2 * x])[0] ** 2 * np.arange(1.0, 7.0).reshape(3, 2)),
+                               lambda x: np.sum(np.dstack([x, np.sin(x)]) ** 2 * np.arange(1.0, 7.0).reshape(3, 2)),
+                               lambda x: np.sum(np.atleast_3d(x, 2 * x)[1] ** 3)])
+def test_hessian_through_np_dstack(f):
+    from contexts import hessian  # (forward mode's atleast_3d of several gave a list: numpy's dstack then stacked it
+    x = np.array([0.3, -0.7, 1.1])  # as one array and [0] kept half, gen24 W17: 6 for 18)
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-6)
+    assert jvp(f, (x,), (np.ones(3),))[1] == pytest.approx(fd.gradient(f, x)[0].sum(), rel=1e-8)
