@@ -562,3 +562,12 @@ def test_hessian_through_np_dstack(f):
     x = np.array([0.3, -0.7, 1.1])  # as one array and [0] kept half, gen24 W17: 6 for 18)
     np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-6)
     assert jvp(f, (x,), (np.ones(3),))[1] == pytest.approx(fd.gradient(f, x)[0].sum(), rel=1e-8)
+
+
+@pytest.mark.parametrize("f, x", [
+    (lambda v: __import__("scipy.special").special.lambertw(v[0]).real + v[1] ** 2, np.array([0.0, 0.4])),
+    (lambda v: __import__("scipy.special").special.ellipkinc(v[0], v[1]), np.array([0.7, 0.0])),
+    (lambda v: __import__("scipy.special").special.ellipeinc(v[0], v[1]), np.array([0.7, 0.0]))])
+def test_hessians_at_a_special_functions_limit_branch(f, x):
+    from contexts import hessian  # (a constant limit made exact at the point carried no slope: gen24 W11)
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-6)
