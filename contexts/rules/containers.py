@@ -939,6 +939,17 @@ def subscripted(obj, key):
     return obj[key]
 
 
+def sequence_item(seq, key):
+    """`super().__getitem__(key)` in a list or tuple subclass's own `__getitem__` (pandas' FrozenList): the item
+    or slice of its plain elements (a plain list or tuple, as the C method gives), as code reverse mode follows
+    (refused before: no rule for the C method bound to the subclass's object)."""
+    return (list(seq) if isinstance(seq, list) else tuple(seq))[key]
+
+
+registry.set((list, "__getitem__"), stand_in=sequence_item)
+registry.set((tuple, "__getitem__"), stand_in=sequence_item)
+
+
 def mutable_mapping_clear(self):
     """`MutableMapping.clear` without its loop of `popitem` until KeyError (a raise after a store, caught,
     which reverse mode refuses): a user mapping's entries deleted one by one, as code; a weak dictionary, a

@@ -571,3 +571,25 @@ def test_hessian_through_np_dstack(f):
 def test_hessians_at_a_special_functions_limit_branch(f, x):
     from contexts import hessian  # (a constant limit made exact at the point carried no slope: gen24 W11)
     np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-5, atol=1e-6)
+
+
+# -- `super().__getitem__(n)` in a list subclass's own `__getitem__` (pandas' FrozenList; pkK: refused, no rule for
+# the C method bound to the subclass's object) --------------------------------------------------------------------------
+
+
+class _Row(list):
+    def __getitem__(self, n):
+        if isinstance(n, slice):
+            return type(self)(super().__getitem__(n))
+        return super().__getitem__(n) * 1.0
+
+
+def _rows(x):
+    r = _Row([x, x * x, 3.0])
+    return r[1] * r[0] + sum(r[:2]) + r.__getitem__(2) * x + [x, x * 3].__getitem__(1)
+
+
+def test_a_list_subclass_reading_its_items_through_super():
+    want = fd.gradient(_rows, 1.3)[0]
+    assert gradient(_rows, 1.3)[0] == pytest.approx(want, rel=1e-8)
+    assert derivative(_rows, 1.3) == pytest.approx(want, rel=1e-8)
