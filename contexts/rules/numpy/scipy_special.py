@@ -286,6 +286,8 @@ def _struve_term(v, x):
     neg = (x < 0) & (v == np.round(v))
     odd = neg & (np.abs(np.where(neg, v, 0)) % 2 == 1)
     term = np.exp(sc.xlogy(v, np.where(neg, -x, x) / 2) - sc.gammaln(v + 1.5)) / (2 * math.sqrt(math.pi))
+    sign = sc.gammasgn(v + 1.5)  # (gammaln is of |Gamma|: negative for -2 < v + 3/2 < -1, ...: 1.94 for 1.19)
+    term = term * np.where(np.isnan(sign), 1.0, sign)  # (at a pole of Gamma the term is 0: its sign is nan)
     return np.where(odd, -term, term)
 
 
