@@ -30,7 +30,7 @@ __all__ = [
     "integral", "add", "mul", "conj", "zeros_like", "unbroadcast", "is_zero", "project", "fit", "is_real", "sign",
     "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
     "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt", "cbrt",
-    "erf", "erfc", "gamma", "lgamma", "digamma", "floor", "atan2", "hypot", "plain",
+    "erf", "erfc", "gamma", "lgamma", "digamma", "floor", "atan2", "hypot", "plain", "is_dual",
 ]
 
 _ARRAY_TYPES = (np.ndarray, ArrayLeaf)  # arrays: numpy's, and registered types' (dask's)
@@ -356,6 +356,14 @@ def _cbrt_real(x):
 
 def _cbrt_ufloat(x):
     return x ** (1 / 3) if x.nominal_value >= 0 else -((-x) ** (1 / 3))
+
+
+def is_dual(x) -> bool:
+    """x is a forward-mode dual (forward over reverse runs the rules on them): a plain array made here
+    cannot hold it, so a rule makes its arrays from it (`np.zeros_like(x, shape=...)`). Known by its
+    class's name: rules sit below forward mode and never import it."""
+    t = type(x)
+    return t.__name__ == "Dual" and t.__module__ == "contexts.forward.dual"
 
 
 def plain(x):

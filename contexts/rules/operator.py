@@ -28,7 +28,7 @@ import numpy as np
 
 from . import generic
 from .cotangents import Refused, acc
-from .generic import conj, dropped_nan_zero, fit, plain, project, sign
+from .generic import conj, dropped_nan_zero, fit, is_dual, plain, project, sign
 from .leaves import ArrayLeaf
 from .registry import NoRuleError, dispatches_on_numbers, registry
 
@@ -331,11 +331,6 @@ def _innermost(x):
     return plain(x)
 
 
-def _perturbed(v) -> bool:
-    """v is a forward-mode dual (the rules run on duals under forward over reverse: `hessian`)."""
-    return type(v).__name__ == "Dual"
-
-
 def pow_dx(x, n):
     """d(x**n)/dx = n * x**(n-1), with ChainRules' values at x == 0 for real n >= 0
     (0 for n == 0 or n > 1, 1 for n == 1, inf for 0 < n < 1): `0**n` never gives 0 * inf.
@@ -353,13 +348,13 @@ def pow_dx(x, n):
                 corner = (n == 0) & (x == 0)  # derivative in n, x**-1, a hessian's, gen24 W12)
                 d = np.where(corner, 0, n * np.where(corner, 1, x) ** (n - 1))
             else:
-                d = 0 * x if n == 0 and not _perturbed(n) else n * x ** (n - 1)
+                d = 0 * x if n == 0 and not is_dual(n) else n * x ** (n - 1)
             if np.any(np.isinf(n)):  # (x ** -inf, 0 off |x| = 1: a constant there, not inf * 0)
                 d = np.where(np.isinf(n) & (x ** (n - 1) == 0), 0, d)
             return d
     if n == 0:
         # (a perturbed 0, forward over reverse: the formula, whose derivative in n is x**-1, gen24 W12)
-        return 0 * x if not _perturbed(n) or x == 0 else n * x ** (n - 1)
+        return 0 * x if not is_dual(n) or x == 0 else n * x ** (n - 1)
     if type(n) is float and math.isinf(n) and generic.is_real(v := _innermost(x)) and v ** (n - 1) == 0:
         return 0 * x  # (`(1 + r) ** -inf`, a perpetuity's discount: 0 near r, its derivative 0, not nan)
     if plain(x) == 0 and generic.is_real(n) and plain(n) > 0:

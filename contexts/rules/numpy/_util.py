@@ -16,7 +16,7 @@ from overdub.errors import OverdubError
 
 from ..cotangents import Refused
 from ..leaves import as_array  # np.asarray, but a dask array is left as it is
-from ..generic import project, unbroadcast, zeros_like
+from ..generic import is_dual, project, unbroadcast, zeros_like
 from ..registry import call_key, registry
 
 __all__ = ["UnsupportedCase", "unbroadcast", "zeros_like", "sum_to_shape", "add_at", "match_primal", "normalize_axis",
@@ -55,12 +55,6 @@ def sum_to_shape(g: np.ndarray, shape: tuple) -> np.ndarray:
     return as_array(g).reshape(shape)  # a full reduction gives a numpy scalar; keep 0-d arrays arrays
 
 
-def is_dual(x: Any) -> bool:
-    """x is a forward-mode dual (forward over reverse runs these rules on them): a plain array made here
-    cannot hold it, so the rule makes its arrays from it (`np.zeros_like(x, shape=...)`). Known by its
-    class's name: rules sit below forward mode and never import it."""
-    t = type(x)
-    return t.__name__ == "Dual" and t.__module__ == "contexts.forward.dual"
 
 
 def zeros(shape: tuple, dtype: Any, *written: Any) -> Any:

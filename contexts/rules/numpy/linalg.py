@@ -844,10 +844,7 @@ def _full_rank_under_duals(s, shape) -> None:
     whose vectors' second derivatives the formulas build from rounding noise (finite wrong hessians, gen24 W13)."""
     if not is_dual(s):
         return
-    values = s
-    while is_dual(values):
-        values = values.primal
-    values = as_array(values)
+    values = as_array(_plain(s))
     tiny = np.max(values, axis=-1, keepdims=True, initial=0.0) * max(shape) * np.finfo(float).eps
     if np.any(values <= tiny):
         raise unsupported("np.linalg.svd", "second derivatives of singular vectors at a zero singular value (a "
@@ -1022,9 +1019,7 @@ def _value_cut(name, a, cutoff):
     does not see (gen24 W15: 0.33 for 0.46): the derivative in A refused there (`NoClosedForm`: its cotangent is
     dropped where A is a constant, refused where A is differentiated), else None. A zero one (a rank-deficient A)
     is fine."""
-    while is_dual(a):
-        a = a.primal
-    a = np.asarray(a)
+    a = np.asarray(_plain(a))
     if cutoff is None or a.ndim < 2 or a.size == 0 or not np.all(np.isfinite(a)):
         return None
     s = np.linalg.svd(a, compute_uv=False)

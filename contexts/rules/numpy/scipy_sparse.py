@@ -92,7 +92,7 @@ def _dense_right_side(b) -> None:
 def _stored_positions(A):
     """(rows, columns) of the entries A stores, in the order of `A.data`; None for another format."""
     if A.format in ("csr", "csc"):
-        major = np.repeat(np.arange(len(A.indptr) - 1), np.diff(A.indptr))
+        major = _rows_of(A.indptr, len(A.indptr) - 1)
         return (major, A.indices) if A.format == "csr" else (A.indices, major)
     if A.format == "coo":
         return A.row, A.col
