@@ -60,11 +60,8 @@ def test_a_float_subclass_own_conversion_by_numpy_is_refused(f):
 
 @pytest.mark.parametrize("f", [_by_float, _by_complex_and_super, _by_numpy, _by_ufunc])
 def test_a_float_subclass_own_conversion_forward_right_or_refused(f):
-    try:
-        d = derivative(f, 2.5)
-    except OverdubError:
-        return
-    assert d == pytest.approx(fd.derivative(f, 2.5), rel=1e-6)
+    from tests.modes import assert_right_or_refused
+    assert_right_or_refused("forward", f, 2.5, rtol=1e-6)
 
 
 # -- a lambda made inside `with ADContext():` in a function forward mode differentiates ---------------------------
@@ -175,13 +172,9 @@ def _through_np_real(U):
 
 
 def test_a_write_through_np_real_right_or_refused():
+    from tests.modes import assert_right_or_refused
+    assert_right_or_refused("reverse", _through_np_real, _U, rtol=1e-8)
     want = fd.gradient(_through_np_real, _U)[0]
-    try:
-        got = gradient(_through_np_real, _U)[0]
-    except OverdubError:
-        pass
-    else:
-        np.testing.assert_allclose(got, want, rtol=1e-8)
     assert jvp(_through_np_real, (_U,), (np.ones_like(_U),))[1] == pytest.approx(want.sum(), rel=1e-8)
 
 
