@@ -26,7 +26,7 @@ from .errors import MarkedOpaque, SourceUnavailable
 from .weak import ByIdentity
 
 __all__ = ["FunctionSource", "get_source", "compile_twin", "make_function", "unwrap_callable", "mangle_private",
-           "is_opaque", "AST_LOCK", "opaque", "marked_opaque"]
+           "is_opaque", "AST_LOCK", "opaque", "marked_opaque", "add_rewriter", "adopt"]
 
 # Held while this package and the contexts turn text into trees or trees into code (`ast.parse`,
 # `compile` of a tree): CPython before 3.12.1 keeps the AST converters' recursion depth in per-interpreter
@@ -237,16 +237,52 @@ def get_source(code: types.CodeType, module_globals=None) -> FunctionSource:
     if _marked_codes or _marked_modules:
         _check_marked(code, module_globals)
     found = _source_cache.get(code)
-    if found is None:
+    if found is None and (found := _adopted.get(code)) is None:
         try:
             src = _find_source(code, module_globals)
-            found = (src.tree, src.class_name)
+            found = (_rewritten(src, module_globals), src.class_name)
         except SourceUnavailable as e:
             found = e.with_traceback(None)
         _source_cache[code] = found
     if isinstance(found, SourceUnavailable):
         raise found.with_traceback(None)  # (the cached error: its traceback grew by two frames a raise, keeping them alive)
     return FunctionSource(code=code, tree=found[0], filename=code.co_filename, class_name=found[1])
+
+
+# -- rewriters: a layer above may restate a definition before any context sees it ----------------------
+
+# Each takes (FunctionSource, module globals) and returns a tree to use instead (the same function, written so
+# that every context treats it alike: `contexts.lowered.implicit` states a bisection's result as the root it
+# finds), or None. The text in the file is checked against the code first (`_find_source`); what a rewriter
+# returns is what every context then transforms, once per code object (cached with the definition).
+_rewriters: list = []
+
+
+def add_rewriter(rewrite) -> None:
+    """Register `rewrite(source, module_globals) -> tree | None`, applied to every definition found."""
+    if rewrite not in _rewriters:
+        _rewriters.append(rewrite)
+        _source_cache.clear()
+
+
+def _rewritten(src: FunctionSource, module_globals):
+    tree = src.tree
+    for rewrite in _rewriters:
+        new = rewrite(FunctionSource(code=src.code, tree=tree, filename=src.filename, class_name=src.class_name),
+                      module_globals)
+        if new is not None:
+            tree = new
+    return tree
+
+
+def adopt(code: types.CodeType, tree, class_name: str | None = None) -> None:
+    """Make `tree` the definition of `code` (compiled by a rewriter from a tree it made, which no file holds):
+    every context then finds it, as for code compiled from a file."""
+    _adopted[code] = (tree, class_name)
+    _remember_twin(code)
+
+
+_adopted = ByIdentity()  # (kept apart from the cache: `clear()` must not forget what no file holds)
 
 
 # -- the user's opt-out: functions and modules every context runs as opaque primitives -----------------

@@ -38,6 +38,11 @@ if _optimize is not None:
         registry.adjoint(_fn)(_elementwise.solution_adjoint(pullback_full, _derivative, _fn, _kind))
         registry.get(_fn).impl = _optimize.root_plain(_fn)  # (duals in f's closure: refused by name)
 
+from ..forward.dual import primal_tree as _primal_tree
+from ..rules import implicit as _implicit
+registry.adjoint(_implicit.root_of)(_implicit.root_adjoint(pullback_full, _primal_tree))
+registry.get(_implicit.root_of).impl = registry.get(_implicit.root_of).duals  # (duals in args: hessian's)
+
 # (their cotangents for a closure's captured lists, dicts and objects go into those objects' boxes at the call,
 # `runtime._boxed_cells`: handed back where the closure was made, they missed a change made since, gen23 W4)
 CALLBACK_ADJOINTS.update(

@@ -119,6 +119,11 @@ def _tag_of(tree):
     return best
 
 
+from ..rules import implicit as _implicit
+registry.get(_implicit.bracket_value).impl = primal_tree  # (reverse mode's values on duals: hessian's)
+registry.duals(_implicit.root_of)(_implicit.root_duals(types.SimpleNamespace(
+    run_inside=run_inside, dual_free=dual_free, primal=_plain, is_dual=_is_dual, slope_at=_slope_at)))
+
 if _optimize is not None:
     _FW = types.SimpleNamespace(run_inside=run_inside, dual_free=dual_free, primal=_plain, is_dual=_is_dual,
                                 slope_at=_slope_at)

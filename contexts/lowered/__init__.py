@@ -8,12 +8,15 @@ How the pieces fit (each module's docstring states its invariant):
                the user's line (tracebacks through generated code point at the user's source).
 - `inline`     a declared one-expression formula (a rule's derivative) placed into generated code.
 - `runtime`    what code built from it calls in every mode (`unpack`, element addresses of views).
+- `bisection`  loops narrowing a bracket by a differentiated test (refused where not stated as roots).
+- `implicit`   such a loop's result stated as the root it finds, before any context sees the function.
 - `show`       `show_lowered(f)`: the lowered form as text, one line per statement, active stores marked.
 
 Reverse mode (`contexts.ad`) and the forward tangent twin (`contexts.forward.tangent`) both generate their
 code from this form; it knows no mode and imports neither.
 """
 
+from . import implicit  # noqa: F401  (registers its rewrite of definitions with the core)
 from .lower import TEMP_PREFIX, Unsupported, lower
 from .show import show_lowered
 

@@ -24,6 +24,7 @@ import overdub.ops
 
 from overdub.passes import AST_LOCK, ByIdentity, on_clear
 
+from ..rules.implicit import PLAIN as IMPLICIT_PLAIN
 from .lower import all_nodes, own_nodes, param_names
 
 __all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_changes_by_kind", "captured_stores", "closure_hazards", "free_names",
@@ -36,6 +37,7 @@ NONDIFF_BUILTINS = frozenset({
     "hasattr", "callable", "round", "ord", "chr", "format", "bin", "hex", "oct", "any", "all",
     "object", "Exception", "ValueError", "TypeError", "KeyError", "IndexError", "RuntimeError",
     "ZeroDivisionError", "StopIteration", "NotImplementedError", "AssertionError", "slice", "open",
+    IMPLICIT_PLAIN,  # (a rewritten bisection's own loop: `lowered.implicit`)
 })
 
 

@@ -31,6 +31,7 @@ import weakref
 from overdub.errors import OverdubError, SourceUnavailable
 from overdub.passes import get_source, method_function
 
+from ..rules.implicit import NAME as IMPLICIT_ROOT, ROOTS
 from .lower import TEMP_PREFIX, all_nodes
 
 __all__ = ["bisection_step", "BISECTION", "BISECTION_FIX", "BisectionRefused", "refuse_bisection", "bisects",
@@ -150,7 +151,10 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
     loops = [n for n in _own_statements(fdef.body) if isinstance(n, (ast.While, ast.For))]
     if not loops:
         return None
-    found = selection_step(fdef, active)
+    fixed = _fixed_tests(fdef)  # (loops `lowered.implicit` stated as the root they find: not refused)
+    if fixed:
+        loops = [lp for lp in loops if not any(isinstance(n, ast.If) and n.lineno in fixed for n in lp.body)]
+    found = selection_step(fdef, active, fixed)
     if found is not None:
         return found
     candidates = [(loop, [n for n in _own_statements(loop.body) if isinstance(n, ast.If) and n.orelse])
@@ -211,6 +215,18 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
                             and _between(ta, value_a, tb, value_b, values, local):
                         return n
     return None
+
+
+def _fixed_tests(fdef) -> set[int]:
+    """The lines of the tests whose loops `lowered.implicit` stated as roots (read from the calls it wrote,
+    which a lowered tree keeps with their constants)."""
+    out = set()
+    for n in all_nodes(fdef):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == IMPLICIT_ROOT \
+                and len(n.args) > 1 and isinstance(n.args[1], ast.Constant) \
+                and (root := ROOTS.get(n.args[1].value)) is not None:
+            out.add(root.line)
+    return out
 
 
 def _indexing_only(loop, integers: set[str]) -> bool:
@@ -816,7 +832,7 @@ def _bind_target(t, value, s, ifs, loops):
                 yield _Binding(m.id, None, s, ifs, loops)
 
 
-def selection_step(fdef: ast.AST, active=None):
+def selection_step(fdef: ast.AST, active=None, fixed=frozenset()):
     """The first statement of fdef narrowing a bracket by selection (see above), or None. `active`: the
     variables that may carry derivatives (their names not bound in fdef are its inputs: parameters,
     cells); None: the parameters."""
@@ -873,6 +889,8 @@ def selection_step(fdef: ast.AST, active=None):
                 out.add(n)
         return out
     for loop in loops.values():
+        if fixed and any(isinstance(n, ast.If) and n.lineno in fixed for n in loop.body):
+            continue  # (stated as the root it finds: `lowered.implicit`)
         inner = [b for b in binds if loop in b.loops]
         killed = _bound_first(loop)
         for b in binds:

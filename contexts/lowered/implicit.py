@@ -1,0 +1,304 @@
+"""A bisection's result stated as the root it finds, before any context sees the function.
+
+    while hi - lo > tol:                         while hi - lo > tol:
+        mid = (lo + hi) / 2                          ... (unchanged)
+        v = g(mid, x)                  ->        lo = __overdub_implicit_root__(lo, k, lo, hi, (x, c))
+        if v > c: hi = mid                       hi = __overdub_implicit_root__(hi, k, lo, hi, (x, c))
+        else: lo = mid                           mid = __overdub_implicit_root__(mid, k, lo, hi, (x, c))
+
+with `ROOTS[k].h` compiled from the loop's own statements: `def h(mid, x, c): v = g(mid, x); return v - c`.
+The call is the end itself (`contexts.rules.implicit.root_of`); its rules give it the root's derivative by
+the implicit function theorem, in every mode alike, where the bracket holds a root the test crosses
+continuously (else they refuse). Differentiated as written, the loop's result is a fixed mix of the bracket's
+starting ends (`lowered.bisection`, which every mode refused until now: psychrolib's wet-bulb temperature,
+mibian's implied volatility).
+
+Why a rewrite of the definition (`overdub.source.add_rewriter`) and not a rule per mode: the modes transform
+the tree the core hands them, so one rewrite reaches reverse mode, forward mode's twins and its duals, and
+sparsity detection, and each needs only root_of's rule.
+
+Rewritten only where every value the loop leaves behind is accounted for (else the loop stays as it was, and
+refused as before):
+- the `if`'s two branches assign the probe to the two ends (`hi = mid` / `lo = mid`), the probe assigned once
+  in the loop, before the `if`, and the test a comparison (`<`, `<=`, `>`, `>=`) of values computed from the
+  probe and from variables the loop does not change (its slice of the loop's statements, simple assignments);
+- the loop's statements are assignments to names, `if`s, `break`, `continue`, `pass` and `raise` (no `return`
+  out of it, no call for its effect, no store into an object or container: a value stored there would carry
+  the fixed mix), with no `else`, no nested loop;
+- no other variable the loop changes is read outside it, except counters (`i += 1`);
+- every bisection in the function is of this form.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import itertools
+import types
+
+from overdub.passes import AST_LOCK
+from overdub.source import add_rewriter, adopt, copy_tree, fix_missing_locations
+
+from ..rules.implicit import NAME, PLAIN, ROOTS, Root, bracket_value, root_of
+from .bisection import bisection_step
+
+__all__ = ["rewrite"]
+
+# (found by every twin's globals, as builtins; no module of the user's changes)
+setattr(builtins, NAME, root_of)
+setattr(builtins, PLAIN, bracket_value)
+
+_keys = itertools.count(1)
+_SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Break, ast.Continue, ast.Pass, ast.Raise, ast.If)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def rewrite(source, module_globals):
+    """The definition with each bisection's ends stated as the root, or None (no bisection, or one not of the
+    form handled: the modes refuse it as before)."""
+    tree = source.tree
+    if isinstance(tree, ast.Lambda) or not any(isinstance(n, (ast.While, ast.For)) for n in _own(tree.body)):
+        return None
+    if bisection_step(tree, None) is None:
+        return None
+    new = copy_tree(tree)
+    for _ in range(16):
+        step = bisection_step(new, None)
+        if step is None:
+            fix_missing_locations(new)
+            return new
+        if not _state_as_root(new, step, source, module_globals):
+            return None
+    return None
+
+
+add_rewriter(rewrite)
+
+
+# -- the rewrite of one loop --------------------------------------------------------------------------------
+
+def _own(stmts):
+    """The nodes under stmts outside nested functions and classes."""
+    todo = list(stmts)
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, _DEFS):
+            todo.extend(ast.iter_child_nodes(n))
+
+
+def _loads(node) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _stores(nodes) -> set[str]:
+    return {n.id for n in _own(nodes) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+
+
+def _block_of(fdef, node):
+    """(the statement list holding node, the loop whose body holds it directly or None) in fdef."""
+    todo = [(fdef.body, None)]
+    while todo:
+        block, loop = todo.pop()
+        for s in block:
+            if s is node:
+                return block, loop
+            if isinstance(s, _DEFS):
+                continue
+            for name in ("body", "orelse", "finalbody"):
+                inner = getattr(s, name, None)
+                if inner:
+                    todo.append((inner, s if isinstance(s, (ast.While, ast.For)) and name == "body" else None))
+            for h in getattr(s, "handlers", ()):
+                todo.append((h.body, None))
+            for c in getattr(s, "cases", ()):
+                todo.append((c.body, None))
+    return None, None
+
+
+def _branch(stmts) -> dict[str, ast.expr] | None:
+    """name -> value of a branch made of `name = value` statements only, or None."""
+    out = {}
+    for s in stmts:
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
+            return None
+        out[s.targets[0].id] = s.value
+    return out
+
+
+def _counter(name: str, loop) -> bool:
+    """Every change of name in the loop is a step by a constant integer (`i += 1`, `n = n - 1`)."""
+    for s in _own(loop.body):
+        if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and s.target.id == name:
+            if not (isinstance(s.value, ast.Constant) and type(s.value.value) is int):
+                return False
+        elif isinstance(s, ast.Assign) and name in _stores(s.targets):
+            v = s.value
+            if not (len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and isinstance(v, ast.BinOp)
+                    and isinstance(v.op, (ast.Add, ast.Sub)) and isinstance(v.left, ast.Name)
+                    and v.left.id == name and isinstance(v.right, ast.Constant) and type(v.right.value) is int):
+                return False
+    return True
+
+
+def _test_of(fdef, step):
+    """The `if` the detector named (or the one whose branch holds the statement it named)."""
+    if isinstance(step, ast.If):
+        return step
+    for n in _own(fdef.body):
+        if isinstance(n, ast.If) and any(s is step for s in n.body + n.orelse):
+            return n
+    return None
+
+
+def _state_as_root(fdef, step, source, module_globals) -> bool:
+    test_if = _test_of(fdef, step)
+    if test_if is None:
+        return False
+    block, loop = _block_of(fdef, test_if)
+    if loop is None or loop.orelse:
+        return False
+    outer, _ = _block_of(fdef, loop)
+    if outer is None:
+        return False
+    # the loop's own statements: assignments to names, ifs, break / continue / pass / raise
+    for s in _own(loop.body):
+        if isinstance(s, ast.stmt) and not isinstance(s, _SIMPLE):
+            return False
+        if isinstance(s, (ast.Attribute, ast.Subscript, ast.Starred)) and isinstance(s.ctx, (ast.Store, ast.Del)):
+            return False
+        if isinstance(s, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, *_DEFS)):
+            return False
+    if not isinstance(test_if.test, ast.Compare) or len(test_if.test.ops) != 1 \
+            or not isinstance(test_if.test.ops[0], _ORDER):
+        return False
+    a, b = _branch(test_if.body), _branch(test_if.orelse)
+    if not a or not b:
+        return False
+    pairs = [(ta, tb, va.id) for ta, va in a.items() for tb, vb in b.items()
+             if ta != tb and isinstance(va, ast.Name) and isinstance(vb, ast.Name) and va.id == vb.id
+             and va.id not in (ta, tb)]
+    if len(pairs) != 1:
+        return False
+    ta, tb, probe = pairs[0]
+    position = loop.body.index(test_if)
+    before = loop.body[:position]
+    probe_sets = [s for s in _own(loop.body) if probe in _stores([s]) and isinstance(s, ast.stmt)]
+    if len(probe_sets) != 1 or probe_sets[0] not in before or not isinstance(probe_sets[0], ast.Assign) \
+            or not ({ta, tb} & _loads(probe_sets[0].value)):
+        return False
+    # the test's slice of the loop's statements before it
+    needed = _loads(test_if.test)
+    sliced: list[ast.stmt] = []
+    for s in reversed(before):
+        if s is probe_sets[0]:
+            continue
+        assigned = _stores([s])
+        if not assigned & needed:
+            continue
+        if not isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)) or any(
+                not isinstance(t, ast.Name) for t in ast.walk(s) if isinstance(t, (ast.Attribute, ast.Subscript))
+                and isinstance(t.ctx, ast.Store)):
+            return False
+        if isinstance(s, ast.AnnAssign) and s.value is None:
+            return False
+        sliced.insert(0, s)
+        needed = (needed - assigned) | _loads(s) | (assigned if isinstance(s, ast.AugAssign) else set())
+    changed = _stores(loop.body) | (_stores([loop.target]) if isinstance(loop, ast.For) else set())
+    if probe not in needed or (needed - {probe}) & changed:
+        return False
+    if {"super", "__class__"} & (needed | _loads(ast.Module(body=sliced, type_ignores=[]))):
+        return False
+    # nothing else the loop changes is read outside it (a counter aside)
+    outside = set()
+    for n in _own(fdef.body):
+        if n is loop:
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and not _inside(n, loop):
+            outside.add(n.id)
+    for v in (changed - {ta, tb, probe}) & outside:
+        if not _counter(v, loop):
+            return False
+    # h: the probe first, then the function's own variables the slice reads (the rest are its globals)
+    code = source.code
+    own = (_stores(fdef.body) | {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
+           | set(code.co_freevars) | set(code.co_cellvars))
+    params = [probe] + sorted((needed - {probe}) & own)
+    key = next(_keys)
+    h = _compile_h(source, module_globals, params, sliced, test_if, key)
+    if h is None:
+        return False
+    ROOTS[key] = Root(h, source.filename, test_if.lineno, code.co_qualname)
+
+    def fix(name):
+        call = ast.Call(func=ast.Name(NAME, ast.Load()), args=[
+            ast.Name(name, ast.Load()), ast.Constant(key), ast.Name(ta, ast.Load()), ast.Name(tb, ast.Load()),
+            ast.Tuple([ast.Name(p, ast.Load()) for p in params[1:]], ast.Load())], keywords=[])
+        return ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())], value=call), loop)
+    # the loop itself on plain values: its ends, the variables its test reads, both sides of the test
+    def plain(node):
+        return ast.Call(func=ast.Name(PLAIN, ast.Load()), args=[node], keywords=[])
+    renamed = {p: f"_odplain_{p}" for p in params[1:]}
+    for s in sliced + [test_if.test]:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in renamed:
+                n.id = renamed[n.id]
+    test = test_if.test
+    test_if.test = ast.copy_location(ast.Compare(left=plain(test.left), ops=test.ops,
+                                                 comparators=[plain(test.comparators[0])]), test)
+    pre = [ast.Assign(targets=[ast.Name(renamed.get(v, v), ast.Store())], value=plain(ast.Name(v, ast.Load())))
+           for v in [*params[1:], ta, tb]]
+    guarded = ast.Try(body=[fix(probe)], handlers=[ast.ExceptHandler(
+        type=ast.Name("NameError", ast.Load()), name=None, body=[ast.copy_location(ast.Pass(), loop)])],
+        orelse=[], finalbody=[])
+    fixes = [fix(ta), fix(tb), ast.copy_location(guarded, loop)]
+    at = outer.index(loop)
+    outer[at + 1:at + 1] = fixes
+    outer[at:at] = pre
+    for s in pre + fixes:  # (at the loop's first line: an error there names the loop)
+        for n in ast.walk(s):
+            if "lineno" in n._attributes:
+                n.lineno = n.end_lineno = loop.lineno
+                n.col_offset, n.end_col_offset = loop.col_offset, loop.col_offset + 1
+    return True
+
+
+def _inside(node, loop) -> bool:
+    """node lies within loop's text (by position: the trees share no parent links)."""
+    return (loop.lineno, loop.col_offset) <= (node.lineno, node.col_offset) \
+        and (node.end_lineno, node.end_col_offset) <= (loop.end_lineno, loop.end_col_offset)
+
+
+def _compile_h(source, module_globals, params, sliced, test_if, key):
+    """h(probe, *params): the slice, then the test's two sides as a difference; its definition adopted as its
+    source (no file holds it), its globals the function's."""
+    test = test_if.test
+    ret = ast.copy_location(ast.Return(value=ast.copy_location(ast.BinOp(
+        left=copy_tree(test.left), op=ast.Sub(), right=copy_tree(test.comparators[0])), test)), test_if)
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None, kwonlyargs=[],
+                         kw_defaults=[], kwarg=None, defaults=[])
+    name = f"{source.code.co_name}_root{key}" if source.code.co_name.isidentifier() else f"root{key}"
+    fdef = ast.FunctionDef(name=name, args=args, body=[copy_tree(s) for s in sliced] + [ret], decorator_list=[],
+                           returns=None, type_comment=None)
+    ast.copy_location(fdef, test_if)
+    fix_missing_locations(fdef)
+    top = fdef
+    if source.class_name:  # (private names mangled as in the function's class)
+        top = ast.ClassDef(name=source.class_name, bases=[], keywords=[], body=[fdef], decorator_list=[])
+        ast.copy_location(top, test_if)
+    module = ast.Module(body=[top], type_ignores=[])
+    fix_missing_locations(module)
+    with AST_LOCK:
+        try:
+            module_code = compile(module, source.filename, "exec", dont_inherit=True)
+        except (SyntaxError, TypeError, ValueError):
+            return None
+    code = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
+    if source.class_name:
+        code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    code = code.replace(co_qualname=f"{source.code.co_qualname}.<root at line {test_if.lineno}>")
+    globals_ = module_globals if module_globals is not None else {"__builtins__": builtins}
+    h = types.FunctionType(code, globals_, name)
+    adopt(code, fdef, source.class_name)
+    return h

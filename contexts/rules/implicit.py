@@ -1,0 +1,179 @@
+"""The root a bracketing loop finds, differentiated as a root (by the implicit function theorem):
+
+    while hi - lo > tol:                     lo = root_of(lo, key, lo, hi, (x, c))
+        mid = (lo + hi) / 2            ->    hi = root_of(hi, key, lo, hi, (x, c))
+        if g(mid, x) > c: hi = mid           (after the loop; `contexts.lowered.implicit` writes it)
+        else: lo = mid
+
+`root_of(end, key, lo, hi, args)` is `end` itself. Its derivative is the root's: with h the loop's test as a
+difference, h(m, *args) = g(m, x) - c (`ROOTS[key]`), h(r, θ) = 0 at the root r, so
+
+    dr/dθ = -(∂h/∂θ) / (∂h/∂m)
+
+taken at the point where the line through (lo, h(lo)) and (hi, h(hi)) crosses zero (within the bracket; a
+bracket of width w puts it within O(w²) of the root where h is smooth). The bracket's ends and the end itself
+have no derivative: the code as written differentiates a fixed mix of the bracket's starting ends.
+
+Refused, never a number (`NoDerivative`), where the bracket does not hold a simple root that h crosses
+continuously: h of one sign at both ends (the loop ran to an end of a bracket that held no root), a bracket
+wider than a thousandth of its ends (an iteration cap or a loose tolerance: its result is not the root), h
+not nearly linear across it (a jump of h: a step function's crossing, whose location moves by a rule of its
+own), ∂h/∂m zero or not finite.
+
+Rules sit below the modes: reverse mode hands `root_adjoint` its `pullback_full`, forward mode
+`root_duals` its helpers (`contexts.ad.callbacks`, `contexts.forward.callbacks`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import NoDerivative, registry
+from .sparsity_specs import DENSE
+
+__all__ = ["root_of", "bracket_value", "ROOTS", "Root", "root_adjoint", "root_duals", "NAME", "PLAIN"]
+
+NAME = "__overdub_implicit_root__"  # what the rewritten loop calls (a builtin: no user module is touched)
+PLAIN = "__overdub_bracket_value__"  # what it reads its inputs through inside the loop
+
+
+class Root:
+    """One loop's h (its test as a difference, the probe first: `h(mid, *args)`), its function's name and
+    the test's line."""
+
+    __slots__ = ("h", "where", "line", "qualname")
+
+    def __init__(self, h, filename: str, line: int, qualname: str):
+        self.h, self.where, self.line, self.qualname = h, f"{filename}:{line}", line, qualname
+
+
+ROOTS: dict[int, Root] = {}
+
+
+def root_of(end, key, lo, hi, args):
+    """`end`, a bracket's end (or its probe) after the loop narrowing it: its derivative is the root's."""
+    return end
+
+
+def bracket_value(x):
+    """x, without derivative: what the rewritten loop computes with (its derivative is discarded at its end;
+    its tests then compare plain numbers, no equality guard taking a bisection's approach to the root for a
+    branch boundary). Forward mode's duals are stripped by the rule's frule and `impl`."""
+    return x
+
+
+registry.nondifferentiable(bracket_value)
+
+
+def _refuse(root: Root, why: str) -> NoDerivative:
+    return NoDerivative(
+        f"the bisection in {root.qualname} ({root.where}) has no root's derivative here: {why}",
+        fix="narrow the bracket to a simple root (a tighter tolerance, more iterations), or give the function "
+            "its derivative (`@contexts.custom_adjoint`)")
+
+
+def _number(v) -> float | None:
+    try:
+        v = float(np.asarray(v).reshape(()))
+    except (TypeError, ValueError):
+        return None
+    return v if np.isfinite(v) else None
+
+
+def crossing(root: Root, lo, hi, h_lo, h_hi):
+    """Where the line through the bracket's ends' values of h crosses zero (a plain float), after the checks
+    that the bracket holds a root h crosses continuously."""
+    a, b, fa, fb = _number(lo), _number(hi), _number(h_lo), _number(h_hi)
+    if None in (a, b, fa, fb):
+        raise _refuse(root, f"the bracket [{lo!r}, {hi!r}] or h there ({h_lo!r}, {h_hi!r}) is not a finite number")
+    if fa * fb > 0:
+        raise _refuse(root, f"the loop's test has the same sign at both ends of its bracket [{a!r}, {b!r}] (no root "
+                            "between them)")
+    width = abs(b - a)
+    if width > 1e-3 * max(abs(a), abs(b)) and width > 1e-10:
+        raise _refuse(root, f"its bracket [{a!r}, {b!r}] is wide (the loop stopped before it narrowed: its result "
+                            "is not the root)")
+    if fa == fb:
+        return a
+    return a - fa * (b - a) / (fb - fa)
+
+
+def spread(lo, hi) -> float:
+    """The half-width of the interval about the crossing on which h must change as its slope says: the
+    bracket's width, at least 1e-7 of its ends (a bracket narrowed to a few ulps would leave only h's rounding
+    to compare)."""
+    a, b = _number(lo), _number(hi)
+    return max(abs(b - a), 1e-7 * max(abs(a), abs(b)), 1e-12)
+
+
+def check_linear(root: Root, at, d, h_below, h_above, slope) -> None:
+    """h's change across [at - d, at + d] is its slope's: a jump of h (a step crossing the target) or a kink
+    there (two slopes: no derivative of the root) is not."""
+    s = _number(slope)
+    if s is None or s == 0:
+        raise _refuse(root, f"∂h/∂m at the root is {slope!r} (not a simple root)")
+    fa, fb = _number(h_below), _number(h_above)
+    if fa is None or fb is None:
+        raise _refuse(root, f"h beside the root ({h_below!r}, {h_above!r}) is not a finite number")
+    change, linear = fb - fa, 2 * d * s
+    if abs(change - linear) > 1e-3 * abs(linear):
+        raise _refuse(root, f"h changes by {change!r} about the root where its slope there gives {linear!r} (a jump "
+                            "or a kink of the test, not a root it crosses smoothly)")
+
+
+def root_adjoint(pullback_full, primal):
+    """root_of's adjoint on reverse mode's `pullback_full`: the cotangents of `args` are those of
+    h(r*, *args) weighted by −dy/(∂h/∂m)(r*), r* the crossing of the bracket."""
+    def adjoint(dout, out, end, key, lo, hi, args):
+        if dout is None or isinstance(dout, (int, float)) and dout == 0:
+            return None, None, None, None, None
+        root = ROOTS[key]
+        h_lo, _ = pullback_full(root.h, primal(lo), *args)
+        h_hi, _ = pullback_full(root.h, primal(hi), *args)
+        at = crossing(root, primal(lo), primal(hi), primal(h_lo), primal(h_hi))
+        if type(out) is not float and not isinstance(out, (np.floating, int)):  # (forward over reverse: a dual
+            at = out + (at - primal(out))  # end: the crossing moves with it)
+        _, back = pullback_full(root.h, at, *args)
+        _, (slope, *_) = back(1.0)
+        d = spread(primal(lo), primal(hi))
+        below, above = (primal(pullback_full(root.h, primal(at) + k * d, *args)[0]) for k in (-1, 1))
+        check_linear(root, primal(at), d, below, above, primal(slope))
+        _, back = pullback_full(root.h, at, *args)
+        _, dargs = back(-dout / slope)
+        return None, None, None, None, tuple(dargs[1:])
+    return adjoint
+
+
+def root_duals(fw):
+    """root_of's form on duals, on forward mode's helpers `fw` (`run_inside`, `dual_free`, `primal`,
+    `is_dual`, `slope_at`): the end's primal, its tangent −(∂h/∂θ·θ̇)/(∂h/∂m) at the crossing r*, the first
+    the tangent of h(r*, *args) (r* plain), the second h's derivative in m there."""
+    def run(end, key, lo, hi, args):
+        if fw.dual_free(args):
+            return fw.primal(end)
+        root = ROOTS[key]
+
+        def g(t):
+            return fw.run_inside(root.h, (t, *args), {})
+        a, b = fw.primal(lo), fw.primal(hi)
+        h_lo, h_hi = fw.primal(g(a)), fw.primal(g(b))
+        at = crossing(root, a, b, h_lo, h_hi)
+        y = g(at)
+        if not fw.is_dual(y):
+            if fw.dual_free(y):  # h does not depend on the inputs: nor does the root
+                return fw.primal(end)
+            raise _refuse(root, f"its test gave a {type(y).__name__} holding perturbed values, not a number")
+        if not (fw.dual_free(y.primal) and fw.dual_free(y.tangent)) or np.size(y.primal) != 1:
+            raise _refuse(root, "a derivative of a derivative through it in forward mode (differentiate once, or "
+                                "take the outer derivative in reverse mode)")
+        slope = fw.slope_at(g, at)
+        d = spread(a, b)
+        check_linear(root, at, d, fw.primal(g(at - d)), fw.primal(g(at + d)), slope)
+        t = np.asarray(y.tangent, dtype=float)
+        tangent = -(float(t) if t.ndim == 0 else t.reshape(t.shape[:1])) / float(np.asarray(slope).reshape(()))
+        return type(y)(fw.primal(end), tangent, y.tag)
+    run.__name__ = run.__qualname__ = "root_of_duals"
+    return run
+
+
+registry.sparsity(DENSE, root_of)  # (the root depends on what the test reads: a superset, all of the inputs)
