@@ -167,7 +167,24 @@ def same_variable_both_branches(x):
     return s
 
 
-BISECTIONS = [bisect_sqrt, bisect_sqrt_constant_bracket, bisect_sqrt_with_global, calls_bisection]
+BISECTIONS = [bisect_sqrt, bisect_sqrt_with_global, calls_bisection]
+
+
+def test_a_bisection_stated_as_its_root_in_every_mode():
+    # (refused until session 45: `lowered.implicit` states the loop as the root it finds, sqrt(x))
+    from contexts.sparsity import jacobian_sparsity
+    f = bisect_sqrt_constant_bracket
+    first, second = 1 / (2 * math.sqrt(2.0)), -1 / (4 * 2.0 ** 1.5)
+    assert gradient(f, 2.0)[0] == pytest.approx(first, rel=1e-9)
+    assert hessian(f, 2.0) == pytest.approx(second, rel=1e-7)
+    assert derivative(f, 2.0) == pytest.approx(first, rel=1e-9)
+    assert jvp(f, (2.0,), (1.0,))[1] == pytest.approx(first, rel=1e-9)
+    np.testing.assert_allclose(jacfwd(lambda v: np.array([f(v[0]), f(v[1])]), np.array([2.0, 3.0])),
+                               np.diag([first, 1 / (2 * math.sqrt(3.0))]), rtol=1e-9)
+    pattern = jacobian_sparsity(lambda v: np.array([f(v[0] * v[1]), v[1]]), np.array([2.0, 3.0]), mode="local")
+    assert np.asarray(pattern.todense()).tolist() == [[True, True], [False, True]]
+    with pytest.raises(OverdubError):  # (global sparsity has no values for the loop's tests)
+        jacobian_sparsity(f, np.array(2.0), mode="global")
 
 
 @pytest.mark.parametrize("f", BISECTIONS)
@@ -199,7 +216,7 @@ def test_bisection_refused_by_sparsity_detection(mode):
             jacobian_sparsity(f, np.array(2.0), mode=mode)
 
 
-def test_a_bisection_given_to_forward_mode_on_duals_is_refused():
+def test_a_bisection_given_to_forward_mode_on_duals():
     def bisect_with_global(x):
         global _STATE
         _STATE = {"calls": _STATE["calls"] + 1}
@@ -211,8 +228,21 @@ def test_a_bisection_given_to_forward_mode_on_duals_is_refused():
             else:
                 lo = mid
         return lo
-    with pytest.raises(BisectionRefused):
-        derivative(bisect_with_global, 2.0)
+    assert derivative(bisect_with_global, 2.0) == pytest.approx(1 / (2 * math.sqrt(2.0)), rel=1e-9)
+
+    def wide_with_global(x):  # (stopped early: refused, on duals as in the twin)
+        global _STATE
+        _STATE = {"calls": _STATE["calls"] + 1}
+        lo, hi = 0.0, 10.0
+        while hi - lo > 1e-1:
+            mid = (lo + hi) / 2
+            if mid * mid - x > 0:
+                hi = mid
+            else:
+                lo = mid
+        return lo
+    with pytest.raises(OverdubError, match="bisection"):
+        derivative(wide_with_global, 2.0)
 
 
 def test_the_refusal_names_the_line():
