@@ -118,13 +118,33 @@ def _block_of(fdef, node):
 
 
 def _branch(stmts) -> dict[str, ast.expr] | None:
-    """name -> value of a branch made of `name = value` statements only, or None."""
+    """name -> value of a branch made of `name = value` statements only (`lo, hi = lo, mid` pairwise, a name
+    given itself left out), or None."""
     out = {}
     for s in stmts:
-        if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)):
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1):
             return None
-        out[s.targets[0].id] = s.value
+        t, v = s.targets[0], s.value
+        if isinstance(t, ast.Name):
+            out[t.id] = v
+        elif isinstance(t, ast.Tuple) and isinstance(v, ast.Tuple) and len(t.elts) == len(v.elts) \
+                and all(isinstance(e, ast.Name) for e in t.elts) and not _loads(v) & {e.id for e in t.elts} - {
+                    e.id for e, w in zip(t.elts, v.elts) if isinstance(w, ast.Name) and w.id == e.id}:
+            # (each value reads no name the tuple assigns, but the name it gives itself: `lo, hi = lo, mid`)
+            out.update({e.id: w for e, w in zip(t.elts, v.elts) if not (isinstance(w, ast.Name) and w.id == e.id)})
+        else:
+            return None
     return out
+
+
+def _other_branch(test_if: ast.If) -> dict[str, ast.expr] | None:
+    """The assignments of the `else`, or of an `elif` whose own `else` stops the loop or is absent (`elif g <
+    0: lo = mid` / `else: break`: the root hit exactly), or None."""
+    rest = test_if.orelse
+    if len(rest) == 1 and isinstance(rest[0], ast.If) and (
+            not rest[0].orelse or len(rest[0].orelse) == 1 and isinstance(rest[0].orelse[0], ast.Break)):
+        return _branch(rest[0].body)
+    return _branch(rest)
 
 
 def _counter(name: str, loop) -> bool:
@@ -173,7 +193,7 @@ def _state_as_root(fdef, step, source, module_globals) -> bool:
     if not isinstance(test_if.test, ast.Compare) or len(test_if.test.ops) != 1 \
             or not isinstance(test_if.test.ops[0], _ORDER):
         return False
-    a, b = _branch(test_if.body), _branch(test_if.orelse)
+    a, b = _branch(test_if.body), _other_branch(test_if)
     if not a or not b:
         return False
     pairs = [(ta, tb, va.id) for ta, va in a.items() for tb, vb in b.items()
@@ -184,9 +204,11 @@ def _state_as_root(fdef, step, source, module_globals) -> bool:
     ta, tb, probe = pairs[0]
     position = loop.body.index(test_if)
     before = loop.body[:position]
+    # the probe: assigned once in the loop, at its top level, from the bracket (before the test, or after it
+    # for the next pass: psychrolib's `TWetBulb = (TWetBulbSup + TWetBulbInf) / 2` at the loop's end)
     probe_sets = [s for s in _own(loop.body) if probe in _stores([s]) and isinstance(s, ast.stmt)]
-    if len(probe_sets) != 1 or probe_sets[0] not in before or not isinstance(probe_sets[0], ast.Assign) \
-            or not ({ta, tb} & _loads(probe_sets[0].value)):
+    if len(probe_sets) != 1 or not any(s is probe_sets[0] for s in loop.body) \
+            or not isinstance(probe_sets[0], ast.Assign) or not ({ta, tb} & _loads(probe_sets[0].value)):
         return False
     # the test's slice of the loop's statements before it
     needed = _loads(test_if.test)
