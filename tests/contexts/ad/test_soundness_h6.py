@@ -97,8 +97,9 @@ def test_a_closure_reading_a_reassigned_variable_is_right_or_refused(f):
 # -- bisection: a bracket halved by a differentiated test (psychrolib's GetTWetBulbFromHumRatio) -------------
 # Its result is a fixed mix of the bracket's starting ends: both modes gave that mix's derivative (here
 # 1/sqrt(x) for the root's 1/(2 sqrt(x)); zero for constant ends), agreeing with differences only on one step
-# of the staircase. Refused by every mode; Newton's iteration, a running maximum and a loop assigning one
-# variable in both branches are not bisections.
+# of the staircase. Refused by every mode until session 45; now stated as the root it finds (`lowered.implicit`)
+# and differentiated as that root. Newton's iteration, a running maximum and a loop assigning one variable in
+# both branches are not bisections.
 
 import math
 
@@ -167,53 +168,38 @@ def same_variable_both_branches(x):
     return s
 
 
-BISECTIONS = [bisect_sqrt, bisect_sqrt_with_global, calls_bisection]
+# (refused until session 45: `lowered.implicit` states each loop as the root it finds, sqrt(x)), with the first and
+# second derivatives of each function in closed form
+BISECTIONS = {
+    bisect_sqrt: (lambda x: 0.5 / math.sqrt(x), lambda x: -0.25 * x ** -1.5),
+    bisect_sqrt_constant_bracket: (lambda x: 0.5 / math.sqrt(x), lambda x: -0.25 * x ** -1.5),
+    bisect_sqrt_with_global: (lambda x: 0.5 / math.sqrt(x), lambda x: -0.25 * x ** -1.5),
+    # sin(x) sqrt(2x)
+    calls_bisection: (lambda x: math.cos(x) * math.sqrt(2 * x) + math.sin(x) / math.sqrt(2 * x),
+                      lambda x: (-math.sin(x) * math.sqrt(2 * x) + 2 * math.cos(x) / math.sqrt(2 * x)
+                                 - math.sin(x) * (2 * x) ** -1.5)),
+}
 
 
-def test_a_bisection_stated_as_its_root_in_every_mode():
-    # (refused until session 45: `lowered.implicit` states the loop as the root it finds, sqrt(x))
-    from contexts.sparsity import jacobian_sparsity
-    f = bisect_sqrt_constant_bracket
-    first, second = 1 / (2 * math.sqrt(2.0)), -1 / (4 * 2.0 ** 1.5)
-    assert gradient(f, 2.0)[0] == pytest.approx(first, rel=1e-9)
-    assert hessian(f, 2.0) == pytest.approx(second, rel=1e-7)
-    assert derivative(f, 2.0) == pytest.approx(first, rel=1e-9)
-    assert jvp(f, (2.0,), (1.0,))[1] == pytest.approx(first, rel=1e-9)
+@pytest.mark.parametrize("f", list(BISECTIONS))
+def test_a_bisection_stated_as_its_root_in_every_mode(f):
+    first, second = BISECTIONS[f]
+    assert gradient(f, 2.0)[0] == pytest.approx(first(2.0), rel=1e-9)
+    assert hessian(f, 2.0) == pytest.approx(second(2.0), rel=1e-7)
+    assert derivative(f, 2.0) == pytest.approx(first(2.0), rel=1e-9)
+    assert jvp(f, (2.0,), (1.0,))[1] == pytest.approx(first(2.0), rel=1e-9)
     np.testing.assert_allclose(jacfwd(lambda v: np.array([f(v[0]), f(v[1])]), np.array([2.0, 3.0])),
-                               np.diag([first, 1 / (2 * math.sqrt(3.0))]), rtol=1e-9)
+                               np.diag([first(2.0), first(3.0)]), rtol=1e-9)
+
+
+@pytest.mark.parametrize("f", list(BISECTIONS))
+def test_the_sparsity_of_a_bisection_stated_as_its_root(f):
+    # local: the root's dependencies (what its test reads); global: no values for the loop's tests, refused
+    from contexts.sparsity import jacobian_sparsity
     pattern = jacobian_sparsity(lambda v: np.array([f(v[0] * v[1]), v[1]]), np.array([2.0, 3.0]), mode="local")
     assert np.asarray(pattern.todense()).tolist() == [[True, True], [False, True]]
-    with pytest.raises(OverdubError):  # (global sparsity has no values for the loop's tests)
+    with pytest.raises(OverdubError):
         jacobian_sparsity(f, np.array(2.0), mode="global")
-
-
-@pytest.mark.parametrize("f", BISECTIONS)
-def test_bisection_refused_in_reverse_mode(f):
-    with pytest.raises(UnsupportedFunction, match="bisection"):
-        gradient(f, 2.0)
-    with pytest.raises(UnsupportedFunction, match="bisection"):
-        hessian(f, 2.0)
-
-
-@pytest.mark.parametrize("f", BISECTIONS)
-def test_bisection_refused_in_forward_mode(f):
-    with pytest.raises(BisectionRefused, match="bisection"):
-        derivative(f, 2.0)
-    with pytest.raises(BisectionRefused, match="bisection"):
-        jvp(f, (2.0,), (1.0,))
-    with pytest.raises(BisectionRefused, match="bisection"):
-        jacfwd(lambda v: np.array([f(v[0]), f(v[1])]), np.array([2.0, 3.0]))
-
-
-@pytest.mark.parametrize("mode", ["local", "global"])
-def test_bisection_refused_by_sparsity_detection(mode):
-    # (local sparsity followed the branches: constant ends gave no dependency on x at all)
-    from contexts.sparsity import jacobian_sparsity
-    for f in BISECTIONS:
-        with pytest.raises(BisectionRefused, match="bisection"):
-            jacobian_sparsity(lambda v: np.array([f(v[0]), v[1]]), np.array([2.0, 3.0]), mode=mode)
-        with pytest.raises(BisectionRefused, match="bisection"):
-            jacobian_sparsity(f, np.array(2.0), mode=mode)
 
 
 def test_a_bisection_given_to_forward_mode_on_duals():
@@ -245,13 +231,38 @@ def test_a_bisection_given_to_forward_mode_on_duals():
         derivative(wide_with_global, 2.0)
 
 
+def bisect_sqrt_loosely(x):
+    lo, hi = 0.0, x
+    mid = (lo + hi) / 2
+    while hi - lo > 1e-2:  # (stopped where its bracket is still wide: its result is not the root)
+        if mid * mid > x:
+            hi = mid
+        else:
+            lo = mid
+        mid = (lo + hi) / 2
+    return mid
+
+
+def bisect_sqrt_by_tuple_of_conditionals(x):
+    lo, hi = 0.0, x
+    while hi - lo > 1e-12:
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if mid * mid > x else (mid, hi)  # (a shape not stated as a root: refused)
+    return lo
+
+
 def test_the_refusal_names_the_line():
-    with pytest.raises(UnsupportedFunction) as e:
-        gradient(bisect_sqrt, 2.0)
+    line = bisect_sqrt_loosely.__code__.co_firstlineno + 4
+    for mode in (lambda f: gradient(f, 2.0), lambda f: derivative(f, 2.0), lambda f: hessian(f, 2.0)):
+        with pytest.raises(OverdubError, match="bisection") as e:
+            mode(bisect_sqrt_loosely)
+        assert f"test_soundness_h6.py:{line}" in str(e.value)
+    with pytest.raises(OverdubError) as e:
+        gradient(bisect_sqrt_by_tuple_of_conditionals, 2.0)
     assert "test_soundness_h6.py" in str(e.value)
     with pytest.raises(BisectionRefused) as e:
-        derivative(bisect_sqrt, 2.0)
-    assert f"test_soundness_h6.py:{bisect_sqrt.__code__.co_firstlineno + 4}" in str(e.value)
+        derivative(bisect_sqrt_by_tuple_of_conditionals, 2.0)
+    assert f"test_soundness_h6.py:{bisect_sqrt_by_tuple_of_conditionals.__code__.co_firstlineno + 4}" in str(e.value)
 
 
 @pytest.mark.parametrize("f", [newton_sqrt, running_max, same_variable_both_branches])
