@@ -55,22 +55,47 @@ _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
 def rewrite(source, module_globals):
-    """The definition with each bisection's ends stated as the root, or None (no bisection, or one not of the
-    form handled: the modes refuse it as before)."""
+    """The definition with each bisection's ends stated as the root (in it and in the functions defined in it,
+    which a context's twin of it makes from this tree), or None (no bisection of the form handled: the modes
+    refuse it as before). A function with a bisection of another form is left whole."""
     tree = source.tree
-    if isinstance(tree, ast.Lambda) or not any(isinstance(n, (ast.While, ast.For)) for n in _own(tree.body)):
-        return None
-    if bisection_step(tree, None) is None:
+    if isinstance(tree, ast.Lambda) or not any(isinstance(n, (ast.While, ast.For)) for n in ast.walk(tree)):
         return None
     new = copy_tree(tree)
-    for _ in range(16):
-        step = bisection_step(new, None)
-        if step is None:
-            fix_missing_locations(new)
-            return new
-        if not _state_as_root(new, step, source, module_globals):
-            return None
-    return None
+    code = source.code
+    changed = False
+    for fdef, outer in _scopes(new, set(code.co_freevars) | set(code.co_cellvars)):
+        if not any(isinstance(n, (ast.While, ast.For)) for n in _own(fdef.body)) or bisection_step(fdef, None) is None:
+            continue
+        trial = copy_tree(fdef)
+        for _ in range(16):
+            step = bisection_step(trial, None)
+            if step is None:
+                fdef.body = trial.body
+                changed = True
+                break
+            if not _state_as_root(trial, step, source, module_globals, outer):
+                break
+    if not changed:
+        return None
+    fix_missing_locations(new)
+    return new
+
+
+def _scopes(tree, outer: set[str]):
+    """(each function definition in tree, the enclosing functions' variables it may read as its cells)."""
+    todo = [(tree, outer)]
+    while todo:
+        fdef, names = todo.pop()
+        yield fdef, names
+        inner = names | _stores(fdef.body) | {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
+        stack = list(fdef.body)
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                todo.append((n, inner))
+            elif not isinstance(n, ast.Lambda):
+                stack.extend(ast.iter_child_nodes(n))
 
 
 add_rewriter(rewrite)
@@ -172,7 +197,7 @@ def _test_of(fdef, step):
     return None
 
 
-def _state_as_root(fdef, step, source, module_globals) -> bool:
+def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> bool:
     test_if = _test_of(fdef, step)
     if test_if is None:
         return False
@@ -244,14 +269,14 @@ def _state_as_root(fdef, step, source, module_globals) -> bool:
             return False
     # h: the probe first, then the function's own variables the slice reads (the rest are its globals)
     code = source.code
-    own = (_stores(fdef.body) | {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)}
-           | set(code.co_freevars) | set(code.co_cellvars))
+    own = _stores(fdef.body) | {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)} | enclosing
     params = [probe] + sorted((needed - {probe}) & own)
     key = next(_keys)
     h = _compile_h(source, module_globals, params, sliced, test_if, key)
     if h is None:
         return False
-    ROOTS[key] = Root(h, source.filename, test_if.lineno, code.co_qualname)
+    qualname = code.co_qualname if fdef.name == code.co_name else f"{code.co_qualname}.<locals>.{fdef.name}"
+    ROOTS[key] = Root(h, source.filename, test_if.lineno, qualname)
 
     def fix(name):
         call = ast.Call(func=ast.Name(NAME, ast.Load()), args=[
