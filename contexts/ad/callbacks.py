@@ -28,6 +28,8 @@ if _optimize is not None:
     for _fn in _optimize.ROOT_FINDERS:
         registry.adjoint(_fn)(_optimize.root_adjoint(pullback_full, _fn))
         registry.get(_fn).impl = _optimize.root_plain(_fn)
+    registry.adjoint(_optimize.optimize.fsolve)(_optimize.fsolve_adjoint(pullback_full))
+    registry.get(_optimize.optimize.fsolve).impl = _optimize.root_plain(_optimize.optimize.fsolve)
     for _fn, _name in _optimize.SEARCHES.items():
         registry.adjoint(_fn)(_optimize.search_adjoint(_name))
     for _fn, _name in _optimize.ITERATIONS.items():
@@ -48,6 +50,7 @@ registry.get(_implicit.root_of).impl = registry.get(_implicit.root_of).duals  # 
 CALLBACK_ADJOINTS.update(
     registry.get(_fn).adjoint for _fn in (
         *((_forward._integrate.quad, _forward._integrate.quad_vec) if _forward._integrate is not None else ()),
-        *((*_optimize.ROOT_FINDERS, *_optimize.SEARCHES, *_optimize.ITERATIONS, *_elementwise.SOLVERS)
+        *((*_optimize.ROOT_FINDERS, _optimize.optimize.fsolve, *_optimize.SEARCHES, *_optimize.ITERATIONS,
+           *_elementwise.SOLVERS)
           if _optimize is not None else ()))
     if registry.get(_fn) is not None and registry.get(_fn).adjoint is not None)

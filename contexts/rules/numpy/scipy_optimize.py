@@ -27,6 +27,7 @@ from ..cotangents import Refused
 from ..registry import NoClosedForm, NoDerivative, NoRuleError
 
 __all__ = ["ROOT_FINDERS", "SEARCHES", "ITERATIONS", "iteration_refused", "root_adjoint", "root_plain", "root_duals", "fsolve_duals",
+           "fsolve_adjoint",
            "search_adjoint", "search_duals", "any_cotangent"]
 
 ROOT_FINDERS = (optimize.brentq, optimize.brenth, optimize.ridder, optimize.bisect, optimize.toms748)
@@ -329,3 +330,58 @@ def fsolve_duals(fw, fn=optimize.fsolve):
         return x
     solve.__name__ = solve.__qualname__ = "fsolve_duals"
     return solve
+
+
+def fsolve_adjoint(pullback_full, fn=optimize.fsolve):
+    """fsolve's adjoint on reverse mode's `pullback_full` (see `root_adjoint`): x* solves F(x, θ) = 0, so
+    θ̄ = −(∂F/∂θ)ᵀ λ with Jᵀ λ = x̄, J = ∂F/∂x at x* (its rows by one pullback each), the first by the pullback of
+    F at x* with cotangent −λ: the cotangents of F's closure (a Tangent) and of `args`. x0, fprime and the
+    tolerances have none. Refused: a singular J, F of another shape than x, a cotangent for full_output's
+    infodict, a second derivative (duals in θ: forward mode's form answers `hessian` by forward over forward)."""
+    sig = inspect.signature(fn)
+    names = tuple(sig.parameters)
+
+    def fsolve_adjoint(dout, out, *pos, **kw):
+        opts = _options(sig, pos, kw)
+        func, args = opts["func"], opts["args"]
+        packed = isinstance(args, tuple)
+        args = args if packed else (args,)
+        if opts.get("full_output"):
+            root, dy = out[0], (dout[0] if dout is not None else None)
+            if dout is not None and any(any_cotangent(d) for d in dout[1:]):
+                raise _FSOLVE_INFO.error()
+        else:
+            root, dy = out, dout
+        cot = dict.fromkeys(names)
+        if any_cotangent(dy):
+            try:
+                x = np.asarray(root, dtype=float)
+                bar = np.asarray(dy, dtype=float).reshape(-1)
+                rows = []
+                for i in range(x.size):
+                    value, back = pullback_full(as_array, func, x, *args)
+                    if np.size(value) != x.size:
+                        raise NoDerivative(f"scipy.optimize.fsolve: F has {np.size(value)} values at the solution, "
+                                           f"not {x.size} (one per unknown)", fix="give F as many outputs as unknowns")
+                    seed = np.zeros(np.shape(value))
+                    seed.flat[i] = 1.0
+                    _, (_, dx, *_) = back(seed)
+                    rows.append(np.zeros(x.size) if dx is None else np.asarray(dx, dtype=float).reshape(-1))
+                J = np.array(rows)
+            except (TypeError, ValueError) as e:
+                if isinstance(e, NoDerivative):
+                    raise
+                raise _second_order(fn) from e
+            if not np.all(np.isfinite(J)) or np.linalg.cond(J) > 1e14:
+                raise NoDerivative("scipy.optimize.fsolve's solution has no derivative: F's Jacobian there is "
+                                   "singular", fix="differentiate where the solution is isolated")
+            lam = np.linalg.solve(J.T, bar)
+            value, back = pullback_full(as_array, func, x, *args)
+            _, (dfunc, _, *dargs) = back(-lam.reshape(np.shape(value)))
+            cot["func"] = dfunc
+            if any(d is not None for d in dargs):
+                cot["args"] = tuple(dargs) if packed else dargs[0]
+        grads = tuple(cot[name] for name in names[:len(pos)])
+        named = {k: cot[k] for k in kw if cot.get(k) is not None}
+        return grads + (named,) if named else grads
+    return fsolve_adjoint

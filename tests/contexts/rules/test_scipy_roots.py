@@ -93,3 +93,40 @@ def test_results_of_full_output_refused():
 def test_forward_over_reverse_refused():
     with pytest.raises(OverdubError):
         hessian(by_closure, X)
+
+
+# -- fsolve in reverse mode (session 45): the adjoint of the solution, Jᵀλ = x̄, θ̄ = −(∂F/∂θ)ᵀλ ---------------------
+
+from tests.contexts.forward.test_roots import scalar_fsolve, system, system_args  # noqa: E402
+
+
+@pytest.mark.parametrize("f, x", [(system, X[:2]), (system_args, X[:2]), (scalar_fsolve, 0.7)],
+                         ids=["list", "args", "scalar"])
+def test_fsolve_in_reverse_mode(f, x):
+    from contexts import jacobian
+    if np.ndim(x):
+        np.testing.assert_allclose(jacobian(f, x), fd.jacobian(f, x, matrix=True), rtol=1e-6, atol=1e-8)
+    else:
+        assert gradient(f, x)[0] == pytest.approx(fd.gradient(f, x)[0], rel=1e-6)
+
+
+def test_fsolve_in_reverse_mode_through_a_closure():
+    def f(v):
+        a = v[0]
+
+        def G(z):
+            return [z[0] ** 3 + a * z[0] - v[1]]
+        return so.fsolve(G, 1.0, xtol=1e-14)[0] * v[0]
+    np.testing.assert_allclose(gradient(f, X[:2])[0], fd.gradient(f, X[:2])[0], rtol=1e-6)
+
+
+def test_fsolve_in_reverse_mode_refusals():
+    def info(v):
+        x, d, ier, msg = so.fsolve(lambda x: [x[0] ** 2 - v[0], x[1] - v[1]], [1.0, 1.0], full_output=True)
+        return x[0] + d["fvec"][0]
+    with pytest.raises(OverdubError):
+        gradient(info, X[:2])
+    with pytest.raises(OverdubError):
+        gradient(lambda v: so.fsolve(lambda x: [(x[0] - v[0]) ** 2, x[1] - v[1]], [0.5, 0.5]).sum(), X[:2])
+    with pytest.raises(OverdubError):
+        hessian(lambda v: so.fsolve(lambda x: [x[0] ** 3 - v[0]], [1.0], xtol=1e-13)[0], X[:2])
