@@ -13,7 +13,7 @@ continuously (else they refuse). Differentiated as written, the loop's result is
 starting ends (`lowered.bisection`, which every mode refused until now: psychrolib's wet-bulb temperature,
 mibian's implied volatility).
 
-Why a rewrite of the definition (`overdub.source.add_rewriter`) and not a rule per mode: the modes transform
+Why a rewrite of the definition (`overdub.passes.add_rewriter`) and not a rule per mode: the modes transform
 the tree the core hands them, so one rewrite reaches reverse mode, forward mode's twins and its duals, and
 sparsity detection, and each needs only root_of's rule.
 
@@ -36,8 +36,7 @@ import builtins
 import itertools
 import types
 
-from overdub.passes import AST_LOCK
-from overdub.source import add_rewriter, adopt, copy_tree, fix_missing_locations
+from overdub.passes import AST_LOCK, add_rewriter, adopt, copy_tree, fix_missing_locations
 
 from ..rules.implicit import NAME, PLAIN, ROOTS, Root, bracket_value, root_of
 from .bisection import bisection_step
