@@ -277,10 +277,13 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
     qualname = code.co_qualname if fdef.name == code.co_name else f"{code.co_qualname}.<locals>.{fdef.name}"
     ROOTS[key] = Root(h, source.filename, test_if.lineno, qualname)
 
+    ends = f"_odends{key}"
+
     def fix(name):
         call = ast.Call(func=ast.Name(NAME, ast.Load()), args=[
             ast.Name(name, ast.Load()), ast.Constant(key), ast.Name(ta, ast.Load()), ast.Name(tb, ast.Load()),
-            ast.Tuple([ast.Name(p, ast.Load()) for p in params[1:]], ast.Load())], keywords=[])
+            ast.Tuple([ast.Name(p, ast.Load()) for p in params[1:]], ast.Load()), ast.Name(ends, ast.Load())],
+            keywords=[])
         return ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())], value=call), loop)
     # the loop itself on plain values: its ends, the variables its test reads, both sides of the test
     def plain(node):
@@ -293,8 +296,10 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
     test = test_if.test
     test_if.test = ast.copy_location(ast.Compare(left=plain(test.left), ops=test.ops,
                                                  comparators=[plain(test.comparators[0])]), test)
-    pre = [ast.Assign(targets=[ast.Name(renamed.get(v, v), ast.Store())], value=plain(ast.Name(v, ast.Load())))
-           for v in [*params[1:], ta, tb]]
+    pre = [ast.Assign(targets=[ast.Name(ends, ast.Store())], value=ast.Tuple(
+        [ast.Name(ta, ast.Load()), ast.Name(tb, ast.Load())], ast.Load()))]  # (with their derivatives)
+    pre += [ast.Assign(targets=[ast.Name(renamed.get(v, v), ast.Store())], value=plain(ast.Name(v, ast.Load())))
+            for v in [*params[1:], ta, tb]]
     guarded = ast.Try(body=[fix(probe)], handlers=[ast.ExceptHandler(
         type=ast.Name("NameError", ast.Load()), name=None, body=[ast.copy_location(ast.Pass(), loop)])],
         orelse=[], finalbody=[])

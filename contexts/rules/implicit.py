@@ -50,8 +50,10 @@ class Root:
 ROOTS: dict[int, Root] = {}
 
 
-def root_of(end, key, lo, hi, args):
-    """`end`, a bracket's end (or its probe) after the loop narrowing it: its derivative is the root's."""
+def root_of(end, key, lo, hi, args, ends=()):
+    """`end`, a bracket's end (or its probe) after the loop narrowing it: its derivative is the root's. `ends`:
+    the bracket's ends as the loop began, with their derivatives (the loop itself runs on plain values): where
+    they carry one and args none, the root does not move, once the checks find it is one."""
     return end
 
 
@@ -124,9 +126,9 @@ def check_linear(root: Root, at, d, h_below, h_above, slope) -> None:
 def root_adjoint(pullback_full, primal):
     """root_of's adjoint on reverse mode's `pullback_full`: the cotangents of `args` are those of
     h(r*, *args) weighted by −dy/(∂h/∂m)(r*), r* the crossing of the bracket."""
-    def adjoint(dout, out, end, key, lo, hi, args):
+    def adjoint(dout, out, end, key, lo, hi, args, ends=()):
         if dout is None or isinstance(dout, (int, float)) and dout == 0:
-            return None, None, None, None, None
+            return None, None, None, None, None, None
         root = ROOTS[key]
         h_lo, _ = pullback_full(root.h, primal(lo), *args)
         h_hi, _ = pullback_full(root.h, primal(hi), *args)
@@ -140,7 +142,7 @@ def root_adjoint(pullback_full, primal):
         check_linear(root, primal(at), d, below, above, primal(slope))
         _, back = pullback_full(root.h, at, *args)
         _, dargs = back(-dout / slope)
-        return None, None, None, None, tuple(dargs[1:])
+        return None, None, None, None, tuple(dargs[1:]), None
     return adjoint
 
 
@@ -148,8 +150,8 @@ def root_duals(fw):
     """root_of's form on duals, on forward mode's helpers `fw` (`run_inside`, `dual_free`, `primal`,
     `is_dual`, `slope_at`): the end's primal, its tangent −(∂h/∂θ·θ̇)/(∂h/∂m) at the crossing r*, the first
     the tangent of h(r*, *args) (r* plain), the second h's derivative in m there."""
-    def run(end, key, lo, hi, args):
-        if fw.dual_free(args):
+    def run(end, key, lo, hi, args, ends=()):
+        if fw.dual_free(args) and fw.dual_free(ends):
             return fw.primal(end)
         root = ROOTS[key]
 
@@ -159,16 +161,16 @@ def root_duals(fw):
         h_lo, h_hi = fw.primal(g(a)), fw.primal(g(b))
         at = crossing(root, a, b, h_lo, h_hi)
         y = g(at)
+        slope = fw.slope_at(g, at)
+        d = spread(a, b)
+        check_linear(root, at, d, fw.primal(g(at - d)), fw.primal(g(at + d)), slope)
         if not fw.is_dual(y):
-            if fw.dual_free(y):  # h does not depend on the inputs: nor does the root
+            if fw.dual_free(y):  # h does not depend on the inputs: nor does the root (a bracket moved with them)
                 return fw.primal(end)
             raise _refuse(root, f"its test gave a {type(y).__name__} holding perturbed values, not a number")
         if not (fw.dual_free(y.primal) and fw.dual_free(y.tangent)) or np.size(y.primal) != 1:
             raise _refuse(root, "a derivative of a derivative through it in forward mode (differentiate once, or "
                                 "take the outer derivative in reverse mode)")
-        slope = fw.slope_at(g, at)
-        d = spread(a, b)
-        check_linear(root, at, d, fw.primal(g(at - d)), fw.primal(g(at + d)), slope)
         t = np.asarray(y.tangent, dtype=float)
         tangent = -(float(t) if t.ndim == 0 else t.reshape(t.shape[:1])) / float(np.asarray(slope).reshape(()))
         return type(y)(fw.primal(end), tangent, y.tag)

@@ -178,12 +178,35 @@ def no_root_in_bracket(x):
     return lo
 
 
+def crude_search(x):
+    lo, hi = 0.0, x
+    for _ in range(3):  # (3 steps on a constant threshold: a staircase of x, not a root; refused, not 0)
+        mid = (lo + hi) / 2
+        if mid * mid > 2.0:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+def bracket_moves_root_does_not(x):
+    lo, hi = x - 3.0, x + 3.0  # (the root, 2^(1/3), does not move with x: 0, where the code as written gave 1)
+    while hi - lo > 1e-13:
+        mid = (lo + hi) / 2
+        if mid * mid * mid > 2.0:
+            hi = mid
+        else:
+            lo = mid
+    return lo * 1.0
+
+
 def decreasing_closed_form(x):
     return 1.0 / x  # (exp(-r) x = 0.1: r = log(10 x))
 
 
-RIGHT = [obj, obj_target, with_dict, nested, in_outer_loop, decreasing, root_then_more]
-REFUSED = [kink, step_function, returns_inside, stored_in_loop, temp_read_after, loose, no_root_in_bracket]
+RIGHT = [obj, obj_target, with_dict, nested, in_outer_loop, decreasing, root_then_more, bracket_moves_root_does_not]
+REFUSED = [kink, step_function, returns_inside, stored_in_loop, temp_read_after, loose, no_root_in_bracket,
+           crude_search]
 
 
 def _first(f, x):
@@ -194,6 +217,9 @@ def _first(f, x):
 def test_right_in_every_mode(f):
     x = 1.3
     want = _first(f, x)
+    if f is bracket_moves_root_does_not:
+        assert abs(want) < 1e-8
+        want = 0.0  # (the closed form; differences of the root found to 1e-13 leave rounding's 1e-11)
     value, (g,) = value_and_gradient(f, x)
     assert value == f(x)  # (the primal as the code computes it: the rewrite changes no value)
     assert g == pytest.approx(want, rel=1e-8, abs=1e-12)
