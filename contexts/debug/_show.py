@@ -9,7 +9,7 @@ import functools
 import reprlib
 import types
 
-__all__ = ["short_repr", "callable_name", "callable_module", "unbound_function", "is_engine"]
+__all__ = ["short_repr", "callable_name", "callable_module", "unbound_function", "is_engine", "restated"]
 
 class _Repr(reprlib.Repr):
     def repr_Dual(self, value, level):  # forward mode's dual numbers inside containers (reprlib's hook)
@@ -108,3 +108,9 @@ def is_engine(fn) -> bool:
     module = callable_module(fn)
     return module.startswith(_ENGINES) and (module in _ENGINES or module.startswith(
         tuple(e + "." for e in _ENGINES)))
+
+
+def restated(fn) -> bool:
+    """Is fn one of the calls `contexts.lowered.implicit` writes into a bisection loop it restates (the loop's
+    values taken plain, its ends stated as the root)? Not the user's: run, never counted or shown."""
+    return callable_module(fn) == "contexts.rules.implicit"

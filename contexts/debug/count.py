@@ -13,7 +13,7 @@ from typing import Iterable
 import overdub
 
 from ._blind import Observing
-from ._show import callable_module, callable_name, is_engine
+from ._show import callable_module, callable_name, is_engine, restated
 
 __all__ = ["CountContext", "CATEGORIES"]
 
@@ -55,6 +55,8 @@ class CountContext(Observing, overdub.Context):
         self.calls: Counter = Counter()
 
     def overdub(self, site, fn, /, *args, **kwargs):
+        if restated(fn):
+            return self.primitive(fn, *args, **kwargs)
         self.seen += 1
         # Sites of other kinds stand for operator functions, never recursed into.
         recursable = (site is None or site.kind == "call") and overdub.is_recursable(fn) and not is_engine(fn)

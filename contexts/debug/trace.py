@@ -16,7 +16,7 @@ import overdub
 from overdub.passes import original_code
 
 from ._blind import Observing
-from ._show import callable_module, callable_name, is_engine, short_repr, unbound_function
+from ._show import callable_module, callable_name, is_engine, restated, short_repr, unbound_function
 
 __all__ = ["TraceContext", "CallNode"]
 
@@ -112,6 +112,8 @@ class TraceContext(Observing, overdub.Context):
 
     def _call(self, site, fn, args, kwargs):
         """Run one call (recursing into pure Python), recording it when the filters keep it."""
+        if restated(fn):
+            return self.primitive(fn, *args, **kwargs)
         self.seen += 1
         recursable = (site is None or site.kind == "call") and overdub.is_recursable(fn)
         engine = recursable and is_engine(fn)  # recorded, run as a primitive: it reports the user's calls

@@ -264,3 +264,13 @@ def test_sparsity_of_roots():
         return np.array([obj_target(v[0]), nested(v[1] * v[2]), v[2]])
     pattern = np.asarray(jacobian_sparsity(f, np.array([1.3, 0.7, 1.1]), mode="local").todense())
     assert pattern.tolist() == [[True, False, False], [False, True, True], [False, False, True]]
+
+
+def test_the_debug_contexts_see_the_loop_as_written():
+    from contexts.debug import CountContext, TraceContext
+    counter = CountContext()
+    assert counter.run(nested, 1.3) == nested(1.3)
+    assert not any("implicit" in name or "bracket" in name for name in counter.calls)
+    assert sum(c.get("other calls", 0) for c in counter.counts.values()) == 0  # (the restated loop's calls hidden)
+    tracer = TraceContext()
+    assert tracer.run(obj, 1.3) == obj(1.3)
