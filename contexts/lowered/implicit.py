@@ -214,8 +214,7 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
             return False
         if isinstance(s, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, *_DEFS)):
             return False
-    if not isinstance(test_if.test, ast.Compare) or len(test_if.test.ops) != 1 \
-            or not isinstance(test_if.test.ops[0], _ORDER):
+    if not isinstance(test_if.test, ast.Compare) or len(test_if.test.ops) != 1:
         return False
     a, b = _branch(test_if.body), _other_branch(test_if)
     if not a or not b:
@@ -234,28 +233,27 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
     if len(probe_sets) != 1 or not any(s is probe_sets[0] for s in loop.body) \
             or not isinstance(probe_sets[0], ast.Assign) or not ({ta, tb} & _loads(probe_sets[0].value)):
         return False
-    # the test's slice of the loop's statements before it
-    needed = _loads(test_if.test)
-    sliced: list[ast.stmt] = []
-    for s in reversed(before):
-        if s is probe_sets[0]:
-            continue
-        assigned = _stores([s])
-        if not assigned & needed:
-            continue
-        if not isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)) or any(
-                not isinstance(t, ast.Name) for t in ast.walk(s) if isinstance(t, (ast.Attribute, ast.Subscript))
-                and isinstance(t.ctx, ast.Store)):
-            return False
-        if isinstance(s, ast.AnnAssign) and s.value is None:
-            return False
-        sliced.insert(0, s)
-        needed = (needed - assigned) | _loads(s) | (assigned if isinstance(s, ast.AugAssign) else set())
     changed = _stores(loop.body) | (_stores([loop.target]) if isinstance(loop, ast.For) else set())
-    if probe not in needed or (needed - {probe}) & changed:
+    # h's value: the test's two sides as a difference (an ordering of values computed from the probe and from
+    # what the loop does not change), or the one value a comparison of signs reads of the probe (`y * ya < 0`,
+    # `positive(y) == positive(ya)`, ya a value at an end of the bracket: psypy's)
+    found = None
+    test = test_if.test
+    if isinstance(test.ops[0], _ORDER):
+        value = ast.copy_location(ast.BinOp(left=copy_tree(test.left), op=ast.Sub(),
+                                            right=copy_tree(test.comparators[0])), test)
+        found = _slice_of(value, before, probe_sets[0], probe, changed)
+    if found is None:
+        for value in _signed(test):
+            found = _slice_of(value, before, probe_sets[0], probe, changed)
+            if found is not None:
+                if any(_reads(v, before, probe_sets[0]) & {probe} for v in _signed(test) if v is not value):
+                    found = None  # (both signs read the probe: not a sign at an end)
+                break
+    if found is None:
         return False
-    if {"super", "__class__"} & (needed | _loads(ast.Module(body=sliced, type_ignores=[]))):
-        return False
+    sliced, needed = found
+    value = copy_tree(value)
     # nothing else the loop changes is read outside it (a counter aside)
     outside = set()
     for n in _own(fdef.body):
@@ -271,7 +269,7 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
     own = _stores(fdef.body) | {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)} | enclosing
     params = [probe] + sorted((needed - {probe}) & own)
     key = next(_keys)
-    h = _compile_h(source, module_globals, params, sliced, test_if, key)
+    h = _compile_h(source, module_globals, params, sliced, value, test_if, key)
     if h is None:
         return False
     qualname = code.co_qualname if fdef.name == code.co_name else f"{code.co_qualname}.<locals>.{fdef.name}"
@@ -285,21 +283,22 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
             ast.Tuple([ast.Name(p, ast.Load()) for p in params[1:]], ast.Load()), ast.Name(ends, ast.Load())],
             keywords=[])
         return ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())], value=call), loop)
-    # the loop itself on plain values: its ends, the variables its test reads, both sides of the test
+    # the loop itself on plain values: its ends, the variables it reads and does not change, an ordering's sides
     def plain(node):
         return ast.Call(func=ast.Name(PLAIN, ast.Load()), args=[node], keywords=[])
-    renamed = {p: f"_odplain_{p}" for p in params[1:]}
-    for s in sliced + [test_if.test]:
+    read = set().union(*(_loads(s) for s in loop.body), _loads(getattr(loop, "test", ast.Pass())))
+    renamed = {p: f"_odplain_{p}" for p in sorted((read & own) - changed - {ta, tb})}
+    for s in loop.body + ([loop.test] if isinstance(loop, ast.While) else []):
         for n in ast.walk(s):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in renamed:
                 n.id = renamed[n.id]
-    test = test_if.test
-    test_if.test = ast.copy_location(ast.Compare(left=plain(test.left), ops=test.ops,
-                                                 comparators=[plain(test.comparators[0])]), test)
+    if isinstance(test.ops[0], _ORDER):
+        test_if.test = ast.copy_location(ast.Compare(left=plain(test.left), ops=test.ops,
+                                                     comparators=[plain(test.comparators[0])]), test)
     pre = [ast.Assign(targets=[ast.Name(ends, ast.Store())], value=ast.Tuple(
         [ast.Name(ta, ast.Load()), ast.Name(tb, ast.Load())], ast.Load()))]  # (with their derivatives)
     pre += [ast.Assign(targets=[ast.Name(renamed.get(v, v), ast.Store())], value=plain(ast.Name(v, ast.Load())))
-            for v in [*params[1:], ta, tb]]
+            for v in [*renamed, ta, tb]]
     guarded = ast.Try(body=[fix(probe)], handlers=[ast.ExceptHandler(
         type=ast.Name("NameError", ast.Load()), name=None, body=[ast.copy_location(ast.Pass(), loop)])],
         orelse=[], finalbody=[])
@@ -315,18 +314,68 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
     return True
 
 
+def _slice_of(value, before, probe_set, probe, changed):
+    """(the statements before the test that value reads, through one another; the variables they and value
+    read), where those are simple assignments and value reads the probe and otherwise only what the loop does not
+    change; else None."""
+    needed = _loads(value)
+    sliced: list[ast.stmt] = []
+    for s in reversed(before):
+        if s is probe_set:
+            continue
+        assigned = _stores([s])
+        if not assigned & needed:
+            continue
+        if not isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)) or any(
+                not isinstance(t, ast.Name) for t in ast.walk(s) if isinstance(t, (ast.Attribute, ast.Subscript))
+                and isinstance(t.ctx, ast.Store)):
+            return None
+        if isinstance(s, ast.AnnAssign) and s.value is None:
+            return None
+        sliced.insert(0, s)
+        needed = (needed - assigned) | _loads(s) | (assigned if isinstance(s, ast.AugAssign) else set())
+    if probe not in needed or (needed - {probe}) & changed:
+        return None
+    if {"super", "__class__"} & (needed | _loads(ast.Module(body=sliced, type_ignores=[]))):
+        return None
+    return sliced, needed
+
+
+def _reads(value, before, probe_set) -> set[str]:
+    """The variables value reads, through the statements before the test (the probe's own assignment aside)."""
+    needed = _loads(value)
+    for s in reversed(before):
+        if s is not probe_set and _stores([s]) & needed:
+            needed |= _loads(s)
+    return needed
+
+
+def _signed(test: ast.Compare) -> list:
+    """The two values a comparison of signs compares: `s(a) == s(b)`, `s(a) != s(b)` (s any function of one
+    value), `a * b < 0` (any ordering against 0, either side); else none."""
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if isinstance(op, (ast.Eq, ast.NotEq)) and all(
+            isinstance(c, ast.Call) and len(c.args) == 1 and not c.keywords and not isinstance(c.args[0], ast.Starred)
+            for c in (left, right)):
+        return [left.args[0], right.args[0]]
+    if isinstance(op, _ORDER):
+        for product, zero in ((left, right), (right, left)):
+            if isinstance(zero, ast.Constant) and zero.value == 0 and isinstance(product, ast.BinOp) \
+                    and isinstance(product.op, ast.Mult):
+                return [product.left, product.right]
+    return []
+
+
 def _inside(node, loop) -> bool:
     """node lies within loop's text (by position: the trees share no parent links)."""
     return (loop.lineno, loop.col_offset) <= (node.lineno, node.col_offset) \
         and (node.end_lineno, node.end_col_offset) <= (loop.end_lineno, loop.end_col_offset)
 
 
-def _compile_h(source, module_globals, params, sliced, test_if, key):
-    """h(probe, *params): the slice, then the test's two sides as a difference; its definition adopted as its
+def _compile_h(source, module_globals, params, sliced, value, test_if, key):
+    """h(probe, *params): the slice, then the value whose root the loop finds; its definition adopted as its
     source (no file holds it), its globals the function's."""
-    test = test_if.test
-    ret = ast.copy_location(ast.Return(value=ast.copy_location(ast.BinOp(
-        left=copy_tree(test.left), op=ast.Sub(), right=copy_tree(test.comparators[0])), test)), test_if)
+    ret = ast.copy_location(ast.Return(value=value), test_if)
     args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None, kwonlyargs=[],
                          kw_defaults=[], kwarg=None, defaults=[])
     name = f"{source.code.co_name}_root{key}" if source.code.co_name.isidentifier() else f"root{key}"

@@ -200,11 +200,49 @@ def bracket_moves_root_does_not(x):
     return lo * 1.0
 
 
+def _is_positive(v):
+    return v > 0
+
+
+def signs_as_psypy_compares_them(x):
+    lo, hi = 0.0, 3.0  # (psypy's `__is_positive(y) == __is_positive(ya)`, ya the value at an end)
+    m = (lo + hi) / 2
+    while hi - lo > 1e-13:
+        ya = lo ** 3 + x * lo - 2.0
+        y = m ** 3 + x * m - 2.0
+        if _is_positive(y) == _is_positive(ya):
+            lo = m
+        else:
+            hi = m
+        m = (lo + hi) / 2
+    return m
+
+
+def sign_of_a_product(x):
+    a, b = 0.0, 3.0
+    fa = a ** 3 + x * a - 2.0
+    for _ in range(80):
+        m = (a + b) / 2
+        fm = m ** 3 + x * m - 2.0
+        if fm * fa > 0:  # (fa carried from the end it belongs to)
+            a = m
+            fa = fm
+        else:
+            b = m
+    return a
+
+
+def cubic_root_slope(x):
+    r = next(v.real for v in np.roots([1.0, 0.0, x, -2.0]) if abs(v.imag) < 1e-9)
+    return -r / (3 * r * r + x)  # (r^3 + x r = 2)
+
+
 def decreasing_closed_form(x):
     return 1.0 / x  # (exp(-r) x = 0.1: r = log(10 x))
 
 
-RIGHT = [obj, obj_target, with_dict, nested, in_outer_loop, decreasing, root_then_more, bracket_moves_root_does_not]
+RIGHT = [obj, obj_target, with_dict, nested, in_outer_loop, decreasing, root_then_more, bracket_moves_root_does_not,
+         signs_as_psypy_compares_them, sign_of_a_product]
 REFUSED = [kink, step_function, returns_inside, stored_in_loop, temp_read_after, loose, no_root_in_bracket,
            crude_search]
 
@@ -230,6 +268,9 @@ def test_right_in_every_mode(f):
 
 
 def test_a_closed_form():
+    for f in (signs_as_psypy_compares_them, sign_of_a_product):
+        assert gradient(f, 1.3)[0] == pytest.approx(cubic_root_slope(1.3), rel=1e-9)
+        assert derivative(f, 1.3) == pytest.approx(cubic_root_slope(1.3), rel=1e-9)
     assert gradient(decreasing, 1.3)[0] == pytest.approx(decreasing_closed_form(1.3), rel=1e-10)
     assert derivative(decreasing, 1.3) == pytest.approx(decreasing_closed_form(1.3), rel=1e-10)
     assert hessian(decreasing, 1.3) == pytest.approx(-1 / 1.3 ** 2, rel=1e-7)
