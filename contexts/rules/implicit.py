@@ -100,6 +100,23 @@ def crossing(root: Root, lo, hi, h_lo, h_hi):
     return a - fa * (b - a) / (fb - fa)
 
 
+def _integral(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def indexes(lo, hi, evaluate) -> bool:
+    """The bracket is of indices its test reads a table by (`xa[k] > x`: a table's search, its result an index
+    that selects entries, no derivative; differentiated after it, as interpolation): integer ends, and the test
+    cannot be evaluated between them. An index the test computes with (`g(k * h) < 0`, a grid) is a root's."""
+    if not (_integral(lo) and _integral(hi)):
+        return False
+    try:
+        evaluate(lo + 0.5)
+    except (TypeError, IndexError):
+        return True
+    return False
+
+
 def spread(lo, hi) -> float:
     """The half-width of the interval about the crossing on which h must change as its slope says: the
     bracket's width, at least 1e-7 of its ends (a bracket narrowed to a few ulps would leave only h's rounding
@@ -130,6 +147,8 @@ def root_adjoint(pullback_full, primal):
         if dout is None or isinstance(dout, (int, float)) and dout == 0:
             return None, None, None, None, None, None
         root = ROOTS[key]
+        if indexes(primal(lo), primal(hi), lambda t: pullback_full(root.h, t, *args)):
+            return None, None, None, None, None, None
         h_lo, _ = pullback_full(root.h, primal(lo), *args)
         h_hi, _ = pullback_full(root.h, primal(hi), *args)
         at = crossing(root, primal(lo), primal(hi), primal(h_lo), primal(h_hi))
@@ -158,6 +177,8 @@ def root_duals(fw):
         def g(t):
             return fw.run_inside(root.h, (t, *args), {})
         a, b = fw.primal(lo), fw.primal(hi)
+        if indexes(a, b, g):
+            return fw.primal(end)
         h_lo, h_hi = fw.primal(g(a)), fw.primal(g(b))
         at = crossing(root, a, b, h_lo, h_hi)
         y = g(at)

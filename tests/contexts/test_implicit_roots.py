@@ -237,12 +237,28 @@ def cubic_root_slope(x):
     return -r / (3 * r * r + x)  # (r^3 + x r = 2)
 
 
+XA = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+YA = [0.0, 0.8, 0.9, 0.1, -0.7, -1.0]
+
+
+def table_search(x, n=6):
+    klo, khi = 0, n - 1  # (fluids' splint: indices of a table; the interpolation after it carries the derivative)
+    while khi - klo > 1:
+        k = int((khi + klo) / 2)
+        if XA[k] > x:
+            khi = k
+        else:
+            klo = k
+    t = (x - XA[klo]) / (XA[khi] - XA[klo])
+    return YA[klo] * (1 - t) + YA[khi] * t * t
+
+
 def decreasing_closed_form(x):
     return 1.0 / x  # (exp(-r) x = 0.1: r = log(10 x))
 
 
 RIGHT = [obj, obj_target, with_dict, nested, in_outer_loop, decreasing, root_then_more, bracket_moves_root_does_not,
-         signs_as_psypy_compares_them, sign_of_a_product]
+         signs_as_psypy_compares_them, sign_of_a_product, table_search]
 REFUSED = [kink, step_function, returns_inside, stored_in_loop, temp_read_after, loose, no_root_in_bracket,
            crude_search]
 
