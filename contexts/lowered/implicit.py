@@ -352,12 +352,20 @@ def _reads(value, before, probe_set) -> set[str]:
 
 def _signed(test: ast.Compare) -> list:
     """The two values a comparison of signs compares: `s(a) == s(b)`, `s(a) != s(b)` (s any function of one
-    value), `a * b < 0` (any ordering against 0, either side); else none."""
+    value, or an ordering against 0: `(a > 0) != (b > 0)`), `a * b < 0` (any ordering against 0, either side);
+    else none."""
     op, left, right = test.ops[0], test.left, test.comparators[0]
-    if isinstance(op, (ast.Eq, ast.NotEq)) and all(
-            isinstance(c, ast.Call) and len(c.args) == 1 and not c.keywords and not isinstance(c.args[0], ast.Starred)
-            for c in (left, right)):
-        return [left.args[0], right.args[0]]
+
+    def sign_of(c):  # (`s(v)`, `v > 0`, `0 <= v`: the v a sign is taken of)
+        if isinstance(c, ast.Call) and len(c.args) == 1 and not c.keywords and not isinstance(c.args[0], ast.Starred):
+            return c.args[0]
+        if isinstance(c, ast.Compare) and len(c.ops) == 1 and isinstance(c.ops[0], _ORDER):
+            for v, zero in ((c.left, c.comparators[0]), (c.comparators[0], c.left)):
+                if isinstance(zero, ast.Constant) and zero.value == 0:
+                    return v
+        return None
+    if isinstance(op, (ast.Eq, ast.NotEq)) and sign_of(left) is not None and sign_of(right) is not None:
+        return [sign_of(left), sign_of(right)]
     if isinstance(op, _ORDER):
         for product, zero in ((left, right), (right, left)):
             if isinstance(zero, ast.Constant) and zero.value == 0 and isinstance(product, ast.BinOp) \

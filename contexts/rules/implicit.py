@@ -88,7 +88,7 @@ def crossing(root: Root, lo, hi, h_lo, h_hi):
     a, b, fa, fb = _number(lo), _number(hi), _number(h_lo), _number(h_hi)
     if None in (a, b, fa, fb):
         raise _refuse(root, f"the bracket [{lo!r}, {hi!r}] or h there ({h_lo!r}, {h_hi!r}) is not a finite number")
-    if fa * fb > 0:
+    if fa * fb > 0 and a != b:  # (a bracket narrowed to one number: the sign is checked about it, `check_linear`)
         raise _refuse(root, f"the loop's test has the same sign at both ends of its bracket [{a!r}, {b!r}] (no root "
                             "between them)")
     width = abs(b - a)
@@ -126,14 +126,17 @@ def spread(lo, hi) -> float:
 
 
 def check_linear(root: Root, at, d, h_below, h_above, slope) -> None:
-    """h's change across [at - d, at + d] is its slope's: a jump of h (a step crossing the target) or a kink
-    there (two slopes: no derivative of the root) is not."""
+    """h changes sign across [at - d, at + d] (which holds the bracket), by what its slope says: a jump of h (a
+    step crossing the target) or a kink there (two slopes: no derivative of the root) does not."""
     s = _number(slope)
     if s is None or s == 0:
         raise _refuse(root, f"∂h/∂m at the root is {slope!r} (not a simple root)")
     fa, fb = _number(h_below), _number(h_above)
     if fa is None or fb is None:
         raise _refuse(root, f"h beside the root ({h_below!r}, {h_above!r}) is not a finite number")
+    if fa * fb > 0:
+        raise _refuse(root, f"the loop's test has the same sign on both sides of its result {at!r} (no root there: "
+                            "the loop ran to an end of its bracket)")
     change, linear = fb - fa, 2 * d * s
     if abs(change - linear) > 1e-3 * abs(linear):
         raise _refuse(root, f"h changes by {change!r} about the root where its slope there gives {linear!r} (a jump "
