@@ -291,7 +291,7 @@ ARRAYS = [arrays_by_select, arrays_by_putmask, arrays_by_place, arrays_into_slic
 
 # the shapes `lowered.implicit` states as the root they find (the `if` assigning the probe to the two ends,
 # its test on the probe and on what the loop does not change): right in every mode; the others refused
-STATED = {by_tuples, by_elif, by_width, by_local_constant}
+STATED = {by_tuples, by_elif, by_width, by_local_constant, with_its_signs}
 
 
 @pytest.mark.parametrize("f", SCALAR)
