@@ -48,7 +48,7 @@ setattr(builtins, NAME, root_of)
 setattr(builtins, PLAIN, bracket_value)
 
 _keys = itertools.count(1)
-_SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Break, ast.Continue, ast.Pass, ast.Raise, ast.If)
+_SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Break, ast.Continue, ast.Pass, ast.Raise, ast.If, ast.Return)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
@@ -222,6 +222,10 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
     pairs = [(ta, tb, va.id) for ta, va in a.items() for tb, vb in b.items()
              if ta != tb and isinstance(va, ast.Name) and isinstance(vb, ast.Name) and va.id == vb.id
              and va.id not in (ta, tb)]
+    # (the pair whose probe is made of its ends: `hi = mid` / `lo = mid`, not the values carried with them,
+    # `fhi = fmid` / `flo = fmid`)
+    pairs = [(ta, tb, p) for ta, tb, p in pairs if any(
+        isinstance(s, ast.Assign) and p in _stores([s]) and {ta, tb} & _loads(s.value) for s in loop.body)]
     if len(pairs) != 1:
         return False
     ta, tb, probe = pairs[0]
@@ -254,13 +258,17 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
         return False
     sliced, needed = found
     value = copy_tree(value)
-    # nothing else the loop changes is read outside it (a counter aside)
+    # nothing else the loop changes is read after it (a counter aside; before it too, where a loop holds it),
+    # nor returned from inside it (`if fm == 0: return mid`: the probe, stated as the root there too)
+    again = any(_inside(loop, n) for n in _own(fdef.body) if isinstance(n, (ast.While, ast.For)) and n is not loop)
     outside = set()
     for n in _own(fdef.body):
-        if n is loop:
-            continue
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and not _inside(n, loop):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and not _inside(n, loop) \
+                and (again or (n.lineno, n.col_offset) > (loop.end_lineno, loop.end_col_offset)):
             outside.add(n.id)
+    returns = [n for n in _own(loop.body) if isinstance(n, ast.Return)]
+    for r in returns:
+        outside |= _loads(r.value) if r.value is not None else set()
     for v in (changed - {ta, tb, probe}) & outside:
         if not _counter(v, loop):
             return False
@@ -292,9 +300,11 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
         for n in ast.walk(s):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in renamed:
                 n.id = renamed[n.id]
-    if isinstance(test.ops[0], _ORDER):
-        test_if.test = ast.copy_location(ast.Compare(left=plain(test.left), ops=test.ops,
-                                                     comparators=[plain(test.comparators[0])]), test)
+    # (and every comparison of numbers in it compares plain ones: they only steer the loop, whose values are
+    # discarded; an equality guard there, `if fm == 0: return mid` on an object's dual field, refused a root)
+    for n in _own(loop.body + ([loop.test] if isinstance(loop, ast.While) else [])):
+        if isinstance(n, ast.Compare) and all(isinstance(o, (*_ORDER, ast.Eq, ast.NotEq)) for o in n.ops):
+            n.left, n.comparators = plain(n.left), [plain(c) for c in n.comparators]
     pre = [ast.Assign(targets=[ast.Name(ends, ast.Store())], value=ast.Tuple(
         [ast.Name(ta, ast.Load()), ast.Name(tb, ast.Load())], ast.Load()))]  # (with their derivatives)
     pre += [ast.Assign(targets=[ast.Name(renamed.get(v, v), ast.Store())], value=plain(ast.Name(v, ast.Load())))
@@ -303,10 +313,17 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
         type=ast.Name("NameError", ast.Load()), name=None, body=[ast.copy_location(ast.Pass(), loop)])],
         orelse=[], finalbody=[])
     fixes = [fix(ta), fix(tb), ast.copy_location(guarded, loop)]
+    placed = []
+    for r in returns:  # (before a return from inside the loop: what it reads of the bracket, stated as the root)
+        block, _ = _block_of(loop, r)
+        reads = _loads(r.value) if r.value is not None else set()
+        before_return = [fix(v) for v in (ta, tb, probe) if v in reads]
+        block[block.index(r):block.index(r)] = before_return
+        placed += before_return
     at = outer.index(loop)
     outer[at + 1:at + 1] = fixes
     outer[at:at] = pre
-    for s in pre + fixes:  # (at the loop's first line: an error there names the loop)
+    for s in pre + fixes + placed:  # (at the loop's first line: an error there names the loop)
         for n in ast.walk(s):
             if "lineno" in n._attributes:
                 n.lineno = n.end_lineno = loop.lineno

@@ -152,9 +152,13 @@ def root_adjoint(pullback_full, primal):
         root = ROOTS[key]
         if indexes(primal(lo), primal(hi), lambda t: pullback_full(root.h, t, *args)):
             return None, None, None, None, None, None
-        h_lo, _ = pullback_full(root.h, primal(lo), *args)
-        h_hi, _ = pullback_full(root.h, primal(hi), *args)
-        at = crossing(root, primal(lo), primal(hi), primal(h_lo), primal(h_hi))
+        h_end = primal(pullback_full(root.h, primal(end), *args)[0])
+        if h_end == 0:  # (the test's value exactly 0: a root hit, `if fm == 0: return mid`, whatever the bracket)
+            lo = hi = at = primal(end)
+        else:
+            h_lo, _ = pullback_full(root.h, primal(lo), *args)
+            h_hi, _ = pullback_full(root.h, primal(hi), *args)
+            at = crossing(root, primal(lo), primal(hi), primal(h_lo), primal(h_hi))
         if type(out) is not float and not isinstance(out, (np.floating, int)):  # (forward over reverse: a dual
             at = out + (at - primal(out))  # end: the crossing moves with it)
         _, back = pullback_full(root.h, at, *args)
@@ -182,8 +186,11 @@ def root_duals(fw):
         a, b = fw.primal(lo), fw.primal(hi)
         if indexes(a, b, g):
             return fw.primal(end)
-        h_lo, h_hi = fw.primal(g(a)), fw.primal(g(b))
-        at = crossing(root, a, b, h_lo, h_hi)
+        if fw.primal(g(fw.primal(end))) == 0:  # (a root hit exactly: `if fm == 0: return mid`)
+            a = b = at = fw.primal(end)
+        else:
+            h_lo, h_hi = fw.primal(g(a)), fw.primal(g(b))
+            at = crossing(root, a, b, h_lo, h_hi)
         y = g(at)
         slope = fw.slope_at(g, at)
         d = spread(a, b)

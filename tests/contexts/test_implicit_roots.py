@@ -253,13 +253,46 @@ def table_search(x, n=6):
     return YA[klo] * (1 - t) + YA[khi] * t * t
 
 
+class Step:
+    def __init__(self, k):
+        self.k = k
+
+    def value(self, t):
+        return t ** 3 + self.k * t
+
+    def solve_time(self, target, iterations=60):  # (py_ballisticcalc's TrajectoryStep.solve_time)
+        lo, hi = 0.0, 4.0
+        flo = self.value(lo) - target
+        fhi = self.value(hi) - target
+        if flo == 0.0:
+            return lo
+        if flo * fhi > 0.0:
+            raise ValueError("not bracketed")
+        for _ in range(iterations):
+            mid = (lo + hi) * 0.5
+            fmid = self.value(mid) - target
+            if fmid == 0.0:
+                return mid
+            if flo * fmid <= 0.0:
+                hi = mid
+                fhi = fmid
+            else:
+                lo = mid
+                flo = fmid
+        return (lo + hi) * 0.5
+
+
+def carried_values_and_an_exit(x):
+    return Step(x).solve_time(2.0 + x)
+
+
 def decreasing_closed_form(x):
     return 1.0 / x  # (exp(-r) x = 0.1: r = log(10 x))
 
 
 RIGHT = [obj, obj_target, with_dict, nested, in_outer_loop, decreasing, root_then_more, bracket_moves_root_does_not,
-         signs_as_psypy_compares_them, sign_of_a_product, table_search]
-REFUSED = [kink, step_function, returns_inside, stored_in_loop, temp_read_after, loose, no_root_in_bracket,
+         signs_as_psypy_compares_them, sign_of_a_product, table_search, returns_inside, carried_values_and_an_exit]
+REFUSED = [kink, step_function, stored_in_loop, temp_read_after, loose, no_root_in_bracket,
            crude_search]
 
 
@@ -331,3 +364,10 @@ def test_the_debug_contexts_see_the_loop_as_written():
     assert sum(c.get("other calls", 0) for c in counter.counts.values()) == 0  # (the restated loop's calls hidden)
     tracer = TraceContext()
     assert tracer.run(obj, 1.3) == obj(1.3)
+
+
+def test_a_root_hit_exactly_returned_from_inside_the_loop():
+    # t^3 + t = 10 at t = 2, the first halving's midpoint: `if fmid == 0.0: return mid` with the bracket [0, 4]
+    assert Step(1.0).solve_time(10.0) == 2.0
+    assert gradient(lambda c: Step(1.0).solve_time(c), 10.0)[0] == pytest.approx(1 / 13, rel=1e-12)
+    assert derivative(lambda c: Step(1.0).solve_time(c), 10.0) == pytest.approx(1 / 13, rel=1e-12)
