@@ -39,7 +39,7 @@ import types
 from overdub.passes import AST_LOCK, add_rewriter, adopt, copy_tree, fix_missing_locations
 
 from ..rules.implicit import NAME, PLAIN, ROOTS, Root, bracket_value, root_of
-from .bisection import bisection_step
+from .bisection import _own, bisection_step
 
 __all__ = ["rewrite"]
 
@@ -101,16 +101,6 @@ add_rewriter(rewrite)
 
 
 # -- the rewrite of one loop --------------------------------------------------------------------------------
-
-def _own(stmts):
-    """The nodes under stmts outside nested functions and classes."""
-    todo = list(stmts)
-    while todo:
-        n = todo.pop()
-        yield n
-        if not isinstance(n, _DEFS):
-            todo.extend(ast.iter_child_nodes(n))
-
 
 def _loads(node) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}

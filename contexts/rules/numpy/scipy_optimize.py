@@ -54,6 +54,28 @@ def _real_number(v) -> bool:
     return isinstance(v, (float, int, np.floating, np.integer)) and not isinstance(v, bool)
 
 
+def _packed(args) -> tuple[tuple, bool]:
+    """A solver's `args` as a tuple, and whether it was given as one (its cotangent takes the same form)."""
+    return (args, True) if isinstance(args, tuple) else ((args,), False)
+
+
+def _solution(opts, out, dout, refused):
+    """(the solution, its cotangent) of a solver's output: with full_output the first of a tuple, a cotangent
+    for the rest (its diagnostics) raising `refused()`."""
+    if not opts.get("full_output"):
+        return out, dout
+    if dout is not None and any(any_cotangent(d) for d in dout[1:]):
+        raise refused()
+    return out[0], (dout[0] if dout is not None else None)
+
+
+def _by_position(names, cot, pos, kw) -> tuple:
+    """An adjoint's cotangents: one per positional argument, then a dict of the keyword arguments' (if any)."""
+    grads = tuple(cot[name] for name in names[:len(pos)])
+    named = {k: cot[k] for k in kw if cot.get(k) is not None}
+    return grads + (named,) if named else grads
+
+
 def root_adjoint(pullback_full, fn):
     """fn's adjoint on reverse mode's `pullback_full`: the cotangents of f (its closure's, a Tangent) and
     of `args` are those of f(x*, *args) weighted by −dy/(∂f/∂x)(x*)."""
@@ -62,15 +84,8 @@ def root_adjoint(pullback_full, fn):
 
     def root_adjoint(dout, out, *pos, **kw):
         opts = _options(sig, pos, kw)
-        f, args = opts["f"], opts["args"]
-        packed = isinstance(args, tuple)
-        args = args if packed else (args,)
-        if opts.get("full_output"):
-            root, dy = out[0], (dout[0] if dout is not None else None)
-            if dout is not None and len(dout) > 1 and dout[1] is not None:
-                raise _results(fn)
-        else:
-            root, dy = out, dout
+        f, (args, packed) = opts["f"], _packed(opts["args"])
+        root, dy = _solution(opts, out, dout, lambda: _results(fn))
         cot = dict.fromkeys(names)
         if dy is not None and not (_real_number(dy) and dy == 0):
             _, back = pullback_full(f, root, *args)
@@ -83,9 +98,7 @@ def root_adjoint(pullback_full, fn):
             dargs = tuple(dargs[1:])
             if any(d is not None for d in dargs):
                 cot["args"] = dargs if packed else dargs[0]
-        grads = tuple(cot[name] for name in names[:len(pos)])
-        named = {k: cot[k] for k in kw if cot.get(k) is not None}
-        return grads + (named,) if named else grads
+        return _by_position(names, cot, pos, kw)
     return root_adjoint
 
 
@@ -343,15 +356,8 @@ def fsolve_adjoint(pullback_full, fn=optimize.fsolve):
 
     def fsolve_adjoint(dout, out, *pos, **kw):
         opts = _options(sig, pos, kw)
-        func, args = opts["func"], opts["args"]
-        packed = isinstance(args, tuple)
-        args = args if packed else (args,)
-        if opts.get("full_output"):
-            root, dy = out[0], (dout[0] if dout is not None else None)
-            if dout is not None and any(any_cotangent(d) for d in dout[1:]):
-                raise _FSOLVE_INFO.error()
-        else:
-            root, dy = out, dout
+        func, (args, packed) = opts["func"], _packed(opts["args"])
+        root, dy = _solution(opts, out, dout, _FSOLVE_INFO.error)
         cot = dict.fromkeys(names)
         if any_cotangent(dy):
             try:
@@ -381,7 +387,5 @@ def fsolve_adjoint(pullback_full, fn=optimize.fsolve):
             cot["func"] = dfunc
             if any(d is not None for d in dargs):
                 cot["args"] = tuple(dargs) if packed else dargs[0]
-        grads = tuple(cot[name] for name in names[:len(pos)])
-        named = {k: cot[k] for k in kw if cot.get(k) is not None}
-        return grads + (named,) if named else grads
+        return _by_position(names, cot, pos, kw)
     return fsolve_adjoint
