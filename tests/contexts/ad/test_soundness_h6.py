@@ -203,32 +203,20 @@ def test_the_sparsity_of_a_bisection_stated_as_its_root(f):
 
 
 def test_a_bisection_given_to_forward_mode_on_duals():
-    def bisect_with_global(x):
+    def bisect_with_global(x, tol):
         global _STATE
         _STATE = {"calls": _STATE["calls"] + 1}
         lo, hi = 0.0, 10.0
-        while hi - lo > 1e-12:
+        while hi - lo > tol:
             mid = (lo + hi) / 2
             if mid * mid - x > 0:
                 hi = mid
             else:
                 lo = mid
         return lo
-    assert derivative(bisect_with_global, 2.0) == pytest.approx(1 / (2 * math.sqrt(2.0)), rel=1e-9)
-
-    def wide_with_global(x):  # (stopped early: refused, on duals as in the twin)
-        global _STATE
-        _STATE = {"calls": _STATE["calls"] + 1}
-        lo, hi = 0.0, 10.0
-        while hi - lo > 1e-1:
-            mid = (lo + hi) / 2
-            if mid * mid - x > 0:
-                hi = mid
-            else:
-                lo = mid
-        return lo
-    with pytest.raises(OverdubError, match="bisection"):
-        derivative(wide_with_global, 2.0)
+    assert derivative(lambda x: bisect_with_global(x, 1e-12), 2.0) == pytest.approx(1 / (2 * math.sqrt(2.0)), rel=1e-9)
+    with pytest.raises(OverdubError, match="bisection"):  # (stopped early: refused, on duals as in the twin)
+        derivative(lambda x: bisect_with_global(x, 1e-1), 2.0)
 
 
 def bisect_sqrt_loosely(x):
