@@ -1730,6 +1730,39 @@ def _():
     return (lambda c: ap.arma2ma(np.array([1.0, -c[0]]), np.array([1.0, c[1]]), 5)), np.array([0.5, 0.3])
 
 # ===============================================================================================
+# psypy: psychrometric states by bisections on a module-level tolerance (5e-4 K), signs compared as booleans
+# ===============================================================================================
+
+def _psypy_tightly(f):
+    """f with psypy's bisections run to 1e-12 K (its tolerance, 5e-4 K, makes each state a staircase)."""
+    def tight(p):
+        si = _imp("psypy.psySI")
+        held = si.TOL
+        si.TOL = 1e-12
+        try:
+            return f(p)
+        finally:
+            si.TOL = held
+    return tight
+
+
+def _psypy_state(first, second):
+    def state(p):
+        return np.array(_imp("psypy.psySI").state(first, p[0], second, p[1], 101325.0), dtype=float)
+    state.__name__ = f"state_{first}_{second}"
+    return state
+
+
+for _first, _second, _x, _rtol in (("DBT", "RH", (300.0, 0.5), 1e-5), ("WBT", "W", (290.0, 0.01), 1e-4),
+                                   ("V", "RH", (0.87, 0.5), 1e-4), ("H", "RH", (60.0, 0.5), 1e-3)):
+    # (the states computed from a root found to 5e-4 K carry its error: up to 1.6e-4 of the wet bulb's
+    # derivative where a second bisection starts from the first's dry bulb)
+    case("psypy", f"psySI.state({_first}, {_second}) (bisections, signs compared)", rtol=_rtol, dist="psypy",
+         reference=lambda f=_psypy_state(_first, _second): _psypy_tightly(f))(
+        lambda f=_psypy_state(_first, _second), x=np.array(_x): (f, x))
+
+
+# ===============================================================================================
 # psychrolib: psychrometrics, a module-level unit system, Newton and bisection loops on floats
 # ===============================================================================================
 
