@@ -22,17 +22,19 @@ def by_curve_fit(v):
 @pytest.mark.parametrize("f", [by_fsolve, by_curve_fit], ids=lambda f: f.__name__)
 @pytest.mark.parametrize("mode", [jacfwd, gradient], ids=["forward", "reverse"])
 def test_refused_by_name(f, mode):
-    if f is by_fsolve and mode is jacfwd:
-        pytest.skip("forward mode differentiates fsolve (implicit function theorem): test_fsolve_in_forward_mode")
+    if f is by_fsolve:
+        pytest.skip("both modes differentiate fsolve (implicit function theorem): test_fsolve_in_both_modes")
     with pytest.raises(OverdubError, match="_minpack|minpack|scipy.optimize"):
         mode(f, np.array([0.7, 1.3, 0.4]))
 
 
-def test_fsolve_in_forward_mode():
-    """The root of t**3 - c moves as c**(1/3): d/dc = 1 / (3 c**(2/3)) (tests/contexts/forward/test_roots.py)."""
-    from tests import fd
+def test_fsolve_in_both_modes():
+    """The root of t**3 - c moves as c**(1/3): d/dc = 1 / (3 c**(2/3)) (tests/contexts/forward/test_roots.py;
+    reverse mode since session 45: tests/contexts/rules/test_scipy_roots.py)."""
     x = np.array([0.7, 1.3, 0.4])
-    np.testing.assert_allclose(jacfwd(by_fsolve, x), fd.gradient(by_fsolve, x)[0], rtol=1e-5, atol=1e-8)
+    want = np.array([0.0, 1 / (3 * 1.3 ** (2 / 3)), 0.0])
+    np.testing.assert_allclose(jacfwd(by_fsolve, x), want, rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(gradient(by_fsolve, x)[0], want, rtol=1e-5, atol=1e-8)
 
 
 def test_python_errors_still_pass():

@@ -97,13 +97,12 @@ def test_forward_over_reverse_refused():
 
 # -- fsolve in reverse mode (session 45): the adjoint of the solution, Jᵀλ = x̄, θ̄ = −(∂F/∂θ)ᵀλ ---------------------
 
-from tests.contexts.forward.test_roots import scalar_fsolve, system, system_args  # noqa: E402
-
-
-@pytest.mark.parametrize("f, x", [(system, X[:2]), (system_args, X[:2]), (scalar_fsolve, 0.7)],
+@pytest.mark.parametrize("name, x", [("system", X[:2]), ("system_args", X[:2]), ("scalar_fsolve", 0.7)],
                          ids=["list", "args", "scalar"])
-def test_fsolve_in_reverse_mode(f, x):
+def test_fsolve_in_reverse_mode(name, x):
     from contexts import jacobian
+    from tests.contexts.forward import test_roots  # (forward mode's systems; it imports this module's cases)
+    f = getattr(test_roots, name)
     if np.ndim(x):
         np.testing.assert_allclose(jacobian(f, x), fd.jacobian(f, x, matrix=True), rtol=1e-6, atol=1e-8)
     else:
