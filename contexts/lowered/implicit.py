@@ -19,14 +19,21 @@ sparsity detection, and each needs only root_of's rule.
 
 Rewritten only where every value the loop leaves behind is accounted for (else the loop stays as it was, and
 refused as before):
-- the `if`'s two branches assign the probe to the two ends (`hi = mid` / `lo = mid`), the probe assigned once
-  in the loop, before the `if`, and the test a comparison (`<`, `<=`, `>`, `>=`) of values computed from the
-  probe and from variables the loop does not change (its slice of the loop's statements, simple assignments);
-- the loop's statements are assignments to names, `if`s, `break`, `continue`, `pass` and `raise` (no `return`
-  out of it, no call for its effect, no store into an object or container: a value stored there would carry
-  the fixed mix), with no `else`, no nested loop;
-- no other variable the loop changes is read outside it, except counters (`i += 1`);
+- the `if`'s two branches (or an `elif` ending in `break`) assign one probe to the two ends (`hi = mid` /
+  `lo = mid`, or `lo, hi = mid, hi`; values carried with the ends, `fhi = fmid`, besides), the probe assigned
+  once in the loop, at its top level, from the ends (before the test, or after it for the next pass);
+- h's value is the test's two sides as a difference, where the test is an ordering (`<`, `<=`, `>`, `>=`) of
+  values computed from the probe and from what the loop does not change (its slice of the loop's statements
+  before the test, simple assignments), or the one value of the probe a comparison of signs reads
+  (`positive(y) == positive(ya)`, `(w > 0) != (wl > 0)`, `fm * fa > 0`, the other value at an end);
+- the loop's statements are assignments to names, `if`s, `break`, `continue`, `pass`, `raise` and `return`s
+  reading only the bracket and what the loop does not change (the probe or ends they read stated as the root
+  before them), with no `else`, no nested loop, no call for its effect, no store into an object or container
+  (a value stored there would carry the fixed mix);
+- no other variable the loop changes is read after it (counters aside), nor returned from inside it;
 - every bisection in the function is of this form.
+The loop then runs on plain values (its ends and whatever it reads and does not change, through
+`__overdub_bracket_value__`; every comparison in it of plain numbers): its values are discarded at its end.
 """
 
 from __future__ import annotations
