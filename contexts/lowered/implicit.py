@@ -31,6 +31,8 @@ refused as before):
   before them), with no `else`, no nested loop, no call for its effect, no store into an object or container
   (a value stored there would carry the fixed mix);
 - no other variable the loop changes is read after it (counters aside), nor returned from inside it;
+- or the halving form (scipy's bisect as fluids ports it): `dm *= 0.5; xm = a + dm; if f(xm) * fa >= 0: a = xm`
+  in that order, dm changed nowhere else, the bracket `[a, a + dm]` after the test;
 - every bisection in the function is of this form.
 The loop then runs on plain values (its ends and whatever it reads and does not change, through
 `__overdub_bracket_value__`; every comparison in it of plain numbers): its values are discarded at its end.
@@ -214,18 +216,26 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
     if not isinstance(test_if.test, ast.Compare) or len(test_if.test.ops) != 1:
         return False
     a, b = _branch(test_if.body), _other_branch(test_if)
-    if not a or not b:
-        return False
-    pairs = [(ta, tb, va.id) for ta, va in a.items() for tb, vb in b.items()
+    pairs = [(ta, tb, va.id) for ta, va in (a or {}).items() for tb, vb in (b or {}).items()
              if ta != tb and isinstance(va, ast.Name) and isinstance(vb, ast.Name) and va.id == vb.id
              and va.id not in (ta, tb)]
     # (the pair whose probe is made of its ends: `hi = mid` / `lo = mid`, not the values carried with them,
     # `fhi = fmid` / `flo = fmid`)
     pairs = [(ta, tb, p) for ta, tb, p in pairs if any(
         isinstance(s, ast.Assign) and p in _stores([s]) and {ta, tb} & _loads(s.value) for s in loop.body)]
-    if len(pairs) != 1:
-        return False
-    ta, tb, probe = pairs[0]
+    if len(pairs) == 1:
+        ta, tb, probe = pairs[0]
+        lo_end, hi_end, stated = ast.Name(ta, ast.Load()), ast.Name(tb, ast.Load()), (ta, tb)
+    else:
+        # the halving form (scipy's bisect as fluids ports it): `dm *= 0.5; xm = a + dm; if ...: a = xm`, one end
+        # moved, the bracket [a, a + dm] after the test; dm is stated with a (plain in the loop), a as the root
+        halving = _halving(loop, test_if, a, b)
+        if halving is None:
+            return False
+        ta, tb, probe = halving
+        lo_end = ast.Name(ta, ast.Load())
+        hi_end = ast.BinOp(left=ast.Name(ta, ast.Load()), op=ast.Add(), right=ast.Name(tb, ast.Load()))
+        stated = (ta,)
     position = loop.body.index(test_if)
     before = loop.body[:position]
     # the probe: assigned once in the loop, at its top level, from the bracket (before the test, or after it
@@ -266,7 +276,7 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
     returns = [n for n in _own(loop.body) if isinstance(n, ast.Return)]
     for r in returns:
         outside |= _loads(r.value) if r.value is not None else set()
-    for v in (changed - {ta, tb, probe}) & outside:
+    for v in (changed - {*stated, probe}) & outside:
         if not _counter(v, loop):
             return False
     # h: the probe first, then the function's own variables the slice reads (the rest are its globals)
@@ -284,7 +294,7 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
 
     def fix(name):
         call = ast.Call(func=ast.Name(NAME, ast.Load()), args=[
-            ast.Name(name, ast.Load()), ast.Constant(key), ast.Name(ta, ast.Load()), ast.Name(tb, ast.Load()),
+            ast.Name(name, ast.Load()), ast.Constant(key), copy_tree(lo_end), copy_tree(hi_end),
             ast.Tuple([ast.Name(p, ast.Load()) for p in params[1:]], ast.Load()), ast.Name(ends, ast.Load())],
             keywords=[])
         return ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())], value=call), loop)
@@ -309,12 +319,12 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
     guarded = ast.Try(body=[fix(probe)], handlers=[ast.ExceptHandler(
         type=ast.Name("NameError", ast.Load()), name=None, body=[ast.copy_location(ast.Pass(), loop)])],
         orelse=[], finalbody=[])
-    fixes = [fix(ta), fix(tb), ast.copy_location(guarded, loop)]
+    fixes = [*(fix(v) for v in stated), ast.copy_location(guarded, loop)]
     placed = []
     for r in returns:  # (before a return from inside the loop: what it reads of the bracket, stated as the root)
         block, _ = _block_of(loop, r)
         reads = _loads(r.value) if r.value is not None else set()
-        before_return = [fix(v) for v in (ta, tb, probe) if v in reads]
+        before_return = [fix(v) for v in (*stated, probe) if v in reads]
         block[block.index(r):block.index(r)] = before_return
         placed += before_return
     at = outer.index(loop)
@@ -326,6 +336,50 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
                 n.lineno = n.end_lineno = loop.lineno
                 n.col_offset, n.end_col_offset = loop.col_offset, loop.col_offset + 1
     return True
+
+
+def _halving(loop, test_if, body, other):
+    """(a, dm, xm) of the halving form: the loop's top level halves dm (`dm *= 0.5`, its only change), then sets
+    the probe `xm = a + dm`, then tests; the `if` moves a to the probe (`a = xm`), its `else` nothing; else None."""
+    if other or not body or len(body) != 1:
+        return None
+    (end, value), = body.items()
+    if not isinstance(value, ast.Name):
+        return None
+    probe = value.id
+    where = {id(s): i for i, s in enumerate(loop.body)}
+    halves = [s for s in _own(loop.body) if isinstance(s, ast.stmt) and _stores([s]) - {probe, end}
+              and _is_halving(s)]
+    for h in halves:
+        dm = next(iter(_stores([h])))
+        sets = [s for s in _own(loop.body) if isinstance(s, ast.stmt) and dm in _stores([s])]
+        probes = [s for s in loop.body if isinstance(s, ast.Assign) and probe in _stores([s])]
+        if sets != [h] or id(h) not in where or len(probes) != 1 or not _is_sum(probes[0].value, end, dm):
+            continue
+        if where[id(h)] < where[id(probes[0])] < where[id(test_if)]:
+            return end, dm, probe
+    return None
+
+
+def _is_halving(s) -> bool:
+    """`dm *= 0.5`, `dm /= 2`, `dm = dm * 0.5`, `dm = dm / 2`, `dm = 0.5 * dm`."""
+    half = lambda op, c: isinstance(c, ast.Constant) and (  # noqa: E731
+        isinstance(op, ast.Mult) and c.value == 0.5 or isinstance(op, ast.Div) and c.value == 2)
+    if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
+        return half(s.op, s.value)
+    if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+            and isinstance(s.value, ast.BinOp):
+        v, name = s.value, s.targets[0].id
+        return (isinstance(v.left, ast.Name) and v.left.id == name and half(v.op, v.right)
+                or isinstance(v.right, ast.Name) and v.right.id == name and isinstance(v.op, ast.Mult)
+                and half(v.op, v.left))
+    return False
+
+
+def _is_sum(value, a: str, dm: str) -> bool:
+    """value is `a + dm` (either way round)."""
+    return isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and {
+        getattr(value.left, "id", None), getattr(value.right, "id", None)} == {a, dm}
 
 
 def _slice_of(value, before, probe_set, probe, changed):

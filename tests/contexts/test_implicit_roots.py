@@ -286,13 +286,46 @@ def carried_values_and_an_exit(x):
     return Step(x).solve_time(2.0 + x)
 
 
+def halved_bisect(f, a, b, args=(), xtol=1e-12, rtol=2.220446049250313e-16, maxiter=100):
+    """scipy's C bisect as fluids ports it (`fluids.numerics.bisect`): one end moved by a half-width."""
+    fa = f(a, *args)
+    fb = f(b, *args)
+    if fa * fb > 0.0:
+        raise ValueError("f(a) and f(b) must have different signs")
+    dm = b - a
+    for i in range(maxiter):
+        dm *= 0.5
+        xm = a + dm
+        fm = f(xm, *args)
+        if fm * fa >= 0.0:
+            a = xm
+        abs_dm = abs(dm)
+        if fm == 0.0:
+            return xm
+        elif abs_dm < xtol + rtol * abs_dm:
+            return xm
+    raise ValueError("no convergence")
+
+
+def _cubic(m, k, c):
+    return m ** 3 + k * m - c
+
+
+def halving(x):
+    return halved_bisect(_cubic, 0.0, 4.0, args=(x, 2.0)) * x
+
+
+def halving_loosely(x):
+    return halved_bisect(_cubic, 0.0, 4.0, args=(x, 2.0), xtol=1e-2)
+
+
 def decreasing_closed_form(x):
     return 1.0 / x  # (exp(-r) x = 0.1: r = log(10 x))
 
 
 RIGHT = [obj, obj_target, with_dict, nested, in_outer_loop, decreasing, root_then_more, bracket_moves_root_does_not,
-         signs_as_psypy_compares_them, sign_of_a_product, table_search, returns_inside, carried_values_and_an_exit]
-REFUSED = [kink, step_function, stored_in_loop, temp_read_after, loose, no_root_in_bracket,
+         signs_as_psypy_compares_them, sign_of_a_product, table_search, returns_inside, carried_values_and_an_exit, halving]
+REFUSED = [kink, step_function, stored_in_loop, halving_loosely, temp_read_after, loose, no_root_in_bracket,
            crude_search]
 
 

@@ -759,6 +759,16 @@ def _():
 # fluids: chemical-engineering correlations in pure-Python floats
 # ===============================================================================================
 
+def _cubic_residual(m, k, c):
+    return m ** 3 + k * m - c
+
+
+@case("fluids", "numerics.bisect (scipy's bisect ported: one end moved by a halved width)")
+def _():
+    numerics = _imp("fluids.numerics")
+    return (lambda p: numerics.bisect(_cubic_residual, 0.0, 4.0, args=(p[0], p[1]))), np.array([1.3, 2.0])
+
+
 @case("fluids", "core.Reynolds")
 def _():
     fluids = _imp("fluids")
