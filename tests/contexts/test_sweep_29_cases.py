@@ -277,9 +277,9 @@ def test_remainder_formatting_text_is_remembered():
 
 # -- refusals are not the code's to catch ----------------------------------------------------------------
 
-def bisect_root(y):
+def bisect_root(y, steps=60):
     lo, hi = 0.0, 2.0
-    for _ in range(60):
+    for _ in range(steps):  # (6: stopped early, its bracket 1/32 wide, its result not the root)
         mid = (lo + hi) / 2
         if mid ** 3 + mid - y < 0:
             lo = mid
@@ -306,20 +306,9 @@ def root_or_default_bare(y):
 
 def wide_root_or_default(y):
     try:
-        return wide_bisect_root(y)
+        return bisect_root(y, 6)
     except:  # noqa: E722
         return 1.0
-
-
-def wide_bisect_root(y):
-    lo, hi = 0.0, 2.0
-    for _ in range(6):  # (stopped early: its bracket is 1/32 wide, its result not the root)
-        mid = (lo + hi) / 2
-        if mid ** 3 + mid - y < 0:
-            lo = mid
-        else:
-            hi = mid
-    return mid
 
 
 @pytest.mark.parametrize("f", [root_or_default, root_or_default_bare])
