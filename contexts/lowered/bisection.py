@@ -153,7 +153,7 @@ def bisection_step(fdef: ast.AST, active) -> ast.If | None:
         return None
     fixed = _fixed_tests(fdef)  # (loops `lowered.implicit` stated as the root they find: not refused)
     if fixed:
-        loops = [lp for lp in loops if not any(isinstance(n, ast.If) and n.lineno in fixed for n in lp.body)]
+        loops = [lp for lp in loops if not _restated(lp, fixed)]
     found = selection_step(fdef, active, fixed)
     if found is not None:
         return found
@@ -227,6 +227,11 @@ def _fixed_tests(fdef) -> set[int]:
                 and (root := ROOTS.get(n.args[1].value)) is not None:
             out.add(root.line)
     return out
+
+
+def _restated(loop, fixed: set[int]) -> bool:
+    """The loop's test is one `lowered.implicit` stated as a root (its line among `fixed`)."""
+    return any(isinstance(n, ast.If) and n.lineno in fixed for n in loop.body)
 
 
 def _indexing_only(loop, integers: set[str]) -> bool:
@@ -889,7 +894,7 @@ def selection_step(fdef: ast.AST, active=None, fixed=frozenset()):
                 out.add(n)
         return out
     for loop in loops.values():
-        if fixed and any(isinstance(n, ast.If) and n.lineno in fixed for n in loop.body):
+        if fixed and _restated(loop, fixed):
             continue  # (stated as the root it finds: `lowered.implicit`)
         inner = [b for b in binds if loop in b.loops]
         killed = _bound_first(loop)

@@ -143,6 +143,21 @@ def check_linear(root: Root, at, d, h_below, h_above, slope) -> None:
                             "or a kink of the test, not a root it crosses smoothly)")
 
 
+def locate(root: Root, end, lo, hi, value, slope_at):
+    """The point the root's derivative is taken at, after the checks (a plain float): `end` itself where the test's
+    value is exactly 0 there (a root hit, `if fm == 0: return mid`, whatever the bracket), else the crossing of the
+    bracket; `value(t)` is h's plain value at t, `slope_at(t)` its slope (returned with it). One sequence for both
+    modes."""
+    if value(end) == 0:
+        lo = hi = at = end
+    else:
+        at = crossing(root, lo, hi, value(lo), value(hi))
+    d = spread(lo, hi)
+    slope = slope_at(at)
+    check_linear(root, at, d, value(at - d), value(at + d), slope)
+    return at, slope
+
+
 def root_adjoint(pullback_full, primal):
     """root_of's adjoint on reverse mode's `pullback_full`: the cotangents of `args` are those of
     h(r*, *args) weighted by −dy/(∂h/∂m)(r*), r* the crossing of the bracket."""
@@ -150,22 +165,19 @@ def root_adjoint(pullback_full, primal):
         if dout is None or isinstance(dout, (int, float)) and dout == 0:
             return None, None, None, None, None, None
         root = ROOTS[key]
-        if indexes(primal(lo), primal(hi), lambda t: pullback_full(root.h, t, *args)):
+
+        def value(t):  # (h's value alone: run natively, no pullback recorded)
+            return primal(root.h(t, *args))
+
+        def slope_at(t):
+            return primal(pullback_full(root.h, t, *args)[1](1.0)[1][0])
+        if indexes(primal(lo), primal(hi), value):
             return None, None, None, None, None, None
-        h_end = primal(pullback_full(root.h, primal(end), *args)[0])
-        if h_end == 0:  # (the test's value exactly 0: a root hit, `if fm == 0: return mid`, whatever the bracket)
-            lo = hi = at = primal(end)
-        else:
-            h_lo, _ = pullback_full(root.h, primal(lo), *args)
-            h_hi, _ = pullback_full(root.h, primal(hi), *args)
-            at = crossing(root, primal(lo), primal(hi), primal(h_lo), primal(h_hi))
+        at, _ = locate(root, primal(end), primal(lo), primal(hi), value, slope_at)
         if type(out) is not float and not isinstance(out, (np.floating, int)):  # (forward over reverse: a dual
             at = out + (at - primal(out))  # end: the crossing moves with it)
         _, back = pullback_full(root.h, at, *args)
         _, (slope, *_) = back(1.0)
-        d = spread(primal(lo), primal(hi))
-        below, above = (primal(pullback_full(root.h, primal(at) + k * d, *args)[0]) for k in (-1, 1))
-        check_linear(root, primal(at), d, below, above, primal(slope))
         _, back = pullback_full(root.h, at, *args)
         _, dargs = back(-dout / slope)
         return None, None, None, None, tuple(dargs[1:]), None
@@ -186,15 +198,8 @@ def root_duals(fw):
         a, b = fw.primal(lo), fw.primal(hi)
         if indexes(a, b, g):
             return fw.primal(end)
-        if fw.primal(g(fw.primal(end))) == 0:  # (a root hit exactly: `if fm == 0: return mid`)
-            a = b = at = fw.primal(end)
-        else:
-            h_lo, h_hi = fw.primal(g(a)), fw.primal(g(b))
-            at = crossing(root, a, b, h_lo, h_hi)
+        at, slope = locate(root, fw.primal(end), a, b, lambda t: fw.primal(g(t)), lambda t: fw.slope_at(g, t))
         y = g(at)
-        slope = fw.slope_at(g, at)
-        d = spread(a, b)
-        check_linear(root, at, d, fw.primal(g(at - d)), fw.primal(g(at + d)), slope)
         if not fw.is_dual(y):
             if fw.dual_free(y):  # h does not depend on the inputs: nor does the root (a bracket moved with them)
                 return fw.primal(end)
