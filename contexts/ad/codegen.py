@@ -33,7 +33,7 @@ from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, c
                              try_except, tuple_, user)
 from ..lowered.inline import inline
 from ..lowered.runtime import MUTATOR_NAMES, equality_guards, exit_tests
-from ..lowered.bisection import BISECTION, BISECTION_FIX, bisection_step
+from ..lowered.bisection import bisection_step, refusal_text
 from ..lowered.lower import TEMP_PREFIX, Unsupported, all_nodes, is_generator, own_nodes, param_names
 from ..rules.operator import DERIVATIVES
 from ..rules.registry import registry
@@ -1820,7 +1820,8 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     ask_primals(lowered, active, globals_, freevars)
     step = bisection_step(lowered, active | set(active_params) | set(cells))  # (a test may steer what it does not reach)
     if step is not None:
-        raise Unsupported(f"{BISECTION} ({BISECTION_FIX})", step)
+        loop, fix = refusal_text(step)
+        raise Unsupported(f"{loop} ({fix})", step)
     if getattr(lowered, "_od_generator", False):
         _check_shared_changes(lowered, globals_)
     gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed, compact,

@@ -26,7 +26,7 @@ import overdub
 from overdub.errors import OverdubError
 from overdub.passes import bound_self, marked_opaque, method_function
 
-from ..lowered.bisection import bisects, refuse_bisection
+from ..lowered.bisection import bisects, refuse_bisection, steps_on_free
 from ..rules.builtins import _check_int as int_jump
 from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, is_stair as _stairs, parsed_astype, remembered_text,
                                staircase_text as fine_staircase, staircased, text_call, text_of)
@@ -430,7 +430,8 @@ class ForwardContext(overdub.Context):
                     return self.recurse(stand[0], *stand[1], *args, **kwargs)
                 if overdub.is_recursable(fn) and not _native(fn):
                     if (step := bisects(method_function(fn))) is not None and not (
-                            dual_free(args) and dual_free(kwargs) and dual_free(fn)):
+                            dual_free(args) and dual_free(kwargs) and dual_free(fn)) \
+                            and not steps_on_free(fn, step, args, kwargs, dual_free):
                         raise refuse_bisection(method_function(fn), step)  # (a callback's closure)
                     return self.recurse(fn, *args, **kwargs)
                 builder = id(fn) in _ARRAY_BUILDER_IDS
@@ -497,7 +498,8 @@ class ForwardContext(overdub.Context):
             if y is not _UNKNOWN:
                 return y
             if overdub.is_recursable(fn):
-                if (step := bisects(method_function(fn))) is not None:
+                if (step := bisects(method_function(fn))) is not None \
+                        and not steps_on_free(fn, step, args, kwargs, dual_free):
                     raise refuse_bisection(method_function(fn), step)
                 return self.recurse(fn, *args, **kwargs)
             if isinstance(fn, type):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import inspect
 import types
 import weakref
 
@@ -34,8 +35,9 @@ from overdub.passes import get_source, method_function
 from ..rules.implicit import NAME as IMPLICIT_ROOT, ROOTS
 from .lower import TEMP_PREFIX, all_nodes
 
-__all__ = ["bisection_step", "BISECTION", "BISECTION_FIX", "BisectionRefused", "refuse_bisection", "bisects",
-           "check_entry", "held_in_callables"]
+__all__ = ["bisection_step", "BISECTION", "BISECTION_FIX", "STEPPING", "STEPPING_FIX", "BisectionRefused",
+           "refuse_bisection", "refusal_text", "steps_on_free", "bisects", "check_entry", "held_in_callables", "stepping_step",
+           "is_stepping"]
 
 BISECTION = ("bisection: a loop narrowing a bracket by the outcome of a differentiated test (its result is a "
              "fixed mix of the bracket's starting ends, whose derivative is not the root's or minimiser's)")
@@ -43,6 +45,21 @@ BISECTION = ("bisection: a loop narrowing a bracket by the outcome of a differen
 BISECTION_FIX = ("give the root-finding function its derivative by the implicit function theorem "
                  "(`@contexts.custom_adjoint`, dy/dx = -(dg/dx)/(dg/dy) at the root), or find the root with "
                  "an iteration that follows the function's values (Newton's, secant)")
+
+STEPPING = ("stepping search: a loop moving a variable by a constant step until a differentiated test changes "
+            "(its result is the first point of a grid past the test's crossing, a staircase whose derivative is "
+            "zero, not the crossing's)")
+
+STEPPING_FIX = ("find the crossing with a root finder (`scipy.optimize.brentq`, which overdub differentiates as "
+                "a root), or give the function its derivative by the implicit function theorem "
+                "(`@contexts.custom_adjoint`); a step small against the result (at most 1e-3 of it), the loop's "
+                "values computed afresh from the stepped variable each pass, is differentiated as the crossing")
+
+
+def refusal_text(step) -> tuple[str, str]:
+    """(what the loop is, the fix) for the statement `bisection_step` named: a bisection's `if`, or a stepping
+    search's step."""
+    return (STEPPING, STEPPING_FIX) if is_stepping(step) else (BISECTION, BISECTION_FIX)
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
@@ -145,16 +162,17 @@ def _test_reads(test, values: dict[str, set[str]]) -> set[str]:
     return out
 
 
-def bisection_step(fdef: ast.AST, active) -> ast.If | None:
+def bisection_step(fdef: ast.AST, active, skip=frozenset()) -> ast.stmt | None:
     """The first `if` of fdef (not of its nested functions) that narrows a bracket by a test reading a
-    variable in `active` (None: any variable), or None."""
+    variable in `active` (None: any variable), or a stepping search's step (not those at the lines `skip`), or
+    None."""
     loops = [n for n in _own_statements(fdef.body) if isinstance(n, (ast.While, ast.For))]
     if not loops:
         return None
     fixed = _fixed_tests(fdef)  # (loops `lowered.implicit` stated as the root they find: not refused)
     if fixed:
         loops = [lp for lp in loops if not _restated(lp, fixed)]
-    found = selection_step(fdef, active, fixed)
+    found = selection_step(fdef, active, fixed) or stepping_step(fdef, loops, active, fixed | set(skip))
     if found is not None:
         return found
     candidates = [(loop, [n for n in _own_statements(loop.body) if isinstance(n, ast.If) and n.orelse])
@@ -230,8 +248,108 @@ def _fixed_tests(fdef) -> set[int]:
 
 
 def _restated(loop, fixed: set[int]) -> bool:
-    """The loop's test is one `lowered.implicit` stated as a root (its line among `fixed`)."""
-    return any(isinstance(n, ast.If) and n.lineno in fixed for n in loop.body)
+    """The loop's test (a stepping search's step) is one `lowered.implicit` stated as a root (its line among
+    `fixed`)."""
+    return any(isinstance(n, (ast.If, ast.Assign, ast.AugAssign)) and n.lineno in fixed for n in loop.body)
+
+
+# -- stepping searches ----------------------------------------------------------------------------------
+#     while q_trial < q:          # (or `while True:` / `for _ in range(n):` ending `if q_trial >= q: break`)
+#         d += 0.00001
+#         q_trial = flow(d, n, s)
+# channelflowlib's normal depth: d is the first point of a grid past the crossing of flow(d) = q, a staircase in
+# q, n and s whose derivative every mode gave as zero (and the loop's other values their partials at fixed d).
+
+def step_of(s) -> tuple[str, float] | None:
+    """(name, signed step) of `d += c`, `d -= c`, `d = d + c`, `d = d - c` with c a float literal, not a whole
+    number; else None."""
+    if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and isinstance(s.op, (ast.Add, ast.Sub)):
+        name, op, c = s.target.id, s.op, s.value
+    elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+            and isinstance(s.value, ast.BinOp) and isinstance(s.value.op, (ast.Add, ast.Sub)) \
+            and isinstance(s.value.left, ast.Name) and s.value.left.id == s.targets[0].id:
+        name, op, c = s.targets[0].id, s.value.op, s.value.right
+    else:
+        return None
+    sign = 1.0
+    if isinstance(c, ast.UnaryOp) and isinstance(c.op, ast.USub):
+        sign, c = -1.0, c.operand
+    if not (isinstance(c, ast.Constant) and type(c.value) is float and c.value != 0 and not c.value.is_integer()):
+        return None  # (a whole step counts passes, `counter += 1.`: pvlib's Newton loops, like `k += 1`)
+    return name, sign * (c.value if isinstance(op, ast.Add) else -c.value)
+
+
+def is_stepping(step) -> bool:
+    """The statement `bisection_step` named is a stepping search's step (not a bisection's `if`)."""
+    return getattr(step, "_od_stepping", False)
+
+
+def _exit_tests(loop) -> list:
+    """The tests that end the loop: a `while`'s own (unless `True`), and each `if ...: break` of its own body."""
+    tests = []
+    if isinstance(loop, ast.While) and not (isinstance(loop.test, ast.Constant) and loop.test.value):
+        tests.append(loop.test)
+    for n in _own_statements(loop.body):
+        if isinstance(n, (ast.While, ast.For)):
+            continue
+        if isinstance(n, ast.If) and any(isinstance(b, ast.Break) for b in n.body):
+            tests.append(n.test)
+    return tests
+
+
+def stepping_step(fdef, loops, active=None, fixed=frozenset()):
+    """The step of fdef's first stepping search (a loop moving one variable by a float constant, `d += 1e-5`,
+    whose exit test orders a value computed from it against one from a variable in `active`; None: a parameter or
+    what fdef reads from outside), or None. Whole steps are counts (`n += 1`, `k += 1.`: an integer result, whose
+    derivative is zero)."""
+    stepped = []
+    for loop in loops:
+        stores: dict[str, list] = {}
+        for n in _own_statements(loop.body):
+            if isinstance(n, (ast.Assign, ast.AugAssign)):
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                for t in targets:
+                    for m in all_nodes(t):
+                        if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Store):
+                            stores.setdefault(m.id, []).append(n)
+        for name, sets in stores.items():
+            if all(step_of(s) is not None and step_of(s)[0] == name for s in sets) and sets[0].lineno not in fixed:
+                stepped.append((loop, name, sets[0]))  # (not one `lowered.implicit` stated as its crossing)
+    if not stepped:
+        return None
+    values = _assigned(fdef)
+    temps = {n.targets[0].id: n.value for n in _own_statements(fdef.body)
+             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+             and n.targets[0].id.startswith(TEMP_PREFIX)}
+
+    def comparisons(test):
+        """The orderings a test is made of (through the lowered form's temporaries: `_od_t3 = d < q`)."""
+        todo, seen = [test], set()
+        while todo:
+            node = todo.pop()
+            for n in all_nodes(node):
+                if isinstance(n, ast.Compare) and any(isinstance(o, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for o in n.ops):
+                    yield n
+                elif isinstance(n, ast.Name) and n.id in temps and n.id not in seen:
+                    seen.add(n.id)
+                    todo.append(temps[n.id])
+    if active is None:  # (the parameters, and what it reads from outside: cells, globals)
+        active = {a.arg for a in all_nodes(fdef.args) if isinstance(a, ast.arg)}
+        active |= {n.id for n in _own(fdef.body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - set(values)
+    for loop, name, step in stepped:
+        # (what the test reads besides the stepped variable, not through that variable's start: an Euler loop's
+        # `t, y = 0.0, 1.0` unpacks one tuple, whose parts the activity takes as one)
+        others = {k: v for k, v in values.items() if k != name}
+        # an ordering reading both the stepped variable and a differentiated one (`q_trial < q`, q_trial computed
+        # from d; not `maxerr > eps and k < niter`, pvlib's Newton loop counting passes in a float)
+        for test in _exit_tests(loop):
+            for c in comparisons(test):
+                reads = _test_reads(c, others)
+                if name in reads and reads & set(active) - {name}:
+                    step._od_stepping = True
+                    step._od_inputs = frozenset(reads & set(active) - {name})
+                    return step
+    return None
 
 
 def _indexing_only(loop, integers: set[str]) -> bool:
@@ -447,11 +565,43 @@ class BisectionRefused(OverdubError):
     refuses it as a function it cannot transform, `UnsupportedFunction`)."""
 
 
-def refuse_bisection(fn, step: ast.If, mode: str = "forward mode") -> BisectionRefused:
+def refuse_bisection(fn, step: ast.stmt, mode: str = "forward mode") -> BisectionRefused:
     code = fn.__code__
     what = "find the sparsity of" if mode == "sparsity detection" else "differentiate"
-    return BisectionRefused(f"{mode} cannot {what} {code.co_qualname}: it uses a {BISECTION}",
-                            where=f"{code.co_filename}:{step.lineno}", fix=BISECTION_FIX)
+    loop, fix = refusal_text(step)
+    return BisectionRefused(f"{mode} cannot {what} {code.co_qualname}: it uses a {loop}",
+                            where=f"{code.co_filename}:{step.lineno}", fix=fix)
+
+
+def steps_on_free(fn, step, args, kwargs, free) -> bool:
+    """`step` is a stepping search's (found without knowing activity: `bisects`) whose exit test reads only
+    parameters given values `free` accepts (unperturbed, untraced): a time loop `while t < T: t += 0.01` with T
+    given as a number, nothing to refuse. A bisection's `if`: False (refused whatever its test reads, as before)."""
+    if not is_stepping(step):
+        return False
+    if isinstance(fn, types.MethodType):
+        fn, args = fn.__func__, (fn.__self__, *args)
+    if type(fn) is not types.FunctionType:
+        return False
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except (TypeError, ValueError):
+        return False
+    code = fn.__code__
+    cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+    for p in getattr(step, "_od_inputs", ()):
+        if p in bound:
+            v = bound[p]
+        elif p in cells:
+            try:
+                v = cells[p].cell_contents
+            except ValueError:
+                continue
+        else:
+            v = fn.__globals__.get(p)
+        if not isinstance(v, (types.ModuleType, type)) and not free(v):
+            return False
+    return True
 
 
 def check_entry(f, mode: str = "forward mode") -> None:

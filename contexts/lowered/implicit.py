@@ -48,7 +48,7 @@ import types
 from overdub.passes import AST_LOCK, add_rewriter, adopt, copy_tree, fix_missing_locations
 
 from ..rules.implicit import NAME, PLAIN, ROOTS, Root, bracket_value, root_of
-from .bisection import _own, bisection_step
+from .bisection import _own, bisection_step, is_stepping, step_of
 
 __all__ = ["rewrite"]
 
@@ -65,7 +65,8 @@ _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 def rewrite(source, module_globals):
     """The definition with each bisection's ends stated as the root (in it and in the functions defined in it,
     which a context's twin of it makes from this tree), or None (no bisection of the form handled: the modes
-    refuse it as before). A function with a bisection of another form is left whole."""
+    refuse it as before). A function with a bisection of another form is left whole; a stepping search of another
+    form is left as it is, the function's others stated."""
     tree = source.tree
     if isinstance(tree, ast.Lambda) or not any(isinstance(n, (ast.While, ast.For)) for n in ast.walk(tree)):
         return None
@@ -76,13 +77,19 @@ def rewrite(source, module_globals):
         if not any(isinstance(n, (ast.While, ast.For)) for n in _own(fdef.body)) or bisection_step(fdef, None) is None:
             continue
         trial = copy_tree(fdef)
+        stated, skipped = False, set()
         for _ in range(16):
-            step = bisection_step(trial, None)
+            step = bisection_step(trial, None, skip=skipped)
             if step is None:
-                fdef.body = trial.body
-                changed = True
+                if stated:
+                    fdef.body = trial.body
+                    changed = True
                 break
-            if not _state_as_root(trial, step, source, module_globals, outer):
+            if _state_as_root(trial, step, source, module_globals, outer):
+                stated = True
+            elif is_stepping(step):  # (left as it is, refused where it is reached: the function's others stated)
+                skipped.add(step.lineno)
+            else:
                 break
     if not changed:
         return None
@@ -196,6 +203,8 @@ def _test_of(fdef, step):
 
 
 def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> bool:
+    if is_stepping(step):
+        return _state_stepping(fdef, step, source, module_globals, enclosing)
     test_if = _test_of(fdef, step)
     if test_if is None:
         return False
@@ -287,8 +296,7 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
     h = _compile_h(source, module_globals, params, sliced, value, test_if, key)
     if h is None:
         return False
-    qualname = code.co_qualname if fdef.name == code.co_name else f"{code.co_qualname}.<locals>.{fdef.name}"
-    ROOTS[key] = Root(h, source.filename, test_if.lineno, qualname)
+    ROOTS[key] = Root(h, source.filename, test_if.lineno, _qualname(source.code, fdef))
 
     ends = f"_odends{key}"
 
@@ -382,10 +390,10 @@ def _is_sum(value, a: str, dm: str) -> bool:
         getattr(value.left, "id", None), getattr(value.right, "id", None)} == {a, dm}
 
 
-def _slice_of(value, before, probe_set, probe, changed):
+def _slice_of(value, before, probe_set, probe, changed, branches=False):
     """(the statements before the test that value reads, through one another; the variables they and value
-    read), where those are simple assignments and value reads the probe and otherwise only what the loop does not
-    change; else None."""
+    read), where those are simple assignments (or, with `branches`, `if`s of them assigning the same names either
+    way: `_two_way`) and value reads the probe and otherwise only what the loop does not change; else None."""
     needed = _loads(value)
     sliced: list[ast.stmt] = []
     for s in reversed(before):
@@ -393,6 +401,10 @@ def _slice_of(value, before, probe_set, probe, changed):
             continue
         assigned = _stores([s])
         if not assigned & needed:
+            continue
+        if branches and isinstance(s, ast.If) and _two_way(s):
+            sliced.insert(0, s)
+            needed = (needed - assigned) | _outer_reads([s])
             continue
         if not isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)) or any(
                 not isinstance(t, ast.Name) for t in ast.walk(s) if isinstance(t, (ast.Attribute, ast.Subscript))
@@ -407,6 +419,61 @@ def _slice_of(value, before, probe_set, probe, changed):
     if {"super", "__class__"} & (needed | _loads(ast.Module(body=sliced, type_ignores=[]))):
         return None
     return sliced, needed
+
+
+def _simple_store(s) -> bool:
+    """s assigns names only (`a = ...`, `a, b = ...`, `a += ...`), with nothing made or awaited in it."""
+    if not isinstance(s, (ast.Assign, ast.AugAssign)) or any(
+            isinstance(t, (ast.Attribute, ast.Subscript, ast.Starred)) for t in ast.walk(s)
+            if isinstance(getattr(t, "ctx", None), (ast.Store, ast.Del))):
+        return False
+    return not any(isinstance(n, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, *_DEFS)) for n in ast.walk(s))
+
+
+def _two_way(s) -> bool:
+    """s is an `if` (an `elif` chain) of simple assignments whose branches assign the same names (each pass's value
+    made afresh whichever way it goes: channelflowlib's circular section, `theta = ...` above or below half full)."""
+    if not isinstance(s, ast.If) or not s.orelse:
+        return False
+    for branch in (s.body, s.orelse):
+        if not all(_simple_store(t) or _two_way(t) for t in branch):
+            return False
+    return _stores(s.body) == _stores(s.orelse)
+
+
+def _outer_reads(stmts) -> set[str]:
+    """The names stmts read before they assign them (an `if`'s branches each on its own)."""
+    made, reads = set(), set()
+    for s in stmts:
+        if isinstance(s, ast.If):
+            reads |= _loads(s.test) - made
+            for branch in (s.body, s.orelse):
+                reads |= _outer_reads(branch) - made
+        else:
+            reads |= (_loads(s) | ({s.target.id} if isinstance(s, ast.AugAssign) else set())) - made
+        made |= _stores([s])
+    return reads
+
+
+def _afresh(stmts, fresh: set[str], changed: set[str]) -> set[str] | None:
+    """The names made by stmts, in order, where each reads of what the loop changes only what this pass made
+    before it (`fresh`: the stepped variable, then each assignment's names, each branch on its own); else None (a
+    value carried from one pass to the next)."""
+    fresh = set(fresh)
+    for s in stmts:
+        if isinstance(s, ast.If):
+            if _loads(s.test) & changed - fresh:
+                return None
+            made = [_afresh(branch, fresh, changed) for branch in (s.body, s.orelse)]
+            if None in made:
+                return None
+            fresh |= made[0] & made[1]
+            continue
+        reads = _loads(s) | ({s.target.id} if isinstance(s, ast.AugAssign) else set())
+        if reads & changed - fresh:
+            return None
+        fresh |= _stores([s])
+    return fresh
 
 
 def _reads(value, before, probe_set) -> set[str]:
@@ -478,3 +545,120 @@ def _compile_h(source, module_globals, params, sliced, value, test_if, key):
     h = types.FunctionType(code, globals_, name)
     adopt(code, fdef, source.class_name)
     return h
+
+
+def _qualname(code, fdef) -> str:
+    return code.co_qualname if fdef.name == code.co_name else f"{code.co_qualname}.<locals>.{fdef.name}"
+
+
+def _plain_call(node):
+    return ast.Call(func=ast.Name(PLAIN, ast.Load()), args=[node], keywords=[])
+
+
+def _at_line(stmts, like) -> None:
+    """The statements written for a loop placed at its first line (an error there names the loop)."""
+    for s in stmts:
+        for n in ast.walk(s):
+            if "lineno" in n._attributes:
+                n.lineno = n.end_lineno = like.lineno
+                n.col_offset, n.end_col_offset = like.col_offset, like.col_offset + 1
+
+
+def _state_stepping(fdef, step, source, module_globals, enclosing: set[str]) -> bool:
+    """A stepping search stated as the crossing it stops past:
+
+        while q_trial < q:                     _odrank = False
+            d += 1e-5                          while q_trial < q:        (on plain values)
+            a = d * b               ->             d += 1e-5; _odrank = True; a = d * b; q_trial = a * v(a)
+            q_trial = a * v(a)                 if _odrank:
+                                                   d = __overdub_implicit_root__(d, k, d - 1e-5, d, (b, q), ends)
+                                                   a = d * b; q_trial = a * v(a)       (again, from the root)
+                                               else: d = <d as the loop found it>
+
+    Where: the step is the loop's first statement, the rest simple assignments to names computed afresh each
+    pass from the stepped variable and what the loop does not change (no value carried from one pass to the
+    next: re-run after the loop from the root, they give the values the loop left, now with derivatives), and
+    the loop ends by its `while` test or by a last `if test: break` (not both), an ordering of values computed
+    from the stepped variable; a `for` loop's counter not read after it. h is the test's two sides as a
+    difference; the bracket the last step crossed, [d - step, d]."""
+    block, loop = _block_of(fdef, step)
+    if loop is None:  # (`while q_trial < q: if q > 0: b += 1e-4; ...`, a guard the loop does not change: its body)
+        loops = [n for n in _own(fdef.body) if isinstance(n, ast.While) and len(n.body) == 1
+                 and isinstance(n.body[0], ast.If) and n.body[0].body is block and not n.body[0].orelse]
+        if len(loops) != 1 or _loads(loops[0].body[0].test) & _stores(block):
+            return False
+        loop = loops[0]
+    if loop.orelse or block[0] is not step:
+        return False
+    outer, _ = _block_of(fdef, loop)
+    if outer is None:
+        return False
+    probe, size = step_of(step)
+    rest = block[1:]
+    last = rest[-1] if rest else None
+    breaks = isinstance(last, ast.If) and len(last.body) == 1 and isinstance(last.body[0], ast.Break) \
+        and not last.orelse
+    tested = isinstance(loop, ast.While) and not (isinstance(loop.test, ast.Constant) and loop.test.value is True)
+    if tested == breaks:
+        return False
+    test = loop.test if tested else last.test
+    if breaks:
+        rest = rest[:-1]
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], _ORDER):
+        return False
+    changed = _stores(loop.body)
+    if isinstance(loop, ast.For):
+        if not isinstance(loop.target, ast.Name):
+            return False
+        counter = loop.target.id
+        after = [n for n in _own(fdef.body) if isinstance(n, ast.Name) and n.id == counter and not _inside(n, loop)]
+        if any(isinstance(n.ctx, ast.Load) for n in after) or counter in changed:
+            return False
+        changed.add(counter)
+    if not all(_simple_store(s) or _two_way(s) for s in rest) or _afresh(rest, {probe}, changed) is None:
+        return False
+    value = ast.copy_location(ast.BinOp(left=copy_tree(test.left), op=ast.Sub(),
+                                        right=copy_tree(test.comparators[0])), test)
+    found = _slice_of(value, rest, step, probe, changed, branches=True)
+    if found is None:
+        return False
+    sliced, needed = found
+    own = _stores(fdef.body) | {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)} | enclosing
+    params = [probe] + sorted((needed - {probe}) & own)
+    key = next(_keys)
+    h = _compile_h(source, module_globals, params, sliced, value, test, key)
+    if h is None:
+        return False
+    ROOTS[key] = Root(h, source.filename, step.lineno, _qualname(source.code, fdef), "stepping search")
+    ran, ends = f"_odran{key}", f"_odends{key}"
+    again = [copy_tree(s) for s in rest]  # (the pass again after the loop, from the root: as the user wrote it)
+    # the loop on plain values (what it reads and does not change, through bracket_value; its comparisons)
+    read = set().union(*(_loads(s) for s in loop.body), _loads(getattr(loop, "test", ast.Pass())))
+    renamed = {p: f"_odplain_{p}" for p in sorted((read & own) - changed)}
+    for s in loop.body + ([loop.test] if isinstance(loop, ast.While) else []):
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in renamed:
+                n.id = renamed[n.id]
+    for n in _own(loop.body + ([loop.test] if isinstance(loop, ast.While) else [])):
+        if isinstance(n, ast.Compare) and all(isinstance(o, (*_ORDER, ast.Eq, ast.NotEq)) for o in n.ops):
+            n.left, n.comparators = _plain_call(n.left), [_plain_call(c) for c in n.comparators]
+    block.insert(1, ast.copy_location(ast.Assign(targets=[ast.Name(ran, ast.Store())], value=ast.Constant(True)), step))
+    pre = [ast.Assign(targets=[ast.Name(ends, ast.Store())], value=ast.Tuple([ast.Name(probe, ast.Load())],
+                                                                            ast.Load())),
+           ast.Assign(targets=[ast.Name(ran, ast.Store())], value=ast.Constant(False))]
+    pre += [ast.Assign(targets=[ast.Name(renamed.get(v, v), ast.Store())], value=_plain_call(ast.Name(v, ast.Load())))
+            for v in [*renamed, probe]]
+    lo = ast.BinOp(left=ast.Name(probe, ast.Load()), op=ast.Sub(), right=ast.Constant(size))
+    call = ast.Call(func=ast.Name(NAME, ast.Load()), args=[
+        ast.Name(probe, ast.Load()), ast.Constant(key), lo, ast.Name(probe, ast.Load()),
+        ast.Tuple([ast.Name(p, ast.Load()) for p in params[1:]], ast.Load()), ast.Name(ends, ast.Load())],
+        keywords=[])
+    again = [ast.Assign(targets=[ast.Name(probe, ast.Store())], value=call)] + again
+    restore = [ast.Assign(targets=[ast.Name(probe, ast.Store())], value=ast.Subscript(
+        value=ast.Name(ends, ast.Load()), slice=ast.Constant(0), ctx=ast.Load()))]
+    after = [ast.If(test=ast.Name(ran, ast.Load()), body=again, orelse=restore)]
+    _at_line(pre + after, loop)
+    at = outer.index(loop)
+    outer[at + 1:at + 1] = after
+    outer[at:at] = pre
+    return True

@@ -41,10 +41,10 @@ class Root:
     """One loop's h (its test as a difference, the probe first: `h(mid, *args)`), its function's name and
     the test's line."""
 
-    __slots__ = ("h", "where", "line", "qualname")
+    __slots__ = ("h", "where", "line", "qualname", "loop")
 
-    def __init__(self, h, filename: str, line: int, qualname: str):
-        self.h, self.where, self.line, self.qualname = h, f"{filename}:{line}", line, qualname
+    def __init__(self, h, filename: str, line: int, qualname: str, loop: str = "bisection"):
+        self.h, self.where, self.line, self.qualname, self.loop = h, f"{filename}:{line}", line, qualname, loop
 
 
 ROOTS: dict[int, Root] = {}
@@ -69,7 +69,7 @@ registry.nondifferentiable(bracket_value)
 
 def _refuse(root: Root, why: str) -> NoDerivative:
     return NoDerivative(
-        f"the bisection in {root.qualname} ({root.where}) has no root's derivative here: {why}",
+        f"the {root.loop} in {root.qualname} ({root.where}) has no root's derivative here: {why}",
         fix="narrow the bracket to a simple root (a tighter tolerance, more iterations), or give the function "
             "its derivative (`@contexts.custom_adjoint`)")
 

@@ -21,7 +21,7 @@ from contexts.rules.numpy.conversion import KeptConverter
 from contexts.rules.numpy.inplace import OverlappingWrite, as_store
 from contexts.rules.registry import registry
 
-from ..lowered.bisection import bisects, held_in_callables, refuse_bisection
+from ..lowered.bisection import bisects, held_in_callables, refuse_bisection, steps_on_free
 from ..lowered.runtime import TEXT_IDS, text_call
 from ..rules.containers import holds
 from ..rules.leaves import runs_natively, taken_per_element
@@ -272,7 +272,8 @@ class SparsityContext(overdub.Context):
             return self.recurse(stand[0], *stand[1], *args, **kwargs)
         if overdub.is_recursable(fn):
             if (step := bisects(method_function(fn))) is not None and (
-                    traced or held_in_callables((fn, *args, *kwargs.values()), _is_tracer)):
+                    traced or held_in_callables((fn, *args, *kwargs.values()), _is_tracer)) \
+                    and not steps_on_free(fn, step, args, kwargs, lambda v: not held_in_callables((v,), _is_tracer)):
                 raise refuse_bisection(method_function(fn), step, "sparsity detection")
             return self.recurse(fn, *args, **kwargs)
         if not traced:

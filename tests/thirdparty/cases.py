@@ -2175,3 +2175,86 @@ def _():
 def _():
     astro, t = _imp("pyorbital.astronomy"), _pyorbital_time()
     return (lambda p: astro.sun_azimuth_angle(t, p[:2], p[2:])), np.array([10.5, 11.0, 48.2, 47.0])
+
+
+# ===============================================================================================
+# channelflowlib: open-channel hydraulics, each unknown found by a stepping search (`while q_trial < q:
+# d += 0.00001`), its grid 1e-5 to 1e-4: differenced against the same formulas solved by brentq to 1e-15
+# ===============================================================================================
+
+def _brentq(g, lo, hi):
+    from scipy.optimize import brentq
+    return brentq(g, lo, hi, xtol=1e-15, rtol=1e-15)
+
+
+def _manning(a, p, n, s):
+    """(velocity, flow) of a section of area a and wetted perimeter p (Manning's formula, as the package)."""
+    v = (1 / n) * s ** 0.5 * (a / p) ** (2 / 3)
+    return v, a * v
+
+
+def _channel(cls, unknown, setters, out):
+    def f(p):
+        c = getattr(_imp("channelflowlib.openchannellib"), cls)(unknown=unknown, unit="metric")
+        for name, value in zip(setters, p):
+            getattr(c, f"set_{name}")(value)
+        c.analyze()
+        return np.array([getattr(c, o) for o in out])
+    return f
+
+
+def _rectangular_depth(p):
+    q, n, s, b = p
+    d = _brentq(lambda d: _manning(d * b, b + 2 * d, n, s)[1] - q, 1e-9, 100.0)
+    return np.array([d, _manning(d * b, b + 2 * d, n, s)[0]])
+
+
+@case("channelflowlib", "Rectangular.analyze water depth (stepping search)", dist="channelflowlib", rtol=1e-4,
+      reference=lambda: _rectangular_depth)
+def _():
+    return _channel("Rectangular", "water_depth", ("discharge", "roughness", "channel_slope", "channel_base"),
+                    ("water_depth", "velocity")), np.array([0.5, 0.013, 0.001, 2.0])
+
+
+def _rectangular_base(p):
+    q, n, s, d = p
+    b = _brentq(lambda b: _manning(b * d, b + 2 * d, n, s)[1] - q, 1e-9, 100.0)
+    return np.array([b, _manning(b * d, b + 2 * d, n, s)[0]])
+
+
+@case("channelflowlib", "Rectangular.analyze channel base (the step under a guard)", dist="channelflowlib",
+      rtol=1e-4, reference=lambda: _rectangular_base)
+def _():
+    return _channel("Rectangular", "channel_base", ("discharge", "roughness", "channel_slope", "water_depth"),
+                    ("channel_base", "velocity")), np.array([0.8, 0.013, 0.001, 0.4])
+
+
+def _trapezoidal_depth(p):
+    q, n, s, b, z = p
+
+    def section(d):
+        return (b + d * z) * d, 2 * d * (z ** 2 + 1) ** 0.5 + b
+    d = _brentq(lambda d: _manning(*section(d), n, s)[1] - q, 1e-9, 100.0)
+    return np.array([d, _manning(*section(d), n, s)[0]])
+
+
+@case("channelflowlib", "Trapezoidal.analyze water depth (stepping search)", dist="channelflowlib", rtol=1e-3,
+      reference=lambda: _trapezoidal_depth)
+def _():
+    return _channel("Trapezoidal", "water_depth",
+                    ("discharge", "roughness", "channel_slope", "channel_base", "sideslope"),
+                    ("water_depth", "velocity")), np.array([0.5, 0.013, 0.001, 2.0, 1.5])
+
+
+def _critical_trapezoidal(p):
+    q, b, z = p
+    g = _imp("channelflowlib.critical_flow").GRAVITY_G
+    return _brentq(lambda d: ((b + z * d) * d) ** 3 / (b + 2 * z * d) - q ** 2 / g, 1e-9, 100.0)
+
+
+@case("channelflowlib", "critical_flow.solve_critical_flow_trapezoidal (dict)", dist="channelflowlib", rtol=1e-4,
+      reference=lambda: _critical_trapezoidal)
+def _():
+    cf = _imp("channelflowlib.critical_flow")
+    return (lambda p: cf.solve_critical_flow_trapezoidal(p[0], 0.5, p[1], p[2], 0.013, 1.2, 0.4)["critical_depth"]), \
+        np.array([0.5, 2.0, 1.5])

@@ -1,0 +1,234 @@
+"""Stepping searches: a loop moving a variable by a constant step until a differentiated test changes.
+
+    while q_trial < q:          # channelflowlib's normal depth (openchannellib.Rectangular.analyze)
+        d += 0.00001
+        q_trial = flow(d, n, s)
+
+Its result is the first point of a grid past the crossing of flow(d) = q: a staircase in q, n and s whose
+derivative every mode gave as zero, silently (and the loop's other values their partials at a fixed d: 0 for
+0.43, -6.8 for 9.8). Now (session 46) such a loop is differentiated as the crossing it stops past
+(`contexts.lowered.implicit`, the bracket [d - step, d]), where its step is small against its result and its
+values are computed afresh each pass; any other is refused in every mode. Every oracle is the same computation
+with the crossing found by `scipy.optimize.brentq` to 1e-15, differenced (`tests.fd`), or a closed form: never
+overdub.
+"""
+
+import math
+
+import pytest
+from scipy.optimize import brentq
+
+from contexts import ADContext, derivative, gradient, hessian, jacobian_sparsity
+from overdub.errors import OverdubError
+from tests import fd
+
+
+def manning(d, n, b, s):
+    """(flow, velocity) of a rectangular channel at depth d (Manning's formula)."""
+    a = d * b
+    r = a / (b + 2 * d)
+    v = (1 / n) * s ** 0.5 * r ** (2 / 3)
+    return a * v, v
+
+
+def normal_depth(q, n, b=2.0, s=0.001):
+    """channelflowlib's loop, as it is written there: the depth and velocity at which the flow reaches q."""
+    q_trial = 0.0
+    d = 0.0
+    v = 0.0
+    if q > 0:
+        while q_trial < q:
+            d += 0.00001
+            a = d * b
+            p = b + 2 * d
+            r = a / p
+            v = (1 / n) * s ** 0.5 * r ** (2 / 3)
+            q_trial = a * v
+    return d + 0.1 * v
+
+
+def normal_depth_ref(q, n, b=2.0, s=0.001):
+    d = brentq(lambda t: manning(t, n, b, s)[0] - q, 1e-9, 100.0, xtol=1e-15)
+    return d + 0.1 * manning(d, n, b, s)[1]
+
+
+def until_break(x, c):
+    """`while True:` ending in `if ...: break`, the test on the stepped value itself."""
+    t = 0.8
+    while True:
+        t += 1e-5
+        g = t ** 3 + x * t
+        if g >= c:
+            break
+    return t * c
+
+
+def until_break_ref(x, c):
+    return brentq(lambda t: t ** 3 + x * t - c, 0.0, 10.0, xtol=1e-15) * c
+
+
+def downward(x):
+    """Stepping down from above, the test in the `while`, a capped `for` loop's twin below."""
+    y = 1.7
+    while math.exp(y) > 4.0 + x:
+        y -= 1e-5
+    return y
+
+
+def capped(x):
+    y = 1.7
+    for _ in range(10 ** 6):
+        y -= 1e-5
+        if math.exp(y) <= 4.0 + x:
+            break
+    return y ** 2
+
+
+class Channel:
+    """The loop as a method, its inputs read from the object (forward mode meets it on an object holding duals)."""
+
+    def __init__(self, q, n):
+        self.q, self.n = q, n
+
+    def analyze(self):
+        q, n = self.q, self.n
+        q_trial, d = 0.0, 0.0
+        while q_trial < q:
+            d += 0.00001
+            q_trial = (1 / n) * 0.001 ** 0.5 * d * 2.0 * (d * 2.0 / (2.0 + 2 * d)) ** (2 / 3)
+        self.depth = d
+        return self
+
+
+def channel(q, n):
+    return Channel(q, n).analyze().depth
+
+
+def channel_ref(q, n):
+    return brentq(lambda t: manning(t, n, 2.0, 0.001)[0] - q, 1e-9, 100.0, xtol=1e-15)
+
+
+def test_normal_depth_is_the_crossing_in_every_mode():
+    want = fd.gradient(normal_depth_ref, 0.5, 0.013, h=1e-6)
+    with ADContext():
+        got = gradient(normal_depth, 0.5, 0.013)
+        dq = derivative(lambda q: normal_depth(q, 0.013), 0.5)
+    # (the velocity is taken at the loop's grid point, within its step of the crossing: a 1e-5 relative error,
+    # the primal's own)
+    assert got == pytest.approx(want, rel=3e-5)
+    assert dq == pytest.approx(want[0], rel=3e-5)
+    assert want[0] > 0.4 and want[1] > 9  # (0 and -6.8 before)
+
+
+@pytest.mark.parametrize("f, ref, args", [
+    (until_break, until_break_ref, (1.3, 2.0)),
+    (channel, channel_ref, (0.5, 0.013)),
+])
+def test_shapes_right_in_both_modes(f, ref, args):
+    want = fd.gradient(ref, *args, h=1e-6)
+    with ADContext():
+        got = gradient(f, *args)
+        first = derivative(lambda t: f(t, *args[1:]), args[0])
+    # (values computed from the grid point after the loop, `t * c`, carry the step: 1e-5 of t)
+    assert got == pytest.approx(want, rel=3e-5)
+    assert first == pytest.approx(want[0], rel=3e-5)
+
+
+def test_downward_and_capped_loops():
+    want = 1 / 5.0  # y = log(4 + x) at x = 1
+    with ADContext():
+        assert gradient(downward, 1.0)[0] == pytest.approx(want, rel=1e-6)
+        assert derivative(downward, 1.0) == pytest.approx(want, rel=1e-6)
+        y = math.log(5.0)
+        assert gradient(capped, 1.0)[0] == pytest.approx(2 * y * want, rel=1e-5)
+        assert derivative(capped, 1.0) == pytest.approx(2 * y * want, rel=1e-5)
+
+
+def test_second_derivative_of_the_crossing():
+    # t^3 + x t = c: dt/dx = -t / (3t^2 + x), and its derivative again in x
+    x, c = 1.3, 2.0
+    want = fd.derivative(lambda u: fd.gradient(until_break_ref, u, c)[0], x, h=1e-4)
+    with ADContext():
+        got = hessian(lambda u: until_break(u, c), x)
+    assert float(got) == pytest.approx(want, rel=1e-4)
+
+
+def coarse(x):
+    d = 0.0
+    while d * d < x:
+        d += 0.01
+    return d
+
+
+def carried(x, t_end):
+    """An Euler loop stopped by a differentiated end time: y is carried from pass to pass (not a value of t
+    alone), so the loop is not stated as a crossing; the number of steps moves with t_end."""
+    t, y = 0.0, 1.0
+    while t < t_end:
+        y = y + 1e-4 * (-x * y)
+        t += 1e-4
+    return y
+
+
+def test_a_coarse_step_is_refused():
+    # the grid's step is 1e-2 of the result: its point is not the crossing
+    with ADContext():
+        with pytest.raises(OverdubError, match="stepping search"):
+            gradient(coarse, 2.0)
+        with pytest.raises(OverdubError, match="stepping search"):
+            derivative(coarse, 2.0)
+
+
+def test_a_loop_carrying_values_is_refused_where_its_end_is_differentiated():
+    with ADContext():
+        with pytest.raises(OverdubError, match="stepping search"):
+            gradient(carried, 0.5, 0.3)
+        with pytest.raises(OverdubError, match="stepping search"):
+            derivative(lambda t: carried(0.5, t), 0.3)
+        # (the end time given as a number: the loop's length is fixed, the derivative in x that of the code)
+        got = derivative(lambda u: carried(u, 0.3), 0.5)
+    want = fd.derivative(lambda u: carried(u, 0.3), 0.5)
+    assert got == pytest.approx(want, rel=1e-6)
+
+
+def never_runs(x):
+    d = 2.0 * x
+    while d * d < x + 1.0:
+        d += 1e-6
+    return d
+
+
+def test_a_loop_that_does_not_run_keeps_its_start():
+    with ADContext():
+        assert gradient(never_runs, 3.0) == (pytest.approx(2.0),)
+        assert derivative(never_runs, 3.0) == pytest.approx(2.0)
+        # and where it runs, the crossing d = sqrt(x + 1)
+        want = 0.5 / math.sqrt(1.25)
+        assert gradient(never_runs, 0.25) == (pytest.approx(want, rel=1e-6),)
+        assert derivative(never_runs, 0.25) == pytest.approx(want, rel=1e-6)
+
+
+def count(x):
+    """An integer step counts: its result is an integer, whose derivative is zero (not a stepping search)."""
+    n = 0
+    while n * x < 10.0:
+        n += 1
+    return n * x
+
+
+def test_an_integer_counter_is_not_a_stepping_search():
+    with ADContext():
+        n = math.ceil(10.0 / 0.7)
+        assert gradient(count, 0.7) == (pytest.approx(n),)
+        assert derivative(count, 0.7) == pytest.approx(n)
+
+
+def test_sparsity_sees_the_crossing_depend_on_its_inputs():
+    import numpy as np
+
+    def f(v):
+        return np.array([until_break(v[0], 2.0), v[1] * 2.0])
+    with ADContext():
+        pattern = jacobian_sparsity(f, np.array([1.3, 0.4]), mode="local")
+    assert np.array_equal(np.asarray(pattern.todense() if hasattr(pattern, "todense") else pattern, dtype=bool),
+                          [[True, False], [False, True]])
