@@ -260,9 +260,9 @@ def _restated(loop, fixed: set[int]) -> bool:
 # channelflowlib's normal depth: d is the first point of a grid past the crossing of flow(d) = q, a staircase in
 # q, n and s whose derivative every mode gave as zero (and the loop's other values their partials at fixed d).
 
-def step_of(s) -> tuple[str, float] | None:
-    """(name, signed step) of `d += c`, `d -= c`, `d = d + c`, `d = d - c` with c a float literal, not a whole
-    number; else None."""
+def step_of(s, constants=frozenset()) -> tuple[str, ast.expr, bool] | None:
+    """(name, step, up) of `d += c`, `d -= c`, `d = d + c`, `d = d - c` (up: `+`), c a float literal that is not
+    a whole number, or a name among `constants` (loop-invariant, not differentiated); else None."""
     if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and isinstance(s.op, (ast.Add, ast.Sub)):
         name, op, c = s.target.id, s.op, s.value
     elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
@@ -271,12 +271,31 @@ def step_of(s) -> tuple[str, float] | None:
         name, op, c = s.targets[0].id, s.value.op, s.value.right
     else:
         return None
-    sign = 1.0
-    if isinstance(c, ast.UnaryOp) and isinstance(c.op, ast.USub):
-        sign, c = -1.0, c.operand
+    if isinstance(c, ast.Name) and c.id in constants and c.id != name:
+        return name, c, isinstance(op, ast.Add)
     if not (isinstance(c, ast.Constant) and type(c.value) is float and c.value != 0 and not c.value.is_integer()):
         return None  # (a whole step counts passes, `counter += 1.`: pvlib's Newton loops, like `k += 1`)
-    return name, sign * (c.value if isinstance(op, ast.Add) else -c.value)
+    return name, c, isinstance(op, ast.Add)
+
+
+def _step_names(fdef, active) -> set[str]:
+    """Names a step may be: bound in fdef only to float literals that are not whole numbers (`h = 1e-5`), or
+    read from outside it and not differentiated (a module's `STEP`)."""
+    bound: dict[str, bool] = {}
+    params = {a.arg for a in all_nodes(fdef.args) if isinstance(a, ast.arg)}
+    for n in _own(fdef.body):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            bound.setdefault(n.id, False)
+    for n in _own_statements(fdef.body):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and isinstance(n.value, ast.Constant) and type(n.value.value) is float \
+                and not n.value.value.is_integer() and bound.get(n.targets[0].id) is not None:
+            bound[n.targets[0].id] = True
+    literal = {k for k, ok in bound.items() if ok and sum(
+        1 for m in _own(fdef.body) if isinstance(m, ast.Name) and m.id == k and isinstance(m.ctx, ast.Store)) == 1}
+    outside = {n.id for n in _own(fdef.body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} \
+        - set(bound) - params
+    return literal | (outside - set(active or ()))
 
 
 def is_stepping(step) -> bool:
@@ -303,7 +322,10 @@ def stepping_step(fdef, loops, active=None, fixed=frozenset()):
     what fdef reads from outside), or None. Whole steps are counts (`n += 1`, `k += 1.`: an integer result, whose
     derivative is zero)."""
     stepped = []
+    constants = None
     for loop in loops:
+        if constants is None:
+            constants = _step_names(fdef, active)
         stores: dict[str, list] = {}
         for n in _own_statements(loop.body):
             if isinstance(n, (ast.Assign, ast.AugAssign)):
@@ -313,7 +335,8 @@ def stepping_step(fdef, loops, active=None, fixed=frozenset()):
                         if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Store):
                             stores.setdefault(m.id, []).append(n)
         for name, sets in stores.items():
-            if all(step_of(s) is not None and step_of(s)[0] == name for s in sets) and sets[0].lineno not in fixed:
+            if all((st := step_of(s, constants)) is not None and st[0] == name for s in sets) \
+                    and sets[0].lineno not in fixed:
                 stepped.append((loop, name, sets[0]))  # (not one `lowered.implicit` stated as its crossing)
     if not stepped:
         return None

@@ -575,12 +575,14 @@ def _state_stepping(fdef, step, source, module_globals, enclosing: set[str]) -> 
                                                    a = d * b; q_trial = a * v(a)       (again, from the root)
                                                else: d = <d as the loop found it>
 
-    Where: the step is the loop's first statement, the rest simple assignments to names computed afresh each
-    pass from the stepped variable and what the loop does not change (no value carried from one pass to the
-    next: re-run after the loop from the root, they give the values the loop left, now with derivatives), and
-    the loop ends by its `while` test or by a last `if test: break` (not both), an ordering of values computed
-    from the stepped variable; a `for` loop's counter not read after it. h is the test's two sides as a
-    difference; the bracket the last step crossed, [d - step, d]."""
+    Where: the step is the pass's first or last statement, the rest simple assignments to names (or `if`s of
+    them assigning the same names either way) computed afresh each pass from the stepped variable and what the
+    loop does not change (no value carried from one pass to the next: re-run after the loop from the root, they
+    give the values the loop left, now with derivatives), and the loop ends by its `while` test or by an `if
+    test: break` ending the rest (not both), an ordering of values computed from the stepped variable; a `for`
+    loop's counter not read after it. h is the test's two sides as a difference; the bracket the last step
+    crossed: [d - step, d], or one step back where the step ends the pass and the `while` tests (its values were
+    made before the step: the probe is d - step, the pass re-run from it, the step too)."""
     block, loop = _block_of(fdef, step)
     if loop is None:  # (`while q_trial < q: if q > 0: b += 1e-4; ...`, a guard the loop does not change: its body)
         loops = [n for n in _own(fdef.body) if isinstance(n, ast.While) and len(n.body) == 1
@@ -588,13 +590,14 @@ def _state_stepping(fdef, step, source, module_globals, enclosing: set[str]) -> 
         if len(loops) != 1 or _loads(loops[0].body[0].test) & _stores(block):
             return False
         loop = loops[0]
-    if loop.orelse or block[0] is not step:
+    if loop.orelse or step not in (block[0], block[-1]):
         return False
     outer, _ = _block_of(fdef, loop)
     if outer is None:
         return False
-    probe, size = step_of(step)
-    rest = block[1:]
+    probe, size, up = step_of(step, _stores(fdef.body) | set(_loads(step)))  # (the detector vetted the step)
+    first = block[0] is step
+    rest = block[1:] if first else block[:-1]
     last = rest[-1] if rest else None
     breaks = isinstance(last, ast.If) and len(last.body) == 1 and isinstance(last.body[0], ast.Break) \
         and not last.orelse
@@ -604,6 +607,7 @@ def _state_stepping(fdef, step, source, module_globals, enclosing: set[str]) -> 
     test = loop.test if tested else last.test
     if breaks:
         rest = rest[:-1]
+    back = tested and not first  # (the test read values made before the step: at d - step)
     if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], _ORDER):
         return False
     changed = _stores(loop.body)
@@ -631,7 +635,8 @@ def _state_stepping(fdef, step, source, module_globals, enclosing: set[str]) -> 
         return False
     ROOTS[key] = Root(h, source.filename, step.lineno, _qualname(source.code, fdef), "stepping search")
     ran, ends = f"_odran{key}", f"_odends{key}"
-    again = [copy_tree(s) for s in rest]  # (the pass again after the loop, from the root: as the user wrote it)
+    # (the pass again after the loop, from the root: as the user wrote it; the step too where it ends the pass)
+    again = [copy_tree(s) for s in rest] + ([copy_tree(step)] if back else [])
     # the loop on plain values (what it reads and does not change, through bracket_value; its comparisons)
     read = set().union(*(_loads(s) for s in loop.body), _loads(getattr(loop, "test", ast.Pass())))
     renamed = {p: f"_odplain_{p}" for p in sorted((read & own) - changed)}
@@ -642,15 +647,22 @@ def _state_stepping(fdef, step, source, module_globals, enclosing: set[str]) -> 
     for n in _own(loop.body + ([loop.test] if isinstance(loop, ast.While) else [])):
         if isinstance(n, ast.Compare) and all(isinstance(o, (*_ORDER, ast.Eq, ast.NotEq)) for o in n.ops):
             n.left, n.comparators = _plain_call(n.left), [_plain_call(c) for c in n.comparators]
-    block.insert(1, ast.copy_location(ast.Assign(targets=[ast.Name(ran, ast.Store())], value=ast.Constant(True)), step))
+    block.insert(block.index(step) + 1, ast.copy_location(
+        ast.Assign(targets=[ast.Name(ran, ast.Store())], value=ast.Constant(True)), step))
     pre = [ast.Assign(targets=[ast.Name(ends, ast.Store())], value=ast.Tuple([ast.Name(probe, ast.Load())],
                                                                             ast.Load())),
            ast.Assign(targets=[ast.Name(ran, ast.Store())], value=ast.Constant(False))]
     pre += [ast.Assign(targets=[ast.Name(renamed.get(v, v), ast.Store())], value=_plain_call(ast.Name(v, ast.Load())))
             for v in [*renamed, probe]]
-    lo = ast.BinOp(left=ast.Name(probe, ast.Load()), op=ast.Sub(), right=ast.Constant(size))
+
+    def back_by(steps: int):  # d - steps * step (for a step up; + for a step down)
+        node = ast.Name(probe, ast.Load())
+        for _ in range(steps):
+            node = ast.BinOp(left=node, op=ast.Sub() if up else ast.Add(), right=copy_tree(size))
+        return node
+    at_probe = back_by(1 if back else 0)
     call = ast.Call(func=ast.Name(NAME, ast.Load()), args=[
-        ast.Name(probe, ast.Load()), ast.Constant(key), lo, ast.Name(probe, ast.Load()),
+        at_probe, ast.Constant(key), back_by(2 if back else 1), copy_tree(at_probe),
         ast.Tuple([ast.Name(p, ast.Load()) for p in params[1:]], ast.Load()), ast.Name(ends, ast.Load())],
         keywords=[])
     again = [ast.Assign(targets=[ast.Name(probe, ast.Store())], value=call)] + again

@@ -232,3 +232,43 @@ def test_sparsity_sees_the_crossing_depend_on_its_inputs():
         pattern = jacobian_sparsity(f, np.array([1.3, 0.4]), mode="local")
     assert np.array_equal(np.asarray(pattern.todense() if hasattr(pattern, "todense") else pattern, dtype=bool),
                           [[True, False], [False, True]])
+
+
+STEP = 2e-5
+
+
+def step_last(x, c):
+    """The step ends the pass: the `while` tests values made before it (one step back)."""
+    t = 0.8
+    g = 0.0
+    while g < c:
+        g = t ** 3 + x * t
+        t += STEP
+    return t * c + g
+
+
+def step_last_ref(x, c):
+    t = brentq(lambda t: t ** 3 + x * t - c, 0.0, 10.0, xtol=1e-15)
+    return t * c + c
+
+
+def break_then_step(x, c):
+    """`while True:`, the test, then the step: d is the probe the test passed at."""
+    h = 1e-5
+    t = 0.8
+    while True:
+        g = t ** 3 + x * t
+        if g >= c:
+            break
+        t = t + h
+    return t * c
+
+
+@pytest.mark.parametrize("f, ref", [(step_last, step_last_ref), (break_then_step, until_break_ref)])
+def test_steps_ending_the_pass_and_named_steps(f, ref):
+    want = fd.gradient(ref, 1.3, 2.0, h=1e-6)
+    with ADContext():
+        got = gradient(f, 1.3, 2.0)
+        first = derivative(lambda t: f(t, 2.0), 1.3)
+    assert got == pytest.approx(want, rel=5e-5)
+    assert first == pytest.approx(want[0], rel=5e-5)
