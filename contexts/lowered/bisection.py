@@ -717,6 +717,21 @@ _SHAPE_ATTRS = frozenset({"shape", "size", "ndim", "dtype"})
 _SHAPED_LIKE = frozenset({"zeros_like", "ones_like", "empty_like", "full_like"})  # (their first argument: a shape)
 
 
+def _outcome(node) -> bool:
+    """node is a test's outcome as it is: a comparison, `&`/`|`/`^`/`~`/`not` of outcomes, or `.astype(...)` of one."""
+    if isinstance(node, ast.Compare):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _outcome(node.left) and _outcome(node.right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
+        return _outcome(node.operand)
+    if isinstance(node, ast.BoolOp):
+        return all(_outcome(v) for v in node.values)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype":
+        return _outcome(node.func.value)
+    return False
+
+
 def _free_reads(fn) -> set[str]:
     """The names a nested function or lambda reads that it does not bind itself (its cells)."""
     own = {a.arg for a in all_nodes(fn.args) if isinstance(a, ast.arg)}
@@ -1107,13 +1122,21 @@ def selection_step(fdef: ast.AST, active=None, fixed=frozenset()):
                                                               or b.value is not None and steers(b.value))]
         if not steered:
             continue
+        # names holding only a test's outcome (`m = (H >= a) & (H < b)`, `.astype(int)` of one)
+        outcomes: dict = {}
+        for b in binds:
+            outcomes[b.name] = outcomes.get(b.name, True) and b.value is not None and _outcome(resolve(b.value))
+        masks = {k for k, v in outcomes.items() if v}
         mixed: set[str] = set()
         for b in inner:
             if b.value is None:
                 continue
             for n in all_nodes(b.value):
                 if isinstance(n, ast.BinOp) and not isinstance(n.op, (ast.BitOr, ast.BitAnd, ast.BitXor)):
-                    left, right = users(_data_reads(n.left)) & closed, users(_data_reads(n.right)) & closed
+                    # (a test's outcome is no end of a bracket: `layer += in_layer.astype(int) * i`, ambiance's
+                    # layer numbers, counts by masks; a blend `c * mid + (1 - c) * hi` mixes mid and hi still)
+                    left = users(_data_reads(n.left)) & closed - masks
+                    right = users(_data_reads(n.right)) & closed - masks
                     # (two of them, or two parts of one: `br[0] + br[1]`, `b.lo + b.hi`)
                     if left and right and (len(left | right) > 1 or _parts_of_one(resolve(n.left), resolve(n.right))):
                         mixed |= left | right | {b.name}

@@ -2258,3 +2258,71 @@ def _():
     cf = _imp("channelflowlib.critical_flow")
     return (lambda p: cf.solve_critical_flow_trapezoidal(p[0], 0.5, p[1], p[2], 0.013, 1.2, 0.4)["critical_depth"]), \
         np.array([0.5, 2.0, 1.5])
+
+
+# ===============================================================================================
+# ambiance: the ICAO standard atmosphere on arrays, each height's layer found by masks counted into an index
+# ===============================================================================================
+
+def _atmosphere(*props):
+    def f(h):
+        atm = _imp("ambiance").Atmosphere(h)
+        return np.concatenate([np.ravel(getattr(atm, p)) for p in props])
+    return f
+
+
+@case("ambiance", "Atmosphere(h): temperature, pressure, density (layers by masks)")
+def _():
+    return _atmosphere("temperature", "pressure", "density"), np.array([500.0, 12000.0, 30000.0, 52000.0])
+
+
+@case("ambiance", "Atmosphere(h): speed of sound, viscosity, gravity")
+def _():
+    return _atmosphere("speed_of_sound", "dynamic_viscosity", "grav_accel"), np.array([3000.0, 25000.0])
+
+
+@case("ambiance", "Atmosphere.from_pressure (the height inverted)")
+def _():
+    return (lambda p: float(_imp("ambiance").Atmosphere.from_pressure(p).h[0])), 50000.0
+
+
+@case("ambiance", "Atmosphere.from_density (the height inverted)")
+def _():
+    return (lambda d: float(_imp("ambiance").Atmosphere.from_density(d).h[0])), 0.5
+
+
+# ===============================================================================================
+# pyromat: thermodynamic properties, ideal gases by polynomials and their inversions by Newton's method; water's
+# inversions by a hybrid Newton-bisection on masks (refused: elementwise brackets)
+# ===============================================================================================
+
+def _pyromat(name):
+    return _imp("pyromat").get(name)
+
+
+@case("pyromat", "ig.N2 h(T), s(T, p) (arrays)", dist="PYroMat")
+def _():
+    return (lambda p: np.concatenate([_pyromat("ig.N2").h(T=p[:2]), _pyromat("ig.N2").s(T=p[:2], p=p[2])])), \
+        np.array([400.0, 650.0, 2.0])
+
+
+@case("pyromat", "ig.N2 T_h (Newton's inversion)", dist="PYroMat")
+def _():
+    return (lambda h: float(_pyromat("ig.N2").T_h(h=h)[0])), 120.0
+
+
+@case("pyromat", "ig.N2 T_s(s, p) (Newton's inversion)", dist="PYroMat")
+def _():
+    return (lambda p: float(_pyromat("ig.N2").T_s(s=p[0], p=p[1])[0])), np.array([7.0, 1.5])
+
+
+@case("pyromat", "mp.H2O Ts(p) (saturation)", dist="PYroMat")
+def _():
+    return (lambda p: float(_pyromat("mp.H2O").Ts(p=p)[0])), 5.0
+
+
+@case("pyromat", "mp.H2O h(T, p) (hybrid Newton-bisection on masks)", dist="PYroMat",
+      reverse=R("UnsupportedFunction", "an elementwise bracket (masks) narrowed by Newton steps and bisection"),
+      forward=R("BisectionRefused", "an elementwise bracket (masks) narrowed by Newton steps and bisection"))
+def _():
+    return (lambda T: float(_pyromat("mp.H2O").h(T=T, p=10.0)[0])), 500.0
