@@ -7,7 +7,7 @@ kept in a bracket) are differentiated."""
 import numpy as np
 import pytest
 
-from contexts import derivative, gradient, hessian, jacfwd
+from contexts import ADContext, derivative, gradient, hessian, jacfwd
 from contexts.lowered.bisection import BisectionRefused
 from overdub.errors import OverdubError
 from tests import fd
@@ -451,3 +451,47 @@ def test_bisection_with_a_name_bound_before_differentiated_as_its_root():
     assert gradient(f, x)[0] == pytest.approx(first, rel=1e-9)
     assert derivative(f, x) == pytest.approx(first, rel=1e-9)
     assert hessian(f, x) == pytest.approx(second, rel=1e-7)
+
+
+LAYERS = {1: {"base": 0.0, "top": 1.0}, 2: {"base": 1.0, "top": 2.5}, 3: {"base": 2.5, "top": 9.0}}
+
+
+class Layers:
+    """ambiance's layer numbers: each height's layer counted into an index by masks (no bracket: a test's outcome
+    times a constant, added up), then a formula per layer. Forward mode refused it as a bisection (session 46)."""
+    SLOPES = np.array([0.0, -0.5, 0.0, 0.3])
+
+    def __init__(self, h):
+        self.h = np.asarray(h, dtype=float)
+        if (self.h < -1.0).any():
+            raise ValueError("below the lowest layer")
+        self.H = self.h * 1.0
+        self.nums = self._layer_nums()
+
+    def _layer_nums(self):
+        layers = LAYERS
+        nums = np.zeros_like(self.H)
+        for i in layers.keys():
+            inside = (self.H >= layers[i]["base"]) & (self.H < layers[i]["top"])
+            nums += inside.astype(int) * i
+        inside = (self.H >= 9.0).astype(int)  # (the special case above the last layer)
+        nums += inside * 3
+        return nums.astype(int)
+
+    def value(self):
+        k = self.nums
+        return np.exp(self.SLOPES[k] * self.H) + self.H ** 2
+
+
+def by_layers(h):
+    return np.sum(Layers(h).value())
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_layers_counted_by_masks_are_no_bisection(mode):
+    h = np.array([0.5, 1.7, 4.0])
+    slopes = Layers.SLOPES[[1, 2, 3]]
+    want = slopes * np.exp(slopes * h) + 2 * h  # (a formula per layer: its derivative)
+    with ADContext():
+        got = gradient(by_layers, h)[0] if mode == "reverse" else jacfwd(by_layers, h)
+    assert np.allclose(got, want, rtol=1e-12)
