@@ -717,18 +717,27 @@ _SHAPE_ATTRS = frozenset({"shape", "size", "ndim", "dtype"})
 _SHAPED_LIKE = frozenset({"zeros_like", "ones_like", "empty_like", "full_like"})  # (their first argument: a shape)
 
 
-def _outcome(node) -> bool:
-    """node is a test's outcome as it is: a comparison, `&`/`|`/`^`/`~`/`not` of outcomes, or `.astype(...)` of one."""
+def _outcome(node, resolve=lambda n: n, depth: int = 0) -> bool:
+    """node is a test's outcome as it is: a comparison, `&`/`|`/`^`/`~`/`not` of outcomes, or `.astype(...)` of one
+    (`resolve` sees through the lowered form's temporaries)."""
+    if depth > 20:
+        return False
+    if isinstance(node, ast.Name):
+        seen = resolve(node)
+        return seen is not node and _outcome(seen, resolve, depth + 1)
     if isinstance(node, ast.Compare):
         return True
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
-        return _outcome(node.left) and _outcome(node.right)
+        return _outcome(node.left, resolve, depth + 1) and _outcome(node.right, resolve, depth + 1)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
-        return _outcome(node.operand)
+        return _outcome(node.operand, resolve, depth + 1)
     if isinstance(node, ast.BoolOp):
-        return all(_outcome(v) for v in node.values)
+        return all(_outcome(v, resolve, depth + 1) for v in node.values)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "astype":
-        return _outcome(node.func.value)
+        return _outcome(node.func.value, resolve, depth + 1)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.startswith("__od_") \
+            and len(node.args) == 1 and not node.keywords:  # (an engine's marker of its value: `__od_parsed__(t)`)
+        return _outcome(node.args[0], resolve, depth + 1)
     return False
 
 
@@ -1056,6 +1065,10 @@ def selection_step(fdef: ast.AST, active=None, fixed=frozenset()):
         return out
 
     integers = _integer_names(binds)
+    # (a `for` loop's own variable, bound only by it, is drawn afresh each pass, never carried from the last: no
+    # end of a bracket; `nums += inside.astype(int) * i` over a table's keys)
+    by_for = {b.name for b in binds if isinstance(b.stmt, (ast.For, ast.AsyncFor))}
+    iterated = by_for - {b.name for b in binds if not isinstance(b.stmt, (ast.For, ast.AsyncFor))}
     temps: dict = {}  # (the lowered form's temporaries: their values, to see the user's variables through)
     for b in binds:
         if b.name.startswith(TEMP_PREFIX) and b.value is not None:
@@ -1089,7 +1102,7 @@ def selection_step(fdef: ast.AST, active=None, fixed=frozenset()):
         for b in binds:
             b.outside = loop not in b.loops
         dep = dependent(killed)
-        closed = {b.name for b in inner} - dep - integers
+        closed = {b.name for b in inner} - dep - integers - iterated
         if not closed:
             continue
         if any(isinstance(n, ast.BinOp) and isinstance(n.op, _INTEGER_OPS) and _data_reads(n) & closed
@@ -1125,7 +1138,7 @@ def selection_step(fdef: ast.AST, active=None, fixed=frozenset()):
         # names holding only a test's outcome (`m = (H >= a) & (H < b)`, `.astype(int)` of one)
         outcomes: dict = {}
         for b in binds:
-            outcomes[b.name] = outcomes.get(b.name, True) and b.value is not None and _outcome(resolve(b.value))
+            outcomes[b.name] = outcomes.get(b.name, True) and b.value is not None and _outcome(b.value, resolve)
         masks = {k for k, v in outcomes.items() if v}
         mixed: set[str] = set()
         for b in inner:
