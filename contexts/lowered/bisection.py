@@ -1065,10 +1065,6 @@ def selection_step(fdef: ast.AST, active=None, fixed=frozenset()):
         return out
 
     integers = _integer_names(binds)
-    # (a `for` loop's own variable, bound only by it, is drawn afresh each pass, never carried from the last: no
-    # end of a bracket; `nums += inside.astype(int) * i` over a table's keys)
-    by_for = {b.name for b in binds if isinstance(b.stmt, (ast.For, ast.AsyncFor))}
-    iterated = by_for - {b.name for b in binds if not isinstance(b.stmt, (ast.For, ast.AsyncFor))}
     temps: dict = {}  # (the lowered form's temporaries: their values, to see the user's variables through)
     for b in binds:
         if b.name.startswith(TEMP_PREFIX) and b.value is not None:
@@ -1102,7 +1098,7 @@ def selection_step(fdef: ast.AST, active=None, fixed=frozenset()):
         for b in binds:
             b.outside = loop not in b.loops
         dep = dependent(killed)
-        closed = {b.name for b in inner} - dep - integers - iterated
+        closed = {b.name for b in inner} - dep - integers
         if not closed:
             continue
         if any(isinstance(n, ast.BinOp) and isinstance(n.op, _INTEGER_OPS) and _data_reads(n) & closed
