@@ -298,6 +298,87 @@ def _step_names(fdef, active) -> set[str]:
     return literal | (outside - set(active or ()))
 
 
+def temps_of(fdef) -> dict:
+    """The lowered form's temporaries of fdef bound once: name -> value (`_od_t3 = d < q`)."""
+    out, twice = {}, set()
+    for n in _own_statements(fdef.body):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and n.targets[0].id.startswith(TEMP_PREFIX):
+            k = n.targets[0].id
+            if k in out:
+                twice.add(k)
+            else:
+                out[k] = n.value
+    return {k: v for k, v in out.items() if k not in twice}
+
+
+def _seen(node, temps, depth: int = 0):
+    """node with the temporaries it reads replaced by their values (a copy where one was)."""
+    if depth > 12:
+        return node
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in temps:
+        return _seen(temps[node.id], temps, depth + 1)
+    if isinstance(node, ast.AST):
+        fields = {}
+        changed = False
+        for f, v in ast.iter_fields(node):
+            if isinstance(v, list):
+                new = [_seen(e, temps, depth + 1) for e in v]
+                changed |= any(a is not b for a, b in zip(new, v))
+                fields[f] = new
+            elif isinstance(v, ast.AST):
+                fields[f] = _seen(v, temps, depth + 1)
+                changed |= fields[f] is not v
+            else:
+                fields[f] = v
+        if changed:
+            return type(node)(**fields)
+    return node
+
+
+def _is_step(node, name: str, constants) -> bool:
+    """node is `name + c` / `name - c` (c a float literal not whole, or a constant name)."""
+    return step_of(ast.Assign(targets=[ast.Name(name, ast.Store())], value=node), constants) is not None
+
+
+def _masked_step(s, name: str, temps, constants):
+    """The test choosing where s steps `name` by a constant, elementwise (`d[m] += c`, `d = np.where(m, d + c,
+    d)`, `d += c * m`), True for a plain step, or None."""
+    if step_of(s, constants) is not None:
+        return True
+    if isinstance(s, ast.AugAssign):
+        target, value = s.target, ast.BinOp(left=_load_of(s.target), op=s.op, right=s.value)
+    elif isinstance(s, ast.Assign) and len(s.targets) == 1:
+        target, value = s.targets[0], s.value
+    else:
+        return None
+    value = _seen(value, temps)
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name:
+        # `d[m] = d[m] + c`
+        if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)) \
+                and isinstance(value.left, ast.Subscript) and isinstance(value.left.value, ast.Name) \
+                and value.left.value.id == name and _is_step(
+                    ast.BinOp(left=ast.Name(name, ast.Load()), op=value.op, right=value.right), name, constants):
+            return _seen(target.slice, temps)
+        return None
+    if not (isinstance(target, ast.Name) and target.id == name):
+        return None
+    if isinstance(value, ast.Call) and _call_name(value) == "where" and len(value.args) == 3:
+        test, a, b = value.args
+        same = lambda n: isinstance(n, ast.Name) and n.id == name  # noqa: E731
+        if same(b) and _is_step(a, name, constants) or same(a) and _is_step(b, name, constants):
+            return test
+        return None
+    if isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)) \
+            and isinstance(value.left, ast.Name) and value.left.id == name and isinstance(value.right, ast.BinOp) \
+            and isinstance(value.right.op, ast.Mult):
+        for c, m in ((value.right.left, value.right.right), (value.right.right, value.right.left)):
+            if _is_step(ast.BinOp(left=ast.Name(name, ast.Load()), op=value.op, right=c), name, constants) \
+                    and _outcome(m, lambda n: _seen(n, temps)):
+                return m
+    return None
+
+
 def is_stepping(step) -> bool:
     """The statement `bisection_step` named is a stepping search's step (not a bisection's `if`)."""
     return getattr(step, "_od_stepping", False)
@@ -322,10 +403,27 @@ def stepping_step(fdef, loops, active=None, fixed=frozenset()):
     what fdef reads from outside), or None. Whole steps are counts (`n += 1`, `k += 1.`: an integer result, whose
     derivative is zero)."""
     stepped = []
-    constants = None
+    constants = temps = None
     for loop in loops:
         if constants is None:
-            constants = _step_names(fdef, active)
+            constants, temps = _step_names(fdef, active), temps_of(fdef)
+        # (the lowered form of `d[m] += c`: `t = d[m]; t = t + c; d[m] = t`, its store -> m)
+        lowered_steps = {}
+        for block in [loop.body] + [getattr(n, f) for n in _own_statements(loop.body)
+                                    for f in ("body", "orelse") if isinstance(getattr(n, f, None), list)]:
+            for a, b, c in zip(block, block[1:], block[2:]):
+                if isinstance(c, ast.Assign) and len(c.targets) == 1 and isinstance(c.targets[0], ast.Subscript) \
+                        and isinstance(c.value, ast.Name) and isinstance(a, ast.Assign) and isinstance(b, ast.Assign) \
+                        and [getattr(t, "id", None) for t in a.targets + b.targets] == [c.value.id] * 2 \
+                        and ast.dump(a.value) == ast.dump(ast.Subscript(
+                            value=c.targets[0].value, slice=c.targets[0].slice, ctx=ast.Load())) \
+                        and isinstance(c.targets[0].value, ast.Name) \
+                        and _is_step(ast.BinOp(left=ast.Name(c.targets[0].value.id, ast.Load()), op=b.value.op,
+                                               right=b.value.right) if isinstance(b.value, ast.BinOp) and isinstance(
+                                               b.value.left, ast.Name) and b.value.left.id == c.value.id
+                                     and isinstance(b.value.op, (ast.Add, ast.Sub)) else ast.Constant(None),
+                                     c.targets[0].value.id, constants):
+                    lowered_steps[id(c)] = _seen(c.targets[0].slice, temps)
         stores: dict[str, list] = {}
         for n in _own_statements(loop.body):
             if isinstance(n, (ast.Assign, ast.AugAssign)):
@@ -334,16 +432,23 @@ def stepping_step(fdef, loops, active=None, fixed=frozenset()):
                     for m in all_nodes(t):
                         if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Store):
                             stores.setdefault(m.id, []).append(n)
+                    if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):  # (`d[m] += 1e-4`)
+                        stores.setdefault(t.value.id, []).append(n)
         for name, sets in stores.items():
-            if all((st := step_of(s, constants)) is not None and st[0] == name for s in sets) \
-                    and sets[0].lineno not in fixed:
-                stepped.append((loop, name, sets[0]))  # (not one `lowered.implicit` stated as its crossing)
+            if sets[0].lineno in fixed:  # (one `lowered.implicit` stated as its crossing)
+                continue
+            if all((st := step_of(s, constants)) is not None and st[0] == name for s in sets):
+                stepped.append((loop, name, sets[0], ()))
+            elif name not in temps and all(id(s) in lowered_steps or _masked_step(s, name, temps, constants)
+                                           is not None for s in sets):
+                # elementwise: `d[m] += 1e-4`, `d = np.where(m, d + 1e-4, d)`, `d += 1e-4 * m` (refused: a
+                # vector of crossings is not stated yet)
+                masks = [lowered_steps[id(s)] if id(s) in lowered_steps else _masked_step(s, name, temps, constants)
+                         for s in sets]
+                stepped.append((loop, name, sets[0], tuple(m for m in masks if m is not True)))
     if not stepped:
         return None
     values = _assigned(fdef)
-    temps = {n.targets[0].id: n.value for n in _own_statements(fdef.body)
-             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-             and n.targets[0].id.startswith(TEMP_PREFIX)}
 
     def comparisons(test):
         """The orderings a test is made of (through the lowered form's temporaries: `_od_t3 = d < q`)."""
@@ -359,13 +464,13 @@ def stepping_step(fdef, loops, active=None, fixed=frozenset()):
     if active is None:  # (the parameters, and what it reads from outside: cells, globals)
         active = {a.arg for a in all_nodes(fdef.args) if isinstance(a, ast.arg)}
         active |= {n.id for n in _own(fdef.body) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - set(values)
-    for loop, name, step in stepped:
+    for loop, name, step, masked in stepped:
         # (what the test reads besides the stepped variable, not through that variable's start: an Euler loop's
         # `t, y = 0.0, 1.0` unpacks one tuple, whose parts the activity takes as one)
         others = {k: v for k, v in values.items() if k != name}
         # an ordering reading both the stepped variable and a differentiated one (`q_trial < q`, q_trial computed
         # from d; not `maxerr > eps and k < niter`, pvlib's Newton loop counting passes in a float)
-        for test in _exit_tests(loop):
+        for test in [*_exit_tests(loop), *masked]:
             for c in comparisons(test):
                 reads = _test_reads(c, others)
                 if name in reads and reads & set(active) - {name}:

@@ -595,7 +595,10 @@ def _state_stepping(fdef, step, source, module_globals, enclosing: set[str]) -> 
     outer, _ = _block_of(fdef, loop)
     if outer is None:
         return False
-    probe, size, up = step_of(step, _stores(fdef.body) | set(_loads(step)))  # (the detector vetted the step)
+    stated = step_of(step, _stores(fdef.body) | set(_loads(step)))  # (the detector vetted the step's constant)
+    if stated is None:  # (an elementwise step, `d[m] += 1e-4`: refused where it is reached)
+        return False
+    probe, size, up = stated
     first = block[0] is step
     rest = block[1:] if first else block[:-1]
     last = rest[-1] if rest else None
