@@ -272,7 +272,6 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
                 break
     if found is None:
         return False
-    sliced, needed = found
     value = copy_tree(value)
     # nothing else the loop changes is read after it (a counter aside; before it too, where a loop holds it),
     # nor returned from inside it (`if fm == 0: return mid`: the probe, stated as the root there too)
@@ -288,15 +287,10 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
     for v in (changed - {*stated, probe}) & outside:
         if not _counter(v, loop):
             return False
-    # h: the probe first, then the function's own variables the slice reads (the rest are its globals)
-    code = source.code
-    own = _stores(fdef.body) | {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)} | enclosing
-    params = [probe] + sorted((needed - {probe}) & own)
-    key = next(_keys)
-    h = _compile_h(source, module_globals, params, sliced, value, test_if, key)
-    if h is None:
+    made = _root_h(fdef, source, module_globals, enclosing, probe, found, value, test_if, test_if.lineno, "bisection")
+    if made is None:
         return False
-    ROOTS[key] = Root(h, source.filename, test_if.lineno, _qualname(source.code, fdef))
+    key, params, own = made
 
     ends = f"_odends{key}"
 
@@ -307,22 +301,10 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
             keywords=[])
         return ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())], value=call), loop)
     # the loop itself on plain values: its ends, the variables it reads and does not change, an ordering's sides
-    def plain(node):
-        return ast.Call(func=ast.Name(PLAIN, ast.Load()), args=[node], keywords=[])
-    read = set().union(*(_loads(s) for s in loop.body), _loads(getattr(loop, "test", ast.Pass())))
-    renamed = {p: f"_odplain_{p}" for p in sorted((read & own) - changed - {ta, tb})}
-    for s in loop.body + ([loop.test] if isinstance(loop, ast.While) else []):
-        for n in ast.walk(s):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in renamed:
-                n.id = renamed[n.id]
-    # (and every comparison of numbers in it compares plain ones: they only steer the loop, whose values are
-    # discarded; an equality guard there, `if fm == 0: return mid` on an object's dual field, refused a root)
-    for n in _own(loop.body + ([loop.test] if isinstance(loop, ast.While) else [])):
-        if isinstance(n, ast.Compare) and all(isinstance(o, (*_ORDER, ast.Eq, ast.NotEq)) for o in n.ops):
-            n.left, n.comparators = plain(n.left), [plain(c) for c in n.comparators]
+    renamed = _on_plain_values(loop, own - changed - {ta, tb})
     pre = [ast.Assign(targets=[ast.Name(ends, ast.Store())], value=ast.Tuple(
         [ast.Name(ta, ast.Load()), ast.Name(tb, ast.Load())], ast.Load()))]  # (with their derivatives)
-    pre += [ast.Assign(targets=[ast.Name(renamed.get(v, v), ast.Store())], value=plain(ast.Name(v, ast.Load())))
+    pre += [ast.Assign(targets=[ast.Name(renamed.get(v, v), ast.Store())], value=_plain_call(ast.Name(v, ast.Load())))
             for v in [*renamed, ta, tb]]
     guarded = ast.Try(body=[fix(probe)], handlers=[ast.ExceptHandler(
         type=ast.Name("NameError", ast.Load()), name=None, body=[ast.copy_location(ast.Pass(), loop)])],
@@ -338,11 +320,7 @@ def _state_as_root(fdef, step, source, module_globals, enclosing: set[str]) -> b
     at = outer.index(loop)
     outer[at + 1:at + 1] = fixes
     outer[at:at] = pre
-    for s in pre + fixes + placed:  # (at the loop's first line: an error there names the loop)
-        for n in ast.walk(s):
-            if "lineno" in n._attributes:
-                n.lineno = n.end_lineno = loop.lineno
-                n.col_offset, n.end_col_offset = loop.col_offset, loop.col_offset + 1
+    _at_line(pre + fixes + placed, loop)
     return True
 
 
@@ -547,12 +525,44 @@ def _compile_h(source, module_globals, params, sliced, value, test_if, key):
     return h
 
 
+def _root_h(fdef, source, module_globals, enclosing, probe, found, value, test, line, loop):
+    """(key, h's parameters, fdef's own variables) of the loop's h registered in `ROOTS` (the probe first, then
+    the function's own variables the slice reads: the rest are its globals), or None where it does not compile."""
+    sliced, needed = found
+    own = _stores(fdef.body) | {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)} | enclosing
+    params = [probe] + sorted((needed - {probe}) & own)
+    key = next(_keys)
+    h = _compile_h(source, module_globals, params, sliced, value, test, key)
+    if h is None:
+        return None
+    ROOTS[key] = Root(h, source.filename, line, _qualname(source.code, fdef), loop)
+    return key, params, own
+
+
 def _qualname(code, fdef) -> str:
     return code.co_qualname if fdef.name == code.co_name else f"{code.co_qualname}.<locals>.{fdef.name}"
 
 
 def _plain_call(node):
     return ast.Call(func=ast.Name(PLAIN, ast.Load()), args=[node], keywords=[])
+
+
+def _on_plain_values(loop, inputs: set[str]) -> dict[str, str]:
+    """The loop made to run on plain values: its reads of `inputs` (what it reads and does not change) renamed to
+    plain copies (`_odplain_x`, made before it: the map returned), and every comparison of numbers in it made of
+    plain ones (they only steer the loop, whose values are discarded; an equality guard there, `if fm == 0: return
+    mid` on an object's dual field, refused a root)."""
+    parts = loop.body + ([loop.test] if isinstance(loop, ast.While) else [])
+    read = set().union(*(_loads(s) for s in parts))
+    renamed = {p: f"_odplain_{p}" for p in sorted(read & inputs)}
+    for s in parts:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in renamed:
+                n.id = renamed[n.id]
+    for n in _own(parts):
+        if isinstance(n, ast.Compare) and all(isinstance(o, (*_ORDER, ast.Eq, ast.NotEq)) for o in n.ops):
+            n.left, n.comparators = _plain_call(n.left), [_plain_call(c) for c in n.comparators]
+    return renamed
 
 
 def _at_line(stmts, like) -> None:
@@ -629,27 +639,14 @@ def _state_stepping(fdef, step, source, module_globals, enclosing: set[str]) -> 
     found = _slice_of(value, rest, step, probe, changed, branches=True)
     if found is None:
         return False
-    sliced, needed = found
-    own = _stores(fdef.body) | {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)} | enclosing
-    params = [probe] + sorted((needed - {probe}) & own)
-    key = next(_keys)
-    h = _compile_h(source, module_globals, params, sliced, value, test, key)
-    if h is None:
+    made = _root_h(fdef, source, module_globals, enclosing, probe, found, value, test, step.lineno, "stepping search")
+    if made is None:
         return False
-    ROOTS[key] = Root(h, source.filename, step.lineno, _qualname(source.code, fdef), "stepping search")
+    key, params, own = made
     ran, ends = f"_odran{key}", f"_odends{key}"
     # (the pass again after the loop, from the root: as the user wrote it; the step too where it ends the pass)
     again = [copy_tree(s) for s in rest] + ([copy_tree(step)] if back else [])
-    # the loop on plain values (what it reads and does not change, through bracket_value; its comparisons)
-    read = set().union(*(_loads(s) for s in loop.body), _loads(getattr(loop, "test", ast.Pass())))
-    renamed = {p: f"_odplain_{p}" for p in sorted((read & own) - changed)}
-    for s in loop.body + ([loop.test] if isinstance(loop, ast.While) else []):
-        for n in ast.walk(s):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in renamed:
-                n.id = renamed[n.id]
-    for n in _own(loop.body + ([loop.test] if isinstance(loop, ast.While) else [])):
-        if isinstance(n, ast.Compare) and all(isinstance(o, (*_ORDER, ast.Eq, ast.NotEq)) for o in n.ops):
-            n.left, n.comparators = _plain_call(n.left), [_plain_call(c) for c in n.comparators]
+    renamed = _on_plain_values(loop, own - changed)  # (the loop on plain values)
     block.insert(block.index(step) + 1, ast.copy_location(
         ast.Assign(targets=[ast.Name(ran, ast.Store())], value=ast.Constant(True)), step))
     pre = [ast.Assign(targets=[ast.Name(ends, ast.Store())], value=ast.Tuple([ast.Name(probe, ast.Load())],

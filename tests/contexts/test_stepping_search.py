@@ -125,15 +125,18 @@ def test_normal_depth_is_the_crossing_in_every_mode():
 @pytest.mark.parametrize("f, ref, args", [
     (until_break, until_break_ref, (1.3, 2.0)),
     (channel, channel_ref, (0.5, 0.013)),
+    ("step_last", "step_last_ref", (1.3, 2.0)),  # (defined below: the step ending the pass, a named step)
+    ("break_then_step", "until_break_ref", (1.3, 2.0)),
 ])
 def test_shapes_right_in_both_modes(f, ref, args):
+    f, ref = (globals()[g] if isinstance(g, str) else g for g in (f, ref))
     want = fd.gradient(ref, *args, h=1e-6)
     with ADContext():
         got = gradient(f, *args)
         first = derivative(lambda t: f(t, *args[1:]), args[0])
     # (values computed from the grid point after the loop, `t * c`, carry the step: 1e-5 of t)
-    assert got == pytest.approx(want, rel=3e-5)
-    assert first == pytest.approx(want[0], rel=3e-5)
+    assert got == pytest.approx(want, rel=5e-5)
+    assert first == pytest.approx(want[0], rel=5e-5)
 
 
 def test_downward_and_capped_loops():
@@ -264,16 +267,6 @@ def break_then_step(x, c):
             break
         t = t + h
     return t * c
-
-
-@pytest.mark.parametrize("f, ref", [(step_last, step_last_ref), (break_then_step, until_break_ref)])
-def test_steps_ending_the_pass_and_named_steps(f, ref):
-    want = fd.gradient(ref, 1.3, 2.0, h=1e-6)
-    with ADContext():
-        got = gradient(f, 1.3, 2.0)
-        first = derivative(lambda t: f(t, 2.0), 1.3)
-    assert got == pytest.approx(want, rel=5e-5)
-    assert first == pytest.approx(want[0], rel=5e-5)
 
 
 def masked_store(q):
