@@ -76,25 +76,33 @@ def rewrite(source, module_globals):
     for fdef, outer in _scopes(new, set(code.co_freevars) | set(code.co_cellvars)):
         if not any(isinstance(n, (ast.While, ast.For)) for n in _own(fdef.body)) or bisection_step(fdef, None) is None:
             continue
-        trial = copy_tree(fdef)
-        stated, skipped = False, set()
-        for _ in range(16):
-            step = bisection_step(trial, None, skip=skipped)
-            if step is None:
-                if stated:
-                    fdef.body = trial.body
-                    changed = True
-                break
-            if _state_as_root(trial, step, source, module_globals, outer):
-                stated = True
-            elif is_stepping(step):  # (left as it is, refused where it is reached: the function's others stated)
-                skipped.add(step.lineno)
-            else:
-                break
+        try:
+            body = _stated(copy_tree(fdef), source, module_globals, outer)
+        except Exception:  # noqa: BLE001 (a shape this rewrite mishandles: the loops are left as written, which
+            body = None    # every mode refuses, never a crash in a function the user differentiates)
+        if body is not None:
+            fdef.body = body
+            changed = True
     if not changed:
         return None
     fix_missing_locations(new)
     return new
+
+
+def _stated(trial, source, module_globals, outer):
+    """trial's body with its loops stated as roots, or None (none, or a bisection of another form)."""
+    stated, skipped = False, set()
+    for _ in range(16):
+        step = bisection_step(trial, None, skip=skipped)
+        if step is None:
+            return trial.body if stated else None
+        if _state_as_root(trial, step, source, module_globals, outer):
+            stated = True
+        elif is_stepping(step):  # (left as it is, refused where it is reached: the function's others stated)
+            skipped.add(step.lineno)
+        else:
+            return None
+    return None
 
 
 def _scopes(tree, outer: set[str]):

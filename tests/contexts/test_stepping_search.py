@@ -307,3 +307,24 @@ def test_elementwise_stepping_searches_are_refused(f):
             gradient(f, q)
         with pytest.raises(OverdubError, match="stepping search"):
             jacfwd(f, q)
+
+
+def test_a_rewrite_that_fails_leaves_the_loop_refused_not_a_crash(monkeypatch):
+    # (a shape the rewrite mishandles must not break the function: its loop stays as written, which every mode
+    # refuses)
+    from contexts.lowered import implicit
+    from overdub import cache
+
+    def broken(*args):
+        raise RuntimeError("a rewrite bug")
+    monkeypatch.setattr(implicit, "_state_stepping", broken)
+    cache.clear()
+    try:
+        with ADContext():
+            with pytest.raises(OverdubError, match="stepping search"):
+                gradient(normal_depth, 0.5, 0.013)
+    finally:
+        monkeypatch.undo()
+        cache.clear()
+    with ADContext():
+        assert gradient(normal_depth, 0.5, 0.013)[0] == pytest.approx(0.43173, rel=1e-4)
