@@ -379,20 +379,59 @@ def _masked_step(s, name: str, temps, constants):
     return None
 
 
+_GRIDS = frozenset({"arange", "linspace", "geomspace", "logspace"})
+
+
+def _literal(node) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float) or isinstance(
+        node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _literal(node.operand)
+
+
+def _literal_grid(node, temps, names) -> bool:
+    """node is `np.arange(...)`/`np.linspace(...)` of literals (through a temporary or a name bound once to one)."""
+    for _ in range(3):
+        if isinstance(node, ast.Name):
+            node = temps.get(node.id, names.get(node.id))
+    return isinstance(node, ast.Call) and _call_name(node) in _GRIDS and bool(node.args) \
+        and all(_literal(a) for a in node.args) and all(_literal(k.value) for k in node.keywords)
+
+
+def _counted(s, name: str) -> bool:
+    """s is `name += k` / `name = name + k` with k an integer literal."""
+    if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and s.target.id == name:
+        return isinstance(s.op, (ast.Add, ast.Sub)) and isinstance(s.value, ast.Constant) and type(s.value.value) is int
+    return isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+        and s.targets[0].id == name and isinstance(s.value, ast.BinOp) and isinstance(s.value.op, (ast.Add, ast.Sub)) \
+        and isinstance(s.value.left, ast.Name) and s.value.left.id == name and isinstance(s.value.right, ast.Constant) \
+        and type(s.value.right.value) is int
+
+
+def _scales(node, name: str) -> bool:
+    """node scales name by a float that is not a whole number (`i * 1e-4`, `h * i`, `i / 1e4`)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Mult, ast.Div)):
+            for a, b in ((n.left, n.right), (n.right, n.left)):
+                if isinstance(a, ast.Name) and a.id == name and isinstance(b, ast.Constant) \
+                        and type(b.value) is float and not b.value.is_integer():
+                    return True
+    return False
+
+
 def is_stepping(step) -> bool:
     """The statement `bisection_step` named is a stepping search's step (not a bisection's `if`)."""
     return getattr(step, "_od_stepping", False)
 
 
 def _exit_tests(loop) -> list:
-    """The tests that end the loop: a `while`'s own (unless `True`), and each `if ...: break` of its own body."""
+    """The tests that end the loop: a `while`'s own (unless `True`), and each `if ...: break` (or `return`) of its
+    own body."""
     tests = []
     if isinstance(loop, ast.While) and not (isinstance(loop.test, ast.Constant) and loop.test.value):
         tests.append(loop.test)
     for n in _own_statements(loop.body):
         if isinstance(n, (ast.While, ast.For)):
             continue
-        if isinstance(n, ast.If) and any(isinstance(b, ast.Break) for b in n.body):
+        if isinstance(n, ast.If) and any(isinstance(b, (ast.Break, ast.Return)) for b in n.body):
             tests.append(n.test)
     return tests
 
@@ -407,6 +446,8 @@ def stepping_step(fdef, loops, active=None, fixed=frozenset()):
     for loop in loops:
         if constants is None:
             constants, temps = _step_names(fdef, active), temps_of(fdef)
+            grids = {n.targets[0].id: n.value for n in _own_statements(fdef.body) if isinstance(n, ast.Assign)
+                     and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
         # (the lowered form of `d[m] += c`: `t = d[m]; t = t + c; d[m] = t`, its store -> m)
         lowered_steps = {}
         for block in [loop.body] + [getattr(n, f) for n in _own_statements(loop.body)
@@ -434,8 +475,16 @@ def stepping_step(fdef, loops, active=None, fixed=frozenset()):
                             stores.setdefault(m.id, []).append(n)
                     if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):  # (`d[m] += 1e-4`)
                         stores.setdefault(t.value.id, []).append(n)
+        if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and loop.lineno not in fixed \
+                and _literal_grid(loop.iter, temps, grids):
+            # `for d in np.arange(0.0, 10.0, 1e-4): if d ** 3 + d >= q: break`: a grid the function makes of
+            # literals, searched for the first point past a crossing (refused: its point is not the crossing)
+            stepped.append((loop, loop.target.id, loop, ()))
         for name, sets in stores.items():
             if sets[0].lineno in fixed:  # (one `lowered.implicit` stated as its crossing)
+                continue
+            if all(_counted(s, name) for s in sets):  # (`i += 1` with `i * 1e-4` tested: a grid's index)
+                stepped.append((loop, name, sets[0], "scaled"))
                 continue
             if all((st := step_of(s, constants)) is not None and st[0] == name for s in sets):
                 stepped.append((loop, name, sets[0], ()))
@@ -470,9 +519,12 @@ def stepping_step(fdef, loops, active=None, fixed=frozenset()):
         others = {k: v for k, v in values.items() if k != name}
         # an ordering reading both the stepped variable and a differentiated one (`q_trial < q`, q_trial computed
         # from d; not `maxerr > eps and k < niter`, pvlib's Newton loop counting passes in a float)
-        for test in [*_exit_tests(loop), *masked]:
+        scaled = masked == "scaled"
+        for test in [*_exit_tests(loop), *(() if scaled else masked)]:
             for c in comparisons(test):
                 reads = _test_reads(c, others)
+                if scaled and not _scales(_seen(c, temps), name):
+                    continue
                 if name in reads and reads & set(active) - {name}:
                     step._od_stepping = True
                     step._od_inputs = frozenset(reads & set(active) - {name})

@@ -328,3 +328,52 @@ def test_a_rewrite_that_fails_leaves_the_loop_refused_not_a_crash(monkeypatch):
         cache.clear()
     with ADContext():
         assert gradient(normal_depth, 0.5, 0.013)[0] == pytest.approx(0.43173, rel=1e-4)
+
+
+def grid_break(q):
+    for d in np.arange(0.0, 10.0, 1e-4):
+        if d ** 3 + d >= q:
+            break
+    return d
+
+
+def grid_return(q):
+    grid = np.linspace(0.0, 10.0, 100001)
+    for d in grid:
+        if d ** 3 + d >= q:
+            return d
+    return None
+
+
+def scaled_counter(q):
+    i = 0
+    while (i * 1e-4) ** 3 + i * 1e-4 < q:
+        i += 1
+    return i * 1e-4
+
+
+SIZES = [0.5, 0.75, 1.0, 1.5, 2.0]
+
+
+def next_size(x):
+    """A table's next entry (a standard size): a step function by design, its derivative the code's."""
+    for s in SIZES:
+        if s >= x:
+            return s * 2.0 + x
+    return None
+
+
+@pytest.mark.parametrize("f", [grid_break, grid_return, scaled_counter])
+def test_grid_searches_are_refused(f):
+    # (the first grid point past the crossing of d^3 + d = q: every mode gave 0 for 0.24)
+    with ADContext():
+        with pytest.raises(OverdubError, match="stepping search"):
+            gradient(f, 2.1)
+        with pytest.raises(OverdubError, match="stepping search"):
+            derivative(f, 2.1)
+
+
+def test_a_table_lookup_is_not_a_search():
+    with ADContext():
+        assert gradient(next_size, 1.2) == (pytest.approx(1.0),)
+        assert derivative(next_size, 1.2) == pytest.approx(1.0)
