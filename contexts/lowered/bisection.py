@@ -484,7 +484,12 @@ def stepping_step(fdef, loops, active=None, fixed=frozenset()):
             if sets[0].lineno in fixed:  # (one `lowered.implicit` stated as its crossing)
                 continue
             if all(_counted(s, name) for s in sets):  # (`i += 1` with `i * 1e-4` tested: a grid's index)
-                stepped.append((loop, name, sets[0], "scaled"))
+                # (and scaled into a value after the loop, `return i * 1e-4`: not a count of terms a series needs,
+                # mpmath's `while 3*c*gamma(L*0.5)*... >= eps2: L = L + 1`, used as a count)
+                if any(_scales(_seen(n, temps), name) for n in _own_statements(fdef.body)
+                       if isinstance(n, ast.stmt) and not isinstance(n, (ast.For, ast.While, ast.If))
+                       and (n.lineno, n.col_offset) > (loop.end_lineno, loop.end_col_offset)):
+                    stepped.append((loop, name, sets[0], "scaled"))
                 continue
             if all((st := step_of(s, constants)) is not None and st[0] == name for s in sets):
                 stepped.append((loop, name, sets[0], ()))

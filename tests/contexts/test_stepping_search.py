@@ -377,3 +377,18 @@ def test_a_table_lookup_is_not_a_search():
     with ADContext():
         assert gradient(next_size, 1.2) == (pytest.approx(1.0),)
         assert derivative(next_size, 1.2) == pytest.approx(1.0)
+
+
+def terms_needed(x):
+    """A count of the terms a series needs (mpmath's Riemann-Siegel `while ... gamma(L * 0.5) ... >= eps: L += 1`):
+    a count, not a grid's point; the sum's derivative is the code's."""
+    n = 1
+    while x ** (n * 0.5) / math.factorial(n) >= 1e-12:
+        n += 1
+    return sum(x ** k / math.factorial(k) for k in range(n))
+
+
+def test_a_count_of_terms_is_not_a_grid_search():
+    with ADContext():
+        assert gradient(terms_needed, 0.7) == (pytest.approx(math.exp(0.7), rel=1e-9),)
+        assert derivative(terms_needed, 0.7) == pytest.approx(math.exp(0.7), rel=1e-9)
