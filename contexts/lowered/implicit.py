@@ -616,6 +616,14 @@ def _state_stepping(fdef, step, source, module_globals, enclosing: set[str]) -> 
     stated = step_of(step, _stores(fdef.body) | set(_loads(step)))  # (the detector vetted the step's constant)
     if stated is None:  # (an elementwise step, `d[m] += 1e-4`: refused where it is reached)
         return False
+    own = _stores(fdef.body) | {a.arg for a in ast.walk(fdef.args) if isinstance(a, ast.arg)} | enclosing
+    inputs = getattr(step, "_od_inputs", frozenset())
+    if module_globals is not None and inputs and all(
+            n not in own and type(module_globals.get(n)) in (int, float) for n in inputs):
+        # (its test reads only the module's numbers, `while lon > _180_0: lon -= _360_0`, pygeodesy's wrap of a
+        # longitude: no search for an input's crossing, its derivative the code's; the modes, knowing activity,
+        # do not take it for one)
+        return False
     probe, size, up = stated
     first = block[0] is step
     rest = block[1:] if first else block[:-1]

@@ -392,3 +392,20 @@ def test_a_count_of_terms_is_not_a_grid_search():
     with ADContext():
         assert gradient(terms_needed, 0.7) == (pytest.approx(math.exp(0.7), rel=1e-9),)
         assert derivative(terms_needed, 0.7) == pytest.approx(math.exp(0.7), rel=1e-9)
+
+
+_HALF_TURN, _TURN = 180.0, 360.0
+
+
+def wrapped(lon):
+    """pygeodesy's `geoids._lonE2lon`: a longitude wrapped by module constants, no search."""
+    while lon > _HALF_TURN:
+        lon -= _TURN
+    return lon * 2.0
+
+
+def test_a_wrap_by_module_constants_is_not_a_search():
+    with ADContext():
+        for lon in (200.0, 600.0, 100.0):
+            assert gradient(wrapped, lon) == (pytest.approx(2.0),)
+            assert derivative(wrapped, lon) == pytest.approx(2.0)
