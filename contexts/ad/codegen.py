@@ -1433,23 +1433,7 @@ class _Gen:
         if self.is_active(v):
             adj += self.acc(v.id, "_od_gv")
         need = [obj, u]
-        # a property's setter (the class's code) changing in place an array the object holds that other
-        # variables share (`m.level = t` doing `self.out[:] = ...` on the caller's `out`): their cotangents go
-        # into the object's box before the setter's pullback, as for a method's (`call_viewed`)
-        bound = self.bound_before.get(id(s))
-        others = sorted(m for m in self.view_groups.get(obj, ()) if m in self.active and m != obj
-                        and (bound is None or m in bound))
-        if others:
-            c, k = self.fresh("_od_sc"), self.fresh("_od_sk")
-            others_now = call("__od_bound__", call("__od_locals__"), _strings(others))
-            fwd = at([assign(c, item("__od_changes__", 0))], s) + fwd + at([assign(k, if_exp(
-                compare(item("__od_changes__", 0), ast.Eq(), c), const(None),
-                call("__od_setattr_views__", u, obj, others_now, c)))], s)
-            self.dvars.update(others)
-            douts = [d(m) for m in others]
-            adj = [if_(not_none(k), [assign((d(obj), douts), call("__od_setattr_merge__", "_od_S", k, d(obj),
-                                                                    tuple_(douts)))], [])] + adj
-            need.append(k)
+        fwd, adj = self.held_views(s, obj, u, fwd, adj, need)
         return fwd, need, adj
 
     def setitem_(self, s, t, v):
@@ -1469,7 +1453,31 @@ class _Gen:
         if self.is_active(v):
             adj += self.acc(v.id, "_od_gv")
         need = [obj] + _names_in(t.slice) + ([v.id] if isinstance(v, ast.Name) else []) + [u] + flags
+        fwd, adj = self.held_views(s, obj, u, fwd, adj, need)
         return fwd, need, adj
+
+    def held_views(self, s, obj, u, fwd, adj, need):
+        """Around a store that Python code of obj's class may make (a property's setter for `obj.a = v`, its
+        own `__setitem__` for `obj[k] = v`: `u` a `_SetByCode`), changing in place an array the object holds
+        that other variables share (`m.level = t` doing `self.out[:] = ...` on the caller's `out`; `t[:2] = v`
+        on `t = z[1:]` of a class keeping a view of z's array, array_api_strict's `Array`): their cotangents
+        go into the object's box before the code's pullback, as for a method's (`call_viewed`)."""
+        bound = self.bound_before.get(id(s))
+        others = sorted(m for m in self.view_groups.get(obj, ()) if m in self.active and m != obj
+                        and (bound is None or m in bound))
+        if not others:
+            return fwd, adj
+        c, k = self.fresh("_od_sc"), self.fresh("_od_sk")
+        others_now = call("__od_bound__", call("__od_locals__"), _strings(others))
+        fwd = at([assign(c, item("__od_changes__", 0))], s) + fwd + at([assign(k, if_exp(
+            compare(item("__od_changes__", 0), ast.Eq(), c), const(None),
+            call("__od_setattr_views__", u, obj, others_now, c)))], s)
+        self.dvars.update(others)
+        douts = [d(m) for m in others]
+        adj = [if_(not_none(k), [assign((d(obj), douts), call("__od_setattr_merge__", "_od_S", k, d(obj),
+                                                                tuple_(douts)))], [])] + adj
+        need.append(k)
+        return fwd, adj
 
     # -- the adjoint function -------------------------------------------------------------------
     def adjoint_function(self, name: str, cells: list[str]) -> ast.FunctionDef:

@@ -609,6 +609,10 @@ def call(mask, f, /, *args, **kw):
                 return call(mask, f.__self__, *args, **kw)  # (`getattr(ufunc, method)(...)` with "__call__")
             if tf is _BUILTIN and (method := python_ufunc_method(f)) is not None:
                 return _twin_call(mask, method.__func__, (method.__self__,), args, kw)  # (frompyfunc's `.reduce`)
+            if tf is _WRAPPER and f.__name__ == "__setitem__" and type(f.__self__) is _NDARRAY and not kw:
+                # `a.__setitem__(k, v)` called by name (array_api_strict's Array stores into its ndarray so): the
+                # store `a[k] = v`, as `operator.setitem` is
+                return _twin_call(EVERY_ARGUMENT, REPLACEMENTS[operator.setitem], (f.__self__,), args, kw)
             rule, is_method = _rule_of(f)
             if is_method and len(args) > 1 and isinstance(f.__self__, np.ndarray):
                 _method_out(f, args)

@@ -227,7 +227,11 @@ class Container:
       x's `held` values are seeded with ones (pint: dy per x's unit). With it, forward mode seeds x's
       values inside x (a Quantity of dual magnitudes, whose arithmetic keeps units), not x as an object;
       then `tangent_values(t, x)` gives the values seeded for a tangent t of x (`jvp`: a Quantity t's
-      magnitude in x's units, a plain t as it is)."""
+      magnitude in x's units, a plain t as it is);
+    - `native_operators`: its operators run natively under forward mode's and sparsity's contexts, as numpy's
+      protocols hand their duals and tracers to its code (xarray's, pint's); False where its operators
+      check their operands' types (array_api_strict's `Array * x` takes arrays and Python numbers only):
+      they run as code under the context, which answers `isinstance(x, float)` for the dual's value."""
 
     cotangent: Callable[[Any, Any], Any]
     values: Callable[[Any], Any] | None = None
@@ -237,6 +241,7 @@ class Container:
     of_output: Callable[[Any, Any], Any] | None = None
     per_input: Callable[[Any, Any], Any] | None = None
     tangent_values: Callable[[Any, Any], Any] | None = None
+    native_operators: bool = True
 
 
 CONTAINERS: dict[type, Container] = {}
@@ -245,11 +250,13 @@ CONTAINERS: dict[type, Container] = {}
 def register_container(cls: type, *, cotangent: Callable, values: Callable | None = None,
                        rebuild: Callable | None = None, held: Callable | None = None,
                        seed: Callable | None = None, of_output: Callable | None = None,
-                       per_input: Callable | None = None, tangent_values: Callable | None = None) -> None:
+                       per_input: Callable | None = None, tangent_values: Callable | None = None,
+                       native_operators: bool = True) -> None:
     """Register `cls` (and its subclasses) as a container of arrays with labels: see `Container`."""
     if not isinstance(cls, type):
         raise TypeError(f"register_container takes a class, not {cls!r}")
-    CONTAINERS[cls] = Container(cotangent, values, rebuild, held, seed, of_output, per_input, tangent_values)
+    CONTAINERS[cls] = Container(cotangent, values, rebuild, held, seed, of_output, per_input, tangent_values,
+                                native_operators)
 
 
 def container_of(x) -> Container | None:
@@ -268,7 +275,8 @@ forward mode's `dual * unit` and `dual / unit` make the quantity of the dual wit
 
 DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "dask.array": "contexts.rules.dask",
            "pint": "contexts.rules.pint", "xarray": "contexts.rules.xarray", "pandas": "contexts.rules.pandas",
-           "numexpr": "contexts.rules.numexpr"}
+           "numexpr": "contexts.rules.numexpr",
+           "array_api_strict": "contexts.rules.array_api_strict"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 
 _loaded: set[str] = set()
@@ -378,4 +386,5 @@ def runs_natively(cls) -> bool:
     """Objects of cls run their operators natively under a context whose values stand in for others (forward
     mode's, sparsity's `operator_for`): the engine's own classes, and values (`value_class`)."""
     from .frames import is_engine_class
-    return is_engine_class(cls) or value_class(cls)
+    return is_engine_class(cls) or value_class(cls) and not any(
+        issubclass(cls, kind) for kind, c in CONTAINERS.items() if not c.native_operators)

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from overdub.errors import OverdubError
 
 from ..lowered.bisection import check_entry
+from ..rules.leaves import container_of
 from .pattern import Pattern
 from .tracer import NoSparsityRule, Tracer
 
@@ -24,7 +25,10 @@ def _trace(f: Callable, x: Any, mode: str, order: int) -> tuple[Any, int]:
 
     if mode not in _MODES:
         raise OverdubError(f"unknown sparsity mode {mode!r}", fix='use mode="global" or mode="local"')
-    x = _real_input(x)
+    given, container = x, container_of(x)
+    if container is not None and (container.values is None or container.rebuild is None):
+        container = None
+    x = _real_input(container.values(x) if container is not None else x)
     n = x.size
     H = Pattern.empty(n, n * n) if order == 2 else None
     primal = x.copy() if mode == "local" else None
@@ -32,6 +36,8 @@ def _trace(f: Callable, x: Any, mode: str, order: int) -> tuple[Any, int]:
         primal = primal[()]
     t = Tracer(x.shape, Pattern.identity(n), H, primal, order)
     check_entry(f, "sparsity detection")
+    if container is not None:  # (an xarray DataArray, an array_api_strict Array: the tracer in its values' place)
+        t = container.rebuild(given, t)
     try:
         return sparsity_context().run(f, t), n
     except ValueError as e:
@@ -80,6 +86,9 @@ def _user_line(e: BaseException, f: Callable) -> str | None:
 
 
 def _flatten(y: Any) -> list:
+    container = container_of(y) if not isinstance(y, (Tracer, np.ndarray)) else None
+    if container is not None and container.held is not None:  # (a container output is its values)
+        return _flatten(container.held(y))
     if isinstance(y, (list, tuple)):
         return [v for item in y for v in _flatten(item)]
     if isinstance(y, dict):

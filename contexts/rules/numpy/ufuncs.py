@@ -308,8 +308,8 @@ def _unary_linear(fn: Any, forward: Callable, transpose: Callable, label: str, *
 
 
 _DEG = 180.0 / math.pi
-_unary_linear(np.negative, np.negative, np.negative, "negative")
-_unary_linear(np.positive, np.positive, np.positive, "positive")
+_unary_linear(np.negative, np.negative, np.negative, "negative", (np.ndarray, "__neg__"))
+_unary_linear(np.positive, np.positive, np.positive, "positive", (np.ndarray, "__pos__"))
 _unary_linear(np.conjugate, np.conjugate, np.conjugate, "conjugate",
               (np.ndarray, "conj"), (np.ndarray, "conjugate"))
 _unary_linear(np.deg2rad, np.deg2rad, np.deg2rad, "deg2rad")

@@ -351,3 +351,15 @@ def test_forward_modes_and_hessian_of_a_dataarray_with_numpys_reductions():
     np.testing.assert_allclose(h, fd.hessian(lambda v: float(_sum_and_prod(v)), x.values, matrix=True),
                                rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(hvp(_sum_and_prod, x, x.copy(data=t)), h @ t, rtol=1e-10)
+
+
+def test_sparsity_of_a_function_of_a_dataarray():
+    """The tracer in the DataArray's values (handed a tracer in its place, xarray's methods were missing)."""
+    from contexts import jacobian_sparsity
+
+    da = xr.DataArray(np.arange(1.0, 5.0), dims=("t",))
+    lower = np.tril(np.ones((4, 4), bool))
+    np.testing.assert_array_equal(
+        jacobian_sparsity(lambda d: (d.shift(t=1) * d).fillna(0.0) + d.cumsum("t"), da).toarray(), lower)
+    np.testing.assert_array_equal(jacobian_sparsity(lambda d: d.diff("t") * 2.0, da).toarray(),
+                                  np.eye(3, 4, dtype=bool) | np.eye(3, 4, k=1, dtype=bool))
