@@ -24,6 +24,7 @@ import numpy as np
 
 from .cotangents import Tangent
 from .leaves import register_container
+from .registry import registry
 
 __all__: list[str] = []
 
@@ -71,6 +72,9 @@ def array_seed(y, dy):
 def _register() -> None:
     import array_api_strict
 
+    # its namespace, asked of it (array-api-compat's `array_namespace(x)`): a module, no derivative (its code
+    # sets the package's flags in module globals, which reverse mode refuses to follow)
+    registry.nondifferentiable(type(array_api_strict.asarray(0.0)).__array_namespace__)
     register_container(type(array_api_strict.asarray(0.0)), cotangent=array_cotangent, values=array_values,
                        rebuild=array_rebuild, held=array_held, seed=array_seed, native_operators=False)
 

@@ -152,3 +152,18 @@ def test_sparsity_patterns():
     want = np.eye(4, k=1, dtype=bool) | np.eye(4, k=-1, dtype=bool)
     want[0, 0] = True
     np.testing.assert_array_equal(H.toarray(), want)
+
+
+def test_code_asking_for_its_namespace():
+    """`xp = array_namespace(x)` (array-api-compat), as libraries written against the standard do: on an
+    Array and on a numpy array."""
+    compat = pytest.importorskip("array_api_compat")
+
+    def loss(x):
+        ns = compat.array_namespace(x)
+        m = ns.max(x)
+        return m + ns.log(ns.sum(ns.exp(x - m))) + ns.linalg.vector_norm(x) ** 2
+    want = _want(loss)
+    for x in (xp.asarray(X0), X0.copy()):
+        np.testing.assert_allclose(np.asarray(gradient(loss, x)[0]), want, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(np.asarray(jacfwd(loss, x)), want, rtol=1e-6, atol=1e-8)

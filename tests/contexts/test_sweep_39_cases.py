@@ -623,12 +623,8 @@ def _setitem_by_name(x):
 @pytest.mark.parametrize("f", [_unpacked_in_a_helper, _setitem_by_name])
 def test_forward_follows_writes_through_items_and_by_name(f):
     np.testing.assert_allclose(jvp(f, (_X,), (_T,))[1], fd.gradient(f, _X)[0] @ _T, rtol=1e-7)
-    try:
-        got = gradient(f, _X)[0]
-    except OverdubError:
-        assert f is _setitem_by_name  # (reverse mode has no rule for ndarray.__setitem__ called by name)
-    else:
-        np.testing.assert_allclose(got, fd.gradient(f, _X)[0], rtol=1e-7)
+    # (reverse mode refused ndarray.__setitem__ called by name until session 47: now the store `a[k] = v`)
+    np.testing.assert_allclose(gradient(f, _X)[0], fd.gradient(f, _X)[0], rtol=1e-7, atol=1e-10)
 
 
 def _compressed_into(x):
