@@ -855,9 +855,9 @@ class _Gen:
             # variables share (`a = V(t); a -= y` with `self.v -= o`): as for a method call (`handed`), the
             # forward notes which, and the adjoint moves their cotangents into the object's box first
             c = f"_od_c{u[len('_od_u'):]}"
-            others_now = call("__od_bound__", call("__od_locals__"), _strings(held))
+            taken, others_now = self.bound_now(held, f"_od_o{u[len('_od_u'):]}")
             fwd = (at([assign(c, item("__od_changes__", 0))], s) + fwd
-                   + at([if_(compare(item("__od_changes__", 0), ast.NotEq(), c), [assign(u, call(
+                   + at([if_(compare(item("__od_changes__", 0), ast.NotEq(), c), taken + [assign(u, call(
                        "__od_iop_views__", u, user(a), user(b), others_now, c))])], s))
             self.dvars.update(held)
             douts = [d(m) for m in held]
@@ -869,6 +869,17 @@ class _Gen:
                + (self.acc(a.id, "_od_ga") if self.is_active(a) else [])
                + (self.acc(b.id, "_od_gb") if self.is_active(b) else []))
         return fwd, need, adj
+
+    @staticmethod
+    def bound_now(names, into: str) -> tuple[list[ast.stmt], ast.expr]:
+        """(statements, expression): the values of `names` now, None for those not bound yet (a global among
+        them from the module). Read as a tuple of the names, the common case; where one is not bound (a
+        NameError), by `__od_bound__` from the frame's locals — which copies every local of the frame into a
+        dict, most of a library function's call cost where its twin has hundreds of temporaries."""
+        if not names:
+            return [], tuple_([])
+        return [try_except([assign(into, tuple_(load(n) for n in names))], "NameError",
+                           [assign(into, call("__od_bound__", call("__od_locals__"), _strings(names)))])], load(into)
 
     def held_by_object(self, name: str, s) -> list[str]:
         """The active variables, bound before statement s, that may share memory with what the value in
@@ -1217,16 +1228,16 @@ class _Gen:
         if not any(names) and not others:
             return [], None
         values = tuple_(n or const(None) for n in names)
-        others_now = call("__od_bound__", call("__od_locals__"), _strings(others)) if others else tuple_([])
+        taken, others_now = self.bound_now(others, f"_od_o{k}")
         unchanged = compare(item("__od_changes__", 0), ast.Eq(), c)
         before = assign(c, item("__od_changes__", 0))
         if target in args:  # `y = f(y)`: the argument, taken before the name is rebound to the result
             before = assign((c, f"_od_hv{k}"), tuple_([item("__od_changes__", 0), values]))
             values = load(f"_od_hv{k}")
-        fwd = at([before,
-                  assign(w, if_exp(unchanged, const(None), call("__od_call_views__", pb, values, others_now,
-                                                                const(npos), _strings(kwnames), c,
-                                                                load(holder) if holder else const(None))))], s)
+        views = call("__od_call_views__", pb, values, others_now, const(npos), _strings(kwnames), c,
+                     load(holder) if holder else const(None))
+        fwd = at([before, assign(w, if_exp(unchanged, const(None), views)) if not taken else
+                  if_(unchanged, [assign(w, const(None))], taken + [assign(w, views)])], s)
         self.dvars.update(args | set(others))
         dargs = tuple_(d(n) if n else const(None) for n in names)
         douts = [d(m) for m in others]
@@ -1468,10 +1479,10 @@ class _Gen:
         if not others:
             return fwd, adj
         c, k = self.fresh("_od_sc"), self.fresh("_od_sk")
-        others_now = call("__od_bound__", call("__od_locals__"), _strings(others))
-        fwd = at([assign(c, item("__od_changes__", 0))], s) + fwd + at([assign(k, if_exp(
-            compare(item("__od_changes__", 0), ast.Eq(), c), const(None),
-            call("__od_setattr_views__", u, obj, others_now, c)))], s)
+        taken, others_now = self.bound_now(others, self.fresh("_od_so"))
+        fwd = at([assign(c, item("__od_changes__", 0))], s) + fwd + at([if_(
+            compare(item("__od_changes__", 0), ast.Eq(), c), [assign(k, const(None))],
+            taken + [assign(k, call("__od_setattr_views__", u, obj, others_now, c))])], s)
         self.dvars.update(others)
         douts = [d(m) for m in others]
         adj = [if_(not_none(k), [assign((d(obj), douts), call("__od_setattr_merge__", "_od_S", k, d(obj),

@@ -1326,6 +1326,17 @@ def _other_call(mask, f, args, kw):
                 f"reverse mode cannot differentiate {inner.__qualname__}, a recursive closure under "
                 "functools.lru_cache/cache", where=_user_line(),
                 fix="drop the cache, or pass the differentiated value as an argument; forward mode follows it")
+        if not _may_differ((args, kw), 0):
+            # a call of constants answered from the cache: no code ran, and a value holding nothing
+            # differentiable has no derivative to record (narwhals' `_discover_entrypoints()`, under sklearn's
+            # kernels, re-read every installed package's metadata at each call: 1632 files per gradient)
+            try:
+                hits = f.cache_info().hits
+                cached = f(*args, **kw)
+            except Exception:  # (unhashable arguments: the recording raises as Python does)
+                hits = None
+            if hits is not None and f.cache_info().hits > hits and not _may_differ(cached, 0):
+                return cached, None
         y, pb = call(mask, inner, *args, **kw)
         _stale_hit(f, y, args, kw)
         return y, pb

@@ -131,3 +131,43 @@ def test_a_store_by_name_through_a_bound_method_is_refused_or_right():
     else:
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(jacfwd(f, X.copy()), want, rtol=1e-6, atol=1e-8)
+
+
+# -- a cache hit of constants runs no code (narwhals' `_discover_entrypoints()` under sklearn's kernels) ---------------
+# Reverse mode recomputes an lru_cache'd call through the function itself, to record it; a call of constants that
+# the cache answers with a value holding nothing differentiable runs no code and has no derivative: it is taken as
+# it is (narwhals re-read every installed package's metadata at each call, 180x a kernel's primal time for 84x).
+
+import functools  # noqa: E402
+
+_RUNS = []
+
+
+@functools.lru_cache(maxsize=None)
+def _plugins(group):
+    _RUNS.append(group)
+    return tuple(f"{group}.{k}" for k in ("a", "b"))
+
+
+@functools.lru_cache(maxsize=None)
+def _scale(n):
+    _RUNS.append(n)
+    return [1.0 / n]  # (a list of a float: may carry a derivative, recomputed as before)
+
+
+def _uses_the_caches(x, plugins=_plugins, scale=_scale):
+    names = plugins("kernels")  # (a parameter: called as a differentiated callable would be, recorded)
+    w = scale(2)
+    return float(np.sum(x * x)) * len(names) * w[0]
+
+
+def test_a_cache_hit_of_constants_is_not_recomputed():
+    _plugins.cache_clear()
+    _scale.cache_clear()
+    _RUNS.clear()
+    want = fd.gradient(_uses_the_caches, X.copy())[0]  # (fills the caches: 2 runs)
+    assert _RUNS == ["kernels", 2]
+    for _ in range(3):
+        np.testing.assert_allclose(gradient(_uses_the_caches, X.copy(), _plugins, _scale)[0], want, rtol=1e-6)
+    # the strings' cache is never run again; the float list's is recomputed by the recording each time
+    assert _RUNS.count("kernels") == 1 and _RUNS.count(2) == 4
