@@ -1842,11 +1842,27 @@ def _attribute_holders(fdef, nodes: list, globals_: dict) -> set[str]:
             # a module's object (not a class, function or module) whose method f calls or that f hands to a
             # call (`SIM.reset(x)`, `setattr(CFG, 'gain', x)`): the call may store into it (gen20 W1, W4)
             objs = [n.func.value] if isinstance(n.func, ast.Attribute) else []
-            objs += [a for a in n.args if isinstance(a, ast.Name)]
+            if not _reads_its_argument(n, globals_):
+                objs += [a for a in n.args if isinstance(a, ast.Name)]
             for o in objs:
                 if isinstance(o, ast.Name) and o.id in globals_ and _module_object(globals_[o.id]):
                     out.add(o.id)
     return out
+
+
+# builtins that, given one object and nothing else, only read it by its own protocols (`__iter__`, `__len__`,
+# `keys`): they store nothing into it — there is nothing else to store (colour's `tuple(CHROMATIC_ADAPTATION_
+# TRANSFORMS)`, its table's keys for a check, made the table a holder: every lookup in it was re-run in the
+# reverse pass to route a constant matrix's cotangent into it, 2.5x the gradient's time)
+_READING_BUILTINS = frozenset({"tuple", "list", "len", "iter", "sorted", "set", "frozenset", "str", "repr",
+                               "isinstance", "hasattr", "type", "id", "enumerate", "reversed", "bool"})
+
+
+def _reads_its_argument(call: ast.Call, globals_: dict) -> bool:
+    """call is `tuple(obj)`-like: a builtin of `_READING_BUILTINS` (not shadowed) given one object only."""
+    f = call.func
+    return (isinstance(f, ast.Name) and f.id in _READING_BUILTINS and f.id not in globals_
+            and len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.Starred))
 
 
 def _module_object(v) -> bool:

@@ -244,21 +244,38 @@ def fields_of(obj) -> dict:
     read it again, as a half-built xarray object's does, endlessly)."""
     own = own_dict(obj)
     out = dict(own) if own is not None else {}
-    for cls in type(obj).__mro__:
-        slots = cls.__dict__.get("__slots__", ())
-        for name in (slots,) if isinstance(slots, str) else slots:
-            if name in ("__dict__", "__weakref__"):
-                continue
-            slot = cls.__dict__.get(name)
-            if type(slot) is not types.MemberDescriptorType:  # (a mangled `__x`: as before, if found)
-                if hasattr(obj, name):
-                    out[name] = getattr(obj, name)
-                continue
-            try:
-                out[name] = slot.__get__(obj, type(obj))
-            except AttributeError:  # (not set)
-                pass
+    t = type(obj)
+    for name, slot in _slots_of(t):
+        if type(slot) is not types.MemberDescriptorType:  # (a mangled `__x`: as before, if found)
+            if hasattr(obj, name):
+                out[name] = getattr(obj, name)
+            continue
+        try:
+            out[name] = slot.__get__(obj, t)
+        except AttributeError:  # (not set)
+            pass
     return out
+
+
+_SLOTS_OF: dict = {}
+
+
+def _slots_of(t) -> tuple:
+    """(name, descriptor) of the `__slots__` of class t and its bases, in MRO order (a class's slots are made
+    with it: remembered per class, not walked up the MRO for every object, as `fields_of` is asked of each
+    object the views' searches pass)."""
+    found = _SLOTS_OF.get(t)
+    if found is None:
+        found = []
+        for cls in t.__mro__:
+            slots = cls.__dict__.get("__slots__", ())
+            for name in (slots,) if isinstance(slots, str) else slots:
+                if name not in ("__dict__", "__weakref__"):
+                    found.append((name, cls.__dict__.get(name)))
+        found = tuple(found)
+        if len(_SLOTS_OF) < 4096:
+            _SLOTS_OF[t] = found
+    return found
 
 
 def merge_into(box, d):

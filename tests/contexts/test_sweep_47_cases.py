@@ -171,3 +171,61 @@ def test_a_cache_hit_of_constants_is_not_recomputed():
         np.testing.assert_allclose(gradient(_uses_the_caches, X.copy(), _plugins, _scale)[0], want, rtol=1e-6)
     # the strings' cache is never run again; the float list's is recomputed by the recording each time
     assert _RUNS.count("kernels") == 1 and _RUNS.count(2) == 4
+
+
+# -- a module's table only read by `tuple(TABLE)` is no holder (colour's chromatic adaptation transforms) -------------
+# Handed to a builtin that only reads it, a module's object was taken for a holder the call may store into: every
+# lookup in it was then re-run in the reverse pass (2.5x colour's sRGB_to_XYZ). Stores into it, by a method here
+# or by a callee, are still followed.
+
+class _Table:
+    def __init__(self):
+        self.d = {}
+
+    def __iter__(self):
+        return iter(self.d)
+
+    def put(self, k, v):
+        self.d[k] = v
+
+    def __getitem__(self, k):
+        return self.d[k]
+
+
+TABLE = _Table()
+TABLE.put("c", 2.0)
+
+
+def _store(v):
+    TABLE.put("b", v)
+
+
+def stored_by_a_callee(x):
+    _store(x * 2.0)
+    names = tuple(TABLE)
+    return TABLE["b"] * x + len(names)
+
+
+def stored_here(x):
+    TABLE.put("e", x * x)
+    names = tuple(TABLE)
+    return TABLE["e"] * len(names)
+
+
+def only_read(x):
+    names = tuple(TABLE)
+    return TABLE["c"] * x * len(names)
+
+
+@pytest.mark.parametrize("f", [stored_by_a_callee, stored_here, only_read])
+def test_a_module_table_read_by_a_builtin(f):
+    from contexts import derivative
+    for k in ("b", "e"):
+        TABLE.d.pop(k, None)
+    want = fd.derivative(f, 1.5)
+    for k in ("b", "e"):
+        TABLE.d.pop(k, None)
+    np.testing.assert_allclose(gradient(f, 1.5)[0], want, rtol=1e-6)
+    for k in ("b", "e"):
+        TABLE.d.pop(k, None)
+    np.testing.assert_allclose(derivative(f, 1.5), want, rtol=1e-6)
