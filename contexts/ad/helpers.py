@@ -46,7 +46,7 @@ from ..rules.numpy.objects import computes_in_python, holds_objects
 from ..rules.numpy.stand_ins import store_part
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
-from .structs import CHANGES, LAST_CHANGE, RECORDING_START, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
+from .structs import CHANGES, CONTAINER_CHANGE, LAST_CHANGE, MEMORY_CHANGE, RECORDING_START, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
 
@@ -2609,6 +2609,8 @@ def _changed_containers(others, since):
     (`Recorder(hist).add(v)` appending to `self.history`, a list in module state two objects share) undoes
     the change on that list's box, where the caller's cotangent for it must be then (it was left in the
     caller's variable: 0 for 3, silently). None when there are none."""
+    if CONTAINER_CHANGE[0] <= since:
+        return None  # (no list or dict changed since)
     out = None
     for j, o in enumerate(others):
         if type(o) in _PLAIN:
@@ -2656,6 +2658,8 @@ def _held_changed(holder, others, since):
             has_fields(holder) or type(holder) in _MUTABLE_CONTAINERS or isinstance(holder, _MUTABLE_CONTAINERS)
             or type(holder) is tuple):  # (`step((W, b), ...)` changing the arrays a tuple holds: gen19 W9a)
         return None
+    if since is not None and MEMORY_CHANGE[0] <= since:
+        return None  # (no array changed since: the search of all the object holds, a unit registry, finds none)
     entries = []
     _changed_held(holder, others, since, entries, 0, set(), (id(holder),))
     return (holder, entries) if entries else None

@@ -107,8 +107,20 @@ def bottom(obj):
 
 
 def changed(obj) -> None:
-    """Stamp an in-place change of obj (an array, list or dict): the counter, and obj's own stamp."""
-    LAST_CHANGE[id(bottom(obj))] = CHANGES[0] = next(TICKS)
+    """Stamp an in-place change of obj (an array, list or dict): the counter, and obj's own stamp; and the
+    latest change of a list or dict (`CONTAINER_CHANGE`) or of anything else, an array's memory
+    (`MEMORY_CHANGE`), so that a search for what changed since a stamp (a callee's changes, through the
+    objects the caller holds) is skipped where nothing of its kind did."""
+    b = bottom(obj)
+    LAST_CHANGE[id(b)] = CHANGES[0] = tick = next(TICKS)
+    if isinstance(b, (list, dict)):
+        CONTAINER_CHANGE[0] = tick
+    else:
+        MEMORY_CHANGE[0] = tick
+
+
+CONTAINER_CHANGE = [0]  # the stamp of the latest change of a list or dict (an instance of a subclass too)
+MEMORY_CHANGE = [0]  # of anything else changed in place: an array's memory, a set, a deque
 
 
 class Bare(tuple):

@@ -1488,6 +1488,9 @@ class Hits(list):
     __slots__ = ("gaps", "exits")  # (made by the first ordering noted: most recordings meet none)
 
 
+_F8 = np.float64
+
+
 def narrowing(a, b, hits, frame) -> bool:
     """Reverse mode, `a < b` of plain values in frame: whether the gap |a - b| has closed in on the test's
     boundary -- fallen below _FLIP of the largest the same test (its code and line) met in this recording,
@@ -1503,9 +1506,10 @@ def narrowing(a, b, hits, frame) -> bool:
             isinstance(a, (np.integer, np.bool_)) or type(a) is np.ndarray and a.dtype.kind in "biu"):
         return False  # (an integer carries no derivative: `x.ndim`)
     try:
-        if type(a) is float and (type(b) is float or type(b) is int):
-            small = large = abs(a - b)
-            size = abs(b)
+        ta, tb = type(a), type(b)
+        if (ta is float or ta is _F8) and (tb is float or tb is int or tb is _F8):  # (numbers: no median)
+            small = large = abs(float(a) - float(b))
+            size = abs(float(b))
         else:
             b = np.asarray(b, dtype=float)
             with np.errstate(invalid="ignore", over="ignore"):  # (inf - inf: least_squares' open bounds)

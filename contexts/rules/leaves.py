@@ -257,6 +257,14 @@ def register_container(cls: type, *, cotangent: Callable, values: Callable | Non
         raise TypeError(f"register_container takes a class, not {cls!r}")
     CONTAINERS[cls] = Container(cotangent, values, rebuild, held, seed, of_output, per_input, tangent_values,
                                 native_operators)
+    if not native_operators and cls not in OPAQUE_CONTAINERS:
+        OPAQUE_CONTAINERS.append(cls)
+
+
+OPAQUE_CONTAINERS: list[type] = []
+"""The registered containers whose operators are code (`native_operators=False`): numpy's functions and their
+rules do not compute with them (array_api_strict's `Array`); reverse mode runs a Python function with a rule
+given one as its code, and refuses a compiled one."""
 
 
 def container_of(x) -> Container | None:
