@@ -652,17 +652,12 @@ def call(mask, f, /, *args, **kw):
                 return _twin_call(mask, rule.python, (), args, kw)  # (`sum(a)`: the items' own `__add__`)
         for a in args:  # (the common case: arguments of plain types, one set lookup each)
             if type(a) not in _PLAIN_TYPES:
-                if OPAQUE_CONTAINERS and rule.kind != "nondiff" and isinstance(a, tuple(OPAQUE_CONTAINERS)):
-                    # a container numpy's rules cannot compute with (array_api_strict's Array): a function of
-                    # Python is run as its code (scipy's array-API wrappers of its special functions, whose
-                    # rules took the Array for an array: a TypeError), a compiled one refused
-                    if type(f) is types.FunctionType:
-                        return _twin_call(mask, f, (), args, kw)
-                    raise UnsupportedFunction(
-                        f"reverse mode has no rule for {getattr(f, '__qualname__', f)} given a {type(a).__name__} "
-                        "(its rule computes with numpy arrays)", where=_user_line(),
-                        fix="call it on the array inside (for array_api_strict, compute with the namespace's own "
-                            "functions), or use forward mode")
+                if OPAQUE_CONTAINERS and type(f) is types.FunctionType and rule.kind != "nondiff" and isinstance(
+                        a, tuple(OPAQUE_CONTAINERS)) and (f.__module__ or "").split(".")[0] in ("numpy", "scipy"):
+                    # a container numpy's rules cannot compute with (array_api_strict's Array) given to a numpy or
+                    # scipy function of Python with a rule: run as its code (scipy's array-API wrappers of its
+                    # special functions, whose rules took the Array for an array: a TypeError)
+                    return _twin_call(mask, f, (), args, kw)
                 if _numpy_function(f) and rule.kind != "nondiff" and protocol_objects(args, f):
                     # numpy hands it to the class's own code (a question of kind, `np.isscalar`, it answers
                     # itself: cvxpy's expressions take ufuncs only, and would come back here endlessly)
