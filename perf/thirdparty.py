@@ -5,6 +5,7 @@ reverse mode's gradient (or Jacobian) over the plain call's (timeit, best of 5),
 
     python perf/thirdparty.py              # the table README's "Real libraries" shows
     python perf/thirdparty.py --only scipy # cases whose package or name contains the text
+    python perf/thirdparty.py --isolated   # each package in a process of its own (the README's times)
 
 Not a test: the suite (`python -m pytest tests/thirdparty`) checks the same outcomes.
 """
@@ -63,15 +64,41 @@ def ratio(f, x) -> float:
     return best(lambda: rev(f, x), number) / plain
 
 
+def _isolated(only: str) -> None:
+    """Each package's cases in a process of their own (`--package`), the rows and counts gathered here: the
+    cases before a package's in one process changed its small functions' times (chemicals' iapws97_rho: 24x
+    alone, 453x after the 200 cases before it)."""
+    import json
+    import subprocess
+    rows, ratios, packages = [], [], set()
+    counts = {m: {"right": 0, "refused": 0, "wrong": 0} for m in CHECKS}
+    for package in dict.fromkeys(c.package for c in CASES if only in c.id):
+        out = subprocess.run([sys.executable, __file__, "--package", package, "--only", only, "--json"],
+                             capture_output=True, text=True, check=True).stdout
+        part = json.loads(out.strip().splitlines()[-1])
+        rows += part["rows"]
+        ratios += part["ratios"]
+        packages.update(part["packages"])
+        for mode in counts:
+            for k in counts[mode]:
+                counts[mode][k] += part["counts"][mode][k]
+    _print(rows, ratios, packages, counts)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="cases whose package or name contains this text")
+    ap.add_argument("--isolated", action="store_true", help="each package's cases in a process of their own")
+    ap.add_argument("--package", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
+    if args.isolated:
+        return _isolated(args.only)
     rows, ratios, packages = [], [], set()
     counts = {m: {"right": 0, "refused": 0, "wrong": 0} for m in CHECKS}
     for case in CASES:
-        if args.only not in case.id:
+        if args.only not in case.id or args.package is not None and case.package != args.package:
             continue
         try:
             importlib.import_module(case.package)
@@ -91,6 +118,14 @@ def main(argv=None) -> None:
             ratios.append(value)
             r = f"{value:.0f}x" if value >= 10 else f"{value:.1f}x"
         rows.append(f"| {case.package} | {case.name} | {cells[0]} | {cells[1]} | {r} |")
+    if args.json:
+        import json
+        print(json.dumps({"rows": rows, "ratios": ratios, "packages": sorted(packages), "counts": counts}))
+        return
+    _print(rows, ratios, packages, counts)
+
+
+def _print(rows, ratios, packages, counts) -> None:
     print("| package | function | reverse | forward | gradient / primal time |")
     print("|---|---|---|---|---|")
     print("\n".join(rows))
