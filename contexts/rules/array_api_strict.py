@@ -48,15 +48,8 @@ def array_cotangent(d, x, finalize):
 
 
 def array_values(x):
+    """x's values (its ndarray, or forward mode's dual array): what is seeded, and what an output holds."""
     return x._array
-
-
-def array_rebuild(x, values):
-    return _made(x, values)
-
-
-def array_held(y):
-    return y._array
 
 
 def array_seed(y, dy):
@@ -72,11 +65,12 @@ def array_seed(y, dy):
 def _register() -> None:
     import array_api_strict
 
+    array = type(array_api_strict.asarray(0.0))
     # its namespace, asked of it (array-api-compat's `array_namespace(x)`): a module, no derivative (its code
     # sets the package's flags in module globals, which reverse mode refuses to follow)
-    registry.nondifferentiable(type(array_api_strict.asarray(0.0)).__array_namespace__)
-    register_container(type(array_api_strict.asarray(0.0)), cotangent=array_cotangent, values=array_values,
-                       rebuild=array_rebuild, held=array_held, seed=array_seed, native_operators=False)
+    registry.nondifferentiable(array.__array_namespace__)
+    register_container(array, cotangent=array_cotangent, values=array_values, rebuild=_made, held=array_values,
+                       seed=array_seed, native_operators=False)
 
 
 _register()

@@ -263,8 +263,9 @@ def register_container(cls: type, *, cotangent: Callable, values: Callable | Non
 
 OPAQUE_CONTAINERS: list[type] = []
 """The registered containers whose operators are code (`native_operators=False`): numpy's functions and their
-rules do not compute with them (array_api_strict's `Array`); reverse mode runs a Python function with a rule
-given one as its code, and refuses a compiled one."""
+rules do not compute with them (array_api_strict's `Array`); forward mode and sparsity run their operators under
+the context (`runs_natively`), reverse mode runs a numpy or scipy Python function with a rule given one as its
+code."""
 
 
 def container_of(x) -> Container | None:
@@ -394,5 +395,5 @@ def runs_natively(cls) -> bool:
     """Objects of cls run their operators natively under a context whose values stand in for others (forward
     mode's, sparsity's `operator_for`): the engine's own classes, and values (`value_class`)."""
     from .frames import is_engine_class
-    return is_engine_class(cls) or value_class(cls) and not any(
-        issubclass(cls, kind) for kind, c in CONTAINERS.items() if not c.native_operators)
+    return is_engine_class(cls) or value_class(cls) and not (
+        OPAQUE_CONTAINERS and issubclass(cls, tuple(OPAQUE_CONTAINERS)))
