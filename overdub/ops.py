@@ -264,12 +264,28 @@ def dispatch(fn, args: tuple, call):
         (a,) = args
         method = getattr(type(a), "__iter__", None)
         if method is None:
-            return iter(a)  # (the sequence protocol, or CPython's TypeError)
+            getitem = getattr(type(a), "__getitem__", None)
+            if type(getitem) is types.FunctionType:  # the sequence protocol over a class's own `__getitem__`,
+                return _sequence_items(a, getitem, call)  # run as a call of it (from C, out of sight)
+            return iter(a)  # (a C class's sequence protocol, or CPython's TypeError)
         it = call(method, a)
         if not hasattr(type(it), "__next__"):
             raise TypeError(f"iter() returned non-iterator of type '{type(it).__name__}'")
         return it
     return fn(*args)
+
+
+def _sequence_items(a, getitem, call):
+    """`iter(a)` of a class with `__getitem__` and no `__iter__`, as CPython's sequence iterator: a[0], a[1],
+    ... until IndexError (or StopIteration), each item by `call(getitem, a, i)`."""
+    i = 0
+    while True:
+        try:
+            v = call(getitem, a, i)
+        except (IndexError, StopIteration):
+            return
+        yield v
+        i += 1
 
 
 def _binary(fn, site_fn, a, b, call):

@@ -1628,6 +1628,11 @@ def setitem(obj, idx, v):
                 fix="keep the value in a dict of your own or pass it as an argument; forward mode (`derivative`, "
                     "`jvp`) follows it")
         old = obj.get(idx, _MISSING)
+    elif type(idx) is slice and isinstance(obj, list) and runtime.iterated_by_python(v):
+        # `l[i:j] = obj` of an object whose class iterates in Python: its items drawn as code first (natively
+        # its `__iter__` ran unrecorded: 0 for 2.96, silently)
+        _, pb = _twin(runtime.drawn_store, obj, idx, v)
+        return _SetByCode(pb, None, 1)
     elif type(idx) is slice and isinstance(obj, list) and idx.step in (None, 1):
         return _set_list_slice(obj, idx, v)
     elif isinstance(setter, property) and has_fields(obj):
@@ -1911,6 +1916,10 @@ def iop(opname, a, b):
                 return y, _SetByCode(pb, None, 0)
     if opname == "add" and isinstance(a, list) and _numeric_right(b):
         return operator.add(a, b), None  # (numpy's addition, a new array: a rebinds)
+    if opname == "add" and isinstance(a, list) and runtime.iterated_by_python(b):
+        # `l += obj` of an object whose class iterates in Python: drawn as code (`runtime.drawn_extend`)
+        y, pb = _twin(runtime.drawn_extend, a, b)
+        return y, _SetByCode(pb, None, 0)
     if (opname == "add" and isinstance(a, list)) or (opname == "or_" and isinstance(a, dict)):
         changed(a)
         old = _Snapshot((a.copy(),))

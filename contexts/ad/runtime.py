@@ -56,7 +56,7 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, 
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS, cells_callees_may_change, cells_rebound_by_callees, state_cells
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import (STAIRS, dataclass_init, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
+from ..lowered.runtime import (STAIRS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
                                text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
@@ -614,6 +614,12 @@ def call(mask, f, /, *args, **kw):
                 # store `a[k] = v`, as `operator.setitem` is
                 return _twin_call(EVERY_ARGUMENT, REPLACEMENTS[operator.setitem], (f.__self__,), args, kw)
             rule, is_method = _rule_of(f)
+            if is_method and args and (drawn := _DRAWN_BY.get(f.__name__)) is not None and isinstance(
+                    f.__self__, list if drawn is drawn_extend else dict) and iterated_by_python(args[0]) and not (
+                    drawn is drawn_update and hasattr(args[0], "keys")):
+                # a list extended, a dict updated from an object whose class iterates in Python: drawn as code
+                # (natively its `__iter__` ran unrecorded: 0 for 0.27, silently)
+                return _twin_call(EVERY_ARGUMENT, drawn, (f.__self__,), args, kw)
             if is_method and len(args) > 1 and isinstance(f.__self__, np.ndarray):
                 _method_out(f, args)
             elif is_method and len(args) > 3 and type(f.__self__) is _UFUNC:
@@ -979,6 +985,35 @@ def _python_iteration(cls):
 
 
 _DRAWING = frozenset({iter, list, tuple, unpack})  # primitives whose result is the drawn items themselves
+
+
+def iterated_by_python(v) -> bool:
+    """v is an object whose class iterates in Python (`_python_iteration`): a C function drawing its items
+    (`list.extend`, `dict.update`, a list subclass's constructor, a slice store) would run that code
+    unrecorded, and the items' derivatives were lost (0, silently)."""
+    t = type(v)
+    return t not in _PLAIN_TYPES and t is not _Dual and not isinstance(v, np.ndarray) and not is_engine_class(t) \
+        and _python_iteration(t) is not None
+
+
+def drawn_extend(obj, items):
+    """`obj.extend(items)` (and `obj += items`) of a list, the items drawn by Python code (`iterated_by_python`)
+    first: as code, the drawing is recorded."""
+    obj.extend(list(items))
+    return obj
+
+
+def drawn_update(obj, pairs, **kw):
+    """`obj.update(pairs, **kw)` of a dict, the pairs drawn by Python code first (as `drawn_extend`)."""
+    obj.update(list(pairs), **kw)
+
+
+def drawn_store(obj, idx, items):
+    """`obj[idx] = items` of a list and a slice, the items drawn by Python code first (as `drawn_extend`)."""
+    obj[idx] = list(items)
+
+
+_DRAWN_BY = {"extend": drawn_extend, "__iadd__": drawn_extend, "update": drawn_update}
 
 
 def _iterate_user(f, args, kw, iterate):
@@ -1803,8 +1838,9 @@ def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
             obj = object.__new__(cls)
             _, pb = _twin_call(fresh, init, (obj,), args, kw)
             return obj, (None if pb is None else (_construct_back, pb))
-        if dataclasses.is_dataclass(cls) and _own_post_init(cls):
-            # its `__post_init__` computing from the fields: the generated `__init__` as code
+        if dataclasses.is_dataclass(cls) and dataclass_init_is_code(cls, _has_source):
+            # its `__post_init__` computing from the fields, or its stores running Python (a `__setattr__` of
+            # its own): the generated `__init__` as code
             # (`lowered.runtime.dataclass_init`), differentiated with it (run natively it was refused)
             obj = object.__new__(cls)
             _, pb = _twin_call(mask, dataclass_init, (obj,), args, kw)
@@ -1815,10 +1851,19 @@ def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
             if getattr(cls, "__post_init__", None) is not None and _any_differentiable(args, kw):
                 _check_post_init(cls, obj, dict(zip(names, args), **kw))
             return obj, (_fields_back, names, len(args), tuple(kw), obj)
-    if issubclass(cls, tuple) and hasattr(cls, "_fields"):  # namedtuple
+    if issubclass(cls, tuple) and hasattr(cls, "_fields") and _generated_tuple_new(cls):
+        # a namedtuple: fields in, fields out (a subclass's own `__new__` or `__init__` runs as code below: one
+        # computing `sin(a)` had the field's cotangent taken for the argument's, silently 1.0 for 1.27)
         return cls(*args, **kw), (_fields_back, list(cls._fields), len(args), tuple(kw), None)
     base = dict if issubclass(cls, dict) else list if issubclass(cls, list) else None
     if base is not None and cls.__new__ is base.__new__:
+        if init is base.__init__ and args and iterated_by_python(args[0]) and not (
+                base is dict and hasattr(args[0], "keys")):
+            # `L(obj)` of an object whose class iterates in Python: made empty, then filled as code (natively
+            # its `__iter__` ran unrecorded: 0, silently)
+            obj = base.__new__(cls)
+            _, pb = _twin_call(EVERY_ARGUMENT, drawn_extend if base is list else drawn_update, (obj,), args, kw)
+            return obj, (None if pb is None else (_construct_back, pb))
         if init is base.__init__:  # `class Result(dict)`: built as the base is
             if base is dict:
                 y, back = new_dict(cls, args, kw)
@@ -1847,6 +1892,14 @@ def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
     if type(new) is types.FunctionType and type(cls).__call__ is type.__call__ and _has_source(new):
         return _construct_by_new(cls, new, args, kw, mask)
     raise _no_rule(cls)
+
+
+def _generated_tuple_new(cls) -> bool:
+    """Whether namedtuple class cls is built by what `collections.namedtuple` made (its `__new__` without
+    source, object's `__init__`), not by a subclass's own Python."""
+    new, init = cls.__new__, cls.__init__
+    return not (type(new) is types.FunctionType and _has_source(new)) and not (
+        type(init) is types.FunctionType and _has_source(init))
 
 
 def _construct_by_new(cls, new, args, kw, mask=EVERY_ARGUMENT):
@@ -1899,11 +1952,6 @@ def _has_source(fn) -> bool:
 
 _SOURCE_KNOWN: dict = {}  # id(code) -> (code, whether its source can be had)
 on_clear(_SOURCE_KNOWN.clear)
-
-
-def _own_post_init(cls) -> bool:
-    post = getattr(cls, "__post_init__", None)
-    return type(post) is types.FunctionType and _has_source(post)
 
 
 def _check_post_init(cls, obj, passed):
@@ -2187,6 +2235,11 @@ def _opaque_call(fn, args, kw, err, npre=0):
     are then routed back by identity. Anything else is the NoSource error, which names the function: a
     function that stores into an object, changes an array in place or calls anything may move a
     differentiated value where no record follows it (a silent zero), so its bytecode is checked first."""
+    if fn.__name__ == "__new__" and fn.__globals__.get("_tuple_new") is tuple.__new__ and args and \
+            isinstance(args[0], type) and hasattr(args[0], "_fields"):
+        # a namedtuple's generated `__new__`, called by a subclass's own (`super().__new__(cls, sin(a), b)`):
+        # the fields are the arguments after the class
+        return fn(*args, **kw), (_tuple_new_back, list(args[0]._fields), len(args) - 1, tuple(kw))
     if not _rearranges_only(fn.__code__):
         raise err
     try:
@@ -2222,6 +2275,12 @@ def _rearranges_only(code: types.CodeType) -> bool:
         known = all(ins.opname in _REARRANGING for ins in _dis.get_instructions(code))
         _rearranging_codes[code] = known
     return known
+
+
+def _tuple_new_back(pb, dy, dself, S):
+    _, names, nargs, kwnames = pb
+    _, dargs, dkw = _fields_back((None, names, nargs, kwnames, None), dy, None, S)
+    return None, (None,) + dargs, dkw
 
 
 def _opaque_back(pb, dy, dself, S):

@@ -28,10 +28,10 @@ from overdub.passes import bound_self, marked_opaque, method_function
 
 from ..lowered.bisection import bisects, refuse_bisection, steps_on_free
 from ..rules.builtins import _check_int as int_jump
-from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, is_stair as _stairs, parsed_astype, remembered_text,
+from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed_astype, remembered_text,
                                staircase_text as fine_staircase, staircased, text_call, text_of)
 from ..rules.watch import JUMP_WATCH, watch_call
-from ..rules.builtins import py_reduce
+from ..rules.builtins import getitem_iteration, py_reduce
 from ..rules.containers import SEQUENCE_FORMS, holds
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
 from ..rules.numpy.inplace import refuse_overlapping_out
@@ -262,6 +262,15 @@ class ForwardContext(overdub.Context):
                 fix="keep that value out of the differentiated computation, or give the function that fills it a "
                     "forward rule (`contexts.rules.registry.frule(fn)`)") from e
 
+    def _drawn(self, x) -> list:
+        """The items of x, a generator or an object whose class iterates in Python, drawn with that code under
+        the context (its `__iter__`, or the sequence protocol over its `__getitem__`): called from C, it met
+        the duals natively (`float()` of one, refused)."""
+        if type(x) is not types.GeneratorType:
+            x = self.operator_for(iter)(x) if type(getattr(type(x), "__iter__", None)) is types.FunctionType \
+                else self.recurse(getitem_iteration, x)
+        return list(x)
+
     def overdub(self, site, fn, /, *args, **kwargs):
         if (fn is _OBJECT_SETATTR or type(fn) is _SLOT_METHOD and fn.__name__ == "__setattr__"
                 and getattr(fn, "__objclass__", None) is object) and not kwargs:
@@ -278,6 +287,9 @@ class ForwardContext(overdub.Context):
             if type(method) is types.FunctionType and not _engine_code(method):
                 self.recurse(method, *args)
                 return None
+            if fn is _SETITEM and len(args) == 3 and type(args[1]) is slice and isinstance(args[0], list) \
+                    and _iterates_in_python(args[2]):
+                return fn(args[0], args[1], self._drawn(args[2]))  # (`l[i:j] = seq`: drawn as code)
             return fn(*args)
         if fn is _GETITEM:  # `obj[i]`, as Python does it; a dict's hit by a perturbed key is refused
             obj, key = args
@@ -453,12 +465,26 @@ class ForwardContext(overdub.Context):
                     # `iter(obj)`: its class's `__iter__` as code (an iterator's returning itself: `next(iter(it))`
                     # took the whole of it, and the next `next(it, 0.0)` found it spent)
                     return self.operator_for(iter)(args[0])
-                if args and (type(args[0]) is types.GeneratorType or _iterates_in_python(args[0])) and _consumes(fn) \
+                if fn is reversed and len(args) == 1 and not kwargs and _iterates_in_python(args[0]) \
+                        and getattr(type(args[0]), "__reversed__", None) is None:
+                    return reversed(self._drawn(args[0]))  # (the sequence protocol's items, backwards)
+                if (fn is zip or fn is map or fn is enumerate or fn is filter
+                        or getattr(fn, "__module__", None) == "itertools") and any(_iterates_in_python(a) for a in args):
+                    # `zip(seq, ys)`, `enumerate(seq)`, `itertools.chain(seq, ...)` of a class iterating in Python:
+                    # each such argument as the context's iterator over it (drawn from C, it met the duals natively)
+                    args = tuple(self.operator_for(iter)(a) if _iterates_in_python(a) else a for a in args)
+                if args and _iterates_in_python(args[0]) and _draws(fn, args[0]):
+                    # `l.extend(seq)`, `d.update(pairs)`, `L(seq)` of a class iterating in Python: the context's
+                    # iterator over it, drawn as C draws (one item at a time: an `__iter__` reading the list sees
+                    # it grow), its class's code under the context (natively, it met the duals: refused)
+                    args = (self.operator_for(iter)(args[0]),) + args[1:]
+                elif args and (type(args[0]) is types.GeneratorType or _iterates_in_python(args[0])) and _consumes(fn) \
                         and fn not in _LAZY and not (len(args) > 1 and (fn is max or fn is min)) \
                         and not _array_protocol(fn, args[0]):
                     # `math.fsum(u * k for k in ks)`, `math.fsum(seq)` of a class iterating in Python (its
-                    # items computed on duals): all of it, in order
-                    args = (list(args[0]),) + args[1:]
+                    # items computed on duals): all of it, in order, its class's `__iter__` (or `__getitem__`)
+                    # run as code (drawn natively, it met the duals: refused)
+                    args = (self._drawn(args[0]),) + args[1:]
                     form = _python_form(fn, args)
                     if form is not None:  # (`sum(V(x) * k for k in ks)`: the items' own `__add__`, as code)
                         return self.recurse(form, *args, **kwargs)
@@ -1070,6 +1096,8 @@ def _called_from_c(ctx, site, fn, args):
     it (through the context): called from C, f would meet duals unintercepted (`map(np.asarray, (r, p))`
     converting a dual to a plain array, `map(math.sin, xs)`)."""
     f = args[0]
+    # (an iterable whose class iterates in Python: the context's iterator over it, not C's, which met the duals)
+    args = (f, *(ctx.operator_for(iter)(a) if _iterates_in_python(a) else a for a in args[1:]))
     if fn is map:
         return (ctx.overdub(site, f, *items) for items in zip(*args[1:]))
     if len(args) != 2:
@@ -1087,9 +1115,10 @@ def _construct(ctx, cls, args, kwargs):
     new, init = cls.__new__, cls.__init__
     own_new = type(new) is types.FunctionType and overdub.is_recursable(new)
     own_init = type(init) is types.FunctionType and overdub.is_recursable(init)
-    if new is object.__new__ and not own_init and dataclasses.is_dataclass(cls) and (
-            type(post := getattr(cls, "__post_init__", None)) is types.FunctionType and overdub.is_recursable(post)):
-        # the generated __init__ (no source) as code, its `__post_init__` recursed (pycoare's np.asarray)
+    if new is object.__new__ and not own_init and dataclasses.is_dataclass(cls) and dataclass_init_is_code(
+            cls, overdub.is_recursable):
+        # the generated __init__ (no source) as code, its `__post_init__` recursed (pycoare's np.asarray), its
+        # stores through the class's own `__setattr__` (astral's Observer: `float(value)` of a dual, refused)
         obj = object.__new__(cls)
         ctx.recurse(dataclass_init, obj, *args, **kwargs)
         return obj
@@ -1158,6 +1187,23 @@ _LAZY = frozenset({iter, enumerate, zip, map, filter, reversed})
 _ITERATOR = collections.abc.Iterator
 _NOT_ITERATORS = frozenset({Dual, float, int, np.ndarray, np.float64, list, tuple, dict, str})  # (the per-call
 # test's common arguments, told without the ABC's isinstance)  # (they draw items one at a time)
+
+
+_DRAWING_METHODS = frozenset({"extend", "extendleft", "update", "__iadd__", "__init__"})
+_DRAWING_TYPES = (list, dict, collections.deque)
+
+
+def _draws(fn, first) -> bool:
+    """fn, a C callable, draws the items of its first argument: a list, dict or deque (or its subclass without a
+    Python `__init__`) made from it, or its `extend`/`update`; not a dict's from a mapping (`keys()` read)."""
+    if isinstance(fn, type):
+        drawing = issubclass(fn, _DRAWING_TYPES) and type(fn.__init__) is not types.FunctionType
+        kind = fn
+    else:
+        owner = getattr(fn, "__self__", None)
+        drawing = isinstance(owner, _DRAWING_TYPES) and getattr(fn, "__name__", None) in _DRAWING_METHODS
+        kind = type(owner)
+    return drawing and not (issubclass(kind, dict) and hasattr(first, "keys"))
 
 
 def _consumes(fn) -> bool:

@@ -1191,6 +1191,8 @@ class _Activity:
         if isinstance(v, (ast.Lambda, ast.FunctionDef)):
             return bool(free_names(v) & a)
         if isinstance(v, ast.Attribute):
+            if v.attr == "__class__" and "type" in self.nondiff:  # (`obj.__class__`: as `type(obj)`, a class)
+                return False
             return self.value_active(v.value)
         if isinstance(v, ast.Subscript):  # (an active index: a class's own __getitem__ may compute with it)
             return self.value_active(v.value) or any(n in a for n in _reads(v.slice))

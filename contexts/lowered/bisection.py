@@ -1032,6 +1032,8 @@ def _integer_names(binds) -> set[str]:
                 v = b.value
                 loop_target = isinstance(b.stmt, (ast.For, ast.AsyncFor)) and v is b.stmt.iter
                 if loop_target:
+                    if isinstance(v, ast.Name) and len(by_name.get(v.id, ())) == 1 and v.id.startswith(TEMP_PREFIX):
+                        v = by_name[v.id][0].value  # (the lowered form's `_od_t6 = range(...)`, `for t in _od_t6`)
                     ok = isinstance(v, ast.Call) and _call_name(v) in ("range",) or (
                         isinstance(v, ast.Call) and _call_name(v) == "enumerate" and _only_index(b))
                 elif isinstance(b.stmt, ast.AugAssign) and v is not None:

@@ -13,6 +13,7 @@ import builtins
 import collections
 import collections.abc
 import contextvars
+import inspect
 import math
 import numbers
 import operator
@@ -1991,12 +1992,33 @@ def dataclass_plan(cls, nargs: int, kwnames: tuple) -> tuple:
         elif f.default_factory is not dataclasses.MISSING:
             plan.append((f.name, "factory", f.default_factory))
         elif f.init:
-            raise TypeError(f"{cls.__name__}.__init__() missing 1 required argument: {f.name!r}")
+            kind = "keyword-only" if f.kw_only else "positional"  # (Python's own words)
+            raise TypeError(f"{cls.__qualname__}.__init__() missing 1 required {kind} argument: {f.name!r}")
     extra = set(kwnames) - {f.name for f in fields if f.init}
     if extra:
         raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument {sorted(extra)[0]!r}")
     initvars = tuple(f.name for f in fields if f._field_type is dataclasses._FIELD_INITVAR)
     return tuple(plan), initvars, cls.__dataclass_params__.frozen
+
+
+def dataclass_init_is_code(cls, has_source) -> bool:
+    """Whether dataclass cls's generated `__init__` must run as code (`dataclass_init`) for its derivative:
+    where its `__post_init__` computes from the fields, or where a field's store runs Python of the class's
+    own — a `__setattr__` of its own (astral's `Observer` stores `float(value)` through `super()`; one storing
+    `sin(value)` gave the argument's cotangent unchanged in reverse mode: 3.0 for 0.80, silently) or a data
+    descriptor's Python `__set__` under a field's name. (Natively the fields are taken as the arguments
+    passed, true only of a plain store.)"""
+    post = getattr(cls, "__post_init__", None)
+    if type(post) is types.FunctionType and has_source(post):
+        return True
+    if cls.__setattr__ is not object.__setattr__ and not cls.__dataclass_params__.frozen:
+        return True  # (a frozen class's generated code stores through object.__setattr__ itself)
+    for name in cls.__dataclass_fields__:
+        attr = inspect.getattr_static(cls, name, None)
+        if hasattr(type(attr), "__set__") and not isinstance(attr, (types.MemberDescriptorType,
+                                                                    types.GetSetDescriptorType)):
+            return True
+    return False
 
 
 def dataclass_init(self, *args, **kwargs):

@@ -4,8 +4,6 @@
 behind at the store: silently wrong (0 for 1.7, 0.27 for 1.08). Each case is checked in both modes against
 finite differences; arrays' methods called by name (`a.__setitem__(k, v)`, `a.__neg__()`) with them."""
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -234,34 +232,6 @@ def test_a_module_table_read_by_a_builtin(f):
 
 
 # -- false refusals found by session 47's sweeps, left for the next session (strict: a fix turns them into failures) --
-
-@dataclasses.dataclass
-class _Observer:
-    """astral's `Observer`: a dataclass whose `__setattr__` stores `float(value)` through super()."""
-
-    latitude: float = 1.0
-
-    def __setattr__(self, name, value):
-        super().__setattr__(name, float(value))
-
-
-def _julian(n):
-    return int(365.25 * (n + 4716))
-
-
-def _inner(o, n):
-    return _julian(n) * 1e-9 + o.latitude
-
-
-def _outer(o, n):
-    return _inner(o, n)
-
-
-@pytest.mark.xfail(strict=True, reason="astral's Observer: a constant int(365.25 * (n + 4716)) two calls down "
-                                       "taken for differentiated (SpecialPoint); a plain class is right")
-def test_a_dataclass_setattr_through_super_two_calls_down():
-    assert gradient(lambda a: _outer(_Observer(a), 2024), 42.36)[0] == pytest.approx(1.0)
-
 
 @pytest.mark.xfail(strict=True, reason="a scipy.sparse.lil_matrix filled with constants: lil_fancy_set taken for "
                                        "differentiated in reverse mode (findiff's Diff.matrix(shape) @ u)")
