@@ -449,6 +449,25 @@ def iter_guard(obj, name: str) -> None:
                 "each item in the loop; forward mode (jacfwd, derivative) follows the loop as it is")
 
 
+def lazy_stamp(*held) -> tuple:
+    """The objects a lazy iterator is made over, with the counter of in-place changes (`lower._lazy_gaps`)."""
+    return CHANGES[0], held
+
+
+def lazy_guard(stamp: tuple, name: str) -> None:
+    """Before the first use of lazy iterator `name`: refused where a list, dict or array it was made over changed
+    in place since (reverse mode drew it there; Python draws it now, seeing the change)."""
+    stamp, held = stamp
+    for v in held:
+        if isinstance(v, (list, dict, np.ndarray)) and LAST_CHANGE.get(id(bottom(v)), -1) > stamp:
+            raise EagerIterationError(
+                f"the lazy iterator `{name}` is used after a {type(v).__name__} it draws from changed in place (by "
+                f"a call, or through another name): reverse mode draws it where it is made, so it would not see "
+                f"the change", where=runtime._user_line(),
+                fix=f"make `{name}` where it is used, or draw it into a list first (`list(...)`); forward mode "
+                    "(jacfwd, derivative) follows it")
+
+
 def asked_primal(x):
     """`__od_primal__` of reverse mode's twins (the value `len(x)`, `type(x)`, `str(x)`... ask of): the primal of
     a dual; an object whose class has its own Python `__len__` under an outer forward pass (hessian's forward
@@ -3085,7 +3104,7 @@ HELPER_IMPLS = {
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
     "__od_plain_values__": frozenset({float, int, complex, bool, np.float64, np.ndarray, np.complex128}),
     "__od_primal__": asked_primal, "__od_instance_of__": instance_of, "__od_rounded__": rounded, "__od_getattr__": getattr_, "__od_setattr_views__": setattr_views,
-    "__od_setattr_merge__": setattr_merge, **LOWERING_HELPERS, "__od_iter_guard__": iter_guard,
+    "__od_setattr_merge__": setattr_merge, **LOWERING_HELPERS, "__od_iter_guard__": iter_guard, "__od_lazy_stamp__": lazy_stamp, "__od_lazy_guard__": lazy_guard,
     "__od_live__": live_loop,
     "__od_duration__": _duration, "__od_loop_item_adj__": loop_item_adj, "__od_loop_box__": loop_box, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64, "__od_object__": np.dtype(object),
     "__od_native_items__": frozenset({list, tuple, dict, np.ndarray, str}), "__od_subscript__": subscript,

@@ -1433,7 +1433,13 @@ def _other_call(mask, f, args, kw):
         # `fmt.format(x)` (lmfit's `fwhm_expr`: a class's constant read from an object that holds a derivative
         # later): text carries none; it is remembered, so a parse of it back is refused (`parsed`)
         values = [*map(_primal, args), *(_primal(v) for v in kw.values())]
-        return _text_of(f(*values[:len(args)], **dict(zip(kw, values[len(args):]))), *values), None
+        y = f(*values[:len(args)], **dict(zip(kw, values[len(args):])))
+        if mask >= 0:  # (only the differentiated arguments' text is remembered: a constant's, `.format(0.5)` by
+            # a format string made from an integer field of an object holding a derivative, geomdl's knot
+            # vector normalised to `obj.precision` decimals, was taken for one and its parse refused)
+            values = [v for i, v in enumerate(values[:len(args)]) if mask >> i & 1] + (
+                values[len(args):] if mask & KW_ACTIVE else [])
+        return _text_of(y, *values), None
     if owner is not None and type(f) is _WRAPPER and getattr(owner, "__objclass__", None) is type:
         # `type.__dict__["__mro__"].__get__(obj)` (inspect's static getattr): a class's metadata, or
         # TypeError for an object that is not a class — never a number

@@ -1057,6 +1057,79 @@ def _holds_changed_state(cls: type) -> bool:
     return False
 
 
+# code object (weakly) -> the positions of its parameters whose objects it only reads (`_kept_params`)
+_kept = ByIdentity()
+# calls giving a new value that keeps no reference to their argument (a number, a text, a truth)
+_SCALAR_CALLS = frozenset({"len", "float", "int", "abs", "str", "repr", "bool", "isinstance", "type", "round", "hash",
+                           "id", "format", "callable"})
+
+
+def _kept_params(fn) -> frozenset:
+    """The positions of fn's positional parameters whose objects fn only reads (never changes in place, hands
+    on, aliases, returns, or iterates into names used otherwise): an argument there is no object a call of fn
+    with differentiated inputs may store them into. Each use of such a parameter is an operand of arithmetic
+    or a comparison, an item or attribute read used so, an argument of a call giving a number or text
+    (`len(kv)`), or a loop over it whose items are used so (`[float(... k / kv[-1] ...) for k in kv]`: geomdl's
+    knot vector normalised to a precision read from an object holding a derivative, whose constant list was
+    taken for differentiated and its text's parse refused). Generators, and functions defining functions, keep
+    none."""
+    code = fn.__code__
+    hit = _kept.get(code)
+    if hit is not None:
+        return hit
+    found: frozenset = frozenset()
+    if not code.co_flags & (0x20 | 0x80 | 0x200):  # (generator, coroutine, async generator)
+        try:
+            from overdub.passes import get_source
+            tree = get_source(code, fn.__globals__).tree
+        except Exception:  # (no source: nothing known)
+            tree = None
+        if isinstance(tree, ast.FunctionDef) and not any(
+                isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Global,
+                               ast.Nonlocal)) for n in ast.walk(tree) if n is not tree):
+            found = _only_read(tree)
+    if len(_kept) > 4096:
+        _kept.clear()
+    _kept[code] = found
+    return found
+
+
+def _only_read(fdef: ast.FunctionDef) -> frozenset:
+    parents = {id(c): n for n in ast.walk(fdef) for c in ast.iter_child_nodes(n)}
+    stored = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    loads: dict = {}
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            loads.setdefault(n.id, []).append(n)
+
+    def pure(node, seen) -> bool:
+        """node's value (a read of the parameter, or of something drawn from it) only flows into new values."""
+        up = parents.get(id(node))
+        if isinstance(up, (ast.BinOp, ast.UnaryOp, ast.Compare)):  # (not `kv or []`: kv itself)
+            return True
+        if isinstance(up, (ast.Subscript, ast.Attribute)) and up.value is node:
+            return isinstance(up.ctx, ast.Load) and pure(up, seen)
+        if isinstance(up, ast.Subscript) and up.slice is node:
+            return True
+        if isinstance(up, ast.Call) and node in up.args and isinstance(up.func, ast.Name) \
+                and up.func.id in _SCALAR_CALLS and up.func.id not in stored:
+            return True
+        if isinstance(up, (ast.For, ast.comprehension)) and up.iter is node and isinstance(up.target, ast.Name):
+            name = up.target.id  # (its items, by a name used only so)
+            if name in seen:
+                return True
+            seen.add(name)
+            return all(pure(m, seen) for m in loads.get(name, ()))
+        return False
+
+    params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
+    return frozenset(i for i, name in enumerate(params)
+                     if name not in stored and all(pure(n, {name}) for n in loads.get(name, ())))
+
+
+on_clear(_kept.clear)
+
+
 def _callable_reads_state(v) -> bool:
     """Whether calling v, a global callable, runs Python code that may read changeable module state: a
     function, and the functions a bound method, a partial, `np.vectorize` and `np.frompyfunc`'s ufunc hold."""
@@ -1102,6 +1175,7 @@ class _Activity:
         self.closure_calls: dict[str, set[str]] = {}  # (the captured objects a nested function calls methods of)
         self.closure_writes: dict[str, set[str]] = {}
         self.state_readers: set[str] = set()
+        self.kept_params: dict[str, frozenset] = {}  # global functions called here: the arguments they only read
         self.immutable: set[str] = set()
         self.changed = True
 
@@ -1207,7 +1281,9 @@ class _Activity:
                 if isinstance(v, ast.Call) and self.value_active(v):
                     # a call with active inputs may store them into its mutable arguments (np.add.at(acc,
                     # ...), lst.append(x), helper(lst, x), out=...): those become active too
-                    operands = [a.value if isinstance(a, ast.Starred) else a for a in v.args]
+                    kept = self.kept_params.get(v.func.id, ()) if isinstance(v.func, ast.Name) else ()
+                    operands = [a.value if isinstance(a, ast.Starred) else a for i, a in enumerate(v.args)
+                                if i not in kept or any(isinstance(b, ast.Starred) for b in v.args[:i + 1])]
                     operands += [k.value for k in v.keywords]
                     if isinstance(v.func, ast.Attribute):
                         operands.append(v.func.value)
@@ -1782,6 +1858,8 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in locals_ and n.id in globals_:
             if n.id not in act.state_readers and _callable_reads_state(globals_[n.id]):
                 act.state_readers.add(n.id)
+            if n.id not in act.kept_params and type(globals_[n.id]) is types.FunctionType:
+                act.kept_params[n.id] = _kept_params(globals_[n.id])
     mutations = _Mutations(fdef, nodes, globals_, numbers, act.locals)
     captured = set(freevars)
     while act.changed:
@@ -1947,8 +2025,15 @@ class _Mutations:
                     objects.add(f.value.id)
             elif isinstance(f, ast.Name) and (f.id in defs or type(callee := globals_.get(f.id)) is types.FunctionType
                                               or isinstance(callee, type) and callee.__flags__ & _HEAPTYPE):
-                # (a Python function, or a class of its own: `Holder(c).bump()` changes what it was given)
-                args.update(a.id for a in (*n.args, *(k.value for k in n.keywords)) if isinstance(a, ast.Name))
+                # (a Python function, or a class of its own: `Holder(c).bump()` changes what it was given; not
+                # the arguments a global function only reads, `_kept_params`)
+                kept = _kept_params(callee) if type(callee) is types.FunctionType and f.id not in defs else ()
+                starred = False
+                for i, a in enumerate(n.args):
+                    starred = starred or isinstance(a, ast.Starred)
+                    if isinstance(a, ast.Name) and (starred or i not in kept):
+                        args.add(a.id)
+                args.update(k.value.id for k in n.keywords if isinstance(k.value, ast.Name))
         grown = True  # (arithmetic on what may be an array may be one: `c = np.ones(3) * 0.3`; a counter's not)
         while grown:
             grown = False

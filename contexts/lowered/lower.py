@@ -12,6 +12,7 @@ What is not lowered (the AD context reports it by name and line): `yield`, `awai
 from __future__ import annotations
 
 import ast
+import itertools
 import inspect
 import types
 import copy
@@ -336,7 +337,17 @@ class Lowerer:
     # -- statements ------------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
-        for s in stmts:
+        gaps = _lazy_gaps(stmts) if len(stmts) > 2 else None
+        for i, s in enumerate(stmts):
+            if gaps and i in gaps[1]:
+                for stamp, name in gaps[1][i]:  # (before the first use of a lazy iterator: what it held unchanged)
+                    guard = ast.Call(func=_name("__od_lazy_guard__", s), args=[_name(stamp, s), ast.Constant(name)],
+                                     keywords=[])
+                    out.append(_loc(ast.Expr(value=guard), s))
+            if gaps and i in gaps[0]:  # (what the iterator will hold, as it is made)
+                stamp, held = gaps[0][i]
+                out.append(_loc(ast.Assign(targets=[ast.Name(id=stamp, ctx=ast.Store())], value=ast.Call(
+                    func=_name("__od_lazy_stamp__", s), args=[_name(h, s) for h in held], keywords=[])), s))
             out.extend(self.stmt(s))
         return out or [ast.copy_location(ast.Pass(), stmts[0]) if stmts else ast.Pass()]
 
@@ -1509,6 +1520,54 @@ def _own_stores(st) -> set[str]:
     return out
 
 
+_LAZY_GAP_COUNT = itertools.count(1)
+
+
+def _lazy_gaps(stmts: list):
+    """Where a lazy iterator bound to a name in this block (`it = zip(p, q)`, `g = (2 * v for v in p)`, `it =
+    map(f, p)`, itertools') is first used after statements that may change what it holds by ways the static
+    check (`_late_generator`) cannot see — through an alias, a callee, an object holding it (`grow(p)`, `q = p;
+    q.append(v)`): ({index of the binding: stamp variable}, {index of the first use: [(stamp variable, name,
+    held variables)]}), or None. The engines draw such an iterator where it is made; Python when it is used, so
+    it sees the changes: reverse mode's guard (`__od_lazy_guard__`) refuses where one of the held lists, dicts
+    or arrays changed in between (it lost the items added: 3.0 for 10.8, silently; `iter(p)` too, whose
+    items' cotangents are mapped onto p where it was made, 1 for 3.6)."""
+    after: dict = {}
+    before: dict = {}
+    for i, st in enumerate(stmts):
+        if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)):
+            continue
+        v = st.value
+        if isinstance(v, ast.GeneratorExp):
+            held = {n.id for n in ast.walk(v.generators[0].iter) if isinstance(n, ast.Name)}
+        elif _lazy_call(v, frozenset()):
+            held = set().union(*(_held_reads(a) for a in (*v.args, *(k.value for k in v.keywords))
+                                 if not isinstance(a, (ast.Lambda, ast.GeneratorExp))))
+            if isinstance(v.func, ast.Attribute):
+                held |= _held_reads(v.func.value) - {"itertools"}
+        else:
+            continue
+        name = st.targets[0].id
+        held.discard(name)
+        if not held:
+            continue
+        gap = False
+        for j in range(i + 1, len(stmts)):  # (each use after a statement that may change something: `first =
+            later = stmts[j]                # next(it)`, then `grow(p)`, then `sum(it)`)
+            if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(later)):
+                if gap:
+                    if i not in after:
+                        after[i] = (f"_od_lz{next(_LAZY_GAP_COUNT)}", sorted(held))
+                    before.setdefault(j, []).append((after[i][0], name))
+                gap = False
+            if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                   for n in ast.walk(later)):
+                break  # (rebound: another iterator)
+            gap = gap or any(isinstance(n, (ast.Call, ast.AugAssign, ast.Delete)) or isinstance(
+                n, (ast.Attribute, ast.Subscript)) and isinstance(n.ctx, ast.Store) for n in ast.walk(later))
+    return (after, before) if after else None
+
+
 def _late_generator(stmts: list, generators=frozenset()) -> tuple[str, str, ast.AST] | None:
     """(iterator variable, variable, node) for a generator expression or a lazy iterator bound to a name
     (`g = (c * w for w in ws)`, `it = iter(p)`, `c = itertools.chain(p, q)`, `g = gen(p)` of a generator
@@ -1532,17 +1591,26 @@ def _late_generator(stmts: list, generators=frozenset()) -> tuple[str, str, ast.
         else:
             continue
         name = min(names)
+        # `late`: the variables read by name when the iterator runs (a generator expression's body, a lambda's,
+        # a generator function's globals and cells), whose rebinding it sees; the others' objects are taken
+        # where it is made (`iter(value)`, a generator expression's first iterable), so only their changes
+        # in place count, and a name rebound afterwards no longer names what it holds (skyfield's
+        # `components = iter(value); value = next(components)`: refused, though the iterator reads the tuple)
         if held:
             reads = set(held)
+            late = reads
         elif isinstance(st.value, ast.GeneratorExp):
-            reads = _comprehension_reads(st.value) | {n.id for n in ast.walk(st.value.generators[0].iter)
-                                                      if isinstance(n, ast.Name)}
+            late = _comprehension_reads(st.value)
+            reads = late | {n.id for n in ast.walk(st.value.generators[0].iter) if isinstance(n, ast.Name)}
         else:  # (`it = zip(ws, vs)`, `enumerate`, `reversed`, `map`, `filter`, `iter`: drawn where made, too)
-            reads = set().union(*(_held_reads(a) for a in (*st.value.args, *(k.value for k in st.value.keywords))))
+            given = (*st.value.args, *(k.value for k in st.value.keywords))
+            reads = set().union(*(_held_reads(a) for a in given))
+            late = set().union(*(_held_reads(a) for a in given if isinstance(a, (ast.Lambda, ast.GeneratorExp))))
             if isinstance(st.value.func, ast.Attribute):
                 reads |= _held_reads(st.value.func.value) - {"itertools"}
             elif isinstance(generators, dict) and st.value.func.id in generators:
                 reads |= generators[st.value.func.id]  # (what the generator reads from outside: globals, cells)
+                late = late | generators[st.value.func.id]
         reads -= names
         hit = None
         for later in stmts[i + 1:]:
@@ -1552,11 +1620,13 @@ def _late_generator(stmts: list, generators=frozenset()) -> tuple[str, str, ast.
             stored = _own_stores(later)
             if names <= stored and not uses:
                 break  # (rebound: the iterator is no longer read)
-            changed = sorted((stored | changed_in_place(ast.Module(body=[later], type_ignores=[]))) & reads)
+            changed = sorted(((stored & late) | changed_in_place(ast.Module(body=[later], type_ignores=[]))) & reads)
             if changed and hit is None:
                 hit = (name, changed[0], later)
                 if uses and isinstance(later, (ast.For, ast.While, ast.With, ast.If, ast.Try)):
                     return hit
+            if isinstance(later, ast.Assign) and all(isinstance(t, ast.Name) for t in later.targets):
+                reads -= {t.id for t in later.targets} - late  # (rebound here, whatever runs: its old object held)
     return None
 
 

@@ -426,7 +426,10 @@ class EagerIterationError(OverdubError):
 # values no one changes in place (a yielded one may come twice)
 _UNCHANGEABLE = frozenset({float, int, complex, bool, str, bytes, type(None), Fraction, Decimal, np.float64,
                            np.float32, np.int64, np.int32, np.bool_, np.complex128, range, type, type(...), slice,
-                           frozenset, type(NotImplemented)})
+                           frozenset, type(NotImplemented),
+                           # functions (multipledispatch's `dispatch_iter` yields one function registered under
+                           # several signatures): what a consumer reads of one is its code, not a state
+                           types.FunctionType, types.BuiltinFunctionType, types.BuiltinMethodType})
 # types whose values are unchangeable when the test says so, added by the modes above: forward mode's Dual
 # (a perturbed number yielded twice is one dual; a perturbed array is an array)
 UNCHANGEABLE_WHEN: dict[type, Callable[[Any], bool]] = {}
@@ -490,6 +493,16 @@ def eager_guard(it, name: str, value=None) -> None:
             f"generator read `{name}` before the changes",
             where=_where(),
             fix="build the values in the loop itself, or pass the generator a copy")
+
+
+def lazy_stamp(*held) -> None:
+    """`__od_lazy_stamp__(p, q)` as a lazy iterator over p and q is made (`lower._lazy_gaps`): nothing here;
+    reverse mode's own (`contexts.ad.helpers.lazy_stamp`) keeps them with the counter of changes."""
+
+
+def lazy_guard(stamp, name: str) -> None:
+    """`__od_lazy_guard__` before a lazy iterator's first use (`lower._lazy_gaps`): nothing here; reverse mode's
+    own (`contexts.ad.helpers.lazy_guard`) refuses where what it holds changed since it was made."""
 
 
 def iter_guard(obj, name: str) -> None:
@@ -1707,7 +1720,7 @@ def more_keys(k: int, keys: list, d: dict, size: int) -> bool:
 
 
 HELPERS = {"__od_live__": live, "__od_more__": more, "__od_more_back__": more_back, "__od_more_keys__": more_keys, "__od_keys__": list,
-           "__od_size__": len, "__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_raised__": eager_raised, "__od_eager_guard__": eager_guard, "__od_iter_guard__": iter_guard,
+           "__od_size__": len, "__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_raised__": eager_raised, "__od_eager_guard__": eager_guard, "__od_iter_guard__": iter_guard, "__od_lazy_stamp__": lazy_stamp, "__od_lazy_guard__": lazy_guard,
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed,

@@ -36,3 +36,80 @@ def test_the_class_of_an_object_holding_a_derivative(f, mode):
     want = fd.derivative(f, 3.0)
     got = gradient(f, 3.0)[0] if mode == "gradient" else derivative(f, 3.0)
     np.testing.assert_allclose(got, want, rtol=1e-7)
+
+
+# -- a generator yielding one function more than once (multipledispatch's `dispatch_iter`, under pyrr's object API):
+# refused as a changeable object yielded twice; a function's state is its code --
+
+def _double(v):
+    return 2 * v
+
+
+_SIGNATURES = {(int,): _double, (float,): _double, (object,): _double}
+
+
+def _candidates(t):
+    for sig, fn in _SIGNATURES.items():
+        if issubclass(t, sig[0]):
+            yield fn
+
+
+def _dispatched(x):
+    fn = next(_candidates(type(x)))
+    return fn(x) * x
+
+
+@pytest.mark.parametrize("mode", ["gradient", "derivative"])
+def test_a_generator_yielding_one_function_twice(mode):
+    want = fd.derivative(_dispatched, 3.0)
+    got = gradient(_dispatched, 3.0)[0] if mode == "gradient" else derivative(_dispatched, 3.0)
+    np.testing.assert_allclose(got, want, rtol=1e-7)
+
+
+# -- a global function that only reads a list it is given (`_kept_params`): the caller's constant list is no
+# object it may store a derivative into (taken for one, every value read from it was differentiated) --
+
+def _weighted(kv, s):
+    return sum(k * s for k in kv) + len(kv) * kv[0]
+
+
+def _appends_to_items(rows, v):
+    for row in rows:
+        row.append(v)
+
+
+def _appends_through_or(kv, v):
+    items = kv or []
+    items.append(v)
+
+
+def _only_read(x):
+    p = [1.0, 2.0]
+    return _weighted(p, x) + p[0] * p[1]
+
+
+def _items_changed(x):
+    rows = [[1.0], [2.0]]
+    _appends_to_items(rows, x * x)
+    return rows[1][-1] * x
+
+
+def _changed_through_an_alias(x):
+    p = [1.0]
+    _appends_through_or(p, x * 2)
+    return p[-1] * x
+
+
+@pytest.mark.parametrize("f", [_only_read, _items_changed, _changed_through_an_alias])
+@pytest.mark.parametrize("mode", ["gradient", "derivative"])
+def test_arguments_a_callee_only_reads(f, mode):
+    want = fd.derivative(f, 1.3)
+    got = gradient(f, 1.3)[0] if mode == "gradient" else derivative(f, 1.3)
+    np.testing.assert_allclose(got, want, rtol=1e-7)
+
+
+def test_which_parameters_a_function_only_reads():
+    from contexts.lowered.activity import _kept_params
+    assert _kept_params(_weighted) == frozenset({0, 1})
+    assert _kept_params(_appends_to_items) == frozenset()  # (v is stored: held by rows, no longer only read)
+    assert _kept_params(_appends_through_or) == frozenset()
