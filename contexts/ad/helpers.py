@@ -46,7 +46,7 @@ from ..rules.numpy.objects import computes_in_python, holds_objects
 from ..rules.numpy.stand_ins import store_part
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
-from .structs import CHANGES, CONTAINER_CHANGE, LAST_CHANGE, MEMORY_CHANGE, RECORDING_START, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
+from .structs import CHANGES, CONTAINER_CHANGE, LAST_CHANGE, MEMORY_CHANGE, UNKNOWN_CHANGE, RECORDING_START, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
 
@@ -2204,6 +2204,8 @@ def _reach_changed(a, since) -> bool:
     of a, or of what a holds (whose cotangents are a's box's entries, `_into_child`), see all of it; a callee
     that changed nothing a reaches only reads it, and a read's adjoint adds into the box whatever is in it:
     left in the holders' boxes, those cotangents reach a's origin the way they came (the sum is the same)."""
+    if UNKNOWN_CHANGE[0] > since:
+        return True  # (a change of an object no rule named: anything)
     if CONTAINER_CHANGE[0] <= since and MEMORY_CHANGE[0] <= since:
         return False  # (nothing stamped since the call began)
     stack, seen, budget = [a], {id(a)}, _REACH_BUDGET
@@ -2251,12 +2253,18 @@ def bound(scope, names):
         return out
     frame = sys._getframe(1)
     code = frame.f_code
-    own = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
+    own = _OWN_NAMES.get(code)
+    if own is None:  # (the twin's own names, once per code object: a set of hundreds of names per call)
+        own = frozenset(code.co_varnames) | frozenset(code.co_cellvars) | frozenset(code.co_freevars)
+        if len(_OWN_NAMES) >= 4096:
+            _OWN_NAMES.clear()
+        _OWN_NAMES[code] = own
     return tuple(frame.f_globals.get(n) if v is _UNBOUND and n not in own else None if v is _UNBOUND else v
                  for n, v in zip(names, out))
 
 
 _UNBOUND = object()
+_OWN_NAMES: dict = {}  # (a twin's code object -> its local, cell and free variable names: `bound`)
 
 
 def plain_cells(scope, names, callee) -> None:
