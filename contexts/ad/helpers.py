@@ -46,7 +46,7 @@ from ..rules.numpy.objects import computes_in_python, holds_objects
 from ..rules.numpy.stand_ins import store_part
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
-from .structs import CHANGES, CONTAINER_CHANGE, LAST_CHANGE, MEMORY_CHANGE, RECORDING_START, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
+from .structs import CHANGES, CONTAINER_CHANGE, LAST_CHANGE, MEMORY_CHANGE, UNKNOWN_CHANGE, RECORDING_START, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
 
@@ -2192,10 +2192,10 @@ def _held_views(n, a) -> list:
     return out
 
 
-def _container_views(a, others, same):
+def _container_views(a, others, same, holders=True):
     """`views` for a list or dict a changed in place: the other variables holding the same object (`q = ps`;
     their cotangents are a's, to be merged before the change is undone) and the containers and objects
-    holding it (`self.ps`)."""
+    holding it (`self.ps`; not with `holders` False: the aliases only, see `_reach_changed`)."""
     found = None
     seen = {}  # (shared by the scans of every variable: a library's singletons reached from many)
     for j, n in enumerate(others):
@@ -2204,6 +2204,8 @@ def _container_views(a, others, same):
         elif n is a:
             if same:
                 found = (found or []) + [(j, None, None)]
+        elif not holders:
+            continue
         elif type(n) in _CONTAINERS or isinstance(n, _CONTAINERS) or (
                 type(n) not in _PLAIN and has_fields(n) and (not isinstance(n, _NOT_HOLDERS)
                                                              or type(n) is types.FunctionType)):
@@ -2211,6 +2213,56 @@ def _container_views(a, others, same):
             if keys:
                 found = (found or []) + [(j, _HELD, (n, keys))]
     return found
+
+
+_REACH_BUDGET = 512  # (entries `_reach_changed` reads before it answers "perhaps")
+_INERT_HELD = (np.generic, numbers.Number, str, bytes, type, types.ModuleType, types.BuiltinFunctionType)
+
+
+def _reach_changed(a, since) -> bool:
+    """Whether the call that began at stamp `since` may have changed in place something a list or dict
+    argument `a` reaches: a itself, or a list, dict or array it holds (items, fields, down any depth), stamped
+    after `since`. True too where the walk cannot tell: a function, an object array or an object of C without
+    fields among them, or more than `_REACH_BUDGET` entries.
+
+    False lets `call_views` leave out the search of the caller's other variables for containers and objects
+    holding a (`_keys_holding`, through all they hold: colorspacious' transform graph, searched for each node
+    dict handed to each helper of `get_transform`, was 97% of its gradient's time). Their cotangents for a
+    are moved into a's box before the callee's pullback so that the adjoints of the callee's in-place changes
+    of a, or of what a holds (whose cotangents are a's box's entries, `_into_child`), see all of it; a callee
+    that changed nothing a reaches only reads it, and a read's adjoint adds into the box whatever is in it:
+    left in the holders' boxes, those cotangents reach a's origin the way they came (the sum is the same)."""
+    if UNKNOWN_CHANGE[0] > since:
+        return True  # (a change of an object no rule named: anything)
+    if CONTAINER_CHANGE[0] <= since and MEMORY_CHANGE[0] <= since:
+        return False  # (nothing stamped since the call began)
+    stack, seen, budget = [a], {id(a)}, _REACH_BUDGET
+    while stack:
+        n = stack.pop()
+        tn = type(n)
+        if tn is _Dual:
+            n = primal(n)
+            tn = type(n)
+        if tn is _NDARRAY or isinstance(n, np.ndarray):
+            if n.dtype.kind == "O" or LAST_CHANGE.get(id(bottom(n)), 0) > since:
+                return True
+            continue
+        if tn in _PLAIN or isinstance(n, _INERT_HELD):
+            continue
+        if tn in _MUTABLE_CONTAINERS or isinstance(n, _MUTABLE_CONTAINERS):
+            if LAST_CHANGE.get(id(n), 0) > since:
+                return True
+        elif not (tn is tuple or isinstance(n, tuple) or has_fields(n)) or isinstance(n, _NOT_HOLDERS):
+            return True
+        entries = _entries(n)
+        budget -= len(n) if type(entries) is enumerate else len(entries)
+        if budget < 0:
+            return True
+        for _, v in entries:
+            if type(v) not in _PLAIN and id(v) not in seen:
+                seen.add(id(v))
+                stack.append(v)
+    return False
 
 
 def _dual_views(a, others, same):
@@ -2229,12 +2281,18 @@ def bound(scope, names):
         return out
     frame = sys._getframe(1)
     code = frame.f_code
-    own = set(code.co_varnames) | set(code.co_cellvars) | set(code.co_freevars)
+    own = _OWN_NAMES.get(code)
+    if own is None:  # (the twin's own names, once per code object: a set of hundreds of names per call)
+        own = frozenset(code.co_varnames) | frozenset(code.co_cellvars) | frozenset(code.co_freevars)
+        if len(_OWN_NAMES) >= 4096:
+            _OWN_NAMES.clear()
+        _OWN_NAMES[code] = own
     return tuple(frame.f_globals.get(n) if v is _UNBOUND and n not in own else None if v is _UNBOUND else v
                  for n, v in zip(names, out))
 
 
 _UNBOUND = object()
+_OWN_NAMES: dict = {}  # (a twin's code object -> its local, cell and free variable names: `bound`)
 
 
 def plain_cells(scope, names, callee) -> None:
@@ -2505,7 +2563,8 @@ def call_views(pb, args, others, npos=None, kwnames=(), since=None, holder=None)
     if (not any(arrays) and all(a is None for a in held) and kept is None and boxed is None and unhanded is None
             and cells is None):
         return None
-    shared = [(i, views(a, *others, same=True)) for i, a in enumerate(args)
+    shared = [(i, views(a, *others, same=True) if arrays[i] or since is None or _reach_changed(a, since)
+               else _container_views(a, others, True, holders=False)) for i, a in enumerate(args)
               if (arrays[i] and (since is None or LAST_CHANGE.get(id(bottom(a)), 0) > since)
                   or held[i] is not None) and others]
     return (arrays, [(i, found) for i, found in shared if found], held, (len(args) if npos is None else npos, kwnames),

@@ -61,7 +61,7 @@ from ..lowered.runtime import (STAIRS, dataclass_init, dataclass_init_is_code, i
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
 from ..rules.cotangents import Refused, SeqBox, Tangent, acc, fields_of, has_fields, own_dict
-from .structs import CHANGES, LAST_CHANGE, RECORDING_START, TICKS, Bare, _not_handed, bottom, changed
+from .structs import CHANGES, LAST_CHANGE, UNKNOWN_CHANGE, RECORDING_START, TICKS, Bare, _not_handed, bottom, changed
 
 __all__ = ["call", "UnsupportedFunction", "twin_source"]
 
@@ -2465,9 +2465,15 @@ def _stamp(rule, f, full, is_method) -> None:
     elif full and getattr(f, "__name__", None) in _WRITES_FIRST:
         target = full[0]
     else:
-        CHANGES[0] = next(TICKS)
+        CHANGES[0] = tick = next(TICKS)
+        if id(f) not in _MAKES_NEW:
+            UNKNOWN_CHANGE[0] = tick  # (a change of what, no one says: `helpers._reach_changed` takes it for any)
         return
     changed(_primal(target))
+
+
+# the in-place rules' callables that only make a new object, changing none the caller holds (`dict(path_node)`)
+_MAKES_NEW = frozenset(map(id, (dict, types.SimpleNamespace, types.MappingProxyType)))
 
 
 def _twin_call(mask, fn, pre, args, kw, observed=False):

@@ -121,6 +121,7 @@ def changed(obj) -> None:
 
 CONTAINER_CHANGE = [0]  # the stamp of the latest change of a list or dict (an instance of a subclass too)
 MEMORY_CHANGE = [0]  # of anything else changed in place: an array's memory, a set, a deque
+UNKNOWN_CHANGE = [0]  # of a change whose object a rule does not name (`runtime._stamp`: the counter only)
 
 
 class Bare(tuple):

@@ -961,19 +961,39 @@ def private_containers(fdef: ast.FunctionDef, globals_: dict) -> frozenset[str]:
         return frozenset()
     stored = {x.id for x in nodes if isinstance(x, ast.Name) and not isinstance(x.ctx, ast.Load)}
     shadowed = set(globals_) | stored  # (a reader's name bound by the module or here is not the builtin)
+    last = _returned_call(fdef)
     out = set(candidates)
     for n in nodes:
         if isinstance(n, (ast.Global, ast.Nonlocal)):
             out.difference_update(n.names)
         elif isinstance(n, nested) and n is not fdef:
             out.difference_update(x.id for x in all_nodes(n) if isinstance(x, ast.Name))
-        elif isinstance(n, ast.Name) and n.id in out and not _private_use(n, parent, shadowed):
+        elif isinstance(n, ast.Name) and n.id in out and not _private_use(n, parent, shadowed, last):
             out.discard(n.id)
     return frozenset(out)
 
 
-def _private_use(n: ast.Name, parent: dict, shadowed: set) -> bool:
-    """The read or binding of name n keeps its container private (`private_containers`)."""
+def _returned_call(fdef: ast.FunctionDef) -> ast.Call | None:
+    """The call whose result fdef returns as its last statement (`return Transform(nodes, ...)`, lowered as
+    `t = Transform(nodes, ...)` then `return t`), at the top of its body (run once, after every other statement
+    but the return): a container handed to it is held by nothing else while fdef changes it before (colorspacious'
+    `get_transform` appending to the list of nodes it hands to `Transform`). Its own changes there are the
+    call's (`call_views`)."""
+    body = fdef.body
+    if not body or not isinstance(body[-1], ast.Return):
+        return None
+    r = body[-1].value
+    if isinstance(r, ast.Call):
+        return r
+    if (isinstance(r, ast.Name) and len(body) > 1 and isinstance(s := body[-2], ast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name) and s.targets[0].id == r.id and isinstance(s.value, ast.Call)):
+        return s.value
+    return None
+
+
+def _private_use(n: ast.Name, parent: dict, shadowed: set, last: ast.Call | None = None) -> bool:
+    """The read or binding of name n keeps its container private (`private_containers`); `last`: the call whose
+    result the function returns (`_returned_call`), to which it may be handed."""
     up = parent.get(id(n))
     if isinstance(n.ctx, ast.Store):
         if isinstance(up, ast.AugAssign):  # (`row += [x]`: the list's own in-place operator)
@@ -981,6 +1001,11 @@ def _private_use(n: ast.Name, parent: dict, shadowed: set) -> bool:
         return isinstance(up, ast.Assign) and isinstance(up.value, _DISPLAYS) and up.targets == [n]
     if isinstance(n.ctx, ast.Del):
         return True
+    while (isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "__od_primal__"
+           and len(up.args) == 1 and up.args[0] is n and not up.keywords):
+        n, up = up, parent.get(id(up))  # (`len(__od_primal__(row))`, `ask_primals`': its value, no reference kept)
+    if up is last and last is not None and (any(a is n for a in up.args) or any(k.value is n for k in up.keywords)):
+        return True  # (handed to the call whose result is returned: fdef changes it no more)
     if isinstance(up, ast.Attribute):
         call = parent.get(id(up))
         return up.attr in _OWN_METHODS and isinstance(call, ast.Call) and call.func is up
