@@ -1201,6 +1201,7 @@ class _Activity:
         self.closure_writes: dict[str, set[str]] = {}
         self.state_readers: set[str] = set()
         self.kept_params: dict[str, frozenset] = {}  # global functions called here: the arguments they only read
+        self.texts: set[str] = set()  # variables every binding of which is text (`_texts`)
         self.immutable: set[str] = set()
         self.changed = True
 
@@ -1307,10 +1308,16 @@ class _Activity:
                     # a call with active inputs may store them into its mutable arguments (np.add.at(acc,
                     # ...), lst.append(x), helper(lst, x), out=...): those become active too
                     kept = self.kept_params.get(v.func.id, ()) if isinstance(v.func, ast.Name) else ()
-                    operands = [a.value if isinstance(a, ast.Starred) else a for i, a in enumerate(v.args)
-                                if i not in kept or any(isinstance(b, ast.Starred) for b in v.args[:i + 1])]
-                    operands += [k.value for k in v.keywords]
-                    if isinstance(v.func, ast.Attribute):
+                    text = isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name) \
+                        and v.func.value.id in self.texts or isinstance(v.func, ast.Name) and (
+                            v.func.id in _SCALAR_CALLS or v.func.id == "complex") and v.func.id not in self.locals \
+                        and v.func.id not in self.kept_params  # (a text's method, `fmt.format(v)`; `float(s)`,
+                    # `len(s)`, builtins making a number or text: they change nothing they are given)
+                    operands = [] if text else [
+                        a.value if isinstance(a, ast.Starred) else a for i, a in enumerate(v.args)
+                        if i not in kept or any(isinstance(b, ast.Starred) for b in v.args[:i + 1])]
+                    operands += [] if text else [k.value for k in v.keywords]
+                    if isinstance(v.func, ast.Attribute) and not text:
                         operands.append(v.func.value)
                     elif isinstance(v.func, ast.Name) and (v.func.id in self.drawn or v.func.id in self.locals
                                                            or v.func.id in self.items):  # (a def's defaults)
@@ -1865,6 +1872,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     act.drawn = drawn
     act.items = items
     act.immutable = _immutable_locals(fdef, globals_, set(param_names(a)) | set(freevars), nodes, stores)
+    act.texts = _texts(stores, nodes, set(param_names(a)) | set(freevars), globals_)
     act.closure_stores = through_calls(defs, {n.name: captured_stores(n) for n in defs})
     act.closure_calls = {n.name: _captured_changes(n) - act.closure_stores.get(n.name, set()) for n in defs}
     act.closure_writes = through_calls(defs, {n.name: nonlocal_writes(n) for n in defs})
@@ -2125,6 +2133,46 @@ def _sharing(name: str, sources: dict[str, set[str]], inverse: dict[str, set[str
 
 
 _NUMBER_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+
+
+def _texts(assigns, nodes, outer: set[str], globals_: dict) -> set[str]:
+    """Variables every binding of which is text: a string literal, an f-string, `str(...)`/`repr(...)`/
+    `format(...)` of anything, `+` of two texts, `%` of a text by anything (geomdl's `"{:." + str(p) + "f}"`): a
+    method of one (`fmt.format(v)`) is str's, which stores into no argument. (Not a text's `+` with another
+    value: `"a" + obj` may be obj's own `__radd__`.)"""
+    values: dict = {}
+    for name, value in assigns:
+        values.setdefault(name, []).append(value)
+    if not values:
+        return set()
+    bindings = collections.Counter(n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load))
+    found: set = set()
+
+    def text(v) -> bool:
+        if isinstance(v, ast.Constant):
+            return type(v.value) is str
+        if isinstance(v, ast.JoinedStr):
+            return True
+        if isinstance(v, ast.Name):
+            return v.id in found
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("str", "repr", "format") \
+                and v.func.id not in values and v.func.id not in outer and v.func.id not in globals_:
+            return True
+        if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Add):
+            return text(v.left) and text(v.right)
+        if isinstance(v, ast.BinOp) and isinstance(v.op, ast.Mod):
+            return text(v.left)
+        return False
+
+    grew = True
+    while grew:
+        grew = False
+        for name, vs in values.items():
+            if name not in found and name not in outer and bindings[name] == len(vs) and all(
+                    v is not None and text(v) for v in vs):
+                found.add(name)
+                grew = True
+    return found
 
 
 def _immutable_locals(fdef, globals_: dict, outer: set[str], nodes=None, assigns=None) -> set[str]:

@@ -113,3 +113,46 @@ def test_which_parameters_a_function_only_reads():
     assert _kept_params(_weighted) == frozenset({0, 1})
     assert _kept_params(_appends_to_items) == frozenset()  # (v is stored: held by rows, no longer only read)
     assert _kept_params(_appends_through_or) == frozenset()
+
+
+# -- a value formatted by a format string made of text (geomdl's knot vector normalised to `obj.precision`
+# decimals, read from an object holding a derivative): neither the text's method nor `float()` of its result
+# stores into what it is given, so a constant handed to them stays a constant (it was taken for differentiated
+# and its text's parse refused, TextRoundTrip) --
+
+class _Curve:
+    def __init__(self, v):
+        self.v = v
+        self.precision = 18
+
+
+def _normalised(kv, decimals):
+    return float(("{:." + str(decimals) + "f}").format(kv[0] / kv[-1]))
+
+
+def _normalised_list(kv, decimals):
+    return [float(("{:." + str(decimals) + "f}").format(k / kv[-1])) for k in kv]
+
+
+def _precision_from_an_object(x):
+    c = _Curve(x)
+    return c.v * _normalised([1.0, 2.0], c.precision) + c.v * _normalised_list([1.0, 4.0], decimals=c.precision)[0]
+
+
+def _text_of_the_input_parsed(x):
+    c = _Curve(x)
+    return _normalised([c.v, 2.0], c.precision)
+
+
+@pytest.mark.parametrize("mode", ["gradient", "derivative"])
+def test_a_constant_formatted_by_a_format_string_read_from_an_object(mode):
+    want = fd.derivative(_precision_from_an_object, 3.0)
+    got = gradient(_precision_from_an_object, 3.0)[0] if mode == "gradient" else derivative(
+        _precision_from_an_object, 3.0)
+    np.testing.assert_allclose(got, want, rtol=1e-7)
+
+
+def test_the_input_formatted_and_parsed_back_is_still_refused():
+    from contexts.lowered.runtime import TextRoundTrip
+    with pytest.raises(TextRoundTrip):
+        gradient(_text_of_the_input_parsed, 3.0)
