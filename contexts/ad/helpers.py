@@ -1411,7 +1411,11 @@ def setattr_(obj, attr, v, active=True):
     code = _store_code(obj, attr, v) if type(obj) not in _C_LEVEL else None
     if code is not None:  # the class's own code stores it: its twin runs, so what it writes is recorded
         fn, self_, args, obj_at, v_at = code
-        _, pb = _twin(fn, self_, *args)
+        if active:
+            _, pb = _twin(fn, self_, *args)
+        else:  # (a constant stored: the setter's twin with its value a constant, geomdl's `curve.knotvector =
+            # [...]` normalised by text; taken for differentiated, its parse was refused)
+            _, pb = runtime._twin_call(sum(1 << i for i in range(len(args)) if i != v_at), fn, (self_,), args, _NOKW)
         return _SetByCode(pb, obj_at, v_at)
     held = getattr(type(obj), attr, None)
     if own_dict(obj) is not None and type(held) is not types.MemberDescriptorType and not (

@@ -1307,7 +1307,9 @@ class _Activity:
                 if isinstance(v, ast.Call) and self.value_active(v):
                     # a call with active inputs may store them into its mutable arguments (np.add.at(acc,
                     # ...), lst.append(x), helper(lst, x), out=...): those become active too
-                    kept = self.kept_params.get(v.func.id, ()) if isinstance(v.func, ast.Name) else ()
+                    kept = self.kept_params.get(v.func.id, ()) if isinstance(v.func, ast.Name) else \
+                        self.kept_params.get(f"{v.func.value.id}.{v.func.attr}", ()) if isinstance(
+                            v.func, ast.Attribute) and isinstance(v.func.value, ast.Name) else ()
                     text = isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name) \
                         and v.func.value.id in self.texts or isinstance(v.func, ast.Name) and (
                             v.func.id in _SCALAR_CALLS or v.func.id == "complex") and v.func.id not in self.locals \
@@ -1893,6 +1895,10 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
                 act.state_readers.add(n.id)
             if n.id not in act.kept_params and type(globals_[n.id]) is types.FunctionType:
                 act.kept_params[n.id] = _kept_params(globals_[n.id])
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id not in locals_ \
+                and isinstance(module := globals_.get(n.value.id), types.ModuleType) \
+                and type(fn := vars(module).get(n.attr)) is types.FunctionType:
+            act.kept_params.setdefault(f"{n.value.id}.{n.attr}", _kept_params(fn))  # (`knotvector.check(...)`)
     mutations = _Mutations(fdef, nodes, globals_, numbers, act.locals)
     captured = set(freevars)
     while act.changed:

@@ -156,3 +156,49 @@ def test_the_input_formatted_and_parsed_back_is_still_refused():
     from contexts.lowered.runtime import TextRoundTrip
     with pytest.raises(TextRoundTrip):
         gradient(_text_of_the_input_parsed, 3.0)
+
+
+# -- a constant stored through a property's setter of an object holding a derivative (geomdl's `curve.knotvector
+# = [...]`, normalised through text by the setter): the setter's twin took the value for differentiated --
+
+class _Spline:
+    def __init__(self, c):
+        self.c = c
+        self._knots = None
+
+    @property
+    def knots(self):
+        return self._knots
+
+    @knots.setter
+    def knots(self, value):
+        self._knots = [float("{:.12f}".format(v / value[-1])) for v in value]
+
+    def at(self, t):
+        return self.c * sum(k * t for k in self._knots)
+
+
+def _knots_set_to_a_constant(x):
+    s = _Spline(x)
+    s.knots = [0.0, 1.0, 4.0]
+    return s.at(2.0)
+
+
+def _knots_set_to_the_input(x):
+    s = _Spline(1.0)
+    s.knots = [0.0, x, 4.0]
+    return s.at(2.0)
+
+
+@pytest.mark.parametrize("mode", ["gradient", "derivative"])
+def test_a_constant_stored_through_a_property_setter(mode):
+    want = fd.derivative(_knots_set_to_a_constant, 3.0)
+    got = gradient(_knots_set_to_a_constant, 3.0)[0] if mode == "gradient" else derivative(
+        _knots_set_to_a_constant, 3.0)
+    np.testing.assert_allclose(got, want, rtol=1e-7)
+
+
+def test_the_input_stored_through_a_property_setter_and_parsed_is_still_refused():
+    from contexts.lowered.runtime import TextRoundTrip
+    with pytest.raises(TextRoundTrip):
+        gradient(_knots_set_to_the_input, 3.0)
