@@ -164,3 +164,39 @@ def test_no_change_in_between_is_not_refused():
         total = x * n
         return total + sum(a * b for a, b in it)
     np.testing.assert_allclose(gradient(f, 1.3)[0], fd.derivative(f, 1.3), rtol=1e-6)
+
+
+# -- left: a lazy iterator handed to a function that changes the list it draws from before drawing it (the
+# guard is placed within one function's statements; across a call reverse mode still draws where the
+# iterator was made). Strict: a fix turns them into failures. --
+
+def _appends_then_sums(it, p):
+    p.append(p[0] * 3)
+    return sum(it)
+
+
+def _appends_then_zips(it, p):
+    p.append(p[0] * 3)
+    return sum(a * b for a, b in it)
+
+
+def handed_iter(x):
+    p = [x, 2.0]
+    return _appends_then_sums(iter(p), p)
+
+
+def handed_zip(x):
+    p = [x, 2.0]
+    return _appends_then_zips(zip(p, p), p)
+
+
+@pytest.mark.parametrize("f", [handed_iter, handed_zip])
+def test_handed_to_a_callee_changing_its_list_right_in_forward_mode(f):
+    np.testing.assert_allclose(derivative(f, 1.3), fd.derivative(f, 1.3), rtol=1e-6)
+
+
+@pytest.mark.xfail(strict=True, reason="silently wrong in reverse mode (1.0 for 4.0, 2.6 for 26): a lazy iterator "
+                                       "handed to a callee that changes its list before drawing it")
+@pytest.mark.parametrize("f", [handed_iter, handed_zip])
+def test_handed_to_a_callee_changing_its_list_in_reverse_mode(f):
+    np.testing.assert_allclose(gradient(f, 1.3)[0], fd.derivative(f, 1.3), rtol=1e-6)
