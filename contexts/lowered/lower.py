@@ -337,7 +337,7 @@ class Lowerer:
     # -- statements ------------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
-        gaps = _lazy_gaps(stmts) if len(stmts) > 2 else None
+        gaps = _lazy_gaps(stmts) if stmts else None
         for i, s in enumerate(stmts):
             if gaps and i in gaps[1]:
                 for stamp, name in gaps[1][i]:  # (before the first use of a lazy iterator: what it held unchanged)
@@ -349,6 +349,11 @@ class Lowerer:
                 out.append(_loc(ast.Assign(targets=[ast.Name(id=stamp, ctx=ast.Store())], value=ast.Call(
                     func=_name("__od_lazy_stamp__", s), args=[_name(h, s) for h in held], keywords=[])), s))
             out.extend(self.stmt(s))
+            if gaps and i in gaps[2]:  # (after a call handed a lazy iterator: what it held unchanged by the call)
+                guards = [_loc(ast.Expr(value=ast.Call(func=_name("__od_lazy_guard__", s), args=[
+                    _name(stamp, s), ast.Constant(name)], keywords=[])), s) for stamp, name in gaps[2][i]]
+                at = len(out) - 1 if out and isinstance(out[-1], ast.Return) else len(out)
+                out[at:at] = guards
         return out or [ast.copy_location(ast.Pass(), stmts[0]) if stmts else ast.Pass()]
 
     def stmt(self, s: ast.stmt) -> list[ast.stmt]:
@@ -1534,22 +1539,22 @@ def _lazy_gaps(stmts: list):
     items' cotangents are mapped onto p where it was made, 1 for 3.6)."""
     after: dict = {}
     before: dict = {}
+    handed: dict = {}
     for i, st in enumerate(stmts):
+        simple = isinstance(st, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return))
+        for call in (n for n in ast.walk(st) if simple and isinstance(n, ast.Call) and not _draws_at_once(n)):
+            for a in (*call.args, *(k.value for k in call.keywords)):  # (`consume(zip(p, q), p)`: made here,
+                held = _lazy_held(a)                                     # drawn in the callee)
+                if held:
+                    stamp = f"_od_lz{next(_LAZY_GAP_COUNT)}"
+                    after.setdefault(i, (stamp, sorted(held)))
+                    handed.setdefault(i, []).append((after[i][0], ast.unparse(a)[:40]))
+                    break
         if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)):
             continue
-        v = st.value
-        if isinstance(v, ast.GeneratorExp):
-            held = {n.id for n in ast.walk(v.generators[0].iter) if isinstance(n, ast.Name)}
-        elif _lazy_call(v, frozenset()):
-            held = set().union(*(_held_reads(a) for a in (*v.args, *(k.value for k in v.keywords))
-                                 if not isinstance(a, (ast.Lambda, ast.GeneratorExp))))
-            if isinstance(v.func, ast.Attribute):
-                held |= _held_reads(v.func.value) - {"itertools"}
-        else:
-            continue
+        held = _lazy_held(st.value)
         name = st.targets[0].id
-        held.discard(name)
-        if not held:
+        if not held or name in held or i in after:
             continue
         gap = False
         for j in range(i + 1, len(stmts)):  # (each use after a statement that may change something: `first =
@@ -1559,13 +1564,44 @@ def _lazy_gaps(stmts: list):
                     if i not in after:
                         after[i] = (f"_od_lz{next(_LAZY_GAP_COUNT)}", sorted(held))
                     before.setdefault(j, []).append((after[i][0], name))
+                if isinstance(later, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)) and any(
+                        isinstance(n, ast.Call) and not _draws_at_once(n) and any(
+                        isinstance(a, ast.Name) and a.id == name for a in (*n.args, *(k.value for k in n.keywords)))
+                       for n in ast.walk(later)):  # (handed to a callee, which may change them, then draw)
+                    if i not in after:
+                        after[i] = (f"_od_lz{next(_LAZY_GAP_COUNT)}", sorted(held))
+                    handed.setdefault(j, []).append((after[i][0], name))
                 gap = False
             if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
                    for n in ast.walk(later)):
                 break  # (rebound: another iterator)
             gap = gap or any(isinstance(n, (ast.Call, ast.AugAssign, ast.Delete)) or isinstance(
                 n, (ast.Attribute, ast.Subscript)) and isinstance(n.ctx, ast.Store) for n in ast.walk(later))
-    return (after, before) if after else None
+    return (after, before, handed) if after else None
+
+
+# builtins that draw what they are given at once, or wrap it lazily, changing nothing (a user's function of one of
+# these names is taken for the builtin: a guard left out, as before this check)
+_AT_ONCE = frozenset({"sum", "list", "tuple", "sorted", "min", "max", "any", "all", "dict", "set", "frozenset", "len",
+                      "next", "iter", "enumerate", "zip", "map", "filter", "reversed", "print", "isinstance"})
+
+
+def _draws_at_once(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Name) and call.func.id in _AT_ONCE
+
+
+def _lazy_held(v) -> set[str]:
+    """The variables whose objects a lazy iterator made by expression v draws from (`zip(p, q)`: p, q; a
+    generator expression's first iterable's), or an empty set where v makes none."""
+    if isinstance(v, ast.GeneratorExp):
+        return {n.id for n in ast.walk(v.generators[0].iter) if isinstance(n, ast.Name)}
+    if not _lazy_call(v, frozenset()):
+        return set()
+    held = set().union(*(_held_reads(a) for a in (*v.args, *(k.value for k in v.keywords))
+                         if not isinstance(a, (ast.Lambda, ast.GeneratorExp))))
+    if isinstance(v.func, ast.Attribute):
+        held |= _held_reads(v.func.value) - {"itertools"}
+    return held
 
 
 def _late_generator(stmts: list, generators=frozenset()) -> tuple[str, str, ast.AST] | None:
