@@ -455,8 +455,9 @@ def lazy_stamp(*held) -> tuple:
 
 
 def lazy_guard(stamp: tuple, name: str) -> None:
-    """Before the first use of lazy iterator `name`: refused where a list, dict or array it was made over changed
-    in place since (reverse mode drew it there; Python draws it now, seeing the change)."""
+    """Before a use of lazy iterator `name` that follows statements which may change something, or after a call
+    it was handed to: refused where a list, dict or array it was made over changed in place since it was made
+    (reverse mode drew it there; Python draws it when used, seeing the change)."""
     stamp, held = stamp
     for v in held:
         if isinstance(v, (list, dict, np.ndarray)) and LAST_CHANGE.get(id(bottom(v)), -1) > stamp:

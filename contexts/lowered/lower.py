@@ -1542,7 +1542,8 @@ def _lazy_gaps(stmts: list):
     handed: dict = {}
     for i, st in enumerate(stmts):
         simple = isinstance(st, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return))
-        for call in (n for n in ast.walk(st) if simple and isinstance(n, ast.Call) and not _draws_at_once(n)):
+        for call in (n for n in (_outer_nodes(st) if simple else ()) if isinstance(n, ast.Call)
+                     and not _draws_at_once(n)):
             for a in (*call.args, *(k.value for k in call.keywords)):  # (`consume(zip(p, q), p)`: made here,
                 held = _lazy_held(a)                                     # drawn in the callee)
                 if held:
@@ -1586,22 +1587,42 @@ _AT_ONCE = frozenset({"sum", "list", "tuple", "sorted", "min", "max", "any", "al
                       "next", "iter", "enumerate", "zip", "map", "filter", "reversed", "print", "isinstance"})
 
 
+def _outer_nodes(st):
+    """The nodes of statement st outside its comprehensions and lambdas (whose variables are their own: a stamp
+    of what a lazy iterator inside one draws from cannot be taken before the statement)."""
+    todo = [st]
+    while todo:
+        n = todo.pop()
+        yield n
+        for c in ast.iter_child_nodes(n):
+            if not isinstance(c, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)):
+                todo.append(c)
+            elif isinstance(c, ast.GeneratorExp) and isinstance(n, ast.Call):
+                yield c  # (a generator expression given to a call: its first iterable is read here)
+
+
 def _draws_at_once(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Name) and call.func.id in _AT_ONCE
 
 
 def _lazy_held(v) -> set[str]:
     """The variables whose objects a lazy iterator made by expression v draws from (`zip(p, q)`: p, q; a
-    generator expression's first iterable's), or an empty set where v makes none."""
+    generator expression's first iterable's), or an empty set where v makes none; not the variables of a
+    comprehension or lambda inside (bound there, not where v is)."""
     if isinstance(v, ast.GeneratorExp):
-        return {n.id for n in ast.walk(v.generators[0].iter) if isinstance(n, ast.Name)}
-    if not _lazy_call(v, frozenset()):
+        held = {n.id for n in ast.walk(v.generators[0].iter) if isinstance(n, ast.Name)}
+    elif _lazy_call(v, frozenset()):
+        held = set().union(*(_held_reads(a) for a in (*v.args, *(k.value for k in v.keywords))
+                             if not isinstance(a, (ast.Lambda, ast.GeneratorExp))))
+        if isinstance(v.func, ast.Attribute):
+            held |= _held_reads(v.func.value) - {"itertools"}
+    else:
         return set()
-    held = set().union(*(_held_reads(a) for a in (*v.args, *(k.value for k in v.keywords))
-                         if not isinstance(a, (ast.Lambda, ast.GeneratorExp))))
-    if isinstance(v.func, ast.Attribute):
-        held |= _held_reads(v.func.value) - {"itertools"}
-    return held
+    inner = {n.id for c in ast.walk(v) if isinstance(c, ast.comprehension) for n in ast.walk(c.target)
+             if isinstance(n, ast.Name)}
+    inner |= {a.arg for c in ast.walk(v) if isinstance(c, ast.Lambda) for a in ast.walk(c.args) if isinstance(a, ast.arg)}
+    inner |= {n.id for n in ast.walk(v) if isinstance(n, ast.NamedExpr) for n in [n.target]}
+    return held - inner
 
 
 def _late_generator(stmts: list, generators=frozenset()) -> tuple[str, str, ast.AST] | None:

@@ -1,12 +1,10 @@
 """Cases found by session 48's sweep of packages new to the project (each minimised from the package's code),
 checked against finite differences."""
 
-import numpy as np
 import pytest
 
 from contexts import gradient
-from contexts.forward import derivative
-from tests import fd
+from tests.modes import assert_scalar_modes
 
 
 class _Holder:
@@ -30,12 +28,9 @@ def _class_by_type(x):
 
 
 @pytest.mark.parametrize("f", [_class_by_attribute, _class_by_type])
-@pytest.mark.parametrize("mode", ["gradient", "derivative"])
-def test_the_class_of_an_object_holding_a_derivative(f, mode):
+def test_the_class_of_an_object_holding_a_derivative(f):
     """colormath's `convert_color` (networkx's generated code handed `obj.__class__`): refused, NoSource."""
-    want = fd.derivative(f, 3.0)
-    got = gradient(f, 3.0)[0] if mode == "gradient" else derivative(f, 3.0)
-    np.testing.assert_allclose(got, want, rtol=1e-7)
+    assert_scalar_modes(f, 3.0, second=False)
 
 
 # -- a generator yielding one function more than once (multipledispatch's `dispatch_iter`, under pyrr's object API):
@@ -59,11 +54,8 @@ def _dispatched(x):
     return fn(x) * x
 
 
-@pytest.mark.parametrize("mode", ["gradient", "derivative"])
-def test_a_generator_yielding_one_function_twice(mode):
-    want = fd.derivative(_dispatched, 3.0)
-    got = gradient(_dispatched, 3.0)[0] if mode == "gradient" else derivative(_dispatched, 3.0)
-    np.testing.assert_allclose(got, want, rtol=1e-7)
+def test_a_generator_yielding_one_function_twice():
+    assert_scalar_modes(_dispatched, 3.0, second=False)
 
 
 # -- a global function that only reads a list it is given (`_kept_params`): the caller's constant list is no
@@ -101,11 +93,8 @@ def _changed_through_an_alias(x):
 
 
 @pytest.mark.parametrize("f", [_only_read, _items_changed, _changed_through_an_alias])
-@pytest.mark.parametrize("mode", ["gradient", "derivative"])
-def test_arguments_a_callee_only_reads(f, mode):
-    want = fd.derivative(f, 1.3)
-    got = gradient(f, 1.3)[0] if mode == "gradient" else derivative(f, 1.3)
-    np.testing.assert_allclose(got, want, rtol=1e-7)
+def test_arguments_a_callee_only_reads(f):
+    assert_scalar_modes(f, 1.3, second=False)
 
 
 def test_which_parameters_a_function_only_reads():
@@ -144,12 +133,8 @@ def _text_of_the_input_parsed(x):
     return _normalised([c.v, 2.0], c.precision)
 
 
-@pytest.mark.parametrize("mode", ["gradient", "derivative"])
-def test_a_constant_formatted_by_a_format_string_read_from_an_object(mode):
-    want = fd.derivative(_precision_from_an_object, 3.0)
-    got = gradient(_precision_from_an_object, 3.0)[0] if mode == "gradient" else derivative(
-        _precision_from_an_object, 3.0)
-    np.testing.assert_allclose(got, want, rtol=1e-7)
+def test_a_constant_formatted_by_a_format_string_read_from_an_object():
+    assert_scalar_modes(_precision_from_an_object, 3.0, second=False)
 
 
 def test_the_input_formatted_and_parsed_back_is_still_refused():
@@ -190,12 +175,8 @@ def _knots_set_to_the_input(x):
     return s.at(2.0)
 
 
-@pytest.mark.parametrize("mode", ["gradient", "derivative"])
-def test_a_constant_stored_through_a_property_setter(mode):
-    want = fd.derivative(_knots_set_to_a_constant, 3.0)
-    got = gradient(_knots_set_to_a_constant, 3.0)[0] if mode == "gradient" else derivative(
-        _knots_set_to_a_constant, 3.0)
-    np.testing.assert_allclose(got, want, rtol=1e-7)
+def test_a_constant_stored_through_a_property_setter():
+    assert_scalar_modes(_knots_set_to_a_constant, 3.0, second=False)
 
 
 def test_the_input_stored_through_a_property_setter_and_parsed_is_still_refused():
