@@ -306,8 +306,11 @@ class ForwardContext(overdub.Context):
             method = getattr(type(args[0]), "__len__", None)
             if type(method) is types.FunctionType and not _engine_code(method):
                 n = self.recurse(method, args[0])
-                if not isinstance(n, int):
-                    raise TypeError(f"'{type(n).__name__}' object cannot be interpreted as an integer")
+                if not isinstance(n, int):  # (as Python's `len`: anything with `__index__`, a numpy integer too,
+                    try:                    # lifelines' `_BTree.__len__` returning `self._counts[0]`)
+                        n = operator.index(primal(n) if type(n) is Dual else n)
+                    except TypeError:
+                        raise TypeError(f"'{type(n).__name__}' object cannot be interpreted as an integer") from None
                 if n < 0:
                     raise ValueError("__len__() should return >= 0")
                 return int(n)

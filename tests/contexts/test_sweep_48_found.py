@@ -1,6 +1,7 @@
 """Cases found by session 48's sweep of packages new to the project (each minimised from the package's code),
 checked against finite differences."""
 
+import numpy as np
 import pytest
 
 from contexts import gradient
@@ -183,3 +184,24 @@ def test_the_input_stored_through_a_property_setter_and_parsed_is_still_refused(
     from contexts.lowered.runtime import TextRoundTrip
     with pytest.raises(TextRoundTrip):
         gradient(_knots_set_to_the_input, 3.0)
+
+
+# -- a class's own `__len__` returning a numpy integer (lifelines' `_BTree`, `return self._counts[0]`) on an
+# object holding the input: forward mode asked for an exact int (a TypeError, which also made reverse mode's
+# check of a special point fail, refusing lifelines' concordance_index) --
+
+class _Counted:
+    def __init__(self, values):
+        self.values = values
+        self._counts = np.array([3, 1, 1])
+
+    def __len__(self):
+        return self._counts[0]
+
+
+def _times_length(x):
+    return x * len(_Counted(np.array([x, 2.0, 3.0])))
+
+
+def test_a_length_given_as_a_numpy_integer():
+    assert_scalar_modes(_times_length, 0.8, second=False)
