@@ -164,6 +164,15 @@ def split(x, tag: Tag):
     return x, None
 
 
+def _holds_tagged(x, tag: Tag, depth: int = 3) -> bool:
+    """A list or tuple (nested, `depth` levels) holds a dual of tag."""
+    for e in x:
+        if type(e) is Dual and e.tag is tag or depth and (type(e) is list or type(e) is tuple) and _holds_tagged(
+                e, tag, depth - 1):
+            return True
+    return False
+
+
 def split_operand(x, tag: Tag):
     """`split` of an arithmetic operand: a list or tuple holding duals as numpy's array of it (`s += [a[0]]`,
     `a[:1] + [x]`: taken as a constant, its tangent was lost)."""
@@ -1133,6 +1142,11 @@ class Dual:
             raise OverdubError(
                 "a value perturbed by an inner derivative call was stored into an array of an outer one",
                 fix="create the array inside the inner function, or return the value instead of storing it")
+        if (type(item) is list or type(item) is tuple) and _holds_tagged(item, tag):
+            # (a list holding duals, `M[:] = [0.0, x]`, `[[x, 1.0], [2.0, x]]`: numpy's array of it; taken whole,
+            # numpy asked the dual for a plain array: refused, trimesh's translation_matrix)
+            from .arrays import to_array
+            item = to_array(item)
         v, t = split(item, tag)
         value = self.primal
         while type(value) is Dual:

@@ -205,3 +205,33 @@ def _times_length(x):
 
 def test_a_length_given_as_a_numpy_integer():
     assert_scalar_modes(_times_length, 0.8, second=False)
+
+
+# -- a list holding perturbed values stored into a slice of an array the function made (trimesh's
+# `translation_matrix`: `M = np.eye(4); M[:3, 3] = direction[:3]` after a loop over direction): forward mode took
+# the list whole and numpy asked the dual for a plain array (refused) --
+
+def _translation(direction):
+    if any("sympy" in str(type(v)) for v in direction):
+        raise NotImplementedError
+    M = np.eye(len(direction) + 1)
+    M[:len(direction), len(direction)] = direction
+    return M
+
+
+def _translated(x):
+    return float((_translation([0.0, x, x * x]) @ np.array([1.0, 2.0, 3.0, 1.0])).sum())
+
+
+def _nested_rows(x):
+    rows = [[x, 1.0], [2.0, x * x]]
+    for _ in rows:
+        pass
+    M = np.zeros((2, 2))
+    M[:] = rows
+    return float(np.linalg.det(M + np.eye(2)))
+
+
+@pytest.mark.parametrize("f", [_translated, _nested_rows])
+def test_a_list_of_perturbed_values_stored_into_a_slice(f):
+    assert_scalar_modes(f, 1.3)
