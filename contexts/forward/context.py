@@ -31,7 +31,7 @@ from ..rules.builtins import _check_int as int_jump
 from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed_astype, remembered_text,
                                staircase_text as fine_staircase, staircased, text_call, text_of)
 from ..rules.watch import JUMP_WATCH, watch_call
-from ..rules.builtins import getitem_iteration, py_reduce
+from ..rules.builtins import py_reduce
 from ..rules.containers import SEQUENCE_FORMS, holds
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
 from ..rules.numpy.inplace import refuse_overlapping_out
@@ -266,9 +266,8 @@ class ForwardContext(overdub.Context):
         """The items of x, a generator or an object whose class iterates in Python, drawn with that code under
         the context (its `__iter__`, or the sequence protocol over its `__getitem__`): called from C, it met
         the duals natively (`float()` of one, refused)."""
-        if type(x) is not types.GeneratorType:
-            x = self.operator_for(iter)(x) if type(getattr(type(x), "__iter__", None)) is types.FunctionType \
-                else self.recurse(getitem_iteration, x)
+        if type(x) is not types.GeneratorType:  # (the core's `iter` runs a class's `__getitem__` alone too)
+            x = self.operator_for(iter)(x)
         return list(x)
 
     def overdub(self, site, fn, /, *args, **kwargs):
@@ -468,20 +467,21 @@ class ForwardContext(overdub.Context):
                     # `iter(obj)`: its class's `__iter__` as code (an iterator's returning itself: `next(iter(it))`
                     # took the whole of it, and the next `next(it, 0.0)` found it spent)
                     return self.operator_for(iter)(args[0])
-                if fn is reversed and len(args) == 1 and not kwargs and _iterates_in_python(args[0]) \
-                        and getattr(type(args[0]), "__reversed__", None) is None:
-                    return reversed(self._drawn(args[0]))  # (the sequence protocol's items, backwards)
-                if (fn is zip or fn is map or fn is enumerate or fn is filter
-                        or getattr(fn, "__module__", None) == "itertools") and any(_iterates_in_python(a) for a in args):
-                    # `zip(seq, ys)`, `enumerate(seq)`, `itertools.chain(seq, ...)` of a class iterating in Python:
-                    # each such argument as the context's iterator over it (drawn from C, it met the duals natively)
-                    args = tuple(self.operator_for(iter)(a) if _iterates_in_python(a) else a for a in args)
-                if args and _iterates_in_python(args[0]) and _draws(fn, args[0]):
+                if id(fn) in _LAZY_IDS and any(_iterates_in_python(a) for a in args):
+                    if fn is not reversed:
+                        # `zip(seq, ys)`, `enumerate(seq)`, `itertools.chain(seq, ...)` of a class iterating in
+                        # Python: each such argument as the context's iterator over it (drawn from C, it met the
+                        # duals natively)
+                        args = tuple(self.operator_for(iter)(a) if _iterates_in_python(a) else a for a in args)
+                    elif len(args) == 1 and not kwargs and getattr(type(args[0]), "__reversed__", None) is None:
+                        return reversed(self._drawn(args[0]))  # (the sequence protocol's items, backwards)
+                in_python = bool(args) and _iterates_in_python(args[0])  # (asked once: every C call passes here)
+                if in_python and _draws(fn, args[0]):
                     # `l.extend(seq)`, `d.update(pairs)`, `L(seq)` of a class iterating in Python: the context's
                     # iterator over it, drawn as C draws (one item at a time: an `__iter__` reading the list sees
                     # it grow), its class's code under the context (natively, it met the duals: refused)
                     args = (self.operator_for(iter)(args[0]),) + args[1:]
-                elif args and (type(args[0]) is types.GeneratorType or _iterates_in_python(args[0])) and _consumes(fn) \
+                elif args and (in_python or type(args[0]) is types.GeneratorType) and _consumes(fn) \
                         and fn not in _LAZY and not (len(args) > 1 and (fn is max or fn is min)) \
                         and not _array_protocol(fn, args[0]):
                     # `math.fsum(u * k for k in ks)`, `math.fsum(seq)` of a class iterating in Python (its
@@ -1187,6 +1187,9 @@ def _array_protocol(fn, x) -> bool:
 
 
 _LAZY = frozenset({iter, enumerate, zip, map, filter, reversed})
+# the lazy builtins but iter, and itertools' iterators (by identity: one set lookup per C call)
+_LAZY_IDS = frozenset(map(id, (enumerate, zip, map, filter, reversed,
+                               *(v for v in vars(itertools).values() if isinstance(v, type)))))
 _ITERATOR = collections.abc.Iterator
 _NOT_ITERATORS = frozenset({Dual, float, int, np.ndarray, np.float64, list, tuple, dict, str})  # (the per-call
 # test's common arguments, told without the ABC's isinstance)  # (they draw items one at a time)

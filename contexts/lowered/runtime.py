@@ -501,7 +501,7 @@ def lazy_stamp(*held) -> None:
 
 
 def lazy_guard(stamp, name: str) -> None:
-    """`__od_lazy_guard__` before a lazy iterator's first use (`lower._lazy_gaps`): nothing here; reverse mode's
+    """`__od_lazy_guard__` before a lazy iterator's use or after a call it is handed to (`lower._lazy_gaps`): nothing here; reverse mode's
     own (`contexts.ad.helpers.lazy_guard`) refuses where what it holds changed since it was made."""
 
 
@@ -2032,7 +2032,21 @@ def dataclass_init_is_code(cls, has_source) -> bool:
     own — a `__setattr__` of its own (astral's `Observer` stores `float(value)` through `super()`; one storing
     `sin(value)` gave the argument's cotangent unchanged in reverse mode: 3.0 for 0.80, silently) or a data
     descriptor's Python `__set__` under a field's name. (Natively the fields are taken as the arguments
-    passed, true only of a plain store.)"""
+    passed, true only of a plain store.) Asked at every construction: kept per class and `has_source`."""
+    key = (cls, has_source)
+    known = _INIT_IS_CODE.get(key)
+    if known is None:
+        if len(_INIT_IS_CODE) > 4096:
+            _INIT_IS_CODE.clear()
+        known = _INIT_IS_CODE[key] = _init_is_code(cls, has_source)
+    return known
+
+
+_INIT_IS_CODE: dict = {}  # (class, has_source) -> `dataclass_init_is_code`'s answer
+overdub.passes.on_clear(_INIT_IS_CODE.clear)  # (emptied with the engines' caches: `contexts.opaque` marks one)
+
+
+def _init_is_code(cls, has_source) -> bool:
     post = getattr(cls, "__post_init__", None)
     if type(post) is types.FunctionType and has_source(post):
         return True
