@@ -265,6 +265,7 @@ class _Gen:
         # the names the function reads: a result none reads is dropped (`obj + x` as a statement)
         self.loaded = {n.id for n in all_nodes(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         self.steering: frozenset = frozenset()  # (variables that only steer, but depend on the inputs)
+        self.constant_stores: frozenset = frozenset()  # (attribute stores of a constant there: `_constant_stores`)
         # compact: no inlined fast paths beside the general rules (`generate`'s compact)
         self.compact = compact
         # observed (`contexts.ad.observe`): active binary operations run through `__od_binop__` and their
@@ -1438,7 +1439,9 @@ class _Gen:
     def setattr_(self, s, t, v):
         obj, field_name = t.value.id, t.attr
         u = self.fresh("_od_u")
-        fwd = at([assign(u, call("__od_setattr__", obj, const(field_name), user(v), const(self.is_active(v))))], s)
+        # (a constant where it is stored, though its variable is active: `_constant_stores`)
+        carried = self.is_active(v) and id(s) not in self.constant_stores
+        fwd = at([assign(u, call("__od_setattr__", obj, const(field_name), user(v), const(carried)))], s)
         self.dvars.add(obj)
         adj = [assign((d(obj), "_od_gv"), call("__od_setattr_adj__", "_od_S", d(obj), obj, const(field_name), u))]
         if self.is_active(v):
@@ -1835,7 +1838,9 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     lowered.body[:0] = at([assign(ENTRY + p, p) for p in positional], lowered)
     fix_missing_locations(lowered)  # (the core's: ast's own, recursive, took a twentieth of a long build)
     steering: set = set()
-    active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held, steering)
+    constant_stores: set = set()
+    active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held, steering,
+                          constant_stores)
     ask_primals(lowered, active, globals_, freevars)
     step = bisection_step(lowered, active | set(active_params) | set(cells))  # (a test may steer what it does not reach)
     if step is not None:
@@ -1846,6 +1851,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed, compact,
                stateful_calls(lowered, globals_, freevars))
     gen.steering = frozenset(steering)
+    gen.constant_stores = frozenset(constant_stores)
     # the module's arrays among the active variables: a callee may change one in place without being handed
     # it (`BUF[:] += v` in a helper): each call's check of what it changed looks at them (`call_views`)
     own = local_names(lowered) | set(freevars)

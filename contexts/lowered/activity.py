@@ -1145,6 +1145,15 @@ def _only_read(fdef: ast.FunctionDef) -> frozenset:
                 return True
             seen.add(name)
             return all(pure(m, seen) for m in loads.get(name, ()))
+        if isinstance(up, ast.Assign) and up.value is node and all(isinstance(t, ast.Name) for t in up.targets):
+            # (a local name it is bound to, each use of which is used so: geomdl's `prev_knot = knot_vector[0]`,
+            # `prev_knot = knot` in `knotvector.check`, which a knot vector setter calls with `self.degree`)
+            for t in up.targets:
+                if t.id not in seen:
+                    seen.add(t.id)
+                    if not all(pure(m, seen) for m in loads.get(t.id, ())):
+                        return False
+            return True
         return False
 
     params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
@@ -1706,13 +1715,16 @@ _PART_READERS = frozenset({"next", "iter", "reversed", "enumerate", "getattr", "
 
 
 def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
-                 freevars: tuple = (), numbers: frozenset = frozenset(), steering: set | None = None) -> set[str]:
+                 freevars: tuple = (), numbers: frozenset = frozenset(), steering: set | None = None,
+                 constant_stores: set | None = None) -> set[str]:
     """The active variables of a lowered function, given its active parameters and cells (`freevars`: the
     captured variables, which become active when the function stores active values into them; `numbers`:
     variables known to hold numbers, see `numbers_if`). Variables that only steer control flow
     (`steering_only`) are left out; given a set `steering`, those among them that depend on the inputs are
     added to it: their comparisons still single out special points (`d = t - 0.3; if d == 0:` took the
-    special case's derivative, 0, silently, while `if t == 0.3:` was refused)."""
+    special case's derivative, 0, silently, while `if t == 0.3:` was refused). Given a set `constant_stores`,
+    the attribute stores whose value is a constant where they run, though its variable is active, are added
+    to it (`_constant_stores`)."""
     nondiff = frozenset(n for n in NONDIFF_BUILTINS if n not in globals_ and hasattr(builtins, n))
     nodes = list(all_nodes(fdef))  # (one walk for the questions below: each was a walk of its own)
     own = local_names(fdef, nodes)
@@ -1922,7 +1934,43 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     steer = steering_only(fdef, numbers)
     if steering is not None:
         steering.update(act.active & steer)
+    if constant_stores is not None:
+        constant_stores.update(_constant_stores(fdef, act))
     return act.active - steer
+
+
+def _constant_stores(fdef: ast.FunctionDef, act: _Activity) -> set[int]:
+    """The ids of the stores `obj.attr = v` that directly follow `v = <value>` of a value that is no active
+    expression. The analysis is one set for the whole function: v is active because of what happens to its
+    object later (stored into an object that also holds a derivative, whose code may change what it holds:
+    geomdl's `c.ctrlpts = pts; c.knotvector = kv` made kv active, and the knot vector setter, run as code
+    with kv differentiated, normalised it through text, refused). At the store itself v holds what its value
+    made, a constant: the store hands the object's own code (a property setter, `__setattr__`, a descriptor)
+    a constant (`helpers.setattr_`'s `active`). Only the very next statement: anything between could reach
+    the object."""
+    found: set[int] = set()
+    todo = [fdef.body]
+    while todo:
+        stmts = todo.pop()
+        for prev, s in zip([None, *stmts], stmts):
+            for field in ("body", "orelse", "finalbody"):
+                if isinstance(sub := getattr(s, field, None), list) and not isinstance(s, (ast.FunctionDef,
+                                                                                           ast.AsyncFunctionDef,
+                                                                                           ast.ClassDef)):
+                    todo.append(sub)
+            for h in getattr(s, "handlers", ()):
+                todo.append(h.body)
+            for case in getattr(s, "cases", ()):
+                todo.append(case.body)
+            if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(t := s.targets[0], ast.Attribute)
+                    and isinstance(t.value, ast.Name) and isinstance(v := s.value, ast.Name) and v.id in act.active
+                    and v.id != t.value.id):
+                continue
+            if (isinstance(prev, ast.Assign) and len(prev.targets) == 1 and isinstance(prev.targets[0], ast.Name)
+                    and prev.targets[0].id == v.id and v.id not in _reads(prev.value)
+                    and not act.value_active(prev.value)):
+                found.add(id(s))
+    return found
 
 
 def _container_operands(value, containers: set[str], kept: set[str]) -> set[str]:
