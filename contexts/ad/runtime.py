@@ -49,6 +49,7 @@ from ..rules.numpy.stand_ins import vectorized
 from ..rules.builtins import getitem_iteration
 from ..rules.operator import scaled_duration
 from ..rules.frames import is_engine_class, note_transformed, outside_engine
+from ..rules.numpy._util import masked_entries, masked_refused
 from ..rules.leaves import LABEL_TYPES, OPAQUE_CONTAINERS, ArrayLeaf, Scalar, carries_none
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, NoRuleError, array_objects, by_position, key_of,
                               objects_of_classes, own_method_form, own_number_operands, protocol_objects, qualified_name, registry, through_array,
@@ -87,6 +88,8 @@ _BASE_CONTAINERS = (list, dict, tuple)
 
 _BUILTIN = types.BuiltinMethodType  # also the type of builtin functions such as math.sin
 _NDARRAY = np.ndarray
+_MASKED = np.ma.MaskedArray
+_VIEW = np.ndarray.view  # (numpy.ma's own code takes a masked array's values by it: `._data`)
 _F8 = np.dtype(np.float64)
 _WRAPPER = types.MethodWrapperType  # (1.0).__mul__
 _CellType = types.CellType
@@ -341,6 +344,8 @@ def overriding_refused(what: str, *args, dunder: str | None = None) -> None:
     that code, numpy's derivatives do not (6 for 12, 2 for 4, pkJ W6)."""
     for a in args:
         t = type(a)
+        if t is not _NDARRAY and masked_entries(a):  # (numpy's own subclass: its operators skip masked entries)
+            raise masked_refused(what)
         if t is _NDARRAY or not isinstance(a, np.ndarray) or t is _Dual or t.__module__.startswith("numpy"):
             continue
         ufunc = type(getattr(t, "__array_ufunc__", None)) is types.FunctionType
@@ -705,6 +710,12 @@ def call(mask, f, /, *args, **kw):
                 k for k, v in kw.items() if k not in _NOT_VALUES and _may_differ(v, 0))))
         if is_method and (method := stair_method(f, args)) is not None:  # (`a.round(13)`: np.round's, pkA's elote)
             staircase_reverse(*method, kw)
+        if rule.kind != "nondiff" and f is not _VIEW:
+            for a in full:  # (a masked array's entries: numpy skips the masked ones, the rules would not)
+                t = type(a)
+                if t is not float and t is not _NDARRAY and t is not int and isinstance(a, _MASKED) \
+                        and masked_entries(a):
+                    raise masked_refused(f"`{getattr(f, '__qualname__', None) or getattr(f, '__name__', f)}`")
         if rule.adjoint is not None:
             impl = rule.impl
             if (type(f) is not types.BuiltinFunctionType and not isinstance(f, np.ufunc)

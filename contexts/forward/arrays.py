@@ -24,6 +24,7 @@ import overdub
 from overdub.errors import OverdubError
 
 from ..rules.numpy.shapes import memory_order, reading_order
+from ..rules.numpy._util import masked_entries, masked_refused
 from ..rules.registry import MissingRule, by_position, own_operators, qualified_name, registry
 from ..rules.numpy.inplace import at_rounds, refuse_read_only_at
 from ..lowered.runtime import (_EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
@@ -410,11 +411,14 @@ def _on_values(ufunc, inputs, kwargs):
 
 
 def _holds_matrix(values) -> bool:
-    """A np.matrix among values, or a dual of one (refused: `rules.numpy._util.matrix_refused`)."""
+    """A np.matrix among values, or a dual of one (refused: `rules.numpy._util.matrix_refused`); a masked
+    array with masked entries, or a dual of one, is refused here (`masked_refused`)."""
     for v in values:
         t = type(v)
         if t is _MATRIX or t is Dual and type(v.primal) is _MATRIX:
             return True
+        if t is not np.ndarray and (masked_entries(v) or t is Dual and masked_entries(v.primal)):
+            raise masked_refused("a numpy function")
     return False
 
 

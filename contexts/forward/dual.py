@@ -32,6 +32,7 @@ from ..rules.frames import is_engine, is_user, outside_engine, tests_none
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 from ..rules.registry import own_operators
 from ..rules.generic import integral
+from ..rules.numpy._util import masked_entries, masked_refused
 
 from overdub import ops as _overdub_ops
 from overdub.errors import OverdubError
@@ -313,9 +314,11 @@ def make(y, dy, tag: Tag):
     t = type(y)
     if t is not float and integral(y):
         return y
-    if t is not float and t is not np.ndarray and t is not np.float64 and isinstance(y, np.ndarray) and (
-            own_operators(t)):
-        own_operators_refused(t)
+    if t is not float and t is not np.ndarray and t is not np.float64 and isinstance(y, np.ndarray):
+        if own_operators(t):
+            own_operators_refused(t)
+        if masked_entries(y):  # (its sums skip masked entries, its tangent's would not: 3.16 for 1.76)
+            raise masked_refused("an operation")
     return Dual(y, fit(dy, y, tag), tag)
 
 
@@ -1001,6 +1004,14 @@ class Dual:
     def __array__(self, dtype=None, copy=None):
         if self.tag.ended:
             raise kept_past_its_call()
+        if sys._getframe(1).f_globals.get("__name__") == "numpy.ma.core":
+            # (`obs - x` of a masked obs: its operator takes x's values, unperturbed; with masked entries, its
+            # sums would skip them and the tangent's not)
+            raise OverdubError(
+                "forward mode: a numpy.ma masked array's operator or function takes a differentiated array's "
+                "values (a masked array cannot hold a tangent)", where=_conversion_site(),
+                fix="put the differentiated operand first (`x - obs`, `x * obs`: numpy's operator, masked entries "
+                    "refused), or drop the mask first: `obs.filled(0.0)`, `obs.compressed()`")
         raise DualConversionError(
             f"numpy tried to convert a Dual (primal {_brief(primal(self))}) to a plain array",
             where=_conversion_site(), fix=_CONVERSION_FIX)

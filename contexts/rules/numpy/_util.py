@@ -41,6 +41,29 @@ def matrix_refused() -> UnsupportedCase:
                        "use ndarrays: `np.asarray(m)`, with `@` for the matrix product")
 
 
+_MASKED = np.ma.MaskedArray
+_NOMASK = np.ma.nomask
+
+
+def masked_entries(v) -> bool:
+    """v is a numpy.ma masked array with masked entries."""
+    if not isinstance(v, _MASKED):
+        return False
+    m = v._mask
+    return m is not _NOMASK and bool(m.any())
+
+
+def masked_refused(what: str) -> UnsupportedCase:
+    """A masked array with masked entries met by a differentiated computation in any mode: its reductions and
+    operators skip those entries, the rules (and forward mode's duals) see every entry — `np.sum(v - obs)` of
+    a constant masked `obs` took the masked entry's derivative too (3.16 for 1.76, both modes)."""
+    return UnsupportedCase(
+        f"{what} on differentiated values meets a numpy.ma masked array with masked entries: the masked array "
+        "skips those entries, the derivative would not",
+        fix="drop the masked entries first: `obs.filled(0.0)` (or `np.where(obs.mask, 0.0, ...)`) in sums, "
+            "`obs.compressed()` or `x[~obs.mask]` to select")
+
+
 def sum_to_shape(g: np.ndarray, shape: tuple) -> np.ndarray:
     """Sum `g` down to `shape` (the reverse of broadcasting `shape` up to `g.shape`)."""
     g = as_array(g)
