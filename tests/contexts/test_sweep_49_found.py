@@ -98,3 +98,14 @@ def test_a_knot_vector_holding_a_derivative_is_refused_not_taken_for_a_constant(
         gradient(_stored_late, 0.7)
     with pytest.raises(TextRoundTrip):
         derivative(_stored_late, 0.7)
+
+
+# -- statistics.NormalDist.inv_cdf: its C kernel had no rule (refused in every mode) --
+
+def _inverse_cdf(t):
+    import statistics
+    return statistics.NormalDist(t, 1.5 * t).inv_cdf(0.3) + statistics.NormalDist(0.2, 2.0).inv_cdf(t / 2)
+
+
+def test_normal_dist_inverse_cdf():
+    assert_scalar_modes(_inverse_cdf, 0.7)
