@@ -49,7 +49,8 @@ from ..rules.numpy.stand_ins import vectorized
 from ..rules.builtins import getitem_iteration
 from ..rules.operator import scaled_duration
 from ..rules.frames import is_engine_class, note_transformed, outside_engine
-from ..rules.numpy._util import masked_entries, masked_refused
+from ..rules.numpy._util import finalize_refused, masked_entries, masked_refused
+from ..rules.registry import changes_values
 from ..rules.leaves import LABEL_TYPES, OPAQUE_CONTAINERS, ArrayLeaf, Scalar, carries_none
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, NoRuleError, array_objects, by_position, key_of,
                               objects_of_classes, own_method_form, own_number_operands, protocol_objects, qualified_name, registry, through_array,
@@ -346,6 +347,8 @@ def overriding_refused(what: str, *args, dunder: str | None = None) -> None:
         t = type(a)
         if t is not _NDARRAY and masked_entries(a):  # (numpy's own subclass: its operators skip masked entries)
             raise masked_refused(what)
+        if t is not _NDARRAY and t is not _Dual and isinstance(a, np.ndarray) and changes_values(t):
+            raise finalize_refused(t)  # (its `__array_finalize__`/`__array_wrap__` may change the values)
         if t is _NDARRAY or not isinstance(a, np.ndarray) or t is _Dual or t.__module__.startswith("numpy"):
             continue
         ufunc = type(getattr(t, "__array_ufunc__", None)) is types.FunctionType
@@ -713,9 +716,11 @@ def call(mask, f, /, *args, **kw):
         if rule.kind != "nondiff" and f is not _VIEW:
             for a in full:  # (a masked array's entries: numpy skips the masked ones, the rules would not)
                 t = type(a)
-                if t is not float and t is not _NDARRAY and t is not int and isinstance(a, _MASKED) \
-                        and masked_entries(a):
-                    raise masked_refused(f"`{getattr(f, '__qualname__', None) or getattr(f, '__name__', f)}`")
+                if t is not float and t is not _NDARRAY and t is not int and isinstance(a, np.ndarray):
+                    if isinstance(a, _MASKED) and masked_entries(a):
+                        raise masked_refused(f"`{getattr(f, '__qualname__', None) or getattr(f, '__name__', f)}`")
+                    if t is not _Dual and changes_values(t):
+                        raise finalize_refused(t)
         if rule.adjoint is not None:
             impl = rule.impl
             if (type(f) is not types.BuiltinFunctionType and not isinstance(f, np.ufunc)

@@ -757,13 +757,108 @@ def own_operators(cls, bases: tuple = (list, tuple, object)) -> bool:
     """Whether cls (a subclass of a C type in `bases`: a list's, an ndarray's) defines operators of its own in
     Python: an `__add__` that need not add (trueskill's `Matrix(list).__rmul__`), an ndarray subclass's
     `__mul__` that doubles. For an ndarray subclass (bases holding np.ndarray) also indexing, iteration and
-    numpy's protocols: a rule's tangent or cotangent formula is the C type's, not that code's. Cached."""
+    numpy's protocols, and an `__array_finalize__` or `__array_wrap__` that may change the values
+    (`changes_values`): a rule's tangent or cotangent formula is the C type's, not that code's. Cached."""
     own = _OWN_OPERATORS.get(cls)
     if own is None:
-        names = _ARRAY_DUNDERS if issubclass(cls, np.ndarray) else OPERATOR_DUNDERS
+        array = issubclass(cls, np.ndarray)
+        names = _ARRAY_DUNDERS if array else OPERATOR_DUNDERS
         own = _OWN_OPERATORS[cls] = any(not names.isdisjoint(vars(k)) for k in cls.__mro__
-                                        if k not in bases and k.__module__.split(".")[0] != "numpy")
+                                        if k not in bases and k.__module__.split(".")[0] != "numpy") or (
+            array and changes_values(cls))
     return own
+
+
+def changes_values(cls) -> bool:
+    """Whether an ndarray subclass's own `__array_finalize__` or `__array_wrap__` (Python, numpy calls it on
+    every view, slice and ufunc result) may change the array's values, not only set attributes: a store into
+    self (`self[...] = `, `self *= 2`), a call handed self or given `out=` (`np.clip(self, -1, 1,
+    out=self.view(np.ndarray))`), a method of self or of a view of it; a wrap returning anything but the
+    array it is given (viewed) or `super()`'s. The rules would differentiate the plain operation (3.0 for 0.0
+    through a clipping `__array_finalize__`, both modes). The common kind, `self.info = getattr(obj, 'info',
+    None)`, changes nothing. Read from the source (none: taken as changing); cached per class."""
+    known = _CHANGES_VALUES.get(cls)
+    if known is None:
+        # (a class intercepting numpy by its own `__array_ufunc__`, an astropy Quantity, takes no ufunc's result
+        # through `__array_wrap__`: that code runs as code, in both modes)
+        hooks = ("__array_finalize__",) if type(getattr(cls, "__array_ufunc__", None)) is types.FunctionType else (
+            "__array_finalize__", "__array_wrap__")
+        known = _CHANGES_VALUES[cls] = any(
+            _hook_changes(cls, k.__dict__[name], name) for k in cls.__mro__ if k.__module__.split(".")[0] != "numpy"
+            for name in hooks if name in k.__dict__)
+    return known
+
+
+_CHANGES_VALUES: dict = {}
+_READING_CALLS = frozenset({"getattr", "hasattr", "isinstance", "issubclass", "type", "super", "id", "len", "repr",
+                            "str", "dict", "list", "tuple", "copy", "deepcopy"})
+
+
+def _hook_changes(cls, fn, name: str, depth: int = 0) -> bool:
+    import ast
+    import inspect
+    import textwrap
+    if isinstance(fn, (staticmethod, classmethod)) or type(fn) is not types.FunctionType:
+        return True
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return True
+    fdef = tree.body[0]
+    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fdef.args.args:
+        return True
+    me = fdef.args.args[0].arg
+    given = fdef.args.args[1].arg if len(fdef.args.args) > 1 else None
+    kept = _METADATA | {t.attr for t in ast.walk(fdef) if isinstance(t, ast.Attribute) and isinstance(t.ctx, ast.Store)}
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.AugAssign):
+            return True  # (`self *= 2`, and any in-place operator: conservative)
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)) and \
+                isinstance(node, ast.Subscript):
+            return True
+        if isinstance(node, ast.Call):
+            f = node.func
+            if any(k.arg == "out" for k in node.keywords):
+                return True
+            callee = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+            if callee == "__array_wrap__" or callee == "__array_finalize__":
+                continue  # (super()'s or ndarray's: the values handed on)
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == me and depth < 2 \
+                    and type(method := getattr(cls, callee, None)) is types.FunctionType:
+                if _hook_changes(cls, method, "", depth + 1):  # (a method of its class's own: astropy's
+                    return True                                # `self._set_unit(unit)`, read in turn)
+                continue
+            if isinstance(f, ast.Attribute) and _mentions(f.value, {me}) and callee not in ("view", "copy"):
+                return True  # (a method of self or of a view of it: `self.fill(0)`, `self.view(np.ndarray).sort()`)
+            if callee not in _READING_CALLS and any(_hands_self(a, me, kept) for a in [*node.args, *(k.value for k in node.keywords)]):
+                return True  # (self handed to a function: `np.copyto(self, ...)`; not its dtype, or an attribute
+                # the class keeps itself, astropy's `StructuredUnit(unit, self.dtype)`)
+        if name == "__array_wrap__" and isinstance(node, ast.Return) and node.value is not None:
+            v = node.value
+            if isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Tuple) and not v.slice.elts:
+                v = v.value  # (`arr[()]`: the scalar of a 0-d result)
+            while isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "view":
+                v = v.func.value
+            fine = isinstance(v, ast.Name) and v.id in (given, me) or isinstance(v, ast.Call) and isinstance(
+                v.func, ast.Attribute) and v.func.attr == "__array_wrap__"
+            if not fine:
+                return True
+    return False
+
+
+_METADATA = frozenset({"dtype", "shape", "ndim", "size", "itemsize", "__class__"})
+
+
+def _hands_self(e, me: str, kept: set) -> bool:
+    """e mentions the array `me` other than by an attribute in kept (its dtype, one the hook stores itself)."""
+    import ast
+    inner = {id(n.value) for n in ast.walk(e) if isinstance(n, ast.Attribute) and n.attr in kept}
+    return any(isinstance(n, ast.Name) and n.id == me and id(n) not in inner for n in ast.walk(e))
+
+
+def _mentions(e, names: set) -> bool:
+    import ast
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(e))
 
 
 def through_array(fn, builder: bool = False):

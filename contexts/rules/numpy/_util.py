@@ -64,6 +64,17 @@ def masked_refused(what: str) -> UnsupportedCase:
             "`obs.compressed()` or `x[~obs.mask]` to select")
 
 
+def finalize_refused(cls) -> UnsupportedCase:
+    """An ndarray subclass whose `__array_finalize__` or `__array_wrap__` may change the values
+    (`registry.changes_values`) holding differentiated values: the rules differentiate the plain operation."""
+    return UnsupportedCase(
+        f"a {cls.__module__}.{cls.__qualname__} holds differentiated values, and its `__array_finalize__` or "
+        "`__array_wrap__` may change the values numpy computes (it is run on every view and result): the "
+        "derivative would be the plain operation's",
+        fix="compute on plain arrays (`np.asarray(a)`, `a.view(np.ndarray)`), or give the computation a rule "
+            "(`@contexts.custom_adjoint`)")
+
+
 def sum_to_shape(g: np.ndarray, shape: tuple) -> np.ndarray:
     """Sum `g` down to `shape` (the reverse of broadcasting `shape` up to `g.shape`)."""
     g = as_array(g)

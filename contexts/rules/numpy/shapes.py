@@ -22,9 +22,9 @@ import numpy as np
 
 from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 from ..cotangents import Refused
-from ..registry import registry
+from ..registry import changes_values, registry
 from ..sparsity_specs import DENSE, INDICES, STRUCTURAL, Custom
-from ._util import bind as _bind, is_dual, match_primal, may_carry, register_linear, sum_to_shape, unsupported, zeros
+from ._util import bind as _bind, is_dual, match_primal, may_carry, register_linear, sum_to_shape, unsupported, zeros, finalize_refused
 
 __all__ = ["split_cotangent", "sort_permutation"]
 
@@ -554,6 +554,8 @@ def _same_dtype_view(x, y):
     if isinstance(y, np.matrix):
         raise unsupported("ndarray.view", "a numpy.matrix (np.asmatrix, np.matrix: its * is a matrix product)",
                           "use plain arrays and the @ operator (np.asarray(m), a @ b)")
+    if type(y) is not np.ndarray and isinstance(y, np.ndarray) and changes_values(type(y)):
+        raise finalize_refused(type(y))  # (its `__array_finalize__` ran on the view: `np.clip(self, ..., out=...)`)
 
 
 def view_adjoint(dy, y, x, *rest, **kwargs):
