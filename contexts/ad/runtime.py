@@ -90,6 +90,7 @@ _BASE_CONTAINERS = (list, dict, tuple)
 _BUILTIN = types.BuiltinMethodType  # also the type of builtin functions such as math.sin
 _NDARRAY = np.ndarray
 _MASKED = np.ma.MaskedArray
+_TYPE_CALL = type.__dict__["__call__"]
 _VIEW = np.ndarray.view  # (numpy.ma's own code takes a masked array's values by it: `._data`)
 _F8 = np.dtype(np.float64)
 _WRAPPER = types.MethodWrapperType  # (1.0).__mul__
@@ -597,6 +598,10 @@ def call(mask, f, /, *args, **kw):
                     "that holds differentiated values", where=_user_line(),
                     fix="make it inside the differentiated function, or use np.vectorize")
             return _twin_call(mask, stand[0], stand[1], args, kw)
+        if f is _TYPE_CALL and args and isinstance(args[0], type) and type(args[0]) is not type:
+            # `type.__call__(cls, *a)` in a metaclass's `__call__` (hmf's `Component`s): as `super().__call__`
+            y, pb = _construct(args[0], args[1:], kw, meta=False)
+            return y, (None if pb is None else (_class_first_back, pb))
         if tf is _BUILTIN or tf is _WRAPPER:
             if f is _TUPLE_NEW:  # a namedtuple's constructor (its registry key is every C __new__'s)
                 return call(mask, tuple_new, *args, **kw)
@@ -978,6 +983,12 @@ def _on_duals(rule, f, args, kw):
     if rule.frule is None or not any(has_dual(a) for a in tuple(args) + tuple(kw.values())):
         raise  # (has_dual: also a list of duals, `np.array([x[0] ** 2, x[1]])`)
     return pushforward(f, *args, **kw)
+
+
+def _class_first_back(pb, dy, dself, S):
+    """`type.__call__(cls, *args)`'s pullback from the construction's: the class takes no cotangent."""
+    _, dargs, dkw = _inner_back(pb, dy, dself, S)
+    return None, (None,) + tuple(dargs), dkw
 
 
 def _bound_back(pb, dy, dself, S):
@@ -2262,6 +2273,17 @@ def _opaque_call(fn, args, kw, err, npre=0):
         # a namedtuple's generated `__new__`, called by a subclass's own (`super().__new__(cls, sin(a), b)`):
         # the fields are the arguments after the class
         return fn(*args, **kw), (_tuple_new_back, list(args[0]._fields), len(args) - 1, tuple(kw))
+    if fn.__code__.co_filename in _FROZEN_FILES and all(
+            type(a) in _ATOMS or isinstance(a, (type, types.ModuleType)) or type(a).__module__ in _IMPORT_MACHINERY
+            for a in (*args, *kw.values())):
+        # the standard library's frozen modules (import machinery, paths, os: `pkgutil.get_data(package, name)`
+        # reaches `importlib.util.find_spec`) given names and numbers of no derivative (a class attribute read
+        # through an object holding one, ahrs' model file name): run as they are; a float among the
+        # arguments, or a value with a derivative in the result, is refused as before
+        y = fn(*args, **kw)
+        if any(_any_differentiable((leaf,), {}) for leaf in _leaves(y)):
+            raise err
+        return y, None
     if not _rearranges_only(fn.__code__):
         raise err
     try:
@@ -2288,6 +2310,13 @@ _REARRANGING = frozenset({
     "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_NONE",
     "POP_JUMP_FORWARD_IF_NOT_NONE", "JUMP_FORWARD", "TO_BOOL", "NOT_TAKEN"})
 _rearranging_codes: "weakref.WeakKeyDictionary[types.CodeType, bool]" = weakref.WeakKeyDictionary()
+
+
+_FROZEN_FILES = frozenset(f"<frozen {m}>" for m in (
+    "importlib.util", "importlib._bootstrap", "importlib._bootstrap_external", "importlib.machinery", "zipimport",
+    "posixpath", "ntpath", "genericpath", "os", "stat", "codecs", "io", "site"))
+_ATOMS = frozenset({str, bytes, bool, type(None), int})
+_IMPORT_MACHINERY = frozenset({"_frozen_importlib", "_frozen_importlib_external", "zipimport"})  # (loaders, specs)
 
 
 def _rearranges_only(code: types.CodeType) -> bool:

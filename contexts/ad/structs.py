@@ -20,7 +20,7 @@ import numpy as np
 
 # (forward mode depends on nothing of reverse mode: no cycle)
 from ..forward.dual import Dual as _Dual, primal
-from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, fields_of, has_fields, merge_into
+from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
 from ..rules.leaves import ArrayLeaf, Scalar, container_of, kind_of
 
 __all__ = ["Session", "finalize", "zero_of", "TICKS", "CHANGES"]
@@ -206,6 +206,13 @@ class Session:
                 b = self.boxes[key] = _new_box(obj)
             self.keep.append(obj)
         if d is not None and d is not b:
+            if type(d) is Refused and type(b) is SeqBox and isinstance(obj, (list, tuple)):
+                # (a rule's unknown cotangent for a whole list, `eigh` of a covariance given as a list display of
+                # constants: each item's, refused where one is differentiated; iterated, it refused at once)
+                b.extend([None] * (len(obj) - len(b)))
+                for i in range(len(b)):
+                    b[i] = acc(b[i], d)
+                return b
             merge_into(b, d)
         return b
 

@@ -1179,6 +1179,19 @@ OWN_FUNCTIONS = {
 }
 
 
+def _nan_to_num_in_place(x, nan=0.0, posinf=None, neginf=None):
+    """`np.nan_to_num(x, copy=False)` of a dual array (reliability's distributions): its NaN and infinite
+    entries replaced in place by constants, their tangents 0 (a store into the dual: `Dual.__setitem__`); x."""
+    value = primal(x)
+    if not isinstance(value, np.ndarray) or not value.ndim:
+        raise MissingRule("forward mode does not follow np.nan_to_num(..., copy=False) of a perturbed number",
+                          fix="assign the result: `a = np.nan_to_num(a)`")
+    bad = ~np.isfinite(value)
+    if bad.any():
+        x[bad] = np.nan_to_num(value, copy=True, nan=nan, posinf=posinf, neginf=neginf)[bad]
+    return x
+
+
 def write_out(fn, y, out):
     """`fn(..., out=o)` computed as y without it: y written into o, value and tangent; o returned. A plain
     o cannot take a perturbed y (refused, as a plain array refuses duals)."""
@@ -1236,6 +1249,9 @@ def array_function(func, args, kwargs):
                     kwargs.pop("max", args[2] if len(args) > 2 else None)) + args[3:]
     if func in CHECKED_TESTS and not _from_engine():  # (`np.array_equal(z, self._last_z)`, `np.any(d)`: special points)
         checked_test(func, args, kwargs)
+    if func is np.nan_to_num and args and type(args[0]) is Dual and not (
+            args[1] if len(args) > 1 else kwargs.get("copy", True)):
+        return _nan_to_num_in_place(args[0], *args[2:], **{k: v for k, v in kwargs.items() if k != "copy"})
     own = OWN_FUNCTIONS.get(func)
     if own is not None:
         return own(*args, **kwargs)

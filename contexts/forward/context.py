@@ -491,6 +491,11 @@ class ForwardContext(overdub.Context):
                     form = _python_form(fn, args)
                     if form is not None:  # (`sum(V(x) * k for k in ks)`: the items' own `__add__`, as code)
                         return self.recurse(form, *args, **kwargs)
+                if (stand := registry.stand_in_of(fn)) is not None and type(fn) is not np.ufunc and (
+                        has_dual(args) or has_dual(list(kwargs.values()))):
+                    # the primitive as Python code (`Rule.stand_in`), its duals inside a list (scipy's
+                    # `_ndim_coords_from_arrays([[t, 0.4 * t]])`: the C function met them natively)
+                    return self.recurse(stand[0], *stand[1], *args, **kwargs)
                 if kwargs and not isinstance(fn, type) and type(fn) is not types.FunctionType and not _numpy_callable(fn) \
                         and type(getattr(fn, "__self__", None)) is not Dual:  # (a dual's own method: `x.clip(out=b)`)
                     # (a work array `np.empty(...)` made here, a zero-tangent dual, by keyword to compiled code whose

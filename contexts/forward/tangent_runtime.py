@@ -210,6 +210,8 @@ def _by_frule(rule, args, tans, kw):
                 type(getattr(type(a), "__array_ufunc__", None)) is types.FunctionType  # missed its scaling)
                 or type(getattr(type(a), "__array_function__", None)) is types.FunctionType):
             raise NotTransformable(f"a {type(a).__name__} (its own __array_ufunc__)")
+    if rule.fn is np.nan_to_num and not (args[1] if len(args) > 1 else kw.get("copy", True)):
+        raise NotTransformable("np.nan_to_num in place")  # (the duals write it: `arrays._nan_to_num_in_place`)
     out = kw.get("out") if kw else None
     if out is not None and any(isinstance(o, np.ndarray) and type(o) is not np.ndarray
                                for o in (out if type(out) is tuple else (out,))):

@@ -25,6 +25,8 @@
 - `scipy_sparse`: scipy.sparse's matrix-vector kernels under `A @ x` (`csr_matvec` and kin), as numpy code;
   `scipy.sparse.linalg.spsolve`.
 - `scipy_matrices`: `scipy.linalg.toeplitz`, `circulant`, `hankel` as numpy gathers.
+- `scipy_grid`: the compiled helpers under `RegularGridInterpolator`/`interpn` (`find_indices`,
+  `evaluate_linear_2d`, `_ndim_coords_from_arrays`) as numpy code.
 
 Attributes are not calls: `x.T` reaches the rules as `(np.ndarray, 'transpose')` only when called.
 """
@@ -40,7 +42,7 @@ __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "cou
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_special_more", "scipy_linalg", "scipy_banded", "scipy_splines",
               "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage", "scipy_sparse",
-              "scipy_matrices"):
+              "scipy_matrices", "scipy_grid"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)
