@@ -249,6 +249,12 @@ class _Tangents:
             tidx = self.tangent(idx)
         elif isinstance(idx, ast.Tuple) and all(isinstance(e, (ast.Name, ast.Constant)) for e in idx.elts):
             tidx = tuple_(self.tangent(e) for e in idx.elts)
+        elif isinstance(idx, ast.Slice) and all(p is None or isinstance(p, (ast.Name, ast.Constant))
+                                                for p in (idx.lower, idx.upper, idx.step)):
+            # (`wt[1:n]` of an n the analysis takes for active, oceans' `numwt += 1`: a slice's bounds select,
+            # as an index does; one carrying a tangent at run time gives the call to the duals)
+            tidx = call("__fd_slice_tangent__", *(const(0) if p is None else self.tangent(p)
+                                                  for p in (idx.lower, idx.upper, idx.step)))
         else:
             raise NotTransformable("an active value in a slice")
         value = call("__fd_subscript__", user(v.value), index_value(idx), self.tangent(v.value), tidx)

@@ -733,6 +733,14 @@ def fd_getitem(t, idx, obj=None):
     return t.get(idx, 0) if type(t) is dict else t[idx]  # a dict's tangent holds its active items only
 
 
+def fd_slice_tangent(*tangents):
+    """The tangent of a slice `a:b:c` whose bounds may be active: 0 (bounds select, an integer's tangent is
+    0); a bound moving with the inputs is given to the duals (NotTransformable)."""
+    if all(_all_zero(t) for t in tangents):
+        return 0
+    raise NotTransformable("a slice bound carrying a tangent")
+
+
 def fd_subscript(obj, idx, tobj, tidx):
     """`obj[idx]` with an index that may carry a tangent: a class's own `__getitem__` (Python code:
     `np.r_[x, 1.0]`, a user's table looked up at a float) is differentiated as a call with the index's
@@ -1162,7 +1170,7 @@ def fd_managed(m):
 
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
-    **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_attr, fd_attr0, fd_pow, fd_matmul,
+    **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_slice_tangent, fd_attr, fd_attr0, fd_pow, fd_matmul,
                                            fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul, fd_div, fd_floordiv, fd_mod,
                                            fd_callee, fd_drawn_check, fd_managed)},
     "__fd_numbers__": _NUMBERS,

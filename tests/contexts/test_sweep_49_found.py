@@ -222,3 +222,17 @@ def test_nan_to_num_in_place_over_a_nan_forward_right_reverse_refused():
     from contexts.rules.registry import MissingRule
     from tests.modes import assert_refused_in_reverse
     assert_refused_in_reverse(_in_place_nan, 0.7, MissingRule, match="copy=False")
+
+
+# -- oceans' lanc filter: a slice `wt[1:n]` whose bound the analysis takes for active (`n += 1` of a parameter):
+# forward mode's twin gave up, and the duals refused the store into a plain array --
+
+def _lanczos_like(haf, n=3):
+    n += 1
+    wt = np.cos(np.arange(n) * 1.0)
+    wt[1:n] = wt[1:n] * np.sin(haf * np.arange(1, n))
+    return float(np.sum(wt[: n - 1]) + np.sum(wt[1:n:2]))
+
+
+def test_a_slice_bound_taken_for_active():
+    assert_scalar_modes(_lanczos_like, 0.13, second=False)
