@@ -491,8 +491,10 @@ class ForwardContext(overdub.Context):
                     form = _python_form(fn, args)
                     if form is not None:  # (`sum(V(x) * k for k in ks)`: the items' own `__add__`, as code)
                         return self.recurse(form, *args, **kwargs)
-                if (stand := registry.stand_in_of(fn)) is not None and type(fn) is not np.ufunc and (
-                        has_dual(args) or has_dual(list(kwargs.values()))):
+                if (stand := registry.stand_in_of(fn)) is not None and type(fn) is not np.ufunc \
+                        and getattr(fn, "__module__", None) != "builtins" and (
+                        has_dual(args) or has_dual(list(kwargs.values()))):  # (not `all`'s: the duals' own
+                    # truth tests are checked natively, `all([x, 1.0])` at x = 0 refused)
                     # the primitive as Python code (`Rule.stand_in`), its duals inside a list (scipy's
                     # `_ndim_coords_from_arrays([[t, 0.4 * t]])`: the C function met them natively)
                     return self.recurse(stand[0], *stand[1], *args, **kwargs)
