@@ -749,7 +749,10 @@ def getattr_(obj, attr):
         # `object.__getattribute__` read the instance dict (`py_object_getattribute`)
         return _twin(t.__getattribute__, obj, attr)
     own = own_dict(obj)
-    if type(own) is dict and attr in own:  # the instance's own value (a property stores elsewhere)
+    if type(own) is dict and attr in own and attr not in _data_descriptor_names(t):
+        # the instance's own value (a property stores elsewhere; a data descriptor of the class, which Python
+        # asks before the instance's dict, below: one storing into `obj.__dict__` under its own name and
+        # doubling on the read was taken for the stored value, 1 for 2, fuzz F's W3)
         v = getattr(obj, attr)
         table = getattr(_THREAD, "stores", None)
         if table:
@@ -832,6 +835,22 @@ def _past(proxy, attr):
         if attr in klass.__dict__:
             return klass.__dict__[attr]
     return None
+
+
+def _data_descriptor_names(cls) -> frozenset:
+    """The names under which cls (or a base) holds a data descriptor (a `__set__` or `__delete__`: a property,
+    a slot, a descriptor class's instance), which Python reads before an instance's dict. Kept per class."""
+    names = _DATA_DESCRIPTORS.get(cls)
+    if names is None:
+        names = frozenset(name for k in cls.__mro__ for name, v in vars(k).items()
+                          if hasattr(type(v), "__set__") or hasattr(type(v), "__delete__"))
+        if len(_DATA_DESCRIPTORS) > 4096:
+            _DATA_DESCRIPTORS.clear()
+        _DATA_DESCRIPTORS[cls] = names
+    return names
+
+
+_DATA_DESCRIPTORS: dict = {}
 
 
 def _class_attribute(cls, attr):
@@ -3061,6 +3080,13 @@ def key_lookup(obj, key):
     """Before `d[k]`, `d.get(k)`, `d.pop(k)`, `d.setdefault(k)` with k differentiated: a hit is refused
     (`containers.refuse_differentiated_key`: the entry's value was not computed from this key)."""
     differs = runtime._may_differ(key, 0)
+    if differs and isinstance(obj, type) and type(getattr(obj, "__class_getitem__", None)) is types.MethodType:
+        # `G[x]`: the class's `__class_getitem__` makes a class from x, natively (its attributes are constants
+        # to reverse mode: 0 for 3, fuzz F's W1)
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate subscripting the class {obj.__qualname__} by a differentiated "
+            "value (`__class_getitem__`)", where=runtime._user_line(),
+            fix="pass the value to an instance (`G(x)`) or an ordinary function instead")
     if isinstance(obj, (dict, types.MappingProxyType)) and (differs or remembered_text((key,))):
         refuse_differentiated_key(obj, key)  # (a differentiated value's text too: a memo keyed by f"{t:.10g}")
     if differs and type(obj).__flags__ & HEAPTYPE and type(getter := getattr(type(obj), "__getitem__", None)) is types.FunctionType \

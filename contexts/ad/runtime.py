@@ -604,6 +604,8 @@ def call(mask, f, /, *args, **kw):
             return y, (None if pb is None else (_class_first_back, pb))
         if tf is _BUILTIN or tf is _WRAPPER:
             if f is _TUPLE_NEW:  # a namedtuple's constructor (its registry key is every C __new__'s)
+                if len(args) == 2 and not kw and iterated_by_python(args[1]):  # (`P._make(obj)`: its items as code)
+                    return _twin_call(EVERY_ARGUMENT, drawn_tuple_new, (), args, kw)
                 return call(mask, tuple_new, *args, **kw)
             if f is _FLOAT_NEW:  # a float subclass's constructor (the same shared key)
                 return call(mask, float_new, *args, **kw)
@@ -627,6 +629,9 @@ def call(mask, f, /, *args, **kw):
                 # store `a[k] = v`, as `operator.setitem` is
                 return _twin_call(EVERY_ARGUMENT, REPLACEMENTS[operator.setitem], (f.__self__,), args, kw)
             rule, is_method = _rule_of(f)
+            if args and f.__name__ == "__init__" and (base := _drawn_base(getattr(f, "__self__", None))) is not None \
+                    and iterated_by_python(args[0]) and not (base is dict and hasattr(args[0], "keys")):
+                return _twin_call(EVERY_ARGUMENT, _DRAWN_INIT[base], (f.__self__,), args, kw)
             if is_method and args and (drawn := _DRAWN_BY.get(f.__name__)) is not None and isinstance(
                     f.__self__, list if drawn is drawn_extend else dict) and iterated_by_python(args[0]) and not (
                     drawn is drawn_update and hasattr(args[0], "keys")):
@@ -760,6 +765,8 @@ def call(mask, f, /, *args, **kw):
                 if rule.hot_reduce is not None and (not kw or kw.keys() <= HOT_REDUCE_OPTIONS):
                     return y, (_hot_reduce_back, rule.hot_reduce, y, args[0], rule.adjoint, kw)
             return y, (_static_back, rule.adjoint, y, full, kw, is_method)
+        if f is collections.OrderedDict and args and iterated_by_python(args[0]) and not hasattr(args[0], "keys"):
+            return _twin_call(EVERY_ARGUMENT, drawn_ordered_dict, (), args, kw)  # (its rule drew them natively)
         if rule.inplace is not None:
             _stamp(rule, f, full, is_method)
             y, back = rule.inplace(*full, **kw)
@@ -1040,7 +1047,32 @@ def drawn_store(obj, idx, items):
     obj[idx] = list(items)
 
 
+def _drawn_base(obj):
+    """list or dict where obj is one (or of a subclass), else None."""
+    return list if isinstance(obj, list) else dict if isinstance(obj, dict) else None
+
+
+def drawn_list_init(obj, items):
+    """`list.__init__(obj, items)` (`l.__init__(it)`, a list subclass's `super().__init__(it)`): emptied, then
+    the items drawn by Python code (as `drawn_extend`)."""
+    obj.clear()
+    obj.extend(list(items))
+
+
+def drawn_ordered_dict(pairs, **kw):
+    """`collections.OrderedDict(pairs)` of pairs a class draws in Python: drawn first (as `drawn_update`)."""
+    return collections.OrderedDict(list(pairs), **kw)
+
+
+def drawn_tuple_new(cls, items):
+    """`tuple.__new__(cls, items)` (a namedtuple's `_make`) of items a class draws in Python: drawn first."""
+    return tuple.__new__(cls, list(items))
+
+
 _DRAWN_BY = {"extend": drawn_extend, "__iadd__": drawn_extend, "update": drawn_update}
+# (`__init__` of a list or dict, bound: `l.__init__(it)`, `super().__init__(it)` in a subclass's own; dict's
+# updates, list's empties first. Natively the object's `__iter__` ran unrecorded: 0 for 2, fuzz F's W2)
+_DRAWN_INIT = {list: drawn_list_init, dict: drawn_update}
 
 
 def _iterate_user(f, args, kw, iterate):
@@ -1889,6 +1921,13 @@ def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
         # computing `sin(a)` had the field's cotangent taken for the argument's, silently 1.0 for 1.27)
         return cls(*args, **kw), (_fields_back, list(cls._fields), len(args), tuple(kw), None)
     base = dict if issubclass(cls, dict) else list if issubclass(cls, list) else None
+    if base is not None and not cls.__flags__ & _HEAPTYPE and cls is not base and len(args) == 1 \
+            and iterated_by_python(args[0]) and not (base is dict and hasattr(args[0], "keys")):
+        # a C subclass (`collections.OrderedDict(obj)`) of an object iterating in Python: made empty, then
+        # filled as code (natively its `__iter__` ran unrecorded: 0 for 2, fuzz F's W2)
+        obj = cls()
+        _, pb = _twin_call(EVERY_ARGUMENT, drawn_extend if base is list else drawn_update, (obj,), args, kw)
+        return obj, (None if pb is None else (_construct_back, pb))
     if base is not None and cls.__new__ is base.__new__:
         if init is base.__init__ and args and iterated_by_python(args[0]) and not (
                 base is dict and hasattr(args[0], "keys")):

@@ -292,6 +292,13 @@ class ForwardContext(overdub.Context):
             return fn(*args)
         if fn is _GETITEM:  # `obj[i]`, as Python does it; a dict's hit by a perturbed key is refused
             obj, key = args
+            if isinstance(obj, type) and has_dual(key) and type(getattr(obj, "__class_getitem__", None)) is types.MethodType:
+                # `G[x]`: the class's `__class_getitem__` makes a class from x (its attributes are constants to
+                # every engine: 0 for 3, fuzz F's W1)
+                raise OverdubError(
+                    f"forward mode does not differentiate subscripting the class {obj.__qualname__} by a "
+                    "differentiated value (`__class_getitem__`)", where=_conversion_site(),
+                    fix="pass the value to an instance (`G(x)`) or an ordinary function instead")
             if isinstance(obj, MAPPINGS) and (has_dual(key) or type(key) is str and remembered_text((key,))):
                 key_lookup(obj, key)  # (a differentiated value's text too: a memo keyed by f"{t:.10g}")
             getitem = getattr(type(obj), "__getitem__", None)

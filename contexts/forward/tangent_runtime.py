@@ -745,6 +745,8 @@ def fd_subscript(obj, idx, tobj, tidx):
     """`obj[idx]` with an index that may carry a tangent: a class's own `__getitem__` (Python code:
     `np.r_[x, 1.0]`, a user's table looked up at a float) is differentiated as a call with the index's
     tangent; an array's, list's or dict's index has none (it selects), so those are indexed as usual."""
+    if isinstance(obj, type) and not _all_zero(tidx) and type(getattr(obj, "__class_getitem__", None)) is types.MethodType:
+        raise NotTransformable("a class subscripted by a differentiated value")  # (the duals refuse it by name)
     gi = getattr(type(obj), "__getitem__", None)
     if type(gi) is types.FunctionType and not _all_zero(tidx):
         return fd_call(gi, (obj, idx), (tobj, tidx), {}, {})

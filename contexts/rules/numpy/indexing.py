@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import operator
+
 import numpy as np
 
 from ..cotangents import Refused
@@ -167,6 +169,9 @@ def take_transpose(dy, y, a, indices, *rest, **kwargs):
     a_ = as_array(a)
     n = a_.size if axis is None else a_.shape[axis % a_.ndim]
     indices = as_array(indices)
+    if indices.dtype == object:  # (objects numpy takes by their `__index__`: an object array of them failed in
+        indices = np.array([operator.index(i) for i in indices.flat], dtype=np.intp).reshape(indices.shape)
+        # the scatter, an IndexError, fuzz F's C1)
     if mode == "clip":  # (the positions numpy read: indices clipped, or wrapped, into range)
         indices = np.clip(indices, 0, n - 1)
     elif mode == "wrap":
