@@ -24,7 +24,7 @@ from .observe import _check as _checking, observed_entry, observer
 from . import runtime as _runtime
 from .runtime import _NOKW, _rules, _twin_call, call, override_rules, restore_rules
 from ..rules.cotangents import SeqBox, Tangent, acc as acc_cotangents, fields_of, has_fields
-from .helpers import stores as _stores
+from .helpers import _THREAD
 from .structs import CHANGES, LAST_CHANGE, RECORDING_START, Session, finalize
 
 _FunctionType = types.FunctionType
@@ -191,7 +191,10 @@ def _fresh_recording() -> None:
     (`structs.changed`) are dropped only when many, as other threads' recordings read them (a stale stamp
     is older than any a recording compares with: harmless; clearing them under another thread's recording
     lost its changes through a callee: a wrong gradient, rarely)."""
-    _stores().clear()
+    try:  # (`helpers.stores().clear()` without its call)
+        _THREAD.stores.clear()
+    except AttributeError:  # (this thread's first recording: a getattr with a default raised and caught
+        _THREAD.stores = {}  # one, every call, if none was made)
     RECORDING_START[0] = CHANGES[0]
     if len(LAST_CHANGE) > 65536:
         LAST_CHANGE.clear()
@@ -577,9 +580,10 @@ def _value_and_gradient(f, args, wrt=None):
         chosen, mask = _wrt_mask(args, wrt)
     _depth.enter()
     try:
-        if not _level.get():
+        level = _level.get()
+        if not level:
             _fresh_recording()
-        token = _level.set(_level.get() + 1)
+        token = _level.set(level + 1)
         found = _Hits()  # (equality tests found equal by the recording, and by recordings the reverse pass
         hits = _SPECIAL_HITS.set(found)  # makes, a Python operator's adjoint: does the value move? forward mode says)
         try:

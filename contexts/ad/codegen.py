@@ -51,7 +51,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_order_watch_fd__", "__od_tuple__",
            "__od_ndarray__", "__od_f8__", "__od_views__", "__od_bound__", "__od_plain_cells__", "__od_views_merge__", "__od_changes__",
            "__od_call_views__", "__od_call_merge__", "__od_spread_changed__", "__od_match_guard__", "__od_dict_parts__",
-           "__od_enumerate_at__", "__od_primal__", "__od_instance_of__", "__od_rounded__", "__od_getattr__", "__od_int_arg__",
+           "__od_enumerate_at__", "__od_primal__", "__od_instance_of__", "__od_rounded__", "__od_getattr__", "__od_module__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_object__", "__od_native_items__", "__od_subscript__", "__od_subscript_adj__", "__od_type__", "__od_held_backs__", "__od_dropped__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_text_of__", "__od_inverted__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__", "__od_closure_made__",
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_kw_spread__", "__od_duration__",
@@ -1035,7 +1035,13 @@ class _Gen:
             # adjoint, it found its cache filled, and the derivative through the object was lost: findiff's
             # `Diff(0, h)(f)` in h gave 0)
             fn_var, gpb = f"_od_f{self.npb}", f"_od_gp{self.npb}"
-            fetch = at([assign((fn_var, gpb), call("__od_getattr__", method_obj, const(v.func.attr)))], s)
+            fetch = [assign((fn_var, gpb), call("__od_getattr__", method_obj, const(v.func.attr)))]
+            if not v.func.attr.startswith("__"):  # (a private name would be mangled as an attribute)
+                # a module's function (`xp.exp(x)`, an array namespace held in a variable) read as Python
+                # reads it, without the call and the pair of `__od_getattr__`, whose first test it is
+                fetch = [if_(is_(call("__od_type__", method_obj), "__od_module__"),
+                             [assign(fn_var, attr(method_obj, v.func.attr)), assign(gpb, const(None))], fetch)]
+            fetch = at(fetch, s)
             func = load(fn_var)
             dself = if_exp("_od_own", d(method_obj), const(None))
             self.dvars.add(method_obj)

@@ -726,6 +726,8 @@ def getattr_(obj, attr):
     reads and writes (a lazy cache `if self._c is None: self._c = ...`) is recorded at this point, where
     re-running it in the reverse pass would find the cache filled and lose the derivative."""
     t = type(obj)
+    if t is _MODULE:  # (`xp.sin`, `np.exp`: the hot case first; a module's own attribute, or its `__getattr__`'s,
+        return getattr(obj, attr), None  # as the tests below end for it, without the five before)
     if t is _TUPLE_ITERATOR and attr in GENERATOR_ONLY:  # a generator reverse mode ran when it was made
         if attr == "close":  # (`g.close()` after the first items: it ran to its end already; nothing to stop)
             return _closed, None
@@ -3193,7 +3195,7 @@ HELPER_IMPLS = {
     "__od_not_swallowed__": not_swallowed, "__od_managed__": managed, "__od_watched__": watched, "__od_entered_as__": entered_as,
     "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
     "__od_plain_values__": frozenset({float, int, complex, bool, np.float64, np.ndarray, np.complex128}),
-    "__od_primal__": asked_primal, "__od_instance_of__": instance_of, "__od_rounded__": rounded, "__od_getattr__": getattr_, "__od_setattr_views__": setattr_views,
+    "__od_primal__": asked_primal, "__od_instance_of__": instance_of, "__od_rounded__": rounded, "__od_getattr__": getattr_, "__od_module__": _MODULE, "__od_setattr_views__": setattr_views,
     "__od_setattr_merge__": setattr_merge, **LOWERING_HELPERS, "__od_iter_guard__": iter_guard, "__od_lazy_stamp__": lazy_stamp, "__od_lazy_guard__": lazy_guard,
     "__od_live__": live_loop,
     "__od_duration__": _duration, "__od_loop_item_adj__": loop_item_adj, "__od_loop_box__": loop_box, "__od_dropped__": _dropped, "__od_binop__": observe.plain_binop, "__od_unary_adj__": unary_adj, "__od_float64__": np.float64, "__od_object__": np.dtype(object),

@@ -210,8 +210,15 @@ def _forward(fwd: ast.FunctionDef) -> str:
             block = getattr(node, field, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
                 kept = [s for s in block if not _changes_check(s)]
+                kept = [t for s in kept for t in (s.orelse if _module_fast_path(s) else [s])]
                 setattr(node, field, kept or [ast.Pass()])
     return ast.unparse(fwd)
+
+
+def _module_fast_path(s) -> bool:
+    """`if type(obj) is module: f = obj.m ... else: f, gp = __od_getattr__(obj, 'm')`: the general read
+    is what the code does (`codegen`'s method call on a module held in a variable)."""
+    return isinstance(s, ast.If) and re.fullmatch(r"__od_type__\(\w+\) is __od_module__", ast.unparse(s.test)) is not None
 
 
 def _changes_check(s) -> bool:

@@ -368,6 +368,8 @@ def register_elementwise(fn, partials, name):
     adjoint.__name__ = adjoint.__qualname__ = generic_adjoint.__name__
     frule.__name__ = frule.__qualname__ = generic_frule.__name__
     rule.adjoint, rule.frule = adjoint, frule
+    if len(partials) == 1 and partial is not None:  # (after the adjoint, whose setting drops it)
+        rule.hot_float = partial  # the float partial the adjoint's float case multiplies by (`Rule.hot_float`)
 
 
 def _through_float(fn):

@@ -198,6 +198,12 @@ class Rule:
     # other is not differentiated (ReLU's `np.maximum(x, 0.0)`, `np.power(x, 3.0)`), args[i] a float64
     # array and dy a float64 cotangent of its shape; the other argument's partial is then never computed
     hot_one: Callable | None = None
+    # `hot_float(y, x)`: the partial dy/dx of a one-argument primitive at a float x whose value y is a float
+    # (math's functions, `register_elementwise`): engines may pull back a nonzero float cotangent dy as
+    # `dy * hot_float(y, x)` instead of calling `adjoint`, which they call where it raises ZeroDivisionError
+    # (a singular point). Setting `adjoint` in any way drops it (`__setattr__`): a stale partial beside a new
+    # adjoint would be a wrong derivative
+    hot_float: Callable | None = None
     # the primitive as Python code (`operator.mul` is `a * b`, `builtins.abs` is `type(x).__abs__(x)`): what
     # engines differentiate instead of the numeric rules when an operand is an object of a class whose
     # special methods are its own (they may mean anything, not arithmetic)
@@ -218,13 +224,15 @@ class Rule:
         object.__setattr__(self, name, value)
         if name != "plan":
             object.__setattr__(self, "plan", None)
+            if name == "adjoint":
+                object.__setattr__(self, "hot_float", None)
 
     @property
     def nondifferentiable(self) -> bool:
         return self.kind == "nondiff"
 
 
-_HOT_FIELDS = frozenset({"hot", "hot_reduce", "hot_one"})  # an adjoint's fast cases (Rule)
+_HOT_FIELDS = frozenset({"hot", "hot_reduce", "hot_one", "hot_float"})  # an adjoint's fast cases (Rule)
 
 
 class Registry:

@@ -6,6 +6,8 @@ compared with central differences (tests/fd.py)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -108,3 +110,109 @@ def test_float64_scalars_inline():
     assert type(ga) is np.float64 and type(gb) is np.float64
     want = fd.gradient(scalars, a, b)
     assert ga == pytest.approx(want[0], rel=1e-8) and gb == pytest.approx(want[1], rel=1e-8)
+
+
+def _make_closure(k):
+    held = np.full(3, k)  # (a float array in a cell: a leaf value, kept with the twin while the closure lives)
+
+    def scaled_sin(x):
+        return math.sin(x) * held[0]
+    return scaled_sin, held
+
+
+def test_a_closures_kept_twin_follows_the_closure():
+    """The forward twin of a closure whose cells hold leaf values is kept for the next call by a weak
+    reference to the closure (perf session 49: made anew per call, it was a quarter of `gradient` of
+    `sin(x) + cos(x)` over its module): another closure of the same code gets its own cells, replaced
+    defaults are seen, and the cells die with the closure."""
+    import gc
+    import weakref
+
+    from contexts.ad import runtime
+    f2, held2 = _make_closure(2.0)
+    f3, held3 = _make_closure(3.0)
+    x = 0.4
+    for f, k in ((f2, 2.0), (f2, 2.0), (f3, 3.0), (f2, 2.0), (f3, 3.0)):
+        assert gradient(f, x)[0] == pytest.approx(k * math.cos(x), rel=1e-12)
+    del f
+    assert any(type(info.fwd_last[0]) is weakref.ref and info.fwd_last[0]() is f3
+               for info in list(runtime._twin_map.values()) if info.fwd_last is not None)  # (kept: the path tested)
+
+    def with_default(x, k=2.0):
+        return x * k
+    assert gradient(with_default, x)[0] == 2.0
+    with_default.__defaults__ = (7.0,)
+    assert gradient(with_default, x)[0] == 7.0
+    ref = weakref.ref(held3)
+    del f3, held3
+    gc.collect()
+    assert ref() is None
+    assert gradient(f2, x)[0] == pytest.approx(2.0 * math.cos(x), rel=1e-12)
+
+
+class _Namespace:
+    """Not a module: its `sin` is its own method, differentiated through the object."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def sin(self, x):
+        return self.k * math.sin(x)
+
+    def __getattr__(self, name):  # (never reached for `sin`)
+        raise AttributeError(name)
+
+
+def test_a_function_of_a_module_held_in_a_variable():
+    """`xp.sin(x)` with xp a module read in place (`codegen`'s method call: a module's function without
+    `__od_getattr__`), and with xp an object in the same code: its method's own derivative."""
+    def make(xp):
+        def f(x):
+            return xp.sin(x) * xp.cos(x) if hasattr(xp, "cos") else xp.sin(x) * x
+        return f
+    x = 0.9
+    f = make(math)
+    assert gradient(f, x)[0] == pytest.approx(fd.gradient(f, x)[0], rel=1e-8)
+    g = make(np)
+    assert gradient(g, x)[0] == pytest.approx(fd.gradient(g, x)[0], rel=1e-8)
+    h = make(_Namespace(3.0))
+    assert gradient(h, x)[0] == pytest.approx(fd.gradient(h, x)[0], rel=1e-8)
+
+
+@pytest.mark.parametrize("fn", [math.sin, math.cos, math.exp, math.log, math.sqrt, math.tanh, math.atan,
+                                math.erf, math.log1p, math.asin])
+def test_math_functions_of_floats_pull_back_by_their_partial(fn):
+    """A math function of a float pulls back by its float partial (`Rule.hot_float`, `_float_back`): the
+    values of central differences, also through a second call and under forward over reverse."""
+    def f(x):
+        return fn(x) * fn(x * 0.5)
+    x = 0.3
+    assert gradient(f, x)[0] == pytest.approx(fd.gradient(f, x)[0], rel=1e-8)
+
+    def inner(t):
+        return gradient(lambda x: fn(x) * t, x)[0]
+    from contexts import derivative
+    assert derivative(inner, 1.5) == pytest.approx(fd.gradient(lambda x: fn(x), x)[0], rel=1e-8)
+
+
+def test_a_singular_point_and_a_zero_cotangent_by_the_rule():
+    """Where the float partial divides by zero (sqrt's at 0) or the cotangent is 0, the rule's adjoint
+    decides, as before: inf where the value moves, 0 where nothing flows back."""
+    assert gradient(lambda x: math.sqrt(x), 0.0)[0] == math.inf
+    assert gradient(lambda x: math.sqrt(x) * 0.0, 0.0)[0] == 0.0
+
+
+def test_a_new_adjoint_drops_the_float_partial():
+    """A rule's float partial goes with any new adjoint (set through the registry or as an attribute): a
+    stale one beside it would be a wrong derivative."""
+    from contexts.rules.registry import Rule
+
+    def partial(y, x):
+        return 2.0
+
+    def adjoint(dy, y, x):
+        return (dy * 3.0,)
+    rule = Rule(fn=abs)
+    rule.hot_float = partial
+    rule.adjoint = adjoint
+    assert rule.hot_float is None and rule.plan is None
