@@ -282,3 +282,89 @@ def _pair$u(y, k):
     return t""")
 t("kwargs", {1: "$r = $a * np.percentile(a=$b, q=40) + np.cumsum(a=$a) * 0.1 + np.clip(a=$b, a_min=-0.5, a_max=0.5)",
              2: "$r = $a * np.mean(a=$b, axis=0) + np.diff(a=$a, axis=1, prepend=0.0) * $K"})
+
+# --- implicit calls (2026-12-04, session 49): numpy calling Python code on its own (`__array__`, a class
+# deferring binary operators with `__array_ufunc__ = None`, `__index__`), and Python protocols around arrays
+# (`__iter__` drawn by np.stack, `__iadd__` changing a shared array in place, `__setattr__` storing copies) ---
+t("implicit", "$r = np.asarray(_Arr$u($a)) * $b + np.sin(_Arr$u($b)) * $K + np.array(_Arr$u($a)) * 0.1", """\
+class _Arr$u:
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, dtype=None, copy=None):
+        return self.a * 0.5""")
+t("implicit", "$r = (($a + _Def$u($b)) + ($b * _Def$u($a)) * $K - (_Def$u($b) - $a) * 0.5) * 0.3", """\
+class _Def$u:
+    __array_ufunc__ = None
+
+    def __init__(self, a):
+        self.a = a
+
+    def __radd__(self, o):
+        return o + self.a * 2.0
+
+    def __rmul__(self, o):
+        return o * np.tanh(self.a)
+
+    def __sub__(self, o):
+        return self.a - o * 0.5""")
+t("implicit", "$r = $a * $a[_Ix$u($M)] * 0.3 + $b[_Ix$u(0):_Ix$u(2)].sum() * 0.1 + np.take($b, _Ix$u(1)) * $K", """\
+class _Ix$u:
+    def __init__(self, i):
+        self.i = i
+
+    def __index__(self):
+        return self.i""")
+t("implicit", """\
+$t1 = np.stack(list(_Rows$u($a, $b)))
+$r = np.sum($t1, axis=0) * 0.5 + sum(_Rows$u($b, $a)) * $K + np.mean([r for r in _Rows$u($a, $a)], axis=0)""", """\
+class _Rows$u:
+    def __init__(self, p, q):
+        self.p, self.q = p, q
+
+    def __iter__(self):
+        yield self.p * 0.5
+        yield np.tanh(self.q)""")
+t("implicit", """\
+$t1 = $a.copy()
+$t2 = _AccA$u($t1)
+$t2 += $b * $K
+$t3 = _AccA$u($b * 1.0)
+$t3 += $a
+$r = $t1 * np.tanh($b) + $t2.a * 0.3 + $t3.a * 0.2""", """\
+class _AccA$u:
+    def __init__(self, a):
+        self.a = a
+
+    def __iadd__(self, o):
+        self.a += o
+        return self""")
+t("implicit", """\
+$t1 = _Keep$u($a)
+$t1.v = $b
+$t1.v *= $K
+$t1.w = $a
+$t1.w[...] = $b * 0.5
+$r = $t1.v + $t1.w * np.tanh($a) + $t1.first * 0.3""", """\
+class _Keep$u:
+    def __init__(self, v):
+        self.first = v
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, np.array(value, dtype=float) * 1.0)""")
+t("implicit", """\
+$t1 = _PostA$u($a, $b)
+$t1.hist.append($a * $K)
+$r = $t1.s + sum($t1.hist) * 0.5 + copy.copy($t1).s * $K""", """\
+import dataclasses
+
+
+@dataclasses.dataclass
+class _PostA$u:
+    p: np.ndarray
+    q: np.ndarray
+    hist: list = dataclasses.field(default_factory=list)
+
+    def __post_init__(self):
+        self.s = self.p * np.tanh(self.q)
+        self.hist.append(self.q)""")

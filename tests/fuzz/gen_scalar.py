@@ -1043,3 +1043,786 @@ def _twice$u(obj, r):
 t("kwargs", "$r = _kwf$u(0.5, **dict(a=$a, b=$b * $K)) + _kwf$u(**dict(zip(('x', 'a'), ($b, $a))))", """\
 def _kwf$u(x, a=1.0, b=0.0):
     return a * x + b * b + math.sin(a) * 0.1""")
+
+# --- implicit calls (2026-12-04, session 49): places where C or the interpreter calls Python code on its own
+# (attribute hooks, descriptors, class machinery, numeric and container protocols drawn by builtins, itertools,
+# heapq, statistics, copy, operator) or where values flow through C machinery (dict keys kept on assignment,
+# live dict views, lazy iterators over a list changed through an alias) -------------------------------------
+def ti(body, *helpers):
+    """An `implicit` template: its inputs enter through math.tanh (locals `<r>a`, `<r>b`, `<r>c`), so that
+    chains of these templates, many of which multiply their inputs, keep values of order one."""
+    pre = []
+    for v in "abc":
+        if "$" + v in body:
+            pre.append(f"${{r}}{v} = math.tanh(${v})")
+            body = body.replace("$" + v, f"${{r}}{v}")
+    t("implicit", "\n".join(pre) + "\n" + body, *helpers)
+
+
+ti("""\
+$t1 = _SA$u($a)
+$t1.v = $t1.v * $b
+$t1.w = $K
+$r = $t1.v * 0.25 + $t1.w * $t1.v""", """\
+class _SA$u:
+    def __init__(self, v):
+        self.v = v
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value * 2.0 if name == 'v' else value)""")
+ti("$r = _GA$u($a).v * $b + _GA$u($b).v + _GA$u($K).k", """\
+class _GA$u:
+    k = 0.5
+
+    def __init__(self, v):
+        self.v = v
+
+    def __getattribute__(self, name):
+        val = object.__getattribute__(self, name)
+        return val * 0.5 if name == 'v' else val""")
+ti("""\
+$t1 = _GT$u($a)
+$r = $t1.sq * $b + getattr($t1, 'sq2') + getattr($t1, 'nope', $K) + hasattr($t1, 'other') * $b""", """\
+class _GT$u:
+    def __init__(self, v):
+        self.v = v
+
+    def __getattr__(self, name):
+        if name.startswith('sq'):
+            return self.v * self.v
+        raise AttributeError(name)""")
+ti("""\
+$t1 = _DS$u($a, $b)
+$t1.p = $t1.p + $t1.q
+$r = $t1.p * $t1.q + vars($t1)['_q'] * $K""", """\
+class _Half$u:
+    def __set_name__(self, owner, name):
+        self.key = '_' + name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return getattr(obj, self.key)
+
+    def __set__(self, obj, value):
+        setattr(obj, self.key, value * 0.5)""", """\
+class _DS$u:
+    p = _Half$u()
+    q = _Half$u()
+
+    def __init__(self, p, q):
+        self.p = p
+        self.q = q""")
+ti("""\
+$t1 = _LC$u($a)
+$t2 = $t1.sq
+$t1.v = $b
+$r = $t2 + $t1.sq * $K + _LC$u($b).sq""", """\
+class _Lazy$u:
+    def __init__(self, fn):
+        self.fn, self.name = fn, fn.__name__
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        val = self.fn(obj)
+        obj.__dict__[self.name] = val
+        return val""", """\
+class _LC$u:
+    def __init__(self, v):
+        self.v = v
+
+    @_Lazy$u
+    def sq(self):
+        return self.v * self.v""")
+ti("""\
+class $t1(_ISB$u, scale=$a):
+    def val(self, v):
+        return self.scale * v
+$r = $t1().val($b) + $t1.scale * $K + _ISB$u.last * $b""", """\
+class _ISB$u:
+    last = 0.0
+
+    def __init_subclass__(cls, scale=1.0, **kw):
+        super().__init_subclass__(**kw)
+        cls.scale = scale
+        _ISB$u.last = scale * 2.0""")
+ti("$r = _Fn$u($a, $b) * $K + _Fn$u($b, $K)", """\
+class _MC$u(type):
+    def __call__(cls, *args):
+        obj = cls.__new__(cls)
+        obj.__init__(*args)
+        return obj.result()""", """\
+class _Fn$u(metaclass=_MC$u):
+    def __init__(self, p, q):
+        self.p, self.q = p, q
+
+    def result(self):
+        return self.p * self.q + self.p""")
+ti("""\
+$t1 = _F$u($a, $K) + $b
+$t2 = $t1 * $b
+$r = float($t2) + float($t2 * 0.5) + float(-_F$u($b)) * $K""", """\
+class _F$u(float):
+    def __new__(cls, v, k=1.0):
+        return super().__new__(cls, v * k)
+
+    def __add__(self, o):
+        return _F$u(float(self) + float(o))
+
+    def __mul__(self, o):
+        return _F$u(float(self) * float(o), 1.0)
+
+    def __neg__(self):
+        return _F$u(float(self), -0.5)""")
+ti("""\
+$t1 = _Pair$u($a, $b) + _Pair$u($K, $a)
+$r = $t1.p * $t1.q + sum($t1) + len($t1) * $b""", """\
+class _Pair$u(tuple):
+    def __new__(cls, p, q):
+        return super().__new__(cls, (p, q * 0.5))
+
+    @property
+    def p(self):
+        return self[0]
+
+    @property
+    def q(self):
+        return self[1]
+
+    def __add__(self, o):
+        return _Pair$u(self.p + o.p, (self.q + o.q) * 2.0)""")
+ti("""\
+$t1 = [$a, $b, $K, $a * $b]
+$r = $t1[_Ix$u($M)] * $b + $t1[_Ix$u(1):_Ix$u(3)][-1] + operator.index(_Ix$u(2)) * $a + [$b, $a][_Ix$u(1)]""", """\
+class _Ix$u:
+    def __init__(self, i):
+        self.i = i
+
+    def __index__(self):
+        return self.i""")
+ti("$r = float(_Fl$u($a)) * $b + math.sin(_Fl$u($b)) + math.exp(_Fl$u($a) ) * $K", """\
+class _Fl$u:
+    def __init__(self, v):
+        self.v = v
+
+    def __float__(self):
+        return self.v * 2.0""")
+ti("""\
+$t1 = _Bag$u([$a, $b])
+$t2 = _Bag$u([])
+$r = ($t1 and $t1.items[0] * $b) + (len($t1) * $K if not $t2 else 0.0) + ($t2 or _Bag$u([$K, $a])).items[1]
+$t3 = _Cd$u($a, $N)
+while $t3:
+    $t3.step($K)
+$r = $r + $t3.v * $b + (0.5 if _Cd$u($b, 0) else $b)""", """\
+class _Bag$u:
+    def __init__(self, items):
+        self.items = items
+
+    def __len__(self):
+        return len(self.items)""", """\
+class _Cd$u:
+    def __init__(self, v, n):
+        self.v, self.n = v, n
+
+    def __bool__(self):
+        return self.n > 0
+
+    def step(self, k):
+        self.v = self.v * k + 0.1
+        self.n -= 1""")
+ti("""\
+$t1 = _It$u($a, $b, $K)
+$r = sum($t1) + max($t1) * min($t1) + sorted($t1)[1] + tuple($t1)[0] * list($t1)[-1] + sum(sorted($t1, reverse=True)[:2])""", """\
+class _It$u:
+    def __init__(self, *v):
+        self.v = v
+
+    def __iter__(self):
+        for x in self.v:
+            yield x * 0.5""")
+ti("$r = sum(p * q for p, q in zip(_Sq$u($a, 3), [$b, $K, 1.0])) + sum(map(math.sin, _Sq$u($b, $N))) + "
+              "sum(filter(lambda z: z > 0.0, _Sq$u($a, 2))) + sum(i * z for i, z in enumerate(_Sq$u($b, 3)))", """\
+class _Sq$u:
+    def __init__(self, v, n):
+        self.v, self.n = v, n
+
+    def __getitem__(self, i):
+        if i >= self.n:
+            raise IndexError(i)
+        return self.v * (i + 1) * 0.3""")
+ti("""\
+$t1 = _It$u($a, $b, $K)
+$r = statistics.fmean($t1) + sum(itertools.islice(iter($t1), 2)) * 0.2 + heapq.nlargest(1, $t1)[0] + sum(itertools.accumulate($t1)) * 0.1 + statistics.median($t1)""", """\
+class _It$u:
+    def __init__(self, *v):
+        self.v = v
+
+    def __iter__(self):
+        for x in self.v:
+            yield x * 0.5""")
+ti("""\
+$t1 = _It$u($a, $b, $K)
+$t2, $t3 = itertools.tee($t1)
+$r = sum(p * q for p, q in itertools.pairwise($t2)) + sum(p + q for p, q in itertools.zip_longest($t3, [1.0], fillvalue=$b))
+$r = $r + sum(itertools.compress(_It$u($a, $b), [1, 0])) + sum(itertools.takewhile(lambda z: z < 100.0, _It$u($b, $a)))
+$r = $r + sum(filter(lambda z: z < 100.0, $t1)) + sum(itertools.chain.from_iterable([$t1, [$K]]))""", """\
+class _It$u:
+    def __init__(self, *v):
+        self.v = v
+
+    def __iter__(self):
+        for x in self.v:
+            yield x * 0.5""")
+ti("""\
+$t1 = dict(_KV$u(p=$a, q=$b))
+$t2 = collections.OrderedDict(_KV$u(s=$K, z=$a))
+$r = $t1['p'] * $t1['q'] + $t2['s'] + $t2['z']""", """\
+class _KV$u:
+    def __init__(self, **kw):
+        self.kw = kw
+
+    def __iter__(self):
+        for k in sorted(self.kw):
+            yield k, self.kw[k] * 2.0""")
+ti("$r = ($a * $b if $a in _Rng$u(-10.0, 10.0) else $b) + ($K if 100.0 in _Rng$u($a, $b + 2.0) else $a * $K) + "
+              "($b in _Bx$u([$a, $b])) * $a", """\
+class _Rng$u:
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+    def __contains__(self, v):
+        return self.lo <= v <= self.hi""", """\
+class _Bx$u:
+    def __init__(self, items):
+        self.items = items
+
+    def __contains__(self, v):
+        return any(v == w for w in self.items)""")
+ti("""\
+$t1 = {_Key$u('p', 0.5): $b, _Key$u('q', $K): $a}
+$t1[_Key$u('p', 0.0)] = $t1[_Key$u('p', 1.0)] * $K + $t1[_Key$u('q', 1.0)]
+$t2 = {_Key$u('s', 1.0), _Key$u('s', 2.0)}
+$r = sum($t1.values()) + sum(k.v for k in $t1) * $b + $t1.get(_Key$u('z', 0.0), $K2) + next(iter($t2)).v * $b""", """\
+class _Key$u:
+    def __init__(self, name, v):
+        self.name, self.v = name, v
+
+    def __eq__(self, o):
+        return isinstance(o, _Key$u) and o.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)""")
+ti("""\
+$t1 = [_Ord$u($a, $b), _Ord$u($b * $K, $a), _Ord$u($K, 1.0)]
+$r = sorted($t1)[0].v * max($t1).v + min($t1).k + heapq.nsmallest(2, $t1)[1].v + ($t1[0] >= $t1[1]) * $a
+$t2 = []
+for $t3 in $t1:
+    heapq.heappush($t2, $t3)
+$t4 = heapq.heappop($t2)
+$r = $r + $t4.v * $t4.k + heapq.heappop($t2).k * $b""", """\
+@functools.total_ordering
+class _Ord$u:
+    def __init__(self, k, v):
+        self.k, self.v = k, v
+
+    def __lt__(self, o):
+        return self.k < o.k
+
+    def __eq__(self, o):
+        return self.k == o.k""")
+ti("""\
+$t1 = list(reversed(_Rv$u($a, $b, $K)))
+$r = $t1[0] * $t1[1] + sum(reversed(_Rv$u($b))) + sum(reversed(_Sq2$u($a, $b, $K))) + list(reversed(_Sq2$u($b, $a)))[0] * $K""", """\
+class _Rv$u:
+    def __init__(self, *v):
+        self.v = list(v)
+
+    def __reversed__(self):
+        for x in self.v[::-1]:
+            yield x * 2.0""", """\
+class _Sq2$u:
+    def __init__(self, *v):
+        self.v = v
+
+    def __len__(self):
+        return len(self.v)
+
+    def __getitem__(self, i):
+        return self.v[i] * 0.5""")
+ti("""\
+$t1 = [$a]
+with _Scale$u($t1, $b) as $t2:
+    $t3 = $t1[0] * $K + $t2.old
+$r = $t1[0] * $t3 + $t2.old * $b""", """\
+class _Scale$u:
+    def __init__(self, box, k):
+        self.box, self.k = box, k
+
+    def __enter__(self):
+        self.old = self.box[0]
+        self.box[0] = self.old * self.k
+        return self
+
+    def __exit__(self, *exc):
+        self.box[0] = self.box[0] + self.old
+        return False""", """\
+class _Sup$u:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, et, ev, tb):
+        self.caught = ev.args[0] if ev is not None else 0.0
+        return True""")
+ti("""\
+$t1 = _Aff$u($a, $K)
+$r = sum(map($t1, [$b, $a, 1.0])) + sum(map(_Aff$u($b, 0.1), itertools.repeat($a, 2))) + max(map($t1, (-5.0, $b)))
+$r = $r + sorted([$a, $b, $K], key=_Aff$u(-1.0, 0.0))[0] + sum(itertools.starmap(_Aff$u($K, $a), [($b,)]))""", """\
+class _Aff$u:
+    def __init__(self, w, c):
+        self.w, self.c = w, c
+
+    def __call__(self, v):
+        return self.w * v + self.c""")
+ti("$r = _sd$u($a) + _sd$u([$a, $b]) * $K + _sd$u(($b, $K, $a)) + _sd$u(_Box$u($b))", """\
+class _Box$u:
+    def __init__(self, v):
+        self.v = v""", """\
+@functools.singledispatch
+def _sd$u(v):
+    return v * 2.0
+
+
+@_sd$u.register
+def _sdl$u(v: list):
+    return sum(_sd$u(z) for z in v)
+
+
+@_sd$u.register(tuple)
+def _sdt$u(v):
+    return v[0] * v[-1]
+
+
+@_sd$u.register(_Box$u)
+def _sdb$u(v):
+    return v.v * v.v""")
+ti("""\
+$t1 = operator.add(_Vec$u($a, $b), operator.mul(_Vec$u($K, $a), $b))
+$r = operator.matmul($t1, _Vec$u($b, 0.5)) + abs(operator.neg($t1)) * 0.1 + operator.getitem($t1, 1)
+$r = $r + functools.reduce(operator.add, [_Vec$u($a, 0.0), $t1]).x + operator.iadd(_Vec$u($a, $b), $t1).y""", """\
+class _Vec$u:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __add__(self, o):
+        return _Vec$u(self.x + o.x, self.y + o.y)
+
+    def __mul__(self, k):
+        return _Vec$u(self.x * k, self.y * k)
+
+    def __neg__(self):
+        return _Vec$u(-self.x, -self.y)
+
+    def __abs__(self):
+        return math.hypot(self.x, self.y)
+
+    def __matmul__(self, o):
+        return self.x * o.x + self.y * o.y
+
+    def __getitem__(self, i):
+        return (self.x, self.y)[i]""")
+ti("""\
+$t1 = _Cp$u($a, [$b])
+$t2 = copy.copy($t1)
+$t3 = copy.deepcopy($t1)
+$t2.hist.append($K * $a)
+$r = $t2.v * $t3.v + sum($t1.hist) + $t3.hist[0] + len($t3.hist)""", """\
+class _Cp$u:
+    def __init__(self, v, hist):
+        self.v, self.hist = v, hist
+
+    def __copy__(self):
+        return _Cp$u(self.v * 2.0, self.hist)
+
+    def __deepcopy__(self, memo):
+        return _Cp$u(self.v + 1.0, [h * 0.5 for h in self.hist])""")
+ti("""\
+$t1 = copy.copy(_Rd$u($a, $b))
+$t2 = copy.deepcopy(_Rd$u($t1.p, $K))
+$r = $t1.p * $b + $t2.p * $t2.q""", """\
+class _Rd$u:
+    def __init__(self, p, q):
+        self.p, self.q = p, q
+
+    def __reduce__(self):
+        return (_Rd$u, (self.q, self.p))""", """\
+class _St$u:
+    def __init__(self, p, q):
+        self.p, self.q = p, q
+
+    def __getstate__(self):
+        return {'p': self.p * 2.0, 'q': self.q}
+
+    def __setstate__(self, st):
+        self.__dict__.update(st)
+        self.q = self.q + 1.0""")
+ti("""\
+$t1 = _PI$u($a, $b)
+$t1.hist.append($K)
+$t2 = _PI$u($b)
+$t3 = _Fz$u($a, $b)
+$t4 = dataclasses.replace($t3, p=$K)
+$r = $t1.s + sum($t1.hist) * $t2.s + len($t2.hist) + $t3.s * $t4.s + ($t3 == _Fz$u($a, $b)) * $b""", """\
+@dataclasses.dataclass
+class _PI$u:
+    p: float
+    q: float = 0.5
+    hist: list = dataclasses.field(default_factory=list)
+
+    def __post_init__(self):
+        self.s = self.p * self.q
+        self.hist.append(self.p)""", """\
+@dataclasses.dataclass(frozen=True)
+class _Fz$u:
+    p: float
+    q: float
+
+    def __post_init__(self):
+        object.__setattr__(self, 's', self.p + self.q * 2.0)""")
+ti("$r = _Gen$u[$a]().f($b) + _Gen$u[$K].scale * $b + _Gen$u.scale", """\
+class _Gen$u:
+    scale = 1.0
+
+    def __class_getitem__(cls, k):
+        return type('_GenK', (cls,), {'scale': k})
+
+    def f(self, v):
+        return self.scale * v""")
+ti("""\
+_CACHE$u.clear()
+$r = _cached$u('p', $a) + _cached$u('p', $b) * $K + _cached$u('q', $b) + len(_CACHE$u)""", """\
+_CACHE$u = {}
+
+
+def _cached$u(key, v):
+    if key not in _CACHE$u:
+        _CACHE$u[key] = v * v
+    return _CACHE$u[key]""")
+ti("""\
+$t1 = _Obj$u($a, $K)
+$t1.m = types.MethodType(_meth$u, $t1)
+$t2 = types.MethodType(lambda self, v: self.k * v * v, _Obj$u($b, 0.0))
+$r = $t1.m($b) + $t2($a) + _Obj$u.twice($t1)""", """\
+def _meth$u(self, v):
+    return self.k * v + self.c""", """\
+class _Obj$u:
+    def __init__(self, k, c):
+        self.k, self.c = k, c
+
+    def twice(self):
+        return self.k * 2.0""")
+ti("""\
+$t1 = [$a, $b, $K]
+$t2 = $t1
+$t3 = reversed($t1)
+$t4 = itertools.islice($t1, 1, None)
+$t2[0] = $t2[0] * $b
+$t2[2] = $a * $K
+$r = next($t3) * $K2 + sum($t4) + $t1[0]""")
+ti("""\
+$t1 = {'p': $a, 'q': $b}
+$t2 = $t1.values()
+$t3 = $t1.items()
+_bump$u($t1, $K)
+$r = sum($t2) + sum(v * v for k, v in $t3 if k == 'q') + sum($t1.keys() & {'p'} and [$b])""", """\
+def _bump$u(d, k):
+    d['p'] = d['p'] * k + d['q']
+    d['r'] = k""")
+ti("""\
+$t1 = _Store$u()
+$t1['p'] = $a
+$t1['q'] = $b * $K
+del $t1['p']
+$t2 = [$a, $b, $K, 1.0]
+del $t2[1:3]
+$t3 = types.SimpleNamespace(u=$a, w=$b)
+del $t3.u
+$r = $t1.last * $t1['q'] + sum($t2) + getattr($t3, 'u', $K) * $t3.w""", """\
+class _Store$u:
+    def __init__(self):
+        self.d = {}
+
+    def __setitem__(self, k, v):
+        self.d[k] = v * 2.0
+
+    def __getitem__(self, k):
+        return self.d[k]
+
+    def __delitem__(self, k):
+        self.last = self.d.pop(k)""", """\
+class _DA$u:
+    def __init__(self, v):
+        self.v = v
+        self.log = []
+
+    def __delattr__(self, name):
+        self.log.append(getattr(self, name))
+        object.__delattr__(self, name)""")
+ti("""\
+$t1 = _Acc$u($a)
+$t2 = $t1
+$t1 += $b
+$t3 = _Imm$u($a)
+$t4 = $t3
+$t3 += $b
+$r = $t2.v * $K + $t4.v + $t3.v * $t1.v
+$t1 = [_Acc$u($K)]
+$t1[0] += $a
+$t2 = types.SimpleNamespace(acc=_Imm$u($b))
+$t2.acc += $K
+$r = $r + $t1[0].v * $b + $t2.acc.v""", """\
+class _Acc$u:
+    def __init__(self, v):
+        self.v = v
+
+    def __iadd__(self, o):
+        self.v = self.v + o
+        return self""", """\
+class _Imm$u:
+    def __init__(self, v):
+        self.v = v
+
+    def __iadd__(self, o):
+        return _Imm$u(self.v + o * 2.0)""")
+ti("$r = sum([_M$u($a), _M$u($b)], _M$u($K)).v + sum([_M$u($a), _M$u($b)]).v * $b + ($a * _L$u($b)).v + _L$u($a) * _L$u($K)", """\
+class _M$u:
+    def __init__(self, v):
+        self.v = v
+
+    def __add__(self, o):
+        return _M$u(self.v + (o.v if isinstance(o, _M$u) else o))
+
+    def __radd__(self, o):
+        return _M$u(o + self.v * 2.0)""", """\
+class _L$u:
+    def __init__(self, v):
+        self.v = v
+
+    def __mul__(self, o):
+        if isinstance(o, _L$u):
+            return self.v * o.v
+        return NotImplemented
+
+    def __rmul__(self, o):
+        return _L$u(o * self.v * 0.5)""")
+ti("""\
+$t1 = _Box$u($a)
+vars($t1).update(q=$b * $K, p=$t1.p * $b)
+$t1.__dict__['s'] = $t1.p + $t1.q
+$t1.__dict__.setdefault('p', 100.0)
+$r = $t1.s * $t1.p + $t1.total()""", """\
+class _Box$u:
+    def __init__(self, p):
+        self.p = p
+
+    def total(self):
+        return sum(self.__dict__.values())""")
+ti("""\
+$t1 = _NT$u._make(iter([$a, $b]))
+$t2 = $t1._replace(p=$K)
+$r = $t1.s + $t2.s + sum(_NT$u(*map(lambda z: z * 2.0, ($a, $b)))) + _NT$u.unit($b).q""", """\
+class _NT$u(collections.namedtuple('_NT0$u', 'p q')):
+    __slots__ = ()
+
+    @property
+    def s(self):
+        return self.p * self.q
+
+    @classmethod
+    def unit(cls, v):
+        return cls(1.0, v * 0.5)""")
+ti("""\
+$t1 = _Num$u($a)
+$r = abs($t1) + abs(-$t1) * $b + (2.0 ** $t1) * $K + pow($t1, 2).v + (+$t1).v""", """\
+class _Num$u:
+    def __init__(self, v):
+        self.v = v
+
+    def __abs__(self):
+        return self.v * self.v + 0.5
+
+    def __neg__(self):
+        return _Num$u(-self.v * 0.5)
+
+    def __pos__(self):
+        return _Num$u(self.v + 1.0)
+
+    def __pow__(self, e):
+        return _Num$u(self.v ** e)
+
+    def __rpow__(self, base):
+        return base ** math.tanh(self.v)
+
+    def __round__(self, n=None):
+        return self.v * 2.0""")
+ti("""\
+$t1 = [_E$u(1, $a), _E$u(2, $b), _E$u(3, $K)]
+$t1.remove(2)
+$r = $t1[$t1.index(3)].v * $t1[0].v + $t1.count(1) * $b + (2 in $t1) * $a + (_E$u(3, 0.0) in $t1) * $b""", """\
+class _E$u:
+    def __init__(self, k, v):
+        self.k, self.v = k, v
+
+    def __eq__(self, o):
+        return self.k == getattr(o, 'k', o)
+
+    __hash__ = None""")
+
+# the parts of the templates above that reverse mode refuses, alone (so that the rest of each is checked there)
+ti("$r = math.hypot(_Fl$u($a), $K) + math.fsum([_Fl$u($b), $K]) + math.sqrt(_Fl$u($b * $b + 0.1))", """\
+class _Fl$u:
+    def __init__(self, v):
+        self.v = v
+
+    def __float__(self):
+        return self.v * 2.0""")
+ti("$r = sum(itertools.islice(itertools.cycle(_It$u($a, $b, $K)), 4)) * 0.2 + sum(itertools.filterfalse(lambda z: z > 100.0, _It$u($b, $a)))", """\
+class _It$u:
+    def __init__(self, *v):
+        self.v = v
+
+    def __iter__(self):
+        for x in self.v:
+            yield x * 0.5""")
+ti("""\
+$t1 = dict(_Map$u($a, $b))
+$t2 = {**_Map$u($b, $K)}
+$r = $t1['p'] * $t2['q'] + $t1['q'] + _kw$u(**_Map$u($a, $K))""", """\
+class _Map$u:
+    def __init__(self, p, q):
+        self.p, self.q = p, q
+
+    def keys(self):
+        return ['p', 'q']
+
+    def __getitem__(self, k):
+        return getattr(self, k) * 1.5""", """\
+def _kw$u(p, q):
+    return p * q""")
+ti("""\
+$t1 = {_Key$u('p', $a): $b, _Key$u('q', $K): $a}
+$t1[_Key$u('p', 0.0)] = $t1[_Key$u('p', 1.0)] * $K
+$t2 = {_Key$u('s', $a), _Key$u('s', $b)}
+$r = sum(k.v for k in $t1) * $b + sum($t1.values()) + next(iter($t2)).v * $b""", """\
+class _Key$u:
+    def __init__(self, name, v):
+        self.name, self.v = name, v
+
+    def __eq__(self, o):
+        return isinstance(o, _Key$u) and o.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)""")
+ti("""\
+with _Sup$u() as $t1:
+    raise ValueError($a * $b)
+$r = $t1.caught + $b""", """\
+class _Sup$u:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, et, ev, tb):
+        self.caught = ev.args[0] if ev is not None else 0.0
+        return True""")
+ti("""\
+$t1 = copy.copy(_St$u($b, $a))
+$t2 = copy.deepcopy([_St$u($K, $a)])
+$r = $t1.p * $t1.q + $t2[0].p * $b""", """\
+class _St$u:
+    def __init__(self, p, q):
+        self.p, self.q = p, q
+
+    def __getstate__(self):
+        return {'p': self.p * 2.0, 'q': self.q}
+
+    def __setstate__(self, st):
+        self.__dict__.update(st)
+        self.q = self.q + 1.0""")
+ti("""\
+$t1 = _DA$u($a)
+$t1.w = $b * $K
+del $t1.v
+del $t1.w
+$r = sum($t1.log) * $b + len($t1.log)""", """\
+class _DA$u:
+    def __init__(self, v):
+        self.v = v
+        self.log = []
+
+    def __delattr__(self, name):
+        self.log.append(getattr(self, name))
+        object.__delattr__(self, name)""")
+ti("$r = round(_Num$u($a)) + round(_Num$u($b), 1) * $K", """\
+class _Num$u:
+    def __init__(self, v):
+        self.v = v
+
+    def __round__(self, n=None):
+        return self.v * 2.0""")
+ti("""\
+class $t1(_ISB$u, scale=$K):
+    def val(self, v):
+        return self.scale * v * v
+$r = $t1().val($b) + $t1.scale * $a + _ISB$u.last * $b""", """\
+class _ISB$u:
+    last = 0.0
+
+    def __init_subclass__(cls, scale=1.0, **kw):
+        super().__init_subclass__(**kw)
+        cls.scale = scale
+        _ISB$u.last = scale * 2.0""")
+
+# found by hand while writing these (each silently wrong in reverse mode on 2026-12-04): a data descriptor keeping
+# its value in the instance __dict__ under its own name; C constructors drawing a class that iterates in Python
+ti("""\
+$t1 = _TD$u($a, $b)
+$t1.p = $t1.p + $K
+$r = $t1.p * $t1.q + vars($t1)['q']""", """\
+class _Twice$u:
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return obj.__dict__[self.name] * 2.0
+
+    def __set__(self, obj, v):
+        obj.__dict__[self.name] = v""", """\
+class _TD$u:
+    p = _Twice$u()
+    q = _Twice$u()
+
+    def __init__(self, p, q):
+        self.p = p
+        self.q = q""")
+ti("""\
+$t1 = _NT$u._make(_It$u($a, $b))
+$t2 = _LS$u(_It$u($b, $K))
+$t3 = _DS$u(zip('pq', _It$u($a, $b)))
+$r = $t1.p * $t1.q + $t2[0] + $t2[1] * $a + $t3['p'] * $K + $t3['q']""", """\
+_NT$u = collections.namedtuple('_NT$u', 'p q')""", """\
+class _It$u:
+    def __init__(self, *v):
+        self.v = v
+
+    def __iter__(self):
+        for x in self.v:
+            yield x * 0.5""", """\
+class _LS$u(list):
+    def __init__(self, it):
+        super().__init__(it)""", """\
+class _DS$u(dict):
+    def __init__(self, pairs):
+        super().__init__(pairs)""")
