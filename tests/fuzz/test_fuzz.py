@@ -26,13 +26,8 @@ MAX_REPORTS = 12
 # reported) so that every other class is held at zero, and kept honest by test_known_open_classes_still_fail,
 # which fails once a class is fixed (then remove it here). The README's limits name each one.
 KNOWN_OPEN: dict = {
-    # (suite, template): {modes}: a class the fuzzer still finds, listed until it is fixed. Found by the
-    # `implicit` templates on 2026-12-04 (session 49; repros in the fuzz README's last section):
-    ("scalar", "implicit.17"): {"gradient", "hessian"},   # collections.OrderedDict(obj iterating in Python): 0
-    ("scalar", "implicit.29"): {"gradient", "derivative", "jvp", "hessian"},   # G[x] by __class_getitem__
-    ("scalar", "implicit.50"): {"gradient", "hessian"},   # a data descriptor storing in __dict__ under its name
-    ("scalar", "implicit.51"): {"gradient", "hessian"},   # namedtuple._make / super().__init__(obj) of list, dict
-    ("numpy", "implicit.3"): {"gradient", "hessian"},     # np.take(x, obj with __index__): IndexError (a crash)
+    # (suite, template): {modes}: a class the fuzzer still finds, listed until it is fixed. (The five the
+    # `implicit` templates found on 2026-12-04, session 49, are fixed: tests/contexts/test_sweep_49_fuzz_cases.py.)
 }
 
 
