@@ -845,7 +845,8 @@ def _data_descriptor_names(cls) -> frozenset:
     names = _DATA_DESCRIPTORS.get(cls)
     if names is None:
         names = frozenset(name for k in cls.__mro__ for name, v in vars(k).items()
-                          if hasattr(type(v), "__set__") or hasattr(type(v), "__delete__"))
+                          if (hasattr(type(v), "__set__") or hasattr(type(v), "__delete__"))
+                          and not (type(v) is property and _reads_own_entry(v.fget, name)))
         if len(_DATA_DESCRIPTORS) > 4096:
             _DATA_DESCRIPTORS.clear()
         _DATA_DESCRIPTORS[cls] = names
@@ -853,6 +854,41 @@ def _data_descriptor_names(cls) -> frozenset:
 
 
 _DATA_DESCRIPTORS: dict = {}
+
+
+def _reads_own_entry(fget, name: str) -> bool:
+    """fget is `def _get(self, name=name): return self.__dict__[name]` (scipy's tuple bunches' extra fields): the
+    instance dict's entry under the property's own name, as it is."""
+    if type(fget) is not types.FunctionType:
+        return False
+    try:
+        import ast
+        import inspect
+        import textwrap
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fget)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    return _own_entry_read(tree, fget, name)
+
+
+def _own_entry_read(tree, fget, name: str) -> bool:
+    import ast
+    fdef = tree.body[0] if tree.body else None
+    if not isinstance(fdef, ast.FunctionDef) or not fdef.args.args:
+        return False
+    body = [st for st in fdef.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return):
+        return False
+    v = body[0].value
+    if not (isinstance(v, ast.Subscript) and isinstance(v.value, ast.Attribute) and v.value.attr == "__dict__"
+            and isinstance(v.value.value, ast.Name) and v.value.value.id == fdef.args.args[0].arg):
+        return False
+    key = v.slice
+    if isinstance(key, ast.Constant):
+        return key.value == name
+    params = [a.arg for a in fdef.args.args]
+    defaults = dict(zip(params[len(params) - len(fget.__defaults__ or ()):], fget.__defaults__ or ()))
+    return isinstance(key, ast.Name) and key.id in defaults and defaults[key.id] == name
 
 
 def _class_attribute(cls, attr):
