@@ -13,6 +13,75 @@ def t(feature, body, *helpers):
     T.append((feature, body, helpers))
 
 
+# helper classes more than one template uses (each program gets its own copy, renamed by $u)
+_SHARED_BOX = """\
+class _Box$u:
+    def __init__(self, p, v):
+        self.p = p
+        self.v = v"""
+_SHARED_DA = """\
+class _DA$u:
+    def __init__(self, v):
+        self.v = v
+        self.log = []
+
+    def __delattr__(self, name):
+        self.log.append(getattr(self, name))
+        object.__delattr__(self, name)"""
+_SHARED_FL = """\
+class _Fl$u:
+    def __init__(self, v):
+        self.v = v
+
+    def __float__(self):
+        return self.v * 2.0"""
+_SHARED_ISB = """\
+class _ISB$u:
+    last = 0.0
+
+    def __init_subclass__(cls, scale=1.0, **kw):
+        super().__init_subclass__(**kw)
+        cls.scale = scale
+        _ISB$u.last = scale * 2.0"""
+_SHARED_IT = """\
+class _It$u:
+    def __init__(self, *v):
+        self.v = v
+
+    def __iter__(self):
+        for x in self.v:
+            yield x * 0.5"""
+_SHARED_KEY = """\
+class _Key$u:
+    def __init__(self, name, v):
+        self.name, self.v = name, v
+
+    def __eq__(self, o):
+        return isinstance(o, _Key$u) and o.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)"""
+_SHARED_ST = """\
+class _St$u:
+    def __init__(self, p, q):
+        self.p, self.q = p, q
+
+    def __getstate__(self):
+        return {'p': self.p * 2.0, 'q': self.q}
+
+    def __setstate__(self, st):
+        self.__dict__.update(st)
+        self.q = self.q + 1.0"""
+_SHARED_SUP = """\
+class _Sup$u:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, et, ev, tb):
+        self.caught = ev.args[0] if ev is not None else 0.0
+        return True"""
+
+
 # --- math --------------------------------------------------------------------------------------------
 t("math", "$r = math.sin($a) * $K + math.cos($b)")
 t("math", "$r = math.exp(math.tanh($a)) - $K * $b")
@@ -558,11 +627,7 @@ t("libpat", """\
 $t1 = _Box$u($a, [$b, $K])
 $t2 = copy.deepcopy($t1)
 $t2.v[0] = $t2.v[0] * $K2
-$r = $t1.v[0] + $t2.v[0] * $t1.p + copy.copy($t2).p""", """\
-class _Box$u:
-    def __init__(self, p, v):
-        self.p = p
-        self.v = v""")
+$r = $t1.v[0] + $t2.v[0] * $t1.p + copy.copy($t2).p""", _SHARED_BOX)
 t("libpat", "$r = _val$u(lambda $t1, $t2=$K: $t1 * $t2 + $b, $a)", """\
 def _val$u(fn, *args):
     sig = inspect.signature(fn)
@@ -711,11 +776,7 @@ t("libpat", """\
 $t1 = _Box$u($a, [$b])
 for $t2 in ('p',):
     setattr($t1, $t2, getattr($t1, $t2) * $K + getattr($t1, 'missing', 0.5))
-$r = sum(v for k, v in vars($t1).items() if k == 'p') + $t1.__dict__['v'][0]""", """\
-class _Box$u:
-    def __init__(self, p, v):
-        self.p = p
-        self.v = v""")
+$r = sum(v for k, v in vars($t1).items() if k == 'p') + $t1.__dict__['v'][0]""", _SHARED_BOX)
 t("libpat", """\
 $t1 = [_Box$u($a, [1.0]), _Box$u($b, [2.0]), _Box$u($K, [3.0])]
 $t1.sort(key=operator.attrgetter('p'))
@@ -1139,14 +1200,7 @@ ti("""\
 class $t1(_ISB$u, scale=$a):
     def val(self, v):
         return self.scale * v
-$r = $t1().val($b) + $t1.scale * $K + _ISB$u.last * $b""", """\
-class _ISB$u:
-    last = 0.0
-
-    def __init_subclass__(cls, scale=1.0, **kw):
-        super().__init_subclass__(**kw)
-        cls.scale = scale
-        _ISB$u.last = scale * 2.0""")
+$r = $t1().val($b) + $t1.scale * $K + _ISB$u.last * $b""", _SHARED_ISB)
 ti("$r = _Fn$u($a, $b) * $K + _Fn$u($b, $K)", """\
 class _MC$u(type):
     def __call__(cls, *args):
@@ -1201,13 +1255,7 @@ class _Ix$u:
 
     def __index__(self):
         return self.i""")
-ti("$r = float(_Fl$u($a)) * $b + math.sin(_Fl$u($b)) + math.exp(_Fl$u($a) ) * $K", """\
-class _Fl$u:
-    def __init__(self, v):
-        self.v = v
-
-    def __float__(self):
-        return self.v * 2.0""")
+ti("$r = float(_Fl$u($a)) * $b + math.sin(_Fl$u($b)) + math.exp(_Fl$u($a) ) * $K", _SHARED_FL)
 ti("""\
 $t1 = _Bag$u([$a, $b])
 $t2 = _Bag$u([])
@@ -1234,14 +1282,7 @@ class _Cd$u:
         self.n -= 1""")
 ti("""\
 $t1 = _It$u($a, $b, $K)
-$r = sum($t1) + max($t1) * min($t1) + sorted($t1)[1] + tuple($t1)[0] * list($t1)[-1] + sum(sorted($t1, reverse=True)[:2])""", """\
-class _It$u:
-    def __init__(self, *v):
-        self.v = v
-
-    def __iter__(self):
-        for x in self.v:
-            yield x * 0.5""")
+$r = sum($t1) + max($t1) * min($t1) + sorted($t1)[1] + tuple($t1)[0] * list($t1)[-1] + sum(sorted($t1, reverse=True)[:2])""", _SHARED_IT)
 ti("$r = sum(p * q for p, q in zip(_Sq$u($a, 3), [$b, $K, 1.0])) + sum(map(math.sin, _Sq$u($b, $N))) + "
               "sum(filter(lambda z: z > 0.0, _Sq$u($a, 2))) + sum(i * z for i, z in enumerate(_Sq$u($b, 3)))", """\
 class _Sq$u:
@@ -1254,27 +1295,13 @@ class _Sq$u:
         return self.v * (i + 1) * 0.3""")
 ti("""\
 $t1 = _It$u($a, $b, $K)
-$r = statistics.fmean($t1) + sum(itertools.islice(iter($t1), 2)) * 0.2 + heapq.nlargest(1, $t1)[0] + sum(itertools.accumulate($t1)) * 0.1 + statistics.median($t1)""", """\
-class _It$u:
-    def __init__(self, *v):
-        self.v = v
-
-    def __iter__(self):
-        for x in self.v:
-            yield x * 0.5""")
+$r = statistics.fmean($t1) + sum(itertools.islice(iter($t1), 2)) * 0.2 + heapq.nlargest(1, $t1)[0] + sum(itertools.accumulate($t1)) * 0.1 + statistics.median($t1)""", _SHARED_IT)
 ti("""\
 $t1 = _It$u($a, $b, $K)
 $t2, $t3 = itertools.tee($t1)
 $r = sum(p * q for p, q in itertools.pairwise($t2)) + sum(p + q for p, q in itertools.zip_longest($t3, [1.0], fillvalue=$b))
 $r = $r + sum(itertools.compress(_It$u($a, $b), [1, 0])) + sum(itertools.takewhile(lambda z: z < 100.0, _It$u($b, $a)))
-$r = $r + sum(filter(lambda z: z < 100.0, $t1)) + sum(itertools.chain.from_iterable([$t1, [$K]]))""", """\
-class _It$u:
-    def __init__(self, *v):
-        self.v = v
-
-    def __iter__(self):
-        for x in self.v:
-            yield x * 0.5""")
+$r = $r + sum(filter(lambda z: z < 100.0, $t1)) + sum(itertools.chain.from_iterable([$t1, [$K]]))""", _SHARED_IT)
 ti("""\
 $t1 = dict(_KV$u(p=$a, q=$b))
 $t2 = collections.OrderedDict(_KV$u(s=$K, z=$a))
@@ -1304,16 +1331,7 @@ ti("""\
 $t1 = {_Key$u('p', 0.5): $b, _Key$u('q', $K): $a}
 $t1[_Key$u('p', 0.0)] = $t1[_Key$u('p', 1.0)] * $K + $t1[_Key$u('q', 1.0)]
 $t2 = {_Key$u('s', 1.0), _Key$u('s', 2.0)}
-$r = sum($t1.values()) + sum(k.v for k in $t1) * $b + $t1.get(_Key$u('z', 0.0), $K2) + next(iter($t2)).v * $b""", """\
-class _Key$u:
-    def __init__(self, name, v):
-        self.name, self.v = name, v
-
-    def __eq__(self, o):
-        return isinstance(o, _Key$u) and o.name == self.name
-
-    def __hash__(self):
-        return hash(self.name)""")
+$r = sum($t1.values()) + sum(k.v for k in $t1) * $b + $t1.get(_Key$u('z', 0.0), $K2) + next(iter($t2)).v * $b""", _SHARED_KEY)
 ti("""\
 $t1 = [_Ord$u($a, $b), _Ord$u($b * $K, $a), _Ord$u($K, 1.0)]
 $r = sorted($t1)[0].v * max($t1).v + min($t1).k + heapq.nsmallest(2, $t1)[1].v + ($t1[0] >= $t1[1]) * $a
@@ -1367,14 +1385,7 @@ class _Scale$u:
 
     def __exit__(self, *exc):
         self.box[0] = self.box[0] + self.old
-        return False""", """\
-class _Sup$u:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, et, ev, tb):
-        self.caught = ev.args[0] if ev is not None else 0.0
-        return True""")
+        return False""", _SHARED_SUP)
 ti("""\
 $t1 = _Aff$u($a, $K)
 $r = sum(map($t1, [$b, $a, 1.0])) + sum(map(_Aff$u($b, 0.1), itertools.repeat($a, 2))) + max(map($t1, (-5.0, $b)))
@@ -1456,17 +1467,7 @@ class _Rd$u:
         self.p, self.q = p, q
 
     def __reduce__(self):
-        return (_Rd$u, (self.q, self.p))""", """\
-class _St$u:
-    def __init__(self, p, q):
-        self.p, self.q = p, q
-
-    def __getstate__(self):
-        return {'p': self.p * 2.0, 'q': self.q}
-
-    def __setstate__(self, st):
-        self.__dict__.update(st)
-        self.q = self.q + 1.0""")
+        return (_Rd$u, (self.q, self.p))""", _SHARED_ST)
 ti("""\
 $t1 = _PI$u($a, $b)
 $t1.hist.append($K)
@@ -1560,15 +1561,7 @@ class _Store$u:
         return self.d[k]
 
     def __delitem__(self, k):
-        self.last = self.d.pop(k)""", """\
-class _DA$u:
-    def __init__(self, v):
-        self.v = v
-        self.log = []
-
-    def __delattr__(self, name):
-        self.log.append(getattr(self, name))
-        object.__delattr__(self, name)""")
+        self.last = self.d.pop(k)""", _SHARED_DA)
 ti("""\
 $t1 = _Acc$u($a)
 $t2 = $t1
@@ -1680,21 +1673,8 @@ class _E$u:
     __hash__ = None""")
 
 # the parts of the templates above that reverse mode refuses, alone (so that the rest of each is checked there)
-ti("$r = math.hypot(_Fl$u($a), $K) + math.fsum([_Fl$u($b), $K]) + math.sqrt(_Fl$u($b * $b + 0.1))", """\
-class _Fl$u:
-    def __init__(self, v):
-        self.v = v
-
-    def __float__(self):
-        return self.v * 2.0""")
-ti("$r = sum(itertools.islice(itertools.cycle(_It$u($a, $b, $K)), 4)) * 0.2 + sum(itertools.filterfalse(lambda z: z > 100.0, _It$u($b, $a)))", """\
-class _It$u:
-    def __init__(self, *v):
-        self.v = v
-
-    def __iter__(self):
-        for x in self.v:
-            yield x * 0.5""")
+ti("$r = math.hypot(_Fl$u($a), $K) + math.fsum([_Fl$u($b), $K]) + math.sqrt(_Fl$u($b * $b + 0.1))", _SHARED_FL)
+ti("$r = sum(itertools.islice(itertools.cycle(_It$u($a, $b, $K)), 4)) * 0.2 + sum(itertools.filterfalse(lambda z: z > 100.0, _It$u($b, $a)))", _SHARED_IT)
 ti("""\
 $t1 = dict(_Map$u($a, $b))
 $t2 = {**_Map$u($b, $K)}
@@ -1714,55 +1694,21 @@ ti("""\
 $t1 = {_Key$u('p', $a): $b, _Key$u('q', $K): $a}
 $t1[_Key$u('p', 0.0)] = $t1[_Key$u('p', 1.0)] * $K
 $t2 = {_Key$u('s', $a), _Key$u('s', $b)}
-$r = sum(k.v for k in $t1) * $b + sum($t1.values()) + next(iter($t2)).v * $b""", """\
-class _Key$u:
-    def __init__(self, name, v):
-        self.name, self.v = name, v
-
-    def __eq__(self, o):
-        return isinstance(o, _Key$u) and o.name == self.name
-
-    def __hash__(self):
-        return hash(self.name)""")
+$r = sum(k.v for k in $t1) * $b + sum($t1.values()) + next(iter($t2)).v * $b""", _SHARED_KEY)
 ti("""\
 with _Sup$u() as $t1:
     raise ValueError($a * $b)
-$r = $t1.caught + $b""", """\
-class _Sup$u:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, et, ev, tb):
-        self.caught = ev.args[0] if ev is not None else 0.0
-        return True""")
+$r = $t1.caught + $b""", _SHARED_SUP)
 ti("""\
 $t1 = copy.copy(_St$u($b, $a))
 $t2 = copy.deepcopy([_St$u($K, $a)])
-$r = $t1.p * $t1.q + $t2[0].p * $b""", """\
-class _St$u:
-    def __init__(self, p, q):
-        self.p, self.q = p, q
-
-    def __getstate__(self):
-        return {'p': self.p * 2.0, 'q': self.q}
-
-    def __setstate__(self, st):
-        self.__dict__.update(st)
-        self.q = self.q + 1.0""")
+$r = $t1.p * $t1.q + $t2[0].p * $b""", _SHARED_ST)
 ti("""\
 $t1 = _DA$u($a)
 $t1.w = $b * $K
 del $t1.v
 del $t1.w
-$r = sum($t1.log) * $b + len($t1.log)""", """\
-class _DA$u:
-    def __init__(self, v):
-        self.v = v
-        self.log = []
-
-    def __delattr__(self, name):
-        self.log.append(getattr(self, name))
-        object.__delattr__(self, name)""")
+$r = sum($t1.log) * $b + len($t1.log)""", _SHARED_DA)
 ti("$r = round(_Num$u($a)) + round(_Num$u($b), 1) * $K", """\
 class _Num$u:
     def __init__(self, v):
@@ -1774,14 +1720,7 @@ ti("""\
 class $t1(_ISB$u, scale=$K):
     def val(self, v):
         return self.scale * v * v
-$r = $t1().val($b) + $t1.scale * $a + _ISB$u.last * $b""", """\
-class _ISB$u:
-    last = 0.0
-
-    def __init_subclass__(cls, scale=1.0, **kw):
-        super().__init_subclass__(**kw)
-        cls.scale = scale
-        _ISB$u.last = scale * 2.0""")
+$r = $t1().val($b) + $t1.scale * $a + _ISB$u.last * $b""", _SHARED_ISB)
 
 # found by hand while writing these (each silently wrong in reverse mode on 2026-12-04): a data descriptor keeping
 # its value in the instance __dict__ under its own name; C constructors drawing a class that iterates in Python
@@ -1812,14 +1751,7 @@ $t1 = _NT$u._make(_It$u($a, $b))
 $t2 = _LS$u(_It$u($b, $K))
 $t3 = _DS$u(zip('pq', _It$u($a, $b)))
 $r = $t1.p * $t1.q + $t2[0] + $t2[1] * $a + $t3['p'] * $K + $t3['q']""", """\
-_NT$u = collections.namedtuple('_NT$u', 'p q')""", """\
-class _It$u:
-    def __init__(self, *v):
-        self.v = v
-
-    def __iter__(self):
-        for x in self.v:
-            yield x * 0.5""", """\
+_NT$u = collections.namedtuple('_NT$u', 'p q')""", _SHARED_IT, """\
 class _LS$u(list):
     def __init__(self, it):
         super().__init__(it)""", """\
