@@ -23,11 +23,12 @@ import overdub
 from ..forward.dual import Dual as _Dual, as_python_number, numpy_scalar_dual, primal
 from ..forward.holds import dual_free
 from ..rules import generic
-from ..rules.containers import constant_member as _constant_member, own_mapping_refused, refuse_differentiated_key
+from ..rules.containers import (class_subscript_refused, constant_member as _constant_member, own_mapping_refused,
+                                refuse_differentiated_key, subscripts_a_class)
 from ..rules.generic import dropped_nan_zero
 from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
-from ..rules.registry import own_operators, registry
+from ..rules.registry import function_tree, own_operators, registry
 from overdub.errors import OverdubError, lost_work, not_swallowed as _not_swallowed
 from overdub.ops import Unswallowing
 from overdub.ops import HEAPTYPE
@@ -859,22 +860,9 @@ _DATA_DESCRIPTORS: dict = {}
 def _reads_own_entry(fget, name: str) -> bool:
     """fget is `def _get(self, name=name): return self.__dict__[name]` (scipy's tuple bunches' extra fields): the
     instance dict's entry under the property's own name, as it is."""
-    if type(fget) is not types.FunctionType:
-        return False
-    try:
-        import ast
-        import inspect
-        import textwrap
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fget)))
-    except (OSError, TypeError, SyntaxError):
-        return False
-    return _own_entry_read(tree, fget, name)
-
-
-def _own_entry_read(tree, fget, name: str) -> bool:
     import ast
-    fdef = tree.body[0] if tree.body else None
-    if not isinstance(fdef, ast.FunctionDef) or not fdef.args.args:
+    fdef = function_tree(fget)
+    if fdef is None or not fdef.args.args:
         return False
     body = [st for st in fdef.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
     if len(body) != 1 or not isinstance(body[0], ast.Return):
@@ -3118,13 +3106,8 @@ def key_lookup(obj, key):
     """Before `d[k]`, `d.get(k)`, `d.pop(k)`, `d.setdefault(k)` with k differentiated: a hit is refused
     (`containers.refuse_differentiated_key`: the entry's value was not computed from this key)."""
     differs = runtime._may_differ(key, 0)
-    if differs and isinstance(obj, type) and type(getattr(obj, "__class_getitem__", None)) is types.MethodType:
-        # `G[x]`: the class's `__class_getitem__` makes a class from x, natively (its attributes are constants
-        # to reverse mode: 0 for 3, fuzz F's W1)
-        raise runtime.UnsupportedFunction(
-            f"reverse mode does not differentiate subscripting the class {obj.__qualname__} by a differentiated "
-            "value (`__class_getitem__`)", where=runtime._user_line(),
-            fix="pass the value to an instance (`G(x)`) or an ordinary function instead")
+    if differs and subscripts_a_class(obj):
+        raise class_subscript_refused(obj)
     if isinstance(obj, (dict, types.MappingProxyType)) and (differs or remembered_text((key,))):
         refuse_differentiated_key(obj, key)  # (a differentiated value's text too: a memo keyed by f"{t:.10g}")
     if differs and type(obj).__flags__ & HEAPTYPE and type(getter := getattr(type(obj), "__getitem__", None)) is types.FunctionType \

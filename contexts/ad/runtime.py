@@ -356,6 +356,17 @@ def _rrule_back(pb, dy, dself, S):
     return None, tuple(grads), dkw
 
 
+def values_refused(what: str, a) -> None:
+    """a, an ndarray subclass's instance met by a rule or an operator's adjoint: refused where its values are not
+    what the rule's formula sees -- a masked array with masked entries (its reductions and operators skip
+    them) or a class whose `__array_finalize__`/`__array_wrap__` change them (`registry.changes_values`)."""
+    if isinstance(a, _MASKED):
+        if masked_entries(a):
+            raise masked_refused(what)
+    elif changes_values(type(a)):
+        raise finalize_refused(type(a))
+
+
 def overriding_refused(what: str, *args, dunder: str | None = None) -> None:
     """Refused: an ndarray subclass among args computing what numpy's rule differentiates by code of its own
     that the engine does not run: its `__array_ufunc__` under an operator it has no method for (`a * 3.0` of a
@@ -364,10 +375,8 @@ def overriding_refused(what: str, *args, dunder: str | None = None) -> None:
     that code, numpy's derivatives do not (6 for 12, 2 for 4, pkJ W6)."""
     for a in args:
         t = type(a)
-        if t is not _NDARRAY and masked_entries(a):  # (numpy's own subclass: its operators skip masked entries)
-            raise masked_refused(what)
-        if t is not _NDARRAY and t is not _Dual and isinstance(a, np.ndarray) and changes_values(t):
-            raise finalize_refused(t)  # (its `__array_finalize__`/`__array_wrap__` may change the values)
+        if t is not _NDARRAY and t is not _Dual and isinstance(a, np.ndarray):
+            values_refused(what, a)
         if t is _NDARRAY or not isinstance(a, np.ndarray) or t is _Dual or t.__module__.startswith("numpy"):
             continue
         ufunc = type(getattr(t, "__array_ufunc__", None)) is types.FunctionType
@@ -750,13 +759,10 @@ def call(mask, f, /, *args, **kw):
         if is_method and (method := stair_method(f, args)) is not None:  # (`a.round(13)`: np.round's, pkA's elote)
             staircase_reverse(*method, kw)
         if rule.kind != "nondiff" and f is not _VIEW:
-            for a in full:  # (a masked array's entries: numpy skips the masked ones, the rules would not)
+            for a in full:
                 t = type(a)
-                if t is not float and t is not _NDARRAY and t is not int and isinstance(a, np.ndarray):
-                    if isinstance(a, _MASKED) and masked_entries(a):
-                        raise masked_refused(f"`{getattr(f, '__qualname__', None) or getattr(f, '__name__', f)}`")
-                    if t is not _Dual and changes_values(t):
-                        raise finalize_refused(t)
+                if t is not float and t is not _NDARRAY and t is not int and t is not _Dual and isinstance(a, np.ndarray):
+                    values_refused(f"`{getattr(f, '__qualname__', None) or getattr(f, '__name__', f)}`", a)
         if rule.adjoint is not None:
             impl = rule.impl
             if (type(f) is not types.BuiltinFunctionType and not isinstance(f, np.ufunc)
@@ -1947,13 +1953,6 @@ def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
         # computing `sin(a)` had the field's cotangent taken for the argument's, silently 1.0 for 1.27)
         return cls(*args, **kw), (_fields_back, list(cls._fields), len(args), tuple(kw), None)
     base = dict if issubclass(cls, dict) else list if issubclass(cls, list) else None
-    if base is not None and not cls.__flags__ & _HEAPTYPE and cls is not base and len(args) == 1 \
-            and iterated_by_python(args[0]) and not (base is dict and hasattr(args[0], "keys")):
-        # a C subclass (`collections.OrderedDict(obj)`) of an object iterating in Python: made empty, then
-        # filled as code (natively its `__iter__` ran unrecorded: 0 for 2, fuzz F's W2)
-        obj = cls()
-        _, pb = _twin_call(EVERY_ARGUMENT, drawn_extend if base is list else drawn_update, (obj,), args, kw)
-        return obj, (None if pb is None else (_construct_back, pb))
     if base is not None and cls.__new__ is base.__new__:
         if init is base.__init__ and args and iterated_by_python(args[0]) and not (
                 base is dict and hasattr(args[0], "keys")):

@@ -32,7 +32,7 @@ from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, dataclass_init_
                                staircase_text as fine_staircase, staircased, text_call, text_of)
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
-from ..rules.containers import SEQUENCE_FORMS, holds
+from ..rules.containers import SEQUENCE_FORMS, class_subscript_refused, holds, subscripts_a_class
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
 from ..rules.numpy.inplace import refuse_overlapping_out
 from ..rules.numpy.stand_ins import store_part
@@ -292,13 +292,8 @@ class ForwardContext(overdub.Context):
             return fn(*args)
         if fn is _GETITEM:  # `obj[i]`, as Python does it; a dict's hit by a perturbed key is refused
             obj, key = args
-            if isinstance(obj, type) and has_dual(key) and type(getattr(obj, "__class_getitem__", None)) is types.MethodType:
-                # `G[x]`: the class's `__class_getitem__` makes a class from x (its attributes are constants to
-                # every engine: 0 for 3, fuzz F's W1)
-                raise OverdubError(
-                    f"forward mode does not differentiate subscripting the class {obj.__qualname__} by a "
-                    "differentiated value (`__class_getitem__`)", where=_conversion_site(),
-                    fix="pass the value to an instance (`G(x)`) or an ordinary function instead")
+            if subscripts_a_class(obj) and has_dual(key):
+                raise class_subscript_refused(obj)  # (`G[x]`, every mode's refusal)
             if isinstance(obj, MAPPINGS) and (has_dual(key) or type(key) is str and remembered_text((key,))):
                 key_lookup(obj, key)  # (a differentiated value's text too: a memo keyed by f"{t:.10g}")
             getitem = getattr(type(obj), "__getitem__", None)

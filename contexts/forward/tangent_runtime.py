@@ -33,7 +33,7 @@ from overdub.ops import Unswallowing
 from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, asks_a_generator, ORDER_OPS, STAIRS, EagerIterationError, addresses,
                                closing_in, converged, eager, eager_items, endless, own_test_method, parsed, remembered_text,
                                staircase_fd, stair_method, stairs_fd, text, users_class, _TEXTS, parse_check)
-from ..rules.containers import refuse_differentiated_key as key_lookup
+from ..rules.containers import refuse_differentiated_key as key_lookup, subscripts_a_class
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
 from ..rules.numpy.inplace import refuse_overlapping_out
@@ -745,7 +745,7 @@ def fd_subscript(obj, idx, tobj, tidx):
     """`obj[idx]` with an index that may carry a tangent: a class's own `__getitem__` (Python code:
     `np.r_[x, 1.0]`, a user's table looked up at a float) is differentiated as a call with the index's
     tangent; an array's, list's or dict's index has none (it selects), so those are indexed as usual."""
-    if isinstance(obj, type) and not _all_zero(tidx) and type(getattr(obj, "__class_getitem__", None)) is types.MethodType:
+    if not _all_zero(tidx) and subscripts_a_class(obj):
         raise NotTransformable("a class subscripted by a differentiated value")  # (the duals refuse it by name)
     gi = getattr(type(obj), "__getitem__", None)
     if type(gi) is types.FunctionType and not _all_zero(tidx):

@@ -27,7 +27,8 @@ from .cotangents import Tangent, acc, fields_of, has_fields, merge_into, own_dic
 from .leaves import Labels, carries_none
 from .registry import NoRuleError, registry
 
-__all__ = ["own_mapping_refused", "mutating", "SHARED_SAFELY", "DifferentiatedKey", "refuse_differentiated_key"]
+__all__ = ["own_mapping_refused", "mutating", "SHARED_SAFELY", "DifferentiatedKey", "refuse_differentiated_key",
+           "subscripts_a_class", "class_subscript_refused"]
 
 
 class DifferentiatedKey(OverdubError):
@@ -55,6 +56,23 @@ def refuse_differentiated_key(obj, key) -> None:
         where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})" if frame else None,
         fix="memoise with functools.lru_cache / functools.cache (bypassed while differentiating), key the "
             "dict by something that does not depend on the inputs, or clear the memo before differentiating")
+
+
+def subscripts_a_class(obj) -> bool:
+    """`obj[k]` is a class's `__class_getitem__` (`G[x]`): a class made from k, natively."""
+    return isinstance(obj, type) and type(getattr(obj, "__class_getitem__", None)) is types.MethodType
+
+
+def class_subscript_refused(obj) -> OverdubError:
+    """`G[x]` with x differentiated, every mode: the class made from x holds its value as a class attribute,
+    a constant to every engine (0 for 3, fuzz F's W1)."""
+    from .frames import outside_engine
+    frame = outside_engine(sys._getframe(1))
+    return OverdubError(
+        f"subscripting the class {obj.__qualname__} by a differentiated value (`__class_getitem__`) is not "
+        "differentiated: the class it makes holds the value as a class attribute, a constant",
+        where=f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{frame.f_lineno})" if frame else None,
+        fix="pass the value to an instance (`G(x)`) or an ordinary function instead")
 
 
 def holds(x, test, depth: int = 3) -> bool:

@@ -804,16 +804,8 @@ _READING_CALLS = frozenset({"getattr", "hasattr", "isinstance", "issubclass", "t
 
 def _hook_changes(cls, fn, name: str, depth: int = 0) -> bool:
     import ast
-    import inspect
-    import textwrap
-    if isinstance(fn, (staticmethod, classmethod)) or type(fn) is not types.FunctionType:
-        return True
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
-        return True
-    fdef = tree.body[0]
-    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fdef.args.args:
+    fdef = function_tree(fn)
+    if fdef is None or not fdef.args.args:
         return True
     me = fdef.args.args[0].arg
     given = fdef.args.args[1].arg if len(fdef.args.args) > 1 else None
@@ -862,6 +854,20 @@ def _hands_self(e, me: str, kept: set) -> bool:
     import ast
     inner = {id(n.value) for n in ast.walk(e) if isinstance(n, ast.Attribute) and n.attr in kept}
     return any(isinstance(n, ast.Name) and n.id == me and id(n) not in inner for n in ast.walk(e))
+
+
+def function_tree(fn):
+    """fn's definition as a tree (`overdub.passes.get_source`, decorators stripped), or None: not a Python
+    function, or no source."""
+    import ast
+    if type(fn) is not types.FunctionType:
+        return None
+    try:
+        from overdub.passes import get_source
+        tree = get_source(fn.__code__, fn.__globals__).tree
+    except Exception:  # (no source: nothing known)
+        return None
+    return tree if isinstance(tree, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 
 def _mentions(e, names: set) -> bool:
