@@ -21,7 +21,7 @@ import numpy as np
 # (forward mode depends on nothing of reverse mode: no cycle)
 from ..forward.dual import Dual as _Dual, primal
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
-from ..rules.leaves import ArrayLeaf, Scalar, container_of, kind_of
+from ..rules.leaves import ArrayLeaf, Scalar, container_of, in_kind, kind_of
 
 __all__ = ["Session", "finalize", "zero_of", "TICKS", "CHANGES"]
 
@@ -315,11 +315,11 @@ def _leaf_cotangent(d, x):
     (a dask array): kept in its type, lazily (a dask gradient of a numpy input stays a dask array: the
     user computes it, on the client or the cluster)."""
     if d is None:
-        return zero_of(x)
+        return in_kind(zero_of(x), x)
     if not isinstance(x, (np.ndarray, ArrayLeaf)):  # a number's: as a number's cotangent
         return d
-    if d.shape != x.shape:
+    if np.shape(d) != x.shape:
         d = np.broadcast_to(d, x.shape)
     if x.dtype.kind == "f" and d.dtype != x.dtype and d.dtype.kind == "f":
         d = d.astype(x.dtype)
-    return d
+    return in_kind(d, x)  # (a JAX array's gradient: a JAX array, where numpy's rules gave an ndarray)

@@ -27,7 +27,7 @@ from ..lowered.bisection import check_entry
 from ..lowered.runtime import HISTORY, Run, _Staircased, closed_in
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.cotangents import Refused
-from ..rules.leaves import CONTAINERS, Scalar, container_of, kind_of
+from ..rules.leaves import CONTAINERS, ArrayLeaf, Scalar, container_of, in_kind, kind_of
 from ..rules.registry import registry
 
 from .arrays import to_array
@@ -188,7 +188,7 @@ def _tangent_out(y: Any, tag: Tag, unknown: bool = False) -> Any:
                 y.tangent.refuse()
             if type(y.primal) is Dual and y.primal.tag.ended:
                 raise kept_past_its_call()
-            return y.tangent
+            return in_kind(y.tangent, y.primal)  # (a JAX array's tangent: a JAX array)
         if y.tag.ended:  # (an earlier call's dual, not an outer derivative's: it would count as a constant)
             raise kept_past_its_call()
         if y.tag.order > tag.order:
@@ -505,7 +505,7 @@ def _fill_zeros(dy: Any, y: Any) -> Any:
         return _rebuilt(y, [_fill_zeros(d, v) for d, v in zip(dy, y)])
     if type(dy) is dict and isinstance(y, dict):
         return {k: _fill_zeros(dy.get(k, 0), v) for k, v in y.items()}
-    return dy
+    return in_kind(dy, y)  # (a JAX array's tangent: a JAX array, where numpy's rules gave an ndarray)
 
 
 def _seed(x: Any, t: Any) -> Any:
@@ -616,6 +616,13 @@ def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]
         # one direction in x's own arithmetic (the float64 seeds below would lose it: a Fraction's
         # exactness, an mpmath number's digits past a float's 16)
         return _value_and_derivative(f, x)
+    if isinstance(x, ArrayLeaf):  # (a JAX array's Jacobian: a JAX array, where numpy's rules gave an ndarray)
+        y, jac = _value_and_jacfwd_of_array(f, x, chunk)
+        return y, in_kind(jac, x)
+    return _value_and_jacfwd_of_array(f, x, chunk)
+
+
+def _value_and_jacfwd_of_array(f: Callable, x: Any, chunk: int | None) -> tuple[Any, Any]:
     xshape = tuple(getattr(x, "shape", ()))
     n = int(np.prod(xshape))
     reset = restorer(x)

@@ -120,12 +120,39 @@ class ArrayLeaf(abc.ABC):
 ARRAY_TYPES: list[type] = []  # the registered array types (empty: no engine needs to look for them)
 
 
-def register_array(cls: type) -> None:
-    """Register `cls` (and its subclasses) as an array type: see `ArrayLeaf`."""
+_KINDS: dict[type, Callable] = {}  # array type -> `asarray(g, like)`, for types numpy's rules do not keep
+
+
+def register_array(cls: type, *, asarray: Callable | None = None) -> None:
+    """Register `cls` (and its subclasses) as an array type: see `ArrayLeaf`. `asarray(g, like)` makes a
+    derivative g that numpy's rules computed as an ndarray into an array of `like`'s type: for a type that
+    numpy's functions do not hand back to (JAX's: `np.cos(x)` of one is an ndarray), so that a derivative
+    with respect to one, or of one, is of its kind (`in_kind`)."""
     if not isinstance(cls, type):
         raise TypeError(f"register_array takes a class, not {cls!r}")
     ArrayLeaf.register(cls)
     ARRAY_TYPES.append(cls)
+    if asarray is not None:
+        _KINDS[cls] = asarray
+
+
+def computed_by_numpy(x) -> bool:
+    """x is an array of a registered type whose derivatives numpy's rules compute as ndarrays from its
+    values (JAX's, registered with `asarray`), not in its own type (dask's, lazily)."""
+    return bool(_KINDS) and isinstance(x, tuple(_KINDS))
+
+
+def in_kind(g, like):
+    """g, a derivative for `like`, as an array of `like`'s registered type where that type asked for it
+    (`register_array(cls, asarray=...)`: JAX's); otherwise g as it is."""
+    if not _KINDS or g is None or not isinstance(like, ArrayLeaf) or type(g) is type(like):
+        return g
+    for cls, asarray in _KINDS.items():
+        if isinstance(like, cls):
+            if isinstance(g, cls) or not isinstance(g, (_np.ndarray, _np.generic, int, float, complex)):
+                return g
+            return asarray(g, like)
+    return g
 
 
 def holds_array_leaf(values) -> bool:
@@ -284,7 +311,7 @@ forward mode's `dual * unit` and `dual / unit` make the quantity of the dual wit
 
 DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "dask.array": "contexts.rules.dask",
            "pint": "contexts.rules.pint", "xarray": "contexts.rules.xarray", "pandas": "contexts.rules.pandas",
-           "numexpr": "contexts.rules.numexpr",
+           "numexpr": "contexts.rules.numexpr", "jax.numpy": "contexts.rules.jax",
            "array_api_strict": "contexts.rules.array_api_strict", "scipy.stats": "contexts.rules.scipy_stats"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 

@@ -22,7 +22,7 @@ import operator
 import numpy as np
 
 from ..cotangents import Refused
-from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
+from ..leaves import ArrayLeaf, as_array, computed_by_numpy  # np.asarray, but a dask array is left as it is
 from ..registry import registry
 from ..sparsity_specs import STRUCTURAL, Custom
 from ._util import match_primal, may_carry, register_linear, unsupported, zeros
@@ -76,7 +76,9 @@ def getitem_adjoint(dy, y, x, idx):
     if x_.dtype.kind not in "fcO":  # integer and bool arrays carry no derivative; object arrays may
         return None, None
     if isinstance(x_, ArrayLeaf) or isinstance(dy, ArrayLeaf):
-        return match_primal(_leaf_getitem_cotangent(dy, x_, idx), x), None
+        if not (computed_by_numpy(x_) or computed_by_numpy(dy)):
+            return match_primal(_leaf_getitem_cotangent(dy, x_, idx), x), None
+        x_, dy = np.asarray(x_), np.asarray(dy)  # (a JAX array's: numpy's, every index; `in_kind` after)
     return match_primal(getitem_cotangent(dy, x_.shape, x_.dtype, idx), x), None
 
 
