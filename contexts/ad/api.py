@@ -17,7 +17,7 @@ from ..lowered.runtime import (CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as 
                               SpecialPoint, special_case)
 from ..rules.frames import entry_error
 from ..rules.watch import JUMP_WATCH as _JUMP_WATCH
-from ..rules.leaves import ArrayLeaf, Scalar, as_array, container_of, kind_of
+from ..rules.leaves import ArrayLeaf, Scalar, as_array, container_of, in_kind, kind_of
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
@@ -865,6 +865,7 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
             block = np.stack([as_array(e if e is not None else np.zeros_like(arr)).reshape(-1) for e in entries])
         blocks.append(block.reshape(yarr.shape + arr.shape) if yarr.ndim else block.reshape(arr.shape))
     blocks = _nan_rows_by_forward(f, args, blocks, yarr)
+    blocks = [in_kind(b, a) for b, a in zip(blocks, args)]  # (a JAX array's: a JAX array)
     return blocks[0] if len(args) == 1 else tuple(blocks)
 
 

@@ -283,8 +283,9 @@ def converted_by_numpy(v) -> bool:
     """v is an object of a class of its own that numpy converts to an array by its Python `__array__` (ase's
     Cell): inside numpy's compiled code, where no recording sees the conversion."""
     kind = type(v)
-    # (a class taking numpy's functions and ufuncs itself, dask's arrays, is no such conversion)
-    return (bool(kind.__flags__ & HEAPTYPE) and not isinstance(v, (np.ndarray, _Dual))
+    # (a class taking numpy's functions and ufuncs itself, dask's arrays, is no such conversion; nor is a
+    # registered array type's, JAX's: its values are the array, converted whole, their cotangent its own)
+    return (bool(kind.__flags__ & HEAPTYPE) and not isinstance(v, (np.ndarray, _Dual, ArrayLeaf))
             and type(getattr(kind, "__array__", None)) is types.FunctionType
             and getattr(kind, "__array_ufunc__", None) is None and getattr(kind, "__array_function__", None) is None)
 

@@ -185,7 +185,17 @@ def _mirror(ours, rule: Rule | None, theirs=None) -> bool:
         registry.adjoint(ours, kind=rule.kind)(_kind_adjoint(rule.adjoint, terms, name))
     if rule.frule is not None:
         registry.frule(ours, kind=rule.kind)(_kind_frule(rule.frule, ours, terms, name))
+    if theirs is not None:
+        registry.srule(ours)(_on_tracers(theirs, terms, name))  # sparsity: numpy's function on the tracers
     return True
+
+
+def _on_tracers(theirs, terms: _Terms, name: str):
+    def by_numpy(*args, **kwargs):
+        terms.check(name, args, kwargs)
+        return theirs(*args, **kwargs)
+    by_numpy.__name__ = f"{getattr(theirs, '__name__', 'fn')}_by_numpy"
+    return by_numpy
 
 
 def _mirror_module(mine, yours) -> None:
