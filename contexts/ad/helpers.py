@@ -1123,7 +1123,8 @@ def getitem_index_adj(S, dobj, g, obj, idx, bounds=False, obj_active=True):
     if isinstance(gi, property) and type(obj) is not _Dual and has_fields(obj):  # (giving the callable: `getitem_adj`)
         dself, dargs = _rerun_back(S, _subscript_of_field, obj, (idx, _item_field(obj)), g, dobj, boxed=True)
         return dself, dargs[0]
-    if type(gi) is types.FunctionType and type(obj) is not _Dual:
+    if type(gi) is types.FunctionType and type(obj) is not _Dual and not isinstance(obj, ArrayLeaf):
+        # (a JAX array's Python `__getitem__` is its library's: indexed as an ndarray is, by the rule)
         outer_forward(obj, g, "__getitem__")  # (see getitem_adj)
         dself, dargs = _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)
         if bounds and not _no_cotangent(dargs[0]):
@@ -3112,7 +3113,8 @@ def key_lookup(obj, key):
     if isinstance(obj, (dict, types.MappingProxyType)) and (differs or remembered_text((key,))):
         refuse_differentiated_key(obj, key)  # (a differentiated value's text too: a memo keyed by f"{t:.10g}")
     if differs and type(obj).__flags__ & HEAPTYPE and type(getter := getattr(type(obj), "__getitem__", None)) is types.FunctionType \
-            and not is_engine_class(type(obj)):  # (forward mode's duals under hessian: the engine's own)
+            and not is_engine_class(type(obj)) and not isinstance(obj, ArrayLeaf):
+        # (forward mode's duals under hessian: the engine's own; a JAX array's indexing: its library's)
         # (a class's own `__getitem__` runs natively: one storing the differentiated key loses its derivative)
         refuse_storing_method(getter, "[]", type(obj))
 

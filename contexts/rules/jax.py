@@ -12,14 +12,15 @@ numpy's mean), with two changes:
 - every cotangent and tangent given for a JAX array, or computed for one, is a JAX array
   (`jnp.asarray`): a gradient with respect to a JAX array is a JAX array of its dtype.
 
-numpy's rules compute on a JAX array's values by numpy's conversion (`np.asarray`: a view of the buffer on
+numpy's rules compute on a JAX array's values, converted by numpy (`np.asarray`: a view of the buffer on
 the CPU). On an accelerator that conversion copies to the host; a derivative is then right but slow.
 
 Code written against the array API (`xp = array_namespace(x)`, array-api-compat's) gets `jax.numpy` for a
 JAX array, whose functions these are. Double precision needs JAX's flag (`jax_enable_x64`); in single
 precision, derivatives are float32 as the values are.
 
-Loaded when `jax.numpy` is first imported (`leaves.DOMAINS`): `import contexts` does not import JAX.
+Loaded when `jax` is first imported, once its package has run (`leaves.DOMAINS`): `import contexts` does not
+import JAX.
 """
 
 from __future__ import annotations
@@ -139,10 +140,20 @@ def _terms(ours, theirs) -> _Terms | None:
     return _Terms(same, None if var_kw else frozenset(yours.parameters) - {"out"})
 
 
+def _host(v):
+    """v with its JAX arrays as ndarrays (numpy's view of each buffer on the CPU), as numpy's rules take
+    them; lists and tuples of them too (`jnp.concatenate([x, y])`)."""
+    if isinstance(v, _ARRAY):
+        return np.asarray(v)
+    if type(v) is list or type(v) is tuple:
+        return type(v)(_host(e) for e in v)
+    return v
+
+
 def _kind_adjoint(adjoint, terms: _Terms, name: str):
     def adjoint_in_kind(dy, y, *args, **kwargs):
         terms.check(name, args, kwargs)
-        gs = adjoint(dy, y, *args, **kwargs)
+        gs = adjoint(_host(dy), _host(y), *map(_host, args), **{k: _host(v) for k, v in kwargs.items()})
         if gs is None:
             return gs
         return tuple(_kept(g, a) for g, a in zip(gs, args)) + tuple(gs[len(args):])
@@ -154,7 +165,7 @@ def _kind_adjoint(adjoint, terms: _Terms, name: str):
 def _kind_frule(frule, ours, terms: _Terms, name: str):
     def frule_in_kind(tangents, *args, **kwargs):
         terms.check(name, args, kwargs)
-        _, t = frule(tangents, *args, **kwargs)
+        _, t = frule(_host(tuple(tangents)), *map(_host, args), **{k: _host(v) for k, v in kwargs.items()})
         y = ours(*args, **kwargs)
         if isinstance(y, tuple) and isinstance(t, tuple):
             return y, tuple(_kept(ti, yi) for ti, yi in zip(t, y))

@@ -311,7 +311,7 @@ forward mode's `dual * unit` and `dual / unit` make the quantity of the dual wit
 
 DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "dask.array": "contexts.rules.dask",
            "pint": "contexts.rules.pint", "xarray": "contexts.rules.xarray", "pandas": "contexts.rules.pandas",
-           "numexpr": "contexts.rules.numexpr", "jax.numpy": "contexts.rules.jax",
+           "numexpr": "contexts.rules.numexpr", "jax": "contexts.rules.jax",
            "array_api_strict": "contexts.rules.array_api_strict", "scipy.stats": "contexts.rules.scipy_stats"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 
