@@ -1766,11 +1766,29 @@ def _may_differ(a, depth) -> bool:
     if LABEL_TYPES and carries_none(a):  # a pandas index of integers, strings or dates (xarray's coordinates)
         return False
     if has_fields(a) and not isinstance(a, BaseException):
-        return any(_may_differ(v, depth + 1) for v in fields_of(a).values())
+        return _computes_in_c(ta) or any(_may_differ(v, depth + 1) for v in fields_of(a).values())
     return True  # a type the engine does not know: it may carry one
 
 
-_HEAPTYPE = overdub.ops.HEAPTYPE  # (a class of Python code)
+_IN_C: dict = {}
+_NOT_VALUES = frozenset({object, str, bytes, bytearray, list, tuple, dict, set, frozenset, int, bool})  # (their + and *)
+_C_VALUE_METHODS = ("__float__", "__complex__", "__array__", "__add__", "__mul__", "__getitem__", "__iter__")
+_C_SLOT = (type(object.__init__), type(str.join), type(object().__str__))  # wrapper, method descriptor, method-wrapper
+
+
+def _computes_in_c(cls) -> bool:
+    """cls holds values of its own in compiled code, beside its fields: a base class of C code (not `object`)
+    with arithmetic, a conversion to numbers, or items (a torch Tensor, whose `__dict__` is empty and whose
+    values are its C base's; a deque or array.array subclass). Such an object is no constant for having
+    constant fields: `float(t * t)`, `h.pop()`, `list(h)`, `a.tolist()` ran natively and an empty Tangent,
+    zero, came out."""
+    known = _IN_C.get(cls)
+    if known is None:
+        known = _IN_C[cls] = any(
+            base not in _NOT_VALUES and (base.__module__ or "").split(".")[0] not in ("datetime", "_io", "io")
+            and any(type(base.__dict__.get(n)) in _C_SLOT for n in _C_VALUE_METHODS)
+            for base in cls.__mro__)
+    return known
 
 
 def _fields_may_differ(a, depth) -> bool:

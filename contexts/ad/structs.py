@@ -18,6 +18,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from overdub.errors import OverdubError
+
 # (forward mode depends on nothing of reverse mode: no cycle)
 from ..forward.dual import Dual as _Dual, primal
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
@@ -305,9 +307,32 @@ def finalize(d, x):
         container = container_of(x)
         if container is not None:  # (an xarray DataArray: its gradient is a DataArray)
             return container.cotangent(d if isinstance(d, dict) or isinstance(d, np.ndarray) else None, x, finalize)
+        if d is not None and not isinstance(d, dict) and not _zero_valued(d):
+            _lost_through_compiled_code(x, d)
         fields = d if isinstance(d, dict) else {}
         return Tangent({k: finalize(fields.get(k), v) for k, v in fields_of(x).items()})
     return d
+
+
+def _zero_valued(d) -> bool:
+    try:
+        return not np.any(np.asarray(d, dtype=complex))
+    except (TypeError, ValueError):
+        return False
+
+
+def _lost_through_compiled_code(x, d):
+    """An object's cotangent came as a value, not as its fields': the object computed as a number or an
+    array in compiled code of its own class (a torch Tensor: `float(t)`, `t * t`, `t.numpy()`), which
+    reverse mode cannot take apart. Dropping it gave a zero gradient (an empty Tangent), silently."""
+    name = type(x).__name__
+    raise OverdubError(
+        f"reverse mode cannot differentiate with respect to a {type(x).__module__}.{name}: its derivative came "
+        f"through the class's compiled arithmetic or conversions (a {type(d).__name__}), which reverse mode "
+        f"cannot hand back to the object's fields, and would have been lost",
+        fix=f"pass its values instead (a numpy array or float: `np.asarray(...)`, `.numpy()`, `float(...)`), or "
+            f"register {name} as a value type (`contexts.rules.leaves.register_array` for arrays, "
+            f"`register_scalar` for numbers)")
 
 
 def _leaf_cotangent(d, x):
