@@ -1770,6 +1770,8 @@ def _may_differ(a, depth) -> bool:
     return True  # a type the engine does not know: it may carry one
 
 
+_HEAPTYPE = overdub.ops.HEAPTYPE  # (a class of Python code)
+
 _IN_C: dict = {}
 _NOT_VALUES = frozenset({object, str, bytes, bytearray, list, tuple, dict, set, frozenset, int, bool})  # (their + and *)
 _C_VALUE_METHODS = ("__float__", "__complex__", "__array__", "__add__", "__mul__", "__getitem__", "__iter__")
