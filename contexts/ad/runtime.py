@@ -1773,7 +1773,7 @@ def _may_differ(a, depth) -> bool:
 _HEAPTYPE = overdub.ops.HEAPTYPE  # (a class of Python code)
 
 _IN_C: dict = {}
-_NOT_VALUES = frozenset({object, str, bytes, bytearray, list, tuple, dict, set, frozenset, int, bool})  # (their + and *)
+_VALUE_FREE_BASES = frozenset({object, str, bytes, bytearray, list, tuple, dict, set, frozenset, int, bool})  # (their + and *)
 _C_VALUE_METHODS = ("__float__", "__complex__", "__array__", "__add__", "__mul__", "__getitem__", "__iter__")
 _C_SLOT = (type(object.__init__), type(str.join), type(object().__str__))  # wrapper, method descriptor, method-wrapper
 
@@ -1787,7 +1787,7 @@ def _computes_in_c(cls) -> bool:
     known = _IN_C.get(cls)
     if known is None:
         known = _IN_C[cls] = any(
-            base not in _NOT_VALUES and (base.__module__ or "").split(".")[0] not in ("datetime", "_io", "io")
+            base not in _VALUE_FREE_BASES and (base.__module__ or "").split(".")[0] not in ("datetime", "_io", "io")
             and any(type(base.__dict__.get(n)) in _C_SLOT for n in _C_VALUE_METHODS)
             for base in cls.__mro__)
     return known
