@@ -47,7 +47,7 @@ from ..rules.numpy.objects import computes_in_python, holds_objects
 from ..rules.numpy.stand_ins import store_part
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
-from .structs import CHANGES, CONTAINER_CHANGE, LAST_CHANGE, MEMORY_CHANGE, UNKNOWN_CHANGE, RECORDING_START, TICKS, Bare, Session, Viewed, bottom, changed, instance_dict_owner, remember_instance_dict
+from .structs import CHANGES, CONTAINER_CHANGE, LAST_CHANGE, MEMORY_CHANGE, UNKNOWN_CHANGE, RECORDING_START, TICKS, Bare, Session, Viewed, attributes_left, bottom, changed, instance_dict_owner, remember_instance_dict
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
 
@@ -992,6 +992,24 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
     if not has_fields(obj) and not isinstance(obj, (list, tuple, dict)) and \
             _class_attribute(type(obj), attr) is result:
         return dobj  # its class's attribute (the object has no fields): a constant, as a class's own reads are
+    if type(obj) is not _NDARRAY and isinstance(obj, np.ndarray) and attr in (own_dict(obj) or ()) and \
+            getattr(type(obj), attr, _MISSING) is _MISSING:
+        # an ndarray subclass's own attribute (ahrs' Quaternion's `.A`, stored by its `__new__`): its cotangent
+        # by name in the object's box, where the store's adjoint takes it (`_array_setattr_adj`); the array's
+        # own cotangent, dobj, passes through
+        if g is not None:
+            box = S.boxes.get(id(obj))
+            if box is None:
+                box = S.boxes[id(obj)] = Tangent()
+                S.keep.append(obj)
+            if not isinstance(box, dict):
+                raise runtime.UnsupportedFunction(
+                    f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__} "
+                    "(an ndarray subclass) read beside its items", where=runtime._user_line(),
+                    fix="keep that value in a variable or a plain object of its own")
+            box[attr] = acc(box.get(attr), g)
+            S.redo(attributes_left, obj)  # (taken by the store's adjoint, or refused when the pass ends: one
+        return dobj                       # `__array_finalize__` made in C, `getattr(obj, "scale")`, is no store)
     if isinstance(obj, (np.ndarray, np.generic, complex, float, int, ArrayLeaf)):
         return acc(dobj, _array_attr_adj(g, obj, attr))
     if attr == "__dict__" and type(result) is dict:  # the object's own fields: one box (structs.Session.box)
@@ -1620,11 +1638,9 @@ def _array_setattr_adj(S, dobj, obj, attr, old):
     box = S.boxes.get(id(obj))
     gv = box.pop(attr, None) if isinstance(box, dict) else None
     if isinstance(box, dict) and any(g is not None for g in box.values()):
-        raise runtime.UnsupportedFunction(
-            f"reverse mode does not differentiate through the attributes of a {type(obj).__name__} (an ndarray "
-            f"subclass) together with its values: the derivative of .{next(k for k, g in box.items() if g is not None)} "
-            f"would be lost", where=runtime._user_line(),
-            fix="keep that value in a variable or a plain object of its own")
+        # (another attribute's cotangent: its own store's adjoint takes it, earlier in the object's life, as
+        # ahrs' Quaternion stores `.A` then `.scalar_vector`; one no store takes is refused when the pass ends)
+        S.redo(attributes_left, obj)
     new = getattr(obj, attr)
     _restore_attr(obj, attr, old)
     S.redo(_setattr_stored, obj, attr, new)

@@ -18,6 +18,7 @@ import contextvars
 import dataclasses
 import datetime
 import functools
+import inspect
 import gc
 import numbers
 import operator
@@ -104,6 +105,7 @@ _MethodType = types.MethodType
 
 _TUPLE_NEW = tuple.__new__
 _FLOAT_NEW = float.__new__
+_NDARRAY_NEW = np.ndarray.__new__
 _OBJECT_SLOTS = {name: getattr(object, name) for name in ("__getattribute__", "__setattr__")}
 _OBJECT_INIT = object.__init__
 _OBJECT_DTYPE = np.dtype(object)
@@ -644,6 +646,9 @@ def call(mask, f, /, *args, **kw):
                 return call(mask, tuple_new, *args, **kw)
             if f is _FLOAT_NEW:  # a float subclass's constructor (the same shared key)
                 return call(mask, float_new, *args, **kw)
+            if f is _NDARRAY_NEW and (view := _whole_buffer(args, kw)) is not None:
+                # an ndarray subclass made over an array's memory (ahrs' Quaternion): the subclass's view of it
+                return _twin_call(EVERY_ARGUMENT, ndarray_new_view, (), view, {})
             if tf is _WRAPPER and f.__name__ == "__call__" and type(f.__self__) is not type \
                     and isinstance(f.__self__, type):  # `super().__call__(*a)` in a metaclass's __call__
                 return _construct(f.__self__, args, kw, meta=False)
@@ -1094,6 +1099,41 @@ def drawn_list_init(obj, items):
 def drawn_ordered_dict(pairs, **kw):
     """`collections.OrderedDict(pairs)` of pairs a class draws in Python: drawn first (as `drawn_update`)."""
     return collections.OrderedDict(list(pairs), **kw)
+
+
+def ndarray_new_view(subtype, shape, dtype, buffer):
+    """`np.ndarray.__new__(subtype, shape, dtype, buffer)` over a whole C-contiguous array of that dtype (an
+    ndarray subclass's constructor over an array's memory: ahrs' Quaternion): the subclass's view of the
+    array, as code reverse mode follows (the view's cotangent is the array's)."""
+    return buffer.reshape(shape).view(subtype)
+
+
+def _whole_buffer(args, kw):
+    """(subtype, shape, dtype, buffer) where `np.ndarray.__new__(*args, **kw)` is a view of a whole
+    C-contiguous ndarray `buffer` of its dtype, in C order (no offset, no strides); else None."""
+    try:
+        bound = _NDARRAY_NEW_SIGNATURE.bind(*args, **kw).arguments
+    except TypeError:
+        return None
+    buffer = bound.get("buffer")
+    if not isinstance(buffer, np.ndarray) or bound.get("offset", 0) != 0 or bound.get("strides") is not None \
+            or bound.get("order") not in (None, "C") or not buffer.flags.c_contiguous:
+        return None
+    try:
+        dtype, shape = np.dtype(bound.get("dtype", float)), bound["shape"]
+        size = int(np.prod(shape))
+    except (TypeError, ValueError):
+        return None
+    if dtype != buffer.dtype or size != buffer.size:
+        return None
+    return bound["subtype"], shape, dtype, buffer
+
+
+_NDARRAY_NEW_SIGNATURE = inspect.Signature([
+    inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, **({} if name in ("subtype", "shape") else
+                                                                        {"default": default}))
+    for name, default in (("subtype", None), ("shape", None), ("dtype", float), ("buffer", None), ("offset", 0),
+                          ("strides", None), ("order", None))])
 
 
 def drawn_tuple_new(cls, items):

@@ -219,12 +219,33 @@ class Session:
         return b
 
     def finish(self) -> None:
-        """Re-apply, in forward order, the mutations the reverse pass undid (primal state as after f)."""
+        """Re-apply, in forward order, the mutations the reverse pass undid (primal state as after f); then
+        refuse attribute cotangents of ndarray subclasses' instances that no store took (`attributes_left`)."""
         if not self._redo:
             return
+        left = []
         for fn, args in reversed(self._redo):
+            if fn is attributes_left:
+                left.append(args[0])
+                continue
             fn(*args)
         self._redo.clear()
+        for obj in left:
+            box = self.boxes.get(id(obj))
+            names = [k for k, g in box.items() if g is not None] if isinstance(box, dict) else ()
+            if names:
+                raise OverdubError(
+                    f"reverse mode does not differentiate through the attribute .{names[0]} of a "
+                    f"{type(obj).__name__} (an ndarray subclass) together with its values: its derivative went "
+                    f"to no store reverse mode recorded (one made in compiled code: `__array_finalize__` run "
+                    f"by numpy), and would be lost",
+                    fix="keep that value in a variable or a plain object of its own")
+
+
+def attributes_left(obj) -> None:
+    """A marker in a session's redo list (`Session.finish`): obj, an ndarray subclass's instance, held
+    cotangents of other attributes when the reverse pass undid a store of one; each must have been taken by
+    its own store's adjoint by the end of the pass."""
 
 
 def zero_of(x):
