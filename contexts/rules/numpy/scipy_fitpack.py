@@ -417,6 +417,7 @@ def curfit_rrule(*args, **kwargs):
 
 
 registry.sparsity(DENSE, _dfit.curfit)
+registry.set(_dfit.curfit, positional=("iopt", "x", "y", "w", "t", "wrk", "iwrk", "xb", "xe", "k", "s"))
 
 
 # -- fpcurf0(x, y, k, [w, xb, xe, s, nest]), fpcurf1(x, y, w, xb, xe, k, s, n, t, c, fp, fpint, nrdata, ier),
@@ -547,6 +548,8 @@ def _fpcurf_rrule(fn):
 
 
 for _fn in _FPCURF_ARGS:
+    # (UnivariateSpline passes w, xb, xe, s by keyword: forward mode moves them to their positions)
+    registry.set(_fn, positional=_FPCURF_ARGS[_fn][0][:7])  # (all given: forward mode moves them then)
     registry.frule(_fn)(_fpcurf_frule(_fn))
     registry.rrule(_fn)(_fpcurf_rrule(_fn))
     registry.sparsity(DENSE, _fn)
@@ -838,3 +841,4 @@ def regrid_smth_rrule(*args, **kwargs):
 
 
 registry.sparsity(DENSE, _dfit.regrid_smth)
+registry.set(_dfit.regrid_smth, positional=_REGRID_NAMES)
