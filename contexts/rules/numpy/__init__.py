@@ -14,6 +14,8 @@
   LAPACK's ?gbsv called directly (make_interp_spline).
 - `scipy_splines`: the kernels under B-splines: `_dierckx.evaluate_spline` (BSpline), `_dierckx._coloc`
   (make_interp_spline), FITPACK `splev`/`splder` (splev, PPoly.from_spline).
+- `scipy_fitpack`: FITPACK's curve fits (`curfit`: splrep; `fpcurf0`/`fpcurf1`/`fpcurfm1`: UnivariateSpline and its
+  subclasses; `regrid_smth`: RectBivariateSpline; `splint`, `spalde`) in the data values, knots held fixed.
 - `scipy_ppoly`: the kernels under PPoly, CubicSpline, PCHIP, Akima, BPoly (`_ppoly.evaluate`,
   `evaluate_bernstein`, `integrate`, `fix_continuity`).
 - `scipy_spatial`: `scipy.spatial.distance.cdist`/`pdist` (euclidean, sqeuclidean) and `squareform`.
@@ -42,7 +44,7 @@ __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "cou
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_special_more", "scipy_linalg", "scipy_banded", "scipy_splines",
               "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage", "scipy_sparse",
-              "scipy_matrices", "scipy_grid"):
+              "scipy_matrices", "scipy_grid", "scipy_fitpack"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)
