@@ -77,6 +77,9 @@ _HOW = frozenset({"stable", "kind", "optimize", "precision", "casting", "subok",
 
 _ALIASES = {"min": "a_min", "max": "a_max"}  # (jnp.clip's names for numpy's positions)
 
+# (function, keyword) whose JAX default None means numpy's default, as JAX documents it
+_NONE_IS_NUMPYS = frozenset({("arange", "step")})
+
 
 def _default(p):
     d = p.default
@@ -129,7 +132,8 @@ def _terms(ours, theirs) -> _Terms | None:
         same = 1 << 30  # (`einsum(subscripts, *operands)`)
     for name, p in yours.parameters.items():
         q = mine.parameters.get(name)
-        if q is None or name in _HOW or _default(p) is _ANY:
+        if q is None or name in _HOW or _default(p) is _ANY or (
+                _default(q) is None and (getattr(ours, "__name__", ""), name) in _NONE_IS_NUMPYS):
             continue
         try:
             if not (_default(p) is _default(q) or bool(_default(p) == _default(q))):
@@ -162,6 +166,22 @@ def _kind_adjoint(adjoint, terms: _Terms, name: str):
     return adjoint_in_kind
 
 
+def _kind_rrule(rrule, ours, terms: _Terms, name: str):
+    """numpy's `rrule` (the primal and its pullback at once) for JAX's function: the primal JAX's own."""
+    def rrule_in_kind(*args, **kwargs):
+        terms.check(name, args, kwargs)
+        _, back = rrule(*map(_host, args), **{k: _host(v) for k, v in kwargs.items()})
+        y = ours(*args, **kwargs)
+
+        def pullback_in_kind(dy):
+            gs = back(_host(dy))
+            return gs if gs is None else tuple(_kept(g, a) for g, a in zip(gs, args)) + tuple(gs[len(args):])
+        return y, pullback_in_kind
+
+    rrule_in_kind.__name__ = rrule_in_kind.__qualname__ = getattr(rrule, "__name__", "rrule")
+    return rrule_in_kind
+
+
 def _kind_frule(frule, ours, terms: _Terms, name: str):
     def frule_in_kind(tangents, *args, **kwargs):
         terms.check(name, args, kwargs)
@@ -181,19 +201,21 @@ def _mirror(ours, rule: Rule | None, theirs=None) -> bool:
     stand-ins, arguments taken otherwise)."""
     if rule is None or rule.mutating or rule.inplace is not None or rule.iterates or rule.stand_in is not None:
         return False
+    if registry.get(ours) is not None:
+        return True
+    if rule.kind == "nondiff":  # (no derivative whatever the arguments mean: `jnp.arange(1.0, 5.0)`, `argmax`)
+        registry.nondifferentiable(ours)
+        return True
     terms = _EVERY if theirs is None else _terms(ours, theirs)
     if terms is None:
         return False
-    if registry.get(ours) is not None:
-        return True
-    if rule.kind == "nondiff":
-        registry.nondifferentiable(ours)
-        return True
-    if rule.adjoint is None and rule.frule is None:
+    if rule.adjoint is None and rule.rrule is None and rule.frule is None:
         return False
     name = f"jax's {getattr(ours, '__name__', 'function')}"
     if rule.adjoint is not None:
         registry.adjoint(ours, kind=rule.kind)(_kind_adjoint(rule.adjoint, terms, name))
+    elif rule.rrule is not None:
+        registry.rrule(ours, kind=rule.kind)(_kind_rrule(rule.rrule, ours, terms, name))
     if rule.frule is not None:
         registry.frule(ours, kind=rule.kind)(_kind_frule(rule.frule, ours, terms, name))
     if theirs is not None:

@@ -65,6 +65,16 @@ CASES = {
     "python_loop": loop,
     "conversions": lambda x: float(x[0]) * 2.0 + x[1].item() * x.sum() + sum(v * v for v in x),
     "special": lambda x: jax.scipy.special.erf(x).sum() + jax.nn.sigmoid(x).sum() + jnp.power(x, x).sum(),
+    "decompositions": lambda x: (jnp.sum(jnp.linalg.eigvalsh(B @ B.T + jnp.diag(x)))
+                                 + jnp.linalg.slogdet(B @ B.T + jnp.diag(x))[1]
+                                 + jnp.sum(jnp.linalg.cholesky(B @ B.T + jnp.diag(x)))
+                                 + jnp.sum(jnp.linalg.qr(B + jnp.diag(x))[1] ** 2)),
+    "fft": lambda x: jnp.sum(jnp.abs(jnp.fft.fft(x)) ** 2) + jnp.sum(jnp.abs(jnp.fft.rfft(x * x))),
+    "rearrangements": lambda x: (jnp.sum(jnp.tile(x, 2) * jnp.arange(6.0)) + jnp.sum(jnp.roll(x, 1) * x)
+                                 + jnp.sum(jnp.flip(x) * jnp.arange(1.0, 4.0)) + jnp.sum(jnp.vstack([x, x ** 2]) ** 2)
+                                 + jnp.sum(jnp.broadcast_to(x, (2, 3)) * jnp.arange(6.0).reshape(2, 3))
+                                 + jnp.sum(jnp.split(jnp.repeat(x, 2), 2)[0] ** 2)),
+    "nan_reductions": lambda x: jnp.nansum(x ** 2) + jnp.nanmean(x) + jnp.nanmax(x) + jnp.cumprod(x).sum(),
 }
 
 
