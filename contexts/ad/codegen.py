@@ -728,6 +728,10 @@ class _Gen:
         if isinstance(v, (ast.Name, ast.Constant)):
             adj = self.take(name) + ([_given("_od_g", self.acc(v.id, "_od_g"))] if self.is_active(v) else [])
             return [s], [], adj
+        if isinstance(v, ast.Call) and id(s) in self.constant_stores:
+            # a call no derivative reaches, whose variable is active for what happens to it later
+            # (`activity._constant_calls`): run as it is; the variable's cotangent ends here, as at `v = 1.0`
+            return [s], [], self.take(name)
         if isinstance(v, ast.BinOp):
             return self.binop(s, name, v)
         if isinstance(v, ast.UnaryOp):
