@@ -1936,34 +1936,28 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         steering.update(act.active & steer)
     if constant_stores is not None:
         constant_stores.update(_constant_stores(fdef, act))
-        constant_stores.update(_constant_calls(fdef, act))
+        constant_stores.update(_constant_calls(fdef, act, globals_, freevars))
     return act.active - steer
 
 
-# calls whose inputs are not (all) their arguments: the frame's variables (`locals()`), the caller's class
-# and object (`super()`), code text run in the frame
-_IMPLICIT_INPUTS = frozenset({"locals", "vars", "globals", "super", "eval", "exec", "dir"})
-
-
-def _constant_calls(fdef: ast.FunctionDef, act: _Activity) -> set[int]:
-    """The ids of the assignments `v = f(...)` of an active v by a call that is no active expression (its
-    callee and arguments carry no derivative and it reads no changed module state: `value_active`). The
-    analysis is one set for the whole function: v is active for what happens to its object later (handed
-    to a call with active inputs, which may store into it: `np.dot(x, make(1.0, 5.0))`, whose lowered
-    temporary was active and the call `make(1.0, 5.0)` recorded, refused for a function without source). At
-    the call itself v receives a value no derivative reaches: run as it is, v's cotangent ends there, as
-    for `v = 1.0`. Not the lowering's own helpers (a loop's items are read through them) nor calls whose
-    inputs are implicit (`locals()`, `super()`)."""
+def _constant_calls(fdef: ast.FunctionDef, act: _Activity, globals_: dict, freevars: tuple) -> set[int]:
+    """The ids of the assignments `v = f(...)` of an active v by a call of a function marked opaque (no
+    transformation recurses into it: `overdub.opaque`, JAX's modules) that is no active expression (its
+    arguments carry no derivative and it reads no changed module state: `value_active`). The analysis is one
+    set for the whole function: v is active for what happens to its object later (handed to a call with
+    active inputs, which may store into it: `np.dot(x, make(1.0, 5.0))`, `jnp.average(x,
+    weights=jnp.arange(1.0, 5.0))`), and the call was recorded and refused, the function having no source to
+    differentiate. At the call itself v receives a value no derivative reaches: run as it is, v's cotangent
+    ends there, as for `v = 1.0`. (Only such functions: a recorded call of other callees may differ from the
+    plain one, a container's constructor by its stand-in, a factory's closure by its recorded cells.)"""
     found: set[int] = set()
+    callees = {id(n): fn for n, fn in resolved_calls(fdef, globals_, freevars)}
     for n in ast.walk(fdef):
         if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name)
                 and t.id in act.active and isinstance(v := n.value, ast.Call)):
             continue
-        f = v.func
-        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
-        if name is None or name.startswith(("__od", "_od")) or name in LOOP_HELPERS or name in _IMPLICIT_INPUTS:
-            continue
-        if isinstance(f, ast.Name) and f.id in act.active:
+        fn = callees.get(id(v))
+        if type(fn) is not types.FunctionType or overdub.is_recursable(fn):
             continue
         if not act.value_active(v):
             found.add(id(n))
