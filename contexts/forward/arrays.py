@@ -27,7 +27,7 @@ from ..rules.numpy.shapes import memory_order, reading_order
 from ..rules.numpy._util import masked_entries, masked_refused
 from ..rules.registry import MissingRule, by_position, own_operators, qualified_name, registry
 from ..rules.numpy.inplace import at_rounds, refuse_read_only_at
-from ..lowered.runtime import (_EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
+from ..lowered.runtime import (JUMP_FUNCTIONS, jump_guard, _EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
                                equality_guard_fd, near_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
@@ -470,6 +470,8 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     if ufunc is np.matmul and not kwargs:
         return multilinear(np.matmul, inputs, {})
     if _nondiff(ufunc):
+        if (jump := JUMP_FUNCTIONS.get(ufunc)) is not None and inputs and type(inputs[0]) is Dual:
+            jump_guard(*jump, inputs[0].primal, inputs[0].tangent)  # (a moving value exactly on a jump)
         return _on_values(ufunc, inputs, kwargs)
     rule = registry.get(ufunc)
     tag = top_tag(inputs)

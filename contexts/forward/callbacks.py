@@ -14,6 +14,7 @@ import types
 import numpy as np
 
 import overdub
+from ..lowered.runtime import JUMP_FUNCTIONS, jump_guard
 from ..rules.registry import registry
 from .context import ForwardContext, run_inside
 from .dual import Dual, Tag, primal, primal_tree, split
@@ -31,6 +32,21 @@ except ImportError as e:  # scipy is optional
 if _integrate is not None:
     for _fn in (_integrate.quad, _integrate.quad_vec):
         registry.duals(_fn)(_integrate.quad_duals(run_inside, dual_free, _fn))
+
+def _jump_frule(fn, kind: str, name: str):
+    """A step's tangent (none), refused where a moving value sits exactly on one of its jumps
+    (`lowered.runtime.jump_guard`)."""
+    def jump_frule(tangents, x, *rest, **kwargs):
+        t = tangents[0] if tangents else None
+        if t is not None:
+            jump_guard(kind, name, x, t)
+        return fn(x, *rest, **kwargs), None
+    jump_frule.__name__ = jump_frule.__qualname__ = f"{name.replace('.', '_')}_frule"
+    return jump_frule
+
+
+for _fn, (_kind, _name) in JUMP_FUNCTIONS.items():
+    registry.set(_fn, frule=_jump_frule(_fn, _kind, _name))
 
 try:
     from ..rules.numpy import scipy_optimize as _optimize

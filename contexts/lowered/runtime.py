@@ -240,6 +240,10 @@ def int_arg(x):
     a nonzero integer), where the integer would carry the value and drop its derivative."""
     from ..rules.builtins import _check_int
     _check_int(x)
+    if (type(x) is float or type(x) is np.float64) and SPECIAL_HITS.get() is not None:
+        # (reverse mode: a nonzero integer is noted for forward mode to tell whether it moves, as a step's
+        # jump is, `jump_guard`; forward mode's own int() knows its tangent)
+        jump_guard("trunc", "int()", x)
     return x
 
 
@@ -1577,6 +1581,8 @@ def special_case(other, op: str) -> str:
                 f"by `{op[1:]}`: the test takes its other branch that close (an iteration closing in on it, as a "
                 f"bisection's `g(mid) < 0` in a helper, a method or a recursion; a point next to a branch boundary), "
                 f"where the derivative of the branch taken is not the function's")
+    if op.startswith("jump of "):
+        return f"{op[8:]} of a differentiated value exactly on one of its jumps ({shown})"
     if op in ORDER_OPS:
         return (f"a differentiated value equal to {shown}, compared by `{op}`: a branch boundary, where the "
                 f"code's branches meet and the derivative of the branch taken need not be the function's (a kink: "
@@ -1584,6 +1590,67 @@ def special_case(other, op: str) -> str:
     return (f"a differentiated value compared equal to {shown} (`{op}`): at such a point code takes a special "
             f"case, whose derivative need not be the function's (the special case's formula may not depend on "
             f"the value at all)")
+
+
+def at_jump(kind: str, x) -> bool:
+    """x (a number or an array of them, no dual) lies exactly on a jump of floor, ceil, trunc or rint (kind):
+    an integer (trunc's: not 0, where it is continuous), or a half-integer for rint."""
+    try:
+        v = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    with np.errstate(invalid="ignore"):
+        finite = np.isfinite(v)
+        if kind == "rint":
+            hit = finite & (v - np.floor(v) == 0.5)
+        else:
+            hit = finite & (v == np.floor(v))
+            if kind == "trunc":
+                hit &= v != 0
+    return bool(np.any(hit))
+
+
+JUMP_FUNCTIONS = {np.floor: ("floor", "np.floor"), np.ceil: ("floor", "np.ceil"), np.trunc: ("trunc", "np.trunc"),
+                  np.fix: ("trunc", "np.fix"), np.rint: ("rint", "np.rint"), math.floor: ("floor", "math.floor"),
+                  math.ceil: ("floor", "math.ceil"), math.trunc: ("trunc", "math.trunc")}
+"""The steps whose jumps `jump_guard` watches: function -> (the kind of its jumps, its name)."""
+
+
+def jump_guard(kind: str, name: str, x, tangent=None) -> None:
+    """Before `floor(x)` (and ceil, trunc, rint) of a differentiated x exactly on one of its jumps: the step
+    jumps there and what the code does with it (an index, `t - floor(t)`) has no derivative, but a one-sided
+    one came out silently (a resampler's `int(np.floor(n * a))` at n * a == 33.0: 57 where central
+    differences give 6). Forward mode (a `tangent`) refuses where the tangent moves x off the jump; reverse
+    mode notes it for forward mode to tell (`SPECIAL_HITS`), refused outside a recording that checks."""
+    while type(x).__name__ == "Dual":  # (an outer derivative's: the inner value)
+        x = x.primal
+    if not at_jump(kind, x):
+        return
+    if tangent is not None:
+        t = tangent
+        while type(t).__name__ == "Dual":
+            t = t.primal
+        try:
+            v, t = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(t, dtype=float))
+        except (TypeError, ValueError):
+            raise _jump(name, x) from None
+        hit = (v == np.floor(v)) if kind != "rint" else (v - np.floor(v) == 0.5)
+        if np.any(hit & (t != 0)):
+            raise _jump(name, x)
+        return
+    hits = SPECIAL_HITS.get()
+    if hits is None:
+        raise _jump(name, x)
+    hits.append((_where(), x, f"jump of {name}"))
+
+
+def _jump(name: str, x) -> "SpecialPoint":
+    return SpecialPoint(
+        f"{name} of a differentiated value exactly on one of its jumps ({np.asarray(x).ravel()[:3]!s:.60}): what "
+        "the code computes from it need not have a derivative there, and the derivative of one side would "
+        "come out", where=_where(),
+        fix="differentiate at a point off the jump, or give the function a rule (`contexts.custom_adjoint`) "
+            "that knows its derivative there")
 
 
 def _special(other, op: str) -> "SpecialPoint":
