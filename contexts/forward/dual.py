@@ -102,6 +102,12 @@ def _conversion_site() -> str | None:
 _NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
 
 
+def _package(frame):
+    """The top-level package of frame's module (None for a script's own)."""
+    name = frame.f_globals.get("__name__") if frame is not None else None
+    return None if not name or name == "__main__" else name.split(".")[0]
+
+
 def swallowed(e: BaseException) -> "DualInsideError | None":
     """A DualInsideError for e when e was raised in the frame whose read of a number's inside was answered
     False (the frame is the one innermost in e's traceback); else None."""
@@ -109,10 +115,16 @@ def swallowed(e: BaseException) -> "DualInsideError | None":
         return None
     frame, name, kind = SWALLOWED.pop()
     tb = e.__traceback__
-    while tb is not None and tb.tb_next is not None:
+    library = _package(frame)
+    same = None  # (the innermost frame of e in the reading frame's library: mpmath's `gammainc` raising
+    while tb is not None:  # its own ValueError after its conversion found no `_mpf_`)
+        if tb.tb_frame is frame or library is not None and _package(tb.tb_frame) == library:
+            same = tb
         tb = tb.tb_next
-    if tb is None or tb.tb_frame is not frame:
+    tb = same
+    if tb is None:
         return None
+    frame = tb.tb_frame
     where = f"{frame.f_code.co_qualname} ({frame.f_code.co_filename}:{tb.tb_lineno})" if hasattr(
         frame.f_code, "co_qualname") else f"{frame.f_code.co_filename}:{tb.tb_lineno}"
     err = DualInsideError(
