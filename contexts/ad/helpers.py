@@ -1503,6 +1503,14 @@ _VALUE_SETTERS = frozenset({"real", "imag", "flat", "dtype", "strides"})  # an a
 # writes its values or reads its bytes anew
 
 
+def global_store(name):
+    """Before `name = v` of a differentiated v into a module global (`global name`), where it runs: refused
+    (the global is read elsewhere, by code no recording follows)."""
+    raise runtime.UnsupportedFunction(
+        f"reverse mode does not differentiate a differentiated value stored into the module global {name} "
+        "(`global` statement)", where=runtime._user_line(), fix="pass it as an argument or return it instead")
+
+
 def delattr_(obj, attr):
     """`del obj.attr` of an object holding differentiated values: (the value deleted). A class's own
     `__delattr__` or a property's deleter (code that may do anything) is refused."""
@@ -3221,7 +3229,7 @@ HELPER_IMPLS = {
     "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj,
-    "__od_delattr__": delattr_, "__od_delattr_adj__": delattr_adj,
+    "__od_delattr__": delattr_, "__od_delattr_adj__": delattr_adj, "__od_global_store__": global_store,
     "__od_enumerate__": enumerate, "__od_enumerate_views__": enumerate_views, "__od_enumerate_at__": enumerate_at, "__od_slice_cot__": slice_cot,
     "__od_iop__": iop,
     "__od_iop_adj__": iop_adj, "__od_iop_views__": iop_views, "__od_ndarray__": np.ndarray,
