@@ -224,3 +224,25 @@ def test_stiff_long_span_default_tolerances_against_jacfwd():
     assert _rel(gradient(f, s)[0], want) < 1e-5
     with pytest.raises(NoDerivative, match="failed"):  # (forward mode returned what a failed solve reached)
         jacfwd(lambda s: f(s, rtol=1e-11, atol=1e-16), s)
+
+
+def _switching(y0, a=1.0):  # f jumps where y crosses a: the sensitivities jump there (the saltation)
+    return odeint(lambda y, t: 1.0 if y[0] < a else 0.5, y0, [0.0, 3.0])[-1, 0]
+
+
+def test_moving_jump_refused_in_reverse_mode():
+    with pytest.raises(NoDerivative, match="branch"):
+        gradient(_switching, 0.2)  # (central differences: 0.5; the adjoint of f's derivative: 1.0)
+    with pytest.raises(NoDerivative, match="branch"):
+        gradient(lambda a: _switching(0.2, a), 1.0)
+
+
+def test_moving_jump_refused_in_forward_mode():
+    with pytest.raises(NoDerivative):
+        jacfwd(lambda y0: _switching(y0[0]), np.array([0.2]))
+
+
+def test_branch_that_never_switches():
+    def f(a):  # y decays towards a from above, never crossing it: |y - a| is smooth along the solution
+        return odeint(lambda y, t: -np.abs(y - a), 1.0, [0.0, 2.0], **TIGHT)[-1, 0]
+    assert gradient(f, 0.5)[0] == pytest.approx(fd_gradient(f, 0.5)[0], rel=1e-6)

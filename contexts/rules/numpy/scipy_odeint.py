@@ -90,10 +90,26 @@ def odeint_duals(fw, fn=integrate.odeint):
 
         def rhs(state, time, *a):
             return fw.run_inside(_as_array, (func, time, state, *a) if tfirst else (func, state, time, *a), {})
+        from ..watch import JumpWatch
+        from .scipy_integrate import _watched
+        watch = JumpWatch()  # (the branches on perturbed values f meets, by time: `moving`)
+
+        def moving():
+            for key, line, lo, hi in watch.switches():
+                if watch.moves(key, lo, hi):  # (a jump of f, or a kink, at a time that moves: its saltation
+                    raise NoDerivative(       # term is in no sensitivity equation)
+                        f"scipy.integrate.odeint: the right side's branch at {line} (a comparison, a step or a "
+                        f"kink) on perturbed values switches between t = {lo:.17g} and {hi:.17g}, at a time "
+                        "that moves with them: the jump of the sensitivities there (the saltation) is in no "
+                        "sensitivity equation", fix="write f without the branch (a smooth switch: 0.5 * (1 + "
+                        "tanh(k * (y - a)))), or split the integration at a switching time that does not move")
         tag = fw.tag_of((y0, args, rhs(y0p.reshape(shape), t[0], *args)))
-        if tag is None:  # f and y0 hold duals that do not reach the right side: the solution is constant
-            return fn(lambda y, s: fw.primal(rhs(y.reshape(shape), s, *args)).ravel(), y0p.ravel(), t,
-                      **{k: fw.primal(v) for k, v in opts.items()}).reshape((len(t),) + shape)
+        if tag is None:  # f and y0 hold duals that do not reach the right side's values: the solution is
+            # constant, unless a branch on them switches (`1.0 if y < a else 0.5`)
+            out = _solved(fn, lambda y, s: fw.primal(_watched(watch, s, lambda u: rhs(y.reshape(shape), u, *args)))
+                          .ravel(), y0p.ravel(), t, {k: fw.primal(v) for k, v in opts.items()})
+            moving()
+            return out.reshape((len(t),) + shape)
         k = tag.chunk
         lead = () if k is None else (k,)
         _, t0 = fw.split(fw.run_inside(_as_array, (_same, y0), {}), tag)  # (a list of duals: one dual array)
@@ -102,7 +118,7 @@ def odeint_duals(fw, fn=integrate.odeint):
         def augmented(z, time):
             y = z[:n].reshape(shape)
             s = z[n:].reshape(lead + shape)
-            out = rhs(fw.dual(y, s, tag), time, *args)
+            out = _watched(watch, time, lambda u: rhs(fw.dual(y, s, tag), u, *args))
             value, tangent = fw.split(out, tag)
             value = np.asarray(fw.primal(value), dtype=float)
             if not fw.dual_free(value) or (tangent is not None and not fw.dual_free(tangent)):
@@ -113,6 +129,7 @@ def odeint_duals(fw, fn=integrate.odeint):
         z0 = np.concatenate([y0p.ravel(), np.asarray(s0, dtype=float).ravel()])
         z = _solved(fn, augmented, z0, t, {key: fw.primal(v) for key, v in opts.items()})  # (a failed solve:
         # refused; its values were what odeint reached, a silently wrong tangent)
+        moving()
         m = len(t)
         # the value: the plain call's own (the augmented system's error control steps otherwise, which moves
         # the state within the tolerances); the tangent: the sensitivities solved beside the state
@@ -239,7 +256,8 @@ class _Grew(Exception):
 def odeint_adjoint(pullback_at, fn=integrate.odeint):
     """odeint's adjoint, on reverse mode's `pullback_at` (`pullback_full` with its first argument, the time,
     held constant), which `contexts.ad.callbacks` hands it: the continuous adjoint (the module's docstring)."""
-    from .scipy_integrate import _Layout, _flatten, _is_zero, _tags
+    from ..watch import JumpWatch
+    from .scipy_integrate import _Layout, _flatten, _is_zero, _tags, _watched
 
     sig = inspect.signature(fn)
     names = tuple(sig.parameters)
@@ -297,9 +315,13 @@ def odeint_adjoint(pullback_at, fn=integrate.odeint):
         fs = np.array([plain(y, s) for y, s in zip(ys, t[:last + 1])])
 
         layout = _Layout()
+        watch = JumpWatch()  # (the branches on differentiated values f meets, by time: `_switching`)
 
-        def vjp(s, lam, sink=None):
-            _, back = pullback_at(g, s, path(s), *args)
+        def pullback(s):
+            return _watched(watch, s, lambda u: pullback_at(g, u, path(u), *args))[1]
+
+        def vjp(s, lam):
+            back = pullback(s)
             dg, da = back(lam)
             dfunc = dg.get("func") if dg is not None else None
             leaves: dict = {}
@@ -322,7 +344,7 @@ def odeint_adjoint(pullback_at, fn=integrate.odeint):
                 return -np.concatenate([dyv, dth])
 
             def jac(z, s):
-                _, back = pullback_at(g, s, path(s), *args)
+                back = pullback(s)
                 out = np.zeros((n + p, n + p))
                 for i in range(n):
                     e = np.zeros(n)
@@ -364,6 +386,15 @@ def odeint_adjoint(pullback_at, fn=integrate.odeint):
         else:
             raise _refused("the cotangents of f's parameters change structure along the solution",
                            "pass the differentiated values as `args`")
+        switch = next(iter(watch.switches()), None)
+        if switch is not None:
+            raise _refused(
+                f"the right side's branch at {switch[1]} (a comparison, a step or a kink: floor, sign, abs, max) "
+                "on the state or the differentiated values switches between t = "
+                f"{switch[2]:.17g} and {switch[3]:.17g}: a jump of f there moves with them, and its term (a "
+                "jump of the sensitivities, the saltation) is in no adjoint of f's derivative",
+                "write f without the branch (a smooth switch: 0.5 * (1 + tanh(k * (y - a)))), or split the "
+                "integration at a switching time that does not move with the differentiated values")
         params = layout.value(mu) if layout.leaves else None
         dfunc, dargs = params if params is not None else (None, None)
         cot["func"] = dfunc
