@@ -2,7 +2,7 @@
 reverse mode itself (`scipy.integrate.quad`: the integral of the integrand's pullback).
 
 The rules live with their domain (`contexts.rules.numpy.scipy_integrate`); rules sit below the modes, so
-reverse mode hands them `pullback_full` (quad `pullback_at`: t held constant) and registers the result. Their primal, where the callback's
+reverse mode hands them `pullback_full` (quad and odeint `pullback_at`: t held constant) and registers the result. Their primal, where the callback's
 closure holds forward mode's duals (forward over reverse, `hessian`), is the primitive's form on duals.
 """
 
@@ -25,6 +25,9 @@ try:
 except ImportError:  # (scipy is optional)
     _optimize = None
 if _optimize is not None:
+    from ..rules.numpy import scipy_odeint as _odeint
+    registry.adjoint(_odeint.integrate.odeint)(_odeint.odeint_adjoint(pullback_at))
+    registry.get(_odeint.integrate.odeint).impl = registry.get(_odeint.integrate.odeint).duals
     for _fn in _optimize.ROOT_FINDERS:
         registry.adjoint(_fn)(_optimize.root_adjoint(pullback_full, _fn))
         registry.get(_fn).impl = _optimize.root_plain(_fn)
@@ -50,7 +53,7 @@ registry.get(_implicit.root_of).impl = registry.get(_implicit.root_of).duals  # 
 CALLBACK_ADJOINTS.update(
     registry.get(_fn).adjoint for _fn in (
         *((_forward._integrate.quad, _forward._integrate.quad_vec) if _forward._integrate is not None else ()),
-        *((*_optimize.ROOT_FINDERS, _optimize.optimize.fsolve, *_optimize.SEARCHES, *_optimize.ITERATIONS,
+        *((*_optimize.ROOT_FINDERS, _optimize.optimize.fsolve, _odeint.integrate.odeint, *_optimize.SEARCHES, *_optimize.ITERATIONS,
            *_elementwise.SOLVERS)
           if _optimize is not None else ()))
     if registry.get(_fn) is not None and registry.get(_fn).adjoint is not None)

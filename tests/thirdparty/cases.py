@@ -211,9 +211,7 @@ def _():
     return (lambda y: integrate.simpson(y ** 2, x=t)), np.linspace(0.2, 1.0, 9)
 
 
-@case("scipy", "integrate.odeint (args=, y0)",
-      reverse=R('NoRuleError', "odeint's LSODA is Fortran: forward mode's sensitivity equations only"),
-      rtol=1e-5)
+@case("scipy", "integrate.odeint (args=, y0)", rtol=1e-5)
 def _():
     integrate = _imp("scipy.integrate")
     t = np.linspace(0.0, 2.0, 5)

@@ -1,10 +1,10 @@
 """scipy.integrate.odeint in forward mode by the sensitivity equations (it was refused: LSODA is Fortran),
-against closed forms and central differences; reverse mode refuses it by name."""
+against closed forms and central differences; reverse mode's adjoint is tested in tests/contexts/test_odeint_reverse.py."""
 
 import numpy as np
 import pytest
 
-from contexts import NoRuleError, derivative, gradient
+from contexts import derivative, gradient
 from contexts.forward import jacfwd
 from contexts.rules.registry import NoDerivative
 
@@ -54,6 +54,5 @@ def test_full_output_refused():
         derivative(lambda a: odeint(lambda y, t: -a * y, 1.0, [0.0, 1.0], full_output=True)[0][-1, 0], 1.0)
 
 
-def test_reverse_mode_refuses_by_name():
-    with pytest.raises(NoRuleError):
-        gradient(decay, 1.3)
+def test_reverse_mode_closed_form():  # (the continuous adjoint: tests/contexts/test_odeint_reverse.py)
+    assert gradient(decay, 1.3)[0] == pytest.approx(-np.exp(-1.3), rel=1e-6)
