@@ -227,13 +227,18 @@ def dropped_nan_zero(ga, g, y):
             return ga
         drop = (np.asarray(g) == 0) & ~np.isfinite(y)
         return np.where(drop, np.zeros((), ga.dtype), ga) if drop.any() else ga
+    if type(ga) in _NUMBERS:  # (a number's, the common case: no dual's question asked first)
+        if ga != ga and g == 0:
+            y = y() if callable(y) else y
+            if type(y) in _NUMBERS and not _cmath.isfinite(y):
+                return type(ga)(0)
+        return ga
     if _dual_shaped(ga):  # forward over reverse (hessian): the same drop, of the value and its tangents
         return _dropped_dual(ga, g, y)
-    if type(ga) in (float, complex, np.float64, np.complex128) and ga != ga and g == 0:
-        y = y() if callable(y) else y
-        if type(y) in (float, complex, np.float64, np.complex128) and not _cmath.isfinite(y):
-            return type(ga)(0)
     return ga
+
+
+_NUMBERS = frozenset({float, complex, np.float64, np.complex128})
 
 
 def _dropped_dual(ga, g, y):
