@@ -539,7 +539,11 @@ def call(mask, f, /, *args, **kw):
             rule = _rules.get(f)
         except TypeError:  # unhashable callable
             rule = None
-        if rule is not None:
+        if rule is None:
+            if (type(f) is _BUILTIN and len(args) == 1 and type(f.__self__) is list and f.__name__ == "append"
+                    and (appended := _append_call(f, args, kw)) is not None):
+                return appended  # (`lst.append(v)`)
+        else:
             plan = rule.plan
             if plan is None:
                 plan = _plan(rule, f)
@@ -1055,6 +1059,34 @@ def _python_iteration(cls):
 
 
 _DRAWING = frozenset({iter, list, tuple, unpack})  # primitives whose result is the drawn items themselves
+
+
+def _append_call(f, args, kw):
+    """`call`'s common case of `lst.append(v)`, a builtin list's bound method, by position: what the general
+    path gives it — the value, the list's change stamped (`_stamp`), and the rule of (list, "append") pulled
+    back by `_mutating_back` — without the questions it asks on the way, which a builtin list's `append`
+    answers no otherwise; those that depend on v (an object array, whose elements may compute in Python; an
+    ndarray subclass's values, `values_refused`) and on the rule's kind are asked here. None where one
+    differs: the general path then decides."""
+    a = args[0]
+    ta = type(a)
+    if ta is _NDARRAY and a.dtype is _OBJECT_DTYPE or ta is not _NDARRAY and isinstance(a, np.ndarray):
+        return None
+    rule = _rules.get(_LIST_APPEND)
+    if (rule is None or rule.adjoint is None or not rule.mutating or rule.kind is not None or rule.iterates
+            or rule.python is not None or rule.stand_in is not None or rule.saves is not None or rule.impl is not None
+            or rule.inplace is not None or f in STAIRS):
+        return None
+    full = (f.__self__, a)
+    try:
+        y = f(a)
+    except TypeError:
+        y = _on_duals(rule, f, args, kw)  # (as the general path)
+    _stamp(rule, f, full, True)
+    return y, (_mutating_back, rule.adjoint, y, full, kw, True)
+
+
+_LIST_APPEND = (list, "append")
 _DRAWN_ARGS = {iter: 1, list: 1, tuple: 1, unpack: 3}  # (their positional arguments: `_drawing_call`)
 
 
