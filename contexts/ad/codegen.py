@@ -1893,7 +1893,9 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
                      entry=gen.entry, numbers=assumed, storing=frozenset(gen.storing))
 
 
-_TEMP = re.compile(re.escape(TEMP_PREFIX) + r"[0-9]+")  # (the lowered form's temporaries: `_od_t12`)
+# (the lowered form's temporaries, `_od_t12`, and its comprehensions' variables renamed, `_od_t33_x`: none is
+# read before it is bound but by these checks, nor by a nested function: a lambda reading one is refused)
+_TEMP = re.compile(re.escape(TEMP_PREFIX) + r"[0-9]+(_\w+)?")
 
 
 def _preset(fwd: ast.FunctionDef, names: set[str], where) -> list[ast.stmt]:

@@ -2420,7 +2420,7 @@ def _keys_holding(n, a, depth=0, seen=None):
             out.append(k)
         elif tv in _PLAIN or tv is _NDARRAY or tv is _Dual or depth >= _NESTED:
             continue
-        elif tv in _CONTAINERS or isinstance(v, _CONTAINERS) or has_fields(v) and not isinstance(v, _NOT_HOLDERS):
+        elif tv in _CONTAINERS or isinstance(v, _CONTAINERS) or not isinstance(v, _NOT_HOLDERS) and has_fields(v):
             if seen is not None:
                 known = seen.get(id(v))
                 if known is not None and known <= depth + 1:
@@ -2776,7 +2776,7 @@ def _changed_containers(others, since):
         if type(o) in _MUTABLE_CONTAINERS or isinstance(o, _MUTABLE_CONTAINERS):
             hit = LAST_CHANGE.get(id(o), 0) > since
         else:
-            hit = has_fields(o) and not isinstance(o, _NOT_HOLDERS) and any(_changed_fields(o, since, 0))
+            hit = not isinstance(o, _NOT_HOLDERS) and has_fields(o) and any(_changed_fields(o, since, 0))
         if hit:
             out = (out or []) + [(j, o)]
     return out
@@ -2791,7 +2791,7 @@ def _changed_fields(o, since, depth):
         if type(v) in _MUTABLE_CONTAINERS or isinstance(v, _MUTABLE_CONTAINERS):
             if LAST_CHANGE.get(id(v), 0) > since:
                 yield k, v, True
-        elif depth < 1 and has_fields(v) and not isinstance(v, _NOT_HOLDERS) and any(_changed_fields(v, since, 1)):
+        elif depth < 1 and not isinstance(v, _NOT_HOLDERS) and has_fields(v) and any(_changed_fields(v, since, 1)):
             yield k, v, False
 
 
