@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 import collections
 import copy
 from dataclasses import dataclass, field
@@ -276,6 +277,8 @@ class _Gen:
         self.nblocks = 0
         self.storing: set[int] = set()  # (blocks storing into objects: `Generated.storing`)
         self.npb = 0
+        # the engine's temporaries read by name where they may not be bound yet (`bound_now`, `view_merge`)
+        self.maybe_unbound: set[str] = set()
         self.adjoints: dict[int, list[ast.stmt]] = {}
         self.dvars: set[str] = set()
         self.single_use = _single_use_temps(fdef)
@@ -877,14 +880,16 @@ class _Gen:
                + (self.acc(b.id, "_od_gb") if self.is_active(b) else []))
         return fwd, need, adj
 
-    @staticmethod
-    def bound_now(names, into: str) -> tuple[list[ast.stmt], ast.expr]:
+    def bound_now(self, names, into: str) -> tuple[list[ast.stmt], ast.expr]:
         """(statements, expression): the values of `names` now, None for those not bound yet (a global among
         them from the module). Read as a tuple of the names, the common case; where one is not bound (a
         NameError), by `__od_bound__` from the frame's locals — which copies every local of the frame into a
-        dict, most of a library function's call cost where its twin has hundreds of temporaries."""
+        dict, most of a library function's call cost where its twin has hundreds of temporaries. (The engine's
+        temporaries among them are bound to None on entry, `_preset`: the value `__od_bound__` reads for them
+        before they are bound, so only a user's variable bound on another branch takes that path.)"""
         if not names:
             return [], tuple_([])
+        self.maybe_unbound.update(n for n in names if _TEMP.fullmatch(n))
         return [try_except([assign(into, tuple_(load(n) for n in names))], "NameError",
                            [assign(into, call("__od_bound__", call("__od_locals__"), _strings(names)))])], load(into)
 
@@ -914,6 +919,7 @@ class _Gen:
         # (the name itself may be unbound too, a closure's cell assigned on one branch only: `if full_output:
         # ans = {}` read by a nested function fluids' size_control_valve_g calls: no array, nothing to merge)
         bound_now = starred(call("__od_bound__", call("__od_locals__"), _strings([name] + others)))
+        self.maybe_unbound.update(n for n in [name] + others if _TEMP.fullmatch(n))
         fwd = at([try_except([assign(flag, call("__od_views__", name, *others, same=const(True)))], "NameError",
                              [assign(flag, call("__od_views__", bound_now, same=const(True)))])], s)
         self.dvars.update(others + [name])
@@ -1885,11 +1891,48 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     prologue = at([assign("_od_tape", tape), assign("_od_ta", attr("_od_tape", "append"))], lowered)
     fwd = ast.FunctionDef(name=lowered.name, args=lowered.args, body=prologue + body, decorator_list=[],
                           returns=None, type_comment=None)
+    fwd.body[len(prologue):len(prologue)] = _preset(fwd, gen.maybe_unbound, lowered)
     ast.copy_location(fwd, lowered)
     _fix_returns(fwd)
     adjoint = gen.adjoint_function(adjoint_name, cells)
     return Generated(forward=fwd, adjoint=adjoint, active=active, params=params, blocks=gen.adjoints,
                      entry=gen.entry, numbers=assumed, storing=frozenset(gen.storing))
+
+
+# (the lowered form's temporaries, `_od_t12`, and its comprehensions' variables renamed, `_od_t33_x`: none is
+# read before it is bound but by these checks, nor by a nested function: a lambda reading one is refused)
+_TEMP = re.compile(re.escape(TEMP_PREFIX) + r"[0-9]+(_\w+)?")
+
+
+def _preset(fwd: ast.FunctionDef, names: set[str], where) -> list[ast.stmt]:
+    """`_od_t1 = _od_t7 = ... = None` at the forward twin's entry, for the engine's temporaries that a view or
+    alias check reads by name where they may not be bound yet (`_Gen.bound_now`, `_Gen.view_merge`): None is
+    what `helpers.bound` gives a local not bound yet, so the tuple read of the names finds the same values
+    without the NameError and its copy of every local of the frame (`locals()`: a library function's twin has
+    hundreds). Only the twin's own plain locals: not a parameter, a name declared global or nonlocal, or one a
+    nested function or class reads or writes (a cell)."""
+    if not names:
+        return []
+    stored, declared, nested = set(), set(), set()
+    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    for n in own_nodes(fwd):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            stored.add(n.id)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            declared.update(n.names)
+        for v in ast.iter_child_nodes(n):
+            if isinstance(v, scopes):
+                nested.update(x.id for x in all_nodes(v) if isinstance(x, ast.Name))
+    for v in fwd.body:  # (own_nodes yields no nested definition at the top of the body)
+        if isinstance(v, scopes):
+            nested.update(x.id for x in all_nodes(v) if isinstance(x, ast.Name))
+    preset = sorted(n for n in names if n in stored and n not in declared and n not in nested
+                    and n not in param_names(fwd.args))
+    if not preset:
+        return []
+    stmt = ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store()) for n in preset], value=const(None), lineno=0)
+    stmt._od_preset = True  # (`show`'s readable twin leaves it out)
+    return at([stmt], where)
 
 
 def _may_change_arrays(fdef: ast.FunctionDef, params: list[str], numbers: frozenset) -> bool:

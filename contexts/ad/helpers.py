@@ -87,6 +87,17 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
     (1: a, 2: b), so arrays are only computed for those. S: the reverse pass's session (a class's own
     operator re-run here writes its operands' cotangents into their boxes there)."""
     tg = type(g)
+    if opname == "pow" and not need & 2 and type(b) is int and b >= 1 and (
+            tg is _NDARRAY and g.dtype.kind == "f" or tg is float or tg is _F8):
+        # `x ** n`, a real array or number to a constant positive int power (`x ** 2`): the rule's
+        # `pow_dx` inlined, n * x ** (n - 1), which can neither divide by zero nor be invalid (pow_dx's
+        # errstate silences nothing here), with its value at 0 for a Python float; then as the general path
+        ta = type(a)
+        if ta is _NDARRAY and a.dtype.kind == "f" or ta is _F8:
+            return generic.fit(dropped_nan_zero(g * (b * a ** (b - 1)), g, lambda: a ** b), a), None
+        if ta is float:
+            d = (1 if b == 1 else 0) if a == 0 else b * a ** (b - 1)
+            return generic.fit(dropped_nan_zero(g * d, g, lambda: a ** b), a), None
     if (tg is float or tg is _F8) and opname in _FAST_BINOPS:
         ta, tb = type(a), type(b)
         if ((ta is float or ta is _F8 or ta is int and not need & 1)
@@ -250,6 +261,7 @@ _UFUNC_NAMES = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "
 
 # numbers (Fraction's operators are Python code, but mathematically plain) and arrays use the rules
 _KNOWN = PLAIN_OPERANDS + (list, tuple)
+_KNOWN_EXACTLY = frozenset({float, int, bool, complex, _F8, _NDARRAY, list, tuple})
 _KNOWN_NUMBERS = tuple(t for t in PLAIN_OPERANDS if t not in (np.ndarray, np.generic, str, bytes, type(None), ArrayLeaf))
 
 
@@ -257,6 +269,8 @@ def _known(v) -> bool:
     """v's operators are the rules' (a number, array, list or tuple), not its class's Python code: a float
     subclass defining its own (`class Own(float): def __add__`) is not known, nor a list or tuple subclass
     defining one (trueskill's `Matrix(list)` and its `__rmul__`: the rule's adjoint called it on a cotangent)."""
+    if type(v) in _KNOWN_EXACTLY:  # (the common operands, by their exact class: no abstract class asked)
+        return True
     if not isinstance(v, _KNOWN):
         return False
     t = type(v)
@@ -423,7 +437,12 @@ def _as_box_of(S, y, g):
     return g
 
 
+_FIELDLESS = frozenset({float, int, bool, complex, str, bytes, type(None), _F8, _NDARRAY, list, tuple, dict})
+
+
 def _object_field(v) -> bool:
+    if type(v) in _FIELDLESS:  # (numbers, arrays, containers by their exact class: never objects of fields)
+        return False
     return has_fields(v) and not isinstance(v, (dict, list, tuple, np.ndarray, numbers.Number, types.FunctionType,
                                                  types.MethodType))
 
@@ -2425,7 +2444,7 @@ def _keys_holding(n, a, depth=0, seen=None):
             out.append(k)
         elif tv in _PLAIN or tv is _NDARRAY or tv is _Dual or depth >= _NESTED:
             continue
-        elif tv in _CONTAINERS or isinstance(v, _CONTAINERS) or has_fields(v) and not isinstance(v, _NOT_HOLDERS):
+        elif tv in _CONTAINERS or isinstance(v, _CONTAINERS) or not isinstance(v, _NOT_HOLDERS) and has_fields(v):
             if seen is not None:
                 known = seen.get(id(v))
                 if known is not None and known <= depth + 1:
@@ -2781,7 +2800,7 @@ def _changed_containers(others, since):
         if type(o) in _MUTABLE_CONTAINERS or isinstance(o, _MUTABLE_CONTAINERS):
             hit = LAST_CHANGE.get(id(o), 0) > since
         else:
-            hit = has_fields(o) and not isinstance(o, _NOT_HOLDERS) and any(_changed_fields(o, since, 0))
+            hit = not isinstance(o, _NOT_HOLDERS) and has_fields(o) and any(_changed_fields(o, since, 0))
         if hit:
             out = (out or []) + [(j, o)]
     return out
@@ -2796,7 +2815,7 @@ def _changed_fields(o, since, depth):
         if type(v) in _MUTABLE_CONTAINERS or isinstance(v, _MUTABLE_CONTAINERS):
             if LAST_CHANGE.get(id(v), 0) > since:
                 yield k, v, True
-        elif depth < 1 and has_fields(v) and not isinstance(v, _NOT_HOLDERS) and any(_changed_fields(v, since, 1)):
+        elif depth < 1 and not isinstance(v, _NOT_HOLDERS) and has_fields(v) and any(_changed_fields(v, since, 1)):
             yield k, v, False
 
 

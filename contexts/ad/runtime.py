@@ -527,6 +527,8 @@ def call(mask, f, /, *args, **kw):
         # applies to a function before the rule lookup: ufunc and dispatcher shapes, numpy's `out=`)
         if f not in _rules:
             return _twin_call(mask, f, (), args, kw)
+        if f is unpack and not kw and (drawn := _drawing_call(f, args, kw)) is not None:
+            return drawn  # (`a, b = t` of a tuple or list)
     elif type(f) is _MethodType and (not kw or "out" not in kw):  # (numpy's `out=`: below)
         try:
             rule = _rules.get(f)
@@ -539,10 +541,16 @@ def call(mask, f, /, *args, **kw):
             rule = _rules.get(f)
         except TypeError:  # unhashable callable
             rule = None
-        if rule is not None:
+        if rule is None:
+            if (type(f) is _BUILTIN and len(args) == 1 and type(f.__self__) is list and f.__name__ == "append"
+                    and (appended := _append_call(f, args, kw)) is not None):
+                return appended  # (`lst.append(v)`)
+        else:
             plan = rule.plan
             if plan is None:
                 plan = _plan(rule, f)
+            if not plan and f in _DRAWN_ARGS and (drawn := _drawing_call(f, args, kw)) is not None:
+                return drawn  # (`tuple(v)`, `list(v)`, `iter(v)` of a tuple or list)
             if plan and len(args) <= plan[2]:
                 if plan[6] is not None and len(args) == 1 and type(args[0]) is float:
                     # a math function of a float (`math.sin(x)`): no loop over the arguments, and its float
@@ -1059,6 +1067,62 @@ def _python_iteration(cls):
 
 
 _DRAWING = frozenset({iter, list, tuple, unpack})  # primitives whose result is the drawn items themselves
+
+
+def _append_call(f, args, kw):
+    """`call`'s common case of `lst.append(v)`, a builtin list's bound method, by position: what the general
+    path gives it — the value, the list's change stamped (`_stamp`), and the rule of (list, "append") pulled
+    back by `_mutating_back` — without the questions it asks on the way, which a builtin list's `append`
+    answers no otherwise; those that depend on v (an object array, whose elements may compute in Python; an
+    ndarray subclass's values, `values_refused`) and on the rule's kind are asked here. None where one
+    differs: the general path then decides."""
+    a = args[0]
+    ta = type(a)
+    if ta is _NDARRAY and a.dtype is _OBJECT_DTYPE or ta is not _NDARRAY and isinstance(a, np.ndarray):
+        return None
+    rule = _rules.get(_LIST_APPEND)
+    if (rule is None or rule.adjoint is None or not rule.mutating or rule.kind is not None or rule.iterates
+            or rule.python is not None or rule.stand_in is not None or rule.saves is not None or rule.impl is not None
+            or rule.inplace is not None or f in STAIRS):
+        return None
+    full = (f.__self__, a)
+    try:
+        y = f(a)
+    except TypeError:
+        y = _on_duals(rule, f, args, kw)  # (as the general path)
+    _stamp(rule, f, full, True)
+    return y, (_mutating_back, rule.adjoint, y, full, kw, True)
+
+
+_LIST_APPEND = (list, "append")
+_DRAWN_ARGS = {iter: 1, list: 1, tuple: 1, unpack: 3}  # (their positional arguments: `_drawing_call`)
+
+
+def _drawing_call(f, args, kw):
+    """`call`'s common case of `tuple(v)`, `list(v)`, `iter(v)` and `a, b = v` (`unpack(v, n, star)`) of a
+    builtin list or tuple, by position: what the general path below the fast ones gives them — f's value and
+    its rule's adjoint, pulled back by `_static_back` — without the questions it asks on the way, none of which
+    a builtin list or tuple and these primitives answer otherwise; the facts they rest on are asked here (a
+    rule of that kind: no stand-in, Python form, saved values, own implementation, change in place; no Python
+    iteration of the class; not a step). None where one differs: the general path then decides."""
+    if len(args) != _DRAWN_ARGS[f]:
+        return None
+    t0 = type(args[0])
+    if t0 is not list and t0 is not tuple:
+        return None
+    for a in args[1:]:
+        if type(a) is not int:
+            return None
+    rule = _rules.get(f)
+    if (rule is None or rule.adjoint is None or rule.kind is not None or not rule.iterates or rule.python is not None
+            or rule.stand_in is not None or rule.saves is not None or rule.impl is not None or rule.mutating
+            or rule.inplace is not None or f in STAIRS or _python_iteration(t0) is not None):
+        return None
+    try:
+        y = f(*args)
+    except TypeError:
+        y = _on_duals(rule, f, args, kw)  # (as the general path: higher order, duals through a C function)
+    return y, (_static_back, rule.adjoint, y, args, kw, False)
 
 
 def iterated_by_python(v) -> bool:

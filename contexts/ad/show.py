@@ -222,8 +222,10 @@ def _module_fast_path(s) -> bool:
 
 
 def _changes_check(s) -> bool:
+    """Bookkeeping of in-place changes: `_od_c3 = ...`, `_od_w3 = ...`, and the entry's `_od_t1 = _od_t7 = None`
+    (`codegen._preset`: the temporaries a view check reads by name, bound before it)."""
     return (isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Name)
-            and re.fullmatch(r"_od_(c|w)\d+", s.targets[0].id) is not None)
+            and (re.fullmatch(r"_od_(c|w)\d+", s.targets[0].id) is not None or getattr(s, "_od_preset", False)))
 
 
 def _substitute(stmts, old: str, new: str) -> list[ast.stmt]:

@@ -21,6 +21,8 @@ from .leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left 
 from . import leaves as _leaves
 from .cotangents import Refused as _Refused
 
+_add_reduce = np.add.reduce
+
 try:  # scipy is optional: it supplies erf/gamma/digamma ufuncs for arrays and array-like values
     import scipy.special as _special
 except ImportError:  # pragma: no cover - exercised only without scipy
@@ -214,20 +216,29 @@ def dropped_nan_zero(ga, g, y):
     0 * inf stays NaN (the zero may be a coincidence: `np.cbrt(x) ** 3` at 0: the derivative is 1). A finite
     ga (the common case, one sum to tell) is returned as is."""
     if type(ga) is np.ndarray:
-        if ga.dtype.kind not in "fc" or np.isfinite(ga.sum()):
+        char = ga.dtype.char
+        if char == "d" or char == "f" or char == "e":  # (float64, 32, 16: the sum as a Python float, exactly;
+            if _math.isfinite(_add_reduce(ga, None)):  # a NaN or infinity in ga makes it one, as an overflow
+                return ga                              # of finite values does, which the test below tells)
+        elif ga.dtype.kind not in "fc" or np.isfinite(ga.sum()):
             return ga
         y = np.asarray(y() if callable(y) else y)
         if y.dtype.kind not in "fc" or y.shape != ga.shape:
             return ga
         drop = (np.asarray(g) == 0) & ~np.isfinite(y)
         return np.where(drop, np.zeros((), ga.dtype), ga) if drop.any() else ga
+    if type(ga) in _NUMBERS:  # (a number's, the common case: no dual's question asked first)
+        if ga != ga and g == 0:
+            y = y() if callable(y) else y
+            if type(y) in _NUMBERS and not _cmath.isfinite(y):
+                return type(ga)(0)
+        return ga
     if _dual_shaped(ga):  # forward over reverse (hessian): the same drop, of the value and its tangents
         return _dropped_dual(ga, g, y)
-    if type(ga) in (float, complex, np.float64, np.complex128) and ga != ga and g == 0:
-        y = y() if callable(y) else y
-        if type(y) in (float, complex, np.float64, np.complex128) and not _cmath.isfinite(y):
-            return type(ga)(0)
     return ga
+
+
+_NUMBERS = frozenset({float, complex, np.float64, np.complex128})
 
 
 def _dropped_dual(ga, g, y):

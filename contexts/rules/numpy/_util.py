@@ -19,6 +19,8 @@ from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..generic import is_dual, project, unbroadcast, zeros_like
 from ..registry import call_key, registry
 
+_F8 = np.float64
+
 __all__ = ["UnsupportedCase", "unbroadcast", "zeros_like", "sum_to_shape", "add_at", "match_primal", "normalize_axis",
            "register_linear", "tangent_or_zero"]
 
@@ -126,6 +128,10 @@ def match_primal(g: Any, x: Any) -> Any:
             return g
     elif tg is float and tx is float:
         return g
+    elif tx is _F8 and (tg is _F8 or tg is float):  # (a float64 scalar's, `p[0]`: the general path's
+        return _F8(g + 0.0)  # `x.dtype.type(g.sum())` without its arrays; a sum from 0.0 turns -0.0 into 0.0)
+    elif tx is float and tg is _F8:  # (the general path's `float(np.sum(g))`)
+        return float(g + 0.0)
     if is_dual(g) or is_dual(x):  # forward over reverse: broadcasting undone by the shapes alone
         g = g if np.shape(g) == np.shape(x) else unbroadcast(g, x) if np.ndim(x) else np.sum(g)
         return project(g, x)  # (a real primal: the real part, of the value and the tangent)
