@@ -15,6 +15,7 @@ from scipy import interpolate as si  # noqa: E402
 from contexts import gradient, hessian, jacfwd  # noqa: E402
 from contexts.rules.registry import MissingRule  # noqa: E402
 from contexts.rules.numpy._util import UnsupportedCase  # noqa: E402
+pytest.importorskip("scipy.interpolate._dfitpack")  # (scipy 1.18 fits in Python, without these kernels)
 from contexts.rules.numpy.scipy_fitpack import Fit  # noqa: E402
 from tests.fd import gradient as fd_gradient  # noqa: E402
 from tests.fd import hessian as fd_hessian  # noqa: E402

@@ -61,3 +61,19 @@ def test_mpmath_function_without_a_rule_refused_in_forward_mode():
         jacfwd(lambda p: float(mpmath.gammainc(1 - p[0], p[1] * 1.0)), np.array([2.2, 0.05]))
     with pytest.raises(OverdubError):
         gradient(g, -1.2)
+
+
+def test_numpy_sort_descending():
+    """numpy 2.5's `np.sort(x, descending=True)`: the sort rule took the ascending permutation, silently
+    (found through JAX's `jnp.sort(x, descending=True)`, whose signature numpy 2.5's now shares)."""
+    import inspect
+    if "descending" not in inspect.signature(np.sort).parameters:
+        pytest.skip("numpy before 2.5 has no descending sort")
+    from tests.fd import gradient as fd_gradient
+    x = np.array([0.3, 2.0, 1.0, 5.0, -1.0, 0.7])
+    f = lambda v: (np.sort(v, descending=True) * np.arange(6.0)).sum()  # noqa: E731
+    g = lambda v: (np.sort(v.reshape(3, 2), axis=0, descending=True) * np.arange(6.0).reshape(3, 2)).sum()  # noqa: E731
+    for fn in (f, g):
+        expected = fd_gradient(fn, x)[0]
+        np.testing.assert_allclose(gradient(fn, x)[0], expected, rtol=1e-7, atol=1e-9)
+        np.testing.assert_allclose(jacfwd(fn, x), expected, rtol=1e-7, atol=1e-9)

@@ -385,9 +385,12 @@ for _fn in (np.split, np.array_split):
 
 # -- sorting -------------------------------------------------------------------------------------
 
-def sort_permutation(a, axis):
-    """The stable permutation np.sort applies along axis (None: of the flattened array)."""
-    return np.argsort(a, axis=axis, kind="stable")
+def sort_permutation(a, axis, descending=False):
+    """The stable permutation np.sort applies along axis (None: of the flattened array); reversed for
+    numpy 2.5's `descending=True` (the same values in that order: which of equal values goes where is no
+    derivative's business)."""
+    perm = np.argsort(a, axis=axis, kind="stable")
+    return np.flip(perm, axis=-1 if axis is None else axis) if descending else perm
 
 
 def sort_adjoint(dy, y, a, *rest, **kwargs):
@@ -396,7 +399,7 @@ def sort_adjoint(dy, y, a, *rest, **kwargs):
     a_ = as_array(a)
     flat = a_.ravel() if axis is None else a_
     ax = 0 if axis is None else axis
-    perm = sort_permutation(flat, ax)
+    perm = sort_permutation(flat, ax, bool(kwargs.get("descending", False)))
     if type(dy).__name__ == "Dual":  # forward over reverse: gathered by the inverse permutation
         da = np.take_along_axis(np.broadcast_to(dy, flat.shape), np.argsort(perm, axis=ax), axis=ax)
         return (match_primal(da.reshape(a_.shape), a), *(None,) * len(rest))
@@ -413,9 +416,10 @@ def sort_frule(tangents, a, *rest, **kwargs):
     t = tangents[0] if tangents else None
     if t is None:
         return y, None
+    down = bool(kwargs.get("descending", False))
     if axis is None:
-        return y, as_array(t).ravel()[sort_permutation(np.ravel(a), 0)]
-    return y, np.take_along_axis(as_array(t), sort_permutation(a, axis), axis)
+        return y, as_array(t).ravel()[sort_permutation(np.ravel(a), 0, down)]
+    return y, np.take_along_axis(as_array(t), sort_permutation(a, axis, down), axis)
 
 
 registry.adjoint(np.sort, kind="linear")(sort_adjoint)

@@ -178,7 +178,6 @@ REFUSED = {
     "softmax_axis": lambda x: (jax.nn.softmax(jnp.outer(x, x)) * jnp.arange(3.0)).sum(),
     "log_softmax_axis": lambda x: (jax.nn.log_softmax(jnp.outer(x, x)) * jnp.arange(3.0)).sum(),
     "promote_integers": lambda x: jnp.sum(x, promote_integers=False),
-    "descending": lambda x: (jnp.sort(x, descending=True) * jnp.arange(3.0)).sum(),
     "eigh_symmetrizes": lambda x: jnp.linalg.eigh(jnp.outer(x, x ** 2))[0].sum(),
 }
 
@@ -189,3 +188,14 @@ def test_refused(name, mode):
     f = REFUSED[name]
     with pytest.raises(OverdubError):
         (gradient if mode == "gradient" else jacfwd)(f, jnp.asarray(X))
+
+
+def test_a_keyword_of_jax_own_refused_or_right():
+    """`jnp.sort(x, descending=True)`: refused where numpy's sort has no such keyword (its rule would sort
+    the other way), right where it has (numpy's rule then takes it)."""
+    f = lambda x: (jnp.sort(x, descending=True) * jnp.arange(3.0)).sum()  # noqa: E731
+    try:
+        g = gradient(f, jnp.asarray(X))[0]
+    except OverdubError:
+        return
+    np.testing.assert_allclose(np.asarray(g), _fd(f, X), rtol=1e-6, atol=1e-8)
