@@ -365,6 +365,17 @@ def _called_by_engine() -> bool:
     return frame is not None and is_engine(frame.f_code.co_filename)
 
 
+def _users_caller():
+    """The frame calling the ufunc being dispatched (for `_on_values`: past `array_ufunc` and
+    Dual.__array_ufunc__), outward of forward mode's dispatch, the core's operators and interception and
+    numpy's Python code; None where that is the engines' own code (a rule's comparison)."""
+    frame = sys._getframe(2)
+    while frame is not None and (frame.f_code.co_filename.startswith(_PASSING_THROUGH)
+                                 or os.sep + "numpy" + os.sep in frame.f_code.co_filename):
+        frame = frame.f_back
+    return None if frame is None or is_engine(frame.f_code.co_filename) else frame
+
+
 def _from_engine() -> bool:
     """The numpy function being dispatched was called by the engines' own code (a rule), not the user's."""
     frame = sys._getframe(2)
@@ -400,9 +411,12 @@ def _on_values(ufunc, inputs, kwargs):
     """A nondifferentiable ufunc (a comparison, a test) on duals: run on their values (a bool result, also
     into a plain `out=` array), an equality or ordering in the user's code checked for a tie first (`np.equal(x,
     0)` run natively under `hessian`: as `x == 0`). Called by `array_ufunc`, itself by Dual.__array_ufunc__."""
-    if ufunc in EQUALS and len(inputs) == 2 and not is_engine(sys._getframe(3).f_code.co_filename):
+    if ufunc in EQUALS and len(inputs) == 2 and (caller := _users_caller()) is not None:
+        # (the user's frame past the operator's dispatch: `y[0] < a` of a numpy number and a dual reaches
+        # here through the core's operators, whose frame was taken for the engines': a branch on a moving
+        # value unwatched, odeint's solution switching at a moving time silently 0 for 0.5)
         if (w := JUMP_WATCH.get()) is not None:
-            watch_order(w, inputs[0], inputs[1], EQUALS[ufunc], sys._getframe(3))
+            watch_order(w, inputs[0], inputs[1], EQUALS[ufunc], caller)
         checked_equality(ufunc, inputs)
     elif ufunc in SIGNS and len(inputs) > SIGNS[ufunc] and type(d := inputs[SIGNS[ufunc]]) is Dual \
             and not _called_by_engine():

@@ -1,0 +1,62 @@
+"""Silent wrong derivatives found in session 51, each reduced to its pattern and checked against central
+differences or for a clear refusal."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.integrate import odeint
+
+from contexts import derivative, gradient
+from overdub.errors import OverdubError
+from tests.fd import derivative as fd_derivative
+
+T = np.linspace(0.0, 2.0, 5)
+
+
+def _closure_switch(a):
+    """odeint's right side compares a numpy number (the state's entry) with a value it closes over, the
+    only way the value reaches the solution: forward mode took the comparison for the engines' own (the
+    core's operator dispatch frame), so the switch along the solution went unseen and the tangent was 0
+    for about 0.5."""
+    def f(y, s):
+        return [1.0 if y[0] < a else 0.5]
+    return odeint(f, [0.0], T)[-1, 0]
+
+
+def _closure_switch_array(a):
+    def f(y, s):
+        return np.where(y < a, 1.0, 0.5)
+    return odeint(f, [0.0], T)[-1, 0]
+
+
+@pytest.mark.parametrize("loss", [_closure_switch, _closure_switch_array])
+@pytest.mark.parametrize("mode", [derivative, gradient])
+def test_odeint_switch_on_a_closed_over_value_is_refused(loss, mode):
+    assert 0.3 < fd_derivative(loss, 1.0) < 0.7  # (about 0.5, the value it would have to give: not 0)
+    with pytest.raises(OverdubError, match="switches|branch"):
+        mode(loss, 1.0)
+
+
+def _smooth_closure(a):
+    def f(y, s):
+        return [-a * y[0] if y[0] < 10.0 else 0.0]  # (a branch that never switches along the solution)
+    return odeint(f, [1.0], T, rtol=1e-10, atol=1e-12)[-1, 0]
+
+
+@pytest.mark.parametrize("mode", [derivative, gradient])
+def test_odeint_closure_branch_that_never_switches_is_differentiated(mode):
+    want = -2.0 * np.exp(-2.0 * 0.7)  # d/da exp(-a t) at t = 2
+    got = mode(_smooth_closure, 0.7)
+    got = got[0] if isinstance(got, tuple) else got
+    assert abs(got - want) < 1e-6 * abs(want)
+
+
+def _tie(a):
+    return a * 2.0 if np.float64(1.0) <= a else a * 3.0
+
+
+def test_numpy_number_compared_with_a_value_at_its_tie_is_refused():
+    with pytest.raises(OverdubError, match="branch boundary"):
+        derivative(_tie, 1.0)
+    assert derivative(_tie, 1.5) == pytest.approx(fd_derivative(_tie, 1.5), rel=1e-6)
