@@ -203,8 +203,9 @@ def _plan(rule, f) -> tuple:
     arguments, hot, hot_reduce, hot_one, hot_float)`, where run computes f's value (`Rule.impl` or f). Empty where the
     general path decides: rules that iterate, mutate or have no adjoint, and calls passing numpy's `out`
     by position (more arguments than the plan takes)."""
-    if rule.adjoint is None or rule.iterates or rule.mutating or rule.kind == "nondiff" or _stairs(f):
-        plan = ()  # (a rounding by a step, `np.mod`: checked on the general path, `STAIRS`)
+    if rule.adjoint is None or rule.iterates or rule.mutating or rule.kind == "nondiff" or _stairs(f) \
+            or rule.stand_in is not None:
+        plan = ()  # (a rounding by a step, `np.mod`: checked on the general path, `STAIRS`; a stand-in is code)
     else:
         kind = type(f)
         most = (f.nin if kind is _UFUNC else _out_position(f) % _ANY_COUNT if kind is _DISPATCHER

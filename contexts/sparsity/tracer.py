@@ -342,6 +342,10 @@ class Tracer:
         return np.result_type(self.primal) if self.primal is not None else np.dtype(np.float64)
 
     @property
+    def device(self) -> str:  # (an ndarray's, numpy 2's: array-API code asks it, scipy's Rotation twins)
+        return "cpu"
+
+    @property
     def itemsize(self) -> int:  # (`as_strided(a, strides=(2 * a.itemsize,))`)
         return self.dtype.itemsize
 
