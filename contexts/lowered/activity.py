@@ -1212,6 +1212,11 @@ class _Activity:
         self.kept_params: dict[str, frozenset] = {}  # global functions called here: the arguments they only read
         self.texts: set[str] = set()  # variables every binding of which is text (`_texts`)
         self.immutable: set[str] = set()
+        # the lowering's temporaries of constant displays read once, as a call's argument (`helper([1.0, 2.0],
+        # x)`): what the call may store into one no code here reads back, so it enters the call a constant
+        # (marked active for it, a C function the callee hands it to was refused: visual-kinematics'
+        # `Frame.from_euler_3`, sweep E)
+        self.once_constants: frozenset[str] = frozenset()
         self.changed = True
 
     def mark(self, name: str) -> None:
@@ -1338,7 +1343,8 @@ class _Activity:
                     for a in operands:
                         if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name):
                             a = a.value  # (`key=acc.add`: a bound method, which may change acc)
-                        if isinstance(a, ast.Name) and (a.id in self.locals or a.id in self.items):  # (not modules)
+                        if isinstance(a, ast.Name) and (a.id in self.locals or a.id in self.items) \
+                                and a.id not in self.once_constants:  # (not modules)
                             self.mark_argument(a.id)
                     # a closure made here that changes captured arrays in place (`out[i] = v`) changes them
                     if isinstance(v.func, ast.Name):
@@ -1885,6 +1891,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     act = _Activity(active_inputs, nondiff, locals_ | set(active_inputs) | set(freevars), sources, views)
     act.drawn = drawn
     act.items = items
+    act.once_constants = _once_constants(nodes, set(active_inputs))
     act.immutable = _immutable_locals(fdef, globals_, set(param_names(a)) | set(freevars), nodes, stores)
     act.texts = _texts(stores, nodes, set(param_names(a)) | set(freevars), globals_)
     act.closure_stores = through_calls(defs, {n.name: captured_stores(n) for n in defs})
@@ -1929,7 +1936,7 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         marked, handed = mutations.read_then_changed(act, nodes)
         for n in marked:
             act.mark_changed(n)
-        for n in handed:
+        for n in handed - act.once_constants:  # (read once, by the call it is handed to: no change after)
             act.mark_argument(n)
     steer = steering_only(fdef, numbers)
     if steering is not None:
@@ -1938,6 +1945,46 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         constant_stores.update(_constant_stores(fdef, act))
         constant_stores.update(_constant_calls(fdef, act, globals_, freevars))
     return act.active - steer
+
+
+def _once_constants(nodes, inputs: set[str]) -> frozenset[str]:
+    """The lowering's temporaries (`_od_t*`) bound once, to a display of constants (numbers, text, None, and
+    such temporaries: `[[1.0, 2.0], [3.0]]`), and read once."""
+    bound: dict[str, ast.expr | None] = {}
+    reads: dict[str, int] = {}
+    for n in nodes:
+        if isinstance(n, ast.Name):
+            if isinstance(n.ctx, ast.Load):
+                reads[n.id] = reads.get(n.id, 0) + 1
+            elif n.id.startswith("_od_t"):
+                bound[n.id] = None if n.id in bound else n  # (a second binding: not one)
+    values: dict[str, ast.expr] = {}
+    for n in nodes:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name) \
+                and bound.get(t.id) is t and isinstance(n.value, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
+            values[t.id] = n.value
+    found: set[str] = set()
+
+    def constant(e) -> bool:
+        if isinstance(e, ast.Constant):
+            return True
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+            return constant(e.operand)
+        if isinstance(e, ast.Name):
+            return e.id in found
+        if isinstance(e, (ast.List, ast.Tuple, ast.Set)):
+            return all(constant(v) for v in e.elts)
+        if isinstance(e, ast.Dict):
+            return all(k is not None and constant(k) for k in e.keys) and all(constant(v) for v in e.values)
+        return False
+    grew = True
+    while grew:
+        grew = False
+        for name, value in values.items():
+            if name not in found and name not in inputs and reads.get(name, 0) == 1 and constant(value):
+                found.add(name)
+                grew = True
+    return frozenset(found)
 
 
 def _constant_calls(fdef: ast.FunctionDef, act: _Activity, globals_: dict, freevars: tuple) -> set[int]:
