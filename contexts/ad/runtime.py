@@ -2566,6 +2566,7 @@ def twin_info(fn, active):
 
 
 _CONSTANT_TYPES = (str, bytes, bool, type(None), types.ModuleType, type)
+_ARGUMENT_BITS = (1 << 59) - 1  # (a mask's bits of positional arguments: below FRESH_SELF, KW_ACTIVE, CELLS_CONSTANT)
 
 
 def _constants(args) -> int:
@@ -2723,6 +2724,16 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
             if type(a) not in _NEVER_CONSTANT:  # (the common case: no call)
                 constant = _constants(args)
                 break
+    elif mask & _ARGUMENT_BITS:
+        # an argument the activity analysis could not prove constant (an attribute of an object holding a
+        # differentiated value, `_get_row(path, self.formula, self.cas_number)`) that is text, a flag, None,
+        # a module or a type here carries none: the callee takes it as a constant (as active, chemics'
+        # table lookups ran pandas' own code under the transform, refused). Not text while a differentiated
+        # number's text was made (`_TEXTS`): its parse is refused where the callee computes with it.
+        for i, a in enumerate(args):
+            if mask >> i & 1 and type(a) not in _NEVER_CONSTANT and isinstance(a, _CONSTANT_TYPES) and (
+                    not _TEXTS or type(a) is not str):
+                mask &= ~(1 << i)
     defaulted = None
     if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None) and (
             mask == EVERY_ARGUMENT or mask >= 0 and not mask & CELLS_CONSTANT):  # (f's own gradient wanted)

@@ -552,6 +552,11 @@ class ForwardContext(overdub.Context):
                 raise no_rule(fn, where=str(site))
             if not _numpy_callable(fn) and not _container_method(fn):
                 args, kwargs = _constants_as_plain(args, kwargs)
+                # (perturbed only where a dual is left: a C class given the plain arrays of fresh zero-tangent
+                # duals, pandas' `NumpyBlock(values)` of a table of constants built under the context, holds
+                # nothing perturbed; refused as one, chemics' table lookups beside a perturbed object failed)
+                return self._primitive(site, fn, args, kwargs,
+                                       perturbed=has_dual(args) or has_dual(list(kwargs.values())))
             return self._primitive(site, fn, args, kwargs, perturbed=True)
         except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
             if not e.__dict__.get("_overdub_noted") and overdub.is_recursable(fn):

@@ -60,3 +60,49 @@ def test_numpy_number_compared_with_a_value_at_its_tie_is_refused():
     with pytest.raises(OverdubError, match="branch boundary"):
         derivative(_tie, 1.0)
     assert derivative(_tie, 1.5) == pytest.approx(fd_derivative(_tie, 1.5), rel=1e-6)
+
+
+# -- a table lookup of constants beside a differentiated object (chemics' `Gas.viscosity`) ----------------
+
+class _Gas:
+    def __init__(self, formula, temperature):
+        self.formula = formula
+        self.cas_number = None
+        self.temperature = temperature
+
+
+def _row(formula, cas_number):
+    pd = pytest.importorskip("pandas")
+    table = pd.DataFrame({"Formula": ["N2", "O2", "CH4"], "A": [1.5, 2.5, 3.5], "B": [0.25, 0.5, 0.75]})
+    row = table.query(f"Formula == '{formula}'") if not cas_number else table.query(f"CAS == '{cas_number}'")
+    return row["A"].iloc[0], row["B"].iloc[0]
+
+
+def _viscosity(t):
+    gas = _Gas("O2", t)
+    a, b = _row(gas.formula, gas.cas_number)  # (text and None read off an object holding t)
+    return a + b * gas.temperature + 1e-3 * gas.temperature ** 2
+
+
+@pytest.mark.parametrize("mode", [derivative, gradient])
+def test_table_lookup_of_constants_beside_a_differentiated_object(mode):
+    # reverse mode took the text and None read off the object for differentiated values and ran pandas' own
+    # code under the transform (refused at read_csv's `locals()`); forward mode refused pandas' NumpyBlock of
+    # the constant table, made of a fresh zero-tangent array
+    got = mode(_viscosity, 500.0)
+    got = got[0] if isinstance(got, tuple) else got
+    assert got == pytest.approx(fd_derivative(_viscosity, 500.0), rel=1e-7)
+
+
+def _parse(text):
+    return float(text) * 2.0
+
+
+def _text_of_a_differentiated_number(x):
+    return _parse(str(x))
+
+
+@pytest.mark.parametrize("mode", [derivative, gradient])
+def test_text_of_a_differentiated_number_handed_to_a_function_is_still_refused(mode):
+    with pytest.raises(OverdubError, match="text"):
+        mode(_text_of_a_differentiated_number, 0.7)
