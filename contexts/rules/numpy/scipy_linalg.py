@@ -374,33 +374,80 @@ def batched_cholesky_adjoint(dy, y, a, lower=False, overwrite_a=False, clean=Tru
     return (match_primal(da, a), None, None, None)
 
 
-def _general(name, structure):
-    if structure not in _GENERAL:
-        raise unsupported(name, f"assume_a with structure code {structure} (one triangle or the diagonal read)",
-                          "call it with assume_a=None or 'general'")
+def _general(name, structure, a=None):
+    """Refuses a structure the rules cannot take: a code they do not know, the Hermitian ones ('pos',
+    'her': a triangle mirrored with its conjugate) of a complex matrix, and inv's 'diagonal' (scipy 1.17's
+    kernel reads the off-diagonal entries, whatever its documentation says: its inverse of a full matrix is
+    not the diagonal's)."""
+    if name.endswith(".inv") and structure == 11:
+        raise unsupported(name, "assume_a='diagonal' (the kernel's values are not the inverse of the diagonal)",
+                          "call it on np.diag(np.diag(a)), or divide by the diagonal")
+    if structure in _GENERAL or structure in _READS and not (
+            structure in (101, 211) and a is not None and np.iscomplexobj(a)):
+        return
+    raise unsupported(name, f"assume_a with structure code {structure}" + (
+        " of a complex matrix" if structure in _READS else ""), "call it with assume_a=None or 'general'")
+
+
+# scipy's structure codes (`_basic.solve`, `inv`): the entries of a the kernel reads, and the matrix it solves
+# with. A derivative is taken in that matrix (`_structured`), whose cotangent goes to the entries read
+# (`_structured_cotangent`: a mirrored triangle's entries take both of theirs): the entries not read get none
+# (their gradient was dense before, and refused)
+_READS = {11: "diagonal", 21: "upper triangle", 22: "lower triangle", 31: "three diagonals", 101: "triangle",
+          201: "triangle", 211: "triangle"}
+
+
+def _structured(a, structure, lower=False):
+    """The matrix a kernel of the given structure code solves with, of the entries of a it reads (a
+    triangle of a symmetric matrix mirrored: upper unless `lower`)."""
+    if structure in _GENERAL:
+        return a
+    a = np.asarray(a)
+    if structure == 11:
+        return a * np.eye(a.shape[-1], dtype=bool)
+    if structure == 21:
+        return np.triu(a)
+    if structure == 22:
+        return np.tril(a)
+    if structure == 31:
+        return np.triu(np.tril(a, 1), -1)
+    if lower:
+        return np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2)
+    return np.triu(a) + np.swapaxes(np.triu(a, 1), -1, -2)
+
+
+def _structured_cotangent(g, structure, lower=False):
+    """The cotangent of a for a cotangent g of `_structured(a, structure, lower)` (its adjoint)."""
+    if structure in _GENERAL or structure in (11, 21, 22, 31):
+        return _structured(g, structure, lower)
+    g = np.asarray(g)
+    if lower:
+        return np.tril(g) + np.swapaxes(np.triu(g, 1), -1, -2)
+    return np.triu(g) + np.swapaxes(np.tril(g, -1), -1, -2)
 
 
 def batched_solve_adjoint(dy, y, a, b, structure=-1, lower=False, transposed=False, *rest):
-    _general("scipy.linalg.solve", structure)
+    _general("scipy.linalg.solve", structure, a)
     dx = dy[0] if dy is not None else None
     if dx is None:
         return (None,) * (4 + len(rest) + 3)
-    a_ = np.asarray(a)
-    op = np.swapaxes(a_, -1, -2) if transposed else a_
+    m = _structured(np.asarray(a), structure, lower)
+    op = np.swapaxes(m, -1, -2) if transposed else m
     db = np.linalg.solve(np.swapaxes(op, -1, -2).conj(), np.asarray(dx))
     da = -(db @ np.swapaxes(y[0], -1, -2).conj())
     if transposed:
         da = np.swapaxes(da, -1, -2)
-    return (match_primal(da, a), match_primal(db, b)) + (None,) * (5 + len(rest))
+    return (match_primal(_structured_cotangent(da, structure, lower), a), match_primal(db, b)) + (None,) * (5 + len(rest))
 
 
 def batched_inv_adjoint(dy, y, a, structure=-1, *rest):
-    _general("scipy.linalg.inv", structure)
+    _general("scipy.linalg.inv", structure, a)
     dx = dy[0] if dy is not None else None
     if dx is None:
         return (None,) * (2 + len(rest))
+    lower = bool(rest[1]) if len(rest) > 1 else False  # (`_inv(a, structure, overwrite_a, lower)`)
     yh = np.swapaxes(y[0], -1, -2).conj()
-    return (match_primal(-(yh @ np.asarray(dx) @ yh), a),) + (None,) * (1 + len(rest))
+    return (match_primal(_structured_cotangent(-(yh @ np.asarray(dx) @ yh), structure, lower), a),) + (None,) * (1 + len(rest))
 
 
 # The kernels' overwrite flags (positions in their arguments): scipy.linalg.solve passes overwrite_a=True
@@ -588,16 +635,17 @@ def _batched_frules(fns):
         return y, (_per_matrix(one, np.asarray(a), np.asarray(t)).astype(y[0].dtype, copy=False), None)
 
     def solve_frule(tangents, a, b, structure=-1, lower=False, transposed=False, *rest):
-        _general("scipy.linalg.solve", structure)
+        _general("scipy.linalg.solve", structure, a)
         y = fns._solve(a, b, structure, lower, transposed, *rest)
         ta, tb = (tuple(tangents) + (None, None))[:2]
         if ta is None and tb is None:
             return y, None
-        a_ = np.asarray(a)
-        op = np.swapaxes(a_, -1, -2) if transposed else a_
+        m = _structured(np.asarray(a), structure, lower)
+        op = np.swapaxes(m, -1, -2) if transposed else m
         rhs = np.zeros_like(y[0]) if tb is None else np.asarray(tb)
         if ta is not None:
-            rhs = rhs - (np.swapaxes(ta, -1, -2) if transposed else np.asarray(ta)) @ y[0]
+            tm = _structured(np.asarray(ta), structure, lower)
+            rhs = rhs - (np.swapaxes(tm, -1, -2) if transposed else tm) @ y[0]
         return y, (np.linalg.solve(op, rhs), None)
 
     def batched_svd_frule(tangents, a, lapack_driver="gesdd", compute_uv=True, full_matrices=True, *rest):
@@ -621,10 +669,11 @@ def _batched_frules(fns):
         return y, (full, None, ds, None)
 
     def inv_frule(tangents, a, structure=-1, *rest):
-        _general("scipy.linalg.inv", structure)
+        _general("scipy.linalg.inv", structure, a)
         y = fns._inv(a, structure, *rest)
         t = tangents[0] if tangents else None
-        return y, (None if t is None else (-(y[0] @ np.asarray(t) @ y[0]), None))
+        lower = bool(rest[1]) if len(rest) > 1 else False
+        return y, (None if t is None else (-(y[0] @ _structured(np.asarray(t), structure, lower) @ y[0]), None))
     return {"_cholesky": cholesky_frule, "_solve": solve_frule, "_inv": inv_frule, "_svd": batched_svd_frule,
             "_lstsq": batched_lstsq_frule}
 
