@@ -961,3 +961,26 @@ for _prefix in ("s", "d"):
     registry.frule(getattr(lapack, _prefix + "getrf"))(_getrf_frule(getattr(lapack, _prefix + "getrf")))
     registry.adjoint(getattr(lapack, _prefix + "getrs"))(getrs_adjoint)
     registry.frule(getattr(lapack, _prefix + "getrs"))(_getrs_frule(getattr(lapack, _prefix + "getrs")))
+
+
+# -- scipy.linalg.qr: numpy's QR (`Rule.stand_in`): the same LAPACK factorisation (geqrf, then orgqr), whose
+# rules numpy's `qr` has in every engine; scipy's own call reaches geqrf through f2py, which has none.
+# Pivoting (geqp3: a column order chosen from the values) and mode='raw' (Householder reflectors) are refused.
+
+_QR_MODES = {"full": "complete", "economic": "reduced"}
+
+
+def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+    """scipy.linalg.qr as numpy's: (q, r) in mode 'full' and 'economic', (r,) in mode 'r'."""
+    if pivoting or mode not in ("full", "economic", "r"):
+        raise unsupported("scipy.linalg.qr", "pivoting=True" if pivoting else f"mode={mode!r}",
+                          "use pivoting=False with mode 'full', 'economic' or 'r'")
+    if np.ndim(a) != 2:
+        raise unsupported("scipy.linalg.qr", f"a {np.ndim(a)}-dimensional array", "pass a matrix")
+    if mode == "r":
+        return (np.linalg.qr(a, mode="r"),) if np.shape(a)[0] >= np.shape(a)[1] else \
+            (np.linalg.qr(a, mode="complete")[1],)
+    return np.linalg.qr(a, mode=_QR_MODES[mode])
+
+
+registry.set(scipy_linalg.qr, stand_in=qr)
