@@ -370,10 +370,15 @@ def _users_caller():
     Dual.__array_ufunc__), outward of forward mode's dispatch, the core's operators and interception and
     numpy's Python code; None where that is the engines' own code (a rule's comparison)."""
     frame = sys._getframe(2)
-    while frame is not None and (frame.f_code.co_filename.startswith(_PASSING_THROUGH)
-                                 or os.sep + "numpy" + os.sep in frame.f_code.co_filename):
+    while frame is not None and (frame.f_code.co_filename in _DISPATCH_FILES or frame.f_code.co_filename.startswith(
+            _PASSING_THROUGH[1]) or os.sep + "numpy" + os.sep in frame.f_code.co_filename):
         frame = frame.f_back
     return None if frame is None or is_engine(frame.f_code.co_filename) else frame
+
+
+# forward mode's dispatch of an operator or a call to a dual (its other files' comparisons are the engine's own)
+_DISPATCH_FILES = frozenset(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+                            for name in ("arrays.py", "dual.py", "context.py"))
 
 
 def _from_engine() -> bool:

@@ -23,6 +23,18 @@ def _loss(shape, mode):
     return f
 
 
+@pytest.mark.parametrize("qr_mode", ["full", "economic", "r"])
+@pytest.mark.parametrize("shape", [(3, 3), (5, 3), (3, 5)])
+def test_stand_in_gives_scipys_factors(shape, qr_mode):
+    from contexts.rules.numpy.scipy_linalg import qr
+    a = rng.standard_normal(shape)
+    want, got = sl.qr(a, mode=qr_mode), qr(a, mode=qr_mode)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("mode", [gradient, jacfwd])
 @pytest.mark.parametrize("qr_mode", ["full", "economic", "r"])
 @pytest.mark.parametrize("shape", [(3, 3), (5, 3), (3, 5)])

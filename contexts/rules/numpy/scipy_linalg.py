@@ -977,9 +977,10 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
                           "use pivoting=False with mode 'full', 'economic' or 'r'")
     if np.ndim(a) != 2:
         raise unsupported("scipy.linalg.qr", f"a {np.ndim(a)}-dimensional array", "pass a matrix")
-    if mode == "r":
-        return (np.linalg.qr(a, mode="r"),) if np.shape(a)[0] >= np.shape(a)[1] else \
-            (np.linalg.qr(a, mode="complete")[1],)
+    if mode == "r":  # (scipy's R is m x n, its rows past n zero for a tall matrix)
+        r = np.linalg.qr(a, mode="r")
+        m, n = np.shape(a)
+        return (np.concatenate([r, np.zeros((m - n, n), dtype=r.dtype)]) if m > n else r,)
     return np.linalg.qr(a, mode=_QR_MODES[mode])
 
 
