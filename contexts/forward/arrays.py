@@ -112,6 +112,33 @@ def _viewing_tangents(y, fn, args: tuple, kwargs: dict, tag: Tag):
     return type(y)(parts) if type(y) in (list, tuple) else parts[0]
 
 
+def keyword_duals_by_position(fn, args: tuple, kwargs: dict, tag: Tag):
+    """(args, kwargs) with every keyword argument holding a dual of tag moved to its position in fn's
+    signature, the positions between filled by the keywords given or the defaults; None where one cannot be
+    (no signature, a keyword-only parameter, a parameter without a default left out)."""
+    import inspect
+
+    try:
+        params = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return None
+    names = [p.name for p in params]
+    duals = [k for k, v in kwargs.items() if holds_dual_of(v, tag)]
+    if any(k not in names[len(args):] for k in duals):
+        return None
+    last = max(names.index(k) for k in duals)
+    rest, out = dict(kwargs), list(args)
+    for p in params[len(args):last + 1]:
+        if p.name in rest:
+            out.append(rest.pop(p.name))
+        elif p.default is not p.empty:
+            out.append(p.default)
+        else:
+            return None
+    return tuple(out), rest
+
+
 def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     if fn in SIGNS and len(args) > SIGNS[fn] and type(d := args[SIGNS[fn]]) is Dual and d.tag is tag \
             and not _called_by_engine():
@@ -120,6 +147,10 @@ def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
         equality_guard_fd(d.primal, 0.0, "<", d.tangent)
     for name, v in kwargs.items():
         if holds_dual_of(v, tag):  # (its tangent would be dropped: the rules' tangents are positional)
+            moved = keyword_duals_by_position(fn, args, kwargs, tag)  # (`logsumexp(a, b=w)`: the rule's
+            if moved is not None:                                            # positions, by fn's signature)
+                args, kwargs = moved
+                break
             raise NoForwardRule(f"{getattr(fn, '__qualname__', fn)} called with a differentiated value by keyword "
                                 f"({name}=) in forward mode", fix="pass it by position")
     values, tangents, sequences = [], [], False
@@ -875,6 +906,12 @@ def _full_like_dual(a, fill_value, dtype=None, order="K", subok=True, shape=None
     out = np.zeros_like(a, dtype=dtype, order=order, subok=subok, shape=shape)
     if np.dtype(primal(out).dtype).kind not in "fc":
         return np.full_like(primal(a), primal(fill_value), dtype=dtype, order=order, subok=subok, shape=shape)
+    if type(out) is not Dual:  # (a plain prototype, the value by keyword: scipy's `xp.full_like(cond, fill_value=p)`;
+        # the zeros were a plain array, into which the dual was written: refused)
+        if np.broadcast_shapes(out.shape, np.shape(primal(fill_value))) != out.shape:
+            return np.full_like(primal(a), primal(fill_value), dtype=dtype, order=order, subok=subok, shape=shape)
+        y = out + fill_value  # (numpy's error above for a value that does not broadcast to the shape)
+        return y if primal(y).dtype == out.dtype else y.astype(out.dtype)
     out[...] = fill_value
     return out
 

@@ -42,7 +42,7 @@ from ..rules.frames import is_engine, note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf, runs_natively, taken_per_element
 
 from ..rules.registry import array_objects, by_position, key_of, objects_of_classes, registry, through_array
-from .arrays import (OWN_FUNCTIONS, JOINS, CHECKED_TESTS, checked_test, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality, EQUALS,
+from .arrays import (OWN_FUNCTIONS, keyword_duals_by_position, JOINS, CHECKED_TESTS, checked_test, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality, EQUALS,
                      has_dual, no_rule,
                      out_position, to_array, write_out)
 from .observe import DerivativeOp, Observed, observer
@@ -93,6 +93,9 @@ def _values_of(v):
     if type(v) is dict:
         return {k: _values_of(e) for k, e in v.items()}
     return v
+
+
+_FULL_LIKE = np.full_like
 
 
 def _native(fn) -> bool:
@@ -400,6 +403,13 @@ class ForwardContext(overdub.Context):
                 args, kwargs = _by_position(fn, args, kwargs)
             if kwargs and "out" in kwargs:
                 refuse_overlapping_out(fn, args, kwargs)  # (np.concatenate into an overlapping out=: unbuffered)
+            if kwargs and type(fn) is types.FunctionType and (kw_tag := top_tag(kwargs.values())) is not None \
+                    and (rule := registry.rules.get(fn)) is not None and rule.frule is not None \
+                    and (moved := keyword_duals_by_position(fn, args, kwargs, kw_tag)) is not None:
+                # (a Python function with a forward rule given its duals by keyword, `np.full(shape,
+                # fill_value=v)`: the rule's, its positions by the signature; found by the positional
+                # arguments only, numpy's own code ran and refused the dual)
+                args, kwargs = moved
             tag = top_tag(args) if args else None
             if tag is not None and JUMP_WATCH.get() is not None:  # (a rule sampling the function: quad's)
                 watch_call(fn, args, kwargs, site, str(site))
@@ -512,6 +522,10 @@ class ForwardContext(overdub.Context):
                 if type(fn) is np.ufunc:
                     return _frompyfunc_call(self, stand, args, kwargs)
                 return self.recurse(stand[0], *stand[1], *args, **kwargs)
+            if fn is _FULL_LIKE and args and type(args[0]) is not Dual:
+                # (numpy dispatches np.full_like on its prototype only: a dual fill value beside a plain one,
+                # array-api-extra's `full_like(cond, fill_value=p)` under scipy.stats, reached numpy's copyto)
+                return OWN_FUNCTIONS[fn](*args, **kwargs)
             if _native(fn):
                 if type(fn) is types.FunctionType and _nondifferentiable(fn):
                     # `stop_gradient(a)` (the contexts' own Python functions): of the values, no tangent

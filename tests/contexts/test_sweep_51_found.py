@@ -106,3 +106,44 @@ def _text_of_a_differentiated_number(x):
 def test_text_of_a_differentiated_number_handed_to_a_function_is_still_refused(mode):
     with pytest.raises(OverdubError, match="text"):
         mode(_text_of_a_differentiated_number, 0.7)
+
+
+# -- forward mode: duals given by keyword, or beside a plain prototype ----------------------------------------
+
+_X3 = np.array([0.3, -1.2, 2.0])
+
+
+def _keyword_cases():
+    from scipy.special import logsumexp
+    mask = np.array([True, False, True])
+    return {
+        "logsumexp_b_by_keyword": lambda v: logsumexp(v, b=np.exp(v) * 0.5),
+        "logsumexp_axis_and_b": lambda v: logsumexp(v, axis=0, b=v ** 2),
+        "full_fill_by_keyword": lambda v: np.sum(np.full((2, 3), fill_value=v) * np.arange(6.0).reshape(2, 3)),
+        "full_like_plain_prototype": lambda v: np.sum(np.full_like(mask, dtype=float, fill_value=v[0]) * v),
+        "full_like_plain_prototype_by_position": lambda v: np.sum(np.full_like(mask, v[0], dtype=float) * v),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_keyword_cases()))
+def test_forward_mode_takes_duals_by_keyword(name):
+    from contexts import jacfwd
+    from tests.fd import gradient as fd_gradient
+    f = _keyword_cases()[name]
+    want = fd_gradient(f, _X3)[0]
+    np.testing.assert_allclose(np.asarray(jacfwd(f, _X3), dtype=float), want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(np.asarray(gradient(f, _X3)[0], dtype=float), want, rtol=1e-6, atol=1e-8)
+
+
+def test_pearsonr_in_both_modes():
+    # (forward mode: array-api-extra's `apply_where` fills `full_like(cond, fill_value=p)` with a dual; reverse
+    # mode refuses pearsonr's result object, a tuple holding differentiated attributes)
+    st = pytest.importorskip("scipy.stats")
+    from contexts import jacfwd
+    from tests.fd import gradient as fd_gradient
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal(20), rng.standard_normal(20)
+    f = lambda y: st.pearsonr(y, w)[0]
+    np.testing.assert_allclose(np.asarray(jacfwd(f, x), dtype=float), fd_gradient(f, x)[0], rtol=1e-6, atol=1e-8)
+    with pytest.raises(OverdubError):
+        gradient(f, x)
