@@ -1918,6 +1918,13 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
                 and isinstance(module := globals_.get(n.value.id), types.ModuleType) \
                 and type(fn := vars(module).get(n.attr)) is types.FunctionType:
             act.kept_params.setdefault(f"{n.value.id}.{n.attr}", _kept_params(fn))  # (`knotvector.check(...)`)
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id not in locals_ \
+                and isinstance(module := globals_.get(n.value.id), types.ModuleType) \
+                and type(fn := vars(module).get(n.attr)) is np.ufunc:
+            # a ufunc changes none of its inputs (only an `out=`, by keyword or past them): `np.greater(o, x)`
+            # left x constant, whose tie with o is then checked (taken for a changed argument, both were
+            # active and the tie went unchecked: one side's derivative, sweep F)
+            act.kept_params.setdefault(f"{n.value.id}.{n.attr}", frozenset(range(fn.nin)))
     mutations = _Mutations(fdef, nodes, globals_, numbers, act.locals)
     captured = set(freevars)
     while act.changed:

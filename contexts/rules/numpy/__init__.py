@@ -30,6 +30,7 @@
 - `scipy_rotation`: scipy.spatial.transform's Rotation and RigidTransform, their Cython kernels run as scipy's
   own array-API twins (`_rotation_xp`, `_rigid_transform_xp`).
 - `scipy_kde`: gaussian_kde's kernels (`_stats.gaussian_kernel_estimate` and `_log`) as numpy code.
+- `scipy_rank`: scipy.ndimage's 1-D rank filter kernel (median_filter, medfilt) as numpy code.
 - `scipy_grid`: the compiled helpers under `RegularGridInterpolator`/`interpn` (`find_indices`,
   `evaluate_linear_2d`, `_ndim_coords_from_arrays`) as numpy code.
 
@@ -47,7 +48,7 @@ __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "cou
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_special_more", "scipy_linalg", "scipy_banded", "scipy_splines",
               "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage", "scipy_sparse",
-              "scipy_matrices", "scipy_grid", "scipy_fitpack", "scipy_rotation", "scipy_kde"):
+              "scipy_matrices", "scipy_grid", "scipy_fitpack", "scipy_rotation", "scipy_kde", "scipy_rank"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)
