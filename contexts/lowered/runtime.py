@@ -1055,25 +1055,54 @@ def order_watch(a, b, op: str, ta=None, tb=None) -> None:
 
 
 def near_guard(a, b, op: str, ta, tb) -> None:
-    """Refused where a step of relative size _FLIP flips `a op b`, the two moving by tangents ta and tb.
+    """Refused where a step of relative size _FLIP flips `a op b`, the two moving by tangents ta and tb,
+    and where they are tied (equal, somewhere for arrays) and move apart: the ordering's branches meet there.
     Two that move together up to rounding (a safeguarded Newton iteration's `lo < y_new`, both converged
     onto the root with their derivatives) do not part: a rate below _FLIP of the tangents is none."""
-    if tb is None or type(tb) is int and tb == 0:
-        rate = ta
-    elif ta is None or type(ta) is int and ta == 0:
-        rate = tb
-    else:
-        while type(ta).__name__ == "Dual":
-            ta = ta.primal
-        while type(tb).__name__ == "Dual":
-            tb = tb.primal
-        try:
-            rate = np.abs(np.asarray(ta, dtype=float) - np.asarray(tb, dtype=float))
-            rate = np.where(rate > _FLIP * np.maximum(np.abs(ta), np.abs(tb)), rate, 0.0)
-        except Exception:  # (tangents of different kinds: a sequence's)
-            return
+    rate = apart_rate(ta, tb)
+    if rate is _NO_RATE:  # (tangents of different kinds: a sequence's)
+        return
+    if tie_moving(a, b, op, rate):
+        raise _special(b, op)
     if near_at(a, b, rate) is not None:
         raise _near_special(b, op)
+
+
+_NO_RATE = object()
+
+
+def apart_rate(ta, tb):
+    """|ta - tb|, the rate at which two values part, rates below _FLIP of the tangents taken for none (two
+    that move together up to rounding); `_NO_RATE` for tangents that do not subtract."""
+    if tb is None or type(tb) is int and tb == 0:
+        return ta
+    if ta is None or type(ta) is int and ta == 0:
+        return tb
+    while type(ta).__name__ == "Dual":
+        ta = ta.primal
+    while type(tb).__name__ == "Dual":
+        tb = tb.primal
+    try:
+        rate = np.abs(np.asarray(ta, dtype=float) - np.asarray(tb, dtype=float))
+        return np.where(rate > _FLIP * np.maximum(np.abs(ta), np.abs(tb)), rate, 0.0)
+    except Exception:
+        return _NO_RATE
+
+
+def tie_moving(a, b, op: str, rate) -> bool:
+    """`a op b`, an ordering of two values both carrying a derivative, at a tie (equal, somewhere for arrays:
+    one element of a grid against a point, `o < grid` of a grid taken for active) where a - b moves (`rate`,
+    its tangent): a kink. `near_at` leaves a single element of an array to the data (a grid's point next to a
+    breakpoint), so a tie there went unchecked: one side's derivative (scoringrules' CRPS of a count at an
+    integer, sweep F)."""
+    if op not in ORDER_OPS:
+        return False
+    while type(a).__name__ == "Dual":
+        a = a.primal
+    while type(b).__name__ == "Dual":
+        b = b.primal
+    mask = _equal_at(a, b, op)
+    return mask is not None and _moving(rate, mask, None, b)
 
 
 def order_watch_reverse(a, b, op: str, leaves=None) -> None:
@@ -1088,6 +1117,12 @@ def order_watch_reverse(a, b, op: str, leaves=None) -> None:
         near_guard(a.primal if da else a, b.primal if db else b, op, a.tangent if da else None,
                    b.tangent if db else None)
     else:
+        if op in ORDER_OPS and _equal_at(a, b, op) is not None:
+            # (tied: a kink unless the two move together, which forward mode tells, as for `equality_guard2`)
+            hits = SPECIAL_HITS.get()
+            if hits is None:
+                raise _special(b, op)
+            hits.append((_where(), b, op))
         _closing_in(a, b, op, None)
     if leaves is not None and not db:  # (a loop's end against a bound that is a number here: `converged`)
         _ended(a, b, op, leaves, sys._getframe(1))

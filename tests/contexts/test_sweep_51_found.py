@@ -147,3 +147,58 @@ def test_pearsonr_in_both_modes():
     np.testing.assert_allclose(np.asarray(jacfwd(f, x), dtype=float), fd_gradient(f, x)[0], rtol=1e-6, atol=1e-8)
     with pytest.raises(OverdubError):
         gradient(f, x)
+
+
+# -- a differentiated value tied with a grid both engines took for differentiated (sweep F: scoringrules) ------
+
+class _Backend:
+    """scoringrules' backend object: `B.arange(...)` builds the count grid its CRPS compares the observation with."""
+
+    def arange(self, a, b):
+        return np.arange(a, b)
+
+
+_B = _Backend()
+
+
+def _crps_like(obs):
+    x = _B.arange(0, 6)  # (a method's result, taken for a value that may carry a derivative)
+    return float(np.sum(np.arange(1.0, 7.0) * 0.1 * (np.asarray(obs < x, dtype=float) - 0.5) * (x - obs)))
+
+
+def _grid_made_here(obs):
+    x = _Backend().arange(0, 6)
+    return float(np.sum((np.asarray(obs < x, dtype=float) - 0.5) * (x - obs)))
+
+
+def _ufunc_by_name(o):
+    x = np.arange(4.0)  # (handed to np.greater: it was taken for an argument the call may change)
+    return float(np.sum(np.greater(o, x) * (o - x)))
+
+
+def _two_moving(o):
+    g = np.arange(6.0) + 0.0 * o  # (a grid carrying a derivative of its own, zero)
+    return float(np.sum((np.asarray(o < g, dtype=float) - 0.5) * (g - o)))
+
+
+@pytest.mark.parametrize("mode", [derivative, gradient])
+@pytest.mark.parametrize("f", [_crps_like, _grid_made_here, _ufunc_by_name, _two_moving], ids=lambda f: f.__name__)
+def test_tie_of_an_ordering_with_a_grid_taken_for_active_is_refused(f, mode):
+    # (at an integer, a kink: one side's slope came out, silently; between two, both modes are right)
+    with pytest.raises(OverdubError, match="branch boundary"):
+        mode(f, 3.0)
+    got = mode(f, 3.4)
+    got = got[0] if isinstance(got, tuple) else got
+    assert got == pytest.approx(fd_derivative(f, 3.4), rel=1e-6)
+
+
+def _moving_together(o):
+    g = np.full(3, o)  # (tied everywhere, moving with o: no kink)
+    return float(np.sum(np.where(o < g, 1.0, 2.0) * o))
+
+
+@pytest.mark.parametrize("mode", [derivative, gradient])
+def test_values_tied_and_moving_together_are_no_kink(mode):
+    got = mode(_moving_together, 2.0)
+    got = got[0] if isinstance(got, tuple) else got
+    assert got == pytest.approx(6.0)
