@@ -1105,8 +1105,10 @@ def _instance_dict_read(obj):
 
 def _check_container_field(obj, attr):
     """A list or dict subclass's own attribute shares the cotangent box of its items: refused where the
-    two cannot be told apart (a list's box is indexed by position; a dict's by key, here also `attr`)."""
-    if isinstance(obj, (list, tuple)) or (isinstance(obj, dict) and attr in obj):
+    two cannot be told apart (a list's box is indexed by position; a dict's by key, here also `attr`). The dict's
+    items as stored are asked: a subclass's own `__contains__` may read a field not made yet or already undone
+    (dok_matrix's `_dict`, in the reverse pass of its `__init__`)."""
+    if isinstance(obj, (list, tuple)) or (isinstance(obj, dict) and dict.__contains__(obj, attr)):
         kind = "dict" if isinstance(obj, dict) else "list"
         raise runtime.UnsupportedFunction(
             f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__} "
