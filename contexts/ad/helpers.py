@@ -2585,8 +2585,8 @@ def spread_changed(c, pb, spreads, named):
         if type(root) in (np.ndarray, list, dict) and LAST_CHANGE.get(id(root), 0) > c:
             raise runtime.UnsupportedFunction(
                 f"reverse mode cannot differentiate {pb[6].__qualname__} changing in place a {type(v).__name__} "
-                "it was passed through `*args` or `**kwargs`: the caller's cotangent for it after the call "
-                "cannot reach the change", where=runtime._user_line(),
+                "it was passed through `*args` or `**kwargs`, or by position after a `*spread`: the caller's "
+                "cotangent for it after the call cannot reach the change", where=runtime._user_line(),
                 fix="pass the array by position or by name (`f(x, out)`, `f(x, out=out)`), or return a new "
                     "array instead of filling one")
 
