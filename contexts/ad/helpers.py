@@ -1175,6 +1175,13 @@ def getitem_index_adj(S, dobj, g, obj, idx, bounds=False, obj_active=True):
     return getitem_adj(S, dobj, g, obj, idx), None
 
 
+def _one_position(idx, ndim: int) -> bool:
+    """idx picks one element of an array of ndim dimensions (`a[2]`, `a[1, 0]`)."""
+    if type(idx) is not tuple:
+        idx = (idx,)
+    return len(idx) == ndim and all(isinstance(i, (int, np.integer)) and type(i) is not bool for i in idx)
+
+
 def _no_cotangent(g) -> bool:
     if g is None:
         return True
@@ -1226,6 +1233,12 @@ def getitem_adj(S, dobj, g, obj, idx):
         # an ndarray subclass's own `__getitem__` (pyrr's `v[1]` of a Vector3 through its properties, a
         # subclass scaling what it reads): its code, re-run under AD (numpy's indexing's adjoint was taken)
         return _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)[0]
+    if type(obj) is _NDARRAY and obj.dtype == object and _one_position(idx, obj.ndim) and type(
+            child := obj[idx]) in (list, dict):
+        # an object array's list or dict (a LIL matrix's rows): its cotangent in its own box, where the adjoints
+        # of its display and of its changes take it (also handed on through the array's, it counted twice)
+        S.box(child, g)
+        return dobj
     if isinstance(obj, (np.ndarray, np.number, ArrayLeaf)):  # a numpy scalar too: `y[np.newaxis]`, `y[()]`
         rule = _rules.get((np.ndarray, "__getitem__"))
         if rule is not None and rule.adjoint is not None:
@@ -1350,6 +1363,9 @@ def loop_item_adj(S, dit, g, itv, i, it):
         box = S.box(it)
         if not _into_child(S, box, it[i], i, g):
             box[i] = acc(box[i], g)
+        return dit
+    if type(it) is _NDARRAY and it.dtype == object and it.ndim == 1 and type(it[i]) in (list, dict):
+        S.box(it[i], g)  # (an object array's list: in its own box, as `getitem_adj` puts it)
         return dit
     return getitem_adj(S, dit, g, itv, i)
 
