@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as _sparse
 import scipy.sparse.linalg as _sparse_linalg
+from scipy.sparse import _sputils
 from scipy.sparse import _sparsetools
 
 from ..cotangents import Tangent
@@ -289,6 +290,113 @@ _dia_base = getattr(getattr(_sparse, "_dia", None), "_dia_base", None)
 for _name, _method in (("_matmul_multivector", dia_matmul_multivector), ("tocsr", dia_to_csr)):
     if _dia_base is not None and callable(getattr(_dia_base, _name, None)):
         registry.set(getattr(_dia_base, _name), stand_in=_method)
+
+
+# -- DOK's methods reading its entries through its own `items()`, `keys()`, `values()` ----------------------------------
+# The same code reading `self._dict`: reverse mode lost the derivative through a DOK matrix an operator made
+# (`B = A * 2.0`, run natively, re-run in the adjoint) whose entries a method then read through `self.items()` (its
+# cotangent was left in the box of the dict the forward pass made, which the re-run does not take: `(A * 2.0) @ x`
+# gave 0; an engine matter, seen without scipy in tests/contexts/test_scipy_sparse_kernels.py). Reverse mode runs
+# on plain values; anything else (forward mode's duals, sparsity's tracers) runs scipy's own method as before.
+
+_PLAIN = (float, int, complex, bool, np.float64, np.float32, np.complex128, np.int64, np.int32)
+
+
+def _dok_plain(self, *others) -> bool:
+    """The DOK's values and the other operands are plain numbers and arrays (reverse mode's values)."""
+    return all(type(v) in _PLAIN for v in self._dict.values()) and all(
+        type(o) in _PLAIN or o is None or (type(o) is np.ndarray and o.dtype.kind in "biufc") for o in others)
+
+
+def dok_matmul_vector(self, other):
+    """`_dok_base._matmul_vector`: A @ x."""
+    if not _dok_plain(self, other):
+        return _DOK_OWN["_matmul_vector"](self, other)
+    res_dtype = _sputils.upcast(self.dtype, other.dtype)
+    if self.ndim == 1:
+        return res_dtype(sum(other[k] * v for k, v in self._dict.items()))
+    result = np.zeros(self.shape[0], dtype=res_dtype)
+    for (i, j), v in self._dict.items():
+        result[i] += v * other[j]
+    return result
+
+
+def dok_matmul_multivector(self, other):
+    """`_dok_base._matmul_multivector`: A @ X."""
+    if not _dok_plain(self, other):
+        return _DOK_OWN["_matmul_multivector"](self, other)
+    result_dtype = _sputils.upcast(self.dtype, other.dtype)
+    if self.ndim == 1:
+        return sum(v * other[j] for j, v in self._dict.items())
+    result = np.zeros((self.shape[0],) if other.ndim == 1 else (self.shape[0], other.shape[1]), dtype=result_dtype)
+    for (i, j), v in self._dict.items():
+        result[i] += v * other[j]
+    return result
+
+
+def dok_tocoo(self, copy=False):
+    """`_dok_base.tocoo`."""
+    if not _dok_plain(self):
+        return _DOK_OWN["tocoo"](self, copy)
+    nnz = len(self._dict)
+    if nnz == 0:
+        return self._coo_container(self.shape, dtype=self.dtype)
+    idx_dtype = self._get_index_dtype(maxval=max(self.shape))
+    data = np.fromiter(self._dict.values(), dtype=self.dtype, count=nnz)
+    inds = zip(*self._dict.keys()) if self.ndim > 1 else (self._dict.keys(),)
+    coords = tuple(np.fromiter(ix, dtype=idx_dtype, count=nnz) for ix in inds)
+    A = self._coo_container((data, coords), shape=self.shape, dtype=self.dtype)
+    A.has_canonical_format = True
+    return A
+
+
+def dok_transpose(self, axes=None, copy=False):
+    """`_dok_base.transpose`."""
+    if self.ndim == 1 or not _dok_plain(self) or (axes is not None and axes != (1, 0)):
+        return _DOK_OWN["transpose"](self, axes, copy)
+    M, N = self.shape
+    new = self._dok_container((N, M), dtype=self.dtype, copy=copy)
+    new._dict.update((((right, left), val) for (left, right), val in self._dict.items()))
+    return new
+
+
+def dok_mul_scalar(self, other):
+    """`_dok_base._mul_scalar`: A * c."""
+    if not _dok_plain(self, other):
+        return _DOK_OWN["_mul_scalar"](self, other)
+    new = self._dok_container(self.shape, dtype=_sputils.upcast_scalar(self.dtype, other))
+    new._dict.update(((k, v * other) for k, v in self._dict.items()))
+    return new
+
+
+def dok_neg(self):
+    """`_dok_base.__neg__`: -A."""
+    if self.dtype.kind == "b" or not _dok_plain(self):
+        return _DOK_OWN["__neg__"](self)
+    new = self._dok_container(self.shape, dtype=self.dtype)
+    new._dict.update((k, -v) for k, v in self._dict.items())
+    return new
+
+
+def dok_truediv(self, other):
+    """`_dok_base.__truediv__`: A / c."""
+    if not (_sputils.isscalarlike(other) and _dok_plain(self, other)):
+        return _DOK_OWN["__truediv__"](self, other)
+    new = self._dok_container(self.shape, dtype=_sputils.upcast_scalar(self.dtype, other))
+    new._dict.update(((k, v / other) for k, v in self._dict.items()))
+    return new
+
+
+_dok_base = getattr(getattr(_sparse, "_dok", None), "_dok_base", None)
+_DOK_OWN: dict = {}
+if _dok_base is not None and all(callable(getattr(_sputils, f, None)) for f in ("upcast", "upcast_scalar",
+                                                                                "isscalarlike")):
+    for _name, _method in (("_matmul_vector", dok_matmul_vector), ("_matmul_multivector", dok_matmul_multivector),
+                           ("tocoo", dok_tocoo), ("transpose", dok_transpose), ("_mul_scalar", dok_mul_scalar),
+                           ("__neg__", dok_neg), ("__truediv__", dok_truediv)):
+        if callable(getattr(_dok_base, _name, None)):
+            _DOK_OWN[_name] = getattr(_dok_base, _name)
+            registry.set(_DOK_OWN[_name], stand_in=_method)
 
 
 try:
