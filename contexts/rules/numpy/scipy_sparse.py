@@ -11,6 +11,9 @@ are checked against scipy's own kernels and finite differences in tests/contexts
 
 from __future__ import annotations
 
+import functools
+import types
+
 import numpy as np
 import scipy.sparse as _sparse
 import scipy.sparse.linalg as _sparse_linalg
@@ -394,9 +397,13 @@ if _dok_base is not None and all(callable(getattr(_sputils, f, None)) for f in (
     for _name, _method in (("_matmul_vector", dok_matmul_vector), ("_matmul_multivector", dok_matmul_multivector),
                            ("tocoo", dok_tocoo), ("transpose", dok_transpose), ("_mul_scalar", dok_mul_scalar),
                            ("__neg__", dok_neg), ("__truediv__", dok_truediv)):
-        if callable(getattr(_dok_base, _name, None)):
-            _DOK_OWN[_name] = getattr(_dok_base, _name)
-            registry.set(_DOK_OWN[_name], stand_in=_method)
+        _own = getattr(_dok_base, _name, None)
+        if type(_own) is types.FunctionType:
+            # (scipy's code as a function of its own: the registered one would be replaced by its stand-in again)
+            _DOK_OWN[_name] = functools.update_wrapper(types.FunctionType(
+                _own.__code__, _own.__globals__, _own.__name__, _own.__defaults__, _own.__closure__), _own)
+            _DOK_OWN[_name].__kwdefaults__ = _own.__kwdefaults__
+            registry.set(_own, stand_in=_method)
 
 
 try:
