@@ -1235,9 +1235,18 @@ def getitem_adj(S, dobj, g, obj, idx):
         return _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)[0]
     if type(obj) is _NDARRAY and obj.dtype == object and _one_position(idx, obj.ndim) and type(
             child := obj[idx]) in (list, dict):
-        # an object array's list or dict (a LIL matrix's rows): its cotangent in its own box, where the adjoints
-        # of its display and of its changes take it (also handed on through the array's, it counted twice)
-        S.box(child, g)
+        # an object array's list or dict (a LIL matrix's rows): its cotangent is its own box, where the adjoints
+        # of its display and of its changes take it, and the array's cotangent holds that box (`_into_child`);
+        # a copy of it beside the box counted twice
+        cb = S.box(child, g)
+        if dobj is None:
+            dobj = np.full(obj.shape, None, dtype=object)
+        elif not (type(dobj) is _NDARRAY and dobj.dtype == object and dobj.shape == obj.shape):
+            return dobj  # (a cotangent of another kind: the child's in its box only)
+        old = dobj[idx]
+        if old is not None and old is not cb:
+            S.box(child, old)
+        dobj[idx] = cb
         return dobj
     if isinstance(obj, (np.ndarray, np.number, ArrayLeaf)):  # a numpy scalar too: `y[np.newaxis]`, `y[()]`
         rule = _rules.get((np.ndarray, "__getitem__"))
@@ -1365,8 +1374,8 @@ def loop_item_adj(S, dit, g, itv, i, it):
             box[i] = acc(box[i], g)
         return dit
     if type(it) is _NDARRAY and it.dtype == object and it.ndim == 1 and type(it[i]) in (list, dict):
-        S.box(it[i], g)  # (an object array's list: in its own box, as `getitem_adj` puts it)
-        return dit
+        # (an object array's list: its cotangent its box, held by the array's as `getitem_adj` holds it)
+        return getitem_adj(S, dit if dit is not None else np.full(it.shape, None, dtype=object), g, it, i)
     return getitem_adj(S, dit, g, itv, i)
 
 
@@ -1863,6 +1872,9 @@ def setitem_adj(S, dobj, obj, idx, v, old):
                 part = part * last_write_mask(dobj.shape, np.asarray(idx) if type(idx) is list else idx)
             if obj.dtype.kind in "biu":  # (an array of integers keeps v's values cut to steps: derivative 0,
                 gv = None                 # gen17 W1)
+            elif (obj.dtype == object and (type(v) is list or type(v) is dict) and _one_position(idx, obj.ndim)
+                  and dobj[idx] is S.boxes.get(id(v))):
+                gv = None  # (an object array's list: its cotangent is its box, which the list's display takes)
             elif _is_array(v):
                 gv = generic.unbroadcast(part, v)
             elif type(v) is list or type(v) is tuple:  # (`A[[0, 1]] = [a, b]`: each item's, as a list)
