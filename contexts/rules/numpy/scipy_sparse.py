@@ -46,6 +46,38 @@ def _pointer(counts):
     return np.concatenate(([0], np.cumsum(counts)))
 
 
+def _nonzero_values(values):
+    """values[values != 0]: what scipy's `dia_tocsr` and `csr_matmat` keep of the values they compute (they drop an
+    entry that comes out exactly 0). A rule of its own: the derivative through a dropped entry need not be 0, so
+    where one is dropped reverse mode's cotangent for the values is refused (dropped where they are constants,
+    an error where they are differentiated), and forward mode refuses a dropped entry with a tangent."""
+    return values[values != 0]
+
+
+_DROPPED = NoClosedForm("scipy.sparse's DIA-to-CSR conversion or sparse product (it drops an entry that comes out "
+                        "exactly 0 here)", "the matrix's values",
+                        fix="evaluate at a point where no stored value or product entry is exactly 0, or work with "
+                            "dense arrays there (`A.toarray()`)")
+
+
+def _nonzero_values_adjoint(dy, y, values):
+    if not np.all(values != 0):
+        return (_DROPPED.cotangent(),)
+    return (dy,)
+
+
+def _nonzero_values_frule(tangents, values):
+    keep = values != 0
+    t = tangents[0] if tangents else None
+    if t is not None and not keep.all() and np.any(np.asarray(t)[..., ~keep] != 0):
+        raise _DROPPED.error()
+    return values[keep], (None if t is None else np.asarray(t)[..., keep])
+
+
+registry.adjoint(_nonzero_values)(_nonzero_values_adjoint)
+registry.frule(_nonzero_values)(_nonzero_values_frule)
+
+
 def csr_matvec(n_row, n_col, Ap, Aj, Ax, Xx, Yx, /):
     """y += A x for A in CSR form (Ap: row pointer, Aj: column indices, Ax: values)."""
     nnz = Ap[n_row]
@@ -204,9 +236,9 @@ def csr_sum_duplicates(n_row, n_col, Ap, Aj, Ax, /):
 
 
 def csr_matmat(n_row, n_col, Ap, Aj, Ax, Bp, Bj, Bx, Cp, Cj, Cx, /):
-    """C = A B for A, B and C in CSR form (C's arrays sized by `csr_matmat_maxnnz`). Each row's columns in
-    scipy's order (the reverse of their first appearance), but every entry the structures give is kept: the
-    kernel drops a sum that comes out 0, whose derivative need not be 0."""
+    """C = A B for A, B and C in CSR form (C's arrays sized by `csr_matmat_maxnnz`), each row's columns in
+    scipy's order (the reverse of their first appearance), a sum that comes out exactly 0 dropped as the kernel
+    drops it (`_nonzero_values`)."""
     nnz = Ap[n_row]
     major = _rows_of(Ap, n_row)
     lo, hi = Bp[Aj[:nnz]], Bp[Aj[:nnz] + 1]
@@ -224,6 +256,11 @@ def csr_matmat(n_row, n_col, Ap, Aj, Ax, Bp, Bj, Bx, Cp, Cj, Cx, /):
     Cj[:n] = (found % n_col)[order]
     Cx[:n] = 0
     np.add.at(Cx, position[np.reshape(inverse, -1)], Ax[which] * Bx[kk])
+    keep = Cx[:n] != 0  # (a sum that comes out 0 is dropped, as the kernel does: `_nonzero_values`)
+    if not np.all(keep):
+        Cx[:int(keep.sum())] = _nonzero_values(Cx[:n].copy())
+        Cj[:int(keep.sum())] = Cj[:n][keep]
+        Cp[:n_row + 1] = _pointer(np.bincount(row_of[order][keep], minlength=n_row))
 
 
 def _dia_entries(n_row, n_col, n_diags, L, offsets, order):
@@ -237,14 +274,15 @@ def _dia_entries(n_row, n_col, n_diags, L, offsets, order):
 
 
 def dia_tocsr(n_row, n_col, n_diags, L, offsets, diags, order, Bx, Bj, Bp, /):
-    """B = A for A in DIA form, B in CSR form: each row's entries by ascending offset (`order`); returns B's
-    nnz. Every entry the diagonals hold in the matrix is kept: the kernel drops a stored 0, whose derivative
-    need not be 0."""
+    """B = A for A in DIA form, B in CSR form: each row's entries by ascending offset (`order`), a stored 0
+    dropped as the kernel drops it (`_nonzero_values`); returns B's nnz."""
     rows, d, cols = _dia_entries(n_row, n_col, n_diags, L, offsets, order)
-    n = len(cols)
-    Bp[:n_row + 1] = _pointer(np.bincount(rows, minlength=n_row))
-    Bj[:n] = cols
-    Bx[:n] = np.reshape(diags, (n_diags, L))[d, cols]
+    values = np.reshape(diags, (n_diags, L))[d, cols]
+    keep = values != 0
+    n = int(keep.sum())
+    Bp[:n_row + 1] = _pointer(np.bincount(rows[keep], minlength=n_row))
+    Bj[:n] = cols[keep]
+    Bx[:n] = _nonzero_values(values)
     return n
 
 
@@ -276,14 +314,16 @@ def dia_matmul_multivector(self, other):
 
 
 def dia_to_csr(self, copy=False):
-    """`_dia_base.tocsr`: A in CSR form, rows by ascending offset, the diagonals' stored zeros kept."""
+    """`_dia_base.tocsr`: A in CSR form, rows by ascending offset, stored zeros dropped (as `dia_tocsr`)."""
     if 0 in self.shape or len(self.offsets) == 0:
         return self._csr_container(self.shape, dtype=self.dtype)
     (n_rows, n_cols), (n_diags, L) = self.shape, self.data.shape
     rows, d, cols = _dia_entries(n_rows, n_cols, n_diags, L, self.offsets, np.argsort(self.offsets, kind="stable"))
+    values = self.data[d, cols]
+    keep = values != 0
     idx_dtype = self._get_index_dtype(maxval=max(len(cols), n_rows, n_cols))
-    indptr = _pointer(np.bincount(rows, minlength=n_rows)).astype(idx_dtype)
-    out = self._csr_container((self.data[d, cols], cols.astype(idx_dtype), indptr), shape=self.shape,
+    indptr = _pointer(np.bincount(rows[keep], minlength=n_rows)).astype(idx_dtype)
+    out = self._csr_container((_nonzero_values(values), cols[keep].astype(idx_dtype), indptr), shape=self.shape,
                               dtype=self.dtype)
     out.has_canonical_format = True
     return out
