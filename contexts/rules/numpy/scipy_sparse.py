@@ -11,10 +11,10 @@ are checked against scipy's own kernels and finite differences in tests/contexts
 
 from __future__ import annotations
 
-import functools
 import types
 
 import numpy as np
+import overdub
 import scipy.sparse as _sparse
 import scipy.sparse.linalg as _sparse_linalg
 from scipy.sparse import _sputils
@@ -339,15 +339,15 @@ for _name, _method in (("_matmul_multivector", dia_matmul_multivector), ("tocsr"
 # The same code reading `self._dict`: reverse mode lost the derivative through a DOK matrix an operator made
 # (`B = A * 2.0`, run natively, re-run in the adjoint) whose entries a method then read through `self.items()` (its
 # cotangent was left in the box of the dict the forward pass made, which the re-run does not take: `(A * 2.0) @ x`
-# gave 0; an engine matter, seen without scipy in tests/contexts/test_scipy_sparse_kernels.py). Reverse mode runs
-# on plain values; anything else (forward mode's duals, sparsity's tracers) runs scipy's own method as before.
+# gave 0; an engine matter, seen without scipy in tests/contexts/test_scipy_sparse_kernels.py). Reverse mode only
+# (no overdub context, plain values); forward mode and sparsity run scipy's own code as before.
 
 _PLAIN = (float, int, complex, bool, np.float64, np.float32, np.complex128, np.int64, np.int32)
 
 
 def _dok_plain(self, *others) -> bool:
-    """The DOK's values and the other operands are plain numbers and arrays (reverse mode's values)."""
-    return all(type(v) in _PLAIN for v in self._dict.values()) and all(
+    """Reverse mode (no overdub context runs the code) on plain numbers and arrays."""
+    return overdub.current() is None and all(type(v) in _PLAIN for v in self._dict.values()) and all(
         type(o) in _PLAIN or o is None or (type(o) is np.ndarray and o.dtype.kind in "biufc") for o in others)
 
 
@@ -440,9 +440,9 @@ if _dok_base is not None and all(callable(getattr(_sputils, f, None)) for f in (
         _own = getattr(_dok_base, _name, None)
         if type(_own) is types.FunctionType:
             # (scipy's code as a function of its own: the registered one would be replaced by its stand-in again)
-            _DOK_OWN[_name] = functools.update_wrapper(types.FunctionType(
-                _own.__code__, _own.__globals__, _own.__name__, _own.__defaults__, _own.__closure__), _own)
-            _DOK_OWN[_name].__kwdefaults__ = _own.__kwdefaults__
+            _DOK_OWN[_name] = types.FunctionType(_own.__code__, _own.__globals__, _own.__name__, _own.__defaults__,
+                                                 _own.__closure__)
+            _DOK_OWN[_name].__kwdefaults__, _DOK_OWN[_name].__qualname__ = _own.__kwdefaults__, _own.__qualname__
             registry.set(_own, stand_in=_method)
 
 
