@@ -1199,7 +1199,12 @@ class _Gen:
         named = [k.value for k in v.keywords if k.arg is None]
         if spreads or named:  # (what a spread passes cannot be handed: a Python callee changing it is refused)
             sc = f"_od_sc{self.npb}"
-            check = call("__od_spread_changed__", sc, pb, tuple_(user(x) for x in spreads),
+            # (and a positional argument after a spread: its position is not known here, `handed` does not hand
+            # it; scipy's `dia_matvecs(*self.shape, *self.data.shape, ..., other, res)` filling res gave 0)
+            after = [tuple_([user(a)]) for a in v.args[next((i for i, a in enumerate(v.args)
+                                                              if isinstance(a, ast.Starred)), len(v.args)):]
+                     if not isinstance(a, ast.Starred)]
+            check = call("__od_spread_changed__", sc, pb, tuple_([*(user(x) for x in spreads), *after]),
                          tuple_(user(x) for x in named))
             fwd_call = (at([assign(sc, item("__od_changes__", 0))], s) + fwd_call
                         + at([if_(compare(item("__od_changes__", 0), ast.NotEq(), sc), [expr_stmt(check)])], s))

@@ -1105,8 +1105,10 @@ def _instance_dict_read(obj):
 
 def _check_container_field(obj, attr):
     """A list or dict subclass's own attribute shares the cotangent box of its items: refused where the
-    two cannot be told apart (a list's box is indexed by position; a dict's by key, here also `attr`)."""
-    if isinstance(obj, (list, tuple)) or (isinstance(obj, dict) and attr in obj):
+    two cannot be told apart (a list's box is indexed by position; a dict's by key, here also `attr`). The dict's
+    items as stored are asked: a subclass's own `__contains__` may read a field not made yet or already undone
+    (dok_matrix's `_dict`, in the reverse pass of its `__init__`)."""
+    if isinstance(obj, (list, tuple)) or (isinstance(obj, dict) and dict.__contains__(obj, attr)):
         kind = "dict" if isinstance(obj, dict) else "list"
         raise runtime.UnsupportedFunction(
             f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__} "
@@ -1173,6 +1175,13 @@ def getitem_index_adj(S, dobj, g, obj, idx, bounds=False, obj_active=True):
     return getitem_adj(S, dobj, g, obj, idx), None
 
 
+def _one_position(idx, ndim: int) -> bool:
+    """idx picks one element of an array of ndim dimensions (`a[2]`, `a[1, 0]`)."""
+    if type(idx) is not tuple:
+        idx = (idx,)
+    return len(idx) == ndim and all(isinstance(i, (int, np.integer)) and type(i) is not bool for i in idx)
+
+
 def _no_cotangent(g) -> bool:
     if g is None:
         return True
@@ -1224,6 +1233,21 @@ def getitem_adj(S, dobj, g, obj, idx):
         # an ndarray subclass's own `__getitem__` (pyrr's `v[1]` of a Vector3 through its properties, a
         # subclass scaling what it reads): its code, re-run under AD (numpy's indexing's adjoint was taken)
         return _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)[0]
+    if type(obj) is _NDARRAY and obj.dtype == object and _one_position(idx, obj.ndim) and type(
+            child := obj[idx]) in (list, dict):
+        # an object array's list or dict (a LIL matrix's rows): its cotangent is its own box, where the adjoints
+        # of its display and of its changes take it, and the array's cotangent holds that box (`_into_child`);
+        # a copy of it beside the box counted twice
+        cb = S.box(child, g)
+        if dobj is None:
+            dobj = np.full(obj.shape, None, dtype=object)
+        elif not (type(dobj) is _NDARRAY and dobj.dtype == object and dobj.shape == obj.shape):
+            return dobj  # (a cotangent of another kind: the child's in its box only)
+        old = dobj[idx]
+        if old is not None and old is not cb:
+            S.box(child, old)
+        dobj[idx] = cb
+        return dobj
     if isinstance(obj, (np.ndarray, np.number, ArrayLeaf)):  # a numpy scalar too: `y[np.newaxis]`, `y[()]`
         rule = _rules.get((np.ndarray, "__getitem__"))
         if rule is not None and rule.adjoint is not None:
@@ -1349,6 +1373,9 @@ def loop_item_adj(S, dit, g, itv, i, it):
         if not _into_child(S, box, it[i], i, g):
             box[i] = acc(box[i], g)
         return dit
+    if type(it) is _NDARRAY and it.dtype == object and it.ndim == 1 and type(it[i]) in (list, dict):
+        # (an object array's list: its cotangent its box, held by the array's as `getitem_adj` holds it)
+        return getitem_adj(S, dit if dit is not None else np.full(it.shape, None, dtype=object), g, it, i)
     return getitem_adj(S, dit, g, itv, i)
 
 
@@ -1845,6 +1872,9 @@ def setitem_adj(S, dobj, obj, idx, v, old):
                 part = part * last_write_mask(dobj.shape, np.asarray(idx) if type(idx) is list else idx)
             if obj.dtype.kind in "biu":  # (an array of integers keeps v's values cut to steps: derivative 0,
                 gv = None                 # gen17 W1)
+            elif (obj.dtype == object and (type(v) is list or type(v) is dict) and _one_position(idx, obj.ndim)
+                  and dobj[idx] is S.boxes.get(id(v))):
+                gv = None  # (an object array's list: its cotangent is its box, which the list's display takes)
             elif _is_array(v):
                 gv = generic.unbroadcast(part, v)
             elif type(v) is list or type(v) is tuple:  # (`A[[0, 1]] = [a, b]`: each item's, as a list)
@@ -2583,8 +2613,8 @@ def spread_changed(c, pb, spreads, named):
         if type(root) in (np.ndarray, list, dict) and LAST_CHANGE.get(id(root), 0) > c:
             raise runtime.UnsupportedFunction(
                 f"reverse mode cannot differentiate {pb[6].__qualname__} changing in place a {type(v).__name__} "
-                "it was passed through `*args` or `**kwargs`: the caller's cotangent for it after the call "
-                "cannot reach the change", where=runtime._user_line(),
+                "it was passed through `*args` or `**kwargs`, or by position after a `*spread`: the caller's "
+                "cotangent for it after the call cannot reach the change", where=runtime._user_line(),
                 fix="pass the array by position or by name (`f(x, out)`, `f(x, out=out)`), or return a new "
                     "array instead of filling one")
 

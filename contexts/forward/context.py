@@ -1010,6 +1010,11 @@ def _fresh(y, tag, outer: tuple = ()):
     v = y
     for i, t in enumerate(tags):
         z = zero_tangent(y, t)
+        if type(z) is np.ndarray and y.ndim > 1 and y.flags.f_contiguous and not y.flags.c_contiguous:
+            # (laid out as the value is, each direction's: where the value's layout makes a view, the tangent's
+            # does too; a C-ordered tangent's `out.T.reshape(-1)` was a copy, and scipy's csc `toarray()`
+            # writing through it gave 0)
+            z = np.zeros(z.shape[::-1], dtype=z.dtype).T
         for lower in tags[:i]:  # (its tangent is perturbed by the lower tags as its value is)
             z = Dual(z, zero_tangent(z, lower), lower)
         v = Dual(v, z, t)

@@ -49,8 +49,8 @@ def dual_free(v, seen=None, budget=None) -> bool:
     parts: list = []
     if isinstance(v, (list, tuple, set, frozenset, collections.deque)):
         parts.extend(v)
-    elif isinstance(v, dict):
-        parts += [*v.values(), *v.keys()]
+    elif isinstance(v, dict):  # (its items as stored: a subclass's own `values()` may read a field not made yet,
+        parts += [*dict.values(v), *dict.keys(v)]  # dok_matrix's `_dict` in `__init__`; its fields are read below)
     elif type(v) is types.FunctionType:  # its cells and defaults (not its attributes)
         parts += [*(v.__closure__ or ()), *(v.__defaults__ or ()), *(v.__kwdefaults__ or {}).values()]
         return all(dual_free(p, seen, budget) for p in parts)

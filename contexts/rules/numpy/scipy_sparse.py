@@ -11,64 +11,448 @@ are checked against scipy's own kernels and finite differences in tests/contexts
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
+import overdub
 import scipy.sparse as _sparse
 import scipy.sparse.linalg as _sparse_linalg
+from scipy.sparse import _sputils
 from scipy.sparse import _sparsetools
 
 from ..cotangents import Tangent
 from ..registry import NoClosedForm, registry
 from ..sparsity_specs import Custom
 
-__all__ = ["csr_matvec", "csc_matvec", "coo_matvec", "csr_matvecs", "csc_matvecs", "dia_matvec"]
+__all__ = ["csr_matvec", "csc_matvec", "coo_matvec", "csr_matvecs", "csc_matvecs", "dia_matvec", "dia_matvecs",
+           "coo_matmat_dense", "bsr_matvec", "bsr_matvecs", "bsr_transpose", "coo_todense", "coo_todense_nd",
+           "csr_todense", "coo_tocsr", "csr_tocsc", "csr_sort_indices", "csr_sum_duplicates", "csr_matmat",
+           "dia_tocsr", "lil_flatten_to_array"]
 _KERNELS = tuple(__all__)
 
 
 def _rows_of(indptr, n: int):
     """The row (CSR) or column (CSC) of each stored entry, from the index pointer of the n rows or columns."""
-    return np.repeat(np.arange(n), np.diff(indptr))
+    return np.repeat(np.arange(n), np.diff(indptr[:n + 1]))
+
+
+def _flat(a):
+    """The C kernels' view of an array: its memory, one dimension (scipy hands `(n, 1)` outputs too)."""
+    return np.reshape(a, -1)
+
+
+def _pointer(counts):
+    """An index pointer from the number of entries of each row."""
+    return np.concatenate(([0], np.cumsum(counts)))
+
+
+def _nonzero_values(values):
+    """values[values != 0]: what scipy's `dia_tocsr` and `csr_matmat` keep of the values they compute (they drop an
+    entry that comes out exactly 0). A rule of its own: the derivative through a dropped entry need not be 0, so
+    where one is dropped reverse mode's cotangent for the values is refused (dropped where they are constants,
+    an error where they are differentiated), and forward mode refuses a dropped entry with a tangent."""
+    return values[values != 0]
+
+
+_DROPPED = NoClosedForm("scipy.sparse's DIA-to-CSR conversion or sparse product (it drops an entry that comes out "
+                        "exactly 0 here)", "the matrix's values",
+                        fix="evaluate at a point where no stored value or product entry is exactly 0, or work with "
+                            "dense arrays there (`A.toarray()`)")
+
+
+def _nonzero_values_adjoint(dy, y, values):
+    if not np.all(values != 0):
+        return (_DROPPED.cotangent(),)
+    return (dy,)
+
+
+def _nonzero_values_frule(tangents, values):
+    keep = values != 0
+    t = tangents[0] if tangents else None
+    if t is not None and not keep.all() and np.any(np.asarray(t)[..., ~keep] != 0):
+        raise _DROPPED.error()
+    return values[keep], (None if t is None else np.asarray(t)[..., keep])
+
+
+registry.adjoint(_nonzero_values)(_nonzero_values_adjoint)
+registry.frule(_nonzero_values)(_nonzero_values_frule)
 
 
 def csr_matvec(n_row, n_col, Ap, Aj, Ax, Xx, Yx, /):
     """y += A x for A in CSR form (Ap: row pointer, Aj: column indices, Ax: values)."""
-    np.add.at(Yx, _rows_of(Ap, n_row), Ax * Xx[Aj])
+    nnz = Ap[n_row]
+    np.add.at(_flat(Yx), _rows_of(Ap, n_row), Ax[:nnz] * _flat(Xx)[Aj[:nnz]])
 
 
 def csc_matvec(n_row, n_col, Ap, Ai, Ax, Xx, Yx, /):
     """y += A x for A in CSC form (Ap: column pointer, Ai: row indices, Ax: values)."""
-    np.add.at(Yx, Ai, Ax * Xx[_rows_of(Ap, n_col)])
+    nnz = Ap[n_col]
+    np.add.at(_flat(Yx), Ai[:nnz], Ax[:nnz] * _flat(Xx)[_rows_of(Ap, n_col)])
 
 
 def coo_matvec(nnz, Ai, Aj, Ax, Xx, Yx, /):
     """y += A x for A in COO form (the first nnz entries: rows Ai, columns Aj, values Ax)."""
-    np.add.at(Yx, Ai[:nnz], Ax[:nnz] * Xx[Aj[:nnz]])
+    np.add.at(_flat(Yx), Ai[:nnz], Ax[:nnz] * _flat(Xx)[Aj[:nnz]])
 
 
 def csr_matvecs(n_row, n_col, n_vecs, Ap, Aj, Ax, Xx, Yx, /):
     """Y += A X for A in CSR form, X (n_col, n_vecs) and Y (n_row, n_vecs) given flattened (Y's memory)."""
+    nnz = Ap[n_row]
     X = np.reshape(Xx, (n_col, n_vecs))
-    np.add.at(np.reshape(Yx, (n_row, n_vecs)), _rows_of(Ap, n_row), Ax[:, None] * X[Aj])
+    np.add.at(np.reshape(Yx, (n_row, n_vecs)), _rows_of(Ap, n_row), Ax[:nnz, None] * X[Aj[:nnz]])
 
 
 def csc_matvecs(n_row, n_col, n_vecs, Ap, Ai, Ax, Xx, Yx, /):
     """Y += A X for A in CSC form, X and Y given flattened (Y's memory)."""
+    nnz = Ap[n_col]
     X = np.reshape(Xx, (n_col, n_vecs))
-    np.add.at(np.reshape(Yx, (n_row, n_vecs)), Ai, Ax[:, None] * X[_rows_of(Ap, n_col)])
+    np.add.at(np.reshape(Yx, (n_row, n_vecs)), Ai[:nnz], Ax[:nnz, None] * X[_rows_of(Ap, n_col)])
 
 
 def dia_matvec(n_row, n_col, n_diags, L, offsets, diags, Xx, Yx, /):
-    """y += A x for A in DIA form: diagonal d, of offset k = offsets[d], holds A[j - k, j] at diags[d, j]."""
-    diags = np.reshape(diags, (n_diags, L))
+    """y += A x for A in DIA form: diagonal d, of offset k = offsets[d], holds A[j - k, j] at diags[d, j]
+    (y may come as an `(n_row, 1)` array: `A.sum()`)."""
+    diags, x, y = np.reshape(diags, (n_diags, L)), _flat(Xx), _flat(Yx)
     for d in range(n_diags):
         k = int(offsets[d])
         j_start, j_end = max(0, k), min(n_row + k, n_col, L)
         if j_end > j_start:
-            Yx[j_start - k:j_end - k] += diags[d, j_start:j_end] * Xx[j_start:j_end]
+            y[j_start - k:j_end - k] += diags[d, j_start:j_end] * x[j_start:j_end]
 
 
+def dia_matvecs(n_row, n_col, n_diags, L, offsets, diags, n_vecs, Xx, Yx, /):
+    """Y += A X for A in DIA form, X (n_col, n_vecs), Y (n_row, n_vecs) (Y's memory)."""
+    diags, X, Y = np.reshape(diags, (n_diags, L)), np.reshape(Xx, (n_col, n_vecs)), np.reshape(Yx, (n_row, n_vecs))
+    for d in range(n_diags):
+        k = int(offsets[d])
+        i_start, i_end = max(0, -k), min(n_row, min(n_col, L) - k)
+        if i_end > i_start:
+            np.add.at(Y, np.arange(i_start, i_end), diags[d, i_start + k:i_end + k, None] * X[i_start + k:i_end + k])
+
+
+def coo_matmat_dense(nnz, n_vecs, Ai, Aj, Ax, Bx, Cx, /):
+    """C += A B for A in COO form, B (n_col, n_vecs) given flattened, C (n_row, n_vecs) (C's memory)."""
+    C = np.reshape(Cx, (-1, n_vecs))
+    np.add.at(C, Ai[:nnz], Ax[:nnz, None] * np.reshape(Bx, (-1, n_vecs))[Aj[:nnz]])
+
+
+def _blocks(Ax, R, C, nnzb):
+    return np.reshape(Ax, (-1, R, C))[:nnzb]
+
+
+def bsr_matvec(n_brow, n_bcol, R, C, Ap, Aj, Ax, Xx, Yx, /):
+    """y += A x for A in BSR form: block n, at block row i and block column Aj[n], is Ax's n-th R x C block."""
+    nnzb = Ap[n_brow]
+    X = np.reshape(Xx, (n_bcol, C))
+    products = np.sum(_blocks(Ax, R, C, nnzb) * X[Aj[:nnzb]][:, None, :], axis=-1)
+    np.add.at(np.reshape(Yx, (n_brow, R)), _rows_of(Ap, n_brow), products)
+
+
+def bsr_matvecs(n_brow, n_bcol, n_vecs, R, C, Ap, Aj, Ax, Xx, Yx, /):
+    """Y += A X for A in BSR form, X (n_bcol C, n_vecs) and Y (n_brow R, n_vecs) given flattened (Y's memory)."""
+    nnzb = Ap[n_brow]
+    X = np.reshape(Xx, (n_bcol, C, n_vecs))
+    products = np.sum(_blocks(Ax, R, C, nnzb)[:, :, :, None] * X[Aj[:nnzb]][:, None, :, :], axis=2)
+    np.add.at(np.reshape(Yx, (n_brow, R, n_vecs)), _rows_of(Ap, n_brow), products)
+
+
+def _transposed_order(n_row, n_col, Ap, Aj, Bp, Bi):
+    """Write the structure of A^T (CSC of a CSR, block structure of BSR) into Bp, Bi; return the position in A
+    of each entry of A^T, in A^T's order (scipy's: column by column, rows in A's order)."""
+    nnz = Ap[n_row]
+    order = np.argsort(Aj[:nnz], kind="stable")
+    Bp[:n_col + 1] = _pointer(np.bincount(Aj[:nnz], minlength=n_col))
+    Bi[:nnz] = _rows_of(Ap, n_row)[order]
+    return order
+
+
+def bsr_transpose(n_brow, n_bcol, R, C, Ap, Aj, Ax, Bp, Bj, Bx, /):
+    """B = A^T for A in BSR form with R x C blocks, B in BSR form with C x R blocks (Bx's memory)."""
+    order = _transposed_order(n_brow, n_bcol, Ap, Aj, Bp, Bj)
+    nnzb = len(order)
+    np.reshape(Bx, (-1, C, R))[:nnzb] = np.swapaxes(_blocks(Ax, R, C, nnzb)[order], 1, 2)
+
+
+def csr_tocsc(n_row, n_col, Ap, Aj, Ax, Bp, Bi, Bx, /):
+    """B = A for A in CSR form, B in CSC form (duplicates kept)."""
+    order = _transposed_order(n_row, n_col, Ap, Aj, Bp, Bi)
+    Bx[:len(order)] = Ax[order]
+
+
+def coo_tocsr(n_row, n_col, nnz, Ai, Aj, Ax, Bp, Bj, Bx, /):
+    """B = A for A in COO form, B in CSR form: entries by row, in A's order within a row (duplicates kept)."""
+    rows = Ai[:nnz]
+    order = np.argsort(rows, kind="stable")
+    Bp[:n_row + 1] = _pointer(np.bincount(rows, minlength=n_row))
+    Bj[:nnz] = Aj[:nnz][order]
+    Bx[:nnz] = Ax[:nnz][order]
+
+
+def coo_todense(n_row, n_col, nnz, Ai, Aj, Ax, Bx, fortran=0, /):
+    """B += A for A in COO form, B dense (n_row, n_col) given flattened, in C or (fortran) F order."""
+    rows, cols = Ai[:nnz].astype(np.intp), Aj[:nnz].astype(np.intp)
+    np.add.at(_flat(Bx), rows + n_row * cols if fortran else n_col * rows + cols, Ax[:nnz])
+
+
+def coo_todense_nd(strides, nnz, ndim, coords, Ax, Bx, fortran=0, /):
+    """B += A for A in COO form of ndim dimensions (coords: ndim rows of nnz indices, one after another), B dense
+    given flattened, the entry at coords c at sum(c * strides)."""
+    at = np.reshape(coords[:ndim * nnz], (ndim, nnz)).astype(np.intp)
+    np.add.at(_flat(Bx), np.sum(at * np.reshape(strides[:ndim], (ndim, 1)).astype(np.intp), axis=0), Ax[:nnz])
+
+
+def csr_todense(n_row, n_col, Ap, Aj, Ax, Bx, /):
+    """B += A for A in CSR form, B dense (n_row, n_col) (B's memory)."""
+    nnz = Ap[n_row]
+    at = n_col * _rows_of(Ap, n_row) + Aj[:nnz].astype(np.intp)
+    np.add.at(_flat(Bx), at, Ax[:nnz])
+
+
+def csr_sort_indices(n_row, Ap, Aj, Ax, /):
+    """Sort each row's entries by column, in place (the values move with their indices)."""
+    nnz = Ap[n_row]
+    order = np.lexsort((Aj[:nnz], _rows_of(Ap, n_row)))
+    Aj[:nnz] = Aj[:nnz][order]
+    Ax[:nnz] = Ax[:nnz][order]
+
+
+def csr_sum_duplicates(n_row, n_col, Ap, Aj, Ax, /):
+    """Add up each row's runs of entries of one column into one entry, in place (zeros are kept: `prune` and
+    `eliminate_zeros` are scipy's Python)."""
+    nnz = int(Ap[n_row])
+    if nnz == 0:
+        return
+    rows, cols = _rows_of(Ap, n_row), Aj[:nnz].copy()
+    starts = np.ones(nnz, dtype=bool)
+    starts[1:] = (cols[1:] != cols[:-1]) | (rows[1:] != rows[:-1])
+    run = np.cumsum(starts) - 1
+    n = int(run[-1]) + 1
+    sums = Ax[:nnz][starts]  # (each run's first entry, then the others added to it, as the kernel does)
+    later = ~starts
+    np.add.at(sums, run[later], Ax[:nnz][later])
+    Aj[:n] = cols[starts]
+    Ax[:n] = sums
+    Ap[1:n_row + 1] = np.cumsum(np.bincount(rows[starts], minlength=n_row))
+
+
+def csr_matmat(n_row, n_col, Ap, Aj, Ax, Bp, Bj, Bx, Cp, Cj, Cx, /):
+    """C = A B for A, B and C in CSR form (C's arrays sized by `csr_matmat_maxnnz`), each row's columns in
+    scipy's order (the reverse of their first appearance), a sum that comes out exactly 0 dropped as the kernel
+    drops it (`_nonzero_values`)."""
+    nnz = Ap[n_row]
+    major = _rows_of(Ap, n_row)
+    lo, hi = Bp[Aj[:nnz]], Bp[Aj[:nnz] + 1]
+    counts = (hi - lo).astype(np.intp)
+    which = np.repeat(np.arange(nnz), counts)  # the entry of A of each product, in the kernel's order
+    kk = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(lo, counts)
+    keys = major[which].astype(np.int64) * n_col + Bj[kk]
+    found, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    row_of = found // n_col
+    order = np.lexsort((-first, row_of))
+    position = np.empty_like(order)
+    position[order] = np.arange(len(order))
+    n = len(found)
+    Cp[:n_row + 1] = _pointer(np.bincount(row_of, minlength=n_row))
+    Cj[:n] = (found % n_col)[order]
+    Cx[:n] = 0
+    np.add.at(Cx, position[np.reshape(inverse, -1)], Ax[which] * Bx[kk])
+    keep = Cx[:n] != 0  # (a sum that comes out 0 is dropped, as the kernel does: `_nonzero_values`)
+    if not np.all(keep):
+        Cx[:int(keep.sum())] = _nonzero_values(Cx[:n].copy())
+        Cj[:int(keep.sum())] = Cj[:n][keep]
+        Cp[:n_row + 1] = _pointer(np.bincount(row_of[order][keep], minlength=n_row))
+
+
+def _dia_entries(n_row, n_col, n_diags, L, offsets, order):
+    """(row, diagonal, column) of each entry the diagonals hold inside the matrix, row by row, each row's by the
+    diagonals in `order` (ascending offset)."""
+    rows = np.repeat(np.arange(n_row), n_diags)
+    d = np.tile(np.asarray(order[:n_diags], dtype=np.intp), n_row)
+    cols = rows + np.asarray(offsets, dtype=np.intp)[d]
+    inside = (cols >= 0) & (cols < min(n_col, L))
+    return rows[inside], d[inside], cols[inside]
+
+
+def dia_tocsr(n_row, n_col, n_diags, L, offsets, diags, order, Bx, Bj, Bp, /):
+    """B = A for A in DIA form, B in CSR form: each row's entries by ascending offset (`order`), a stored 0
+    dropped as the kernel drops it (`_nonzero_values`); returns B's nnz."""
+    rows, d, cols = _dia_entries(n_row, n_col, n_diags, L, offsets, order)
+    values = np.reshape(diags, (n_diags, L))[d, cols]
+    keep = values != 0
+    n = int(keep.sum())
+    Bp[:n_row + 1] = _pointer(np.bincount(rows[keep], minlength=n_row))
+    Bj[:n] = cols[keep]
+    Bx[:n] = _nonzero_values(values)
+    return n
+
+
+def lil_flatten_to_array(x, y, /):
+    """y = the items of the lists in x, one after another (a LIL matrix's rows or values into CSR's arrays)."""
+    k = 0
+    for row in x:
+        for v in row:
+            y[k] = v
+            k += 1
+
+
+# -- scipy's Python methods that call a kernel filling an array after a `*spread` of sizes ----------------------------
+# (`dia_matvecs(*self.shape, *self.data.shape, ..., other, res)`: reverse mode cannot hand a callee an array passed by
+# position after a spread, and refuses the call where the callee fills it): the same code, the sizes by position.
+
+def dia_matmul_multivector(self, other):
+    """`_dia_base._matmul_multivector`: A @ X for A in DIA form, X a dense matrix (a sum of shifted rows of X,
+    one diagonal after another, as `dia_matvecs` adds them)."""
+    (n_row, n_col), (n_diags, L), n_vecs = self.shape, self.data.shape, other.shape[1]
+    res = np.zeros((n_row, n_vecs), dtype=np.result_type(self.data, other))
+    for d in range(n_diags):
+        k = int(self.offsets[d])
+        i_start, i_end = max(0, -k), min(n_row, min(n_col, L) - k)
+        if i_end > i_start:
+            part = self.data[d, i_start + k:i_end + k, None] * other[i_start + k:i_end + k]
+            res = res + np.concatenate([np.zeros((i_start, n_vecs)), part, np.zeros((n_row - i_end, n_vecs))])
+    return res
+
+
+def dia_to_csr(self, copy=False):
+    """`_dia_base.tocsr`: A in CSR form, rows by ascending offset, stored zeros dropped (as `dia_tocsr`)."""
+    if 0 in self.shape or len(self.offsets) == 0:
+        return self._csr_container(self.shape, dtype=self.dtype)
+    (n_rows, n_cols), (n_diags, L) = self.shape, self.data.shape
+    rows, d, cols = _dia_entries(n_rows, n_cols, n_diags, L, self.offsets, np.argsort(self.offsets, kind="stable"))
+    values = self.data[d, cols]
+    keep = values != 0
+    idx_dtype = self._get_index_dtype(maxval=max(len(cols), n_rows, n_cols))
+    indptr = _pointer(np.bincount(rows[keep], minlength=n_rows)).astype(idx_dtype)
+    out = self._csr_container((_nonzero_values(values), cols[keep].astype(idx_dtype), indptr), shape=self.shape,
+                              dtype=self.dtype)
+    out.has_canonical_format = True
+    return out
+
+
+_dia_base = getattr(getattr(_sparse, "_dia", None), "_dia_base", None)
+for _name, _method in (("_matmul_multivector", dia_matmul_multivector), ("tocsr", dia_to_csr)):
+    if _dia_base is not None and callable(getattr(_dia_base, _name, None)):
+        registry.set(getattr(_dia_base, _name), stand_in=_method)
+
+
+# -- DOK's methods reading its entries through its own `items()`, `keys()`, `values()` ----------------------------------
+# The same code reading `self._dict`: reverse mode lost the derivative through a DOK matrix an operator made
+# (`B = A * 2.0`, run natively, re-run in the adjoint) whose entries a method then read through `self.items()` (its
+# cotangent was left in the box of the dict the forward pass made, which the re-run does not take: `(A * 2.0) @ x`
+# gave 0; an engine matter, seen without scipy in tests/contexts/test_scipy_sparse_kernels.py). Reverse mode only
+# (no overdub context, plain values); forward mode and sparsity run scipy's own code as before.
+
+_PLAIN = (float, int, complex, bool, np.float64, np.float32, np.complex128, np.int64, np.int32)
+
+
+def _dok_plain(self, *others) -> bool:
+    """Reverse mode (no overdub context runs the code) on plain numbers and arrays."""
+    return overdub.current() is None and all(type(v) in _PLAIN for v in self._dict.values()) and all(
+        type(o) in _PLAIN or o is None or (type(o) is np.ndarray and o.dtype.kind in "biufc") for o in others)
+
+
+def dok_matmul_vector(self, other):
+    """`_dok_base._matmul_vector`: A @ x."""
+    if not _dok_plain(self, other):
+        return _DOK_OWN["_matmul_vector"](self, other)
+    res_dtype = _sputils.upcast(self.dtype, other.dtype)
+    if self.ndim == 1:
+        return res_dtype(sum(other[k] * v for k, v in self._dict.items()))
+    result = np.zeros(self.shape[0], dtype=res_dtype)
+    for (i, j), v in self._dict.items():
+        result[i] += v * other[j]
+    return result
+
+
+def dok_matmul_multivector(self, other):
+    """`_dok_base._matmul_multivector`: A @ X."""
+    if not _dok_plain(self, other):
+        return _DOK_OWN["_matmul_multivector"](self, other)
+    result_dtype = _sputils.upcast(self.dtype, other.dtype)
+    if self.ndim == 1:
+        return sum(v * other[j] for j, v in self._dict.items())
+    result = np.zeros((self.shape[0],) if other.ndim == 1 else (self.shape[0], other.shape[1]), dtype=result_dtype)
+    for (i, j), v in self._dict.items():
+        result[i] += v * other[j]
+    return result
+
+
+def dok_tocoo(self, copy=False):
+    """`_dok_base.tocoo`."""
+    if not _dok_plain(self):
+        return _DOK_OWN["tocoo"](self, copy)
+    nnz = len(self._dict)
+    if nnz == 0:
+        return self._coo_container(self.shape, dtype=self.dtype)
+    idx_dtype = self._get_index_dtype(maxval=max(self.shape))
+    data = np.fromiter(self._dict.values(), dtype=self.dtype, count=nnz)
+    inds = zip(*self._dict.keys()) if self.ndim > 1 else (self._dict.keys(),)
+    coords = tuple(np.fromiter(ix, dtype=idx_dtype, count=nnz) for ix in inds)
+    A = self._coo_container((data, coords), shape=self.shape, dtype=self.dtype)
+    A.has_canonical_format = True
+    return A
+
+
+def dok_transpose(self, axes=None, copy=False):
+    """`_dok_base.transpose`."""
+    if self.ndim == 1 or not _dok_plain(self) or (axes is not None and axes != (1, 0)):
+        return _DOK_OWN["transpose"](self, axes, copy)
+    M, N = self.shape
+    new = self._dok_container((N, M), dtype=self.dtype, copy=copy)
+    new._dict.update((((right, left), val) for (left, right), val in self._dict.items()))
+    return new
+
+
+def dok_mul_scalar(self, other):
+    """`_dok_base._mul_scalar`: A * c."""
+    if not _dok_plain(self, other):
+        return _DOK_OWN["_mul_scalar"](self, other)
+    new = self._dok_container(self.shape, dtype=_sputils.upcast_scalar(self.dtype, other))
+    new._dict.update(((k, v * other) for k, v in self._dict.items()))
+    return new
+
+
+def dok_neg(self):
+    """`_dok_base.__neg__`: -A."""
+    if self.dtype.kind == "b" or not _dok_plain(self):
+        return _DOK_OWN["__neg__"](self)
+    new = self._dok_container(self.shape, dtype=self.dtype)
+    new._dict.update((k, -v) for k, v in self._dict.items())
+    return new
+
+
+def dok_truediv(self, other):
+    """`_dok_base.__truediv__`: A / c."""
+    if not (_sputils.isscalarlike(other) and _dok_plain(self, other)):
+        return _DOK_OWN["__truediv__"](self, other)
+    new = self._dok_container(self.shape, dtype=_sputils.upcast_scalar(self.dtype, other))
+    new._dict.update(((k, v / other) for k, v in self._dict.items()))
+    return new
+
+
+_dok_base = getattr(getattr(_sparse, "_dok", None), "_dok_base", None)
+_DOK_OWN: dict = {}
+if _dok_base is not None and all(callable(getattr(_sputils, f, None)) for f in ("upcast", "upcast_scalar",
+                                                                                "isscalarlike")):
+    for _name, _method in (("_matmul_vector", dok_matmul_vector), ("_matmul_multivector", dok_matmul_multivector),
+                           ("tocoo", dok_tocoo), ("transpose", dok_transpose), ("_mul_scalar", dok_mul_scalar),
+                           ("__neg__", dok_neg), ("__truediv__", dok_truediv)):
+        _own = getattr(_dok_base, _name, None)
+        if type(_own) is types.FunctionType:
+            # (scipy's code as a function of its own: the registered one would be replaced by its stand-in again)
+            _DOK_OWN[_name] = types.FunctionType(_own.__code__, _own.__globals__, _own.__name__, _own.__defaults__,
+                                                 _own.__closure__)
+            _DOK_OWN[_name].__kwdefaults__, _DOK_OWN[_name].__qualname__ = _own.__kwdefaults__, _own.__qualname__
+            registry.set(_own, stand_in=_method)
+
+
+try:
+    from scipy.sparse import _csparsetools
+except ImportError:  # (a scipy without LIL's Cython helpers)
+    _csparsetools = None
 for _name in _KERNELS:
-    _kernel = getattr(_sparsetools, _name, None)
-    if _kernel is not None:  # (scipy's kernels by name: present in every supported version, checked anyway)
+    _kernel = getattr(_csparsetools if _name.startswith("lil_") else _sparsetools, _name, None)
+    if _kernel is not None:  # (scipy's kernels by name: what this scipy has is registered)
         registry.set(_kernel, stand_in=globals()[_name])
 
 
