@@ -5,6 +5,7 @@ differences, `hessian` for a few); the arguments without a closed form (counts, 
 both modes, never a zero; the discrete quantiles zero between steps and refused on one. Kernels the installed scipy
 lacks are skipped."""
 
+import importlib
 import warnings
 
 import numpy as np
@@ -20,7 +21,7 @@ from overdub.errors import OverdubError  # noqa: E402
 from tests import fd  # noqa: E402
 from tests.fd import check_rule  # noqa: E402
 
-import contexts.rules.numpy.scipy_special_dist  # noqa: E402,F401  (registered by contexts.rules.numpy too)
+importlib.import_module("contexts.rules.numpy.scipy_special_dist")  # (registered by contexts.rules.numpy too)
 
 u = sc._ufuncs
 
@@ -80,7 +81,8 @@ SPECS = [
     ("_ncf_isf", (X, 3.0, 7.5, 1.4), (0, 3), (1, 2)),
     ("_nct_pdf", (T, 4.5, 0.8), (0, 2), (1,)), ("_nct_pdf", (T, 0.7, -0.8), (0, 2), (1,)),
     ("_nct_sf", (T, 4.5, 0.8), (0, 2), (1,)), ("_nct_sf", (T, 1.5, -0.8), (0, 2), (1,)),
-    ("_nct_isf", (X, 4.5, 0.8), (0, 2), (1,)),
+    ("_nct_isf", (X, 4.5, 0.8), (0, 2), (1,)), ("_nct_sf", (T, 0.6, 0.8), (0, 2), (1,)),
+    ("_nct_isf", (X, 0.8, -0.4), (0, 2), (1,)), ("_nct_sf", (np.array([0.0, 2.0, 9.0]), 1.0, 2.5), (0, 2), (1,)),
     ("_ncf_mean", (3.0, 7.5, np.array([0.3, 1.4, 5.0])), (0, 1, 2), ()),
     ("_ncf_variance", (3.0, 7.5, np.array([0.3, 1.4, 5.0])), (0, 1, 2), ()),
     ("_ncf_skewness", (3.0, 7.5, 1.4), (), (0, 1, 2)),
@@ -193,6 +195,7 @@ PUBLIC = [
     ("nct.pdf-nc", lambda nc: st.nct.pdf(0.5, 4.5, nc), np.array([-0.8, 0.4, 2.0])),
     ("nct.sf-nc", lambda nc: st.nct.sf(0.5, 4.5, nc), np.array([-0.8, 0.4, 2.0])),
     ("nct.isf-nc", lambda nc: st.nct.isf(0.3, 4.5, nc), np.array([-0.8, 0.4, 2.0])),
+    ("nct.sf-nc-df<1", lambda nc: st.nct.sf(0.5, 0.8, nc), np.array([-0.8, 0.4, 2.0])),
     ("nct.mean-nc", lambda nc: st.nct.mean(4.5, nc), np.array([-0.8, 0.4, 2.0])),
     ("landau.cdf", lambda x: st.landau.cdf(x), np.array([-1.0, 0.3, 4.0])),
     ("landau.sf-scale", lambda s: st.landau.sf(1.0, loc=0.3, scale=s), np.array([0.5, 1.0, 2.0])),

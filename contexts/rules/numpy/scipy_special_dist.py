@@ -23,8 +23,8 @@ Closed forms, each written with functions that have rules themselves (hessian di
 - noncentral: `_ncx2_pdf` in x and nc (f' = f (k/2 - 1) / x - f / 2 + nc / (2x) f(x; k + 2), df/dnc = (f(x; k + 2)
   - f) / 2), `_ncx2_sf`, `_ncx2_isf` in x/q and nc; `_ncf_pdf` in nc (its x refused: not derived), `_ncf_sf`,
   `_ncf_isf` in x/q and nc (dF/dnc = (F(dfn x / (dfn + 2); dfn + 2) - F) / 2); `_nct_pdf` in x and nc, `_nct_sf`,
-  `_nct_isf` in x/q and nc (by E[S^m phi(t S - nc)], S = sqrt(V / df), as noncentral t densities of df + m - 1:
-  the nc partials of sf and isf need df > 1, NaN below). Degrees of freedom are refused everywhere.
+  `_nct_isf` in x/q and nc (by E[S^m phi(t S - nc)], S = sqrt(V / df), as noncentral t densities of df + m - 1,
+  and Stein's identity for m = 0). Degrees of freedom are refused everywhere.
 - moments: `_ncf_mean`, `_ncf_variance`, `_nct_mean`, `_nct_variance` in all their arguments; the skewness and
   kurtosis of ncf and nct refused.
 - `_log1mexp(x)` = log(1 - e^x): -1 / expm1(-x). `_kolmogc`, `_kolmogci`, `_smirnovc`, `_smirnovci` by scipy's
@@ -338,10 +338,9 @@ def _nct_g(m, t, df, nc):
 
 
 def _nct_g0(t, df, nc):
-    """G_0 (df > 1: a density of df - 1 degrees of freedom; NaN below)."""
-    df = np.asarray(df)
-    ok = df > 1
-    return np.where(ok, _nct_g(0, t, _safe(ok, df, 2.0), nc), np.nan)
+    """G_0, by Stein's identity for V ~ chi-square(df), E[V g'(V)] = E[(V - df) g(V)] / 2 with g = phi(t S - nc):
+    G_0 = (1 + t^2 / df) G_2 - t nc / df G_1, for every df > 0 (G_0 itself is a density of df - 1, none below 1)."""
+    return (1 + t * t / df) * _nct_g(2, t, df, nc) - t * nc / df * _nct_pdf(t, df, nc)
 
 
 if _nct_pdf is not None:
