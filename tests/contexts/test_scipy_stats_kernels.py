@@ -305,6 +305,10 @@ def test_discrete_quantile_zero_between_steps_refused_on_one(mode):
     on_step = float(st.binom.cdf(3, 10, 0.3))  # ppf jumps from 3 to 4 just above
     with pytest.raises(OverdubError, match="step"):
         run(ppf, on_step)
+    with pytest.raises(OverdubError, match="step"):  # a rounding above it: the result one past the step
+        run(lambda q: u._binom_ppf(q, 10.0, 0.3), on_step * (1 + 4e-16))
+    with pytest.raises(OverdubError, match="step"):
+        run(lambda p: u._nbinom_isf(float(st.nbinom.sf(2, 3.5, 0.35)), 3.5, p), 0.35)
 
 
 def test_sparsity_elementwise():

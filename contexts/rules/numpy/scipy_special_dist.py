@@ -10,7 +10,7 @@ Closed forms, each written with functions that have rules themselves (hessian di
   (binom's n, nbinom's k, the CDF in nbinom's n: an incomplete beta in its parameter) are `NoClosedForm`: refused
   where differentiated, never a zero. The kernels do not floor k (Boost's CDF is continuous in k): nor do the rules.
 - the discrete quantiles (`_binom_ppf`, `_binom_isf`, `_nbinom_ppf`, `_nbinom_isf`) are step functions: zero in q
-  and p, refused (`UnsupportedCase`) on a step (q equal to the CDF, or SF, at the result to 1e-12).
+  and p, refused (`UnsupportedCase`) on a step (q equal to the CDF, or SF, at the result or one below, to 1e-12).
 - hypergeom (`_hypergeom_pmf`, `_cdf`, `_sf`, `_mean`, `_variance`, `_skewness`): counts only, every argument refused.
 - nbinom's moments (`_nbinom_mean`, `_variance`, `_skewness`, `_kurtosis_excess`) in n and p.
 - beta: `_beta_pdf` in x, a and b (d/da log pdf = log x - psi(a) + psi(a + b)); `_beta_ppf` in q (1 / density),
@@ -134,9 +134,11 @@ _rule("_nbinom_kurtosis_excess", lambda y, n, p: -y / n, lambda y, n, p: p * (2 
 
 def _steps(name: str, edge):
     """Zero partials in q and p, refused on a step: where `edge(y, n, p)` (the CDF at the result for ppf, the SF for
-    isf) equals q, the result jumps when q or p moves."""
+    isf) equals q, the result jumps when q or p moves; also where edge(y - 1) does, to 1e-12 (rounding)."""
     def partial(y, q, n, p):
-        on = np.isclose(edge(y, n, p), q, rtol=1e-12, atol=0.0) & np.isfinite(y)
+        near = np.isclose(edge(y, n, p), q, rtol=1e-12, atol=0.0) | np.isclose(edge(y - 1, n, p), q, rtol=1e-12,
+                                                                                atol=0.0)
+        on = near & np.isfinite(y)  # (y - 1: q a rounding above the step, the result one past it)
         if np.any(on):
             raise unsupported(f"scipy.special._ufuncs.{name}", "a discrete quantile exactly on one of its steps "
                               "(q equal to the distribution function at the result: it jumps when q or p moves)",
