@@ -29,6 +29,8 @@
 - `scipy_matrices`: `scipy.linalg.toeplitz`, `circulant`, `hankel` as numpy gathers.
 - `scipy_rotation`: scipy.spatial.transform's Rotation and RigidTransform, their Cython kernels run as scipy's
   own array-API twins (`_rotation_xp`, `_rigid_transform_xp`).
+- `scipy_special_dist`: scipy.special's private distribution kernels under scipy.stats (`_binom_cdf`, `_beta_pdf`,
+  `_skewnorm_cdf`, `_ncx2_pdf`, `_log1mexp`, ...) in their continuous parameters; counts and shapes refused.
 - `scipy_kde`: gaussian_kde's kernels (`_stats.gaussian_kernel_estimate` and `_log`) as numpy code.
 - `scipy_rank`: scipy.ndimage's 1-D rank filter kernel (median_filter, medfilt) as numpy code.
 - `scipy_grid`: the compiled helpers under `RegularGridInterpolator`/`interpn` (`find_indices`,
@@ -48,7 +50,8 @@ __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "cou
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_special_more", "scipy_linalg", "scipy_banded", "scipy_splines",
               "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage", "scipy_sparse",
-              "scipy_matrices", "scipy_grid", "scipy_fitpack", "scipy_rotation", "scipy_kde", "scipy_rank"):
+              "scipy_matrices", "scipy_grid", "scipy_fitpack", "scipy_rotation", "scipy_kde", "scipy_rank",
+              "scipy_special_dist"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)
