@@ -115,8 +115,12 @@ def d(name: str) -> str:
 
 
 def _accumulate(dn: str, c: str) -> ast.If:
-    """`dn += c` for cotangents: `c` itself into an empty `dn`, a float sum inline, `__od_acc__` otherwise."""
-    floats = and_(is_(call("type", dn), "float"), is_(call("type", c), "float"))
+    """`dn += c` for cotangents: `c` itself into an empty `dn`, a sum inline for two floats, two float64
+    scalars or two float64 arrays (what `__od_acc__` returns for them: `a + b`), `__od_acc__` otherwise."""
+    floats = or_(and_(is_(call("type", dn), "float"), is_(call("type", c), "float")),
+                 _chain(_IS, [call("type", dn), load("__od_float64__"), call("type", c)]),
+                 and_(_chain(_IS, [call("type", dn), load("__od_ndarray__"), call("type", c)]),
+                      _chain(_IS, [attr(dn, "dtype"), load("__od_f8__"), attr(c, "dtype")])))
     return if_(is_none(dn), [assign(dn, c)],
                [if_(floats, [assign(dn, binop(dn, ast.Add(), c))], [assign(dn, call("__od_acc__", dn, c))])])
 

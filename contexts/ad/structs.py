@@ -276,7 +276,8 @@ def finalize(d, x):
         return 0.0 if d is None else d
     if type(x) is int and d is None:  # (a counter or size passed in: zero_of's exact 0, inline)
         return 0
-    if type(x) is np.ndarray and type(d) is np.ndarray and d.shape == x.shape and d.dtype == x.dtype:
+    if type(x) is np.ndarray and type(d) is np.ndarray and d.shape == x.shape and (
+            d.dtype is x.dtype or d.dtype == x.dtype):  # (`is`: the common case, without dtype's `==`)
         return d  # the hot case: an array's cotangent, already its shape and dtype
     if isinstance(x, (str, bytes, bool, types.ModuleType, type)) or x is None:
         return None

@@ -324,6 +324,10 @@ for _fn, _ufunc in ((np.sum, np.add), (np.prod, np.multiply), (np.max, np.maximu
 # -- the hot cases of sum and max/min: a float64 array, at most `axis` (None or an int) and `keepdims` ----
 
 _F8D = np.dtype(np.float64)
+try:  # (what `np.count_nonzero(a)` calls, without its dispatch: a microsecond per max's pullback)
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:  # (numpy 1.x)
+    _count_nonzero = np.count_nonzero
 
 
 def _kept(g: np.ndarray, x: np.ndarray, axis: Any) -> Any:
@@ -360,7 +364,7 @@ def _extremum_hot(dy, y, x, axis=None, keepdims=False):
         if type(y) is _f8 and y == y and (type(dy) is float or type(dy) is _f8):
             hit = x == y
             out = np.zeros(x.shape, _F8D)
-            out[hit] = dy / int(np.count_nonzero(hit))
+            out[hit] = dy / int(_count_nonzero(hit))
             return out
         return None
     if type(dy) is not _ndarray or dy.dtype is not _F8D or type(y) is not _ndarray:
@@ -373,7 +377,7 @@ def _extremum_hot(dy, y, x, axis=None, keepdims=False):
     if total != total:
         return None  # NaN among the extrema (or inf - inf)
     hit = x == y
-    if np.count_nonzero(hit) == y.size:
+    if _count_nonzero(hit) == y.size:
         return hit * dy  # one extremum per slice: no ties
     return hit * (dy / np.add.reduce(hit, axis, None, None, True))
 
