@@ -17,7 +17,7 @@ from ..lowered.runtime import (CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as 
                               SpecialPoint, special_case)
 from ..rules.frames import entry_error
 from ..rules.watch import JUMP_WATCH as _JUMP_WATCH
-from ..rules.leaves import ArrayLeaf, Scalar, as_array, container_of, in_kind, kind_of
+from ..rules.leaves import ArrayLeaf, Scalar, as_array, as_float, container_of, in_kind, kind_of, np_dtype
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
@@ -431,8 +431,8 @@ def _seed(y):
     if isinstance(y, numbers.Real) or type(y).__module__.startswith("uncertainties"):
         return 1.0
     if isinstance(y, ArrayLeaf):  # a dask array: a 0-d real one (known without computing it)
-        if y.ndim == 0 and y.dtype.kind in "fiu":
-            return np.ones((), dtype=y.dtype if y.dtype.kind == "f" else float)
+        if y.ndim == 0 and np_dtype(y).kind in "fiu":
+            return np.ones((), dtype=np_dtype(y) if np_dtype(y).kind == "f" else float)
         shape = y.shape
         raise NonScalarError(
             f"`gradient` needs a real scalar output, got {type(y).__name__} of shape {shape} and dtype {y.dtype}",
@@ -481,9 +481,9 @@ def _promote(args: tuple) -> tuple:
             continue
         if ta is list or ta is tuple or ta is dict or not (ta is np.ndarray or isinstance(a, (np.generic, ArrayLeaf))):
             nested = True
-        if (ta is np.ndarray or isinstance(a, ArrayLeaf)) and a.dtype.kind in "iu":
-            args = tuple(a.astype(float) if (type(a) is np.ndarray or isinstance(a, ArrayLeaf))
-                         and a.dtype.kind in "iu" else a for a in args)
+        if (ta is np.ndarray or isinstance(a, ArrayLeaf)) and np_dtype(a).kind in "iu":
+            args = tuple(as_float(a) if (type(a) is np.ndarray or isinstance(a, ArrayLeaf))
+                         and np_dtype(a).kind in "iu" else a for a in args)
             break
     return _distinct(args) if nested and len(args) + sum(type(a) in (list, tuple, dict) for a in args) > 1 else args
 

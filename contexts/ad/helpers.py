@@ -22,7 +22,7 @@ import overdub
 
 from ..forward.dual import Dual as _Dual, as_python_number, numpy_scalar_dual, primal
 from ..forward.holds import dual_free
-from ..rules import generic
+from ..rules import generic, leaves
 from ..rules.containers import (class_subscript_refused, constant_member as _constant_member, own_mapping_refused,
                                 refuse_differentiated_key, subscripts_a_class)
 from ..rules.generic import dropped_nan_zero
@@ -86,6 +86,9 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
     """Cotangents of `a <op> b` for the generic (non-float) path; `need` says which operands are active
     (1: a, 2: b), so arrays are only computed for those. S: the reverse pass's session (a class's own
     operator re-run here writes its operands' cotangents into their boxes there)."""
+    if leaves.HOSTED and (isinstance(a, leaves.HOSTED) or isinstance(b, leaves.HOSTED) or isinstance(g, leaves.HOSTED)):
+        # (a torch tensor: numpy cannot mix with it, `ndarray * tensor`; computed on its values, ndarrays)
+        return binop_adj(opname, leaves.hosted(g), leaves.hosted(y), leaves.hosted(a), leaves.hosted(b), need, S)
     tg = type(g)
     if opname == "pow" and not need & 2 and type(b) is int and b >= 1 and (
             tg is _NDARRAY and g.dtype.kind == "f" or tg is float or tg is _F8):
@@ -553,6 +556,8 @@ def unary_adj(opname, g, x, S=None):
     """The cotangent of x for `-x` / `+x` (opname 'neg' / 'pos') beyond floats: an object whose class's
     `__neg__` / `__pos__` is Python code has it re-run under AD (it may compute anything); numbers, arrays
     and duals: -g / g."""
+    if leaves.HOSTED and (isinstance(x, leaves.HOSTED) or isinstance(g, leaves.HOSTED)):
+        g, x = leaves.hosted(g), leaves.hosted(x)  # (a torch tensor's: on its values)
     if type(x) is not _NDARRAY and isinstance(x, np.ndarray):
         runtime.overriding_refused(f"`{opname}`", x, dunder=f"__{opname}__")
     if type(x) is _NDARRAY and x.dtype == object and holds_objects((x,), {}):
@@ -1225,6 +1230,8 @@ def getitem_adj(S, dobj, g, obj, idx):
         # subclass scaling what it reads): its code, re-run under AD (numpy's indexing's adjoint was taken)
         return _rerun_back(S, gi, obj, (idx,), g, dobj, boxed=True)[0]
     if isinstance(obj, (np.ndarray, np.number, ArrayLeaf)):  # a numpy scalar too: `y[np.newaxis]`, `y[()]`
+        if leaves.HOSTED and isinstance(obj, leaves.HOSTED):  # (a torch tensor, its index tensors: their values)
+            obj, idx, g = leaves.hosted(obj), leaves.hosted(idx), leaves.hosted(g)
         rule = _rules.get((np.ndarray, "__getitem__"))
         if rule is not None and rule.adjoint is not None:
             return acc(dobj, rule.adjoint(g, None, obj, idx)[0])
