@@ -52,7 +52,7 @@ from ..rules.operator import scaled_duration
 from ..rules.frames import is_engine_class, note_transformed, outside_engine
 from ..rules.numpy._util import finalize_refused, masked_entries, masked_refused
 from ..rules.registry import changes_values
-from ..rules.leaves import LABEL_TYPES, OPAQUE_CONTAINERS, ArrayLeaf, Scalar, carries_none
+from ..rules.leaves import LABEL_TYPES, OPAQUE_CONTAINERS, ArrayLeaf, Scalar, carries_none, np_dtype
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, NoRuleError, array_objects, by_position, key_of,
                               objects_of_classes, own_method_form, own_number_operands, protocol_objects, qualified_name, registry, through_array,
                               through_protocol)
@@ -1843,7 +1843,7 @@ def _may_differ(a, depth) -> bool:
     if isinstance(a, Scalar):  # a registered number type (a sympy expression)
         return True
     if isinstance(a, ArrayLeaf):  # a registered array type (dask): by its dtype, known without computing
-        return a.dtype.kind not in "biuUSmMV"
+        return np_dtype(a).kind not in "biuUSmMV"
     if depth >= 6:
         return True  # too deep to look into: it may hold one
     if isinstance(a, (list, tuple, set, frozenset)):

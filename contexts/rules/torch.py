@@ -32,7 +32,7 @@ import torch.nn.functional as F
 
 from overdub import opaque
 
-from .leaves import register_array
+from .leaves import register_array, register_constant
 from .numpy._util import unsupported
 from .registry import registry
 
@@ -90,6 +90,8 @@ def _np_dtype_of(t):
 
 
 register_array(_TENSOR, asarray=_as_torch, dtype=_np_dtype_of, host=lambda t: _host(t))
+for _cls in (torch.dtype, torch.device, torch.layout, torch.memory_format, torch.Generator):
+    register_constant(_cls)
 opaque("torch")  # its Python code is never recursed into: a function without a rule is refused by name
 
 
@@ -343,7 +345,7 @@ SQUEEZE = Params(("input", "dim"), keywords={"dim": lambda v: {"axis": _dims(v)}
 UNSQUEEZE = Params(("input", "dim"), keywords={"dim": lambda v: {"axis": int(v)}})
 CAT = Params(("tensors", "dim"), keywords={"dim": lambda v: {"axis": int(v)}})
 CUMSUM = Params(("input", "dim"), keywords={"dim": lambda v: {"axis": int(v)}, "dtype": _no_dtype},
-                check=lambda given: given.setdefault("dim", _required("torch.cumsum", "dim")))
+                check=lambda given: None if "dim" in given else _required("torch.cumsum", "dim"))
 FLIP = Params(("input", "dims"), keywords={"dims": lambda v: {"axis": _shape_arg(v)}})
 ROLL = Params(("input", "shifts", "dims"), keywords={"shifts": lambda v: {"shift": v if isinstance(v, int) else _shape_arg(v)},
                                                      "dims": lambda v: {"axis": None if v is None else (
@@ -609,7 +611,10 @@ _entry((), ("double",), np.asarray, _cast(np.float64))
 _entry((), ("float",), np.asarray, _cast(np.float32))
 
 # no derivative whatever the arguments: comparisons, shapes, constants made like a tensor, indices
-NONDIFF_FUNCTIONS = (torch.zeros_like, torch.ones_like, torch.empty_like, torch.full_like, torch.rand_like,
+NONDIFF_FUNCTIONS = (torch.zeros, torch.ones, torch.empty, torch.full, torch.arange, torch.linspace,
+                     torch.logspace, torch.eye, torch.rand, torch.randn, torch.randint, torch.manual_seed,
+                     torch.get_default_dtype, torch.is_grad_enabled,
+                     torch.zeros_like, torch.ones_like, torch.empty_like, torch.full_like, torch.rand_like,
                      torch.randn_like, torch.argmax, torch.argmin, torch.argsort, torch.eq, torch.ne, torch.lt,
                      torch.le, torch.gt, torch.ge, torch.isclose, torch.allclose, torch.equal, torch.numel,
                      torch.is_tensor, torch.is_floating_point, torch.round, torch.sign, torch.signbit,
