@@ -27,6 +27,7 @@ from ..lowered.bisection import check_entry
 from ..lowered.runtime import HISTORY, Run, _Staircased, closed_in
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.cotangents import Refused
+from ..rules import leaves as _leaves
 from ..rules.leaves import CONTAINERS, ArrayLeaf, Scalar, container_of, in_kind, kind_of
 from ..rules.registry import registry
 
@@ -398,6 +399,8 @@ def _entry(api: Callable) -> Callable:
                 else inspect.iscoroutinefunction(f) or inspect.isasyncgenfunction(f)):
             raise OverdubError(f"{describe(f)} is an async function: forward mode does not run coroutines",
                                fix="differentiate a plain function computing the same value")
+        if _leaves.HOSTED and _leaves.holds_hosted(args):  # (a torch tensor: `leaves.hosted_refused`)
+            raise _leaves.hosted_refused("an input of the function")
         _DEPTH[0] += 1
         _runs.enter()  # (a run of the engines: the outermost one's start is every context's, `overdub.depth`)
         outermost = HISTORY.run is None  # (its run: its tests and inputs, made a `Run` when first asked)

@@ -41,7 +41,7 @@ import numpy as _np
 _NDARRAY = _np.ndarray
 
 __all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains", "ArrayLeaf",
-           "register_array", "np_dtype", "as_float", "hosted", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "Container",
+           "register_array", "np_dtype", "as_float", "hosted", "holds_hosted", "hosted_refused", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "Container",
            "register_container", "container_of", "value_class", "taken_per_element", "runs_natively"]
 
 
@@ -150,6 +150,32 @@ def register_array(cls: type, *, asarray: Callable | None = None, dtype: Callabl
         global HOSTED
         _HOSTS[cls] = host
         HOSTED = tuple(_HOSTS)
+
+
+def holds_hosted(values, depth: int = 2) -> bool:
+    """Some value (or a list, tuple or dict's item, `depth` levels down) is an array of a type registered
+    with `host` (a torch tensor); False at once while none is registered."""
+    if not HOSTED:
+        return False
+    for v in values:
+        if isinstance(v, HOSTED):
+            return True
+        if depth and (type(v) in (list, tuple) and holds_hosted(v, depth - 1)
+                      or type(v) is dict and holds_hosted(v.values(), depth - 1)):
+            return True
+    return False
+
+
+def hosted_refused(what: str):
+    """Forward mode's (and sparsity's) refusal of arrays registered with `host` (torch tensors): their duals
+    and tracers would hold the array and answer for it with numpy's methods (`x.transpose(0, 1)`,
+    `x.std()` mean other things on a tensor), so no derivative is computed."""
+    from overdub.errors import OverdubError
+    return OverdubError(
+        f"forward mode does not differentiate torch tensors ({what}): its duals would answer for the tensor "
+        "with numpy's methods, whose meaning differs from torch's",
+        fix="use reverse mode (`contexts.gradient`, `vjp`, `pullback`, `jacobian(f, x)`), which differentiates "
+            "torch code; or compute on numpy arrays")
 
 
 def hosted(v):

@@ -392,6 +392,12 @@ def _np_dtype(d):
     return _NP_DTYPES[d]
 
 
+# Forward mode refuses tensors (`leaves.hosted_refused`): its duals of a tensor would answer for it with
+# numpy's methods (`x.transpose(0, 1)` is no transpose in numpy). The frules below are kept for the day a
+# dual of torch's own meaning exists; until then none is registered, and a torch function given a perturbed
+# value is refused by name (NoForwardRule).
+_FORWARD = False
+
 # -- the rules: numpy's, on the tensors' values ----------------------------------------------------------
 
 def _placed(gs, c: Call, args: tuple, kwargs: dict):
@@ -440,7 +446,7 @@ def _borrow(key, fn, theirs, p: Params, name: str, prepare: Callable | None = No
     torch_adjoint.__name__ = torch_adjoint.__qualname__ = f"{name}_adjoint"
     registry.adjoint(key, kind=rule.kind)(torch_adjoint)
 
-    if rule.frule is not None:
+    if rule.frule is not None and _FORWARD:
         def torch_frule(tangents, *args, **kwargs):
             call_args = args
             args, c = on(args, kwargs)
