@@ -17,6 +17,7 @@ from ..lowered.runtime import (CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as 
                               SpecialPoint, special_case)
 from ..rules.frames import entry_error
 from ..rules.watch import JUMP_WATCH as _JUMP_WATCH
+from ..rules import leaves as _leaf_types
 from ..rules.leaves import ArrayLeaf, Scalar, as_array, as_float, container_of, in_kind, kind_of, np_dtype
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
@@ -823,7 +824,8 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
                            fix="return its numbers (a tuple, a dict or an array of them), or use `jacfwd`")
     values = (container.held(y) if container is not None else
               type(y)(_held(v) for v in y) if type(y) in (list, tuple) else y)  # ([q1, q2]: magnitudes)
-    lazy = isinstance(values, ArrayLeaf)  # a dask array: seeded with numpy's one-hots, its rows kept lazy
+    lazy = isinstance(values, ArrayLeaf) and not isinstance(values, _leaf_types.HOSTED)  # a dask array: seeded
+    # with numpy's one-hots, its rows kept lazy (a torch tensor's rows are its values': `np.asarray`)
     yarr = values if lazy else np.asarray(values)
     rows = []
     for i in range(yarr.size):
@@ -907,7 +909,7 @@ def _keeps_kind(v) -> bool:
     """v's derivatives are not float64: complex, objects (Fractions), or numbers numpy cannot make floats
     of (mpmath's mpc, a sympy expression, a ufloat)."""
     if isinstance(v, (np.ndarray, ArrayLeaf)):  # (a dask array: by its dtype, never computed)
-        return v.dtype.kind in "cO"
+        return np_dtype(v).kind in "cO"
     try:
         return bool(np.iscomplexobj(v)) or _of_objects(v) or np.asarray(v).dtype == object
     except TypeError:  # (numpy's iscomplexobj of a ufloat)

@@ -1713,6 +1713,11 @@ def setitem(obj, idx, v):
             "reverse mode does not differentiate assignments through `x.flat`",
             fix="assign through an index of x (`x[np.unravel_index(i, x.shape)] = v`), or through "
                 "`x.reshape(-1)` of a contiguous x")
+    if leaves.HOSTED and isinstance(obj, leaves.HOSTED):
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate a {type(obj).__name__} changed in place (`t[i] = v`)",
+            where=runtime._user_line(),
+            fix="build a new tensor instead (torch.where(mask, v, t), torch.cat), or compute on numpy arrays")
     if (type(obj) is not np.ndarray and isinstance(obj, np.ndarray) and type(obj) is not _Dual
             and type(setter := getattr(type(obj), "__setitem__", None)) is types.FunctionType):
         # an ndarray subclass's own `__setitem__` (diffpy's Cartesian coordinates writing through to their atom,
@@ -2002,9 +2007,17 @@ def _numeric_right(b) -> bool:
     return isinstance(b, (np.ndarray, np.generic)) or type(b) is _Dual
 
 
+_AUG = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
+        "matmul": "@", "and_": "&", "or_": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
+
+
 def iop(opname, a, b):
     """`a op= b`: in place for arrays, lists (`+=`) and dicts (`|=`) (returning what the reverse pass
     needs to undo it), else rebinding."""
+    if leaves.HOSTED and isinstance(a, leaves.HOSTED):  # (torch's `t += x` changes t and its views in place)
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate a {type(a).__name__} changed in place (`t {_AUG.get(opname, opname)}= x`)",
+            where=runtime._user_line(), fix="write `t = t op x` (a new tensor) instead")
     if type(a) is np.ndarray or type(a) is _Dual and type(primal(a)) is np.ndarray:  # (mutable, inline)
         changed(a if type(a) is np.ndarray else primal(a))
         old = a.copy()  # (a dual array's value and tangent both)

@@ -1546,6 +1546,8 @@ def _leaf_method_call(f, args, kw):
     the array's own method runs (lazily), differentiated by the rule of the ndarray method of that name;
     one without a rule is refused, never differentiated through the type's Python code."""
     name = f.__name__
+    if _leaf_types.HOSTED and isinstance(f.__self__, _leaf_types.HOSTED):
+        raise _no_rule(f)  # (a torch tensor's Python method, `t.resize`: torch's meaning, never ndarray's rule)
     rule = _rules.get((np.ndarray, name))
     if rule is None:
         raise _no_rule(f)

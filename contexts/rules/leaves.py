@@ -166,14 +166,14 @@ def holds_hosted(values, depth: int = 2) -> bool:
     return False
 
 
-def hosted_refused(what: str):
+def hosted_refused(what: str, mode: str = "forward mode"):
     """Forward mode's (and sparsity's) refusal of arrays registered with `host` (torch tensors): their duals
     and tracers would hold the array and answer for it with numpy's methods (`x.transpose(0, 1)`,
     `x.std()` mean other things on a tensor), so no derivative is computed."""
     from overdub.errors import OverdubError
     return OverdubError(
-        f"forward mode does not differentiate torch tensors ({what}): its duals would answer for the tensor "
-        "with numpy's methods, whose meaning differs from torch's",
+        f"{mode} does not differentiate torch tensors ({what}): its {'duals' if mode == 'forward mode' else 'tracers'} "
+        "would answer for the tensor with numpy's methods, whose meaning differs from torch's",
         fix="use reverse mode (`contexts.gradient`, `vjp`, `pullback`, `jacobian(f, x)`), which differentiates "
             "torch code; or compute on numpy arrays")
 
@@ -242,6 +242,8 @@ def as_array(x, dtype=None):
     number take numpy's path first."""
     if type(x) is _NDARRAY and (dtype is None or x.dtype == dtype):
         return x
+    if HOSTED and isinstance(x, HOSTED):  # (a torch tensor: its values, as numpy computes with them)
+        return _np.asarray(hosted(x), dtype=dtype)
     if isinstance(x, ArrayLeaf):
         return x if dtype is None or x.dtype == dtype else x.astype(dtype)
     return _np.asarray(x, dtype=dtype)

@@ -32,7 +32,7 @@ import torch.nn.functional as F
 
 from overdub import opaque
 
-from .leaves import register_array, register_constant
+from .leaves import hosted_refused, register_array, register_constant
 from .numpy._util import unsupported
 from .registry import registry
 
@@ -459,15 +459,18 @@ def _borrow(key, fn, theirs, p: Params, name: str, prepare: Callable | None = No
         torch_frule.__name__ = torch_frule.__qualname__ = f"{name}_frule"
         registry.frule(key)(torch_frule)
 
-    def torch_on_tracers(*args, **kwargs):
-        args, c = on(args, kwargs)
-        if isinstance(theirs, tuple):  # (an ndarray method's rule: `t.item()` as `a.item()`)
-            return getattr(c.args[0], theirs[1])(*c.args[1:], **c.kwargs)
-        return theirs(*c.args, **c.kwargs)
-    torch_on_tracers.__name__ = f"{name}_by_numpy"
-    registry.srule(key)(torch_on_tracers)
+    registry.srule(key)(_no_tracers(name))
     if p.arrays > 1 and not p.varargs:
         registry.rules[key].positional = p.names[:p.arrays]
+
+
+def _no_tracers(name: str):
+    """Sparsity detection refuses torch (`leaves.hosted_refused`): a tensor made of tracers would be a tracer,
+    answering for the tensor with numpy's methods (`t.transpose(0, 1)` is no transpose in numpy)."""
+    def torch_on_tracers(*args, **kwargs):
+        raise hosted_refused(name, "sparsity detection")
+    torch_on_tracers.__name__ = f"{name.replace('.', '_')}_on_tracers"
+    return torch_on_tracers
 
 
 def _packed(args):

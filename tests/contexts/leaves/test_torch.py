@@ -96,8 +96,211 @@ def test_gradient_against_differences(name):
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_jacfwd_against_differences(name):
+def test_forward_mode_refuses_every_case(name):
+    """Forward mode's duals would answer for a tensor with numpy's methods: refused, never computed."""
+    with pytest.raises(OverdubError, match="torch tensors"):
+        jacfwd(CASES[name], torch.tensor(X))
+
+
+def vec(w):
+    return torch.stack([torch.sin(w[0]) * w[1], w[2] ** 2, torch.sum(A @ w)])
+
+
+def test_the_reverse_entry_points():
+    x = torch.tensor(X)
+    J_fd = fd_jacobian(lambda v: vec(torch.tensor(v)).numpy(), X)
+    f = CASES["nn_functional"]
+    y, (g,) = value_and_gradient(f, x)
+    assert isinstance(y, torch.Tensor) and float(y) == pytest.approx(float(f(x)))
+    np.testing.assert_allclose(g.numpy(), _fd(f, X), rtol=1e-6, atol=1e-8)
+    J = jacobian(vec, x)
+    assert isinstance(J, torch.Tensor) and J.dtype == torch.float64
+    np.testing.assert_allclose(J.numpy(), J_fd, rtol=1e-6, atol=1e-8)
+    c = np.array([1.0, 2.0, -0.5])
+    _, (g,) = vjp(vec, (x,), torch.tensor(c))
+    assert isinstance(g, torch.Tensor)
+    np.testing.assert_allclose(g.numpy(), c @ J_fd, rtol=1e-6, atol=1e-8)
+    _, back = pullback(vec, x)
+    np.testing.assert_allclose(back(torch.tensor(c))[0].numpy(), c @ J_fd, rtol=1e-6, atol=1e-8)
+    _, back = pullback(vec, x)
+    np.testing.assert_allclose(back(c)[0].numpy(), c @ J_fd, rtol=1e-6, atol=1e-8)  # (a numpy cotangent too)
+
+
+def test_several_tensor_arguments_and_a_float():
+    def f(w, b, s):
+        return (torch.tanh(A @ w + b) * s).sum() + s ** 2
+    w, b, s = torch.tensor(X), torch.tensor(AN[:, 0].copy()), 0.7
+    gw, gb, gs = gradient(f, w, b, s)
+    assert isinstance(gw, torch.Tensor) and isinstance(gb, torch.Tensor) and isinstance(gs, float)
+    np.testing.assert_allclose(gw.numpy(), fd_gradient(lambda v: float(f(torch.tensor(v), b, s)), X)[0], rtol=1e-6)
+    np.testing.assert_allclose(gb.numpy(), fd_gradient(lambda v: float(f(w, torch.tensor(v), s)), AN[:, 0])[0],
+                               rtol=1e-6)
+    assert gs == pytest.approx(fd_gradient(lambda v: float(f(w, b, v[0])), np.array([s]))[0][0], rel=1e-6)
+
+
+@pytest.mark.parametrize("name", ["elementwise", "nn_functional", "linalg", "std_var_defaults", "matmul"])
+def test_single_precision_kept(name):
     f = CASES[name]
-    J = jacfwd(f, torch.tensor(X))
-    assert isinstance(J, torch.Tensor)
-    np.testing.assert_allclose(J.numpy(), _fd(f, X), rtol=1e-6, atol=1e-8)
+    x = torch.tensor(X, dtype=torch.float32)
+    g = gradient(lambda v: f(v.double()) if name in ("matmul", "linalg") else f(v), x)[0]
+    assert isinstance(g, torch.Tensor) and g.dtype == torch.float32
+    np.testing.assert_allclose(g.numpy(), _fd(f, X), rtol=2e-3, atol=2e-4)
+
+
+def test_float32_all_the_way():
+    A32, x = A.float(), torch.tensor(X, dtype=torch.float32)
+    f = lambda v: (F.softmax(A32 @ v, dim=0) * torch.arange(4.0)).sum() + v.std()  # noqa: E731
+    g = gradient(f, x)[0]
+    assert g.dtype == torch.float32
+    np.testing.assert_allclose(g.numpy(), fd_gradient(lambda v: float(f(torch.tensor(v, dtype=torch.float64).float())),
+                                                      X, )[0], rtol=5e-3, atol=5e-3)
+
+
+def test_integer_input_differentiated_as_float():
+    g = gradient(lambda v: (v * v).sum(), torch.tensor([1, 2, 3]))[0]
+    assert isinstance(g, torch.Tensor) and g.tolist() == [2.0, 4.0, 6.0]
+
+
+def test_input_untouched():
+    x = torch.tensor(X)
+    before = x.clone()
+    gradient(CASES["shapes"], x)
+    assert torch.equal(x, before)
+
+
+# -- a realistic case: a small MLP with softmax cross-entropy --------------------------------------------
+
+def mlp_loss(W1, b1, W2, b2, inputs, labels):
+    h = F.relu(inputs @ W1 + b1)
+    logits = h @ W2 + b2
+    logp = F.log_softmax(logits, dim=1)
+    return -logp[torch.arange(len(labels)), labels].mean() + 1e-3 * (W1 ** 2).sum()
+
+
+def test_mlp_gradient_with_respect_to_weights():
+    rng = np.random.default_rng(7)
+    inputs = torch.tensor(rng.normal(size=(8, 5)))
+    labels = torch.tensor(rng.integers(0, 3, size=8))
+    params = [rng.normal(size=(5, 6)) * 0.5, rng.normal(size=6) * 0.1, rng.normal(size=(6, 3)) * 0.5,
+              rng.normal(size=3) * 0.1]
+    tensors = [torch.tensor(p) for p in params]
+    grads = gradient(lambda *ps: mlp_loss(*ps, inputs, labels), *tensors)
+    for i, (g, p) in enumerate(zip(grads, params)):
+        def at(v, i=i):
+            ps = [torch.tensor(q) for q in params]
+            ps[i] = torch.tensor(v)
+            return float(mlp_loss(*ps, inputs, labels))
+        assert isinstance(g, torch.Tensor) and g.shape == p.shape
+        np.testing.assert_allclose(g.numpy(), fd_gradient(at, p)[0], rtol=1e-6, atol=1e-8)
+
+
+def test_mlp_matches_torch_autograd():
+    """Not a check of correctness (differences are that), a check that the two agree on a real model."""
+    rng = np.random.default_rng(8)
+    inputs, labels = torch.tensor(rng.normal(size=(8, 5))), torch.tensor(rng.integers(0, 3, size=8))
+    params = [torch.tensor(rng.normal(size=s)) for s in ((5, 6), (6,), (6, 3), (3,))]
+    ours = gradient(lambda *ps: mlp_loss(*ps, inputs, labels), *params)
+    leaves = [p.clone().requires_grad_(True) for p in params]
+    mlp_loss(*leaves, inputs, labels).backward()
+    for g, p in zip(ours, leaves):
+        np.testing.assert_allclose(g.numpy(), p.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+# -- refused by name, never computed -------------------------------------------------------------------------
+
+def _set(x):
+    y = x.clone()
+    y[0] = x[1] ** 2
+    return y.sum()
+
+
+def _add_(x):
+    y = x * 1.0
+    y.add_(1.0)
+    return (y * x).sum()
+
+
+def _iadd(x):
+    y = x * 2.0
+    y += x
+    return y.sum()
+
+
+REFUSED = {
+    "setitem": (_set, "changed in place"),
+    "add_": (_add_, "changed in place"),
+    "iadd": (_iadd, "changed in place"),
+    "out": (lambda x: torch.sin(x, out=torch.empty(3, dtype=x.dtype)).sum(), "out="),
+    "max_dim": (lambda x: torch.max(torch.outer(x, x), dim=1).values.sum(), "max"),
+    "max_elementwise": (lambda x: torch.max(x, x * 0.5).sum(), "a dim or a second tensor"),
+    "max_method_dim": (lambda x: torch.outer(x, x).max(1)[0].sum(), "a dim or a second tensor"),
+    "repeat": (lambda x: (x.repeat(2) * torch.arange(6.0, dtype=x.dtype)).sum(), "outside overdub's map"),
+    "sort": (lambda x: torch.sort(x).values[0], "sort"),
+    "unmapped_keyword": (lambda x: torch.sum(x, dim=0, dtype=torch.float32), "dtype="),
+    "add_alpha": (lambda x: torch.add(x, x, alpha=2.0).sum(), "alpha="),
+    "softmax_no_dim": (lambda x: F.softmax(torch.outer(x, x))[0, 0], "implicit dim"),
+    "softplus_beta": (lambda x: F.softplus(x, beta=2.0).sum(), "beta="),
+    "detach": (lambda x: (x.detach() * x).sum(), "autograd"),
+    "autograd": (lambda x: torch.autograd.grad((x ** 2).sum(), x)[0].sum(), "grad"),
+    "func_grad": (lambda x: torch.func.grad(lambda v: (v ** 2).sum())(x).sum(), "grad"),
+    "compile": (lambda x: torch.compile(lambda v: (v ** 2).sum())(x), "compile"),
+    "norm_method": (lambda x: x.norm(), "norm"),
+    "cholesky_upper": (lambda x: torch.linalg.cholesky(B @ B.T + torch.diag(x), upper=True).sum(), "upper="),
+    "solve_batched_vectors": (lambda x: torch.linalg.solve(torch.stack([B, B]), torch.stack([x, x])).sum(),
+                              "batch of vectors"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_in_reverse_mode(name):
+    f, words = REFUSED[name]
+    with pytest.raises(OverdubError) as e:
+        gradient(f, torch.tensor(X))
+    assert words in str(e.value)
+
+
+def test_requires_grad_refused():
+    x = torch.tensor(X, requires_grad=True)
+    with pytest.raises(OverdubError, match="requires_grad"):
+        gradient(lambda v: (v * v).sum(), x)
+    with pytest.raises(OverdubError, match="requires_grad"):
+        gradient(lambda v: (v * x).sum(), torch.tensor(X))
+
+
+def test_complex_refused():
+    with pytest.raises(OverdubError):
+        gradient(lambda v: torch.abs(v * (1 + 1j)).sum(), torch.tensor(X))
+
+
+# -- forward mode: refused, by name, in every form -------------------------------------------------------------
+
+FORWARD = {
+    "jacfwd": lambda: jacfwd(CASES["std_var_defaults"], torch.tensor(X)),
+    "jvp": lambda: jvp(CASES["std_var_defaults"], (torch.tensor(X),), (torch.tensor(X),)),
+    "hessian": lambda: hessian(CASES["elementwise"], torch.tensor(X)),
+    "derivative_of_a_tensor_made_inside": lambda: derivative(lambda s: (torch.tensor(X) * s).std(), 1.5),
+    "derivative_transpose": lambda: derivative(lambda s: (torch.outer(A[0], A[1]) * s).transpose(0, 1)[0, 1], 1.5),
+    "derivative_torch_function": lambda: derivative(lambda s: torch.sin(torch.tensor(X) * s).sum(), 1.5),
+    "derivative_tensor_of_a_dual": lambda: derivative(lambda s: torch.tensor([s, 2.0]).sum(), 1.5),
+    "jacobian_forward": lambda: jacobian(vec, torch.tensor(X), mode="forward"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORWARD))
+def test_forward_mode_refuses_tensors(name):
+    with pytest.raises(OverdubError):
+        FORWARD[name]()
+
+
+def test_sparsity_refuses_torch():
+    """A tracer standing for a tensor would answer with numpy's methods (`t.transpose(0, 1)`): refused."""
+    from contexts.sparsity import hessian_sparsity, jacobian_sparsity
+    f = lambda w: torch.stack([torch.sin(w[0]) * w[1], w[2] ** 2])  # noqa: E731
+    with pytest.raises(OverdubError, match="sparsity detection does not differentiate torch tensors"):
+        jacobian_sparsity(f, torch.tensor(X))
+    with pytest.raises(OverdubError, match="sparsity detection does not differentiate torch tensors"):
+        hessian_sparsity(lambda w: (w ** 3).sum(), torch.tensor(X))
+    with pytest.raises(OverdubError, match="sparsity detection does not differentiate torch tensors"):
+        jacobian_sparsity(lambda w: torch.as_tensor(w).transpose(0, 0), X)  # (a tensor made of tracers)
+    P = jacobian_sparsity(lambda w: w * torch.tensor(X), X)  # (a constant tensor beside a numpy input's tracer)
+    assert P.toarray().tolist() == np.eye(3, dtype=bool).tolist()
