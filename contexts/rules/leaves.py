@@ -38,10 +38,12 @@ from typing import Any, Callable
 
 import numpy as _np
 
+from overdub.errors import OverdubError as _OverdubError
+
 _NDARRAY = _np.ndarray
 
 __all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains", "ArrayLeaf",
-           "register_array", "np_dtype", "as_float", "hosted", "holds_hosted", "hosted_refused", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "Container",
+           "register_array", "np_dtype", "as_float", "hosted", "holds_hosted", "hosted_refused", "HostedRefused", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "Container",
            "register_container", "container_of", "value_class", "taken_per_element", "runs_natively"]
 
 
@@ -166,12 +168,16 @@ def holds_hosted(values, depth: int = 2) -> bool:
     return False
 
 
+class HostedRefused(_OverdubError):
+    """`hosted_refused`'s error: forward mode's entry points take it as their cue to compute the same
+    derivative by reverse mode (`contexts.forward.by_reverse`)."""
+
+
 def hosted_refused(what: str, mode: str = "forward mode"):
     """Forward mode's (and sparsity's) refusal of arrays registered with `host` (torch tensors): their duals
     and tracers would hold the array and answer for it with numpy's methods (`x.transpose(0, 1)`,
     `x.std()` mean other things on a tensor), so no derivative is computed."""
-    from overdub.errors import OverdubError
-    return OverdubError(
+    return HostedRefused(
         f"{mode} does not differentiate torch tensors ({what}): its {'duals' if mode == 'forward mode' else 'tracers'} "
         "would answer for the tensor with numpy's methods, whose meaning differs from torch's",
         fix="use reverse mode (`contexts.gradient`, `vjp`, `pullback`, `jacobian(f, x)`), which differentiates "

@@ -13,11 +13,10 @@ import pytest
 torch = pytest.importorskip("torch")
 F = pytest.importorskip("torch.nn.functional")
 
-from contexts import (derivative, gradient, hessian, jacfwd, jacobian, jvp, pullback,  # noqa: E402
+from contexts import (derivative, gradient, hessian, hvp, jacfwd, jacobian, jvp, pullback,  # noqa: E402
                       value_and_gradient, vjp)
 from overdub.errors import OverdubError  # noqa: E402
 from tests.fd import gradient as fd_gradient  # noqa: E402
-from tests.fd import hessian as fd_hessian  # noqa: E402
 from tests.fd import jacobian as fd_jacobian  # noqa: E402
 
 RNG = np.random.default_rng(51)
@@ -96,10 +95,12 @@ def test_gradient_against_differences(name):
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_forward_mode_refuses_every_case(name):
-    """Forward mode's duals would answer for a tensor with numpy's methods: refused, never computed."""
-    with pytest.raises(OverdubError, match="torch tensors"):
-        jacfwd(CASES[name], torch.tensor(X))
+def test_jacfwd_against_differences(name):
+    """Forward mode's entry points take torch code's derivatives by reverse mode (`forward/by_reverse.py`)."""
+    f = CASES[name]
+    J = jacfwd(f, torch.tensor(X))
+    assert isinstance(J, torch.Tensor) and J.dtype == torch.float64
+    np.testing.assert_allclose(J.numpy(), _fd(f, X), rtol=1e-6, atol=1e-8)
 
 
 def vec(w):
@@ -272,24 +273,43 @@ def test_complex_refused():
         gradient(lambda v: torch.abs(v * (1 + 1j)).sum(), torch.tensor(X))
 
 
-# -- forward mode: refused, by name, in every form -------------------------------------------------------------
+# -- forward mode's entry points: the same derivatives by reverse mode; second order refused -----------------
 
-FORWARD = {
-    "jacfwd": lambda: jacfwd(CASES["std_var_defaults"], torch.tensor(X)),
-    "jvp": lambda: jvp(CASES["std_var_defaults"], (torch.tensor(X),), (torch.tensor(X),)),
+def test_forward_entry_points_by_reverse_mode():
+    x = torch.tensor(X)
+    J_fd = fd_jacobian(lambda v: vec(torch.tensor(v)).numpy(), X)
+    for J in (jacfwd(vec, x), jacobian(vec, x, mode="forward")):
+        assert isinstance(J, torch.Tensor)
+        np.testing.assert_allclose(J.numpy(), J_fd, rtol=1e-6, atol=1e-8)
+    t = np.array([0.3, -1.0, 2.0])
+    y, dy = jvp(vec, (x,), (torch.tensor(t),))
+    assert isinstance(y, torch.Tensor) and isinstance(dy, torch.Tensor)
+    np.testing.assert_allclose(dy.numpy(), J_fd @ t, rtol=1e-6, atol=1e-8)
+    d = derivative(lambda s: vec(x * s), 1.5)  # (tensors made inside from a perturbed float)
+    assert isinstance(d, torch.Tensor)
+    d_fd = fd_jacobian(lambda v: vec(torch.tensor(X) * v[0]).numpy(), np.array([1.5]))[:, 0]
+    np.testing.assert_allclose(d.numpy(), d_fd, rtol=1e-6, atol=1e-8)
+    d = derivative(lambda s: float((x * s).std()), 1.5)  # (torch's std: ddof=1)
+    assert isinstance(d, float) and d == pytest.approx(float(np.std(X, ddof=1)), rel=1e-9)
+
+
+def test_jacfwd_keeps_single_precision():
+    J = jacfwd(CASES["nn_functional"], torch.tensor(X, dtype=torch.float32))
+    assert J.dtype == torch.float32
+    np.testing.assert_allclose(J.numpy(), _fd(CASES["nn_functional"], X), rtol=2e-3, atol=2e-4)
+
+
+SECOND_ORDER = {
     "hessian": lambda: hessian(CASES["elementwise"], torch.tensor(X)),
-    "derivative_of_a_tensor_made_inside": lambda: derivative(lambda s: (torch.tensor(X) * s).std(), 1.5),
-    "derivative_transpose": lambda: derivative(lambda s: (torch.outer(A[0], A[1]) * s).transpose(0, 1)[0, 1], 1.5),
-    "derivative_torch_function": lambda: derivative(lambda s: torch.sin(torch.tensor(X) * s).sum(), 1.5),
-    "derivative_tensor_of_a_dual": lambda: derivative(lambda s: torch.tensor([s, 2.0]).sum(), 1.5),
-    "jacobian_forward": lambda: jacobian(vec, torch.tensor(X), mode="forward"),
+    "hessian_of_a_float": lambda: hessian(lambda s: (torch.tensor(X) * s ** 2).std(), 1.5),
+    "hvp": lambda: hvp(CASES["elementwise"], torch.tensor(X), torch.tensor(X)),
 }
 
 
-@pytest.mark.parametrize("name", sorted(FORWARD))
-def test_forward_mode_refuses_tensors(name):
-    with pytest.raises(OverdubError):
-        FORWARD[name]()
+@pytest.mark.parametrize("name", sorted(SECOND_ORDER))
+def test_second_order_refused(name):
+    with pytest.raises(OverdubError, match="does not differentiate torch tensors"):
+        SECOND_ORDER[name]()
 
 
 def test_sparsity_refuses_torch():
