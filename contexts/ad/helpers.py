@@ -1131,6 +1131,11 @@ def _array_attr_adj(g, obj, attr):
         return g
     if attr == "imag":
         return 1j * g if np.iscomplexobj(obj) or isinstance(obj, complex) else None
+    if attr == "data" and leaves.HOSTED and isinstance(obj, leaves.HOSTED):  # (torch's detached alias: as detach)
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate through .data of a {type(obj).__name__} (torch's autograd's "
+            "detached alias of its values)", where=runtime._user_line(),
+            fix="use the tensor itself, or `contexts.stop_gradient` where no derivative should flow")
     if attr in _CONSTANT_ATTRS or attr in _LEAF_METADATA and isinstance(obj, ArrayLeaf):
         return None
     raise runtime.UnsupportedFunction(

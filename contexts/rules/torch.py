@@ -281,7 +281,7 @@ def _softmax_dim(name):
 
 def _softmax_params(name, names=("input", "dim")):
     return Params(names, keywords={"dim": lambda v: {"axis": int(v)}, "dtype": _no_dtype},
-                  defaults={"_stacklevel": 3, "_stacklevel ": 5}, check=_softmax_dim(name))
+                  defaults={"_stacklevel": 3}, check=_softmax_dim(name))
 
 
 def _clamp_check(given):
@@ -620,22 +620,22 @@ _entry((), ("double",), np.asarray, _cast(np.float64))
 _entry((), ("float",), np.asarray, _cast(np.float32))
 
 # no derivative whatever the arguments: comparisons, shapes, constants made like a tensor, indices
-NONDIFF_FUNCTIONS = (torch.zeros, torch.ones, torch.empty, torch.full, torch.arange, torch.linspace,
-                     torch.logspace, torch.eye, torch.rand, torch.randn, torch.randint, torch.manual_seed,
-                     torch.get_default_dtype, torch.is_grad_enabled,
-                     torch.zeros_like, torch.ones_like, torch.empty_like, torch.full_like, torch.rand_like,
+# (not torch.full, full_like, new_full, arange, linspace, new_tensor, Tensor.type: their values may be
+# differentiated ones; nor round: `round(x, decimals=12)` is no staircase of step 1; they are refused)
+NONDIFF_FUNCTIONS = (torch.zeros, torch.ones, torch.empty, torch.eye, torch.rand, torch.randn, torch.randint,
+                     torch.manual_seed, torch.get_default_dtype, torch.is_grad_enabled,
+                     torch.zeros_like, torch.ones_like, torch.empty_like, torch.rand_like,
                      torch.randn_like, torch.argmax, torch.argmin, torch.argsort, torch.eq, torch.ne, torch.lt,
                      torch.le, torch.gt, torch.ge, torch.isclose, torch.allclose, torch.equal, torch.numel,
-                     torch.is_tensor, torch.is_floating_point, torch.round, torch.sign, torch.signbit,
+                     torch.is_tensor, torch.is_floating_point, torch.sign, torch.signbit,
                      torch.floor, torch.ceil, torch.trunc, torch.isnan, torch.isinf, torch.isfinite,
                      torch.count_nonzero, torch.nonzero, torch.any, torch.all)
 NONDIFF_METHODS = ("size", "dim", "ndimension", "numel", "nelement", "is_floating_point", "is_complex",
                    "argmax", "argmin", "argsort", "eq", "ne", "lt", "le", "gt", "ge", "isclose", "allclose",
-                   "equal", "round", "sign", "signbit", "floor", "ceil", "trunc", "isnan", "isinf", "isfinite",
-                   "count_nonzero", "nonzero", "any", "all", "new_zeros", "new_ones", "new_empty", "new_full",
-                   "new_tensor", "element_size", "stride", "storage_offset", "is_contiguous", "data_ptr",
-                   "get_device", "type", "__len__", "__bool__", "__index__", "__int__", "__hash__", "__format__",
-                   "__repr__", "__str__", "__contains__")
+                   "equal", "sign", "signbit", "floor", "ceil", "trunc", "isnan", "isinf", "isfinite",
+                   "count_nonzero", "nonzero", "any", "all", "new_zeros", "new_ones", "new_empty",
+                   "element_size", "stride", "storage_offset", "is_contiguous", "data_ptr", "get_device",
+                   "__len__", "__bool__", "__index__", "__int__", "__hash__", "__contains__")
 
 
 _entry((), ("item",), (np.ndarray, "item"), Params(("input",)))

@@ -247,6 +247,14 @@ REFUSED = {
     "compile": (lambda x: torch.compile(lambda v: (v ** 2).sum())(x), "compile"),
     "norm_method": (lambda x: x.norm(), "norm"),
     "cholesky_upper": (lambda x: torch.linalg.cholesky(B @ B.T + torch.diag(x), upper=True).sum(), "upper="),
+    # constructors and casts whose values may be differentiated ones: never taken for constants
+    "data": (lambda x: (x.data * x).sum(), ".data"),
+    "type_cast": (lambda x: x.type(torch.float64).sum(), "outside overdub's map"),
+    "new_tensor": (lambda x: x.new_tensor(x.numpy() * 2).sum(), "outside overdub's map"),
+    "full": (lambda x: torch.full((3,), x[0]).sum(), "full"),
+    "linspace": (lambda x: torch.linspace(x[0], x[1], 3).sum(), "linspace"),
+    "arange": (lambda x: torch.arange(float(x[0]), float(x[0]) + 3.0).sum(), "arange"),
+    "round_decimals": (lambda x: torch.round(x, decimals=12).sum(), "round"),
     "solve_batched_vectors": (lambda x: torch.linalg.solve(torch.stack([B, B]), torch.stack([x, x])).sum(),
                               "batch of vectors"),
 }
