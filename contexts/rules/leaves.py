@@ -122,7 +122,10 @@ class ArrayLeaf(abc.ABC):
 ARRAY_TYPES: list[type] = []  # the registered array types (empty: no engine needs to look for them)
 
 
-_KINDS: dict[type, Callable] = {}  # array type -> `asarray(g, like)`, for types numpy's rules do not keep
+# array type -> `asarray(g, like)`, for types numpy's rules do not keep (a dict of its own: named `_KINDS` as the
+# number types' above, it took their place, so that `kind_of(jax_array)` was the asarray function and
+# `computed_by_numpy(Decimal(1))` was True)
+_ARRAY_KINDS: dict[type, Callable] = {}
 
 
 _HOSTS: dict[type, Callable] = {}  # array type -> `host(x)`, x's values as an ndarray, for types numpy cannot mix with
@@ -145,7 +148,7 @@ def register_array(cls: type, *, asarray: Callable | None = None, dtype: Callabl
     ArrayLeaf.register(cls)
     ARRAY_TYPES.append(cls)
     if asarray is not None:
-        _KINDS[cls] = asarray
+        _ARRAY_KINDS[cls] = asarray
     if dtype is not None:
         _DTYPES[cls] = dtype
     if host is not None:
@@ -210,15 +213,15 @@ def np_dtype(a):
 def computed_by_numpy(x) -> bool:
     """x is an array of a registered type whose derivatives numpy's rules compute as ndarrays from its
     values (JAX's, registered with `asarray`), not in its own type (dask's, lazily)."""
-    return bool(_KINDS) and isinstance(x, tuple(_KINDS))
+    return bool(_ARRAY_KINDS) and isinstance(x, tuple(_ARRAY_KINDS))
 
 
 def in_kind(g, like):
     """g, a derivative for `like`, as an array of `like`'s registered type where that type asked for it
     (`register_array(cls, asarray=...)`: JAX's); otherwise g as it is."""
-    if not _KINDS or g is None or not isinstance(like, ArrayLeaf) or type(g) is type(like):
+    if not _ARRAY_KINDS or g is None or not isinstance(like, ArrayLeaf) or type(g) is type(like):
         return g
-    for cls, asarray in _KINDS.items():
+    for cls, asarray in _ARRAY_KINDS.items():
         if isinstance(like, cls):
             if isinstance(g, cls) or not isinstance(g, (_np.ndarray, _np.generic, int, float, complex)):
                 return g
