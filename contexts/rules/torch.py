@@ -8,13 +8,22 @@ function whose rule differentiates it, and how torch's arguments become numpy's 
 `keepdim=` -> `keepdims=`, `torch.std`'s `correction=1` default -> `ddof=1`). A keyword an entry does not
 translate is refused, never ignored; a torch function or tensor method not in the map is refused.
 
-- the primal is torch's own call (`torch.sin(t)` stays a tensor, also under forward mode);
-- numpy's rules compute on the tensors' values (`t.numpy()`: a view of a CPU tensor's memory);
-- every cotangent and tangent given for a tensor, or computed for one, is a tensor of its dtype.
+- the primal is torch's own call (`torch.sin(t)` stays a tensor);
+- numpy's rules compute on the tensors' values (`t.numpy()`: a view of a CPU tensor's memory), and reverse
+  mode keeps a tensor's cotangents as ndarrays (numpy cannot mix with tensors: `ndarray * tensor` is a
+  TypeError); the gradient with respect to a tensor is made a tensor of its dtype at the end
+  (`leaves.in_kind`, by `register_array(asarray=)`).
+
+The engines meet tensors through `leaves.register_array(dtype=, host=)`: numpy's dtype of a tensor's values
+(what they read as `dtype.kind`) and its values (`hosted`), on which reverse mode computes operators,
+indexing and every rule's adjoint. Forward mode's duals and sparsity's tracers cannot stand for a tensor
+(they would answer for it with numpy's methods): forward mode's entry points take torch code's derivatives
+by reverse mode (`contexts.forward.by_reverse`), second order and sparsity refuse tensors by name.
 
 Refused by name: tensors with `requires_grad=True` (torch's own autograd would be a second derivative
 engine on the same values), tensors off the CPU, complex and bfloat16 tensors, in-place methods (`add_`),
-item assignment (`t[i] = v`), `out=`, and torch.autograd / torch.func / torch.compile / torch.jit.
+item and augmented assignment (`t[i] = v`, `t += x`), `.data`, `out=`, and torch.autograd / torch.func /
+torch.compile / torch.jit.
 
 Loaded when `torch` is first imported, once its package has run (`leaves.DOMAINS`): `import contexts` does
 not import torch.
