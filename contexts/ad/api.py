@@ -18,7 +18,8 @@ from ..lowered.runtime import (CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as 
                               SpecialPoint, special_case)
 from ..rules.frames import entry_error
 from ..rules.watch import JUMP_WATCH as _JUMP_WATCH
-from ..rules.leaves import ArrayLeaf, Scalar, as_array, container_of, in_kind, kind_of
+from ..rules import leaves as _leaf_types
+from ..rules.leaves import ArrayLeaf, Scalar, as_array, as_float, container_of, in_kind, kind_of, np_dtype
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
@@ -432,8 +433,8 @@ def _seed(y):
     if isinstance(y, numbers.Real) or type(y).__module__.startswith("uncertainties"):
         return 1.0
     if isinstance(y, ArrayLeaf):  # a dask array: a 0-d real one (known without computing it)
-        if y.ndim == 0 and y.dtype.kind in "fiu":
-            return np.ones((), dtype=y.dtype if y.dtype.kind == "f" else float)
+        if y.ndim == 0 and np_dtype(y).kind in "fiu":
+            return np.ones((), dtype=np_dtype(y) if np_dtype(y).kind == "f" else float)
         shape = y.shape
         raise NonScalarError(
             f"`gradient` needs a real scalar output, got {type(y).__name__} of shape {shape} and dtype {y.dtype}",
@@ -482,9 +483,9 @@ def _promote(args: tuple) -> tuple:
             continue
         if ta is list or ta is tuple or ta is dict or not (ta is np.ndarray or isinstance(a, (np.generic, ArrayLeaf))):
             nested = True
-        if (ta is np.ndarray or isinstance(a, ArrayLeaf)) and a.dtype.kind in "iu":
-            args = tuple(a.astype(float) if (type(a) is np.ndarray or isinstance(a, ArrayLeaf))
-                         and a.dtype.kind in "iu" else a for a in args)
+        if (ta is np.ndarray or isinstance(a, ArrayLeaf)) and np_dtype(a).kind in "iu":
+            args = tuple(as_float(a) if (type(a) is np.ndarray or isinstance(a, ArrayLeaf))
+                         and np_dtype(a).kind in "iu" else a for a in args)
             break
     return _distinct(args) if nested and len(args) + sum(type(a) in (list, tuple, dict) for a in args) > 1 else args
 
@@ -847,7 +848,8 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
                            fix="return its numbers (a tuple, a dict or an array of them), or use `jacfwd`")
     values = (container.held(y) if container is not None else
               type(y)(_held(v) for v in y) if type(y) in (list, tuple) else y)  # ([q1, q2]: magnitudes)
-    lazy = isinstance(values, ArrayLeaf)  # a dask array: seeded with numpy's one-hots, its rows kept lazy
+    lazy = isinstance(values, ArrayLeaf) and not isinstance(values, _leaf_types.HOSTED)  # a dask array: seeded
+    # with numpy's one-hots, its rows kept lazy (a torch tensor's rows are its values': `np.asarray`)
     yarr = values if lazy else np.asarray(values)
     rows = []
     for i in range(yarr.size):
@@ -931,7 +933,7 @@ def _keeps_kind(v) -> bool:
     """v's derivatives are not float64: complex, objects (Fractions), or numbers numpy cannot make floats
     of (mpmath's mpc, a sympy expression, a ufloat)."""
     if isinstance(v, (np.ndarray, ArrayLeaf)):  # (a dask array: by its dtype, never computed)
-        return v.dtype.kind in "cO"
+        return np_dtype(v).kind in "cO"
     try:
         return bool(np.iscomplexobj(v)) or _of_objects(v) or np.asarray(v).dtype == object
     except TypeError:  # (numpy's iscomplexobj of a ufloat)

@@ -23,7 +23,7 @@ import overdub
 
 from ..forward.dual import Dual as _Dual, as_python_number, numpy_scalar_dual, primal
 from ..forward.holds import dual_free
-from ..rules import generic
+from ..rules import generic, leaves
 from ..rules.containers import (class_subscript_refused, constant_member as _constant_member, own_mapping_refused,
                                 refuse_differentiated_key, subscripts_a_class)
 from ..rules.generic import dropped_nan_zero
@@ -87,6 +87,9 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
     """Cotangents of `a <op> b` for the generic (non-float) path; `need` says which operands are active
     (1: a, 2: b), so arrays are only computed for those. S: the reverse pass's session (a class's own
     operator re-run here writes its operands' cotangents into their boxes there)."""
+    if leaves.HOSTED and (isinstance(a, leaves.HOSTED) or isinstance(b, leaves.HOSTED) or isinstance(g, leaves.HOSTED)):
+        # (a torch tensor: numpy cannot mix with it, `ndarray * tensor`; computed on its values, ndarrays)
+        return binop_adj(opname, leaves.hosted(g), leaves.hosted(y), leaves.hosted(a), leaves.hosted(b), need, S)
     tg = type(g)
     if opname == "pow" and not need & 2 and type(b) is int and b >= 1 and (
             tg is _NDARRAY and g.dtype.kind == "f" or tg is float or tg is _F8):
@@ -554,6 +557,8 @@ def unary_adj(opname, g, x, S=None):
     """The cotangent of x for `-x` / `+x` (opname 'neg' / 'pos') beyond floats: an object whose class's
     `__neg__` / `__pos__` is Python code has it re-run under AD (it may compute anything); numbers, arrays
     and duals: -g / g."""
+    if leaves.HOSTED and (isinstance(x, leaves.HOSTED) or isinstance(g, leaves.HOSTED)):
+        g, x = leaves.hosted(g), leaves.hosted(x)  # (a torch tensor's: on its values)
     if type(x) is not _NDARRAY and isinstance(x, np.ndarray):
         runtime.overriding_refused(f"`{opname}`", x, dunder=f"__{opname}__")
     if type(x) is _NDARRAY and x.dtype == object and holds_objects((x,), {}):
@@ -1129,6 +1134,11 @@ def _array_attr_adj(g, obj, attr):
         return g
     if attr == "imag":
         return 1j * g if np.iscomplexobj(obj) or isinstance(obj, complex) else None
+    if attr == "data" and leaves.HOSTED and isinstance(obj, leaves.HOSTED):  # (torch's detached alias: as detach)
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate through .data of a {type(obj).__name__} (torch's autograd's "
+            "detached alias of its values)", where=runtime._user_line(),
+            fix="use the tensor itself, or `contexts.stop_gradient` where no derivative should flow")
     if attr in _CONSTANT_ATTRS or attr in _LEAF_METADATA and isinstance(obj, ArrayLeaf):
         return None
     raise runtime.UnsupportedFunction(
@@ -1250,6 +1260,8 @@ def getitem_adj(S, dobj, g, obj, idx):
         dobj[idx] = cb
         return dobj
     if isinstance(obj, (np.ndarray, np.number, ArrayLeaf)):  # a numpy scalar too: `y[np.newaxis]`, `y[()]`
+        if leaves.HOSTED and isinstance(obj, leaves.HOSTED):  # (a torch tensor, its index tensors: their values)
+            obj, idx, g = leaves.hosted(obj), leaves.hosted(idx), leaves.hosted(g)
         rule = _rules.get((np.ndarray, "__getitem__"))
         if rule is not None and rule.adjoint is not None:
             return acc(dobj, rule.adjoint(g, None, obj, idx)[0])
@@ -1734,6 +1746,11 @@ def setitem(obj, idx, v):
             "reverse mode does not differentiate assignments through `x.flat`",
             fix="assign through an index of x (`x[np.unravel_index(i, x.shape)] = v`), or through "
                 "`x.reshape(-1)` of a contiguous x")
+    if leaves.HOSTED and isinstance(obj, leaves.HOSTED):
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate a {type(obj).__name__} changed in place (`t[i] = v`)",
+            where=runtime._user_line(),
+            fix="build a new tensor instead (torch.where(mask, v, t), torch.cat), or compute on numpy arrays")
     if (type(obj) is not np.ndarray and isinstance(obj, np.ndarray) and type(obj) is not _Dual
             and type(setter := getattr(type(obj), "__setitem__", None)) is types.FunctionType):
         # an ndarray subclass's own `__setitem__` (diffpy's Cartesian coordinates writing through to their atom,
@@ -2026,9 +2043,17 @@ def _numeric_right(b) -> bool:
     return isinstance(b, (np.ndarray, np.generic)) or type(b) is _Dual
 
 
+_AUG = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
+        "matmul": "@", "and_": "&", "or_": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
+
+
 def iop(opname, a, b):
     """`a op= b`: in place for arrays, lists (`+=`) and dicts (`|=`) (returning what the reverse pass
     needs to undo it), else rebinding."""
+    if leaves.HOSTED and isinstance(a, leaves.HOSTED):  # (torch's `t += x` changes t and its views in place)
+        raise runtime.UnsupportedFunction(
+            f"reverse mode does not differentiate a {type(a).__name__} changed in place (`t {_AUG.get(opname, opname)}= x`)",
+            where=runtime._user_line(), fix="write `t = t op x` (a new tensor) instead")
     if type(a) is np.ndarray or type(a) is _Dual and type(primal(a)) is np.ndarray:  # (mutable, inline)
         changed(a if type(a) is np.ndarray else primal(a))
         old = a.copy()  # (a dual array's value and tangent both)

@@ -52,7 +52,8 @@ from ..rules.operator import scaled_duration
 from ..rules.frames import is_engine_class, note_transformed, outside_engine
 from ..rules.numpy._util import finalize_refused, masked_entries, masked_refused
 from ..rules.registry import changes_values
-from ..rules.leaves import LABEL_TYPES, OPAQUE_CONTAINERS, ArrayLeaf, Scalar, carries_none
+from ..rules import leaves as _leaf_types
+from ..rules.leaves import LABEL_TYPES, OPAQUE_CONTAINERS, ArrayLeaf, Scalar, carries_none, np_dtype
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, NoRuleError, array_objects, by_position, key_of,
                               objects_of_classes, own_method_form, own_number_operands, protocol_objects, qualified_name, registry, through_array,
                               through_protocol)
@@ -171,6 +172,8 @@ def _static_back(pb, dy, dself, S):
     if type(y) is _MATRIX:  # (elementwise arithmetic and reductions with keepdims on one give one)
         from ..rules.numpy._util import matrix_refused  # (rules below the modes: loaded by now)
         raise matrix_refused()
+    if _leaf_types.HOSTED:
+        dy, y, args, kw = _on_values(dy, y, args, kw)
     try:
         grads = adj(dy, y, *args, **kw) if kw else adj(dy, y, *args)
     except TypeError:  # forward-over-reverse: the rule met forward-mode duals it cannot convert
@@ -187,6 +190,19 @@ def _static_back(pb, dy, dself, S):
     if is_method:
         return acc(dself, grads[0]), grads[1:], dkw
     return None, grads, dkw
+
+
+def _on_values(dy, y, args, kw):
+    """A rule's adjoint given arrays of a type registered with `host` (torch tensors) gets their values,
+    ndarrays, as numpy's rules compute with (`np.sin(t)`, torch's functions mapped onto numpy's rules): numpy
+    cannot mix with a tensor (`ndarray * tensor` is a TypeError, `dtype.kind` is no tensor's)."""
+    H = _leaf_types.HOSTED
+    if not (isinstance(y, H) or isinstance(dy, H) or _leaf_types.holds_hosted(args)
+            or kw and _leaf_types.holds_hosted(kw.values())):
+        return dy, y, args, kw
+    hosted = _leaf_types.hosted
+    return (hosted(dy), hosted(y), tuple(hosted(a) for a in args),
+            kw and {k: hosted(v) for k, v in kw.items()})
 
 
 # the adjoints of rules given a Python function they differentiate by reverse mode (quad, brentq: `callbacks`)
@@ -236,6 +252,8 @@ def _plain_back(pb, dy, dself, S):
         dy = S.box(y, dy)
     if dy is None or (type(dy) is float and dy == 0.0) or type(y) is not float and _stepped(y, args):
         return None, (None,) * len(args), None  # (as `_static_back`; a float is never `integral`: no call)
+    if _leaf_types.HOSTED:
+        dy, y, args, _ = _on_values(dy, y, args, None)
     try:
         return None, adj(dy, y, *args), None
     except TypeError:  # forward-over-reverse: the rule met forward-mode duals it cannot convert
@@ -1528,6 +1546,8 @@ def _leaf_method_call(f, args, kw):
     the array's own method runs (lazily), differentiated by the rule of the ndarray method of that name;
     one without a rule is refused, never differentiated through the type's Python code."""
     name = f.__name__
+    if _leaf_types.HOSTED and isinstance(f.__self__, _leaf_types.HOSTED):
+        raise _no_rule(f)  # (a torch tensor's Python method, `t.resize`: torch's meaning, never ndarray's rule)
     rule = _rules.get((np.ndarray, name))
     if rule is None:
         raise _no_rule(f)
@@ -1843,7 +1863,7 @@ def _may_differ(a, depth) -> bool:
     if isinstance(a, Scalar):  # a registered number type (a sympy expression)
         return True
     if isinstance(a, ArrayLeaf):  # a registered array type (dask): by its dtype, known without computing
-        return a.dtype.kind not in "biuUSmMV"
+        return np_dtype(a).kind not in "biuUSmMV"
     if depth >= 6:
         return True  # too deep to look into: it may hold one
     if isinstance(a, (list, tuple, set, frozenset)):

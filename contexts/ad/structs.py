@@ -23,7 +23,7 @@ from overdub.errors import OverdubError
 # (forward mode depends on nothing of reverse mode: no cycle)
 from ..forward.dual import Dual as _Dual, primal
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
-from ..rules.leaves import ArrayLeaf, Scalar, container_of, in_kind, kind_of
+from ..rules.leaves import ArrayLeaf, Scalar, container_of, in_kind, kind_of, np_dtype
 
 __all__ = ["Session", "finalize", "zero_of", "TICKS", "CHANGES"]
 
@@ -367,6 +367,7 @@ def _leaf_cotangent(d, x):
         return d
     if np.shape(d) != x.shape:
         d = np.broadcast_to(d, x.shape)
-    if x.dtype.kind == "f" and d.dtype != x.dtype and d.dtype.kind == "f":
-        d = d.astype(x.dtype)
+    xd, dd = np_dtype(x), np_dtype(d)
+    if xd.kind == "f" and dd != xd and dd.kind == "f":
+        d = d.astype(xd) if hasattr(d, "astype") else np.asarray(d, dtype=xd)  # (a torch tensor: numpy's cast, `in_kind` after)
     return in_kind(d, x)  # (a JAX array's gradient: a JAX array, where numpy's rules gave an ndarray)

@@ -27,6 +27,7 @@ from ..lowered.bisection import check_entry
 from ..lowered.runtime import HISTORY, Run, _Staircased, closed_in
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.cotangents import Refused
+from ..rules import leaves as _leaves
 from ..rules.leaves import CONTAINERS, ArrayLeaf, Scalar, container_of, in_kind, kind_of
 from ..rules.registry import registry
 
@@ -398,6 +399,8 @@ def _entry(api: Callable) -> Callable:
                 else inspect.iscoroutinefunction(f) or inspect.isasyncgenfunction(f)):
             raise OverdubError(f"{describe(f)} is an async function: forward mode does not run coroutines",
                                fix="differentiate a plain function computing the same value")
+        if _leaves.HOSTED and _leaves.holds_hosted(args):  # (a torch tensor: `leaves.hosted_refused`)
+            return _by_reverse(api, f, args, kwargs, _leaves.hosted_refused("an input of the function"))
         _DEPTH[0] += 1
         _runs.enter()  # (a run of the engines: the outermost one's start is every context's, `overdub.depth`)
         outermost = HISTORY.run is None  # (its run: its tests and inputs, made a `Run` when first asked)
@@ -408,6 +411,10 @@ def _entry(api: Callable) -> Callable:
             if outermost and type(tests := HISTORY.run) is Run and tests:
                 closed_in(tests)
             return out
+        except _leaves.HostedRefused as e:  # (a torch tensor made inside: reverse mode's derivative)
+            if _DEPTH[0] > 1:
+                raise
+            refusal = e
         except StopIteration as e:
             raise OverdubError(f"{describe(f)} raised StopIteration while differentiated",
                                fix="catch it inside the function (next(it, default) for an iterator that may "
@@ -426,7 +433,18 @@ def _entry(api: Callable) -> Callable:
             _DEPTH[0] -= 1
             if not _DEPTH[0]:
                 _scrubbed(f, args)
+        return _by_reverse(api, f, args, kwargs, refusal)
     return entry
+
+
+def _by_reverse(api: Callable, f: Callable, args: tuple, kwargs: dict, refusal: Exception):
+    """Forward mode's derivative of torch code by reverse mode (`by_reverse`): under no other derivative
+    (an outer one's values would be perturbed: refused), for the entry points that have one."""
+    from .by_reverse import BY_REVERSE, second_order
+    other = BY_REVERSE.get(api.__name__)
+    if other is None or _DEPTH[0] or overdub.current() is not None or second_order(f):
+        raise refusal
+    return other(f, *args, **kwargs)
 
 
 def _lazy(y: Any) -> None:

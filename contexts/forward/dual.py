@@ -29,6 +29,7 @@ from ..lowered.runtime import (HISTORY, ORDER_OPS, _NO_RATE, apart_rate, tie_mov
                                converged, exit_lines, rounding_residue, staircased, text)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine, is_user, outside_engine, tests_none
+from ..rules import leaves as _leaves
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 from ..rules.registry import own_operators
 from ..rules.generic import integral
@@ -326,6 +327,8 @@ def make(y, dy, tag: Tag):
     t = type(y)
     if t is not float and integral(y):
         return y
+    if _leaves.HOSTED and isinstance(y, _leaves.HOSTED):  # (a torch tensor of a perturbed value)
+        raise _leaves.hosted_refused(f"a {t.__name__} computed from a perturbed value")
     if t is not float and t is not np.ndarray and t is not np.float64 and isinstance(y, np.ndarray):
         if own_operators(t):
             own_operators_refused(t)

@@ -41,6 +41,7 @@ from ..rules.frames import note_transformed, outside_engine
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
 from ..rules.generic import integral
 from ..rules.registry import by_position, key_of, own_method_form, own_operators, registry
+from ..rules import leaves as _leaves
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
 from .arrays import PlainArrayWrite, no_rule, out_position, raise_singular, write_out
 from .dual import Dual, DualConversionError, Tag, _own, primal
@@ -142,7 +143,8 @@ def _foreign(t) -> bool:
     """t is no tangent the twins follow (numbers, arrays, lists, tuples, dicts of them) but an object of a
     class of its own: `a * obj` made it by obj's `__rmul__` (`da * obj`), where the object's own indexing,
     attributes and methods need not be linear in it (a `__getitem__` of k**3: the tangent came out wrong)."""
-    return not isinstance(t, _TANGENT_KINDS) and not (ARRAY_TYPES and isinstance(t, ArrayLeaf))
+    return not isinstance(t, _TANGENT_KINDS) and not (ARRAY_TYPES and isinstance(t, ArrayLeaf)) or bool(
+        _leaves.HOSTED and isinstance(t, _leaves.HOSTED))  # (a torch tensor's: the duals refuse it by name)
 
 
 def _zeros_of(e, d):
@@ -168,6 +170,8 @@ def _operand(v) -> None:
     operators are numpy's and Python's); an object of a class of its own (`C() + x` runs C's `__add__`,
     which need not add: the twin's `t` came out for C's 2x) makes the twin give up: duals run C's code."""
     tv = type(v)
+    if _leaves.HOSTED and isinstance(v, _leaves.HOSTED):  # (a torch tensor: the duals refuse it by name)
+        raise NotTransformable(f"an operator on a {tv.__name__}")
     if tv in _NUMBERS or tv is np.ndarray or tv is list or tv is tuple or tv is Dual or isinstance(v, np.generic) or (
             ARRAY_TYPES and isinstance(v, ArrayLeaf)):
         return
@@ -475,6 +479,8 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
                         or all(_zero(t) for t in tans) and all(_zero(t) for t in kwtans.values())):
         return fd_call(method, args, tans, kw, kwtans)
     if ARRAY_TYPES and isinstance(obj, ArrayLeaf):  # a dask array's `.sum()`: the ndarray method's frule
+        if _leaves.HOSTED and isinstance(obj, _leaves.HOSTED):  # (a torch tensor's method means torch's)
+            raise _leaves.hosted_refused(f"{type(obj).__name__}.{name} of a perturbed value")
         rule = registry.get((np.ndarray, name))
         if rule is None or rule.frule is None or rule.inplace is not None or rule.mutating or not all(
                 _zero(t) for t in kwtans.values()):

@@ -38,10 +38,12 @@ from typing import Any, Callable
 
 import numpy as _np
 
+from overdub.errors import OverdubError as _OverdubError
+
 _NDARRAY = _np.ndarray
 
 __all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains", "ArrayLeaf",
-           "register_array", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "Container",
+           "register_array", "np_dtype", "as_float", "hosted", "holds_hosted", "hosted_refused", "HostedRefused", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "Container",
            "register_container", "container_of", "value_class", "taken_per_element", "runs_natively"]
 
 
@@ -120,34 +122,106 @@ class ArrayLeaf(abc.ABC):
 ARRAY_TYPES: list[type] = []  # the registered array types (empty: no engine needs to look for them)
 
 
-_KINDS: dict[type, Callable] = {}  # array type -> `asarray(g, like)`, for types numpy's rules do not keep
+# array type -> `asarray(g, like)`, for types numpy's rules do not keep (a dict of its own: named `_KINDS` as the
+# number types' above, it took their place, so that `kind_of(jax_array)` was the asarray function and
+# `computed_by_numpy(Decimal(1))` was True)
+_ARRAY_KINDS: dict[type, Callable] = {}
 
 
-def register_array(cls: type, *, asarray: Callable | None = None) -> None:
+_HOSTS: dict[type, Callable] = {}  # array type -> `host(x)`, x's values as an ndarray, for types numpy cannot mix with
+HOSTED: tuple = ()  # (those types, for isinstance: empty while none is registered)
+_DTYPES: dict[type, Callable] = {}  # array type -> `dtype(x)`, numpy's dtype of x's, for types whose dtype is not numpy's
+
+
+def register_array(cls: type, *, asarray: Callable | None = None, dtype: Callable | None = None,
+                   host: Callable | None = None) -> None:
     """Register `cls` (and its subclasses) as an array type: see `ArrayLeaf`. `asarray(g, like)` makes a
     derivative g that numpy's rules computed as an ndarray into an array of `like`'s type: for a type that
     numpy's functions do not hand back to (JAX's: `np.cos(x)` of one is an ndarray), so that a derivative
-    with respect to one, or of one, is of its kind (`in_kind`)."""
+    with respect to one, or of one, is of its kind (`in_kind`). `dtype(x)` gives numpy's dtype of x's values,
+    for a type whose `dtype` is its own (torch's `torch.float64`): what the engines read (`np_dtype`).
+    `host(x)` gives x's values as an ndarray, for a type whose arrays numpy's operators cannot take
+    (`ndarray * tensor` is a TypeError): reverse mode computes their operators' cotangents on those values
+    (`hosted`), and their cotangents stay ndarrays until `in_kind` makes the gradient of their kind."""
     if not isinstance(cls, type):
         raise TypeError(f"register_array takes a class, not {cls!r}")
     ArrayLeaf.register(cls)
     ARRAY_TYPES.append(cls)
     if asarray is not None:
-        _KINDS[cls] = asarray
+        _ARRAY_KINDS[cls] = asarray
+    if dtype is not None:
+        _DTYPES[cls] = dtype
+    if host is not None:
+        global HOSTED
+        _HOSTS[cls] = host
+        HOSTED = tuple(_HOSTS)
+
+
+def holds_hosted(values, depth: int = 2) -> bool:
+    """Some value (or a list, tuple or dict's item, `depth` levels down) is an array of a type registered
+    with `host` (a torch tensor); False at once while none is registered."""
+    if not HOSTED:
+        return False
+    for v in values:
+        if isinstance(v, HOSTED):
+            return True
+        if depth and (type(v) in (list, tuple) and holds_hosted(v, depth - 1)
+                      or type(v) is dict and holds_hosted(v.values(), depth - 1)):
+            return True
+    return False
+
+
+class HostedRefused(_OverdubError):
+    """`hosted_refused`'s error: forward mode's entry points take it as their cue to compute the same
+    derivative by reverse mode (`contexts.forward.by_reverse`)."""
+
+
+def hosted_refused(what: str, mode: str = "forward mode"):
+    """Forward mode's (and sparsity's) refusal of arrays registered with `host` (torch tensors): their duals
+    and tracers would hold the array and answer for it with numpy's methods (`x.transpose(0, 1)`,
+    `x.std()` mean other things on a tensor), so no derivative is computed."""
+    return HostedRefused(
+        f"{mode} does not differentiate torch tensors ({what}): its {'duals' if mode == 'forward mode' else 'tracers'} "
+        "would answer for the tensor with numpy's methods, whose meaning differs from torch's",
+        fix="use reverse mode (`contexts.gradient`, `vjp`, `pullback`, `jacobian(f, x)`), which differentiates "
+            "torch code; or compute on numpy arrays")
+
+
+def hosted(v):
+    """v as numpy's rules and operators take it: an array of a type registered with `host` as its values
+    (an ndarray); lists and tuples of them item by item; anything else as it is."""
+    if HOSTED and isinstance(v, HOSTED):
+        for cls, host in _HOSTS.items():
+            if isinstance(v, cls):
+                return host(v)
+    if (type(v) is list or type(v) is tuple) and HOSTED and any(isinstance(e, HOSTED) for e in v):
+        return type(v)(hosted(e) for e in v)
+    return v
+
+
+def np_dtype(a):
+    """a's dtype as numpy's (`a.dtype`): for an array of a registered type whose dtype is its own (a torch
+    tensor's `torch.float32`), numpy's of its values (float32), as the engines read it (`.kind`, casts)."""
+    d = a.dtype
+    if _DTYPES and not isinstance(d, _np.dtype):
+        for cls, conv in _DTYPES.items():
+            if isinstance(a, cls):
+                return conv(a)
+    return d
 
 
 def computed_by_numpy(x) -> bool:
     """x is an array of a registered type whose derivatives numpy's rules compute as ndarrays from its
     values (JAX's, registered with `asarray`), not in its own type (dask's, lazily)."""
-    return bool(_KINDS) and isinstance(x, tuple(_KINDS))
+    return bool(_ARRAY_KINDS) and isinstance(x, tuple(_ARRAY_KINDS))
 
 
 def in_kind(g, like):
     """g, a derivative for `like`, as an array of `like`'s registered type where that type asked for it
     (`register_array(cls, asarray=...)`: JAX's); otherwise g as it is."""
-    if not _KINDS or g is None or not isinstance(like, ArrayLeaf) or type(g) is type(like):
+    if not _ARRAY_KINDS or g is None or not isinstance(like, ArrayLeaf) or type(g) is type(like):
         return g
-    for cls, asarray in _KINDS.items():
+    for cls, asarray in _ARRAY_KINDS.items():
         if isinstance(like, cls):
             if isinstance(g, cls) or not isinstance(g, (_np.ndarray, _np.generic, int, float, complex)):
                 return g
@@ -177,9 +251,19 @@ def as_array(x, dtype=None):
     number take numpy's path first."""
     if type(x) is _NDARRAY and (dtype is None or x.dtype == dtype):
         return x
+    if HOSTED and isinstance(x, HOSTED):  # (a torch tensor: its values, as numpy computes with them)
+        return _np.asarray(hosted(x), dtype=dtype)
     if isinstance(x, ArrayLeaf):
         return x if dtype is None or x.dtype == dtype else x.astype(dtype)
     return _np.asarray(x, dtype=dtype)
+
+
+def as_float(a):
+    """An integer array as a float64 array of its type (`a.astype(float)`; a torch tensor, which has no
+    `astype`, through its registered `asarray`)."""
+    if hasattr(a, "astype"):
+        return a.astype(float)
+    return in_kind(_np.asarray(a, dtype=float), a)
 
 
 class Labels(abc.ABC):
@@ -311,7 +395,7 @@ forward mode's `dual * unit` and `dual / unit` make the quantity of the dual wit
 
 DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "dask.array": "contexts.rules.dask",
            "pint": "contexts.rules.pint", "xarray": "contexts.rules.xarray", "pandas": "contexts.rules.pandas",
-           "numexpr": "contexts.rules.numexpr", "jax": "contexts.rules.jax",
+           "numexpr": "contexts.rules.numexpr", "jax": "contexts.rules.jax", "torch": "contexts.rules.torch",
            "array_api_strict": "contexts.rules.array_api_strict", "scipy.stats": "contexts.rules.scipy_stats"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 

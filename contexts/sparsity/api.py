@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from overdub.errors import OverdubError
 
 from ..lowered.bisection import check_entry
+from ..rules import leaves as _leaf_types
 from ..rules.leaves import container_of
 from .pattern import Pattern
 from .tracer import NoSparsityRule, Tracer
@@ -25,6 +26,8 @@ def _trace(f: Callable, x: Any, mode: str, order: int) -> tuple[Any, int]:
 
     if mode not in _MODES:
         raise OverdubError(f"unknown sparsity mode {mode!r}", fix='use mode="global" or mode="local"')
+    if _leaf_types.HOSTED and _leaf_types.holds_hosted((x,)):  # (a torch tensor: its tracer would answer with
+        raise _leaf_types.hosted_refused("an input", "sparsity detection")  # numpy's methods)
     given, container = x, container_of(x)
     if container is not None and (container.values is None or container.rebuild is None):
         container = None
