@@ -504,45 +504,6 @@ for _fn in _AUGMENTED:
     registry.set(_fn, impl=_not_in_place(_fn))
 
 
-# `operator.iadd(a, b)` and kin as the augmented assignment they are (`Rule.stand_in`: differentiated as code
-# by reverse mode, which follows `a += b` changing an array or a list in place, and so an in-place change
-# made through the function: array-api-extra's `at(x)[i].multiply(-1)`, `x[i] = operator.imul(x[i], y)`,
-# under scipy's Rotation.inv, was refused)
-
-def py_iadd(a, b):
-    a += b
-    return a
-
-
-def py_isub(a, b):
-    a -= b
-    return a
-
-
-def py_imul(a, b):
-    a *= b
-    return a
-
-
-def py_itruediv(a, b):
-    a /= b
-    return a
-
-
-def py_imod(a, b):
-    a %= b
-    return a
-
-
-def py_ipow(a, b):
-    a **= b
-    return a
-
-
-for _fn, _stand in ((operator.iadd, py_iadd), (operator.iconcat, py_iadd), (operator.isub, py_isub),
-                    (operator.imul, py_imul), (operator.itruediv, py_itruediv), (operator.imod, py_imod),
-                    (operator.ipow, py_ipow)):
-    registry.set(_fn, stand_in=_stand)
 
 registry.adjoint(operator.neg, kind="linear")(neg_adjoint)
 registry.frule(operator.neg)(neg_frule)
@@ -757,3 +718,19 @@ def methodcaller(name, /, *args, **kw):
 
 
 registry.set(operator.methodcaller, stand_in=methodcaller)
+
+
+# `operator.iadd(a, b)` and kin as the augmented assignment they are (`Rule.stand_in`: differentiated as code
+# by reverse mode, which follows `a += b` changing an array or a list in place, and so an in-place change
+# made through the function: array-api-extra's `at(x)[i].multiply(-1)`, `x[i] = operator.imul(x[i], y)`,
+# under scipy's Rotation.inv, was refused). The forms are `Rule.python`'s above, and `%=`'s.
+
+def py_imod(a, b):
+    a %= b
+    return a
+
+
+for _fn, _stand in ((operator.iadd, py_iadd), (operator.iconcat, py_iadd), (operator.isub, py_isub),
+                    (operator.imul, py_imul), (operator.itruediv, py_itruediv), (operator.imod, py_imod),
+                    (operator.ipow, py_ipow)):
+    registry.set(_fn, stand_in=_stand)
