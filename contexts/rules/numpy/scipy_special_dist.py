@@ -408,7 +408,7 @@ for _name in ("_nct_skewness", "_nct_kurtosis_excess"):
 
 # -- log(1 - e^x), Kolmogorov-Smirnov complements, zipfian's harmonic numbers -------------------------------------
 
-_rule("_log1mexp", lambda y, x: -1 / np.expm1(-x))
+_rule("_log1mexp", lambda y, x: np.where(np.isnan(y), np.nan, -1 / np.expm1(-x)))  # (NaN above 0, as the value)
 
 _kolmogp, _smirnovp = _k("_kolmogp"), _k("_smirnovp")
 if _kolmogp is not None:
