@@ -59,5 +59,7 @@ def __getattr__(name):
     if mod is None:
         raise AttributeError(f"module 'contexts' has no attribute {name!r}")
     value = getattr(import_module(f".{mod}", __name__), name)
+    if mod in ("forward", "compose"):
+        import_module(".by_reverse", __name__)  # (forward mode's entry points on torch code, by reverse mode)
     globals()[name] = value
     return value

@@ -23,7 +23,7 @@ BELOW = {
     "sparsity": {"rules", "lowered", "forward"},
     "debug": set(),
 }
-COMPOSITIONS = {"contexts", "contexts.compose"}
+COMPOSITIONS = {"contexts", "contexts.compose", "contexts.by_reverse"}
 
 
 def imported(tree: ast.AST, module: str, is_package: bool) -> list[tuple[int, str]]:

@@ -437,12 +437,18 @@ def _entry(api: Callable) -> Callable:
     return entry
 
 
+# forward mode's entry point (by name) -> the same derivative of torch code by reverse mode, and the test of
+# `hessian`'s inner gradient: filled by `contexts.by_reverse` (a composition of both modes, loaded with forward
+# mode by the package); empty, torch code is refused
+BY_REVERSE: dict = {}
+SECOND_ORDER: list = [lambda f: False]
+
+
 def _by_reverse(api: Callable, f: Callable, args: tuple, kwargs: dict, refusal: Exception):
     """Forward mode's derivative of torch code by reverse mode (`by_reverse`): under no other derivative
     (an outer one's values would be perturbed: refused), for the entry points that have one."""
-    from .by_reverse import BY_REVERSE, second_order
     other = BY_REVERSE.get(api.__name__)
-    if other is None or _DEPTH[0] or overdub.current() is not None or second_order(f):
+    if other is None or _DEPTH[0] or overdub.current() is not None or SECOND_ORDER[0](f):
         raise refusal
     return other(f, *args, **kwargs)
 

@@ -1117,12 +1117,6 @@ def order_watch_reverse(a, b, op: str, leaves=None) -> None:
         near_guard(a.primal if da else a, b.primal if db else b, op, a.tangent if da else None,
                    b.tangent if db else None)
     else:
-        if op in ORDER_OPS and _equal_at(a, b, op) is not None:
-            # (tied: a kink unless the two move together, which forward mode tells, as for `equality_guard2`)
-            hits = SPECIAL_HITS.get()
-            if hits is None:
-                raise _special(b, op)
-            hits.append((_where(), b, op))
         _closing_in(a, b, op, None)
     if leaves is not None and not db:  # (a loop's end against a bound that is a number here: `converged`)
         _ended(a, b, op, leaves, sys._getframe(1))

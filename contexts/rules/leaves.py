@@ -173,7 +173,7 @@ def holds_hosted(values, depth: int = 2) -> bool:
 
 class HostedRefused(_OverdubError):
     """`hosted_refused`'s error: forward mode's entry points take it as their cue to compute the same
-    derivative by reverse mode (`contexts.forward.by_reverse`)."""
+    derivative by reverse mode (`contexts.by_reverse`)."""
 
 
 def hosted_refused(what: str, mode: str = "forward mode"):

@@ -18,7 +18,7 @@ The engines meet tensors through `leaves.register_array(dtype=, host=)`: numpy's
 (what they read as `dtype.kind`) and its values (`hosted`), on which reverse mode computes operators,
 indexing and every rule's adjoint. Forward mode's duals and sparsity's tracers cannot stand for a tensor
 (they would answer for it with numpy's methods): forward mode's entry points take torch code's derivatives
-by reverse mode (`contexts.forward.by_reverse`), second order and sparsity refuse tensors by name.
+by reverse mode (`contexts.by_reverse`), second order and sparsity refuse tensors by name.
 
 Refused by name: tensors with `requires_grad=True` (torch's own autograd would be a second derivative
 engine on the same values), tensors off the CPU, complex and bfloat16 tensors, in-place methods (`add_`),

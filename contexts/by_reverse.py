@@ -1,4 +1,5 @@
-"""Forward mode's entry points on torch code: the same derivatives, computed by reverse mode.
+"""Forward mode's entry points on torch code: the same derivatives, computed by reverse mode (a composition of
+the two modes: it fills forward mode's hook `forward.api.BY_REVERSE` when the package loads forward mode).
 
 Forward mode's duals cannot hold a torch tensor (they would answer for it with numpy's methods:
 `leaves.hosted_refused`), so `derivative`, `jvp` and `jacfwd` (and `jacobian(..., mode="forward")`) of code
@@ -14,7 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..rules.leaves import hosted, in_kind
+from .rules.leaves import hosted, in_kind
 
 __all__ = ["BY_REVERSE", "second_order"]
 
@@ -25,7 +26,7 @@ def second_order(f) -> bool:
     """f is `hessian`'s or `hvp`'s inner gradient (contexts.compose): its Jacobian by reverse mode would be
     reverse over reverse, which torch code does not take (refused)."""
     if not _INNER:
-        from ..compose import _inner_gradient
+        from .compose import _inner_gradient
         _INNER.update(_inner_gradient(abs, inner).__code__ for inner in ("forward", "reverse"))
     return getattr(f, "__code__", None) in _INNER
 
@@ -38,17 +39,17 @@ def _as_kind(d, y):
 
 
 def _derivative(f: Callable, x: Any) -> Any:
-    from ..ad.api import jacobian
+    from .ad.api import jacobian
     return _as_kind(jacobian(f, x), f(x))
 
 
 def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None = None) -> tuple[Any, Any]:
-    from ..ad.api import jacobian
+    from .ad.api import jacobian
     return f(x), jacobian(f, x)
 
 
 def _jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
-    from ..ad.api import jacobian
+    from .ad.api import jacobian
     active = [i for i, t in enumerate(tangents) if t is not None]
     y = f(*primals)
     if not active:
@@ -71,3 +72,9 @@ def _jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
 
 BY_REVERSE = {"derivative": _derivative, "jvp": _jvp, "_value_and_jacfwd": _value_and_jacfwd}
 """forward mode's entry point (by its function's name) -> the same derivative by reverse mode."""
+
+
+from .forward import api as _forward_api  # noqa: E402  (the hook forward mode asks; the layers below know no mode above)
+
+_forward_api.BY_REVERSE.update(BY_REVERSE)
+_forward_api.SECOND_ORDER[0] = second_order
