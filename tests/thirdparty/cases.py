@@ -1670,7 +1670,7 @@ _SM_Y = np.sin(np.linspace(0.0, 6.0, 16)) + np.linspace(0.0, 1.0, 16)
 
 
 @case("statsmodels", "tsa.filters.hpfilter trend",
-      reverse=R('OwnMethodStores', 'runs _spbase.__add__ natively'),
+      reverse=R('OverdubError', 'runs _spbase.__add__ natively'),
       forward=R('OverdubError', 'np.add(..., out=) into an array without a tangent'))
 def _():
     hp = _imp("statsmodels.tsa.filters.hp_filter")
