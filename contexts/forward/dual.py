@@ -25,7 +25,7 @@ import os
 
 import numpy as np
 
-from ..lowered.runtime import (HISTORY, ORDER_OPS, _NO_RATE, apart_rate, tie_moving, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard,
+from ..lowered.runtime import (HISTORY, ORDER_OPS, _NO_RATE, _equal_at, apart_rate, tie_moving, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard,
                                converged, exit_lines, rounding_residue, staircased, text)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine, is_user, outside_engine, tests_none
@@ -1433,8 +1433,8 @@ def _ordered(d: Dual, other, result, op: str):
         watch_order(w, d, other, op, _past_operators(sys._getframe(2)))
     if type(other) is Dual and other.tag is d.tag:
         rate = _rate(d.tangent, other.tangent)
-        apart = apart_rate(d.tangent, other.tangent)
-        if apart is not _NO_RATE and tie_moving(d.primal, other.primal, op, apart):
+        if _equal_at(d.primal, other.primal, op) is not None and (apart := apart_rate(
+                d.tangent, other.tangent)) is not _NO_RATE and tie_moving(d.primal, other.primal, op, apart):
             # (tied where the two part: a kink, refused as a dual against a constant is, by their difference's rate)
             return _equality_checked(Dual(d.primal, rate, d.tag), other.primal, result, op, frame=3)
         if near_at(d.primal, other.primal, rate) is not None:
