@@ -206,8 +206,11 @@ def _check_special(f, args, kwargs, hits) -> None:
     """Equality tests the recording found equal (`lowered.runtime.equality_guard`): forward mode tells
     whether the compared values move (`CHECK_SPECIAL`, from `contexts.compose`); refused if it cannot."""
     if not _CHECK_SPECIAL:
-        where, other, op = hits[0]
-        raise SpecialPoint(special_case(other, op), where=where)
+        hard = [h for h in hits if h[2][:1] != "?"]
+        if hard:
+            where, other, op = hard[0]
+            raise SpecialPoint(special_case(other, op), where=where)
+        return
     _CHECK_SPECIAL[0](f, args, kwargs, hits)
 
 

@@ -387,12 +387,9 @@ _CLOSE_FUNCTIONS = frozenset({np.allclose, np.isclose})
 
 
 def _called_by_engine() -> bool:
-    """The call being dispatched comes from the engines' own code (a rule: abs's adjoint takes a sign), past
-    forward mode's dispatch, the core's interception and numpy's Python code."""
-    frame = sys._getframe(2)
-    while frame is not None and (frame.f_code.co_filename.startswith(_PASSING_THROUGH)
-                                 or os.sep + "numpy" + os.sep in frame.f_code.co_filename):
-        frame = frame.f_back
+    """The call being dispatched (a ufunc, a numpy function) comes from the engines' own code (a rule: abs's
+    adjoint takes a sign), past forward mode's dispatch, the core's interception and numpy's Python code."""
+    frame = _outward(sys._getframe(2), _PASSING_THROUGH)
     return frame is not None and is_engine(frame.f_code.co_filename)
 
 
@@ -400,25 +397,22 @@ def _users_caller():
     """The frame calling the ufunc being dispatched (for `_on_values`: past `array_ufunc` and
     Dual.__array_ufunc__), outward of forward mode's dispatch, the core's operators and interception and
     numpy's Python code; None where that is the engines' own code (a rule's comparison)."""
-    frame = sys._getframe(2)
-    while frame is not None and (frame.f_code.co_filename in _DISPATCH_FILES or frame.f_code.co_filename.startswith(
-            _PASSING_THROUGH[1]) or os.sep + "numpy" + os.sep in frame.f_code.co_filename):
-        frame = frame.f_back
+    frame = _outward(sys._getframe(2), _PASSING_THROUGH[1], _DISPATCH_FILES)
     return None if frame is None or is_engine(frame.f_code.co_filename) else frame
+
+
+def _outward(frame, directories, files=frozenset()):
+    """frame, or the first frame outward of it not in `directories` (a prefix or a tuple of them), `files`
+    or numpy's Python code."""
+    while frame is not None and (frame.f_code.co_filename in files or frame.f_code.co_filename.startswith(
+            directories) or os.sep + "numpy" + os.sep in frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
 
 
 # forward mode's dispatch of an operator or a call to a dual (its other files' comparisons are the engine's own)
 _DISPATCH_FILES = frozenset(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
                             for name in ("arrays.py", "dual.py", "context.py"))
-
-
-def _from_engine() -> bool:
-    """The numpy function being dispatched was called by the engines' own code (a rule), not the user's."""
-    frame = sys._getframe(2)
-    while frame is not None and (frame.f_code.co_filename.startswith(_PASSING_THROUGH)
-                                 or os.sep + "numpy" + os.sep in frame.f_code.co_filename):
-        frame = frame.f_back  # (forward mode's own dispatch and the core's interception pass the call on)
-    return frame is not None and is_engine(frame.f_code.co_filename)
 
 
 _PASSING_THROUGH = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
@@ -1305,7 +1299,7 @@ def array_function(func, args, kwargs):
             kwargs = dict(kwargs)
             args = (args[0], kwargs.pop("min", args[1] if len(args) > 1 else None),
                     kwargs.pop("max", args[2] if len(args) > 2 else None)) + args[3:]
-    if func in CHECKED_TESTS and not _from_engine():  # (`np.array_equal(z, self._last_z)`, `np.any(d)`: special points)
+    if func in CHECKED_TESTS and not _called_by_engine():  # (`np.array_equal(z, self._last_z)`, `np.any(d)`: special points)
         checked_test(func, args, kwargs)
     if func is np.nan_to_num and args and type(args[0]) is Dual and not (
             args[1] if len(args) > 1 else kwargs.get("copy", True)):

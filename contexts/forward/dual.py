@@ -33,6 +33,7 @@ from ..rules import leaves as _leaves
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 from ..rules.registry import own_operators
 from ..rules.generic import integral
+from ..rules.ties import TiedApart, parting
 from ..rules.numpy._util import masked_entries, masked_refused
 
 from overdub import ops as _overdub_ops
@@ -818,15 +819,17 @@ class Dual:
         return self._update(self % other)
 
     def sort(self, axis=-1, kind=None, order=None):
-        """In place, as ndarray.sort: each tangent moves with its value (ties in a stable order)."""
-        self._permute(np.argsort(self.primal, axis=axis, kind="stable"), axis)
+        """In place, as ndarray.sort: each tangent moves with its value; refused where tied values' tangents
+        differ (`rules.ties`)."""
+        self._permute(np.argsort(self.primal, axis=axis, kind="stable"), axis, "ndarray.sort")
 
     def partition(self, kth, axis=-1, kind="introselect", order=None):
         """In place, as ndarray.partition (np.partition, median, percentile call it): each tangent moves
-        with its value."""
-        self._permute(np.argpartition(self.primal, kth, axis=axis, kind=kind), axis)
+        with its value; refused where tied values' tangents differ."""
+        self._permute(np.argpartition(self.primal, kth, axis=axis, kind=kind), axis, "ndarray.partition", kth)
 
-    def _permute(self, perm, axis):
+    def _permute(self, perm, axis, name, kth=None):
+        self._tie_check(axis, name, kth)
         value = self.primal
         value[...] = np.take_along_axis(value, perm, axis=axis)
         tangent = self.tangent
@@ -834,6 +837,22 @@ class Dual:
             chunked = self.tag.chunk is not None
             ax = axis % value.ndim + 1 if chunked else axis
             tangent[...] = np.take_along_axis(tangent, perm[None] if chunked else perm, axis=ax)
+
+    def _tie_check(self, axis, name, kth):
+        """Refused where two equal values along axis have different tangents (they part: `rules.ties`)."""
+        value, tangent = self.primal, self.tangent
+        if type(tangent) is not np.ndarray and type(tangent) is not Dual or not np.ndim(value):
+            return
+        order = np.argsort(value, axis=axis, kind="stable")
+        ordered = np.take_along_axis(value, order, axis=axis)
+        if self.tag.chunk is not None:  # (a leading axis of tangents, one per direction)
+            ax = axis % value.ndim + 1
+            tangents = np.take_along_axis(tangent, order[None], axis=ax)
+            parts = any(parting(ordered, tangents[k], axis, kth) for k in range(np.shape(tangents)[0]))
+        else:
+            parts = parting(ordered, np.take_along_axis(tangent, order, axis=axis), axis, kth)
+        if parts:
+            raise TiedApart(name).error()
 
     def fill(self, item):
         """In place, as ndarray.fill."""

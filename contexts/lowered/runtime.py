@@ -529,10 +529,7 @@ class SpecialPoint(OverdubError):
     the derivative of the branch taken is one-sided (0.18 where central differences give 0.10)."""
 
 
-SPECIAL_HITS: contextvars.ContextVar = contextvars.ContextVar("overdub_special_hits", default=None)
-"""Reverse mode's equality tests found equal during a recording pass (`equality_guard`): [(where, other,
-op)], or None outside a recording that checks them (`contexts.ad.api`, which has them checked by forward
-mode afterwards: `CHECK_SPECIAL`)."""
+from ..rules.ties import SPECIAL_HITS  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
 
 CHECK_SPECIAL: list = []
 """[check(f, args, kwargs, hits)]: set by `contexts.compose` (above both modes): runs f by forward mode
@@ -1117,6 +1114,10 @@ def order_watch_reverse(a, b, op: str, leaves=None) -> None:
         near_guard(a.primal if da else a, b.primal if db else b, op, a.tangent if da else None,
                    b.tangent if db else None)
     else:
+        if op in ORDER_OPS and (hits := SPECIAL_HITS.get()) is not None and _equal_at(a, b, op) is not None:
+            # tied, both taken for differentiated: a kink unless the two move together; forward mode tells
+            # where it can run (`?`: kept where it cannot, as before: histogram edges, knot vectors)
+            hits.append((_where(), b, "?" + op))
         _closing_in(a, b, op, None)
     if leaves is not None and not db:  # (a loop's end against a bound that is a number here: `converged`)
         _ended(a, b, op, leaves, sys._getframe(1))
@@ -1605,6 +1606,12 @@ def special_case(other, op: str) -> str:
     """What an equality (or a tie of an ordering, or an ordering closing in: op "~<") found: the head of
     `SpecialPoint`'s message."""
     shown = f"an item of a {type(other).__name__}" if op in ("in", "not in") else f"{repr(other):.60}"
+    if op.startswith("tie in "):
+        return (f"equal entries inside {op[7:]}, read with different weights after it: the reordering "
+                f"has no derivative there unless the tied entries are one quantity's copies")
+    if op[:1] == "?":
+        return (f"a differentiated value tied with {shown}, both taken for differentiated, compared by `{op[1:]}`: "
+                f"a branch boundary unless the two move together")
     if op[:1] == "~":
         return (f"a differentiated value within a step of {_FLIP:g} (relative to the inputs) of {shown}, compared "
                 f"by `{op[1:]}`: the test takes its other branch that close (an iteration closing in on it, as a "

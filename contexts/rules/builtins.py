@@ -37,6 +37,7 @@ from .generic import conj, fit, project
 from .operator import floor_quotient, abs_adjoint, abs_frule, pow_adjoint, pow_frule
 from .registry import NoRuleError, dispatches_on_numbers, registry
 from .sparsity_specs import CONCRETE, LINEAR, NONLINEAR, Custom
+from .ties import TiedApart, note_tie, parting_items
 
 __all__: list[str] = []
 
@@ -214,6 +215,8 @@ def sorted_rrule(iterable, *, key=None, reverse=False):
 
     def sorted_pullback(dy):
         cts = [None] * len(items)
+        if dy is not None and parting_items([items[i] for i in order], list(dy)) and not note_tie("sorted", None):
+            return (Refused(TiedApart("sorted")),)  # equal items read with different weights (`ties`)
         if dy is not None:
             for position, i in enumerate(order):
                 cts[i] = dy[position]
@@ -226,6 +229,8 @@ def sorted_frule(tangents, iterable, *, key=None, reverse=False):
     ts = [None] * len(items) if tangents[0] is None else list(tangents[0])
     order = builtins.sorted(range(len(items)), key=lambda i: items[i] if key is None else key(items[i]),
                             reverse=reverse)
+    if parting_items([items[i] for i in order], [ts[i] for i in order]):
+        raise TiedApart("sorted").error()  # equal items moving apart (`ties`)
     return [items[i] for i in order], [ts[i] for i in order]
 
 

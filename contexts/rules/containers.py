@@ -23,9 +23,10 @@ import numpy as np
 
 from overdub.errors import OverdubError
 
-from .cotangents import Tangent, acc, fields_of, has_fields, merge_into, own_dict
+from .cotangents import Refused, Tangent, acc, fields_of, has_fields, merge_into, own_dict
 from .leaves import Labels, carries_none
 from .registry import NoRuleError, registry
+from .ties import TiedApart, note_tie, parting_items
 
 __all__ = ["own_mapping_refused", "mutating", "SHARED_SAFELY", "DifferentiatedKey", "refuse_differentiated_key",
            "subscripts_a_class", "class_subscript_refused"]
@@ -779,11 +780,21 @@ def _negated(g):
                       fix="read the heap by index (`h[0]`), or sort a copy (`sorted(h)`)")
 
 
-def _reorder_back(S, heap, before, after, item, dself, is_method):
+def _reorder_back(S, heap, before, after, item, dself, is_method, name=None, popped=(), dy=None):
+    """The cotangents of the list's items before the reordering (`box`), the pushed item's, and what cancels
+    the caller's copy. With a `name` (an order by value, not `random.shuffle`), refused where equal items of
+    the list after it (and a popped one) carry different cotangents: a tie the order parts (`ties`)."""
     held = dself if is_method else S.held(0)
     box = S.box(heap, held)
     cancel = None if is_method else _cancelled(held, box)
     after_cots = list(box) + [None] * (len(after) - len(box))
+    if name is not None and parting_items(after + list(popped), after_cots + [dy] * len(popped)) and \
+            not note_tie(name, None, depth=2):
+        refused = Refused(TiedApart(name, depth=2))
+        box[:] = [refused] * len(before)
+        heap[:] = before
+        S.redo(list.__setitem__, heap, slice(None), after)
+        return box, (None if item is None else refused), cancel
     by_id: dict[int, list] = {}
     for obj, g in zip(after, after_cots):
         by_id.setdefault(id(obj), []).append(g)
@@ -805,7 +816,9 @@ def _reordering(fn, pushes: bool, pops: bool, is_method: bool = False):
         item = args[0] if pushes and args else None
 
         def reorder_back(S, dy, dself):
-            box, ditem, cancel = _reorder_back(S, heap, before, after, item, dself, is_method)
+            box, ditem, cancel = _reorder_back(S, heap, before, after, item, dself, is_method,
+                                               None if fn is random.shuffle else f"{fn.__qualname__}",
+                                               (y,) if pops else (), dy)
             if pops and dy is not None:  # the popped item's cotangent goes back to its old place
                 for i, obj in enumerate(before):
                     if obj is y and box[i] is None:

@@ -23,6 +23,7 @@ import numpy as np
 from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
 from ..cotangents import Refused
 from ..registry import changes_values, registry
+from ..ties import TiedApart, note_tie, parting, plain
 from ..sparsity_specs import DENSE, INDICES, STRUCTURAL, Custom
 from ._util import bind as _bind, is_dual, match_primal, may_carry, register_linear, sum_to_shape, unsupported, zeros, finalize_refused
 
@@ -405,6 +406,8 @@ def sort_adjoint(dy, y, a, *rest, **kwargs):
         return (match_primal(da.reshape(a_.shape), a), *(None,) * len(rest))
     if type(dy) is Refused:  # no known derivative downstream: passed on (np.result_type cannot read it, gen24 C1)
         return (dy, *(None,) * len(rest))
+    if parting(plain(y), plain(dy), ax) and not note_tie("np.sort", None):  # tied entries read with different weights (`ties`)
+        return (Refused(TiedApart("np.sort")), *(None,) * len(rest))
     da = np.empty(flat.shape, dtype=np.result_type(dy, a_))
     np.put_along_axis(da, perm, as_array(dy), ax)
     return (match_primal(da.reshape(a_.shape), a), *(None,) * len(rest))
@@ -418,8 +421,12 @@ def sort_frule(tangents, a, *rest, **kwargs):
         return y, None
     down = bool(kwargs.get("descending", False))
     if axis is None:
-        return y, as_array(t).ravel()[sort_permutation(np.ravel(a), 0, down)]
-    return y, np.take_along_axis(as_array(t), sort_permutation(a, axis, down), axis)
+        ty = as_array(t).ravel()[sort_permutation(np.ravel(a), 0, down)]
+    else:
+        ty = np.take_along_axis(as_array(t), sort_permutation(a, axis, down), axis)
+    if parting(y, ty, 0 if axis is None else axis):  # tied entries moving apart: no derivative (`ties`)
+        raise TiedApart("np.sort").error()
+    return y, ty
 
 
 registry.adjoint(np.sort, kind="linear")(sort_adjoint)

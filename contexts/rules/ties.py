@@ -1,0 +1,155 @@
+"""Ties inside a reordering: a sort, a partition, `sorted`, `list.sort`.
+
+A sort is differentiable where its input has no two equal entries. At a tie the entries' order in the result
+follows which of them moves up, so the derivative of `L(sort(a))` exists there only if the tied positions
+carry the same cotangent (then any order gives the same number: a median of [1, 2, 2, 3], whose two middle
+entries are read with weight one half each). Where they differ (the median of [1, 2, 2, 2, 3], which reads only
+the middle one) the one-sided derivatives differ, and the rules used to give one of them: the stable order's.
+Forward mode is the same with tangents: tied entries whose tangents differ part, and the sorted tangents are
+one side's.
+
+So a reordering's rules check their tie groups. Forward mode's rule refuses at once where tied entries'
+tangents differ (entries equal because they are copies of one quantity, a padded window's edge, carry the
+same tangent and pass). Reverse mode cannot tell copies from two quantities that happen to be equal: its
+adjoint notes a tie whose cotangents differ (`note_tie`) for forward mode to tell after the reverse pass,
+as it does an equality test's (`contexts.compose.check_special`: refused where forward mode refuses or
+cannot run); where nothing checks it, the input's cotangent is refused (`cotangents.Refused`: dropped where
+the input is a constant, refused where it reaches a differentiated one). Never one side's derivative.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import sys
+
+import numpy as np
+
+from .registry import NoDerivative
+
+__all__ = ["SPECIAL_HITS", "TieError", "TiedApart", "note_tie", "parting", "parting_items"]
+
+SPECIAL_HITS: contextvars.ContextVar = contextvars.ContextVar("overdub_special_hits", default=None)
+"""Reverse mode's equality tests found equal during a recording pass (`lowered.runtime.equality_guard`),
+and ties its reordering adjoints found during a reverse pass (`note_tie`): [(where, other, op)], or None
+outside a recording that checks them (`contexts.ad.api`, which has them checked by forward mode afterwards:
+`lowered.runtime.CHECK_SPECIAL`)."""
+
+
+class TieError(NoDerivative):
+    """A reordering at a tie of entries that part (forward mode: their tangents differ)."""
+
+_ROUNDING = 1e-8  # two cotangents (tangents) that differ by less, relative to the larger, are taken as equal
+
+
+class TiedApart:
+    """Why a reordering's cotangent is refused: the reason a `cotangents.Refused` carries (`error()`), or,
+    in forward mode, raised at once. Names the user's line the reordering was reached from."""
+
+    __slots__ = ("function", "where")
+
+    def __init__(self, function: str, depth: int = 1) -> None:
+        from .frames import outside_engine
+        self.function = function
+        frame = outside_engine(sys._getframe(depth + 1))
+        self.where = None if frame is None else \
+            f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_qualname}"
+
+    def error(self) -> TieError:
+        return TieError(
+            f"{self.function} at a tie: equal entries of its input go to places the result is read with different "
+            f"weights (the derivative of the place a tied entry moves to depends on whether it moves up or down), "
+            f"so the reordering has no derivative at this point",
+            where=self.where,
+            fix="evaluate at a point without equal entries, or, if the tied entries are one quantity, keep one "
+                "copy of it (then it cannot tie with itself)")
+
+
+def note_tie(name: str, value, depth: int = 1) -> bool:
+    """Reverse mode, a reordering's adjoint at a tie whose cotangents differ: noted for forward mode to tell
+    whether the tied entries part (then refused) or are one quantity's copies moving together (then the
+    cotangent given is right: copies' cotangents add up whatever the order). False where no recording
+    checks it (the adjoint then refuses)."""
+    hits = SPECIAL_HITS.get()
+    if hits is None:
+        return False
+    where = TiedApart(name, depth + 1).where
+    hits.append((where, value, f"tie in {name}"))
+    return True
+
+
+def _layers(d):
+    """The cotangent (tangent) inside d: a dual's primal under second order (the outer derivative's tangents
+    are forward mode's to check, where the reordering runs on duals)."""
+    while type(d).__name__ == "Dual":
+        d = d.primal
+    yield d
+
+
+def plain(v):
+    """v, or the value inside a dual (forward over reverse runs the adjoints on duals)."""
+    while type(v).__name__ == "Dual":
+        v = v.primal
+    return v
+
+
+def _differ(p, q):
+    """Elementwise: p and q differ beyond rounding."""
+    return np.abs(p - q) > _ROUNDING * np.maximum(np.abs(p), np.abs(q))
+
+
+def parting(values, d, axis: int = -1, at=None) -> bool:
+    """Whether `values`, sorted along axis, has entries that are equal where `d` (their cotangents or
+    tangents, in the same order; broadcast against values) differs: tied entries that part. With `at`
+    (a partition's kth: positions along axis), only the ties of the entries at those positions count: a
+    partition leaves the order on either side unspecified, so ties there are no kink of it."""
+    while type(values).__name__ == "Dual":  # (forward over reverse: the values inside)
+        values = values.primal
+    values = np.asarray(values)
+    n = values.shape[axis] if values.ndim else 0
+    if n < 2:
+        return False
+    if at is None:  # neighbours in sorted order: each tie group is a run
+        pairs = [(np.take(values, np.arange(n - 1), axis), np.arange(1, n), np.arange(n - 1))]
+    else:
+        pairs = [(np.take(values, [k], axis), np.arange(n), [k]) for k in np.atleast_1d(at) % n]
+    ties = [(np.take(values, i, axis) == v, i, j) for v, i, j in pairs]
+    ties = [(tied, i, j) for tied, i, j in ties if tied.any()]
+    if not ties:
+        return False
+    for layer in _layers(d):
+        if layer is None:
+            continue
+        layer = np.broadcast_to(np.asarray(layer), values.shape)
+        if layer.dtype.kind not in "fciub":
+            return True  # (a cotangent numpy cannot compare: not known to be equal)
+        for tied, i, j in ties:
+            if np.any(tied & _differ(np.take(layer, i, axis), np.take(layer, j, axis))):
+                return True
+    return False
+
+
+def parting_items(values: list, d: list) -> bool:
+    """`parting` for a list of items in any order (a sorted list, a heap) and their cotangents or tangents
+    (None for zero): whether equal numbers among them, not all one object (one quantity's copies move
+    together), have cotangents that differ. Items that are no real number are not compared."""
+    numbers = [(v, k) for k, v in enumerate(values)
+               if isinstance(v, (int, float, np.integer, np.floating)) and type(v) is not bool and v == v]
+    numbers.sort(key=lambda vk: vk[0])
+    start = 0
+    for end in range(1, len(numbers) + 1):
+        if end < len(numbers) and numbers[end][0] == numbers[start][0]:
+            continue
+        group = [k for _, k in numbers[start:end]]
+        start = end
+        if len(group) < 2 or len({id(values[k]) for k in group}) < 2:
+            continue
+        first = 0.0 if d[group[0]] is None else d[group[0]]
+        for k in group[1:]:
+            other = 0.0 if d[k] is None else d[k]
+            try:
+                if any(bool(np.any(_differ(np.asarray(p), np.asarray(q))))
+                       for p, q in zip(_layers(first), _layers(other))):
+                    return True
+            except TypeError:
+                return True  # (cotangents numpy cannot compare: not known to be equal)
+    return False
