@@ -114,29 +114,10 @@ def _viewing_tangents(y, fn, args: tuple, kwargs: dict, tag: Tag):
 
 def keyword_duals_by_position(fn, args: tuple, kwargs: dict, tag: Tag):
     """(args, kwargs) with every keyword argument holding a dual of tag moved to its position in fn's
-    signature, the positions between filled by the keywords given or the defaults; None where one cannot be
-    (no signature, a keyword-only parameter, a parameter without a default left out)."""
-    import inspect
-
-    try:
-        params = [p for p in inspect.signature(fn).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        return None
-    names = [p.name for p in params]
-    duals = [k for k, v in kwargs.items() if holds_dual_of(v, tag)]
-    if any(k not in names[len(args):] for k in duals):
-        return None
-    last = max(names.index(k) for k in duals)
-    rest, out = dict(kwargs), list(args)
-    for p in params[len(args):last + 1]:
-        if p.name in rest:
-            out.append(rest.pop(p.name))
-        elif p.default is not p.empty:
-            out.append(p.default)
-        else:
-            return None
-    return tuple(out), rest
+    signature, the positions between filled by the keywords given or the defaults (`registry.by_position`);
+    None where one cannot be."""
+    moved = by_position(fn, args, kwargs, tuple(k for k, v in kwargs.items() if holds_dual_of(v, tag)))
+    return None if moved is None else moved[:2]
 
 
 def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):

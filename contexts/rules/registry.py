@@ -478,26 +478,46 @@ registry = Registry()
 # too), arrays, strings (engines share this notion)
 PLAIN_OPERANDS = (numbers.Number, np.ndarray, np.generic, str, bytes, type(None), Scalar, ArrayLeaf)
 
-_POSITIONAL_NAMES: dict = {}  # a function -> its positional-or-keyword parameters' names ((): none known)
+_POSITIONAL_NAMES: dict = {}  # names given by a function's rules where its signature cannot be read (np.arange)
 
 
-def by_position(f, args: tuple, kw: dict):
+def by_position(f, args: tuple, kw: dict, through: tuple = ()):
     """(args, kw, the names moved) with the keyword arguments that name f's leading positional parameters,
     after those given by position, moved to their positions (`np.percentile(a=v, q=30)` is
     `np.percentile(v, 30)`, the form the rules take: by name, a rule's adjoint gave none or crashed);
-    None when none moves. The parameters are f's signature's (numpy's functions have one)."""
-    names = _POSITIONAL_NAMES.get(f)
-    if names is None:
+    None when none moves. The parameters are f's signature's (numpy's functions have one).
+
+    `through`: names that must reach their positions (forward mode's duals given by keyword, whose tangents
+    the rules take by position: `logsumexp(a, b=w)`); the parameters before the last of them are filled
+    with the keywords given or their defaults. None where one cannot be (a name not among the positional
+    parameters after args, one between without a default)."""
+    known = _POSITIONAL.get(f)
+    if known is None:
         import inspect
 
         try:
-            params = inspect.signature(f).parameters.values()
+            found = inspect.signature(f).parameters.values()
         except (TypeError, ValueError):  # (a C function without a signature)
-            names = ()
-        else:
-            names = tuple(p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
-        if len(_POSITIONAL_NAMES) < 4096:
-            _POSITIONAL_NAMES[f] = names
+            found = ()
+        found = [p for p in found if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        known = (tuple(p.name for p in found), {p.name: p.default for p in found if p.default is not p.empty})
+        if len(_POSITIONAL) < 4096:
+            _POSITIONAL[f] = known
+    names, defaults = _POSITIONAL_NAMES.get(f) or known[0], known[1]  # (np.arange's names: its rules')
+    if through:
+        later = names[len(args):]
+        if any(k not in later for k in through):
+            return None
+        last = max(later.index(k) for k in through)
+        rest, out = dict(kw), list(args)
+        for name in later[:last + 1]:
+            if name in rest:
+                out.append(rest.pop(name))
+            elif name in defaults:
+                out.append(defaults[name])
+            else:
+                return None
+        return tuple(out), rest, later[:last + 1]
     moved = []
     for name in names[len(args):]:
         if name not in kw:
@@ -507,6 +527,11 @@ def by_position(f, args: tuple, kw: dict):
         return None
     rest = dict(kw)
     return args + tuple(rest.pop(n) for n in moved), rest, tuple(moved)
+
+
+_POSITIONAL: dict = {}  # a function -> (names, {name: default}) of its positional-or-keyword parameters
+
+
 try:  # ufloats are numbers to every rule
     from uncertainties.core import AffineScalarFunc as _UFloat
     PLAIN_OPERANDS += (_UFloat,)
