@@ -31,7 +31,7 @@ from ..rules import leaves as _leaves
 from ..rules.leaves import CONTAINERS, ArrayLeaf, Scalar, container_of, in_kind, kind_of
 from ..rules.registry import registry
 
-from .arrays import to_array
+from .arrays import layout_copy, to_array
 from .observe import _check as _checking, observer
 from .context import ForwardContext, _known, _vectorized, forward_context
 from .dual import (primal_tree, SWALLOWED, Dual, DualConversionError, Tag, kept_past_its_call, lift, primal, swallowed,
@@ -538,9 +538,15 @@ def _seed(x: Any, t: Any) -> Any:
     if isinstance(x, np.ndarray) or (type(x) is Dual and x.shape):
         own = getattr(primal(x), "dtype", None)  # (a float32 x and tangent: a float32 tangent out)
         # (a copy: f changing x in place changes its tangent, which was the caller's direction array)
+        # (laid out as x is: an F-ordered x's reshape or ravel in F order is a view of its value, and must be
+        # of its tangent too, or a write through it changes the value alone)
         return np.array(t, dtype=np.result_type(own if own is not None and own.kind in "fc" else float,
-                                                np.asarray(t).dtype))
+                                                np.asarray(t).dtype), order="F" if _fortran(primal(x)) else "C")
     return t
+
+
+def _fortran(x) -> bool:
+    return isinstance(x, np.ndarray) and x.ndim >= 2 and x.flags.f_contiguous and not x.flags.c_contiguous
 
 
 @_entry
@@ -861,7 +867,10 @@ def _jacfwd_by_duals(f: Callable, x: Any, xshape: tuple, n: int, chunk: int | No
         seed = _seeds(x, kk, n)
         seed[np.arange(kk), np.arange(j0, j0 + kk)] = seed[0, 0] + 1 if seed.dtype == object else 1.0
         try:
-            y = _run(f, Dual(x, _under(x, seed.reshape((kk,) + xshape)), tag))
+            seeded = seed.reshape((kk,) + xshape)
+            if _fortran(x):  # (each direction laid out as x is: see `_seed`)
+                seeded = layout_copy(seeded, x, tag)
+            y = _run(f, Dual(x, _under(x, seeded), tag))
             if isinstance(y, dict) or isinstance(y, (list, tuple)) and not _stackable(y):
                 # a dict, or a tuple of an array and a number (pvlib's results): a Jacobian per item, as JAX's
                 # jacfwd gives for a tree of outputs

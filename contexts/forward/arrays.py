@@ -31,7 +31,7 @@ from ..lowered.runtime import (JUMP_FUNCTIONS, jump_guard, _EQUALITY_CALLS, _WHO
                                equality_guard_fd, near_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
-from .dual import (Dual, DualConversionError, Tag, _conversion_site, own_operators_refused, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
+from .dual import (DETACHED, Dual, DualConversionError, Tag, _conversion_site, own_operators_refused, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
                    d_sub, fit, make, matrix_refused, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
                    zero_tangent)
 
@@ -771,6 +771,8 @@ def _reshape(x, newshape=None, order="C", **kwargs):
         t = np.reshape(x.tangent, (tag.chunk,) + y.shape)
     if not viewing and type(t) is np.ndarray and type(x.tangent) is np.ndarray and np.may_share_memory(t, x.tangent):
         t = t.copy()  # (numpy copied the value, an F-ordered one's reshape: the tangent must not be a view)
+    elif viewing and type(t) is np.ndarray and type(x.tangent) is np.ndarray and not np.may_share_memory(t, x.tangent):
+        DETACHED[id(t)] = t  # (a view of the value, a copy of the tangent laid out otherwise: a write refused)
     return Dual(y, t, tag) if type(t) is np.ndarray else make(y, t, tag)
 
 
@@ -967,7 +969,7 @@ def build_array(args: tuple, kwargs: dict, fn=None):
                 if value.shape == src.primal.shape and value.strides == src.primal.strides:
                     return Dual(value, src.tangent, src.tag)
             else:
-                return Dual(value, _layout_copy(src.tangent, value, src.tag), src.tag)
+                return Dual(value, layout_copy(src.tangent, value, src.tag), src.tag)
     out = to_array(args[0], dtype)
     copy = kwargs.get("copy", True if fn is np.array else None)
     if copy is True and out is not args[0]:
@@ -980,7 +982,7 @@ def build_array(args: tuple, kwargs: dict, fn=None):
     return out.reshape((1,) * missing + np.shape(out)) if missing > 0 else out
 
 
-def _layout_copy(t, like: np.ndarray, tag: Tag):
+def layout_copy(t, like: np.ndarray, tag: Tag):
     """A copy of tangent t in `like`'s dtype and memory order (each direction's, for a chunk): so that a
     reshape or ravel of the tangent is a view exactly where numpy makes one of the value (an F-ordered
     value's `ravel(order="F")` a view, its `reshape(-1)` a copy)."""

@@ -16,6 +16,7 @@ import cmath
 import itertools
 import sys
 import types
+import weakref
 import math
 import operator
 import decimal
@@ -863,6 +864,8 @@ class Dual:
                                                         if self.tag.chunk is not None else t)
 
     def _update(self, result):
+        if DETACHED and DETACHED.get(id(self.tangent)) is self.tangent:
+            raise detached_write()
         value = self.primal
         if type(value) is Dual and type(result) is Dual and result.tag is self.tag:
             return self._update_nested(result)
@@ -1198,6 +1201,8 @@ class Dual:
             value = value.primal
         if isinstance(value, np.ndarray) and not value.flags.writeable:
             raise ValueError("assignment destination is read-only")  # (numpy's words: a diagonal, a broadcast)
+        if DETACHED and DETACHED.get(id(self.tangent)) is self.tangent:
+            raise detached_write()
         self.primal = assign(self.primal, index, v)
         tindex = index if tag.chunk is None else (slice(None),) + (index if type(index) is tuple else (index,))
         if t is None:
@@ -1573,6 +1578,20 @@ def _kinds(x) -> set:
     if type(x) is complex:
         return {"c"}
     return set()
+
+
+DETACHED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+"""Tangents (by id) of duals whose value is a view of another dual's but whose tangent had to be a copy (a
+reshape of a value laid out unlike its tangent: an F-ordered value, a C-ordered tangent): a write through such
+a dual would change the other's value and not its tangent, so it is refused (`detached_write`)."""
+
+
+def detached_write() -> OverdubError:
+    return OverdubError(
+        "forward mode cannot write into this array: it is a view of another array's values (a reshape or ravel "
+        "numpy made without copying) whose derivative is laid out differently in memory, so the write would "
+        "change the other array's values and not their derivative", where=_conversion_site(),
+        fix="write into a copy (`v = a.reshape(...).copy()`), or write into the original array by index")
 
 
 def assign(container, index, item):
