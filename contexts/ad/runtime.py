@@ -808,6 +808,9 @@ def call(mask, f, /, *args, **kw):
             if rule.kind == "nondiff" and args and (mask < 0 or mask & 1) and (
                     jump := JUMP_FUNCTIONS.get(f)) is not None:
                 jump_guard(*jump, args[0])  # (`np.floor(t)` of a differentiated t exactly on one of its jumps)
+            elif rule.kind == "nondiff" and is_method and not args and not kw and f.__name__ == "argsort" and type(
+                    f.__self__) is _NDARRAY:
+                jump_guard("order", "ndarray.argsort", f.__self__)  # (`x.argsort()` at a tie: noted, as np.argsort)
             if rule.kind == "nondiff" and id(f) in _FRESH_IDS and (y := _fresh_under_outer(f, args, kw)) is not None:
                 # forward over reverse (hessian): an array the user's code makes takes perturbed values,
                 # as in forward mode (`v = np.zeros(n); v[i] = ...`): a dual of zero tangent

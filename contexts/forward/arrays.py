@@ -1050,6 +1050,15 @@ def _on_primal(fn):
     return impl
 
 
+def _argsort(a, axis=-1, kind=None, order=None, **kwargs):
+    """np.argsort (and `a.argsort()`) of a dual: the permutation of its values, refused where tied values
+    part (their tangents differ: `Dual._tie_check`): the order jumps there, and what the code does with it
+    (`x[np.argsort(x)]`, ranks) takes one side's derivative."""
+    if type(a) is Dual and order is None:
+        (a.reshape(-1) if axis is None else a)._tie_check(-1 if axis is None else axis, "np.argsort", None)
+    return np.argsort(primal_tree(a), axis, kind, order, **kwargs)
+
+
 def _bilinear(fn):
     def impl(*args, **kwargs):
         y = multilinear(fn, args, kwargs)
@@ -1207,9 +1216,10 @@ OWN_FUNCTIONS = {
     **{fn: join(fn) for fn in JOINS},
     **{fn: _bilinear(fn) for fn in (
         np.dot, np.inner, np.outer, np.tensordot, np.kron, np.cross, np.vdot, np.einsum)},
+    np.argsort: _argsort,
     **{fn: _on_primal(fn) for fn in (
         np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj, np.argmax,
-        np.argmin, np.argsort, np.argpartition, np.nonzero, np.count_nonzero, np.isclose, np.allclose, np.array_equal,
+        np.argmin, np.argpartition, np.nonzero, np.count_nonzero, np.isclose, np.allclose, np.array_equal,
         np.searchsorted, np.may_share_memory, np.shares_memory, np.argwhere, np.flatnonzero)},
 }
 

@@ -465,6 +465,8 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
         stairs_fd(*stair, tobj, kw)  # (`a.round(13)`: np.round's, a step far below the value where it moves)
     if _TEXTS:  # (`np.float64(s)`, `texts.astype(float)`: a parse of a differentiated number's text, refused)
         parse_check(method, args, kw)
+    if name == "argsort" and not args and not kw and type(obj) is np.ndarray and not _zero(tobj):
+        jump_guard("order", "ndarray.argsort", obj, tobj)  # (`x.argsort()` at a tie whose entries part: refused)
     if name in LOOKUPS and isinstance(obj, MAPPINGS) and args and tans and (
             not _all_zero(tans[0]) or type(args[0]) is str and remembered_text(args[:1])):
         key_lookup(obj, args[0])  # `memo.get(x)`, `memo.get(f"{x:.10g}")`

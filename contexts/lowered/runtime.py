@@ -529,7 +529,7 @@ class SpecialPoint(OverdubError):
     the derivative of the branch taken is one-sided (0.18 where central differences give 0.10)."""
 
 
-from ..rules.ties import SPECIAL_HITS  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
+from ..rules.ties import SPECIAL_HITS, parting  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
 
 CHECK_SPECIAL: list = []
 """[check(f, args, kwargs, hits)]: set by `contexts.compose` (above both modes): runs f by forward mode
@@ -1606,6 +1606,8 @@ def special_case(other, op: str) -> str:
     """What an equality (or a tie of an ordering, or an ordering closing in: op "~<") found: the head of
     `SpecialPoint`'s message."""
     shown = f"an item of a {type(other).__name__}" if op in ("in", "not in") else f"{repr(other):.60}"
+    if op.startswith("?jump of "):  # (noted only, `_tie_jump`)
+        op = op[1:]
     if op.startswith("tie in "):
         return (f"equal entries inside {op[7:]}, read with different weights after it: the reordering "
                 f"has no derivative there unless the tied entries are one quantity's copies")
@@ -1635,6 +1637,11 @@ def at_jump(kind: str, x) -> bool:
         v = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
         return False
+    if kind == "order":  # (an argsort's jumps: two equal entries along the last axis)
+        if v.ndim == 0 or v.shape[-1] < 2:
+            return False
+        s = np.sort(v, axis=-1)
+        return bool(np.any(s[..., 1:] == s[..., :-1]))
     with np.errstate(invalid="ignore"):
         finite = np.isfinite(v)
         if kind == "rint":
@@ -1648,8 +1655,35 @@ def at_jump(kind: str, x) -> bool:
 
 JUMP_FUNCTIONS = {np.floor: ("floor", "np.floor"), np.ceil: ("floor", "np.ceil"), np.trunc: ("trunc", "np.trunc"),
                   np.fix: ("trunc", "np.fix"), np.rint: ("rint", "np.rint"), math.floor: ("floor", "math.floor"),
-                  math.ceil: ("floor", "math.ceil"), math.trunc: ("trunc", "math.trunc")}
-"""The steps whose jumps `jump_guard` watches: function -> (the kind of its jumps, its name)."""
+                  math.ceil: ("floor", "math.ceil"), math.trunc: ("trunc", "math.trunc"),
+                  np.argsort: ("order", "np.argsort")}
+"""The steps whose jumps `jump_guard` watches: function -> (the kind of its jumps, its name). An argsort's
+are its ties: the permutation jumps where two entries part (`x[np.argsort(x)]` gave the stable order's side)."""
+
+
+def _tie_jump(name: str, x, tangent) -> None:
+    """`jump_guard` of an argsort at a tie: forward mode refuses tied entries (along the last axis) whose
+    tangents differ (they part: `rules.ties`); reverse mode notes it for forward mode to tell, kept where
+    forward mode cannot run or nothing checks (`?`: argsorts of data with ties are common, and most read the
+    order alike whichever way a tie goes)."""
+    if tangent is not None:
+        t = tangent
+        while type(t).__name__ == "Dual":
+            t = t.primal
+        v = np.asarray(x, dtype=float)
+        order = np.argsort(v, axis=-1, kind="stable")
+        try:
+            t = np.asarray(t, dtype=float)
+            directions = t if t.ndim == v.ndim + 1 and t.shape[1:] == v.shape else [np.broadcast_to(t, v.shape)]
+        except (TypeError, ValueError):
+            raise _jump(name, x) from None
+        ordered = np.take_along_axis(v, order, -1)
+        if any(parting(ordered, np.take_along_axis(d, order, -1), -1) for d in directions):
+            raise _jump(name, x)
+        return
+    hits = SPECIAL_HITS.get()
+    if hits is not None:
+        hits.append((_where(), x, f"?jump of {name}"))
 
 
 def jump_guard(kind: str, name: str, x, tangent=None) -> None:
@@ -1661,6 +1695,9 @@ def jump_guard(kind: str, name: str, x, tangent=None) -> None:
     while type(x).__name__ == "Dual":  # (an outer derivative's: the inner value)
         x = x.primal
     if not at_jump(kind, x):
+        return
+    if kind == "order":  # (ties: refused where tied entries' tangents differ; reverse mode has forward tell)
+        _tie_jump(name, x, tangent)
         return
     if tangent is not None:
         t = tangent
