@@ -33,6 +33,8 @@
   `_skewnorm_cdf`, `_ncx2_pdf`, `_log1mexp`, ...) in their continuous parameters; counts and shapes refused.
 - `scipy_kde`: gaussian_kde's kernels (`_stats.gaussian_kernel_estimate` and `_log`) as numpy code.
 - `scipy_rank`: scipy.ndimage's 1-D rank filter kernel (median_filter, medfilt) as numpy code.
+- `scipy_minmax`: scipy.ndimage's 1-D minimum/maximum filter kernel (maximum_filter, minimum_filter with a
+  size) as numpy code.
 - `scipy_grid`: the compiled helpers under `RegularGridInterpolator`/`interpn` (`find_indices`,
   `evaluate_linear_2d`, `_ndim_coords_from_arrays`) as numpy code.
 
@@ -50,7 +52,7 @@ __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "cou
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_special_more", "scipy_linalg", "scipy_banded", "scipy_splines",
               "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage", "scipy_sparse",
-              "scipy_matrices", "scipy_grid", "scipy_fitpack", "scipy_rotation", "scipy_kde", "scipy_rank",
+              "scipy_matrices", "scipy_grid", "scipy_fitpack", "scipy_rotation", "scipy_kde", "scipy_rank", "scipy_minmax",
               "scipy_special_dist"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
