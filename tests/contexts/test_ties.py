@@ -192,3 +192,32 @@ def test_an_argsort_at_a_tie_whose_entries_part_is_refused(f, mode):
 def test_an_argsort_of_copies_is_right(mode):
     x = np.array([1.0, 3.0, 2.0])
     assert MODES[mode](_gather_of_copies, x) == pytest.approx(fd_gradient(_gather_of_copies, x), abs=1e-6)
+
+
+# -- property: at points full of ties, each mode is right or refuses ------------------------------------------
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import given, settings, strategies as hs  # noqa: E402
+
+_WEIGHTS = np.array([0.5, -1.0, 2.0, 0.25, 1.5, -0.75])
+REORDERINGS = {
+    "weighted_sort": lambda x: float(np.sort(x) @ _WEIGHTS[:x.size]),
+    "median": lambda x: float(np.median(x)),
+    "percentile_40": lambda x: float(np.percentile(x, 40)),
+    "partition_2": lambda x: float(np.partition(x, 2)[2]),
+    "weighted_sorted": lambda x: sum(w * v for w, v in zip(_WEIGHTS, sorted(list(x)))),
+    "argsort_gather": lambda x: float(x[np.argsort(x)] @ _WEIGHTS[:x.size]),
+    "weighted_inplace_sort": lambda x: float((lambda t: (t.sort(), t @ _WEIGHTS[:x.size])[1])(x * 1.0)),
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(values=hs.lists(hs.integers(0, 3), min_size=4, max_size=6), name=hs.sampled_from(sorted(REORDERINGS)),
+       mode=hs.sampled_from(sorted(MODES)))
+def test_right_or_refused_at_points_full_of_ties(values, name, mode):
+    f, x = REORDERINGS[name], np.array(values, dtype=float)
+    try:
+        got = MODES[mode](f, x)
+    except OverdubError:
+        return
+    assert got == pytest.approx(fd_gradient(f, x), abs=1e-6)
