@@ -60,7 +60,7 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, 
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS, cells_callees_may_change, cells_rebound_by_callees, state_cells
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import (JUMP_FUNCTIONS, jump_guard, STAIRS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
+from ..lowered.runtime import (JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_guard, STAIRS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
                                text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
@@ -807,10 +807,11 @@ def call(mask, f, /, *args, **kw):
                 staircase_reverse(f, args, kw)
             if rule.kind == "nondiff" and args and (mask < 0 or mask & 1) and (
                     jump := JUMP_FUNCTIONS.get(f)) is not None:
-                jump_guard(*jump, args[0])  # (`np.floor(t)` of a differentiated t exactly on one of its jumps)
-            elif rule.kind == "nondiff" and is_method and not args and not kw and f.__name__ == "argsort" and type(
-                    f.__self__) is _NDARRAY:
-                jump_guard("order", "ndarray.argsort", f.__self__)  # (`x.argsort()` at a tie: noted, as np.argsort)
+                jump_guard(*jump, args[0], None, axis_of(jump[0], args, kw))  # (`np.floor(t)` of a differentiated
+                # t exactly on one of its jumps; an argsort's at a tie)
+            elif rule.kind == "nondiff" and is_method and type(f.__self__) is _NDARRAY and (
+                    jump := ORDER_METHODS.get(f.__name__)) is not None:
+                jump_guard(*jump, f.__self__, None, axis_of(jump[0], (f.__self__, *args), kw))  # (`x.argsort()`)
             if rule.kind == "nondiff" and id(f) in _FRESH_IDS and (y := _fresh_under_outer(f, args, kw)) is not None:
                 # forward over reverse (hessian): an array the user's code makes takes perturbed values,
                 # as in forward mode (`v = np.zeros(n); v[i] = ...`): a dual of zero tangent

@@ -27,7 +27,7 @@ from ..rules.numpy.shapes import memory_order, reading_order
 from ..rules.numpy._util import masked_entries, masked_refused
 from ..rules.registry import MissingRule, by_position, own_operators, qualified_name, registry
 from ..rules.numpy.inplace import at_rounds, refuse_read_only_at
-from ..lowered.runtime import (JUMP_FUNCTIONS, jump_guard, _EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
+from ..lowered.runtime import (JUMP_FUNCTIONS, axis_of, jump_guard, _EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
                                equality_guard_fd, near_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
@@ -1059,6 +1059,16 @@ def _argsort(a, axis=-1, kind=None, order=None, **kwargs):
     return np.argsort(primal_tree(a), axis, kind, order, **kwargs)
 
 
+def _extreme_index(fn, kind: str):
+    """np.argmax (np.argmin) of a dual: the index of its values' extreme, refused where the extreme is tied by
+    entries whose tangents differ (`lowered.runtime.jump_guard`: the index jumps there)."""
+    def impl(a, *args, **kwargs):
+        if type(a) is Dual:  # (a chunk's tangents, leading: `jump_guard` takes each direction's)
+            jump_guard(kind, f"np.{fn.__name__}", a.primal, a.tangent, axis_of(kind, (a, *args), kwargs))
+        return fn(primal_tree(a), *primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
+    return impl
+
+
 def _bilinear(fn):
     def impl(*args, **kwargs):
         y = multilinear(fn, args, kwargs)
@@ -1216,10 +1226,9 @@ OWN_FUNCTIONS = {
     **{fn: join(fn) for fn in JOINS},
     **{fn: _bilinear(fn) for fn in (
         np.dot, np.inner, np.outer, np.tensordot, np.kron, np.cross, np.vdot, np.einsum)},
-    np.argsort: _argsort,
+    np.argsort: _argsort, np.argmax: _extreme_index(np.argmax, "argmax"), np.argmin: _extreme_index(np.argmin, "argmin"),
     **{fn: _on_primal(fn) for fn in (
-        np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj, np.argmax,
-        np.argmin, np.argpartition, np.nonzero, np.count_nonzero, np.isclose, np.allclose, np.array_equal,
+        np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj, np.argpartition, np.nonzero, np.count_nonzero, np.isclose, np.allclose, np.array_equal,
         np.searchsorted, np.may_share_memory, np.shares_memory, np.argwhere, np.flatnonzero)},
 }
 

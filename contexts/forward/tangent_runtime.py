@@ -30,7 +30,7 @@ from overdub.passes import depth as _depth
 from overdub.errors import OverdubError, lost_work, mark_lost, not_swallowed
 from overdub.ops import Unswallowing
 
-from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, JUMP_FUNCTIONS, jump_guard, asks_a_generator, ORDER_OPS, STAIRS, EagerIterationError, addresses,
+from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_guard, asks_a_generator, ORDER_OPS, STAIRS, EagerIterationError, addresses,
                                closing_in, converged, eager, eager_items, endless, own_test_method, parsed, remembered_text,
                                staircase_fd, stair_method, stairs_fd, text, users_class, _TEXTS, parse_check)
 from ..rules.containers import refuse_differentiated_key as key_lookup, subscripts_a_class
@@ -403,7 +403,8 @@ def _fd_call(f, args, tans, kw, kwtans):
         stairs_fd(f, args, tans[0], kw)
     if rule is not None and rule.kind == "nondiff":  # (before its frule: `stop_gradient(a)` of an array)
         if tans and args and (jump := JUMP_FUNCTIONS.get(f)) is not None and not (type(tans[0]) is int and tans[0] == 0):
-            jump_guard(*jump, args[0], tans[0])  # (`np.floor(t)` of a moving t exactly on one of its jumps)
+            jump_guard(*jump, args[0], tans[0], axis_of(jump[0], args, kw))  # (`np.floor(t)` of a moving t
+            # exactly on one of its jumps; an argsort's at a tie)
         return f(*args, **kw), 0
     if id(f) in _IN_PLACE_OPERATOR_IDS and args and isinstance(args[0], (np.ndarray, list)):
         # (`operator.iadd(a, y)`: a changes in place, which the twin's tangents would not follow: the duals do;
@@ -465,8 +466,9 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
         stairs_fd(*stair, tobj, kw)  # (`a.round(13)`: np.round's, a step far below the value where it moves)
     if _TEXTS:  # (`np.float64(s)`, `texts.astype(float)`: a parse of a differentiated number's text, refused)
         parse_check(method, args, kw)
-    if name == "argsort" and not args and not kw and type(obj) is np.ndarray and not _zero(tobj):
-        jump_guard("order", "ndarray.argsort", obj, tobj)  # (`x.argsort()` at a tie whose entries part: refused)
+    if name in ORDER_METHODS and type(obj) is np.ndarray and not _zero(tobj):  # (`x.argsort()` at a tie whose
+        kind, what = ORDER_METHODS[name]                                       # entries part: refused)
+        jump_guard(kind, what, obj, tobj, axis_of(kind, (obj, *args), kw))
     if name in LOOKUPS and isinstance(obj, MAPPINGS) and args and tans and (
             not _all_zero(tans[0]) or type(args[0]) is str and remembered_text(args[:1])):
         key_lookup(obj, args[0])  # `memo.get(x)`, `memo.get(f"{x:.10g}")`

@@ -1630,18 +1630,23 @@ def special_case(other, op: str) -> str:
             f"the value at all)")
 
 
-def at_jump(kind: str, x) -> bool:
+def at_jump(kind: str, x, axis=None) -> bool:
     """x (a number or an array of them, no dual) lies exactly on a jump of floor, ceil, trunc or rint (kind):
     an integer (trunc's: not 0, where it is continuous), or a half-integer for rint."""
     try:
         v = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
         return False
-    if kind == "order":  # (an argsort's jumps: two equal entries along the last axis)
-        if v.ndim == 0 or v.shape[-1] < 2:
+    if kind == "order":  # (an argsort's jumps: two equal entries along its axis)
+        if axis is None:
+            v = v.ravel()
+            axis = -1
+        if v.ndim == 0 or v.shape[axis] < 2:
             return False
-        s = np.sort(v, axis=-1)
+        s = np.moveaxis(np.sort(v, axis=axis), axis, -1)
         return bool(np.any(s[..., 1:] == s[..., :-1]))
+    if kind in ("argmax", "argmin"):  # (its jumps: the extreme taken by two entries)
+        return any(np.any(np.sum(hit, axis=ax) > 1) for ax, hit in _extremes(v, kind, axis))
     with np.errstate(invalid="ignore"):
         finite = np.isfinite(v)
         if kind == "rint":
@@ -1656,29 +1661,59 @@ def at_jump(kind: str, x) -> bool:
 JUMP_FUNCTIONS = {np.floor: ("floor", "np.floor"), np.ceil: ("floor", "np.ceil"), np.trunc: ("trunc", "np.trunc"),
                   np.fix: ("trunc", "np.fix"), np.rint: ("rint", "np.rint"), math.floor: ("floor", "math.floor"),
                   math.ceil: ("floor", "math.ceil"), math.trunc: ("trunc", "math.trunc"),
-                  np.argsort: ("order", "np.argsort")}
+                  np.argsort: ("order", "np.argsort"), np.argmax: ("argmax", "np.argmax"),
+                  np.argmin: ("argmin", "np.argmin")}
 """The steps whose jumps `jump_guard` watches: function -> (the kind of its jumps, its name). An argsort's
-are its ties: the permutation jumps where two entries part (`x[np.argsort(x)]` gave the stable order's side)."""
+are its ties: the permutation jumps where two entries part (`x[np.argsort(x)]` gave the stable order's side);
+an argmax's (argmin's) are the extreme's ties."""
+ORDER_METHODS = {"argsort": ("order", "ndarray.argsort"), "argmax": ("argmax", "ndarray.argmax"),
+                 "argmin": ("argmin", "ndarray.argmin")}
+"""`JUMP_FUNCTIONS` of the ndarray methods, by name (`x.argmax()`)."""
 
 
-def _tie_jump(name: str, x, tangent) -> None:
-    """`jump_guard` of an argsort at a tie: forward mode refuses tied entries (along the last axis) whose
-    tangents differ (they part: `rules.ties`); reverse mode notes it for forward mode to tell, kept where
-    forward mode cannot run or nothing checks (`?`: argsorts of data with ties are common, and most read the
-    order alike whichever way a tie goes)."""
+def _extremes(v, kind: str, axis=None):
+    """[(axis, entries equal to the extreme along it)] for an argmax's (argmin's) ties (axis None: of the whole
+    array, as numpy's default)."""
+    pick = np.max if kind == "argmax" else np.min
+    with np.errstate(invalid="ignore"):
+        return [(axis, v == pick(v, axis=axis, keepdims=True))]
+
+
+def axis_of(kind: str, args: tuple, kw: dict):
+    """The axis an argsort (argmax, argmin) of `args` and `kw` (its array first) is taken along: its second
+    argument or `axis=`, numpy's default else (-1 for argsort, None: the whole array, for the others)."""
+    return args[1] if len(args) > 1 else kw.get("axis", -1 if kind == "order" else None)
+
+
+def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
+    """`jump_guard` of an argsort (an argmax, argmin) at a tie: forward mode refuses tied entries (along the
+    last axis; the extreme's) whose tangents differ (they part: `rules.ties`); reverse mode notes it for
+    forward mode to tell, kept where forward mode cannot run or nothing checks (`?`: argsorts of data with
+    ties are common, and most read the order alike whichever way a tie goes)."""
     if tangent is not None:
         t = tangent
         while type(t).__name__ == "Dual":
             t = t.primal
         v = np.asarray(x, dtype=float)
-        order = np.argsort(v, axis=-1, kind="stable")
         try:
             t = np.asarray(t, dtype=float)
             directions = t if t.ndim == v.ndim + 1 and t.shape[1:] == v.shape else [np.broadcast_to(t, v.shape)]
         except (TypeError, ValueError):
             raise _jump(name, x) from None
-        ordered = np.take_along_axis(v, order, -1)
-        if any(parting(ordered, np.take_along_axis(d, order, -1), -1) for d in directions):
+        if kind != "order":
+            for d in directions:
+                for ax, hit in _extremes(v, kind, axis):
+                    tied = np.sum(hit, axis=ax, keepdims=True) > 1
+                    top = np.max(np.where(hit, d, -np.inf), axis=ax, keepdims=True)
+                    low = np.min(np.where(hit, d, np.inf), axis=ax, keepdims=True)
+                    if np.any(tied & (top - low > _FLIP * np.maximum(np.abs(top), np.abs(low)))):
+                        raise _jump(name, x)
+            return
+        if axis is None:
+            v, directions, axis = v.ravel(), [np.ravel(d) for d in directions], -1
+        order = np.argsort(v, axis=axis, kind="stable")
+        ordered = np.take_along_axis(v, order, axis)
+        if any(parting(ordered, np.take_along_axis(d, order, axis), axis) for d in directions):
             raise _jump(name, x)
         return
     hits = SPECIAL_HITS.get()
@@ -1686,7 +1721,7 @@ def _tie_jump(name: str, x, tangent) -> None:
         hits.append((_where(), x, f"?jump of {name}"))
 
 
-def jump_guard(kind: str, name: str, x, tangent=None) -> None:
+def jump_guard(kind: str, name: str, x, tangent=None, axis=None) -> None:
     """Before `floor(x)` (and ceil, trunc, rint) of a differentiated x exactly on one of its jumps: the step
     jumps there and what the code does with it (an index, `t - floor(t)`) has no derivative, but a one-sided
     one came out silently (a resampler's `int(np.floor(n * a))` at n * a == 33.0: 57 where central
@@ -1694,10 +1729,11 @@ def jump_guard(kind: str, name: str, x, tangent=None) -> None:
     mode notes it for forward mode to tell (`SPECIAL_HITS`), refused outside a recording that checks."""
     while type(x).__name__ == "Dual":  # (an outer derivative's: the inner value)
         x = x.primal
-    if not at_jump(kind, x):
+    if kind in ("order", "argmax", "argmin"):  # (ties: refused where tied entries' tangents differ; reverse mode
+        if at_jump(kind, x, axis):            # has forward mode tell)
+            _tie_jump(kind, name, x, tangent, axis)
         return
-    if kind == "order":  # (ties: refused where tied entries' tangents differ; reverse mode has forward tell)
-        _tie_jump(name, x, tangent)
+    if not at_jump(kind, x):
         return
     if tangent is not None:
         t = tangent

@@ -221,3 +221,33 @@ def test_right_or_refused_at_points_full_of_ties(values, name, mode):
     except OverdubError:
         return
     assert got == pytest.approx(fd_gradient(f, x), abs=1e-6)
+
+
+# -- an argmax's (argmin's) index at a tie of the extreme -------------------------------------------------------
+
+_W4 = np.array([1.0, 2.0, 3.0, 4.0])
+INDEXED = {
+    "np_argmax": lambda x: float(x[np.argmax(x)] * 2.0 + x[0]),
+    "method_argmin": lambda x: float(_W4[x.argmin()] * x[x.argmin()]),
+    "argmax_along_rows": lambda x: float(np.sum(np.take_along_axis(
+        x.reshape(2, 2), np.argmax(x.reshape(2, 2), axis=1)[:, None], 1) * np.array([[1.0], [3.0]]))),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", INDEXED)
+def test_an_argmax_at_a_tie_of_its_extreme_is_refused(name, mode):
+    # (the index jumps there: the first entry's slope came out, where central differences split it)
+    f = INDEXED[name]
+    tie = {"method_argmin": [1.0, 0.5, 0.5, 3.0], "argmax_along_rows": [3.0, 3.0, 1.0, 0.5]}.get(
+        name, [1.0, 3.0, 3.0, 0.5])
+    with pytest.raises(OverdubError):
+        MODES[mode](f, np.array(tie))
+    x = np.array([1.0, 3.0, 2.0, 0.5])
+    assert MODES[mode](f, x) == pytest.approx(fd_gradient(f, x), abs=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_argmax_along_rows_ignores_a_tie_across_rows(mode):
+    f, x = INDEXED["argmax_along_rows"], np.array([1.0, 3.0, 3.0, 0.5])  # (3.0 in each row: no tie in a row)
+    assert MODES[mode](f, x) == pytest.approx(fd_gradient(f, x), abs=1e-6)
