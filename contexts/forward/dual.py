@@ -34,7 +34,7 @@ from ..rules import leaves as _leaves
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 from ..rules.registry import own_operators
 from ..rules.generic import integral
-from ..rules.ties import TiedApart, parting
+from ..rules.ties import TiedApart, even_ends, parting
 from ..rules.numpy._util import masked_entries, masked_refused
 
 from overdub import ops as _overdub_ops
@@ -830,7 +830,6 @@ class Dual:
         self._permute(np.argpartition(self.primal, kth, axis=axis, kind=kind), axis, "ndarray.partition", kth)
 
     def _permute(self, perm, axis, name, kth=None):
-        self._tie_check(axis, name, kth)
         value = self.primal
         value[...] = np.take_along_axis(value, perm, axis=axis)
         tangent = self.tangent
@@ -838,6 +837,11 @@ class Dual:
             chunked = self.tag.chunk is not None
             ax = axis % value.ndim + 1 if chunked else axis
             tangent[...] = np.take_along_axis(tangent, perm[None] if chunked else perm, axis=ax)
+        if kth is not None and type(tangent) is np.ndarray and type(value) is np.ndarray and value.ndim:
+            # (a tie at an end asked for, np.median's -1: split as np.max's; `rules.ties.even_ends`)
+            evened, kth = even_ends(value, tangent, axis, kth)
+            tangent[...] = evened
+        self._tie_check(axis, name, kth)
 
     def _tie_check(self, axis, name, kth):
         """Refused where two equal values along axis have different tangents (they part: `rules.ties`)."""

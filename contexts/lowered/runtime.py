@@ -1632,7 +1632,8 @@ def special_case(other, op: str) -> str:
 
 def at_jump(kind: str, x, axis=None) -> bool:
     """x (a number or an array of them, no dual) lies exactly on a jump of floor, ceil, trunc or rint (kind):
-    an integer (trunc's: not 0, where it is continuous), or a half-integer for rint."""
+    an integer (trunc's: not 0, where it is continuous), or a half-integer for rint; of an argsort ("order"):
+    two equal entries along axis; of an argmax or argmin: the extreme along axis taken by two entries."""
     try:
         v = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
@@ -1646,7 +1647,7 @@ def at_jump(kind: str, x, axis=None) -> bool:
         s = np.moveaxis(np.sort(v, axis=axis), axis, -1)
         return bool(np.any(s[..., 1:] == s[..., :-1]))
     if kind in ("argmax", "argmin"):  # (its jumps: the extreme taken by two entries)
-        return any(np.any(np.sum(hit, axis=ax) > 1) for ax, hit in _extremes(v, kind, axis))
+        return bool(np.any(np.sum(_extremes(v, kind, axis), axis=axis) > 1))
     with np.errstate(invalid="ignore"):
         finite = np.isfinite(v)
         if kind == "rint":
@@ -1672,11 +1673,11 @@ ORDER_METHODS = {"argsort": ("order", "ndarray.argsort"), "argmax": ("argmax", "
 
 
 def _extremes(v, kind: str, axis=None):
-    """[(axis, entries equal to the extreme along it)] for an argmax's (argmin's) ties (axis None: of the whole
+    """The entries equal to the extreme along axis, for an argmax's (argmin's) ties (axis None: of the whole
     array, as numpy's default)."""
     pick = np.max if kind == "argmax" else np.min
     with np.errstate(invalid="ignore"):
-        return [(axis, v == pick(v, axis=axis, keepdims=True))]
+        return v == pick(v, axis=axis, keepdims=True)
 
 
 def axis_of(kind: str, args: tuple, kw: dict):
@@ -1701,13 +1702,13 @@ def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
         except (TypeError, ValueError):
             raise _jump(name, x) from None
         if kind != "order":
+            hit = _extremes(v, kind, axis)
+            tied = np.sum(hit, axis=axis, keepdims=True) > 1
             for d in directions:
-                for ax, hit in _extremes(v, kind, axis):
-                    tied = np.sum(hit, axis=ax, keepdims=True) > 1
-                    top = np.max(np.where(hit, d, -np.inf), axis=ax, keepdims=True)
-                    low = np.min(np.where(hit, d, np.inf), axis=ax, keepdims=True)
-                    if np.any(tied & (top - low > _FLIP * np.maximum(np.abs(top), np.abs(low)))):
-                        raise _jump(name, x)
+                top = np.max(np.where(hit, d, -np.inf), axis=axis, keepdims=True)
+                low = np.min(np.where(hit, d, np.inf), axis=axis, keepdims=True)
+                if np.any(tied & (top - low > _FLIP * np.maximum(np.abs(top), np.abs(low)))):
+                    raise _jump(name, x)
             return
         if axis is None:
             v, directions, axis = v.ravel(), [np.ravel(d) for d in directions], -1

@@ -26,7 +26,7 @@ import numpy as np
 
 from .registry import NoDerivative
 
-__all__ = ["SPECIAL_HITS", "TieError", "TiedApart", "note_tie", "parting", "parting_items"]
+__all__ = ["SPECIAL_HITS", "TieError", "TiedApart", "even_ends", "note_tie", "parting", "parting_items", "plain"]
 
 SPECIAL_HITS: contextvars.ContextVar = contextvars.ContextVar("overdub_special_hits", default=None)
 """Reverse mode's equality tests found equal during a recording pass (`lowered.runtime.equality_guard`),
@@ -37,6 +37,7 @@ outside a recording that checks them (`contexts.ad.api`, which has them checked 
 
 class TieError(NoDerivative):
     """A reordering at a tie of entries that part (forward mode: their tangents differ)."""
+
 
 _ROUNDING = 1e-8  # two cotangents (tangents) that differ by less, relative to the larger, are taken as equal
 
@@ -77,16 +78,9 @@ def note_tie(name: str, value, depth: int = 1) -> bool:
     return True
 
 
-def _layers(d):
-    """The cotangent (tangent) inside d: a dual's primal under second order (the outer derivative's tangents
-    are forward mode's to check, where the reordering runs on duals)."""
-    while type(d).__name__ == "Dual":
-        d = d.primal
-    yield d
-
-
 def plain(v):
-    """v, or the value inside a dual (forward over reverse runs the adjoints on duals)."""
+    """v, or the value inside a dual: forward over reverse runs the adjoints on duals (the outer derivative's
+    tangents are forward mode's to check, where the reordering runs on duals)."""
     while type(v).__name__ == "Dual":
         v = v.primal
     return v
@@ -116,16 +110,13 @@ def parting(values, d, axis: int = -1, at=None) -> bool:
     ties = [(tied, i, j) for tied, i, j in ties if tied.any()]
     if not ties:
         return False
-    for layer in _layers(d):
-        if layer is None:
-            continue
-        layer = np.broadcast_to(np.asarray(layer), values.shape)
-        if layer.dtype.kind not in "fciub":
-            return True  # (a cotangent numpy cannot compare: not known to be equal)
-        for tied, i, j in ties:
-            if np.any(tied & _differ(np.take(layer, i, axis), np.take(layer, j, axis))):
-                return True
-    return False
+    d = plain(d)
+    if d is None:
+        return False
+    d = np.broadcast_to(np.asarray(d), values.shape)
+    if d.dtype.kind not in "fciub":
+        return True  # (a cotangent numpy cannot compare: not known to be equal)
+    return any(np.any(tied & _differ(np.take(d, i, axis), np.take(d, j, axis))) for tied, i, j in ties)
 
 
 def parting_items(values: list, d: list) -> bool:
@@ -147,9 +138,33 @@ def parting_items(values: list, d: list) -> bool:
         for k in group[1:]:
             other = 0.0 if d[k] is None else d[k]
             try:
-                if any(bool(np.any(_differ(np.asarray(p), np.asarray(q))))
-                       for p, q in zip(_layers(first), _layers(other))):
+                if np.any(_differ(np.asarray(plain(first)), np.asarray(plain(other)))):
                     return True
             except TypeError:
                 return True  # (cotangents numpy cannot compare: not known to be equal)
     return False
+
+
+def even_ends(values, d, axis: int, kth):
+    """A partition's (values: partitioned along axis) tie at an end it was asked for (kth 0 or -1: np.median
+    and np.percentile add -1 only to look for a NaN there): the tied entries' cotangents (tangents, d, a chunk's
+    leading) made their mean, as `np.max`'s and `np.min`'s rules split a tie of the extreme, where the tie
+    holds no other kth (that one's is a kink: `parting`). (d, the kth left to check.) Forward mode refused a
+    median of data whose largest entries tie (HydroErr's mde), which the median never reads."""
+    n = np.shape(values)[axis]
+    ks = [int(k) % n for k in np.atleast_1d(kth)] if n else []
+    ends = [k for k in ks if k in (0, n - 1)]
+    if not ends or n < 2:
+        return d, kth
+    left = [k for k in ks if k not in ends]
+    d = np.array(d, dtype=float if np.asarray(d).dtype.kind not in "fc" else np.asarray(d).dtype)
+    for k in ends:
+        tied = np.asarray(values) == np.take(values, [k], axis)
+        if any(np.any(np.take(tied, [j], axis)) for j in left):
+            left.append(k)  # (an inner kth in the same tie: a kink there, checked)
+            continue
+        counts = np.sum(tied, axis=axis, keepdims=True)
+        mean = np.sum(np.where(tied, d, 0), axis=axis + (d.ndim - tied.ndim) if axis >= 0 else axis,
+                      keepdims=True) / counts
+        d = np.where(tied, mean, d)
+    return d, left

@@ -251,3 +251,18 @@ def test_an_argmax_at_a_tie_of_its_extreme_is_refused(name, mode):
 def test_an_argmax_along_rows_ignores_a_tie_across_rows(mode):
     f, x = INDEXED["argmax_along_rows"], np.array([1.0, 3.0, 3.0, 0.5])  # (3.0 in each row: no tie in a row)
     assert MODES[mode](f, x) == pytest.approx(fd_gradient(f, x), abs=1e-6)
+
+
+# -- a tie at an end a partition was asked for (np.median's -1, there to find a NaN) ----------------------------
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f, x", [
+    (np.median, [1.0, 7.0, 3.0, 7.0, 2.0]),  # (HydroErr's mde: the largest entries tie; the median reads neither)
+    (np.median, [1.0, 7.0, 3.0, 7.0, 2.0, 0.5]),
+    (lambda x: np.percentile(x, 30), [7.0, 1.0, 3.0, 7.0, 2.0]),
+    (lambda x: np.partition(x, -1)[-1], [1.0, 3.0, 3.0, 0.5]),  # (the top: np.max's tie, split as np.max's rule)
+    (lambda x: np.partition(x, 0)[0] * 2.0, [1.0, 0.5, 3.0, 0.5]),
+], ids=["median_odd", "median_even", "percentile", "partition_top", "partition_bottom"])
+def test_a_tie_at_a_partitions_end_is_split_as_max_splits_it(f, x, mode):
+    x = np.array(x)
+    assert MODES[mode](f, x) == pytest.approx(fd_gradient(f, x), abs=1e-6)

@@ -15,7 +15,7 @@ from ..leaves import as_array  # np.asarray, but a dask array is left as it is
 from ..generic import unbroadcast
 from ..cotangents import Overwritten, Refused
 from ..registry import registry
-from ..ties import TiedApart, note_tie, parting, plain
+from ..ties import TiedApart, even_ends, note_tie, parting, plain
 from overdub.errors import OverdubError
 from ._util import is_dual, zeros
 
@@ -273,9 +273,9 @@ def sort_inplace(self, axis=-1, kind=None, order=None):
         _restore(S, self, old)
         if dself is None:
             return None, ()
-        if type(dself) is not Refused and parting(np.take_along_axis(plain(old), perm, axis=axis), plain(dself), axis) and \
-                not note_tie("ndarray.sort", None):  # tied entries read with different weights (`ties`)
-            return Refused(TiedApart("ndarray.sort")), ()
+        if type(dself) is not Refused and parting(np.take_along_axis(plain(old), perm, axis=axis), plain(dself),
+                                                  axis) and not note_tie("ndarray.sort", None):
+            return Refused(TiedApart("ndarray.sort")), ()  # tied entries read with different weights (`ties`)
         if type(dself).__name__ == "Dual":  # forward over reverse: gathered by the inverse permutation
             return np.take_along_axis(np.broadcast_to(dself, self.shape), np.argsort(perm, axis=axis),
                                       axis=axis), ()
@@ -306,12 +306,13 @@ def partition_inplace(self, kth, axis=-1, kind="introselect", order=None):
         _restore(S, self, old)
         if dself is None:
             return None, (None,)
-        if type(dself) is not Refused:  # tied entries read with different weights (`ties`): in sorted order
+        if type(dself) is not Refused and type(dself).__name__ != "Dual":
+            # tied entries read with different weights (`ties`); a tie at an end asked for split as np.max's
             new = np.take_along_axis(plain(old), source, axis=axis)
+            dself, inner = even_ends(new, np.broadcast_to(as_array(dself), self.shape), axis, kth)
             order = np.argsort(new, axis=axis, kind="stable")
-            if parting(np.take_along_axis(new, order, axis=axis),
-                       np.take_along_axis(np.broadcast_to(plain(dself), self.shape), order, axis=axis), axis, kth) and \
-                    not note_tie("ndarray.partition", None):
+            if parting(np.take_along_axis(new, order, axis=axis), np.take_along_axis(dself, order, axis=axis), axis,
+                       inner) and not note_tie("ndarray.partition", None):
                 return Refused(TiedApart("ndarray.partition")), (None,)
         if type(dself).__name__ == "Dual":  # forward over reverse: gathered by the inverse permutation
             return np.take_along_axis(np.broadcast_to(dself, self.shape), np.argsort(source, axis=axis),

@@ -406,8 +406,8 @@ def sort_adjoint(dy, y, a, *rest, **kwargs):
         return (match_primal(da.reshape(a_.shape), a), *(None,) * len(rest))
     if type(dy) is Refused:  # no known derivative downstream: passed on (np.result_type cannot read it, gen24 C1)
         return (dy, *(None,) * len(rest))
-    if parting(plain(y), plain(dy), ax) and not note_tie("np.sort", None):  # tied entries read with different weights (`ties`)
-        return (Refused(TiedApart("np.sort")), *(None,) * len(rest))
+    if parting(plain(y), plain(dy), ax) and not note_tie("np.sort", None):
+        return (Refused(TiedApart("np.sort")), *(None,) * len(rest))  # (tied entries read apart: `ties`)
     da = np.empty(flat.shape, dtype=np.result_type(dy, a_))
     np.put_along_axis(da, perm, as_array(dy), ax)
     return (match_primal(da.reshape(a_.shape), a), *(None,) * len(rest))
