@@ -266,3 +266,29 @@ def test_an_argmax_along_rows_ignores_a_tie_across_rows(mode):
 def test_a_tie_at_a_partitions_end_is_split_as_max_splits_it(f, x, mode):
     x = np.array(x)
     assert MODES[mode](f, x) == pytest.approx(fd_gradient(f, x), abs=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_ranks_at_a_tie_are_refused(mode):
+    # (sweep G: HydroErr's spearman_r; the ranks jump there, (2.5, 2.5) between (2, 3) and (3, 2): 0 came out)
+    w = np.array([0.3, -1.0, 2.0, 0.5])
+
+    def f(x):
+        return float(np.sum(st.rankdata(x) * w * x))
+    with pytest.raises(OverdubError):
+        MODES[mode](f, np.array([1.0, 2.0, 2.0, 0.5]))
+    x = np.array([1.0, 2.0, 2.5, 0.5])
+    assert MODES[mode](f, x) == pytest.approx(fd_gradient(f, x), abs=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_rows_chosen_by_an_argmax_along_columns_at_a_tie_are_refused(mode):
+    # (sweep G: pymcdm's cilos_weights, `A = m[np.argmax(m, axis=0)]`: rows swap where two tie for a column's
+    # largest, and the weights jump; -0.179 came out where there is no derivative)
+    def f(x):
+        m = x.reshape(3, 2)
+        return float(np.sum(m[np.argmax(m, axis=0)] * np.array([[1.0, 2.0], [3.0, 5.0]])))
+    with pytest.raises(OverdubError):
+        MODES[mode](f, np.array([1.0, 4.0, 3.0, 2.0, 3.0, 0.5]))
+    x = np.array([1.0, 4.0, 3.0, 2.0, 2.5, 0.5])
+    assert MODES[mode](f, x) == pytest.approx(fd_gradient(f, x), abs=1e-6)
