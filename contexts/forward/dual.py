@@ -189,6 +189,14 @@ def _holds_tagged(x, tag: Tag, depth: int = 3) -> bool:
     return False
 
 
+def _as_dual_array(items):
+    """A list or tuple holding duals compared with a dual (`best == row`, pymcdm's validator: a list of an array's
+    largest entries against its rows), as numpy compares it: an array of it, here the dual array of it (numpy
+    asked each dual for a plain array: refused)."""
+    from .arrays import to_array
+    return to_array(items)
+
+
 def split_operand(x, tag: Tag):
     """`split` of an arithmetic operand: a list or tuple holding duals as numpy's array of it (`s += [a[0]]`,
     `a[:1] + [x]`: taken as a constant, its tangent was lost)."""
@@ -943,26 +951,36 @@ class Dual:
     def __lt__(self, other):
         if _defers(other, "__gt__"):
             return _reflected(self, other, "__gt__")
+        if (type(other) is list or type(other) is tuple) and _holds_tagged(other, self.tag):
+            other = _as_dual_array(other)
         return _ordered(self, other, primal(self) < primal(other), "<")
 
     def __le__(self, other):
         if _defers(other, "__ge__"):
             return _reflected(self, other, "__ge__")
+        if (type(other) is list or type(other) is tuple) and _holds_tagged(other, self.tag):
+            other = _as_dual_array(other)
         return _ordered(self, other, primal(self) <= primal(other), "<=")
 
     def __gt__(self, other):
         if _defers(other, "__lt__"):
             return _reflected(self, other, "__lt__")
+        if (type(other) is list or type(other) is tuple) and _holds_tagged(other, self.tag):
+            other = _as_dual_array(other)
         return _ordered(self, other, primal(self) > primal(other), ">")
 
     def __ge__(self, other):
         if _defers(other, "__le__"):
             return _reflected(self, other, "__le__")
+        if (type(other) is list or type(other) is tuple) and _holds_tagged(other, self.tag):
+            other = _as_dual_array(other)
         return _ordered(self, other, primal(self) >= primal(other), ">=")
 
     def __eq__(self, other):
         if _defers(other, "__eq__"):
             return _reflected(self, other, "__eq__")
+        if (type(other) is list or type(other) is tuple) and _holds_tagged(other, self.tag):
+            other = _as_dual_array(other)
         eq = primal(self) == primal(other)
         if eq is False or type(other) is Dual and other.tag is self.tag:
             if eq is False and HISTORY.run is not None and type(self.primal) is float:
@@ -973,6 +991,8 @@ class Dual:
     def __ne__(self, other):
         if _defers(other, "__ne__"):
             return _reflected(self, other, "__ne__")
+        if (type(other) is list or type(other) is tuple) and _holds_tagged(other, self.tag):
+            other = _as_dual_array(other)
         ne = primal(self) != primal(other)
         if ne is True or type(other) is Dual and other.tag is self.tag:
             if ne is True and HISTORY.run is not None and type(self.primal) is float:
