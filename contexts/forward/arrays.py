@@ -1050,20 +1050,13 @@ def _on_primal(fn):
     return impl
 
 
-def _argsort(a, axis=-1, kind=None, order=None, **kwargs):
-    """np.argsort (and `a.argsort()`) of a dual: the permutation of its values, refused where tied values
-    part (their tangents differ: `Dual._tie_check`): the order jumps there, and what the code does with it
-    (`x[np.argsort(x)]`, ranks) takes one side's derivative."""
-    if type(a) is Dual and order is None:
-        (a.reshape(-1) if axis is None else a)._tie_check(-1 if axis is None else axis, "np.argsort", None)
-    return np.argsort(primal_tree(a), axis, kind, order, **kwargs)
-
-
-def _extreme_index(fn, kind: str):
-    """np.argmax (np.argmin) of a dual: the index of its values' extreme, refused where the extreme is tied by
-    entries whose tangents differ (`lowered.runtime.jump_guard`: the index jumps there)."""
+def _ordering_index(fn, kind: str):
+    """np.argsort (np.argmax, np.argmin; `a.argsort()` too) of a dual: of its values, refused where entries
+    tied along the axis asked (the extreme's, for argmax) have tangents that differ (`lowered.runtime.jump_guard`):
+    the index jumps there, and what the code does with it (`x[np.argsort(x)]`, ranks) takes one side's
+    derivative."""
     def impl(a, *args, **kwargs):
-        if type(a) is Dual:  # (a chunk's tangents, leading: `jump_guard` takes each direction's)
+        if type(a) is Dual and kwargs.get("order") is None:  # (a chunk's tangents, leading: each direction's)
             jump_guard(kind, f"np.{fn.__name__}", a.primal, a.tangent, axis_of(kind, (a, *args), kwargs))
         return fn(primal_tree(a), *primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
     return impl
@@ -1226,10 +1219,12 @@ OWN_FUNCTIONS = {
     **{fn: join(fn) for fn in JOINS},
     **{fn: _bilinear(fn) for fn in (
         np.dot, np.inner, np.outer, np.tensordot, np.kron, np.cross, np.vdot, np.einsum)},
-    np.argsort: _argsort, np.argmax: _extreme_index(np.argmax, "argmax"), np.argmin: _extreme_index(np.argmin, "argmin"),
+    **{fn: _ordering_index(fn, kind) for fn, kind in ((np.argsort, "order"), (np.argmax, "argmax"),
+                                                      (np.argmin, "argmin"))},
     **{fn: _on_primal(fn) for fn in (
-        np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj, np.argpartition, np.nonzero, np.count_nonzero, np.isclose, np.allclose, np.array_equal,
-        np.searchsorted, np.may_share_memory, np.shares_memory, np.argwhere, np.flatnonzero)},
+        np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj, np.argpartition, np.nonzero,
+        np.count_nonzero, np.isclose, np.allclose, np.array_equal, np.searchsorted, np.may_share_memory,
+        np.shares_memory, np.argwhere, np.flatnonzero)},
 }
 
 

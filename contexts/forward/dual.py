@@ -189,10 +189,12 @@ def _holds_tagged(x, tag: Tag, depth: int = 3) -> bool:
     return False
 
 
-def _as_dual_array(items):
-    """A list or tuple holding duals compared with a dual (`best == row`, pymcdm's validator: a list of an array's
-    largest entries against its rows), as numpy compares it: an array of it, here the dual array of it (numpy
-    asked each dual for a plain array: refused)."""
+def _as_dual_array(items, tag: Tag):
+    """A list or tuple compared with a dual, as numpy compares it: an array of it; the dual array of it where it
+    holds duals of tag (`best == row`, pymcdm's validator: a list of an array's largest entries against its
+    rows; numpy asked each dual for a plain array: refused). Else the items as they are."""
+    if not _holds_tagged(items, tag):
+        return items
     from .arrays import to_array
     return to_array(items)
 
@@ -951,36 +953,36 @@ class Dual:
     def __lt__(self, other):
         if _defers(other, "__gt__"):
             return _reflected(self, other, "__gt__")
-        if (type(other) is list or type(other) is tuple) and _holds_tagged(other, self.tag):
-            other = _as_dual_array(other)
+        if type(other) is list or type(other) is tuple:
+            other = _as_dual_array(other, self.tag)
         return _ordered(self, other, primal(self) < primal(other), "<")
 
     def __le__(self, other):
         if _defers(other, "__ge__"):
             return _reflected(self, other, "__ge__")
-        if (type(other) is list or type(other) is tuple) and _holds_tagged(other, self.tag):
-            other = _as_dual_array(other)
+        if type(other) is list or type(other) is tuple:
+            other = _as_dual_array(other, self.tag)
         return _ordered(self, other, primal(self) <= primal(other), "<=")
 
     def __gt__(self, other):
         if _defers(other, "__lt__"):
             return _reflected(self, other, "__lt__")
-        if (type(other) is list or type(other) is tuple) and _holds_tagged(other, self.tag):
-            other = _as_dual_array(other)
+        if type(other) is list or type(other) is tuple:
+            other = _as_dual_array(other, self.tag)
         return _ordered(self, other, primal(self) > primal(other), ">")
 
     def __ge__(self, other):
         if _defers(other, "__le__"):
             return _reflected(self, other, "__le__")
-        if (type(other) is list or type(other) is tuple) and _holds_tagged(other, self.tag):
-            other = _as_dual_array(other)
+        if type(other) is list or type(other) is tuple:
+            other = _as_dual_array(other, self.tag)
         return _ordered(self, other, primal(self) >= primal(other), ">=")
 
     def __eq__(self, other):
         if _defers(other, "__eq__"):
             return _reflected(self, other, "__eq__")
-        if (type(other) is list or type(other) is tuple) and _holds_tagged(other, self.tag):
-            other = _as_dual_array(other)
+        if type(other) is list or type(other) is tuple:
+            other = _as_dual_array(other, self.tag)
         eq = primal(self) == primal(other)
         if eq is False or type(other) is Dual and other.tag is self.tag:
             if eq is False and HISTORY.run is not None and type(self.primal) is float:
@@ -991,8 +993,8 @@ class Dual:
     def __ne__(self, other):
         if _defers(other, "__ne__"):
             return _reflected(self, other, "__ne__")
-        if (type(other) is list or type(other) is tuple) and _holds_tagged(other, self.tag):
-            other = _as_dual_array(other)
+        if type(other) is list or type(other) is tuple:
+            other = _as_dual_array(other, self.tag)
         ne = primal(self) != primal(other)
         if ne is True or type(other) is Dual and other.tag is self.tag:
             if ne is True and HISTORY.run is not None and type(self.primal) is float:
