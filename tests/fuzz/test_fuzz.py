@@ -161,6 +161,14 @@ def test_a_kink_at_the_point_is_skipped():
     assert {r.status for r in res.results} == {"skip"}
 
 
+def test_a_huge_value_has_no_reference():
+    # (an oscillating term of huge arguments: finite differences miss it at every step, and agree)
+    prog = gen.Program("scalar", 0, -1, "import math\n\n\ndef f(x0):\n    y = 1e21 * x0\n    return y + math.sin(y)\n",
+                       (0.7,), (1.0,))
+    res = runner.run_program(prog, modes=("gradient", "jvp"))
+    assert {r.status for r in res.results} == {"skip"}
+
+
 def test_module_state_is_fresh_for_each_mode():
     # a program that counts its calls in a module global: each mode must see a fresh module
     src = "_N = [0]\n\n\ndef f(x0):\n    _N[0] += 1\n    return x0 * 2.0 + (100.0 if _N[0] > 1000 else 0.0)\n"
