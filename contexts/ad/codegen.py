@@ -57,7 +57,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_text_of__", "__od_inverted__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__", "__od_closure_made__",
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_kw_spread__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_entered_as__", "__od_stairs__",
-           "__od_stairs_fd__", "__od_operator__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
+           "__od_stairs_fd__", "__od_operator__", "__od_held__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
            "__od_size__", "__od_more_back__", "__od_global_store__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -750,7 +750,15 @@ class _Gen:
                 # floats and arrays inline; other values (objects whose class's own __neg__ / __pos__ is
                 # differentiated as its code) through the helper
                 plain = neg("_od_g") if isinstance(v.op, ast.USub) else load("_od_g")
-                general = call("__od_unary_adj__", const("neg" if isinstance(v.op, ast.USub) else "pos"), "_od_g", x, "_od_S")
+                y = const(None)
+                if name not in self._later:  # (the result, for `held`: as `binop`'s)
+                    self._results.append(name)
+                    y = load(name)
+                    y._od_result = True
+                    adj.append(if_(and_(is_("_od_g", const(None)), attr("_od_S", "boxes")),
+                                   [assign("_od_g", call("__od_held__", "_od_S", copy.copy(y)))]))
+                general = call("__od_unary_adj__", const("neg" if isinstance(v.op, ast.USub) else "pos"), "_od_g", x,
+                               "_od_S", y)
                 # (an object array's `-g` would negate its elements' cotangents: Tangents, through the helper)
                 number = or_(is_(call("type", x), "float"), is_(call("type", x), "__od_float64__"),
                              and_(is_(call("type", x), "__od_ndarray__"), is_not(attr(x, "dtype"), "__od_object__")))
@@ -862,7 +870,13 @@ class _Gen:
         flags_fwd, merge, flags = self.view_merge(name, s)
         fwd = flags_fwd + at([assign((name, u), call("__od_iop__", const(opname), user(a), user(b)))], s)
         need = [x.id for x in (a, b) if isinstance(x, ast.Name)] + [u] + flags
-        back = call("__od_iop_adj__", "_od_S", const(opname), "_od_g", user(a), user(b), u)
+        extra = []
+        if name not in self._later:  # (the result, for an object's operator re-run: `binop`'s `held`)
+            self._results.append(name)
+            y = load(name)
+            y._od_result = True
+            extra = [y]
+        back = call("__od_iop_adj__", "_od_S", const(opname), "_od_g", user(a), user(b), u, *extra)
         held = self.held_by_object(name, s)
         if held:
             # an object's own `__isub__` may change in place an array one of its fields holds, which other
@@ -875,7 +889,8 @@ class _Gen:
                        "__od_iop_views__", u, user(a), user(b), others_now, c))])], s))
             self.dvars.update(held)
             douts = [d(m) for m in held]
-            back = call("__od_iop_adj__", "_od_S", const(opname), "_od_g", user(a), user(b), u, tuple_(douts))
+            back = call("__od_iop_adj__", "_od_S", const(opname), "_od_g", user(a), user(b), u, *extra,
+                        douts=tuple_(douts))
             adj = (merge + self.take(name) + [assign(("_od_ga", "_od_gb", tuple(douts)), back)])
         else:
             adj = merge + self.take(name) + [assign(("_od_ga", "_od_gb"), back)]
@@ -966,9 +981,21 @@ class _Gen:
             keep_y, result = True, y
         else:
             result = name
+        y_node = load(result) if keep_y else const(None)
+        if not keep_y and name in operands and name not in self._later and (act_a or act_b):
+            # `B = B * 2.0`: the record's B (saved at the block's end, not rebound after) is the result, read
+            # under its own name (not the operand's snapshot) by the operator's adjoint and `held`
+            self._results.append(name)
+            y_node = load(name)
+            y_node._od_result = True
+        elif not keep_y and name not in operands and (act_a or act_b):
+            # rebound later in the block (`A = E * 2.0; B = A; A = ...`): the result snapshotted after the
+            # statement (`block`'s renames), for the same
+            need = need + [name]
+            y_node = load(name)
         opname = _OPNAMES.get(type(v.op), "?")
         generic = [assign(("_od_ga", "_od_gb"), call("__od_binop_adj__", const(opname), "_od_g",
-                                                     result if keep_y else const(None), user(a), user(b),
+                                                     y_node, user(a), user(b),
                                                      const(int(act_a) | 2 * int(act_b)), "_od_S"))]
         # `r = r * x`: r's cotangent was just taken (None), so its contribution is assigned directly
         fresh_a = act_a and a.id == name and not (act_b and b.id == name)
@@ -979,6 +1006,12 @@ class _Gen:
                  + (self.acc(b.id, "_od_gb", fresh_b) if act_b else []))
         if not (act_a or act_b):  # (`1.0 / 6`: no operand takes a cotangent; the result's is dropped)
             generic = []
+        elif not isinstance(y_node, ast.Constant):
+            # a result whose own cotangent is None but whose parts took some by their boxes (an object made by
+            # its class's operator, then read by a method through a dict it holds): the adjoint still runs
+            held_y = copy.copy(y_node)
+            adj.append(if_(and_(is_("_od_g", const(None)), attr("_od_S", "boxes")),
+                           [assign("_od_g", call("__od_held__", "_od_S", held_y))]))
         if self.observed:
             fwd = at([ast.Assign(targets=s.targets, value=call("__od_binop__", const(opname), user(a), user(b)))], s)
             return fwd + post, need, adj + ([_given("_od_g", generic + added)] if generic else [])
@@ -1833,7 +1866,8 @@ def _branch(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], like) 
 def _rename(node, renames, loads_only=True):
     """node with its variables renamed (reads only, or every use); in place."""
     for n in all_nodes(node):
-        if isinstance(n, ast.Name) and n.id in renames and (not loads_only or isinstance(n.ctx, ast.Load)):
+        if isinstance(n, ast.Name) and n.id in renames and (not loads_only or isinstance(n.ctx, ast.Load)) and \
+                not getattr(n, "_od_result", False):  # (a statement's result read as itself: `binop`)
             n.id = renames[n.id]
     return node
 

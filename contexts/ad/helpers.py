@@ -201,7 +201,7 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
                 f"reverse mode cannot differentiate `{opname}` of an array and a {type(b if type(a) is _NDARRAY else a).__name__} "
                 "(numpy applies its class's method to each element in C, where the recording cannot see it)",
                 where=runtime._user_line(), fix="apply the operator to each element yourself")
-        return _python_binop_adj(opname, g, a, b, S)
+        return _python_binop_adj(opname, g, a, b, S, y)
     if (type(a) is _NDARRAY or type(b) is _NDARRAY) and (
             need & 1 and converted_by_numpy(a) or need & 2 and converted_by_numpy(b)):  # (a constant one passes)
         raise_unseen_conversion(a if need & 1 and converted_by_numpy(a) else b, f"`{opname}` of an array")
@@ -402,20 +402,107 @@ def _pull(S, pb, g, dself=None):
     return dself, dargs
 
 
-def _rerun_back(S, fn, self_, args, g, dself=None, boxed=False):
+def _rerun_back(S, fn, self_, args, g, dself=None, boxed=False, y0=None):
     """Re-run `fn(self_, *args)` (Python code of a class) under AD and pull g back through it; `boxed`: g is
-    the cotangent of a new object the code makes (an operator's result), given as that object's box."""
+    the cotangent of a new object the code makes (an operator's result), given as that object's box; y0: the
+    result the forward pass made."""
     y, pb = _twin(fn, self_, *args)
-    return _pull(S, pb, _result_box(S, y, g, (self_, *args)) if boxed else g, dself)
+    return _pull(S, pb, _result_box(S, y, g, (self_, *args), y0) if boxed else g, dself)
 
 
-def _result_box(S, y, g, operands):
+def _result_box(S, y, g, operands, y0=None):
     """`_as_box_of` for an operator's re-run result y, but where y is an operand itself (`__radd__` returning
     self, for `sum(objs)`): the reads of the result were the operand's, their cotangents in its box already,
-    which g would count twice (2.8 for 1.4)."""
+    which g would count twice (2.8 for 1.4). y0: the forward pass's result, whose parts' boxes go to y's
+    (`carry_boxes`)."""
     if any(y is v for v in operands) and id(y) in S.boxes and _object_field(y):
         return S.box(y)
+    carry_boxes(S, y0, y)
     return _as_box_of(S, y, g)
+
+
+def held(S, y):
+    """A cotangent for y, an operator's result whose own cotangent is None, where the objects y holds took
+    cotangents by their boxes (`B = E * 2.0; B.dot(x)`, `dot` reading `self._d.items()`: the dict's box held
+    them, B's variable none, and the operator's adjoint, skipped, gave 0): an empty Tangent, so the adjoint
+    re-runs the operator and `carry_boxes` hands those boxes to the objects the re-run makes; else None."""
+    if type(y) in _FIELDLESS or not _object_field(y):
+        return None
+    return Tangent() if _boxed_parts(S, y) else None
+
+
+def _parts(y, limit=10_000):
+    """(path, part) of the objects, dicts, lists and tuples y holds, y first, each once, at most `limit`."""
+    seen, out, todo = set(), [], [((), y)]
+    while todo and len(out) < limit:
+        path, v = todo.pop()
+        if id(v) in seen or type(v) in _LEAF_TYPES:
+            continue
+        seen.add(id(v))
+        if isinstance(v, dict):
+            items = v.items()
+        elif isinstance(v, (list, tuple)):
+            items = enumerate(v)
+        elif _object_field(v):
+            items = fields_of(v).items()
+        else:
+            continue
+        out.append((path, v))
+        todo.extend((path + (k,), w) for k, w in items)
+    return out
+
+
+_LEAF_TYPES = frozenset({float, int, bool, complex, str, bytes, type(None), _F8, _NDARRAY})
+
+
+def _boxed_parts(S, y) -> bool:
+    boxes = S.boxes
+    return any(id(v) in boxes for _, v in _parts(y))
+
+
+def carry_boxes(S, y0, y1):
+    """The boxes of the objects y0, an operator's result in the forward pass, holds, moved to the objects at
+    the same places in y1, the result of the operator's re-run: the reads after the operator put their
+    cotangents in the boxes of y0's dicts, lists and objects (by identity), where the re-run's adjoints,
+    reading y1's, found none (0 for `B = E * 2.0; B.dot(x)`). Parts shared with the operands (the same object
+    in both) stay."""
+    if y0 is None or y0 is y1 or type(y0) is not type(y1) or type(y0) in _FIELDLESS and not isinstance(y0, (
+            dict, list, tuple)):
+        return
+    boxes = S.boxes
+    for path, v0 in _parts(y0):
+        if not path or id(v0) not in boxes:
+            continue  # (y0's own box is the cotangent g the adjoint was given)
+        v1 = y1
+        for k in path:
+            try:
+                v1 = v1[k] if isinstance(v1, (dict, list, tuple)) else fields_of(v1)[k]
+            except (KeyError, IndexError, TypeError):
+                v1 = _MISSING
+                break
+        if v1 is v0:
+            continue
+        if v1 is _MISSING or type(v1) is not type(v0) or not _same_shape(v0, v1):
+            raise runtime.UnsupportedFunction(
+                f"reverse mode cannot differentiate an operator of a {type(y0).__name__} whose result holds, at "
+                f"{'.'.join(map(str, path))}, a value its re-run in the reverse pass does not make again (the "
+                "derivatives read through it would be lost)", where=runtime._user_line(),
+                fix="give the operator a rule (`@contexts.custom_adjoint`), or call a method instead of the operator")
+        box = boxes.pop(id(v0))
+        if id(v1) in boxes:
+            S.box(v1, box)
+        else:  # (the box itself: an owner's field entry may be this very box, read as one, not twice)
+            boxes[id(v1)] = box
+            S.keep.append(v1)
+
+
+def _same_shape(v0, v1) -> bool:
+    """v0 and v1 (of one class) hold their parts under the same keys, indices or field names."""
+    if isinstance(v0, dict):
+        return v0.keys() == v1.keys()
+    if isinstance(v0, (list, tuple)):
+        return len(v0) == len(v1)
+    return fields_of(v0).keys() == fields_of(v1).keys()
 
 
 def _as_box_of(S, y, g):
@@ -553,10 +640,10 @@ def outer_forward(a, b, name: str) -> None:
         fix='hessian(f, x, inner="forward") runs it as code (the default hessian does so by itself)')
 
 
-def unary_adj(opname, g, x, S=None):
+def unary_adj(opname, g, x, S=None, y0=None):
     """The cotangent of x for `-x` / `+x` (opname 'neg' / 'pos') beyond floats: an object whose class's
     `__neg__` / `__pos__` is Python code has it re-run under AD (it may compute anything); numbers, arrays
-    and duals: -g / g."""
+    and duals: -g / g. y0: the forward pass's result (`carry_boxes`)."""
     if leaves.HOSTED and (isinstance(x, leaves.HOSTED) or isinstance(g, leaves.HOSTED)):
         g, x = leaves.hosted(g), leaves.hosted(x)  # (a torch tensor's: on its values)
     if type(x) is not _NDARRAY and isinstance(x, np.ndarray):
@@ -566,10 +653,10 @@ def unary_adj(opname, g, x, S=None):
     method = runtime.own_dunder(type(x), f"__{opname}__")
     if method is not None and not _known(x) and type(x) is not _Dual:
         outer_forward(x, None, f"__{opname}__")
-        return _rerun_back(Session() if S is None else S, method, x, (), g, boxed=True)[0]
+        return _rerun_back(Session() if S is None else S, method, x, (), g, boxed=True, y0=y0)[0]
     if not _known(x) and type(x) is not _Dual and runtime.descriptor_dunder(type(x), f"__{opname}__"):
         return _rerun_back(Session() if S is None else S, runtime.dunder_call, x, (f"__{opname}__",), g,
-                           boxed=True)[0]
+                           boxed=True, y0=y0)[0]
     return -g if opname == "neg" else g
 
 
@@ -592,7 +679,7 @@ def dropped_op(opname, a, b) -> None:
                 refuse_storing_method(method, opname, type(v))
 
 
-def _python_binop_adj(opname, g, a, b, S=None):
+def _python_binop_adj(opname, g, a, b, S=None, y0=None):
     """A user class's operator (`__add__` in Python) is re-run under AD in the reverse pass (its operands
     are the recorded ones), so its own code is differentiated — recomputation instead of recording. Its
     adjoints run in the pass's session S: cotangents of structured operands live in their boxes there."""
@@ -608,18 +695,19 @@ def _python_binop_adj(opname, g, a, b, S=None):
         y, pb = _twin(fb, b, a)
         if y is not NotImplemented:
             _stored_elsewhere(fb, b, y, opname)
-            db, dargs = _pull(S, pb, _result_box(S, y, g, (a, b)))
+            db, dargs = _pull(S, pb, _result_box(S, y, g, (a, b), y0))
             return dargs[0], db
     if fa is not None:
         y, pb = _twin(fa, a, b)
         if y is not NotImplemented:
             _stored_elsewhere(fa, a, y, opname)
-            da, dargs = _pull(S, pb, _result_box(S, y, g, (a, b)))
+            da, dargs = _pull(S, pb, _result_box(S, y, g, (a, b), y0))
             return da, dargs[0]
     elif type(a) is not _Dual and not _known(a) and runtime.descriptor_dunder(type(a), f"__{name}__"):
         # (a descriptor's method, multipledispatch's: pyrr's `Matrix44 * Matrix44`)
         y, pb = _twin(runtime.dunder_call, a, f"__{name}__", b)
         if y is not NotImplemented:
+            carry_boxes(S, y0, y)
             da, dargs = _pull(S, pb, _as_box_of(S, y, g))
             return da, dargs[1]
     fb = runtime.own_dunder(type(b), f"__r{name}__")
@@ -628,13 +716,13 @@ def _python_binop_adj(opname, g, a, b, S=None):
     elif type(a) is _Dual and numpy_scalar_dual(a) and taken_per_element(b, _Dual):
         a = as_python_number(a)  # (the same under hessian's outer forward pass)
     if fb is None:
-        db, dargs = _rerun_back(S, runtime.dunder_call, b, (f"__r{name}__", a), g, boxed=True)
+        db, dargs = _rerun_back(S, runtime.dunder_call, b, (f"__r{name}__", a), g, boxed=True, y0=y0)
         return dargs[1], db
     # (refused, as `__add__` is, where it stores into objects and returns another: `acc = acc + h` whose
     # `__radd__` appends to a list the loop visits: 1 for 7)
     y, pb = _twin(fb, b, a)
     _stored_elsewhere(fb, b, y, opname)
-    db, dargs = _pull(S, pb, _result_box(S, y, g, (a, b)))
+    db, dargs = _pull(S, pb, _result_box(S, y, g, (a, b), y0))
     return dargs[0], db
 
 
@@ -2152,14 +2240,15 @@ def iop_views(old, a, b, others, since):
     return old if w is None else _OwnIopViewed(old.pb, w)
 
 
-def iop_adj(S, opname, g, a, b, old, douts=None):
+def iop_adj(S, opname, g, a, b, old, y0=None, douts=None):
     """The adjoint of `a op= b`: (a's cotangent, b's), and with `douts` (the cotangents of the variables
-    that may share what a holds) those too, after them."""
+    that may share what a holds) those too, after them. y0: the statement's result, where the block keeps it
+    (an object's operator re-run: `binop_adj`'s y)."""
     if douts is not None:
         if type(old) is _OwnIopViewed:
             dargs, douts, r = call_viewed(old.w, old.pb, g, None, (None,), douts, S)
             return r[0], acc(dargs[0], r[1][0]), douts
-        return (*iop_adj(S, opname, g, a, b, old), douts)
+        return (*iop_adj(S, opname, g, a, b, old, y0), douts)
     if type(old) is _SetByCode:  # a class's own in-place operator: back through its code (its result's
         if old.pb is None:  # cotangent g as a call's: `__iadd__` may return a new object)
             return None, None
@@ -2192,9 +2281,12 @@ def iop_adj(S, opname, g, a, b, old, douts=None):
         a[...] = old
         S.redo(operator.setitem, a, Ellipsis, new)
         a = old
+    user_object = old is None and y0 is not None and type(y0).__flags__ & HEAPTYPE and not _known(y0)
+    if g is None and user_object and S.boxes:  # (`A += B` by A's `__add__`, then read through a dict it holds)
+        g = held(S, y0)
     if g is None:
         return None, None
-    y = None
+    y = y0 if user_object else None
     if type(a) is tuple and (type(b) is tuple or type(b) is int):  # (`t += ()`, `t *= 1`: t itself)
         y = getattr(operator, opname)(a, b)
     return binop_adj(opname, g, y, a, b, 3, S)
@@ -3328,7 +3420,7 @@ HELPER_IMPLS = {
     "__od_subscript_adj__": subscript_adj, "__od_type__": type,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
     "__od_guard_cells__": runtime.guard_cells, "__od_closure_arrays__": runtime.closure_arrays,
-    "__od_closure_made__": runtime.closure_made, "__od_unguard__": runtime.unguard,
+    "__od_closure_made__": runtime.closure_made, "__od_unguard__": runtime.unguard, "__od_held__": held,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

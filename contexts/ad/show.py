@@ -71,7 +71,7 @@ def show_adjoint(f: Callable, active: Iterable[str] | None = None, raw: bool = F
 def _fold(stmts: list[ast.stmt]) -> list[ast.stmt]:
     """A block's adjoint statements with the machinery folded away (see the module's docstring)."""
     out: list[ast.stmt] = []
-    stmts = [s for s in stmts if not _new_list_box(s)]
+    stmts = [s for s in stmts if not _new_list_box(s) and not _held(s)]
     i = 0
     while i < len(stmts):
         s = stmts[i]
@@ -176,6 +176,12 @@ def _new_list_box(s) -> bool:
     test = ast.unparse(s.test) if isinstance(s, ast.If) else ""
     return (isinstance(s, ast.If) and len(s.body) == 1 and not s.orelse
             and "__od_loop_box__" in ast.unparse(s.body[0]) and (" is list" in test or " is not float" in test))
+
+
+def _held(s) -> bool:
+    """`if _od_g is None and _od_S.boxes: _od_g = __od_held__(...)`: an operator's result whose parts took
+    cotangents by their boxes (`helpers.held`)."""
+    return isinstance(s, ast.If) and len(s.body) == 1 and "__od_held__" in ast.unparse(s.body[0])
 
 
 def _is_bookkeeping(s) -> bool:

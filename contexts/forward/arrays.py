@@ -1062,6 +1062,17 @@ def _ordering_index(fn, kind: str):
     return impl
 
 
+def _lexsort(keys, axis=-1):
+    """np.lexsort of keys some of which are duals: of their values, refused where entries tied from the
+    primary key down have tangents that differ (`rules.ties.lex_parting`): the permutation jumps there."""
+    if type(keys) is Dual:
+        tangents = keys.tangent
+    else:
+        tangents = [k.tangent if type(k) is Dual else None for k in keys]
+    jump_guard("lexorder", "np.lexsort", primal_tree(keys), tangents, axis)
+    return np.lexsort(primal_tree(keys), axis=axis)
+
+
 def _bilinear(fn):
     def impl(*args, **kwargs):
         y = multilinear(fn, args, kwargs)
@@ -1221,6 +1232,7 @@ OWN_FUNCTIONS = {
         np.dot, np.inner, np.outer, np.tensordot, np.kron, np.cross, np.vdot, np.einsum)},
     **{fn: _ordering_index(fn, kind) for fn, kind in ((np.argsort, "order"), (np.argmax, "argmax"),
                                                       (np.argmin, "argmin"))},
+    np.lexsort: _lexsort,
     **{fn: _on_primal(fn) for fn in (
         np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj, np.argpartition, np.nonzero,
         np.count_nonzero, np.isclose, np.allclose, np.array_equal, np.searchsorted, np.may_share_memory,

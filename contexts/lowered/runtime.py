@@ -529,7 +529,7 @@ class SpecialPoint(OverdubError):
     the derivative of the branch taken is one-sided (0.18 where central differences give 0.10)."""
 
 
-from ..rules.ties import SPECIAL_HITS, parting  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
+from ..rules.ties import SPECIAL_HITS, lex_keys, lex_parting, lex_tied, parting, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
 
 CHECK_SPECIAL: list = []
 """[check(f, args, kwargs, hits)]: set by `contexts.compose` (above both modes): runs f by forward mode
@@ -1633,7 +1633,13 @@ def special_case(other, op: str) -> str:
 def at_jump(kind: str, x, axis=None) -> bool:
     """x (a number or an array of them, no dual) lies exactly on a jump of floor, ceil, trunc or rint (kind):
     an integer (trunc's: not 0, where it is continuous), or a half-integer for rint; of an argsort ("order"):
-    two equal entries along axis; of an argmax or argmin: the extreme along axis taken by two entries."""
+    two equal entries along axis; of an argmax or argmin: the extreme along axis taken by two entries; of
+    np.lexsort ("lexorder", x its keys): two entries tied in the primary key."""
+    if kind == "lexorder":
+        try:
+            return lex_tied(x, -1 if axis is None else axis)
+        except (TypeError, ValueError):
+            return False
     try:
         v = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
@@ -1663,10 +1669,10 @@ JUMP_FUNCTIONS = {np.floor: ("floor", "np.floor"), np.ceil: ("floor", "np.ceil")
                   np.fix: ("trunc", "np.fix"), np.rint: ("rint", "np.rint"), math.floor: ("floor", "math.floor"),
                   math.ceil: ("floor", "math.ceil"), math.trunc: ("trunc", "math.trunc"),
                   np.argsort: ("order", "np.argsort"), np.argmax: ("argmax", "np.argmax"),
-                  np.argmin: ("argmin", "np.argmin")}
+                  np.argmin: ("argmin", "np.argmin"), np.lexsort: ("lexorder", "np.lexsort")}
 """The steps whose jumps `jump_guard` watches: function -> (the kind of its jumps, its name). An argsort's
 are its ties: the permutation jumps where two entries part (`x[np.argsort(x)]` gave the stable order's side);
-an argmax's (argmin's) are the extreme's ties."""
+an argmax's (argmin's) are the extreme's ties; np.lexsort's its keys' (`rules.ties.lex_parting`)."""
 ORDER_METHODS = {"argsort": ("order", "ndarray.argsort"), "argmax": ("argmax", "ndarray.argmax"),
                  "argmin": ("argmin", "ndarray.argmin")}
 """`JUMP_FUNCTIONS` of the ndarray methods, by name (`x.argmax()`)."""
@@ -1683,7 +1689,7 @@ def _extremes(v, kind: str, axis=None):
 def axis_of(kind: str, args: tuple, kw: dict):
     """The axis an argsort (argmax, argmin) of `args` and `kw` (its array first) is taken along: its second
     argument or `axis=`, numpy's default else (-1 for argsort, None: the whole array, for the others)."""
-    return args[1] if len(args) > 1 else kw.get("axis", -1 if kind == "order" else None)
+    return args[1] if len(args) > 1 else kw.get("axis", -1 if kind in ("order", "lexorder") else None)
 
 
 def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
@@ -1691,6 +1697,19 @@ def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
     last axis; the extreme's) whose tangents differ (they part: `rules.ties`); reverse mode notes it for
     forward mode to tell, kept where forward mode cannot run or nothing checks (`?`: argsorts of data with
     ties are common, and most read the order alike whichever way a tie goes)."""
+    if tangent is not None and kind == "lexorder":
+        try:
+            if isinstance(tangent, (tuple, list)):  # (a tangent per key)
+                tangents = list(tangent)
+            else:  # (keys as one 2-D array: its rows', after a chunk's directions where they lead)
+                t = np.asarray(plain(tangent))
+                tangents = list(t if t.ndim == np.ndim(plain(x)) else np.moveaxis(t, 0, 1))
+            parts = lex_parting(x, tangents, -1 if axis is None else axis)
+        except (TypeError, ValueError):
+            raise _jump(name, x) from None
+        if parts:
+            raise _jump(name, lex_keys(x)[-1])  # (its primary key's values shown)
+        return
     if tangent is not None:
         t = tangent
         while type(t).__name__ == "Dual":
@@ -1730,7 +1749,7 @@ def jump_guard(kind: str, name: str, x, tangent=None, axis=None) -> None:
     mode notes it for forward mode to tell (`SPECIAL_HITS`), refused outside a recording that checks."""
     while type(x).__name__ == "Dual":  # (an outer derivative's: the inner value)
         x = x.primal
-    if kind in ("order", "argmax", "argmin"):  # (ties: refused where tied entries' tangents differ; reverse mode
+    if kind in ("order", "argmax", "argmin", "lexorder"):  # (ties: refused where tied entries' tangents differ; reverse mode
         if at_jump(kind, x, axis):            # has forward mode tell)
             _tie_jump(kind, name, x, tangent, axis)
         return

@@ -119,6 +119,54 @@ def parting(values, d, axis: int = -1, at=None) -> bool:
     return any(np.any(tied & _differ(np.take(d, i, axis), np.take(d, j, axis))) for tied, i, j in ties)
 
 
+def lex_keys(keys) -> list:
+    """np.lexsort's keys (a sequence of arrays, or a 2-D array's rows; duals' values), as arrays of floats."""
+    keys = plain(keys)
+    return [np.asarray(plain(k), dtype=float) for k in keys]
+
+
+def lex_tied(keys, axis: int = -1) -> bool:
+    """Whether np.lexsort's keys have two entries tied in the primary (last) key along axis: the only places
+    its permutation can jump (elsewhere the primary key alone orders them)."""
+    keys = lex_keys(keys)
+    if not keys or keys[-1].ndim == 0 or keys[-1].shape[axis] < 2:
+        return False
+    s = np.moveaxis(np.sort(keys[-1], axis=axis), axis, -1)
+    return bool(np.any(s[..., 1:] == s[..., :-1]))
+
+
+def lex_parting(keys, tangents, axis: int = -1) -> bool:
+    """Whether np.lexsort's permutation jumps where the keys move along `tangents` (one per key, None for a
+    constant key; each may lead with a chunk's directions): two entries tied in the keys' values from the
+    primary (last) key down to one whose tangents differ there, so a step either way orders them apart
+    (`x[np.lexsort((k, x))]` at a tie of x gave the secondary key's side, where central differences give
+    the mean). Tied entries apart in a later key's value stay apart."""
+    keys = lex_keys(keys)
+    if not keys or keys[0].ndim == 0 or keys[0].shape[axis] < 2:
+        return False
+    n = keys[0].shape[axis]
+    order = np.lexsort(keys, axis=axis)
+    first, rest = np.arange(n - 1), np.arange(1, n)
+    tied = None
+    for k in reversed(range(len(keys))):
+        v = np.take_along_axis(keys[k], order, axis)
+        eq = np.take(v, rest, axis) == np.take(v, first, axis)
+        tied = eq if tied is None else tied & eq
+        if not tied.any():
+            return False
+        t = plain(tangents[k]) if k < len(tangents) else None
+        if t is None or type(t) is int and t == 0:
+            continue
+        t = np.asarray(t)
+        if t.dtype.kind not in "fciub":
+            return True  # (a tangent numpy cannot compare: not known to be equal)
+        for d in (t if t.ndim == v.ndim + 1 else [t]):  # (a chunk's directions, leading)
+            d = np.take_along_axis(np.broadcast_to(d, v.shape), order, axis)
+            if np.any(tied & _differ(np.take(d, rest, axis), np.take(d, first, axis))):
+                return True
+    return False
+
+
 def parting_items(values: list, d: list) -> bool:
     """`parting` for a list of items in any order (a sorted list, a heap) and their cotangents or tangents
     (None for zero): whether equal numbers among them, not all one object (one quantity's copies move

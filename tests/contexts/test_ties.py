@@ -208,6 +208,7 @@ REORDERINGS = {
     "weighted_sorted": lambda x: sum(w * v for w, v in zip(_WEIGHTS, sorted(list(x)))),
     "argsort_gather": lambda x: float(x[np.argsort(x)] @ _WEIGHTS[:x.size]),
     "weighted_inplace_sort": lambda x: float((lambda t: (t.sort(), t @ _WEIGHTS[:x.size])[1])(x * 1.0)),
+    "lexsort_gather": lambda x: float(x[np.lexsort((x[::-1], x))] @ _WEIGHTS[:x.size]),
 }
 
 
@@ -283,3 +284,32 @@ def test_rows_chosen_by_an_argmax_along_columns_at_a_tie_are_refused(mode):
         m = x.reshape(3, 2)
         return float(np.sum(m[np.argmax(m, axis=0)] * np.array([[1.0, 2.0], [3.0, 5.0]])))
     refused_at_the_tie_right_off_it(mode, f, [1.0, 4.0, 3.0, 2.0, 3.0, 0.5], [1.0, 4.0, 3.0, 2.0, 2.5, 0.5])
+
+
+# -- np.lexsort's gather at a tie ------------------------------------------------------------------------------
+
+_KEY = np.array([3.0, 1.0, 2.0, 0.0])
+LEXSORTS = {
+    # x the primary key: at its tie the constant secondary key orders the entries, but a step in x either way
+    # orders them by x (the secondary's side came out, [2, 1, 4, 3] where central differences give the mean)
+    "primary": lambda x: float(_W4 @ x[np.lexsort((_KEY, x))]),
+    "only_key": lambda x: float(_W4 @ x[np.lexsort((x,))]),
+    "as_rows": lambda x: float(_W4 @ x[np.lexsort(np.stack([_KEY, x]))]),
+    # x secondary under a constant primary key tied where x ties too
+    "secondary": lambda x: float(_W4 @ x[np.lexsort((x, np.array([0.0, 0.0, 1.0, 1.0])))]),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", sorted(LEXSORTS))
+def test_a_lexsort_at_a_tie_whose_entries_part_is_refused(name, mode):
+    refused_at_the_tie_right_off_it(mode, LEXSORTS[name], [0.3, 0.3, 0.7, 0.7], [0.3, 0.1, 0.7, 0.5])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_lexsort_whose_tie_a_later_key_breaks_is_right(mode):
+    """Tied in a constant primary key, apart in x, the secondary: the order does not jump (no refusal)."""
+    def f(x):
+        return float(_W4 @ x[np.lexsort((x, np.array([0.0, 0.0, 1.0, 1.0])))])
+    x = np.array([0.3, 0.1, 0.7, 0.5])
+    assert MODES[mode](f, x) == pytest.approx(fd_gradient(f, x), abs=1e-6)
