@@ -457,7 +457,18 @@ _LEAF_TYPES = frozenset({float, int, bool, complex, str, bytes, type(None), _F8,
 
 def _boxed_parts(S, y) -> bool:
     boxes = S.boxes
-    return any(id(v) in boxes for _, v in _parts(y))
+    return any(_carries(boxes.get(id(v))) for _, v in _parts(y))
+
+
+def _carries(box, depth: int = 4) -> bool:
+    """A box holds a cotangent: an entry that is not None (a box of boxes: one of theirs). A box made for an
+    object only touched (an xarray Variable's empty `_encoding`) holds none."""
+    if box is None:
+        return False
+    if not isinstance(box, (dict, list)):
+        return True
+    return any(v is not None and (depth == 0 or not isinstance(v, (dict, list)) or _carries(v, depth - 1))
+               for v in (box.values() if isinstance(box, dict) else box))
 
 
 def carry_boxes(S, y0, y1):
@@ -471,8 +482,8 @@ def carry_boxes(S, y0, y1):
         return
     boxes = S.boxes
     for path, v0 in _parts(y0):
-        if not path or id(v0) not in boxes:
-            continue  # (y0's own box is the cotangent g the adjoint was given)
+        if not path or not _carries(boxes.get(id(v0))):
+            continue  # (y0's own box is the cotangent g the adjoint was given; an empty box carries nothing)
         v1 = y1
         for k in path:
             try:
