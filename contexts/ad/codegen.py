@@ -876,6 +876,11 @@ class _Gen:
             y = load(name)
             y._od_result = True
             extra = [y]
+        else:  # (rebound later in the block, `v += v; v += v`: under a name of its own)
+            y, copy_out = self.result_copy(name, s)
+            fwd = fwd + copy_out
+            need = need + [y.id]
+            extra = [y]
         back = call("__od_iop_adj__", "_od_S", const(opname), "_od_g", user(a), user(b), u, *extra)
         held = self.held_by_object(name, s)
         if held:
@@ -898,6 +903,15 @@ class _Gen:
                + (self.acc(a.id, "_od_ga") if self.is_active(a) else [])
                + (self.acc(b.id, "_od_gb") if self.is_active(b) else []))
         return fwd, need, adj
+
+    def result_copy(self, name: str, s) -> tuple[ast.Name, list[ast.stmt]]:
+        """(a load of a new temporary, the forward statement binding it to `name` after s): a statement's
+        result the block rebinds later while it is also an operand (its name read in the adjoint is the
+        operand's snapshot), for an object's operator re-run (`helpers.held`, `carry_boxes`)."""
+        tmp = self.fresh(f"{TEMP_PREFIX}y")
+        value = load(name)
+        value._od_result = True  # (not renamed to the operand's snapshot: the value after s)
+        return load(tmp), at([assign(tmp, value)], s)
 
     def bound_now(self, names, into: str) -> tuple[list[ast.stmt], ast.expr]:
         """(statements, expression): the values of `names` now, None for those not bound yet (a global among
@@ -993,6 +1007,11 @@ class _Gen:
             # statement (`block`'s renames), for the same
             need = need + [name]
             y_node = load(name)
+        elif not keep_y and (act_a or act_b):
+            # an operand too, and rebound later (`A = A + A; A = A + A`): the result kept under a name of its own
+            y_node, copy_out = self.result_copy(name, s)
+            post = post + copy_out
+            need = need + [y_node.id]
         opname = _OPNAMES.get(type(v.op), "?")
         generic = [assign(("_od_ga", "_od_gb"), call("__od_binop_adj__", const(opname), "_od_g",
                                                      y_node, user(a), user(b),

@@ -100,7 +100,36 @@ def _held_by_attribute(p):
     return h.e.total() ** 2
 
 
+def _in_place_twice(p):
+    # (generated, reduced: the first `a += a`'s result rebound in the block, half the derivative came out)
+    a = _e(p)
+    a += a
+    a += a
+    return a.total() * p[0]
+
+
+def _aliases_of_rebound_results(p):
+    # (generated, reduced: 0 in the first and third entries where central differences give 12 and 24)
+    a = _e(p)
+    a += a
+    b = a + a
+    c = a
+    d = b + a
+    a += d
+    return d.total() * 0.5 + c.total() * 0.5 + a.total()
+
+
+def _operand_rebound(p):
+    a = _e(p)
+    a = a + a
+    a = a * p[0]
+    return a.weighted()
+
+
 CASES = {
+    "in place twice": _in_place_twice,
+    "aliases of rebound results": _aliases_of_rebound_results,
+    "operand rebound": _operand_rebound,
     "product": lambda p: (_e(p) * 2.0).total() ** 2,
     "reflected": lambda p: (3.0 * _e(p)).weighted() ** 2,
     "negation": lambda p: (-_e(p)).weighted() ** 3,
