@@ -750,13 +750,16 @@ class _Gen:
                 # floats and arrays inline; other values (objects whose class's own __neg__ / __pos__ is
                 # differentiated as its code) through the helper
                 plain = neg("_od_g") if isinstance(v.op, ast.USub) else load("_od_g")
-                y = const(None)
+                fwd, need = [s], [x]
                 if name not in self._later:  # (the result, for `held`: as `binop`'s)
                     self._results.append(name)
                     y = load(name)
                     y._od_result = True
-                    adj.append(if_(and_(is_("_od_g", const(None)), attr("_od_S", "boxes")),
-                                   [assign("_od_g", call("__od_held__", "_od_S", copy.copy(y)))]))
+                else:  # (rebound later in the block: under a name of its own)
+                    y, copy_out = self.result_copy(name, s)
+                    fwd, need = fwd + copy_out, need + [y.id]
+                adj.append(if_(and_(is_("_od_g", const(None)), attr("_od_S", "boxes")),
+                               [assign("_od_g", call("__od_held__", "_od_S", copy.copy(y)))]))
                 general = call("__od_unary_adj__", const("neg" if isinstance(v.op, ast.USub) else "pos"), "_od_g", x,
                                "_od_S", y)
                 # (an object array's `-g` would negate its elements' cotangents: Tangents, through the helper)
@@ -767,7 +770,7 @@ class _Gen:
                 else:
                     adj.append(_given("_od_g", [if_(number, [assign("_od_c", plain)], [assign("_od_c", general)]),
                                              *self.acc(x, "_od_c")]))
-                return [s], [x], adj
+                return fwd, need, adj
             return [s], [], adj
         if isinstance(v, ast.Call):
             return self.call(s, name, v)

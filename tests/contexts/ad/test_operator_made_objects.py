@@ -126,7 +126,33 @@ def _operand_rebound(p):
     return a.weighted()
 
 
+class Wrapped:
+    """An object holding a vector: its operators make new wrappers around new vectors."""
+
+    def __init__(self, v, w=1.0):
+        self.v = v
+        self.w = w
+
+    def __add__(self, o):
+        return Wrapped(self.v + o.v, self.w)
+
+    def __neg__(self):
+        return Wrapped(-self.v, self.w)
+
+    def total(self):
+        return self.w * self.v.total()
+
+
+def _negated_then_doubled_in_place(p):
+    # (generated, reduced: the negation's result rebound by `b += b`; [1.7, 0, 0] for [1.7, -1.4, -0.7])
+    a = Wrapped(_e(p), p[0])
+    b = -a
+    b += b
+    return b.total() + a.total()
+
+
 CASES = {
+    "negated then doubled in place": _negated_then_doubled_in_place,
     "in place twice": _in_place_twice,
     "aliases of rebound results": _aliases_of_rebound_results,
     "operand rebound": _operand_rebound,
