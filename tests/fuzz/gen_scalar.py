@@ -1758,3 +1758,89 @@ class _LS$u(list):
 class _DS$u(dict):
     def __init__(self, pairs):
         super().__init__(pairs)""")
+
+
+# -- objects made by their class's own operators (run natively, re-run in the adjoint) and read afterwards
+# through the dicts and lists they hold (session 53: 0 or a part of the derivative where the result's name was
+# rebound in the block, `v += v; v += v`, or read through `self._d.items()`)
+
+_SHARED_OV = """\
+class _OV$u:
+    def __init__(self, d=None):
+        self._d = dict(d) if d is not None else {}
+
+    def items(self):
+        return self._d.items()
+
+    def __add__(self, o):
+        n = _OV$u(self._d)
+        for k, v in o.items():
+            n._d[k] = n._d.get(k, 0.0) + v
+        return n
+
+    def __mul__(self, s):
+        n = _OV$u()
+        for k, v in self._d.items():
+            n._d[k] = v * s
+        return n
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return _OV$u({k: -v for k, v in self._d.items()})
+
+    def total(self):
+        return sum(self._d.values())
+
+    def weighted(self):
+        return sum((k + 1) * v for k, v in self.items())"""
+_SHARED_OW = """\
+class _OL$u:
+    def __init__(self, xs):
+        self.xs = list(xs)
+
+    def __add__(self, o):
+        return _OL$u([a + b for a, b in zip(self.xs, o.xs)])
+
+    def __mul__(self, s):
+        n = _OL$u([])
+        n.xs.extend(v * s for v in self.xs)
+        return n
+
+    def total(self):
+        return sum(self.xs)
+
+
+class _OW$u:
+    def __init__(self, v, w):
+        self.v = v
+        self.w = w
+
+    def __add__(self, o):
+        return _OW$u(self.v + o.v, self.w)
+
+    def __mul__(self, s):
+        return _OW$u(self.v * s, self.w)
+
+    def total(self):
+        return self.w * self.v.total()"""
+t("operator_objects", """\
+$t1 = _OV$u({0: $a, 1: $b * $K})
+$t2 = $t1 * $K2
+$r = $t2.weighted() * 0.5""", _SHARED_OV)
+t("operator_objects", """\
+$t1 = _OV$u({0: $a, 1: $b})
+$t1 += $t1
+$t1 += _OV$u({0: $c, 1: $K})
+$r = $t1.total() * 0.25""", _SHARED_OV)
+t("operator_objects", """\
+$t1 = _OV$u({0: $a, 1: $b * $K})
+$t2 = -$t1
+$t3 = $t2
+$t2 += $t2
+$r = ($t2.total() + $t3.weighted()) * 0.5""", _SHARED_OV)
+t("operator_objects", """\
+$t1 = _OW$u(_OL$u([$a, $b]), $c)
+$t2 = ($t1 * $K) + $t1
+$t1 = $t2 * $K2
+$r = ($t1.total() + $t2.total()) * 0.25""", _SHARED_OW)
