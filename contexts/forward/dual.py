@@ -34,7 +34,7 @@ from ..rules import leaves as _leaves
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 from ..rules.registry import own_operators
 from ..rules.generic import integral
-from ..rules.ties import TiedApart, even_ends, parting
+from ..rules.ties import TiedApart, even_ends, parting_unsorted
 from ..rules.numpy._util import masked_entries, masked_refused
 
 from overdub import ops as _overdub_ops
@@ -858,15 +858,8 @@ class Dual:
         value, tangent = self.primal, self.tangent
         if type(tangent) is not np.ndarray and type(tangent) is not Dual or not np.ndim(value):
             return
-        order = np.argsort(value, axis=axis, kind="stable")
-        ordered = np.take_along_axis(value, order, axis=axis)
-        if self.tag.chunk is not None:  # (a leading axis of tangents, one per direction)
-            ax = axis % value.ndim + 1
-            tangents = np.take_along_axis(tangent, order[None], axis=ax)
-            parts = any(parting(ordered, tangents[k], axis, kth) for k in range(np.shape(tangents)[0]))
-        else:
-            parts = parting(ordered, np.take_along_axis(tangent, order, axis=axis), axis, kth)
-        if parts:
+        directions = tangent if self.tag.chunk is not None else [tangent]  # (a chunk's: leading, one each)
+        if parting_unsorted(value, directions, axis, kth):
             raise TiedApart(name).error()
 
     def fill(self, item):

@@ -12,7 +12,6 @@ import ast
 import builtins
 import collections
 import collections.abc
-import contextvars
 import inspect
 import math
 import numbers
@@ -529,7 +528,7 @@ class SpecialPoint(OverdubError):
     the derivative of the branch taken is one-sided (0.18 where central differences give 0.10)."""
 
 
-from ..rules.ties import SPECIAL_HITS, lex_keys, lex_parting, lex_tied, parting, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
+from ..rules.ties import SPECIAL_HITS, lex_keys, lex_parting, lex_tied, parting_unsorted, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
 
 CHECK_SPECIAL: list = []
 """[check(f, args, kwargs, hits)]: set by `contexts.compose` (above both modes): runs f by forward mode
@@ -1731,9 +1730,7 @@ def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
             return
         if axis is None:
             v, directions, axis = v.ravel(), [np.ravel(d) for d in directions], -1
-        order = np.argsort(v, axis=axis, kind="stable")
-        ordered = np.take_along_axis(v, order, axis)
-        if any(parting(ordered, np.take_along_axis(d, order, axis), axis) for d in directions):
+        if parting_unsorted(v, directions, axis):
             raise _jump(name, x)
         return
     hits = SPECIAL_HITS.get()

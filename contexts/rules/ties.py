@@ -119,6 +119,15 @@ def parting(values, d, axis: int = -1, at=None) -> bool:
     return any(np.any(tied & _differ(np.take(d, i, axis), np.take(d, j, axis))) for tied, i, j in ties)
 
 
+def parting_unsorted(values, directions, axis: int = -1, at=None) -> bool:
+    """`parting` of `values` in any order along axis: sorted first (stably), each of `directions` (tangents
+    of values' shape, one per direction) taken in the same order. A sort's, a partition's (`at` its kth) and
+    an argsort's check of its ties, on duals and in the lowered twin alike."""
+    order = np.argsort(values, axis=axis, kind="stable")
+    ordered = np.take_along_axis(values, order, axis)
+    return any(parting(ordered, np.take_along_axis(d, order, axis), axis, at) for d in directions)
+
+
 def lex_keys(keys) -> list:
     """np.lexsort's keys (a sequence of arrays, or a 2-D array's rows; duals' values), as arrays of floats."""
     keys = plain(keys)
