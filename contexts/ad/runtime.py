@@ -60,7 +60,7 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, 
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS, cells_callees_may_change, cells_rebound_by_callees, state_cells
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import (JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_guard, STAIRS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
+from ..lowered.runtime import (JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_active, jump_guard, jump_operands, STAIRS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
                                text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
@@ -805,10 +805,10 @@ def call(mask, f, /, *args, **kw):
                         break
             if f in STAIRS and (mask < 0 or mask & 1):  # (`round(t, 10)`, `np.mod(t, 1e-12)`: a fine step)
                 staircase_reverse(f, args, kw)
-            if rule.kind == "nondiff" and args and (mask < 0 or mask & 1) and (
-                    jump := JUMP_FUNCTIONS.get(f)) is not None:
-                jump_guard(*jump, args[0], None, axis_of(jump[0], args, kw))  # (`np.floor(t)` of a differentiated
-                # t exactly on one of its jumps; an argsort's at a tie)
+            if rule.kind == "nondiff" and args and (jump := JUMP_FUNCTIONS.get(f)) is not None and jump_active(f, mask):
+                x, _ = jump_operands(f, args)  # (`np.floor(t)` of a differentiated t exactly on one of its jumps; an
+                if x is not None:              # argsort's at a tie; a search's value on the grid)
+                    jump_guard(*jump, x, None, axis_of(jump[0], args, kw))
             elif rule.kind == "nondiff" and is_method and type(f.__self__) is _NDARRAY and (
                     jump := ORDER_METHODS.get(f.__name__)) is not None:
                 jump_guard(*jump, f.__self__, None, axis_of(jump[0], (f.__self__, *args), kw))  # (`x.argsort()`)

@@ -27,7 +27,7 @@ from ..rules.numpy.shapes import memory_order, reading_order
 from ..rules.numpy._util import masked_entries, masked_refused
 from ..rules.registry import MissingRule, by_position, own_operators, qualified_name, registry
 from ..rules.numpy.inplace import at_rounds, refuse_read_only_at
-from ..lowered.runtime import (JUMP_FUNCTIONS, axis_of, jump_guard, _EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
+from ..lowered.runtime import (JUMP_FUNCTIONS, axis_of, jump_guard, jump_operands, _EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
                                equality_guard_fd, near_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
@@ -1062,6 +1062,21 @@ def _ordering_index(fn, kind: str):
     return impl
 
 
+def _search(fn):
+    """np.searchsorted (np.digitize) with duals among its grid and values: of their values, refused where a
+    value sits exactly on an entry of the grid and the two move apart (`lowered.runtime.jump_guard`): the
+    index steps there, and a table lookup by it takes one segment's slope."""
+    kind, name = JUMP_FUNCTIONS[fn]
+
+    def impl(*args, **kwargs):
+        tans = [a.tangent if type(a) is Dual else None for a in args]
+        x, t = jump_operands(fn, args, tans)
+        if x is not None and t is not None:
+            jump_guard(kind, name, primal_tree(x), t)
+        return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
+    return impl
+
+
 def _lexsort(keys, axis=-1):
     """np.lexsort of keys some of which are duals: of their values, refused where entries tied from the
     primary key down have tangents that differ (`rules.ties.lex_parting`): the permutation jumps there."""
@@ -1232,10 +1247,10 @@ OWN_FUNCTIONS = {
         np.dot, np.inner, np.outer, np.tensordot, np.kron, np.cross, np.vdot, np.einsum)},
     **{fn: _ordering_index(fn, kind) for fn, kind in ((np.argsort, "order"), (np.argmax, "argmax"),
                                                       (np.argmin, "argmin"))},
-    np.lexsort: _lexsort,
+    np.lexsort: _lexsort, np.searchsorted: _search(np.searchsorted), np.digitize: _search(np.digitize),
     **{fn: _on_primal(fn) for fn in (
         np.shape, np.ndim, np.size, np.result_type, np.iscomplexobj, np.isrealobj, np.argpartition, np.nonzero,
-        np.count_nonzero, np.isclose, np.allclose, np.array_equal, np.searchsorted, np.may_share_memory,
+        np.count_nonzero, np.isclose, np.allclose, np.array_equal, np.may_share_memory,
         np.shares_memory, np.argwhere, np.flatnonzero)},
 }
 

@@ -14,7 +14,7 @@ import types
 import numpy as np
 
 import overdub
-from ..lowered.runtime import JUMP_FUNCTIONS, jump_guard
+from ..lowered.runtime import JUMP_FUNCTIONS, jump_guard, jump_operands
 from ..rules.registry import registry
 from .context import ForwardContext, run_inside
 from .dual import Dual, Tag, primal, primal_tree, split
@@ -36,11 +36,11 @@ if _integrate is not None:
 def _jump_frule(fn, kind: str, name: str):
     """A step's tangent (none), refused where a moving value sits exactly on one of its jumps
     (`lowered.runtime.jump_guard`)."""
-    def jump_frule(tangents, x, *rest, **kwargs):
-        t = tangents[0] if tangents else None
-        if t is not None:
+    def jump_frule(tangents, *args, **kwargs):
+        x, t = jump_operands(fn, args, tangents)  # (a search's: its grid and values together)
+        if x is not None and t is not None:
             jump_guard(kind, name, x, t)
-        return fn(x, *rest, **kwargs), None
+        return fn(*args, **kwargs), None
     jump_frule.__name__ = jump_frule.__qualname__ = f"{name.replace('.', '_')}_frule"
     return jump_frule
 

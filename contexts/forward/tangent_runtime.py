@@ -30,7 +30,7 @@ from overdub.passes import depth as _depth
 from overdub.errors import OverdubError, lost_work, mark_lost, not_swallowed
 from overdub.ops import Unswallowing
 
-from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_guard, asks_a_generator, ORDER_OPS, STAIRS, EagerIterationError, addresses,
+from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_guard, jump_operands, asks_a_generator, ORDER_OPS, STAIRS, EagerIterationError, addresses,
                                closing_in, converged, eager, eager_items, endless, own_test_method, parsed, remembered_text,
                                staircase_fd, stair_method, stairs_fd, text, users_class, _TEXTS, parse_check)
 from ..rules.containers import refuse_differentiated_key as key_lookup, subscripts_a_class
@@ -402,9 +402,10 @@ def _fd_call(f, args, tans, kw, kwtans):
     if rule is not None and tans and f in STAIRS:  # (`round(t, 10)`, `np.mod(t, 1e-12)`: a step far below t)
         stairs_fd(f, args, tans[0], kw)
     if rule is not None and rule.kind == "nondiff":  # (before its frule: `stop_gradient(a)` of an array)
-        if tans and args and (jump := JUMP_FUNCTIONS.get(f)) is not None and not (type(tans[0]) is int and tans[0] == 0):
-            jump_guard(*jump, args[0], tans[0], axis_of(jump[0], args, kw))  # (`np.floor(t)` of a moving t
-            # exactly on one of its jumps; an argsort's at a tie)
+        if tans and args and (jump := JUMP_FUNCTIONS.get(f)) is not None:
+            x, t = jump_operands(f, args, tans)  # (`np.floor(t)` of a moving t exactly on one of its jumps; an
+            if x is not None and t is not None and not (type(t) is int and t == 0):  # argsort's at a tie; a search's)
+                jump_guard(*jump, x, t, axis_of(jump[0], args, kw))
         return f(*args, **kw), 0
     if id(f) in _IN_PLACE_OPERATOR_IDS and args and isinstance(args[0], (np.ndarray, list)):
         # (`operator.iadd(a, y)`: a changes in place, which the twin's tangents would not follow: the duals do;

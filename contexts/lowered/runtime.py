@@ -1639,6 +1639,11 @@ def at_jump(kind: str, x, axis=None) -> bool:
             return lex_tied(x, -1 if axis is None else axis)
         except (TypeError, ValueError):
             return False
+    if kind == "search":  # (a value exactly on an entry of the grid)
+        try:
+            return _search_hits(*x) is not None
+        except (TypeError, ValueError):
+            return False
     try:
         v = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
@@ -1668,10 +1673,74 @@ JUMP_FUNCTIONS = {np.floor: ("floor", "np.floor"), np.ceil: ("floor", "np.ceil")
                   np.fix: ("trunc", "np.fix"), np.rint: ("rint", "np.rint"), math.floor: ("floor", "math.floor"),
                   math.ceil: ("floor", "math.ceil"), math.trunc: ("trunc", "math.trunc"),
                   np.argsort: ("order", "np.argsort"), np.argmax: ("argmax", "np.argmax"),
-                  np.argmin: ("argmin", "np.argmin"), np.lexsort: ("lexorder", "np.lexsort")}
+                  np.argmin: ("argmin", "np.argmin"), np.lexsort: ("lexorder", "np.lexsort"),
+                  np.searchsorted: ("search", "np.searchsorted"), np.digitize: ("search", "np.digitize")}
 """The steps whose jumps `jump_guard` watches: function -> (the kind of its jumps, its name). An argsort's
 are its ties: the permutation jumps where two entries part (`x[np.argsort(x)]` gave the stable order's side);
-an argmax's (argmin's) are the extreme's ties; np.lexsort's its keys' (`rules.ties.lex_parting`)."""
+an argmax's (argmin's) are the extreme's ties; np.lexsort's its keys' (`rules.ties.lex_parting`); a search's
+(np.searchsorted, np.digitize: "search") a value exactly on an entry of the grid, where the index steps (a table
+lookup `fp[i - 1] + ...` at a grid point gave one segment's slope)."""
+JUMP_PAIRS = {np.searchsorted: (0, 1), np.digitize: (1, 0)}
+"""The searches' positions of (the grid, the values looked up) among their arguments: their jumps are those
+of the two together."""
+
+
+def jump_operands(f, args, tans=None):
+    """(x, tangent) a `jump_guard` of f checks: its first argument's, or a search's (grid, values) pair and
+    their tangents' (`JUMP_PAIRS`); (None, None) where the pair was not passed by position."""
+    pair = JUMP_PAIRS.get(f)
+    if pair is None:
+        return args[0], (tans[0] if tans else None)
+    i, j = pair
+    if len(args) <= max(i, j):
+        return None, None
+    if not tans:
+        return (args[i], args[j]), None
+    ti, tj = (tans[i] if i < len(tans) else 0), (tans[j] if j < len(tans) else 0)
+    still = (lambda t: t is None or type(t) is int and t == 0)
+    return (args[i], args[j]), (None if still(ti) and still(tj) else (ti, tj))
+
+
+def jump_active(f, mask: int) -> bool:
+    """Reverse mode: a jump of f's can matter (its first argument, or either of a search's pair, active)."""
+    return mask < 0 or bool(mask & (3 if f in JUMP_PAIRS else 1))
+
+
+def _search_hits(grid, values):
+    """(the values' flat positions exactly on an entry of the grid, that entry's flat position), or None."""
+    g = np.asarray(plain(grid), dtype=float).ravel()
+    v = np.asarray(plain(values), dtype=float).ravel()
+    hit = np.flatnonzero(np.isin(v, g))
+    if not hit.size:
+        return None
+    order = np.argsort(g, kind="stable")
+    return hit, order[np.searchsorted(g[order], v[hit])]
+
+
+def _search_parts(x, tangent) -> bool:
+    """A search's values on grid entries moving apart from them (their tangents differ; a chunk's directions
+    leading, each checked)."""
+    (grid, values), (tg, tv) = x, tangent
+    hits = _search_hits(grid, values)
+    if hits is None:
+        return False
+    hit, pos = hits
+    shape_v, shape_g = np.shape(plain(values)), np.shape(plain(grid))
+
+    def directions(t, shape):
+        t = plain(t)
+        if t is None or type(t) is int and t == 0:
+            return None
+        t = np.asarray(t, dtype=float)
+        return list(t) if t.ndim == len(shape) + 1 and t.shape[1:] == shape else [np.broadcast_to(t, shape)]
+    dv, dg = directions(tv, shape_v), directions(tg, shape_g)
+    n = max(len(dv or ()), len(dg or ()), 1)
+    for k in range(n):
+        a = 0.0 if dv is None else np.ravel(dv[k % len(dv)])[hit]
+        b = 0.0 if dg is None else np.ravel(dg[k % len(dg)])[pos]
+        if np.any(np.abs(np.asarray(a) - np.asarray(b)) > 1e-8 * np.maximum(np.abs(a), np.abs(b))):
+            return True
+    return False
 ORDER_METHODS = {"argsort": ("order", "ndarray.argsort"), "argmax": ("argmax", "ndarray.argmax"),
                  "argmin": ("argmin", "ndarray.argmin")}
 """`JUMP_FUNCTIONS` of the ndarray methods, by name (`x.argmax()`)."""
@@ -1696,6 +1765,14 @@ def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
     last axis; the extreme's) whose tangents differ (they part: `rules.ties`); reverse mode notes it for
     forward mode to tell, kept where forward mode cannot run or nothing checks (`?`: argsorts of data with
     ties are common, and most read the order alike whichever way a tie goes)."""
+    if tangent is not None and kind == "search":
+        try:
+            parts = _search_parts(x, tangent)
+        except (TypeError, ValueError):
+            raise _jump(name, x[1]) from None
+        if parts:
+            raise _jump(name, x[1])
+        return
     if tangent is not None and kind == "lexorder":
         try:
             if isinstance(tangent, (tuple, list)):  # (a tangent per key)
@@ -1746,7 +1823,7 @@ def jump_guard(kind: str, name: str, x, tangent=None, axis=None) -> None:
     mode notes it for forward mode to tell (`SPECIAL_HITS`), refused outside a recording that checks."""
     while type(x).__name__ == "Dual":  # (an outer derivative's: the inner value)
         x = x.primal
-    if kind in ("order", "argmax", "argmin", "lexorder"):  # (ties: refused where tied entries' tangents differ; reverse mode
+    if kind in ("order", "argmax", "argmin", "lexorder", "search"):  # (ties: refused where tied entries' tangents differ; reverse mode
         if at_jump(kind, x, axis):            # has forward mode tell)
             _tie_jump(kind, name, x, tangent, axis)
         return

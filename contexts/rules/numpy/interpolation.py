@@ -1,9 +1,12 @@
 """`np.interp`: piecewise-linear interpolation, differentiable in x and in the sample values fp."""
 
+import sys
+
 import numpy as np
 
+from ..cotangents import Refused
 from ..leaves import as_array  # np.asarray, but a dask array is left as it is
-from ..registry import registry
+from ..registry import NoDerivative, registry
 from ..sparsity_specs import DENSE
 from ._util import unsupported, zeros
 
@@ -24,6 +27,61 @@ def _segments(x, xp):
     width = xp[i + 1] - xp[i]
     w = np.clip((x - xp[i]) / width, 0.0, 1.0)
     return i, w, width
+
+
+class _AtJump:
+    """Why np.interp's derivative in x (and in the sample positions xp) is refused: x exactly at a sample
+    position where the curve jumps (a repeated position; an end whose `left`/`right` value is given). The
+    reason a `cotangents.Refused` carries, or raised at once in forward mode."""
+
+    __slots__ = ("function", "argument", "where")
+
+    def __init__(self, argument: str) -> None:
+        from ..frames import outside_engine
+        self.function, self.argument = "np.interp", argument
+        frame = outside_engine(sys._getframe(2))
+        self.where = None if frame is None else \
+            f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_qualname}"
+
+    def error(self) -> NoDerivative:
+        return NoDerivative(
+            f"np.interp differentiated in {self.argument} at x exactly on a sample position where the curve "
+            "jumps (a repeated position, or an end whose `left`/`right` value is given): it has no derivative "
+            "there, and one side's would come out", where=self.where,
+            fix="evaluate off that position, or pass no `left`/`right` (np.interp then continues the end value)")
+
+
+def _knots(xa, xpa, left, right):
+    """Where x sits exactly on a sample position: (on: a mask, k: the position's index, jump: a mask of those
+    where the curve jumps). At such a kink the derivative in x (and in xp[k]) is the mean of the two
+    segments' slopes, as central differences give it and as np.max splits a tie (the rule took the right
+    segment's: 200 for np.interp(5.0, [0, 3, 5, 8], [0, 20, 200, 800]), where the sides are 90 and 200)."""
+    n = len(xpa)
+    k = np.clip(np.searchsorted(xpa, xa, side="left"), 0, n - 1)
+    on = xpa[k] == xa
+    nxt = np.minimum(k + 1, n - 1)
+    jump = on & (((k + 1 < n) & (xpa[nxt] == xa)) | ((k == 0) & (left is not None))
+                 | ((k == n - 1) & (right is not None)))
+    return on, k, jump
+
+
+def _x_slope(xa, xpa, fp_arr, left, right):
+    """The derivative of np.interp in x (of x relative to the samples' positions): the segment's slope, the
+    mean of the two slopes at a sample position (half the end segment's at an end, beyond which the end value
+    holds), 0 outside; and the mask of positions where the curve jumps (no derivative)."""
+    i, w, width = _segments(xa, xpa)
+    slope = (fp_arr[i + 1] - fp_arr[i]) / width
+    inside = (xa >= xpa[0]) & (xa <= xpa[-1])
+    sx = np.where(inside, slope, 0.0)
+    on, k, jump = _knots(xa, xpa, left, right)
+    if np.any(on):
+        n = len(xpa)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            seg = (fp_arr[1:] - fp_arr[:-1]) / (xpa[1:] - xpa[:-1])
+        before = np.where(k > 0, seg[np.clip(k - 1, 0, n - 2)], 0.0)
+        after = np.where(k < n - 1, seg[np.clip(k, 0, n - 2)], 0.0)
+        sx = np.where(on & ~jump, 0.5 * (before + after), sx)
+    return sx, jump
 
 
 @registry.adjoint(np.interp)
@@ -75,7 +133,8 @@ def _interp_grads(dy, x, xp, fp, left, right, period):
     xpa = as_array(xp, dtype=float)
     inside = (xa >= xpa[0]) & (xa <= xpa[-1])
     slope = (fp_arr[i + 1] - fp_arr[i]) / width
-    dx = np.where(inside, g * slope, 0.0)
+    sx, jump = _x_slope(xa, xpa, fp_arr, left, right)
+    dx = g * sx
     dfp = zeros(fp_arr.shape, fp_arr.dtype, g)  # (dual zeros when g is a dual: forward over reverse)
     below, above = xa < xpa[0], xa > xpa[-1]
     if left is None:
@@ -85,9 +144,14 @@ def _interp_grads(dy, x, xp, fp, left, right, period):
     np.add.at(dfp, i, np.where(inside, g * (1 - w), 0.0))
     np.add.at(dfp, i + 1, np.where(inside, g * w, 0.0))
     dxp = zeros(xpa.shape, xpa.dtype, g)  # moving a sample moves the line through it
-    np.add.at(dxp, i, np.where(inside, g * slope * (w - 1), 0.0))
-    np.add.at(dxp, i + 1, np.where(inside, -g * slope * w, 0.0))
+    on, k, _ = _knots(xa, xpa, left, right)
+    off = inside & ~on  # (at a sample position: x relative to it, the mean slope -sx; its neighbours none)
+    np.add.at(dxp, i, np.where(off, g * slope * (w - 1), 0.0))
+    np.add.at(dxp, i + 1, np.where(off, -g * slope * w, 0.0))
+    np.add.at(dxp, k, np.where(on, -g * sx, 0.0))
     dx = dx if isinstance(x, np.ndarray) or np.ndim(x) else float(dx)  # (a list x: an array, as numpy's y)
+    if np.any(jump):
+        dx, dxp = Refused(_AtJump("x")), Refused(_AtJump("xp"))
     dleft = None if left is None else np.sum(np.where(below, g, 0.0))
     dright = None if right is None else np.sum(np.where(above, g, 0.0))
     return (dx, (dxp if isinstance(xp, np.ndarray) else list(dxp)), (dfp if isinstance(fp, np.ndarray) else list(dfp)),
@@ -114,8 +178,11 @@ def interp_frule(tangents, x, xp, fp, left=None, right=None, period=None):
     inside = (xa >= xpa[0]) & (xa <= xpa[-1])
     fp_arr = as_array(fp, dtype=float)
     dy = np.zeros_like(w)
+    if tx is not None or txp is not None:
+        sx, jump = _x_slope(xa, xpa, fp_arr, left, right)
+        on, k, _ = _knots(xa, xpa, left, right)
     if tx is not None:
-        dy = dy + np.where(inside, as_array(tx) * (fp_arr[i + 1] - fp_arr[i]) / width, 0.0)
+        dy = dy + as_array(tx) * sx
     if tfp is not None:
         t = as_array(tfp, dtype=float)
         dy = dy + np.where(inside, t[i] * (1 - w) + t[i + 1] * w,
@@ -123,7 +190,12 @@ def interp_frule(tangents, x, xp, fp, left=None, right=None, period=None):
     if txp is not None:
         t = as_array(txp, dtype=float)
         slope = (fp_arr[i + 1] - fp_arr[i]) / width
-        dy = dy + np.where(inside, slope * ((w - 1) * t[i] - w * t[i + 1]), 0.0)
+        dy = dy + np.where(inside & ~on, slope * ((w - 1) * t[i] - w * t[i + 1]), np.where(on, -sx * t[k], 0.0))
+    if (tx is not None or txp is not None) and np.any(jump):
+        moving = (np.broadcast_to(as_array(tx), jump.shape) if tx is not None else 0.0) - (
+            t[k] if txp is not None else 0.0)
+        if np.any(jump & (moving != 0)):
+            raise _AtJump("x" if tx is not None else "xp").error()
     if tleft is not None:
         dy = dy + np.where(xa < xpa[0], tleft, 0.0)
     if tright is not None:
