@@ -51,7 +51,7 @@ from ..rules.builtins import getitem_iteration
 from ..rules.operator import scaled_duration
 from ..rules.frames import is_engine_class, note_transformed, outside_engine
 from ..rules.numpy._util import finalize_refused, masked_entries, masked_refused
-from ..rules.registry import changes_values
+from ..rules.registry import changes_values, library_hint
 from ..rules import leaves as _leaf_types
 from ..rules.leaves import LABEL_TYPES, OPAQUE_CONTAINERS, ArrayLeaf, Scalar, carries_none, np_dtype
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, NoRuleError, array_objects, by_position, key_of,
@@ -1950,7 +1950,7 @@ def _no_rule(f, where=None) -> NoRuleError:
     where = where or _user_line()
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
     return NoRuleError(
-        f"no reverse rule for the C function {_qualified(f)}, reached with differentiable inputs",
+        f"no reverse rule for the C function {_qualified(f)}, reached with differentiable inputs{library_hint(f)}",
         where=where,
         fix=("register one: `@contexts.custom_adjoint(fn)` on a function returning (y, pullback), or "
              f"`contexts.rules.registry.adjoint({name})` with the static form; or wrap the call in "

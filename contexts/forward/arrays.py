@@ -25,7 +25,7 @@ from overdub.errors import OverdubError
 
 from ..rules.numpy.shapes import memory_order, reading_order
 from ..rules.numpy._util import masked_entries, masked_refused
-from ..rules.registry import MissingRule, by_position, own_operators, qualified_name, registry
+from ..rules.registry import MissingRule, by_position, library_hint, own_operators, qualified_name, registry
 from ..rules.numpy.inplace import at_rounds, refuse_read_only_at
 from ..lowered.runtime import (JUMP_FUNCTIONS, axis_of, jump_guard, jump_operands, _EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
                                equality_guard_fd, near_guard)
@@ -54,7 +54,7 @@ def no_rule(fn, where: str | None = None) -> NoForwardRule:
     module = getattr(fn, "__module__", None)
     full = qualified_name(fn) if module and module != "builtins" or isinstance(fn, np.ufunc) else name
     return NoForwardRule(
-        f"no forward rule for {full}, reached with dual (perturbed) arguments",
+        f"no forward rule for {full}, reached with dual (perturbed) arguments{library_hint(fn)}",
         where=where,
         fix=(f"register one: `from contexts.rules.registry import registry` then "
              f"`@registry.frule({name})` on `def {name.split('.')[-1]}_frule(tangents, *args): return y, dy`"

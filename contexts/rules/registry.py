@@ -124,6 +124,23 @@ class NoClosedForm:
 _BUILTIN_METHOD = types.BuiltinMethodType  # also the type of bound methods of C types
 
 
+def library_hint(fn: Any) -> str:
+    """For a refusal's message: why a function of a known compiled library has no rule and what to do ('' for
+    others): pandas' blocks (a Series built from differentiated values) and numba's compiled functions, whose
+    names alone (`NumpyBlock`, `_DUFunc.__call__`) left users guessing (sweep H)."""
+    owner = getattr(fn, "__self__", None)
+    modules = [getattr(fn, "__module__", None) or "", type(fn).__module__ or ""]
+    if owner is not None:
+        modules.append(type(owner).__module__ or "")
+    if any(m.startswith("pandas") for m in modules):
+        return ("; pandas keeps a Series' or DataFrame's values in compiled blocks of its own, which are not "
+                "differentiated: compute on numpy arrays (`s.to_numpy()`) and build the pandas object from the result")
+    if any(m.startswith("numba") for m in modules):
+        return ("; a numba-compiled function runs machine code, which is not differentiated: call its Python "
+                "function (`f.py_func`) or give it a rule")
+    return ""
+
+
 def qualified_name(fn: Any) -> str:
     """`module.name` of a callable for messages; a ufunc by where it is found (scipy.special's ufuncs say
     `numpy` as their module: `scipy.special.ellipj` was named `numpy.ellipj`)."""

@@ -1,0 +1,40 @@
+"""A refusal at a compiled library's function says what the library does and what to do (sweep H: a pandas
+Series built from differentiated values was refused as "no rule for the C function
+pandas.core.internals.blocks.NumpyBlock", numba's ufuncs as "builtins._DUFunc.__call__")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from contexts import ADContext, gradient, jacfwd
+from overdub.errors import OverdubError
+
+pd = pytest.importorskip("pandas")
+
+
+def _series(x):
+    s = pd.Series(x, index=pd.date_range("2020-06-01", periods=3, freq="D"))
+    return float((s * 2.0 + 1.0).sum())
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_series_of_differentiated_values_names_pandas_and_the_way_out(mode):
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(OverdubError, match=r"pandas keeps .* compiled blocks .*to_numpy"):
+        if mode == "reverse":
+            with ADContext():
+                gradient(_series, x)
+        else:
+            jacfwd(_series, x)
+
+
+def test_a_numba_function_names_numba():
+    numba = pytest.importorskip("numba")
+
+    @numba.vectorize(["float64(float64)"])
+    def twice(v):
+        return 2.0 * v
+
+    with pytest.raises(OverdubError, match="numba-compiled"), ADContext():
+        gradient(lambda x: float(np.sum(twice(x))), np.array([1.0, 2.0]))
