@@ -448,7 +448,7 @@ def _parts(y, limit=10_000):
         else:
             continue
         out.append((path, v))
-        todo.extend((path + (k,), w) for k, w in items)
+        todo.extend((path + (k,), w) for k, w in items if type(w) not in _LEAF_TYPES)  # (numbers: no parts)
     return out
 
 

@@ -1717,6 +1717,16 @@ def _search_hits(grid, values):
     return hit, order[np.searchsorted(g[order], v[hit])]
 
 
+def _directions(t, shape):
+    """A tangent of a value of `shape` as a list of directions (a chunk's leading axis: one each; else the
+    tangent broadcast to the shape), or None for none (a zero)."""
+    t = plain(t)
+    if t is None or type(t) is int and t == 0:
+        return None
+    t = np.asarray(t, dtype=float)
+    return list(t) if t.ndim == len(shape) + 1 and t.shape[1:] == shape else [np.broadcast_to(t, shape)]
+
+
 def _search_parts(x, tangent) -> bool:
     """A search's values on grid entries moving apart from them (their tangents differ; a chunk's directions
     leading, each checked)."""
@@ -1727,13 +1737,7 @@ def _search_parts(x, tangent) -> bool:
     hit, pos = hits
     shape_v, shape_g = np.shape(plain(values)), np.shape(plain(grid))
 
-    def directions(t, shape):
-        t = plain(t)
-        if t is None or type(t) is int and t == 0:
-            return None
-        t = np.asarray(t, dtype=float)
-        return list(t) if t.ndim == len(shape) + 1 and t.shape[1:] == shape else [np.broadcast_to(t, shape)]
-    dv, dg = directions(tv, shape_v), directions(tg, shape_g)
+    dv, dg = _directions(tv, shape_v), _directions(tg, shape_g)
     n = max(len(dv or ()), len(dg or ()), 1)
     for k in range(n):
         a = 0.0 if dv is None else np.ravel(dv[k % len(dv)])[hit]
@@ -1761,8 +1765,9 @@ def axis_of(kind: str, args: tuple, kw: dict):
 
 
 def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
-    """`jump_guard` of an argsort (an argmax, argmin) at a tie: forward mode refuses tied entries (along the
-    last axis; the extreme's) whose tangents differ (they part: `rules.ties`); reverse mode notes it for
+    """`jump_guard` of an argsort (an argmax, argmin, a lexsort) at a tie, of a search at a grid point: forward
+    mode refuses tied entries (along the axis; the extreme's; from the primary key down; a value and its grid
+    entry) whose tangents differ (they part: `rules.ties`); reverse mode notes it for
     forward mode to tell, kept where forward mode cannot run or nothing checks (`?`: argsorts of data with
     ties are common, and most read the order alike whichever way a tie goes)."""
     if tangent is not None and kind == "search":
@@ -1792,8 +1797,7 @@ def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
             t = t.primal
         v = np.asarray(x, dtype=float)
         try:
-            t = np.asarray(t, dtype=float)
-            directions = t if t.ndim == v.ndim + 1 and t.shape[1:] == v.shape else [np.broadcast_to(t, v.shape)]
+            directions = _directions(t, v.shape) or []
         except (TypeError, ValueError):
             raise _jump(name, x) from None
         if kind != "order":

@@ -68,7 +68,7 @@ def _knots(xa, xpa, left, right):
 def _x_slope(xa, xpa, fp_arr, left, right):
     """The derivative of np.interp in x (of x relative to the samples' positions): the segment's slope, the
     mean of the two slopes at a sample position (half the end segment's at an end, beyond which the end value
-    holds), 0 outside; and the mask of positions where the curve jumps (no derivative)."""
+    holds), 0 outside; with `_knots`' (on, k, jump) masks and positions."""
     i, w, width = _segments(xa, xpa)
     slope = (fp_arr[i + 1] - fp_arr[i]) / width
     inside = (xa >= xpa[0]) & (xa <= xpa[-1])
@@ -81,7 +81,7 @@ def _x_slope(xa, xpa, fp_arr, left, right):
         before = np.where(k > 0, seg[np.clip(k - 1, 0, n - 2)], 0.0)
         after = np.where(k < n - 1, seg[np.clip(k, 0, n - 2)], 0.0)
         sx = np.where(on & ~jump, 0.5 * (before + after), sx)
-    return sx, jump
+    return sx, (on, k, jump)
 
 
 @registry.adjoint(np.interp)
@@ -133,7 +133,7 @@ def _interp_grads(dy, x, xp, fp, left, right, period):
     xpa = as_array(xp, dtype=float)
     inside = (xa >= xpa[0]) & (xa <= xpa[-1])
     slope = (fp_arr[i + 1] - fp_arr[i]) / width
-    sx, jump = _x_slope(xa, xpa, fp_arr, left, right)
+    sx, (on, k, jump) = _x_slope(xa, xpa, fp_arr, left, right)
     dx = g * sx
     dfp = zeros(fp_arr.shape, fp_arr.dtype, g)  # (dual zeros when g is a dual: forward over reverse)
     below, above = xa < xpa[0], xa > xpa[-1]
@@ -144,7 +144,6 @@ def _interp_grads(dy, x, xp, fp, left, right, period):
     np.add.at(dfp, i, np.where(inside, g * (1 - w), 0.0))
     np.add.at(dfp, i + 1, np.where(inside, g * w, 0.0))
     dxp = zeros(xpa.shape, xpa.dtype, g)  # moving a sample moves the line through it
-    on, k, _ = _knots(xa, xpa, left, right)
     off = inside & ~on  # (at a sample position: x relative to it, the mean slope -sx; its neighbours none)
     np.add.at(dxp, i, np.where(off, g * slope * (w - 1), 0.0))
     np.add.at(dxp, i + 1, np.where(off, -g * slope * w, 0.0))
@@ -179,8 +178,7 @@ def interp_frule(tangents, x, xp, fp, left=None, right=None, period=None):
     fp_arr = as_array(fp, dtype=float)
     dy = np.zeros_like(w)
     if tx is not None or txp is not None:
-        sx, jump = _x_slope(xa, xpa, fp_arr, left, right)
-        on, k, _ = _knots(xa, xpa, left, right)
+        sx, (on, k, jump) = _x_slope(xa, xpa, fp_arr, left, right)
     if tx is not None:
         dy = dy + as_array(tx) * sx
     if tfp is not None:
