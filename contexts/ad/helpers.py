@@ -43,7 +43,7 @@ from ..rules.frames import is_engine_class
 from ..rules.numpy._util import matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into, own_dict
-from ..rules.leaves import taken_per_element, value_class
+from ..rules.leaves import carries_none, taken_per_element, value_class
 from ..rules.numpy.objects import computes_in_python, holds_objects
 from ..rules.numpy.stand_ins import store_part
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
@@ -822,8 +822,9 @@ def _unrecorded_store(obj, attr, v, table) -> None:
     if entry is None or entry[0] is not obj or not _runs_implicitly(type(obj)):
         return
     kept = entry[1].get(attr, _MISSING)
-    if kept is v or kept is _MISSING and attr in entry[2] or isinstance(v, _CONSTANT_TYPES):
-        return  # (as recorded; or there before the recording stored into obj)
+    if kept is v or kept is _MISSING and attr in entry[2] or isinstance(v, _CONSTANT_TYPES) or carries_none(v):
+        return  # (as recorded; or there before the recording stored into obj; a value of a constant type: a
+        # pint Quantity's `_dimensionality` cache, its units' dimensions, filled by `-`'s unrecorded run)
     if instance_dict_owner(own_dict(obj)) is obj:  # (stores through `obj.__dict__`,
         return                                                       # `setattr(obj, name, v)`: recorded)
     raise runtime.UnsupportedFunction(

@@ -24,7 +24,7 @@ import numbers
 import numpy as np
 from pint.facets.plain.registry import PlainRegistry
 
-from .leaves import register_container
+from .leaves import register_constant, register_container
 from .registry import registry
 
 __all__: list[str] = []
@@ -54,6 +54,18 @@ def _register() -> None:
 
 
 _register()
+
+
+def _units_are_constants() -> None:
+    """A unit container (a Quantity's `_units`, its cached `_dimensionality`) holds units' names and
+    exponents: bookkeeping, never a magnitude's derivative. Registered as a constant type, so that a cache of
+    it filled by an operator's unrecorded run (`q1 - q2.to('deg')` reading `dimensionality`) is no lost
+    derivative (reverse mode refused metpy's `wind_direction`, `heat_index`: sweep H)."""
+    from pint.util import UnitsContainer
+    register_constant(UnitsContainer)
+
+
+_units_are_constants()
 
 
 def _forward() -> None:

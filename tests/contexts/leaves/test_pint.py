@@ -207,3 +207,14 @@ def test_vjp_of_a_list_of_quantities_with_an_array_of_cotangents():
     q = ureg.Quantity(1.37, "m")
     (g,) = vjp(lambda x: [x * x, 3.0 * x * x], (q,), np.array([1.0, -3.0]))[1]
     assert g.units == ureg.m and g.magnitude == pytest.approx(2 * 1.37 - 3 * 6 * 1.37, rel=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_conversion_read_after_an_operator_filled_its_cache(mode):
+    """`90 deg - (x rad).to('deg')`: pint's `-` (run natively in reverse mode's forward pass) fills the
+    Quantity's `_dimensionality` cache, a unit container, read later by recorded code: refused as a lost lazy
+    cache (metpy's wind_direction, heat_index; sweep H); units carry no derivative (a constant type)."""
+    def f(x):
+        return float((90.0 * ureg.deg - (x * ureg.rad).to("deg")).m) + float(((x * ureg.km) / (2.0 * ureg.hour)).to("m/s").m)
+    got = gradient(f, 1.7) if mode == "reverse" else derivative(f, 1.7)
+    assert float(np.ravel(got)[0]) == pytest.approx(fd.gradient(f, 1.7)[0], rel=1e-8)
