@@ -29,7 +29,7 @@ from overdub.passes import bound_self, marked_opaque, method_function
 from ..lowered.bisection import bisects, refuse_bisection, steps_on_free
 from ..rules.builtins import _check_int as int_jump
 from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed_astype, remembered_text,
-                               staircase_text as fine_staircase, staircased, text_call, text_of)
+                               stair_jump_guard, staircase_text as fine_staircase, staircased, text_call, text_of)
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
 from ..rules.containers import SEQUENCE_FORMS, class_subscript_refused, holds, subscripts_a_class
@@ -322,6 +322,8 @@ class ForwardContext(overdub.Context):
         if (type(fn) is _BUILTIN_METHOD and fn.__name__ in LOOKUPS and args and isinstance(fn.__self__, MAPPINGS)
                 and (has_dual(args[0]) or type(args[0]) is str and remembered_text(args[:1]))):  # `memo.get(x)`
             key_lookup(fn.__self__, args[0])
+        if args and type(args[0]) is Dual and _stairs(fn) and np.any(primal(args[0].tangent)):
+            stair_jump_guard(fn, args, kwargs, args[0].tangent)  # (`v % 1.3` at 2.6: exactly on a jump)
         if args and type(args[0]) is Dual and _stairs(fn) and np.any(primal(args[0].tangent)) \
                 and fine_staircase(fn, args, kwargs) is not None:
             # (`round(t, 10)`: a step far finer than t, marked: refused where used beyond a test; a remainder,

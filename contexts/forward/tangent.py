@@ -393,9 +393,8 @@ class _Tangents:
             return call("__fd_pow__", user(a), user(b), self.tangent(a), self.tangent(b))
         if op is ast.MatMult:
             return call("__fd_matmul__", user(a), user(b), self.tangent(a), self.tangent(b))
-        if op is ast.FloorDiv:  # (0, unless an operand is an object whose own `__floordiv__` is no floor)
-            return const(0) if isinstance(a, ast.Constant) or isinstance(b, ast.Constant) and not (
-                isinstance(b.value, float) and abs(b.value) < 1e-3) else call(  # (a fine step: checked)
+        if op is ast.FloorDiv:  # (0, unless an operand is an object whose own `__floordiv__` is no floor; a
+            return const(0) if isinstance(a, ast.Constant) else call(  # fine step and a jump checked: `fd_floordiv`)
                 "__fd_floordiv__", user(a), user(b), self.tangent(a), self.tangent(b))
         if op is ast.Mod:
             return call("__fd_mod__", user(a), user(b), self.tangent(a), self.tangent(b))

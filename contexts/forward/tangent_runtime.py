@@ -1013,7 +1013,7 @@ def fd_floordiv(a, b, ta, tb):
     _operand(a)
     _operand(b)
     if not _zero(ta):
-        staircase_fd(operator.floordiv, (a, b))
+        staircase_fd(operator.floordiv, (a, b), None, ta)
     return 0
 
 
@@ -1040,7 +1040,7 @@ def fd_mod(a, b, ta, tb):
     _operand(a)
     _operand(b)
     if not _zero(ta):
-        staircase_fd(operator.mod, (a, b))  # (`t - t % 1e-12`: a staircase far finer than t)
+        staircase_fd(operator.mod, (a, b), None, ta)  # (`t - t % 1e-12`: a staircase far finer than t; a jump)
     out = 0 if _zero(ta) else ta
     if not _zero(tb):
         out = out - tb * (a // b)

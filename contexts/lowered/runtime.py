@@ -157,6 +157,63 @@ STAIR_FIX = ("round outside the differentiated function (or only for display), k
              "computed from the inputs, or compute with the value itself")
 
 
+def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
+    """The refusal's text where fn(*args, **kw) (a rounding to digits, `//`, `%`, divmod, np.mod, fmod: `STAIRS`)
+    takes its first argument exactly on one of its jumps: a half-step of the digits (`round(2.5)`, `round(0.25,
+    1)`), a multiple of the divisor (`2.6 % 1.3`, `(v // 1.0) * v` at 2; fmod's but 0, where it is continuous).
+    The step's value jumps there and one side's derivative came out silently (PyAstronomy's idlMod, sweep I).
+    With `tangent` (forward mode), only entries it moves count. Integer rounding (floor, int) is `jump_guard`'s."""
+    kind = STAIRS.get(fn)
+    if kind not in ("digits", "divisor", "modulo") or not args:
+        return None
+    x = args[0]
+    while type(x).__name__ == "Dual":
+        x = x.primal
+    try:
+        v = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if kind == "digits":
+        digits = args[1] if len(args) > 1 else (kw.get("decimals", kw.get("ndigits")) if kw else None)
+        if digits is not None and not isinstance(digits, (int, np.integer)):
+            return None
+        with np.errstate(over="ignore", invalid="ignore"):
+            s = v * 10.0 ** int(digits or 0)
+            hit = np.isfinite(s) & (s - np.floor(s) == 0.5)
+        what = f"a half-step of its digits ({int(digits or 0)})"
+    else:
+        b = args[1] if len(args) > 1 else None
+        while type(b).__name__ == "Dual":
+            b = b.primal
+        try:
+            b = np.asarray(b, dtype=float)
+        except (TypeError, ValueError):
+            return None
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            q = v / b
+            hit = np.isfinite(q) & (b != 0) & (q == np.floor(q))
+            if fn in (math.fmod, np.fmod):  # (continuous through 0)
+                hit &= q != 0
+        what = "a multiple of its divisor"
+    if tangent is not None:
+        t = tangent
+        while type(t).__name__ == "Dual":
+            t = t.primal
+        try:
+            t = np.asarray(t, dtype=float)
+            moving = (t != 0) if t.shape == np.shape(hit) or t.ndim <= np.ndim(hit) else np.any(
+                t.reshape((t.shape[0], *np.shape(hit))) != 0, axis=0)  # (a chunk's directions, leading)
+            hit = hit & moving
+        except (TypeError, ValueError):
+            pass
+    if not np.any(hit):
+        return None
+    name = getattr(fn, "__name__", "round")
+    shown = {"floordiv": "x // step", "mod": "x % step"}.get(name, f"{name}(x, ...)")
+    return (f"{shown} of a differentiated value exactly at {what} ({np.ravel(v[hit] if np.ndim(v) else v)[:3]!s:.60}): "
+            "its value jumps there, and the derivative of one side would come out")
+
+
 class _Staircased:
     """A number forward mode's duals rounded by a fine step (`staircase_text`): it stands for the value in the
     tests it is made for (`P = round(P, 8); if P > Pc:` in iapws), and refuses the uses that would carry
@@ -187,6 +244,9 @@ class StaircasedInt(_Staircased, int):
 def staircased(fn, args, value, kw=None):
     """fn(*args)'s value `value` where its first argument is a dual: as it is, or marked (`_Staircased`)
     where the step is far finer than the value."""
+    jump = stair_jump_text(fn, args, kw, getattr(args[0], "tangent", None) if args else None)
+    if jump is not None:  # (exactly on a jump that the tangent moves across: refused at once)
+        raise SpecialPoint(jump, where=_where(), fix=JUMP_FIX)
     text = staircase_text(fn, args, kw)
     if text is None:
         return value
@@ -198,11 +258,27 @@ def staircased(fn, args, value, kw=None):
     return out
 
 
-def staircase_fd(fn, args, kw=None) -> None:
-    """Forward mode, fn (of `STAIRS`) of a value whose tangent is not zero: refused on a fine staircase."""
+def staircase_fd(fn, args, kw=None, tangent=None) -> None:
+    """Forward mode, fn (of `STAIRS`) of a value whose tangent is not zero: refused on a fine staircase, and
+    exactly on one of its jumps where the tangent moves it (`stair_jump_text`)."""
     text = staircase_text(fn, args, kw)
     if text is not None:
         raise SpecialPoint(text, where=_where(), fix=STAIR_FIX)
+    text = stair_jump_text(fn, args, kw, tangent)
+    if text is not None:
+        raise SpecialPoint(text, where=_where(), fix=JUMP_FIX)
+
+
+JUMP_FIX = ("differentiate at a point off the jump, or give the function a rule (`contexts.custom_adjoint`) "
+            "that knows its derivative there")
+
+
+def stair_jump_guard(fn, args, kw=None, tangent=None) -> None:
+    """Forward mode: refused where fn (of `STAIRS`) takes a value its tangent moves exactly at one of its
+    jumps (`stair_jump_text`)."""
+    text = stair_jump_text(fn, args, kw, tangent)
+    if text is not None:
+        raise SpecialPoint(text, where=_where(), fix=JUMP_FIX)
 
 
 def staircase_reverse(fn, args, kw=None) -> None:
@@ -212,12 +288,14 @@ def staircase_reverse(fn, args, kw=None) -> None:
     if type(x).__name__ == "Dual":  # (under `hessian`: its tangent tells)
         stairs_fd(fn, args, x.tangent, kw)
         return
-    text = staircase_text(fn, args, kw)
+    text, fix = staircase_text(fn, args, kw), STAIR_FIX
+    if text is None:
+        text, fix = stair_jump_text(fn, args, kw), JUMP_FIX  # (exactly on a jump: forward mode tells)
     if text is None:
         return
     hits = SPECIAL_HITS.get()
     if hits is None:
-        raise SpecialPoint(text, where=_where(), fix=STAIR_FIX)
+        raise SpecialPoint(text, where=_where(), fix=fix)
     hits.append((_where(), args[0], "=="))
 
 
@@ -231,7 +309,7 @@ def stairs_fd(fn, args, tangent, kw=None) -> None:
     if fn is builtins.int and args:
         from ..rules.builtins import _check_int
         _check_int(args[0], known=True)
-    staircase_fd(fn, args, kw)
+    staircase_fd(fn, args, kw, tangent)
 
 
 def int_arg(x):

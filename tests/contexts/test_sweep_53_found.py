@@ -4,6 +4,8 @@ table lookups by np.searchsorted / np.digitize at a grid point."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -101,3 +103,35 @@ def test_a_grid_moving_with_the_value_is_no_jump(mode):
         return float(FP[i] * p[0] ** 2)
     x = np.array([1.3])
     np.testing.assert_allclose(MODES[mode](f, x), [2 * 200.0 * 1.3], rtol=1e-9)
+
+
+JUMPS = {  # (sweep I: each gave one side's derivative at the jump, silently, in both modes)
+    "floordiv": (lambda v: float((v[0] // 1.0) * v[0]), 2.0, 2.3),
+    "mod": (lambda v: float(v[0] % 1.3), 2.6, 2.9),
+    "np_mod": (lambda v: float(np.sum(np.mod(v, 2.0))), 2.0, 2.5),
+    "np_fmod": (lambda v: float(np.sum(np.fmod(v, 2.0))), 4.0, 4.5),
+    "math_fmod": (lambda v: math.fmod(v[0], 2.0) * 3.0, 4.0, 4.5),
+    "divmod": (lambda v: float(sum(divmod(v[0], 1.5)) * v[0]), 3.0, 3.2),
+    "round": (lambda v: float(round(v[0]) * v[0]), 2.5, 2.6),
+    "round_digits": (lambda v: float(round(v[0], 1) * v[0]), 0.25, 0.27),
+    "np_round": (lambda v: float(np.sum(np.round(v) * v)), 2.5, 2.6),
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", sorted(JUMPS))
+def test_a_step_at_its_jump_is_refused(name, mode):
+    """`//`, `%`, divmod, np.mod, fmod and rounding to digits exactly at a jump (a multiple of the divisor, a
+    half-step of the digits): refused as np.floor is; right off it."""
+    f, at, off = JUMPS[name]
+    with pytest.raises(OverdubError):
+        MODES[mode](f, np.array([at]))
+    x = np.array([off])
+    np.testing.assert_allclose(MODES[mode](f, x), fd_gradient(f, x)[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_fmod_at_zero_is_no_jump(mode):
+    def f(v):
+        return float(np.fmod(v[0], 2.0) * 3.0)
+    np.testing.assert_allclose(MODES[mode](f, np.array([0.0])), [3.0])
