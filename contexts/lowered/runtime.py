@@ -76,7 +76,8 @@ STAIRS = {builtins.round: "digits", np.round: "digits", np.around: "digits",
           builtins.int: "unit", math.floor: "unit", math.ceil: "unit", math.trunc: "unit", np.floor: "unit",
           np.ceil: "unit", np.trunc: "unit", np.rint: "unit", np.fix: "unit",
           operator.floordiv: "divisor", np.floor_divide: "divisor", builtins.divmod: "divisor", np.divmod: "divisor",
-          operator.mod: "modulo", math.fmod: "modulo", np.mod: "modulo", np.fmod: "modulo", builtins.hash: "hash"}
+          operator.mod: "modulo", math.fmod: "modulo", np.mod: "modulo", np.fmod: "modulo", builtins.hash: "hash",
+          np.modf: "fraction"}
 """The functions that round their first argument by a step: of 10**-digits (round), 1 (int, floor), or their
 second argument (`//`, `%`: a remainder jumps by its step as often, `t - t % step` is a staircase)."""
 
@@ -164,13 +165,16 @@ def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
     The step's value jumps there and one side's derivative came out silently (PyAstronomy's idlMod, sweep I).
     With `tangent` (forward mode), only entries it moves count. Integer rounding (floor, int) is `jump_guard`'s."""
     kind = STAIRS.get(fn)
-    if kind not in ("digits", "divisor", "modulo") or not args:
+    if kind not in ("digits", "divisor", "modulo", "fraction") or not args:
         return None
     x = args[0]
     while type(x).__name__ == "Dual":
         x = x.primal
     try:
-        v = np.asarray(x, dtype=float)
+        v = np.asarray(x)
+        if v.dtype.kind != "f":  # (integers carry no derivative: `axis % ndim`)
+            return None
+        v = v.astype(float, copy=False)
     except (TypeError, ValueError):
         return None
     if kind == "digits":
@@ -181,6 +185,10 @@ def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
             s = v * 10.0 ** int(digits or 0)
             hit = np.isfinite(s) & (s - np.floor(s) == 0.5)
         what = f"a half-step of its digits ({int(digits or 0)})"
+    elif kind == "fraction":  # (np.modf: an integer but 0, where the fraction is continuous)
+        with np.errstate(invalid="ignore"):
+            hit = np.isfinite(v) & (v == np.floor(v)) & (v != 0)
+        what = "an integer"
     else:
         b = args[1] if len(args) > 1 else None
         while type(b).__name__ == "Dual":

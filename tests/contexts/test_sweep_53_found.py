@@ -115,6 +115,7 @@ JUMPS = {  # (sweep I: each gave one side's derivative at the jump, silently, in
     "round": (lambda v: float(round(v[0]) * v[0]), 2.5, 2.6),
     "round_digits": (lambda v: float(round(v[0], 1) * v[0]), 0.25, 0.27),
     "np_round": (lambda v: float(np.sum(np.round(v) * v)), 2.5, 2.6),
+    "np_modf": (lambda v: float(np.sum(np.modf(v)[0] * 3.0)), 2.0, 2.3),
 }
 
 
