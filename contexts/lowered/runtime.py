@@ -165,7 +165,9 @@ def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
     The step's value jumps there and one side's derivative came out silently (PyAstronomy's idlMod, sweep I).
     With `tangent` (forward mode), only entries it moves count. Integer rounding (floor, int) is `jump_guard`'s."""
     kind = STAIRS.get(fn)
-    if kind not in ("digits", "divisor", "modulo", "fraction") or not args:
+    if kind not in ("divisor", "modulo", "fraction") or not args:
+        # (a rounding to digits is not checked: a range reduction by it, `q = round(x / 90); r = x - 90 * q`
+        # then the quadrant's sine, geographiclib's sincosde, is continuous at x = 135 where round jumps)
         return None
     x = args[0]
     while type(x).__name__ == "Dual":
