@@ -79,23 +79,30 @@ def test_clear_empties_every_cache_and_gradients_still_work(tmp_path):
     from contexts.ad import runtime
     from contexts.forward import tangent
     from contexts.lowered import activity
-    fns = _generated(tmp_path, 20, "c")
-    tracemalloc.start()
-    try:
-        base = _traced()
+    # Two batches, the smaller share judged (as above): a cache that clear() misses keeps its entries in
+    # both, while a long-lived table of the engine or the interpreter resizing during one batch (after a
+    # whole suite in one worker: 390 KB once, CI) does not.
+    shares = []
+    for batch in ("c", "d"):
+        fns = _generated(tmp_path, 20, batch)
+        tracemalloc.start()
+        try:
+            base = _traced()
+            for i, f in fns:
+                gradient(f, 1.5), derivative(f, 1.5)
+            assert len(runtime._twins) and len(tangent._cache)
+            grown = _traced() - base
+            overdub.cache.clear()
+            after = _traced() - base
+        finally:
+            tracemalloc.stop()
+        assert not len(runtime._twins) and not len(tangent._cache) and not len(activity._state_readers)
+        shares.append((after, grown))
         for i, f in fns:
-            gradient(f, 1.5), derivative(f, 1.5)
-        assert len(runtime._twins) and len(tangent._cache)
-        grown = _traced() - base
+            assert gradient(f, 1.5)[0] == pytest.approx(_closed_form("gradient", i), rel=1e-12)
+            assert derivative(f, 1.5) == pytest.approx(_closed_form("derivative", i), rel=1e-12)
         overdub.cache.clear()
-        after = _traced() - base
-    finally:
-        tracemalloc.stop()
-    assert not len(runtime._twins) and not len(tangent._cache) and not len(activity._state_readers)
-    assert after < grown / 4, (after, grown)  # the functions themselves are still alive
-    for i, f in fns:
-        assert gradient(f, 1.5)[0] == pytest.approx(_closed_form("gradient", i), rel=1e-12)
-        assert derivative(f, 1.5) == pytest.approx(_closed_form("derivative", i), rel=1e-12)
+    assert min(after / grown for after, grown in shares) < 1 / 4, shares  # the functions are still alive
 
 
 @pytest.mark.parametrize("run", [
