@@ -1334,6 +1334,10 @@ def array_function(func, args, kwargs):
     _ensure_rules_loaded()
     rule = registry.get(func)
     if rule is not None and rule.kind == "nondiff":
+        if (jump := JUMP_FUNCTIONS.get(func)) is not None and args and type(args[0]) is Dual:
+            # (np.fix, a Python function calling np.trunc: a moving value exactly on a jump; it gave one
+            # side's derivative under reverse mode's check, which runs the Dual path)
+            jump_guard(*jump, args[0].primal, args[0].tangent)
         return func(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
     tag = top_tag(args)
     if rule is not None and rule.frule is not None and tag is not None:

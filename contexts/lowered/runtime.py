@@ -298,6 +298,8 @@ def staircase_reverse(fn, args, kw=None) -> None:
     if type(x).__name__ == "Dual":  # (under `hessian`: its tangent tells)
         stairs_fd(fn, args, x.tangent, kw)
         return
+    if fn is builtins.int and args:  # (`int` called under another name, `fn(v)`: as `int(v)`, `int_arg`)
+        int_arg(x)
     text, fix = staircase_text(fn, args, kw), STAIR_FIX
     if text is None:
         text, fix = stair_jump_text(fn, args, kw), JUMP_FIX  # (exactly on a jump: forward mode tells)

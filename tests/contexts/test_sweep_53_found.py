@@ -113,6 +113,12 @@ JUMPS = {  # (sweep I: each gave one side's derivative at the jump, silently, in
     "math_fmod": (lambda v: math.fmod(v[0], 2.0) * 3.0, 4.0, 4.5),
     "divmod": (lambda v: float(sum(divmod(v[0], 1.5)) * v[0]), 3.0, 3.2),
     "np_modf": (lambda v: float(np.sum(np.modf(v)[0] * 3.0)), 2.0, 2.3),
+    # (session 54: reverse mode noted the jump, but its check by forward mode ran np.fix on duals, whose
+    # nondifferentiable rule skipped the jump check: one side's slope, 2 where the value jumps by 3)
+    "np_fix": (lambda v: float(np.sum(np.fix(v) * v + np.fix(v))), 2.0, 2.3),
+    "np_fix_negative": (lambda v: float(np.sum(np.fix(v) * v)), -2.0, -2.3),
+    # (int under another name: reverse mode checked only a call written `int(...)`, 2 silently)
+    "int_by_another_name": (lambda v, to_int=int: float(to_int(v[0]) * v[0] + to_int(v[0])), 2.0, 2.3),
 }
 
 
