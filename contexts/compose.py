@@ -145,6 +145,7 @@ def _inner_gradient(f: Callable, inner: str) -> Callable:
                 return jacfwd(f, z)
             except OverdubError as e:
                 reraise_located(e, f)
+        grad_forward.derivative_of = f  # (a stair jump's sides judge f too: `forward.api._past_stair_jump`)
         return grad_forward
 
     def grad_reverse(z):
@@ -152,6 +153,7 @@ def _inner_gradient(f: Callable, inner: str) -> Callable:
             return gradient(f, z)[0]  # (a dual z's zero is of its value's shape: structs.zero_of)
         except OverdubError as e:
             reraise_located(e, f)
+    grad_reverse.derivative_of = f
     return grad_reverse
 
 
@@ -247,6 +249,8 @@ def _either(outer: Callable, f: Callable, inner: str, x: Any = None) -> Any:
                 return filled if isinstance(result, np.ndarray) else type(result)(filled)
         return result
     except OverdubError as e:
+        if getattr(e, "judged", False):  # (no derivative there, judged from the two sides: `StairJump`)
+            raise
         reset()  # (the refused pass may have changed x in place: the second runs from the caller's values)
         try:
             return outer(_inner_gradient(f, "forward"))

@@ -24,7 +24,7 @@ from overdub import depth as _runs
 from overdub.errors import OverdubError, describe
 
 from ..lowered.bisection import check_entry
-from ..lowered.runtime import HISTORY, Run, _Staircased, closed_in
+from ..lowered.runtime import HISTORY, STAIRS_JUDGED, Run, StairJump, _Staircased, closed_in
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.cotangents import Refused
 from ..rules import leaves as _leaves
@@ -415,6 +415,10 @@ def _entry(api: Callable) -> Callable:
             if _DEPTH[0] > 1:
                 raise
             refusal = e
+        except StairJump as e:  # (a rounding, a remainder exactly on its jump: judged from the two sides)
+            if _DEPTH[0] > 1:
+                raise
+            return _past_stair_jump(api, f, args, kwargs, e)
         except StopIteration as e:
             raise OverdubError(f"{describe(f)} raised StopIteration while differentiated",
                                fix="catch it inside the function (next(it, default) for an iterator that may "
@@ -435,6 +439,162 @@ def _entry(api: Callable) -> Callable:
                 _scrubbed(f, args)
         return _by_reverse(api, f, args, kwargs, refusal)
     return entry
+
+
+def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump: StairJump):
+    """The entry point's answer where f steps a moving value exactly on a jump (`StairJump`: a rounding, a
+    remainder, a floor; a rule's kink under an outer derivative): where f is differentiable through the point
+    along the differentiated directions, judged from its two sides (`sides_disagree`), the derivative there
+    is the mean of the entry point's answers at the two sides x ± h d (h ~ 1e-8 of x: exact to rounding for
+    a derivative continuous there; the side the step takes at x itself, the mean of a kink's slopes where
+    a rule splits a tie, need not be: `(max(t, 3) + min(t, 3)) * t` at 3), its value f's at x (run again
+    with the check off); else the refusal, with what the sides showed."""
+    inputs, directions = _stair_directions(api, args, kwargs)
+    why = "its inputs are not floats" if inputs is None else sides_disagree(f, inputs, directions)
+    of = getattr(f, "derivative_of", None)
+    while why is None and of is not None:  # (a Hessian's: the function whose gradient f is must not jump
+        why = sides_disagree(of, inputs, directions, values_only=True)  # there either: `v % 1.3`)
+        of = getattr(of, "derivative_of", None)
+    if why is None:
+        token = STAIRS_JUDGED.set(True)
+        try:
+            at = api(f, *args, **kwargs)
+            h = _step(inputs, directions)
+            sides = [api(f, *_moved_args(api, args, _moved(inputs, directions, s * h)), **kwargs) for s in (1, -1)]
+            out = _mean_derivative(api, at, *sides)
+        finally:
+            STAIRS_JUDGED.reset(token)
+        if out is not None:
+            return out
+        why = "its derivatives are not floats"
+    judged = StairJump(f"{jump.what}; judged from the two sides of the point, {why}", where=jump.where,
+                       fix=jump.fix)
+    judged.judged = True  # (the function has no derivative there: no other way of differentiating it helps)
+    raise judged from None
+
+
+def _stair_directions(api: Callable, args: tuple, kwargs: dict):
+    """(inputs, directions) along which an entry point differentiates f: jvp's tangents, derivative's 1, a
+    random direction over the leaves of jacfwd's input; (None, None) for inputs other than floats."""
+    if api.__name__ == "jvp":  # (the entry points undecorated: `api`)
+        inputs, directions = tuple(args[0]), tuple(args[1])
+    elif api.__name__ == "derivative":
+        inputs, directions = (args[0],), (1.0,)
+    else:
+        rng = np.random.default_rng(20261205)
+        inputs = (args[0],)
+        directions = (rebuilt_tree(args[0], iter([
+            rng.normal(size=np.shape(leaf)) if np.ndim(leaf) else float(rng.normal())
+            for leaf in tree_leaves(args[0])])),)
+    for x, d in zip(inputs, directions):
+        if d is not None and not all(_real_values(leaf) for leaf in tree_leaves(x) + tree_leaves(d)):
+            return None, None
+    return inputs, directions
+
+
+def _moved_args(api: Callable, args: tuple, inputs: tuple) -> tuple:
+    """The entry point's arguments with its inputs (`_stair_directions`) replaced."""
+    if api.__name__ == "jvp":
+        return (inputs, *args[1:])
+    return (inputs[0], *args[1:])
+
+
+def _mean_derivative(api: Callable, at, plus, minus):
+    """The answer `at` gave at the point, its derivative part replaced by the mean of the two sides' (jvp's
+    and jacfwd's second item, derivative's answer); None where they are not floats of one shape."""
+    def mean(p, m):
+        try:
+            pl, ml = tree_leaves(p), tree_leaves(m)
+            if len(pl) != len(ml):
+                return None
+            leaves = []
+            for u, v in zip(pl, ml):
+                u, v = np.asarray(u), np.asarray(v)
+                if u.shape != v.shape or u.dtype.kind not in "fc" and v.dtype.kind not in "fc":
+                    return None
+                w = (u + v) / 2
+                leaves.append(w if w.ndim else type(p if not isinstance(p, (list, tuple, dict)) else 0.0)(w[()]))
+            return rebuilt_tree(p, iter(leaves))
+        except (TypeError, ValueError):
+            return None
+    if api.__name__ == "derivative":
+        return mean(plus, minus)
+    d = mean(plus[1], minus[1])
+    return None if d is None else (at[0], d)
+
+
+def _real_values(v) -> bool:
+    return isinstance(v, (float, np.floating)) or type(v) is np.ndarray and v.dtype.kind == "f"
+
+
+_SIDE = 1e-8
+"""The sides' distance from the point, of the inputs' size: 100 times below the finest step a rounding is
+differentiated by (finer ones are refused as staircases, `_STAIR`), so the sides sit on the two stairs that
+meet at the point."""
+
+
+def _step(inputs: tuple, directions: tuple) -> float:
+    """h, the sides' distance along the directions (`_SIDE` of the inputs' size); 0 where nothing moves."""
+    size = max((float(np.max(np.abs(leaf))) for x, d in zip(inputs, directions) if d is not None
+                for leaf in tree_leaves(x) if np.size(leaf)), default=0.0)
+    reach = max((float(np.max(np.abs(leaf))) for d in directions if d is not None
+                 for leaf in tree_leaves(d) if np.size(leaf)), default=0.0)
+    return _SIDE * max(1.0, size) / reach if reach else 0.0
+
+
+def _moved(inputs: tuple, directions: tuple, step: float) -> tuple:
+    """inputs + step * directions (leaf by leaf; a constant input as it is)."""
+    return tuple(x if d is None else rebuilt_tree(x, iter(
+        [np.asarray(v) + step * np.asarray(t) if np.ndim(v) else float(v) + step * float(t)
+         for v, t in zip(tree_leaves(x), tree_leaves(d))])) for x, d in zip(inputs, directions))
+
+
+def sides_disagree(f: Callable, inputs: tuple, directions: tuple, values_only: bool = False) -> str | None:
+    """None where f is differentiable through the point `inputs` along `directions` as judged from its
+    sides x ± h d and x ± 2h d (four forward passes): the change of its value across them is what their
+    directional derivatives give up to a curve's term, eight times as large at 2h as at h (a jump's stays
+    the jump), and those derivatives part by twice as much at 2h as at h (a curve's; a kink's part by its
+    jump of slope at any distance); else what was seen. `values_only`: the jump alone (a Hessian's
+    function, whose own gradient's sides were judged)."""
+    h = _step(inputs, directions)
+    if not h:
+        return "no input moves"
+    sides = {}
+    for k in (1, -1, 2, -2):
+        try:
+            y, dy = jvp(f, _moved(inputs, directions, k * h), directions)
+        except OverdubError as e:
+            return f"a side could not be differentiated ({type(e).__name__})"
+        try:
+            sides[k] = (np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in tree_leaves(y)]),
+                        np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in tree_leaves(dy)]))
+        except (TypeError, ValueError):
+            return "its values are not floats"
+    (y1, d1), (y0, d0), (y2, d2), (y3, d3) = sides[1], sides[-1], sides[2], sides[-2]
+    if len({y1.shape, y0.shape, y2.shape, y3.shape, d1.shape, d0.shape, d2.shape, d3.shape}) > 1:
+        return "its values differ in shape"
+    with np.errstate(all="ignore"):
+        # (the values' change against the trapezoid of the derivatives: a curve's misses by a cube of the
+        # distance, eight times as much at 2h; a jump's by the jump at any distance)
+        near = y1 - y0 - h * (d1 + d0)
+        far = y2 - y3 - 2 * h * (d2 + d3)
+        if not (np.all(np.isfinite(near)) and np.all(np.isfinite(far))):
+            return "its values are not finite"
+        floor = 1e-9 * (np.abs(y1) + np.abs(y0)) + 1e-6 * h * np.abs(d1 + d0) + 1e-300
+        jumped = (np.abs(near) > floor) & (np.abs(far - 8 * near) > 0.5 * np.abs(near) + floor)
+        if np.any(jumped):
+            return f"its value jumps (by {float(np.max(np.abs(near[jumped]))):.3g})"
+        if values_only:
+            return None
+        near, far = d1 - d0, d2 - d3
+        if not np.all(np.isfinite(far)):
+            return "its derivatives are not finite"
+        floor = 1e-12 * (np.abs(d1) + np.abs(d0)) + 1e-300  # (rounding of the derivatives themselves)
+        kinked = (np.abs(near) > floor) & (np.abs(far - 2 * near) > 0.25 * np.abs(near) + floor)
+        if np.any(kinked):
+            i = int(np.argmax(kinked))
+            return f"its derivative jumps ({float(d0[i]):.6g} and {float(d1[i]):.6g} on the two sides)"
+    return None
 
 
 # forward mode's entry point (by name) -> the same derivative of torch code by reverse mode, and the test of

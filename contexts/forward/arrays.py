@@ -27,7 +27,7 @@ from ..rules.numpy.shapes import memory_order, reading_order
 from ..rules.numpy._util import masked_entries, masked_refused
 from ..rules.registry import MissingRule, by_position, library_hint, own_operators, qualified_name, registry
 from ..rules.numpy.inplace import at_rounds, refuse_read_only_at
-from ..lowered.runtime import (JUMP_FUNCTIONS, axis_of, jump_guard, jump_operands, _EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
+from ..lowered.runtime import (JUMP_FUNCTIONS, axis_of, jump_guard, moving_tie, jump_operands, _EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
                                equality_guard_fd, near_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
@@ -429,6 +429,9 @@ def _on_values(ufunc, inputs, kwargs):
         if (w := JUMP_WATCH.get()) is not None:
             watch_order(w, inputs[0], inputs[1], EQUALS[ufunc], caller)
         checked_equality(ufunc, inputs)
+    elif ufunc in EQUALS and len(inputs) == 2:  # (a rule's comparison under an outer derivative: its kink)
+        a, b = inputs
+        moving_tie(a, b, a.tangent if type(a) is Dual else None, b.tangent if type(b) is Dual else None)
     elif ufunc in SIGNS and len(inputs) > SIGNS[ufunc] and type(d := inputs[SIGNS[ufunc]]) is Dual \
             and not _called_by_engine():
         equality_guard_fd(d.primal, 0.0, "<", d.tangent)  # (np.signbit: `_apply_frule`'s check of a sign)
@@ -494,9 +497,9 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         return own(*map(_numpy_scalar, inputs))
     if ufunc is np.matmul and not kwargs:
         return multilinear(np.matmul, inputs, {})
+    if (jump := JUMP_FUNCTIONS.get(ufunc)) is not None and inputs and type(inputs[0]) is Dual:
+        jump_guard(*jump, inputs[0].primal, inputs[0].tangent)  # (a moving value exactly on a jump; np.sign's at 0)
     if _nondiff(ufunc):
-        if (jump := JUMP_FUNCTIONS.get(ufunc)) is not None and inputs and type(inputs[0]) is Dual:
-            jump_guard(*jump, inputs[0].primal, inputs[0].tangent)  # (a moving value exactly on a jump)
         return _on_values(ufunc, inputs, kwargs)
     rule = registry.get(ufunc)
     tag = top_tag(inputs)

@@ -26,7 +26,7 @@ import os
 
 import numpy as np
 
-from ..lowered.runtime import (HISTORY, ORDER_OPS, _NO_RATE, _equal_at, apart_rate, tie_moving, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard,
+from ..lowered.runtime import (HISTORY, ORDER_OPS, _NO_RATE, _equal_at, apart_rate, moving_tie, tie_moving, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard,
                                converged, exit_lines, rounding_residue, staircased, text)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine, is_user, outside_engine, tests_none
@@ -386,7 +386,10 @@ def _log_base(v):
 
 
 def _sign(v):
-    if type(v) is Dual or isinstance(v, (np.ndarray, np.generic, ArrayLeaf)):
+    if type(v) is Dual:  # (|x|'s kink under an outer derivative, forward over forward: `moving_tie`)
+        moving_tie(v.primal, 0.0, v.tangent, None)
+        return np.sign(primal(v))
+    if isinstance(v, (np.ndarray, np.generic, ArrayLeaf)):
         return np.sign(primal(v))
     return (v > 0) - (v < 0)
 
@@ -977,6 +980,8 @@ class Dual:
         if type(other) is list or type(other) is tuple:
             other = _as_dual_array(other, self.tag)
         eq = primal(self) == primal(other)
+        if eq is not False and type(other) is Dual and other.tag is self.tag:
+            moving_tie(self.primal, other.primal, self.tangent, other.tangent)  # (equal where they part)
         if eq is False or type(other) is Dual and other.tag is self.tag:
             if eq is False and HISTORY.run is not None and type(self.primal) is float:
                 _rates_noted(self.tangent)  # (the rates a root finder's exact exit is judged by: `rounding_residue`)
@@ -989,6 +994,8 @@ class Dual:
         if type(other) is list or type(other) is tuple:
             other = _as_dual_array(other, self.tag)
         ne = primal(self) != primal(other)
+        if ne is not True and type(other) is Dual and other.tag is self.tag:
+            moving_tie(self.primal, other.primal, self.tangent, other.tangent)
         if ne is True or type(other) is Dual and other.tag is self.tag:
             if ne is True and HISTORY.run is not None and type(self.primal) is float:
                 _rates_noted(self.tangent)
@@ -1536,6 +1543,9 @@ def _equality_checked(d: Dual, other, result, op: str, frame: int = 2):
         if caller is None:
             return result
     if is_engine(caller.f_code.co_filename):
+        if op[:1] != "~":  # (a rule's comparison: its kink, under an outer derivative)
+            moving_tie(d.primal, primal(other), d.tangent, other.tangent if type(other) is Dual and
+                       other.tag is d.tag else None)
         return result
     if op[:1] == "~":  # (two duals of one tag closing in: refused by `near_guard`)
         near_guard(d.primal, other.primal, op[1:], d.tangent, other.tangent)

@@ -12,6 +12,7 @@ import ast
 import builtins
 import collections
 import collections.abc
+import contextvars
 import inspect
 import math
 import numbers
@@ -165,9 +166,7 @@ def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
     The step's value jumps there and one side's derivative came out silently (PyAstronomy's idlMod, sweep I).
     With `tangent` (forward mode), only entries it moves count. Integer rounding (floor, int) is `jump_guard`'s."""
     kind = STAIRS.get(fn)
-    if kind not in ("divisor", "modulo", "fraction") or not args:
-        # (a rounding to digits is not checked: a range reduction by it, `q = round(x / 90); r = x - 90 * q`
-        # then the quadrant's sine, geographiclib's sincosde, is continuous at x = 135 where round jumps)
+    if kind not in ("digits", "divisor", "modulo", "fraction") or not args or STAIRS_JUDGED.get():
         return None
     x = args[0]
     while type(x).__name__ == "Dual":
@@ -224,6 +223,11 @@ def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
             "its value jumps there, and the derivative of one side would come out")
 
 
+STAIRS_JUDGED: contextvars.ContextVar = contextvars.ContextVar("overdub_stairs_judged", default=False)
+"""True while a function whose stair jumps were judged from the two sides runs again (`StairJump`): its
+rounding takes the side of the step the value is on, and that side's derivative is the function's."""
+
+
 class _Staircased:
     """A number forward mode's duals rounded by a fine step (`staircase_text`): it stands for the value in the
     tests it is made for (`P = round(P, 8); if P > Pc:` in iapws), and refuses the uses that would carry
@@ -256,7 +260,7 @@ def staircased(fn, args, value, kw=None):
     where the step is far finer than the value."""
     jump = stair_jump_text(fn, args, kw, getattr(args[0], "tangent", None) if args else None)
     if jump is not None:  # (exactly on a jump that the tangent moves across: refused at once)
-        raise SpecialPoint(jump, where=_where(), fix=JUMP_FIX)
+        raise StairJump(jump, where=_where(), fix=JUMP_FIX)
     text = staircase_text(fn, args, kw)
     if text is None:
         return value
@@ -276,7 +280,7 @@ def staircase_fd(fn, args, kw=None, tangent=None) -> None:
         raise SpecialPoint(text, where=_where(), fix=STAIR_FIX)
     text = stair_jump_text(fn, args, kw, tangent)
     if text is not None:
-        raise SpecialPoint(text, where=_where(), fix=JUMP_FIX)
+        raise StairJump(text, where=_where(), fix=JUMP_FIX)
 
 
 JUMP_FIX = ("differentiate at a point off the jump, or give the function a rule (`contexts.custom_adjoint`) "
@@ -288,7 +292,7 @@ def stair_jump_guard(fn, args, kw=None, tangent=None) -> None:
     jumps (`stair_jump_text`)."""
     text = stair_jump_text(fn, args, kw, tangent)
     if text is not None:
-        raise SpecialPoint(text, where=_where(), fix=JUMP_FIX)
+        raise StairJump(text, where=_where(), fix=JUMP_FIX)
 
 
 def staircase_reverse(fn, args, kw=None) -> None:
@@ -616,6 +620,15 @@ class SpecialPoint(OverdubError):
     function's (the gradient of genextreme's or skewnorm's log-density in its shape at 0 came out 0).
     So is a tie of an ordering (`if q <= 0.5` at q == 0.5 exactly, fluids' Crane tee): a branch boundary, where
     the derivative of the branch taken is one-sided (0.18 where central differences give 0.10)."""
+
+
+class StairJump(SpecialPoint):
+    """A rounding to digits, a remainder or a floor division taking a differentiated value exactly on one of
+    its jumps (`stair_jump_text`). What the code computes from it may still be differentiable there: a range
+    reduction (`q = round(x / 90); r = x - 90 * q`, then the quadrant's sine: geographiclib's sincosde at
+    x = 135) is continuous where round jumps. Forward mode's entry points judge the function from the two
+    sides of the point (`contexts.forward.api.sides_disagree`) and run it again with the check off
+    (`STAIRS_JUDGED`) where it is differentiable through it; else this refusal stands."""
 
 
 from ..rules.ties import SPECIAL_HITS, lex_keys, lex_parting, lex_tied, parting_unsorted, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
@@ -1752,6 +1765,8 @@ def at_jump(kind: str, x, axis=None) -> bool:
         finite = np.isfinite(v)
         if kind == "rint":
             hit = finite & (v - np.floor(v) == 0.5)
+        elif kind == "sign":
+            hit = v == 0
         else:
             hit = finite & (v == np.floor(v))
             if kind == "trunc":
@@ -1764,7 +1779,8 @@ JUMP_FUNCTIONS = {np.floor: ("floor", "np.floor"), np.ceil: ("floor", "np.ceil")
                   math.ceil: ("floor", "math.ceil"), math.trunc: ("trunc", "math.trunc"),
                   np.argsort: ("order", "np.argsort"), np.argmax: ("argmax", "np.argmax"),
                   np.argmin: ("argmin", "np.argmin"), np.lexsort: ("lexorder", "np.lexsort"),
-                  np.searchsorted: ("search", "np.searchsorted"), np.digitize: ("search", "np.digitize")}
+                  np.searchsorted: ("search", "np.searchsorted"), np.digitize: ("search", "np.digitize"),
+                  np.sign: ("sign", "np.sign")}
 """The steps whose jumps `jump_guard` watches: function -> (the kind of its jumps, its name). An argsort's
 are its ties: the permutation jumps where two entries part (`x[np.argsort(x)]` gave the stable order's side);
 an argmax's (argmin's) are the extreme's ties; np.lexsort's its keys' (`rules.ties.lex_parting`); a search's
@@ -1864,9 +1880,9 @@ def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
         try:
             parts = _search_parts(x, tangent)
         except (TypeError, ValueError):
-            raise _jump(name, x[1]) from None
+            raise _jump(name, tie=True, x=x[1]) from None
         if parts:
-            raise _jump(name, x[1])
+            raise _jump(name, tie=True, x=x[1])
         return
     if tangent is not None and kind == "lexorder":
         try:
@@ -1877,9 +1893,9 @@ def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
                 tangents = list(t if t.ndim == np.ndim(plain(x)) else np.moveaxis(t, 0, 1))
             parts = lex_parting(x, tangents, -1 if axis is None else axis)
         except (TypeError, ValueError):
-            raise _jump(name, x) from None
+            raise _jump(name, tie=True, x=x) from None
         if parts:
-            raise _jump(name, lex_keys(x)[-1])  # (its primary key's values shown)
+            raise _jump(name, tie=True, x=lex_keys(x)[-1])  # (its primary key's values shown)
         return
     if tangent is not None:
         t = tangent
@@ -1889,7 +1905,7 @@ def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
         try:
             directions = _directions(t, v.shape) or []
         except (TypeError, ValueError):
-            raise _jump(name, x) from None
+            raise _jump(name, tie=True, x=x) from None
         if kind != "order":
             hit = _extremes(v, kind, axis)
             tied = np.sum(hit, axis=axis, keepdims=True) > 1
@@ -1897,12 +1913,12 @@ def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
                 top = np.max(np.where(hit, d, -np.inf), axis=axis, keepdims=True)
                 low = np.min(np.where(hit, d, np.inf), axis=axis, keepdims=True)
                 if np.any(tied & (top - low > _FLIP * np.maximum(np.abs(top), np.abs(low)))):
-                    raise _jump(name, x)
+                    raise _jump(name, tie=True, x=x)
             return
         if axis is None:
             v, directions, axis = v.ravel(), [np.ravel(d) for d in directions], -1
         if parting_unsorted(v, directions, axis):
-            raise _jump(name, x)
+            raise _jump(name, tie=True, x=x)
         return
     hits = SPECIAL_HITS.get()
     if hits is not None:
@@ -1915,13 +1931,15 @@ def jump_guard(kind: str, name: str, x, tangent=None, axis=None) -> None:
     one came out silently (a resampler's `int(np.floor(n * a))` at n * a == 33.0: 57 where central
     differences give 6). Forward mode (a `tangent`) refuses where the tangent moves x off the jump; reverse
     mode notes it for forward mode to tell (`SPECIAL_HITS`), refused outside a recording that checks."""
+    if tangent is None and type(x).__name__ == "Dual":  # (reverse mode under an outer derivative, `hessian`:
+        tangent = x.tangent                              # its tangent moves the value across the jump)
     while type(x).__name__ == "Dual":  # (an outer derivative's: the inner value)
         x = x.primal
     if kind in ("order", "argmax", "argmin", "lexorder", "search"):  # (ties: refused where tied entries' tangents differ; reverse mode
         if at_jump(kind, x, axis):            # has forward mode tell)
             _tie_jump(kind, name, x, tangent, axis)
         return
-    if not at_jump(kind, x):
+    if not at_jump(kind, x) or STAIRS_JUDGED.get():  # (judged from the two sides: `StairJump`)
         return
     if tangent is not None:
         t = tangent
@@ -1931,7 +1949,7 @@ def jump_guard(kind: str, name: str, x, tangent=None, axis=None) -> None:
             v, t = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(t, dtype=float))
         except (TypeError, ValueError):
             raise _jump(name, x) from None
-        hit = (v == np.floor(v)) if kind != "rint" else (v - np.floor(v) == 0.5)
+        hit = (v == 0) if kind == "sign" else (v == np.floor(v)) if kind != "rint" else (v - np.floor(v) == 0.5)
         if np.any(hit & (t != 0)):
             raise _jump(name, x)
         return
@@ -1941,8 +1959,36 @@ def jump_guard(kind: str, name: str, x, tangent=None, axis=None) -> None:
     hits.append((_where(), x, f"jump of {name}"))
 
 
-def _jump(name: str, x) -> "SpecialPoint":
-    return SpecialPoint(
+def moving_tie(a, b, ta, tb) -> None:
+    """A comparison the rules make of values an outer derivative perturbs (forward over reverse, `hessian`:
+    abs's adjoint, np.maximum's tie weights, a max's, run on duals; or two duals of one derivative compared
+    equal), exactly at a tie whose two sides move apart (tangents ta, tb; None for a constant): the piecewise
+    choice jumps there, and the derivative of the side taken came out (a second derivative at a kink of the
+    first: 0, 1 or 2 for `abs(t - 3) * t` or `max(t, 3) * t` at 3, which have none). A `StairJump`: the
+    entry point judges the function from the two sides of the point."""
+    if STAIRS_JUDGED.get():
+        return
+    try:
+        with np.errstate(invalid="ignore"):
+            tied = np.asarray(plain(a)) == np.asarray(plain(b))
+            if not np.any(tied):
+                return
+            ta = np.asarray(0.0 if ta is None else plain(ta), dtype=float)
+            tb = np.asarray(0.0 if tb is None else plain(tb), dtype=float)
+            apart = np.abs(ta - tb) > 1e-12 * np.maximum(np.abs(ta), np.abs(tb))  # (a chunk's directions lead)
+            moving = bool(np.any(tied & apart))
+    except (TypeError, ValueError):
+        return
+    if moving:
+        raise StairJump(f"a tie of two values moving apart ({np.ravel(plain(a))[:3]!s:.60}), compared under an outer "
+                        "derivative (a kink's subgradient, a tie's split): the derivative of one side would come out",
+                        where=_where(), fix=JUMP_FIX)
+
+
+def _jump(name: str, x, tie: bool = False) -> "SpecialPoint":
+    """The refusal at a step's jump: a `StairJump`, which forward mode's entry points judge from the two sides
+    of the point (`t - np.floor(t)` inside a periodic function is continuous there); a tie's stays."""
+    return (SpecialPoint if tie else StairJump)(
         f"{name} of a differentiated value exactly on one of its jumps ({np.asarray(x).ravel()[:3]!s:.60}): what "
         "the code computes from it need not have a derivative there, and the derivative of one side would "
         "come out", where=_where(),

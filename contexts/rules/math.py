@@ -391,14 +391,16 @@ for _name, _partials in _ELEMENTWISE.items():
 
 def hypot_adjoint(dy, y, *xs):
     """d hypot / dx_i = x_i / y (0 when all x are 0)."""
-    if dy is None or plain(y) == 0:
+    if dy is None or plain(y) == 0 and all([x == 0 for x in xs]):
+        # (the arguments compared as they are: under an outer derivative, duals moving off 0 are refused by
+        # the comparison, a cone's tip, whose second derivative has no value; `lowered.runtime.moving_tie`)
         return (None,) * len(xs)
     return tuple(fit(dy * x / y, x) for x in xs)
 
 
 def hypot_tangent(tangents, y, xs):
     """sum_i t_i * x_i / y (None when y == 0 or every tangent is zero)."""
-    if plain(y) == 0:
+    if plain(y) == 0 and all([x == 0 for x in xs]):  # (compared as they are: `hypot_adjoint`)
         return None
     dy = None
     for x, t in zip(xs, tangents):
