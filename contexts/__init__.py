@@ -13,7 +13,7 @@ from importlib import import_module
 
 from .ad import (ADContext, NoRuleError, NonScalarError, Tangent, UnsupportedFunction, gradient, jacobian,
                  pullback, pullback_full, show_adjoint, value_and_gradient, vjp)
-from .ad.api import NAN_BY_FORWARD as _NAN_BY_FORWARD
+from .ad.api import MEAN_OF_SIDES as _MEAN_OF_SIDES, NAN_BY_FORWARD as _NAN_BY_FORWARD
 from .ad.custom import adjoint, checkpoint, custom_adjoint, hook, nestlevel, stop_gradient
 from .rules import MissingRule, check_rule, numerical_gradient, registry
 from .lowered.runtime import CHECK_SPECIAL as _CHECK_SPECIAL, EagerIterationError, SpecialPoint
@@ -51,6 +51,15 @@ def _nan_by_forward(f, args, positions, grads):
 
 
 _NAN_BY_FORWARD.append(_nan_by_forward)
+
+
+def _mean_of_sides(run, args):
+    """Reverse mode's answer at a step's jump or kink judged continuous (`compose.mean_of_sides`)."""
+    from .compose import mean_of_sides
+    return mean_of_sides(run, args)
+
+
+_MEAN_OF_SIDES.append(_mean_of_sides)
 
 
 def __getattr__(name):

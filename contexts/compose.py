@@ -19,10 +19,10 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from .ad import gradient, pullback
-from .forward.api import (flattened, float_input, is_tree, jacfwd, jvp, of_values, rebuilt_tree, reraise_located,
-                          restorer, tree_leaves)
+from .forward.api import (SIDES_TAKEN, _moved as moved, _step as side_step, flattened, float_input, is_tree, jacfwd,
+                          jvp, of_values, rebuilt_tree, reraise_located, restorer, tree_leaves)
 from .forward.dual import Dual
-from .lowered.runtime import SpecialPoint, special_case
+from .lowered.runtime import SidesTaken, SpecialPoint, special_case
 from .rules.ties import TieError
 from .rules.leaves import container_of
 
@@ -56,6 +56,7 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
     def of_leaves(*xs):
         given = iter(xs)
         return f(*(rebuilt_tree(a, given) for a in args), **kwargs)
+    taken = SIDES_TAKEN[0]
     try:
         jvp(of_leaves, tuple(leaves), tuple(directions))
     except (SpecialPoint, TieError):  # (a tie inside a sort whose entries part: forward mode's refusal)
@@ -64,6 +65,54 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
         if all(op[:1] == "?" for _, _, op in hits):  # (ties only noted, as before: kept where unchecked)
             return
         raise _unchecked(hits, f"forward mode: {type(e).__name__}") from e
+    if SIDES_TAKEN[0] != taken:  # (a step's jump or a kink forward mode judged from the two sides: continuous)
+        where = next((h[0] for h in hits if h[2][:1] != "?"), hits[0][0])
+        raise SidesTaken(
+            "a step's jump or a kink of the function at this point (judged from its two sides: continuous): "
+            "reverse mode's one pass takes the side the step took, where the derivative is the mean of the two "
+            "sides'", where=where,
+            fix="use `gradient` or `value_and_gradient` (they answer with the two sides' mean), forward mode "
+                "(`jacfwd`, `jvp`), or differentiate at a point off the jump")
+
+
+def mean_of_sides(run: Callable, args: tuple):
+    """The mean of run(args ± h d) (a tree of floats: gradients, a Jacobian), d random over the float leaves
+    of args, for reverse mode's entry points where a step's jump or a kink was judged continuous from its two
+    sides (`SidesTaken`): the mean of the two sides' slopes, as forward mode answers there
+    (`forward.api._past_stair_jump`); None where args or the answers are not floats."""
+    rng = np.random.default_rng(20261206)
+    directions = []
+    for a in args:
+        leaves = tree_leaves(a) if isinstance(a, (float, np.floating, np.ndarray)) or is_tree(a) else [a]
+        if all(isinstance(v, (float, np.floating)) or isinstance(v, np.ndarray) and v.dtype.kind == "f"
+               for v in leaves):
+            directions.append(rebuilt_tree(a, iter([rng.normal(size=np.shape(v)) if np.ndim(v) else
+                                                    float(rng.normal()) for v in leaves])))
+        elif isinstance(a, (float, np.floating, np.ndarray)) or is_tree(a):
+            return None  # (a differentiated input of another kind: a Fraction, a complex array)
+        else:
+            directions.append(None)
+    h = side_step(tuple(args), tuple(directions))
+    if not h:
+        return None
+    plus, minus = (run(moved(tuple(args), tuple(directions), s * h)) for s in (1, -1))
+
+    def mean(p, m):
+        if p is None or m is None:
+            return m if p is None else p
+        if isinstance(p, (list, tuple)) and type(p) is type(m) and len(p) == len(m):
+            return type(p)(mean(u, v) for u, v in zip(p, m))
+        if isinstance(p, dict) and isinstance(m, dict) and p.keys() == m.keys():
+            return {k: mean(p[k], m[k]) for k in p}
+        u, v = np.asarray(p), np.asarray(m)
+        if u.shape != v.shape or u.dtype.kind not in "fc" or v.dtype.kind not in "fc":
+            raise TypeError("not floats")
+        w = (u + v) / 2
+        return w if isinstance(p, np.ndarray) else type(p)(w[()])
+    try:
+        return mean(plus, minus)
+    except (TypeError, ValueError):
+        return None
 
 
 def nan_by_forward(f: Callable, args: tuple, positions: tuple, grads: tuple) -> tuple:

@@ -14,7 +14,7 @@ from overdub import Context
 from overdub.passes import context_stack as _stack, depth as _depth
 from overdub.errors import OverdubError
 
-from ..lowered.runtime import (CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as _SPECIAL_HITS, Hits as _Hits,
+from ..lowered.runtime import (SidesTaken, CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as _SPECIAL_HITS, Hits as _Hits,
                               SpecialPoint, special_case)
 from ..rules.frames import entry_error
 from ..rules.watch import JUMP_WATCH as _JUMP_WATCH
@@ -709,7 +709,31 @@ def value_and_gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | Non
     >>> value_and_gradient(lambda x: x ** 3, 2.0)
     (8.0, (12.0,))
     """
-    return _value_and_gradient(f, args, wrt)
+    return _value_and_gradient_at(f, args, wrt)
+
+
+MEAN_OF_SIDES: list = []
+"""[mean_of_sides(run, args)]: set by the package (`contexts.compose.mean_of_sides`)."""
+
+
+def _of_sides(e: SidesTaken, run: Callable, args: tuple):
+    """Where reverse mode's check found a step's jump or a kink the function is continuous through
+    (`SidesTaken`): the mean of run's answers at the two sides of the point; else e."""
+    out = MEAN_OF_SIDES[0](run, args) if MEAN_OF_SIDES else None
+    if out is None:
+        raise e from None
+    return out
+
+
+def _value_and_gradient_at(f, args, wrt):
+    """`_value_and_gradient`, or at a step's jump or a kink f is continuous through, f's value and the mean
+    of its gradients at the two sides of the point (`_of_sides`)."""
+    try:
+        return _value_and_gradient(f, args, wrt)
+    except SidesTaken as e:
+        args = _promote(args)
+        grads = _of_sides(e, lambda moved: _value_and_gradient(f, moved, wrt)[1], args)
+        return f(*args), grads
 
 
 def gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | None = None) -> tuple:
@@ -726,7 +750,7 @@ def gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | None = None) 
     >>> gradient(lambda x, y: x * y + y, 2.0, 3.0, wrt=1)
     (3.0,)
     """
-    return _value_and_gradient(f, args, wrt)[1]
+    return _value_and_gradient_at(f, args, wrt)[1]
 
 
 def vjp(f: Callable, primals: tuple, cotangents: Any) -> tuple[Any, tuple]:
@@ -836,7 +860,10 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
         return tuple(jacfwd(lambda a, i=i: f(*args[:i], a, *args[i + 1:]), args[i]) for i in range(len(args)))
     if mode != "reverse":
         raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="reverse" or mode="forward"')
-    y, back = _pullback(f, args, {}, full=False)
+    try:
+        y, back = _pullback(f, args, {}, full=False)
+    except SidesTaken as e:  # (a step's jump or a kink f is continuous through: the two sides' mean)
+        return _of_sides(e, lambda moved: jacobian(f, *moved), args)
     if isinstance(y, dict) or type(y) in (list, tuple) and _of_several_shapes(y):
         # a dict, or a tuple of arrays of other shapes: one Jacobian per entry, as forward mode's jacfwd gives
         # them (a dict's came out zeros, silently; a tuple's a ValueError of numpy's: gen22 W4)

@@ -443,34 +443,51 @@ def _entry(api: Callable) -> Callable:
 
 def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump: StairJump):
     """The entry point's answer where f steps a moving value exactly on a jump (`StairJump`: a rounding, a
-    remainder, a floor; a rule's kink under an outer derivative): where f is differentiable through the point
+    remainder, a floor; a rule's kink under an outer derivative): where f is continuous through the point
     along the differentiated directions, judged from its two sides (`sides_disagree`), the derivative there
     is the mean of the entry point's answers at the two sides x ± h d (h ~ 1e-8 of x: exact to rounding for
-    a derivative continuous there; the side the step takes at x itself, the mean of a kink's slopes where
-    a rule splits a tie, need not be: `(max(t, 3) + min(t, 3)) * t` at 3), its value f's at x (run again
-    with the check off); else the refusal, with what the sides showed."""
+    a derivative continuous there, the mean of the two slopes at a kink, as central differences give it;
+    the side the step takes at x itself, or the rules' tie splits there, need not be: `(max(t, 3) + min(t,
+    3)) * t` at 3 gave 4 for 2), its value f's at x (run again with the check off); else the refusal, with
+    what the sides showed."""
     inputs, directions = _stair_directions(api, args, kwargs)
-    why = "its inputs are not floats" if inputs is None else sides_disagree(f, inputs, directions)
+    why, means = ("its inputs are not floats", None) if inputs is None else _sides(f, inputs, directions)
     of = getattr(f, "derivative_of", None)
     while why is None and of is not None:  # (a Hessian's: the function whose gradient f is must not jump
-        why = sides_disagree(of, inputs, directions, values_only=True)  # there either: `v % 1.3`)
+        why = sides_disagree(of, inputs, directions)  # there either: `v % 1.3`)
         of = getattr(of, "derivative_of", None)
     if why is None:
         token = STAIRS_JUDGED.set(True)
         try:
             at = api(f, *args, **kwargs)
-            h = _step(inputs, directions)
-            sides = [api(f, *_moved_args(api, args, _moved(inputs, directions, s * h)), **kwargs) for s in (1, -1)]
-            out = _mean_derivative(api, at, *sides)
+            _, here = jvp(f, inputs, directions)  # (the point's own derivative: the side its steps took)
+            here = _flat(here)
+            near, far, farther, reach = means
+            if here is not None and _close(here, near, reach):  # (a step inside a continuous function)
+                SIDES_TAKEN[0] += 1
+                return at
+            if _close(near, far, reach) and _close(far, farther, reach):  # (a kink: its sides' mean)
+                h = _step(inputs, directions)
+                sides = [api(f, *_moved_args(api, args, _moved(inputs, directions, s * h)), **kwargs)
+                         for s in (1, -1)]
+                out = _mean_derivative(api, at, *sides)
+                if out is not None:
+                    SIDES_TAKEN[0] += 1
+                    return out
+                why = "its derivatives are not floats"
+            else:
+                why = "its derivatives at the point and on its two sides disagree"
         finally:
             STAIRS_JUDGED.reset(token)
-        if out is not None:
-            return out
-        why = "its derivatives are not floats"
     judged = StairJump(f"{jump.what}; judged from the two sides of the point, {why}", where=jump.where,
                        fix=jump.fix)
     judged.judged = True  # (the function has no derivative there: no other way of differentiating it helps)
     raise judged from None
+
+
+SIDES_TAKEN = [0]
+"""How many answers `_past_stair_jump` gave from the two sides of a point (reverse mode's check asks:
+`contexts.compose.check_special`)."""
 
 
 def _stair_directions(api: Callable, args: tuple, kwargs: dict):
@@ -549,52 +566,66 @@ def _moved(inputs: tuple, directions: tuple, step: float) -> tuple:
          for v, t in zip(tree_leaves(x), tree_leaves(d))])) for x, d in zip(inputs, directions))
 
 
-def sides_disagree(f: Callable, inputs: tuple, directions: tuple, values_only: bool = False) -> str | None:
-    """None where f is differentiable through the point `inputs` along `directions` as judged from its
-    sides x ± h d and x ± 2h d (four forward passes): the change of its value across them is what their
-    directional derivatives give up to a curve's term, eight times as large at 2h as at h (a jump's stays
-    the jump), and those derivatives part by twice as much at 2h as at h (a curve's; a kink's part by its
-    jump of slope at any distance); else what was seen. `values_only`: the jump alone (a Hessian's
-    function, whose own gradient's sides were judged)."""
+def sides_disagree(f: Callable, inputs: tuple, directions: tuple) -> str | None:
+    """None where f is continuous through the point `inputs` along `directions` as judged from its sides
+    x ± k h d, k = 1, 2, 4 (six forward passes): the change of its value across each pair misses the
+    trapezoid of their directional derivatives by a curve's term, growing as k**3 (k**2 at a kink between
+    curves of different bends), or by rounding; by a jump, the same amount at every k. Else what was seen.
+    A kink (the two sides' slopes differ) is no disagreement: the mean of the two slopes is the derivative
+    there, as at every kink (the README's convention: central differences), which `_past_stair_jump` gives."""
+    return _sides(f, inputs, directions)[0]
+
+
+def _flat(v):
+    """v's leaves as one float vector, or None."""
+    try:
+        return np.concatenate([np.ravel(np.asarray(u, dtype=float)) for u in tree_leaves(v)])
+    except (TypeError, ValueError):
+        return None
+
+
+def _close(a, b, reach: float) -> bool:
+    """Two directional derivatives agree beyond rounding and a curve's change over the sides' distance
+    (`reach`: the largest derivative on the sides, whose mean may cancel to nearly 0)."""
+    with np.errstate(all="ignore"):
+        return bool(np.all(np.abs(a - b) <= 1e-6 * (np.abs(a) + np.abs(b)) + 1e-6 * reach + 1e-300))
+
+
+def _sides(f: Callable, inputs: tuple, directions: tuple):
+    """(`sides_disagree`'s answer, (the means of the two sides' directional derivatives at k = 1, 2, 4, the
+    largest of those derivatives))."""
     h = _step(inputs, directions)
     if not h:
-        return "no input moves"
-    sides = {}
-    for k in (1, -1, 2, -2):
-        try:
-            y, dy = jvp(f, _moved(inputs, directions, k * h), directions)
-        except OverdubError as e:
-            return f"a side could not be differentiated ({type(e).__name__})"
-        try:
-            sides[k] = (np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in tree_leaves(y)]),
-                        np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in tree_leaves(dy)]))
-        except (TypeError, ValueError):
-            return "its values are not floats"
-    (y1, d1), (y0, d0), (y2, d2), (y3, d3) = sides[1], sides[-1], sides[2], sides[-2]
-    if len({y1.shape, y0.shape, y2.shape, y3.shape, d1.shape, d0.shape, d2.shape, d3.shape}) > 1:
-        return "its values differ in shape"
+        return "no input moves", None
+    residuals, means, scale, reach = [], [], None, 0.0
+    for k in (1, 2, 4):
+        pair = []
+        for sign in (1, -1):
+            try:
+                y, dy = jvp(f, _moved(inputs, directions, sign * k * h), directions)
+            except OverdubError as e:
+                return f"a side could not be differentiated ({type(e).__name__})", None
+            pair.append((_flat(y), _flat(dy)))
+            if pair[-1][0] is None or pair[-1][1] is None:
+                return "its values are not floats", None
+        (yp, dp), (ym, dm) = pair
+        if len({yp.shape, ym.shape, dp.shape, dm.shape} | ({residuals[0].shape} if residuals else set())) > 1:
+            return "its values differ in shape", None
+        with np.errstate(all="ignore"):
+            residuals.append(yp - ym - k * h * (dp + dm))
+            means.append((dp + dm) / 2)
+            reach = max(reach, float(np.max(np.abs(dp), initial=0.0)), float(np.max(np.abs(dm), initial=0.0)))
+            if scale is None:
+                scale = 1e-9 * (np.abs(yp) + np.abs(ym)) + 1e-6 * h * np.abs(dp + dm) + 1e-300
+    near, far, farther = residuals
     with np.errstate(all="ignore"):
-        # (the values' change against the trapezoid of the derivatives: a curve's misses by a cube of the
-        # distance, eight times as much at 2h; a jump's by the jump at any distance)
-        near = y1 - y0 - h * (d1 + d0)
-        far = y2 - y3 - 2 * h * (d2 + d3)
-        if not (np.all(np.isfinite(near)) and np.all(np.isfinite(far))):
-            return "its values are not finite"
-        floor = 1e-9 * (np.abs(y1) + np.abs(y0)) + 1e-6 * h * np.abs(d1 + d0) + 1e-300
-        jumped = (np.abs(near) > floor) & (np.abs(far - 8 * near) > 0.5 * np.abs(near) + floor)
+        if not all(np.all(np.isfinite(r)) for r in residuals + means):
+            return "its values are not finite", None
+        size = np.abs(near)
+        jumped = (size > scale) & (np.abs(far - near) <= 0.25 * size) & (np.abs(farther - near) <= 0.25 * size)
         if np.any(jumped):
-            return f"its value jumps (by {float(np.max(np.abs(near[jumped]))):.3g})"
-        if values_only:
-            return None
-        near, far = d1 - d0, d2 - d3
-        if not np.all(np.isfinite(far)):
-            return "its derivatives are not finite"
-        floor = 1e-12 * (np.abs(d1) + np.abs(d0)) + 1e-300  # (rounding of the derivatives themselves)
-        kinked = (np.abs(near) > floor) & (np.abs(far - 2 * near) > 0.25 * np.abs(near) + floor)
-        if np.any(kinked):
-            i = int(np.argmax(kinked))
-            return f"its derivative jumps ({float(d0[i]):.6g} and {float(d1[i]):.6g} on the two sides)"
-    return None
+            return f"its value jumps (by {float(np.max(size[jumped])):.3g})", None
+    return None, (*means, reach)
 
 
 # forward mode's entry point (by name) -> the same derivative of torch code by reverse mode, and the test of

@@ -498,7 +498,9 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     if ufunc is np.matmul and not kwargs:
         return multilinear(np.matmul, inputs, {})
     if (jump := JUMP_FUNCTIONS.get(ufunc)) is not None and inputs and type(inputs[0]) is Dual:
-        jump_guard(*jump, inputs[0].primal, inputs[0].tangent)  # (a moving value exactly on a jump; np.sign's at 0)
+        jump_guard(*jump, inputs[0].primal, inputs[0].tangent)  # (a moving value exactly on a jump)
+    elif ufunc is np.sign and inputs and type(inputs[0]) is Dual and not np.iscomplexobj(primal_tree(inputs[0])):
+        jump_guard("sign", "np.sign", inputs[0].primal, inputs[0].tangent)  # (at 0: |x|'s kink, under `hessian`)
     if _nondiff(ufunc):
         return _on_values(ufunc, inputs, kwargs)
     rule = registry.get(ufunc)

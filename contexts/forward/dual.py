@@ -981,7 +981,7 @@ class Dual:
             other = _as_dual_array(other, self.tag)
         eq = primal(self) == primal(other)
         if eq is not False and type(other) is Dual and other.tag is self.tag:
-            moving_tie(self.primal, other.primal, self.tangent, other.tangent)  # (equal where they part)
+            _rules_tie(self, other)
         if eq is False or type(other) is Dual and other.tag is self.tag:
             if eq is False and HISTORY.run is not None and type(self.primal) is float:
                 _rates_noted(self.tangent)  # (the rates a root finder's exact exit is judged by: `rounding_residue`)
@@ -995,7 +995,7 @@ class Dual:
             other = _as_dual_array(other, self.tag)
         ne = primal(self) != primal(other)
         if ne is not True and type(other) is Dual and other.tag is self.tag:
-            moving_tie(self.primal, other.primal, self.tangent, other.tangent)
+            _rules_tie(self, other)
         if ne is True or type(other) is Dual and other.tag is self.tag:
             if ne is True and HISTORY.run is not None and type(self.primal) is float:
                 _rates_noted(self.tangent)
@@ -1502,6 +1502,16 @@ def _ordered(d: Dual, other, result, op: str):
                 _closing(value, ov, op, d.tangent, d)
             return result
     return _equality_checked(d, other, result, op, frame=3)
+
+
+def _rules_tie(a: Dual, b: Dual) -> None:
+    """`a == b` (or `!=`) of two duals of one derivative, equal somewhere, in the rules' code (their
+    adjoints run on duals under an outer derivative: a max's hit, a tie's split): `moving_tie`. In the
+    user's code, an iteration's exit (`if f1 == f0: break` of a secant) compares two residuals its
+    machinery judges (`converged`)."""
+    caller = _past_operators(sys._getframe(2))
+    if caller is not None and is_engine(caller.f_code.co_filename):
+        moving_tie(a.primal, b.primal, a.tangent, b.tangent)
 
 
 def _rates_noted(rate) -> None:

@@ -260,7 +260,7 @@ def staircased(fn, args, value, kw=None):
     where the step is far finer than the value."""
     jump = stair_jump_text(fn, args, kw, getattr(args[0], "tangent", None) if args else None)
     if jump is not None:  # (exactly on a jump that the tangent moves across: refused at once)
-        raise StairJump(jump, where=_where(), fix=JUMP_FIX)
+        raise _stair_jump()(jump, where=_where(), fix=JUMP_FIX)
     text = staircase_text(fn, args, kw)
     if text is None:
         return value
@@ -280,7 +280,7 @@ def staircase_fd(fn, args, kw=None, tangent=None) -> None:
         raise SpecialPoint(text, where=_where(), fix=STAIR_FIX)
     text = stair_jump_text(fn, args, kw, tangent)
     if text is not None:
-        raise StairJump(text, where=_where(), fix=JUMP_FIX)
+        raise _stair_jump()(text, where=_where(), fix=JUMP_FIX)
 
 
 JUMP_FIX = ("differentiate at a point off the jump, or give the function a rule (`contexts.custom_adjoint`) "
@@ -292,7 +292,7 @@ def stair_jump_guard(fn, args, kw=None, tangent=None) -> None:
     jumps (`stair_jump_text`)."""
     text = stair_jump_text(fn, args, kw, tangent)
     if text is not None:
-        raise StairJump(text, where=_where(), fix=JUMP_FIX)
+        raise _stair_jump()(text, where=_where(), fix=JUMP_FIX)
 
 
 def staircase_reverse(fn, args, kw=None) -> None:
@@ -623,15 +623,24 @@ class SpecialPoint(OverdubError):
 
 
 class StairJump(SpecialPoint):
-    """A rounding to digits, a remainder or a floor division taking a differentiated value exactly on one of
-    its jumps (`stair_jump_text`). What the code computes from it may still be differentiable there: a range
-    reduction (`q = round(x / 90); r = x - 90 * q`, then the quadrant's sine: geographiclib's sincosde at
-    x = 135) is continuous where round jumps. Forward mode's entry points judge the function from the two
-    sides of the point (`contexts.forward.api.sides_disagree`) and run it again with the check off
-    (`STAIRS_JUDGED`) where it is differentiable through it; else this refusal stands."""
+    """A step (a rounding to digits, a remainder, a floor division, floor, np.sign: `stair_jump_text`,
+    `jump_guard`) taking a moving value exactly on one of its jumps, or a rule comparing duals tied where they
+    part (`moving_tie`: a kink, under an outer derivative). What the code computes from it may still be
+    continuous there: a range reduction (`q = round(x / 90); r = x - 90 * q`, then the quadrant's sine:
+    geographiclib's sincosde at x = 135) is, where round jumps. Forward mode's entry points judge the function
+    from the two sides of the point (`contexts.forward.api.sides_disagree`) and answer with the mean of the
+    two sides' derivatives where it is continuous; else this refusal stands."""
 
 
-from ..rules.ties import SPECIAL_HITS, lex_keys, lex_parting, lex_tied, parting_unsorted, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
+class SidesTaken(StairJump):
+    """Reverse mode's check found a step's jump or a kink (`StairJump`) where forward mode judged the function
+    continuous from the two sides of the point: its derivative there is the mean of the two sides' (a kink's
+    slopes), which reverse mode's one pass, through the side the step took, need not give. `gradient` and
+    `value_and_gradient` answer with the mean of the gradients at the two sides (`contexts.compose`); the
+    other reverse-mode entry points refuse."""
+
+
+from ..rules.ties import MOVING_TIE, SPECIAL_HITS, _differ, lex_keys, lex_parting, lex_tied, parting_unsorted, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
 
 CHECK_SPECIAL: list = []
 """[check(f, args, kwargs, hits)]: set by `contexts.compose` (above both modes): runs f by forward mode
@@ -1779,8 +1788,7 @@ JUMP_FUNCTIONS = {np.floor: ("floor", "np.floor"), np.ceil: ("floor", "np.ceil")
                   math.ceil: ("floor", "math.ceil"), math.trunc: ("trunc", "math.trunc"),
                   np.argsort: ("order", "np.argsort"), np.argmax: ("argmax", "np.argmax"),
                   np.argmin: ("argmin", "np.argmin"), np.lexsort: ("lexorder", "np.lexsort"),
-                  np.searchsorted: ("search", "np.searchsorted"), np.digitize: ("search", "np.digitize"),
-                  np.sign: ("sign", "np.sign")}
+                  np.searchsorted: ("search", "np.searchsorted"), np.digitize: ("search", "np.digitize")}
 """The steps whose jumps `jump_guard` watches: function -> (the kind of its jumps, its name). An argsort's
 are its ties: the permutation jumps where two entries part (`x[np.argsort(x)]` gave the stable order's side);
 an argmax's (argmin's) are the extreme's ties; np.lexsort's its keys' (`rules.ties.lex_parting`); a search's
@@ -1848,7 +1856,7 @@ def _search_parts(x, tangent) -> bool:
     for k in range(n):
         a = 0.0 if dv is None else np.ravel(dv[k % len(dv)])[hit]
         b = 0.0 if dg is None else np.ravel(dg[k % len(dg)])[pos]
-        if np.any(np.abs(np.asarray(a) - np.asarray(b)) > 1e-8 * np.maximum(np.abs(a), np.abs(b))):
+        if np.any(_differ(np.asarray(a), np.asarray(b))):
             return True
     return False
 ORDER_METHODS = {"argsort": ("order", "ndarray.argsort"), "argmax": ("argmax", "ndarray.argmax"),
@@ -1959,14 +1967,25 @@ def jump_guard(kind: str, name: str, x, tangent=None, axis=None) -> None:
     hits.append((_where(), x, f"jump of {name}"))
 
 
+MOVING_TIE.append(lambda a, b, ta, tb: moving_tie(a, b, ta, tb))
+
+
+def _stair_jump():
+    """The class of a refusal at a step's jump: `StairJump`, judged from the two sides by the entry point;
+    a plain `SpecialPoint` under a rule sampling a function (`JUMP_WATCH`: scipy's quad bisects to an
+    integrand's jump and refuses it itself)."""
+    return SpecialPoint if JUMP_WATCH.get() is not None else StairJump
+
+
 def moving_tie(a, b, ta, tb) -> None:
     """A comparison the rules make of values an outer derivative perturbs (forward over reverse, `hessian`:
     abs's adjoint, np.maximum's tie weights, a max's, run on duals; or two duals of one derivative compared
     equal), exactly at a tie whose two sides move apart (tangents ta, tb; None for a constant): the piecewise
     choice jumps there, and the derivative of the side taken came out (a second derivative at a kink of the
     first: 0, 1 or 2 for `abs(t - 3) * t` or `max(t, 3) * t` at 3, which have none). A `StairJump`: the
-    entry point judges the function from the two sides of the point."""
-    if STAIRS_JUDGED.get():
+    entry point judges the function from the two sides of the point. Not under a rule sampling a function
+    (`JUMP_WATCH`: scipy's quad finds an integrand's kinks itself)."""
+    if STAIRS_JUDGED.get() or JUMP_WATCH.get() is not None:
         return
     try:
         with np.errstate(invalid="ignore"):
@@ -1975,7 +1994,7 @@ def moving_tie(a, b, ta, tb) -> None:
                 return
             ta = np.asarray(0.0 if ta is None else plain(ta), dtype=float)
             tb = np.asarray(0.0 if tb is None else plain(tb), dtype=float)
-            apart = np.abs(ta - tb) > 1e-12 * np.maximum(np.abs(ta), np.abs(tb))  # (a chunk's directions lead)
+            apart = _differ(ta, tb)  # (a chunk's directions lead)
             moving = bool(np.any(tied & apart))
     except (TypeError, ValueError):
         return
@@ -1988,7 +2007,7 @@ def moving_tie(a, b, ta, tb) -> None:
 def _jump(name: str, x, tie: bool = False) -> "SpecialPoint":
     """The refusal at a step's jump: a `StairJump`, which forward mode's entry points judge from the two sides
     of the point (`t - np.floor(t)` inside a periodic function is continuous there); a tie's stays."""
-    return (SpecialPoint if tie else StairJump)(
+    return (SpecialPoint if tie else _stair_jump())(
         f"{name} of a differentiated value exactly on one of its jumps ({np.asarray(x).ravel()[:3]!s:.60}): what "
         "the code computes from it need not have a derivative there, and the derivative of one side would "
         "come out", where=_where(),

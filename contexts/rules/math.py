@@ -28,6 +28,7 @@ from . import generic as g
 from .generic import fit, plain
 from .operator import pow_dn, pow_dx
 from .registry import registry
+from .ties import at_tip
 from .sparsity_specs import CONCRETE, DENSE, NONLINEAR, Custom, elementwise_spec
 
 __all__ = ["NONDIFFERENTIABLE", "register_elementwise"]
@@ -391,16 +392,18 @@ for _name, _partials in _ELEMENTWISE.items():
 
 def hypot_adjoint(dy, y, *xs):
     """d hypot / dx_i = x_i / y (0 when all x are 0)."""
-    if dy is None or plain(y) == 0 and all([x == 0 for x in xs]):
-        # (the arguments compared as they are: under an outer derivative, duals moving off 0 are refused by
-        # the comparison, a cone's tip, whose second derivative has no value; `lowered.runtime.moving_tie`)
+    if dy is None or plain(y) == 0:
+        for x in xs:  # (a cone's tip under an outer derivative)
+            at_tip(x)
         return (None,) * len(xs)
     return tuple(fit(dy * x / y, x) for x in xs)
 
 
 def hypot_tangent(tangents, y, xs):
     """sum_i t_i * x_i / y (None when y == 0 or every tangent is zero)."""
-    if plain(y) == 0 and all([x == 0 for x in xs]):  # (compared as they are: `hypot_adjoint`)
+    if plain(y) == 0:
+        for x in xs:  # (`hypot_adjoint`)
+            at_tip(x)
         return None
     dy = None
     for x, t in zip(xs, tangents):

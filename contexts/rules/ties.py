@@ -86,6 +86,20 @@ def plain(v):
     return v
 
 
+MOVING_TIE: list = []
+"""[moving_tie(a, b, ta, tb)]: set by `lowered.runtime` (above the rules), which refuses or has the entry
+point judge a tie whose two sides part under an outer derivative."""
+
+
+def at_tip(x) -> None:
+    """A rule about to take a limit's value at 0 (`x / |x|` as 0: a norm's gradient at the zero vector,
+    hypot's at the origin, a quotient guarded where its denominator is 0) where x is a dual of an outer
+    derivative (`hessian`): where x moves off 0 there, the point is a cone's tip, whose gradient jumps
+    (`lowered.runtime.moving_tie`; 0 came out for `norm([t - 3, 0]) * t`'s second derivative at 3)."""
+    if MOVING_TIE and type(x).__name__ == "Dual":
+        MOVING_TIE[0](x.primal, 0.0, x.tangent, None)
+
+
 def _differ(p, q):
     """Elementwise: p and q differ beyond rounding."""
     return np.abs(p - q) > _ROUNDING * np.maximum(np.abs(p), np.abs(q))

@@ -20,6 +20,7 @@ from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left
 from ..generic import conj
 
 from ..registry import HOT_REDUCE_OPTIONS, NoClosedForm, registry
+from ..ties import at_tip
 from ..sparsity_specs import INDICES, Cumulative, Custom, Reduction
 from ._util import bind as _bind, is_dual, normalize_axis, unsupported, zeros
 from .ufuncs import inexact, match_primal
@@ -843,6 +844,8 @@ def _norm_axes(x, ord, axis):
 
 def _vector_norm_gradient(x, ye, ord, axes):
     """d ||x||_ord / dx along the reduced axes, ye the norm broadcastable against x."""
+    if type(x).__name__ == "Dual" and np.any(ye == 0):  # (the zero vector under an outer derivative)
+        at_tip(x)
     safe = np.where(ye == 0, 1, ye)
     if ord is None or ord == 2:
         return np.where(ye == 0, 0, x / safe)

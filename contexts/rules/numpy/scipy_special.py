@@ -16,6 +16,7 @@ import numpy as np
 import scipy.special as sc
 
 from ..registry import NoClosedForm, registry
+from ..ties import plain
 from ..sparsity_specs import Custom
 from .reductions import _expand, reduction_rule
 from ._util import unsupported
@@ -375,8 +376,9 @@ def _sin4_integral(phi):
 
 def _ellipkinc_dm(y, phi, m):
     given = m
-    m = np.asarray(m)
-    safe = np.where((m == 0) | (m == 1), 0.5, m)
+    m = np.asarray(plain(m))  # (m = 0 is a removable singularity of the formula, the series continuing it:
+    # compared as a plain value, no kink under an outer derivative, `lowered.runtime.moving_tie`)
+    safe = np.where((m == 0) | (m == 1), 0.5, given)
     s = np.sqrt(1 - safe * np.sin(phi) ** 2)
     general = (sc.ellipeinc(phi, safe) / (2 * safe * (1 - safe)) - y / (2 * safe)
                - np.sin(2 * phi) / (4 * (1 - safe) * s))
@@ -388,8 +390,8 @@ def _ellipkinc_dm(y, phi, m):
 
 def _ellipeinc_dm(y, phi, m):
     given = m
-    m = np.asarray(m)
-    safe = np.where(m == 0, 0.5, m)
+    m = np.asarray(plain(m))  # (as ellipkinc's)
+    safe = np.where(m == 0, 0.5, given)
     at_zero = -(phi - np.sin(phi) * np.cos(phi)) / 4 - given * (0.25 * _sin4_integral(phi))  # (as ellipkinc's)
     return np.where(m == 0, at_zero, (y - sc.ellipkinc(phi, safe)) / (2 * safe))
 

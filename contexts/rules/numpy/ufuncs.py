@@ -26,6 +26,7 @@ from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left
 from ..generic import dropped_nan_zero
 from ..operator import pow_dx
 from ..registry import NoClosedForm, registry
+from ..ties import at_tip
 from ..sparsity_specs import LINEAR, NONDIFF, STRUCTURAL, Custom, Elementwise
 from ._util import match_primal as _match_primal
 
@@ -67,7 +68,10 @@ def _fit(t: Any, y: Any) -> Any:
 
 def _safe_div(n: Any, d: Any) -> Any:
     """n / d with 0 where d == 0 (the limit used for |x| at 0, hypot at the origin, ...)."""
-    return n / np.where(d == 0, 1, d)
+    zero = d == 0
+    if type(n).__name__ == "Dual" and np.any(zero):  # (a cone's tip under an outer derivative)
+        at_tip(n)
+    return n / np.where(zero, 1, d)
 
 
 def _masked(g: Any, where: Any) -> Any:
