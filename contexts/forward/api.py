@@ -444,12 +444,12 @@ def _entry(api: Callable) -> Callable:
 def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump: StairJump):
     """The entry point's answer where f steps a moving value exactly on a jump (`StairJump`: a rounding, a
     remainder, a floor; a rule's kink under an outer derivative): where f is continuous through the point
-    along the differentiated directions, judged from its two sides (`sides_disagree`), the derivative there
-    is the mean of the entry point's answers at the two sides x ± h d (h ~ 1e-8 of x: exact to rounding for
-    a derivative continuous there, the mean of the two slopes at a kink, as central differences give it;
-    the side the step takes at x itself, or the rules' tie splits there, need not be: `(max(t, 3) + min(t,
-    3)) * t` at 3 gave 4 for 2), its value f's at x (run again with the check off); else the refusal, with
-    what the sides showed."""
+    along the differentiated directions, judged from its sides (`_sides`), f runs again with the check off
+    (`STAIRS_JUDGED`); its answer stands where its derivative along d is the mean of the two sides' (a step
+    inside a continuous function: exact, a rule's limit branch too); else, where the sides' means agree at
+    h, 2h and 4h (a kink), the answer's derivative is the mean of the entry point's answers at x ± h d (the
+    mean of the two slopes, as central differences give it; the rules' tie splits at the point need not be:
+    `(max(t, 3) + min(t, 3)) * t` at 3 gave 4 for 2); else the refusal, with what the sides showed."""
     inputs, directions = _stair_directions(api, args, kwargs)
     why, means = ("its inputs are not floats", None) if inputs is None else _sides(f, inputs, directions)
     of = getattr(f, "derivative_of", None)
