@@ -19,7 +19,7 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from .ad import gradient, pullback
-from .forward.api import (SIDES_TAKEN, _moved as moved, _step as side_step, flattened, float_input, is_tree, jacfwd,
+from .forward.api import (SIDES_TAKEN, _moved as moved, _step as side_step, flattened, mean_tree, float_input, is_tree, jacfwd,
                           jvp, of_values, rebuilt_tree, reraise_located, restorer, tree_leaves)
 from .forward.dual import Dual
 from .lowered.runtime import SidesTaken, SpecialPoint, special_case
@@ -95,24 +95,7 @@ def mean_of_sides(run: Callable, args: tuple):
     h = side_step(tuple(args), tuple(directions))
     if not h:
         return None
-    plus, minus = (run(moved(tuple(args), tuple(directions), s * h)) for s in (1, -1))
-
-    def mean(p, m):
-        if p is None or m is None:
-            return m if p is None else p
-        if isinstance(p, (list, tuple)) and type(p) is type(m) and len(p) == len(m):
-            return type(p)(mean(u, v) for u, v in zip(p, m))
-        if isinstance(p, dict) and isinstance(m, dict) and p.keys() == m.keys():
-            return {k: mean(p[k], m[k]) for k in p}
-        u, v = np.asarray(p), np.asarray(m)
-        if u.shape != v.shape or u.dtype.kind not in "fc" or v.dtype.kind not in "fc":
-            raise TypeError("not floats")
-        w = (u + v) / 2
-        return w if isinstance(p, np.ndarray) else type(p)(w[()])
-    try:
-        return mean(plus, minus)
-    except (TypeError, ValueError):
-        return None
+    return mean_tree(*(run(moved(tuple(args), tuple(directions), s * h)) for s in (1, -1)))
 
 
 def nan_by_forward(f: Callable, args: tuple, positions: tuple, grads: tuple) -> tuple:

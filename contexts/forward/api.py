@@ -519,25 +519,34 @@ def _moved_args(api: Callable, args: tuple, inputs: tuple) -> tuple:
 def _mean_derivative(api: Callable, at, plus, minus):
     """The answer `at` gave at the point, its derivative part replaced by the mean of the two sides' (jvp's
     and jacfwd's second item, derivative's answer); None where they are not floats of one shape."""
-    def mean(p, m):
-        try:
-            pl, ml = tree_leaves(p), tree_leaves(m)
-            if len(pl) != len(ml):
-                return None
-            leaves = []
-            for u, v in zip(pl, ml):
-                u, v = np.asarray(u), np.asarray(v)
-                if u.shape != v.shape or u.dtype.kind not in "fc" and v.dtype.kind not in "fc":
-                    return None
-                w = (u + v) / 2
-                leaves.append(w if w.ndim else type(p if not isinstance(p, (list, tuple, dict)) else 0.0)(w[()]))
-            return rebuilt_tree(p, iter(leaves))
-        except (TypeError, ValueError):
-            return None
     if api.__name__ == "derivative":
-        return mean(plus, minus)
-    d = mean(plus[1], minus[1])
+        return mean_tree(plus, minus)
+    d = mean_tree(plus[1], minus[1])
     return None if d is None else (at[0], d)
+
+
+def mean_tree(p, m):
+    """The leafwise mean of two trees of floats and float arrays of one structure (lists, tuples, dicts; a
+    leaf None where both are); None where they differ or hold other values. Forward mode's and reverse mode's
+    answers at the two sides of a point (`_past_stair_jump`, `contexts.compose.mean_of_sides`)."""
+    def mean(p, m):
+        if p is None or m is None:
+            if p is not m:
+                raise TypeError("one side's is None")
+            return None
+        if isinstance(p, (list, tuple)) and type(p) is type(m) and len(p) == len(m):
+            return type(p)(mean(u, v) for u, v in zip(p, m))
+        if isinstance(p, dict) and isinstance(m, dict) and p.keys() == m.keys():
+            return {k: mean(p[k], m[k]) for k in p}
+        u, v = np.asarray(p), np.asarray(m)
+        if u.shape != v.shape or u.dtype.kind not in "fc" or v.dtype.kind not in "fc":
+            raise TypeError("not floats of one shape")
+        w = (u + v) / 2
+        return w if isinstance(p, np.ndarray) else type(p)(w[()])
+    try:
+        return mean(p, m)
+    except (TypeError, ValueError):
+        return None
 
 
 def _real_values(v) -> bool:
