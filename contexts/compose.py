@@ -19,8 +19,9 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from .ad import gradient, pullback
-from .forward.api import (SIDES_TAKEN, _moved as moved, _step as side_step, flattened, mean_tree, float_input, is_tree, jacfwd,
-                          jvp, of_values, rebuilt_tree, reraise_located, restorer, tree_leaves)
+from .forward.api import (SIDES_TAKEN, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
+                          is_tree, jacfwd, jvp, of_values, random_direction, rebuilt_tree, reraise_located,
+                          restorer, tree_leaves)
 from .forward.dual import Dual
 from .lowered.runtime import SidesTaken, SpecialPoint, special_case
 from .rules.ties import TieError
@@ -86,8 +87,7 @@ def mean_of_sides(run: Callable, args: tuple):
         leaves = tree_leaves(a) if isinstance(a, (float, np.floating, np.ndarray)) or is_tree(a) else [a]
         if all(isinstance(v, (float, np.floating)) or isinstance(v, np.ndarray) and v.dtype.kind == "f"
                for v in leaves):
-            directions.append(rebuilt_tree(a, iter([rng.normal(size=np.shape(v)) if np.ndim(v) else
-                                                    float(rng.normal()) for v in leaves])))
+            directions.append(random_direction(a, rng))
         elif isinstance(a, (float, np.floating, np.ndarray)) or is_tree(a):
             return None  # (a differentiated input of another kind: a Fraction, a complex array)
         else:

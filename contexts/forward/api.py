@@ -498,15 +498,20 @@ def _stair_directions(api: Callable, args: tuple, kwargs: dict):
     elif api.__name__ == "derivative":
         inputs, directions = (args[0],), (1.0,)
     else:
-        rng = np.random.default_rng(20261205)
         inputs = (args[0],)
-        directions = (rebuilt_tree(args[0], iter([
-            rng.normal(size=np.shape(leaf)) if np.ndim(leaf) else float(rng.normal())
-            for leaf in tree_leaves(args[0])])),)
+        directions = (random_direction(args[0], np.random.default_rng(20261205)),)
     for x, d in zip(inputs, directions):
         if d is not None and not all(_real_values(leaf) for leaf in tree_leaves(x) + tree_leaves(d)):
             return None, None
     return inputs, directions
+
+
+def random_direction(x, rng):
+    """A direction of x's structure drawn from rng: a normal float for each scalar leaf, a normal array of
+    its shape for each array leaf (forward mode's jacfwd judged at a step's jump, and reverse mode's mean
+    of the two sides: `contexts.compose.mean_of_sides`)."""
+    return rebuilt_tree(x, iter([rng.normal(size=np.shape(leaf)) if np.ndim(leaf) else float(rng.normal())
+                                 for leaf in tree_leaves(x)]))
 
 
 def _moved_args(api: Callable, args: tuple, inputs: tuple) -> tuple:

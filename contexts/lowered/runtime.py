@@ -117,6 +117,24 @@ def stair_method(f, args: tuple):
     return None
 
 
+_NOT_GIVEN = object()
+
+
+def _stair_digits(args, kw):
+    """The digits of a rounding `fn(x, digits)` (by position, or by keyword: `np.round(x, decimals=13)`,
+    `round(x, ndigits=13)`): None where not given, _NOT_GIVEN where not an integer (no staircase known)."""
+    digits = args[1] if len(args) > 1 else (kw.get("decimals", kw.get("ndigits")) if kw else None)
+    return digits if digits is None or isinstance(digits, (int, np.integer)) else _NOT_GIVEN
+
+
+def _stair_divisor(args):
+    """The divisor of `x // b`, `x % b`, divmod, fmod (`args[1]`, its primal under duals; None where absent)."""
+    b = args[1] if len(args) > 1 else None
+    while type(b).__name__ == "Dual":
+        b = b.primal
+    return b
+
+
 def staircase_text(fn, args, kw=None) -> str | None:
     """The refusal's text where fn(*args, **kw) rounds its first argument by steps finer than _STAIR of its
     size (the digits by position, or by keyword: `np.round(x, decimals=13)`, `round(x, ndigits=13)`)."""
@@ -126,8 +144,8 @@ def staircase_text(fn, args, kw=None) -> str | None:
         return None
     digits = None
     if kind == "digits":
-        digits = args[1] if len(args) > 1 else (kw.get("decimals", kw.get("ndigits")) if kw else None)
-        if digits is not None and not isinstance(digits, (int, np.integer)):
+        digits = _stair_digits(args, kw)
+        if digits is _NOT_GIVEN:
             return None
         step = 10.0 ** -int(digits) if digits else 1.0
     elif kind == "unit":
@@ -135,9 +153,7 @@ def staircase_text(fn, args, kw=None) -> str | None:
     elif kind == "hash":  # (a hash moves with every bit of the value: a memo keyed by `hash(t)`)
         step = 0.0
     else:
-        b = args[1] if len(args) > 1 else None
-        while type(b).__name__ == "Dual":
-            b = b.primal
+        b = _stair_divisor(args)
         if not isinstance(b, (int, float, np.integer, np.floating)) or not b:
             return None
         step = abs(float(b))
@@ -179,8 +195,8 @@ def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
     except (TypeError, ValueError):
         return None
     if kind == "digits":
-        digits = args[1] if len(args) > 1 else (kw.get("decimals", kw.get("ndigits")) if kw else None)
-        if digits is not None and not isinstance(digits, (int, np.integer)):
+        digits = _stair_digits(args, kw)
+        if digits is _NOT_GIVEN:
             return None
         with np.errstate(over="ignore", invalid="ignore"):
             s = v * 10.0 ** int(digits or 0)
@@ -191,11 +207,8 @@ def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
             hit = np.isfinite(v) & (v == np.floor(v)) & (v != 0)
         what = "an integer"
     else:
-        b = args[1] if len(args) > 1 else None
-        while type(b).__name__ == "Dual":
-            b = b.primal
         try:
-            b = np.asarray(b, dtype=float)
+            b = np.asarray(_stair_divisor(args), dtype=float)
         except (TypeError, ValueError):
             return None
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -628,8 +641,9 @@ class StairJump(SpecialPoint):
     part (`moving_tie`: a kink, under an outer derivative). What the code computes from it may still be
     continuous there: a range reduction (`q = round(x / 90); r = x - 90 * q`, then the quadrant's sine:
     geographiclib's sincosde at x = 135) is, where round jumps. Forward mode's entry points judge the function
-    from the two sides of the point (`contexts.forward.api.sides_disagree`) and answer with the mean of the
-    two sides' derivatives where it is continuous; else this refusal stands."""
+    from the two sides of the point (`contexts.forward.api.sides_disagree`): where it is continuous, the
+    point's own answer (rerun with the check off) where its derivative equals the mean of the two sides',
+    else at a kink whose sides agree the mean of the two sides' answers; else this refusal stands."""
 
 
 class SidesTaken(StairJump):
