@@ -27,6 +27,7 @@ from . import runtime as _runtime
 from .runtime import _NOKW, _rules, _twin_call, call, override_rules, restore_rules
 from ..rules.cotangents import SeqBox, Tangent, acc as acc_cotangents, fields_of, has_fields
 from .helpers import _THREAD
+from ..forward.api import same_numbers
 from .structs import CHANGES, LAST_CHANGE, RECORDING_START, Session, finalize
 
 _FunctionType = types.FunctionType
@@ -384,8 +385,35 @@ def pullback(f: Callable, *args: Any) -> tuple[Any, Callable]:
     >>> y, back(1.0)
     (10.0, (5.0, 2.0))
     """
-    y, back = _pullback(f, args, {}, full=False)
+    y, back = _pullback_checked(f, args, full=False)
     return y, (lambda dy: back(dy)[1])
+
+
+def _pullback_checked(f: Callable, args: tuple, full: bool = True) -> tuple[Any, Callable]:
+    """`_pullback`, where differentiated integers are among args checked as `_ints_checked` does: a second
+    pullback with floats in their places, whose cotangent for such an argument stands where the two differ
+    (numpy's integers dropped the derivative) and the values agree."""
+    y, back = _pullback(f, args, {}, full=full)
+    ints = _counted_ints(args, None, None)
+    if not ints:
+        return y, back
+    try:
+        y2, back2 = _pullback(f, tuple(_as_floats(a) if i in ints else a for i, a in enumerate(args)), {},
+                              full=full)
+    except Exception:  # (a count, an index, or a refusal at the float: the integer run's answers stand)
+        return y, back
+    if not same_numbers(y, y2):
+        return y, back
+
+    def checked(dy):
+        df, dargs = back(dy)
+        try:
+            dargs2 = back2(dy)[1]
+        except Exception:
+            return df, dargs
+        return df, tuple(d2 if i in ints and not same_numbers(d, d2) else d
+                         for i, (d, d2) in enumerate(zip(dargs, dargs2)))
+    return y, checked
 
 
 def pullback_full(f: Callable, *args: Any) -> tuple[Any, Callable]:
@@ -397,7 +425,7 @@ def pullback_full(f: Callable, *args: Any) -> tuple[Any, Callable]:
     >>> back(1.0)
     (Tangent(a=2.0), (3.0,))
     """
-    return _pullback(f, args, {})
+    return _pullback_checked(f, args)
 
 
 def pullback_at(f: Callable, t: Any, *args: Any) -> tuple[Any, Callable]:
@@ -651,7 +679,62 @@ def _value_and_gradient(f, args, wrt=None):
         grads = _nan_by_forward(f, args, chosen or tuple(range(len(args))), grads)
     if type(seed) is dict:  # (an output of a registered container kind: pint's units)
         grads = _of_output(container_of(y), grads, y)
+    if args and (len(args) > 1 or type(args[0]) is not float):  # (one float: no integer among the arguments)
+        ints = _counted_ints(args, chosen, pb)
+        if ints:
+            grads = _ints_checked(lambda moved: _value_and_gradient(f, moved, wrt), args, y, grads, ints,
+                                  chosen if chosen is not None else range(len(args)))
     return y, grads
+
+
+def _counted_ints(args: tuple, chosen, pb) -> list:
+    """The positions of the differentiated integers among args (a Python int, a numpy integer, or a list or
+    tuple holding them) that f's twin does not take as steering only (`n` of `while n > 0: n -= 1`, which
+    reaches no value: `pb`'s twin leaves it out of its active names, or binds it to numbers, `info.numbers`)."""
+    out = []
+    for i, a in enumerate(args):
+        ta = type(a)
+        if ta is float or ta is np.ndarray or ta is bool:
+            continue
+        if (ta is int or isinstance(a, np.integer) or (ta is list or ta is tuple) and any(
+                type(v) is int or isinstance(v, np.integer) for v in a)) and (chosen is None or i in chosen):
+            out.append(i)
+    if out and pb is not None and pb[0] is _runtime._twin_back and not pb[3]:  # (f's own twin, no `self`)
+        info = pb[1]
+        names = info.names
+        steering = info.numbers or ()
+        out = [i for i in out if i not in steering and (i >= info.argcount or names[i] in info.active)]
+    return out
+
+
+def _as_floats(a):
+    """An integer (or a list or tuple's integers) as floats of the same values."""
+    if type(a) is int:
+        return float(a)
+    if isinstance(a, np.integer):
+        return np.float64(a)
+    return type(a)(_as_floats(v) if type(v) is int or isinstance(v, np.integer) else v for v in a)
+
+
+def _ints_checked(run: Callable, args: tuple, y, answers: tuple, ints: list, positions) -> tuple:
+    """The answers (one per position, of `positions`) of an entry point where differentiated integers are
+    among f's arguments (`ints`): numpy takes an integer for a constant (`np.sin(1)`'s rule has no partial in
+    an integer argument, `np.asarray(3)` is an integer array, `np.power(1, 2)` an integer): the derivative
+    through them was dropped, silently (0 for `np.sin`'s cos(1)). `run(args)` -> (value, answers) runs again
+    with those integers given as floats of the same values; where that run's value is y and its answer for
+    such an argument differs, the answer is the float run's (the derivative of the code over the reals; what
+    an int keeps exact in pure Python, `x * x` at 3, it gives equal, exact). Where f does not take a float
+    there (`range(n)`, an index: a count, which has no derivative), refuses it, or computes another value
+    from it (a branch on the type), the integer run's answers stand (forward mode's: `forward.api._ints_checked`)."""
+    try:
+        y2, answers2 = run(tuple(_as_floats(a) if i in ints else a for i, a in enumerate(args)))
+    except Exception:  # (a count, an index, or a refusal at the float: the integer run's answers stand)
+        return answers
+    if not same_numbers(y, y2):
+        return answers
+    return tuple(a2 if i in ints and not same_numbers(a, a2) else a
+                 for i, a, a2 in zip(positions, answers, answers2))
+
 
 
 def _nan_where_finite(grads: tuple, y) -> bool:
@@ -759,7 +842,7 @@ def vjp(f: Callable, primals: tuple, cotangents: Any) -> tuple[Any, tuple]:
     >>> vjp(lambda x: [x, 2 * x], (3.0,), [1.0, 1.0])
     ([3.0, 6.0], (3.0,))
     """
-    y, back = _pullback(f, tuple(primals), {}, full=False)
+    y, back = _pullback_checked(f, tuple(primals), full=False)
     return y, back(cotangents)[1]
 
 
@@ -860,15 +943,35 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
         return tuple(jacfwd(lambda a, i=i: f(*args[:i], a, *args[i + 1:]), args[i]) for i in range(len(args)))
     if mode != "reverse":
         raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="reverse" or mode="forward"')
+    blocks = _jacobian(f, args)
+    if type(blocks) is _Answered:  # (answered by `jacobian` calls of its own, each checked)
+        return blocks.value
+    ints = _counted_ints(args, None, None)
+    if ints:  # (integers among the arguments: numpy may have dropped their derivative, `_ints_checked`)
+        blocks = _ints_checked(lambda moved: (f(*moved), _jacobian(f, moved)), args, f(*args), blocks, ints,
+                               range(len(args)))
+    return blocks[0] if len(args) == 1 else blocks
+
+
+class _Answered:
+    """`_jacobian`'s whole answer, made of `jacobian`'s own (a dict output's entries, the two sides' mean)."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _jacobian(f: Callable, args: tuple) -> tuple:
+    """Reverse mode's Jacobian of f at args: one block per argument (or `_Answered`)."""
     try:
         y, back = _pullback(f, args, {}, full=False)
     except SidesTaken as e:  # (a step's jump or a kink f is continuous through: the two sides' mean)
-        return _of_sides(e, lambda moved: jacobian(f, *moved), args)
+        return _Answered(_of_sides(e, lambda moved: jacobian(f, *moved), args))
     if isinstance(y, dict) or type(y) in (list, tuple) and _of_several_shapes(y):
         # a dict, or a tuple of arrays of other shapes: one Jacobian per entry, as forward mode's jacfwd gives
         # them (a dict's came out zeros, silently; a tuple's a ValueError of numpy's: gen22 W4)
         parts = {k: jacobian(_entry_of(f, k), *args) for k in (y if isinstance(y, dict) else range(len(y)))}
-        return parts if isinstance(y, dict) else type(y)(parts.values()) if type(y) is list else tuple(parts.values())
+        return _Answered(parts if isinstance(y, dict) else type(y)(parts.values()) if type(y) is list else
+                         tuple(parts.values()))
     container = _output_container(y)  # (a pint Quantity, a DataArray: seeded by its values)
     if container is None and has_fields(y) and type(y).__name__ != "Dual" and not isinstance(
             y, (np.ndarray, np.generic, numbers.Number, ArrayLeaf, Scalar, list, tuple, dict)) and not (
@@ -921,8 +1024,7 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
             block = np.stack([as_array(e if e is not None else np.zeros_like(arr)).reshape(-1) for e in entries])
         blocks.append(block.reshape(yarr.shape + arr.shape) if yarr.ndim else block.reshape(arr.shape))
     blocks = _nan_rows_by_forward(f, args, blocks, yarr)
-    blocks = [in_kind(b, a) for b, a in zip(blocks, args)]  # (a JAX array's: a JAX array)
-    return blocks[0] if len(args) == 1 else tuple(blocks)
+    return tuple(in_kind(b, a) for b, a in zip(blocks, args))  # (a JAX array's: a JAX array)
 
 
 def _nan_rows_by_forward(f, args, blocks, yarr):

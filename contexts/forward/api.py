@@ -438,7 +438,73 @@ def _entry(api: Callable) -> Callable:
             if not _DEPTH[0]:
                 _scrubbed(f, args)
         return _by_reverse(api, f, args, kwargs, refusal)
-    return entry
+
+    @functools.wraps(api)
+    def checked(f, *args, **kwargs):
+        out = entry(f, *args, **kwargs)
+        if not _DEPTH[0] and args:  # (the outermost entry: integer inputs checked once)
+            ints = _counted_ints(args[0] if by_directions else (args[0],), args[1] if by_directions else None)
+            if ints:
+                return _ints_checked(entry, api, f, args, kwargs, out, ints)
+        return out
+    return checked
+
+
+def _counted_ints(inputs, tangents) -> list:
+    """The positions of the inputs that are integer scalars (a Python int, a numpy integer) with a tangent
+    (jvp's, where not None or 0)."""
+    if type(inputs) is not tuple:
+        return []
+    out = []
+    for i, a in enumerate(inputs):
+        ta = type(a)
+        if ta is float or ta is bool or not (ta is int or isinstance(a, np.integer)):
+            continue
+        if tangents is None or (i < len(tangents) and tangents[i] is not None and _nonzero(tangents[i])):
+            out.append(i)
+    return out
+
+
+def _nonzero(t) -> bool:
+    try:
+        return bool(np.any(np.asarray(t) != 0))
+    except (TypeError, ValueError):
+        return True
+
+
+def _ints_checked(entry: Callable, api: Callable, f: Callable, args: tuple, kwargs: dict, out, ints: list):
+    """The entry point's answer where integer scalars are among the inputs it differentiates (`ints`): numpy
+    takes an integer for a constant (`np.asarray(3)` is an integer array, `np.power(1, 2)` an integer: the
+    tangent was dropped, silently). f runs again with those integers given as floats of the same values (a
+    jvp also compares the values); where the derivative differs, the float run's stands (the derivative of
+    the code over the reals: what an int keeps exact in pure Python, `x * x` at 3, it gives equal). Where f
+    does not take a float there (a count, an index: no derivative) or computes another value from it (a
+    branch on the type), the integer run's answer stands (reverse mode's `contexts.ad.api._ints_checked`)."""
+    jvp_like = api.__name__ == "jvp"
+    inputs = args[0] if jvp_like else (args[0],)
+    try:
+        floats = tuple((float(a) if type(a) is int else np.float64(a)) if i in ints else a
+                       for i, a in enumerate(inputs))
+        again = entry(f, floats, *args[1:], **kwargs) if jvp_like else entry(f, floats[0], *args[1:], **kwargs)
+        if not same_numbers(f(*inputs), f(*floats)):
+            return out
+    except Exception:  # (a count, an index, or a refusal at the float: the integer run's answer stands)
+        return out
+    if jvp_like:
+        return out if same_numbers(out[1], again[1]) else (out[0], again[1])
+    return out if same_numbers(out, again) else again
+
+
+def same_numbers(a, b) -> bool:
+    """a and b are the same numbers (to rounding; None as 0), leaf by leaf; True where numpy cannot compare
+    them (no evidence of a dropped derivative)."""
+    try:
+        a = 0.0 if a is None else a
+        b = 0.0 if b is None else b
+        return bool(np.allclose(np.asarray(a, dtype=complex), np.asarray(b, dtype=complex), rtol=1e-9,
+                                atol=1e-300, equal_nan=True))
+    except (TypeError, ValueError, OverflowError):
+        return True
 
 
 def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump: StairJump):
