@@ -23,7 +23,7 @@ from .forward.api import (SIDES_TAKEN, _moved as moved, _step as side_step, flat
                           is_tree, jacfwd, jvp, of_values, random_direction, rebuilt_tree, reraise_located,
                           restorer, tree_leaves)
 from .forward.dual import Dual
-from .lowered.runtime import SidesTaken, SpecialPoint, special_case
+from .lowered.runtime import TIES_AT_SIDES, SidesTaken, SpecialPoint, special_case
 from .rules.ties import TieError
 from .rules.leaves import container_of
 
@@ -95,7 +95,11 @@ def mean_of_sides(run: Callable, args: tuple):
     h = side_step(tuple(args), tuple(directions))
     if not h:
         return None
-    return mean_tree(*(run(moved(tuple(args), tuple(directions), s * h)) for s in (1, -1)))
+    token = TIES_AT_SIDES.set(True)  # (a tie met at a side is an iteration's exit: `forward.api._sides`)
+    try:
+        return mean_tree(*(run(moved(tuple(args), tuple(directions), s * h)) for s in (1, -1)))
+    finally:
+        TIES_AT_SIDES.reset(token)
 
 
 def nan_by_forward(f: Callable, args: tuple, positions: tuple, grads: tuple) -> tuple:

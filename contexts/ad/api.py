@@ -27,7 +27,7 @@ from . import runtime as _runtime
 from .runtime import _NOKW, _rules, _twin_call, call, override_rules, restore_rules
 from ..rules.cotangents import SeqBox, Tangent, acc as acc_cotangents, fields_of, has_fields
 from .helpers import _THREAD
-from ..forward.api import same_numbers
+from ..forward.api import integer_refused, same_numbers
 from .structs import CHANGES, LAST_CHANGE, RECORDING_START, Session, finalize
 
 _FunctionType = types.FunctionType
@@ -400,7 +400,9 @@ def _pullback_checked(f: Callable, args: tuple, full: bool = True) -> tuple[Any,
     try:
         y2, back2 = _pullback(f, tuple(_as_floats(a) if i in ints else a for i, a in enumerate(args)), {},
                               full=full)
-    except Exception:  # (a count, an index, or a refusal at the float: the integer run's answers stand)
+    except OverdubError as e:  # (refused at the float: the integer run may have lost the derivative)
+        raise integer_refused(ints, args, e) from e
+    except Exception:  # (a count, an index: the float is no value it takes; the integer run's answers stand)
         return y, back
     if not same_numbers(y, y2):
         return y, back
@@ -409,6 +411,8 @@ def _pullback_checked(f: Callable, args: tuple, full: bool = True) -> tuple[Any,
         df, dargs = back(dy)
         try:
             dargs2 = back2(dy)[1]
+        except OverdubError as e:
+            raise integer_refused(ints, args, e) from e
         except Exception:
             return df, dargs
         return df, tuple(d2 if i in ints and not same_numbers(d, d2) else d
@@ -724,11 +728,15 @@ def _ints_checked(run: Callable, args: tuple, y, answers: tuple, ints: list, pos
     with those integers given as floats of the same values; where that run's value is y and its answer for
     such an argument differs, the answer is the float run's (the derivative of the code over the reals; what
     an int keeps exact in pure Python, `x * x` at 3, it gives equal, exact). Where f does not take a float
-    there (`range(n)`, an index: a count, which has no derivative), refuses it, or computes another value
-    from it (a branch on the type), the integer run's answers stand (forward mode's: `forward.api._ints_checked`)."""
+    there (`range(n)`, an index: a count, which has no derivative) or computes another value from it (a
+    branch on the type), the integer run's answers stand; where the float run is refused, so is the call
+    (`integer_refused`: the integer run's answer may be the dropped one, 0 for astropy's comoving distance
+    at z = 0). Forward mode's: `forward.api._ints_checked`."""
     try:
         y2, answers2 = run(tuple(_as_floats(a) if i in ints else a for i, a in enumerate(args)))
-    except Exception:  # (a count, an index, or a refusal at the float: the integer run's answers stand)
+    except OverdubError as e:  # (refused at the float: the integer run may have lost the derivative)
+        raise integer_refused(ints, args, e) from e
+    except Exception:  # (a count, an index: the float is no value it takes; the integer run's answers stand)
         return answers
     if not same_numbers(y, y2):
         return answers

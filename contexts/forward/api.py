@@ -24,7 +24,7 @@ from overdub import depth as _runs
 from overdub.errors import OverdubError, describe
 
 from ..lowered.bisection import check_entry
-from ..lowered.runtime import HISTORY, STAIRS_JUDGED, Run, StairJump, _Staircased, closed_in
+from ..lowered.runtime import HISTORY, STAIRS_JUDGED, TIES_AT_SIDES, Run, StairJump, _Staircased, closed_in
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.cotangents import Refused
 from ..rules import leaves as _leaves
@@ -475,11 +475,12 @@ def _nonzero(t) -> bool:
 def _ints_checked(entry: Callable, api: Callable, f: Callable, args: tuple, kwargs: dict, out, ints: list):
     """The entry point's answer where integer scalars are among the inputs it differentiates (`ints`): numpy
     takes an integer for a constant (`np.asarray(3)` is an integer array, `np.power(1, 2)` an integer: the
-    tangent was dropped, silently). f runs again with those integers given as floats of the same values (a
-    jvp also compares the values); where the derivative differs, the float run's stands (the derivative of
-    the code over the reals: what an int keeps exact in pure Python, `x * x` at 3, it gives equal). Where f
-    does not take a float there (a count, an index: no derivative) or computes another value from it (a
-    branch on the type), the integer run's answer stands (reverse mode's `contexts.ad.api._ints_checked`)."""
+    tangent was dropped, silently). f runs again with those integers given as floats of the same values;
+    where the values agree and the derivative differs, the float run's stands (the derivative of the code
+    over the reals: what an int keeps exact in pure Python, `x * x` at 3, it gives equal). Where f does not
+    take a float there (a count, an index: no derivative) or computes another value from it (a branch on the
+    type), the integer run's answer stands; where the float run is refused, so is the call
+    (`integer_refused`). Reverse mode's: `contexts.ad.api._ints_checked`."""
     jvp_like = api.__name__ == "jvp"
     inputs = args[0] if jvp_like else (args[0],)
     try:
@@ -488,11 +489,27 @@ def _ints_checked(entry: Callable, api: Callable, f: Callable, args: tuple, kwar
         again = entry(f, floats, *args[1:], **kwargs) if jvp_like else entry(f, floats[0], *args[1:], **kwargs)
         if not same_numbers(f(*inputs), f(*floats)):
             return out
-    except Exception:  # (a count, an index, or a refusal at the float: the integer run's answer stands)
+    except OverdubError as e:  # (refused at the float: the integer run may have lost the derivative)
+        raise integer_refused(ints, inputs, e) from e
+    except Exception:  # (a count, an index: the float is no value it takes; the integer run's answer stands)
         return out
     if jvp_like:
         return out if same_numbers(out[1], again[1]) else (out[0], again[1])
     return out if same_numbers(out, again) else again
+
+
+def integer_refused(ints: list, inputs: tuple, e: OverdubError) -> OverdubError:
+    """The refusal where a differentiated integer argument, checked at the float of its value, is refused
+    there (`_ints_checked` of both modes): the integer run's answer may have lost the derivative, and the
+    function has none the engines can give at that float (a special case at 0, a jump of `int(n)`)."""
+    i = ints[0]
+    err = OverdubError(
+        f"argument {i} is the integer {inputs[i]!r}, whose derivative numpy may drop (it takes integers for "
+        f"constants); checked at the float {float(inputs[i])!r}, it is refused there: {e.what}",
+        where=e.where, fix=f"pass a float ({float(inputs[i])!r}) to differentiate it, or leave it out "
+                           f"(`wrt=` in reverse mode) where it is a count or a size")
+    err.__cause__ = e
+    return err
 
 
 def same_numbers(a, b) -> bool:
@@ -681,10 +698,13 @@ def _sides(f: Callable, inputs: tuple, directions: tuple):
     for k in (1, 2, 4):
         pair = []
         for sign in (1, -1):
+            token = TIES_AT_SIDES.set(True)  # (a tie at a side is an iteration's exit: the sides judge)
             try:
                 y, dy = jvp(f, _moved(inputs, directions, sign * k * h), directions)
             except OverdubError as e:
                 return f"a side could not be differentiated ({type(e).__name__})", None
+            finally:
+                TIES_AT_SIDES.reset(token)
             pair.append((_flat(y), _flat(dy)))
             if pair[-1][0] is None or pair[-1][1] is None:
                 return "its values are not floats", None

@@ -236,6 +236,11 @@ def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
             "its value jumps there, and the derivative of one side would come out")
 
 
+TIES_AT_SIDES: contextvars.ContextVar = contextvars.ContextVar("overdub_ties_at_sides", default=False)
+"""True while forward mode runs f at the two sides of a point (`forward.api._sides`): a tie met there is an
+iteration's exit (a secant's `f1 == f0` at its root, met at every point), not the point's special case;
+the sides' agreement across their distances judges what it does (`moving_tie` is off)."""
+
 STAIRS_JUDGED: contextvars.ContextVar = contextvars.ContextVar("overdub_stairs_judged", default=False)
 """True while a function whose stair jumps were judged from the two sides runs again (`StairJump`): its
 rounding takes the side of the step the value is on, and that side's derivative is the function's."""
@@ -1999,7 +2004,7 @@ def moving_tie(a, b, ta, tb) -> None:
     first: 0, 1 or 2 for `abs(t - 3) * t` or `max(t, 3) * t` at 3, which have none). A `StairJump`: the
     entry point judges the function from the two sides of the point. Not under a rule sampling a function
     (`JUMP_WATCH`: scipy's quad finds an integrand's kinks itself)."""
-    if STAIRS_JUDGED.get() or JUMP_WATCH.get() is not None:
+    if STAIRS_JUDGED.get() or TIES_AT_SIDES.get() or JUMP_WATCH.get() is not None:
         return
     try:
         with np.errstate(invalid="ignore"):
@@ -2013,9 +2018,9 @@ def moving_tie(a, b, ta, tb) -> None:
     except (TypeError, ValueError):
         return
     if moving:
-        raise StairJump(f"a tie of two values moving apart ({np.ravel(plain(a))[:3]!s:.60}), compared under an outer "
-                        "derivative (a kink's subgradient, a tie's split): the derivative of one side would come out",
-                        where=_where(), fix=JUMP_FIX)
+        raise StairJump(f"a tie of two values moving apart ({np.ravel(plain(a))[:3]!s:.60}): the choice made there "
+                        "(a kink's subgradient, a tie's split, a special case taken where two values meet) is one "
+                        "side's, and the derivative of that side would come out", where=_where(), fix=JUMP_FIX)
 
 
 def _jump(name: str, x, tie: bool = False) -> "SpecialPoint":

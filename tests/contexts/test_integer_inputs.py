@@ -131,3 +131,21 @@ def test_counts_keep_their_answer_and_are_not_run_again():
     # a count used by range: the float run cannot take it, the integer run's answer stands
     g = gradient(lambda x, n: sum(np.sin(x * k) for k in range(n)), 0.5, 3)
     assert math.isclose(g[0], sum(k * math.cos(0.5 * k) for k in range(3)), rel_tol=1e-12) and g[1] == 0
+
+
+def _special_at_zero(r):
+    # a special case at 0 (numpy_financial's pmt: `np.where(rate == 0, ...)`), its input an array of it
+    r = np.asarray(r) * 1.0
+    return float(np.where(r == 0, 100.0 / 12, r * 100 / (1 - (1 + r) ** -12)))
+
+
+def test_refused_at_the_float_is_refused_at_the_int():
+    from overdub.errors import OverdubError
+    for run in (lambda: gradient(_special_at_zero, 0), lambda: derivative(_special_at_zero, 0),
+                lambda: pullback(_special_at_zero, 0)[1](1.0)):
+        with pytest.raises(OverdubError):
+            run()
+    # a size made by int(): the float's int() is on its jump; refused with the way out named
+    with pytest.raises(OverdubError, match="wrt="):
+        gradient(lambda x, n: np.sum(np.zeros(int(n)) + x), 2.0, 3)
+    assert gradient(lambda x, n: np.sum(np.zeros(int(n)) + x), 2.0, 3, wrt=0) == (3.0,)

@@ -1,0 +1,77 @@
+"""Found in session 55 by running the third-party suite's functions at special points (rounded inputs, halves):
+a special case the user's code takes where two moving values meet (`if y1 == y2:` of two duals of one
+derivative) gave that case's derivative silently, in reverse mode and in forward mode's check of it
+(scikit-fuzzy's centroid takes a rectangle for a trapezoid where two memberships are equal: 0.8887 for
+0.8916 at a membership centred between two grid points). Now a tie of two values moving apart is judged
+from the two sides of the point (`lowered.runtime.moving_tie`), in the user's code too; an iteration's exit
+at 0 (`if f1 == f0: break` of a secant) is the iteration's (tests/contexts/ad/test_closure_rebinding.py).
+Expected values are central differences (tests/fd.py)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from contexts import derivative, gradient, jacfwd
+from overdub.errors import OverdubError
+from tests import fd
+
+
+def special_case_where_two_meet(m):
+    y1 = np.exp(-(4.0 - m) ** 2)
+    y2 = np.exp(-(5.0 - m) ** 2)
+    if y1 == y2:  # (the sum's formula for equal terms: right in value, its derivative is y1's alone)
+        return y1 * 2
+    return y1 + y2
+
+
+def rectangle_for_equal_heights(m):
+    x = np.linspace(0.0, 10.0, 11)
+    y = np.exp(-0.5 * ((x - m) / 2.0) ** 2)
+    area = 0.0
+    for i in range(1, len(x)):
+        y1, y2 = y[i - 1], y[i]
+        if y1 == y2:  # a rectangle
+            area += (x[i] - x[i - 1]) * y1
+        else:  # a trapezoid
+            area += 0.5 * (x[i] - x[i - 1]) * (y1 + y2)
+    return area
+
+
+CASES = [(special_case_where_two_meet, 4.5), (rectangle_for_equal_heights, 4.5)]
+
+
+@pytest.mark.parametrize("f, x", CASES, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_reverse_mode_answers_from_the_two_sides(f, x):
+    want = fd.derivative(f, x)
+    assert math.isclose(gradient(f, x)[0], want, rel_tol=1e-6, abs_tol=1e-8)
+
+
+@pytest.mark.parametrize("f, x", CASES, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_forward_mode_is_right_or_refuses(f, x):
+    want = fd.derivative(f, x)
+    for run in (lambda: derivative(f, x), lambda: jacfwd(lambda v: f(v[0]), np.array([x]))[0]):
+        try:
+            got = run()
+        except OverdubError:
+            continue
+        assert math.isclose(float(got), want, rel_tol=1e-6, abs_tol=1e-8)
+
+
+@pytest.mark.parametrize("mode", ["centroid", "bisector"])
+def test_scikit_fuzzy_defuzz_at_a_centre_between_grid_points(mode):
+    fuzz = pytest.importorskip("skfuzzy")
+    x = np.linspace(0.0, 10.0, 11)
+
+    def f(m):
+        return fuzz.defuzz(x, fuzz.gaussmf(x, m, 2.0), mode)
+    want = fd.derivative(f, 4.5)
+    for run in (lambda: gradient(f, 4.5)[0], lambda: derivative(f, 4.5)):
+        try:
+            got = run()
+        except OverdubError:
+            continue
+        assert math.isclose(float(got), want, rel_tol=1e-6, abs_tol=1e-8), (mode, got, want)
+    assert math.isclose(gradient(f, 4.3)[0], fd.derivative(f, 4.3), rel_tol=1e-6)
