@@ -401,7 +401,14 @@ def _pullback_checked(f: Callable, args: tuple, full: bool = True) -> tuple[Any,
         y2, back2 = _pullback(f, tuple(_as_floats(a) if i in ints else a for i, a in enumerate(args)), {},
                               full=full)
     except OverdubError as e:  # (refused at the float: the integer run may have lost the derivative)
-        raise integer_refused(ints, args, e) from e
+        if len(ints) == len(args):
+            raise integer_refused(ints, args, e) from e
+        refusal = e
+
+        def unknown_at_ints(dy):
+            df, dargs = back(dy)
+            return df, _none_at_ints(dargs, range(len(args)), ints, args, refusal, False)
+        return y, unknown_at_ints
     except Exception:  # (a count, an index: the float is no value it takes; the integer run's answers stand)
         return y, back
     if not same_numbers(y, y2):
@@ -412,7 +419,7 @@ def _pullback_checked(f: Callable, args: tuple, full: bool = True) -> tuple[Any,
         try:
             dargs2 = back2(dy)[1]
         except OverdubError as e:
-            raise integer_refused(ints, args, e) from e
+            return df, _none_at_ints(dargs, range(len(args)), ints, args, e, False)
         except Exception:
             return df, dargs
         return df, tuple(d2 if i in ints and not same_numbers(d, d2) else d
@@ -687,7 +694,7 @@ def _value_and_gradient(f, args, wrt=None):
         ints = _counted_ints(args, chosen, pb)
         if ints:
             grads = _ints_checked(lambda moved: _value_and_gradient(f, moved, wrt), args, y, grads, ints,
-                                  chosen if chosen is not None else range(len(args)))
+                                  chosen if chosen is not None else range(len(args)), chosen is not None)
     return y, grads
 
 
@@ -720,7 +727,8 @@ def _as_floats(a):
     return type(a)(_as_floats(v) if type(v) is int or isinstance(v, np.integer) else v for v in a)
 
 
-def _ints_checked(run: Callable, args: tuple, y, answers: tuple, ints: list, positions) -> tuple:
+def _ints_checked(run: Callable, args: tuple, y, answers: tuple, ints: list, positions, chosen: bool = False
+                  ) -> tuple:
     """The answers (one per position, of `positions`) of an entry point where differentiated integers are
     among f's arguments (`ints`): numpy takes an integer for a constant (`np.sin(1)`'s rule has no partial in
     an integer argument, `np.asarray(3)` is an integer array, `np.power(1, 2)` an integer): the derivative
@@ -729,19 +737,29 @@ def _ints_checked(run: Callable, args: tuple, y, answers: tuple, ints: list, pos
     such an argument differs, the answer is the float run's (the derivative of the code over the reals; what
     an int keeps exact in pure Python, `x * x` at 3, it gives equal, exact). Where f does not take a float
     there (`range(n)`, an index: a count, which has no derivative) or computes another value from it (a
-    branch on the type), the integer run's answers stand; where the float run is refused, so is the call
-    (`integer_refused`: the integer run's answer may be the dropped one, 0 for astropy's comoving distance
-    at z = 0). Forward mode's: `forward.api._ints_checked`."""
+    branch on the type), the integer run's answers stand. Where the float run is refused, the integer run's
+    answer for such an argument may be the dropped one (0 for astropy's comoving distance at z = 0): it is
+    None beside other arguments the call differentiates (a count `n` of a recursion `fib(x, n)`, whose float
+    meets its branch boundary `n <= 1` at 1.0: no derivative there), and refused where it is the only one or
+    `chosen` by `wrt` (`integer_refused`). Forward mode's: `forward.api._ints_checked`."""
     try:
         y2, answers2 = run(tuple(_as_floats(a) if i in ints else a for i, a in enumerate(args)))
     except OverdubError as e:  # (refused at the float: the integer run may have lost the derivative)
-        raise integer_refused(ints, args, e) from e
+        return _none_at_ints(answers, positions, ints, args, e, chosen)
     except Exception:  # (a count, an index: the float is no value it takes; the integer run's answers stand)
         return answers
     if not same_numbers(y, y2):
         return answers
     return tuple(a2 if i in ints and not same_numbers(a, a2) else a
                  for i, a, a2 in zip(positions, answers, answers2))
+
+
+def _none_at_ints(answers: tuple, positions, ints: list, args: tuple, e: OverdubError, chosen: bool) -> tuple:
+    """`_ints_checked`'s answers where the float run was refused: None for the integer arguments beside
+    others differentiated (no derivative established for them), else the refusal."""
+    if chosen or len(ints) == len(args):
+        raise integer_refused(ints, args, e) from e
+    return tuple(None if i in ints else a for i, a in zip(positions, answers))
 
 
 
