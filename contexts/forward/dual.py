@@ -27,7 +27,8 @@ import os
 import numpy as np
 
 from ..lowered.runtime import (HISTORY, ORDER_OPS, _NO_RATE, _equal_at, apart_rate, moving_tie, tie_moving, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard,
-                               converged, exit_lines, rounding_residue, staircased, text)
+                               converged, exit_lines, rounding_residue, staircased, text, JUMP_FUNCTIONS, jump_guard,
+                               stair_jump_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine, is_user, outside_engine, tests_none
 from ..rules import leaves as _leaves
@@ -752,6 +753,7 @@ class Dual:
     def __floordiv__(self, other):
         if _defers(other, "__rfloordiv__"):
             return _reflected(self, other, "__rfloordiv__")
+        _native_jump(operator.floordiv, self, (other,))
         return self._stairs(operator.floordiv, (other,), d_floordiv(self, other))
 
     def __rfloordiv__(self, other):
@@ -763,6 +765,7 @@ class Dual:
         if _defers(other, "__rmod__"):
             return _reflected(self, other, "__rmod__")
         self._stairs(operator.mod, (other,), None)  # (a remainder by a step far finer than self: refused)
+        _native_jump(operator.mod, self, (other,))
         return d_mod(self, other)
 
     def __rmod__(self, other):
@@ -1025,15 +1028,19 @@ class Dual:
         return operator.index(primal(self))  # (a float's: TypeError, as the code asking expects; pkD's sympy)
 
     def __trunc__(self):
+        _native_jump(math.trunc, self)
         return self._stairs(math.trunc, (), math.trunc(primal(self)))
 
     def __floor__(self):
+        _native_jump(math.floor, self)
         return self._stairs(math.floor, (), math.floor(primal(self)))
 
     def __ceil__(self):
+        _native_jump(math.ceil, self)
         return self._stairs(math.ceil, (), math.ceil(primal(self)))
 
     def __round__(self, ndigits=None):
+        _native_jump(round, self, () if ndigits is None else (ndigits,))
         return self._stairs(round, () if ndigits is None else (ndigits,), round(primal(self), ndigits))
 
     def is_integer(self):
@@ -1502,6 +1509,20 @@ def _ordered(d: Dual, other, result, op: str):
                 _closing(value, ov, op, d.tangent, d)
             return result
     return _equality_checked(d, other, result, op, frame=3)
+
+
+def _native_jump(fn, x: Dual, rest: tuple = ()) -> None:
+    """A step (floor, ceil, trunc, round, `//`, `%`) of a dual exactly on one of its jumps, where the tangent
+    moves it across: refused (judged from the two sides: `StairJump`) as the transformed code's call is. Its
+    operator method runs where code is run natively on duals (a function made by eval, without a source:
+    `math.floor(2 * x) * x` at 0.5 gave 1.0 for a jump of 0.5; sweep of session 55)."""
+    if not np.any(primal(x.tangent)):
+        return
+    jump = JUMP_FUNCTIONS.get(fn)
+    if jump is not None:
+        jump_guard(*jump, primal(x), x.tangent)
+    else:
+        stair_jump_guard(fn, (x, *rest), None, x.tangent)
 
 
 def _rules_tie(a: Dual, b: Dual) -> None:

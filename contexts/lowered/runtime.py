@@ -78,9 +78,11 @@ STAIRS = {builtins.round: "digits", np.round: "digits", np.around: "digits",
           np.ceil: "unit", np.trunc: "unit", np.rint: "unit", np.fix: "unit",
           operator.floordiv: "divisor", np.floor_divide: "divisor", builtins.divmod: "divisor", np.divmod: "divisor",
           operator.mod: "modulo", math.fmod: "modulo", np.mod: "modulo", np.fmod: "modulo", builtins.hash: "hash",
-          np.modf: "fraction"}
+          np.modf: "fraction", math.atan2: "cut", np.arctan2: "cut"}
 """The functions that round their first argument by a step: of 10**-digits (round), 1 (int, floor), or their
-second argument (`//`, `%`: a remainder jumps by its step as often, `t - t % step` is a staircase)."""
+second argument (`//`, `%`: a remainder jumps by its step as often, `t - t % step` is a staircase); and an
+angle's jump on its branch cut ("cut": atan2(y, x) at y = 0 with x < 0, where it jumps by 2 pi: no staircase,
+only `stair_jump_text`'s jump)."""
 
 
 def is_stair(fn) -> bool:
@@ -139,7 +141,7 @@ def staircase_text(fn, args, kw=None) -> str | None:
     """The refusal's text where fn(*args, **kw) rounds its first argument by steps finer than _STAIR of its
     size (the digits by position, or by keyword: `np.round(x, decimals=13)`, `round(x, ndigits=13)`)."""
     kind = STAIRS.get(fn)
-    size = _size(args[0]) if args and kind is not None else None
+    size = _size(args[0]) if args and kind is not None and kind != "cut" else None
     if size is None:
         return None
     digits = None
@@ -182,7 +184,7 @@ def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
     The step's value jumps there and one side's derivative came out silently (PyAstronomy's idlMod, sweep I).
     With `tangent` (forward mode), only entries it moves count. Integer rounding (floor, int) is `jump_guard`'s."""
     kind = STAIRS.get(fn)
-    if kind not in ("digits", "divisor", "modulo", "fraction") or not args or STAIRS_JUDGED.get():
+    if kind not in ("digits", "divisor", "modulo", "fraction", "cut") or not args or STAIRS_JUDGED.get():
         return None
     x = args[0]
     while type(x).__name__ == "Dual":
@@ -202,6 +204,14 @@ def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
             s = v * 10.0 ** int(digits or 0)
             hit = np.isfinite(s) & (s - np.floor(s) == 0.5)
         what = f"a half-step of its digits ({int(digits or 0)})"
+    elif kind == "cut":  # (atan2(y, x): y exactly 0 with x < 0, where the angle jumps from pi to -pi)
+        try:
+            x = np.asarray(_stair_divisor(args), dtype=float)
+        except (TypeError, ValueError):
+            return None
+        with np.errstate(invalid="ignore"):
+            hit = (v == 0) & (x < 0)
+        what = "its branch cut (y = 0 with x < 0, where the angle jumps by 2 pi)"
     elif kind == "fraction":  # (np.modf: an integer but 0, where the fraction is continuous)
         with np.errstate(invalid="ignore"):
             hit = np.isfinite(v) & (v == np.floor(v)) & (v != 0)
@@ -231,7 +241,8 @@ def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
     if not np.any(hit):
         return None
     name = getattr(fn, "__name__", "round")
-    shown = {"floordiv": "x // step", "mod": "x % step"}.get(name, f"{name}(x, ...)")
+    shown = {"floordiv": "x // step", "mod": "x % step", "atan2": "atan2(y, x)", "arctan2": "np.arctan2(y, x)"}.get(
+        name, f"{name}(x, ...)")
     return (f"{shown} of a differentiated value exactly at {what} ({np.ravel(v[hit] if np.ndim(v) else v)[:3]!s:.60}): "
             "its value jumps there, and the derivative of one side would come out")
 

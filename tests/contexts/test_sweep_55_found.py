@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from contexts import derivative, gradient, jacfwd
+from contexts import derivative, gradient, hessian, jacfwd
 from overdub.errors import OverdubError
 from tests import fd
 
@@ -75,3 +75,62 @@ def test_scikit_fuzzy_defuzz_at_a_centre_between_grid_points(mode):
             continue
         assert math.isclose(float(got), want, rel_tol=1e-6, abs_tol=1e-8), (mode, got, want)
     assert math.isclose(gradient(f, 4.3)[0], fd.derivative(f, 4.3), rel_tol=1e-6)
+
+
+# -- a helper's sweep of 15 new packages (session 55) -----------------------------------------------------
+# A running extremum's tie (np.maximum.accumulate of [1, 1 + a] at a = 0: empyrical's max_drawdown at a
+# return of exactly 0) gave one side's slope in every mode; now a kink judged from the two sides.
+
+@pytest.mark.parametrize("scan", [np.maximum.accumulate, np.fmax.accumulate, np.minimum.accumulate,
+                                  np.fmin.accumulate], ids=lambda s: s.__self__.__name__)
+def test_running_extremum_at_a_tie(scan):
+    def f(a):
+        return float(scan(np.array([1.0, 1.0 + a, 0.5 + 2 * a, 3.0 - a]))[1:].sum())
+    want = fd.derivative(f, 0.0)
+    assert math.isclose(gradient(f, 0.0)[0], want, rel_tol=1e-6, abs_tol=1e-8)
+    assert math.isclose(derivative(f, 0.0), want, rel_tol=1e-6, abs_tol=1e-8)
+    assert math.isclose(float(jacfwd(lambda v: f(v[0]), np.array([0.0]))[0]), want, rel_tol=1e-6, abs_tol=1e-8)
+    assert math.isclose(gradient(f, 0.3)[0], fd.derivative(f, 0.3), rel_tol=1e-6)  # (off the tie: as before)
+
+
+# atan2 exactly on its branch cut (y = 0 with x < 0: the angle jumps from pi to -pi; navpy's ecef2lla
+# longitude on the antimeridian) gave the smooth slope in every mode; refused now, and what is continuous
+# through the cut (its cosine, its sine) is judged from the two sides.
+
+@pytest.mark.parametrize("f", [lambda y: np.arctan2(y, -1.0), lambda y: math.atan2(y, -1.0),
+                               lambda y: math.degrees(math.atan2(y, -3.0)) + y])
+def test_angle_on_its_branch_cut_is_refused(f):
+    for run in (lambda: gradient(f, 0.0), lambda: derivative(f, 0.0), lambda: hessian(f, 0.0)):
+        with pytest.raises(OverdubError, match="branch cut"):
+            run()
+
+
+@pytest.mark.parametrize("f, x", [(lambda y: math.cos(math.atan2(y, -1.0)), 0.0),
+                                  (lambda y: float(np.sin(np.arctan2(y, -2.0))) * 3.0, 0.0),
+                                  (lambda x: math.atan2(0.0, x), -1.0),
+                                  (lambda y: math.atan2(y, -1.0), 0.3)])
+def test_angle_near_its_cut_or_continuous_through_it(f, x):
+    want = fd.derivative(f, x)
+    assert math.isclose(gradient(f, x)[0], want, rel_tol=1e-6, abs_tol=1e-8)
+    assert math.isclose(derivative(f, x), want, rel_tol=1e-6, abs_tol=1e-8)
+
+
+# Code run natively on duals (a function made by eval, without a source) reached floor, ceil, trunc, round,
+# // and % through the duals' own operator methods, which skipped the jump check: math.floor(2 * x) * x at
+# 0.5 gave 1.0 in forward mode where the value jumps by 0.5.
+
+def _stair(x):
+    return math.floor(x * 2) * x
+
+
+@pytest.mark.parametrize("source", ["lambda x: stair(x)", "lambda x: math.ceil(x * 2) * x",
+                                    "lambda x: round(x) * x", "lambda x: (x // 0.25) * x",
+                                    "lambda x: (x % 0.25) * x + math.trunc(x * 4) * 0.0"])
+def test_steps_of_duals_run_natively(source):
+    f = eval(source, {"stair": _stair, "math": math})
+    x = 0.5
+    assert abs(f(x + 1e-9) - f(x - 1e-9)) > 1e-3  # (a jump at x: central differences grow as 1/h)
+    for run in (lambda: derivative(f, x), lambda: jacfwd(lambda v: f(v[0]), np.array([x]))):
+        with pytest.raises(OverdubError):
+            run()
+    assert math.isclose(derivative(f, 0.6), fd.derivative(f, 0.6), rel_tol=1e-6)

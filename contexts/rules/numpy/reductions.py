@@ -20,7 +20,8 @@ from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left
 from ..generic import conj
 
 from ..registry import HOT_REDUCE_OPTIONS, NoClosedForm, registry
-from ..ties import at_tip
+from ..cotangents import Refused
+from ..ties import MOVING_TIE, TiedApart, at_tip, note_tie, plain
 from ..sparsity_specs import INDICES, Cumulative, Custom, Reduction
 from ._util import bind as _bind, is_dual, normalize_axis, unsupported, zeros
 from .ufuncs import inexact, match_primal
@@ -549,6 +550,28 @@ def _extremum_sources(y, xs, ax):
     return np.maximum.accumulate(np.where(xs == y, pos, 0), axis=ax)
 
 
+def _running_ties(y, xs, ax):
+    """Where a running extremum's new entry equals the extremum before it (maximum.accumulate of [1, 1 + a]
+    at a = 0): (those entries, the extremum before them), along ax; None where there are none. There the scan
+    has a kink, as np.maximum(1, 1 + a) has: the entry's side or the earlier one's, whose slopes differ."""
+    n = xs.shape[ax]
+    if n < 2:
+        return None
+    later = np.take(xs, np.arange(1, n), axis=ax)
+    before = np.take(y, np.arange(n - 1), axis=ax)
+    with np.errstate(invalid="ignore"):
+        tied = later == before
+    return (later, before, tied) if np.any(tied) else None
+
+
+def _tied_tangents(t, y, xs, ax, ties):
+    """The tangents of a tie's two sides (`_running_ties`): the new entry's, and the earlier extremum's (its
+    source's)."""
+    n = xs.shape[ax]
+    t_src = np.take_along_axis(t, _extremum_sources(y, xs, ax), ax)
+    return np.take(t, np.arange(1, n), axis=ax), np.take(t_src, np.arange(n - 1), axis=ax)
+
+
 def _running_extremum_grad(dy, y, xs, ax):
     """Each output's cotangent added to the entry that set its running extremum."""
     index = list(np.indices(xs.shape, sparse=True))
@@ -572,6 +595,9 @@ def _scan_grad(ufunc, dy, y, x, axis):
     if ufunc is np.multiply:
         return _cumprod_grad(dy, y, xs, ax)
     if ufunc in (np.maximum, np.minimum, np.fmax, np.fmin):
+        if _running_ties(plain(y), plain(xs), ax) is not None and not note_tie(f"np.{ufunc.__name__}.accumulate", None):
+            # (a kink: reverse mode has forward mode judge it from the two sides, refused where nothing checks)
+            return Refused(TiedApart(f"np.{ufunc.__name__}.accumulate"))
         return _running_extremum_grad(dy, y, xs, ax)
     raise unsupported(f"np.{ufunc.__name__}.accumulate", "this ufunc", "write the scan with np.cumsum/np.cumprod")
 
@@ -589,7 +615,8 @@ def accumulate_adjoint(dy, y, ufunc, x, *rest, **kwargs):
     if dy is None or not inexact(x):
         return (None, None) + nones
     axis = _accumulate_args(rest, kwargs)
-    return (None, match_primal(_scan_grad(ufunc, dy, y, x, axis), x)) + nones
+    g = _scan_grad(ufunc, dy, y, x, axis)
+    return (None, g if type(g) is Refused else match_primal(g, x)) + nones
 
 
 @registry.frule((np.ufunc, "accumulate"), kind="linear")
@@ -605,7 +632,13 @@ def accumulate_frule(tangents, ufunc, x, *rest, **kwargs):
     if ufunc is np.multiply:
         return y, _cumprod_jvp(t, y, as_array(x), axis)
     if ufunc in (np.maximum, np.minimum, np.fmax, np.fmin):
-        return y, np.take_along_axis(t, _extremum_sources(y, as_array(x), axis), axis)
+        xs = as_array(x)
+        ties = _running_ties(y, xs, axis)
+        if ties is not None and MOVING_TIE:  # (a kink where the two sides' tangents part: `moving_tie` has the
+            later, before, tied = ties    # entry point judge it from the two sides, a mean of the slopes)
+            t_later, t_before = _tied_tangents(t, y, xs, axis, ties)
+            MOVING_TIE[0](np.where(tied, later, np.nan), np.where(tied, before, np.nan), t_later, t_before)
+        return y, np.take_along_axis(t, _extremum_sources(y, xs, axis), axis)
     raise unsupported(f"np.{ufunc.__name__}.accumulate", "this ufunc", "write the scan with np.cumsum/np.cumprod")
 
 
