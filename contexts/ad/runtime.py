@@ -2477,6 +2477,21 @@ def _leaves(x, depth=0):
         yield x
 
 
+def _dataclass_init_of(fn, obj) -> bool:
+    """fn is the generated `__init__` (no source: made by `exec`) of a dataclass among obj's classes whose fields
+    are obj's class's: a subclass's own `__init__` calling it by `super().__init__(x=x, y=y)` (pythermalcomfort's
+    models; reverse mode refused them, "its source is not available"). It runs as `dataclass_init`'s code, as
+    the construction of the class itself does."""
+    cls = type(obj)
+    if fn.__name__ != "__init__" or not dataclasses.is_dataclass(cls):
+        return False
+    for c in cls.__mro__:
+        if c.__dict__.get("__init__") is fn:
+            return dataclasses.is_dataclass(c) and c.__dict__.get("__dataclass_fields__") is not None and \
+                getattr(cls, "__dataclass_fields__", None) is c.__dict__["__dataclass_fields__"]
+    return False
+
+
 def _opaque_call(fn, args, kw, err, npre=0):
     """A function without source (e.g. made by `exec`) runs as a primitive. It is differentiable only
     when it only rearranges its inputs (argument parsers such as scipy.stats' `_parse_args`: `return (a,
@@ -2781,6 +2796,8 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
                 _twins.put(code, (id(code), active, observed), info)
             _twins.put(code, key, info)
         except NoSource as e:
+            if pre and _dataclass_init_of(fn, pre[0]):  # (`super().__init__(x=x)` reaching a dataclass's own)
+                return _twin_call(mask, dataclass_init, pre, args, kw, observed)
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
     if info.numbers is not None and not _numbers_bound(info.numbers, pre, args):
         info = info.general or _general(info, fn, observed)
