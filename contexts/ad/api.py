@@ -693,7 +693,7 @@ def _value_and_gradient(f, args, wrt=None):
     if args and (len(args) > 1 or type(args[0]) is not float):  # (one float: no integer among the arguments)
         ints = _counted_ints(args, chosen, pb)
         if ints:
-            grads = _ints_checked(lambda moved: _value_and_gradient(f, moved, wrt), args, y, grads, ints,
+            grads = _ints_checked(lambda moved: _value_and_gradient_at(f, moved, wrt), args, y, grads, ints,
                                   chosen if chosen is not None else range(len(args)), chosen is not None)
     return y, grads
 
@@ -760,7 +760,6 @@ def _none_at_ints(answers: tuple, positions, ints: list, args: tuple, e: Overdub
     if chosen or len(ints) == len(args):
         raise integer_refused(ints, args, e) from e
     return tuple(None if i in ints else a for i, a in zip(positions, answers))
-
 
 
 def _nan_where_finite(grads: tuple, y) -> bool:

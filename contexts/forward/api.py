@@ -466,6 +466,7 @@ def _counted_ints(inputs, tangents) -> list:
 
 
 def _nonzero(t) -> bool:
+    """A tangent that moves its input (True where numpy cannot tell)."""
     try:
         return bool(np.any(np.asarray(t) != 0))
     except (TypeError, ValueError):
