@@ -60,7 +60,7 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, 
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS, cells_callees_may_change, cells_rebound_by_callees, state_cells
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import (JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_active, jump_guard, jump_operands, STAIRS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
+from ..lowered.runtime import (JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_active, jump_guard, jump_operands, STAIRS, dataclass_init, dataclass_init_as, dataclass_init_is_code, generated_init_owner, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
                                text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
@@ -99,6 +99,7 @@ _F8 = np.dtype(np.float64)
 _WRAPPER = types.MethodWrapperType  # (1.0).__mul__
 _CellType = types.CellType
 _UFUNC = np.ufunc
+_MADE_STAND_INS = registry.made_stand_ins  # (type -> its stand-in maker: numba's dispatchers, `rules.numba`)
 _DISPATCHER = type(np.diff)  # numpy's array-function dispatchers wrap a Python implementation
 _FunctionType = types.FunctionType
 _MethodType = types.MethodType
@@ -662,6 +663,8 @@ def call(mask, f, /, *args, **kw):
                     "that holds differentiated values", where=_user_line(),
                     fix="make it inside the differentiated function, or use np.vectorize")
             return _twin_call(mask, stand[0], stand[1], args, kw)
+        if tf in _MADE_STAND_INS and (stand := _MADE_STAND_INS[tf](f)) is not None:
+            return _twin_call(mask, stand[0], stand[1], args, kw)  # (numba's compiled functions: their Python)
         if f is _TYPE_CALL and args and isinstance(args[0], type) and type(args[0]) is not type:
             # `type.__call__(cls, *a)` in a metaclass's `__call__` (hmf's `Component`s): as `super().__call__`
             y, pb = _construct(args[0], args[1:], kw, meta=False)
@@ -2351,7 +2354,7 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True, compa
     except MarkedOpaque as e:
         raise NoSource(
             f"no reverse rule for {code.co_qualname}, marked opaque (`contexts.opaque`), reached with "
-            f"differentiable inputs",
+            f"differentiable inputs{library_hint(fn)}",
             where=f"{code.co_filename}:{code.co_firstlineno}",
             fix=f"give it a rule (`@contexts.custom_adjoint({code.co_name})` or `contexts.rules.registry"
                 f".adjoint`), or stop marking it opaque") from e
@@ -2475,21 +2478,6 @@ def _leaves(x, depth=0):
             yield from _leaves(v, depth + 1)
     else:
         yield x
-
-
-def _dataclass_init_of(fn, obj) -> bool:
-    """fn is the generated `__init__` (no source: made by `exec`) of a dataclass among obj's classes whose fields
-    are obj's class's: a subclass's own `__init__` calling it by `super().__init__(x=x, y=y)` (pythermalcomfort's
-    models; reverse mode refused them, "its source is not available"). It runs as `dataclass_init`'s code, as
-    the construction of the class itself does."""
-    cls = type(obj)
-    if fn.__name__ != "__init__" or not dataclasses.is_dataclass(cls):
-        return False
-    for c in cls.__mro__:
-        if c.__dict__.get("__init__") is fn:
-            return dataclasses.is_dataclass(c) and c.__dict__.get("__dataclass_fields__") is not None and \
-                getattr(cls, "__dataclass_fields__", None) is c.__dict__["__dataclass_fields__"]
-    return False
 
 
 def _opaque_call(fn, args, kw, err, npre=0):
@@ -2796,8 +2784,9 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
                 _twins.put(code, (id(code), active, observed), info)
             _twins.put(code, key, info)
         except NoSource as e:
-            if pre and _dataclass_init_of(fn, pre[0]):  # (`super().__init__(x=x)` reaching a dataclass's own)
-                return _twin_call(mask, dataclass_init, pre, args, kw, observed)
+            owner = generated_init_owner(fn, pre[0]) if pre else None
+            if owner is not None:  # (`super().__init__(x=x)` reaching a dataclass's generated one)
+                return _twin_call(mask, dataclass_init_as, (owner, *pre), args, kw, observed)
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
     if info.numbers is not None and not _numbers_bound(info.numbers, pre, args):
         info = info.general or _general(info, fn, observed)

@@ -28,7 +28,8 @@ from overdub.passes import bound_self, marked_opaque, method_function
 
 from ..lowered.bisection import bisects, refuse_bisection, steps_on_free
 from ..rules.builtins import _check_int as int_jump
-from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed_astype, remembered_text,
+from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, dataclass_init_as, dataclass_init_is_code,
+                               generated_init_owner, is_stair as _stairs, parsed_astype, remembered_text,
                                stair_jump_guard, staircase_text as fine_staircase, staircased, text_call, text_of)
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
@@ -412,6 +413,9 @@ class ForwardContext(overdub.Context):
                 # fill_value=v)`: the rule's, its positions by the signature; found by the positional
                 # arguments only, numpy's own code ran and refused the dual)
                 args, kwargs = moved
+            if type(fn) is types.MethodType and fn.__name__ == "__init__" and (
+                    owner := generated_init_owner(fn.__func__, fn.__self__)) is not None:
+                return self.recurse(dataclass_init_as, owner, fn.__self__, *args, **kwargs)  # (see primitive)
             tag = top_tag(args) if args else None
             if tag is not None and JUMP_WATCH.get() is not None:  # (a rule sampling the function: quad's)
                 watch_call(fn, args, kwargs, site, str(site))
@@ -581,6 +585,10 @@ class ForwardContext(overdub.Context):
 
     def primitive(self, fn, /, *args, **kwargs):
         """A function the context does not recurse into, entered by `run` (the tangent twins' calls)."""
+        if type(fn) in registry.made_stand_ins and type(fn) is not np.ufunc and (
+                has_dual(args) or has_dual(list(kwargs.values()))) \
+                and (stand := registry.stand_in_of(fn)) is not None:  # (numba's, the one differentiated itself)
+            return self.recurse(stand[0], *stand[1], *args, **kwargs)
         if marked_opaque(fn) and (has_dual(args) or has_dual(list(kwargs.values()))):
             raise no_rule(fn)
         if isinstance(fn, type) and (issubclass(fn, float) or fn.__flags__ & _HEAPTYPE) and (
@@ -590,6 +598,10 @@ class ForwardContext(overdub.Context):
             y = _construct(self, fn, args, kwargs)
             if y is not _UNKNOWN:
                 return y
+        if type(fn) is types.MethodType and (owner := generated_init_owner(fn.__func__, fn.__self__)):
+            # `super().__init__(tdb=tdb)` reaching a dataclass's generated `__init__` (no source) runs as code:
+            # natively its `__post_init__` met the duals untransformed (pythermalcomfort's input checks: refused)
+            return self.recurse(dataclass_init_as, owner, fn.__self__, *args, **kwargs)
         if (type(fn) is types.FunctionType or isinstance(fn, type)) and (
                 has_dual(args) or has_dual(list(kwargs.values()))):
             _sourceless_questions(fn, None)

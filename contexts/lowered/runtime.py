@@ -2524,7 +2524,14 @@ def dataclass_init(self, *args, **kwargs):
     `object.__setattr__` for a frozen class), then `__post_init__` with the InitVars. Transformed, what
     `__post_init__` computes from the fields is differentiated (run natively, it was refused: pycoare's
     inputs, pyfeng's models)."""
-    plan, initvars, frozen = dataclass_plan(type(self), len(args), tuple(kwargs))
+    dataclass_init_as(type(self), self, *args, **kwargs)
+
+
+def dataclass_init_as(cls, self, *args, **kwargs):
+    """`dataclass_init` of the generated `__init__` of cls, one of self's classes: cls's fields set, as that
+    code sets them (a subclass's own `__init__` calling it by `super().__init__(tdb=tdb, rh=rh)`, the subclass
+    a dataclass of its own, maybe with fields more: pythermalcomfort's input classes, refused in both modes)."""
+    plan, initvars, frozen = dataclass_plan(cls, len(args), tuple(kwargs))
     passed = {}
     for name, how, where in plan:
         if how == "arg":
@@ -2541,9 +2548,20 @@ def dataclass_init(self, *args, **kwargs):
             object.__setattr__(self, name, value)
         else:
             setattr(self, name, value)
-    post = getattr(self, "__post_init__", None)
-    if post is not None:
-        post(*[passed[n] for n in initvars])
+    if getattr(cls, "__post_init__", None) is not None:  # (the generated code calls it where cls has one)
+        self.__post_init__(*[passed[n] for n in initvars])
+
+
+def generated_init_owner(fn, obj):
+    """The dataclass among obj's classes whose generated `__init__` (made by `exec`, without source) fn is,
+    else None: to run as `dataclass_init_as(owner, obj, ...)`."""
+    if type(fn) is not types.FunctionType or fn.__name__ != "__init__" or not overdub.without_source(fn):
+        return None
+    import dataclasses
+    for c in type(obj).__mro__:
+        if c.__dict__.get("__init__") is fn:
+            return c if "__dataclass_fields__" in c.__dict__ and dataclasses.is_dataclass(c) else None
+    return None
 
 
 def _register_plan() -> None:

@@ -396,7 +396,8 @@ forward mode's `dual * unit` and `dual / unit` make the quantity of the dual wit
 DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "dask.array": "contexts.rules.dask",
            "pint": "contexts.rules.pint", "xarray": "contexts.rules.xarray", "pandas": "contexts.rules.pandas",
            "numexpr": "contexts.rules.numexpr", "jax": "contexts.rules.jax", "torch": "contexts.rules.torch",
-           "array_api_strict": "contexts.rules.array_api_strict", "scipy.stats": "contexts.rules.scipy_stats"}
+           "array_api_strict": "contexts.rules.array_api_strict", "scipy.stats": "contexts.rules.scipy_stats",
+           "numba": "contexts.rules.numba"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 
 _loaded: set[str] = set()

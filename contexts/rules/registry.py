@@ -136,8 +136,9 @@ def library_hint(fn: Any) -> str:
         return ("; pandas keeps a Series' or DataFrame's values in compiled blocks of its own, which are not "
                 "differentiated: compute on numpy arrays (`s.to_numpy()`) and build the pandas object from the result")
     if any(m.startswith("numba") for m in modules):
-        return ("; a numba-compiled function runs machine code, which is not differentiated: call its Python "
-                "function (`f.py_func`) or give it a rule")
+        return ("; a numba-compiled function runs machine code: an @njit or @vectorize one is differentiated as "
+                "its Python code, a @guvectorize or @cfunc one is not: call its Python function (`f.py_func`) "
+                "or give it a rule")
     return ""
 
 
@@ -557,9 +558,12 @@ except ImportError:  # pragma: no cover
 
 
 def _plain(v) -> bool:
-    return (isinstance(v, PLAIN_OPERANDS) and not _array_with_protocol(v)
-            and not (isinstance(v, np.ndarray) and number_with_own_methods(v))  # (a subclass's own operators)
-            or type(v).__name__ == "Dual")  # (a dual's operators are the derivative's)
+    try:
+        return (isinstance(v, PLAIN_OPERANDS) and not _array_with_protocol(v)
+                and not (isinstance(v, np.ndarray) and number_with_own_methods(v))  # (a subclass's own operators)
+                or type(v).__name__ == "Dual")  # (a dual's operators are the derivative's)
+    except AttributeError:  # (CPython 3.11's `code.co_positions()` iterator has no `__class__` for an abc's
+        return False        # isinstance: inspect's `getframeinfo` islices it, pythermalcomfort's validation)
 
 
 _BUILTIN_NUMBERS = (float, int, complex)

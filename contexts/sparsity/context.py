@@ -198,6 +198,14 @@ class SparsityContext(overdub.Context):
         """What an operator site calls with its operands (`overdub.ops.own_methods_route`)."""
         return overdub.ops.own_methods_route(fn, self.recurse, runs_natively, _array_with_object)
 
+    def primitive(self, fn, /, *args, **kwargs):
+        """A callable without a twin: numba's compiled functions as their Python (`rules.numba`; the one
+        differentiated itself, `jacobian_sparsity(njit_f, x)`), anything else called."""
+        if type(fn) in registry.made_stand_ins and type(fn) is not np.ufunc and has_tracer(args, kwargs) \
+                and (stand := registry.stand_in_of(fn)) is not None:
+            return self.recurse(stand[0], *stand[1], *args, **kwargs)
+        return fn(*args, **kwargs)
+
     def overdub(self, site, fn, /, *args, **kwargs):
         if _own(fn):
             return fn(*args, **kwargs)
@@ -264,8 +272,9 @@ class SparsityContext(overdub.Context):
                 rest, out, where = split_out(fn, kwargs)
                 return write_out(fn, srule(*args, **rest), out, where, str(site))
             return srule(*args, **kwargs)
-        if traced and rule is not None and rule.stand_in is not None and srule is None \
-                and (stand := registry.stand_in_of(fn)) is not None:
+        if traced and (rule is not None and rule.stand_in is not None and srule is None
+                       or rule is None and type(fn) in registry.made_stand_ins and type(fn) is not np.ufunc) \
+                and (stand := registry.stand_in_of(fn)) is not None:  # (the second: numba's, `rules.numba`)
             # the primitive as Python code (`Rule.stand_in`: scipy.sparse's `csr_matvec` under `A @ x`), traced
             # as code: a C function of another extension is never given tracers (`_traced_primitive`). (Not the
             # stand-ins made per ufunc of `np.frompyfunc`: elementwise by their kind, and calling themselves)

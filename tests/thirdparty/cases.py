@@ -2324,3 +2324,45 @@ def _():
       forward=R("BisectionRefused", "an elementwise bracket (masks) narrowed by Newton steps and bisection"))
 def _():
     return (lambda T: float(_pyromat("mp.H2O").h(T=T, p=10.0)[0])), 500.0
+
+
+# ===============================================================================================
+# pythermalcomfort: comfort models computed by numba (@vectorize, @njit), their inputs checked by dataclasses
+# whose subclasses call the generated `__init__` by super() (differentiated as the Python they come from)
+# ===============================================================================================
+
+def _comfort():
+    return _imp("pythermalcomfort.models")
+
+
+@case("pythermalcomfort", "pmv_ppd_iso (a numba @vectorize)")
+def _():
+    return (lambda t: _comfort().pmv_ppd_iso(tdb=t, tr=25.0, vr=0.1, rh=50.0, met=1.2, clo=0.5,
+                                             round_output=False).pmv), 25.3
+
+
+@case("pythermalcomfort", "heat_index_rothfusz (tdb, rh)")
+def _():
+    return (lambda p: _comfort().heat_index_rothfusz(tdb=p[0], rh=p[1], round_output=False).hi), \
+        np.array([31.3, 62.0])
+
+
+@case("pythermalcomfort", "set_tmp (a numba @njit two-node model)")
+def _():
+    return (lambda t: _comfort().set_tmp(tdb=t, tr=25.0, v=0.1, rh=50.0, met=1.2, clo=0.5,
+                                         round_output=False).set), 25.3
+
+
+@case("pythermalcomfort", "utci (tdb, tr, v)")
+def _():
+    return (lambda p: _comfort().utci(tdb=p[0], tr=p[1], v=p[2], rh=50.0, round_output=False).utci), \
+        np.array([28.3, 31.0, 1.2])
+
+
+@case("pythermalcomfort", "humidex and thi (input classes by super().__init__)")
+def _():
+    def f(p):
+        m = _comfort()
+        return m.humidex(tdb=p[0], rh=p[1], round_output=False).humidex * m.thi(tdb=p[0], rh=p[1],
+                                                                               round_output=False).thi
+    return f, np.array([29.5, 55.0])

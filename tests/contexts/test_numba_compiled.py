@@ -1,0 +1,130 @@
+"""numba's compiled functions (`@njit`, `@vectorize`) differentiated as the Python functions they were
+compiled from (`contexts.rules.numba`), in reverse and forward mode and in sparsity detection, against central
+differences; `@guvectorize` refused by name. Before: reverse mode refused them as C functions, forward mode's
+duals crashed numba's type inference (pythermalcomfort's comfort models, sweep 55)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from overdub.errors import OverdubError
+from tests import fd
+from tests.modes import ARRAY_MODES, MODES, assert_array_gradient, gradient_in
+
+numba = pytest.importorskip("numba")
+
+
+@numba.njit
+def kepler(M, e):
+    E = M
+    for _ in range(30):
+        E = E - (E - e * math.sin(E) - M) / (1.0 - e * math.cos(E))
+    return E
+
+
+@numba.njit
+def anomaly_squared(M, e):
+    return kepler(M, e) ** 2 + np.sin(M) * e  # (an @njit calling another)
+
+
+@numba.vectorize(["float64(float64, float64)"])
+def kink(x, y):
+    if x > y:
+        return x * math.exp(-y)
+    return y * x ** 2
+
+
+@numba.vectorize
+def lazy_square(x):  # (compiled at its first call: a DUFunc without signatures)
+    return x * x + 1.0
+
+
+@numba.njit
+def fill(x):
+    y = np.empty(3)
+    y[0] = x[0] * x[1]
+    y[1] = math.sin(x[2])
+    y[2] = x[0] + 1.0
+    return y
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_njit_in_both_variables(mode):
+    f = anomaly_squared
+    got = gradient_in(mode, f, 1.3, 0.2)
+    np.testing.assert_allclose(got, fd.gradient(f, 1.3, 0.2), rtol=1e-7)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("x", [1.3, 0.3])
+def test_vectorize_scalar_both_branches(mode, x):
+    def f(x):
+        return kink(x, 0.7) * 3.0
+    got = gradient_in(mode, f, x)
+    np.testing.assert_allclose(got, fd.gradient(f, x), rtol=1e-7)
+    assert type(f(x)) is type(kink(1.0, 0.7) * 3.0)  # (a scalar for scalars, as the ufunc gives)
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+def test_vectorize_broadcast_over_an_array(mode):
+    def f(x):
+        return np.sum(kink(x, np.array([0.1, 0.9, 2.0])) * lazy_square(x))
+    assert_array_gradient(mode, f, np.array([0.5, 0.4, 3.0]))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_vectorize_at_its_branch_boundary_is_refused(mode):
+    def f(x):
+        return kink(x, 0.7)  # (slopes 0.7 * 1.4 and exp(-0.7) meet at x = 0.7)
+    with pytest.raises(OverdubError):
+        gradient_in(mode, f, 0.7)
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+def test_njit_filling_an_array(mode):
+    assert_array_gradient(mode, lambda x: float(np.sum(fill(x) ** 2)), np.array([0.4, 1.2, 0.8]))
+
+
+@pytest.mark.parametrize("called", ["itself", "inside"])
+def test_sparsity_through_njit(called):
+    from contexts.sparsity import jacobian_sparsity
+    f = fill if called == "itself" else (lambda x: fill(x) * 2.0)
+    pattern = jacobian_sparsity(f, np.ones(3)).toarray()
+    np.testing.assert_array_equal(pattern, np.array([[1, 1, 0], [0, 0, 1], [1, 0, 0]], dtype=bool))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_an_njit_function_differentiated_itself(mode):
+    from contexts import jacfwd, jacobian
+    x = np.array([0.4, 1.2, 0.8])
+    got = (jacobian if mode == "reverse" else jacfwd)(fill, x)
+    np.testing.assert_allclose(got, fd.jacobian(fill, x, matrix=True), rtol=1e-7, atol=1e-9)
+
+
+def test_without_differentiated_inputs_the_machine_code_runs():
+    from contexts import gradient
+    calls = []
+
+    def f(x):
+        calls.append(kepler(0.5, 0.1))  # (constants: the compiled function, no Python run)
+        return x * calls[-1]
+    g = gradient(f, 2.0)
+    np.testing.assert_allclose(g, kepler.py_func(0.5, 0.1), rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_guvectorize_is_refused_by_name(mode):
+    @numba.guvectorize(["void(float64[:], float64[:])"], "(n)->(n)")
+    def doubled(x, out):
+        out[:] = 2.0 * x
+
+    with pytest.raises(OverdubError, match="numba"):
+        if mode == "reverse":
+            from contexts import gradient
+            gradient(lambda x: float(np.sum(doubled(x))), np.array([1.0, 2.0]))
+        else:
+            from contexts import jacfwd
+            jacfwd(lambda x: doubled(x), np.array([1.0, 2.0]))

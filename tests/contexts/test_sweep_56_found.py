@@ -1,0 +1,95 @@
+"""What session 56's look at real packages found, each checked in reverse and forward mode against central
+differences (each failed before, refused: "its source is not available", "no forward rule for ...").
+
+- A dataclass subclass with an `__init__` of its own calling the base's generated one by
+  `super().__init__(tdb=tdb, rh=rh)`, the subclass a dataclass of its own (its own fields dict, maybe more
+  fields): pythermalcomfort's input classes, in front of every one of its models. The generated code runs as
+  the base's fields set (`lowered.runtime.dataclass_init_as`), its `__post_init__` under the transform.
+- CPython 3.11's `code.co_positions()` iterator (inspect's `getframeinfo`, reached by pythermalcomfort's
+  argument checks) has no `__class__`: asking whether it is a number crashed forward mode.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import InitVar, dataclass
+
+import numpy as np
+import pytest
+
+from tests import fd
+from tests.modes import MODES, gradient_in
+
+
+@dataclass
+class _Base:
+    tdb: float = None
+    rh: float = None
+    scale: float = 1.0
+
+    def __post_init__(self):
+        if self.tdb is not None and not isinstance(self.tdb, (float, int, np.ndarray)):
+            raise TypeError("tdb must be a number")  # (a check natively given a dual failed)
+
+
+@dataclass
+class _Same(_Base):
+    def __init__(self, tdb, rh):
+        super().__init__(tdb=tdb, rh=rh)
+
+
+@dataclass
+class _More(_Base):
+    extra: float = 2.0
+
+    def __init__(self, tdb, rh):
+        super().__init__(tdb, rh=rh, scale=3.0)  # (positional and keyword; `extra` keeps its class default)
+        self.extra = self.tdb * self.scale
+
+
+@dataclass(frozen=True)
+class _Derived:
+    a: float
+    b: InitVar[float] = 1.0
+
+    def __post_init__(self, b):
+        object.__setattr__(self, "c", math.sin(self.a) * b)  # (computed from the fields: differentiated)
+
+
+@dataclass(frozen=True)
+class _Frozen(_Derived):
+    def __init__(self, a, b):
+        super().__init__(a * 2.0, b)
+
+
+def _same(t):
+    i = _Same(tdb=t, rh=60.0)
+    return i.tdb * math.sin(i.rh / 100.0 * t)
+
+
+def _more(t):
+    i = _More(t, 50.0)
+    return i.extra * i.tdb + math.cos(i.rh * t / 40.0) + i.scale
+
+
+def _derived(t):
+    d = _Frozen(t, t * t)
+    return d.c + d.a
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f", [_same, _more, _derived], ids=["same fields", "more fields", "InitVar, frozen"])
+def test_super_init_reaching_a_dataclass_generated_init(mode, f):
+    np.testing.assert_allclose(gradient_in(mode, f, 1.3), fd.gradient(f, 1.3), rtol=1e-7)
+
+
+def _positions(t):
+    frame = inspect.currentframe()
+    info = inspect.getframeinfo(frame)  # (islices `code.co_positions()`)
+    return t * t * (info.lineno > 0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_inspect_getframeinfo_inside_differentiated_code(mode):
+    np.testing.assert_allclose(gradient_in(mode, _positions, 1.5), (3.0,), rtol=1e-12)
