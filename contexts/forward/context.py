@@ -413,6 +413,10 @@ class ForwardContext(overdub.Context):
                 # fill_value=v)`: the rule's, its positions by the signature; found by the positional
                 # arguments only, numpy's own code ran and refused the dual)
                 args, kwargs = moved
+            if type(fn) in registry.made_stand_ins and type(fn) is not np.ufunc and (
+                    has_dual(args) or has_dual(list(kwargs.values()))) and (
+                    stand := registry.stand_in_of(fn)) is not None:  # (numba's: `rules.numba`; a @guvectorize's
+                return self.recurse(stand[0], *stand[1], *args, **kwargs)  # `__call__` is Python: asked first)
             if type(fn) is types.MethodType and fn.__name__ == "__init__" and (
                     owner := generated_init_owner(fn.__func__, fn.__self__)) is not None:
                 return self.recurse(dataclass_init_as, owner, fn.__self__, *args, **kwargs)  # (see primitive)
@@ -444,7 +448,8 @@ class ForwardContext(overdub.Context):
                     # (`np.select(..., default=d)`: not dispatched on; `np.cumsum(a=v)`: its rule's by position)
                     moved = by_position(fn, args, kwargs)
                     return OWN_FUNCTIONS[fn](*moved[0], **moved[1]) if moved else OWN_FUNCTIONS[fn](*args, **kwargs)
-                if id(fn) in _FRESH_IDS and self.tag is not None and not site.filename.startswith(_NOT_FRESH):
+                if id(fn) in _FRESH_IDS and self.tag is not None and (not site.filename.startswith(_NOT_FRESH)
+                                                                      or site.filename in registry.code_files):
                     return _fresh(fn(*args, **kwargs), self.tag, self.outer)
                 if isinstance(fn, type) and fn.__flags__ & _HEAPTYPE and remembered_text((*args, *kwargs.values())):
                     y = _construct(self, fn, args, kwargs)  # (its code may parse the text back: geopy's Point)

@@ -11,9 +11,13 @@ pythermalcomfort's comfort models (`_pmv_ppd_optimized`, a `@vectorize`; `_gagge
 `@njit`), orbit-predictor's anomaly conversions and much simulation code compute so; before, reverse mode
 refused them as C functions and forward mode's duals crashed numba's type inference (`TypingError`).
 
-Not covered, refused by name as before: `@guvectorize` (it writes into output arrays), CUDA and parallel
-targets' objects, `@cfunc` (a C callback), and ufunc methods (`.reduce`, `.accumulate`, `.at`) of a
-`@vectorize`. Loaded when numba is first imported (`leaves.DOMAINS`).
+A `@guvectorize` kernel writes its results into output arrays: it runs once per element of the loop
+dimensions, given its core slices of the broadcast inputs and fresh outputs it fills (`gufunc_kernel`;
+properscoring's `crps_ensemble` computes so where numba is installed).
+
+Not covered, refused by name: CUDA and parallel targets' objects, `@cfunc` (a C callback), output arrays
+passed in and options (`out=`, `axis=`), and ufunc methods (`.reduce`, `.accumulate`, `.at`). Loaded when numba
+is first imported (`leaves.DOMAINS`).
 """
 
 from __future__ import annotations
@@ -21,13 +25,12 @@ from __future__ import annotations
 import numpy as np
 from numba.core.registry import CPUDispatcher
 from numba.np.ufunc.dufunc import DUFunc
+from numba.np.numpy_support import as_dtype
 from numba.np.ufunc.gufunc import GUFunc
-
-import overdub
 
 from .registry import NoRuleError, registry
 
-__all__ = ["vectorized_kernel"]
+__all__ = ["vectorized_kernel", "gufunc_kernel"]
 
 
 def vectorized_kernel(kernel, *args, **kwargs):
@@ -37,6 +40,86 @@ def vectorized_kernel(kernel, *args, **kwargs):
                           fix="call it without them (assign its result instead of out=)")
     y = np.vectorize(kernel)(*args)
     return y[()] if np.ndim(y) == 0 else y
+
+
+def gufunc_kernel(kernel, ins, outs, inputs_as_arrays, dtypes, *args, **kwargs):
+    """A `@guvectorize` ufunc's call as Python: for each index of the loop dimensions (the inputs' broadcast
+    shape without their core dimensions, `ins`: one tuple of names per input), the kernel given the inputs'
+    core slices (a scalar core as a 1-element array where the kernel's type says an array) and fresh output
+    arrays of the core shapes (`outs`, of `dtypes`) it fills; the results stacked, as numba's loop lays them."""
+    if kwargs or len(args) != len(ins):
+        raise NoRuleError(f"the numba generalized ufunc {kernel.__name__} given its output arrays or options",
+                          fix="call it with its inputs only and assign the results")
+    args = [np.asarray(a) for a in args]
+    sizes = {}
+    loops = []
+    for a, core in zip(args, ins):
+        if np.ndim(a) < len(core):
+            raise ValueError(f"{kernel.__name__}: an input has fewer dimensions than its core {core}")
+        lead = np.ndim(a) - len(core)
+        loops.append(np.shape(a)[:lead])
+        for name, n in zip(core, np.shape(a)[lead:]):
+            if sizes.setdefault(name, n) != n:
+                raise ValueError(f"{kernel.__name__}: core dimension {name} is {sizes[name]} and {n}")
+    loop = np.broadcast_shapes(*loops)
+    wide = [np.broadcast_to(a, loop + np.shape(a)[len(np.shape(a)) - len(core):]) for a, core in zip(args, ins)]
+    made = [[] for _ in outs]
+    for index in np.ndindex(*loop):
+        parts = [np.reshape(w[index], (1,)) if not core and array else w[index]
+                 for w, core, array in zip(wide, ins, inputs_as_arrays)]
+        results = [np.empty(tuple(sizes[n] for n in core) or (1,), dtype=dt) for core, dt in zip(outs, dtypes)]
+        _filled(kernel, (*parts, *results))
+        for kept, r, core in zip(made, results, outs):
+            kept.append(r if core else r[0])
+    stacked = []
+    for kept, core in zip(made, outs):
+        y = np.reshape(np.array(kept), loop + tuple(sizes[n] for n in core))
+        stacked.append(y[()] if np.ndim(y) == 0 else y)
+    return stacked[0] if len(stacked) == 1 else tuple(stacked)
+
+
+def _filled(kernel, a):
+    """kernel(*a), its arguments by position (reverse mode follows the outputs the kernel fills only when they
+    are passed so, not through a `*spread`)."""
+    n = len(a)
+    if n == 2:
+        kernel(a[0], a[1])
+    elif n == 3:
+        kernel(a[0], a[1], a[2])
+    elif n == 4:
+        kernel(a[0], a[1], a[2], a[3])
+    elif n == 5:
+        kernel(a[0], a[1], a[2], a[3], a[4])
+    elif n == 6:
+        kernel(a[0], a[1], a[2], a[3], a[4], a[5])
+    elif n == 7:
+        kernel(a[0], a[1], a[2], a[3], a[4], a[5], a[6])
+    elif n == 8:
+        kernel(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7])
+    else:
+        raise NoRuleError(f"the numba generalized ufunc {kernel.__name__} of {n} arguments (8 at most)",
+                          fix="give it a rule (`contexts.custom_adjoint`)")
+
+
+def _dynamic_refused(fn, *args, **kwargs):
+    raise NoRuleError(f"the numba generalized ufunc {fn.__name__} made without type signatures (a dynamic "
+                      "@guvectorize), given differentiated values",
+                      fix="give @guvectorize its signatures (`[\"void(float64[:], float64[:])\"]`), or a rule")
+
+
+def _gufunc(fn):
+    builder = getattr(fn, "gufunc_builder", None)
+    py = getattr(builder, "py_func", None)
+    sigs = getattr(builder, "_sigs", None)
+    if py is None:
+        return None
+    if not sigs:  # (a dynamic one, compiled by the types it is first called with: refused by numba's name)
+        return _dynamic_refused, (fn,)
+    types_ = sigs[0].args
+    ins, outs = [tuple(c) for c in builder.sin], [tuple(c) for c in builder.sout]
+    arrays = tuple(hasattr(t, "ndim") for t in types_[:len(ins)])
+    dtypes = tuple(as_dtype(getattr(t, "dtype", t)) for t in types_[len(ins):])
+    return gufunc_kernel, (py, ins, outs, arrays, dtypes)
 
 
 def _dispatcher(fn):
@@ -49,8 +132,7 @@ def _dufunc(fn):
     return None if py is None else (vectorized_kernel, (py,))
 
 
+registry.code_files.add(__file__)  # (the outputs made here are fresh arrays, as in the user's code)
 registry.made_stand_ins[CPUDispatcher] = _dispatcher
 registry.made_stand_ins[DUFunc] = _dufunc
-# a `@guvectorize`'s Python `__call__` leads to a ufunc numba built, named as numpy's: refused at the call, by
-# numba's name (`registry.library_hint`), where it is given differentiated values
-overdub.opaque(GUFunc.__call__)
+registry.made_stand_ins[GUFunc] = _gufunc

@@ -265,6 +265,9 @@ class Registry:
         # type -> `made(fn) -> (stand-in, arguments first) or None` for callables of that type made at run time
         # that stand for Python code (a ufunc of `np.frompyfunc`): asked by `stand_in_of`
         self.made_stand_ins: dict[type, Callable] = {}
+        # the files of rules modules whose stand-ins are code run as the user's, arrays they make fresh ones
+        # (`rules.numba`'s kernels filling outputs made by np.empty): forward mode's duals can be stored there
+        self.code_files: set[str] = set()
         self.stand_in_ids: set[int] = set()  # (the callables with a `Rule.stand_in`, by identity: `stand_in_of`)
         self.stand_in_methods: set[str] = set()  # (the names of C types' methods with one, keyed (type, name))
 

@@ -1,6 +1,6 @@
 """numba's compiled functions (`@njit`, `@vectorize`) differentiated as the Python functions they were
-compiled from (`contexts.rules.numba`), in reverse and forward mode and in sparsity detection, against central
-differences; `@guvectorize` refused by name. Before: reverse mode refused them as C functions, forward mode's
+compiled from (`contexts.rules.numba`), `@guvectorize` too, in reverse and forward mode and in sparsity detection, against
+central differences. Before: reverse mode refused them as C functions, forward mode's
 duals crashed numba's type inference (pythermalcomfort's comfort models, sweep 55)."""
 
 from __future__ import annotations
@@ -115,16 +115,49 @@ def test_without_differentiated_inputs_the_machine_code_runs():
     np.testing.assert_allclose(g, kepler.py_func(0.5, 0.1), rtol=1e-12)
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_guvectorize_is_refused_by_name(mode):
-    @numba.guvectorize(["void(float64[:], float64[:])"], "(n)->(n)")
-    def doubled(x, out):
-        out[:] = 2.0 * x
+@numba.guvectorize(["void(float64, float64[:], float64[:], float64[:])"], "(),(n)->(n),()")
+def scaled_and_sum(a, x, out, total):  # (a scalar input by value; a scalar output as a 1-element array)
+    s = 0.0
+    for i in range(x.shape[0]):
+        out[i] = a * math.sin(x[i])
+        s += out[i] * x[i]
+    total[0] = s
 
-    with pytest.raises(OverdubError, match="numba"):
-        if mode == "reverse":
-            from contexts import gradient
-            gradient(lambda x: float(np.sum(doubled(x))), np.array([1.0, 2.0]))
-        else:
-            from contexts import jacfwd
-            jacfwd(lambda x: doubled(x), np.array([1.0, 2.0]))
+
+@numba.guvectorize(["void(float64[:], float64[:], float64[:])"], "(),(n)->()")
+def crps_like(obs, xs, result):  # (properscoring's shape: the scalar core input as a 1-element array)
+    acc = 0.0
+    for v in xs:
+        acc += abs(v - obs[0]) if v > obs[0] else (obs[0] - v) ** 2
+    result[0] = acc
+
+
+def _guv(x):
+    out, total = scaled_and_sum(np.array([0.5, 1.5]), x.reshape(1, 3) * np.ones((2, 1)))
+    return float(np.sum(out ** 2) + np.sum(total) + np.sum(crps_like(x[:2], x.reshape(1, 3) * 1.3)))
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+def test_guvectorize_over_its_loop_dimensions(mode):
+    assert_array_gradient(mode, _guv, np.array([0.4, 1.2, 0.8]))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_guvectorize_given_its_output_array_is_refused_by_name(mode):
+    def f(x):
+        out = np.empty(1)
+        crps_like(np.array([x]), np.array([x, 2.0 * x]), out)
+        return out[0]
+    assert np.isfinite(f(0.7))
+    with pytest.raises(OverdubError, match="crps_like"):
+        gradient_in(mode, f, 0.7)
+
+
+@numba.cfunc("float64(float64)")
+def cubed(v):
+    return v * v * v
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cfunc_called_from_python(mode):
+    np.testing.assert_allclose(gradient_in(mode, lambda x: cubed(x) + x, 1.5), (3 * 1.5 ** 2 + 1,), rtol=1e-12)

@@ -1809,11 +1809,18 @@ def _tightly(f):
     def tight(p):
         psy = _imp("psychrolib")
         held = psy.PSYCHROLIB_TOLERANCE
+        # (with numba installed psychrolib's functions are @vectorize ones, the tolerance compiled in: their
+        # Python functions, which read it, for the reference)
+        compiled = {name: getattr(psy, name) for name, _ in getattr(psy, "func_list", ())}
+        for name, py in getattr(psy, "func_list", ()):
+            setattr(psy, name, py)
         psy.PSYCHROLIB_TOLERANCE = 1e-12
         try:
             return f(p)
         finally:
             psy.PSYCHROLIB_TOLERANCE = held
+            for name, fn in compiled.items():
+                setattr(psy, name, fn)
     return tight
 
 
