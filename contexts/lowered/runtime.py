@@ -1298,8 +1298,26 @@ def equality_guard2_fd(a, b, op: str, ta, tb, close=None) -> None:
     if op in ("==", "!=") and not (_number(a) and _number(b)):
         return
     mask = _equal_at(a, b, op)
-    if mask is not None and _moving_apart(ta, tb, mask, close, b):
+    if mask is not None and _moving_apart(ta, tb, mask, close, b) and not _rounding_apart(ta, tb):
         raise _special(b, op)
+
+
+_ROUNDING = 2.0 ** -40  # (relative: tangents this close were computed from one rate by different roundings)
+
+
+def _rounding_apart(ta, tb) -> bool:
+    """The two tangents of an equality met in the user's code differ by rounding only: a fixed-point
+    iteration's exit `if E_new == E: break`, its values equal and their tangents converged with them (1e-15
+    relative apart: it was refused at every point, reverse mode answering). Where two values meet and part,
+    their tangents differ by their rate (scikit-fuzzy's memberships: refused as before)."""
+    if type(ta).__name__ == "Dual" or type(tb).__name__ == "Dual" or ta is None or tb is None:
+        return False  # (a nested derivative's: its own rates decide)
+    try:
+        with np.errstate(invalid="ignore", over="ignore"):
+            ta, tb = np.asarray(ta, dtype=float), np.asarray(tb, dtype=float)
+            return bool(np.all(np.abs(ta - tb) <= _ROUNDING * np.maximum(np.abs(ta), np.abs(tb))))
+    except (TypeError, ValueError):
+        return False
 
 
 _NUMBERS = frozenset({float, int, np.float64, np.float32})

@@ -19,6 +19,7 @@ from overdub.errors import OverdubError
 from contexts.forward.observe import Observed, observer
 from contexts.rules.numpy.conversion import KeptConverter
 from contexts.rules.numpy.inplace import OverlappingWrite, as_store
+from contexts.rules.numpy.stand_ins import vectorized
 from contexts.rules.registry import registry
 
 from ..lowered.bisection import bisects, held_in_callables, refuse_bisection, steps_on_free
@@ -279,6 +280,8 @@ class SparsityContext(overdub.Context):
             # as code: a C function of another extension is never given tracers (`_traced_primitive`). (Not the
             # stand-ins made per ufunc of `np.frompyfunc`: elementwise by their kind, and calling themselves)
             return self.recurse(stand[0], *stand[1], *args, **kwargs)
+        if traced and isinstance(fn, np.vectorize):  # numpy's loop as Python (`stand_ins.vectorized`): the
+            return self.recurse(vectorized, fn, *args, **kwargs)  # function traced per element (was refused)
         if overdub.is_recursable(fn):
             if (step := bisects(method_function(fn))) is not None and (
                     traced or held_in_callables((fn, *args, *kwargs.values()), _is_tracer)) \

@@ -161,3 +161,25 @@ def cubed(v):
 @pytest.mark.parametrize("mode", MODES)
 def test_cfunc_called_from_python(mode):
     np.testing.assert_allclose(gradient_in(mode, lambda x: cubed(x) + x, 1.5), (3 * 1.5 ** 2 + 1,), rtol=1e-12)
+
+
+def _dependencies(f, x):
+    """Which outputs move when each input moves (central differences of two sizes): the pattern's truth."""
+    cols = []
+    for j in range(x.size):
+        e = np.zeros_like(x)
+        e[j] = 1e-4
+        cols.append((np.abs(f(x + e) - f(x - e)) > 0) | (np.abs(f(x + 10 * e) - f(x - 10 * e)) > 0))
+    return np.array(cols).T
+
+
+@pytest.mark.parametrize("name", ["vectorize (local)", "guvectorize", "np.vectorize"])
+def test_sparsity_through_vectorized_kernels(name):
+    from contexts.sparsity import jacobian_sparsity
+    x = np.array([0.1, 0.7, 0.3])
+    plain = np.vectorize(lambda a, b: a * b)
+    f, mode = {"vectorize (local)": (lambda x: kink(x, x[::-1] * 2.0) + 1.0, "local"),
+               "guvectorize": (lambda x: crps_like(x[:2], np.stack([x[1:], x[:2]])), "local"),
+               "np.vectorize": (lambda x: plain(x[:2], x[1:]), "global")}[name]
+    pattern = jacobian_sparsity(f, x, mode=mode).toarray()
+    np.testing.assert_array_equal(pattern, _dependencies(f, x))

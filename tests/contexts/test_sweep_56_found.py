@@ -5,6 +5,10 @@ differences (each failed before, refused: "its source is not available", "no for
   `super().__init__(tdb=tdb, rh=rh)`, the subclass a dataclass of its own (its own fields dict, maybe more
   fields): pythermalcomfort's input classes, in front of every one of its models. The generated code runs as
   the base's fields set (`lowered.runtime.dataclass_init_as`), its `__post_init__` under the transform.
+- A fixed-point iteration's exit `if E_new == E: break` (orbit-predictor's Kepler solver): its two values
+  equal, their tangents converged with them to rounding (1e-15 apart). Forward mode refused it at every point
+  as a special case where two moving values meet; reverse mode answered. Such tangents are no rates apart
+  (`lowered.runtime._rounding_apart`); two values that meet and part are judged from the two sides as before.
 - CPython 3.11's `code.co_positions()` iterator (inspect's `getframeinfo`, reached by pythermalcomfort's
   argument checks) has no `__class__`: asking whether it is a number crashed forward mode.
 """
@@ -93,3 +97,31 @@ def _positions(t):
 @pytest.mark.parametrize("mode", MODES)
 def test_inspect_getframeinfo_inside_differentiated_code(mode):
     np.testing.assert_allclose(gradient_in(mode, _positions, 1.5), (3.0,), rtol=1e-12)
+
+
+def _kepler(M, e=0.3):
+    E = M
+    while True:
+        E_new = M + e * math.sin(E)
+        if E_new == E:
+            break
+        E = E_new
+    return E
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("M", [1.0, 0.3, 2.5])
+def test_fixed_point_exit_by_equality(mode, M):
+    E = _kepler(M)
+    np.testing.assert_allclose(gradient_in(mode, _kepler, M), (1.0 / (1.0 - 0.3 * math.cos(E)),), rtol=1e-12)
+
+
+def test_fixed_point_exit_in_jacfwd_and_hessian():
+    from contexts import hessian, jacfwd
+    x = np.array([1.0, 0.4])
+    f = lambda x: np.array([_kepler(x[0]), _kepler(x[1]) * x[0]])  # noqa: E731
+    np.testing.assert_allclose(jacfwd(f, x), fd.jacobian(f, x, matrix=True), rtol=1e-7, atol=1e-9)
+    E = _kepler(1.0)
+    d1 = 1.0 / (1.0 - 0.3 * math.cos(E))
+    np.testing.assert_allclose(hessian(_kepler, 1.0), -0.3 * math.sin(E) * d1 ** 3, rtol=1e-9)
+

@@ -124,7 +124,7 @@ def vectorized(vec, /, *args, **kwargs):
         if j == 0 and core_out is None and not vec.otypes and not vec.cache:
             vec.pyfunc(*call_args, **call_kw)  # numpy calls f on the first elements once more, for the types
         outs.append(vec.pyfunc(*call_args, **call_kw))
-    several = type(outs[0]) is tuple
+    several = isinstance(outs[0], tuple)  # (as numpy asks; `type` of a traced number is no question)
     count = len(outs[0]) if several else 1
     if core_out is not None and count != len(core_out):
         raise ValueError(f"wrong number of outputs from pyfunc: expected {len(core_out)!r}, got {count!r}")
