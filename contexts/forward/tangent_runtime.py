@@ -419,7 +419,11 @@ def _fd_call(f, args, tans, kw, kwtans):
 
 
 def _by_twin(f, args, tans, kw, kwtans):
-    """f(*args, **kw) and its tangent by f's tangent twin, or by duals where it has none."""
+    """f(*args, **kw) and its tangent by f's tangent twin, or by duals where it has none. A twin takes its
+    tangents by position: keyword arguments carrying one go by duals (a stand-in's, numba's `brent_max(func,
+    a, b, args=(c,))`: the twin dropped them, 0 for -0.8, silently)."""
+    if kwtans and not all(_zero(t) for t in kwtans.values()):
+        return _through_duals(f, args, tans, kw, kwtans)
     try:
         twin = _twin(f, tans)
     except NotTransformable:

@@ -183,3 +183,13 @@ def test_sparsity_through_vectorized_kernels(name):
                "np.vectorize": (lambda x: plain(x[:2], x[1:]), "global")}[name]
     pattern = jacobian_sparsity(f, x, mode=mode).toarray()
     np.testing.assert_array_equal(pattern, _dependencies(f, x))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_parameters_by_keyword_into_an_njit_function(mode):
+    # (forward mode's tangent twin took its tangents by position only: `args=(c,)` dropped, 0 for -2.4)
+    from contexts import derivative, gradient
+    from tests.contexts._numba_lib import scaled_objective
+    want = 3.0 * 2.0 * (0.3 - 0.7)
+    got = gradient(scaled_objective, 0.7)[0] if mode == "reverse" else derivative(scaled_objective, 0.7)
+    np.testing.assert_allclose(got, want, rtol=1e-12)

@@ -9,6 +9,9 @@ differences (each failed before, refused: "its source is not available", "no for
   equal, their tangents converged with them to rounding (1e-15 apart). Forward mode refused it at every point
   as a special case where two moving values meet; reverse mode answered. Such tangents are no rates apart
   (`lowered.runtime._rounding_apart`); two values that meet and part are judged from the two sides as before.
+- An array read at an empty list, `x[idx[:0]]` (quantecon's `LinearStateSpace.stationary_distributions`
+  with no constant states): reverse mode scattered the cotangent back by `np.add.at` at a float index array
+  (numpy's `[]` is one), IndexError.
 - CPython 3.11's `code.co_positions()` iterator (inspect's `getframeinfo`, reached by pythermalcomfort's
   argument checks) has no `__class__`: asking whether it is a number crashed forward mode.
 """
@@ -125,3 +128,19 @@ def test_fixed_point_exit_in_jacfwd_and_hessian():
     d1 = 1.0 / (1.0 - 0.3 * math.cos(E))
     np.testing.assert_allclose(hessian(_kepler, 1.0), -0.3 * math.sin(E) * d1 ** 3, rtol=1e-9)
 
+
+
+def _empty_pick(x):
+    mu = np.empty((3, 1))
+    order, k = [2, 0, 1], 0
+    mu[:k] = x[order[:k]]  # (nothing: an empty list index)
+    mu[k:] = 2.0 * x
+    return float(np.sum(mu * x)) + float(np.sum(x[[], 0]))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_array_read_at_an_empty_list(mode):
+    from contexts import gradient, jacfwd
+    x = np.array([[0.3], [1.2], [-0.5]])
+    got = gradient(_empty_pick, x)[0] if mode == "reverse" else jacfwd(_empty_pick, x)
+    np.testing.assert_allclose(np.reshape(got, x.shape), 4.0 * x, rtol=1e-12)

@@ -46,7 +46,9 @@ def _is_mask(idx: Any) -> bool:
 def getitem_cotangent(dy: Any, shape: tuple, dtype: Any, idx: Any) -> np.ndarray:
     """Zeros of `shape` with dy added at idx; repeated advanced indices accumulate."""
     if isinstance(idx, list):
-        idx = as_array(idx)
+        idx = _index_array(idx)
+    elif type(idx) is tuple and any(isinstance(p, list) for p in idx):
+        idx = tuple(_index_array(p) if isinstance(p, list) else p for p in idx)
     dx = zeros(shape, np.result_type(dtype, as_array(dy).dtype), dy)
     if is_basic_index(idx):
         dx[idx] = dy
@@ -57,6 +59,13 @@ def getitem_cotangent(dy: Any, shape: tuple, dtype: Any, idx: Any) -> np.ndarray
     else:
         np.add.at(dx, idx, dy)
     return dx
+
+
+def _index_array(p: list):
+    """A list index as the array numpy takes it for: an empty one selects nothing, by integers (`a[[]]`, made of
+    `sorted_idx[:0]`: quantecon's state space; as floats, np.add.at refused it, IndexError)."""
+    a = as_array(p)
+    return a.astype(np.intp) if a.size == 0 else a
 
 
 _FLOAT_COTANGENTS = (float, np.float64, np.float32)
