@@ -15,12 +15,19 @@ A `@guvectorize` kernel writes its results into output arrays: it runs once per 
 dimensions, given its core slices of the broadcast inputs and fresh outputs it fills (`gufunc_kernel`;
 properscoring's `crps_ensemble` computes so where numba is installed).
 
-Not covered, refused by name: CUDA and parallel targets' objects, `@cfunc` (a C callback), output arrays
-passed in and options (`out=`, `axis=`), and ufunc methods (`.reduce`, `.accumulate`, `.at`). Loaded when numba
-is first imported (`leaves.DOMAINS`).
+Where the Python is not what was compiled it is refused, by numba's name and the function's: code reaching a
+function numba gives an implementation of its own by `@overload` (its Python body is a stub, or another
+implementation: interpolation.py's `interp(*args)` calls `_interp(*args): pass`; run as Python, the primal came
+out None), looked for through the globals, closures and numba functions the code names (`_python_ok`).
+Not covered either: CUDA and parallel targets' objects, output arrays passed in and options (`out=`,
+`axis=`), and ufunc methods (`.reduce`, `.accumulate`, `.at`). Loaded when numba is first imported
+(`leaves.DOMAINS`).
 """
 
 from __future__ import annotations
+
+import builtins
+import types
 
 import numpy as np
 from numba.core.registry import CPUDispatcher
@@ -119,17 +126,104 @@ def _gufunc(fn):
     ins, outs = [tuple(c) for c in builder.sin], [tuple(c) for c in builder.sout]
     arrays = tuple(hasattr(t, "ndim") for t in types_[:len(ins)])
     dtypes = tuple(as_dtype(getattr(t, "dtype", t)) for t in types_[len(ins):])
-    return gufunc_kernel, (py, ins, outs, arrays, dtypes)
+    return _checked(fn, (gufunc_kernel, (py, ins, outs, arrays, dtypes)))
+
+
+def _overloaded() -> dict:
+    """id -> the Python functions numba gives an implementation of their own by `@overload` (numba's own and
+    the libraries' registered so far, not numpy's and the standard library's, whose Python is what numba
+    imitates: asked again when the registry grew)."""
+    from numba.core.typing.templates import builtin_registry
+    entries = builtin_registry.globals
+    if _OVERLOADED[0] != len(entries):
+        _OVERLOADED[1] = {id(f): f for f, _ in entries if type(f) is types.FunctionType
+                          and (f.__module__ or "").split(".")[0] not in _GENUINE}
+        _OVERLOADED[0] = len(entries)
+    return _OVERLOADED[1]
+
+
+_OVERLOADED: list = [-1, {}]
+# packages whose Python functions numba's overloads imitate (np.full's numba implementation is numpy's function's):
+# their Python is the genuine one
+_GENUINE = frozenset({"numpy", "scipy", "math", "cmath", "operator", "builtins", "random", "functools", "itertools",
+                      "heapq", "bisect", "collections", "numbers", "string", "array"})
+_CHECKED: dict = {}  # code -> the overloaded function its Python reaches (None: none)
+
+
+def _stub_reached(py, depth: int = 0):
+    """The function numba implements by `@overload` that py's code reaches (through the globals and closure
+    cells it names, the attributes of the modules it names, the numba and Python functions among them, to a
+    depth of 6), or None: where there is none, the Python computes what the machine code does."""
+    code = py.__code__
+    if code in _CHECKED:
+        return _CHECKED[code]
+    _CHECKED[code] = None  # (a recursion reaching itself)
+    over = _overloaded()
+    names = set()
+    todo = [code]
+    while todo:
+        c = todo.pop()
+        names.update(c.co_names)
+        todo.extend(k for k in c.co_consts if type(k) is types.CodeType)
+    values = [py.__globals__.get(n, getattr(builtins, n, None)) for n in names]
+    values += [cell.cell_contents for cell in (py.__closure__ or ()) if _full(cell)]
+    found = None
+    for v in values:
+        if type(v) is types.ModuleType:
+            hits = [getattr(v, n, None) for n in names]
+            found = next((h for h in hits if id(h) in over and over[id(h)] is h), None)
+        elif id(v) in over and over[id(v)] is v:
+            found = v
+        elif depth < 6 and isinstance(v, (CPUDispatcher, DUFunc, GUFunc)):
+            inner = _python_of(v)
+            found = None if inner is None else _stub_reached(inner, depth + 1)
+        elif depth < 6 and type(v) is types.FunctionType and v.__module__ == py.__module__:
+            found = _stub_reached(v, depth + 1)
+        if found is not None:
+            break
+    _CHECKED[code] = found
+    return found
+
+
+def _full(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _python_of(fn):
+    if isinstance(fn, CPUDispatcher):
+        return getattr(fn, "py_func", None)
+    if isinstance(fn, DUFunc):
+        return getattr(getattr(fn, "_dispatcher", None), "py_func", None)
+    return getattr(getattr(fn, "gufunc_builder", None), "py_func", None)
+
+
+def _not_python(fn, stub, *args, **kwargs):
+    raise NoRuleError(
+        f"the numba function {getattr(fn, '__name__', fn)!s} reaches {stub.__qualname__}, which numba implements by "
+        "@overload: its Python is not what the machine code runs, and is not differentiated",
+        fix="give the numba function a rule (`contexts.custom_adjoint`), or differentiate its pure Python "
+            "implementation")
+
+
+def _checked(fn, stand):
+    """stand, the stand-in of numba's fn, where fn's Python is what was compiled; else its refusal."""
+    py = _python_of(fn)
+    stub = None if py is None else _stub_reached(py)
+    return stand if stub is None else (_not_python, (fn, stub))
 
 
 def _dispatcher(fn):
     py = getattr(fn, "py_func", None)
-    return None if py is None else (py, ())
+    return None if py is None else _checked(fn, (py, ()))
 
 
 def _dufunc(fn):
     py = getattr(getattr(fn, "_dispatcher", None), "py_func", None)
-    return None if py is None else (vectorized_kernel, (py,))
+    return None if py is None else _checked(fn, (vectorized_kernel, (py,)))
 
 
 registry.code_files.add(__file__)  # (the outputs made here are fresh arrays, as in the user's code)

@@ -193,3 +193,13 @@ def test_parameters_by_keyword_into_an_njit_function(mode):
     want = 3.0 * 2.0 * (0.3 - 0.7)
     got = gradient(scaled_objective, 0.7)[0] if mode == "reverse" else derivative(scaled_objective, 0.7)
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_overloaded_stub_is_refused(mode):
+    # (interpolation.py's `interp(*args)` calls `_interp(*args): pass`, which numba implements by @overload: run
+    # as Python, the value came out None)
+    from tests.contexts._numba_lib import through_a_stub
+    assert through_a_stub(1.5) == 4.5
+    with pytest.raises(OverdubError, match="@overload"):
+        gradient_in(mode, through_a_stub, 1.5)

@@ -12,6 +12,8 @@ differences (each failed before, refused: "its source is not available", "no for
 - An array read at an empty list, `x[idx[:0]]` (quantecon's `LinearStateSpace.stationary_distributions`
   with no constant states): reverse mode scattered the cotangent back by `np.add.at` at a float index array
   (numpy's `[]` is one), IndexError.
+- `np.linalg.cond(a, 1)` (any norm but 2) calls the gufunc under np.linalg.inv itself: refused as a C function
+  in both modes ("numpy.inv"; quantecon's Riccati solver picks its shift by the condition number).
 - CPython 3.11's `code.co_positions()` iterator (inspect's `getframeinfo`, reached by pythermalcomfort's
   argument checks) has no `__class__`: asking whether it is a number crashed forward mode.
 """
@@ -144,3 +146,16 @@ def test_array_read_at_an_empty_list(mode):
     x = np.array([[0.3], [1.2], [-0.5]])
     got = gradient(_empty_pick, x)[0] if mode == "reverse" else jacfwd(_empty_pick, x)
     np.testing.assert_allclose(np.reshape(got, x.shape), 4.0 * x, rtol=1e-12)
+
+
+def _conditioned(x):
+    a = np.array([[2.0, x[0]], [x[1], 1.0 + x[0] * x[1]]])
+    return float(np.linalg.cond(a, 1) + np.linalg.cond(a, "fro") * x[0])
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_condition_number_by_a_norm_other_than_2(mode):
+    from contexts import gradient, jacfwd
+    x = np.array([0.3, 0.7])
+    got = gradient(_conditioned, x)[0] if mode == "reverse" else jacfwd(_conditioned, x)
+    np.testing.assert_allclose(got, fd.gradient(_conditioned, x)[0], rtol=1e-7)

@@ -2373,3 +2373,49 @@ def _():
         return m.humidex(tdb=p[0], rh=p[1], round_output=False).humidex * m.thi(tdb=p[0], rh=p[1],
                                                                                round_output=False).thi
     return f, np.array([29.5, 55.0])
+
+
+# ===============================================================================================
+# quantecon: economics solvers compiled by numba (@njit objectives and solvers taking them with `args=`),
+# state-space moments, Riccati equations
+# ===============================================================================================
+
+def _qe():
+    return _imp("quantecon")
+
+
+def _njit_objective():
+    numba = _imp("numba")
+
+    @numba.njit
+    def objective(x, c):
+        return -(x - c) ** 2 + 0.1 * np.sin(x)
+    return objective
+
+
+@case("quantecon", "optimize.brent_max (value; objective's parameter by args=)")
+def _():
+    objective = _njit_objective()
+    return (lambda c: _qe().optimize.brent_max(objective, -5.0, 5.0, args=(c,))[1]), 0.7
+
+
+@case("quantecon", "LinearStateSpace.stationary_distributions")
+def _():
+    def f(p):
+        A = np.array([[0.9, 0.1], [0.0, 0.8]])
+        ss = _qe().LinearStateSpace(A, np.eye(2) * p[0], np.eye(2), np.eye(2) * p[1])
+        return ss.stationary_distributions()[1].ravel()
+    return f, np.array([0.4, 0.2])
+
+
+@case("quantecon", "solve_discrete_riccati (cond by the 1-norm)")
+def _():
+    def f(p):
+        A = np.array([[0.9, p[1]], [0.0, 0.8]])
+        return _qe().solve_discrete_riccati(A, np.eye(2), np.eye(2), np.eye(2) * p[0]).ravel()
+    return f, np.array([0.5, 0.1])
+
+
+@case("quantecon", "markov.tauchen (transition matrix)")
+def _():
+    return (lambda p: _qe().markov.tauchen(5, p[0], p[1]).P[1]), np.array([0.6, 0.1])

@@ -532,6 +532,22 @@ _gufunc_solve_rules(_umath_linalg.solve, False)
 
 registry.adjoint(np.linalg.inv)(inv_adjoint)
 registry.frule(np.linalg.inv)(inv_frule)
+
+
+def _gufunc_inv_adjoint(dy, y, a, **kw):
+    return inv_adjoint(dy, y, a)
+
+
+def _gufunc_inv_frule(tangents, a, **kw):
+    y = _umath_linalg.inv(a, **kw)
+    t = tangents[0]
+    return y, (None if t is None else -(y @ t @ y))
+
+
+# the gufunc under np.linalg.inv, which np.linalg.cond calls itself for a norm other than 2 (quantecon's
+# Riccati solver picks its shift by the condition number: refused as a C function, "numpy.inv")
+registry.adjoint(_umath_linalg.inv)(_gufunc_inv_adjoint)
+registry.frule(_umath_linalg.inv)(_gufunc_inv_frule)
 registry.adjoint(np.linalg.det)(det_adjoint)
 registry.frule(np.linalg.det)(det_frule)
 registry.adjoint(np.linalg.slogdet)(slogdet_adjoint)
@@ -1300,4 +1316,5 @@ registry.sparsity(DENSE, np.einsum, np.tensordot, np.kron)
 # the factorisations and solvers: every output (each of a tuple) from every input element
 registry.sparsity(DENSE, np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.pinv, np.linalg.eigvalsh,
                   np.linalg.cholesky, np.linalg.svd, np.linalg.eigh, np.linalg.eig, np.linalg.eigvals,
-                  np.linalg.qr, np.linalg.slogdet, np.linalg.lstsq, _umath_linalg.solve1, _umath_linalg.solve)
+                  np.linalg.qr, np.linalg.slogdet, np.linalg.lstsq, _umath_linalg.solve1, _umath_linalg.solve,
+                  _umath_linalg.inv)
