@@ -60,7 +60,8 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, 
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS, cells_callees_may_change, cells_rebound_by_callees, state_cells
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import (JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_active, jump_guard, jump_operands, STAIRS, dataclass_init, dataclass_init_as, dataclass_init_is_code, generated_init_owner, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
+from ..lowered.runtime import (JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_active, jump_guard, jump_operands, STAIRS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
+                               dataclass_init_as, generated_init_owner,
                                text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal

@@ -928,8 +928,8 @@ def _callee_made_here(value, made_here: dict):
 # a view holding d), and builtins that read a container without keeping it (`tuple(row)`, `len(row)`)
 _OWN_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
                           "setdefault", "get", "copy", "index", "count", "popitem", "add", "discard"})
-_READERS = frozenset({"len", "__od_size__", "tuple", "list", "sorted", "sum", "set", "frozenset", "min", "max", "any", "all",
-                      "bool", "str", "repr", "isinstance"})
+_READERS = frozenset({"len", "__od_size__", "tuple", "list", "sorted", "sum", "set", "frozenset", "min", "max",
+                      "any", "all", "bool", "str", "repr", "isinstance"})  # (`__od_size__`: the lowering's len)
 _DISPLAYS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
 _INTROSPECTION = frozenset({"locals", "vars", "eval", "exec", "globals"})
 

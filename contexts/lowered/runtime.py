@@ -1309,7 +1309,7 @@ def _rounding_apart(ta, tb) -> bool:
     """The two tangents of an equality met in the user's code differ by rounding only: a fixed-point
     iteration's exit `if E_new == E: break`, its values equal and their tangents converged with them (1e-15
     relative apart: it was refused at every point, reverse mode answering). Where two values meet and part,
-    their tangents differ by their rate (scikit-fuzzy's memberships: refused as before)."""
+    their tangents differ by their rate (scikit-fuzzy's memberships: judged from the two sides, as before)."""
     if type(ta).__name__ == "Dual" or type(tb).__name__ == "Dual" or ta is None or tb is None:
         return False  # (a nested derivative's: its own rates decide)
     try:

@@ -105,6 +105,20 @@ def _differ(p, q):
     return np.abs(p - q) > _ROUNDING * np.maximum(np.abs(p), np.abs(q))
 
 
+_TIE_ROUNDING = 2.0 ** -40  # two values this close, relative to the larger, are a tie: their order is rounding's
+
+
+def _tied(p, q):
+    """Elementwise: p and q equal, or apart by rounding only — one quantity computed by two formulas (two of
+    pymannkendall's pairwise slopes, 0.95 and 0.9500000000000002, at its Sen slope's median: one side's
+    derivative came out in both modes, where any step of the input moves either past the other)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        try:
+            return (p == q) | (np.abs(p - q) <= _TIE_ROUNDING * np.maximum(np.abs(p), np.abs(q)))
+        except TypeError:  # (objects numpy cannot subtract: equality only)
+            return p == q
+
+
 def parting(values, d, axis: int = -1, at=None) -> bool:
     """Whether `values`, sorted along axis, has entries that are equal where `d` (their cotangents or
     tangents, in the same order; broadcast against values) differs: tied entries that part. With `at`
@@ -120,7 +134,7 @@ def parting(values, d, axis: int = -1, at=None) -> bool:
         pairs = [(np.take(values, np.arange(n - 1), axis), np.arange(1, n), np.arange(n - 1))]
     else:
         pairs = [(np.take(values, [k], axis), np.arange(n), [k]) for k in np.atleast_1d(at) % n]
-    ties = [(np.take(values, i, axis) == v, i, j) for v, i, j in pairs]
+    ties = [(_tied(np.take(values, i, axis), v), i, j) for v, i, j in pairs]
     ties = [(tied, i, j) for tied, i, j in ties if tied.any()]
     if not ties:
         return False
@@ -155,7 +169,7 @@ def lex_tied(keys, axis: int = -1) -> bool:
     if not keys or keys[-1].ndim == 0 or keys[-1].shape[axis] < 2:
         return False
     s = np.moveaxis(np.sort(keys[-1], axis=axis), axis, -1)
-    return bool(np.any(s[..., 1:] == s[..., :-1]))
+    return bool(np.any(_tied(s[..., 1:], s[..., :-1])))
 
 
 def lex_parting(keys, tangents, axis: int = -1) -> bool:
@@ -173,7 +187,7 @@ def lex_parting(keys, tangents, axis: int = -1) -> bool:
     tied = None
     for k in reversed(range(len(keys))):
         v = np.take_along_axis(keys[k], order, axis)
-        eq = np.take(v, rest, axis) == np.take(v, first, axis)
+        eq = _tied(np.take(v, rest, axis), np.take(v, first, axis))
         tied = eq if tied is None else tied & eq
         if not tied.any():
             return False
@@ -199,7 +213,7 @@ def parting_items(values: list, d: list) -> bool:
     numbers.sort(key=lambda vk: vk[0])
     start = 0
     for end in range(1, len(numbers) + 1):
-        if end < len(numbers) and numbers[end][0] == numbers[start][0]:
+        if end < len(numbers) and _tied(numbers[end][0], numbers[start][0]):
             continue
         group = [k for _, k in numbers[start:end]]
         start = end
@@ -230,7 +244,7 @@ def even_ends(values, d, axis: int, kth):
     left = [k for k in ks if k not in ends]
     d = np.array(d, dtype=float if np.asarray(d).dtype.kind not in "fc" else np.asarray(d).dtype)
     for k in ends:
-        tied = np.asarray(values) == np.take(values, [k], axis)
+        tied = _tied(np.asarray(values), np.take(values, [k], axis))
         if any(np.any(np.take(tied, [j], axis)) for j in left):
             left.append(k)  # (an inner kth in the same tie: a kink there, checked)
             continue

@@ -1,7 +1,8 @@
-"""numba's compiled functions (`@njit`, `@vectorize`) differentiated as the Python functions they were
-compiled from (`contexts.rules.numba`), `@guvectorize` too, in reverse and forward mode and in sparsity detection, against
-central differences. Before: reverse mode refused them as C functions, forward mode's
-duals crashed numba's type inference (pythermalcomfort's comfort models, sweep 55)."""
+"""numba's compiled functions (`@njit`, `@vectorize`, `@guvectorize`, `@cfunc`) differentiated as the Python
+functions they were compiled from (`contexts.rules.numba`), in reverse and forward mode and in sparsity
+detection, against central differences and closed forms; what is not Python (a function numba implements by
+`@overload`) refused. Before: reverse mode refused them as C functions, forward mode's duals crashed numba's
+type inference (pythermalcomfort's comfort models, sweep 55)."""
 
 from __future__ import annotations
 
@@ -203,3 +204,21 @@ def test_an_overloaded_stub_is_refused(mode):
     assert through_a_stub(1.5) == 4.5
     with pytest.raises(OverdubError, match="@overload"):
         gradient_in(mode, through_a_stub, 1.5)
+
+
+@numba.njit
+def _accumulate_squares(out, x):
+    for i in range(x.shape[0]):
+        out[i] = x[i] ** 2 + out[i]
+
+
+def _rows_filled(x):
+    out = np.ones((2, 3))
+    for r in range(2):
+        _accumulate_squares(out[r], x * (r + 1))  # (an @njit filling a view of the caller's array in place)
+    return float(np.sum(out ** 2 * x))
+
+
+@pytest.mark.parametrize("mode", ARRAY_MODES)
+def test_njit_changing_the_callers_array_in_place(mode):
+    assert_array_gradient(mode, _rows_filled, np.array([0.3, 1.1, -0.4]))

@@ -14,6 +14,10 @@ differences (each failed before, refused: "its source is not available", "no for
   (numpy's `[]` is one), IndexError.
 - `np.linalg.cond(a, 1)` (any norm but 2) calls the gufunc under np.linalg.inv itself: refused as a C function
   in both modes ("numpy.inv"; quantecon's Riccati solver picks its shift by the condition number).
+- A median (a sort, a partition) at two entries equal up to rounding (0.95 and 0.9500000000000002, two of
+  pymannkendall's pairwise slopes computed by different formulas): the exact-equality tie check missed it and
+  one side's derivative came out in both modes, [0, -0.5, 0] where central differences give [-0.25, -0.25,
+  0.25]. Values within 2**-40 relative are a tie now (`rules.ties._tied`): refused where they part.
 - CPython 3.11's `code.co_positions()` iterator (inspect's `getframeinfo`, reached by pythermalcomfort's
   argument checks) has no `__class__`: asking whether it is a number crashed forward mode.
 """
@@ -159,3 +163,21 @@ def test_condition_number_by_a_norm_other_than_2(mode):
     x = np.array([0.3, 0.7])
     got = gradient(_conditioned, x)[0] if mode == "reverse" else jacfwd(_conditioned, x)
     np.testing.assert_allclose(got, fd.gradient(_conditioned, x)[0], rtol=1e-7)
+
+
+def _sen_slope(x):
+    n = len(x)
+    d = [(x[j] - x[i]) / (j - i) for i in range(n) for j in range(i + 1, n)]
+    return float(np.median(np.array(d)))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_median_at_a_tie_up_to_rounding_is_refused(mode):
+    from contexts import gradient, jacfwd
+    from overdub.errors import OverdubError
+    x = np.array([1.0, 2.3, 2.9, 4.2, 5.1, 5.8])  # (two of its slopes are 0.95 up to rounding, at the median)
+    with pytest.raises(OverdubError):
+        gradient(_sen_slope, x) if mode == "reverse" else jacfwd(_sen_slope, x)
+    y = np.array([1.0, 2.31, 2.93, 4.17, 5.12, 5.84])  # (no tie: right)
+    got = gradient(_sen_slope, y)[0] if mode == "reverse" else jacfwd(_sen_slope, y)
+    np.testing.assert_allclose(got, fd.gradient(_sen_slope, y)[0], rtol=1e-7, atol=1e-9)
