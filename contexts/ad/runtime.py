@@ -2504,6 +2504,10 @@ def _opaque_call(fn, args, kw, err, npre=0):
         if any(_any_differentiable((leaf,), {}) for leaf in _leaves(y)):
             raise err
         return y, None
+    if not _any_differentiable(args, kw) and not _reads_differentiable(fn):
+        # nothing it is given or reads carries a derivative (networkx's `argmap_shortest_path_5`, made by
+        # `exec`, given a graph of names: colormath's conversion path, refused): a constant's computation
+        return fn(*args, **kw), None
     if not _rearranges_only(fn.__code__):
         raise err
     try:
@@ -2515,6 +2519,15 @@ def _opaque_call(fn, args, kw, err, npre=0):
         if _any_differentiable((leaf,), {}) and id(leaf) not in inputs:
             raise err
     return y, (_opaque_back, y, args, kw, npre)
+
+
+def _reads_differentiable(fn) -> bool:
+    """Whether the source-less fn's defaults, closure cells or the module globals its code names may hold a
+    differentiated value (the functions among them: their cells, as `_may_differ` looks)."""
+    code = fn.__code__
+    named = [fn.__globals__[n] for n in code.co_names if n in fn.__globals__]
+    cells = [_cell_value(c) for c in fn.__closure__ or ()]
+    return _may_differ((fn.__defaults__, fn.__kwdefaults__, cells, named), 0)
 
 
 # The operations a source-less function may use and still run as a primitive: reading its arguments and

@@ -18,6 +18,10 @@ differences (each failed before, refused: "its source is not available", "no for
   pymannkendall's pairwise slopes computed by different formulas): the exact-equality tie check missed it and
   one side's derivative came out in both modes, [0, -0.5, 0] where central differences give [-0.25, -0.25,
   0.25]. Values within 2**-40 relative are a tie now (`rules.ties._tied`): refused where they part.
+- A function made by `exec` (networkx's `argmap_*` wrappers) given only values carrying no derivative, where
+  the activity analysis could not prove them constant (an object's attribute, the object holding a
+  differentiated value): reverse mode refused it, "its source is not available" (colormath's conversion path
+  through networkx). It runs as a constant's computation where nothing it is given or reads carries one.
 - CPython 3.11's `code.co_positions()` iterator (inspect's `getframeinfo`, reached by pythermalcomfort's
   argument checks) has no `__class__`: asking whether it is a number crashed forward mode.
 """
@@ -181,3 +185,39 @@ def test_median_at_a_tie_up_to_rounding_is_refused(mode):
     y = np.array([1.0, 2.31, 2.93, 4.17, 5.12, 5.84])  # (no tie: right)
     got = gradient(_sen_slope, y)[0] if mode == "reverse" else jacfwd(_sen_slope, y)
     np.testing.assert_allclose(got, fd.gradient(_sen_slope, y)[0], rtol=1e-7, atol=1e-9)
+
+
+_NS: dict = {}
+exec("def _made_lookup(table, key):\n    return [table[key], len(table)]", _NS)  # (no source: made by exec)
+
+
+class _Holder:
+    def __init__(self, x):
+        self.x = x
+        self.table = {"a": 3, "b": 4}
+
+
+def _through_exec(x):
+    h = _Holder(x)
+    k, n = _NS["_made_lookup"](h.table, "b")
+    return h.x * k + n
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_exec_made_function_given_constants(mode):
+    np.testing.assert_allclose(gradient_in(mode, _through_exec, 1.5), (4.0,), rtol=1e-12)
+
+
+_NS2: dict = {}
+exec("def _made_scale(h):\n    return h.x * 2.0", _NS2)
+
+
+def _through_exec_differentiated(x):
+    return _NS2["_made_scale"](_Holder(x)) + x
+
+
+def test_exec_made_function_given_a_differentiated_value_stays_refused():
+    from contexts import gradient
+    from overdub.errors import OverdubError
+    with pytest.raises(OverdubError):
+        gradient(_through_exec_differentiated, 1.5)
