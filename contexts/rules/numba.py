@@ -217,12 +217,12 @@ def _checked(fn, stand):
 
 
 def _dispatcher(fn):
-    py = getattr(fn, "py_func", None)
+    py = _python_of(fn)
     return None if py is None else _checked(fn, (py, ()))
 
 
 def _dufunc(fn):
-    py = getattr(getattr(fn, "_dispatcher", None), "py_func", None)
+    py = _python_of(fn)
     return None if py is None else _checked(fn, (vectorized_kernel, (py,)))
 
 
