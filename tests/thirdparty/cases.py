@@ -2408,6 +2408,14 @@ def _():
     return f, np.array([0.4, 0.2])
 
 
+@case("quantecon", "solve_discrete_riccati (cond by the 1-norm)")
+def _():
+    def f(p):
+        A = np.array([[0.9, p[1]], [0.0, 0.8]])
+        return _qe().solve_discrete_riccati(A, np.eye(2), np.eye(2), np.eye(2) * p[0]).ravel()
+    return f, np.array([0.5, 0.1])
+
+
 @case("quantecon", "markov.tauchen (transition matrix)")
 def _():
     return (lambda p: _qe().markov.tauchen(5, p[0], p[1]).P[1]), np.array([0.6, 0.1])

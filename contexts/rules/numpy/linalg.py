@@ -965,6 +965,22 @@ registry.adjoint(np.linalg.svd)(svd_adjoint)
 registry.frule(np.linalg.svd)(svd_frule)
 
 
+def _gufunc_svd_adjoint(dy, y, a, **kw):
+    return (svd_adjoint(dy, y, a, compute_uv=False)[0],)
+
+
+def _gufunc_svd_frule(tangents, a, **kw):
+    # (numpy's own values: the gufunc gives nan where np.linalg.svd raises for a non-finite matrix)
+    y = _umath_linalg.svd(a, **kw)
+    return y, (svd_frule(tangents, a, compute_uv=False)[1] if tangents[0] is not None else None)
+
+
+# the gufunc under np.linalg.svd's singular values, which numpy 2.5's np.linalg.cond calls itself for the 2-norm
+# (`_cond_svdvals`: quantecon's Riccati solver, refused as a C function on numpy 2.5)
+registry.adjoint(_umath_linalg.svd)(_gufunc_svd_adjoint)
+registry.frule(_umath_linalg.svd)(_gufunc_svd_frule)
+
+
 def _eye_minus(x, y):
     """I - x @ y, batched."""
     xy = x @ y
@@ -1317,4 +1333,4 @@ registry.sparsity(DENSE, np.einsum, np.tensordot, np.kron)
 registry.sparsity(DENSE, np.linalg.solve, np.linalg.inv, np.linalg.det, np.linalg.pinv, np.linalg.eigvalsh,
                   np.linalg.cholesky, np.linalg.svd, np.linalg.eigh, np.linalg.eig, np.linalg.eigvals,
                   np.linalg.qr, np.linalg.slogdet, np.linalg.lstsq, _umath_linalg.solve1, _umath_linalg.solve,
-                  _umath_linalg.inv)
+                  _umath_linalg.inv, _umath_linalg.svd)
