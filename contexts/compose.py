@@ -19,7 +19,7 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from .ad import gradient, pullback
-from .forward.api import (SIDES_TAKEN, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
+from .forward.api import (SIDES_TAKEN, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
                           is_tree, jacfwd, jvp, of_values, random_direction, rebuilt_tree, reraise_located,
                           restorer, tree_leaves)
 from .forward.dual import Dual
@@ -80,26 +80,43 @@ def mean_of_sides(run: Callable, args: tuple):
     """The mean of run(args ± h d) (a tree of floats: gradients, a Jacobian), d random over the float leaves
     of args, for reverse mode's entry points where a step's jump or a kink was judged continuous from its two
     sides (`SidesTaken`): the mean of the two sides' slopes, as forward mode answers there
-    (`forward.api._past_stair_jump`); None where args or the answers are not floats."""
+    (`forward.api._past_stair_jump`); None where args or the answers are not floats; False where the means
+    along two random directions differ (no derivative there: a cone's apex, `forward.api._one_way`)."""
     rng = np.random.default_rng(20261206)
-    directions = []
-    for a in args:
-        leaves = tree_leaves(a) if isinstance(a, (float, np.floating, np.ndarray)) or is_tree(a) else [a]
-        if all(isinstance(v, (float, np.floating)) or isinstance(v, np.ndarray) and v.dtype.kind == "f"
-               for v in leaves):
-            directions.append(random_direction(a, rng))
-        elif isinstance(a, (float, np.floating, np.ndarray)) or is_tree(a):
-            return None  # (a differentiated input of another kind: a Fraction, a complex array)
-        else:
-            directions.append(None)
-    h = side_step(tuple(args), tuple(directions))
-    if not h:
-        return None
-    token = TIES_AT_SIDES.set(True)  # (a tie met at a side is an iteration's exit: `forward.api._sides`)
+    means, size = [], 0
+    for _ in range(2):  # (along two directions: the same mean, else none -- a cone's apex, `_one_way`)
+        directions = []
+        for a in args:
+            leaves = tree_leaves(a) if isinstance(a, (float, np.floating, np.ndarray)) or is_tree(a) else [a]
+            if all(isinstance(v, (float, np.floating)) or isinstance(v, np.ndarray) and v.dtype.kind == "f"
+                   for v in leaves):
+                directions.append(random_direction(a, rng))
+                size += sum(np.size(v) for v in leaves)
+            elif isinstance(a, (float, np.floating, np.ndarray)) or is_tree(a):
+                return None  # (a differentiated input of another kind: a Fraction, a complex array)
+            else:
+                directions.append(None)
+        h = side_step(tuple(args), tuple(directions))
+        if not h:
+            return None
+        token = TIES_AT_SIDES.set(True)  # (a tie met at a side is an iteration's exit: `forward.api._sides`)
+        try:
+            means.append(mean_tree(*(run(moved(tuple(args), tuple(directions), s * h)) for s in (1, -1))))
+        finally:
+            TIES_AT_SIDES.reset(token)
+        if means[0] is None or size < 2:  # (one input: its two sides are the only ones)
+            return means[0]
+    return means[0] if _same_tree(*means) else False
+
+
+def _same_tree(a, b) -> bool:
+    """Two trees of floats (`mean_tree`'s) equal beyond the sides' curve and rounding (`forward.api._close`)."""
     try:
-        return mean_tree(*(run(moved(tuple(args), tuple(directions), s * h)) for s in (1, -1)))
-    finally:
-        TIES_AT_SIDES.reset(token)
+        u = np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in tree_leaves(a) if v is not None])
+        w = np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in tree_leaves(b) if v is not None])
+    except (TypeError, ValueError):
+        return False
+    return u.shape == w.shape and close_derivatives(u, w, float(np.max(np.abs(np.concatenate([u, w])), initial=0.0)))
 
 
 def nan_by_forward(f: Callable, args: tuple, positions: tuple, grads: tuple) -> tuple:

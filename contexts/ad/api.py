@@ -828,6 +828,10 @@ def _of_sides(e: SidesTaken, run: Callable, args: tuple):
     """Where reverse mode's check found a step's jump or a kink the function is continuous through
     (`SidesTaken`): the mean of run's answers at the two sides of the point; else e."""
     out = MEAN_OF_SIDES[0](run, args) if MEAN_OF_SIDES else None
+    if out is False:  # (the sides' means differ along two directions: `compose.mean_of_sides`)
+        raise SpecialPoint(f"{e.what.split(' (judged')[0]}: the mean of the gradients at its two sides differs "
+                           "along two directions, so the function has no derivative there (a cone's apex, "
+                           "`x*y**2/(x**2+y**2)` at 0)", where=e.where, fix="differentiate at a point off it")
     if out is None:
         raise e from None
     return out

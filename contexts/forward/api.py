@@ -24,7 +24,7 @@ from overdub import depth as _runs
 from overdub.errors import OverdubError, describe
 
 from ..lowered.bisection import check_entry
-from ..lowered.runtime import HISTORY, STAIRS_JUDGED, TIES_AT_SIDES, Run, StairJump, _Staircased, closed_in
+from ..lowered.runtime import HISTORY, STAIRS_JUDGED, TIES_AT_SIDES, Run, SpecialCase, StairJump, _Staircased, closed_in
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.cotangents import Refused
 from ..rules import leaves as _leaves
@@ -535,39 +535,110 @@ def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump
     mean of the two slopes, as central differences give it; the rules' tie splits at the point need not be:
     `(max(t, 3) + min(t, 3)) * t` at 3 gave 4 for 2); else the refusal, with what the sides showed."""
     inputs, directions = _stair_directions(api, args, kwargs)
+    # (the value at the point as the caller's state gives it, before the sides' runs change that state: a memo
+    # cache's stale hit, whose key the sides then overwrite)
+    plain = None if inputs is None else _plain_value(f, inputs)
     why, means = ("its inputs are not floats", None) if inputs is None else _sides(f, inputs, directions)
     of = getattr(f, "derivative_of", None)
     while why is None and of is not None:  # (a Hessian's: the function whose gradient f is must not jump
-        why = sides_disagree(of, inputs, directions)  # there either: `v % 1.3`)
+        why, m = _sides(of, inputs, directions)  # there either: `v % 1.3`; nor take a value off its sides'
+        if why is None and not _close_values(_plain_value(of, inputs), m[4], m[5]):  # limit, `cos(x) if x
+            why = "its value at the point is not the limit of its values on the two sides"  # else 0.0`)
         of = getattr(of, "derivative_of", None)
     if why is None:
         token = STAIRS_JUDGED.set(True)
         try:
             at = api(f, *args, **kwargs)
-            _, here = jvp(f, inputs, directions)  # (the point's own derivative: the side its steps took)
-            here = _flat(here)
-            near, far, farther, reach = means
-            if here is not None and _close(here, near, reach):  # (a step inside a continuous function)
-                SIDES_TAKEN[0] += 1
+            _scrubbed(f, inputs)
+            value, here = jvp(f, inputs, directions)  # (the point's own derivative: the side its steps took)
+            _scrubbed(f, inputs)
+            value, here = _flat(value), _flat(here)
+            near, far, farther, reach, middle, gap = means
+            if not _close_values(value if plain is None else plain, middle, gap):
+                # (a special value that is not the sides' limit: `if x == 0: return 2.0` beside a formula
+                # tending to 1 has no derivative there. A plain call's value, else the rerun's: the rerun's
+                # tie splits take the moving side, `max(t, 3) + min(t, 3)` a Hessian's gradient 12 for 9)
+                why = "its value at the point is not the limit of its values on the two sides"
+            elif here is not None and _close(here, near, reach):  # (a step inside a continuous function)
+                if type(jump) is SpecialCase:  # (the special case's own derivative is the function's: reverse
+                    OWN_STOOD[0] += 1          # mode's pass through it is right too)
+                else:
+                    SIDES_TAKEN[0] += 1
                 return at
-            if _close(near, far, reach) and _close(far, farther, reach):  # (a kink: its sides' mean)
-                h = _step(inputs, directions)
-                sides = [api(f, *_moved_args(api, args, _moved(inputs, directions, s * h)), **kwargs)
-                         for s in (1, -1)]
-                out = _mean_derivative(api, at, *sides)
-                if out is not None:
+            elif _close(near, far, reach) and _close(far, farther, reach):  # (a kink: its sides' mean)
+                out = _mean_derivative(api, at, *_side_answers(api, f, args, kwargs, inputs, directions))
+                if out is not None and _one_way(api, f, args, kwargs, inputs, out):
                     SIDES_TAKEN[0] += 1
                     return out
-                why = "its derivatives are not floats"
+                why = ("its derivatives are not floats" if out is None else
+                       "the two sides' mean differs along another direction (no derivative: a cone's apex)")
             else:
                 why = "its derivatives at the point and on its two sides disagree"
         finally:
             STAIRS_JUDGED.reset(token)
-    judged = StairJump(f"{jump.what}; judged from the two sides of the point, {why}", where=jump.where,
-                       fix=jump.fix)
-    judged.judged = True  # (the function has no derivative there: no other way of differentiating it helps)
+    judged = type(jump)(f"{jump.what}; judged from the two sides of the point, {why}", where=jump.where,
+                        fix=jump.fix)
+    # (the function has no derivative there: no other way of differentiating it helps; where the sides could
+    # not be taken, another may: `hessian`'s forward over forward)
+    judged.judged = not why.startswith(_UNJUDGED)
     raise judged from None
 
+
+_UNJUDGED = ("a side could not", "its inputs are not", "its values are not floats", "no input moves")
+
+
+def _plain_value(f: Callable, inputs: tuple):
+    """f's value at the point by a plain call (on copies of the inputs' arrays), flat; None where it fails."""
+    try:
+        y = f(*(rebuilt_tree(x, iter([np.array(v) if type(v) is np.ndarray else v for v in tree_leaves(x)]))
+                for x in inputs))
+    except Exception:
+        return None
+    return _flat(y)
+
+
+def _side_answers(api: Callable, f: Callable, args: tuple, kwargs: dict, inputs: tuple, directions: tuple) -> list:
+    """The entry point's answers at x + h d and x - h d."""
+    h = _step(inputs, directions)
+    out = []
+    for s in (1, -1):
+        moved = _moved(inputs, directions, s * h)
+        try:
+            out.append(api(f, *_moved_args(api, args, moved), **kwargs))
+        finally:
+            _scrubbed(f, moved)
+    return out
+
+
+def _one_way(api: Callable, f: Callable, args: tuple, kwargs: dict, inputs: tuple, out) -> bool:
+    """A Jacobian taken as the mean of the answers at x ± h d (`_past_stair_jump`'s kink) is the same from
+    the sides along a second random direction: at a cone's apex (`x*y**2/(x**2+y**2)` behind `if r2 == 0:`,
+    continuous and linear along every line through the point, with no derivative) the mean along d is the
+    gradient at d, which another direction does not give. Along a given direction (jvp, derivative: one
+    input) the mean is the directional derivative, as central differences give it."""
+    if api.__name__ in ("jvp", "derivative") or sum(np.size(leaf) for leaf in tree_leaves(inputs[0])) < 2:
+        return True
+    other = (random_direction(inputs[0], np.random.default_rng(20261206)),)
+    again = _mean_derivative(api, out, *_side_answers(api, f, args, kwargs, inputs, other))
+    if again is None:
+        return False
+    a, b = _flat(out[1]), _flat(again[1])
+    return a is not None and b is not None and a.shape == b.shape and _close(
+        a, b, float(np.max(np.abs(np.concatenate([a, b])), initial=0.0)))
+
+
+def _close_values(value, middle, gap) -> bool:
+    """The point's value is the mean of the two sides' (at distance h) up to rounding and a kink's or a
+    curve's change over h (`gap`)."""
+    if value is None or value.shape != middle.shape:
+        return False
+    with np.errstate(all="ignore"):
+        return bool(np.all(np.abs(value - middle) <= 1e-9 * (np.abs(value) + np.abs(middle)) + gap + 1e-300))
+
+
+OWN_STOOD = [0]
+"""How many special cases at an equality (`SpecialCase`) `_past_stair_jump` found continuous with their own
+derivative the sides' (no mean taken: reverse mode's answer through them stands)."""
 
 SIDES_TAKEN = [0]
 """How many answers `_past_stair_jump` gave from the two sides of a point (reverse mode's check asks:
@@ -691,7 +762,8 @@ def _close(a, b, reach: float) -> bool:
 
 def _sides(f: Callable, inputs: tuple, directions: tuple):
     """(`sides_disagree`'s answer, (the means of the two sides' directional derivatives at k = 1, 2, 4, the
-    largest of those derivatives))."""
+    largest of those derivatives, the mean of the two sides' values at k = 1 and the change over h its
+    derivatives allow, `_close_values`))."""
     h = _step(inputs, directions)
     if not h:
         return "no input moves", None
@@ -700,12 +772,14 @@ def _sides(f: Callable, inputs: tuple, directions: tuple):
         pair = []
         for sign in (1, -1):
             token = TIES_AT_SIDES.set(True)  # (a tie at a side is an iteration's exit: the sides judge)
+            moved = _moved(inputs, directions, sign * k * h)
             try:
-                y, dy = jvp(f, _moved(inputs, directions, sign * k * h), directions)
+                y, dy = jvp(f, moved, directions)
             except OverdubError as e:
                 return f"a side could not be differentiated ({type(e).__name__})", None
             finally:
                 TIES_AT_SIDES.reset(token)
+                _scrubbed(f, moved)  # (a memo cache's duals: the next side's run would meet them, ended)
             pair.append((_flat(y), _flat(dy)))
             if pair[-1][0] is None or pair[-1][1] is None:
                 return "its values are not floats", None
@@ -718,6 +792,8 @@ def _sides(f: Callable, inputs: tuple, directions: tuple):
             reach = max(reach, float(np.max(np.abs(dp), initial=0.0)), float(np.max(np.abs(dm), initial=0.0)))
             if scale is None:
                 scale = 1e-9 * (np.abs(yp) + np.abs(ym)) + 1e-6 * h * np.abs(dp + dm) + 1e-300
+                middle = (yp + ym) / 2  # (the sides' values at h: the point's is their mean, up to `gap`)
+                gap = 2.0 * h * np.maximum(np.abs(dp), np.abs(dm))
     near, far, farther = residuals
     with np.errstate(all="ignore"):
         if not all(np.all(np.isfinite(r)) for r in residuals + means):
@@ -726,7 +802,7 @@ def _sides(f: Callable, inputs: tuple, directions: tuple):
         jumped = (size > scale) & (np.abs(far - near) <= 0.25 * size) & (np.abs(farther - near) <= 0.25 * size)
         if np.any(jumped):
             return f"its value jumps (by {float(np.max(size[jumped])):.3g})", None
-    return None, (*means, reach)
+    return None, (*means, reach, middle, gap)
 
 
 # forward mode's entry point (by name) -> the same derivative of torch code by reverse mode, and the test of
@@ -953,6 +1029,8 @@ def _value_and_jacfwd_of_array(f: Callable, x: Any, chunk: int | None) -> tuple[
     except (OverdubError, ValueError) as e:
         # duals cannot enter a plain array the function made (`y = np.zeros(n); y[i] = ...`, `v += ...`):
         # one tangent-twin pass per column, where the twin can take the function
+        if isinstance(e, StairJump):  # (a jump or a special case: the entry point judges it from the two sides)
+            raise
         reset()
         try:
             by_columns = _jacfwd_by_tangent_twin(f, x, xshape, n)

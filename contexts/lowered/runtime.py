@@ -662,6 +662,18 @@ class StairJump(SpecialPoint):
     else at a kink whose sides agree the mean of the two sides' answers; else this refusal stands."""
 
 
+class SpecialCase(StairJump):
+    """A moving value found equal to one that does not move (`if angle == 0: return q`, `x in (0.0, 1.0)`), or
+    two values that meet there and part: the code takes a special case at the point, whose derivative need not
+    be the function's. Judged from the two sides of the point as a step's jump is (`StairJump`): where the
+    function is continuous through it, the special case's own derivative where it is the sides' mean, else
+    the sides' mean where the sides agree along two directions; a special value that is not the sides' limit
+    (`if x == 0: return 2.0` beside a formula tending to 1) is refused."""
+
+
+_EQUALITIES = frozenset({"==", "!=", "in", "not in", "all=="})
+
+
 class SidesTaken(StairJump):
     """Reverse mode's check found a step's jump or a kink (`StairJump`) where forward mode judged the function
     continuous from the two sides of the point: its derivative there is the mean of the two sides' (a kink's
@@ -1019,6 +1031,8 @@ def equality_guard(active, other, op: str, close=None, leaves=None) -> None:
     tangent = getattr(active, "tangent", None) if type(active).__name__ == "Dual" else None
     if tangent is not None:
         if _moving(tangent, mask, close, other):
+            if _judged(op):
+                return
             raise _special(other, op)
         if close is None:
             # (a tie still to first order under an outer forward pass, hessian's: whether the value moves
@@ -1281,7 +1295,7 @@ def equality_guard2(a, b, op: str, close=None) -> None:
     ta = getattr(a, "tangent", None) if type(a).__name__ == "Dual" else None
     tb = getattr(b, "tangent", None) if type(b).__name__ == "Dual" else None
     if ta is not None or tb is not None:
-        if _moving_apart(ta, tb, mask, close, b):
+        if _moving_apart(ta, tb, mask, close, b) and not _judged(op):
             raise _special(b, op)
         return
     if close is not None and _wide(close, b):
@@ -1298,7 +1312,8 @@ def equality_guard2_fd(a, b, op: str, ta, tb, close=None) -> None:
     if op in ("==", "!=") and not (_number(a) and _number(b)):
         return
     mask = _equal_at(a, b, op)
-    if mask is not None and _moving_apart(ta, tb, mask, close, b) and not _rounding_apart(ta, tb):
+    if mask is not None and _moving_apart(ta, tb, mask, close, b) and not _rounding_apart(ta, tb) \
+            and not _judged(op):
         raise _special(b, op)
 
 
@@ -1363,7 +1378,8 @@ def equality_guard_fd(active, other, op: str, tangent, close=None, frame=None, l
                 and rounding_residue(frame, value == plain, tangent):
             return
     mask = _equal_at(active, other, op)
-    if mask is not None and _moving(tangent, mask, close, other):
+    if mask is not None and not _judged(op) and (_moving(tangent, mask, close, other) or _still_at(
+            active, op, tangent, close, leaves)):
         raise _special(other, op)
     if op in ORDER_OPS and mask is None and near_at(active, other, tangent) is not None:
         raise _near_special(other, op)
@@ -1661,7 +1677,7 @@ def rounding_residue(frame, tied: bool, rate) -> bool:
     top = hist.get(key, 0.0)
     if r > top:
         hist[key] = r
-    return tied and r <= _FLIP * 1e-2 * top
+    return tied and r <= _FLIP * 1e-2 * top and top > 0.0  # (a rate 0 with none before: `_still_at`'s)
 
 
 def closed_in(hist: dict) -> None:
@@ -2063,8 +2079,43 @@ def _jump(name: str, x, tie: bool = False) -> "SpecialPoint":
             "that knows its derivative there")
 
 
+def _still_at(value, op: str, tangent, close, leaves) -> bool:
+    """A number equal to a constant (`if n == 0:`) whose rate there is an exact 0 computed from the inputs (a
+    float tangent, not a constant's none): `n = v @ v` at v = 0 leaves 0 at second order, a norm's rule
+    gives its kink's subgradient 0, and the special case's derivative came out silently (a rotation by the
+    vector v, `if angle == 0: return t`, at v = 0: 0 for 1.5). A `SpecialCase`, judged from the two sides;
+    an iteration's exit (`leaves`) is `converged`'s, a tie at a side's run is no special case there."""
+    if op not in _STILL_TESTS or close is not None or leaves is not None or TIES_AT_SIDES.get() \
+            or JUMP_WATCH.get() is not None:
+        return False
+    while type(value).__name__ == "Dual":
+        value = value.primal
+    if type(value) not in _FLOATS:  # (numbers: an array's entries may be padding, constants of its own)
+        return False
+    rate = tangent
+    while type(rate).__name__ == "Dual":
+        rate = rate.primal
+    if type(rate) in _FLOATS:
+        return rate == 0.0
+    return type(rate) is np.ndarray and rate.dtype.kind == "f" and not rate.any()
+
+
+_STILL_TESTS = frozenset({"==", "!=", "in", "not in"})
+
+
+def _judged(op: str) -> bool:
+    """An equality's special case met again where the function was judged continuous from the two sides of
+    the point (`SpecialCase`, `STAIRS_JUDGED`): the case's own derivative is checked against the sides'."""
+    return op in _EQUALITIES and STAIRS_JUDGED.get()
+
+
 def _special(other, op: str) -> "SpecialPoint":
-    return SpecialPoint(
+    """The refusal at a special point: at an equality (`==`, `!=`, `in`) a `SpecialCase`, which forward mode's
+    entry points judge from the two sides of the point (pyquaternion's `if angle == 0:` before a formula
+    continuous through it); a plain `SpecialPoint` at an ordering's tie, and under a rule sampling a function
+    (`JUMP_WATCH`)."""
+    kind = SpecialCase if op in _EQUALITIES and JUMP_WATCH.get() is None else SpecialPoint
+    return kind(
         special_case(other, op), where=_where(),
         fix="differentiate at a point off the special value (`x + 1e-9`), or give the function a rule "
             "(`contexts.custom_adjoint`) that knows its derivative there")

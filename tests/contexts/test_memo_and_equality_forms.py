@@ -9,7 +9,9 @@ differentiated value (astropy's Voigt1D caches `wofz` by its argument), found wr
   forward-mode call returns, and the cache's hit (`np.array_equal(z, self._last_z)`) is a special point.
   (A cache keyed by `np.allclose` holds on a neighbourhood of the key, where the code's derivative is the
   cached value's, 0: not refused; README, limits.)
-Each is refused (`SpecialPoint`) or right against central differences, in every mode.
+Each is refused (`SpecialPoint`) or right against central differences, in every mode. (Session 57: a special
+case continuous through its point is judged from the two sides, `SpecialCase`: right; one whose value is not
+the limit there is refused.)
 """
 
 import math
@@ -57,9 +59,32 @@ AT_THE_POINT = [(_steering_difference, np.array([0.3])), (_tuple_equal, np.array
 
 
 @pytest.mark.parametrize("f,x", AT_THE_POINT, ids=[f.__name__ for f, _ in AT_THE_POINT])
-def test_special_point_refused_in_every_mode(f, x):
-    for run in (lambda: gradient(f, x.copy()), lambda: jacfwd(f, x.copy()),
-                lambda: jvp(f, (x.copy(),), (np.ones(x.size),)), lambda: hessian(f, x.copy())):
+def test_special_point_continuous_through_it_right_in_every_mode(f, x):
+    # (the special case's value is the formula's there: judged from the two sides, their derivative, exp(x);
+    # the special case's own was 0. The Hessian's sides, at 1e-8, are rounding noise: refused, or right)
+    want = np.exp(x)
+    np.testing.assert_allclose(gradient(f, x.copy())[0], want, rtol=1e-6)
+    np.testing.assert_allclose(jacfwd(f, x.copy()), want, rtol=1e-6)
+    np.testing.assert_allclose(jvp(f, (x.copy(),), (np.ones(x.size),))[1], np.sum(want), rtol=1e-6)
+    try:
+        h = hessian(f, x.copy())
+    except SpecialPoint:
+        return
+    np.testing.assert_allclose(h, np.diag(want), rtol=1e-5)
+
+
+def _off_by_one(f):
+    def g(x):  # (the special case's value is not the formula's limit there: no derivative)
+        y = f(x)
+        return y + 1.0 if np.sum(np.abs(x - K[:x.size])) == 0.0 else y
+    return g
+
+
+@pytest.mark.parametrize("f,x", AT_THE_POINT, ids=[f.__name__ for f, _ in AT_THE_POINT])
+def test_special_value_off_the_limit_refused_in_every_mode(f, x):
+    g = _off_by_one(f)
+    for run in (lambda: gradient(g, x.copy()), lambda: jacfwd(g, x.copy()),
+                lambda: jvp(g, (x.copy(),), (np.ones(x.size),)), lambda: hessian(g, x.copy())):
         with pytest.raises(SpecialPoint):
             run()
 
@@ -73,10 +98,12 @@ def test_off_the_point_right(f, x):
 
 
 def test_scalar_steering_value():
+    assert gradient(_scalar_steering, 0.3)[0] == pytest.approx(math.exp(0.3), rel=1e-6)
+    assert derivative(_scalar_steering, 0.3) == pytest.approx(math.exp(0.3), rel=1e-6)
+    with pytest.raises(SpecialPoint):  # (its special value V1 + 1: no derivative)
+        gradient(lambda t: _scalar_steering(t) + (t == 0.3), 0.3)
     with pytest.raises(SpecialPoint):
-        gradient(_scalar_steering, 0.3)
-    with pytest.raises(SpecialPoint):
-        derivative(_scalar_steering, 0.3)
+        derivative(lambda t: _scalar_steering(t) + (t == 0.3), 0.3)
     assert gradient(_scalar_steering, 0.5)[0] == pytest.approx(math.exp(0.5), rel=1e-12)
 
 

@@ -5,15 +5,30 @@ before).
   `_umath_linalg.svd(x, signature=...)`, itself (`_cond_svdvals`, which gives nan where svd raises): refused as
   a C function in both modes on numpy 2.5 (quantecon's Riccati solver picks its shift by the condition
   number). The gufunc has the rules of `np.linalg.svd(a, compute_uv=False)`.
+- **Silently wrong in both modes**: a special case at an equality with a constant reached by a value whose
+  rate there is an exact 0 (`n = norm(v)`; `if n == 0: return t` before a rotation by the vector v, as
+  pyquaternion, transforms3d and every axis-angle code write it): the special case's derivative came out, 0
+  for [1.5, -0.55, -0.8]. A zero rate computed from the inputs no longer proves the value still (`|v|**2`
+  leaves 0 at second order; a norm's rule gives its kink's subgradient): such a special case, and every
+  special case at an equality with a moving value, is judged from the two sides of the point
+  (`lowered.runtime.SpecialCase`): continuous through it, the sides' derivative; a special value that is not
+  the sides' limit, a cone's apex (the sides' mean differing along two directions), sides that disagree:
+  refused.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 from numpy.linalg import _umath_linalg
 
+from contexts import SpecialPoint
 from tests import fd
+
+T = np.array([1.0, 2.0, 0.5])
+W = np.array([0.3, -0.2, 0.7])
 
 
 def _by_2_norms(x):
@@ -47,3 +62,51 @@ def test_svd_gufunc_sparsity_is_dense():
     pattern = jacobian_sparsity(f, np.array([0.3, 0.7, 1.2]))
     pattern = np.asarray(pattern.todense()) if hasattr(pattern, "todense") else np.asarray(pattern)
     assert pattern.shape == (3, 3) and pattern.all()
+
+
+def _rotated(v):
+    """W . (T rotated by the rotation vector v), Rodrigues' formula with its special case at v = 0."""
+    n = float(np.linalg.norm(v))
+    if n == 0.0:
+        return float(T @ W)
+    k = v / n
+    r = T * math.cos(n) + np.cross(k, T) * math.sin(n) + k * (k @ T) * (1.0 - math.cos(n))
+    return float(r @ W)
+
+
+def _rotated_by_square(v):
+    n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2]  # (its rate at 0 is an exact 0, yet it leaves 0)
+    if n2 == 0.0:
+        return float(T @ W)
+    return _rotated(v)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("f", [_rotated, _rotated_by_square])
+def test_rotation_vector_special_case_at_zero(mode, f):
+    x = np.zeros(3)
+    want = np.cross(T, W)  # (d/dv of W . (T + v x T) at 0: (T x W))
+    np.testing.assert_allclose(_jacobian(mode, f, x), want, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(_jacobian(mode, f, x + 0.1), fd.gradient(f, x + 0.1)[0], rtol=1e-7)
+
+
+def _cone(v):
+    r2 = v[0] ** 2 + v[1] ** 2
+    if r2 == 0:
+        return 0.0
+    return v[0] * v[1] ** 2 / r2  # (continuous, linear along every line through 0: no derivative there)
+
+
+def _off_the_limit(x):
+    if x == 0.0:
+        return 2.0
+    return math.exp(x)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_no_derivative_at_the_special_case_refused(mode):
+    with pytest.raises(SpecialPoint, match="two directions|another direction"):
+        _jacobian(mode, _cone, np.zeros(2))
+    with pytest.raises(SpecialPoint, match="not the limit"):
+        from contexts import derivative, gradient
+        gradient(_off_the_limit, 0.0) if mode == "reverse" else derivative(_off_the_limit, 0.0)
