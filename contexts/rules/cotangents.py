@@ -175,7 +175,14 @@ def has_fields(obj) -> bool:
     """An object with named fields: a `__dict__` or `__slots__` (not a number, array or container) — the
     slots of any class of its MRO (a subclass declaring `__slots__ = ()`, as collections.abc's views do)."""
     return (own_dict(obj) is not None or _slotted(type(obj)) and not isinstance(
-        obj, (numbers.Number, np.ndarray, np.generic, list, tuple, dict, str, bytes))) and not isinstance(obj, ArrayLeaf)
+        obj, (numbers.Number, np.ndarray, np.generic, list, tuple, dict, str, bytes))) and not _array_leaf(obj)
+
+
+def _array_leaf(obj) -> bool:
+    try:
+        return isinstance(obj, ArrayLeaf)
+    except AttributeError:  # (an object answering no attribute, not even `__class__`: numpy's `BagObj` of a
+        return issubclass(type(obj), ArrayLeaf)  # kept `np.load(...npz)`, pyatmos' coesa76; sweep of session 57)
 
 
 _SLOTTED: dict = {}

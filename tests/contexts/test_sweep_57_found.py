@@ -110,3 +110,17 @@ def test_no_derivative_at_the_special_case_refused(mode):
     with pytest.raises(SpecialPoint, match="not the limit"):
         from contexts import derivative, gradient
         gradient(_off_the_limit, 0.0) if mode == "reverse" else derivative(_off_the_limit, 0.0)
+
+
+class _AnswersNothing:
+    """numpy's `BagObj` (the `.f` of a kept `np.load(...npz)`): every attribute, `__class__` too, raises."""
+
+    def __getattribute__(self, key):
+        raise AttributeError(key)
+
+
+def test_an_object_answering_no_attribute_is_walked_past():
+    # (reverse mode's alias search met one in pyatmos' coesa76 and crashed, AttributeError: __class__, where
+    # forward mode and central differences give dT/dh = -6.48 at 7.5 km)
+    from contexts.rules.cotangents import has_fields
+    assert has_fields(_AnswersNothing()) is True  # (a plain object with a __dict__ of its own, not an array)
