@@ -388,6 +388,33 @@ for _name, _partials in _ELEMENTWISE.items():
         registry.set(getattr(math, _name), python=_through_float(getattr(math, _name)))
 
 
+def _product_error(rule) -> None:
+    """`math.fma(x, y, -(x * y))` is the rounding error of the product x * y (TwoProduct, Ogita, Rump and
+    Oishi's algorithm 3.5: pygeodesy's exact sums on 3.13): 0 in the exact arithmetic derivatives are
+    taken in, so a constant. Its chain-rule tangent is a cancelled 0.0, which an equality's special case
+    must judge from the two sides (`if f: yield f`, the error of an exact product: `_still_at`); a
+    constant's none passes, as it should. Any other fma keeps the partials."""
+    adjoint, frule = rule.adjoint, rule.frule
+
+    def fma_adjoint(dy, out, x, y, z):
+        return (None, None, None) if _is_product_error(x, y, z) else adjoint(dy, out, x, y, z)
+
+    def fma_frule(tangents, x, y, z):
+        return (math.fma(plain(x), plain(y), plain(z)), None) if _is_product_error(x, y, z) \
+            else frule(tangents, x, y, z)
+
+    rule.adjoint, rule.frule = fma_adjoint, fma_frule
+
+
+def _is_product_error(x, y, z) -> bool:
+    x, y, z = plain(x), plain(y), plain(z)
+    return type(x) is float and type(y) is float and type(z) is float and -z == x * y
+
+
+if hasattr(math, "fma"):  # (3.13)
+    _product_error(registry.get(math.fma))
+
+
 # -- several arguments, tuples out ---------------------------------------------------------------
 
 def hypot_adjoint(dy, y, *xs):
