@@ -1584,8 +1584,7 @@ def _():
 
 
 @case("pygeodesy", "utm.toUtm8 easting/northing (km)",
-      reverse=R('EagerIterationError', 'Fsum._facc_dot: a generator expression yielding one Fsum reset per item (reverse mode runs generators eagerly; differentiated as written it gave fpolynomial\'s derivative 2x)'),
-      forward=R('SpecialPoint', 'Fsum._ps_acc: `if p:` skips a two-sum residual that is exactly 0 while its tangent is rounding noise (1e-16): a truth test of a value that moves, refused (its noise cannot be told from a derivative)'))
+      reverse=R('EagerIterationError', 'Fsum._facc_dot: a generator expression yielding one Fsum reset per item (reverse mode runs generators eagerly; differentiated as written it gave fpolynomial\'s derivative 2x)'))
 def _():
     pg = _imp("pygeodesy")
 
@@ -1615,8 +1614,7 @@ def _():
     return (lambda x: pg.fpolynomial(x, 1.0, 2.0, 3.0, -0.5)), 0.7
 
 
-@case("pygeodesy", "fsums.Fsum of terms", reverse=R('SpecialPoint', 'Fsum._ps_acc: `if p:` skips a two-sum residual that is exactly 0 while its tangent is rounding noise (1e-16): a truth test of a value that moves, refused (its noise cannot be told from a derivative)'),
-      forward=R('SpecialPoint', 'Fsum._ps_acc: `if p:` skips a two-sum residual that is exactly 0 while its tangent is rounding noise (1e-16): a truth test of a value that moves, refused (its noise cannot be told from a derivative)'))
+@case("pygeodesy", "fsums.Fsum of terms")
 def _():
     fsums = _imp("pygeodesy.fsums")
     return (lambda v: fsums.Fsum(*(v * v)).fsum()), np.array([1.0, 2.5, 3.0, 1e-3])
