@@ -232,7 +232,8 @@ class Session:
         self._redo.clear()
         for obj in left:
             box = self.boxes.get(id(obj))
-            names = [k for k, g in box.items() if g is not None] if isinstance(box, dict) else ()
+            names = [k for k, g in box.items() if g is not None and not _integral(getattr(obj, k, None))] \
+                if isinstance(box, dict) else ()  # (an integer's, `self.dimension = self.size`, is none)
             if names:
                 raise OverdubError(
                     f"reverse mode does not differentiate through the attribute .{names[0]} of a "
@@ -240,6 +241,11 @@ class Session:
                     f"to no store reverse mode recorded (one made in compiled code: `__array_finalize__` run "
                     f"by numpy), and would be lost",
                     fix="keep that value in a variable or a plain object of its own")
+
+
+def _integral(v) -> bool:
+    """v is an integer or a bool, or an array of them: a derivative has nowhere to go in it."""
+    return isinstance(v, (int, np.integer, np.bool_)) or isinstance(v, np.ndarray) and v.dtype.kind in "biu"
 
 
 def attributes_left(obj) -> None:

@@ -1339,6 +1339,12 @@ class Dual:
             if len(args) > 1:
                 kind = args[1]
         same_dtype = dtype is None or np.dtype(dtype) == getattr(self.primal, "dtype", None)
+        if not kwargs and same_dtype and isinstance(kind, type) and kind is not np.ndarray \
+                and issubclass(kind, np.ndarray) and isinstance(self.primal, np.ndarray):
+            # (`np.asarray(a).view(Vector)`: an ndarray subclass that only re-wraps the values, attributes set
+            # by its `__array_finalize__`, scikit-spatial's; one with operators, indexing or value-changing
+            # hooks of its own is refused by `make`)
+            return make(self.primal.view(kind), self.tangent.view(np.ndarray), self.tag)
         # (not a bare `.view()`: pandas marks the view read-only, `data._readonly = True`, which a dual has not)
         if kwargs or not same_dtype or kind is not np.ndarray or type(self.primal) is not np.ndarray:
             raise DualAttributeError(
@@ -1402,6 +1408,9 @@ class Dual:
             return types.MethodType(method, self)
         if name in Dual.__slots__:  # read before it was set (a context observing the constructor)
             raise AttributeError(name)
+        if type(self.primal) is not np.ndarray and isinstance(self.primal, np.ndarray) \
+                and (found := _subclass_attribute(self, name)) is not _ABSENT:
+            return found
         if not name.startswith("__") and not isinstance(self.primal, _NUMPY_VALUES) and hasattr(self.primal, name):
             # the inside of a number (an mpf's `_mpf_`): `hasattr` answers False, as for a foreign type (mpmath's
             # operators then return NotImplemented and the dual's reflected one computes). Remembered, so that
@@ -1417,6 +1426,34 @@ class Dual:
         if self.ndim == 0:
             return self.item()
         return [x.tolist() for x in self]
+
+
+_ABSENT = object()
+
+
+def _subclass_attribute(d: Dual, name: str):
+    """The attribute `name` of a dual whose value is an instance of an ndarray subclass without operators,
+    indexing or value-changing hooks of its own (`own_operators`: scikit-spatial's Vector, which only
+    re-wraps): a method written in Python bound to the dual (its code then runs on it, as reverse mode runs
+    it on the array), a property's getter run on it, a class's constant, an attribute its
+    `__array_finalize__` set on the value; `_ABSENT` for anything else (numpy's own, or none)."""
+    cls = type(d.primal)
+    if name.startswith("__") or own_operators(cls):
+        return _ABSENT
+    for k in cls.__mro__:
+        if name in vars(k):
+            if k is object or k.__module__.split(".")[0] == "numpy":
+                return _ABSENT
+            found = vars(k)[name]
+            if type(found) is types.FunctionType:  # (one calling `super()` needs the array itself: refused)
+                return _ABSENT if "__class__" in found.__code__.co_freevars else types.MethodType(found, d)
+            if type(found) is property and found.fget is not None:
+                return found.fget(d)
+            if type(found) in (classmethod, staticmethod):
+                return getattr(cls, name)
+            return found if not callable(found) and not hasattr(found, "__get__") else _ABSENT
+    own = getattr(d.primal, "__dict__", None)
+    return own[name] if own and name in own else _ABSENT
 
 
 class _Flat:

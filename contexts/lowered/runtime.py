@@ -1379,7 +1379,7 @@ def equality_guard_fd(active, other, op: str, tangent, close=None, frame=None, l
             return
     mask = _equal_at(active, other, op)
     if mask is not None and not _judged(op) and (_moving(tangent, mask, close, other) or _still_at(
-            active, op, tangent, close, leaves)):
+            active, op, tangent, close, leaves, mask)):
         raise _special(other, op)
     if op in ORDER_OPS and mask is None and near_at(active, other, tangent) is not None:
         raise _near_special(other, op)
@@ -2079,22 +2079,35 @@ def _jump(name: str, x, tie: bool = False) -> "SpecialPoint":
             "that knows its derivative there")
 
 
-def _still_at(value, op: str, tangent, close, leaves) -> bool:
+def _still_at(value, op: str, tangent, close, leaves, mask=None) -> bool:
     """A number equal to a constant (`if n == 0:`) whose rate there is an exact 0 computed from the inputs (a
     float tangent, not a constant's none): `n = v @ v` at v = 0 leaves 0 at second order, a norm's rule
     gives its kink's subgradient 0, and the special case's derivative came out silently (a rotation by the
     vector v, `if angle == 0: return t`, at v = 0: 0 for 1.5). A `SpecialCase`, judged from the two sides;
-    an iteration's exit (`leaves`) is `converged`'s, a tie at a side's run is no special case there."""
+    an iteration's exit (`leaves`) is `converged`'s, a tie at a side's run is no special case there. An
+    array's entries too, where `mask` (the entries equal) meets a rate of exactly 0 in every direction: the
+    vectorised rotation's `np.where(norm(V, axis=1) == 0, 1.0, n)` at a zero row was 0 silently; a constant
+    entry (padding) meeting the test is judged the same way, at the cost of the sides' runs."""
     if op not in _STILL_TESTS or close is not None or leaves is not None or TIES_AT_SIDES.get() \
             or JUMP_WATCH.get() is not None:
         return False
     while type(value).__name__ == "Dual":
         value = value.primal
-    if type(value) not in _FLOATS:  # (numbers: an array's entries may be padding, constants of its own)
-        return False
     rate = tangent
     while type(rate).__name__ == "Dual":
         rate = rate.primal
+    if type(value) is np.ndarray and value.dtype.kind == "f" and mask is not None:
+        if type(rate) is not np.ndarray or rate.dtype.kind != "f":
+            return False
+        still = rate == 0.0
+        if still.ndim == np.ndim(mask) + 1:
+            still = still.all(axis=0)
+        try:
+            return bool(np.any(still & mask))
+        except ValueError:
+            return False
+    if type(value) not in _FLOATS:
+        return False
     if type(rate) in _FLOATS:
         return rate == 0.0
     return type(rate) is np.ndarray and rate.dtype.kind == "f" and not rate.any()

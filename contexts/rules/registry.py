@@ -889,13 +889,104 @@ def _hook_changes(cls, fn, name: str, depth: int = 0) -> bool:
             while isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "view":
                 v = v.func.value
             fine = isinstance(v, ast.Name) and v.id in (given, me) or isinstance(v, ast.Call) and isinstance(
-                v.func, ast.Attribute) and v.func.attr == "__array_wrap__"
+                v.func, ast.Attribute) and v.func.attr == "__array_wrap__" or _own_class_of(v, me, given) and _rewraps(cls)
             if not fine:
                 return True
     return False
 
 
 _METADATA = frozenset({"dtype", "shape", "ndim", "size", "itemsize", "__class__"})
+
+
+def _own_class_of(v, me: str, given) -> bool:
+    """v is `type(self)(array)` or `self.__class__(array)`, the array the wrap is given (scikit-spatial's)."""
+    import ast
+    if not (isinstance(v, ast.Call) and len(v.args) == 1 and not v.keywords and isinstance(v.args[0], ast.Name)
+            and v.args[0].id == given):
+        return False
+    f = v.func
+    return isinstance(f, ast.Call) and isinstance(f.func, ast.Name) and f.func.id == "type" and len(f.args) == 1 \
+        and isinstance(f.args[0], ast.Name) and f.args[0].id == me or isinstance(f, ast.Attribute) \
+        and f.attr == "__class__" and isinstance(f.value, ast.Name) and f.value.id == me
+
+
+def _rewraps(cls, start: int = 0) -> bool:
+    """Whether calling the ndarray subclass cls on an array only re-wraps its values: no `__init__` of its own,
+    and its `__new__` (Python, from the class at `start` of its MRO on) checks the array (`if ...: raise`)
+    and returns `np.asarray(a).view(cls)` (or `np.array`, `np.asanyarray`, a itself, `super().__new__(cls,
+    a)` read in turn), setting attributes only: scikit-spatial's `Vector`, whose `__array_wrap__` returns
+    `type(self)(array)`. ndarray's own `__new__` takes a shape: not a re-wrap. Cached."""
+    key = (cls, start)
+    known = _REWRAPS.get(key)
+    if known is None:
+        known = _REWRAPS[key] = _new_rewraps(cls, start)
+    return known
+
+
+_REWRAPS: dict = {}
+_CHECKING_CALLS = frozenset({"size", "ndim", "shape", "isfinite", "isnan", "isinf", "all", "any", "iscomplexobj",
+                             "isrealobj", "issubdtype", "len", "isinstance", "issubclass", "type"})
+
+
+def _new_rewraps(cls, start: int) -> bool:
+    import ast
+    mro = cls.__mro__
+    if start == 0 and any("__init__" in vars(k) for k in mro if k is not object and k.__module__.split(".")[0] != "numpy"):
+        return False
+    at = next((i for i in range(start, len(mro)) if "__new__" in vars(mro[i])), None)
+    if at is None or mro[at] is object or mro[at].__module__.split(".")[0] == "numpy":
+        return False
+    new = vars(mro[at])["__new__"]
+    fdef = function_tree(new.__func__ if isinstance(new, staticmethod) else new)
+    if fdef is None or len(fdef.args.args) < 2 or fdef.args.vararg or fdef.args.kwarg:
+        return False
+    me, arrays = fdef.args.args[0].arg, {fdef.args.args[1].arg}
+
+    def alias(e) -> bool:  # (the values of the given array: itself, a conversion of it, a view of it as cls)
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "view" and not e.keywords \
+                and all(isinstance(a, ast.Name) and a.id == me for a in e.args):
+            e = e.func.value
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in (
+                "asarray", "array", "asanyarray") and isinstance(e.func.value, ast.Name) and len(e.args) == 1 \
+                and not e.keywords:
+            e = e.args[0]
+        return isinstance(e, ast.Name) and e.id in arrays
+
+    def checks(e) -> bool:  # (reads only: `np.size(a) == 0`, `not np.isfinite(a).all()`)
+        for n in ast.walk(e):
+            if isinstance(n, ast.NamedExpr):
+                return False
+            if isinstance(n, ast.Call):
+                name = n.func.id if isinstance(n.func, ast.Name) else n.func.attr if isinstance(
+                    n.func, ast.Attribute) else None
+                if name not in _CHECKING_CALLS or any(k.arg == "out" for k in n.keywords):
+                    return False
+        return True
+
+    body = fdef.body[1:] if fdef.body and isinstance(fdef.body[0], ast.Expr) and isinstance(
+        getattr(fdef.body[0], "value", None), ast.Constant) else fdef.body
+    for stmt in body:
+        if isinstance(stmt, ast.If) and checks(stmt.test) and not stmt.orelse \
+                and all(isinstance(b, ast.Raise) for b in stmt.body):
+            continue
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and alias(stmt.value):
+            arrays.add(stmt.targets[0].id)
+            continue
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                                                and t.value.id in arrays for t in stmt.targets) and checks(stmt.value):
+            continue  # (an attribute set on the view: metadata)
+        if isinstance(stmt, ast.Return) and stmt.value is not None:
+            v = stmt.value
+            if alias(v):
+                return True
+            return isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "__new__" \
+                and isinstance(v.func.value, ast.Call) and isinstance(v.func.value.func, ast.Name) \
+                and v.func.value.func.id == "super" and not v.func.value.args and len(v.args) == 2 \
+                and not v.keywords and isinstance(v.args[0], ast.Name) and v.args[0].id == me and alias(v.args[1]) \
+                and _rewraps(cls, at + 1)
+        return False
+    return False
 
 
 def _hands_self(e, me: str, kept: set) -> bool:

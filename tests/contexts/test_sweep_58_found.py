@@ -95,3 +95,182 @@ def test_product_error_is_a_constant():
     assert t == pytest.approx(2.8, rel=1e-15)
     assert len(calls) == 1  # (no special case to judge from the sides: 8 runs before)
     assert gradient(lambda x: math.fma(x, 3.0, 1.0) * x, 0.7)[0] == pytest.approx(3.0 * 1.4 + 1.0, rel=1e-15)
+
+
+# -- ndarray subclasses that only re-wrap their values (scikit-spatial's Vector, Points: 18 cases per mode
+# refused in session 57's sweep) --
+
+class _Checked(np.ndarray):
+    """scikit-spatial's pattern: `__new__` checks and views, `__array_wrap__` re-wraps by the class."""
+
+    def __new__(cls, array):
+        if np.size(array) == 0:
+            raise ValueError("empty")
+        if not np.isfinite(array).all():
+            raise ValueError("not finite")
+        obj = np.asarray(array).view(cls)
+        return obj
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        if return_scalar:
+            return array[()]
+        try:
+            return type(self)(array)
+        except Exception:
+            return array
+
+
+class _Row(_Checked):
+    def __new__(cls, array_like):
+        array = np.array(array_like)
+        if array.ndim != 1:
+            raise ValueError("1-D")
+        return super().__new__(cls, array_like)
+
+    def __array_finalize__(self, _):
+        self.dimension = self.size
+
+    def unit(self):
+        return self / np.linalg.norm(self)
+
+    @property
+    def length(self):
+        return np.linalg.norm(self)
+
+
+class _Clipped(_Checked):
+    """A constructor that changes the values: not a re-wrap."""
+
+    def __new__(cls, array):
+        return np.clip(np.asarray(array), -1.0, 1.0).view(cls)
+
+
+def _distance_to_line(x):
+    point, direction = _Row(x[:3]), _Row(x[3:])
+    to = _Row([1.0, 2.0, 0.5]) - point
+    along = to.dot(direction.unit())
+    return float(np.sqrt(to.length ** 2 - along ** 2) + point.dimension)
+
+
+def _distance_closed_form(x):
+    p, d = x[:3], x[3:]
+    to = np.array([1.0, 2.0, 0.5]) - p
+    u = d / np.linalg.norm(d)
+    r = to - (to @ u) * u  # (the gradient of |r| in p is -r/|r| projected; in d by the chain rule below)
+    dist = np.linalg.norm(r)
+    gp = -(r - (r @ u) * u) / dist
+    n = np.linalg.norm(d)
+    gd = -(to @ u) * (to - (to @ u) * u) / (n * dist)
+    return np.concatenate([gp, gd])
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_rewrapping_subclass_differentiated_in_both_modes(mode):
+    x = np.array([0.6456, 1.122, 0.6304, -1.003, 1.205, 0.7464])
+    got = gradient(_distance_to_line, x)[0] if mode == "reverse" else jacfwd(_distance_to_line, x)
+    np.testing.assert_allclose(got, _distance_closed_form(x), rtol=1e-10, atol=1e-12)
+
+
+def test_subclass_whose_constructor_changes_values_stays_refused():
+    from contexts.rules.registry import changes_values
+    assert not changes_values(_Row)
+    assert changes_values(_Clipped)
+
+    def f(x):
+        return float(np.sum(_Clipped(x) * 2.0))
+
+    from overdub.errors import OverdubError
+    with pytest.raises(OverdubError):
+        gradient(f, np.array([0.5, 2.0]))
+    with pytest.raises(OverdubError):
+        jacfwd(f, np.array([0.5, 2.0]))
+
+
+# -- np.unique along an axis (scikit-spatial's collinearity checks count unique rows), and at ties --
+
+def test_unique_rows_in_both_modes():
+    def g(x):
+        a = np.stack([x, x ** 2], axis=1)
+        u, c = np.unique(a, axis=0, return_counts=True)
+        return float(np.sum(u[:, 0] * u[:, 1] * c) + len(u))
+
+    y = np.array([0.3, -0.2, 0.7])
+    expected = 3 * y ** 2  # (sum of x**3 over distinct rows)
+    np.testing.assert_allclose(gradient(g, y)[0], expected, rtol=1e-12)
+    np.testing.assert_allclose(jacfwd(g, y), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_unique_at_a_tie_that_parts_is_refused(mode):
+    from contexts.rules.ties import TieError
+
+    def f(x):  # (x0 == x1: any step parting them adds a unique value: the sum jumps by x0**2)
+        return float(np.sum(np.unique(x) ** 2))
+
+    with pytest.raises(TieError, match="np.unique at a tie"):
+        (gradient if mode == "reverse" else jacfwd)(f, np.array([1.0, 1.0, 2.0]))
+
+    def g(x):  # (copies of one quantity move together: the sum is smooth, 2 x0 + 2 x1 ... of distinct values)
+        return float(np.sum(np.unique(np.array([x[0], x[0], x[1]])) ** 2))
+
+    got = gradient(g, np.array([1.0, 2.0]))[0] if mode == "reverse" else jacfwd(g, np.array([1.0, 2.0]))
+    np.testing.assert_allclose(got, [2.0, 4.0], rtol=1e-14)
+
+
+# -- np.linalg.svd with full_matrices=True of a non-square matrix: reverse mode where the completing vectors
+# are not read (scikit-spatial's plane fit reads U of a 3 x N matrix, complete) --
+
+_M = np.array([[1.0, 0.2, 0.3, -0.4], [0.1, 2.0, 0.5, 0.3], [0.2, -0.1, 0.7, 1.1]])
+
+
+def _plane_normal_weight(x):
+    u, s, _ = np.linalg.svd(_M + x.reshape(3, 4) * 0.3)
+    return float(np.sum(u[:, 2] ** 2 * np.array([1.0, 2.0, 3.0])) + s[0])
+
+
+def _completion_read(x):
+    u, s, vh = np.linalg.svd((_M + x.reshape(3, 4) * 0.3).T)
+    return float(np.sum(u[:, 3] ** 3))
+
+
+def test_full_svd_of_a_wide_matrix_reverse():
+    from tests import fd
+    x = np.linspace(-0.3, 0.4, 12)
+    np.testing.assert_allclose(gradient(_plane_normal_weight, x)[0], fd.gradient(_plane_normal_weight, x)[0],
+                               rtol=1e-6, atol=1e-8)
+    from contexts.rules.numpy._util import UnsupportedCase
+    with pytest.raises(UnsupportedCase, match="completing singular vectors"):
+        gradient(_completion_read, x)
+    with pytest.raises(UnsupportedCase, match="full_matrices=True"):
+        jacfwd(_plane_normal_weight, x)
+
+
+# -- an array's elementwise special case reached by entries whose rate is an exact 0 (session 57's known
+# silent wrong: a vectorised axis-angle rotation at a zero row gave 0 in both modes) --
+
+_T = np.array([1.0, 2.0, 0.5])
+_W = np.array([0.3, -0.2, 0.7])
+
+
+def _rotate_rows(V, by_norm):
+    n = np.linalg.norm(V, axis=1) if by_norm else np.sqrt(np.einsum("ij,ij->i", V, V))
+    safe = np.where(n == 0, 1.0, n)
+    k = V / safe[:, None]
+    c, s = np.cos(n)[:, None], np.sin(n)[:, None]
+    r = _T * c + np.cross(k, _T) * s + k * (k @ _T)[:, None] * (1 - c)
+    return np.where((n == 0)[:, None], _T, r)
+
+
+@pytest.mark.parametrize("by_norm", [True, False], ids=["norm", "einsum"])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_vectorised_rotation_at_a_zero_row(mode, by_norm):
+    from tests import fd
+
+    def f(w):
+        r = _rotate_rows(w.reshape(2, 3), by_norm)
+        return float(r[0] @ _W + np.sum(r[1]))
+
+    x = np.array([0.0, 0.0, 0.0, 0.2, -0.1, 0.4])
+    got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
+    np.testing.assert_allclose(got[:3], np.cross(_T, _W), rtol=1e-6)  # (d/dv (t + v x t) . w = t x w)
+    np.testing.assert_allclose(got[3:], fd.gradient(f, x)[0][3:], rtol=1e-6)

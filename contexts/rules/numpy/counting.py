@@ -9,6 +9,7 @@ import numpy as np
 from ..leaves import as_array
 from ..registry import registry
 from ..sparsity_specs import DENSE
+from ..ties import TieError, TiedApart, _differ, note_tie, plain
 from ._util import unsupported, zeros
 
 
@@ -46,16 +47,50 @@ def _unique_options(rest, kw):
     return given
 
 
-def _first_indices(ar):
-    """Each unique value's first position in the flattened array (what return_index gives)."""
-    return np.unique(ar, return_index=True)[1]
+def _first_indices(ar, axis=None):
+    """Each unique value's first position in the flattened array (what return_index gives); along an axis,
+    each unique slice's (unique rows: `np.unique(points, axis=0)`)."""
+    return np.unique(ar, return_index=True, axis=axis)[1]
+
+
+def _along(axis, ndim: int, idx) -> tuple:
+    """The index taking positions idx along axis."""
+    at = [slice(None)] * ndim
+    at[axis] = idx
+    return tuple(at)
+
+
+def _copies(a, axis=None):
+    """(first, inverse) of np.unique(a, axis=axis) when a holds copies of a value (a slice along the axis),
+    else None."""
+    _, first, inverse = np.unique(a, return_index=True, return_inverse=True, axis=axis)
+    return None if len(first) == (a.size if axis is None else a.shape[axis]) else (first, np.ravel(inverse))
+
+
+def _copies_part(a, t, axis=None) -> bool:
+    """Whether copies of a unique value (slice) have tangents that differ: they part, and the number of
+    unique values jumps there (no derivative)."""
+    found = _copies(a, axis)
+    if found is None:
+        return False
+    first, inverse = found
+    tt = as_array(plain(t))
+    lead = tt.ndim - a.ndim  # (a chunk of directions first)
+    if axis is None:
+        flat = tt.reshape(tt.shape[:lead] + (-1,))
+        return bool(np.any(_differ(flat, flat[..., first[inverse]])))
+    return bool(np.any(_differ(tt, np.take(tt, first[inverse], axis=int(axis) % a.ndim + lead))))
+
+
+def _unique_tie(where: TiedApart) -> TieError:
+    return TieError(
+        "np.unique at a tie: copies of one value that part (their derivatives differ) would add a unique value "
+        "on any step, so its result jumps there and has no derivative", where=where.where,
+        fix="evaluate at a point without equal entries, or, if the copies are one quantity, keep one copy of it")
 
 
 def _checked(given):
-    """The options the rules cover where a derivative flows (integers' unique rows need none)."""
-    if given.get("axis") is not None:
-        raise unsupported("np.unique", "axis= (unique rows)", "take the unique rows of a derivative-free key "
-                          "(integer labels) and index the values with them")
+    """The options the rules cover where a derivative flows."""
     if given.get("equal_nan") is False:
         raise unsupported("np.unique", "equal_nan=False", "leave equal_nan at its default")
 
@@ -70,10 +105,18 @@ def unique_adjoint(dy, y, ar, *rest, **kw):
     da = None
     if g is not None:
         _checked(given)
-        a = as_array(ar)
-        flat = zeros(a.size, np.result_type(a, float), g)
-        flat[_first_indices(a)] = as_array(g)
-        da = flat.reshape(a.shape) if isinstance(ar, np.ndarray) else list(flat.reshape(a.shape))
+        a, axis = as_array(ar), given.get("axis")
+        if _copies(plain(a), axis) is not None and not note_tie("np.unique", None):
+            raise _unique_tie(TiedApart("np.unique"))  # (forward mode tells whether the copies part)
+        if axis is None:
+            flat = zeros(a.size, np.result_type(a, float), g)
+            flat[_first_indices(a)] = as_array(g)
+            full = flat.reshape(a.shape)
+        else:  # (each unique slice's cotangent to its first slice along the axis)
+            axis = int(axis) % a.ndim
+            full = zeros(a.shape, np.result_type(a, float), g)
+            full[_along(axis, a.ndim, _first_indices(a, axis))] = as_array(g)
+        da = full if isinstance(ar, np.ndarray) else list(full)
     out = (da, *(None,) * len(rest))
     return out + ({k: None for k in kw},) if kw else out
 
@@ -86,7 +129,14 @@ def unique_frule(tangents, ar, *rest, **kw):
     if t is None:
         return y, None
     _checked(given)
-    dvalues = as_array(t).ravel()[_first_indices(as_array(ar))]
+    axis = given.get("axis")
+    if _copies_part(as_array(ar), t, axis):
+        raise _unique_tie(TiedApart("np.unique"))
+    if axis is None:
+        dvalues = as_array(t).ravel()[_first_indices(as_array(ar))]
+    else:
+        a = as_array(ar)
+        dvalues = as_array(t)[_along(int(axis) % a.ndim, a.ndim, _first_indices(a, axis))]
     if isinstance(y, tuple):
         return y, (dvalues, *(None,) * (len(y) - 1))
     return y, dvalues

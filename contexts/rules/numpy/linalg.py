@@ -818,9 +818,10 @@ def svd_adjoint(dy, y, a, *rest, **kwargs):
     du, ds, dvh = (tuple(dy) + (None, None, None))[:3]
     m, n = a_.shape[-2:]
     k = min(m, n)
-    if full and m != n and (du is not None or dvh is not None):
-        raise unsupported("np.linalg.svd", "singular vectors with full_matrices=True for a non-square matrix",
-                          "call np.linalg.svd(a, full_matrices=False)")
+    if full and m != n and _completion_read(du, dvh, m, n, k):
+        raise unsupported("np.linalg.svd", "the completing singular vectors of full_matrices=True for a "
+                          "non-square matrix (a basis of a complement: not unique, no derivative)",
+                          "call np.linalg.svd(a, full_matrices=False), or read the first min(m, n) vectors only")
     u, vh = u[..., :, :k], vh[..., :k, :]
     du = None if du is None else as_array(du)[..., :, :k]
     dvh = None if dvh is None else as_array(dvh)[..., :k, :]
@@ -853,6 +854,17 @@ def svd_adjoint(dy, y, a, *rest, **kwargs):
         if m < n:
             extra = extra + u @ _mT(_divided_by_s(dv - v @ vtgv, s))
     return (match_primal(u @ middle @ vh + extra, a), *nones)
+
+
+def _completion_read(du, dvh, m: int, n: int, k: int) -> bool:
+    """Whether a cotangent reaches full_matrices=True's completing vectors (U's columns past k for m > n, V^H's
+    rows past k for m < n): a basis of the complement of the range, chosen by LAPACK, with no derivative. The
+    first k are the thin decomposition's (scikit-spatial's plane fit reads U of a 3 x N matrix: complete)."""
+    if m > n and du is not None:
+        return bool(np.any(_plain_nonzero(as_array(du)[..., :, k:]) if not is_dual(du) else True))
+    if m < n and dvh is not None:
+        return bool(np.any(_plain_nonzero(as_array(dvh)[..., k:, :]) if not is_dual(dvh) else True))
+    return False
 
 
 def _full_rank_under_duals(s, shape) -> None:
@@ -946,9 +958,11 @@ def svd_frule(tangents, a, *rest, **kwargs):
     if not compute_uv:
         return y, ds
     m, n = np.shape(a)[-2:]
-    if full and m != n:
-        raise unsupported("np.linalg.svd", "singular vectors with full_matrices=True for a non-square matrix",
-                          "call np.linalg.svd(a, full_matrices=False)")
+    if full and m != n:  # (the completing vectors, a basis of a complement LAPACK chose, have no derivative, and
+        # forward mode cannot know whether the caller reads them: reverse mode's rule refuses only where read)
+        raise unsupported("np.linalg.svd", "the singular vectors of full_matrices=True for a non-square matrix "
+                          "in forward mode (the completing ones, a basis of a complement, have no derivative)",
+                          "call np.linalg.svd(a, full_matrices=False), or use reverse mode (`gradient`)")
     _vectors_differentiable(s, m, n)
     f = _eig_gaps(s ** 2)
     ps, sp = p * s[..., None, :], s[..., :, None] * p
