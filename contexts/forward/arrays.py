@@ -17,6 +17,8 @@ import operator
 import os
 import sys
 
+import types
+
 import numpy as np
 
 import overdub
@@ -31,7 +33,7 @@ from ..lowered.runtime import (JUMP_FUNCTIONS, axis_of, jump_guard, moving_tie, 
                                equality_guard_fd, near_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
-from .dual import (DETACHED, Dual, DualConversionError, Tag, _conversion_site, own_operators_refused, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
+from .dual import (DETACHED, Dual, DualConversionError, Tag, _conversion_site, own_operators_refused, subclass_attribute, d_abs, d_add, d_div, d_mul, d_neg, d_pow,
                    d_sub, fit, make, matrix_refused, ndim, pad, primal, primal_tree, shape, share_tangent, split, top_tag,
                    zero_tangent)
 
@@ -1306,12 +1308,24 @@ def out_position(f) -> int:
     return pos
 
 
+_METHOD_OF = {"amax": "max", "amin": "min", "around": "round", "round_": "round", "product": "prod",
+              "cumproduct": "cumprod", "sometrue": "any", "alltrue": "all"}
+"""numpy's function -> the method it calls on an ndarray subclass's instance, where the names differ."""
+
+
 def array_function(func, args, kwargs):
     """Dual.__array_function__: our structural maps, else the registry's frule, else recursion into the
     function's pure-Python implementation under the forward context, else a clear error. An `out=` is
     written after the fact (the rules compute new values)."""
     if _holds_matrix(args):
         raise matrix_refused()
+    if args and type(args[0]) is Dual and type(args[0].primal) is not np.ndarray \
+            and isinstance(args[0].primal, np.ndarray) and type(own := subclass_attribute(
+                args[0], _METHOD_OF.get(func.__name__, func.__name__))) is types.MethodType:
+        # (numpy calls an ndarray subclass's own method of the name for its instances, `np.sum(v)` a
+        # `v.sum()` written in Python: a rule for the array would compute another thing, gen13 W2's doubled sum)
+        from .context import run_inside
+        return run_inside(own, args[1:], kwargs)
     if len(args) > 2 and "out" not in kwargs:  # `np.clip(K, 0, 1, K)`: the output given by position
         pos = out_position(func)
         if len(args) > pos >= 0 and args[pos] is not None:

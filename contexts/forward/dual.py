@@ -1212,7 +1212,7 @@ class Dual:
             value = y
             while type(value) is Dual:  # (forward over forward: the value's value)
                 value = value.primal
-            if type(value) is not np.ndarray:
+            if not isinstance(value, np.ndarray):  # (a subclass's view is a view: scikit-spatial's)
                 t = _own(t)  # (an element's value is numpy's copy: its directions' tangents were a view of
                 # the array's, and a later write into the array changed the element's derivative)
         return Dual(y, t, tag)
@@ -1340,11 +1340,15 @@ class Dual:
                 kind = args[1]
         same_dtype = dtype is None or np.dtype(dtype) == getattr(self.primal, "dtype", None)
         if not kwargs and same_dtype and isinstance(kind, type) and kind is not np.ndarray \
-                and issubclass(kind, np.ndarray) and isinstance(self.primal, np.ndarray):
+                and issubclass(kind, np.ndarray) and isinstance(self.primal, np.ndarray) \
+                and kind.__module__.split(".")[0] != "numpy":
             # (`np.asarray(a).view(Vector)`: an ndarray subclass that only re-wraps the values, attributes set
             # by its `__array_finalize__`, scikit-spatial's; one with operators, indexing or value-changing
-            # hooks of its own is refused by `make`)
-            return make(self.primal.view(kind), self.tangent.view(np.ndarray), self.tag)
+            # hooks of its own is refused, as are numpy's own, np.matrix's products. The tangent a view of
+            # this one's, as a plain array's view is: written in place through either)
+            if own_operators(kind):
+                own_operators_refused(kind)
+            return Dual(self.primal.view(kind), self.tangent.view(np.ndarray), self.tag)
         # (not a bare `.view()`: pandas marks the view read-only, `data._readonly = True`, which a dual has not)
         if kwargs or not same_dtype or kind is not np.ndarray or type(self.primal) is not np.ndarray:
             raise DualAttributeError(
@@ -1409,7 +1413,7 @@ class Dual:
         if name in Dual.__slots__:  # read before it was set (a context observing the constructor)
             raise AttributeError(name)
         if type(self.primal) is not np.ndarray and isinstance(self.primal, np.ndarray) \
-                and (found := _subclass_attribute(self, name)) is not _ABSENT:
+                and (found := subclass_attribute(self, name)) is not _ABSENT:
             return found
         if not name.startswith("__") and not isinstance(self.primal, _NUMPY_VALUES) and hasattr(self.primal, name):
             # the inside of a number (an mpf's `_mpf_`): `hasattr` answers False, as for a foreign type (mpmath's
@@ -1431,7 +1435,7 @@ class Dual:
 _ABSENT = object()
 
 
-def _subclass_attribute(d: Dual, name: str):
+def subclass_attribute(d: Dual, name: str):
     """The attribute `name` of a dual whose value is an instance of an ndarray subclass without operators,
     indexing or value-changing hooks of its own (`own_operators`: scikit-spatial's Vector, which only
     re-wraps): a method written in Python bound to the dual (its code then runs on it, as reverse mode runs

@@ -242,11 +242,20 @@ def test_unique_rows_of_integers_need_no_derivative():
     np.testing.assert_allclose(jacfwd(_permutation_entropy, x), 2 * x, rtol=1e-12)
 
 
-def test_unique_rows_of_a_differentiated_array_refused():
+def test_unique_rows_of_a_differentiated_array_right_or_refused():
+    # (rules since session 58: copies of one row moving together are one row, sum(x); rows that tie and part
+    # make the result jump: refused)
     def f(x):
         return np.sum(np.unique(np.stack([x, x]), axis=0))
-    for run in (lambda: gradient(f, X), lambda: jacfwd(f, X)):
-        with pytest.raises(OverdubError):
+
+    np.testing.assert_allclose(gradient(f, X)[0], np.ones_like(X), rtol=1e-14)
+    np.testing.assert_allclose(jacfwd(f, X), np.ones_like(X), rtol=1e-14)
+
+    def parting(x):
+        return np.sum(np.unique(np.stack([x, 2.0 * x - X]), axis=0))  # (the same row at X, apart beside it)
+
+    for run in (lambda: gradient(parting, X), lambda: jacfwd(parting, X)):
+        with pytest.raises(OverdubError, match="np.unique at a tie"):
             run()
 
 

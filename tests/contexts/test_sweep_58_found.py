@@ -274,3 +274,26 @@ def test_vectorised_rotation_at_a_zero_row(mode, by_norm):
     got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
     np.testing.assert_allclose(got[:3], np.cross(_T, _W), rtol=1e-6)  # (d/dv (t + v x t) . w = t x w)
     np.testing.assert_allclose(got[3:], fd.gradient(f, x)[0][3:], rtol=1e-6)
+
+
+class _Plain(np.ndarray):
+    def __new__(cls, a):
+        return np.asarray(a).view(cls)
+
+    def plain_norm(self):
+        return float(np.sqrt(np.sum(self.view(np.ndarray) ** 2)))
+
+    def scaled(self, k):
+        return _Plain(np.asarray(self) * k)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_subclass_methods_and_plain_views(mode):
+    def f(x):
+        v = _Plain(x)
+        return v.scaled(2.0).plain_norm() + float(np.sum(v[1:] ** 3))
+
+    x = np.array([0.3, 0.5, -0.7])
+    expected = 2 * x / np.linalg.norm(x) + np.r_[0.0, 3 * x[1:] ** 2]
+    got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)

@@ -1973,7 +1973,7 @@ def _():
 
 
 @case("control", "frequency_response magnitude (tf)",
-      forward=R('DualAttributeError', 'a view as an ndarray subclass with attributes (NamedSignal)'))
+      forward=R('OverdubError', 'a view as NamedSignal, an ndarray subclass with indexing of its own (its __getitem__): a dual indexes as numpy does, not as its code'))
 def _():
     ct = _imp("control")
 
@@ -1984,7 +1984,7 @@ def _():
 
 
 @case("control", "step_response outputs (ss)",
-      forward=R('DualAttributeError', 'a view as an ndarray subclass with attributes (NamedSignal)'))
+      forward=R('OverdubError', 'a view as NamedSignal, an ndarray subclass with indexing of its own (its __getitem__): a dual indexes as numpy does, not as its code'))
 def _():
     ct = _imp("control")
 
