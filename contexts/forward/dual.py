@@ -1350,11 +1350,11 @@ class Dual:
                 own_operators_refused(kind)
             return Dual(self.primal.view(kind), self.tangent.view(np.ndarray), self.tag)
         # (not a bare `.view()`: pandas marks the view read-only, `data._readonly = True`, which a dual has not)
-        if kwargs or not same_dtype or kind is not np.ndarray or type(self.primal) is not np.ndarray:
+        if kwargs or not same_dtype or kind is not np.ndarray or not isinstance(self.primal, np.ndarray):
             raise DualAttributeError(
                 "forward mode cannot view a perturbed array as another dtype or class: the bytes reinterpreted "
                 "carry no tangent", fix="convert it (`.astype(...)`, `np.asarray(...)`) instead")
-        return Dual(self.primal.view(), self.tangent.view(), self.tag)
+        return Dual(self.primal.view(np.ndarray), self.tangent.view(), self.tag)  # (a subclass's: plain)
 
     def astype(self, dtype, *args, **kwargs):
         dtype = np.dtype(dtype)
