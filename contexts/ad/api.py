@@ -207,12 +207,12 @@ def _check_special(f, args, kwargs, hits) -> None:
     """Equality tests the recording found equal (`lowered.runtime.equality_guard`): forward mode tells
     whether the compared values move (`CHECK_SPECIAL`, from `contexts.compose`); refused if it cannot."""
     if not _CHECK_SPECIAL:
-        hard = [h for h in hits if h[2][:1] != "?"]
+        hard = [h for h in hits if h[2][:1] not in ("?", "\u2261")]
         if hard:
             where, other, op = hard[0]
             raise SpecialPoint(special_case(other, op), where=where)
-        return
-    _CHECK_SPECIAL[0](f, args, kwargs, hits)
+        return None
+    return _CHECK_SPECIAL[0](f, args, kwargs, hits)  # (forward mode's directions and derivative along them)
 
 
 def _reverse(pb, dy, args, y=None, f=None, kwargs=None):
@@ -643,8 +643,9 @@ def _value_and_gradient(f, args, wrt=None):
                     y, pb = observed_entry(obs, mask, f, args, {})
             finally:
                 _level.reset(token)
+            checked = None
             if found:
-                _check_special(f, args, {}, found[:])
+                checked = _check_special(f, args, {}, found[:]), found[:]
                 found.clear()
             seed = 1.0 if type(y) is float or type(y) is np.float64 else _seed(y)  # (`_seed`'s float case)
             if pb is None:
@@ -664,7 +665,10 @@ def _value_and_gradient(f, args, wrt=None):
                     if S._redo:  # (the common case: nothing to redo, no call)
                         S.finish()
                 if found:
-                    _check_special(f, args, {}, found[:])
+                    checked = _check_special(f, args, {}, found[:]), found[:]
+                if checked is not None and callable(checked[0]) and dargs is not None \
+                        and type(dargs) is not _Finalized:
+                    checked[0](dargs, args)  # (reverse mode's own gradient against forward mode's: `compose`)
         finally:
             _SPECIAL_HITS.reset(hits)
     except StopIteration as e:

@@ -26,7 +26,7 @@ import os
 
 import numpy as np
 
-from ..lowered.runtime import (HISTORY, ORDER_OPS, _NO_RATE, _equal_at, apart_rate, moving_tie, tie_moving, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard,
+from ..lowered.runtime import (HISTORY, ORDER_OPS, _NO_RATE, _equal_at, apart_rate, moving_tie, tie_moving, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard, zero_rate_near,
                                converged, exit_lines, rounding_residue, staircased, text, JUMP_FUNCTIONS, jump_guard,
                                stair_jump_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
@@ -1545,7 +1545,7 @@ def _ordered(d: Dual, other, result, op: str):
         ov = primal(other)
         if type(ov) is np.ndarray:  # (a number against an array, `a < x` of skfuzzy's trimf: elementwise)
             return _equality_checked(d, other, result, op, frame=3)
-        if value != ov and near_at(value, ov, d.tangent) is None:
+        if value != ov and near_at(value, ov, d.tangent) is None and not zero_rate_near(value, ov, d.tangent):
             if HISTORY.run is not None:
                 _closing(value, ov, op, d.tangent, d)
             return result

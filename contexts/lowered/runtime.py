@@ -682,7 +682,7 @@ class SidesTaken(StairJump):
     other reverse-mode entry points refuse."""
 
 
-from ..rules.ties import MOVING_TIE, SPECIAL_HITS, _differ, lex_keys, lex_parting, lex_tied, parting_unsorted, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
+from ..rules.ties import CONE_TIP, MOVING_TIE, SPECIAL_HITS, _differ, lex_keys, lex_parting, lex_tied, parting_unsorted, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
 
 CHECK_SPECIAL: list = []
 """[check(f, args, kwargs, hits)]: set by `contexts.compose` (above both modes): runs f by forward mode
@@ -1192,8 +1192,41 @@ def _closing_in(a, b, op: str, rate) -> None:
         closing_in(sys._getframe(2), a, b, op, rate)
         return
     hits = SPECIAL_HITS.get()
-    if hits is not None and narrowing(a, b, hits, sys._getframe(2)):
-        hits.append((_where(), b, "~" + op))
+    if hits is not None:
+        if narrowing(a, b, hits, sys._getframe(2)):
+            hits.append((_where(), b, "~" + op))
+        elif _within_flip(a, b):  # (forward mode tells: a value within a step of relative size _FLIP of its
+            # bound whose rate is 0 -- a kink's, `abs(1 - q @ q) < 1e-14` -- is judged from the two sides; one
+            # merely that close, moving, keeps reverse mode's answer, the derivative of its piece)
+            hits.append((_where(), b, "≈" + op))
+
+
+def zero_rate_near(value, other, rate) -> bool:
+    """A number whose rate is exactly 0.0 (computed from the inputs: a kink's, a second order's) within a step
+    of relative size _FLIP of what an ordering compares it with: `_still_at`'s to judge."""
+    while type(rate).__name__ == "Dual":
+        rate = rate.primal
+    if not (type(rate) in _FLOATS and rate == 0.0 or type(rate) is np.ndarray and rate.dtype.kind == "f"
+            and not rate.any()):
+        return False
+    try:
+        return abs(float(value) - float(other)) <= _FLIP * _input_scale()
+    except (TypeError, ValueError):
+        return False
+
+
+def _within_flip(a, b) -> bool:
+    """Plain floats (or float arrays) a exactly 0 somewhere where b is a bound within a step of relative size
+    _FLIP of it, not 0: a tolerance shortcut's test of a value a kink leaves at 0 (`abs(1 - q @ q) < 1e-14`,
+    `n < eps` of a norm at the zero vector), whose rate reverse mode cannot see."""
+    if not (type(a) in _FLOATS or type(a) is np.ndarray and a.dtype.kind == "f"):
+        return False
+    try:
+        with np.errstate(invalid="ignore"):
+            bound = np.abs(np.asarray(b, dtype=float))
+            return bool(np.any((np.asarray(a, dtype=float) == 0.0) & (bound > 0.0) & (bound <= _FLIP)))
+    except (TypeError, ValueError):
+        return False
 
 
 def order_watch(a, b, op: str, ta=None, tb=None) -> None:
@@ -1287,8 +1320,10 @@ def equality_guard2(a, b, op: str, close=None) -> None:
     alignment checks compare arrays with themselves.)"""
     if type(a).__flags__ & _HEAPTYPE or type(b).__flags__ & _HEAPTYPE:
         own_test(a, b, op)
-    if op in ("==", "!=") and not (_number(a) and _number(b)):
-        return
+    if op in ("==", "!=") and not (_number(a) and _number(b)) and (a is b or not _float_arrays(a, b)):
+        return  # (an array compared with itself: an alignment check; arrays of floats equal somewhere are
+        # noted below: skimage's rgb2hsv `arr[..., 1] == arr.max(-1)` where two channels tie took, in reverse
+        # mode, max's even split inside the formula of one side: half the slope)
     mask = _equal_at(a, b, op)
     if mask is None:
         return
@@ -1301,9 +1336,19 @@ def equality_guard2(a, b, op: str, close=None) -> None:
     if close is not None and _wide(close, b):
         return
     hits = SPECIAL_HITS.get()
+    arrays = not (_number(a) and _number(b))
     if hits is None:
+        if arrays:
+            return
         raise _special(b, op)
-    hits.append((_where(), b, op))
+    hits.append((_where(), b, "≡" + op if arrays else op))  # (arrays: forward mode's answer is asked for;
+    # where it refuses, reverse mode's stands, as before they were noted: xarray's alignment checks)
+
+
+def _float_arrays(a, b) -> bool:
+    """a and b are float arrays (or a float array and a number)."""
+    return any(type(v) is np.ndarray and v.dtype.kind == "f" for v in (a, b)) and all(
+        type(v) is np.ndarray and v.dtype.kind == "f" or _number(v) for v in (a, b))
 
 
 def equality_guard2_fd(a, b, op: str, ta, tb, close=None) -> None:
@@ -1378,9 +1423,11 @@ def equality_guard_fd(active, other, op: str, tangent, close=None, frame=None, l
                 and rounding_residue(frame, value == plain, tangent):
             return
     mask = _equal_at(active, other, op)
-    if mask is not None and not _judged(op) and (_moving(tangent, mask, close, other) or _still_at(
-            active, op, tangent, close, leaves, mask)):
+    if mask is not None and not _judged(op) and (_moving(tangent, mask, close, other) or op not in ORDER_OPS and
+                                                 _still_at(active, op, tangent, close, leaves, mask)):
         raise _special(other, op)
+    if op in ORDER_OPS and _still_at(active, op, tangent, close, leaves, mask, other, frame):
+        raise SpecialCase(special_case(other, op), where=_where(), fix=_SPECIAL_FIX)
     if op in ORDER_OPS and mask is None and near_at(active, other, tangent) is not None:
         raise _near_special(other, op)
     if leaves is not None:
@@ -1560,14 +1607,16 @@ def near_at(a, b, rate):
         b = b.primal
     if JUMP_WATCH.get() is not None or not (_in_numpy(a) and _in_numpy(b) and _in_numpy(rate)):
         return None  # (a rule sampling the function notes its branches itself; a dask array is not computed)
+    flip = _FLIP * _input_scale() * (1e-2 if TIES_AT_SIDES.get() else 1.0)  # (a side is a step of _FLIP from
+    # the point judged: a boundary at the point is no boundary of the side's)
     if type(a) is float and type(rate) is float and (type(b) is float or type(b) is int):
-        return True if abs(a - b) < _FLIP * _input_scale() * abs(rate) else None
+        return True if abs(a - b) < flip * abs(rate) else None
     try:
         gap = np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
         r = np.abs(np.asarray(rate, dtype=float))
         if r.ndim == gap.ndim + 1:
             r = r.max(axis=0)
-        near = gap < _FLIP * _input_scale() * r
+        near = gap < flip * r
     except (TypeError, ValueError):
         return None
     if near.ndim and near.size > 1:  # (an array: its elements closing in together, a vectorised bisection's;
@@ -1768,7 +1817,9 @@ def _median_max(gap) -> tuple[float, float]:
 
 
 def _near_special(other, op: str) -> "SpecialPoint":
-    return SpecialPoint(special_case(other, "~" + op), where=_where(), fix=NEAR_FIX)
+    e = SpecialPoint(special_case(other, "~" + op), where=_where(), fix=NEAR_FIX)
+    e.near = True  # (reverse mode's orderings noted only for being that close, `_within_flip`: its own answer)
+    return e
 
 
 NEAR_FIX = ("give the solving function its derivative (`@contexts.custom_adjoint`: by the implicit function "
@@ -1782,6 +1833,10 @@ def special_case(other, op: str) -> str:
     `SpecialPoint`'s message."""
     shown = f"an item of a {type(other).__name__}" if op in ("in", "not in") else f"{repr(other):.60}"
     if op.startswith("?jump of "):  # (noted only, `_tie_jump`)
+        op = op[1:]
+    if op[:1] == "≈":  # (within a step of its bound: `_closing_in`'s)
+        op = "~" + op[1:]
+    if op[:1] == "≡":  # (arrays compared equal: `equality_guard2`'s)
         op = op[1:]
     if op.startswith("tie in "):
         return (f"equal entries inside {op[7:]}, read with different weights after it: the reordering "
@@ -2034,6 +2089,18 @@ def jump_guard(kind: str, name: str, x, tangent=None, axis=None) -> None:
 MOVING_TIE.append(lambda a, b, ta, tb: moving_tie(a, b, ta, tb))
 
 
+def _cone_tip(name: str) -> None:
+    """`rules.ties.cone_tip`'s: a `SpecialCase` (judged from the two sides of the point), not in a side's run,
+    the rerun that judges, or a rule sampling the function."""
+    if STAIRS_JUDGED.get() or TIES_AT_SIDES.get() or JUMP_WATCH.get() is not None:
+        return
+    raise SpecialCase(f"{name} of a zero vector that moves off it (a cone's tip: the norm moves as the size of "
+                      "the step, which no derivative gives)", where=_where(), fix=_SPECIAL_FIX)
+
+
+CONE_TIP.append(_cone_tip)
+
+
 def _stair_jump():
     """The class of a refusal at a step's jump: `StairJump`, judged from the two sides by the entry point;
     a plain `SpecialPoint` under a rule sampling a function (`JUMP_WATCH`: scipy's quad bisects to an
@@ -2079,7 +2146,7 @@ def _jump(name: str, x, tie: bool = False) -> "SpecialPoint":
             "that knows its derivative there")
 
 
-def _still_at(value, op: str, tangent, close, leaves, mask=None) -> bool:
+def _still_at(value, op: str, tangent, close, leaves, mask=None, other=None, frame=None) -> bool:
     """A number equal to a constant (`if n == 0:`) whose rate there is an exact 0 computed from the inputs (a
     float tangent, not a constant's none): `n = v @ v` at v = 0 leaves 0 at second order, a norm's rule
     gives its kink's subgradient 0, and the special case's derivative came out silently (a rotation by the
@@ -2089,13 +2156,32 @@ def _still_at(value, op: str, tangent, close, leaves, mask=None) -> bool:
     vectorised rotation's `np.where(norm(V, axis=1) == 0, 1.0, n)` at a zero row was 0 silently; a constant
     entry (padding) meeting the test is judged the same way, at the cost of the sides' runs."""
     if op not in _STILL_TESTS or close is not None or leaves is not None or TIES_AT_SIDES.get() \
-            or JUMP_WATCH.get() is not None:
+            or JUMP_WATCH.get() is not None or op in ORDER_OPS and STAIRS_JUDGED.get():
         return False
     while type(value).__name__ == "Dual":
         value = value.primal
     rate = tangent
     while type(rate).__name__ == "Dual":
         rate = rate.primal
+    if op in ORDER_OPS:  # (at its bound, or within a step of relative size _FLIP of it: `abs(1 - q @ q) < 1e-14`
+        # of a unit quaternion, whose abs at 0 gives the kink's rate 0: pyquaternion's `is_unit`, `n < eps`)
+        if type(value) not in _FLOATS and not (type(value) is np.ndarray and value.dtype.kind == "f"):
+            return False
+        if type(tangent).__name__ == "Dual" or frame is not None and _met_rates(frame):
+            return False  # (an iteration's residual whose rate fell to 0 with it, as `rounding_residue`'s: a
+            # root tracked by Newton's steps, `if G(y, x) > 0` at the root; under a second derivative, as before)
+        while type(other).__name__ == "Dual":
+            other = other.primal
+        try:
+            with np.errstate(invalid="ignore"):
+                mask = np.abs(np.asarray(value, dtype=float) - np.asarray(other, dtype=float)) \
+                    <= _FLIP * _input_scale()
+        except (TypeError, ValueError):
+            return False
+        if not mask.any():
+            return False
+        if type(value) in _FLOATS:
+            mask = None
     if type(value) is np.ndarray and value.dtype.kind == "f" and mask is not None:
         if type(rate) is not np.ndarray or rate.dtype.kind != "f":
             return False
@@ -2113,7 +2199,16 @@ def _still_at(value, op: str, tangent, close, leaves, mask=None) -> bool:
     return type(rate) is np.ndarray and rate.dtype.kind == "f" and not rate.any()
 
 
-_STILL_TESTS = frozenset({"==", "!=", "in", "not in"})
+_STILL_TESTS = frozenset({"==", "!=", "in", "not in", "<", "<=", ">", ">="})
+_SPECIAL_FIX = ("differentiate at a point off the special value (`x + 1e-9`), or give the function a rule "
+                "(`contexts.custom_adjoint`) that knows its derivative there")
+
+
+def _met_rates(frame) -> bool:
+    """Whether the test at frame's line met a nonzero rate before in this forward-mode run (`rounding_residue`
+    notes each visit's)."""
+    hist = current_run()
+    return hist is not None and hist.get((frame.f_code, frame.f_lineno, "=="), 0.0) > 0.0
 
 
 def _judged(op: str) -> bool:

@@ -100,6 +100,27 @@ def at_tip(x) -> None:
         MOVING_TIE[0](x.primal, 0.0, x.tangent, None)
 
 
+CONE_TIP: list = []
+"""[cone_tip(name)]: set by `lowered.runtime` (above the rules), which raises a `SpecialCase` (judged from
+the two sides of the point) outside a side's run and the rerun that judges."""
+
+
+def cone_tip(name: str, at, t) -> None:
+    """Forward mode, a norm of a zero vector (`at`: where the reduced slices are zero, broadcast against the
+    input) whose tangent `t` moves it off zero: a cone's tip, where the rule's subgradient 0 is no rate (the
+    norm moves as |t|): a composite smooth through it (sin(|v|) v / |v|, a rotation by the vector v) took
+    0 for its derivative, and a test of the norm (`if n < eps`) could not see it move. Judged from the two
+    sides."""
+    if not CONE_TIP or t is None:
+        return
+    try:
+        moving = bool(np.any(np.asarray(at) & (np.asarray(plain(t)) != 0)))
+    except (TypeError, ValueError):
+        moving = True
+    if moving:
+        CONE_TIP[0](name)
+
+
 def _differ(p, q):
     """Elementwise: p and q differ beyond rounding."""
     return np.abs(p - q) > _ROUNDING * np.maximum(np.abs(p), np.abs(q))

@@ -297,3 +297,98 @@ def test_subclass_methods_and_plain_views(mode):
     expected = 2 * x / np.linalg.norm(x) + np.r_[0.0, 3 * x[1:] ** 2]
     got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
     np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+# -- a helper's sweep of 13 new packages at special points (session 58): tolerance shortcuts taken at an
+# exactly special input, and a norm's cone tip, were silently wrong in both modes --
+
+_W4 = np.array([0.7, -1.3, 0.4, 0.9])
+
+
+def _normalised(q):  # (pyquaternion's `normalised`: `is_unit` skips the division on a shell 1e-14 thin)
+    if abs(1.0 - q @ q) < 1e-14:
+        return _W4 @ q
+    return _W4 @ (q / np.sqrt(q @ q))
+
+
+def _log_vector(v):  # (pytransform3d's, rowan's: below eps, a constant)
+    n = np.sqrt(v @ v) if v @ v > 0 else 0.0
+    if n < np.finfo(float).eps:
+        return 0.0
+    return _W4[1:] @ (v / n * np.arctan2(n, 1.0))
+
+
+def _sinc_by_norm(x):  # (a composite smooth through the norm's cone tip: sinc(|x|) x0)
+    n = np.linalg.norm(x)
+    return np.sin(n) * x[0] / np.maximum(n, np.finfo(float).tiny)
+
+
+def _sinc_rows(x):
+    X = x.reshape(2, 3)
+    n = np.linalg.norm(X, axis=-1)
+    return np.sum(np.sin(n) * X[:, 0] / np.maximum(n, np.finfo(float).tiny))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("f, x, expected", [
+    (_normalised, np.full(4, 0.5), _W4 - (_W4 @ np.full(4, 0.5)) * np.full(4, 0.5)),
+    (_log_vector, np.zeros(3), _W4[1:]),
+    (_sinc_by_norm, np.zeros(3), np.array([1.0, 0.0, 0.0])),
+    (_sinc_rows, np.array([0.3, -0.2, 0.5, 0.0, 0.0, 0.0]), None),
+], ids=["unit-shell", "below-eps", "norm-tip", "norm-tip-row"])
+def test_tolerance_shortcuts_and_cone_tips(mode, f, x, expected):
+    from tests import fd
+    if expected is None:
+        expected = fd.gradient(f, x)[0]
+        assert abs(expected[3] - 1.0) < 1e-6  # (the zero row's sinc: 1 in its first entry)
+    got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-9)
+
+
+def _slerp_weight(q1):  # (trimesh's quaternion_slerp: the shortcut holds for |q1 - q0| below ~3e-8)
+    q0 = np.full(4, 0.5)
+    q1 = q1 / np.linalg.norm(q1)
+    d = q0 @ q1
+    if abs(abs(d) - 1.0) < 4 * np.finfo(float).eps:
+        return _W4 @ q0
+    angle = np.arccos(d)
+    return _W4 @ ((np.sin(0.7 * angle) * q0 + np.sin(0.3 * angle) * q1) / np.sin(angle))
+
+
+def _rows_isclose(x):  # (rowan's exp: rows whose vector part's norm is within 1e-8 of 0 take 0)
+    V = x.reshape(2, 3)
+    n = np.linalg.norm(V, axis=-1)
+    zero = np.isclose(n, 0)
+    out = np.zeros_like(V)
+    out[~zero] = V[~zero] / n[~zero, None] * np.sin(n[~zero, None])
+    return float(np.sum(out * _W4[1:]))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("f, x", [(_slerp_weight, np.full(4, 0.5)),
+                                  (_rows_isclose, np.array([0.3, -0.2, 0.5, 0.0, 0.0, 0.0]))],
+                         ids=["slerp", "isclose-rows"])
+def test_shortcuts_wider_than_the_sides_refused(mode, f, x):
+    # (central differences 1e-5 away see the formula; the sides 1e-8 away sat inside the shortcut: 0 came out)
+    with pytest.raises(SpecialPoint):
+        gradient(f, x) if mode == "reverse" else jacfwd(f, x)
+
+
+def _hue_at_a_tie(x):  # (skimage's rgb2hsv: the channel formulas chosen by `arr[..., k] == arr.max(-1)`)
+    arr = np.array([x[0], x[1], 0.2]).reshape(1, 3)
+    v = arr.max(-1)
+    d = np.ptp(arr, axis=-1)
+    out = np.empty(1)
+    idx = arr[:, 0] == v
+    out[idx] = (arr[idx, 1] - arr[idx, 2]) / d[idx]
+    idx = arr[:, 1] == v
+    out[idx] = 2.0 + (arr[idx, 2] - arr[idx, 0]) / d[idx]
+    return out[0]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_formula_chosen_at_a_tie_of_arrays(mode):
+    # (reverse mode took max's even split inside the green formula, valid on one side: half the slope)
+    x = np.array([0.6, 0.6])
+    got = gradient(_hue_at_a_tie, x)[0] if mode == "reverse" else jacfwd(_hue_at_a_tie, x)
+    np.testing.assert_allclose(got, [-2.5, 2.5], rtol=1e-6)

@@ -21,7 +21,7 @@ from ..generic import conj
 
 from ..registry import HOT_REDUCE_OPTIONS, NoClosedForm, registry
 from ..cotangents import Refused
-from ..ties import MOVING_TIE, TiedApart, at_tip, note_tie, plain
+from ..ties import MOVING_TIE, TiedApart, at_tip, cone_tip, note_tie, plain
 from ..sparsity_specs import INDICES, Cumulative, Custom, Reduction
 from ._util import bind as _bind, is_dual, normalize_axis, unsupported, zeros
 from .ufuncs import inexact, match_primal
@@ -924,13 +924,29 @@ def _norm_gradient(y, x, ord, axis, keepdims):
     return _vector_norm_gradient(x, ye, ord, axes), axes
 
 
+def _zero_slices(y, x, ord, axis, keepdims):
+    """Where a vector norm's reduced slices of x are all zero (a cone's tip), broadcast against x; None for a
+    matrix norm or where none is."""
+    axes, matrix = _norm_axes(x, ord, axis)
+    if matrix or isinstance(x, ArrayLeaf) or isinstance(y, ArrayLeaf):  # (a dask array: never computed here)
+        return None
+    ye = plain(y) if keepdims else np.expand_dims(plain(y), axes)
+    at = np.asarray(ye) == 0
+    return np.broadcast_to(at, np.shape(x)) if at.any() else None
+
+
 def _norm_grad(dy, y, x, ord=None, axis=None, keepdims=False):
     g, axes = _norm_gradient(y, x, ord, axis, keepdims)
+    if type(x).__name__ != "Dual" and _zero_slices(y, x, ord, axis, keepdims) is not None:
+        note_tie("np.linalg.norm at a zero vector", None)  # (forward mode tells: `cone_tip`; a cotangent of 0
+        # reaching it too: `sin(n) v / max(n, tiny)`'s, whose derivative in v is not)
     return (dy if keepdims else np.expand_dims(dy, axes)) * g
 
 
 def _norm_jvp(t, y, x, ord=None, axis=None, keepdims=False):
     g, axes = _norm_gradient(y, x, ord, axis, keepdims)
+    if (at := _zero_slices(y, x, ord, axis, keepdims)) is not None:
+        cone_tip("np.linalg.norm", at, t)
     return np.sum(np.real(conj(g) * t), axis=axes, keepdims=keepdims)
 
 
