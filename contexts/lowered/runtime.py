@@ -1336,13 +1336,14 @@ def equality_guard2(a, b, op: str, close=None) -> None:
     if close is not None and _wide(close, b):
         return
     hits = SPECIAL_HITS.get()
-    arrays = not (_number(a) and _number(b))
+    arrays = op in ("==", "!=") and not (_number(a) and _number(b))
     if hits is None:
         if arrays:
             return
         raise _special(b, op)
-    hits.append((_where(), b, "≡" + op if arrays else op))  # (arrays: forward mode's answer is asked for;
-    # where it refuses, reverse mode's stands, as before they were noted: xarray's alignment checks)
+    hits.append((_where(), b, "≡" + op if arrays else op))  # (`==` of arrays: forward mode's answer is asked
+    # for; where it refuses, reverse mode's stands, as before they were noted: xarray's alignment checks. Not
+    # `np.allclose`/`array_equal`'s, refused with forward mode as before: a stale memo cache's key)
 
 
 def _float_arrays(a, b) -> bool:
