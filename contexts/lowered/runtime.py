@@ -2206,10 +2206,13 @@ _SPECIAL_FIX = ("differentiate at a point off the special value (`x + 1e-9`), or
 
 
 def _met_rates(frame) -> bool:
-    """Whether the test at frame's line met a nonzero rate before in this forward-mode run (`rounding_residue`
-    notes each visit's)."""
+    """Whether the ordering at frame's line closed in on its bound before in this forward-mode run, moving
+    (`closing_in` notes each visit): a nonzero rate met, and the last visit's gap a thousandth of the largest
+    or less -- an iteration's residual converging, not a loop over data whose earlier items moved (a list of
+    quaternions, one of them a unit one: judged)."""
     hist = current_run()
-    return hist is not None and hist.get((frame.f_code, frame.f_lineno, "=="), 0.0) > 0.0
+    t = None if hist is None else hist.get((frame.f_code, frame.f_lineno))
+    return t is not None and t.rate > 0.0 and t.gap <= _FELL * t.topgap
 
 
 def _judged(op: str) -> bool:

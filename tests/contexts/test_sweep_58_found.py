@@ -392,3 +392,21 @@ def test_formula_chosen_at_a_tie_of_arrays(mode):
     x = np.array([0.6, 0.6])
     got = gradient(_hue_at_a_tie, x)[0] if mode == "reverse" else jacfwd(_hue_at_a_tie, x)
     np.testing.assert_allclose(got, [-2.5, 2.5], rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_tolerance_shortcut_met_late_in_a_loop(mode):
+    # (the test's earlier visit moved, off its bound: a loop over data, not an iteration converging onto it)
+    def normalised(q):
+        if abs(1.0 - q @ q) < 1e-14:
+            return q
+        return q / np.sqrt(q @ q)
+
+    def f(x):
+        return float(sum(_W4 @ normalised(q) for q in (x[:4], x[4:])))
+
+    p, q = np.array([0.3, 0.1, 0.2, 0.4]), np.full(4, 0.5)
+    x = np.r_[p, q]
+    want = np.r_[(_W4 - (_W4 @ p) / (p @ p) * p) / np.linalg.norm(p), _W4 - (_W4 @ q) * q]
+    got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
