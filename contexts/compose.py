@@ -19,15 +19,18 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from .ad import gradient, pullback
-from .forward.api import (SIDES_TAKEN, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
+from .forward.api import (SIDES_TAKEN, along_axes, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
                           is_tree, jacfwd, jvp, of_values, random_direction, rebuilt_tree, reraise_located,
                           restorer, tree_leaves)
 from .forward.dual import Dual
-from .lowered.runtime import TIES_AT_SIDES, SidesTaken, SpecialPoint, special_case
-from .rules.ties import TieError
+from .lowered.runtime import TIES_AT_SIDES, SidesTaken, SpecialPoint, StairJump, special_case
+from .rules.ties import KINK_MARK, TieError
 from .rules.leaves import container_of
 
 __all__ = ["hessian", "hvp", "jacobian"]
+
+
+_NOTED = ("?", "\u2261", KINK_MARK)  # (hits only noted: a tie, arrays compared equal, a kink; kept where unchecked)
 
 
 def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
@@ -50,7 +53,7 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
                 isinstance(a, np.ndarray) and a.dtype.kind in "biu"):
             directions.append(None)
         else:
-            if all(op[:1] in ("?", "\u2261") for _, _, op in hits):
+            if all(op[:1] in _NOTED for _, _, op in hits):
                 return
             raise _unchecked(hits, f"an argument of type {type(a).__name__}")
 
@@ -66,9 +69,13 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
             return None  # (orderings noted for their closeness alone, moving there: reverse mode's answer, the
             # derivative of the piece the point is on, stands -- a point 1e-12 from a kink; arrays compared
             # equal, noted for forward mode's answer where it gives one: reverse mode's, as before)
+        if isinstance(e, StairJump) and not hasattr(e, "judged") and all(op[:1] == KINK_MARK for _, _, op in hits):
+            # (kinks forward mode would judge from the two sides, inside another derivative's judging, where it
+            # does not: reverse mode's entry takes the two sides' mean -- a Hessian's gradient at a tie)
+            raise SidesTaken(f"{e.what} (judged from its two sides)", where=e.where, fix=e.fix) from None
         raise
     except Exception as e:
-        if all(op[:1] in ("?", "\u2261") for _, _, op in hits):  # (ties only noted, as before: kept where unchecked)
+        if all(op[:1] in _NOTED for _, _, op in hits):  # (ties only noted, as before: kept where unchecked)
             return
         raise _unchecked(hits, f"forward mode: {type(e).__name__}") from e
     if SIDES_TAKEN[0] != taken:  # (a step's jump or a kink forward mode judged from the two sides: continuous)
@@ -107,6 +114,8 @@ def same_as_forward(checked, grads, args, hits) -> None:
         reach = float(sum(abs(t) for t in terms)) + abs(ahead)
     except (TypeError, ValueError):
         return
+    if not (np.isfinite(own) and np.isfinite(ahead)):
+        return  # (a NaN of a singular slope times a zero: `nan_by_forward`'s, after; sqrt of a self-distance)
     if not close_derivatives(np.array([own]), np.array([ahead]), reach):
         where = next((h[0] for h in hits if h[2][:1] != "?"), hits[0][0])
         raise SidesTaken(
@@ -145,7 +154,26 @@ def mean_of_sides(run: Callable, args: tuple):
             TIES_AT_SIDES.reset(token)
         if means[0] is None or size < 2:  # (one input: its two sides are the only ones)
             return means[0]
-    return means[0] if _same_tree(*means) else False
+    if not _same_tree(*means):
+        return False
+    # (few inputs, each a float or a float array, the others not differentiated: checked along each axis too)
+    at = [i for i, a in enumerate(args) if isinstance(a, (float, np.floating)) or isinstance(a, np.ndarray)
+          and a.dtype.kind == "f"]
+    if all(i in at or a is None or isinstance(a, (int, str, bytes)) for i, a in enumerate(args)):
+
+        def sides(unit):
+            directions = [None] * len(args)
+            for i, u in zip(at, unit):
+                directions[i] = u
+            h = side_step(tuple(args), tuple(directions))
+            token = TIES_AT_SIDES.set(True)
+            try:
+                return mean_tree(*(run(moved(tuple(args), tuple(directions), s * h)) for s in (1, -1)))
+            finally:
+                TIES_AT_SIDES.reset(token)
+        if not along_axes(means[0], tuple(args[i] for i in at), sides):
+            return False
+    return means[0]
 
 
 def _same_tree(a, b) -> bool:

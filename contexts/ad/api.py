@@ -14,9 +14,10 @@ from overdub import Context
 from overdub.passes import context_stack as _stack, depth as _depth
 from overdub.errors import OverdubError
 
-from ..lowered.runtime import (SidesTaken, CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as _SPECIAL_HITS, Hits as _Hits,
+from ..lowered.runtime import (SidesTaken, TIES_AT_SIDES as _TIES_AT_SIDES, CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as _SPECIAL_HITS, Hits as _Hits,
                               SpecialPoint, special_case)
 from ..rules.frames import entry_error
+from ..rules.ties import KINK_MARK as _KINK_MARK
 from ..rules.watch import JUMP_WATCH as _JUMP_WATCH
 from ..rules import leaves as _leaf_types
 from ..rules.leaves import ArrayLeaf, Scalar, as_array, as_float, container_of, in_kind, kind_of, np_dtype
@@ -205,9 +206,17 @@ def _fresh_recording() -> None:
 
 def _check_special(f, args, kwargs, hits) -> None:
     """Equality tests the recording found equal (`lowered.runtime.equality_guard`): forward mode tells
-    whether the compared values move (`CHECK_SPECIAL`, from `contexts.compose`); refused if it cannot."""
+    whether the compared values move (`CHECK_SPECIAL`, from `contexts.compose`); refused if it cannot.
+    Kinks met at their ties (`rules.ties.note_kink`) are forward mode's to tell too, as ties are (kept where
+    it cannot run): it counts those its values meet moving and judges two from the two sides of the point
+    (a kink inside another's result: `abs(np.minimum(w, 0))` at 0), where reverse mode's pass cannot count
+    them (a zero cotangent, abs's at 0, skips the rules below it). Not in the sides' own runs."""
+    if _TIES_AT_SIDES.get() and any(h[2][:1] == _KINK_MARK for h in hits):
+        hits = [h for h in hits if h[2][:1] != _KINK_MARK]
+        if not hits:
+            return None
     if not _CHECK_SPECIAL:
-        hard = [h for h in hits if h[2][:1] not in ("?", "\u2261")]
+        hard = [h for h in hits if h[2][:1] not in ("?", "\u2261", _KINK_MARK)]
         if hard:
             where, other, op = hard[0]
             raise SpecialPoint(special_case(other, op), where=where)

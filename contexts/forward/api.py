@@ -562,13 +562,16 @@ def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump
             elif _differences_differ(f, inputs, directions, near, plain):
                 why = ("its derivative on the two sides is not the central difference of its values 1e-5 away "
                        "(a special case holding on a region thinner than that)")
-            elif here is not None and _close(here, near, reach):  # (a step inside a continuous function)
+            elif here is not None and (_close(here, near, reach) or _drifting(near, far, farther, reach)
+                                       and _close(here, 2 * near - far, reach)):  # (a step inside a continuous
+                # function; its sides' mean drifting with their distance as curves on both sides make it)
                 if type(jump) is SpecialCase:  # (the special case's own derivative is the function's: reverse
                     OWN_STOOD[0] += 1          # mode's pass through it is right too)
                 else:
                     SIDES_TAKEN[0] += 1
                 return at
-            elif _close(near, far, reach) and _close(far, farther, reach):  # (a kink: its sides' mean)
+            elif _close(near, far, reach) and _close(far, farther, reach) or _drifting(near, far, farther, reach):
+                # (a kink: its sides' mean)
                 out = _mean_derivative(api, at, *_side_answers(api, f, args, kwargs, inputs, directions))
                 if out is not None and _one_way(api, f, args, kwargs, inputs, out):
                     SIDES_TAKEN[0] += 1
@@ -714,8 +717,57 @@ def _one_way(api: Callable, f: Callable, args: tuple, kwargs: dict, inputs: tupl
     if again is None:
         return False
     a, b = _flat(out[1]), _flat(again[1])
-    return a is not None and b is not None and a.shape == b.shape and _close(
-        a, b, float(np.max(np.abs(np.concatenate([a, b])), initial=0.0)))
+    if not (a is not None and b is not None and a.shape == b.shape and _close(
+            a, b, float(np.max(np.abs(np.concatenate([a, b])), initial=0.0)))):
+        return False
+
+    def sides(unit):
+        mean = _mean_derivative(api, out, *_side_answers(api, f, args, kwargs, inputs, unit))
+        return None if mean is None else mean[1]
+    return along_axes(out[1], inputs, sides)
+
+
+_AXES_CHECKED = 8  # (inputs of at most this many numbers: a mean also checked along each axis, `along_axes`)
+
+
+def along_axes(mean, inputs: tuple, sides: Callable) -> bool:
+    """A mean of the two sides' answers (`mean`: a gradient or a Jacobian, a tree of floats) taken along
+    random directions, checked along each axis where the inputs (floats and float arrays) are at most
+    `_AXES_CHECKED` numbers: `sides(directions)` gives the mean along the unit vector of one input entry,
+    whose derivative in that entry (its column) must be `mean`'s. Two random directions can meet the same
+    pieces of a function of kinks with no derivative (`np.minimum(clip(w + 1, 0, 1) ** 4, abs(w + 1 + v))` at
+    0: [2, 0] from both, the partial in v being 0.5 from its sides); the axes' central limits are the
+    partials. True where it holds or is not checked (an axis whose sides are refused: the other inputs stay
+    at the point, `a == 0` of skewnorm's shape met again)."""
+    sizes = [np.size(x) for x in inputs]
+    n = sum(sizes)
+    if n > _AXES_CHECKED or not all(isinstance(x, (float, np.floating)) or isinstance(x, np.ndarray)
+                                    and x.dtype.kind == "f" for x in inputs):
+        return True
+    flat = _flat(mean)
+    if flat is None or flat.size % n:
+        return True
+    own = flat.reshape(-1, n)
+    k = 0
+    for j, x in enumerate(inputs):
+        for e in range(sizes[j]):
+            unit = [np.zeros(np.shape(v)) if np.ndim(v) else 0.0 for v in inputs]
+            if np.ndim(x):
+                unit[j].flat[e] = 1.0
+            else:
+                unit[j] = 1.0
+            try:
+                again = _flat(sides(tuple(unit)))
+            except OverdubError:  # (along one axis the others stay put: at a special point of theirs, unchecked)
+                k += 1
+                continue
+            if again is None or again.size != flat.size:
+                return False
+            column, theirs = own[:, k], again.reshape(-1, n)[:, k]  # (the scale: every entry's, rounding at 0)
+            if not _close(column, theirs, float(np.max(np.abs(np.concatenate([flat, again])), initial=0.0))):
+                return False
+            k += 1
+    return True
 
 
 def _close_values(value, middle, gap) -> bool:
@@ -842,6 +894,16 @@ def _flat(v):
         return np.concatenate([np.ravel(np.asarray(u, dtype=float)) for u in tree_leaves(v)])
     except (TypeError, ValueError):
         return None
+
+
+def _drifting(near, far, farther, reach: float) -> bool:
+    """The means of the two sides' derivatives at distances h, 2h, 4h (`_sides`) move in proportion to the
+    distance, as curves on both sides of a kink make them (`(np.clip(w, 0, 1) - (abs(w) - w)) ** 2` at 0: w**2
+    on one side, 4 w**2 on the other, means -3h, -6h, -12h), where their slopes at the point are all small
+    beside that drift (the relative closeness `_close` asks for is then out of reach)."""
+    with np.errstate(all="ignore"):
+        step = far - near
+        return bool(np.all(np.isfinite(step))) and _close(farther - far, 2 * step, reach)
 
 
 def _close(a, b, reach: float) -> bool:

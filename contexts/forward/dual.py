@@ -362,6 +362,7 @@ def own_operators_refused(cls):
 
 
 from ..rules.generic import add as _sum  # noqa: E402  (None is the zero tangent)
+from ..rules.ties import kink_tie  # noqa: E402
 from ..rules.operator import KINK, mul_da, mul_db, pow_dx, truediv_da, truediv_db  # noqa: E402  (declared once)
 
 
@@ -555,10 +556,13 @@ def d_abs(a):
     y = Dual(abs(a.primal), a.tangent * _sign(a.primal), a.tag)  # sign broadcasts over a chunk axis
     if (type(a.primal) is float or type(a.primal) is np.float64) and a.primal == 0.0:  # (`rules.operator.KINK`;
         # a chunk of directions: the largest)
-        speed = abs(a.tangent) if type(a.tangent) is float else (
+        speed = abs(float(a.tangent)) if type(a.tangent) in (float, np.float64) else (
             float(np.max(np.abs(a.tangent))) if type(a.tangent) is np.ndarray and a.tangent.size else 0.0)
         if speed:
             KINK[0], KINK[1], KINK[2] = y, speed, max(KINK[2], speed)
+            kink_tie("abs", a.primal, 0.0, a.tangent, None)
+    elif type(a.primal) is np.ndarray and a.primal.dtype.kind == "f" and not a.primal.all():  # (an entry at 0)
+        kink_tie("np.absolute", a.primal, 0.0, a.tangent, None)
     return y
 
 

@@ -682,7 +682,7 @@ class SidesTaken(StairJump):
     other reverse-mode entry points refuse."""
 
 
-from ..rules.ties import CONE_TIP, MOVING_TIE, SPECIAL_HITS, _differ, lex_keys, lex_parting, lex_tied, parting_unsorted, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
+from ..rules.ties import CONE_TIP, KINK_MARK, KINK_TIE, MOVING_TIE, SPECIAL_HITS, _differ, lex_keys, lex_parting, lex_tied, parting_unsorted, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
 
 CHECK_SPECIAL: list = []
 """[check(f, args, kwargs, hits)]: set by `contexts.compose` (above both modes): runs f by forward mode
@@ -1839,6 +1839,8 @@ def special_case(other, op: str) -> str:
         op = "~" + op[1:]
     if op[:1] == "≡":  # (arrays compared equal: `equality_guard2`'s)
         op = op[1:]
+    if op[:1] == KINK_MARK:  # (`rules.ties.note_kink`)
+        return f"{op[2:]} exactly at its kink"
     if op.startswith("tie in "):
         return (f"equal entries inside {op[7:]}, read with different weights after it: the reordering "
                 f"has no derivative there unless the tied entries are one quantity's copies")
@@ -2100,6 +2102,41 @@ def _cone_tip(name: str) -> None:
 
 
 CONE_TIP.append(_cone_tip)
+
+_KINKS = "kinks"  # (a `Run`'s key: where its first kink at a tie was met)
+
+
+def _kink_tie(name: str, a, b, ta, tb) -> None:
+    """`rules.ties.kink_tie`'s: the first kink of a forward-mode run met exactly at its tie where the two
+    sides' tangents part is noted; a second is a `SpecialCase`, judged from the two sides of the point
+    (whether it sits inside the first's result, which would make the rules' two conventions a wrong product,
+    a run cannot see). Not in a side's run, the rerun that judges, or a rule sampling the function."""
+    if STAIRS_JUDGED.get() or TIES_AT_SIDES.get() or JUMP_WATCH.get() is not None:
+        return
+    try:
+        with np.errstate(invalid="ignore"):
+            tied = np.asarray(plain(a)) == np.asarray(plain(b))
+            if not np.any(tied):
+                return
+            ta = np.asarray(0.0 if ta is None else plain(ta), dtype=float)
+            tb = np.asarray(0.0 if tb is None else plain(tb), dtype=float)
+            if not np.any(tied & _differ(ta, tb)):  # (a chunk's directions lead)
+                return
+    except (TypeError, ValueError):
+        pass  # (values or tangents numpy cannot compare: taken as moving)
+    run = current_run()
+    if run is None:
+        return
+    first = run.get(_KINKS)
+    if first is None:
+        run[_KINKS] = f"{name} at {_where()}"
+        return
+    raise SpecialCase(f"{name} exactly at its kink in a run that met another kink at its tie ({first}): each "
+                      "rule's convention there (the mean of its two slopes) is the derivative of one kink, not of "
+                      "a kink inside another's result", where=_where(), fix=_SPECIAL_FIX)
+
+
+KINK_TIE.append(_kink_tie)
 
 
 def _stair_jump():

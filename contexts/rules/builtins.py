@@ -37,7 +37,7 @@ from .generic import conj, fit, project
 from .operator import floor_quotient, abs_adjoint, abs_frule, pow_adjoint, pow_frule
 from .registry import NoRuleError, dispatches_on_numbers, registry
 from .sparsity_specs import CONCRETE, LINEAR, NONLINEAR, Custom
-from .ties import TiedApart, note_tie, parting_items
+from .ties import TiedApart, kink_tie, note_kink, note_tie, parting_items
 
 __all__: list[str] = []
 
@@ -93,6 +93,7 @@ def _extremum_rrule(select, args, kwargs):
             return (out,)
         tied = _ties(items, i, kwargs)
         if len(tied) > 1 and dy is not None:
+            note_kink(select.__name__)
             share = dy / len(tied)
             cotangents = [share if j in tied else None for j in range(n)]
         else:
@@ -121,6 +122,9 @@ def _extremum_frule(select, tangents, args, kwargs):
     tied = _ties(items, i, kwargs)
     if len(tied) > 1:
         known = [ts[j] for j in tied if ts[j] is not None]
+        if known and len({id(items[j]) for j in tied}) > 1:  # (one quantity's copies move together)
+            for j in tied[1:]:
+                kink_tie(select.__name__, items[tied[0]], items[j], ts[tied[0]], ts[j])
         return y, (sum(known) / len(tied) if known else None)
     return y, (None if i is None else ts[i])
 

@@ -28,7 +28,7 @@ from . import generic as g
 from .generic import fit, plain
 from .operator import pow_dn, pow_dx
 from .registry import registry
-from .ties import at_tip
+from .ties import at_tip, cone_tip, kink_tie, note_kink, note_tie, told
 from .sparsity_specs import CONCRETE, DENSE, NONLINEAR, Custom, elementwise_spec
 
 __all__ = ["NONDIFFERENTIABLE", "register_elementwise"]
@@ -146,6 +146,8 @@ def radians_partial(y, x):
 
 
 def fabs_partial(y, x):
+    if x == 0:  # (reverse mode's kink at its tie: `ties.note_kink`; forward mode's is `_fabs_told`'s)
+        note_kink("math.fabs")
     return g.sign(x)
 
 
@@ -415,6 +417,15 @@ if hasattr(math, "fma"):  # (3.13)
     _product_error(registry.get(math.fma))
 
 
+def _fabs_told(values, tangents) -> None:
+    """math.fabs's kink at 0 told to `ties.kink_tie` where the tangent moves it (`ties.told`)."""
+    if values and plain(values[0]) == 0 and tangents and tangents[0] is not None:
+        kink_tie("math.fabs", values[0], 0.0, tangents[0], None)
+
+
+told(registry.get(math.fabs), _fabs_told)
+
+
 # -- several arguments, tuples out ---------------------------------------------------------------
 
 def hypot_adjoint(dy, y, *xs):
@@ -422,6 +433,8 @@ def hypot_adjoint(dy, y, *xs):
     if dy is None or plain(y) == 0:
         for x in xs:  # (a cone's tip under an outer derivative)
             at_tip(x)
+        if dy is not None and len(xs) > 1 and not any(type(x).__name__ == "Dual" for x in xs):
+            note_tie("math.hypot at the origin", None)  # (forward mode tells: `cone_tip`, as a norm's)
         return (None,) * len(xs)
     return tuple(fit(dy * x / y, x) for x in xs)
 
@@ -431,6 +444,11 @@ def hypot_tangent(tangents, y, xs):
     if plain(y) == 0:
         for x in xs:  # (`hypot_adjoint`)
             at_tip(x)
+        if len(xs) > 1:  # (a cone's tip, as a norm's: judged from the two sides where it moves off it)
+            for t in tangents:
+                cone_tip("math.hypot", True, t)
+        elif tangents and tangents[0] is not None:  # (hypot(x) is |x|: a kink)
+            kink_tie("math.hypot", xs[0], 0.0, tangents[0], None)
         return None
     dy = None
     for x, t in zip(xs, tangents):

@@ -31,6 +31,7 @@ from .cotangents import Refused, acc
 from .generic import conj, dropped_nan_zero, fit, is_dual, plain, project, sign
 from .leaves import ArrayLeaf
 from .registry import NoRuleError, dispatches_on_numbers, registry
+from .ties import kink_tie, note_kink
 
 __all__ = ["NOT_NUMERIC", "DERIVATIVES", "pow_dx", "pow_dn", "floor_quotient"]
 
@@ -442,7 +443,11 @@ def abs_adjoint(dy, y, x):
     if dy is None:
         return (None,)
     if type(x) is float:
+        if x == 0.0:
+            note_kink("abs")
         return (dy * ((x > 0) - (x < 0)),)
+    if type(x) is np.float64 and x == 0.0:
+        note_kink("abs")
     return (fit(project(dy, y) * sign(x), x),)
 
 
@@ -463,6 +468,7 @@ def abs_frule(tangents, x):
             float(np.max(np.abs(t))) if type(t) is np.ndarray and t.dtype.kind == "f" and t.size else 0.0)
         if speed:
             KINK[0], KINK[1], KINK[2] = y, speed, max(KINK[2], speed)
+            kink_tie("abs", x, 0.0, t, None)
     return y, project(conj(s) * t, y) if not generic.is_real(x) else t * s
 
 

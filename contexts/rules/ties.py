@@ -26,7 +26,8 @@ import numpy as np
 
 from .registry import NoDerivative
 
-__all__ = ["SPECIAL_HITS", "TieError", "TiedApart", "even_ends", "note_tie", "parting", "parting_items", "plain"]
+__all__ = ["SPECIAL_HITS", "TieError", "TiedApart", "even_ends", "kink_tie", "note_kink", "note_tie", "parting",
+           "parting_items", "plain"]
 
 SPECIAL_HITS: contextvars.ContextVar = contextvars.ContextVar("overdub_special_hits", default=None)
 """Reverse mode's equality tests found equal during a recording pass (`lowered.runtime.equality_guard`),
@@ -119,6 +120,49 @@ def cone_tip(name: str, at, t) -> None:
         moving = True
     if moving:
         CONE_TIP[0](name)
+
+
+KINK_TIE: list = []
+"""[kink_tie(name, a, b, ta, tb)]: set by `lowered.runtime` (above the rules), which counts the kinks a
+forward-mode run meets exactly at their ties and has the entry point judge a run that meets two."""
+
+KINK_MARK = "\u2220"
+"""The first character of a reverse-mode note of a kink met at its tie (`note_kink`): `contexts.ad.api`
+judges a pass that met two from the two sides of the point."""
+
+
+def kink_tie(name: str, a, b, ta, tb) -> None:
+    """Forward mode, a kink met exactly at its tie (abs at 0, `np.maximum`'s or max's tied arguments, a clip at
+    its bound, a tie of np.max's entries; a, b: the two values meeting, ta, tb their tangents, None for a
+    constant) where the two sides' tangents part. Each rule's convention there, the mean of its two slopes,
+    is the derivative of a function with one kink, or with kinks side by side; not of a kink inside another
+    (`abs(np.minimum(w, 0))` at 0 gave 0 where the sides' slopes are -1 and 0; `abs(w - max(w, 0)) -
+    max(w, 0)`, which is -w, gave -0.5 for -1). The second such kink of a run is judged from the two sides
+    of the point (`lowered.runtime`)."""
+    if KINK_TIE and (ta is not None or tb is not None):
+        KINK_TIE[0](name, a, b, ta, tb)
+
+
+def told(rule, tell) -> None:
+    """rule's frule calling `tell(values, tangents)` first (a kink or a cone's tip told to `kink_tie` or
+    `cone_tip`); forward mode's chunks, which take the rule's partials without its frule, call it as
+    `rule.meta["told"]` (`forward.arrays.apply_frule`)."""
+    frule = rule.frule
+
+    def told_frule(tangents, *values, **kwargs):
+        tell(values, tangents)
+        return frule(tangents, *values, **kwargs)
+    told_frule.__name__ = told_frule.__qualname__ = frule.__name__
+    rule.frule = told_frule
+    rule.meta["told"] = tell
+
+
+def note_kink(name: str, depth: int = 1) -> None:
+    """Reverse mode, a kink's adjoint at its tie (`kink_tie`'s): noted; a pass that met two is judged from
+    the two sides of the point (`contexts.ad.api`), as reverse mode cannot see which of them nest."""
+    hits = SPECIAL_HITS.get()
+    if hits is not None:
+        hits.append((TiedApart(name, depth + 1).where, None, f"{KINK_MARK} {name}"))
 
 
 def _differ(p, q):

@@ -21,7 +21,7 @@ from ..generic import conj
 
 from ..registry import HOT_REDUCE_OPTIONS, NoClosedForm, registry
 from ..cotangents import Refused
-from ..ties import MOVING_TIE, TiedApart, at_tip, cone_tip, note_tie, plain
+from ..ties import MOVING_TIE, TiedApart, at_tip, cone_tip, kink_tie, note_kink, note_tie, plain
 from ..sparsity_specs import INDICES, Cumulative, Custom, Reduction
 from ._util import bind as _bind, is_dual, normalize_axis, unsupported, zeros
 from .ufuncs import inexact, match_primal
@@ -285,14 +285,28 @@ def _extremum_grad(dy, y, x, axis=None, keepdims=False, where=True, initial=_NoV
     if plain and type(y) is _f8 and y == y and (type(dy) is float or type(dy) is _f8) and x.dtype.kind == "f":
         hit = x == y  # the hot case, a real array's extremum: dy shared by its k occurrences
         out = np.zeros(x.shape, x.dtype)
-        out[hit] = dy / int(np.count_nonzero(hit))
+        k = int(np.count_nonzero(hit))
+        if k > 1:  # (a tie: a kink, `ties.note_kink`)
+            note_kink("np.max or np.min")
+        out[hit] = dy / k
         return out
-    return _mask(_expand(dy, x.ndim, axis, keepdims) * _extremum_weights(y, x, axis, keepdims, plain), where)
+    w = _extremum_weights(y, x, axis, keepdims, plain)
+    if _split(w, x):
+        note_kink("np.max or np.min")
+    return _mask(_expand(dy, x.ndim, axis, keepdims) * w, where)
+
+
+def _split(w, x) -> bool:
+    """Whether extremum weights w (`_extremum_weights`) split a slice's among tied entries (a kink)."""
+    return w.dtype.kind == "f" and not isinstance(x, ArrayLeaf) and bool(np.any((w > 0) & (w < 1)))
 
 
 def _extremum_jvp(t, y, x, axis=None, keepdims=False, where=True, initial=_NoValue, **_):
     plain = initial is _NoValue and _given(where, True) is True
     w = _mask(_extremum_weights(y, x, axis, keepdims, plain), where)
+    if _split(np.asarray(w), x):  # (a tie of entries: a kink, taken as moving -- `ties.kink_tie`)
+        tied = (w > 0) & (w < 1)
+        kink_tie("np.max or np.min", np.where(tied, 0.0, 1.0), 0.0, np.where(tied, 1.0, 0.0), None)
     return np.sum(t * w, axis=axis, keepdims=_given(keepdims, False))
 
 
@@ -366,7 +380,10 @@ def _extremum_hot(dy, y, x, axis=None, keepdims=False):
         if type(y) is _f8 and y == y and (type(dy) is float or type(dy) is _f8):
             hit = x == y
             out = np.zeros(x.shape, _F8D)
-            out[hit] = dy / int(_count_nonzero(hit))
+            k = int(_count_nonzero(hit))
+            if k > 1:  # (a tie: a kink, `ties.note_kink`)
+                note_kink("np.max or np.min")
+            out[hit] = dy / k
             return out
         return None
     if type(dy) is not _ndarray or dy.dtype is not _F8D or type(y) is not _ndarray:
@@ -381,6 +398,7 @@ def _extremum_hot(dy, y, x, axis=None, keepdims=False):
     hit = x == y
     if _count_nonzero(hit) == y.size:
         return hit * dy  # one extremum per slice: no ties
+    note_kink("np.max or np.min")
     return hit * (dy / np.add.reduce(hit, axis, None, None, True))
 
 

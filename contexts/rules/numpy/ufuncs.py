@@ -26,7 +26,7 @@ from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left
 from ..generic import dropped_nan_zero
 from ..operator import pow_dx
 from ..registry import NoClosedForm, registry
-from ..ties import at_tip
+from ..ties import at_tip, cone_tip, kink_tie, note_kink, note_tie, plain, told
 from ..sparsity_specs import LINEAR, NONDIFF, STRUCTURAL, Custom, Elementwise
 from ._util import match_primal as _match_primal
 
@@ -415,6 +415,7 @@ ufunc_rule(np.arctan2, lambda y, a, b: _safe_div(b, a * a + b * b),
 ufunc_rule(np.hypot, lambda y, a, b: _safe_div(a, y), lambda y, a, b: _safe_div(b, y), name="hypot")
 
 
+
 def _dsinc(y, x):
     """d sinc(x)/dx = (cos(pi x) - sinc(x)) / x; near 0 (|x| < 1e-3, where the difference cancels) its series
     -(pi^2 / 3) x + (pi^4 / 30) x^3: 0 at 0, with the slope of the second derivative (a constant 0 gave
@@ -439,7 +440,7 @@ def _tie_weight(y, mine, other):
     return w.astype(dtype, copy=False) if dtype.kind in "fc" else w
 
 
-def _extremum_adjoint(generic: Callable) -> Callable:
+def _extremum_adjoint(generic: Callable, name: str) -> Callable:
     """maximum/minimum/fmax/fmin's adjoint: `_tie_weight` for both operands from two comparisons, the
     halves only where some element ties (ReLU's `np.maximum(a, 0.0)` was 40x its primal through the
     partials, two nested `np.where`s each); options (`where=`, `out`) go to the generic adjoint."""
@@ -449,11 +450,27 @@ def _extremum_adjoint(generic: Callable) -> Callable:
         hit_a, hit_b = np.equal(a, y), np.equal(b, y)  # NaN equals nothing: no cotangent where y is NaN
         tie = np.logical_and(hit_a, hit_b)
         if isinstance(tie, ArrayLeaf) or tie.any():  # (a dask array's: no branch on its values)
+            if not isinstance(tie, ArrayLeaf):
+                note_kink(f"np.{name}")
             half = 0.5 * tie
             hit_a, hit_b = hit_a - half, hit_b - half
         return (match_primal(_weighted(dy, hit_a), a) if inexact(a) else None,
                 match_primal(_weighted(dy, hit_b), b) if inexact(b) else None)
     return adjoint
+
+
+def _tie_told(name: str) -> Callable:
+    """maximum/minimum/fmax/fmin's `ties.told`: a tie whose tangents part told to `ties.kink_tie` (a kink inside
+    another's result is judged from the two sides)."""
+    def tie_told(values, tangents):
+        a, b = (tuple(values) + (None, None))[:2]
+        ta, tb = (tuple(tangents) + (None, None))[:2]
+        if (ta is not None or tb is not None) and not isinstance(a, ArrayLeaf) and not isinstance(b, ArrayLeaf):
+            with np.errstate(invalid="ignore"):
+                tied = np.equal(plain(a), plain(b))
+            if np.any(tied):
+                kink_tie(f"np.{name}", a, b, ta, tb)
+    return tie_told
 
 
 def _weighted(dy, w):
@@ -477,6 +494,7 @@ def _extremum_one(dy, y, a, b, i):
     hit = np.equal(mine, y)
     tie = np.equal(mine, other)
     if tie.any():
+        note_kink("np.maximum or np.minimum")
         return _weighted(dy, hit - 0.5 * tie)
     return _weighted(dy, hit)
 
@@ -484,8 +502,35 @@ def _extremum_one(dy, y, a, b, i):
 for _fn in (np.maximum, np.minimum, np.fmax, np.fmin):
     ufunc_rule(_fn, lambda y, a, b: _tie_weight(y, a, b), lambda y, a, b: _tie_weight(y, b, a),
                name=_fn.__name__)
-    registry.set(_fn, adjoint=_extremum_adjoint(registry.rules[_fn].adjoint), hot_one=_extremum_one)
+    registry.set(_fn, adjoint=_extremum_adjoint(registry.rules[_fn].adjoint, _fn.__name__), hot_one=_extremum_one)
+    told(registry.rules[_fn], _tie_told(_fn.__name__))
+
     registry.rules[_fn].adjoint.__name__ = f"{_fn.__name__}_adjoint"
+
+
+def _origin_told(rule) -> None:
+    """np.hypot's rules with its origin told as a norm's zero vector is (`ties.cone_tip`: judged from the
+    two sides where it moves off it; reverse mode notes it for forward mode to tell)."""
+    adjoint = rule.adjoint
+
+    def hypot_adjoint(dy, y, a, b, *rest, **kwargs):
+        if dy is not None and not isinstance(y, ArrayLeaf) and type(y).__name__ != "Dual" and not np.all(y):
+            note_tie("np.hypot at the origin", None)
+        return adjoint(dy, y, a, b, *rest, **kwargs)
+
+    def origin_told(values, tangents):
+        a, b = (tuple(values) + (None, None))[:2]
+        if isinstance(a, ArrayLeaf) or isinstance(b, ArrayLeaf):
+            return
+        at = (np.asarray(plain(a)) == 0) & (np.asarray(plain(b)) == 0)
+        if np.any(at):
+            for t in tuple(tangents)[:2]:
+                cone_tip("np.hypot", at, t)
+    rule.adjoint = hypot_adjoint
+    told(rule, origin_told)
+
+
+_origin_told(registry.get(np.hypot))
 
 # -- absolute value and the real-valued functions of a complex argument -------------------------------
 
@@ -495,7 +540,12 @@ def _absolute():
     def absolute_adjoint(dy, y, x, *rest, **kwargs):
         if dy is None or not inexact(x):
             return (None,) * (1 + len(rest))
-        g = dy * _safe_div(x, y) if np.iscomplexobj(x) else dropped_nan_zero(dy * np.sign(x), dy, y)
+        if np.iscomplexobj(x):
+            g = dy * _safe_div(x, y)
+        else:
+            if not isinstance(x, ArrayLeaf) and not np.all(x):  # (an entry at abs's kink: `ties.note_kink`)
+                note_kink("np.absolute")
+            g = dropped_nan_zero(dy * np.sign(x), dy, y)
         # (a NaN padding no later value shows: 0 where its cotangent is 0, as the elementwise rules' — pandas'
         # `shift(1)` under ta's ATR gave NaN, through a view of the array)
         return (match_primal(_masked(g, kwargs.get("where", True)), x),) + (None,) * len(rest)
@@ -505,7 +555,12 @@ def _absolute():
         t = tangents[0]
         if t is None:
             return y, None
-        dy = np.real(np.conj(x) * t) / np.where(y == 0, 1, y) if np.iscomplexobj(x) else t * np.sign(x)
+        if np.iscomplexobj(x):
+            dy = np.real(np.conj(x) * t) / np.where(y == 0, 1, y)
+        else:
+            if not isinstance(x, ArrayLeaf) and not np.all(plain(x)):  # (an entry at abs's kink)
+                kink_tie("np.absolute", x, 0.0, t, None)
+            dy = t * np.sign(x)
         return y, _masked(dy, kwargs.get("where", True))
     return absolute_adjoint, absolute_frule
 
@@ -587,6 +642,8 @@ def _clip():
         a = args[0]
         lo, hi = _clip_bounds(args, kwargs)
         ma, mlo, mhi = _clip_masks(a, lo, hi)
+        if np.any(ma[1]):  # (a tie with a bound: a kink, `ties.note_kink`)
+            note_kink("np.clip")
         cts = [match_primal(_share(dy, *ma), a) if inexact(a) else None]
         if n > 1:
             cts.append(match_primal(_share(dy, *mlo), lo) if inexact(lo) else None)
@@ -607,6 +664,10 @@ def _clip():
         tlo = tangents[1] if len(tangents) > 1 and tangents[1] is not None else 0.0
         thi = tangents[2] if len(tangents) > 2 and tangents[2] is not None else 0.0
         ma, mlo, mhi = _clip_masks(a, lo, hi)
+        if np.any(mlo[1]):  # (a tie with a bound whose tangents part: `ties.kink_tie`)
+            kink_tie("np.clip", np.where(mlo[1], 0.0, 1.0), 0.0, np.where(mlo[1], ta - tlo, 0.0), None)
+        if np.any(mhi[1]):
+            kink_tie("np.clip", np.where(mhi[1], 0.0, 1.0), 0.0, np.where(mhi[1], ta - thi, 0.0), None)
         dy = _share(ta, *ma) + _share(tlo, *mlo) + _share(thi, *mhi)
         return y, _fit(dy.astype(np.result_type(y), copy=False) if np.result_type(y).kind == "f" else dy, y)
     return clip_adjoint, clip_frule
