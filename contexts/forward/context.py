@@ -421,7 +421,8 @@ class ForwardContext(overdub.Context):
                     owner := generated_init_owner(fn.__func__, fn.__self__)) is not None:
                 return self.recurse(dataclass_init_as, owner, fn.__self__, *args, **kwargs)  # (see primitive)
             tag = top_tag(args) if args else None
-            if tag is None and (fn is max or fn is min) and len(args) == 1 and type(args[0]) in (list, tuple):
+            if tag is None and (fn is max or fn is min) and len(args) == 1 and not kwargs and type(args[0]) in (
+                    list, tuple) and not site.filename.startswith(_RULES_DIR):
                 tag = top_tag(args[0])  # (`max([x, -1.0])`: the rule's, whose ties are judged; run natively, the
                 # duals' own comparisons refused a tie the lowered form's run answered)
             if tag is not None and JUMP_WATCH.get() is not None:  # (a rule sampling the function: quad's)

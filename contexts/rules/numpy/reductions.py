@@ -298,15 +298,23 @@ def _extremum_grad(dy, y, x, axis=None, keepdims=False, where=True, initial=_NoV
 
 def _split(w, x) -> bool:
     """Whether extremum weights w (`_extremum_weights`) split a slice's among tied entries (a kink)."""
-    return w.dtype.kind == "f" and not isinstance(x, ArrayLeaf) and bool(np.any((w > 0) & (w < 1)))
+    if isinstance(x, ArrayLeaf) or isinstance(w, ArrayLeaf):  # (a dask array's: never computed here)
+        return False
+    w = np.asarray(w)
+    return w.dtype.kind == "f" and bool(np.any((w > 0) & (w < 1)))
 
 
 def _extremum_jvp(t, y, x, axis=None, keepdims=False, where=True, initial=_NoValue, **_):
-    plain = initial is _NoValue and _given(where, True) is True
-    w = _mask(_extremum_weights(y, x, axis, keepdims, plain), where)
-    if _split(np.asarray(w), x):  # (a tie of entries: a kink, taken as moving -- `ties.kink_tie`)
+    simple = initial is _NoValue and _given(where, True) is True
+    w = _mask(_extremum_weights(y, x, axis, keepdims, simple), where)
+    if _split(w, x):  # (a tie of entries: a kink where their tangents part -- `ties.kink_tie`)
         tied = (w > 0) & (w < 1)
-        kink_tie("np.max or np.min", np.where(tied, 0.0, 1.0), 0.0, np.where(tied, 1.0, 0.0), None)
+        try:  # (each tied entry's tangent against the mean of its slice's: a constant slice's do not part)
+            tp = np.asarray(plain(t), dtype=float)
+            apart = np.where(tied, tp - np.sum(tp * w, axis=axis, keepdims=True), 0.0)
+        except (TypeError, ValueError):
+            apart = np.where(tied, 1.0, 0.0)
+        kink_tie("np.max or np.min", np.where(tied, 0.0, 1.0), 0.0, apart, None)
     return np.sum(t * w, axis=axis, keepdims=_given(keepdims, False))
 
 
