@@ -122,6 +122,16 @@ def _nz(dy):
     return dy
 
 
+def _rate_zero(dy, tans):
+    """`_nz(dy)`, but a float zero where dy is none and some argument's tangent was a float zero: a rate of
+    exactly 0 computed from the inputs (`min(w, 0) ** 2` at 0), which `lowered.runtime._still_at` tells from
+    a constant's none. Made the int 0 by a rule (`np.maximum` of it and 0), a test of the result took it
+    for a constant's: `1.0 if np.maximum(min(w, 0) ** 2, 0) > 0 else 0.0` at 0 gave 0, a jump's side."""
+    if dy is None and any(type(t) is not int and t is not None and _zero(t) for t in tans):
+        return 0.0
+    return _nz(dy)
+
+
 def _registry_zeros(t, a):
     """A twin's tangent of argument a for an frule: a zero (0) is the registry's None; inside a list or
     tuple (the tangent of `[W, v]` for np.concatenate) a zero of an array item is zeros of its shape."""
@@ -267,7 +277,7 @@ def _by_frule(rule, args, tans, kw):
         # (`a.view(Vec)`, `np.multiply(v, x)` of a Vec: an ndarray subclass whose own `__add__` need not add;
         # the twin's operators take the tangent of a C array's (`w + x` gave 5 for 8.2, gen13 W3): duals)
         raise NotTransformable(f"an ndarray subclass with operators of its own ({type(y).__name__})")
-    return y, _nz(dy)
+    return y, _rate_zero(dy, tans)
 
 
 def _by_frule_on_floats(rule, args, tans, kw):
@@ -284,7 +294,7 @@ def _by_frule_on_floats(rule, args, tans, kw):
         return y, 0
     if type(y) is not np.ndarray and isinstance(y, np.ndarray) and own_operators(type(y)) and not _zero(dy):
         raise NotTransformable(f"an ndarray subclass with operators of its own ({type(y).__name__})")
-    return y, _nz(dy)
+    return y, _rate_zero(dy, tans)
 
 
 def _as_array_tangent(t, a):
@@ -360,6 +370,9 @@ def _fd_call(f, args, tans, kw, kwtans):
                     return _by_twin(f, args, tans, kw, kwtans)
                 if isinstance(f, type) and f.__flags__ & _HEAPTYPE:  # a class of its own: its code, on the duals' path
                     raise NotTransformable("a class given a differentiated number's text")
+            for t in tans:  # (a float zero: a rate of exactly 0 computed from the inputs, kept as one: `_rate_zero`)
+                if type(t) is not int and t is not None:
+                    return f(*args, **kw), 0.0
             return f(*args, **kw), 0
         if type(f) is _FUNCTION and _RULES.get(f) is None:
             # (the common case first: a Python function without a rule is its twin's, as below)

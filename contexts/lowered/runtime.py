@@ -2256,17 +2256,19 @@ def _met_rates(frame) -> bool:
 
 
 def _judged(op: str) -> bool:
-    """An equality's special case met again where the function was judged continuous from the two sides of
-    the point (`SpecialCase`, `STAIRS_JUDGED`): the case's own derivative is checked against the sides'."""
-    return op in _EQUALITIES and STAIRS_JUDGED.get()
+    """An equality's special case or an ordering's tie met again where the function was judged continuous
+    from the two sides of the point (`SpecialCase`, `STAIRS_JUDGED`): the branch's own derivative is checked
+    against the sides'."""
+    return (op in _EQUALITIES or op in ORDER_OPS) and STAIRS_JUDGED.get()
 
 
 def _special(other, op: str) -> "SpecialPoint":
-    """The refusal at a special point: at an equality (`==`, `!=`, `in`) a `SpecialCase`, which forward mode's
-    entry points judge from the two sides of the point (pyquaternion's `if angle == 0:` before a formula
-    continuous through it); a plain `SpecialPoint` at an ordering's tie, and under a rule sampling a function
-    (`JUMP_WATCH`)."""
-    kind = SpecialCase if op in _EQUALITIES and JUMP_WATCH.get() is None else SpecialPoint
+    """The refusal at a special point: at an equality (`==`, `!=`, `in`) or an ordering's tie a `SpecialCase`,
+    which forward mode's entry points judge from the two sides of the point (pyquaternion's `if angle == 0:`
+    before a formula continuous through it; py_vollib's `if x > 0:` put-call flip at the money, Kepler's
+    equation solved by halves at M = pi, a B-spline's basis at a knot: both branches meet there, refused
+    before); a plain `SpecialPoint` under a rule sampling a function (`JUMP_WATCH`)."""
+    kind = SpecialCase if (op in _EQUALITIES or op in ORDER_OPS) and JUMP_WATCH.get() is None else SpecialPoint
     return kind(
         special_case(other, op), where=_where(),
         fix="differentiate at a point off the special value (`x + 1e-9`), or give the function a rule "

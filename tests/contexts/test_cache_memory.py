@@ -13,7 +13,7 @@ import pytest
 import overdub.cache
 from contexts import CountContext, derivative, gradient, hessian, jvp
 
-N = 300
+N = 120
 MODES = {
     "gradient": lambda f: gradient(f, 1.5)[0],
     "derivative": lambda f: derivative(f, 1.5),
