@@ -53,10 +53,10 @@ def _nan_by_forward(f, args, positions, grads):
 _NAN_BY_FORWARD.append(_nan_by_forward)
 
 
-def _mean_of_sides(run, args):
+def _mean_of_sides(run, args, f=None):
     """Reverse mode's answer at a step's jump or kink judged continuous (`compose.mean_of_sides`)."""
     from .compose import mean_of_sides
-    return mean_of_sides(run, args)
+    return mean_of_sides(run, args, f)
 
 
 _MEAN_OF_SIDES.append(_mean_of_sides)

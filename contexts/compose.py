@@ -19,7 +19,7 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from .ad import gradient, pullback
-from .forward.api import (SIDES_TAKEN, along_axes, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
+from .forward.api import (OWN_STOOD, SIDES_TAKEN, _AXES_CHECKED, along_axes, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
                           is_tree, jacfwd, jvp, of_values, random_direction, rebuilt_tree, reraise_located,
                           restorer, tree_leaves)
 from .forward.dual import Dual
@@ -60,9 +60,12 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
     def of_leaves(*xs):
         given = iter(xs)
         return f(*(rebuilt_tree(a, given) for a in args), **kwargs)
-    taken = SIDES_TAKEN[0]
+    taken, stood = SIDES_TAKEN[0], OWN_STOOD[0]
     try:
         _, rate = jvp(of_leaves, tuple(leaves), tuple(directions))
+        checks = [(directions, rate)]
+        if OWN_STOOD[0] != stood:  # (a special case whose own derivative stood along one direction: along
+            checks += _more_checks(of_leaves, leaves, directions, rng)  # others too, as jacfwd's `_one_way`)
     except (SpecialPoint, TieError) as e:  # (a tie inside a sort whose entries part: forward mode's refusal)
         if getattr(e, "near", False) and all(op[:1] == "\u2248" for _, _, op in hits) or all(
                 op[:1] == "\u2261" for _, _, op in hits):
@@ -86,7 +89,38 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
             "sides'", where=where,
             fix="use `gradient` or `value_and_gradient` (they answer with the two sides' mean), forward mode "
                 "(`jacfwd`, `jvp`), or differentiate at a point off the jump")
-    return lambda grads, given: same_as_forward((directions, rate), grads, given, hits)
+
+    def same_along_each(grads, given):
+        for checked in checks:
+            same_as_forward(checked, grads, given, hits)
+    return same_along_each
+
+
+def _more_checks(of_leaves, leaves, directions, rng) -> list:
+    """[(directions, forward mode's derivative along them)] along a second random direction and, for inputs of
+    at most `_AXES_CHECKED` numbers, along each axis: reverse mode's gradient must give each (`same_as_forward`),
+    as a Jacobian judged at a special point must (`forward.api._one_way`, `along_axes`)."""
+    floats = [d is not None for d in directions]
+    sizes = [int(np.size(d)) if d is not None else 0 for d in directions]
+    if sum(sizes) < 2:
+        return []
+    others = [[(float(rng.normal()) if np.ndim(d) == 0 else rng.normal(size=np.shape(d))) if d is not None
+               else None for d in directions]]
+    if sum(sizes) <= _AXES_CHECKED:
+        for j, d in enumerate(directions):
+            for e in range(sizes[j]):
+                unit = [None if not floats[i] else (0.0 if np.ndim(v) == 0 else np.zeros(np.shape(v)))
+                        for i, v in enumerate(directions)]
+                if np.ndim(d):
+                    unit[j].flat[e] = 1.0
+                else:
+                    unit[j] = 1.0
+                others.append(unit)
+    out = []
+    for other in others:
+        _, rate = jvp(of_leaves, tuple(leaves), tuple(other))
+        out.append((other, rate))
+    return out
 
 
 def same_as_forward(checked, grads, args, hits) -> None:
@@ -124,12 +158,13 @@ def same_as_forward(checked, grads, args, hits) -> None:
             fix="use `gradient` or `value_and_gradient` (they answer with the two sides' mean), or forward mode")
 
 
-def mean_of_sides(run: Callable, args: tuple):
+def mean_of_sides(run: Callable, args: tuple, f: Callable | None = None):
     """The mean of run(args ± h d) (a tree of floats: gradients, a Jacobian), d random over the float leaves
     of args, for reverse mode's entry points where a step's jump or a kink was judged continuous from its two
     sides (`SidesTaken`): the mean of the two sides' slopes, as forward mode answers there
     (`forward.api._past_stair_jump`); None where args or the answers are not floats; False where the means
-    along two random directions differ (no derivative there: a cone's apex, `forward.api._one_way`)."""
+    along two random directions differ (no derivative there: a cone's apex, `forward.api._one_way`), or, given
+    f (whose gradient or Jacobian run gives), along an axis (`forward.api.along_axes`)."""
     rng = np.random.default_rng(20261206)
     means, size = [], 0
     for _ in range(2):  # (along two directions: the same mean, else none -- a cone's apex, `_one_way`)
@@ -156,23 +191,8 @@ def mean_of_sides(run: Callable, args: tuple):
             return means[0]
     if not _same_tree(*means):
         return False
-    # (few inputs, each a float or a float array, the others not differentiated: checked along each axis too)
-    at = [i for i, a in enumerate(args) if isinstance(a, (float, np.floating)) or isinstance(a, np.ndarray)
-          and a.dtype.kind == "f"]
-    if all(i in at or a is None or isinstance(a, (int, str, bytes)) for i, a in enumerate(args)):
-
-        def sides(unit):
-            directions = [None] * len(args)
-            for i, u in zip(at, unit):
-                directions[i] = u
-            h = side_step(tuple(args), tuple(directions))
-            token = TIES_AT_SIDES.set(True)
-            try:
-                return mean_tree(*(run(moved(tuple(args), tuple(directions), s * h)) for s in (1, -1)))
-            finally:
-                TIES_AT_SIDES.reset(token)
-        if not along_axes(means[0], tuple(args[i] for i in at), sides):
-            return False
+    if f is not None and not along_axes(means[0], f, tuple(args)):  # (few inputs: along each axis too)
+        return False
     return means[0]
 
 

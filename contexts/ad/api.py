@@ -837,10 +837,10 @@ MEAN_OF_SIDES: list = []
 """[mean_of_sides(run, args)]: set by the package (`contexts.compose.mean_of_sides`)."""
 
 
-def _of_sides(e: SidesTaken, run: Callable, args: tuple):
+def _of_sides(e: SidesTaken, run: Callable, args: tuple, f: Callable | None = None):
     """Where reverse mode's check found a step's jump or a kink the function is continuous through
     (`SidesTaken`): the mean of run's answers at the two sides of the point; else e."""
-    out = MEAN_OF_SIDES[0](run, args) if MEAN_OF_SIDES else None
+    out = MEAN_OF_SIDES[0](run, args, f) if MEAN_OF_SIDES else None
     if out is False:  # (the sides' means differ along two directions: `compose.mean_of_sides`)
         raise SpecialPoint(f"{e.what.split(' (judged')[0]}: the mean of the gradients at its two sides differs "
                            "along two directions, so the function has no derivative there (a cone's apex, "
@@ -857,7 +857,7 @@ def _value_and_gradient_at(f, args, wrt):
         return _value_and_gradient(f, args, wrt)
     except SidesTaken as e:
         args = _promote(args)
-        grads = _of_sides(e, lambda moved: _value_and_gradient(f, moved, wrt)[1], args)
+        grads = _of_sides(e, lambda moved: _value_and_gradient(f, moved, wrt)[1], args, f)
         return f(*args), grads
 
 
@@ -1007,7 +1007,7 @@ def _jacobian(f: Callable, args: tuple) -> tuple:
     try:
         y, back = _pullback(f, args, {}, full=False)
     except SidesTaken as e:  # (a step's jump or a kink f is continuous through: the two sides' mean)
-        return _Answered(_of_sides(e, lambda moved: jacobian(f, *moved), args))
+        return _Answered(_of_sides(e, lambda moved: jacobian(f, *moved), args, f))
     if isinstance(y, dict) or type(y) in (list, tuple) and _of_several_shapes(y):
         # a dict, or a tuple of arrays of other shapes: one Jacobian per entry, as forward mode's jacfwd gives
         # them (a dict's came out zeros, silently; a tuple's a ValueError of numpy's: gen22 W4)

@@ -565,11 +565,15 @@ def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump
             elif here is not None and (_close(here, near, reach) or _drifting(near, far, farther, reach)
                                        and _close(here, 2 * near - far, reach)):  # (a step inside a continuous
                 # function; its sides' mean drifting with their distance as curves on both sides make it)
-                if type(jump) is SpecialCase:  # (the special case's own derivative is the function's: reverse
-                    OWN_STOOD[0] += 1          # mode's pass through it is right too)
-                else:
-                    SIDES_TAKEN[0] += 1
-                return at
+                if _one_way(api, f, args, kwargs, inputs, at):  # (along one direction the own derivative may
+                    # meet the sides' mean by chance at a point with none: two kinks' pieces, its Jacobian not it)
+                    if type(jump) is SpecialCase:  # (the special case's own derivative is the function's: reverse
+                        OWN_STOOD[0] += 1          # mode's pass through it is right too)
+                    else:
+                        SIDES_TAKEN[0] += 1
+                    return at
+                why = "the two sides' mean differs from the point's own derivative along another direction (no " \
+                      "derivative: a cone's apex)"
             elif _close(near, far, reach) and _close(far, farther, reach) or _drifting(near, far, farther, reach):
                 # (a kink: its sides' mean)
                 out = _mean_derivative(api, at, *_side_answers(api, f, args, kwargs, inputs, directions))
@@ -721,52 +725,59 @@ def _one_way(api: Callable, f: Callable, args: tuple, kwargs: dict, inputs: tupl
             a, b, float(np.max(np.abs(np.concatenate([a, b])), initial=0.0)))):
         return False
 
-    def sides(unit):
-        mean = _mean_derivative(api, out, *_side_answers(api, f, args, kwargs, inputs, unit))
-        return None if mean is None else mean[1]
-    return along_axes(out[1], inputs, sides)
+    return along_axes(out[1], f, inputs)
 
 
 _AXES_CHECKED = 8  # (inputs of at most this many numbers: a mean also checked along each axis, `along_axes`)
 
 
-def along_axes(mean, inputs: tuple, sides: Callable) -> bool:
-    """A mean of the two sides' answers (`mean`: a gradient or a Jacobian, a tree of floats) taken along
-    random directions, checked along each axis where the inputs (floats and float arrays) are at most
-    `_AXES_CHECKED` numbers: `sides(directions)` gives the mean along the unit vector of one input entry,
-    whose derivative in that entry (its column) must be `mean`'s. Two random directions can meet the same
-    pieces of a function of kinks with no derivative (`np.minimum(clip(w + 1, 0, 1) ** 4, abs(w + 1 + v))` at
-    0: [2, 0] from both, the partial in v being 0.5 from its sides); the axes' central limits are the
-    partials. True where it holds or is not checked (an axis whose sides are refused: the other inputs stay
-    at the point, `a == 0` of skewnorm's shape met again)."""
-    sizes = [np.size(x) for x in inputs]
+def along_axes(mean, f: Callable, inputs: tuple) -> bool:
+    """A mean of the two sides' answers (`mean`: a gradient or a Jacobian, a tree of floats, of f at
+    `inputs`) taken along random directions, checked along each axis where the float inputs (floats and
+    float arrays; others are held) are at most `_AXES_CHECKED` numbers: its column for an input entry must
+    be the mean of f's derivatives along that entry's unit vector at the two sides of the point (forward
+    mode's, which leave the other inputs put, at their own ties unmoved). Two random directions can meet the
+    same pieces of a function of kinks with no derivative (`np.minimum(clip(w + 1, 0, 1) ** 4, abs(w + 1 +
+    v))` at 0: [2, 0] from both, where the partial in v is 0.5 from its sides); the axes' central limits
+    are the partials. True where it holds or is not checked (an axis whose sides are refused)."""
+    floats = [isinstance(x, (float, np.floating)) or isinstance(x, np.ndarray) and x.dtype.kind == "f"
+              for x in inputs]
+    sizes = [int(np.size(x)) if is_float else 0 for x, is_float in zip(inputs, floats)]
     n = sum(sizes)
-    if n > _AXES_CHECKED or not all(isinstance(x, (float, np.floating)) or isinstance(x, np.ndarray)
-                                    and x.dtype.kind == "f" for x in inputs):
-        return True
-    flat = _flat(mean)
-    if flat is None or flat.size % n:
+    flat = _flat(mean) if 2 <= n <= _AXES_CHECKED else None
+    if flat is None or not (flat.size == n or sum(floats) == 1 and flat.size % n == 0):
         return True
     own = flat.reshape(-1, n)
-    k = 0
+    reach = float(np.max(np.abs(flat), initial=0.0))
+    k = -1
     for j, x in enumerate(inputs):
         for e in range(sizes[j]):
-            unit = [np.zeros(np.shape(v)) if np.ndim(v) else 0.0 for v in inputs]
+            k += 1
+            unit = [None if not is_float else np.zeros(np.shape(v)) if np.ndim(v) else 0.0
+                    for v, is_float in zip(inputs, floats)]
             if np.ndim(x):
                 unit[j].flat[e] = 1.0
             else:
                 unit[j] = 1.0
+            unit = tuple(unit)
+            h = _step(inputs, unit)
+            slopes = []
             try:
-                again = _flat(sides(tuple(unit)))
-            except OverdubError:  # (along one axis the others stay put: at a special point of theirs, unchecked)
-                k += 1
+                for sign in (1, -1):
+                    moved = _moved(inputs, unit, sign * h)
+                    token = TIES_AT_SIDES.set(True)
+                    try:
+                        slopes.append(_flat(jvp(f, moved, unit)[1]))
+                    finally:
+                        TIES_AT_SIDES.reset(token)
+                        _scrubbed(f, moved)
+            except OverdubError:  # (unchecked along this axis)
                 continue
-            if again is None or again.size != flat.size:
+            if any(s is None or s.size != own.shape[0] for s in slopes):
                 return False
-            column, theirs = own[:, k], again.reshape(-1, n)[:, k]  # (the scale: every entry's, rounding at 0)
-            if not _close(column, theirs, float(np.max(np.abs(np.concatenate([flat, again])), initial=0.0))):
+            theirs = (slopes[0] + slopes[1]) / 2
+            if not _close(own[:, k], theirs, max(reach, float(np.max(np.abs(theirs), initial=0.0)))):
                 return False
-            k += 1
     return True
 
 

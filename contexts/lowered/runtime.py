@@ -1248,6 +1248,8 @@ def near_guard(a, b, op: str, ta, tb) -> None:
     if rate is _NO_RATE:  # (tangents of different kinds: a sequence's)
         return
     if tie_moving(a, b, op, rate):
+        if _judged(op):  # (the rerun of a point judged from its two sides: the branch's own derivative, checked)
+            return
         raise _special(b, op)
     if near_at(a, b, rate) is not None:
         raise _near_special(b, op)
