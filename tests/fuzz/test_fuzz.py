@@ -2,7 +2,8 @@
 the runner itself can fail (a fake engine that lies is `wrong`, one that refuses `refused`, one that
 breaks `crash`).
 
-The slice is sized to take about a minute and a half per suite on a 2-core machine. A failure prints,
+The slice is sized to take about a minute and a half per suite on a 2-core machine (a quarter of it where
+OVERDUB_FUZZ_SLICE=small: `.ci/run` on the Python versions other than the default, which runs it whole). A failure prints,
 for each wrong or crashing program, its source, the mode, expected vs got, and the command that reruns
 it alone (`python -m tests.fuzz --suite ... --seed ... --index ... --modes ...`).
 """
@@ -10,6 +11,7 @@ it alone (`python -m tests.fuzz --suite ... --seed ... --index ... --modes ...`)
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -20,6 +22,8 @@ from . import gen, runner
 from .__main__ import failure_class, failure_report, main, run
 
 SLICE = {"scalar": (0, 400), "numpy": (0, 200)}   # (seed, number of programs)
+if os.environ.get("OVERDUB_FUZZ_SLICE") == "small":  # (.ci/run's other Python versions: the default one runs it all)
+    SLICE = {"scalar": (0, 100), "numpy": (0, 50)}
 MAX_REPORTS = 12
 
 # Failure classes found and not yet fixed, by template and mode: left out of the slice's count (and
