@@ -2108,6 +2108,21 @@ CONE_TIP.append(_cone_tip)
 _KINKS = "kinks"  # (a `Run`'s key: where its first kink at a tie was met)
 
 
+def _parting(a, b, ta, tb):
+    """Whether a and b (values or duals) are tied somewhere where their tangents ta, tb (None for a constant;
+    a chunk's directions lead) part; None where numpy cannot compare them."""
+    try:
+        with np.errstate(invalid="ignore"):
+            tied = np.asarray(plain(a)) == np.asarray(plain(b))
+            if not np.any(tied):
+                return False
+            ta = np.asarray(0.0 if ta is None else plain(ta), dtype=float)
+            tb = np.asarray(0.0 if tb is None else plain(tb), dtype=float)
+            return bool(np.any(tied & _differ(ta, tb)))
+    except (TypeError, ValueError):
+        return None
+
+
 def _kink_tie(name: str, a, b, ta, tb) -> None:
     """`rules.ties.kink_tie`'s: the first kink of a forward-mode run met exactly at its tie where the two
     sides' tangents part is noted; a second is a `SpecialCase`, judged from the two sides of the point
@@ -2115,17 +2130,8 @@ def _kink_tie(name: str, a, b, ta, tb) -> None:
     a run cannot see). Not in a side's run, the rerun that judges, or a rule sampling the function."""
     if STAIRS_JUDGED.get() or TIES_AT_SIDES.get() or JUMP_WATCH.get() is not None:
         return
-    try:
-        with np.errstate(invalid="ignore"):
-            tied = np.asarray(plain(a)) == np.asarray(plain(b))
-            if not np.any(tied):
-                return
-            ta = np.asarray(0.0 if ta is None else plain(ta), dtype=float)
-            tb = np.asarray(0.0 if tb is None else plain(tb), dtype=float)
-            if not np.any(tied & _differ(ta, tb)):  # (a chunk's directions lead)
-                return
-    except (TypeError, ValueError):
-        pass  # (values or tangents numpy cannot compare: taken as moving)
+    if _parting(a, b, ta, tb) is False:  # (values or tangents numpy cannot compare: taken as parting)
+        return
     run = current_run()
     if run is None:
         return
@@ -2158,18 +2164,7 @@ def moving_tie(a, b, ta, tb) -> None:
     (`JUMP_WATCH`: scipy's quad finds an integrand's kinks itself)."""
     if STAIRS_JUDGED.get() or TIES_AT_SIDES.get() or JUMP_WATCH.get() is not None:
         return
-    try:
-        with np.errstate(invalid="ignore"):
-            tied = np.asarray(plain(a)) == np.asarray(plain(b))
-            if not np.any(tied):
-                return
-            ta = np.asarray(0.0 if ta is None else plain(ta), dtype=float)
-            tb = np.asarray(0.0 if tb is None else plain(tb), dtype=float)
-            apart = _differ(ta, tb)  # (a chunk's directions lead)
-            moving = bool(np.any(tied & apart))
-    except (TypeError, ValueError):
-        return
-    if moving:
+    if _parting(a, b, ta, tb):
         raise StairJump(f"a tie of two values moving apart ({np.ravel(plain(a))[:3]!s:.60}): the choice made there "
                         "(a kink's subgradient, a tie's split, a special case taken where two values meet) is one "
                         "side's, and the derivative of that side would come out", where=_where(), fix=JUMP_FIX)
