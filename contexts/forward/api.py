@@ -1200,6 +1200,8 @@ def _value_and_jacfwd_of_array(f: Callable, x: Any, chunk: int | None) -> tuple[
         reset()
         try:
             by_columns = _jacfwd_by_tangent_twin(f, x, xshape, n)
+        except StairJump:  # (past the duals' refusal, a special case the entry point judges from the two sides:
+            raise          # `if angle == 0:` after sqrt of a zero whose rate the duals divided by)
         except Exception:  # the twin met what duals met: the duals' error says it better
             by_columns = None
         if by_columns is None:
