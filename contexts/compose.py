@@ -19,7 +19,7 @@ import numpy as np
 from overdub.errors import OverdubError
 
 from .ad import gradient, pullback
-from .forward.api import (OWN_STOOD, SIDES_TAKEN, _AXES_CHECKED, along_axes, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
+from .forward.api import (OWN_STOOD, SIDES_TAKEN, _AXES_CHECKED, along_axes, unit_directions, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
                           is_tree, jacfwd, jvp, of_values, random_direction, rebuilt_tree, reraise_located,
                           restorer, tree_leaves)
 from .forward.dual import Dual
@@ -100,22 +100,14 @@ def _more_checks(of_leaves, leaves, directions, rng) -> list:
     """[(directions, forward mode's derivative along them)] along a second random direction and, for inputs of
     at most `_AXES_CHECKED` numbers, along each axis: reverse mode's gradient must give each (`same_as_forward`),
     as a Jacobian judged at a special point must (`forward.api._one_way`, `along_axes`)."""
-    floats = [d is not None for d in directions]
-    sizes = [int(np.size(d)) if d is not None else 0 for d in directions]
-    if sum(sizes) < 2:
+    size = sum(int(np.size(d)) for d in directions if d is not None)
+    if size < 2:
         return []
     others = [[(float(rng.normal()) if np.ndim(d) == 0 else rng.normal(size=np.shape(d))) if d is not None
                else None for d in directions]]
-    if sum(sizes) <= _AXES_CHECKED:
-        for j, d in enumerate(directions):
-            for e in range(sizes[j]):
-                unit = [None if not floats[i] else (0.0 if np.ndim(v) == 0 else np.zeros(np.shape(v)))
-                        for i, v in enumerate(directions)]
-                if np.ndim(d):
-                    unit[j].flat[e] = 1.0
-                else:
-                    unit[j] = 1.0
-                others.append(unit)
+    if size <= _AXES_CHECKED:  # (the directions are the float leaves' shapes: their unit vectors, in order)
+        others += unit_directions(tuple(np.zeros(np.shape(d)) if np.ndim(d) else 0.0 if d is not None else None
+                                        for d in directions))
     out = []
     for other in others:
         _, rate = jvp(of_leaves, tuple(leaves), tuple(other))

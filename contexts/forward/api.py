@@ -724,7 +724,6 @@ def _one_way(api: Callable, f: Callable, args: tuple, kwargs: dict, inputs: tupl
     if not (a is not None and b is not None and a.shape == b.shape and _close(
             a, b, float(np.max(np.abs(np.concatenate([a, b])), initial=0.0)))):
         return False
-
     return along_axes(out[1], f, inputs)
 
 
@@ -749,36 +748,42 @@ def along_axes(mean, f: Callable, inputs: tuple) -> bool:
         return True
     own = flat.reshape(-1, n)
     reach = float(np.max(np.abs(flat), initial=0.0))
-    k = -1
+    for k, unit in enumerate(unit_directions(inputs)):
+        h = _step(inputs, unit)
+        slopes = []
+        try:
+            for sign in (1, -1):
+                moved = _moved(inputs, unit, sign * h)
+                token = TIES_AT_SIDES.set(True)
+                try:
+                    slopes.append(_flat(jvp(f, moved, unit)[1]))
+                finally:
+                    TIES_AT_SIDES.reset(token)
+                    _scrubbed(f, moved)
+        except OverdubError:  # (unchecked along this axis)
+            continue
+        if any(s is None or s.size != own.shape[0] for s in slopes):
+            return False
+        theirs = (slopes[0] + slopes[1]) / 2
+        if not _close(own[:, k], theirs, max(reach, float(np.max(np.abs(theirs), initial=0.0)))):
+            return False
+    return True
+
+
+def unit_directions(inputs: tuple):
+    """The unit vector of each entry of the float inputs (floats and float arrays, in order), as directions of
+    `inputs`' structure: zeros of each float input's shape, None for the others (held)."""
+    floats = [isinstance(x, (float, np.floating)) or isinstance(x, np.ndarray) and x.dtype.kind == "f"
+              for x in inputs]
     for j, x in enumerate(inputs):
-        for e in range(sizes[j]):
-            k += 1
+        for e in range(int(np.size(x)) if floats[j] else 0):
             unit = [None if not is_float else np.zeros(np.shape(v)) if np.ndim(v) else 0.0
                     for v, is_float in zip(inputs, floats)]
             if np.ndim(x):
                 unit[j].flat[e] = 1.0
             else:
                 unit[j] = 1.0
-            unit = tuple(unit)
-            h = _step(inputs, unit)
-            slopes = []
-            try:
-                for sign in (1, -1):
-                    moved = _moved(inputs, unit, sign * h)
-                    token = TIES_AT_SIDES.set(True)
-                    try:
-                        slopes.append(_flat(jvp(f, moved, unit)[1]))
-                    finally:
-                        TIES_AT_SIDES.reset(token)
-                        _scrubbed(f, moved)
-            except OverdubError:  # (unchecked along this axis)
-                continue
-            if any(s is None or s.size != own.shape[0] for s in slopes):
-                return False
-            theirs = (slopes[0] + slopes[1]) / 2
-            if not _close(own[:, k], theirs, max(reach, float(np.max(np.abs(theirs), initial=0.0)))):
-                return False
-    return True
+            yield tuple(unit)
 
 
 def _close_values(value, middle, gap) -> bool:

@@ -166,7 +166,7 @@ def _apply_frule(rule, fn, args: tuple, kwargs: dict, tag: Tag, call=None):
     if (partials is not None and not kwargs and not sequences and getattr(fn, "nout", 1) == 1
             and not any(type(v) is Dual for v in values)):  # (modf, frexp: a tuple, each its own tangents)
         # (values perturbed by an outer derivative call: the frule runs under the context, below)
-        told = rule.meta.get("told")  # (a kink or a cone's tip the frule tells: `rules.numpy.ufuncs._told`)
+        told = rule.meta.get("told")  # (a kink or a cone's tip the frule tells: `rules.ties.told`)
         if told is not None:
             told(values, tangents)
         y = fn(*values)

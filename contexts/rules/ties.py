@@ -127,8 +127,8 @@ KINK_TIE: list = []
 forward-mode run meets exactly at their ties and has the entry point judge a run that meets two."""
 
 KINK_MARK = "\u2220"
-"""The first character of a reverse-mode note of a kink met at its tie (`note_kink`): `contexts.ad.api`
-judges a pass that met two from the two sides of the point."""
+"""The first character of a reverse-mode note of a kink met at its tie (`note_kink`): forward mode tells
+(`contexts.compose.check_special`), kept where it cannot run, as a tie only noted ("?") is."""
 
 
 def kink_tie(name: str, a, b, ta, tb) -> None:
@@ -158,8 +158,9 @@ def told(rule, tell) -> None:
 
 
 def note_kink(name: str, depth: int = 1) -> None:
-    """Reverse mode, a kink's adjoint at its tie (`kink_tie`'s): noted; a pass that met two is judged from
-    the two sides of the point (`contexts.ad.api`), as reverse mode cannot see which of them nest."""
+    """Reverse mode, a kink's adjoint at its tie (`kink_tie`'s): noted for forward mode to count and judge
+    (`contexts.compose.check_special`); reverse mode cannot count them itself, a zero cotangent (abs's at 0)
+    skipping the rules below it."""
     hits = SPECIAL_HITS.get()
     if hits is not None:
         hits.append((TiedApart(name, depth + 1).where, None, f"{KINK_MARK} {name}"))
