@@ -13,7 +13,9 @@ from importlib import import_module
 
 from .ad import (ADContext, NoRuleError, NonScalarError, Tangent, UnsupportedFunction, gradient, jacobian,
                  pullback, pullback_full, show_adjoint, value_and_gradient, vjp)
-from .ad.api import MEAN_OF_SIDES as _MEAN_OF_SIDES, NAN_BY_FORWARD as _NAN_BY_FORWARD
+from .ad.api import BY_FORWARD as _BY_FORWARD, MEAN_OF_SIDES as _MEAN_OF_SIDES, NAN_BY_FORWARD as _NAN_BY_FORWARD
+from .forward.api import AFTER_REFUSAL as _AFTER_REFUSAL
+from . import by_reverse as _by_reverse  # noqa: F401  (fills forward mode's BY_REVERSE: torch code, and `_after_refusal`)
 from .ad.custom import adjoint, checkpoint, custom_adjoint, hook, nestlevel, stop_gradient
 from .rules import MissingRule, check_rule, numerical_gradient, registry
 from .lowered.runtime import CHECK_SPECIAL as _CHECK_SPECIAL, EagerIterationError, SpecialPoint
@@ -62,13 +64,31 @@ def _mean_of_sides(run, args, f=None):
 _MEAN_OF_SIDES.append(_mean_of_sides)
 
 
+def _by_forward(f, args, wrt, refusal):
+    """Reverse mode's gradient by forward mode where reverse mode refused for a limit of its own
+    (`compose.by_forward`)."""
+    from .compose import by_forward
+    return by_forward(f, args, wrt, refusal)
+
+
+_BY_FORWARD.append(_by_forward)
+
+
+def _after_refusal(run, refusal):
+    """Forward mode's derivative by reverse mode where forward mode refused for a limit of its own
+    (`compose.after_refusal`)."""
+    from .compose import after_refusal
+    return after_refusal(run, refusal, "reverse")
+
+
+_AFTER_REFUSAL.append(_after_refusal)
+
+
 def __getattr__(name):
     """Forward mode, sparsity and debugging load on first use."""
     mod = _WHERE.get(name)
     if mod is None:
         raise AttributeError(f"module 'contexts' has no attribute {name!r}")
     value = getattr(import_module(f".{mod}", __name__), name)
-    if mod in ("forward", "compose"):
-        import_module(".by_reverse", __name__)  # (forward mode's entry points on torch code, by reverse mode)
     globals()[name] = value
     return value

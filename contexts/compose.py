@@ -18,12 +18,16 @@ from typing import Any, Callable
 import numpy as np
 from overdub.errors import OverdubError
 
-from .ad import gradient, pullback
-from .forward.api import (OWN_STOOD, SIDES_TAKEN, _AXES_CHECKED, along_axes, unit_directions, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
+import overdub
+from overdub import depth as _runs
+
+from .ad import ADContext, gradient, pullback
+from .forward.context import ForwardContext
+from .forward.api import (OWN_STOOD, _value_and_jacfwd, SIDES_TAKEN, _AXES_CHECKED, along_axes, unit_directions, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
                           is_tree, jacfwd, jvp, of_values, random_direction, rebuilt_tree, reraise_located,
                           restorer, tree_leaves)
 from .forward.dual import Dual
-from .lowered.runtime import TIES_AT_SIDES, SidesTaken, SpecialPoint, StairJump, special_case
+from .lowered.runtime import _TEXTS, TIES_AT_SIDES, SidesTaken, SpecialPoint, StairJump, special_case
 from .rules.ties import KINK_MARK, TieError
 from .rules.leaves import container_of
 
@@ -214,10 +218,8 @@ def nan_by_forward(f: Callable, args: tuple, positions: tuple, grads: tuple) -> 
                                    and a.dtype.kind == "f" and np.shape(g) == a.shape):
             continue
 
-        def along(t, i=i):
-            return f(*args[:i], t, *args[i + 1:])
         try:
-            d = jvp(along, (a,), (type(a)(1.0),))[1] if not isinstance(a, np.ndarray) else jacfwd(along, a)
+            d = partial_by_forward(f, args, i)[1]
         except Exception:  # (forward mode refused or failed: the NaN stays)
             continue
         if isinstance(a, np.ndarray):
@@ -390,3 +392,78 @@ def _either(outer: Callable, f: Callable, inner: str, x: Any = None) -> Any:
             e.add_note(f"forward over forward was tried too and refused: {type(e2).__name__}: "
                        f"{str(e2).splitlines()[0]}")
             raise e from None
+
+
+_OTHER_MODE = [False]  # (one mode answering after the other's refusal: no third answer inside it)
+_BY_FORWARD_MOST = 64  # (numbers differentiated: forward mode's gradient takes one pass per 16 of them)
+
+
+def after_refusal(run: Callable, refusal: Exception, other: str):
+    """run(), the other mode's derivative, where one mode refused for a limit of its own (what it cannot
+    follow, which the other may: forward mode's duals tell exactly which numbers carry a derivative,
+    reverse mode's adjoints need no tangent of what the output leaves out); where the other mode cannot
+    answer either, the refusal, with a note saying so. Never inside another such answer."""
+    stack = overdub.active()  # (the contexts entered by `with`: each counts as a run of its own)
+    if _OTHER_MODE[0] or _runs.active() > len(stack) or any(type(c) not in (ADContext, ForwardContext) for c in stack):
+        # (inside a run of either mode, one of its checks: the run's refusal is its caller's to judge; a context
+        # observing every operation, a sparsity tracer: they see one mode's run only)
+        raise refusal
+    _OTHER_MODE[0] = True
+    _TEXTS.clear()  # (the refused run's texts of numbers: the other mode's run remembers its own)
+    try:
+        return run()
+    except Exception as e:  # (the other mode's refusal or failure: the first mode's refusal stands)
+        if e is refusal:  # (the other mode cannot take these inputs or this output)
+            raise
+        note = f"{other} mode, tried as well, refused too" + ("" if type(e) is type(refusal) else (
+            f" ({type(e).__name__}: " + (str(e).strip().splitlines() or [""])[0][:200] + ")"))
+    finally:
+        _OTHER_MODE[0] = False
+    refusal.add_note(note)
+    raise refusal
+
+
+def by_forward(f: Callable, args: tuple, wrt, refusal: Exception) -> tuple:
+    """(f(*args), the gradient) by forward mode where reverse mode refused for a limit of its own
+    (`ad.api.LIMITS`): a number formatted into text and parsed back whose activity reverse mode could not
+    tell (geomdl's knot vector normalised from a count of control points), a C function with a reverse rule
+    missing. For float and float-array arguments of at most `_BY_FORWARD_MOST` numbers in all (one jacfwd
+    per argument); else, or where forward mode refuses too, the refusal."""
+    n = len(args)
+    chosen = tuple(range(n)) if wrt is None else tuple(i % n for i in ((wrt,) if isinstance(wrt, int) else wrt))
+    values = [args[i] for i in chosen]
+    if not values or not all(type(a) is float or isinstance(a, np.floating) or type(a) is np.ndarray
+                             and a.dtype.kind == "f" for a in values) or sum(np.size(a) for a in values) > _BY_FORWARD_MOST:
+        raise refusal
+
+    def answer():
+        y, grads = None, []
+        for i in chosen:
+            y, d = partial_by_forward(f, args, i)
+            if np.shape(d) != np.shape(args[i]) or _has_nan(d):  # (an output not a number; a NaN: no answer)
+                raise refusal
+            grads.append(d)
+        if np.ndim(y) or np.iscomplexobj(y):
+            raise refusal
+        return y, tuple(grads)
+    return after_refusal(answer, refusal, "forward")
+
+
+def partial_by_forward(f: Callable, args: tuple, i: int) -> tuple:
+    """(f(*args), f's derivative along args[i], a float or a float array: d's entries those of the Jacobian
+    for an array output) by forward mode: f itself given the directions (jvp's None for a constant argument,
+    one jacfwd for f of one array), never a wrapper written here, which forward mode would run as the
+    engine's own code on duals, past the transform's checks (a duration scaled by a dual gave its unrounded
+    slope)."""
+    a = args[i]
+    if type(a) is not np.ndarray:
+        y, d = jvp(f, args, tuple(type(a)(1.0) if j == i else None for j in range(len(args))))
+        return y, type(a)(d) if np.ndim(d) == 0 else d
+    if len(args) == 1:
+        return _value_and_jacfwd(f, a, None)
+    y, columns = None, []
+    for e in unit_directions((a,)):  # (one pass per entry: a's Jacobian block beside other arguments)
+        y, d = jvp(f, args, tuple(e[0] if j == i else None for j in range(len(args))))
+        columns.append(np.asarray(d))
+    d = np.stack(columns, axis=-1).reshape(np.shape(y) + a.shape)
+    return y, d

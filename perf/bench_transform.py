@@ -11,8 +11,10 @@ for `gradient` and `derivative`, time linear in length (reached: perf/README.md,
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -28,6 +30,7 @@ from contexts import derivative, gradient, jacobian_sparsity  # noqa: E402
 LENGTHS = (100, 250, 500, 1000)
 QUICK_LENGTHS = (100, 250)
 _DIR = tempfile.mkdtemp(prefix="overdub_bench_transform_")
+atexit.register(shutil.rmtree, _DIR, ignore_errors=True)
 _serial = itertools.count()
 
 

@@ -16,7 +16,13 @@ from overdub.errors import OverdubError
 
 from ..lowered.runtime import (SidesTaken, TIES_AT_SIDES as _TIES_AT_SIDES, CHECK_SPECIAL as _CHECK_SPECIAL, SPECIAL_HITS as _SPECIAL_HITS, Hits as _Hits,
                               SpecialPoint, special_case)
+from ..lowered.runtime import EagerIterationError, TextRoundTrip
+from ..rules.builtins import ObjectArrayMade
+from ..rules.containers import DifferentiatedKey
+from ..rules.cotangents import ArrayConversionUnseen
 from ..rules.frames import entry_error
+from ..rules.numpy._util import UnsupportedCase
+from ..rules.registry import MissingRule
 from ..rules.ties import KINK_MARK as _KINK_MARK
 from ..rules.watch import JUMP_WATCH as _JUMP_WATCH
 from ..rules import leaves as _leaf_types
@@ -25,7 +31,7 @@ from .custom import _level
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
 from . import runtime as _runtime
-from .runtime import _NOKW, _rules, _twin_call, call, override_rules, restore_rules
+from .runtime import _NOKW, UnsupportedFunction, _rules, _twin_call, call, override_rules, restore_rules
 from ..rules.cotangents import SeqBox, Tangent, acc as acc_cotangents, fields_of, has_fields
 from .helpers import _THREAD
 from ..forward.api import integer_refused, same_numbers
@@ -830,7 +836,30 @@ def value_and_gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | Non
     >>> value_and_gradient(lambda x: x ** 3, 2.0)
     (8.0, (12.0,))
     """
-    return _value_and_gradient_at(f, args, wrt)
+    return _answered(f, args, wrt)
+
+
+BY_FORWARD: list = []
+"""[by_forward(f, args, wrt, refusal)]: (f's value, its gradient) by forward mode where reverse mode refused
+for a limit of its own, or the refusal raised (set by the package: `contexts.compose.by_forward`)."""
+
+LIMITS = (MissingRule, TextRoundTrip, SpecialPoint, UnsupportedFunction, EagerIterationError,
+          ArrayConversionUnseen, UnsupportedCase, ObjectArrayMade, DifferentiatedKey)
+"""Refusals of what reverse mode cannot follow (a C function without a rule, a number whose text is parsed
+and whose activity it cannot tell, a test of a value at a special point it cannot check), which forward
+mode's duals may: `_answered` asks forward mode for small inputs."""
+
+
+def _answered(f, args, wrt):
+    """`_value_and_gradient_at`, or where reverse mode refused for a limit of its own (`LIMITS`), outermost
+    and under no context but the modes' own, forward mode's answer (`compose.by_forward`: for inputs of a few numbers); the
+    refusal, with a note of forward mode's, where forward mode cannot answer either."""
+    try:
+        return _value_and_gradient_at(f, args, wrt)
+    except LIMITS as e:
+        if not BY_FORWARD or _level.get():
+            raise
+        return BY_FORWARD[0](f, args, wrt, e)
 
 
 MEAN_OF_SIDES: list = []
@@ -875,7 +904,7 @@ def gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | None = None) 
     >>> gradient(lambda x, y: x * y + y, 2.0, 3.0, wrt=1)
     (3.0,)
     """
-    return _value_and_gradient_at(f, args, wrt)[1]
+    return _answered(f, args, wrt)[1]
 
 
 def vjp(f: Callable, primals: tuple, cotangents: Any) -> tuple[Any, tuple]:

@@ -2770,10 +2770,16 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
         # differentiated value, `_get_row(path, self.formula, self.cas_number)`) that is text, a flag, None,
         # a module or a type here carries none: the callee takes it as a constant (as active, chemics'
         # table lookups ran pandas' own code under the transform, refused). Not text while a differentiated
-        # number's text was made (`_TEXTS`): its parse is refused where the callee computes with it.
+        # number's text was made (`_TEXTS`): its parse is refused where the callee computes with it. A Python
+        # int carries none either (forward mode never makes one a dual; a stair's `int(x)` has derivative 0,
+        # judged where it was made): geomdl's `generate(3, c.ctrlpts_size)`, a count read from an object
+        # holding control points, made knots whose text `normalize` parses, refused. (An int argument of the
+        # outermost call, `gradient(f, x, n, wrt=1)`'s, whose mask alone has CELLS_CONSTANT, is differentiated at
+        # its float by `_ints_checked`.)
+        ints = not mask & CELLS_CONSTANT
         for i, a in enumerate(args):
-            if mask >> i & 1 and type(a) not in _NEVER_CONSTANT and isinstance(a, _CONSTANT_TYPES) and (
-                    not _TEXTS or type(a) is not str):
+            if mask >> i & 1 and (ints and type(a) is int or type(a) not in _NEVER_CONSTANT and isinstance(
+                    a, _CONSTANT_TYPES) and (not _TEXTS or type(a) is not str)):
                 mask &= ~(1 << i)
     defaulted = None
     if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None) and (

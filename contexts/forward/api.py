@@ -24,18 +24,22 @@ from overdub import depth as _runs
 from overdub.errors import OverdubError, describe
 
 from ..lowered.bisection import check_entry
-from ..lowered.runtime import HISTORY, STAIRS_JUDGED, TIES_AT_SIDES, Run, SpecialCase, StairJump, _Staircased, closed_in
+from ..lowered.runtime import (HISTORY, STAIRS_JUDGED, TIES_AT_SIDES, EagerIterationError, OwnComparison, OwnMethodStores,
+                               OwnTestUnderForward, Run, SpecialCase, SpecialPoint, StairJump, TextRoundTrip, _Staircased,
+                               closed_in)
 from ..rules.frames import entry_error, name_user_lines
-from ..rules.cotangents import Refused
+from ..rules.builtins import ObjectArrayMade
+from ..rules.cotangents import ArrayConversionUnseen, Refused
 from ..rules import leaves as _leaves
 from ..rules.leaves import CONTAINERS, ArrayLeaf, Scalar, container_of, in_kind, kind_of
-from ..rules.registry import registry
+from ..rules.numpy._util import UnsupportedCase
+from ..rules.registry import MissingRule, registry
 
-from .arrays import layout_copy, to_array
+from .arrays import PlainArrayWrite, layout_copy, to_array
 from .observe import _check as _checking, observer
 from .context import ForwardContext, _known, _vectorized, forward_context
-from .dual import (primal_tree, SWALLOWED, Dual, DualConversionError, Tag, kept_past_its_call, lift, primal, swallowed,
-                   top_tag, zero_tangent)
+from .dual import (primal_tree, SWALLOWED, DeclinedDual, Dual, DualAttributeError, DualConversionError, DualInsideError,
+                   ObjectArrayOperand, Tag, kept_past_its_call, lift, primal, swallowed, top_tag, zero_tangent)
 from .tangent import NotTransformable
 from .holds import dual_free
 from .tangent_runtime import tangent_jvp
@@ -441,7 +445,12 @@ def _entry(api: Callable) -> Callable:
 
     @functools.wraps(api)
     def checked(f, *args, **kwargs):
-        out = entry(f, *args, **kwargs)
+        try:
+            out = entry(f, *args, **kwargs)
+        except LIMITS as e:  # (a limit of forward mode's own, outermost: reverse mode may answer)
+            if _DEPTH[0] or not AFTER_REFUSAL:
+                raise
+            return _after_refusal(api, f, args, kwargs, e)
         if not _DEPTH[0] and args:  # (the outermost entry: integer inputs checked once)
             ints = _counted_ints(args[0] if by_directions else (args[0],), args[1] if by_directions else None)
             if ints:
@@ -990,6 +999,33 @@ def _by_reverse(api: Callable, f: Callable, args: tuple, kwargs: dict, refusal: 
     if other is None or _DEPTH[0] or overdub.current() is not None or SECOND_ORDER[0](f):
         raise refusal
     return other(f, *args, **kwargs)
+
+
+AFTER_REFUSAL: list = []
+"""[after_refusal(run, refusal)]: run(), reverse mode's derivative, where forward mode refused for a limit of
+its own, or the refusal raised with a note of reverse mode's (set by the package: `contexts.compose.
+after_refusal`)."""
+
+LIMITS = (MissingRule, TextRoundTrip, SpecialPoint, DualConversionError, DualAttributeError, DeclinedDual,
+          DualInsideError, ObjectArrayOperand, PlainArrayWrite, OwnTestUnderForward, OwnMethodStores,
+          OwnComparison, EagerIterationError, ArrayConversionUnseen, UnsupportedCase, ObjectArrayMade)
+"""Refusals of what forward mode cannot follow (a C function without a forward rule, a dual numpy converts,
+a tie of moving values it cannot tell apart, eigenvalues repeated), which reverse mode may: `_after_refusal`
+asks reverse mode for inputs of plain floats and float arrays."""
+
+
+def _after_refusal(api: Callable, f: Callable, args: tuple, kwargs: dict, refusal: Exception):
+    """The derivative by reverse mode (`BY_REVERSE`: a Jacobian by pullbacks) where forward mode refused for a
+    limit of its own, for plain float inputs, under no outer derivative (nor a context but the modes' own:
+    `compose.after_refusal`); else the refusal."""
+    other = BY_REVERSE.get(api.__name__)
+    if (other is None or api.__name__ == "jvp" or SECOND_ORDER[0](f) or kwargs or not _plain_input(args[0])):
+        raise refusal  # (a jvp by reverse mode would take the whole Jacobian, and compute a lazy output's)
+    return AFTER_REFUSAL[0](lambda: other(f, *args), refusal)
+
+
+def _plain_input(x) -> bool:
+    return type(x) is float or isinstance(x, np.floating) or type(x) is np.ndarray and x.dtype.kind == "f"
 
 
 def _lazy(y: Any) -> None:

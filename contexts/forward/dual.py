@@ -13,6 +13,7 @@ Invariants:
 from __future__ import annotations
 
 import cmath
+import datetime
 import itertools
 import sys
 import types
@@ -363,7 +364,7 @@ def own_operators_refused(cls):
 
 from ..rules.generic import add as _sum  # noqa: E402  (None is the zero tangent)
 from ..rules.ties import kink_tie  # noqa: E402
-from ..rules.operator import KINK, mul_da, mul_db, pow_dx, truediv_da, truediv_db  # noqa: E402  (declared once)
+from ..rules.operator import KINK, mul_da, mul_db, pow_dx, scaled_duration, truediv_da, truediv_db  # noqa: E402  (declared once)
 
 
 def _log(v):
@@ -454,6 +455,12 @@ def _for_tangent(v, t):
     return v
 
 
+def _timed(y) -> bool:
+    """y is a duration or a date (numpy's timedelta64/datetime64, scalar or array; datetime's)."""
+    dtype = getattr(y, "dtype", None)
+    return dtype.kind in "mM" if isinstance(dtype, np.dtype) else isinstance(y, (datetime.timedelta, datetime.date))
+
+
 def d_mul(a, b):
     if type(a) is _MATRIX or type(b) is _MATRIX:
         raise matrix_refused()
@@ -461,6 +468,8 @@ def d_mul(a, b):
     av, at = split_operand(a, tag)
     bv, bt = split_operand(b, tag)
     y = av * bv
+    if _timed(y):  # (a duration scaled by a differentiated number, where the code ran on duals: refused)
+        scaled_duration(av, bv, at is not None, bt is not None)
     if tag.chunk:
         d = ndim(y)
         at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)
@@ -475,6 +484,8 @@ def d_div(a, b):
     av, at = split_operand(a, tag)
     bv, bt = split_operand(b, tag)
     y = av / bv
+    if _timed(y):
+        scaled_duration(av, bv, at is not None, bt is not None)
     if tag.chunk:
         d = ndim(y)
         at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)

@@ -25,6 +25,7 @@ import overdub.ops
 from overdub.passes import AST_LOCK, ByIdentity, on_clear
 
 from ..rules.implicit import PLAIN as IMPLICIT_PLAIN
+from ..rules.registry import registry
 from .lower import all_nodes, own_nodes, param_names
 
 __all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_changes_by_kind", "captured_stores", "closure_hazards", "free_names",
@@ -82,6 +83,9 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
         if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)) and not _text_expr(node.left)
                 and _reads(node.left) & active and id(node) not in tested):
             node._od_stairs = True  # (`t // 1e-12`, `t % 1e-12`: each transformer checks the step, `STAIRS`)
+        elif (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and not _text_expr(node.left)
+              and _reads(node.right) & active):
+            node._od_text_mod = True  # (`fmt % x` of a format held by a variable: reverse mode remembers x's text)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _text_expr(node.left) and (
                 _reads(node.right) & active):  # `"%.17g" % x`: the text of x's primal, remembered
             right = node.right
@@ -1449,10 +1453,27 @@ def _changed_in(n, base) -> list[str]:
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
         if name in _INPLACE_FUNCTIONS and n.args and not isinstance(n.args[0], ast.Starred) and base(n.args[0]):
             out.append(base(n.args[0]))
+        written = _written_by_position(n, name)
+        if written is not None and base(written):
+            out.append(base(written))
         for k in n.keywords:
             if k.arg == "out" and base(k.value):
                 out.append(base(k.value))
     return out
+
+
+def _written_by_position(n: ast.Call, name: str | None) -> ast.expr | None:
+    """The argument a call writes by its position, read by the callee's name (a guess that errs on the side
+    of a change): a ufunc's output after its inputs (`np.sin(x, G)`), the argument a C kernel's rule declares
+    it writes (`Rule.writes`: `_ppoly.evaluate(c, x, xp, dx, extrapolate, G)`). A module's array written so
+    was a constant to both modes: its gradient 0."""
+    if name is None or not n.args or any(isinstance(a, ast.Starred) for a in n.args):
+        return None
+    ufunc = vars(np).get(name)  # (no module __getattr__: its deprecated names warn)
+    if isinstance(ufunc, np.ufunc):
+        return n.args[ufunc.nin] if len(n.args) > ufunc.nin else None
+    position = registry.written_by_name.get(name)
+    return n.args[position] if position is not None and position < len(n.args) else None
 
 
 def _changed_globals(tree: ast.AST) -> set[str] | None:

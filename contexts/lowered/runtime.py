@@ -430,6 +430,15 @@ def text_of(s, *values):
     return s
 
 
+def text_mod(left, right) -> None:
+    """`left % right` of a differentiated right, where left, a variable, holds a format (`fmt % x`, which the
+    activity could not read as text): x's text remembered (`text_of`), so that its parse is refused (0 in
+    reverse mode, silently); nothing where left is a number (`n % x`, a remainder)."""
+    if type(left) is str:
+        values = right if type(right) is tuple else tuple(right.values()) if type(right) is dict else (right,)
+        text_of(left % right, *values)
+
+
 def _exact(v) -> bool:
     return isinstance(v, (numbers.Integral, str, bytes, type)) or v is None or type(v) is tuple and all(map(_exact, v))
 
@@ -2415,7 +2424,7 @@ HELPERS = {"__od_live__": live, "__od_more__": more, "__od_more_back__": more_ba
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed,
-           "__od_text_of__": text_of, "__od_inverted__": inverted}  # (locals() by a name of its own: a parameter may be called `locals`)
+           "__od_text_of__": text_of, "__od_text_mod__": text_mod, "__od_inverted__": inverted}  # (locals() by a name of its own: a parameter may be called `locals`)
 
 
 _EQUALITY_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in",

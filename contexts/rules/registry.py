@@ -270,6 +270,9 @@ class Registry:
         self.code_files: set[str] = set()
         self.stand_in_ids: set[int] = set()  # (the callables with a `Rule.stand_in`, by identity: `stand_in_of`)
         self.stand_in_methods: set[str] = set()  # (the names of C types' methods with one, keyed (type, name))
+        # the names of the primitives declaring the positional argument they write (`Rule.writes`) -> its
+        # position: the activity analysis reads a call by name, before any callee is resolved
+        self.written_by_name: dict[str, int] = {}
 
     # -- lookup --------------------------------------------------------------------------------
     def get(self, fn: Any) -> Rule | None:
@@ -384,6 +387,8 @@ class Registry:
                     setattr(rule, name, None)
             for name, value in fields.items():
                 setattr(rule, name, value)
+            if fields.get("writes") is not None and isinstance(getattr(fn, "__name__", None), str):
+                self.written_by_name[fn.__name__] = fields["writes"]
             if "stand_in" in fields and not isinstance(fn, tuple):  # (kept alive by its rule, keyed by it)
                 (self.stand_in_ids.add if fields["stand_in"] is not None else self.stand_in_ids.discard)(id(key_of(fn)))
             elif "stand_in" in fields and fields["stand_in"] is not None:  # (a C type's method: by its name)

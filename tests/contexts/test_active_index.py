@@ -70,6 +70,7 @@ class Bounds:
         return s.start * 2.0
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_slice_bounds_given_a_derivative_are_refused_in_reverse_mode():
     with pytest.raises(UnsupportedFunction, match="slice bounds"):
         gradient(lambda a: Bounds()[a:3] + 0.0, 1.5)

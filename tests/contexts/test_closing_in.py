@@ -244,6 +244,7 @@ def piecewise(x):
     return 3.0 * x - 2.0  # (a kink at 1: slopes 2 and 3)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_point_a_hair_from_a_branch_boundary():
     # forward mode, which sees the test's rate, refuses a point a step of 1e-12 from the kink, where finite
     # differences straddle it (2.5); reverse mode, which sees a single test (no iteration closing in),

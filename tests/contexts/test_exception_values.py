@@ -66,6 +66,7 @@ def _generator_return(x):
 CARRYING = [_raises_value, _callee_raises, _attribute, _generator_return]
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", CARRYING, ids=lambda f: f.__name__)
 def test_reverse_mode_refuses_a_value_carried_by_an_exception(f):
     with pytest.raises(UnsupportedFunction):

@@ -176,6 +176,7 @@ def test_refused(name, f, a, match, mode):
         _run(mode, f, a)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("mode", MODES)
 def test_splrep_with_given_knots(mode):
     """splrep(x, y, t=knots): forward mode differentiates it (a least-squares fit, linear in y); reverse mode

@@ -115,6 +115,7 @@ def test_a_cache_hit_at_the_cached_point_is_right_or_refused(mode):
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_stale_cache_hit_is_refused():
     for run in (gradient, jacfwd):
         calc = _Calculator()
@@ -423,6 +424,7 @@ def _first_of_endless(x):
     return next(_endless(x)) * 2.0
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_an_endless_generator_is_refused_not_a_hang(monkeypatch):
     # reverse mode runs a generator to its end when it is called: an endless one ran until memory ran out
     from contexts.lowered import runtime

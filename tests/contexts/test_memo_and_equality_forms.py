@@ -133,6 +133,7 @@ def _model_sum(m, p):
     return np.sum(m.evaluate(X, p[0], p[1]))
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("mode", ["jacfwd", "hessian", "gradient"])
 def test_memo_cache_leaves_no_dual_and_its_hit_is_refused(mode):
     m = _Cached()

@@ -69,6 +69,7 @@ def _warm():
     memo.clear()
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("mode", sorted(MODES))
 @pytest.mark.parametrize("f", LOOKUPS + [table], ids=lambda f: f.__name__)
 def test_a_hit_is_refused(f, mode):

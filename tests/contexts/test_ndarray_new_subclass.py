@@ -71,6 +71,7 @@ def test_reverse_mode_against_differences(name):
     np.testing.assert_allclose(gradient(f, X)[0], fd_gradient(f, X)[0], rtol=1e-7, atol=1e-9)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_forward_mode_refuses_the_constructor_by_name():
     with pytest.raises(OverdubError, match="__new__"):
         jacfwd(CASES["dcm"], X)

@@ -171,6 +171,7 @@ def test_jacfwd_against_fd(name):
     assert _rel(jacfwd(f, p), fd_gradient(f, p)[0]) < 1e-6
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_jacfwd_refuses_time_points():  # (forward mode refuses perturbed times; reverse mode has their rule)
     with pytest.raises(NoDerivative, match="time points"):
         jacfwd(time_points, np.array([0.2, 1.7]))

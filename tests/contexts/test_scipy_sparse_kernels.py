@@ -363,6 +363,7 @@ def _fill(a, b, x, y):
     y += x * a
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_an_array_filled_by_a_callee_after_a_spread_is_refused_not_zero():
     """`k(*sizes, x, y)` where k fills y: reverse mode hands y's cotangent to k only by a known position (scipy's
     `dia_matvecs(*self.shape, *self.data.shape, ..., other, res)`): it gave 0; refused now."""

@@ -91,6 +91,7 @@ def test_the_two_found_wrong_are_now_right(mode):
         np.testing.assert_allclose(got, fd.gradient(f, X, Y), rtol=1e-6)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_fromkeys_of_one_list_under_every_key_is_refused():
     def f(a):
         d = dict.fromkeys(["p", "q"], [a])

@@ -122,6 +122,7 @@ def test_a_store_made_by_a_getitem_is_recorded_in_reverse_mode():
     assert gradient(_lazy_item, 0.7)[0] == pytest.approx(exact, rel=1e-8)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_lazy_len, _lazy_neg], ids=["len(s)", "-s"])
 def test_a_store_made_by_a_dunder_python_runs_is_refused_in_reverse_mode(f):
     # (reverse mode runs these natively and re-runs them in its reverse pass: the store into self was not
@@ -229,6 +230,7 @@ def _array_in_a_callback(x):
     return out.sum()
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_key_appending, _array_in_a_callback], ids=["list.append", "array item"])
 def test_a_callback_changing_a_captured_list_or_array_is_refused(f):
     # (the caller's cotangent for the list or array after the change could not reach the closure: 0)
@@ -313,6 +315,7 @@ def test_a_rule_of_a_python_function_called_by_keyword():
         np.testing.assert_allclose(gradient(f, a)[0], fd.gradient(f, a)[0], rtol=1e-6, atol=1e-9)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_differentiated_value_stored_into_a_c_field():
     # (reverse mode undid `c.value = ...` by deleting the field: TypeError; forward mode refuses, by name)
     import ctypes
@@ -364,6 +367,7 @@ def _power_or_fallback(x):
         return 100.0 * x
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_sqrt_or_fallback, _power_or_fallback], ids=["math.sqrt", "** 0.5"])
 def test_a_derivative_dividing_by_zero_is_no_exception_of_the_program(f):
     # (at x = 1 the second derivative's rule divided by zero, and the ZeroDivisionError reached the user's

@@ -454,6 +454,7 @@ def test_assert_of_an_equality_is_no_branch_point():
     assert derivative(f, 0.5) == pytest.approx(3.0)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_match_guard_binding_a_name():
     def f(x):
         match 1:

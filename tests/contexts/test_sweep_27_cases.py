@@ -409,6 +409,7 @@ def closing_property_operator(s):
 
 @pytest.mark.parametrize("f", [array_plus_cell, array_matmul_cell, cell_stored_into_array, cells_concatenated,
                                property_operator, closing_property_operator])
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_unrecorded_conversions_refused_in_reverse(f):
     from overdub.errors import OverdubError
     assert fd.derivative(f, 1.03) != 0.0

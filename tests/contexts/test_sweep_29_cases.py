@@ -415,6 +415,7 @@ def factory_closure(a):
     return acc(3.0 * a)  # (4a: reverse mode kept the last call's share only, 3.0)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_closure_a_factory_made_writing_its_cells_is_refused():
     from overdub.errors import OverdubError
     with ADContext():
@@ -461,6 +462,7 @@ def scaled_setting(x):
     return r
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_with_on_a_manager_holding_a_derivative():
     # (session 35: `__enter__`/`__exit__` of a differentiated manager run recorded; the store into the class
     # attribute reads back unrecorded, refused)

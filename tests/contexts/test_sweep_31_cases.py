@@ -160,6 +160,7 @@ def test_a_ufunc_np_frompyfunc_made_of_a_closure_over_a_differentiated_value():
         assert abs(got - want) < 1e-6 * abs(want)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_ufunc_np_frompyfunc_made_before_of_a_closure_over_a_differentiated_value_is_refused():
     box = {}
 
@@ -548,6 +549,7 @@ def test_any_and_all_stop_at_the_first_decisive_item(f):
     assert_scalar_modes(f, 0.7)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_return_in_finally_is_refused_in_reverse_mode():
     def f(t):
         try:
@@ -752,6 +754,7 @@ def test_closures_writing_enclosing_variables_through_other_functions(f):
     assert_scalar_modes(f, 0.7)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_silent_wrongs_of_gen6_are_refused_in_reverse_mode():
     import functools
 

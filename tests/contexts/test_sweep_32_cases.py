@@ -875,6 +875,7 @@ def mapped_while_appended(t):
     return acc
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_lazy_iterator_of_a_list_the_loop_changes_is_refused_in_reverse_mode():
     # (map's items were drawn before the body appended: 2 for 14, the value wrong too)
     from contexts import ADContext, derivative, gradient

@@ -406,6 +406,7 @@ def iterator_class_reads_what_the_body_changes(t):
                                generator_iter_reads_its_object, generator_given_the_object,
                                closure_generator_over_array_a_helper_scales,
                                iterator_class_reads_what_the_body_changes])
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_generator_state_changed_by_the_consumer_is_refused(f):
     from contexts import ADContext, derivative, gradient
     from contexts.lowered.runtime import EagerIterationError
@@ -457,6 +458,7 @@ class Law:  # (actuarialmath's Survival: closures over self stored on self, inte
         return scipy.integrate.quad(lambda t: self.f(t) * math.exp(-0.05 * t), 0, 10.0)[0]
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_quad_of_an_object_holding_a_closure_over_itself():
     from contexts import ADContext, derivative, gradient
     from overdub.errors import OverdubError
@@ -588,6 +590,7 @@ def suppressed_after_store(t):
     return a.s
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_store_then_raise_swallowed_by_a_with_is_refused():
     from contexts import ADContext, derivative, gradient
     from overdub.errors import OverdubError
@@ -662,6 +665,7 @@ def map_of_a_method_whose_object_the_loop_changes(t):
     return out
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_map_of_a_method_whose_object_the_loop_changes_is_refused():
     # (gen9: map is drawn where it is made in reverse mode: 5.4 for 4.7)
     from tests.modes import assert_refused_in_reverse

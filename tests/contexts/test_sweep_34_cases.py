@@ -140,6 +140,7 @@ def generators_consumed_in_their_iteration(t):
 
 @pytest.mark.parametrize("f", [generators_appended_in_a_loop, generators_of_a_comprehension,
                                generators_named_then_kept])
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_generators_kept_past_their_iteration_are_refused_in_reverse_mode(f):
     assert_refused_in_reverse(f, 0.7, match="made in a loop and kept past its iteration")
 
@@ -461,6 +462,7 @@ def test_a_closure_rebinding_numbers_and_arrays(f):
     assert_scalar_modes(f, 0.7)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [rebinds_list_read_by_alias, rebinds_looped_list, rebinds_dict])
 def test_a_closure_rebinding_a_container_is_refused_in_reverse_mode(f):
     assert_refused_in_reverse(f, 0.7, match=r"rebound \(`nonlocal`\) by the closure")
@@ -539,6 +541,7 @@ def lru_pure_hits(t):
     return g(t) + g(t) + g(2.0 * t)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [lru_stale_by_cell, lru_stale_method])
 def test_a_stale_lru_cache_hit_is_refused_in_reverse_mode(f):
     assert_refused_in_reverse(f, 0.9, match="lru_cache")
@@ -649,6 +652,7 @@ def round_by_name(x):
     return Shown(x).__round__(6).value * 3.0
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_round_of_an_object_with_its_own_round():
     assert_refused_in_reverse(round_of_an_object, 0.7, match="own __round__")
     assert_scalar_modes(round_by_name, 0.7)
@@ -1006,6 +1010,7 @@ def accumulate_through_a_lambda(t):
     return s
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_lambda_calling_a_closure_that_rebinds_is_refused_in_reverse_mode():
     assert_refused_in_reverse(accumulate_through_a_lambda, 0.7, match="through another closure")
 

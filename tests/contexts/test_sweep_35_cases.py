@@ -255,6 +255,7 @@ def test_numpy_arithmetic_on_object_arrays_of_own_classes(name):
 @pytest.mark.parametrize("f", [lambda t: (_skewed(t) + _skewed(t * t)).sum().v, lambda t: (2.0 * _skewed(t)).sum().v,
                                lambda t: (-_skewed(t)).sum().v,
                                lambda t: np.cumsum(_skewed(t))[-1].v])
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_object_array_arithmetic_without_a_python_form_is_refused_in_reverse(f):
     # numpy applied the operators in C; the refusal names the ufunc to call instead
     from overdub.errors import OverdubError
@@ -409,6 +410,7 @@ def test_a_lookup_storing_what_it_computes(f):
     assert_scalar_modes(f, 0.9, second=False)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_dict_replaced_wholesale_is_refused_in_reverse():
     def f(t):
         o = _A()
@@ -558,6 +560,7 @@ def _iterator_the_body_leaves_alone(t):
     return sum(out) + xs[0]
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_iterator_over_a_list_the_body_extends, _iterator_over_a_list_the_body_changes])
 def test_a_loop_over_an_iterator_whose_list_the_body_changes_is_refused_in_reverse(f):
     from tests.modes import assert_refused_in_reverse
@@ -726,6 +729,7 @@ def test_with_on_a_differentiated_manager(f):
     assert_scalar_modes(f, 0.7, second=False)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_with_leaving_by_return_is_still_refused_in_reverse():
     def f(t):
         s = _Settings()

@@ -421,6 +421,7 @@ def test_generator_expression_drawn_as_python_draws_it(f):
     np.testing.assert_allclose(jacfwd(lambda v: f(v[0]), np.array([0.9])), [fd.derivative(f, 0.9)], rtol=1e-6)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_endless_generator_expression_refused_in_reverse_mode():
     import itertools
 
@@ -452,6 +453,7 @@ def _kept_generators_late(x):
     return sum(sum(g) for g in gens)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_generator_kept_past_its_iteration_reading_the_loop_variable_first():
     assert_scalar_modes(_kept_generators, 1.5)
     from overdub.errors import OverdubError
@@ -673,6 +675,7 @@ def _missing_by_eval(b):
     return eval("beta / 2", {"__builtins__": {}}, _Namespace({"beta": b})) * b
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_dict_subclass_missing_reached_from_c():
     assert_scalar_modes(_missing_by_method, 0.3)
     from overdub.errors import OverdubError

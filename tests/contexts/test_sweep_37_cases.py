@@ -465,6 +465,7 @@ def _counted_from(x):
     return next(c) * 2
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_float_keys, _counted_from])
 def test_differentiated_keys_and_counters_still_refused_in_reverse(f):
     with pytest.raises(OverdubError):

@@ -77,6 +77,7 @@ def _holds(x):
         return h.v * x
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_reads_setting, _holds])
 def test_with_as_holding_a_number_refused_in_reverse_mode(f):
     with pytest.raises(OverdubError):

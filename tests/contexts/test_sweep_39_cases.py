@@ -391,6 +391,7 @@ class _Derived(_Base):
         return super().c
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_super_cached_property():
     f = lambda x: _Derived(x).c ** 2  # noqa: E731
     assert derivative(f, 0.7) == pytest.approx(fd.derivative(f, 0.7), rel=1e-7)
@@ -516,6 +517,7 @@ def _star_scaled(s, *arrs):
         v *= s
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_arrays_changed_through_star_args_refused_in_reverse():
     def f(x):
         p = x[:2] * 1.0

@@ -147,6 +147,7 @@ def _by_pairwise_rows(x):
     return float(np.sum(M[2] * x))
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_by_an_objects_iter, _by_pairwise_rows])
 def test_views_drawn_lazily_refused_in_reverse_where_not_followed(f):
     x = np.array([1.0, 2.0, 3.0, 4.0])
@@ -327,6 +328,7 @@ def test_arrays_changed_through_an_objects_tuple():
                                fd.gradient(_through_an_objects_tuple, x)[0], rtol=1e-6, atol=1e-9)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_through_a_namedtuple])
 def test_arrays_changed_through_a_tuple_held_refused_in_reverse(f):
     x = np.array([0.3, 0.5, 0.7, 0.9])
@@ -616,6 +618,7 @@ def test_sets_of_objects(f):
     assert_scalar_modes(f, 0.7)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_set_of_differentiated_numbers_still_refused():
     def f(x):
         s = set()
@@ -900,6 +903,7 @@ def _held_by_an_object_array(x):
     return c[0]
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_list_held_by_an_object_array():
     from contexts import derivative
     assert abs(gradient(_held_by_an_object_array, 0.7)[0] - 1.4) < 1e-9
@@ -1011,6 +1015,7 @@ def _on_a_methods_function_then_deleted(x):
     return s
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_through_a_functions_dict_then_deleted, _on_a_methods_function_then_deleted])
 def test_attributes_deleted_after_use(f):
     from contexts import derivative

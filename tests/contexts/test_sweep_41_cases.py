@@ -89,6 +89,7 @@ def _local_class_bound_getter(x):
     return c[0] + 2.0 * x
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_local_class_method_returning_a_capture, _local_class_bound_getter])
 def test_local_class_returning_a_capture_refused_in_reverse(f):
     # (reverse mode took b for a fresh object: 2.0 for 4.6; a class made here reading a variable it changes is refused)
@@ -459,6 +460,7 @@ def _module_generator_of_an_argument(x):
 @pytest.mark.parametrize("f", [_iter_resumed, _chained, _sliced, _accumulated, _teed, _starmapped, _slice_assigned,
                                _array_iterator_resumed, _dict_values_chained, _local_generator_of_an_argument,
                                _module_generator_of_an_argument])
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_lazy_iterators_over_containers_changed_before_drawing_refused_in_reverse(f):
     assert_refused_in_reverse(f, 0.7, match="lazy iterator")
 
@@ -491,6 +493,7 @@ from tests.contexts._assert_messages import (assert_message_read, assert_message
                                              passing_asserts)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [assert_message_read, assert_message_tuple_read])
 def test_assert_messages_carry_their_derivative_in_forward_mode(f):
     x = 0.7
@@ -734,6 +737,7 @@ def _chain_over_a_list_an_item_of_which_is_deleted(x):
                                _generator_sliced_while_its_list_changes,
                                _generator_handed_with_a_callback_changing_its_list,
                                _chain_over_a_list_an_item_of_which_is_deleted])
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_generators_wrapped_or_handed_over_while_what_they_read_changes_refused_in_reverse(f):
     # (gen21 W4, W2b: enumerate, zip, islice around the generator, or a callback changing its list, hid it from
     # the guard; `del p[0]` was no change in place: 1.0 for 3.8)
@@ -764,6 +768,7 @@ def _key_error_key_read(x):
     return 0.0
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_missing_computes_from_the_key, _missing_of_a_square, _key_error_key_read])
 def test_keys_reaching_missing_or_a_key_error_refused_in_reverse(f):
     # (forward mode's tangent twin handed __missing__ and the KeyError the key's value alone: 1.0 for 3, 0 for 2;
@@ -820,6 +825,7 @@ def _value_kept_by_exit(x):
     return sw.val
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_value_of_the_cause, _value_of_the_context, _value_by_exc_info, _value_kept_by_exit])
 def test_exception_values_reached_other_ways_refused_in_reverse(f):
     # (reverse mode: 0 for 2, 4, 5; forward mode's twin gave up inside the `with`, and `__exit__` swallowed the
@@ -986,6 +992,7 @@ def _global_through_a_function_s_globals(x):
 
 @pytest.mark.parametrize("f", [_global_through_globals, _global_through_vars_of_the_module, _global_through_update,
                                _global_through_a_function_s_globals])
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_globals_rebound_through_the_namespace_refused_in_reverse(f):
     assert_refused_in_reverse(f, 0.7, match="namespace")
 
@@ -1030,6 +1037,7 @@ def _class_attribute_changed_between_draws(x):
     return a + b
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_global_changed_between_draws, _class_attribute_changed_between_draws])
 def test_generators_reading_state_changed_between_draws_refused_in_reverse(f):
     # (reverse mode runs the generator to its end when called: 2.1 for 7.7 in the value, 3 for 11)
@@ -1077,6 +1085,7 @@ def _two_draws(x):
     return next(g) + next(g)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_consumer_stopping_early, _two_draws])
 def test_generators_raising_past_the_consumer(f):
     from contexts.lowered.runtime import EagerIterationError
@@ -1154,6 +1163,7 @@ def _generator_frame_read(x):
 
 @pytest.mark.parametrize("f", [_generator_type_asked, _library_asking_inspect, _generator_method_asked,
                                _generator_frame_read])
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_generator_identity_asked_refused_in_reverse(f):
     assert_refused_in_reverse(f, 0.7, match="generator")
 
@@ -1196,6 +1206,7 @@ def _default_holding_a_list(x):
     return g()
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_partial_of_a_changed_list, _partial_of_a_list_of_constants, _default_holding_a_list])
 def test_callables_holding_containers_changed_before_the_call(f):
     assert_refused_in_reverse(f, 0.7, match="reading")

@@ -148,6 +148,7 @@ def _exception_bound_then_raised(x):
         return err.args[0] * np.sin(x)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_thrown_into_a_module_generator, _exception_bound_then_raised])
 def test_exceptions_kept_with_values_followed_forward_refused_reverse(f):
     assert_refused_in_reverse(f, 0.7, match="ValueError")

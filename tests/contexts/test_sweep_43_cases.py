@@ -222,6 +222,7 @@ def _close(got, want, rtol=1e-6):
     assert abs(got - want) <= rtol * abs(want) + 1e-12, (got, want)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("factory", _SHARED + [_array_item, _array_in_place])
 def test_state_shared_with_a_sibling_closure_reverse(factory):
     want = _fresh_derivative(factory, 0.7)
@@ -255,11 +256,13 @@ def test_state_after_the_derivative_is_the_plain_calls():
     assert type(st.v.x) is float and st.v.x == st_plain.v.x
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_cell_rebound_by_a_sibling_is_refused_in_reverse():
     with pytest.raises(OverdubError, match="rebinds by `nonlocal`"):
         gradient(_rebound_by_nonlocal(), 0.7)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("factory", [_array_item, _array_in_place])
 def test_a_captured_plain_array_written_by_a_sibling_is_refused_forward(factory):
     with pytest.raises(OverdubError):
@@ -586,6 +589,7 @@ def _array_changed_then_quad(x):
     return quad(g, 0.0, 1.0)[0]
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_array_then_inner_derivative, _array_changed_then_quad])
 def test_closures_over_arrays_given_to_rules_refused_where_unfollowed(f):
     want = fd.derivative(f, 0.8)
@@ -594,6 +598,7 @@ def test_closures_over_arrays_given_to_rules_refused_where_unfollowed(f):
         gradient(f, 0.8)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_gradient_of_an_inner_gradient_under_block_rules_is_refused():
     import math
     from contexts import ADContext
@@ -732,6 +737,7 @@ def _array_of_a_scaled_list(x):
     return float(np.sum(np.array(_Scaled([x, 1.0]))))
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_np_array_of_a_list_subclass_with_its_own_iteration_refused_in_reverse():
     _close(derivative(_array_of_a_scaled_list, 1.3), 2.0)
     with pytest.raises(OverdubError):

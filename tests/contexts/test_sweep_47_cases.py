@@ -235,6 +235,7 @@ def test_a_module_table_read_by_a_builtin(f):
 
 @pytest.mark.xfail(strict=True, reason="a scipy.sparse.lil_matrix filled with constants: lil_fancy_set taken for "
                                        "differentiated in reverse mode (findiff's Diff.matrix(shape) @ u)")
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_sparse_matrix_filled_with_constants():
     sparse = pytest.importorskip("scipy.sparse")
 

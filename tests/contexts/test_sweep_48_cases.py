@@ -282,6 +282,7 @@ DRAWN = {
 FORWARD_REFUSED = {"a list's +="}  # (forward mode: `+=` runs C's list.__iadd__, the protocol met the duals)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("name", list(DRAWN))
 def test_items_drawn_by_python_code(name):
     f = DRAWN[name]

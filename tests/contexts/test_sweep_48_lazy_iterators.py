@@ -144,6 +144,7 @@ REFUSED = {f.__name__: f for f in (through_an_alias, by_a_callee, by_a_holder, n
                                    looped_after_callee, chain_then_callee)}
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("name", list(REFUSED))
 def test_refused_in_reverse_mode_right_in_forward_mode(name):
     assert_refused_in_reverse(REFUSED[name], 1.3, EagerIterationError,
@@ -200,6 +201,7 @@ def handed_unchanged(x):
     return _sums_only(iter(p), p) + _sums_only(map(abs, p), p)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [handed_iter, handed_zip, handed_by_name])
 def test_handed_to_a_callee_changing_its_list(f):
     assert_refused_in_reverse(f, 1.3, EagerIterationError, match="is used after a list it draws from changed in place")

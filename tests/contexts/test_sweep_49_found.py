@@ -218,6 +218,7 @@ def test_nan_to_num_in_place(f):
     assert_scalar_modes(f, 0.3, second=False)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_nan_to_num_in_place_over_a_nan_forward_right_reverse_refused():
     from contexts.rules.registry import MissingRule
     from tests.modes import assert_refused_in_reverse

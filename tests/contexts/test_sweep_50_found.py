@@ -43,6 +43,7 @@ def test_a_global_store_never_run_is_no_refusal():
     assert derivative(_loglikelihood, 2.5) == pytest.approx(expected, rel=1e-6)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_global_store_that_runs_is_refused_where_it_runs():
     with pytest.raises(OverdubError, match="module global class_instance"):
         gradient(lambda a: _loglikelihood(a, (lambda d: d.a,)), 2.5)

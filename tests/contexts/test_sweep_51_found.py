@@ -135,6 +135,7 @@ def test_forward_mode_takes_duals_by_keyword(name):
     np.testing.assert_allclose(np.asarray(gradient(f, _X3)[0], dtype=float), want, rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_pearsonr_in_both_modes():
     # (forward mode: array-api-extra's `apply_where` fills `full_like(cond, fill_value=p)` with a dual; reverse
     # mode refuses pearsonr's result object, a tuple holding differentiated attributes)

@@ -216,6 +216,7 @@ def _through_exec_differentiated(x):
     return _NS2["_made_scale"](_Holder(x)) + x
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_exec_made_function_given_a_differentiated_value_stays_refused():
     from contexts import gradient
     from overdub.errors import OverdubError

@@ -233,6 +233,7 @@ def _completion_read(x):
     return float(np.sum(u[:, 3] ** 3))
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_full_svd_of_a_wide_matrix_reverse():
     from tests import fd
     x = np.linspace(-0.3, 0.4, 12)

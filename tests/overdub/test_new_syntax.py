@@ -71,6 +71,7 @@ def _except_star(x):
     return y * y * x
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_except_star():
     """The core and forward mode run `except*`; reverse mode refuses it by name and line (never a wrong
     number)."""

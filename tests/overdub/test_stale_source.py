@@ -36,6 +36,7 @@ def test_core_runs_the_code_that_runs(edited):
     assert overdub.Context().run(edited.calls, 3.0) == 28.0
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_reverse_mode_refuses_instead_of_differentiating_the_new_text(edited):
     with pytest.raises(NoRuleError, match="changed since it was imported"):
         gradient(edited.calls, 3.0)
@@ -59,6 +60,7 @@ STORING_OLD = ("class Box:\n    pass\n\n\ndef put(box, v):\n    box.p = v\n\n\n"
 STORING_NEW = STORING_OLD.replace("box.p = v", "box.q = v")
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_edited_function_that_stores_into_an_object_is_refused(tmp_path, monkeypatch):
     """The edited function returns nothing and stores a differentiated value into its argument: run as
     a primitive, the store had no record and the gradient was silently 0 (found by the fuzzer with the

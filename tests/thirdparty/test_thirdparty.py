@@ -21,6 +21,7 @@ def _params():
             yield pytest.param(case, mode, marks=marks, id=f"{case.id}-{mode}")
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("case, mode", list(_params()))
 def test_thirdparty(case, mode):
     pytest.importorskip(case.package)

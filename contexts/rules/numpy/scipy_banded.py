@@ -27,6 +27,7 @@ import numpy as np
 import scipy.linalg as _linalg
 from scipy.linalg import lapack as _lapack
 
+from ..cotangents import Refused
 from ..registry import registry
 from ..sparsity_specs import DENSE
 from ._util import bind as _bind, match_primal, unsupported
@@ -195,6 +196,15 @@ def _factors_refused(dy, name):
                           "use scipy.linalg.solve_banded, or only the solution x")
 
 
+class _Factors:
+    """Why ?gbsv's LU factors carry no tangent (`cotangents.Refused`'s reason): refused where used."""
+    function, argument = "scipy.linalg.lapack.?gbsv", "lub (its LU factors)"
+
+    def error(self):
+        return unsupported(self.function, "its LU factors (lub, piv) as values that are differentiated",
+                           "use scipy.linalg.solve_banded, or only the solution x")
+
+
 def gbsv_adjoint(dy, y, kl, ku, ab, b, *rest, **kwargs):
     nones = (None,) * len(rest)
     _factors_refused(dy, "scipy.linalg.lapack.?gbsv")
@@ -224,7 +234,11 @@ def _gbsv_frule(fn):
         if tab is not None:
             band = np.asarray(tab)[lower:]
             rhs = rhs - _matvec(band, x, _shifts(band, (lower, upper), False), False)
-        return y, (None, None, _linalg.solve_banded((lower, upper), np.asarray(ab)[lower:], rhs), None)
+        # (the factors move with ab: their tangent, unknown here, refuses any use, as reverse mode's adjoint
+        # refuses their cotangent; a tangent of None gave their derivative 0, silently)
+        zero = tab is None or type(tab) is np.ndarray and not tab.any()  # (a tangent of zeros: the factors' too)
+        lub = None if zero else Refused(_Factors())
+        return y, (lub, None, _linalg.solve_banded((lower, upper), np.asarray(ab)[lower:], rhs), None)
     return gbsv_frule
 
 

@@ -4,8 +4,10 @@ one with inlined fast paths. Both must give the same, right, gradients (central 
 must happen only between twins recording the same tapes, and threads must see one adjoint or the other,
 never a mix."""
 
+import atexit
 import math
 import os
+import shutil
 import tempfile
 import threading
 
@@ -17,6 +19,7 @@ from contexts import gradient, hessian
 from tests import fd
 
 _DIR = tempfile.mkdtemp(prefix="overdub_tiers_")
+atexit.register(shutil.rmtree, _DIR, ignore_errors=True)  # the files live until the tests end, then go
 _count = iter(range(10**6))
 
 

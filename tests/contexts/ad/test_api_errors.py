@@ -133,6 +133,7 @@ def test_match_on_a_differentiated_value():
     assert gradient(uses_match, 3.0) == (2.0,)  # value patterns only: control flow
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_unsupported_construct_names_line():
     with pytest.raises(UnsupportedFunction, match="match") as e:
         gradient(uses_match_with_alternatives, 3.0)

@@ -218,11 +218,13 @@ def stored_then_called_after_rebinding(x):
 
 @pytest.mark.parametrize("f", [called_after_rebinding, stored_then_called_after_rebinding],
                          ids=lambda f: f.__name__)
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_call_seeing_a_later_value_is_refused(f):
     with pytest.raises(UnsupportedFunction, match="assigned again"):
         gradient(f, X)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_refusal_leaves_no_guard_behind():
     from contexts.ad import runtime
     gradient(rebound_after_last_call, X)

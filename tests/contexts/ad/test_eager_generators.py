@@ -219,6 +219,7 @@ REFUSED = [one_object_reset_per_item_of_a_generator_expression, callee_changing_
            one_buffer_yielded_twice]
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", REFUSED, ids=lambda f: f.__name__)
 def test_refused_in_reverse_mode_and_right_in_forward_mode(f):
     with pytest.raises(OverdubError):
@@ -226,6 +227,7 @@ def test_refused_in_reverse_mode_and_right_in_forward_mode(f):
     assert derivative(f, X) == pytest.approx(fd.derivative(f, X), rel=1e-6)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_the_refusal_names_the_generators_line():
     with pytest.raises(OverdubError, match=r"test_eager_generators.py:\d+ in _buffered"):
         gradient(one_buffer_yielded_twice, X)
@@ -323,6 +325,7 @@ def next_reaching_an_appended_item(x):
 
 @pytest.mark.parametrize("f", [next_on_a_list_iterator_is_pythons, next_reaching_an_appended_item],
                          ids=lambda f: f.__name__)
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_list_iterator_resumed_after_a_change_of_its_list_is_refused_in_reverse(f):
     """`it = iter(xs); next(it); xs.append(v); next(it)`: the draws' cotangents go back where the iterator was
     made, after the change was undone, so an item appended and drawn took none (1.0 for 5.2, silently; session

@@ -137,6 +137,7 @@ def test_forward_mode(i):
     np.testing.assert_allclose(jacfwd(f, P), fd.gradient(f, P)[0], rtol=1e-7, atol=1e-9)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("cls", [Own, Plain])
 def test_forward_mode_refuses_own_arithmetic(cls):
     with pytest.raises(OverdubError, match="arithmetic of its own"):

@@ -95,6 +95,7 @@ def through_args(a):
     return np.sum(d * W)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [through_kwargs, through_args, through_args_by_copyto])
 def test_through_a_forwarding_wrapper_refused(f):
     """What `*args` / `**kwargs` forward cannot be handed its cotangent: a callee changing it is refused,

@@ -199,6 +199,7 @@ class Renamed:
         return sum(self._d.values())
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_a_re_run_that_makes_other_parts_is_refused():
     """`carry_boxes` finds no part at the place the forward pass's result had one: refused, not 0."""
     from overdub.errors import OverdubError

@@ -411,6 +411,7 @@ REFUSED = [(passed_closure_reading_rebound_through_inner, "closure `h`.*reading 
            (decorated_closure_rebound, "reading `k`")]
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f, message", REFUSED, ids=lambda v: getattr(v, "__name__", ""))
 def test_refused_where_a_cotangent_cannot_be_routed(f, message):
     """Each of these returned a silent zero or a wrong value: now a clear refusal naming the construct."""
@@ -457,6 +458,7 @@ def generator_send(x):
     (generator_reading_changed_state, "generator gen reading `state`"),
     (generator_reading_rebound_cell, "generator .run eagerly when made., reading `k`"),
     (generator_send, "used as a value")], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_generators_refused_where_eager_evaluation_would_differ(f, message):
     with pytest.raises(UnsupportedFunction, match=message.replace("`", ".")):
         gradient(f, X)
@@ -509,6 +511,7 @@ def closure_bound_by_hand(x):
     return o.g(2.0)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_closure_bound_as_method_is_refused():
     # refused where the method is made (no rule for types.MethodType with a differentiable closure), or
     # where it is called

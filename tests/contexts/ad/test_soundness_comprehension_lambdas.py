@@ -71,6 +71,7 @@ def reads_the_variable_in_a_loop(x):
     return fs[0](1.0) * fs[2](x)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [reads_the_variable, reads_the_variable_in_a_loop], ids=lambda f: f.__name__)
 def test_lambda_reading_the_variable_in_its_body(f):
     with pytest.raises(UnsupportedFunction, match="comprehension reading its variable `c` in its body"):

@@ -500,6 +500,7 @@ class _Scaled(list):
     pass
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_attribute_of_a_list_subclass_is_refused():
     def f(x):
         a = _Scaled([x])
@@ -509,6 +510,7 @@ def test_attribute_of_a_list_subclass_is_refused():
         gradient(f, X)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_set_of_differentiated_values_is_refused():
     def f(x):
         return sum({x, x * x})
@@ -517,6 +519,7 @@ def test_set_of_differentiated_values_is_refused():
     assert gradient(lambda x: x * len({"a", "b"}), X) == (2.0,)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_ufloat_made_from_a_differentiated_value_is_refused():
     unumpy = pytest.importorskip("uncertainties.unumpy")
 
@@ -527,6 +530,7 @@ def test_ufloat_made_from_a_differentiated_value_is_refused():
         gradient(f, X)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_unknown_iterator_reaching_next_is_refused():
     def f(x):
         it = iter(lambda: x * 2, None)  # a callable iterator: its items cannot be traced back

@@ -73,6 +73,7 @@ def with_constant_manager(x):
     return r
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f, what", [(writes_global, "module global")])
 def test_refused_by_name_and_line(f, what):
     with pytest.raises(UnsupportedFunction, match=what) as e:

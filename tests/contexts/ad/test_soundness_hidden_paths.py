@@ -288,6 +288,7 @@ def class_attribute(x):
         _Shared.scale = 1.0
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_class_attribute_store_refused_in_reverse_followed_forward():
     with pytest.raises(UnsupportedFunction, match="class attribute _Shared.scale"):
         gradient(class_attribute, X)
@@ -336,6 +337,7 @@ def keys_by_fromkeys(x):
     return sorted(dict.fromkeys([x * x, 5.0]))[0] * x
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [keys_by_pairs, keys_by_fromkeys], ids=lambda f: f.__name__)
 def test_keys_read_back_as_numbers_are_refused(f):
     """A dict built from pairs keyed by differentiated floats, its keys read back (0.7 for 1.4 before)."""

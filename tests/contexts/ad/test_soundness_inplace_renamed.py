@@ -91,6 +91,7 @@ def renamed_with_a_view(x):
 
 @pytest.mark.parametrize("f", [spread, through_kwargs, through_partial, renamed_with_a_view,
                                renamed_method_with_a_view])
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_refused_where_the_cotangents_cannot_be_handed(f):
     with pytest.raises(UnsupportedFunction, match="in-place") as e:
         gradient(f, np.array([1.0, 2.0, 0.5]))

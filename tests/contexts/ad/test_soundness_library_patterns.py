@@ -135,6 +135,7 @@ def _dot_into(x):
 XV = np.array([0.3, 0.8])
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [_clip_into, _method_clip_into, _sum_into, _dot_into])
 def test_positional_out_refused_in_reverse_mode(f):
     with pytest.raises(UnsupportedFunction, match="by position"):
@@ -170,6 +171,7 @@ def _exp_into_a_global(x):
     return np.sum(buf * x)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_positional_out_into_a_plain_array_refused_in_forward_mode():
     from contexts import jvp
     from overdub.errors import OverdubError
@@ -229,6 +231,7 @@ def test_context_manager_body_sees_its_setting(mode):
     assert CONFIG["scale"] == 1.0
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_context_manager_with_differentiated_argument():
     assert derivative(_with_active, X) == pytest.approx(2 * X)
     with pytest.raises(UnsupportedFunction, match="context manager"):

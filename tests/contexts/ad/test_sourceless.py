@@ -59,6 +59,7 @@ def computes(x):
     (appends, 1.5, 4 * 1.5),
     (computes, 1.5, 4 * 1.5),
 ], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_sourceless_function_with_effects_is_refused_in_reverse_and_right_forward(f, x, df):
     with pytest.raises(NoRuleError, match="source is not available"):
         gradient(f, x)

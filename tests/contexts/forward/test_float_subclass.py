@@ -109,6 +109,7 @@ class Wrapping(float):
         return Wrapping((float(self) + float(other)) % 360.0)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_own_arithmetic_refused():
     with pytest.raises(OverdubError, match="arithmetic of its own"):
         derivative(lambda x: Wrapping(x) + 350.0, 20.0)

@@ -78,6 +78,7 @@ def fill_arange(x, *rest):
     return np.sum(np.sin(t + x)) + sum(rest)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_store_into_a_plain_array_on_duals_is_refused_by_line():
     """An array made otherwise (np.arange) is plain: numpy's 'setting an array element with a sequence'
     becomes a DualConversionError naming the line and the fix."""

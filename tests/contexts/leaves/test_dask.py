@@ -231,6 +231,7 @@ def test_dask_function_without_rule_refused():
         gradient(lambda x: da.map_blocks(np.sin, AD * x).sum(), X0.copy())
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_advanced_index_refused():
     """An integer-array index may read an element twice: its cotangent would need a scatter-add, which
     dask's item assignment does not do; refused, never a wrong number."""

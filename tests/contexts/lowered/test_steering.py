@@ -140,6 +140,7 @@ def by_vars(x, n):
     return x * vars()["m"]
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 @pytest.mark.parametrize("f", [by_locals, by_eval, by_vars])
 def test_reading_variables_by_name_is_refused_in_reverse_and_right_in_forward(f):
     # the transformed frame holds other variables than the user's: reverse mode refuses, naming the call;

@@ -79,6 +79,7 @@ def test_a_long_axis_in_blocks():
         assert g[j] == pytest.approx((f(x + e) - f(x - e)) / 2e-6, rel=1e-5, abs=1e-9)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_complex_images_refused():
     with pytest.raises(OverdubError):
         gradient(lambda a: np.abs(ndi.gaussian_filter1d(a + 1j * a, 1.0)).sum(), X)

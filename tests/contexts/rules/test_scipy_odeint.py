@@ -44,11 +44,13 @@ def test_oscillator_parameters_and_initial_value():
     np.testing.assert_allclose(jacfwd(oscillator, p), want, rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_perturbed_time_points_refused():
     with pytest.raises(NoDerivative, match="time points"):
         derivative(lambda s: odeint(lambda y, t: -y, 1.0, [0.0, s])[-1, 0], 1.0)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_full_output_refused():
     with pytest.raises(NoDerivative, match="full_output"):
         derivative(lambda a: odeint(lambda y, t: -a * y, 1.0, [0.0, 1.0], full_output=True)[0][-1, 0], 1.0)

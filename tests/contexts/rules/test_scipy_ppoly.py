@@ -192,6 +192,7 @@ def test_fix_continuity_forward_rule(order):
     np.testing.assert_allclose(dc, fd.derivative(fixed, 0.0), rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_forward_mode_through_the_engines():
     """Forward mode follows the array `_ppoly.evaluate` writes (a scalar point, in the data through scipy's
     array-API conversions `map(xp.asarray, (x, y))`, chunked directions of jacfwd); a perturbed value
@@ -257,6 +258,7 @@ def _renamed_into_a_view(xp):
     return np.sum(buf * _W)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_kernel_writing_into_a_view():
     _check(_into_a_view, INSIDE)
     _check(_written_twice, _C)

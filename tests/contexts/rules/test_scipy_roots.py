@@ -82,6 +82,7 @@ def test_no_derivative_at_a_root_that_is_not_simple():
         gradient(lambda c: so.bisect(lambda t: t ** 3 - c, -1, 1), 0.0)  # (its first midpoint: 0 exactly)
 
 
+@pytest.mark.one_mode  # (that mode's own refusal: tests/conftest.py)
 def test_results_of_full_output_refused():
     def f(v):
         root, info = so.brentq(lambda t: t ** 3 - v[1], 0, 3, full_output=True)

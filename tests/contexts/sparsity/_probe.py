@@ -11,9 +11,11 @@ of programs, crashes (an error other than NoSparsityRule / TracedBranchError), m
 
 from __future__ import annotations
 
+import atexit
 import collections
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 import traceback
@@ -260,6 +262,7 @@ def check(f, shape, rng):
 def main(count=200, seed=0, show=True):
     rng = np.random.default_rng(seed)
     tmp = tempfile.mkdtemp(prefix="sparsity_probe_")
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # the module's source lives until the process ends
     programs = [make_program(rng, i) for i in range(count)]
     path = os.path.join(tmp, f"progs_{seed}.py")
     with open(path, "w") as fh:

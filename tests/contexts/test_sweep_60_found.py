@@ -1,0 +1,108 @@
+"""Silent wrong derivatives found in session 60, each checked against central differences (or refused):
+
+- a module's array written by position by a C kernel or a ufunc (`np.sin(x, G)`, scipy's
+  `_ppoly.evaluate(c, x, xp, dx, extrapolate, G)`) was a constant to the activity analysis of both modes: a
+  gradient of 0 for the values the function then read back from it;
+- `fmt % x` with the format held by a variable (not a literal the activity reads as text): reverse mode did
+  not remember x's text, and `float(fmt % x)` had derivative 0;
+- a timedelta64 array scaled by a dual where forward mode runs code on duals (not transformed): the
+  unrounded slope where the value is a staircase.
+"""
+
+import numpy as np
+import pytest
+from scipy.interpolate import CubicSpline, _ppoly
+
+import contexts.ad.api as ad_api
+from contexts import derivative, gradient, jacfwd
+from contexts.lowered.runtime import TextRoundTrip
+from contexts.rules.numpy._util import UnsupportedCase
+from tests import fd
+
+X = np.array([0.3, 0.5, -0.2])
+G_SIN = np.zeros(3)
+G_PAIR = np.zeros(3)
+
+XS = np.linspace(0.0, 3.0, 7)
+INSIDE = np.array([0.1, 0.7, 1.9, 2.8])
+C = np.ascontiguousarray(CubicSpline(XS, np.sin(XS)).c[:, :, None])
+G_SPLINE = np.zeros((4, 1))
+
+
+def sin_into_a_global(x):
+    np.sin(x, G_SIN)  # (the ufunc's output by position: a module array)
+    return np.sum(G_SIN * np.arange(1.0, 4.0))
+
+
+def hypot_into_a_global(x):
+    np.hypot(x, 2.0, G_PAIR)
+    return np.sum(G_PAIR ** 2)
+
+
+def spline_into_a_global(xp):
+    _ppoly.evaluate(C, XS, xp, 0, True, G_SPLINE)  # (`Rule.writes`: the kernel's out, by position)
+    return np.sum(G_SPLINE[:, 0] * np.arange(1.0, 5.0))
+
+
+@pytest.mark.parametrize("f, x", [(sin_into_a_global, X), (hypot_into_a_global, X),
+                                  (spline_into_a_global, INSIDE)], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_module_array_written_by_position_carries_the_derivative(f, x):
+    want = fd.gradient(f, x)[0]
+    assert np.abs(want).max() > 0.1  # (the case: a derivative that is not zero)
+    np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-7, atol=1e-9)
+    if f is not spline_into_a_global:  # (forward mode refuses the spline kernel's out: no tangent to write)
+        np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-7, atol=1e-9)
+
+
+def formatted_by_a_variable(a):
+    fmt = "%.6f"
+    return float(fmt % a) * a
+
+
+def formatted_with_a_tuple(a):
+    fmt = "%.4f|%s"
+    return float((fmt % (a, "unit")).split("|")[0]) + a
+
+
+@pytest.mark.parametrize("f", [formatted_by_a_variable, formatted_with_a_tuple], ids=lambda f: f.__name__)
+def test_a_format_held_by_a_variable_is_text_in_reverse_mode(f, monkeypatch):
+    monkeypatch.setattr(ad_api, "BY_FORWARD", [])  # (reverse mode alone: it gave 0 for the text's part)
+    with pytest.raises(TextRoundTrip):
+        gradient(f, 1.3)
+
+
+def test_a_remainder_by_a_variable_is_still_differentiated():
+    def remainder(a):
+        n = 7.0
+        return n % a + a % 0.75
+    assert gradient(remainder, 2.0)[0] == pytest.approx(fd.derivative(remainder, 2.0), rel=1e-6)
+    assert derivative(remainder, 2.0) == pytest.approx(fd.derivative(remainder, 2.0), rel=1e-6)
+
+    def counted(a):
+        fmt = "%.3f|%s"
+        return a * len(fmt % (a, "x"))  # (the text's length: no derivative of its own)
+    assert gradient(counted, 2.0) == (7.0,)
+
+
+def test_a_duration_scaled_by_a_dual_is_refused_where_code_runs_on_duals():
+    """Forward mode runs some code on its duals as they are (the engine's own helpers, code it does not
+    transform): their arithmetic refuses a duration scaled by a differentiated number, as the rules do."""
+    from contexts.forward.dual import Dual, Tag
+    t = np.array([1, 2, 3], dtype="m8[s]")
+    d = Dual(0.613, 1.0, Tag())
+    for scaled in (lambda: t * d, lambda: d * t, lambda: t / d):
+        with pytest.raises(UnsupportedCase, match="duration"):
+            scaled()
+    assert (t / np.timedelta64(1, "s") * d).tangent.tolist() == [1.0, 2.0, 3.0]  # (seconds as numbers: fine)
+
+
+def test_lapack_gbsv_factors_refused_in_forward_mode_too():
+    """?gbsv's LU factors move with the band: forward mode gave them a tangent of None (a derivative of 0,
+    silently, where reverse mode refuses their cotangent); now refused where used, the solution right."""
+    from scipy.linalg import lapack
+    ab = np.array([[0.0] * 6, [0.0] + [1.0] * 5, [4.0] * 6, [1.0] * 5 + [0.0]])
+    b = np.ones((6, 1))
+    with pytest.raises(UnsupportedCase, match="factors"):
+        jacfwd(lambda v: np.sum(lapack.dgbsv(1, 1, v, b)[0]), ab)
+    solution = lambda v: np.sum(lapack.dgbsv(1, 1, v, b)[2] * np.arange(1.0, 7.0)[:, None])  # noqa: E731
+    np.testing.assert_allclose(jacfwd(solution, ab), fd.gradient(solution, ab)[0], rtol=1e-6, atol=1e-9)
