@@ -14,7 +14,7 @@ from importlib import import_module
 from .ad import (ADContext, NoRuleError, NonScalarError, Tangent, UnsupportedFunction, gradient, jacobian,
                  pullback, pullback_full, show_adjoint, value_and_gradient, vjp)
 from .ad.api import BY_FORWARD as _BY_FORWARD, MEAN_OF_SIDES as _MEAN_OF_SIDES, NAN_BY_FORWARD as _NAN_BY_FORWARD
-from .forward.api import AFTER_REFUSAL as _AFTER_REFUSAL
+from .forward.api import AFTER_REFUSAL as _AFTER_REFUSAL, NAN_BY_REVERSE as _NAN_BY_REVERSE
 from . import by_reverse as _by_reverse  # noqa: F401  (fills forward mode's BY_REVERSE: torch code, and `_after_refusal`)
 from .ad.custom import adjoint, checkpoint, custom_adjoint, hook, nestlevel, stop_gradient
 from .rules import MissingRule, check_rule, numerical_gradient, registry
@@ -82,6 +82,15 @@ def _after_refusal(run, refusal):
 
 
 _AFTER_REFUSAL.append(_after_refusal)
+
+
+def _nan_by_reverse(name, f, args, kwargs, out):
+    """Forward mode's NaN entries where f's value is finite, from reverse mode (`compose.nan_by_reverse`)."""
+    from .compose import nan_by_reverse
+    return nan_by_reverse(name, f, args, kwargs, out)
+
+
+_NAN_BY_REVERSE.append(_nan_by_reverse)
 
 
 def __getattr__(name):

@@ -467,3 +467,37 @@ def partial_by_forward(f: Callable, args: tuple, i: int) -> tuple:
         columns.append(np.asarray(d))
     d = np.stack(columns, axis=-1).reshape(np.shape(y) + a.shape)
     return y, d
+
+
+def nan_by_reverse(name: str, f: Callable, args: tuple, kwargs: dict, out):
+    """Forward mode's derivative (`derivative`'s, or `jacfwd`'s (y, J)) with NaN entries: an infinite partial
+    times a tangent of exactly 0 (arcsin(c) at c = 1 along a direction c does not take: thermofeel's mean
+    radiant temperature; `x1 * x0 ** 0.5` at x0 = 0 along x1). Reverse mode's Jacobian has no such product
+    where the output's cotangent meets the partial only on the argument's own path: its entries fill the NaN
+    ones where they are numbers (`nan_by_forward`'s mirror). For a float or float-array input, outermost,
+    under the modes' own contexts only; where reverse mode refuses or is NaN too, the NaN stays (never a
+    zero)."""
+    from .by_reverse import BY_REVERSE
+    x = args[0] if args else None
+    if kwargs or not (type(x) is float or isinstance(x, np.floating) or type(x) is np.ndarray and x.dtype.kind == "f"):
+        return out
+    d = np.asarray(out if name == "derivative" else out[1])
+    y = None if name == "derivative" else out[0]
+    if y is not None and not np.all(np.isfinite(np.asarray(y, dtype=complex))):
+        return out  # (a NaN or an infinite value: its NaN derivative is the value's own)
+    try:
+        other = after_refusal(lambda: BY_REVERSE[name](f, x), _NoAnswer(), "reverse")
+    except Exception:  # (reverse mode refused or failed: the NaN stays)
+        return out
+    r = np.asarray(other if name == "derivative" else other[1])
+    if r.shape != d.shape or r.dtype.kind not in "fc":
+        return out
+    filled = np.where(np.isnan(d) & ~np.isnan(r), r, d).astype(d.dtype, copy=False)
+    if name == "derivative":
+        scalar = out if np.ndim(out) == 0 else None
+        return type(scalar)(filled) if scalar is not None else filled
+    return out[0], filled
+
+
+class _NoAnswer(Exception):
+    """The refusal `after_refusal` raises where reverse mode cannot be asked: the NaN stays."""

@@ -455,8 +455,25 @@ def _entry(api: Callable) -> Callable:
             ints = _counted_ints(args[0] if by_directions else (args[0],), args[1] if by_directions else None)
             if ints:
                 return _ints_checked(entry, api, f, args, kwargs, out, ints)
+            if NAN_BY_REVERSE and api.__name__ in _NAN_FILLED and _nan_in(out, api.__name__):
+                # (0 * inf in the tangents: an infinite partial times a direction that leaves its argument
+                # still, arcsin(c) at c = 1 along every other input; reverse mode's adjoints need no tangent of it)
+                return NAN_BY_REVERSE[0](api.__name__, f, args, kwargs, out)
         return out
     return checked
+
+
+NAN_BY_REVERSE: list = []
+"""[nan_by_reverse(name, f, args, kwargs, out)]: forward mode's NaN entries where f's value is finite, from
+reverse mode's Jacobian (set by the package: `contexts.compose.nan_by_reverse`); out where it cannot."""
+_NAN_FILLED = ("derivative", "_value_and_jacfwd")
+
+
+def _nan_in(out, name: str) -> bool:
+    d = out if name == "derivative" else out[1]
+    if type(d) is float or isinstance(d, np.floating):
+        return d != d
+    return type(d) is np.ndarray and d.dtype.kind == "f" and d.size > 0 and bool(np.isnan(d).any())
 
 
 def _counted_ints(inputs, tangents) -> list:

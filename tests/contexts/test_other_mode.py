@@ -179,3 +179,19 @@ def test_an_int_passed_on_carries_no_derivative_in_reverse_mode(monkeypatch):
 
     assert gradient(f, 2.0) == (0.333 + 4.0,)
 
+
+
+def test_forward_modes_nan_of_a_zero_tangent_times_an_infinite_partial_is_filled_by_reverse_mode(monkeypatch):
+    """Along x1, x0 does not move, and x0 ** 0.5's infinite partial at 0 times its tangent 0 is NaN in
+    forward mode; the partial in x1 is sqrt(x0) = 0 (reverse mode: no such product). thermofeel's mean radiant
+    temperature at cossza = 1 (arcsin's partial at 1) is the same."""
+    x = np.array([0.0, 2.0])
+    with np.errstate(all="ignore"):
+        j = jacfwd(lambda v: v[1] * v[0] ** 0.5, x)
+        assert np.isinf(j[0]) and j[1] == 0.0
+        k = jacfwd(lambda v: np.cos(np.arcsin(v[0])) * v[1] + v[1] ** 2, np.array([1.0, 2.0]))
+        assert k[0] == -np.inf and k[1] == pytest.approx(4.0, rel=1e-12)  # (one-sided: -inf; 0 + 2 * 2)
+        cone = jacfwd(lambda v: np.sqrt(v[0] ** 2 + v[1] ** 2), np.array([0.0, 0.0]))
+        assert np.isnan(cone).all()  # (a cone's tip: NaN in both modes stays NaN, never a zero)
+        monkeypatch.setattr(fwd_api, "NAN_BY_REVERSE", [])
+        assert np.isnan(jacfwd(lambda v: v[1] * v[0] ** 0.5, x)[1])  # (forward mode alone)

@@ -106,3 +106,19 @@ def test_lapack_gbsv_factors_refused_in_forward_mode_too():
         jacfwd(lambda v: np.sum(lapack.dgbsv(1, 1, v, b)[0]), ab)
     solution = lambda v: np.sum(lapack.dgbsv(1, 1, v, b)[2] * np.arange(1.0, 7.0)[:, None])  # noqa: E731
     np.testing.assert_allclose(jacfwd(solution, ab), fd.gradient(solution, ab)[0], rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("f, x, sign", [(np.arcsin, 1.0, 1), (np.arcsin, -1.0, 1), (np.arccos, 1.0, -1),
+                                        (np.arccos, -1.0, -1), (lambda t: -np.arcsin(t), 1.0, -1),
+                                        (lambda t: 2.0 * np.cos(np.arcsin(t)), 1.0, -1)],
+                         ids=["arcsin_1", "arcsin_-1", "arccos_1", "arccos_-1", "minus_arcsin", "cos_arcsin"])
+def test_the_sign_of_an_infinite_slope_at_the_ends_of_arcsin_and_arccos(f, x, sign):
+    """np.arcsin's partial was 1 / (sqrt(-(x - 1)) sqrt(1 + x)): at x = 1, sqrt(-0.0) is -0.0 and the partial
+    -inf, so -arcsin(x) came out +inf where its slope falls to -inf (one-sided differences inside the domain)."""
+    h = 1e-9
+    inside = x - h if x > 0 else x + h
+    with np.errstate(all="ignore"):
+        slope = (f(x) - f(inside)) / (x - inside)
+        assert np.sign(slope) == sign and abs(slope) > 1e3
+        assert gradient(f, x)[0] == sign * np.inf
+        assert derivative(f, x) == sign * np.inf

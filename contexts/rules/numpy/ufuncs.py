@@ -395,8 +395,16 @@ ufunc_rule(np.tan, lambda y, x: 1 + y * y, name="tan")
 # (sqrt(-(x - 1)) sqrt(1 + x), the branch numpy's complex arcsin/arccos take on their cuts, as cmath's
 # rules: sqrt(1 - x * x) at x = 1.22 + 0j, and 1 - x's +0 imaginary part, went to the other side of sqrt's
 # cut: the imaginary part's derivative of the wrong sign)
-ufunc_rule(np.arcsin, lambda y, x: 1 / (np.sqrt(-(x - 1)) * np.sqrt(1 + x)), name="arcsin")
-ufunc_rule(np.arccos, lambda y, x: -1 / (np.sqrt(-(x - 1)) * np.sqrt(1 + x)), name="arccos")
+# (for real x, 1 - x: -(x - 1) is -0.0 at x = 1, whose sqrt is -0.0, and the partial -inf: arcsin's derivative
+# at 1 came out -inf and that of -arcsin(x) +inf where the slope falls to -inf)
+
+
+def _one_minus(x):
+    return -(x - 1) if np.iscomplexobj(x) else 1 - x
+
+
+ufunc_rule(np.arcsin, lambda y, x: 1 / (np.sqrt(_one_minus(x)) * np.sqrt(1 + x)), name="arcsin")
+ufunc_rule(np.arccos, lambda y, x: -1 / (np.sqrt(_one_minus(x)) * np.sqrt(1 + x)), name="arccos")
 ufunc_rule(np.arctan, OneOver(lambda y, x: 1 + x * x), name="arctan")
 ufunc_rule(np.sinh, lambda y, x: np.cosh(x), name="sinh")
 ufunc_rule(np.cosh, lambda y, x: np.sinh(x), name="cosh")
