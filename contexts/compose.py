@@ -35,6 +35,7 @@ __all__ = ["hessian", "hvp", "jacobian"]
 
 
 _NOTED = ("?", "\u2261", KINK_MARK)  # (hits only noted: a tie, arrays compared equal, a kink; kept where unchecked)
+_OTHER_MODE = [False]  # (one mode answering after the other's refusal: no third answer inside it)
 
 
 def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
@@ -209,19 +210,21 @@ def nan_by_forward(f: Callable, args: tuple, positions: tuple, grads: tuple) -> 
     the same operation leaves it out, so where its derivative along the argument is finite, that is the
     gradient's entry. Where forward mode is NaN too (`np.cbrt(x) ** 3` at 0), refuses or cannot run, the
     NaN stays (never a zero). `positions`: the argument each gradient entry belongs to."""
-    if any(isinstance(a, Dual) for a in args):
-        return grads
+    if any(isinstance(a, Dual) for a in args) or _OTHER_MODE[0]:
+        return grads  # (under an outer derivative; inside the other mode's answer: the NaN stays)
     out = list(grads)
     for k, (i, g) in enumerate(zip(positions, grads)):
         a = args[i]
         if not _has_nan(g) or not (isinstance(a, (float, np.floating)) or isinstance(a, np.ndarray)
                                    and a.dtype.kind == "f" and np.shape(g) == a.shape):
             continue
-
+        _OTHER_MODE[0] = True  # (forward mode's own NaN is not sent back to reverse mode: `nan_by_reverse`)
         try:
             d = partial_by_forward(f, args, i)[1]
         except Exception:  # (forward mode refused or failed: the NaN stays)
             continue
+        finally:
+            _OTHER_MODE[0] = False
         if isinstance(a, np.ndarray):
             d = np.asarray(d)
             if d.shape == a.shape:
@@ -394,7 +397,6 @@ def _either(outer: Callable, f: Callable, inner: str, x: Any = None) -> Any:
             raise e from None
 
 
-_OTHER_MODE = [False]  # (one mode answering after the other's refusal: no third answer inside it)
 _BY_FORWARD_MOST = 64  # (numbers differentiated: forward mode's gradient takes one pass per 16 of them)
 
 
@@ -427,8 +429,8 @@ def by_forward(f: Callable, args: tuple, wrt, refusal: Exception) -> tuple:
     """(f(*args), the gradient) by forward mode where reverse mode refused for a limit of its own
     (`ad.api.LIMITS`): a number formatted into text and parsed back whose activity reverse mode could not
     tell (geomdl's knot vector normalised from a count of control points), a C function with a reverse rule
-    missing. For float and float-array arguments of at most `_BY_FORWARD_MOST` numbers in all (one jacfwd
-    per argument); else, or where forward mode refuses too, the refusal."""
+    missing. For float and float-array arguments of at most `_BY_FORWARD_MOST` numbers in all
+    (`partial_by_forward` of each); else, or where forward mode refuses too, the refusal."""
     n = len(args)
     chosen = tuple(range(n)) if wrt is None else tuple(i % n for i in ((wrt,) if isinstance(wrt, int) else wrt))
     values = [args[i] for i in chosen]

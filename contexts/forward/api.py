@@ -25,7 +25,7 @@ from overdub.errors import OverdubError, describe
 
 from ..lowered.bisection import check_entry
 from ..lowered.runtime import (HISTORY, STAIRS_JUDGED, TIES_AT_SIDES, EagerIterationError, OwnComparison, OwnMethodStores,
-                               OwnTestUnderForward, Run, SpecialCase, SpecialPoint, StairJump, TextRoundTrip, _Staircased,
+                               OwnTestUnderForward, Run, SpecialCase, StairJump, TextRoundTrip, _Staircased,
                                closed_in)
 from ..rules.frames import entry_error, name_user_lines
 from ..rules.builtins import ObjectArrayMade
@@ -1023,12 +1023,14 @@ AFTER_REFUSAL: list = []
 its own, or the refusal raised with a note of reverse mode's (set by the package: `contexts.compose.
 after_refusal`)."""
 
-LIMITS = (MissingRule, TextRoundTrip, SpecialPoint, DualConversionError, DualAttributeError, DeclinedDual,
+LIMITS = (MissingRule, TextRoundTrip, DualConversionError, DualAttributeError, DeclinedDual,
           DualInsideError, ObjectArrayOperand, PlainArrayWrite, OwnTestUnderForward, OwnMethodStores,
           OwnComparison, EagerIterationError, ArrayConversionUnseen, UnsupportedCase, ObjectArrayMade)
 """Refusals of what forward mode cannot follow (a C function without a forward rule, a dual numpy converts,
-a tie of moving values it cannot tell apart, eigenvalues repeated), which reverse mode may: `_after_refusal`
-asks reverse mode for inputs of plain floats and float arrays."""
+eigenvalues repeated), which reverse mode may: `_after_refusal` asks reverse mode for inputs of plain floats
+and float arrays. Not a special point (`SpecialPoint`): forward mode judges those from the two sides, and
+its refusal says the function has none there; reverse mode sees less of them (a norm's cone tip whose value
+only steers, `if hypot(x, y) < 1e-6: return 1.0`, was refused by forward mode and answered 0 by reverse)."""
 
 
 def _after_refusal(api: Callable, f: Callable, args: tuple, kwargs: dict, refusal: Exception):

@@ -27,7 +27,7 @@ import os
 
 import numpy as np
 
-from ..lowered.runtime import (HISTORY, ORDER_OPS, _NO_RATE, _equal_at, apart_rate, moving_tie, tie_moving, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard, zero_rate_near,
+from ..lowered.runtime import (HISTORY, ORDER_OPS, nan_rate_compared, _NO_RATE, _equal_at, apart_rate, moving_tie, tie_moving, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard, zero_rate_near,
                                converged, exit_lines, rounding_residue, staircased, text, JUMP_FUNCTIONS, jump_guard,
                                stair_jump_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
@@ -1544,6 +1544,7 @@ def _ordered(d: Dual, other, result, op: str):
     function (`lowered.runtime.JumpWatch`)."""
     if (w := JUMP_WATCH.get()) is not None:
         watch_order(w, d, other, op, _past_operators(sys._getframe(2)))
+    nan_rate_compared(d.tangent, other.tangent if type(other) is Dual and other.tag is d.tag else None, op)
     if type(other) is Dual and other.tag is d.tag:
         rate = _rate(d.tangent, other.tangent)
         if _equal_at(d.primal, other.primal, op) is not None and (apart := apart_rate(

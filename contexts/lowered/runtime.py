@@ -1256,6 +1256,7 @@ def near_guard(a, b, op: str, ta, tb) -> None:
     rate = apart_rate(ta, tb)
     if rate is _NO_RATE:  # (tangents of different kinds: a sequence's)
         return
+    nan_rate_compared(ta, tb, op)
     if tie_moving(a, b, op, rate):
         if _judged(op):  # (the rerun of a point judged from its two sides: the branch's own derivative, checked)
             return
@@ -1265,6 +1266,26 @@ def near_guard(a, b, op: str, ta, tb) -> None:
 
 
 _NO_RATE = object()
+
+
+def nan_rate_compared(ta, tb, op: str) -> None:
+    """Forward mode, an ordering of a value whose rate (ta, or tb of the other side) is no number: a singular
+    point's infinite partial times a zero rate (`sqrt(x * x + y * y)` at 0, whose value moves as the step's
+    size): `if r < 1e-6: return I` took the branch's constant for the derivative (0 where the rotation's is
+    not). A `SpecialCase`, judged from the two sides as a norm's cone tip is; not in the rerun that judges."""
+    if (_no_number(ta) or tb is not None and _no_number(tb)) and not _judged(op):
+        raise SpecialCase(f"a differentiated value compared by `{op}` whose rate of change is not a number here "
+                          "(a singular point: an infinite derivative times a zero rate, sqrt at 0 of a sum of "
+                          "squares)", where=_where(), fix=_SPECIAL_FIX)
+
+
+def _no_number(rate) -> bool:
+    """rate (a float, an array, a dual's tangent) holds a NaN."""
+    while type(rate).__name__ == "Dual":
+        rate = rate.primal
+    if type(rate) is float or isinstance(rate, np.floating):
+        return rate != rate
+    return type(rate) is np.ndarray and rate.dtype.kind in "fc" and bool(np.isnan(rate).any())
 
 
 def apart_rate(ta, tb):

@@ -439,6 +439,15 @@ def hypot_adjoint(dy, y, *xs):
     return tuple(fit(dy * x / y, x) for x in xs)
 
 
+def hypot_recorded(*xs):
+    """math.hypot as reverse mode records it: at the origin, noted for forward mode to tell (as the adjoint
+    does), also where the value only steers and no cotangent reaches the adjoint (`if hypot(x, y) < eps:`)."""
+    y = math.hypot(*xs)
+    if y == 0 and len(xs) > 1:
+        note_tie("math.hypot at the origin", None)
+    return y
+
+
 def hypot_tangent(tangents, y, xs):
     """sum_i t_i * x_i / y (None when y == 0 or every tangent is zero)."""
     if plain(y) == 0:
@@ -486,6 +495,7 @@ def modf_frule(tangents, x, *, _primal=math.modf):
 registry.adjoint(math.hypot, kind="elementwise")(hypot_adjoint)
 registry.frule(math.hypot)(hypot_frule)
 registry.sparsity(NONLINEAR, math.hypot)
+registry.set(math.hypot, impl=hypot_recorded)
 registry.adjoint(math.frexp, kind="elementwise")(frexp_adjoint)
 registry.frule(math.frexp)(frexp_frule)
 registry.adjoint(math.modf, kind="elementwise")(modf_adjoint)

@@ -9,13 +9,15 @@
   unrounded slope where the value is a staircase.
 """
 
+import math
+
 import numpy as np
 import pytest
 from scipy.interpolate import CubicSpline, _ppoly
 
 import contexts.ad.api as ad_api
 from contexts import derivative, gradient, jacfwd
-from contexts.lowered.runtime import TextRoundTrip
+from contexts.lowered.runtime import SpecialPoint, TextRoundTrip
 from contexts.rules.numpy._util import UnsupportedCase
 from tests import fd
 
@@ -122,3 +124,45 @@ def test_the_sign_of_an_infinite_slope_at_the_ends_of_arcsin_and_arccos(f, x, si
         assert np.sign(slope) == sign and abs(slope) > 1e3
         assert gradient(f, x)[0] == sign * np.inf
         assert derivative(f, x) == sign * np.inf
+
+
+def _skew(w):
+    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+
+
+def _exp3(w, norm):
+    """modern_robotics' MatrixExp3: the identity where the rotation's angle is below 1e-6."""
+    theta = norm(w)
+    if abs(theta) < 1e-6:
+        return np.eye(3)
+    k = _skew(w / theta)
+    return np.eye(3) + np.sin(theta) * k + (1 - np.cos(theta)) * k @ k
+
+
+NORMS = {"np.linalg.norm": np.linalg.norm, "math.hypot": lambda w: math.hypot(*w),
+         "np.hypot": lambda w: np.hypot(np.hypot(w[0], w[1]), w[2])}
+
+
+@pytest.mark.parametrize("norm", NORMS, ids=list(NORMS))
+def test_a_tolerance_branch_at_a_cone_tip_is_refused_in_both_modes(norm, monkeypatch):
+    """The rotation's derivative at 0 is the skew matrix of the direction; the code returns the identity on a
+    ball of radius 1e-6, whose derivative is 0 (reverse mode gave it: the norm's value only steered, so its
+    adjoint, which notes the cone's tip, never ran). Forward mode judges the tip from its sides and refuses a
+    special case on a region thinner than central differences see; reverse mode now notes the tip when it
+    records the norm (and forward mode is not asked to answer for it: a judged special point)."""
+    weights = np.array([[1.0, 2.0, 0.5], [0.3, -1.0, 2.0], [0.0, 1.5, -0.7]])
+    f = lambda w: np.sum(_exp3(w, NORMS[norm]) * weights)  # noqa: E731
+    assert np.abs(fd.gradient(f, np.zeros(3))[0]).max() > 0.1
+    for run in (lambda: gradient(f, np.zeros(3)), lambda: jacfwd(f, np.zeros(3))):
+        with pytest.raises(SpecialPoint):
+            run()
+    w = np.array([0.3, -0.2, 0.5])  # (off the tip: right in both)
+    np.testing.assert_allclose(gradient(f, w)[0], fd.gradient(f, w)[0], rtol=1e-7)
+    np.testing.assert_allclose(jacfwd(f, w), fd.gradient(f, w)[0], rtol=1e-7)
+
+
+def test_a_compared_value_whose_rate_is_nan_is_judged_in_forward_mode():
+    f = lambda w: 1.0 if np.sqrt(np.sum(w * w)) < 1e-6 else w[0]  # noqa: E731
+    with np.errstate(all="ignore"), pytest.raises(SpecialPoint, match="not a number"):
+        jacfwd(f, np.zeros(2))
+    assert jacfwd(f, np.array([0.5, 0.0])).tolist() == [1.0, 0.0]

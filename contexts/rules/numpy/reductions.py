@@ -979,6 +979,20 @@ def _norm_jvp(t, y, x, ord=None, axis=None, keepdims=False):
 reduction_rule(np.linalg.norm, ("ord", "axis", "keepdims"), _norm_grad, _norm_jvp)
 
 
+def _norm_recorded(x, ord=None, axis=None, keepdims=False):
+    """np.linalg.norm as reverse mode records it: at a zero vector, noted for forward mode to tell whether x
+    moves off it (a cone's tip) even where the norm's value only steers, `if norm(w) < 1e-6: return I`
+    (modern_robotics' MatrixExp3 at 0: its adjoint, never reached by a cotangent, noted nothing, and the
+    branch's constant came out as the derivative: 0 where the rotation's is not)."""
+    y = np.linalg.norm(x, ord, axis, keepdims)
+    if type(x) is _ndarray and x.dtype.kind in "fc" and _zero_slices(y, x, ord, axis, keepdims) is not None:
+        note_tie("np.linalg.norm at a zero vector", None)
+    return y
+
+
+registry.set(np.linalg.norm, impl=_norm_recorded)
+
+
 # -- sparsity (contexts/rules/sparsity_specs.py) ------------------------------------------------------
 
 registry.sparsity(Reduction(linear=True), np.sum, np.mean, np.nansum, np.nanmean)

@@ -538,7 +538,18 @@ def _origin_told(rule) -> None:
     told(rule, origin_told)
 
 
+def _hypot_recorded(a, b, *rest, **kwargs):
+    """np.hypot as reverse mode records it: at the origin, noted for forward mode to tell (as the adjoint
+    does), also where the value only steers and no cotangent reaches the adjoint (`if np.hypot(x, y) < eps:`,
+    `np.linalg.norm`'s `_norm_recorded`)."""
+    y = np.hypot(a, b, *rest, **kwargs)
+    if not isinstance(y, ArrayLeaf) and type(y).__name__ != "Dual" and not np.all(y):
+        note_tie("np.hypot at the origin", None)
+    return y
+
+
 _origin_told(registry.get(np.hypot))
+registry.set(np.hypot, impl=_hypot_recorded)
 
 # -- absolute value and the real-valued functions of a complex argument -------------------------------
 
