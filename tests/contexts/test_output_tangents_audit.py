@@ -27,3 +27,36 @@ def test_float_divmod_slot_remainder(f, mode):
     x = 2.0
     got = derivative(f, x) if mode == "forward" else gradient(f, x)[0]
     assert got == pytest.approx(fd.derivative(f, x), rel=1e-6)
+
+
+# -- LAPACK's placeholder outputs: ?syev* with compute_v=0 (its workspace), ?gesdd/?gesvd with compute_uv=0 ----
+
+_rng = np.random.default_rng(7)
+_B = _rng.standard_normal((4, 4))
+_SPD = _B @ _B.T + 4.0 * np.eye(4)
+_GENERAL = _rng.standard_normal((4, 3))
+_SPECTRAL = [(lapack.dsyevd, {"compute_v": 0}, 1), (lapack.dsyev, {"compute_v": 0}, 1)]  # (?syevr's is empty)
+_SINGULAR = [(lapack.dgesdd, {"compute_uv": 0}, 0), (lapack.dgesdd, {"compute_uv": 0}, 2),
+             (lapack.dgesvd, {"compute_uv": 0}, 0)]
+
+
+@pytest.mark.parametrize("fn, options, k", _SPECTRAL + _SINGULAR,
+                         ids=["syevd-v", "syev-v", "gesdd-u", "gesdd-vt", "gesvd-u"])
+def test_lapack_placeholder_tangent_refused_in_forward_mode(fn, options, k):
+    # (failed before: forward mode gave the placeholder a NaN tangent, a number where reverse mode refuses)
+    a = _SPD if "compute_v" in options else _GENERAL
+    with pytest.raises(NoDerivative, match="compute_"):
+        jacfwd(lambda m: np.sum(fn(m, **options)[k]), a)
+
+
+@pytest.mark.parametrize("fn, options, k", [(lapack.dsyevd, {"compute_v": 0}, 0), (lapack.dsyevr, {"compute_v": 0}, 0),
+                                            (lapack.dgesdd, {"compute_uv": 0}, 1), (lapack.dgesvd, {"compute_uv": 0}, 1)],
+                         ids=["syevd-w", "syevr-w", "gesdd-s", "gesvd-s"])
+def test_lapack_values_of_a_values_only_call_against_central_differences(fn, options, k):
+    # (the common use, reading the values only, beside a placeholder whose tangent is refused: passed before too)
+    a = _SPD if "compute_v" in options else _GENERAL
+    weights = np.arange(1.0, 4.0 + (k == 0))[:np.size(fn(a, **options)[k])]
+
+    def f(m):
+        return np.sum(fn(m, **options)[k] * weights)
+    np.testing.assert_allclose(jacfwd(f, a), fd.gradient(f, a)[0], rtol=1e-6, atol=1e-8)
