@@ -35,6 +35,7 @@ from ..rules.frames import is_engine, is_user, outside_engine, tests_none
 from ..rules import leaves as _leaves
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 from ..rules.registry import own_operators
+from ..rules.cotangents import Refused
 from ..rules.generic import integral
 from ..rules.ties import TiedApart, even_ends, parting_unsorted
 from ..rules.numpy._util import masked_entries, masked_refused
@@ -325,7 +326,7 @@ def fit(dy, y, tag: Tag):
     if dy is None:
         return zero_tangent(y, tag)
     ys = getattr(y, "shape", None)
-    if ys is None:
+    if ys is None or type(dy) is Refused:  # (a tangent no rule knows: kept whole, refused where it is used)
         return dy
     want = ((tag.chunk,) + ys) if tag.chunk else ys
     if shape(dy) == want:

@@ -311,6 +311,18 @@ def mod_frule(tangents, a, b):
     return y, _shaped(_mod_tangent(*tangents, a, b), y)
 
 
+def divmod_slot_adjoint(dy, y, a, b):
+    """`float.__divmod__(a, b)` = (a // b, a % b): the remainder's cotangent, as `a % b`'s (the quotient is a
+    step: none)."""
+    dr = None if dy is None else dy[1]
+    return mod_adjoint(dr, y[1], a, b)
+
+
+def divmod_slot_frule(tangents, a, b):
+    y = divmod(a, b)
+    return y, (None, _shaped(_mod_tangent(*tangents, a, b), y[1]))
+
+
 def imod_frule(tangents, a, b):
     t = _mod_tangent(*tangents, a, b)
     y = operator.imod(a, b)
@@ -577,7 +589,7 @@ _BINARY_SLOTS = {"add": (add_adjoint, add_frule), "sub": (sub_adjoint, sub_frule
 _UNARY_SLOTS = {"neg": (neg_adjoint, neg_frule), "pos": (pos_adjoint, pos_frule),
                 "abs": (abs_adjoint, abs_frule), "float": (pos_adjoint, pos_frule),
                 "complex": (pos_adjoint, pos_frule)}
-_NONDIFF_SLOTS = ("floordiv", "rfloordiv", "divmod", "rdivmod", "int", "index", "trunc", "floor", "ceil",
+_NONDIFF_SLOTS = ("floordiv", "rfloordiv", "int", "index", "trunc", "floor", "ceil",
                   "round", "bool", "eq", "ne", "lt", "le", "gt", "ge", "hash")
 
 
@@ -585,7 +597,8 @@ def _register_slots(cls):
     def both(name):
         return [getattr(cls, name), (cls, name)]
 
-    for op, (adjoint, frule) in _BINARY_SLOTS.items():
+    # (divmod's remainder moves as `a % b`: registered as a step, `x.__divmod__(y)[1]` had the derivative 0)
+    for op, (adjoint, frule) in (*_BINARY_SLOTS.items(), ("divmod", (divmod_slot_adjoint, divmod_slot_frule))):
         for name, reflected in ((f"__{op}__", False), (f"__r{op}__", True)):
             if hasattr(cls, name):
                 registry.adjoint(*both(name), kind="elementwise")(_slot_adjoint(adjoint, reflected))

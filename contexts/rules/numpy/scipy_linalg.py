@@ -212,11 +212,16 @@ def _ev_vectors(y, a, compute_v, lower):
     return y[1] if compute_v else np.linalg.eigh(np.asarray(a), "L" if lower else "U")[1]
 
 
+def _workspace(name):
+    """Why the second output of a compute_v=0 call (what LAPACK left in its workspace: neither eigenvectors nor
+    a function the rules know) has no derivative."""
+    return NoClosedForm(f"scipy.linalg.lapack.?{name} with compute_v=0", "a",
+                        fix="its second output holds no eigenvectors when compute_v=0: call it with compute_v=1")
+
+
 def _workspace_refused(name, args):
-    """The cotangent of `a` when the second output of a compute_v=0 call (what LAPACK left in its workspace:
-    neither eigenvectors nor a function the rules know) has a cotangent: refused on use."""
-    why = NoClosedForm(f"scipy.linalg.lapack.?{name} with compute_v=0", "a",
-                       fix="its second output holds no eigenvectors when compute_v=0: call it with compute_v=1")
+    """The cotangent of `a` when the workspace output of a compute_v=0 call has a cotangent: refused on use."""
+    why = _workspace(name)
     return (why.cotangent(),) + (None,) * (len(args) - 1) if args else ({"a": why.cotangent()},)
 
 
@@ -255,8 +260,8 @@ def _ev_frule(fn, name):
         a, compute_v, lower = _ev_call(name, args, kwargs)
         v = _ev_vectors(y, a, compute_v, lower)
         dw, dv = eigh_tangents(y[0], v, hermitian_seen(t, lower), "scipy.linalg.eigh", vectors=compute_v)
-        if not compute_v:  # the second output is LAPACK's workspace: no tangent known (NaN, never a zero)
-            dv = np.full(np.shape(y[1]), np.nan)
+        if not compute_v:  # the second output is LAPACK's workspace: its tangent refuses any use, as its cotangent
+            dv = _workspace(name).cotangent()  # (NaN before: a number where reverse mode refused)
         return y, (dw.astype(y[0].dtype, copy=False), dv) + (None,) * (len(y) - 2)
     ev_frule.__name__ = ev_frule.__qualname__ = f"{name}_frule"
     return ev_frule
@@ -273,8 +278,8 @@ for _prefix in ("s", "d"):
 # -- gesdd, gesvd: the SVD under scipy.linalg.svd, svdvals, pinv, orth, null_space ------------------------
 # `u, s, vt, info = ?gesdd(a, compute_uv, full_matrices, lwork, overwrite_a)`: numpy's svd rules (the same
 # factorisation, the same sign convention) on the matrix. With compute_uv=0, u and vt are 1x1 placeholders:
-# a cotangent on them is refused, their tangent is NaN. The kernels run on a copy (overwrite_a, the fifth
-# argument, set False: scipy.linalg.svd sets it for a matrix it converted, and the rules read the matrix).
+# a cotangent on them is refused, and so is any use of their tangent. The kernels run on a copy (overwrite_a,
+# the fifth argument, set False: scipy.linalg.svd sets it for a matrix it converted, and the rules read it).
 
 _SVD = ("compute_uv", "full_matrices", "lwork", "overwrite_a")
 
@@ -303,15 +308,18 @@ def _svd_tangents(t, a, full, vectors):
     return svd_frule((np.asarray(t),), np.asarray(a), compute_uv=False)[1]
 
 
+_PLACEHOLDERS = NoClosedForm("scipy.linalg.lapack.?gesdd with compute_uv=0", "a",
+                             fix="its first and third outputs are placeholders when compute_uv=0: call it "
+                                 "with compute_uv=1")
+
+
 def gesdd_adjoint(dy, y, *args, **kwargs):
     """Pullback of `u, s, vt, info = ?gesdd(a, compute_uv, full_matrices)` (and ?gesvd): numpy's svd's."""
     a, compute_uv, full = _svd_call(args, kwargs)
     _real("scipy.linalg.svd", a)
     du, ds, dvt = (tuple(dy) + (None,) * 3)[:3] if dy is not None else (None,) * 3
     if not compute_uv and any(d is not None and np.any(np.asarray(d) != 0) for d in (du, dvt)):
-        da = NoClosedForm("scipy.linalg.lapack.?gesdd with compute_uv=0", "a",
-                          fix="its first and third outputs are placeholders when compute_uv=0: call it "
-                              "with compute_uv=1").cotangent()
+        da = _PLACEHOLDERS.cotangent()
     else:
         da = _svd_cotangent(a, full, ds, du, dvt, tuple(y[:3]) if compute_uv else None)
     if args:
@@ -329,9 +337,9 @@ def _svd_frule(fn):
             return y, None
         a, compute_uv, full = _svd_call(args, kwargs)
         _real("scipy.linalg.svd", a)
-        if not compute_uv:  # u and vt are placeholders: no tangent known (NaN, never a zero)
-            nan = np.full(np.shape(y[0]), np.nan)
-            return y, (nan, _svd_tangents(t, a, full, False), nan, None)
+        if not compute_uv:  # u and vt are placeholders: their tangent refuses any use, as their cotangent
+            placeholder = _PLACEHOLDERS.cotangent()
+            return y, (placeholder, _svd_tangents(t, a, full, False), placeholder, None)
         return y, _svd_tangents(t, a, full, True) + (None,)
     gesdd_frule.__name__ = gesdd_frule.__qualname__ = f"{fn.__name__}_frule"
     return gesdd_frule
