@@ -32,6 +32,7 @@ when a call executes, never bake them into generated code.
 from __future__ import annotations
 
 import numbers
+import operator
 import sys
 import types
 from dataclasses import dataclass, field
@@ -1025,7 +1026,18 @@ def through_array(fn, builder: bool = False):
     conversions run first, as code the engines differentiate, then fn on arrays; the rules' cotangents for
     those arguments would be arrays, not cotangents of the objects (builder: see `_python_array`)."""
     def converted_first(*args, **kwargs):
-        return fn(*[_as_array(a, builder) for a in args], **kwargs)
+        converted = [_as_array(a, builder) for a in args]
+        for a, c in zip(args, converted):
+            if c is a and _python_array(a, builder) or c is not a and type(c) is type(a) or all(
+                    map(operator.is_, args, converted)):
+                # (no conversion made, or `__array__` gave an object of its class back: fn would meet the same
+                # arguments again, endlessly, a RecursionError: numpoly's polynomials in a list `np.array` takes)
+                raise NoRuleError(f"{getattr(fn, '__name__', fn)} of a {type(a).__qualname__} holding objects numpy "
+                                  "converts by their class's `__array__`, which gives no plain array here: nothing "
+                                  "numpy's rules can differentiate",
+                                  fix="give the function a rule (`contexts.custom_adjoint`), or differentiate with "
+                                      "forward mode (`contexts.jacfwd`)")
+        return fn(*converted, **kwargs)
     return converted_first
 
 
