@@ -23,7 +23,7 @@ from overdub import depth as _runs
 
 from .ad import ADContext, gradient, pullback
 from .forward.context import ForwardContext
-from .forward.api import (OWN_STOOD, _value_and_jacfwd, SIDES_TAKEN, _AXES_CHECKED, along_axes, unit_directions, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
+from .forward.api import (OWN_STOOD, _plain_input, _value_and_jacfwd, SIDES_TAKEN, _AXES_CHECKED, along_axes, unit_directions, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
                           is_tree, jacfwd, jvp, of_values, random_direction, rebuilt_tree, reraise_located,
                           restorer, tree_leaves)
 from .forward.dual import Dual
@@ -434,8 +434,7 @@ def by_forward(f: Callable, args: tuple, wrt, refusal: Exception) -> tuple:
     n = len(args)
     chosen = tuple(range(n)) if wrt is None else tuple(i % n for i in ((wrt,) if isinstance(wrt, int) else wrt))
     values = [args[i] for i in chosen]
-    if not values or not all(type(a) is float or isinstance(a, np.floating) or type(a) is np.ndarray
-                             and a.dtype.kind == "f" for a in values) or sum(np.size(a) for a in values) > _BY_FORWARD_MOST:
+    if not values or not all(map(_plain_input, values)) or sum(np.size(a) for a in values) > _BY_FORWARD_MOST:
         raise refusal
 
     def answer():
@@ -481,7 +480,7 @@ def nan_by_reverse(name: str, f: Callable, args: tuple, kwargs: dict, out):
     zero)."""
     from .by_reverse import BY_REVERSE
     x = args[0] if args else None
-    if kwargs or not (type(x) is float or isinstance(x, np.floating) or type(x) is np.ndarray and x.dtype.kind == "f"):
+    if kwargs or not _plain_input(x):
         return out
     d = np.asarray(out if name == "derivative" else out[1])
     y = None if name == "derivative" else out[0]
