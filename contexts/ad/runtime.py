@@ -60,7 +60,7 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, 
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS, cells_callees_may_change, cells_rebound_by_callees, state_cells
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import (JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_active, jump_guard, jump_operands, STAIRS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method,
+from ..lowered.runtime import (JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_active, jump_guard, jump_operands, STAIRS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method, divisor_jump,
                                dataclass_init_as, generated_init_owner,
                                text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position
@@ -792,8 +792,10 @@ def call(mask, f, /, *args, **kw):
             y, pb = call(mask & ~KW_ACTIVE if mask >= 0 else _positional_mask(args), f, *args, **kw)
             return y, (None if pb is None else (_kw_checked_back, pb, f, tuple(
                 k for k, v in kw.items() if k not in _NOT_VALUES and _may_differ(v, 0))))
-        if is_method and (method := stair_method(f, args)) is not None:  # (`a.round(13)`: np.round's, pkA's elote)
+        if is_method and (method := stair_method(f, args)) is not None:  # (`a.round(13)`: np.round's, pkA's
+            # elote; `x.__mod__(y)` by name: the operator's, its divisor's jump too)
             staircase_reverse(*method, kw)
+            divisor_jump(method[0], *method[1][:2])
         if rule.kind != "nondiff" and f is not _VIEW:
             for a in full:
                 t = type(a)
@@ -809,6 +811,8 @@ def call(mask, f, /, *args, **kw):
                         break
             if f in STAIRS and (mask < 0 or mask & 1):  # (`round(t, 10)`, `np.mod(t, 1e-12)`: a fine step)
                 staircase_reverse(f, args, kw)
+            elif f in STAIRS and mask & 2 and len(args) > 1:  # (`divmod(9.0, b)`: its jump where b moves)
+                divisor_jump(f, args[0], args[1])
             if rule.kind == "nondiff" and args and (jump := JUMP_FUNCTIONS.get(f)) is not None and jump_active(f, mask):
                 x, _ = jump_operands(f, args)  # (`np.floor(t)` of a differentiated t exactly on one of its jumps; an
                 if x is not None:              # argsort's at a tie; a search's value on the grid)

@@ -30,7 +30,7 @@ from ..lowered.bisection import bisects, refuse_bisection, steps_on_free
 from ..rules.builtins import _check_int as int_jump
 from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, dataclass_init_as, dataclass_init_is_code,
                                generated_init_owner, is_stair as _stairs, parsed_astype, remembered_text,
-                               stair_jump_guard, staircase_text as fine_staircase, staircased, text_call, text_of)
+                               stair_jump_guard, divisor_jump, staircase_text as fine_staircase, staircased, text_call, text_of)
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.builtins import py_reduce
 from ..rules.containers import SEQUENCE_FORMS, class_subscript_refused, holds, subscripts_a_class
@@ -325,6 +325,8 @@ class ForwardContext(overdub.Context):
             key_lookup(fn.__self__, args[0])
         if args and type(args[0]) is Dual and _stairs(fn) and np.any(primal(args[0].tangent)):
             stair_jump_guard(fn, args, kwargs, args[0].tangent)  # (`v % 1.3` at 2.6: exactly on a jump)
+        if len(args) > 1 and type(args[1]) is Dual and _stairs(fn):  # (`divmod(9.0, b)` at b = 4.5: the jump
+            divisor_jump(fn, primal(args[0]), args[1].primal, args[1].tangent)  # its divisor moves across)
         if args and type(args[0]) is Dual and _stairs(fn) and np.any(primal(args[0].tangent)) \
                 and fine_staircase(fn, args, kwargs) is not None:
             # (`round(t, 10)`: a step far finer than t, marked: refused where used beyond a test; a remainder,

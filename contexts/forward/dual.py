@@ -27,7 +27,7 @@ import os
 
 import numpy as np
 
-from ..lowered.runtime import (HISTORY, ORDER_OPS, nan_rate_compared, _NO_RATE, _equal_at, apart_rate, moving_tie, tie_moving, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard, zero_rate_near,
+from ..lowered.runtime import (HISTORY, ORDER_OPS, divisor_jump, nan_rate_compared, _NO_RATE, _equal_at, apart_rate, moving_tie, tie_moving, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard, zero_rate_near,
                                converged, exit_lines, rounding_residue, staircased, text, JUMP_FUNCTIONS, jump_guard,
                                stair_jump_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
@@ -462,6 +462,13 @@ def _timed(y) -> bool:
     return dtype.kind in "mM" if isinstance(dtype, np.dtype) else isinstance(y, (datetime.timedelta, datetime.date))
 
 
+def _divisor_jump(fn, a, b) -> None:
+    """`a % b`, `a // b` of a dual divisor b that moves, exactly where a is a multiple of it: refused, to be
+    judged from the two sides (`lowered.runtime.divisor_jump`)."""
+    if type(b) is Dual and not b.tag.ended:
+        divisor_jump(fn, primal(a), b.primal, b.tangent)
+
+
 def d_mul(a, b):
     if type(a) is _MATRIX or type(b) is _MATRIX:
         raise matrix_refused()
@@ -770,11 +777,13 @@ class Dual:
         if _defers(other, "__rfloordiv__"):
             return _reflected(self, other, "__rfloordiv__")
         _native_jump(operator.floordiv, self, (other,))
+        _divisor_jump(operator.floordiv, self, other)
         return self._stairs(operator.floordiv, (other,), d_floordiv(self, other))
 
     def __rfloordiv__(self, other):
         if _defers(other, "__floordiv__"):
             _declined(other, "__floordiv__")
+        _divisor_jump(operator.floordiv, other, self)
         return d_floordiv(other, self)
 
     def __mod__(self, other):
@@ -782,17 +791,20 @@ class Dual:
             return _reflected(self, other, "__rmod__")
         self._stairs(operator.mod, (other,), None)  # (a remainder by a step far finer than self: refused)
         _native_jump(operator.mod, self, (other,))
+        _divisor_jump(operator.mod, self, other)
         return d_mod(self, other)
 
     def __rmod__(self, other):
         if _defers(other, "__mod__"):
             _declined(other, "__mod__")
+        _divisor_jump(operator.mod, other, self)
         return d_mod(other, self)
 
     def __divmod__(self, other):
         return self.__floordiv__(other), self.__mod__(other)
 
     def __rdivmod__(self, other):
+        _divisor_jump(operator.mod, other, self)
         return d_floordiv(other, self), d_mod(other, self)
 
     def __matmul__(self, other):

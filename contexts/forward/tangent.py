@@ -212,11 +212,16 @@ class _Tangents:
                            (user(copy.deepcopy(k.value)) for k in v.keywords if k.arg))
                 check = call("__od_stairs_fd__", ast.Name(v.func.id, ast.Load()), tuple_(copy.deepcopy(v.args)), t, kw)
                 return at([expr_stmt(check)], s) + [s]
-            if isinstance(v, ast.BinOp) and getattr(v, "_od_stairs", False) and (
-                    t := self.tangent_of(v.left)) is not None:  # (`q = t // 1e-12`)
+            if isinstance(v, ast.BinOp) and getattr(v, "_od_stairs", False):
                 fn = attr("__od_operator__", "floordiv" if isinstance(v.op, ast.FloorDiv) else "mod")
-                check = call("__od_stairs_fd__", fn, tuple_(copy.deepcopy([user(v.left), user(v.right)])), t)
-                return at([expr_stmt(check)], s) + [s]
+                checks = []
+                if (t := self.tangent_of(v.left)) is not None:  # (`q = t // 1e-12`)
+                    checks.append(call("__od_stairs_fd__", fn, tuple_(copy.deepcopy([user(v.left), user(v.right)])), t))
+                if (t := self.tangent_of(v.right)) is not None:  # (`q = 9.0 // b`: its jump where b moves)
+                    checks.append(call("__od_divisor_jump__", copy.deepcopy(fn), user(copy.deepcopy(v.left)),
+                                       user(copy.deepcopy(v.right)), t))
+                if checks:
+                    return at([expr_stmt(c) for c in checks], s) + [s]
             return [_in_place(s) if getattr(v, "_od_inplace", False) else s]
         if isinstance(v, ast.Subscript) and self.uses_active(v.slice):
             return self.subscript_with_tangent(s, name, v)
@@ -394,8 +399,8 @@ class _Tangents:
         if op is ast.MatMult:
             return call("__fd_matmul__", user(a), user(b), self.tangent(a), self.tangent(b))
         if op is ast.FloorDiv:  # (0, unless an operand is an object whose own `__floordiv__` is no floor; a
-            return const(0) if isinstance(a, ast.Constant) else call(  # fine step and a jump checked: `fd_floordiv`)
-                "__fd_floordiv__", user(a), user(b), self.tangent(a), self.tangent(b))
+            # fine step and the jumps checked, of a and of b: `fd_floordiv`; `9.0 // b` jumps where b moves)
+            return call("__fd_floordiv__", user(a), user(b), self.tangent(a), self.tangent(b))
         if op is ast.Mod:
             return call("__fd_mod__", user(a), user(b), self.tangent(a), self.tangent(b))
         raise NotTransformable(f"the operator {op.__name__} on active values")

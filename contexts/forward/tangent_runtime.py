@@ -32,7 +32,7 @@ from overdub.ops import Unswallowing
 
 from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_guard, jump_operands, asks_a_generator, ORDER_OPS, STAIRS, EagerIterationError, addresses,
                                closing_in, converged, eager, eager_items, endless, own_test_method, parsed, remembered_text,
-                               staircase_fd, stair_method, stairs_fd, text, users_class, _TEXTS, parse_check)
+                               staircase_fd, stair_method, stairs_fd, _STAIR_SLOTS, divisor_jump, text, users_class, _TEXTS, parse_check)
 from ..rules.containers import refuse_differentiated_key as key_lookup, subscripts_a_class
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
@@ -43,6 +43,7 @@ from ..rules.generic import integral
 from ..rules.registry import by_position, key_of, own_method_form, own_operators, registry
 from ..rules import leaves as _leaves
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
+from ..rules.ties import SINGULAR_AT, singular_still
 from .arrays import PlainArrayWrite, no_rule, out_position, raise_singular, write_out
 from .dual import Dual, DualConversionError, Tag, _own, primal
 from .holds import dual_free, splittable
@@ -372,6 +373,9 @@ def _fd_call(f, args, tans, kw, kwtans):
                     raise NotTransformable("a class given a differentiated number's text")
             for t in tans:  # (a float zero: a rate of exactly 0 computed from the inputs, kept as one: `_rate_zero`)
                 if type(t) is not int and t is not None:
+                    if (singular := SINGULAR_AT.get(f)) is not None and len(args) == 1 and not kw and \
+                            type(args[0]) in _SCALARS and singular[1](args[0]):
+                        singular_still(singular[0])  # (sqrt at 0 of `x*x + y*y`: it moves at second order)
                     return f(*args, **kw), 0.0
             return f(*args, **kw), 0
         if type(f) is _FUNCTION and _RULES.get(f) is None:
@@ -414,6 +418,8 @@ def _fd_call(f, args, tans, kw, kwtans):
             return _by_frule(rule, (f.__self__, *args), (0, *tans), kw)
     if rule is not None and tans and f in STAIRS:  # (`round(t, 10)`, `np.mod(t, 1e-12)`: a step far below t)
         stairs_fd(f, args, tans[0], kw)
+        if len(tans) > 1 and not _zero(tans[1]):  # (`divmod(9.0, b)`: its jump where the divisor moves)
+            divisor_jump(f, args[0], args[1], tans[1])
     if rule is not None and rule.kind == "nondiff":  # (before its frule: `stop_gradient(a)` of an array)
         if tans and args and (jump := JUMP_FUNCTIONS.get(f)) is not None:
             x, t = jump_operands(f, args, tans)  # (`np.floor(t)` of a moving t exactly on one of its jumps; an
@@ -482,6 +488,13 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     method = getattr(obj, name)
     if (name == "round" or name == "__round__") and not _zero(tobj) and (stair := stair_method(method, args)) is not None:
         stairs_fd(*stair, tobj, kw)  # (`a.round(13)`: np.round's, a step far below the value where it moves)
+    elif name in _STAIR_SLOTS and (stair := stair_method(method, args)) is not None:
+        # (`x.__mod__(y)`, `y.__rmod__(x)` by name: the operator's, a fine step and the jumps of x and of y)
+        ta, tb = (tans[0], tobj) if _STAIR_SLOTS[name][1] else (tobj, tans[0])
+        if not _zero(ta):
+            stairs_fd(*stair, ta, kw)
+        if not _zero(tb):
+            divisor_jump(stair[0], *stair[1], tb)
     if _TEXTS:  # (`np.float64(s)`, `texts.astype(float)`: a parse of a differentiated number's text, refused)
         parse_check(method, args, kw)
     if name in ORDER_METHODS and type(obj) is np.ndarray and not _zero(tobj):  # (`x.argsort()` at a tie whose
@@ -1031,6 +1044,8 @@ def fd_floordiv(a, b, ta, tb):
     _operand(b)
     if not _zero(ta):
         staircase_fd(operator.floordiv, (a, b), None, ta)
+    if not _zero(tb):  # (`9 // b` at b = 4.5: a jump the divisor moves across)
+        divisor_jump(operator.floordiv, a, b, tb)
     return 0
 
 
@@ -1060,6 +1075,7 @@ def fd_mod(a, b, ta, tb):
         staircase_fd(operator.mod, (a, b), None, ta)  # (`t - t % 1e-12`: a staircase far finer than t; a jump)
     out = 0 if _zero(ta) else ta
     if not _zero(tb):
+        divisor_jump(operator.mod, a, b, tb)  # (`9 % b` at b = 4.5: a jump the divisor moves across)
         out = out - tb * (a // b)
     return out
 

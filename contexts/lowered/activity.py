@@ -81,8 +81,10 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
             _format_fields(node, active)
             continue
         if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)) and not _text_expr(node.left)
-                and _reads(node.left) & active and id(node) not in tested):
-            node._od_stairs = True  # (`t // 1e-12`, `t % 1e-12`: each transformer checks the step, `STAIRS`)
+                and (_reads(node.left) & active or isinstance(node.op, ast.FloorDiv) and _reads(node.right) & active)
+                and id(node) not in tested):
+            node._od_stairs = True  # (`t // 1e-12`, `t % 1e-12`: each transformer checks the step, `STAIRS`;
+            # `9 // b` its jump where the divisor moves, as `text_mod` does `9 % b`'s: `divisor_jump`)
         elif (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and not _text_expr(node.left)
               and _reads(node.right) & active):
             node._od_text_mod = True  # (`fmt % x` of a format held by a variable: reverse mode remembers x's text)

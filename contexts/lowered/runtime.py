@@ -83,6 +83,8 @@ STAIRS = {builtins.round: "digits", np.round: "digits", np.around: "digits",
 second argument (`//`, `%`: a remainder jumps by its step as often, `t - t % step` is a staircase); and an
 angle's jump on its branch cut ("cut": atan2(y, x) at y = 0 with x < 0, where it jumps by 2 pi: no staircase,
 only `stair_jump_text`'s jump)."""
+for _cls in (float, np.float64, np.float32):  # (`float.__mod__(x, y)`: the operator's; bound, `stair_method`)
+    STAIRS.update({_cls.__mod__: "modulo", _cls.__floordiv__: "divisor", _cls.__divmod__: "divisor"})
 
 
 def is_stair(fn) -> bool:
@@ -116,7 +118,17 @@ def stair_method(f, args: tuple):
         return np.round, (owner, *args)
     if name == "__round__" and type(owner) is float:  # (`x.__round__(12)`: round's, gen22 W5: 0 for 3)
         return builtins.round, (owner, *args)
+    if name in _STAIR_SLOTS:  # (`x.__mod__(y)`, `x.__divmod__(y)` by name: the operator's, whose remainder
+        if type(owner) in _STAIR_OWNERS and len(args) == 1:  # jumps at a multiple of y; unbound: `STAIRS`)
+            fn, reflected = _STAIR_SLOTS[name]
+            return fn, ((args[0], owner) if reflected else (owner, args[0]))
     return None
+
+
+_STAIR_SLOTS = {"__mod__": (operator.mod, False), "__rmod__": (operator.mod, True),
+                "__floordiv__": (operator.floordiv, False), "__rfloordiv__": (operator.floordiv, True),
+                "__divmod__": (builtins.divmod, False), "__rdivmod__": (builtins.divmod, True)}
+_STAIR_OWNERS = (float, np.float64, np.float32)
 
 
 _NOT_GIVEN = object()
@@ -177,12 +189,13 @@ STAIR_FIX = ("round outside the differentiated function (or only for display), k
              "computed from the inputs, or compute with the value itself")
 
 
-def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
+def stair_jump_text(fn, args, kw=None, tangent=None, of_divisor: bool = False) -> str | None:
     """The refusal's text where fn(*args, **kw) (a rounding to digits, `//`, `%`, divmod, np.mod, fmod: `STAIRS`)
     takes its first argument exactly on one of its jumps: a half-step of the digits (`round(2.5)`, `round(0.25,
     1)`), a multiple of the divisor (`2.6 % 1.3`, `(v // 1.0) * v` at 2; fmod's but 0, where it is continuous).
     The step's value jumps there and one side's derivative came out silently (PyAstronomy's idlMod, sweep I).
-    With `tangent` (forward mode), only entries it moves count. Integer rounding (floor, int) is `jump_guard`'s."""
+    With `tangent` (forward mode), only entries it moves count (`of_divisor`: the divisor's tangent, of `9 % b`
+    whose dividend may be an integer: `divisor_jump`). Integer rounding (floor, int) is `jump_guard`'s."""
     kind = STAIRS.get(fn)
     if kind not in ("digits", "divisor", "modulo", "fraction", "cut") or not args or STAIRS_JUDGED.get():
         return None
@@ -191,8 +204,8 @@ def stair_jump_text(fn, args, kw=None, tangent=None) -> str | None:
         x = x.primal
     try:
         v = np.asarray(x)
-        if v.dtype.kind != "f":  # (integers carry no derivative: `axis % ndim`)
-            return None
+        if v.dtype.kind != "f" and not (of_divisor and v.dtype.kind in "iub"):  # (integers carry no derivative:
+            return None                                                          # `axis % ndim`)
         v = v.astype(float, copy=False)
     except (TypeError, ValueError):
         return None
@@ -324,6 +337,31 @@ def stair_jump_guard(fn, args, kw=None, tangent=None) -> None:
         raise _stair_jump()(text, where=_where(), fix=JUMP_FIX)
 
 
+def divisor_jump(fn, a, b, tb=None) -> None:
+    """`a % b`, `a // b`, divmod(a, b) (fn of `STAIRS`, kind "divisor" or "modulo") whose divisor b moves, exactly
+    where a is a multiple of it: the remainder jumps there by b (`9 % b` at b = 4.5: 0, and 9 just past it) and
+    one side's derivative came out (-2 for `9 % (2 t)` at 4.5), as at a moving dividend's jump. Forward mode
+    (tb: b's tangent) refuses where tb moves it, to be judged from the two sides; reverse mode (tb None) notes it
+    for forward mode to tell, refused where nothing checks it."""
+    if STAIRS.get(fn) not in ("divisor", "modulo") or isinstance(a, (str, bytes)):
+        return
+    if tb is not None:
+        while type(tb).__name__ == "Dual":
+            tb = tb.primal
+        if type(tb) is int and tb == 0 or not np.any(tb):
+            return
+    text = stair_jump_text(fn, (a, b), None, tb, of_divisor=True)
+    if text is None:
+        return
+    text = text.replace("of a differentiated value exactly at", "whose divisor is differentiated, exactly at", 1)
+    if tb is not None:
+        raise _stair_jump()(text, where=_where(), fix=JUMP_FIX)
+    hits = SPECIAL_HITS.get()
+    if hits is None:
+        raise SpecialPoint(text, where=_where(), fix=JUMP_FIX)
+    hits.append((_where(), a, "=="))
+
+
 def staircase_reverse(fn, args, kw=None) -> None:
     """Reverse mode, fn (of `STAIRS`) of a value the activity takes as differentiated: a fine staircase is
     noted for forward mode to tell whether the value moves (refused outside a checked recording)."""
@@ -433,10 +471,13 @@ def text_of(s, *values):
 def text_mod(left, right) -> None:
     """`left % right` of a differentiated right, where left, a variable, holds a format (`fmt % x`, which the
     activity could not read as text): x's text remembered (`text_of`), so that its parse is refused (0 in
-    reverse mode, silently); nothing where left is a number (`n % x`, a remainder)."""
+    reverse mode, silently); where left is a number (`n % x`, a remainder), its jump at a multiple of x
+    (`divisor_jump`)."""
     if type(left) is str:
         values = right if type(right) is tuple else tuple(right.values()) if type(right) is dict else (right,)
         text_of(left % right, *values)
+    elif type(left) is not bytes:
+        divisor_jump(operator.mod, left, right)
 
 
 def _exact(v) -> bool:
@@ -691,7 +732,7 @@ class SidesTaken(StairJump):
     other reverse-mode entry points refuse."""
 
 
-from ..rules.ties import CONE_TIP, KINK_MARK, KINK_TIE, MOVING_TIE, SPECIAL_HITS, _differ, lex_keys, lex_parting, lex_tied, parting_unsorted, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
+from ..rules.ties import CONE_TIP, SINGULAR_STILL, KINK_MARK, KINK_TIE, MOVING_TIE, SPECIAL_HITS, _differ, lex_keys, lex_parting, lex_tied, parting_unsorted, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
 
 CHECK_SPECIAL: list = []
 """[check(f, args, kwargs, hits)]: set by `contexts.compose` (above both modes): runs f by forward mode
@@ -1225,15 +1266,17 @@ def zero_rate_near(value, other, rate) -> bool:
 
 
 def _within_flip(a, b) -> bool:
-    """Plain floats (or float arrays) a exactly 0 somewhere where b is a bound within a step of relative size
-    _FLIP of it, not 0: a tolerance shortcut's test of a value a kink leaves at 0 (`abs(1 - q @ q) < 1e-14`,
-    `n < eps` of a norm at the zero vector), whose rate reverse mode cannot see."""
+    """Plain floats (or float arrays) a exactly 0 somewhere where b is a small bound, not 0, at most _TOLERANCE:
+    a tolerance shortcut's test of a value a kink or a singular point leaves at 0 (`abs(1 - q @ q) < 1e-14`,
+    `n < eps` of a norm at the zero vector, `(x*x + y*y) ** 0.5 < 1e-6` at the origin, whose rate is
+    infinite times 0), whose rate reverse mode cannot see. (Bounds up to _FLIP only, the last: the branch's
+    constant came out for `(x*x + y*y) ** 0.5 < 1e-6`'s derivative.)"""
     if not (type(a) in _FLOATS or type(a) is np.ndarray and a.dtype.kind == "f"):
         return False
     try:
         with np.errstate(invalid="ignore"):
             bound = np.abs(np.asarray(b, dtype=float))
-            return bool(np.any((np.asarray(a, dtype=float) == 0.0) & (bound > 0.0) & (bound <= _FLIP)))
+            return bool(np.any((np.asarray(a, dtype=float) == 0.0) & (bound > 0.0) & (bound <= _TOLERANCE)))
     except (TypeError, ValueError):
         return False
 
@@ -2135,6 +2178,19 @@ def _cone_tip(name: str) -> None:
 
 CONE_TIP.append(_cone_tip)
 
+
+def _singular_still(name: str) -> None:
+    """`rules.ties.singular_still`'s: a `SpecialCase` (judged from the two sides of the point), not in a side's
+    run, the rerun that judges, or a rule sampling the function (as `_cone_tip`)."""
+    if STAIRS_JUDGED.get() or TIES_AT_SIDES.get() or JUMP_WATCH.get() is not None:
+        return
+    raise SpecialCase(f"{name} at its singular point, whose argument's rate of change is 0 there (an infinite "
+                      "slope times no change, which a change of second order, `sqrt(x*x + y*y)` at the origin, "
+                      "makes the size of the step)", where=_where(), fix=_SPECIAL_FIX)
+
+
+SINGULAR_STILL.append(_singular_still)
+
 _KINKS = "kinks"  # (a `Run`'s key: where its first kink at a tie was met)
 
 
@@ -2443,7 +2499,7 @@ def more_keys(k: int, keys: list, d: dict, size: int) -> bool:
 HELPERS = {"__od_live__": live, "__od_more__": more, "__od_more_back__": more_back, "__od_more_keys__": more_keys, "__od_keys__": list,
            "__od_size__": len, "__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_raised__": eager_raised, "__od_eager_guard__": eager_guard, "__od_iter_guard__": iter_guard, "__od_lazy_stamp__": lazy_stamp, "__od_lazy_guard__": lazy_guard,
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
-           "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator,
+           "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator, "__od_divisor_jump__": divisor_jump,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed,
            "__od_text_of__": text_of, "__od_text_mod__": text_mod, "__od_inverted__": inverted}  # (locals() by a name of its own: a parameter may be called `locals`)
 

@@ -28,7 +28,7 @@ from . import generic as g
 from .generic import fit, plain
 from .operator import pow_dn, pow_dx
 from .registry import registry
-from .ties import at_tip, cone_tip, kink_tie, note_kink, note_tie, told
+from .ties import SINGULAR_AT, at_tip, cone_tip, kink_tie, note_kink, note_tie, singular_still, told
 from .sparsity_specs import CONCRETE, DENSE, NONLINEAR, Custom, elementwise_spec
 
 __all__ = ["NONDIFFERENTIABLE", "register_elementwise"]
@@ -313,7 +313,8 @@ def register_elementwise(fn, partials, name):
             if type(dy) is float and type(x) is float:
                 try:
                     return (dy * partial(y, x),)
-                except ZeroDivisionError:  # (a singular point: sqrt's at 0)
+                except ZeroDivisionError:  # (a singular point: sqrt's at 0; forward mode tells whether its
+                    note_tie(f"{name} at its singular point", None)  # argument moves there, `singular_still`)
                     return (_singular(dy, raw, y, x),)
             try:
                 return generic_adjoint(dy, y, x)
@@ -330,12 +331,16 @@ def register_elementwise(fn, partials, name):
                 try:
                     return y, t * partial(y, x)
                 except ZeroDivisionError:
+                    if t == 0.0:  # (a computed 0: the argument may move at second order, `singular_still`)
+                        singular_still(name)
                     return y, _singular(t, raw, y, x)
             try:
                 return generic_frule(tangents, x)
             except ZeroDivisionError:
                 if t is not None and not _exact_zero(t):
                     raise  # (forward mode says where it divides by zero: a SpecialPoint)
+                if t is not None:
+                    singular_still(name)
                 return fn(x), (None if t is None else 0.0 * t)
     elif len(partials) == 2:
         first, second = map(_on_floats, partials)
@@ -388,6 +393,19 @@ for _name, _partials in _ELEMENTWISE.items():
         register_elementwise(getattr(math, _name), _partials, f"math.{_name}")
         registry.sparsity(elementwise_spec(_partials, linear=_name in _PIECEWISE_LINEAR), getattr(math, _name))
         registry.set(getattr(math, _name), python=_through_float(getattr(math, _name)))
+
+
+def _singular_points(fn, name: str, singular) -> None:
+    """fn's singular point of its own (`singular(x)`: sqrt at 0), where forward mode's tangent twin asks whether
+    a computed rate of 0 hides a change of second order (`ties.singular_still`), as its rule does."""
+    SINGULAR_AT[fn] = (name, singular)
+
+
+for _name, _singular_at in (("sqrt", lambda v: v == 0.0), ("cbrt", lambda v: v == 0.0),
+                            ("acos", lambda v: abs(v) == 1.0), ("asin", lambda v: abs(v) == 1.0),
+                            ("acosh", lambda v: v == 1.0)):
+    if hasattr(math, _name):  # (cbrt: 3.11)
+        _singular_points(getattr(math, _name), f"math.{_name}", _singular_at)
 
 
 def _product_error(rule) -> None:

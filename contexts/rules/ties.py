@@ -27,7 +27,7 @@ import numpy as np
 from .registry import NoDerivative
 
 __all__ = ["SPECIAL_HITS", "TieError", "TiedApart", "even_ends", "kink_tie", "note_kink", "note_tie", "parting",
-           "parting_items", "plain"]
+           "parting_items", "plain", "singular_still", "SINGULAR_AT"]
 
 SPECIAL_HITS: contextvars.ContextVar = contextvars.ContextVar("overdub_special_hits", default=None)
 """Reverse mode's equality tests found equal during a recording pass (`lowered.runtime.equality_guard`),
@@ -120,6 +120,27 @@ def cone_tip(name: str, at, t) -> None:
         moving = True
     if moving:
         CONE_TIP[0](name)
+
+
+SINGULAR_STILL: list = []
+"""[singular_still(name)]: set by `lowered.runtime` (above the rules), which raises a `SpecialCase` (judged from
+the two sides of the point) outside a side's run and the rerun that judges."""
+
+
+SINGULAR_AT: dict = {}
+"""{function: (its name, singular(x) -> bool)}: functions with a singular point of their own (sqrt at 0), where
+forward mode's tangent twin, given a computed rate of 0 (a float 0.0, not a constant's 0), asks
+`singular_still` (`forward.tangent_runtime`); filled by the rules (`rules.math`)."""
+
+
+def singular_still(name: str) -> None:
+    """Forward mode, a function at a singular point of its own (an infinite partial: sqrt or cbrt at 0, acos at
+    1) whose argument's rate came out exactly 0: `_singular`'s 0 -- right where the argument does not move
+    (fluids' full tank), wrong where it moves at second order (`sqrt(x*x + y*y)` at the origin moves as the
+    step's size): `if math.sqrt(x*x + y*y) < 1e-6: return I` took the branch's constant for the derivative
+    where the same test of `np.linalg.norm` is judged (`cone_tip`). Judged from the two sides."""
+    if SINGULAR_STILL:
+        SINGULAR_STILL[0](name)
 
 
 KINK_TIE: list = []

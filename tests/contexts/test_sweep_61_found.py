@@ -1,0 +1,149 @@
+"""Silent wrong derivatives left from session 60, each now refused or checked against central differences:
+
+- a tolerance branch at a singular point whose value only steers, written with scalar math:
+  `if math.sqrt(x*x + y*y) < 1e-6: return <constant>` at exactly the origin gave the constant branch's
+  derivative in both modes (the same test of `np.linalg.norm` or `math.hypot` is judged from the two sides and
+  refused). Forward mode took sqrt of a computed zero rate at 0 for no change (`_singular`'s 0, right where
+  the argument does not move); reverse mode compared a value of exactly 0 with a bound of 1e-6 unnoted
+  (`_within_flip` noted bounds up to 1e-8 only);
+- a remainder or a floor quotient of a moving divisor exactly where the dividend is a multiple of it (`9 % b`
+  at b = 4.5, `divmod(9.0, b)`): one side's derivative, where the value jumps by b;
+- `x.__mod__(y)`, `x.__divmod__(y)`, `float.__mod__(x, y)` called by name at an exact multiple: the operator's
+  jump went unseen (the operators refuse it).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from contexts import derivative, gradient, jacfwd
+from overdub.errors import OverdubError
+from tests import fd
+
+ORIGIN = np.zeros(2)
+
+
+def _rotation_like(r, x):
+    return x[0] * math.sin(r) / r  # (smooth through r = 0, where it is x[0]: slope 1 along x[0])
+
+
+def sqrt_tolerance(x):
+    r = math.sqrt(x[0] * x[0] + x[1] * x[1])
+    if r < 1e-6:
+        return 0.0 * x[0]
+    return _rotation_like(r, x)
+
+
+def sqrt_tolerance_reversed(x):
+    r = math.sqrt(x[0] * x[0] + x[1] * x[1])
+    if 1e-6 > r:
+        return 0.0 * x[0]
+    return _rotation_like(r, x)
+
+
+def power_tolerance(x):
+    r = (x[0] * x[0] + x[1] * x[1]) ** 0.5
+    if r < 1e-6:
+        return 0.0 * x[0]
+    return _rotation_like(r, x)
+
+
+def acos_tolerance(x):
+    angle = math.acos(math.cos(x[0]) * math.cos(x[1]))  # (|x| to second order: acos at 1, argument's rate 0)
+    if angle < 1e-6:
+        return 0.0 * x[0]
+    return x[0] * math.sin(angle) / angle
+
+
+@pytest.mark.parametrize("f", [sqrt_tolerance, sqrt_tolerance_reversed, power_tolerance, acos_tolerance],
+                         ids=lambda f: f.__name__)
+def test_a_tolerance_branch_at_a_singular_point_is_refused(f):
+    # (central differences 1e-5 away see the smooth branch's slope, 1 along x[0]: the constant branch's 0 is
+    # what the program's values do not show)
+    assert fd.gradient(f, ORIGIN)[0][0] == pytest.approx(1.0, abs=1e-6)
+    with pytest.raises(OverdubError):
+        gradient(f, ORIGIN)
+    with pytest.raises(OverdubError):
+        jacfwd(f, ORIGIN)
+
+
+@pytest.mark.parametrize("f, want", [
+    (lambda x: math.sqrt(x[0] ** 4 + x[1] ** 4), [0.0, 0.0]),  # (r**2 near 0: a derivative of 0)
+    (lambda x: math.sqrt(x[0] * x[0] + x[1] * x[1]) + x[0], [1.0, 0.0]),  # (a cone's tip: its sides' mean, 0, as
+    (lambda x: np.linalg.norm(x) + x[0], [1.0, 0.0]),                     # np.linalg.norm's)
+    (lambda x: math.sqrt(x[1] - x[1]) + 2.0 * x[1], [0.0, 2.0]),  # (an argument that does not move)
+], ids=["fourth_powers", "cone_tip", "norm_tip", "still_argument"])
+def test_sqrt_at_a_zero_rate_is_judged_from_its_sides(f, want):
+    for got in (gradient(f, ORIGIN)[0], jacfwd(f, ORIGIN)):
+        np.testing.assert_allclose(got, want, atol=1e-9)
+
+
+def test_sqrt_off_its_singular_point_is_unchanged():
+    x = np.array([0.3, -0.4])
+    want = fd.gradient(sqrt_tolerance, x)[0]
+    np.testing.assert_allclose(gradient(sqrt_tolerance, x)[0], want, rtol=1e-7)
+    np.testing.assert_allclose(jacfwd(sqrt_tolerance, x), want, rtol=1e-7)
+
+
+# -- a moving divisor at a jump ------------------------------------------------------------------------
+
+def remainder_by_moving(a):
+    return 9.0 % (2.0 * a)
+
+
+def divmod_by_moving(a):
+    return divmod(9.0, 2.0 * a)[1]
+
+
+def quotient_by_moving(a):
+    return (9.0 // (2.0 * a)) * a
+
+
+def integer_by_moving(a):
+    return 9 % (2.0 * a)
+
+
+def numpy_remainder_by_moving(a):
+    return float(np.mod(9.0, 2.0 * a))
+
+
+def reflected_by_name(a):
+    return (2.0 * a).__rmod__(9.0)
+
+
+MOVING_DIVISOR = [remainder_by_moving, divmod_by_moving, quotient_by_moving, integer_by_moving,
+                  numpy_remainder_by_moving, reflected_by_name]
+
+
+@pytest.mark.parametrize("f", MOVING_DIVISOR, ids=lambda f: f.__name__)
+def test_a_moving_divisor_at_a_jump_is_refused(f):
+    left, at, right = f(4.5 - 1e-7), f(4.5), f(4.5 + 1e-7)
+    assert abs(right - left) > 1.0  # (the case: the value jumps at 4.5)
+    with pytest.raises(OverdubError):
+        gradient(f, 4.5)
+    with pytest.raises(OverdubError):
+        derivative(f, 4.5)
+
+
+@pytest.mark.parametrize("f", MOVING_DIVISOR, ids=lambda f: f.__name__)
+def test_a_moving_divisor_off_its_jumps_keeps_its_derivative(f):
+    want = fd.derivative(f, 4.3)
+    assert gradient(f, 4.3)[0] == pytest.approx(want, rel=1e-6, abs=1e-9)
+    assert derivative(f, 4.3) == pytest.approx(want, rel=1e-6, abs=1e-9)
+
+
+# -- the operator's slots called by name -----------------------------------------------------------------
+
+@pytest.mark.parametrize("f", [lambda a: a.__mod__(2.0), lambda a: a.__divmod__(2.0)[1],
+                               lambda a: float.__mod__(a, 2.0), lambda a: a.__floordiv__(2.0) * a,
+                               lambda a: np.float64(a).__mod__(2.0) * 1.0],
+                         ids=["mod", "divmod", "unbound_mod", "floordiv", "float64_mod"])
+def test_a_remainder_by_name_at_a_multiple_is_refused(f):
+    assert abs(f(4.0 + 1e-9) - f(4.0 - 1e-9)) > 1.0  # (the case: a jump at 4)
+    for mode in (gradient, derivative):
+        with pytest.raises(OverdubError):
+            mode(f, 4.0)
+    want = fd.derivative(f, 4.3)
+    assert gradient(f, 4.3)[0] == pytest.approx(want, rel=1e-6)
+    assert derivative(f, 4.3) == pytest.approx(want, rel=1e-6)
