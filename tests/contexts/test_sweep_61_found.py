@@ -147,3 +147,17 @@ def test_a_remainder_by_name_at_a_multiple_is_refused(f):
     want = fd.derivative(f, 4.3)
     assert gradient(f, 4.3)[0] == pytest.approx(want, rel=1e-6)
     assert derivative(f, 4.3) == pytest.approx(want, rel=1e-6)
+
+
+# -- a reduction of a named tuple -------------------------------------------------------------------------
+# `np.prod(np.linalg.slogdet(a))`: the cotangent of the SlogdetResult was rebuilt by its class from one
+# generator (a TypeError out of reverse mode: a named tuple takes its fields one by one).
+
+def test_a_reduction_of_a_named_tuple_of_arrays():
+    a = np.array([[2.0, 0.3, 0.1], [0.2, 1.5, 0.4], [0.1, 0.2, 1.2]])
+
+    def f(m):
+        return np.prod(np.linalg.slogdet(m))
+    want = fd.gradient(f, a)[0]
+    np.testing.assert_allclose(gradient(f, a)[0], want, rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(jacfwd(f, a), want, rtol=1e-7, atol=1e-10)

@@ -158,7 +158,9 @@ def match_primal(g: Any, x: Any) -> Any:
             return float(total.real if np.iscomplexobj(total) else total)
         return g
     if isinstance(x, (list, tuple)):
-        return type(x)(match_primal(gi, xi) for gi, xi in zip(g, x))
+        items = (match_primal(gi, xi) for gi, xi in zip(g, x))
+        # (a named tuple's class takes its fields one by one: `np.prod(np.linalg.slogdet(a))`'s SlogdetResult)
+        return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
     return g
 
 
