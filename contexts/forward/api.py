@@ -743,12 +743,17 @@ def _one_way(api: Callable, f: Callable, args: tuple, kwargs: dict, inputs: tupl
     if api.__name__ in ("jvp", "derivative") or sum(np.size(leaf) for leaf in tree_leaves(inputs[0])) < 2:
         return True
     other = (random_direction(inputs[0], np.random.default_rng(20261206)),)
-    again = _mean_derivative(api, out, *_side_answers(api, f, args, kwargs, inputs, other))
+    sides = _side_answers(api, f, args, kwargs, inputs, other)
+    again = _mean_derivative(api, out, *sides)
     if again is None:
         return False
     a, b = _flat(out[1]), _flat(again[1])
-    if not (a is not None and b is not None and a.shape == b.shape and _close(
-            a, b, float(np.max(np.abs(np.concatenate([a, b])), initial=0.0)))):
+    # (the sides' own answers bound the rounding of their mean: a derivative of 0, `|s - o|**2 / D` at s = o,
+    # has sides of +-h times the curvature, whose mean is 1e-16, not 0; compared with the mean alone, refused)
+    sided = [_flat(side[1]) for side in sides]
+    reach = float(np.max(np.abs(np.concatenate([a, b] + [v for v in sided if v is not None and v.shape == a.shape]))
+                         , initial=0.0)) if a is not None and b is not None and a.shape == b.shape else 0.0
+    if not (a is not None and b is not None and a.shape == b.shape and _close(a, b, reach)):
         return False
     return along_axes(out[1], f, inputs)
 
@@ -790,8 +795,8 @@ def along_axes(mean, f: Callable, inputs: tuple) -> bool:
             continue
         if any(s is None or s.size != own.shape[0] for s in slopes):
             return False
-        theirs = (slopes[0] + slopes[1]) / 2
-        if not _close(own[:, k], theirs, max(reach, float(np.max(np.abs(theirs), initial=0.0)))):
+        theirs = (slopes[0] + slopes[1]) / 2  # (its rounding bounded by the slopes' own size: `_one_way`)
+        if not _close(own[:, k], theirs, max(reach, float(np.max(np.abs(np.concatenate(slopes)), initial=0.0)))):
             return False
     return True
 

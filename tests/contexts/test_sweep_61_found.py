@@ -161,3 +161,34 @@ def test_a_reduction_of_a_named_tuple_of_arrays():
     want = fd.gradient(f, a)[0]
     np.testing.assert_allclose(gradient(f, a)[0], want, rtol=1e-7, atol=1e-10)
     np.testing.assert_allclose(jacfwd(f, a), want, rtol=1e-7, atol=1e-10)
+
+
+# -- a derivative of 0 judged from the two sides ----------------------------------------------------------
+# HydroErr's Nash-Sutcliffe efficiency and Willmott's index at sim == obs (session 60's sweep): `abs(s - o) ** 2`
+# at its kink beside `abs(o - mean(o))` at its own made forward mode judge the point from its two sides, whose
+# mean gradient (0 up to 1e-16) was compared with the point's own 0 relative to the mean itself: refused, where
+# the functions are smooth with gradient 0 (reverse mode gave it).
+
+def nash_sutcliffe(x):
+    s, o = x[:3], x[3:]
+    a = np.abs(s - o) ** 2
+    b = np.abs(o - np.mean(o)) ** 2
+    return 1 - np.sum(a) / np.sum(b)
+
+
+def willmott_d(x):
+    s, o = x[:3], x[3:]
+    a = (o - s) ** 2
+    b = np.abs(s - np.mean(o))
+    c = np.abs(o - np.mean(o))
+    return 1 - np.sum(a) / np.sum((b + c) ** 2)
+
+
+@pytest.mark.parametrize("f", [nash_sutcliffe, willmott_d], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("x", [[1.0, 2.0, 3.0, 1.0, 2.0, 3.0], [1.0, 2.0, 3.3, 1.5, 2.0, 3.0]],
+                         ids=["equal", "one_equal"])
+def test_a_smooth_function_through_two_kinks_at_their_ties(f, x):
+    x = np.array(x)
+    want = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(gradient(f, x)[0], want, atol=1e-8)
+    np.testing.assert_allclose(jacfwd(f, x), want, atol=1e-8)
