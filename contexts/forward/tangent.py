@@ -592,7 +592,7 @@ def _made_elsewhere(fdef, fn, fresh: set) -> set[str]:
     def elsewhere(value, seen) -> bool:
         if isinstance(value, ast.Call):
             f = value.func
-            return id(value) not in made and not (isinstance(f, ast.Attribute) and f.attr == "copy")
+            return id(value) not in made and not (isinstance(f, ast.Attribute) and _fresh_method(f.attr, value))
         if isinstance(value, ast.Attribute):
             return True
         if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
@@ -613,6 +613,17 @@ def _made_elsewhere(fdef, fn, fresh: set) -> set[str]:
                 or isinstance(callee, type) and type(getattr(callee, "__init__", None)) is types.FunctionType):
             out |= {a.id for a in (*n.args, *(k.value for k in n.keywords)) if isinstance(a, ast.Name)}
     return out
+
+
+def _fresh_method(name: str, call: ast.Call) -> bool:
+    """`v.name(...)` returns a new array or list of its own: `.copy()`, `.flatten()`, `.tolist()`, `.astype(t)`
+    (a copy unless told `copy=False`: modern_robotics' `Js = np.array(S).copy().astype(float)`, whose columns
+    are then written)."""
+    if name == "astype":
+        return len(call.args) <= 2 and not any(isinstance(a, ast.Starred) for a in call.args) and not any(
+            k.arg in ("copy", None) and not (isinstance(k.value, ast.Constant) and k.value.value is True)
+            for k in call.keywords)
+    return name in ("copy", "flatten", "tolist")
 
 
 def _constructs(callee) -> bool:

@@ -192,3 +192,41 @@ def test_a_smooth_function_through_two_kinks_at_their_ties(f, x):
     want = fd.gradient(f, x)[0]
     np.testing.assert_allclose(gradient(f, x)[0], want, atol=1e-8)
     np.testing.assert_allclose(jacfwd(f, x), want, atol=1e-8)
+
+
+# -- columns written into an `.astype(float)` copy, beside a joint that does not rotate -------------------------
+# modern_robotics' JacobianSpace (session 60's sweep): `Js = np.array(S).copy().astype(float)`, then `Js[:, i] =
+# ...` of differentiated columns. Forward mode's twin took the astype's array for one some object may hold and
+# gave the function to the duals, which cannot write into a plain array: refused. Reverse mode, which notes a
+# norm at a zero vector (a prismatic joint's rotation axis, 0 whatever its angle) for forward mode to tell, was
+# refused with it.
+
+_SCREWS = np.array([[0.0, 0, 1, 4, 0, 0], [0, 0, 0, 0, 1, 0], [0, 0, -1, -6, 0, -0.1]]).T
+
+
+def _rotation(w):
+    angle = np.linalg.norm(w)
+    if angle < 1e-6:  # (modern_robotics' NearZero)
+        return np.eye(3)
+    k = w / angle
+    K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    return np.eye(3) + np.sin(angle) * K + (1 - np.cos(angle)) * K @ K
+
+
+def space_jacobian_like(theta):
+    js = np.array(_SCREWS).copy().astype(float)
+    r = np.eye(3)
+    for i in range(1, len(theta)):
+        r = r @ _rotation(_SCREWS[:3, i - 1] * theta[i - 1])
+        js[:3, i] = r @ _SCREWS[:3, i]
+        js[3:, i] = r @ _SCREWS[3:, i]
+    return float(np.sum(js * np.arange(18.0).reshape(6, 3) / 10))
+
+
+@pytest.mark.parametrize("theta", [[np.pi / 2, 3.0, np.pi], [0.3, -0.7, 1.1]], ids=["generic", "other"])
+def test_columns_written_into_an_astype_copy(theta):
+    theta = np.array(theta)
+    want = fd.gradient(space_jacobian_like, theta)[0]
+    assert np.abs(want).max() > 0.1
+    np.testing.assert_allclose(gradient(space_jacobian_like, theta)[0], want, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(jacfwd(space_jacobian_like, theta), want, rtol=1e-7, atol=1e-9)
