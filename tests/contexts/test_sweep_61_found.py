@@ -79,6 +79,17 @@ def test_sqrt_at_a_zero_rate_is_judged_from_its_sides(f, want):
         np.testing.assert_allclose(got, want, atol=1e-9)
 
 
+@pytest.mark.parametrize("f", [lambda x: math.acos(1.0 + 0.0 * x[0]) + x[0] * x[1],
+                               lambda x: math.sqrt(x[0] - x[0]) + x[0] * x[1]], ids=["acos", "sqrt"])
+def test_a_function_held_at_its_singular_point_has_no_nan(f):
+    # (its argument does not move: a rate of 0 times an infinite slope is no change; NaN came out of both modes
+    # for acos, whose float rule's partial divides by 0 in numpy's arithmetic)
+    x = np.array([0.3, 0.5])
+    want = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-7)
+    np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-7)
+
+
 def test_sqrt_off_its_singular_point_is_unchanged():
     x = np.array([0.3, -0.4])
     want = fd.gradient(sqrt_tolerance, x)[0]
