@@ -43,6 +43,7 @@ from ..rules.frames import is_engine, note_transformed
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, holds_array_leaf, runs_natively, taken_per_element
 
 from ..rules.registry import array_objects, by_position, key_of, objects_of_classes, registry, through_array
+from ..rules.numpy._util import masked_entries
 from .arrays import (OWN_FUNCTIONS, keyword_duals_by_position, JOINS, CHECKED_TESTS, checked_test, NoForwardRule, apply_frule, apply_writing_frule, build_array, checked_equality, EQUALS,
                      has_dual, no_rule,
                      out_position, to_array, write_out)
@@ -216,6 +217,8 @@ class ForwardContext(overdub.Context):
         Natively they would run on duals, where `isinstance(self.v, float)` answers for the dual and the
         code takes another branch than it does on the value (`U(x) ** 2` gave 0)."""
         route = overdub.ops.own_methods_route(fn, self.recurse, runs_natively, _array_with_object)
+        if fn in _MASK_FREE:
+            return _mask_free(route)
         if fn is not _MOD:
             return route
 
@@ -1361,6 +1364,24 @@ def _run_rule_plain(frule, tangents, values, kwargs):
         return forward_context().run(frule, tangents, *values, **kwargs)
     return frule(tangents, *values, **kwargs)
 
+
+
+_MASK_FREE = frozenset({operator.add, operator.sub, operator.mul})
+_MASKED = np.ma.MaskedArray
+
+
+def _mask_free(route):
+    """route (an operator site's `+`, `-`, `*`) given a numpy.ma masked array with no masked entry beside a dual
+    (pykalman's `observation - predicted`) as its data: those operators mask nothing, and a dual cannot enter
+    the masked array's own (its `getdata` asks the dual for a plain array: refused). The result is the duals'
+    plain array, where the program's is a masked array of no masked entry."""
+    def operate(a, b):
+        if type(a) is _MASKED and type(b) is Dual and not masked_entries(a):
+            a = a.data
+        elif type(b) is _MASKED and type(a) is Dual and not masked_entries(b):
+            b = b.data
+        return route(a, b)
+    return operate
 
 
 def _array_with_object(fn, a, b):

@@ -44,6 +44,7 @@ from ..rules.registry import by_position, key_of, own_method_form, own_operators
 from ..rules import leaves as _leaves
 from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
 from ..rules.ties import SINGULAR_AT, singular_still
+from ..rules.numpy._util import masked_entries
 from .arrays import PlainArrayWrite, no_rule, out_position, raise_singular, write_out
 from .dual import Dual, DualConversionError, Tag, _own, primal
 from .holds import dual_free, splittable
@@ -176,24 +177,32 @@ def _zeros_of(e, d):
 _NUMBERS = frozenset({float, int, bool, complex, np.float64, np.float32, np.int64, np.complex128})
 
 
-def _operand(v) -> None:
+def _operand(v, masked: bool = False) -> None:
     """v, an operand of an operator on a differentiated value, is a number, a plain array or a sequence (whose
     operators are numpy's and Python's); an object of a class of its own (`C() + x` runs C's `__add__`,
-    which need not add: the twin's `t` came out for C's 2x) makes the twin give up: duals run C's code."""
+    which need not add: the twin's `t` came out for C's 2x) makes the twin give up: duals run C's code.
+    `masked`: `+`, `-`, `*`, which take a numpy.ma masked array with no masked entry too (they mask nothing)."""
     tv = type(v)
     if _leaves.HOSTED and isinstance(v, _leaves.HOSTED):  # (a torch tensor: the duals refuse it by name)
         raise NotTransformable(f"an operator on a {tv.__name__}")
     if tv in _NUMBERS or tv is np.ndarray or tv is list or tv is tuple or tv is Dual or isinstance(v, np.generic) or (
             ARRAY_TYPES and isinstance(v, ArrayLeaf)):
         return
+    if masked and tv is _MASKED and not masked_entries(v):
+        # (a numpy.ma masked array with no masked entry, pykalman's observations: `+`, `-`, `*` compute the data's,
+        # whose tangent the twin's is; its `/`, `**` mask where numpy's would give inf or nan: on duals)
+        return
     raise NotTransformable(f"an operator on a {tv.__name__} (its class's own)")
+
+
+_MASKED = np.ma.MaskedArray
 
 
 def fd_bc(t, other):
     """The tangent t of `a + other` (other inactive) broadcast to the result's shape: a scalar or smaller
     array added to a larger constant array has a tangent in every entry of the result."""
     if type(other) not in _NUMBERS:
-        _operand(other)
+        _operand(other, True)
     shape = getattr(other, "shape", None)
     if not shape or not isinstance(t, (np.ndarray, np.generic, float, int, complex)):
         return t
@@ -981,14 +990,14 @@ def fd_matmul(a, b, ta, tb):
     return out
 
 
-def _checked(a, b, ta, tb) -> tuple[bool, bool]:
-    """(ta is the twins' 0, tb is) for `a * b`, `a / b`; where either is not, a duration scaled by the
-    differentiated number and an operand of a class of its own are refused first."""
+def _checked(a, b, ta, tb, masked: bool = False) -> tuple[bool, bool]:
+    """(ta is the twins' 0, tb is) for `a * b` (`masked`), `a / b`; where either is not, a duration scaled by
+    the differentiated number and an operand of a class of its own are refused first."""
     za, zb = type(ta) is int and ta == 0, type(tb) is int and tb == 0
     if not (za and zb):
         scaled_duration(a, b, not za, not zb)
-        _operand(a)
-        _operand(b)
+        _operand(a, masked)
+        _operand(b, masked)
     return za, zb
 
 
@@ -1014,7 +1023,7 @@ def fd_mul(a, b, ta, tb):
         tb = _nested_tangent(tb, b)
     if (type(ta) is list or type(ta) is tuple) and type(b) is np.ndarray:
         ta = _nested_tangent(ta, a)
-    za, zb = _checked(a, b, ta, tb)
+    za, zb = _checked(a, b, ta, tb, True)
     if za and zb:
         return 0
     if za:

@@ -241,3 +241,50 @@ def test_columns_written_into_an_astype_copy(theta):
     assert np.abs(want).max() > 0.1
     np.testing.assert_allclose(gradient(space_jacobian_like, theta)[0], want, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(jacfwd(space_jacobian_like, theta), want, rtol=1e-7, atol=1e-9)
+
+
+# -- a Kalman filter's observations as a numpy.ma masked array (pykalman) ---------------------------------------
+# pykalman keeps its observations as a masked array (`np.ma.atleast_2d(obs)`) and computes `observation -
+# predicted` by numpy.ma's operator, which asked the dual for a plain array: forward mode refused it, and reverse
+# mode refused numpy.ma's code (`.__dict__` of a MaskedArray). With no masked entry, `+`, `-` and `*` are the
+# data's: both modes answer (reverse mode by forward mode's answer after its own refusal).
+
+_OBSERVED = np.array([[0.3, 1.1], [0.9, 0.7], [1.4, 1.9], [2.2, 1.5]])
+
+
+class _SmallKalman:  # (pykalman's filter and log likelihood, reduced)
+    def __init__(self, transition, noise, observation_noise):
+        self.transition = np.array([[1.0, transition], [0.0, 1.0]])
+        self.noise = noise * np.eye(2)
+        self.observation_noise = observation_noise * np.eye(2)
+        self.observation_matrix = np.array([[1.0, 0.0], [0.3, 1.0]])
+
+    def loglikelihood(self, observations):
+        z = np.ma.atleast_2d(observations)
+        mean, cov, total = np.array([0.0, 0.5]), np.eye(2), 0.0
+        for t in range(z.shape[0]):
+            if t:
+                mean = self.transition @ mean
+                cov = self.transition @ cov @ self.transition.T + self.noise
+            observation = z[t]
+            if not np.any(np.ma.getmask(observation)):
+                h = self.observation_matrix
+                predicted = h @ mean
+                s = h @ cov @ h.T + self.observation_noise
+                residual = observation - predicted
+                total = total - 0.5 * (np.log(np.linalg.det(2 * np.pi * s)) + residual @ np.linalg.solve(s, residual))
+                gain = cov @ h.T @ np.linalg.inv(s)
+                mean = mean + gain @ residual
+                cov = cov - gain @ h @ cov
+        return float(total)
+
+
+def small_kalman_loglikelihood(x):
+    return _SmallKalman(x[0], x[1], x[2]).loglikelihood(_OBSERVED)
+
+
+def test_masked_observations_of_a_kalman_filter():
+    x = np.array([0.9, 0.1, 0.5])
+    want = fd.gradient(small_kalman_loglikelihood, x)[0]
+    np.testing.assert_allclose(gradient(small_kalman_loglikelihood, x)[0], want, rtol=1e-6)
+    np.testing.assert_allclose(jacfwd(small_kalman_loglikelihood, x), want, rtol=1e-6)
