@@ -39,6 +39,7 @@ from ..rules.cotangents import Refused
 from ..rules.generic import integral
 from ..rules.ties import TiedApart, even_ends, parting_unsorted
 from ..rules.numpy._util import masked_entries, masked_refused
+from ..rules.numpy.stand_ins import compress_method
 
 from overdub import ops as _overdub_ops
 from overdub.errors import OverdubError
@@ -1428,7 +1429,7 @@ class Dual:
                      "items": lambda: [(k, self[k]) for k in keys]}
             return parts[name]
         if name in _NDARRAY_METHODS and hasattr(self.primal, name):
-            fn = getattr(np, name)
+            fn = _METHOD_FORMS.get(name) or getattr(np, name)
 
             def method(this, *args, **kwargs):
                 if fn is np.round and np.any(primal(this.tangent)):  # (`a.round(13)`: a fine staircase, refused
@@ -1696,6 +1697,10 @@ def _numpy_namespace(*, api_version=None):
 
 _NDARRAY_METHODS = frozenset(name for name in dir(np.ndarray)
                              if not name.startswith("_") and callable(getattr(np, name, None)))
+_METHOD_FORMS = {"compress": compress_method}  # (methods whose numpy function takes the array elsewhere)
+"""The numpy function an ndarray method is, as a function of the array first, where numpy's function of that
+name takes its arguments in another order: `a.compress(c)` is `np.compress(c, a)` (as np.compress(a, c) the
+duals returned c, the condition, and the derivative 0, silently)."""
 
 # A Dual is a numeric leaf for code that asks (reverse mode's cotangent structures, `numbers` checks):
 # it is never a container to recurse into.

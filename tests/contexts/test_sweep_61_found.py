@@ -288,3 +288,17 @@ def test_masked_observations_of_a_kalman_filter():
     want = fd.gradient(small_kalman_loglikelihood, x)[0]
     np.testing.assert_allclose(gradient(small_kalman_loglikelihood, x)[0], want, rtol=1e-6)
     np.testing.assert_allclose(jacfwd(small_kalman_loglikelihood, x), want, rtol=1e-6)
+
+
+# -- an ndarray method whose numpy function takes its arguments in another order (session 61's sweep) -------------
+# Forward mode ran `x.compress(c)` on duals as `np.compress(x, c)`: the condition came out as the value and the
+# derivative was 0 (found through pint, whose Quantity.compress calls its magnitude's method).
+
+@pytest.mark.parametrize("f", [lambda x: float(np.dot(x.compress([True, False, True, True]), [1.0, 2.0, 3.0])),
+                               lambda x: float(np.sum(x.reshape(2, 2).compress([False, True], axis=0) ** 2))],
+                         ids=["flat", "axis"])
+def test_the_compress_method_in_forward_mode(f):
+    x = np.array([0.02, 0.015, 0.01, 0.005])
+    want = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-7, atol=1e-12)
+    np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-7, atol=1e-12)
