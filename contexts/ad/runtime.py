@@ -795,7 +795,8 @@ def call(mask, f, /, *args, **kw):
         if is_method and (method := stair_method(f, args)) is not None:  # (`a.round(13)`: np.round's, pkA's
             # elote; `x.__mod__(y)` by name: the operator's, its divisor's jump too)
             staircase_reverse(*method, kw)
-            divisor_jump(method[0], *method[1][:2])
+            if len(method[1]) == 2:  # (`y.__rmod__(x)`: x % y, whose divisor y may move)
+                divisor_jump(method[0], *method[1])
         if rule.kind != "nondiff" and f is not _VIEW:
             for a in full:
                 t = type(a)

@@ -302,3 +302,29 @@ def test_the_compress_method_in_forward_mode(f):
     want = fd.gradient(f, x)[0]
     np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-7, atol=1e-12)
     np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-7, atol=1e-12)
+
+
+# -- arrays compared equal where forward mode finds them moving apart (session 61's sweep) ---------------------------
+# np.gradient(y, x) of differentiated coordinates at exactly uniform spacing: numpy's `(dx == dx[0]).all()` takes
+# the uniform formula, which reads dx[0] alone; reverse mode gave that branch's derivative ([228, -228, 0, 0] for
+# [20, 28, 112, -160]): arrays compared equal were noted for forward mode, whose refusal let reverse mode's answer
+# stand. Refused now in both modes; off the tie both are right.
+
+_W = np.array([1.0, 2.0, 3.0, 4.0])
+
+
+def weighted_numpy_gradient(x):
+    return float(np.sum(np.gradient(_W ** 2, x) * np.array([1.0, 2.0, 3.0, 4.0])))
+
+
+def test_numpy_gradient_at_uniform_coordinates_is_refused():
+    x = np.array([2.0, 1.5, 1.0, 0.5])
+    assert np.abs(fd.gradient(weighted_numpy_gradient, x)[0] - [20.0, 28.0, 112.0, -160.0]).max() < 1e-5
+    with pytest.raises(OverdubError):
+        gradient(weighted_numpy_gradient, x)
+    with pytest.raises(OverdubError):
+        jacfwd(weighted_numpy_gradient, x)
+    y = np.array([2.0, 1.5, 1.1, 0.5])
+    want = fd.gradient(weighted_numpy_gradient, y)[0]
+    np.testing.assert_allclose(gradient(weighted_numpy_gradient, y)[0], want, rtol=1e-7)
+    np.testing.assert_allclose(jacfwd(weighted_numpy_gradient, y), want, rtol=1e-7)
