@@ -1577,6 +1577,10 @@ def _other_call(mask, f, args, kw):
     if repl is not None:
         return _twin_call(EVERY_ARGUMENT, repl, (), args, kw)
     if type(f) is _DISPATCHER:
+        if protocol_objects((*args, *kw.values()), f):
+            # (numpy hands it to an argument's own `__array_function__`, pint's: its Python implementation run
+            # on the Quantity stripped its units, `np.trapezoid(Q, Q)` a plain number off by Pa/hPa's 100)
+            return _twin_call(mask, through_protocol(f), (), args, kw)
         impl = f._implementation
         if type(impl) is types.FunctionType:
             return _twin_call(mask, impl, (), args, kw)

@@ -328,3 +328,29 @@ def test_numpy_gradient_at_uniform_coordinates_is_refused():
     want = fd.gradient(weighted_numpy_gradient, y)[0]
     np.testing.assert_allclose(gradient(weighted_numpy_gradient, y)[0], want, rtol=1e-7)
     np.testing.assert_allclose(jacfwd(weighted_numpy_gradient, y), want, rtol=1e-7)
+
+
+# -- numpy's Python functions given a pint Quantity (session 61's sweep, through metpy) ----------------------------
+# Reverse mode ran numpy's Python implementation of np.trapezoid / np.cross / np.average on the Quantities,
+# skipping numpy's hand-over to pint's `__array_function__`: the units were stripped, and a dimensionless result
+# in Pa/hPa came out 100 times too large (pint's DimensionalityError elsewhere, metpy's precipitable_water).
+
+_P = np.array([1000.0, 900.0, 800.0, 700.0])
+_QUANTITY_CASES = {
+    "trapezoid": lambda q, x: float(np.trapezoid(q(x, "1/hPa"), q(_P * 100.0, "Pa"))),
+    "cross": lambda q, x: float(np.sum(np.cross(q(x[:3], "Pa"), q(np.array([1.0, 2.0, 3.0]), "1/hPa")))),
+    "average": lambda q, x: float(np.average(q(x, "Pa"), weights=np.array([1.0, 2, 3, 4])) / q(1.0, "hPa")),
+}
+
+
+@pytest.mark.parametrize("case", list(_QUANTITY_CASES))
+def test_numpy_functions_of_quantities_keep_their_units(case):
+    pint = pytest.importorskip("pint")
+    quantity = pint.UnitRegistry().Quantity
+
+    def f(x):
+        return _QUANTITY_CASES[case](quantity, x)
+    x = np.array([0.02, 0.015, 0.01, 0.005])
+    want = fd.gradient(f, x)[0]
+    np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-7, atol=1e-12)
+    np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-7, atol=1e-12)
