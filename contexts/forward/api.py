@@ -432,6 +432,9 @@ def _entry(api: Callable) -> Callable:
             if err is not None:
                 name_user_lines(err, e)
                 raise err from e
+            if (err := dual_rejected(e)) is not None:
+                name_user_lines(err, e)
+                raise err from e
             raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
         finally:
             if outermost:
@@ -461,6 +464,27 @@ def _entry(api: Callable) -> Callable:
                 return NAN_BY_REVERSE[0](api.__name__, f, args, kwargs, out)
         return out
     return checked
+
+
+def dual_rejected(e: BaseException) -> DualConversionError | None:
+    """A library's own TypeError or ValueError naming forward mode's dual number, which it met where it takes
+    only its own types (autograd inside lifelines' hazard: "Can't differentiate w.r.t. type <class
+    'contexts.forward.dual.Dual'>"): forward mode's refusal (a limit of its own, which reverse mode may
+    answer), not the library's error as if the program had failed."""
+    if type(e) not in (TypeError, ValueError) or isinstance(e, OverdubError):
+        return None
+    text = str(e)
+    if f"{Dual.__module__}.Dual" not in text and "'Dual'" not in text:
+        return None
+    tb, where = e.__traceback__, None
+    while tb is not None:  # (the line that raised it: the innermost frame)
+        where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno} in {tb.tb_frame.f_code.co_qualname}"
+        tb = tb.tb_next
+    return DualConversionError(
+        f"forward mode's dual number was rejected by the code it reached: {type(e).__name__}: {text[:200]}",
+        where=where,
+        fix="differentiate that code in reverse mode (`gradient`), or give the function calling the library a "
+            "rule (`contexts.custom_adjoint` / `registry.frule`)")
 
 
 NAN_BY_REVERSE: list = []

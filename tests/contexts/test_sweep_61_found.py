@@ -354,3 +354,27 @@ def test_numpy_functions_of_quantities_keep_their_units(case):
     want = fd.gradient(f, x)[0]
     np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-7, atol=1e-12)
     np.testing.assert_allclose(jacfwd(f, x), want, rtol=1e-7, atol=1e-12)
+
+
+# -- a library that rejects forward mode's dual number by its type (session 61's sweep: autograd in lifelines) -----
+# lifelines' hazard is `autograd.elementwise_grad(cumulative_hazard, argnum=1)`; autograd's `new_box` met forward
+# mode's dual and raised "Can't differentiate w.r.t. type <class '...Dual'>": forward mode let the library's
+# TypeError out as if the program had failed. A refusal of forward mode's own now (after which reverse mode is
+# asked; here it refuses too, the function keyed by a differentiated value inside autograd).
+
+def _cumulative_hazard(params, t):  # (lifelines' WeibullFitter)
+    scale, shape = params
+    return (t / scale) ** shape
+
+
+def weibull_hazard_total(x):
+    from autograd import elementwise_grad
+    hazard = elementwise_grad(_cumulative_hazard, argnum=1)
+    return float(np.sum(hazard(x[:2], np.array([0.5, 1.5, 4.0]) * x[2]) * np.array([1.0, 2.0, 3.0])))
+
+
+def test_a_library_rejecting_the_dual_is_a_refusal():
+    pytest.importorskip("autograd")
+    x = np.array([2.0, 1.5, 1.0])
+    with pytest.raises(OverdubError, match="rejected"):
+        jacfwd(weibull_hazard_total, x)
