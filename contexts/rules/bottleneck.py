@@ -75,64 +75,46 @@ def _sum_of_squares(a, axis=None):
     return np.sum(a * a, axis=axis)
 
 
-def nansum(a, axis=None):
-    """`bottleneck.nansum`: np.nansum."""
-    a = np.asarray(a)
-    if a.dtype not in _NATIVE:
-        return bottleneck.slow.nansum(a, axis=axis)
-    return _reduce(np.nansum, a, axis)
+def _reduction(name: str, fn, what: str):
+    """The stand-in of bottleneck's reduction `name(a, axis=None)`: fn, numpy's, as `_reduce` returns it; an
+    array of a dtype bottleneck's C loops do not take goes to `bottleneck.slow`, as bottleneck hands it."""
+    slow = getattr(bottleneck.slow, name)
+
+    def stand_in(a, axis=None):
+        a = np.asarray(a)
+        if a.dtype not in _NATIVE:
+            return slow(a, axis=axis)
+        return _reduce(fn, a, axis)
+    stand_in.__name__ = stand_in.__qualname__ = name
+    stand_in.__doc__ = f"`bottleneck.{name}`: {what}."
+    return stand_in
 
 
-def nanmean(a, axis=None):
-    """`bottleneck.nanmean`: np.nanmean."""
-    a = np.asarray(a)
-    if a.dtype not in _NATIVE:
-        return bottleneck.slow.nanmean(a, axis=axis)
-    return _reduce(np.nanmean, a, axis)
+def _reduction_ddof(name: str, fn, what: str):
+    """`_reduction` of `name(a, axis=None, ddof=0)` (its ddof an integer, as bottleneck requires)."""
+    slow = getattr(bottleneck.slow, name)
+
+    def stand_in(a, axis=None, ddof=0):
+        a = np.asarray(a)
+        if a.dtype not in _NATIVE:
+            return slow(a, axis=axis, ddof=ddof)
+        if not _is_integer(ddof):
+            raise TypeError("`ddof` must be an integer")
+        return _reduce(fn, a, axis, ddof=ddof)
+    stand_in.__name__ = stand_in.__qualname__ = name
+    stand_in.__doc__ = f"`bottleneck.{name}`: {what}."
+    return stand_in
 
 
-def nanstd(a, axis=None, ddof=0):
-    """`bottleneck.nanstd`: np.nanstd (NaN where ddof leaves no degree of freedom, as both give)."""
-    a = np.asarray(a)
-    if a.dtype not in _NATIVE:
-        return bottleneck.slow.nanstd(a, axis=axis, ddof=ddof)
-    if not _is_integer(ddof):
-        raise TypeError("`ddof` must be an integer")
-    return _reduce(np.nanstd, a, axis, ddof=ddof)
+nansum = _reduction("nansum", np.nansum, "np.nansum")
+nanmean = _reduction("nanmean", np.nanmean, "np.nanmean")
+nanstd = _reduction_ddof("nanstd", np.nanstd, "np.nanstd (NaN where ddof leaves no degree of freedom, as both give)")
+nanvar = _reduction_ddof("nanvar", np.nanvar, "np.nanvar")
+nanmin = _reduction("nanmin", np.nanmin, "np.nanmin (NaN for an all-NaN slice, an error for an empty one)")
+nanmax = _reduction("nanmax", np.nanmax, "np.nanmax")
 
 
-def nanvar(a, axis=None, ddof=0):
-    """`bottleneck.nanvar`: np.nanvar."""
-    a = np.asarray(a)
-    if a.dtype not in _NATIVE:
-        return bottleneck.slow.nanvar(a, axis=axis, ddof=ddof)
-    if not _is_integer(ddof):
-        raise TypeError("`ddof` must be an integer")
-    return _reduce(np.nanvar, a, axis, ddof=ddof)
-
-
-def nanmin(a, axis=None):
-    """`bottleneck.nanmin`: np.nanmin (NaN for an all-NaN slice, an error for an empty one)."""
-    a = np.asarray(a)
-    if a.dtype not in _NATIVE:
-        return bottleneck.slow.nanmin(a, axis=axis)
-    return _reduce(np.nanmin, a, axis)
-
-
-def nanmax(a, axis=None):
-    """`bottleneck.nanmax`: np.nanmax."""
-    a = np.asarray(a)
-    if a.dtype not in _NATIVE:
-        return bottleneck.slow.nanmax(a, axis=axis)
-    return _reduce(np.nanmax, a, axis)
-
-
-def median(a, axis=None):
-    """`bottleneck.median`: np.median (NaN for a slice holding one)."""
-    a = np.asarray(a)
-    if a.dtype not in _NATIVE:
-        return bottleneck.slow.median(a, axis=axis)
-    return _reduce(np.median, a, axis)
+median = _reduction("median", np.median, "np.median (NaN for a slice holding one)")
 
 
 def nanmedian(a, axis=None):
@@ -160,12 +142,7 @@ def _middle(ordered, count):
     return (low + high) / 2
 
 
-def ss(a, axis=None):
-    """`bottleneck.ss`, the sum of the squares (NaNs kept): np.sum(a * a)."""
-    a = np.asarray(a)
-    if a.dtype not in _NATIVE:
-        return bottleneck.slow.ss(a, axis=axis)
-    return _reduce(_sum_of_squares, a, axis)
+ss = _reduction("ss", _sum_of_squares, "the sum of the squares (NaNs kept), np.sum(a * a)")
 
 
 # -- moving windows -----------------------------------------------------------------------------------------
