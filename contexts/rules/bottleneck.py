@@ -253,27 +253,30 @@ def move_mean(a, window, min_count=None, axis=-1):
     return _placed(y, enough, axis)
 
 
-def move_var(a, window, min_count=None, axis=-1, ddof=0):
-    """`bottleneck.move_var`: the variance of each window's non-NaN entries, over count - ddof."""
+def _moving_variance(name, a, window, min_count, axis, ddof):
+    """(the variance of each window, where enough entries are not NaN, and that mask) for move_var and move_std;
+    (bottleneck.slow's answer, None) for an array of a dtype bottleneck's C loops do not take."""
     a = np.asarray(a)
     if a.dtype not in _NATIVE:
-        return bottleneck.slow.move_var(a, window, min_count, axis=axis, ddof=ddof)
+        return getattr(bottleneck.slow, name)(a, window, min_count, axis=axis, ddof=ddof), None
     if not _is_integer(ddof):
         raise TypeError("`ddof` must be an integer")
     windows, taken, count, enough = _windows(a, window, min_count, axis)
-    return _placed(_variance(windows, taken, count, window, ddof), enough, axis)
+    return _variance(windows, taken, count, window, ddof), enough
+
+
+def move_var(a, window, min_count=None, axis=-1, ddof=0):
+    """`bottleneck.move_var`: the variance of each window's non-NaN entries, over count - ddof."""
+    variance, enough = _moving_variance("move_var", a, window, min_count, axis, ddof)
+    return variance if enough is None else _placed(variance, enough, axis)
 
 
 def move_std(a, window, min_count=None, axis=-1, ddof=0):
     """`bottleneck.move_std`: the square root of move_var's variance. Where that is 0 (one entry, or equal
     ones) the derivative taken is 0, as np.std's rule takes it: the variance's own derivative is 0 there."""
-    a = np.asarray(a)
-    if a.dtype not in _NATIVE:
-        return bottleneck.slow.move_std(a, window, min_count, axis=axis, ddof=ddof)
-    if not _is_integer(ddof):
-        raise TypeError("`ddof` must be an integer")
-    windows, taken, count, enough = _windows(a, window, min_count, axis)
-    variance = _variance(windows, taken, count, window, ddof)
+    variance, enough = _moving_variance("move_std", a, window, min_count, axis, ddof)
+    if enough is None:
+        return variance
     positive = variance > 0
     y = np.where(positive, np.sqrt(np.where(positive, variance, 1)), np.where(variance < 0, np.nan, variance))
     return _placed(y, enough, axis)
