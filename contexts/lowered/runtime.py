@@ -2170,7 +2170,7 @@ MOVING_TIE.append(lambda a, b, ta, tb: moving_tie(a, b, ta, tb))
 def _cone_tip(name: str) -> None:
     """`rules.ties.cone_tip`'s: a `SpecialCase` (judged from the two sides of the point), not in a side's run,
     the rerun that judges, or a rule sampling the function."""
-    if STAIRS_JUDGED.get() or TIES_AT_SIDES.get() or JUMP_WATCH.get() is not None:
+    if _judging():
         return
     raise SpecialCase(f"{name} of a zero vector that moves off it (a cone's tip: the norm moves as the size of "
                       "the step, which no derivative gives)", where=_where(), fix=_SPECIAL_FIX)
@@ -2179,10 +2179,16 @@ def _cone_tip(name: str) -> None:
 CONE_TIP.append(_cone_tip)
 
 
+def _judging() -> bool:
+    """Inside a side's run, the rerun that judges a special case, or a rule sampling the function: where a
+    special point is not raised again."""
+    return bool(STAIRS_JUDGED.get() or TIES_AT_SIDES.get() or JUMP_WATCH.get() is not None)
+
+
 def _singular_still(name: str) -> None:
     """`rules.ties.singular_still`'s: a `SpecialCase` (judged from the two sides of the point), not in a side's
     run, the rerun that judges, or a rule sampling the function (as `_cone_tip`)."""
-    if STAIRS_JUDGED.get() or TIES_AT_SIDES.get() or JUMP_WATCH.get() is not None:
+    if _judging():
         return
     raise SpecialCase(f"{name} at its singular point, whose argument's rate of change is 0 there (an infinite "
                       "slope times no change, which a change of second order, `sqrt(x*x + y*y)` at the origin, "

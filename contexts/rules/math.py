@@ -395,17 +395,13 @@ for _name, _partials in _ELEMENTWISE.items():
         registry.set(getattr(math, _name), python=_through_float(getattr(math, _name)))
 
 
-def _singular_points(fn, name: str, singular) -> None:
-    """fn's singular point of its own (`singular(x)`: sqrt at 0), where forward mode's tangent twin asks whether
-    a computed rate of 0 hides a change of second order (`ties.singular_still`), as its rule does."""
-    SINGULAR_AT[fn] = (name, singular)
-
-
+# the functions' singular points of their own (sqrt at 0), where forward mode's tangent twin asks whether a
+# computed rate of 0 hides a change of second order (`ties.singular_still`), as their rules do
 for _name, _singular_at in (("sqrt", lambda v: v == 0.0), ("cbrt", lambda v: v == 0.0),
                             ("acos", lambda v: abs(v) == 1.0), ("asin", lambda v: abs(v) == 1.0),
                             ("acosh", lambda v: v == 1.0)):
     if hasattr(math, _name):  # (cbrt: 3.11)
-        _singular_points(getattr(math, _name), f"math.{_name}", _singular_at)
+        SINGULAR_AT[getattr(math, _name)] = (f"math.{_name}", _singular_at)
 
 
 def _product_error(rule) -> None:
