@@ -25,7 +25,7 @@ from ..rules.numpy._util import UnsupportedCase
 from ..rules.registry import MissingRule
 from ..rules.ties import KINK_MARK as _KINK_MARK
 from ..rules.watch import JUMP_WATCH as _JUMP_WATCH
-from ..rules import leaves as _leaf_types
+from ..rules import generic as _generic, leaves as _leaf_types
 from ..rules.leaves import ArrayLeaf, Scalar, as_array, as_float, container_of, in_kind, kind_of, np_dtype
 from .custom import _level
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
@@ -812,11 +812,12 @@ def _has_nan(g: np.ndarray) -> bool:
         r = g.reshape(-1)  # (a view: contiguous)
         with np.errstate(all="ignore"):
             return _isnan(r.dot(r))
-    return _isnan(_add_reduce(g, axis=None))
+    return _isnan(_sum_f8(g) if g.dtype is _F8 else _add_reduce(g, axis=None))
 
 
 _F8 = np.dtype(np.float64)
 _add_reduce = np.add.reduce
+_sum_f8 = _generic.sum_f8
 _isnan = math.isnan  # (of a numpy scalar: it converts to a float; np.float16/32 sums too)
 _isfinite = math.isfinite
 

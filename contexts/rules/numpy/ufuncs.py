@@ -203,12 +203,15 @@ class OneOver:
 def _scratch(d, dy, *inputs) -> bool:
     """d is an array a partial just made for this call (not one of its inputs or a view of one), of dy's
     shape and dtype: the cotangent may be written into it."""
-    if type(d) is not _ndarray or d.base is not None or d.dtype != dy.dtype or d.shape != dy.shape:
+    if type(d) is not _ndarray:
         return False
-    for v in inputs:  # (a loop, not a generator: this runs per elementwise operation)
+    for v in inputs:  # (a loop, not a generator: this runs per elementwise operation; `is` first, cheapest)
         if d is v:
             return False
-    return True
+    if d.base is not None:
+        return False
+    dt = d.dtype
+    return (dt is dy.dtype or dt == dy.dtype) and d.shape == dy.shape
 
 
 def _hot(partial: Callable) -> Callable:
