@@ -856,7 +856,10 @@ def _answered(f, args, wrt):
     and under no context but the modes' own, forward mode's answer (`compose.by_forward`: for inputs of a few numbers); the
     refusal, with a note of forward mode's, where forward mode cannot answer either."""
     try:
-        return _value_and_gradient_at(f, args, wrt)
+        try:
+            return _value_and_gradient(f, args, wrt)  # (`_value_and_gradient_at`, inline: one frame less)
+        except SidesTaken as e:
+            return _sides_taken(f, args, wrt, e)
     except LIMITS as e:
         if not BY_FORWARD or _level.get():
             raise
@@ -886,9 +889,13 @@ def _value_and_gradient_at(f, args, wrt):
     try:
         return _value_and_gradient(f, args, wrt)
     except SidesTaken as e:
-        args = _promote(args)
-        grads = _of_sides(e, lambda moved: _value_and_gradient(f, moved, wrt)[1], args, f)
-        return f(*args), grads
+        return _sides_taken(f, args, wrt, e)
+
+
+def _sides_taken(f, args, wrt, e: SidesTaken):
+    args = _promote(args)
+    grads = _of_sides(e, lambda moved: _value_and_gradient(f, moved, wrt)[1], args, f)
+    return f(*args), grads
 
 
 def gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | None = None) -> tuple:

@@ -2321,7 +2321,10 @@ class _TwinInfo:
 # the entry, alive): the twin and adjoint functions are made per call from fn's globals and cells.
 _twins = OwnedEntries()
 _twin_map = _twins.data
+_short_twins = OwnedEntries()  # (id(code), mask, number of arguments) -> (twin, the defaults): `_twin_call`'s
+_short_map = _short_twins.data  # short key for a call of floats and arrays
 on_clear(_twins.clear)
+on_clear(_short_twins.clear)
 
 
 def _active_params(code, mask, npre, nargs, kwnames, all_passed=False):
@@ -2780,9 +2783,41 @@ _MAKES_NEW = frozenset(map(id, (dict, types.SimpleNamespace, types.MappingProxyT
 
 
 def _twin_call(mask, fn, pre, args, kw, observed=False):
+    if not pre and not kw and not _GUARDED and not observed and fn.__kwdefaults__ is None:
+        # the common call of a Python function from a twin (positional floats and arrays): the twin found by
+        # one short key, which `_twin_call_slow` stores where what it would work out from the arguments
+        # (constants among them, defaults left, which twin) follows from their types and number alone
+        found = _short_map.get((id(fn.__code__), mask, len(args)))
+        if found is not None and found[1] is fn.__defaults__:
+            for a in args:
+                if type(a) not in _FAST_ARGS:
+                    break
+            else:
+                info = found[0]
+                last = info.fwd_last
+                if last is not None and (last[0] is fn or type(last[0]) is _WeakRef and last[0]() is fn) and (
+                        last[2] is fn.__defaults__ and info.numbers is None):
+                    try:
+                        y, tape = last[1](*args)
+                    except Exception as e:
+                        note_transformed(e, fn, "reverse mode (its recording pass)")
+                        if not isinstance(e, OverdubError) and "__od_lost__" not in getattr(e, "__dict__", ()):
+                            _note_lost(e, info, fn)
+                        raise
+                    return y, (_twin_back, info, tape, 0, len(args), kw, fn, None)
+    return _twin_call_slow(mask, fn, pre, args, kw, observed)
+
+
+_FAST_ARGS = frozenset({float, complex, _NDARRAY, list, tuple, dict, np.float64})
+"""Argument types `_twin_call_slow` never takes for constants (`_NEVER_CONSTANT` but int, which a callee may
+take as one)."""
+
+
+def _twin_call_slow(mask, fn, pre, args, kw, observed=False):
     if _GUARDED and id(fn) in _GUARDED:
         _check_guard(fn)
     code = fn.__code__
+    given = mask
     constant = 0
     if mask < 0:  # `gradient(f, x, "mode")`: "mode" is no input
         for a in args:
@@ -2834,6 +2869,16 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
     if info.numbers is not None and not _numbers_bound(info.numbers, pre, args):
         info = info.general or _general(info, fn, observed)
+    elif (not pre and not kw and mask == given and not constant and not observed
+          and fn.__kwdefaults__ is None and info.numbers is None and defaulted is None):
+        # (defaults holding no differentiated values only: the entry keeps them alive while the code lives)
+        for a in args:
+            if type(a) not in _FAST_ARGS:
+                break
+        else:  # (`_twin_call`'s short key: the same twin for every call passing these types so)
+            short = (id(code), mask, len(args))
+            if short not in _short_map:
+                _short_twins.put(code, short, (info, fn.__defaults__))
     last = info.fwd_last
     if last is not None and (last[0] is fn or type(last[0]) is _WeakRef and last[0]() is fn) and (
             last[2] is fn.__defaults__ and last[3] is fn.__kwdefaults__):
