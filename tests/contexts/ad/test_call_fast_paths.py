@@ -216,3 +216,61 @@ def test_a_new_adjoint_drops_the_float_partial():
     rule.hot_float = partial
     rule.adjoint = adjoint
     assert rule.hot_float is None and rule.plan is None
+
+
+# -- a Python callee's twin found by its short key (code, mask, number of arguments) ---------------------
+
+def _power(x, n):
+    return x ** n
+
+
+def _weighted(x, w=np.array([1.0, 2.0])):
+    return x * w.sum()
+
+
+def _total(v):
+    return sum(v) * v[0]
+
+
+def _maker(k):
+    def inner(x):
+        return k * x * x
+    return inner
+
+
+def _mixed_callees(x):
+    a = _power(x, 2.0) + _power(x, 3) + _power(x, x)  # a float, an int (a constant), a differentiated power
+    b = _weighted(x) + _weighted(x, np.array([x, 1.0]))  # a default left, then a differentiated array passed
+    c = _total([x, 2.0 * x]) + _total(np.array([x, 3.0]))  # a list, then an array, to the same callee
+    d = _maker(2.0)(x) + _maker(x)(x)  # two closures of one code, their cells differing (one differentiated)
+    return a + b + c + d
+
+
+@pytest.mark.parametrize("x", [0.7, 1.3])
+def test_one_callee_called_with_different_argument_types(x):
+    """The same callees reached with floats, ints, lists, arrays, defaults and closures of one code, in one
+    gradient and again (the short key's entries made by the first): each call's own twin."""
+    want = fd.gradient(_mixed_callees, x)[0]
+    for _ in range(3):
+        assert gradient(_mixed_callees, x)[0] == pytest.approx(want, rel=1e-8)
+    # parts by their closed forms
+    assert gradient(lambda t: _power(t, 3), x)[0] == pytest.approx(3 * x ** 2, rel=1e-12)
+    assert gradient(lambda t: _power(t, 3.0), x)[0] == pytest.approx(3 * x ** 2, rel=1e-12)
+    assert gradient(lambda t: _weighted(t, np.array([t, 1.0])), x)[0] == pytest.approx(2 * x + 1.0, rel=1e-12)
+    assert gradient(lambda t: _maker(t)(t), x)[0] == pytest.approx(3 * x ** 2, rel=1e-12)
+
+
+def test_a_replaced_default_of_a_callee_reached_by_the_short_key():
+    """A callee's `__defaults__` replaced after its twin was found by the short key: the new default is
+    the one differentiated with (an array default holding the differentiated value, then a constant)."""
+    def outer(x):
+        return _weighted(x) * x
+    x = 1.1
+    assert gradient(outer, x)[0] == pytest.approx(2 * x * 3.0, rel=1e-12)
+    old = _weighted.__defaults__
+    try:
+        _weighted.__defaults__ = (np.array([4.0, 5.0]),)
+        assert gradient(outer, x)[0] == pytest.approx(2 * x * 9.0, rel=1e-12)
+    finally:
+        _weighted.__defaults__ = old
+    assert gradient(outer, x)[0] == pytest.approx(2 * x * 3.0, rel=1e-12)
