@@ -3131,6 +3131,24 @@ def _default_cots(fn, dparams, npassed, kw, dcells):
 
 
 def _twin_back(pb, dy, dself, S):
+    if not pb[3] and not pb[5] and S.dargs_in is None:
+        # the common case (`_twin_call`'s short key's): a function of positional arguments, nothing handed
+        # in, its adjoint the one made last for its globals; every parameter passed, no cells' cotangents
+        info = pb[1]
+        rev = info.rev
+        if rev is None:
+            last = info.rev_last
+            if last is not None and info.tier is None and last[0] is pb[6].__globals__:
+                rev = last[1]
+        if rev is not None:
+            try:
+                dparams, dcells = rev(S, pb[2], dy, dself, None, None)
+            except Exception as e:
+                note_transformed(e, pb[6], "reverse mode (its reverse pass)")
+                raise
+            if pb[4] == info.argcount == len(dparams) and not dcells:
+                return None, dparams, None
+            return _twin_back_rest(pb, info, dparams, dcells, dself, False, S)
     _, info, tape, npre, nargs, kw, fn, self_ = pb
     if type(dself) is Tangent and npre and has_fields(self_):
         # (an object's cotangent given as a value, not in its box: a root finder's rule hands its function's
@@ -3180,6 +3198,13 @@ def _twin_back(pb, dy, dself, S):
         raise
     if took:
         S.took = took
+    return _twin_back_rest(pb, info, dparams, dcells, dself, in_args, S)
+
+
+def _twin_back_rest(pb, info, dparams, dcells, dself, in_args, S):
+    """`_twin_back` once the adjoint has run: the cotangents of the call's arguments (and of the function's
+    cells and defaults) from its parameters'."""
+    _, _, tape, npre, nargs, kw, fn, _ = pb
     argcount = info.argcount
     if not npre and not kw and nargs == argcount == len(dparams) and not dcells:
         return None, dparams, None  # the common case: every parameter passed by position
