@@ -55,6 +55,8 @@ def float_input(x: Any) -> Any:
     differentiated as the float64 array of the same values (numpy's integer arithmetic has no tangent
     space, and an integer array cannot hold a dual or a derivative); Python ints and Fractions stay exact
     scalars."""
+    if type(x) is float:
+        return x
     if type(x) is np.ndarray and x.dtype.kind in "biu":
         return x.astype(np.float64)
     if isinstance(x, (np.integer, np.bool_)):  # (numpy's integer scalars too: a value of integers moves in
@@ -260,6 +262,8 @@ def _primal_out(y: Any, tag: Tag) -> Any:
 
 def _unit(x: Any) -> Any:
     """The tangent 1 in x's own arithmetic (exact 1 for ints and Fractions)."""
+    if type(x) is float:  # (the common case: no test of the abstract classes below, a tenth of a derivative)
+        return 1.0
     if type(x) is Dual:
         return _unit(x.primal)
     if isinstance(x, decimal.Decimal):
@@ -313,6 +317,8 @@ def _value_and_derivative(f: Callable, x: Any) -> tuple[Any, Any]:
 
 
 def _is_array(x: Any) -> bool:
+    if type(x) is float:
+        return False
     return isinstance(x, (np.ndarray, list, tuple)) or (type(x) is Dual and bool(x.shape))
 
 

@@ -54,6 +54,7 @@ __all__ = ["tangent_jvp", "fd_call", "fd_mcall", "make_twin", "uncached"]
 
 _FUNCTION = types.FunctionType
 _RULES = registry.rules  # (a Python function's key is itself: `key_of`)
+_MODULE = types.ModuleType
 _SCALARS = frozenset({int, float, complex, np.float64, np.float32, np.int64, np.int32, np.complex128, np.bool_})
 
 
@@ -478,6 +479,25 @@ def _note_lost(e, twin, f, args, tans) -> None:
 
 def fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     """obj.name(*args, **kw) and its tangent; the object's own tangent is `tobj`."""
+    if type(obj) is _MODULE and not kw and len(args) == 1 and type(args[0]) is float and type(tans[0]) is float \
+            and tans[0] != 0.0 and not _TEXTS:
+        # `math.sin(x)` of a float moving at a nonzero float rate: its rule's float partial (`Rule.hot_float`,
+        # which its frule's float case multiplies by) without the general path's questions, none of which a
+        # function of one float with such a partial raises (a stair has none; a singular point divides by
+        # zero: the general path's)
+        f = getattr(obj, name)
+        rule = _RULES.get(f)
+        if rule is not None and rule.hot_float is not None and rule.stand_in is None:
+            x = args[0]
+            y = f(x)
+            if type(y) is float:
+                try:
+                    dy = tans[0] * rule.hot_float(y, x)
+                except ZeroDivisionError:
+                    pass
+                else:
+                    _MOVED.args = None
+                    return y, dy
     try:
         out = _fd_mcall(obj, name, tobj, args, tans, kw, kwtans)
     finally:
