@@ -220,8 +220,8 @@ class Rule:
     # `hot_float(y, x)`: the partial dy/dx of a one-argument primitive at a float x whose value y is a float
     # (math's functions, `register_elementwise`): engines may pull back a nonzero float cotangent dy as
     # `dy * hot_float(y, x)` instead of calling `adjoint`, which they call where it raises ZeroDivisionError
-    # (a singular point). Setting `adjoint` in any way drops it (`__setattr__`): a stale partial beside a new
-    # adjoint would be a wrong derivative
+    # (a singular point). Setting `adjoint` or `frule` in any way drops it (`__setattr__`): a stale partial
+    # beside a new rule would be a wrong derivative
     hot_float: Callable | None = None
     # the primitive as Python code (`operator.mul` is `a * b`, `builtins.abs` is `type(x).__abs__(x)`): what
     # engines differentiate instead of the numeric rules when an operand is an object of a class whose
@@ -243,7 +243,7 @@ class Rule:
         object.__setattr__(self, name, value)
         if name != "plan":
             object.__setattr__(self, "plan", None)
-            if name == "adjoint":
+            if name == "adjoint" or name == "frule":  # (forward mode's tangent twin multiplies by it too)
                 object.__setattr__(self, "hot_float", None)
 
     @property

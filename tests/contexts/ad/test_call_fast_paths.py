@@ -7,6 +7,7 @@ compared with central differences (tests/fd.py)."""
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 import pytest
@@ -274,3 +275,56 @@ def test_a_replaced_default_of_a_callee_reached_by_the_short_key():
     finally:
         _weighted.__defaults__ = old
     assert gradient(outer, x)[0] == pytest.approx(2 * x * 3.0, rel=1e-12)
+
+
+# -- forward mode: a module's function of a float by its float partial -----------------------------------
+
+def _by_module_functions(x):
+    return math.sin(x) * math.exp(x) + math.log(x) / math.atan(x) + math.sqrt(x) * math.tanh(x) + math.asin(x / 2)
+
+
+@pytest.mark.parametrize("x", [0.3, 1.1])
+def test_forward_math_functions_of_floats_by_their_partial(x):
+    """`math.sin(x)` in forward mode's tangent twin, x a float moving at a nonzero rate, by the rule's
+    float partial (`tangent_runtime.fd_mcall`): the closed form and central differences."""
+    from contexts import derivative
+    closed = (math.cos(x) * math.exp(x) + math.sin(x) * math.exp(x)
+              + (math.atan(x) / x - math.log(x) / (1 + x * x)) / math.atan(x) ** 2
+              + math.tanh(x) / (2 * math.sqrt(x)) + math.sqrt(x) * (1 - math.tanh(x) ** 2)
+              + 0.5 / math.sqrt(1 - x * x / 4))
+    assert derivative(_by_module_functions, x) == pytest.approx(closed, rel=1e-12)
+    assert derivative(_by_module_functions, x) == pytest.approx(fd.derivative(_by_module_functions, x), rel=1e-6)
+
+
+_MOD = types.ModuleType("fast_path_module")
+
+
+def _soft(x):
+    return math.log1p(math.exp(x))
+
+
+def _through_module(x):
+    return _MOD.soft(x) * 2.0
+
+
+def test_forward_a_new_frule_drops_the_float_partial():
+    """A function of a module registered with a float partial, then given a new frule: forward mode's
+    fast path must not keep multiplying by the old partial (a stale partial: a wrong derivative)."""
+    from contexts import derivative
+    from contexts.rules.math import register_elementwise
+    from contexts.rules.registry import registry
+
+    def fn(x):  # (a function of its own, so that its rule is this test's alone)
+        return _soft(x)
+    _MOD.soft = fn
+    register_elementwise(fn, (lambda y, x: 1 / (1 + math.exp(-x)),), "soft")
+    try:
+        x = 0.4
+        assert derivative(_through_module, x) == pytest.approx(2 / (1 + math.exp(-x)), rel=1e-12)
+        rule = registry.get(fn)
+        assert rule.hot_float is not None  # (the path tested above)
+        rule.frule = lambda tangents, x: (fn(x), None if tangents[0] is None else tangents[0] * 7.0)
+        assert rule.hot_float is None
+        assert derivative(_through_module, x) == pytest.approx(14.0, rel=1e-12)
+    finally:
+        registry.rules.pop(fn, None)
