@@ -328,3 +328,24 @@ def test_forward_a_new_frule_drops_the_float_partial():
         assert derivative(_through_module, x) == pytest.approx(14.0, rel=1e-12)
     finally:
         registry.rules.pop(fn, None)
+
+
+def _of_reductions(x):
+    s = np.sum(np.exp(x))
+    return (np.log(s) * np.sqrt(np.sum(x * x)) + np.tanh(np.max(x)) + np.arcsinh(np.sum(x))
+            + np.float32(2.0) * np.sin(np.float32(np.min(x))) + 0.0 * np.log(s))
+
+
+@pytest.mark.parametrize("x", [np.array([0.3, 1.2, -0.4]), np.array([-2.0, 0.5, 0.25, 3.0])])
+def test_ufuncs_of_float64_scalars_by_their_hot_cotangent(x):
+    """A one-argument ufunc of a numpy float64 scalar (a reduction's value) pulls back by its rule's hot
+    cotangent (`runtime._f8_back`); a float32 scalar and a zero cotangent by the rule's adjoint: central
+    differences and the closed form."""
+    got = gradient(_of_reductions, x)[0]
+    assert got == pytest.approx(fd.gradient(_of_reductions, x)[0], rel=1e-4, abs=1e-6)
+    s, n, j = np.exp(x).sum(), np.sqrt((x * x).sum()), int(np.argmax(x))
+    closed = np.exp(x) / s * n + np.log(s) * x / n + 1 / np.sqrt(1 + x.sum() ** 2)
+    closed[j] += 1 - np.tanh(x[j]) ** 2
+    k = int(np.argmin(x))
+    closed[k] += 2.0 * np.cos(np.float32(x[k]))
+    assert got == pytest.approx(closed, rel=1e-6)
