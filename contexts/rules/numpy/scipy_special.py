@@ -1,7 +1,23 @@
-"""Rules for scipy.special: `logsumexp`, `softmax`, `log_softmax` and the elementwise special functions
-(`expit`, `log_expit`, `logit`, `erf`, `erfc`, `erfinv`, `erfcinv`, `ndtr`, `log_ndtr`, `gamma`, `lambertw`,
-`gammaln`, `digamma`, `poch`, `xlogy`, `xlog1py`). Importing it without scipy installed raises ImportError,
-which `contexts.rules.numpy` tolerates.
+"""Rules for scipy.special: `logsumexp`, `softmax`, `log_softmax` and the elementwise special functions, each
+differentiable in every float argument except those listed as refused. Importing it without scipy installed
+raises ImportError, which `contexts.rules.numpy` tolerates.
+
+- In closed form: `expit`, `log_expit`, `logit`, `erf`, `erfc`, `erfinv`, `erfcinv`, `erfcx`, `erfi`, `dawsn`,
+  `wofz`, `ndtr`, `log_ndtr`, `ndtri`, `ndtri_exp`, `owens_t` (h, a), `voigt_profile` (x, sigma, gamma), `gamma`,
+  `gammaln`, `loggamma`, `rgamma`, `digamma`, `poch` (z, m), `beta`, `betaln`, `binom` (both), `xlogy`, `xlog1py`
+  (both), `lambertw`, `wrightomega`, `spence`, the Bessel functions of fixed order (`j0` ... `k1e`), the elliptic
+  integrals (`ellipk`, `ellipkm1`, `ellipe`; `ellipkinc`, `ellipeinc` in phi and m) and `ellipj` (u, m), `expi`,
+  `exp1`, `sici`, `shichi`, `fresnel`, `expm1`, `cosm1`, `log1p`, `cbrt`, `exp2`, `exp10`, `exprel`, the degree
+  trigonometry (`sindg` ...), Box-Cox (`boxcox`, `boxcox1p`, `inv_boxcox`, `inv_boxcox1p`: x and lambda), `entr`,
+  `rel_entr`, `kl_div`, `huber`, `pseudo_huber` (both). `gammasgn` is non-differentiable.
+- In x (or z, p) in closed form, in the shape or order numerically (`scipy_special_shape`: a series or an integral
+  to a relative 1e-10, refused where that is not reached; no second derivative in the shape): `gammainc`,
+  `gammaincc`, `gammaincinv`, `gammainccinv` (a), `chdtr`, `chdtrc` (v), `gdtr`, `gdtrc` (b; a in closed form),
+  `betainc`, `betaincc`, `betaincinv`, `betainccinv` (a, b), `stdtr` (df); `jv`, `jve`, `yv`, `yve`, `iv`, `ive`,
+  `kv`, `kve` in their order v for real x > 0 (refused at x <= 0 and at a complex x).
+- In x alone; the parameter refused (`NoClosedForm`, never a zero): `hyp2f1` (a, b, c), `hyp1f1` (a, b), `hyp0f1`
+  (v), `hyperu` (a, b), `struve`, `modstruve` (v), `yn`, `expn` (the count n, truncated as scipy does), `zeta` (s;
+  in q).
 
 `logsumexp(a, axis, b, keepdims, return_sign)`: every axis form; the scale `b` gets a cotangent when
 passed positionally (keyword arguments are never differentiated, see the registry); with
@@ -15,12 +31,16 @@ import math
 import numpy as np
 import scipy.special as sc
 
-from ..registry import NoClosedForm, registry
+from ..generic import dropped_nan_zero
+from ..cotangents import NEEDED
+from ..registry import NoClosedForm, NoDerivative, registry
 from ..ties import plain
 from ..sparsity_specs import Custom
 from .reductions import _expand, reduction_rule
 from ._util import unsupported
-from .ufuncs import OneOver, _safe_div, inexact, match_primal, ufunc_rule
+from .scipy_special_shape import (Numerical, betainc_da, betainc_db, gammainc_da, ive_dv, jv_dv, kve_dv,
+                                  stdtr_ddf, yv_dv)
+from .ufuncs import OneOver, _as_values, _safe_div, conj, inexact, match_primal, ufunc_rule
 
 __all__: list[str] = []
 
@@ -153,8 +173,8 @@ registry.adjoint(sc.lambertw)(_lambertw_adjoint)
 registry.frule(sc.lambertw)(_lambertw_frule)
 
 
-# -- hypergeometric functions, incomplete gamma and beta: derivatives in x; their parameters have none in
-# closed form (series in the parameters: refused where differentiated, `NoClosedForm`) -------------------
+# -- hypergeometric functions: derivatives in x; their parameters have none in closed form (series in the
+# parameters: refused where differentiated, `NoClosedForm`). The incomplete gamma and beta: below ------------
 
 def _no(name: str, *arguments: str, at: int = 0) -> tuple:
     """The refused partials of arguments at positions at, at + 1, ..."""
@@ -178,25 +198,127 @@ def _gamma_density(a, x):
     return np.exp(sc.xlogy(a - 1, x) - x - sc.gammaln(a))
 
 
-ufunc_rule(sc.betainc, *_no("betainc", "a", "b"), lambda y, a, b, x: _beta_density(a, b, x), name="betainc")
-ufunc_rule(sc.betaincc, *_no("betaincc", "a", "b"), lambda y, a, b, x: -_beta_density(a, b, x), name="betaincc")
-ufunc_rule(sc.betaincinv, *_no("betaincinv", "a", "b"), lambda y, a, b, p: 1 / _beta_density(a, b, y),
-           name="betaincinv")  # x = I^-1(p): dx/dp = 1 / I'(x)
-ufunc_rule(sc.betainccinv, *_no("betainccinv", "a", "b"), lambda y, a, b, p: -1 / _beta_density(a, b, y),
-           name="betainccinv")
-ufunc_rule(sc.gammainc, *_no("gammainc", "a"), lambda y, a, x: _gamma_density(a, x), name="gammainc")
-ufunc_rule(sc.gammaincc, *_no("gammaincc", "a"), lambda y, a, x: -_gamma_density(a, x), name="gammaincc")
-ufunc_rule(sc.gammaincinv, *_no("gammaincinv", "a"), lambda y, a, p: 1 / _gamma_density(a, y), name="gammaincinv")
-ufunc_rule(sc.gammainccinv, *_no("gammainccinv", "a"), lambda y, a, p: -1 / _gamma_density(a, y),
-           name="gammainccinv")
-# distributions' CDFs: in the variable (the density); degrees of freedom / shapes refused
-ufunc_rule(sc.chdtr, *_no("chdtr", "v"), lambda y, v, x: 0.5 * _gamma_density(v / 2, x / 2), name="chdtr")
-ufunc_rule(sc.chdtrc, *_no("chdtrc", "v"), lambda y, v, x: -0.5 * _gamma_density(v / 2, x / 2), name="chdtrc")
-ufunc_rule(sc.gdtr, lambda y, a, b, x: x * _gamma_density(b, a * x), *_no("gdtr", "b", at=1),
-           lambda y, a, b, x: a * _gamma_density(b, a * x), name="gdtr")  # gdtr(a, b, x) = P(b, a x)
-ufunc_rule(sc.gdtrc, lambda y, a, b, x: -x * _gamma_density(b, a * x), *_no("gdtrc", "b", at=1),
+# -- their shape parameters: computed numerically (`scipy_special_shape`), refused where inaccurate ---------
+
+def _unknown(e: NoDerivative):
+    """A `Numerical` partial's refusal as reverse mode's unknown cotangent; any other refusal raised again."""
+    refusal = getattr(e, "refusal", None)
+    if refusal is None:
+        raise e
+    return refusal.cotangent()
+
+
+def shape_rule(fn, *partials, name: str) -> None:
+    """`ufunc_rule` for partials some of which are `Numerical`. Forward mode asks only for the partials of
+    the arguments it differentiates, and a refusal there is an error; reverse mode's adjoint computes the
+    partial of every float argument its call may differentiate (`meta["by_need"]`: the calling code's
+    constants, `betainc(2.0, 3.0, x)`'s shapes, skipped by `cotangents.NEEDED`, their cost 360 times the
+    gradient's at 10,000 entries; where the call cannot tell, as through scipy.stats' `*args`, every one),
+    and a refusal becomes the unknown cotangent (`cotangents.Refused`), dropped where the argument is not
+    differentiated: `iv(2.0, x)` at x < 0 in x never meets the order's."""
+    ufunc_rule(fn, *partials, name=name)
+    registry.get(fn).meta["by_need"] = True  # (reverse mode says which arguments its call may differentiate)
+    nin = len(partials)
+
+    def adjoint(dy, y, *args, **kwargs):
+        if dy is None:
+            return (None,) * len(args)
+        mask = kwargs.get("where", True) if kwargs else True
+        operands = args[:nin]
+        values = _as_values(operands)
+        needed = NEEDED.mask  # (the arguments the call may differentiate: reverse mode's `_needed_back`)
+        cts = []
+        for i, (p, a) in enumerate(zip(partials, operands)):
+            if p is None or not inexact(a):
+                cts.append(None)
+            elif type(p) is NoClosedForm:
+                cts.append(p.cotangent())
+            elif type(p) is Numerical and needed >= 0 and not needed >> i & 1:
+                # a constant of the calling code (`betainc(2.0, 3.0, x)` in x): its costly partial not computed,
+                # the unknown cotangent in its place (dropped there; refused should it reach an input)
+                cts.append(NoClosedForm(p.function, p.argument, p.position).cotangent())
+            else:
+                try:
+                    d = p(y, *values)
+                except NoDerivative as e:
+                    cts.append(_unknown(e))
+                    continue
+                g = dropped_nan_zero(dy * conj(d), dy, y)
+                cts.append(match_primal(g if mask is True else np.where(mask, g, 0), a))
+        return tuple(cts) + (None,) * (len(args) - len(cts))
+
+    hot_one = registry.get(fn).hot_one  # (a binary fn's cotangent of one argument alone)
+
+    def one_or_unknown(dy, y, a, b, i):
+        try:
+            return hot_one(dy, y, a, b, i)
+        except NoDerivative as e:
+            return _unknown(e)
+    adjoint.__name__ = adjoint.__qualname__ = f"{name}_adjoint"
+    one_or_unknown.__name__ = one_or_unknown.__qualname__ = f"{name}_hot_one"
+    registry.set(fn, adjoint=adjoint, hot_one=one_or_unknown if hot_one is not None else None)
+
+
+def _numerical(name: str, argument: str, position: int, compute) -> Numerical:
+    return Numerical(f"scipy.special.{name}", argument, position, compute)
+
+
+def _inverse(name: str, argument: str, position: int, dvalue, density, top: float) -> Numerical:
+    """The partial of an inverse x = F^-1(q; theta) in a parameter, by the implicit function theorem: -(dF/dtheta)
+    / (dF/dx) at x = y (the same for the complement's inverse: both derivatives change sign); 0 where x is at
+    an end of its range (0, or `top`), where it stays for every theta."""
+    def compute(p, x, *args):
+        edge = (x == 0) | (x == top)
+        inner = np.where(edge, 0.5, x)
+        return np.where(edge, 0.0, -dvalue(p, inner, *args) / density(inner, *args))
+    return _numerical(name, argument, position, compute)
+
+
+def _beta_inverse_rule(fn, sign: int) -> None:
+    """betaincinv (sign 1) and betainccinv (-1): x = I^-1(q) in a, b and q (dx/dq = +-1 / I'(x))."""
+    def density(x, a, b, q):
+        return _beta_density(a, b, x)
+    name = fn.__name__
+    shape_rule(fn, _inverse(name, "a", 0, lambda p, x, a, b, q: betainc_da(p, a, b, x), density, 1.0),
+               _inverse(name, "b", 1, lambda p, x, a, b, q: betainc_db(p, a, b, x), density, 1.0),
+               lambda y, a, b, q: sign / _beta_density(a, b, y), name=name)
+
+
+def _gamma_inverse_rule(fn, sign: int) -> None:
+    """gammaincinv (sign 1) and gammainccinv (-1) in a and q."""
+    name = fn.__name__
+    shape_rule(fn, _inverse(name, "a", 0, lambda p, x, a, q: gammainc_da(p, a, x),
+                            lambda x, a, q: _gamma_density(a, x), np.inf),
+               lambda y, a, q: sign / _gamma_density(a, y), name=name)
+
+
+_P_DA = _numerical("gammainc", "a", 0, lambda p, y, a, x: gammainc_da(p, a, x))
+_Q_DA = _numerical("gammaincc", "a", 0, lambda p, y, a, x: -gammainc_da(p, a, x))
+_I_DA = _numerical("betainc", "a", 0, lambda p, y, a, b, x: betainc_da(p, a, b, x))
+_I_DB = _numerical("betainc", "b", 1, lambda p, y, a, b, x: betainc_db(p, a, b, x))
+_IC_DA = _numerical("betaincc", "a", 0, lambda p, y, a, b, x: -betainc_da(p, a, b, x))
+_IC_DB = _numerical("betaincc", "b", 1, lambda p, y, a, b, x: -betainc_db(p, a, b, x))
+
+shape_rule(sc.betainc, _I_DA, _I_DB, lambda y, a, b, x: _beta_density(a, b, x), name="betainc")
+shape_rule(sc.betaincc, _IC_DA, _IC_DB, lambda y, a, b, x: -_beta_density(a, b, x), name="betaincc")
+_beta_inverse_rule(sc.betaincinv, 1)
+_beta_inverse_rule(sc.betainccinv, -1)
+shape_rule(sc.gammainc, _P_DA, lambda y, a, x: _gamma_density(a, x), name="gammainc")
+shape_rule(sc.gammaincc, _Q_DA, lambda y, a, x: -_gamma_density(a, x), name="gammaincc")
+_gamma_inverse_rule(sc.gammaincinv, 1)
+_gamma_inverse_rule(sc.gammainccinv, -1)
+# distributions' CDFs, by the chain rule: chdtr(v, x) = P(v/2, x/2), gdtr(a, b, x) = P(b, a x)
+shape_rule(sc.chdtr, _numerical("chdtr", "v", 0, lambda p, y, v, x: 0.5 * gammainc_da(p, v / 2, x / 2)),
+           lambda y, v, x: 0.5 * _gamma_density(v / 2, x / 2), name="chdtr")
+shape_rule(sc.chdtrc, _numerical("chdtrc", "v", 0, lambda p, y, v, x: -0.5 * gammainc_da(p, v / 2, x / 2)),
+           lambda y, v, x: -0.5 * _gamma_density(v / 2, x / 2), name="chdtrc")
+shape_rule(sc.gdtr, lambda y, a, b, x: x * _gamma_density(b, a * x),
+           _numerical("gdtr", "b", 1, lambda p, y, a, b, x: gammainc_da(p, b, a * x)),
+           lambda y, a, b, x: a * _gamma_density(b, a * x), name="gdtr")
+shape_rule(sc.gdtrc, lambda y, a, b, x: -x * _gamma_density(b, a * x),
+           _numerical("gdtrc", "b", 1, lambda p, y, a, b, x: -gammainc_da(p, b, a * x)),
            lambda y, a, b, x: -a * _gamma_density(b, a * x), name="gdtrc")
-ufunc_rule(sc.stdtr, *_no("stdtr", "df"),
+shape_rule(sc.stdtr, _numerical("stdtr", "df", 0, lambda p, y, df, t: stdtr_ddf(p, df, t)),
            lambda y, df, t: np.exp(sc.gammaln((df + 1) / 2) - sc.gammaln(df / 2) - 0.5 * np.log(df * math.pi)
                                    - (df + 1) / 2 * np.log1p(t * t / df)), name="stdtr")
 
@@ -234,7 +356,7 @@ def _voigt_partials():
 ufunc_rule(sc.voigt_profile, *_voigt_partials(), name="voigt_profile")
 
 
-# -- Bessel functions: in x by their recurrences; the order refused ---------------------------------------
+# -- Bessel functions: in x by their recurrences; in the order numerically, for real x > 0 ------------------
 
 _HALF = 0.5
 ufunc_rule(sc.j0, lambda y, x: -sc.j1(x), name="j0")
@@ -252,12 +374,17 @@ ufunc_rule(sc.k0, lambda y, x: -sc.k1(x), name="k0")
 ufunc_rule(sc.k1, lambda y, x: -_HALF * (sc.k0(x) + sc.kv(2, x)), name="k1")
 ufunc_rule(sc.k0e, lambda y, x: y - sc.k1e(x), name="k0e")  # e^x K0(x)
 ufunc_rule(sc.k1e, lambda y, x: y - _HALF * (sc.k0e(x) + sc.kve(2, x)), name="k1e")
-ufunc_rule(sc.jv, *_no("jv", "v"), lambda y, v, z: _HALF * (sc.jv(v - 1, z) - sc.jv(v + 1, z)), name="jv")
-ufunc_rule(sc.yv, *_no("yv", "v"), lambda y, v, z: _HALF * (sc.yv(v - 1, z) - sc.yv(v + 1, z)), name="yv")
-ufunc_rule(sc.iv, *_no("iv", "v"), lambda y, v, z: _HALF * (sc.iv(v - 1, z) + sc.iv(v + 1, z)), name="iv")
-ufunc_rule(sc.kv, *_no("kv", "v"), lambda y, v, z: -_HALF * (sc.kv(v - 1, z) + sc.kv(v + 1, z)), name="kv")
-ufunc_rule(sc.kve, *_no("kve", "v"), lambda y, v, z: y - _HALF * (sc.kve(v - 1, z) + sc.kve(v + 1, z)),
-           name="kve")  # e^z K_v(z), holomorphic
+# in the order v, numerically for real x > 0 (`scipy_special_shape`); x <= 0 or complex refused
+_JV = _numerical("jv", "v", 0, lambda p, y, v, z: jv_dv(p, v, z))
+_YV = _numerical("yv", "v", 0, lambda p, y, v, z: yv_dv(p, v, z))
+shape_rule(sc.jv, _JV, lambda y, v, z: _HALF * (sc.jv(v - 1, z) - sc.jv(v + 1, z)), name="jv")
+shape_rule(sc.yv, _YV, lambda y, v, z: _HALF * (sc.yv(v - 1, z) - sc.yv(v + 1, z)), name="yv")
+shape_rule(sc.iv, _numerical("iv", "v", 0, lambda p, y, v, z: ive_dv(p, v, z, unscaled=True)),
+           lambda y, v, z: _HALF * (sc.iv(v - 1, z) + sc.iv(v + 1, z)), name="iv")
+shape_rule(sc.kv, _numerical("kv", "v", 0, lambda p, y, v, z: kve_dv(p, v, z, unscaled=True)),
+           lambda y, v, z: -_HALF * (sc.kv(v - 1, z) + sc.kv(v + 1, z)), name="kv")
+shape_rule(sc.kve, _numerical("kve", "v", 0, lambda p, y, v, z: kve_dv(p, v, z)),
+           lambda y, v, z: y - _HALF * (sc.kve(v - 1, z) + sc.kve(v + 1, z)), name="kve")  # e^z K_v(z), holomorphic
 ufunc_rule(sc.yn, *_no("yn", "n"),  # (n truncated first, as yn does: 0.55 is 0, and 0.55 - 1 would be 0 too)
            lambda y, n, x: _HALF * (sc.yn(np.trunc(n) - 1, x) - sc.yn(np.trunc(n) + 1, x)), name="yn")
 
@@ -272,12 +399,13 @@ def _real_only(name, derivative):
     return partial
 
 
-ufunc_rule(sc.ive, *_no("ive", "v"), _real_only("ive", lambda y, v, x: _HALF * (sc.ive(v - 1, x) + sc.ive(v + 1, x))
-                                                - np.sign(x) * y), name="ive")  # e^-|x| I_v(x)
-ufunc_rule(sc.jve, *_no("jve", "v"), _real_only("jve", lambda y, v, x: _HALF * (sc.jve(v - 1, x) - sc.jve(v + 1, x))),
-           name="jve")  # J_v(x) for real x
-ufunc_rule(sc.yve, *_no("yve", "v"), _real_only("yve", lambda y, v, x: _HALF * (sc.yve(v - 1, x) - sc.yve(v + 1, x))),
-           name="yve")
+shape_rule(sc.ive, _numerical("ive", "v", 0, lambda p, y, v, x: ive_dv(p, v, x)),
+           _real_only("ive", lambda y, v, x: _HALF * (sc.ive(v - 1, x) + sc.ive(v + 1, x)) - np.sign(x) * y),
+           name="ive")  # e^-|x| I_v(x)
+shape_rule(sc.jve, _numerical("jve", "v", 0, lambda p, y, v, x: jv_dv(p, v, x)),  # J_v(x) for real x
+           _real_only("jve", lambda y, v, x: _HALF * (sc.jve(v - 1, x) - sc.jve(v + 1, x))), name="jve")
+shape_rule(sc.yve, _numerical("yve", "v", 0, lambda p, y, v, x: yv_dv(p, v, x)),
+           _real_only("yve", lambda y, v, x: _HALF * (sc.yve(v - 1, x) - sc.yve(v + 1, x))), name="yve")
 
 
 def _struve_term(v, x):
