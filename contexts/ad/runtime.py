@@ -65,7 +65,7 @@ from ..lowered.runtime import (JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_acti
                                text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position
 from ..forward.dual import Dual as _Dual, primal as _primal
-from ..rules.cotangents import Refused, SeqBox, Tangent, acc, fields_of, has_fields, own_dict
+from ..rules.cotangents import NEEDED as _NEEDED, Refused, SeqBox, Tangent, acc, fields_of, has_fields, own_dict
 from .structs import CHANGES, LAST_CHANGE, UNKNOWN_CHANGE, RECORDING_START, TICKS, Bare, _not_handed, bottom, changed
 
 __all__ = ["call", "UnsupportedFunction", "twin_source"]
@@ -218,7 +218,7 @@ _MATRIX = np.matrix
 def _plan(rule, f) -> tuple:
     """Reverse mode's plan for a rule (kept on it: `Rule.plan`), for `call`'s common case — a primitive with
     an adjoint, called on positional arguments of plain types: `(run, adjoint, at most this many
-    arguments, hot, hot_reduce, hot_one, hot_float)`, where run computes f's value (`Rule.impl` or f). Empty where the
+    arguments, hot, hot_reduce, hot_one, hot_float, by_need)`, where run computes f's value (`Rule.impl` or f). Empty where the
     general path decides: rules that iterate, mutate or have no adjoint, and calls passing numpy's `out`
     by position (more arguments than the plan takes)."""
     if rule.adjoint is None or rule.iterates or rule.mutating or rule.kind == "nondiff" or _stairs(f) \
@@ -228,7 +228,8 @@ def _plan(rule, f) -> tuple:
         kind = type(f)
         most = (f.nin if kind is _UFUNC else _out_position(f) % _ANY_COUNT if kind is _DISPATCHER
                 else _ANY_COUNT)
-        plan = (rule.impl or f, rule.adjoint, most, rule.hot, rule.hot_reduce, rule.hot_one, rule.hot_float)
+        plan = (rule.impl or f, rule.adjoint, most, rule.hot, rule.hot_reduce, rule.hot_one, rule.hot_float,
+                bool(rule.meta.get("by_need")))
     rule.plan = plan
     return plan
 
@@ -264,6 +265,17 @@ def _plain_back(pb, dy, dself, S):
         if type(dy) is not Refused:
             raise
         return None, _unknown_back(dy, args), None  # (a use of an unknown cotangent: unknown wherever it may go)
+
+
+def _needed_back(pb, dy, dself, S):
+    """`_plain_back` for a rule marked `meta["by_need"]`, its adjoint told which arguments the call may
+    differentiate (`cotangents.NEEDED`: the others' partials are not computed)."""
+    _, adj, y, args, mask = pb
+    outer, _NEEDED.mask = _NEEDED.mask, mask
+    try:
+        return _plain_back((None, adj, y, args), dy, dself, S)
+    finally:
+        _NEEDED.mask = outer
 
 
 def _float_back(pb, dy, dself, S):
@@ -610,6 +622,8 @@ def call(mask, f, /, *args, **kw):
                         x = args[mask - 1]  # the one differentiated argument (`np.maximum(x, 0.0)`)
                         if type(x) is _NDARRAY and x.dtype is _F8 and x.ndim:
                             return y, (_one_back, plan[5], y, args, mask - 1, plan[1])
+                    if plan[7] and mask >= 0:  # (a rule whose partials cost: those of its call's constants skipped)
+                        return y, (_needed_back, plan[1], y, args, mask)
                     return y, (_plain_back, plan[1], y, args)
     kind = f.__class__
     if f is globals and not args and not kw:  # the calling twin's, which are its function's (these are the engine's)

@@ -9,6 +9,7 @@ numbers and arrays are plain values added by `acc`.
 from __future__ import annotations
 
 import numbers
+import threading
 import types
 from typing import Any, Callable, Protocol, runtime_checkable
 
@@ -76,6 +77,20 @@ _LINEAR_UFUNCS = frozenset({np.add, np.subtract, np.multiply, np.negative, np.po
 
 
 _WRITERS = frozenset({np.copyto, np.place, np.putmask, np.put, np.put_along_axis, np.fill_diagonal})
+
+
+class _Needed(threading.local):
+    """`NEEDED.mask`: while reverse mode runs the adjoint of a rule marked `meta["by_need"]`, the arguments
+    of its call that may be differentiated (bit i: positional argument i; -1: every one, the default), as
+    the activity analysis of the calling code tells them. Such a rule may skip a costly partial of an
+    argument outside the mask (a numerically computed one, `scipy_special.shape_rule`), giving the unknown
+    cotangent `Refused` in its place: dropped there, as the argument is not differentiated, and refused
+    should it reach a differentiated input after all."""
+
+    mask = -1
+
+
+NEEDED = _Needed()
 
 
 class Refused:
