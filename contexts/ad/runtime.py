@@ -2814,17 +2814,22 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
                     try:
                         y, tape = last[1](*args)
                     except Exception as e:
-                        note_transformed(e, fn, "reverse mode (its recording pass)")
-                        if not isinstance(e, OverdubError) and "__od_lost__" not in getattr(e, "__dict__", ()):
-                            _note_lost(e, info, fn)
+                        _recording_failed(e, info, fn)
                         raise
                     return y, (_twin_back, info, tape, 0, len(args), kw, fn, None)
     return _twin_call_slow(mask, fn, pre, args, kw, observed)
 
 
-_FAST_ARGS = frozenset({float, complex, _NDARRAY, list, tuple, dict, np.float64})
-"""Argument types `_twin_call_slow` never takes for constants (`_NEVER_CONSTANT` but int, which a callee may
-take as one)."""
+_FAST_ARGS = _NEVER_CONSTANT - {int}
+"""Argument types `_twin_call_slow` never takes for constants (int aside, which a callee may take as one)."""
+
+
+def _recording_failed(e, info, fn) -> None:
+    """e leaves fn's recording pass: a library function's error says it was transformed, and a derivative
+    the pass stored before raising is marked lost (`_note_lost`)."""
+    note_transformed(e, fn, "reverse mode (its recording pass)")
+    if not isinstance(e, OverdubError) and "__od_lost__" not in getattr(e, "__dict__", ()):
+        _note_lost(e, info, fn)
 
 
 def _twin_call_slow(mask, fn, pre, args, kw, observed=False):
@@ -2901,10 +2906,8 @@ def _twin_call_slow(mask, fn, pre, args, kw, observed=False):
         fwd = _forward_function(info, fn)
     try:
         y, tape = fwd(*args) if not pre and not kw else fwd(*pre, *args, **kw)
-    except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
-        note_transformed(e, fn, "reverse mode (its recording pass)")
-        if not isinstance(e, OverdubError) and "__od_lost__" not in getattr(e, "__dict__", ()):
-            _note_lost(e, info, fn)
+    except Exception as e:  # (free when nothing is raised)
+        _recording_failed(e, info, fn)
         raise
     return y, (_twin_back, info, tape, len(pre), len(args), kw, fn, pre[0] if pre else None)
 
