@@ -86,6 +86,22 @@ def ad_map(f, *iterables):
     # (over sequences, f applied to every item now: C consumers of the result, `out.extend(...)`, take a list
     # iterator's items with their cotangents, which a Python iterator's draws would not give them; a consumer
     # stopping early then sees f's effects of every item, as Python would not)
+    if len(iterables) == 1:
+        return _mapped_items(f, iterables[0])
+    return _mapped_rows(f, iterables)
+
+
+# (each loop in a function of its own: every local is bound at its `out.append`, whose record of the locals
+# that may view `out` then takes no `locals()`; and `map(f, seq)`, the common case, zips no rows: seawater's
+# `list(map(np.asanyarray, (s, t, p)))` cost 2 ms of its 2.2 ms gradient)
+def _mapped_items(f, items):
+    out = []
+    for x in items:
+        out.append(f(x))
+    return iter(out)
+
+
+def _mapped_rows(f, iterables):
     out = []
     for args in zip(*iterables):
         out.append(f(*args))
