@@ -1220,7 +1220,21 @@ class Dual:
         return np.imag(self)
 
     def __len__(self):
-        return len(self.primal)
+        try:
+            return len(self.primal)
+        except TypeError:
+            # a number's dual: its class has `__len__` (an array's dual uses it), so `hasattr(x, "__len__")`
+            # answers True where the number's own answer is False. Code asking that runs natively on duals (the
+            # transformed code's `hasattr` asks the value): a function overdub has no source for calls the
+            # library (miepython's `if hasattr(m, "__len__"): len(m)`). Python's TypeError came out of the
+            # library as if the program had failed
+            raise DualConversionError(
+                f"len() of a differentiated {type(primal(self)).__name__}: code that tests `hasattr(x, '__len__')` "
+                "ran natively on dual numbers, which answer it as an array's dual does",
+                where=_conversion_site(),
+                fix="define the differentiated function in a file (one typed at `python -c` or made by exec has no "
+                    "source to transform, and the library it calls then runs natively on duals), or pass the "
+                    "library's function itself") from None
 
     def __iter__(self):
         if type(self.primal) is dict:  # (a dict's dual, `jvp(f, (d,), (t,))`: its keys, as a dict's iteration)

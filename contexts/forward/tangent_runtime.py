@@ -675,9 +675,22 @@ def _through_duals(f, args, tans, kw, kwtans):
     # (a result holding no dual has tangent zero: a module, a function, a shape)
     # (a result holding no dual is the call's own object: `d.get('h')` is the caller's list h, not a copy the
     # caller's `m += [x]` would change instead)
-    out = (y, 0) if dual_free(y) else (_primal_out(y, tag), _nz(_tangent_out(y, tag, unknown=True)))
+    out = (y, 0) if dual_free(y) else (_primal_out(y, tag), _nz(_held_tangent(y, tag, _tangent_out)))
     _MOVED.args = moved if any(m is not None for m in moved) else None
     return out
+
+
+def _held_tangent(y, tag, tangent_out):
+    """The tangent of a call's result y on duals, where the items of a list, tuple or dict holding no dual (a
+    constant the call was given or made: `dict(cp=-1.0, K=k)`'s cp) have the twins' zero of a constant, 0 (a
+    dict's none at all), as a result holding no dual has. `_tangent_out` gave them a float 0.0, which the twins
+    take for a rate of exactly 0 computed from the inputs (`_still_at`): each `cp == -1` of the caller was judged
+    from the two sides of the point, and refused where a side could not run (calcbsimpvol's put prices)."""
+    if type(y) is dict:
+        return {k: _held_tangent(v, tag, tangent_out) for k, v in y.items() if not dual_free(v)}
+    if type(y) is list or type(y) is tuple:
+        return type(y)(0 if dual_free(v) else _held_tangent(v, tag, tangent_out) for v in y)
+    return tangent_out(y, tag, unknown=True)
 
 
 def _holds_twice(y, seen: set, depth: int) -> bool:

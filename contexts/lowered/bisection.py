@@ -1271,6 +1271,10 @@ def selection_step(fdef: ast.AST, active=None, fixed=frozenset()):
             continue  # (an integer bisection of indices: `mid = (lo + hi) // 2`)
         # the tests on the inputs' data, and the names holding their outcomes (masks, `c = float(g > 0)`)
         steer: set[str] = set()
+        chosen: dict = {}  # (a temporary's number of bindings)
+        for b in binds:
+            if b.name.startswith(TEMP_PREFIX):
+                chosen[b.name] = chosen.get(b.name, 0) + 1
 
         def steers(node) -> bool:
             for n in all_nodes(node):
@@ -1286,9 +1290,12 @@ def selection_step(fdef: ast.AST, active=None, fixed=frozenset()):
         while changed:
             changed = False
             for b in binds:
-                # (a temporary bound under a steering test: the lowered form's conditional expression)
+                # (a temporary bound under a steering test on each of its sides: the lowered form's conditional
+                # expression or boolean operator, a value the test chooses. Not one bound once in the branch,
+                # computed only where the test holds: `if m.real > 0: for n in range(1, N + 1): ...` steers no
+                # pass of the loop by `range`'s temporary -- miepython's recurrence was refused as a bisection)
                 if b.name not in steer and (b.value is not None and steers(b.value) or b.name.startswith(
-                        TEMP_PREFIX) and any(steers(t) for t in b.ifs)):
+                        TEMP_PREFIX) and chosen.get(b.name, 0) > 1 and any(steers(t) for t in b.ifs)):
                     steer.add(b.name)
                     changed = True
         steered = [b for b in inner if b.name in closed and (any(steers(t) for t in b.ifs)

@@ -1,0 +1,133 @@
+"""Findings of session 63's sweep (14 packages new to the project: acoustics, miepython, beyond, pedon,
+scikit-gstat, powerlaw, bond-pricing, openap, phasepy, PyEMD, mechkit, visual-kinematics, calcbsimpvol,
+hydrostats; 132 cases, both modes, against central differences), reduced to plain code:
+
+- a three-term recurrence (`chi_nm1 = chi_n; chi_n = chi`) in a loop under a test of a differentiated value
+  outside it (`if m.real > 0:`), miepython's Mie coefficients: refused by both modes as a bisection (the
+  temporary of the loop's `range`, bound once under the test, was taken for a value the test chooses);
+- a library testing `hasattr(x, "__len__")` on a differentiated number, reached from a function with no
+  source (typed at `python -c`, made by exec), where forward mode runs the library natively on dual numbers:
+  Python's TypeError from `len()` came out of the library as if the program had failed (miepython again);
+- a dict made by a call on dual numbers (`dict(cp=-1.0, K=k)`): its constant items got a float zero rate in
+  forward mode's tangent twin, which takes such a rate for one computed from the inputs, so a test of the
+  constant (`if cp == -1:`) was judged from the two sides of the point at every call (calcbsimpvol).
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from contexts import derivative, gradient, hessian, jacfwd
+from contexts.forward.dual import DualConversionError
+from overdub.errors import OverdubError
+from tests import fd
+
+
+# -- a recurrence under a test outside its loop is no bisection ----------------------------------------------
+
+def _coefficients(m, x, n_terms):
+    a = np.zeros(n_terms, dtype=np.complex128)
+    chi_nm1 = np.cos(x)
+    chi_n = np.cos(x) / x + np.sin(x)
+    if m.real > 0.0:
+        for n in range(1, n_terms + 1):
+            a[n - 1] = m * chi_n
+            chi = (2 * n + 1) / x * chi_n - chi_nm1
+            chi_nm1 = chi_n
+            chi_n = chi
+    return a
+
+
+def _mie_like(m):
+    return np.real(_coefficients(m - 0.02j, 2.3, 4)).sum()
+
+
+def _golden_under_test(x):
+    a, b = 0.0, 4.0
+    if x > 0.5:
+        invphi = (math.sqrt(5) - 1) / 2
+        for _ in range(60):  # a golden-section search: the test inside the loop chooses the end
+            c = b - (b - a) * invphi
+            d = a + (b - a) * invphi
+            if (c - x) ** 2 < (d - x) ** 2:
+                b = d
+            else:
+                a = c
+    return (a + b) / 2
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_recurrence_under_an_outer_test(mode):
+    want = fd.derivative(_mie_like, 1.45)
+    got = gradient(_mie_like, 1.45)[0] if mode == "reverse" else derivative(_mie_like, 1.45)
+    assert got == pytest.approx(want, rel=1e-7)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_bisection_under_an_outer_test_still_refused(mode):
+    with pytest.raises(OverdubError, match="bisection"):
+        gradient(_golden_under_test, 2.0) if mode == "reverse" else derivative(_golden_under_test, 2.0)
+
+
+# -- `len()` of a number's dual, natively ------------------------------------------------------------------
+
+def _array_or_number(m):
+    n = len(m) if hasattr(m, "__len__") else 0  # (miepython's test of an array argument)
+    return m * m + n
+
+
+def test_len_of_a_number_natively_is_refused_by_name():
+    ns = {"lib": _array_or_number}
+    exec("f = lambda x: lib(x)", ns)  # (no source: forward mode runs it, and what it calls, on duals)
+    with pytest.raises(DualConversionError, match="len\\(\\) of a differentiated float") as e:
+        derivative(ns["f"], 1.5)
+    assert "define the differentiated function in a file" in str(e.value)
+    with pytest.raises(OverdubError):  # (reverse mode refuses the function without source; forward's too)
+        gradient(ns["f"], 1.5)
+
+
+def test_len_through_transformed_code_is_the_numbers():
+    f = lambda x: _array_or_number(x)  # noqa: E731  (with source: `hasattr` asks the value, a float)
+    assert derivative(f, 1.5) == pytest.approx(3.0)
+    assert gradient(f, 1.5)[0] == pytest.approx(3.0)
+    v = np.array([1.5, -0.5])
+    np.testing.assert_allclose(jacfwd(lambda a: _array_or_number(a), v), fd.jacobian(_array_or_number, v), rtol=1e-7)
+
+
+# -- the constant items of a dict made on duals ---------------------------------------------------------
+
+def _put_price(d):
+    cp = d["cp"]
+    k = d["K"]
+    if cp == -1:
+        return math.exp(-0.02) * k - 94.0
+    return 94.0 - k
+
+
+def _priced(k, cp=-1.0):
+    return _put_price(dict(cp=cp, K=k * 1.0, P=np.array([6.0])))
+
+
+@pytest.mark.parametrize("cp", [-1.0, 1.0])
+def test_constant_item_of_a_dict_made_on_duals(cp):
+    want = fd.derivative(lambda k: _priced(k, cp), 100.0)
+    assert derivative(lambda k: _priced(k, cp), 100.0) == pytest.approx(want, rel=1e-7)
+    assert gradient(lambda k: _priced(k, cp), 100.0)[0] == pytest.approx(want, rel=1e-7)
+
+
+def test_constant_items_tangent_is_a_constants():
+    # the twins' tangent of `dict(cp=-1.0, K=k)` holds K's alone (a dict's tangent holds its active items), and a
+    # list's constant items have the twins' 0 of a constant
+    from contexts.forward.tangent_runtime import fd_call
+    y, t = fd_call(dict, (), (), {"cp": -1.0, "K": 2.0}, {"cp": 0, "K": 1.0})
+    assert y == {"cp": -1.0, "K": 2.0} and t == {"K": 1.0}
+    y, t = fd_call(list, ((1.0, 3.0),), ((0, 1.0),), {}, {})
+    assert y == [1.0, 3.0] and type(t[0]) is int and t[0] == 0 and t[1] == 1.0
+
+
+def test_hessian_through_percentile_interpolation():
+    # (refused before: numpy's interpolation writes into a 0-d array by out= and where=)
+    x = np.array([0.7, -1.3, 0.4, 1.9])
+    f = lambda v: np.percentile(v, 40) * (v ** 2).sum()  # noqa: E731
+    np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-4, atol=1e-5)
