@@ -27,6 +27,7 @@ Not covered either: CUDA and parallel targets' objects, output arrays passed in 
 from __future__ import annotations
 
 import builtins
+import itertools
 import types
 
 import numpy as np
@@ -40,12 +41,23 @@ from .registry import NoRuleError, registry
 __all__ = ["vectorized_kernel", "gufunc_kernel"]
 
 
+_SCALARS = (float, int, np.generic)  # (numbers, Python's and numpy's scalars; bool is an int)
+
+
 def vectorized_kernel(kernel, *args, **kwargs):
     """A `@numba.vectorize` ufunc's call as Python: its scalar kernel over the broadcast arguments."""
     if kwargs:
         raise NoRuleError(f"the options {sorted(kwargs)} of the numba ufunc {kernel.__name__}",
                           fix="call it without them (assign its result instead of out=)")
-    y = np.vectorize(kernel)(*args)
+    for a in args:
+        if not isinstance(a, _SCALARS):
+            break
+    else:  # numbers alone (kernels calling kernels, psychrolib's): the kernel once, its value as the ufunc's scalar
+        return np.asarray(kernel(*args))[()]
+    # (`cache=True`: the kernel runs once per element, as numba's loop runs it; np.vectorize's own probe of the
+    # first element's types ran it twice there, and kernels calling kernels, psychrolib's, 2 ** depth times:
+    # 4 s for one gradient of its wet-bulb temperature)
+    y = np.vectorize(kernel, cache=True)(*args)
     return y[()] if np.ndim(y) == 0 else y
 
 
@@ -71,7 +83,8 @@ def gufunc_kernel(kernel, ins, outs, inputs_as_arrays, dtypes, *args, **kwargs):
     loop = np.broadcast_shapes(*loops)
     wide = [np.broadcast_to(a, loop + np.shape(a)[len(np.shape(a)) - len(core):]) for a, core in zip(args, ins)]
     made = [[] for _ in outs]
-    for index in np.ndindex(*loop):
+    for index in itertools.product(*map(range, loop)):  # (np.ndindex is an np.nditer with multi_index in numpy
+        # 2.3, which reverse mode does not differentiate: properscoring's crps_ensemble refused there)
         parts = [np.reshape(w[index], (1,)) if not core and array else w[index]
                  for w, core, array in zip(wide, ins, inputs_as_arrays)]
         results = [np.empty(tuple(sizes[n] for n in core) or (1,), dtype=dt) for core, dt in zip(outs, dtypes)]

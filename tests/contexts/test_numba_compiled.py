@@ -69,6 +69,33 @@ def test_vectorize_scalar_both_branches(mode, x):
     assert type(f(x)) is type(kink(1.0, 0.7) * 3.0)  # (a scalar for scalars, as the ufunc gives)
 
 
+CALLS = []  # (the inner kernel's runs as Python: under the engine only; compiled, it is never called with a list)
+
+
+@numba.vectorize
+def _inner_kernel(x):
+    CALLS.append(x)
+    return math.exp(-x) * x
+
+
+@numba.vectorize
+def _outer_kernel(x):
+    return _inner_kernel(x) + _inner_kernel(2.0 * x) ** 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_kernels_calling_kernels_run_once_per_call(mode):
+    # a kernel called with numbers runs once (np.vectorize's probe of the first element's types ran each twice,
+    # psychrolib's nested kernels 2 ** depth times: 4 s for one gradient)
+    def f(x):
+        return _outer_kernel(x) * 3.0
+    want = fd.gradient(lambda v: 3.0 * (math.exp(-v) * v + (math.exp(-2.0 * v) * 2.0 * v) ** 2), 0.8)
+    CALLS.clear()
+    got = gradient_in(mode, f, 0.8)
+    np.testing.assert_allclose(got, want, rtol=1e-7)
+    assert len(CALLS) == 2  # (the outer kernel's two calls of the inner one: 8 before)
+
+
 @pytest.mark.parametrize("mode", ARRAY_MODES)
 def test_vectorize_broadcast_over_an_array(mode):
     def f(x):
