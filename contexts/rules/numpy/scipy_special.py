@@ -13,7 +13,8 @@ raises ImportError, which `contexts.rules.numpy` tolerates.
 - In x (or z, p) in closed form, in the shape or order numerically (`scipy_special_shape`: a series or an integral
   to a relative 1e-10, refused where that is not reached; no second derivative in the shape): `gammainc`,
   `gammaincc`, `gammaincinv`, `gammainccinv` (a), `chdtr`, `chdtrc` (v), `gdtr`, `gdtrc` (b; a in closed form),
-  `betainc`, `betaincc`, `betaincinv`, `betainccinv` (a, b), `stdtr` (df); `jv`, `jve`, `yv`, `yve`, `iv`, `ive`,
+  `betainc`, `betaincc`, `betaincinv`, `betainccinv` (a, b), `stdtr` (df) (and the F distribution, the other
+  inverses in a shape: `scipy_special_more`); `jv`, `jve`, `yv`, `yve`, `iv`, `ive`,
   `kv`, `kve` in their order v for real x > 0 (refused at x <= 0 and at a complex x).
 - In x alone; the parameter refused (`NoClosedForm`, never a zero): `hyp2f1` (a, b, c), `hyp1f1` (a, b), `hyp0f1`
   (v), `hyperu` (a, b), `struve`, `modstruve` (v), `yn`, `expn` (the count n, truncated as scipy does), `zeta` (s;

@@ -6,15 +6,16 @@ Closed forms, each written with functions that have rules themselves (hessian di
 
 - binom (`_binom_pmf`, `_binom_cdf`, `_binom_sf`) and nbinom (`_nbinom_pmf`, `_nbinom_cdf`, `_nbinom_sf`) in p, by Beta
   densities (d/dp binom.cdf(k; n, p) = -Beta(k + 1, n - k) density at p; the pmf's derivative a difference of two
-  of them, finite at p in {0, 1} and k in {0, n}); nbinom's pmf also in its real n (digamma). k and n as counts
-  (binom's n, nbinom's k, the CDF in nbinom's n: an incomplete beta in its parameter) are `NoClosedForm`: refused
-  where differentiated, never a zero. The kernels do not floor k (Boost's CDF is continuous in k): nor do the rules.
+  of them, finite at p in {0, 1} and k in {0, n}); nbinom's pmf also in its real n (digamma), its CDF and SF
+  (I_p(n, k + 1)) numerically (`scipy_special_shape.betainc_da`: to 1e-10 or refused, no second derivative). k and
+  n as counts (binom's k and n, nbinom's k) are `NoClosedForm`: refused where differentiated, never a zero. The
+  kernels do not floor k (Boost's CDF is continuous in k): nor do the rules.
 - the discrete quantiles (`_binom_ppf`, `_binom_isf`, `_nbinom_ppf`, `_nbinom_isf`) are step functions: zero in q
   and p, refused (`UnsupportedCase`) on a step (q equal to the CDF, or SF, at the result or one below, to 1e-12).
 - hypergeom (`_hypergeom_pmf`, `_cdf`, `_sf`, `_mean`, `_variance`, `_skewness`): counts only, every argument refused.
 - nbinom's moments (`_nbinom_mean`, `_variance`, `_skewness`, `_kurtosis_excess`) in n and p.
-- beta: `_beta_pdf` in x, a and b (d/da log pdf = log x - psi(a) + psi(a + b)); `_beta_ppf` in q (1 / density),
-  its shapes refused (dI/da has no closed form).
+- beta: `_beta_pdf` in x, a and b (d/da log pdf = log x - psi(a) + psi(a + b)); `_beta_ppf` in q (1 / density)
+  and in a and b by the implicit function theorem, -(dI/da) / density with dI/da numerical (as nbinom's n).
 - skewnorm `_skewnorm_cdf(x, loc, scale, a)` in all four (dF/da = -exp(-(1 + a^2) z^2 / 2) / (pi (1 + a^2))), its
   `_skewnorm_ppf`/`_isf` in all four (implicitly: -(dF/dtheta) / density).
 - `_cauchy_ppf`/`_isf`, `_cosine_cdf`/`_invcdf`, `_invgauss_ppf`/`_isf` (q, mean and shape: dF/dmu and dF/dlambda
@@ -24,7 +25,8 @@ Closed forms, each written with functions that have rules themselves (hessian di
   - f) / 2), `_ncx2_sf`, `_ncx2_isf` in x/q and nc; `_ncf_pdf` in nc (its x refused: not derived), `_ncf_sf`,
   `_ncf_isf` in x/q and nc (dF/dnc = (F(dfn x / (dfn + 2); dfn + 2) - F) / 2); `_nct_pdf` in x and nc, `_nct_sf`,
   `_nct_isf` in x/q and nc (by E[S^m phi(t S - nc)], S = sqrt(V / df), as noncentral t densities of df + m - 1,
-  and Stein's identity for m = 0). Degrees of freedom are refused everywhere.
+  and Stein's identity for m = 0). Their degrees of freedom (ncx2's k, ncf's dfn and dfd, nct's df) and `_ncf_pdf`'s
+  x are refused everywhere: no partial of the noncentral functions in them is computed.
 - moments: `_ncf_mean`, `_ncf_variance`, `_nct_mean`, `_nct_variance` in all their arguments; the skewness and
   kurtosis of ncf and nct refused.
 - `_log1mexp(x)` = log(1 - e^x): -1 / expm1(-x). `_kolmogc`, `_kolmogci`, `_smirnovc`, `_smirnovci` by scipy's
@@ -43,7 +45,8 @@ import scipy.special as sc
 
 from ..registry import NoClosedForm
 from ._util import unsupported
-from .scipy_special import _beta_density
+from .scipy_special import _beta_density, _inverse, shape_rule
+from .scipy_special_shape import Numerical, betainc_da, betainc_db
 from .ufuncs import ufunc_rule
 
 __all__: list[str] = []
@@ -113,14 +116,27 @@ def _nbinom_dpmf(k, n, p):
     return _nbinom_dcdf(k, n, p) - np.where(up, _beta_density(n, _safe(up, k), p), 0.0)
 
 
+def _nbinom_dn_cdf(p, k, n, q):
+    """d/dn I_q(n, k + 1); 0 below k = 0 (the cdf is 0 there)."""
+    inside = k >= 0
+    return np.where(inside, betainc_da(p, n, np.where(inside, k + 1, 1.0), q), 0.0)
+
+
 def _nbinom_dn(y, k, n, p):
     """d/dn pmf = pmf (psi(n + k) - psi(n) + log p), as Gamma(n + k) / Gamma(n) p^n (1 - p)^k / k!."""
     return y * (sc.digamma(n + k) - sc.digamma(n)) + sc.xlogy(y, p)
 
 
 _rule("_nbinom_pmf", *_no("_nbinom_pmf", "k"), _nbinom_dn, lambda y, k, n, p: _nbinom_dpmf(k, n, p))
-_rule("_nbinom_cdf", *_no("_nbinom_cdf", "k", "n"), lambda y, k, n, p: _nbinom_dcdf(k, n, p))
-_rule("_nbinom_sf", *_no("_nbinom_sf", "k", "n"), lambda y, k, n, p: -_nbinom_dcdf(k, n, p))
+# in the real n: the cdf is I_p(n, k + 1), its n partial numerical (betainc_da); k a count (scipy.stats floors it)
+if _k("_nbinom_cdf") is not None:
+    shape_rule(_k("_nbinom_cdf"), *_no("_nbinom_cdf", "k"),
+               Numerical("scipy.special._ufuncs._nbinom_cdf", "n", 1, lambda p, y, k, n, q: _nbinom_dn_cdf(p, k, n, q)),
+               lambda y, k, n, p: _nbinom_dcdf(k, n, p), name="_nbinom_cdf")
+if _k("_nbinom_sf") is not None:
+    shape_rule(_k("_nbinom_sf"), *_no("_nbinom_sf", "k"),
+               Numerical("scipy.special._ufuncs._nbinom_sf", "n", 1, lambda p, y, k, n, q: -_nbinom_dn_cdf(p, k, n, q)),
+               lambda y, k, n, p: -_nbinom_dcdf(k, n, p), name="_nbinom_sf")
 
 # moments of nbinom(n, p): mean n (1 - p) / p, variance n (1 - p) / p^2, skewness (2 - p) / sqrt(n (1 - p)),
 # excess kurtosis 6 / n + p^2 / (n (1 - p))
@@ -177,7 +193,25 @@ def _beta_dx(y, x, a, b):
 
 _rule("_beta_pdf", _beta_dx, lambda y, x, a, b: y * (sc.digamma(a + b) - sc.digamma(a)) + sc.xlogy(y, x),
       lambda y, x, a, b: y * (sc.digamma(a + b) - sc.digamma(b)) + sc.xlog1py(y, -x))
-_rule("_beta_ppf", lambda x, q, a, b: 1 / _beta_density(a, b, x), *_no("_beta_ppf", "a", "b", at=1))
+def _beta_ppf_rule() -> None:
+    """x = I^-1(q; a, b): 1 / density in q; in a and b by the implicit function theorem, -(dI/da) / density, dI/da
+    numerical (`scipy_special_shape.betainc_da`: to 1e-10 or refused, no second derivative)."""
+    fn = _k("_beta_ppf")
+    if fn is None:
+        return
+
+    def density(x, q, a, b):
+        return _beta_density(a, b, x)
+
+    def shape(argument, position, partial):
+        compute = _inverse("_beta_ppf", argument, position, lambda p, x, q, a, b: partial(p, a, b, x), density, 1.0)
+        compute.function = "scipy.special._ufuncs._beta_ppf"
+        return compute
+    shape_rule(fn, lambda x, q, a, b: 1 / _beta_density(a, b, x), shape("a", 1, betainc_da), shape("b", 2, betainc_db),
+               name="_beta_ppf")
+
+
+_beta_ppf_rule()
 
 
 # -- skew normal: F = Phi(z) - 2 T(z, a), z = (x - loc) / scale; dT/da = exp(-(1 + a^2) z^2 / 2) / (2 pi (1 + a^2)) --

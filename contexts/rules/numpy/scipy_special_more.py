@@ -9,20 +9,27 @@ and the distribution functions and inverses with a closed-form derivative in the
 `gdtria`, `gdtrix`, `stdtrit`, `nrdtrimn`, `nrdtrisd`, `chndtr`, `chndtrix`, `chndtrinc`, `kolmogorov`, `kolmogi`,
 `smirnov`, `smirnovi`). `round` is non-differentiable.
 
+In a shape, numerically (`scipy_special_shape`'s partials, to 1e-10 or refused, no second derivative): `fdtr`,
+`fdtrc` in dfn and dfd (`_f_dn_kernel`: one integral of one-signed pieces, not dI/da + g du/dn, which
+cancels), `fdtri` (dfn, dfd), `chdtri` (v), `gdtrix`, `gdtria` (b), `stdtrit` (df) by the implicit function
+theorem; the inverses that solve for a shape, in every argument: `chdtriv`, `gdtrib`, `stdtridf`, `fdtridfd`,
+`btdtria`, `btdtrib` (1 / F_v, -F_x / F_v at scipy's solution checked and moved onto the root, `_root`: refused
+where it is not one, as fdtridfd's 1e100 for 0.5, or where F moves too little with v to fix it).
+
 Derivatives are closed forms through functions that have rules themselves (hessian, forward over reverse,
 differentiates the partials again), except `agm`, `elliprd` and `elliprj`, whose partials are their iterations
 (the AGM, Carlson's duplication) differentiated in numpy, exact to rounding also where arguments meet, and the
 Kolmogorov-Smirnov ones (scipy's private derivative kernels `_kolmogp`, `_smirnovp`: hessian refuses there).
 Orders, degrees, shapes and degrees of freedom (the degree n of `eval_*`, a Bessel order, `alpha`/`beta`,
-a distribution's k, n, df, ...) are `NoClosedForm`: refused where differentiated, never a zero. Counts that scipy
-truncates (k of `bdtr`, n of `kn`) are truncated in the derivatives too, as `scipy_special`'s `yn` and `expn` do.
+a count k or n, the noncentral ones' df, ...; the shapes above aside) are `NoClosedForm`: refused where
+differentiated, never a zero. Counts that scipy truncates (k of `bdtr`, n of `kn`) are truncated in the
+derivatives too, as `scipy_special`'s `yn` and `expn` do.
 
 Refused by the rules: `modfresnelp`/`modfresnelm` at x < 0 (scipy's values there are not the integrals), complex
 `airye` (its Bi parts are not holomorphic), `elliprj` at a real p < 0 (a principal value).
-Not covered (no rule: refused by name as before): the inverses in a shape or count (`bdtrik`, `bdtrin`, `btdtria`,
-`btdtrib`, `chdtriv`, `chndtridf`, `fdtridfd`, `gdtrib`, `nbdtrik`, `nbdtrin`, `pdtrik`, `stdtridf`), the
-noncentral F and t (`ncfdtr*`, `nctdtr*`), `zetac` (its only argument is the zeta's s), `mathieu_a`/`mathieu_b`
-and the spheroidal functions (`pro_*`, `obl_*`).
+Not covered (no rule: refused by name as before): the inverses in a count or a noncentral shape (`bdtrik`,
+`bdtrin`, `chndtridf`, `nbdtrik`, `nbdtrin`, `pdtrik`), the noncentral F and t (`ncfdtr*`, `nctdtr*`), `zetac` (its
+only argument is the zeta's s), `mathieu_a`/`mathieu_b` and the spheroidal functions (`pro_*`, `obl_*`).
 """
 
 from __future__ import annotations
@@ -34,7 +41,9 @@ import scipy.special as sc
 
 from ..registry import NoClosedForm, registry
 from ._util import unsupported
-from .scipy_special import _beta_density, _gamma_density
+from .scipy_special import _beta_density, _gamma_density, _inverse, _numerical, shape_rule
+from .scipy_special_shape import (_CHUNK, TOLERANCE, Numerical, _de, _map, _quad, _scaled, betainc_da, betainc_db,
+                                  gammainc_da, stdtr_ddf)
 from ..generic import dropped_nan_zero
 from .ufuncs import _fit, conj, inexact, match_primal, ufunc_rule
 
@@ -544,24 +553,271 @@ def _f_density(dfn, dfd, x):
     return _beta_density(dfn / 2, dfd / 2, dfn * x / d) * dfn * dfd / (d * d)
 
 
-ufunc_rule(sc.fdtr, *_no("fdtr", "dfn", "dfd"), lambda y, dfn, dfd, x: _f_density(dfn, dfd, x), name="fdtr")
-ufunc_rule(sc.fdtrc, *_no("fdtrc", "dfn", "dfd"), lambda y, dfn, dfd, x: -_f_density(dfn, dfd, x), name="fdtrc")
-ufunc_rule(sc.fdtri, *_no("fdtri", "dfn", "dfd"), lambda x, dfn, dfd, p: 1 / _f_density(dfn, dfd, x), name="fdtri")
-# chdtri(v, p): x with chdtrc(v, x) = p
-ufunc_rule(sc.chdtri, *_no("chdtri", "v"), lambda x, v, p: -2 / _gamma_density(v / 2, x / 2), name="chdtri")
-# gdtr(a, b, x) = P(b, a x): gdtria(p, b, x) = a, gdtrix(a, b, p) = x
-ufunc_rule(sc.gdtria, lambda a, p, b, x: 1 / (x * _gamma_density(b, a * x)), *_no("gdtria", "b", at=1),
-           lambda a, p, b, x: -a / x, name="gdtria")
-ufunc_rule(sc.gdtrix, lambda x, a, b, p: -x / a, *_no("gdtrix", "b", at=1),
-           lambda x, a, b, p: 1 / (a * _gamma_density(b, a * x)), name="gdtrix")
-
-
 def _t_density(df, t):
     return np.exp(sc.gammaln((df + 1) / 2) - sc.gammaln(df / 2) - 0.5 * np.log(df * math.pi)
                   - (df + 1) / 2 * np.log1p(t * t / df))
 
 
-ufunc_rule(sc.stdtrit, *_no("stdtrit", "df"), lambda t, df, p: 1 / _t_density(df, t), name="stdtrit")
+# -- the F, chi-square, gamma, t and beta distributions in their shapes, numerically (`scipy_special_shape`):
+# to 1e-10 or refused; a derivative of these partials (hessian) refused ----------------------------------------
+
+def _sharp_integrals(f, lo: np.ndarray, hi: np.ndarray) -> tuple:
+    """(integrals, error estimates) of f(w, rows) over [lo, hi] (hi may be inf): `_de`, whose error once settled
+    is its last gap squared over the value (a halved step squares a double-exponential rule's error; mpmath's
+    estimate), times 10; quad's own estimate where `_de` does not settle. Pieces that cancel are summed with
+    these, not with `_de`'s gap (1e-10 of each piece, more than the 1e-10 of their sum asked for)."""
+    n = len(lo)
+    total, err = np.zeros(n), np.full(n, np.inf)
+    for start in range(0, n, _CHUNK):
+        rows = np.arange(start, min(start + _CHUNK, n))
+        v, gap, settled = _de(f, lo[rows], hi[rows], np.ones(len(rows)), rows)
+        total[rows] = v
+        with np.errstate(all="ignore"):
+            err[rows] = np.where(v == 0, gap, 10 * gap * gap / np.abs(v))
+        for i in rows[~settled]:
+            one = np.array([i])
+            total[i], err[i] = _quad(lambda w: float(f(np.array([[w]]), one)[0, 0]), float(lo[i]), float(hi[i]))
+    return total, err
+
+
+def _digamma_step(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """psi(a + b) - psi(a) - log1p(b / a) (> 0), without the digammas' cancellation: for a >= 20 by the
+    difference of their asymptotic series (to x^-10), below by psi(z + 1) = psi(z) + 1/z, terms of one sign."""
+    shift = np.maximum(np.ceil(20 - a), 0.0)
+    x, y = a + shift, a + b + shift
+    series = (b / (2 * x * y) + b * (x + y) / (12 * (x * y) ** 2) + (1 / y ** 4 - 1 / x ** 4) / 120
+              - (1 / y ** 6 - 1 / x ** 6) / 252 + (1 / y ** 8 - 1 / x ** 8) / 240 - (1 / y ** 10 - 1 / x ** 10) / 132)
+    total = series + np.log1p(b / x)  # (psi(x + b) - psi(x))
+    for j in range(int(np.max(shift, initial=0))):
+        add = j < shift
+        total = total + np.where(add, b / ((a + j) * (a + b + j)), 0.0)
+    return total - np.log1p(b / a)
+
+
+def _phi_minus(s: np.ndarray, log_kt: np.ndarray) -> np.ndarray:
+    """log1p(s) - s, s = k t - 1, by its series below |s| = 0.05 (no cancellation); log(k t) given, for s near -1."""
+    small = np.abs(s) < 0.05
+    q = np.where(small, s, 0.0)
+    series = q * q * (-1 / 2 + q * (1 / 3 + q * (-1 / 4 + q * (1 / 5 + q * (-1 / 6 + q * (1 / 7 + q * (
+        -1 / 8 + q * (1 / 9 + q * (-1 / 10 + q * (1 / 11 + q * (-1 / 12)))))))))))
+    with np.errstate(all="ignore"):
+        return np.where(small, series, np.where(s < -0.5, log_kt, np.log1p(s)) - s)
+
+
+def _f_dn_kernel(n: np.ndarray, d: np.ndarray, x: np.ndarray) -> tuple:
+    """d/ddfn of fdtr(n, d, x) = I(a, b, u), a = n/2, b = d/2, u = n x / (d + n x): (1/2) int_0^u g h dt, g the
+    Beta(a, b) density, h = ln t + psi(a + b) - psi(a) + 1 - k t, k = (a + b) / a (d log g / da, and the move of u
+    by d/dt [t^a (1 - t)^b] = a B g (1 - k t)); or -(1/2) int_u^1 of it (int_0^1 g h = 0), the side of the smaller
+    probability. h is concave, positive at t = 1/k: it changes sign once or twice (-W(-k e^-c) / k, c = h + k t -
+    ln t): the pieces between its zeros and the mode of g are each of one sign, mapped as `_beta_kernel`'s (w =
+    a ln(m / t) below the mode m, b ln((1 - m) / (1 - t)) above), and summed with their sharp errors and the
+    rounding of h's terms (the composition dI/da + g du/dn cancelled to 1e-3 of its terms at 4% of a grid)."""
+    out = np.full(n.shape, np.nan)
+    accurate = np.ones(n.shape, bool)
+    valid = (n > 0) & (d > 0) & np.isfinite(n) & np.isfinite(d) & (x >= 0)
+    out[valid & ((x == 0) | np.isinf(x))] = 0.0
+    rows = np.flatnonzero(valid & (x > 0) & np.isfinite(x))
+    if not rows.size:
+        return out, accurate
+    a, b, x = n[rows] / 2, d[rows] / 2, x[rows]
+    lu, l1u = np.log(n[rows] * x) - np.log(d[rows] + n[rows] * x), np.log(d[rows]) - np.log(d[rows] + n[rows] * x)
+    prob = sc.betainc(a, b, np.exp(lu))
+    lower = prob <= 0.5
+    k, top_h = (a + b) / a, _digamma_step(a, b)  # (h = top_h + log1p(s) - s, s = k t - 1: h's maximum at t = 1/k)
+    c = top_h + 1 + np.log(k)
+    lb = sc.betaln(a, b)
+    m = np.where((a >= 1) & (b >= 1) & (a + b > 2), (a - 1) / np.maximum(a + b - 2, 1e-300), a / (a + b))
+    m = np.clip(m, 1e-300, 1 - 1e-16)
+    lm, l1m = np.log(m), np.log1p(-m)
+    z = -k * np.exp(-c)  # (in (-1/e, 0): h(1/k) > 0)
+    with np.errstate(all="ignore"):
+        t1 = np.clip(-sc.lambertw(z, 0).real / k, 0.0, 1.0)
+        t2 = np.clip(-sc.lambertw(z, -1).real / k, 0.0, 1.0)
+    # the side [lo, hi] and the breaks inside it (the mode, h's zeros) as (log t, log(1 - t)), ordered by the
+    # logit (exact at both ends)
+    lo = np.where(lower, -np.inf, lu), np.where(lower, 0.0, l1u)
+    hi = np.where(lower, lu, 0.0), np.where(lower, l1u, -np.inf)
+    logit_lo, logit_hi, logit_m = lo[0] - lo[1], hi[0] - hi[1], lm - l1m
+    columns = [lo, hi]
+    for q in (m, t1, t2):
+        lq, l1q = np.log(q), np.log1p(-q)
+        logit = lq - l1q
+        columns.append((np.where(logit < logit_lo, lo[0], np.where(logit > logit_hi, hi[0], lq)),
+                        np.where(logit < logit_lo, lo[1], np.where(logit > logit_hi, hi[1], l1q))))
+    lts, l1s = np.stack([q[0] for q in columns]), np.stack([q[1] for q in columns])
+    order = np.argsort(lts - l1s, axis=0, kind="stable")
+    lts, l1s = np.take_along_axis(lts, order, axis=0), np.take_along_axis(l1s, order, axis=0)
+    front_below, front_above = a * lm - np.log(a) - lb, b * l1m - np.log(b) - lb
+
+    def w_of(lt, l1t, below):  # the map's variable at a point
+        return np.where(below, a * (lm - lt), b * (l1m - l1t))
+
+    def piece_log(w, i, below):
+        if below:
+            lt = lm[i] - w / a[i]
+            t, log_t = np.exp(lt), lt
+            log = front_below[i] - w + (b[i] - 1) * np.log(-np.expm1(lt))
+        else:
+            l1t = l1m[i] - w / b[i]
+            t = -np.expm1(l1t)
+            log_t = np.log(t)
+            log = front_above[i] - w + (a[i] - 1) * log_t
+        s = k[i] * t - 1
+        h = top_h[i] + _phi_minus(s, np.log(k[i]) + log_t)
+        return log, (h, np.abs(top_h[i]) + np.abs(h - top_h[i]) + np.abs(s))
+    total_parts, count = [], len(rows)
+    for j in range(lts.shape[0] - 1):
+        logit0, logit1 = lts[j] - l1s[j], lts[j + 1] - l1s[j + 1]
+        nonempty = logit1 > logit0
+        below = logit1 <= logit_m  # (the mode is a break: each piece on one side of it)
+        w0 = np.where(below, w_of(lts[j + 1], l1s[j + 1], True), w_of(lts[j], l1s[j], False))
+        w1 = np.where(below, w_of(lts[j], l1s[j], True), w_of(lts[j + 1], l1s[j + 1], False))
+        for side in (True, False):
+            index = np.flatnonzero(nonempty & (below == side))
+            if not index.size:
+                continue
+            start, end = np.maximum(w0[index], 0.0), w1[index]
+            top = piece_log(start, index, side)[0]
+
+            def integrand(w, i, side=side, index=index, top=top, part=0):
+                log, h = piece_log(w, index[i, None], side)
+                return np.exp(log - top[i, None]) * h[part]
+            v, e = _sharp_integrals(integrand, start, end)
+            # (h's rounding: a few ulps of its terms h(1/k), log1p(s) - s and s, integrated: one digit is enough)
+            size, _ = _sharp_integrals(lambda w, i, f=integrand: f(w, i, part=1), start, end)
+            total_parts.append((index, v, e + 1e-15 * np.abs(size), top))
+    largest = np.full(count, -np.inf)
+    for index, v, e, top in total_parts:
+        largest[index] = np.maximum(largest[index], top)
+    total, err, size = np.zeros(count), np.zeros(count), np.zeros(count)
+    for index, v, e, top in total_parts:
+        scale = np.exp(top - largest[index])
+        np.add.at(total, index, v * scale)
+        np.add.at(err, index, e * scale)
+        np.add.at(size, index, np.abs(v) * scale)
+    err = err + 1e-15 * size  # (the sum's rounding)
+    out[rows] = _scaled(np.where(lower, 0.5 * total, -0.5 * total), largest)
+    accurate[rows] = np.isinf(out[rows]) | (err <= TOLERANCE * np.abs(total))
+    return out, accurate
+
+
+def fdtr_ddfn(p: Numerical, n: np.ndarray, d: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """d fdtr(n, d, x) / dn (`_f_dn_kernel`); in d by fdtr(n, d, x) = 1 - fdtr(d, n, 1/x)."""
+    return _map(p, _f_dn_kernel, n, d, x)
+
+
+def fdtr_ddfd(p: Numerical, n: np.ndarray, d: np.ndarray, x: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return -fdtr_ddfn(p, d, n, 1 / x)
+
+
+def _root(p: Numerical, v: np.ndarray, prob: np.ndarray, cdf, sf, *args: np.ndarray) -> np.ndarray:
+    """scipy's solution v > 0 of cdf(v, *args) = prob (sf = 1 - cdf; args the inverse's own, broadcast), checked
+    and moved onto the root by Newton steps on central differences (the residual by sf where prob > 1/2): its
+    derivatives are taken there. Refused where it is not a root to 1e-6 of v (scipy 1.17's fdtridfd(10, 0.5, 0.1)
+    is 1e100 for 0.5), or not fixed to 1e-12 of v by cdf's rounding (1e-15 of the smaller tail: cdf moves too
+    little with v there). NaN stays NaN (scipy's answer outside its range)."""
+    v, prob, *args = np.broadcast_arrays(v, prob, *args)
+    out = np.array(v, dtype=float)
+    live = np.isfinite(out) & (out > 0) & (prob > 0) & (prob < 1)
+    if not live.any():
+        return out
+    w, q, args = out[live], prob[live], [a[live] for a in args]
+    upper = q > 0.5
+    tail = np.where(upper, 1 - q, q)
+
+    def residual(s):
+        return np.where(upper, tail - sf(s, *args), cdf(s, *args) - q)
+    for _ in range(3):
+        h = 1e-5 * w
+        slope = (residual(w + h) - residual(w - h)) / (2 * h)
+        step = residual(w) / slope
+        if not np.all(np.isfinite(step)) or np.any(np.abs(step) > 1e-6 * w):
+            p.refuse("is taken at scipy's solution, which is not a root of the function it inverts here (or the "
+                     "function does not move with the solved-for argument)")
+        w = w - step
+        if np.all(np.abs(step) <= 1e-15 * w):
+            break
+    if np.any(np.abs(step) > 1e-12 * w) or np.any(1e-15 * tail > 1e-12 * w * np.abs(slope)):
+        p.refuse("is taken at scipy's solution, which the function it inverts does not fix to 1e-12 here (it "
+                 "moves too little with the solved-for argument)")
+    out[live] = w
+    return out
+
+
+def _shape_solver(fn, names: tuple, at: int, cdf, sf, f_v, others: dict) -> None:
+    """Rules of an inverse v = fn(*args) with F(v, ...) = args[at] (cdf, sf: F and 1 - F of (v, *args)): in
+    args[at], 1 / F_v; in another argument i, -F_i / F_v (`others[i](p, v, *args)`); f_v(p, v, *args) = F_v,
+    numerical: every partial is, refused where F_v is 0 or not reached, at v on the root (`_root`)."""
+    name = fn.__name__
+
+    def partial(i):
+        def compute(p, y, *args):
+            v = _root(p, y, args[at], cdf, sf, *args)
+            slope = f_v(p, v, *args)
+            if np.any(slope == 0):
+                p.refuse(f"divides by the derivative of the function it inverts in {name}'s result, 0 here")
+            return (1.0 if i == at else -others[i](p, v, *args)) / slope
+        return _numerical(name, names[i], i, compute)
+    shape_rule(fn, *(partial(i) for i in range(len(names))), name=name)
+
+
+# fdtr, fdtrc in dfn and dfd; fdtri(dfn, dfd, p) = x and fdtridfd(dfn, p, x) = dfd by the implicit function theorem
+shape_rule(sc.fdtr, _numerical("fdtr", "dfn", 0, lambda p, y, n, d, x: fdtr_ddfn(p, n, d, x)),
+           _numerical("fdtr", "dfd", 1, lambda p, y, n, d, x: fdtr_ddfd(p, n, d, x)),
+           lambda y, dfn, dfd, x: _f_density(dfn, dfd, x), name="fdtr")
+shape_rule(sc.fdtrc, _numerical("fdtrc", "dfn", 0, lambda p, y, n, d, x: -fdtr_ddfn(p, n, d, x)),
+           _numerical("fdtrc", "dfd", 1, lambda p, y, n, d, x: -fdtr_ddfd(p, n, d, x)),
+           lambda y, dfn, dfd, x: -_f_density(dfn, dfd, x), name="fdtrc")
+shape_rule(sc.fdtri, _inverse("fdtri", "dfn", 0, lambda p, x, n, d, q: fdtr_ddfn(p, n, d, x),
+                              lambda x, n, d, q: _f_density(n, d, x), np.inf),
+           _inverse("fdtri", "dfd", 1, lambda p, x, n, d, q: fdtr_ddfd(p, n, d, x),
+                    lambda x, n, d, q: _f_density(n, d, x), np.inf),
+           lambda x, dfn, dfd, p: 1 / _f_density(dfn, dfd, x), name="fdtri")
+_shape_solver(sc.fdtridfd, ("dfn", "p", "x"), 1, lambda d, n, q, x: sc.fdtr(n, d, x),
+              lambda d, n, q, x: sc.fdtrc(n, d, x), lambda p, d, n, q, x: fdtr_ddfd(p, n, d, x),
+              {0: lambda p, d, n, q, x: fdtr_ddfn(p, n, d, x), 2: lambda p, d, n, q, x: _f_density(n, d, x)})
+
+# chi-square: chdtri(v, p) = x with chdtrc(v, x) = p; chdtriv(p, x) = v with chdtr(v, x) = p (chdtr = P(v/2, x/2))
+shape_rule(sc.chdtri, _inverse("chdtri", "v", 0, lambda p, x, v, q: -0.5 * gammainc_da(p, v / 2, x / 2),
+                               lambda x, v, q: -0.5 * _gamma_density(v / 2, x / 2), np.inf),
+           lambda x, v, p: -2 / _gamma_density(v / 2, x / 2), name="chdtri")
+_shape_solver(sc.chdtriv, ("p", "x"), 0, lambda v, q, x: sc.chdtr(v, x), lambda v, q, x: sc.chdtrc(v, x),
+              lambda p, v, q, x: 0.5 * gammainc_da(p, v / 2, x / 2),
+              {1: lambda p, v, q, x: 0.5 * _gamma_density(v / 2, x / 2)})
+
+# gamma: gdtr(a, b, x) = P(b, a x); gdtria(p, b, x) = a, gdtrix(a, b, p) = x, gdtrib(a, p, x) = b (scipy's CDFLIB
+# solvers: gdtria's b partial at its value moved onto the root, as gdtrib's)
+def _gdtria_db(p, a, q, b, x):
+    a = _root(p, a, q, lambda s, q, b, x: sc.gdtr(s, b, x), lambda s, q, b, x: sc.gdtrc(s, b, x), q, b, x)
+    return -gammainc_da(p, b, a * x) / (x * _gamma_density(b, a * x))
+
+
+shape_rule(sc.gdtria, lambda a, p, b, x: 1 / (x * _gamma_density(b, a * x)), _numerical("gdtria", "b", 1, _gdtria_db),
+           lambda a, p, b, x: -a / x, name="gdtria")
+shape_rule(sc.gdtrix, lambda x, a, b, p: -x / a,
+           _inverse("gdtrix", "b", 1, lambda p, x, a, b, q: gammainc_da(p, b, a * x),
+                    lambda x, a, b, q: a * _gamma_density(b, a * x), np.inf),
+           lambda x, a, b, p: 1 / (a * _gamma_density(b, a * x)), name="gdtrix")
+_shape_solver(sc.gdtrib, ("a", "p", "x"), 1, lambda b, a, q, x: sc.gdtr(a, b, x), lambda b, a, q, x: sc.gdtrc(a, b, x),
+              lambda p, b, a, q, x: gammainc_da(p, b, a * x),
+              {0: lambda p, b, a, q, x: x * _gamma_density(b, a * x),
+               2: lambda p, b, a, q, x: a * _gamma_density(b, a * x)})
+
+# Student's t: stdtrit(df, p) = t, stdtridf(p, t) = df
+shape_rule(sc.stdtrit, _inverse("stdtrit", "df", 0, lambda p, t, df, q: stdtr_ddf(p, df, t),
+                                lambda t, df, q: _t_density(df, t), np.inf),
+           lambda t, df, p: 1 / _t_density(df, t), name="stdtrit")
+_shape_solver(sc.stdtridf, ("p", "t"), 0, lambda df, q, t: sc.stdtr(df, t), lambda df, q, t: sc.stdtr(df, -t),
+              lambda p, df, q, t: stdtr_ddf(p, df, t), {1: lambda p, df, q, t: _t_density(df, t)})
+
+# beta: btdtria(p, b, x) = a, btdtrib(a, p, x) = b with betainc(a, b, x) = p
+_shape_solver(sc.btdtria, ("p", "b", "x"), 0, lambda a, q, b, x: sc.betainc(a, b, x),
+              lambda a, q, b, x: sc.betaincc(a, b, x), lambda p, a, q, b, x: betainc_da(p, a, b, x),
+              {1: lambda p, a, q, b, x: betainc_db(p, a, b, x), 2: lambda p, a, q, b, x: _beta_density(a, b, x)})
+_shape_solver(sc.btdtrib, ("a", "p", "x"), 1, lambda b, a, q, x: sc.betainc(a, b, x),
+              lambda b, a, q, x: sc.betaincc(a, b, x), lambda p, b, a, q, x: betainc_db(p, a, b, x),
+              {0: lambda p, b, a, q, x: betainc_da(p, a, b, x), 2: lambda p, b, a, q, x: _beta_density(a, b, x)})
 
 
 # normal: nrdtrimn(p, std, x) = x - std z, nrdtrisd(mn, p, x) = (x - mn) / z, z = ndtri(p)
