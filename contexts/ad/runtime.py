@@ -2551,6 +2551,7 @@ def _opaque_call(fn, args, kw, err, npre=0):
         return fn(*args, **kw), None
     if not _rearranges_only(fn.__code__):
         raise err
+    args, kw = _unshared(args, kw, err)
     try:
         y = fn(*args, **kw)
     except OverdubError as e:  # (forward over reverse: a dual met in its native code) refused as it
@@ -2560,6 +2561,53 @@ def _opaque_call(fn, args, kw, err, npre=0):
         if _any_differentiable((leaf,), {}) and id(leaf) not in inputs:
             raise err
     return y, (_opaque_back, y, args, kw, npre)
+
+
+def _unshared(args: tuple, kw: dict, err) -> tuple[tuple, dict]:
+    """args and kw with each number or array given at a second place a copy of its own (an array: a view), so
+    that the cotangents `_opaque_back` routes back by identity find each place. Two of the caller's variables
+    may hold one object (`gradient(f, 1.0, 1.0)`: one constant; `gradient(f, x, x)`), each differentiated on
+    its own: scipy.stats' `_parse_args(loc, scale)` passed the object back twice, its two cotangents were
+    summed and given to the first place, the second 0 (norm.cdf(0.5, a, b): (-0.18, 0) for (-0.35, 0.18)). A
+    caller passing one variable twice adds the two places' cotangents itself. A repeated one inside a list or
+    dict (which a copy would replace for the caller too) is refused."""
+    seen: set = set()
+    repeated = False
+    for leaf in _leaves(tuple(args) + tuple(kw.values())):
+        if type(leaf) in _ATOMS or leaf is None:
+            continue
+        if id(leaf) in seen:
+            repeated = True
+            break
+        seen.add(id(leaf))
+    if not repeated:
+        return args, kw
+    seen.clear()
+
+    def own(v, depth: int):
+        t = type(v)
+        if depth < 3 and t is tuple:
+            return tuple(own(u, depth + 1) for u in v)
+        if depth < 3 and isinstance(v, (list, tuple, dict)):
+            if any(id(u) in seen for u in _leaves(v, depth)):
+                raise err  # (a list's or dict's: copying it would hand the callee another object)
+            seen.update(id(u) for u in _leaves(v, depth) if type(u) not in _ATOMS and u is not None)
+            return v
+        if t in _ATOMS or v is None:
+            return v
+        if id(v) not in seen:
+            seen.add(id(v))
+            return v
+        if t is float:
+            return v * 1.0  # (a new float of the same value, -0.0 and nan too)
+        if t is complex:
+            return complex(v.real, v.imag)
+        if isinstance(v, np.generic):
+            return v.copy()
+        if isinstance(v, np.ndarray):
+            return v.view()  # (a new array object over the same memory: an in-place change reaches both)
+        raise err
+    return tuple(own(a, 0) for a in args), {k: own(v, 0) for k, v in kw.items()}
 
 
 def _reads_differentiable(fn) -> bool:
