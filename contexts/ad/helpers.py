@@ -3330,7 +3330,11 @@ def live_loop(kind, fns, *objs) -> bool:
         return True
     if kind.startswith("?"):  # (no change seen: the loop as written, as before)
         return False
+    items_only = kind.startswith("!")  # (a change seen only through the loop's items, `kernel(x, bw=bw)` of the
+    # target `bw`: an item of a 1-d array is a number, which nothing changes in place; KDEpy's NaiveKDE was refused)
     for o in objs:  # (not a dict's or set's keys, drawn live: biopython's `for aa in d: d[aa] = ...` is right)
+        if items_only and type(o) is np.ndarray and o.ndim == 1:
+            continue
         if isinstance(o, (list, collections.deque)) or isinstance(o, np.ndarray) and type(o) is not _Dual \
                 or isinstance(o, dict) and kind != "seq":
             raise runtime.UnsupportedFunction(

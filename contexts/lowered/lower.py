@@ -593,10 +593,16 @@ class Lowerer:
         if self.aliases is None:
             self.aliases = _view_aliases(self.fdef) if self.fdef is not None else {}
         names = names.union(*(self.aliases.get(n, ()) for n in names))
-        changed = _changed_by(s.body, names, changed_in_place, stored_base, viewed)
-        if {n.id for n in ast.walk(s.target) if isinstance(n, ast.Name)} & changed_in_place(
-                ast.Module(body=s.body, type_ignores=[])):
-            changed = names  # (an item changed in place, a row of an array: `for r, s in zip(M, M[1:]): s += r`)
+        targets = {n.id for n in ast.walk(s.target) if isinstance(n, ast.Name)}
+        # (a sequence's name the loop's target rebinds, `for w, bw in zip(ws, bw)`, names an item in the body:
+        # KDEpy's `self.kernel(x, bw=bw)` changes no sequence)
+        changed = _changed_by(s.body, names - targets, changed_in_place, stored_base, viewed)
+        through_items = False
+        if targets & changed_in_place(ast.Module(body=s.body, type_ignores=[])):
+            # (an item changed in place, a row of an array: `for r, s in zip(M, M[1:]): s += r`; only so, "!": an
+            # item of a 1-d array is a number, which no change reaches, `live_loop` tells when the loop runs)
+            through_items = not names & changed
+            changed = names
         seen = bool(names & changed)  # (a change seen here: reverse mode refuses the loop as written)
         if kind != "seq" or numbered is not None:
             # enumerate, zip, reversed, a dict's items: the modes draw them eagerly, so a change the body makes
@@ -630,7 +636,8 @@ class Lowerer:
         kept = [new(_name(h, s)) if not h.startswith(TEMP_PREFIX) else h for h in held]
         k = self.state.temp()
         checked = ast.Tuple(elts=[copy.deepcopy(f) for f in fns], ctx=ast.Load())
-        ok = new(ast.Call(func=_name("__od_live__", s), args=[ast.Constant(kind if seen else "?" + kind), checked,
+        label = ("!" + kind if through_items else kind) if seen else "?" + kind
+        ok = new(ast.Call(func=_name("__od_live__", s), args=[ast.Constant(label), checked,
                                                               *map(load, kept)], keywords=[]))
         setup: list = []
         if kind in ("items", "values"):  # by the keys listed before the loop

@@ -2447,7 +2447,7 @@ def live(kind: str, fns: tuple, *objs) -> bool:
     not its own), the objects lists (or list subclasses iterating and indexing as lists), tuples, arrays (not
     0-d, not a subclass, whose iteration may be its own), or for a dict's loop ("items", "values") a plain
     dict."""
-    kind = kind.lstrip("?")  # ("?items": a change the lowering did not see, only may be)
+    kind = kind.lstrip("?!")  # ("?items": a change the lowering did not see, only may be; "!": through an item)
     for f in fns:
         if f is not enumerate and f is not zip and f is not iter and f is not reversed:
             return False

@@ -13,6 +13,7 @@ hydrostats; 132 cases, both modes, against central differences), reduced to plai
   constant (`if cp == -1:`) was judged from the two sides of the point at every call (calcbsimpvol).
 """
 
+import itertools
 import math
 
 import numpy as np
@@ -177,3 +178,71 @@ def test_one_variable_passed_twice_sums_both_places():
     f = lambda x: st.logistic.cdf(0.8, loc=x, scale=x)  # noqa: E731
     assert gradient(f, 1.3)[0] == pytest.approx(fd.derivative(f, 1.3), rel=1e-7)
     assert derivative(f, 1.3) == pytest.approx(fd.derivative(f, 1.3), rel=1e-7)
+
+
+# -- a loop whose target rebinds the name of a sequence it zips (sweep K: KDEpy's NaiveKDE.evaluate) --------------
+# `for weight, data_point, bw in zip(weights, self.data, bw): ... self.kernel(x, bw=bw)`: in the body `bw` is an
+# item, but reverse mode took the call for a change of the array looped over and refused the loop.
+
+GRID = np.linspace(-1.0, 8.0, 4)
+
+
+def _kernel(x, bw):
+    return np.exp(-0.5 * (x / bw) ** 2) / bw
+
+
+class _KDE:
+    def __init__(self, data, bw):
+        self.data = data.reshape(-1, 1)
+        self.bw = bw
+        self.kernel = _kernel
+
+    def evaluate(self):
+        out = np.zeros(GRID.shape[0])
+        bw = self.bw
+        if isinstance(bw, float):
+            bw = np.asarray(np.ones(self.data.shape[0]) * bw, dtype=float)
+        weights = itertools.repeat(1 / self.data.shape[0])
+        for weight, point, bw in zip(weights, self.data, bw):
+            x = GRID - point
+            out += weight * self.kernel(x, bw=bw)
+        return out
+
+
+def _kde(d):
+    return _KDE(d, 0.8).evaluate() + _KDE(d, 0.5 + 0.1 * d).evaluate()
+
+
+def _items_rebound(a):
+    b = a * 2.0
+    total = 0.0
+    for v, b in zip(a, b):  # (b, an item of a 1-d array: a number; `b += v` rebinds it)
+        b += v
+        total = total + b * v
+    return total
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_loop_target_rebinding_a_zipped_sequence(mode):
+    x = np.array([0.3, 1.9, 4.1])
+    want = fd.jacobian(_kde, x)
+    from contexts import jacobian
+    got = jacobian(_kde, x) if mode == "reverse" else jacfwd(_kde, x)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+    got = gradient(_items_rebound, x)[0] if mode == "reverse" else jacfwd(_items_rebound, x)
+    np.testing.assert_allclose(got, fd.gradient(_items_rebound, x)[0], rtol=1e-7)
+
+
+def _rows_changed(m):
+    m = m * 1.0
+    for r, s in zip(m, m[1:]):  # (rows: views; `s += r` changes the array looped over)
+        s += r
+    return (m ** 2).sum()
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_rows_changed_through_the_loop_target(mode):
+    x = np.arange(6.0).reshape(3, 2) * 0.3
+    want = fd.gradient(_rows_changed, x)[0]
+    got = gradient(_rows_changed, x)[0] if mode == "reverse" else jacfwd(_rows_changed, x)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
