@@ -58,7 +58,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_kw_spread__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_entered_as__", "__od_stairs__",
            "__od_stairs_fd__", "__od_divisor_jump__", "__od_operator__", "__od_held__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
-           "__od_size__", "__od_more_back__", "__od_global_store__")
+           "__od_size__", "__od_more_back__", "__od_global_store__", "__od_flat_index__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",

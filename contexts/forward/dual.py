@@ -1297,7 +1297,10 @@ class Dual:
 
     @property
     def flat(self):  # (`a, b, c = m.flat`, `m.flat[i]`: transforms3d's mat2quat, scipy's linregress)
-        if not isinstance(self.primal, np.ndarray):  # (a number's dual has none: sympy's sympify asks)
+        value = self.primal
+        while type(value) is Dual:  # (a dual of a dual array, a second derivative's: an array's)
+            value = value.primal
+        if not isinstance(value, np.ndarray):  # (a number's dual has none: sympy's sympify asks)
             raise AttributeError("flat")
         return _Flat(self)
 
@@ -1504,12 +1507,12 @@ def subclass_attribute(d: Dual, name: str):
 
 
 class _Flat:
-    """A dual array's `.flat`, read: its items in C order (a view of the flattened dual: `m.flat[i]`,
-    iteration, `len`). Writing through it is refused (forward mode's `c.flat[i] = x`: write `c.ravel()`'s
-    items, or `c[np.unravel_index(i, c.shape)] = x`)."""
-    __slots__ = ("_items", "_shape", "_next")
+    """A dual array's `.flat`: its items in C order (a view of the flattened dual: `m.flat[i]`, iteration,
+    `len`); a store through it (`c.flat[i] = x`) is the dual's store at those items' positions."""
+    __slots__ = ("_items", "_shape", "_next", "_dual")
 
     def __init__(self, d: Dual):
+        self._dual = d
         self._items = np.ravel(d)
         self._shape = np.shape(d)
         self._next = 0  # (as numpy's flatiter: `next(a.flat)` and its `coords`, np.ndenumerate's)
@@ -1540,8 +1543,11 @@ class _Flat:
         return self._items[index]
 
     def __setitem__(self, index, value):
-        raise OverdubError("forward mode does not write into a dual array through `.flat`",
-                           fix="write its items by index: `c[np.unravel_index(i, c.shape)] = x`")
+        # (the store into the dual at the positions of its items in C order, as numpy's flatiter writes them:
+        # roboticstoolbox's `p.flat[k] = pk`; the items read again, a copy where the dual's layout is not C's)
+        d = self._dual
+        d[np.unravel_index(np.arange(int(np.size(d)))[index], self._shape)] = value
+        self._items = np.ravel(d)
 
     # numpy's flatiter is an array to its comparisons and numpy's functions (`d.flat == 1`, `np.sum(a.flat)`): the
     # items' dual, as they are (without these, `d.flat == 1` was Python's identity test, False: pkI W1, 0 for 2)

@@ -1408,7 +1408,7 @@ class _Activity:
 
 # the helpers of the lowering's index loops (`Lowerer.live_loop`): a test of types, of a position, the keys
 LOOP_HELPERS = frozenset({"__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__", "__od_size__",
-                          "__od_more_back__"})
+                          "__od_more_back__", "__od_flat_index__"})  # (and a `.flat` store's positions)
 _SHARED_CONTAINERS = (list, dict, set, collections.deque, np.ndarray)
 _NOT_STATE = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
               functools.partial)

@@ -436,16 +436,50 @@ class Lowerer:
                 value=_name(cur.id, s)), s))
             return pre
         if isinstance(target, ast.Subscript):
-            obj = self.atom(target.value, pre)
-            idx = self.index(target.slice, pre)
-            cur = self.atom(ast.copy_location(ast.Subscript(value=obj, slice=idx, ctx=ast.Load()), s), pre)
-            rhs = self.atom(s.value, pre)
-            pre.append(self._inplace(cur, s.op, rhs, s))
-            pre.append(ast.copy_location(ast.Assign(
-                targets=[ast.copy_location(ast.Subscript(value=obj, slice=copy.deepcopy(idx), ctx=ast.Store()), s)],
-                value=_name(cur.id, s)), s))
-            return pre
+            rhs_pre: list = []
+
+            def update(obj, idx):
+                out: list = []
+                cur = self.atom(ast.copy_location(ast.Subscript(value=obj, slice=idx, ctx=ast.Load()), s), out)
+                rhs = self.atom(copy.deepcopy(s.value), out)
+                out.append(self._inplace(cur, s.op, rhs, s))
+                out.append(ast.copy_location(ast.Assign(
+                    targets=[ast.copy_location(ast.Subscript(value=copy.deepcopy(obj), slice=copy.deepcopy(idx),
+                                                             ctx=ast.Store()), s)],
+                    value=_name(cur.id, s)), s))
+                return out
+            flat = self.flat_store(target, update)
+            if flat is not None:
+                return pre + rhs_pre + flat
+            obj, idx = self.subscript_target(target, pre)
+            return pre + update(obj, idx)
         raise Unsupported("augmented assignment to this target", s)
+
+    def flat_store(self, target: ast.Subscript, store) -> list[ast.stmt] | None:
+        """`x.flat[k] = ...` (and `x.flat[k] op= ...`) as a store into x at k's positions in x's shape where x.flat
+        is an array's flat iterator (`x[__od_flat_index__(x, k)] = ...`: an array's items in C order, which every
+        transformer follows as a store into x; roboticstoolbox's `p.flat[k] = pk`), as written otherwise (an
+        object's own `flat`). `store(obj, idx, pre)` gives the statements storing into obj[idx]; None where the
+        target is no `.flat` subscript."""
+        if not (isinstance(target.value, ast.Attribute) and target.value.attr == "flat"):
+            return None
+        pre: list = []
+        obj = self.atom(target.value.value, pre)
+        flat = self.index(target.slice, pre)
+        at = self.state.temp()
+        array: list = [_loc(_assign(at, ast.Call(func=_name("__od_flat_index__", target), args=[
+            copy.deepcopy(obj), copy.deepcopy(flat)], keywords=[]), target), target)]
+        array += store(copy.deepcopy(obj), _name(at, target))
+        own: list = []
+        it = self.atom(ast.copy_location(ast.Attribute(value=copy.deepcopy(obj), attr="flat", ctx=ast.Load()), target),
+                       own)
+        own += store(_name(it.id, target), copy.deepcopy(flat))
+        test = ast.Call(func=_name("__od_flat_index__", target), args=[copy.deepcopy(obj)], keywords=[])
+        pre.append(_loc(ast.If(test=test, body=array, orelse=own), target))
+        return pre
+
+    def subscript_target(self, target: ast.Subscript, pre: list) -> tuple[ast.expr, ast.expr]:
+        return self.atom(target.value, pre), self.index(target.slice, pre)
 
     def store(self, target, value, like) -> list[ast.stmt]:
         """Statements storing atom `value` into an assignment target."""
@@ -458,11 +492,14 @@ class Lowerer:
             pre.append(ast.copy_location(ast.Assign(targets=[tgt], value=value), like))
             return pre
         if isinstance(target, ast.Subscript):
-            obj = self.atom(target.value, pre)
-            idx = self.index(target.slice, pre)
-            tgt = ast.copy_location(ast.Subscript(value=obj, slice=idx, ctx=ast.Store()), target)
-            pre.append(ast.copy_location(ast.Assign(targets=[tgt], value=value), like))
-            return pre
+            def store(obj, idx):
+                tgt = ast.copy_location(ast.Subscript(value=obj, slice=idx, ctx=ast.Store()), target)
+                return [ast.copy_location(ast.Assign(targets=[tgt], value=copy.deepcopy(value)), like)]
+            flat = self.flat_store(target, store)
+            if flat is not None:
+                return flat
+            obj, idx = self.subscript_target(target, pre)
+            return pre + store(obj, idx)
         if isinstance(target, (ast.Tuple, ast.List)):
             return self.unpack(target.elts, value, like)
         if isinstance(target, ast.Starred):

@@ -2502,7 +2502,21 @@ def more_keys(k: int, keys: list, d: dict, size: int) -> bool:
     return k < len(keys)
 
 
-HELPERS = {"__od_live__": live, "__od_more__": more, "__od_more_back__": more_back, "__od_more_keys__": more_keys, "__od_keys__": list,
+def flat_index(x, *k):
+    """`__od_flat_index__`: given no k, whether x's `.flat` is an array's flat iterator (numpy's, of an array class
+    that keeps it, or a dual array's); given k, the positions in x's shape of `x.flat[k]` (an int, a slice, an
+    integer or boolean array over x's items in C order), for the store `x.flat[k] = v` written as `x[positions] =
+    v` (`Lowerer.flat_store`)."""
+    if not k:
+        if type(x).__name__ == "Dual":
+            while type(x).__name__ == "Dual":
+                x = x.primal
+            return isinstance(x, np.ndarray)
+        return isinstance(x, np.ndarray) and getattr(type(x), "flat", None) is np.ndarray.flat
+    return np.unravel_index(np.arange(np.size(x))[k[0]], np.shape(x))
+
+
+HELPERS = {"__od_flat_index__": flat_index, "__od_live__": live, "__od_more__": more, "__od_more_back__": more_back, "__od_more_keys__": more_keys, "__od_keys__": list,
            "__od_size__": len, "__od_endless__": endless, "__od_unpack__": unpack, "__od_iter__": iter, "__od_eager__": eager, "__od_eager_raised__": eager_raised, "__od_eager_guard__": eager_guard, "__od_iter_guard__": iter_guard, "__od_lazy_stamp__": lazy_stamp, "__od_lazy_guard__": lazy_guard,
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator, "__od_divisor_jump__": divisor_jump,

@@ -841,15 +841,61 @@ def test_array_attributes_and_fill_diagonal(f):
     assert_grad_fd(f, np.array([0.3, 1.2, -0.7, 2.0]))
 
 
-def test_writes_through_flat_are_refused_with_a_fix():
-    from contexts.ad.runtime import UnsupportedFunction
+def _flat_one(x):
+    y = x * 1.0
+    y.flat[1] = x[0] ** 2
+    return np.sum(y ** 2)
+
+
+def _flat_matrix(x):  # (a 2-d array, a slice, a mask, an array of positions, `+=`, then read back)
+    m = np.outer(x, x[:2])
+    m.flat[::3] = np.sin(x[:2])
+    m.flat[m.ravel() > 0.5] = 0.25 * x[1]
+    m.flat[np.array([1, 4])] += x[2] * x[:2]
+    m.flat[5] *= 3.0
+    return np.sum(m ** 2) + m[1, 0] * x[0]
+
+
+def _flat_transposed(x):  # (a view in Fortran order: `.flat` walks its C order, not its memory's)
+    m = np.outer(x, np.array([1.0, 2.0])).T
+    m.flat[1] = x[1] ** 3
+    return np.sum(m * np.arange(6.0).reshape(2, 3))
+
+
+def _flat_loop(q):  # (roboticstoolbox's trapezoidal: every item of a fresh array through `.flat`)
+    t = np.linspace(0.0, 1.0, 5)
+    p = np.zeros(t.shape)
+    for k, tk in enumerate(t.flat):
+        p.flat[k] = 0.2 + (q[0] - 0.2) * tk * tk + q[1] * tk
+    return np.sum(p ** 2)
+
+
+@pytest.mark.parametrize("f", [_flat_one, _flat_matrix, _flat_transposed, _flat_loop])
+@pytest.mark.parametrize("mode", ["reverse", "forward", "hessian"])
+def test_writes_through_flat(f, mode):
+    from contexts import hessian, jacfwd
+    x = np.array([0.7, 1.3, -0.4])[:2 if f is _flat_loop or f is _flat_one else 3]
+    if mode == "reverse":
+        np.testing.assert_allclose(gradient(f, x)[0], fd.gradient(f, x)[0], rtol=1e-6, atol=1e-9)
+    elif mode == "forward":
+        np.testing.assert_allclose(jacfwd(f, x), fd.gradient(f, x)[0], rtol=1e-6, atol=1e-9)
+    else:
+        np.testing.assert_allclose(hessian(f, x), fd.hessian(f, x), rtol=1e-4, atol=1e-6)
+
+
+def test_a_store_through_an_objects_own_flat():
+    class Grid:
+        def __init__(self):
+            self.flat = [0.0, 0.0]
 
     def f(x):
-        y = x * 1.0
-        y.flat[1] = x[0] ** 2
-        return np.sum(y ** 2)
-    with pytest.raises(UnsupportedFunction, match="unravel_index"):
-        gradient(f, np.array([1.0, 2.0]))
+        g = Grid()
+        g.flat[1] = x[0] ** 2
+        return g.flat[1] * 2.0
+    # (a list named flat: stored into as a list, not through an array's positions)
+    np.testing.assert_allclose(gradient(f, np.array([1.5, 2.0]))[0], [6.0, 0.0])
+    from contexts import jacfwd
+    np.testing.assert_allclose(jacfwd(f, np.array([1.5, 2.0])), [6.0, 0.0])
 
 
 def test_an_array_attribute_without_a_derivative_rule_is_refused():
