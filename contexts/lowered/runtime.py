@@ -2629,6 +2629,7 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None, exits=Non
     comparison of such an operand is followed by `__od_compared__` on its result."""
     out = []
     exits = exit_tests(stmts) if exits is None else exits  # (the tests ending a loop, `converged`)
+    whole = _whole_tests(stmts)
     for s in stmts:
         if getattr(s, "_od_assert", False):  # (an assert's test chooses no value: `lower.stmt_Assert`)
             out.append(s)
@@ -2637,6 +2638,9 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None, exits=Non
         test = _equality_test(v) if isinstance(s, ast.Assign) else None
         if test is not None:
             a, b, op, close = test
+            if op in ("==", "!=") and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                    and whole.get(s.targets[0].id) == op:
+                op = "all=="  # (`np.all(np.equal(r1, r2))`: one test of all of it, see `_whole_tests`)
             ia, ib = is_active(a), is_active(b)
             if op in ("in", "not in"):  # (`x in c`: the item, checked in a builtin container)
                 if ib and tangent is None:  # (a container of a class's own: its `__contains__`, `own_test`)
@@ -2667,6 +2671,36 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None, exits=Non
             if zero is not None:  # (a truth test: `t != 0`)
                 out.append(_guard(s, "__od_equality_guard__", (zero[0], ast.Constant(0.0)), zero[1], None, tangent))
         out.append(s)
+    return out
+
+
+def _whole_tests(stmts: list) -> dict:
+    """name -> "==" for a temporary of the lowered form holding an elementwise `==` read only by `np.all(t)`,
+    `t.all()` or `all(t)` (and "!=" for one read only by `any`): the test is of all of the arrays' entries at
+    once, special only where all are equal (lamberthub's `np.all(np.equal(r1, r2))` of two positions whose z
+    entries are both 0 was refused as a tie of those, though the test holds on a neighbourhood)."""
+    reads: dict = {}
+    for n in ast.walk(ast.Module(body=list(stmts), type_ignores=[])):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            reads[n.id] = reads.get(n.id, 0) + 1
+    out = {}
+    for s in stmts:
+        if not (isinstance(s, ast.Assign) and isinstance(s.value, ast.Call)) or s.value.keywords:
+            continue
+        f, args = s.value.func, s.value.args
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+        if name not in ("all", "any"):
+            continue
+        if len(args) == 1 and isinstance(args[0], ast.Name) and not isinstance(f, ast.Attribute) or (
+                len(args) == 1 and isinstance(args[0], ast.Name) and isinstance(f.value, ast.Name)
+                and f.value.id in ("np", "numpy")):
+            t = args[0].id
+        elif not args and isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            t = f.value.id
+        else:
+            continue
+        if t.startswith("_od_t") and reads.get(t) == 1:
+            out[t] = "==" if name == "all" else "!="
     return out
 
 

@@ -246,3 +246,42 @@ def test_rows_changed_through_the_loop_target(mode):
     want = fd.gradient(_rows_changed, x)[0]
     got = gradient(_rows_changed, x)[0] if mode == "reverse" else jacfwd(_rows_changed, x)
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+# -- an elementwise equality read only by `all` is one test of all the entries (sweep K: lamberthub) -----------
+# `if np.all(np.equal(r1, r2)): raise ...` of two positions whose z entries are both 0: each tied entry was noted
+# as a special point, and forward mode ran to check it (refused where its sides were the solver's noise); the
+# test holds on a neighbourhood unless every entry ties.
+
+_R1 = np.array([1.5, 0.0, 0.0])
+
+
+def _whole_equality(r2):
+    if np.all(np.equal(_R1, r2)):
+        raise ValueError("equal positions")
+    if (r2 == _R1).all():
+        return 0.0 * r2[0]
+    d = r2 - _R1
+    return np.sqrt(d @ d) * (1.0 + r2[2] ** 2)
+
+
+def _all_tied(r2):
+    if (r2 == _R1).all():  # (every entry ties: the special case's derivative is not the function's)
+        return 0.0 * r2[0]
+    d = r2 - _R1
+    return d @ d + d[0]
+
+
+def test_an_equality_read_only_by_all_is_one_test(monkeypatch):
+    import contexts.compose as compose
+    x = np.array([0.3, 2.0, 0.0])
+    want = fd.gradient(_whole_equality, x)[0]
+    checks = []
+    original = compose.check_special
+    monkeypatch.setattr(compose, "check_special", lambda *a: checks.append(a) or original(*a))
+    np.testing.assert_allclose(gradient(_whole_equality, x)[0], want, rtol=1e-7, atol=1e-12)
+    assert not checks  # (nothing noted: no forward run to check it)
+    np.testing.assert_allclose(jacfwd(_whole_equality, x), want, rtol=1e-7, atol=1e-12)
+    # (all of it tied, and moving: still the special point, judged from its two sides, not the special case's 0)
+    np.testing.assert_allclose(gradient(_all_tied, _R1.copy())[0], fd.gradient(_all_tied, _R1.copy())[0], atol=1e-7)
+    assert abs(fd.gradient(_all_tied, _R1.copy())[0][0] - 1.0) < 1e-6
