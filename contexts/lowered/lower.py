@@ -952,7 +952,9 @@ class Lowerer:
         for i, a in enumerate(items):
             gen = a if isinstance(a, ast.GeneratorExp) else (
                 self.generators.get(a.id) if isinstance(a, ast.Name) else None)
-            others = {b for j, b in enumerate(bases) if j != i and b}
+            # (not a module's name: `reduce(np.logical_or, (np.ma.getmask(a) for a in args))`, gsw's decorator,
+            # passes a function of numpy's, which changes no module the generator reads)
+            others = {b for j, b in enumerate(bases) if j != i and b and b not in _READ_ONLY_MODULES}
             others |= {c for j, b in enumerate(bases) if j != i and b in changes for c in changes[b]}
             if gen is not None:
                 hit = sorted(_comprehension_reads(gen) & others)

@@ -153,6 +153,18 @@ def qualified_name(fn: Any) -> str:
             found = sys.modules.get(where)
             if found is not None and getattr(found, fn.__name__, None) is fn:
                 return f"{where}.{fn.__name__}"
+        # (a library's own ufunc, gsw's TEOS-10 `rho`: the shortest module name holding it, public first; said
+        # `numpy.rho` before. Asked for messages only: a walk of the loaded modules)
+        holders = []
+        for where, found in list(sys.modules.items()):
+            try:
+                if vars(found).get(fn.__name__) is fn:
+                    holders.append(where)
+            except TypeError:  # (no __dict__)
+                continue
+        if holders:
+            where = min(holders, key=lambda w: ("._" in w or w.startswith("_"), w.count("."), len(w)))
+            return f"{where}.{fn.__name__}"
     return f"{module}.{name}"
 
 

@@ -15,6 +15,7 @@ hydrostats; 132 cases, both modes, against central differences), reduced to plai
 
 import itertools
 import math
+from functools import reduce
 
 import numpy as np
 import pytest
@@ -285,3 +286,41 @@ def test_an_equality_read_only_by_all_is_one_test(monkeypatch):
     # (all of it tied, and moving: still the special point, judged from its two sides, not the special case's 0)
     np.testing.assert_allclose(gradient(_all_tied, _R1.copy())[0], fd.gradient(_all_tied, _R1.copy())[0], atol=1e-7)
     assert abs(fd.gradient(_all_tied, _R1.copy())[0][0] - 1.0) < 1e-6
+
+
+# -- gsw (sweep K): its decorator's `reduce(np.logical_or, (np.ma.getmask(a) for a in args))` was refused as a
+# generator read beside what it reads (numpy's module), and its TEOS-10 ufuncs were named `numpy.rho` ---------
+
+def _masked_support(f):  # (gsw's decorator of its TEOS-10 ufuncs, `masked_array_support`; no `__wrapped__`,
+    def wrapper(*args, **kwargs):  # which reverse mode would call in its place, as where its own has a rule)
+        if not any(np.ma.isMaskedArray(a) for a in itertools.chain(args, kwargs.values())):
+            return f(*args, **kwargs)
+        mask = reduce(np.logical_or, (np.ma.getmask(a) for a in itertools.chain(args, kwargs.values())))
+        return np.ma.masked_array(f(*args, **kwargs), mask=mask)
+    return wrapper
+
+
+_hypot = _masked_support(np.hypot)
+
+
+def test_a_generator_passed_beside_a_module():
+    x, y = np.array([0.5, 1.5]), np.array([2.0, -1.0])
+    f = lambda a, b: np.sum(_hypot(a, b))  # noqa: E731
+    got = gradient(f, x, y)
+    want = fd.gradient(f, x, y)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-7)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-7)
+    from contexts.lowered.show import show_lowered
+    assert "reduce" in show_lowered(_hypot)  # (lowered: refused before, answered by forward mode's fallback)
+
+
+def test_a_library_ufunc_is_named_by_its_module(monkeypatch):
+    import sys
+    import types
+    from contexts.rules.registry import qualified_name
+    u = np.frompyfunc(lambda v: v, 1, 1)
+    lib = types.ModuleType("somelib._kernels")
+    setattr(lib, u.__name__, u)
+    monkeypatch.setitem(sys.modules, "somelib._kernels", lib)
+    assert qualified_name(u) == f"somelib._kernels.{u.__name__}"
+    assert qualified_name(np.add) == "numpy.add"
