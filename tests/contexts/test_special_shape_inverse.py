@@ -5,7 +5,6 @@ by the implicit function theorem), the shape-solving inverses `chdtriv`, `gdtrib
 mpmath at 40 digits (the inverses at mpmath's own root), against central differences, in reverse and forward mode,
 and through scipy.stats; refused where scipy's solution is not a root, and for a second derivative."""
 
-import warnings
 
 import numpy as np
 import pytest
@@ -23,12 +22,7 @@ REL = 1e-10  # against mpmath (at mpmath's root of the given probability)
 FD_REL = 1e-6  # against central differences
 u = sc._ufuncs
 
-
-@pytest.fixture(autouse=True)
-def _quiet():
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+from tests.contexts.test_scipy_stats_kernels import _quiet  # noqa: E402,F401  (numpy's and scipy's warnings off)
 
 
 def _diff(F, args, i):
