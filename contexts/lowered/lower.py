@@ -436,8 +436,6 @@ class Lowerer:
                 value=_name(cur.id, s)), s))
             return pre
         if isinstance(target, ast.Subscript):
-            rhs_pre: list = []
-
             def update(obj, idx):
                 out: list = []
                 cur = self.atom(ast.copy_location(ast.Subscript(value=obj, slice=idx, ctx=ast.Load()), s), out)
@@ -450,8 +448,8 @@ class Lowerer:
                 return out
             flat = self.flat_store(target, update)
             if flat is not None:
-                return pre + rhs_pre + flat
-            obj, idx = self.subscript_target(target, pre)
+                return pre + flat
+            obj, idx = self.atom(target.value, pre), self.index(target.slice, pre)
             return pre + update(obj, idx)
         raise Unsupported("augmented assignment to this target", s)
 
@@ -459,7 +457,7 @@ class Lowerer:
         """`x.flat[k] = ...` (and `x.flat[k] op= ...`) as a store into x at k's positions in x's shape where x.flat
         is an array's flat iterator (`x[__od_flat_index__(x, k)] = ...`: an array's items in C order, which every
         transformer follows as a store into x; roboticstoolbox's `p.flat[k] = pk`), as written otherwise (an
-        object's own `flat`). `store(obj, idx, pre)` gives the statements storing into obj[idx]; None where the
+        object's own `flat`). `store(obj, idx)` gives the statements storing into obj[idx]; None where the
         target is no `.flat` subscript."""
         if not (isinstance(target.value, ast.Attribute) and target.value.attr == "flat"):
             return None
@@ -478,9 +476,6 @@ class Lowerer:
         pre.append(_loc(ast.If(test=test, body=array, orelse=own), target))
         return pre
 
-    def subscript_target(self, target: ast.Subscript, pre: list) -> tuple[ast.expr, ast.expr]:
-        return self.atom(target.value, pre), self.index(target.slice, pre)
-
     def store(self, target, value, like) -> list[ast.stmt]:
         """Statements storing atom `value` into an assignment target."""
         if isinstance(target, ast.Name):
@@ -498,7 +493,7 @@ class Lowerer:
             flat = self.flat_store(target, store)
             if flat is not None:
                 return flat
-            obj, idx = self.subscript_target(target, pre)
+            obj, idx = self.atom(target.value, pre), self.index(target.slice, pre)
             return pre + store(obj, idx)
         if isinstance(target, (ast.Tuple, ast.List)):
             return self.unpack(target.elts, value, like)
