@@ -2638,10 +2638,12 @@ def equality_guards(stmts: list, is_active, tangent=None, valued=None, exits=Non
         test = _equality_test(v) if isinstance(s, ast.Assign) else None
         if test is not None:
             a, b, op, close = test
-            if op in ("==", "!=") and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
-                    and whole.get(s.targets[0].id) == op:
-                op = "all=="  # (`np.all(np.equal(r1, r2))`: one test of all of it, see `_whole_tests`)
             ia, ib = is_active(a), is_active(b)
+            if op in ("==", "!=") and ia != ib and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) \
+                    and whole.get(s.targets[0].id) == op:
+                # (`np.all(np.equal(r1, r2))`: one test of all of it, see `_whole_tests`; not of two active arrays,
+                # whose `==` is noted softly, as a library's alignment check: numpy's Polynomial domains)
+                op = "all=="
             if op in ("in", "not in"):  # (`x in c`: the item, checked in a builtin container)
                 if ib and tangent is None:  # (a container of a class's own: its `__contains__`, `own_test`)
                     out.append(_guard(s, "__od_own_test__", (b, a), op, None, None))
