@@ -1021,10 +1021,12 @@ def _boxed(g, a, S, seen: set, depth: int):
     return None if made and not found else g
 
 
-def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
+def jacobian(f: Callable, *args: Any, mode: str = "auto"):
     """The Jacobian of f at args: for one array/scalar argument an array of shape (outputs, inputs),
     else a tuple with one block per argument. Reverse mode runs one pullback per output element on one
-    recorded forward pass; `mode="forward"` hands over to forward mode.
+    recorded forward pass; `mode="forward"` hands over to forward mode, one pass per 16 inputs (its chunk);
+    `mode="auto"` (the default) is reverse mode, or forward mode where f maps fewer plain floats to more
+    (`_forward_cheaper`), reverse mode's rows again where forward mode refuses.
 
     >>> jacobian(lambda x: np.array([x[0] * x[1], x[0]]), np.array([2.0, 3.0]))
     array([[3., 2.],
@@ -1037,9 +1039,10 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
         # one block per argument, as reverse mode gives them (the second argument went to jacfwd's `chunk`:
         # f ran with its default there, silently, gen22 W1)
         return tuple(jacfwd(lambda a, i=i: f(*args[:i], a, *args[i + 1:]), args[i]) for i in range(len(args)))
-    if mode != "reverse":
-        raise OverdubError(f"unknown jacobian mode {mode!r}", fix='use mode="reverse" or mode="forward"')
-    blocks = _jacobian(f, args)
+    if mode != "reverse" and mode != "auto":
+        raise OverdubError(f"unknown jacobian mode {mode!r}",
+                           fix='use mode="auto" (the default), mode="reverse" or mode="forward"')
+    blocks = _jacobian(f, args, mode == "auto")
     if type(blocks) is _Answered:  # (answered by `jacobian` calls of its own, each checked)
         return blocks.value
     ints = _counted_ints(args, None, None)
@@ -1049,6 +1052,24 @@ def jacobian(f: Callable, *args: Any, mode: str = "reverse"):
     return blocks[0] if len(args) == 1 else blocks
 
 
+def _forward_cheaper(args: tuple, y) -> bool:
+    """Forward mode's Jacobian takes fewer passes than reverse mode's one per output: args are plain floats
+    and float arrays (nothing forward mode's answer would change the kind of: Fractions, Quantities, ints
+    whose derivative `_ints_checked` judges) of fewer entries than y, a float array, has (skfuzzy's membership
+    functions of 3 parameters on 11 points, a rotation matrix of 3 angles)."""
+    if type(y) is not np.ndarray or y.dtype != np.float64:
+        return False
+    n = 0
+    for a in args:
+        if type(a) is float:
+            n += 1
+        elif type(a) is np.ndarray and a.dtype == np.float64:
+            n += a.size
+        else:
+            return False
+    return 0 < n < y.size
+
+
 class _Answered:
     """`_jacobian`'s whole answer, made of `jacobian`'s own (a dict output's entries, the two sides' mean)."""
 
@@ -1056,8 +1077,9 @@ class _Answered:
         self.value = value
 
 
-def _jacobian(f: Callable, args: tuple) -> tuple:
-    """Reverse mode's Jacobian of f at args: one block per argument (or `_Answered`)."""
+def _jacobian(f: Callable, args: tuple, auto: bool = False) -> tuple:
+    """Reverse mode's Jacobian of f at args: one block per argument (or `_Answered`); `auto`: forward mode's
+    where it is cheaper (`_forward_cheaper`) and answers."""
     try:
         y, back = _pullback(f, args, {}, full=False)
     except SidesTaken as e:  # (a step's jump or a kink f is continuous through: the two sides' mean)
@@ -1080,6 +1102,11 @@ def _jacobian(f: Callable, args: tuple) -> tuple:
     lazy = isinstance(values, ArrayLeaf) and not isinstance(values, _leaf_types.HOSTED)  # a dask array: seeded
     # with numpy's one-hots, its rows kept lazy (a torch tensor's rows are its values': `np.asarray`)
     yarr = values if lazy else np.asarray(values)
+    if auto and y is yarr and _forward_cheaper(args, yarr):
+        try:
+            return _Answered(jacobian(f, *args, mode="forward"))
+        except Exception:  # (forward mode's refusal, or a library's error on its duals: reverse mode's rows)
+            pass
     rows = []
     for i in range(yarr.size):
         seed = (np.zeros(yarr.shape) if lazy else  # (of exact 0 and 1 where y holds objects: Fractions)
