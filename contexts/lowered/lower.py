@@ -298,6 +298,9 @@ class Lowerer:
         if gen is None:
             return
         hit = sorted(_comprehension_reads(gen) & changed_in_place(ast.Module(body=s.body + s.orelse, type_ignores=[])))
+        # (numpy's random state, drawn from by the generator and by the loop: `for v in (np.random.normal() * x
+        # for _ in r): np.random.seed(1)` drew every item before the loop's first seed, silently other values)
+        hit += sorted(_random_states([gen]) & _random_states(s.body + s.orelse))
         if hit:
             raise Unsupported(
                 f"loop over a generator expression reading `{hit[0]}`, which the loop changes in place: the "
@@ -328,6 +331,10 @@ class Lowerer:
                                   callees=set(self.defs)) | outside
             passed |= outside
         hit = sorted(passed & changed)
+        if hit and isinstance(changed_body := s.body if isinstance(s, (ast.For, ast.While)) else None, list):
+            # (a module of functions that change nothing, called in the loop: `for g in gen: np.unique(g)`,
+            # KDEpy's linbin_Ndim; not its random state, `np.random.seed(v)`, which a generator may draw from)
+            hit = [h for h in hit if h not in _READ_ONLY_MODULES or _draws_random(changed_body, h)]
         if not hit:
             return []
         guard = ast.Call(func=_name("__od_eager_guard__", s), args=[_name(it, s), ast.Constant(hit[0]),
@@ -1383,6 +1390,35 @@ _READS_ONLY = frozenset({"sum", "min", "max", "any", "all", "sorted", "list", "t
                          "reversed", "isinstance", "getattr", "hasattr", "join", "format"})
 _READ_ONLY_MODULES = frozenset({"np", "numpy", "math", "cmath", "itertools", "functools", "operator", "statistics",
                                 "builtins"})
+
+
+def _draws_random(body: list, module: str) -> bool:
+    """The statements name `module.random` (numpy's random state, changed by every draw and seed)."""
+    return any(isinstance(n, ast.Attribute) and n.attr == "random" and isinstance(n.value, ast.Name)
+               and n.value.id == module for st in body for n in ast.walk(st))
+
+
+def _random_states(nodes: list) -> set:
+    """The random states the nodes draw from or seed: numpy's (`np.random.normal()`), Python's (`random.random()`)
+    and a generator object's, by the name it has (`rng.normal()`)."""
+    out = set()
+    for st in nodes:
+        for n in ast.walk(st):
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name):
+                if n.attr == "random" and n.value.id in ("np", "numpy"):
+                    out.add(f"{n.value.id}.random")
+                elif n.value.id == "random":
+                    out.add("random")
+                elif n.attr in _DRAWS:  # (a generator object's: `rng.normal()`)
+                    out.add(n.value.id)
+    return out
+
+
+_DRAWS = frozenset({"normal", "standard_normal", "random", "uniform", "integers", "choice", "shuffle", "permutation",
+                    "permuted", "exponential", "standard_exponential", "poisson", "binomial", "gamma", "beta",
+                    "lognormal", "multivariate_normal", "triangular", "rand", "randn", "randint", "random_sample",
+                    "gauss", "sample", "seed", "laplace", "logistic", "chisquare", "weibull", "dirichlet",
+                    "multinomial", "bytes", "vonmises", "standard_t", "standard_cauchy", "standard_gamma", "rvs"})
 
 
 def _reads_only(func) -> bool:

@@ -1550,6 +1550,43 @@ def _():
 
 
 # ===============================================================================================
+# KDEpy: kernel density estimation (FFTKDE bins the data on its grid in Cython: `contexts.rules.kdepy`)
+# ===============================================================================================
+
+_KDE_DATA = np.random.default_rng(3).normal(size=25)
+_KDE_GRID = np.linspace(-6.0, 6.0, 48)  # (no data point within 2e-3 of a grid point: the differences' steps
+_KDE_W = np.random.default_rng(4).random(48)  # stay on one piece of the piecewise linear binning)
+
+
+@case("KDEpy", "FFTKDE density (data)")
+def _():
+    kde = _imp("KDEpy")
+    return (lambda d: np.sum(_KDE_W * kde.FFTKDE(bw=0.6).fit(d).evaluate(_KDE_GRID))), _KDE_DATA.copy()
+
+
+@case("KDEpy", "FFTKDE density (weights)")
+def _():
+    kde = _imp("KDEpy")
+    return (lambda w: np.sum(_KDE_W * kde.FFTKDE(bw=0.6).fit(_KDE_DATA, weights=w).evaluate(_KDE_GRID))), \
+        np.linspace(0.5, 1.5, 25)
+
+
+@case("KDEpy", "NaiveKDE density (data)")
+def _():
+    kde = _imp("KDEpy")
+    return (lambda d: np.sum(_KDE_W * kde.NaiveKDE(kernel="epa", bw=0.8).fit(d).evaluate(_KDE_GRID))), \
+        _KDE_DATA[:10].copy()
+
+
+@case("KDEpy", "TreeKDE density (data)",
+      reverse=R("NoRuleError", "scipy's cKDTree built on differentiated data (a compiled tree: no rule)"),
+      forward=R("NoForwardRule", "scipy's cKDTree built on differentiated data (a compiled tree: no rule)"))
+def _():
+    kde = _imp("KDEpy")
+    return (lambda d: np.sum(_KDE_W * kde.TreeKDE(bw=0.6).fit(d).evaluate(_KDE_GRID))), _KDE_DATA[:10].copy()
+
+
+# ===============================================================================================
 # pygeodesy: geodesy in pure Python (LatLon objects, error-free summation Fsum, iterative Vincenty)
 # ===============================================================================================
 
