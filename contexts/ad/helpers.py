@@ -26,6 +26,7 @@ from ..forward.holds import dual_free
 from ..rules import generic, leaves
 from ..rules.containers import (class_subscript_refused, constant_member as _constant_member, own_mapping_refused,
                                 refuse_differentiated_key, subscripts_a_class)
+from ..rules.cuts import power_on_cut
 from ..rules.generic import dropped_nan_zero
 from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
@@ -83,6 +84,9 @@ def _to_operand(g, x, fits):
     return g if tx is type(g) or tx is int else tx(g)
 
 
+_MATRIX = np.matrix
+
+
 def binop_adj(opname, g, y, a, b, need=3, S=None):
     """Cotangents of `a <op> b` for the generic (non-float) path; `need` says which operands are active
     (1: a, 2: b), so arrays are only computed for those. S: the reverse pass's session (a class's own
@@ -90,6 +94,12 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
     if leaves.HOSTED and (isinstance(a, leaves.HOSTED) or isinstance(b, leaves.HOSTED) or isinstance(g, leaves.HOSTED)):
         # (a torch tensor: numpy cannot mix with it, `ndarray * tensor`; computed on its values, ndarrays)
         return binop_adj(opname, leaves.hosted(g), leaves.hosted(y), leaves.hosted(a), leaves.hosted(b), need, S)
+    if type(a) is _MATRIX or type(b) is _MATRIX:  # (np.matrix: `*` a matrix product, `**` a matrix power)
+        from ..rules.numpy.matrix import matrix_binop_adjoint
+        return matrix_binop_adjoint(opname, g, y, a, b, need)
+    if (opname == "pow" or opname == "ipow") and (type(a) is complex or isinstance(a, np.complexfloating) or (
+            type(a) is _NDARRAY and a.dtype.kind == "c")):
+        power_on_cut(a, b)  # (a complex base on the logarithm's cut: noted for forward mode, `rules.cuts`)
     tg = type(g)
     if opname == "pow" and not need & 2 and type(b) is int and b >= 1 and (
             tg is _NDARRAY and g.dtype.kind == "f" or tg is float or tg is _F8):

@@ -92,6 +92,11 @@ _BASE_CONTAINERS = (list, dict, tuple)
 
 _BUILTIN = types.BuiltinMethodType  # also the type of builtin functions such as math.sin
 _NDARRAY = np.ndarray
+
+
+def _matrix_refused():
+    from ..rules.numpy._util import matrix_refused  # (rules below the modes: loaded by now)
+    return matrix_refused()
 _MASKED = np.ma.MaskedArray
 _TYPE_CALL = type.__dict__["__call__"]
 _VIEW = np.ndarray.view  # (numpy.ma's own code takes a masked array's values by it: `._data`)
@@ -171,9 +176,8 @@ def _static_back(pb, dy, dself, S):
         # a zero cotangent gives zero cotangents: rules are not evaluated where they may be singular
         # (sqrt at 0 times sin(0) in colour science: 0 * inf would be nan); nor does a value of integers
         return dself, (None,) * (len(args) - is_method), None
-    if type(y) is _MATRIX:  # (elementwise arithmetic and reductions with keepdims on one give one)
-        from ..rules.numpy._util import matrix_refused  # (rules below the modes: loaded by now)
-        raise matrix_refused()
+    if type(y) is _MATRIX:  # (a rule's result recorded past `call`'s matrix views: `rules.numpy.matrix`)
+        raise _matrix_refused()
     if _leaf_types.HOSTED:
         dy, y, args, kw = _on_values(dy, y, args, kw)
     try:
@@ -865,6 +869,12 @@ def call(mask, f, /, *args, **kw):
                 y = _on_duals(rule, f, args, kw)  # higher order: forward-mode duals through a C function
             if type(y) in DURATIONS and f in _SCALINGS and len(args) == 2:  # `a * td`: rounded, refused
                 scaled_duration(args[0], args[1], mask < 0 or bool(mask & 1), mask < 0 or bool(mask & 2))
+            if type(y) is _MATRIX or _MATRIX in map(type, full):  # (np.matrix: its plain views' rule, or refused)
+                if rule.mutating:
+                    raise _matrix_refused()
+                from ..rules.numpy.matrix import matrix_pullback
+                adj, yp, plain = matrix_pullback(f, rule.adjoint, y, full, kw, is_method)
+                return y, (_static_back, adj, yp, plain, kw, is_method)
             if rule.mutating:
                 _stamp(rule, f, full, is_method)
                 return y, (_mutating_back, rule.adjoint, y if rule.saves is None else (y, saved), full, kw, is_method)

@@ -84,6 +84,9 @@ def getitem_adjoint(dy, y, x, idx):
     x_ = as_array(x)
     if x_.dtype.kind not in "fcO":  # integer and bool arrays carry no derivative; object arrays may
         return None, None
+    if type(x) is np.matrix and isinstance(dy, (np.ndarray, np.generic)):
+        # (a matrix's rows and columns keep two axes: the same entries as the plain view's, in its shape)
+        dy = np.asarray(dy).reshape(np.shape(x_[idx]))
     if isinstance(x_, ArrayLeaf) or isinstance(dy, ArrayLeaf):
         if not (computed_by_numpy(x_) or computed_by_numpy(dy)):
             return match_primal(_leaf_getitem_cotangent(dy, x_, idx), x), None

@@ -136,10 +136,17 @@ def outside_the_elements(v):
 
 
 @pytest.mark.parametrize("mode", [gradient, jacfwd], ids=["reverse", "forward"])
-@pytest.mark.parametrize("f", [as_matrix_product, matrix_power, fields_from_pairs, fields_assigned, records,
-                               outside_the_elements], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", [fields_from_pairs, fields_assigned, records, outside_the_elements],
+                         ids=lambda f: f.__name__)
 def test_refused(f, mode):
-    with pytest.raises((OverdubError, TypeError)) as info:
+    with pytest.raises(OverdubError):
         mode(f, X)
-    if info.type is TypeError:  # (forward mode, np.matrix(list of duals): numpy's own refusal of a dual buffer)
-        assert mode is jacfwd and f is matrix_power
+
+
+@pytest.mark.parametrize("mode", [gradient, jacfwd], ids=["reverse", "forward"])
+@pytest.mark.parametrize("f", [as_matrix_product, matrix_power], ids=lambda f: f.__name__)
+def test_matrix_products(f, mode):
+    # (refused before np.matrix's products were differentiated as products, `rules.numpy.matrix`: the rules'
+    # elementwise cotangents gave the elementwise square's 2x; forward mode's jacfwd answers by reverse mode)
+    got = mode(f, X)
+    np.testing.assert_allclose(got[0] if mode is gradient else got, fd.gradient(f, X)[0], rtol=1e-7, atol=1e-9)
