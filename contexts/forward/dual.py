@@ -35,6 +35,7 @@ from ..rules.frames import is_engine, is_user, outside_engine, tests_none
 from ..rules import leaves as _leaves
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 from ..rules.registry import own_operators
+from ..rules.cuts import power_on_cut
 from ..rules.cotangents import Refused
 from ..rules.generic import integral
 from ..rules.ties import TiedApart, even_ends, parting_unsorted
@@ -513,6 +514,9 @@ def d_pow(a, b):
     if type(bv) is tuple or type(bv) is list:  # (`x ** (2, 3)`: numpy takes the exponents as an array)
         bv = np.asarray(bv)
     y = av ** bv
+    if (at is not None or bt is not None) and (type(av) is complex or isinstance(av, np.complexfloating) or (
+            type(av) is np.ndarray and av.dtype.kind == "c")):
+        power_on_cut(av, bv, 0 if at is None else at, bt)  # (a base on the logarithm's cut: `rules.cuts`)
     if tag.chunk:
         d = ndim(y)
         at, bt = pad(at, av, d, tag), pad(bt, bv, d, tag)

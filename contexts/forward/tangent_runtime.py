@@ -38,6 +38,7 @@ from ..rules.numpy.creation import python_ufunc_method
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
 from ..rules.numpy.inplace import refuse_overlapping_out
 from ..rules.frames import note_transformed, outside_engine
+from ..rules.cuts import power_on_cut
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
 from ..rules.generic import integral
 from ..rules.registry import by_position, key_of, own_method_form, own_operators, registry
@@ -1001,6 +1002,8 @@ def fd_pow(a, b, ta, tb):
     """The tangent of a ** b."""
     _operand(a)
     _operand(b)
+    if type(a) is complex or isinstance(a, np.complexfloating) or type(a) is np.ndarray and a.dtype.kind == "c":
+        power_on_cut(a, b, 0 if _zero(ta) else ta, None if _zero(tb) else tb)  # (`rules.cuts`)
     out = 0
     if not _zero(ta):
         try:

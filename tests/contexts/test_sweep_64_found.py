@@ -77,3 +77,55 @@ def test_generator_drawing_from_the_loops_random_state(f, mode):
     _seeded(f)
     got = gradient(f, 1.0)[0] if mode == "reverse" else derivative(f, 1.0)
     assert got == pytest.approx(want, rel=1e-12)
+
+
+# Complex functions exactly on their branch cut (sweep L: scikit-rf's `complex_2_degree(-0.7 + 0j)`, an
+# S-parameter's phase on the negative real axis): the value jumps across the cut, and one side's slope came
+# out silently in both modes (np.angle: -1.43 per unit of the imaginary part; central differences: 3e6).
+
+import cmath  # noqa: E402
+
+from contexts import SpecialPoint  # noqa: E402
+
+ACROSS = {  # y, the imaginary part, moves across the cut at y = 0
+    "np.angle": lambda y: np.angle(-0.7 + 1j * y),
+    "cmath.phase": lambda y: cmath.phase(complex(-0.7, y)),
+    "np.log.imag": lambda y: np.log(-0.7 + 1j * y).imag,
+    "np.log10.imag": lambda y: np.log10(-0.7 + 1j * y).imag,
+    "np.sqrt.imag": lambda y: np.sqrt(-0.7 + 1j * y).imag,
+    "cmath.sqrt.imag": lambda y: cmath.sqrt(complex(-0.7, y)).imag,
+    "pow.imag": lambda y: ((-0.7 + 1j * y) ** 0.5).imag,
+    "np.power.imag": lambda y: np.power(np.array([-0.7 + 1j * y, 2.0 + 0j]), 0.5).imag.sum(),
+    "np.arcsin.imag": lambda y: np.arcsin(1.5 + 1j * y).imag,
+    "np.arctan.real": lambda y: np.arctan(y + 2j).real,
+    "array np.angle": lambda y: np.sum(np.angle(np.array([-0.7, 0.3, -2.0]) + 1j * y)),
+}
+
+
+@pytest.mark.parametrize("f", ACROSS.values(), ids=ACROSS.keys())
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_across_a_branch_cut_refused(f, mode):
+    h = 1e-7
+    assert abs(f(h) - f(-h)) > 1e-3  # (the jump)
+    with pytest.raises(SpecialPoint, match="branch cut"):
+        gradient(f, 0.0) if mode == "reverse" else derivative(f, 0.0)
+
+
+CONTINUOUS = {  # through the cut, or moving along it, or off it: a derivative, the sides' mean where taken
+    "abs(np.sqrt)": lambda y: abs(np.sqrt(-0.7 + 1j * y)),
+    "cos(np.angle)": lambda y: np.cos(np.angle(-0.7 + 1j * y)) * (1 + y),
+    "exp(log)": lambda y: np.exp(np.log(-0.7 + 1j * y)).imag,
+    "along the cut": lambda x: np.log(x + 0j).imag + np.log(-x + 0j).real,
+    "off the cut": lambda y: np.angle(-0.7 + 1j * (y + 1e-3)),
+    "real log": lambda x: np.log(x) + np.sqrt(x),
+    "integer power": lambda y: ((-0.7 + 1j * y) ** 3).imag,
+}
+
+
+@pytest.mark.parametrize("f, x", [(f, -0.7 if k == "along the cut" else 0.5 if k == "real log" else 0.0)
+                                  for k, f in CONTINUOUS.items()], ids=CONTINUOUS.keys())
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_through_or_along_a_cut(f, x, mode):
+    want = fd_gradient(f, x, h=1e-6, order=2)[0]
+    got = gradient(f, x)[0] if mode == "reverse" else derivative(f, x)
+    assert np.real(got) == pytest.approx(want, rel=1e-6, abs=1e-8)
