@@ -231,7 +231,42 @@ def nan_by_forward(f: Callable, args: tuple, positions: tuple, grads: tuple) -> 
                 out[k] = np.where(np.isnan(g), d, g).astype(g.dtype, copy=False)
         elif not np.isnan(d):
             out[k] = type(g)(d)
+    if any(_has_nan(g) for g in out):
+        out = _nan_by_sides(f, args, positions, out)
     return tuple(out)
+
+
+def _nan_by_sides(f: Callable, args: tuple, positions: tuple, grads: list) -> list:
+    """NaN entries of reverse mode's gradient that forward mode left NaN too (0 * inf in both: `np.cbrt(x) ** 3`
+    at 0, boule's `cartesian_to_geodetic` on the equatorial plane, a root of a square entering an even
+    function): the mean of the gradients at the two sides of the point (`mean_of_sides`: along two random
+    directions and, for few inputs, each axis, the same mean, else none), as forward mode's entry answers a
+    kink or a step judged continuous. Where the sides cannot be taken or disagree, the NaN stays."""
+    from .ad.api import value_and_gradient
+
+    def at_side(moved):
+        y, g = value_and_gradient(f, *moved)
+        _finite_side(y)
+        return tuple(g[i] for i in positions)
+    _OTHER_MODE[0] = True  # (the sides' own NaN stays theirs: no sides of sides)
+    try:
+        mean = mean_of_sides(at_side, args, f)
+    except Exception:  # (a side refused or failed: the NaN stays)
+        return grads
+    finally:
+        _OTHER_MODE[0] = False
+    if not isinstance(mean, tuple) or len(mean) != len(grads):
+        return grads
+    for k, (g, m) in enumerate(zip(grads, mean)):
+        if not _has_nan(g) or m is None:
+            continue
+        if isinstance(g, np.ndarray):
+            m = np.asarray(m, dtype=float)
+            if m.shape == g.shape:
+                grads[k] = np.where(np.isnan(g), m, g).astype(g.dtype, copy=False)
+        elif np.ndim(m) == 0 and not np.isnan(m):
+            grads[k] = type(g)(m)
+    return grads
 
 
 def _has_nan(g) -> bool:
@@ -494,10 +529,47 @@ def nan_by_reverse(name: str, f: Callable, args: tuple, kwargs: dict, out):
     if r.shape != d.shape or r.dtype.kind not in "fc":
         return out
     filled = np.where(np.isnan(d) & ~np.isnan(r), r, d).astype(d.dtype, copy=False)
+    if np.isnan(filled).any():  # (NaN in both modes: the mean of the two sides' answers, `_nan_by_sides`)
+        filled = _forward_nan_by_sides(name, f, x, filled)
     if name == "derivative":
         scalar = out if np.ndim(out) == 0 else None
         return type(scalar)(filled) if scalar is not None else filled
     return out[0], filled
+
+
+def _finite_side(y) -> None:
+    """A side of the point where f's value is not finite (outside its domain: `np.sqrt(x) * 0` left of 0) gives
+    no mean: the NaN stays."""
+    try:
+        finite = bool(np.all(np.isfinite(np.asarray(y, dtype=complex))))
+    except (TypeError, ValueError):
+        finite = False
+    if not finite:
+        raise _NoAnswer()
+
+
+def _forward_nan_by_sides(name: str, f: Callable, x, d: np.ndarray) -> np.ndarray:
+    """Forward mode's `derivative` or `jacfwd` answer d with NaN entries reverse mode left NaN too: the mean of
+    its answers at the two sides of x (`mean_of_sides`, as reverse mode's `_nan_by_sides`), where they agree."""
+    from .forward.api import derivative, jacfwd
+    own = derivative if name == "derivative" else jacfwd
+
+    def at_side(moved):
+        _finite_side(f(moved[0]))
+        return own(f, moved[0])
+    _OTHER_MODE[0] = True
+    try:
+        mean = mean_of_sides(at_side, (x,), f)
+    except Exception:  # (a side refused or failed: the NaN stays)
+        return d
+    finally:
+        _OTHER_MODE[0] = False
+    if mean is None or mean is False:
+        return d
+    m = np.asarray(mean)
+    if m.shape != d.shape or m.dtype.kind not in "fc":
+        return d
+    return np.where(np.isnan(d), m, d).astype(d.dtype, copy=False)
 
 
 class _NoAnswer(Exception):

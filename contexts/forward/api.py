@@ -825,6 +825,8 @@ def along_axes(mean, f: Callable, inputs: tuple) -> bool:
             continue
         if any(s is None or s.size != own.shape[0] for s in slopes):
             return False
+        if any(s.dtype.kind in "fc" and np.isnan(s).any() for s in slopes):
+            continue  # (0 * inf along this axis too, a root of a square of an entry it leaves at 0: unchecked)
         theirs = (slopes[0] + slopes[1]) / 2  # (its rounding bounded by the slopes' own size: `_one_way`)
         if not _close(own[:, k], theirs, max(reach, float(np.max(np.abs(np.concatenate(slopes)), initial=0.0)))):
             return False

@@ -129,3 +129,37 @@ def test_through_or_along_a_cut(f, x, mode):
     want = fd_gradient(f, x, h=1e-6, order=2)[0]
     got = gradient(f, x)[0] if mode == "reverse" else derivative(f, x)
     assert np.real(got) == pytest.approx(want, rel=1e-6, abs=1e-8)
+
+
+# 0 * inf in both modes where the function is smooth (sweep L: boule's cartesian_to_geodetic on the equatorial
+# plane, z = 0, where D = sqrt(... z**2) enters through cbrt(q + D) + cbrt(q - D), even in D: every entry NaN;
+# np.sum(np.sqrt(z ** 2) ** 2) at z = [0, 0.3]: [nan, 0.6]): the NaN entries are the mean of the gradients at
+# the two sides of the point, where the sides' values are finite and agree along two directions.
+
+from contexts import jacfwd  # noqa: E402
+
+
+def root_of_square(z):
+    return np.sum(np.sqrt(z ** 2) ** 2)
+
+
+def even_in_a_root(p):
+    q, z = p[0], p[1]
+    D = np.sqrt(q * z ** 2)
+    return np.cbrt(q + D) + np.cbrt(q - D) + q * z
+
+
+@pytest.mark.parametrize("f, x", [(root_of_square, np.array([0.0, 0.3])), (even_in_a_root, np.array([2.0, 0.0]))],
+                         ids=["root of a square", "even in a root"])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_zero_times_infinity_in_both_modes(f, x, mode):
+    with np.errstate(all="ignore"):
+        got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
+    np.testing.assert_allclose(got, fd_gradient(f, x, h=1e-4)[0], rtol=1e-6, atol=1e-9)
+
+
+def test_zero_times_infinity_at_the_edge_of_the_domain_stays_nan():
+    # (left of 0, sqrt's value is NaN: no side to take a mean with)
+    with np.errstate(all="ignore"):
+        g = gradient(lambda x: np.sum(np.sqrt(x) * 0.0) + x[1], np.array([0.0, 2.0]))[0]
+    assert np.isnan(g[0]) and g[1] == 1.0

@@ -76,9 +76,10 @@ def test_scalar_dropped_nan():
     assert g == pytest.approx(1.0)
 
 
-def test_a_coincidental_zero_at_an_infinite_slope_stays_nan():
+def test_a_coincidental_zero_at_an_infinite_slope_is_no_zero():
     # cbrt(x) ** 3 is x (slope 1), but its pullback meets 3 * cbrt(0) ** 2 = 0 times cbrt's infinite slope:
-    # not a dropped NaN (cbrt(0) is a number), so no zero is made up there
+    # not a dropped NaN (cbrt(0) is a number), so no zero is made up there; NaN in both modes, the entry is the
+    # mean of the gradients at the two sides of the point (`compose._nan_by_sides`): the slope, 1
     with np.errstate(all="ignore"):
         (g,) = gradient(lambda v: np.sum(np.cbrt(v) ** 3), np.array([0.0, 1.0]))
-    assert np.isnan(g[0]) and g[1] == pytest.approx(1.0)
+    np.testing.assert_allclose(g, [1.0, 1.0], rtol=1e-9)
