@@ -1503,7 +1503,9 @@ def equality_guard_fd(active, other, op: str, tangent, close=None, frame=None, l
                                                  _still_at(active, op, tangent, close, leaves, mask)):
         raise _special(other, op)
     if op in ORDER_OPS and _still_at(active, op, tangent, close, leaves, mask, other, frame):
-        raise SpecialCase(special_case(other, op), where=_where(), fix=_SPECIAL_FIX)
+        # (not equal to its bound but within a step of it: said so, not "equal to" the bound -- pykrige's
+        # `sigma > eps` at sigma = 0 was "a differentiated value equal to 1e-10")
+        raise SpecialCase(special_case(other, op if mask is not None else "≈" + op), where=_where(), fix=_SPECIAL_FIX)
     if op in ORDER_OPS and mask is None and near_at(active, other, tangent) is not None:
         raise _near_special(other, op)
     if leaves is not None:

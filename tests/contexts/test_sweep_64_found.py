@@ -163,3 +163,14 @@ def test_zero_times_infinity_at_the_edge_of_the_domain_stays_nan():
     with np.errstate(all="ignore"):
         g = gradient(lambda x: np.sum(np.sqrt(x) * 0.0) + x[1], np.array([0.0, 2.0]))[0]
     assert np.isnan(g[0]) and g[1] == 1.0
+
+
+def test_a_value_near_its_bound_is_not_said_equal_to_it():
+    # (pykrige's `sigma > eps` at sigma = 0 with a rate of 0 was refused as "a differentiated value equal to
+    # 1e-10": the bound, not the value)
+    def f(x):
+        s = abs(x - 1.0)
+        return x * 2 if s > 1e-10 else x
+    with pytest.raises(SpecialPoint) as info:
+        derivative(f, 1.0)
+    assert "within a step" in str(info.value) and "equal to 1e-10" not in str(info.value)
