@@ -1587,6 +1587,26 @@ def _():
 
 
 # ===============================================================================================
+# transformations: homogeneous transforms and quaternions (C functions: `contexts.rules.transformations`)
+# ===============================================================================================
+
+_TR_W = np.random.default_rng(5).normal(size=(4, 4))
+
+
+@case("transformations", "quaternion_matrix")
+def _():
+    tr = _imp("transformations")
+    return (lambda q: np.sum(_TR_W * tr.quaternion_matrix(q))), np.array([0.4, -0.3, 0.8, 0.2])
+
+
+@case("transformations", "euler_matrix -> quaternion_from_matrix")
+def _():
+    tr = _imp("transformations")
+    return (lambda a: np.sum(tr.quaternion_from_matrix(tr.euler_matrix(a[0], a[1], a[2], "rzyx")) * _TR_W[0])), \
+        np.array([0.3, -0.4, 1.2])
+
+
+# ===============================================================================================
 # pygeodesy: geodesy in pure Python (LatLon objects, error-free summation Fsum, iterative Vincenty)
 # ===============================================================================================
 
