@@ -1599,7 +1599,9 @@ def _():
     return (lambda q: np.sum(_TR_W * tr.quaternion_matrix(q))), np.array([0.4, -0.3, 0.8, 0.2])
 
 
-@case("transformations", "euler_matrix -> quaternion_from_matrix")
+@case("transformations", "euler_matrix -> quaternion_from_matrix",
+      forward=R("NoDerivative", "np.linalg.eigh of the quaternion's 4x4 matrix, whose other three eigenvalues repeat: "
+                                "forward mode's rule refuses (reverse mode's pullback reads only the largest one's vector)"))
 def _():
     tr = _imp("transformations")
     return (lambda a: np.sum(tr.quaternion_from_matrix(tr.euler_matrix(a[0], a[1], a[2], "rzyx")) * _TR_W[0])), \
