@@ -1600,7 +1600,7 @@ def _():
 
 
 @case("transformations", "euler_matrix -> quaternion_from_matrix",
-      forward=R("NoDerivative", "np.linalg.eigh of the quaternion's 4x4 matrix, whose other three eigenvalues repeat: "
+      forward=R("MissingRule", "np.linalg.eigh of the quaternion's 4x4 matrix, whose other three eigenvalues repeat: "
                                 "forward mode's rule refuses (reverse mode's pullback reads only the largest one's vector)"))
 def _():
     tr = _imp("transformations")
