@@ -174,3 +174,39 @@ def test_a_value_near_its_bound_is_not_said_equal_to_it():
     with pytest.raises(SpecialPoint) as info:
         derivative(f, 1.0)
     assert "within a step" in str(info.value) and "equal to 1e-10" not in str(info.value)
+
+
+# np.linalg.lstsq of complex matrices (sweep L: pydmd's and scikit-rf's fits; refused before): the pseudo-
+# inverse's derivative with conjugate transposes, the residuals' and singular values' real derivatives.
+
+_M, _N, _K = 6, 3, 2
+_LW = np.random.default_rng(2).normal(size=(2, _N, _K))
+
+
+def _complex_system(p):
+    A = (p[:_M * _N] + 1j * p[_M * _N:2 * _M * _N]).reshape(_M, _N)
+    b = (p[2 * _M * _N:2 * _M * _N + _M * _K] + 1j * p[2 * _M * _N + _M * _K:]).reshape(_M, _K)
+    return A, b
+
+
+def lstsq_solution(p):
+    x = np.linalg.lstsq(*_complex_system(p), rcond=None)[0]
+    return np.sum(_LW[0] * x.real + _LW[1] * x.imag)
+
+
+def lstsq_everything(p):
+    x, res, rank, s = np.linalg.lstsq(*_complex_system(p), rcond=None)
+    return np.sum(_LW[0] * np.abs(x) ** 2) + np.sum(res * [0.3, 0.7]) + np.sum(s * [1.0, -0.5, 0.2])
+
+
+def lstsq_real_right_side(p):
+    A, _ = _complex_system(p)
+    return np.sum(np.abs(np.linalg.lstsq(A, np.arange(1.0, 7.0), rcond=None)[0]))
+
+
+@pytest.mark.parametrize("f", [lstsq_solution, lstsq_everything, lstsq_real_right_side], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_complex_least_squares(f, mode):
+    p = np.random.default_rng(3).normal(size=2 * _M * _N + 2 * _M * _K)
+    got = gradient(f, p)[0] if mode == "reverse" else jacfwd(f, p)
+    np.testing.assert_allclose(got, fd_gradient(f, p)[0], rtol=1e-6, atol=1e-9)

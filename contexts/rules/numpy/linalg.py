@@ -1182,10 +1182,11 @@ def _real_only(name, *arrays):
 
 def lstsq_adjoint(dy, y, a, b, rcond, **kwargs):
     """Pullback of `_umath_linalg.lstsq(a, b, rcond) = (x, resids, rank, s)`, x = pinv(A) b at a constant
-    rank (Golub and Pereyra's derivative of the pseudo-inverse): with Bbar = pinv(A)^T Xbar,
-    Abar = -Bbar X^T + (B - A X)(pinv(A) Bbar)^T + pinv(A)^T X (Xbar - pinv(A) A Xbar)^T; the residuals
-    |B - A X|^2 (full column rank, m > n) and the singular values add their own terms."""
-    _real_only("np.linalg.lstsq", a, b)
+    rank (Golub and Pereyra's derivative of the pseudo-inverse): with Bbar = pinv(A)^H Xbar,
+    Abar = -Bbar X^H + (B - A X)(pinv(A) Bbar)^H + pinv(A)^H X (Xbar - pinv(A) A Xbar)^H; the residuals
+    |B - A X|^2 (full column rank, m > n) and the singular values add their own terms. Complex matrices by
+    the conjugate transposes (the cotangents dL/dRe + i dL/dIm: pydmd's, scikit-rf's fits; refused before);
+    a real matrix's cotangent is the real part."""
     cut = _value_cut("np.linalg.lstsq", a, rcond)
     dx, dres, _, ds = (tuple(dy) + (None,) * 4)[:4]
     a_, b_ = as_array(a), as_array(b)
@@ -1196,22 +1197,30 @@ def lstsq_adjoint(dy, y, a, b, rcond, **kwargs):
         r = b_ - a_ @ x
     if dx is not None:
         dx = as_array(dx)
-        db = _mT(p) @ dx
-        da = -(db @ _mT(x)) + r @ _mT(p @ db) + (_mT(p) @ x) @ _mT(dx - p @ (a_ @ dx))
+        db = _mH(p) @ dx
+        da = -(db @ _mH(x)) + r @ _mH(p @ db) + (_mH(p) @ x) @ _mH(dx - p @ (a_ @ dx))
     m, n = a_.shape[-2:]
     if dres is not None and m > n and np.all(rank == n):
-        g = 2 * r * as_array(dres)[..., None, :]  # d|r_j|^2 = 2 r_j . (db_j - dA x_j), as A^T r = 0
-        db, da = _add(db, g), _add(da, -(g @ _mT(x)))
+        g = 2 * r * np.real(as_array(dres))[..., None, :]  # d|r_j|^2 = 2 Re r_j^H (db_j - dA x_j), A^H r = 0
+        db, da = _add(db, g), _add(da, -(g @ _mH(x)))
     if ds is not None:
         u, _, vh = np.linalg.svd(a_, full_matrices=False)
-        da = _add(da, (u * as_array(ds)[..., None, :]) @ vh)
+        da = _add(da, (u * np.real(as_array(ds))[..., None, :]) @ vh)
+    da = _real_part_for(da, a_)
+    db = _real_part_for(db, b_)
     if cut is not None:  # (b's is right: x = P b with P fixed by A)
         return cut.cotangent(), match_primal(db, b), None
     return match_primal(da, a), match_primal(db, b), None
 
 
+def _real_part_for(g, v):
+    """A cotangent for a real array v: the real part (of a complex matrix's solve: b real, A complex)."""
+    if g is not None and not np.iscomplexobj(v) and np.iscomplexobj(g):
+        return np.real(g)
+    return g
+
+
 def lstsq_frule(tangents, a, b, rcond, **kwargs):
-    _real_only("np.linalg.lstsq", a, b)
     y = x, resids, rank, s = _umath_linalg.lstsq(a, b, rcond, **kwargs)
     ta, tb = (tuple(tangents) + (None, None))[:2]
     if ta is None and tb is None:
@@ -1227,14 +1236,15 @@ def lstsq_frule(tangents, a, b, rcond, **kwargs):
     if ta is not None:
         ta = as_array(ta)
         eye_m, eye_n = np.eye(a_.shape[-2]), np.eye(a_.shape[-1])
-        dp = (-(p @ ta @ p) + p @ _mT(p) @ _mT(ta) @ (eye_m - a_ @ p)
-              + (eye_n - p @ a_) @ _mT(ta) @ _mT(p) @ p)
+        dp = (-(p @ ta @ p) + p @ _mH(p) @ _mH(ta) @ (eye_m - a_ @ p)
+              + (eye_n - p @ a_) @ _mH(ta) @ _mH(p) @ p)
         dx = dx + dp @ b_
         dr = dr - ta @ x
         u, _, vh = np.linalg.svd(a_, full_matrices=False)
-        ds = np.diagonal(_mT(u) @ ta @ _mT(vh), axis1=-2, axis2=-1).copy()
+        ds = np.real(np.diagonal(_mH(u) @ ta @ _mH(vh), axis1=-2, axis2=-1)).copy()
     m, n = a_.shape[-2:]
-    dres = 2 * np.sum(r * dr, axis=-2) if m > n and np.all(rank == n) else np.zeros_like(resids)
+    dres = (2 * np.real(np.sum(np.conj(r) * dr, axis=-2)) if m > n and np.all(rank == n)
+            else np.zeros_like(resids))
     return y, (dx, dres, None, ds)
 
 
