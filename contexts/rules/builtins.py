@@ -603,10 +603,29 @@ def py_object_getattribute(obj, name):
         if any(name in vars(k) for k in cls.__mro__):
             return getattr(obj, name)
         raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
+    if type(name) is str:  # (past a class's own `__getattribute__`, PyDMD's PrePostProcessingDMD: object's
+        # lookup, written out -- the class's function, property or plain value, the instance's value above)
+        attr = next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), _MISSING)
+        kind = type(attr)
+        if kind is property:
+            if attr.fget is None:
+                raise AttributeError(f"property '{name}' of '{cls.__name__}' object has no getter")
+            return attr.fget(obj)  # (its getter run as code)
+        if kind is types.FunctionType:
+            return types.MethodType(attr, obj)
+        if kind is staticmethod:
+            return attr.__func__
+        if kind is classmethod:
+            return types.MethodType(attr.__func__, cls)
+        if attr is _MISSING:
+            raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
+        if not hasattr(kind, "__get__"):
+            return attr  # (a plain value the class holds)
     raise NoRuleError(f"object.__getattribute__ of {cls.__name__}.{name}, past the class's own attribute "
                       "access, on a differentiated object", fix="read it with a plain `obj.name`")
 
 
+_MISSING = object()
 registry.set(object.__getattribute__, python=py_object_getattribute)
 
 

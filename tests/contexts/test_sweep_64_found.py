@@ -210,3 +210,50 @@ def test_complex_least_squares(f, mode):
     p = np.random.default_rng(3).normal(size=2 * _M * _N + 2 * _M * _K)
     got = gradient(f, p)[0] if mode == "reverse" else jacfwd(f, p)
     np.testing.assert_allclose(got, fd_gradient(f, p)[0], rtol=1e-6, atol=1e-9)
+
+
+# object.__getattribute__ past a class's own __getattribute__ (PyDMD's PrePostProcessingDMD, which hands
+# unknown names to the DMD it wraps): the class's methods, properties and values, as object's lookup finds
+# them (refused in reverse mode before: `gradient` answered by forward mode, `pullback` refused).
+
+class _Inner:
+    def __init__(self, s):
+        self.s = s
+
+    def value(self, x):
+        return self.s * x ** 2
+
+
+class _Wrap:
+    offset = 0.25
+
+    def __init__(self, inner, k):
+        self._inner = inner
+        self.k = k
+
+    def __getattribute__(self, name):
+        try:
+            return object.__getattribute__(self, name)
+        except AttributeError:
+            pass
+        return object.__getattribute__(object.__getattribute__(self, "_inner"), name)
+
+    def scaled(self, x):
+        return self.k * self.value(x) + self.offset
+
+    @property
+    def twice(self):
+        return 2 * self.k
+
+
+def wrapped(p):
+    w = _Wrap(_Inner(p[0]), p[1])
+    return w.scaled(p[2]) + w.twice * w.s
+
+
+def test_object_getattribute_past_the_class_own():
+    p = np.array([1.5, 0.7, 2.0])
+    want = fd_gradient(wrapped, p)[0]
+    y, back = pullback(wrapped, p)  # (reverse mode's own)
+    np.testing.assert_allclose(back(1.0)[0], want, rtol=1e-8)
+    np.testing.assert_allclose(jacfwd(wrapped, p), want, rtol=1e-8)
