@@ -26,7 +26,6 @@ from ..forward.holds import dual_free
 from ..rules import generic, leaves
 from ..rules.containers import (class_subscript_refused, constant_member as _constant_member, own_mapping_refused,
                                 refuse_differentiated_key, subscripts_a_class)
-from ..rules.cuts import power_on_cut
 from ..rules.generic import dropped_nan_zero
 from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
@@ -40,6 +39,7 @@ from .codegen import EVERY_ARGUMENT, HELPERS
 from ..lowered.runtime import (_TUPLE_ITERATOR, EagerIterationError, OwnTestUnderForward, generator_asked, refuse_storing_method,
                                remembered_text, users_class)  # (`_TUPLE_ITERATOR`: what reverse mode's generators are, `eager`)
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses, live as _live
+from ..lowered.cuts import power_on_cut
 from ..rules.frames import is_engine_class
 from ..rules.numpy._util import matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
@@ -1224,7 +1224,8 @@ def _check_container_field(obj, attr):
     two cannot be told apart (a list's box is indexed by position; a dict's by key, here also `attr`). The dict's
     items as stored are asked: a subclass's own `__contains__` may read a field not made yet or already undone
     (dok_matrix's `_dict`, in the reverse pass of its `__init__`)."""
-    if isinstance(obj, (list, tuple)) or (isinstance(obj, dict) and dict.__contains__(obj, attr)):
+    if isinstance(obj, (list, tuple)) or (isinstance(obj, dict) and dict.__contains__(obj, attr)
+                                          and own_dict(obj) is not obj):  # (a Bunch: its attributes are its items)
         kind = "dict" if isinstance(obj, dict) else "list"
         raise runtime.UnsupportedFunction(
             f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__} "
@@ -1619,6 +1620,13 @@ def setattr_(obj, attr, v, active=True):
             where=runtime._user_line(),
             fix="keep the value on an instance (`self.x = ...`) or pass it as an argument; forward mode "
                 "(`contexts.derivative`, `jvp`) follows it")
+    if attr == "__dict__" and v is obj and isinstance(obj, dict) and not own_dict(obj):
+        # (a dict whose instance dict becomes itself, `self.__dict__ = self`: statsmodels' and sklearn's
+        # Bunch. Its attributes are its items from then on, one box for both: the store as Python makes it;
+        # undone by setting the empty dict it had back)
+        old = own_dict(obj)
+        setattr(obj, attr, v)
+        return old
     if attr == "__dict__" and own_dict(obj) is not None and not isinstance(obj, (type, types.ModuleType)):
         # (its fields' cotangents are the object's box, by attribute: a new dict's values were constants, 0)
         raise runtime.UnsupportedFunction(

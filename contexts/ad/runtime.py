@@ -19,6 +19,7 @@ import dataclasses
 import datetime
 import functools
 import inspect
+import math
 import gc
 import numbers
 import operator
@@ -172,10 +173,12 @@ def _static_back(pb, dy, dself, S):
     _, adj, y, args, kw, is_method = pb
     if type(y) is list and id(y) in S.boxes:  # (its items' cotangents from where they were written through
         dy = S.box(y, dy)                      # another name for it: `d = copy.copy({'w': w}); d['w'][1] = x`)
-    if dy is None or (type(dy) is float and dy == 0.0) or type(y) is not float and _stepped(y, args):
-        # a zero cotangent gives zero cotangents: rules are not evaluated where they may be singular
-        # (sqrt at 0 times sin(0) in colour science: 0 * inf would be nan); nor does a value of integers
+    if dy is None or type(y) is not float and _stepped(y, args):
+        # no cotangent gives none; nor does a value of integers
         return dself, (None,) * (len(args) - is_method), None
+    if type(dy) is float and dy == 0.0:
+        grads = _zero_through(adj, y, args, kw)
+        return (acc(dself, grads[0]), grads[1:], None) if is_method else (None, grads, None)
     if type(y) is _MATRIX:  # (a rule's result recorded past `call`'s matrix views: `rules.numpy.matrix`)
         raise _matrix_refused()
     if _leaf_types.HOSTED:
@@ -252,13 +255,45 @@ def _stepped(y, args) -> bool:
     return True
 
 
+def _zero_through(adj, y, args, kw) -> tuple:
+    """The cotangents of args for a cotangent of exactly 0.0: none, but NaN for an argument where the rule's
+    partial is infinite there (0 * inf: `math.cbrt(x) ** 3` at 0, whose power's cotangent 3 cbrt(0)**2 is 0 --
+    its zero taken for no change gave 0 for the slope 1, silently, in both modes). The entry points then take
+    such a NaN from forward mode or the two sides of the point (`compose._nan_by_sides`), or leave it NaN
+    (`np.sqrt(x) * 0` at 0: no side left of the domain's edge); a zero that meets no infinite partial is none,
+    as before. The rule is asked with a cotangent of 1 (not for adjoints that run the user's code)."""
+    none = (None,) * len(args)
+    if adj in CALLBACK_ADJOINTS or not any(type(a) is float or type(a) is _FLOAT64 for a in args):
+        return none
+    try:
+        with np.errstate(all="ignore"):
+            unit = adj(1.0, y, *args, **kw) if kw else adj(1.0, y, *args)
+    except (ZeroDivisionError, OverflowError):
+        unit = None  # (a Python float's division at the singular point: infinite)
+    except Exception:  # (anything else the rule refuses: no cotangent, as before)
+        return none
+    out = []
+    for i, a in enumerate(args):
+        if type(a) is not float and type(a) is not _FLOAT64:
+            out.append(None)
+            continue
+        p = None if unit is None else unit[i] if i < len(unit) else None
+        if unit is None or type(p) in (float, _FLOAT64, complex) and not math.isfinite(abs(p)):
+            out.append(math.nan if type(a) is float else _FLOAT64(math.nan))
+        else:
+            out.append(None)
+    return tuple(out)
+
+
 def _plain_back(pb, dy, dself, S):
     """`_static_back` for the plan's calls: a function (not a method) of positional arguments."""
     _, adj, y, args = pb
     if type(y) is list and id(y) in S.boxes:  # (as `_static_back`)
         dy = S.box(y, dy)
-    if dy is None or (type(dy) is float and dy == 0.0) or type(y) is not float and _stepped(y, args):
+    if dy is None or type(y) is not float and _stepped(y, args):
         return None, (None,) * len(args), None  # (as `_static_back`; a float is never `integral`: no call)
+    if type(dy) is float and dy == 0.0:
+        return None, _zero_through(adj, y, args, _NOKW), None
     if _leaf_types.HOSTED:
         dy, y, args, _ = _on_values(dy, y, args, None)
     try:

@@ -35,7 +35,7 @@ from ..rules.frames import is_engine, is_user, outside_engine, tests_none
 from ..rules import leaves as _leaves
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 from ..rules.registry import own_operators
-from ..rules.cuts import power_on_cut
+from ..lowered.cuts import power_on_cut
 from ..rules.cotangents import Refused
 from ..rules.generic import integral
 from ..rules.ties import TiedApart, even_ends, parting_unsorted

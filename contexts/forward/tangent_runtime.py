@@ -38,7 +38,7 @@ from ..rules.numpy.creation import python_ufunc_method
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
 from ..rules.numpy.inplace import refuse_overlapping_out
 from ..rules.frames import note_transformed, outside_engine
-from ..rules.cuts import power_on_cut
+from ..lowered.cuts import power_on_cut
 from ..rules.operator import pow_dn, pow_dx, scaled_duration
 from ..rules.generic import integral
 from ..rules.registry import by_position, key_of, own_method_form, own_operators, registry

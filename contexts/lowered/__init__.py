@@ -11,13 +11,17 @@ How the pieces fit (each module's docstring states its invariant):
 - `bisection`  loops narrowing a bracket by a differentiated test (refused where not stated as roots).
 - `implicit`   such a loop's result stated as the root it finds, before any context sees the function.
 - `show`       `show_lowered(f)`: the lowered form as text, one line per statement, active stores marked.
+- `cuts`       the complex functions' branch cuts checked in every mode (their rules wrapped).
 
 Reverse mode (`contexts.ad`) and the forward tangent twin (`contexts.forward.tangent`) both generate their
 code from this form; it knows no mode and imports neither.
 """
 
 from . import implicit  # noqa: F401  (registers its rewrite of definitions with the core)
+from . import cuts as _cuts
 from .lower import TEMP_PREFIX, Unsupported, lower
 from .show import show_lowered
+
+_cuts.wrap_rules()  # (the complex functions' branch cuts: their rules' adjoints and frules check them)
 
 __all__ = ["lower", "Unsupported", "TEMP_PREFIX", "show_lowered"]

@@ -24,9 +24,6 @@ try:  # the numpy rules land separately; the scalar rules work without them
 except ImportError:  # pragma: no cover
     _numpy = None
 
-from . import cuts as _cuts  # noqa: E402  (the complex functions' branch cuts: their rules wrapped)
-
-_cuts.wrap_rules()
 _leaves.load_domains()  # Decimal now; mpmath's and sympy's rules as soon as the packages are imported
 
 __all__ = ["registry", "Registry", "Rule", "MissingRule", "check_rule", "numerical_gradient"]

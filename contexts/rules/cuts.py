@@ -10,10 +10,12 @@ per unit of the imaginary part, sweep L). As `atan2`'s cut (`lowered.runtime.STA
 - reverse mode's adjoint notes an entry on the cut for forward mode to tell (`SPECIAL_HITS`), refused where
   nothing checks.
 
+The checks themselves are the lowered layer's (`lowered.cuts`: its refusals and notes), which wraps each rule
+of `CUTS` once, when it is loaded; this module says where the cuts are.
+
 A real argument has no cut (numpy's real functions give NaN off their domain); an entry moving along the cut
 (the real part of `np.log(-0.7 + 0j)`) stays on one side; the branch points themselves (0 for the
-logarithm) are the rules' singular partials, not jumps. Each rule of `CUTS` is wrapped once, when the rules
-are loaded: its adjoint and its frule check their complex argument, then run as they did.
+logarithm) are the rules' singular partials, not jumps.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import numpy as np
 
 from .registry import registry
 
-__all__ = ["CUTS", "on_cut", "power_on_cut"]
+__all__ = ["CUTS", "POWERS", "on_cut", "crossing", "cut_text", "CUT_FIX"]
 
 
 def _real_axis(below=None, beyond=None):
@@ -58,7 +60,7 @@ CUTS = {np.log: _LOG, np.log10: _LOG, np.log2: _LOG, np.sqrt: _LOG, np.angle: _L
 crosses it). The power functions (`np.power`, `operator.pow`: a base on the logarithm's cut, to an exponent
 that is not an integer) are `_power_cut`'s."""
 
-_POWERS = (np.power, np.float_power, operator.pow)
+POWERS = (np.power, np.float_power, operator.pow)
 
 
 def _values(x):
@@ -67,23 +69,16 @@ def _values(x):
     return x
 
 
-def _judged() -> bool:
-    """The function runs again after its jumps were judged from the two sides (`lowered.runtime.STAIRS_JUDGED`:
-    the side the value is on is the function's)."""
-    from ..lowered.runtime import STAIRS_JUDGED  # (the lowered layer is above the rules: loaded by now)
-    return STAIRS_JUDGED.get()
-
-
 def on_cut(fn, args) -> np.ndarray | None:
     """The entries of fn's complex argument (a boolean array of its shape, broadcast with the exponent's for a
-    power) exactly on fn's cut, or None where none is (or the argument is real, or the jumps were judged)."""
+    power) exactly on fn's cut, or None where none is (or the argument is real)."""
     if not args:
         return None
     z = _values(args[0])
     if not (isinstance(z, (complex, np.complexfloating)) or isinstance(z, np.ndarray) and z.dtype.kind == "c"):
         return None
     z = np.asarray(z)
-    if fn in _POWERS:
+    if fn in POWERS:
         if len(args) < 2:
             return None
         p = np.asarray(_values(args[1]))
@@ -95,15 +90,15 @@ def on_cut(fn, args) -> np.ndarray | None:
     else:
         with np.errstate(invalid="ignore"):
             hit = CUTS[fn][0](z)
-    return hit if np.any(hit) and not _judged() else None
+    return hit if np.any(hit) else None
 
 
-def _crossing(fn, hit, tangent) -> bool:
+def crossing(fn, hit, tangent) -> bool:
     """The tangent moves an entry of `hit` across fn's cut."""
     t = _values(tangent)
     if t is None or type(t) is int and t == 0:
         return False
-    part = "imag" if fn in _POWERS else CUTS[fn][1]
+    part = "imag" if fn in POWERS else CUTS[fn][1]
     try:
         t = np.asarray(t)
         moving = getattr(t, part) != 0
@@ -114,79 +109,12 @@ def _crossing(fn, hit, tangent) -> bool:
         return True  # (a tangent of another kind: taken for moving)
 
 
-def _text(fn, hit, args) -> str:
+def cut_text(fn, hit, args) -> str:
     name = getattr(fn, "__name__", "pow")
     z = np.ravel(np.asarray(_values(args[0]))[hit] if np.ndim(_values(args[0])) else _values(args[0]))[:3]
     return (f"{name} of a differentiated complex value exactly on its branch cut ({z!s:.60}): its value jumps "
             "across the cut, and the derivative of one side would come out")
 
 
-_FIX = ("differentiate at a point off the cut (a nonzero imaginary part), or compute the branch you mean "
+CUT_FIX = ("differentiate at a point off the cut (a nonzero imaginary part), or compute the branch you mean "
         "(`np.arctan2(y, x)` with the cut where you want it)")
-
-
-def _refused(fn, hit, args):
-    from ..lowered.runtime import _stair_jump, _where
-    return _stair_jump()(_text(fn, hit, args), where=_where(), fix=_FIX)
-
-
-def _noted(fn, hit, args):
-    """Reverse mode: an entry on the cut noted for forward mode to tell whether it crosses (refused where
-    nothing checks: outside an entry point's recording)."""
-    from ..lowered.runtime import SPECIAL_HITS, SpecialPoint, _where
-    hits = SPECIAL_HITS.get()
-    if hits is None:
-        raise SpecialPoint(_text(fn, hit, args), where=_where(), fix=_FIX)
-    hits.append((_where(), _values(args[0]), "=="))
-
-
-def _cut_adjoint(fn, adjoint):
-    def adjoint_off_the_cut(dy, y, *args, **kwargs):
-        hit = on_cut(fn, args)
-        if hit is not None:
-            if type(args[0]).__name__ == "Dual" and _crossing(fn, hit, args[0].tangent):
-                raise _refused(fn, hit, args)  # (under `hessian`: the outer tangent moves it)
-            _noted(fn, hit, args)
-        return adjoint(dy, y, *args, **kwargs)
-    adjoint_off_the_cut.__name__ = adjoint_off_the_cut.__qualname__ = getattr(adjoint, "__name__", "adjoint")
-    adjoint_off_the_cut.__wrapped__ = adjoint
-    return adjoint_off_the_cut
-
-
-def _cut_frule(fn, frule):
-    def frule_off_the_cut(tangents, *args, **kwargs):
-        hit = on_cut(fn, args)
-        if hit is not None and tangents and (_crossing(fn, hit, tangents[0]) or fn in _POWERS and len(tangents) > 1
-                                             and _values(tangents[1]) is not None and np.any(_values(tangents[1]))):
-            raise _refused(fn, hit, args)
-        return frule(tangents, *args, **kwargs)
-    frule_off_the_cut.__name__ = frule_off_the_cut.__qualname__ = getattr(frule, "__name__", "frule")
-    frule_off_the_cut.__wrapped__ = frule
-    return frule_off_the_cut
-
-
-def power_on_cut(a, b, ta=None, tb=None) -> None:
-    """`a ** b` of a complex base exactly on the logarithm's cut to an exponent that is not an integer (the
-    operators' own paths, which do not run the rules: reverse mode's `binop_adj`, forward mode's `d_pow`):
-    given tangents (forward mode), refused where they move it across; else noted (reverse mode)."""
-    hit = on_cut(operator.pow, (a, b))
-    if hit is None:
-        return
-    if ta is None and tb is None:
-        _noted(operator.pow, hit, (a, b))
-    elif _crossing(operator.pow, hit, ta) or tb is not None and np.any(_values(tb)):
-        raise _refused(operator.pow, hit, (a, b))
-
-
-def wrap_rules() -> None:
-    """Wrap the adjoint and frule of each function with a cut (once)."""
-    for fn in (*CUTS, *_POWERS):
-        rule = registry.get(fn)
-        if rule is None or getattr(rule.adjoint, "__wrapped__", None) is not None:
-            continue
-        # (set past `Rule.__setattr__`, which drops the float fast cases: they are of real floats, unchanged)
-        if rule.adjoint is not None:
-            object.__setattr__(rule, "adjoint", _cut_adjoint(fn, rule.adjoint))
-        if rule.frule is not None:
-            object.__setattr__(rule, "frule", _cut_frule(fn, rule.frule))
-        object.__setattr__(rule, "plan", None)

@@ -257,3 +257,44 @@ def test_object_getattribute_past_the_class_own():
     y, back = pullback(wrapped, p)  # (reverse mode's own)
     np.testing.assert_allclose(back(1.0)[0], want, rtol=1e-8)
     np.testing.assert_allclose(jacfwd(wrapped, p), want, rtol=1e-8)
+
+
+# A dict whose instance dict is itself (`self.__dict__ = self`: statsmodels' and sklearn's Bunch): its
+# attributes are its items, one entry for both (refused in reverse mode: statsmodels' RLM results).
+
+class _Bunch(dict):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.__dict__ = self
+
+
+def bunch_fields(p):
+    b = _Bunch(a=p[0] * 2, c=p[1])
+    b.d = b.a * p[2]  # (an attribute stored and read)
+    b["e"] = b["c"] ** 2  # (an item stored and read)
+    return b.d + b.e + b["a"] * b.c + sum(v for v in b.values())
+
+
+def test_a_bunch():
+    p = np.array([1.5, 0.7, 2.0])
+    want = fd_gradient(bunch_fields, p)[0]
+    np.testing.assert_allclose(pullback(bunch_fields, p)[1](1.0)[0], want, rtol=1e-8)
+    np.testing.assert_allclose(jacfwd(bunch_fields, p), want, rtol=1e-8)
+
+
+# A cotangent of exactly 0 reaching a partial that is infinite there (`math.cbrt(x) ** 3` at 0: the power's
+# cotangent 3 cbrt(0)**2 is 0, cbrt's slope infinite): 0 was taken for no change, and 0 came out for the slope
+# 1 in both modes, silently. Now NaN there, answered from the two sides of the point where they are in the
+# domain, NaN where not (`math.sqrt(x) ** 2` at 0: no derivative left of 0).
+
+import math  # noqa: E402
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_zero_cotangent_at_an_infinite_slope(mode):
+    d = (lambda f, x: gradient(f, x)[0]) if mode == "reverse" else derivative
+    assert d(lambda x: math.cbrt(x) ** 3, 0.0) == pytest.approx(1.0, rel=1e-9)
+    assert d(lambda x: math.cbrt(x) ** 3 + x * x, 0.0) == pytest.approx(1.0, rel=1e-9)
+    with np.errstate(all="ignore"):
+        assert math.isnan(d(lambda x: math.sqrt(x) ** 2, 0.0))
+    assert d(lambda x: math.sin(x) * math.sqrt(x * x + 1.0), 0.0) == pytest.approx(1.0)  # (no zero: unchanged)

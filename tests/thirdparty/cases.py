@@ -1766,7 +1766,6 @@ def _sm_design():
 
 
 @case("statsmodels", "regression.OLS fit params (y)",
-      reverse=R('NoRuleError', 'ndarray.__array__ (pandas-aware data handling)'),
       forward=R('DualConversionError', 'np.asarray of duals (data handling)'))
 def _():
     sm = _imp("statsmodels.api")
@@ -1775,7 +1774,6 @@ def _():
 
 
 @case("statsmodels", "robust.RLM HuberT fit params (IRLS, y)", rtol=1e-4,
-      reverse=R('NoRuleError', 'ndarray.__array__ (pandas-aware data handling)'),
       forward=R('DualConversionError', 'np.asarray of duals (data handling)'))
 def _():
     sm = _imp("statsmodels.api")
