@@ -242,6 +242,8 @@ def _nan_by_sides(f: Callable, args: tuple, positions: tuple, grads: list) -> li
     function): the mean of the gradients at the two sides of the point (`mean_of_sides`: along two random
     directions and, for few inputs, each axis, the same mean, else none), as forward mode's entry answers a
     kink or a step judged continuous. Where the sides cannot be taken or disagree, the NaN stays."""
+    if _OTHER_MODE[0]:  # (inside another answer's: a side's own NaN stays, no sides of sides)
+        return grads
     from .ad.api import value_and_gradient
 
     def at_side(moved):
@@ -523,9 +525,9 @@ def nan_by_reverse(name: str, f: Callable, args: tuple, kwargs: dict, out):
         return out  # (a NaN or an infinite value: its NaN derivative is the value's own)
     try:
         other = after_refusal(lambda: BY_REVERSE[name](f, x), _NoAnswer(), "reverse")
-    except Exception:  # (reverse mode refused or failed: the NaN stays)
-        return out
-    r = np.asarray(other if name == "derivative" else other[1])
+        r = np.asarray(other if name == "derivative" else other[1])
+    except Exception:  # (reverse mode refused, failed or cannot be asked: the sides may tell, below)
+        r = d
     if r.shape != d.shape or r.dtype.kind not in "fc":
         return out
     filled = np.where(np.isnan(d) & ~np.isnan(r), r, d).astype(d.dtype, copy=False)
@@ -551,6 +553,8 @@ def _finite_side(y) -> None:
 def _forward_nan_by_sides(name: str, f: Callable, x, d: np.ndarray) -> np.ndarray:
     """Forward mode's `derivative` or `jacfwd` answer d with NaN entries reverse mode left NaN too: the mean of
     its answers at the two sides of x (`mean_of_sides`, as reverse mode's `_nan_by_sides`), where they agree."""
+    if _OTHER_MODE[0]:  # (inside another answer's: a side's own NaN stays, no sides of sides)
+        return d
     from .forward.api import derivative, jacfwd
     own = derivative if name == "derivative" else jacfwd
 

@@ -298,3 +298,14 @@ def test_zero_cotangent_at_an_infinite_slope(mode):
     with np.errstate(all="ignore"):
         assert math.isnan(d(lambda x: math.sqrt(x) ** 2, 0.0))
     assert d(lambda x: math.sin(x) * math.sqrt(x * x + 1.0), 0.0) == pytest.approx(1.0)  # (no zero: unchanged)
+
+
+def test_nan_at_the_sides_too_stays_nan_once():
+    # (moving x alone leaves z at 0: the sides' own answers are NaN too; taking sides of sides recursed,
+    # exponentially, before an answer inside another's was left as it is)
+    x, z = np.array([1.0, 2.0]), np.zeros(2)
+    with np.errstate(all="ignore"):
+        d = jacfwd(lambda a: np.sum(np.sqrt(a * z ** 2) ** 2) + np.sum(a), x)
+    assert np.isnan(d).all() or np.allclose(d, 1.0)
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(jacfwd(lambda b: np.sum(np.sqrt(x * b ** 2) ** 2) + np.sum(x), z), [0.0, 0.0])
