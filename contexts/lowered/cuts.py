@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from ..rules.cuts import CUT_FIX, CUTS, POWERS, crossing, cut_text, on_cut as _on_cut
+from ..rules.cuts import CUT_FIX, CUTS, POWERS, _values, crossing, cut_text, on_cut as _on_cut
 from ..rules.registry import registry
 from ..rules.ties import SPECIAL_HITS
 from .runtime import STAIRS_JUDGED, SpecialPoint, _stair_jump, _where
@@ -27,12 +27,6 @@ def on_cut(fn, args):
     """`rules.cuts.on_cut`, none where the function's jumps were judged from the two sides (it runs again)."""
     hit = _on_cut(fn, args)
     return None if hit is None or STAIRS_JUDGED.get() else hit
-
-
-def _values(x):
-    while type(x).__name__ == "Dual":
-        x = x.primal
-    return x
 
 
 def _refused(fn, hit, args):
