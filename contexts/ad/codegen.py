@@ -373,7 +373,11 @@ class _Gen:
                 self.made[n.name] = n
                 self.readers[n.name] = (free_names(n, False) & own) - self.writers.get(n.name, set())
             else:
-                self.readers[n.targets[0].id] = free_names(n.value, False) & own
+                # (less the cells it writes, as a def's: a lambda changing a captured array in place,
+                # `lambda b: (a.__setitem__(0, 0.0), b.sum() + a.sum())[1]`, had the cell's cotangent taken
+                # both as written and as read: counted twice, 3.4 for 2.4)
+                self.readers[n.targets[0].id] = (free_names(n.value, False) & own) - self.writers.get(
+                    n.targets[0].id, set())
                 self.made[n.targets[0].id] = n.value
         for name in self.escaping:  # rebound (`g = deco(g)`): a call of `name` may not call the closure
             self.readers.pop(name, None)

@@ -41,7 +41,7 @@ from ..lowered.runtime import (_TUPLE_ITERATOR, EagerIterationError, OwnTestUnde
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses, live as _live
 from ..lowered.cuts import power_on_cut
 from ..rules.frames import is_engine_class
-from ..rules.numpy._util import matrix_refused
+from ..rules.numpy._util import masked_refused, matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into, own_dict
 from ..rules.leaves import carries_none, taken_per_element, value_class
@@ -85,6 +85,7 @@ def _to_operand(g, x, fits):
 
 
 _MATRIX = np.matrix
+_MASKED = np.ma.MaskedArray
 
 
 def binop_adj(opname, g, y, a, b, need=3, S=None):
@@ -165,6 +166,14 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
                 ga, gb = dropped_nan_zero(ga, g, result), dropped_nan_zero(gb, g, result)
             return ((ga if sa else _to_operand(ga, a, sa)) if need & 1 else None,
                     (gb if sb else _to_operand(gb, b, sb)) if need & 2 else None)
+    if isinstance(a, _MASKED) or isinstance(b, _MASKED):
+        # numpy.ma's operators are its Python code (`np.ma.multiply` on the data, the masked entries' data
+        # kept from an operand, a domain's entries masked): differentiated as that code (`rules.numpy.masked`;
+        # the rule took every entry for the plain product's, the kept and masked ones too). An in-place one
+        # is refused: re-run here, it would start from the array it changed (`a *= a`: 1 for 2a)
+        if opname[0] == "i" and opname not in ("invert", "is_", "is_not") and isinstance(a, _MASKED):
+            raise masked_refused(f"`{opname[1:]}=` (in place)")
+        return _python_binop_adj(opname, g, a, b, S, y, _same_masked_result)
     if type(a) is not _NDARRAY and isinstance(a, np.ndarray) or type(b) is not _NDARRAY and isinstance(b, np.ndarray):
         runtime.overriding_refused(f"`{opname}`", a, b, dunder=f"__{opname.rstrip('_')}__")
     if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype is b.dtype
@@ -700,7 +709,27 @@ def dropped_op(opname, a, b) -> None:
                 refuse_storing_method(method, opname, type(v))
 
 
-def _python_binop_adj(opname, g, a, b, S=None, y0=None):
+def _same_masked_result(y, y0) -> None:
+    """A numpy.ma operator re-run in the reverse pass (`binop_adj`) computes what the forward pass's did:
+    the same data and mask. Refused where not: an operand's mask or data changed in place after the
+    operator (`b = a * x; a.mask = m2`: the re-run masked b's entries anew, 1 for 2.02 in both modes), or
+    the result was changed since (its recorded value is gone)."""
+    if y0 is None or not isinstance(y, _MASKED) and not isinstance(y0, _MASKED):
+        if y0 is None and isinstance(y, _MASKED):
+            raise masked_refused("an operator whose result the function rebinds or changes after it")
+        return
+    same = type(y) is type(y0) and np.shape(y) == np.shape(y0)
+    if same:
+        d, d0 = np.ma.getdata(y), np.ma.getdata(y0)
+        with np.errstate(invalid="ignore"):
+            same = bool(np.all((d == d0) | ((d != d) & (d0 != d0)))) and bool(
+                np.array_equal(np.ma.getmaskarray(y), np.ma.getmaskarray(y0)))
+    if not same:
+        raise masked_refused("an operator whose operands (or result) changed in place after it (a mask set anew, "
+                             "an entry written)")
+
+
+def _python_binop_adj(opname, g, a, b, S=None, y0=None, check=None):
     """A user class's operator (`__add__` in Python) is re-run under AD in the reverse pass (its operands
     are the recorded ones), so its own code is differentiated — recomputation instead of recording. Its
     adjoints run in the pass's session S: cotangents of structured operands live in their boxes there."""
@@ -715,12 +744,16 @@ def _python_binop_adj(opname, g, a, b, S=None, y0=None):
         # `__rmul__` ran W's; the adjoint differentiated V's `__mul__`)
         y, pb = _twin(fb, b, a)
         if y is not NotImplemented:
+            if check is not None:
+                check(y, y0)
             _stored_elsewhere(fb, b, y, opname)
             db, dargs = _pull(S, pb, _result_box(S, y, g, (a, b), y0))
             return dargs[0], db
     if fa is not None:
         y, pb = _twin(fa, a, b)
         if y is not NotImplemented:
+            if check is not None:
+                check(y, y0)
             _stored_elsewhere(fa, a, y, opname)
             da, dargs = _pull(S, pb, _result_box(S, y, g, (a, b), y0))
             return da, dargs[0]
@@ -742,6 +775,8 @@ def _python_binop_adj(opname, g, a, b, S=None, y0=None):
     # (refused, as `__add__` is, where it stores into objects and returns another: `acc = acc + h` whose
     # `__radd__` appends to a list the loop visits: 1 for 7)
     y, pb = _twin(fb, b, a)
+    if check is not None:
+        check(y, y0)
     _stored_elsewhere(fb, b, y, opname)
     db, dargs = _pull(S, pb, _result_box(S, y, g, (a, b), y0))
     return dargs[0], db
@@ -1146,6 +1181,10 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
             S.redo(attributes_left, obj)  # (taken by the store's adjoint, or refused when the pass ends: one
         return dobj                       # `__array_finalize__` made in C, `getattr(obj, "scale")`, is no store)
     if isinstance(obj, (np.ndarray, np.generic, complex, float, int, ArrayLeaf)):
+        if attr == "__dict__" and isinstance(obj, _MASKED) and not _carries(g):
+            # (a masked array's fields, its mask and fill value, read by numpy.ma's `_update_from`: no
+            # cotangent reached them; one stored there and read back is refused, `attributes_left`)
+            return dobj
         return acc(dobj, _array_attr_adj(g, obj, attr))
     if attr == "__dict__" and type(result) is dict:  # the object's own fields: one box (structs.Session.box)
         box = S.box(obj, dobj)

@@ -52,6 +52,7 @@ from ..rules.builtins import getitem_iteration
 from ..rules.operator import scaled_duration
 from ..rules.frames import is_engine_class, note_transformed, outside_engine
 from ..rules.numpy._util import finalize_refused, masked_entries, masked_refused
+from ..rules.numpy.masked import computes_by_its_code, masked_ufunc_pullback, takes_data
 from ..rules.registry import changes_values, library_hint
 from ..rules import leaves as _leaf_types
 from ..rules.leaves import LABEL_TYPES, OPAQUE_CONTAINERS, ArrayLeaf, Scalar, carries_none, np_dtype
@@ -865,17 +866,30 @@ def call(mask, f, /, *args, **kw):
             staircase_reverse(*method, kw)
             if len(method[1]) == 2:  # (`y.__rmod__(x)`: x % y, whose divisor y may move)
                 divisor_jump(method[0], *method[1])
+        masked = False
         if rule.kind != "nondiff" and f is not _VIEW:
             for a in full:
                 t = type(a)
                 if t is not float and t is not _NDARRAY and t is not int and t is not _Dual and isinstance(a, np.ndarray):
+                    if isinstance(a, _MASKED):
+                        if type(f) is _UFUNC:  # (its rule on the data: `rules.numpy.masked`)
+                            masked = True
+                            continue
+                        if takes_data(f, is_method):  # (the data as values, its items handed on, or no
+                            # computation on them; not `sum(a)`, which adds its masked items: masked)
+                            continue
+                        if rule.iterates or computes_by_its_code(f):  # (numpy.ma's operators, a domain's
+                            raise masked_refused(f"`{getattr(f, '__name__', f)}`")  # mask: even none masked yet)
                     values_refused(f"`{getattr(f, '__qualname__', None) or getattr(f, '__name__', f)}`", a)
+            if masked and rule.adjoint is None:
+                raise masked_refused(f"`np.{f.__name__}`")
         if rule.adjoint is not None:
             impl = rule.impl
             if (type(f) is not types.BuiltinFunctionType and not isinstance(f, np.ufunc)
                     and (getattr(f, "__module__", None) or "").startswith("numpy")):
                 for a in full:  # (a numpy function dispatching to a subclass's own code: `overriding_refused`)
-                    if type(a) is not _NDARRAY and isinstance(a, np.ndarray):
+                    if type(a) is not _NDARRAY and isinstance(a, np.ndarray) and not (
+                            isinstance(a, _MASKED) and takes_data(f, is_method)):
                         overriding_refused(f"np.{f.__name__}", *full)
                         break
             if f in STAIRS and (mask < 0 or mask & 1):  # (`round(t, 10)`, `np.mod(t, 1e-12)`: a fine step)
@@ -904,6 +918,11 @@ def call(mask, f, /, *args, **kw):
                 y = _on_duals(rule, f, args, kw)  # higher order: forward-mode duals through a C function
             if type(y) in DURATIONS and f in _SCALINGS and len(args) == 2:  # `a * td`: rounded, refused
                 scaled_duration(args[0], args[1], mask < 0 or bool(mask & 1), mask < 0 or bool(mask & 2))
+            if masked:  # (a ufunc given a numpy.ma masked array: its rule on the data views)
+                if rule.mutating:
+                    raise masked_refused(f"`np.{f.__name__}`")
+                adj, yp, plain = masked_ufunc_pullback(f, rule.adjoint, y, full, kw)
+                return y, (_static_back, adj, yp, plain, kw, is_method)
             if type(y) is _MATRIX or _MATRIX in map(type, full):  # (np.matrix: its plain views' rule, or refused)
                 if rule.mutating:
                     raise _matrix_refused()
@@ -1917,7 +1936,10 @@ _CONSTANT_LEAVES = frozenset({bool, int, str, bytes, bytearray, type(None), type
                               type(re.compile("")), type(len.__call__),
                               # dates and times: integer fields (a float made into one was refused there)
                               datetime.datetime, datetime.date, datetime.time, datetime.timedelta,
-                              datetime.timezone, np.datetime64, np.timedelta64})
+                              datetime.timezone, np.datetime64, np.timedelta64,
+                              # a C library's opaque handle (numpy's error state, set by `np.errstate` as a
+                              # decorator: numpy.ma's `__setitem__`; the capsule holds no Python value)
+                              type(datetime.datetime_CAPI)})
 DURATIONS = frozenset({datetime.timedelta, np.timedelta64})
 _SCALINGS = frozenset({operator.mul, operator.truediv, operator.imul, operator.itruediv, np.multiply, np.divide})
 _CONSTANT_KINDS = (type, np.integer, np.bool_, np.dtype, np.random.BitGenerator, np.random.Generator,

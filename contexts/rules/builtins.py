@@ -672,3 +672,41 @@ registry.set((types.WrapperDescriptorType, "__get__"), stand_in=wrapper_get)
 registry.set((types.FunctionType, "__get__"), stand_in=wrapper_get)
 registry.set(builtins.any, stand_in=py_any)
 registry.set(builtins.all, stand_in=py_all)
+
+
+# -- context variables: numpy's error state (`np.errstate` as a decorator sets it around numpy.ma's `__setitem__`)
+_CAPSULE = type(__import__("datetime").datetime_CAPI)
+_HELD_CONSTANT = (type(None), bool, int, str, bytes, _CAPSULE)
+
+
+def _context_var_set(var, value):
+    """`var.set(value)` of a value that carries no derivative (numpy's error state, a C capsule; a flag, a
+    name): run as is. A value that may carry one is refused: it would come back by `var.get()` (or to C
+    code reading the variable) with no derivative."""
+    if type(value) not in _HELD_CONSTANT:
+        raise NoRuleError(f"the derivative of a value of {type(value).__name__} kept in a context "
+                          f"variable ({var.name!r}) is not followed: it would not come back with `get()`",
+                          fix="pass the value as an argument instead")
+    return var.set(value), _context_var_back
+
+
+def _context_var_set_frule(tangents, var, value):
+    """Forward mode's: refused before the value is set where it carries a tangent (set, a dual was left
+    in the variable after the refusal)."""
+    tv = tangents[1] if len(tangents) > 1 else None
+    if type(value) not in _HELD_CONSTANT or not (tv is None or type(tv) in (int, float) and tv == 0):
+        _context_var_set(var, value)  # (its refusal, with nothing set)
+    return var.set(value), None
+
+
+def _context_var_back(dy):
+    return None, None
+
+
+def _context_var_reset(var, token):
+    return var.reset(token), _context_var_back
+
+
+registry.rrule((__import__("contextvars").ContextVar, "set"))(_context_var_set)
+registry.frule((__import__("contextvars").ContextVar, "set"))(_context_var_set_frule)
+registry.rrule((__import__("contextvars").ContextVar, "reset"))(_context_var_reset)

@@ -809,8 +809,8 @@ def own_method_form(f, args):
     if kind is np.ndarray or not kind.__flags__ & _HEAPTYPE:
         return None
     if issubclass(kind, np.ndarray):  # (a subclass of the user's, `class Doubled(np.ndarray)` with its own `sum`:
-        if kind.__module__.split(".")[0] == "numpy":  # numpy's `_wrapreduction` calls it; not numpy's own)
-            return None
+        if kind.__module__.split(".")[0] == "numpy" and not issubclass(kind, np.ma.MaskedArray):
+            return None  # (numpy's `_wrapreduction` calls it; not numpy's own, but numpy.ma's: `rules.numpy.masked`)
     elif value_class(kind):
         return None
     return impl if type(getattr(kind, name, None)) is types.FunctionType else None

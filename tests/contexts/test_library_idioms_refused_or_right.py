@@ -261,12 +261,14 @@ def test_unique_rows_of_a_differentiated_array_right_or_refused():
 
 
 def test_a_masked_array_of_a_perturbed_one():
+    # (reverse mode: numpy.ma's code differentiated, `contexts.rules.numpy.masked`; forward mode's duals hold
+    # no masked array's fields: jacfwd answers by reverse mode; jvp refuses)
     def f(y):
         return (np.ma.asarray(y) * 2.0).sum()
-    with pytest.raises(OverdubError, match="masked"):  # (reverse mode: numpy.ma's operations write through
-        gradient(f, X)                                   # views it does not follow: refused)
-    with pytest.raises(OverdubError):  # (forward mode: a dual holds no masked array's fields)
-        jacfwd(f, X)
+    np.testing.assert_allclose(gradient(f, X)[0], 2.0 * np.ones_like(X), rtol=1e-14)
+    np.testing.assert_allclose(jacfwd(f, X), 2.0 * np.ones_like(X), rtol=1e-14)
+    with pytest.raises(OverdubError):
+        jvp(f, (X,), (np.ones_like(X),))
     assert math.isclose(f(X), 2.0 * X.sum())
 
 

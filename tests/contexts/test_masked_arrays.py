@@ -1,8 +1,10 @@
 """numpy.ma's masked arrays meeting differentiated values. A masked array's reductions and operators skip its
 masked entries; numpy's rules (and forward mode's duals) see plain arrays. Both modes returned silently wrong
 derivatives when a constant masked array with masked entries met a differentiated array (`np.sum(v - obs)`:
-3.16 for 1.76 in both modes; `np.std(v * obs)`: 0.73 and -0.136 for 0.135): refused now, with the fix named.
-Masked arrays without masked entries, and code that drops the masked entries itself, are differentiated."""
+3.16 for 1.76 in both modes; `np.std(v * obs)`: 0.73 and -0.136 for 0.135): refused then, differentiated as
+numpy.ma's own code now (`contexts.rules.numpy.masked`; tests/contexts/test_masked_code.py), refused where a C
+function meets one. Masked arrays without masked entries, and code that drops the masked entries itself, are
+differentiated."""
 
 import math
 import warnings
@@ -103,12 +105,25 @@ def test_masked_arrays_without_masked_entries_and_masks_applied_by_hand(f, mode)
     assert _right_or_refused(mode, f, 0.7)
 
 
+def _sorted_masked(t):
+    return np.sum(np.ma.sort(np.ma.masked_array(_v(t), mask=[0, 1, 0])) * np.arange(3.0))
+
+
 def test_the_refusal_names_the_line_and_the_fix():
+    """A numpy function of C given a masked array with masked entries (np.take_along_axis under np.ma.sort)
+    is still refused, in both modes, naming the mask and how to drop it."""
     with pytest.raises(OverdubError, match="mask") as e:
-        gradient(_sum_sub, 0.7)
+        gradient(_sorted_masked, 0.7)
     assert "filled" in str(e.value) or "compressed" in str(e.value) or "np.where" in str(e.value)
     with pytest.raises(OverdubError, match="mask"):
-        derivative(_sum_sub, 0.7)
+        derivative(_sorted_masked, 0.7)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_masked_constant_minus_a_derivative_is_right_now(mode):
+    """`np.sum(v - obs)` (3.16 for 1.76 before it was refused): numpy.ma's own code differentiated."""
+    assert _right_or_refused(mode, _sum_sub, 0.7)
+    assert _right_or_refused(mode, _std, 0.7)
 
 
 def _masked_first(t):

@@ -573,8 +573,6 @@ def view_adjoint(dy, y, x, *rest, **kwargs):
     """Cotangent of x.view(), x.view(np.ndarray), x.view(Subclass) (the same values, another class): dy as
     a plain array (also for an ndarray subclass's own view, astropy's `q.view(np.ndarray)`)."""
     _same_dtype_view(x, y)
-    if isinstance(y, np.ma.MaskedArray):
-        _masked()
     if type(dy) is Refused:
         return (dy, *(None,) * len(rest))
     if not isinstance(dy, (np.ndarray, np.generic, float, complex, int)):
@@ -598,15 +596,6 @@ registry.adjoint((np.ndarray, "view"), kind="linear")(view_adjoint)
 registry.frule((np.ndarray, "view"), kind="linear")(view_frule)
 
 
-def _masked(*_, **__):
-    """numpy.ma's masked arrays of differentiated values, refused in reverse mode (forward mode's duals have
-    no mask to read): their operations write through subclass views and `np.copyto(..., where=mask)`
-    the recording does not follow (`masked_array(x, mask).var()`, `(m * x).sum()`: wrong gradients)."""
-    raise unsupported("numpy.ma.MaskedArray", "a masked array of differentiated values",
-                      "drop the masked entries instead: `x[~mask]`, or `np.where(mask, 0.0, x)` in the sums")
-
-
-registry.adjoint(np.ma.MaskedArray)(_masked)
 
 
 def _copy_with_memo(x, memo=None):

@@ -46,8 +46,6 @@ WITHOUT = {
     frozenset: "its members are keys (a dict's, names): reverse mode refuses differentiated ones",
     tuple: "a container: tracers pass through as values",
     iter: "iteration: tracers pass through as values",
-    np.ma.MaskedArray: "reverse mode's rule refuses it (numpy.ma writes through views it does not follow); "
-                       "sparsity runs numpy.ma's Python code on the tracers",
 }
 # numpy's scalar types (np.float64(t)) and array converter: the kind's fallback (linear: the argument's
 # dependencies); scipy.linalg's LAPACK kernels: reached inside scipy's Python, refused (NoSparsityRule)

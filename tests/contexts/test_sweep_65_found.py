@@ -1,0 +1,82 @@
+"""Found in session 65 while differentiating numpy.ma's code (each checked against central differences).
+
+- A lambda changing a captured array in place and reading it too (`lambda b: (a.__setitem__(0, 0.0),
+  b.sum() + a.sum())[1]`): reverse mode took the cell's cotangent both as written and as read, 3.4 for 2.4
+  (a def doing the same was right). Forward mode was right.
+- `np.errstate` used as a decorator (numpy.ma's `__setitem__`) sets numpy's error state, a C capsule, in a
+  context variable: refused as a C function without a rule. Run as it is now; a differentiated value kept
+  in a context variable is refused by name (its `get()` would bring it back without its derivative).
+"""
+
+import contextvars
+
+import numpy as np
+import pytest
+
+from contexts import gradient, jacfwd
+from overdub.errors import OverdubError
+from tests.fd import gradient as fd_gradient
+
+X = np.array([1.6, 0.7, 2.1])
+
+
+def lambda_changing_its_cell(x):
+    a = x * 1.0
+    k = lambda b: (a.__setitem__(0, 0.0), b.sum() + a.sum())[1]  # noqa: E731
+    return k(a * x)
+
+
+def nested_lambdas(x):
+    return (lambda a: (lambda b: (a.__setitem__(0, 0.0), a.sum() + b.sum())[1])(a * x))(x * 1.0)
+
+
+def lambda_reading_only(x):
+    a = x * 1.0
+    k = lambda b: (b * a).sum() + a.sum()  # noqa: E731
+    return k(a * x)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("f", [lambda_changing_its_cell, nested_lambdas, lambda_reading_only],
+                         ids=lambda f: f.__name__)
+def test_a_lambdas_cells_take_their_cotangent_once(f, mode):
+    got = gradient(f, X)[0] if mode == "reverse" else jacfwd(f, X)
+    np.testing.assert_allclose(np.ravel(got), np.ravel(fd_gradient(f, X)), rtol=1e-7, atol=1e-9)
+
+
+@np.errstate(over="ignore")
+def _quiet_exp(x):
+    return np.exp(x) * 2.0
+
+
+def decorated_by_errstate(x):
+    return _quiet_exp(x).sum() + 1.0
+
+
+def masked_entry_set(x):
+    a = np.ma.array(x * 2.0)
+    a[1] = np.ma.masked
+    return a.sum()
+
+
+@pytest.mark.parametrize("f", [decorated_by_errstate, masked_entry_set], ids=lambda f: f.__name__)
+def test_numpys_error_state_decorator_runs(f):
+    np.testing.assert_allclose(gradient(f, X)[0], np.ravel(fd_gradient(f, X)), rtol=1e-7, atol=1e-9)
+
+
+V = contextvars.ContextVar("overdub_test_v", default=0.0)
+
+
+def kept_in_a_context_variable(x):
+    token = V.set(x * 2.0)
+    try:
+        return V.get() * x
+    finally:
+        V.reset(token)
+
+
+def test_a_differentiated_value_kept_in_a_context_variable_is_refused():
+    with pytest.raises(OverdubError, match="context variable") as e:
+        gradient(kept_in_a_context_variable, 1.5)
+    assert "overdub_test_v" in str(e.value)
+    assert V.get() == 0.0  # (nothing left behind)
