@@ -40,12 +40,12 @@ def _as_kind(d, y):
 
 def _derivative(f: Callable, x: Any) -> Any:
     from .ad.api import jacobian
-    return _as_kind(jacobian(f, x), f(x))
+    return _as_kind(jacobian(f, x, mode="reverse"), f(x))
 
 
 def _value_and_jacfwd(f: Callable, x: Any, chunk: int | None = None) -> tuple[Any, Any]:
     from .ad.api import jacobian
-    return f(x), jacobian(f, x)
+    return f(x), jacobian(f, x, mode="reverse")
 
 
 def _jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
@@ -61,7 +61,7 @@ def _jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
             args[i] = v
         return f(*args)
 
-    blocks = jacobian(of_active, *(primals[i] for i in active))
+    blocks = jacobian(of_active, *(primals[i] for i in active), mode="reverse")
     blocks = blocks if len(active) > 1 else (blocks,)
     dy = 0.0
     for i, J in zip(active, blocks):
