@@ -2193,6 +2193,14 @@ class _Mutations:
         defs = {n.name for n in nodes if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
         loop_vars = {n.target.id for n in nodes if isinstance(n, ast.For) and isinstance(n.target, ast.Name)}
         args, objects = set(), set()
+        # where each variable is handed to a Python function: its call's line, None inside a nested function
+        # (called whenever); and the lines of the loops, whose later statements run before their earlier ones
+        self.handed_at: dict[str, list] = {}
+        inner = {id(m) for d in nodes if d is not fdef and isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                         ast.Lambda, ast.ClassDef))
+                 for m in all_nodes(d)}
+        self.loops = [(min(lines), max(lines)) for d in nodes if isinstance(d, (ast.For, ast.While, ast.AsyncFor))
+                      and (lines := [m.lineno for m in all_nodes(d) if hasattr(m, "lineno")])]
         arithmetic = []
         for n in nodes:
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name):
@@ -2218,11 +2226,16 @@ class _Mutations:
                 # the arguments a global function only reads, `_kept_params`)
                 kept = _kept_params(callee) if type(callee) is types.FunctionType and f.id not in defs else ()
                 starred = False
+                at = None if id(n) in inner else getattr(n, "lineno", None)
                 for i, a in enumerate(n.args):
                     starred = starred or isinstance(a, ast.Starred)
                     if isinstance(a, ast.Name) and (starred or i not in kept):
                         args.add(a.id)
-                args.update(k.value.id for k in n.keywords if isinstance(k.value, ast.Name))
+                        self.handed_at.setdefault(a.id, []).append(at)
+                for k in n.keywords:
+                    if isinstance(k.value, ast.Name):
+                        args.add(k.value.id)
+                        self.handed_at.setdefault(k.value.id, []).append(at)
         grown = True  # (arithmetic on what may be an array may be one: `c = np.ones(3) * 0.3`; a counter's not)
         while grown:
             grown = False
@@ -2242,7 +2255,8 @@ class _Mutations:
         changed, args, objects = self.changed - act.active, self.args - act.active, self.objects - act.active
         if not (changed or args or objects):
             return set(), set()
-        read = _active_reads(nodes, act)
+        read_at: dict[str, list] = {}
+        read = _active_reads(nodes, act, read_at)
         marked = set()
         if changed:
             inverse: dict[str, set[str]] = {}  # (what may be a view of each variable)
@@ -2253,25 +2267,42 @@ class _Mutations:
                 shared = _sharing(name, act.sources, inverse)
                 if shared & read:
                     marked |= {name} | (shared & read)
-        handed = args & read
+        # (handed to the call after an active statement read it, or both in one loop: not a parameter rebound
+        # to a helper's result first, `n = helper(n)` then `sig[:n]`, whose old value the call may change)
+        handed = {n for n in args & read if self._read_before_handed(read_at.get(n, [None]), self.handed_at.get(n, [None]))}
         for r in read - act.active:
             handed |= objects & (act.drawn.get(r, set()) | {r})
         return marked, handed
 
 
-def _active_reads(nodes: list, act: _Activity) -> set[str]:
-    """The names the active statements read."""
+    def _read_before_handed(self, reads: list, hands: list) -> bool:
+        """Some read (a line, None: unknown) may come before some handing (the same line, or in one loop)."""
+        for h in hands:
+            for r in reads:
+                if h is None or r is None or r <= h or any(lo <= r <= hi and lo <= h <= hi for lo, hi in self.loops):
+                    return True
+        return False
+
+
+def _active_reads(nodes: list, act: _Activity, lines: dict | None = None) -> set[str]:
+    """The names the active statements read (with `lines`: name -> the lines of those statements)."""
     read: set[str] = set()
     for n in nodes:
+        names = None
         if isinstance(n, ast.Assign) and (act.value_active(n.value) or any(  # (`c[m] = 2.0` into an active c)
                 isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in act.active
                 for t in n.targets)):
-            read |= _reads(n.value)
+            names = _reads(n.value)
             for t in n.targets:
                 if isinstance(t, ast.Subscript):
-                    read |= _reads(t.slice)
+                    names |= _reads(t.slice)
         elif isinstance(n, ast.Expr) and act.value_active(n.value):
-            read |= _reads(n.value)
+            names = _reads(n.value)
+        if names:
+            read |= names
+            if lines is not None:
+                for name in names:
+                    lines.setdefault(name, []).append(getattr(n, "lineno", None))
     return read
 
 
