@@ -957,6 +957,8 @@ def getattr_(obj, attr):
         if type(d) is dict and not remember_instance_dict(obj, d):
             _instance_dict_read(obj)  # (also when it holds none yet: a store through d may bring them)
         return d, None
+    if attr in _ARRAY_FORM and isinstance(obj, np.ndarray):  # (an ndarray subclass's own property for it,
+        return getattr(obj, attr), None  # numpy.ma's `shape` returning `super().shape`: no derivative in it)
     prop = _class_attribute(t, attr)
     if prop is None:
         ga = getattr(t, "__getattr__", None)
@@ -995,6 +997,7 @@ def getattr_(obj, attr):
 
 
 _MODULE = types.ModuleType
+_ARRAY_FORM = frozenset({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"})
 
 
 def _past(proxy, attr):
@@ -1210,8 +1213,10 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
     _check_container_field(obj, attr)
     box = S.box(obj, dobj)
     if not isinstance(box, dict):  # (an object of a C class without fields: numpy's flags)
-        if isinstance(getattr(obj, attr, None), (bool, int, str, bytes, type(None))):
-            return box  # (a flag, a count, a name: no derivative)
+        v = getattr(obj, attr, None)
+        if isinstance(v, (bool, int, str, bytes, type(None))) or type(v) is tuple and all(
+                isinstance(e, (bool, int, str, bytes, type(None))) for e in v):
+            return box  # (a flag, a count, a name, a shape: no derivative; `super().shape`, numpy.ma's `.shape`)
         raise NoRuleError(f"reverse mode cannot take a derivative through .{attr} of a {type(obj).__name__} "
                           "(a C object without fields)", fix="give the function reading it a rule")
     box[attr] = acc(box.get(attr), g)

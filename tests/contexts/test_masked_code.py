@@ -93,6 +93,7 @@ RIGHT = {
     "iterate": lambda x: sum(float(v) for v in M(x) if v is not np.ma.masked),
     "item_times_mean": lambda x: M(x)[2] * 3.0 + M(x).mean() * x[1],
     "polyfit": lambda x: np.ma.polyfit(np.arange(6.0), M(x), 1).sum(),
+    "shape_read": lambda x: M(x).sum() * M(x).shape[0] + M2(x).ndim,  # (numpy.ma's `shape` is `super().shape`)
 }
 
 

@@ -1588,6 +1588,46 @@ def _():
 
 
 # ===============================================================================================
+# pykalman: Kalman filter and smoother; missing observations as numpy.ma masked entries
+# ===============================================================================================
+
+_KF_OBS = np.array([0.3, 1.1, 0.4, 1.9, 2.2, 1.7])
+_KF_W = np.linspace(-1.0, 1.0, 6)
+
+
+def _kf(q, r=0.3):
+    pk = _imp("pykalman")
+    return pk.KalmanFilter(transition_matrices=[[1.0]], observation_matrices=[[1.0]], transition_covariance=[[q]],
+                           observation_covariance=[[r]], initial_state_mean=[0.0], initial_state_covariance=[[1.0]])
+
+
+@case("pykalman", "KalmanFilter.loglikelihood (noise variances)")
+def _():
+    return (lambda v: float(_kf(v[0], v[1]).loglikelihood(_KF_OBS))), np.array([0.5, 0.3])
+
+
+_KF_MASKED_DUALS = R("DualAttributeError", "pykalman wraps the observations in np.ma.asarray: a dual holds no "
+                     "masked array's fields (jvp; jacfwd answers by reverse mode)")
+
+
+@case("pykalman", "KalmanFilter.filter (observations)", forward=_KF_MASKED_DUALS)
+def _():
+    return (lambda obs: float(_kf(0.5).filter(obs)[0][:, 0] @ _KF_W)), _KF_OBS.copy()
+
+
+@case("pykalman", "KalmanFilter.smooth (observations, two missing)", forward=_KF_MASKED_DUALS)
+def _():
+    mask = np.array([0, 1, 0, 0, 1, 0], bool)
+    return (lambda obs: float(_kf(0.5).smooth(np.ma.array(obs, mask=mask))[0][:, 0] @ _KF_W)), _KF_OBS.copy()
+
+
+@case("pykalman", "KalmanFilter.filter (noise variance, one missing)")
+def _():
+    obs = np.ma.array(_KF_OBS, mask=[0, 0, 1, 0, 0, 0])
+    return (lambda q: float(_kf(q).filter(obs)[1][:, 0, 0] @ _KF_W)), 0.5
+
+
+# ===============================================================================================
 # transformations: homogeneous transforms and quaternions (C functions: `contexts.rules.transformations`)
 # ===============================================================================================
 

@@ -53,7 +53,7 @@ __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "cou
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_special_more", "scipy_linalg", "scipy_banded", "scipy_splines",
               "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage", "scipy_sparse",
               "scipy_matrices", "scipy_grid", "scipy_fitpack", "scipy_rotation", "scipy_kde", "scipy_rank", "scipy_minmax",
-              "scipy_special_dist", "matrix", "masked"):
+              "scipy_special_dist", "matrix", "masked", "scipy_dct"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)
