@@ -1327,7 +1327,8 @@ class _Activity:
                 if isinstance(v, ast.Call) and self.value_active(v):
                     # a call with active inputs may store them into its mutable arguments (np.add.at(acc,
                     # ...), lst.append(x), helper(lst, x), out=...): those become active too
-                    kept = self.kept_params.get(v.func.id, ()) if isinstance(v.func, ast.Name) else \
+                    kept = range(len(v.args)) if isinstance(v.func, ast.Name) and v.func.id in _STORES_NOTHING else \
+                        self.kept_params.get(v.func.id, ()) if isinstance(v.func, ast.Name) else \
                         self.kept_params.get(f"{v.func.value.id}.{v.func.attr}", ()) if isinstance(
                             v.func, ast.Attribute) and isinstance(v.func.value, ast.Name) else ()
                     text = isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name) \
@@ -1404,6 +1405,12 @@ class _Activity:
                     ctx = item.context_expr  # `self.out.append(self.value)`, gen20 W3)
                     if isinstance(ctx, ast.Name) and ctx.id in self.active and ctx.id in self.locals:
                         self.mark_argument(ctx.id)
+
+
+# the lowering's helpers that store nothing into what they are given (`a, b = f(x)`'s `__od_unpack__(t, 2, -1)`
+# reads t's items: marked as an argument, t's call's arguments, held by it, became active, python_speech_features'
+# `feat, energy = fbank(signal, samplerate, winlen, ...)` made winlen active and refused its Decimal, sweep M)
+_STORES_NOTHING = frozenset({"__od_unpack__"})
 
 
 # the helpers of the lowering's index loops (`Lowerer.live_loop`): a test of types, of a position, the keys
@@ -2201,6 +2208,10 @@ class _Mutations:
                  for m in all_nodes(d)}
         self.loops = [(min(lines), max(lines)) for d in nodes if isinstance(d, (ast.For, ast.While, ast.AsyncFor))
                       and (lines := [m.lineno for m in all_nodes(d) if hasattr(m, "lineno")])]
+        # the statement a call is the whole value of (`t = f(c)`, `f(c)`): its own reading of its arguments is
+        # the callee's to follow (its twin sees a change after its own read), no read before the change here
+        whole = {id(d.value): d for d in nodes if isinstance(d, (ast.Assign, ast.Expr)) and isinstance(d.value, ast.Call)
+                 and not [m for m in all_nodes(d.value) if isinstance(m, ast.Call) and m is not d.value]}
         arithmetic = []
         for n in nodes:
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name):
@@ -2226,7 +2237,7 @@ class _Mutations:
                 # the arguments a global function only reads, `_kept_params`)
                 kept = _kept_params(callee) if type(callee) is types.FunctionType and f.id not in defs else ()
                 starred = False
-                at = None if id(n) in inner else getattr(n, "lineno", None)
+                at = None if id(n) in inner else (getattr(n, "lineno", None), id(whole[id(n)]) if id(n) in whole else None)
                 for i, a in enumerate(n.args):
                     starred = starred or isinstance(a, ast.Starred)
                     if isinstance(a, ast.Name) and (starred or i not in kept):
@@ -2276,10 +2287,16 @@ class _Mutations:
 
 
     def _read_before_handed(self, reads: list, hands: list) -> bool:
-        """Some read (a line, None: unknown) may come before some handing (the same line, or in one loop)."""
+        """Some read (line, statement) may come before some handing (line, the statement the call is the whole
+        of, or None): on an earlier or the same line, or in one loop; not the handing statement's own reading
+        of its arguments. Unknown (None) may."""
         for h in hands:
             for r in reads:
-                if h is None or r is None or r <= h or any(lo <= r <= hi and lo <= h <= hi for lo, hi in self.loops):
+                if h is None or r is None or h[0] is None or r[0] is None:
+                    return True
+                if h[1] is not None and r[1] == h[1]:  # (the call's own statement: `feat = fbank(signal, winlen)`)
+                    continue
+                if r[0] <= h[0] or any(lo <= r[0] <= hi and lo <= h[0] <= hi for lo, hi in self.loops):
                     return True
         return False
 
@@ -2302,7 +2319,7 @@ def _active_reads(nodes: list, act: _Activity, lines: dict | None = None) -> set
             read |= names
             if lines is not None:
                 for name in names:
-                    lines.setdefault(name, []).append(getattr(n, "lineno", None))
+                    lines.setdefault(name, []).append((getattr(n, "lineno", None), id(n)))
     return read
 
 

@@ -9,6 +9,7 @@
 """
 
 import contextvars
+import decimal
 
 import numpy as np
 import pytest
@@ -87,7 +88,6 @@ def test_a_differentiated_value_kept_in_a_context_variable_is_refused():
 # for one that may change the old value in place after the read, the parameter made active, and Decimal
 # refused as a C function reached with a differentiated value (7 of sweep M's cases)
 def _rounded(number):
-    import decimal
     return int(decimal.Decimal(number).quantize(decimal.Decimal("1"), rounding=decimal.ROUND_HALF_UP))
 
 
@@ -97,7 +97,7 @@ def _frames(sig, frame_len):
 
 
 def framed_energy(x):
-    return np.sum(_frames(x, 2.0) ** 2)
+    return np.sum(_frames(x, 16.0) ** 2)
 
 
 def _reset(c):
@@ -121,8 +121,35 @@ def reset_in_a_loop(x):
     return total
 
 
+LONG = np.sin(np.arange(100.0)) + 1.5  # (more inputs than reverse mode hands to forward mode after a refusal)
+
+
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
-@pytest.mark.parametrize("f", [framed_energy, read_then_reset, reset_in_a_loop], ids=lambda f: f.__name__)
-def test_a_helpers_result_rebinding_a_parameter(f, mode):
-    got = gradient(f, X)[0] if mode == "reverse" else jacfwd(f, X)
-    np.testing.assert_allclose(np.ravel(got), np.ravel(fd_gradient(f, X)), rtol=1e-7, atol=1e-9)
+@pytest.mark.parametrize("f, x", [(framed_energy, LONG), (read_then_reset, X), (reset_in_a_loop, X)],
+                         ids=["framed_energy", "read_then_reset", "reset_in_a_loop"])
+def test_a_helpers_result_rebinding_a_parameter(f, x, mode):
+    got = gradient(f, x)[0] if mode == "reverse" else jacfwd(f, x)
+    np.testing.assert_allclose(np.ravel(got), np.ravel(fd_gradient(f, x)), rtol=1e-7, atol=1e-9)
+
+
+# `feat, energy = bank(signal, rate, width)`: the lowering's unpacking of the result was taken for a call that
+# may store into the result, which holds the call's arguments: rate and width became active, and the Decimal
+# their product is rounded with after was refused (python_speech_features' logfbank took winlen so)
+def _bank(signal, rate, width):
+    return signal * 2.0, np.sum(signal)
+
+
+def _features(signal, rate=8.0, width=2.0):
+    feat, energy = _bank(signal, rate, width)
+    n = _rounded(rate * width)
+    return np.sum(feat[:n] ** 2) + energy
+
+
+def unpacked_results(x):
+    return _features(x)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_unpacking_a_result_leaves_the_calls_constant_arguments_constant(mode):
+    got = gradient(unpacked_results, LONG)[0] if mode == "reverse" else jacfwd(unpacked_results, LONG)
+    np.testing.assert_allclose(np.ravel(got), np.ravel(fd_gradient(unpacked_results, LONG)), rtol=1e-7, atol=1e-9)
