@@ -94,7 +94,19 @@ RIGHT = {
     "item_times_mean": lambda x: M(x)[2] * 3.0 + M(x).mean() * x[1],
     "polyfit": lambda x: np.ma.polyfit(np.arange(6.0), M(x), 1).sum(),
     "shape_read": lambda x: M(x).sum() * M(x).shape[0] + M2(x).ndim,  # (numpy.ma's `shape` is `super().shape`)
+    "astype_copy": lambda x: M(x).astype(np.float64).copy().sum(),
+    "layout": lambda x: (np.atleast_2d(M(x)) ** 2).sum() + np.expand_dims(M(x), 0).sum()
+    + (np.moveaxis(M2(x), 0, 1) * np.arange(6.0).reshape(3, 2)).sum(),
 }
+
+mstats = pytest.importorskip("scipy.stats.mstats")
+RIGHT.update({
+    "mstats_gmean": lambda x: mstats.gmean(M(x)),
+    "mstats_hmean": lambda x: mstats.hmean(M(x)),
+    "mstats_mquantiles": lambda x: mstats.mquantiles(M(x), [0.5]).sum(),
+    "mstats_trimmed_mean": lambda x: mstats.trimmed_mean(M(x), limits=(0.1, 0.1)),
+    "mstats_linregress": lambda x: float(mstats.linregress(np.arange(6.0), M(x))[0]),
+})
 
 
 def _mask_set_after(x):

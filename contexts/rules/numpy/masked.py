@@ -83,9 +83,12 @@ def masked_ufunc_pullback(ufunc, adjoint, y, full, kw):
 _DATA_FUNCTIONS = frozenset(map(id, (np.asarray, np.array, np.asanyarray, np.ascontiguousarray, np.copy,
                                      np.shape, np.ndim, np.size, np.result_type, np.may_share_memory,
                                      np.shares_memory, np.iscomplexobj, np.isrealobj, np.isscalar,
-                                     np.iterable)))
+                                     np.iterable,
+                                     # (layout only: the data's entries move as the mask's do, `asanyarray`
+                                     # keeping the class; the cotangent moves back as the data's)
+                                     np.atleast_1d, np.atleast_2d, np.atleast_3d, np.expand_dims, np.moveaxis)))
 # an ndarray's own methods numpy.ma calls on a masked array (`ndarray.view(self, ...)`): the same data
-_DATA_METHODS = frozenset({"view", "__array__", "__array_finalize__"})
+_DATA_METHODS = frozenset({"view", "__array__", "__array_finalize__", "astype"})
 # Python's builtins that hold or ask about an object without computing with its values
 _HOLDING = frozenset(map(id, (getattr, setattr, hasattr, isinstance, issubclass, type, id, len, repr, str,
                               hash, callable)))
