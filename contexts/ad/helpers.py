@@ -713,12 +713,10 @@ def _same_masked_result(y, y0) -> None:
     """A numpy.ma operator re-run in the reverse pass (`binop_adj`) computes what the forward pass's did:
     the same data and mask. Refused where not: an operand's mask or data changed in place after the
     operator (`b = a * x; a.mask = m2`: the re-run masked b's entries anew, 1 for 2.02 in both modes), or
-    the result was changed since (its recorded value is gone)."""
-    if y0 is None or not isinstance(y, _MASKED) and not isinstance(y0, _MASKED):
-        if y0 is None and isinstance(y, _MASKED):
-            raise masked_refused("an operator whose result the function rebinds or changes after it")
+    the forward pass's result is gone (rebound: nothing to compare with)."""
+    if not isinstance(y, _MASKED) and not isinstance(y0, _MASKED):
         return
-    same = type(y) is type(y0) and np.shape(y) == np.shape(y0)
+    same = y0 is not None and type(y) is type(y0) and np.shape(y) == np.shape(y0)
     if same:
         d, d0 = np.ma.getdata(y), np.ma.getdata(y0)
         with np.errstate(invalid="ignore"):
@@ -1184,8 +1182,8 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
             S.redo(attributes_left, obj)  # (taken by the store's adjoint, or refused when the pass ends: one
         return dobj                       # `__array_finalize__` made in C, `getattr(obj, "scale")`, is no store)
     if isinstance(obj, (np.ndarray, np.generic, complex, float, int, ArrayLeaf)):
-        if attr == "__dict__" and isinstance(obj, _MASKED) and not _carries(g):
-            # (a masked array's fields, its mask and fill value, read by numpy.ma's `_update_from`: no
+        if attr == "__dict__" and not _carries(g):
+            # (an ndarray subclass's fields, numpy.ma's mask and fill value read by its `_update_from`: no
             # cotangent reached them; one stored there and read back is refused, `attributes_left`)
             return dobj
         return acc(dobj, _array_attr_adj(g, obj, attr))

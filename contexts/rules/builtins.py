@@ -679,23 +679,26 @@ _CAPSULE = type(__import__("datetime").datetime_CAPI)
 _HELD_CONSTANT = (type(None), bool, int, str, bytes, _CAPSULE)
 
 
+def _kept_refused(var, value) -> NoRuleError:
+    return NoRuleError(f"the derivative of a value of {type(value).__name__} kept in a context variable "
+                       f"({var.name!r}) is not followed: it would not come back with `get()`",
+                       fix="pass the value as an argument instead")
+
+
 def _context_var_set(var, value):
     """`var.set(value)` of a value that carries no derivative (numpy's error state, a C capsule; a flag, a
-    name): run as is. A value that may carry one is refused: it would come back by `var.get()` (or to C
-    code reading the variable) with no derivative."""
+    name): run as is. A value that may carry one is refused, nothing set: it would come back by `var.get()`
+    (or to C code reading the variable) with no derivative."""
     if type(value) not in _HELD_CONSTANT:
-        raise NoRuleError(f"the derivative of a value of {type(value).__name__} kept in a context "
-                          f"variable ({var.name!r}) is not followed: it would not come back with `get()`",
-                          fix="pass the value as an argument instead")
+        raise _kept_refused(var, value)
     return var.set(value), _context_var_back
 
 
 def _context_var_set_frule(tangents, var, value):
-    """Forward mode's: refused before the value is set where it carries a tangent (set, a dual was left
+    """Forward mode's: refused before the value is set where it may carry a tangent (set, a dual was left
     in the variable after the refusal)."""
-    tv = tangents[1] if len(tangents) > 1 else None
-    if type(value) not in _HELD_CONSTANT or not (tv is None or type(tv) in (int, float) and tv == 0):
-        _context_var_set(var, value)  # (its refusal, with nothing set)
+    if type(value) not in _HELD_CONSTANT:
+        raise _kept_refused(var, value)
     return var.set(value), None
 
 

@@ -66,15 +66,11 @@ def masked_ufunc_pullback(ufunc, adjoint, y, full, kw):
     # the entries `__array_wrap__` kept: the ufunc's own values (NaN where both are NaN)
     with np.errstate(invalid="ignore"):
         kept = (yd == yp) | ((yd != yd) & (yp != yp))
-    if not np.all(kept):
-        replaced = ~np.asarray(kept)
+    replaced = None if np.all(kept) else ~np.asarray(kept)
 
-        def masked_adjoint(dy, y_, *args, **kwargs):
-            dy = np.where(replaced, 0, plain_data(dy))
-            return adjoint(dy, yp, *args, **kwargs)
-    else:
-        def masked_adjoint(dy, y_, *args, **kwargs):
-            return adjoint(plain_data(dy), yp, *args, **kwargs)
+    def masked_adjoint(dy, y_, *args, **kwargs):
+        dy = plain_data(dy)
+        return adjoint(dy if replaced is None else np.where(replaced, 0, dy), yp, *args, **kwargs)
     return masked_adjoint, yp, plain
 
 

@@ -27,7 +27,7 @@ MATRIX_LIMIT = 2048
 _INVERSE = {"dct": "idct", "idct": "dct", "dst": "idst", "idst": "dst"}
 
 
-def _options(fn, x, args, kwargs):
+def _options(args, kwargs):
     """(type, n, axis, norm, orthogonalize) of a call, positional or by keyword, as the function reads them."""
     names = ("type", "n", "axis", "norm", "overwrite_x", "workers", "orthogonalize")
     given = dict(zip(names, args))
@@ -51,7 +51,7 @@ def _make(module, name, scipy_fft, orthogonal_types):
         rest = (None,) * len(args)
         if dy is None:
             return (None,) + rest
-        kind, n, axis, norm, orth = _options(fn, x, args, kwargs)
+        kind, n, axis, norm, orth = _options(args, kwargs)
         g = np.asarray(dy)
         if np.iscomplexobj(x) or np.iscomplexobj(g):
             raise unsupported(f"scipy {name}", "a complex array", "transform the real and imaginary parts apart")
@@ -72,7 +72,7 @@ def _make(module, name, scipy_fft, orthogonal_types):
         dx = tangents[0] if tangents else None
         if dx is None:
             return y, None
-        kind, n, axis, norm, orth = _options(fn, x, args, kwargs)
+        kind, n, axis, norm, orth = _options(args, kwargs)
         return y, _call(fn, dx if is_dual(dx) else np.asarray(dx), kind, n, axis, norm, orth, scipy_fft)
 
     adjoint.__name__ = adjoint.__qualname__ = f"{name}_adjoint"
