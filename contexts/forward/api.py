@@ -336,7 +336,8 @@ def _scrubbed(f, args) -> None:
     Dual came back from a plain call, a second jacfwd or hessian was wrong. Looked for in f's object,
     cells, defaults and the globals its code names, and in the arguments, three levels into objects,
     lists and dicts."""
-    if type(f) is types.FunctionType and f.__closure__ is None and f.__defaults__ is None:
+    if type(f) is types.FunctionType and f.__closure__ is None and f.__kwdefaults__ is None and (
+            f.__defaults__ is None or all(type(d) in _SCALAR_DEFAULTS for d in f.__defaults__)):
         g, names = f.__globals__, f.__code__.co_names  # (the common case: a module's function of numbers)
         if all(type(a) in _VALUES for a in args) and not any(
                 n in g and not isinstance(g[n], _HOLD_NOTHING) for n in names):
@@ -351,7 +352,7 @@ def _roots(f, depth: int, followed: set) -> list:
     (the user's f inside a hessian's inner gradient) is followed twice more, and one of f's own module
     (a chain of helpers, the last storing into a global list) to any depth."""
     followed.add(id(f))
-    roots = [bound_self(f), getattr(f, "__defaults__", None) if type(f) is types.FunctionType else None]
+    roots = [bound_self(f), *((f.__defaults__, f.__kwdefaults__) if type(f) is types.FunctionType else ())]
     for c in getattr(f, "__closure__", None) or ():
         try:
             roots.append(c.cell_contents)
@@ -392,6 +393,7 @@ def _value(d):
 
 
 _VALUES = frozenset({float, int, complex, np.ndarray, np.float64})
+_SCALAR_DEFAULTS = frozenset({float, int, complex, bool, str, bytes, type(None)})  # (hold no dual: `loop(x, n=100)`)
 _HOLD_NOTHING = (types.ModuleType, types.BuiltinFunctionType, type, str, bytes, int, float, complex, np.ufunc)
 _NOT_SCRUBBED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, np.ndarray, np.generic, str,
                  bytes, int, float, complex, type)

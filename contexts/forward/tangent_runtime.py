@@ -1336,6 +1336,8 @@ def tangent_jvp(f, primals: tuple, tangents: tuple):
         raise NotTransformable("not a plain function")
     tans = tuple(0 if t is None else t for t in tangents)
     twin = _twin(f, tans)
+    if _depth._runs:  # (inside an entry point's run: the recursion limit is raised already)
+        return twin(tans, *primals)
     _depth.enter()
     try:
         return twin(tans, *primals)

@@ -363,6 +363,34 @@ def test_no_dual_left_in_a_global_three_helpers_deep():
     assert derivative(_through_three_helpers, 0.3) == pytest.approx(2.0)
 
 
+def _keyword_cached(x, *, cache={}):  # noqa: B006 - a memo in a keyword-only default, on purpose
+    cache["v"] = np.sin(x) * 2.0
+    return cache["v"]
+
+
+@pytest.mark.parametrize("x", [0.7, np.array([0.7, -1.3])], ids=["float", "array"])
+def test_no_dual_left_in_a_keyword_only_default(x):
+    """A dual stored into a dict held by a keyword-only default outlived the call (the scrub read
+    `__defaults__` only): the next plain call's cache held a Dual."""
+    want = 2.0 * np.cos(x)
+    got = jacfwd(_keyword_cached, x)
+    assert np.allclose(np.diag(got) if np.ndim(got) == 2 else got, want)
+    left = _keyword_cached.__kwdefaults__["cache"]["v"]
+    assert type(left) in (float, np.float64, np.ndarray), type(left)
+    assert derivative(_keyword_cached, 0.7) == pytest.approx(2.0 * np.cos(0.7))
+    assert type(_keyword_cached.__kwdefaults__["cache"]["v"]) in (float, np.float64)
+
+
+def _scalar_defaults(x, n=3, scale=2.0, name="x", flag=True, nothing=None):
+    return scale * x ** n if flag and nothing is None and name else x
+
+
+def test_scalar_defaults_need_no_scrub_and_stay():
+    """The scrub's fast path takes a function whose defaults are numbers, text, flags and None."""
+    assert derivative(_scalar_defaults, 1.5) == pytest.approx(6.0 * 1.5 ** 2)
+    assert _scalar_defaults.__defaults__ == (3, 2.0, "x", True, None)
+
+
 # -- found on numpy.polynomial and scipy.signal / scipy.spatial --------------------------------------------
 
 _DATA = np.array([0.3, -1.2, 0.7, 2.1])
