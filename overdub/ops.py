@@ -142,10 +142,14 @@ def source_text(source):
 
 
 def hide_helpers(namespace):
-    """`locals()`/`vars()`/`dir()` of a twin without the pass's own names (`__od_*__`)."""
+    """`locals()`/`vars()`/`dir()` of a twin without the pass's own names (`__od_*__`). The dict itself, those
+    names deleted: before Python 3.13 `locals()` is the frame's one dict, so what code puts into it is there at
+    the next call (`locals().update({name: v})`, then `eval(text, locals())`: a copy lost the names, NameError)."""
     hidden = lambda name: name.startswith("__od_") and name.endswith("__")  # noqa: E731
     if isinstance(namespace, dict):
-        return {k: v for k, v in namespace.items() if not hidden(k)}
+        for k in [k for k in namespace if type(k) is str and hidden(k)]:
+            del namespace[k]
+        return namespace
     return [name for name in namespace if not hidden(name)]
 
 

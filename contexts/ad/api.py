@@ -35,7 +35,7 @@ from .runtime import _NOKW, UnsupportedFunction, _rules, _twin_call, call, overr
 from ..rules.cotangents import SeqBox, Tangent, acc as acc_cotangents, fields_of, has_fields
 from .helpers import _THREAD
 from ..forward.api import integer_refused, same_numbers
-from .structs import CHANGES, LAST_CHANGE, RECORDING_START, Session, finalize
+from .structs import ATTRIBUTE_CHANGE, CHANGES, LAST_CHANGE, RECORDING_START, Session, finalize
 
 _FunctionType = types.FunctionType
 
@@ -208,6 +208,8 @@ def _fresh_recording() -> None:
     RECORDING_START[0] = CHANGES[0]
     if len(LAST_CHANGE) > 65536:
         LAST_CHANGE.clear()
+    if len(ATTRIBUTE_CHANGE) > 65536:
+        ATTRIBUTE_CHANGE.clear()
 
 
 def _check_special(f, args, kwargs, hits) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import types
 import collections
 import copy
 from dataclasses import dataclass, field
@@ -58,7 +59,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_kw_spread__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_entered_as__", "__od_stairs__",
            "__od_stairs_fd__", "__od_divisor_jump__", "__od_operator__", "__od_held__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
-           "__od_size__", "__od_more_back__", "__od_global_store__", "__od_flat_index__")
+           "__od_size__", "__od_more_back__", "__od_global_store__", "__od_flat_index__", "__od_global_read__", "__od_state_call__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -314,6 +315,10 @@ class _Gen:
         self.view_groups = view_groups(fdef, fresh, stateful)
         self.module_arrays: frozenset = frozenset()
         self.state_cells: frozenset = frozenset()  # (the captured variables holding state, `generate`)
+        self.held_globals: frozenset = frozenset()  # (module state read as constants: `held_globals`)
+        self.held_attributes: dict = {}
+        self.globals_: dict | None = None  # (the module's: `state_reader` resolves callees by them)
+        self.own_names: set = set()
         self.pure_calls = fresh  # calls known to change none of their arguments (`fresh_calls`)
         # temporaries holding a one-item tuple of a variable (`out=(o,)` lowered to `t1 = (o,)`): the array
         # a ufunc writes is o, whose cotangent the call's pullback takes (the tuple's was None: 0)
@@ -617,7 +622,7 @@ class _Gen:
         stmts = [c for s in stmts for c in _stairs_checked(s)]
         ops = [(s, self.op_active(s)) for s in stmts]
         if not any(a for _, a in ops):
-            return [_augmented(s) for s in stmts]
+            return [c for s in stmts for c in self.read_guards(s) + [_augmented(s)]]
         k = self.new_block()
         if any(_stores(s) for s, a in ops if a):
             self.storing.add(k)
@@ -628,6 +633,7 @@ class _Gen:
         assigned_later = self._assigned_after(stmts)
         for idx, (s, act) in enumerate(ops):
             if not act:
+                fwd.extend(self.read_guards(s))
                 fwd.append(_augmented(s))
                 continue
             self._later = assigned_later[idx]
@@ -665,6 +671,56 @@ class _Gen:
             fwd.extend(record)
         self.set_adjoint(k, saved, list(reversed(adj_parts)), stmts[0])
         return fwd
+
+    def read_guards(self, s) -> list[ast.stmt]:
+        """Before a statement left as Python: a check of each module global holding state it reads (and of
+        each `module.attr` so, and each local bound to one: `held_globals`), that this recording did not change
+        it in place (`helpers.global_read`)."""
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return []  # (a scope of its own: its body's reads are checked by its twin)
+        out, seen = [], set()
+        for n in ast.walk(s):
+            if isinstance(n, ast.Call) and (key := self.state_reader(n.func)) is not None and key not in seen:
+                # a Python function called plainly (no differentiated argument) that reads module state: what
+                # this recording stored there comes back from it without its derivative
+                seen.add(key)
+                out.append(expr_stmt(call("__od_state_call__", const(key))))
+                continue
+            if not self.held_globals and not self.held_attributes:
+                continue
+            if not isinstance(getattr(n, "ctx", None), ast.Load):
+                continue
+            if isinstance(n, ast.Name) and n.id in self.held_globals:
+                where, read = n.id, load(n.id)
+            elif (isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                  and n.attr in self.held_attributes.get(n.value.id, ())):
+                base = n.value.id
+                where = (f"the attribute {n.attr} of a class reached from an object (`type(obj).{n.attr}`)"
+                         if self.held_attributes[base] is _ANY_ATTRIBUTE else f"{base}.{n.attr}")
+                read = attr(base, n.attr)
+            else:
+                continue
+            if where not in seen:
+                seen.add(where)
+                out.append(expr_stmt(call("__od_global_read__", read, const(where))))
+        return at(out, s) if out else out
+
+    def state_reader(self, f) -> int | None:
+        """The key of `STATE_READS`' entry for a callee `name` or `module.name` resolved to a Python function
+        of a module that reads module state (`state_reads`), else None."""
+        g = self.globals_
+        if g is None:
+            return None
+        if isinstance(f, ast.Name) and f.id not in self.own_names:
+            fn = g.get(f.id)
+        elif (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id not in self.own_names
+              and type(module := g.get(f.value.id)) is types.ModuleType):
+            fn = vars(module).get(f.attr)
+        else:
+            return None
+        if type(fn) is not types.FunctionType:
+            return None
+        return state_reads_key(fn)
 
     def _assigned_after(self, stmts) -> list["_AssignedAfter"]:
         """Per statement, the names a later statement of the block assigns (as a membership test: the
@@ -1801,6 +1857,138 @@ def _guard_augmented(lowered, own: set) -> None:
     lowered.body = guarded(lowered.body)
 
 
+def held_globals(fdef, globals_: dict, own: set, active: set) -> tuple[frozenset, dict]:
+    """(the names fdef reads of module globals holding state — a list, dict, set, array or an object — and of
+    its own variables bound to one, `d = STORE`; per module global read as `mod.attr`, the attributes holding
+    state) that the activity analysis left constant: `_Gen.read_guards` checks them where read."""
+    names: set[str] = set()
+    attributes: dict[str, set[str]] = {}
+    for n in all_nodes(fdef):
+        if not isinstance(getattr(n, "ctx", None), ast.Load):
+            continue
+        if isinstance(n, ast.Name) and n.id not in own and n.id not in active and _holds_state(
+                globals_.get(n.id, _NOTHING)):
+            names.add(n.id)
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id not in own and (
+                type(module := globals_.get(n.value.id)) is types.ModuleType) and _holds_state(
+                vars(module).get(n.attr, _NOTHING)):
+            attributes.setdefault(n.value.id, set()).add(n.attr)
+    # (a class reached from an object, `t = type(self)`, `t = self.__class__`: its attributes are state its
+    # objects share, `type(self).items.append(v)`; checked whatever they hold, found at run time)
+    for n in all_nodes(fdef):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name) and (
+                t.id not in active) and (isinstance(v := n.value, ast.Call) and isinstance(v.func, ast.Name)
+                                         and v.func.id == "type" and "type" not in own and "type" not in globals_
+                                         and len(v.args) == 1 and not v.keywords
+                                         or isinstance(v, ast.Attribute) and v.attr == "__class__"
+                                         or isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name)
+                                         and v.value.id not in own
+                                         and type(module := globals_.get(v.value.id)) is types.ModuleType
+                                         and isinstance(k := vars(module).get(v.attr), type)
+                                         and k.__flags__ & _HEAPTYPE):
+            attributes[t.id] = _ANY_ATTRIBUTE  # (and a class of another module, `cfg.Registry.cache`)
+    if not names and not attributes:
+        return frozenset(), {}
+    grown = True
+    while grown:  # (the variables bound to one: `d = STORE`, the lowering's `_od_t3 = cfg.STORE`)
+        grown = False
+        for n in all_nodes(fdef):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name) and (
+                    t.id not in names and t.id not in active) and (
+                    isinstance(v := n.value, ast.Name) and v.id in names or isinstance(v, ast.Attribute)
+                    and isinstance(v.value, ast.Name) and v.attr in attributes.get(v.value.id, ())):
+                names.add(t.id)
+                grown = True
+    return frozenset(names), {k: v if v is _ANY_ATTRIBUTE else frozenset(v) for k, v in attributes.items()}
+
+
+STATE_READS: dict[int, tuple] = {}
+"""key -> the places holding state that a Python function called plainly reads, it or the functions it calls
+by name or holds (`helpers.state_call` checks them): (a module's namespace, a name), (a cell, None) or (None, an
+object a default holds). Kept for the program's life: the functions are a module's, resolved from its globals."""
+_STATE_KEYS: dict = {}  # id(code) -> (code, key or None)
+
+
+def state_reads_key(fn) -> int | None:
+    code = fn.__code__
+    hit = _STATE_KEYS.get(id(code))
+    if hit is not None and hit[0] is code and hit[2] is fn.__globals__:
+        return hit[1]
+    places = tuple({(id(a), id(b) if b is None or not isinstance(b, str) else b): (a, b)
+                    for a, b in _state_places(fn, 0, set())}.values())
+    key = None
+    if places:
+        key = len(STATE_READS) + 1
+        STATE_READS[key] = places
+    if len(_STATE_KEYS) > 4096:
+        _STATE_KEYS.clear()
+    _STATE_KEYS[id(code)] = (code, key, fn.__globals__)
+    return key
+
+
+def _state_places(fn, depth: int, seen: set) -> list:
+    """(namespace, name) of the module state fn's code reads: a global holding state (`STORE`), a module's
+    attribute holding state (`cfg.STORE`), and those of the global functions it calls, three deep."""
+    code, g = fn.__code__, fn.__globals__
+    if id(code) in seen:
+        return []
+    seen.add(id(code))
+    codes = [code]
+    for c in codes:  # (nested functions' and comprehensions' codes too)
+        codes.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    out = []
+    # (what it holds itself: its defaults, `def get(d=SHARED)`, and its cells, `get` of a factory's pair
+    # `add, get = make_acc()` sharing a list)
+    out.extend((None, v) for v in fn.__defaults__ or () if _holds_state(v))
+    out.extend((None, v) for v in (fn.__kwdefaults__ or {}).values() if _holds_state(v))
+    for cell in fn.__closure__ or ():
+        try:
+            v = cell.cell_contents
+        except ValueError:  # (empty)
+            continue
+        if _holds_state(v):
+            out.append((cell, None))
+        elif type(v) is types.FunctionType and depth < 3:
+            out.extend(_state_places(v, depth + 1, seen))
+    for c in codes:
+        names = c.co_names
+        for name in names:
+            v = g.get(name, _NOTHING)
+            if _holds_state(v):
+                out.append((g, name))
+            elif type(v) is types.ModuleType:
+                space = vars(v)
+                for attr in names:
+                    if attr != name and _holds_state(space.get(attr, _NOTHING)):
+                        out.append((space, attr))
+            elif type(v) is types.FunctionType and depth < 3:
+                out.extend(_state_places(v, depth + 1, seen))
+    return out
+
+
+class _AnyAttribute:
+    """Every attribute (`held_globals`' entry for a class reached from an object)."""
+
+    def __contains__(self, attr) -> bool:
+        return not (attr.startswith("__") and attr.endswith("__"))
+
+
+_ANY_ATTRIBUTE = _AnyAttribute()
+_NOTHING = object()
+_HEAPTYPE = 1 << 9  # (a class made by a class statement, not a builtin type)
+
+
+def _holds_state(v) -> bool:
+    """v may be changed in place: a list, dict, set, array, or an object with attributes (not a module,
+    class, function or number)."""
+    if isinstance(v, (list, dict, set, np.ndarray, collections.deque)):
+        return True
+    if v is _NOTHING or isinstance(v, (types.ModuleType, type, str, bytes, tuple, frozenset, int, float, complex,
+                                       np.generic)) or callable(v):
+        return False
+    return hasattr(v, "__dict__")
+
+
 def _augmented(s: ast.stmt) -> ast.stmt:
     """A statement left as Python, with the lowered `x = x op y` marked in place as Python's `x op= y` again:
     an array or list changes in place, so the variables sharing it see it (`b = a; b += 2.0` left `a` as it
@@ -1949,6 +2137,8 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     # (and the arrays, lists, dicts and objects it captured: a sibling closure of one factory may change one,
     # `def put(p): buf[:] += p`, `hist.append(p)`: `call_views` hands the callee the caller's cotangent)
     gen.state_cells = frozenset(state_cells) & active & set(cells)
+    gen.held_globals, gen.held_attributes = held_globals(lowered, globals_, own, active)
+    gen.globals_, gen.own_names = globals_, own
     gen.writes = declared_writes(lowered, globals_, freevars)
     gen.private = private_containers(lowered, globals_)
     gen.entry = {j: ENTRY + p for j, p in enumerate(positional) if ENTRY + p in active}

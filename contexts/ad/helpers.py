@@ -49,7 +49,7 @@ from ..rules.numpy.objects import computes_in_python, holds_objects
 from ..rules.numpy.stand_ins import store_part
 from ..rules.registry import PLAIN_OPERANDS, NoClosedForm, NoRuleError, number_with_own_methods
 from ..rules.leaves import ArrayLeaf
-from .structs import CHANGES, CONTAINER_CHANGE, LAST_CHANGE, MEMORY_CHANGE, UNKNOWN_CHANGE, RECORDING_START, TICKS, Bare, Session, Viewed, attributes_left, bottom, changed, instance_dict_owner, remember_instance_dict
+from .structs import ATTRIBUTE_CHANGE, ATTRIBUTE_CHANGED, CHANGES, CONTAINER_CHANGE, LAST_CHANGE, MEMORY_CHANGE, UNKNOWN_CHANGE, RECORDING_START, TICKS, Bare, Session, Viewed, attributes_left, bottom, changed, instance_dict_owner, remember_instance_dict
 
 __all__ = ["HELPER_CELLS", "binop_adj", "getattr_adj", "getitem_adj", "unpack_adjoint"]
 
@@ -1662,6 +1662,8 @@ def setattr_(obj, attr, v, active=True):
             where=runtime._user_line(),
             fix="keep the value on an instance (`self.x = ...`) or pass it as an argument; forward mode "
                 "(`contexts.derivative`, `jvp`) follows it")
+    if active:  # (a read of obj as a module's constant after this is refused: `global_read`)
+        ATTRIBUTE_CHANGE[id(obj)] = ATTRIBUTE_CHANGED[0] = next(TICKS)
     if attr == "__dict__" and v is obj and isinstance(obj, dict) and not own_dict(obj):
         # (a dict whose instance dict becomes itself, `self.__dict__ = self`: statsmodels' and sklearn's
         # Bunch. Its attributes are its items from then on, one box for both: the store as Python makes it;
@@ -1728,6 +1730,60 @@ def global_store(name):
     raise runtime.UnsupportedFunction(
         f"reverse mode does not differentiate a differentiated value stored into the module global {name} "
         "(`global` statement)", where=runtime._user_line(), fix="pass it as an argument or return it instead")
+
+
+def global_read(v, where: str) -> None:
+    """Before a read the activity analysis took for a constant of a module global that holds state (a list,
+    dict, set, array or object: `STORE`, `cfg.STORE`, or a local bound to one): refused where this recording
+    changed it (or a container or object it holds directly) in place. Its module's code does not change
+    it, so the analysis cannot see the change, made by another module's code (`helper.put(x)` storing into
+    `cfg.STORE`, then `cfg.STORE["w"]` read here): what was stored is read back without its derivative (0)."""
+    start = RECORDING_START[0]
+    if CHANGES[0] <= start and ATTRIBUTE_CHANGED[0] <= start:  # (the common case: nothing changed in place)
+        return
+    if not _changed_since(v, start):
+        held = v.values() if type(v) is dict else v if type(v) is list else getattr(v, "__dict__", None)
+        if type(held) is dict:
+            held = held.values()
+        if held is None or type(v) is np.ndarray or len(held) > 64 or not any(
+                _changed_since(u, start) for u in held if isinstance(u, (list, dict, np.ndarray))
+                or hasattr(u, "__dict__") and not isinstance(u, (type, types.ModuleType, types.FunctionType))):
+            return
+    raise runtime.UnsupportedFunction(
+        f"reverse mode cannot differentiate {where}: shared state (a module's, a class's, or one a function "
+        "holds) changed in place while differentiating, by code other than its own module's, and read here, "
+        "where the analysis takes it for a constant: what was stored would come back without its derivative",
+        where=runtime._user_line(),
+        fix="pass the value as an argument or return it instead of keeping it in shared state; forward mode "
+            "(`contexts.derivative`, `jvp`) follows it")
+
+
+def state_call(key: int) -> None:
+    """Before a call left as Python of a function reading module state (`codegen.STATE_READS[key]`): refused
+    where this recording changed that state in place (`global_read`'s test), read back by the callee
+    without its derivative (`helper.put(x)`, then `get()` returning `cfg.STORE["w"]`: 0)."""
+    start = RECORDING_START[0]
+    if CHANGES[0] <= start and ATTRIBUTE_CHANGED[0] <= start:  # (the common case: nothing changed in place)
+        return
+    from .codegen import STATE_READS
+    for holder, name in STATE_READS.get(key, ()):
+        if holder is None:  # (an object a default holds)
+            v, where = name, "a call reading state its function's default holds"
+        elif type(holder) is dict:
+            v, where = holder.get(name), f"a call reading the module state {name}"
+        else:  # (a cell)
+            try:
+                v = holder.cell_contents
+            except ValueError:
+                continue
+            where = "a call reading state its function's closure holds"
+        if v is not None:
+            global_read(v, where)
+
+
+def _changed_since(v, start: int) -> bool:
+    return (LAST_CHANGE.get(id(bottom(v) if isinstance(v, np.ndarray) else v), 0) > start
+            or ATTRIBUTE_CHANGE.get(id(v), 0) > start)
 
 
 def delattr_(obj, attr):
@@ -2690,7 +2746,7 @@ def _take_nested(S, obj, box, path):
     """The cotangent held for `obj[path[0]][path[1]]...` (a `_Path`), taken out of the boxes (None: none).
     On the way each container's entry becomes its child's box, as `_into_child` keeps them."""
     for k in path[:-1]:
-        entry = box.get(k) if hasattr(box, "get") else (box[k] if k < len(box) else None)
+        entry = box.get(k) if hasattr(box, "get") else _box_entry(box, k, obj)
         if entry is None:
             return None
         child = _entry(obj, k)
@@ -2698,10 +2754,25 @@ def _take_nested(S, obj, box, path):
         box[k] = cb
         obj, box = child, cb
     k = path[-1]
-    g = box.get(k) if hasattr(box, "get") else (box[k] if k < len(box) else None)
+    g = box.get(k) if hasattr(box, "get") else _box_entry(box, k, obj)
     if g is not None:
         box[k] = None
     return g
+
+
+def _box_entry(box, key, holder):
+    """The cotangent a container's box holds for key (an item's, or a field's), or None. A list's or tuple's
+    box holds its items only: a field of a list subclass holding an array the change reaches (kinetics'
+    `Model(list)`) has no place in it, refused (a crash before: the field's name compared with the box's length)."""
+    if isinstance(box, dict):
+        return box.get(key)
+    if type(key) is int:
+        return box[key] if key < len(box) else None
+    raise runtime.UnsupportedFunction(
+        f"reverse mode does not differentiate an in-place change of an array that the attribute .{key} of a "
+        f"{type(holder).__name__} (a list or tuple subclass) also holds", where=runtime._user_line(),
+        fix="keep the array on a plain object, or compute a new array instead of changing it in place; forward "
+            "mode (`contexts.jacfwd`, `jvp`) follows it")
 
 
 def views_merge(found, da, douts, S=None):
@@ -2717,7 +2788,7 @@ def views_merge(found, da, douts, S=None):
             holder, held = addr_n
             box = douts[j] = S.box(holder, dn)
             for key, addr_a_, addr_v in held:
-                g = box.get(key) if isinstance(box, dict) else (box[key] if key < len(box) else None)
+                g = _box_entry(box, key, holder)
                 if g is not None:
                     da, box[key] = _merge_shared(da, g, addr_a_, addr_v)
             continue
@@ -2730,7 +2801,7 @@ def views_merge(found, da, douts, S=None):
                 if type(key) is _Path:  # (taken out of the nested box)
                     da = acc(da, _take_nested(S, holder, box, key))
                     continue
-                g = box.get(key) if isinstance(box, dict) else (box[key] if key < len(box) else None)
+                g = _box_entry(box, key, holder)
                 if g is not None:
                     da = acc(da, g)
                     box[key] = None
@@ -3476,7 +3547,7 @@ HELPER_IMPLS = {
     "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
     "__od_setattr_adj__": setattr_adj, "__od_setitem__": setitem, "__od_setitem_adj__": setitem_adj,
     "__od_delitem__": delitem, "__od_delitem_adj__": delitem_adj,
-    "__od_delattr__": delattr_, "__od_delattr_adj__": delattr_adj, "__od_global_store__": global_store,
+    "__od_delattr__": delattr_, "__od_delattr_adj__": delattr_adj, "__od_global_store__": global_store, "__od_global_read__": global_read, "__od_state_call__": state_call,
     "__od_enumerate__": enumerate, "__od_enumerate_views__": enumerate_views, "__od_enumerate_at__": enumerate_at, "__od_slice_cot__": slice_cot,
     "__od_iop__": iop,
     "__od_iop_adj__": iop_adj, "__od_iop_views__": iop_views, "__od_ndarray__": np.ndarray,

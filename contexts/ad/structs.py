@@ -96,6 +96,10 @@ CHANGES = [0]
 LAST_CHANGE: dict[int, int] = {}
 # the counter when the current top-level recording began: a stamp above it is a change of this recording's
 RECORDING_START = [0]
+# each object's last recorded store of an attribute (`helpers.setattr_`), by identity: a module's object read
+# as a constant after it (`helpers.global_read`) is refused. Cleared with LAST_CHANGE.
+ATTRIBUTE_CHANGE: dict[int, int] = {}
+ATTRIBUTE_CHANGED = [0]  # the latest of those stamps (not the counter: `CHANGES` tells calls' in-place changes)
 
 
 def bottom(obj):

@@ -340,7 +340,7 @@ def _scrubbed(f, args) -> None:
             f.__defaults__ is None or all(type(d) in _SCALAR_DEFAULTS for d in f.__defaults__)):
         g, names = f.__globals__, f.__code__.co_names  # (the common case: a module's function of numbers)
         if all(type(a) in _VALUES for a in args) and not any(
-                n in g and not isinstance(g[n], _HOLD_NOTHING) for n in names):
+                n in g and _may_hold(g[n], names) for n in names):
             return  # (a global function is followed: it may store into the objects it reaches)
     seen: set = set()
     for r in _roots(f, 0, set()) + list(args):
@@ -352,7 +352,8 @@ def _roots(f, depth: int, followed: set) -> list:
     (the user's f inside a hessian's inner gradient) is followed twice more, and one of f's own module
     (a chain of helpers, the last storing into a global list) to any depth."""
     followed.add(id(f))
-    roots = [bound_self(f), *((f.__defaults__, f.__kwdefaults__) if type(f) is types.FunctionType else ())]
+    owner = bound_self(f)
+    roots = [owner, type(owner), *((f.__defaults__, f.__kwdefaults__) if type(f) is types.FunctionType else ())]
     for c in getattr(f, "__closure__", None) or ():
         try:
             roots.append(c.cell_contents)
@@ -360,7 +361,17 @@ def _roots(f, depth: int, followed: set) -> list:
             pass
     code, g = getattr(f, "__code__", None), getattr(f, "__globals__", None)
     if code is not None and g is not None:
-        roots += [g[n] for n in code.co_names if n in g and not isinstance(g[n], types.ModuleType)]
+        names = code.co_names
+        for n in names:
+            v = g.get(n, _ABSENT)
+            if type(v) is not types.ModuleType:
+                if v is not _ABSENT:
+                    roots.append(v)
+                continue
+            # (another module's state the code names, `cfg.STORE["v"] = y`, and its functions, `helper.put(x)`)
+            space = vars(v)
+            roots += [space[a] for a in names if a != n and a in space and (
+                not isinstance(space[a], _HOLD_NOTHING) or isinstance(space[a], type) and _own_class(space[a]))]
     for fn in list(roots):
         if isinstance(fn, (types.FunctionType, types.MethodType)) and id(fn) not in followed and (
                 depth < 2 or getattr(fn, "__globals__", None) is g):
@@ -376,14 +387,42 @@ def _scrub(obj, seen: set, depth: int) -> None:
         for v in obj:
             _scrub(v, seen, depth + 1)
         return
+    if isinstance(obj, type):  # (a class of its own: the state its objects share, `type(self).items`)
+        if obj.__flags__ & _HEAPTYPE:
+            for k, v in list(vars(obj).items()):
+                if type(v) is Dual:
+                    setattr(obj, k, _value(v))
+                elif type(v) in (list, dict) or type(v).__flags__ & _HEAPTYPE and not isinstance(v, type):
+                    _scrub(v, seen, depth + 1)
+        return
     held = obj if type(obj) in (list, dict) else getattr(obj, "__dict__", None)
-    if type(held) not in (list, dict) or isinstance(obj, type):
+    if type(held) not in (list, dict):
         return
     for k, v in list(enumerate(held) if type(held) is list else held.items()):
         if type(v) is Dual:
             held[k] = _value(v)
         else:
             _scrub(v, seen, depth + 1)
+
+
+def _may_hold(v, names) -> bool:
+    """A global the code names may hold a dual after the call: anything but a module, a builtin, a number or
+    text, except a class of its own and a module whose attributes the code names hold state."""
+    if type(v) is types.ModuleType:
+        space = vars(v)
+        return any(a in space and (not isinstance(space[a], _HOLD_NOTHING) or isinstance(space[a], type)
+                                   and _own_class(space[a])) for a in names)
+    if isinstance(v, type):
+        return _own_class(v)
+    return not isinstance(v, _HOLD_NOTHING)
+
+
+def _own_class(cls: type) -> bool:
+    return bool(cls.__flags__ & _HEAPTYPE)
+
+
+_ABSENT = object()
+_HEAPTYPE = 1 << 9  # (a class made by a class statement)
 
 
 def _value(d):
@@ -396,7 +435,7 @@ _VALUES = frozenset({float, int, complex, np.ndarray, np.float64})
 _SCALAR_DEFAULTS = frozenset({float, int, complex, bool, str, bytes, type(None)})  # (hold no dual: `loop(x, n=100)`)
 _HOLD_NOTHING = (types.ModuleType, types.BuiltinFunctionType, type, str, bytes, int, float, complex, np.ufunc)
 _NOT_SCRUBBED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, np.ndarray, np.generic, str,
-                 bytes, int, float, complex, type)
+                 bytes, int, float, complex)
 
 
 def _entry(api: Callable) -> Callable:

@@ -12,6 +12,7 @@ right against central differences or closed forms, or refused with an OverdubErr
   differentiated function (tsfresh's permutation entropy); a masked array of a perturbed one (pykalman).
 """
 
+import functools
 import math
 
 import numpy as np
@@ -379,6 +380,27 @@ def test_no_dual_left_in_a_keyword_only_default(x):
     assert type(left) in (float, np.float64, np.ndarray), type(left)
     assert derivative(_keyword_cached, 0.7) == pytest.approx(2.0 * np.cos(0.7))
     assert type(_keyword_cached.__kwdefaults__["cache"]["v"]) in (float, np.float64)
+
+
+@functools.lru_cache(maxsize=None)
+def _cached_square(x):
+    return x * x
+
+
+def _through_cached_square(x):
+    return _cached_square(x) * x + 1.0
+
+
+def test_no_dual_left_in_an_lru_cache_after_hessian():
+    """hessian (forward over reverse) called the lru_cache wrapper with duals to keep the cache as Python
+    keeps it: a dual key stayed there, and a plain call after it compared its float with the dual's (a
+    special case refused, outside any differentiation)."""
+    _cached_square.cache_clear()
+    assert hessian(_through_cached_square, 0.7) == pytest.approx(6.0 * 0.7)
+    assert _through_cached_square(0.7) == pytest.approx(0.7 ** 3 + 1.0)  # (a plain call: no dual met)
+    assert _cached_square.cache_info().currsize == 1
+    assert hessian(_through_cached_square, 0.7) == pytest.approx(6.0 * 0.7)
+    assert gradient(_through_cached_square, 0.7)[0] == pytest.approx(3.0 * 0.7 ** 2)
 
 
 def _scalar_defaults(x, n=3, scale=2.0, name="x", flag=True, nothing=None):

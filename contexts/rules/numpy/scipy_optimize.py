@@ -172,8 +172,8 @@ _WHY = {
            "rtol=1e-3: 4.5e-4 of the derivative)",
            "use an explicit method (method='RK45', 'DOP853'), whose steps are differentiated exactly, or give the "
            "solve a custom adjoint (`@contexts.custom_adjoint`)"),
-    _BOUNDED: ("stops its golden-section and parabolic steps at xatol (iadpython's inversion, minimising |M(a) - r|: "
-               "8e-4 of the derivative off)",
+    _BOUNDED: ("stops its golden-section and parabolic steps at xatol, so the minimiser it returns moves in steps, "
+               "not with the inputs (an inversion minimising |M(a) - r| had its derivative 8e-4 off)",
                "find the minimiser as a root of the objective's derivative with scipy.optimize.brentq (whose rule "
                "differentiates the root itself), or a root of g for |g|; or give the call a custom adjoint"),
 }
