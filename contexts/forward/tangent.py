@@ -238,6 +238,8 @@ class _Tangents:
             # caller see it; a number is rebound), and the variables viewing x follow its tangent. An array
             # drawn from a list, tuple, dict or object (`p = arrs[0]`, `for p in params: p -= lr * g`): the
             # container's tangent holds the array's, which the new one would not reach (gen19 W9): duals
+            if name in self.outside:  # (a global's or captured array, `b = cfg.BUF; b += y`: its tangent
+                raise NotTransformable(f"an in-place operator on {name}, a global or captured object")  # is lost)
             return self.drawn_check(name, s) + tangent_stmt + [_in_place(s)] + self.sync(name, s)
         if self.fragile:
             if name in {n.id for n in all_nodes(tangent) if isinstance(n, ast.Name)} | _names(v):
@@ -738,6 +740,12 @@ def _outside(fdef, fn) -> frozenset:
 
     found = {n.id for n in all_nodes(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
              and mutable_outside(n.id)}
+    for name, value in name_stores(fdef):  # (and another module's state, `b = cfg.BUF`: a write through b
+        if (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)  # into it left its
+                and value.value.id not in local  # tangent behind, read as 0 after: np.copyto, `b += y`)
+                and type(module := fn.__globals__.get(value.value.id)) is types.ModuleType
+                and not isinstance(vars(module).get(value.attr, 0), inert)):
+            found.add(name)
     return _spread(fdef, found, lambda v: set() if _fresh_copy(v, fn.__globals__) else viewed(v, strict=True))
 
 

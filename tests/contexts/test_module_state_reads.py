@@ -19,6 +19,8 @@ from contexts import derivative, gradient, hessian, jacfwd
 from overdub.errors import OverdubError
 
 CFG = """
+import numpy as np
+BUF = np.zeros(3)
 STORE = {}
 ITEMS = []
 class Holder:
@@ -29,6 +31,7 @@ class Registry:
 """
 
 HELPER = """
+import numpy as np
 import cfg_s66
 def put(v):
     cfg_s66.STORE["w"] = v * 2.0
@@ -36,6 +39,11 @@ def push(v):
     cfg_s66.ITEMS.append(v * 4.0)
 def register(v):
     cfg_s66.Registry.cache["r"] = v * 5.0
+def copy_in(v):
+    np.copyto(cfg_s66.BUF, np.full(3, v * 4.0))
+def add_in(v):
+    b = cfg_s66.BUF
+    b += v * 7.0
 """
 
 USER = """
@@ -88,6 +96,14 @@ def class_of_a_module(x):
     helper_s66.register(x)
     return np.sum(cfg_s66.Registry.cache["r"] + 0.0)
 
+def copied_into_an_array(x):
+    helper_s66.copy_in(x)
+    return np.sum(cfg_s66.BUF[1] * 1.0)
+
+def added_into_an_array(x):
+    helper_s66.add_in(x)
+    return np.sum(cfg_s66.BUF[2] * 1.0)
+
 def untouched(x):
     return np.sum(x * cfg_s66.STORE.get("c", 3.0))
 """
@@ -120,6 +136,7 @@ def _fresh(cfg):
     cfg.ITEMS.clear()
     cfg.H.__dict__.clear()
     cfg.Registry.cache.clear()
+    cfg.BUF[:] = 0.0
 
 
 def _fd(f, x, h=1e-6):
@@ -266,3 +283,18 @@ def test_forward_mode_leaves_no_dual_in_a_class(api):
     {"derivative": lambda: derivative(f, 0.7), "hessian": lambda: hessian(f, 0.7),
      "jacfwd": lambda: jacfwd(f, np.array([0.7, 0.9]))}[api]()
     assert _Counted.items and _no_dual([*_Counted.items, _Counted.scale])
+
+
+@pytest.mark.parametrize("name, want", [("copied_into_an_array", 4.0), ("added_into_an_array", 7.0)])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_another_modules_array_changed_in_place_right_or_refused(user, name, want, mode):
+    """`np.copyto(cfg.BUF, y)` or `b = cfg.BUF; b += y` in a helper, `cfg.BUF[i]` read after: 0 in both modes
+    before (forward mode's tangent twin changed its own copy of the array's tangent). Refused now."""
+    mod, cfg = user
+    f = getattr(mod, name)
+    _fresh(cfg)
+    try:
+        got = gradient(f, 0.7)[0] if mode == "reverse" else derivative(f, 0.7)
+    except OverdubError:
+        return
+    assert got == pytest.approx(want, rel=1e-12)
