@@ -298,3 +298,46 @@ def test_another_modules_array_changed_in_place_right_or_refused(user, name, wan
     except OverdubError:
         return
     assert got == pytest.approx(want, rel=1e-12)
+
+
+def _array_pair():
+    buf = np.zeros(3)
+
+    def put(v):
+        b = buf
+        b += v * 2.0
+
+    def first():
+        return buf[0]
+    return put, first
+
+
+_PUT, _FIRST = _array_pair()
+
+
+def _through_a_captured_array(x):
+    _PUT(x)
+    return np.sum(_FIRST() * 1.0)
+
+
+def _stepper():
+    buf = np.zeros(3)
+
+    def step(v):
+        buf[...] = 0.0
+        b = buf
+        b += v * 3.0
+        return np.sum(buf[1] * 1.0)
+    return step
+
+
+@pytest.mark.parametrize("f, want", [(_through_a_captured_array, 2.0), (_stepper(), 3.0)], ids=["siblings", "one"])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_captured_array_changed_in_place_right_or_refused(f, want, mode):
+    """`b = buf; b += y` on a captured array: forward mode's twin kept the new tangent in b alone (0 for both),
+    reverse mode's read of it by a sibling closure was a constant (0)."""
+    try:
+        got = gradient(f, 0.7)[0] if mode == "reverse" else derivative(f, 0.7)
+    except OverdubError:
+        return
+    assert got == pytest.approx(want, rel=1e-12)
