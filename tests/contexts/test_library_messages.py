@@ -6,14 +6,11 @@ names the function and line that converted the dual.
 The "library" is a module written into a `site-packages` directory (what tells library code from the
 user's: installed code, outside the engine)."""
 
-import importlib
-import sys
-import textwrap
-
 import pytest
 
 from contexts import derivative, gradient
 from overdub.errors import OverdubError
+from tests.modules import imported
 
 LIBRARY = '''
 import math
@@ -44,13 +41,8 @@ MODES = {"reverse": lambda f, x: gradient(f, x)[0], "forward": derivative}
 def lib(tmp_path_factory):
     root = tmp_path_factory.mktemp("env") / "site-packages"
     root.mkdir()
-    (root / "_od_fake_lib.py").write_text(textwrap.dedent(LIBRARY))
-    sys.path.insert(0, str(root))
-    try:
-        yield importlib.import_module("_od_fake_lib")
-    finally:
-        sys.path.remove(str(root))
-        sys.modules.pop("_od_fake_lib", None)
+    with imported(root, {"_od_fake_lib": LIBRARY}) as (module,):
+        yield module
 
 
 def _user(lib):

@@ -8,15 +8,12 @@ reverse mode returned 0, silently. Such a read is now refused where this recordi
 Forward mode's duals were right all along.
 """
 
-import importlib
-import sys
-import textwrap
-
 import numpy as np
 import pytest
 
 from contexts import derivative, gradient, hessian, jacfwd
 from overdub.errors import OverdubError
+from tests.modules import imported
 
 CFG = """
 import numpy as np
@@ -119,16 +116,9 @@ CASES = [("attr_dict", lambda x: 2.0 * np.cos(x)), ("attr_list", lambda x: 3.0 +
 
 @pytest.fixture(scope="module")
 def user(tmp_path_factory):
-    where = tmp_path_factory.mktemp("modules")
-    for name, text in (("cfg_s66", CFG), ("helper_s66", HELPER), ("user_s66", USER)):
-        (where / f"{name}.py").write_text(textwrap.dedent(text))
-    sys.path.insert(0, str(where))
-    try:
-        yield importlib.import_module("user_s66"), importlib.import_module("cfg_s66")
-    finally:
-        sys.path.remove(str(where))
-        for name in ("cfg_s66", "helper_s66", "user_s66"):
-            sys.modules.pop(name, None)
+    with imported(tmp_path_factory.mktemp("modules"), {"cfg_s66": CFG, "helper_s66": HELPER, "user_s66": USER}) as (
+            cfg, _, user):
+        yield user, cfg
 
 
 def _fresh(cfg):

@@ -1,15 +1,14 @@
 """Found by session 66's sweep of packages nobody here had tried (kinetics, geomag), each reduced to plain
 Python and checked against closed forms."""
 
-import importlib
 import sys
-import textwrap
 
 import numpy as np
 import pytest
 
 from contexts import derivative, gradient, jacfwd
 from overdub.errors import OverdubError
+from tests.modules import imported
 
 
 # -- kinetics' `Model(list)`: an array a field of a list subclass holds, changed in place ----------------------
@@ -76,14 +75,8 @@ class GeoMag:
 
 @pytest.fixture(scope="module")
 def geomag_like(tmp_path_factory):
-    where = tmp_path_factory.mktemp("geomag_like")
-    (where / "geomag_s66.py").write_text(textwrap.dedent(SOURCE))
-    sys.path.insert(0, str(where))
-    try:
-        yield importlib.import_module("geomag_s66")
-    finally:
-        sys.path.remove(str(where))
-        sys.modules.pop("geomag_s66", None)
+    with imported(tmp_path_factory.mktemp("geomag_like"), {"geomag_s66": SOURCE}) as (module,):
+        yield module
 
 
 def test_a_method_defining_a_class_in_its_body(geomag_like):
