@@ -1206,9 +1206,8 @@ def _apply_along_axis(func1d, axis, arr, *args, **kwargs):
     axis = normalize_axis(axis, ndim(arr))
     moved = np.moveaxis(arr, axis, -1)
     outer = np.shape(moved)[:-1]
-    if not outer or 0 in outer:
-        raise OverdubError("np.apply_along_axis of a 1-d or empty dual array",
-                           fix="call the function on the array itself")
+    if 0 in outer:
+        raise OverdubError("np.apply_along_axis of an empty dual array", fix="call the function on the array itself")
     results = [run_inside(func1d, (moved[index],) + args, kwargs) for index in np.ndindex(*outer)]
     stacked = np.stack([r if type(r) is Dual else np.asarray(r) for r in results])
     stacked = np.reshape(stacked, outer + np.shape(stacked)[1:])

@@ -86,3 +86,40 @@ def test_a_method_defining_a_class_in_its_body(geomag_like):
     want = 1.5 * np.sqrt(3.0)
     assert gradient(f, 3.0)[0] == pytest.approx(want, rel=1e-12)
     assert derivative(f, 3.0) == pytest.approx(want, rel=1e-12)
+
+
+# -- scikit-dsp-comm: np.apply_along_axis of a 1-d array in forward mode ----------------------------------------
+
+_W = np.arange(9.0)
+
+
+@pytest.mark.parametrize("f", [
+    lambda v: np.sum(np.apply_along_axis(np.sum, 0, v * v)),
+    lambda v: np.sum(np.apply_along_axis(lambda u: u * u, 0, v) * _W[:3]),
+    lambda v: np.sum(np.apply_along_axis(lambda u: np.outer(u, u), 0, v) * _W.reshape(3, 3)),
+], ids=["to a number", "to a vector", "to a matrix"])
+def test_apply_along_axis_of_a_vector(f):
+    """Forward mode refused a 1-d array by name (its slices loop had none to loop over): the one slice is the
+    array itself."""
+    x = np.array([0.3, -1.2, 0.8])
+    want = np.array([(f(x + 1e-6 * e) - f(x - 1e-6 * e)) / 2e-6 for e in np.eye(3)])
+    assert np.allclose(jacfwd(f, x), want, rtol=1e-6, atol=1e-8)
+    assert np.allclose(gradient(f, x)[0], want, rtol=1e-6, atol=1e-8)
+
+
+_X = np.array([0.3, -1.2, 0.8, 2.0, 0.5, -0.7, 1.1, 0.4])
+
+
+def _time_delay(d):
+    n = int(np.fix(d))
+    mu = 1 - (d - np.fix(d))
+    s = mu * _X[n] + (1 - mu) * _X[n + 1]
+    return float(s + 0.0 * np.sum(np.apply_along_axis(np.sum, 0, _X * d)))
+
+
+def test_a_stair_checked_by_forward_mode_beside_apply_along_axis():
+    """Reverse mode checks `int(np.fix(d))` (flat at 2.3) by forward mode, which refused the function's
+    apply_along_axis: the check failed and reverse mode refused at an ordinary point."""
+    want = _X[3] - _X[2]
+    assert gradient(_time_delay, 2.3)[0] == pytest.approx(want, rel=1e-12)
+    assert derivative(_time_delay, 2.3) == pytest.approx(want, rel=1e-12)
