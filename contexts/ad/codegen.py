@@ -1887,19 +1887,47 @@ def held_globals(fdef, globals_: dict, own: set, active: set) -> tuple[frozenset
                                          and isinstance(k := vars(module).get(v.attr), type)
                                          and k.__flags__ & _HEAPTYPE):
             attributes[t.id] = _ANY_ATTRIBUTE  # (and a class of another module, `cfg.Registry.cache`)
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name) and (
+                t.id not in active) and _module_reached(n.value, globals_, own):
+            names.add(t.id)  # (a module's namespace or a module reached by name: `cfg.__dict__`, `vars(cfg)`,
+            # `importlib.import_module("cfg")`, `getattr(cfg, "STORE")`: what is read through it is checked)
     if not names and not attributes:
         return frozenset(), {}
     grown = True
-    while grown:  # (the variables bound to one: `d = STORE`, the lowering's `_od_t3 = cfg.STORE`)
-        grown = False
+    while grown:  # (the variables bound to one or to a part of one: `d = STORE`, the lowering's `_od_t3 =
+        grown = False  # cfg.STORE`, `sub = STORE["sub"]`, `m = sys.modules["cfg"]`, `s = m.STORE`)
         for n in all_nodes(fdef):
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name) and (
                     t.id not in names and t.id not in active) and (
-                    isinstance(v := n.value, ast.Name) and v.id in names or isinstance(v, ast.Attribute)
-                    and isinstance(v.value, ast.Name) and v.attr in attributes.get(v.value.id, ())):
+                    isinstance(v := n.value, ast.Name) and v.id in names
+                    or isinstance(v, (ast.Attribute, ast.Subscript)) and isinstance(v.value, ast.Name) and (
+                        v.value.id in names or isinstance(v, ast.Attribute) and v.attr in attributes.get(v.value.id, ()))
+                    or isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "getattr"
+                    and v.args and isinstance(v.args[0], ast.Name) and v.args[0].id in names
+                    or isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "get"
+                    and isinstance(v.func.value, ast.Name) and v.func.value.id in names):
                 names.add(t.id)
                 grown = True
     return frozenset(names), {k: v if v is _ANY_ATTRIBUTE else frozenset(v) for k, v in attributes.items()}
+
+
+def _module_reached(v, globals_: dict, own: set) -> bool:
+    """v reads a module's namespace or a module by name: `cfg.__dict__`, `vars(cfg)`, `getattr(cfg, name)` of a
+    module global, `importlib.import_module(name)`, `__import__(name)`."""
+    def module(e) -> bool:
+        return isinstance(e, ast.Name) and e.id not in own and type(globals_.get(e.id)) is types.ModuleType
+    if isinstance(v, ast.Attribute):
+        return v.attr == "__dict__" and module(v.value)
+    if not isinstance(v, ast.Call):
+        return False
+    f = v.func
+    if isinstance(f, ast.Name) and f.id not in own and f.id not in globals_:  # (the builtins)
+        return f.id == "__import__" or f.id in ("vars", "getattr") and bool(v.args) and module(v.args[0])
+    return (isinstance(f, ast.Attribute) and f.attr == "import_module" and module(f.value)
+            or isinstance(f, ast.Name) and f.id == "import_module" and globals_.get(f.id) is _import_module)
+
+
+_import_module = __import__("importlib").import_module
 
 
 STATE_READS: dict[int, tuple] = {}

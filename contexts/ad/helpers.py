@@ -1741,6 +1741,8 @@ def global_read(v, where: str) -> None:
     start = RECORDING_START[0]
     if CHANGES[0] <= start and ATTRIBUTE_CHANGED[0] <= start:  # (the common case: nothing changed in place)
         return
+    if not _may_hold_state(v):  # (a number, text, a module read through: no state of its own to check)
+        return
     if not _changed_since(v, start):
         held = v.values() if type(v) is dict else v if type(v) is list else getattr(v, "__dict__", None)
         if type(held) is dict:
@@ -1779,6 +1781,13 @@ def state_call(key: int) -> None:
             where = "a call reading state its function's closure holds"
         if v is not None:
             global_read(v, where)
+
+
+def _may_hold_state(v) -> bool:
+    if isinstance(v, (list, dict, set, np.ndarray, collections.deque)):
+        return True
+    return not isinstance(v, (types.ModuleType, type, numbers.Number, str, bytes, tuple, frozenset, np.generic,
+                              types.FunctionType, types.BuiltinFunctionType)) and hasattr(v, "__dict__")
 
 
 def _changed_since(v, start: int) -> bool:

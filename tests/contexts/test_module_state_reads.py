@@ -44,6 +44,8 @@ def add_in(v):
 """
 
 USER = """
+import importlib
+import sys
 import numpy as np
 import cfg_s66, helper_s66
 from cfg_s66 import STORE, ITEMS
@@ -101,6 +103,28 @@ def added_into_an_array(x):
     helper_s66.add_in(x)
     return np.sum(cfg_s66.BUF[2] * 1.0)
 
+def by_sys_modules(x):
+    helper_s66.put(x)
+    return np.sum(sys.modules["cfg_s66"].STORE["w"] + 0.0)
+
+def by_import_module(x):
+    helper_s66.put(x)
+    m = importlib.import_module("cfg_s66")
+    return np.sum(m.STORE["w"] + 0.0)
+
+def by_getattr(x):
+    helper_s66.put(x)
+    return np.sum(getattr(cfg_s66, "STORE")["w"] + 0.0)
+
+def by_vars(x):
+    helper_s66.put(x)
+    return np.sum(vars(cfg_s66)["STORE"]["w"] + 0.0)
+
+def by_namespace(x):
+    helper_s66.put(x)
+    store = cfg_s66.__dict__["STORE"]
+    return np.sum(store["w"] + 0.0)
+
 def untouched(x):
     return np.sum(x * cfg_s66.STORE.get("c", 3.0))
 """
@@ -111,6 +135,9 @@ CASES = [("attr_dict", lambda x: 2.0 * np.cos(x)), ("attr_list", lambda x: 3.0 +
          ("through_module", lambda x: 2.0 + 0 * x), ("imported_list", lambda x: 4.0 + 0 * x),
          ("alias_first", lambda x: 2.0 + 0 * x), ("nested", lambda x: 7.0 + 0 * x),
          ("via_plain_call", lambda x: 2.0 + 0 * x), ("class_of_a_module", lambda x: 5.0 + 0 * x),
+         ("by_sys_modules", lambda x: 2.0 + 0 * x), ("by_import_module", lambda x: 2.0 + 0 * x),
+         ("by_getattr", lambda x: 2.0 + 0 * x), ("by_vars", lambda x: 2.0 + 0 * x),
+         ("by_namespace", lambda x: 2.0 + 0 * x),
          ("untouched", lambda x: 3.0 + 0 * x)]
 
 
