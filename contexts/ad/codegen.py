@@ -1873,6 +1873,10 @@ def held_globals(fdef, globals_: dict, own: set, active: set) -> tuple[frozenset
                 type(module := globals_.get(n.value.id)) is types.ModuleType) and _holds_state(
                 vars(module).get(n.attr, _NOTHING)):
             attributes.setdefault(n.value.id, set()).add(n.attr)
+    readers, read = _attribute_readers(fdef, globals_, own)
+    names |= readers - set(active)
+    for k, v in read.items():
+        attributes.setdefault(k, set()).update(v)
     # (a class reached from an object, `t = type(self)`, `t = self.__class__`: its attributes are state its
     # objects share, `type(self).items.append(v)`; checked whatever they hold, found at run time)
     for n in all_nodes(fdef):
@@ -2007,14 +2011,37 @@ _HEAPTYPE = 1 << 9  # (a class made by a class statement, not a builtin type)
 
 
 def _holds_state(v) -> bool:
-    """v may be changed in place: a list, dict, set, array, or an object with attributes (not a module,
-    class, function or number)."""
+    """v may be changed in place: a list, dict, set, array, or an object with attributes (its own `__dict__`
+    or slots; not a module, class, function or number)."""
     if isinstance(v, (list, dict, set, np.ndarray, collections.deque)):
         return True
     if v is _NOTHING or isinstance(v, (types.ModuleType, type, str, bytes, tuple, frozenset, int, float, complex,
                                        np.generic)) or callable(v):
         return False
-    return hasattr(v, "__dict__")
+    return hasattr(v, "__dict__") or any(getattr(k, "__slots__", None) for k in type(v).__mro__)
+
+
+def _attribute_readers(fdef, globals_: dict, own: set) -> tuple[set, dict]:
+    """(the global functions fdef reads an attribute of, `compute.last`; per module global, its functions read
+    so, `cfg.compute.last`): a function's attributes are state its calls may set (`compute.last = v`)."""
+    def function(e) -> bool:
+        return isinstance(e, ast.Name) and e.id not in own and type(globals_.get(e.id)) is types.FunctionType
+    bound = {}  # (a local bound to a module's function: `_od_t1 = cfg.compute` -> (cfg, compute))
+    for n in all_nodes(fdef):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name) and (
+                isinstance(v := n.value, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id not in own
+                and type(module := globals_.get(v.value.id)) is types.ModuleType
+                and type(vars(module).get(v.attr)) is types.FunctionType):
+            bound[t.id] = (v.value.id, v.attr)
+    names, attributes = set(), {}
+    for n in all_nodes(fdef):
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and not (
+                n.attr.startswith("__") and n.attr.endswith("__")):
+            if function(n.value):
+                names.add(n.value.id)
+            elif n.value.id in bound:  # (the local checked where its attribute is read, not where it is
+                names.add(n.value.id)  # bound: the function's next call, `cfg.compute(x)`, reads none)
+    return names, attributes
 
 
 def _augmented(s: ast.stmt) -> ast.stmt:

@@ -1784,10 +1784,13 @@ def state_call(key: int) -> None:
 
 
 def _may_hold_state(v) -> bool:
-    if isinstance(v, (list, dict, set, np.ndarray, collections.deque)):
+    """v has state of its own a change stamps: a container's or array's items, an object's or a function's
+    attributes (its `__dict__` or slots)."""
+    if isinstance(v, (list, dict, set, np.ndarray, collections.deque)) or type(v) is types.FunctionType:
         return True
     return not isinstance(v, (types.ModuleType, type, numbers.Number, str, bytes, tuple, frozenset, np.generic,
-                              types.FunctionType, types.BuiltinFunctionType)) and hasattr(v, "__dict__")
+                              types.BuiltinFunctionType)) and (hasattr(v, "__dict__") or any(
+        getattr(k, "__slots__", None) for k in type(v).__mro__))
 
 
 def _changed_since(v, start: int) -> bool:

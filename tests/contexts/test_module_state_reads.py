@@ -25,6 +25,14 @@ class Holder:
 H = Holder()
 class Registry:
     cache = {}
+class Slotted:
+    __slots__ = ("val",)
+    def __init__(self):
+        self.val = 0.0
+P = Slotted()
+def remember(v):
+    remember.last = v * 6.0
+    return 0.0
 """
 
 HELPER = """
@@ -36,6 +44,8 @@ def push(v):
     cfg_s66.ITEMS.append(v * 4.0)
 def register(v):
     cfg_s66.Registry.cache["r"] = v * 5.0
+def set_slot(v):
+    cfg_s66.P.val = v * 3.0
 def copy_in(v):
     np.copyto(cfg_s66.BUF, np.full(3, v * 4.0))
 def add_in(v):
@@ -125,6 +135,14 @@ def by_namespace(x):
     store = cfg_s66.__dict__["STORE"]
     return np.sum(store["w"] + 0.0)
 
+def slotted_object(x):
+    helper_s66.set_slot(x)
+    return np.sum(cfg_s66.P.val + 0.0)
+
+def function_attribute(x):
+    cfg_s66.remember(x)
+    return np.sum(cfg_s66.remember.last + 0.0)
+
 def untouched(x):
     return np.sum(x * cfg_s66.STORE.get("c", 3.0))
 """
@@ -137,7 +155,8 @@ CASES = [("attr_dict", lambda x: 2.0 * np.cos(x)), ("attr_list", lambda x: 3.0 +
          ("via_plain_call", lambda x: 2.0 + 0 * x), ("class_of_a_module", lambda x: 5.0 + 0 * x),
          ("by_sys_modules", lambda x: 2.0 + 0 * x), ("by_import_module", lambda x: 2.0 + 0 * x),
          ("by_getattr", lambda x: 2.0 + 0 * x), ("by_vars", lambda x: 2.0 + 0 * x),
-         ("by_namespace", lambda x: 2.0 + 0 * x),
+         ("by_namespace", lambda x: 2.0 + 0 * x), ("slotted_object", lambda x: 3.0 + 0 * x),
+         ("function_attribute", lambda x: 6.0 + 0 * x),
          ("untouched", lambda x: 3.0 + 0 * x)]
 
 
@@ -154,6 +173,7 @@ def _fresh(cfg):
     cfg.H.__dict__.clear()
     cfg.Registry.cache.clear()
     cfg.BUF[:] = 0.0
+    cfg.P.val = 0.0
 
 
 def _fd(f, x, h=1e-6):
