@@ -1019,7 +1019,8 @@ def _on_a_methods_function_then_deleted(x):
 @pytest.mark.parametrize("f", [_through_a_functions_dict_then_deleted, _on_a_methods_function_then_deleted])
 def test_attributes_deleted_after_use(f):
     from contexts import derivative
-    with pytest.raises(OverdubError, match="deleted afterwards"):
+    # (or, for a function's own attribute, the read of state changed while differentiating: session 66)
+    with pytest.raises(OverdubError, match="deleted afterwards|changed in place while differentiating"):
         gradient(f, 0.7)
     assert abs(derivative(f, 0.7) - 2.0) < 1e-12
 
