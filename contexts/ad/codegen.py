@@ -708,19 +708,10 @@ class _Gen:
     def state_reader(self, f) -> int | None:
         """The key of `STATE_READS`' entry for a callee `name` or `module.name` resolved to a Python function
         of a module that reads module state (`state_reads`), else None."""
-        g = self.globals_
-        if g is None:
+        if self.globals_ is None:
             return None
-        if isinstance(f, ast.Name) and f.id not in self.own_names:
-            fn = g.get(f.id)
-        elif (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id not in self.own_names
-              and type(module := g.get(f.value.id)) is types.ModuleType):
-            fn = vars(module).get(f.attr)
-        else:
-            return None
-        if type(fn) is not types.FunctionType:
-            return None
-        return state_reads_key(fn)
+        fn = _global_function(f, self.globals_, self.own_names)
+        return None if fn is None else state_reads_key(fn)
 
     def _assigned_after(self, stmts) -> list["_AssignedAfter"]:
         """Per statement, the names a later statement of the block assigns (as a membership test: the
@@ -1895,6 +1886,10 @@ def held_globals(fdef, globals_: dict, own: set, active: set) -> tuple[frozenset
                 t.id not in active) and _module_reached(n.value, globals_, own):
             names.add(t.id)  # (a module's namespace or a module reached by name: `cfg.__dict__`, `vars(cfg)`,
             # `importlib.import_module("cfg")`, `getattr(cfg, "STORE")`: what is read through it is checked)
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name) and (
+                t.id not in active) and isinstance(n.value, ast.Call) and (
+                fn := _global_function(n.value.func, globals_, own)) is not None and state_reads_key(fn) is not None:
+            names.add(t.id)  # (what a function reading module state returns may be that state: `d = get_store()`)
     if not names and not attributes:
         return frozenset(), {}
     grown = True
@@ -1913,6 +1908,18 @@ def held_globals(fdef, globals_: dict, own: set, active: set) -> tuple[frozenset
                 names.add(t.id)
                 grown = True
     return frozenset(names), {k: v if v is _ANY_ATTRIBUTE else frozenset(v) for k, v in attributes.items()}
+
+
+def _global_function(f, globals_: dict, own: set):
+    """The Python function a callee `name` or `module.name` names in globals_, or None."""
+    if isinstance(f, ast.Name) and f.id not in own:
+        fn = globals_.get(f.id)
+    elif (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id not in own
+          and type(module := globals_.get(f.value.id)) is types.ModuleType):
+        fn = vars(module).get(f.attr)
+    else:
+        return None
+    return fn if type(fn) is types.FunctionType else None
 
 
 def _module_reached(v, globals_: dict, own: set) -> bool:

@@ -143,6 +143,14 @@ def function_attribute(x):
     cfg_s66.remember(x)
     return np.sum(cfg_s66.remember.last + 0.0)
 
+def _store():
+    return cfg_s66.STORE
+
+def alias_from_a_call(x):
+    d = _store()
+    helper_s66.put(x)
+    return np.sum(d["w"] * 1.0)
+
 def untouched(x):
     return np.sum(x * cfg_s66.STORE.get("c", 3.0))
 """
@@ -156,7 +164,7 @@ CASES = [("attr_dict", lambda x: 2.0 * np.cos(x)), ("attr_list", lambda x: 3.0 +
          ("by_sys_modules", lambda x: 2.0 + 0 * x), ("by_import_module", lambda x: 2.0 + 0 * x),
          ("by_getattr", lambda x: 2.0 + 0 * x), ("by_vars", lambda x: 2.0 + 0 * x),
          ("by_namespace", lambda x: 2.0 + 0 * x), ("slotted_object", lambda x: 3.0 + 0 * x),
-         ("function_attribute", lambda x: 6.0 + 0 * x),
+         ("function_attribute", lambda x: 6.0 + 0 * x), ("alias_from_a_call", lambda x: 2.0 + 0 * x),
          ("untouched", lambda x: 3.0 + 0 * x)]
 
 
