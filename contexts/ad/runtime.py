@@ -747,8 +747,13 @@ def call(mask, f, /, *args, **kw):
             if f is _FLOAT_NEW:  # a float subclass's constructor (the same shared key)
                 return call(mask, float_new, *args, **kw)
             if f is _NDARRAY_NEW and (view := _whole_buffer(args, kw)) is not None:
-                # an ndarray subclass made over an array's memory (ahrs' Quaternion): the subclass's view of it
-                return _twin_call(EVERY_ARGUMENT, ndarray_new_view, (), view, {})
+                # an ndarray subclass made over an array's memory (ahrs' Quaternion): the subclass's view of it.
+                # Its arguments given by keyword (np.matrix's `buffer=arr`) take their cotangents back by name:
+                # by position they were dropped, 0 for `np.matrix([[t, 1.0], [2.0, t]])`
+                y, pb = _twin_call(EVERY_ARGUMENT, ndarray_new_view, (), view, {})
+                if pb is None or len(args) >= len(view):
+                    return y, pb
+                return y, (_by_name_back, pb, len(args), _NEW_NAMES[len(args):])
             if tf is _WRAPPER and f.__name__ == "__call__" and type(f.__self__) is not type \
                     and isinstance(f.__self__, type):  # `super().__call__(*a)` in a metaclass's __call__
                 return _construct(f.__self__, args, kw, meta=False)
@@ -1293,24 +1298,28 @@ def drawn_ordered_dict(pairs, **kw):
     return collections.OrderedDict(list(pairs), **kw)
 
 
-def ndarray_new_view(subtype, shape, dtype, buffer):
-    """`np.ndarray.__new__(subtype, shape, dtype, buffer)` over a whole C-contiguous array of that dtype (an
-    ndarray subclass's constructor over an array's memory: ahrs' Quaternion): the subclass's view of the
-    array, as code reverse mode follows (the view's cotangent is the array's)."""
-    return buffer.reshape(shape).view(subtype)
+_NEW_NAMES = ("subtype", "shape", "dtype", "buffer", "order")  # (`ndarray_new_view`'s parameters)
+
+
+def ndarray_new_view(subtype, shape, dtype, buffer, order="C"):
+    """`np.ndarray.__new__(subtype, shape, dtype, buffer, order=order)` over a whole array of that dtype,
+    contiguous in that order (an ndarray subclass's constructor over an array's memory: ahrs' Quaternion,
+    np.matrix's from a list): the subclass's view of the array, as code reverse mode follows (the view's
+    cotangent is the array's)."""
+    return buffer.reshape(shape, order=order).view(subtype)
 
 
 def _whole_buffer(args, kw):
-    """(subtype, shape, dtype, buffer) where `np.ndarray.__new__(*args, **kw)` is a view of a whole
-    C-contiguous ndarray `buffer` of its dtype, in C order (no offset, no strides); else None."""
+    """(subtype, shape, dtype, buffer, order) where `np.ndarray.__new__(*args, **kw)` is a view of a whole
+    ndarray `buffer` of its dtype, contiguous in that order (no offset, no strides); else None."""
     try:
         bound = _NDARRAY_NEW_SIGNATURE.bind(*args, **kw).arguments
     except TypeError:
         return None
-    buffer = bound.get("buffer")
+    buffer, order = bound.get("buffer"), bound.get("order") or "C"
     if not isinstance(buffer, np.ndarray) or bound.get("offset", 0) != 0 or bound.get("strides") is not None \
-            or bound.get("order") not in (None, "C") or not buffer.flags.c_contiguous:
-        return None
+            or order not in ("C", "F") or not (buffer.flags.c_contiguous if order == "C" else buffer.flags.f_contiguous):
+        return None  # (order "F" over an F-contiguous buffer: np.matrix's for a row, both C and F contiguous)
     try:
         dtype, shape = np.dtype(bound.get("dtype", float)), bound["shape"]
         size = int(np.prod(shape))
@@ -1318,7 +1327,7 @@ def _whole_buffer(args, kw):
         return None
     if dtype != buffer.dtype or size != buffer.size:
         return None
-    return bound["subtype"], shape, dtype, buffer
+    return bound["subtype"], shape, dtype, buffer, order
 
 
 _NDARRAY_NEW_SIGNATURE = inspect.Signature([

@@ -38,7 +38,7 @@ _METHODS = ("transpose", "sum", "mean", "prod", "std", "var", "max", "min", "__g
 # matrix they compute what they compute on its plain view (the result wrapped back)
 _FUNCTIONS = (np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.dot, np.matmul, np.linalg.inv,
               np.linalg.solve, np.linalg.det, np.linalg.slogdet, np.sum, np.mean, np.transpose, np.reshape,
-              np.ravel, np.trace, np.diagonal, np.linalg.norm, np.inner, np.outer, np.copy)
+              np.ravel, np.trace, np.diagonal, np.linalg.norm, np.inner, np.outer, np.copy, np.concatenate)
 MATRIX_SAFE = frozenset(id(f) for f in _FUNCTIONS) | frozenset(id(getattr(np.ndarray, m)) for m in _METHODS)
 
 
@@ -175,3 +175,4 @@ def _array_wrap_transpose(dy, y, x, arr, *rest, **kwargs):
 
 
 registry.adjoint((np.ndarray, "__array_wrap__"), kind="linear")(_array_wrap_transpose)
+
