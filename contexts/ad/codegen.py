@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from overdub.ops import HEAPTYPE
 from overdub.passes import fix_missing_locations
 
 from ..lowered.activity import (active_names, ask_primals, through_calls, asked as _asked, captured_changes_by_kind as _changed_captures, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls, stateful_calls,
@@ -1857,17 +1858,14 @@ def held_globals(fdef, globals_: dict, own: set, active: set) -> tuple[frozenset
     for n in all_nodes(fdef):
         if not isinstance(getattr(n, "ctx", None), ast.Load):
             continue
-        if isinstance(n, ast.Name) and n.id not in own and n.id not in active and _holds_state(
+        if isinstance(n, ast.Name) and n.id not in own and n.id not in active and holds_state(
                 globals_.get(n.id, _NOTHING)):
             names.add(n.id)
         elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id not in own and (
-                type(module := globals_.get(n.value.id)) is types.ModuleType) and _holds_state(
+                type(module := globals_.get(n.value.id)) is types.ModuleType) and holds_state(
                 vars(module).get(n.attr, _NOTHING)):
             attributes.setdefault(n.value.id, set()).add(n.attr)
-    readers, read = _attribute_readers(fdef, globals_, own)
-    names |= readers - set(active)
-    for k, v in read.items():
-        attributes.setdefault(k, set()).update(v)
+    names |= _attribute_readers(fdef, globals_, own) - set(active)
     # (a class reached from an object, `t = type(self)`, `t = self.__class__`: its attributes are state its
     # objects share, `type(self).items.append(v)`; checked whatever they hold, found at run time)
     for n in all_nodes(fdef):
@@ -1880,7 +1878,7 @@ def held_globals(fdef, globals_: dict, own: set, active: set) -> tuple[frozenset
                                          and v.value.id not in own
                                          and type(module := globals_.get(v.value.id)) is types.ModuleType
                                          and isinstance(k := vars(module).get(v.attr), type)
-                                         and k.__flags__ & _HEAPTYPE):
+                                         and k.__flags__ & HEAPTYPE):
             attributes[t.id] = _ANY_ATTRIBUTE  # (and a class of another module, `cfg.Registry.cache`)
         elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name) and (
                 t.id not in active) and _module_reached(n.value, globals_, own):
@@ -1953,8 +1951,7 @@ def state_reads_key(fn) -> int | None:
     hit = _STATE_KEYS.get(id(code))
     if hit is not None and hit[0] is code and hit[2] is fn.__globals__:
         return hit[1]
-    places = tuple({(id(a), id(b) if b is None or not isinstance(b, str) else b): (a, b)
-                    for a, b in _state_places(fn, 0, set())}.values())
+    places = tuple({(id(a), b if type(b) is str else id(b)): (a, b) for a, b in _state_places(fn, 0, set())}.values())
     key = None
     if places:
         key = len(STATE_READS) + 1
@@ -1978,14 +1975,14 @@ def _state_places(fn, depth: int, seen: set) -> list:
     out = []
     # (what it holds itself: its defaults, `def get(d=SHARED)`, and its cells, `get` of a factory's pair
     # `add, get = make_acc()` sharing a list)
-    out.extend((None, v) for v in fn.__defaults__ or () if _holds_state(v))
-    out.extend((None, v) for v in (fn.__kwdefaults__ or {}).values() if _holds_state(v))
+    out.extend((None, v) for v in fn.__defaults__ or () if holds_state(v))
+    out.extend((None, v) for v in (fn.__kwdefaults__ or {}).values() if holds_state(v))
     for cell in fn.__closure__ or ():
         try:
             v = cell.cell_contents
         except ValueError:  # (empty)
             continue
-        if _holds_state(v):
+        if holds_state(v):
             out.append((cell, None))
         elif type(v) is types.FunctionType and depth < 3:
             out.extend(_state_places(v, depth + 1, seen))
@@ -1993,12 +1990,12 @@ def _state_places(fn, depth: int, seen: set) -> list:
         names = c.co_names
         for name in names:
             v = g.get(name, _NOTHING)
-            if _holds_state(v):
+            if holds_state(v):
                 out.append((g, name))
             elif type(v) is types.ModuleType:
                 space = vars(v)
                 for attr in names:
-                    if attr != name and _holds_state(space.get(attr, _NOTHING)):
+                    if attr != name and holds_state(space.get(attr, _NOTHING)):
                         out.append((space, attr))
             elif type(v) is types.FunctionType and depth < 3:
                 out.extend(_state_places(v, depth + 1, seen))
@@ -2014,10 +2011,9 @@ class _AnyAttribute:
 
 _ANY_ATTRIBUTE = _AnyAttribute()
 _NOTHING = object()
-_HEAPTYPE = 1 << 9  # (a class made by a class statement, not a builtin type)
 
 
-def _holds_state(v) -> bool:
+def holds_state(v) -> bool:
     """v may be changed in place: a list, dict, set, array, or an object with attributes (its own `__dict__`
     or slots; not a module, class, function or number)."""
     if isinstance(v, (list, dict, set, np.ndarray, collections.deque)):
@@ -2028,27 +2024,18 @@ def _holds_state(v) -> bool:
     return hasattr(v, "__dict__") or any(getattr(k, "__slots__", None) for k in type(v).__mro__)
 
 
-def _attribute_readers(fdef, globals_: dict, own: set) -> tuple[set, dict]:
-    """(the global functions fdef reads an attribute of, `compute.last`; per module global, its functions read
-    so, `cfg.compute.last`): a function's attributes are state its calls may set (`compute.last = v`)."""
-    def function(e) -> bool:
-        return isinstance(e, ast.Name) and e.id not in own and type(globals_.get(e.id)) is types.FunctionType
-    bound = {}  # (a local bound to a module's function: `_od_t1 = cfg.compute` -> (cfg, compute))
-    for n in all_nodes(fdef):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(t := n.targets[0], ast.Name) and (
-                isinstance(v := n.value, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id not in own
-                and type(module := globals_.get(v.value.id)) is types.ModuleType
-                and type(vars(module).get(v.attr)) is types.FunctionType):
-            bound[t.id] = (v.value.id, v.attr)
-    names, attributes = set(), {}
-    for n in all_nodes(fdef):
-        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and not (
-                n.attr.startswith("__") and n.attr.endswith("__")):
-            if function(n.value):
-                names.add(n.value.id)
-            elif n.value.id in bound:  # (the local checked where its attribute is read, not where it is
-                names.add(n.value.id)  # bound: the function's next call, `cfg.compute(x)`, reads none)
-    return names, attributes
+def _attribute_readers(fdef, globals_: dict, own: set) -> set:
+    """The variables naming a global Python function whose attributes fdef reads (`compute.last`, and the
+    lowering's `_od_t1 = cfg.compute` read as `_od_t1.last`): a function's attributes are state its calls may
+    set (`compute.last = v`). The local is checked where its attribute is read, not where it is bound (the
+    function's next call, `cfg.compute(x)`, reads none)."""
+    bound = {t.id for n in all_nodes(fdef) if isinstance(n, ast.Assign) and len(n.targets) == 1
+             and isinstance(t := n.targets[0], ast.Name) and isinstance(n.value, ast.Attribute)
+             and _global_function(n.value, globals_, own) is not None}
+    return {n.value.id for n in all_nodes(fdef)
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
+            and not (n.attr.startswith("__") and n.attr.endswith("__"))
+            and (n.value.id in bound or _global_function(n.value, globals_, own) is not None)}
 
 
 def _augmented(s: ast.stmt) -> ast.stmt:

@@ -35,7 +35,7 @@ from overdub.ops import Unswallowing
 from overdub.ops import HEAPTYPE
 
 from . import observe, runtime
-from .codegen import EVERY_ARGUMENT, HELPERS
+from .codegen import EVERY_ARGUMENT, HELPERS, holds_state
 from ..lowered.runtime import (_TUPLE_ITERATOR, EagerIterationError, OwnTestUnderForward, generator_asked, refuse_storing_method,
                                remembered_text, users_class)  # (`_TUPLE_ITERATOR`: what reverse mode's generators are, `eager`)
 from ..lowered.runtime import HELPERS as LOWERING_HELPERS, addresses, live as _live
@@ -1097,7 +1097,7 @@ def _class_array_changed(obj, attr, result) -> None:
     refused. Its reads are the class's constants to reverse mode (no variable holds its cotangent), so what
     was written into it was lost (`buf = np.zeros(2)` in the class body, `self.buf[:] = v; return self.buf`:
     0 for 3)."""
-    if LAST_CHANGE.get(id(bottom(result)), 0) > RECORDING_START[0]:
+    if _changed_since(result, RECORDING_START[0]):
         owner = obj.__name__ if isinstance(obj, type) else type(obj).__name__
         raise runtime.UnsupportedFunction(
             f"reverse mode cannot differentiate an array a class holds ({owner}.{attr}) changed in place and "
@@ -1739,17 +1739,14 @@ def global_read(v, where: str) -> None:
     it, so the analysis cannot see the change, made by another module's code (`helper.put(x)` storing into
     `cfg.STORE`, then `cfg.STORE["w"]` read here): what was stored is read back without its derivative (0)."""
     start = RECORDING_START[0]
-    if CHANGES[0] <= start and ATTRIBUTE_CHANGED[0] <= start:  # (the common case: nothing changed in place)
-        return
-    if not _may_hold_state(v):  # (a number, text, a module read through: no state of its own to check)
+    if _nothing_changed(start) or not _may_hold_state(v):  # (the common case; a number, a module read through)
         return
     if not _changed_since(v, start):
         held = v.values() if type(v) is dict else v if type(v) is list else getattr(v, "__dict__", None)
         if type(held) is dict:
             held = held.values()
         if held is None or type(v) is np.ndarray or len(held) > 64 or not any(
-                _changed_since(u, start) for u in held if isinstance(u, (list, dict, np.ndarray))
-                or hasattr(u, "__dict__") and not isinstance(u, (type, types.ModuleType, types.FunctionType))):
+                _changed_since(u, start) for u in held if _may_hold_state(u)):
             return
     raise runtime.UnsupportedFunction(
         f"reverse mode cannot differentiate {where}: shared state (a module's, a class's, or one a function "
@@ -1764,8 +1761,7 @@ def state_call(key: int) -> None:
     """Before a call left as Python of a function reading module state (`codegen.STATE_READS[key]`): refused
     where this recording changed that state in place (`global_read`'s test), read back by the callee
     without its derivative (`helper.put(x)`, then `get()` returning `cfg.STORE["w"]`: 0)."""
-    start = RECORDING_START[0]
-    if CHANGES[0] <= start and ATTRIBUTE_CHANGED[0] <= start:  # (the common case: nothing changed in place)
+    if _nothing_changed(RECORDING_START[0]):
         return
     from .codegen import STATE_READS
     for holder, name in STATE_READS.get(key, ()):
@@ -1783,14 +1779,14 @@ def state_call(key: int) -> None:
             global_read(v, where)
 
 
+def _nothing_changed(start: int) -> bool:
+    """Nothing was changed in place, nor an attribute stored, since the stamp start."""
+    return CHANGES[0] <= start and ATTRIBUTE_CHANGED[0] <= start
+
+
 def _may_hold_state(v) -> bool:
-    """v has state of its own a change stamps: a container's or array's items, an object's or a function's
-    attributes (its `__dict__` or slots)."""
-    if isinstance(v, (list, dict, set, np.ndarray, collections.deque)) or type(v) is types.FunctionType:
-        return True
-    return not isinstance(v, (types.ModuleType, type, numbers.Number, str, bytes, tuple, frozenset, np.generic,
-                              types.BuiltinFunctionType)) and (hasattr(v, "__dict__") or any(
-        getattr(k, "__slots__", None) for k in type(v).__mro__))
+    """v has state of its own a change stamps (`codegen.holds_state`), or is a function (its attributes)."""
+    return type(v) is types.FunctionType or holds_state(v)
 
 
 def _changed_since(v, start: int) -> bool:

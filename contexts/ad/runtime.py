@@ -2095,8 +2095,9 @@ def _stale_hit(f, y, args, kw) -> None:
     an outer forward pass (hessian) their primals are, and the wrapper is called with the arguments' primals:
     a dual key left in the cache outlived the call (a plain call after `hessian` compared its float with the
     dual's, refused as a special case)."""
-    from contexts.forward.dual import Dual, primal_tree  # (forward mode imports this module)
-    if any(_holds_dual(a, Dual) for a in args) or kw and any(_holds_dual(a, Dual) for a in kw.values()):
+    from contexts.forward.dual import primal_tree  # (forward mode imports this module)
+    from contexts.forward.holds import dual_free
+    if not dual_free(args) or kw and not dual_free(kw):
         args, kw = primal_tree(args), {k: primal_tree(v) for k, v in kw.items()} if kw else kw
     try:
         hits = f.cache_info().hits
@@ -2108,13 +2109,6 @@ def _stale_hit(f, y, args, kw) -> None:
             f"reverse mode recomputes {getattr(f, '__qualname__', f)} under functools.lru_cache, and the cache "
             "answers this call with a value computed before what the function reads changed", where=_user_line(),
             fix="key the cache by everything the function reads (pass it as an argument), or drop the cache")
-
-
-def _holds_dual(v, dual: type, depth: int = 0) -> bool:
-    """v is a dual, or a tuple or list holding one (an lru_cache key's parts)."""
-    if type(v) is dual:
-        return True
-    return depth < 4 and isinstance(v, (tuple, list)) and any(_holds_dual(u, dual, depth + 1) for u in v)
 
 
 def _same_numbers(a, b) -> bool:

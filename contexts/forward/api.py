@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from overdub.ops import HEAPTYPE
 from overdub.passes import bound_self
 
 import overdub
@@ -370,8 +371,7 @@ def _roots(f, depth: int, followed: set) -> list:
                 continue
             # (another module's state the code names, `cfg.STORE["v"] = y`, and its functions, `helper.put(x)`)
             space = vars(v)
-            roots += [space[a] for a in names if a != n and a in space and (
-                not isinstance(space[a], _HOLD_NOTHING) or isinstance(space[a], type) and _own_class(space[a]))]
+            roots += [space[a] for a in names if a != n and a in space and _holds_something(space[a])]
     for fn in list(roots):
         if isinstance(fn, (types.FunctionType, types.MethodType)) and id(fn) not in followed and (
                 depth < 2 or getattr(fn, "__globals__", None) is g):
@@ -388,11 +388,11 @@ def _scrub(obj, seen: set, depth: int) -> None:
             _scrub(v, seen, depth + 1)
         return
     if isinstance(obj, type):  # (a class of its own: the state its objects share, `type(self).items`)
-        if obj.__flags__ & _HEAPTYPE:
+        if obj.__flags__ & HEAPTYPE:
             for k, v in list(vars(obj).items()):
                 if type(v) is Dual:
                     setattr(obj, k, _value(v))
-                elif type(v) in (list, dict) or type(v).__flags__ & _HEAPTYPE and not isinstance(v, type):
+                elif type(v) in (list, dict) or type(v).__flags__ & HEAPTYPE and not isinstance(v, type):
                     _scrub(v, seen, depth + 1)
         return
     held = obj if type(obj) in (list, dict) else getattr(obj, "__dict__", None)
@@ -406,23 +406,20 @@ def _scrub(obj, seen: set, depth: int) -> None:
 
 
 def _may_hold(v, names) -> bool:
-    """A global the code names may hold a dual after the call: anything but a module, a builtin, a number or
-    text, except a class of its own and a module whose attributes the code names hold state."""
+    """A global the code names may hold a dual after the call (`_holds_something`), or a module whose
+    attributes the code names may."""
     if type(v) is types.ModuleType:
         space = vars(v)
-        return any(a in space and (not isinstance(space[a], _HOLD_NOTHING) or isinstance(space[a], type)
-                                   and _own_class(space[a])) for a in names)
-    if isinstance(v, type):
-        return _own_class(v)
-    return not isinstance(v, _HOLD_NOTHING)
+        return any(a in space and _holds_something(space[a]) for a in names)
+    return _holds_something(v)
 
 
-def _own_class(cls: type) -> bool:
-    return bool(cls.__flags__ & _HEAPTYPE)
+def _holds_something(v) -> bool:
+    """Anything but a module, a builtin, a number or text, or a class other than one of its own."""
+    return bool(v.__flags__ & HEAPTYPE) if isinstance(v, type) else not isinstance(v, _HOLD_NOTHING)
 
 
 _ABSENT = object()
-_HEAPTYPE = 1 << 9  # (a class made by a class statement)
 
 
 def _value(d):

@@ -175,4 +175,3 @@ def _array_wrap_transpose(dy, y, x, arr, *rest, **kwargs):
 
 
 registry.adjoint((np.ndarray, "__array_wrap__"), kind="linear")(_array_wrap_transpose)
-
