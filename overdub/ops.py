@@ -303,7 +303,9 @@ def _binary(fn, site_fn, a, b, call):
     for method, x, y in order:
         if method is None:
             continue
-        if type(method) is not types.FunctionType:  # a C class's: a sequence's may refuse by TypeError
+        if type(method) is property:
+            result = _by_property(method, x, y, call)
+        elif type(method) is not types.FunctionType:  # a C class's: a sequence's may refuse by TypeError
             try:
                 result = method(x, y)
             except TypeError:
@@ -313,6 +315,19 @@ def _binary(fn, site_fn, a, b, call):
         if result is not NotImplemented:
             return result
     return site_fn(a, b)
+
+
+def _by_property(prop, x, y, call):
+    """A special method given by a property (ase's `arraylike`: `__mul__ = property(lambda self:
+    np.asarray(self).__mul__)`), as CPython's slot calls it: the getter on x, then what it gave on y, each by
+    `call` where it is Python code (natively the getter ran out of the context's sight)."""
+    getter = prop.fget
+    if getter is None:
+        return NotImplemented
+    bound = call(getter, x) if type(getter) is types.FunctionType else getter(x)
+    if type(bound) is types.MethodType and type(bound.__func__) is types.FunctionType:
+        return call(bound.__func__, bound.__self__, y)
+    return call(bound, y)
 
 
 def _compare(fn, a, b, call):
@@ -359,6 +374,7 @@ def _contains(container, item, call) -> bool:
 HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement (`cls.__flags__ & HEAPTYPE`)
 _HEAPTYPE = HEAPTYPE
 _PLAIN_OPERANDS = frozenset({float, int, bool, complex, str, bytes, list, tuple, dict, set, type(None)})
+_PYTHON_METHODS = (types.FunctionType, property)  # (a property: its getter gives the method, `_by_property`)
 _ONE_OPERAND = frozenset({operator.neg, operator.pos, operator.invert, operator.not_, iter, bool, managed})
 
 
@@ -385,7 +401,7 @@ def own_methods_route(fn, recurse, native, check=None):
 
     def owns(kind) -> bool:
         if kind.__flags__ & _HEAPTYPE and not native(kind) and any(
-                type(getattr(kind, name, None)) is types.FunctionType for name in names):
+                type(getattr(kind, name, None)) in _PYTHON_METHODS for name in names):
             return True
         if len(plain) > 1000:
             plain.intersection_update(_PLAIN_OPERANDS)

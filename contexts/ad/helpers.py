@@ -329,10 +329,17 @@ def converted_by_numpy(v) -> bool:
 
 def converted_store(obj, v) -> None:
     """Before `obj[i] = v` of a differentiated v that is no number or array (the generated code asks only
-    then): refused where obj is an array and numpy converts v by its class's `__array__` (`base[:] = cell`:
-    ase's `Atoms.set_cell`; 0 came out)."""
-    if isinstance(obj, np.ndarray) and converted_by_numpy(v):
+    then): refused where obj is an array of a class with a `__setitem__` of its own and numpy converts v by
+    its class's `__array__` (an ndarray's store converts v first, as code: `setitem`)."""
+    if isinstance(obj, np.ndarray) and converted_by_numpy(v) and not _is_array(obj):
         raise_unseen_conversion(v, "a store into an array")
+
+
+def _converted_then_stored(obj, idx, v):
+    """`obj[idx] = v` of an array obj and an object v numpy converts by its class's Python `__array__` (ase's
+    `Atoms.set_cell`: `self.cell[:] = cell`, a Cell): the conversion run as the code it is, recorded, then the
+    store (numpy converted it in C, unrecorded: 0 came out, and then it was refused)."""
+    obj[idx] = np.asarray(v)
 
 
 def raise_unseen_conversion(v, where: str):
@@ -1980,6 +1987,9 @@ def setitem(obj, idx, v):
         # an ndarray subclass's own `__setitem__` (diffpy's Cartesian coordinates writing through to their atom,
         # a subclass scaling what it stores): its code, recorded (taken for ndarray's: 0 for 1, pkJ W1)
         _, pb = _twin(setter, obj, idx, v)
+        return _SetByCode(pb, None, 1)
+    if _is_array(obj) and converted_by_numpy(v) and obj.dtype.kind != "O":
+        _, pb = _twin(_converted_then_stored, obj, idx, v)
         return _SetByCode(pb, None, 1)
     if _is_array(obj):
         if getattr(obj.dtype, "names", None) is not None and runtime._may_differ(v, 0):

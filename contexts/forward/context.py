@@ -216,7 +216,8 @@ class ForwardContext(overdub.Context):
         those run as code under the context (Python's dispatch written out: `overdub.ops.dispatch`).
         Natively they would run on duals, where `isinstance(self.v, float)` answers for the dual and the
         code takes another branch than it does on the value (`U(x) ** 2` gave 0)."""
-        route = overdub.ops.own_methods_route(fn, self.recurse, runs_natively, _array_with_object)
+        route = overdub.ops.own_methods_route(fn, self.recurse, runs_natively, functools.partial(
+            _array_with_object, convert=functools.partial(self.recurse, through_array(np.asarray, True))))
         if fn in _MASK_FREE:
             return _mask_free(route)
         if fn is not _MOD:
@@ -292,6 +293,17 @@ class ForwardContext(overdub.Context):
             method = getattr(type(args[0]), "__setitem__" if fn is _SETITEM else "__delitem__", None)
             if type(method) is types.FunctionType and not _engine_code(method):
                 self.recurse(method, *args)
+                return None
+            if fn is _SETITEM and len(args) == 3 and array_objects(args[2:]) and (
+                    isinstance(args[0], np.ndarray) or type(args[0]) is Dual or type(method) is property):
+                # `base[:] = cell` of an object numpy converts by its class's `__array__` (ase's Cell): converted
+                # as code first (natively, its `__array__` met the duals it holds: refused)
+                args = (args[0], args[1], self.recurse(through_array(np.asarray, True), args[2]))
+            if type(method) is property and type(method.fget) is types.FunctionType \
+                    and not _engine_code(method.fget):
+                # a property giving the operator (ase's `arraylike`: `np.asarray(self).__setitem__`): its code under
+                # the context, which converts the object as code too
+                self.recurse(self.recurse(method.fget, args[0]), *args[1:])
                 return None
             if fn is _SETITEM and len(args) == 3 and type(args[1]) is slice and isinstance(args[0], list) \
                     and _iterates_in_python(args[2]):
@@ -1384,7 +1396,7 @@ def _mask_free(route):
     return operate
 
 
-def _array_with_object(fn, a, b):
+def _array_with_object(fn, a, b, convert=None):
     """A perturbed array on the left of an operator with an object of a class of its own (`x - V(c)`): numpy
     makes an object array of the object's method applied to each element, where the duals' operator would
     hand the whole array to it once (a different value, silently: jacfwd 2x): refused. A numpy scalar there
@@ -1392,6 +1404,10 @@ def _array_with_object(fn, a, b):
     `type(o) is float` or `hasattr(o, "shape")` may choose the branch: so does the dual it gets."""
     if type(a) is not Dual or not taken_per_element(b, Dual):
         return None
+    if convert is not None and array_objects((b,)):
+        # an object numpy converts by its class's `__array__` (ase's Cell: `x @ cell`): numpy takes it as that
+        # array, converted here as code (its class's operator, given by a property, would convert it too)
+        return a, convert(b)
     if numpy_scalar_dual(a):
         return as_python_number(a), b
     if isinstance(a.primal, np.ndarray) and a.primal.ndim:

@@ -332,3 +332,17 @@ def test_a_lexsort_whose_tie_a_later_key_breaks_is_right(mode):
         return float(_W4 @ x[np.lexsort((x, np.array([0.0, 0.0, 1.0, 1.0])))])
     x = np.array([0.3, 0.1, 0.7, 0.5])
     assert MODES[mode](f, x) == pytest.approx(fd_gradient(f, x), abs=1e-6)
+
+
+def sorted_beside_infinity(x):
+    # (np.sort of a finite entry and an infinite one, read with different weights: `_tied` took a finite value and
+    # inf for a tie, `inf <= 2**-40 * inf`, and refused; a k-d tree's misses beyond `distance_upper_bound`)
+    y = np.sort(np.array([x[0], np.inf, x[1]]))
+    return float(y[0] + 2.0 * y[1] + 0.0 * np.isfinite(y[2]))
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_a_finite_entry_is_no_tie_with_infinity(mode):
+    x = np.array([0.7, 0.2])
+    np.testing.assert_allclose(MODES[mode](sorted_beside_infinity, x), fd_gradient(sorted_beside_infinity, x),
+                               rtol=1e-6)

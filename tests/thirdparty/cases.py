@@ -2515,3 +2515,51 @@ def _():
 @case("quantecon", "markov.tauchen (transition matrix)")
 def _():
     return (lambda p: _qe().markov.tauchen(5, p[0], p[1]).P[1]), np.array([0.6, 0.1])
+
+
+# ===============================================================================================
+# ase: atoms and their calculators (a k-d tree in every neighbour list, cells converted by `__array__`)
+# ===============================================================================================
+
+_ASE_POS = np.array([[0.0, 0.05, 0.02], [2.1, 0.3, 0.1], [0.4, 2.2, -0.2], [1.3, 1.2, 2.1]])
+
+
+def _ase_energy(symbols, calculator):
+    def f(positions):
+        atoms = _imp("ase").Atoms(symbols, positions=positions)
+        atoms.calc = calculator()
+        return float(atoms.get_potential_energy())
+    return f
+
+
+@case("ase", "LennardJones energy (positions)")
+def _():
+    lj = _imp("ase.calculators.lj")
+    return _ase_energy("Ar4", lambda: lj.LennardJones(sigma=2.0, epsilon=0.01, rc=6.0)), _ASE_POS.copy()
+
+
+@case("ase", "EMT energy (positions)")
+def _():
+    emt = _imp("ase.calculators.emt")
+    return _ase_energy("Cu4", emt.EMT), _ASE_POS * 1.2
+
+
+@case("ase", "Atoms angle, dihedral and distance")
+def _():
+    ase = _imp("ase")
+
+    def f(positions):
+        atoms = ase.Atoms("H4", positions=positions)
+        return atoms.get_angle(0, 1, 2) + 0.1 * atoms.get_dihedral(0, 1, 2, 3) + atoms.get_distance(0, 3)
+    return f, _ASE_POS.copy()
+
+
+@case("ase", "Atoms volume of a cell by its parameters")
+def _():
+    ase = _imp("ase")
+    cellpar_to_cell = _imp("ase.geometry").cellpar_to_cell
+
+    def f(par):
+        atoms = ase.Atoms("H", positions=[[0.0, 0.0, 0.0]], cell=cellpar_to_cell(par), pbc=True)
+        return float(atoms.get_volume())
+    return f, np.array([3.0, 3.5, 4.0, 80.0, 95.0, 100.0])

@@ -19,6 +19,8 @@
 - `scipy_ppoly`: the kernels under PPoly, CubicSpline, PCHIP, Akima, BPoly (`_ppoly.evaluate`,
   `evaluate_bernstein`, `integrate`, `fix_continuity`).
 - `scipy_spatial`: `scipy.spatial.distance.cdist`/`pdist` (euclidean, sqeuclidean) and `squareform`.
+- `scipy_kdtree`: scipy.spatial's k-d trees built from differentiated points: the search on values, `query`'s
+  distances computed again as numpy code.
 - `scipy_signal`: `scipy.signal.lfilter`'s IIR kernel `_sigtools._linear_filter` (in b, a, x and zi).
 - `scipy_integrate`: `scipy.integrate.quad` by the Leibniz rule (and so `dblquad`, `tplquad`, `nquad`).
 - `scipy_ivp`: `solve_ivp`'s Runge-Kutta step-size control, held constant (the steps chosen on the values).
@@ -51,7 +53,7 @@ __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "cou
            "interpolation", "random", "roots"]
 
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_special_more", "scipy_linalg", "scipy_banded", "scipy_splines",
-              "scipy_ppoly", "scipy_spatial", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage", "scipy_sparse",
+              "scipy_ppoly", "scipy_spatial", "scipy_kdtree", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage", "scipy_sparse",
               "scipy_matrices", "scipy_grid", "scipy_fitpack", "scipy_rotation", "scipy_kde", "scipy_rank", "scipy_minmax",
               "scipy_special_dist", "matrix", "masked", "scipy_dct"):
     try:  # written in parallel; scipy is optional
