@@ -2168,6 +2168,27 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     constant_stores: set = set()
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held, steering,
                           constant_stores)
+    if numbers and (quiet := frozenset(a.arg for a in lowered.args.posonlyargs + lowered.args.args
+                                       if a.arg not in active_params and a.arg not in held)):
+        # parameters entering constant, made active (or the values computed from them) as arguments of a call
+        # with active inputs, which may store those into them: a number cannot be changed in place, so where
+        # the call binds numbers to them they stay constant (python_speech_features' `fbank(signal, winlen, ...)`
+        # handed `winlen * rate` on active to `Decimal(...)`, refused). Taken for numbers where that leaves fewer
+        # active; the caller checks (`Generated.numbers`), and a call binding anything else takes the general twin.
+        steering_q, stores_q = set(), set()
+        fewer = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held | quiet, steering_q,
+                             stores_q)
+        if len(fewer) < len(active):
+            # (only the parameters that made the difference, so that calls binding others to arrays keep this
+            # twin: those in it, or read by a store to one of it; the analysis again, on exactly those)
+            needed = _computed_from(lowered, active - fewer, quiet)
+            if needed != quiet:
+                steering_q, stores_q = set(), set()
+                fewer = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held | needed,
+                                     steering_q, stores_q)
+            if len(fewer) < len(active):
+                active, steering, constant_stores = fewer, steering_q, stores_q
+                held, assumed = held | needed, assumed | needed
     ask_primals(lowered, active, globals_, freevars)
     step = bisection_step(lowered, active | set(active_params) | set(cells))  # (a test may steer what it does not reach)
     if step is not None:
@@ -2208,6 +2229,27 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     adjoint = gen.adjoint_function(adjoint_name, cells)
     return Generated(forward=fwd, adjoint=adjoint, active=active, params=params, blocks=gen.adjoints,
                      entry=gen.entry, numbers=assumed, storing=frozenset(gen.storing))
+
+
+def _computed_from(fdef: ast.FunctionDef, names: set, params: frozenset) -> frozenset:
+    """The params that `names`' values are computed from (themselves among them): through every assignment to
+    one of them, and to the variables those read, as far as they go."""
+    reads: dict[str, set] = collections.defaultdict(set)
+    for s in all_nodes(fdef):
+        if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and s.value is not None:
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            read = {n.id for n in all_nodes(s.value) if isinstance(n, ast.Name)}
+            for t in targets:
+                for n in all_nodes(t):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        reads[n.id] |= read
+    seen, todo = set(names), list(names)
+    while todo:
+        for m in reads.get(todo.pop(), ()):
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return frozenset(seen & params)
 
 
 # (the lowered form's temporaries, `_od_t12`, and its comprehensions' variables renamed, `_od_t33_x`: none is

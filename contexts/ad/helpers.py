@@ -697,12 +697,39 @@ def unary_adj(opname, g, x, S=None, y0=None):
     return -g if opname == "neg" else g
 
 
-def _stored_elsewhere(method, obj, y, opname) -> None:
+def _stored_elsewhere(method, obj, y, opname, other=None) -> None:
     """A class's own operator method re-run for its result's cotangent: refused where it stores into objects
     and its result is not its own object (what it stored, read later through the object, would take no
-    cotangent from the re-run: `__add__` keeping its operand in `self.last`)."""
+    cotangent from the re-run: `__add__` keeping its operand in `self.last`); and where its result keeps a
+    function capturing an operand (`_closure_kept`)."""
     if y is not obj:
         refuse_storing_method(method, opname, type(obj))
+    _closure_kept(method, y, (obj, other), opname)
+
+
+def _closure_kept(method, y, operands, opname) -> None:
+    """Refused: the operator's result y keeps, in a field, a function capturing one of its operands
+    (micrograd's `out._backward`, whose `other.grad += self.data * out.grad` a later call runs). The method ran
+    natively in the recording, so the operand it captured was taken for a constant where the code did not
+    differentiate it (its field read after the call gave 0), and the function's captured values took
+    cotangents both from its call and from the operator's re-run (9 for 6)."""
+    fields = own_dict(y) if type(y).__flags__ & HEAPTYPE else None
+    if not fields:
+        return
+    for v in fields.values():
+        if type(v) is types.FunctionType and v.__closure__:
+            for cell in v.__closure__:
+                try:
+                    held = cell.cell_contents
+                except ValueError:  # (an empty cell)
+                    continue
+                if any(held is o for o in operands if o is not None):
+                    raise runtime.UnsupportedFunction(
+                        f"reverse mode cannot differentiate `{opname}` by {method.__qualname__}: its result keeps a "
+                        f"function ({v.__qualname__}) capturing an operand, which a later call changes or reads "
+                        "where reverse mode cannot follow the operator it came from", where=runtime._user_line(),
+                        fix=f"call the method by name (`a.{method.__name__}(b)`: a call, which reverse mode "
+                            "follows), or use forward mode (jacfwd, derivative)")
 
 
 def dropped_op(opname, a, b) -> None:
@@ -751,7 +778,7 @@ def _python_binop_adj(opname, g, a, b, S=None, y0=None, check=None):
         if y is not NotImplemented:
             if check is not None:
                 check(y, y0)
-            _stored_elsewhere(fb, b, y, opname)
+            _stored_elsewhere(fb, b, y, opname, a)
             db, dargs = _pull(S, pb, _result_box(S, y, g, (a, b), y0))
             return dargs[0], db
     if fa is not None:
@@ -759,7 +786,7 @@ def _python_binop_adj(opname, g, a, b, S=None, y0=None, check=None):
         if y is not NotImplemented:
             if check is not None:
                 check(y, y0)
-            _stored_elsewhere(fa, a, y, opname)
+            _stored_elsewhere(fa, a, y, opname, b)
             da, dargs = _pull(S, pb, _result_box(S, y, g, (a, b), y0))
             return da, dargs[0]
     elif type(a) is not _Dual and not _known(a) and runtime.descriptor_dunder(type(a), f"__{name}__"):
@@ -782,7 +809,7 @@ def _python_binop_adj(opname, g, a, b, S=None, y0=None, check=None):
     y, pb = _twin(fb, b, a)
     if check is not None:
         check(y, y0)
-    _stored_elsewhere(fb, b, y, opname)
+    _stored_elsewhere(fb, b, y, opname, a)
     db, dargs = _pull(S, pb, _result_box(S, y, g, (a, b), y0))
     return dargs[0], db
 

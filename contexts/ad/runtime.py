@@ -2940,7 +2940,7 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
                 info = found[0]
                 last = info.fwd_last
                 if last is not None and (last[0] is fn or type(last[0]) is _WeakRef and last[0]() is fn) and (
-                        last[2] is fn.__defaults__ and info.numbers is None):
+                        last[2] is fn.__defaults__) and (info.numbers is None or _numbers_bound(info.numbers, (), args)):
                     try:
                         y, tape = last[1](*args)
                     except Exception as e:
@@ -3016,10 +3016,11 @@ def _twin_call_slow(mask, fn, pre, args, kw, observed=False):
             if owner is not None:  # (`super().__init__(x=x)` reaching a dataclass's generated one)
                 return _twin_call(mask, dataclass_init_as, (owner, *pre), args, kw, observed)
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
-    if info.numbers is not None and not _numbers_bound(info.numbers, pre, args):
+    if info.numbers is not None and not _numbers_bound(info.numbers, pre, args, kw, fn):
         info = info.general or _general(info, fn, observed)
     elif (not pre and not kw and mask == given and not constant and not observed
-          and fn.__kwdefaults__ is None and info.numbers is None and defaulted is None):
+          and fn.__kwdefaults__ is None and defaulted is None
+          and (info.numbers is None or max(info.numbers) < len(args))):  # (the short key checks the numbers)
         # (defaults holding no differentiated values only: the entry keeps them alive while the code lives)
         for a in args:
             if type(a) not in _FAST_ARGS:
@@ -3177,14 +3178,30 @@ def _adjoint_function(info, fn):
     return rev
 
 
-_NUMBERS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64, Fraction, Decimal})
+_NUMBERS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64, Fraction, Decimal,
+                      type(None), str})  # (and None and text: as immutable, what `numbers` are assumed for)
 
 
-def _numbers_bound(positions, pre, args) -> bool:
-    """The parameters at `positions` are passed numbers (immutable: `n -= 1` rebinds them)."""
+def _numbers_bound(positions, pre, args, kw=None, fn=None) -> bool:
+    """The parameters at `positions` are bound to numbers (immutable: `n -= 1` rebinds them): passed by
+    position, or (given fn) by keyword or left to a default."""
     n = len(pre)
     for j in positions:
-        if j >= n + len(args) or type(pre[j] if j < n else args[j - n]) not in _NUMBERS:
+        if j < n + len(args):
+            v = pre[j] if j < n else args[j - n]
+        elif fn is None or j >= fn.__code__.co_argcount:
+            return False
+        else:
+            name = fn.__code__.co_varnames[j]
+            if kw and name in kw:
+                v = kw[name]
+            else:
+                defaults = fn.__defaults__ or ()
+                k = j - (fn.__code__.co_argcount - len(defaults))
+                if k < 0:
+                    return False
+                v = defaults[k]
+        if type(v) not in _NUMBERS:
             return False
     return True
 

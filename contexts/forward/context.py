@@ -49,7 +49,7 @@ from .arrays import (OWN_FUNCTIONS, keyword_duals_by_position, JOINS, CHECKED_TE
                      out_position, to_array, write_out)
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
-from .dual import (Dual, DualAttributeError, DualConversionError, _conversion_site, as_python_number, numpy_scalar_dual,
+from .dual import (LENT, Dual, DualAttributeError, DualConversionError, _conversion_site, as_python_number, numpy_scalar_dual,
                    primal, primal_tree, split, top_tag, zero_tangent)
 from .holds import dual_free
 from .tangent_runtime import LOOKUPS, MAPPINGS, key_lookup, uncached
@@ -596,13 +596,19 @@ class ForwardContext(overdub.Context):
                 # a compiled function calling Python back (scipy's LSODA): it would be handed duals it cannot
                 # take, and an error raised inside its C code left it broken (a later call crashed the process)
                 raise no_rule(fn, where=str(site))
-            if not _numpy_callable(fn) and not _container_method(fn):
+            if not _numpy_callable(fn) and not _container_method(fn) and id(fn) not in _LAZY_IDS and fn is not iter:
+                # (not `enumerate(a)`, `zip(a, b)`, `iter(a)`: their items are views of the dual's, drawn later, and
+                # see what the code writes into it meanwhile; of its plain values they missed it, 0 for 9: dcor)
+                given = args, kwargs
                 args, kwargs = _constants_as_plain(args, kwargs)
                 # (perturbed only where a dual is left: a C class given the plain arrays of fresh zero-tangent
                 # duals, pandas' `NumpyBlock(values)` of a table of constants built under the context, holds
                 # nothing perturbed; refused as one, chemics' table lookups beside a perturbed object failed)
-                return self._primitive(site, fn, args, kwargs,
-                                       perturbed=has_dual(args) or has_dual(list(kwargs.values())))
+                y = self._primitive(site, fn, args, kwargs,
+                                    perturbed=has_dual(args) or has_dual(list(kwargs.values())))
+                if args is not given[0] or kwargs is not given[1]:
+                    _lent(given, (args, kwargs), y)
+                return y
             return self._primitive(site, fn, args, kwargs, perturbed=True)
         except Exception as e:  # (free when nothing is raised) a library function's error says it was transformed
             if not e.__dict__.get("_overdub_noted") and overdub.is_recursable(fn):
@@ -1112,6 +1118,33 @@ def _constants_as_plain(args, kwargs):
             return inner if type(inner) is np.ndarray else v
         return v
     return tuple(map(plain, args)), {k: plain(v) for k, v in kwargs.items()}
+
+
+def _lent(given, plain, y) -> None:
+    """After a C function got the plain values of fresh zero-tangent duals (`_constants_as_plain`): where its
+    result y may hold them (an object, an iterator, a view), each such dual's tangent is marked lent, so that a
+    perturbed write into the array afterwards is refused (`dual.lent_write`)."""
+    (args, kwargs), (pargs, pkwargs) = given, plain
+    handed = [p for a, p in zip((*args, *kwargs.values()), (*pargs, *pkwargs.values())) if a is not p]
+    if handed and _may_keep(y, handed, 0):
+        for a in (*args, *kwargs.values()):
+            if type(a) is Dual and not any(a is p for p in (*pargs, *pkwargs.values())):
+                t = a.tangent
+                while type(t) is np.ndarray and t.base is not None:
+                    t = t.base
+                if type(t) is np.ndarray:
+                    LENT[id(t)] = t
+
+
+def _may_keep(y, handed: list, depth: int) -> bool:
+    """y (a C function's result) may hold one of the arrays handed to it, or a view of one."""
+    if y is None or isinstance(y, (numbers.Number, str, bytes, np.generic, type)):
+        return False
+    if type(y) is np.ndarray:
+        return any(np.may_share_memory(y, h) for h in handed if isinstance(h, np.ndarray))
+    if type(y) in (list, tuple) and depth < 3:
+        return any(_may_keep(v, handed, depth + 1) for v in y)
+    return True
 
 
 def _all_zero_dual(t) -> bool:

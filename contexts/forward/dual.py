@@ -912,6 +912,8 @@ class Dual:
     def _update(self, result):
         if DETACHED and DETACHED.get(id(self.tangent)) is self.tangent:
             raise detached_write()
+        if LENT and type(result) is Dual and lent(self.tangent):
+            raise lent_write()
         value = self.primal
         if type(value) is Dual and type(result) is Dual and result.tag is self.tag:
             return self._update_nested(result)
@@ -1283,6 +1285,8 @@ class Dual:
             raise ValueError("assignment destination is read-only")  # (numpy's words: a diagonal, a broadcast)
         if DETACHED and DETACHED.get(id(self.tangent)) is self.tangent:
             raise detached_write()
+        if LENT and t is not None and lent(self.tangent):
+            raise lent_write()
         self.primal = assign(self.primal, index, v)
         tindex = index if tag.chunk is None else (slice(None),) + (index if type(index) is tuple else (index,))
         if t is None:
@@ -1755,6 +1759,28 @@ DETACHED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 """Tangents (by id) of duals whose value is a view of another dual's but whose tangent had to be a copy (a
 reshape of a value laid out unlike its tangent: an F-ordered value, a C-ordered tangent): a write through such
 a dual would change the other's value and not its tangent, so it is refused (`detached_write`)."""
+
+
+# the tangents (their base arrays, by identity) of fresh arrays whose plain values were handed to a C function
+# that may keep them (an iterator, an object of its own, a view): a perturbed write into one is refused, as the
+# kept values would change without their derivative (`contexts.forward.context._lent`)
+LENT: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def lent(tangent) -> bool:
+    """tangent (a dual array's) shares memory with one whose plain values a C function may keep."""
+    while type(tangent) is np.ndarray and tangent.base is not None:
+        tangent = tangent.base
+    return LENT.get(id(tangent)) is tangent
+
+
+def lent_write() -> OverdubError:
+    return OverdubError(
+        "forward mode cannot write a perturbed value into this array: its values were handed, without their "
+        "derivative, to compiled code that may keep them (an iterator over it, an object holding it, a view), and "
+        "what that code reads afterwards would change without its derivative", where=_conversion_site(),
+        fix="make the array from the input (`np.zeros_like(x)`, `x * 0.0`) so it carries a derivative from the "
+            "start, or write before handing it on")
 
 
 def detached_write() -> OverdubError:

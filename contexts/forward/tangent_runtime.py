@@ -927,7 +927,23 @@ def _synced(x, tx, m, tm, seen: set, held: bool = False):
             return new
     if held and isinstance(x, (list, tuple, dict)) and isinstance(m, (list, tuple, dict, np.ndarray)):
         return _held_by(x, tx, m, tm, set())  # (x holds m: `d['x'] *= v` in a callee given d changes the caller's x)
+    if isinstance(x, np.ndarray) and _opaque_holder(m):
+        # an object of a C type made before the change (a deque of its rows, a memoryview, an iterator drawing
+        # views of them later): it may hold x's memory, whose tangent it cannot be given here. The duals hold
+        # their tangents in the views (0 for 3, silently: `q = deque(a); a[0] = x; q[0]`)
+        raise NotTransformable(f"an array changed in place that a {type(m).__name__} may hold views of")
     return tm
+
+
+_NOT_HOLDERS = (numbers.Number, str, bytes, type(None), np.generic, type, types.FunctionType, types.BuiltinFunctionType,
+                types.ModuleType, range, slice, frozenset, set)
+
+
+def _opaque_holder(m) -> bool:
+    """m is an object of a C class that may hold arrays out of the twins' sight (not a number, text, array,
+    list, tuple, dict or set, nor a class, function or module)."""
+    return not isinstance(m, _NOT_HOLDERS) and not type(m).__flags__ & _HEAPTYPE and not isinstance(
+        m, (np.ndarray, list, tuple, dict))
 
 
 def _held_by(x, tx, m, tm, seen: set):

@@ -1922,7 +1922,8 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     act.drawn = drawn
     act.items = items
     act.once_constants = _once_constants(nodes, set(active_inputs))
-    act.immutable = _immutable_locals(fdef, globals_, set(param_names(a)) | set(freevars), nodes, stores)
+    act.immutable = _immutable_locals(fdef, globals_, set(param_names(a)) | set(freevars), nodes, stores,
+                                      numbers)  # (numbers, as the caller checks: no call changes one in place)
     act.texts = _texts(stores, nodes, set(param_names(a)) | set(freevars), globals_)
     act.closure_stores = through_calls(defs, {n.name: captured_stores(n) for n in defs})
     act.closure_calls = {n.name: _captured_changes(n) - act.closure_stores.get(n.name, set()) for n in defs}
@@ -2379,7 +2380,8 @@ def _texts(assigns, nodes, outer: set[str], globals_: dict) -> set[str]:
     return found
 
 
-def _immutable_locals(fdef, globals_: dict, outer: set[str], nodes=None, assigns=None) -> set[str]:
+def _immutable_locals(fdef, globals_: dict, outer: set[str], nodes=None, assigns=None,
+                      numbers: frozenset = frozenset()) -> set[str]:
     """Variables every binding of which is a constant (a module's number, `np.inf`, too) or a builtin type or
     function (`dtype = float`): no
     call can store a derivative into them (`y.astype(dtype)` does not make dtype active). (`nodes`,
@@ -2407,7 +2409,9 @@ def _immutable_locals(fdef, globals_: dict, outer: set[str], nodes=None, assigns
                 and value.id not in outer
                 and isinstance(getattr(builtins, value.id, None), (type, types.BuiltinFunctionType))):
             plain[name] += 1
-    found = {n for n, k in plain.items() if k == stores[n] and n not in outer}
+    found = {n for n, k in plain.items() if k == stores[n] and n not in outer} | set(numbers)
+    # (and `numbers`, the variables the caller checks hold numbers: arithmetic on them is a number too)
+
     def made_of(v) -> bool:  # (arithmetic on such numbers, a tuple of them: a number, a tuple of numbers)
         if isinstance(v, ast.UnaryOp) and isinstance(v.op, (ast.USub, ast.UAdd)):
             v = v.operand
