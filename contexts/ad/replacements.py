@@ -614,12 +614,18 @@ def store_attribute(obj, name, value) -> None:
     setattr(obj, name, value)
 
 
+_METADATA = frozenset({"__annotations__", "__type_params__", "__doc__", "__name__", "__qualname__", "__module__"})
+
+
 def ad_setattr(obj, name, value):
     """`setattr(obj, name, value)` as the store into the instance's dict it stands for (differentiated as
     `obj.__dict__[name] = value`); a class with its own `__setattr__` or a descriptor is refused."""
     if not plain_attribute(obj, name):
-        if type(name) is str and name.startswith("__") and name.endswith("__") and not carries_derivative(value):
-            store_attribute(obj, name, value)  # metadata (functools.wraps's `__module__`, `__doc__`), as before
+        if type(name) is str and name.startswith("__") and name.endswith("__") and (
+                not carries_derivative(value) or name in _METADATA and callable(obj)):
+            # metadata (functools.wraps's `__module__`, `__doc__`), as before; and a function's annotations, copied
+            # by functools.wraps as a dict (pylops' solvers' callbacks: refused), which its code never reads
+            store_attribute(obj, name, value)
             return
         setter = attribute_setter(obj, name)
         if setter is not None:  # (its code, differentiated: lmfit's `setattr(par, "expr", ...)`, a property)

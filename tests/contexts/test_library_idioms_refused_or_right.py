@@ -591,3 +591,22 @@ class _LazyByGetattr:
 def test_a_lazy_property_called_as_a_method(f):
     h = 0.5  # (3 / h: -3 / h^2)
     assert gradient(f, h)[0] == pytest.approx(-12.0) and derivative(f, h) == pytest.approx(-12.0)
+
+
+# -- functools.wraps copying a function's annotations onto a wrapper (pylops' solvers' callbacks) -----------
+
+def wrapped_and_called(x):
+    def inner(v: x * 2.0) -> float:  # (an annotation evaluated from a differentiated value: the dict holds it)
+        return v * 2.0
+
+    @functools.wraps(inner)
+    def wrapper(v):
+        return inner(v) + x
+    return wrapper(x * x)
+
+
+@pytest.mark.one_mode
+def test_annotations_copied_onto_a_wrapper_are_metadata():
+    # (session 67: functools.wraps's `setattr(wrapper, '__annotations__', d)` of a dict taken for differentiated
+    # was refused in reverse mode, 8 of pylops' solver cases)
+    assert gradient(wrapped_and_called, 1.3)[0] == pytest.approx(fd.derivative(wrapped_and_called, 1.3), rel=1e-7)

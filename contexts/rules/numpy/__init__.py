@@ -7,7 +7,8 @@
 - `scipy_linalg`: the LAPACK routines under `solve_triangular`, `cholesky`, `cho_factor`, `cho_solve`.
 - `linalg`, `shapes`, `indexing`: matmul and linear algebra, reshaping/joining, indexing.
 - `convolution`: the C kernels under `np.correlate` and `np.convolve`.
-- `fft`: `numpy.fft` and `scipy.fft` (fft, ifft, rfft, irfft, hfft, ihfft, their 2-D and N-D forms).
+- `fft`: `numpy.fft` and `scipy.fft` (fft, ifft, rfft, irfft, hfft, ihfft, their 2-D and N-D forms); `scipy.fftpack`'s
+  complex ones (fft, ifft, fft2, ifft2, fftn, ifftn) as scipy.fft's.
 - `random`: a seeded Generator's permutation, shuffle and choice of differentiated items (as indexing).
 - `roots`: `np.roots` and `np.linalg.eigvals` (simple roots and eigenvalues).
 - `scipy_banded`: `scipy.linalg.solve_banded`, `solveh_banded` (over ?gtsv, ?gbsv, ?ptsv, ?pbsv), and

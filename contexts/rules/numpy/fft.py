@@ -190,6 +190,8 @@ def _canonical(spec: _Function, x, rest, kwargs) -> Transform:
     _swap(norm)  # (an invalid norm: the library's own error)
     ndim = np.ndim(x)
     if spec.nd:
+        if spec.scipy and first is not None and np.ndim(first) == 0:
+            first = (first,)  # (scipy.fft takes one length for one axis: `fftn(x, s=6, axes=(1,))`)
         if axes is None:
             axes = range(ndim) if first is None else range(ndim - len(first), ndim)
         axes = tuple(_as_int(a, "axis") % ndim for a in axes)
@@ -273,3 +275,36 @@ except ImportError:  # pragma: no cover
 if _scipy_fft is not None:
     _register(_scipy_fft, [_Function(s.name, s.kind, s.nd, s.default_axes, scipy=True)
                            for s in _FUNCTIONS + _SCIPY_ONLY])
+
+
+# -- scipy.fftpack's complex transforms (the legacy interface: pycwt's wavelets, astroML) ---------------------
+# They call scipy's compiled pocketfft directly, where no rule sits: stood in for by scipy.fft's functions, the
+# same transforms with norm=None (`overwrite_x` only allows the input's memory to be reused). fftpack's `rfft`
+# and `irfft` pack their real output otherwise and stay compiled functions without rules (refused).
+
+def _fftpack_1d(name):
+    transform = getattr(_scipy_fft, name)
+
+    def one_axis(x, n=None, axis=-1, overwrite_x=False):
+        return transform(x, n, axis)
+    one_axis.__name__ = one_axis.__qualname__ = f"fftpack_{name}"
+    return one_axis
+
+
+def _fftpack_nd(name, default_axes):
+    transform = getattr(_scipy_fft, name)
+
+    def several_axes(x, shape=None, axes=default_axes, overwrite_x=False):
+        return transform(x, _good_shape(x, shape, axes), axes)  # (fftpack's check of shape against axes)
+    several_axes.__name__ = several_axes.__qualname__ = f"fftpack_{name}"
+    return several_axes
+
+
+if _scipy_fft is not None:
+    import scipy.fftpack as _fftpack
+    from scipy.fftpack._helper import _good_shape
+
+    for _name in ("fft", "ifft"):
+        registry.set(getattr(_fftpack, _name), stand_in=_fftpack_1d(_name))
+    for _name, _axes in (("fft2", (-2, -1)), ("ifft2", (-2, -1)), ("fftn", None), ("ifftn", None)):
+        registry.set(getattr(_fftpack, _name), stand_in=_fftpack_nd(_name, _axes))
