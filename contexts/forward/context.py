@@ -486,6 +486,11 @@ class ForwardContext(overdub.Context):
                     # the primitive as Python code (`Rule.stand_in`), its duals inside a list
                     # (`statistics.mean([x, 2 * x])`: its own code converts them to exact ratios, refused)
                     return self.recurse(stand[0], *stand[1], *args, **kwargs)
+                if type(fn) is types.FunctionType and fn.__code__.co_filename.startswith(_RULES_DIR) \
+                        and _nondifferentiable(fn):
+                    # a rule's own helper declared without derivative (a k-d tree's search on values): run on the
+                    # values, as its rule says (recursed, its compiled call met the stand-in it serves, endlessly)
+                    return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
                 if overdub.is_recursable(fn) and not _native(fn):
                     if (step := bisects(method_function(fn))) is not None and not (
                             dual_free(args) and dual_free(kwargs) and dual_free(fn)) \

@@ -1579,9 +1579,7 @@ def _():
         _KDE_DATA[:10].copy()
 
 
-@case("KDEpy", "TreeKDE density (data)",
-      reverse=R("NoRuleError", "scipy's cKDTree built on differentiated data (a compiled tree: no rule)"),
-      forward=R("NoForwardRule", "scipy's cKDTree built on differentiated data (a compiled tree: no rule)"))
+@case("KDEpy", "TreeKDE density (data)")
 def _():
     kde = _imp("KDEpy")
     return (lambda d: np.sum(_KDE_W * kde.TreeKDE(bw=0.6).fit(d).evaluate(_KDE_GRID))), _KDE_DATA[:10].copy()
