@@ -279,10 +279,16 @@ def adopt(code: types.CodeType, tree, class_name: str | None = None) -> None:
     """Make `tree` the definition of `code` (compiled by a rewriter from a tree it made, which no file holds):
     every context then finds it, as for code compiled from a file."""
     _adopted[code] = (tree, class_name)
+    _source_cache.pop(code, None)  # (a search made before, which found no file holding it, is forgotten)
     _remember_twin(code)
 
 
 _adopted = ByIdentity()  # (kept apart from the cache: `clear()` must not forget what no file holds)
+
+
+def adopted(code: types.CodeType) -> bool:
+    """A definition was adopted for code (`adopt`)."""
+    return _adopted.get(code) is not None
 
 
 # -- the user's opt-out: functions and modules every context runs as opaque primitives -----------------

@@ -52,6 +52,13 @@ class ByIdentity:
             self[obj] = found = value
         return found
 
+    def pop(self, obj, default=None):
+        entry = self._data.get(id(obj))
+        if entry is None or entry[0]() is not obj:
+            return default
+        del self._data[id(obj)]
+        return entry[1]
+
     def __len__(self) -> int:
         return len(self._data)
 

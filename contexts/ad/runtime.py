@@ -37,6 +37,7 @@ import numpy as np
 
 import overdub
 from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable, mark_lost
+from overdub.source import adopt, adopted
 
 from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compile_twin, get_source, mangle_private,
                             marked_opaque, of_a_module, on_clear, original_code, stored_attribute)
@@ -3015,6 +3016,12 @@ def _twin_call_slow(mask, fn, pre, args, kw, observed=False):
             owner = generated_init_owner(fn, pre[0]) if pre else None
             if owner is not None:  # (`super().__init__(x=x)` reaching a dataclass's generated one)
                 return _twin_call(mask, dataclass_init_as, (owner, *pre), args, kw, observed)
+            if type(fn) is types.FunctionType and (tree := registry.generated_source(fn, pre[0] if pre else None)) \
+                    is not None and not adopted(fn.__code__):
+                # the text a library made it from by `exec` (scipy.stats' `_parse_args_rvs`, calling
+                # `self._argcheck_rvs`: no mere rearranging of its inputs, refused), made its definition
+                adopt(fn.__code__, tree)
+                return _twin_call_slow(mask, fn, pre, args, kw, observed)
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
     if info.numbers is not None and not _numbers_bound(info.numbers, pre, args, kw, fn):
         info = info.general or _general(info, fn, observed)

@@ -283,6 +283,9 @@ class Registry:
         self.code_files: set[str] = set()
         self.stand_in_ids: set[int] = set()  # (the callables with a `Rule.stand_in`, by identity: `stand_in_of`)
         self.stand_in_methods: set[str] = set()  # (the names of C types' methods with one, keyed (type, name))
+        # `find(fn, owner) -> ast.FunctionDef | None`: the text a library made a function from by `exec` (no file
+        # holds it), for a function met without source, with the object it was called on (`generated_source`)
+        self.source_finders: list[Callable] = []
         # the names of the primitives declaring the positional argument they write (`Rule.writes`) -> its
         # position: the activity analysis reads a call by name, before any callee is resolved
         self.written_by_name: dict[str, int] = {}
@@ -328,6 +331,15 @@ class Registry:
         if rule is None or rule.stand_in is None:
             return None
         return rule.stand_in, ((fn.__self__,) if bound else ())
+
+    def generated_source(self, fn: Any, owner: Any):
+        """The definition a registered finder gives for fn, a function made by `exec` (called on owner), or
+        None: scipy.stats' argument parsers, made from a template each distribution keeps."""
+        for find in self.source_finders:
+            tree = find(fn, owner)
+            if tree is not None:
+                return tree
+        return None
 
     def __contains__(self, fn: Any) -> bool:
         return self.get(fn) is not None

@@ -20,6 +20,8 @@
 - `scipy_ppoly`: the kernels under PPoly, CubicSpline, PCHIP, Akima, BPoly (`_ppoly.evaluate`,
   `evaluate_bernstein`, `integrate`, `fix_continuity`).
 - `scipy_spatial`: `scipy.spatial.distance.cdist`/`pdist` (euclidean, sqeuclidean) and `squareform`.
+- `scipy_stats_parsers`: the source of scipy.stats' argument parsers (made by `exec` from a template each
+  distribution keeps), for reverse mode to transform them.
 - `scipy_kdtree`: scipy.spatial's k-d trees built from differentiated points: the search on values, `query`'s
   distances computed again as numpy code.
 - `scipy_signal`: `scipy.signal.lfilter`'s IIR kernel `_sigtools._linear_filter` (in b, a, x and zi).
@@ -56,7 +58,7 @@ __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "cou
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_special_more", "scipy_linalg", "scipy_banded", "scipy_splines",
               "scipy_ppoly", "scipy_spatial", "scipy_kdtree", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage", "scipy_sparse",
               "scipy_matrices", "scipy_grid", "scipy_fitpack", "scipy_rotation", "scipy_kde", "scipy_rank", "scipy_minmax",
-              "scipy_special_dist", "matrix", "masked", "scipy_dct"):
+              "scipy_special_dist", "scipy_stats_parsers", "matrix", "masked", "scipy_dct"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)

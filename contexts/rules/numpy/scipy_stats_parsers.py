@@ -1,0 +1,35 @@
+"""scipy.stats' argument parsers: each distribution makes `_parse_args`, `_parse_args_rvs` and
+`_parse_args_stats` by `exec` from a template it keeps (`_parse_arg_template`), so no file holds their
+source. Reverse mode runs `_parse_args` and `_parse_args_stats` as the rearrangements they are; `_parse_args_rvs`
+calls `self._argcheck_rvs(...)` and was refused ("no source") wherever the distribution was taken for
+differentiated (a process object holding one beside its parameters: pyesg's `self.dW.rvs(...)`). The text
+the distribution kept is their definition (`registry.source_finders`); the engines then transform them as
+any code.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..registry import registry
+
+__all__: list[str] = []
+
+_PARSERS = frozenset({"_parse_args", "_parse_args_rvs", "_parse_args_stats"})
+
+
+def parser_source(fn, owner):
+    """The definition of one of a distribution's parsers, from the template it was made of, or None."""
+    code = fn.__code__
+    if code.co_filename != "<string>" or code.co_name not in _PARSERS:
+        return None
+    text = getattr(owner, "_parse_arg_template", None)
+    if type(text) is not str:
+        return None
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name == code.co_name and node.lineno == code.co_firstlineno:
+            return node
+    return None
+
+
+registry.source_finders.append(parser_source)
