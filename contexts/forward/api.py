@@ -642,7 +642,7 @@ def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump
     if why is None:
         token = STAIRS_JUDGED.set(True)
         try:
-            at = api(f, *args, **kwargs)
+            at = _rerun(api, f, args, kwargs)
             _scrubbed(f, inputs)
             value, here = jvp(f, inputs, directions)  # (the point's own derivative: the side its steps took)
             _scrubbed(f, inputs)
@@ -697,6 +697,21 @@ def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump
     raise judged from None
 
 
+def _rerun(api: Callable, f: Callable, args: tuple, kwargs: dict):
+    """`api(f, *args, **kwargs)` run again to judge a special point: a refusal a library caught and turned into
+    its own error (desolver's `raise FailedIntegration from e`) raised as the refusal, as the entry point does
+    (it came out as the library's error: the second refusal of a rerun was not unwrapped)."""
+    try:
+        return api(f, *args, **kwargs)
+    except OverdubError:
+        raise
+    except Exception as e:
+        inner = overdub.errors.hidden(e)
+        if inner is not None:
+            raise inner from e
+        raise
+
+
 def _own_by_differences(api: Callable, f: Callable, args: tuple, kwargs: dict, inputs: tuple, directions: tuple,
                         plain):
     """The entry point's answer at a special case (`SpecialCase`) whose sides could not be differentiated,
@@ -705,7 +720,7 @@ def _own_by_differences(api: Callable, f: Callable, args: tuple, kwargs: dict, i
     one (a cone's apex); else None. `_differences_agree` checks f continuous and smooth there."""
     token = STAIRS_JUDGED.set(True)
     try:
-        at = api(f, *args, **kwargs)
+        at = _rerun(api, f, args, kwargs)
         _scrubbed(f, inputs)
         ways = [directions]
         if sum(np.size(leaf) for x, d in zip(inputs, directions) if d is not None for leaf in tree_leaves(x)) > 1:
@@ -795,7 +810,7 @@ def _side_answers(api: Callable, f: Callable, args: tuple, kwargs: dict, inputs:
         moved = _moved(inputs, directions, s * h)
         token = TIES_AT_SIDES.set(True)  # (as `_sides`' runs: a boundary at the point is none of a side's)
         try:
-            out.append(api(f, *_moved_args(api, args, moved), **kwargs))
+            out.append(_rerun(api, f, _moved_args(api, args, moved), kwargs))
         finally:
             TIES_AT_SIDES.reset(token)
             _scrubbed(f, moved)

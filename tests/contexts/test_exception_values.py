@@ -7,9 +7,10 @@ a generator returning a value is refused when it is transformed (the value was d
 Forward mode follows the value (its dual travels inside the exception). Exceptions holding text, the
 usual case, are read as before. Every number is checked against central differences."""
 
+import numpy as np
 import pytest
 
-from contexts import UnsupportedFunction, gradient, jacobian_sparsity
+from contexts import UnsupportedFunction, derivative, gradient, jacobian_sparsity
 from tests import fd
 
 X = 0.7
@@ -111,3 +112,37 @@ def _chained(x):
 def test_exceptions_holding_text_are_read_as_before(f, mode):
     got, want = fd.in_mode(f, X, mode)
     assert float(got) == pytest.approx(want, rel=1e-5, abs=1e-6)
+
+
+# -- a refusal a library wraps in its own error, met again while a special point is judged (desolver) -------
+
+class FailedIntegration(Exception):
+    pass
+
+
+def _step(y):
+    err = np.sqrt(np.sum((y - y) ** 2))  # (0, its rate not a number: a singular point's test below)
+    if err > 1e-3:
+        return y * 0.5
+    return y
+
+
+def wrapping_library(k):
+    y = np.array([1.0, 0.0]) * k
+    try:
+        y = _step(y)
+        y.device  # (forward mode refuses reading `.device` of a dual array)
+        return float(y.sum())
+    except Exception as e:
+        new = FailedIntegration("Failed to integrate system")
+        new.__cause__ = e
+        raise new
+
+
+@pytest.mark.one_mode
+def test_a_wrapped_refusal_met_again_while_judging_a_special_point_is_the_refusal():
+    # (session 67: forward mode unwrapped the first refusal, judged the point by running f again, and the second
+    # refusal, wrapped the same way, came out as the library's FailedIntegration: sweep O, desolver)
+    from overdub.errors import OverdubError
+    with pytest.raises(OverdubError):
+        derivative(wrapping_library, 2.0)
