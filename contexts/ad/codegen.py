@@ -2169,7 +2169,8 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held, steering,
                           constant_stores)
     if numbers and (quiet := frozenset(a.arg for a in lowered.args.posonlyargs + lowered.args.args
-                                       if a.arg not in active_params and a.arg not in held)):
+                                       if a.arg not in active_params and a.arg not in held
+                                       and a.arg not in ("self", "cls"))):  # (an object: the general twin always)
         # parameters entering constant, made active (or the values computed from them) as arguments of a call
         # with active inputs, which may store those into them: a number cannot be changed in place, so where
         # the call binds numbers to them they stay constant (python_speech_features' `fbank(signal, winlen, ...)`

@@ -3025,7 +3025,7 @@ def _twin_call_slow(mask, fn, pre, args, kw, observed=False):
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
     if info.numbers is not None and not _numbers_bound(info.numbers, pre, args, kw, fn):
         info = info.general or _general(info, fn, observed)
-    elif (not pre and not kw and mask == given and not constant and not observed
+    if (not pre and not kw and mask == given and not constant and not observed
           and fn.__kwdefaults__ is None and defaulted is None
           and (info.numbers is None or max(info.numbers) < len(args))):  # (the short key checks the numbers)
         # (defaults holding no differentiated values only: the entry keeps them alive while the code lives)
