@@ -28,7 +28,7 @@ from overdub.passes import bound_self, marked_opaque, method_function
 
 from ..lowered.bisection import bisects, refuse_bisection, steps_on_free
 from ..rules.builtins import _check_int as int_jump
-from ..lowered.runtime import (STAIRS, TEXT_IDS, dataclass_init, dataclass_init_as, dataclass_init_is_code,
+from ..lowered.runtime import (STAIRS, TEXT_IDS, TEXTS_MADE, text_compared, dataclass_init, dataclass_init_as, dataclass_init_is_code,
                                generated_init_owner, is_stair as _stairs, parsed_astype, remembered_text,
                                stair_jump_guard, divisor_jump, staircase_text as fine_staircase, staircased, text_call, text_of)
 from ..rules.watch import JUMP_WATCH, watch_call
@@ -220,6 +220,8 @@ class ForwardContext(overdub.Context):
             _array_with_object, convert=functools.partial(self.recurse, through_array(np.asarray, True))))
         if fn in _MASK_FREE:
             return _mask_free(route)
+        if fn is operator.eq or fn is operator.ne:
+            return _texts_checked(route, "==" if fn is operator.eq else "!=")
         if fn is not _MOD:
             return route
 
@@ -1432,6 +1434,16 @@ def _mask_free(route):
             b = b.data
         return route(a, b)
     return operate
+
+
+def _texts_checked(route, op: str):
+    """`a == b` (or `!=`) with a check of two equal texts, one a differentiated value's (`text_compared`: a cache
+    keyed by `repr(k)` taken for current, 0 silently)."""
+    def compare(a, b):
+        if type(a) is str and type(b) is str and TEXTS_MADE:
+            text_compared(a, b, op)
+        return route(a, b)
+    return compare
 
 
 def _array_with_object(fn, a, b, convert=None):

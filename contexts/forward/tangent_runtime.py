@@ -378,6 +378,8 @@ def _fd_call(f, args, tans, kw, kwtans):
             if f in _PARSERS and args and type(args[0]) is str:  # (the text of an active value)
                 parsed(args[0])
             elif remembered_text(args):  # (a callee may parse it back: geopy's `Point(f"{lat} {lon}")`)
+                if type(f) is not _FUNCTION and type(g := uncached(f)) is _FUNCTION:
+                    f = g  # (an lru_cache keyed by the text served what the plain call cached, 0: sweep P)
                 if type(f) is _FUNCTION:
                     return _by_twin(f, args, tans, kw, kwtans)
                 if isinstance(f, type) and f.__flags__ & _HEAPTYPE:  # a class of its own: its code, on the duals' path

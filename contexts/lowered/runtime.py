@@ -419,6 +419,7 @@ class TextRoundTrip(OverdubError):
 
 
 _TEXTS: dict[str, None] = {}
+TEXTS_MADE = _TEXTS  # (the same dict: a caller's cheap test that any text was remembered)
 _TEXTS_KEPT = 1024
 depth.on_start(_TEXTS.clear)  # (one outermost derivative call's texts: an earlier call's values are constants now,
                               # and the same number's text made of a constant later was refused: geomdl's knots)
@@ -502,6 +503,19 @@ def remembered_text(args) -> bool:
     """One of args is the text of a differentiated number (made since the outermost derivative call began)."""
     return bool(_TEXTS) and any(type(a) is str and (a.strip() in _TEXTS or any(
         n.lstrip("+") in _TEXTS for n in _NUMBER.findall(a))) for a in args)  # (`f"{lat} 11.575"`: lat's)
+
+
+def text_compared(a, b, op: str) -> None:
+    """Before `a == b` (or `!=`) of two texts: refused where they are equal and one is the text of a
+    differentiated value (`repr(k) != self._key`, a cache keyed by it, whose hit reused a table of plain numbers:
+    0 in both modes, sweep P; colossus' check of its cosmology compares such a text's hash). The text moves with
+    the value, so the test is a special point at the value, and its branch's derivative need not be the
+    function's."""
+    if op in ("==", "!=") and type(b) is str and a == b and remembered_text((a, b)):
+        raise SpecialPoint(
+            f"the text of a differentiated value compared equal to another text ({a!r}, `{op}`): a cache keyed "
+            "by the text would be taken for current, its stored values carrying no derivative", where=_where(),
+            fix="key the cache by the value itself (`k != self._k`), or clear it before differentiating")
 
 
 def parsed(s):
@@ -1068,6 +1082,8 @@ def equality_guard(active, other, op: str, close=None, leaves=None) -> None:
     no such information); outside one, refused. An ordering is also noted for a `JumpWatch`."""
     if (w := JUMP_WATCH.get()) is not None:
         watch_order(w, active, other, op, sys._getframe(1))
+    if type(active) is str and _TEXTS:
+        text_compared(active, other, op)
     if type(active).__flags__ & _HEAPTYPE or type(other).__flags__ & _HEAPTYPE:
         own_test(active, other, op)
     mask = _equal_at(active, other, op)
@@ -1393,9 +1409,15 @@ def equality_guard2(a, b, op: str, close=None) -> None:
     is noted for forward mode to tell, as `equality_guard`'s. Two values that move together (`x == x`, a
     NaN test) pass. (`a == b` of two active values only where both are numbers, not arrays: a library's
     alignment checks compare arrays with themselves.)"""
+    if type(a) is str and _TEXTS:
+        text_compared(a, b, op)
     if type(a).__flags__ & _HEAPTYPE or type(b).__flags__ & _HEAPTYPE:
         own_test(a, b, op)
-    if op in ("==", "!=") and not (_number(a) and _number(b)) and (a is b or not _float_arrays(a, b)):
+    # (tuples or lists of floats, `tuple(x) != self.key`: a memo cache's key checked as numbers are, its hit
+    # noted for forward mode to tell; let pass, a stale cache's plain values came out, 0 silently: sweep P)
+    sequences = type(a) in (tuple, list) and type(b) in (tuple, list) and _may_carry(a) and _may_carry(b)
+    if op in ("==", "!=") and not (_number(a) and _number(b)) and not sequences and (
+            a is b or not _float_arrays(a, b)):
         return  # (an array compared with itself: an alignment check; arrays of floats equal somewhere are
         # noted below: skimage's rgb2hsv `arr[..., 1] == arr.max(-1)` where two channels tie took, in reverse
         # mode, max's even split inside the formula of one side: half the slope)
@@ -1411,7 +1433,7 @@ def equality_guard2(a, b, op: str, close=None) -> None:
     if close is not None and _wide(close, b):
         return
     hits = SPECIAL_HITS.get()
-    arrays = op in ("==", "!=") and not (_number(a) and _number(b))
+    arrays = op in ("==", "!=") and not (_number(a) and _number(b)) and not sequences
     if hits is None:
         if arrays:
             return
@@ -1430,6 +1452,8 @@ def _float_arrays(a, b) -> bool:
 def equality_guard2_fd(a, b, op: str, ta, tb, close=None) -> None:
     """Forward mode, before `a == b` with both operands perturbed: refused where equal and their tangents
     differ there."""
+    if type(a) is str and _TEXTS:
+        text_compared(a, b, op)
     if op in ("==", "!=") and not (_number(a) and _number(b)):
         return
     mask = _equal_at(a, b, op)
@@ -1489,6 +1513,8 @@ def equality_guard_fd(active, other, op: str, tangent, close=None, frame=None, l
     (`rounding_residue`)."""
     if (w := JUMP_WATCH.get()) is not None:
         watch_order(w, active, other, op, sys._getframe(1))
+    if type(active) is str and _TEXTS:
+        text_compared(active, other, op)
     if frame is not None and op in _TIES:
         value, plain = active, other
         while type(value).__name__ == "Dual":  # (a nested derivative's: values)
