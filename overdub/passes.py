@@ -35,7 +35,7 @@ only these, so that sources, caches, the recursion limit and thread safety work 
 from . import collector, depth
 from .cache import clear, on_clear, original_code
 from .patch import bound_by_descriptor, bound_self, method_function, property_getter, stored_attribute
-from .source import (AST_LOCK, FunctionSource, add_rewriter, adopt, compile_twin, copy_tree, fix_missing_locations,
+from .source import (AST_LOCK, FunctionSource, add_rewriter, adopt, adopted, compile_twin, copy_tree, fix_missing_locations,
                      get_source, make_function, mangle_private, marked_opaque)
 from .stack import _stack as context_stack
 from .weak import ByIdentity, OwnedEntries, of_a_module
@@ -43,4 +43,4 @@ from .weak import ByIdentity, OwnedEntries, of_a_module
 __all__ = ["get_source", "FunctionSource", "mangle_private", "AST_LOCK", "compile_twin", "make_function", "copy_tree",
            "OwnedEntries", "ByIdentity", "of_a_module", "on_clear", "clear", "original_code", "depth", "collector", "context_stack",
            "marked_opaque", "property_getter", "fix_missing_locations", "stored_attribute", "bound_by_descriptor",
-           "bound_self", "method_function", "add_rewriter", "adopt"]
+           "bound_self", "method_function", "add_rewriter", "adopt", "adopted"]

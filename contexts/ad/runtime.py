@@ -37,7 +37,7 @@ import numpy as np
 
 import overdub
 from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable, mark_lost
-from overdub.source import adopt, adopted
+from overdub.passes import adopt, adopted
 
 from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compile_twin, get_source, mangle_private,
                             marked_opaque, of_a_module, on_clear, original_code, stored_attribute)
