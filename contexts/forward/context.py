@@ -49,7 +49,7 @@ from .arrays import (OWN_FUNCTIONS, keyword_duals_by_position, JOINS, CHECKED_TE
                      out_position, to_array, write_out)
 from .observe import DerivativeOp, Observed, observer
 from .observe import _check as _checking
-from .dual import (LENT, Dual, DualAttributeError, DualConversionError, _conversion_site, as_python_number, numpy_scalar_dual,
+from .dual import (LENT, OPERATOR_CODES, Dual, DualAttributeError, DualConversionError, _conversion_site, as_python_number, numpy_scalar_dual,
                    primal, primal_tree, split, top_tag, zero_tangent)
 from .holds import dual_free
 from .tangent_runtime import LOOKUPS, MAPPINGS, key_lookup, uncached
@@ -1438,12 +1438,16 @@ def _mask_free(route):
 
 def _texts_checked(route, op: str):
     """`a == b` (or `!=`) with a check of two equal texts, one a differentiated value's (`text_compared`: a cache
-    keyed by `repr(k)` taken for current, 0 silently)."""
+    keyed by `repr(k)` taken for current, 0 silently). Its frame is passed over as the core's dispatch is
+    (`dual.OPERATOR_CODES`: a dual's `__eq__` finds the user's test past it)."""
     def compare(a, b):
         if type(a) is str and type(b) is str and TEXTS_MADE:
             text_compared(a, b, op)
         return route(a, b)
     return compare
+
+
+OPERATOR_CODES.add(_texts_checked(None, "==").__code__)
 
 
 def _array_with_object(fn, a, b, convert=None):

@@ -1702,10 +1702,14 @@ def _equality_checked(d: Dual, other, result, op: str, frame: int = 2):
 
 def _past_operators(frame):
     """frame, or the first frame outward of it outside the core's operator dispatch (`overdub.ops`: forward
-    mode's context routes the user's operators through it, so a dual's `__eq__` is called from there)."""
-    while frame is not None and frame.f_code.co_filename == _OPS_FILE:
+    mode's context routes the user's operators through it, so a dual's `__eq__` is called from there) and the
+    context's own wrappers of it (`OPERATOR_CODES`)."""
+    while frame is not None and (frame.f_code.co_filename == _OPS_FILE or frame.f_code in OPERATOR_CODES):
         frame = frame.f_back
     return frame
+
+
+OPERATOR_CODES: set = set()  # (the code of forward mode's context's wrappers of an operator route)
 
 
 _OPS_FILE = _overdub_ops.__file__
