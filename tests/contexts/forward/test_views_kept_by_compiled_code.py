@@ -11,7 +11,6 @@ views of, and the duals answer.
 """
 
 import collections
-import sys
 
 import numpy as np
 import pytest
@@ -76,13 +75,7 @@ def memoryview_of_values(x):
     return float(np.frombuffer(m)[0]) + x
 
 
-_DEQUE_312 = pytest.mark.xfail(
-    sys.version_info >= (3, 12), strict=True,
-    reason="known silent wrong on Python 3.12+: forward mode's run of `deque(a)` there passes neither check "
-           "(the lent mark, the twins' holder check) and the deque's rows miss the write (0); README limits")
-
-
-@pytest.mark.parametrize("f", [pytest.param(deque_of_rows, marks=_DEQUE_312), memoryview_of_values])
+@pytest.mark.parametrize("f", [deque_of_rows, memoryview_of_values])
 @pytest.mark.one_mode
 def test_values_kept_by_compiled_code_then_written_refused_forward(f):
     assert abs(fd.derivative(f, 0.7) - (0.0 if f is deque_of_rows else 1.0)) > 0.5  # (a derivative to lose)
