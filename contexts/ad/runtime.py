@@ -1740,6 +1740,10 @@ def _other_call(mask, f, args, kw):
     if f is type and len(args) == 1 and not kw:  # a value's type carries no derivative (a dual's: its
         return type(_primal(args[0])), None        # primal's, as in the tangent twin)
     if isinstance(f, type):
+        if f in HASH_TYPES:  # (`hashlib.blake2b(data, digest_size=16)`: a digest of text, `texts_through`)
+            y = f(*args, **kw)
+            texts_through(f, args, kw, y)
+            return y, None
         if mask == 0 and _c_made(f):  # (a C class given constants alone: `operator.methodcaller("twice", 3.0)`)
             return f(*args, **kw), None
         # (the caller's mask says which arguments carry a derivative: `Geo(12.0, t)`'s 12.0 does not, so a C
@@ -1767,6 +1771,10 @@ def _other_call(mask, f, args, kw):
     if owner is not None and not isinstance(owner, types.ModuleType):
         checked = (owner,) + checked  # a C method of a differentiable object (`y.sort()`) needs a rule too
     if not _any_differentiable(checked, kw if mask < 0 or mask & KW_ACTIVE else _NOKW):
+        if _TEXTS:  # (a differentiated number's text was made: a digest of it is remembered, `texts_through`)
+            y = f(*args, **kw)
+            texts_through(f, args, kw, y)
+            return y, None
         return f(*args, **kw), None
     if type(owner) is str and type(f) is _BUILTIN and f.__name__ == "format":
         # `fmt.format(x)` (lmfit's `fwhm_expr`: a class's constant read from an object that holds a derivative
@@ -1965,7 +1973,8 @@ _REDUCED_ITERATORS = frozenset({type(iter(set())), type(iter({})), type(iter({}.
                                 type(iter("")), type(iter(range(0)))})
 
 
-from ..lowered.runtime import _TEXTS, parse_check  # noqa: E402  (the texts remembered, `text`)
+from ..lowered.runtime import _TEXTS, HASH_TYPES, parse_check, texts_through  # noqa: E402  (the texts remembered, `text`)
+_CONSTANT_LEAVES |= HASH_TYPES  # (hashlib's objects: a digest of text; of a differentiated number's, remembered)
 
 
 def _may_differ(a, depth) -> bool:

@@ -28,7 +28,7 @@ from overdub.passes import bound_self, marked_opaque, method_function
 
 from ..lowered.bisection import bisects, refuse_bisection, steps_on_free
 from ..rules.builtins import _check_int as int_jump
-from ..lowered.runtime import (STAIRS, TEXT_IDS, TEXTS_MADE, text_compared, dataclass_init, dataclass_init_as, dataclass_init_is_code,
+from ..lowered.runtime import (STAIRS, TEXT_IDS, TEXT_TYPES, TEXTS_MADE, text_compared, texts_through, dataclass_init, dataclass_init_as, dataclass_init_is_code,
                                generated_init_owner, is_stair as _stairs, parsed_astype, remembered_text,
                                stair_jump_guard, divisor_jump, staircase_text as fine_staircase, staircased, text_call, text_of)
 from ..rules.watch import JUMP_WATCH, watch_call
@@ -673,6 +673,8 @@ class ForwardContext(overdub.Context):
             raise no_rule(fn, where=str(site))
         try:
             y = fn(*args, **kwargs)
+            if TEXTS_MADE:  # (a digest of a differentiated number's text is remembered as the text is)
+                texts_through(fn, args, kwargs, y)
             if perturbed and _opaque(y):
                 # a C class or function without a rule took duals into an object of its own, whose values it
                 # keeps where forward mode cannot see them (pandas' `NumpyBlock(values)`: the Series made of
@@ -1441,7 +1443,7 @@ def _texts_checked(route, op: str):
     keyed by `repr(k)` taken for current, 0 silently). Its frame is passed over as the core's dispatch is
     (`dual.OPERATOR_CODES`: a dual's `__eq__` finds the user's test past it)."""
     def compare(a, b):
-        if type(a) is str and type(b) is str and TEXTS_MADE:
+        if TEXTS_MADE and type(a) in TEXT_TYPES and type(b) is type(a):
             text_compared(a, b, op)
         return route(a, b)
     return compare

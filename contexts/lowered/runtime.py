@@ -9,10 +9,12 @@ modes share: which elements of two arrays are one element seen through two views
 from __future__ import annotations
 
 import ast
+import binascii
 import builtins
 import collections
 import collections.abc
 import contextvars
+import hashlib
 import inspect
 import math
 import numbers
@@ -26,6 +28,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 import types
+import zlib
 
 import numpy as np
 
@@ -40,7 +43,7 @@ from ..rules.leaves import value_class
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.registry import registry
 
-__all__ = ["HELPERS", "EagerIterationError", "SpecialPoint", "special_case", "ORDER_OPS", "SPECIAL_HITS", "CHECK_SPECIAL", "equality_guard", "equality_guard_fd", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call", "remembered_text", "OwnComparison"]
+__all__ = ["TEXT_TYPES", "texts_through", "HASH_TYPES", "HELPERS", "EagerIterationError", "SpecialPoint", "special_case", "ORDER_OPS", "SPECIAL_HITS", "CHECK_SPECIAL", "equality_guard", "equality_guard_fd", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call", "remembered_text", "OwnComparison"]
 
 
 def unpack(v, n, star):
@@ -366,6 +369,8 @@ def staircase_reverse(fn, args, kw=None) -> None:
     """Reverse mode, fn (of `STAIRS`) of a value the activity takes as differentiated: a fine staircase is
     noted for forward mode to tell whether the value moves (refused outside a checked recording)."""
     x = args[0] if args else None
+    if _TEXTS and fn is hash:  # (`hash(repr(x))` of a differentiated number's text: refused, `text_call`)
+        text_call(fn, args, kw or {}, False, None)
     if type(x).__name__ == "Dual":  # (under `hessian`: its tangent tells)
         stairs_fd(fn, args, x.tangent, kw)
         return
@@ -500,22 +505,65 @@ def formatted(value, conversion: int, spec: str = ""):
 
 
 def remembered_text(args) -> bool:
-    """One of args is the text of a differentiated number (made since the outermost derivative call began)."""
-    return bool(_TEXTS) and any(type(a) is str and (a.strip() in _TEXTS or any(
-        n.lstrip("+") in _TEXTS for n in _NUMBER.findall(a))) for a in args)  # (`f"{lat} 11.575"`: lat's)
+    """One of args is the text of a differentiated number (made since the outermost derivative call began), as
+    a str or encoded (bytes: `text.encode()`, a digest of it, `texts_through`)."""
+    return bool(_TEXTS) and any(_remembered(a) for a in args)
+
+
+def _remembered(a) -> bool:
+    if type(a) is not str:
+        if type(a) is not bytes and type(a) is not bytearray:
+            return False
+        a = a.decode("latin-1")  # (every byte a character: the number's digits, a digest's bytes)
+    return a.strip() in _TEXTS or any(n.lstrip("+") in _TEXTS for n in _NUMBER.findall(a))  # (`f"{lat} 11.575"`)
+
+
+TEXT_TYPES = (str, bytes)
+"""The types of texts `text_compared` judges (the callers' cheap test: `type(a) in TEXT_TYPES`)."""
 
 
 def text_compared(a, b, op: str) -> None:
     """Before `a == b` (or `!=`) of two texts: refused where they are equal and one is the text of a
     differentiated value (`repr(k) != self._key`, a cache keyed by it, whose hit reused a table of plain numbers:
-    0 in both modes, sweep P; colossus' check of its cosmology compares such a text's hash). The text moves with
-    the value, so the test is a special point at the value, and its branch's derivative need not be the
-    function's."""
-    if op in ("==", "!=") and type(b) is str and a == b and remembered_text((a, b)):
+    0 in both modes, sweep P), or a digest of such a text (colossus' check of its cosmology, `md5(('%.6f' %
+    Om0).encode()).hexdigest() != self._key`: `texts_through`). The text moves with the value, so the test is a
+    special point at the value, and its branch's derivative need not be the function's."""
+    if op in ("==", "!=") and type(b) is type(a) and a == b and remembered_text((a, b)):
         raise SpecialPoint(
             f"the text of a differentiated value compared equal to another text ({a!r}, `{op}`): a cache keyed "
             "by the text would be taken for current, its stored values carrying no derivative", where=_where(),
             fix="key the cache by the value itself (`k != self._k`), or clear it before differentiating")
+
+
+# -- a differentiated number's text, hashed --------------------------------------------------------------
+# A digest of the text carries the value as the text does, without its digits: a cache checked against the
+# digest of its key's text would be taken for current (colossus' cosmology tables, 0 in forward mode). The
+# hash objects fed such text are remembered by id (held, so the ids stay theirs), and so are their digests:
+# a digest's equality with another is then judged as the text's is (`text_compared`).
+
+HASH_TYPES = frozenset(type(hashlib.new(name)) for name in hashlib.algorithms_guaranteed)
+_HASHED: dict[int, object] = {}
+depth.on_start(_HASHED.clear)
+
+
+def texts_through(fn, args, kwargs, y) -> None:
+    """After a C call `fn(*args, **kwargs)` that gave y, while a differentiated number's text was made (both
+    modes' calls of C functions on plain values): a hash object made or updated with such text
+    (`hashlib.md5(t.encode())`, `h.update(t)`) remembered, and what one such gives (`hexdigest()`, `digest()`,
+    `copy()`) too."""
+    owner = getattr(fn, "__self__", None)
+    hashing = type(owner) in HASH_TYPES
+    held = hashing and _HASHED.get(id(owner)) is owner
+    if not held and not remembered_text((*args, *kwargs.values())):
+        return
+    if type(y) in HASH_TYPES:  # (`hashlib.md5(text)`, `hashlib.new("sha1", text)`, `h.copy()`)
+        _HASHED[id(y)] = y
+        if len(_HASHED) > _TEXTS_KEPT:
+            del _HASHED[next(iter(_HASHED))]
+    elif hashing and not held:  # `h.update(text)`
+        _HASHED[id(owner)] = owner
+    elif held and type(y) in TEXT_TYPES:  # `h.hexdigest()`, `h.digest()`
+        _remember((y if type(y) is str else y.decode("latin-1")).strip())  # (as `_remembered` looks it up)
 
 
 def parsed(s):
@@ -566,7 +614,10 @@ _DTYPED = frozenset(id(f) for f in (np.array, np.asarray, np.asanyarray, np.from
 # Python's own parsers of source text: a differentiated number's text run as code (`eval("R(" + str([x]) + ")",
 # env)`, impedance's circuits; `ast.literal_eval(str(x))`, `exec("y = " + repr(x), d)`) came back a constant
 _SOURCE_PARSERS = (eval, exec, compile, ast.literal_eval, overdub.ops.source_text)
-TEXT_IDS = frozenset(id(f) for f in (*_MAKERS, float, int, complex, Decimal, Fraction, *_NUMPY_PARSERS,
+# the C functions making an integer of text (`hash(repr(x))`, `zlib.crc32(t.encode())`): a cache checked
+# against it would be taken for current, and an integer is no text `text_compared` judges
+_CHECKSUMS = (zlib.crc32, zlib.adler32, binascii.crc32, binascii.crc_hqx)
+TEXT_IDS = frozenset(id(f) for f in (*_MAKERS, hash, *_CHECKSUMS, float, int, complex, Decimal, Fraction, *_NUMPY_PARSERS,
                                      *_SOURCE_PARSERS)) | _DTYPED
 
 
@@ -578,6 +629,13 @@ def text_call(fn, args, kwargs, perturbed: bool, value):
         if not perturbed:
             return None
         return text(fn(*map(value, args), **kwargs))
+    if fn is hash or fn in _CHECKSUMS:
+        if remembered_text(args):  # (its int is no text the equality tests judge, `text_compared`: refused here)
+            raise TextRoundTrip(
+                f"the text of a differentiated number was hashed (`{fn.__name__}(...)`): a cache checked against it "
+                "would be taken for current at the same point, its stored values carrying no derivative",
+                where=_where(), fix="key the cache by the value itself, or clear it before differentiating")
+        return None
     if args and (id(fn) not in _DTYPED or kwargs.get("dtype") is not None):
         parsed(args[0])
     return None
@@ -1082,7 +1140,7 @@ def equality_guard(active, other, op: str, close=None, leaves=None) -> None:
     no such information); outside one, refused. An ordering is also noted for a `JumpWatch`."""
     if (w := JUMP_WATCH.get()) is not None:
         watch_order(w, active, other, op, sys._getframe(1))
-    if type(active) is str and _TEXTS:
+    if _TEXTS and type(active) in TEXT_TYPES:
         text_compared(active, other, op)
     if type(active).__flags__ & _HEAPTYPE or type(other).__flags__ & _HEAPTYPE:
         own_test(active, other, op)
@@ -1409,7 +1467,7 @@ def equality_guard2(a, b, op: str, close=None) -> None:
     is noted for forward mode to tell, as `equality_guard`'s. Two values that move together (`x == x`, a
     NaN test) pass. (`a == b` of two active values only where both are numbers, not arrays: a library's
     alignment checks compare arrays with themselves.)"""
-    if type(a) is str and _TEXTS:
+    if _TEXTS and type(a) in TEXT_TYPES:
         text_compared(a, b, op)
     if type(a).__flags__ & _HEAPTYPE or type(b).__flags__ & _HEAPTYPE:
         own_test(a, b, op)
@@ -1452,7 +1510,7 @@ def _float_arrays(a, b) -> bool:
 def equality_guard2_fd(a, b, op: str, ta, tb, close=None) -> None:
     """Forward mode, before `a == b` with both operands perturbed: refused where equal and their tangents
     differ there."""
-    if type(a) is str and _TEXTS:
+    if _TEXTS and type(a) in TEXT_TYPES:
         text_compared(a, b, op)
     if op in ("==", "!=") and not (_number(a) and _number(b)):
         return
@@ -1513,7 +1571,7 @@ def equality_guard_fd(active, other, op: str, tangent, close=None, frame=None, l
     (`rounding_residue`)."""
     if (w := JUMP_WATCH.get()) is not None:
         watch_order(w, active, other, op, sys._getframe(1))
-    if type(active) is str and _TEXTS:
+    if _TEXTS and type(active) in TEXT_TYPES:
         text_compared(active, other, op)
     if frame is not None and op in _TIES:
         value, plain = active, other
