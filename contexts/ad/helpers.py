@@ -2156,7 +2156,7 @@ def setitem_adj(S, dobj, obj, idx, v, old):
                 gv = None  # (an object array's list: its cotangent is its box, which the list's display takes)
             elif _is_array(v):
                 gv = generic.unbroadcast(part, v)
-            elif type(v) is list or type(v) is tuple:  # (`A[[0, 1]] = [a, b]`: each item's, as a list)
+            elif generic.sequence_of_items(v):  # (`A[[0, 1]] = [a, b]`: each item's, as a list; a named tuple's)
                 gv = _as_items(generic.unbroadcast(part, np.asarray(v)), v)
             else:
                 gv = _scalar_cot(part, v)
@@ -2189,7 +2189,7 @@ def setitem_adj(S, dobj, obj, idx, v, old):
 
 def _as_items(g, v):
     """The cotangent g (an array of v's shape) of a list or tuple v, as a list of its items' (nested)."""
-    if type(v) is list or type(v) is tuple:
+    if generic.sequence_of_items(v):
         return [_as_items(g[i], item) for i, item in enumerate(v)]
     return _scalar_cot(g, v) if not _is_array(v) else g
 

@@ -37,7 +37,7 @@ from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 from ..rules.registry import own_operators
 from ..lowered.cuts import power_on_cut
 from ..rules.cotangents import Refused
-from ..rules.generic import integral
+from ..rules.generic import integral, sequence_of_items
 from ..rules.ties import TiedApart, even_ends, parting_unsorted
 from ..rules.numpy._util import masked_entries, masked_refused
 from ..rules.numpy.stand_ins import compress_method
@@ -206,8 +206,9 @@ def _as_dual_array(items, tag: Tag):
 
 def split_operand(x, tag: Tag):
     """`split` of an arithmetic operand: a list or tuple holding duals as numpy's array of it (`s += [a[0]]`,
-    `a[:1] + [x]`: taken as a constant, its tangent was lost)."""
-    if (type(x) is list or type(x) is tuple) and any(type(e) is Dual and e.tag is tag for e in x):
+    `a[:1] + [x]`: taken as a constant, its tangent was lost); a named tuple's too, a sequence to numpy (pycba's
+    `ref += load.get_ref(L, eType)` of a `LoadCNL` of duals: numpy's conversion met them, refused)."""
+    if sequence_of_items(x) and any(type(e) is Dual and e.tag is tag for e in x):
         from .arrays import to_array
         lifted = to_array(x)
         if type(lifted) is Dual and lifted.tag is tag:
@@ -987,35 +988,35 @@ class Dual:
     def __lt__(self, other):
         if _defers(other, "__gt__"):
             return _reflected(self, other, "__gt__")
-        if type(other) is list or type(other) is tuple:
+        if sequence_of_items(other):
             other = _as_dual_array(other, self.tag)
         return _ordered(self, other, primal(self) < primal(other), "<")
 
     def __le__(self, other):
         if _defers(other, "__ge__"):
             return _reflected(self, other, "__ge__")
-        if type(other) is list or type(other) is tuple:
+        if sequence_of_items(other):
             other = _as_dual_array(other, self.tag)
         return _ordered(self, other, primal(self) <= primal(other), "<=")
 
     def __gt__(self, other):
         if _defers(other, "__lt__"):
             return _reflected(self, other, "__lt__")
-        if type(other) is list or type(other) is tuple:
+        if sequence_of_items(other):
             other = _as_dual_array(other, self.tag)
         return _ordered(self, other, primal(self) > primal(other), ">")
 
     def __ge__(self, other):
         if _defers(other, "__le__"):
             return _reflected(self, other, "__le__")
-        if type(other) is list or type(other) is tuple:
+        if sequence_of_items(other):
             other = _as_dual_array(other, self.tag)
         return _ordered(self, other, primal(self) >= primal(other), ">=")
 
     def __eq__(self, other):
         if _defers(other, "__eq__"):
             return _reflected(self, other, "__eq__")
-        if type(other) is list or type(other) is tuple:
+        if sequence_of_items(other):
             other = _as_dual_array(other, self.tag)
         eq = primal(self) == primal(other)
         if eq is not False and type(other) is Dual and other.tag is self.tag:
@@ -1029,7 +1030,7 @@ class Dual:
     def __ne__(self, other):
         if _defers(other, "__ne__"):
             return _reflected(self, other, "__ne__")
-        if type(other) is list or type(other) is tuple:
+        if sequence_of_items(other):
             other = _as_dual_array(other, self.tag)
         ne = primal(self) != primal(other)
         if ne is not True and type(other) is Dual and other.tag is self.tag:
@@ -1272,7 +1273,7 @@ class Dual:
             raise OverdubError(
                 "a value perturbed by an inner derivative call was stored into an array of an outer one",
                 fix="create the array inside the inner function, or return the value instead of storing it")
-        if (type(item) is list or type(item) is tuple) and _holds_tagged(item, tag):
+        if sequence_of_items(item) and _holds_tagged(item, tag):
             # (a list holding duals, `M[:] = [0.0, x]`, `[[x, 1.0], [2.0, x]]`: numpy's array of it; taken whole,
             # numpy asked the dual for a plain array: refused, trimesh's translation_matrix)
             from .arrays import to_array

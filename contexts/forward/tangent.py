@@ -376,8 +376,11 @@ class _Tangents:
         if op is ast.Add or op is ast.Sub:
             return self.sum_tangent(a, v.op, b, ta, tb)
         if op is ast.Mult:
-            if ta and tb:  # (`seq * n`, both active: ta * n + seq * 0 is ta * n + [], right as it is)
-                return declared_tangent("mul", a, b, ta, tb)
+            if ta and tb:  # numbers and arrays inline; else `fd_mul`, which drops a zero's term: an int tangent
+                # (`np.ones(1)`'s zero) times a tuple repeats it, `0 * (t,)` is (), broadcast as an empty array
+                # (0 for 2, silently)
+                return if_exp(_numbers(a, b), declared_tangent("mul", a, b, ta, tb),
+                              call("__fd_mul__", user(a), user(b), load(ta), load(tb)))
             # one tangent, maybe an int (a zero, or an int seed): `[1] * n` repeats a constant list, and the
             # zero of n's tangent must not repeat it 0 times — `fd_mul` sorts that out; floats and arrays
             # pass inline
@@ -388,12 +391,19 @@ class _Tangents:
             return if_exp(inline, declared_tangent("mul", a, b, ta, tb),
                           call("__fd_mul__", user(a), user(b), ta or const(0), tb or const(0)))
         if op is ast.Div:
-            other = None if ta and tb else (b if ta else a)
+            if ta and tb:  # (a tuple's tangent over a tuple, `(ta, tb) / (x, y)`: a TypeError; `fd_div` takes them as
+                # numpy's arrays)
+                return if_exp(_numbers(a, b), declared_tangent("truediv", a, b, ta, tb),
+                              call("__fd_div__", user(a), user(b), load(ta), load(tb)))
+            other = b if ta else a
             if other is not None and not isinstance(other, ast.Constant):
                 # (an object's own `__truediv__`/`__rtruediv__` need not divide; `td / a`, a duration, is
-                # rounded: fd_div refuses both, the numbers pass inline)
-                return if_exp(compare(attr(user(other), "__class__"), ast.In(), "__fd_numbers__"),
-                              declared_tangent("truediv", a, b, ta, tb),
+                # rounded: fd_div refuses both, the numbers pass inline; a divisor that is a tuple of numbers,
+                # `a / (x, y)`, has a tangent `-(tb / b)` cannot divide)
+                number = compare(attr(user(other), "__class__"), ast.In(), "__fd_numbers__")
+                if tb:
+                    number = and_(number, compare(attr(user(b), "__class__"), ast.In(), "__fd_numbers__"))
+                return if_exp(number, declared_tangent("truediv", a, b, ta, tb),
                               call("__fd_div__", user(a), user(b), ta or const(0), tb or const(0)))
             return declared_tangent("truediv", a, b, ta, tb)
         if op is ast.Pow:
@@ -414,9 +424,9 @@ class _Tangents:
         sub = isinstance(op, ast.Sub)
         if ta and tb:
             return if_exp(_same_class(ta, tb), binop(ta, op, tb),
-                          call("__fd_cat__", user(a), user(b), ta, neg(tb) if sub else tb))
+                          call("__fd_sub__" if sub else "__fd_cat__", user(a), user(b), ta, tb))
         if sub:
-            return call("__fd_bc__", ta, user(b)) if ta else neg(call("__fd_bc__", tb, user(a)))
+            return call("__fd_bc__", ta, user(b)) if ta else call("__fd_sub__", user(a), user(b), const(0), tb)
         other, t = (b, ta) if ta else (a, tb)
         if isinstance(other, ast.Constant):
             return load(t)
@@ -493,6 +503,12 @@ class _Tangents:
 
 
 LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop"})  # (what tangent_runtime's `_list_method` follows)
+
+
+def _numbers(a, b) -> ast.expr:
+    """Both operands are plain numbers or arrays (`__fd_numbers__`), whose tangents compute inline."""
+    return and_(compare(attr(user(a), "__class__"), ast.In(), "__fd_numbers__"),
+                compare(attr(user(b), "__class__"), ast.In(), "__fd_numbers__"))
 
 
 def _same_class(ta: str, tb: str) -> ast.expr:

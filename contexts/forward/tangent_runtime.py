@@ -1012,11 +1012,25 @@ def fd_cat(a, b, ta, tb):
         pa = [0] * len(a) if _all_zero(ta) else list(ta)
         pb = [0] * len(b) if _all_zero(tb) else list(tb)
         return type(a + b)(pa + pb)
+    if (type(tb) is list or type(tb) is tuple) and type(a) is np.ndarray:  # (an array and a list of numbers:
+        tb = _nested_tangent(tb, b)                                        # numpy's sum, tangents as arrays)
+    if (type(ta) is list or type(ta) is tuple) and type(b) is np.ndarray:
+        ta = _nested_tangent(ta, a)
     if _zero(ta):  # a + b has b's tangent, in the shape of the sum (a scalar's, over an array a)
         return fd_bc(tb, a)
     if _zero(tb):
         return fd_bc(ta, b)
     return ta + tb
+
+
+def fd_sub(a, b, ta, tb):
+    """The tangent of a - b where the tangents' types differ (an array minus a list or tuple of numbers:
+    `np.ones(2) - (x, y)`, whose tangent a tuple could not negate)."""
+    if (type(tb) is list or type(tb) is tuple) and type(a) is np.ndarray:
+        tb = _nested_tangent(tb, b)
+    if (type(ta) is list or type(ta) is tuple) and type(b) is np.ndarray:
+        ta = _nested_tangent(ta, a)
+    return fd_cat(a, b, ta, 0 if _zero(tb) else -tb)
 
 
 def fd_pow(a, b, ta, tb):
@@ -1284,7 +1298,7 @@ def fd_managed(m):
 
 # the helpers every twin reads as free variables, one cell each: `__fd_call__` is fd_call, ...
 HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
-    **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_slice_tangent, fd_attr, fd_attr0, fd_pow, fd_matmul,
+    **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_sub, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_slice_tangent, fd_attr, fd_attr0, fd_pow, fd_matmul,
                                            fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul, fd_div, fd_floordiv, fd_mod,
                                            fd_callee, fd_drawn_check, fd_managed)},
     "__fd_numbers__": _NUMBERS,

@@ -125,8 +125,9 @@ def unbroadcast(g, like):
         if axes:
             g = g.sum(axis=axes, keepdims=True)
         return g.reshape(like.shape)
-    if type(like) in (list, tuple) and isinstance(g, _ARRAY_TYPES) and g.ndim > 0:
-        # (`a[:1] + [x]`: numpy took the list as an array; its items' cotangents, as a list)
+    if sequence_of_items(like) and isinstance(g, _ARRAY_TYPES) and g.ndim > 0:
+        # (`a[:1] + [x]`: numpy took the list as an array; its items' cotangents, as a list; a named tuple's
+        # too, a sequence to numpy: pycba's `ref += load.get_ref(L, eType)`, summed as a scalar's, gave 0)
         shaped = unbroadcast(g, np.zeros(_nested_shape(like)))
         return [e.item() if isinstance(e, np.ndarray) and e.ndim == 0 else
                 (list(e) if isinstance(e, np.ndarray) else e) for e in shaped] if np.ndim(shaped) else shaped
@@ -141,9 +142,15 @@ def unbroadcast(g, like):
     return g
 
 
+def sequence_of_items(v) -> bool:
+    """v is a list or tuple numpy converts item by item: of those classes or a subclass without an `__array__`
+    of its own (a named tuple, `class Row(list)`)."""
+    return type(v) is list or type(v) is tuple or isinstance(v, (list, tuple)) and not hasattr(v, "__array__")
+
+
 def _nested_shape(v) -> tuple:
     """The shape numpy gives a (regular) nested list, read off its lengths (its items may be duals)."""
-    if type(v) in (list, tuple):
+    if sequence_of_items(v):
         return (len(v),) + (_nested_shape(v[0]) if v else ())
     return tuple(np.shape(v)) if isinstance(v, _ARRAY_TYPES) else ()
 

@@ -53,6 +53,34 @@ def _shaped(t, y):
     return np.broadcast_to(t, y.shape).copy()
 
 
+def _numpy_pair(tangents, a, b, inplace: bool = False):
+    """(tangents, a, b) of numpy's arithmetic of an array and a list or tuple of numbers (`np.ones(2) - (x, y)`,
+    a named tuple's too): the sequence as numpy's array of it, its tangent as the array of its items' (zeros
+    for None), so that the tangents compute as the values do (a tuple's could not be negated or divided). In
+    place only for an array on the left (`lst += a` extends the list)."""
+    ta, tb = tangents
+    if type(a) is np.ndarray and generic.sequence_of_items(b):
+        return (ta, _items_tangent(tb, b)), a, np.asarray(b)
+    if not inplace and type(b) is np.ndarray and generic.sequence_of_items(a):
+        return (_items_tangent(ta, a), tb), np.asarray(a), b
+    return tangents, a, b
+
+
+def _items_tangent(t, items):
+    """The tangent of a list or tuple of numbers, as the array numpy makes of them (None for none)."""
+    if t is None:
+        return None
+
+    def filled(t, p):
+        if generic.sequence_of_items(t):
+            return [filled(ti, pi) for ti, pi in zip(t, p)]
+        return np.zeros(np.shape(p)) if t is None else t
+    try:
+        return np.asarray(filled(t, items), dtype=np.result_type(np.asarray(items), float))
+    except (TypeError, ValueError):  # (items' tangents numpy cannot hold as numbers: the sequence's, as given)
+        return t
+
+
 def _zero_seq(n: int) -> list:
     return [None] * n
 
@@ -120,12 +148,13 @@ def add_frule(tangents, a, b):
         return a + b, ta + tb
     if _is_seq(a) and _is_seq(b):
         return a + b, list(ta or _zero_seq(len(a))) + list(tb or _zero_seq(len(b)))
+    (ta, tb), a, b = _numpy_pair(tangents, a, b)
     y = a + b
     return y, _shaped(generic.add(ta, tb), y)
 
 
 def iadd_frule(tangents, a, b):
-    ta, tb = tangents
+    (ta, tb), a, b = _numpy_pair(tangents, a, b, True)
     if _is_seq(a) and _is_seq(b):
         t = list(ta or _zero_seq(len(a))) + list(tb or _zero_seq(len(b)))
     else:
@@ -149,12 +178,14 @@ def _sub_tangent(ta, tb):
 
 
 def sub_frule(tangents, a, b):
+    tangents, a, b = _numpy_pair(tangents, a, b)
     t = _sub_tangent(*tangents)
     y = a - b
     return y, _shaped(t, y)
 
 
 def isub_frule(tangents, a, b):
+    tangents, a, b = _numpy_pair(tangents, a, b, True)
     t = _sub_tangent(*tangents)
     y = operator.isub(a, b)
     return y, _shaped(t, y)
@@ -214,11 +245,13 @@ def mul_frule(tangents, a, b):
         seq, n, t = (a, b, tangents[0]) if _is_seq(a) else (b, a, tangents[1])
         return y, list(t or _zero_seq(len(seq))) * n
     scaled_duration(a, b, _live(ta), _live(tb))
+    tangents, a, b = _numpy_pair(tangents, a, b)
     t = _mul_tangent(*tangents, a, b)
     return y, _shaped(t, y)
 
 
 def imul_frule(tangents, a, b):
+    tangents, a, b = _numpy_pair(tangents, a, b, True)
     t = _mul_tangent(*tangents, a, b)
     y = operator.imul(a, b)
     scaled_duration(a, b, _live(tangents[0]), _live(tangents[1]))
@@ -270,12 +303,14 @@ def _truediv_tangent(ta, tb, a, b, y):
 
 
 def truediv_frule(tangents, a, b):
+    tangents, a, b = _numpy_pair(tangents, a, b)
     y = a / b
     scaled_duration(a, b, _live(tangents[0]), _live(tangents[1]))
     return y, _shaped(_truediv_tangent(*tangents, a, b, y), y)
 
 
 def itruediv_frule(tangents, a, b):
+    tangents, a, b = _numpy_pair(tangents, a, b, True)
     t = _truediv_tangent(*tangents, a, b, a / b)
     y = operator.itruediv(a, b)
     scaled_duration(a, b, _live(tangents[0]), _live(tangents[1]))
@@ -351,7 +386,7 @@ def pow_dx(x, n):
     >>> pow_dx(0.0, 2), pow_dx(2.0, 3), pow_dx(0.0, 1)
     (0, 12.0, 1)
     """
-    if type(n) is tuple or type(n) is list:  # (`x ** (2, 3)`: numpy takes the exponents as an array)
+    if generic.sequence_of_items(n):  # (`x ** (2, 3)`: numpy takes the exponents as an array, a named tuple's too)
         n = np.asarray(n)
     if _is_array(x) or _is_array(n):
         if type(x) is int or type(x) is np.ndarray and x.dtype.kind in "iub":
