@@ -317,14 +317,29 @@ def _property_dunder(cls, name) -> None:
 
 
 def converted_by_numpy(v) -> bool:
-    """v is an object of a class of its own that numpy converts to an array by its Python `__array__` (ase's
-    Cell): inside numpy's compiled code, where no recording sees the conversion."""
+    """v is an object numpy converts to an array inside its compiled code, where no recording sees the
+    conversion: by its class's Python `__array__` (ase's Cell), or item by item by the sequence protocol (a
+    `collections.deque`, a class with `__len__` and `__getitem__`: `np.ones(2) + deque([x, y])` gave 0,
+    silently, session 68). Lists and tuples (their subclasses too) are not: the rules take their items'."""
     kind = type(v)
+    if kind in _NOT_CONVERTED:
+        return False
     # (a class taking numpy's functions and ufuncs itself, dask's arrays, is no such conversion; nor is a
     # registered array type's, JAX's: its values are the array, converted whole, their cotangent its own)
-    return (bool(kind.__flags__ & HEAPTYPE) and not isinstance(v, (np.ndarray, _Dual, ArrayLeaf))
-            and type(getattr(kind, "__array__", None)) is types.FunctionType
-            and getattr(kind, "__array_ufunc__", None) is None and getattr(kind, "__array_function__", None) is None)
+    if getattr(kind, "__array_ufunc__", None) is not None or getattr(kind, "__array_function__", None) is not None \
+            or isinstance(v, (np.ndarray, np.generic, _Dual, ArrayLeaf)):
+        return False
+    array = getattr(kind, "__array__", None)
+    if array is not None:
+        return bool(kind.__flags__ & HEAPTYPE) and type(array) is types.FunctionType
+    return (hasattr(kind, "__len__") and hasattr(kind, "__getitem__") and not generic.sequence_of_items(v)
+            and not isinstance(v, _NOT_SEQUENCES))
+
+
+_NOT_CONVERTED = frozenset({float, int, bool, complex, np.float64, np.ndarray, list, tuple, str, bytes, dict,
+                            type(None)})
+_NOT_SEQUENCES = (str, bytes, bytearray, memoryview, dict, range, collections.abc.Mapping)  # (a mapping: numpy's
+# conversion takes it for an object, as it does a dict)
 
 
 def converted_store(obj, v) -> None:
@@ -344,8 +359,9 @@ def _converted_then_stored(obj, idx, v):
 
 def raise_unseen_conversion(v, where: str):
     raise runtime.UnsupportedFunction(
-        f"reverse mode cannot differentiate {where} taking a {type(v).__name__}, which numpy converts by its class's "
-        f"`__array__` inside compiled code, unrecorded (its derivative would be lost)", where=runtime._user_line(),
+        f"reverse mode cannot differentiate {where} taking a {type(v).__name__}, which numpy converts (by its class's "
+        f"`__array__`, or item by item as a sequence) inside compiled code, unrecorded (its derivative would be "
+        f"lost)", where=runtime._user_line(),
         fix="convert it yourself first (`np.asarray(obj)`: a call reverse mode follows), or use forward mode")
 
 

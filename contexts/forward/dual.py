@@ -208,7 +208,7 @@ def split_operand(x, tag: Tag):
     """`split` of an arithmetic operand: a list or tuple holding duals as numpy's array of it (`s += [a[0]]`,
     `a[:1] + [x]`: taken as a constant, its tangent was lost); a named tuple's too, a sequence to numpy (pycba's
     `ref += load.get_ref(L, eType)` of a `LoadCNL` of duals: numpy's conversion met them, refused)."""
-    if sequence_of_items(x) and any(type(e) is Dual and e.tag is tag for e in x):
+    if sequence_of_items(x) and _holds_tagged(x, tag):  # (nested too: `col + [[x], [y]]`)
         from .arrays import to_array
         lifted = to_array(x)
         if type(lifted) is Dual and lifted.tag is tag:

@@ -5,8 +5,10 @@ Found in pycba (session 68): `ref += load.get_ref(L, eType)` adds a `LoadCNL` na
 forces to an array. Reverse mode summed the array's cotangent into one number for the named tuple, as for a
 scalar operand (0 for 3.27, silently); forward mode refused it. And forward mode's tangent twin multiplied
 `np.ones(1) * (2 * w,)` with the int zero standing for `np.ones`' tangent, `0 * (t,)`, which repeats the tuple
-0 times: an empty tangent, 0 for 2, silently. Every case is checked against central differences."""
+0 times: an empty tangent, 0 for 2, silently. A `collections.deque` or a class numpy converts by the sequence
+protocol, in C, gave 0 in reverse mode: refused now. Every case is checked against central differences."""
 
+import collections
 import operator
 from collections import namedtuple
 from typing import NamedTuple
@@ -15,6 +17,7 @@ import numpy as np
 import pytest
 
 from contexts import derivative, gradient
+from overdub.errors import OverdubError
 from tests import fd
 
 
@@ -156,3 +159,66 @@ def beam_end_forces(w):
 @pytest.mark.one_mode
 def test_named_tuples_of_end_forces_summed_into_an_array(mode):
     _check(beam_end_forces, mode, 20.0)
+
+
+class Items:
+    """A sequence by protocol alone (`__len__`, `__getitem__`): numpy converts it item by item, in C."""
+
+    def __init__(self, *values):
+        self.values = list(values)
+
+    def __len__(self):
+        return len(self.values)
+
+    def __getitem__(self, i):
+        return self.values[i]
+
+
+SEQUENCES_BY_PROTOCOL = {"deque": lambda w: collections.deque([w * 2.0, w * w]),
+                         "by protocol": lambda w: Items(w * 2.0, w * w)}
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("op", ["+", "*", "-", "+=", "store"])
+@pytest.mark.parametrize("kind", SEQUENCES_BY_PROTOCOL)
+@pytest.mark.one_mode
+def test_a_sequence_numpy_converts_by_protocol_is_right_or_refused(kind, op, mode):
+    """Reverse mode gave 0 for `np.ones(2) + deque([x, y])` (numpy drew the items in C, unrecorded): now
+    refused, as `np.asarray(deque)` was."""
+    make = SEQUENCES_BY_PROTOCOL[kind]
+
+    def f(w):
+        ref = np.ones(2) + 0.5
+        t = make(w)
+        if op == "+":
+            ref = ref + t
+        elif op == "*":
+            ref = t * ref
+        elif op == "-":
+            ref = ref - t
+        elif op == "+=":
+            ref += t
+        else:
+            ref[:] = t
+        return float(ref @ WEIGHTS)
+    try:
+        _check(f, mode)
+    except OverdubError:
+        pass
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("op", ["+", "np.add", "+="])
+@pytest.mark.one_mode
+def test_a_nested_list_of_numbers_with_a_column(op, mode):
+    def f(w):
+        col = np.ones((2, 1)) + 0.5
+        t = [[w * 2.0], [w * w]]
+        if op == "+":
+            col = col + t
+        elif op == "np.add":
+            col = np.add(col, t)
+        else:
+            col += t
+        return float(col[:, 0] @ WEIGHTS)
+    _check(f, mode)
